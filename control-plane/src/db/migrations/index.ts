@@ -1,0 +1,7 @@
+// Every migration, listed explicitly and in order. Names are timestamps; add new ones at the end.
+import type { Migration } from 'kysely';
+import * as tenancyAndVideos from './20261121T0600_tenancy_and_videos.ts';
+
+export const migrations: Record<string, Migration> = {
+  '20261121T0600_tenancy_and_videos': tenancyAndVideos,
+};

@@ -1,0 +1,32 @@
+// The whole database, composed from one file per table.
+import type { OrganizationsTable } from './tables/organizations.ts';
+import type { EnvironmentsTable } from './tables/environments.ts';
+import type { ApiKeysTable } from './tables/api-keys.ts';
+import type { UploadsTable } from './tables/uploads.ts';
+import type { VideosTable } from './tables/videos.ts';
+import type { RenditionsTable } from './tables/renditions.ts';
+import type { WebhooksTable } from './tables/webhooks.ts';
+import type { RateLimitCountersTable } from './tables/rate-limits.ts';
+import type { EncodeNodesTable, NodeLeasesTable } from './tables/encode-nodes.ts';
+
+export interface Database {
+  organizations: OrganizationsTable;
+  environments: EnvironmentsTable;
+  api_keys: ApiKeysTable;
+  uploads: UploadsTable;
+  videos: VideosTable;
+  renditions: RenditionsTable;
+  webhooks: WebhooksTable;
+  rate_limit_counters: RateLimitCountersTable;
+  encode_nodes: EncodeNodesTable;
+  node_leases: NodeLeasesTable;
+}
+
+export type * from './tables/organizations.ts';
+export type * from './tables/environments.ts';
+export type * from './tables/api-keys.ts';
+export type * from './tables/uploads.ts';
+export type * from './tables/videos.ts';
+export type * from './tables/renditions.ts';
+export type * from './tables/webhooks.ts';
+export type * from './tables/encode-nodes.ts';

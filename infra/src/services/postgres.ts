@@ -1,0 +1,83 @@
+// A PostgreSQL server on a project-local data directory and loopback port: the dev stack's and the
+// tests' real database. PostgreSQL refuses to run as root, so as root it runs as the `postgres`
+// user that Debian's package creates.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+import { startProcess, type ManagedProcess } from '../managed-process.ts';
+import { waitFor } from '../wait.ts';
+
+export interface PostgresServer {
+  url: string;
+  process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+function postgresBinDir(): string {
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions) {
+    const dir = join(base, version, 'bin');
+    if (existsSync(join(dir, 'initdb'))) return dir;
+  }
+  throw new Error('PostgreSQL is not installed: run `bash infra/setup/setup.sh` (apt package postgresql)');
+}
+
+function runAsIds(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+export async function startPostgres({
+  dataDir,
+  port,
+  database = 'kino',
+  logFile,
+  durable = true,
+}: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  logFile?: string;
+  /** false trades crash safety for speed: for throwaway test clusters. */
+  durable?: boolean;
+}): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  const ids = runAsIds();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (ids) {
+    // The postgres user must be able to reach its data directory.
+    for (let dir = dirname(dataDir); dir !== '/' && dir.startsWith('/tmp/'); dir = dirname(dir)) chmodSync(dir, 0o755);
+    chownSync(dataDir, ids.uid, ids.gid);
+  }
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    execFileSync(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions'], {
+      stdio: 'pipe',
+      ...ids,
+    });
+  }
+  const args = ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', 'listen_addresses=127.0.0.1'];
+  if (!durable) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const server = startProcess('postgres', join(bin, 'postgres'), args, { logFile, ...ids });
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await waitFor('PostgreSQL to accept connections', async () => {
+    if (server.child.exitCode !== null) throw new Error(`postgres exited (${server.child.exitCode}); see ${logFile}`);
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+      if (!rowCount) await client.query(`create database "${database}"`);
+    } finally {
+      await client.end();
+    }
+    return true;
+  });
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/${database}`,
+    process: server,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,121 @@
+// Object storage: one S3 client factory, presigned URLs, and the one bucket layout of the design.
+// Nodes never get these credentials: they get presigned URLs scoped to one object and a short time.
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { StorageConfig } from './config.ts';
+
+export function createS3Client(config: StorageConfig): S3Client {
+  return new S3Client({
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+    // Presigned PUTs are made by clients (curl, browsers) that send no CRC32 checksum header.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/** The bucket layout (DESIGN.md, "Storage layout"). */
+export const objectKeys = {
+  upload: (orgId: string, envId: string, uploadId: string, filename: string) =>
+    `uploads/${orgId}/${envId}/${uploadId}/${filename}`,
+  videoPrefix: (videoId: string) => `videos/${videoId}/`,
+  master: (videoId: string) => `videos/${videoId}/hls/master.m3u8`,
+  renditionDir: (videoId: string, height: number) => `videos/${videoId}/hls/${height}p`,
+  renditionPlaylist: (videoId: string, height: number) => `videos/${videoId}/hls/${height}p/playlist.m3u8`,
+  renditionInit: (videoId: string, height: number) => `videos/${videoId}/hls/${height}p/init.mp4`,
+  segmentName: (index: number) => `seg-${String(index).padStart(5, '0')}.m4s`,
+  segment: (videoId: string, height: number, index: number) =>
+    `videos/${videoId}/hls/${height}p/${objectKeys.segmentName(index)}`,
+  thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
+};
+
+export class Storage {
+  readonly s3: S3Client;
+  readonly bucket: string;
+
+  constructor(config: StorageConfig) {
+    this.s3 = createS3Client(config);
+    this.bucket = config.S3_BUCKET;
+  }
+
+  /** A PUT URL bound to one key and, when given, one Content-Type (storage refuses any other). */
+  presignPut(key: string, expiresInSeconds: number, contentType?: string): Promise<string> {
+    return getSignedUrl(this.s3, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }), {
+      expiresIn: expiresInSeconds,
+      signableHeaders: contentType ? new Set(['content-type']) : undefined,
+    });
+  }
+
+  presignGet(key: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+  }
+
+  /** Size and type of an object, or undefined when there is none. */
+  async head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | undefined> {
+    try {
+      const result = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: result.ContentLength ?? 0, contentType: result.ContentType, etag: result.ETag };
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async put(key: string, body: string | Uint8Array, contentType: string): Promise<void> {
+    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+  }
+
+  /** The whole object, or undefined when there is none. */
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return Buffer.from(await result.Body!.transformToByteArray());
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
+
+  /** Removes every object under a prefix; returns how many. */
+  async deletePrefix(prefix: string): Promise<number> {
+    const keys = await this.list(prefix);
+    for (let i = 0; i < keys.length; i += 1000) {
+      await this.s3.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+    }
+    return keys.length;
+  }
+
+  /** Cheap reachability check for /health. */
+  async ping(): Promise<void> {
+    await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 }));
+  }
+}
