@@ -1,0 +1,52 @@
+// Media fixtures made with ffmpeg on the spot, and the frame counter tests use to prove playback:
+// a clean exit of ffmpeg on a broken playlist proves nothing, a decoded frame count does.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface ClipOptions {
+  seconds: number;
+  width: number;
+  height: number;
+  fps: number;
+  audio?: boolean;
+  /** Container chosen by the file extension of `path`. */
+  path: string;
+}
+
+/** A synthetic clip (moving test pattern, sine tone), H.264/AAC unless the extension says otherwise. */
+export async function makeClip({ seconds, width, height, fps, audio = true, path }: ClipOptions): Promise<string> {
+  const args = ['-hide_banner', '-loglevel', 'error', '-y'];
+  args.push('-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`);
+  if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`);
+  if (path.endsWith('.webm')) args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
+  else args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
+  if (audio) args.push(...(path.endsWith('.webm') ? ['-c:a', 'libopus'] : ['-c:a', 'aac', '-b:a', '96k']));
+  args.push('-shortest', path);
+  await run('ffmpeg', args);
+  return path;
+}
+
+/**
+ * Decodes every frame of the first video stream of `input` (a file, or an HLS playlist URL) and
+ * returns how many there were. Throws if ffmpeg reports any decoding or input error.
+ */
+export async function countDecodedFrames(input: string, extraInputArgs: string[] = []): Promise<number> {
+  const { stdout, stderr } = await run(
+    'ffmpeg',
+    ['-hide_banner', '-nostats', '-v', 'error', '-xerror', ...extraInputArgs, '-i', input, '-map', '0:v:0', '-f', 'framemd5', '-'],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
+  if (stderr.trim()) throw new Error(`ffmpeg reported errors decoding ${input}:\n${stderr}`);
+  return stdout.split('\n').filter((line) => line && !line.startsWith('#')).length;
+}
+
+/** Frames in a file's first video stream, counted by ffprobe reading every packet. */
+export async function countFramesInFile(path: string): Promise<number> {
+  const { stdout } = await run('ffprobe', [
+    '-v', 'error', '-count_frames', '-select_streams', 'v:0',
+    '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', path,
+  ]);
+  return Number(stdout.trim());
+}
