@@ -1,0 +1,1 @@
+export { KinoCommand } from './base-command.ts';
