@@ -17,7 +17,11 @@ export function startProcess(
   name: string,
   command: string,
   args: string[],
-  { logFile, ...options }: SpawnOptions & { logFile?: string } = {},
+  {
+    logFile,
+    stopSignal = 'SIGTERM',
+    ...options
+  }: SpawnOptions & { logFile?: string; stopSignal?: NodeJS.Signals } = {},
 ): ManagedProcess {
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   if (logFile) {
@@ -40,7 +44,7 @@ export function startProcess(
     exited,
     async stop(graceMs = 10_000) {
       if (!alive()) return;
-      child.kill('SIGTERM');
+      child.kill(stopSignal);
       const timer = setTimeout(() => alive() && child.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
