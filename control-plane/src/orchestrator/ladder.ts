@@ -1,0 +1,168 @@
+// Plans a video's encoding ladder from its quality preset, its encoding parameters and what the
+// probe found. Pure and deterministic: the processVideo workflow calls it directly.
+//
+// Decisions (issue 3, "plan the ladder"):
+// - A rung is the SHORT edge (a portrait 1080x1920 source's top rung is `1080p`, 1080 wide), so
+//   rendition keys, storage paths and `shortEdgePixels` agree whatever the orientation.
+// - `maxEdgeLength` takes the rung names of the spec (480, 720, 1080, 1440, 2160), so it caps the
+//   rung, i.e. the short edge: `maxEdgeLength: 720` keeps 720p and below. -1 means no cap.
+// - A rung above the source's short edge is never made (no upscaling). When no rung of the preset
+//   fits (a tiny source, or a cap below the preset's lowest rung), the video still gets one rendition
+//   at min(source short edge, cap), at the preset's lowest bitrate.
+// - Video bitrates are fixed per rung inside each preset's range (spec: standard 500–2500, high
+//   1000–5000, ultra 2000–15000 kbps). They are not raised for high frame rates: that would leave
+//   the preset's range.
+// - Frame rate is the source's, capped by `maxFrameRate` when it is not -1.
+// Imports nothing: the workflow sandbox loads this file.
+
+export type QualityPreset = 'standard' | 'high' | 'ultra';
+
+export interface Rung {
+  shortEdge: number;
+  videoBitrateKbps: number;
+}
+
+export const presetRungs: Record<QualityPreset, readonly Rung[]> = {
+  standard: [
+    { shortEdge: 360, videoBitrateKbps: 500 },
+    { shortEdge: 480, videoBitrateKbps: 1000 },
+    { shortEdge: 720, videoBitrateKbps: 2500 },
+  ],
+  high: [
+    { shortEdge: 480, videoBitrateKbps: 1000 },
+    { shortEdge: 720, videoBitrateKbps: 2500 },
+    { shortEdge: 1080, videoBitrateKbps: 5000 },
+  ],
+  ultra: [
+    { shortEdge: 720, videoBitrateKbps: 2000 },
+    { shortEdge: 1080, videoBitrateKbps: 4500 },
+    { shortEdge: 1440, videoBitrateKbps: 8000 },
+    { shortEdge: 2160, videoBitrateKbps: 15000 },
+  ],
+};
+
+/** Audio bitrate (kbps) per audio codec of the spec. HE-AAC needs far less than AAC-LC for the same quality. */
+export const audioBitrateKbps: Record<string, number> = {
+  aac: 128,
+  'aac-he': 64,
+  'aac-he-v2': 48,
+  mp3: 128,
+  ac3: 192,
+  eac3: 192,
+};
+
+/** The spec's compression presets to x264 presets; x264 has no `ultraslow`, its slowest sane one is `veryslow`. */
+export const x264Presets: Record<string, string> = {
+  ultrafast: 'ultrafast',
+  superfast: 'superfast',
+  veryfast: 'veryfast',
+  faster: 'faster',
+  fast: 'fast',
+  medium: 'medium',
+  slower: 'slower',
+  veryslow: 'veryslow',
+  ultraslow: 'veryslow',
+};
+
+export const segmentSeconds = 6;
+
+export interface LadderSource {
+  width: number;
+  height: number;
+  frameRate: number;
+  hasAudio: boolean;
+}
+
+export interface LadderParameters {
+  maxEdgeLength: number;
+  maxFrameRate: number;
+  pixelFormat: string;
+  rateControlMode: 'constantBitrate' | 'variableBitrate';
+  twoPassVBREncoding: boolean;
+  compressionRatio: string;
+  audioCodec: string;
+}
+
+/** One rendition, fully decided: what the encode node makes and what `encodings` shows. */
+export interface RenditionPlan {
+  /** `720p`: the short edge followed by p; also the storage folder name. */
+  key: string;
+  width: number;
+  height: number;
+  shortEdgePixels: number;
+  shortEdgeIsWidth: boolean;
+  videoBitrateKbps: number;
+  /** 0 when the source has no audio. */
+  audioBitrateKbps: number;
+  audioCodec: string;
+  frameRate: number;
+  pixelFormat: string;
+  rateControlMode: 'constantBitrate' | 'variableBitrate';
+  twoPass: boolean;
+  /** The spec's name (`veryfast`, `ultraslow`, ...), shown in details. */
+  compressionRatio: string;
+  /** What x264 is given. */
+  x264Preset: string;
+  segmentSeconds: number;
+}
+
+/** Frame rate used when the probe could not tell one (some containers do not say). */
+const fallbackFrameRate = 30;
+
+export function planLadder(preset: QualityPreset, source: LadderSource, parameters: LadderParameters): RenditionPlan[] {
+  const rungs = presetRungs[preset];
+  if (!rungs) throw new Error(`unknown quality preset ${String(preset)}`);
+  if (!(source.width > 0 && source.height > 0)) throw new Error(`source has no picture size (${source.width}x${source.height})`);
+
+  const shortEdgeIsWidth = source.width < source.height;
+  const sourceShort = Math.min(source.width, source.height);
+  const sourceLong = Math.max(source.width, source.height);
+  const cap = parameters.maxEdgeLength > 0 ? parameters.maxEdgeLength : Number.POSITIVE_INFINITY;
+  const limit = Math.min(sourceShort, cap);
+
+  const fitting = rungs.filter((rung) => rung.shortEdge <= limit);
+  // Nothing of the preset fits: one rendition at the largest size allowed, even-sized for 4:2:0.
+  const chosen: Rung[] =
+    fitting.length > 0 ? fitting : [{ shortEdge: Math.max(2, floorEven(limit)), videoBitrateKbps: rungs[0]!.videoBitrateKbps }];
+
+  const frameRate = planFrameRate(source.frameRate, parameters.maxFrameRate);
+  const audioKbps = source.hasAudio ? (audioBitrateKbps[parameters.audioCodec] ?? 128) : 0;
+  const x264Preset = x264Presets[parameters.compressionRatio] ?? 'veryfast';
+
+  return chosen.map((rung) => {
+    const shortEdge = rung.shortEdge;
+    // Keep the aspect ratio; both edges even (H.264 4:2:0 needs it).
+    const longEdge = Math.max(2, roundEven((shortEdge * sourceLong) / sourceShort));
+    return {
+      key: `${shortEdge}p`,
+      width: shortEdgeIsWidth ? shortEdge : longEdge,
+      height: shortEdgeIsWidth ? longEdge : shortEdge,
+      shortEdgePixels: shortEdge,
+      shortEdgeIsWidth,
+      videoBitrateKbps: rung.videoBitrateKbps,
+      audioBitrateKbps: audioKbps,
+      audioCodec: parameters.audioCodec,
+      frameRate,
+      pixelFormat: parameters.pixelFormat,
+      rateControlMode: parameters.rateControlMode,
+      twoPass: parameters.twoPassVBREncoding,
+      compressionRatio: parameters.compressionRatio,
+      x264Preset,
+      segmentSeconds,
+    };
+  });
+}
+
+export function planFrameRate(sourceFrameRate: number, maxFrameRate: number): number {
+  const capped = maxFrameRate > 0;
+  if (!(sourceFrameRate > 0)) return capped ? Math.min(maxFrameRate, fallbackFrameRate) : fallbackFrameRate;
+  return capped ? Math.min(sourceFrameRate, maxFrameRate) : sourceFrameRate;
+}
+
+function roundEven(value: number): number {
+  return Math.round(value / 2) * 2;
+}
+
+function floorEven(value: number): number {
+  return Math.floor(value / 2) * 2;
+}
