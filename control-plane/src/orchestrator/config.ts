@@ -1,0 +1,19 @@
+// The orchestrator process's configuration: one zod shape whose keys are the environment variables.
+import { env, storageConfigShape, z } from '@kino/infra';
+
+export const orchestratorConfigShape = {
+  DATABASE_URL: z.string().min(1),
+  TEMPORAL_ADDRESS: env.hostPort().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  ...storageConfigShape,
+  /** The NodeRegistry gRPC server this process hosts; encode nodes register here. */
+  REGISTRY_HOST: z.string().min(1).default('127.0.0.1'),
+  REGISTRY_PORT: env.port(7090),
+  /** The farm token: nodes present it to register, the orchestrator presents it to nodes. */
+  NODE_TOKEN: z.string().min(8, 'NODE_TOKEN must be at least 8 characters'),
+  /** A node silent for longer than this is dropped and gets no more work. */
+  NODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  LOG_LEVEL: env.logLevel(),
+};
+
+export type OrchestratorConfig = z.infer<z.ZodObject<typeof orchestratorConfigShape>>;
