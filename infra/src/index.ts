@@ -10,3 +10,5 @@ export * from './services/postgres.ts';
 export * from './services/temporal.ts';
 export * from './services/seaweedfs.ts';
 export * from './clickhouse.ts';
+export * from './services/clickhouse.ts';
+export * from './analytics/index.ts';

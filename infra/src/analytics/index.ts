@@ -1,0 +1,3 @@
+export * from './migrations.ts';
+export * from './chdb-http-server.ts';
+export * from './main.ts';

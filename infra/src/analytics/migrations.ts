@@ -1,0 +1,68 @@
+// The analytics schema in ClickHouse, as numbered migrations recorded in a `schema_migrations`
+// table. Every statement runs on chDB 26 and on ClickHouse 18.16 alike, and is idempotent
+// (IF NOT EXISTS): two processes that start together (delivery and the API) may both migrate.
+import type { ClickHouseHttp } from '../clickhouse.ts';
+
+export interface ClickHouseMigration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+/** The table every delivered segment becomes a row of. */
+export const SEGMENT_DELIVERIES_TABLE = 'segment_deliveries';
+
+export const clickHouseMigrations: ClickHouseMigration[] = [
+  {
+    version: 1,
+    name: 'segment_deliveries',
+    statements: [
+      // One row per media segment a delivery node served. `row_id` is unique per row; a spool
+      // batch that is shipped twice (a node killed after the insert but before it forgot the
+      // batch) repeats row ids, and ReplacingMergeTree keeps one of each. Queries that must count
+      // exactly read the table with FINAL (or count distinct row_id).
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_DELIVERIES_TABLE} (
+        row_id String,
+        served_at DateTime('UTC'),
+        org_id String,
+        env_id String,
+        video_id String,
+        rendition_height UInt16,
+        segment_index UInt32,
+        bytes UInt64,
+        access Enum8('public' = 1, 'private' = 2),
+        node_id String
+      ) ENGINE = ReplacingMergeTree
+      PARTITION BY toYYYYMM(served_at)
+      ORDER BY (org_id, env_id, video_id, served_at, row_id)`,
+    ],
+  },
+];
+
+export async function migrateClickHouse(client: ClickHouseHttp): Promise<number[]> {
+  await client.exec(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (
+      version UInt32,
+      name String,
+      applied_at DateTime('UTC')
+    ) ENGINE = ReplacingMergeTree ORDER BY version`,
+  );
+  const applied = new Set(
+    (await client.query<{ version: number }>('SELECT version FROM schema_migrations FINAL')).map((r) => r.version),
+  );
+  const ran: number[] = [];
+  for (const migration of [...clickHouseMigrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(migration.version)) continue;
+    for (const statement of migration.statements) await client.exec(statement);
+    await client.insert('schema_migrations', [
+      { version: migration.version, name: migration.name, applied_at: toClickHouseDateTime(new Date()) },
+    ]);
+    ran.push(migration.version);
+  }
+  return ran;
+}
+
+/** `YYYY-MM-DD hh:mm:ss` in UTC: the DateTime text both engines parse. */
+export function toClickHouseDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
