@@ -8,6 +8,7 @@ import type { RenditionsTable } from './tables/renditions.ts';
 import type { WebhooksTable } from './tables/webhooks.ts';
 import type { RateLimitCountersTable } from './tables/rate-limits.ts';
 import type { EncodeNodesTable, NodeLeasesTable } from './tables/encode-nodes.ts';
+import type { SigningKeysTable } from './tables/signing-keys.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -20,6 +21,7 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   encode_nodes: EncodeNodesTable;
   node_leases: NodeLeasesTable;
+  signing_keys: SigningKeysTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -30,3 +32,4 @@ export type * from './tables/videos.ts';
 export type * from './tables/renditions.ts';
 export type * from './tables/webhooks.ts';
 export type * from './tables/encode-nodes.ts';
+export type * from './tables/signing-keys.ts';

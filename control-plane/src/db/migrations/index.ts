@@ -1,7 +1,9 @@
 // Every migration, listed explicitly and in order. Names are timestamps; add new ones at the end.
 import type { Migration } from 'kysely';
 import * as tenancyAndVideos from './20261121T0600_tenancy_and_videos.ts';
+import * as signingKeys from './20261121T1500_signing_keys.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261121T0600_tenancy_and_videos': tenancyAndVideos,
+  '20261121T1500_signing_keys': signingKeys,
 };
