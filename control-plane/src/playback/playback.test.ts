@@ -1,0 +1,77 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { openDatabase, migrateToLatest, type Db } from '../db/database.ts';
+import {
+  PlaybackKeyring,
+  RETIRED_KEY_GRACE_MS,
+  isDomainAllowed,
+  mintPlaybackToken,
+  parseDomainList,
+  signedPlaybackUrl,
+} from './index.ts';
+
+void describe('playback signing keys and tokens', () => {
+  let db: Db;
+  before(async () => {
+    db = await openDatabase('pglite://memory');
+    await migrateToLatest(db);
+  });
+  after(async () => {
+    await db.destroy();
+  });
+
+  void it('makes a key on first use and signs tokens the JWKS verifies', async () => {
+    const keyring = new PlaybackKeyring(db);
+    const key = await keyring.activeKey();
+    const token = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 3600, domains: ['example.com'] });
+    assert.equal(decodeProtectedHeader(token).kid, key.kid);
+    const jwks = await keyring.jwks();
+    assert.equal(jwks.keys.length, 1);
+    assert.equal(jwks.keys[0]!.d, undefined, 'the JWKS never carries the private part');
+    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'kino', audience: 'vid_a' });
+    assert.equal(payload.sub, 'vid_a');
+    assert.deepEqual(payload.domains, ['example.com']);
+    assert.equal(payload.exp! - payload.iat!, 3600);
+    await assert.rejects(jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'kino', audience: 'vid_b' }));
+  });
+
+  void it('keeps a retired key published until its tokens have expired, then drops it', async () => {
+    let now = Date.now();
+    const keyring = new PlaybackKeyring(db, () => now);
+    const oldKey = await keyring.activeKey();
+    const oldToken = await mintPlaybackToken(oldKey, { videoId: 'vid_a', expiresInSeconds: 7 * 86400 });
+    const newKid = await keyring.rotate();
+    assert.notEqual(newKid, oldKey.kid);
+    assert.equal((await keyring.activeKey()).kid, newKid);
+    const kids = (await keyring.jwks()).keys.map((k) => k.kid);
+    assert.deepEqual(kids.sort(), [oldKey.kid, newKid].sort());
+    await jwtVerify(oldToken, createLocalJWKSet(await keyring.jwks()), { issuer: 'kino', audience: 'vid_a' });
+    now += RETIRED_KEY_GRACE_MS + 1000;
+    const later = new PlaybackKeyring(db, () => now);
+    assert.deepEqual((await later.jwks()).keys.map((k) => k.kid), [newKid]);
+  });
+
+  void it('parses domain lists and matches Origin/Referer hosts', () => {
+    assert.deepEqual(parseDomainList(' Example.com, *.cdn.example.org ,,'), { domains: ['example.com', '*.cdn.example.org'] });
+    assert.deepEqual(parseDomainList('https://a.com,b.com:80,ok.com'), { invalid: ['https://a.com', 'b.com:80'] });
+    assert.equal(isDomainAllowed(undefined, undefined, undefined), true);
+    assert.equal(isDomainAllowed(['a.com'], 'https://a.com:8443', undefined), true);
+    assert.equal(isDomainAllowed(['a.com'], undefined, 'https://A.com/watch?v=1'), true);
+    assert.equal(isDomainAllowed(['a.com'], 'https://www.a.com', undefined), false, 'exact entries do not cover subdomains');
+    assert.equal(isDomainAllowed(['*.a.com'], 'https://www.a.com', undefined), true);
+    assert.equal(isDomainAllowed(['*.a.com'], 'https://x.y.a.com', undefined), true);
+    assert.equal(isDomainAllowed(['*.a.com'], 'https://a.com', undefined), false);
+    assert.equal(isDomainAllowed(['*.a.com'], 'https://evila.com', undefined), false);
+    assert.equal(isDomainAllowed(['a.com'], 'https://b.com', 'https://a.com/'), false, 'Origin wins over Referer');
+    assert.equal(isDomainAllowed(['a.com'], 'null', undefined), false);
+    assert.equal(isDomainAllowed(['a.com'], undefined, undefined), false, 'no page named: refused');
+  });
+
+  void it('builds the signed URL on the delivery host', () => {
+    assert.equal(
+      signedPlaybackUrl('http://127.0.0.1:7081/', 'vid_x', 'a.b.c'),
+      'http://127.0.0.1:7081/v1/private/vid_x/master.m3u8?token=a.b.c',
+    );
+  });
+});

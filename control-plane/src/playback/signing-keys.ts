@@ -1,0 +1,117 @@
+// The control plane's playback-token signing keys, kept in the `signing_keys` table: ES256 key
+// pairs. The first is made on first use. Rotation makes a new key and retires the old one; a
+// retired key signs nothing new but stays in the JWKS until every token it may have signed has
+// expired (the longest lifetime, 7 days, plus the time other API processes may still be using
+// it from their cache), so rotation never breaks a signed URL that is still valid.
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { Db } from '../db/database.ts';
+import type { SigningKey } from '../db/schema.ts';
+import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM } from './claims.ts';
+
+/** How long an API process keeps using the key it read before it looks again. */
+const ACTIVE_KEY_CACHE_MS = 60_000;
+/** How long the JWKS document is reused before it is read again. */
+const JWKS_CACHE_MS = 10_000;
+/** A retired key stays published this long: the longest token, plus the active-key cache, plus slack. */
+export const RETIRED_KEY_GRACE_MS = MAX_PLAYBACK_TOKEN_SECONDS * 1000 + ACTIVE_KEY_CACHE_MS + 5 * 60_000;
+
+export interface ActiveSigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+export interface Jwks {
+  keys: JWK[];
+}
+
+export class PlaybackKeyring {
+  private active?: { key: ActiveSigningKey; readAt: number };
+  private jwksCache?: { value: Jwks; readAt: number };
+  private creating?: Promise<SigningKey>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The key new tokens are signed with; made on first use. */
+  async activeKey(): Promise<ActiveSigningKey> {
+    if (this.active && this.now() - this.active.readAt < ACTIVE_KEY_CACHE_MS) return this.active.key;
+    const row = (await this.newestActiveRow()) ?? (await this.createOnce());
+    const privateKey = (await importJWK(row.private_jwk, PLAYBACK_TOKEN_ALGORITHM)) as CryptoKey;
+    const key = { kid: row.kid, privateKey };
+    this.active = { key, readAt: this.now() };
+    return key;
+  }
+
+  /** The public keys delivery nodes verify with: active keys and recently retired ones. */
+  async jwks(): Promise<Jwks> {
+    if (this.jwksCache && this.now() - this.jwksCache.readAt < JWKS_CACHE_MS) return this.jwksCache.value;
+    if (!(await this.newestActiveRow())) await this.createOnce();
+    const retiredAfter = new Date(this.now() - RETIRED_KEY_GRACE_MS);
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(['kid', 'public_jwk'])
+      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter)]))
+      .orderBy('created_at', 'desc')
+      .execute();
+    const value = { keys: rows.map((row) => row.public_jwk as JWK) };
+    this.jwksCache = { value, readAt: this.now() };
+    return value;
+  }
+
+  /** Makes a new signing key and retires every other active one. Returns the new kid. */
+  async rotate(): Promise<string> {
+    const fresh = await this.generate();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('signing_keys')
+        .set({ retired_at: new Date(this.now()) })
+        .where('retired_at', 'is', null)
+        .execute();
+      await trx.insertInto('signing_keys').values(fresh).execute();
+    });
+    this.active = undefined;
+    this.jwksCache = undefined;
+    return fresh.kid;
+  }
+
+  private async newestActiveRow(): Promise<SigningKey | undefined> {
+    return this.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('retired_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** One key for all concurrent first users of this process; another process racing is harmless
+   *  (both keys are published, the newest signs). */
+  private createOnce(): Promise<SigningKey> {
+    this.creating ??= (async () => {
+      try {
+        await this.db.insertInto('signing_keys').values(await this.generate()).onConflict((oc) => oc.doNothing()).execute();
+        const row = await this.newestActiveRow();
+        if (!row) throw new Error('no active signing key after creating one');
+        return row;
+      } finally {
+        this.creating = undefined;
+      }
+    })();
+    return this.creating;
+  }
+
+  private async generate() {
+    const { publicKey, privateKey } = await generateKeyPair(PLAYBACK_TOKEN_ALGORITHM, { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const meta = { kid, alg: PLAYBACK_TOKEN_ALGORITHM, use: 'sig' };
+    return {
+      kid,
+      algorithm: PLAYBACK_TOKEN_ALGORITHM,
+      public_jwk: JSON.stringify({ ...publicJwk, ...meta }),
+      private_jwk: JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }),
+    };
+  }
+}

@@ -1,0 +1,32 @@
+// Minting playback tokens and signed playback URLs. Only the control plane mints (it holds the
+// private keys); delivery nodes verify with the public keys from the JWKS.
+import { SignJWT } from 'jose';
+import type { ActiveSigningKey } from './signing-keys.ts';
+import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER } from './claims.ts';
+
+export interface MintPlaybackTokenInput {
+  videoId: string;
+  expiresInSeconds: number;
+  domains?: readonly string[];
+  /** Seconds since the epoch; defaults to now. */
+  issuedAt?: number;
+}
+
+export async function mintPlaybackToken(
+  key: ActiveSigningKey,
+  { videoId, expiresInSeconds, domains, issuedAt = Math.floor(Date.now() / 1000) }: MintPlaybackTokenInput,
+): Promise<string> {
+  const jwt = new SignJWT(domains && domains.length > 0 ? { domains: [...domains] } : {})
+    .setProtectedHeader({ alg: PLAYBACK_TOKEN_ALGORITHM, kid: key.kid, typ: 'JWT' })
+    .setIssuer(PLAYBACK_TOKEN_ISSUER)
+    .setSubject(videoId)
+    .setAudience(videoId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + expiresInSeconds);
+  return jwt.sign(key.privateKey);
+}
+
+/** `${deliveryUrl}/v1/private/{publicID}/master.m3u8?token=JWT` */
+export function signedPlaybackUrl(deliveryUrl: string, videoId: string, token: string): string {
+  return `${deliveryUrl.replace(/\/+$/, '')}/v1/private/${encodeURIComponent(videoId)}/master.m3u8?token=${token}`;
+}
