@@ -1,0 +1,480 @@
+// `kino dev`: the whole farm on one machine, on loopback, state under one directory (.kino/).
+//
+// Services first (PostgreSQL, the Temporal dev server, SeaweedFS), then the farm's processes as
+// children (`kino api`, `kino orchestrator`, encode nodes, `kino delivery`, and the analytics
+// process when it exists), each ready before the next depends on it; then the dev tenancy and
+// dev.json. Stopping runs the other way: our processes first, so they finish their work against
+// live services, then the services.
+//
+// Metadata lives in a local PostgreSQL rather than PGlite: the API, the orchestrator, delivery and
+// the admin CLI are separate processes, and PGlite opens its data from one process only.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startProcess, type ManagedProcess } from '../managed-process.ts';
+import { repoRoot } from '../paths.ts';
+import { startPostgres, type PostgresServer } from '../services/postgres.ts';
+import { startSeaweed, type SeaweedServer } from '../services/seaweedfs.ts';
+import { startTemporal, type TemporalServer } from '../services/temporal.ts';
+import { tailErrorsToConsole, type ConsoleTail } from './console-tail.ts';
+import {
+  adminCommandsMissing,
+  createDevKey,
+  createDevTenancy,
+  keyListsEnvironment,
+  tenancyExists,
+  type DevTenancy,
+} from './dev-tenancy.ts';
+import { devStackLayout, type DevStackLayout, type DevStackOptions } from './layout.ts';
+import { kinoArgs, kinoCommandExists } from './parts.ts';
+import { assertPortsFree, clearLeftovers, DevStackError, recordPids } from './preflight.ts';
+import {
+  acceptsTcp,
+  assertRunning,
+  countLiveNodes,
+  pollUntil,
+  readApiHealth,
+  StopRequested,
+  taskQueueHasPollers,
+} from './readiness.ts';
+import {
+  loadOrCreateSecrets,
+  readDevJson,
+  writeDevEnv,
+  writeDevJson,
+  type DevJson,
+  type DevSecrets,
+} from './state-files.ts';
+
+/** The Temporal task queue of the contract: the orchestrator's worker polls it. */
+const taskQueue = 'kino-videos';
+const bucket = 'kino';
+
+interface Part {
+  name: string;
+  process: ManagedProcess;
+  logFile: string;
+  /** Parts stop in ascending phase: 0 = the processes clients talk to, 3 = the services. */
+  stopPhase: number;
+  graceMs: number;
+  tail?: ConsoleTail;
+}
+
+export interface DevStackStatus {
+  layout: DevStackLayout;
+  devJson: DevJson;
+  startedInMs: number;
+  /** Parts not started because their command does not exist yet, or because what they need is missing. */
+  missing: string[];
+  /** Parts that started but did not come up, or came up degraded, with the reason. */
+  problems: string[];
+  env: Record<string, string>;
+}
+
+export interface LauncherIo {
+  /** Progress lines (stderr). */
+  progress(line: string): void;
+  /** Error lines of the parts, prefixed with the part's name (stderr). */
+  partError(line: string): void;
+}
+
+export class DevStackLauncher {
+  readonly layout: DevStackLayout;
+  private readonly parts: Part[] = [];
+  /** Service starts in flight: a stop during startup waits for them so it can stop what they start. */
+  private readonly pendingStarts = new Set<Promise<unknown>>();
+  private readonly abort = new AbortController();
+  private stopped: Promise<void> | undefined;
+  private readonly missing: string[] = [];
+  private readonly problems: string[] = [];
+  private ready = false;
+
+  constructor(
+    options: DevStackOptions,
+    private readonly io: LauncherIo,
+  ) {
+    this.layout = devStackLayout(options);
+  }
+
+  get stopping(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  async start(): Promise<DevStackStatus> {
+    const startedAt = Date.now();
+    const { layout, io } = this;
+    const { host, ports } = layout;
+    mkdirSync(layout.logsDir, { recursive: true });
+    await clearLeftovers(layout, io.progress);
+
+    const hasAnalytics = kinoCommandExists(['analytics']);
+    await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
+    const secrets = loadOrCreateSecrets(layout);
+    const adminMissing = adminCommandsMissing();
+
+    io.progress(`starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`);
+    const [postgres, temporal, seaweed] = await Promise.all([
+      this.startService('postgres', () =>
+        startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: true }),
+      ),
+      this.startService('temporal', () =>
+        startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal') }),
+      ),
+      this.startService('s3', () =>
+        startSeaweed({
+          dataDir: layout.s3Dir,
+          s3Port: ports.s3,
+          bucket,
+          accessKeyId: secrets.s3AccessKeyId,
+          secretAccessKey: secrets.s3SecretAccessKey,
+          logFile: this.logFile('s3'),
+        }),
+      ),
+    ]);
+    this.checkNotStopping();
+
+    const apiUrl = `http://${host}:${ports.api}/v1/api`;
+    const deliveryUrl = `http://${host}:${ports.delivery}`;
+    const clickhouseUrl = hasAnalytics ? `http://${host}:${ports.analytics}` : '';
+    const env = this.sharedEnv({ postgres, temporal, seaweed, secrets, apiUrl, deliveryUrl, clickhouseUrl });
+    writeDevEnv(layout, env, 'The dev stack\'s settings: `set -a; . .kino/dev.env; set +a` then run one part alone (README).');
+
+    // Analytics first: the API's health and delivery's segment logs talk to it.
+    if (hasAnalytics) {
+      const analytics = this.startKino('analytics', ['analytics'], {
+        ...env,
+        ANALYTICS_HOST: host,
+        ANALYTICS_PORT: String(ports.analytics),
+        ANALYTICS_DATA_DIR: layout.analyticsDir,
+      }, 2);
+      await this.waitForPart(analytics, `analytics on ${clickhouseUrl}`, async () => {
+        const response = await fetch(`${clickhouseUrl}/ping`, { signal: AbortSignal.timeout(2000) });
+        return response.ok ? true : undefined;
+      });
+    } else {
+      this.missing.push('analytics (`kino analytics` does not exist yet: CLICKHOUSE_URL is left unset)');
+    }
+
+    // The API and the orchestrator both migrate the database at start (Kysely serializes them).
+    const apiStart = this.startApi(env, apiUrl, hasAnalytics);
+    const orchestratorStart = this.startOrchestrator(env);
+    const [apiUp, orchestratorUp] = await Promise.all([apiStart, orchestratorStart]);
+    this.checkNotStopping();
+
+    const deliveryStart = this.startDelivery(env, deliveryUrl);
+    const nodesStart = orchestratorUp ? this.startNodes(env, secrets, postgres.url, new Date(startedAt)) : Promise.resolve();
+    if (!orchestratorUp) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+
+    let tenancy: DevTenancy | undefined;
+    if (!apiUp) {
+      this.missing.push('dev organization, environment and key (the API is not running)');
+    } else if (adminMissing.length > 0) {
+      this.missing.push(`dev organization, environment and key (${adminMissing.join(', ')} do not exist yet)`);
+    } else {
+      tenancy = await this.ensureTenancy(postgres.url, apiUrl);
+    }
+    await Promise.all([deliveryStart, nodesStart]);
+    this.checkNotStopping();
+
+    const devJson: DevJson = {
+      apiUrl,
+      deliveryUrl,
+      orgId: tenancy?.orgId ?? '',
+      envId: tenancy?.envId ?? '',
+      apiKey: tenancy?.apiKey ?? '',
+      databaseUrl: postgres.url,
+    };
+    if (tenancy) writeDevJson(layout, devJson);
+    this.ready = true;
+    this.watchForExits();
+    return { layout, devJson, startedInMs: Date.now() - startedAt, missing: this.missing, problems: this.problems, env };
+  }
+
+  /** Stops everything that runs, in order. Safe to call at any time, more than once. */
+  stop({ force = false }: { force?: boolean } = {}): Promise<void> {
+    if (force) {
+      return Promise.all(this.parts.map((part) => part.process.kill9())).then(() => undefined);
+    }
+    this.stopped ??= this.stopInOrder();
+    return this.stopped;
+  }
+
+  private async stopInOrder(): Promise<void> {
+    this.abort.abort();
+    // Parts still starting are stopped when their start settles (see startService).
+    await Promise.allSettled([...this.pendingStarts]);
+    const phases = [...new Set(this.parts.map((part) => part.stopPhase))].sort((a, b) => a - b);
+    for (const phase of phases) {
+      await Promise.all(
+        this.parts.filter((part) => part.stopPhase === phase).map((part) => part.process.stop(part.graceMs)),
+      );
+    }
+  }
+
+  private checkNotStopping(): void {
+    if (this.stopping) throw new StopRequested('stopped during startup');
+  }
+
+  private logFile(name: string): string {
+    return join(this.layout.logsDir, `${name}.log`);
+  }
+
+  /** A separator in the (appended) log, so each run's lines are easy to find. */
+  private markLog(name: string): string {
+    const logFile = this.logFile(name);
+    appendFileSync(logFile, `\n----- kino dev: ${name} starting at ${new Date().toISOString()} -----\n`);
+    return logFile;
+  }
+
+  private addPart(part: Part): void {
+    this.parts.push(part);
+    recordPids(
+      this.layout,
+      this.parts.map((p) => ({ name: p.name, pid: p.process.child.pid, spawnargs: p.process.child.spawnargs })),
+    );
+  }
+
+  private async startService<T extends PostgresServer | TemporalServer | SeaweedServer>(
+    name: string,
+    start: () => Promise<T>,
+  ): Promise<T> {
+    this.markLog(name);
+    // Tracked until the part is registered, so a stop during startup waits and stops it too.
+    const tracked = start().then((service) => {
+      // SeaweedFS takes its time over a graceful stop and loses nothing when cut short (its writes
+      // are on disk before it answers), so it gets a short grace.
+      this.addPart({
+        name,
+        process: service.process,
+        logFile: this.logFile(name),
+        stopPhase: 3,
+        graceMs: name === 's3' ? 3000 : 15_000,
+        tail: tailErrorsToConsole(name, service.process.child, { fromKinoProcess: false, print: this.io.partError }),
+      });
+      return service;
+    });
+    this.pendingStarts.add(tracked);
+    try {
+      return await tracked;
+    } catch (error) {
+      throw new DevStackError(`${name} did not start: ${(error as Error).message}; see ${this.logFile(name)}`);
+    } finally {
+      this.pendingStarts.delete(tracked);
+    }
+  }
+
+  private startKino(name: string, words: string[], env: Record<string, string>, stopPhase: number, extraArgs: string[] = []): Part {
+    const logFile = this.markLog(name);
+    const child = startProcess(name, process.execPath, kinoArgs(words, ...extraArgs), {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      logFile,
+    });
+    const part: Part = { name, process: child, logFile, stopPhase, graceMs: 15_000 };
+    part.tail = tailErrorsToConsole(name, child.child, { fromKinoProcess: true, print: this.io.partError });
+    this.addPart(part);
+    return part;
+  }
+
+  private waitForPart<T>(part: Part, what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+    return pollUntil(
+      what,
+      async () => {
+        assertRunning(part.process, part.logFile);
+        return check();
+      },
+      { timeoutMs, signal: this.abort.signal },
+    );
+  }
+
+  /** A part that fails to come up is reported with the end of its log; the rest of the stack still runs. */
+  private reportFailure(part: Part | string, error: unknown): void {
+    if (error instanceof StopRequested) throw error;
+    const name = typeof part === 'string' ? part : part.name;
+    const message = `${name}: ${(error as Error).message}`;
+    this.problems.push(message);
+    this.io.progress(`problem: ${message}`);
+    if (typeof part !== 'string') {
+      for (const line of part.tail?.recent().slice(-8) ?? []) this.io.partError(`[${name}] ${line}`);
+    }
+  }
+
+  private sharedEnv({
+    postgres,
+    temporal,
+    seaweed,
+    secrets,
+    apiUrl,
+    deliveryUrl,
+    clickhouseUrl,
+  }: {
+    postgres: PostgresServer;
+    temporal: TemporalServer;
+    seaweed: SeaweedServer;
+    secrets: DevSecrets;
+    apiUrl: string;
+    deliveryUrl: string;
+    clickhouseUrl: string;
+  }): Record<string, string> {
+    const { host, ports } = this.layout;
+    return {
+      DATABASE_URL: postgres.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      ...Object.fromEntries(Object.entries(seaweed.storage).map(([name, value]) => [name, String(value)])),
+      // Empty means unset (loadConfig), which overrides a CLICKHOUSE_URL of the developer's shell.
+      CLICKHOUSE_URL: clickhouseUrl,
+      NODE_TOKEN: secrets.nodeToken,
+      REGISTRY_ADDRESS: `${host}:${ports.registry}`,
+      CONTROL_PLANE_URL: apiUrl,
+      DELIVERY_URL: deliveryUrl,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      // The AWS SDK's Node 20 notice: the name of the contract and the name this SDK version reads.
+      AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+  }
+
+  private async startApi(env: Record<string, string>, apiUrl: string, hasAnalytics: boolean): Promise<boolean> {
+    if (!kinoCommandExists(['api'])) {
+      this.missing.push('API (`kino api` does not exist yet)');
+      return false;
+    }
+    const { host, ports } = this.layout;
+    const api = this.startKino('api', ['api'], {
+      ...env,
+      API_HOST: host,
+      API_PORT: String(ports.api),
+    }, 0);
+    try {
+      // Healthy means 200. Without an analytics process the analytics check cannot pass, so a 503
+      // that names only it is as healthy as this stack gets.
+      const tolerated = (name: string) => !hasAnalytics && /analytics|clickhouse/i.test(name);
+      const health = await this.waitForPart(api, `the API at ${apiUrl}/health`, async () => {
+        const answer = await readApiHealth(apiUrl);
+        if (answer.status === 200) return answer;
+        if (answer.status === 503 && answer.failing.length > 0 && answer.failing.every(tolerated)) return answer;
+        throw new Error(`health answered ${answer.status}${answer.failing.length ? ` (failing: ${answer.failing.join(', ')})` : ''}`);
+      });
+      if (health.status !== 200) this.problems.push(`API health is degraded: ${health.failing.join(', ')} (no analytics process yet)`);
+      return true;
+    } catch (error) {
+      this.reportFailure(api, error);
+      return false;
+    }
+  }
+
+  private async startOrchestrator(env: Record<string, string>): Promise<boolean> {
+    if (!kinoCommandExists(['orchestrator'])) {
+      this.missing.push('orchestrator (`kino orchestrator` does not exist yet)');
+      return false;
+    }
+    const { host, ports } = this.layout;
+    const orchestrator = this.startKino('orchestrator', ['orchestrator'], {
+      ...env,
+      REGISTRY_HOST: host,
+      REGISTRY_PORT: String(ports.registry),
+    }, 1);
+    try {
+      await this.waitForPart(orchestrator, `the node registry on ${host}:${ports.registry}`, async () =>
+        (await acceptsTcp(host, ports.registry)) || undefined,
+      );
+      await this.waitForPart(orchestrator, `the orchestrator to poll Temporal task queue ${taskQueue}`, async () =>
+        (await taskQueueHasPollers(env.TEMPORAL_ADDRESS!, taskQueue)) || undefined,
+      );
+      return true;
+    } catch (error) {
+      this.reportFailure(orchestrator, error);
+      return false;
+    }
+  }
+
+  private async startNodes(env: Record<string, string>, secrets: DevSecrets, databaseUrl: string, since: Date): Promise<void> {
+    if (!kinoCommandExists(['node', 'start'])) {
+      this.missing.push('encode nodes (`kino node start` does not exist yet)');
+      return;
+    }
+    const { host, ports, nodeSlots } = this.layout;
+    const nodes = ports.nodes.map((port, i) =>
+      this.startKino(`node-${i + 1}`, ['node', 'start'], env, 0, [
+        '--control-plane', `${host}:${ports.registry}`,
+        '--token', secrets.nodeToken,
+        '--slots', String(nodeSlots),
+        '--host', host,
+        '--port', String(port),
+      ]),
+    );
+    try {
+      await pollUntil(
+        `the registry to see ${nodes.length} encode nodes`,
+        async () => {
+          for (const node of nodes) assertRunning(node.process, node.logFile);
+          return (await countLiveNodes(databaseUrl, since)) >= nodes.length || undefined;
+        },
+        { timeoutMs: 90_000, signal: this.abort.signal },
+      );
+    } catch (error) {
+      const dead = nodes.find((node) => node.process.child.exitCode !== null || node.process.child.signalCode !== null);
+      this.reportFailure(dead ?? 'encode nodes', error);
+    }
+  }
+
+  private async startDelivery(env: Record<string, string>, deliveryUrl: string): Promise<void> {
+    if (!kinoCommandExists(['delivery'])) {
+      this.missing.push('delivery (`kino delivery` does not exist yet)');
+      return;
+    }
+    const { host, ports } = this.layout;
+    const delivery = this.startKino('delivery', ['delivery'], {
+      ...env,
+      DELIVERY_HOST: host,
+      DELIVERY_PORT: String(ports.delivery),
+      DELIVERY_CACHE_DIR: this.layout.deliveryCacheDir,
+      DELIVERY_SPOOL_DIR: this.layout.deliverySpoolDir,
+    }, 0);
+    try {
+      // Any HTTP answer means it serves (delivery has no API key and no health contract yet).
+      await this.waitForPart(delivery, `delivery on ${deliveryUrl}`, async () => {
+        await fetch(`${deliveryUrl}/health`, { signal: AbortSignal.timeout(2000) });
+        return true;
+      });
+    } catch (error) {
+      this.reportFailure(delivery, error);
+    }
+  }
+
+  /** Re-uses the previous run's organization, environment and key; makes what is missing. */
+  private async ensureTenancy(databaseUrl: string, apiUrl: string): Promise<DevTenancy | undefined> {
+    try {
+      const previous = readDevJson(this.layout);
+      let tenancy: DevTenancy;
+      if (previous && (await tenancyExists(databaseUrl, previous.orgId, previous.envId))) {
+        tenancy = { orgId: previous.orgId, envId: previous.envId, apiKey: previous.apiKey };
+        if (!(await keyListsEnvironment(apiUrl, tenancy))) {
+          this.io.progress('the dev API key of dev.json no longer works: making a new one');
+          tenancy.apiKey = await createDevKey(databaseUrl, tenancy.orgId);
+        }
+      } else {
+        this.io.progress('creating the dev organization, environment and API key');
+        tenancy = await createDevTenancy(databaseUrl);
+      }
+      if (!(await keyListsEnvironment(apiUrl, tenancy))) {
+        throw new DevStackError(`the dev API key does not list environment ${tenancy.envId} through ${apiUrl}`);
+      }
+      return tenancy;
+    } catch (error) {
+      this.reportFailure('dev tenancy', error);
+      return undefined;
+    }
+  }
+
+  /** After "ready", a part that dies is announced with the end of its log; the rest keeps running. */
+  private watchForExits(): void {
+    for (const part of this.parts) {
+      void part.process.exited.then((code) => {
+        if (!this.ready || this.stopping) return;
+        this.io.partError(`[${part.name}] exited (${code}); the rest of the stack keeps running. Last lines of ${part.logFile}:`);
+        for (const line of part.tail?.recent().slice(-10) ?? []) this.io.partError(`[${part.name}]   ${line}`);
+      });
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// Where the dev stack keeps its state and which loopback ports it uses. Everything is derived from
+// two knobs, a directory and a port base, so a test can run a whole second stack in a temp dir on
+// free ports without touching a developer's running one.
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { kinoDir } from '../paths.ts';
+
+/** The default port base: the design's dev ports are base + offset (API 7080, S3 7333, ...). */
+export const defaultPortBase = 7000;
+
+/** Offsets from the port base. Temporal's 7233 clashes too often with a developer's own Temporal. */
+export const portOffsets = {
+  api: 80,
+  delivery: 81,
+  analytics: 123,
+  registry: 90,
+  firstNode: 101,
+  s3: 333,
+  postgres: 432,
+  temporal: 10_233,
+} as const;
+
+export interface DevStackOptions {
+  /** State directory; default `.kino/` at the repo root (env KINO_DEV_DIR). */
+  dir?: string;
+  /** Port base (env KINO_DEV_PORT_BASE); see portOffsets. */
+  portBase?: number;
+  /** Encode nodes to start (env KINO_DEV_NODES); default 2. */
+  nodes?: number;
+  /** Slots per encode node (env KINO_DEV_NODE_SLOTS); default: the cores shared out among the nodes. */
+  slots?: number;
+}
+
+export interface DevStackLayout {
+  dir: string;
+  logsDir: string;
+  postgresDir: string;
+  temporalDb: string;
+  s3Dir: string;
+  analyticsDir: string;
+  deliveryCacheDir: string;
+  deliverySpoolDir: string;
+  /** `{apiUrl, deliveryUrl, orgId, envId, apiKey, databaseUrl}`: what clients read. */
+  devJson: string;
+  /** Shell-sourceable settings for running one part alone against the dev stack's services. */
+  devEnv: string;
+  /** Generated once, kept: the farm token and the S3 credentials. */
+  secretsJson: string;
+  /** The running launcher and its children (pids), to find leftovers of a launcher that was killed. */
+  pidsJson: string;
+  host: string;
+  ports: {
+    api: number;
+    delivery: number;
+    analytics: number;
+    registry: number;
+    nodes: number[];
+    s3: number;
+    postgres: number;
+    temporal: number;
+  };
+  nodeSlots: number;
+}
+
+function intFromEnv(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer (got "${raw}")`);
+  return value;
+}
+
+export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
+  const dir = resolve(options.dir ?? process.env.KINO_DEV_DIR ?? kinoDir);
+  const base = options.portBase ?? intFromEnv('KINO_DEV_PORT_BASE') ?? defaultPortBase;
+  const nodeCount = options.nodes ?? intFromEnv('KINO_DEV_NODES') ?? 2;
+  if (nodeCount < 1) throw new Error('the dev stack needs at least one encode node');
+  // ffmpeg already spreads one encode over every core, so more slots than cores only adds queueing
+  // inside the machine: share the cores out among the nodes, at least one slot each.
+  const nodeSlots =
+    options.slots ?? intFromEnv('KINO_DEV_NODE_SLOTS') ?? Math.max(1, Math.floor(availableParallelism() / nodeCount));
+  if (base + portOffsets.temporal > 65_535) throw new Error(`port base ${base} is too high: Temporal would be above 65535`);
+  return {
+    dir,
+    logsDir: join(dir, 'logs'),
+    postgresDir: join(dir, 'postgres'),
+    temporalDb: join(dir, 'temporal.db'),
+    s3Dir: join(dir, 's3'),
+    analyticsDir: join(dir, 'analytics'),
+    deliveryCacheDir: join(dir, 'delivery', 'cache'),
+    deliverySpoolDir: join(dir, 'delivery', 'spool'),
+    devJson: join(dir, 'dev.json'),
+    devEnv: join(dir, 'dev.env'),
+    secretsJson: join(dir, 'secrets.json'),
+    pidsJson: join(dir, 'dev.pids.json'),
+    host: '127.0.0.1',
+    ports: {
+      api: base + portOffsets.api,
+      delivery: base + portOffsets.delivery,
+      analytics: base + portOffsets.analytics,
+      registry: base + portOffsets.registry,
+      nodes: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNode + i),
+      s3: base + portOffsets.s3,
+      postgres: base + portOffsets.postgres,
+      temporal: base + portOffsets.temporal,
+    },
+    nodeSlots,
+  };
+}
+
+/** Every port of the layout with the part that owns it, for the "port taken" check. */
+export function layoutPorts(layout: DevStackLayout): { name: string; port: number }[] {
+  const { ports } = layout;
+  return [
+    { name: 'PostgreSQL', port: ports.postgres },
+    { name: 'Temporal', port: ports.temporal },
+    { name: 'S3 (SeaweedFS)', port: ports.s3 },
+    { name: 'analytics', port: ports.analytics },
+    { name: 'API', port: ports.api },
+    { name: 'node registry (orchestrator)', port: ports.registry },
+    { name: 'delivery', port: ports.delivery },
+    ...ports.nodes.map((port, i) => ({ name: `encode node ${i + 1}`, port })),
+  ];
+}

@@ -1,0 +1,69 @@
+// The dev stack's files under its state directory: secrets made once and kept (so a restart finds
+// its data), dev.json for clients, dev.env for running one part alone, and the pid record.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBase62 } from '../ids.ts';
+import type { DevStackLayout } from './layout.ts';
+
+export interface DevSecrets {
+  /** The farm token encode nodes present to the registry. */
+  nodeToken: string;
+  s3AccessKeyId: string;
+  s3SecretAccessKey: string;
+}
+
+/** The `.kino/dev.json` contract (DESIGN.md, "Dev stack contract"), plus `databaseUrl` for the admin CLI. */
+export interface DevJson {
+  apiUrl: string;
+  deliveryUrl: string;
+  orgId: string;
+  envId: string;
+  apiKey: string;
+  databaseUrl: string;
+}
+
+/** Writes through a temp file and a rename, so a reader never sees half a file. */
+export function writeFileAtomic(path: string, content: string, mode = 0o644): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, content, { mode });
+  renameSync(temp, path);
+}
+
+export function readJson<T>(path: string): T | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export function loadOrCreateSecrets(layout: DevStackLayout): DevSecrets {
+  const existing = readJson<Partial<DevSecrets>>(layout.secretsJson);
+  if (existing?.nodeToken && existing.s3AccessKeyId && existing.s3SecretAccessKey) return existing as DevSecrets;
+  const secrets: DevSecrets = {
+    nodeToken: `ntk_${randomBase62(40)}`,
+    s3AccessKeyId: `kino${randomBase62(16)}`,
+    s3SecretAccessKey: randomBase62(40),
+  };
+  writeFileAtomic(layout.secretsJson, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
+  return secrets;
+}
+
+export function readDevJson(layout: DevStackLayout): DevJson | undefined {
+  const value = readJson<Partial<DevJson>>(layout.devJson);
+  return value?.orgId && value.envId && value.apiKey ? (value as DevJson) : undefined;
+}
+
+export function writeDevJson(layout: DevStackLayout, devJson: DevJson): void {
+  // It holds an API key: readable by its owner only.
+  writeFileAtomic(layout.devJson, `${JSON.stringify(devJson, null, 2)}\n`, 0o600);
+}
+
+/** `export NAME='value'` lines: `set -a; . .kino/dev.env` gives a shell the dev stack's settings. */
+export function writeDevEnv(layout: DevStackLayout, env: Record<string, string>, header: string): void {
+  const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+  const lines = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`);
+  writeFileAtomic(layout.devEnv, `# ${header}\n${lines.join('\n')}\n`, 0o600);
+}

@@ -1,0 +1,38 @@
+// What `kino dev` prints once everything is up: where each part listens, the dev credentials and a
+// curl line to paste.
+import { relative } from 'node:path';
+import type { DevStackStatus } from './launcher.ts';
+
+export function formatSummary(status: DevStackStatus): string {
+  const { layout, devJson, env } = status;
+  const { host, ports } = layout;
+  const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
+  const lines = [
+    '',
+    `Kino dev stack ${status.problems.length || status.missing.length ? 'running (see below)' : 'ready'} in ${(status.startedInMs / 1000).toFixed(1)} s`,
+    '',
+    `  API         ${devJson.apiUrl}   (OpenAPI: ${devJson.apiUrl}/openapi.json)`,
+    `  Delivery    ${devJson.deliveryUrl}`,
+    `  Registry    ${host}:${ports.registry}   (${ports.nodes.length} encode nodes on ${ports.nodes.join(', ')}, ${layout.nodeSlots} slot${layout.nodeSlots > 1 ? 's' : ''} each)`,
+    `  Temporal    ${env.TEMPORAL_ADDRESS}`,
+    `  S3          ${env.S3_ENDPOINT}   (bucket ${env.S3_BUCKET})`,
+    `  PostgreSQL  ${devJson.databaseUrl}`,
+  ];
+  if (env.CLICKHOUSE_URL) lines.push(`  Analytics   ${env.CLICKHOUSE_URL}`);
+  if (devJson.orgId) {
+    lines.push(
+      '',
+      `  orgId       ${devJson.orgId}`,
+      `  envId       ${devJson.envId}`,
+      `  apiKey      ${devJson.apiKey}`,
+      '',
+      '  Try:',
+      `  curl -H 'X-Api-Key: ${devJson.apiKey}' ${devJson.apiUrl}/${devJson.orgId}/environments`,
+    );
+  }
+  lines.push('', `  State in ${shown(layout.dir)}/ (dev.json, dev.env), logs in ${shown(layout.logsDir)}/<part>.log`);
+  if (status.missing.length) lines.push('', '  Not started:', ...status.missing.map((m) => `    - ${m}`));
+  if (status.problems.length) lines.push('', '  Problems:', ...status.problems.map((p) => `    - ${p}`));
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  return lines.join('\n');
+}
