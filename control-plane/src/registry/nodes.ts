@@ -1,0 +1,206 @@
+// The encode_nodes / node_leases tables: what the NodeRegistry writes when nodes register and
+// heartbeat, and how the orchestrator takes and gives back slots. Functions of `db` (or a
+// transaction), all clock comparisons in the database's `now()` so process clocks never matter.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { newId, randomBase62 } from '@kino/infra';
+import type { Db } from '../db/database.ts';
+import type { Database, EncodeNode } from '../db/schema.ts';
+
+type Executor = Kysely<Database>;
+
+/** `now() - ms`, computed by the database. */
+function ago(ms: number): RawBuilder<Date> {
+  return sql<Date>`now() - (${Math.max(0, Math.round(ms))}::double precision * interval '1 millisecond')`;
+}
+
+const nodeIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface NodeRegistration {
+  /** The id the node had before (a restart or a re-registration keeps it); empty for a new node. */
+  nodeId?: string;
+  address: string;
+  slots: number;
+  version: string;
+  labels: Record<string, string>;
+}
+
+/**
+ * Adds or refreshes a node, `active` with a fresh heartbeat. Another row still claiming the same
+ * address is a previous life of this node (restarted without its id): it is marked gone.
+ */
+export async function registerNode(db: Db, registration: NodeRegistration): Promise<EncodeNode> {
+  const id = registration.nodeId && nodeIdPattern.test(registration.nodeId) ? registration.nodeId : newId('node');
+  return db.transaction().execute(async (trx) => {
+    const stale = await trx
+      .updateTable('encode_nodes')
+      .set({ state: 'gone' })
+      .where('address', '=', registration.address)
+      .where('id', '!=', id)
+      .where('state', '!=', 'gone')
+      .returning('id')
+      .execute();
+    if (stale.length > 0) {
+      await trx.deleteFrom('node_leases').where('node_id', 'in', stale.map((s) => s.id)).execute();
+    }
+    const values = {
+      address: registration.address,
+      slots: registration.slots,
+      version: registration.version,
+      labels: JSON.stringify(registration.labels),
+      state: 'active' as const,
+      last_heartbeat_at: sql<Date>`now()`,
+    };
+    return trx
+      .insertInto('encode_nodes')
+      .values({ id, ...values })
+      .onConflict((oc) => oc.column('id').doUpdateSet(values))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export interface NodeHeartbeat {
+  nodeId: string;
+  draining: boolean;
+  /** Job ids the node is running (probes, encodes, thumbnails). */
+  activeJobs: string[];
+  /**
+   * Leases older than this whose job the node does not report are dropped: their holder (an
+   * orchestrator attempt) died between taking the slot and giving it back.
+   */
+  leaseGraceMs: number;
+}
+
+/** Records a heartbeat. False when the registry does not know the node (never seen, or marked gone). */
+export async function recordHeartbeat(db: Db, { nodeId, draining, activeJobs, leaseGraceMs }: NodeHeartbeat): Promise<boolean> {
+  const updated = await db
+    .updateTable('encode_nodes')
+    .set({ last_heartbeat_at: sql<Date>`now()`, state: draining ? 'draining' : 'active' })
+    .where('id', '=', nodeId)
+    .where('state', '!=', 'gone')
+    .returning('id')
+    .executeTakeFirst();
+  if (!updated) return false;
+  let orphans = db.deleteFrom('node_leases').where('node_id', '=', nodeId).where('acquired_at', '<', ago(leaseGraceMs));
+  if (activeJobs.length > 0) orphans = orphans.where('job', 'not in', activeJobs);
+  await orphans.execute();
+  return true;
+}
+
+/** A node leaving on purpose: gone at once, its slots free. */
+export async function deregisterNode(db: Db, nodeId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).execute();
+    await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).execute();
+  });
+}
+
+/** Marks nodes whose last heartbeat is older than `timeoutMs` as gone and frees their slots; returns their ids. */
+export async function expireDeadNodes(db: Db, timeoutMs: number): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    const expired = await trx
+      .updateTable('encode_nodes')
+      .set({ state: 'gone' })
+      .where('state', '!=', 'gone')
+      .where('last_heartbeat_at', '<', ago(timeoutMs))
+      .returning('id')
+      .execute();
+    const ids = expired.map((row) => row.id);
+    if (ids.length > 0) await trx.deleteFrom('node_leases').where('node_id', 'in', ids).execute();
+    return ids;
+  });
+}
+
+export interface LiveNode extends EncodeNode {
+  /** Slots taken by leases. */
+  used: number;
+}
+
+export interface SelectionOptions {
+  /** A node is live while `active` and heard from within this many milliseconds. */
+  heartbeatTimeoutMs: number;
+  /** Nodes not to pick (e.g. the one an earlier attempt of this job failed on). */
+  excludeNodeIds?: string[];
+}
+
+/** Live nodes with their used slots, least loaded first. */
+export async function listLiveNodes(db: Executor, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
+  let query = db
+    .selectFrom('encode_nodes as n')
+    .selectAll('n')
+    .select((eb) =>
+      eb
+        .selectFrom('node_leases as l')
+        .select(sql<number>`count(*)::int`.as('used'))
+        .whereRef('l.node_id', '=', 'n.id')
+        .as('used'),
+    )
+    .where('n.state', '=', 'active')
+    .where('n.last_heartbeat_at', '>', ago(heartbeatTimeoutMs));
+  if (excludeNodeIds.length > 0) query = query.where('n.id', 'not in', excludeNodeIds);
+  const rows = await query.execute();
+  return rows
+    .map((row) => ({ ...row, used: Number(row.used ?? 0) }))
+    .sort((a, b) => a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || a.id.localeCompare(b.id));
+}
+
+export interface NodeSlotLease {
+  leaseId: string;
+  node: EncodeNode;
+}
+
+export interface AcquireOptions extends SelectionOptions {
+  videoId: string;
+  /**
+   * The job the slot is for: pass the same string as the node call's `jobId`. A node reports its
+   * running job ids in heartbeats, and the registry frees leases whose job the node does not run.
+   */
+  job: string;
+}
+
+/**
+ * Takes one slot on the least loaded live node, or returns undefined when no live node has a free
+ * one. Atomic: each candidate's row is locked (`select ... for update`) and its leases counted
+ * under the lock, so two orchestrators can never overbook a node.
+ */
+export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
+  return db.transaction().execute(async (trx) => {
+    for (const candidate of await listLiveNodes(trx, options)) {
+      if (candidate.used >= candidate.slots) continue;
+      const node = await trx
+        .selectFrom('encode_nodes')
+        .selectAll()
+        .where('id', '=', candidate.id)
+        .where('state', '=', 'active')
+        .where('last_heartbeat_at', '>', ago(options.heartbeatTimeoutMs))
+        .forUpdate()
+        .executeTakeFirst();
+      if (!node) continue;
+      const { used } = await trx
+        .selectFrom('node_leases')
+        .select(sql<number>`count(*)::int`.as('used'))
+        .where('node_id', '=', node.id)
+        .executeTakeFirstOrThrow();
+      if (Number(used) >= node.slots) continue;
+      const leaseId = `lease_${randomBase62(16)}`;
+      await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: options.videoId, job: options.job }).execute();
+      return { leaseId, node };
+    }
+    return undefined;
+  });
+}
+
+/** Gives a slot back. Releasing a lease that is already gone (expired node, reaped orphan) is fine. */
+export async function releaseNodeSlot(db: Db, leaseId: string): Promise<void> {
+  await db.deleteFrom('node_leases').where('id', '=', leaseId).execute();
+}
+
+/** A live node for a short job that takes no slot, least loaded first; undefined when none is live. */
+export async function findLiveNode(db: Db, options: SelectionOptions): Promise<LiveNode | undefined> {
+  return (await listLiveNodes(db, options))[0];
+}
+
+/** Every node the registry has seen, newest first (for operators and health checks). */
+export async function listEncodeNodes(db: Db): Promise<EncodeNode[]> {
+  return db.selectFrom('encode_nodes').selectAll().orderBy('registered_at', 'desc').execute();
+}

@@ -1,0 +1,154 @@
+// Promise-shaped clients over the generated gRPC ones: what the orchestrator uses to drive a node,
+// and what a node uses to talk to the registry. Both present the farm token on every call.
+import {
+  EncodeServiceClient,
+  NodeRegistryClient,
+  grpc,
+  tokenMetadataKey,
+  type EncodeServiceGrpcClient,
+  type NodeRegistryGrpcClient,
+} from './definitions.ts';
+import type { ProbeRequest } from './generated/kino/v1/ProbeRequest.ts';
+import type { ProbeResult__Output } from './generated/kino/v1/ProbeResult.ts';
+import type { EncodeRequest } from './generated/kino/v1/EncodeRequest.ts';
+import type { EncodeEvent__Output } from './generated/kino/v1/EncodeEvent.ts';
+import type { EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';
+import type { EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
+import type { ThumbnailRequest } from './generated/kino/v1/ThumbnailRequest.ts';
+import type { ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
+import type { RegisterRequest } from './generated/kino/v1/RegisterRequest.ts';
+import type { RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
+import type { HeartbeatRequest } from './generated/kino/v1/HeartbeatRequest.ts';
+import type { HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
+
+export interface CallOptions {
+  /** Aborting cancels the call; the node then kills its ffmpeg. The promise rejects with gRPC CANCELLED. */
+  signal?: AbortSignal;
+  /** gRPC deadline, from now. */
+  timeoutMs?: number;
+}
+
+export interface EncodeClient {
+  readonly address: string;
+  /** ffprobe of `inputUrl` on the node. An unreadable, empty or non-video input fails with INVALID_ARGUMENT. */
+  probe(request: ProbeRequest, options?: CallOptions): Promise<ProbeResult__Output>;
+  /**
+   * One rendition, start to end: resolves with the `done` event once every output is uploaded, and
+   * calls `onProgress` for each progress event on the way (at most about twice a second).
+   * A node with no free slot (or draining) fails with RESOURCE_EXHAUSTED.
+   */
+  encode(
+    request: EncodeRequest,
+    options?: CallOptions & { onProgress?: (progress: EncodeProgress__Output) => void },
+  ): Promise<EncodeDone__Output>;
+  /** One JPEG at a timestamp, uploaded to `outputUrl`. */
+  thumbnail(request: ThumbnailRequest, options?: CallOptions): Promise<ThumbnailResult__Output>;
+  close(): void;
+  /** The underlying generated client, for anything the wrapper does not cover. */
+  readonly grpc: EncodeServiceGrpcClient;
+}
+
+// Keepalive pings notice a node whose host vanished (no RST) while a long encode streams nothing.
+const channelOptions: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 15_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+};
+
+function callOptionsFor(options: CallOptions | undefined): grpc.CallOptions {
+  return options?.timeoutMs ? { deadline: Date.now() + options.timeoutMs } : {};
+}
+
+/** Cancels `call` when `signal` aborts; returns the function that detaches the listener. */
+function cancelOnAbort(call: grpc.Call, signal: AbortSignal | undefined): () => void {
+  if (!signal) return () => {};
+  const cancel = () => call.cancel();
+  if (signal.aborted) cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  return () => signal.removeEventListener('abort', cancel);
+}
+
+function unary<Req, Res>(
+  method: (
+    request: Req,
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    callback: grpc.requestCallback<Res>,
+  ) => grpc.ClientUnaryCall,
+  request: Req,
+  metadata: grpc.Metadata,
+  options: CallOptions | undefined,
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    let detach = () => {};
+    const call = method(request, metadata, callOptionsFor(options), (error, response) => {
+      detach();
+      if (error) reject(error);
+      else resolve(response as Res);
+    });
+    detach = cancelOnAbort(call, options?.signal);
+  });
+}
+
+/** A client of one encode node at `address` (HOST:PORT), presenting `token` as `x-kino-token`. */
+export function createEncodeClient(address: string, token: string): EncodeClient {
+  const client = new EncodeServiceClient(address, grpc.credentials.createInsecure(), channelOptions);
+  const metadata = () => {
+    const m = new grpc.Metadata();
+    m.set(tokenMetadataKey, token);
+    return m;
+  };
+  return {
+    address,
+    grpc: client,
+    probe: (request, options) => unary(client.probe.bind(client), request, metadata(), options),
+    thumbnail: (request, options) => unary(client.thumbnail.bind(client), request, metadata(), options),
+    encode(request, options) {
+      return new Promise((resolve, reject) => {
+        const call = client.encode(request, metadata(), callOptionsFor(options));
+        const detach = cancelOnAbort(call, options?.signal);
+        let done: EncodeDone__Output | undefined;
+        let settled = false;
+        const settle = (error?: Error) => {
+          if (settled) return;
+          settled = true;
+          detach();
+          if (error) reject(error);
+          else if (done) resolve(done);
+          else reject(new Error(`encode stream from ${address} ended without a done event`));
+        };
+        call.on('data', (event: EncodeEvent__Output) => {
+          if (event.event === 'progress' && event.progress) options?.onProgress?.(event.progress);
+          else if (event.event === 'done' && event.done) done = event.done;
+        });
+        call.on('error', (error: Error) => settle(error));
+        call.on('end', () => settle());
+      });
+    },
+    close: () => client.close(),
+  };
+}
+
+export interface RegistryClient {
+  readonly address: string;
+  register(request: Omit<RegisterRequest, 'token'>, options?: CallOptions): Promise<RegisterResponse__Output>;
+  heartbeat(request: Omit<HeartbeatRequest, 'token'>, options?: CallOptions): Promise<HeartbeatResponse__Output>;
+  deregister(nodeId: string, options?: CallOptions): Promise<void>;
+  close(): void;
+  readonly grpc: NodeRegistryGrpcClient;
+}
+
+/** A client of the control plane's NodeRegistry at `address`; the farm token goes in each request body. */
+export function createRegistryClient(address: string, token: string): RegistryClient {
+  const client = new NodeRegistryClient(address, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  return {
+    address,
+    grpc: client,
+    register: (request, options) => unary(client.register.bind(client), { ...request, token }, metadata, options),
+    heartbeat: (request, options) => unary(client.heartbeat.bind(client), { ...request, token }, metadata, options),
+    async deregister(nodeId, options) {
+      await unary(client.deregister.bind(client), { token, nodeId }, metadata, options);
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,57 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { DeregisterRequest as _kino_v1_DeregisterRequest, DeregisterRequest__Output as _kino_v1_DeregisterRequest__Output } from './kino/v1/DeregisterRequest.ts';
+import type { DeregisterResponse as _kino_v1_DeregisterResponse, DeregisterResponse__Output as _kino_v1_DeregisterResponse__Output } from './kino/v1/DeregisterResponse.ts';
+import type { EncodeDone as _kino_v1_EncodeDone, EncodeDone__Output as _kino_v1_EncodeDone__Output } from './kino/v1/EncodeDone.ts';
+import type { EncodeEvent as _kino_v1_EncodeEvent, EncodeEvent__Output as _kino_v1_EncodeEvent__Output } from './kino/v1/EncodeEvent.ts';
+import type { EncodeProgress as _kino_v1_EncodeProgress, EncodeProgress__Output as _kino_v1_EncodeProgress__Output } from './kino/v1/EncodeProgress.ts';
+import type { EncodeRequest as _kino_v1_EncodeRequest, EncodeRequest__Output as _kino_v1_EncodeRequest__Output } from './kino/v1/EncodeRequest.ts';
+import type { EncodeServiceClient as _kino_v1_EncodeServiceClient, EncodeServiceDefinition as _kino_v1_EncodeServiceDefinition } from './kino/v1/EncodeService.ts';
+import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__Output as _kino_v1_HeartbeatRequest__Output } from './kino/v1/HeartbeatRequest.ts';
+import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from './kino/v1/HeartbeatResponse.ts';
+import type { NodeRegistryClient as _kino_v1_NodeRegistryClient, NodeRegistryDefinition as _kino_v1_NodeRegistryDefinition } from './kino/v1/NodeRegistry.ts';
+import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from './kino/v1/ProbeRequest.ts';
+import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from './kino/v1/ProbeResult.ts';
+import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Output as _kino_v1_RegisterRequest__Output } from './kino/v1/RegisterRequest.ts';
+import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from './kino/v1/RegisterResponse.ts';
+import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from './kino/v1/RenditionSpec.ts';
+import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from './kino/v1/ThumbnailRequest.ts';
+import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from './kino/v1/ThumbnailResult.ts';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  kino: {
+    v1: {
+      DeregisterRequest: MessageTypeDefinition<_kino_v1_DeregisterRequest, _kino_v1_DeregisterRequest__Output>
+      DeregisterResponse: MessageTypeDefinition<_kino_v1_DeregisterResponse, _kino_v1_DeregisterResponse__Output>
+      EncodeDone: MessageTypeDefinition<_kino_v1_EncodeDone, _kino_v1_EncodeDone__Output>
+      EncodeEvent: MessageTypeDefinition<_kino_v1_EncodeEvent, _kino_v1_EncodeEvent__Output>
+      EncodeProgress: MessageTypeDefinition<_kino_v1_EncodeProgress, _kino_v1_EncodeProgress__Output>
+      EncodeRequest: MessageTypeDefinition<_kino_v1_EncodeRequest, _kino_v1_EncodeRequest__Output>
+      /**
+       * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+       * A node reads its input and writes its outputs only through the presigned URLs a request carries:
+       * it never holds the bucket's credentials.
+       */
+      EncodeService: SubtypeConstructor<typeof grpc.Client, _kino_v1_EncodeServiceClient> & { service: _kino_v1_EncodeServiceDefinition }
+      HeartbeatRequest: MessageTypeDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatRequest__Output>
+      HeartbeatResponse: MessageTypeDefinition<_kino_v1_HeartbeatResponse, _kino_v1_HeartbeatResponse__Output>
+      /**
+       * Served by the control plane (the orchestrator process). Nodes present the farm token.
+       */
+      NodeRegistry: SubtypeConstructor<typeof grpc.Client, _kino_v1_NodeRegistryClient> & { service: _kino_v1_NodeRegistryDefinition }
+      ProbeRequest: MessageTypeDefinition<_kino_v1_ProbeRequest, _kino_v1_ProbeRequest__Output>
+      ProbeResult: MessageTypeDefinition<_kino_v1_ProbeResult, _kino_v1_ProbeResult__Output>
+      RegisterRequest: MessageTypeDefinition<_kino_v1_RegisterRequest, _kino_v1_RegisterRequest__Output>
+      RegisterResponse: MessageTypeDefinition<_kino_v1_RegisterResponse, _kino_v1_RegisterResponse__Output>
+      RenditionSpec: MessageTypeDefinition<_kino_v1_RenditionSpec, _kino_v1_RenditionSpec__Output>
+      ThumbnailRequest: MessageTypeDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailRequest__Output>
+      ThumbnailResult: MessageTypeDefinition<_kino_v1_ThumbnailResult, _kino_v1_ThumbnailResult__Output>
+    }
+  }
+}
+

@@ -1,0 +1,8 @@
+// Original file: kino.proto
+
+
+export interface DeregisterResponse {
+}
+
+export interface DeregisterResponse__Output {
+}

@@ -1,0 +1,70 @@
+// Original file: kino.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { EncodeEvent as _kino_v1_EncodeEvent, EncodeEvent__Output as _kino_v1_EncodeEvent__Output } from '../../kino/v1/EncodeEvent.ts';
+import type { EncodeRequest as _kino_v1_EncodeRequest, EncodeRequest__Output as _kino_v1_EncodeRequest__Output } from '../../kino/v1/EncodeRequest.ts';
+import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from '../../kino/v1/ProbeRequest.ts';
+import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from '../../kino/v1/ProbeResult.ts';
+import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from '../../kino/v1/ThumbnailRequest.ts';
+import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from '../../kino/v1/ThumbnailResult.ts';
+
+/**
+ * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+ * A node reads its input and writes its outputs only through the presigned URLs a request carries:
+ * it never holds the bucket's credentials.
+ */
+export interface EncodeServiceClient extends grpc.Client {
+  /**
+   * Streams progress while ffmpeg runs, then one `done` event after every output is uploaded.
+   */
+  Encode(argument: _kino_v1_EncodeRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_kino_v1_EncodeEvent__Output>;
+  Encode(argument: _kino_v1_EncodeRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_kino_v1_EncodeEvent__Output>;
+  /**
+   * Streams progress while ffmpeg runs, then one `done` event after every output is uploaded.
+   */
+  encode(argument: _kino_v1_EncodeRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_kino_v1_EncodeEvent__Output>;
+  encode(argument: _kino_v1_EncodeRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_kino_v1_EncodeEvent__Output>;
+  
+  Probe(argument: _kino_v1_ProbeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  Probe(argument: _kino_v1_ProbeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  Probe(argument: _kino_v1_ProbeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  Probe(argument: _kino_v1_ProbeRequest, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  probe(argument: _kino_v1_ProbeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  probe(argument: _kino_v1_ProbeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  probe(argument: _kino_v1_ProbeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  probe(argument: _kino_v1_ProbeRequest, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  
+  Thumbnail(argument: _kino_v1_ThumbnailRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  Thumbnail(argument: _kino_v1_ThumbnailRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  Thumbnail(argument: _kino_v1_ThumbnailRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  Thumbnail(argument: _kino_v1_ThumbnailRequest, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  thumbnail(argument: _kino_v1_ThumbnailRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  thumbnail(argument: _kino_v1_ThumbnailRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  thumbnail(argument: _kino_v1_ThumbnailRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  thumbnail(argument: _kino_v1_ThumbnailRequest, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
+  
+}
+
+/**
+ * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+ * A node reads its input and writes its outputs only through the presigned URLs a request carries:
+ * it never holds the bucket's credentials.
+ */
+export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * Streams progress while ffmpeg runs, then one `done` event after every output is uploaded.
+   */
+  Encode: grpc.handleServerStreamingCall<_kino_v1_EncodeRequest__Output, _kino_v1_EncodeEvent>;
+  
+  Probe: grpc.handleUnaryCall<_kino_v1_ProbeRequest__Output, _kino_v1_ProbeResult>;
+  
+  Thumbnail: grpc.handleUnaryCall<_kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult>;
+  
+}
+
+export interface EncodeServiceDefinition extends grpc.ServiceDefinition {
+  Encode: MethodDefinition<_kino_v1_EncodeRequest, _kino_v1_EncodeEvent, _kino_v1_EncodeRequest__Output, _kino_v1_EncodeEvent__Output>
+  Probe: MethodDefinition<_kino_v1_ProbeRequest, _kino_v1_ProbeResult, _kino_v1_ProbeRequest__Output, _kino_v1_ProbeResult__Output>
+  Thumbnail: MethodDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailResult, _kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult__Output>
+}

@@ -1,0 +1,80 @@
+// Original file: kino.proto
+
+
+/**
+ * One rung of the ladder, fully decided by the orchestrator.
+ */
+export interface RenditionSpec {
+  /**
+   * "720p"
+   */
+  'key'?: (string);
+  'width'?: (number);
+  'height'?: (number);
+  'videoBitrateKbps'?: (number);
+  /**
+   * 0: no audio track
+   */
+  'audioBitrateKbps'?: (number);
+  'frameRate'?: (number | string);
+  /**
+   * API name: yuv420p, yuv420p10b, ...
+   */
+  'pixelFormat'?: (string);
+  /**
+   * constantBitrate | variableBitrate
+   */
+  'rateControlMode'?: (string);
+  'twoPass'?: (boolean);
+  /**
+   * ultrafast ... veryslow
+   */
+  'x264Preset'?: (string);
+  /**
+   * aac, aac-he, aac-he-v2, mp3, ac3, eac3
+   */
+  'audioCodec'?: (string);
+  /**
+   * 6
+   */
+  'segmentSeconds'?: (number);
+}
+
+/**
+ * One rung of the ladder, fully decided by the orchestrator.
+ */
+export interface RenditionSpec__Output {
+  /**
+   * "720p"
+   */
+  'key': (string);
+  'width': (number);
+  'height': (number);
+  'videoBitrateKbps': (number);
+  /**
+   * 0: no audio track
+   */
+  'audioBitrateKbps': (number);
+  'frameRate': (number);
+  /**
+   * API name: yuv420p, yuv420p10b, ...
+   */
+  'pixelFormat': (string);
+  /**
+   * constantBitrate | variableBitrate
+   */
+  'rateControlMode': (string);
+  'twoPass': (boolean);
+  /**
+   * ultrafast ... veryslow
+   */
+  'x264Preset': (string);
+  /**
+   * aac, aac-he, aac-he-v2, mp3, ac3, eac3
+   */
+  'audioCodec': (string);
+  /**
+   * 6
+   */
+  'segmentSeconds': (number);
+}

@@ -1,0 +1,32 @@
+// Original file: kino.proto
+
+
+export interface ThumbnailRequest {
+  'jobId'?: (string);
+  'inputUrl'?: (string);
+  'timestampSeconds'?: (number | string);
+  /**
+   * 0: keep the source's size (height likewise)
+   */
+  'width'?: (number);
+  'height'?: (number);
+  /**
+   * presigned PUT, image/jpeg
+   */
+  'outputUrl'?: (string);
+}
+
+export interface ThumbnailRequest__Output {
+  'jobId': (string);
+  'inputUrl': (string);
+  'timestampSeconds': (number);
+  /**
+   * 0: keep the source's size (height likewise)
+   */
+  'width': (number);
+  'height': (number);
+  /**
+   * presigned PUT, image/jpeg
+   */
+  'outputUrl': (string);
+}

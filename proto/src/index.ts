@@ -1,0 +1,35 @@
+// The wire contract of the farm (kino.proto), loaded at runtime with @grpc/proto-loader, and typed by
+// the generated files in ./generated (regenerate with `npm run gen -w proto`).
+// Field names are camelCase, 64-bit integers are JS numbers, enums are strings, unset fields carry
+// their defaults, and a oneof has a virtual field naming the member that is set (`event`).
+export {
+  protoPath,
+  protoLoaderOptions,
+  EncodeServiceClient,
+  NodeRegistryClient,
+  encodeServiceDefinition,
+  nodeRegistryDefinition,
+  tokenMetadataKey,
+  grpc,
+  GrpcStatus,
+  isServiceError,
+} from './definitions.ts';
+export type { EncodeServiceGrpcClient, NodeRegistryGrpcClient } from './definitions.ts';
+export type { EncodeServiceHandlers, EncodeServiceDefinition } from './generated/kino/v1/EncodeService.ts';
+export type { NodeRegistryHandlers, NodeRegistryDefinition } from './generated/kino/v1/NodeRegistry.ts';
+export type { ProbeRequest, ProbeRequest__Output } from './generated/kino/v1/ProbeRequest.ts';
+export type { ProbeResult, ProbeResult__Output } from './generated/kino/v1/ProbeResult.ts';
+export type { RenditionSpec, RenditionSpec__Output } from './generated/kino/v1/RenditionSpec.ts';
+export type { EncodeRequest, EncodeRequest__Output } from './generated/kino/v1/EncodeRequest.ts';
+export type { EncodeEvent, EncodeEvent__Output } from './generated/kino/v1/EncodeEvent.ts';
+export type { EncodeProgress, EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';
+export type { EncodeDone, EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
+export type { ThumbnailRequest, ThumbnailRequest__Output } from './generated/kino/v1/ThumbnailRequest.ts';
+export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
+export type { RegisterRequest, RegisterRequest__Output } from './generated/kino/v1/RegisterRequest.ts';
+export type { RegisterResponse, RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
+export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kino/v1/HeartbeatRequest.ts';
+export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
+export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
+export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
+export { createEncodeClient, createRegistryClient, type EncodeClient, type RegistryClient, type CallOptions } from './clients.ts';

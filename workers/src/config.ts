@@ -1,0 +1,42 @@
+// The configuration of an encode node process (`kino node start`). Flags of the command override
+// these environment variables; a wrong or missing value stops the node naming the variable.
+import { env, z } from '@kino/infra';
+import type { EncodeNodeOptions } from './node.ts';
+
+const labelList = z
+  .string()
+  .regex(/^([^=,\s]+=[^,]*)(,[^=,\s]+=[^,]*)*$/, 'expected k=v[,k=v...]')
+  .transform((value) => Object.fromEntries(value.split(',').map((pair) => {
+    const eq = pair.indexOf('=');
+    return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+  })));
+
+export const nodeConfigShape = {
+  /** The control plane's NodeRegistry (the orchestrator process), HOST:PORT. */
+  KINO_CONTROL_PLANE: env.hostPort(),
+  NODE_TOKEN: z.string().min(1),
+  NODE_SLOTS: z.coerce.number().int().min(1).max(64).default(1),
+  NODE_HOST: z.string().min(1).default('127.0.0.1'),
+  NODE_PORT: env.port(0),
+  NODE_ADVERTISE: env.hostPort().optional(),
+  NODE_LABELS: labelList.optional(),
+  NODE_WORK_DIR: z.string().min(1).optional(),
+  NODE_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  LOG_LEVEL: env.logLevel(),
+};
+
+export type NodeConfig = z.infer<z.ZodObject<typeof nodeConfigShape>>;
+
+export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOptions, 'logger'> {
+  return {
+    controlPlane: config.KINO_CONTROL_PLANE,
+    token: config.NODE_TOKEN,
+    slots: config.NODE_SLOTS,
+    host: config.NODE_HOST,
+    port: config.NODE_PORT,
+    advertise: config.NODE_ADVERTISE,
+    labels: config.NODE_LABELS ?? {},
+    workDir: config.NODE_WORK_DIR,
+    threads: config.NODE_FFMPEG_THREADS,
+  };
+}

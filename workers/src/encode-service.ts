@@ -1,0 +1,223 @@
+// The EncodeService of a node: token check, slots, and the three jobs (probe, encode, thumbnail).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import {
+  tokenMetadataKey,
+  type EncodeServiceHandlers,
+  type ProbeResult,
+  type grpc,
+} from '@kino/proto';
+import { probeMedia } from './ffmpeg/index.ts';
+import { runEncodeJob } from './encode-job.ts';
+import { runThumbnailJob } from './thumbnail-job.ts';
+import { InvalidRequestError, NodeBusyError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
+
+type JobKind = 'probe' | 'encode' | 'thumbnail';
+
+/**
+ * What a node is doing: running jobs by id, how many encode slots are taken, and whether it is
+ * draining. Probes and thumbnails are short and take no slot; encodes take one each.
+ */
+export class NodeJobs {
+  private readonly running = new Map<string, JobKind>();
+  private encodes = 0;
+  private draining = false;
+  private idleWaiters: (() => void)[] = [];
+  private sequence = 0;
+
+  constructor(readonly slots: number) {}
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  get encodesRunning(): number {
+    return this.encodes;
+  }
+
+  /** Ids of every running job, for heartbeats. */
+  activeJobIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Takes a place for a job, or throws NodeBusyError; returns the function that gives it back. */
+  start(kind: JobKind, requestedId: string): { jobId: string; finish: () => void } {
+    if (this.draining) throw new NodeBusyError('node is draining: it takes no new jobs');
+    if (kind === 'encode' && this.encodes >= this.slots) {
+      throw new NodeBusyError(`all ${this.slots} encode slots of this node are busy`);
+    }
+    // Ids are the caller's, made unique here so two calls with one id cannot collide.
+    let jobId = requestedId || `${kind}-${++this.sequence}`;
+    if (this.running.has(jobId)) jobId = `${jobId}#${++this.sequence}`;
+    this.running.set(jobId, kind);
+    if (kind === 'encode') this.encodes++;
+    let finished = false;
+    return {
+      jobId,
+      finish: () => {
+        if (finished) return;
+        finished = true;
+        this.running.delete(jobId);
+        if (kind === 'encode') this.encodes--;
+        if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      },
+    };
+  }
+
+  /** Stops taking jobs; resolves once every running job has finished. */
+  drain(): Promise<void> {
+    this.draining = true;
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+}
+
+export interface EncodeServiceOptions {
+  token: string;
+  jobs: NodeJobs;
+  workDir: string;
+  threads: number;
+  logger: Logger;
+  /** The node's id (assigned by the registry), for log lines. */
+  nodeId: () => string;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+// Progress goes out at most twice a second: enough for a progress bar and an activity heartbeat.
+const progressIntervalMs = 500;
+
+export function createEncodeServiceHandlers({ token, jobs, workDir, threads, logger, nodeId }: EncodeServiceOptions): EncodeServiceHandlers {
+  const expected = digest(token);
+  const authenticate = (metadata: grpc.Metadata) => {
+    const presented = metadata.get(tokenMetadataKey)[0];
+    if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), expected)) {
+      throw new UnauthenticatedError(`missing or wrong ${tokenMetadataKey}`);
+    }
+  };
+  const logFailure = (log: Logger, error: unknown, what: string) => {
+    if (asJobError(error)) log.warn({ err: error }, `${what} failed`);
+    else log.error({ err: error }, `${what} failed`);
+  };
+
+  return {
+    Probe(call, callback) {
+      let finish = () => {};
+      let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
+      try {
+        authenticate(call.metadata);
+        if (!call.request.inputUrl) throw new InvalidRequestError('input_url is required');
+        const job = jobs.start('probe', call.request.jobId);
+        finish = job.finish;
+        log = log.child({ jobId: job.jobId });
+      } catch (error) {
+        log.warn({ err: error }, 'probe refused');
+        callback(toGrpcStatus(error));
+        return;
+      }
+      const controller = new AbortController();
+      call.on('cancelled', () => controller.abort());
+      probeMedia(call.request.inputUrl, { signal: controller.signal })
+        .then((info) => {
+          const result: ProbeResult = {
+            durationSeconds: info.durationSeconds,
+            width: info.width,
+            height: info.height,
+            frameRate: info.frameRate,
+            frameCount: info.frameCount,
+            videoCodec: info.videoCodec,
+            pixelFormat: info.pixelFormat,
+            hasAudio: info.hasAudio,
+            audioCodec: info.audioCodec,
+            audioChannels: info.audioChannels,
+            audioSampleRate: info.audioSampleRate,
+            formatName: info.formatName,
+            sizeBytes: info.sizeBytes,
+          };
+          log.info({ probe: result }, 'probed');
+          callback(null, result);
+        })
+        .catch((error: unknown) => {
+          logFailure(log, error, 'probe');
+          callback(toGrpcStatus(error));
+        })
+        .finally(finish);
+    },
+
+    Encode(call) {
+      const { request } = call;
+      let log = logger.child({ nodeId: nodeId(), jobId: request.jobId, videoId: request.videoId, rendition: request.rendition?.key });
+      let finish = () => {};
+      try {
+        authenticate(call.metadata);
+        const job = jobs.start('encode', request.jobId);
+        finish = job.finish;
+        log = log.child({ jobId: job.jobId });
+      } catch (error) {
+        log.warn({ err: error }, 'encode refused');
+        call.emit('error', toGrpcStatus(error));
+        return;
+      }
+      const controller = new AbortController();
+      call.on('cancelled', () => {
+        log.warn('encode cancelled by the caller');
+        controller.abort();
+      });
+      let lastSent = 0;
+      const started = Date.now();
+      runEncodeJob({
+        request,
+        workDir,
+        threads,
+        signal: controller.signal,
+        logger: log,
+        onProgress(progress) {
+          const now = Date.now();
+          if (call.cancelled || (now - lastSent < progressIntervalMs && progress.percent < 100)) return;
+          lastSent = now;
+          call.write({ progress });
+        },
+      })
+        .then((done) => {
+          log.info({ done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 }, 'encode done');
+          if (call.cancelled) return;
+          call.write({ done });
+          call.end();
+        })
+        .catch((error: unknown) => {
+          logFailure(log, error, 'encode');
+          if (!call.cancelled) call.emit('error', toGrpcStatus(error));
+        })
+        .finally(finish);
+    },
+
+    Thumbnail(call, callback) {
+      let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
+      let finish = () => {};
+      try {
+        authenticate(call.metadata);
+        const job = jobs.start('thumbnail', call.request.jobId);
+        finish = job.finish;
+        log = log.child({ jobId: job.jobId });
+      } catch (error) {
+        log.warn({ err: error }, 'thumbnail refused');
+        callback(toGrpcStatus(error));
+        return;
+      }
+      const controller = new AbortController();
+      call.on('cancelled', () => controller.abort());
+      runThumbnailJob({ request: call.request, workDir, signal: controller.signal, logger: log })
+        .then((result) => {
+          log.info({ thumbnail: result }, 'thumbnail done');
+          callback(null, result);
+        })
+        .catch((error: unknown) => {
+          logFailure(log, error, 'thumbnail');
+          callback(toGrpcStatus(error));
+        })
+        .finally(finish);
+    },
+  };
+}

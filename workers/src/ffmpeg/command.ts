@@ -1,0 +1,124 @@
+// The one place that spawns ffmpeg and ffprobe. It reads no configuration: callers pass what it
+// needs (working directory, expected duration, abort signal, logger).
+import { spawn } from 'node:child_process';
+import type { Logger } from 'pino';
+import { ProgressParser, type FfmpegProgress } from './progress.ts';
+
+const stderrTailChars = 4000;
+
+/** ffmpeg or ffprobe exited badly; `stderrTail` is the end of what it said, for logs and error messages. */
+export class FfmpegError extends Error {
+  constructor(
+    readonly program: string,
+    readonly exitCode: number | null,
+    readonly exitSignal: NodeJS.Signals | null,
+    readonly stderrTail: string,
+  ) {
+    const how = exitCode !== null ? `exited with code ${exitCode}` : `was killed by ${exitSignal ?? 'a signal'}`;
+    super(`${program} ${how}: ${lastLines(stderrTail, 5) || '(no error output)'}`);
+    this.name = 'FfmpegError';
+  }
+}
+
+/** The caller aborted the run; the process was killed. */
+export class FfmpegAbortedError extends Error {
+  constructor(program: string) {
+    super(`${program} was aborted`);
+    this.name = 'FfmpegAbortedError';
+  }
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trim().split('\n').slice(-count).join(' | ');
+}
+
+interface RunOptions {
+  cwd?: string;
+  signal?: AbortSignal;
+  logger?: Logger;
+}
+
+interface RunResult {
+  stdout: string;
+  stderrTail: string;
+}
+
+function run(
+  program: string,
+  args: string[],
+  { cwd, signal, logger }: RunOptions,
+  onStdout?: (chunk: string) => void,
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new FfmpegAbortedError(program));
+      return;
+    }
+    logger?.debug({ program, args }, 'spawning');
+    const child = spawn(program, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderrTail = '';
+    let aborted = false;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (onStdout) onStdout(chunk);
+      else stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: string) => {
+      stderrTail = (stderrTail + chunk).slice(-stderrTailChars);
+    });
+    // Aborting kills at once: a cancelled job's partial output is thrown away anyway.
+    const abort = () => {
+      aborted = true;
+      child.kill('SIGKILL');
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+    child.once('error', (error) => {
+      signal?.removeEventListener('abort', abort);
+      reject(error);
+    });
+    child.once('close', (code, exitSignal) => {
+      signal?.removeEventListener('abort', abort);
+      if (aborted) reject(new FfmpegAbortedError(program));
+      else if (code === 0) resolve({ stdout, stderrTail });
+      else reject(new FfmpegError(program, code, exitSignal, stderrTail));
+    });
+  });
+}
+
+export interface FfmpegRunOptions extends RunOptions {
+  /** Expected media duration, so progress can be a percentage; 0 or absent: percent stays 0. */
+  durationSeconds?: number;
+  onProgress?: (progress: FfmpegProgress) => void;
+}
+
+/**
+ * Runs ffmpeg with `args` (inputs, filters, outputs) after the flags every run shares: no banner,
+ * no stdin, errors only on stderr, and machine-readable progress on stdout.
+ * Resolves with the last progress block (its `frame` is the number of frames written).
+ */
+export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}): Promise<FfmpegProgress | undefined> {
+  let last: FfmpegProgress | undefined;
+  const parser = new ProgressParser(options.durationSeconds ?? 0, (progress) => {
+    last = progress;
+    options.onProgress?.(progress);
+  });
+  const fullArgs = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-y', ...args];
+  await run('ffmpeg', fullArgs, options, (chunk) => parser.push(chunk));
+  return last;
+}
+
+/** Runs ffprobe and returns its stdout (callers ask for JSON with `-of json`). */
+export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<string> {
+  const { stdout } = await run('ffprobe', ['-hide_banner', '-loglevel', 'error', ...args], options);
+  return stdout;
+}
+
+/**
+ * Input options for a URL: give up on a stalled connection instead of hanging a slot forever.
+ * (Presigned GETs support range requests, so ffmpeg can seek to an MP4's trailing moov.)
+ */
+export function inputArgsFor(input: string): string[] {
+  return /^https?:\/\//.test(input) ? ['-rw_timeout', '30000000'] : [];
+}

@@ -1,0 +1,123 @@
+// Reads a CMAF init segment (init.mp4) to describe what was really written: the RFC 6381 CODECS
+// string comes from the bytes players will see (avcC, esds), not from what we asked the encoder for.
+
+export interface InitSegmentInfo {
+  /** e.g. "avc1.64001f,mp4a.40.2"; video first. */
+  codecs: string;
+  videoCodec?: string;
+  audioCodec?: string;
+  /** Sample entry of the audio track (mp4a, ac-3, ec-3), when there is one. */
+  audioSampleEntry?: string;
+  width: number;
+  height: number;
+}
+
+interface Box {
+  type: string;
+  /** Offset of the payload (after the header). */
+  start: number;
+  end: number;
+}
+
+function readBoxes(data: Buffer, start: number, end: number): Box[] {
+  const boxes: Box[] = [];
+  let offset = start;
+  while (offset + 8 <= end) {
+    let size = data.readUInt32BE(offset);
+    const type = data.toString('latin1', offset + 4, offset + 8);
+    let header = 8;
+    if (size === 1) {
+      size = Number(data.readBigUInt64BE(offset + 8));
+      header = 16;
+    } else if (size === 0) {
+      size = end - offset;
+    }
+    if (size < header || offset + size > end) break;
+    boxes.push({ type, start: offset + header, end: offset + size });
+    offset += size;
+  }
+  return boxes;
+}
+
+function child(data: Buffer, parent: Box, type: string, skip = 0): Box | undefined {
+  return readBoxes(data, parent.start + skip, parent.end).find((b) => b.type === type);
+}
+
+function hex2(value: number): string {
+  return value.toString(16).padStart(2, '0');
+}
+
+/** MPEG-4 descriptors: a tag byte, then a length in up to four 7-bit groups. */
+function readDescriptor(data: Buffer, offset: number, end: number): { tag: number; start: number; end: number } | undefined {
+  if (offset >= end) return undefined;
+  const tag = data.readUInt8(offset);
+  let length = 0;
+  let cursor = offset + 1;
+  for (let i = 0; i < 4 && cursor < end; i++) {
+    const byte = data.readUInt8(cursor++);
+    length = (length << 7) | (byte & 0x7f);
+    if ((byte & 0x80) === 0) break;
+  }
+  return { tag, start: cursor, end: Math.min(end, cursor + length) };
+}
+
+/** The codecs string of an `mp4a` entry from its esds: AAC as mp4a.40.<object type>, MP3 as mp4a.40.34. */
+function mp4aCodec(data: Buffer, esds: Box): string {
+  const es = readDescriptor(data, esds.start + 4, esds.end); // skip version and flags
+  if (!es || es.tag !== 0x03) return 'mp4a';
+  const flags = data.readUInt8(es.start + 2);
+  let cursor = es.start + 3;
+  if (flags & 0x80) cursor += 2; // dependsOn_ES_ID
+  if (flags & 0x40) cursor += 1 + data.readUInt8(cursor); // URL
+  if (flags & 0x20) cursor += 2; // OCR_ES_Id
+  const config = readDescriptor(data, cursor, es.end);
+  if (!config || config.tag !== 0x04) return 'mp4a';
+  const objectType = data.readUInt8(config.start);
+  // MPEG-1/2 Layer III: Apple's HLS authoring spec and ffmpeg's own hlsenc write mp4a.40.34.
+  if (objectType === 0x6b || objectType === 0x69) return 'mp4a.40.34';
+  if (objectType !== 0x40) return `mp4a.${hex2(objectType)}`;
+  const specific = readDescriptor(data, config.start + 13, config.end);
+  if (!specific || specific.tag !== 0x05 || specific.start >= specific.end) return 'mp4a.40.2';
+  let audioObjectType = data.readUInt8(specific.start) >> 3;
+  if (audioObjectType === 31 && specific.start + 1 < specific.end) {
+    audioObjectType = 32 + (((data.readUInt8(specific.start) & 0x07) << 3) | (data.readUInt8(specific.start + 1) >> 5));
+  }
+  return `mp4a.40.${audioObjectType}`;
+}
+
+export function parseInitSegment(data: Buffer): InitSegmentInfo {
+  const moov = readBoxes(data, 0, data.length).find((b) => b.type === 'moov');
+  if (!moov) throw new Error('init segment has no moov box');
+  const info: InitSegmentInfo = { codecs: '', width: 0, height: 0 };
+  for (const trak of readBoxes(data, moov.start, moov.end).filter((b) => b.type === 'trak')) {
+    const mdia = child(data, trak, 'mdia');
+    const minf = mdia && child(data, mdia, 'minf');
+    const stbl = minf && child(data, minf, 'stbl');
+    const stsd = stbl && child(data, stbl, 'stsd');
+    if (!stsd) continue;
+    const entry = readBoxes(data, stsd.start + 8, stsd.end)[0]; // skip version, flags, entry count
+    if (!entry) continue;
+    if (entry.type === 'avc1' || entry.type === 'avc3') {
+      // VisualSampleEntry: 78 bytes of fixed fields, then its boxes.
+      info.width = data.readUInt16BE(entry.start + 24);
+      info.height = data.readUInt16BE(entry.start + 26);
+      const avcC = child(data, entry, 'avcC', 78);
+      info.videoCodec = avcC
+        ? `${entry.type}.${hex2(data.readUInt8(avcC.start + 1))}${hex2(data.readUInt8(avcC.start + 2))}${hex2(data.readUInt8(avcC.start + 3))}`
+        : entry.type;
+    } else if (entry.type === 'mp4a' || entry.type === 'ac-3' || entry.type === 'ec-3') {
+      info.audioSampleEntry = entry.type;
+      if (entry.type === 'mp4a') {
+        // AudioSampleEntry: 28 bytes of fixed fields (QuickTime versions 1 and 2 add 16 or 36).
+        const version = data.readUInt16BE(entry.start + 8);
+        const fixed = 28 + (version === 1 ? 16 : version === 2 ? 36 : 0);
+        const esds = child(data, entry, 'esds', fixed);
+        info.audioCodec = esds ? mp4aCodec(data, esds) : 'mp4a.40.2';
+      } else {
+        info.audioCodec = entry.type;
+      }
+    }
+  }
+  info.codecs = [info.videoCodec, info.audioCodec].filter(Boolean).join(',');
+  return info;
+}

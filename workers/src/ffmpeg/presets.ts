@@ -1,0 +1,162 @@
+// ffmpeg argument lists as plain functions of their options: no I/O, no configuration, so each
+// decision (GOP, rate control, HLS muxing) is visible and unit-tested.
+import type { AudioEncoding, X264PixelFormat, X264Preset } from './formats.ts';
+import { inputArgsFor } from './command.ts';
+
+export const hlsPlaylistName = 'playlist.m3u8';
+export const hlsInitName = 'init.mp4';
+/** ffmpeg's pattern for segment names: seg-00000.m4s, seg-00001.m4s, ... (objectKeys.segmentName). */
+export const hlsSegmentPattern = 'seg-%05d.m4s';
+
+/** Everything one rendition's encode needs, fully decided (see encode-settings.ts). */
+export interface HlsEncodeSettings {
+  /** Output size; both even (H.264 4:2:0 needs it). */
+  width: number;
+  height: number;
+  /** Output frame rate; with `capFrameRate` an fps filter brings the source down to it. */
+  frameRate: number;
+  capFrameRate: boolean;
+  pixelFormat: X264PixelFormat;
+  x264Preset: X264Preset;
+  videoBitrateKbps: number;
+  rateControl: 'constantBitrate' | 'variableBitrate';
+  twoPass: boolean;
+  segmentSeconds: number;
+  /** Absent: the output has no audio track. */
+  audio?: { encoding: AudioEncoding; bitrateKbps: number; channels: number };
+}
+
+export interface HlsEncodeOptions {
+  input: string;
+  settings: HlsEncodeSettings;
+  /** Encoder threads; 0 lets x264 decide (one per core and a half). */
+  threads: number;
+  /** Two-pass runs: pass 1 writes only the stats file, pass 2 reads it and writes the HLS. */
+  pass?: { number: 1 | 2; logFile: string };
+}
+
+/**
+ * Frames between keyframes: 2 s. Every rendition of a video has the same frame rate, so every
+ * rendition puts keyframes on the same frames; the forced keyframe at each multiple of the segment
+ * length makes segments exactly `segmentSeconds` long and lined up across the ladder.
+ */
+export function gopFrames(frameRate: number): number {
+  return Math.max(1, Math.round(frameRate * 2));
+}
+
+export function videoFilterChain(settings: HlsEncodeSettings): string {
+  const filters: string[] = [];
+  if (settings.capFrameRate) filters.push(`fps=${formatNumber(settings.frameRate)}`);
+  // The orchestrator computed a size with the source's display aspect; setsar=1 makes pixels square
+  // so RESOLUTION in the master playlist is what players show.
+  filters.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
+  return filters.join(',');
+}
+
+export function rateControlArgs(settings: HlsEncodeSettings): string[] {
+  const kbps = settings.videoBitrateKbps;
+  if (settings.rateControl === 'constantBitrate') {
+    // A one-second VBV at exactly the target, with HRD signalling (filler data keeps it constant).
+    return ['-b:v', `${kbps}k`, '-minrate', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`, '-x264-params', 'nal-hrd=cbr'];
+  }
+  // Variable: average at the target, peaks capped at 1.5x over a two-second buffer.
+  const maxrate = Math.round(kbps * 1.5);
+  return ['-b:v', `${kbps}k`, '-maxrate', `${maxrate}k`, '-bufsize', `${maxrate * 2}k`];
+}
+
+function videoArgs(settings: HlsEncodeSettings, threads: number): string[] {
+  const gop = gopFrames(settings.frameRate);
+  return [
+    '-vf', videoFilterChain(settings),
+    '-c:v', 'libx264',
+    '-preset', settings.x264Preset,
+    '-pix_fmt', settings.pixelFormat,
+    ...rateControlArgs(settings),
+    '-g', String(gop),
+    '-keyint_min', String(gop),
+    '-sc_threshold', '0', // no scene-cut keyframes: they would differ between renditions
+    '-force_key_frames', `expr:gte(t,n_forced*${settings.segmentSeconds})`,
+    '-forced-idr', '1',
+    '-threads', String(threads),
+  ];
+}
+
+function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
+  return [
+    '-c:a', audio.encoding.encoder,
+    '-b:a', `${audio.bitrateKbps}k`,
+    '-ac', String(audio.channels),
+    '-ar', '48000', // every one of the four encoders takes 48 kHz
+  ];
+}
+
+/** HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory. */
+export function hlsMuxerArgs(segmentSeconds: number): string[] {
+  return [
+    '-f', 'hls',
+    '-hls_time', String(segmentSeconds),
+    '-hls_playlist_type', 'vod',
+    '-hls_segment_type', 'fmp4',
+    '-hls_fmp4_init_filename', hlsInitName,
+    '-hls_segment_filename', hlsSegmentPattern,
+    '-hls_flags', 'independent_segments',
+    '-avoid_negative_ts', 'disabled',
+    '-hls_segment_options', 'movflags=+frag_discont',
+    hlsPlaylistName,
+  ];
+}
+
+/** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
+export function hlsEncodeArgs({ input, settings, threads, pass }: HlsEncodeOptions): string[] {
+  const args = [...inputArgsFor(input), '-i', input, '-map', '0:v:0'];
+  if (pass?.number === 1) {
+    // Pass 1 only gathers statistics: no audio, no output file.
+    return [...args, ...videoArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFile, '-an', '-f', 'null', '-'];
+  }
+  if (settings.audio) args.push('-map', '0:a:0');
+  args.push(...videoArgs(settings, threads));
+  if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
+  if (settings.audio) args.push(...audioArgs(settings.audio));
+  args.push('-map_metadata', '-1', '-map_chapters', '-1');
+  return [...args, ...hlsMuxerArgs(settings.segmentSeconds)];
+}
+
+export interface ThumbnailOptions {
+  input: string;
+  timestampSeconds: number;
+  /** 0 for both: the source's size. One of them 0: the other scaled with the aspect kept. */
+  width: number;
+  height: number;
+  output: string;
+}
+
+export function thumbnailFilter(width: number, height: number): string | undefined {
+  if (width > 0 && height > 0) {
+    // Exactly the requested size: fill it and crop the overflow, like a cover image.
+    return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1`;
+  }
+  if (width > 0) return `scale=${width}:-2,setsar=1`;
+  if (height > 0) return `scale=-2:${height},setsar=1`;
+  return undefined;
+}
+
+/** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
+export function thumbnailArgs({ input, timestampSeconds, width, height, output }: ThumbnailOptions): string[] {
+  const filter = thumbnailFilter(width, height);
+  return [
+    ...inputArgsFor(input),
+    '-ss', formatNumber(Math.max(0, timestampSeconds)),
+    '-i', input,
+    '-map', '0:v:0',
+    '-frames:v', '1',
+    ...(filter ? ['-vf', filter] : []),
+    '-q:v', '3',
+    '-f', 'image2',
+    '-update', '1',
+    output,
+  ];
+}
+
+function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(Number(value.toFixed(6)));
+}

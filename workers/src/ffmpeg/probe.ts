@@ -1,0 +1,145 @@
+// ffprobe of a source: the facts the ladder is planned from. Parsing is a pure function of
+// ffprobe's JSON so odd files (rotated phones, anamorphic DVDs, audio-only) are unit-tested.
+import { inputArgsFor, runFfprobe } from './command.ts';
+
+export interface MediaInfo {
+  durationSeconds: number;
+  /** As displayed: sample aspect ratio and rotation applied. */
+  width: number;
+  height: number;
+  /** The stream's coded size, before rotation and aspect correction. */
+  codedWidth: number;
+  codedHeight: number;
+  rotation: number;
+  frameRate: number;
+  /** From the container when it says (nb_frames), else duration × frame rate. */
+  frameCount: number;
+  videoCodec: string;
+  pixelFormat: string;
+  hasAudio: boolean;
+  audioCodec: string;
+  audioChannels: number;
+  audioSampleRate: number;
+  formatName: string;
+  sizeBytes: number;
+}
+
+/** The input is not a video we can encode: failing again will not help. */
+export class NotAVideoError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotAVideoError';
+  }
+}
+
+interface ProbeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  pix_fmt?: string;
+  sample_aspect_ratio?: string;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  nb_frames?: string;
+  duration?: string;
+  channels?: number;
+  sample_rate?: string;
+  disposition?: { attached_pic?: number };
+  tags?: Record<string, string>;
+  side_data_list?: { side_data_type?: string; rotation?: number }[];
+}
+
+export interface ProbeJson {
+  streams?: ProbeStream[];
+  format?: { format_name?: string; duration?: string; size?: string };
+}
+
+function parseRatio(value: string | undefined): number {
+  if (!value) return 0;
+  const [num, den] = value.split(/[/:]/).map(Number);
+  if (num === undefined || !Number.isFinite(num)) return 0;
+  if (den === undefined) return num;
+  return den > 0 && Number.isFinite(den) ? num / den : 0;
+}
+
+function positive(value: string | number | undefined): number {
+  const parsed = typeof value === 'number' ? value : Number.parseFloat(value ?? '');
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : 0;
+}
+
+function rotationOf(stream: ProbeStream): number {
+  const fromMatrix = stream.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation;
+  const degrees = fromMatrix ?? Number.parseFloat(stream.tags?.rotate ?? '0');
+  if (!Number.isFinite(degrees)) return 0;
+  return ((Math.round(degrees) % 360) + 360) % 360;
+}
+
+// Demuxers of single pictures: an uploaded JPEG or PNG "has a video stream" but is not a video.
+const imageFormats = /(^|,)(image2|[a-z0-9]+_pipe|apng|webp|gif_pipe)(,|$)/;
+const imageCodecs = new Set(['png', 'mjpeg', 'bmp', 'tiff', 'webp', 'jpegls', 'jpeg2000', 'gif']);
+
+export function parseProbeJson(json: ProbeJson): MediaInfo {
+  const streams = json.streams ?? [];
+  const format = json.format ?? {};
+  const formatName = format.format_name ?? '';
+  const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
+  if (!video) {
+    throw new NotAVideoError(
+      streams.length === 0 ? 'the file has no media streams' : 'the file has no video stream',
+    );
+  }
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  const durationSeconds = positive(format.duration) || positive(video.duration);
+  if (imageFormats.test(formatName) || (imageCodecs.has(video.codec_name ?? '') && durationSeconds === 0)) {
+    throw new NotAVideoError(`the file is a still image (${video.codec_name ?? formatName}), not a video`);
+  }
+  const codedWidth = positive(video.width);
+  const codedHeight = positive(video.height);
+  if (!codedWidth || !codedHeight) throw new NotAVideoError('the video stream has no picture size');
+  if (durationSeconds === 0) throw new NotAVideoError('the video has no duration');
+  const frameRate = parseRatio(video.avg_frame_rate) || parseRatio(video.r_frame_rate);
+  if (frameRate <= 0 || frameRate > 1000) throw new NotAVideoError('the video has no usable frame rate');
+
+  // Display size: stretch by the sample aspect ratio (anamorphic), then swap for a quarter turn.
+  const sar = parseRatio(video.sample_aspect_ratio) || 1;
+  let width = sar >= 1 ? Math.round(codedWidth * sar) : codedWidth;
+  let height = sar < 1 ? Math.round(codedHeight / sar) : codedHeight;
+  const rotation = rotationOf(video);
+  if (rotation === 90 || rotation === 270) [width, height] = [height, width];
+
+  const frameCount = Math.round(positive(video.nb_frames)) || Math.round(durationSeconds * frameRate);
+  return {
+    durationSeconds,
+    width,
+    height,
+    codedWidth,
+    codedHeight,
+    rotation,
+    frameRate,
+    frameCount,
+    videoCodec: video.codec_name ?? '',
+    pixelFormat: video.pix_fmt ?? '',
+    hasAudio: audio !== undefined,
+    audioCodec: audio?.codec_name ?? '',
+    audioChannels: audio?.channels ?? 0,
+    audioSampleRate: Math.round(positive(audio?.sample_rate)),
+    formatName,
+    sizeBytes: Math.round(positive(format.size)),
+  };
+}
+
+/** Probes a file or a (presigned) URL. Throws NotAVideoError for media that is not a usable video. */
+export async function probeMedia(input: string, options: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
+  const stdout = await runFfprobe(
+    [...inputArgsFor(input), '-of', 'json', '-show_format', '-show_streams', input],
+    options,
+  );
+  let json: ProbeJson;
+  try {
+    json = JSON.parse(stdout) as ProbeJson;
+  } catch {
+    throw new NotAVideoError('ffprobe could not describe the file');
+  }
+  return parseProbeJson(json);
+}

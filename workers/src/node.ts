@@ -1,0 +1,123 @@
+// An encode node: the EncodeService gRPC server, registered with the control plane's registry.
+// It holds no storage credentials: every job brings presigned URLs for its input and outputs.
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { createRegistryClient, encodeServiceDefinition, grpc } from '@kino/proto';
+import { NodeJobs, createEncodeServiceHandlers } from './encode-service.ts';
+import { Registration } from './registration.ts';
+
+export interface EncodeNodeOptions {
+  /** HOST:PORT of the NodeRegistry (the orchestrator process). */
+  controlPlane: string;
+  /** The farm token: checked on every call to this node, presented to the registry. */
+  token: string;
+  /** Encodes run at once; one more is refused with RESOURCE_EXHAUSTED. */
+  slots: number;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port to listen on; 0 (default) picks a free one. */
+  port?: number;
+  /** HOST:PORT the orchestrator should dial, when it differs from host:port (NAT, 0.0.0.0). */
+  advertise?: string;
+  labels?: Record<string, string>;
+  /** Where job directories go (default: the OS temp dir). */
+  workDir?: string;
+  /** ffmpeg encoder threads per encode; 0 (default): automatic. */
+  threads?: number;
+  logger?: Logger;
+}
+
+export interface EncodeNodeHandle {
+  /** HOST:PORT the node registered (its advertised address). */
+  readonly address: string;
+  readonly nodeId: string;
+  /** Stops taking jobs, lets running ones finish, deregisters and closes the server. */
+  drain(): Promise<void>;
+}
+
+export const nodeVersion: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** Logs of a node go to stderr: its stdout carries the one "ready" line the CLI prints. */
+export function createNodeLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({ level, base: { service: 'encode-node' } }, pino.destination(2));
+}
+
+function bind(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+  });
+}
+
+export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
+  const logger = options.logger ?? createNodeLogger();
+  const host = options.host ?? '127.0.0.1';
+  const workDir = options.workDir ?? join(tmpdir(), 'kino-node');
+  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
+  if (!options.token) throw new Error('a farm token is required');
+
+  const jobs = new NodeJobs(options.slots);
+  const registry = createRegistryClient(options.controlPlane, options.token);
+  // The registry assigns the node's id after the server is listening; log lines read it from here.
+  const identity = { nodeId: '' };
+  const server = new grpc.Server();
+  server.addService(
+    encodeServiceDefinition,
+    createEncodeServiceHandlers({
+      token: options.token,
+      jobs,
+      workDir,
+      threads: options.threads ?? 0,
+      logger,
+      nodeId: () => identity.nodeId,
+    }),
+  );
+  const port = await bind(server, `${host}:${options.port ?? 0}`);
+  const address = options.advertise ?? `${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+
+  const registration = new Registration({
+    registry,
+    address,
+    slots: options.slots,
+    version: nodeVersion,
+    labels: options.labels ?? {},
+    jobs,
+    logger,
+  });
+  try {
+    await registration.registerUntilDone();
+  } catch (error) {
+    server.forceShutdown();
+    registry.close();
+    throw error;
+  }
+  registration.start();
+  const active = registration;
+  identity.nodeId = active.nodeId;
+  logger.info({ nodeId: active.nodeId, address, slots: options.slots, workDir }, 'encode node ready');
+
+  let draining: Promise<void> | undefined;
+  return {
+    address,
+    get nodeId() {
+      return active.nodeId;
+    },
+    drain() {
+      draining ??= (async () => {
+        const idle = jobs.drain();
+        active.beatNow();
+        logger.info({ nodeId: active.nodeId, running: jobs.activeJobIds() }, 'draining: finishing running jobs');
+        await idle;
+        await active.stop();
+        await active.deregister();
+        await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        registry.close();
+        logger.info({ nodeId: active.nodeId }, 'drained');
+      })();
+      return draining;
+    },
+  };
+}

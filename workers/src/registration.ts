@@ -1,0 +1,121 @@
+// A node's side of the registry: register (with retries until the control plane answers), then
+// heartbeat with the running jobs; register again when the registry forgot the node (`known:
+// false`, e.g. after it was marked gone) or could not be reached.
+import type { Logger } from 'pino';
+import type { RegistryClient } from '@kino/proto';
+import type { NodeJobs } from './encode-service.ts';
+
+export interface RegistrationOptions {
+  registry: RegistryClient;
+  /** HOST:PORT the orchestrator dials. */
+  address: string;
+  slots: number;
+  version: string;
+  labels: Record<string, string>;
+  jobs: NodeJobs;
+  logger: Logger;
+}
+
+const firstRetryMs = 250;
+const maxRetryMs = 5_000;
+
+export class Registration {
+  nodeId = '';
+  private intervalMs = 2_000;
+  private needsRegister = true;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+
+  constructor(private readonly options: RegistrationOptions) {}
+
+  private async register(): Promise<void> {
+    const { registry, address, slots, version, labels, logger } = this.options;
+    const response = await registry.register({ nodeId: this.nodeId, address, slots, version, labels }, { timeoutMs: 5_000 });
+    const reRegistered = this.nodeId !== '';
+    this.nodeId = response.nodeId;
+    this.intervalMs = response.heartbeatIntervalMs > 0 ? response.heartbeatIntervalMs : this.intervalMs;
+    this.needsRegister = false;
+    logger.info({ nodeId: this.nodeId, address, heartbeatIntervalMs: this.intervalMs }, reRegistered ? 're-registered' : 'registered');
+  }
+
+  /** Registers, retrying with backoff until the registry answers (it may start after the node). */
+  async registerUntilDone(): Promise<void> {
+    let delay = firstRetryMs;
+    for (;;) {
+      try {
+        await this.register();
+        return;
+      } catch (error) {
+        if (this.stopped) throw error;
+        this.options.logger.warn({ err: error, retryInMs: delay }, 'registry unreachable, will retry');
+        await this.sleep(delay);
+        delay = Math.min(maxRetryMs, delay * 2);
+      }
+    }
+  }
+
+  private async beat(): Promise<void> {
+    const { registry, jobs, logger } = this.options;
+    try {
+      if (this.needsRegister) {
+        await this.register();
+      }
+      const response = await registry.heartbeat(
+        { nodeId: this.nodeId, activeJobs: jobs.activeJobIds(), draining: jobs.isDraining },
+        { timeoutMs: Math.max(1_000, this.intervalMs) },
+      );
+      if (!response.known) {
+        logger.warn({ nodeId: this.nodeId }, 'registry does not know this node any more; registering again');
+        this.needsRegister = true;
+        await this.register();
+      }
+    } catch (error) {
+      if (!this.needsRegister) logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
+      this.needsRegister = true;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** Heartbeats until stop(). */
+  start(): void {
+    this.loopDone = (async () => {
+      while (!this.stopped) {
+        await this.sleep(this.intervalMs);
+        if (!this.stopped) await this.beat();
+      }
+    })();
+  }
+
+  /** Sends a heartbeat now (the node just started draining: the registry should know at once). */
+  beatNow(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loopDone;
+  }
+
+  /** Tells the registry this node is leaving. Best effort: a node that cannot say so expires anyway. */
+  async deregister(): Promise<void> {
+    if (!this.nodeId) return;
+    try {
+      await this.options.registry.deregister(this.nodeId, { timeoutMs: 5_000 });
+      this.options.logger.info({ nodeId: this.nodeId }, 'deregistered');
+    } catch (error) {
+      this.options.logger.warn({ err: error, nodeId: this.nodeId }, 'deregister failed; the registry will expire this node');
+    }
+  }
+}
