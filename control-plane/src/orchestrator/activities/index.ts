@@ -1,0 +1,30 @@
+// Every activity the orchestrator's workflows call, built from their dependencies
+// (samples-typescript `activities-dependency-injection`): tests hand in fakes.
+import type { Logger, Storage } from '@kino/infra';
+import type { Db } from '../../db/database.ts';
+import type { NodeFarm } from '../node-farm.ts';
+import { createVideoRecordActivities } from './video-records.ts';
+import { createNodeActivities } from './node-work.ts';
+import { createStorageActivities } from './storage-work.ts';
+import { createWebhookActivities } from './webhooks.ts';
+
+export interface ActivityDeps {
+  db: Db;
+  storage: Storage;
+  /** Where encodes, probes and thumbnails run (createNodeFarm over the registry's tables). */
+  farm: NodeFarm;
+  logger: Logger;
+  /** Sends webhook requests; the global fetch unless a test hands in another. */
+  fetch?: typeof fetch;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createVideoRecordActivities(deps),
+    ...createNodeActivities(deps),
+    ...createStorageActivities(deps),
+    ...createWebhookActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,278 @@
+// Activities that run on an encode node: probe, encode one rendition, thumbnail. Each takes a slot on
+// a live node, hands the node presigned URLs for exactly the objects of its job (never the bucket's
+// credentials), and gives the slot back in `finally`. The orchestrator itself never runs ffmpeg.
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { GrpcStatus, isServiceError, type EncodeRequest } from '@kino/proto';
+import { objectKeys, type Logger } from '@kino/infra';
+import {
+  failureTypes,
+  type EncodeOutcome,
+  type EncodeRenditionInput,
+  type SourceProbe,
+} from '../contracts.ts';
+import type { NodeFarm, NodeLease } from '../node-farm.ts';
+import type { ActivityDeps } from './index.ts';
+
+/** How often a running encode tells Temporal it is alive, progress or not (the node streams on). */
+const heartbeatIntervalMs = 5_000;
+/** A node that sends nothing (no progress, no end) for this long is treated as lost. */
+const stallTimeoutMs = 120_000;
+const quickCallTimeoutMs = 120_000;
+/** Presigned URLs live at least this long (seconds), longer when the attempt may run longer. */
+const minimumUrlLifetimeSeconds = 2 * 60 * 60;
+const maximumUrlLifetimeSeconds = 7 * 24 * 60 * 60; // SigV4's limit
+/** Segment URLs beyond ceil(duration / segment length), for a container duration that undersells. */
+const extraSegmentUrls = 2;
+
+export const defaultThumbnailName = 'default.jpg';
+
+export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger'>) {
+  /** Takes a slot for the current activity, runs `work` on that node, classifies failures, frees the slot. */
+  async function onLeasedNode<T>(
+    videoId: string,
+    what: string,
+    work: (lease: NodeLease, jobId: string, log: Logger) => Promise<T>,
+  ): Promise<T> {
+    const context = Context.current();
+    const { info } = context;
+    // One job per activity (not per attempt): a retry drops the lease of an attempt whose worker died.
+    const jobId = `${info.workflowExecution?.workflowId ?? videoId}/${info.activityId}@${(info.workflowExecution?.runId ?? '').slice(0, 8)}`;
+    const lease = await farm.acquire({ videoId, job: jobId });
+    if (!lease) {
+      throw ApplicationFailure.retryable(`no encode node has a free slot for the ${what}`, failureTypes.noNodeAvailable);
+    }
+    const log = logger.child({ videoId, jobId, nodeId: lease.nodeId, attempt: info.attempt });
+    log.info({ address: lease.address }, `${what} on node`);
+    try {
+      return await work(lease, jobId, log);
+    } catch (error) {
+      throw await classifyNodeFailure(error, { farm, lease, what, log, signal: context.cancellationSignal });
+    } finally {
+      await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
+    }
+  }
+
+  function urlLifetimeSeconds(): number {
+    const attemptSeconds = Math.ceil(Context.current().info.startToCloseTimeoutMs / 1000) + 600;
+    return Math.min(maximumUrlLifetimeSeconds, Math.max(minimumUrlLifetimeSeconds, attemptSeconds));
+  }
+
+  return {
+    /** Fails with NoNodeAvailable (retried by the workflow's policy without limit) until a live node has a free slot. */
+    async waitForNodeCapacity(): Promise<void> {
+      if (!(await farm.hasFreeSlot())) {
+        throw ApplicationFailure.retryable('waiting for an encode node with a free slot', failureTypes.noNodeAvailable);
+      }
+    },
+
+    /** ffprobe of the uploaded original. An empty, missing, unreadable or picture-less file fails for good. */
+    async probeSource({ videoId, storagePath }: { videoId: string; storagePath: string }): Promise<SourceProbe> {
+      const object = await storage.head(storagePath);
+      if (!object) throw invalidSource(`the uploaded file was not found at ${storagePath}`);
+      if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
+      const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
+
+      const result = await onLeasedNode(videoId, 'probe', (lease, jobId) =>
+        farm.client(lease.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
+      );
+      if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
+      if (!(result.durationSeconds > 0)) throw invalidSource('the video has no duration (no decodable frames)');
+      return {
+        durationSeconds: result.durationSeconds,
+        width: result.width,
+        height: result.height,
+        frameRate: result.frameRate,
+        frameCount: Number(result.frameCount),
+        videoCodec: result.videoCodec,
+        pixelFormat: result.pixelFormat,
+        hasAudio: result.hasAudio,
+        audioCodec: result.audioCodec,
+        formatName: result.formatName,
+        sizeBytes: Number(result.sizeBytes) || object.size,
+      };
+    },
+
+    /**
+     * One rendition on one node. Heartbeats every few seconds with the latest progress while the node
+     * streams; a node that dies or stalls is taken out of rotation and the attempt fails as NodeLost,
+     * so Temporal retries it on another node. Cancellation aborts the call (the node stops ffmpeg).
+     */
+    async encodeRendition({ videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput): Promise<EncodeOutcome> {
+      const context = Context.current();
+      const startedAt = Date.now();
+      const lifetime = urlLifetimeSeconds();
+      const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
+      const shortEdge = rendition.shortEdgePixels;
+      const outputUrls: Record<string, string> = {
+        'playlist.m3u8': await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime),
+        'init.mp4': await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime),
+      };
+      for (let index = 0; index < segmentCount; index += 1) {
+        outputUrls[objectKeys.segmentName(index)] = await storage.presignPut(objectKeys.segment(videoId, shortEdge, index), lifetime);
+      }
+      const inputUrl = await storage.presignGet(storagePath, lifetime);
+
+      return onLeasedNode(videoId, `encode of ${rendition.key}`, async (lease, jobId, log) => {
+        const request: EncodeRequest = {
+          jobId,
+          videoId,
+          inputUrl,
+          outputUrls,
+          durationSeconds,
+          rendition: {
+            key: rendition.key,
+            width: rendition.width,
+            height: rendition.height,
+            videoBitrateKbps: rendition.videoBitrateKbps,
+            audioBitrateKbps: rendition.audioBitrateKbps,
+            frameRate: rendition.frameRate,
+            pixelFormat: rendition.pixelFormat,
+            rateControlMode: rendition.rateControlMode,
+            twoPass: rendition.twoPass,
+            x264Preset: rendition.x264Preset,
+            audioCodec: rendition.audioCodec,
+            segmentSeconds: rendition.segmentSeconds,
+          },
+        };
+        const callStartedAt = Date.now();
+        let firstEventAt: number | undefined;
+        let lastEventAt = callStartedAt;
+        let percent = 0;
+        const stalled = new AbortController();
+        const beat = () => context.heartbeat({ nodeId: lease.nodeId, percent });
+        beat();
+        const timer = setInterval(() => {
+          if (Date.now() - lastEventAt > stallTimeoutMs) stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
+          else beat();
+        }, heartbeatIntervalMs);
+        try {
+          const done = await farm.client(lease.address).encode(request, {
+            signal: AbortSignal.any([context.cancellationSignal, stalled.signal]),
+            onProgress(progress) {
+              lastEventAt = Date.now();
+              firstEventAt ??= lastEventAt;
+              percent = Math.max(0, Math.min(100, progress.percent));
+              beat();
+            },
+          });
+          const finishedAt = Date.now();
+          const outcome: EncodeOutcome = {
+            key: rendition.key,
+            width: done.width || rendition.width,
+            height: done.height || rendition.height,
+            codecs: done.codecs,
+            bandwidth: Number(done.peakBandwidth) || estimatedBandwidth(rendition),
+            averageBandwidth: Number(done.averageBandwidth) || estimatedBandwidth(rendition),
+            segmentCount: done.segmentCount,
+            frameCount: Number(done.frameCount),
+            bytesWritten: Number(done.bytesWritten),
+            nodeId: lease.nodeId,
+            timings: {
+              prepareMs: callStartedAt - startedAt,
+              startupMs: (firstEventAt ?? finishedAt) - callStartedAt,
+              encodeMs: lastEventAt - (firstEventAt ?? lastEventAt),
+              finishMs: finishedAt - (firstEventAt === undefined ? finishedAt : lastEventAt),
+            },
+          };
+          log.info({ ...outcome.timings, segments: outcome.segmentCount, frames: outcome.frameCount }, 'rendition encoded');
+          return outcome;
+        } catch (error) {
+          if (stalled.signal.aborted && !context.cancellationSignal.aborted) throw nodeStalled(stalled.signal.reason as Error);
+          throw error;
+        } finally {
+          clearInterval(timer);
+        }
+      });
+    },
+
+    /** The default thumbnail: one JPEG at `timestampSeconds` of the source, source-sized, under thumbs/. */
+    async makeThumbnail({
+      videoId,
+      storagePath,
+      timestampSeconds,
+    }: {
+      videoId: string;
+      storagePath: string;
+      timestampSeconds: number;
+    }): Promise<string> {
+      const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
+      const lifetime = urlLifetimeSeconds();
+      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime)]);
+      await onLeasedNode(videoId, 'thumbnail', (lease, jobId) =>
+        farm
+          .client(lease.address)
+          .thumbnail(
+            { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0 },
+            { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs },
+          ),
+      );
+      return key;
+    },
+  };
+}
+
+function invalidSource(reason: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(reason, failureTypes.invalidSource);
+}
+
+class NodeStalledError extends Error {}
+function nodeStalled(reason: Error): NodeStalledError {
+  return new NodeStalledError(reason.message);
+}
+
+/** Bits per second the playlist can announce when the node measured nothing: the planned rates plus container overhead. */
+function estimatedBandwidth(rendition: { videoBitrateKbps: number; audioBitrateKbps: number }): number {
+  return Math.round((rendition.videoBitrateKbps + rendition.audioBitrateKbps) * 1000 * 1.1);
+}
+
+/**
+ * Turns a failed node call into what the workflow's retry policy acts on:
+ * - cancelled by us: the CancelledFailure, so Temporal records a cancellation;
+ * - the node vanished (connection dropped, unreachable, stalled): NodeLost, retryable, and the
+ *   node gets no more work until it heartbeats again;
+ * - the node was full or draining: NoNodeAvailable, retryable;
+ * - the node says the input is unusable: InvalidSource, final;
+ * - anything else (ffmpeg failed): retryable, bounded by the policy's attempts.
+ */
+async function classifyNodeFailure(
+  error: unknown,
+  { farm, lease, what, log, signal }: { farm: NodeFarm; lease: NodeLease; what: string; log: Logger; signal: AbortSignal },
+): Promise<Error> {
+  if (signal.aborted) {
+    log.info({ reason: String(signal.reason) }, `${what} cancelled`);
+    return signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure(`${what} cancelled`);
+  }
+  if (error instanceof ApplicationFailure) return error;
+  const nodeLost = async (detail: string) => {
+    log.warn({ detail }, `node lost during the ${what}`);
+    await farm.markLost(lease.nodeId).catch((e: unknown) => log.error({ err: e }, 'could not mark the node lost'));
+    return ApplicationFailure.retryable(`node ${lease.nodeId} lost during the ${what}: ${detail}`, failureTypes.nodeLost);
+  };
+  if (error instanceof NodeStalledError) return nodeLost(error.message);
+  if (isServiceError(error)) {
+    const detail = error.details || error.message;
+    switch (error.code) {
+      case GrpcStatus.INVALID_ARGUMENT:
+        log.warn({ detail }, `${what}: the node refused the input`);
+        return ApplicationFailure.nonRetryable(detail, failureTypes.invalidSource);
+      case GrpcStatus.RESOURCE_EXHAUSTED:
+        return ApplicationFailure.retryable(`node ${lease.nodeId} has no free slot: ${detail}`, failureTypes.noNodeAvailable);
+      case GrpcStatus.UNAVAILABLE:
+      case GrpcStatus.CANCELLED: // not by us (checked above): the connection went away
+      case GrpcStatus.DEADLINE_EXCEEDED:
+        return nodeLost(`${GrpcStatus[error.code]}: ${detail}`);
+      case GrpcStatus.INTERNAL:
+        // grpc-js reports a connection cut mid-stream as INTERNAL with an RST_STREAM or "Connection dropped" detail.
+        if (/RST_STREAM|Connection dropped|stream removed|socket/i.test(detail)) return nodeLost(`INTERNAL: ${detail}`);
+        break;
+      default:
+        break;
+    }
+    log.warn({ code: error.code, detail }, `${what} failed on the node`);
+    return ApplicationFailure.retryable(`${what} failed on node ${lease.nodeId}: ${detail}`, 'NodeWorkFailed');
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/ended without a done event/.test(message)) return nodeLost(message);
+  log.warn({ err: error }, `${what} failed`);
+  return error instanceof Error ? error : new Error(message);
+}

@@ -1,0 +1,47 @@
+// Activities on object storage: the master playlist, and removing a video's files.
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { objectKeys } from '@kino/infra';
+import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
+import type { ActivityDeps } from './index.ts';
+
+export function createStorageActivities({ db, storage, logger }: Pick<ActivityDeps, 'db' | 'storage' | 'logger'>) {
+  async function removeVideoOutputs({ videoId }: { videoId: string }): Promise<{ removed: number }> {
+    const removed = await storage.deletePrefix(objectKeys.videoPrefix(videoId));
+    logger.info({ videoId, removed }, 'video outputs removed');
+    return { removed };
+  }
+
+  return {
+    async writeMasterPlaylist({ videoId, variants }: { videoId: string; variants: MasterVariant[] }): Promise<string> {
+      const key = objectKeys.master(videoId);
+      await storage.put(key, renderMasterPlaylist(variants), 'application/vnd.apple.mpegurl');
+      return key;
+    },
+
+    /** Everything under `videos/{id}/`: what a failed or cancelled run leaves behind. */
+    removeVideoOutputs,
+
+    /**
+     * A deleted video's files: its outputs, and its original upload unless a live video was made
+     * from the same upload since.
+     */
+    async removeVideoContent({ videoId }: { videoId: string }): Promise<{ removed: number }> {
+      let { removed } = await removeVideoOutputs({ videoId });
+      const video = await db.selectFrom('videos').select(['storage_path']).where('id', '=', videoId).executeTakeFirst();
+      if (video) {
+        const live = await db
+          .selectFrom('videos')
+          .select('id')
+          .where('storage_path', '=', video.storage_path)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (!live && (await storage.head(video.storage_path))) {
+          await storage.s3.send(new DeleteObjectCommand({ Bucket: storage.bucket, Key: video.storage_path }));
+          removed += 1;
+          logger.info({ videoId, key: video.storage_path }, 'original upload removed');
+        }
+      }
+      return { removed };
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
+// history), no imports of code: the workflow sandbox reads these as types only.
+import type { LadderParameters, QualityPreset, RenditionPlan } from './ladder.ts';
+
+/** Temporal's task queue for everything video: the API starts workflows on it, the orchestrator polls it. */
+export const taskQueue = 'kino-videos';
+
+export const workflowIds = {
+  processVideo: (videoId: string) => `video:${videoId}`,
+  deleteVideoContent: (videoId: string) => `delete:${videoId}`,
+};
+
+/** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
+export const failureTypes = {
+  /** The source cannot become a video: unreadable, empty, not a video. Never retried. */
+  invalidSource: 'InvalidSource',
+  /** No live encode node has a free slot right now. Retried until one has. */
+  noNodeAvailable: 'NoNodeAvailable',
+  /** The node went away mid-call (killed, unreachable, stalled). Retried on another node. */
+  nodeLost: 'NodeLost',
+  /** A webhook's endpoint was deleted while its delivery was pending: nothing left to send to. */
+  webhookGone: 'WebhookGone',
+} as const;
+
+export interface ProcessVideoInput {
+  videoId: string;
+}
+
+/** The `videos` row, as far as processing needs it. */
+export interface VideoJob {
+  videoId: string;
+  storagePath: string;
+  quality: QualityPreset;
+  parameters: LadderParameters;
+  status: 'transcoding' | 'ready' | 'failed';
+  deleted: boolean;
+}
+
+export interface SourceProbe {
+  durationSeconds: number;
+  width: number;
+  height: number;
+  frameRate: number;
+  frameCount: number;
+  videoCodec: string;
+  pixelFormat: string;
+  hasAudio: boolean;
+  audioCodec: string;
+  formatName: string;
+  sizeBytes: number;
+}
+
+export interface EncodeRenditionInput {
+  videoId: string;
+  storagePath: string;
+  rendition: RenditionPlan;
+  durationSeconds: number;
+}
+
+/** What an encode produced, measured on the output by the node. */
+export interface EncodeOutcome {
+  key: string;
+  width: number;
+  height: number;
+  codecs: string;
+  /** Peak bits/s (BANDWIDTH). */
+  bandwidth: number;
+  /** Average bits/s (AVERAGE-BANDWIDTH). */
+  averageBandwidth: number;
+  segmentCount: number;
+  frameCount: number;
+  bytesWritten: number;
+  nodeId: string;
+  /** Where the attempt's time went, for the benchmark and the logs. */
+  timings: EncodeTimings;
+}
+
+export interface EncodeTimings {
+  /** Presigning the job's URLs and taking a node slot. */
+  prepareMs: number;
+  /** From the Encode call to the node's first progress event (ffmpeg start, first input bytes). */
+  startupMs: number;
+  /** From the first to the last progress event: ffmpeg running (segments upload as they appear). */
+  encodeMs: number;
+  /** From the last progress event to `done`: the node's final uploads and measurements. */
+  finishMs: number;
+}
+
+export interface RenditionResult {
+  plan: RenditionPlan;
+  outcome: EncodeOutcome;
+}
+
+export interface MarkReadyInput {
+  videoId: string;
+  probe: SourceProbe;
+  renditions: RenditionResult[];
+  thumbnailKey: string | null;
+}
+
+export type ProcessVideoResult =
+  | { status: 'ready'; renditions: RenditionResult[]; thumbnailKey: string | null; probe: SourceProbe }
+  | { status: 'failed'; reason: string }
+  /** Nothing to do: the video was deleted, is missing, or is not waiting to be processed. */
+  | { status: 'skipped'; reason: string };
+
+export type WebhookEvent = 'video.processing.completed' | 'video.processing.failed';
+
+/** The JSON body of a webhook delivery. */
+export interface WebhookPayload {
+  event: WebhookEvent;
+  videoId: string;
+  status: 'ready' | 'failed';
+  /** ISO 8601, when the transition happened. */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export interface DeliverWebhooksInput {
+  payload: WebhookPayload;
+}
+
+export interface SendWebhookInput {
+  webhookId: string;
+  /** `webhook-id`: the same on every retry, so receivers can drop duplicates. */
+  messageId: string;
+  payload: WebhookPayload;
+}
+
+export interface DeleteVideoContentInput {
+  videoId: string;
+}

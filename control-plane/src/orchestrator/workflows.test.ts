@@ -1,0 +1,353 @@
+// The workflows against a real Temporal server (the dev server binary) with fake activities: the
+// orchestration logic alone, in seconds. The farm tests (test/farm) run it on real everything.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Runtime, DefaultLogger, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { ApplicationFailure } from '@temporalio/common';
+import { findBinary } from '@kino/infra';
+import type { Activities } from './activities/index.ts';
+import { failureTypes, workflowIds, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './contracts.ts';
+import type { RenditionPlan } from './ladder.ts';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let counter = 0;
+
+before(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  [env, bundle] = await Promise.all([
+    TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findBinary('temporal') } } }),
+    bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
+  ]);
+});
+
+after(async () => {
+  await env?.teardown();
+});
+
+const probe720: SourceProbe = {
+  durationSeconds: 4,
+  width: 1280,
+  height: 720,
+  frameRate: 30,
+  frameCount: 120,
+  videoCodec: 'h264',
+  pixelFormat: 'yuv420p',
+  hasAudio: true,
+  audioCodec: 'aac',
+  formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+  sizeBytes: 1_000_000,
+};
+
+function outcomeFor(plan: RenditionPlan): EncodeOutcome {
+  return {
+    key: plan.key,
+    width: plan.width,
+    height: plan.height,
+    codecs: 'avc1.64001f,mp4a.40.2',
+    bandwidth: plan.videoBitrateKbps * 1200,
+    averageBandwidth: plan.videoBitrateKbps * 1000,
+    segmentCount: 1,
+    frameCount: 120,
+    bytesWritten: 1000,
+    nodeId: 'node_fake',
+    timings: { prepareMs: 1, startupMs: 1, encodeMs: 1, finishMs: 1 },
+  };
+}
+
+interface Calls {
+  [name: string]: unknown[][];
+}
+
+/** Activities that succeed like a healthy farm, recording every call; a test overrides what it breaks. */
+function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): { activities: Activities; calls: Calls } {
+  const calls: Calls = {};
+  const job: VideoJob = {
+    videoId,
+    storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+    quality: 'standard',
+    parameters: {
+      maxEdgeLength: -1,
+      maxFrameRate: -1,
+      pixelFormat: 'yuv420p',
+      rateControlMode: 'variableBitrate',
+      twoPassVBREncoding: false,
+      compressionRatio: 'veryfast',
+      audioCodec: 'aac',
+    },
+    status: 'transcoding',
+    deleted: false,
+  };
+  const base: Activities = {
+    loadVideoJob: () => Promise.resolve(job),
+    markVideoReady: () => Promise.resolve(true),
+    markVideoFailed: () => Promise.resolve(),
+    listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
+    waitForNodeCapacity: () => Promise.resolve(),
+    probeSource: () => Promise.resolve(probe720),
+    encodeRendition: ({ rendition }) => Promise.resolve(outcomeFor(rendition)),
+    makeThumbnail: ({ videoId: id }) => Promise.resolve(`videos/${id}/thumbs/default.jpg`),
+    writeMasterPlaylist: ({ videoId: id }) => Promise.resolve(`videos/${id}/hls/master.m3u8`),
+    removeVideoOutputs: () => Promise.resolve({ removed: 0 }),
+    removeVideoContent: () => Promise.resolve({ removed: 0 }),
+    sendWebhook: () => Promise.resolve({ status: 200 }),
+  };
+  const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const activities = Object.fromEntries(
+    Object.entries(merged).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => {
+        (calls[name] ??= []).push(args);
+        return fn(...args);
+      },
+    ]),
+  ) as unknown as Activities;
+  return { activities, calls };
+}
+
+/** Runs processVideo for a fresh video id on a worker with `activities` until `until` (default: its result) settles. */
+async function runProcessVideo(
+  videoId: string,
+  activities: Activities,
+  until?: (result: Promise<ProcessVideoResult>) => Promise<unknown>,
+): Promise<ProcessVideoResult> {
+  const taskQueue = `test-${videoId}`;
+  const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+  const handle = await env.client.workflow.start('processVideo', {
+    taskQueue,
+    workflowId: workflowIds.processVideo(videoId),
+    args: [{ videoId }],
+  });
+  const result = handle.result() as Promise<ProcessVideoResult>;
+  await worker.runUntil(until ? until(result) : result);
+  return result;
+}
+
+const workerOptions = () => ({
+  connection: env.nativeConnection,
+  workflowBundle: bundle,
+  // As the orchestrator's worker: cancellation reaches a heartbeating activity within seconds.
+  maxHeartbeatThrottleInterval: '1 second',
+});
+
+function nextVideoId(): string {
+  counter += 1;
+  return `vid_test${Date.now().toString(36)}${counter}`;
+}
+
+/** A promise and the function that resolves it: lets a fake activity tell the test it ran. */
+function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+void test('happy path: probe, one encode per rung, master playlist, thumbnail, ready, completed webhook', async () => {
+  const videoId = nextVideoId();
+  const webhookSent = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    sendWebhook: () => {
+      webhookSent.resolve();
+      return Promise.resolve({ status: 200 });
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.probeSource?.length, 1);
+  assert.deepEqual(
+    calls.encodeRendition?.map(([input]) => (input as { rendition: RenditionPlan }).rendition.key).sort(),
+    ['360p', '480p', '720p'],
+  );
+  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
+  assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
+  assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
+  assert.deepEqual(calls.makeThumbnail?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, timestampSeconds: 0.4 });
+
+  const [ready] = calls.markVideoReady![0] as [{ renditions: unknown[]; thumbnailKey: string; probe: SourceProbe }];
+  assert.equal(ready.renditions.length, 3);
+  assert.equal(ready.thumbnailKey, `videos/${videoId}/thumbs/default.jpg`);
+  assert.equal(ready.probe.durationSeconds, 4);
+  assert.equal(calls.markVideoFailed, undefined);
+  assert.equal(calls.removeVideoOutputs, undefined);
+
+  const [send] = calls.sendWebhook![0] as [{ messageId: string; payload: { event: string; videoId: string; status: string; timestamp: string; data: { renditions: string[] } } }];
+  assert.equal(send.payload.event, 'video.processing.completed');
+  assert.equal(send.payload.videoId, videoId);
+  assert.equal(send.payload.status, 'ready');
+  assert.deepEqual(send.payload.data.renditions, ['360p', '480p', '720p']);
+  assert.ok(!Number.isNaN(Date.parse(send.payload.timestamp)));
+  assert.match(send.messageId, /^msg_[0-9a-f]{32}$/);
+});
+
+void test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {
+  const videoId = nextVideoId();
+  const webhookSent = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
+    sendWebhook: () => {
+      webhookSent.resolve();
+      return Promise.resolve({ status: 200 });
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
+
+  assert.deepEqual(result, { status: 'failed', reason: 'the file has no video stream' });
+  assert.equal(calls.probeSource?.length, 1, 'an invalid source is not retried');
+  assert.equal(calls.encodeRendition, undefined);
+  assert.equal(calls.markVideoReady, undefined);
+  assert.deepEqual(calls.removeVideoOutputs, [[{ videoId }]]);
+  assert.deepEqual(calls.markVideoFailed, [[{ videoId, reason: 'the file has no video stream' }]]);
+  const [send] = calls.sendWebhook![0] as [{ payload: { event: string; status: string; data: { reason: string } } }];
+  assert.equal(send.payload.event, 'video.processing.failed');
+  assert.equal(send.payload.status, 'failed');
+  assert.equal(send.payload.data.reason, 'the file has no video stream');
+});
+
+void test('a node lost mid-encode: the encode is retried and the video becomes ready', async () => {
+  const videoId = nextVideoId();
+  let attempts720 = 0;
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRendition: ({ rendition }) => {
+      if (rendition.key === '720p' && ++attempts720 === 1) {
+        return Promise.reject(ApplicationFailure.retryable('node node_a lost during the encode of 720p: UNAVAILABLE', failureTypes.nodeLost));
+      }
+      return Promise.resolve({ ...outcomeFor(rendition), nodeId: attempts720 > 1 ? 'node_b' : 'node_a' });
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(attempts720, 2);
+  assert.equal(calls.encodeRendition?.length, 4);
+  assert.equal(calls.markVideoFailed, undefined);
+  if (result.status === 'ready') assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
+});
+
+void test('no node online: the workflow waits (video stays transcoding), then proceeds when capacity appears', async () => {
+  const videoId = nextVideoId();
+  let nodeOnline = false;
+  let refusals = 0;
+  const waitedTwice = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    waitForNodeCapacity: () => {
+      if (nodeOnline) return Promise.resolve();
+      if (++refusals === 2) waitedTwice.resolve();
+      return Promise.reject(ApplicationFailure.retryable('waiting for an encode node with a free slot', failureTypes.noNodeAvailable));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, async (r) => {
+    await waitedTwice.promise;
+    // Still waiting: nothing was probed, nothing marked; the pending activity shows why.
+    const description = await env.client.workflow.getHandle(workflowIds.processVideo(videoId)).describe();
+    assert.equal(description.status.name, 'RUNNING');
+    const pending = description.raw.pendingActivities ?? [];
+    assert.equal(pending[0]?.activityType?.name, 'waitForNodeCapacity');
+    assert.equal(calls.probeSource, undefined);
+    assert.equal(calls.markVideoFailed, undefined);
+    nodeOnline = true;
+    return r;
+  });
+  assert.equal(result.status, 'ready');
+  assert.ok(refusals >= 2);
+});
+
+void test('a failing webhook endpoint never holds the video back', async () => {
+  const videoId = nextVideoId();
+  const firstAttempt = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    sendWebhook: () => {
+      firstAttempt.resolve();
+      return Promise.reject(new Error('webhook endpoint answered 500'));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, firstAttempt.promise]));
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.markVideoReady?.length, 1);
+
+  // The delivery goes on in its own workflow, which outlives the video's.
+  const deliveries = env.client.workflow.list({ query: `WorkflowType = 'deliverWebhooks' AND WorkflowId STARTS_WITH 'webhook:${videoId}:'` });
+  const found: string[] = [];
+  for await (const execution of deliveries) {
+    found.push(execution.status.name);
+    await env.client.workflow.getHandle(execution.workflowId).terminate('test over');
+  }
+  assert.deepEqual(found, ['RUNNING']);
+});
+
+void test('an encode that fails for good cancels its siblings, cleans up and fails the video', async () => {
+  const videoId = nextVideoId();
+  const cancelled: string[] = [];
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRendition: async ({ rendition }) => {
+      if (rendition.key === '360p') throw ApplicationFailure.nonRetryable('ffmpeg could not decode the source', failureTypes.invalidSource);
+      // The others run until cancelled.
+      const { Context } = await import('@temporalio/activity');
+      const context = Context.current();
+      for (;;) {
+        context.heartbeat();
+        try {
+          await context.sleep(200);
+        } catch (error) {
+          cancelled.push(rendition.key);
+          throw error;
+        }
+      }
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.deepEqual(result, { status: 'failed', reason: 'ffmpeg could not decode the source' });
+  assert.deepEqual(cancelled.sort(), ['480p', '720p']);
+  assert.equal(calls.removeVideoOutputs?.length, 1);
+  assert.equal(calls.markVideoFailed?.length, 1);
+});
+
+void test('a deleted or finished video is skipped', async () => {
+  const videoId = nextVideoId();
+  const { activities: healthy } = fakeActivities(videoId);
+  const job = (await healthy.loadVideoJob(videoId))!;
+  const { activities, calls } = fakeActivities(videoId, { loadVideoJob: () => Promise.resolve({ ...job, deleted: true }) });
+  const result = await runProcessVideo(videoId, activities);
+  assert.deepEqual(result, { status: 'skipped', reason: 'video deleted' });
+  assert.equal(calls.probeSource, undefined);
+});
+
+void test('deleteVideoContent stops the video\'s processing and removes its files', async () => {
+  const videoId = nextVideoId();
+  const encoding = signal();
+  const removed = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRendition: async () => {
+      encoding.resolve();
+      const { Context } = await import('@temporalio/activity');
+      const context = Context.current();
+      for (;;) {
+        context.heartbeat();
+        await context.sleep(200);
+      }
+    },
+    removeVideoContent: () => {
+      removed.resolve();
+      return Promise.resolve({ removed: 3 });
+    },
+  });
+  const taskQueue = `test-${videoId}`;
+  const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+  await worker.runUntil(async () => {
+    const processing = await env.client.workflow.start('processVideo', { taskQueue, workflowId: workflowIds.processVideo(videoId), args: [{ videoId }] });
+    await encoding.promise;
+    const deleting = await env.client.workflow.start('deleteVideoContent', {
+      taskQueue,
+      workflowId: workflowIds.deleteVideoContent(videoId),
+      args: [{ videoId }],
+    });
+    await assert.rejects(processing.result(), /cancelled/i);
+    await removed.promise;
+    // The second sweep waits for late writes; the test has seen what it needs.
+    await deleting.terminate('test over');
+  });
+  assert.ok((calls.removeVideoOutputs?.length ?? 0) >= 1, 'the cancelled run cleaned its outputs');
+  assert.deepEqual(calls.removeVideoContent?.[0], [{ videoId }]);
+});

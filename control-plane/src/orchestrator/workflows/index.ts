@@ -1,0 +1,4 @@
+// Every workflow the orchestrator runs (Worker `workflowsPath` points here).
+export { processVideo } from './process-video.ts';
+export { deliverWebhooks } from './deliver-webhooks.ts';
+export { deleteVideoContent } from './delete-video-content.ts';

@@ -1,0 +1,261 @@
+// processVideo: one workflow per video (id `video:{videoId}`), from an uploaded file to a ready HLS
+// ladder, or to `failed` with a reason. Deterministic workflow code: activities are imported as
+// types only and reached through proxies, declared once per kind of work.
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ParentClosePolicy,
+  TimeoutFailure,
+  isCancellation,
+  log,
+  proxyActivities,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { planLadder } from '../ladder.ts';
+import {
+  failureTypes,
+  type EncodeRenditionInput,
+  type ProcessVideoInput,
+  type ProcessVideoResult,
+  type RenditionResult,
+  type SourceProbe,
+  type VideoJob,
+  type WebhookPayload,
+} from '../contracts.ts';
+import { deliverWebhooks } from './deliver-webhooks.ts';
+
+/** Database reads and writes: quick; a database blip is retried for a few minutes. */
+const database = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 12 },
+});
+
+/** Object storage housekeeping (master playlist, cleanup): a listing and a few writes. */
+const storage = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+/**
+ * Waiting for a node: fails with NoNodeAvailable while no live node has a free slot, and is retried
+ * without limit, so a video stays `transcoding` while the farm is empty or busy and goes on as soon
+ * as a node joins. Retries of one pending activity add nothing to the history, however long it waits.
+ */
+const capacity = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '5 seconds' /* no maximumAttempts: unlimited */ },
+});
+
+/** ffprobe on a node: a few retries for a node or network blip; an unreadable source is final. */
+const probing = proxyActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: [failureTypes.invalidSource],
+  },
+});
+
+const thumbnails = proxyActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+});
+
+/**
+ * Encodes heartbeat every few seconds while their node streams (heartbeatTimeout: a dead
+ * orchestrator is noticed in 20 s and the encode retried by another worker). The whole attempt
+ * gets a generous budget scaled by the source's duration: even a slow preset on a small node
+ * stays well inside it. A lost node, a failed ffmpeg or a slot race is retried with backoff, on
+ * another node when there is one; bad input is final.
+ */
+function encodeActivities(durationSeconds: number, twoPass: boolean) {
+  const budgetMinutes = 30 + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1)) / 60);
+  return proxyActivities<Activities>({
+    startToCloseTimeout: `${budgetMinutes} minutes`,
+    heartbeatTimeout: '20 seconds',
+    // Explicit (an unset type means TRY_CANCEL on the wire): cleanup must not race a node's uploads.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      initialInterval: '3 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: [failureTypes.invalidSource],
+    },
+  });
+}
+
+/** Fraction of the duration where the default thumbnail is taken: past intros and fades to black. */
+const thumbnailPosition = 0.1;
+
+export async function processVideo({ videoId }: ProcessVideoInput): Promise<ProcessVideoResult> {
+  const job = await database.loadVideoJob(videoId);
+  if (!job) return { status: 'skipped', reason: 'video not found' };
+  if (job.deleted) return { status: 'skipped', reason: 'video deleted' };
+  if (job.status !== 'transcoding') return { status: 'skipped', reason: `video is ${job.status}, not transcoding` };
+
+  try {
+    const result = await makeLadder(job);
+    const marked = await database.markVideoReady({
+      videoId,
+      probe: result.probe,
+      renditions: result.renditions,
+      thumbnailKey: result.thumbnailKey,
+    });
+    if (!marked) {
+      // Deleted while we encoded: its content goes too.
+      await storage.removeVideoOutputs({ videoId });
+      return { status: 'skipped', reason: 'video deleted while processing' };
+    }
+    log.info('video ready', { videoId, renditions: result.renditions.map((r) => r.plan.key) });
+    await notify({
+      event: 'video.processing.completed',
+      videoId,
+      status: 'ready',
+      timestamp: new Date().toISOString(),
+      data: {
+        durationSeconds: result.probe.durationSeconds,
+        renditions: result.renditions.map((r) => r.plan.key),
+        thumbnailKey: result.thumbnailKey,
+      },
+    });
+    return { status: 'ready', ...result };
+  } catch (error) {
+    if (isCancellation(error)) {
+      // Cancelled (the video is being deleted): leave nothing behind, report nothing.
+      await CancellationScope.nonCancellable(() => storage.removeVideoOutputs({ videoId }));
+      throw error;
+    }
+    const reason = describeFailure(error);
+    log.warn('video failed', { videoId, reason });
+    await storage.removeVideoOutputs({ videoId });
+    await database.markVideoFailed({ videoId, reason });
+    await notify({
+      event: 'video.processing.failed',
+      videoId,
+      status: 'failed',
+      timestamp: new Date().toISOString(),
+      data: { reason },
+    });
+    return { status: 'failed', reason };
+  }
+}
+
+async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null }> {
+  const { videoId, storagePath } = job;
+  const probe = await onNode(() => probing.probeSource({ videoId, storagePath }));
+  const ladder = planLadder(job.quality, probe, job.parameters);
+  log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
+
+  const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding);
+  const renditions = await allOrCancelRest(
+    ladder.map((plan) => async (): Promise<RenditionResult> => {
+      const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
+      const outcome = await onNode(() => encoding.encodeRendition(input));
+      return { plan, outcome };
+    }),
+  );
+
+  const [, thumbnailKey] = await Promise.all([
+    storage.writeMasterPlaylist({
+      videoId,
+      variants: renditions.map(({ plan, outcome }) => ({
+        key: plan.key,
+        width: outcome.width || plan.width,
+        height: outcome.height || plan.height,
+        frameRate: plan.frameRate,
+        codecs: outcome.codecs,
+        bandwidth: outcome.bandwidth,
+        averageBandwidth: outcome.averageBandwidth,
+      })),
+    }),
+    makeThumbnail(job, probe),
+  ]);
+  return { probe, renditions, thumbnailKey };
+}
+
+/** The default thumbnail. A video without one still plays, so its failure is not the video's. */
+async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string | null> {
+  try {
+    return await onNode(() =>
+      thumbnails.makeThumbnail({
+        videoId: job.videoId,
+        storagePath: job.storagePath,
+        timestampSeconds: probe.durationSeconds * thumbnailPosition,
+      }),
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('no default thumbnail', { videoId: job.videoId, reason: describeFailure(error) });
+    return null;
+  }
+}
+
+/**
+ * Runs `work` on an encode node: waits (without limit) until one has a free slot, then runs it. If
+ * the work still found no slot after its own retries (raced by other videos), waits again.
+ */
+async function onNode<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    await capacity.waitForNodeCapacity();
+    try {
+      return await work();
+    } catch (error) {
+      if (failureType(error) === failureTypes.noNodeAvailable) continue;
+      throw error;
+    }
+  }
+}
+
+/**
+ * Promise.all over jobs that each run in one cancellation scope: when one fails for good, the
+ * others are cancelled (their nodes stop) and awaited, so cleanup never races their uploads.
+ */
+async function allOrCancelRest<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
+  const scope = new CancellationScope();
+  const running = jobs.map((job) => scope.run(job));
+  try {
+    return await Promise.all(running);
+  } catch (error) {
+    scope.cancel();
+    await Promise.allSettled(running);
+    throw error;
+  }
+}
+
+/** Webhooks go out from their own workflow: a slow or dead endpoint never holds the video back. */
+async function notify(payload: WebhookPayload): Promise<void> {
+  try {
+    await startChild(deliverWebhooks, {
+      workflowId: `webhook:${payload.videoId}:${uuid4()}`,
+      args: [{ payload }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    log.error('could not start webhook delivery', { videoId: payload.videoId, event: payload.event, error: String(error) });
+  }
+}
+
+function failureType(error: unknown): string | undefined {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? (error.cause.type ?? undefined) : undefined;
+}
+
+/** The reason shown for a failed video: the innermost message, which says what went wrong. */
+function describeFailure(error: unknown): string {
+  if (error instanceof ActivityFailure) {
+    const what = error.activityType ?? 'activity';
+    if (error.cause instanceof TimeoutFailure) return `${what} timed out (${error.cause.timeoutType})`;
+    if (error.cause instanceof ApplicationFailure) return error.cause.message;
+    return error.cause?.message ?? error.message;
+  }
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
