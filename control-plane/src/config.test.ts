@@ -1,0 +1,51 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError } from '@kino/infra';
+import { parseApiConfig } from './config.ts';
+
+const minimal = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:7432/kino',
+  TEMPORAL_ADDRESS: '127.0.0.1:17233',
+  S3_ENDPOINT: 'http://127.0.0.1:7333',
+  S3_BUCKET: 'kino',
+  S3_ACCESS_KEY_ID: 'id',
+  S3_SECRET_ACCESS_KEY: 'secret',
+  DELIVERY_URL: 'http://127.0.0.1:7081/',
+};
+
+function problemsOf(source: Record<string, string>): string[] {
+  try {
+    parseApiConfig(source);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.problems;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+void describe('API configuration', () => {
+  void it('applies the documented defaults', () => {
+    const config = parseApiConfig(minimal);
+    assert.equal(config.API_HOST, '127.0.0.1');
+    assert.equal(config.API_PORT, 7080);
+    assert.equal(config.TEMPORAL_NAMESPACE, 'default');
+    assert.deepEqual(config.API_CORS_ORIGINS, []);
+    assert.equal(config.CLICKHOUSE_URL, undefined);
+    assert.equal(config.DELIVERY_URL, 'http://127.0.0.1:7081');
+    assert.equal(config.LOG_LEVEL, 'info');
+  });
+
+  void it('parses the CORS origins list', () => {
+    const config = parseApiConfig({ ...minimal, API_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000/' });
+    assert.deepEqual(config.API_CORS_ORIGINS, ['https://app.example.com', 'http://localhost:3000']);
+  });
+
+  void it('names the variable that is missing or wrong', () => {
+    const { DATABASE_URL: _omitted, ...withoutDatabase } = minimal;
+    assert.ok(problemsOf(withoutDatabase).some((p) => p.startsWith('DATABASE_URL')));
+    assert.ok(problemsOf({ ...minimal, API_PORT: 'seventy' }).some((p) => p.startsWith('API_PORT')));
+    assert.ok(problemsOf({ ...minimal, TEMPORAL_ADDRESS: 'nowhere' }).some((p) => p.startsWith('TEMPORAL_ADDRESS')));
+    assert.ok(problemsOf({ ...minimal, API_CORS_ORIGINS: 'not an origin' }).some((p) => p.startsWith('API_CORS_ORIGINS')));
+    assert.ok(problemsOf({ ...minimal, DATABASE_URL: 'mysql://x' }).some((p) => p.startsWith('DATABASE_URL')));
+  });
+});

@@ -1,0 +1,44 @@
+// The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
+// missing value stops the process at start with a message naming the variable (loadConfig).
+import { env, loadConfig, parseConfig, storageConfigShape, z } from '@kino/infra';
+
+/** An origin as browsers send it: scheme, host and optional port, nothing else. */
+const originPattern = /^https?:\/\/[^/\s:]+(:\d+)?$/;
+
+export const apiConfigShape = {
+  API_HOST: z.string().min(1).default('127.0.0.1'),
+  API_PORT: env.port(7080),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres(ql)?:\/\/|pglite:\/\/)/, 'expected a postgres:// or pglite:// URL'),
+  TEMPORAL_ADDRESS: env.hostPort(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  ...storageConfigShape,
+  /** Unset: analytics are not configured; /health reports the check as skipped. */
+  CLICKHOUSE_URL: env.url().optional(),
+  /** Comma-separated origins allowed to call the API from a browser; empty allows none. */
+  API_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean))
+    .refine((origins) => origins.every((origin) => originPattern.test(origin)), {
+      message: 'expected a comma-separated list of origins such as https://app.example.com',
+    }),
+  /** Public base URL of the delivery host: thumbnail and playback URLs are built on it. */
+  DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
+  /** Public base URL of the web app, for share links; defaults to the delivery URL. */
+  WEB_APP_URL: env.url().transform((url) => url.replace(/\/$/, '')).optional(),
+  LOG_LEVEL: env.logLevel(),
+};
+
+export type ApiConfig = z.infer<z.ZodObject<typeof apiConfigShape>>;
+
+/** For the `kino api` entry point: exits naming the variable on a bad value. */
+export function loadApiConfig(source: Record<string, string | undefined> = process.env): ApiConfig {
+  return loadConfig(apiConfigShape, source);
+}
+
+/** For tests and embedding: throws a ConfigError instead of exiting. */
+export function parseApiConfig(source: Record<string, string | undefined>): ApiConfig {
+  return parseConfig(apiConfigShape, source);
+}

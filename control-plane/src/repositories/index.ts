@@ -1,0 +1,9 @@
+// Repository functions: each takes `db` (a Kysely instance or a transaction) and does one thing.
+export * from './organizations.ts';
+export * from './environments.ts';
+export * from './api-keys.ts';
+export * from './uploads.ts';
+export * from './videos.ts';
+export * from './renditions.ts';
+export * from './webhooks.ts';
+export * from './rate-limits.ts';

@@ -1,0 +1,211 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../db/schema.ts';
+
+export interface CreateVideoInput {
+  id: string;
+  orgId: string;
+  envId: string;
+  name: string;
+  storagePath: string;
+  videoQuality: VideoQuality;
+  allowPublicAccess: boolean;
+  parameters: EncodingParameters;
+}
+
+/** PostgreSQL's (and PGlite's) unique_violation: here, a live video already uses the storage path. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+/** Creates a video in `transcoding`. Throws a unique violation when a live video already has this path. */
+export async function createVideo(db: Db, input: CreateVideoInput): Promise<Video> {
+  return db
+    .insertInto('videos')
+    .values({
+      id: input.id,
+      org_id: input.orgId,
+      env_id: input.envId,
+      name: input.name,
+      description: null,
+      status: 'transcoding',
+      failure_reason: null,
+      storage_path: input.storagePath,
+      video_quality: input.videoQuality,
+      allow_public_access: input.allowPublicAccess,
+      parameters: JSON.stringify(input.parameters),
+      duration_seconds: null,
+      source_width: null,
+      source_height: null,
+      source_frame_rate: null,
+      thumbnail_key: null,
+      ready_at: null,
+      deleted_at: null,
+      delete_reason: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A video by id, deleted or not. */
+export async function getVideo(db: Db, id: string): Promise<Video | undefined> {
+  return db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The live (not deleted) video made from an uploaded object, if any. */
+export async function findLiveVideoByStoragePath(db: Db, storagePath: string): Promise<Video | undefined> {
+  return db
+    .selectFrom('videos')
+    .selectAll()
+    .where('storage_path', '=', storagePath)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Removes a video row outright: only to undo a create whose workflow could not start. */
+export async function deleteVideoRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('videos').where('id', '=', id).execute();
+}
+
+export type VideoSortField = 'created_at' | 'name' | 'duration' | 'status';
+
+export interface ListVideosQuery {
+  orgId: string;
+  /** Limits the list to one environment; omitted lists the whole organization. */
+  envId?: string;
+  page: number;
+  pageSize: number;
+  sortBy: VideoSortField;
+  sortDir: 'asc' | 'desc';
+  status?: VideoStatus;
+  /** Case-insensitive substring of the name; `%` and `_` match themselves. */
+  search?: string;
+  /** Created at or after this instant. */
+  createdFrom?: Date;
+  /** Created before this instant. */
+  createdBefore?: Date;
+}
+
+/** `%`, `_` and the escape character itself lose their LIKE meaning. */
+export function escapeLikePattern(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ videos: Video[]; total: number }> {
+  let filtered = db.selectFrom('videos').where('org_id', '=', query.orgId).where('deleted_at', 'is', null);
+  if (query.envId) filtered = filtered.where('env_id', '=', query.envId);
+  if (query.status) filtered = filtered.where('status', '=', query.status);
+  if (query.search) filtered = filtered.where(sql<boolean>`name ilike ${`%${escapeLikePattern(query.search)}%`} escape '\\'`);
+  if (query.createdFrom) filtered = filtered.where('created_at', '>=', query.createdFrom);
+  if (query.createdBefore) filtered = filtered.where('created_at', '<', query.createdBefore);
+
+  const direction = query.sortDir === 'asc' ? sql`asc` : sql`desc`;
+  const sortExpression = {
+    created_at: sql`created_at`,
+    name: sql`lower(name)`,
+    // Videos still transcoding have no duration yet: they sort last either way.
+    duration: sql`duration_seconds`,
+    status: sql`status`,
+  }[query.sortBy];
+
+  const [videos, count] = await Promise.all([
+    filtered
+      .selectAll()
+      .orderBy(sql`${sortExpression} ${direction} nulls last`)
+      .orderBy('created_at', query.sortDir)
+      .orderBy('id', query.sortDir)
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute(),
+    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { videos, total: Number(count.total) };
+}
+
+/** Soft-deletes a live video; undefined when it was already deleted (or a concurrent delete won). */
+export async function markVideoDeleted(db: Db, id: string, reason: string | null): Promise<Video | undefined> {
+  return db
+    .updateTable('videos')
+    .set({ deleted_at: sql`now()`, delete_reason: reason, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Undoes a soft delete whose clean-up workflow could not start. */
+export async function undoVideoDeleted(db: Db, id: string): Promise<void> {
+  await db.updateTable('videos').set({ deleted_at: null, delete_reason: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+/**
+ * Sends a failed video back to `transcoding` for a retry: clears the failure and the renditions of
+ * the failed run. Undefined when the video is not (or no longer) failed.
+ */
+export async function resetFailedVideoForRetry(db: Db, id: string): Promise<{ video: Video; failureReason: string | null } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('videos')
+      .select('failure_reason')
+      .where('id', '=', id)
+      .where('status', '=', 'failed')
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!before) return undefined;
+    const video = await trx
+      .updateTable('videos')
+      .set({ status: 'transcoding', failure_reason: null, ready_at: null, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.deleteFrom('renditions').where('video_id', '=', id).execute();
+    return { video, failureReason: before.failure_reason };
+  });
+}
+
+/** What probing the source found: recorded while the video is transcoding. */
+export async function recordVideoSource(
+  db: Db,
+  id: string,
+  source: { durationSeconds: number; width: number; height: number; frameRate: number },
+): Promise<void> {
+  await db
+    .updateTable('videos')
+    .set({
+      duration_seconds: source.durationSeconds,
+      source_width: source.width,
+      source_height: source.height,
+      source_frame_rate: source.frameRate,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** `transcoding` → `ready`. Returns false when the video was not transcoding (e.g. deleted meanwhile it stays hidden). */
+export async function markVideoReady(db: Db, id: string, { thumbnailKey }: { thumbnailKey?: string } = {}): Promise<boolean> {
+  const result = await db
+    .updateTable('videos')
+    .set({ status: 'ready', ready_at: sql`now()`, updated_at: sql`now()`, ...(thumbnailKey ? { thumbnail_key: thumbnailKey } : {}) })
+    .where('id', '=', id)
+    .where('status', '=', 'transcoding')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** `transcoding` → `failed` with a reason a user can read. */
+export async function markVideoFailed(db: Db, id: string, reason: string): Promise<boolean> {
+  const result = await db
+    .updateTable('videos')
+    .set({ status: 'failed', failure_reason: reason, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('status', '=', 'transcoding')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Points the video at a new default thumbnail (a custom one, or the one made at processing). */
+export async function setVideoThumbnail(db: Db, id: string, thumbnailKey: string): Promise<void> {
+  await db.updateTable('videos').set({ thumbnail_key: thumbnailKey, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
