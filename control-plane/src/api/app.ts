@@ -1,0 +1,73 @@
+// The API as a Fastify instance built from injected dependencies: server.ts listens with it, tests
+// call `app.inject` or listen on a free port. Everything lives under /v1/api.
+import Fastify from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import './fastify-augment.ts';
+import type { ApiDeps } from './deps.ts';
+import accessPlugin from './plugins/access.ts';
+import errorHandlerPlugin from './plugins/error-handler.ts';
+import { registerRoutes } from './routes/index.ts';
+import { typeboxValidatorCompiler } from './validation.ts';
+import { apiVersion } from './version.ts';
+
+export const API_PREFIX = '/v1/api';
+
+export async function buildApp(deps: ApiDeps) {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Request ids show in 5xx details, so an operator can find the log line.
+    genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  await app.register(errorHandlerPlugin);
+
+  await app.register(cors, {
+    // Only configured origins get CORS headers; an empty list allows none.
+    origin: deps.config.API_CORS_ORIGINS,
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['X-Api-Key', 'Content-Type'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+    maxAge: 3600,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Kino API',
+        version: apiVersion,
+        description:
+          'Video hosting and delivery: signed uploads, transcoding to HLS, management and analytics. ' +
+          'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`.',
+      },
+      servers: [{ url: API_PREFIX }],
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    // Paths in the document are relative to the server URL above, like the spec's.
+    transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
+  });
+
+  await app.register(accessPlugin, { deps });
+
+  await app.register(
+    async (api) => {
+      api.get(
+        '/openapi.json',
+        { config: { auth: 'none' }, schema: { hide: true } },
+        async () => app.swagger(),
+      );
+      await registerRoutes(api, { deps });
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}
+
+export type ApiApp = Awaited<ReturnType<typeof buildApp>>;

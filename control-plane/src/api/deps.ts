@@ -1,0 +1,31 @@
+// What the API needs from the outside world, handed in by server.ts (or by a test).
+import type { Client } from '@temporalio/client';
+import type { ClickHouseHttp, Logger, Storage } from '@kino/infra';
+import type { Db } from '../db/database.ts';
+import type { ApiConfig } from '../config.ts';
+import type { RateLimitOverrides } from './rate-limits.ts';
+
+/** Segments served per video, for the `served` estimate; absent until analytics are wired in. */
+export interface ServedSegmentsSource {
+  segmentsServed(videoIds: string[]): Promise<Map<string, number>>;
+}
+
+export interface ApiDeps {
+  db: Db;
+  storage: Storage;
+  temporal: Client;
+  /** Unset when CLICKHOUSE_URL is not configured: /health reports analytics as skipped. */
+  clickhouse?: ClickHouseHttp;
+  config: ApiConfig;
+  logger: Logger;
+  /** Tests shrink limits to prove 429 quickly; the spec's table is the default. */
+  rateLimits?: RateLimitOverrides;
+  servedSegments?: ServedSegmentsSource;
+  /** The clock of rate-limit windows and upload expiry. */
+  now?: () => Date;
+}
+
+/** Route plugins receive the dependencies as their options. */
+export interface RouteOptions {
+  deps: ApiDeps;
+}

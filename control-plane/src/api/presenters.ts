@@ -1,0 +1,54 @@
+// Database rows → the spec's resources.
+import type { Rendition, Video } from '../db/schema.ts';
+import { estimateViews, formatDuration, formatViews, thumbnailUrl } from './format.ts';
+
+export function presentVideoListItem(video: Video, deliveryUrl: string, segmentsServed: number) {
+  return {
+    id: video.id,
+    name: video.name,
+    duration: formatDuration(video.duration_seconds),
+    durationSeconds: video.duration_seconds ?? 0,
+    createdAt: video.created_at.toISOString(),
+    thumbnailUrl: thumbnailUrl(deliveryUrl, video.id, video.source_width, video.source_height),
+    ...(video.description ? { description: video.description } : {}),
+    status: video.status,
+    served: formatViews(estimateViews(segmentsServed, video.duration_seconds)),
+    allowPublicAccess: video.allow_public_access,
+    videoQuality: video.video_quality,
+  };
+}
+
+export function presentEncoding(rendition: Rendition) {
+  return {
+    key: rendition.key,
+    shortEdgePixels: rendition.short_edge_pixels,
+    shortEdgeIsWidth: rendition.short_edge_is_width,
+    videoStreamBitrate: rendition.video_bitrate_kbps,
+    audioStreamBitrate: rendition.audio_bitrate_kbps,
+    audioFormat: rendition.audio_format,
+    maxFrameRate: rendition.frame_rate,
+    pixelFormat: rendition.pixel_format,
+    rateControlMode: rendition.rate_control_mode,
+    twoPassVBREncoding: rendition.two_pass,
+    compressionRatio: rendition.compression_ratio,
+  };
+}
+
+export function presentVideoDetails(video: Video, renditions: Rendition[], deliveryUrl: string, segmentsServed: number) {
+  const parameters = video.parameters;
+  return {
+    ...presentVideoListItem(video, deliveryUrl, segmentsServed),
+    publicID: video.id,
+    envId: video.env_id,
+    status: { ready: video.status === 'ready', transcoding: video.status === 'transcoding', failed: video.status === 'failed' },
+    ...(video.status === 'failed' && video.failure_reason ? { failureReason: video.failure_reason } : {}),
+    maxEdgeLength: parameters.maxEdgeLength,
+    maxFrameRate: parameters.maxFrameRate,
+    pixelFormat: parameters.pixelFormat,
+    rateControlMode: parameters.rateControlMode,
+    twoPassVBREncoding: parameters.twoPassVBREncoding,
+    compressionRatio: parameters.compressionRatio,
+    audioCodec: parameters.audioCodec,
+    encodings: renditions.map(presentEncoding),
+  };
+}

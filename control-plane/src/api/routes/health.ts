@@ -1,0 +1,94 @@
+// GET /health, without a key: is every dependency reachable? 200 `ok` when all are; 503 `degraded`
+// naming the failing checks otherwise. The 503 is the error envelope with the same health `body`,
+// so clients that only know the envelope and monitors that read the checks both understand it.
+import { sql } from 'kysely';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ApiDeps, RouteOptions } from '../deps.ts';
+import { Envelope, StringEnum } from '../schemas/common.ts';
+import { apiVersion } from '../version.ts';
+
+const CHECK_TIMEOUT_MS = 3000;
+
+const CheckSchema = Type.Object({
+  status: StringEnum(['ok', 'error', 'skipped']),
+  latencyMs: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+});
+type Check = { status: 'ok' | 'error' | 'skipped'; latencyMs?: number; error?: string };
+
+const HealthSchema = Type.Object({
+  status: StringEnum(['ok', 'degraded']),
+  version: Type.String(),
+  checks: Type.Object({ database: CheckSchema, temporal: CheckSchema, storage: CheckSchema, analytics: CheckSchema }),
+});
+
+const UnavailableSchema = Type.Object({
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  code: Type.String(),
+  body: HealthSchema,
+});
+
+async function runCheck(name: string, deps: ApiDeps, probe: (() => Promise<unknown>) | undefined): Promise<Check> {
+  if (!probe) return { status: 'skipped' };
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return { status: 'ok', latencyMs: Date.now() - started };
+  } catch (error) {
+    // The reason goes to the log; the unauthenticated response does not describe the network.
+    deps.logger.warn({ err: error, check: name }, 'health check failed');
+    const timedOut = error instanceof Error && error.message.startsWith('timed out');
+    return { status: 'error', latencyMs: Date.now() - started, error: timedOut ? 'timed out' : 'unreachable' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.get(
+    '/health',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['health'],
+        summary: 'Service status',
+        description: 'Checks the database, Temporal, object storage and analytics. No API key needed.',
+        security: [],
+        response: { 200: Envelope(HealthSchema), 503: UnavailableSchema },
+      },
+    },
+    async (_request, reply) => {
+      const { db, temporal, storage, clickhouse } = deps;
+      const [database, temporalCheck, storageCheck, analytics] = await Promise.all([
+        runCheck('database', deps, () => sql`select 1`.execute(db)),
+        runCheck('temporal', deps, () =>
+          temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.workflowService.getSystemInfo({})),
+        ),
+        runCheck('storage', deps, () => storage.ping()),
+        runCheck('analytics', deps, clickhouse ? () => clickhouse.ping() : undefined),
+      ]);
+      const checks = { database, temporal: temporalCheck, storage: storageCheck, analytics };
+      const failing = Object.entries(checks)
+        .filter(([, check]) => check.status === 'error')
+        .map(([name]) => name);
+      const body = { status: failing.length ? ('degraded' as const) : ('ok' as const), version: apiVersion, checks };
+      if (failing.length === 0) return { body };
+      return reply.status(503).send({
+        title: 'Service Unavailable',
+        status: 503,
+        detail: `Unavailable: ${failing.join(', ')}.`,
+        code: 'service_unavailable',
+        body,
+      });
+    },
+  );
+};

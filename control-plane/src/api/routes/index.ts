@@ -1,0 +1,17 @@
+// Every route of the API, by resource. Each module is a plugin receiving the dependencies.
+import type { FastifyInstance } from 'fastify';
+import type { RouteOptions } from '../deps.ts';
+import { healthRoutes } from './health.ts';
+import { environmentRoutes } from './environments.ts';
+import { uploadRoutes } from './uploads.ts';
+import { videoRoutes } from './videos.ts';
+import { webhookRoutes } from './webhooks.ts';
+
+export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
+  await api.register(healthRoutes, options);
+  await api.register(environmentRoutes, options);
+  await api.register(uploadRoutes, options);
+  await api.register(videoRoutes, options);
+  await api.register(webhookRoutes, options);
+  // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
+}

@@ -1,0 +1,81 @@
+// POST /{orgID}/environments/{envID}/videos/upload-url: a presigned PUT straight to storage, valid
+// one hour, at uploads/{org}/{env}/{uploadId}/{filename}. The Content-Type is part of the signature,
+// so storage refuses a PUT with another type. The ticket is recorded: `process` accepts only paths
+// handed out here to the same organization and environment.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { newId, objectKeys } from '@kino/infra';
+import type { RouteOptions } from '../deps.ts';
+import { createUpload } from '../../repositories/uploads.ts';
+import { accessOf } from '../plugins/access.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { EnvParams, Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
+import {
+  DEFAULT_UPLOAD_CONTENT_TYPE,
+  MAX_UPLOAD_BYTES,
+  storageFileName,
+  UPLOAD_CONTENT_TYPES,
+  UPLOAD_URL_TTL_SECONDS,
+} from '../video-parameters.ts';
+
+const UploadUrlBody = Type.Object({
+  filename: Type.String({ minLength: 1, maxLength: 255, description: 'Original file name.' }),
+  fileSize: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: 'Bytes; at most 5 GB.' }),
+  contentType: Type.Optional(StringEnum(UPLOAD_CONTENT_TYPES, { default: DEFAULT_UPLOAD_CONTENT_TYPE })),
+});
+
+const UploadTicket = Type.Object({
+  signedURL: Type.String({ description: 'PUT the file here with the same Content-Type; valid 1 hour.' }),
+  bucketPath: Type.String({ description: 'Pass it as storagePath to the process call.' }),
+  expiresAt: Type.Integer({ description: 'Unix time at which signedURL expires.' }),
+});
+
+export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  const now = deps.now ?? (() => new Date());
+
+  app.post(
+    '/:orgID/environments/:envID/videos/upload-url',
+    {
+      config: {
+        rateLimit: 'upload-url',
+        validationCodes: { 'body.fileSize': 'invalid_file_size', 'body.contentType': 'unsupported_format' },
+      },
+      schema: {
+        tags: ['uploads'],
+        summary: 'Request a signed upload URL',
+        params: EnvParams,
+        body: UploadUrlBody,
+        response: { 200: Envelope(UploadTicket), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const environment = access.environment!;
+      const { filename, fileSize } = request.body;
+      const contentType = request.body.contentType ?? DEFAULT_UPLOAD_CONTENT_TYPE;
+      const uploadId = newId('upl');
+      const bucketPath = objectKeys.upload(access.orgId, environment.id, uploadId, storageFileName(filename));
+      const expiresAt = new Date(now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000);
+
+      let signedURL: string;
+      try {
+        signedURL = await deps.storage.presignPut(bucketPath, UPLOAD_URL_TTL_SECONDS, contentType);
+      } catch (error) {
+        request.log.error({ err: error }, 'presigning an upload failed');
+        throw new ServiceUnavailableError('Storage is unavailable; request an upload URL again shortly.');
+      }
+      await createUpload(deps.db, {
+        id: uploadId,
+        orgId: access.orgId,
+        envId: environment.id,
+        bucketPath,
+        filename,
+        contentType,
+        fileSize,
+        expiresAt,
+      });
+      request.log.info({ uploadId, bucketPath }, 'upload URL issued');
+      return { body: { signedURL, bucketPath, expiresAt: Math.floor(expiresAt.getTime() / 1000) } };
+    },
+  );
+};

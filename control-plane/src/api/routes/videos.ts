@@ -1,0 +1,406 @@
+// Processing and managing videos: process, list (per environment and per organization), details,
+// retry and delete.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { newId } from '@kino/infra';
+import type { Video } from '../../db/schema.ts';
+import type { ApiDeps, RouteOptions } from '../deps.ts';
+import { findUpload } from '../../repositories/uploads.ts';
+import {
+  createVideo,
+  deleteVideoRow,
+  findLiveVideoByStoragePath,
+  getVideo,
+  isUniqueViolation,
+  listVideos,
+  markVideoDeleted,
+  markVideoFailed,
+  resetFailedVideoForRetry,
+  undoVideoDeleted,
+  type ListVideosQuery,
+} from '../../repositories/videos.ts';
+import { listRenditions } from '../../repositories/renditions.ts';
+import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
+import type { Access } from '../fastify-augment.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+  type FieldError,
+} from '../errors.ts';
+import { DATE_PATTERN, EnvParams, Envelope, errorResponses, IntegerEnum, OrgParams, StringEnum } from '../schemas/common.ts';
+import {
+  OrgVideoListItemSchema,
+  PaginationSchema,
+  VIDEO_STATUSES,
+  VideoDetailsSchema,
+  VideoListItemSchema,
+} from '../schemas/videos.ts';
+import {
+  AUDIO_CODECS,
+  checkEncodingParameters,
+  COMPRESSION_RATIOS,
+  DELETE_REASONS,
+  MAX_EDGE_LENGTHS,
+  MAX_FRAME_RATE_LIMIT,
+  MAX_UPLOAD_BYTES,
+  paginationOf,
+  parseCalendarDate,
+  PIXEL_FORMATS,
+  RATE_CONTROL_MODES,
+  VIDEO_QUALITIES,
+  withDefaultParameters,
+} from '../video-parameters.ts';
+import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
+import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
+
+const ProcessBody = Type.Object({
+  storagePath: Type.String({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
+  videoQuality: StringEnum(VIDEO_QUALITIES),
+  allowPublicAccess: Type.Boolean(),
+  videoName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
+  maxEdgeLength: Type.Optional(IntegerEnum(MAX_EDGE_LENGTHS, { default: -1, description: '-1: no limit.' })),
+  maxFrameRate: Type.Optional(
+    Type.Integer({ minimum: -1, maximum: MAX_FRAME_RATE_LIMIT, default: -1, description: '-1 (auto) or 1..240.' }),
+  ),
+  pixelFormat: Type.Optional(StringEnum(PIXEL_FORMATS, { default: 'yuv420p' })),
+  rateControlMode: Type.Optional(StringEnum(RATE_CONTROL_MODES, { default: 'variableBitrate' })),
+  twoPassVBREncoding: Type.Optional(Type.Boolean({ default: false })),
+  compressionRatio: Type.Optional(StringEnum(COMPRESSION_RATIOS, { default: 'veryfast' })),
+  audioCodec: Type.Optional(StringEnum(AUDIO_CODECS, { default: 'aac' })),
+});
+
+const encodingParameterFields = [
+  'maxEdgeLength',
+  'maxFrameRate',
+  'pixelFormat',
+  'rateControlMode',
+  'twoPassVBREncoding',
+  'compressionRatio',
+  'audioCodec',
+] as const;
+
+const processValidationCodes: Record<string, string> = {
+  'body.storagePath': 'invalid_storage_path',
+  'body.videoQuality': 'invalid_quality_preset',
+  ...Object.fromEntries(encodingParameterFields.map((field) => [`body.${field}`, 'invalid_parameters'])),
+};
+
+const ListQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'At most 100.' }),
+  sortBy: StringEnum(['created_at', 'name', 'duration', 'status'] as const, { default: 'created_at' }),
+  sortDir: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
+  status: Type.Optional(StringEnum(VIDEO_STATUSES)),
+  search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive match in video names.' })),
+  from: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'Created on or after this date (UTC), YYYY-MM-DD.' })),
+  to: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'Created on or before this date (UTC), YYYY-MM-DD.' })),
+});
+type ListQueryValue = typeof ListQuery.static;
+
+const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
+const DeleteParams = Type.Object({ orgID: Type.String({ minLength: 1 }), videoID: Type.String({ minLength: 1 }) });
+const DeleteBody = Type.Object({ reason: Type.Optional(StringEnum(DELETE_REASONS)) });
+
+/** List filters from the query, with the date range checked (real dates, `from` ≤ `to`). */
+function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId' | 'envId'> {
+  const errors: FieldError[] = [];
+  const from = query.from === undefined ? undefined : parseCalendarDate(query.from);
+  const to = query.to === undefined ? undefined : parseCalendarDate(query.to);
+  if (query.from !== undefined && !from) errors.push({ message: 'from is not a calendar date', location: 'query.from', value: query.from });
+  if (query.to !== undefined && !to) errors.push({ message: 'to is not a calendar date', location: 'query.to', value: query.to });
+  if (errors.length) throw new ValidationError('invalid_request', errors.map((e) => e.message).join('; '), errors);
+  if (from && to && from > to) {
+    throw new ValidationError('invalid_date_range', 'from must not be after to', [
+      { message: 'from must not be after to', location: 'query.from', value: query.from },
+    ]);
+  }
+  return {
+    page: query.page,
+    pageSize: query.pageSize,
+    sortBy: query.sortBy,
+    sortDir: query.sortDir,
+    status: query.status,
+    search: query.search || undefined,
+    createdFrom: from,
+    // `to` is inclusive: everything created before the next midnight.
+    createdBefore: to ? new Date(to.getTime() + 24 * 3600_000) : undefined,
+  };
+}
+
+async function segmentsServedFor(deps: ApiDeps, request: FastifyRequest, videos: Video[]): Promise<Map<string, number>> {
+  if (!deps.servedSegments || videos.length === 0) return new Map();
+  try {
+    return await deps.servedSegments.segmentsServed(videos.map((v) => v.id));
+  } catch (error) {
+    // A view estimate is not worth failing a listing for.
+    request.log.warn({ err: error }, 'served segments unavailable; reporting 0 views');
+    return new Map();
+  }
+}
+
+/** The video of the path, if the key may see it: 404 when missing or in another organization, 403 across environments. */
+async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Promise<Video> {
+  const video = await getVideo(deps.db, videoId);
+  if (!video || video.org_id !== access.orgId) throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
+  assertEnvironmentReach(access, video.env_id);
+  return video;
+}
+
+function unavailable(request: FastifyRequest, error: unknown, what: string): ServiceUnavailableError {
+  request.log.error({ err: error }, `${what} failed`);
+  return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${what}).`);
+}
+
+export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/:orgID/environments/:envID/videos/process',
+    {
+      config: { rateLimit: 'video', validationCodes: processValidationCodes },
+      schema: {
+        tags: ['videos'],
+        summary: 'Start processing an uploaded file',
+        params: EnvParams,
+        body: ProcessBody,
+        response: {
+          200: Envelope(Type.Object({ videoID: Type.String() })),
+          ...errorResponses(400, 404, 409, 503),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const environment = access.environment!;
+      const body = request.body;
+      const parameters = withDefaultParameters(body);
+      const parameterErrors = checkEncodingParameters(parameters);
+      if (parameterErrors.length) {
+        throw new ValidationError('invalid_parameters', parameterErrors.map((e) => e.message).join('; '), parameterErrors);
+      }
+
+      const invalidPath = (why: string) =>
+        new ValidationError('invalid_storage_path', why, [{ message: why, location: 'body.storagePath', value: body.storagePath }]);
+      const upload = await findUpload(deps.db, { orgId: access.orgId, envId: environment.id, bucketPath: body.storagePath });
+      if (!upload) throw invalidPath('storagePath is not an upload URL issued to this organization and environment');
+      let object: Awaited<ReturnType<ApiDeps['storage']['head']>>;
+      try {
+        object = await deps.storage.head(body.storagePath);
+      } catch (error) {
+        request.log.error({ err: error }, 'storage HEAD failed');
+        throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+      }
+      if (!object) throw invalidPath('nothing has been uploaded to storagePath yet: PUT the file to the signed URL first');
+      if (object.size > MAX_UPLOAD_BYTES) {
+        throw new ValidationError('invalid_file_size', 'the uploaded file is larger than 5 GB', [
+          { message: 'the uploaded file is larger than 5 GB', location: 'body.storagePath', value: body.storagePath },
+        ]);
+      }
+
+      const existing = await findLiveVideoByStoragePath(deps.db, body.storagePath);
+      if (existing?.status === 'transcoding') {
+        throw new ConflictError('processing_in_progress', `This file is already being processed as video ${existing.id}.`);
+      }
+      if (existing) {
+        throw new ConflictError(
+          'already_processed',
+          `This file was already processed as video ${existing.id} (${existing.status}). ` +
+            (existing.status === 'failed' ? 'Retry it with POST /{orgID}/videos/{publicID}/retry, or delete it first.' : 'Delete it first to process the file again.'),
+        );
+      }
+
+      const videoId = newId('vid');
+      try {
+        await createVideo(deps.db, {
+          id: videoId,
+          orgId: access.orgId,
+          envId: environment.id,
+          name: body.videoName ?? upload.filename,
+          storagePath: body.storagePath,
+          videoQuality: body.videoQuality,
+          allowPublicAccess: body.allowPublicAccess,
+          parameters,
+        });
+      } catch (error) {
+        // Two process calls raced for the same file: the unique index let one through.
+        if (isUniqueViolation(error)) throw new ConflictError('processing_in_progress', 'This file is already being processed.');
+        throw error;
+      }
+      try {
+        await startProcessVideo(deps.temporal, videoId);
+      } catch (error) {
+        await deleteVideoRow(deps.db, videoId);
+        throw unavailable(request, error, 'starting processing');
+      }
+      request.log.info({ videoId, storagePath: body.storagePath }, 'processing started');
+      return { body: { videoID: videoId } };
+    },
+  );
+
+  app.get(
+    '/:orgID/environments/:envID/videos',
+    {
+      config: { rateLimit: 'video', validationCodes: { 'query.pageSize': 'invalid_page_size' } },
+      schema: {
+        tags: ['videos'],
+        summary: 'List the videos of an environment',
+        params: EnvParams,
+        querystring: ListQuery,
+        response: {
+          200: Envelope(Type.Object({ videos: Type.Array(VideoListItemSchema), pagination: PaginationSchema })),
+          ...errorResponses(400, 404),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const filters = listFilters(request.query);
+      const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: access.environment!.id });
+      const served = await segmentsServedFor(deps, request, videos);
+      return {
+        body: {
+          videos: videos.map((v) => presentVideoListItem(v, deps.config.DELIVERY_URL, served.get(v.id) ?? 0)),
+          pagination: paginationOf(filters, total),
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/:orgID/videos',
+    {
+      config: { rateLimit: 'video', validationCodes: { 'query.pageSize': 'invalid_page_size' } },
+      schema: {
+        tags: ['videos'],
+        summary: 'List the videos of an organization, across its environments',
+        description: 'An environment key lists the videos of its own environment only.',
+        params: OrgParams,
+        querystring: ListQuery,
+        response: {
+          200: Envelope(Type.Object({ videos: Type.Array(OrgVideoListItemSchema), pagination: PaginationSchema })),
+          ...errorResponses(400, 404),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const filters = listFilters(request.query);
+      const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: environmentScope(access) });
+      const served = await segmentsServedFor(deps, request, videos);
+      return {
+        body: {
+          videos: videos.map((v) => ({ ...presentVideoListItem(v, deps.config.DELIVERY_URL, served.get(v.id) ?? 0), envId: v.env_id })),
+          pagination: paginationOf(filters, total),
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/:orgID/videos/:publicID/details',
+    {
+      config: { rateLimit: 'video' },
+      schema: {
+        tags: ['videos'],
+        summary: 'Video details',
+        params: VideoParams,
+        response: { 200: Envelope(VideoDetailsSchema), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const video = await videoInReach(deps, access, request.params.publicID);
+      if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
+      const [renditions, served] = await Promise.all([listRenditions(deps.db, video.id), segmentsServedFor(deps, request, [video])]);
+      return { body: presentVideoDetails(video, renditions, deps.config.DELIVERY_URL, served.get(video.id) ?? 0) };
+    },
+  );
+
+  app.post(
+    '/:orgID/videos/:publicID/retry',
+    {
+      config: { rateLimit: 'video' },
+      schema: {
+        tags: ['videos'],
+        summary: 'Process a failed video again',
+        description: 'Only a failed video can be retried; it goes back to transcoding.',
+        params: VideoParams,
+        response: {
+          200: Envelope(Type.Object({ videoID: Type.String(), status: StringEnum(['transcoding'] as const) })),
+          ...errorResponses(404, 409, 503),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const video = await videoInReach(deps, access, request.params.publicID);
+      if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
+      const notFailed = (status: string) =>
+        new ConflictError('not_failed', `Only a failed video can be retried; video ${video.id} is ${status}.`);
+      if (video.status !== 'failed') throw notFailed(video.status);
+      const reset = await resetFailedVideoForRetry(deps.db, video.id);
+      if (!reset) throw notFailed('no longer failed');
+      try {
+        await startProcessVideo(deps.temporal, video.id);
+      } catch (error) {
+        // Put the video back as it was: failed, with its reason.
+        await markVideoFailed(deps.db, video.id, reset.failureReason ?? 'processing failed');
+        if (error instanceof WorkflowExecutionAlreadyStartedError) {
+          throw new ConflictError('processing_in_progress', 'The previous processing run is still finishing; retry in a few seconds.');
+        }
+        throw unavailable(request, error, 'starting processing');
+      }
+      request.log.info({ videoId: video.id }, 'processing retried');
+      return { body: { videoID: video.id, status: 'transcoding' as const } };
+    },
+  );
+
+  app.delete(
+    '/:orgID/videos/:videoID',
+    {
+      config: { rateLimit: 'video' },
+      schema: {
+        tags: ['videos'],
+        summary: 'Delete a video',
+        description:
+          'Soft delete: hidden at once; its files are removed within 24 hours; analytics are kept. ' +
+          'A video still transcoding cannot be deleted until processing ends (409 processing_in_progress).',
+        params: DeleteParams,
+        body: DeleteBody,
+        response: {
+          200: Envelope(
+            Type.Object({ status: StringEnum(['deleted'] as const), deletedAt: Type.String(), message: Type.String() }),
+          ),
+          ...errorResponses(400, 404, 409, 503),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const video = await videoInReach(deps, access, request.params.videoID);
+      if (video.deleted_at) throw new BadRequestError('already_deleted', `Video ${video.id} is already deleted.`);
+      if (video.status === 'transcoding') {
+        throw new ConflictError('processing_in_progress', `Video ${video.id} is still transcoding; delete it once it is ready or failed.`);
+      }
+      const deleted = await markVideoDeleted(deps.db, video.id, request.body?.reason ?? null);
+      if (!deleted?.deleted_at) throw new BadRequestError('already_deleted', `Video ${video.id} is already deleted.`);
+      try {
+        await startDeleteVideoContent(deps.temporal, video.id);
+      } catch (error) {
+        // Without the clean-up workflow its files would stay forever: do not report a deletion.
+        await undoVideoDeleted(deps.db, video.id);
+        throw unavailable(request, error, 'starting the clean-up');
+      }
+      request.log.info({ videoId: video.id, reason: request.body?.reason }, 'video deleted');
+      return {
+        body: {
+          status: 'deleted' as const,
+          deletedAt: deleted.deleted_at.toISOString(),
+          message: 'The video is deleted. Its files are removed within 24 hours; its analytics are kept.',
+        },
+      };
+    },
+  );
+};

@@ -1,0 +1,115 @@
+// Webhook registration per environment (DESIGN.md): POST creates one and shows its signing secret
+// once; GET lists (never the secret); DELETE removes. Deliveries are the orchestrator's work.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteOptions } from '../deps.ts';
+import { createWebhook, deleteWebhook, listWebhooks, WEBHOOK_EVENTS } from '../../repositories/webhooks.ts';
+import type { Webhook } from '../../db/schema.ts';
+import { accessOf } from '../plugins/access.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { EnvParams, Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
+
+const WebhookSchema = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(StringEnum(WEBHOOK_EVENTS)),
+  createdAt: Type.String(),
+});
+
+const CreatedWebhookSchema = Type.Object({
+  ...WebhookSchema.properties,
+  secret: Type.String({ description: 'Standard Webhooks signing secret (whsec_...). Shown only here.' }),
+});
+
+const CreateBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'An http(s) URL that receives POSTed events.' }),
+  events: Type.Optional(
+    Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, uniqueItems: true, description: 'Default: every event.' }),
+  ),
+});
+
+const WebhookParams = Type.Object({ ...EnvParams.properties, webhookID: Type.String({ minLength: 1 }) });
+
+function presentWebhook(webhook: Webhook) {
+  return { id: webhook.id, url: webhook.url, events: webhook.events as (typeof WEBHOOK_EVENTS)[number][], createdAt: webhook.created_at.toISOString() };
+}
+
+function checkWebhookUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password) {
+    const message = 'url must be an absolute http(s) URL without credentials';
+    throw new ValidationError('invalid_url', message, [{ message, location: 'body.url', value: url }]);
+  }
+}
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/:orgID/environments/:envID/webhooks',
+    {
+      config: { validationCodes: { 'body.url': 'invalid_url', 'body.events': 'invalid_events' } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Register a webhook',
+        params: EnvParams,
+        body: CreateBody,
+        response: { 200: Envelope(CreatedWebhookSchema), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      checkWebhookUrl(request.body.url);
+      const webhook = await createWebhook(deps.db, {
+        orgId: access.orgId,
+        envId: access.environment!.id,
+        url: request.body.url,
+        events: request.body.events ?? WEBHOOK_EVENTS,
+      });
+      request.log.info({ webhookId: webhook.id }, 'webhook registered');
+      return { body: { ...presentWebhook(webhook), secret: webhook.secret } };
+    },
+  );
+
+  app.get(
+    '/:orgID/environments/:envID/webhooks',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'List the webhooks of an environment',
+        params: EnvParams,
+        response: { 200: Envelope(Type.Object({ webhooks: Type.Array(WebhookSchema) })), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const webhooks = await listWebhooks(deps.db, { orgId: access.orgId, envId: access.environment!.id });
+      return { body: { webhooks: webhooks.map(presentWebhook) } };
+    },
+  );
+
+  app.delete(
+    '/:orgID/environments/:envID/webhooks/:webhookID',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Remove a webhook',
+        params: WebhookParams,
+        response: {
+          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['deleted'] as const) })),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const deleted = await deleteWebhook(deps.db, { orgId: access.orgId, envId: access.environment!.id, id: request.params.webhookID });
+      if (!deleted) throw new NotFoundError('webhook_not_found', `Webhook ${request.params.webhookID} does not exist in this environment.`);
+      request.log.info({ webhookId: deleted.id }, 'webhook removed');
+      return { body: { id: deleted.id, status: 'deleted' as const } };
+    },
+  );
+};

@@ -1,0 +1,66 @@
+// The video resources of the spec: list item, details, ladder entry, pagination.
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from './common.ts';
+import { VIDEO_QUALITIES } from '../video-parameters.ts';
+
+export const VIDEO_STATUSES = ['transcoding', 'ready', 'failed'] as const;
+
+const listItemFields = {
+  id: Type.String(),
+  name: Type.String(),
+  duration: Type.String({ description: 'minutes:seconds' }),
+  durationSeconds: Type.Number(),
+  createdAt: Type.String({ description: 'ISO 8601, UTC' }),
+  thumbnailUrl: Type.String(),
+  description: Type.Optional(Type.String()),
+  served: Type.String({ description: 'Estimated views, e.g. "1.2K views".' }),
+  allowPublicAccess: Type.Boolean(),
+  videoQuality: StringEnum(VIDEO_QUALITIES),
+};
+
+export const VideoListItemSchema = Type.Object({ ...listItemFields, status: StringEnum(VIDEO_STATUSES) });
+
+export const OrgVideoListItemSchema = Type.Object({
+  ...listItemFields,
+  status: StringEnum(VIDEO_STATUSES),
+  envId: Type.String(),
+});
+
+export const EncodingSchema = Type.Object({
+  key: Type.String({ description: 'e.g. 720p: the short edge followed by p.' }),
+  shortEdgePixels: Type.Integer(),
+  shortEdgeIsWidth: Type.Boolean(),
+  videoStreamBitrate: Type.Integer({ description: 'kbps' }),
+  audioStreamBitrate: Type.Integer({ description: 'kbps' }),
+  audioFormat: Type.String(),
+  maxFrameRate: Type.Number(),
+  pixelFormat: Type.String(),
+  rateControlMode: Type.String(),
+  twoPassVBREncoding: Type.Boolean(),
+  compressionRatio: Type.String(),
+});
+
+export const VideoDetailsSchema = Type.Object({
+  ...listItemFields,
+  publicID: Type.String(),
+  envId: Type.String(),
+  status: Type.Object({ ready: Type.Boolean(), transcoding: Type.Boolean(), failed: Type.Boolean() }),
+  failureReason: Type.Optional(Type.String({ description: 'Why processing failed; only on failed videos.' })),
+  maxEdgeLength: Type.Integer(),
+  maxFrameRate: Type.Number(),
+  pixelFormat: Type.String(),
+  rateControlMode: Type.String(),
+  twoPassVBREncoding: Type.Boolean(),
+  compressionRatio: Type.String(),
+  audioCodec: Type.String(),
+  encodings: Type.Array(EncodingSchema),
+});
+
+export const PaginationSchema = Type.Object({
+  total: Type.Integer(),
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  totalPages: Type.Integer(),
+  hasNext: Type.Boolean(),
+  hasPrevious: Type.Boolean(),
+});

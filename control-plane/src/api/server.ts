@@ -1,0 +1,71 @@
+// The API process (`kino api`): configuration from the environment, migrations, then listen.
+import { pathToFileURL } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { ClickHouseHttp, createLogger, Storage, type Logger } from '@kino/infra';
+import { migrateToLatest, openDatabase } from '../db/database.ts';
+import { loadApiConfig, type ApiConfig } from '../config.ts';
+import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
+import type { ApiDeps } from './deps.ts';
+
+export interface RunningApi {
+  app: ApiApp;
+  /** The API root, ending in /v1/api. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startApiServer(
+  config: ApiConfig,
+  { logger = createLogger('api', config.LOG_LEVEL), ...overrides }: { logger?: Logger } & Partial<ApiDeps> = {},
+): Promise<RunningApi> {
+  const db = await openDatabase(config.DATABASE_URL);
+  await migrateToLatest(db);
+  const storage = new Storage(config);
+  // Lazy: the API starts (and /health reports it) while Temporal is down; calls connect when it is back.
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const clickhouse = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL) : undefined;
+  const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, ...overrides });
+  await app.listen({ host: config.API_HOST, port: config.API_PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.API_PORT;
+  const url = `http://${config.API_HOST.includes(':') ? `[${config.API_HOST}]` : config.API_HOST}:${port}${API_PREFIX}`;
+  logger.info({ url }, 'API listening');
+  return {
+    app,
+    url,
+    async stop() {
+      await app.close();
+      await connection.close().catch(() => undefined);
+      storage.s3.destroy();
+      await db.destroy();
+    },
+  };
+}
+
+/** Entry point: runs until SIGINT/SIGTERM, then closes connections and exits. */
+export async function runApiServer(): Promise<RunningApi> {
+  process.env.AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING ??= '1';
+  const config = loadApiConfig();
+  const running = await startApiServer(config);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.app.log.info({ signal }, 'API stopping');
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        running.app.log.error({ err: error }, 'API did not stop cleanly');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  return running;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runApiServer();
+}

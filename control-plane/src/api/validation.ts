@@ -1,0 +1,131 @@
+// Request validation with TypeBox's compiler. Bodies are checked as sent (no coercion: "1" is not a
+// number, null is not false); query strings and path parameters are converted from text first.
+// Defaults from the schemas are applied. Errors keep where they came from and the offending value,
+// so the error handler can list them as the spec's `errors[]`.
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifySchemaCompiler } from 'fastify';
+import { DATE_PATTERN } from './schemas/common.ts';
+import type { FieldError } from './errors.ts';
+
+/** What a failed check reports to Fastify: it lands in `error.validation`. */
+export interface ValidationIssue {
+  instancePath: string;
+  message: string;
+  params: { value: unknown };
+}
+
+const patternMessages: Record<string, string> = { [DATE_PATTERN]: 'must be a date written YYYY-MM-DD' };
+
+function describeExpectation(error: ValueError): string {
+  const schema = error.schema as Record<string, unknown>;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'is required';
+    case ValueErrorType.Kind:
+      return Array.isArray(schema.enum) ? `must be one of: ${schema.enum.join(', ')}` : 'has an unsupported value';
+    case ValueErrorType.Integer:
+      return 'must be an integer';
+    case ValueErrorType.Number:
+      return 'must be a number';
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return `must be at least ${String(schema.minimum)}`;
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return `must be at most ${String(schema.maximum)}`;
+    case ValueErrorType.String:
+      return 'must be a string';
+    case ValueErrorType.StringMinLength:
+      return schema.minLength === 1 ? 'must not be empty' : `must be at least ${String(schema.minLength)} characters long`;
+    case ValueErrorType.StringMaxLength:
+      return `must be at most ${String(schema.maxLength)} characters long`;
+    case ValueErrorType.StringPattern:
+      return patternMessages[String(schema.pattern)] ?? `must match ${String(schema.pattern)}`;
+    case ValueErrorType.Boolean:
+      return 'must be true or false';
+    case ValueErrorType.Object:
+      return 'must be a JSON object';
+    case ValueErrorType.Array:
+      return 'must be an array';
+    case ValueErrorType.ArrayMinItems:
+      return `must have at least ${String(schema.minItems)} item(s)`;
+    case ValueErrorType.ArrayMaxItems:
+      return `must have at most ${String(schema.maxItems)} items`;
+    case ValueErrorType.ArrayUniqueItems:
+      return 'must not repeat an item';
+    case ValueErrorType.Union:
+      return 'is not an accepted value';
+    default:
+      return error.message;
+  }
+}
+
+/** `/events/0` → `events[0]`. */
+function fieldName(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+}
+
+/** One issue per field: the first TypeBox reports, but "is required" wins for a missing field. */
+function toIssues(errors: ValueError[]): ValidationIssue[] {
+  const byPath = new Map<string, ValueError>();
+  for (const error of errors) {
+    const seen = byPath.get(error.path);
+    if (!seen || (error.type === ValueErrorType.ObjectRequiredProperty && seen.type !== error.type)) byPath.set(error.path, error);
+  }
+  return [...byPath.values()].map((error) => {
+    const field = fieldName(error.path);
+    const missing = error.value === undefined;
+    const expectation = missing && field ? 'is required' : describeExpectation(error);
+    return {
+      instancePath: error.path,
+      message: field ? `${field} ${expectation}` : `the request ${expectation}`,
+      params: { value: missing ? null : error.value },
+    };
+  });
+}
+
+export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  const check = TypeCompiler.Compile(schema);
+  const convert = httpPart !== 'body';
+  return (input: unknown) => {
+    // A body whose schema requires nothing may be left out (e.g. DELETE with an optional reason).
+    const omittedOptionalBody = !convert && (input === undefined || input === null) && !(schema.required as string[] | undefined)?.length;
+    let value = convert ? Value.Convert(schema, input) : omittedOptionalBody ? {} : input;
+    if (value !== undefined && value !== null) value = Value.Default(schema, value);
+    if (check.Check(value)) return { value };
+    return { error: toIssues([...check.Errors(value)]) as unknown as Error };
+  };
+};
+
+const locationPrefix: Record<string, string> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
+
+/** Fastify's validation result → the spec's `errors[]` entries. */
+export function toFieldErrors(issues: ValidationIssue[], context: string | undefined): FieldError[] {
+  const prefix = locationPrefix[context ?? 'body'] ?? 'body';
+  return issues.map((issue) => {
+    const field = fieldName(issue.instancePath);
+    return { message: issue.message, location: field ? `${prefix}.${field}` : prefix, value: issue.params?.value ?? null };
+  });
+}
+
+/**
+ * The named condition for a set of field errors: routes map locations to codes
+ * (`body.fileSize` → `invalid_file_size`); the first error with a named code decides.
+ */
+export function pickValidationCode(errors: FieldError[], codes: Record<string, string> | undefined, fallback: string): string {
+  if (!codes) return fallback;
+  for (const error of errors) {
+    for (const [location, code] of Object.entries(codes)) {
+      if (error.location === location || error.location.startsWith(`${location}.`) || error.location.startsWith(`${location}[`)) {
+        return code;
+      }
+    }
+  }
+  return fallback;
+}

@@ -1,0 +1,76 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  checkEncodingParameters,
+  DEFAULT_ENCODING_PARAMETERS,
+  paginationOf,
+  parseCalendarDate,
+  storageFileName,
+  withDefaultParameters,
+} from './video-parameters.ts';
+
+void describe('encoding parameters', () => {
+  void it('take the spec defaults, veryfast included', () => {
+    assert.deepEqual(withDefaultParameters({}), {
+      maxEdgeLength: -1,
+      maxFrameRate: -1,
+      pixelFormat: 'yuv420p',
+      rateControlMode: 'variableBitrate',
+      twoPassVBREncoding: false,
+      compressionRatio: 'veryfast',
+      audioCodec: 'aac',
+    });
+    assert.equal(withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio, 'slower');
+  });
+
+  void it('accept -1 or 1..240 frames per second only', () => {
+    for (const ok of [-1, 1, 24, 30, 60, 240]) {
+      assert.deepEqual(checkEncodingParameters({ ...DEFAULT_ENCODING_PARAMETERS, maxFrameRate: ok }), [], String(ok));
+    }
+    for (const bad of [0, -2, 241, 1000]) {
+      const errors = checkEncodingParameters({ ...DEFAULT_ENCODING_PARAMETERS, maxFrameRate: bad });
+      assert.equal(errors.length, 1, String(bad));
+      assert.equal(errors[0]?.location, 'body.maxFrameRate');
+      assert.equal(errors[0]?.value, bad);
+    }
+  });
+});
+
+void describe('upload file names', () => {
+  void it('never add path segments to the storage key', () => {
+    assert.equal(storageFileName('clip.mp4'), 'clip.mp4');
+    assert.equal(storageFileName('../../etc/passwd'), 'etc_passwd');
+    assert.equal(storageFileName('my holiday/video (1).mov'), 'my_holiday_video_1_.mov');
+    assert.equal(storageFileName('café.mp4'), 'cafe_.mp4');
+    assert.equal(storageFileName('...'), 'upload');
+    assert.equal(storageFileName('a'.repeat(500) + '.mp4').length, 120);
+  });
+});
+
+void describe('dates and pages', () => {
+  void it('parse real calendar dates only', () => {
+    assert.equal(parseCalendarDate('2024-02-29')?.toISOString(), '2024-02-29T00:00:00.000Z');
+    assert.equal(parseCalendarDate('2023-02-29'), undefined);
+    assert.equal(parseCalendarDate('2024-13-01'), undefined);
+  });
+
+  void it('describe the page', () => {
+    assert.deepEqual(paginationOf({ page: 1, pageSize: 20 }, 0), {
+      total: 0,
+      page: 1,
+      pageSize: 20,
+      totalPages: 0,
+      hasNext: false,
+      hasPrevious: false,
+    });
+    assert.deepEqual(paginationOf({ page: 2, pageSize: 2 }, 5), {
+      total: 5,
+      page: 2,
+      pageSize: 2,
+      totalPages: 3,
+      hasNext: true,
+      hasPrevious: true,
+    });
+    assert.equal(paginationOf({ page: 3, pageSize: 2 }, 5).hasNext, false);
+  });
+});

@@ -1,0 +1,20 @@
+// @kino/control-plane: the database, repositories, API keys and the HTTP API.
+export * from './db/database.ts';
+export type * from './db/schema.ts';
+export * from './repositories/index.ts';
+export * from './keys/api-keys.ts';
+export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from './config.ts';
+export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';
+export { startApiServer, runApiServer, type RunningApi } from './api/server.ts';
+export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';
+export { ApiError } from './api/errors.ts';
+export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
+export { formatDuration, formatViews, estimateViews, thumbnailUrl } from './api/format.ts';
+export {
+  VIDEO_TASK_QUEUE,
+  processWorkflowId,
+  deleteWorkflowId,
+  startProcessVideo,
+  startDeleteVideoContent,
+} from './api/workflows.ts';
+export * from './api/video-parameters.ts';
