@@ -1,0 +1,136 @@
+import { KinoError } from './errors.ts';
+import { HttpClient, type FetchLike } from './http.ts';
+import { Analytics } from './resources/analytics.ts';
+import { Environments } from './resources/environments.ts';
+import { Playback } from './resources/playback.ts';
+import { Uploads } from './resources/uploads.ts';
+import { Videos } from './resources/videos.ts';
+import { Webhooks } from './resources/webhooks.ts';
+import type { Health } from './types.ts';
+
+export interface KinoOptions {
+  /** The API root, ending in `/v1/api` (env KINO_API_URL). */
+  apiUrl?: string;
+  /** An API key, `svc_live_...` or `svc_test_...` (env KINO_API_KEY). Server side only. */
+  apiKey?: string;
+  /** Retries of a call answered 429 or 5xx, or not answered; default 2. */
+  maxRetries?: number;
+  /** Per attempt; default 60 s. */
+  timeoutMs?: number;
+  /** A wait the API asks for that is longer than this is not waited out; default 60 s. */
+  maxRetryDelayMs?: number;
+  /** Another fetch (tests, proxies); default the global one. */
+  fetch?: FetchLike;
+}
+
+/** What `.kino/dev.json` holds: the dev stack's endpoints and credentials. */
+export interface DevStackInfo {
+  apiUrl: string;
+  deliveryUrl: string;
+  orgId: string;
+  envId: string;
+  apiKey: string;
+}
+
+function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolveSleep, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolveSleep();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The Kino API client.
+ * @example
+ * import { Kino } from '@kino/sdk';
+ * const kino = new Kino({ apiUrl: 'https://kino.example.com/v1/api', apiKey: process.env.KINO_API_KEY });
+ * const environments = await kino.environments.list('org_123');
+ */
+export class Kino {
+  readonly environments: Environments;
+  readonly uploads: Uploads;
+  readonly videos: Videos;
+  readonly playback: Playback;
+  readonly webhooks: Webhooks;
+  readonly analytics: Analytics;
+  /** Set by `fromDevStack`: the dev organization, environment and delivery URL. */
+  readonly devStack: DevStackInfo | undefined;
+  private readonly http: HttpClient;
+
+  constructor(options: KinoOptions = {}, devStack?: DevStackInfo) {
+    const apiUrl = options.apiUrl ?? process.env.KINO_API_URL;
+    const apiKey = options.apiKey ?? process.env.KINO_API_KEY;
+    if (!apiUrl) throw new KinoError('apiUrl is required (or set KINO_API_URL), e.g. http://127.0.0.1:7080/v1/api');
+    if (!apiKey) throw new KinoError('apiKey is required (or set KINO_API_KEY)');
+    this.http = new HttpClient({
+      apiUrl,
+      apiKey,
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 60_000,
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    });
+    this.devStack = devStack;
+    this.environments = new Environments(this.http);
+    this.uploads = new Uploads(this.http);
+    this.videos = new Videos(this.http, sleepUnlessAborted);
+    this.playback = new Playback(this.http);
+    this.webhooks = new Webhooks(this.http);
+    this.analytics = new Analytics(this.http);
+  }
+
+  /**
+   * A client for the local dev stack (`npm run dev`), from its `.kino/dev.json`: found through
+   * `path`, then KINO_DEV_DIR, then the nearest `.kino/dev.json` above the working directory.
+   * @example
+   * const kino = await Kino.fromDevStack();
+   * const { orgId, envId } = kino.devStack!;
+   * for await (const video of kino.videos.list(orgId, envId)) console.log(video.id);
+   */
+  static async fromDevStack(options: Omit<KinoOptions, 'apiUrl' | 'apiKey'> & { path?: string } = {}): Promise<Kino> {
+    const { readFile } = await import('node:fs/promises');
+    const { dirname, join, resolve } = await import('node:path');
+    const candidates: string[] = [];
+    if (options.path) candidates.push(resolve(options.path));
+    else if (process.env.KINO_DEV_DIR) candidates.push(join(resolve(process.env.KINO_DEV_DIR), 'dev.json'));
+    else {
+      for (let dir = process.cwd(); ; dir = dirname(dir)) {
+        candidates.push(join(dir, '.kino', 'dev.json'));
+        if (dirname(dir) === dir) break;
+      }
+    }
+    for (const candidate of candidates) {
+      let text: string;
+      try {
+        text = await readFile(candidate, 'utf8');
+      } catch {
+        continue;
+      }
+      const info = JSON.parse(text) as DevStackInfo;
+      if (!info.apiUrl || !info.apiKey) throw new KinoError(`${candidate} has no apiUrl/apiKey: is the dev stack fully up?`);
+      const { path: _path, ...rest } = options;
+      return new Kino({ ...rest, apiUrl: info.apiUrl, apiKey: info.apiKey }, info);
+    }
+    throw new KinoError(`no dev stack found (looked for ${candidates[0]}${candidates.length > 1 ? ' and above' : ''}): start one with \`npm run dev\``);
+  }
+
+  /**
+   * The service's status: `ok`, or `degraded` with the failing check (the API answers 503 then,
+   * which this returns rather than throws). Needs no key.
+   * @example
+   * const health = await kino.health();
+   * if (health.status !== 'ok') console.warn(health.checks);
+   */
+  async health(options: { signal?: AbortSignal } = {}): Promise<Health> {
+    const { body } = await this.http.requestWithStatus<Health>('GET', '/health', { ...options, acceptStatuses: [503], maxRetries: 0 });
+    return body;
+  }
+}

@@ -1,0 +1,9 @@
+// @kino/sdk: the typed client of the Kino API. See client.ts for the entry point.
+export { Kino, type KinoOptions, type DevStackInfo } from './client.ts';
+export * from './errors.ts';
+export { VideoPage, PagePromise } from './pagination.ts';
+export { contentTypeFor, type UploadSource } from './resources/uploads.ts';
+export type { WaitUntilReadyOptions } from './resources/videos.ts';
+export type { AnalyticsScope } from './resources/analytics.ts';
+export type { FetchLike } from './http.ts';
+export type * from './types.ts';

@@ -1,0 +1,73 @@
+// Paged lists: `await` gives one page; `for await` walks every item of every page from there on,
+// fetching the next page only when the current one is used up.
+import type { Pagination, Video, VideoList } from './types.ts';
+
+export class VideoPage<T extends Video = Video> implements AsyncIterable<T> {
+  readonly videos: T[];
+  readonly pagination: Pagination;
+
+  constructor(
+    list: VideoList<T>,
+    private readonly fetchPage: (page: number) => Promise<VideoList<T>>,
+  ) {
+    this.videos = list.videos;
+    this.pagination = list.pagination;
+  }
+
+  hasNextPage(): boolean {
+    return this.pagination.hasNext;
+  }
+
+  /**
+   * The following page.
+   * @example
+   * let page = await kino.videos.list(orgId, envId, { pageSize: 50 });
+   * while (page.hasNextPage()) page = await page.getNextPage();
+   */
+  async getNextPage(): Promise<VideoPage<T>> {
+    if (!this.hasNextPage()) throw new Error('there is no next page');
+    return new VideoPage(await this.fetchPage(this.pagination.page + 1), this.fetchPage);
+  }
+
+  /** Every item of this page and the pages after it. */
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    yield* this.videos;
+    if (!this.hasNextPage() || this.videos.length === 0) return;
+    let page = await this.getNextPage();
+    for (;;) {
+      yield* page.videos;
+      if (!page.hasNextPage() || page.videos.length === 0) return;
+      page = await page.getNextPage();
+    }
+  }
+}
+
+/**
+ * What `list` returns before it is awaited: a promise of the first page that can also be walked
+ * item by item with `for await` directly.
+ */
+export class PagePromise<T extends Video = Video> implements PromiseLike<VideoPage<T>>, AsyncIterable<T> {
+  private first: Promise<VideoPage<T>> | undefined;
+
+  constructor(
+    private readonly startPage: number,
+    private readonly fetchPage: (page: number) => Promise<VideoList<T>>,
+  ) {}
+
+  /** Fetched on first use, so a list that is never awaited sends nothing and cannot fail unseen. */
+  private firstPage(): Promise<VideoPage<T>> {
+    this.first ??= this.fetchPage(this.startPage).then((list) => new VideoPage(list, this.fetchPage));
+    return this.first;
+  }
+
+  then<R1 = VideoPage<T>, R2 = never>(
+    onFulfilled?: ((page: VideoPage<T>) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.firstPage().then(onFulfilled, onRejected);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    yield* await this.firstPage();
+  }
+}

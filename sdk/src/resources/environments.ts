@@ -1,0 +1,17 @@
+import type { HttpClient } from '../http.ts';
+import type { Environment } from '../types.ts';
+
+export class Environments {
+  constructor(private readonly http: HttpClient) {}
+
+  /**
+   * The environments of an organization the key may see (an environment key sees its own).
+   * @example
+   * const environments = await kino.environments.list('org_123');
+   * console.log(environments.map((e) => `${e.id} ${e.name}`));
+   */
+  async list(orgId: string, options: { signal?: AbortSignal } = {}): Promise<Environment[]> {
+    const body = await this.http.request<{ environments: Environment[] }>('GET', `/${encodeURIComponent(orgId)}/environments`, options);
+    return body.environments;
+  }
+}

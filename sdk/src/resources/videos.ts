@@ -1,0 +1,157 @@
+import { VideoProcessingFailedError, WaitTimeoutError } from '../errors.ts';
+import type { HttpClient } from '../http.ts';
+import { PagePromise } from '../pagination.ts';
+import type {
+  CreateShareLinkParams,
+  CreateThumbnailParams,
+  DeleteReason,
+  DeleteVideoResult,
+  ListVideosParams,
+  OrganizationVideo,
+  ProcessVideoParams,
+  ProcessVideoResult,
+  ShareLink,
+  Thumbnail,
+  Video,
+  VideoDetails,
+  VideoList,
+} from '../types.ts';
+
+export interface WaitUntilReadyOptions {
+  /** Default 30 minutes. */
+  timeoutMs?: number;
+  /** Between two looks at the details; default 2 s. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+  /** Called with the details after each look. */
+  onPoll?: (video: VideoDetails) => void;
+}
+
+const org = (orgId: string) => `/${encodeURIComponent(orgId)}`;
+
+export class Videos {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  ) {}
+
+  /**
+   * Starts processing an uploaded file (the upload ticket's `bucketPath`). The video starts in
+   * `transcoding`; a second call for the same file answers 409 (`ConflictError`).
+   * @example
+   * const { videoID } = await kino.videos.process(orgId, envId, {
+   *   storagePath: ticket.bucketPath,
+   *   videoQuality: 'high',
+   *   allowPublicAccess: false,
+   *   videoName: 'Launch keynote',
+   * });
+   */
+  process(orgId: string, envId: string, params: ProcessVideoParams, options: { signal?: AbortSignal } = {}): Promise<ProcessVideoResult> {
+    return this.http.request<ProcessVideoResult>(
+      'POST',
+      `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/process`,
+      { ...options, body: params },
+    );
+  }
+
+  /**
+   * The videos of an environment, one page at a time. Await it for a page; `for await` it to walk
+   * every video of every page.
+   * @example
+   * const page = await kino.videos.list(orgId, envId, { status: 'ready', pageSize: 50 });
+   * console.log(page.pagination.total);
+   * for await (const video of kino.videos.list(orgId, envId, { search: 'keynote' })) console.log(video.name);
+   */
+  list(orgId: string, envId: string, params: ListVideosParams = {}, options: { signal?: AbortSignal } = {}): PagePromise<Video> {
+    const path = `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos`;
+    return new PagePromise(params.page ?? 1, (page) =>
+      this.http.request<VideoList>('GET', path, { ...options, query: { ...params, page } }),
+    );
+  }
+
+  /**
+   * The videos of every environment of the organization the key may see; items add `envId`.
+   * @example
+   * for await (const video of kino.videos.listAll(orgId)) console.log(video.envId, video.id, video.status);
+   */
+  listAll(orgId: string, params: ListVideosParams = {}, options: { signal?: AbortSignal } = {}): PagePromise<OrganizationVideo> {
+    return new PagePromise(params.page ?? 1, (page) =>
+      this.http.request<VideoList<OrganizationVideo>>('GET', `${org(orgId)}/videos`, { ...options, query: { ...params, page } }),
+    );
+  }
+
+  /**
+   * A video's details: status flags, parameters and the encoding ladder.
+   * @example
+   * const video = await kino.videos.get(orgId, 'vid_123');
+   * if (video.status.ready) console.log(video.encodings.map((e) => e.key));
+   */
+  get(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<VideoDetails> {
+    return this.http.request<VideoDetails>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/details`, options);
+  }
+
+  /**
+   * Deletes a video: hidden at once, its files removed later, its analytics kept. Deleting twice
+   * answers 400 `already_deleted` (`BadRequestError`).
+   * @example
+   * await kino.videos.delete(orgId, 'vid_123', { reason: 'user_request' });
+   */
+  delete(orgId: string, videoId: string, { reason, signal }: { reason?: DeleteReason; signal?: AbortSignal } = {}): Promise<DeleteVideoResult> {
+    return this.http.request<DeleteVideoResult>('DELETE', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, {
+      signal,
+      body: reason ? { reason } : undefined,
+    });
+  }
+
+  /**
+   * Sends a `failed` video back to `transcoding`, with the same file and parameters.
+   * @example
+   * await kino.videos.retry(orgId, 'vid_123');
+   * await kino.videos.waitUntilReady(orgId, 'vid_123');
+   */
+  retry(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+    return this.http.request<unknown>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/retry`, options);
+  }
+
+  /**
+   * Polls the details until the video is `ready` (resolves with them) or `failed` (rejects with
+   * `VideoProcessingFailedError`); `WaitTimeoutError` when it is still transcoding at the deadline.
+   * @example
+   * try {
+   *   const video = await kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 10 * 60_000 });
+   *   console.log('ready with', video.encodings.length, 'renditions');
+   * } catch (error) {
+   *   if (error instanceof VideoProcessingFailedError) console.error('failed', error.video.id);
+   * }
+   */
+  async waitUntilReady(orgId: string, videoId: string, { timeoutMs = 30 * 60_000, intervalMs = 2000, signal, onPoll }: WaitUntilReadyOptions = {}): Promise<VideoDetails> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const video = await this.get(orgId, videoId, { signal });
+      onPoll?.(video);
+      if (video.status.ready) return video;
+      if (video.status.failed) throw new VideoProcessingFailedError(video);
+      if (Date.now() + intervalMs > deadline) throw new WaitTimeoutError(videoId, timeoutMs);
+      await this.sleep(intervalMs, signal);
+    }
+  }
+
+  /**
+   * A share link: a web-app URL and a direct delivery URL, optionally limited in time and views.
+   * @example
+   * const link = await kino.videos.share(orgId, 'vid_123', { expirationHours: 24, maxViews: 10 });
+   * console.log(link.shareUrl, link.directUrl);
+   */
+  share(orgId: string, videoId: string, params: CreateShareLinkParams = {}, options: { signal?: AbortSignal } = {}): Promise<ShareLink> {
+    return this.http.request<ShareLink>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, { ...options, body: params });
+  }
+
+  /**
+   * A thumbnail at any timestamp (seconds), optionally made the video's default.
+   * @example
+   * const { url } = await kino.videos.createThumbnail(orgId, 'vid_123', { timestamp: 12.5, setAsDefault: true });
+   */
+  createThumbnail(orgId: string, videoId: string, params: CreateThumbnailParams, options: { signal?: AbortSignal } = {}): Promise<Thumbnail> {
+    return this.http.request<Thumbnail>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/thumbnails`, { ...options, body: params });
+  }
+}

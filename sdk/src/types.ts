@@ -1,0 +1,337 @@
+// The API's records, field for field as the interface spec names them (and DESIGN.md where the
+// spec says "not shown"). Responses arrive wrapped as `{ body }`; these are the `body` contents.
+
+export type VideoStatus = 'transcoding' | 'ready' | 'failed';
+export type VideoQuality = 'standard' | 'high' | 'ultra';
+export type RateControlMode = 'constantBitrate' | 'variableBitrate';
+export type PixelFormat =
+  | 'yuv420p'
+  | 'yuv422p'
+  | 'yuv444p'
+  | 'yuv420p10b'
+  | 'yuv422p10b'
+  | 'yuv444p10b'
+  | 'yuv420p12b'
+  | 'yuv422p12b'
+  | 'yuv444p12b'
+  | 'autoDetect';
+export type CompressionRatio =
+  | 'ultrafast'
+  | 'superfast'
+  | 'veryfast'
+  | 'faster'
+  | 'fast'
+  | 'medium'
+  | 'slower'
+  | 'veryslow'
+  | 'ultraslow';
+export type AudioCodec = 'aac' | 'mp3' | 'ac3' | 'eac3' | 'aac-he' | 'aac-he-v2';
+export type UploadContentType = 'video/mp4' | 'video/quicktime' | 'video/x-msvideo' | 'video/webm' | 'video/x-matroska';
+export type DeleteReason = 'user_request' | 'policy_violation' | 'copyright_claim' | 'expired_content' | 'admin_action';
+export type SignedUrlExpiration = '15m' | '30m' | '1h' | '4h' | '24h' | '7d';
+export type WebhookEvent = 'video.processing.completed' | 'video.processing.failed';
+
+/** `GET /{orgID}/environments` → `body.environments[]` (DESIGN.md). */
+export interface Environment {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** A video as lists show it. */
+export interface Video {
+  id: string;
+  name: string;
+  /** minutes:seconds */
+  duration: string;
+  durationSeconds: number;
+  createdAt: string;
+  thumbnailUrl: string;
+  /** Present only if provided. */
+  description?: string;
+  status: VideoStatus;
+  /** Estimated views, e.g. `"1.2K views"`. */
+  served: string;
+  allowPublicAccess: boolean;
+  videoQuality: VideoQuality;
+}
+
+/** An item of the organization-wide list (`GET /{orgID}/videos`): a video plus its environment. */
+export interface OrganizationVideo extends Video {
+  envId: string;
+}
+
+/** One rung of the encoding ladder. */
+export interface Encoding {
+  /** e.g. `720p`: the short edge followed by p. */
+  key: string;
+  shortEdgePixels: number;
+  shortEdgeIsWidth: boolean;
+  /** kbps */
+  videoStreamBitrate: number;
+  /** kbps */
+  audioStreamBitrate: number;
+  audioFormat: string;
+  maxFrameRate: number;
+  pixelFormat: string;
+  rateControlMode: string;
+  twoPassVBREncoding: boolean;
+  compressionRatio: string;
+}
+
+/** `GET /{orgID}/videos/{publicID}/details`. */
+export interface VideoDetails extends Omit<Video, 'status'> {
+  status: { ready: boolean; transcoding: boolean; failed: boolean };
+  /** Equals `id`. */
+  publicID: string;
+  maxEdgeLength: number;
+  maxFrameRate: number;
+  pixelFormat: string;
+  rateControlMode: string;
+  twoPassVBREncoding: boolean;
+  compressionRatio: string;
+  audioCodec: string;
+  encodings: Encoding[];
+}
+
+export interface Pagination {
+  total: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrevious: boolean;
+}
+
+export interface VideoList<T extends Video = Video> {
+  videos: T[];
+  pagination: Pagination;
+}
+
+export interface ListVideosParams {
+  /** 1-based; default 1. */
+  page?: number;
+  /** Default 20, maximum 100. */
+  pageSize?: number;
+  sortBy?: 'created_at' | 'name' | 'duration' | 'status';
+  sortDir?: 'asc' | 'desc';
+  status?: VideoStatus;
+  /** Case-insensitive match in video names. */
+  search?: string;
+  /** YYYY-MM-DD */
+  from?: string;
+  /** YYYY-MM-DD */
+  to?: string;
+}
+
+export interface CreateUploadUrlParams {
+  filename: string;
+  /** Bytes; at most 5 GB. */
+  fileSize: number;
+  /** Default `video/mp4`. */
+  contentType?: UploadContentType;
+}
+
+/** The upload ticket: PUT the file to `signedURL` within the hour, then process `bucketPath`. */
+export interface UploadTicket {
+  signedURL: string;
+  bucketPath: string;
+  /** Unix timestamp (seconds). */
+  expiresAt: number;
+}
+
+export interface ProcessVideoParams {
+  /** The `bucketPath` of the upload ticket. */
+  storagePath: string;
+  videoQuality: VideoQuality;
+  allowPublicAccess: boolean;
+  videoName?: string;
+  /** -1 (auto) or 480, 720, 1080, 1440, 2160. */
+  maxEdgeLength?: -1 | 480 | 720 | 1080 | 1440 | 2160;
+  /** Frames per second; -1 (auto). */
+  maxFrameRate?: number;
+  pixelFormat?: PixelFormat;
+  rateControlMode?: RateControlMode;
+  twoPassVBREncoding?: boolean;
+  compressionRatio?: CompressionRatio;
+  audioCodec?: AudioCodec;
+}
+
+export interface ProcessVideoResult {
+  videoID: string;
+}
+
+export interface DeleteVideoResult {
+  status: 'deleted';
+  deletedAt: string;
+  message: string;
+}
+
+export interface SignedPlaybackUrl {
+  /** The delivery host's master playlist URL with a `token` query parameter. */
+  signed_url: string;
+  /** Seconds until the token expires. */
+  expires_in: number;
+}
+
+export interface SignedUrlParams {
+  /** Default `1h`; at most `7d`. */
+  expiration?: SignedUrlExpiration;
+  /** Domains allowed to play (sent comma-separated). */
+  domains?: string[];
+}
+
+export interface CreateShareLinkParams {
+  /** 1..8760, default 168. */
+  expirationHours?: number;
+  /** At least 1; counts master-playlist loads. */
+  maxViews?: number;
+  viewerEmail?: string;
+}
+
+export interface ShareLink {
+  id: string;
+  shareUrl: string;
+  directUrl: string;
+  expiresAt: string;
+  maxViews: number | null;
+  viewerEmail: string | null;
+  createdAt: string;
+}
+
+export interface CreateThumbnailParams {
+  /** Seconds into the video. */
+  timestamp: number;
+  setAsDefault?: boolean;
+}
+
+export interface Thumbnail {
+  url: string;
+  timestamp: number;
+}
+
+export interface CreateWebhookParams {
+  url: string;
+  /** Default: every event. */
+  events?: WebhookEvent[];
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  createdAt?: string;
+}
+
+/** The answer to webhook creation: the signing secret is shown this once. */
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+/** `GET /health` (DESIGN.md): 200 when every check passes, 503 naming the failing one. */
+export interface Health {
+  status: 'ok' | 'degraded';
+  version: string;
+  checks: Record<string, unknown>;
+}
+
+// Analytics records.
+
+export interface UsageRecord {
+  authOrgId: string;
+  envId: string;
+  totalVideos: number;
+  totalVideoDurationSeconds: number;
+  totalSegmentsServed: number;
+  videosUploadedInPeriod: number;
+  segmentsServedInPeriod: number;
+  firstVideoUploaded: string;
+  firstVideoUploadedValid: boolean;
+  lastSegmentServed: string;
+  lastSegmentServedValid: boolean;
+}
+
+export interface DailyRecord {
+  deliveryDate: string;
+  segmentsServed: number;
+  uniqueVideosServed: number;
+  hdSegments: number;
+  sdSegments: number;
+  ldSegments: number;
+}
+
+export interface StorageRecord {
+  totalVideos: number;
+  totalDurationSeconds: number;
+  avgVideoDuration: number;
+  ultraQualityDuration: number;
+  highQualityDuration: number;
+  standardQualityDuration: number;
+}
+
+export interface ResolutionSummary {
+  vidId: string;
+  vidPublicId: string;
+  vidName: string;
+  vidNameValid: boolean;
+  vidLengthSeconds: number;
+  availableResolutions: number;
+  totalSegmentsServed: number;
+  totalDaysServed: number;
+  firstServed: string;
+  firstServedValid: boolean;
+  lastServed: string;
+  lastServedValid: boolean;
+  mostPopularResolution: number;
+  mostPopularResolutionValid: boolean;
+}
+
+export interface ResolutionEntry {
+  vidId: string;
+  vidPublicId: string;
+  vidName: string;
+  vidNameValid: boolean;
+  resolutionHeight: number;
+  timesServed: number;
+  firstServed: string;
+  firstServedValid: boolean;
+  lastServed: string;
+  lastServedValid: boolean;
+  daysServed: number;
+}
+
+export interface DistributionEntry {
+  resolutionHeight: number;
+  segmentsServed: number;
+  uniqueVideos: number;
+  daysActive: number;
+  firstServed: string;
+  firstServedValid: boolean;
+  lastServed: string;
+  lastServedValid: boolean;
+}
+
+export interface DateRangeParams {
+  /** YYYY-MM-DD */
+  startDate?: string;
+  /** YYYY-MM-DD */
+  endDate?: string;
+}
+
+/** One entry of an error's `errors` list. */
+export interface ErrorDetail {
+  message: string;
+  /** e.g. `body.fileSize`, `query.pageSize`. */
+  location: string;
+  value?: unknown;
+}
+
+/** The error envelope of every non-2xx answer. */
+export interface ErrorEnvelope {
+  title: string;
+  status: number;
+  detail: string;
+  errors?: ErrorDetail[];
+  /** The named condition: `invalid_page_size`, `video_not_found`, ... */
+  code: string;
+}
