@@ -1,0 +1,12 @@
+import { runDelivery } from '@kino/delivery';
+import { KinoCommand } from '../base-command.ts';
+
+export default class Delivery extends KinoCommand {
+  static override description =
+    'Run a delivery node: HLS playlists, segments and thumbnails from storage through a local cache, playback-token checks, segment logs to ClickHouse. Configured by DELIVERY_HOST, DELIVERY_PORT (7081), DATABASE_URL, S3_*, CONTROL_PLANE_URL, CLICKHOUSE_URL, DELIVERY_CACHE_DIR, DELIVERY_SPOOL_DIR.';
+  static override enableJsonFlag = false;
+
+  async run(): Promise<void> {
+    await runDelivery();
+  }
+}

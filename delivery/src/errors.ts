@@ -1,0 +1,29 @@
+// The one error type of the delivery node: an HTTP status and the spec's envelope
+// `{title, status, detail, errors?, code}`.
+import { STATUS_CODES } from 'node:http';
+import type { FieldError } from './playback-params.ts';
+
+export class DeliveryError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(detail);
+    this.name = 'DeliveryError';
+  }
+
+  body(): string {
+    return JSON.stringify({
+      title: STATUS_CODES[this.status] ?? 'Error',
+      status: this.status,
+      detail: this.detail,
+      ...(this.errors ? { errors: this.errors } : {}),
+      code: this.code,
+    });
+  }
+}
+
+export const videoNotFound = (videoId: string) =>
+  new DeliveryError(404, 'video_not_found', `No playable video ${videoId}: it does not exist, is deleted or is not ready.`);

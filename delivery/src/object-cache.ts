@@ -1,0 +1,171 @@
+// The local cache in front of object storage: every playlist, init segment, media segment and
+// thumbnail a node serves is fetched from S3 once and then read from local disk
+// (DELIVERY_CACHE_DIR), bounded in bytes with least-recently-used eviction. Small objects are also
+// kept in memory (a second, smaller LRU), so hot segments are answered without touching the disk.
+// Concurrent misses for one key make one S3 request (single flight).
+//
+// Objects under videos/{id}/hls are immutable once a video is ready, so a cached copy never goes
+// stale; whether a video may be served at all is decided before the cache is asked (a deleted
+// video's files simply age out). A file name carries its content hash (`name~<hash>`), which is
+// the ETag, so a restarted node knows the ETags of what it has without reading it again.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Logger, Storage } from '@kino/infra';
+
+export interface CachedObject {
+  key: string;
+  /** The local file. */
+  path: string;
+  size: number;
+  /** Strong ETag, quoted: a hash of the content. */
+  etag: string;
+  /** The bytes, when the object is in the memory hot set. */
+  data?: Buffer;
+}
+
+export interface ObjectCacheOptions {
+  storage: Pick<Storage, 'get'>;
+  dir: string;
+  maxBytes: number;
+  memoryMaxBytes: number;
+  /** Larger objects are served from disk only. */
+  memoryMaxObjectBytes?: number;
+  logger?: Logger;
+}
+
+export class ObjectCache {
+  /** Disk index in LRU order: the first entry is the least recently used. */
+  private readonly index = new Map<string, CachedObject>();
+  private diskBytes = 0;
+  private readonly memory = new Map<string, Buffer>();
+  private memoryBytes = 0;
+  private readonly inflight = new Map<string, Promise<CachedObject | undefined>>();
+  private readonly objectsDir: string;
+  private readonly tmpDir: string;
+  private readonly memoryMaxObjectBytes: number;
+
+  constructor(private readonly options: ObjectCacheOptions) {
+    this.objectsDir = join(options.dir, 'objects');
+    this.tmpDir = join(options.dir, 'tmp');
+    this.memoryMaxObjectBytes = options.memoryMaxObjectBytes ?? 8 * 1024 * 1024;
+  }
+
+  /** Loads the index of what is already on disk (oldest first) and trims it to the bound. */
+  async init(): Promise<void> {
+    mkdirSync(this.objectsDir, { recursive: true });
+    await rm(this.tmpDir, { recursive: true, force: true });
+    mkdirSync(this.tmpDir, { recursive: true });
+    const found: { object: CachedObject; mtimeMs: number }[] = [];
+    for (const entry of await readdir(this.objectsDir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const path = join(entry.parentPath, entry.name);
+      const marker = entry.name.lastIndexOf('~');
+      if (marker <= 0) {
+        await unlink(path).catch(() => undefined);
+        continue;
+      }
+      const info = await stat(path);
+      const key = relative(this.objectsDir, join(entry.parentPath, entry.name.slice(0, marker))).split(sep).join('/');
+      found.push({ object: { key, path, size: info.size, etag: `"${entry.name.slice(marker + 1)}"` }, mtimeMs: info.mtimeMs });
+    }
+    found.sort((a, b) => a.mtimeMs - b.mtimeMs);
+    for (const { object } of found) this.remember(object);
+    this.evict();
+    this.options.logger?.info({ objects: this.index.size, bytes: this.diskBytes }, 'delivery cache loaded');
+  }
+
+  /** The object, from memory, disk or storage (in that order); undefined when storage has none. */
+  get(key: string): Promise<CachedObject | undefined> {
+    const cached = this.index.get(key);
+    if (cached) {
+      this.index.delete(key);
+      this.index.set(key, cached);
+      const data = this.memory.get(key);
+      if (data) {
+        this.memory.delete(key);
+        this.memory.set(key, data);
+        return Promise.resolve({ ...cached, data });
+      }
+      return Promise.resolve(cached);
+    }
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.fetch(key).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Stores bytes made locally (a resized thumbnail) as if fetched. */
+  async put(key: string, data: Buffer): Promise<CachedObject> {
+    const object = await this.store(key, data);
+    return { ...object, data: this.memory.get(key) };
+  }
+
+  get stats() {
+    return { objects: this.index.size, diskBytes: this.diskBytes, memoryObjects: this.memory.size, memoryBytes: this.memoryBytes };
+  }
+
+  private async fetch(key: string): Promise<CachedObject | undefined> {
+    if (key.includes('..') || key.startsWith('/')) throw new Error(`refusing to cache key ${key}`);
+    const data = await this.options.storage.get(key);
+    if (!data) return undefined;
+    const object = await this.store(key, data);
+    return { ...object, data: this.memory.get(key) };
+  }
+
+  private async store(key: string, data: Buffer): Promise<CachedObject> {
+    const hash = createHash('sha256').update(data).digest('base64url').slice(0, 32);
+    const path = join(this.objectsDir, `${key}~${hash}`);
+    const tmp = join(this.tmpDir, randomBytes(8).toString('hex'));
+    await writeFile(tmp, data);
+    await mkdir(dirname(path), { recursive: true });
+    await rename(tmp, path);
+    const previous = this.index.get(key);
+    if (previous && previous.path !== path) this.forget(previous, true);
+    const object: CachedObject = { key, path, size: data.length, etag: `"${hash}"` };
+    this.remember(object);
+    if (data.length <= this.memoryMaxObjectBytes && data.length <= this.options.memoryMaxBytes) {
+      this.memory.set(key, data);
+      this.memoryBytes += data.length;
+    }
+    this.evict();
+    return object;
+  }
+
+  private remember(object: CachedObject): void {
+    const previous = this.index.get(object.key);
+    if (previous) this.diskBytes -= previous.size;
+    this.index.delete(object.key);
+    this.index.set(object.key, object);
+    this.diskBytes += object.size;
+  }
+
+  private forget(object: CachedObject, removeFile: boolean): void {
+    if (this.index.get(object.key) === object) {
+      this.index.delete(object.key);
+      this.diskBytes -= object.size;
+    }
+    const data = this.memory.get(object.key);
+    if (data) {
+      this.memory.delete(object.key);
+      this.memoryBytes -= data.length;
+    }
+    // A reader that already opened the file keeps reading it after the unlink.
+    if (removeFile) void unlink(object.path).catch(() => undefined);
+  }
+
+  private evict(): void {
+    while (this.memoryBytes > this.options.memoryMaxBytes) {
+      const [key, data] = this.memory.entries().next().value as [string, Buffer];
+      this.memory.delete(key);
+      this.memoryBytes -= data.length;
+    }
+    while (this.diskBytes > this.options.maxBytes && this.index.size > 1) {
+      const oldest = this.index.values().next().value as CachedObject;
+      this.forget(oldest, true);
+    }
+  }
+}

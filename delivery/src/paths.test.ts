@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { familyUriOf, parseDeliveryPath, storageKeyOf } from './paths.ts';
+
+void test('public family: master, renditions, init (per rendition and the lowest), segments', () => {
+  const base = '/v1/public/org_1/env_2/vid_3';
+  const at = (rest: string) => parseDeliveryPath(`${base}/${rest}`);
+  const expectPublic = { kind: 'playback', family: 'public', orgId: 'org_1', envId: 'env_2', videoId: 'vid_3' };
+  assert.deepEqual(at('master.m3u8'), { ...expectPublic, resource: { type: 'master' } });
+  assert.deepEqual(at('video-720p.m3u8'), { ...expectPublic, resource: { type: 'rendition', quality: '720p' } });
+  assert.deepEqual(at('video/init.m4s'), { ...expectPublic, resource: { type: 'init', quality: null } });
+  assert.deepEqual(at('video-240p/init.m4s'), { ...expectPublic, resource: { type: 'init', quality: '240p' } });
+  assert.deepEqual(at('video-240p/seg-00012.m4s'), { ...expectPublic, resource: { type: 'segment', quality: '240p', index: 12 } });
+  for (const bad of ['master.m3u', 'video-720.m3u8', 'video-720p/seg-1.ts', 'video-720p/../x', 'video-720p/init.mp4', '']) {
+    assert.equal(at(bad), undefined, bad);
+  }
+});
+
+void test('private family mirrors the public one under /v1/private/{id}', () => {
+  assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/master.m3u8'), {
+    kind: 'playback', family: 'private', videoId: 'vid_3', resource: { type: 'master' },
+  });
+  assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/video-360p/seg-00000.m4s')?.kind, 'playback');
+  assert.equal(parseDeliveryPath('/v1/private/vid_3'), undefined);
+});
+
+void test('direct patterns, with .ts and bare-number segment aliases', () => {
+  const direct = (rest: string) => parseDeliveryPath(`/vid_3/${rest}`);
+  assert.deepEqual(direct('master.m3u8'), { kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'master' } });
+  assert.deepEqual(direct('720p.m3u8')?.kind === 'playback' && direct('720p.m3u8'), {
+    kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'rendition', quality: '720p' },
+  });
+  assert.deepEqual(direct('720p/init.mp4'), { kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'init', quality: '720p' } });
+  for (const name of ['seg-00004.m4s', '4.ts', 'seg-4.ts', '00004.m4s']) {
+    assert.deepEqual(direct(`720p/${name}`), {
+      kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'segment', quality: '720p', index: 4 },
+    }, name);
+  }
+  assert.equal(direct('720p/seg-4.mp4'), undefined);
+  assert.equal(parseDeliveryPath('/v1/master.m3u8'), undefined, 'v1 is never a video id');
+});
+
+void test('thumbnails: sizes 16..3840 on each edge', () => {
+  assert.deepEqual(parseDeliveryPath('/t/vid_3/640x360.jpg'), { kind: 'thumbnail', videoId: 'vid_3', width: 640, height: 360 });
+  assert.deepEqual(parseDeliveryPath('/t/vid_3/16x3840.jpg'), { kind: 'thumbnail', videoId: 'vid_3', width: 16, height: 3840 });
+  assert.deepEqual(parseDeliveryPath('/t/vid_3/15x100.jpg'), { kind: 'invalid_thumbnail_size', width: 15, height: 100 });
+  assert.deepEqual(parseDeliveryPath('/t/vid_3/100x3841.jpg'), { kind: 'invalid_thumbnail_size', width: 100, height: 3841 });
+  assert.equal(parseDeliveryPath('/t/vid_3/100x100.png'), undefined);
+  assert.deepEqual(parseDeliveryPath('/health'), { kind: 'health' });
+});
+
+void test('storage keys and family URIs map both ways onto the one layout', () => {
+  assert.equal(storageKeyOf('v', { type: 'master' }), 'videos/v/hls/master.m3u8');
+  assert.equal(storageKeyOf('v', { type: 'rendition', quality: '720p' }), 'videos/v/hls/720p/playlist.m3u8');
+  assert.equal(storageKeyOf('v', { type: 'init', quality: '720p' }), 'videos/v/hls/720p/init.mp4');
+  assert.equal(storageKeyOf('v', { type: 'segment', quality: '720p', index: 3 }), 'videos/v/hls/720p/seg-00003.m4s');
+  assert.equal(familyUriOf('public', 'v', 'videos/v/hls/720p/playlist.m3u8'), 'video-720p.m3u8');
+  assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p/init.mp4'), 'video-720p/init.m4s');
+  assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p/seg-00003.m4s'), 'video-720p/seg-00003.m4s');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p/playlist.m3u8'), '720p.m3u8');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p/init.mp4'), '720p/init.mp4');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p/seg-00003.m4s'), '720p/seg-00003.m4s');
+  assert.equal(familyUriOf('direct', 'v', 'videos/other/hls/720p/seg-00003.m4s'), undefined, 'never another video');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/thumbs/a.jpg'), undefined);
+});

@@ -1,0 +1,141 @@
+// Every path shape the delivery host answers (spec, "Playback"), parsed into one route type, and
+// the mapping between those paths and the one storage layout (infra/src/storage.ts objectKeys).
+//
+// Three families serve the same files:
+//   public   /v1/public/{org}/{env}/{vid}/...   (the org and env must be the video's)
+//   private  /v1/private/{vid}/...?token=JWT
+//   direct   /{vid}/...
+// Inside the two /v1 families: master.m3u8, video-<q>.m3u8, video-<q>/init.m4s,
+// video-<q>/seg-<n>.m4s, and video/init.m4s (the lowest rendition's init segment: the spec names
+// one init for the video, but each rendition has its own, so the rewritten playlists point at the
+// per-rendition one and video/init.m4s is kept for the spec's shape).
+// Inside direct: master.m3u8, <q>.m3u8, <q>/init.mp4, <q>/seg-<n>.m4s; `<q>/<n>.ts`,
+// `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
+// CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
+// <q> is a rendition key such as `720p` (the short edge, as in storage).
+import { objectKeys } from '@kino/infra';
+
+export type Family = 'public' | 'private' | 'direct';
+
+export type Resource =
+  | { type: 'master' }
+  | { type: 'rendition'; quality: string }
+  /** quality null: the lowest rendition (`video/init.m4s`). */
+  | { type: 'init'; quality: string | null }
+  | { type: 'segment'; quality: string; index: number };
+
+export type DeliveryRoute =
+  | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
+  | { kind: 'thumbnail'; videoId: string; width: number; height: number }
+  | { kind: 'invalid_thumbnail_size'; width: number; height: number }
+  | { kind: 'health' };
+
+export const THUMBNAIL_MIN_EDGE = 16;
+export const THUMBNAIL_MAX_EDGE = 3840;
+
+const id = '([A-Za-z0-9_-]{1,64})';
+const quality = '(\\d{2,5}p)';
+const index = '(\\d{1,7})';
+const publicBase = new RegExp(`^/v1/public/${id}/${id}/${id}/(.+)$`);
+const privateBase = new RegExp(`^/v1/private/${id}/(.+)$`);
+const directBase = new RegExp(`^/${id}/(.+)$`);
+const thumbnail = new RegExp(`^/t/${id}/(\\d{1,5})x(\\d{1,5})\\.jpg$`);
+const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
+const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
+const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
+const directRendition = new RegExp(`^${quality}\\.m3u8$`);
+const directInit = new RegExp(`^${quality}/init\\.mp4$`);
+const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
+
+/** The route for a request path (without its query), or undefined for a path Kino does not serve. */
+export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
+  let match: RegExpExecArray | null;
+  if ((match = publicBase.exec(path))) {
+    const resource = parseV1Resource(match[4]!);
+    return resource && { kind: 'playback', family: 'public', orgId: match[1]!, envId: match[2]!, videoId: match[3]!, resource };
+  }
+  if ((match = privateBase.exec(path))) {
+    const resource = parseV1Resource(match[2]!);
+    return resource && { kind: 'playback', family: 'private', videoId: match[1]!, resource };
+  }
+  if ((match = thumbnail.exec(path))) {
+    const width = Number(match[2]);
+    const height = Number(match[3]);
+    const inBounds = (n: number) => n >= THUMBNAIL_MIN_EDGE && n <= THUMBNAIL_MAX_EDGE;
+    if (!inBounds(width) || !inBounds(height)) return { kind: 'invalid_thumbnail_size', width, height };
+    return { kind: 'thumbnail', videoId: match[1]!, width, height };
+  }
+  if (path === '/health') return { kind: 'health' };
+  if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't') {
+    const resource = parseDirectResource(match[2]!);
+    return resource && { kind: 'playback', family: 'direct', videoId: match[1]!, resource };
+  }
+  return undefined;
+}
+
+function parseV1Resource(rest: string): Resource | undefined {
+  let match: RegExpExecArray | null;
+  if (rest === 'master.m3u8') return { type: 'master' };
+  if (rest === 'video/init.m4s') return { type: 'init', quality: null };
+  if ((match = v1Rendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
+  if ((match = v1Init.exec(rest))) return { type: 'init', quality: match[1]! };
+  if ((match = v1Segment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  return undefined;
+}
+
+function parseDirectResource(rest: string): Resource | undefined {
+  let match: RegExpExecArray | null;
+  if (rest === 'master.m3u8') return { type: 'master' };
+  if ((match = directRendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
+  if ((match = directInit.exec(rest))) return { type: 'init', quality: match[1]! };
+  if ((match = directSegment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  return undefined;
+}
+
+/** The height in a rendition key: `720p` → 720. */
+export function qualityHeight(quality: string): number {
+  return Number.parseInt(quality, 10);
+}
+
+/** The storage key of a resource (the init's quality must be resolved first). */
+export function storageKeyOf(videoId: string, resource: Resource & { type: 'master' | 'rendition' | 'segment' }): string;
+export function storageKeyOf(videoId: string, resource: { type: 'init'; quality: string }): string;
+export function storageKeyOf(videoId: string, resource: Resource): string {
+  switch (resource.type) {
+    case 'master':
+      return objectKeys.master(videoId);
+    case 'rendition':
+      return objectKeys.renditionPlaylist(videoId, qualityHeight(resource.quality));
+    case 'init':
+      if (!resource.quality) throw new Error('resolve the init segment quality first');
+      return objectKeys.renditionInit(videoId, qualityHeight(resource.quality));
+    case 'segment':
+      return objectKeys.segment(videoId, qualityHeight(resource.quality), resource.index);
+  }
+}
+
+const storedRendition = /^(\d{2,5}p)\/playlist\.m3u8$/;
+const storedInit = /^(\d{2,5}p)\/init\.mp4$/;
+const storedSegment = /^(\d{2,5}p)\/seg-(\d{1,7})\.m4s$/;
+
+/**
+ * The URI, relative to a playlist served at the family's base, of a stored object of the video
+ * (`videos/{id}/hls/720p/seg-00003.m4s` → `video-720p/seg-00003.m4s` or `720p/seg-00003.m4s`), or
+ * undefined when the key is not one delivery serves. Every playlist of a family sits at its base
+ * (master.m3u8 and video-720p.m3u8 side by side), so one relative form fits all of them.
+ */
+export function familyUriOf(family: Family, videoId: string, key: string): string | undefined {
+  const prefix = `videos/${videoId}/hls/`;
+  if (!key.startsWith(prefix)) return undefined;
+  const rest = key.slice(prefix.length);
+  const v1 = family !== 'direct';
+  let match: RegExpExecArray | null;
+  if (rest === 'master.m3u8') return 'master.m3u8';
+  if ((match = storedRendition.exec(rest))) return v1 ? `video-${match[1]}.m3u8` : `${match[1]}.m3u8`;
+  if ((match = storedInit.exec(rest))) return v1 ? `video-${match[1]}/init.m4s` : `${match[1]}/init.mp4`;
+  if ((match = storedSegment.exec(rest))) {
+    const name = `seg-${match[2]!.padStart(5, '0')}.m4s`;
+    return v1 ? `video-${match[1]}/${name}` : `${match[1]}/${name}`;
+  }
+  return undefined;
+}

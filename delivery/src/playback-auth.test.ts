@@ -1,0 +1,93 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openDatabase, migrateToLatest, type Db } from '@kino/control-plane/db';
+import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { waitFor } from '@kino/infra';
+import { DeliveryError } from './errors.ts';
+import { PlaybackTokenVerifier } from './playback-auth.ts';
+
+let db: Db;
+let keyring: PlaybackKeyring;
+let jwksServer: Server;
+let jwksFetches = 0;
+let verifier: PlaybackTokenVerifier;
+
+before(async () => {
+  db = await openDatabase('pglite://memory');
+  await migrateToLatest(db);
+  keyring = new PlaybackKeyring(db);
+  // The control plane's JWKS, served as the API serves it.
+  jwksServer = createServer((_req, res) => {
+    jwksFetches++;
+    void keyring.jwks().then((jwks) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(jwks));
+    });
+  });
+  await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+  verifier = new PlaybackTokenVerifier(new URL(`http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/.well-known/jwks.json`));
+});
+
+after(async () => {
+  jwksServer.close();
+  await db.destroy();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DeliveryError, `expected a DeliveryError, got ${String(error)}`);
+    return { status: error.status, code: error.code };
+  }
+  assert.fail('expected the token to be refused');
+}
+
+void test('a valid token plays its video', async () => {
+  const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
+  const claims = await verifier.authorize(token, 'vid_a', {});
+  assert.equal(claims.sub, 'vid_a');
+  // Cached: a second check does not verify again, but still checks the video.
+  await verifier.authorize(token, 'vid_a', {});
+  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_b', {})), { status: 403, code: 'token_video_mismatch' });
+});
+
+void test('missing, expired, tampered and foreign tokens are refused with named codes', async () => {
+  const key = await keyring.activeKey();
+  assert.deepEqual(await rejection(verifier.authorize(null, 'vid_a', {})), { status: 401, code: 'token_required' });
+  const expired = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
+  assert.deepEqual(await rejection(verifier.authorize(expired, 'vid_a', {})), { status: 401, code: 'token_expired' });
+  const good = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60 });
+  const [header, payload, signature] = good.split('.') as [string, string, string];
+  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), aud: 'vid_b', sub: 'vid_b' })).toString('base64url');
+  assert.deepEqual(await rejection(verifier.authorize(`${header}.${forged}.${signature}`, 'vid_b', {})), { status: 401, code: 'invalid_token' });
+  const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
+  assert.deepEqual(await rejection(verifier.authorize(`${header}.${payload}.${flipped}`, 'vid_a', {})), { status: 401, code: 'invalid_token' });
+  assert.deepEqual(await rejection(verifier.authorize('not-a-jwt', 'vid_a', {})), { status: 401, code: 'invalid_token' });
+  // Signed by a key the control plane never published.
+  const strangerDb = await openDatabase('pglite://memory');
+  await migrateToLatest(strangerDb);
+  const stranger = await mintPlaybackToken(await new PlaybackKeyring(strangerDb).activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
+  assert.deepEqual(await rejection(verifier.authorize(stranger, 'vid_a', {})), { status: 401, code: 'invalid_token' });
+  await strangerDb.destroy();
+});
+
+void test('domains bind a token to the pages named by Origin or Referer', async () => {
+  const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60, domains: ['player.example', '*.example.org'] });
+  await verifier.authorize(token, 'vid_a', { origin: 'https://player.example' });
+  await verifier.authorize(token, 'vid_a', { referer: 'https://www.example.org/watch' });
+  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', { origin: 'https://evil.example' })), { status: 403, code: 'domain_not_allowed' });
+  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', {})), { status: 403, code: 'domain_not_allowed' });
+});
+
+void test('a key made by rotation is fetched when a token names it', async () => {
+  const before = jwksFetches;
+  await keyring.rotate();
+  const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
+  // A try inside the refetch cooldown is refused; the node fetches the new key set after it.
+  const claims = await waitFor('the rotated key to verify', () => verifier.authorize(token, 'vid_a', {}), { timeoutMs: 10_000 });
+  assert.equal(claims.sub, 'vid_a');
+  assert.ok(jwksFetches > before, 'the key set was fetched again');
+});

@@ -1,0 +1,31 @@
+// The spec's playback query parameters besides `token`: `bootstrap` (boolean), `_HLS_msn`
+// (integer), `_HLS_part` (integer), `_HLS_skip` (boolean). They belong to low-latency HLS. Kino
+// serves on-demand video: every playlist is complete (EXT-X-ENDLIST), so a blocking reload is
+// answered at once and a delta update is the full playlist; the parameters are validated (a bad
+// value is 400) and otherwise do not change the response.
+
+export interface FieldError {
+  message: string;
+  location: string;
+  value: unknown;
+}
+
+const booleans = new Set(['true', 'false', '1', '0', 'yes', 'no']);
+const integer = /^\d{1,10}$/;
+
+export function validatePlaybackParams(params: URLSearchParams): FieldError[] {
+  const errors: FieldError[] = [];
+  const check = (name: string, ok: (value: string) => boolean, message: string) => {
+    const value = params.get(name);
+    if (value !== null && !ok(value)) errors.push({ message, location: `query.${name}`, value });
+  };
+  check('bootstrap', (v) => booleans.has(v.toLowerCase()), 'bootstrap must be a boolean (true or false)');
+  check('_HLS_msn', (v) => integer.test(v), '_HLS_msn must be a non-negative integer');
+  check('_HLS_part', (v) => integer.test(v), '_HLS_part must be a non-negative integer');
+  // HLS: YES or v2; the spec calls it a boolean, so true/false are taken too.
+  check('_HLS_skip', (v) => v === 'YES' || v === 'v2' || booleans.has(v.toLowerCase()), '_HLS_skip must be YES, v2 or a boolean');
+  if (params.has('_HLS_part') && !params.has('_HLS_msn')) {
+    errors.push({ message: '_HLS_part needs _HLS_msn', location: 'query._HLS_part', value: params.get('_HLS_part') });
+  }
+  return errors;
+}

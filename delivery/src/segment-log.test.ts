@@ -1,0 +1,92 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClickHouseHttp, createLogger, waitFor } from '@kino/infra';
+import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
+
+// A stand-in for ClickHouse's HTTP interface that records inserted rows and can be made to fail.
+let inserted: Record<string, unknown>[] = [];
+let failing = false;
+let server: Server;
+let url: string;
+const dir = mkdtempSync(join(tmpdir(), 'kino-spool-'));
+const logger = createLogger('test', 'silent');
+
+before(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const query = new URL(req.url!, 'http://x').searchParams.get('query') ?? '';
+      const body = Buffer.concat(chunks).toString();
+      if (failing) {
+        res.writeHead(500);
+        res.end('Code: 210. DB::Exception: down');
+        return;
+      }
+      if (query.startsWith('INSERT INTO segment_deliveries')) {
+        inserted.push(...body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+      }
+      // Migrations: answer the schema_migrations read as if every migration had run.
+      res.writeHead(200);
+      res.end(body.includes('FROM schema_migrations') ? JSON.stringify({ meta: [], data: [{ version: 1 }] }) : '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+after(() => {
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const delivery = (segmentIndex: number): SegmentDelivery => ({
+  orgId: 'org_1', envId: 'env_1', videoId: 'vid_1', renditionHeight: 360, segmentIndex, bytes: 1000, access: 'public',
+});
+
+void test('rows are spooled at once and shipped in batches with unique row ids', async () => {
+  inserted = [];
+  const spool = join(dir, 'a');
+  const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 100, logger });
+  for (let i = 0; i < 5; i++) log.record(delivery(i));
+  assert.ok(readdirSync(spool).some((name) => name.startsWith('open-')), 'rows go to an open spool file first');
+  await waitFor('five rows shipped', () => inserted.length === 5);
+  assert.deepEqual(inserted.map((r) => r.segment_index), [0, 1, 2, 3, 4]);
+  assert.equal(new Set(inserted.map((r) => r.row_id)).size, 5);
+  assert.match(String(inserted[0]!.served_at), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  await log.close();
+  assert.deepEqual(readdirSync(spool), [], 'nothing left behind after a clean stop');
+});
+
+void test('rows wait on disk while ClickHouse is down and are shipped by the next process', async () => {
+  inserted = [];
+  failing = true;
+  const spool = join(dir, 'b');
+  const first = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
+  for (let i = 0; i < 3; i++) first.record(delivery(i));
+  await waitFor('a sealed batch', () => readdirSync(spool).some((name) => name.startsWith('batch-')));
+  await first.close(200);
+  assert.equal(inserted.length, 0);
+  failing = false;
+  const second = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
+  await waitFor('the spooled rows shipped', () => inserted.length === 3);
+  await second.close();
+});
+
+void test('a second process cannot take a spool directory in use', async () => {
+  const spool = join(dir, 'c');
+  const first = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 1000, logger });
+  // Pretend a live other process (our parent) holds the lock.
+  writeFileSync(join(spool, 'spool.lock'), String(process.ppid));
+  assert.throws(
+    () => SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n2', shipIntervalMs: 1000, logger }),
+    /in use by process/,
+  );
+  writeFileSync(join(spool, 'spool.lock'), String(process.pid));
+  await first.close();
+});

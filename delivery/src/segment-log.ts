@@ -1,0 +1,254 @@
+// Segment logs: every media segment a node serves becomes a row in ClickHouse
+// (`segment_deliveries`, infra/src/analytics/migrations.ts), without ClickHouse on the request path.
+//
+// Durability. A row is appended to a spool file in DELIVERY_SPOOL_DIR with write(2) before the
+// segment's first byte is sent. From then on a kill -9 of the node cannot lose it: the bytes are
+// in the kernel's page cache and the file is replayed at the next start. fdatasync runs in group
+// commits every 50 ms (off the request path), bounding what a power loss or kernel crash could
+// take to the last 50 ms. So every row whose segment a client received is kept.
+//
+// Shipping. Every DELIVERY_LOG_SHIP_INTERVAL_MS the open spool file is closed (synced) and renamed
+// to a batch; batches are inserted in order as JSONEachRow and deleted once ClickHouse answered
+// 200. A batch that was inserted but not yet deleted when the node died is inserted again at
+// start: its rows keep their `row_id`, and the ReplacingMergeTree table collapses the copies, so
+// queries that read it with FINAL count each row once. While ClickHouse is unreachable, batches
+// wait on disk and are retried.
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { fdatasync } from 'node:fs';
+import { readdir, readFile, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type ClickHouseHttp, type Logger, SEGMENT_DELIVERIES_TABLE, migrateClickHouse, toClickHouseDateTime } from '@kino/infra';
+
+const fdatasyncAsync = promisify(fdatasync);
+
+export interface SegmentDelivery {
+  orgId: string;
+  envId: string;
+  videoId: string;
+  renditionHeight: number;
+  segmentIndex: number;
+  bytes: number;
+  access: 'public' | 'private';
+}
+
+interface SpoolFile {
+  fd: number;
+  name: string;
+  path: string;
+  rows: number;
+}
+
+const groupCommitMs = 50;
+const maxRowsPerFile = 50_000;
+
+export interface SegmentLogOptions {
+  dir: string;
+  clickHouse: ClickHouseHttp;
+  nodeId: string;
+  shipIntervalMs: number;
+  logger: Logger;
+}
+
+export class SegmentLog {
+  private current!: SpoolFile;
+  private dirty = false;
+  private syncing: Promise<void> = Promise.resolve();
+  private shipping?: Promise<void>;
+  private migrated = false;
+  private fileSeq = 0;
+  private readonly rowPrefix = randomBytes(6).toString('base64url');
+  private rowSeq = 0;
+  private syncTimer?: NodeJS.Timeout;
+  private shipTimer?: NodeJS.Timeout;
+  private closed = false;
+  private readonly lockPath: string;
+  /** Rows handed to ClickHouse (200) since start: for logs and tests. */
+  shippedRows = 0;
+
+  private constructor(private readonly options: SegmentLogOptions) {
+    this.lockPath = join(options.dir, 'spool.lock');
+  }
+
+  static open(options: SegmentLogOptions): SegmentLog {
+    const log = new SegmentLog(options);
+    log.start();
+    return log;
+  }
+
+  /** Appends one row; durable against a kill of this process when it returns. */
+  record(delivery: SegmentDelivery): void {
+    if (this.closed) return;
+    const row = {
+      row_id: `${this.rowPrefix}-${(this.rowSeq++).toString(36)}`,
+      served_at: toClickHouseDateTime(new Date()),
+      org_id: delivery.orgId,
+      env_id: delivery.envId,
+      video_id: delivery.videoId,
+      rendition_height: delivery.renditionHeight,
+      segment_index: delivery.segmentIndex,
+      bytes: delivery.bytes,
+      access: delivery.access,
+      node_id: this.options.nodeId,
+    };
+    try {
+      writeSync(this.current.fd, `${JSON.stringify(row)}\n`);
+    } catch (error) {
+      // Serving goes on (a full disk must not stop playback); the row is lost and said so.
+      this.options.logger.error({ err: error, videoId: delivery.videoId }, 'segment row not written to the spool');
+      return;
+    }
+    this.current.rows++;
+    this.dirty = true;
+    if (this.current.rows >= maxRowsPerFile) this.rotate();
+  }
+
+  /** Closes the open spool file and ships every batch now (tests, shutdown). */
+  async flush(): Promise<void> {
+    this.rotate();
+    await this.shipAll();
+  }
+
+  /** Stops writing, ships what it can within `timeoutMs`, leaves the rest for the next start. */
+  async close(timeoutMs = 5_000): Promise<void> {
+    if (this.closed) return;
+    clearInterval(this.syncTimer);
+    clearInterval(this.shipTimer);
+    this.rotate();
+    this.closed = true;
+    closeSync(this.current.fd);
+    unlinkSync(this.current.path);
+    await Promise.race([this.shipAll().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    if (existsSync(this.lockPath)) unlinkSync(this.lockPath);
+  }
+
+  private start(): void {
+    const { dir } = this.options;
+    mkdirSync(dir, { recursive: true });
+    this.lock();
+    // Spool files a previous process left open become batches: it can no longer write them.
+    for (const name of readdirSyncSorted(dir)) {
+      if (name.startsWith('open-')) renameSync(join(dir, name), join(dir, `batch-${name.slice('open-'.length)}`));
+    }
+    this.current = this.openSpoolFile();
+    this.syncTimer = setInterval(() => this.groupCommit(), groupCommitMs);
+    this.shipTimer = setInterval(() => {
+      this.rotate();
+      void this.shipAll().catch(() => undefined);
+    }, this.options.shipIntervalMs);
+    this.syncTimer.unref();
+    this.shipTimer.unref();
+    void this.shipAll().catch(() => undefined);
+  }
+
+  private lock(): void {
+    if (existsSync(this.lockPath)) {
+      const pid = Number(readFileSync(this.lockPath, 'utf8').trim());
+      if (pid && pid !== process.pid && isAlive(pid)) {
+        throw new Error(`spool directory ${this.options.dir} is in use by process ${pid}`);
+      }
+    }
+    writeFileSync(this.lockPath, String(process.pid));
+  }
+
+  private openSpoolFile(): SpoolFile {
+    const name = `${Date.now()}-${process.pid}-${String(this.fileSeq++).padStart(6, '0')}.ndjson`;
+    const path = join(this.options.dir, `open-${name}`);
+    return { fd: openSync(path, 'a'), name, path, rows: 0 };
+  }
+
+  private groupCommit(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    const fd = this.current.fd;
+    this.syncing = this.syncing.then(() => fdatasyncAsync(fd)).catch((error: unknown) => {
+      this.options.logger.error({ err: error }, 'segment spool fdatasync failed');
+    });
+  }
+
+  /** Seals the open file as a batch (synced, closed, renamed) and opens a new one. */
+  private rotate(): void {
+    if (this.closed || this.current.rows === 0) return;
+    const sealed = this.current;
+    this.current = this.openSpoolFile();
+    this.dirty = false;
+    // After any group commit still running on the sealed fd. Rotation is rare (once per ship
+    // interval), so a synchronous fdatasync here is cheap and keeps "synced, then renamed" plain.
+    this.syncing = this.syncing
+      .then(() => {
+        fdatasyncSync(sealed.fd);
+        closeSync(sealed.fd);
+        renameSync(sealed.path, join(this.options.dir, `batch-${sealed.name}`));
+      })
+      .catch((error: unknown) => this.options.logger.error({ err: error, file: sealed.path }, 'sealing a segment spool file failed'));
+  }
+
+  private shipAll(): Promise<void> {
+    this.shipping ??= this.shipBatches().finally(() => (this.shipping = undefined));
+    return this.shipping;
+  }
+
+  private async shipBatches(): Promise<void> {
+    await this.syncing;
+    const { dir, clickHouse, logger } = this.options;
+    try {
+      if (!this.migrated) {
+        await migrateClickHouse(clickHouse);
+        this.migrated = true;
+      }
+      for (const name of (await readdir(dir)).filter((n) => n.startsWith('batch-')).sort(byTimestamp)) {
+        const path = join(dir, name);
+        const lines = (await readFile(path, 'utf8')).split('\n').filter(isCompleteRow);
+        if (lines.length > 0) await clickHouse.insert(SEGMENT_DELIVERIES_TABLE, lines.join('\n'));
+        await unlink(path);
+        this.shippedRows += lines.length;
+        logger.debug({ batch: name, rows: lines.length }, 'segment batch shipped');
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'segment rows not shipped yet; they wait in the spool');
+      throw error;
+    }
+  }
+}
+
+/** A line the node finished writing (a torn last line can only come from a crash of the machine). */
+function isCompleteRow(line: string): boolean {
+  if (!line.startsWith('{') || !line.endsWith('}')) return false;
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function byTimestamp(a: string, b: string): number {
+  const stamp = (name: string) => name.replace(/^(batch|open)-/, '');
+  return stamp(a) < stamp(b) ? -1 : stamp(a) > stamp(b) ? 1 : 0;
+}
+
+function readdirSyncSorted(dir: string): string[] {
+  return readdirSync(dir).sort(byTimestamp);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

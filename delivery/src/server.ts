@@ -1,0 +1,294 @@
+// The delivery node's HTTP server. Plain node:http rather than Fastify: the hot path is one regex
+// route and a cached buffer written to a socket, and the benchmark (bench/delivery) measures it
+// against nginx, so every microsecond a framework spends on routing hooks and schema-less replies
+// would show. There is no API key here; public videos play freely, private ones with a token.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from '@kino/infra';
+import { DeliveryError, videoNotFound } from './errors.ts';
+import type { CachedObject, ObjectCache } from './object-cache.ts';
+import { validatePlaybackParams } from './playback-params.ts';
+import type { PlaybackTokenVerifier } from './playback-auth.ts';
+import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
+import { rewritePlaylist } from './playlist.ts';
+import { parseRange } from './range.ts';
+import type { SegmentDelivery } from './segment-log.ts';
+import type { ThumbnailMaker } from './thumbnails.ts';
+import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
+
+export interface DeliveryDeps {
+  catalog: Pick<VideoCatalog, 'get'>;
+  cache: Pick<ObjectCache, 'get'>;
+  tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
+  segments: { record(delivery: SegmentDelivery): void };
+  thumbnails: Pick<ThumbnailMaker, 'get'>;
+  logger: Logger;
+}
+
+// CORS exactly as the spec's Authentication part says, on every response (preflights included),
+// plus the headers a player needs to read from cross-origin responses.
+const corsHeaders = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': 'Range, Content-Type',
+  'Access-Control-Max-Age': '3600',
+  'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag',
+} as const;
+
+const contentTypes = {
+  playlist: 'application/vnd.apple.mpegurl',
+  init: 'video/mp4',
+  segment: 'video/iso.segment',
+  thumbnail: 'image/jpeg',
+} as const;
+
+// Segments and init segments never change once a video is ready; playlists are short-lived so a
+// deleted video stops being offered soon. Anything a token opened is `private` (no shared cache).
+const cacheControl = {
+  media: { public: 'public, max-age=31536000, immutable', private: 'private, max-age=31536000, immutable' },
+  playlist: { public: 'public, max-age=10', private: 'private, max-age=10' },
+  thumbnail: { public: 'public, max-age=3600', private: 'private, max-age=3600' },
+} as const;
+
+interface Body {
+  contentType: string;
+  cacheControl: string;
+  etag: string;
+  size: number;
+  data?: Buffer;
+  path?: string;
+  /** Set for media segments: what the segment log records when the body is sent. */
+  segment?: Omit<SegmentDelivery, 'bytes'>;
+}
+
+const maxRewrittenPlaylists = 5_000;
+
+export function createDeliveryServer(deps: DeliveryDeps): Server {
+  const { logger } = deps;
+  // Rewritten playlists that carry no token are the same for every viewer: make them once.
+  const rewritten = new Map<string, { data: Buffer; etag: string }>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method;
+    if (method === 'OPTIONS') {
+      res.writeHead(204, { ...corsHeaders, 'Content-Length': '0' });
+      res.end();
+      return;
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      throw Object.assign(new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`), {
+        allow: 'GET, HEAD, OPTIONS',
+      });
+    }
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const params = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
+    const route = parseDeliveryPath(path);
+    if (!route) throw new DeliveryError(404, 'not_found', `Nothing is served at ${path}.`);
+    if (route.kind === 'health') {
+      sendJson(req, res, 200, { status: 'ok' });
+      return;
+    }
+    if (route.kind === 'invalid_thumbnail_size') {
+      throw new DeliveryError(400, 'invalid_thumbnail_size', `Thumbnail sizes are 16 to 3840 pixels on each edge; ${route.width}x${route.height} is not.`, [
+        { message: 'width and height must each be 16 to 3840', location: 'path.size', value: `${route.width}x${route.height}` },
+      ]);
+    }
+    const paramErrors = validatePlaybackParams(params);
+    if (paramErrors.length > 0) {
+      throw new DeliveryError(400, 'invalid_playback_parameters', 'A playback query parameter has an invalid value.', paramErrors);
+    }
+    const video = await deps.catalog.get(route.videoId);
+    if (!video) throw videoNotFound(route.videoId);
+    if (route.kind === 'playback' && route.family === 'public' && (route.orgId !== video.orgId || route.envId !== video.envId)) {
+      throw videoNotFound(route.videoId);
+    }
+
+    // Private paths always need a token; a private video needs one on every path.
+    const family: Family | 'thumbnail' = route.kind === 'thumbnail' ? 'thumbnail' : route.family;
+    const needsToken = family === 'private' || !video.allowPublicAccess;
+    const token = needsToken ? params.get('token') : null;
+    if (needsToken) {
+      await deps.tokens.authorize(token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') });
+    }
+    const access = needsToken ? 'private' : 'public';
+
+    const body = route.kind === 'thumbnail' ? await thumbnailBody(video, route, access) : await playbackBody(video, route, access, token);
+    sendBody(deps.segments, req, res, body);
+  }
+
+  async function thumbnailBody(
+    video: PlayableVideo,
+    route: Extract<DeliveryRoute, { kind: 'thumbnail' }>,
+    access: 'public' | 'private',
+  ): Promise<Body> {
+    const object = await deps.thumbnails.get(video, route.width, route.height);
+    if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
+    return { ...objectBody(object), contentType: contentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
+  }
+
+  async function playbackBody(
+    video: PlayableVideo,
+    route: Extract<DeliveryRoute, { kind: 'playback' }>,
+    access: 'public' | 'private',
+    token: string | null,
+  ): Promise<Body> {
+    const resource = resolveResource(video, route.resource);
+    const key = storageKeyOf(video.id, resource as Resource & { type: 'master' });
+    const object = await deps.cache.get(key);
+    if (!object) {
+      deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
+      throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
+    }
+    if (resource.type === 'master' || resource.type === 'rendition') {
+      const playlist = await rewrite(video, route.family, key, object, token);
+      return { ...playlist, size: playlist.data.length, contentType: contentTypes.playlist, cacheControl: cacheControl.playlist[access] };
+    }
+    const body: Body = {
+      ...objectBody(object),
+      contentType: resource.type === 'init' ? contentTypes.init : contentTypes.segment,
+      cacheControl: cacheControl.media[access],
+    };
+    if (resource.type === 'segment') {
+      body.segment = {
+        orgId: video.orgId,
+        envId: video.envId,
+        videoId: video.id,
+        renditionHeight: qualityHeight(resource.quality),
+        segmentIndex: resource.index,
+        access,
+      };
+    }
+    return body;
+  }
+
+  async function rewrite(
+    video: PlayableVideo,
+    family: Family,
+    key: string,
+    object: CachedObject,
+    token: string | null,
+  ): Promise<{ data: Buffer; etag: string }> {
+    const memoKey = token ? undefined : `${family}|${object.etag}|${key}`;
+    const memo = memoKey && rewritten.get(memoKey);
+    if (memo) return memo;
+    const text = (object.data ?? (await readFile(object.path))).toString('utf8');
+    const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
+    const out = rewritePlaylist(text, key, (target) => {
+      const uri = familyUriOf(family, video.id, target);
+      return uri && `${uri}${suffix}`;
+    });
+    const data = Buffer.from(out, 'utf8');
+    const result = { data, etag: `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"` };
+    if (memoKey) {
+      if (rewritten.size >= maxRewrittenPlaylists) rewritten.clear();
+      rewritten.set(memoKey, result);
+    }
+    return result;
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => sendError(req, res, error));
+  });
+  server.keepAliveTimeout = 65_000;
+
+  function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    const known = error instanceof DeliveryError;
+    const failure = known ? error : new DeliveryError(500, 'internal_error', 'The delivery node failed to answer; try again.');
+    if (!known) logger.error({ err: error, url: req.url }, 'delivery request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const allow = (error as { allow?: string }).allow;
+    const headers: OutgoingHttpHeaders = { ...(allow ? { Allow: allow } : {}) };
+    sendJson(req, res, failure.status, failure.body(), headers);
+  }
+
+  return server;
+}
+
+function resolveResource(video: PlayableVideo, resource: Resource): Resource {
+  if (resource.type === 'master') return resource;
+  const quality = resource.quality ?? video.renditions.keys().next().value;
+  const rendition = quality ? video.renditions.get(quality) : undefined;
+  if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${resource.quality ?? ''} rendition.`);
+  if (resource.type === 'segment' && rendition.segmentCount > 0 && resource.index >= rendition.segmentCount) {
+    throw new DeliveryError(404, 'segment_not_found', `Rendition ${quality} of video ${video.id} has ${rendition.segmentCount} segments.`);
+  }
+  return resource.type === 'init' ? { type: 'init', quality: rendition.key } : resource;
+}
+
+function objectBody(object: CachedObject): Pick<Body, 'etag' | 'size' | 'data' | 'path'> {
+  return { etag: object.etag, size: object.size, data: object.data, path: object.path };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}
+
+/** Conditional requests, ranges, HEAD, and the segment log row, for any body. */
+function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res: ServerResponse, body: Body): void {
+  const validators = { ...corsHeaders, 'Cache-Control': body.cacheControl, ETag: body.etag };
+  const common = { ...validators, 'Content-Type': body.contentType, 'Accept-Ranges': 'bytes' };
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch && etagMatches(ifNoneMatch, body.etag)) {
+    res.writeHead(304, validators);
+    res.end();
+    return;
+  }
+  const ifRange = req.headers['if-range'];
+  const range = ifRange && ifRange !== body.etag ? { type: 'full' as const } : parseRange(req.headers.range, body.size);
+  if (range.type === 'unsatisfiable') {
+    res.writeHead(416, { ...corsHeaders, 'Content-Range': `bytes */${body.size}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    res.end();
+    return;
+  }
+  const start = range.type === 'partial' ? range.start : 0;
+  const end = range.type === 'partial' ? range.end : body.size - 1;
+  const length = body.size === 0 ? 0 : end - start + 1;
+  const headers: OutgoingHttpHeaders = { ...common, 'Content-Length': String(length) };
+  if (range.type === 'partial') headers['Content-Range'] = `bytes ${start}-${end}/${body.size}`;
+  const status = range.type === 'partial' ? 206 : 200;
+  if (req.method === 'HEAD') {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
+  if (body.segment && start === 0) segments.record({ ...body.segment, bytes: length });
+  res.writeHead(status, headers);
+  if (body.data) {
+    res.end(range.type === 'partial' ? body.data.subarray(start, end + 1) : body.data);
+    return;
+  }
+  if (length === 0 || !body.path) {
+    res.end();
+    return;
+  }
+  const stream = createReadStream(body.path, { start, end });
+  stream.on('error', () => res.destroy());
+  res.on('close', () => stream.destroy());
+  stream.pipe(res);
+}
+
+function sendJson(req: IncomingMessage, res: ServerResponse, status: number, value: unknown, extra: OutgoingHttpHeaders = {}): void {
+  const data = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+  res.writeHead(status, {
+    ...corsHeaders,
+    ...extra,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': String(data.length),
+  });
+  res.end(req.method === 'HEAD' ? undefined : data);
+}

@@ -1,0 +1,89 @@
+// Thumbnails at any size: `/t/{id}/<w>x<h>.jpg` is a JPEG of exactly w×h pixels, made once from
+// the video's default thumbnail (videos.thumbnail_key) by scaling it to cover the box and cropping
+// the overflow around the centre (no letterbox bars), then kept in storage next to the source
+// (`videos/{id}/thumbs/derived/<source hash>/<w>x<h>.jpg`, so a new default thumbnail gets new
+// derived images) and in the node's local cache. Concurrent requests for one size share one
+// ffmpeg run; at most two run at once per node.
+//
+// This is the delivery node's only ffmpeg call; it spawns ffmpeg directly rather than through the
+// encode nodes' wrapper, which delivery does not depend on.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { objectKeys, type Logger, type Storage } from '@kino/infra';
+import type { CachedObject, ObjectCache } from './object-cache.ts';
+import type { PlayableVideo } from './video-catalog.ts';
+
+const run = promisify(execFile);
+const maxConcurrentRenders = 2;
+
+export class ThumbnailMaker {
+  private readonly inflight = new Map<string, Promise<CachedObject | undefined>>();
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly cache: ObjectCache,
+    private readonly storage: Pick<Storage, 'put'>,
+    private readonly tmpDir: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The JPEG, or undefined when the video has no default thumbnail. */
+  get(video: PlayableVideo, width: number, height: number): Promise<CachedObject | undefined> {
+    const sourceKey = video.thumbnailKey;
+    if (!sourceKey) return Promise.resolve(undefined);
+    const sourceHash = createHash('sha256').update(sourceKey).digest('hex').slice(0, 12);
+    const key = objectKeys.thumbnail(video.id, `derived/${sourceHash}/${width}x${height}.jpg`);
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.getOrMake(video, sourceKey, key, width, height).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async getOrMake(
+    video: PlayableVideo,
+    sourceKey: string,
+    key: string,
+    width: number,
+    height: number,
+  ): Promise<CachedObject | undefined> {
+    const made = await this.cache.get(key);
+    if (made) return made;
+    const source = await this.cache.get(sourceKey);
+    if (!source) return undefined;
+    const data = await this.withSlot(() => this.render(source.path, width, height));
+    await this.storage.put(key, data, 'image/jpeg');
+    this.logger.info({ videoId: video.id, width, height }, 'thumbnail made');
+    return this.cache.put(key, data);
+  }
+
+  private async render(sourcePath: string, width: number, height: number): Promise<Buffer> {
+    const out = join(this.tmpDir, `thumb-${randomBytes(8).toString('hex')}.jpg`);
+    try {
+      await run('ffmpeg', [
+        '-hide_banner', '-loglevel', 'error', '-y', '-i', sourcePath,
+        '-vf', `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1`,
+        '-frames:v', '1', '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', out,
+      ]);
+      return await readFile(out);
+    } finally {
+      await rm(out, { force: true });
+    }
+  }
+
+  private async withSlot<T>(work: () => Promise<T>): Promise<T> {
+    while (this.running >= maxConcurrentRenders) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
