@@ -1,100 +1,80 @@
-// The orchestrator's view of the encode farm: is there room, take a slot, give it back, stop using
+// The orchestrator's view of the encode farm: is a node there, take a slot, give it back, stop using
 // a node that failed mid-call, and a client to call a node. Activities depend on this interface so
-// their tests can hand in fakes; `createNodeFarm` is the real one over the registry's tables.
+// their tests can hand in fakes; `createNodeFarm` is the real one, over the registry's functions.
 import { createEncodeClient, type EncodeClient } from '@kino/proto';
-import { newId } from '@kino/infra';
 import type { Db } from '../db/database.ts';
+import { acquireNodeSlot, findLiveNode, listLiveNodes, releaseNodeSlot } from '../registry/index.ts';
 
-export interface NodeLease {
-  leaseId: string;
+export interface FarmNode {
   nodeId: string;
   /** HOST:PORT of the node's EncodeService. */
   address: string;
 }
 
+export interface NodeLease extends FarmNode {
+  leaseId: string;
+}
+
 export interface NodeFarm {
-  /** True when some live node has a free slot right now. */
-  hasFreeSlot(): Promise<boolean>;
+  /** True when some live node is there, with a free encode slot when `freeSlot`. */
+  hasLiveNode(options: { freeSlot: boolean }): Promise<boolean>;
   /**
-   * Takes one slot on the least loaded live node for `job`, or undefined when none is free.
-   * Leases still held under the same `job` belong to earlier attempts of the same activity, whose
-   * worker died (a new attempt only starts once the previous one is over): they are dropped first.
+   * Takes one encode slot on the least loaded live node for `job`, or undefined when none is free.
+   * `job` is the id the node is given, one per activity (not per attempt): leases still held under
+   * it belong to earlier attempts whose worker died (Temporal starts an attempt only once the
+   * previous one is over), so they are dropped first.
    */
   acquire(request: { videoId: string; job: string }): Promise<NodeLease | undefined>;
   release(lease: NodeLease): Promise<void>;
-  /** Gives no more work to a node that vanished mid-call; a live node re-registers on its next heartbeat. */
+  /** A live node for a short job that takes no slot (probe, thumbnail), least loaded first. */
+  pickNode(): Promise<FarmNode | undefined>;
+  /** Gives no more work to a node that vanished mid-call. A live node re-registers on its next heartbeat. */
   markLost(nodeId: string): Promise<void>;
   client(address: string): EncodeClient;
+  /** Closes the node channels (at shutdown). */
+  close(): void;
 }
 
-/**
- * The farm over the `encode_nodes` / `node_leases` tables the NodeRegistry maintains. A node is
- * live while it is `active` and its last heartbeat is younger than `heartbeatTimeoutMs`.
- */
 export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; nodeToken: string; heartbeatTimeoutMs: number }): NodeFarm {
-  const liveSince = () => new Date(Date.now() - heartbeatTimeoutMs);
   const clients = new Map<string, EncodeClient>();
-
   return {
-    async hasFreeSlot() {
-      const row = await db
-        .selectFrom('encode_nodes as n')
-        .select((eb) => eb.fn.countAll<number>().as('free'))
-        .where('n.state', '=', 'active')
-        .where('n.last_heartbeat_at', '>', liveSince())
-        .where((eb) =>
-          eb('n.slots', '>', eb.selectFrom('node_leases as l').select((l) => l.fn.countAll<number>().as('used')).whereRef('l.node_id', '=', 'n.id')),
-        )
-        .executeTakeFirstOrThrow();
-      return Number(row.free) > 0;
+    async hasLiveNode({ freeSlot }) {
+      const nodes = await listLiveNodes(db, { heartbeatTimeoutMs });
+      return nodes.some((node) => !freeSlot || node.used < node.slots);
     },
 
     async acquire({ videoId, job }) {
-      return db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('node_leases').where('job', '=', job).execute();
-        // Lock the live nodes' rows: concurrent acquisitions queue here instead of overbooking a node.
-        const nodes = await trx
-          .selectFrom('encode_nodes as n')
-          .select(['n.id', 'n.address', 'n.slots'])
-          .select((eb) =>
-            eb.selectFrom('node_leases as l').select((l) => l.fn.countAll<number>().as('used')).whereRef('l.node_id', '=', 'n.id').as('used'),
-          )
-          .where('n.state', '=', 'active')
-          .where('n.last_heartbeat_at', '>', liveSince())
-          .forUpdate()
-          .execute();
-        const free = nodes
-          .map((n) => ({ ...n, used: Number(n.used ?? 0) }))
-          .filter((n) => n.used < n.slots)
-          .sort((a, b) => a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used));
-        const node = free[0];
-        if (!node) return undefined;
-        const leaseId = newId('job');
-        await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: videoId, job }).execute();
-        return { leaseId, nodeId: node.id, address: node.address };
-      });
+      await db.deleteFrom('node_leases').where('job', '=', job).execute();
+      const lease = await acquireNodeSlot(db, { videoId, job, heartbeatTimeoutMs });
+      return lease && { leaseId: lease.leaseId, nodeId: lease.node.id, address: lease.node.address };
     },
 
     async release(lease) {
-      await db.deleteFrom('node_leases').where('id', '=', lease.leaseId).execute();
+      await releaseNodeSlot(db, lease.leaseId);
+    },
+
+    async pickNode() {
+      const node = await findLiveNode(db, { heartbeatTimeoutMs });
+      return node && { nodeId: node.id, address: node.address };
     },
 
     async markLost(nodeId) {
-      await db
-        .updateTable('encode_nodes')
-        .set({ state: 'gone' })
-        .where('id', '=', nodeId)
-        .where('state', '!=', 'gone')
-        .execute();
+      await db.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).where('state', '!=', 'gone').execute();
     },
 
     client(address) {
+      // One channel per node, kept: gRPC reconnects it by itself when the node comes back.
       let client = clients.get(address);
       if (!client) {
         client = createEncodeClient(address, nodeToken);
         clients.set(address, client);
       }
       return client;
+    },
+
+    close() {
+      for (const client of clients.values()) client.close();
+      clients.clear();
     },
   };
 }

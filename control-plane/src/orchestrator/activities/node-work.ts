@@ -10,7 +10,7 @@ import {
   type EncodeRenditionInput,
   type SourceProbe,
 } from '../contracts.ts';
-import type { NodeFarm, NodeLease } from '../node-farm.ts';
+import type { FarmNode, NodeFarm } from '../node-farm.ts';
 import type { ActivityDeps } from './index.ts';
 
 /** How often a running encode tells Temporal it is alive, progress or not (the node streams on). */
@@ -27,28 +27,35 @@ const extraSegmentUrls = 2;
 export const defaultThumbnailName = 'default.jpg';
 
 export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger'>) {
-  /** Takes a slot for the current activity, runs `work` on that node, classifies failures, frees the slot. */
-  async function onLeasedNode<T>(
+  /**
+   * Runs `work` on a node for the current activity: an encode takes a slot (a lease), a probe or a
+   * thumbnail just a live node. Failures come out classified for the retry policy; a slot is
+   * always given back.
+   */
+  async function onNode<T>(
     videoId: string,
     what: string,
-    work: (lease: NodeLease, jobId: string, log: Logger) => Promise<T>,
+    { slot }: { slot: boolean },
+    work: (node: FarmNode, jobId: string, log: Logger) => Promise<T>,
   ): Promise<T> {
     const context = Context.current();
     const { info } = context;
-    // One job per activity (not per attempt): a retry drops the lease of an attempt whose worker died.
+    // One job id per activity (not per attempt): the node reports it in heartbeats, and a retry
+    // drops the lease an attempt of a dead worker left behind.
     const jobId = `${info.workflowExecution?.workflowId ?? videoId}/${info.activityId}@${(info.workflowExecution?.runId ?? '').slice(0, 8)}`;
-    const lease = await farm.acquire({ videoId, job: jobId });
-    if (!lease) {
-      throw ApplicationFailure.retryable(`no encode node has a free slot for the ${what}`, failureTypes.noNodeAvailable);
+    const lease = slot ? await farm.acquire({ videoId, job: jobId }) : undefined;
+    const node = slot ? lease : await farm.pickNode();
+    if (!node) {
+      throw ApplicationFailure.retryable(`no encode node ${slot ? 'has a free slot' : 'is online'} for the ${what}`, failureTypes.noNodeAvailable);
     }
-    const log = logger.child({ videoId, jobId, nodeId: lease.nodeId, attempt: info.attempt });
-    log.info({ address: lease.address }, `${what} on node`);
+    const log = logger.child({ videoId, jobId, nodeId: node.nodeId, attempt: info.attempt });
+    log.info({ address: node.address }, `${what} on node`);
     try {
-      return await work(lease, jobId, log);
+      return await work(node, jobId, log);
     } catch (error) {
-      throw await classifyNodeFailure(error, { farm, lease, what, log, signal: context.cancellationSignal });
+      throw await classifyNodeFailure(error, { farm, node, what, log, signal: context.cancellationSignal });
     } finally {
-      await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
+      if (lease) await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
     }
   }
 
@@ -58,10 +65,16 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
   }
 
   return {
-    /** Fails with NoNodeAvailable (retried by the workflow's policy without limit) until a live node has a free slot. */
-    async waitForNodeCapacity(): Promise<void> {
-      if (!(await farm.hasFreeSlot())) {
-        throw ApplicationFailure.retryable('waiting for an encode node with a free slot', failureTypes.noNodeAvailable);
+    /**
+     * Fails with NoNodeAvailable (retried by the workflow's policy without limit) until a live node
+     * is there, with a free encode slot when `freeSlot`.
+     */
+    async waitForNodeCapacity({ freeSlot }: { freeSlot: boolean }): Promise<void> {
+      if (!(await farm.hasLiveNode({ freeSlot }))) {
+        throw ApplicationFailure.retryable(
+          freeSlot ? 'waiting for an encode node with a free slot' : 'waiting for an encode node to come online',
+          failureTypes.noNodeAvailable,
+        );
       }
     },
 
@@ -72,8 +85,8 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
       if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
       const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
 
-      const result = await onLeasedNode(videoId, 'probe', (lease, jobId) =>
-        farm.client(lease.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
+      const result = await onNode(videoId, 'probe', { slot: false }, (node, jobId) =>
+        farm.client(node.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
       );
       if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
       if (!(result.durationSeconds > 0)) throw invalidSource('the video has no duration (no decodable frames)');
@@ -112,7 +125,7 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
       }
       const inputUrl = await storage.presignGet(storagePath, lifetime);
 
-      return onLeasedNode(videoId, `encode of ${rendition.key}`, async (lease, jobId, log) => {
+      return onNode(videoId, `encode of ${rendition.key}`, { slot: true }, async (node, jobId, log) => {
         const request: EncodeRequest = {
           jobId,
           videoId,
@@ -139,14 +152,14 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
         let lastEventAt = callStartedAt;
         let percent = 0;
         const stalled = new AbortController();
-        const beat = () => context.heartbeat({ nodeId: lease.nodeId, percent });
+        const beat = () => context.heartbeat({ nodeId: node.nodeId, percent });
         beat();
         const timer = setInterval(() => {
           if (Date.now() - lastEventAt > stallTimeoutMs) stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
           else beat();
         }, heartbeatIntervalMs);
         try {
-          const done = await farm.client(lease.address).encode(request, {
+          const done = await farm.client(node.address).encode(request, {
             signal: AbortSignal.any([context.cancellationSignal, stalled.signal]),
             onProgress(progress) {
               lastEventAt = Date.now();
@@ -166,7 +179,7 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
             segmentCount: done.segmentCount,
             frameCount: Number(done.frameCount),
             bytesWritten: Number(done.bytesWritten),
-            nodeId: lease.nodeId,
+            nodeId: node.nodeId,
             timings: {
               prepareMs: callStartedAt - startedAt,
               startupMs: (firstEventAt ?? finishedAt) - callStartedAt,
@@ -198,9 +211,9 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
       const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
       const lifetime = urlLifetimeSeconds();
       const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime)]);
-      await onLeasedNode(videoId, 'thumbnail', (lease, jobId) =>
+      await onNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
         farm
-          .client(lease.address)
+          .client(node.address)
           .thumbnail(
             { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0 },
             { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs },
@@ -226,17 +239,19 @@ function estimatedBandwidth(rendition: { videoBitrateKbps: number; audioBitrateK
 }
 
 /**
- * Turns a failed node call into what the workflow's retry policy acts on:
+ * Turns a failed node call into what the workflow's retry policy acts on (statuses per
+ * workers/src/errors.ts):
  * - cancelled by us: the CancelledFailure, so Temporal records a cancellation;
- * - the node vanished (connection dropped, unreachable, stalled): NodeLost, retryable, and the
- *   node gets no more work until it heartbeats again;
- * - the node was full or draining: NoNodeAvailable, retryable;
- * - the node says the input is unusable: InvalidSource, final;
- * - anything else (ffmpeg failed): retryable, bounded by the policy's attempts.
+ * - the node vanished (connection dropped or refused, stalled): NodeLost, retryable, and the node
+ *   gets no more work until it heartbeats again;
+ * - the node is full or draining: NoNodeAvailable, retryable;
+ * - the source is unusable (INVALID_ARGUMENT, NOT_FOUND): InvalidSource, final;
+ * - anything else (storage hiccup, refused URL, ffmpeg failed): retryable, bounded by the policy's
+ *   attempts; the next attempt presigns fresh URLs.
  */
 async function classifyNodeFailure(
   error: unknown,
-  { farm, lease, what, log, signal }: { farm: NodeFarm; lease: NodeLease; what: string; log: Logger; signal: AbortSignal },
+  { farm, node, what, log, signal }: { farm: NodeFarm; node: FarmNode; what: string; log: Logger; signal: AbortSignal },
 ): Promise<Error> {
   if (signal.aborted) {
     log.info({ reason: String(signal.reason) }, `${what} cancelled`);
@@ -245,31 +260,36 @@ async function classifyNodeFailure(
   if (error instanceof ApplicationFailure) return error;
   const nodeLost = async (detail: string) => {
     log.warn({ detail }, `node lost during the ${what}`);
-    await farm.markLost(lease.nodeId).catch((e: unknown) => log.error({ err: e }, 'could not mark the node lost'));
-    return ApplicationFailure.retryable(`node ${lease.nodeId} lost during the ${what}: ${detail}`, failureTypes.nodeLost);
+    await farm.markLost(node.nodeId).catch((e: unknown) => log.error({ err: e }, 'could not mark the node lost'));
+    return ApplicationFailure.retryable(`node ${node.nodeId} lost during the ${what}: ${detail}`, failureTypes.nodeLost);
   };
   if (error instanceof NodeStalledError) return nodeLost(error.message);
   if (isServiceError(error)) {
     const detail = error.details || error.message;
     switch (error.code) {
       case GrpcStatus.INVALID_ARGUMENT:
-        log.warn({ detail }, `${what}: the node refused the input`);
+        log.warn({ detail }, `${what}: the node refused the source`);
         return ApplicationFailure.nonRetryable(detail, failureTypes.invalidSource);
+      case GrpcStatus.NOT_FOUND:
+        return ApplicationFailure.nonRetryable(`the uploaded file is gone: ${detail}`, failureTypes.invalidSource);
       case GrpcStatus.RESOURCE_EXHAUSTED:
-        return ApplicationFailure.retryable(`node ${lease.nodeId} has no free slot: ${detail}`, failureTypes.noNodeAvailable);
+        return ApplicationFailure.retryable(`node ${node.nodeId} is busy: ${detail}`, failureTypes.noNodeAvailable);
       case GrpcStatus.UNAVAILABLE:
+        // The node's own answer when storage is down; otherwise grpc-js saying the node is unreachable.
+        if (/^storage unreachable/.test(detail)) break;
+        return nodeLost(`UNAVAILABLE: ${detail}`);
       case GrpcStatus.CANCELLED: // not by us (checked above): the connection went away
       case GrpcStatus.DEADLINE_EXCEEDED:
         return nodeLost(`${GrpcStatus[error.code]}: ${detail}`);
       case GrpcStatus.INTERNAL:
         // grpc-js reports a connection cut mid-stream as INTERNAL with an RST_STREAM or "Connection dropped" detail.
-        if (/RST_STREAM|Connection dropped|stream removed|socket/i.test(detail)) return nodeLost(`INTERNAL: ${detail}`);
+        if (/RST_STREAM|Connection dropped|stream removed|ECONNRESET|socket hang up/i.test(detail)) return nodeLost(`INTERNAL: ${detail}`);
         break;
       default:
         break;
     }
-    log.warn({ code: error.code, detail }, `${what} failed on the node`);
-    return ApplicationFailure.retryable(`${what} failed on node ${lease.nodeId}: ${detail}`, 'NodeWorkFailed');
+    log.warn({ code: GrpcStatus[error.code], detail }, `${what} failed on the node`);
+    return ApplicationFailure.retryable(`${what} failed on node ${node.nodeId}: ${detail}`, 'NodeWorkFailed');
   }
   const message = error instanceof Error ? error.message : String(error);
   if (/ended without a done event/.test(message)) return nodeLost(message);

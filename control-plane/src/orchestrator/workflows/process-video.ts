@@ -151,7 +151,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
 
 async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null }> {
   const { videoId, storagePath } = job;
-  const probe = await onNode(() => probing.probeSource({ videoId, storagePath }));
+  const probe = await onNode({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
 
@@ -159,7 +159,7 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   const renditions = await allOrCancelRest(
     ladder.map((plan) => async (): Promise<RenditionResult> => {
       const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
-      const outcome = await onNode(() => encoding.encodeRendition(input));
+      const outcome = await onNode({ freeSlot: true }, () => encoding.encodeRendition(input));
       return { plan, outcome };
     }),
   );
@@ -185,7 +185,7 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
 /** The default thumbnail. A video without one still plays, so its failure is not the video's. */
 async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string | null> {
   try {
-    return await onNode(() =>
+    return await onNode({ freeSlot: false }, () =>
       thumbnails.makeThumbnail({
         videoId: job.videoId,
         storagePath: job.storagePath,
@@ -200,12 +200,13 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
 }
 
 /**
- * Runs `work` on an encode node: waits (without limit) until one has a free slot, then runs it. If
- * the work still found no slot after its own retries (raced by other videos), waits again.
+ * Runs `work` on an encode node: waits (without limit) until a node is online (with a free slot for
+ * an encode), then runs it. If the work still found no node after its own retries (raced by other
+ * videos, or the node left), waits again.
  */
-async function onNode<T>(work: () => Promise<T>): Promise<T> {
+async function onNode<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
   for (;;) {
-    await capacity.waitForNodeCapacity();
+    await capacity.waitForNodeCapacity({ freeSlot });
     try {
       return await work();
     } catch (error) {

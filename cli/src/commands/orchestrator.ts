@@ -1,0 +1,30 @@
+import { loadConfig } from '@kino/infra';
+import { orchestratorConfigShape, runOrchestrator } from '@kino/control-plane/orchestrator';
+import { KinoCommand } from '../base-command.ts';
+
+export default class Orchestrator extends KinoCommand {
+  static override description = [
+    'Run the orchestrator: the Temporal worker of task queue kino-videos (one workflow per video) and',
+    'the NodeRegistry gRPC server encode nodes register with. Configured by environment variables:',
+    'DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, S3_*, REGISTRY_HOST, REGISTRY_PORT, NODE_TOKEN,',
+    'NODE_HEARTBEAT_TIMEOUT_MS, LOG_LEVEL. SIGTERM or SIGINT stops it cleanly.',
+  ].join('\n');
+
+  static override examples = ['NODE_TOKEN=... DATABASE_URL=postgres://... S3_ENDPOINT=... <%= config.bin %> orchestrator'];
+  static override enableJsonFlag = false;
+
+  async run(): Promise<void> {
+    const config = loadConfig(orchestratorConfigShape);
+    const orchestrator = await runOrchestrator(config);
+    const stopOn = (signal: NodeJS.Signals) =>
+      process.once(signal, () => {
+        // A second signal while stopping ends the process at once.
+        process.once(signal, () => process.exit(130));
+        void orchestrator.stop();
+      });
+    stopOn('SIGTERM');
+    stopOn('SIGINT');
+    await orchestrator.finished;
+    process.exit(0);
+  }
+}

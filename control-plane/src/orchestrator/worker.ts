@@ -1,0 +1,107 @@
+// The orchestrator process: opens the database (and migrates it), hosts the NodeRegistry gRPC
+// server encode nodes register with, and runs the Temporal worker of task queue `kino-videos`
+// (workflows + activities). SIGTERM / SIGINT stop it cleanly: the worker finishes its workflow
+// tasks, running activities are cancelled after a short grace (Temporal retries them elsewhere),
+// then the registry and the database close.
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { Storage, createLogger, type Logger } from '@kino/infra';
+import { migrateToLatest, openDatabase } from '../db/database.ts';
+import { startRegistryServer } from '../registry/index.ts';
+import { createActivities } from './activities/index.ts';
+import type { OrchestratorConfig } from './config.ts';
+import { taskQueue } from './contracts.ts';
+import { createNodeFarm } from './node-farm.ts';
+
+export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+
+export interface RunningOrchestrator {
+  /** HOST:PORT of the NodeRegistry gRPC server. */
+  registryAddress: string;
+  /** Resolves once the worker has stopped and everything is closed. */
+  finished: Promise<void>;
+  /** Stops the worker (as SIGTERM does) and resolves when everything is closed. */
+  stop(): Promise<void>;
+}
+
+/** Temporal's own logs (SDK, workflow `log`) go through the process's pino logger. */
+function installTemporalRuntime(logger: Logger): void {
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  const temporalLog = logger.child({ component: 'temporal' });
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('INFO', ({ level, message, meta }) => temporalLog[levels[level]](meta ?? {}, message)),
+      // Worker.runUntil / shutdown below own the signals; the default handlers would race them.
+      shutdownSignals: [],
+    });
+  } catch {
+    // Already installed in this process (tests run several orchestrators in one).
+  }
+}
+
+export async function runOrchestrator(config: OrchestratorConfig, { logger = createLogger('orchestrator', config.LOG_LEVEL) }: { logger?: Logger } = {}): Promise<RunningOrchestrator> {
+  installTemporalRuntime(logger);
+  const db = await openDatabase(config.DATABASE_URL);
+  await migrateToLatest(db);
+  const storage = new Storage(config);
+
+  const registry = await startRegistryServer({
+    db,
+    host: config.REGISTRY_HOST,
+    port: config.REGISTRY_PORT,
+    token: config.NODE_TOKEN,
+    heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
+    logger: logger.child({ component: 'registry' }),
+  });
+  const farm = createNodeFarm({ db, nodeToken: config.NODE_TOKEN, heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS });
+
+  let connection: NativeConnection | undefined;
+  let worker: Worker;
+  try {
+    connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    worker = await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue,
+      workflowsPath,
+      activities: createActivities({ db, storage, farm, logger }),
+      // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
+      // default 80 % of the heartbeat timeout.
+      maxHeartbeatThrottleInterval: '2 seconds',
+      // At shutdown, running encodes get this long, then are cancelled: another worker retries them.
+      shutdownGraceTime: '5 seconds',
+    });
+  } catch (error) {
+    await registry.stop();
+    await connection?.close();
+    await db.destroy();
+    throw error;
+  }
+
+  const finished = worker.run().finally(async () => {
+    await registry.stop();
+    farm.close();
+    await connection.close();
+    await db.destroy();
+    logger.info('orchestrator stopped');
+  });
+  logger.info(
+    { taskQueue, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, registry: registry.address },
+    'orchestrator running',
+  );
+
+  return {
+    registryAddress: registry.address,
+    finished,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await finished;
+    },
+  };
+}
