@@ -1,0 +1,27 @@
+import { Flags } from '@oclif/core';
+import { listEnvironments, openAdminDatabase } from '@kino/control-plane/admin';
+import { KinoCommand } from '../../../base-command.ts';
+
+export default class AdminEnvList extends KinoCommand {
+  static override description = 'List the environments of an organization.';
+  static override flags = {
+    org: Flags.string({ description: 'Organization id.', required: true }),
+  };
+
+  async run(): Promise<{ id: string; name: string; orgId: string; createdAt: string }[]> {
+    const { flags } = await this.parse(AdminEnvList);
+    const db = await openAdminDatabase();
+    try {
+      const envs = (await listEnvironments(db, flags.org)).map((e) => ({
+        id: e.id,
+        name: e.name,
+        orgId: e.org_id,
+        createdAt: e.created_at.toISOString(),
+      }));
+      for (const env of envs) this.log(`${env.id}  ${env.name}  ${env.createdAt}`);
+      return envs;
+    } finally {
+      await db.destroy();
+    }
+  }
+}

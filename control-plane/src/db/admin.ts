@@ -1,0 +1,49 @@
+// The operators' way into the database (`kino admin ...`): DATABASE_URL, or else the dev stack's
+// database named in `.kino/dev.json`. Migrations run first, like at every process start.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kinoDir } from '@kino/infra';
+import { migrateToLatest, openDatabase, type Db } from './database.ts';
+
+export * from '../repositories/organizations.ts';
+export * from '../repositories/environments.ts';
+export * from '../repositories/api-keys.ts';
+export type { Db } from './database.ts';
+
+export class AdminDatabaseError extends Error {
+  override name = 'AdminDatabaseError';
+}
+
+export const devStackFile = join(kinoDir, 'dev.json');
+
+export function resolveAdminDatabaseUrl(
+  env: Record<string, string | undefined> = process.env,
+  devJsonPath: string = devStackFile,
+): string {
+  if (env.DATABASE_URL) return env.DATABASE_URL;
+  if (existsSync(devJsonPath)) {
+    let databaseUrl: unknown;
+    try {
+      databaseUrl = (JSON.parse(readFileSync(devJsonPath, 'utf8')) as { databaseUrl?: unknown }).databaseUrl;
+    } catch (error) {
+      throw new AdminDatabaseError(`${devJsonPath} is not valid JSON (${(error as Error).message}); set DATABASE_URL instead.`);
+    }
+    if (typeof databaseUrl === 'string' && databaseUrl) return databaseUrl;
+    throw new AdminDatabaseError(`${devJsonPath} names no databaseUrl; set DATABASE_URL (postgres://... or pglite://<dir>).`);
+  }
+  throw new AdminDatabaseError(
+    'No database: set DATABASE_URL (postgres://... or pglite://<dir>), or start the dev stack (npm run dev), which writes .kino/dev.json.',
+  );
+}
+
+/** Opens the database for an admin command and brings its schema up to date; close it with `db.destroy()`. */
+export async function openAdminDatabase(env: Record<string, string | undefined> = process.env): Promise<Db> {
+  const db = await openDatabase(resolveAdminDatabaseUrl(env));
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
