@@ -6,6 +6,7 @@ import { environmentRoutes } from './environments.ts';
 import { uploadRoutes } from './uploads.ts';
 import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { playbackRoutes } from '../../playback/routes.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
   await api.register(healthRoutes, options);
@@ -14,4 +15,5 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(videoRoutes, options);
   await api.register(webhookRoutes, options);
   // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
+  await api.register(playbackRoutes, options);
 }
