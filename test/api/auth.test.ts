@@ -1,0 +1,203 @@
+// The whole auth matrix against real PostgreSQL: who may call what, and what everyone else gets.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { newId } from '@kino/infra';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import { createVideo, DEFAULT_ENCODING_PARAMETERS, getApiKey } from '@kino/control-plane';
+import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Tenancy } from './harness.ts';
+
+let services: TestServices;
+let api: ApiHarness;
+let t: Tenancy;
+let videoA: string;
+let videoB: string;
+let otherOrgVideo: string;
+
+async function call(url: string, key?: string, headers: Record<string, string> = {}) {
+  const response = await api.app.inject({
+    method: 'GET',
+    url: `/v1/api${url}`,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...headers },
+  });
+  return { status: response.statusCode, body: response.json() as Record<string, any>, headers: response.headers };
+}
+
+async function seedVideo(orgId: string, envId: string): Promise<string> {
+  const id = newId('vid');
+  await createVideo(api.db, {
+    id,
+    orgId,
+    envId,
+    name: `video in ${envId}`,
+    storagePath: `uploads/${orgId}/${envId}/${id}/clip.mp4`,
+    videoQuality: 'standard',
+    allowPublicAccess: true,
+    parameters: DEFAULT_ENCODING_PARAMETERS,
+  });
+  return id;
+}
+
+before(async () => {
+  services = await startTestServices({ postgres: true });
+  api = await startApiHarness(services);
+  t = await seedTenancy(api.db);
+  videoA = await seedVideo(t.org.id, t.envA.id);
+  videoB = await seedVideo(t.org.id, t.envB.id);
+  otherOrgVideo = await seedVideo(t.otherOrg.id, t.otherEnv.id);
+});
+
+after(async () => {
+  await api?.close();
+  await services?.stop();
+});
+
+void describe('authentication', () => {
+  void it('refuses a request without a key: 401 unauthorized, with the envelope and rate-limit headers', async () => {
+    const r = await call(`/${t.org.id}/environments`);
+    assert.equal(r.status, 401);
+    assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
+    assert.equal(r.body.title, 'Unauthorized');
+    assert.ok(r.headers['x-ratelimit-limit']);
+  });
+
+  void it('refuses an unknown key and a malformed one', async () => {
+    const unknown = await call(`/${t.org.id}/environments`, `svc_live_${'A'.repeat(32)}`);
+    assert.equal(unknown.status, 401);
+    assertErrorEnvelope(unknown.body, 401, 'unauthorized', assert);
+    const malformed = await call(`/${t.org.id}/environments`, 'not-a-key');
+    assert.equal(malformed.status, 401);
+    // A real key with one character changed is another key.
+    const flipped = t.keys.full.slice(0, -1) + (t.keys.full.endsWith('a') ? 'b' : 'a');
+    assert.equal((await call(`/${t.org.id}/environments`, flipped)).status, 401);
+  });
+
+  void it('refuses a revoked key', async () => {
+    const r = await call(`/${t.org.id}/environments`, t.keys.revoked);
+    assert.equal(r.status, 401);
+    assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
+  });
+
+  void it('authenticates nothing with an Authorization header alone, even holding a valid key', async () => {
+    for (const value of [`Bearer ${t.keys.full}`, t.keys.full]) {
+      const r = await call(`/${t.org.id}/environments`, undefined, { authorization: value });
+      assert.equal(r.status, 401);
+      assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
+      assert.match(r.body.detail, /X-Api-Key/);
+    }
+  });
+
+  void it('records when a key was last used', async () => {
+    await call(`/${t.org.id}/environments`, t.keys.full);
+    const key = await getApiKey(api.db, t.keyIds.full);
+    assert.ok(key?.last_used_at instanceof Date);
+  });
+});
+
+void describe('environment keys', () => {
+  void it('reach their own environment', async () => {
+    const r = await call(`/${t.org.id}/environments/${t.envA.id}/videos`, t.keys.envA);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.body.videos.map((v: { id: string }) => v.id), [videoA]);
+  });
+
+  void it('get 403 forbidden on another environment of the same organization', async () => {
+    const r = await call(`/${t.org.id}/environments/${t.envB.id}/videos`, t.keys.envA);
+    assert.equal(r.status, 403);
+    assertErrorEnvelope(r.body, 403, 'forbidden', assert);
+  });
+
+  void it('get 403 on an environment that does not exist (they cannot reach it either way)', async () => {
+    const r = await call(`/${t.org.id}/environments/env_doesnotexist00/videos`, t.keys.envA);
+    assert.equal(r.status, 403);
+  });
+
+  void it('see only their own environment in organization-wide lists', async () => {
+    const envs = await call(`/${t.org.id}/environments`, t.keys.envA);
+    assert.equal(envs.status, 200);
+    assert.deepEqual(envs.body.body.environments.map((e: { id: string }) => e.id), [t.envA.id]);
+    const videos = await call(`/${t.org.id}/videos`, t.keys.envB);
+    assert.equal(videos.status, 200);
+    assert.deepEqual(videos.body.body.videos.map((v: { id: string }) => v.id), [videoB]);
+    assert.equal(videos.body.body.pagination.total, 1);
+  });
+
+  void it('get 403 on a video of another environment, 200 on their own', async () => {
+    assert.equal((await call(`/${t.org.id}/videos/${videoA}/details`, t.keys.envA)).status, 200);
+    const r = await call(`/${t.org.id}/videos/${videoB}/details`, t.keys.envA);
+    assert.equal(r.status, 403);
+    assertErrorEnvelope(r.body, 403, 'forbidden', assert);
+  });
+
+  void it("get 403 on another organization's path", async () => {
+    const r = await call(`/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`, t.keys.envA);
+    assert.equal(r.status, 403);
+    assertErrorEnvelope(r.body, 403, 'forbidden', assert);
+  });
+});
+
+void describe('full-access keys', () => {
+  void it('reach every environment of their organization', async () => {
+    for (const env of [t.envA, t.envB]) {
+      assert.equal((await call(`/${t.org.id}/environments/${env.id}/videos`, t.keys.full)).status, 200);
+    }
+    const envs = await call(`/${t.org.id}/environments`, t.keys.full);
+    assert.deepEqual(envs.body.body.environments.map((e: { id: string }) => e.id).sort(), [t.envA.id, t.envB.id].sort());
+    const videos = await call(`/${t.org.id}/videos`, t.keys.full);
+    assert.deepEqual(videos.body.body.videos.map((v: { id: string }) => v.id).sort(), [videoA, videoB].sort());
+  });
+
+  void it('get 404 environment_not_found for an unknown environment', async () => {
+    const r = await call(`/${t.org.id}/environments/env_doesnotexist00/videos`, t.keys.full);
+    assert.equal(r.status, 404);
+    assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
+  });
+
+  void it("get 404 environment_not_found for another organization's environment under their own organization", async () => {
+    const r = await call(`/${t.org.id}/environments/${t.otherEnv.id}/videos`, t.keys.full);
+    assert.equal(r.status, 404);
+    assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
+  });
+
+  void it("get 403 on another organization's path", async () => {
+    for (const path of [
+      `/${t.otherOrg.id}/environments`,
+      `/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`,
+      `/${t.otherOrg.id}/videos`,
+      `/${t.otherOrg.id}/videos/${otherOrgVideo}/details`,
+    ]) {
+      const r = await call(path, t.keys.full);
+      assert.equal(r.status, 403, path);
+      assertErrorEnvelope(r.body, 403, 'forbidden', assert);
+    }
+  });
+
+  void it("get 404 video_not_found for another organization's video under their own organization", async () => {
+    const r = await call(`/${t.org.id}/videos/${otherOrgVideo}/details`, t.keys.full);
+    assert.equal(r.status, 404);
+    assertErrorEnvelope(r.body, 404, 'video_not_found', assert);
+  });
+});
+
+void describe('system keys', () => {
+  void it('reach every organization', async () => {
+    const ours = await call(`/${t.org.id}/environments/${t.envB.id}/videos`, t.keys.system);
+    assert.equal(ours.status, 200);
+    const theirs = await call(`/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`, t.keys.system);
+    assert.equal(theirs.status, 200);
+    assert.deepEqual(theirs.body.body.videos.map((v: { id: string }) => v.id), [otherOrgVideo]);
+    assert.equal((await call(`/${t.org.id}/videos/${videoB}/details`, t.keys.system)).status, 200);
+    assert.equal((await call(`/${t.org.id}/environments`, t.keys.system)).body.body.environments.length, 2);
+  });
+
+  void it('get 404 organization_not_found for an organization that does not exist', async () => {
+    const r = await call(`/org_doesnotexist00/environments`, t.keys.system);
+    assert.equal(r.status, 404);
+    assertErrorEnvelope(r.body, 404, 'organization_not_found', assert);
+  });
+
+  void it("still get 404 environment_not_found for an environment outside the path's organization", async () => {
+    const r = await call(`/${t.org.id}/environments/${t.otherEnv.id}/videos`, t.keys.system);
+    assert.equal(r.status, 404);
+    assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
+  });
+});

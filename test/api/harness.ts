@@ -1,0 +1,150 @@
+// Shared set-up of the API tests: the app built on real services, and a small tenancy with one key
+// of each kind. Each test file starts its services once (before) and stops them (after).
+import { Client, Connection } from '@temporalio/client';
+import { createLogger, freePort, Storage, type StorageConfig } from '@kino/infra';
+import type { TestServices } from '@kino/test/support/services';
+import {
+  buildApp,
+  createApiKey,
+  createEnvironment,
+  createOrganization,
+  migrateToLatest,
+  openDatabase,
+  parseApiConfig,
+  revokeApiKey,
+  type ApiApp,
+  type ApiConfig,
+  type ApiDeps,
+  type Db,
+  type Environment,
+  type Organization,
+} from '@kino/control-plane';
+
+export interface ApiHarness {
+  app: ApiApp;
+  db: Db;
+  temporal: Client;
+  storage: Storage;
+  config: ApiConfig;
+  /** Builds another app instance on the same database and services (e.g. a second API process). */
+  buildAnother(overrides?: Partial<ApiDeps>): Promise<ApiApp>;
+  close(): Promise<void>;
+}
+
+/** Storage settings for tests that start no S3: presigning works offline; nothing listens there. */
+const unreachableStorage: StorageConfig = {
+  S3_ENDPOINT: 'http://127.0.0.1:9',
+  S3_BUCKET: 'kino',
+  S3_ACCESS_KEY_ID: 'test-access',
+  S3_SECRET_ACCESS_KEY: 'test-secret',
+  S3_REGION: 'us-east-1',
+  S3_FORCE_PATH_STYLE: true,
+};
+
+export async function startApiHarness(
+  services: TestServices,
+  { config: configOverrides = {}, ...overrides }: Partial<ApiDeps> & { config?: Record<string, string> } = {},
+): Promise<ApiHarness> {
+  const storageConfig = services.storage.S3_ENDPOINT ? services.storage : unreachableStorage;
+  // Without a Temporal server, a lazy connection to a closed port: calls fail, nothing hangs at start.
+  const temporalAddress = services.temporalAddress || `127.0.0.1:${await freePort()}`;
+  const config = parseApiConfig({
+    DATABASE_URL: services.databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    ...Object.fromEntries(Object.entries(storageConfig).map(([k, v]) => [k, String(v)])),
+    DELIVERY_URL: 'http://delivery.test',
+    LOG_LEVEL: 'silent',
+    ...configOverrides,
+  });
+  const db = await openDatabase(config.DATABASE_URL);
+  await migrateToLatest(db);
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const storage = new Storage(config);
+  const logger = createLogger('api-test', process.env.KINO_TEST_LOG_LEVEL ?? 'silent');
+  const base: ApiDeps = { db, storage, temporal, config, logger, ...overrides };
+  const apps: ApiApp[] = [];
+  const build = async (more: Partial<ApiDeps> = {}) => {
+    const app = await buildApp({ ...base, ...more });
+    apps.push(app);
+    return app;
+  };
+  const app = await build();
+  return {
+    app,
+    db,
+    temporal,
+    storage,
+    config,
+    buildAnother: build,
+    async close() {
+      for (const a of apps) await a.close();
+      await connection.close().catch(() => undefined);
+      storage.s3.destroy();
+      await db.destroy();
+    },
+  };
+}
+
+export interface Tenancy {
+  org: Organization;
+  envA: Environment;
+  envB: Environment;
+  otherOrg: Organization;
+  otherEnv: Environment;
+  keys: {
+    envA: string;
+    envB: string;
+    full: string;
+    system: string;
+    otherFull: string;
+    revoked: string;
+  };
+  keyIds: { envA: string; full: string };
+}
+
+export async function seedTenancy(db: Db): Promise<Tenancy> {
+  const org = await createOrganization(db, { name: 'Acme' });
+  const envA = await createEnvironment(db, { orgId: org.id, name: 'production' });
+  const envB = await createEnvironment(db, { orgId: org.id, name: 'staging' });
+  const otherOrg = await createOrganization(db, { name: 'Globex' });
+  const otherEnv = await createEnvironment(db, { orgId: otherOrg.id, name: 'production' });
+  const envAKey = await createApiKey(db, { orgId: org.id, envId: envA.id, type: 'environment', live: false });
+  const envBKey = await createApiKey(db, { orgId: org.id, envId: envB.id, type: 'environment', live: true });
+  const full = await createApiKey(db, { orgId: org.id, type: 'full', live: false });
+  const system = await createApiKey(db, { orgId: otherOrg.id, type: 'system', live: true });
+  const otherFull = await createApiKey(db, { orgId: otherOrg.id, type: 'full', live: false });
+  const revoked = await createApiKey(db, { orgId: org.id, type: 'full', live: false });
+  await revokeApiKey(db, revoked.record.id);
+  return {
+    org,
+    envA,
+    envB,
+    otherOrg,
+    otherEnv,
+    keys: {
+      envA: envAKey.apiKey,
+      envB: envBKey.apiKey,
+      full: full.apiKey,
+      system: system.apiKey,
+      otherFull: otherFull.apiKey,
+      revoked: revoked.apiKey,
+    },
+    keyIds: { envA: envAKey.record.id, full: full.record.id },
+  };
+}
+
+/** The spec's error envelope, checked member by member. */
+export function assertErrorEnvelope(
+  body: unknown,
+  status: number,
+  code: string,
+  assert: { equal: (a: unknown, b: unknown, m?: string) => void; ok: (v: unknown, m?: string) => void },
+): void {
+  const error = body as Record<string, unknown>;
+  assert.equal(error.status, status, `status in ${JSON.stringify(body)}`);
+  assert.equal(error.code, code, `code in ${JSON.stringify(body)}`);
+  assert.ok(typeof error.title === 'string' && error.title.length > 0, 'title');
+  assert.ok(typeof error.detail === 'string' && error.detail.length > 0, 'detail');
+  assert.ok(!JSON.stringify(body).includes('    at '), 'no stack trace');
+}
