@@ -161,6 +161,12 @@ export interface ProcessVideoResult {
   videoID: string;
 }
 
+/** `POST /{orgID}/videos/{publicID}/retry`: the failed video is back in `transcoding`. */
+export interface RetryVideoResult {
+  videoID: string;
+  status: 'transcoding';
+}
+
 export interface DeleteVideoResult {
   status: 'deleted';
   deletedAt: string;
@@ -220,7 +226,7 @@ export interface Webhook {
   id: string;
   url: string;
   events: WebhookEvent[];
-  createdAt?: string;
+  createdAt: string;
 }
 
 /** The answer to webhook creation: the signing secret is shown this once. */

@@ -83,7 +83,7 @@ export class DevStackLauncher {
   /** Service starts in flight: a stop during startup waits for them so it can stop what they start. */
   private readonly pendingStarts = new Set<Promise<unknown>>();
   private readonly abort = new AbortController();
-  private stopped: Promise<void> | undefined;
+  private stopped: Promise<number> | undefined;
   private readonly missing: string[] = [];
   private readonly problems: string[] = [];
   private ready = false;
@@ -189,16 +189,16 @@ export class DevStackLauncher {
     return { layout, devJson, startedInMs: Date.now() - startedAt, missing: this.missing, problems: this.problems, env };
   }
 
-  /** Stops everything that runs, in order. Safe to call at any time, more than once. */
-  stop({ force = false }: { force?: boolean } = {}): Promise<void> {
+  /** Stops everything that runs, in order; resolves with how many parts it stopped. Safe at any time, more than once. */
+  stop({ force = false }: { force?: boolean } = {}): Promise<number> {
     if (force) {
-      return Promise.all(this.parts.map((part) => part.process.kill9())).then(() => undefined);
+      return Promise.all(this.parts.map((part) => part.process.kill9())).then(() => this.parts.length);
     }
     this.stopped ??= this.stopInOrder();
     return this.stopped;
   }
 
-  private async stopInOrder(): Promise<void> {
+  private async stopInOrder(): Promise<number> {
     this.abort.abort();
     // Parts still starting are stopped when their start settles (see startService).
     await Promise.allSettled([...this.pendingStarts]);
@@ -208,6 +208,7 @@ export class DevStackLauncher {
         this.parts.filter((part) => part.stopPhase === phase).map((part) => part.process.stop(part.graceMs)),
       );
     }
+    return this.parts.length;
   }
 
   private checkNotStopping(): void {
@@ -394,6 +395,7 @@ export class DevStackLauncher {
       return;
     }
     const { host, ports, nodeSlots } = this.layout;
+    const addresses = ports.nodes.map((port) => `${host}:${port}`);
     const nodes = ports.nodes.map((port, i) =>
       this.startKino(`node-${i + 1}`, ['node', 'start'], env, 0, [
         '--control-plane', `${host}:${ports.registry}`,
@@ -401,6 +403,8 @@ export class DevStackLauncher {
         '--slots', String(nodeSlots),
         '--host', host,
         '--port', String(port),
+        // One work directory per node, as on separate machines; inside the state dir, not /tmp.
+        '--work-dir', join(this.layout.dir, 'nodes', `node-${i + 1}`),
       ]),
     );
     try {
@@ -408,7 +412,7 @@ export class DevStackLauncher {
         `the registry to see ${nodes.length} encode nodes`,
         async () => {
           for (const node of nodes) assertRunning(node.process, node.logFile);
-          return (await countLiveNodes(databaseUrl, since)) >= nodes.length || undefined;
+          return (await countLiveNodes(databaseUrl, addresses, since)) >= nodes.length || undefined;
         },
         { timeoutMs: 90_000, signal: this.abort.signal },
       );
@@ -432,10 +436,9 @@ export class DevStackLauncher {
       DELIVERY_SPOOL_DIR: this.layout.deliverySpoolDir,
     }, 0);
     try {
-      // Any HTTP answer means it serves (delivery has no API key and no health contract yet).
-      await this.waitForPart(delivery, `delivery on ${deliveryUrl}`, async () => {
-        await fetch(`${deliveryUrl}/health`, { signal: AbortSignal.timeout(2000) });
-        return true;
+      await this.waitForPart(delivery, `delivery on ${deliveryUrl}/health`, async () => {
+        const response = await fetch(`${deliveryUrl}/health`, { signal: AbortSignal.timeout(2000) });
+        return response.ok || undefined;
       });
     } catch (error) {
       this.reportFailure(delivery, error);

@@ -101,14 +101,18 @@ export async function taskQueueHasPollers(temporalAddress: string, taskQueue: st
   return (described.pollers?.length ?? 0) > 0;
 }
 
-/** Encode nodes the registry has seen heartbeat since `since` (the registry keeps them in encode_nodes). */
-export async function countLiveNodes(databaseUrl: string, since: Date): Promise<number> {
+/**
+ * How many of these addresses the registry holds as active nodes that registered or heartbeat
+ * since `since` (the registry keeps nodes in encode_nodes).
+ */
+export async function countLiveNodes(databaseUrl: string, addresses: string[], since: Date): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ count: string }>(
-      `select count(*) as count from encode_nodes where state = 'active' and last_heartbeat_at >= $1`,
-      [since],
+      `select count(distinct address) as count from encode_nodes
+        where state = 'active' and address = any($1) and last_heartbeat_at >= $2`,
+      [addresses, since],
     );
     return Number(rows[0]?.count ?? 0);
   } finally {

@@ -21,8 +21,8 @@ const launcher = new DevStackLauncher(options, {
 let stopRequests = 0;
 async function stopAndExit(code: number): Promise<never> {
   const began = Date.now();
-  await launcher.stop();
-  progress(`stopped in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  const stoppedParts = await launcher.stop();
+  if (stoppedParts > 0) progress(`stopped ${stoppedParts} parts in ${((Date.now() - began) / 1000).toFixed(1)} s`);
   process.exit(code);
 }
 

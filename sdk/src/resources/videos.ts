@@ -10,6 +10,7 @@ import type {
   OrganizationVideo,
   ProcessVideoParams,
   ProcessVideoResult,
+  RetryVideoResult,
   ShareLink,
   Thumbnail,
   Video,
@@ -109,8 +110,8 @@ export class Videos {
    * await kino.videos.retry(orgId, 'vid_123');
    * await kino.videos.waitUntilReady(orgId, 'vid_123');
    */
-  retry(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
-    return this.http.request<unknown>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/retry`, options);
+  retry(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<RetryVideoResult> {
+    return this.http.request<RetryVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/retry`, options);
   }
 
   /**
