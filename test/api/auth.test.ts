@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo, DEFAULT_ENCODING_PARAMETERS, getApiKey } from '@kino/control-plane';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Tenancy } from './harness.ts';
+import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -19,7 +19,7 @@ async function call(url: string, key?: string, headers: Record<string, string> =
     url: `/v1/api${url}`,
     headers: { ...(key ? { 'x-api-key': key } : {}), ...headers },
   });
-  return { status: response.statusCode, body: response.json() as Record<string, any>, headers: response.headers };
+  return { status: response.statusCode, body: response.json() as Json, headers: response.headers };
 }
 
 async function seedVideo(orgId: string, envId: string): Promise<string> {

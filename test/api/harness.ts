@@ -43,7 +43,7 @@ const unreachableStorage: StorageConfig = {
 
 export async function startApiHarness(
   services: TestServices,
-  { config: configOverrides = {}, ...overrides }: Partial<ApiDeps> & { config?: Record<string, string> } = {},
+  { env: envOverrides = {}, ...overrides }: Partial<Omit<ApiDeps, 'config'>> & { env?: Record<string, string> } = {},
 ): Promise<ApiHarness> {
   const storageConfig = services.storage.S3_ENDPOINT ? services.storage : unreachableStorage;
   // Without a Temporal server, a lazy connection to a closed port: calls fail, nothing hangs at start.
@@ -54,7 +54,7 @@ export async function startApiHarness(
     ...Object.fromEntries(Object.entries(storageConfig).map(([k, v]) => [k, String(v)])),
     DELIVERY_URL: 'http://delivery.test',
     LOG_LEVEL: 'silent',
-    ...configOverrides,
+    ...envOverrides,
   });
   const db = await openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
@@ -148,3 +148,7 @@ export function assertErrorEnvelope(
   assert.ok(typeof error.detail === 'string' && error.detail.length > 0, 'detail');
   assert.ok(!JSON.stringify(body).includes('    at '), 'no stack trace');
 }
+
+/** A parsed response body: the tests check it member by member, so it is typed loosely on purpose. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;

@@ -128,7 +128,7 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
     const binding = bindingWindow(windows);
     if (binding) setRateLimitHeaders(reply, binding, Math.floor(at.getTime() / 1000));
 
-    if (caller instanceof Error) throw caller;
+    // Over the limit is refused before anything else, bad keys included: a flood of guesses gets 429.
     if (binding?.exceeded) {
       const window = rules[binding.rule];
       throw new RateLimitError(
@@ -136,6 +136,7 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
           `Try again after ${new Date(binding.reset * 1000).toISOString()}.`,
       );
     }
+    if (caller instanceof Error) throw caller;
     if (key) request.access = await authorize(request, key, deps);
   });
 

@@ -1,0 +1,50 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import errorHandlerPlugin from './error-handler.ts';
+import { ConflictError } from '../errors.ts';
+
+async function appWith(handler: () => Promise<unknown>) {
+  const app = Fastify({ logger: false });
+  await app.register(errorHandlerPlugin);
+  app.get('/boom', handler);
+  return app;
+}
+
+void describe('error handler', () => {
+  void it('turns an ApiError into the envelope with its code', async () => {
+    const app = await appWith(async () => {
+      throw new ConflictError('processing_in_progress', 'already processing');
+    });
+    const response = await app.inject({ url: '/boom' });
+    assert.equal(response.statusCode, 409);
+    assert.deepEqual(response.json(), {
+      title: 'Conflict',
+      status: 409,
+      detail: 'already processing',
+      code: 'processing_in_progress',
+    });
+  });
+
+  void it('hides what an unexpected error says: 500 internal_error with the request id only', async () => {
+    const app = await appWith(async () => {
+      throw new Error('password=hunter2 at db.internal:5432');
+    });
+    const response = await app.inject({ url: '/boom' });
+    assert.equal(response.statusCode, 500);
+    const body = response.json<{ code: string; detail: string; title: string }>();
+    assert.equal(body.code, 'internal_error');
+    assert.equal(body.title, 'Internal Server Error');
+    assert.ok(!response.body.includes('hunter2'));
+    assert.ok(!response.body.includes('    at '));
+    assert.match(body.detail, /request /);
+  });
+
+  void it('answers unknown routes with a 404 envelope', async () => {
+    const app = await appWith(async () => ({}));
+    const response = await app.inject({ url: '/nowhere?x=1' });
+    assert.equal(response.statusCode, 404);
+    assert.equal(response.json<{ code: string }>().code, 'not_found');
+    assert.match(response.json<{ detail: string }>().detail, /GET \/nowhere\b/);
+  });
+});

@@ -1,0 +1,326 @@
+// The API's HTTP behaviour on real PostgreSQL: error envelopes, validation errors, rate limits
+// (headers, 429, one counter shared by two API instances over real HTTP), CORS, the OpenAPI document.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import { createApiKey, type ApiApp } from '@kino/control-plane';
+import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+
+let services: TestServices;
+let api: ApiHarness;
+let t: Tenancy;
+
+before(async () => {
+  services = await startTestServices({ postgres: true });
+  api = await startApiHarness(services, { env: { API_CORS_ORIGINS: 'https://app.example.com' } });
+  t = await seedTenancy(api.db);
+});
+
+after(async () => {
+  await api?.close();
+  await services?.stop();
+});
+
+async function inject(
+  app: ApiApp,
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'OPTIONS',
+  url: string,
+  { key, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const response = await app.inject({
+    method,
+    url,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...headers },
+    ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }),
+  });
+  let json: Json;
+  try {
+    json = response.json();
+  } catch {
+    json = undefined;
+  }
+  return { status: response.statusCode, body: json, headers: response.headers, raw: response.body };
+}
+
+void describe('errors', () => {
+  void it('answer unknown routes with the 404 envelope, inside and outside /v1/api, with or without a key', async () => {
+    for (const [url, key] of [
+      ['/v1/api/nothing/here/at/all', undefined],
+      ['/v1/api/nothing/here/at/all', t.keys.full],
+      ['/', undefined],
+      ['/v2/api/health', undefined],
+    ] as const) {
+      const r = await inject(api.app, 'GET', url, { key });
+      assert.equal(r.status, 404, url);
+      assertErrorEnvelope(r.body, 404, 'not_found', assert);
+      assert.equal(r.body.title, 'Not Found');
+    }
+    const wrongMethod = await inject(api.app, 'PUT', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
+    assert.equal(wrongMethod.status, 404);
+    assertErrorEnvelope(wrongMethod.body, 404, 'not_found', assert);
+  });
+
+  void it('answer malformed JSON with 400 invalid_json, not 500', async () => {
+    const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
+      key: t.keys.full,
+      body: '{"filename": "a.mp4", "fileSize": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(r.status, 400);
+    assertErrorEnvelope(r.body, 400, 'invalid_json', assert);
+  });
+
+  void it('answer a body that is not JSON with 415 unsupported_media_type', async () => {
+    const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
+      key: t.keys.full,
+      body: 'filename=a.mp4',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(r.status, 415);
+    assertErrorEnvelope(r.body, 415, 'unsupported_media_type', assert);
+  });
+
+  void it('list every invalid field with its location and value', async () => {
+    const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
+      key: t.keys.full,
+      body: { fileSize: 'big', contentType: 'video/mp4' },
+    });
+    assert.equal(r.status, 400);
+    assertErrorEnvelope(r.body, 400, 'invalid_file_size', assert);
+    const byLocation = Object.fromEntries(r.body.errors.map((e: Json) => [e.location, e]));
+    assert.deepEqual(Object.keys(byLocation).sort(), ['body.fileSize', 'body.filename']);
+    assert.equal(byLocation['body.fileSize'].value, 'big');
+    assert.equal(byLocation['body.filename'].value, null);
+    assert.match(byLocation['body.filename'].message, /filename is required/);
+
+    const q = await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos?sortBy=size&page=0`, { key: t.keys.full });
+    assert.equal(q.status, 400);
+    assertErrorEnvelope(q.body, 400, 'invalid_request', assert);
+    assert.deepEqual(q.body.errors.map((e: Json) => e.location).sort(), ['query.page', 'query.sortBy']);
+    assert.equal(q.body.errors.find((e: Json) => e.location === 'query.sortBy').value, 'size');
+  });
+
+  void it('name the condition where the spec names one: invalid_page_size above 100', async () => {
+    const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos?pageSize=101`, {
+      key: t.keys.full,
+    });
+    assert.equal(r.status, 400);
+    assertErrorEnvelope(r.body, 400, 'invalid_page_size', assert);
+    assert.deepEqual(r.body.errors, [{ message: 'pageSize must be at most 100', location: 'query.pageSize', value: 101 }]);
+    const ok = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos?pageSize=100`, {
+      key: t.keys.full,
+    });
+    assert.equal(ok.status, 200);
+  });
+
+  void it('name invalid_file_size and unsupported_format on upload URLs', async () => {
+    const url = `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
+    // Its own key: upload URLs are limited to 10 a minute per key, and this test makes 8.
+    const { apiKey: key } = await createApiKey(api.db, { orgId: t.org.id, type: 'full', live: false });
+    for (const fileSize of [0, 5 * 1024 ** 3 + 1, 1.5]) {
+      const r = await inject(api.app, 'POST', url, { key, body: { filename: 'a.mp4', fileSize } });
+      assert.equal(r.status, 400, String(fileSize));
+      assertErrorEnvelope(r.body, 400, 'invalid_file_size', assert);
+      assert.equal(r.body.errors[0].location, 'body.fileSize');
+    }
+    for (const contentType of ['video/ogg', 'application/pdf', '']) {
+      const r = await inject(api.app, 'POST', url, { key, body: { filename: 'a.mp4', fileSize: 10, contentType } });
+      assert.equal(r.status, 400, contentType);
+      assertErrorEnvelope(r.body, 400, 'unsupported_format', assert);
+      assert.deepEqual(r.body.errors[0].location, 'body.contentType');
+    }
+    // The edges of the allowed range.
+    for (const fileSize of [1, 5 * 1024 ** 3]) {
+      const r = await inject(api.app, 'POST', url, { key, body: { filename: 'a.mp4', fileSize } });
+      assert.equal(r.status, 200, String(fileSize));
+    }
+  });
+});
+
+void describe('rate limits', () => {
+  void it('put X-RateLimit-Limit/Remaining/Reset on every response', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const responses = [
+      await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full }),
+      await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`),
+      await inject(api.app, 'GET', '/v1/api/nope'),
+      await inject(api.app, 'GET', '/v1/api/openapi.json'),
+      await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos?pageSize=500`, { key: t.keys.full }),
+    ];
+    for (const r of responses) {
+      const limit = Number(r.headers['x-ratelimit-limit']);
+      const remaining = Number(r.headers['x-ratelimit-remaining']);
+      const reset = Number(r.headers['x-ratelimit-reset']);
+      assert.ok(limit > 0 && remaining >= 0 && remaining < limit, JSON.stringify(r.headers));
+      assert.ok(reset > now && reset <= now + 3600, `reset ${reset} is a unix time within the hour`);
+    }
+    // The real table: 10,000 general calls an hour, 1,000 video operations.
+    assert.equal(responses[0]!.headers['x-ratelimit-limit'], '10000');
+    assert.equal(responses[4]!.headers['x-ratelimit-limit'], '1000');
+  });
+
+  void it('count down per organization, whichever key of it calls', async () => {
+    const first = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
+    const second = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.envA });
+    assert.equal(Number(second.headers['x-ratelimit-remaining']), Number(first.headers['x-ratelimit-remaining']) - 1);
+    const other = await inject(api.app, 'GET', `/v1/api/${t.otherOrg.id}/environments`, { key: t.keys.otherFull });
+    assert.ok(Number(other.headers['x-ratelimit-remaining']) > Number(second.headers['x-ratelimit-remaining']));
+  });
+
+  void it('limit upload URLs to 10 a minute per key (the real table), then answer 429 rate_limit_exceeded', async () => {
+    // A fixed clock keeps all calls in one window.
+    const app = await api.buildAnother({ now: () => new Date('2031-03-04T05:06:00Z') });
+    const { apiKey } = await createApiKey(api.db, { orgId: t.org.id, type: 'full', live: false });
+    const url = `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
+    for (let i = 1; i <= 10; i++) {
+      const r = await inject(app, 'POST', url, { key: apiKey, body: { filename: 'a.mp4', fileSize: 1000 } });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['x-ratelimit-limit'], '10');
+      assert.equal(r.headers['x-ratelimit-remaining'], String(10 - i));
+      assert.equal(r.headers['x-ratelimit-reset'], String(Date.parse('2031-03-04T05:07:00Z') / 1000));
+    }
+    const refused = await inject(app, 'POST', url, { key: apiKey, body: { filename: 'a.mp4', fileSize: 1000 } });
+    assert.equal(refused.status, 429);
+    assertErrorEnvelope(refused.body, 429, 'rate_limit_exceeded', assert);
+    assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    // Another key of the same organization has its own per-key minute.
+    const otherKey = await inject(app, 'POST', url, { key: t.keys.full, body: { filename: 'a.mp4', fileSize: 1000 } });
+    assert.equal(otherKey.status, 200);
+  });
+
+  void it('apply the organization-wide upload limit across keys (limit shrunk for the test)', async () => {
+    const app = await api.buildAnother({ now: () => new Date('2031-05-01T10:30:00Z'), rateLimits: { uploadUrl: { limit: 3 } } });
+    const keys = [t.keys.full, t.keys.envA, t.keys.full];
+    const url = `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
+    for (const key of keys) {
+      assert.equal((await inject(app, 'POST', url, { key, body: { filename: 'a.mp4', fileSize: 1 } })).status, 200);
+    }
+    const refused = await inject(app, 'POST', url, { key: t.keys.envA, body: { filename: 'a.mp4', fileSize: 1 } });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers['x-ratelimit-limit'], '3');
+    // Other categories are not spent by uploads.
+    assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
+  });
+
+  void it('limit video operations separately from general calls', async () => {
+    const app = await api.buildAnother({ now: () => new Date('2031-06-01T10:30:00Z'), rateLimits: { video: { limit: 2 } } });
+    const list = `/v1/api/${t.org.id}/videos`;
+    assert.equal((await inject(app, 'GET', list, { key: t.keys.full })).status, 200);
+    assert.equal((await inject(app, 'GET', list, { key: t.keys.full })).status, 200);
+    const refused = await inject(app, 'GET', list, { key: t.keys.full });
+    assert.equal(refused.status, 429);
+    assertErrorEnvelope(refused.body, 429, 'rate_limit_exceeded', assert);
+    assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
+  });
+
+  void it('refuse a flood of requests without a valid key per client address', async () => {
+    const app = await api.buildAnother({ now: () => new Date('2031-07-01T10:30:00Z'), rateLimits: { anonymous: { limit: 2 } } });
+    assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`)).status, 401);
+    assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: 'svc_test_guess' })).status, 401);
+    const refused = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: 'svc_test_guess2' });
+    assert.equal(refused.status, 429);
+    // Keyed calls are counted per organization, not against the address.
+    assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
+  });
+
+  void it('share one counter between two API instances on the same database (real HTTP)', async () => {
+    const clock = () => new Date('2031-08-01T10:30:00Z');
+    const limits = { general: { limit: 6 } };
+    const first = await api.buildAnother({ now: clock, rateLimits: limits });
+    const second = await api.buildAnother({ now: clock, rateLimits: limits });
+    const urls = [await first.listen({ host: '127.0.0.1', port: 0 }), await second.listen({ host: '127.0.0.1', port: 0 })];
+    assert.notEqual(urls[0], urls[1]);
+    const remaining: string[] = [];
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const response = await fetch(`${urls[i % 2]}/v1/api/${t.org.id}/environments`, { headers: { 'X-Api-Key': t.keys.full } });
+      statuses.push(response.status);
+      remaining.push(response.headers.get('x-ratelimit-remaining') ?? '');
+      await response.arrayBuffer();
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429]);
+    assert.deepEqual(remaining, ['5', '4', '3', '2', '1', '0', '0']);
+  });
+});
+
+void describe('CORS', () => {
+  void it('answers configured origins only', async () => {
+    const allowed = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, {
+      key: t.keys.full,
+      headers: { origin: 'https://app.example.com' },
+    });
+    assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example.com');
+    assert.match(String(allowed.headers['access-control-expose-headers']), /X-RateLimit-Remaining/);
+    const other = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, {
+      key: t.keys.full,
+      headers: { origin: 'https://evil.example.net' },
+    });
+    assert.equal(other.status, 200);
+    assert.equal(other.headers['access-control-allow-origin'], undefined);
+  });
+
+  void it('answers preflights from configured origins, without a key', async () => {
+    const preflight = await inject(api.app, 'OPTIONS', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/process`, {
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, content-type',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example.com');
+    assert.match(String(preflight.headers['access-control-allow-headers']), /X-Api-Key/i);
+    const refused = await inject(api.app, 'OPTIONS', `/v1/api/${t.org.id}/environments`, {
+      headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'GET' },
+    });
+    assert.equal(refused.headers['access-control-allow-origin'], undefined);
+  });
+
+  void it('allows no origin when none is configured', async () => {
+    const app = await api.buildAnother({ config: { ...api.config, API_CORS_ORIGINS: [] } });
+    const r = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, {
+      key: t.keys.full,
+      headers: { origin: 'https://app.example.com' },
+    });
+    assert.equal(r.headers['access-control-allow-origin'], undefined);
+  });
+});
+
+void describe('OpenAPI', () => {
+  void it('documents every route at /v1/api/openapi.json, without a key', async () => {
+    const r = await inject(api.app, 'GET', '/v1/api/openapi.json');
+    assert.equal(r.status, 200);
+    const doc = r.body;
+    assert.match(doc.openapi, /^3\./);
+    assert.deepEqual(doc.servers, [{ url: '/v1/api' }]);
+    assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+    const expected: Record<string, string[]> = {
+      '/health': ['get'],
+      '/{orgID}/environments': ['get'],
+      '/{orgID}/environments/{envID}/videos/upload-url': ['post'],
+      '/{orgID}/environments/{envID}/videos/process': ['post'],
+      '/{orgID}/environments/{envID}/videos': ['get'],
+      '/{orgID}/videos': ['get'],
+      '/{orgID}/videos/{publicID}/details': ['get'],
+      '/{orgID}/videos/{publicID}/retry': ['post'],
+      '/{orgID}/videos/{videoID}': ['delete'],
+      '/{orgID}/environments/{envID}/webhooks': ['get', 'post'],
+      '/{orgID}/environments/{envID}/webhooks/{webhookID}': ['delete'],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      assert.ok(doc.paths[path], `${path} is documented`);
+      for (const method of methods) assert.ok(doc.paths[path][method], `${method} ${path}`);
+    }
+    assert.deepEqual(doc.paths['/health'].get.security, []);
+    const list = doc.paths['/{orgID}/environments/{envID}/videos'].get;
+    const pageSize = list.parameters.find((p: Json) => p.name === 'pageSize' && p.in === 'query');
+    assert.equal(pageSize.schema.maximum, 100);
+    assert.ok(list.responses['200'] && list.responses['401'] && list.responses['429']);
+    const process = doc.paths['/{orgID}/environments/{envID}/videos/process'].post;
+    const bodySchema = process.requestBody.content['application/json'].schema;
+    assert.deepEqual(bodySchema.properties.videoQuality.enum, ['standard', 'high', 'ultra']);
+    assert.deepEqual(bodySchema.required.sort(), ['allowPublicAccess', 'storagePath', 'videoQuality']);
+    assert.equal(doc.paths['/openapi.json'], undefined);
+  });
+});
