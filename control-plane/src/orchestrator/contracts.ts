@@ -80,9 +80,9 @@ export interface EncodeTimings {
   prepareMs: number;
   /** From the Encode call to the node's first progress event (ffmpeg start, first input bytes). */
   startupMs: number;
-  /** From the first to the last progress event: ffmpeg running (segments upload as they appear). */
+  /** From the first progress event until ffmpeg reported the whole duration (segments upload meanwhile). */
   encodeMs: number;
-  /** From the last progress event to `done`: the node's final uploads and measurements. */
+  /** From then to `done`: the node's last uploads (init, playlist, last segment) and measurements. */
   finishMs: number;
 }
 

@@ -26,6 +26,14 @@ const extraSegmentUrls = 2;
 
 export const defaultThumbnailName = 'default.jpg';
 
+/** What each output is uploaded as (the node's `contentTypeForHlsFile`). */
+const contentTypes = {
+  playlist: 'application/vnd.apple.mpegurl',
+  init: 'video/mp4',
+  segment: 'video/iso.segment',
+  thumbnail: 'image/jpeg',
+};
+
 export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger'>) {
   /**
    * Runs `work` on a node for the current activity: an encode takes a slot (a lease), a probe or a
@@ -42,7 +50,8 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
     const { info } = context;
     // One job id per activity (not per attempt): the node reports it in heartbeats, and a retry
     // drops the lease an attempt of a dead worker left behind.
-    const jobId = `${info.workflowExecution?.workflowId ?? videoId}/${info.activityId}@${(info.workflowExecution?.runId ?? '').slice(0, 8)}`;
+    // Safe as a file name (nodes name job directories after it): `vid_…-a12-01a1fcba`.
+    const jobId = `${videoId}-a${info.activityId}-${(info.workflowExecution?.runId ?? '').slice(0, 8)}`.replace(/[^A-Za-z0-9_-]/g, '_');
     const lease = slot ? await farm.acquire({ videoId, job: jobId }) : undefined;
     const node = slot ? lease : await farm.pickNode();
     if (!node) {
@@ -116,12 +125,18 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
       const lifetime = urlLifetimeSeconds();
       const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
       const shortEdge = rendition.shortEdgePixels;
+      // Each URL is bound to its object's Content-Type (the node uploads with these): storage
+      // refuses anything else, so objects always carry the type delivery serves them with.
       const outputUrls: Record<string, string> = {
-        'playlist.m3u8': await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime),
-        'init.mp4': await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime),
+        'playlist.m3u8': await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, contentTypes.playlist),
+        'init.mp4': await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, contentTypes.init),
       };
       for (let index = 0; index < segmentCount; index += 1) {
-        outputUrls[objectKeys.segmentName(index)] = await storage.presignPut(objectKeys.segment(videoId, shortEdge, index), lifetime);
+        outputUrls[objectKeys.segmentName(index)] = await storage.presignPut(
+          objectKeys.segment(videoId, shortEdge, index),
+          lifetime,
+          contentTypes.segment,
+        );
       }
       const inputUrl = await storage.presignGet(storagePath, lifetime);
 
@@ -149,6 +164,8 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
         };
         const callStartedAt = Date.now();
         let firstEventAt: number | undefined;
+        // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
+        let encodedAllAt: number | undefined;
         let lastEventAt = callStartedAt;
         let percent = 0;
         const stalled = new AbortController();
@@ -165,6 +182,7 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
               lastEventAt = Date.now();
               firstEventAt ??= lastEventAt;
               percent = Math.max(0, Math.min(100, progress.percent));
+              if (percent >= 99.5) encodedAllAt ??= lastEventAt;
               beat();
             },
           });
@@ -183,8 +201,8 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
             timings: {
               prepareMs: callStartedAt - startedAt,
               startupMs: (firstEventAt ?? finishedAt) - callStartedAt,
-              encodeMs: lastEventAt - (firstEventAt ?? lastEventAt),
-              finishMs: finishedAt - (firstEventAt === undefined ? finishedAt : lastEventAt),
+              encodeMs: (encodedAllAt ?? finishedAt) - (firstEventAt ?? finishedAt),
+              finishMs: finishedAt - (encodedAllAt ?? finishedAt),
             },
           };
           log.info({ ...outcome.timings, segments: outcome.segmentCount, frames: outcome.frameCount }, 'rendition encoded');
@@ -210,7 +228,7 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
     }): Promise<string> {
       const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
       const lifetime = urlLifetimeSeconds();
-      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime)]);
+      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, contentTypes.thumbnail)]);
       await onNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
         farm
           .client(node.address)
@@ -226,6 +244,14 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
 
 function invalidSource(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, failureTypes.invalidSource);
+}
+
+/**
+ * A node's error text without the presigned URLs ffmpeg likes to quote: they grant access to the
+ * upload, and the text becomes the video's failure reason (shown in the API, sent in webhooks).
+ */
+export function withoutUrls(text: string): string {
+  return text.replace(/https?:\/\/\S+?:\s/g, '').replace(/https?:\/\/\S+/g, '(url)');
 }
 
 class NodeStalledError extends Error {}
@@ -265,7 +291,7 @@ async function classifyNodeFailure(
   };
   if (error instanceof NodeStalledError) return nodeLost(error.message);
   if (isServiceError(error)) {
-    const detail = error.details || error.message;
+    const detail = withoutUrls(error.details || error.message);
     switch (error.code) {
       case GrpcStatus.INVALID_ARGUMENT:
         log.warn({ detail }, `${what}: the node refused the source`);

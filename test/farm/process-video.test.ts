@@ -1,0 +1,212 @@
+// End to end on real processes: an upload through a presigned URL becomes a playable HLS ladder
+// through a real Temporal server, `kino orchestrator` and two `kino node start` processes; and a
+// corrupt, non-video or empty upload ends `failed` with a reason, the failed webhook, no leftovers.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { objectKeys, waitFor } from '@kino/infra';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type ReceivedWebhook } from './farm.ts';
+
+const run = promisify(execFile);
+
+let farm: Farm;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let workDir: string;
+let clipPath: string;
+const secret = `whsec_${Buffer.from('kino farm test secret, 32 bytes!').toString('base64')}`;
+
+before(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-farm-'));
+  [farm, receiver, clipPath] = await Promise.all([
+    startFarm(),
+    startWebhookReceiver(secret),
+    makeClip({ seconds: 4, width: 1280, height: 720, fps: 30, audio: true, path: join(tmpdir(), `kino-farm-clip-${process.pid}.mp4`) }),
+  ]);
+  await registerWebhook(farm, receiver.url, secret);
+});
+
+after(async () => {
+  await farm?.stop();
+  await receiver?.close();
+  await rm(workDir, { recursive: true, force: true });
+  await rm(clipPath, { force: true });
+});
+
+function webhookFor(videoId: string, event: string): Promise<ReceivedWebhook> {
+  return waitFor(`the ${event} webhook of ${videoId}`, () => receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === event), {
+    timeoutMs: 30_000,
+  });
+}
+
+/** The pending activities of a video's workflow, as Temporal reports them. */
+async function pendingActivities(videoId: string) {
+  const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
+  return (description.raw.pendingActivities ?? []).map((a) => ({
+    type: a.activityType?.name ?? '',
+    attempt: a.attempt ?? 0,
+    lastFailure: a.lastFailure?.message ?? '',
+  }));
+}
+
+interface Variant {
+  attributes: Record<string, string>;
+  uri: string;
+}
+
+function parseMaster(text: string): Variant[] {
+  const lines = text.trim().split('\n');
+  const variants: Variant[] = [];
+  lines.forEach((line, index) => {
+    if (!line.startsWith('#EXT-X-STREAM-INF:')) return;
+    const attributes: Record<string, string> = {};
+    for (const match of line.slice('#EXT-X-STREAM-INF:'.length).matchAll(/([A-Z-]+)=("[^"]*"|[^,]*)/g)) {
+      attributes[match[1]!] = match[2]!.replace(/^"|"$/g, '');
+    }
+    variants.push({ attributes, uri: lines[index + 1]! });
+  });
+  return variants;
+}
+
+/** RFC 6381 `avc1.PPCCLL` read from the avcC box of an init segment. */
+function avcCodecOf(init: Buffer): string {
+  const at = init.indexOf('avcC');
+  assert.ok(at > 0, 'init segment has an avcC box');
+  const hex = (byte: number) => byte.toString(16).padStart(2, '0');
+  return `avc1.${hex(init[at + 5]!)}${hex(init[at + 6]!)}${hex(init[at + 7]!)}`;
+}
+
+async function probeStreams(path: string): Promise<Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }>> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,profile,width,height', '-of', 'json', path]);
+  return (JSON.parse(stdout) as { streams: Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }> }).streams;
+}
+
+void test('no node online: the video stays transcoding; when nodes join it becomes a ladder that plays first to last frame', async () => {
+  const sourceFrames = await countFramesInFile(clipPath);
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard' });
+
+  // The workflow has asked for a node and been told there is none, more than once.
+  const waiting = await waitFor(
+    'the workflow to be waiting for a node',
+    async () => (await pendingActivities(videoId)).find((a) => a.type === 'waitForNodeCapacity' && a.attempt >= 2),
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  assert.match(waiting.lastFailure, /waiting for an encode node/);
+  const row = await farm.db.selectFrom('videos').select(['status']).where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.equal(row.status, 'transcoding');
+
+  await Promise.all([farm.startNode('a'), farm.startNode('b')]);
+  await farm.waitForStatus(videoId, 'ready', 180_000);
+
+  // Every rendition, and the master, decode from first to last frame with the source's frame count.
+  const dir = join(workDir, videoId);
+  const keys = await farm.downloadVideo(videoId, dir);
+  assert.ok(keys.includes(objectKeys.master(videoId)));
+  assert.ok(keys.includes(objectKeys.thumbnail(videoId, 'default.jpg')));
+  const variants = parseMaster(await readFile(join(dir, 'hls', 'master.m3u8'), 'utf8'));
+  assert.deepEqual(variants.map((v) => v.uri), ['360p/playlist.m3u8', '480p/playlist.m3u8', '720p/playlist.m3u8']);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames);
+
+  const expectedSizes: Record<string, string> = { '360p': '640x360', '480p': '854x480', '720p': '1280x720' };
+  for (const variant of variants) {
+    const key = variant.uri.split('/')[0]!;
+    const renditionDir = join(dir, 'hls', key);
+    assert.equal(await countDecodedFrames(join(renditionDir, 'playlist.m3u8')), sourceFrames, `${key} decodes every frame`);
+
+    // RESOLUTION, CODECS, BANDWIDTH and AVERAGE-BANDWIDTH match the files themselves.
+    const streams = await probeStreams(join(renditionDir, 'playlist.m3u8'));
+    const video = streams.find((s) => s.codec_type === 'video')!;
+    const audio = streams.find((s) => s.codec_type === 'audio')!;
+    assert.equal(`${video.width}x${video.height}`, expectedSizes[key]);
+    assert.equal(variant.attributes.RESOLUTION, expectedSizes[key]);
+    assert.equal(audio.codec_name, 'aac');
+    assert.equal(audio.profile, 'LC');
+    const init = await readFile(join(renditionDir, 'init.mp4'));
+    assert.equal(variant.attributes.CODECS, `${avcCodecOf(init)},mp4a.40.2`);
+    assert.equal(variant.attributes['FRAME-RATE'], '30.000');
+
+    const playlist = (await readFile(join(renditionDir, 'playlist.m3u8'), 'utf8')).split('\n');
+    let peak = 0;
+    let bits = 0;
+    let seconds = 0;
+    for (let i = 0; i < playlist.length; i += 1) {
+      const extinf = /^#EXTINF:([\d.]+)/.exec(playlist[i]!);
+      if (!extinf) continue;
+      const size = (await readFile(join(renditionDir, playlist[i + 1]!))).length * 8;
+      const duration = Number(extinf[1]);
+      peak = Math.max(peak, size / duration);
+      bits += size;
+      seconds += duration;
+    }
+    const bandwidth = Number(variant.attributes.BANDWIDTH);
+    const average = Number(variant.attributes['AVERAGE-BANDWIDTH']);
+    assert.ok(Math.abs(bandwidth - peak) / peak < 0.02, `${key} BANDWIDTH ${bandwidth} ~ measured peak ${Math.round(peak)}`);
+    assert.ok(Math.abs(average - bits / seconds) / (bits / seconds) < 0.02, `${key} AVERAGE-BANDWIDTH ${average} ~ ${Math.round(bits / seconds)}`);
+  }
+
+  // The video row and its encodings.
+  const video = await farm.db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.equal(video.source_width, 1280);
+  assert.equal(video.source_height, 720);
+  assert.ok(Math.abs(video.duration_seconds! - 4) < 0.1);
+  assert.equal(video.thumbnail_key, objectKeys.thumbnail(videoId, 'default.jpg'));
+  assert.ok(video.ready_at);
+  const renditions = await farm.db.selectFrom('renditions').selectAll().where('video_id', '=', videoId).orderBy('short_edge_pixels').execute();
+  assert.deepEqual(renditions.map((r) => [r.key, r.width, r.height, r.video_bitrate_kbps, r.audio_bitrate_kbps]), [
+    ['360p', 640, 360, 500, 128],
+    ['480p', 854, 480, 1000, 128],
+    ['720p', 1280, 720, 2500, 128],
+  ]);
+  const thumbnail = await farm.storage.head(objectKeys.thumbnail(videoId, 'default.jpg'));
+  assert.equal(thumbnail?.contentType, 'image/jpeg');
+
+  // The completed webhook, signed.
+  const hook = await webhookFor(videoId, 'video.processing.completed');
+  assert.ok(hook.signatureValid, 'signature verifies with the secret');
+  assert.equal(hook.payload.status, 'ready');
+  assert.deepEqual(hook.payload.data.renditions, ['360p', '480p', '720p']);
+  assert.match(hook.id, /^msg_/);
+  assert.ok(Math.abs(Number(hook.timestamp) - Date.now() / 1000) < 120);
+
+  // Every slot was given back.
+  const leases = await farm.db.selectFrom('node_leases').select('id').execute();
+  assert.deepEqual(leases, []);
+});
+
+void test('a corrupt file, a non-video file and an empty upload fail with a reason, send the failed webhook, leave nothing', async () => {
+  const whole = await readFile(clipPath);
+  // The first half of an MP4 whose index (moov) is at the end: nothing in it can be located.
+  const corrupt = whole.subarray(0, Math.floor(whole.length / 2));
+  const text = Buffer.from('This is a text file that someone uploaded by mistake.\n'.repeat(200));
+  const cases = [
+    { name: 'corrupt', body: corrupt, reason: /not a readable video|moov|invalid data|no video/i },
+    { name: 'text', body: text, reason: /not a readable video|invalid data|no video/i },
+    { name: 'empty', body: new Uint8Array(0), reason: /empty \(0 bytes\)/ },
+  ];
+  const videoIds = await Promise.all(cases.map((c) => farm.submitVideo(c.body, { filename: `${c.name}.mp4` })));
+  for (const [index, c] of cases.entries()) {
+    const videoId = videoIds[index]!;
+    const failed = await farm.waitForStatus(videoId, 'failed', 60_000);
+    assert.match(failed.failure_reason ?? '', c.reason, `${c.name}: ${failed.failure_reason}`);
+    assert.doesNotMatch(failed.failure_reason ?? '', /X-Amz|https?:\/\//, `${c.name}: no presigned URL in the reason`);
+
+    const hook = await webhookFor(videoId, 'video.processing.failed');
+    assert.ok(hook.signatureValid, `${c.name}: signature verifies`);
+    assert.equal(hook.payload.status, 'failed');
+    assert.equal(hook.payload.data.reason, failed.failure_reason);
+
+    assert.deepEqual(await farm.storage.list(objectKeys.videoPrefix(videoId)), [], `${c.name}: nothing under videos/${videoId}/`);
+    // Failed at once: the probe ran once, nothing was retried.
+    const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
+    const probes = history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'probeSource') ?? [];
+    assert.equal(probes.length, 1);
+    const probeAttempts = history.events?.filter((e) => e.activityTaskStartedEventAttributes && e.activityTaskStartedEventAttributes.attempt !== 1) ?? [];
+    assert.deepEqual(probeAttempts, [], `${c.name}: no activity needed a second attempt`);
+    const encodes = history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'encodeRendition') ?? [];
+    assert.equal(encodes.length, 0);
+  }
+});
