@@ -2,7 +2,8 @@
 // the video's default thumbnail (videos.thumbnail_key) by scaling it to cover the box and cropping
 // the overflow around the centre (no letterbox bars), then kept in storage next to the source
 // (`videos/{id}/thumbs/derived/<source hash>/<w>x<h>.jpg`, so a new default thumbnail gets new
-// derived images) and in the node's local cache. Concurrent requests for one size share one
+// derived images) and in the node's local cache. Full-resolution chroma (4:4:4) so odd sizes
+// stay exact (4:2:0 would round them down to even). Concurrent requests for one size share one
 // ffmpeg run; at most two run at once per node.
 //
 // This is the delivery node's only ffmpeg call; it spawns ffmpeg directly rather than through the
@@ -67,7 +68,7 @@ export class ThumbnailMaker {
     try {
       await run('ffmpeg', [
         '-hide_banner', '-loglevel', 'error', '-y', '-i', sourcePath,
-        '-vf', `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1`,
+        '-vf', `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuvj444p`,
         '-frames:v', '1', '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', out,
       ]);
       return await readFile(out);

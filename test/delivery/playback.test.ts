@@ -1,0 +1,413 @@
+// Delivery end to end against real processes: PostgreSQL, SeaweedFS, chDB behind `kino analytics`,
+// the API (JWKS, signed URLs) and `kino delivery`, playing ffmpeg-made fMP4 HLS ladders.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { objectKeys, waitFor } from '@kino/infra';
+import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
+import { countDecodedFrames } from '@kino/test/support/media';
+import { requestSignedUrl, signedUrlOf, startDeliveryStack, variantUrls, type DeliveryStack } from './harness.ts';
+
+const run = promisify(execFile);
+
+let stack: DeliveryStack;
+let pub: HlsFixture;
+let priv: HlsFixture;
+let base: string;
+
+before(async () => {
+  stack = await startDeliveryStack({ analytics: 'chdb' });
+  base = stack.delivery.url;
+  const fixture = (allowPublicAccess: boolean) =>
+    createHlsFixture({ db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess, orgId: stack.orgId, envId: stack.envId });
+  pub = await fixture(true);
+  priv = await fixture(false);
+});
+
+after(async () => {
+  await stack?.stop();
+});
+
+const publicBase = (f: HlsFixture) => `${base}/v1/public/${f.orgId}/${f.envId}/${f.videoId}`;
+const stored = (f: HlsFixture, key: string) => {
+  const data = f.objects.get(key);
+  assert.ok(data, `fixture has ${key}`);
+  return data;
+};
+const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
+const errorOf = async (response: Response) => (await response.json()) as { title: string; status: number; detail: string; code: string };
+const uris = (playlist: string) => [
+  ...playlist.split('\n').filter((line) => line.trim() && !line.startsWith('#')),
+  ...[...playlist.matchAll(/URI="([^"]+)"/g)].map((m) => m[1]!),
+];
+
+describe('public playback: every path shape', () => {
+  test('the master playlist points at the public rendition playlists', async () => {
+    const response = await fetch(`${publicBase(pub)}/master.m3u8`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/vnd.apple.mpegurl');
+    assert.equal(response.headers.get('cache-control'), 'public, max-age=10');
+    assert.ok(response.headers.get('etag'));
+    const text = await response.text();
+    assert.deepEqual(uris(text), ['video-240p.m3u8', 'video-360p.m3u8']);
+    assert.match(text, /RESOLUTION=640x360/);
+  });
+
+  test('rendition playlists point at per-rendition init and segments; each returns the stored bytes', async () => {
+    for (const rendition of pub.renditions) {
+      const playlist = await (await fetch(`${publicBase(pub)}/video-${rendition.key}.m3u8`)).text();
+      const expected = [
+        ...Array.from({ length: rendition.segmentCount }, (_, i) => `video-${rendition.key}/seg-${String(i).padStart(5, '0')}.m4s`),
+        `video-${rendition.key}/init.m4s`,
+      ];
+      assert.deepEqual(uris(playlist), expected);
+      const init = await fetch(`${publicBase(pub)}/video-${rendition.key}/init.m4s`);
+      assert.equal(init.headers.get('content-type'), 'video/mp4');
+      assert.equal(init.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.deepEqual(await bytesOf(init), stored(pub, objectKeys.renditionInit(pub.videoId, rendition.height)));
+      for (let i = 0; i < rendition.segmentCount; i++) {
+        const segment = await fetch(`${publicBase(pub)}/video-${rendition.key}/seg-${String(i).padStart(5, '0')}.m4s`);
+        assert.equal(segment.status, 200);
+        assert.equal(segment.headers.get('content-type'), 'video/iso.segment');
+        assert.deepEqual(await bytesOf(segment), stored(pub, objectKeys.segment(pub.videoId, rendition.height, i)));
+      }
+    }
+  });
+
+  test('video/init.m4s is the lowest rendition\'s init segment', async () => {
+    const response = await fetch(`${publicBase(pub)}/video/init.m4s`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(await bytesOf(response), stored(pub, objectKeys.renditionInit(pub.videoId, 240)));
+  });
+
+  test('direct patterns: master, {quality}.m3u8, {quality}/init.mp4, {quality}/{segment} (.m4s and .ts names)', async () => {
+    const direct = `${base}/${pub.videoId}`;
+    const master = await (await fetch(`${direct}/master.m3u8`)).text();
+    assert.deepEqual(uris(master), ['240p.m3u8', '360p.m3u8']);
+    const playlist = await (await fetch(`${direct}/360p.m3u8`)).text();
+    assert.deepEqual(uris(playlist), ['360p/seg-00000.m4s', '360p/seg-00001.m4s', '360p/init.mp4']);
+    assert.deepEqual(await bytesOf(await fetch(`${direct}/360p/init.mp4`)), stored(pub, objectKeys.renditionInit(pub.videoId, 360)));
+    const segment = stored(pub, objectKeys.segment(pub.videoId, 360, 1));
+    for (const name of ['seg-00001.m4s', '1.ts', 'seg-1.ts']) {
+      const response = await fetch(`${direct}/360p/${name}`);
+      assert.equal(response.status, 200, name);
+      assert.deepEqual(await bytesOf(response), segment, name);
+    }
+  });
+
+  test('ffmpeg decodes every variant of the public and the direct master, frame by frame', async () => {
+    for (const masterUrl of [`${publicBase(pub)}/master.m3u8`, `${base}/${pub.videoId}/master.m3u8`]) {
+      const variants = variantUrls(masterUrl, await (await fetch(masterUrl)).text());
+      assert.equal(variants.length, 2);
+      for (const variant of variants) assert.equal(await countDecodedFrames(variant), pub.frameCount, variant);
+    }
+  });
+});
+
+describe('HTTP semantics', () => {
+  const segmentUrl = () => `${publicBase(pub)}/video-360p/seg-00000.m4s`;
+  const segment = () => stored(pub, objectKeys.segment(pub.videoId, 360, 0));
+
+  test('Range: 206 with Content-Range, suffix ranges, 416 past the end', async () => {
+    const partial = await fetch(segmentUrl(), { headers: { Range: 'bytes=100-199' } });
+    assert.equal(partial.status, 206);
+    assert.equal(partial.headers.get('content-range'), `bytes 100-199/${segment().length}`);
+    assert.equal(partial.headers.get('content-length'), '100');
+    assert.deepEqual(await bytesOf(partial), segment().subarray(100, 200));
+    const suffix = await fetch(segmentUrl(), { headers: { Range: 'bytes=-50' } });
+    assert.equal(suffix.status, 206);
+    assert.deepEqual(await bytesOf(suffix), segment().subarray(segment().length - 50));
+    const past = await fetch(segmentUrl(), { headers: { Range: `bytes=${segment().length}-` } });
+    assert.equal(past.status, 416);
+    assert.equal(past.headers.get('content-range'), `bytes */${segment().length}`);
+    await past.arrayBuffer();
+  });
+
+  test('HEAD answers the headers without a body; ETag + If-None-Match is 304', async () => {
+    const head = await fetch(segmentUrl(), { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(segment().length));
+    assert.equal(head.headers.get('accept-ranges'), 'bytes');
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
+    const etag = head.headers.get('etag')!;
+    assert.match(etag, /^"[\w-]+"$/);
+    const again = await fetch(segmentUrl(), { headers: { 'If-None-Match': etag } });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get('etag'), etag);
+    const playlistUrl = `${publicBase(pub)}/master.m3u8`;
+    const playlistEtag = (await fetch(playlistUrl, { method: 'HEAD' })).headers.get('etag')!;
+    assert.equal((await fetch(playlistUrl, { headers: { 'If-None-Match': `W/${playlistEtag}` } })).status, 304);
+  });
+
+  test('CORS: any origin, the spec\'s methods, headers and max age; preflights answered 204', async () => {
+    const preflight = await fetch(segmentUrl(), {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://player.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, OPTIONS');
+    assert.equal(preflight.headers.get('access-control-allow-headers'), 'Range, Content-Type');
+    assert.equal(preflight.headers.get('access-control-max-age'), '3600');
+    const get = await fetch(segmentUrl(), { headers: { Origin: 'https://player.example' } });
+    assert.equal(get.headers.get('access-control-allow-origin'), '*');
+    assert.equal(get.headers.get('access-control-expose-headers'), 'Content-Length, Content-Range, ETag');
+    await get.arrayBuffer();
+    const post = await fetch(segmentUrl(), { method: 'POST' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
+    await post.arrayBuffer();
+  });
+
+  test('low-latency parameters are validated and do not change a VOD playlist', async () => {
+    const url = `${publicBase(pub)}/video-240p.m3u8`;
+    const plain = await (await fetch(url)).text();
+    assert.equal(await (await fetch(`${url}?_HLS_msn=1&_HLS_part=0&_HLS_skip=YES&bootstrap=true`)).text(), plain);
+    for (const query of ['_HLS_msn=x', '_HLS_part=1', '_HLS_skip=maybe', 'bootstrap=2']) {
+      const response = await fetch(`${url}?${query}`);
+      assert.equal(response.status, 400, query);
+      assert.equal((await errorOf(response)).code, 'invalid_playback_parameters', query);
+    }
+  });
+
+  test('unknown paths, videos, renditions and segments are 404 with the error envelope', async () => {
+    const cases: [string, string][] = [
+      [`${base}/nothing/here/at/all.txt`, 'not_found'],
+      [`${base}/v1/public/${pub.orgId}/${pub.envId}/vid_doesnotexist0000/master.m3u8`, 'video_not_found'],
+      [`${base}/v1/public/org_other/${pub.envId}/${pub.videoId}/master.m3u8`, 'video_not_found'],
+      [`${base}/v1/public/${pub.orgId}/env_other/${pub.videoId}/master.m3u8`, 'video_not_found'],
+      [`${publicBase(pub)}/video-720p.m3u8`, 'rendition_not_found'],
+      [`${publicBase(pub)}/video-360p/seg-00099.m4s`, 'segment_not_found'],
+    ];
+    for (const [url, code] of cases) {
+      const response = await fetch(url);
+      assert.equal(response.status, 404, url);
+      assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      const error = await errorOf(response);
+      assert.equal(error.code, code, url);
+      assert.equal(error.title, 'Not Found');
+      assert.equal(error.status, 404);
+      assert.ok(error.detail);
+    }
+  });
+
+  test('a video that is not ready plays nowhere; a deleted one stops playing within seconds', async () => {
+    const video = await createHlsFixture({
+      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
+      orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
+    });
+    const url = `${publicBase(video)}/master.m3u8`;
+    assert.equal((await fetch(url)).status, 200);
+    await stack.db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', video.videoId).execute();
+    const deletedAt = Date.now();
+    await waitFor('the deleted video to 404', async () => (await fetch(url)).status === 404, { timeoutMs: 5_000 });
+    assert.ok(Date.now() - deletedAt <= 5_000);
+    await stack.db.updateTable('videos').set({ deleted_at: null, status: 'transcoding' }).where('id', '=', video.videoId).execute();
+    await waitFor('the transcoding video to 404', async () => (await fetch(`${base}/${video.videoId}/240p/init.mp4`)).status === 404, { timeoutMs: 5_000 });
+  });
+});
+
+describe('thumbnails', () => {
+  const probeSize = async (data: Buffer, name: string) => {
+    const path = join(stack.services.dir, name);
+    writeFileSync(path, data);
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height', '-of', 'csv=p=0', path]);
+    return stdout.trim();
+  };
+
+  test('a JPEG of exactly the asked size, made once and kept in storage', async () => {
+    for (const [width, height] of [[320, 180], [17, 333], [100, 100]] as const) {
+      const response = await fetch(`${base}/t/${pub.videoId}/${width}x${height}.jpg`);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), 'image/jpeg');
+      assert.equal(await probeSize(await bytesOf(response), `t-${width}x${height}.jpg`), `mjpeg,${width},${height}`);
+    }
+    const first = await fetch(`${base}/t/${pub.videoId}/320x180.jpg`);
+    const second = await fetch(`${base}/t/${pub.videoId}/320x180.jpg`);
+    assert.equal(first.headers.get('etag'), second.headers.get('etag'));
+    const derived = await stack.storage.list(`videos/${pub.videoId}/thumbs/derived/`);
+    assert.equal(derived.filter((key) => key.endsWith('/320x180.jpg')).length, 1);
+  });
+
+  test('sizes outside 16..3840 are 400; unknown videos 404; private videos need a token', async () => {
+    for (const size of ['15x100', '100x3841', '0x0']) {
+      const response = await fetch(`${base}/t/${pub.videoId}/${size}.jpg`);
+      assert.equal(response.status, 400, size);
+      assert.equal((await errorOf(response)).code, 'invalid_thumbnail_size');
+    }
+    assert.equal((await fetch(`${base}/t/vid_unknown00000000/64x64.jpg`)).status, 404);
+    assert.equal((await fetch(`${base}/t/${priv.videoId}/64x64.jpg`)).status, 401);
+    const token = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
+    assert.equal((await fetch(`${base}/t/${priv.videoId}/64x64.jpg?token=${token}`)).status, 200);
+  });
+});
+
+describe('private playback', () => {
+  test('signed-url: default 1h, every allowed expiration, invalid_expiration, video_not_found', async () => {
+    const { status, json } = await requestSignedUrl(stack, priv.videoId);
+    assert.equal(status, 200);
+    const body = json.body as { signed_url: string; expires_in: number };
+    assert.equal(body.expires_in, 3600);
+    assert.match(body.signed_url, new RegExp(`^${base}/v1/private/${priv.videoId}/master\\.m3u8\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`));
+    const seconds = { '15m': 900, '30m': 1800, '1h': 3600, '4h': 14400, '24h': 86400, '7d': 604800 };
+    for (const [expiration, expected] of Object.entries(seconds)) {
+      const answer = await requestSignedUrl(stack, priv.videoId, { expiration });
+      assert.equal((answer.json.body as { expires_in: number }).expires_in, expected);
+      const token = new URL((answer.json.body as { signed_url: string }).signed_url).searchParams.get('token')!;
+      const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+      assert.equal(claims.iss, 'kino');
+      assert.equal(claims.sub, priv.videoId);
+      assert.equal(claims.aud, priv.videoId);
+      assert.equal((claims.exp as number) - (claims.iat as number), expected);
+    }
+    for (const expiration of ['8d', '2h', '60', '']) {
+      const answer = await requestSignedUrl(stack, priv.videoId, { expiration });
+      assert.equal(answer.status, 400, expiration);
+      assert.equal(answer.json.code, 'invalid_expiration', expiration);
+    }
+    const missing = await requestSignedUrl(stack, 'vid_doesnotexist0000');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.code, 'video_not_found');
+    const badDomains = await requestSignedUrl(stack, priv.videoId, { domains: 'https://a.example/' });
+    assert.equal(badDomains.status, 400);
+    assert.equal(badDomains.json.code, 'invalid_domains');
+    const jwks = (await (await fetch(`${stack.apiUrl}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
+    assert.ok(jwks.keys.length >= 1);
+    assert.ok(jwks.keys.every((key) => key.kty === 'EC' && key.crv === 'P-256' && key.kid && !('d' in key)));
+  });
+
+  test('the signed master plays: every variant, init and segment URI carries the token; ffmpeg decodes each variant', async () => {
+    const signed = await signedUrlOf(stack, priv.videoId);
+    const token = new URL(signed).searchParams.get('token')!;
+    const response = await fetch(signed);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('cache-control'), 'private, max-age=10');
+    const master = await response.text();
+    const variants = variantUrls(signed, master);
+    assert.equal(variants.length, 2);
+    for (const variant of variants) {
+      assert.equal(new URL(variant).searchParams.get('token'), token);
+      const playlist = await (await fetch(variant)).text();
+      const inner = uris(playlist);
+      assert.equal(inner.length, 3);
+      for (const uri of inner) assert.ok(uri.endsWith(`?token=${token}`), uri);
+      const segment = await fetch(new URL(inner[0]!, variant));
+      assert.equal(segment.status, 200);
+      assert.equal(segment.headers.get('cache-control'), 'private, max-age=31536000, immutable');
+      await segment.arrayBuffer();
+      assert.equal(await countDecodedFrames(variant), priv.frameCount, variant);
+    }
+  });
+
+  test('a private video needs its token on every path family', async () => {
+    const token = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
+    const paths = [
+      `/v1/private/${priv.videoId}/master.m3u8`,
+      `/v1/private/${priv.videoId}/video-240p/seg-00000.m4s`,
+      `/v1/public/${priv.orgId}/${priv.envId}/${priv.videoId}/master.m3u8`,
+      `/${priv.videoId}/master.m3u8`,
+      `/${priv.videoId}/240p/init.mp4`,
+    ];
+    for (const path of paths) {
+      const refused = await fetch(`${base}${path}`);
+      assert.equal(refused.status, 401, path);
+      assert.equal((await errorOf(refused)).code, 'token_required');
+      const allowed = await fetch(`${base}${path}?token=${token}`);
+      assert.equal(allowed.status, 200, path);
+      await allowed.arrayBuffer();
+    }
+  });
+
+  test('a token for one video never opens another; expired and tampered tokens are 401', async () => {
+    const other = await createHlsFixture({
+      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: false,
+      orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
+    });
+    const tokenForOther = new URL(await signedUrlOf(stack, other.videoId)).searchParams.get('token')!;
+    const mismatch = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${tokenForOther}`);
+    assert.equal(mismatch.status, 403);
+    assert.equal((await errorOf(mismatch)).code, 'token_video_mismatch');
+    const segmentWithOther = await fetch(`${base}/v1/private/${priv.videoId}/video-240p/seg-00000.m4s?token=${tokenForOther}`);
+    assert.equal(segmentWithOther.status, 403);
+    await segmentWithOther.arrayBuffer();
+
+    // Signed with the control plane's own key, an hour ago, for ten minutes.
+    const key = await new PlaybackKeyring(stack.db).activeKey();
+    const expired = await mintPlaybackToken(key, { videoId: priv.videoId, expiresInSeconds: 600, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
+    const expiredAnswer = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${expired}`);
+    assert.equal(expiredAnswer.status, 401);
+    assert.equal((await errorOf(expiredAnswer)).code, 'token_expired');
+
+    const good = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
+    const [header, payload, signature] = good.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const longer = Buffer.from(JSON.stringify({ ...claims, exp: (claims.exp as number) + 86400 * 365 })).toString('base64url');
+    for (const tampered of [`${header}.${longer}.${signature}`, `${header}.${payload}.${signature.slice(0, -4)}AAAA`, 'garbage']) {
+      const answer = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${tampered}`);
+      assert.equal(answer.status, 401, tampered);
+      const error = await errorOf(answer);
+      assert.equal(error.code, 'invalid_token');
+      assert.match(error.detail, /not valid/);
+    }
+  });
+
+  test('a token bound to domains plays only from those pages (Origin, else Referer)', async () => {
+    const signed = await signedUrlOf(stack, priv.videoId, { domains: 'player.example,*.example.org' });
+    const tries: [Record<string, string>, number][] = [
+      [{ Origin: 'https://player.example' }, 200],
+      [{ Referer: 'https://player.example/watch/1' }, 200],
+      [{ Origin: 'https://cdn.example.org' }, 200],
+      [{ Origin: 'https://www.player.example' }, 403],
+      [{ Origin: 'https://example.org' }, 403],
+      [{ Referer: 'https://evil.example/' }, 403],
+      [{}, 403],
+    ];
+    for (const [headers, status] of tries) {
+      const response = await fetch(signed, { headers });
+      assert.equal(response.status, status, JSON.stringify(headers));
+      if (status === 403) assert.equal((await errorOf(response)).code, 'domain_not_allowed');
+      else await response.arrayBuffer();
+    }
+  });
+});
+
+describe('segment logs in chDB', () => {
+  test('each media segment served becomes one row; init, playlists, HEAD, 304 and resumed ranges do not', async () => {
+    const video = await createHlsFixture({
+      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
+      orgId: stack.orgId, envId: stack.envId, seconds: 8, ladder: [{ width: 320, height: 240 }],
+    });
+    const segmentUrl = (i: number) => `${publicBase(video)}/video-240p/seg-${String(i).padStart(5, '0')}.m4s`;
+    await (await fetch(`${publicBase(video)}/master.m3u8`)).text();
+    await (await fetch(`${publicBase(video)}/video-240p/init.m4s`)).arrayBuffer();
+    const sizes: number[] = [];
+    for (let i = 0; i < 2; i++) sizes.push((await bytesOf(await fetch(segmentUrl(i)))).length);
+    const etag = (await fetch(segmentUrl(0), { method: 'HEAD' })).headers.get('etag')!;
+    assert.equal((await fetch(segmentUrl(0), { headers: { 'If-None-Match': etag } })).status, 304);
+    await (await fetch(segmentUrl(0), { headers: { Range: 'bytes=10-' } })).arrayBuffer();
+    await (await fetch(segmentUrl(1), { headers: { Range: 'bytes=0-99' } })).arrayBuffer();
+    const token = new URL(await signedUrlOf(stack, video.videoId)).searchParams.get('token')!;
+    await (await fetch(`${base}/v1/private/${video.videoId}/video-240p/seg-00000.m4s?token=${token}`)).arrayBuffer();
+
+    const rows = await waitFor('four segment rows in chDB', async () => {
+      const found = await stack.clickhouse.query<Record<string, unknown>>(
+        `SELECT org_id, env_id, rendition_height, segment_index, bytes, toString(access) AS access, node_id
+         FROM segment_deliveries FINAL WHERE video_id = '${video.videoId}' ORDER BY served_at, segment_index, access, bytes`,
+      );
+      return found.length >= 4 && found;
+    });
+    assert.equal(rows.length, 4);
+    const summary = rows.map((r) => `${r.segment_index}:${r.bytes}:${r.access}`).sort();
+    assert.deepEqual(summary, [`0:${sizes[0]}:private`, `0:${sizes[0]}:public`, `1:100:public`, `1:${sizes[1]}:public`].sort());
+    for (const row of rows) {
+      assert.equal(row.org_id, video.orgId);
+      assert.equal(row.env_id, video.envId);
+      assert.equal(row.rendition_height, 240);
+      assert.equal(row.node_id, 'test-node');
+    }
+  });
+});
