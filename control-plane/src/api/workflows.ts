@@ -8,25 +8,32 @@ export const VIDEO_TASK_QUEUE = 'kino-videos';
 export const processWorkflowId = (videoId: string) => `video:${videoId}`;
 export const deleteWorkflowId = (videoId: string) => `delete:${videoId}`;
 
+/** Upper bound on a start call (the client retries while Temporal is unreachable): then 503. */
+const START_DEADLINE_MS = 10_000;
+
 /** Starts processing; ALLOW_DUPLICATE lets a retry run the same id again once the last run closed. */
 export async function startProcessVideo(temporal: Client, videoId: string): Promise<void> {
-  await temporal.workflow.start('processVideo', {
-    taskQueue: VIDEO_TASK_QUEUE,
-    workflowId: processWorkflowId(videoId),
-    args: [{ videoId }],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-  });
+  await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    temporal.workflow.start('processVideo', {
+      taskQueue: VIDEO_TASK_QUEUE,
+      workflowId: processWorkflowId(videoId),
+      args: [{ videoId }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    }),
+  );
 }
 
 /** Starts removing a deleted video's objects. A clean-up already running for it is as good as a new one. */
 export async function startDeleteVideoContent(temporal: Client, videoId: string): Promise<void> {
   try {
-    await temporal.workflow.start('deleteVideoContent', {
-      taskQueue: VIDEO_TASK_QUEUE,
-      workflowId: deleteWorkflowId(videoId),
-      args: [{ videoId }],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    });
+    await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.workflow.start('deleteVideoContent', {
+        taskQueue: VIDEO_TASK_QUEUE,
+        workflowId: deleteWorkflowId(videoId),
+        args: [{ videoId }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }

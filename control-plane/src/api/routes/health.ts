@@ -39,7 +39,8 @@ async function runCheck(name: string, deps: ApiDeps, probe: (() => Promise<unkno
     await Promise.race([
       probe(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+        // A little later than the probes' own deadlines, so a probe normally ends (and cleans up) first.
+        timer = setTimeout(() => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS + 500);
       }),
     ]);
     return { status: 'ok', latencyMs: Date.now() - started };

@@ -1,0 +1,306 @@
+// Signed uploads and the process call on real PostgreSQL, SeaweedFS (which checks signatures) and a
+// real Temporal server; and /health against those services.
+import { after, before, describe, it, mock } from 'node:test';
+import assert from 'node:assert/strict';
+import { ClickHouseHttp, freePort, Storage, type StorageConfig } from '@kino/infra';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import { Client, Connection } from '@temporalio/client';
+import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/control-plane';
+import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+
+let services: TestServices;
+let api: ApiHarness;
+let t: Tenancy;
+
+before(async () => {
+  services = await startTestServices({ postgres: true, temporal: true, s3: true });
+  // Upload URLs are limited to 10 a minute per key (http.test.ts proves it); this file needs more.
+  api = await startApiHarness(services, { rateLimits: { uploadUrlPerKey: { limit: 1000 } } });
+  t = await seedTenancy(api.db);
+});
+
+after(async () => {
+  await api?.close();
+  await services?.stop();
+});
+
+async function post(url: string, body: unknown, key = t.keys.full) {
+  const response = await api.app.inject({ method: 'POST', url: `/v1/api${url}`, headers: { 'x-api-key': key }, payload: body as object });
+  return { status: response.statusCode, body: response.json() as Json };
+}
+
+async function requestUpload(body: Record<string, unknown> = { filename: 'clip.mp4', fileSize: 4 }, envId = t.envA.id) {
+  const r = await post(`/${t.org.id}/environments/${envId}/videos/upload-url`, body);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.body as { signedURL: string; bucketPath: string; expiresAt: number };
+}
+
+async function put(url: string, contentType: string | undefined, body = new Uint8Array([1, 2, 3, 4])) {
+  const response = await fetch(url, { method: 'PUT', body, headers: contentType ? { 'content-type': contentType } : {} });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** An uploaded object ready for processing. */
+async function uploadedPath(envId = t.envA.id, filename = 'clip.mp4'): Promise<string> {
+  const ticket = await requestUpload({ filename, fileSize: 4 }, envId);
+  assert.equal(await put(ticket.signedURL, 'video/mp4'), 200);
+  return ticket.bucketPath;
+}
+
+void describe('upload URLs', () => {
+  void it('return a ticket at the design layout, valid one hour, recorded for this org and environment', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const ticket = await requestUpload({ filename: 'My clip (final).mp4', fileSize: 1234 });
+    assert.match(ticket.bucketPath, new RegExp(`^uploads/${t.org.id}/${t.envA.id}/upl_[0-9A-Za-z]{16}/My_clip_final_\\.mp4$`));
+    assert.ok(ticket.expiresAt >= before + 3600 && ticket.expiresAt <= Math.floor(Date.now() / 1000) + 3600);
+    const url = new URL(ticket.signedURL);
+    assert.equal(url.origin, services.storage.S3_ENDPOINT);
+    assert.equal(url.pathname, `/${services.storage.S3_BUCKET}/${ticket.bucketPath}`);
+    assert.equal(url.searchParams.get('X-Amz-Expires'), '3600');
+    assert.match(url.searchParams.get('X-Amz-SignedHeaders') ?? '', /content-type/);
+    const upload = await findUpload(api.db, { orgId: t.org.id, envId: t.envA.id, bucketPath: ticket.bucketPath });
+    assert.equal(upload?.filename, 'My clip (final).mp4');
+    assert.equal(upload?.content_type, 'video/mp4');
+    assert.equal(upload?.file_size, 1234);
+  });
+
+  void it('accept a PUT with the signed Content-Type: the object lands in storage', async () => {
+    const ticket = await requestUpload({ filename: 'clip.webm', fileSize: 4, contentType: 'video/webm' });
+    assert.equal(await put(ticket.signedURL, 'video/webm'), 200);
+    const object = await api.storage.head(ticket.bucketPath);
+    assert.equal(object?.size, 4);
+    assert.equal(object?.contentType, 'video/webm');
+  });
+
+  void it('are refused by storage (403) when tampered with or sent with another Content-Type', async () => {
+    const ticket = await requestUpload();
+    const url = new URL(ticket.signedURL);
+    const signature = url.searchParams.get('X-Amz-Signature')!;
+    const tampered = new URL(url);
+    tampered.searchParams.set('X-Amz-Signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`);
+    assert.equal(await put(tampered.toString(), 'video/mp4'), 403);
+    const otherKey = new URL(url);
+    otherKey.pathname = otherKey.pathname.replace(/clip\.mp4$/, 'other.mp4');
+    assert.equal(await put(otherKey.toString(), 'video/mp4'), 403);
+    const longer = new URL(url);
+    longer.searchParams.set('X-Amz-Expires', '604800');
+    assert.equal(await put(longer.toString(), 'video/mp4'), 403);
+    assert.equal(await put(ticket.signedURL, 'video/quicktime'), 403);
+    assert.equal(await put(ticket.signedURL, undefined), 403);
+    assert.equal(await api.storage.head(ticket.bucketPath), undefined);
+    // The untouched URL still works.
+    assert.equal(await put(ticket.signedURL, 'video/mp4'), 200);
+  });
+
+  void it('are refused by storage (403) once expired', async () => {
+    // Issue the ticket with the clock two hours back: storage sees a URL that expired an hour ago.
+    mock.timers.enable({ apis: ['Date'], now: Date.now() - 2 * 3600_000 });
+    let ticket: Awaited<ReturnType<typeof requestUpload>>;
+    try {
+      ticket = await requestUpload();
+    } finally {
+      mock.timers.reset();
+    }
+    assert.ok(ticket.expiresAt < Date.now() / 1000);
+    assert.equal(await put(ticket.signedURL, 'video/mp4'), 403);
+  });
+});
+
+void describe('process', () => {
+  const processUrl = (envId = t.envA.id) => `/${t.org.id}/environments/${envId}/videos/process`;
+  const valid = (storagePath: string) => ({ storagePath, videoQuality: 'standard', allowPublicAccess: true });
+
+  void it('refuses a storage path that is not an upload of this org and environment: invalid_storage_path', async () => {
+    const otherEnvPath = await uploadedPath(t.envB.id);
+    const notUploaded = (await requestUpload()).bucketPath;
+    for (const storagePath of [
+      'uploads/whatever.mp4',
+      `uploads/${t.org.id}/${t.envA.id}/upl_0000000000000000/clip.mp4`,
+      otherEnvPath,
+      notUploaded,
+    ]) {
+      const r = await post(processUrl(), valid(storagePath));
+      assert.equal(r.status, 400, storagePath);
+      assertErrorEnvelope(r.body, 400, 'invalid_storage_path', assert);
+      assert.deepEqual(r.body.errors[0].location, 'body.storagePath');
+      assert.equal(r.body.errors[0].value, storagePath);
+    }
+    const missing = await post(processUrl(), { videoQuality: 'standard', allowPublicAccess: true });
+    assert.equal(missing.status, 400);
+    assertErrorEnvelope(missing.body, 400, 'invalid_storage_path', assert);
+  });
+
+  void it('refuses an unknown quality preset: invalid_quality_preset', async () => {
+    const path = await uploadedPath();
+    for (const videoQuality of ['mega', 'HIGH', 1080, undefined]) {
+      const r = await post(processUrl(), { storagePath: path, allowPublicAccess: true, videoQuality });
+      assert.equal(r.status, 400, String(videoQuality));
+      assertErrorEnvelope(r.body, 400, 'invalid_quality_preset', assert);
+      assert.equal(r.body.errors[0].location, 'body.videoQuality');
+    }
+  });
+
+  void it('refuses every out-of-range encoding parameter: invalid_parameters, naming the field', async () => {
+    const path = await uploadedPath();
+    const bad: [string, unknown][] = [
+      ['maxEdgeLength', 500],
+      ['maxEdgeLength', 4320],
+      ['maxEdgeLength', '720'],
+      ['maxFrameRate', 0],
+      ['maxFrameRate', -2],
+      ['maxFrameRate', 241],
+      ['maxFrameRate', 29.97],
+      ['pixelFormat', 'rgb24'],
+      ['pixelFormat', 'yuv420p10le'],
+      ['rateControlMode', 'crf'],
+      ['twoPassVBREncoding', 'yes'],
+      ['compressionRatio', 'placebo'],
+      ['audioCodec', 'opus'],
+      ['audioCodec', 'AAC'],
+    ];
+    for (const [field, value] of bad) {
+      const r = await post(processUrl(), { ...valid(path), [field]: value });
+      assert.equal(r.status, 400, `${field}=${String(value)}`);
+      assertErrorEnvelope(r.body, 400, 'invalid_parameters', assert);
+      assert.deepEqual(r.body.errors[0], { ...r.body.errors[0], location: `body.${field}`, value });
+    }
+    const noAccess = await post(processUrl(), { storagePath: path, videoQuality: 'high' });
+    assert.equal(noAccess.status, 400);
+    assert.equal(noAccess.body.errors[0].location, 'body.allowPublicAccess');
+    // Nothing was created by any of these.
+    assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined);
+  });
+
+  void it('creates a transcoding video with the parameters after defaults and starts workflow video:{id}', async () => {
+    const path = await uploadedPath(t.envA.id, 'holiday.mov');
+    const r = await post(processUrl(), { storagePath: path, videoQuality: 'high', allowPublicAccess: false, audioCodec: 'aac-he' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const videoId: string = r.body.body.videoID;
+    assert.match(videoId, /^vid_[0-9A-Za-z]{16}$/);
+
+    const video = await getVideo(api.db, videoId);
+    assert.equal(video?.status, 'transcoding');
+    assert.equal(video?.name, 'holiday.mov');
+    assert.equal(video?.storage_path, path);
+    assert.equal(video?.allow_public_access, false);
+    assert.deepEqual(video?.parameters, {
+      maxEdgeLength: -1,
+      maxFrameRate: -1,
+      pixelFormat: 'yuv420p',
+      rateControlMode: 'variableBitrate',
+      twoPassVBREncoding: false,
+      compressionRatio: 'veryfast',
+      audioCodec: 'aac-he',
+    });
+
+    const handle = api.temporal.workflow.getHandle(`video:${videoId}`);
+    const description = await handle.describe();
+    assert.equal(description.type, 'processVideo');
+    assert.equal(description.taskQueue, 'kino-videos');
+    assert.equal(description.status.name, 'RUNNING');
+    const history = await handle.fetchHistory();
+    const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    assert.deepEqual(JSON.parse(Buffer.from(payload!.data!).toString('utf8')), { videoId });
+
+    const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${videoId}/details`, headers: { 'x-api-key': t.keys.envA } });
+    const body = details.json<Json>().body;
+    assert.deepEqual(body.status, { ready: false, transcoding: true, failed: false });
+    assert.equal(body.compressionRatio, 'veryfast');
+    assert.equal(body.audioCodec, 'aac-he');
+    assert.equal(body.videoQuality, 'high');
+    assert.deepEqual(body.encodings, []);
+  });
+
+  void it('keeps every given parameter and the video name', async () => {
+    const path = await uploadedPath();
+    const parameters = {
+      maxEdgeLength: 720,
+      maxFrameRate: 30,
+      pixelFormat: 'yuv420p10b',
+      rateControlMode: 'constantBitrate',
+      twoPassVBREncoding: true,
+      compressionRatio: 'slower',
+      audioCodec: 'aac-he-v2',
+    };
+    const r = await post(processUrl(), { ...valid(path), videoQuality: 'ultra', videoName: 'Launch keynote', ...parameters });
+    assert.equal(r.status, 200);
+    const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${r.body.body.videoID}/details`, headers: { 'x-api-key': t.keys.full } });
+    const body = details.json<Json>().body;
+    assert.equal(body.name, 'Launch keynote');
+    assert.equal(body.videoQuality, 'ultra');
+    for (const [field, value] of Object.entries(parameters)) assert.equal(body[field], value, field);
+  });
+
+  void it('answers 409 processing_in_progress for a path already being processed', async () => {
+    const path = await uploadedPath();
+    assert.equal((await post(processUrl(), valid(path))).status, 200);
+    const again = await post(processUrl(), valid(path));
+    assert.equal(again.status, 409);
+    assertErrorEnvelope(again.body, 409, 'processing_in_progress', assert);
+    // Concurrent calls for one new path: exactly one wins.
+    const racePath = await uploadedPath();
+    const results = await Promise.all([1, 2, 3].map(() => post(processUrl(), valid(racePath))));
+    assert.deepEqual(results.map((x) => x.status).sort(), [200, 409, 409]);
+  });
+
+  void it('answers 503 and keeps nothing when Temporal is unreachable', async () => {
+    // No retry interceptor: the client gives up at once instead of retrying for ~10 s.
+    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
+    const app = await api.buildAnother({ temporal: new Client({ connection }) });
+    const path = await uploadedPath();
+    const started = Date.now();
+    const r = await app.inject({ method: 'POST', url: `/v1/api${processUrl()}`, headers: { 'x-api-key': t.keys.full }, payload: valid(path) });
+    assert.equal(r.statusCode, 503);
+    assertErrorEnvelope(r.json(), 503, 'service_unavailable', assert);
+    assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined);
+    assert.ok(Date.now() - started < 15_000);
+    await connection.close();
+    // The same path goes through once Temporal is there.
+    assert.equal((await post(processUrl(), valid(path))).status, 200);
+  });
+});
+
+void describe('health', () => {
+  const get = async (app = api.app) => {
+    const r = await app.inject({ url: '/v1/api/health' });
+    return { status: r.statusCode, body: r.json<Json>() };
+  };
+
+  void it('reports ok with every dependency up (analytics skipped when not configured), without a key', async () => {
+    const r = await get();
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.body.status, 'ok');
+    assert.match(r.body.body.version, /^\d+\.\d+\.\d+/);
+    assert.equal(r.body.body.checks.database.status, 'ok');
+    assert.equal(r.body.body.checks.temporal.status, 'ok');
+    assert.equal(r.body.body.checks.storage.status, 'ok');
+    assert.equal(r.body.body.checks.analytics.status, 'skipped');
+  });
+
+  void it('answers 503 naming the dependency that is down', async () => {
+    const deadStorage: StorageConfig = { ...services.storage, S3_ENDPOINT: `http://127.0.0.1:${await freePort()}` };
+    const storage = new Storage(deadStorage);
+    const clickhouse = new ClickHouseHttp(`http://127.0.0.1:${await freePort()}`);
+    const app = await api.buildAnother({ storage, clickhouse });
+    const r = await get(app);
+    storage.s3.destroy();
+    assert.equal(r.status, 503);
+    assertErrorEnvelope(r.body, 503, 'service_unavailable', assert);
+    assert.match(r.body.detail, /storage/);
+    assert.match(r.body.detail, /analytics/);
+    assert.equal(r.body.body.status, 'degraded');
+    assert.equal(r.body.body.checks.storage.status, 'error');
+    assert.equal(r.body.body.checks.analytics.status, 'error');
+    assert.equal(r.body.body.checks.database.status, 'ok');
+    assert.equal(r.body.body.checks.temporal.status, 'ok');
+
+    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
+    const noTemporal = await api.buildAnother({ temporal: new Client({ connection }) });
+    const down = await get(noTemporal);
+    await connection.close();
+    assert.equal(down.status, 503);
+    assert.match(down.body.detail, /temporal/);
+    assert.equal(down.body.body.checks.temporal.status, 'error');
+  });
+});
