@@ -1,0 +1,114 @@
+// The farm's failure paths on real processes: an encode node killed with SIGKILL mid-encode, and
+// the orchestrator killed and restarted mid-workflow. Either way the video becomes `ready` and
+// every frame of its ladder decodes.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@kino/infra';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+
+let farm: Farm;
+let workDir: string;
+let clipPath: string;
+let sourceFrames: number;
+const nodes: Record<string, FarmNodeProcess> = {};
+
+before(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-farm-failures-'));
+  [farm, clipPath] = await Promise.all([
+    startFarm(),
+    // 640x360 on `standard`: one rendition (360p), so one encode to interrupt.
+    makeClip({ seconds: 6, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
+  ]);
+  sourceFrames = await countFramesInFile(clipPath);
+  // One ffmpeg thread per node and a slow x264 preset: an encode lasts long enough to be interrupted.
+  [nodes.a, nodes.b] = await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })]);
+});
+
+after(async () => {
+  await farm?.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** The running encode of a video once it has reported progress: which node, how far. */
+async function encodeInProgress(videoId: string): Promise<{ nodeId: string; percent: number; attempt: number }> {
+  return waitFor(
+    `an encode of ${videoId} to report progress`,
+    async () => {
+      const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
+      for (const activity of description.raw.pendingActivities ?? []) {
+        if (activity.activityType?.name !== 'encodeRendition') continue;
+        const payload = activity.heartbeatDetails?.payloads?.[0];
+        if (!payload?.data) continue;
+        const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
+        if (details.percent > 0 && details.percent < 90) return { ...details, attempt: activity.attempt ?? 1 };
+      }
+      return undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
+async function assertPlaysEveryFrame(videoId: string): Promise<void> {
+  const dir = join(workDir, videoId);
+  await farm.downloadVideo(videoId, dir);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', '360p', 'playlist.m3u8')), sourceFrames);
+}
+
+/** How many attempts each activity type needed, from the workflow's history. */
+async function attemptsByActivity(videoId: string): Promise<Record<string, number>> {
+  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
+  const scheduled = new Map<number, string>();
+  const attempts: Record<string, number> = {};
+  for (const event of history.events ?? []) {
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type) scheduled.set(Number(event.eventId), type);
+    const started = event.activityTaskStartedEventAttributes;
+    if (started) {
+      const name = scheduled.get(Number(started.scheduledEventId)) ?? '?';
+      attempts[name] = Math.max(attempts[name] ?? 0, started.attempt ?? 1);
+    }
+  }
+  return attempts;
+}
+
+void test('kill -9 an encode node mid-encode: the encode is retried on the other node and the video becomes ready', async () => {
+  const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
+  const running = await encodeInProgress(videoId);
+  const victim = Object.values(nodes).find((n) => n.nodeId === running.nodeId)!;
+  const survivor = Object.values(nodes).find((n) => n.nodeId !== running.nodeId)!;
+  await victim.process.kill9();
+
+  await farm.waitForStatus(videoId, 'ready', 120_000);
+  const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as {
+    status: string;
+    renditions: Array<{ outcome: { nodeId: string } }>;
+  };
+  assert.equal(result.status, 'ready');
+  assert.equal(result.renditions[0]!.outcome.nodeId, survivor.nodeId, 'the retry ran on the surviving node');
+  assert.ok((await attemptsByActivity(videoId)).encodeRendition! >= 2, 'the encode took a second attempt');
+  await assertPlaysEveryFrame(videoId);
+
+  // The dead node gets no more work; its slot is not held.
+  const dead = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', victim.nodeId).executeTakeFirstOrThrow();
+  assert.equal(dead.state, 'gone');
+  assert.deepEqual(await farm.db.selectFrom('node_leases').select('id').execute(), []);
+});
+
+void test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow completes', async () => {
+  const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
+  await encodeInProgress(videoId);
+  await farm.orchestrator.kill9();
+  farm.orchestrator = await farm.startOrchestrator();
+
+  await farm.waitForStatus(videoId, 'ready', 150_000);
+  await assertPlaysEveryFrame(videoId);
+  assert.ok((await attemptsByActivity(videoId)).encodeRendition! >= 2, 'the encode of the dead worker was retried');
+  await waitFor('every slot to be given back', async () => (await farm.db.selectFrom('node_leases').select('id').execute()).length === 0, {
+    timeoutMs: 30_000,
+  });
+});
