@@ -1,0 +1,478 @@
+// Listing, details, retry and delete of videos, and webhook registration, on real PostgreSQL and a
+// real Temporal server. Videos are seeded through the repositories (the farm is another test's job).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { Client, Connection } from '@temporalio/client';
+import { freePort, newId } from '@kino/infra';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import {
+  createVideo,
+  DEFAULT_ENCODING_PARAMETERS,
+  getVideo,
+  listRenditions,
+  markVideoFailed,
+  replaceRenditions,
+  type EncodingParameters,
+  type NewRendition,
+  type VideoStatus,
+} from '@kino/control-plane';
+import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+
+let services: TestServices;
+let api: ApiHarness;
+let t: Tenancy;
+
+before(async () => {
+  services = await startTestServices({ postgres: true, temporal: true });
+  api = await startApiHarness(services);
+  t = await seedTenancy(api.db);
+});
+
+after(async () => {
+  await api?.close();
+  await services?.stop();
+});
+
+interface Seed {
+  name: string;
+  envId?: string;
+  status?: VideoStatus;
+  durationSeconds?: number | null;
+  createdAt?: string;
+  width?: number;
+  height?: number;
+  failureReason?: string;
+  deleted?: boolean;
+  parameters?: Partial<EncodingParameters>;
+}
+
+async function seedVideo(seed: Seed): Promise<string> {
+  const id = newId('vid');
+  const envId = seed.envId ?? t.envA.id;
+  await createVideo(api.db, {
+    id,
+    orgId: t.org.id,
+    envId,
+    name: seed.name,
+    storagePath: `uploads/${t.org.id}/${envId}/${newId('upl')}/source.mp4`,
+    videoQuality: 'standard',
+    allowPublicAccess: true,
+    parameters: { ...DEFAULT_ENCODING_PARAMETERS, ...seed.parameters },
+  });
+  await api.db
+    .updateTable('videos')
+    .set({
+      status: seed.status ?? 'ready',
+      duration_seconds: seed.durationSeconds === undefined ? 10 : seed.durationSeconds,
+      source_width: seed.width ?? 1280,
+      source_height: seed.height ?? 720,
+      failure_reason: seed.failureReason ?? null,
+      ...(seed.createdAt ? { created_at: new Date(seed.createdAt) } : {}),
+      ...(seed.deleted ? { deleted_at: sql<Date>`now()` } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+  return id;
+}
+
+function rendition(videoId: string, shortEdge: number, kbps: number): NewRendition {
+  return {
+    video_id: videoId,
+    key: `${shortEdge}p`,
+    width: Math.round((shortEdge * 16) / 9),
+    height: shortEdge,
+    short_edge_pixels: shortEdge,
+    short_edge_is_width: false,
+    video_bitrate_kbps: kbps,
+    audio_bitrate_kbps: 128,
+    audio_format: 'aac',
+    frame_rate: 30,
+    pixel_format: 'yuv420p',
+    rate_control_mode: 'variableBitrate',
+    two_pass: false,
+    compression_ratio: 'veryfast',
+    codecs: 'avc1.64001f,mp4a.40.2',
+    bandwidth: kbps * 1100,
+    segment_count: 10,
+  };
+}
+
+async function request(method: 'GET' | 'POST' | 'DELETE', url: string, { key = t.keys.full, body }: { key?: string; body?: unknown } = {}) {
+  const response = await api.app.inject({
+    method,
+    url: `/v1/api${url}`,
+    headers: { 'x-api-key': key },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+  return { status: response.statusCode, body: response.json() as Json };
+}
+
+void describe('listing videos', () => {
+  // A separate environment so other tests' videos do not count.
+  let envId: string;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    const env = await api.db
+      .insertInto('environments')
+      .values({ id: newId('env'), org_id: t.org.id, name: 'listing' })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    envId = env.id;
+    const seeds: Seed[] = [
+      { name: 'Summer Holiday', durationSeconds: 125.4, createdAt: '2024-01-10T23:59:59Z' },
+      { name: 'alpha launch', durationSeconds: 30, createdAt: '2024-01-11T00:00:00Z', status: 'failed', failureReason: 'unreadable' },
+      { name: 'Beta demo', durationSeconds: null, createdAt: '2024-01-12T12:00:00Z', status: 'transcoding' },
+      { name: '100% pure', durationSeconds: 5, createdAt: '2024-01-13T08:00:00Z' },
+      { name: 'snake_case clip', durationSeconds: 600, createdAt: '2024-01-14T08:00:00Z' },
+      { name: 'winter holiday', durationSeconds: 61, createdAt: '2024-01-15T08:00:00Z' },
+      { name: 'Gone', durationSeconds: 1, createdAt: '2024-01-16T08:00:00Z', deleted: true },
+    ];
+    for (const seed of seeds) ids[seed.name] = await seedVideo({ ...seed, envId });
+  });
+
+  const list = (query = '') => request('GET', `/${t.org.id}/environments/${envId}/videos${query}`);
+  const names = (body: Json) => body.body.videos.map((v: Json) => v.name);
+
+  void it('pages with the spec pagination object, newest first by default, deleted videos hidden', async () => {
+    const first = await list('?pageSize=4');
+    assert.equal(first.status, 200);
+    assert.deepEqual(names(first.body), ['winter holiday', 'snake_case clip', '100% pure', 'Beta demo']);
+    assert.deepEqual(first.body.body.pagination, { total: 6, page: 1, pageSize: 4, totalPages: 2, hasNext: true, hasPrevious: false });
+    const second = await list('?pageSize=4&page=2');
+    assert.deepEqual(names(second.body), ['alpha launch', 'Summer Holiday']);
+    assert.deepEqual(second.body.body.pagination, { total: 6, page: 2, pageSize: 4, totalPages: 2, hasNext: false, hasPrevious: true });
+    const beyond = await list('?pageSize=4&page=3');
+    assert.deepEqual(beyond.body.body.videos, []);
+    assert.equal((await list()).body.body.pagination.pageSize, 20);
+  });
+
+  void it('sorts by created_at, name (case-insensitive), duration (unknown last) and status, both ways', async () => {
+    assert.deepEqual(names((await list('?sortBy=created_at&sortDir=asc')).body).slice(0, 2), ['Summer Holiday', 'alpha launch']);
+    assert.deepEqual(names((await list('?sortBy=name&sortDir=asc')).body), [
+      '100% pure',
+      'alpha launch',
+      'Beta demo',
+      'snake_case clip',
+      'Summer Holiday',
+      'winter holiday',
+    ]);
+    assert.deepEqual(names((await list('?sortBy=duration&sortDir=asc')).body), [
+      '100% pure',
+      'alpha launch',
+      'winter holiday',
+      'Summer Holiday',
+      'snake_case clip',
+      'Beta demo',
+    ]);
+    assert.deepEqual(names((await list('?sortBy=duration&sortDir=desc')).body)[0], 'snake_case clip');
+    const byStatus = (await list('?sortBy=status&sortDir=asc')).body.body.videos.map((v: Json) => v.status);
+    assert.deepEqual(byStatus, ['failed', 'ready', 'ready', 'ready', 'ready', 'transcoding']);
+  });
+
+  void it('filters by status', async () => {
+    assert.deepEqual(names((await list('?status=failed')).body), ['alpha launch']);
+    assert.deepEqual(names((await list('?status=transcoding')).body), ['Beta demo']);
+    assert.equal((await list('?status=ready')).body.body.pagination.total, 4);
+    const bad = await list('?status=deleted');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.errors[0].location, 'query.status');
+  });
+
+  void it('searches names case-insensitively, with % and _ matching themselves', async () => {
+    assert.deepEqual(names((await list('?search=HOLIDAY&sortDir=asc')).body), ['Summer Holiday', 'winter holiday']);
+    assert.deepEqual(names((await list('?search=%25')).body), ['100% pure']);
+    assert.deepEqual(names((await list('?search=_')).body), ['snake_case clip']);
+    assert.deepEqual(names((await list('?search=nothing-like-this')).body), []);
+    assert.equal((await list('?search=')).body.body.pagination.total, 6);
+  });
+
+  void it('filters by creation date, from and to inclusive (UTC days)', async () => {
+    assert.deepEqual(names((await list('?from=2024-01-11&to=2024-01-11')).body), ['alpha launch']);
+    assert.deepEqual(names((await list('?to=2024-01-10')).body), ['Summer Holiday']);
+    assert.deepEqual(names((await list('?from=2024-01-14&sortDir=asc')).body), ['snake_case clip', 'winter holiday']);
+    const impossible = await list('?from=2024-02-30');
+    assert.equal(impossible.status, 400);
+    assert.equal(impossible.body.errors[0].location, 'query.from');
+    const badFormat = await list('?to=01/02/2024');
+    assert.equal(badFormat.status, 400);
+    assert.equal(badFormat.body.errors[0].location, 'query.to');
+    const reversed = await list('?from=2024-01-12&to=2024-01-11');
+    assert.equal(reversed.status, 400);
+    assertErrorEnvelope(reversed.body, 400, 'invalid_date_range', assert);
+  });
+
+  void it('returns list items with exactly the spec fields, status as a string', async () => {
+    const video = (await list('?search=summer')).body.body.videos[0];
+    assert.deepEqual(Object.keys(video).sort(), [
+      'allowPublicAccess',
+      'createdAt',
+      'duration',
+      'durationSeconds',
+      'id',
+      'name',
+      'served',
+      'status',
+      'thumbnailUrl',
+      'videoQuality',
+    ]);
+    assert.equal(video.id, ids['Summer Holiday']);
+    assert.equal(video.duration, '2:05');
+    assert.equal(video.durationSeconds, 125.4);
+    assert.equal(video.createdAt, '2024-01-10T23:59:59.000Z');
+    assert.equal(video.status, 'ready');
+    assert.equal(video.served, '0 views');
+    assert.equal(video.thumbnailUrl, `http://delivery.test/t/${video.id}/640x360.jpg`);
+    assert.equal(video.allowPublicAccess, true);
+    assert.equal(video.videoQuality, 'standard');
+  });
+
+  void it('lists an organization across environments, each item naming its envId', async () => {
+    const r = await request('GET', `/${t.org.id}/videos?pageSize=100`);
+    assert.equal(r.status, 200);
+    const envIds = new Set(r.body.body.videos.map((v: Json) => v.envId));
+    assert.ok(envIds.has(envId));
+    for (const v of r.body.body.videos) assert.ok(typeof v.envId === 'string' && v.status && v.duration !== undefined);
+    assert.ok(!r.body.body.videos.some((v: Json) => v.id === ids.Gone));
+    const filtered = await request('GET', `/${t.org.id}/videos?search=snake`);
+    assert.deepEqual(filtered.body.body.videos.map((v: Json) => [v.name, v.envId]), [['snake_case clip', envId]]);
+    assert.equal((await request('GET', `/${t.org.id}/videos?pageSize=101`)).body.code, 'invalid_page_size');
+  });
+});
+
+void describe('video details', () => {
+  void it('return every field of the spec, the status object and one encoding per rendition', async () => {
+    const id = await seedVideo({ name: 'Ready one', durationSeconds: 60, parameters: { maxEdgeLength: 1080, audioCodec: 'eac3' } });
+    await replaceRenditions(api.db, id, [rendition(id, 720, 2500), rendition(id, 360, 500), rendition(id, 480, 1000)]);
+    const r = await request('GET', `/${t.org.id}/videos/${id}/details`);
+    assert.equal(r.status, 200);
+    const body = r.body.body;
+    assert.equal(body.id, id);
+    assert.equal(body.publicID, id);
+    assert.equal(body.envId, t.envA.id);
+    assert.equal(body.name, 'Ready one');
+    assert.deepEqual(body.status, { ready: true, transcoding: false, failed: false });
+    assert.equal(body.duration, '1:00');
+    assert.equal(body.durationSeconds, 60);
+    assert.equal(body.served, '0 views');
+    assert.equal(body.thumbnailUrl, `http://delivery.test/t/${id}/640x360.jpg`);
+    assert.equal(body.allowPublicAccess, true);
+    assert.equal(body.videoQuality, 'standard');
+    assert.equal(body.maxEdgeLength, 1080);
+    assert.equal(body.maxFrameRate, -1);
+    assert.equal(body.pixelFormat, 'yuv420p');
+    assert.equal(body.rateControlMode, 'variableBitrate');
+    assert.equal(body.twoPassVBREncoding, false);
+    assert.equal(body.compressionRatio, 'veryfast');
+    assert.equal(body.audioCodec, 'eac3');
+    assert.equal(body.failureReason, undefined);
+    assert.deepEqual(body.encodings.map((e: Json) => e.key), ['360p', '480p', '720p']);
+    assert.deepEqual(body.encodings[2], {
+      key: '720p',
+      shortEdgePixels: 720,
+      shortEdgeIsWidth: false,
+      videoStreamBitrate: 2500,
+      audioStreamBitrate: 128,
+      audioFormat: 'aac',
+      maxFrameRate: 30,
+      pixelFormat: 'yuv420p',
+      rateControlMode: 'variableBitrate',
+      twoPassVBREncoding: false,
+      compressionRatio: 'veryfast',
+    });
+  });
+
+  void it('estimate views from segments served, written like "1.2K views"', async () => {
+    const id = await seedVideo({ name: 'Popular', durationSeconds: 60 });
+    // 60 s is 10 segments per view: 12,000 segments are 1,200 views.
+    const app = await api.buildAnother({
+      servedSegments: { segmentsServed: async (videoIds) => new Map(videoIds.map((v) => [v, v === id ? 12_000 : 0])) },
+    });
+    const details = await app.inject({ url: `/v1/api/${t.org.id}/videos/${id}/details`, headers: { 'x-api-key': t.keys.full } });
+    assert.equal(details.json<Json>().body.served, '1.2K views');
+    const listed = await app.inject({ url: `/v1/api/${t.org.id}/videos?search=Popular`, headers: { 'x-api-key': t.keys.full } });
+    assert.equal(listed.json<Json>().body.videos[0].served, '1.2K views');
+  });
+
+  void it('keep the aspect ratio of portrait sources in the thumbnail URL and say why a video failed', async () => {
+    const portrait = await seedVideo({ name: 'Portrait', width: 1080, height: 1920 });
+    assert.equal((await request('GET', `/${t.org.id}/videos/${portrait}/details`)).body.body.thumbnailUrl, `http://delivery.test/t/${portrait}/360x640.jpg`);
+    const failed = await seedVideo({ name: 'Broken', status: 'failed', failureReason: 'the file is not a video' });
+    const body = (await request('GET', `/${t.org.id}/videos/${failed}/details`)).body.body;
+    assert.deepEqual(body.status, { ready: false, transcoding: false, failed: true });
+    assert.equal(body.failureReason, 'the file is not a video');
+  });
+
+  void it('answer 404 video_not_found for unknown and deleted videos', async () => {
+    const deleted = await seedVideo({ name: 'Deleted', deleted: true });
+    for (const id of ['vid_doesnotexist0000', deleted]) {
+      const r = await request('GET', `/${t.org.id}/videos/${id}/details`);
+      assert.equal(r.status, 404);
+      assertErrorEnvelope(r.body, 404, 'video_not_found', assert);
+    }
+  });
+});
+
+void describe('retry', () => {
+  void it('sends a failed video back to transcoding, clears its failure and renditions, and starts video:{id} again', async () => {
+    const id = await seedVideo({ name: 'To retry', status: 'failed', failureReason: 'node lost' });
+    await replaceRenditions(api.db, id, [rendition(id, 360, 500)]);
+    const r = await request('POST', `/${t.org.id}/videos/${id}/retry`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.body, { videoID: id, status: 'transcoding' });
+    const video = await getVideo(api.db, id);
+    assert.equal(video?.status, 'transcoding');
+    assert.equal(video?.failure_reason, null);
+    assert.deepEqual(await listRenditions(api.db, id), []);
+    const handle = api.temporal.workflow.getHandle(`video:${id}`);
+    const description = await handle.describe();
+    assert.equal(description.type, 'processVideo');
+    assert.equal(description.status.name, 'RUNNING');
+
+    // It fails again while that run is still open: a retry now would collide with it.
+    await markVideoFailed(api.db, id, 'failed again');
+    const early = await request('POST', `/${t.org.id}/videos/${id}/retry`);
+    assert.equal(early.status, 409);
+    assertErrorEnvelope(early.body, 409, 'processing_in_progress', assert);
+    assert.equal((await getVideo(api.db, id))?.status, 'failed');
+    assert.equal((await getVideo(api.db, id))?.failure_reason, 'failed again');
+    // Once the run is closed, the same workflow id runs again.
+    await handle.terminate('test: the run ended');
+    assert.equal((await request('POST', `/${t.org.id}/videos/${id}/retry`)).status, 200);
+    const rerun = await api.temporal.workflow.getHandle(`video:${id}`).describe();
+    assert.equal(rerun.status.name, 'RUNNING');
+    assert.notEqual(rerun.runId, description.runId);
+  });
+
+  void it('refuses anything but a failed video with 409 not_failed, and unknown or deleted ones with 404', async () => {
+    for (const status of ['ready', 'transcoding'] as const) {
+      const id = await seedVideo({ name: `Not failed ${status}`, status });
+      const r = await request('POST', `/${t.org.id}/videos/${id}/retry`);
+      assert.equal(r.status, 409, status);
+      assertErrorEnvelope(r.body, 409, 'not_failed', assert);
+      assert.equal((await getVideo(api.db, id))?.status, status);
+    }
+    const deleted = await seedVideo({ name: 'Deleted failed', status: 'failed', deleted: true });
+    assert.equal((await request('POST', `/${t.org.id}/videos/${deleted}/retry`)).body.code, 'video_not_found');
+    assert.equal((await request('POST', `/${t.org.id}/videos/vid_doesnotexist0000/retry`)).status, 404);
+    const otherEnv = await seedVideo({ name: 'Other env failed', status: 'failed', envId: t.envB.id });
+    assert.equal((await request('POST', `/${t.org.id}/videos/${otherEnv}/retry`, { key: t.keys.envA })).status, 403);
+  });
+});
+
+void describe('delete', () => {
+  void it('soft-deletes a ready video with a reason and starts delete:{id}', async () => {
+    const id = await seedVideo({ name: 'To delete' });
+    const before = Date.now();
+    const r = await request('DELETE', `/${t.org.id}/videos/${id}`, { body: { reason: 'copyright_claim' } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.body.status, 'deleted');
+    assert.ok(Date.parse(r.body.body.deletedAt) >= before - 5000);
+    assert.match(r.body.body.message, /24 hours/);
+    const video = await getVideo(api.db, id);
+    assert.ok(video?.deleted_at);
+    assert.equal(video?.delete_reason, 'copyright_claim');
+    const description = await api.temporal.workflow.getHandle(`delete:${id}`).describe();
+    assert.equal(description.type, 'deleteVideoContent');
+    assert.equal(description.taskQueue, 'kino-videos');
+
+    // Hidden at once.
+    assert.equal((await request('GET', `/${t.org.id}/videos/${id}/details`)).status, 404);
+    const listed = await request('GET', `/${t.org.id}/videos?search=To%20delete`);
+    assert.deepEqual(listed.body.body.videos, []);
+    // A second delete: 400 already_deleted.
+    const again = await request('DELETE', `/${t.org.id}/videos/${id}`);
+    assert.equal(again.status, 400);
+    assertErrorEnvelope(again.body, 400, 'already_deleted', assert);
+  });
+
+  void it('deletes a failed video without a body', async () => {
+    const id = await seedVideo({ name: 'Failed to delete', status: 'failed' });
+    const r = await request('DELETE', `/${t.org.id}/videos/${id}`);
+    assert.equal(r.status, 200);
+    assert.equal((await getVideo(api.db, id))?.delete_reason, null);
+  });
+
+  void it('refuses an unknown reason, a video still transcoding, another environment and unknown videos', async () => {
+    const id = await seedVideo({ name: 'Keep me' });
+    const badReason = await request('DELETE', `/${t.org.id}/videos/${id}`, { body: { reason: 'bored' } });
+    assert.equal(badReason.status, 400);
+    assert.equal(badReason.body.errors[0].location, 'body.reason');
+    const transcoding = await seedVideo({ name: 'Busy', status: 'transcoding' });
+    const busy = await request('DELETE', `/${t.org.id}/videos/${transcoding}`);
+    assert.equal(busy.status, 409);
+    assertErrorEnvelope(busy.body, 409, 'processing_in_progress', assert);
+    const otherEnv = await seedVideo({ name: 'Theirs', envId: t.envB.id });
+    const forbidden = await request('DELETE', `/${t.org.id}/videos/${otherEnv}`, { key: t.keys.envA });
+    assert.equal(forbidden.status, 403);
+    const missing = await request('DELETE', `/${t.org.id}/videos/vid_doesnotexist0000`);
+    assert.equal(missing.status, 404);
+    assertErrorEnvelope(missing.body, 404, 'video_not_found', assert);
+    for (const kept of [id, transcoding, otherEnv]) assert.equal((await getVideo(api.db, kept))?.deleted_at, null);
+  });
+
+  void it('answers 503 and keeps the video when the clean-up workflow cannot start', async () => {
+    const id = await seedVideo({ name: 'Survives' });
+    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
+    const app = await api.buildAnother({ temporal: new Client({ connection }) });
+    const r = await app.inject({ method: 'DELETE', url: `/v1/api/${t.org.id}/videos/${id}`, headers: { 'x-api-key': t.keys.full } });
+    await connection.close();
+    assert.equal(r.statusCode, 503);
+    assertErrorEnvelope(r.json(), 503, 'service_unavailable', assert);
+    assert.equal((await getVideo(api.db, id))?.deleted_at, null);
+  });
+});
+
+void describe('webhooks', () => {
+  const base = () => `/${t.org.id}/environments/${t.envA.id}/webhooks`;
+
+  void it('register with every event by default and show a Standard Webhooks secret once', async () => {
+    const r = await request('POST', base(), { body: { url: 'https://hooks.example.com/kino' } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const hook = r.body.body;
+    assert.match(hook.id, /^whk_/);
+    assert.equal(hook.url, 'https://hooks.example.com/kino');
+    assert.deepEqual(hook.events, ['video.processing.completed', 'video.processing.failed']);
+    assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+    assert.ok(Buffer.from(hook.secret.slice('whsec_'.length), 'base64').length >= 24);
+    const listed = await request('GET', base());
+    const entry = listed.body.body.webhooks.find((w: Json) => w.id === hook.id);
+    assert.deepEqual(Object.keys(entry).sort(), ['createdAt', 'events', 'id', 'url']);
+    assert.ok(!JSON.stringify(listed.body).includes(hook.secret));
+  });
+
+  void it('register for chosen events only, per environment', async () => {
+    const r = await request('POST', base(), { key: t.keys.envA, body: { url: 'http://127.0.0.1:9999/hook', events: ['video.processing.failed'] } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.body.events, ['video.processing.failed']);
+    const inB = await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`);
+    assert.ok(!inB.body.body.webhooks.some((w: Json) => w.id === r.body.body.id));
+    assert.equal((await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`, { key: t.keys.envA })).status, 403);
+  });
+
+  void it('refuse bad URLs and events', async () => {
+    for (const url of ['ftp://example.com/x', 'not a url', 'https://user:pass@example.com/']) {
+      const r = await request('POST', base(), { body: { url } });
+      assert.equal(r.status, 400, url);
+      assertErrorEnvelope(r.body, 400, 'invalid_url', assert);
+    }
+    for (const events of [['video.deleted'], [], ['video.processing.failed', 'video.processing.failed'], 'video.processing.failed']) {
+      const r = await request('POST', base(), { body: { url: 'https://example.com/', events } });
+      assert.equal(r.status, 400, JSON.stringify(events));
+      assertErrorEnvelope(r.body, 400, 'invalid_events', assert);
+    }
+  });
+
+  void it('remove a webhook once; another environment cannot remove it', async () => {
+    const created = (await request('POST', base(), { body: { url: 'https://example.com/remove-me' } })).body.body;
+    const wrongEnv = await request('DELETE', `/${t.org.id}/environments/${t.envB.id}/webhooks/${created.id}`);
+    assert.equal(wrongEnv.status, 404);
+    assertErrorEnvelope(wrongEnv.body, 404, 'webhook_not_found', assert);
+    const removed = await request('DELETE', `${base()}/${created.id}`);
+    assert.equal(removed.status, 200);
+    assert.deepEqual(removed.body.body, { id: created.id, status: 'deleted' });
+    assert.ok(!(await request('GET', base())).body.body.webhooks.some((w: Json) => w.id === created.id));
+    assert.equal((await request('DELETE', `${base()}/${created.id}`)).status, 404);
+  });
+});
