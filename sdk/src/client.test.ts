@@ -250,7 +250,7 @@ void describe('Kino client', () => {
   void it('sends nothing for a list that is never used', async () => {
     const { fetch, calls } = fakeFetch([]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
-    kino.videos.list('org_1', 'env_1');
+    void kino.videos.list('org_1', 'env_1');
     await new Promise((r) => setImmediate(r));
     assert.equal(calls.length, 0);
   });
@@ -349,5 +349,20 @@ void describe('Kino client', () => {
       if (saved.url !== undefined) process.env.KINO_API_URL = saved.url;
       if (saved.key !== undefined) process.env.KINO_API_KEY = saved.key;
     }
+  });
+});
+
+void describe('PagePromise', () => {
+  void it('is a real, lazy Promise', async () => {
+    const { fetch, calls } = fakeFetch([json(404, errorEnvelope(404, 'environment_not_found', 'no such environment'))]);
+    const kino = new Kino({ apiUrl, apiKey, fetch });
+    const listing = kino.videos.list('org_1', 'env_missing');
+    assert.ok(listing instanceof Promise);
+    assert.equal(calls.length, 0);
+    await assert.rejects(listing, NotFoundError);
+    assert.equal(calls.length, 1);
+    const caught = await listing.catch((error: unknown) => (error as NotFoundError).code);
+    assert.equal(caught, 'environment_not_found');
+    assert.equal(calls.length, 1, 'the first page is fetched once');
   });
 });

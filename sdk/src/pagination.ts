@@ -44,30 +44,49 @@ export class VideoPage<T extends Video = Video> implements AsyncIterable<T> {
 
 /**
  * What `list` returns before it is awaited: a promise of the first page that can also be walked
- * item by item with `for await` directly.
+ * item by item with `for await` directly. It is a real Promise (`instanceof Promise`, `.catch`,
+ * `Promise.all`), but lazy: nothing is sent until it is awaited or iterated.
  */
-export class PagePromise<T extends Video = Video> implements PromiseLike<VideoPage<T>>, AsyncIterable<T> {
-  private first: Promise<VideoPage<T>> | undefined;
-
-  constructor(
-    private readonly startPage: number,
-    private readonly fetchPage: (page: number) => Promise<VideoList<T>>,
-  ) {}
-
-  /** Fetched on first use, so a list that is never awaited sends nothing and cannot fail unseen. */
-  private firstPage(): Promise<VideoPage<T>> {
-    this.first ??= this.fetchPage(this.startPage).then((list) => new VideoPage(list, this.fetchPage));
-    return this.first;
+export class PagePromise<T extends Video = Video> extends Promise<VideoPage<T>> implements AsyncIterable<T> {
+  // Promise methods make plain promises, never another PagePromise.
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
   }
 
-  then<R1 = VideoPage<T>, R2 = never>(
+  #first: Promise<VideoPage<T>> | undefined;
+  readonly #startPage: number;
+  readonly #fetchPage: (page: number) => Promise<VideoList<T>>;
+
+  constructor(startPage: number, fetchPage: (page: number) => Promise<VideoList<T>>) {
+    // The base promise is a placeholder: every method below goes to the lazily fetched first page.
+    super((resolve) => resolve(undefined as unknown as VideoPage<T>));
+    this.#startPage = startPage;
+    this.#fetchPage = fetchPage;
+  }
+
+  /** Fetched on first use, so a list that is never awaited sends nothing and cannot fail unseen. */
+  #firstPage(): Promise<VideoPage<T>> {
+    const fetchPage = this.#fetchPage;
+    this.#first ??= fetchPage(this.#startPage).then((list) => new VideoPage(list, fetchPage));
+    return this.#first;
+  }
+
+  override then<R1 = VideoPage<T>, R2 = never>(
     onFulfilled?: ((page: VideoPage<T>) => R1 | PromiseLike<R1>) | null,
     onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.firstPage().then(onFulfilled, onRejected);
+    return this.#firstPage().then(onFulfilled, onRejected);
+  }
+
+  override catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<VideoPage<T> | R> {
+    return this.#firstPage().catch(onRejected);
+  }
+
+  override finally(onFinally?: (() => void) | null): Promise<VideoPage<T>> {
+    return this.#firstPage().finally(onFinally);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    yield* await this.firstPage();
+    yield* await this.#firstPage();
   }
 }

@@ -1,0 +1,235 @@
+// The SDK against the real system: `kino api`, `kino orchestrator` and one encode node as separate
+// processes on real PostgreSQL, Temporal and S3; the tenancy made with the operators' CLI. Every
+// call goes through @kino/sdk, as a user's code would.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { freePort, newId, repoRoot, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
+import { makeClip } from '@kino/test/support/media';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  Kino,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  VideoProcessingFailedError,
+  type VideoDetails,
+} from '@kino/sdk';
+
+const run = promisify(execFile);
+const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
+
+/** `kino admin ... --json` against the test database. */
+async function admin<T>(env: Record<string, string>, ...args: string[]): Promise<T> {
+  const { stdout } = await run(process.execPath, [kinoBin, 'admin', ...args, '--json'], { cwd: repoRoot, env });
+  return JSON.parse(stdout) as T;
+}
+
+function tail(logFile: string): string {
+  return readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
+}
+
+void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
+  let services: TestServices;
+  const processes: ManagedProcess[] = [];
+  let env: Record<string, string>;
+  let apiUrl: string;
+  let orgId: string;
+  let envId: string;
+  let otherEnvId: string;
+  let kino: Kino;
+  let clipPath: string;
+  let readyVideo: VideoDetails;
+  let failedVideoId: string;
+
+  before(async () => {
+    services = await startTestServices();
+    const [apiPort, registryPort] = await Promise.all([freePort(), freePort()]);
+    const nodeToken = `sdk-test-${newId('key')}`;
+    env = {
+      ...(process.env as Record<string, string>),
+      ...serviceEnv(services),
+      TEMPORAL_NAMESPACE: 'default',
+      API_HOST: '127.0.0.1',
+      API_PORT: String(apiPort),
+      DELIVERY_URL: 'http://127.0.0.1:9',
+      REGISTRY_HOST: '127.0.0.1',
+      REGISTRY_PORT: String(registryPort),
+      NODE_TOKEN: nodeToken,
+      NODE_WORK_DIR: join(services.dir, 'node-work'),
+      LOG_LEVEL: 'info',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    delete env.CLICKHOUSE_URL;
+    const start = (name: string, ...args: string[]) => {
+      const child = startProcess(name, process.execPath, [kinoBin, ...args], { env, logFile: join(services.dir, `${name}.log`) });
+      processes.push(child);
+      return child;
+    };
+    const api = start('api', 'api');
+    // The orchestrator and the node join while the API comes up; videos wait for a node anyway.
+    start('orchestrator', 'orchestrator');
+    start('node', 'node', 'start', '--control-plane', `127.0.0.1:${registryPort}`, '--token', nodeToken, '--slots', '1', '--port', String(await freePort()));
+
+    apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
+    await waitFor(
+      'kino api to answer /health',
+      async () => {
+        if (api.child.exitCode !== null) throw new Error(`kino api exited: ${tail(join(services.dir, 'api.log'))}`);
+        return (await fetch(`${apiUrl}/health`)).status === 200;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+
+    const adminEnv = { ...env, DATABASE_URL: services.databaseUrl };
+    orgId = (await admin<{ id: string }>(adminEnv, 'org', 'create', '--name', 'SDK test')).id;
+    const [production, staging, { apiKey }, clip] = await Promise.all([
+      admin<{ id: string }>(adminEnv, 'env', 'create', '--org', orgId, '--name', 'production'),
+      admin<{ id: string }>(adminEnv, 'env', 'create', '--org', orgId, '--name', 'staging'),
+      admin<{ apiKey: string }>(adminEnv, 'key', 'create', '--org', orgId, '--type', 'full'),
+      makeClip({ seconds: 2, width: 320, height: 240, fps: 25, path: join(services.dir, 'clip.mp4') }),
+    ]);
+    envId = production.id;
+    otherEnvId = staging.id;
+    clipPath = clip;
+    kino = new Kino({ apiUrl, apiKey });
+  });
+
+  after(async () => {
+    for (const child of processes.reverse()) await child.stop();
+    await services?.stop();
+  });
+
+  void it('reads health and environments', async () => {
+    const health = await kino.health();
+    assert.equal(health.status, 'ok');
+    assert.deepEqual(Object.keys(health.checks).sort(), ['analytics', 'database', 'storage', 'temporal']);
+    const environments = await kino.environments.list(orgId);
+    assert.deepEqual(environments.map((e) => e.name).sort(), ['production', 'staging']);
+  });
+
+  void it('uploads through a signed URL, processes, and waits until the video is ready', async () => {
+    const ticket = await kino.uploads.upload(orgId, envId, clipPath);
+    assert.match(ticket.bucketPath, new RegExp(`^uploads/${orgId}/${envId}/[^/]+/clip\\.mp4$`));
+    assert.ok(ticket.expiresAt > Date.now() / 1000 + 3000, 'valid for about an hour');
+
+    const { videoID } = await kino.videos.process(orgId, envId, {
+      storagePath: ticket.bucketPath,
+      videoQuality: 'standard',
+      allowPublicAccess: true,
+      videoName: 'SDK clip',
+      compressionRatio: 'ultrafast',
+    });
+    await assert.rejects(
+      kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: true }),
+      (error: unknown) => error instanceof ConflictError && error.code === 'processing_in_progress',
+    );
+
+    const polls: string[] = [];
+    readyVideo = await kino.videos.waitUntilReady(orgId, videoID, {
+      timeoutMs: 180_000,
+      intervalMs: 500,
+      onPoll: (video) => polls.push(video.status.ready ? 'ready' : 'transcoding'),
+    });
+    assert.equal(readyVideo.publicID, videoID);
+    assert.deepEqual(readyVideo.status, { ready: true, transcoding: false, failed: false });
+    assert.equal(readyVideo.name, 'SDK clip');
+    assert.equal(readyVideo.compressionRatio, 'ultrafast');
+    assert.ok(readyVideo.encodings.length >= 1, 'at least one rendition');
+    assert.ok(readyVideo.durationSeconds > 1.5 && readyVideo.durationSeconds < 2.5, `duration ${readyVideo.durationSeconds}`);
+    assert.equal(polls.at(-1), 'ready');
+  });
+
+  void it('rejects with VideoProcessingFailedError for a file that is not a video, and retries it', async () => {
+    const notAVideo = join(services.dir, 'notes.mp4');
+    writeFileSync(notAVideo, 'these are not the frames you are looking for\n'.repeat(100));
+    const ticket = await kino.uploads.upload(orgId, envId, notAVideo);
+    const { videoID } = await kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: false });
+    failedVideoId = videoID;
+    await assert.rejects(kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }), (error: unknown) => {
+      assert.ok(error instanceof VideoProcessingFailedError);
+      assert.equal(error.video.id, videoID);
+      assert.equal(error.video.status.failed, true);
+      return true;
+    });
+
+    const retried = await kino.videos.retry(orgId, videoID);
+    assert.deepEqual(retried, { videoID, status: 'transcoding' });
+    await assert.rejects(kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }), VideoProcessingFailedError);
+  });
+
+  void it('lists page by page and across the organization', async () => {
+    const seen: string[] = [];
+    for await (const video of kino.videos.list(orgId, envId, { pageSize: 1, sortBy: 'created_at', sortDir: 'asc' })) seen.push(video.id);
+    assert.deepEqual(seen, [readyVideo.id, failedVideoId]);
+
+    const firstPage = await kino.videos.list(orgId, envId, { pageSize: 1 });
+    assert.deepEqual(
+      { total: firstPage.pagination.total, totalPages: firstPage.pagination.totalPages, hasNext: firstPage.hasNextPage() },
+      { total: 2, totalPages: 2, hasNext: true },
+    );
+    const ready = await kino.videos.list(orgId, envId, { status: 'ready' });
+    assert.deepEqual(ready.videos.map((v) => [v.id, v.status, v.duration]), [[readyVideo.id, 'ready', '0:02']]);
+
+    const everywhere: string[] = [];
+    for await (const video of kino.videos.listAll(orgId, { pageSize: 1 })) {
+      assert.equal(video.envId, envId);
+      everywhere.push(video.id);
+    }
+    assert.equal(everywhere.length, 2);
+
+    await assert.rejects(kino.videos.list(orgId, envId, { pageSize: 101 }), (error: unknown) => {
+      assert.ok(error instanceof BadRequestError);
+      assert.equal(error.code, 'invalid_page_size');
+      assert.equal(error.errors[0]?.location, 'query.pageSize');
+      return true;
+    });
+  });
+
+  void it('creates, lists and deletes webhooks', async () => {
+    const created = await kino.webhooks.create(orgId, envId, { url: 'https://hooks.example.com/kino', events: ['video.processing.failed'] });
+    assert.match(created.id, /^whk_/);
+    assert.ok(created.secret.length > 0, 'the secret is shown once');
+    const listed = await kino.webhooks.list(orgId, envId);
+    assert.deepEqual(listed.map((w) => [w.id, w.url, w.events]), [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]]);
+    assert.equal('secret' in listed[0]!, false);
+    await kino.webhooks.delete(orgId, envId, created.id);
+    assert.deepEqual(await kino.webhooks.list(orgId, envId), []);
+  });
+
+  void it('deletes a video: hidden at once, a second delete is already_deleted', async () => {
+    const deleted = await kino.videos.delete(orgId, failedVideoId, { reason: 'user_request' });
+    assert.equal(deleted.status, 'deleted');
+    await assert.rejects(kino.videos.get(orgId, failedVideoId), (error: unknown) => error instanceof NotFoundError && error.code === 'video_not_found');
+    await assert.rejects(kino.videos.delete(orgId, failedVideoId), (error: unknown) => error instanceof BadRequestError && error.code === 'already_deleted');
+  });
+
+  void it('maps authentication and permission failures to their error classes', async () => {
+    const badKey = new Kino({ apiUrl, apiKey: `svc_test_${'x'.repeat(32)}` });
+    await assert.rejects(badKey.environments.list(orgId), (error: unknown) => error instanceof AuthenticationError && error.code === 'unauthorized');
+
+    const { apiKey } = await admin<{ apiKey: string }>(env, 'key', 'create', '--org', orgId, '--env', envId, '--type', 'environment');
+    const envKey = new Kino({ apiUrl, apiKey });
+    await assert.rejects(envKey.videos.list(orgId, otherEnvId), (error: unknown) => error instanceof PermissionDeniedError && error.code === 'forbidden');
+  });
+
+  void it('reports a spent rate limit as RateLimitError with its reset time', async () => {
+    // Upload URLs: 10 per key per minute. A fresh key, and a client that will not wait a minute.
+    const { apiKey } = await admin<{ apiKey: string }>(env, 'key', 'create', '--org', orgId, '--type', 'full');
+    const impatient = new Kino({ apiUrl, apiKey, maxRetryDelayMs: 0 });
+    for (let i = 0; i < 10; i += 1) await impatient.uploads.createUrl(orgId, envId, { filename: `f${i}.mp4`, fileSize: 1000 });
+    await assert.rejects(impatient.uploads.createUrl(orgId, envId, { filename: 'f10.mp4', fileSize: 1000 }), (error: unknown) => {
+      assert.ok(error instanceof RateLimitError);
+      assert.equal(error.code, 'rate_limit_exceeded');
+      const resetAt = error.resetAt?.getTime() ?? 0;
+      assert.ok(resetAt > Date.now() && resetAt <= Date.now() + 61_000, `resets within the minute (${error.resetAt?.toISOString()})`);
+      return true;
+    });
+  });
+});
