@@ -1,11 +1,13 @@
 // One rendition, the runner way: read the source from its presigned URL, encode to HLS in a job
 // directory with periodic progress, upload every file through its presigned PUT, and remove the
-// job directory whatever happened.
+// job directory whatever happened. Segments upload while ffmpeg is still encoding the next ones;
+// the init segment and then the playlist go last, so a playlist in storage means its files are too.
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncodeDone, EncodeRequest__Output } from '@kino/proto';
 import {
+  FfmpegAbortedError,
   apiNameOfPixelFormat,
   contentTypeForHlsFile,
   hlsEncodeArgs,
@@ -20,7 +22,7 @@ import {
 } from './ffmpeg/index.ts';
 import { resolveHlsSettings } from './encode-settings.ts';
 import { InvalidRequestError } from './errors.ts';
-import { forEachLimited, uploadFile } from './upload.ts';
+import { UploadQueue, uploadFile } from './upload.ts';
 
 export interface EncodeJobProgress {
   percent: number;
@@ -42,6 +44,8 @@ export interface EncodeJobOptions {
 // Pass 1 of x264 runs its fast first-pass settings: it takes well under half of a two-pass encode.
 const firstPassShare = 0.35;
 const uploadConcurrency = 4;
+const scanIntervalMs = 500;
+const segmentName = /^seg-(\d+)\.m4s$/;
 
 function validate(request: EncodeRequest__Output): void {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
@@ -49,6 +53,10 @@ function validate(request: EncodeRequest__Output): void {
   for (const name of [hlsPlaylistName, hlsInitName]) {
     if (!request.outputUrls[name]) throw new InvalidRequestError(`output_urls has no URL for ${name}`);
   }
+}
+
+function missingUrl(name: string): InvalidRequestError {
+  return new InvalidRequestError(`output_urls has no URL for ${name}: the encode produced more segments than URLs were given`);
 }
 
 export async function runEncodeJob({ request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
@@ -59,9 +67,32 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
   logger.info({ settings, source: { width: source.width, height: source.height, frameRate: source.frameRate } }, 'encode starting');
 
   await mkdir(workDir, { recursive: true });
-  const jobDir = await mkdtemp(join(workDir, `${request.jobId || 'job'}-`));
+  const jobDir = await mkdtemp(join(workDir, `${request.jobId.replace(/[^A-Za-z0-9_-]/g, '_') || 'job'}-`));
+  // The job stops when the caller cancels or an upload fails, whichever comes first.
+  const job = new AbortController();
+  const stopJob = () => job.abort();
+  signal.addEventListener('abort', stopJob, { once: true });
+  let uploadFailure: unknown;
+  const uploads = new UploadQueue(uploadConcurrency, (error) => {
+    uploadFailure = error;
+    job.abort();
+  });
+  const uploaded = new Set<string>();
+  const outDir = join(jobDir, 'hls');
+  const upload = (name: string) => {
+    const url = request.outputUrls[name];
+    if (!url) throw missingUrl(name);
+    uploaded.add(name);
+    uploads.add(() => uploadFile(join(outDir, name), url, contentTypeForHlsFile(name), job.signal));
+  };
+  // ffmpeg closes a segment before it opens the next: every segment but the newest is complete.
+  const uploadFinishedSegments = async () => {
+    const segments = (await readdir(outDir)).filter((n) => segmentName.test(n)).sort();
+    for (const name of segments.slice(0, -1)) if (!uploaded.has(name)) upload(name);
+  };
+  let scanner: NodeJS.Timeout | undefined;
+
   try {
-    const outDir = join(jobDir, 'hls');
     await mkdir(outDir);
     const report = (share: number, offset: number) => (progress: FfmpegProgress) =>
       onProgress({
@@ -69,29 +100,45 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
         encodedSeconds: progress.outTimeSeconds,
         speed: progress.speed,
       });
-
-    let last: FfmpegProgress | undefined;
+    const logFile = join(jobDir, 'x264-pass');
     if (settings.twoPass) {
-      const logFile = join(jobDir, 'x264-pass');
       await runFfmpeg(hlsEncodeArgs({ input: request.inputUrl, settings, threads, pass: { number: 1, logFile } }), {
-        cwd: outDir, durationSeconds, signal, logger, onProgress: report(firstPassShare, 0),
-      });
-      last = await runFfmpeg(hlsEncodeArgs({ input: request.inputUrl, settings, threads, pass: { number: 2, logFile } }), {
-        cwd: outDir, durationSeconds, signal, logger, onProgress: report(1 - firstPassShare, firstPassShare * 100),
-      });
-    } else {
-      last = await runFfmpeg(hlsEncodeArgs({ input: request.inputUrl, settings, threads }), {
-        cwd: outDir, durationSeconds, signal, logger, onProgress: report(1, 0),
+        cwd: outDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
       });
     }
+    let scanFailure: unknown;
+    scanner = setInterval(() => {
+      uploadFinishedSegments().catch((error: unknown) => {
+        scanFailure ??= error;
+        job.abort();
+      });
+    }, scanIntervalMs);
+    let last: FfmpegProgress | undefined;
+    try {
+      last = await runFfmpeg(
+        hlsEncodeArgs({ input: request.inputUrl, settings, threads, pass: settings.twoPass ? { number: 2, logFile } : undefined }),
+        {
+          cwd: outDir, durationSeconds, signal: job.signal, logger,
+          onProgress: settings.twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
+        },
+      );
+    } catch (error) {
+      // An aborted ffmpeg because an upload or a scan failed: report that failure, not the abort.
+      if (error instanceof FfmpegAbortedError && !signal.aborted) throw uploadFailure ?? scanFailure ?? error;
+      throw error;
+    } finally {
+      clearInterval(scanner);
+    }
 
-    // Every file ffmpeg wrote must have somewhere to go: a missing URL is the caller's mistake,
-    // and uploading part of a rendition would leave a playlist pointing at nothing.
+    // Every file ffmpeg wrote must have somewhere to go; uploading part of a rendition would
+    // leave a playlist pointing at nothing.
     const files = (await readdir(outDir)).sort();
     const missing = files.filter((name) => !request.outputUrls[name]);
-    if (missing.length > 0) {
-      throw new InvalidRequestError(`output_urls has no URL for ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`);
-    }
+    if (missing.length > 0) throw missingUrl(missing.slice(0, 5).join(', '));
+    for (const name of files) if (name !== hlsPlaylistName && !uploaded.has(name)) upload(name);
+    await uploads.drain();
+    uploads.add(() => uploadFile(join(outDir, hlsPlaylistName), request.outputUrls[hlsPlaylistName]!, contentTypeForHlsFile(hlsPlaylistName), job.signal));
+    await uploads.drain();
 
     const playlist = parseMediaPlaylist(await readFile(join(outDir, hlsPlaylistName), 'utf8'));
     const sizes = new Map<string, number>();
@@ -100,16 +147,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       playlist.segments.map((s) => ({ sizeBytes: sizes.get(s.uri) ?? 0, durationSeconds: s.durationSeconds })),
     );
     const init = parseInitSegment(await readFile(join(outDir, hlsInitName)));
-
-    // The playlist goes last: once it is in storage, everything it names is too.
-    const uploadOrder = [...files.filter((f) => f !== hlsPlaylistName), hlsPlaylistName];
-    let bytesWritten = 0;
-    await forEachLimited(uploadOrder.slice(0, -1), uploadConcurrency, async (name) => {
-      bytesWritten += await uploadFile(join(outDir, name), request.outputUrls[name]!, contentTypeForHlsFile(name), signal);
-    });
-    bytesWritten += await uploadFile(join(outDir, hlsPlaylistName), request.outputUrls[hlsPlaylistName]!, contentTypeForHlsFile(hlsPlaylistName), signal);
-
-    onProgress({ percent: 100, encodedSeconds: durationSeconds, speed: last?.speed ?? 0 });
+    onProgress({ percent: 100, encodedSeconds: bandwidth.durationSeconds, speed: last?.speed ?? 0 });
     return {
       segmentCount: playlist.segments.length,
       peakBandwidth: bandwidth.peakBitsPerSecond,
@@ -118,13 +156,17 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       frameCount: last?.frame ?? 0,
       width: init.width,
       height: init.height,
-      bytesWritten,
+      bytesWritten: uploads.bytes,
       files,
       pixelFormat: apiNameOfPixelFormat(settings.pixelFormat),
       audioFormat: settings.audio && init.audioCodec ? settings.audio.encoding.format : '',
       durationSeconds: bandwidth.durationSeconds,
     };
   } finally {
+    clearInterval(scanner);
+    signal.removeEventListener('abort', stopJob);
+    job.abort(); // stops uploads still in flight after a failure
+    await uploads.drain().catch(() => {});
     await rm(jobDir, { recursive: true, force: true });
   }
 }

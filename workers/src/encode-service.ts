@@ -161,7 +161,10 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         return;
       }
       const controller = new AbortController();
+      let settled = false;
+      // grpc-js also reports a stream closed after our own end() as cancelled: only a live job aborts.
       call.on('cancelled', () => {
+        if (settled) return;
         log.warn('encode cancelled by the caller');
         controller.abort();
       });
@@ -181,12 +184,14 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         },
       })
         .then((done) => {
+          settled = true;
           log.info({ done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 }, 'encode done');
           if (call.cancelled) return;
           call.write({ done });
           call.end();
         })
         .catch((error: unknown) => {
+          settled = true;
           logFailure(log, error, 'encode');
           if (!call.cancelled) call.emit('error', toGrpcStatus(error));
         })

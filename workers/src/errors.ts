@@ -63,10 +63,14 @@ export class JobCancelledError extends JobError {
  */
 export function classifyInputFailure(stderr: string): JobError | undefined {
   if (/Server returned 404|HTTP error 404/.test(stderr)) return new SourceNotFoundError('the source object does not exist');
-  if (/Server returned 403|HTTP error 403|access denied/i.test(stderr)) {
+  if (/Server returned (400|401|403)|HTTP error 403|access denied/i.test(stderr)) {
     return new UrlRefusedError('storage refused the source URL (expired or invalid presigned URL)');
   }
-  if (/Server returned 5\d\d|Connection refused|Connection timed out|Network is unreachable|Failed to resolve|Connection reset/.test(stderr)) {
+  // ffmpeg reads with `Range: bytes=0-`, which storage answers 416 for an empty object.
+  if (/Server returned 4XX Client Error|Server returned 416/.test(stderr)) {
+    return new InvalidSourceError('the source is empty or cannot be read (storage answered 4xx to a ranged read)');
+  }
+  if (/Server returned 5(\d\d|XX)|Connection refused|Connection timed out|Network is unreachable|Failed to resolve|Connection reset/.test(stderr)) {
     return new StorageUnavailableError(`storage unreachable: ${stderr.trim().split('\n').pop() ?? ''}`);
   }
   if (/Invalid data found when processing input|moov atom not found|could not find codec parameters|End of file|no such file|Invalid argument|does not contain any stream/i.test(stderr)) {

@@ -43,14 +43,49 @@ function backoff(attempt: number): Promise<void> {
   return attempt < attempts ? new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt)) : Promise.resolve();
 }
 
-/** Runs `task` over `items` with at most `limit` in flight; rejects with the first failure. */
-export async function forEachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item);
-    }
-  });
-  await Promise.all(workers);
+/**
+ * Uploads running beside the encode, at most `limit` at once. The first failure is kept, reported
+ * through `onError` (the job aborts ffmpeg) and thrown by `drain()`.
+ */
+export class UploadQueue {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly pending = new Set<Promise<void>>();
+  private failure: { error: unknown } | undefined;
+  bytes = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  add(task: () => Promise<number>): void {
+    const run = (async () => {
+      if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      this.running++;
+      try {
+        if (!this.failure) this.bytes += await task();
+      } catch (error) {
+        if (!this.failure) {
+          this.failure = { error };
+          this.onError(error);
+        }
+      } finally {
+        this.running--;
+        this.waiting.shift()?.();
+      }
+    })();
+    this.pending.add(run);
+    void run.finally(() => this.pending.delete(run));
+  }
+
+  /** Waits for every upload added so far; throws the first failure. */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    if (this.failure) throw this.failure.error;
+  }
 }

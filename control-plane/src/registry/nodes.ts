@@ -164,6 +164,22 @@ export interface AcquireOptions extends SelectionOptions {
  * under the lock, so two orchestrators can never overbook a node.
  */
 export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
+  return oneAtATime(db, () => acquireInTransaction(db, options));
+}
+
+// PGlite is a single session and kysely-pglite does not keep two transactions apart: their
+// statements interleave, and row locks mean nothing within one session. Acquisitions of one process
+// therefore queue here; across processes (PostgreSQL) the row locks below do the work.
+const acquisitionQueues = new WeakMap<Db, Promise<unknown>>();
+
+function oneAtATime<T>(db: Db, task: () => Promise<T>): Promise<T> {
+  const previous = acquisitionQueues.get(db) ?? Promise.resolve();
+  const run = previous.then(task, task);
+  acquisitionQueues.set(db, run.catch(() => undefined));
+  return run;
+}
+
+async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
   return db.transaction().execute(async (trx) => {
     for (const candidate of await listLiveNodes(trx, options)) {
       if (candidate.used >= candidate.slots) continue;

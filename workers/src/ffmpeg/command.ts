@@ -6,16 +6,27 @@ import { ProgressParser, type FfmpegProgress } from './progress.ts';
 
 const stderrTailChars = 4000;
 
+/**
+ * Drops the query of every URL in a text: a presigned URL's query is a credential, and ffmpeg
+ * repeats input URLs in its errors, which end up in logs and in a video's failure reason.
+ */
+export function redactUrls(text: string): string {
+  return text.replace(/(https?:\/\/[^\s?'"]+)\?[^\s'"]*?(?=:?(\s|$))/gm, '$1?…');
+}
+
 /** ffmpeg or ffprobe exited badly; `stderrTail` is the end of what it said, for logs and error messages. */
 export class FfmpegError extends Error {
+  readonly stderrTail: string;
   constructor(
     readonly program: string,
     readonly exitCode: number | null,
     readonly exitSignal: NodeJS.Signals | null,
-    readonly stderrTail: string,
+    stderrTail: string,
   ) {
+    stderrTail = redactUrls(stderrTail);
     const how = exitCode !== null ? `exited with code ${exitCode}` : `was killed by ${exitSignal ?? 'a signal'}`;
     super(`${program} ${how}: ${lastLines(stderrTail, 5) || '(no error output)'}`);
+    this.stderrTail = stderrTail;
     this.name = 'FfmpegError';
   }
 }
@@ -54,7 +65,7 @@ function run(
       reject(new FfmpegAbortedError(program));
       return;
     }
-    logger?.debug({ program, args }, 'spawning');
+    logger?.debug({ program, args: args.map(redactUrls) }, 'spawning');
     const child = spawn(program, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderrTail = '';

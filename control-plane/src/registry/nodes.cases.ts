@@ -1,0 +1,144 @@
+// The registry's table logic, as test cases run twice: on PGlite (nodes.test.ts, beside the code)
+// and on a real PostgreSQL server (test/workers/registry.test.ts), since both must behave alike.
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import {
+  acquireNodeSlot,
+  deregisterNode,
+  expireDeadNodes,
+  findLiveNode,
+  listLiveNodes,
+  recordHeartbeat,
+  registerNode,
+  releaseNodeSlot,
+} from './nodes.ts';
+
+const timeout = 10_000;
+
+/** Registers the cases; `db()` returns the (migrated) database of the current run. */
+export function registryTableCases(db: () => Db): void {
+  let port = 7100;
+  const register = (slots: number, extra: { nodeId?: string; address?: string; labels?: Record<string, string> } = {}) =>
+    registerNode(db(), { address: extra.address ?? `127.0.0.1:${++port}`, slots, version: '0.1.0', labels: extra.labels ?? {}, nodeId: extra.nodeId });
+  const age = async (nodeId: string, ms: number) => {
+    await db().updateTable('encode_nodes').set({ last_heartbeat_at: sql<Date>`now() - (${ms}::double precision * interval '1 millisecond')` }).where('id', '=', nodeId).execute();
+  };
+  const reset = async () => {
+    await db().deleteFrom('node_leases').execute();
+    await db().deleteFrom('encode_nodes').execute();
+  };
+
+  void it('registers a node (new id), and keeps the id it brings back', async () => {
+    await reset();
+    const node = await register(2, { labels: { zone: 'a' } });
+    assert.match(node.id, /^node_[A-Za-z0-9]{16}$/);
+    assert.equal(node.state, 'active');
+    assert.deepEqual(node.labels, { zone: 'a' });
+    const again = await register(3, { nodeId: node.id, address: node.address });
+    assert.equal(again.id, node.id);
+    assert.equal(again.slots, 3);
+    const invalidId = await register(1, { nodeId: 'not a valid id!' });
+    assert.notEqual(invalidId.id, 'not a valid id!');
+  });
+
+  void it('a node restarting without its id replaces its previous life at the same address', async () => {
+    await reset();
+    const old = await register(1, { address: '10.0.0.5:7101' });
+    const lease = await acquireNodeSlot(db(), { videoId: 'vid_a', job: 'j1', heartbeatTimeoutMs: timeout });
+    assert.equal(lease?.node.id, old.id);
+    const fresh = await register(1, { address: '10.0.0.5:7101' });
+    assert.notEqual(fresh.id, old.id);
+    const live = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
+    assert.deepEqual(live.map((n) => n.id), [fresh.id]);
+    assert.equal(live[0]?.used, 0, 'the old life’s lease is gone with it');
+  });
+
+  void it('takes slots on the least loaded live node, never more than its slots', async () => {
+    await reset();
+    const big = await register(2);
+    const small = await register(1);
+    const taken = [];
+    for (let i = 0; i < 3; i++) taken.push(await acquireNodeSlot(db(), { videoId: 'vid_b', job: `j${i}`, heartbeatTimeoutMs: timeout }));
+    assert.deepEqual(taken.map((t) => t?.node.id).sort(), [big.id, big.id, small.id].sort());
+    assert.equal(await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'j3', heartbeatTimeoutMs: timeout }), undefined, 'all 3 slots taken');
+    await releaseNodeSlot(db(), taken[0]!.leaseId);
+    await releaseNodeSlot(db(), taken[0]!.leaseId); // twice is harmless
+    const next = await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'j4', heartbeatTimeoutMs: timeout });
+    assert.equal(next?.node.id, taken[0]!.node.id);
+  });
+
+  void it('excludes the nodes it is told to', async () => {
+    await reset();
+    const a = await register(1);
+    const b = await register(1);
+    const lease = await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout, excludeNodeIds: [a.id] });
+    assert.equal(lease?.node.id, b.id);
+    assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'k', heartbeatTimeoutMs: timeout, excludeNodeIds: [a.id] }), undefined);
+    assert.equal((await findLiveNode(db(), { heartbeatTimeoutMs: timeout, excludeNodeIds: [b.id] }))?.id, a.id);
+  });
+
+  void it('skips silent and draining nodes; heartbeats keep a node live and say when it is unknown', async () => {
+    await reset();
+    const silent = await register(1);
+    const draining = await register(1);
+    await age(silent.id, timeout + 1_000);
+    assert.equal(await recordHeartbeat(db(), { nodeId: draining.id, draining: true, activeJobs: [], leaseGraceMs: 30_000 }), true);
+    assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout }), undefined);
+    assert.equal(await recordHeartbeat(db(), { nodeId: silent.id, draining: false, activeJobs: [], leaseGraceMs: 30_000 }), true);
+    assert.equal((await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout }))?.node.id, silent.id);
+    assert.equal(await recordHeartbeat(db(), { nodeId: 'node_neverregistered0', draining: false, activeJobs: [], leaseGraceMs: 30_000 }), false);
+  });
+
+  void it('expires nodes that stopped heartbeating and frees their slots', async () => {
+    await reset();
+    const dead = await register(2);
+    const alive = await register(1);
+    await acquireNodeSlot(db(), { videoId: 'v', job: 'a', heartbeatTimeoutMs: timeout, excludeNodeIds: [alive.id] });
+    await age(dead.id, timeout + 1_000);
+    assert.deepEqual(await expireDeadNodes(db(), timeout), [dead.id]);
+    assert.deepEqual(await expireDeadNodes(db(), timeout), [], 'once');
+    const row = await db().selectFrom('encode_nodes').select('state').where('id', '=', dead.id).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'gone');
+    const leases = await db().selectFrom('node_leases').selectAll().where('node_id', '=', dead.id).execute();
+    assert.equal(leases.length, 0);
+    assert.equal(await recordHeartbeat(db(), { nodeId: dead.id, draining: false, activeJobs: [], leaseGraceMs: 30_000 }), false, 'gone: must register again');
+    const back = await register(2, { nodeId: dead.id, address: dead.address });
+    assert.equal(back.state, 'active');
+  });
+
+  void it('frees leases whose job the node no longer runs, after a grace period', async () => {
+    await reset();
+    const node = await register(3);
+    const running = await acquireNodeSlot(db(), { videoId: 'v', job: 'running-job', heartbeatTimeoutMs: timeout });
+    const orphan = await acquireNodeSlot(db(), { videoId: 'v', job: 'orphan-job', heartbeatTimeoutMs: timeout });
+    const young = await acquireNodeSlot(db(), { videoId: 'v', job: 'just-taken', heartbeatTimeoutMs: timeout });
+    await db().updateTable('node_leases').set({ acquired_at: sql<Date>`now() - interval '1 minute'` }).where('id', 'in', [running!.leaseId, orphan!.leaseId]).execute();
+    await recordHeartbeat(db(), { nodeId: node.id, draining: false, activeJobs: ['running-job'], leaseGraceMs: 30_000 });
+    const left = await db().selectFrom('node_leases').select('job').where('node_id', '=', node.id).orderBy('job').execute();
+    assert.deepEqual(left.map((l) => l.job), ['just-taken', 'running-job']);
+    assert.ok(young);
+  });
+
+  void it('deregistering makes a node gone at once', async () => {
+    await reset();
+    const node = await register(1);
+    await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout });
+    await deregisterNode(db(), node.id);
+    assert.deepEqual(await listLiveNodes(db(), { heartbeatTimeoutMs: timeout }), []);
+    assert.equal((await db().selectFrom('node_leases').selectAll().execute()).length, 0);
+  });
+
+  void it('concurrent acquisitions never overbook a node', async () => {
+    await reset();
+    await register(2);
+    await register(1);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => acquireNodeSlot(db(), { videoId: 'v', job: `c${i}`, heartbeatTimeoutMs: timeout })),
+    );
+    assert.equal(results.filter(Boolean).length, 3);
+    const perNode = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
+    for (const node of perNode) assert.equal(node.used, node.slots, node.id);
+  });
+}

@@ -1,0 +1,328 @@
+// An encode node as a separate process (`kino node start`), registered with a real registry on
+// PostgreSQL, reading and writing a real S3 server that checks signatures — only through presigned
+// URLs, since the node's environment has no storage settings. Outputs are checked by decoding them.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Storage, createLogger, newId, objectKeys, waitFor } from '@kino/infra';
+import { GrpcStatus, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type RenditionSpec } from '@kino/proto';
+import { contentTypeForHlsFile, hlsOutputFileNames } from '@kino/workers';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import { countDecodedFrames, makeClip } from '@kino/test/support/media';
+import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
+import { listEncodeNodes, startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { startNodeProcess, type NodeProcess } from './node-process.ts';
+
+const run = promisify(execFile);
+const token = 'farm-token-for-tests';
+
+let services: TestServices;
+let db: Db;
+let storage: Storage;
+let registry: RegistryServer;
+let node: NodeProcess;
+let client: EncodeClient;
+let dir: string;
+let workDir: string;
+/** Source keys in the bucket. */
+const sources = { clip: 'uploads/org_t/env_t/upl_clip/clip.mp4', long: 'uploads/org_t/env_t/upl_long/long.mp4', silent: 'uploads/org_t/env_t/upl_silent/silent.mp4', tiny: 'uploads/org_t/env_t/upl_tiny/tiny.mp4' };
+
+const rendition = (overrides: Partial<RenditionSpec> = {}): RenditionSpec => ({
+  key: '360p',
+  width: 640,
+  height: 360,
+  videoBitrateKbps: 800,
+  audioBitrateKbps: 128,
+  frameRate: 30,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPass: false,
+  x264Preset: 'veryfast',
+  audioCodec: 'aac',
+  segmentSeconds: 6,
+  ...overrides,
+});
+
+/** Presigned PUTs for every file an encode of `durationSeconds` can write, at the storage layout. */
+async function outputUrlsFor(videoId: string, height: number, durationSeconds: number): Promise<Record<string, string>> {
+  const urls: Record<string, string> = {};
+  for (const name of hlsOutputFileNames(durationSeconds)) {
+    urls[name] = await storage.presignPut(`${objectKeys.renditionDir(videoId, height)}/${name}`, 3600, contentTypeForHlsFile(name));
+  }
+  return urls;
+}
+
+/** Distinct non-empty lines (ffprobe lists an HLS stream twice: under its program and on its own). */
+function distinctLines(text: string): string[] {
+  // (A stream with side data also ends its line with a comma.)
+  return [...new Set(text.split('\n').map((l) => l.trim().replace(/,+$/, '')).filter(Boolean))];
+}
+
+/** Downloads a rendition's objects into a directory, to decode them with ffmpeg. */
+async function download(videoId: string, height: number): Promise<string> {
+  const target = join(dir, `${videoId}-${height}p`);
+  mkdirSync(target, { recursive: true });
+  for (const key of await storage.list(`${objectKeys.renditionDir(videoId, height)}/`)) {
+    writeFileSync(join(target, key.slice(key.lastIndexOf('/') + 1)), (await storage.get(key))!);
+  }
+  return target;
+}
+
+async function keyframeTimes(playlist: string): Promise<number[]> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', playlist]);
+  // One time per line; a frame with side data adds a trailing comma and a blank line.
+  return [...stdout.matchAll(/^(-?[\d.]+)/gm)].map((m) => Math.round(Number(m[1]) * 1000) / 1000);
+}
+
+function extinfs(playlist: string): number[] {
+  return [...playlist.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+}
+
+const grpcCode = (code: GrpcStatus) => (error: unknown) => isServiceError(error) && error.code === code;
+
+before(async () => {
+  services = await startTestServices({ postgres: true, s3: true });
+  dir = mkdtempSync(join(services.dir, 'work-'));
+  workDir = join(dir, 'node-jobs');
+  storage = new Storage(services.storage);
+  db = await openDatabase(services.databaseUrl);
+  await migrateToLatest(db);
+  registry = await startRegistryServer({ db, host: '127.0.0.1', port: 0, token, heartbeatTimeoutMs: 3_000, logger: createLogger('registry', 'silent') });
+  const clips: [string, Parameters<typeof makeClip>[0]][] = [
+    [sources.clip, { seconds: 4, width: 640, height: 360, fps: 25, path: join(dir, 'clip.mp4') }],
+    [sources.long, { seconds: 13, width: 640, height: 360, fps: 25, path: join(dir, 'long.mp4') }],
+    [sources.silent, { seconds: 3, width: 320, height: 240, fps: 25, audio: false, path: join(dir, 'silent.mp4') }],
+    [sources.tiny, { seconds: 2, width: 320, height: 180, fps: 25, path: join(dir, 'tiny.mp4') }],
+  ];
+  await Promise.all(clips.map(async ([key, options]) => storage.put(key, readFileSync(await makeClip(options)), 'video/mp4')));
+  node = await startNodeProcess({ controlPlane: registry.address, token, slots: 2, workDir });
+  client = createEncodeClient(node.address, token);
+});
+
+after(async () => {
+  client?.close();
+  await node?.process.stop();
+  await registry?.stop();
+  await db?.destroy();
+  await services?.stop();
+});
+
+void describe('an encode node process', () => {
+  void it('registers with its address and slots, and keeps heartbeating', async () => {
+    const first = (await listEncodeNodes(db)).find((n) => n.id === node.nodeId);
+    assert.ok(first, 'registered');
+    assert.deepEqual([first.address, first.slots, first.state, first.version], [node.address, 2, 'active', '0.1.0']);
+    await waitFor('a later heartbeat', async () => {
+      const row = (await listEncodeNodes(db)).find((n) => n.id === node.nodeId);
+      return row && row.last_heartbeat_at > first.last_heartbeat_at;
+    });
+  });
+
+  void it('refuses callers without the farm token (UNAUTHENTICATED)', async () => {
+    const stranger = createEncodeClient(node.address, 'wrong-token');
+    const inputUrl = await storage.presignGet(sources.clip, 600);
+    try {
+      await assert.rejects(stranger.probe({ jobId: 'x', inputUrl }), grpcCode(GrpcStatus.UNAUTHENTICATED));
+      await assert.rejects(
+        stranger.encode({ jobId: 'x', videoId: 'v', inputUrl, rendition: rendition(), outputUrls: { 'playlist.m3u8': 'http://x', 'init.mp4': 'http://x' } }),
+        grpcCode(GrpcStatus.UNAUTHENTICATED),
+      );
+      await assert.rejects(stranger.thumbnail({ jobId: 'x', inputUrl, outputUrl: 'http://x', timestampSeconds: 0 }), grpcCode(GrpcStatus.UNAUTHENTICATED));
+    } finally {
+      stranger.close();
+    }
+  });
+
+  void it('probes a source through its presigned URL', async () => {
+    const result = await client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(sources.clip, 600) });
+    assert.ok(Math.abs(result.durationSeconds - 4) < 0.1, `duration ${result.durationSeconds}`);
+    assert.deepEqual([result.width, result.height, result.frameRate, result.frameCount], [640, 360, 25, 100]);
+    assert.deepEqual([result.videoCodec, result.pixelFormat, result.hasAudio, result.audioCodec], ['h264', 'yuv420p', true, 'aac']);
+    assert.equal(result.sizeBytes, (await storage.head(sources.clip))?.size);
+  });
+
+  void it('answers INVALID_ARGUMENT for empty, non-video and audio-only files, NOT_FOUND for a missing one', async () => {
+    await storage.put('uploads/bad/empty.mp4', new Uint8Array(0), 'video/mp4');
+    await storage.put('uploads/bad/text.mp4', 'this is not a video, just some words', 'video/mp4');
+    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', '-y', join(dir, 'audio.mp4')]);
+    await storage.put('uploads/bad/audio.mp4', readFileSync(join(dir, 'audio.mp4')), 'video/mp4');
+    for (const [key, pattern] of [['uploads/bad/empty.mp4', /./], ['uploads/bad/text.mp4', /not a readable video|Invalid data/], ['uploads/bad/audio.mp4', /no video stream/]] as const) {
+      await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(key, 600) }), (error: unknown) => {
+        assert.ok(isServiceError(error), String(error));
+        assert.equal(error.code, GrpcStatus.INVALID_ARGUMENT, `${key}: ${error.details}`);
+        assert.match(error.details, pattern);
+        return true;
+      });
+    }
+    await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/bad/missing.mp4', 600) }), grpcCode(GrpcStatus.NOT_FOUND));
+  });
+
+  void it('encodes a 360p rendition to HLS fMP4 in storage, streaming progress, with every source frame', async () => {
+    const videoId = newId('vid');
+    const progress: EncodeProgress__Output[] = [];
+    const done = await client.encode(
+      { jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.clip, 600), outputUrls: await outputUrlsFor(videoId, 360, 4), durationSeconds: 4, rendition: rendition() },
+      { onProgress: (p) => progress.push(p) },
+    );
+    assert.ok(progress.length >= 1, 'progress events arrived');
+    assert.ok(progress.every((p) => p.percent >= 0 && p.percent <= 100));
+    assert.equal(progress.at(-1)?.percent, 100);
+
+    const keys = (await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).sort();
+    assert.deepEqual(keys, [objectKeys.renditionInit(videoId, 360), objectKeys.renditionPlaylist(videoId, 360), objectKeys.segment(videoId, 360, 0)]);
+    assert.equal((await storage.head(objectKeys.renditionPlaylist(videoId, 360)))?.contentType, 'application/vnd.apple.mpegurl');
+    assert.equal((await storage.head(objectKeys.renditionInit(videoId, 360)))?.contentType, 'video/mp4');
+    assert.equal((await storage.head(objectKeys.segment(videoId, 360, 0)))?.contentType, 'video/iso.segment');
+
+    const playlist = (await storage.get(objectKeys.renditionPlaylist(videoId, 360)))!.toString('utf8');
+    // A 4 s video is one 4 s segment (the 13 s test below shows the 6 s segmentation).
+    assert.match(playlist, /#EXT-X-TARGETDURATION:4\n/);
+    assert.match(playlist, /#EXT-X-PLAYLIST-TYPE:VOD/);
+    assert.match(playlist, /#EXT-X-MAP:URI="init.mp4"/);
+    assert.match(playlist, /#EXT-X-ENDLIST/);
+    assert.deepEqual(extinfs(playlist), [4]);
+
+    const local = await download(videoId, 360);
+    const frames = await countDecodedFrames(join(local, 'playlist.m3u8'));
+    assert.equal(frames, 100, 'decodes every source frame');
+    assert.equal(done.frameCount, 100);
+    assert.deepEqual([done.width, done.height, done.segmentCount, done.durationSeconds], [640, 360, 1, 4]);
+    assert.match(done.codecs, /^avc1\.64[0-9a-f]{4},mp4a\.40\.2$/);
+    assert.deepEqual([done.pixelFormat, done.audioFormat], ['yuv420p', 'aac']);
+    const segmentBits = readFileSync(join(local, 'seg-00000.m4s')).length * 8;
+    assert.equal(done.averageBandwidth, Math.ceil(segmentBits / 4));
+    assert.ok(done.peakBandwidth >= done.averageBandwidth);
+    assert.deepEqual([...done.files].sort(), ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s']);
+    assert.equal(readdirSync(workDir).length, 0, 'the job directory is gone');
+  });
+
+  void it('lines two renditions up: same 6 s segments, keyframes on the same instants, all frames', async () => {
+    const videoId = newId('vid');
+    const inputUrl = await storage.presignGet(sources.long, 600);
+    // One two-pass VBR, one single-pass CBR: segment boundaries must not depend on rate control.
+    const [high, low] = await Promise.all([
+      client.encode({ jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: rendition({ twoPass: true }) }),
+      client.encode({
+        jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 240, 13), durationSeconds: 13,
+        rendition: rendition({ key: '240p', width: 426, height: 240, videoBitrateKbps: 400, rateControlMode: 'constantBitrate' }),
+      }),
+    ]);
+    const playlists = await Promise.all([360, 240].map(async (h) => (await storage.get(objectKeys.renditionPlaylist(videoId, h)))!.toString('utf8')));
+    for (const playlist of playlists) {
+      assert.match(playlist, /#EXT-X-TARGETDURATION:6\n/);
+      assert.deepEqual(extinfs(playlist), [6, 6, 1]);
+    }
+    assert.deepEqual([high.segmentCount, low.segmentCount], [3, 3]);
+    assert.deepEqual([low.width, low.height], [426, 240]);
+    const [dir360, dir240] = [await download(videoId, 360), await download(videoId, 240)];
+    const [keys360, keys240] = [await keyframeTimes(join(dir360, 'playlist.m3u8')), await keyframeTimes(join(dir240, 'playlist.m3u8'))];
+    assert.deepEqual(keys360, keys240);
+    for (const boundary of [0, 6, 12]) assert.ok(keys360.includes(boundary), `keyframe at ${boundary} s: ${keys360.join(', ')}`);
+    assert.deepEqual(keys360, [0, 2, 4, 6, 8, 10, 12], 'a 2 s GOP, no scene-cut keyframes');
+    assert.equal(await countDecodedFrames(join(dir360, 'playlist.m3u8')), 325);
+    assert.equal(await countDecodedFrames(join(dir240, 'playlist.m3u8')), 325);
+  });
+
+  void it('makes a playable output with each audio codec (aac-he is written as AAC-LC)', async () => {
+    const expected = { aac: ['mp4a.40.2', 'aac'], mp3: ['mp4a.40.34', 'mp3'], ac3: ['ac-3', 'ac3'], eac3: ['ec-3', 'eac3'], 'aac-he': ['mp4a.40.2', 'aac'] } as const;
+    const inputUrl = await storage.presignGet(sources.tiny, 600);
+    for (const [audioCodec, [codec, format]] of Object.entries(expected)) {
+      const videoId = newId('vid');
+      const done = await client.encode({
+        jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
+        rendition: rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, audioBitrateKbps: 96, audioCodec }),
+      });
+      assert.equal(done.codecs.split(',')[1], codec, audioCodec);
+      assert.equal(done.audioFormat, format, audioCodec);
+      const local = await download(videoId, 180);
+      assert.equal(await countDecodedFrames(join(local, 'playlist.m3u8')), 50, `${audioCodec}: video decodes`);
+      const { stderr } = await run('ffmpeg', ['-v', 'error', '-xerror', '-i', join(local, 'playlist.m3u8'), '-map', '0:a:0', '-f', 'null', '-']);
+      assert.equal(stderr.trim(), '', `${audioCodec}: audio decodes`);
+      const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', join(local, 'playlist.m3u8')]);
+      assert.deepEqual(distinctLines(stdout), [{ aac: 'aac', mp3: 'mp3', ac3: 'ac3', eac3: 'eac3', 'aac-he': 'aac' }[audioCodec]]);
+    }
+  });
+
+  void it('writes no audio track for a silent source, and 10-bit when asked', async () => {
+    const videoId = newId('vid');
+    const done = await client.encode({
+      jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.silent, 600), outputUrls: await outputUrlsFor(videoId, 240, 3), durationSeconds: 3,
+      rendition: rendition({ key: '240p', width: 320, height: 240, pixelFormat: 'yuv420p10b' }),
+    });
+    assert.match(done.codecs, /^avc1\.6e[0-9a-f]{4}$/, 'High 10, video only');
+    assert.deepEqual([done.audioFormat, done.pixelFormat], ['', 'yuv420p10b']);
+    const local = await download(videoId, 240);
+    assert.equal(await countDecodedFrames(join(local, 'playlist.m3u8')), 75);
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,pix_fmt', '-of', 'csv=p=0', join(local, 'playlist.m3u8')]);
+    assert.deepEqual(distinctLines(stdout), ['video,yuv420p10le']);
+  });
+
+  void it('grabs a thumbnail of the requested size into storage', async () => {
+    const key = objectKeys.thumbnail(newId('vid'), 'default.jpg');
+    const result = await client.thumbnail({
+      jobId: newId('job'),
+      inputUrl: await storage.presignGet(sources.clip, 600),
+      outputUrl: await storage.presignPut(key, 600, 'image/jpeg'),
+      timestampSeconds: 1.5,
+      width: 160,
+      height: 90,
+    });
+    assert.deepEqual([result.width, result.height], [160, 90]);
+    const object = await storage.head(key);
+    assert.deepEqual([object?.size, object?.contentType], [result.bytes, 'image/jpeg']);
+    await assert.rejects(
+      client.thumbnail({ jobId: newId('job'), inputUrl: await storage.presignGet(sources.clip, 600), outputUrl: await storage.presignPut(key, 600, 'image/jpeg'), timestampSeconds: 60 }),
+      grpcCode(GrpcStatus.OUT_OF_RANGE),
+    );
+  });
+
+  void it('refuses a third encode while both slots run (RESOURCE_EXHAUSTED), stops ffmpeg when a caller cancels', async () => {
+    const videoId = newId('vid');
+    const inputUrl = await storage.presignGet(sources.long, 600);
+    const slow = rendition({ twoPass: true, x264Preset: 'medium' });
+    const started: string[] = [];
+    const cancel = new AbortController();
+    const first = client.encode(
+      { jobId: 'slot-1', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: slow },
+      { onProgress: () => started.push('slot-1') },
+    );
+    const second = client.encode(
+      { jobId: 'slot-2', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 361, 13), durationSeconds: 13, rendition: slow },
+      { signal: cancel.signal, onProgress: () => started.push('slot-2') },
+    );
+    const secondOutcome = second.then(() => 'finished', (error: unknown) => error);
+    await waitFor('both encodes to run', () => started.includes('slot-1') && started.includes('slot-2'));
+    await assert.rejects(
+      client.encode({ jobId: 'slot-3', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 362, 13), durationSeconds: 13, rendition: slow }),
+      grpcCode(GrpcStatus.RESOURCE_EXHAUSTED),
+    );
+    cancel.abort();
+    const outcome = await secondOutcome;
+    assert.ok(isServiceError(outcome) && outcome.code === GrpcStatus.CANCELLED, String(outcome));
+    // The cancelled encode's slot frees at once: a new encode is accepted while the first still runs.
+    await waitFor('the cancelled job to leave the node', () => readdirSync(workDir).length === 1);
+    const third = await client.encode({
+      jobId: 'slot-3b', videoId, inputUrl: await storage.presignGet(sources.tiny, 600), outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
+      rendition: rendition({ key: '180p', width: 320, height: 180 }),
+    });
+    assert.equal(third.frameCount, 50);
+    await first;
+    assert.ok(/encode cancelled by the caller/.test(node.logs()));
+    assert.equal(readdirSync(workDir).length, 0);
+  });
+
+  void it('fails an encode whose outputs have no presigned URL, without leaving files behind', async () => {
+    const videoId = newId('vid');
+    const urls = await outputUrlsFor(videoId, 360, 13);
+    delete urls['seg-00002.m4s'];
+    await assert.rejects(
+      client.encode({ jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls: urls, durationSeconds: 13, rendition: rendition() }),
+      (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT && /seg-00002\.m4s/.test(error.details),
+    );
+    assert.ok(!(await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).includes(objectKeys.renditionPlaylist(videoId, 360)), 'no playlist');
+    assert.equal(readdirSync(workDir).length, 0);
+  });
+});

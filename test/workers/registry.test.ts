@@ -1,0 +1,101 @@
+// The NodeRegistry against real PostgreSQL: the table logic (the same cases PGlite runs), slot
+// acquisition from concurrent connections, and the gRPC surface nodes talk to.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { createLogger } from '@kino/infra';
+import { GrpcStatus, createRegistryClient, isServiceError } from '@kino/proto';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
+import { registryTableCases } from '../../control-plane/src/registry/nodes.cases.ts';
+import { acquireNodeSlot, listEncodeNodes, registerNode, startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+
+let services: TestServices;
+let db: Db;
+
+before(async () => {
+  services = await startTestServices({ postgres: true });
+  db = await openDatabase(services.databaseUrl);
+  await migrateToLatest(db);
+});
+
+after(async () => {
+  await db?.destroy();
+  await services?.stop();
+});
+
+void describe('registry tables on PostgreSQL', () => {
+  registryTableCases(() => db);
+
+  void it('acquisitions from separate connections pools never overbook (row locks, not process memory)', async () => {
+    await db.deleteFrom('node_leases').execute();
+    await db.deleteFrom('encode_nodes').execute();
+    await registerNode(db, { address: '127.0.0.1:7201', slots: 2, version: 't', labels: {} });
+    await registerNode(db, { address: '127.0.0.1:7202', slots: 3, version: 't', labels: {} });
+    // Twelve "orchestrators", each with its own pool (and warm connection), racing for 5 slots.
+    const others = await Promise.all(Array.from({ length: 12 }, () => openDatabase(services.databaseUrl)));
+    try {
+      await Promise.all(others.map((other) => sql`select 1`.execute(other)));
+      const results = await Promise.all(
+        others.map((other, i) => acquireNodeSlot(other, { videoId: 'vid_race', job: `race-${i}`, heartbeatTimeoutMs: 10_000 })),
+      );
+      assert.equal(results.filter(Boolean).length, 5);
+      const used = await db.selectFrom('node_leases').select(['node_id']).execute();
+      const perNode = new Map<string, number>();
+      for (const lease of used) perNode.set(lease.node_id, (perNode.get(lease.node_id) ?? 0) + 1);
+      for (const node of await listEncodeNodes(db)) assert.equal(perNode.get(node.id), node.slots, node.address);
+    } finally {
+      await Promise.all(others.map((other) => other.destroy()));
+    }
+  });
+});
+
+void describe('NodeRegistry over gRPC', () => {
+  let registry: RegistryServer;
+  before(async () => {
+    registry = await startRegistryServer({ db, host: '127.0.0.1', port: 0, token: 'farm-secret', heartbeatTimeoutMs: 3_000, logger: createLogger('registry', 'silent') });
+  });
+  after(() => registry?.stop());
+
+  void it('refuses a wrong token with UNAUTHENTICATED on every call', async () => {
+    const client = createRegistryClient(registry.address, 'not-the-token');
+    try {
+      for (const call of [
+        () => client.register({ nodeId: '', address: '127.0.0.1:7301', slots: 1, version: 't', labels: {} }),
+        () => client.heartbeat({ nodeId: 'node_x', activeJobs: [], draining: false }),
+        () => client.deregister('node_x'),
+      ]) {
+        await assert.rejects(call(), (error: unknown) => isServiceError(error) && error.code === GrpcStatus.UNAUTHENTICATED);
+      }
+    } finally {
+      client.close();
+    }
+  });
+
+  void it('registers, answers heartbeats (known or not), deregisters', async () => {
+    const client = createRegistryClient(registry.address, 'farm-secret');
+    try {
+      const registered = await client.register({ nodeId: '', address: '127.0.0.1:7302', slots: 2, version: '9.9.9', labels: { gpu: 'none' } });
+      assert.match(registered.nodeId, /^node_/);
+      assert.equal(registered.heartbeatIntervalMs, 1_000, 'a third of the timeout');
+      const row = (await listEncodeNodes(db)).find((n) => n.id === registered.nodeId);
+      assert.deepEqual([row?.address, row?.slots, row?.version, row?.labels, row?.state], ['127.0.0.1:7302', 2, '9.9.9', { gpu: 'none' }, 'active']);
+      assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: true }), { known: true });
+      assert.equal((await listEncodeNodes(db)).find((n) => n.id === registered.nodeId)?.state, 'draining');
+      assert.deepEqual(await client.heartbeat({ nodeId: 'node_unknown', activeJobs: [], draining: false }), { known: false });
+      await client.deregister(registered.nodeId);
+      assert.equal((await listEncodeNodes(db)).find((n) => n.id === registered.nodeId)?.state, 'gone');
+      assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: false }), { known: false });
+      await assert.rejects(
+        client.register({ nodeId: '', address: 'no-port', slots: 1, version: 't', labels: {} }),
+        (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT,
+      );
+      await assert.rejects(
+        client.register({ nodeId: '', address: '127.0.0.1:7303', slots: 0, version: 't', labels: {} }),
+        (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT,
+      );
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GrpcStatus } from '@kino/proto';
+import { NodeJobs } from './encode-service.ts';
+import { NodeBusyError, classifyInputFailure, toGrpcStatus, InvalidSourceError } from './errors.ts';
+import { FfmpegError, NotAVideoError } from './ffmpeg/index.ts';
+
+void test('encodes take slots; probes and thumbnails do not', () => {
+  const jobs = new NodeJobs(2);
+  const a = jobs.start('encode', 'a');
+  jobs.start('encode', 'b');
+  assert.throws(() => jobs.start('encode', 'c'), NodeBusyError);
+  const probe = jobs.start('probe', 'p');
+  assert.deepEqual(jobs.activeJobIds().sort(), ['a', 'b', 'p']);
+  a.finish();
+  a.finish(); // twice is harmless
+  assert.equal(jobs.encodesRunning, 1);
+  jobs.start('encode', 'c');
+  probe.finish();
+  assert.deepEqual(jobs.activeJobIds().sort(), ['b', 'c']);
+});
+
+void test('a repeated job id gets a distinct running id', () => {
+  const jobs = new NodeJobs(2);
+  const first = jobs.start('encode', 'job');
+  const second = jobs.start('encode', 'job');
+  assert.notEqual(first.jobId, second.jobId);
+  assert.equal(jobs.activeJobIds().length, 2);
+});
+
+void test('draining refuses new jobs and resolves when the running ones finish', async () => {
+  const jobs = new NodeJobs(1);
+  const running = jobs.start('encode', 'x');
+  let drained = false;
+  const drain = jobs.drain().then(() => (drained = true));
+  assert.equal(jobs.isDraining, true);
+  assert.throws(() => jobs.start('probe', 'y'), /draining/);
+  await Promise.resolve();
+  assert.equal(drained, false);
+  running.finish();
+  await drain;
+  assert.equal(drained, true);
+  await new NodeJobs(1).drain(); // idle: at once
+});
+
+void test('failures map to the statuses the orchestrator acts on', () => {
+  assert.equal(toGrpcStatus(new NodeBusyError('full')).code, GrpcStatus.RESOURCE_EXHAUSTED);
+  assert.equal(toGrpcStatus(new NotAVideoError('no video stream')).code, GrpcStatus.INVALID_ARGUMENT);
+  assert.equal(toGrpcStatus(new Error('boom')).code, GrpcStatus.INTERNAL);
+  const unreadable = new FfmpegError('ffprobe', 1, null, 'https://s3/x: Invalid data found when processing input\n');
+  assert.equal(toGrpcStatus(unreadable).code, GrpcStatus.INVALID_ARGUMENT);
+  assert.ok(classifyInputFailure('moov atom not found') instanceof InvalidSourceError);
+  assert.equal(classifyInputFailure('Server returned 404 Not Found')?.code, GrpcStatus.NOT_FOUND);
+  assert.equal(classifyInputFailure('Server returned 403 Forbidden (access denied)')?.code, GrpcStatus.PERMISSION_DENIED);
+  assert.equal(classifyInputFailure('Connection refused')?.code, GrpcStatus.UNAVAILABLE);
+  assert.equal(classifyInputFailure('Server returned 5XX Server Error reply')?.code, GrpcStatus.UNAVAILABLE);
+  assert.equal(classifyInputFailure('Server returned 4XX Client Error, but not one of 40{0,1,3,4}')?.code, GrpcStatus.INVALID_ARGUMENT);
+  assert.equal(classifyInputFailure('Error while filtering: Cannot allocate memory'), undefined);
+});

@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gopFrames, hlsEncodeArgs, rateControlArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
+import { audioEncodingFor } from './formats.ts';
+
+const settings: HlsEncodeSettings = {
+  width: 640,
+  height: 360,
+  frameRate: 25,
+  capFrameRate: false,
+  pixelFormat: 'yuv420p',
+  x264Preset: 'veryfast',
+  videoBitrateKbps: 800,
+  rateControl: 'variableBitrate',
+  twoPass: false,
+  segmentSeconds: 6,
+  audio: { encoding: audioEncodingFor('aac')!, bitrateKbps: 128, channels: 2 },
+};
+
+/** The value following `flag` in an argument list. */
+function valueOf(args: string[], flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+void test('GOP is two seconds of frames, at any frame rate', () => {
+  assert.equal(gopFrames(25), 50);
+  assert.equal(gopFrames(30000 / 1001), 60);
+  assert.equal(gopFrames(24000 / 1001), 48);
+  assert.equal(gopFrames(60), 120);
+  assert.equal(gopFrames(0.2), 1);
+});
+
+void test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no scene cuts', () => {
+  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4?X-Amz-Signature=abc', settings, threads: 0 });
+  assert.equal(valueOf(args, '-i'), 'https://s3.example/src.mp4?X-Amz-Signature=abc');
+  assert.equal(valueOf(args, '-rw_timeout'), '30000000');
+  assert.equal(valueOf(args, '-c:v'), 'libx264');
+  assert.equal(valueOf(args, '-preset'), 'veryfast');
+  assert.equal(valueOf(args, '-pix_fmt'), 'yuv420p');
+  assert.equal(valueOf(args, '-g'), '50');
+  assert.equal(valueOf(args, '-keyint_min'), '50');
+  assert.equal(valueOf(args, '-sc_threshold'), '0');
+  assert.equal(valueOf(args, '-force_key_frames'), 'expr:gte(t,n_forced*6)');
+  assert.equal(valueOf(args, '-f'), 'hls');
+  assert.equal(valueOf(args, '-hls_time'), '6');
+  assert.equal(valueOf(args, '-hls_playlist_type'), 'vod');
+  assert.equal(valueOf(args, '-hls_segment_type'), 'fmp4');
+  assert.equal(valueOf(args, '-hls_fmp4_init_filename'), 'init.mp4');
+  assert.equal(valueOf(args, '-hls_segment_filename'), 'seg-%05d.m4s');
+  assert.equal(valueOf(args, '-avoid_negative_ts'), 'disabled');
+  assert.equal(valueOf(args, '-hls_segment_options'), 'movflags=+frag_discont');
+  assert.equal(args.at(-1), 'playlist.m3u8');
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0', '0:a:0']);
+  assert.equal(valueOf(args, '-c:a'), 'aac');
+  assert.equal(valueOf(args, '-b:a'), '128k');
+  assert.equal(valueOf(args, '-ac'), '2');
+  assert.equal(valueOf(args, '-threads'), '0');
+});
+
+void test('variable bitrate caps peaks at 1.5x; constant bitrate pins min = max = target with HRD', () => {
+  assert.deepEqual(rateControlArgs(settings), ['-b:v', '800k', '-maxrate', '1200k', '-bufsize', '2400k']);
+  assert.deepEqual(rateControlArgs({ ...settings, rateControl: 'constantBitrate' }), [
+    '-b:v', '800k', '-minrate', '800k', '-maxrate', '800k', '-bufsize', '800k', '-x264-params', 'nal-hrd=cbr',
+  ]);
+});
+
+void test('scales to the rendition size with square pixels; caps the frame rate only when asked', () => {
+  assert.equal(videoFilterChain(settings), 'scale=640:360:flags=bicubic,setsar=1');
+  assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 30 }), 'fps=30,scale=640:360:flags=bicubic,setsar=1');
+  assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 29.97 }), 'fps=29.97,scale=640:360:flags=bicubic,setsar=1');
+  const capped = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, capFrameRate: true, frameRate: 30 }, threads: 2 });
+  assert.equal(valueOf(capped, '-g'), '60');
+  assert.equal(valueOf(capped, '-threads'), '2');
+  assert.equal(valueOf(capped, '-rw_timeout'), undefined, 'local files need no network timeout');
+});
+
+void test('no audio in the source: no audio map, no audio encoder', () => {
+  const args = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, audio: undefined }, threads: 0 });
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0']);
+  assert.equal(valueOf(args, '-c:a'), undefined);
+});
+
+void test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes the HLS', () => {
+  const two = { ...settings, twoPass: true };
+  const pass1 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 1, logFile: '/tmp/job/x264' } });
+  assert.equal(valueOf(pass1, '-pass'), '1');
+  assert.equal(valueOf(pass1, '-passlogfile'), '/tmp/job/x264');
+  assert.ok(pass1.includes('-an'));
+  assert.equal(valueOf(pass1, '-f'), 'null');
+  assert.equal(valueOf(pass1, '-c:a'), undefined);
+  const pass2 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 2, logFile: '/tmp/job/x264' } });
+  assert.equal(valueOf(pass2, '-pass'), '2');
+  assert.equal(valueOf(pass2, '-passlogfile'), '/tmp/job/x264');
+  assert.equal(valueOf(pass2, '-f'), 'hls');
+  // Both passes must see the same video settings or pass 2's statistics do not match.
+  for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-preset', '-pix_fmt']) assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
+});
+
+void test('thumbnails: exact size fills and crops, one edge keeps the aspect, none keeps the source size', () => {
+  assert.equal(thumbnailFilter(320, 180), 'scale=320:180:force_original_aspect_ratio=increase,crop=320:180,setsar=1');
+  assert.equal(thumbnailFilter(320, 0), 'scale=320:-2,setsar=1');
+  assert.equal(thumbnailFilter(0, 240), 'scale=-2:240,setsar=1');
+  assert.equal(thumbnailFilter(0, 0), undefined);
+  const args = thumbnailArgs({ input: 'http://s3/x', timestampSeconds: 2.5, width: 0, height: 0, output: '/tmp/t.jpg' });
+  assert.ok(args.indexOf('-ss') < args.indexOf('-i'), 'input seeking');
+  assert.equal(valueOf(args, '-ss'), '2.5');
+  assert.equal(valueOf(args, '-frames:v'), '1');
+  assert.equal(valueOf(args, '-vf'), undefined);
+  assert.equal(args.at(-1), '/tmp/t.jpg');
+});

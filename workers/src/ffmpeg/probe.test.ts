@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { NotAVideoError, parseProbeJson, type ProbeJson } from './probe.ts';
+
+const clip: ProbeJson = {
+  streams: [
+    { codec_type: 'video', codec_name: 'h264', width: 640, height: 360, pix_fmt: 'yuv420p', sample_aspect_ratio: '1:1', avg_frame_rate: '25/1', r_frame_rate: '25/1', nb_frames: '100', duration: '4.000000' },
+    { codec_type: 'audio', codec_name: 'aac', channels: 1, sample_rate: '48000' },
+  ],
+  format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '4.021333', size: '123456' },
+};
+
+void test('reads duration, size, frame rate, frames and audio', () => {
+  const info = parseProbeJson(clip);
+  assert.equal(info.durationSeconds, 4.021333);
+  assert.equal(info.width, 640);
+  assert.equal(info.height, 360);
+  assert.equal(info.frameRate, 25);
+  assert.equal(info.frameCount, 100);
+  assert.equal(info.videoCodec, 'h264');
+  assert.equal(info.pixelFormat, 'yuv420p');
+  assert.equal(info.hasAudio, true);
+  assert.equal(info.audioChannels, 1);
+  assert.equal(info.audioSampleRate, 48000);
+  assert.equal(info.sizeBytes, 123456);
+});
+
+void test('a phone video rotated a quarter turn is displayed portrait', () => {
+  const rotated = structuredClone(clip);
+  rotated.streams![0]!.side_data_list = [{ side_data_type: 'Display Matrix', rotation: -90 }];
+  const info = parseProbeJson(rotated);
+  assert.deepEqual([info.width, info.height, info.rotation], [360, 640, 270]);
+  const tagged = structuredClone(clip);
+  tagged.streams![0]!.tags = { rotate: '90' };
+  assert.deepEqual([parseProbeJson(tagged).width, parseProbeJson(tagged).height], [360, 640]);
+});
+
+void test('anamorphic pixels are stretched to the display aspect', () => {
+  const dvd = structuredClone(clip);
+  Object.assign(dvd.streams![0]!, { width: 720, height: 576, sample_aspect_ratio: '64:45' });
+  const info = parseProbeJson(dvd);
+  assert.deepEqual([info.width, info.height], [1024, 576]);
+});
+
+void test('frame count from duration × rate when the container does not say (WebM, MKV)', () => {
+  const webm = structuredClone(clip);
+  delete webm.streams![0]!.nb_frames;
+  webm.streams![0]!.avg_frame_rate = '30000/1001';
+  webm.format!.duration = '10.010000';
+  assert.equal(parseProbeJson(webm).frameCount, 300);
+});
+
+void test('audio only, no streams, still images, no duration: not a video', () => {
+  assert.throws(() => parseProbeJson({ streams: [clip.streams![1]!], format: clip.format }), NotAVideoError);
+  assert.throws(() => parseProbeJson({ streams: [], format: {} }), /no media streams/);
+  assert.throws(
+    () => parseProbeJson({ streams: [{ codec_type: 'video', codec_name: 'png', width: 10, height: 10, avg_frame_rate: '0/0', r_frame_rate: '25/1' }], format: { format_name: 'png_pipe' } }),
+    /still image/,
+  );
+  const noDuration = structuredClone(clip);
+  delete noDuration.format!.duration;
+  delete noDuration.streams![0]!.duration;
+  assert.throws(() => parseProbeJson(noDuration), /no duration/);
+  const cover = structuredClone(clip);
+  cover.streams![0]!.disposition = { attached_pic: 1 };
+  assert.throws(() => parseProbeJson(cover), /no video stream/);
+});
