@@ -1,19 +1,24 @@
 // A whole transcoding farm for end-to-end tests, every part a real separate process: PostgreSQL,
-// the Temporal dev server, SeaweedFS (S3 that checks signatures), `kino orchestrator` and any
-// number of `kino node start`. Videos are made the way the API makes them (an upload through a
-// presigned PUT, a `videos` row in `transcoding`, the `processVideo` workflow started on
-// `kino-videos`), then observed through the database, storage and Temporal.
+// the Temporal dev server, SeaweedFS (S3 that checks signatures), `kino api`, `kino orchestrator`
+// and any number of `kino node start`. The tenant and its key come from the operators' commands
+// (`kino admin ...`); videos go in the way users send them, through the SDK: an upload URL, a PUT
+// to storage, the process call. Tests observe through the SDK, and through the database, storage
+// and Temporal for what the API does not show (slots, node states, workflow history).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { Kino } from '@kino/sdk';
 import { Storage, freePort, newId, objectKeys, repoRoot, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane/db';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
+const execFileAsync = promisify(execFile);
 
 export interface FarmNodeProcess {
   name: string;
@@ -37,13 +42,17 @@ export interface Farm {
   nodeToken: string;
   registryAddress: string;
   orchestrator: ManagedProcess;
+  api: ManagedProcess;
+  /** The SDK, with an environment key of the farm's environment. */
+  kino: Kino;
   orgId: string;
   envId: string;
   startOrchestrator(): Promise<ManagedProcess>;
   startNode(name: string, options?: { slots?: number; threads?: number }): Promise<FarmNodeProcess>;
-  /** Uploads `body` through a presigned PUT, then creates the video and starts its workflow, as the API's process call does. */
-  submitVideo(body: Uint8Array, options?: VideoOptions & { contentType?: string; filename?: string }): Promise<string>;
-  waitForStatus(videoId: string, status: 'ready' | 'failed', timeoutMs?: number): Promise<{ failure_reason: string | null }>;
+  /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
+  submitVideo(body: Uint8Array, options?: VideoOptions & { filename?: string }): Promise<string>;
+  /** Polls the video's details (SDK) until it is `status`; fails early if it ends otherwise. */
+  waitForStatus(videoId: string, status: 'ready' | 'failed', timeoutMs?: number): Promise<{ failureReason?: string }>;
   /** Downloads every object under `videos/{id}/` into `dir`, keeping the layout below `videos/{id}/`. */
   downloadVideo(videoId: string, dir: string): Promise<string[]>;
   stop(): Promise<void>;
@@ -74,10 +83,31 @@ export async function startFarm({ heartbeatTimeoutMs = 3_000 }: { heartbeatTimeo
   const connection = await Connection.connect({ address: services.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
 
-  const orgId = newId('org');
-  const envId = newId('env');
-  await db.insertInto('organizations').values({ id: orgId, name: 'Farm test' }).execute();
-  await db.insertInto('environments').values({ id: envId, org_id: orgId, name: 'test' }).execute();
+  // The tenant, as an operator makes it.
+  const admin = async (...args: string[]) => {
+    const { stdout } = await execFileAsync(process.execPath, [kinoBin, 'admin', ...args, '--json'], { env });
+    return JSON.parse(stdout) as Record<string, string>;
+  };
+  const orgId = (await admin('org', 'create', '--name', 'Farm test')).id!;
+  const envId = (await admin('env', 'create', '--org', orgId, '--name', 'test')).id!;
+  const apiKey = (await admin('key', 'create', '--org', orgId, '--env', envId, '--type', 'environment')).apiKey!;
+
+  const apiPort = await freePort();
+  const apiLog = join(services.dir, 'api.log');
+  const api = startProcess('api', process.execPath, [kinoBin, 'api'], {
+    env: { ...env, API_HOST: '127.0.0.1', API_PORT: String(apiPort), DELIVERY_URL: 'http://127.0.0.1:9/' },
+    logFile: apiLog,
+  });
+  const apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
+  await waitFor(
+    'the API to answer /health',
+    async () => {
+      if (api.child.exitCode !== null) throw new Error(`api exited: ${tail(apiLog)}`);
+      return (await fetch(`${apiUrl}/health`)).status > 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  const kino = new Kino({ apiUrl, apiKey });
 
   async function startOrchestrator(): Promise<ManagedProcess> {
     orchestrators += 1;
@@ -104,6 +134,8 @@ export async function startFarm({ heartbeatTimeoutMs = 3_000 }: { heartbeatTimeo
     registryAddress,
     orgId,
     envId,
+    api,
+    kino,
     orchestrator: await startOrchestrator(),
     startOrchestrator,
 
@@ -137,60 +169,33 @@ export async function startFarm({ heartbeatTimeoutMs = 3_000 }: { heartbeatTimeo
       return node;
     },
 
-    async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, contentType = 'video/mp4', filename = 'clip.mp4' } = {}) {
-      const uploadId = newId('upl');
-      const storagePath = objectKeys.upload(orgId, envId, uploadId, filename);
-      const url = await storage.presignPut(storagePath, 3600, contentType);
-      const response = await fetch(url, { method: 'PUT', body: Buffer.from(body), headers: { 'content-type': contentType } });
-      if (!response.ok) throw new Error(`upload refused: ${response.status} ${await response.text()}`);
-      const videoId = newId('vid');
-      await db
-        .insertInto('videos')
-        .values({
-          id: videoId,
-          org_id: orgId,
-          env_id: envId,
-          name: filename,
-          description: null,
-          status: 'transcoding',
-          failure_reason: null,
-          storage_path: storagePath,
-          video_quality: quality,
-          allow_public_access: true,
-          parameters: JSON.stringify({
-            maxEdgeLength,
-            maxFrameRate,
-            pixelFormat: 'yuv420p',
-            rateControlMode: 'variableBitrate',
-            twoPassVBREncoding: false,
-            compressionRatio,
-            audioCodec: 'aac',
-          }),
-          duration_seconds: null,
-          source_width: null,
-          source_height: null,
-          source_frame_rate: null,
-          thumbnail_key: null,
-          ready_at: null,
-          deleted_at: null,
-          delete_reason: null,
-        })
-        .execute();
-      await temporal.workflow.start('processVideo', { taskQueue: 'kino-videos', workflowId: `video:${videoId}`, args: [{ videoId }] });
-      return videoId;
+    async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4' } = {}) {
+      // The ticket is asked for at least 1 byte (the API's floor); an empty upload is a PUT of nothing to it.
+      const ticket = await kino.uploads.createUrl(orgId, envId, { filename, fileSize: Math.max(1, body.length), contentType: 'video/mp4' });
+      await kino.uploads.putFile(ticket, body, 'video/mp4');
+      const { videoID } = await kino.videos.process(orgId, envId, {
+        storagePath: ticket.bucketPath,
+        videoQuality: quality,
+        allowPublicAccess: true,
+        videoName: filename,
+        compressionRatio: compressionRatio as never,
+        ...(maxFrameRate > 0 ? { maxFrameRate } : {}),
+        ...(maxEdgeLength > 0 ? { maxEdgeLength: maxEdgeLength as never } : {}),
+      });
+      return videoID;
     },
 
     async waitForStatus(videoId, status, timeoutMs = 120_000) {
       return waitFor(
         `video ${videoId} to be ${status}`,
         async () => {
-          const row = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
-          if (row.status !== 'transcoding' && row.status !== status) {
-            throw new Error(`video became ${row.status} (${row.failure_reason ?? ''}), not ${status}`);
+          const details = (await kino.videos.get(orgId, videoId)) as Awaited<ReturnType<Kino['videos']['get']>> & { failureReason?: string };
+          if (!details.status.transcoding && !details.status[status]) {
+            throw new Error(`video ended ${JSON.stringify(details.status)} (${details.failureReason ?? ''}), not ${status}`);
           }
-          return row.status === status ? row : undefined;
+          return details.status[status] ? details : undefined;
         },
-        { timeoutMs, intervalMs: 250 },
+        { timeoutMs, intervalMs: 300 },
       );
     },
 
@@ -207,7 +212,7 @@ export async function startFarm({ heartbeatTimeoutMs = 3_000 }: { heartbeatTimeo
 
     async stop() {
       await Promise.all(nodes.map((n) => n.process.stop(5_000)));
-      await farm.orchestrator.stop(10_000);
+      await Promise.all([farm.orchestrator.stop(10_000), api.stop(10_000)]);
       // KINO_FARM_LOGS=<dir> keeps every process's log for a look after the run.
       if (process.env.KINO_FARM_LOGS) await cp(services.dir, process.env.KINO_FARM_LOGS, { recursive: true, filter: (path) => !/\/(pg|s3|work-[^/]+)(\/|$)/.test(path) });
       await connection.close();
@@ -238,8 +243,15 @@ export interface ReceivedWebhook {
  * A webhook endpoint that checks Standard Webhooks signatures on its own (not with Kino's code):
  * HMAC-SHA256 of "{id}.{timestamp}.{body}" keyed with the base64 secret after `whsec_`.
  */
-export async function startWebhookReceiver(secret: string): Promise<{ url: string; received: ReceivedWebhook[]; close(): Promise<void> }> {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  /** The endpoint's secret, known once the webhook is registered (the API makes it). */
+  secret: string;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -248,6 +260,7 @@ export async function startWebhookReceiver(secret: string): Promise<{ url: strin
       const body = Buffer.concat(chunks).toString('utf8');
       const id = String(request.headers['webhook-id'] ?? '');
       const timestamp = String(request.headers['webhook-timestamp'] ?? '');
+      const key = Buffer.from(receiver.secret.replace(/^whsec_/, ''), 'base64');
       const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
       const signatureValid = String(request.headers['webhook-signature'] ?? '')
         .split(' ')
@@ -262,31 +275,17 @@ export async function startWebhookReceiver(secret: string): Promise<{ url: strin
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
+  const receiver: WebhookReceiver = {
     url: `http://127.0.0.1:${port}/hooks/kino`,
     received,
+    secret: '',
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return receiver;
 }
 
-/** Registers a webhook for the farm's environment as the API would (secret `whsec_` + base64). */
-export async function registerWebhook(farm: Farm, url: string, secret: string): Promise<string> {
-  const id = newId('whk');
-  await farm.db
-    .insertInto('webhooks')
-    .values({
-      id,
-      org_id: farm.orgId,
-      env_id: farm.envId,
-      url,
-      events: JSON.stringify(['video.processing.completed', 'video.processing.failed']),
-      secret,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
-}
-
-export async function readText(path: string): Promise<string> {
-  return readFile(path, 'utf8');
+/** Registers a webhook for the farm's environment through the SDK; returns its secret (shown once). */
+export async function registerWebhook(farm: Farm, url: string): Promise<string> {
+  const created = await farm.kino.webhooks.create(farm.orgId, farm.envId, { url });
+  return created.secret;
 }

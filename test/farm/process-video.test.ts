@@ -10,24 +10,24 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { objectKeys, waitFor } from '@kino/infra';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type ReceivedWebhook } from './farm.ts';
+import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
 
 const run = promisify(execFile);
 
 let farm: Farm;
-let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let receiver: WebhookReceiver;
 let workDir: string;
 let clipPath: string;
-const secret = `whsec_${Buffer.from('kino farm test secret, 32 bytes!').toString('base64')}`;
 
 before(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-'));
   [farm, receiver, clipPath] = await Promise.all([
     startFarm(),
-    startWebhookReceiver(secret),
+    startWebhookReceiver(),
     makeClip({ seconds: 4, width: 1280, height: 720, fps: 30, audio: true, path: join(tmpdir(), `kino-farm-clip-${process.pid}.mp4`) }),
   ]);
-  await registerWebhook(farm, receiver.url, secret);
+  receiver.secret = await registerWebhook(farm, receiver.url);
+  assert.match(receiver.secret, /^whsec_/);
 });
 
 after(async () => {
@@ -148,19 +148,24 @@ void test('no node online: the video stays transcoding; when nodes join it becom
     assert.ok(Math.abs(average - bits / seconds) / (bits / seconds) < 0.02, `${key} AVERAGE-BANDWIDTH ${average} ~ ${Math.round(bits / seconds)}`);
   }
 
-  // The video row and its encodings.
+  // The video's details, as the API shows them, and what it keeps about the source.
+  const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.deepEqual(details.status, { ready: true, transcoding: false, failed: false });
+  assert.ok(Math.abs(details.durationSeconds - 4) < 0.1);
+  assert.equal(details.duration, '0:04');
+  assert.deepEqual(
+    details.encodings.map((e) => [e.key, e.shortEdgePixels, e.shortEdgeIsWidth, e.videoStreamBitrate, e.audioStreamBitrate, e.audioFormat, e.compressionRatio]),
+    [
+      ['360p', 360, false, 500, 128, 'aac', 'ultrafast'],
+      ['480p', 480, false, 1000, 128, 'aac', 'ultrafast'],
+      ['720p', 720, false, 2500, 128, 'aac', 'ultrafast'],
+    ],
+  );
   const video = await farm.db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.equal(video.source_width, 1280);
   assert.equal(video.source_height, 720);
-  assert.ok(Math.abs(video.duration_seconds! - 4) < 0.1);
   assert.equal(video.thumbnail_key, objectKeys.thumbnail(videoId, 'default.jpg'));
   assert.ok(video.ready_at);
-  const renditions = await farm.db.selectFrom('renditions').selectAll().where('video_id', '=', videoId).orderBy('short_edge_pixels').execute();
-  assert.deepEqual(renditions.map((r) => [r.key, r.width, r.height, r.video_bitrate_kbps, r.audio_bitrate_kbps]), [
-    ['360p', 640, 360, 500, 128],
-    ['480p', 854, 480, 1000, 128],
-    ['720p', 1280, 720, 2500, 128],
-  ]);
   const thumbnail = await farm.storage.head(objectKeys.thumbnail(videoId, 'default.jpg'));
   assert.equal(thumbnail?.contentType, 'image/jpeg');
 
@@ -191,13 +196,13 @@ void test('a corrupt file, a non-video file and an empty upload fail with a reas
   for (const [index, c] of cases.entries()) {
     const videoId = videoIds[index]!;
     const failed = await farm.waitForStatus(videoId, 'failed', 60_000);
-    assert.match(failed.failure_reason ?? '', c.reason, `${c.name}: ${failed.failure_reason}`);
-    assert.doesNotMatch(failed.failure_reason ?? '', /X-Amz|https?:\/\//, `${c.name}: no presigned URL in the reason`);
+    assert.match(failed.failureReason ?? '', c.reason, `${c.name}: ${failed.failureReason}`);
+    assert.doesNotMatch(failed.failureReason ?? '', /X-Amz|https?:\/\//, `${c.name}: no presigned URL in the reason`);
 
     const hook = await webhookFor(videoId, 'video.processing.failed');
     assert.ok(hook.signatureValid, `${c.name}: signature verifies`);
     assert.equal(hook.payload.status, 'failed');
-    assert.equal(hook.payload.data.reason, failed.failure_reason);
+    assert.equal(hook.payload.data.reason, failed.failureReason);
 
     assert.deepEqual(await farm.storage.list(objectKeys.videoPrefix(videoId)), [], `${c.name}: nothing under videos/${videoId}/`);
     // Failed at once: the probe ran once, nothing was retried.

@@ -47,7 +47,8 @@ const storage = proxyActivities<Activities>({
  */
 const capacity = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '5 seconds' /* no maximumAttempts: unlimited */ },
+  // Polled often (a cheap query): a queued encode starts within 2 s of a slot freeing up.
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 1.5, maximumInterval: '2 seconds' /* no maximumAttempts: unlimited */ },
 });
 
 /** ffprobe on a node: a few retries for a node or network blip; an unreadable source is final. */
@@ -155,6 +156,8 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
 
+  // The thumbnail needs no encode slot: it is made while the renditions encode.
+  const thumbnail = makeThumbnail(job, probe);
   const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding);
   const renditions = await allOrCancelRest(
     ladder.map((plan) => async (): Promise<RenditionResult> => {
@@ -162,27 +165,31 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
       const outcome = await onNode({ freeSlot: true }, () => encoding.encodeRendition(input));
       return { plan, outcome };
     }),
-  );
+  ).catch(async (error: unknown) => {
+    // Settled before the caller cleans up, so no thumbnail lands after the cleanup.
+    await thumbnail;
+    throw error;
+  });
 
-  const [, thumbnailKey] = await Promise.all([
-    storage.writeMasterPlaylist({
-      videoId,
-      variants: renditions.map(({ plan, outcome }) => ({
-        key: plan.key,
-        width: outcome.width || plan.width,
-        height: outcome.height || plan.height,
-        frameRate: plan.frameRate,
-        codecs: outcome.codecs,
-        bandwidth: outcome.bandwidth,
-        averageBandwidth: outcome.averageBandwidth,
-      })),
-    }),
-    makeThumbnail(job, probe),
-  ]);
-  return { probe, renditions, thumbnailKey };
+  await storage.writeMasterPlaylist({
+    videoId,
+    variants: renditions.map(({ plan, outcome }) => ({
+      key: plan.key,
+      width: outcome.width || plan.width,
+      height: outcome.height || plan.height,
+      frameRate: plan.frameRate,
+      codecs: outcome.codecs,
+      bandwidth: outcome.bandwidth,
+      averageBandwidth: outcome.averageBandwidth,
+    })),
+  });
+  return { probe, renditions, thumbnailKey: await thumbnail };
 }
 
-/** The default thumbnail. A video without one still plays, so its failure is not the video's. */
+/**
+ * The default thumbnail. A video without one still plays, so its failure is not the video's: this
+ * never rejects (a cancelled workflow is cancelled through its encodes).
+ */
 async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string | null> {
   try {
     return await onNode({ freeSlot: false }, () =>
@@ -193,8 +200,7 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
       }),
     );
   } catch (error) {
-    if (isCancellation(error)) throw error;
-    log.warn('no default thumbnail', { videoId: job.videoId, reason: describeFailure(error) });
+    if (!isCancellation(error)) log.warn('no default thumbnail', { videoId: job.videoId, reason: describeFailure(error) });
     return null;
   }
 }
