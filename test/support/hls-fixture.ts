@@ -42,6 +42,8 @@ export interface HlsFixtureOptions {
   fps?: number;
   /** Landscape sizes, largest first; the key is the short edge (height). */
   ladder?: { width: number; height: number }[];
+  /** Caps the video bitrate (realistic segment sizes, for benchmarks); default: ultrafast's own. */
+  videoBitrateKbps?: number;
 }
 
 /** An organization and environment to hang fixtures on. */
@@ -67,6 +69,7 @@ export async function createHlsFixture({
     { width: 640, height: 360 },
     { width: 426, height: 240 },
   ],
+  videoBitrateKbps,
   ...tenancy
 }: HlsFixtureOptions): Promise<HlsFixture> {
   const { orgId, envId } = tenancy.orgId && tenancy.envId ? { orgId: tenancy.orgId, envId: tenancy.envId } : await createTenancy(db);
@@ -86,6 +89,9 @@ export async function createHlsFixture({
       '-hide_banner', '-loglevel', 'error', '-y', '-i', clip,
       '-vf', `scale=${width}:${height}`, '-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'main', '-level:v', '3.0',
       '-pix_fmt', 'yuv420p', '-g', String(fps * 2), '-keyint_min', String(fps * 2), '-sc_threshold', '0',
+      ...(videoBitrateKbps
+        ? ['-b:v', `${videoBitrateKbps}k`, '-maxrate', `${videoBitrateKbps}k`, '-bufsize', `${videoBitrateKbps * 2}k`]
+        : []),
       '-c:a', 'aac', '-b:a', '64k', '-ac', '2',
       '-f', 'hls', '-hls_time', '6', '-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4',
       '-hls_fmp4_init_filename', 'init.mp4', '-hls_segment_filename', join(out, 'seg-%05d.m4s'),
