@@ -1,0 +1,36 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminDatabaseError, resolveAdminDatabaseUrl } from './admin.ts';
+
+void describe('the admin commands database', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kino-admin-'));
+  const devJson = join(dir, 'dev.json');
+
+  void it('is DATABASE_URL when set', () => {
+    writeFileSync(devJson, JSON.stringify({ databaseUrl: 'postgres://dev' }));
+    assert.equal(resolveAdminDatabaseUrl({ DATABASE_URL: 'postgres://explicit' }, devJson), 'postgres://explicit');
+  });
+
+  void it("is the dev stack's databaseUrl from .kino/dev.json otherwise", () => {
+    writeFileSync(devJson, JSON.stringify({ apiUrl: 'http://x/v1/api', databaseUrl: 'postgres://dev' }));
+    assert.equal(resolveAdminDatabaseUrl({}, devJson), 'postgres://dev');
+  });
+
+  void it('says what to do when there is none', () => {
+    rmSync(devJson, { force: true });
+    assert.throws(() => resolveAdminDatabaseUrl({}, devJson), (error: Error) => {
+      assert.ok(error instanceof AdminDatabaseError);
+      assert.match(error.message, /DATABASE_URL/);
+      assert.match(error.message, /npm run dev/);
+      return true;
+    });
+    writeFileSync(devJson, JSON.stringify({ apiUrl: 'http://x/v1/api' }));
+    assert.throws(() => resolveAdminDatabaseUrl({}, devJson), /names no databaseUrl/);
+    writeFileSync(devJson, '{not json');
+    assert.throws(() => resolveAdminDatabaseUrl({}, devJson), /not valid JSON/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

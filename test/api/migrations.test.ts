@@ -1,0 +1,97 @@
+// The same migrations on PGlite (the embedded default) and PostgreSQL: the same schema results, and
+// the queries the API relies on (upserts, ILIKE with escapes, jsonb, partial unique index) behave alike.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { newId } from '@kino/infra';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+import {
+  createApiKey,
+  createEnvironment,
+  createOrganization,
+  createVideo,
+  DEFAULT_ENCODING_PARAMETERS,
+  findActiveApiKey,
+  incrementRateLimitCounters,
+  isUniqueViolation,
+  listVideos,
+  migrateToLatest,
+  migrations,
+  openDatabase,
+  type Db,
+} from '@kino/control-plane';
+
+let services: TestServices;
+const databases: Record<'pglite' | 'postgres', Db> = {} as Record<'pglite' | 'postgres', Db>;
+
+before(async () => {
+  services = await startTestServices({ postgres: true });
+  databases.pglite = await openDatabase('pglite://memory');
+  databases.postgres = await openDatabase(services.databaseUrl);
+});
+
+after(async () => {
+  await databases.pglite?.destroy();
+  await databases.postgres?.destroy();
+  await services?.stop();
+});
+
+/** Tables, columns (with types and nullability), indexes and constraints of the public schema (NOT NULL
+ * constraints are left to the columns' nullability: PostgreSQL 18, which PGlite is, also lists them as constraints). */
+async function describeSchema(db: Db) {
+  const columns = await sql<{ table_name: string; column_name: string; data_type: string; is_nullable: string; column_default: string | null }>`
+    select table_name, column_name, data_type, is_nullable, column_default
+    from information_schema.columns where table_schema = 'public'
+    order by table_name, column_name`.execute(db);
+  const indexes = await sql<{ indexname: string; indexdef: string }>`
+    select indexname, indexdef from pg_indexes where schemaname = 'public' order by indexname`.execute(db);
+  const constraints = await sql<{ conname: string; definition: string }>`
+    select conname, pg_get_constraintdef(oid) as definition from pg_constraint
+    where connamespace = 'public'::regnamespace and contype <> 'n' order by conname`.execute(db);
+  return { columns: columns.rows, indexes: indexes.rows, constraints: constraints.rows };
+}
+
+for (const engine of ['pglite', 'postgres'] as const) {
+  void describe(`migrations on ${engine}`, () => {
+    void it('apply every migration, and again without change', async () => {
+      const db = databases[engine];
+      await migrateToLatest(db);
+      await migrateToLatest(db);
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+      assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations).sort());
+    });
+
+    void it('give a schema the API works on: keys, counters, search, the one-live-video-per-upload guard', async () => {
+      const db = databases[engine];
+      const org = await createOrganization(db, { name: `${engine} org` });
+      const env = await createEnvironment(db, { orgId: org.id, name: 'production' });
+      const { apiKey, record } = await createApiKey(db, { orgId: org.id, envId: env.id, type: 'environment', live: false });
+      assert.equal((await findActiveApiKey(db, apiKey))?.id, record.id);
+
+      const windowStart = new Date('2031-01-01T00:00:00Z');
+      const scopes = [{ scope: `organization:${org.id}:general:3600`, windowStart }, { scope: `key:${record.id}:uploadUrlPerKey:60`, windowStart }];
+      assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [1, 1]);
+      assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [2, 2]);
+
+      const storagePath = `uploads/${org.id}/${env.id}/upl_x/a.mp4`;
+      const base = { orgId: org.id, envId: env.id, storagePath, videoQuality: 'high' as const, allowPublicAccess: true, parameters: DEFAULT_ENCODING_PARAMETERS };
+      await createVideo(db, { ...base, id: newId('vid'), name: '50% OFF sale' });
+      await assert.rejects(createVideo(db, { ...base, id: newId('vid'), name: 'duplicate' }), (error) => isUniqueViolation(error));
+      await createVideo(db, { ...base, storagePath: `${storagePath}.2`, id: newId('vid'), name: '500 OFF' });
+      const found = await listVideos(db, { orgId: org.id, page: 1, pageSize: 10, sortBy: 'name', sortDir: 'asc', search: '0%' });
+      assert.deepEqual(found.videos.map((v) => v.name), ['50% OFF sale']);
+      assert.equal(found.total, 1);
+      assert.deepEqual(found.videos[0]?.parameters, DEFAULT_ENCODING_PARAMETERS);
+    });
+  });
+}
+
+void describe('PGlite and PostgreSQL', () => {
+  void it('end with the same schema', async () => {
+    const [embedded, server] = await Promise.all([describeSchema(databases.pglite), describeSchema(databases.postgres)]);
+    assert.ok(embedded.columns.length > 50);
+    assert.deepEqual(embedded.columns, server.columns);
+    assert.deepEqual(embedded.indexes, server.indexes);
+    assert.deepEqual(embedded.constraints, server.constraints);
+  });
+});
