@@ -325,7 +325,8 @@ export class DevStackLauncher {
       // Empty means unset (loadConfig), which overrides a CLICKHOUSE_URL of the developer's shell.
       CLICKHOUSE_URL: clickhouseUrl,
       NODE_TOKEN: secrets.nodeToken,
-      REGISTRY_ADDRESS: `${host}:${ports.registry}`,
+      // What `kino node start` reads when --control-plane is not given: a sourced dev.env runs one more node.
+      KINO_CONTROL_PLANE: `${host}:${ports.registry}`,
       CONTROL_PLANE_URL: apiUrl,
       DELIVERY_URL: deliveryUrl,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
