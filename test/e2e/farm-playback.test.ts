@@ -1,0 +1,142 @@
+// From upload to playback through the whole system: a clip sent through the SDK is transcoded by
+// the real farm (API, Temporal, orchestrator, an encode node), then played from a delivery node:
+// every variant of the public and of the signed master decodes with the source's frame count, the
+// default thumbnail resizes, and the segments served become rows in chDB. The delivery node gets its
+// keys from a second API process on the same database (signing keys live there, so every API
+// instance publishes the same JWKS), whose DELIVERY_URL names this delivery node.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApiKey } from '@kino/control-plane';
+import { ClickHouseHttp, freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { Kino } from '@kino/sdk';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { kinoBin, startFarm, type Farm } from '../farm/farm.ts';
+import { variantUrls } from '../delivery/harness.ts';
+
+let farm: Farm;
+let workDir: string;
+let clip: Buffer;
+let sourceFrames: number;
+let analytics: ManagedProcess;
+let api: ManagedProcess;
+let delivery: ManagedProcess;
+/** The SDK on the second API, whose signed URLs point at this delivery node. */
+let playbackApi: Kino;
+let deliveryUrl: string;
+let clickhouse: ClickHouseHttp;
+
+before(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-farm-playback-'));
+  let clipPath: string;
+  [farm, clipPath] = await Promise.all([
+    startFarm(),
+    // 854x480 on `standard`: a 360p and a 480p rendition.
+    makeClip({ seconds: 4, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
+  ]);
+  clip = await readFile(clipPath);
+  sourceFrames = await countFramesInFile(clipPath);
+  await farm.startNode('a', { slots: 2 });
+
+  const env = { ...process.env, DATABASE_URL: farm.services.databaseUrl, LOG_LEVEL: 'warn' };
+  for (const [name, value] of Object.entries(farm.services.storage)) (env as Record<string, string>)[name] = String(value);
+  const analyticsPort = await freePort();
+  analytics = startProcess('analytics', process.execPath, [kinoBin, 'analytics'], {
+    env: { ...env, ANALYTICS_PORT: String(analyticsPort), ANALYTICS_DATA_DIR: join(workDir, 'chdb') },
+    logFile: join(farm.services.dir, 'analytics.log'),
+  });
+  const clickhouseUrl = `http://127.0.0.1:${analyticsPort}`;
+  clickhouse = new ClickHouseHttp(clickhouseUrl);
+  await waitFor('kino analytics', async () => (await fetch(`${clickhouseUrl}/ping`)).ok, { timeoutMs: 60_000 });
+
+  const deliveryPort = await freePort();
+  deliveryUrl = `http://127.0.0.1:${deliveryPort}`;
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
+  api = startProcess('api', process.execPath, [kinoBin, 'api'], {
+    env: {
+      ...env,
+      API_PORT: String(apiPort),
+      TEMPORAL_ADDRESS: farm.services.temporalAddress,
+      CLICKHOUSE_URL: clickhouseUrl,
+      DELIVERY_URL: deliveryUrl,
+    },
+    logFile: join(farm.services.dir, 'api-playback.log'),
+  });
+  await waitFor('the second API', async () => (await fetch(`${apiUrl}/.well-known/jwks.json`)).ok, { timeoutMs: 60_000 });
+  const { apiKey } = await createApiKey(farm.db, { orgId: farm.orgId, type: 'full', live: false });
+  playbackApi = new Kino({ apiUrl, apiKey });
+
+  delivery = startProcess('delivery', process.execPath, [kinoBin, 'delivery'], {
+    env: {
+      ...env,
+      DELIVERY_PORT: String(deliveryPort),
+      CONTROL_PLANE_URL: apiUrl,
+      CLICKHOUSE_URL: clickhouseUrl,
+      DELIVERY_CACHE_DIR: join(workDir, 'cache'),
+      DELIVERY_SPOOL_DIR: join(workDir, 'spool'),
+      DELIVERY_LOG_SHIP_INTERVAL_MS: '200',
+    },
+    logFile: join(farm.services.dir, 'delivery.log'),
+  });
+  await waitFor('the delivery node', async () => (await fetch(`${deliveryUrl}/health`)).ok, { timeoutMs: 60_000 });
+});
+
+after(async () => {
+  await delivery?.stop();
+  await api?.stop();
+  await analytics?.stop();
+  await farm?.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** Upload, process (public or private) and wait for `ready`, all through the SDK. */
+async function transcode(allowPublicAccess: boolean): Promise<string> {
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
+  await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
+  const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+    storagePath: ticket.bucketPath,
+    videoQuality: 'standard',
+    allowPublicAccess,
+    videoName: allowPublicAccess ? 'public clip' : 'private clip',
+    compressionRatio: 'ultrafast',
+  });
+  await farm.waitForStatus(videoID, 'ready', 180_000);
+  return videoID;
+}
+
+void test('a transcoded public video plays from every variant of its public master, and its thumbnail resizes', async () => {
+  const videoId = await transcode(true);
+  const masterUrl = `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+  const master = await fetch(masterUrl);
+  assert.equal(master.status, 200);
+  const variants = variantUrls(masterUrl, await master.text());
+  assert.deepEqual(variants.map((v) => new URL(v).pathname.split('/').pop()), ['video-360p.m3u8', 'video-480p.m3u8']);
+  for (const variant of variants) assert.equal(await countDecodedFrames(variant), sourceFrames, variant);
+  assert.equal(await countDecodedFrames(`${deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
+
+  const details = await farm.kino.videos.get(farm.orgId, videoId);
+  const thumbnail = await fetch(`${deliveryUrl}${new URL(details.thumbnailUrl).pathname}`);
+  assert.equal(thumbnail.status, 200);
+  assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg');
+
+  const rows = await waitFor('segment rows for the public video', async () => {
+    const [row] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM segment_deliveries FINAL WHERE video_id = '${videoId}'`);
+    return row && row.n > 0 ? row.n : undefined;
+  });
+  assert.ok(rows >= 2, `${rows} rows`);
+});
+
+void test('a transcoded private video plays only through its signed URL, every variant frame by frame', async () => {
+  const videoId = await transcode(false);
+  assert.equal((await fetch(`${deliveryUrl}/${videoId}/master.m3u8`)).status, 401);
+  const signed = await playbackApi.playback.signedUrl(farm.orgId, videoId, { expiration: '15m' });
+  assert.equal(signed.expires_in, 900);
+  const masterUrl = signed.signed_url;
+  assert.ok(masterUrl.startsWith(`${deliveryUrl}/v1/private/${videoId}/master.m3u8?token=`));
+  const variants = variantUrls(masterUrl, await (await fetch(masterUrl)).text());
+  assert.equal(variants.length, 2);
+  for (const variant of variants) assert.equal(await countDecodedFrames(variant), sourceFrames, variant);
+});
