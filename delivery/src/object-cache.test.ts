@@ -1,0 +1,58 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ObjectCache } from './object-cache.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kino-cache-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A storage stand-in that counts GETs and answers slowly enough for requests to overlap. */
+function fakeStorage(objects: Record<string, Buffer>) {
+  const gets: string[] = [];
+  return {
+    gets,
+    async get(key: string) {
+      gets.push(key);
+      await new Promise((r) => setTimeout(r, 20));
+      return objects[key];
+    },
+  };
+}
+
+void test('concurrent misses make one storage request; hits come from memory, then disk', async () => {
+  const storage = fakeStorage({ 'videos/v/hls/360p/seg-00000.m4s': Buffer.alloc(1000, 1) });
+  const cache = new ObjectCache({ storage, dir: join(dir, 'a'), maxBytes: 1 << 20, memoryMaxBytes: 1 << 20 });
+  await cache.init();
+  const results = await Promise.all(Array.from({ length: 10 }, () => cache.get('videos/v/hls/360p/seg-00000.m4s')));
+  assert.equal(storage.gets.length, 1);
+  assert.ok(results.every((r) => r?.etag === results[0]!.etag && r.size === 1000));
+  const hit = await cache.get('videos/v/hls/360p/seg-00000.m4s');
+  assert.equal(hit?.data?.length, 1000, 'small objects are kept in memory');
+  assert.deepEqual(readFileSync(hit.path), Buffer.alloc(1000, 1), 'and on disk');
+  assert.equal(await cache.get('videos/v/hls/360p/missing.m4s'), undefined);
+});
+
+void test('the disk bound evicts the least recently used; a restart finds what is left, with its ETags', async () => {
+  const objects = Object.fromEntries(['a', 'b', 'c'].map((name) => [`videos/v/hls/360p/${name}.m4s`, Buffer.alloc(400, name.charCodeAt(0))]));
+  const storage = fakeStorage(objects);
+  const options = { storage, dir: join(dir, 'b'), maxBytes: 1000, memoryMaxBytes: 500 };
+  const cache = new ObjectCache(options);
+  await cache.init();
+  const a = await cache.get('videos/v/hls/360p/a.m4s');
+  await cache.get('videos/v/hls/360p/b.m4s');
+  await cache.get('videos/v/hls/360p/a.m4s'); // a is now the most recently used
+  await cache.get('videos/v/hls/360p/c.m4s'); // over 1000 bytes: b goes
+  assert.equal(cache.stats.objects, 2);
+  assert.ok(cache.stats.memoryBytes <= 500);
+  assert.ok(existsSync(a!.path));
+  const restarted = new ObjectCache(options);
+  await restarted.init();
+  assert.equal(restarted.stats.objects, 2);
+  const before = storage.gets.length;
+  assert.equal((await restarted.get('videos/v/hls/360p/a.m4s'))?.etag, a!.etag);
+  assert.equal(storage.gets.length, before, 'a was read from disk, not storage');
+  await restarted.get('videos/v/hls/360p/b.m4s');
+  assert.equal(storage.gets.length, before + 1, 'b was evicted and fetched again');
+});
