@@ -146,6 +146,18 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     assert.equal(polls.at(-1), 'ready');
   });
 
+  void it('signs a playback URL on the delivery host', async () => {
+    const signed = await kino.playback.signedUrl(orgId, readyVideo.id, { expiration: '15m', domains: ['example.com'] });
+    assert.equal(signed.expires_in, 900);
+    const url = new URL(signed.signed_url);
+    assert.equal(`${url.origin}${url.pathname}`, `http://127.0.0.1:9/v1/private/${readyVideo.id}/master.m3u8`);
+    assert.match(url.searchParams.get('token') ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a JWT');
+    await assert.rejects(
+      kino.playback.signedUrl(orgId, readyVideo.id, { expiration: '8d' as '7d' }),
+      (error: unknown) => error instanceof BadRequestError && error.code === 'invalid_expiration',
+    );
+  });
+
   void it('rejects with VideoProcessingFailedError for a file that is not a video, and retries it', async () => {
     const notAVideo = join(services.dir, 'notes.mp4');
     writeFileSync(notAVideo, 'these are not the frames you are looking for\n'.repeat(100));
