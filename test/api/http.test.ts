@@ -3,7 +3,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createApiKey, type ApiApp } from '@kino/control-plane';
+import { Client, Connection } from '@temporalio/client';
+import { freePort } from '@kino/infra';
+import { createApiKey, openDatabase, type ApiApp } from '@kino/control-plane';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
@@ -241,6 +243,27 @@ void describe('rate limits', () => {
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429]);
     assert.deepEqual(remaining, ['5', '4', '3', '2', '1', '0', '0']);
+  });
+});
+
+void describe('database down', () => {
+  void it('answers 503, never 500: health names the database, keyed calls get service_unavailable', async () => {
+    const db = await openDatabase(`postgres://postgres@127.0.0.1:${await freePort()}/kino`);
+    // Temporal is not running in this file either: a client that does not retry keeps the check short.
+    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
+    const app = await api.buildAnother({ db, temporal: new Client({ connection }) });
+    try {
+      const health = await inject(app, 'GET', '/v1/api/health');
+      assert.equal(health.status, 503);
+      assert.equal(health.body.body.checks.database.status, 'error');
+      assert.match(health.body.detail, /database/);
+      const keyed = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
+      assert.equal(keyed.status, 503);
+      assertErrorEnvelope(keyed.body, 503, 'service_unavailable', assert);
+    } finally {
+      await db.destroy();
+      await connection.close();
+    }
   });
 });
 
