@@ -3,6 +3,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+/** Error lines that are not: SeaweedFS logs one at each start about STS, which Kino does not use. */
+const knownHarmless = [/Failed to load IAM configuration: no signing key found for STS/];
+
 /** pino levels are numbers (50 error, 60 fatal); Temporal and others write names. */
 function jsonLevelIsError(level: unknown): boolean {
   if (typeof level === 'number') return level >= 50;
@@ -16,7 +19,7 @@ function jsonLevelIsError(level: unknown): boolean {
  */
 export function isErrorLine(line: string, stream: 'stdout' | 'stderr', fromKinoProcess: boolean): boolean {
   const trimmed = line.trim();
-  if (!trimmed) return false;
+  if (!trimmed || knownHarmless.some((pattern) => pattern.test(trimmed))) return false;
   if (trimmed.startsWith('{')) {
     try {
       const record = JSON.parse(trimmed) as { level?: unknown };

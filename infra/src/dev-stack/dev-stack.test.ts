@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { isErrorLine, summarizeLine } from './console-tail.ts';
+import { devStackLayout, layoutPorts } from './layout.ts';
+import { assertPortsFree, DevStackError } from './preflight.ts';
+import { loadOrCreateSecrets, readDevJson, writeDevEnv, writeDevJson } from './state-files.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kino-dev-unit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+void describe('dev stack layout', () => {
+  void it('puts the design\'s dev ports on the default base', () => {
+    const layout = devStackLayout({ dir, nodes: 2, slots: 1 });
+    assert.deepEqual(layout.ports, {
+      api: 7080,
+      delivery: 7081,
+      analytics: 7123,
+      registry: 7090,
+      nodes: [7101, 7102],
+      s3: 7333,
+      postgres: 7432,
+      temporal: 17233,
+    });
+    assert.equal(layout.devJson, join(dir, 'dev.json'));
+    assert.equal(layout.postgresDir, join(dir, 'postgres'));
+  });
+
+  void it('moves every port with the base and takes the environment variables', () => {
+    const saved = { ...process.env };
+    try {
+      process.env.KINO_DEV_DIR = join(dir, 'other');
+      process.env.KINO_DEV_PORT_BASE = '20000';
+      process.env.KINO_DEV_NODES = '3';
+      process.env.KINO_DEV_NODE_SLOTS = '2';
+      const layout = devStackLayout();
+      assert.equal(layout.dir, join(dir, 'other'));
+      assert.equal(layout.ports.api, 20_080);
+      assert.equal(layout.ports.temporal, 30_233);
+      assert.deepEqual(layout.ports.nodes, [20_101, 20_102, 20_103]);
+      assert.equal(layout.nodeSlots, 2);
+      assert.equal(new Set(layoutPorts(layout).map((p) => p.port)).size, layoutPorts(layout).length, 'no port used twice');
+      process.env.KINO_DEV_PORT_BASE = 'lots';
+      assert.throws(() => devStackLayout(), /KINO_DEV_PORT_BASE must be a non-negative integer/);
+    } finally {
+      process.env = saved;
+    }
+  });
+});
+
+void describe('dev stack state files', () => {
+  void it('makes secrets once and keeps them, readable by the owner only', () => {
+    const layout = devStackLayout({ dir: join(dir, 'secrets') });
+    const first = loadOrCreateSecrets(layout);
+    assert.match(first.nodeToken, /^ntk_[0-9A-Za-z]{40}$/);
+    assert.deepEqual(loadOrCreateSecrets(layout), first);
+    assert.equal(statSync(layout.secretsJson).mode & 0o777, 0o600);
+  });
+
+  void it('writes and reads dev.json; a partial one counts as absent', () => {
+    const layout = devStackLayout({ dir: join(dir, 'devjson') });
+    assert.equal(readDevJson(layout), undefined);
+    const devJson = {
+      apiUrl: 'http://127.0.0.1:7080/v1/api',
+      deliveryUrl: 'http://127.0.0.1:7081',
+      orgId: 'org_1',
+      envId: 'env_1',
+      apiKey: `svc_test_${'a'.repeat(32)}`,
+      databaseUrl: 'postgres://postgres@127.0.0.1:7432/kino',
+    };
+    writeDevJson(layout, devJson);
+    assert.deepEqual(readDevJson(layout), devJson);
+    writeDevJson(layout, { ...devJson, apiKey: '' });
+    assert.equal(readDevJson(layout), undefined);
+  });
+
+  void it('quotes dev.env for the shell', () => {
+    const layout = devStackLayout({ dir: join(dir, 'devenv') });
+    writeDevEnv(layout, { A: "it's", B: 'plain' }, 'header');
+    assert.equal(readFileSync(layout.devEnv, 'utf8'), "# header\nA='it'\\''s'\nB='plain'\n");
+  });
+});
+
+void describe('dev stack preflight', () => {
+  void it('names a taken port and its part', async () => {
+    // A port low enough that every port of its stack stays below 65536 (Temporal is base + 10233).
+    const blocker = createServer();
+    let port = 0;
+    for (let attempt = 0; attempt < 50 && !port; attempt += 1) {
+      const candidate = 20_080 + Math.floor(Math.random() * 20_000);
+      port = await new Promise<number>((resolveListen) => {
+        blocker.once('error', () => resolveListen(0));
+        blocker.listen(candidate, '127.0.0.1', () => resolveListen(candidate));
+      });
+    }
+    assert.ok(port, 'a port to block');
+    try {
+      // A base that puts the API on the taken port.
+      const layout = devStackLayout({ dir, portBase: port - 80 });
+      await assert.rejects(assertPortsFree(layout), (error: unknown) => {
+        assert.ok(error instanceof DevStackError);
+        assert.match(error.message, new RegExp(`${port} \\(API\\)`));
+        assert.match(error.message, /KINO_DEV_PORT_BASE/);
+        return true;
+      });
+    } finally {
+      await new Promise((resolveClose) => blocker.close(resolveClose));
+    }
+  });
+});
+
+void describe('console tail', () => {
+  void it('shows error lines of every kind of log, and nothing else', () => {
+    assert.equal(isErrorLine('{"level":50,"msg":"boom"}', 'stdout', true), true);
+    assert.equal(isErrorLine('{"level":30,"msg":"fine"}', 'stdout', true), false);
+    assert.equal(isErrorLine('{"level":"error","msg":"temporal trouble"}', 'stderr', false), true);
+    assert.equal(isErrorLine('{"level":"warn","msg":"meh"}', 'stderr', false), false);
+    assert.equal(isErrorLine('Invalid configuration:', 'stderr', true), true, 'unstructured stderr of our processes');
+    assert.equal(isErrorLine('I1121 06:00:00.000 master.go:1 started', 'stderr', false), false);
+    assert.equal(isErrorLine('E1121 06:00:00.000 volume.go:1 disk full', 'stderr', false), true);
+    assert.equal(
+      isErrorLine('E1121 06:24:21.122672 s3api_server.go:403 Failed to load IAM configuration: no signing key found for STS service', 'stderr', false),
+      false,
+    );
+    assert.equal(isErrorLine('2026-01-01 00:00:00 UTC [1] FATAL:  could not bind', 'stderr', false), true);
+  });
+
+  void it('summarizes pino records to their message and error', () => {
+    assert.equal(summarizeLine('{"level":50,"msg":"encode failed","err":{"message":"ffmpeg exited 1"}}'), 'encode failed: ffmpeg exited 1');
+    assert.equal(summarizeLine('plain text'), 'plain text');
+  });
+});
