@@ -46,7 +46,7 @@ export async function startApiHarness(
   { env: envOverrides = {}, ...overrides }: Partial<Omit<ApiDeps, 'config'>> & { env?: Record<string, string> } = {},
 ): Promise<ApiHarness> {
   const storageConfig = services.storage.S3_ENDPOINT ? services.storage : unreachableStorage;
-  // Without a Temporal server, a lazy connection to a closed port: calls fail, nothing hangs at start.
+  // Without a Temporal server, a lazy connection to a closed port: calls fail, nothing hangs.
   const temporalAddress = services.temporalAddress || `127.0.0.1:${await freePort()}`;
   const config = parseApiConfig({
     DATABASE_URL: services.databaseUrl,
@@ -58,7 +58,8 @@ export async function startApiHarness(
   });
   const db = await openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  // No Temporal in this file: no retry interceptor either, so calls fail at once instead of retrying.
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS, ...(services.temporalAddress ? {} : { interceptors: [] }) });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const storage = new Storage(config);
   const logger = createLogger('api-test', process.env.KINO_TEST_LOG_LEVEL ?? 'silent');

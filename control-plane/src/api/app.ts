@@ -10,11 +10,17 @@ import accessPlugin from './plugins/access.ts';
 import errorHandlerPlugin from './plugins/error-handler.ts';
 import { registerRoutes } from './routes/index.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
+import { clickHouseServedSegments } from './served-segments.ts';
 import { apiVersion } from './version.ts';
 
 export const API_PREFIX = '/v1/api';
 
-export async function buildApp(deps: ApiDeps) {
+export async function buildApp(given: ApiDeps) {
+  // With an analytics store and no other source, `served` counts what delivery logged there.
+  const deps: ApiDeps = {
+    ...given,
+    servedSegments: given.servedSegments ?? (given.clickhouse ? clickHouseServedSegments(given.clickhouse) : undefined),
+  };
   const app = Fastify({
     loggerInstance: deps.logger,
     // Request ids show in 5xx details, so an operator can find the log line.

@@ -1,7 +1,7 @@
 // The API process (`kino api`): configuration from the environment, migrations, then listen.
 import { pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, createLogger, Storage, type Logger } from '@kino/infra';
+import { ClickHouseHttp, createLogger, migrateClickHouse, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { loadApiConfig, type ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
@@ -24,7 +24,15 @@ export async function startApiServer(
   // Lazy: the API starts (and /health reports it) while Temporal is down; calls connect when it is back.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const clickhouse = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL) : undefined;
+  // Short timeout: a slow analytics store costs a view estimate, never a listing.
+  const clickhouse = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 5000) : undefined;
+  if (clickhouse) {
+    // The analytics schema is shared with delivery; either may create it (idempotent). Not awaited:
+    // the API starts, and reports analytics in /health, whether or not the store is up yet.
+    migrateClickHouse(clickhouse).catch((error: unknown) =>
+      logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
+    );
+  }
   const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();
