@@ -39,7 +39,7 @@ for (const [name, files, concurrency] of [['unit', unit, 2], ['integration', int
       '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
       ...files,
     ],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1' } },
+    { cwd: root, stdio: 'inherit', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
   );
   if (result.status !== 0) failed = true;
   const tap = readFileSync(tapFile, 'utf8');

@@ -20,3 +20,13 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Runs a readiness wait for a process just started; if the wait fails, the process is stopped. */
+export async function stopOnFailure<T>(process: { stop(): Promise<void> }, ready: () => Promise<T>): Promise<T> {
+  try {
+    return await ready();
+  } catch (error) {
+    await process.stop();
+    throw error;
+  }
+}

@@ -6,7 +6,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:f
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { waitFor } from '../wait.ts';
+import { stopOnFailure, waitFor } from '../wait.ts';
 
 export interface PostgresServer {
   url: string;
@@ -63,7 +63,7 @@ export async function startPostgres({
   if (!durable) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const server = startProcess('postgres', join(bin, 'postgres'), args, { logFile, ...ids });
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitFor('PostgreSQL to accept connections', async () => {
+  await stopOnFailure(server, () => waitFor('PostgreSQL to accept connections', async () => {
     if (server.child.exitCode !== null) throw new Error(`postgres exited (${server.child.exitCode}); see ${logFile}`);
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
@@ -74,7 +74,7 @@ export async function startPostgres({
       await client.end();
     }
     return true;
-  });
+  }));
   return {
     url: `postgres://postgres@127.0.0.1:${port}/${database}`,
     process: server,

@@ -9,7 +9,7 @@ import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
 import { createS3Client } from '../storage.ts';
 import type { StorageConfig } from '../config.ts';
-import { waitFor } from '../wait.ts';
+import { stopOnFailure, waitFor } from '../wait.ts';
 
 export interface SeaweedServer {
   storage: StorageConfig;
@@ -86,7 +86,7 @@ export async function startSeaweed({
     S3_FORCE_PATH_STYLE: true,
   };
   const s3 = createS3Client(storage);
-  await waitFor(
+  await stopOnFailure(server, () => waitFor(
     'SeaweedFS S3 to accept a bucket',
     async () => {
       if (server.child.exitCode !== null) throw new Error(`weed exited (${server.child.exitCode}); see ${logFile}`);
@@ -99,7 +99,7 @@ export async function startSeaweed({
       return true;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
-  );
+  ));
   s3.destroy();
   return { storage, process: server, stop: () => server.stop() };
 }

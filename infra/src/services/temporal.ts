@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findBinary } from '../paths.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { waitFor } from '../wait.ts';
+import { stopOnFailure, waitFor } from '../wait.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -28,7 +28,7 @@ export async function startTemporal({
   if (dbFile) args.push('--db-filename', dbFile);
   const server = startProcess('temporal', temporal, args, { logFile });
   const address = `127.0.0.1:${port}`;
-  await waitFor(
+  await stopOnFailure(server, () => waitFor(
     'Temporal to serve the default namespace',
     async () => {
       if (server.child.exitCode !== null) throw new Error(`temporal exited (${server.child.exitCode}); see ${logFile}`);
@@ -36,6 +36,6 @@ export async function startTemporal({
       return true;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
-  );
+  ));
   return { address, process: server, stop: () => server.stop() };
 }
