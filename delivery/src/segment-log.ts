@@ -69,6 +69,8 @@ export class SegmentLog {
   private syncing: Promise<void> = Promise.resolve();
   private shipping?: Promise<void>;
   private migrated = false;
+  private failures = 0;
+  private retryAt = 0;
   private fileSeq = 0;
   private readonly rowPrefix = randomBytes(6).toString('base64url');
   private rowSeq = 0;
@@ -147,7 +149,8 @@ export class SegmentLog {
     this.syncTimer = setInterval(() => this.groupCommit(), groupCommitMs);
     this.shipTimer = setInterval(() => {
       this.rotate();
-      void this.shipAll().catch(() => undefined);
+      // While ClickHouse is failing, retries back off (up to a minute) instead of every interval.
+      if (Date.now() >= this.retryAt) void this.shipAll().catch(() => undefined);
     }, this.options.shipIntervalMs);
     this.syncTimer.unref();
     this.shipTimer.unref();
@@ -217,8 +220,13 @@ export class SegmentLog {
         this.shippedRows += lines.length;
         logger.debug({ batch: name, rows: lines.length }, 'segment batch shipped');
       }
+      this.failures = 0;
+      this.retryAt = 0;
     } catch (error) {
-      logger.warn({ err: error }, 'segment rows not shipped yet; they wait in the spool');
+      this.failures++;
+      const backoffMs = Math.min(60_000, this.options.shipIntervalMs * 2 ** Math.min(this.failures, 10));
+      this.retryAt = Date.now() + backoffMs;
+      logger.warn({ err: error, failures: this.failures, retryInMs: backoffMs }, 'segment rows not shipped yet; they wait in the spool');
       throw error;
     }
   }
