@@ -1,6 +1,241 @@
+// The node activities with a fake farm and fake node: how each way a node call can end becomes what
+// the workflow's retry policy acts on, and that a slot is always given back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withoutUrls } from './node-work.ts';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { grpc, type EncodeClient, type EncodeDone__Output, type EncodeRequest, type ProbeResult__Output } from '@kino/proto';
+import { createLogger, type Storage } from '@kino/infra';
+import { planLadder } from '../ladder.ts';
+import type { EncodeOutcome, SourceProbe } from '../contracts.ts';
+import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
+import { createNodeActivities, withoutUrls } from './node-work.ts';
+
+const logger = createLogger('test', 'silent');
+const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate: 30, hasAudio: true }, {
+  maxEdgeLength: -1,
+  maxFrameRate: -1,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPassVBREncoding: false,
+  compressionRatio: 'veryfast',
+  audioCodec: 'aac',
+});
+const encodeInput = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', rendition: rendition!, durationSeconds: 4 };
+
+function serviceError(code: grpc.status, details: string): grpc.ServiceError {
+  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
+}
+
+const done: EncodeDone__Output = {
+  segmentCount: 1,
+  peakBandwidth: 760_000,
+  averageBandwidth: 640_000,
+  codecs: 'avc1.64001e,mp4a.40.2',
+  frameCount: 120,
+  width: 640,
+  height: 360,
+  bytesWritten: 330_000,
+  files: ['playlist.m3u8', 'init.mp4', 'seg-00000.m4s'],
+  pixelFormat: 'yuv420p',
+  audioFormat: 'aac',
+  durationSeconds: 4,
+};
+
+interface Harness {
+  farm: NodeFarm;
+  storage: Storage;
+  released: NodeLease[];
+  lost: string[];
+  requests: EncodeRequest[];
+}
+
+/** A farm with one node; `encode` plays the node's side of the call. */
+function harness({
+  /** null: no node has a free slot. */
+  lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1' } as NodeLease | null,
+  encode = (() => Promise.resolve(done)) as EncodeClient['encode'],
+  probe = (() => Promise.reject(new Error('no probe'))) as EncodeClient['probe'],
+  /** null: the uploaded object does not exist. */
+  objectSize = 1000 as number | null,
+} = {}): Harness {
+  const released: NodeLease[] = [];
+  const lost: string[] = [];
+  const requests: EncodeRequest[] = [];
+  const client = {
+    address: '127.0.0.1:1',
+    probe,
+    encode: (request: EncodeRequest, options?: Parameters<EncodeClient['encode']>[1]) => {
+      requests.push(request);
+      return encode(request, options);
+    },
+    thumbnail: () => Promise.resolve({ width: 640, height: 360, bytes: 1 }),
+    close: () => {},
+  } as unknown as EncodeClient;
+  const farm: NodeFarm = {
+    hasLiveNode: ({ freeSlot }) => Promise.resolve(!freeSlot || lease !== null),
+    acquire: () => Promise.resolve(lease ?? undefined),
+    release: (l) => {
+      released.push(l);
+      return Promise.resolve();
+    },
+    pickNode: () => Promise.resolve({ nodeId: 'node_a', address: '127.0.0.1:1' } as FarmNode),
+    markLost: (nodeId) => {
+      lost.push(nodeId);
+      return Promise.resolve();
+    },
+    client: () => client,
+    close: () => {},
+  };
+  const storage = {
+    head: () => Promise.resolve(objectSize === null ? undefined : { size: objectSize }),
+    presignGet: (key: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=get`),
+    presignPut: (key: string, _seconds: number, contentType?: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
+  } as unknown as Storage;
+  return { farm, storage, released, lost, requests };
+}
+
+function environment() {
+  return new MockActivityEnvironment(
+    { startToCloseTimeoutMs: 3_600_000, activityId: '7', workflowExecution: { workflowId: 'video:vid_1', runId: '0123456789ab' } },
+    // The SDK logs each failed activity; here failing is the point.
+    { logger: new DefaultLogger('ERROR', () => {}) },
+  );
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await promise.then(
+    () => assert.fail('expected a failure'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ApplicationFailure, `an ApplicationFailure, got ${String(error)}`);
+  return error;
+}
+
+void test('an encode presigns every output (bound to its type), forwards progress as heartbeats, returns what the node measured, frees the slot', async () => {
+  const h = harness({
+    encode: (_request, options) => {
+      options?.onProgress?.({ percent: 40, encodedSeconds: 1.6, speed: 2 });
+      options?.onProgress?.({ percent: 100, encodedSeconds: 4, speed: 2 });
+      return Promise.resolve(done);
+    },
+  });
+  const env = environment();
+  const beats: unknown[] = [];
+  env.on('heartbeat', (details: unknown) => beats.push(details));
+  const outcome = (await env.run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput)) as EncodeOutcome;
+
+  const [request] = h.requests;
+  assert.equal(request!.jobId, 'vid_1-a7-01234567');
+  assert.equal(request!.inputUrl, 'http://s3.test/uploads/o/e/u/clip.mp4?X-Amz-Signature=get');
+  assert.deepEqual(Object.keys(request!.outputUrls!).sort(), ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s']);
+  assert.match(request!.outputUrls!['seg-00001.m4s']!, /videos\/vid_1\/hls\/360p\/seg-00001\.m4s\?.*type=video\/iso\.segment/);
+  assert.match(request!.outputUrls!['playlist.m3u8']!, /type=application\/vnd\.apple\.mpegurl/);
+  assert.equal(request!.rendition?.key, '360p');
+  assert.equal(request!.rendition?.x264Preset, 'veryfast');
+  assert.ok(beats.some((b) => (b as { percent: number }).percent === 40));
+  assert.equal(outcome.bandwidth, 760_000);
+  assert.equal(outcome.averageBandwidth, 640_000);
+  assert.equal(outcome.codecs, 'avc1.64001e,mp4a.40.2');
+  assert.equal(outcome.nodeId, 'node_a');
+  assert.equal(h.released.length, 1);
+  assert.deepEqual(h.lost, []);
+});
+
+void test('a node that drops the connection mid-encode: NodeLost (retryable), the node is taken out, the slot freed', async () => {
+  const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) });
+  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  assert.equal(failure.type, 'NodeLost');
+  assert.equal(failure.nonRetryable, false);
+  assert.deepEqual(h.lost, ['node_a']);
+  assert.equal(h.released.length, 1);
+});
+
+void test('a busy node: NoNodeAvailable, and the node is not blamed', async () => {
+  const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.RESOURCE_EXHAUSTED, 'all 1 encode slots of this node are busy')) });
+  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  assert.equal(failure.type, 'NoNodeAvailable');
+  assert.deepEqual(h.lost, []);
+});
+
+void test('storage down on the node side (UNAVAILABLE with its message) is retried without blaming the node', async () => {
+  const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'storage unreachable: Connection refused')) });
+  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  assert.equal(failure.nonRetryable, false);
+  assert.notEqual(failure.type, 'NodeLost');
+  assert.deepEqual(h.lost, []);
+});
+
+void test('the node refuses the source: InvalidSource, final, without the presigned URL in the reason', async () => {
+  const h = harness({
+    encode: () =>
+      Promise.reject(serviceError(grpc.status.INVALID_ARGUMENT, 'the source is not a readable video: http://s3.test/u?X-Amz-Signature=x: Invalid data found when processing input')),
+  });
+  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  assert.equal(failure.type, 'InvalidSource');
+  assert.equal(failure.nonRetryable, true);
+  assert.equal(failure.message, 'the source is not a readable video: Invalid data found when processing input');
+});
+
+void test('no free slot anywhere: NoNodeAvailable before any call', async () => {
+  const h = harness({ lease: null });
+  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  assert.equal(failure.type, 'NoNodeAvailable');
+  assert.deepEqual(h.requests, []);
+  const env = environment();
+  const capacity = await failureOf(env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: true }));
+  assert.equal(capacity.type, 'NoNodeAvailable');
+  await env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: false });
+});
+
+void test('cancellation aborts the node call, frees the slot and ends as cancelled', async () => {
+  let aborted = false;
+  const h = harness({
+    encode: (_request, options) =>
+      new Promise((_resolve, reject) => {
+        const cancel = () => {
+          aborted = true;
+          reject(serviceError(grpc.status.CANCELLED, 'Cancelled on client'));
+        };
+        // As the real client: a signal aborted before the call cancels it at once.
+        if (options?.signal?.aborted) cancel();
+        else options?.signal?.addEventListener('abort', cancel);
+        options?.onProgress?.({ percent: 10, encodedSeconds: 0.4, speed: 1 });
+      }),
+  });
+  const env = environment();
+  env.once('heartbeat', () => env.cancel());
+  const error = await env.run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput).catch((e: unknown) => e);
+  assert.ok(error instanceof CancelledFailure, `cancelled, got ${String(error)}`);
+  assert.ok(aborted, 'the gRPC call was cancelled');
+  assert.equal(h.released.length, 1);
+  assert.deepEqual(h.lost, []);
+});
+
+void test('probe: an empty or missing upload, or a file without a picture, is InvalidSource at once', async () => {
+  const input = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
+  const empty = await failureOf(environment().run(createNodeActivities({ ...harness({ objectSize: 0 }), logger }).probeSource, input));
+  assert.equal(empty.type, 'InvalidSource');
+  assert.equal(empty.message, 'the uploaded file is empty (0 bytes)');
+  const missing = await failureOf(environment().run(createNodeActivities({ ...harness({ objectSize: null }), logger }).probeSource, input));
+  assert.equal(missing.type, 'InvalidSource');
+
+  const audioOnly: ProbeResult__Output = {
+    durationSeconds: 4, width: 0, height: 0, frameRate: 0, frameCount: 0, videoCodec: '', pixelFormat: '',
+    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+  };
+  const noPicture = await failureOf(
+    environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(audioOnly) }), logger }).probeSource, input),
+  );
+  assert.equal(noPicture.type, 'InvalidSource');
+  assert.equal(noPicture.message, 'the file has no video stream');
+
+  const video = { ...audioOnly, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p' };
+  const probe = (await environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(video) }), logger }).probeSource, input)) as SourceProbe;
+  assert.equal(probe.width, 640);
+  assert.equal(probe.durationSeconds, 4);
+});
 
 void test('failure reasons lose the presigned URLs ffmpeg quotes', () => {
   const detail =
