@@ -97,9 +97,7 @@ export function qualityHeight(quality: string): number {
   return Number.parseInt(quality, 10);
 }
 
-/** The storage key of a resource (the init's quality must be resolved first). */
-export function storageKeyOf(videoId: string, resource: Resource & { type: 'master' | 'rendition' | 'segment' }): string;
-export function storageKeyOf(videoId: string, resource: { type: 'init'; quality: string }): string;
+/** The storage key of a resource (an init's quality must be resolved first). */
 export function storageKeyOf(videoId: string, resource: Resource): string {
   switch (resource.type) {
     case 'master':

@@ -137,7 +137,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     token: string | null,
   ): Promise<Body> {
     const resource = resolveResource(video, route.resource);
-    const key = storageKeyOf(video.id, resource as Resource & { type: 'master' });
+    const key = storageKeyOf(video.id, resource);
     const object = await deps.cache.get(key);
     if (!object) {
       deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
