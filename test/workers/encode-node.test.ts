@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Storage, createLogger, newId, objectKeys, waitFor } from '@kino/infra';
@@ -312,6 +313,43 @@ void describe('an encode node process', () => {
     await first;
     assert.ok(/encode cancelled by the caller/.test(node.logs()));
     assert.equal(readdirSync(workDir).length, 0);
+  });
+
+  void it('resumes a source read that storage cuts off midway: every frame is still there', async () => {
+    // A flaky storage front: the first two long reads are cut after 150 kB. Without ffmpeg's
+    // reconnect, that reads as the end of the file and makes a truncated video with exit code 0.
+    // (With the index up front, as uploads from most tools have it, ffmpeg reads straight through.)
+    const faststart = join(dir, 'long-faststart.mp4');
+    await run('ffmpeg', ['-v', 'error', '-y', '-i', join(dir, 'long.mp4'), '-c', 'copy', '-movflags', '+faststart', faststart]);
+    const data = readFileSync(faststart);
+    let cut = 0;
+    const flaky = createServer((req, res) => {
+      const range = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
+      const start = range ? Number(range[1]) : 0;
+      const end = range?.[2] ? Number(range[2]) : data.length - 1;
+      res.writeHead(range ? 206 : 200, { 'content-range': `bytes ${start}-${end}/${data.length}`, 'content-length': end - start + 1, 'accept-ranges': 'bytes' });
+      if (cut < 2 && end - start > 200_000) {
+        cut++;
+        res.write(data.subarray(start, start + 150_000), () => res.socket?.destroy());
+        return;
+      }
+      res.end(data.subarray(start, end + 1));
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = flaky.address();
+      const inputUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/long.mp4`;
+      const videoId = newId('vid');
+      const done = await client.encode({
+        jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 240, 13), durationSeconds: 13,
+        rendition: rendition({ key: '240p', width: 426, height: 240, x264Preset: 'ultrafast' }),
+      });
+      assert.ok(cut >= 1, 'the connection was cut');
+      assert.equal(done.frameCount, 325);
+      assert.equal(await countDecodedFrames(join(await download(videoId, 240), 'playlist.m3u8')), 325);
+    } finally {
+      flaky.close();
+    }
   });
 
   void it('fails an encode whose outputs have no presigned URL, without leaving files behind', async () => {

@@ -21,7 +21,7 @@ import {
   type FfmpegProgress,
 } from './ffmpeg/index.ts';
 import { resolveHlsSettings } from './encode-settings.ts';
-import { InvalidRequestError } from './errors.ts';
+import { InvalidRequestError, StorageUnavailableError } from './errors.ts';
 import { UploadQueue, uploadFile } from './upload.ts';
 
 export interface EncodeJobProgress {
@@ -130,6 +130,15 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       clearInterval(scanner);
     }
 
+    // A source read that ended early looks like a clean end to ffmpeg: check what it covered.
+    const playlist = parseMediaPlaylist(await readFile(join(outDir, hlsPlaylistName), 'utf8'));
+    const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
+    if (encodedSeconds < source.videoDurationSeconds * 0.97 - 0.5) {
+      throw new StorageUnavailableError(
+        `the encode covered ${encodedSeconds.toFixed(2)} s of the source's ${source.videoDurationSeconds.toFixed(2)} s: the source read ended early`,
+      );
+    }
+
     // Every file ffmpeg wrote must have somewhere to go; uploading part of a rendition would
     // leave a playlist pointing at nothing.
     const files = (await readdir(outDir)).sort();
@@ -140,7 +149,6 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
     uploads.add(() => uploadFile(join(outDir, hlsPlaylistName), request.outputUrls[hlsPlaylistName]!, contentTypeForHlsFile(hlsPlaylistName), job.signal));
     await uploads.drain();
 
-    const playlist = parseMediaPlaylist(await readFile(join(outDir, hlsPlaylistName), 'utf8'));
     const sizes = new Map<string, number>();
     for (const name of files) sizes.set(name, (await stat(join(outDir, name))).size);
     const bandwidth = measureBandwidth(

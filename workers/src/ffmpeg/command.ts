@@ -127,9 +127,18 @@ export async function runFfprobe(args: string[], options: RunOptions = {}): Prom
 }
 
 /**
- * Input options for a URL: give up on a stalled connection instead of hanging a slot forever.
- * (Presigned GETs support range requests, so ffmpeg can seek to an MP4's trailing moov.)
+ * Input options for a URL. A connection storage drops mid-read is resumed with a range request
+ * (without `-reconnect`, ffmpeg takes the drop for the end of the file and writes a truncated video
+ * with exit code 0); a stalled one is given up after 30 s instead of holding a slot forever.
+ * Presigned GETs support range requests, so ffmpeg can also seek to an MP4's trailing moov.
  */
 export function inputArgsFor(input: string): string[] {
-  return /^https?:\/\//.test(input) ? ['-rw_timeout', '30000000'] : [];
+  if (!/^https?:\/\//.test(input)) return [];
+  return [
+    '-rw_timeout', '30000000',
+    '-reconnect', '1',
+    '-reconnect_on_network_error', '1',
+    '-reconnect_on_http_error', '5xx',
+    '-reconnect_delay_max', '10',
+  ];
 }

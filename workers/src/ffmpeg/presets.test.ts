@@ -35,6 +35,8 @@ void test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries
   const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4?X-Amz-Signature=abc', settings, threads: 0 });
   assert.equal(valueOf(args, '-i'), 'https://s3.example/src.mp4?X-Amz-Signature=abc');
   assert.equal(valueOf(args, '-rw_timeout'), '30000000');
+  assert.equal(valueOf(args, '-reconnect'), '1', 'a dropped connection resumes instead of truncating the video');
+  assert.ok(args.indexOf('-reconnect') < args.indexOf('-i'), 'input options come before the input');
   assert.equal(valueOf(args, '-c:v'), 'libx264');
   assert.equal(valueOf(args, '-preset'), 'veryfast');
   assert.equal(valueOf(args, '-pix_fmt'), 'yuv420p');

@@ -13,6 +13,7 @@ const clip: ProbeJson = {
 void test('reads duration, size, frame rate, frames and audio', () => {
   const info = parseProbeJson(clip);
   assert.equal(info.durationSeconds, 4.021333);
+  assert.equal(info.videoDurationSeconds, 4, 'the video stream’s own duration');
   assert.equal(info.width, 640);
   assert.equal(info.height, 360);
   assert.equal(info.frameRate, 25);
@@ -48,6 +49,8 @@ void test('frame count from duration × rate when the container does not say (We
   webm.streams![0]!.avg_frame_rate = '30000/1001';
   webm.format!.duration = '10.010000';
   assert.equal(parseProbeJson(webm).frameCount, 300);
+  delete webm.streams![0]!.duration;
+  assert.equal(parseProbeJson(webm).videoDurationSeconds, 10.01, 'falls back to the container duration');
 });
 
 void test('audio only, no streams, still images, no duration: not a video', () => {

@@ -4,6 +4,8 @@ import { inputArgsFor, runFfprobe } from './command.ts';
 
 export interface MediaInfo {
   durationSeconds: number;
+  /** The video stream's own duration when the container gives it (audio can run longer), else durationSeconds. */
+  videoDurationSeconds: number;
   /** As displayed: sample aspect ratio and rotation applied. */
   width: number;
   height: number;
@@ -111,6 +113,7 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
   const frameCount = Math.round(positive(video.nb_frames)) || Math.round(durationSeconds * frameRate);
   return {
     durationSeconds,
+    videoDurationSeconds: positive(video.duration) || durationSeconds,
     width,
     height,
     codedWidth,
