@@ -58,17 +58,20 @@ export class Registration {
   private async beat(): Promise<void> {
     const { registry, jobs, logger } = this.options;
     try {
-      if (this.needsRegister) {
-        await this.register();
-      }
-      const response = await registry.heartbeat(
-        { nodeId: this.nodeId, activeJobs: jobs.activeJobIds(), draining: jobs.isDraining },
-        { timeoutMs: Math.max(1_000, this.intervalMs) },
-      );
+      const heartbeat = () =>
+        registry.heartbeat(
+          { nodeId: this.nodeId, activeJobs: jobs.activeJobIds(), draining: jobs.isDraining },
+          { timeoutMs: Math.max(1_000, this.intervalMs) },
+        );
+      // A (re-)registration makes the node `active`: the heartbeat right after it tells the
+      // registry at once if the node is in fact draining.
+      if (this.needsRegister) await this.register();
+      const response = await heartbeat();
       if (!response.known) {
         logger.warn({ nodeId: this.nodeId }, 'registry does not know this node any more; registering again');
         this.needsRegister = true;
         await this.register();
+        await heartbeat();
       }
     } catch (error) {
       if (!this.needsRegister) logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
