@@ -1,4 +1,3 @@
-import { runAnalyticsServer } from '@kino/infra';
 import { KinoCommand } from '../base-command.ts';
 
 export default class Analytics extends KinoCommand {
@@ -7,6 +6,7 @@ export default class Analytics extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
+    const { runAnalyticsServer } = await import('@kino/infra');
     await runAnalyticsServer();
   }
 }

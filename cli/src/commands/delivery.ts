@@ -1,4 +1,3 @@
-import { runDelivery } from '@kino/delivery';
 import { KinoCommand } from '../base-command.ts';
 
 export default class Delivery extends KinoCommand {
@@ -7,6 +6,7 @@ export default class Delivery extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
+    const { runDelivery } = await import('@kino/delivery');
     await runDelivery();
   }
 }

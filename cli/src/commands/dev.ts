@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { runDevStack } from '@kino/infra/dev-stack';
 import { KinoCommand } from '../base-command.ts';
 
 export default class Dev extends KinoCommand {
@@ -30,6 +29,7 @@ and writes .kino/dev.json; a restart re-uses them and keeps every video. Logs: .
   };
 
   async run(): Promise<void> {
+    const { runDevStack } = await import('@kino/infra/dev-stack');
     const { flags } = await this.parse(Dev);
     const code = await runDevStack({ dir: flags.dir, portBase: flags['port-base'], nodes: flags.nodes, slots: flags.slots });
     if (code !== 0) this.exit(code);

@@ -1,6 +1,4 @@
 import { Flags } from '@oclif/core';
-import { loadConfig } from '@kino/infra';
-import { createNodeLogger, nodeConfigShape, nodeOptionsFromConfig, startEncodeNode } from '@kino/workers';
 import { KinoCommand } from '../../base-command.ts';
 
 export default class NodeStart extends KinoCommand {
@@ -26,6 +24,8 @@ export default class NodeStart extends KinoCommand {
   };
 
   async run(): Promise<void> {
+    const { loadConfig } = await import('@kino/infra');
+    const { createNodeLogger, nodeConfigShape, nodeOptionsFromConfig, startEncodeNode } = await import('@kino/workers');
     const { flags } = await this.parse(NodeStart);
     // Flags win over the environment; both go through the one validated config of the process.
     const fromFlags: Record<string, string | undefined> = {

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { createEnvironment, getOrganization, openAdminDatabase } from '@kino/control-plane/admin';
 import { KinoCommand } from '../../../base-command.ts';
 
 export default class AdminEnvCreate extends KinoCommand {
@@ -11,6 +10,7 @@ export default class AdminEnvCreate extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; name: string; orgId: string; createdAt: string }> {
+    const { createEnvironment, getOrganization, openAdminDatabase } = await import('@kino/control-plane/admin');
     const { flags } = await this.parse(AdminEnvCreate);
     const db = await openAdminDatabase();
     try {

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { listEnvironments, openAdminDatabase } from '@kino/control-plane/admin';
 import { KinoCommand } from '../../../base-command.ts';
 
 export default class AdminEnvList extends KinoCommand {
@@ -9,6 +8,7 @@ export default class AdminEnvList extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; name: string; orgId: string; createdAt: string }[]> {
+    const { listEnvironments, openAdminDatabase } = await import('@kino/control-plane/admin');
     const { flags } = await this.parse(AdminEnvList);
     const db = await openAdminDatabase();
     try {

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { createApiKey, openAdminDatabase } from '@kino/control-plane/admin';
 import { KinoCommand } from '../../../base-command.ts';
 
 export interface CreatedKey {
@@ -31,6 +30,7 @@ export default class AdminKeyCreate extends KinoCommand {
   };
 
   async run(): Promise<CreatedKey> {
+    const { createApiKey, openAdminDatabase } = await import('@kino/control-plane/admin');
     const { flags } = await this.parse(AdminKeyCreate);
     const type = flags.type as CreatedKey['type'];
     if (type === 'environment' && !flags.env) this.error('--type environment needs --env ENV_ID.', { exit: 1 });

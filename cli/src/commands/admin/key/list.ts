@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { listApiKeys, openAdminDatabase } from '@kino/control-plane/admin';
 import { KinoCommand } from '../../../base-command.ts';
 
 export interface ListedKey {
@@ -22,6 +21,7 @@ export default class AdminKeyList extends KinoCommand {
   };
 
   async run(): Promise<ListedKey[]> {
+    const { listApiKeys, openAdminDatabase } = await import('@kino/control-plane/admin');
     const { flags } = await this.parse(AdminKeyList);
     const db = await openAdminDatabase();
     try {

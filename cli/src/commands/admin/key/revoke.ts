@@ -1,5 +1,4 @@
 import { Args } from '@oclif/core';
-import { getApiKey, openAdminDatabase, revokeApiKey } from '@kino/control-plane/admin';
 import { KinoCommand } from '../../../base-command.ts';
 
 export default class AdminKeyRevoke extends KinoCommand {
@@ -9,6 +8,7 @@ export default class AdminKeyRevoke extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; revokedAt: string; alreadyRevoked: boolean }> {
+    const { getApiKey, openAdminDatabase, revokeApiKey } = await import('@kino/control-plane/admin');
     const { args } = await this.parse(AdminKeyRevoke);
     const db = await openAdminDatabase();
     try {

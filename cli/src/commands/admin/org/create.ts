@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { createOrganization, openAdminDatabase } from '@kino/control-plane/admin';
 import { KinoCommand } from '../../../base-command.ts';
 
 export default class AdminOrgCreate extends KinoCommand {
@@ -10,6 +9,7 @@ export default class AdminOrgCreate extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; name: string; createdAt: string }> {
+    const { createOrganization, openAdminDatabase } = await import('@kino/control-plane/admin');
     const { flags } = await this.parse(AdminOrgCreate);
     const db = await openAdminDatabase();
     try {
