@@ -4,20 +4,15 @@
 // (`videos/{id}/thumbs/derived/<source hash>/<w>x<h>.jpg`, so a new default thumbnail gets new
 // derived images) and in the node's local cache. Full-resolution chroma (4:4:4) so odd sizes
 // stay exact (4:2:0 would round them down to even). Concurrent requests for one size share one
-// ffmpeg run; at most two run at once per node.
-//
-// This is the delivery node's only ffmpeg call; it spawns ffmpeg directly rather than through the
-// encode nodes' wrapper, which delivery does not depend on.
-import { execFile } from 'node:child_process';
+// ffmpeg run; at most two run at once per node. ffmpeg runs through the one wrapper (workers).
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { objectKeys, type Logger, type Storage } from '@kino/infra';
+import { runFfmpeg, thumbnailArgs } from '@kino/workers/ffmpeg';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import type { PlayableVideo } from './video-catalog.ts';
 
-const run = promisify(execFile);
 const maxConcurrentRenders = 2;
 
 export class ThumbnailMaker {
@@ -66,11 +61,7 @@ export class ThumbnailMaker {
   private async render(sourcePath: string, width: number, height: number): Promise<Buffer> {
     const out = join(this.tmpDir, `thumb-${randomBytes(8).toString('hex')}.jpg`);
     try {
-      await run('ffmpeg', [
-        '-hide_banner', '-loglevel', 'error', '-y', '-i', sourcePath,
-        '-vf', `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuvj444p`,
-        '-frames:v', '1', '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', out,
-      ]);
+      await runFfmpeg(thumbnailArgs({ input: sourcePath, timestampSeconds: 0, width, height, output: out }));
       return await readFile(out);
     } finally {
       await rm(out, { force: true });

@@ -100,7 +100,7 @@ void test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes
 });
 
 void test('thumbnails: exact size fills and crops, one edge keeps the aspect, none keeps the source size', () => {
-  assert.equal(thumbnailFilter(320, 180), 'scale=320:180:force_original_aspect_ratio=increase,crop=320:180,setsar=1');
+  assert.equal(thumbnailFilter(320, 180), 'scale=320:180:force_original_aspect_ratio=increase,crop=320:180,setsar=1,format=yuvj444p');
   assert.equal(thumbnailFilter(320, 0), 'scale=320:-2,setsar=1');
   assert.equal(thumbnailFilter(0, 240), 'scale=-2:240,setsar=1');
   assert.equal(thumbnailFilter(0, 0), undefined);

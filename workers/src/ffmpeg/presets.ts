@@ -132,8 +132,9 @@ export interface ThumbnailOptions {
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
   if (width > 0 && height > 0) {
-    // Exactly the requested size: fill it and crop the overflow, like a cover image.
-    return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1`;
+    // Exactly the requested size: fill it and crop the overflow, like a cover image. Full-resolution
+    // chroma (4:4:4), so odd sizes stay exact (4:2:0 would round them down to even).
+    return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuvj444p`;
   }
   if (width > 0) return `scale=${width}:-2,setsar=1`;
   if (height > 0) return `scale=-2:${height},setsar=1`;
