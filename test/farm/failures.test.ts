@@ -112,3 +112,13 @@ void test('restart the orchestrator mid-workflow (SIGKILL, start again): the wor
     timeoutMs: 30_000,
   });
 });
+
+void test('SIGTERM stops the orchestrator cleanly: it exits 0', async () => {
+  const orchestrator = farm.orchestrator;
+  orchestrator.child.kill('SIGTERM');
+  const code = await Promise.race([
+    orchestrator.exited,
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000).unref()),
+  ]);
+  assert.equal(code, 0);
+});

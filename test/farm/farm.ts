@@ -237,6 +237,8 @@ export interface ReceivedWebhook {
   body: string;
   payload: { event: string; videoId: string; status: string; timestamp: string; data: Record<string, unknown> };
   signatureValid: boolean;
+  /** Answered 503 (see failNext). */
+  refused: boolean;
 }
 
 /**
@@ -248,6 +250,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** The endpoint's secret, known once the webhook is registered (the API makes it). */
   secret: string;
+  /** Answer this many of the next deliveries 503, to see them retried. */
+  failNext: number;
   close(): Promise<void>;
 }
 
@@ -269,8 +273,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
           const presented = Buffer.from(value ?? '', 'base64');
           return version === 'v1' && presented.length === expected.length && timingSafeEqual(presented, expected);
         });
-      received.push({ id, timestamp, body, payload: JSON.parse(body) as ReceivedWebhook['payload'], signatureValid });
-      response.writeHead(signatureValid ? 204 : 401).end();
+      const refused = signatureValid && receiver.failNext > 0;
+      if (refused) receiver.failNext -= 1;
+      received.push({ id, timestamp, body, payload: JSON.parse(body) as ReceivedWebhook['payload'], signatureValid, refused });
+      response.writeHead(!signatureValid ? 401 : refused ? 503 : 204).end();
     });
   });
   const port = await freePort();
@@ -279,6 +285,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: `http://127.0.0.1:${port}/hooks/kino`,
     received,
     secret: '',
+    failNext: 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return receiver;

@@ -37,10 +37,13 @@ after(async () => {
   await rm(clipPath, { force: true });
 });
 
+/** The accepted delivery of `event` for a video. */
 function webhookFor(videoId: string, event: string): Promise<ReceivedWebhook> {
-  return waitFor(`the ${event} webhook of ${videoId}`, () => receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === event), {
-    timeoutMs: 30_000,
-  });
+  return waitFor(
+    `the ${event} webhook of ${videoId}`,
+    () => receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === event && !w.refused),
+    { timeoutMs: 60_000 },
+  );
 }
 
 /** The pending activities of a video's workflow, as Temporal reports them. */
@@ -99,6 +102,8 @@ void test('no node online: the video stays transcoding; when nodes join it becom
   const row = await farm.db.selectFrom('videos').select(['status']).where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.equal(row.status, 'transcoding');
 
+  // The endpoint refuses the first delivery: it must come again.
+  receiver.failNext = 1;
   await Promise.all([farm.startNode('a'), farm.startNode('b')]);
   await farm.waitForStatus(videoId, 'ready', 180_000);
 
@@ -169,9 +174,14 @@ void test('no node online: the video stays transcoding; when nodes join it becom
   const thumbnail = await farm.storage.head(objectKeys.thumbnail(videoId, 'default.jpg'));
   assert.equal(thumbnail?.contentType, 'image/jpeg');
 
-  // The completed webhook, signed.
+  // The completed webhook, signed, retried after the endpoint's 503 under the same webhook-id.
   const hook = await webhookFor(videoId, 'video.processing.completed');
   assert.ok(hook.signatureValid, 'signature verifies with the secret');
+  const attempts = receiver.received.filter((w) => w.payload.videoId === videoId);
+  assert.deepEqual(attempts.map((w) => w.refused), [true, false]);
+  assert.equal(attempts[0]!.id, attempts[1]!.id, 'a retry keeps its webhook-id');
+  assert.equal(attempts[0]!.body, attempts[1]!.body);
+  assert.ok(Number(attempts[1]!.timestamp) > Number(attempts[0]!.timestamp), 'each attempt is signed at its own time');
   assert.equal(hook.payload.status, 'ready');
   assert.deepEqual(hook.payload.data.renditions, ['360p', '480p', '720p']);
   assert.match(hook.id, /^msg_/);

@@ -1,0 +1,223 @@
+// The database activities and the webhook sender against the real schema (PGlite, in memory).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { createLogger, newId } from '@kino/infra';
+import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
+import { planLadder } from '../ladder.ts';
+import type { EncodeOutcome, RenditionResult, SourceProbe, WebhookPayload } from '../contracts.ts';
+import { createVideoRecordActivities } from './video-records.ts';
+import { createWebhookActivities } from './webhooks.ts';
+
+const logger = createLogger('test', 'silent');
+let db: Db;
+let orgId: string;
+let envId: string;
+let records: ReturnType<typeof createVideoRecordActivities>;
+
+const parameters = {
+  maxEdgeLength: -1,
+  maxFrameRate: -1,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate' as const,
+  twoPassVBREncoding: false,
+  compressionRatio: 'veryfast',
+  audioCodec: 'aac',
+};
+const probe: SourceProbe = {
+  durationSeconds: 4.02,
+  width: 1280,
+  height: 720,
+  frameRate: 30,
+  frameCount: 120,
+  videoCodec: 'h264',
+  pixelFormat: 'yuv420p',
+  hasAudio: true,
+  audioCodec: 'aac',
+  formatName: 'mov',
+  sizeBytes: 1000,
+};
+
+function resultsFor(source: { width: number; height: number }): RenditionResult[] {
+  return planLadder('standard', { ...source, frameRate: 30, hasAudio: true }, parameters).map((plan) => {
+    const outcome: EncodeOutcome = {
+      key: plan.key,
+      width: plan.width,
+      height: plan.height,
+      codecs: 'avc1.64001f,mp4a.40.2',
+      bandwidth: plan.videoBitrateKbps * 1300,
+      averageBandwidth: plan.videoBitrateKbps * 1100,
+      segmentCount: 1,
+      frameCount: 120,
+      bytesWritten: 1,
+      nodeId: 'node_a',
+      timings: { prepareMs: 0, startupMs: 0, encodeMs: 0, finishMs: 0 },
+    };
+    return { plan, outcome };
+  });
+}
+
+async function insertVideo(): Promise<string> {
+  const id = newId('vid');
+  await db
+    .insertInto('videos')
+    .values({
+      id,
+      org_id: orgId,
+      env_id: envId,
+      name: 'clip',
+      description: null,
+      status: 'transcoding',
+      failure_reason: null,
+      storage_path: `uploads/${orgId}/${envId}/${id}/clip.mp4`,
+      video_quality: 'standard',
+      allow_public_access: true,
+      parameters: JSON.stringify(parameters),
+      duration_seconds: null,
+      source_width: null,
+      source_height: null,
+      source_frame_rate: null,
+      thumbnail_key: null,
+      ready_at: null,
+      deleted_at: null,
+      delete_reason: null,
+    })
+    .execute();
+  return id;
+}
+
+before(async () => {
+  db = await openDatabase('pglite://memory');
+  await migrateToLatest(db);
+  orgId = newId('org');
+  envId = newId('env');
+  await db.insertInto('organizations').values({ id: orgId, name: 'o' }).execute();
+  await db.insertInto('environments').values([{ id: envId, org_id: orgId, name: 'e' }, { id: `${envId}x`, org_id: orgId, name: 'other' }]).execute();
+  records = createVideoRecordActivities({ db, logger });
+});
+
+after(async () => {
+  await db?.destroy();
+});
+
+void test('loadVideoJob reads what processing needs; null for an unknown video', async () => {
+  const videoId = await insertVideo();
+  const job = await records.loadVideoJob(videoId);
+  assert.deepEqual(job, {
+    videoId,
+    storagePath: `uploads/${orgId}/${envId}/${videoId}/clip.mp4`,
+    quality: 'standard',
+    parameters,
+    status: 'transcoding',
+    deleted: false,
+  });
+  assert.equal(await records.loadVideoJob('vid_missing'), null);
+});
+
+void test('markVideoReady records the ladder and the source, and a second run replaces the ladder', async () => {
+  const videoId = await insertVideo();
+  assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: `videos/${videoId}/thumbs/default.jpg` }), true);
+  const video = await db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.equal(video.status, 'ready');
+  assert.equal(video.duration_seconds, 4.02);
+  assert.equal(video.source_width, 1280);
+  assert.equal(video.thumbnail_key, `videos/${videoId}/thumbs/default.jpg`);
+  assert.ok(video.ready_at);
+  const rows = await db.selectFrom('renditions').selectAll().where('video_id', '=', videoId).orderBy('short_edge_pixels').execute();
+  assert.deepEqual(rows.map((r) => [r.key, r.width, r.height, r.video_bitrate_kbps, r.audio_bitrate_kbps, r.audio_format, r.bandwidth, r.codecs]), [
+    ['360p', 640, 360, 500, 128, 'aac', 650_000, 'avc1.64001f,mp4a.40.2'],
+    ['480p', 854, 480, 1000, 128, 'aac', 1_300_000, 'avc1.64001f,mp4a.40.2'],
+    ['720p', 1280, 720, 2500, 128, 'aac', 3_250_000, 'avc1.64001f,mp4a.40.2'],
+  ]);
+
+  // A retried video (smaller source this time) ends with only its new ladder.
+  assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor({ width: 640, height: 360 }), thumbnailKey: null }), true);
+  const again = await db.selectFrom('renditions').select('key').where('video_id', '=', videoId).execute();
+  assert.deepEqual(again.map((r) => r.key), ['360p']);
+});
+
+void test('markVideoReady changes nothing for a video deleted meanwhile', async () => {
+  const videoId = await insertVideo();
+  await db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', videoId).execute();
+  assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: null }), false);
+  const video = await db.selectFrom('videos').select(['status', 'ready_at']).where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.deepEqual(video, { status: 'transcoding', ready_at: null });
+  assert.deepEqual(await db.selectFrom('renditions').select('key').where('video_id', '=', videoId).execute(), []);
+});
+
+void test('markVideoFailed keeps the reason', async () => {
+  const videoId = await insertVideo();
+  await records.markVideoFailed({ videoId, reason: 'the file has no video stream' });
+  const video = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.deepEqual(video, { status: 'failed', failure_reason: 'the file has no video stream' });
+});
+
+void test('webhook subscriptions: the video\'s environment, the event asked for, not deleted', async () => {
+  const videoId = await insertVideo();
+  const hook = (id: string, env: string, events: string[], deleted = false) => ({
+    id,
+    org_id: orgId,
+    env_id: env,
+    url: 'http://127.0.0.1:9/hook',
+    events: JSON.stringify(events),
+    secret: 'whsec_c2VjcmV0',
+    deleted_at: deleted ? new Date() : null,
+  });
+  await db
+    .insertInto('webhooks')
+    .values([
+      hook('whk_both', envId, ['video.processing.completed', 'video.processing.failed']),
+      hook('whk_failed', envId, ['video.processing.failed']),
+      hook('whk_other_env', `${envId}x`, ['video.processing.completed']),
+      hook('whk_deleted', envId, ['video.processing.completed'], true),
+    ])
+    .execute();
+  assert.deepEqual(await records.listWebhookSubscriptions({ videoId, event: 'video.processing.completed' }), [{ webhookId: 'whk_both' }]);
+  assert.deepEqual(
+    (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.failed' })).map((s) => s.webhookId).sort(),
+    ['whk_both', 'whk_failed'],
+  );
+});
+
+void test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answer is retried; a deleted webhook is final', async () => {
+  const secretKey = Buffer.from('0123456789abcdef0123456789abcdef');
+  const webhookId = newId('whk');
+  await db
+    .insertInto('webhooks')
+    .values({ id: webhookId, org_id: orgId, env_id: envId, url: 'http://127.0.0.1:9/hook', events: '[]', secret: `whsec_${secretKey.toString('base64')}`, deleted_at: null })
+    .execute();
+  const sent: Array<{ url: string; init: RequestInit }> = [];
+  let status = 204;
+  const fakeFetch = ((url: string, init: RequestInit) => {
+    sent.push({ url, init });
+    return Promise.resolve(new Response(null, { status }));
+  }) as unknown as typeof fetch;
+  const { sendWebhook } = createWebhookActivities({ db, logger, fetch: fakeFetch });
+  const payload: WebhookPayload = { event: 'video.processing.failed', videoId: 'vid_1', status: 'failed', timestamp: '2026-11-21T06:00:00.000Z', data: { reason: 'x' } };
+
+  assert.deepEqual(await sendWebhook({ webhookId, messageId: 'msg_1', payload }), { status: 204 });
+  const [{ url, init }] = sent as [{ url: string; init: RequestInit }];
+  const headers = init.headers as Record<string, string>;
+  assert.equal(url, 'http://127.0.0.1:9/hook');
+  assert.equal(init.method, 'POST');
+  assert.deepEqual(JSON.parse(init.body as string), payload);
+  assert.equal(headers['webhook-id'], 'msg_1');
+  const expected = createHmac('sha256', secretKey).update(`msg_1.${headers['webhook-timestamp']}.${init.body as string}`).digest('base64');
+  assert.equal(headers['webhook-signature'], `v1,${expected}`);
+
+  status = 500;
+  await assert.rejects(sendWebhook({ webhookId, messageId: 'msg_1', payload }), (error: Error) => {
+    assert.ok(!(error instanceof ApplicationFailure && error.nonRetryable));
+    assert.match(error.message, /answered 500/);
+    return true;
+  });
+
+  await db.updateTable('webhooks').set({ deleted_at: new Date() }).where('id', '=', webhookId).execute();
+  await assert.rejects(sendWebhook({ webhookId, messageId: 'msg_1', payload }), (error: unknown) => {
+    assert.ok(error instanceof ApplicationFailure);
+    assert.equal(error.type, 'WebhookGone');
+    assert.equal(error.nonRetryable, true);
+    return true;
+  });
+});
