@@ -1,5 +1,3 @@
-import { loadConfig } from '@kino/infra';
-import { orchestratorConfigShape, runOrchestrator } from '@kino/control-plane/orchestrator';
 import { KinoCommand } from '../base-command.ts';
 
 export default class Orchestrator extends KinoCommand {
@@ -14,6 +12,9 @@ export default class Orchestrator extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
+    // Imported here: listing commands must not load Temporal's worker.
+    const { loadConfig } = await import('@kino/infra');
+    const { orchestratorConfigShape, runOrchestrator } = await import('@kino/control-plane/orchestrator');
     const config = loadConfig(orchestratorConfigShape);
     const orchestrator = await runOrchestrator(config);
     const stopOn = (signal: NodeJS.Signals) =>
