@@ -15,6 +15,8 @@
 // - Frame rate is the source's, capped by `maxFrameRate` when it is not -1.
 // Imports nothing: the workflow sandbox loads this file.
 
+import type { EncodingParameters } from '../db/tables/videos.ts';
+
 export type QualityPreset = 'standard' | 'high' | 'ultra';
 
 export interface Rung {
@@ -73,15 +75,8 @@ export interface LadderSource {
   hasAudio: boolean;
 }
 
-export interface LadderParameters {
-  maxEdgeLength: number;
-  maxFrameRate: number;
-  pixelFormat: string;
-  rateControlMode: 'constantBitrate' | 'variableBitrate';
-  twoPassVBREncoding: boolean;
-  compressionRatio: string;
-  audioCodec: string;
-}
+/** The encoding parameters of the process request, after defaults (kept on the video row). */
+export type LadderParameters = EncodingParameters;
 
 /** One rendition, fully decided: what the encode node makes and what `encodings` shows. */
 export interface RenditionPlan {
