@@ -1,6 +1,7 @@
-// Activities that run on an encode node: probe, encode one rendition, thumbnail. Each takes a slot on
-// a live node, hands the node presigned URLs for exactly the objects of its job (never the bucket's
-// credentials), and gives the slot back in `finally`. The orchestrator itself never runs ffmpeg.
+// Activities that run on an encode node: probe, encode one rendition, thumbnail. An encode takes a
+// slot on a live node and gives it back in `finally`; a probe or a thumbnail (short, no slot) just
+// picks a live node. Each hands the node presigned URLs for exactly the objects of its job, never
+// the bucket's credentials. The orchestrator itself never runs ffmpeg.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { GrpcStatus, isServiceError, type EncodeRequest } from '@kino/proto';
 import { objectKeys, type Logger } from '@kino/infra';
