@@ -13,7 +13,7 @@
 //   1000–5000, ultra 2000–15000 kbps). They are not raised for high frame rates: that would leave
 //   the preset's range.
 // - Frame rate is the source's, capped by `maxFrameRate` when it is not -1.
-// Imports nothing: the workflow sandbox loads this file.
+// Imports types only: the workflow sandbox loads this file.
 
 import type { EncodingParameters } from '../db/tables/videos.ts';
 
