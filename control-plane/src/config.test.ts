@@ -23,8 +23,8 @@ function problemsOf(source: Record<string, string>): string[] {
   assert.fail('expected a ConfigError');
 }
 
-void describe('API configuration', () => {
-  void it('applies the documented defaults', () => {
+describe('API configuration', () => {
+  it('applies the documented defaults', () => {
     const config = parseApiConfig(minimal);
     assert.equal(config.API_HOST, '127.0.0.1');
     assert.equal(config.API_PORT, 7080);
@@ -35,12 +35,12 @@ void describe('API configuration', () => {
     assert.equal(config.LOG_LEVEL, 'info');
   });
 
-  void it('parses the CORS origins list', () => {
+  it('parses the CORS origins list', () => {
     const config = parseApiConfig({ ...minimal, API_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000/' });
     assert.deepEqual(config.API_CORS_ORIGINS, ['https://app.example.com', 'http://localhost:3000']);
   });
 
-  void it('names the variable that is missing or wrong', () => {
+  it('names the variable that is missing or wrong', () => {
     const { DATABASE_URL: _omitted, ...withoutDatabase } = minimal;
     assert.ok(problemsOf(withoutDatabase).some((p) => p.startsWith('DATABASE_URL')));
     assert.ok(problemsOf({ ...minimal, API_PORT: 'seventy' }).some((p) => p.startsWith('API_PORT')));

@@ -21,7 +21,7 @@ function fakeStorage(objects: Record<string, Buffer>) {
   };
 }
 
-void test('concurrent misses make one storage request; hits come from memory, then disk', async () => {
+test('concurrent misses make one storage request; hits come from memory, then disk', async () => {
   const storage = fakeStorage({ 'videos/v/hls/360p/seg-00000.m4s': Buffer.alloc(1000, 1) });
   const cache = new ObjectCache({ storage, dir: join(dir, 'a'), maxBytes: 1 << 20, memoryMaxBytes: 1 << 20 });
   await cache.init();
@@ -34,7 +34,7 @@ void test('concurrent misses make one storage request; hits come from memory, th
   assert.equal(await cache.get('videos/v/hls/360p/missing.m4s'), undefined);
 });
 
-void test('the disk bound evicts the least recently used; a restart finds what is left, with its ETags', async () => {
+test('the disk bound evicts the least recently used; a restart finds what is left, with its ETags', async () => {
   const objects = Object.fromEntries(['a', 'b', 'c'].map((name) => [`videos/v/hls/360p/${name}.m4s`, Buffer.alloc(400, name.charCodeAt(0))]));
   const storage = fakeStorage(objects);
   const options = { storage, dir: join(dir, 'b'), maxBytes: 1000, memoryMaxBytes: 500 };

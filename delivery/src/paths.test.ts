@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { familyUriOf, parseDeliveryPath, storageKeyOf } from './paths.ts';
 
-void test('public family: master, renditions, init (per rendition and the lowest), segments', () => {
+test('public family: master, renditions, init (per rendition and the lowest), segments', () => {
   const base = '/v1/public/org_1/env_2/vid_3';
   const at = (rest: string) => parseDeliveryPath(`${base}/${rest}`);
   const expectPublic = { kind: 'playback', family: 'public', orgId: 'org_1', envId: 'env_2', videoId: 'vid_3' };
@@ -16,7 +16,7 @@ void test('public family: master, renditions, init (per rendition and the lowest
   }
 });
 
-void test('private family mirrors the public one under /v1/private/{id}', () => {
+test('private family mirrors the public one under /v1/private/{id}', () => {
   assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/master.m3u8'), {
     kind: 'playback', family: 'private', videoId: 'vid_3', resource: { type: 'master' },
   });
@@ -24,7 +24,7 @@ void test('private family mirrors the public one under /v1/private/{id}', () => 
   assert.equal(parseDeliveryPath('/v1/private/vid_3'), undefined);
 });
 
-void test('direct patterns, with .ts and bare-number segment aliases', () => {
+test('direct patterns, with .ts and bare-number segment aliases', () => {
   const direct = (rest: string) => parseDeliveryPath(`/vid_3/${rest}`);
   assert.deepEqual(direct('master.m3u8'), { kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'master' } });
   assert.deepEqual(direct('720p.m3u8')?.kind === 'playback' && direct('720p.m3u8'), {
@@ -40,7 +40,7 @@ void test('direct patterns, with .ts and bare-number segment aliases', () => {
   assert.equal(parseDeliveryPath('/v1/master.m3u8'), undefined, 'v1 is never a video id');
 });
 
-void test('thumbnails: sizes 16..3840 on each edge', () => {
+test('thumbnails: sizes 16..3840 on each edge', () => {
   assert.deepEqual(parseDeliveryPath('/t/vid_3/640x360.jpg'), { kind: 'thumbnail', videoId: 'vid_3', width: 640, height: 360 });
   assert.deepEqual(parseDeliveryPath('/t/vid_3/16x3840.jpg'), { kind: 'thumbnail', videoId: 'vid_3', width: 16, height: 3840 });
   assert.deepEqual(parseDeliveryPath('/t/vid_3/15x100.jpg'), { kind: 'invalid_thumbnail_size', width: 15, height: 100 });
@@ -49,7 +49,7 @@ void test('thumbnails: sizes 16..3840 on each edge', () => {
   assert.deepEqual(parseDeliveryPath('/health'), { kind: 'health' });
 });
 
-void test('storage keys and family URIs map both ways onto the one layout', () => {
+test('storage keys and family URIs map both ways onto the one layout', () => {
   assert.equal(storageKeyOf('v', { type: 'master' }), 'videos/v/hls/master.m3u8');
   assert.equal(storageKeyOf('v', { type: 'rendition', quality: '720p' }), 'videos/v/hls/720p/playlist.m3u8');
   assert.equal(storageKeyOf('v', { type: 'init', quality: '720p' }), 'videos/v/hls/720p/init.mp4');

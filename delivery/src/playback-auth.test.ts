@@ -45,7 +45,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ status: number; c
   assert.fail('expected the token to be refused');
 }
 
-void test('a valid token plays its video', async () => {
+test('a valid token plays its video', async () => {
   const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
   const claims = await verifier.authorize(token, 'vid_a', {});
   assert.equal(claims.sub, 'vid_a');
@@ -54,7 +54,7 @@ void test('a valid token plays its video', async () => {
   assert.deepEqual(await rejection(verifier.authorize(token, 'vid_b', {})), { status: 403, code: 'token_video_mismatch' });
 });
 
-void test('missing, expired, tampered and foreign tokens are refused with named codes', async () => {
+test('missing, expired, tampered and foreign tokens are refused with named codes', async () => {
   const key = await keyring.activeKey();
   assert.deepEqual(await rejection(verifier.authorize(null, 'vid_a', {})), { status: 401, code: 'token_required' });
   const expired = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
@@ -74,7 +74,7 @@ void test('missing, expired, tampered and foreign tokens are refused with named 
   await strangerDb.destroy();
 });
 
-void test('domains bind a token to the pages named by Origin or Referer', async () => {
+test('domains bind a token to the pages named by Origin or Referer', async () => {
   const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60, domains: ['player.example', '*.example.org'] });
   await verifier.authorize(token, 'vid_a', { origin: 'https://player.example' });
   await verifier.authorize(token, 'vid_a', { referer: 'https://www.example.org/watch' });
@@ -82,7 +82,7 @@ void test('domains bind a token to the pages named by Origin or Referer', async 
   assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', {})), { status: 403, code: 'domain_not_allowed' });
 });
 
-void test('a key made by rotation is fetched when a token names it', async () => {
+test('a key made by rotation is fetched when a token names it', async () => {
   const before = jwksFetches;
   await keyring.rotate();
   const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });

@@ -49,7 +49,7 @@ const delivery = (segmentIndex: number): SegmentDelivery => ({
   orgId: 'org_1', envId: 'env_1', videoId: 'vid_1', renditionHeight: 360, segmentIndex, bytes: 1000, access: 'public',
 });
 
-void test('rows are spooled at once and shipped in batches with unique row ids', async () => {
+test('rows are spooled at once and shipped in batches with unique row ids', async () => {
   inserted = [];
   const spool = join(dir, 'a');
   const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 100, logger });
@@ -63,7 +63,7 @@ void test('rows are spooled at once and shipped in batches with unique row ids',
   assert.deepEqual(readdirSync(spool), [], 'nothing left behind after a clean stop');
 });
 
-void test('rows wait on disk while ClickHouse is down and are shipped by the next process', async () => {
+test('rows wait on disk while ClickHouse is down and are shipped by the next process', async () => {
   inserted = [];
   failing = true;
   const spool = join(dir, 'b');
@@ -78,7 +78,7 @@ void test('rows wait on disk while ClickHouse is down and are shipped by the nex
   await second.close();
 });
 
-void test('a second process cannot take a spool directory in use', async () => {
+test('a second process cannot take a spool directory in use', async () => {
   const spool = join(dir, 'c');
   const first = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 1000, logger });
   // Pretend a live other process (our parent) holds the lock.

@@ -16,7 +16,7 @@ function listFiles(dir: string): string[] {
   });
 }
 
-void test('regenerating the types from kino.proto changes nothing (run `npm run gen -w proto` if it does)', () => {
+test('regenerating the types from kino.proto changes nothing (run `npm run gen -w proto` if it does)', () => {
   const fresh = mkdtempSync(join(tmpdir(), 'kino-proto-gen-'));
   try {
     execFileSync(process.execPath, [join(protoDir, 'scripts/gen.mjs'), fresh], { cwd: protoDir });
@@ -31,7 +31,7 @@ void test('regenerating the types from kino.proto changes nothing (run `npm run 
   }
 });
 
-void test('the runtime definitions load with camelCase fields and the oneof discriminator', async () => {
+test('the runtime definitions load with camelCase fields and the oneof discriminator', async () => {
   const { encodeServiceDefinition, nodeRegistryDefinition } = await import('./index.ts');
   assert.deepEqual(Object.keys(encodeServiceDefinition).sort(), ['Encode', 'Probe', 'Thumbnail']);
   assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Deregister', 'Heartbeat', 'Register']);

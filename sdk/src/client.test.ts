@@ -92,8 +92,8 @@ function pagination(page: number, totalPages: number, total: number, pageSize: n
   return { total, page, pageSize, totalPages, hasNext: page < totalPages, hasPrevious: page > 1 };
 }
 
-void describe('Kino client', () => {
-  void it('sends the key, unwraps body and builds paths from the ids', async () => {
+describe('Kino client', () => {
+  it('sends the key, unwraps body and builds paths from the ids', async () => {
     const { fetch, calls } = fakeFetch([json(200, { body: { environments: [{ id: 'env_1', name: 'dev', createdAt: 'x' }] } })]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const environments = await kino.environments.list('org_1');
@@ -103,7 +103,7 @@ void describe('Kino client', () => {
     assert.equal(calls[0]!.headers.get('authorization'), null);
   });
 
-  void it('sends JSON bodies and query parameters as the spec names them', async () => {
+  it('sends JSON bodies and query parameters as the spec names them', async () => {
     const { fetch, calls } = fakeFetch([
       json(200, { body: { videoID: 'vid_1' } }),
       json(200, { body: { signed_url: 'http://delivery.test/v1/private/vid_1/master.m3u8?token=t', expires_in: 14_400 } }),
@@ -139,7 +139,7 @@ void describe('Kino client', () => {
     assert.deepEqual(JSON.parse(calls[2]!.body as string), { reason: 'user_request' });
   });
 
-  void it('throws one error class per status family, carrying status, code, detail and errors', async () => {
+  it('throws one error class per status family, carrying status, code, detail and errors', async () => {
     const cases = [
       [400, 'invalid_page_size', BadRequestError],
       [401, 'unauthorized', AuthenticationError],
@@ -164,7 +164,7 @@ void describe('Kino client', () => {
     }
   });
 
-  void it('retries 5xx and network failures, then succeeds', async () => {
+  it('retries 5xx and network failures, then succeeds', async () => {
     const { fetch, calls } = fakeFetch([
       json(503, errorEnvelope(503, 'unavailable', 'down'), { 'retry-after': '0' }),
       new TypeError('fetch failed'),
@@ -175,7 +175,7 @@ void describe('Kino client', () => {
     assert.equal(calls.length, 3);
   });
 
-  void it('gives up after maxRetries with the last answer\'s error', async () => {
+  it('gives up after maxRetries with the last answer\'s error', async () => {
     const { fetch, calls } = fakeFetch([
       json(500, errorEnvelope(500, 'internal', 'boom'), { 'retry-after': '0' }),
       json(500, errorEnvelope(500, 'internal', 'boom'), { 'retry-after': '0' }),
@@ -188,14 +188,14 @@ void describe('Kino client', () => {
     await assert.rejects(new Kino({ apiUrl, apiKey, fetch: offline.fetch, maxRetries: 0 }).environments.list('org_1'), APIConnectionError);
   });
 
-  void it('does not retry a client error', async () => {
+  it('does not retry a client error', async () => {
     const { fetch, calls } = fakeFetch([json(400, errorEnvelope(400, 'already_deleted', 'gone'))]);
     const kino = new Kino({ apiUrl, apiKey, fetch, maxRetries: 3 });
     await assert.rejects(kino.videos.delete('org_1', 'vid_1'), BadRequestError);
     assert.equal(calls.length, 1);
   });
 
-  void it('does not wait out a rate-limit reset longer than maxRetryDelayMs', async () => {
+  it('does not wait out a rate-limit reset longer than maxRetryDelayMs', async () => {
     const reset = Math.ceil(Date.now() / 1000) + 3600;
     const { fetch, calls } = fakeFetch([
       json(429, errorEnvelope(429, 'rate_limit_exceeded', 'slow down'), {
@@ -214,7 +214,7 @@ void describe('Kino client', () => {
     assert.equal(calls.length, 1);
   });
 
-  void it('walks every page with for await, fetching a page only when needed', async () => {
+  it('walks every page with for await, fetching a page only when needed', async () => {
     const pageOf = (page: number, ids: string[]) => json(200, { body: { videos: ids.map(video), pagination: pagination(page, 3, 5, 2) } });
     const { fetch, calls } = fakeFetch([pageOf(1, ['v1', 'v2']), pageOf(2, ['v3', 'v4']), pageOf(3, ['v5'])]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
@@ -232,7 +232,7 @@ void describe('Kino client', () => {
     assert.equal(new URL(calls[0]!.url).searchParams.get('status'), 'ready');
   });
 
-  void it('awaits a list for one page, with getNextPage; listAll uses the organization path', async () => {
+  it('awaits a list for one page, with getNextPage; listAll uses the organization path', async () => {
     const { fetch, calls } = fakeFetch([
       json(200, { body: { videos: [{ ...video('v1'), envId: 'env_1' }], pagination: pagination(1, 2, 2, 1) } }),
       json(200, { body: { videos: [{ ...video('v2'), envId: 'env_2' }], pagination: pagination(2, 2, 2, 1) } }),
@@ -247,7 +247,7 @@ void describe('Kino client', () => {
     assert.equal(second.hasNextPage(), false);
   });
 
-  void it('sends nothing for a list that is never used', async () => {
+  it('sends nothing for a list that is never used', async () => {
     const { fetch, calls } = fakeFetch([]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     void kino.videos.list('org_1', 'env_1');
@@ -255,7 +255,7 @@ void describe('Kino client', () => {
     assert.equal(calls.length, 0);
   });
 
-  void it('waitUntilReady resolves on ready and rejects with typed errors on failed or at the deadline', async () => {
+  it('waitUntilReady resolves on ready and rejects with typed errors on failed or at the deadline', async () => {
     const ready = fakeFetch([json(200, { body: details('v1', 'transcoding') }), json(200, { body: details('v1', 'ready') })]);
     const polled: boolean[] = [];
     const video1 = await new Kino({ apiUrl, apiKey, fetch: ready.fetch }).videos.waitUntilReady('org_1', 'v1', {
@@ -279,7 +279,7 @@ void describe('Kino client', () => {
     );
   });
 
-  void it('putFile PUTs to the signed URL with the Content-Type and without the API key', async () => {
+  it('putFile PUTs to the signed URL with the Content-Type and without the API key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kino-sdk-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'clip.mov');
@@ -316,7 +316,7 @@ void describe('Kino client', () => {
     });
   });
 
-  void it('health returns a degraded status instead of throwing, without retries', async () => {
+  it('health returns a degraded status instead of throwing, without retries', async () => {
     const degraded = { status: 'degraded', version: '0.1.0', checks: { database: 'ok', temporal: { status: 'down' } } };
     const { fetch, calls } = fakeFetch([json(503, { body: degraded })]);
     const health = await new Kino({ apiUrl, apiKey, fetch, maxRetries: 3 }).health();
@@ -325,7 +325,7 @@ void describe('Kino client', () => {
     assert.equal(calls[0]!.url, `${apiUrl}/health`);
   });
 
-  void it('fromDevStack reads .kino/dev.json', async () => {
+  it('fromDevStack reads .kino/dev.json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kino-sdk-dev-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const devJson = { apiUrl, deliveryUrl: 'http://delivery.test', orgId: 'org_9', envId: 'env_9', apiKey, databaseUrl: 'postgres://x' };
@@ -338,7 +338,7 @@ void describe('Kino client', () => {
     await assert.rejects(Kino.fromDevStack({ path: join(dir, 'missing.json') }), /no dev stack found/);
   });
 
-  void it('refuses to start without a URL or key', () => {
+  it('refuses to start without a URL or key', () => {
     const saved = { url: process.env.KINO_API_URL, key: process.env.KINO_API_KEY };
     delete process.env.KINO_API_URL;
     delete process.env.KINO_API_KEY;
@@ -352,8 +352,8 @@ void describe('Kino client', () => {
   });
 });
 
-void describe('PagePromise', () => {
-  void it('is a real, lazy Promise', async () => {
+describe('PagePromise', () => {
+  it('is a real, lazy Promise', async () => {
     const { fetch, calls } = fakeFetch([json(404, errorEnvelope(404, 'environment_not_found', 'no such environment'))]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const listing = kino.videos.list('org_1', 'env_missing');

@@ -2,25 +2,25 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HttpClient, isRetryableStatus, retryDelayMs } from './http.ts';
 
-void describe('retry policy', () => {
-  void it('retries 429 and 5xx only', () => {
+describe('retry policy', () => {
+  it('retries 429 and 5xx only', () => {
     for (const status of [429, 500, 502, 503, 504]) assert.equal(isRetryableStatus(status), true, String(status));
     for (const status of [400, 401, 403, 404, 409, 422]) assert.equal(isRetryableStatus(status), false, String(status));
   });
 
-  void it('honours Retry-After in seconds and as a date', () => {
+  it('honours Retry-After in seconds and as a date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     assert.equal(retryDelayMs(1, new Headers({ 'retry-after': '3' }), now), 3000);
     assert.equal(retryDelayMs(1, new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }), now), 5000);
   });
 
-  void it('waits for X-RateLimit-Reset when the window is spent', () => {
+  it('waits for X-RateLimit-Reset when the window is spent', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     const headers = new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 42) });
     assert.equal(retryDelayMs(1, headers, now), 42_000);
   });
 
-  void it('backs off exponentially with jitter, capped', () => {
+  it('backs off exponentially with jitter, capped', () => {
     for (let retry = 1; retry <= 8; retry += 1) {
       const base = Math.min(500 * 2 ** (retry - 1), 8000);
       const delay = retryDelayMs(retry, undefined);
@@ -28,7 +28,7 @@ void describe('retry policy', () => {
     }
   });
 
-  void it('sleeps what the server asked between attempts', async () => {
+  it('sleeps what the server asked between attempts', async () => {
     const slept: number[] = [];
     const replies = [
       new Response('{}', { status: 429, headers: { 'retry-after': '2' } }),
@@ -51,7 +51,7 @@ void describe('retry policy', () => {
     assert.deepEqual(slept, [2000, 1000]);
   });
 
-  void it('turns a hung request into a timeout error after timeoutMs', async () => {
+  it('turns a hung request into a timeout error after timeoutMs', async () => {
     const http = new HttpClient({
       apiUrl: 'http://api.test/v1/api',
       apiKey: 'k',

@@ -45,7 +45,7 @@ async function runJson(args: string[]): Promise<Json> {
   return JSON.parse(result.stdout);
 }
 
-void describe('kino admin and kino api', () => {
+describe('kino admin and kino api', () => {
   let orgId: string;
   let envId: string;
   let envKey: Json;
@@ -57,7 +57,7 @@ void describe('kino admin and kino api', () => {
     await api?.stop();
   });
 
-  void it('creates an organization and an environment (--json)', async () => {
+  it('creates an organization and an environment (--json)', async () => {
     const org = await runJson(['admin', 'org', 'create', '--name', 'Acme Video']);
     assert.match(org.id, /^org_[0-9A-Za-z]{16}$/);
     assert.equal(org.name, 'Acme Video');
@@ -73,7 +73,7 @@ void describe('kino admin and kino api', () => {
     assert.match(missing.stdout + missing.stderr, /does not exist/);
   });
 
-  void it('creates keys of each type, printed once', async () => {
+  it('creates keys of each type, printed once', async () => {
     envKey = await runJson(['admin', 'key', 'create', '--org', orgId, '--env', envId, '--type', 'environment']);
     assert.match(envKey.apiKey, /^svc_test_[0-9A-Za-z]{32}$/);
     assert.match(envKey.id, /^key_/);
@@ -101,7 +101,7 @@ void describe('kino admin and kino api', () => {
     }
   });
 
-  void it('lists keys by prefix only, never the key', async () => {
+  it('lists keys by prefix only, never the key', async () => {
     const listed = await run(['admin', 'key', 'list', '--org', orgId, '--json']);
     assert.equal(listed.code, 0);
     const keys: Json[] = JSON.parse(listed.stdout);
@@ -117,7 +117,7 @@ void describe('kino admin and kino api', () => {
     assert.ok(table.stdout.includes(envKey.prefix));
   });
 
-  void it('kino api serves the keys it was given, and refuses a bad configuration naming the variable', async () => {
+  it('kino api serves the keys it was given, and refuses a bad configuration naming the variable', async () => {
     const port = await freePort();
     apiUrl = `http://127.0.0.1:${port}/v1/api`;
     api = startProcess('kino-api', process.execPath, [kino, 'api'], {
@@ -155,7 +155,7 @@ void describe('kino admin and kino api', () => {
     for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'DELIVERY_URL']) assert.match(broken.stderr, new RegExp(variable));
   });
 
-  void it('revokes a key: the running API answers 401 to it at once; revoking again is harmless', async () => {
+  it('revokes a key: the running API answers 401 to it at once; revoking again is harmless', async () => {
     const revoked = await runJson(['admin', 'key', 'revoke', envKey.id]);
     assert.equal(revoked.id, envKey.id);
     assert.ok(!Number.isNaN(Date.parse(revoked.revokedAt)));
@@ -171,7 +171,7 @@ void describe('kino admin and kino api', () => {
     assert.match(unknown.stderr, /does not exist/);
   });
 
-  void it('kino api stops cleanly on SIGTERM', async () => {
+  it('kino api stops cleanly on SIGTERM', async () => {
     assert.ok(api);
     await api.stop();
     assert.equal(await api.exited, 0);

@@ -51,8 +51,8 @@ after(async () => {
   await services?.stop();
 });
 
-void describe('authentication', () => {
-  void it('refuses a request without a key: 401 unauthorized, with the envelope and rate-limit headers', async () => {
+describe('authentication', () => {
+  it('refuses a request without a key: 401 unauthorized, with the envelope and rate-limit headers', async () => {
     const r = await call(`/${t.org.id}/environments`);
     assert.equal(r.status, 401);
     assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
@@ -60,7 +60,7 @@ void describe('authentication', () => {
     assert.ok(r.headers['x-ratelimit-limit']);
   });
 
-  void it('refuses an unknown key and a malformed one', async () => {
+  it('refuses an unknown key and a malformed one', async () => {
     const unknown = await call(`/${t.org.id}/environments`, `svc_live_${'A'.repeat(32)}`);
     assert.equal(unknown.status, 401);
     assertErrorEnvelope(unknown.body, 401, 'unauthorized', assert);
@@ -71,13 +71,13 @@ void describe('authentication', () => {
     assert.equal((await call(`/${t.org.id}/environments`, flipped)).status, 401);
   });
 
-  void it('refuses a revoked key', async () => {
+  it('refuses a revoked key', async () => {
     const r = await call(`/${t.org.id}/environments`, t.keys.revoked);
     assert.equal(r.status, 401);
     assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
   });
 
-  void it('authenticates nothing with an Authorization header alone, even holding a valid key', async () => {
+  it('authenticates nothing with an Authorization header alone, even holding a valid key', async () => {
     for (const value of [`Bearer ${t.keys.full}`, t.keys.full]) {
       const r = await call(`/${t.org.id}/environments`, undefined, { authorization: value });
       assert.equal(r.status, 401);
@@ -86,32 +86,32 @@ void describe('authentication', () => {
     }
   });
 
-  void it('records when a key was last used', async () => {
+  it('records when a key was last used', async () => {
     await call(`/${t.org.id}/environments`, t.keys.full);
     const key = await getApiKey(api.db, t.keyIds.full);
     assert.ok(key?.last_used_at instanceof Date);
   });
 });
 
-void describe('environment keys', () => {
-  void it('reach their own environment', async () => {
+describe('environment keys', () => {
+  it('reach their own environment', async () => {
     const r = await call(`/${t.org.id}/environments/${t.envA.id}/videos`, t.keys.envA);
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.body.videos.map((v: { id: string }) => v.id), [videoA]);
   });
 
-  void it('get 403 forbidden on another environment of the same organization', async () => {
+  it('get 403 forbidden on another environment of the same organization', async () => {
     const r = await call(`/${t.org.id}/environments/${t.envB.id}/videos`, t.keys.envA);
     assert.equal(r.status, 403);
     assertErrorEnvelope(r.body, 403, 'forbidden', assert);
   });
 
-  void it('get 403 on an environment that does not exist (they cannot reach it either way)', async () => {
+  it('get 403 on an environment that does not exist (they cannot reach it either way)', async () => {
     const r = await call(`/${t.org.id}/environments/env_doesnotexist00/videos`, t.keys.envA);
     assert.equal(r.status, 403);
   });
 
-  void it('see only their own environment in organization-wide lists', async () => {
+  it('see only their own environment in organization-wide lists', async () => {
     const envs = await call(`/${t.org.id}/environments`, t.keys.envA);
     assert.equal(envs.status, 200);
     assert.deepEqual(envs.body.body.environments.map((e: { id: string }) => e.id), [t.envA.id]);
@@ -121,22 +121,22 @@ void describe('environment keys', () => {
     assert.equal(videos.body.body.pagination.total, 1);
   });
 
-  void it('get 403 on a video of another environment, 200 on their own', async () => {
+  it('get 403 on a video of another environment, 200 on their own', async () => {
     assert.equal((await call(`/${t.org.id}/videos/${videoA}/details`, t.keys.envA)).status, 200);
     const r = await call(`/${t.org.id}/videos/${videoB}/details`, t.keys.envA);
     assert.equal(r.status, 403);
     assertErrorEnvelope(r.body, 403, 'forbidden', assert);
   });
 
-  void it("get 403 on another organization's path", async () => {
+  it("get 403 on another organization's path", async () => {
     const r = await call(`/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`, t.keys.envA);
     assert.equal(r.status, 403);
     assertErrorEnvelope(r.body, 403, 'forbidden', assert);
   });
 });
 
-void describe('full-access keys', () => {
-  void it('reach every environment of their organization', async () => {
+describe('full-access keys', () => {
+  it('reach every environment of their organization', async () => {
     for (const env of [t.envA, t.envB]) {
       assert.equal((await call(`/${t.org.id}/environments/${env.id}/videos`, t.keys.full)).status, 200);
     }
@@ -146,19 +146,19 @@ void describe('full-access keys', () => {
     assert.deepEqual(videos.body.body.videos.map((v: { id: string }) => v.id).sort(), [videoA, videoB].sort());
   });
 
-  void it('get 404 environment_not_found for an unknown environment', async () => {
+  it('get 404 environment_not_found for an unknown environment', async () => {
     const r = await call(`/${t.org.id}/environments/env_doesnotexist00/videos`, t.keys.full);
     assert.equal(r.status, 404);
     assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
   });
 
-  void it("get 404 environment_not_found for another organization's environment under their own organization", async () => {
+  it("get 404 environment_not_found for another organization's environment under their own organization", async () => {
     const r = await call(`/${t.org.id}/environments/${t.otherEnv.id}/videos`, t.keys.full);
     assert.equal(r.status, 404);
     assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
   });
 
-  void it("get 403 on another organization's path", async () => {
+  it("get 403 on another organization's path", async () => {
     for (const path of [
       `/${t.otherOrg.id}/environments`,
       `/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`,
@@ -171,15 +171,15 @@ void describe('full-access keys', () => {
     }
   });
 
-  void it("get 404 video_not_found for another organization's video under their own organization", async () => {
+  it("get 404 video_not_found for another organization's video under their own organization", async () => {
     const r = await call(`/${t.org.id}/videos/${otherOrgVideo}/details`, t.keys.full);
     assert.equal(r.status, 404);
     assertErrorEnvelope(r.body, 404, 'video_not_found', assert);
   });
 });
 
-void describe('system keys', () => {
-  void it('reach every organization', async () => {
+describe('system keys', () => {
+  it('reach every organization', async () => {
     const ours = await call(`/${t.org.id}/environments/${t.envB.id}/videos`, t.keys.system);
     assert.equal(ours.status, 200);
     const theirs = await call(`/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`, t.keys.system);
@@ -189,13 +189,13 @@ void describe('system keys', () => {
     assert.equal((await call(`/${t.org.id}/environments`, t.keys.system)).body.body.environments.length, 2);
   });
 
-  void it('get 404 organization_not_found for an organization that does not exist', async () => {
+  it('get 404 organization_not_found for an organization that does not exist', async () => {
     const r = await call(`/org_doesnotexist00/environments`, t.keys.system);
     assert.equal(r.status, 404);
     assertErrorEnvelope(r.body, 404, 'organization_not_found', assert);
   });
 
-  void it("still get 404 environment_not_found for an environment outside the path's organization", async () => {
+  it("still get 404 environment_not_found for an environment outside the path's organization", async () => {
     const r = await call(`/${t.org.id}/environments/${t.otherEnv.id}/videos`, t.keys.system);
     assert.equal(r.status, 404);
     assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);

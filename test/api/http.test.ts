@@ -44,8 +44,8 @@ async function inject(
   return { status: response.statusCode, body: json, headers: response.headers, raw: response.body };
 }
 
-void describe('errors', () => {
-  void it('answer unknown routes with the 404 envelope, inside and outside /v1/api, with or without a key', async () => {
+describe('errors', () => {
+  it('answer unknown routes with the 404 envelope, inside and outside /v1/api, with or without a key', async () => {
     for (const [url, key] of [
       ['/v1/api/nothing/here/at/all', undefined],
       ['/v1/api/nothing/here/at/all', t.keys.full],
@@ -62,7 +62,7 @@ void describe('errors', () => {
     assertErrorEnvelope(wrongMethod.body, 404, 'not_found', assert);
   });
 
-  void it('answer malformed JSON with 400 invalid_json, not 500', async () => {
+  it('answer malformed JSON with 400 invalid_json, not 500', async () => {
     const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
       key: t.keys.full,
       body: '{"filename": "a.mp4", "fileSize": ',
@@ -72,7 +72,7 @@ void describe('errors', () => {
     assertErrorEnvelope(r.body, 400, 'invalid_json', assert);
   });
 
-  void it('answer a body that is not JSON with 415 unsupported_media_type', async () => {
+  it('answer a body that is not JSON with 415 unsupported_media_type', async () => {
     const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
       key: t.keys.full,
       body: 'filename=a.mp4',
@@ -82,7 +82,7 @@ void describe('errors', () => {
     assertErrorEnvelope(r.body, 415, 'unsupported_media_type', assert);
   });
 
-  void it('list every invalid field with its location and value', async () => {
+  it('list every invalid field with its location and value', async () => {
     const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
       key: t.keys.full,
       body: { fileSize: 'big', contentType: 'video/mp4' },
@@ -102,7 +102,7 @@ void describe('errors', () => {
     assert.equal(q.body.errors.find((e: Json) => e.location === 'query.sortBy').value, 'size');
   });
 
-  void it('name the condition where the spec names one: invalid_page_size above 100', async () => {
+  it('name the condition where the spec names one: invalid_page_size above 100', async () => {
     const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos?pageSize=101`, {
       key: t.keys.full,
     });
@@ -115,7 +115,7 @@ void describe('errors', () => {
     assert.equal(ok.status, 200);
   });
 
-  void it('name invalid_file_size and unsupported_format on upload URLs', async () => {
+  it('name invalid_file_size and unsupported_format on upload URLs', async () => {
     const url = `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
     // Its own key: upload URLs are limited to 10 a minute per key, and this test makes 8.
     const { apiKey: key } = await createApiKey(api.db, { orgId: t.org.id, type: 'full', live: false });
@@ -139,8 +139,8 @@ void describe('errors', () => {
   });
 });
 
-void describe('rate limits', () => {
-  void it('put X-RateLimit-Limit/Remaining/Reset on every response', async () => {
+describe('rate limits', () => {
+  it('put X-RateLimit-Limit/Remaining/Reset on every response', async () => {
     const now = Math.floor(Date.now() / 1000);
     const responses = [
       await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full }),
@@ -161,7 +161,7 @@ void describe('rate limits', () => {
     assert.equal(responses[4]!.headers['x-ratelimit-limit'], '1000');
   });
 
-  void it('count down per organization, whichever key of it calls', async () => {
+  it('count down per organization, whichever key of it calls', async () => {
     const first = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
     const second = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.envA });
     assert.equal(Number(second.headers['x-ratelimit-remaining']), Number(first.headers['x-ratelimit-remaining']) - 1);
@@ -169,7 +169,7 @@ void describe('rate limits', () => {
     assert.ok(Number(other.headers['x-ratelimit-remaining']) > Number(second.headers['x-ratelimit-remaining']));
   });
 
-  void it('limit upload URLs to 10 a minute per key (the real table), then answer 429 rate_limit_exceeded', async () => {
+  it('limit upload URLs to 10 a minute per key (the real table), then answer 429 rate_limit_exceeded', async () => {
     // A fixed clock keeps all calls in one window.
     const app = await api.buildAnother({ now: () => new Date('2031-03-04T05:06:00Z') });
     const { apiKey } = await createApiKey(api.db, { orgId: t.org.id, type: 'full', live: false });
@@ -191,7 +191,7 @@ void describe('rate limits', () => {
     assert.equal(otherKey.status, 200);
   });
 
-  void it('apply the organization-wide upload limit across keys (limit shrunk for the test)', async () => {
+  it('apply the organization-wide upload limit across keys (limit shrunk for the test)', async () => {
     const app = await api.buildAnother({ now: () => new Date('2031-05-01T10:30:00Z'), rateLimits: { uploadUrl: { limit: 3 } } });
     const keys = [t.keys.full, t.keys.envA, t.keys.full];
     const url = `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
@@ -205,7 +205,7 @@ void describe('rate limits', () => {
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
   });
 
-  void it('limit video operations separately from general calls', async () => {
+  it('limit video operations separately from general calls', async () => {
     const app = await api.buildAnother({ now: () => new Date('2031-06-01T10:30:00Z'), rateLimits: { video: { limit: 2 } } });
     const list = `/v1/api/${t.org.id}/videos`;
     assert.equal((await inject(app, 'GET', list, { key: t.keys.full })).status, 200);
@@ -216,7 +216,7 @@ void describe('rate limits', () => {
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
   });
 
-  void it('refuse a flood of requests without a valid key per client address', async () => {
+  it('refuse a flood of requests without a valid key per client address', async () => {
     const app = await api.buildAnother({ now: () => new Date('2031-07-01T10:30:00Z'), rateLimits: { anonymous: { limit: 2 } } });
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`)).status, 401);
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: 'svc_test_guess' })).status, 401);
@@ -226,7 +226,7 @@ void describe('rate limits', () => {
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
   });
 
-  void it('share one counter between two API instances on the same database (real HTTP)', async () => {
+  it('share one counter between two API instances on the same database (real HTTP)', async () => {
     const clock = () => new Date('2031-08-01T10:30:00Z');
     const limits = { general: { limit: 6 } };
     const first = await api.buildAnother({ now: clock, rateLimits: limits });
@@ -246,8 +246,8 @@ void describe('rate limits', () => {
   });
 });
 
-void describe('database down', () => {
-  void it('answers 503, never 500: health names the database, keyed calls get service_unavailable', async () => {
+describe('database down', () => {
+  it('answers 503, never 500: health names the database, keyed calls get service_unavailable', async () => {
     const db = await openDatabase(`postgres://postgres@127.0.0.1:${await freePort()}/kino`);
     // Temporal is not running in this file either: a client that does not retry keeps the check short.
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
@@ -267,8 +267,8 @@ void describe('database down', () => {
   });
 });
 
-void describe('CORS', () => {
-  void it('answers configured origins only', async () => {
+describe('CORS', () => {
+  it('answers configured origins only', async () => {
     const allowed = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, {
       key: t.keys.full,
       headers: { origin: 'https://app.example.com' },
@@ -283,7 +283,7 @@ void describe('CORS', () => {
     assert.equal(other.headers['access-control-allow-origin'], undefined);
   });
 
-  void it('answers preflights from configured origins, without a key', async () => {
+  it('answers preflights from configured origins, without a key', async () => {
     const preflight = await inject(api.app, 'OPTIONS', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/process`, {
       headers: {
         origin: 'https://app.example.com',
@@ -300,7 +300,7 @@ void describe('CORS', () => {
     assert.equal(refused.headers['access-control-allow-origin'], undefined);
   });
 
-  void it('allows no origin when none is configured', async () => {
+  it('allows no origin when none is configured', async () => {
     const app = await api.buildAnother({ config: { ...api.config, API_CORS_ORIGINS: [] } });
     const r = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, {
       key: t.keys.full,
@@ -310,8 +310,8 @@ void describe('CORS', () => {
   });
 });
 
-void describe('OpenAPI', () => {
-  void it('documents every route at /v1/api/openapi.json, without a key', async () => {
+describe('OpenAPI', () => {
+  it('documents every route at /v1/api/openapi.json, without a key', async () => {
     const r = await inject(api.app, 'GET', '/v1/api/openapi.json');
     assert.equal(r.status, 200);
     const doc = r.body;

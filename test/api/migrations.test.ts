@@ -52,8 +52,8 @@ async function describeSchema(db: Db) {
 }
 
 for (const engine of ['pglite', 'postgres'] as const) {
-  void describe(`migrations on ${engine}`, () => {
-    void it('apply every migration, and again without change', async () => {
+  describe(`migrations on ${engine}`, () => {
+    it('apply every migration, and again without change', async () => {
       const db = databases[engine];
       await migrateToLatest(db);
       await migrateToLatest(db);
@@ -61,7 +61,7 @@ for (const engine of ['pglite', 'postgres'] as const) {
       assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations).sort());
     });
 
-    void it('give a schema the API works on: keys, counters, search, the one-live-video-per-upload guard', async () => {
+    it('give a schema the API works on: keys, counters, search, the one-live-video-per-upload guard', async () => {
       const db = databases[engine];
       const org = await createOrganization(db, { name: `${engine} org` });
       const env = await createEnvironment(db, { orgId: org.id, name: 'production' });
@@ -86,8 +86,8 @@ for (const engine of ['pglite', 'postgres'] as const) {
   });
 }
 
-void describe('PGlite and PostgreSQL', () => {
-  void it('end with the same schema', async () => {
+describe('PGlite and PostgreSQL', () => {
+  it('end with the same schema', async () => {
     const [embedded, server] = await Promise.all([describeSchema(databases.pglite), describeSchema(databases.postgres)]);
     assert.ok(embedded.columns.length > 50);
     assert.deepEqual(embedded.columns, server.columns);

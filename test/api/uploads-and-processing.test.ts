@@ -48,8 +48,8 @@ async function uploadedPath(envId = t.envA.id, filename = 'clip.mp4'): Promise<s
   return ticket.bucketPath;
 }
 
-void describe('upload URLs', () => {
-  void it('return a ticket at the design layout, valid one hour, recorded for this org and environment', async () => {
+describe('upload URLs', () => {
+  it('return a ticket at the design layout, valid one hour, recorded for this org and environment', async () => {
     const before = Math.floor(Date.now() / 1000);
     const ticket = await requestUpload({ filename: 'My clip (final).mp4', fileSize: 1234 });
     assert.match(ticket.bucketPath, new RegExp(`^uploads/${t.org.id}/${t.envA.id}/upl_[0-9A-Za-z]{16}/My_clip_final_\\.mp4$`));
@@ -65,7 +65,7 @@ void describe('upload URLs', () => {
     assert.equal(upload?.file_size, 1234);
   });
 
-  void it('accept a PUT with the signed Content-Type: the object lands in storage', async () => {
+  it('accept a PUT with the signed Content-Type: the object lands in storage', async () => {
     const ticket = await requestUpload({ filename: 'clip.webm', fileSize: 4, contentType: 'video/webm' });
     assert.equal(await put(ticket.signedURL, 'video/webm'), 200);
     const object = await api.storage.head(ticket.bucketPath);
@@ -73,7 +73,7 @@ void describe('upload URLs', () => {
     assert.equal(object?.contentType, 'video/webm');
   });
 
-  void it('are refused by storage (403) when tampered with or sent with another Content-Type', async () => {
+  it('are refused by storage (403) when tampered with or sent with another Content-Type', async () => {
     const ticket = await requestUpload();
     const url = new URL(ticket.signedURL);
     const signature = url.searchParams.get('X-Amz-Signature')!;
@@ -93,7 +93,7 @@ void describe('upload URLs', () => {
     assert.equal(await put(ticket.signedURL, 'video/mp4'), 200);
   });
 
-  void it('are refused by storage (403) once expired', async () => {
+  it('are refused by storage (403) once expired', async () => {
     // Issue the ticket with the clock two hours back: storage sees a URL that expired an hour ago.
     mock.timers.enable({ apis: ['Date'], now: Date.now() - 2 * 3600_000 });
     let ticket: Awaited<ReturnType<typeof requestUpload>>;
@@ -107,11 +107,11 @@ void describe('upload URLs', () => {
   });
 });
 
-void describe('process', () => {
+describe('process', () => {
   const processUrl = (envId = t.envA.id) => `/${t.org.id}/environments/${envId}/videos/process`;
   const valid = (storagePath: string) => ({ storagePath, videoQuality: 'standard', allowPublicAccess: true });
 
-  void it('refuses a storage path that is not an upload of this org and environment: invalid_storage_path', async () => {
+  it('refuses a storage path that is not an upload of this org and environment: invalid_storage_path', async () => {
     const otherEnvPath = await uploadedPath(t.envB.id);
     const notUploaded = (await requestUpload()).bucketPath;
     for (const storagePath of [
@@ -131,7 +131,7 @@ void describe('process', () => {
     assertErrorEnvelope(missing.body, 400, 'invalid_storage_path', assert);
   });
 
-  void it('refuses an unknown quality preset: invalid_quality_preset', async () => {
+  it('refuses an unknown quality preset: invalid_quality_preset', async () => {
     const path = await uploadedPath();
     for (const videoQuality of ['mega', 'HIGH', 1080, undefined]) {
       const r = await post(processUrl(), { storagePath: path, allowPublicAccess: true, videoQuality });
@@ -141,7 +141,7 @@ void describe('process', () => {
     }
   });
 
-  void it('refuses every out-of-range encoding parameter: invalid_parameters, naming the field', async () => {
+  it('refuses every out-of-range encoding parameter: invalid_parameters, naming the field', async () => {
     const path = await uploadedPath();
     const bad: [string, unknown][] = [
       ['maxEdgeLength', 500],
@@ -172,7 +172,7 @@ void describe('process', () => {
     assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined);
   });
 
-  void it('creates a transcoding video with the parameters after defaults and starts workflow video:{id}', async () => {
+  it('creates a transcoding video with the parameters after defaults and starts workflow video:{id}', async () => {
     const path = await uploadedPath(t.envA.id, 'holiday.mov');
     const r = await post(processUrl(), { storagePath: path, videoQuality: 'high', allowPublicAccess: false, audioCodec: 'aac-he' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -212,7 +212,7 @@ void describe('process', () => {
     assert.deepEqual(body.encodings, []);
   });
 
-  void it('keeps every given parameter and the video name', async () => {
+  it('keeps every given parameter and the video name', async () => {
     const path = await uploadedPath();
     const parameters = {
       maxEdgeLength: 720,
@@ -232,7 +232,7 @@ void describe('process', () => {
     for (const [field, value] of Object.entries(parameters)) assert.equal(body[field], value, field);
   });
 
-  void it('answers 409 processing_in_progress for a path already being processed', async () => {
+  it('answers 409 processing_in_progress for a path already being processed', async () => {
     const path = await uploadedPath();
     assert.equal((await post(processUrl(), valid(path))).status, 200);
     const again = await post(processUrl(), valid(path));
@@ -244,7 +244,7 @@ void describe('process', () => {
     assert.deepEqual(results.map((x) => x.status).sort(), [200, 409, 409]);
   });
 
-  void it('answers 503 and keeps nothing when Temporal is unreachable', async () => {
+  it('answers 503 and keeps nothing when Temporal is unreachable', async () => {
     // No retry interceptor: the client gives up at once instead of retrying for ~10 s.
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
     const app = await api.buildAnother({ temporal: new Client({ connection }) });
@@ -261,13 +261,13 @@ void describe('process', () => {
   });
 });
 
-void describe('health', () => {
+describe('health', () => {
   const get = async (app = api.app) => {
     const r = await app.inject({ url: '/v1/api/health' });
     return { status: r.statusCode, body: r.json<Json>() };
   };
 
-  void it('reports ok with every dependency up (analytics skipped when not configured), without a key', async () => {
+  it('reports ok with every dependency up (analytics skipped when not configured), without a key', async () => {
     const r = await get();
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.body.status, 'ok');
@@ -278,7 +278,7 @@ void describe('health', () => {
     assert.equal(r.body.body.checks.analytics.status, 'skipped');
   });
 
-  void it('answers 503 naming the dependency that is down', async () => {
+  it('answers 503 naming the dependency that is down', async () => {
     const deadStorage: StorageConfig = { ...services.storage, S3_ENDPOINT: `http://127.0.0.1:${await freePort()}` };
     const storage = new Storage(deadStorage);
     const clickhouse = new ClickHouseHttp(`http://127.0.0.1:${await freePort()}`);

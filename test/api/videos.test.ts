@@ -108,7 +108,7 @@ async function request(method: 'GET' | 'POST' | 'DELETE', url: string, { key = t
   return { status: response.statusCode, body: response.json() as Json };
 }
 
-void describe('listing videos', () => {
+describe('listing videos', () => {
   // A separate environment so other tests' videos do not count.
   let envId: string;
   const ids: Record<string, string> = {};
@@ -135,7 +135,7 @@ void describe('listing videos', () => {
   const list = (query = '') => request('GET', `/${t.org.id}/environments/${envId}/videos${query}`);
   const names = (body: Json) => body.body.videos.map((v: Json) => v.name);
 
-  void it('pages with the spec pagination object, newest first by default, deleted videos hidden', async () => {
+  it('pages with the spec pagination object, newest first by default, deleted videos hidden', async () => {
     const first = await list('?pageSize=4');
     assert.equal(first.status, 200);
     assert.deepEqual(names(first.body), ['winter holiday', 'snake_case clip', '100% pure', 'Beta demo']);
@@ -148,7 +148,7 @@ void describe('listing videos', () => {
     assert.equal((await list()).body.body.pagination.pageSize, 20);
   });
 
-  void it('sorts by created_at, name (case-insensitive), duration (unknown last) and status, both ways', async () => {
+  it('sorts by created_at, name (case-insensitive), duration (unknown last) and status, both ways', async () => {
     assert.deepEqual(names((await list('?sortBy=created_at&sortDir=asc')).body).slice(0, 2), ['Summer Holiday', 'alpha launch']);
     assert.deepEqual(names((await list('?sortBy=name&sortDir=asc')).body), [
       '100% pure',
@@ -171,7 +171,7 @@ void describe('listing videos', () => {
     assert.deepEqual(byStatus, ['failed', 'ready', 'ready', 'ready', 'ready', 'transcoding']);
   });
 
-  void it('filters by status', async () => {
+  it('filters by status', async () => {
     assert.deepEqual(names((await list('?status=failed')).body), ['alpha launch']);
     assert.deepEqual(names((await list('?status=transcoding')).body), ['Beta demo']);
     assert.equal((await list('?status=ready')).body.body.pagination.total, 4);
@@ -180,7 +180,7 @@ void describe('listing videos', () => {
     assert.equal(bad.body.errors[0].location, 'query.status');
   });
 
-  void it('searches names case-insensitively, with % and _ matching themselves', async () => {
+  it('searches names case-insensitively, with % and _ matching themselves', async () => {
     assert.deepEqual(names((await list('?search=HOLIDAY&sortDir=asc')).body), ['Summer Holiday', 'winter holiday']);
     assert.deepEqual(names((await list('?search=%25')).body), ['100% pure']);
     assert.deepEqual(names((await list('?search=_')).body), ['snake_case clip']);
@@ -188,7 +188,7 @@ void describe('listing videos', () => {
     assert.equal((await list('?search=')).body.body.pagination.total, 6);
   });
 
-  void it('filters by creation date, from and to inclusive (UTC days)', async () => {
+  it('filters by creation date, from and to inclusive (UTC days)', async () => {
     assert.deepEqual(names((await list('?from=2024-01-11&to=2024-01-11')).body), ['alpha launch']);
     assert.deepEqual(names((await list('?to=2024-01-10')).body), ['Summer Holiday']);
     assert.deepEqual(names((await list('?from=2024-01-14&sortDir=asc')).body), ['snake_case clip', 'winter holiday']);
@@ -203,7 +203,7 @@ void describe('listing videos', () => {
     assertErrorEnvelope(reversed.body, 400, 'invalid_date_range', assert);
   });
 
-  void it('returns list items with exactly the spec fields, status as a string', async () => {
+  it('returns list items with exactly the spec fields, status as a string', async () => {
     const video = (await list('?search=summer')).body.body.videos[0];
     assert.deepEqual(Object.keys(video).sort(), [
       'allowPublicAccess',
@@ -228,7 +228,7 @@ void describe('listing videos', () => {
     assert.equal(video.videoQuality, 'standard');
   });
 
-  void it('lists an organization across environments, each item naming its envId', async () => {
+  it('lists an organization across environments, each item naming its envId', async () => {
     const r = await request('GET', `/${t.org.id}/videos?pageSize=100`);
     assert.equal(r.status, 200);
     const envIds = new Set(r.body.body.videos.map((v: Json) => v.envId));
@@ -241,8 +241,8 @@ void describe('listing videos', () => {
   });
 });
 
-void describe('video details', () => {
-  void it('return every field of the spec, the status object and one encoding per rendition', async () => {
+describe('video details', () => {
+  it('return every field of the spec, the status object and one encoding per rendition', async () => {
     const id = await seedVideo({ name: 'Ready one', durationSeconds: 60, parameters: { maxEdgeLength: 1080, audioCodec: 'eac3' } });
     await replaceRenditions(api.db, id, [rendition(id, 720, 2500), rendition(id, 360, 500), rendition(id, 480, 1000)]);
     const r = await request('GET', `/${t.org.id}/videos/${id}/details`);
@@ -283,7 +283,7 @@ void describe('video details', () => {
     });
   });
 
-  void it('estimate views from segments served, written like "1.2K views"', async () => {
+  it('estimate views from segments served, written like "1.2K views"', async () => {
     const id = await seedVideo({ name: 'Popular', durationSeconds: 60 });
     // 60 s is 10 segments per view: 12,000 segments are 1,200 views.
     const app = await api.buildAnother({
@@ -295,7 +295,7 @@ void describe('video details', () => {
     assert.equal(listed.json<Json>().body.videos[0].served, '1.2K views');
   });
 
-  void it('keep the aspect ratio of portrait sources in the thumbnail URL and say why a video failed', async () => {
+  it('keep the aspect ratio of portrait sources in the thumbnail URL and say why a video failed', async () => {
     const portrait = await seedVideo({ name: 'Portrait', width: 1080, height: 1920 });
     assert.equal((await request('GET', `/${t.org.id}/videos/${portrait}/details`)).body.body.thumbnailUrl, `http://delivery.test/t/${portrait}/360x640.jpg`);
     const failed = await seedVideo({ name: 'Broken', status: 'failed', failureReason: 'the file is not a video' });
@@ -304,7 +304,7 @@ void describe('video details', () => {
     assert.equal(body.failureReason, 'the file is not a video');
   });
 
-  void it('answer 404 video_not_found for unknown and deleted videos', async () => {
+  it('answer 404 video_not_found for unknown and deleted videos', async () => {
     const deleted = await seedVideo({ name: 'Deleted', deleted: true });
     for (const id of ['vid_doesnotexist0000', deleted]) {
       const r = await request('GET', `/${t.org.id}/videos/${id}/details`);
@@ -314,8 +314,8 @@ void describe('video details', () => {
   });
 });
 
-void describe('retry', () => {
-  void it('sends a failed video back to transcoding, clears its failure and renditions, and starts video:{id} again', async () => {
+describe('retry', () => {
+  it('sends a failed video back to transcoding, clears its failure and renditions, and starts video:{id} again', async () => {
     const id = await seedVideo({ name: 'To retry', status: 'failed', failureReason: 'node lost' });
     await replaceRenditions(api.db, id, [rendition(id, 360, 500)]);
     const r = await request('POST', `/${t.org.id}/videos/${id}/retry`);
@@ -345,7 +345,7 @@ void describe('retry', () => {
     assert.notEqual(rerun.runId, description.runId);
   });
 
-  void it('refuses anything but a failed video with 409 not_failed, and unknown or deleted ones with 404', async () => {
+  it('refuses anything but a failed video with 409 not_failed, and unknown or deleted ones with 404', async () => {
     for (const status of ['ready', 'transcoding'] as const) {
       const id = await seedVideo({ name: `Not failed ${status}`, status });
       const r = await request('POST', `/${t.org.id}/videos/${id}/retry`);
@@ -361,8 +361,8 @@ void describe('retry', () => {
   });
 });
 
-void describe('delete', () => {
-  void it('soft-deletes a ready video with a reason and starts delete:{id}', async () => {
+describe('delete', () => {
+  it('soft-deletes a ready video with a reason and starts delete:{id}', async () => {
     const id = await seedVideo({ name: 'To delete' });
     const before = Date.now();
     const r = await request('DELETE', `/${t.org.id}/videos/${id}`, { body: { reason: 'copyright_claim' } });
@@ -387,14 +387,14 @@ void describe('delete', () => {
     assertErrorEnvelope(again.body, 400, 'already_deleted', assert);
   });
 
-  void it('deletes a failed video without a body', async () => {
+  it('deletes a failed video without a body', async () => {
     const id = await seedVideo({ name: 'Failed to delete', status: 'failed' });
     const r = await request('DELETE', `/${t.org.id}/videos/${id}`);
     assert.equal(r.status, 200);
     assert.equal((await getVideo(api.db, id))?.delete_reason, null);
   });
 
-  void it('refuses an unknown reason, a video still transcoding, another environment and unknown videos', async () => {
+  it('refuses an unknown reason, a video still transcoding, another environment and unknown videos', async () => {
     const id = await seedVideo({ name: 'Keep me' });
     const badReason = await request('DELETE', `/${t.org.id}/videos/${id}`, { body: { reason: 'bored' } });
     assert.equal(badReason.status, 400);
@@ -412,7 +412,7 @@ void describe('delete', () => {
     for (const kept of [id, transcoding, otherEnv]) assert.equal((await getVideo(api.db, kept))?.deleted_at, null);
   });
 
-  void it('answers 503 and keeps the video when the clean-up workflow cannot start', async () => {
+  it('answers 503 and keeps the video when the clean-up workflow cannot start', async () => {
     const id = await seedVideo({ name: 'Survives' });
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
     const app = await api.buildAnother({ temporal: new Client({ connection }) });
@@ -424,10 +424,10 @@ void describe('delete', () => {
   });
 });
 
-void describe('webhooks', () => {
+describe('webhooks', () => {
   const base = () => `/${t.org.id}/environments/${t.envA.id}/webhooks`;
 
-  void it('register with every event by default and show a Standard Webhooks secret once', async () => {
+  it('register with every event by default and show a Standard Webhooks secret once', async () => {
     const r = await request('POST', base(), { body: { url: 'https://hooks.example.com/kino' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const hook = r.body.body;
@@ -442,7 +442,7 @@ void describe('webhooks', () => {
     assert.ok(!JSON.stringify(listed.body).includes(hook.secret));
   });
 
-  void it('register for chosen events only, per environment', async () => {
+  it('register for chosen events only, per environment', async () => {
     const r = await request('POST', base(), { key: t.keys.envA, body: { url: 'http://127.0.0.1:9999/hook', events: ['video.processing.failed'] } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.body.events, ['video.processing.failed']);
@@ -451,7 +451,7 @@ void describe('webhooks', () => {
     assert.equal((await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`, { key: t.keys.envA })).status, 403);
   });
 
-  void it('refuse bad URLs and events', async () => {
+  it('refuse bad URLs and events', async () => {
     for (const url of ['ftp://example.com/x', 'not a url', 'https://user:pass@example.com/']) {
       const r = await request('POST', base(), { body: { url } });
       assert.equal(r.status, 400, url);
@@ -464,7 +464,7 @@ void describe('webhooks', () => {
     }
   });
 
-  void it('remove a webhook once; another environment cannot remove it', async () => {
+  it('remove a webhook once; another environment cannot remove it', async () => {
     const created = (await request('POST', base(), { body: { url: 'https://example.com/remove-me' } })).body.body;
     const wrongEnv = await request('DELETE', `/${t.org.id}/environments/${t.envB.id}/webhooks/${created.id}`);
     assert.equal(wrongEnv.status, 404);

@@ -45,8 +45,8 @@ const uris = (playlist: string) => [
   ...[...playlist.matchAll(/URI="([^"]+)"/g)].map((m) => m[1]!),
 ];
 
-void describe('public playback: every path shape', () => {
-  void test('the master playlist points at the public rendition playlists', async () => {
+describe('public playback: every path shape', () => {
+  test('the master playlist points at the public rendition playlists', async () => {
     const response = await fetch(`${publicBase(pub)}/master.m3u8`);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/vnd.apple.mpegurl');
@@ -57,7 +57,7 @@ void describe('public playback: every path shape', () => {
     assert.match(text, /RESOLUTION=640x360/);
   });
 
-  void test('rendition playlists point at per-rendition init and segments; each returns the stored bytes', async () => {
+  test('rendition playlists point at per-rendition init and segments; each returns the stored bytes', async () => {
     for (const rendition of pub.renditions) {
       const playlist = await (await fetch(`${publicBase(pub)}/video-${rendition.key}.m3u8`)).text();
       const expected = [
@@ -78,13 +78,13 @@ void describe('public playback: every path shape', () => {
     }
   });
 
-  void test('video/init.m4s is the lowest rendition\'s init segment', async () => {
+  test('video/init.m4s is the lowest rendition\'s init segment', async () => {
     const response = await fetch(`${publicBase(pub)}/video/init.m4s`);
     assert.equal(response.status, 200);
     assert.deepEqual(await bytesOf(response), stored(pub, objectKeys.renditionInit(pub.videoId, 240)));
   });
 
-  void test('direct patterns: master, {quality}.m3u8, {quality}/init.mp4, {quality}/{segment} (.m4s and .ts names)', async () => {
+  test('direct patterns: master, {quality}.m3u8, {quality}/init.mp4, {quality}/{segment} (.m4s and .ts names)', async () => {
     const direct = `${base}/${pub.videoId}`;
     const master = await (await fetch(`${direct}/master.m3u8`)).text();
     assert.deepEqual(uris(master), ['240p.m3u8', '360p.m3u8']);
@@ -99,7 +99,7 @@ void describe('public playback: every path shape', () => {
     }
   });
 
-  void test('ffmpeg decodes every variant of the public and the direct master, frame by frame', async () => {
+  test('ffmpeg decodes every variant of the public and the direct master, frame by frame', async () => {
     for (const masterUrl of [`${publicBase(pub)}/master.m3u8`, `${base}/${pub.videoId}/master.m3u8`]) {
       const variants = variantUrls(masterUrl, await (await fetch(masterUrl)).text());
       assert.equal(variants.length, 2);
@@ -108,11 +108,11 @@ void describe('public playback: every path shape', () => {
   });
 });
 
-void describe('HTTP semantics', () => {
+describe('HTTP semantics', () => {
   const segmentUrl = () => `${publicBase(pub)}/video-360p/seg-00000.m4s`;
   const segment = () => stored(pub, objectKeys.segment(pub.videoId, 360, 0));
 
-  void test('Range: 206 with Content-Range, suffix ranges, 416 past the end', async () => {
+  test('Range: 206 with Content-Range, suffix ranges, 416 past the end', async () => {
     const partial = await fetch(segmentUrl(), { headers: { Range: 'bytes=100-199' } });
     assert.equal(partial.status, 206);
     assert.equal(partial.headers.get('content-range'), `bytes 100-199/${segment().length}`);
@@ -127,7 +127,7 @@ void describe('HTTP semantics', () => {
     await past.arrayBuffer();
   });
 
-  void test('HEAD answers the headers without a body; ETag + If-None-Match is 304', async () => {
+  test('HEAD answers the headers without a body; ETag + If-None-Match is 304', async () => {
     const head = await fetch(segmentUrl(), { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('content-length'), String(segment().length));
@@ -143,7 +143,7 @@ void describe('HTTP semantics', () => {
     assert.equal((await fetch(playlistUrl, { headers: { 'If-None-Match': `W/${playlistEtag}` } })).status, 304);
   });
 
-  void test('CORS: any origin, the spec\'s methods, headers and max age; preflights answered 204', async () => {
+  test('CORS: any origin, the spec\'s methods, headers and max age; preflights answered 204', async () => {
     const preflight = await fetch(segmentUrl(), {
       method: 'OPTIONS',
       headers: { Origin: 'https://player.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range' },
@@ -163,7 +163,7 @@ void describe('HTTP semantics', () => {
     await post.arrayBuffer();
   });
 
-  void test('low-latency parameters are validated and do not change a VOD playlist', async () => {
+  test('low-latency parameters are validated and do not change a VOD playlist', async () => {
     const url = `${publicBase(pub)}/video-240p.m3u8`;
     const plain = await (await fetch(url)).text();
     assert.equal(await (await fetch(`${url}?_HLS_msn=1&_HLS_part=0&_HLS_skip=YES&bootstrap=true`)).text(), plain);
@@ -174,7 +174,7 @@ void describe('HTTP semantics', () => {
     }
   });
 
-  void test('unknown paths, videos, renditions and segments are 404 with the error envelope', async () => {
+  test('unknown paths, videos, renditions and segments are 404 with the error envelope', async () => {
     const cases: [string, string][] = [
       [`${base}/nothing/here/at/all.txt`, 'not_found'],
       [`${base}/v1/public/${pub.orgId}/${pub.envId}/vid_doesnotexist0000/master.m3u8`, 'video_not_found'],
@@ -195,7 +195,7 @@ void describe('HTTP semantics', () => {
     }
   });
 
-  void test('a video that is not ready plays nowhere; a deleted one stops playing within seconds', async () => {
+  test('a video that is not ready plays nowhere; a deleted one stops playing within seconds', async () => {
     const video = await createHlsFixture({
       db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
       orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
@@ -210,7 +210,7 @@ void describe('HTTP semantics', () => {
   });
 });
 
-void describe('thumbnails', () => {
+describe('thumbnails', () => {
   const probeSize = async (data: Buffer, name: string) => {
     const path = join(stack.services.dir, name);
     writeFileSync(path, data);
@@ -218,7 +218,7 @@ void describe('thumbnails', () => {
     return stdout.trim();
   };
 
-  void test('a JPEG of exactly the asked size, made once and kept in storage', async () => {
+  test('a JPEG of exactly the asked size, made once and kept in storage', async () => {
     for (const [width, height] of [[320, 180], [17, 333], [100, 100]] as const) {
       const response = await fetch(`${base}/t/${pub.videoId}/${width}x${height}.jpg`);
       assert.equal(response.status, 200);
@@ -232,7 +232,7 @@ void describe('thumbnails', () => {
     assert.equal(derived.filter((key) => key.endsWith('/320x180.jpg')).length, 1);
   });
 
-  void test('sizes outside 16..3840 are 400; unknown videos 404; private videos need a token', async () => {
+  test('sizes outside 16..3840 are 400; unknown videos 404; private videos need a token', async () => {
     for (const size of ['15x100', '100x3841', '0x0']) {
       const response = await fetch(`${base}/t/${pub.videoId}/${size}.jpg`);
       assert.equal(response.status, 400, size);
@@ -245,8 +245,8 @@ void describe('thumbnails', () => {
   });
 });
 
-void describe('private playback', () => {
-  void test('signed-url: default 1h, every allowed expiration, invalid_expiration, video_not_found', async () => {
+describe('private playback', () => {
+  test('signed-url: default 1h, every allowed expiration, invalid_expiration, video_not_found', async () => {
     const { status, json } = await requestSignedUrl(stack, priv.videoId);
     assert.equal(status, 200);
     const body = json.body as { signed_url: string; expires_in: number };
@@ -279,7 +279,7 @@ void describe('private playback', () => {
     assert.ok(jwks.keys.every((key) => key.kty === 'EC' && key.crv === 'P-256' && key.kid && !('d' in key)));
   });
 
-  void test('the signed master plays: every variant, init and segment URI carries the token; ffmpeg decodes each variant', async () => {
+  test('the signed master plays: every variant, init and segment URI carries the token; ffmpeg decodes each variant', async () => {
     const signed = await signedUrlOf(stack, priv.videoId);
     const token = new URL(signed).searchParams.get('token')!;
     const response = await fetch(signed);
@@ -302,7 +302,7 @@ void describe('private playback', () => {
     }
   });
 
-  void test('a private video needs its token on every path family', async () => {
+  test('a private video needs its token on every path family', async () => {
     const token = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
     const paths = [
       `/v1/private/${priv.videoId}/master.m3u8`,
@@ -321,7 +321,7 @@ void describe('private playback', () => {
     }
   });
 
-  void test('a token for one video never opens another; expired and tampered tokens are 401', async () => {
+  test('a token for one video never opens another; expired and tampered tokens are 401', async () => {
     const other = await createHlsFixture({
       db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: false,
       orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
@@ -354,7 +354,7 @@ void describe('private playback', () => {
     }
   });
 
-  void test('a token bound to domains plays only from those pages (Origin, else Referer)', async () => {
+  test('a token bound to domains plays only from those pages (Origin, else Referer)', async () => {
     const signed = await signedUrlOf(stack, priv.videoId, { domains: 'player.example,*.example.org' });
     const tries: [Record<string, string>, number][] = [
       [{ Origin: 'https://player.example' }, 200],
@@ -374,8 +374,8 @@ void describe('private playback', () => {
   });
 });
 
-void describe('segment logs in chDB', () => {
-  void test('each media segment served becomes one row; init, playlists, HEAD, 304 and resumed ranges do not', async () => {
+describe('segment logs in chDB', () => {
+  test('each media segment served becomes one row; init, playlists, HEAD, 304 and resumed ranges do not', async () => {
     const video = await createHlsFixture({
       db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
       orgId: stack.orgId, envId: stack.envId, seconds: 8, ladder: [{ width: 320, height: 240 }],

@@ -49,14 +49,14 @@ async function rowsInClickHouse(): Promise<{ final: number; distinct: number }> 
   return row!;
 }
 
-void test('the schema is migrated on the ClickHouse server, with its migrations recorded', async () => {
+test('the schema is migrated on the ClickHouse server, with its migrations recorded', async () => {
   const migrations = await stack.clickhouse.query<{ version: number }>('SELECT version FROM schema_migrations FINAL ORDER BY version');
   assert.deepEqual(migrations.map((m) => m.version), [1]);
   const [server] = await stack.clickhouse.query<{ v: string }>('SELECT version() AS v');
   assert.match(server!.v, /^18\./, 'this is the apt ClickHouse server, not chDB');
 });
 
-void test('a node killed with -9 right after answering loses no row: the restart ships them, once', async () => {
+test('a node killed with -9 right after answering loses no row: the restart ships them, once', async () => {
   const served = await playAllSegments();
   assert.equal(served, 4);
   await stack.delivery.process.kill9();
@@ -71,7 +71,7 @@ void test('a node killed with -9 right after answering loses no row: the restart
   assert.deepEqual(readdirSync(stack.spoolDir).filter((name) => name.startsWith('batch-')), [], 'shipped batches are removed');
 });
 
-void test('a batch shipped twice (a kill between the insert and its removal) is counted once', async () => {
+test('a batch shipped twice (a kill between the insert and its removal) is counted once', async () => {
   const before = (await rowsInClickHouse()).final;
   const served = await playAllSegments();
   await stack.delivery.process.kill9();
@@ -84,7 +84,7 @@ void test('a batch shipped twice (a kill between the insert and its removal) is 
   assert.deepEqual(await rowsInClickHouse(), { final: before + served, distinct: before + served });
 });
 
-void test('a clean stop ships what is spooled; rows carry the segment, rendition, bytes and access', async () => {
+test('a clean stop ships what is spooled; rows carry the segment, rendition, bytes and access', async () => {
   const before = (await rowsInClickHouse()).final;
   const served = await playAllSegments();
   await stack.delivery.process.stop();

@@ -89,7 +89,7 @@ async function stopDev(dev: RunningDev, signal: NodeJS.Signals): Promise<number 
   return dev.exited;
 }
 
-void describe('kino dev', { timeout: 600_000 }, () => {
+describe('kino dev', { timeout: 600_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'kino-dev-stack-'));
   let layout: DevStackLayout;
   let dev: RunningDev | undefined;
@@ -104,7 +104,7 @@ void describe('kino dev', { timeout: 600_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  void it('comes up, writes dev.json, and every part answers', async () => {
+  it('comes up, writes dev.json, and every part answers', async () => {
     const base = layout.ports.api - 80;
     dev = startDev(dir, base);
     firstRun = await waitUntilReady(dev, layout);
@@ -150,7 +150,7 @@ void describe('kino dev', { timeout: 600_000 }, () => {
     assert.equal(delivery.status, 200);
   });
 
-  void it('stops on SIGINT with exit 0, leaving nothing running or listening', async () => {
+  it('stops on SIGINT with exit 0, leaving nothing running or listening', async () => {
     assert.ok(dev, 'the stack of the previous test');
     const recorded = JSON.parse(readFileSync(layout.pidsJson, 'utf8')) as { launcherPid: number; children: { name: string; pid: number }[] };
     assert.ok(recorded.children.length >= 9, `every part recorded: ${recorded.children.map((c) => c.name).join(', ')}`);
@@ -163,7 +163,7 @@ void describe('kino dev', { timeout: 600_000 }, () => {
     assert.deepEqual(listening, [], 'no port of the stack still answers');
   });
 
-  void it('restarts on the same data: same organization, environment and key, no second organization', async () => {
+  it('restarts on the same data: same organization, environment and key, no second organization', async () => {
     dev = startDev(dir, layout.ports.api - 80);
     const secondRun = await waitUntilReady(dev, layout);
     assert.deepEqual(secondRun, firstRun);
@@ -183,7 +183,7 @@ void describe('kino dev', { timeout: 600_000 }, () => {
     assert.equal(await stopDev(dev, 'SIGTERM'), 0, dev.output());
   });
 
-  void it('refuses to start when a port is taken, naming it', async () => {
+  it('refuses to start when a port is taken, naming it', async () => {
     const blocker = createServer();
     await new Promise<void>((resolveListen) => blocker.listen(layout.ports.api, '127.0.0.1', resolveListen));
     try {

@@ -123,18 +123,18 @@ function assertPlayedThrough(outcome: Outcome, fixture: HlsFixture): void {
   assert.ok(outcome.fragments >= 2, 'segments were loaded');
 }
 
-void test('a public video plays to the end in Chromium with hls.js', async () => {
+test('a public video plays to the end in Chromium with hls.js', async () => {
   const outcome = await playToTheEnd(`${stack.delivery.url}/v1/public/${pub.orgId}/${pub.envId}/${pub.videoId}/master.m3u8`);
   assertPlayedThrough(outcome, pub);
 });
 
-void test('a private video plays to the end through its signed URL, bound to the page\'s domain', async () => {
+test('a private video plays to the end through its signed URL, bound to the page\'s domain', async () => {
   const signed = await signedUrlOf(stack, priv.videoId, { domains: '127.0.0.1', expiration: '15m' });
   const outcome = await playToTheEnd(signed);
   assertPlayedThrough(outcome, priv);
 });
 
-void test('the same private video does not play from a page on another domain', async () => {
+test('the same private video does not play from a page on another domain', async () => {
   const signed = await signedUrlOf(stack, priv.videoId, { domains: 'player.example' });
   const outcome = await playToTheEnd(signed);
   assert.equal(outcome.ended, false);

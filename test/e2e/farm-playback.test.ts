@@ -107,7 +107,7 @@ async function transcode(allowPublicAccess: boolean): Promise<string> {
   return videoID;
 }
 
-void test('a transcoded public video plays from every variant of its public master, and its thumbnail resizes', async () => {
+test('a transcoded public video plays from every variant of its public master, and its thumbnail resizes', async () => {
   const videoId = await transcode(true);
   const masterUrl = `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
   const master = await fetch(masterUrl);
@@ -129,7 +129,7 @@ void test('a transcoded public video plays from every variant of its public mast
   assert.ok(rows >= 2, `${rows} rows`);
 });
 
-void test('a transcoded private video plays only through its signed URL, every variant frame by frame', async () => {
+test('a transcoded private video plays only through its signed URL, every variant frame by frame', async () => {
   const videoId = await transcode(false);
   assert.equal((await fetch(`${deliveryUrl}/${videoId}/master.m3u8`)).status, 401);
   const signed = await playbackApi.playback.signedUrl(farm.orgId, videoId, { expiration: '15m' });

@@ -76,7 +76,7 @@ async function attemptsByActivity(videoId: string): Promise<Record<string, numbe
   return attempts;
 }
 
-void test('kill -9 an encode node mid-encode: the encode is retried on the other node and the video becomes ready', async () => {
+test('kill -9 an encode node mid-encode: the encode is retried on the other node and the video becomes ready', async () => {
   const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
   const running = await encodeInProgress(videoId);
   const victim = Object.values(nodes).find((n) => n.nodeId === running.nodeId)!;
@@ -99,7 +99,7 @@ void test('kill -9 an encode node mid-encode: the encode is retried on the other
   assert.deepEqual(await farm.db.selectFrom('node_leases').select('id').execute(), []);
 });
 
-void test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow completes', async () => {
+test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow completes', async () => {
   const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
   await encodeInProgress(videoId);
   await farm.orchestrator.kill9();
@@ -113,7 +113,7 @@ void test('restart the orchestrator mid-workflow (SIGKILL, start again): the wor
   });
 });
 
-void test('SIGTERM stops the orchestrator cleanly: it exits 0', async () => {
+test('SIGTERM stops the orchestrator cleanly: it exits 0', async () => {
   const orchestrator = farm.orchestrator;
   orchestrator.child.kill('SIGTERM');
   const code = await Promise.race([

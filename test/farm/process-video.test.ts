@@ -88,7 +88,7 @@ async function probeStreams(path: string): Promise<Array<{ codec_type: string; c
   return (JSON.parse(stdout) as { streams: Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }> }).streams;
 }
 
-void test('no node online: the video stays transcoding; when nodes join it becomes a ladder that plays first to last frame', async () => {
+test('no node online: the video stays transcoding; when nodes join it becomes a ladder that plays first to last frame', async () => {
   const sourceFrames = await countFramesInFile(clipPath);
   const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard' });
 
@@ -192,7 +192,7 @@ void test('no node online: the video stays transcoding; when nodes join it becom
   assert.deepEqual(leases, []);
 });
 
-void test('a corrupt file, a non-video file and an empty upload fail with a reason, send the failed webhook, leave nothing', async () => {
+test('a corrupt file, a non-video file and an empty upload fail with a reason, send the failed webhook, leave nothing', async () => {
   const whole = await readFile(clipPath);
   // The first half of an MP4 whose index (moov) is at the end: nothing in it can be located.
   const corrupt = whole.subarray(0, Math.floor(whole.length / 2));

@@ -35,7 +35,7 @@ function tail(logFile: string): string {
   return readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
 }
 
-void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
+describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
   let services: TestServices;
   const processes: ManagedProcess[] = [];
   let env: Record<string, string>;
@@ -106,7 +106,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     await services?.stop();
   });
 
-  void it('reads health and environments', async () => {
+  it('reads health and environments', async () => {
     const health = await kino.health();
     assert.equal(health.status, 'ok');
     assert.deepEqual(Object.keys(health.checks).sort(), ['analytics', 'database', 'storage', 'temporal']);
@@ -114,7 +114,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     assert.deepEqual(environments.map((e) => e.name).sort(), ['production', 'staging']);
   });
 
-  void it('uploads through a signed URL, processes, and waits until the video is ready', async () => {
+  it('uploads through a signed URL, processes, and waits until the video is ready', async () => {
     const ticket = await kino.uploads.upload(orgId, envId, clipPath);
     assert.match(ticket.bucketPath, new RegExp(`^uploads/${orgId}/${envId}/[^/]+/clip\\.mp4$`));
     assert.ok(ticket.expiresAt > Date.now() / 1000 + 3000, 'valid for about an hour');
@@ -146,7 +146,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     assert.equal(polls.at(-1), 'ready');
   });
 
-  void it('signs a playback URL on the delivery host', async () => {
+  it('signs a playback URL on the delivery host', async () => {
     const signed = await kino.playback.signedUrl(orgId, readyVideo.id, { expiration: '15m', domains: ['example.com'] });
     assert.equal(signed.expires_in, 900);
     const url = new URL(signed.signed_url);
@@ -158,7 +158,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     );
   });
 
-  void it('rejects with VideoProcessingFailedError for a file that is not a video, and retries it', async () => {
+  it('rejects with VideoProcessingFailedError for a file that is not a video, and retries it', async () => {
     const notAVideo = join(services.dir, 'notes.mp4');
     writeFileSync(notAVideo, 'these are not the frames you are looking for\n'.repeat(100));
     const ticket = await kino.uploads.upload(orgId, envId, notAVideo);
@@ -176,7 +176,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     await assert.rejects(kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }), VideoProcessingFailedError);
   });
 
-  void it('lists page by page and across the organization', async () => {
+  it('lists page by page and across the organization', async () => {
     const seen: string[] = [];
     for await (const video of kino.videos.list(orgId, envId, { pageSize: 1, sortBy: 'created_at', sortDir: 'asc' })) seen.push(video.id);
     assert.deepEqual(seen, [readyVideo.id, failedVideoId]);
@@ -204,7 +204,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     });
   });
 
-  void it('creates, lists and deletes webhooks', async () => {
+  it('creates, lists and deletes webhooks', async () => {
     const created = await kino.webhooks.create(orgId, envId, { url: 'https://hooks.example.com/kino', events: ['video.processing.failed'] });
     assert.match(created.id, /^whk_/);
     assert.ok(created.secret.length > 0, 'the secret is shown once');
@@ -215,14 +215,14 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     assert.deepEqual(await kino.webhooks.list(orgId, envId), []);
   });
 
-  void it('deletes a video: hidden at once, a second delete is already_deleted', async () => {
+  it('deletes a video: hidden at once, a second delete is already_deleted', async () => {
     const deleted = await kino.videos.delete(orgId, failedVideoId, { reason: 'user_request' });
     assert.equal(deleted.status, 'deleted');
     await assert.rejects(kino.videos.get(orgId, failedVideoId), (error: unknown) => error instanceof NotFoundError && error.code === 'video_not_found');
     await assert.rejects(kino.videos.delete(orgId, failedVideoId), (error: unknown) => error instanceof BadRequestError && error.code === 'already_deleted');
   });
 
-  void it('maps authentication and permission failures to their error classes', async () => {
+  it('maps authentication and permission failures to their error classes', async () => {
     const badKey = new Kino({ apiUrl, apiKey: `svc_test_${'x'.repeat(32)}` });
     await assert.rejects(badKey.environments.list(orgId), (error: unknown) => error instanceof AuthenticationError && error.code === 'unauthorized');
 
@@ -231,7 +231,7 @@ void describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     await assert.rejects(envKey.videos.list(orgId, otherEnvId), (error: unknown) => error instanceof PermissionDeniedError && error.code === 'forbidden');
   });
 
-  void it('reports a spent rate limit as RateLimitError with its reset time', async () => {
+  it('reports a spent rate limit as RateLimitError with its reset time', async () => {
     // Upload URLs: 10 per key per minute. A fresh key, and a client that will not wait a minute.
     const { apiKey } = await admin<{ apiKey: string }>(env, 'key', 'create', '--org', orgId, '--type', 'full');
     const impatient = new Kino({ apiUrl, apiKey, maxRetryDelayMs: 0 });

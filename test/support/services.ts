@@ -26,7 +26,7 @@ export async function startTestServices(
   want: { postgres?: boolean; temporal?: boolean; s3?: boolean } = { postgres: true, temporal: true, s3: true },
 ): Promise<TestServices> {
   const dir = mkdtempSync(join(tmpdir(), 'kino-test-'));
-  const [pg, temporal, s3] = await Promise.all([
+  const started = await Promise.allSettled([
     want.postgres
       ? freePort().then((port) =>
           startPostgres({ dataDir: join(dir, 'pg'), port, logFile: join(dir, 'postgres.log'), durable: false }),
@@ -38,7 +38,18 @@ export async function startTestServices(
     want.s3
       ? freePort().then((s3Port) => startSeaweed({ dataDir: join(dir, 's3'), s3Port, logFile: join(dir, 's3.log') }))
       : undefined,
-  ] as const) as [PostgresServer | undefined, TemporalServer | undefined, SeaweedServer | undefined];
+  ]);
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    // Stop what did start, or its processes keep the test process alive.
+    await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value?.stop() : undefined)));
+    throw failure.reason;
+  }
+  const [pg, temporal, s3] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [
+    PostgresServer | undefined,
+    TemporalServer | undefined,
+    SeaweedServer | undefined,
+  ];
   return {
     dir,
     databaseUrl: pg?.url ?? '',

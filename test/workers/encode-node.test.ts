@@ -111,8 +111,8 @@ after(async () => {
   await services?.stop();
 });
 
-void describe('an encode node process', () => {
-  void it('registers with its address and slots, and keeps heartbeating', async () => {
+describe('an encode node process', () => {
+  it('registers with its address and slots, and keeps heartbeating', async () => {
     const first = (await listEncodeNodes(db)).find((n) => n.id === node.nodeId);
     assert.ok(first, 'registered');
     assert.deepEqual([first.address, first.slots, first.state, first.version], [node.address, 2, 'active', '0.1.0']);
@@ -122,7 +122,7 @@ void describe('an encode node process', () => {
     });
   });
 
-  void it('refuses callers without the farm token (UNAUTHENTICATED)', async () => {
+  it('refuses callers without the farm token (UNAUTHENTICATED)', async () => {
     const stranger = createEncodeClient(node.address, 'wrong-token');
     const inputUrl = await storage.presignGet(sources.clip, 600);
     try {
@@ -137,7 +137,7 @@ void describe('an encode node process', () => {
     }
   });
 
-  void it('probes a source through its presigned URL', async () => {
+  it('probes a source through its presigned URL', async () => {
     const result = await client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(sources.clip, 600) });
     assert.ok(Math.abs(result.durationSeconds - 4) < 0.1, `duration ${result.durationSeconds}`);
     assert.deepEqual([result.width, result.height, result.frameRate, result.frameCount], [640, 360, 25, 100]);
@@ -145,7 +145,7 @@ void describe('an encode node process', () => {
     assert.equal(result.sizeBytes, (await storage.head(sources.clip))?.size);
   });
 
-  void it('answers INVALID_ARGUMENT for empty, non-video and audio-only files, NOT_FOUND for a missing one', async () => {
+  it('answers INVALID_ARGUMENT for empty, non-video and audio-only files, NOT_FOUND for a missing one', async () => {
     await storage.put('uploads/bad/empty.mp4', new Uint8Array(0), 'video/mp4');
     await storage.put('uploads/bad/text.mp4', 'this is not a video, just some words', 'video/mp4');
     await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', '-y', join(dir, 'audio.mp4')]);
@@ -161,7 +161,7 @@ void describe('an encode node process', () => {
     await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/bad/missing.mp4', 600) }), grpcCode(GrpcStatus.NOT_FOUND));
   });
 
-  void it('encodes a 360p rendition to HLS fMP4 in storage, streaming progress, with every source frame', async () => {
+  it('encodes a 360p rendition to HLS fMP4 in storage, streaming progress, with every source frame', async () => {
     const videoId = newId('vid');
     const progress: EncodeProgress__Output[] = [];
     const done = await client.encode(
@@ -200,7 +200,7 @@ void describe('an encode node process', () => {
     assert.equal(readdirSync(workDir).length, 0, 'the job directory is gone');
   });
 
-  void it('lines two renditions up: same 6 s segments, keyframes on the same instants, all frames', async () => {
+  it('lines two renditions up: same 6 s segments, keyframes on the same instants, all frames', async () => {
     const videoId = newId('vid');
     const inputUrl = await storage.presignGet(sources.long, 600);
     // One two-pass VBR, one single-pass CBR: segment boundaries must not depend on rate control.
@@ -227,7 +227,7 @@ void describe('an encode node process', () => {
     assert.equal(await countDecodedFrames(join(dir240, 'playlist.m3u8')), 325);
   });
 
-  void it('makes a playable output with each audio codec (aac-he is written as AAC-LC)', async () => {
+  it('makes a playable output with each audio codec (aac-he is written as AAC-LC)', async () => {
     const expected = { aac: ['mp4a.40.2', 'aac'], mp3: ['mp4a.40.34', 'mp3'], ac3: ['ac-3', 'ac3'], eac3: ['ec-3', 'eac3'], 'aac-he': ['mp4a.40.2', 'aac'] } as const;
     const inputUrl = await storage.presignGet(sources.tiny, 600);
     for (const [audioCodec, [codec, format]] of Object.entries(expected)) {
@@ -247,7 +247,7 @@ void describe('an encode node process', () => {
     }
   });
 
-  void it('writes no audio track for a silent source, and 10-bit when asked', async () => {
+  it('writes no audio track for a silent source, and 10-bit when asked', async () => {
     const videoId = newId('vid');
     const done = await client.encode({
       jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.silent, 600), outputUrls: await outputUrlsFor(videoId, 240, 3), durationSeconds: 3,
@@ -261,7 +261,7 @@ void describe('an encode node process', () => {
     assert.deepEqual(distinctLines(stdout), ['video,yuv420p10le']);
   });
 
-  void it('grabs a thumbnail of the requested size into storage', async () => {
+  it('grabs a thumbnail of the requested size into storage', async () => {
     const key = objectKeys.thumbnail(newId('vid'), 'default.jpg');
     const result = await client.thumbnail({
       jobId: newId('job'),
@@ -280,7 +280,7 @@ void describe('an encode node process', () => {
     );
   });
 
-  void it('refuses a third encode while both slots run (RESOURCE_EXHAUSTED), stops ffmpeg when a caller cancels', async () => {
+  it('refuses a third encode while both slots run (RESOURCE_EXHAUSTED), stops ffmpeg when a caller cancels', async () => {
     const videoId = newId('vid');
     const inputUrl = await storage.presignGet(sources.long, 600);
     const slow = rendition({ twoPass: true, x264Preset: 'medium' });
@@ -315,7 +315,7 @@ void describe('an encode node process', () => {
     assert.equal(readdirSync(workDir).length, 0);
   });
 
-  void it('resumes a source read that storage cuts off midway: every frame is still there', async () => {
+  it('resumes a source read that storage cuts off midway: every frame is still there', async () => {
     // A flaky storage front: the first two long reads are cut after 150 kB. Without ffmpeg's
     // reconnect, that reads as the end of the file and makes a truncated video with exit code 0.
     // (With the index up front, as uploads from most tools have it, ffmpeg reads straight through.)
@@ -352,7 +352,7 @@ void describe('an encode node process', () => {
     }
   });
 
-  void it('fails an encode whose outputs have no presigned URL, without leaving files behind', async () => {
+  it('fails an encode whose outputs have no presigned URL, without leaving files behind', async () => {
     const videoId = newId('vid');
     const urls = await outputUrlsFor(videoId, 360, 13);
     delete urls['seg-00002.m4s'];

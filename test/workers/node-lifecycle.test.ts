@@ -63,8 +63,8 @@ after(async () => {
   await services?.stop();
 });
 
-void describe('encode node lifecycle', () => {
-  void it('SIGTERM mid-encode: refuses new work, finishes the encode, deregisters, exits 0', async () => {
+describe('encode node lifecycle', () => {
+  it('SIGTERM mid-encode: refuses new work, finishes the encode, deregisters, exits 0', async () => {
     const node = await startNode();
     const client = createEncodeClient(node.address, token);
     try {
@@ -113,7 +113,7 @@ void describe('encode node lifecycle', () => {
     }
   });
 
-  void it('SIGKILL: the node drops out of selection once its heartbeats stop, and is marked gone', async () => {
+  it('SIGKILL: the node drops out of selection once its heartbeats stop, and is marked gone', async () => {
     const node = await startNode(2);
     const others = (await listEncodeNodes(db)).filter((n) => n.id !== node.nodeId).map((n) => n.id);
     const live = await listLiveNodes(db, { heartbeatTimeoutMs });
@@ -129,7 +129,7 @@ void describe('encode node lifecycle', () => {
     await waitFor('the registry sweep to mark it gone', async () => (await nodeRow(node.nodeId))?.state === 'gone', { timeoutMs: 10_000 });
   });
 
-  void it('registers again, keeping its id, when the registry forgets it or restarts', async () => {
+  it('registers again, keeping its id, when the registry forgets it or restarts', async () => {
     const node = await startNode();
     // Forgotten: e.g. the orchestrator marked it lost after a failed call.
     await db.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', node.nodeId).execute();

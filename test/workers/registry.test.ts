@@ -24,10 +24,10 @@ after(async () => {
   await services?.stop();
 });
 
-void describe('registry tables on PostgreSQL', () => {
+describe('registry tables on PostgreSQL', () => {
   registryTableCases(() => db);
 
-  void it('acquisitions from separate connections pools never overbook (row locks, not process memory)', async () => {
+  it('acquisitions from separate connections pools never overbook (row locks, not process memory)', async () => {
     await db.deleteFrom('node_leases').execute();
     await db.deleteFrom('encode_nodes').execute();
     await registerNode(db, { address: '127.0.0.1:7201', slots: 2, version: 't', labels: {} });
@@ -50,14 +50,14 @@ void describe('registry tables on PostgreSQL', () => {
   });
 });
 
-void describe('NodeRegistry over gRPC', () => {
+describe('NodeRegistry over gRPC', () => {
   let registry: RegistryServer;
   before(async () => {
     registry = await startRegistryServer({ db, host: '127.0.0.1', port: 0, token: 'farm-secret', heartbeatTimeoutMs: 3_000, logger: createLogger('registry', 'silent') });
   });
   after(() => registry?.stop());
 
-  void it('refuses a wrong token with UNAUTHENTICATED on every call', async () => {
+  it('refuses a wrong token with UNAUTHENTICATED on every call', async () => {
     const client = createRegistryClient(registry.address, 'not-the-token');
     try {
       for (const call of [
@@ -72,7 +72,7 @@ void describe('NodeRegistry over gRPC', () => {
     }
   });
 
-  void it('registers, answers heartbeats (known or not), deregisters', async () => {
+  it('registers, answers heartbeats (known or not), deregisters', async () => {
     const client = createRegistryClient(registry.address, 'farm-secret');
     try {
       const registered = await client.register({ nodeId: '', address: '127.0.0.1:7302', slots: 2, version: '9.9.9', labels: { gpu: 'none' } });

@@ -5,7 +5,7 @@ import { NodeJobs } from './encode-service.ts';
 import { NodeBusyError, classifyInputFailure, toGrpcStatus, InvalidSourceError } from './errors.ts';
 import { FfmpegError, NotAVideoError } from './ffmpeg/index.ts';
 
-void test('encodes take slots; probes and thumbnails do not', () => {
+test('encodes take slots; probes and thumbnails do not', () => {
   const jobs = new NodeJobs(2);
   const a = jobs.start('encode', 'a');
   jobs.start('encode', 'b');
@@ -20,7 +20,7 @@ void test('encodes take slots; probes and thumbnails do not', () => {
   assert.deepEqual(jobs.activeJobIds().sort(), ['b', 'c']);
 });
 
-void test('a repeated job id gets a distinct running id', () => {
+test('a repeated job id gets a distinct running id', () => {
   const jobs = new NodeJobs(2);
   const first = jobs.start('encode', 'job');
   const second = jobs.start('encode', 'job');
@@ -28,7 +28,7 @@ void test('a repeated job id gets a distinct running id', () => {
   assert.equal(jobs.activeJobIds().length, 2);
 });
 
-void test('draining refuses new jobs and resolves when the running ones finish', async () => {
+test('draining refuses new jobs and resolves when the running ones finish', async () => {
   const jobs = new NodeJobs(1);
   const running = jobs.start('encode', 'x');
   let drained = false;
@@ -43,7 +43,7 @@ void test('draining refuses new jobs and resolves when the running ones finish',
   await new NodeJobs(1).drain(); // idle: at once
 });
 
-void test('failures map to the statuses the orchestrator acts on', () => {
+test('failures map to the statuses the orchestrator acts on', () => {
   assert.equal(toGrpcStatus(new NodeBusyError('full')).code, GrpcStatus.RESOURCE_EXHAUSTED);
   assert.equal(toGrpcStatus(new NotAVideoError('no video stream')).code, GrpcStatus.INVALID_ARGUMENT);
   assert.equal(toGrpcStatus(new Error('boom')).code, GrpcStatus.INTERNAL);

@@ -20,7 +20,7 @@ const spec: RenditionSpec__Output = {
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
-void test('keeps the source frame rate when the cap is above it; caps when below', () => {
+test('keeps the source frame rate when the cap is above it; caps when below', () => {
   assert.deepEqual([resolveHlsSettings(spec, source).frameRate, resolveHlsSettings(spec, source).capFrameRate], [25, false]);
   const capped = resolveHlsSettings({ ...spec, frameRate: 30 }, { ...source, frameRate: 60 });
   assert.deepEqual([capped.frameRate, capped.capFrameRate], [30, true]);
@@ -29,7 +29,7 @@ void test('keeps the source frame rate when the cap is above it; caps when below
   assert.equal(resolveHlsSettings({ ...spec, frameRate: 0 }, { ...source, frameRate: 60 }).capFrameRate, false, '0: no cap');
 });
 
-void test('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', () => {
+test('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', () => {
   const settings = resolveHlsSettings(
     { ...spec, segmentSeconds: 0, rateControlMode: '', x264Preset: '', pixelFormat: '', audioCodec: '' },
     source,
@@ -41,7 +41,7 @@ void test('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', ()
   assert.equal(settings.audio?.encoding.encoder, 'aac');
 });
 
-void test('odd sizes are rounded down to even; audio channels follow the source up to the codec limit', () => {
+test('odd sizes are rounded down to even; audio channels follow the source up to the codec limit', () => {
   const settings = resolveHlsSettings({ ...spec, width: 639, height: 361 }, { ...source, audioChannels: 6 });
   assert.deepEqual([settings.width, settings.height], [638, 360]);
   assert.equal(settings.audio?.channels, 2);
@@ -49,18 +49,18 @@ void test('odd sizes are rounded down to even; audio channels follow the source 
   assert.equal(resolveHlsSettings(spec, { ...source, audioChannels: 1 }).audio?.channels, 1);
 });
 
-void test('no audio track when the source has none or the rendition asks for none', () => {
+test('no audio track when the source has none or the rendition asks for none', () => {
   assert.equal(resolveHlsSettings(spec, { ...source, hasAudio: false }).audio, undefined);
   assert.equal(resolveHlsSettings({ ...spec, audioBitrateKbps: 0 }, source).audio, undefined);
 });
 
-void test('pixel formats and presets by API name', () => {
+test('pixel formats and presets by API name', () => {
   assert.equal(resolveHlsSettings({ ...spec, pixelFormat: 'yuv420p10b' }, source).pixelFormat, 'yuv420p10le');
   assert.equal(resolveHlsSettings({ ...spec, pixelFormat: 'autoDetect' }, { ...source, pixelFormat: 'yuv444p' }).pixelFormat, 'yuv444p');
   assert.equal(resolveHlsSettings({ ...spec, x264Preset: 'ultraslow' }, source).x264Preset, 'placebo');
 });
 
-void test('refuses what it cannot make', () => {
+test('refuses what it cannot make', () => {
   for (const bad of [
     { width: 0 },
     { height: 10_000 },

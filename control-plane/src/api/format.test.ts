@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimateViews, formatDuration, formatViews, thumbnailSize, thumbnailUrl } from './format.ts';
 
-void describe('formatDuration', () => {
-  void it('writes minutes:seconds', () => {
+describe('formatDuration', () => {
+  it('writes minutes:seconds', () => {
     assert.equal(formatDuration(0), '0:00');
     assert.equal(formatDuration(null), '0:00');
     assert.equal(formatDuration(4), '0:04');
@@ -14,8 +14,8 @@ void describe('formatDuration', () => {
   });
 });
 
-void describe('served', () => {
-  void it('estimates views as segments ÷ (duration ÷ 6)', () => {
+describe('served', () => {
+  it('estimates views as segments ÷ (duration ÷ 6)', () => {
     assert.equal(estimateViews(0, 60), 0);
     assert.equal(estimateViews(10, 60), 1);
     assert.equal(estimateViews(25, 60), 2);
@@ -24,7 +24,7 @@ void describe('served', () => {
     assert.equal(estimateViews(3, 2), 3);
   });
 
-  void it('writes counts like "1.2K views"', () => {
+  it('writes counts like "1.2K views"', () => {
     assert.equal(formatViews(0), '0 views');
     assert.equal(formatViews(1), '1 view');
     assert.equal(formatViews(2), '2 views');
@@ -39,15 +39,15 @@ void describe('served', () => {
   });
 });
 
-void describe('thumbnails', () => {
-  void it('keep the aspect ratio with 640 on the long edge', () => {
+describe('thumbnails', () => {
+  it('keep the aspect ratio with 640 on the long edge', () => {
     assert.deepEqual(thumbnailSize(1920, 1080), { width: 640, height: 360 });
     assert.deepEqual(thumbnailSize(1080, 1920), { width: 360, height: 640 });
     assert.deepEqual(thumbnailSize(320, 240), { width: 640, height: 480 });
     assert.deepEqual(thumbnailSize(null, null), { width: 640, height: 360 });
   });
 
-  void it('point at the delivery host', () => {
+  it('point at the delivery host', () => {
     assert.equal(thumbnailUrl('https://cdn.example.com', 'vid_1', 1280, 720), 'https://cdn.example.com/t/vid_1/640x360.jpg');
   });
 });

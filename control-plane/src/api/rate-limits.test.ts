@@ -10,8 +10,8 @@ const state = (rule: RateLimitWindowState['rule'], limit: number, remaining: num
   exceeded,
 });
 
-void describe('rate limits', () => {
-  void it('default to the spec table', () => {
+describe('rate limits', () => {
+  it('default to the spec table', () => {
     assert.deepEqual(
       Object.fromEntries(Object.entries(defaultRateLimits).map(([name, rule]) => [name, [rule.limit, rule.windowSeconds, rule.per]])),
       {
@@ -32,18 +32,18 @@ void describe('rate limits', () => {
     assert.deepEqual(rulesByCategory['upload-url'], ['general', 'uploadUrl', 'uploadUrlPerKey']);
   });
 
-  void it('can be shrunk for tests without touching the others', () => {
+  it('can be shrunk for tests without touching the others', () => {
     const rules = resolveRateLimits({ general: { limit: 5 } });
     assert.deepEqual(rules.general, { limit: 5, windowSeconds: 3600, per: 'organization' });
     assert.deepEqual(rules.video, defaultRateLimits.video);
   });
 
-  void it('use fixed windows aligned on the window size', () => {
+  it('use fixed windows aligned on the window size', () => {
     assert.equal(windowStart(new Date('2031-03-04T05:06:59.999Z'), 60).toISOString(), '2031-03-04T05:06:00.000Z');
     assert.equal(windowStart(new Date('2031-03-04T05:06:59.999Z'), 3600).toISOString(), '2031-03-04T05:00:00.000Z');
   });
 
-  void it('report the window closest to its limit, or the exceeded one that stays closed longest', () => {
+  it('report the window closest to its limit, or the exceeded one that stays closed longest', () => {
     const general = state('general', 10_000, 9_990, 2000);
     const upload = state('uploadUrl', 100, 95, 2000);
     const perKey = state('uploadUrlPerKey', 10, 5, 1060);

@@ -19,8 +19,8 @@ const Body = Type.Object({
   public: Type.Optional(Type.Boolean()),
 });
 
-void describe('request validation', () => {
-  void it('checks bodies as sent: no coercion of "1" or null, defaults applied', () => {
+describe('request validation', () => {
+  it('checks bodies as sent: no coercion of "1" or null, defaults applied', () => {
     const check = validator(Body, 'body');
     assert.deepEqual(check({ name: 'a', size: 1, quality: 'high' }).value, { name: 'a', size: 1, quality: 'high', edge: -1 });
     const result = check({ name: 'a', size: '1', quality: 'mega', public: null });
@@ -32,12 +32,12 @@ void describe('request validation', () => {
     ]);
   });
 
-  void it('reports missing fields as required, with value null', () => {
+  it('reports missing fields as required, with value null', () => {
     const errors = toFieldErrors(validator(Body, 'body')({ size: 2, quality: 'high' }).error!, 'body');
     assert.deepEqual(errors, [{ message: 'name is required', location: 'body.name', value: null }]);
   });
 
-  void it('converts query strings and path parameters from text', () => {
+  it('converts query strings and path parameters from text', () => {
     const Query = Type.Object({ page: Type.Integer({ minimum: 1, default: 1 }), on: Type.Optional(Type.Boolean()) });
     const check = validator(Query, 'querystring');
     assert.deepEqual(check({ page: '3', on: 'true' }).value, { page: 3, on: true });
@@ -47,14 +47,14 @@ void describe('request validation', () => {
     ]);
   });
 
-  void it('lets a body with nothing required be left out', () => {
+  it('lets a body with nothing required be left out', () => {
     const Optional = Type.Object({ reason: Type.Optional(StringEnum(['a', 'b'] as const)) });
     assert.deepEqual(validator(Optional, 'body')(undefined).value, {});
     assert.deepEqual(validator(Optional, 'body')(null).value, {});
     assert.equal(validator(Body, 'body')(undefined).error?.[0]?.message, 'the request must be a JSON object');
   });
 
-  void it('names the condition by the first error whose location has a named code', () => {
+  it('names the condition by the first error whose location has a named code', () => {
     const errors = [
       { message: '', location: 'body.allowPublicAccess', value: null },
       { message: '', location: 'body.maxEdgeLength', value: 5 },

@@ -9,8 +9,8 @@ import {
   withDefaultParameters,
 } from './video-parameters.ts';
 
-void describe('encoding parameters', () => {
-  void it('take the spec defaults, veryfast included', () => {
+describe('encoding parameters', () => {
+  it('take the spec defaults, veryfast included', () => {
     assert.deepEqual(withDefaultParameters({}), {
       maxEdgeLength: -1,
       maxFrameRate: -1,
@@ -23,7 +23,7 @@ void describe('encoding parameters', () => {
     assert.equal(withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio, 'slower');
   });
 
-  void it('accept -1 or 1..240 frames per second only', () => {
+  it('accept -1 or 1..240 frames per second only', () => {
     for (const ok of [-1, 1, 24, 30, 60, 240]) {
       assert.deepEqual(checkEncodingParameters({ ...DEFAULT_ENCODING_PARAMETERS, maxFrameRate: ok }), [], String(ok));
     }
@@ -36,8 +36,8 @@ void describe('encoding parameters', () => {
   });
 });
 
-void describe('upload file names', () => {
-  void it('never add path segments to the storage key', () => {
+describe('upload file names', () => {
+  it('never add path segments to the storage key', () => {
     assert.equal(storageFileName('clip.mp4'), 'clip.mp4');
     assert.equal(storageFileName('../../etc/passwd'), 'etc_passwd');
     assert.equal(storageFileName('my holiday/video (1).mov'), 'my_holiday_video_1_.mov');
@@ -47,14 +47,14 @@ void describe('upload file names', () => {
   });
 });
 
-void describe('dates and pages', () => {
-  void it('parse real calendar dates only', () => {
+describe('dates and pages', () => {
+  it('parse real calendar dates only', () => {
     assert.equal(parseCalendarDate('2024-02-29')?.toISOString(), '2024-02-29T00:00:00.000Z');
     assert.equal(parseCalendarDate('2023-02-29'), undefined);
     assert.equal(parseCalendarDate('2024-13-01'), undefined);
   });
 
-  void it('describe the page', () => {
+  it('describe the page', () => {
     assert.deepEqual(paginationOf({ page: 1, pageSize: 20 }, 0), {
       total: 0,
       page: 1,

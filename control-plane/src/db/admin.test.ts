@@ -5,21 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminDatabaseError, resolveAdminDatabaseUrl } from './admin.ts';
 
-void describe('the admin commands database', () => {
+describe('the admin commands database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kino-admin-'));
   const devJson = join(dir, 'dev.json');
 
-  void it('is DATABASE_URL when set', () => {
+  it('is DATABASE_URL when set', () => {
     writeFileSync(devJson, JSON.stringify({ databaseUrl: 'postgres://dev' }));
     assert.equal(resolveAdminDatabaseUrl({ DATABASE_URL: 'postgres://explicit' }, devJson), 'postgres://explicit');
   });
 
-  void it("is the dev stack's databaseUrl from .kino/dev.json otherwise", () => {
+  it("is the dev stack's databaseUrl from .kino/dev.json otherwise", () => {
     writeFileSync(devJson, JSON.stringify({ apiUrl: 'http://x/v1/api', databaseUrl: 'postgres://dev' }));
     assert.equal(resolveAdminDatabaseUrl({}, devJson), 'postgres://dev');
   });
 
-  void it('says what to do when there is none', () => {
+  it('says what to do when there is none', () => {
     rmSync(devJson, { force: true });
     assert.throws(() => resolveAdminDatabaseUrl({}, devJson), (error: Error) => {
       assert.ok(error instanceof AdminDatabaseError);

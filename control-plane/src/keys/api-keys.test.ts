@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-keys.ts';
 
-void describe('API keys', () => {
-  void it('have the svc_live_/svc_test_ prefix and 32 base62 characters', () => {
+describe('API keys', () => {
+  it('have the svc_live_/svc_test_ prefix and 32 base62 characters', () => {
     const live = generateApiKey(true);
     const test = generateApiKey(false);
     assert.match(live.key, /^svc_live_[0-9A-Za-z]{32}$/);
@@ -12,7 +12,7 @@ void describe('API keys', () => {
     assert.ok(API_KEY_PATTERN.test(live.key));
   });
 
-  void it('are stored as a SHA-256 hash, never in clear, and keep only a short prefix', () => {
+  it('are stored as a SHA-256 hash, never in clear, and keep only a short prefix', () => {
     const generated = generateApiKey(false);
     assert.match(generated.hash, /^[0-9a-f]{64}$/);
     assert.equal(generated.hash, hashApiKey(generated.key));
@@ -21,12 +21,12 @@ void describe('API keys', () => {
     assert.ok(generated.key.startsWith(generated.prefix));
   });
 
-  void it('differ every time', () => {
+  it('differ every time', () => {
     const keys = new Set(Array.from({ length: 200 }, () => generateApiKey(true).key));
     assert.equal(keys.size, 200);
   });
 
-  void it('reject malformed keys before any lookup', () => {
+  it('reject malformed keys before any lookup', () => {
     assert.equal(isWellFormedApiKey(generateApiKey(true).key), true);
     for (const bad of [
       '',

@@ -12,7 +12,7 @@ const minimal = {
   NODE_TOKEN: 'farm-token-123',
 };
 
-void test('defaults fill what is not set', () => {
+test('defaults fill what is not set', () => {
   const config = parseConfig(orchestratorConfigShape, minimal);
   assert.equal(config.TEMPORAL_ADDRESS, '127.0.0.1:7233');
   assert.equal(config.TEMPORAL_NAMESPACE, 'default');
@@ -23,7 +23,7 @@ void test('defaults fill what is not set', () => {
   assert.equal(config.S3_FORCE_PATH_STYLE, true);
 });
 
-void test('a missing or wrong value names its variable', () => {
+test('a missing or wrong value names its variable', () => {
   const { NODE_TOKEN: _omitted, ...withoutToken } = minimal;
   assert.throws(() => parseConfig(orchestratorConfigShape, withoutToken), (error: unknown) => {
     assert.ok(error instanceof ConfigError);

@@ -14,7 +14,7 @@ const defaults: LadderParameters = {
 const fullHd: LadderSource = { width: 1920, height: 1080, frameRate: 30, hasAudio: true };
 const sizes = (ladder: ReturnType<typeof planLadder>) => ladder.map((r) => `${r.key}:${r.width}x${r.height}`);
 
-void test('standard preset on a 1080p landscape source: 360p, 480p, 720p with 16:9 sizes', () => {
+test('standard preset on a 1080p landscape source: 360p, 480p, 720p with 16:9 sizes', () => {
   const ladder = planLadder('standard', fullHd, defaults);
   assert.deepEqual(sizes(ladder), ['360p:640x360', '480p:854x480', '720p:1280x720']);
   assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [500, 1000, 2500]);
@@ -30,19 +30,19 @@ void test('standard preset on a 1080p landscape source: 360p, 480p, 720p with 16
   }
 });
 
-void test('high preset: 480p, 720p, 1080p at 1000..5000 kbps', () => {
+test('high preset: 480p, 720p, 1080p at 1000..5000 kbps', () => {
   const ladder = planLadder('high', fullHd, defaults);
   assert.deepEqual(sizes(ladder), ['480p:854x480', '720p:1280x720', '1080p:1920x1080']);
   assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [1000, 2500, 5000]);
 });
 
-void test('ultra preset on a 4K source: 720p..2160p at 2000..15000 kbps', () => {
+test('ultra preset on a 4K source: 720p..2160p at 2000..15000 kbps', () => {
   const ladder = planLadder('ultra', { width: 3840, height: 2160, frameRate: 24, hasAudio: true }, defaults);
   assert.deepEqual(sizes(ladder), ['720p:1280x720', '1080p:1920x1080', '1440p:2560x1440', '2160p:3840x2160']);
   assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [2000, 4500, 8000, 15000]);
 });
 
-void test('every bitrate stays inside its preset range of the spec', () => {
+test('every bitrate stays inside its preset range of the spec', () => {
   const ranges = { standard: [500, 2500], high: [1000, 5000], ultra: [2000, 15000] } as const;
   for (const preset of ['standard', 'high', 'ultra'] as const) {
     for (const ladder of [
@@ -56,18 +56,18 @@ void test('every bitrate stays inside its preset range of the spec', () => {
   }
 });
 
-void test('never above the source: a 720p source on ultra gets only 720p, on high 480p and 720p', () => {
+test('never above the source: a 720p source on ultra gets only 720p, on high 480p and 720p', () => {
   const hd: LadderSource = { width: 1280, height: 720, frameRate: 25, hasAudio: true };
   assert.deepEqual(sizes(planLadder('ultra', hd, defaults)), ['720p:1280x720']);
   assert.deepEqual(sizes(planLadder('high', hd, defaults)), ['480p:854x480', '720p:1280x720']);
 });
 
-void test('a source between rungs keeps the rungs below it', () => {
+test('a source between rungs keeps the rungs below it', () => {
   const ladder = planLadder('standard', { width: 1000, height: 600, frameRate: 30, hasAudio: true }, defaults);
   assert.deepEqual(sizes(ladder), ['360p:600x360', '480p:800x480']);
 });
 
-void test('portrait source: the short edge is the width and names the rung', () => {
+test('portrait source: the short edge is the width and names the rung', () => {
   const ladder = planLadder('high', { width: 1080, height: 1920, frameRate: 30, hasAudio: true }, defaults);
   assert.deepEqual(sizes(ladder), ['480p:480x854', '720p:720x1280', '1080p:1080x1920']);
   for (const r of ladder) {
@@ -76,13 +76,13 @@ void test('portrait source: the short edge is the width and names the rung', () 
   }
 });
 
-void test('square source: short edge is not the width', () => {
+test('square source: short edge is not the width', () => {
   const ladder = planLadder('standard', { width: 720, height: 720, frameRate: 30, hasAudio: false }, defaults);
   assert.deepEqual(sizes(ladder), ['360p:360x360', '480p:480x480', '720p:720x720']);
   assert.ok(ladder.every((r) => !r.shortEdgeIsWidth));
 });
 
-void test('odd aspect ratios give even sizes on both edges', () => {
+test('odd aspect ratios give even sizes on both edges', () => {
   const ladder = planLadder('standard', { width: 1918, height: 802, frameRate: 30, hasAudio: true }, defaults);
   for (const r of ladder) {
     assert.equal(r.width % 2, 0, r.key);
@@ -91,7 +91,7 @@ void test('odd aspect ratios give even sizes on both edges', () => {
   }
 });
 
-void test('a source smaller than the lowest rung gets one rendition at its own (even) size', () => {
+test('a source smaller than the lowest rung gets one rendition at its own (even) size', () => {
   assert.deepEqual(sizes(planLadder('standard', { width: 320, height: 240, frameRate: 30, hasAudio: true }, defaults)), [
     '240p:320x240',
   ]);
@@ -103,7 +103,7 @@ void test('a source smaller than the lowest rung gets one rendition at its own (
   assert.equal(portraitTiny[0]!.videoBitrateKbps, 1000);
 });
 
-void test('maxEdgeLength caps the rung (short edge)', () => {
+test('maxEdgeLength caps the rung (short edge)', () => {
   assert.deepEqual(sizes(planLadder('standard', fullHd, { ...defaults, maxEdgeLength: 480 })), ['360p:640x360', '480p:854x480']);
   assert.deepEqual(sizes(planLadder('high', fullHd, { ...defaults, maxEdgeLength: 720 })), ['480p:854x480', '720p:1280x720']);
   assert.deepEqual(sizes(planLadder('high', fullHd, { ...defaults, maxEdgeLength: 2160 })), [
@@ -118,13 +118,13 @@ void test('maxEdgeLength caps the rung (short edge)', () => {
   ]);
 });
 
-void test('maxEdgeLength below the preset\'s lowest rung: one rendition at the cap', () => {
+test('maxEdgeLength below the preset\'s lowest rung: one rendition at the cap', () => {
   const ladder = planLadder('ultra', { width: 3840, height: 2160, frameRate: 30, hasAudio: true }, { ...defaults, maxEdgeLength: 480 });
   assert.deepEqual(sizes(ladder), ['480p:854x480']);
   assert.equal(ladder[0]!.videoBitrateKbps, 2000);
 });
 
-void test('maxFrameRate caps the frame rate; -1 keeps the source\'s', () => {
+test('maxFrameRate caps the frame rate; -1 keeps the source\'s', () => {
   const sixty: LadderSource = { ...fullHd, frameRate: 60 };
   assert.ok(planLadder('standard', sixty, { ...defaults, maxFrameRate: 30 }).every((r) => r.frameRate === 30));
   assert.ok(planLadder('standard', sixty, defaults).every((r) => r.frameRate === 60));
@@ -134,7 +134,7 @@ void test('maxFrameRate caps the frame rate; -1 keeps the source\'s', () => {
   assert.equal(planFrameRate(0, 24), 24);
 });
 
-void test('audio bitrate per codec, 0 without an audio track', () => {
+test('audio bitrate per codec, 0 without an audio track', () => {
   const cases: Record<string, number> = { aac: 128, 'aac-he': 64, 'aac-he-v2': 48, mp3: 128, ac3: 192, eac3: 192 };
   for (const [audioCodec, kbps] of Object.entries(cases)) {
     const ladder = planLadder('standard', fullHd, { ...defaults, audioCodec });
@@ -143,7 +143,7 @@ void test('audio bitrate per codec, 0 without an audio track', () => {
   assert.ok(planLadder('standard', { ...fullHd, hasAudio: false }, defaults).every((r) => r.audioBitrateKbps === 0));
 });
 
-void test('encoding parameters are carried to every rendition; ultraslow maps to x264 veryslow', () => {
+test('encoding parameters are carried to every rendition; ultraslow maps to x264 veryslow', () => {
   const parameters: LadderParameters = {
     ...defaults,
     pixelFormat: 'yuv420p10b',
@@ -161,6 +161,6 @@ void test('encoding parameters are carried to every rendition; ultraslow maps to
   assert.ok(planLadder('high', fullHd, defaults).every((r) => r.x264Preset === 'veryfast'));
 });
 
-void test('a source without a picture size is refused', () => {
+test('a source without a picture size is refused', () => {
   assert.throws(() => planLadder('standard', { width: 0, height: 0, frameRate: 30, hasAudio: true }, defaults), /picture size/);
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderMasterPlaylist } from './master-playlist.ts';
 
-void test('master playlist lists every variant, lowest bandwidth first, with relative URIs', () => {
+test('master playlist lists every variant, lowest bandwidth first, with relative URIs', () => {
   const text = renderMasterPlaylist([
     { key: '720p', width: 1280, height: 720, frameRate: 30, codecs: 'avc1.64001f,mp4a.40.2', bandwidth: 2_900_000, averageBandwidth: 2_600_000 },
     { key: '360p', width: 640, height: 360, frameRate: 29.97, codecs: 'avc1.64001e,mp4a.40.2', bandwidth: 700_000, averageBandwidth: 620_000 },
@@ -22,13 +22,13 @@ void test('master playlist lists every variant, lowest bandwidth first, with rel
   );
 });
 
-void test('AVERAGE-BANDWIDTH never exceeds BANDWIDTH', () => {
+test('AVERAGE-BANDWIDTH never exceeds BANDWIDTH', () => {
   const text = renderMasterPlaylist([
     { key: '240p', width: 320, height: 240, frameRate: 25, codecs: 'avc1.640015', bandwidth: 300_000, averageBandwidth: 310_000 },
   ]);
   assert.match(text, /BANDWIDTH=300000,AVERAGE-BANDWIDTH=300000,/);
 });
 
-void test('an empty ladder has no master playlist', () => {
+test('an empty ladder has no master playlist', () => {
   assert.throws(() => renderMasterPlaylist([]), /at least one variant/);
 });

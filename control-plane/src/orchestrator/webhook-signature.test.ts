@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signWebhook } from './webhook-signature.ts';
 
-void test('signature matches the Standard Webhooks reference example', () => {
+test('signature matches the Standard Webhooks reference example', () => {
   // The example of the Standard Webhooks specification's reference libraries.
   const headers = signWebhook(
     'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -15,7 +15,7 @@ void test('signature matches the Standard Webhooks reference example', () => {
   assert.equal(headers['webhook-timestamp'], '1614265330');
 });
 
-void test('a secret without the whsec_ prefix signs the same', () => {
+test('a secret without the whsec_ prefix signs the same', () => {
   const a = signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'm', 1, '{}');
   const b = signWebhook('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'm', 1, '{}');
   assert.equal(a['webhook-signature'], b['webhook-signature']);

@@ -144,7 +144,7 @@ function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void 
   return { promise, resolve };
 }
 
-void test('happy path: probe, one encode per rung, master playlist, thumbnail, ready, completed webhook', async () => {
+test('happy path: probe, one encode per rung, master playlist, thumbnail, ready, completed webhook', async () => {
   const videoId = nextVideoId();
   const webhookSent = signal();
   const { activities, calls } = fakeActivities(videoId, {
@@ -182,7 +182,7 @@ void test('happy path: probe, one encode per rung, master playlist, thumbnail, r
   assert.match(send.messageId, /^msg_[0-9a-f]{32}$/);
 });
 
-void test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {
+test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {
   const videoId = nextVideoId();
   const webhookSent = signal();
   const { activities, calls } = fakeActivities(videoId, {
@@ -206,7 +206,7 @@ void test('an invalid source fails the video at once: no retries, no encodes, cl
   assert.equal(send.payload.data.reason, 'the file has no video stream');
 });
 
-void test('a node lost mid-encode: the encode is retried and the video becomes ready', async () => {
+test('a node lost mid-encode: the encode is retried and the video becomes ready', async () => {
   const videoId = nextVideoId();
   let attempts720 = 0;
   const { activities, calls } = fakeActivities(videoId, {
@@ -226,7 +226,7 @@ void test('a node lost mid-encode: the encode is retried and the video becomes r
   if (result.status === 'ready') assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
 });
 
-void test('no node online: the workflow waits (video stays transcoding), then proceeds when capacity appears', async () => {
+test('no node online: the workflow waits (video stays transcoding), then proceeds when capacity appears', async () => {
   const videoId = nextVideoId();
   let nodeOnline = false;
   let refusals = 0;
@@ -254,7 +254,7 @@ void test('no node online: the workflow waits (video stays transcoding), then pr
   assert.ok(refusals >= 2);
 });
 
-void test('a failing webhook endpoint never holds the video back', async () => {
+test('a failing webhook endpoint never holds the video back', async () => {
   const videoId = nextVideoId();
   const firstAttempt = signal();
   const { activities, calls } = fakeActivities(videoId, {
@@ -277,7 +277,7 @@ void test('a failing webhook endpoint never holds the video back', async () => {
   assert.deepEqual(found, ['RUNNING']);
 });
 
-void test('an encode that fails for good cancels its siblings, cleans up and fails the video', async () => {
+test('an encode that fails for good cancels its siblings, cleans up and fails the video', async () => {
   const videoId = nextVideoId();
   const cancelled: string[] = [];
   const { activities, calls } = fakeActivities(videoId, {
@@ -304,7 +304,7 @@ void test('an encode that fails for good cancels its siblings, cleans up and fai
   assert.equal(calls.markVideoFailed?.length, 1);
 });
 
-void test('a deleted or finished video is skipped', async () => {
+test('a deleted or finished video is skipped', async () => {
   const videoId = nextVideoId();
   const { activities: healthy } = fakeActivities(videoId);
   const job = (await healthy.loadVideoJob(videoId))!;
@@ -314,7 +314,7 @@ void test('a deleted or finished video is skipped', async () => {
   assert.equal(calls.probeSource, undefined);
 });
 
-void test('deleteVideoContent stops the video\'s processing and removes its files', async () => {
+test('deleteVideoContent stops the video\'s processing and removes its files', async () => {
   const videoId = nextVideoId();
   const encoding = signal();
   const removed = signal();

@@ -11,7 +11,7 @@ import {
   signedPlaybackUrl,
 } from './index.ts';
 
-void describe('playback signing keys and tokens', () => {
+describe('playback signing keys and tokens', () => {
   let db: Db;
   before(async () => {
     db = await openDatabase('pglite://memory');
@@ -21,7 +21,7 @@ void describe('playback signing keys and tokens', () => {
     await db.destroy();
   });
 
-  void it('makes a key on first use and signs tokens the JWKS verifies', async () => {
+  it('makes a key on first use and signs tokens the JWKS verifies', async () => {
     const keyring = new PlaybackKeyring(db);
     const key = await keyring.activeKey();
     const token = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 3600, domains: ['example.com'] });
@@ -36,7 +36,7 @@ void describe('playback signing keys and tokens', () => {
     await assert.rejects(jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'kino', audience: 'vid_b' }));
   });
 
-  void it('keeps a retired key published until its tokens have expired, then drops it', async () => {
+  it('keeps a retired key published until its tokens have expired, then drops it', async () => {
     let now = Date.now();
     const keyring = new PlaybackKeyring(db, () => now);
     const oldKey = await keyring.activeKey();
@@ -52,7 +52,7 @@ void describe('playback signing keys and tokens', () => {
     assert.deepEqual((await later.jwks()).keys.map((k) => k.kid), [newKid]);
   });
 
-  void it('parses domain lists and matches Origin/Referer hosts', () => {
+  it('parses domain lists and matches Origin/Referer hosts', () => {
     assert.deepEqual(parseDomainList(' Example.com, *.cdn.example.org ,,'), { domains: ['example.com', '*.cdn.example.org'] });
     assert.deepEqual(parseDomainList('https://a.com,b.com:80,ok.com'), { invalid: ['https://a.com', 'b.com:80'] });
     assert.equal(isDomainAllowed(undefined, undefined, undefined), true);
@@ -68,7 +68,7 @@ void describe('playback signing keys and tokens', () => {
     assert.equal(isDomainAllowed(['a.com'], undefined, undefined), false, 'no page named: refused');
   });
 
-  void it('builds the signed URL on the delivery host', () => {
+  it('builds the signed URL on the delivery host', () => {
     assert.equal(
       signedPlaybackUrl('http://127.0.0.1:7081/', 'vid_x', 'a.b.c'),
       'http://127.0.0.1:7081/v1/private/vid_x/master.m3u8?token=a.b.c',

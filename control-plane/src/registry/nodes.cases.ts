@@ -30,7 +30,7 @@ export function registryTableCases(db: () => Db): void {
     await db().deleteFrom('encode_nodes').execute();
   };
 
-  void it('registers a node (new id), and keeps the id it brings back', async () => {
+  it('registers a node (new id), and keeps the id it brings back', async () => {
     await reset();
     const node = await register(2, { labels: { zone: 'a' } });
     assert.match(node.id, /^node_[A-Za-z0-9]{16}$/);
@@ -43,7 +43,7 @@ export function registryTableCases(db: () => Db): void {
     assert.notEqual(invalidId.id, 'not a valid id!');
   });
 
-  void it('a node restarting without its id replaces its previous life at the same address', async () => {
+  it('a node restarting without its id replaces its previous life at the same address', async () => {
     await reset();
     const old = await register(1, { address: '10.0.0.5:7101' });
     const lease = await acquireNodeSlot(db(), { videoId: 'vid_a', job: 'j1', heartbeatTimeoutMs: timeout });
@@ -55,7 +55,7 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(live[0]?.used, 0, 'the old life’s lease is gone with it');
   });
 
-  void it('takes slots on the least loaded live node, never more than its slots', async () => {
+  it('takes slots on the least loaded live node, never more than its slots', async () => {
     await reset();
     const big = await register(2);
     const small = await register(1);
@@ -69,7 +69,7 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(next?.node.id, taken[0]!.node.id);
   });
 
-  void it('excludes the nodes it is told to', async () => {
+  it('excludes the nodes it is told to', async () => {
     await reset();
     const a = await register(1);
     const b = await register(1);
@@ -79,7 +79,7 @@ export function registryTableCases(db: () => Db): void {
     assert.equal((await findLiveNode(db(), { heartbeatTimeoutMs: timeout, excludeNodeIds: [b.id] }))?.id, a.id);
   });
 
-  void it('skips silent and draining nodes; heartbeats keep a node live and say when it is unknown', async () => {
+  it('skips silent and draining nodes; heartbeats keep a node live and say when it is unknown', async () => {
     await reset();
     const silent = await register(1);
     const draining = await register(1);
@@ -91,7 +91,7 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(await recordHeartbeat(db(), { nodeId: 'node_neverregistered0', draining: false, activeJobs: [], leaseGraceMs: 30_000 }), false);
   });
 
-  void it('expires nodes that stopped heartbeating and frees their slots', async () => {
+  it('expires nodes that stopped heartbeating and frees their slots', async () => {
     await reset();
     const dead = await register(2);
     const alive = await register(1);
@@ -108,7 +108,7 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(back.state, 'active');
   });
 
-  void it('frees leases whose job the node no longer runs, after a grace period', async () => {
+  it('frees leases whose job the node no longer runs, after a grace period', async () => {
     await reset();
     const node = await register(3);
     const running = await acquireNodeSlot(db(), { videoId: 'v', job: 'running-job', heartbeatTimeoutMs: timeout });
@@ -121,7 +121,7 @@ export function registryTableCases(db: () => Db): void {
     assert.ok(young);
   });
 
-  void it('deregistering makes a node gone at once', async () => {
+  it('deregistering makes a node gone at once', async () => {
     await reset();
     const node = await register(1);
     await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout });
@@ -130,7 +130,7 @@ export function registryTableCases(db: () => Db): void {
     assert.equal((await db().selectFrom('node_leases').selectAll().execute()).length, 0);
   });
 
-  void it('concurrent acquisitions never overbook a node', async () => {
+  it('concurrent acquisitions never overbook a node', async () => {
     await reset();
     await register(2);
     await register(1);

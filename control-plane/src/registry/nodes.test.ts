@@ -4,7 +4,7 @@ import { after, before, describe } from 'node:test';
 import { migrateToLatest, openDatabase, type Db } from '../db/database.ts';
 import { registryTableCases } from './nodes.cases.ts';
 
-void describe('registry tables on PGlite', () => {
+describe('registry tables on PGlite', () => {
   let db: Db;
   before(async () => {
     db = await openDatabase('pglite://memory');

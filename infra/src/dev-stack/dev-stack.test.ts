@@ -12,8 +12,8 @@ import { loadOrCreateSecrets, readDevJson, writeDevEnv, writeDevJson } from './s
 const dir = mkdtempSync(join(tmpdir(), 'kino-dev-unit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-void describe('dev stack layout', () => {
-  void it('puts the design\'s dev ports on the default base', () => {
+describe('dev stack layout', () => {
+  it('puts the design\'s dev ports on the default base', () => {
     const layout = devStackLayout({ dir, nodes: 2, slots: 1 });
     assert.deepEqual(layout.ports, {
       api: 7080,
@@ -29,7 +29,7 @@ void describe('dev stack layout', () => {
     assert.equal(layout.postgresDir, join(dir, 'postgres'));
   });
 
-  void it('moves every port with the base and takes the environment variables', () => {
+  it('moves every port with the base and takes the environment variables', () => {
     const saved = { ...process.env };
     try {
       process.env.KINO_DEV_DIR = join(dir, 'other');
@@ -51,8 +51,8 @@ void describe('dev stack layout', () => {
   });
 });
 
-void describe('dev stack state files', () => {
-  void it('makes secrets once and keeps them, readable by the owner only', () => {
+describe('dev stack state files', () => {
+  it('makes secrets once and keeps them, readable by the owner only', () => {
     const layout = devStackLayout({ dir: join(dir, 'secrets') });
     const first = loadOrCreateSecrets(layout);
     assert.match(first.nodeToken, /^ntk_[0-9A-Za-z]{40}$/);
@@ -60,7 +60,7 @@ void describe('dev stack state files', () => {
     assert.equal(statSync(layout.secretsJson).mode & 0o777, 0o600);
   });
 
-  void it('writes and reads dev.json; a partial one counts as absent', () => {
+  it('writes and reads dev.json; a partial one counts as absent', () => {
     const layout = devStackLayout({ dir: join(dir, 'devjson') });
     assert.equal(readDevJson(layout), undefined);
     const devJson = {
@@ -77,15 +77,15 @@ void describe('dev stack state files', () => {
     assert.equal(readDevJson(layout), undefined);
   });
 
-  void it('quotes dev.env for the shell', () => {
+  it('quotes dev.env for the shell', () => {
     const layout = devStackLayout({ dir: join(dir, 'devenv') });
     writeDevEnv(layout, { A: "it's", B: 'plain' }, 'header');
     assert.equal(readFileSync(layout.devEnv, 'utf8'), "# header\nA='it'\\''s'\nB='plain'\n");
   });
 });
 
-void describe('dev stack preflight', () => {
-  void it('names a taken port and its part', async () => {
+describe('dev stack preflight', () => {
+  it('names a taken port and its part', async () => {
     // A port low enough that every port of its stack stays below 65536 (Temporal is base + 10233).
     const blocker = createServer();
     let port = 0;
@@ -112,8 +112,8 @@ void describe('dev stack preflight', () => {
   });
 });
 
-void describe('console tail', () => {
-  void it('shows error lines of every kind of log, and nothing else', () => {
+describe('console tail', () => {
+  it('shows error lines of every kind of log, and nothing else', () => {
     assert.equal(isErrorLine('{"level":50,"msg":"boom"}', 'stdout', true), true);
     assert.equal(isErrorLine('{"level":30,"msg":"fine"}', 'stdout', true), false);
     assert.equal(isErrorLine('{"level":"error","msg":"temporal trouble"}', 'stderr', false), true);
@@ -128,7 +128,7 @@ void describe('console tail', () => {
     assert.equal(isErrorLine('2026-01-01 00:00:00 UTC [1] FATAL:  could not bind', 'stderr', false), true);
   });
 
-  void it('summarizes pino records to their message and error', () => {
+  it('summarizes pino records to their message and error', () => {
     assert.equal(summarizeLine('{"level":50,"msg":"encode failed","err":{"message":"ffmpeg exited 1"}}'), 'encode failed: ffmpeg exited 1');
     assert.equal(summarizeLine('plain text'), 'plain text');
   });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FfmpegAbortedError, FfmpegError, redactUrls, runFfmpeg, runFfprobe } from './command.ts';
 import type { FfmpegProgress } from './progress.ts';
 
-void test('reports progress and returns the last block, with the frame count', async () => {
+test('reports progress and returns the last block, with the frame count', async () => {
   const seen: FfmpegProgress[] = [];
   const last = await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=64x64:rate=25:duration=2', '-f', 'null', '-'], {
     durationSeconds: 2,
@@ -15,7 +15,7 @@ void test('reports progress and returns the last block, with the frame count', a
   assert.ok(seen.every((p) => p.percent >= 0 && p.percent <= 100));
 });
 
-void test('a failing run throws FfmpegError carrying the end of stderr', async () => {
+test('a failing run throws FfmpegError carrying the end of stderr', async () => {
   await assert.rejects(runFfmpeg(['-i', '/nonexistent/input.mp4', '-f', 'null', '-']), (error: unknown) => {
     assert.ok(error instanceof FfmpegError);
     assert.equal(error.exitCode, 1);
@@ -26,7 +26,7 @@ void test('a failing run throws FfmpegError carrying the end of stderr', async (
   await assert.rejects(runFfprobe(['-of', 'json', '-show_format', '/nonexistent.mkv']), FfmpegError);
 });
 
-void test('aborting kills ffmpeg at once', async () => {
+test('aborting kills ffmpeg at once', async () => {
   const controller = new AbortController();
   const started = Date.now();
   const run = runFfmpeg(['-re', '-f', 'lavfi', '-i', 'testsrc2=size=64x64:rate=25:duration=60', '-f', 'null', '-'], {
@@ -39,7 +39,7 @@ void test('aborting kills ffmpeg at once', async () => {
   await assert.rejects(runFfmpeg(['-version'], { signal: controller.signal }), FfmpegAbortedError, 'already aborted: never starts');
 });
 
-void test('presigned URL queries never reach error messages', async () => {
+test('presigned URL queries never reach error messages', async () => {
   assert.equal(
     redactUrls('http://s3:7333/kino/a.mp4?X-Amz-Signature=secret&X-Amz-Credential=key: Server returned 404'),
     'http://s3:7333/kino/a.mp4?…: Server returned 404',

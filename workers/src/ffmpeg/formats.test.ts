@@ -10,7 +10,7 @@ import {
   x264PresetFor,
 } from './formats.ts';
 
-void test('maps every API pixel format onto one libx264 supports; 12-bit becomes 10-bit of the same chroma', () => {
+test('maps every API pixel format onto one libx264 supports; 12-bit becomes 10-bit of the same chroma', () => {
   assert.equal(x264PixelFormatFor('yuv420p', 'yuv444p'), 'yuv420p');
   assert.equal(x264PixelFormatFor('yuv422p', 'yuv420p'), 'yuv422p');
   assert.equal(x264PixelFormatFor('yuv444p', 'yuv420p'), 'yuv444p');
@@ -25,7 +25,7 @@ void test('maps every API pixel format onto one libx264 supports; 12-bit becomes
   }
 });
 
-void test('autoDetect keeps the source format when libx264 can write it, else yuv420p', () => {
+test('autoDetect keeps the source format when libx264 can write it, else yuv420p', () => {
   assert.equal(x264PixelFormatFor('autoDetect', 'yuv422p10le'), 'yuv422p10le');
   assert.equal(x264PixelFormatFor('autoDetect', 'yuv444p'), 'yuv444p');
   assert.equal(x264PixelFormatFor('autoDetect', 'yuvj420p'), 'yuv420p');
@@ -34,20 +34,20 @@ void test('autoDetect keeps the source format when libx264 can write it, else yu
   assert.equal(x264PixelFormatFor('autoDetect', ''), 'yuv420p');
 });
 
-void test('reports pixel formats by their API names', () => {
+test('reports pixel formats by their API names', () => {
   assert.equal(apiNameOfPixelFormat('yuv420p10le'), 'yuv420p10b');
   assert.equal(apiNameOfPixelFormat('yuv444p10le'), 'yuv444p10b');
   assert.equal(apiNameOfPixelFormat('yuv422p'), 'yuv422p');
 });
 
-void test('compression ratios are x264 presets, ultraslow is placebo', () => {
+test('compression ratios are x264 presets, ultraslow is placebo', () => {
   for (const ratio of compressionRatios.filter((r) => r !== 'ultraslow')) assert.equal(x264PresetFor(ratio), ratio);
   assert.equal(x264PresetFor('ultraslow'), 'placebo');
   assert.equal(x264PresetFor('slow'), 'slow');
   assert.equal(x264PresetFor('warp-speed'), undefined);
 });
 
-void test('audio codecs: aac-he and aac-he-v2 are written as AAC-LC', () => {
+test('audio codecs: aac-he and aac-he-v2 are written as AAC-LC', () => {
   assert.deepEqual(audioEncodingFor('aac'), { format: 'aac', encoder: 'aac', maxChannels: 2 });
   assert.equal(audioEncodingFor('aac-he')?.encoder, 'aac');
   assert.equal(audioEncodingFor('aac-he-v2')?.format, 'aac');

@@ -18,7 +18,7 @@ seg-00002.m4s
 #EXT-X-ENDLIST
 `;
 
-void test('reads the segments of a rendition playlist', () => {
+test('reads the segments of a rendition playlist', () => {
   const parsed = parseMediaPlaylist(playlist);
   assert.equal(parsed.targetDuration, 6);
   assert.equal(parsed.mapUri, 'init.mp4');
@@ -30,7 +30,7 @@ void test('reads the segments of a rendition playlist', () => {
   ]);
 });
 
-void test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over all time', () => {
+test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over all time', () => {
   const measured = measureBandwidth([
     { sizeBytes: 600_000, durationSeconds: 6 }, // 800 kbit/s
     { sizeBytes: 750_000, durationSeconds: 6 }, // 1000 kbit/s
@@ -42,13 +42,13 @@ void test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over a
   assert.deepEqual(measureBandwidth([]), { peakBitsPerSecond: 0, averageBitsPerSecond: 0, durationSeconds: 0 });
 });
 
-void test('names every file an encode can write: one segment per started 6 s, plus a spare', () => {
+test('names every file an encode can write: one segment per started 6 s, plus a spare', () => {
   assert.deepEqual(hlsOutputFileNames(13), ['playlist.m3u8', 'init.mp4', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
   assert.equal(hlsOutputFileNames(12).length, 2 + 2 + 1);
   assert.equal(hlsOutputFileNames(0.5).length, 2 + 1 + 1);
 });
 
-void test('content types of HLS files', () => {
+test('content types of HLS files', () => {
   assert.equal(contentTypeForHlsFile('playlist.m3u8'), 'application/vnd.apple.mpegurl');
   assert.equal(contentTypeForHlsFile('init.mp4'), 'video/mp4');
   assert.equal(contentTypeForHlsFile('seg-00001.m4s'), 'video/iso.segment');

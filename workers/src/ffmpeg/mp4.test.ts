@@ -50,7 +50,7 @@ function init(...entries: Buffer[]): Buffer {
   return Buffer.concat([box('ftyp', Buffer.from('iso5\0\0\0\x01')), box('moov', box('mvhd', Buffer.alloc(100)), ...entries.map(track))]);
 }
 
-void test('avc1.PPCCLL from avcC, the size from the sample entry', () => {
+test('avc1.PPCCLL from avcC, the size from the sample entry', () => {
   const info = parseInitSegment(init(avc1(640, 360, 0x64, 0x00, 0x1e)));
   assert.equal(info.codecs, 'avc1.64001e');
   assert.equal(info.width, 640);
@@ -59,7 +59,7 @@ void test('avc1.PPCCLL from avcC, the size from the sample entry', () => {
   assert.equal(parseInitSegment(init(avc1(1920, 1080, 0x6e, 0x00, 0x28))).codecs, 'avc1.6e0028');
 });
 
-void test('AAC by its audio object type: LC, HE, HE v2, and the escaped form', () => {
+test('AAC by its audio object type: LC, HE, HE v2, and the escaped form', () => {
   const aac = (config: number[]) => parseInitSegment(init(avc1(2, 2, 0x64, 0, 0x0a), mp4a(0x40, Buffer.from(config)))).codecs;
   assert.equal(aac([0x11, 0x90]), 'avc1.64000a,mp4a.40.2');
   assert.equal(aac([0x2b, 0x92, 0x08, 0x00]), 'avc1.64000a,mp4a.40.5');
@@ -67,7 +67,7 @@ void test('AAC by its audio object type: LC, HE, HE v2, and the escaped form', (
   assert.equal(aac([0xf9, 0x40]), 'avc1.64000a,mp4a.40.42');
 });
 
-void test('MP3 in MP4 is mp4a.40.34; AC-3 and E-AC-3 by their sample entries', () => {
+test('MP3 in MP4 is mp4a.40.34; AC-3 and E-AC-3 by their sample entries', () => {
   const mp3 = parseInitSegment(init(avc1(2, 2, 0x64, 0, 0x0a), mp4a(0x6b)));
   assert.equal(mp3.codecs, 'avc1.64000a,mp4a.40.34');
   assert.equal(mp3.audioSampleEntry, 'mp4a');
@@ -76,7 +76,7 @@ void test('MP3 in MP4 is mp4a.40.34; AC-3 and E-AC-3 by their sample entries', (
   assert.equal(parseInitSegment(init(avc1(2, 2, 0x64, 0, 0x0a), audioEntry('ec-3'))).codecs, 'avc1.64000a,ec-3');
 });
 
-void test('video only, and garbage', () => {
+test('video only, and garbage', () => {
   const info = parseInitSegment(init(avc1(426, 240, 0x64, 0, 0x15)));
   assert.equal(info.audioCodec, undefined);
   assert.equal(info.codecs, 'avc1.640015');

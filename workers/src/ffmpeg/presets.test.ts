@@ -23,7 +23,7 @@ function valueOf(args: string[], flag: string): string | undefined {
   return index >= 0 ? args[index + 1] : undefined;
 }
 
-void test('GOP is two seconds of frames, at any frame rate', () => {
+test('GOP is two seconds of frames, at any frame rate', () => {
   assert.equal(gopFrames(25), 50);
   assert.equal(gopFrames(30000 / 1001), 60);
   assert.equal(gopFrames(24000 / 1001), 48);
@@ -31,7 +31,7 @@ void test('GOP is two seconds of frames, at any frame rate', () => {
   assert.equal(gopFrames(0.2), 1);
 });
 
-void test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no scene cuts', () => {
+test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no scene cuts', () => {
   const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4?X-Amz-Signature=abc', settings, threads: 0 });
   assert.equal(valueOf(args, '-i'), 'https://s3.example/src.mp4?X-Amz-Signature=abc');
   assert.equal(valueOf(args, '-rw_timeout'), '30000000');
@@ -60,14 +60,14 @@ void test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries
   assert.equal(valueOf(args, '-threads'), '0');
 });
 
-void test('variable bitrate caps peaks at 1.5x; constant bitrate pins min = max = target with HRD', () => {
+test('variable bitrate caps peaks at 1.5x; constant bitrate pins min = max = target with HRD', () => {
   assert.deepEqual(rateControlArgs(settings), ['-b:v', '800k', '-maxrate', '1200k', '-bufsize', '2400k']);
   assert.deepEqual(rateControlArgs({ ...settings, rateControl: 'constantBitrate' }), [
     '-b:v', '800k', '-minrate', '800k', '-maxrate', '800k', '-bufsize', '800k', '-x264-params', 'nal-hrd=cbr',
   ]);
 });
 
-void test('scales to the rendition size with square pixels; caps the frame rate only when asked', () => {
+test('scales to the rendition size with square pixels; caps the frame rate only when asked', () => {
   assert.equal(videoFilterChain(settings), 'scale=640:360:flags=bicubic,setsar=1');
   assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 30 }), 'fps=30,scale=640:360:flags=bicubic,setsar=1');
   assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 29.97 }), 'fps=29.97,scale=640:360:flags=bicubic,setsar=1');
@@ -77,13 +77,13 @@ void test('scales to the rendition size with square pixels; caps the frame rate 
   assert.equal(valueOf(capped, '-rw_timeout'), undefined, 'local files need no network timeout');
 });
 
-void test('no audio in the source: no audio map, no audio encoder', () => {
+test('no audio in the source: no audio map, no audio encoder', () => {
   const args = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, audio: undefined }, threads: 0 });
   assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0']);
   assert.equal(valueOf(args, '-c:a'), undefined);
 });
 
-void test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes the HLS', () => {
+test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes the HLS', () => {
   const two = { ...settings, twoPass: true };
   const pass1 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 1, logFile: '/tmp/job/x264' } });
   assert.equal(valueOf(pass1, '-pass'), '1');
@@ -99,7 +99,7 @@ void test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes
   for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-preset', '-pix_fmt']) assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
 });
 
-void test('thumbnails: exact size fills and crops, one edge keeps the aspect, none keeps the source size', () => {
+test('thumbnails: exact size fills and crops, one edge keeps the aspect, none keeps the source size', () => {
   assert.equal(thumbnailFilter(320, 180), 'scale=320:180:force_original_aspect_ratio=increase,crop=320:180,setsar=1,format=yuvj444p');
   assert.equal(thumbnailFilter(320, 0), 'scale=320:-2,setsar=1');
   assert.equal(thumbnailFilter(0, 240), 'scale=-2:240,setsar=1');

@@ -10,7 +10,7 @@ const clip: ProbeJson = {
   format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '4.021333', size: '123456' },
 };
 
-void test('reads duration, size, frame rate, frames and audio', () => {
+test('reads duration, size, frame rate, frames and audio', () => {
   const info = parseProbeJson(clip);
   assert.equal(info.durationSeconds, 4.021333);
   assert.equal(info.videoDurationSeconds, 4, 'the video stream’s own duration');
@@ -26,7 +26,7 @@ void test('reads duration, size, frame rate, frames and audio', () => {
   assert.equal(info.sizeBytes, 123456);
 });
 
-void test('a phone video rotated a quarter turn is displayed portrait', () => {
+test('a phone video rotated a quarter turn is displayed portrait', () => {
   const rotated = structuredClone(clip);
   rotated.streams![0]!.side_data_list = [{ side_data_type: 'Display Matrix', rotation: -90 }];
   const info = parseProbeJson(rotated);
@@ -36,14 +36,14 @@ void test('a phone video rotated a quarter turn is displayed portrait', () => {
   assert.deepEqual([parseProbeJson(tagged).width, parseProbeJson(tagged).height], [360, 640]);
 });
 
-void test('anamorphic pixels are stretched to the display aspect', () => {
+test('anamorphic pixels are stretched to the display aspect', () => {
   const dvd = structuredClone(clip);
   Object.assign(dvd.streams![0]!, { width: 720, height: 576, sample_aspect_ratio: '64:45' });
   const info = parseProbeJson(dvd);
   assert.deepEqual([info.width, info.height], [1024, 576]);
 });
 
-void test('frame count from duration × rate when the container does not say (WebM, MKV)', () => {
+test('frame count from duration × rate when the container does not say (WebM, MKV)', () => {
   const webm = structuredClone(clip);
   delete webm.streams![0]!.nb_frames;
   webm.streams![0]!.avg_frame_rate = '30000/1001';
@@ -53,7 +53,7 @@ void test('frame count from duration × rate when the container does not say (We
   assert.equal(parseProbeJson(webm).videoDurationSeconds, 10.01, 'falls back to the container duration');
 });
 
-void test('audio only, no streams, still images, no duration: not a video', () => {
+test('audio only, no streams, still images, no duration: not a video', () => {
   assert.throws(() => parseProbeJson({ streams: [clip.streams![1]!], format: clip.format }), NotAVideoError);
   assert.throws(() => parseProbeJson({ streams: [], format: {} }), /no media streams/);
   assert.throws(

@@ -5,7 +5,7 @@ import { ProgressParser, clampPercent, type FfmpegProgress } from './progress.ts
 const block = (fields: Record<string, string>) =>
   `${Object.entries(fields).map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
 
-void test('parses one report per progress= line, with percent of the expected duration', () => {
+test('parses one report per progress= line, with percent of the expected duration', () => {
   const seen: FfmpegProgress[] = [];
   const parser = new ProgressParser(10, (p) => seen.push(p));
   parser.push(block({ frame: '50', fps: '25.0', out_time_us: '2000000', out_time_ms: '2000000', speed: '1.5x', progress: 'continue' }));
@@ -16,7 +16,7 @@ void test('parses one report per progress= line, with percent of the expected du
   ]);
 });
 
-void test('copes with lines split across chunks', () => {
+test('copes with lines split across chunks', () => {
   const seen: FfmpegProgress[] = [];
   const parser = new ProgressParser(4, (p) => seen.push(p));
   const text = block({ frame: '25', out_time_us: '1000000', speed: '3.1x', progress: 'continue' });
@@ -26,7 +26,7 @@ void test('copes with lines split across chunks', () => {
   assert.equal(seen[0]?.speed, 3.1);
 });
 
-void test('clamps to 0..100: negative start times, overrun, N/A values, unknown duration', () => {
+test('clamps to 0..100: negative start times, overrun, N/A values, unknown duration', () => {
   const seen: FfmpegProgress[] = [];
   new ProgressParser(2, (p) => seen.push(p)).push(
     block({ out_time_us: '-23220', speed: 'N/A', frame: '0', progress: 'continue' }) +

@@ -11,8 +11,8 @@ async function appWith(handler: () => Promise<unknown>) {
   return app;
 }
 
-void describe('error handler', () => {
-  void it('turns an ApiError into the envelope with its code', async () => {
+describe('error handler', () => {
+  it('turns an ApiError into the envelope with its code', async () => {
     const app = await appWith(async () => {
       throw new ConflictError('processing_in_progress', 'already processing');
     });
@@ -26,7 +26,7 @@ void describe('error handler', () => {
     });
   });
 
-  void it('hides what an unexpected error says: 500 internal_error with the request id only', async () => {
+  it('hides what an unexpected error says: 500 internal_error with the request id only', async () => {
     const app = await appWith(async () => {
       throw new Error('password=hunter2 at db.internal:5432');
     });
@@ -40,7 +40,7 @@ void describe('error handler', () => {
     assert.match(body.detail, /request /);
   });
 
-  void it('answers unknown routes with a 404 envelope', async () => {
+  it('answers unknown routes with a 404 envelope', async () => {
     const app = await appWith(async () => ({}));
     const response = await app.inject({ url: '/nowhere?x=1' });
     assert.equal(response.statusCode, 404);

@@ -113,7 +113,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
   return error;
 }
 
-void test('an encode presigns every output (bound to its type), forwards progress as heartbeats, returns what the node measured, frees the slot', async () => {
+test('an encode presigns every output (bound to its type), forwards progress as heartbeats, returns what the node measured, frees the slot', async () => {
   const h = harness({
     encode: (_request, options) => {
       options?.onProgress?.({ percent: 40, encodedSeconds: 1.6, speed: 2 });
@@ -143,7 +143,7 @@ void test('an encode presigns every output (bound to its type), forwards progres
   assert.deepEqual(h.lost, []);
 });
 
-void test('a node that drops the connection mid-encode: NodeLost (retryable), the node is taken out, the slot freed', async () => {
+test('a node that drops the connection mid-encode: NodeLost (retryable), the node is taken out, the slot freed', async () => {
   const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.type, 'NodeLost');
@@ -152,14 +152,14 @@ void test('a node that drops the connection mid-encode: NodeLost (retryable), th
   assert.equal(h.released.length, 1);
 });
 
-void test('a busy node: NoNodeAvailable, and the node is not blamed', async () => {
+test('a busy node: NoNodeAvailable, and the node is not blamed', async () => {
   const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.RESOURCE_EXHAUSTED, 'all 1 encode slots of this node are busy')) });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.type, 'NoNodeAvailable');
   assert.deepEqual(h.lost, []);
 });
 
-void test('storage down on the node side (UNAVAILABLE with its message) is retried without blaming the node', async () => {
+test('storage down on the node side (UNAVAILABLE with its message) is retried without blaming the node', async () => {
   const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'storage unreachable: Connection refused')) });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.nonRetryable, false);
@@ -167,7 +167,7 @@ void test('storage down on the node side (UNAVAILABLE with its message) is retri
   assert.deepEqual(h.lost, []);
 });
 
-void test('the node refuses the source: InvalidSource, final, without the presigned URL in the reason', async () => {
+test('the node refuses the source: InvalidSource, final, without the presigned URL in the reason', async () => {
   const h = harness({
     encode: () =>
       Promise.reject(serviceError(grpc.status.INVALID_ARGUMENT, 'the source is not a readable video: http://s3.test/u?X-Amz-Signature=x: Invalid data found when processing input')),
@@ -178,7 +178,7 @@ void test('the node refuses the source: InvalidSource, final, without the presig
   assert.equal(failure.message, 'the source is not a readable video: Invalid data found when processing input');
 });
 
-void test('no free slot anywhere: NoNodeAvailable before any call', async () => {
+test('no free slot anywhere: NoNodeAvailable before any call', async () => {
   const h = harness({ lease: null });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.type, 'NoNodeAvailable');
@@ -189,7 +189,7 @@ void test('no free slot anywhere: NoNodeAvailable before any call', async () => 
   await env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: false });
 });
 
-void test('cancellation aborts the node call, frees the slot and ends as cancelled', async () => {
+test('cancellation aborts the node call, frees the slot and ends as cancelled', async () => {
   let aborted = false;
   const h = harness({
     encode: (_request, options) =>
@@ -213,7 +213,7 @@ void test('cancellation aborts the node call, frees the slot and ends as cancell
   assert.deepEqual(h.lost, []);
 });
 
-void test('probe: an empty or missing upload, or a file without a picture, is InvalidSource at once', async () => {
+test('probe: an empty or missing upload, or a file without a picture, is InvalidSource at once', async () => {
   const input = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
   const empty = await failureOf(environment().run(createNodeActivities({ ...harness({ objectSize: 0 }), logger }).probeSource, input));
   assert.equal(empty.type, 'InvalidSource');
@@ -237,7 +237,7 @@ void test('probe: an empty or missing upload, or a file without a picture, is In
   assert.equal(probe.durationSeconds, 4);
 });
 
-void test('failure reasons lose the presigned URLs ffmpeg quotes', () => {
+test('failure reasons lose the presigned URLs ffmpeg quotes', () => {
   const detail =
     'the source is not a readable video: http://127.0.0.1:1/kino/uploads/o/e/u/x.mp4?X-Amz-Signature=abc&x-id=GetObject: Invalid data found when processing input';
   assert.equal(withoutUrls(detail), 'the source is not a readable video: Invalid data found when processing input');

@@ -101,7 +101,7 @@ after(async () => {
   await db?.destroy();
 });
 
-void test('loadVideoJob reads what processing needs; null for an unknown video', async () => {
+test('loadVideoJob reads what processing needs; null for an unknown video', async () => {
   const videoId = await insertVideo();
   const job = await records.loadVideoJob(videoId);
   assert.deepEqual(job, {
@@ -115,7 +115,7 @@ void test('loadVideoJob reads what processing needs; null for an unknown video',
   assert.equal(await records.loadVideoJob('vid_missing'), null);
 });
 
-void test('markVideoReady records the ladder and the source, and a second run replaces the ladder', async () => {
+test('markVideoReady records the ladder and the source, and a second run replaces the ladder', async () => {
   const videoId = await insertVideo();
   assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: `videos/${videoId}/thumbs/default.jpg` }), true);
   const video = await db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
@@ -137,7 +137,7 @@ void test('markVideoReady records the ladder and the source, and a second run re
   assert.deepEqual(again.map((r) => r.key), ['360p']);
 });
 
-void test('markVideoReady changes nothing for a video deleted meanwhile', async () => {
+test('markVideoReady changes nothing for a video deleted meanwhile', async () => {
   const videoId = await insertVideo();
   await db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', videoId).execute();
   assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: null }), false);
@@ -146,14 +146,14 @@ void test('markVideoReady changes nothing for a video deleted meanwhile', async 
   assert.deepEqual(await db.selectFrom('renditions').select('key').where('video_id', '=', videoId).execute(), []);
 });
 
-void test('markVideoFailed keeps the reason', async () => {
+test('markVideoFailed keeps the reason', async () => {
   const videoId = await insertVideo();
   await records.markVideoFailed({ videoId, reason: 'the file has no video stream' });
   const video = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.deepEqual(video, { status: 'failed', failure_reason: 'the file has no video stream' });
 });
 
-void test('webhook subscriptions: the video\'s environment, the event asked for, not deleted', async () => {
+test('webhook subscriptions: the video\'s environment, the event asked for, not deleted', async () => {
   const videoId = await insertVideo();
   const hook = (id: string, env: string, events: string[], deleted = false) => ({
     id,
@@ -180,7 +180,7 @@ void test('webhook subscriptions: the video\'s environment, the event asked for,
   );
 });
 
-void test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answer is retried; a deleted webhook is final', async () => {
+test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answer is retried; a deleted webhook is final', async () => {
   const secretKey = Buffer.from('0123456789abcdef0123456789abcdef');
   const webhookId = newId('whk');
   await db
