@@ -2,7 +2,7 @@
 // directory with periodic progress, upload every file through its presigned PUT, and remove the
 // job directory whatever happened. Segments upload while ffmpeg is still encoding the next ones;
 // the init segment and then the playlist go last, so a playlist in storage means its files are too.
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncodeDone, EncodeRequest__Output } from '@kino/proto';
@@ -22,6 +22,7 @@ import {
 } from './ffmpeg/index.ts';
 import { resolveHlsSettings } from './encode-settings.ts';
 import { InvalidRequestError, StorageUnavailableError } from './errors.ts';
+import { makeJobDir } from './job-dir.ts';
 import { UploadQueue, uploadFile } from './upload.ts';
 
 export interface EncodeJobProgress {
@@ -66,8 +67,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
   const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
   logger.info({ settings, source: { width: source.width, height: source.height, frameRate: source.frameRate } }, 'encode starting');
 
-  await mkdir(workDir, { recursive: true });
-  const jobDir = await mkdtemp(join(workDir, `${request.jobId.replace(/[^A-Za-z0-9_-]/g, '_') || 'job'}-`));
+  const jobDir = await makeJobDir(workDir, request.jobId, 'job');
   // The job stops when the caller cancels or an upload fails, whichever comes first.
   const job = new AbortController();
   const stopJob = () => job.abort();

@@ -1,10 +1,11 @@
 // One JPEG frame at a timestamp, uploaded through its presigned PUT.
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ThumbnailRequest__Output, ThumbnailResult } from '@kino/proto';
 import { runFfmpeg, thumbnailArgs } from './ffmpeg/index.ts';
 import { InvalidRequestError, TimestampOutOfRangeError } from './errors.ts';
+import { makeJobDir } from './job-dir.ts';
 import { uploadFile } from './upload.ts';
 
 export interface ThumbnailJobOptions {
@@ -37,8 +38,7 @@ export async function runThumbnailJob({ request, workDir, signal, logger }: Thum
   if (request.width < 0 || request.height < 0 || request.width > 8192 || request.height > 8192) {
     throw new InvalidRequestError(`thumbnail size ${request.width}x${request.height} is out of range`);
   }
-  await mkdir(workDir, { recursive: true });
-  const jobDir = await mkdtemp(join(workDir, `${request.jobId || 'thumb'}-`));
+  const jobDir = await makeJobDir(workDir, request.jobId, 'thumb');
   try {
     const output = join(jobDir, 'thumbnail.jpg');
     await runFfmpeg(
