@@ -1,0 +1,55 @@
+// The `kino` binary as a user runs it: a child process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const cliDir = new URL('..', import.meta.url).pathname;
+const bin = join(cliDir, 'bin', 'kino.js');
+const commandsDir = join(cliDir, 'src', 'commands');
+
+function commandFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return commandFiles(path);
+    return entry.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const commandIds = commandFiles(commandsDir).map((file) => relative(commandsDir, file).replace(/\.ts$/, '').split('/').join(' '));
+
+test('every command file loads and answers --help with its usage', async () => {
+  await Promise.all(
+    commandIds.map(async (id) => {
+      const { stdout } = await run(process.execPath, [bin, ...id.split(' '), '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+      assert.match(stdout, new RegExp(`\\$ kino ${id}\\b`), `kino ${id} --help shows its usage`);
+    }),
+  );
+});
+
+test('commands import their implementation lazily, so listing them stays cheap', () => {
+  for (const file of commandFiles(commandsDir)) {
+    const topLevelImports = readFileSync(file, 'utf8').match(/^import .* from '([^']+)';$/gm) ?? [];
+    for (const line of topLevelImports) {
+      assert.match(line, /from '(@oclif\/core|(\.\.\/)+base-command\.ts)'|^import type /, `${relative(cliDir, file)}: ${line}`);
+    }
+  }
+});
+
+test('a process command with a missing variable stops at start and names it', async () => {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
+  const failure = await run(process.execPath, [bin, 'api'], { env }).then(
+    () => assert.fail('kino api started without DATABASE_URL'),
+    (error: { code: number; stderr: string }) => error,
+  );
+  assert.notEqual(failure.code, 0);
+  assert.match(failure.stderr, /DATABASE_URL/);
+});
+
+test('version answers as JSON', async () => {
+  const { stdout } = await run(process.execPath, [bin, 'version', '--json']);
+  assert.match((JSON.parse(stdout) as { version: string }).version, /^\d+\.\d+\.\d+/);
+});
