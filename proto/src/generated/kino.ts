@@ -15,6 +15,7 @@ import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _ki
 import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from './kino/v1/ProbeResult.ts';
 import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Output as _kino_v1_RegisterRequest__Output } from './kino/v1/RegisterRequest.ts';
 import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from './kino/v1/RegisterResponse.ts';
+import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from './kino/v1/RenditionDone.ts';
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from './kino/v1/RenditionSpec.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from './kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from './kino/v1/ThumbnailResult.ts';
@@ -48,6 +49,7 @@ export interface ProtoGrpcType {
       ProbeResult: MessageTypeDefinition<_kino_v1_ProbeResult, _kino_v1_ProbeResult__Output>
       RegisterRequest: MessageTypeDefinition<_kino_v1_RegisterRequest, _kino_v1_RegisterRequest__Output>
       RegisterResponse: MessageTypeDefinition<_kino_v1_RegisterResponse, _kino_v1_RegisterResponse__Output>
+      RenditionDone: MessageTypeDefinition<_kino_v1_RenditionDone, _kino_v1_RenditionDone__Output>
       RenditionSpec: MessageTypeDefinition<_kino_v1_RenditionSpec, _kino_v1_RenditionSpec__Output>
       ThumbnailRequest: MessageTypeDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailRequest__Output>
       ThumbnailResult: MessageTypeDefinition<_kino_v1_ThumbnailResult, _kino_v1_ThumbnailResult__Output>

@@ -1,5 +1,6 @@
 // Original file: kino.proto
 
+import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from '../../kino/v1/RenditionDone.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface EncodeDone {
@@ -34,6 +35,11 @@ export interface EncodeDone {
    * sum of the rendition playlist's EXTINF durations
    */
   'durationSeconds'?: (number | string);
+  /**
+   * One per requested rendition, in request order, when the request had `renditions` (the fields
+   * above then describe the first of them; bytes_written and files cover the whole job).
+   */
+  'renditions'?: (_kino_v1_RenditionDone)[];
 }
 
 export interface EncodeDone__Output {
@@ -68,4 +74,9 @@ export interface EncodeDone__Output {
    * sum of the rendition playlist's EXTINF durations
    */
   'durationSeconds': (number);
+  /**
+   * One per requested rendition, in request order, when the request had `renditions` (the fields
+   * above then describe the first of them; bytes_written and files cover the whole job).
+   */
+  'renditions': (_kino_v1_RenditionDone__Output)[];
 }

@@ -12,6 +12,11 @@ export interface EncodeRequest {
    */
   'outputUrls'?: ({[key: string]: string});
   'durationSeconds'?: (number | string);
+  /**
+   * Several renditions from one decode of the source. When non-empty it replaces `rendition`, and
+   * output_urls keys are `<key>/<file>` (720p/playlist.m3u8, 720p/seg-00000.m4s, ...).
+   */
+  'renditions'?: (_kino_v1_RenditionSpec)[];
 }
 
 export interface EncodeRequest__Output {
@@ -24,4 +29,9 @@ export interface EncodeRequest__Output {
    */
   'outputUrls': ({[key: string]: string});
   'durationSeconds': (number);
+  /**
+   * Several renditions from one decode of the source. When non-empty it replaces `rendition`, and
+   * output_urls keys are `<key>/<file>` (720p/playlist.m3u8, 720p/seg-00000.m4s, ...).
+   */
+  'renditions': (_kino_v1_RenditionSpec__Output)[];
 }
