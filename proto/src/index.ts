@@ -24,6 +24,7 @@ export type { EncodeRequest, EncodeRequest__Output } from './generated/kino/v1/E
 export type { EncodeEvent, EncodeEvent__Output } from './generated/kino/v1/EncodeEvent.ts';
 export type { EncodeProgress, EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';
 export type { EncodeDone, EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
+export type { RenditionDone, RenditionDone__Output } from './generated/kino/v1/RenditionDone.ts';
 export type { ThumbnailRequest, ThumbnailRequest__Output } from './generated/kino/v1/ThumbnailRequest.ts';
 export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
 export type { RegisterRequest, RegisterRequest__Output } from './generated/kino/v1/RegisterRequest.ts';

@@ -1,17 +1,18 @@
-// One rendition, the runner way: read the source from its presigned URL, encode to HLS in a job
+// One rendition (or several from one decode of the source), the runner way: read the source from its presigned URL, encode to HLS in a job
 // directory with periodic progress, upload every file through its presigned PUT, and remove the
 // job directory whatever happened. Segments upload while ffmpeg is still encoding the next ones;
 // the init segment and then the playlist go last, so a playlist in storage means its files are too.
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { EncodeDone, EncodeRequest__Output } from '@kino/proto';
+import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output } from '@kino/proto';
 import {
   FfmpegAbortedError,
   apiNameOfPixelFormat,
   contentTypeForHlsFile,
   hlsEncodeArgs,
   hlsInitName,
+  hlsLadderArgs,
   hlsPlaylistName,
   measureBandwidth,
   parseInitSegment,
@@ -19,6 +20,7 @@ import {
   probeMedia,
   runFfmpeg,
   type FfmpegProgress,
+  type HlsEncodeSettings,
 } from './ffmpeg/index.ts';
 import { resolveHlsSettings } from './encode-settings.ts';
 import { InvalidRequestError, StorageUnavailableError } from './errors.ts';
@@ -48,12 +50,34 @@ const uploadConcurrency = 4;
 const scanIntervalMs = 500;
 const segmentName = /^seg-(\d+)\.m4s$/;
 
-function validate(request: EncodeRequest__Output): void {
+/** A rendition of the job: its settings, and the name prefix of its files ('' or `720p/`). */
+interface Output {
+  spec: RenditionSpec__Output;
+  settings: HlsEncodeSettings;
+  prefix: string;
+}
+
+const renditionKey = /^[A-Za-z0-9_-]{1,32}$/;
+
+function validate(request: EncodeRequest__Output): RenditionSpec__Output[] {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
-  if (!request.rendition) throw new InvalidRequestError('rendition is required');
-  for (const name of [hlsPlaylistName, hlsInitName]) {
-    if (!request.outputUrls[name]) throw new InvalidRequestError(`output_urls has no URL for ${name}`);
+  const multi = request.renditions.length > 0;
+  const specs = multi ? request.renditions : request.rendition ? [request.rendition] : [];
+  if (specs.length === 0) throw new InvalidRequestError('rendition is required');
+  const keys = new Set<string>();
+  for (const spec of specs) {
+    if (multi) {
+      // Keys name directories and URL prefixes: nothing a path could escape with.
+      if (!renditionKey.test(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" is not a plain name`);
+      if (keys.has(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" appears twice`);
+      keys.add(spec.key);
+    }
+    const prefix = multi ? `${spec.key}/` : '';
+    for (const name of [hlsPlaylistName, hlsInitName]) {
+      if (!request.outputUrls[prefix + name]) throw new InvalidRequestError(`output_urls has no URL for ${prefix + name}`);
+    }
   }
+  return specs;
 }
 
 function missingUrl(name: string): InvalidRequestError {
@@ -61,11 +85,19 @@ function missingUrl(name: string): InvalidRequestError {
 }
 
 export async function runEncodeJob({ request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
-  validate(request);
+  const specs = validate(request);
+  const multi = request.renditions.length > 0;
   const source = await probeMedia(request.inputUrl, { signal });
-  const settings = resolveHlsSettings(request.rendition!, source);
+  const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: multi ? `${spec.key}/` : '' }));
+  const twoPass = outputs.some((o) => o.settings.twoPass);
+  if (outputs.some((o) => o.settings.twoPass !== twoPass)) {
+    throw new InvalidRequestError('renditions of one encode must all be two-pass or all single-pass');
+  }
   const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
-  logger.info({ settings, source: { width: source.width, height: source.height, frameRate: source.frameRate } }, 'encode starting');
+  logger.info(
+    { settings: multi ? outputs.map((o) => ({ key: o.spec.key, ...o.settings })) : outputs[0]!.settings, source: { width: source.width, height: source.height, frameRate: source.frameRate } },
+    'encode starting',
+  );
 
   const jobDir = await makeJobDir(workDir, request.jobId, 'job');
   // The job stops when the caller cancels or an upload fails, whichever comes first.
@@ -79,30 +111,47 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
   });
   const uploaded = new Set<string>();
   const outDir = join(jobDir, 'hls');
+  /** Uploads a file by its name relative to outDir, which is also its output_urls key. */
   const upload = (name: string) => {
     const url = request.outputUrls[name];
     if (!url) throw missingUrl(name);
     uploaded.add(name);
     uploads.add(() => uploadFile(join(outDir, name), url, contentTypeForHlsFile(name), job.signal));
   };
+  const filesOf = async (output: Output) => (await readdir(join(outDir, output.prefix))).filter((n) => !n.startsWith('.')).sort();
   // ffmpeg closes a segment before it opens the next: every segment but the newest is complete.
   const uploadFinishedSegments = async () => {
-    const segments = (await readdir(outDir)).filter((n) => segmentName.test(n)).sort();
-    for (const name of segments.slice(0, -1)) if (!uploaded.has(name)) upload(name);
+    for (const output of outputs) {
+      const segments = (await filesOf(output)).filter((n) => segmentName.test(n));
+      for (const name of segments.slice(0, -1)) if (!uploaded.has(output.prefix + name)) upload(output.prefix + name);
+    }
+  };
+  const encodeArgs = (pass: 1 | 2 | undefined) => {
+    if (!multi) {
+      const logFile = join(jobDir, 'x264-pass');
+      return hlsEncodeArgs({ input: request.inputUrl, settings: outputs[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined });
+    }
+    const logFiles = outputs.map((_, k) => join(jobDir, `x264-pass-${k}`));
+    return hlsLadderArgs({
+      input: request.inputUrl,
+      outputs: outputs.map((o) => ({ settings: o.settings, dir: o.spec.key })),
+      threads,
+      pass: pass ? { number: pass, logFiles } : undefined,
+    });
   };
   let scanner: NodeJS.Timeout | undefined;
 
   try {
     await mkdir(outDir);
+    if (multi) for (const output of outputs) await mkdir(join(outDir, output.spec.key));
     const report = (share: number, offset: number) => (progress: FfmpegProgress) =>
       onProgress({
         percent: Math.min(100, offset + progress.percent * share),
         encodedSeconds: progress.outTimeSeconds,
         speed: progress.speed,
       });
-    const logFile = join(jobDir, 'x264-pass');
-    if (settings.twoPass) {
-      await runFfmpeg(hlsEncodeArgs({ input: request.inputUrl, settings, threads, pass: { number: 1, logFile } }), {
+    if (twoPass) {
+      await runFfmpeg(encodeArgs(1), {
         cwd: outDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
       });
     }
@@ -115,13 +164,10 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
     }, scanIntervalMs);
     let last: FfmpegProgress | undefined;
     try {
-      last = await runFfmpeg(
-        hlsEncodeArgs({ input: request.inputUrl, settings, threads, pass: settings.twoPass ? { number: 2, logFile } : undefined }),
-        {
-          cwd: outDir, durationSeconds, signal: job.signal, logger,
-          onProgress: settings.twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
-        },
-      );
+      last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {
+        cwd: outDir, durationSeconds, signal: job.signal, logger,
+        onProgress: twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
+      });
     } catch (error) {
       // An aborted ffmpeg because an upload or a scan failed: report that failure, not the abort.
       if (error instanceof FfmpegAbortedError && !signal.aborted) throw uploadFailure ?? scanFailure ?? error;
@@ -130,45 +176,78 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       clearInterval(scanner);
     }
 
-    // A source read that ended early looks like a clean end to ffmpeg: check what it covered.
-    const playlist = parseMediaPlaylist(await readFile(join(outDir, hlsPlaylistName), 'utf8'));
-    const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
-    if (encodedSeconds < source.videoDurationSeconds * 0.97 - 0.5) {
-      throw new StorageUnavailableError(
-        `the encode covered ${encodedSeconds.toFixed(2)} s of the source's ${source.videoDurationSeconds.toFixed(2)} s: the source read ended early`,
-      );
+    const playlists = [];
+    const filesByOutput: string[][] = [];
+    for (const output of outputs) {
+      // A source read that ended early looks like a clean end to ffmpeg: check what it covered.
+      const playlist = parseMediaPlaylist(await readFile(join(outDir, output.prefix + hlsPlaylistName), 'utf8'));
+      const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
+      if (encodedSeconds < source.videoDurationSeconds * 0.97 - 0.5) {
+        throw new StorageUnavailableError(
+          `the encode${multi ? ` of ${output.spec.key}` : ''} covered ${encodedSeconds.toFixed(2)} s of the source's ${source.videoDurationSeconds.toFixed(2)} s: the source read ended early`,
+        );
+      }
+      playlists.push(playlist);
+      // Every file ffmpeg wrote must have somewhere to go; uploading part of a rendition would
+      // leave a playlist pointing at nothing.
+      const files = (await filesOf(output)).map((name) => output.prefix + name);
+      const missing = files.filter((name) => !request.outputUrls[name]);
+      if (missing.length > 0) throw missingUrl(missing.slice(0, 5).join(', '));
+      filesByOutput.push(files);
     }
-
-    // Every file ffmpeg wrote must have somewhere to go; uploading part of a rendition would
-    // leave a playlist pointing at nothing.
-    const files = (await readdir(outDir)).sort();
-    const missing = files.filter((name) => !request.outputUrls[name]);
-    if (missing.length > 0) throw missingUrl(missing.slice(0, 5).join(', '));
-    for (const name of files) if (name !== hlsPlaylistName && !uploaded.has(name)) upload(name);
+    const playlistNames = new Set(outputs.map((o) => o.prefix + hlsPlaylistName));
+    for (const files of filesByOutput) for (const name of files) if (!playlistNames.has(name) && !uploaded.has(name)) upload(name);
     await uploads.drain();
-    uploads.add(() => uploadFile(join(outDir, hlsPlaylistName), request.outputUrls[hlsPlaylistName]!, contentTypeForHlsFile(hlsPlaylistName), job.signal));
+    for (const name of playlistNames) {
+      uploads.add(() => uploadFile(join(outDir, name), request.outputUrls[name]!, contentTypeForHlsFile(name), job.signal));
+    }
     await uploads.drain();
 
-    const sizes = new Map<string, number>();
-    for (const name of files) sizes.set(name, (await stat(join(outDir, name))).size);
-    const bandwidth = measureBandwidth(
-      playlist.segments.map((s) => ({ sizeBytes: sizes.get(s.uri) ?? 0, durationSeconds: s.durationSeconds })),
-    );
-    const init = parseInitSegment(await readFile(join(outDir, hlsInitName)));
-    onProgress({ percent: 100, encodedSeconds: bandwidth.durationSeconds, speed: last?.speed ?? 0 });
+    const results: (Required<RenditionDone> & { frameCount: number; bytesWritten: number; peakBandwidth: number; averageBandwidth: number; durationSeconds: number })[] = [];
+    for (const [k, output] of outputs.entries()) {
+      const playlist = playlists[k]!;
+      const sizes = new Map<string, number>();
+      for (const name of filesByOutput[k]!) sizes.set(name, (await stat(join(outDir, name))).size);
+      const bandwidth = measureBandwidth(
+        playlist.segments.map((s) => ({ sizeBytes: sizes.get(output.prefix + s.uri) ?? 0, durationSeconds: s.durationSeconds })),
+      );
+      const init = parseInitSegment(await readFile(join(outDir, output.prefix + hlsInitName)));
+      // ffmpeg's progress counts the frames of its first video output; a rendition at another
+      // frame rate (none today: one ladder, one frame rate) is counted from its duration.
+      const frames = output.settings.frameRate === outputs[0]!.settings.frameRate
+        ? (last?.frame ?? 0)
+        : Math.round(bandwidth.durationSeconds * output.settings.frameRate);
+      results.push({
+        key: output.spec.key,
+        segmentCount: playlist.segments.length,
+        peakBandwidth: bandwidth.peakBitsPerSecond,
+        averageBandwidth: bandwidth.averageBitsPerSecond,
+        codecs: init.codecs,
+        frameCount: frames,
+        width: init.width,
+        height: init.height,
+        pixelFormat: apiNameOfPixelFormat(output.settings.pixelFormat),
+        audioFormat: output.settings.audio && init.audioCodec ? output.settings.audio.encoding.format : '',
+        durationSeconds: bandwidth.durationSeconds,
+        bytesWritten: [...sizes.values()].reduce((sum, size) => sum + size, 0),
+      });
+    }
+    const first = results[0]!;
+    onProgress({ percent: 100, encodedSeconds: first.durationSeconds, speed: last?.speed ?? 0 });
     return {
-      segmentCount: playlist.segments.length,
-      peakBandwidth: bandwidth.peakBitsPerSecond,
-      averageBandwidth: bandwidth.averageBitsPerSecond,
-      codecs: init.codecs,
-      frameCount: last?.frame ?? 0,
-      width: init.width,
-      height: init.height,
+      segmentCount: first.segmentCount,
+      peakBandwidth: first.peakBandwidth,
+      averageBandwidth: first.averageBandwidth,
+      codecs: first.codecs,
+      frameCount: first.frameCount,
+      width: first.width,
+      height: first.height,
       bytesWritten: uploads.bytes,
-      files,
-      pixelFormat: apiNameOfPixelFormat(settings.pixelFormat),
-      audioFormat: settings.audio && init.audioCodec ? settings.audio.encoding.format : '',
-      durationSeconds: bandwidth.durationSeconds,
+      files: filesByOutput.flat(),
+      pixelFormat: first.pixelFormat,
+      audioFormat: first.audioFormat,
+      durationSeconds: first.durationSeconds,
+      renditions: multi ? results : [],
     };
   } finally {
     clearInterval(scanner);

@@ -148,7 +148,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
 
     Encode(call) {
       const { request } = call;
-      let log = logger.child({ nodeId: nodeId(), jobId: request.jobId, videoId: request.videoId, rendition: request.rendition?.key });
+      let log = logger.child({ nodeId: nodeId(), jobId: request.jobId, videoId: request.videoId, rendition: request.renditions.length > 0 ? request.renditions.map((r) => r.key).join(',') : request.rendition?.key });
       let finish = () => {};
       try {
         authenticate(call.metadata);

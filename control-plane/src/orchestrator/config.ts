@@ -13,6 +13,13 @@ export const orchestratorConfigShape = {
   NODE_TOKEN: z.string().min(8, 'NODE_TOKEN must be at least 8 characters'),
   /** A node silent for longer than this is dropped and gets no more work. */
   NODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  /**
+   * How a video's renditions are grouped into encodes. `ladder` (default): one encode activity
+   * per video makes every rendition from one decode of the source (one ffmpeg process on one node
+   * slot). `rendition`: one encode activity per rendition, spread over free slots (more parallelism
+   * across nodes, but the source is decoded once per rendition).
+   */
+  ENCODE_GROUPING: z.enum(['ladder', 'rendition']).default('ladder'),
   LOG_LEVEL: env.logLevel(),
 };
 

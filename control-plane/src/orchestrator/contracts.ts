@@ -57,6 +57,20 @@ export interface EncodeRenditionInput {
   durationSeconds: number;
 }
 
+/** Several renditions of one video made by one encode on one node, from one decode of the source. */
+export interface EncodeRenditionsInput {
+  videoId: string;
+  storagePath: string;
+  renditions: RenditionPlan[];
+  durationSeconds: number;
+}
+
+/**
+ * How the workflow groups a video's renditions into encode activities (ENCODE_GROUPING):
+ * `ladder`, one activity for the whole ladder (one decode of the source); `rendition`, one per rendition.
+ */
+export type EncodeGrouping = 'ladder' | 'rendition';
+
 /** What an encode produced, measured on the output by the node. */
 export interface EncodeOutcome {
   key: string;

@@ -70,7 +70,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
       workflowsPath,
-      activities: createActivities({ db, storage, farm, logger }),
+      activities: createActivities({ db, storage, farm, logger, encodeGrouping: config.ENCODE_GROUPING }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
       // default 80 % of the heartbeat timeout.
       maxHeartbeatThrottleInterval: '2 seconds',

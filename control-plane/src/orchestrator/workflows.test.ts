@@ -87,7 +87,11 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
     waitForNodeCapacity: () => Promise.resolve(),
     probeSource: () => Promise.resolve(probe720),
+    // One encode per rendition (ENCODE_GROUPING=rendition): the retry and cancellation tests below
+    // exercise that grouping; the ladder grouping has its own test.
+    encodeGrouping: () => Promise.resolve('rendition'),
     encodeRendition: ({ rendition }) => Promise.resolve(outcomeFor(rendition)),
+    encodeRenditions: ({ renditions }) => Promise.resolve(renditions.map(outcomeFor)),
     makeThumbnail: ({ videoId: id }) => Promise.resolve(`videos/${id}/thumbs/default.jpg`),
     writeMasterPlaylist: ({ videoId: id }) => Promise.resolve(`videos/${id}/hls/master.m3u8`),
     removeVideoOutputs: () => Promise.resolve({ removed: 0 }),
@@ -180,6 +184,24 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.deepEqual(send.payload.data.renditions, ['360p', '480p', '720p']);
   assert.ok(!Number.isNaN(Date.parse(send.payload.timestamp)));
   assert.match(send.messageId, /^msg_[0-9a-f]{32}$/);
+});
+
+test('ladder grouping (the default): one encode makes every rung from one decode; rows and master playlist as per rendition', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, { encodeGrouping: () => Promise.resolve('ladder') });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.encodeRendition, undefined);
+  assert.equal(calls.encodeRenditions?.length, 1, 'one encode activity for the whole ladder');
+  const [input] = calls.encodeRenditions![0] as [{ renditions: RenditionPlan[]; durationSeconds: number }];
+  assert.deepEqual(input.renditions.map((r) => r.key), ['360p', '480p', '720p']);
+  assert.equal(input.durationSeconds, 4);
+  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
+  assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
+  assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
+  const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ plan: RenditionPlan; outcome: EncodeOutcome }> }];
+  assert.deepEqual(ready.renditions.map((r) => [r.plan.key, r.outcome.key]), [['360p', '360p'], ['480p', '480p'], ['720p', '720p']]);
 });
 
 test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {

@@ -64,10 +64,10 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   return ['-b:v', `${kbps}k`, '-maxrate', `${maxrate}k`, '-bufsize', `${maxrate * 2}k`];
 }
 
-function videoArgs(settings: HlsEncodeSettings, threads: number): string[] {
+/** The encoder's options of one rendition (its filter chain goes in separately: -vf or -filter_complex). */
+function videoEncoderArgs(settings: HlsEncodeSettings, threads: number): string[] {
   const gop = gopFrames(settings.frameRate);
   return [
-    '-vf', videoFilterChain(settings),
     '-c:v', 'libx264',
     '-preset', settings.x264Preset,
     '-pix_fmt', settings.pixelFormat,
@@ -81,6 +81,10 @@ function videoArgs(settings: HlsEncodeSettings, threads: number): string[] {
   ];
 }
 
+function videoArgs(settings: HlsEncodeSettings, threads: number): string[] {
+  return ['-vf', videoFilterChain(settings), ...videoEncoderArgs(settings, threads)];
+}
+
 function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
   return [
     '-c:a', audio.encoding.encoder,
@@ -90,19 +94,22 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
   ];
 }
 
-/** HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory. */
-export function hlsMuxerArgs(segmentSeconds: number): string[] {
+/**
+ * HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory, or
+ * into its subdirectory `prefix` (e.g. `720p/`; the init segment goes beside the playlist).
+ */
+export function hlsMuxerArgs(segmentSeconds: number, prefix = ''): string[] {
   return [
     '-f', 'hls',
     '-hls_time', String(segmentSeconds),
     '-hls_playlist_type', 'vod',
     '-hls_segment_type', 'fmp4',
     '-hls_fmp4_init_filename', hlsInitName,
-    '-hls_segment_filename', hlsSegmentPattern,
+    '-hls_segment_filename', prefix + hlsSegmentPattern,
     '-hls_flags', 'independent_segments',
     '-avoid_negative_ts', 'disabled',
     '-hls_segment_options', 'movflags=+frag_discont',
-    hlsPlaylistName,
+    prefix + hlsPlaylistName,
   ];
 }
 
@@ -119,6 +126,40 @@ export function hlsEncodeArgs({ input, settings, threads, pass }: HlsEncodeOptio
   if (settings.audio) args.push(...audioArgs(settings.audio));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
   return [...args, ...hlsMuxerArgs(settings.segmentSeconds)];
+}
+
+export interface HlsLadderOptions {
+  input: string;
+  /** Each rendition's settings and the subdirectory (of ffmpeg's working directory) it is written to. */
+  outputs: { settings: HlsEncodeSettings; dir: string }[];
+  threads: number;
+  /** Two-pass runs: one stats file per rendition, in `outputs` order. */
+  pass?: { number: 1 | 2; logFiles: string[] };
+}
+
+/**
+ * Several renditions from one decode of the source: the decoded video is split once per rendition,
+ * each branch runs that rendition's filter chain into its own encoder and HLS muxer (or, in pass 1,
+ * a null output with its own stats file).
+ */
+export function hlsLadderArgs({ input, outputs, threads, pass }: HlsLadderOptions): string[] {
+  const n = outputs.length;
+  const split = `[0:v:0]split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
+  const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
+  const args = [...inputArgsFor(input), '-i', input, '-filter_complex', [split, ...chains].join(';')];
+  outputs.forEach(({ settings, dir }, k) => {
+    args.push('-map', `[v${k}]`);
+    if (pass?.number === 1) {
+      args.push(...videoEncoderArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFiles[k]!, '-an', '-f', 'null', '-');
+      return;
+    }
+    if (settings.audio) args.push('-map', '0:a:0');
+    args.push(...videoEncoderArgs(settings, threads));
+    if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
+    if (settings.audio) args.push(...audioArgs(settings.audio));
+    args.push('-map_metadata', '-1', '-map_chapters', '-1', ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`));
+  });
+  return args;
 }
 
 export interface ThumbnailOptions {

@@ -41,6 +41,7 @@ const done: EncodeDone__Output = {
   pixelFormat: 'yuv420p',
   audioFormat: 'aac',
   durationSeconds: 4,
+  renditions: [],
 };
 
 interface Harness {

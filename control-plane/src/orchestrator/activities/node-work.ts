@@ -1,14 +1,16 @@
-// Activities that run on an encode node: probe, encode one rendition, thumbnail. An encode takes a
+// Activities that run on an encode node: probe, encode one rendition or several from one decode, thumbnail. An encode takes a
 // slot on a live node and gives it back in `finally`; a probe or a thumbnail (short, no slot) just
 // picks a live node. Each hands the node presigned URLs for exactly the objects of its job, never
 // the bucket's credentials. The orchestrator itself never runs ffmpeg.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { GrpcStatus, isServiceError, type EncodeRequest } from '@kino/proto';
+import { GrpcStatus, isServiceError, type EncodeRequest, type RenditionDone__Output, type RenditionSpec } from '@kino/proto';
 import { objectKeys, type Logger } from '@kino/infra';
 import {
   failureTypes,
+  type EncodeGrouping,
   type EncodeOutcome,
   type EncodeRenditionInput,
+  type EncodeRenditionsInput,
   type SourceProbe,
 } from '../contracts.ts';
 import type { FarmNode, NodeFarm } from '../node-farm.ts';
@@ -35,7 +37,12 @@ const contentTypes = {
   thumbnail: 'image/jpeg',
 };
 
-export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger'>) {
+export function createNodeActivities({
+  storage,
+  farm,
+  logger,
+  encodeGrouping = 'ladder',
+}: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping'>) {
   /**
    * Runs `work` on a node for the current activity: an encode takes a slot (a lease), a probe or a
    * thumbnail just a live node. Failures come out classified for the retry policy; a slot is
@@ -72,6 +79,123 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
   function urlLifetimeSeconds(): number {
     const attemptSeconds = Math.ceil(Context.current().info.startToCloseTimeoutMs / 1000) + 600;
     return Math.min(maximumUrlLifetimeSeconds, Math.max(minimumUrlLifetimeSeconds, attemptSeconds));
+  }
+
+  /**
+   * The encode activities' work: presigns every output of `renditions` (file names prefixed with the
+   * rendition key when `multi`), takes a slot, calls Encode on the node and heartbeats while it streams.
+   */
+  async function encodeOnNode(
+    { videoId, storagePath, renditions, durationSeconds }: EncodeRenditionsInput,
+    { multi }: { multi: boolean },
+  ): Promise<EncodeOutcome[]> {
+    const context = Context.current();
+    const startedAt = Date.now();
+    const lifetime = urlLifetimeSeconds();
+    // Each URL is bound to its object's Content-Type (the node uploads with these): storage
+    // refuses anything else, so objects always carry the type delivery serves them with.
+    const outputUrls: Record<string, string> = {};
+    for (const rendition of renditions) {
+      const prefix = multi ? `${rendition.key}/` : '';
+      const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
+      const shortEdge = rendition.shortEdgePixels;
+      outputUrls[`${prefix}playlist.m3u8`] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, contentTypes.playlist);
+      outputUrls[`${prefix}init.mp4`] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, contentTypes.init);
+      for (let index = 0; index < segmentCount; index += 1) {
+        outputUrls[prefix + objectKeys.segmentName(index)] = await storage.presignPut(
+          objectKeys.segment(videoId, shortEdge, index),
+          lifetime,
+          contentTypes.segment,
+        );
+      }
+    }
+    const inputUrl = await storage.presignGet(storagePath, lifetime);
+    const keys = renditions.map((r) => r.key).join(', ');
+
+    return onNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log) => {
+      const specs: RenditionSpec[] = renditions.map((rendition) => ({
+        key: rendition.key,
+        width: rendition.width,
+        height: rendition.height,
+        videoBitrateKbps: rendition.videoBitrateKbps,
+        audioBitrateKbps: rendition.audioBitrateKbps,
+        frameRate: rendition.frameRate,
+        pixelFormat: rendition.pixelFormat,
+        rateControlMode: rendition.rateControlMode,
+        twoPass: rendition.twoPass,
+        x264Preset: rendition.x264Preset,
+        audioCodec: rendition.audioCodec,
+        segmentSeconds: rendition.segmentSeconds,
+      }));
+      const request: EncodeRequest = multi
+        ? { jobId, videoId, inputUrl, outputUrls, durationSeconds, renditions: specs }
+        : { jobId, videoId, inputUrl, outputUrls, durationSeconds, rendition: specs[0] };
+      const callStartedAt = Date.now();
+      let firstEventAt: number | undefined;
+      // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
+      let encodedAllAt: number | undefined;
+      let lastEventAt = callStartedAt;
+      let percent = 0;
+      const stalled = new AbortController();
+      const beat = () => context.heartbeat({ nodeId: node.nodeId, percent });
+      beat();
+      const timer = setInterval(() => {
+        if (Date.now() - lastEventAt > stallTimeoutMs) stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
+        else beat();
+      }, heartbeatIntervalMs);
+      try {
+        const done = await farm.client(node.address).encode(request, {
+          signal: AbortSignal.any([context.cancellationSignal, stalled.signal]),
+          onProgress(progress) {
+            lastEventAt = Date.now();
+            firstEventAt ??= lastEventAt;
+            percent = Math.max(0, Math.min(100, progress.percent));
+            if (percent >= 99.5) encodedAllAt ??= lastEventAt;
+            beat();
+          },
+        });
+        const finishedAt = Date.now();
+        const timings = {
+          prepareMs: callStartedAt - startedAt,
+          startupMs: (firstEventAt ?? finishedAt) - callStartedAt,
+          encodeMs: (encodedAllAt ?? finishedAt) - (firstEventAt ?? finishedAt),
+          finishMs: finishedAt - (encodedAllAt ?? finishedAt),
+        };
+        const results: RenditionDone__Output[] = multi
+          ? renditions.map((rendition) => {
+              const result = done.renditions.find((r) => r.key === rendition.key);
+              if (!result) throw new Error(`the node reported no result for rendition ${rendition.key}`);
+              return result;
+            })
+          : [{ ...done, key: renditions[0]!.key }];
+        const outcomes = renditions.map((rendition, k): EncodeOutcome => {
+          const result = results[k]!;
+          return {
+            key: rendition.key,
+            width: result.width || rendition.width,
+            height: result.height || rendition.height,
+            codecs: result.codecs,
+            bandwidth: Number(result.peakBandwidth) || estimatedBandwidth(rendition),
+            averageBandwidth: Number(result.averageBandwidth) || estimatedBandwidth(rendition),
+            segmentCount: result.segmentCount,
+            frameCount: Number(result.frameCount),
+            bytesWritten: Number(result.bytesWritten),
+            nodeId: node.nodeId,
+            timings,
+          };
+        });
+        log.info(
+          { ...timings, renditions: outcomes.map((o) => ({ key: o.key, segments: o.segmentCount, frames: o.frameCount })) },
+          multi ? 'renditions encoded' : 'rendition encoded',
+        );
+        return outcomes;
+      } catch (error) {
+        if (stalled.signal.aborted && !context.cancellationSignal.aborted) throw nodeStalled(stalled.signal.reason as Error);
+        throw error;
+      } finally {
+        clearInterval(timer);
+      }
+    });
   }
 
   return {
@@ -115,106 +239,28 @@ export function createNodeActivities({ storage, farm, logger }: Pick<ActivityDep
       };
     },
 
+    /** How the workflow groups renditions into encodes (ENCODE_GROUPING); read once per video. */
+    encodeGrouping(): Promise<EncodeGrouping> {
+      return Promise.resolve(encodeGrouping);
+    },
+
     /**
      * One rendition on one node. Heartbeats every few seconds with the latest progress while the node
      * streams; a node that dies or stalls is taken out of rotation and the attempt fails as NodeLost,
      * so Temporal retries it on another node. Cancellation aborts the call (the node stops ffmpeg).
      */
     async encodeRendition({ videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput): Promise<EncodeOutcome> {
-      const context = Context.current();
-      const startedAt = Date.now();
-      const lifetime = urlLifetimeSeconds();
-      const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
-      const shortEdge = rendition.shortEdgePixels;
-      // Each URL is bound to its object's Content-Type (the node uploads with these): storage
-      // refuses anything else, so objects always carry the type delivery serves them with.
-      const outputUrls: Record<string, string> = {
-        'playlist.m3u8': await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, contentTypes.playlist),
-        'init.mp4': await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, contentTypes.init),
-      };
-      for (let index = 0; index < segmentCount; index += 1) {
-        outputUrls[objectKeys.segmentName(index)] = await storage.presignPut(
-          objectKeys.segment(videoId, shortEdge, index),
-          lifetime,
-          contentTypes.segment,
-        );
-      }
-      const inputUrl = await storage.presignGet(storagePath, lifetime);
+      const [outcome] = await encodeOnNode({ videoId, storagePath, renditions: [rendition], durationSeconds }, { multi: false });
+      return outcome!;
+    },
 
-      return onNode(videoId, `encode of ${rendition.key}`, { slot: true }, async (node, jobId, log) => {
-        const request: EncodeRequest = {
-          jobId,
-          videoId,
-          inputUrl,
-          outputUrls,
-          durationSeconds,
-          rendition: {
-            key: rendition.key,
-            width: rendition.width,
-            height: rendition.height,
-            videoBitrateKbps: rendition.videoBitrateKbps,
-            audioBitrateKbps: rendition.audioBitrateKbps,
-            frameRate: rendition.frameRate,
-            pixelFormat: rendition.pixelFormat,
-            rateControlMode: rendition.rateControlMode,
-            twoPass: rendition.twoPass,
-            x264Preset: rendition.x264Preset,
-            audioCodec: rendition.audioCodec,
-            segmentSeconds: rendition.segmentSeconds,
-          },
-        };
-        const callStartedAt = Date.now();
-        let firstEventAt: number | undefined;
-        // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
-        let encodedAllAt: number | undefined;
-        let lastEventAt = callStartedAt;
-        let percent = 0;
-        const stalled = new AbortController();
-        const beat = () => context.heartbeat({ nodeId: node.nodeId, percent });
-        beat();
-        const timer = setInterval(() => {
-          if (Date.now() - lastEventAt > stallTimeoutMs) stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
-          else beat();
-        }, heartbeatIntervalMs);
-        try {
-          const done = await farm.client(node.address).encode(request, {
-            signal: AbortSignal.any([context.cancellationSignal, stalled.signal]),
-            onProgress(progress) {
-              lastEventAt = Date.now();
-              firstEventAt ??= lastEventAt;
-              percent = Math.max(0, Math.min(100, progress.percent));
-              if (percent >= 99.5) encodedAllAt ??= lastEventAt;
-              beat();
-            },
-          });
-          const finishedAt = Date.now();
-          const outcome: EncodeOutcome = {
-            key: rendition.key,
-            width: done.width || rendition.width,
-            height: done.height || rendition.height,
-            codecs: done.codecs,
-            bandwidth: Number(done.peakBandwidth) || estimatedBandwidth(rendition),
-            averageBandwidth: Number(done.averageBandwidth) || estimatedBandwidth(rendition),
-            segmentCount: done.segmentCount,
-            frameCount: Number(done.frameCount),
-            bytesWritten: Number(done.bytesWritten),
-            nodeId: node.nodeId,
-            timings: {
-              prepareMs: callStartedAt - startedAt,
-              startupMs: (firstEventAt ?? finishedAt) - callStartedAt,
-              encodeMs: (encodedAllAt ?? finishedAt) - (firstEventAt ?? finishedAt),
-              finishMs: finishedAt - (encodedAllAt ?? finishedAt),
-            },
-          };
-          log.info({ ...outcome.timings, segments: outcome.segmentCount, frames: outcome.frameCount }, 'rendition encoded');
-          return outcome;
-        } catch (error) {
-          if (stalled.signal.aborted && !context.cancellationSignal.aborted) throw nodeStalled(stalled.signal.reason as Error);
-          throw error;
-        } finally {
-          clearInterval(timer);
-        }
-      });
+    /**
+     * Several renditions (a whole ladder) in one encode on one node: one decode of the source, one
+     * slot, one ffmpeg. Heartbeats, node loss, stalls and cancellation as `encodeRendition`; a
+     * retry encodes every rendition of the group again. Outcomes in `renditions` order.
+     */
+    async encodeRenditions(input: EncodeRenditionsInput): Promise<EncodeOutcome[]> {
+      return encodeOnNode(input, { multi: true });
     },
 
     /** The default thumbnail: one JPEG at `timestampSeconds` of the source, source-sized, under thumbs/. */

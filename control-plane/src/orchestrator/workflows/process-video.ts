@@ -10,14 +10,17 @@ import {
   TimeoutFailure,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   startChild,
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { planLadder } from '../ladder.ts';
+import type { RenditionPlan } from '../ladder.ts';
 import {
   failureTypes,
+  type EncodeGrouping,
   type EncodeRenditionInput,
   type ProcessVideoInput,
   type ProcessVideoResult,
@@ -77,8 +80,8 @@ const thumbnails = proxyActivities<Activities>({
  * stays well inside it. A lost node, a failed ffmpeg or a slot race is retried with backoff, on
  * another node when there is one; bad input is final.
  */
-function encodeActivities(durationSeconds: number, twoPass: boolean) {
-  const budgetMinutes = 30 + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1)) / 60);
+function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsPerEncode: number) {
+  const budgetMinutes = 30 + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
   return proxyActivities<Activities>({
     startToCloseTimeout: `${budgetMinutes} minutes`,
     heartbeatTimeout: '20 seconds',
@@ -158,18 +161,31 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
 
   // The thumbnail needs no encode slot: it is made while the renditions encode.
   const thumbnail = makeThumbnail(job, probe);
-  const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding);
+  // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
+  // for one per rendition. Workflows started before grouping existed replay as one per rendition.
+  const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
+  const groups: RenditionPlan[][] = grouping === 'ladder' ? [ladder] : ladder.map((plan) => [plan]);
+  const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)));
   const renditions = await allOrCancelRest(
-    ladder.map((plan) => async (): Promise<RenditionResult> => {
-      const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
-      const outcome = await onNode({ freeSlot: true }, () => encoding.encodeRendition(input));
-      return { plan, outcome };
+    groups.map((group) => async (): Promise<RenditionResult[]> => {
+      if (grouping === 'rendition') {
+        const plan = group[0]!;
+        const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
+        const outcome = await onNode({ freeSlot: true }, () => encoding.encodeRendition(input));
+        return [{ plan, outcome }];
+      }
+      const outcomes = await onNode({ freeSlot: true }, () =>
+        encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds }),
+      );
+      return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
     }),
-  ).catch(async (error: unknown) => {
-    // Settled before the caller cleans up, so no thumbnail lands after the cleanup.
-    await thumbnail;
-    throw error;
-  });
+  )
+    .then((results) => results.flat())
+    .catch(async (error: unknown) => {
+      // Settled before the caller cleans up, so no thumbnail lands after the cleanup.
+      await thumbnail;
+      throw error;
+    });
 
   await storage.writeMasterPlaylist({
     videoId,
