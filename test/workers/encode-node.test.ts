@@ -227,6 +227,49 @@ describe('an encode node process', () => {
     assert.equal(await countDecodedFrames(join(dir240, 'playlist.m3u8')), 325);
   });
 
+  it('makes several renditions from one decode (one Encode, `<key>/<file>` URLs): each has every frame, segments and keyframes line up', async () => {
+    for (const twoPass of [false, true]) {
+      const videoId = newId('vid');
+      const specs = [
+        rendition({ key: '360p', twoPass }),
+        rendition({ key: '240p', width: 426, height: 240, videoBitrateKbps: 400, twoPass, rateControlMode: twoPass ? 'variableBitrate' : 'constantBitrate' }),
+        rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, twoPass }),
+      ];
+      const outputUrls: Record<string, string> = {};
+      for (const [key, height] of [['360p', 360], ['240p', 240], ['180p', 180]] as const) {
+        for (const [name, url] of Object.entries(await outputUrlsFor(videoId, height, 13))) outputUrls[`${key}/${name}`] = url;
+      }
+      const progress: EncodeProgress__Output[] = [];
+      const done = await client.encode(
+        { jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls, durationSeconds: 13, renditions: specs },
+        { onProgress: (p) => progress.push(p) },
+      );
+      assert.equal(progress.at(-1)?.percent, 100, `two-pass ${twoPass}: progress reaches 100`);
+      assert.ok(progress.every((p, i) => i === 0 || p.percent >= progress[i - 1]!.percent), 'progress never goes back');
+      assert.deepEqual(done.renditions.map((r) => r.key), ['360p', '240p', '180p']);
+      let reference: number[] | undefined;
+      for (const [index, height] of [360, 240, 180].entries()) {
+        const result = done.renditions[index]!;
+        assert.deepEqual([result.width, result.height, result.segmentCount, result.durationSeconds], [specs[index]!.width, height, 3, 13]);
+        assert.equal(result.frameCount, 325);
+        assert.match(result.codecs, /^avc1\.64[0-9a-f]{4},mp4a\.40\.2$/);
+        assert.deepEqual([result.pixelFormat, result.audioFormat], ['yuv420p', 'aac']);
+        assert.ok(result.averageBandwidth > 0 && result.peakBandwidth >= result.averageBandwidth);
+        const playlist = (await storage.get(objectKeys.renditionPlaylist(videoId, height)))!.toString('utf8');
+        assert.match(playlist, /#EXT-X-MAP:URI="init.mp4"/);
+        assert.deepEqual(extinfs(playlist), [6, 6, 1], `${height}p: aligned 6 s segments`);
+        const local = await download(videoId, height);
+        assert.equal(await countDecodedFrames(join(local, 'playlist.m3u8')), 325, `${height}p (two-pass ${twoPass}): decodes every source frame`);
+        const keyframes = await keyframeTimes(join(local, 'playlist.m3u8'));
+        reference ??= keyframes;
+        assert.deepEqual(keyframes, reference, `${height}p: keyframes on the same instants`);
+      }
+      assert.deepEqual(reference, [0, 2, 4, 6, 8, 10, 12]);
+      assert.ok(done.files.includes('240p/seg-00002.m4s'));
+      assert.equal(readdirSync(workDir).length, 0, 'the job directory is gone');
+    }
+  });
+
   it('makes a playable output with each audio codec (aac-he is written as AAC-LC)', async () => {
     const expected = { aac: ['mp4a.40.2', 'aac'], mp3: ['mp4a.40.34', 'mp3'], ac3: ['ac-3', 'ac3'], eac3: ['ec-3', 'eac3'], 'aac-he': ['mp4a.40.2', 'aac'] } as const;
     const inputUrl = await storage.presignGet(sources.tiny, 600);

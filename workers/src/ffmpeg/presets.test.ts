@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gopFrames, hlsEncodeArgs, rateControlArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
+import { gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
 import { audioEncodingFor } from './formats.ts';
 
 const settings: HlsEncodeSettings = {
@@ -97,6 +97,33 @@ test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes the 
   assert.equal(valueOf(pass2, '-f'), 'hls');
   // Both passes must see the same video settings or pass 2's statistics do not match.
   for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-preset', '-pix_fmt']) assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
+});
+
+test('a ladder from one decode: one split, each branch its own filter chain, encoder, audio and HLS muxer in its own directory', () => {
+  const low = { ...settings, width: 426, height: 240, videoBitrateKbps: 400, audio: undefined };
+  const args = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }] });
+  assert.equal(args.filter((a) => a === '-i').length, 1, 'one input: one decode');
+  assert.equal(
+    valueOf(args, '-filter_complex'),
+    '[0:v:0]split=2[s0][s1];[s0]scale=640:360:flags=bicubic,setsar=1[v0];[s1]scale=426:240:flags=bicubic,setsar=1[v1]',
+  );
+  assert.equal(valueOf(args, '-vf'), undefined);
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['[v0]', '0:a:0', '[v1]']);
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-b:v'), ['800k', '400k']);
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-hls_segment_filename'), ['360p/seg-%05d.m4s', '240p/seg-%05d.m4s']);
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-hls_fmp4_init_filename'), ['init.mp4', 'init.mp4']);
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-c:a'), ['aac'], 'audio only where the rendition has it');
+  assert.equal(args.at(-1), '240p/playlist.m3u8');
+  assert.ok(args.indexOf('360p/playlist.m3u8') < args.indexOf('[v1]'), 'each output\'s options precede it');
+
+  const pass1 = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }], pass: { number: 1, logFiles: ['/j/p0', '/j/p1'] } });
+  assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-passlogfile'), ['/j/p0', '/j/p1']);
+  assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-f'), ['null', 'null']);
+  assert.equal(valueOf(pass1, '-c:a'), undefined);
+  const pass2 = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }], pass: { number: 2, logFiles: ['/j/p0', '/j/p1'] } });
+  assert.deepEqual(pass2.filter((a, i) => pass2[i - 1] === '-pass'), ['2', '2']);
+  assert.deepEqual(pass2.filter((a, i) => pass2[i - 1] === '-passlogfile'), ['/j/p0', '/j/p1']);
+  assert.equal(valueOf(pass1, '-filter_complex'), valueOf(pass2, '-filter_complex'));
 });
 
 test('thumbnails: exact size fills and crops, one edge keeps the aspect, none keeps the source size', () => {
