@@ -119,7 +119,8 @@ test('a ladder from one decode: one split, each branch its own filter chain, enc
   const pass1 = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }], pass: { number: 1, logFiles: ['/j/p0', '/j/p1'] } });
   assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-passlogfile'), ['/j/p0', '/j/p1']);
   assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-f'), ['null', 'null']);
-  assert.equal(valueOf(pass1, '-c:a'), undefined);
+  assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-map'), ['[v0]', '0:a:0', '[v1]'], 'the stream layout of pass 2 (stats files are named by stream index)');
+  assert.equal(valueOf(pass1, '-c:a'), 'copy');
   const pass2 = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }], pass: { number: 2, logFiles: ['/j/p0', '/j/p1'] } });
   assert.deepEqual(pass2.filter((a, i) => pass2[i - 1] === '-pass'), ['2', '2']);
   assert.deepEqual(pass2.filter((a, i) => pass2[i - 1] === '-passlogfile'), ['/j/p0', '/j/p1']);

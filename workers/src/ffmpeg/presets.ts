@@ -150,7 +150,12 @@ export function hlsLadderArgs({ input, outputs, threads, pass }: HlsLadderOption
   outputs.forEach(({ settings, dir }, k) => {
     args.push('-map', `[v${k}]`);
     if (pass?.number === 1) {
-      args.push(...videoEncoderArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFiles[k]!, '-an', '-f', 'null', '-');
+      // ffmpeg names a stats file after the stream's index among ALL outputs: pass 1 keeps the
+      // audio streams of pass 2 (copied into the null output, nearly free) so the indices match.
+      args.push(...videoEncoderArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFiles[k]!);
+      if (settings.audio) args.push('-map', '0:a:0', '-c:a', 'copy');
+      else args.push('-an');
+      args.push('-f', 'null', '-');
       return;
     }
     if (settings.audio) args.push('-map', '0:a:0');
