@@ -21,6 +21,12 @@ test('defaults fill what is not set', () => {
   assert.equal(config.NODE_HEARTBEAT_TIMEOUT_MS, 10_000);
   assert.equal(config.LOG_LEVEL, 'info');
   assert.equal(config.S3_FORCE_PATH_STYLE, true);
+  assert.equal(config.ENCODE_GROUPING, 'ladder');
+});
+
+test('ENCODE_GROUPING: ladder or rendition, nothing else', () => {
+  assert.equal(parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'rendition' }).ENCODE_GROUPING, 'rendition');
+  assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'node' }), /ENCODE_GROUPING/);
 });
 
 test('a missing or wrong value names its variable', () => {
