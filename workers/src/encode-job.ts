@@ -1,7 +1,8 @@
-// One rendition (or several from one decode of the source), the runner way: read the source from its presigned URL, encode to HLS in a job
-// directory with periodic progress, upload every file through its presigned PUT, and remove the
-// job directory whatever happened. Segments upload while ffmpeg is still encoding the next ones;
-// the init segment and then the playlist go last, so a playlist in storage means its files are too.
+// One rendition (or several from one decode of the source), the runner way: read the source from
+// its presigned URL, encode to HLS in a job directory with periodic progress, upload every file
+// through its presigned PUT, and remove the job directory whatever happened. Segments upload while
+// ffmpeg is still encoding the next ones; the init segment and then the playlist go last, so a
+// playlist in storage means its files are too.
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -91,6 +92,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: multi ? `${spec.key}/` : '' }));
   const twoPass = outputs.some((o) => o.settings.twoPass);
   if (outputs.some((o) => o.settings.twoPass !== twoPass)) {
+    // One process runs both passes' outputs together (the orchestrator groups renditions accordingly).
     throw new InvalidRequestError('renditions of one encode must all be two-pass or all single-pass');
   }
   const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
@@ -118,7 +120,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
     uploaded.add(name);
     uploads.add(() => uploadFile(join(outDir, name), url, contentTypeForHlsFile(name), job.signal));
   };
-  const filesOf = async (output: Output) => (await readdir(join(outDir, output.prefix))).filter((n) => !n.startsWith('.')).sort();
+  const filesOf = async (output: Output) => (await readdir(join(outDir, output.prefix))).sort();
   // ffmpeg closes a segment before it opens the next: every segment but the newest is complete.
   const uploadFinishedSegments = async () => {
     for (const output of outputs) {

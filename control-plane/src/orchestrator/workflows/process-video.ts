@@ -164,7 +164,11 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
   // for one per rendition. Workflows started before grouping existed replay as one per rendition.
   const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
-  const groups: RenditionPlan[][] = grouping === 'ladder' ? [ladder] : ladder.map((plan) => [plan]);
+  // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
+  const groups: RenditionPlan[][] =
+    grouping === 'ladder'
+      ? [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0)
+      : ladder.map((plan) => [plan]);
   const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)));
   const renditions = await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
@@ -180,7 +184,8 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
     }),
   )
-    .then((results) => results.flat())
+    // In ladder order, whatever the grouping.
+    .then((results) => ladder.map((plan) => results.flat().find((r) => r.plan.key === plan.key)!))
     .catch(async (error: unknown) => {
       // Settled before the caller cleans up, so no thumbnail lands after the cleanup.
       await thumbnail;
