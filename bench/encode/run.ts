@@ -3,7 +3,7 @@
 // bitrates, x264 preset, GOP, forced keyframes, 6 s fMP4 HLS segments) on the same machine, in the
 // same run, alternating. Prints every run, the medians, the ratio, and where Kino's extra time goes.
 //
-//   node --import tsx bench/encode/run.ts [--runs 3] [--seconds 60] [--nodes 1] [--slots 2] [--grouping ladder|rendition]
+//   node --import tsx bench/encode/run.ts [--runs 3] [--seconds 60] [--nodes 1] [--slots 2] [--grouping auto|ladder|rendition]
 //
 // One node by default: one machine is one node. `--grouping` sets the orchestrator's ENCODE_GROUPING
 // (ladder, the default: one encode makes every rendition from one decode; rendition: one per rendition).
@@ -28,11 +28,11 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '60' },
     nodes: { type: 'string', default: '1' },
     slots: { type: 'string', default: '2' },
-    grouping: { type: 'string', default: process.env.ENCODE_GROUPING ?? 'ladder' },
+    grouping: { type: 'string', default: process.env.ENCODE_GROUPING ?? 'auto' },
   },
 });
 const runs = Number(options.runs);
-if (options.grouping !== 'ladder' && options.grouping !== 'rendition') throw new Error(`--grouping is ladder or rendition, not ${options.grouping}`);
+if (!['auto', 'ladder', 'rendition'].includes(options.grouping)) throw new Error(`--grouping is auto, ladder or rendition, not ${options.grouping}`);
 process.env.ENCODE_GROUPING = options.grouping; // the orchestrator process inherits it
 const seconds = Number(options.seconds);
 const compressionRatio = 'veryfast'; // the spec's default

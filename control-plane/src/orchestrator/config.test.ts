@@ -21,10 +21,10 @@ test('defaults fill what is not set', () => {
   assert.equal(config.NODE_HEARTBEAT_TIMEOUT_MS, 10_000);
   assert.equal(config.LOG_LEVEL, 'info');
   assert.equal(config.S3_FORCE_PATH_STYLE, true);
-  assert.equal(config.ENCODE_GROUPING, 'ladder');
+  assert.equal(config.ENCODE_GROUPING, 'auto');
 });
 
-test('ENCODE_GROUPING: ladder or rendition, nothing else', () => {
+test('ENCODE_GROUPING: auto, ladder or rendition, nothing else', () => {
   assert.equal(parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'rendition' }).ENCODE_GROUPING, 'rendition');
   assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'node' }), /ENCODE_GROUPING/);
 });

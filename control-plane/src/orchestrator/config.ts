@@ -14,12 +14,13 @@ export const orchestratorConfigShape = {
   /** A node silent for longer than this is dropped and gets no more work. */
   NODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
   /**
-   * How a video's renditions are grouped into encodes. `ladder` (default): one encode activity
-   * per video makes every rendition from one decode of the source (one ffmpeg process on one node
-   * slot). `rendition`: one encode activity per rendition, spread over free slots (more parallelism
-   * across nodes, but the source is decoded once per rendition).
+   * How a video's renditions are grouped into encodes. `ladder`: one encode activity per video
+   * makes every rendition from one decode of the source (one ffmpeg process on one node slot).
+   * `rendition`: one encode activity per rendition, fanned out over the nodes (more parallelism
+   * across machines, but the source is decoded once per rendition). `auto` (default): `ladder`
+   * when at most one node is live (one machine: one decode wins), `rendition` when several are.
    */
-  ENCODE_GROUPING: z.enum(['ladder', 'rendition']).default('ladder'),
+  ENCODE_GROUPING: z.enum(['auto', 'ladder', 'rendition']).default('auto'),
   LOG_LEVEL: env.logLevel(),
 };
 

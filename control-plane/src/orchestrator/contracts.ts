@@ -71,6 +71,9 @@ export interface EncodeRenditionsInput {
  */
 export type EncodeGrouping = 'ladder' | 'rendition';
 
+/** The ENCODE_GROUPING setting: a grouping, or `auto` to decide per video from the live nodes. */
+export type EncodeGroupingSetting = EncodeGrouping | 'auto';
+
 /** What an encode produced, measured on the output by the node. */
 export interface EncodeOutcome {
   key: string;

@@ -18,6 +18,8 @@ export interface NodeLease extends FarmNode {
 export interface NodeFarm {
   /** True when some live node is there, with a free encode slot when `freeSlot`. */
   hasLiveNode(options: { freeSlot: boolean }): Promise<boolean>;
+  /** How many nodes are live now. */
+  liveNodeCount(): Promise<number>;
   /**
    * Takes one encode slot on the least loaded live node for `job`, or undefined when none is free.
    * `job` is the id the node is given, one per activity (not per attempt): leases still held under
@@ -41,6 +43,10 @@ export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; 
     async hasLiveNode({ freeSlot }) {
       const nodes = await listLiveNodes(db, { heartbeatTimeoutMs });
       return nodes.some((node) => !freeSlot || node.used < node.slots);
+    },
+
+    async liveNodeCount() {
+      return (await listLiveNodes(db, { heartbeatTimeoutMs })).length;
     },
 
     async acquire({ videoId, job }) {

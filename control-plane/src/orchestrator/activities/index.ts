@@ -3,7 +3,7 @@
 import type { Logger, Storage } from '@kino/infra';
 import type { Db } from '../../db/database.ts';
 import type { NodeFarm } from '../node-farm.ts';
-import type { EncodeGrouping } from '../contracts.ts';
+import type { EncodeGroupingSetting } from '../contracts.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
@@ -15,8 +15,8 @@ export interface ActivityDeps {
   /** Where encodes, probes and thumbnails run (createNodeFarm over the registry's tables). */
   farm: NodeFarm;
   logger: Logger;
-  /** How workflows group renditions into encode activities (ENCODE_GROUPING); `ladder` when unset. */
-  encodeGrouping?: EncodeGrouping;
+  /** How workflows group renditions into encode activities (ENCODE_GROUPING); `auto` when unset. */
+  encodeGrouping?: EncodeGroupingSetting;
   /** Sends webhook requests; the global fetch unless a test hands in another. */
   fetch?: typeof fetch;
 }

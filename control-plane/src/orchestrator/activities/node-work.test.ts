@@ -60,6 +60,7 @@ function harness({
   probe = (() => Promise.reject(new Error('no probe'))) as EncodeClient['probe'],
   /** null: the uploaded object does not exist. */
   objectSize = 1000 as number | null,
+  liveNodes = 1,
 } = {}): Harness {
   const released: NodeLease[] = [];
   const lost: string[] = [];
@@ -76,6 +77,7 @@ function harness({
   } as unknown as EncodeClient;
   const farm: NodeFarm = {
     hasLiveNode: ({ freeSlot }) => Promise.resolve(!freeSlot || lease !== null),
+    liveNodeCount: () => Promise.resolve(liveNodes),
     acquire: () => Promise.resolve(lease ?? undefined),
     release: (l) => {
       released.push(l);
@@ -113,6 +115,16 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
   assert.ok(error instanceof ApplicationFailure, `an ApplicationFailure, got ${String(error)}`);
   return error;
 }
+
+test('ENCODE_GROUPING auto: one decode for the ladder on a one-node farm, fan-out per rendition across several', async () => {
+  const groupingWith = (liveNodes: number, encodeGrouping?: 'auto' | 'ladder' | 'rendition') =>
+    createNodeActivities({ ...harness({ liveNodes }), logger, encodeGrouping }).encodeGrouping();
+  assert.equal(await groupingWith(1), 'ladder');
+  assert.equal(await groupingWith(0), 'ladder');
+  assert.equal(await groupingWith(2), 'rendition');
+  assert.equal(await groupingWith(3, 'ladder'), 'ladder');
+  assert.equal(await groupingWith(1, 'rendition'), 'rendition');
+});
 
 test('an encode presigns every output (bound to its type), forwards progress as heartbeats, returns what the node measured, frees the slot', async () => {
   const h = harness({

@@ -41,7 +41,7 @@ export function createNodeActivities({
   storage,
   farm,
   logger,
-  encodeGrouping = 'ladder',
+  encodeGrouping = 'auto',
 }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping'>) {
   /**
    * Runs `work` on a node for the current activity: an encode takes a slot (a lease), a probe or a
@@ -240,8 +240,10 @@ export function createNodeActivities({
     },
 
     /** How the workflow groups renditions into encodes (ENCODE_GROUPING); read once per video. */
-    encodeGrouping(): Promise<EncodeGrouping> {
-      return Promise.resolve(encodeGrouping);
+    async encodeGrouping(): Promise<EncodeGrouping> {
+      if (encodeGrouping !== 'auto') return encodeGrouping;
+      // One machine: one decode for the whole ladder beats three. Several: fan out across them.
+      return (await farm.liveNodeCount()) > 1 ? 'rendition' : 'ladder';
     },
 
     /**
