@@ -1,15 +1,40 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Asks the OS for a free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+// Ports for the services we start come from BELOW the kernel's ephemeral range. A port the OS
+// hands out for `listen(0)` comes from that range, which outgoing connections draw from too: one of
+// them can take it between our check and the service's own bind seconds later (seen: SeaweedFS
+// exiting with "address already in use").
+function ephemeralRangeStart(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    const start = Number(low);
+    return Number.isInteger(start) && start > 12_000 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const rangeEnd = ephemeralRangeStart() - 1;
+const rangeStart = Math.max(10_000, rangeEnd - 20_000);
+const handedOut = new Set<number>();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A loopback port nothing listens on, outside the ephemeral range, not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = rangeStart + Math.floor(Math.random() * (rangeEnd - rangeStart));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port found between ${rangeStart} and ${rangeEnd}`);
 }

@@ -1,4 +1,9 @@
 // Waiting on a condition, never on the clock alone.
+
+/** Thrown by a check when waiting longer cannot help (the process being waited on has exited). */
+export class WaitAbortedError extends Error {
+  override name = 'WaitAbortedError';
+}
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
@@ -11,6 +16,7 @@ export async function waitFor<T>(
       const value = await check();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
+      if (error instanceof WaitAbortedError) throw error;
       lastError = error;
     }
     if (Date.now() > deadline) {

@@ -8,7 +8,7 @@ import { ClickHouseHttp } from '../clickhouse.ts';
 import { findBinary } from '../paths.ts';
 import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { waitFor } from '../wait.ts';
+import { waitFor, WaitAbortedError } from '../wait.ts';
 
 export interface ClickHouseServer {
   /** Base URL of the HTTP interface, e.g. http://127.0.0.1:18123 */
@@ -85,7 +85,7 @@ export async function startClickHouse({
     'ClickHouse to answer /ping',
     async () => {
       if (server.child.exitCode !== null) {
-        throw new Error(`clickhouse-server exited (${server.child.exitCode}); see ${logs}/clickhouse.err.log`);
+        throw new WaitAbortedError(`clickhouse-server exited (${server.child.exitCode}); see ${logs}/clickhouse.err.log`);
       }
       await client.ping();
       return true;

@@ -6,7 +6,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:f
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { stopOnFailure, waitFor } from '../wait.ts';
+import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
 
 export interface PostgresServer {
   url: string;
@@ -64,7 +64,7 @@ export async function startPostgres({
   const server = startProcess('postgres', join(bin, 'postgres'), args, { logFile, ...ids });
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await stopOnFailure(server, () => waitFor('PostgreSQL to accept connections', async () => {
-    if (server.child.exitCode !== null) throw new Error(`postgres exited (${server.child.exitCode}); see ${logFile}`);
+    if (server.child.exitCode !== null) throw new WaitAbortedError(`postgres exited (${server.child.exitCode}); see ${logFile}`);
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {

@@ -9,7 +9,7 @@ import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
 import { createS3Client } from '../storage.ts';
 import type { StorageConfig } from '../config.ts';
-import { stopOnFailure, waitFor } from '../wait.ts';
+import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
 
 export interface SeaweedServer {
   storage: StorageConfig;
@@ -89,7 +89,7 @@ export async function startSeaweed({
   await stopOnFailure(server, () => waitFor(
     'SeaweedFS S3 to accept a bucket',
     async () => {
-      if (server.child.exitCode !== null) throw new Error(`weed exited (${server.child.exitCode}); see ${logFile}`);
+      if (server.child.exitCode !== null) throw new WaitAbortedError(`weed exited (${server.child.exitCode}); see ${logFile}`);
       try {
         await s3.send(new CreateBucketCommand({ Bucket: bucket }));
       } catch (error) {

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findBinary } from '../paths.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { stopOnFailure, waitFor } from '../wait.ts';
+import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -31,7 +31,7 @@ export async function startTemporal({
   await stopOnFailure(server, () => waitFor(
     'Temporal to serve the default namespace',
     async () => {
-      if (server.child.exitCode !== null) throw new Error(`temporal exited (${server.child.exitCode}); see ${logFile}`);
+      if (server.child.exitCode !== null) throw new WaitAbortedError(`temporal exited (${server.child.exitCode}); see ${logFile}`);
       await execFileAsync(temporal, ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', address]);
       return true;
     },
