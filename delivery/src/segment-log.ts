@@ -224,6 +224,9 @@ export class SegmentLog {
       this.retryAt = 0;
     } catch (error) {
       this.failures++;
+      // Not p-retry: this backoff only holds back the ship timer's next attempt. Rows keep arriving
+      // while ClickHouse is down, and a retry loop of its own would run beside the timer and
+      // beside flush() and close(), which must try at once and report the failure.
       const backoffMs = Math.min(60_000, this.options.shipIntervalMs * 2 ** Math.min(this.failures, 10));
       this.retryAt = Date.now() + backoffMs;
       logger.warn({ err: error, failures: this.failures, retryInMs: backoffMs }, 'segment rows not shipped yet; they wait in the spool');
