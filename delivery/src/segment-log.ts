@@ -214,16 +214,19 @@ export class SegmentLog {
       }
       for (const name of (await readdir(dir)).filter((n) => n.startsWith('batch-')).sort(byTimestamp)) {
         const path = join(dir, name);
-        const lines = (await readFile(path, 'utf8')).split('\n').filter(isCompleteRow);
-        if (lines.length > 0) await clickHouse.insert(SEGMENT_DELIVERIES_TABLE, lines.join('\n'));
+        const rows = (await readFile(path, 'utf8')).split('\n').flatMap(completeRow);
+        await clickHouse.insert(SEGMENT_DELIVERIES_TABLE, rows);
         await unlink(path);
-        this.shippedRows += lines.length;
-        logger.debug({ batch: name, rows: lines.length }, 'segment batch shipped');
+        this.shippedRows += rows.length;
+        logger.debug({ batch: name, rows: rows.length }, 'segment batch shipped');
       }
       this.failures = 0;
       this.retryAt = 0;
     } catch (error) {
       this.failures++;
+      // Not p-retry: this backoff only holds back the ship timer's next attempt. Rows keep arriving
+      // while ClickHouse is down, and a retry loop of its own would run beside the timer and
+      // beside flush() and close(), which must try at once and report the failure.
       const backoffMs = Math.min(60_000, this.options.shipIntervalMs * 2 ** Math.min(this.failures, 10));
       this.retryAt = Date.now() + backoffMs;
       logger.warn({ err: error, failures: this.failures, retryInMs: backoffMs }, 'segment rows not shipped yet; they wait in the spool');
@@ -232,14 +235,16 @@ export class SegmentLog {
   }
 }
 
-/** A line the node finished writing (a torn last line can only come from a crash of the machine). */
-function isCompleteRow(line: string): boolean {
-  if (!line.startsWith('{') || !line.endsWith('}')) return false;
+/**
+ * The row of a line the node finished writing, or none for a torn line (a torn last line can only
+ * come from a crash of the machine).
+ */
+function completeRow(line: string): object[] {
+  if (!line.startsWith('{') || !line.endsWith('}')) return [];
   try {
-    JSON.parse(line);
-    return true;
+    return [JSON.parse(line) as object];
   } catch {
-    return false;
+    return [];
   }
 }
 

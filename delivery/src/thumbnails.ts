@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { objectKeys, type Logger, type Storage } from '@kino/infra';
 import { runFfmpeg, thumbnailArgs } from '@kino/workers/ffmpeg';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
@@ -17,8 +18,7 @@ const maxConcurrentRenders = 2;
 
 export class ThumbnailMaker {
   private readonly inflight = new Map<string, Promise<CachedObject | undefined>>();
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly renderSlot = pLimit(maxConcurrentRenders);
 
   constructor(
     private readonly cache: ObjectCache,
@@ -52,7 +52,7 @@ export class ThumbnailMaker {
     if (made) return made;
     const source = await this.cache.get(sourceKey);
     if (!source) return undefined;
-    const data = await this.withSlot(() => this.render(source.path, width, height));
+    const data = await this.renderSlot(() => this.render(source.path, width, height));
     await this.storage.put(key, data, 'image/jpeg');
     this.logger.info({ videoId: video.id, width, height }, 'thumbnail made');
     return this.cache.put(key, data);
@@ -65,17 +65,6 @@ export class ThumbnailMaker {
       return await readFile(out);
     } finally {
       await rm(out, { force: true });
-    }
-  }
-
-  private async withSlot<T>(work: () => Promise<T>): Promise<T> {
-    while (this.running >= maxConcurrentRenders) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    try {
-      return await work();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
     }
   }
 }

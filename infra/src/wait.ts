@@ -1,4 +1,9 @@
 // Waiting on a condition, never on the clock alone.
+//
+// Hand-written on purpose: this polls a condition at a fixed interval up to a deadline, keeping the
+// last error for the timeout message; it is not a retry with backoff. p-retry would end early on a
+// check that throws a TypeError other than a network error, and p-wait-for stops at the first
+// error a check throws (a ping refused while the server is still starting).
 
 /** Thrown by a check when waiting longer cannot help (the process being waited on has exited). */
 export class WaitAbortedError extends Error {

@@ -99,6 +99,11 @@ export class HttpClient {
   /**
    * Fetches with retries: answers with a retryable status are repeated until `maxRetries` is spent,
    * then returned for the caller to turn into an error. Used for the API and for storage uploads.
+   *
+   * A loop rather than p-retry: the SDK has no runtime dependencies (it needs only the platform's
+   * fetch, so it runs wherever fetch does), each wait comes from the failed answer's headers
+   * (Retry-After, X-RateLimit-Reset) rather than from the attempt number, and giving up returns the
+   * last answer instead of throwing.
    */
   async fetchWithRetries(
     url: string,

@@ -2,6 +2,7 @@
 // heartbeat with the running jobs; register again when the registry forgot the node (`known:
 // false`, e.g. after it was marked gone) or could not be reached.
 import type { Logger } from 'pino';
+import pRetry from 'p-retry';
 import type { RegistryClient } from '@kino/proto';
 import type { NodeJobs } from './encode-service.ts';
 
@@ -41,18 +42,14 @@ export class Registration {
 
   /** Registers, retrying with backoff until the registry answers (it may start after the node). */
   async registerUntilDone(): Promise<void> {
-    let delay = firstRetryMs;
-    for (;;) {
-      try {
-        await this.register();
-        return;
-      } catch (error) {
-        if (this.stopped) throw error;
-        this.options.logger.warn({ err: error, retryInMs: delay }, 'registry unreachable, will retry');
-        await this.sleep(delay);
-        delay = Math.min(maxRetryMs, delay * 2);
-      }
-    }
+    await pRetry(() => this.register(), {
+      retries: Infinity,
+      minTimeout: firstRetryMs,
+      maxTimeout: maxRetryMs,
+      onFailedAttempt: ({ error, attemptNumber }) => {
+        this.options.logger.warn({ err: error, attempt: attemptNumber }, 'registry unreachable, will retry');
+      },
+    });
   }
 
   private async beat(): Promise<void> {

@@ -46,6 +46,7 @@ export async function startApiServer(
       await app.close();
       await connection.close().catch(() => undefined);
       storage.s3.destroy();
+      await clickhouse?.close();
       await db.destroy();
     },
   };

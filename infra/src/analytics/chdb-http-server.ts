@@ -5,9 +5,12 @@
 // clients.
 //
 // Supported: GET/HEAD /ping; GET /?query=SQL; POST / with the SQL as the body; POST /?query=SQL with
-// the body as the query's data (INSERT ... FORMAT JSONEachRow). URL settings other than `query`
-// are ignored (chDB's defaults already write 64-bit integers unquoted). Errors answer 500 with
-// ClickHouse's error text, like a server does.
+// the body as the query's data (INSERT ... FORMAT JSONEachRow). That is all the official client
+// (`@clickhouse/client`, infra/src/clickhouse.ts) sends for Kino's statements. Other URL parameters
+// (`query_id`, settings such as `output_format_json_quote_64bit_integers`) and the client's
+// `Authorization` header are ignored: chDB's defaults already write 64-bit integers unquoted, and
+// this process has no users (it is the dev stack's store). Errors answer 500 with ClickHouse's
+// error text and code, like a server does, so the client raises them as ClickHouse errors.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
