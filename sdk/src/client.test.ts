@@ -175,6 +175,27 @@ describe('Kino client', () => {
     assert.equal(calls.length, 3);
   });
 
+  it('sends a fresh Idempotency-Key with each POST, the same one on its retries', async () => {
+    const { fetch, calls } = fakeFetch([
+      json(503, errorEnvelope(503, 'service_unavailable', 'down'), { 'retry-after': '0' }),
+      new TypeError('fetch failed'),
+      json(200, { body: { videoID: 'vid_1' } }),
+      json(200, { body: { videoID: 'vid_2' } }),
+      json(200, { body: { environments: [] } }),
+    ]);
+    const kino = new Kino({ apiUrl, apiKey, fetch, maxRetries: 2 });
+    const params = { storagePath: 'uploads/org_1/env_1/upl_1/a.mp4', videoQuality: 'standard', allowPublicAccess: true } as const;
+    assert.equal((await kino.videos.process('org_1', 'env_1', params)).videoID, 'vid_1');
+    assert.equal((await kino.videos.process('org_1', 'env_1', params)).videoID, 'vid_2');
+    await kino.environments.list('org_1');
+    const keys = calls.map((call) => call.headers.get('idempotency-key'));
+    assert.match(keys[0] ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(keys[1], keys[0], 'a retry sends the key of the request it repeats');
+    assert.equal(keys[2], keys[0]);
+    assert.ok(keys[3] && keys[3] !== keys[0], 'another request, another key');
+    assert.equal(keys[4], null, 'a GET carries none');
+  });
+
   it('gives up after maxRetries with the last answer\'s error', async () => {
     const { fetch, calls } = fakeFetch([
       json(500, errorEnvelope(500, 'internal', 'boom'), { 'retry-after': '0' }),

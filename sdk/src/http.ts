@@ -1,5 +1,6 @@
 // One request path for every resource: the API key header, the `{ body }` unwrapping, the error
-// classes, and retries with backoff on 429, 5xx and network failures.
+// classes, and retries with backoff on 429, 5xx and network failures (a POST carries an
+// Idempotency-Key, so that a retry is safe).
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -174,6 +175,9 @@ export class HttpClient {
     };
     const hasBody = options.body !== undefined;
     if (hasBody) headers['Content-Type'] = 'application/json';
+    // A POST retried after a lost answer must not act twice: one key per call, the same on every
+    // retry of it, so the API replays the first answer instead of repeating the effect.
+    if (method === 'POST' && (options.maxRetries ?? this.options.maxRetries) > 0) headers['Idempotency-Key'] = crypto.randomUUID();
     const init: RequestInit = { method, headers, body: hasBody ? JSON.stringify(options.body) : undefined };
     const response = await this.fetchWithRetries(url, init, options);
     const payload = await parseJson(response);
