@@ -8,8 +8,9 @@
 //   `Idempotent-Replayed: true`. The same key with another request is 422 `idempotency_key_reused`;
 //   while the first still runs, 409 `idempotency_key_in_use`.
 // - A 5xx is not kept: it means nothing was done (or the client should try again), so the key is
-//   released and a retry runs anew. Requests refused before they run (401, 403, 429, validation)
-//   keep nothing either: they run after authentication and validation, the same way every time.
+//   released and a retry runs anew. Requests refused before they run (401, 403, 429, a body that
+//   fails validation) keep nothing either: the key is looked at after those checks, which answer
+//   the same way every time.
 // - The keys live in the database, so every API instance sees the same ones; expired keys are
 //   taken over when they come again and purged now and then.
 import { createHash } from 'node:crypto';
@@ -50,7 +51,7 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-/** The request a key was first used for: method, path with query, and the body as parsed (keys sorted). */
+/** The request a key was first used for: method, path with query, and the body as validated (keys sorted). */
 function fingerprintOf(request: FastifyRequest): string {
   const canonical = (value: unknown): unknown =>
     Array.isArray(value)
