@@ -24,7 +24,7 @@ function client(): Kino {
 
 describe('uploads', () => {
   it('finish on a link slower than the request timeout in total, as long as bytes keep moving', async () => {
-    // Storage that reads 4 MB a second: 16 MiB take about 4 s, four times the timeout, yet the
+    // Storage that reads 4 MB a second: 8 MiB take at least 2 s, twice the timeout, yet the
     // longest wait between two chunks is a few tens of milliseconds.
     const bytesPerMs = 4000;
     let received = 0;
@@ -38,7 +38,7 @@ describe('uploads', () => {
       });
       request.on('end', () => response.end());
     });
-    const size = 16 * 1024 * 1024;
+    const size = 8 * 1024 * 1024;
 
     const started = performance.now();
     await client().uploads.putFile({ signedURL: url }, new Uint8Array(size));
