@@ -175,6 +175,27 @@ describe('Kino client', () => {
     assert.equal(calls.length, 3);
   });
 
+  it('sends a fresh Idempotency-Key with each POST, the same one on its retries', async () => {
+    const { fetch, calls } = fakeFetch([
+      json(503, errorEnvelope(503, 'service_unavailable', 'down'), { 'retry-after': '0' }),
+      new TypeError('fetch failed'),
+      json(200, { body: { videoID: 'vid_1' } }),
+      json(200, { body: { videoID: 'vid_2' } }),
+      json(200, { body: { environments: [] } }),
+    ]);
+    const kino = new Kino({ apiUrl, apiKey, fetch, maxRetries: 2 });
+    const params = { storagePath: 'uploads/org_1/env_1/upl_1/a.mp4', videoQuality: 'standard', allowPublicAccess: true } as const;
+    assert.equal((await kino.videos.process('org_1', 'env_1', params)).videoID, 'vid_1');
+    assert.equal((await kino.videos.process('org_1', 'env_1', params)).videoID, 'vid_2');
+    await kino.environments.list('org_1');
+    const keys = calls.map((call) => call.headers.get('idempotency-key'));
+    assert.match(keys[0] ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(keys[1], keys[0], 'a retry sends the key of the request it repeats');
+    assert.equal(keys[2], keys[0]);
+    assert.ok(keys[3] && keys[3] !== keys[0], 'another request, another key');
+    assert.equal(keys[4], null, 'a GET carries none');
+  });
+
   it('gives up after maxRetries with the last answer\'s error', async () => {
     const { fetch, calls } = fakeFetch([
       json(500, errorEnvelope(500, 'internal', 'boom'), { 'retry-after': '0' }),
@@ -286,7 +307,9 @@ describe('Kino client', () => {
     writeFileSync(file, Buffer.alloc(1234, 7));
     const received: { size: number; type: string | null; key: string | null }[] = [];
     const storageAnswer = async (call: Call) => {
-      received.push({ size: (call.body as Blob).size, type: call.headers.get('content-type'), key: call.headers.get('x-api-key') });
+      // The file goes out as a stream of chunks (uploads are timed by progress): count what arrives.
+      const size = (await new Response(call.body as ReadableStream<Uint8Array>).arrayBuffer()).byteLength;
+      received.push({ size, type: call.headers.get('content-type'), key: call.headers.get('x-api-key') });
       return new Response('', { status: 200 });
     };
     const ticket = { signedURL: 'http://s3.test/kino/uploads/a?X-Amz-Signature=abc', bucketPath: 'uploads/org_1/env_1/upl_1/clip.mov', expiresAt: 0 };

@@ -15,7 +15,7 @@ export interface KinoOptions {
   apiKey?: string;
   /** Retries of a call answered 429 or 5xx, or not answered; default 2. */
   maxRetries?: number;
-  /** Per attempt; default 60 s. */
+  /** Per attempt of an API call; for a file upload, the longest time without progress (bytes sent or the answer); default 60 s. */
   timeoutMs?: number;
   /** A wait the API asks for that is longer than this is not waited out; default 60 s. */
   maxRetryDelayMs?: number;

@@ -1,5 +1,6 @@
 // One request path for every resource: the API key header, the `{ body }` unwrapping, the error
-// classes, and retries with backoff on 429, 5xx and network failures.
+// classes, and retries with backoff on 429, 5xx and network failures (a POST carries an
+// Idempotency-Key, so that a retry is safe).
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -30,6 +31,91 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Answer statuses returned as data rather than thrown (health's 503). */
   acceptStatuses?: number[];
+}
+
+/** What `fetchWithRetries` takes besides the request. */
+export interface FetchOptions extends Pick<RequestOptions, 'signal' | 'maxRetries' | 'acceptStatuses'> {
+  /**
+   * A body to send in chunks as the connection takes them (the request's own body is ignored). The
+   * attempt is then timed by progress (`UploadTimer`), however long the whole upload takes: a
+   * file's upload time depends on its size and the link, and a bound on the total would abort a
+   * large upload on a slow link and restart it from zero.
+   */
+  upload?: Blob;
+}
+
+/** The size of the pieces an upload is read and sent in. */
+const uploadChunkBytes = 64 * 1024;
+
+/**
+ * Times one upload attempt by progress. While the body is sent, the attempt fails once the
+ * connection has taken no chunk for `ms`. Once all of it is handed over, the socket buffers may
+ * still hold megabytes that drain at the link's speed, out of sight: the answer is then awaited
+ * for `ms` plus as long as the sending took.
+ */
+class UploadTimer {
+  private readonly controller = new AbortController();
+  private readonly started = performance.now();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** What went wrong once `signal` has fired, e.g. `made no progress for 60000 ms`. */
+  expired = '';
+
+  constructor(private readonly ms: number) {
+    this.progressed();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  progressed(): void {
+    this.arm(this.ms, `made no progress for ${this.ms} ms`);
+  }
+
+  sent(): void {
+    const wait = this.ms + Math.round(performance.now() - this.started);
+    this.arm(wait, `was not answered within ${wait} ms of its last byte`);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(ms: number, expired: string): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.expired = expired;
+      this.controller.abort(new DOMException(expired, 'TimeoutError'));
+    }, ms);
+  }
+}
+
+/**
+ * The blob as a stream read one chunk at a time, only when the connection asks for more (so a
+ * stalled connection stops the reading), telling `timer` of each chunk taken and of the end.
+ */
+function chunkedStream(blob: Blob, timer: UploadTimer): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (offset >= blob.size) {
+          timer.sent();
+          return controller.close();
+        }
+        timer.progressed();
+        const chunk = new Uint8Array(await blob.slice(offset, offset + uploadChunkBytes).arrayBuffer());
+        offset += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A URL as errors show it: without its query, which for a signed URL holds the signature. */
+function shownUrl(url: string): string {
+  return url.split('?')[0]!;
 }
 
 const sleepFor = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms));
@@ -89,6 +175,9 @@ export class HttpClient {
     };
     const hasBody = options.body !== undefined;
     if (hasBody) headers['Content-Type'] = 'application/json';
+    // A POST retried after a lost answer must not act twice: one key per call, the same on every
+    // retry of it, so the API replays the first answer instead of repeating the effect.
+    if (method === 'POST' && (options.maxRetries ?? this.options.maxRetries) > 0) headers['Idempotency-Key'] = crypto.randomUUID();
     const init: RequestInit = { method, headers, body: hasBody ? JSON.stringify(options.body) : undefined };
     const response = await this.fetchWithRetries(url, init, options);
     const payload = await parseJson(response);
@@ -98,7 +187,8 @@ export class HttpClient {
 
   /**
    * Fetches with retries: answers with a retryable status are repeated until `maxRetries` is spent,
-   * then returned for the caller to turn into an error. Used for the API and for storage uploads.
+   * then returned for the caller to turn into an error. Used for the API and for storage uploads
+   * (`upload`), each attempt of which sends the body anew.
    *
    * A loop rather than p-retry: the SDK has no runtime dependencies (it needs only the platform's
    * fetch, so it runs wherever fetch does), each wait comes from the failed answer's headers
@@ -108,20 +198,27 @@ export class HttpClient {
   async fetchWithRetries(
     url: string,
     init: RequestInit,
-    { signal, maxRetries = this.options.maxRetries, acceptStatuses = [] }: Pick<RequestOptions, 'signal' | 'maxRetries' | 'acceptStatuses'> = {},
+    { signal, maxRetries = this.options.maxRetries, acceptStatuses = [], upload }: FetchOptions = {},
   ): Promise<Response> {
     const sleep = this.options.sleep ?? sleepFor;
+    const timeoutMs = this.options.timeoutMs;
     for (let attempt = 0; ; attempt += 1) {
       let response: Response | undefined;
       let failure: KinoError | undefined;
-      const timeout = AbortSignal.timeout(this.options.timeoutMs);
+      const uploadTimer = upload ? new UploadTimer(timeoutMs) : undefined;
+      const timeout = uploadTimer?.signal ?? AbortSignal.timeout(timeoutMs);
+      const body = upload && uploadTimer ? { body: chunkedStream(upload, uploadTimer), duplex: 'half' } : {};
       try {
-        response = await this.options.fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+        response = await this.options.fetch(url, { ...init, ...body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
       } catch (error) {
         if (signal?.aborted) throw error; // the caller cancelled: not ours to retry
-        failure = timeout.aborted
-          ? new APIConnectionTimeoutError(`no answer from ${url} within ${this.options.timeoutMs} ms`, { cause: error })
-          : new APIConnectionError(`could not reach ${url}: ${(error as Error).message}`, { cause: error });
+        failure = !timeout.aborted
+          ? new APIConnectionError(`could not reach ${shownUrl(url)}: ${(error as Error).message}`, { cause: error })
+          : uploadTimer
+            ? new APIConnectionTimeoutError(`upload to ${shownUrl(url)} ${uploadTimer.expired}`, { cause: error })
+            : new APIConnectionTimeoutError(`no answer from ${shownUrl(url)} within ${timeoutMs} ms`, { cause: error });
+      } finally {
+        uploadTimer?.clear();
       }
       const retryable = failure !== undefined || (response !== undefined && isRetryableStatus(response.status) && !acceptStatuses.includes(response.status));
       if (!retryable || attempt >= maxRetries) {

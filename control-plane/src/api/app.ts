@@ -8,6 +8,7 @@ import './fastify-augment.ts';
 import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
 import errorHandlerPlugin from './plugins/error-handler.ts';
+import idempotencyPlugin from './plugins/idempotency.ts';
 import { registerRoutes } from './routes/index.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
 import { clickHouseServedSegments } from './served-segments.ts';
@@ -34,8 +35,8 @@ export async function buildApp(given: ApiDeps) {
     // Only configured origins get CORS headers; an empty list allows none.
     origin: deps.config.API_CORS_ORIGINS,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['X-Api-Key', 'Content-Type'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+    allowedHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed'],
     maxAge: 3600,
   });
 
@@ -60,6 +61,8 @@ export async function buildApp(given: ApiDeps) {
   });
 
   await app.register(accessPlugin, { deps });
+  // After access (the key's organization is known), before the routes (it adds the header to each POST).
+  await app.register(idempotencyPlugin, { deps });
 
   await app.register(
     async (api) => {

@@ -62,6 +62,13 @@ export class ConflictError extends ApiError {
   }
 }
 
+/** 422: a well-formed request that cannot be taken as it is (`idempotency_key_reused`). */
+export class UnprocessableEntityError extends ApiError {
+  constructor(code: string, detail: string) {
+    super(422, code, detail);
+  }
+}
+
 export class RateLimitError extends ApiError {
   constructor(detail: string) {
     super(429, 'rate_limit_exceeded', detail);

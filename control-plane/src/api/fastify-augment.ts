@@ -1,6 +1,7 @@
 // What routes declare in `config`, and what the access hook leaves on the request.
 import type { ApiKey, Environment } from '../db/schema.ts';
 import type { RateLimitCategory } from './rate-limits.ts';
+import type { IdempotencyKeyId } from '../repositories/idempotency-keys.ts';
 
 export interface Access {
   key: ApiKey;
@@ -22,5 +23,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the access hook on every route that requires an API key. */
     access?: Access;
+    /** Set by the idempotency hook when this request holds its Idempotency-Key: its response is kept. */
+    idempotencyReservation?: { id: IdempotencyKeyId; reservedAt: Date };
   }
 }

@@ -6,7 +6,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
-import { DATE_PATTERN } from './schemas/common.ts';
+import { DATE_PATTERN, IDEMPOTENCY_KEY_PATTERN } from './schemas/common.ts';
 import type { FieldError } from './errors.ts';
 
 /** What a failed check reports to Fastify: it lands in `error.validation`. */
@@ -16,7 +16,10 @@ export interface ValidationIssue {
   params: { value: unknown };
 }
 
-const patternMessages: Record<string, string> = { [DATE_PATTERN]: 'must be a date written YYYY-MM-DD' };
+const patternMessages: Record<string, string> = {
+  [DATE_PATTERN]: 'must be a date written YYYY-MM-DD',
+  [IDEMPOTENCY_KEY_PATTERN]: 'must be visible ASCII characters (no spaces)',
+};
 
 function describeExpectation(error: ValueError): string {
   const schema = error.schema as Record<string, unknown>;

@@ -19,6 +19,17 @@ describe('the admin commands database', () => {
     assert.equal(resolveAdminDatabaseUrl({}, devJson), 'postgres://dev');
   });
 
+  it("is the databaseUrl of the dev stack in KINO_DEV_DIR when that is set (a second stack's)", () => {
+    const second = mkdtempSync(join(tmpdir(), 'kino-admin-second-'));
+    writeFileSync(join(second, 'dev.json'), JSON.stringify({ databaseUrl: 'postgres://second' }));
+    try {
+      assert.equal(resolveAdminDatabaseUrl({ KINO_DEV_DIR: second }), 'postgres://second');
+      assert.equal(resolveAdminDatabaseUrl({ KINO_DEV_DIR: second, DATABASE_URL: 'postgres://explicit' }), 'postgres://explicit');
+    } finally {
+      rmSync(second, { recursive: true, force: true });
+    }
+  });
+
   it('says what to do when there is none', () => {
     rmSync(devJson, { force: true });
     assert.throws(() => resolveAdminDatabaseUrl({}, devJson), (error: Error) => {

@@ -1,8 +1,8 @@
-// The operators' way into the database (`kino admin ...`): DATABASE_URL, or else the dev stack's
-// database named in `.kino/dev.json`. Migrations run first, like at every process start.
+// The operators' way into the database (`kino admin ...`): DATABASE_URL, or else the database named in
+// the dev stack's dev.json (in KINO_DEV_DIR when set, else `.kino/`). Migrations run first, like at every process start.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kinoDir } from '@kino/infra';
+import { devStateDir } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from './database.ts';
 
 export * from '../repositories/organizations.ts';
@@ -14,11 +14,14 @@ export class AdminDatabaseError extends Error {
   override name = 'AdminDatabaseError';
 }
 
-export const devStackFile = join(kinoDir, 'dev.json');
+/** The dev stack's dev.json: in KINO_DEV_DIR when set, so `kino admin` reaches the stack that variable names. */
+export function devStackFile(env: Record<string, string | undefined> = process.env): string {
+  return join(devStateDir(env), 'dev.json');
+}
 
 export function resolveAdminDatabaseUrl(
   env: Record<string, string | undefined> = process.env,
-  devJsonPath: string = devStackFile,
+  devJsonPath: string = devStackFile(env),
 ): string {
   if (env.DATABASE_URL) return env.DATABASE_URL;
   if (existsSync(devJsonPath)) {
@@ -32,7 +35,7 @@ export function resolveAdminDatabaseUrl(
     throw new AdminDatabaseError(`${devJsonPath} names no databaseUrl; set DATABASE_URL (postgres://... or pglite://<dir>).`);
   }
   throw new AdminDatabaseError(
-    'No database: set DATABASE_URL (postgres://... or pglite://<dir>), or start the dev stack (npm run dev), which writes .kino/dev.json.',
+    `No database: set DATABASE_URL (postgres://... or pglite://<dir>), or start the dev stack (npm run dev), which writes ${devJsonPath}.`,
   );
 }
 

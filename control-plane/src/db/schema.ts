@@ -9,6 +9,7 @@ import type { WebhooksTable } from './tables/webhooks.ts';
 import type { RateLimitCountersTable } from './tables/rate-limits.ts';
 import type { EncodeNodesTable, NodeLeasesTable } from './tables/encode-nodes.ts';
 import type { SigningKeysTable } from './tables/signing-keys.ts';
+import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -22,6 +23,7 @@ export interface Database {
   encode_nodes: EncodeNodesTable;
   node_leases: NodeLeasesTable;
   signing_keys: SigningKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -33,3 +35,4 @@ export type * from './tables/renditions.ts';
 export type * from './tables/webhooks.ts';
 export type * from './tables/encode-nodes.ts';
 export type * from './tables/signing-keys.ts';
+export type * from './tables/idempotency-keys.ts';

@@ -7,3 +7,4 @@ export * from './videos.ts';
 export * from './renditions.ts';
 export * from './webhooks.ts';
 export * from './rate-limits.ts';
+export * from './idempotency-keys.ts';

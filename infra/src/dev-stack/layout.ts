@@ -3,7 +3,7 @@
 // free ports without touching a developer's running one.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { kinoDir } from '../paths.ts';
+import { devStateDir } from '../paths.ts';
 
 /** The default port base: the design's dev ports are base + offset (API 7080, S3 7333, ...). */
 export const defaultPortBase = 7000;
@@ -71,7 +71,7 @@ function intFromEnv(name: string): number | undefined {
 }
 
 export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
-  const dir = resolve(options.dir ?? process.env.KINO_DEV_DIR ?? kinoDir);
+  const dir = options.dir !== undefined ? resolve(options.dir) : devStateDir();
   const base = options.portBase ?? intFromEnv('KINO_DEV_PORT_BASE') ?? defaultPortBase;
   const nodeCount = options.nodes ?? intFromEnv('KINO_DEV_NODES') ?? 2;
   if (nodeCount < 1) throw new Error('the dev stack needs at least one encode node');

@@ -57,10 +57,12 @@ export class Uploads {
    */
   async putFile(ticket: Pick<UploadTicket, 'signedURL'>, source: UploadSource, contentType: UploadContentType = 'video/mp4', options: { signal?: AbortSignal } = {}): Promise<void> {
     const body = await toBlob(source);
+    // Sent in chunks with its length (storage needs it; chunked transfer encoding is refused),
+    // timed by progress rather than in total: see `FetchOptions.upload`.
     const response = await this.http.fetchWithRetries(
       ticket.signedURL,
-      { method: 'PUT', headers: { 'Content-Type': contentType }, body },
-      { signal: options.signal },
+      { method: 'PUT', headers: { 'Content-Type': contentType, 'Content-Length': String(body.size) } },
+      { signal: options.signal, upload: body },
     );
     const text = await response.text();
     if (!response.ok) throw new UploadError(response.status, text);

@@ -17,6 +17,9 @@ export function IntegerEnum<const T extends readonly number[]>(values: T, option
 /** A calendar date, YYYY-MM-DD. */
 export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 
+/** An `Idempotency-Key`: visible ASCII characters (its length is bounded apart, 1–255). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]+$';
+
 /** Every successful response is `{ body: ... }` (spec, Conventions). */
 export function Envelope<T extends TSchema>(body: T) {
   return Type.Object({ body });
