@@ -33,4 +33,5 @@ export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kin
 export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
 export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
 export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
+export { redactUrls } from './redact.ts';
 export { createEncodeClient, createRegistryClient, type EncodeClient, type RegistryClient, type CallOptions } from './clients.ts';

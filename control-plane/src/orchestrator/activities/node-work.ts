@@ -3,7 +3,7 @@
 // picks a live node. Each hands the node presigned URLs for exactly the objects of its job, never
 // the bucket's credentials. The orchestrator itself never runs ffmpeg.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { GrpcStatus, isServiceError, type EncodeRequest, type RenditionDone__Output, type RenditionSpec } from '@kino/proto';
+import { GrpcStatus, isServiceError, redactUrls, type EncodeRequest, type RenditionDone__Output, type RenditionSpec } from '@kino/proto';
 import { objectKeys, type Logger } from '@kino/infra';
 import {
   failureTypes,
@@ -48,7 +48,7 @@ export function createNodeActivities({
    * thumbnail just a live node. Failures come out classified for the retry policy; a slot is
    * always given back.
    */
-  async function onNode<T>(
+  async function runJobOnNode<T>(
     videoId: string,
     what: string,
     { slot }: { slot: boolean },
@@ -112,7 +112,7 @@ export function createNodeActivities({
     const inputUrl = await storage.presignGet(storagePath, lifetime);
     const keys = renditions.map((r) => r.key).join(', ');
 
-    return onNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log) => {
+    return runJobOnNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log) => {
       const specs: RenditionSpec[] = renditions.map((rendition) => ({
         key: rendition.key,
         width: rendition.width,
@@ -219,7 +219,7 @@ export function createNodeActivities({
       if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
       const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
 
-      const result = await onNode(videoId, 'probe', { slot: false }, (node, jobId) =>
+      const result = await runJobOnNode(videoId, 'probe', { slot: false }, (node, jobId) =>
         farm.client(node.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
       );
       if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
@@ -278,7 +278,7 @@ export function createNodeActivities({
       const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
       const lifetime = urlLifetimeSeconds();
       const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, contentTypes.thumbnail)]);
-      await onNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
+      await runJobOnNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
         farm
           .client(node.address)
           .thumbnail(
@@ -293,14 +293,6 @@ export function createNodeActivities({
 
 function invalidSource(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, failureTypes.invalidSource);
-}
-
-/**
- * A node's error text without the presigned URLs ffmpeg likes to quote: they grant access to the
- * upload, and the text becomes the video's failure reason (shown in the API, sent in webhooks).
- */
-export function withoutUrls(text: string): string {
-  return text.replace(/https?:\/\/\S+?:\s/g, '').replace(/https?:\/\/\S+/g, '(url)');
 }
 
 class NodeStalledError extends Error {}
@@ -340,7 +332,7 @@ async function classifyNodeFailure(
   };
   if (error instanceof NodeStalledError) return nodeLost(error.message);
   if (isServiceError(error)) {
-    const detail = withoutUrls(error.details || error.message);
+    const detail = redactUrls(error.details || error.message);
     switch (error.code) {
       case GrpcStatus.INVALID_ARGUMENT:
         log.warn({ detail }, `${what}: the node refused the source`);

@@ -155,7 +155,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
 
 async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null }> {
   const { videoId, storagePath } = job;
-  const probe = await onNode({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
+  const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
 
@@ -175,10 +175,10 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
       if (grouping === 'rendition') {
         const plan = group[0]!;
         const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
-        const outcome = await onNode({ freeSlot: true }, () => encoding.encodeRendition(input));
+        const outcome = await waitForNodeThenRun({ freeSlot: true }, () => encoding.encodeRendition(input));
         return [{ plan, outcome }];
       }
-      const outcomes = await onNode({ freeSlot: true }, () =>
+      const outcomes = await waitForNodeThenRun({ freeSlot: true }, () =>
         encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -213,7 +213,7 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
  */
 async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string | null> {
   try {
-    return await onNode({ freeSlot: false }, () =>
+    return await waitForNodeThenRun({ freeSlot: false }, () =>
       thumbnails.makeThumbnail({
         videoId: job.videoId,
         storagePath: job.storagePath,
@@ -231,7 +231,7 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
  * an encode), then runs it. If the work still found no node after its own retries (raced by other
  * videos, or the node left), waits again.
  */
-async function onNode<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
+async function waitForNodeThenRun<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
   for (;;) {
     await capacity.waitForNodeCapacity({ freeSlot });
     try {
