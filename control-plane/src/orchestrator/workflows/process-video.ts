@@ -164,6 +164,10 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
   // for one per rendition. Workflows started before grouping existed replay as one per rendition.
   const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
+  // Every encode is one `encodeRenditions` with a list (of one when fanned out). Workflows started
+  // before that called `encodeRendition` per rendition; their histories name it, so they replay
+  // down the old branch (and the activity stays registered) until none runs.
+  const oneEncodeActivity = patched('one-encode-protocol');
   // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
   const groups: RenditionPlan[][] =
     grouping === 'ladder'
@@ -172,7 +176,7 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)));
   const renditions = await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
-      if (grouping === 'rendition') {
+      if (!oneEncodeActivity && grouping === 'rendition') {
         const plan = group[0]!;
         const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
         const outcome = await waitForNodeThenRun({ freeSlot: true }, () => encoding.encodeRendition(input));
