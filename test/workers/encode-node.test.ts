@@ -6,15 +6,21 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Storage, createLogger, newId, objectKeys, waitFor } from '@kino/infra';
-import { GrpcStatus, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
+import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
 import { contentTypeForHlsFile, hlsOutputFileNames } from '@kino/workers';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
 import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
 import { listEncodeNodes, startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { createNodeFarm, planLadder } from '../../control-plane/src/orchestrator/index.ts';
+import { createNodeActivities } from '../../control-plane/src/orchestrator/activities/node-work.ts';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 
 const run = promisify(execFile);
@@ -419,6 +425,61 @@ describe('an encode node process', () => {
       (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT && /seg-00002\.m4s/.test(error.details),
     );
     assert.ok(!(await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).includes(objectKeys.renditionPlaylist(videoId, 360)), 'no playlist');
+    assert.equal(readdirSync(workDir).length, 0);
+  });
+
+  it('answers STORAGE_UNAVAILABLE when storage is unreachable for its uploads, and the orchestrator does not mark it lost', async () => {
+    // Storage is down for the node's uploads (a port nothing listens on); the node itself is fine.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const storageDown: Storage = Object.create(storage, {
+      presignPut: {
+        value: async (key: string, seconds: number, contentType?: string) => {
+          const url = new URL(await storage.presignPut(key, seconds, contentType));
+          url.host = `127.0.0.1:${deadPort}`;
+          return url.toString();
+        },
+      },
+    });
+    const videoId = newId('vid');
+    const inputUrl = await storage.presignGet(sources.tiny, 600);
+    const spec = rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, x264Preset: 'ultrafast' });
+
+    // The node's answer: a typed reason, whatever the status text says.
+    const outputUrls: Record<string, string> = {};
+    for (const name of hlsOutputFileNames(2)) outputUrls[name] = await storageDown.presignPut(`${objectKeys.renditionDir(videoId, 180)}/${name}`, 600, contentTypeForHlsFile(name));
+    await assert.rejects(encodeOne({ jobId: newId('job'), videoId, inputUrl, outputUrls, durationSeconds: 2, rendition: spec }), (error: unknown) => {
+      assert.ok(error instanceof NodeJobFailure, String(error));
+      assert.equal(error.reason, 'STORAGE_UNAVAILABLE', error.details);
+      return true;
+    });
+
+    // The orchestrator's encode activity on the same node: retryable StorageUnavailable, the node stays live.
+    const farm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
+    try {
+      const activities = createNodeActivities({ storage: storageDown, farm, logger: createLogger('orchestrator', 'silent') });
+      const [plan] = planLadder('standard', { width: 320, height: 180, frameRate: 25, hasAudio: true }, {
+        maxEdgeLength: -1, maxFrameRate: -1, pixelFormat: 'yuv420p', rateControlMode: 'variableBitrate',
+        twoPassVBREncoding: false, compressionRatio: 'ultrafast', audioCodec: 'aac',
+      });
+      const env = new MockActivityEnvironment(
+        { startToCloseTimeoutMs: 600_000, activityId: '1', workflowExecution: { workflowId: `video:${videoId}`, runId: 'storage-down' } },
+        { logger: new DefaultLogger('ERROR', () => {}) },
+      );
+      const failure = await env
+        .run(activities.encodeRenditions, { videoId, storagePath: sources.tiny, renditions: [plan!], durationSeconds: 2 })
+        .then(() => assert.fail('the encode should fail'), (error: unknown) => error);
+      assert.ok(failure instanceof ApplicationFailure, String(failure));
+      assert.equal(failure.type, 'StorageUnavailable', failure.message);
+      assert.equal(failure.nonRetryable, false);
+      const row = (await listEncodeNodes(db)).find((n) => n.id === node.nodeId);
+      assert.equal(row?.state, 'active', 'the node is not marked lost');
+      assert.equal(await farm.hasLiveNode({ freeSlot: true }), true, 'and keeps getting work');
+    } finally {
+      farm.close();
+    }
     assert.equal(readdirSync(workDir).length, 0);
   });
 });
