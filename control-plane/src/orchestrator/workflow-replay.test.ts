@@ -3,8 +3,10 @@
 // would send a running workflow down another path (another activity, another input shape without a
 // `patched` guard) fails here with a nondeterminism error.
 // The fixtures were recorded against a real Temporal dev server with fake activities (as in
-// workflows.test.ts): one encode per rendition (encodeRendition x3), one encode for the ladder
-// (encodeRenditions), and the same with the encode retried after NodeLost.
+// workflows.test.ts). Before the one encode protocol (`process-video-{rendition,ladder}-grouping*`):
+// one encode per rendition (encodeRendition x3), one encode for the ladder (encodeRenditions), and
+// the latter retried after NodeLost. With it (`process-video-one-encode-activity-*`, behind the
+// `one-encode-protocol` patch): encodeRenditions with a list of one per rung, and with the ladder.
 import { before, test } from 'node:test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
