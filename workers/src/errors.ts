@@ -71,7 +71,7 @@ export class JobCancelledError extends JobError {
 
 /**
  * What ffmpeg's stderr says about reading an input URL, as a JobError, or undefined when the
- * failure is not about the input (then it is an internal error of the encode).
+ * failure is not about the input (then ffmpeg itself failed: FFMPEG_FAILED).
  */
 export function classifyInputFailure(stderr: string): JobError | undefined {
   if (/Server returned 404|HTTP error 404/.test(stderr)) return new SourceNotFoundError('the source object does not exist');
