@@ -5,9 +5,11 @@ import {
   NodeRegistryClient,
   grpc,
   tokenMetadataKey,
+  isServiceError,
   type EncodeServiceGrpcClient,
   type NodeRegistryGrpcClient,
 } from './definitions.ts';
+import { jobFailureOf, type NodeJobFailure } from './failures.ts';
 import type { ProbeRequest } from './generated/kino/v1/ProbeRequest.ts';
 import type { ProbeResult__Output } from './generated/kino/v1/ProbeResult.ts';
 import type { EncodeRequest } from './generated/kino/v1/EncodeRequest.ts';
@@ -28,14 +30,20 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Each call of an EncodeClient rejects with a NodeJobFailure when the node answered with a failure
+ * (its `reason` says why: INVALID_SOURCE, STORAGE_UNAVAILABLE, NODE_BUSY, ...). Anything else means
+ * the node did not answer: a grpc.ServiceError of the transport (connection refused or dropped,
+ * deadline, cancelled), or an EncodeStreamEndedError.
+ */
 export interface EncodeClient {
   readonly address: string;
-  /** ffprobe of `inputUrl` on the node. An unreadable, empty or non-video input fails with INVALID_ARGUMENT. */
+  /** ffprobe of `inputUrl` on the node. An unreadable, empty or non-video input fails with INVALID_SOURCE. */
   probe(request: ProbeRequest, options?: CallOptions): Promise<ProbeResult__Output>;
   /**
-   * One rendition, start to end: resolves with the `done` event once every output is uploaded, and
+   * One encode, start to end: resolves with the `done` event once every output is uploaded, and
    * calls `onProgress` for each progress event on the way (at most about twice a second).
-   * A node with no free slot (or draining) fails with RESOURCE_EXHAUSTED.
+   * A node with no free slot (or draining) fails with NODE_BUSY.
    */
   encode(
     request: EncodeRequest,
@@ -53,6 +61,19 @@ const channelOptions: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 15_000,
   'grpc.keepalive_timeout_ms': 10_000,
 };
+
+/** The encode stream closed cleanly but without a `done` event: the node went away mid-job. */
+export class EncodeStreamEndedError extends Error {
+  constructor(address: string) {
+    super(`encode stream from ${address} ended without a done event`);
+    this.name = 'EncodeStreamEndedError';
+  }
+}
+
+/** A failed call as the node meant it: its NodeJobFailure when it sent one, else the transport's error. */
+function asNodeFailure(error: Error): NodeJobFailure | Error {
+  return (isServiceError(error) && jobFailureOf(error)) || error;
+}
 
 function callOptionsFor(options: CallOptions | undefined): grpc.CallOptions {
   return options?.timeoutMs ? { deadline: Date.now() + options.timeoutMs } : {};
@@ -82,7 +103,7 @@ function unary<Req, Res>(
     let detach = () => {};
     const call = method(request, metadata, callOptionsFor(options), (error, response) => {
       detach();
-      if (error) reject(error);
+      if (error) reject(asNodeFailure(error));
       else resolve(response as Res);
     });
     detach = cancelOnAbort(call, options?.signal);
@@ -112,9 +133,9 @@ export function createEncodeClient(address: string, token: string): EncodeClient
           if (settled) return;
           settled = true;
           detach();
-          if (error) reject(error);
+          if (error) reject(asNodeFailure(error));
           else if (done) resolve(done);
-          else reject(new Error(`encode stream from ${address} ended without a done event`));
+          else reject(new EncodeStreamEndedError(address));
         };
         call.on('data', (event: EncodeEvent__Output) => {
           if (event.event === 'progress' && event.progress) options?.onProgress?.(event.progress);

@@ -37,10 +37,10 @@ test('the runtime definitions load with camelCase fields and the oneof discrimin
   assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Deregister', 'Heartbeat', 'Register']);
   const encode = encodeServiceDefinition.Encode;
   assert.equal(encode.responseStream, true);
-  const bytes = encode.responseSerialize({ done: { segmentCount: 3, peakBandwidth: 123_456_789_012, codecs: 'avc1.64001e' } });
+  const bytes = encode.responseSerialize({ done: { renditions: [{ key: '360p', segmentCount: 3, peakBandwidth: 123_456_789_012, codecs: 'avc1.64001e' }] } });
   const event = encode.responseDeserialize(bytes);
   assert.equal(event.event, 'done');
-  assert.equal(event.done?.segmentCount, 3);
-  assert.equal(event.done?.peakBandwidth, 123_456_789_012, 'int64 as a JS number');
-  assert.equal(event.done?.audioFormat, '', 'defaults filled in');
+  assert.equal(event.done?.renditions[0]?.segmentCount, 3);
+  assert.equal(event.done?.renditions[0]?.peakBandwidth, 123_456_789_012, 'int64 as a JS number');
+  assert.equal(event.done?.renditions[0]?.audioFormat, '', 'defaults filled in');
 });

@@ -33,4 +33,7 @@ export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kin
 export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
 export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
 export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
-export { createEncodeClient, createRegistryClient, type EncodeClient, type RegistryClient, type CallOptions } from './clients.ts';
+export { redactUrls } from './redact.ts';
+export { jobFailureMetadataKey, jobFailureStatus, grpcStatusOf, jobFailureOf, NodeJobFailure, type FailureReason } from './failures.ts';
+export type { JobFailure, JobFailure__Output } from './generated/kino/v1/JobFailure.ts';
+export { createEncodeClient, createRegistryClient, EncodeStreamEndedError, type EncodeClient, type RegistryClient, type CallOptions } from './clients.ts';

@@ -6,15 +6,21 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Storage, createLogger, newId, objectKeys, waitFor } from '@kino/infra';
-import { GrpcStatus, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type RenditionSpec } from '@kino/proto';
+import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
 import { contentTypeForHlsFile, hlsOutputFileNames } from '@kino/workers';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
 import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
 import { listEncodeNodes, startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { createNodeFarm, planLadder } from '../../control-plane/src/orchestrator/index.ts';
+import { createNodeActivities } from '../../control-plane/src/orchestrator/activities/node-work.ts';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 
 const run = promisify(execFile);
@@ -54,6 +60,21 @@ async function outputUrlsFor(videoId: string, height: number, durationSeconds: n
     urls[name] = await storage.presignPut(`${objectKeys.renditionDir(videoId, height)}/${name}`, 3600, contentTypeForHlsFile(name));
   }
   return urls;
+}
+
+/**
+ * One rendition in one Encode, as the orchestrator sends a fanned-out rung: a list of one, its
+ * output URLs under `<key>/`. Resolves with that rendition's result and the job's files.
+ */
+async function encodeOne(
+  { rendition: spec, outputUrls, ...request }: Omit<EncodeRequest, 'renditions'> & { rendition: RenditionSpec },
+  options?: Parameters<EncodeClient['encode']>[1],
+  via: EncodeClient = client,
+) {
+  const prefixed = Object.fromEntries(Object.entries(outputUrls ?? {}).map(([name, url]) => [`${spec.key}/${name}`, url]));
+  const done = await via.encode({ ...request, outputUrls: prefixed, renditions: [spec] }, options);
+  assert.deepEqual(done.renditions.map((r) => r.key), [spec.key]);
+  return { ...done.renditions[0]!, files: done.files };
 }
 
 /** Distinct non-empty lines (ffprobe lists an HLS stream twice: under its program and on its own). */
@@ -128,7 +149,7 @@ describe('an encode node process', () => {
     try {
       await assert.rejects(stranger.probe({ jobId: 'x', inputUrl }), grpcCode(GrpcStatus.UNAUTHENTICATED));
       await assert.rejects(
-        stranger.encode({ jobId: 'x', videoId: 'v', inputUrl, rendition: rendition(), outputUrls: { 'playlist.m3u8': 'http://x', 'init.mp4': 'http://x' } }),
+        encodeOne({ jobId: 'x', videoId: 'v', inputUrl, rendition: rendition(), outputUrls: { 'playlist.m3u8': 'http://x', 'init.mp4': 'http://x' } }, {}, stranger),
         grpcCode(GrpcStatus.UNAUTHENTICATED),
       );
       await assert.rejects(stranger.thumbnail({ jobId: 'x', inputUrl, outputUrl: 'http://x', timestampSeconds: 0 }), grpcCode(GrpcStatus.UNAUTHENTICATED));
@@ -164,7 +185,7 @@ describe('an encode node process', () => {
   it('encodes a 360p rendition to HLS fMP4 in storage, streaming progress, with every source frame', async () => {
     const videoId = newId('vid');
     const progress: EncodeProgress__Output[] = [];
-    const done = await client.encode(
+    const done = await encodeOne(
       { jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.clip, 600), outputUrls: await outputUrlsFor(videoId, 360, 4), durationSeconds: 4, rendition: rendition() },
       { onProgress: (p) => progress.push(p) },
     );
@@ -196,7 +217,7 @@ describe('an encode node process', () => {
     const segmentBits = readFileSync(join(local, 'seg-00000.m4s')).length * 8;
     assert.equal(done.averageBandwidth, Math.ceil(segmentBits / 4));
     assert.ok(done.peakBandwidth >= done.averageBandwidth);
-    assert.deepEqual([...done.files].sort(), ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s']);
+    assert.deepEqual([...done.files].sort(), ['360p/init.mp4', '360p/playlist.m3u8', '360p/seg-00000.m4s']);
     assert.equal(readdirSync(workDir).length, 0, 'the job directory is gone');
   });
 
@@ -205,8 +226,8 @@ describe('an encode node process', () => {
     const inputUrl = await storage.presignGet(sources.long, 600);
     // One two-pass VBR, one single-pass CBR: segment boundaries must not depend on rate control.
     const [high, low] = await Promise.all([
-      client.encode({ jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: rendition({ twoPass: true }) }),
-      client.encode({
+      encodeOne({ jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: rendition({ twoPass: true }) }),
+      encodeOne({
         jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 240, 13), durationSeconds: 13,
         rendition: rendition({ key: '240p', width: 426, height: 240, videoBitrateKbps: 400, rateControlMode: 'constantBitrate' }),
       }),
@@ -275,7 +296,7 @@ describe('an encode node process', () => {
     const inputUrl = await storage.presignGet(sources.tiny, 600);
     for (const [audioCodec, [codec, format]] of Object.entries(expected)) {
       const videoId = newId('vid');
-      const done = await client.encode({
+      const done = await encodeOne({
         jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
         rendition: rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, audioBitrateKbps: 96, audioCodec }),
       });
@@ -292,7 +313,7 @@ describe('an encode node process', () => {
 
   it('writes no audio track for a silent source, and 10-bit when asked', async () => {
     const videoId = newId('vid');
-    const done = await client.encode({
+    const done = await encodeOne({
       jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.silent, 600), outputUrls: await outputUrlsFor(videoId, 240, 3), durationSeconds: 3,
       rendition: rendition({ key: '240p', width: 320, height: 240, pixelFormat: 'yuv420p10b' }),
     });
@@ -329,18 +350,18 @@ describe('an encode node process', () => {
     const slow = rendition({ twoPass: true, x264Preset: 'medium' });
     const started: string[] = [];
     const cancel = new AbortController();
-    const first = client.encode(
+    const first = encodeOne(
       { jobId: 'slot-1', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: slow },
       { onProgress: () => started.push('slot-1') },
     );
-    const second = client.encode(
+    const second = encodeOne(
       { jobId: 'slot-2', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 361, 13), durationSeconds: 13, rendition: slow },
       { signal: cancel.signal, onProgress: () => started.push('slot-2') },
     );
     const secondOutcome = second.then(() => 'finished', (error: unknown) => error);
     await waitFor('both encodes to run', () => started.includes('slot-1') && started.includes('slot-2'));
     await assert.rejects(
-      client.encode({ jobId: 'slot-3', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 362, 13), durationSeconds: 13, rendition: slow }),
+      encodeOne({ jobId: 'slot-3', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 362, 13), durationSeconds: 13, rendition: slow }),
       grpcCode(GrpcStatus.RESOURCE_EXHAUSTED),
     );
     cancel.abort();
@@ -348,7 +369,7 @@ describe('an encode node process', () => {
     assert.ok(isServiceError(outcome) && outcome.code === GrpcStatus.CANCELLED, String(outcome));
     // The cancelled encode's slot frees at once: a new encode is accepted while the first still runs.
     await waitFor('the cancelled job to leave the node', () => readdirSync(workDir).length === 1);
-    const third = await client.encode({
+    const third = await encodeOne({
       jobId: 'slot-3b', videoId, inputUrl: await storage.presignGet(sources.tiny, 600), outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
       rendition: rendition({ key: '180p', width: 320, height: 180 }),
     });
@@ -383,7 +404,7 @@ describe('an encode node process', () => {
       const address = flaky.address();
       const inputUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/long.mp4`;
       const videoId = newId('vid');
-      const done = await client.encode({
+      const done = await encodeOne({
         jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 240, 13), durationSeconds: 13,
         rendition: rendition({ key: '240p', width: 426, height: 240, x264Preset: 'ultrafast' }),
       });
@@ -398,12 +419,67 @@ describe('an encode node process', () => {
   it('fails an encode whose outputs have no presigned URL, without leaving files behind', async () => {
     const videoId = newId('vid');
     const urls = await outputUrlsFor(videoId, 360, 13);
-    delete urls['seg-00002.m4s'];
+    delete urls['seg-00002.m4s']; // (encodeOne puts it under 360p/)
     await assert.rejects(
-      client.encode({ jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls: urls, durationSeconds: 13, rendition: rendition() }),
+      encodeOne({ jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls: urls, durationSeconds: 13, rendition: rendition() }),
       (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT && /seg-00002\.m4s/.test(error.details),
     );
     assert.ok(!(await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).includes(objectKeys.renditionPlaylist(videoId, 360)), 'no playlist');
+    assert.equal(readdirSync(workDir).length, 0);
+  });
+
+  it('answers STORAGE_UNAVAILABLE when storage is unreachable for its uploads, and the orchestrator does not mark it lost', async () => {
+    // Storage is down for the node's uploads (a port nothing listens on); the node itself is fine.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const storageDown: Storage = Object.create(storage, {
+      presignPut: {
+        value: async (key: string, seconds: number, contentType?: string) => {
+          const url = new URL(await storage.presignPut(key, seconds, contentType));
+          url.host = `127.0.0.1:${deadPort}`;
+          return url.toString();
+        },
+      },
+    });
+    const videoId = newId('vid');
+    const inputUrl = await storage.presignGet(sources.tiny, 600);
+    const spec = rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, x264Preset: 'ultrafast' });
+
+    // The node's answer: a typed reason, whatever the status text says.
+    const outputUrls: Record<string, string> = {};
+    for (const name of hlsOutputFileNames(2)) outputUrls[name] = await storageDown.presignPut(`${objectKeys.renditionDir(videoId, 180)}/${name}`, 600, contentTypeForHlsFile(name));
+    await assert.rejects(encodeOne({ jobId: newId('job'), videoId, inputUrl, outputUrls, durationSeconds: 2, rendition: spec }), (error: unknown) => {
+      assert.ok(error instanceof NodeJobFailure, String(error));
+      assert.equal(error.reason, 'STORAGE_UNAVAILABLE', error.details);
+      return true;
+    });
+
+    // The orchestrator's encode activity on the same node: retryable StorageUnavailable, the node stays live.
+    const farm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
+    try {
+      const activities = createNodeActivities({ storage: storageDown, farm, logger: createLogger('orchestrator', 'silent') });
+      const [plan] = planLadder('standard', { width: 320, height: 180, frameRate: 25, hasAudio: true }, {
+        maxEdgeLength: -1, maxFrameRate: -1, pixelFormat: 'yuv420p', rateControlMode: 'variableBitrate',
+        twoPassVBREncoding: false, compressionRatio: 'ultrafast', audioCodec: 'aac',
+      });
+      const env = new MockActivityEnvironment(
+        { startToCloseTimeoutMs: 600_000, activityId: '1', workflowExecution: { workflowId: `video:${videoId}`, runId: 'storage-down' } },
+        { logger: new DefaultLogger('ERROR', () => {}) },
+      );
+      const failure = await env
+        .run(activities.encodeRenditions, { videoId, storagePath: sources.tiny, renditions: [plan!], durationSeconds: 2 })
+        .then(() => assert.fail('the encode should fail'), (error: unknown) => error);
+      assert.ok(failure instanceof ApplicationFailure, String(failure));
+      assert.equal(failure.type, 'StorageUnavailable', failure.message);
+      assert.equal(failure.nonRetryable, false);
+      const row = (await listEncodeNodes(db)).find((n) => n.id === node.nodeId);
+      assert.equal(row?.state, 'active', 'the node is not marked lost');
+      assert.equal(await farm.hasLiveNode({ freeSlot: true }), true, 'and keeps getting work');
+    } finally {
+      farm.close();
+    }
     assert.equal(readdirSync(workDir).length, 0);
   });
 });

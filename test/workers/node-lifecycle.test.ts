@@ -71,16 +71,16 @@ describe('encode node lifecycle', () => {
       const videoId = newId('vid');
       const outputUrls: Record<string, string> = {};
       for (const name of hlsOutputFileNames(13)) {
-        outputUrls[name] = await storage.presignPut(`${objectKeys.renditionDir(videoId, 360)}/${name}`, 600, contentTypeForHlsFile(name));
+        outputUrls[`360p/${name}`] = await storage.presignPut(`${objectKeys.renditionDir(videoId, 360)}/${name}`, 600, contentTypeForHlsFile(name));
       }
       const progress: EncodeProgress__Output[] = [];
       const encode = client.encode(
         {
           jobId: newId('job'), videoId, inputUrl: await storage.presignGet(source, 600), outputUrls, durationSeconds: 13,
-          rendition: {
+          renditions: [{
             key: '360p', width: 640, height: 360, videoBitrateKbps: 800, audioBitrateKbps: 128, frameRate: 25, pixelFormat: 'yuv420p',
             rateControlMode: 'variableBitrate', twoPass: true, x264Preset: 'medium', audioCodec: 'aac', segmentSeconds: 6,
-          },
+          }],
         },
         { onProgress: (p) => progress.push(p) },
       );
@@ -98,7 +98,7 @@ describe('encode node lifecycle', () => {
       );
 
       const done = await encode;
-      assert.equal(done.frameCount, 325);
+      assert.equal(done.renditions[0]?.frameCount, 325);
       assert.equal(progress.at(-1)?.percent, 100);
       assert.equal(await node.process.exited, 0);
       assert.equal((await nodeRow(node.nodeId))?.state, 'gone');

@@ -1,5 +1,5 @@
-// One rendition (or several from one decode of the source), the runner way: read the source from
-// its presigned URL, encode to HLS in a job directory with periodic progress, upload every file
+// One encode: one or more renditions from one decode of the source, the runner way: read the source
+// from its presigned URL, encode to HLS in a job directory with periodic progress, upload every file
 // through its presigned PUT, and remove the job directory whatever happened. Segments upload while
 // ffmpeg is still encoding the next ones; the init segment and then the playlist go last, so a
 // playlist in storage means its files are too.
@@ -51,7 +51,7 @@ const uploadConcurrency = 4;
 const scanIntervalMs = 500;
 const segmentName = /^seg-(\d+)\.m4s$/;
 
-/** A rendition of the job: its settings, and the name prefix of its files ('' or `720p/`). */
+/** A rendition of the job: its settings, and the name prefix of its files (`720p/`). */
 interface Output {
   spec: RenditionSpec__Output;
   settings: HlsEncodeSettings;
@@ -62,18 +62,15 @@ const renditionKey = /^[A-Za-z0-9_-]{1,32}$/;
 
 function validate(request: EncodeRequest__Output): RenditionSpec__Output[] {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
-  const multi = request.renditions.length > 0;
-  const specs = multi ? request.renditions : request.rendition ? [request.rendition] : [];
-  if (specs.length === 0) throw new InvalidRequestError('rendition is required');
+  const specs = request.renditions;
+  if (specs.length === 0) throw new InvalidRequestError('renditions is empty: an encode makes at least one');
   const keys = new Set<string>();
   for (const spec of specs) {
-    if (multi) {
-      // Keys name directories and URL prefixes: nothing a path could escape with.
-      if (!renditionKey.test(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" is not a plain name`);
-      if (keys.has(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" appears twice`);
-      keys.add(spec.key);
-    }
-    const prefix = multi ? `${spec.key}/` : '';
+    // Keys name directories and URL prefixes: nothing a path could escape with.
+    if (!renditionKey.test(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" is not a plain name`);
+    if (keys.has(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" appears twice`);
+    keys.add(spec.key);
+    const prefix = `${spec.key}/`;
     for (const name of [hlsPlaylistName, hlsInitName]) {
       if (!request.outputUrls[prefix + name]) throw new InvalidRequestError(`output_urls has no URL for ${prefix + name}`);
     }
@@ -87,9 +84,8 @@ function missingUrl(name: string): InvalidRequestError {
 
 export async function runEncodeJob({ request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
   const specs = validate(request);
-  const multi = request.renditions.length > 0;
   const source = await probeMedia(request.inputUrl, { signal });
-  const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: multi ? `${spec.key}/` : '' }));
+  const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
   const twoPass = outputs.some((o) => o.settings.twoPass);
   if (outputs.some((o) => o.settings.twoPass !== twoPass)) {
     // One process runs both passes' outputs together (the orchestrator groups renditions accordingly).
@@ -97,7 +93,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
   }
   const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
   logger.info(
-    { settings: multi ? outputs.map((o) => ({ key: o.spec.key, ...o.settings })) : outputs[0]!.settings, source: { width: source.width, height: source.height, frameRate: source.frameRate } },
+    { settings: outputs.map((o) => ({ key: o.spec.key, ...o.settings })), source: { width: source.width, height: source.height, frameRate: source.frameRate } },
     'encode starting',
   );
 
@@ -128,8 +124,11 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       for (const name of segments.slice(0, -1)) if (!uploaded.has(output.prefix + name)) upload(output.prefix + name);
     }
   };
+  // One rendition: a plain encode run inside its directory; several: one decode split across them.
+  const single = outputs.length === 1;
+  const ffmpegDir = single ? join(outDir, outputs[0]!.spec.key) : outDir;
   const encodeArgs = (pass: 1 | 2 | undefined) => {
-    if (!multi) {
+    if (single) {
       const logFile = join(jobDir, 'x264-pass');
       return hlsEncodeArgs({ input: request.inputUrl, settings: outputs[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined });
     }
@@ -145,7 +144,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
 
   try {
     await mkdir(outDir);
-    if (multi) for (const output of outputs) await mkdir(join(outDir, output.spec.key));
+    for (const output of outputs) await mkdir(join(outDir, output.spec.key));
     const report = (share: number, offset: number) => (progress: FfmpegProgress) =>
       onProgress({
         percent: Math.min(100, offset + progress.percent * share),
@@ -154,7 +153,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       });
     if (twoPass) {
       await runFfmpeg(encodeArgs(1), {
-        cwd: outDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
+        cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
       });
     }
     let scanFailure: unknown;
@@ -167,7 +166,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
     let last: FfmpegProgress | undefined;
     try {
       last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {
-        cwd: outDir, durationSeconds, signal: job.signal, logger,
+        cwd: ffmpegDir, durationSeconds, signal: job.signal, logger,
         onProgress: twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
       });
     } catch (error) {
@@ -186,7 +185,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
       if (encodedSeconds < source.videoDurationSeconds * 0.97 - 0.5) {
         throw new StorageUnavailableError(
-          `the encode${multi ? ` of ${output.spec.key}` : ''} covered ${encodedSeconds.toFixed(2)} s of the source's ${source.videoDurationSeconds.toFixed(2)} s: the source read ended early`,
+          `the encode of ${output.spec.key} covered ${encodedSeconds.toFixed(2)} s of the source's ${source.videoDurationSeconds.toFixed(2)} s: the source read ended early`,
         );
       }
       playlists.push(playlist);
@@ -234,23 +233,8 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
         bytesWritten: [...sizes.values()].reduce((sum, size) => sum + size, 0),
       });
     }
-    const first = results[0]!;
-    onProgress({ percent: 100, encodedSeconds: first.durationSeconds, speed: last?.speed ?? 0 });
-    return {
-      segmentCount: first.segmentCount,
-      peakBandwidth: first.peakBandwidth,
-      averageBandwidth: first.averageBandwidth,
-      codecs: first.codecs,
-      frameCount: first.frameCount,
-      width: first.width,
-      height: first.height,
-      bytesWritten: uploads.bytes,
-      files: filesByOutput.flat(),
-      pixelFormat: first.pixelFormat,
-      audioFormat: first.audioFormat,
-      durationSeconds: first.durationSeconds,
-      renditions: multi ? results : [],
-    };
+    onProgress({ percent: 100, encodedSeconds: results[0]!.durationSeconds, speed: last?.speed ?? 0 });
+    return { bytesWritten: uploads.bytes, files: filesByOutput.flat(), renditions: results };
   } finally {
     clearInterval(scanner);
     signal.removeEventListener('abort', stopJob);

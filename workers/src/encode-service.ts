@@ -10,7 +10,7 @@ import {
 import { probeMedia } from './ffmpeg/index.ts';
 import { runEncodeJob } from './encode-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';
-import { InvalidRequestError, NodeBusyError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
+import { FfmpegFailedError, InvalidRequestError, NodeBusyError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
 
 type JobKind = 'probe' | 'encode' | 'thumbnail';
 
@@ -97,8 +97,11 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
       throw new UnauthenticatedError(`missing or wrong ${tokenMetadataKey}`);
     }
   };
+  // Failures of the request or of the world (bad source, storage down) are warnings; ffmpeg's own
+  // failures and the node's internal errors are errors.
   const logFailure = (log: Logger, error: unknown, what: string) => {
-    if (asJobError(error)) log.warn({ err: error }, `${what} failed`);
+    const jobError = asJobError(error);
+    if (jobError && !(jobError instanceof FfmpegFailedError)) log.warn({ err: error }, `${what} failed`);
     else log.error({ err: error }, `${what} failed`);
   };
 
@@ -148,7 +151,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
 
     Encode(call) {
       const { request } = call;
-      let log = logger.child({ nodeId: nodeId(), jobId: request.jobId, videoId: request.videoId, rendition: request.renditions.length > 0 ? request.renditions.map((r) => r.key).join(',') : request.rendition?.key });
+      let log = logger.child({ nodeId: nodeId(), jobId: request.jobId, videoId: request.videoId, rendition: request.renditions.map((r) => r.key).join(',') });
       let finish = () => {};
       try {
         authenticate(call.metadata);

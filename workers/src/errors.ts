@@ -1,65 +1,77 @@
-// One error class per condition a node reports, and the one function that maps them to gRPC
-// statuses. The orchestrator decides from the status: INVALID_ARGUMENT fails the video for good,
-// RESOURCE_EXHAUSTED and UNAVAILABLE mean "try another node", PERMISSION_DENIED "presign again".
-import { GrpcStatus, type grpc } from '@kino/proto';
+// One error class per condition a node reports, each with its FailureReason (kino.proto), and the
+// one function that turns whatever a job threw into the failure the caller receives: the reason in
+// the `kino-job-failure-bin` trailer, beside the status code that goes with it. The orchestrator
+// decides on the reason: INVALID_SOURCE fails the video for good, NODE_BUSY waits for capacity,
+// STORAGE_UNAVAILABLE retries later without blaming the node, URL_REFUSED presigns again.
+import { grpcStatusOf, jobFailureStatus, redactUrls, type FailureReason, type GrpcStatus, type grpc } from '@kino/proto';
 import { FfmpegAbortedError, FfmpegError, NotAVideoError } from './ffmpeg/index.ts';
 
 export abstract class JobError extends Error {
-  abstract readonly code: GrpcStatus;
+  abstract readonly reason: FailureReason;
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The gRPC status code that goes with the reason. */
+  get code(): GrpcStatus {
+    return grpcStatusOf(this.reason);
   }
 }
 
 /** The caller did not present this farm's token. */
 export class UnauthenticatedError extends JobError {
-  readonly code = GrpcStatus.UNAUTHENTICATED;
+  readonly reason = 'UNAUTHENTICATED';
 }
 
 /** Every slot is taken, or the node is draining: the orchestrator picks another node. */
 export class NodeBusyError extends JobError {
-  readonly code = GrpcStatus.RESOURCE_EXHAUSTED;
+  readonly reason = 'NODE_BUSY';
 }
 
 /** The request itself is malformed (a rendition the node cannot make, no upload URL for a file). */
 export class InvalidRequestError extends JobError {
-  readonly code = GrpcStatus.INVALID_ARGUMENT;
+  readonly reason = 'INVALID_REQUEST';
 }
 
 /** The source is unreadable, empty or not a video: retrying will not change that. */
 export class InvalidSourceError extends JobError {
-  readonly code = GrpcStatus.INVALID_ARGUMENT;
+  readonly reason = 'INVALID_SOURCE';
 }
 
 /** Storage answered 404 for the source. */
 export class SourceNotFoundError extends JobError {
-  readonly code = GrpcStatus.NOT_FOUND;
+  readonly reason = 'SOURCE_NOT_FOUND';
 }
 
 /** The requested thumbnail timestamp has no frame (past the end of the video). */
 export class TimestampOutOfRangeError extends JobError {
-  readonly code = GrpcStatus.OUT_OF_RANGE;
+  readonly reason = 'TIMESTAMP_OUT_OF_RANGE';
 }
 
 /** Storage refused a presigned URL (expired, tampered, wrong Content-Type). */
 export class UrlRefusedError extends JobError {
-  readonly code = GrpcStatus.PERMISSION_DENIED;
+  readonly reason = 'URL_REFUSED';
 }
 
 /** Storage could not be reached, or answered 5xx: worth a retry. */
 export class StorageUnavailableError extends JobError {
-  readonly code = GrpcStatus.UNAVAILABLE;
+  readonly reason = 'STORAGE_UNAVAILABLE';
+}
+
+/** ffmpeg failed, and not because of its input: worth another try, a few times. */
+export class FfmpegFailedError extends JobError {
+  readonly reason = 'FFMPEG_FAILED';
 }
 
 /** The caller cancelled the call; ffmpeg was killed. */
 export class JobCancelledError extends JobError {
-  readonly code = GrpcStatus.CANCELLED;
+  readonly reason = 'CANCELLED';
 }
 
 /**
  * What ffmpeg's stderr says about reading an input URL, as a JobError, or undefined when the
- * failure is not about the input (then it is an internal error of the encode).
+ * failure is not about the input (then ffmpeg itself failed: FFMPEG_FAILED).
  */
 export function classifyInputFailure(stderr: string): JobError | undefined {
   if (/Server returned 404|HTTP error 404/.test(stderr)) return new SourceNotFoundError('the source object does not exist');
@@ -79,18 +91,21 @@ export function classifyInputFailure(stderr: string): JobError | undefined {
   return undefined;
 }
 
-/** Normalizes anything a job threw into a JobError (or leaves it for the INTERNAL fallback). */
+/** Normalizes anything a job threw into a JobError, or undefined for an internal error of the node. */
 export function asJobError(error: unknown): JobError | undefined {
   if (error instanceof JobError) return error;
   if (error instanceof FfmpegAbortedError) return new JobCancelledError('the job was cancelled');
   if (error instanceof NotAVideoError) return new InvalidSourceError(error.message);
-  if (error instanceof FfmpegError) return classifyInputFailure(error.stderrTail);
+  if (error instanceof FfmpegError) return classifyInputFailure(error.stderrTail) ?? new FfmpegFailedError(error.message);
   return undefined;
 }
 
-/** The gRPC status a handler answers with. Internal errors keep their message: callers log it. */
-export function toGrpcStatus(error: unknown): Partial<grpc.StatusObject> {
+/**
+ * The failure a handler answers with: the JobError's reason (INTERNAL for anything else), its
+ * status code and the JobFailure trailer. Internal errors keep their message: callers log it.
+ */
+export function toGrpcStatus(error: unknown): grpc.StatusObject {
   const jobError = asJobError(error);
-  if (jobError) return { code: jobError.code, details: jobError.message };
-  return { code: GrpcStatus.INTERNAL, details: error instanceof Error ? error.message : String(error) };
+  const detail = redactUrls(error instanceof Error ? (jobError ?? error).message : String(error));
+  return jobFailureStatus(jobError?.reason ?? 'INTERNAL', detail);
 }

@@ -18,6 +18,14 @@ export const failureTypes = {
   noNodeAvailable: 'NoNodeAvailable',
   /** The node went away mid-call (killed, unreachable, stalled). Retried on another node. */
   nodeLost: 'NodeLost',
+  /** A node refused the request itself (a malformed encode, a thumbnail past the end). Never retried. */
+  invalidRequest: 'InvalidRequest',
+  /** The node could not reach storage. Retried after a longer delay; the node is not blamed. */
+  storageUnavailable: 'StorageUnavailable',
+  /** Storage refused a presigned URL. Retried: the next attempt presigns fresh ones. */
+  urlRefused: 'UrlRefused',
+  /** ffmpeg failed on the node, or the node failed otherwise. Retried within the policy's attempts. */
+  nodeWorkFailed: 'NodeWorkFailed',
   /** A webhook's endpoint was deleted while its delivery was pending: nothing left to send to. */
   webhookGone: 'WebhookGone',
 } as const;
@@ -50,6 +58,7 @@ export interface SourceProbe {
   sizeBytes: number;
 }
 
+/** One rendition: the input of `encodeRendition`, which only workflows started before the one encode protocol call. */
 export interface EncodeRenditionInput {
   videoId: string;
   storagePath: string;
@@ -57,8 +66,11 @@ export interface EncodeRenditionInput {
   durationSeconds: number;
 }
 
-/** Several renditions of one video made by one encode on one node, from one decode of the source. */
-export interface EncodeRenditionsInput {
+/**
+ * One encode on one node: one or more renditions of one video from one decode of the source (one
+ * when the ladder fans out, the whole ladder otherwise). The input of `encodeRenditions`.
+ */
+export interface EncodeInput {
   videoId: string;
   storagePath: string;
   renditions: RenditionPlan[];

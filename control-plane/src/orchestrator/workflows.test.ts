@@ -90,8 +90,9 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     // One encode per rendition (ENCODE_GROUPING=rendition): the retry and cancellation tests below
     // exercise that grouping; the ladder grouping has its own test.
     encodeGrouping: () => Promise.resolve('rendition'),
-    encodeRendition: ({ rendition }) => Promise.resolve(outcomeFor(rendition)),
     encodeRenditions: ({ renditions }) => Promise.resolve(renditions.map(outcomeFor)),
+    // Called only by workflows started before the one encode protocol (workflow-replay.test.ts).
+    encodeRendition: ({ rendition }) => Promise.resolve(outcomeFor(rendition)),
     makeThumbnail: ({ videoId: id }) => Promise.resolve(`videos/${id}/thumbs/default.jpg`),
     writeMasterPlaylist: ({ videoId: id }) => Promise.resolve(`videos/${id}/hls/master.m3u8`),
     removeVideoOutputs: () => Promise.resolve({ removed: 0 }),
@@ -162,9 +163,11 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.equal(result.status, 'ready');
   assert.equal(calls.probeSource?.length, 1);
   assert.deepEqual(
-    calls.encodeRendition?.map(([input]) => (input as { rendition: RenditionPlan }).rendition.key).sort(),
-    ['360p', '480p', '720p'],
+    calls.encodeRenditions?.map(([input]) => (input as { renditions: RenditionPlan[] }).renditions.map((r) => r.key)).sort(),
+    [['360p'], ['480p'], ['720p']],
+    'one encode activity per rung, each with a list of one',
   );
+  assert.equal(calls.encodeRendition, undefined);
   const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
   assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
   assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
@@ -218,7 +221,7 @@ test('an invalid source fails the video at once: no retries, no encodes, cleanup
 
   assert.deepEqual(result, { status: 'failed', reason: 'the file has no video stream' });
   assert.equal(calls.probeSource?.length, 1, 'an invalid source is not retried');
-  assert.equal(calls.encodeRendition, undefined);
+  assert.equal(calls.encodeRenditions, undefined);
   assert.equal(calls.markVideoReady, undefined);
   assert.deepEqual(calls.removeVideoOutputs, [[{ videoId }]]);
   assert.deepEqual(calls.markVideoFailed, [[{ videoId, reason: 'the file has no video stream' }]]);
@@ -232,18 +235,18 @@ test('a node lost mid-encode: the encode is retried and the video becomes ready'
   const videoId = nextVideoId();
   let attempts720 = 0;
   const { activities, calls } = fakeActivities(videoId, {
-    encodeRendition: ({ rendition }) => {
-      if (rendition.key === '720p' && ++attempts720 === 1) {
+    encodeRenditions: ({ renditions: [rendition] }) => {
+      if (rendition!.key === '720p' && ++attempts720 === 1) {
         return Promise.reject(ApplicationFailure.retryable('node node_a lost during the encode of 720p: UNAVAILABLE', failureTypes.nodeLost));
       }
-      return Promise.resolve({ ...outcomeFor(rendition), nodeId: attempts720 > 1 ? 'node_b' : 'node_a' });
+      return Promise.resolve([{ ...outcomeFor(rendition!), nodeId: attempts720 > 1 ? 'node_b' : 'node_a' }]);
     },
   });
   const result = await runProcessVideo(videoId, activities);
 
   assert.equal(result.status, 'ready');
   assert.equal(attempts720, 2);
-  assert.equal(calls.encodeRendition?.length, 4);
+  assert.equal(calls.encodeRenditions?.length, 4);
   assert.equal(calls.markVideoFailed, undefined);
   if (result.status === 'ready') assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
 });
@@ -303,8 +306,8 @@ test('an encode that fails for good cancels its siblings, cleans up and fails th
   const videoId = nextVideoId();
   const cancelled: string[] = [];
   const { activities, calls } = fakeActivities(videoId, {
-    encodeRendition: async ({ rendition }) => {
-      if (rendition.key === '360p') throw ApplicationFailure.nonRetryable('ffmpeg could not decode the source', failureTypes.invalidSource);
+    encodeRenditions: async ({ renditions: [rendition] }) => {
+      if (rendition!.key === '360p') throw ApplicationFailure.nonRetryable('ffmpeg could not decode the source', failureTypes.invalidSource);
       // The others run until cancelled.
       const { Context } = await import('@temporalio/activity');
       const context = Context.current();
@@ -313,7 +316,7 @@ test('an encode that fails for good cancels its siblings, cleans up and fails th
         try {
           await context.sleep(200);
         } catch (error) {
-          cancelled.push(rendition.key);
+          cancelled.push(rendition!.key);
           throw error;
         }
       }
@@ -341,7 +344,7 @@ test('deleteVideoContent stops the video\'s processing and removes its files', a
   const encoding = signal();
   const removed = signal();
   const { activities, calls } = fakeActivities(videoId, {
-    encodeRendition: async () => {
+    encodeRenditions: async () => {
       encoding.resolve();
       const { Context } = await import('@temporalio/activity');
       const context = Context.current();

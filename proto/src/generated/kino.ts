@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { MessageTypeDefinition } from '@grpc/proto-loader';
+import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { DeregisterRequest as _kino_v1_DeregisterRequest, DeregisterRequest__Output as _kino_v1_DeregisterRequest__Output } from './kino/v1/DeregisterRequest.ts';
 import type { DeregisterResponse as _kino_v1_DeregisterResponse, DeregisterResponse__Output as _kino_v1_DeregisterResponse__Output } from './kino/v1/DeregisterResponse.ts';
@@ -10,6 +10,7 @@ import type { EncodeRequest as _kino_v1_EncodeRequest, EncodeRequest__Output as 
 import type { EncodeServiceClient as _kino_v1_EncodeServiceClient, EncodeServiceDefinition as _kino_v1_EncodeServiceDefinition } from './kino/v1/EncodeService.ts';
 import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__Output as _kino_v1_HeartbeatRequest__Output } from './kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from './kino/v1/HeartbeatResponse.ts';
+import type { JobFailure as _kino_v1_JobFailure, JobFailure__Output as _kino_v1_JobFailure__Output } from './kino/v1/JobFailure.ts';
 import type { NodeRegistryClient as _kino_v1_NodeRegistryClient, NodeRegistryDefinition as _kino_v1_NodeRegistryDefinition } from './kino/v1/NodeRegistry.ts';
 import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from './kino/v1/ProbeRequest.ts';
 import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from './kino/v1/ProbeResult.ts';
@@ -37,10 +38,18 @@ export interface ProtoGrpcType {
        * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
        * A node reads its input and writes its outputs only through the presigned URLs a request carries:
        * it never holds the bucket's credentials.
+       * 
+       * Failures: every Probe, Encode or Thumbnail call the node itself fails carries a JobFailure
+       * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
+       * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
+       * without that trailer was not answered by the node: the connection was refused, dropped or reset,
+       * or the deadline passed; only then is the node taken for lost.
        */
       EncodeService: SubtypeConstructor<typeof grpc.Client, _kino_v1_EncodeServiceClient> & { service: _kino_v1_EncodeServiceDefinition }
+      FailureReason: EnumTypeDefinition
       HeartbeatRequest: MessageTypeDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatRequest__Output>
       HeartbeatResponse: MessageTypeDefinition<_kino_v1_HeartbeatResponse, _kino_v1_HeartbeatResponse__Output>
+      JobFailure: MessageTypeDefinition<_kino_v1_JobFailure, _kino_v1_JobFailure__Output>
       /**
        * Served by the control plane (the orchestrator process). Nodes present the farm token.
        */

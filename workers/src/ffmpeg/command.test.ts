@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FfmpegAbortedError, FfmpegError, redactUrls, runFfmpeg, runFfprobe } from './command.ts';
+import { FfmpegAbortedError, FfmpegError, runFfmpeg, runFfprobe } from './command.ts';
 import type { FfmpegProgress } from './progress.ts';
 
 test('reports progress and returns the last block, with the frame count', async () => {
@@ -40,10 +40,6 @@ test('aborting kills ffmpeg at once', async () => {
 });
 
 test('presigned URL queries never reach error messages', async () => {
-  assert.equal(
-    redactUrls('http://s3:7333/kino/a.mp4?X-Amz-Signature=secret&X-Amz-Credential=key: Server returned 404'),
-    'http://s3:7333/kino/a.mp4?…: Server returned 404',
-  );
   await assert.rejects(runFfprobe(['http://127.0.0.1:9/x.mp4?X-Amz-Signature=secret']), (error: unknown) => {
     assert.ok(error instanceof FfmpegError);
     assert.doesNotMatch(error.message + error.stderrTail, /secret/);

@@ -2,17 +2,10 @@
 // needs (working directory, expected duration, abort signal, logger).
 import { spawn } from 'node:child_process';
 import type { Logger } from 'pino';
+import { redactUrls } from '@kino/proto';
 import { ProgressParser, type FfmpegProgress } from './progress.ts';
 
 const stderrTailChars = 4000;
-
-/**
- * Drops the query of every URL in a text: a presigned URL's query is a credential, and ffmpeg
- * repeats input URLs in its errors, which end up in logs and in a video's failure reason.
- */
-export function redactUrls(text: string): string {
-  return text.replace(/(https?:\/\/[^\s?'"]+)\?[^\s'"]*?(?=:?(\s|$))/gm, '$1?…');
-}
 
 /** ffmpeg or ffprobe exited badly; `stderrTail` is the end of what it said, for logs and error messages. */
 export class FfmpegError extends Error {

@@ -5,12 +5,22 @@ import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { grpc, type EncodeClient, type EncodeDone__Output, type EncodeRequest, type ProbeResult__Output } from '@kino/proto';
+import {
+  EncodeStreamEndedError,
+  grpc,
+  jobFailureOf,
+  jobFailureStatus,
+  type EncodeClient,
+  type EncodeDone__Output,
+  type EncodeRequest,
+  type FailureReason,
+  type ProbeResult__Output,
+} from '@kino/proto';
 import { createLogger, type Storage } from '@kino/infra';
 import { planLadder } from '../ladder.ts';
 import type { EncodeOutcome, SourceProbe } from '../contracts.ts';
 import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
-import { createNodeActivities, withoutUrls } from './node-work.ts';
+import { createNodeActivities } from './node-work.ts';
 
 const logger = createLogger('test', 'silent');
 const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate: 30, hasAudio: true }, {
@@ -24,24 +34,36 @@ const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate:
 });
 const encodeInput = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', rendition: rendition!, durationSeconds: 4 };
 
+/** A call that failed without an answer from the node (the transport's error: no JobFailure). */
 function serviceError(code: grpc.status, details: string): grpc.ServiceError {
   return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
 }
 
+/** A call the node failed with `reason`, as the client hands it over (the JobFailure trailer decoded). */
+function nodeFailure(reason: FailureReason, details: string): Error {
+  const status = jobFailureStatus(reason, details);
+  return jobFailureOf(Object.assign(new Error(`${status.code} ${grpc.status[status.code]}: ${details}`), status))!;
+}
+
 const done: EncodeDone__Output = {
-  segmentCount: 1,
-  peakBandwidth: 760_000,
-  averageBandwidth: 640_000,
-  codecs: 'avc1.64001e,mp4a.40.2',
-  frameCount: 120,
-  width: 640,
-  height: 360,
   bytesWritten: 330_000,
-  files: ['playlist.m3u8', 'init.mp4', 'seg-00000.m4s'],
-  pixelFormat: 'yuv420p',
-  audioFormat: 'aac',
-  durationSeconds: 4,
-  renditions: [],
+  files: ['360p/playlist.m3u8', '360p/init.mp4', '360p/seg-00000.m4s'],
+  renditions: [
+    {
+      key: '360p',
+      segmentCount: 1,
+      peakBandwidth: 760_000,
+      averageBandwidth: 640_000,
+      codecs: 'avc1.64001e,mp4a.40.2',
+      frameCount: 120,
+      width: 640,
+      height: 360,
+      pixelFormat: 'yuv420p',
+      audioFormat: 'aac',
+      durationSeconds: 4,
+      bytesWritten: 330_000,
+    },
+  ],
 };
 
 interface Harness {
@@ -142,11 +164,12 @@ test('an encode presigns every output (bound to its type), forwards progress as 
   const [request] = h.requests;
   assert.equal(request!.jobId, 'vid_1-a7-01234567');
   assert.equal(request!.inputUrl, 'http://s3.test/uploads/o/e/u/clip.mp4?X-Amz-Signature=get');
-  assert.deepEqual(Object.keys(request!.outputUrls!).sort(), ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s']);
-  assert.match(request!.outputUrls!['seg-00001.m4s']!, /videos\/vid_1\/hls\/360p\/seg-00001\.m4s\?.*type=video\/iso\.segment/);
-  assert.match(request!.outputUrls!['playlist.m3u8']!, /type=application\/vnd\.apple\.mpegurl/);
-  assert.equal(request!.rendition?.key, '360p');
-  assert.equal(request!.rendition?.x264Preset, 'veryfast');
+  assert.deepEqual(Object.keys(request!.outputUrls!).sort(), ['360p/init.mp4', '360p/playlist.m3u8', '360p/seg-00000.m4s', '360p/seg-00001.m4s', '360p/seg-00002.m4s']);
+  assert.match(request!.outputUrls!['360p/seg-00001.m4s']!, /videos\/vid_1\/hls\/360p\/seg-00001\.m4s\?.*type=video\/iso\.segment/);
+  assert.match(request!.outputUrls!['360p/playlist.m3u8']!, /type=application\/vnd\.apple\.mpegurl/);
+  assert.equal(request!.renditions?.length, 1, 'a list of one');
+  assert.equal(request!.renditions?.[0]?.key, '360p');
+  assert.equal(request!.renditions?.[0]?.x264Preset, 'veryfast');
   assert.ok(beats.some((b) => (b as { percent: number }).percent === 40));
   assert.equal(outcome.bandwidth, 760_000);
   assert.equal(outcome.averageBandwidth, 640_000);
@@ -166,14 +189,14 @@ test('a node that drops the connection mid-encode: NodeLost (retryable), the nod
 });
 
 test('a busy node: NoNodeAvailable, and the node is not blamed', async () => {
-  const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.RESOURCE_EXHAUSTED, 'all 1 encode slots of this node are busy')) });
+  const h = harness({ encode: () => Promise.reject(nodeFailure('NODE_BUSY', 'all 1 encode slots of this node are busy')) });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.type, 'NoNodeAvailable');
   assert.deepEqual(h.lost, []);
 });
 
-test('storage down on the node side (UNAVAILABLE with its message) is retried without blaming the node', async () => {
-  const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'storage unreachable: Connection refused')) });
+test('storage down on the node side (STORAGE_UNAVAILABLE) is retried without blaming the node', async () => {
+  const h = harness({ encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'storage unreachable: Connection refused')) });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.nonRetryable, false);
   assert.notEqual(failure.type, 'NodeLost');
@@ -183,7 +206,7 @@ test('storage down on the node side (UNAVAILABLE with its message) is retried wi
 test('the node refuses the source: InvalidSource, final, without the presigned URL in the reason', async () => {
   const h = harness({
     encode: () =>
-      Promise.reject(serviceError(grpc.status.INVALID_ARGUMENT, 'the source is not a readable video: http://s3.test/u?X-Amz-Signature=x: Invalid data found when processing input')),
+      Promise.reject(nodeFailure('INVALID_SOURCE', 'the source is not a readable video: http://s3.test/u?X-Amz-Signature=x: Invalid data found when processing input')),
   });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.type, 'InvalidSource');
@@ -250,10 +273,60 @@ test('probe: an empty or missing upload, or a file without a picture, is Invalid
   assert.equal(probe.durationSeconds, 4);
 });
 
-test('failure reasons lose the presigned URLs ffmpeg quotes', () => {
-  const detail =
-    'the source is not a readable video: http://127.0.0.1:1/kino/uploads/o/e/u/x.mp4?X-Amz-Signature=abc&x-id=GetObject: Invalid data found when processing input';
-  assert.equal(withoutUrls(detail), 'the source is not a readable video: Invalid data found when processing input');
-  assert.equal(withoutUrls('could not open https://s3.example/a?sig=1'), 'could not open (url)');
-  assert.equal(withoutUrls('ffmpeg exited with code 1'), 'ffmpeg exited with code 1');
+test('each failure reason a node answers with has its own retry rule; only a lost connection blames the node', async () => {
+  const input = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', renditions: [rendition!], durationSeconds: 4 };
+  const rules: Array<[string, Error, { type: string; final: boolean; lost: boolean }]> = [
+    ['invalid source', nodeFailure('INVALID_SOURCE', 'not a video'), { type: 'InvalidSource', final: true, lost: false }],
+    ['source gone', nodeFailure('SOURCE_NOT_FOUND', 'no object'), { type: 'InvalidSource', final: true, lost: false }],
+    ['malformed request', nodeFailure('INVALID_REQUEST', 'no URL for 360p/seg-00003.m4s'), { type: 'InvalidRequest', final: true, lost: false }],
+    ['thumbnail past the end', nodeFailure('TIMESTAMP_OUT_OF_RANGE', 'no frame'), { type: 'InvalidRequest', final: true, lost: false }],
+    ['node busy', nodeFailure('NODE_BUSY', 'draining'), { type: 'NoNodeAvailable', final: false, lost: false }],
+    ['storage unavailable', nodeFailure('STORAGE_UNAVAILABLE', 'could not upload'), { type: 'StorageUnavailable', final: false, lost: false }],
+    ['URL refused', nodeFailure('URL_REFUSED', 'HTTP 403'), { type: 'UrlRefused', final: false, lost: false }],
+    ['ffmpeg failed', nodeFailure('FFMPEG_FAILED', 'Cannot allocate memory'), { type: 'NodeWorkFailed', final: false, lost: false }],
+    ['node internal error', nodeFailure('INTERNAL', 'EMFILE'), { type: 'NodeWorkFailed', final: false, lost: false }],
+    // No JobFailure: the node did not answer.
+    ['connection refused', serviceError(grpc.status.UNAVAILABLE, 'No connection established'), { type: 'NodeLost', final: false, lost: true }],
+    ['connection reset', serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 2'), { type: 'NodeLost', final: false, lost: true }],
+    ['cancelled, not by us', serviceError(grpc.status.CANCELLED, 'Call cancelled'), { type: 'NodeLost', final: false, lost: true }],
+    ['deadline', serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'), { type: 'NodeLost', final: false, lost: true }],
+    ['stream ended without done', new EncodeStreamEndedError('127.0.0.1:1'), { type: 'NodeLost', final: false, lost: true }],
+  ];
+  for (const [what, error, rule] of rules) {
+    const h = harness({ encode: () => Promise.reject(error) });
+    const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, input));
+    assert.deepEqual(
+      { type: failure.type, final: failure.nonRetryable, lost: h.lost.length > 0 },
+      rule,
+      `${what}: ${failure.message}`,
+    );
+    assert.equal(h.released.length, 1, `${what}: the slot is given back`);
+  }
+  // Storage outages outlast blips: the next attempt waits longer than the policy's first interval.
+  const h = harness({ encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'could not upload')) });
+  const storage = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, input));
+  assert.equal(storage.nextRetryDelay, 15_000);
+});
+
+test('the one encode activity: a list of renditions, `<key>/<file>` URLs, one outcome per rendition in request order', async () => {
+  const ladder = planLadder('standard', { width: 1280, height: 720, frameRate: 30, hasAudio: true }, {
+    maxEdgeLength: -1, maxFrameRate: -1, pixelFormat: 'yuv420p', rateControlMode: 'variableBitrate',
+    twoPassVBREncoding: false, compressionRatio: 'veryfast', audioCodec: 'aac',
+  });
+  const h = harness({
+    encode: (request) =>
+      Promise.resolve({
+        ...done,
+        // The node may answer in any order: the activity matches results by key.
+        renditions: [...request.renditions!].reverse().map((spec) => ({ ...done.renditions[0]!, key: spec.key!, height: spec.height! })),
+      }),
+  });
+  const outcomes = (await environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, {
+    videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', renditions: ladder, durationSeconds: 4,
+  })) as EncodeOutcome[];
+  assert.deepEqual(outcomes.map((o) => [o.key, o.height]), ladder.map((plan) => [plan.key, plan.height]));
+  const [request] = h.requests;
+  assert.deepEqual(request!.renditions!.map((r) => r.key), ['360p', '480p', '720p']);
+  for (const plan of ladder) assert.ok(request!.outputUrls![`${plan.key}/playlist.m3u8`], `${plan.key}/playlist.m3u8`);
+  assert.ok(Object.keys(request!.outputUrls!).every((name) => /^(360p|480p|720p)\//.test(name)));
 });

@@ -1,16 +1,26 @@
-// Activities that run on an encode node: probe, encode one rendition or several from one decode, thumbnail. An encode takes a
-// slot on a live node and gives it back in `finally`; a probe or a thumbnail (short, no slot) just
-// picks a live node. Each hands the node presigned URLs for exactly the objects of its job, never
-// the bucket's credentials. The orchestrator itself never runs ffmpeg.
+// Activities that run on an encode node: probe, encode (one or more renditions from one decode of
+// the source), thumbnail. An encode takes a slot on a live node and gives it back in `finally`; a
+// probe or a thumbnail (short, no slot) just picks a live node. Each hands the node presigned URLs
+// for exactly the objects of its job, never the bucket's credentials. The orchestrator itself never
+// runs ffmpeg.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { GrpcStatus, isServiceError, type EncodeRequest, type RenditionDone__Output, type RenditionSpec } from '@kino/proto';
+import {
+  EncodeStreamEndedError,
+  GrpcStatus,
+  NodeJobFailure,
+  isServiceError,
+  redactUrls,
+  type EncodeRequest,
+  type RenditionDone__Output,
+  type RenditionSpec,
+} from '@kino/proto';
 import { objectKeys, type Logger } from '@kino/infra';
 import {
   failureTypes,
   type EncodeGrouping,
+  type EncodeInput,
   type EncodeOutcome,
   type EncodeRenditionInput,
-  type EncodeRenditionsInput,
   type SourceProbe,
 } from '../contracts.ts';
 import type { FarmNode, NodeFarm } from '../node-farm.ts';
@@ -48,7 +58,7 @@ export function createNodeActivities({
    * thumbnail just a live node. Failures come out classified for the retry policy; a slot is
    * always given back.
    */
-  async function onNode<T>(
+  async function runJobOnNode<T>(
     videoId: string,
     what: string,
     { slot }: { slot: boolean },
@@ -70,7 +80,7 @@ export function createNodeActivities({
     try {
       return await work(node, jobId, log);
     } catch (error) {
-      throw await classifyNodeFailure(error, { farm, node, what, log, signal: context.cancellationSignal });
+      throw await classifyNodeFailure(error, { farm, node, what, log, signal: context.cancellationSignal, attempt: info.attempt });
     } finally {
       if (lease) await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
     }
@@ -82,13 +92,10 @@ export function createNodeActivities({
   }
 
   /**
-   * The encode activities' work: presigns every output of `renditions` (file names prefixed with the
-   * rendition key when `multi`), takes a slot, calls Encode on the node and heartbeats while it streams.
+   * One encode on one node: presigns every output of `renditions` (`<key>/<file>`), takes a slot,
+   * calls Encode on the node and heartbeats while it streams. Outcomes in `renditions` order.
    */
-  async function encodeOnNode(
-    { videoId, storagePath, renditions, durationSeconds }: EncodeRenditionsInput,
-    { multi }: { multi: boolean },
-  ): Promise<EncodeOutcome[]> {
+  async function encode({ videoId, storagePath, renditions, durationSeconds }: EncodeInput): Promise<EncodeOutcome[]> {
     const context = Context.current();
     const startedAt = Date.now();
     const lifetime = urlLifetimeSeconds();
@@ -96,7 +103,7 @@ export function createNodeActivities({
     // refuses anything else, so objects always carry the type delivery serves them with.
     const outputUrls: Record<string, string> = {};
     for (const rendition of renditions) {
-      const prefix = multi ? `${rendition.key}/` : '';
+      const prefix = `${rendition.key}/`;
       const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
       const shortEdge = rendition.shortEdgePixels;
       outputUrls[`${prefix}playlist.m3u8`] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, contentTypes.playlist);
@@ -112,7 +119,7 @@ export function createNodeActivities({
     const inputUrl = await storage.presignGet(storagePath, lifetime);
     const keys = renditions.map((r) => r.key).join(', ');
 
-    return onNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log) => {
+    return runJobOnNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log) => {
       const specs: RenditionSpec[] = renditions.map((rendition) => ({
         key: rendition.key,
         width: rendition.width,
@@ -127,9 +134,7 @@ export function createNodeActivities({
         audioCodec: rendition.audioCodec,
         segmentSeconds: rendition.segmentSeconds,
       }));
-      const request: EncodeRequest = multi
-        ? { jobId, videoId, inputUrl, outputUrls, durationSeconds, renditions: specs }
-        : { jobId, videoId, inputUrl, outputUrls, durationSeconds, rendition: specs[0] };
+      const request: EncodeRequest = { jobId, videoId, inputUrl, outputUrls, durationSeconds, renditions: specs };
       const callStartedAt = Date.now();
       let firstEventAt: number | undefined;
       // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
@@ -161,13 +166,11 @@ export function createNodeActivities({
           encodeMs: (encodedAllAt ?? finishedAt) - (firstEventAt ?? finishedAt),
           finishMs: finishedAt - (encodedAllAt ?? finishedAt),
         };
-        const results: RenditionDone__Output[] = multi
-          ? renditions.map((rendition) => {
-              const result = done.renditions.find((r) => r.key === rendition.key);
-              if (!result) throw new Error(`the node reported no result for rendition ${rendition.key}`);
-              return result;
-            })
-          : [{ ...done, key: renditions[0]!.key }];
+        const results: RenditionDone__Output[] = renditions.map((rendition) => {
+          const result = done.renditions.find((r) => r.key === rendition.key);
+          if (!result) throw new Error(`the node reported no result for rendition ${rendition.key}`);
+          return result;
+        });
         const outcomes = renditions.map((rendition, k): EncodeOutcome => {
           const result = results[k]!;
           return {
@@ -186,7 +189,7 @@ export function createNodeActivities({
         });
         log.info(
           { ...timings, renditions: outcomes.map((o) => ({ key: o.key, segments: o.segmentCount, frames: o.frameCount })) },
-          multi ? 'renditions encoded' : 'rendition encoded',
+          'encoded',
         );
         return outcomes;
       } catch (error) {
@@ -219,7 +222,7 @@ export function createNodeActivities({
       if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
       const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
 
-      const result = await onNode(videoId, 'probe', { slot: false }, (node, jobId) =>
+      const result = await runJobOnNode(videoId, 'probe', { slot: false }, (node, jobId) =>
         farm.client(node.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
       );
       if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
@@ -247,22 +250,24 @@ export function createNodeActivities({
     },
 
     /**
-     * One rendition on one node. Heartbeats every few seconds with the latest progress while the node
-     * streams; a node that dies or stalls is taken out of rotation and the attempt fails as NodeLost,
-     * so Temporal retries it on another node. Cancellation aborts the call (the node stops ffmpeg).
+     * The encode activity: one or more renditions (one for a fanned-out ladder, the whole ladder
+     * otherwise) in one encode on one node: one decode of the source, one slot, one ffmpeg.
+     * Heartbeats every few seconds with the latest progress while the node streams; a node that
+     * dies or stalls is taken out of rotation and the attempt fails as NodeLost, so Temporal retries
+     * it on another node; a retry encodes every rendition again. Cancellation aborts the call (the
+     * node stops ffmpeg). Outcomes in `renditions` order.
      */
-    async encodeRendition({ videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput): Promise<EncodeOutcome> {
-      const [outcome] = await encodeOnNode({ videoId, storagePath, renditions: [rendition], durationSeconds }, { multi: false });
-      return outcome!;
+    async encodeRenditions(input: EncodeInput): Promise<EncodeOutcome[]> {
+      return encode(input);
     },
 
     /**
-     * Several renditions (a whole ladder) in one encode on one node: one decode of the source, one
-     * slot, one ffmpeg. Heartbeats, node loss, stalls and cancellation as `encodeRendition`; a
-     * retry encodes every rendition of the group again. Outcomes in `renditions` order.
+     * The same for one rendition. Only workflows started before the one encode protocol call it (and
+     * their histories name it); kept registered so they finish. Remove once none runs.
      */
-    async encodeRenditions(input: EncodeRenditionsInput): Promise<EncodeOutcome[]> {
-      return encodeOnNode(input, { multi: true });
+    async encodeRendition({ videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput): Promise<EncodeOutcome> {
+      const [outcome] = await encode({ videoId, storagePath, renditions: [rendition], durationSeconds });
+      return outcome!;
     },
 
     /** The default thumbnail: one JPEG at `timestampSeconds` of the source, source-sized, under thumbs/. */
@@ -278,7 +283,7 @@ export function createNodeActivities({
       const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
       const lifetime = urlLifetimeSeconds();
       const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, contentTypes.thumbnail)]);
-      await onNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
+      await runJobOnNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
         farm
           .client(node.address)
           .thumbnail(
@@ -295,14 +300,6 @@ function invalidSource(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, failureTypes.invalidSource);
 }
 
-/**
- * A node's error text without the presigned URLs ffmpeg likes to quote: they grant access to the
- * upload, and the text becomes the video's failure reason (shown in the API, sent in webhooks).
- */
-export function withoutUrls(text: string): string {
-  return text.replace(/https?:\/\/\S+?:\s/g, '').replace(/https?:\/\/\S+/g, '(url)');
-}
-
 class NodeStalledError extends Error {}
 function nodeStalled(reason: Error): NodeStalledError {
   return new NodeStalledError(reason.message);
@@ -313,61 +310,87 @@ function estimatedBandwidth(rendition: { videoBitrateKbps: number; audioBitrateK
   return Math.round((rendition.videoBitrateKbps + rendition.audioBitrateKbps) * 1000 * 1.1);
 }
 
+/** How long to wait before the next attempt when storage was unreachable: outages outlast blips. */
+function storageRetryDelayMs(attempt: number): number {
+  return Math.min(5 * 60_000, 15_000 * 2 ** (attempt - 1));
+}
+
 /**
- * Turns a failed node call into what the workflow's retry policy acts on (statuses per
- * workers/src/errors.ts):
- * - cancelled by us: the CancelledFailure, so Temporal records a cancellation;
- * - the node vanished (connection dropped or refused, stalled): NodeLost, retryable, and the node
- *   gets no more work until it heartbeats again;
- * - the node is full or draining: NoNodeAvailable, retryable;
- * - the source is unusable (INVALID_ARGUMENT, NOT_FOUND): InvalidSource, final;
- * - anything else (storage hiccup, refused URL, ffmpeg failed): retryable, bounded by the policy's
- *   attempts; the next attempt presigns fresh URLs.
+ * Turns a failed node call into what the workflow's retry policy acts on. The node's own answer
+ * carries a FailureReason (kino.proto), and each reason has its rule:
+ * - INVALID_SOURCE, SOURCE_NOT_FOUND: InvalidSource, final (the video fails);
+ * - INVALID_REQUEST, TIMESTAMP_OUT_OF_RANGE: InvalidRequest, final (another attempt asks the same);
+ * - NODE_BUSY: NoNodeAvailable, retryable (the workflow waits for capacity);
+ * - STORAGE_UNAVAILABLE: StorageUnavailable, retryable after a longer delay; the node is fine;
+ * - URL_REFUSED: UrlRefused, retryable (the next attempt presigns fresh URLs);
+ * - FFMPEG_FAILED and the rest: NodeWorkFailed, retryable within the policy's attempts.
+ * Only a call the node did not answer means the node is lost (connection refused, dropped or reset,
+ * deadline, cancelled not by us, the stream ended without `done`, or silence for too long):
+ * NodeLost, retryable, and the node gets no more work until it heartbeats again.
+ * Cancelled by us: the CancelledFailure, so Temporal records a cancellation.
  */
 async function classifyNodeFailure(
   error: unknown,
-  { farm, node, what, log, signal }: { farm: NodeFarm; node: FarmNode; what: string; log: Logger; signal: AbortSignal },
+  { farm, node, what, log, signal, attempt }: { farm: NodeFarm; node: FarmNode; what: string; log: Logger; signal: AbortSignal; attempt: number },
 ): Promise<Error> {
   if (signal.aborted) {
     log.info({ reason: String(signal.reason) }, `${what} cancelled`);
     return signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure(`${what} cancelled`);
   }
   if (error instanceof ApplicationFailure) return error;
+  if (error instanceof NodeJobFailure) {
+    const detail = redactUrls(error.details);
+    log.warn({ reason: error.reason, detail }, `${what} failed on the node`);
+    switch (error.reason) {
+      case 'INVALID_SOURCE':
+        return ApplicationFailure.nonRetryable(detail, failureTypes.invalidSource);
+      case 'SOURCE_NOT_FOUND':
+        return ApplicationFailure.nonRetryable(`the uploaded file is gone: ${detail}`, failureTypes.invalidSource);
+      case 'INVALID_REQUEST':
+      case 'TIMESTAMP_OUT_OF_RANGE':
+        return ApplicationFailure.nonRetryable(`node ${node.nodeId} refused the ${what}: ${detail}`, failureTypes.invalidRequest);
+      case 'NODE_BUSY':
+        return ApplicationFailure.retryable(`node ${node.nodeId} is busy: ${detail}`, failureTypes.noNodeAvailable);
+      case 'STORAGE_UNAVAILABLE':
+        return ApplicationFailure.create({
+          message: `${what} on node ${node.nodeId}: storage unavailable: ${detail}`,
+          type: failureTypes.storageUnavailable,
+          nextRetryDelay: storageRetryDelayMs(attempt),
+        });
+      case 'URL_REFUSED':
+        return ApplicationFailure.retryable(`${what} on node ${node.nodeId}: storage refused a URL: ${detail}`, failureTypes.urlRefused);
+      case 'FFMPEG_FAILED':
+      case 'CANCELLED': // by the node, not by us (checked above)
+      case 'UNAUTHENTICATED':
+      case 'INTERNAL':
+      case 'FAILURE_REASON_UNSPECIFIED':
+        return ApplicationFailure.retryable(`${what} failed on node ${node.nodeId}: ${detail}`, failureTypes.nodeWorkFailed);
+    }
+  }
   const nodeLost = async (detail: string) => {
     log.warn({ detail }, `node lost during the ${what}`);
     await farm.markLost(node.nodeId).catch((e: unknown) => log.error({ err: e }, 'could not mark the node lost'));
     return ApplicationFailure.retryable(`node ${node.nodeId} lost during the ${what}: ${detail}`, failureTypes.nodeLost);
   };
-  if (error instanceof NodeStalledError) return nodeLost(error.message);
+  if (error instanceof NodeStalledError || error instanceof EncodeStreamEndedError) return nodeLost(error.message);
   if (isServiceError(error)) {
-    const detail = withoutUrls(error.details || error.message);
+    // No JobFailure came back: the node did not answer. grpc-js reports a refused, dropped or reset
+    // connection as UNAVAILABLE or INTERNAL (RST_STREAM), a vanished peer as CANCELLED or
+    // DEADLINE_EXCEEDED.
+    const detail = redactUrls(error.details || error.message);
     switch (error.code) {
-      case GrpcStatus.INVALID_ARGUMENT:
-        log.warn({ detail }, `${what}: the node refused the source`);
-        return ApplicationFailure.nonRetryable(detail, failureTypes.invalidSource);
-      case GrpcStatus.NOT_FOUND:
-        return ApplicationFailure.nonRetryable(`the uploaded file is gone: ${detail}`, failureTypes.invalidSource);
-      case GrpcStatus.RESOURCE_EXHAUSTED:
-        return ApplicationFailure.retryable(`node ${node.nodeId} is busy: ${detail}`, failureTypes.noNodeAvailable);
       case GrpcStatus.UNAVAILABLE:
-        // The node's own answer when storage is down; otherwise grpc-js saying the node is unreachable.
-        if (/^storage unreachable/.test(detail)) break;
-        return nodeLost(`UNAVAILABLE: ${detail}`);
-      case GrpcStatus.CANCELLED: // not by us (checked above): the connection went away
+      case GrpcStatus.INTERNAL:
+      case GrpcStatus.UNKNOWN:
+      case GrpcStatus.CANCELLED:
       case GrpcStatus.DEADLINE_EXCEEDED:
         return nodeLost(`${GrpcStatus[error.code]}: ${detail}`);
-      case GrpcStatus.INTERNAL:
-        // grpc-js reports a connection cut mid-stream as INTERNAL with an RST_STREAM or "Connection dropped" detail.
-        if (/RST_STREAM|Connection dropped|stream removed|ECONNRESET|socket hang up/i.test(detail)) return nodeLost(`INTERNAL: ${detail}`);
-        break;
       default:
-        break;
+        // Something answered, but not a node of this protocol.
+        log.warn({ code: GrpcStatus[error.code], detail }, `${what}: unexpected answer from the node`);
+        return ApplicationFailure.retryable(`${what} failed on node ${node.nodeId}: ${GrpcStatus[error.code]}: ${detail}`, failureTypes.nodeWorkFailed);
     }
-    log.warn({ code: GrpcStatus[error.code], detail }, `${what} failed on the node`);
-    return ApplicationFailure.retryable(`${what} failed on node ${node.nodeId}: ${detail}`, 'NodeWorkFailed');
   }
-  const message = error instanceof Error ? error.message : String(error);
-  if (/ended without a done event/.test(message)) return nodeLost(message);
   log.warn({ err: error }, `${what} failed`);
-  return error instanceof Error ? error : new Error(message);
+  return error instanceof Error ? error : new Error(String(error));
 }

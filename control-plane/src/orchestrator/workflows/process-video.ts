@@ -155,7 +155,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
 
 async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null }> {
   const { videoId, storagePath } = job;
-  const probe = await onNode({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
+  const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
 
@@ -164,6 +164,10 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
   // for one per rendition. Workflows started before grouping existed replay as one per rendition.
   const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
+  // Every encode is one `encodeRenditions` with a list (of one when fanned out). Workflows started
+  // before that called `encodeRendition` per rendition; their histories name it, so they replay
+  // down the old branch (and the activity stays registered) until none runs.
+  const oneEncodeActivity = patched('one-encode-protocol');
   // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
   const groups: RenditionPlan[][] =
     grouping === 'ladder'
@@ -172,13 +176,13 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
   const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)));
   const renditions = await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
-      if (grouping === 'rendition') {
+      if (!oneEncodeActivity && grouping === 'rendition') {
         const plan = group[0]!;
         const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
-        const outcome = await onNode({ freeSlot: true }, () => encoding.encodeRendition(input));
+        const outcome = await waitForNodeThenRun({ freeSlot: true }, () => encoding.encodeRendition(input));
         return [{ plan, outcome }];
       }
-      const outcomes = await onNode({ freeSlot: true }, () =>
+      const outcomes = await waitForNodeThenRun({ freeSlot: true }, () =>
         encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -213,7 +217,7 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
  */
 async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string | null> {
   try {
-    return await onNode({ freeSlot: false }, () =>
+    return await waitForNodeThenRun({ freeSlot: false }, () =>
       thumbnails.makeThumbnail({
         videoId: job.videoId,
         storagePath: job.storagePath,
@@ -231,7 +235,7 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
  * an encode), then runs it. If the work still found no node after its own retries (raced by other
  * videos, or the node left), waits again.
  */
-async function onNode<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
+async function waitForNodeThenRun<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
   for (;;) {
     await capacity.waitForNodeCapacity({ freeSlot });
     try {

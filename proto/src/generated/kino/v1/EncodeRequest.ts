@@ -2,36 +2,40 @@
 
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from '../../kino/v1/RenditionSpec.ts';
 
+/**
+ * One encode: one or more renditions from one decode of the source (one for a fanned-out ladder,
+ * the whole ladder otherwise), all single-pass or all two-pass.
+ */
 export interface EncodeRequest {
   'jobId'?: (string);
   'videoId'?: (string);
   'inputUrl'?: (string);
-  'rendition'?: (_kino_v1_RenditionSpec | null);
   /**
-   * File name (playlist.m3u8, init.mp4, seg-00000.m4s, ...) -> presigned PUT URL.
+   * `<key>/<file>` (720p/playlist.m3u8, 720p/init.mp4, 720p/seg-00000.m4s, ...) -> presigned PUT URL.
    */
   'outputUrls'?: ({[key: string]: string});
   'durationSeconds'?: (number | string);
   /**
-   * Several renditions from one decode of the source. When non-empty it replaces `rendition`, and
-   * output_urls keys are `<key>/<file>` (720p/playlist.m3u8, 720p/seg-00000.m4s, ...).
+   * At least one; keys are plain names (letters, digits, _ and -), unique within the request.
    */
   'renditions'?: (_kino_v1_RenditionSpec)[];
 }
 
+/**
+ * One encode: one or more renditions from one decode of the source (one for a fanned-out ladder,
+ * the whole ladder otherwise), all single-pass or all two-pass.
+ */
 export interface EncodeRequest__Output {
   'jobId': (string);
   'videoId': (string);
   'inputUrl': (string);
-  'rendition': (_kino_v1_RenditionSpec__Output | null);
   /**
-   * File name (playlist.m3u8, init.mp4, seg-00000.m4s, ...) -> presigned PUT URL.
+   * `<key>/<file>` (720p/playlist.m3u8, 720p/init.mp4, 720p/seg-00000.m4s, ...) -> presigned PUT URL.
    */
   'outputUrls': ({[key: string]: string});
   'durationSeconds': (number);
   /**
-   * Several renditions from one decode of the source. When non-empty it replaces `rendition`, and
-   * output_urls keys are `<key>/<file>` (720p/playlist.m3u8, 720p/seg-00000.m4s, ...).
+   * At least one; keys are plain names (letters, digits, _ and -), unique within the request.
    */
   'renditions': (_kino_v1_RenditionSpec__Output)[];
 }

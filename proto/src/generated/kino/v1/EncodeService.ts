@@ -13,6 +13,12 @@ import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Outp
  * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
+ * 
+ * Failures: every Probe, Encode or Thumbnail call the node itself fails carries a JobFailure
+ * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
+ * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
+ * without that trailer was not answered by the node: the connection was refused, dropped or reset,
+ * or the deadline passed; only then is the node taken for lost.
  */
 export interface EncodeServiceClient extends grpc.Client {
   /**
@@ -50,6 +56,12 @@ export interface EncodeServiceClient extends grpc.Client {
  * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
+ * 
+ * Failures: every Probe, Encode or Thumbnail call the node itself fails carries a JobFailure
+ * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
+ * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
+ * without that trailer was not answered by the node: the connection was refused, dropped or reset,
+ * or the deadline passed; only then is the node taken for lost.
  */
 export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation {
   /**

@@ -3,37 +3,75 @@
 import type { Long } from '@grpc/proto-loader';
 
 /**
- * What one rendition of a multi-rendition encode wrote (the per-rendition fields of EncodeDone).
+ * What one rendition of an encode wrote, measured on the output.
  */
 export interface RenditionDone {
   'key'?: (string);
   'segmentCount'?: (number);
+  /**
+   * bits/s, for BANDWIDTH
+   */
   'peakBandwidth'?: (number | string | Long);
+  /**
+   * bits/s, for AVERAGE-BANDWIDTH
+   */
   'averageBandwidth'?: (number | string | Long);
+  /**
+   * RFC 6381, e.g. "avc1.64001f,mp4a.40.2"
+   */
   'codecs'?: (string);
   'frameCount'?: (number | string | Long);
   'width'?: (number);
   'height'?: (number);
+  /**
+   * What was actually written, which can differ from the request (12-bit pixel formats become
+   * 10-bit, aac-he and aac-he-v2 become AAC-LC; see workers/README.md).
+   */
   'pixelFormat'?: (string);
+  /**
+   * aac, mp3, ac3, eac3; empty when the output has no audio
+   */
   'audioFormat'?: (string);
+  /**
+   * sum of the rendition playlist's EXTINF durations
+   */
   'durationSeconds'?: (number | string);
   'bytesWritten'?: (number | string | Long);
 }
 
 /**
- * What one rendition of a multi-rendition encode wrote (the per-rendition fields of EncodeDone).
+ * What one rendition of an encode wrote, measured on the output.
  */
 export interface RenditionDone__Output {
   'key': (string);
   'segmentCount': (number);
+  /**
+   * bits/s, for BANDWIDTH
+   */
   'peakBandwidth': (number);
+  /**
+   * bits/s, for AVERAGE-BANDWIDTH
+   */
   'averageBandwidth': (number);
+  /**
+   * RFC 6381, e.g. "avc1.64001f,mp4a.40.2"
+   */
   'codecs': (string);
   'frameCount': (number);
   'width': (number);
   'height': (number);
+  /**
+   * What was actually written, which can differ from the request (12-bit pixel formats become
+   * 10-bit, aac-he and aac-he-v2 become AAC-LC; see workers/README.md).
+   */
   'pixelFormat': (string);
+  /**
+   * aac, mp3, ac3, eac3; empty when the output has no audio
+   */
   'audioFormat': (string);
+  /**
+   * sum of the rendition playlist's EXTINF durations
+   */
   'durationSeconds': (number);
   'bytesWritten': (number);
 }
