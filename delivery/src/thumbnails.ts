@@ -8,7 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { objectKeys, type Logger, type Storage } from '@kino/infra';
+import { type Logger, type Storage } from '@kino/infra';
+import { objectKeys } from '@kino/proto/contract';
 import { runFfmpeg, thumbnailArgs } from '@kino/workers/ffmpeg';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import type { PlayableVideo } from './video-catalog.ts';

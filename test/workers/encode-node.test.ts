@@ -8,9 +8,10 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Storage, createLogger, newId, objectKeys, waitFor } from '@kino/infra';
+import { Storage, createLogger, newId, waitFor } from '@kino/infra';
 import { GrpcStatus, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type RenditionSpec } from '@kino/proto';
-import { contentTypeForHlsFile, hlsOutputFileNames } from '@kino/workers';
+import { hlsOutputFileNames } from '@kino/workers';
+import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
 import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';

@@ -4,7 +4,8 @@
 // the bucket's credentials. The orchestrator itself never runs ffmpeg.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { GrpcStatus, isServiceError, type EncodeRequest, type RenditionDone__Output, type RenditionSpec } from '@kino/proto';
-import { objectKeys, type Logger } from '@kino/infra';
+import { type Logger } from '@kino/infra';
+import { hlsContentTypes, hlsInitName, hlsPlaylistName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
 import {
   failureTypes,
   type EncodeGrouping,
@@ -28,14 +29,6 @@ const maximumUrlLifetimeSeconds = 7 * 24 * 60 * 60; // SigV4's limit
 const extraSegmentUrls = 2;
 
 export const defaultThumbnailName = 'default.jpg';
-
-/** What each output is uploaded as (the node's `contentTypeForHlsFile`). */
-const contentTypes = {
-  playlist: 'application/vnd.apple.mpegurl',
-  init: 'video/mp4',
-  segment: 'video/iso.segment',
-  thumbnail: 'image/jpeg',
-};
 
 export function createNodeActivities({
   storage,
@@ -99,13 +92,13 @@ export function createNodeActivities({
       const prefix = multi ? `${rendition.key}/` : '';
       const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
       const shortEdge = rendition.shortEdgePixels;
-      outputUrls[`${prefix}playlist.m3u8`] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, contentTypes.playlist);
-      outputUrls[`${prefix}init.mp4`] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, contentTypes.init);
+      outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, hlsContentTypes.playlist);
+      outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, hlsContentTypes.init);
       for (let index = 0; index < segmentCount; index += 1) {
-        outputUrls[prefix + objectKeys.segmentName(index)] = await storage.presignPut(
+        outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(
           objectKeys.segment(videoId, shortEdge, index),
           lifetime,
-          contentTypes.segment,
+          hlsContentTypes.segment,
         );
       }
     }
@@ -277,7 +270,7 @@ export function createNodeActivities({
     }): Promise<string> {
       const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
       const lifetime = urlLifetimeSeconds();
-      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, contentTypes.thumbnail)]);
+      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, hlsContentTypes.thumbnail)]);
       await onNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
         farm
           .client(node.address)

@@ -1,6 +1,7 @@
 // Activities on the `videos`, `renditions` and `webhooks` rows: short database work.
 import type { QualityPreset } from '../ladder.ts';
-import type { MarkReadyInput, VideoJob, WebhookEvent } from '../contracts.ts';
+import type { WebhookEvent } from '@kino/proto/contract';
+import type { MarkReadyInput, VideoJob } from '../contracts.ts';
 import type { ActivityDeps } from './index.ts';
 
 export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, 'db' | 'logger'>) {
