@@ -1,8 +1,8 @@
 // What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
 // history), no imports of code: the workflow sandbox reads these as types only. The task queue,
 // workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
-import type { WebhookPayload } from '@kino/proto/contract';
-import type { LadderParameters, QualityPreset, RenditionPlan } from './ladder.ts';
+import type { VideoQuality, WebhookPayload } from '@kino/proto/contract';
+import type { LadderParameters, RenditionPlan } from './ladder.ts';
 
 /** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
 export const failureTypes = {
@@ -20,7 +20,7 @@ export const failureTypes = {
 export interface VideoJob {
   videoId: string;
   storagePath: string;
-  quality: QualityPreset;
+  quality: VideoQuality;
   parameters: LadderParameters;
   status: 'transcoding' | 'ready' | 'failed';
   deleted: boolean;

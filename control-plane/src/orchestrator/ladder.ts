@@ -13,7 +13,7 @@
 //   1000–5000, ultra 2000–15000 kbps). They are not raised for high frame rates: that would leave
 //   the preset's range.
 // - Frame rate is the source's, capped by `maxFrameRate` when it is not -1.
-// Imports types only: the workflow sandbox loads this file.
+// Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
   x264PresetOfCompressionRatio,
@@ -26,15 +26,12 @@ import {
   type X264Preset,
 } from '@kino/proto/contract';
 
-/** A quality preset (`videoQuality`): it picks the ladder's rungs. */
-export type QualityPreset = VideoQuality;
-
 export interface Rung {
   shortEdge: number;
   videoBitrateKbps: number;
 }
 
-export const presetRungs: Record<QualityPreset, readonly Rung[]> = {
+export const presetRungs: Record<VideoQuality, readonly Rung[]> = {
   standard: [
     { shortEdge: 360, videoBitrateKbps: 500 },
     { shortEdge: 480, videoBitrateKbps: 1000 },
@@ -101,7 +98,7 @@ export interface RenditionPlan {
 /** Frame rate used when the probe could not tell one (some containers do not say). */
 const fallbackFrameRate = 30;
 
-export function planLadder(preset: QualityPreset, source: LadderSource, parameters: LadderParameters): RenditionPlan[] {
+export function planLadder(preset: VideoQuality, source: LadderSource, parameters: LadderParameters): RenditionPlan[] {
   const rungs = presetRungs[preset];
   if (!rungs) throw new Error(`unknown quality preset ${String(preset)}`);
   if (!(source.width > 0 && source.height > 0)) throw new Error(`source has no picture size (${source.width}x${source.height})`);
