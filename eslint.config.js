@@ -33,6 +33,14 @@ export default tseslint.config(
     },
   },
   {
+    // The shared contract is loaded by the SDK and by workflow code: it imports only its own files.
+    files: ['proto/src/contract/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'proto/src/contract imports nothing outside itself.' }] }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { ...globals.node } },
   },

@@ -11,11 +11,5 @@ export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';
 export { ApiError } from './api/errors.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 export { formatDuration, formatViews, estimateViews, thumbnailUrl } from './api/format.ts';
-export {
-  VIDEO_TASK_QUEUE,
-  processWorkflowId,
-  deleteWorkflowId,
-  startProcessVideo,
-  startDeleteVideoContent,
-} from './api/workflows.ts';
+export { startProcessVideo, startDeleteVideoContent } from './api/workflows.ts';
 export * from './api/video-parameters.ts';

@@ -1,5 +1,5 @@
 // Every path shape the delivery host answers (spec, "Playback"), parsed into one route type, and
-// the mapping between those paths and the one storage layout (infra/src/storage.ts objectKeys).
+// the mapping between those paths and the one storage layout (objectKeys, @kino/proto/contract).
 //
 // Three families serve the same files:
 //   public   /v1/public/{org}/{env}/{vid}/...   (the org and env must be the video's)
@@ -13,7 +13,7 @@
 // `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
 // <q> is a rendition key such as `720p` (the short edge, as in storage).
-import { objectKeys } from '@kino/infra';
+import { hlsMasterName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
 
 export type Family = 'public' | 'private' | 'direct';
 
@@ -123,16 +123,16 @@ const storedSegment = /^(\d{2,5}p)\/seg-(\d{1,7})\.m4s$/;
  * (master.m3u8 and video-720p.m3u8 side by side), so one relative form fits all of them.
  */
 export function familyUriOf(family: Family, videoId: string, key: string): string | undefined {
-  const prefix = `videos/${videoId}/hls/`;
+  const prefix = objectKeys.hlsPrefix(videoId);
   if (!key.startsWith(prefix)) return undefined;
   const rest = key.slice(prefix.length);
   const v1 = family !== 'direct';
   let match: RegExpExecArray | null;
-  if (rest === 'master.m3u8') return 'master.m3u8';
+  if (rest === hlsMasterName) return 'master.m3u8';
   if ((match = storedRendition.exec(rest))) return v1 ? `video-${match[1]}.m3u8` : `${match[1]}.m3u8`;
   if ((match = storedInit.exec(rest))) return v1 ? `video-${match[1]}/init.m4s` : `${match[1]}/init.mp4`;
   if ((match = storedSegment.exec(rest))) {
-    const name = `seg-${match[2]!.padStart(5, '0')}.m4s`;
+    const name = hlsSegmentName(Number(match[2]));
     return v1 ? `video-${match[1]}/${name}` : `${match[1]}/${name}`;
   }
   return undefined;

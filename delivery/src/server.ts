@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '@kino/infra';
+import { hlsContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
@@ -35,13 +36,6 @@ const corsHeaders = {
   'Access-Control-Allow-Headers': 'Range, Content-Type',
   'Access-Control-Max-Age': '3600',
   'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag',
-} as const;
-
-const contentTypes = {
-  playlist: 'application/vnd.apple.mpegurl',
-  init: 'video/mp4',
-  segment: 'video/iso.segment',
-  thumbnail: 'image/jpeg',
 } as const;
 
 // Segments and init segments never change once a video is ready; playlists are short-lived so a
@@ -127,7 +121,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   ): Promise<Body> {
     const object = await deps.thumbnails.get(video, route.width, route.height);
     if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
-    return { ...objectBody(object), contentType: contentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
+    return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
   }
 
   async function playbackBody(
@@ -145,11 +139,11 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     }
     if (resource.type === 'master' || resource.type === 'rendition') {
       const playlist = await rewrite(video, route.family, key, object, token);
-      return { ...playlist, size: playlist.data.length, contentType: contentTypes.playlist, cacheControl: cacheControl.playlist[access] };
+      return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: cacheControl.playlist[access] };
     }
     const body: Body = {
       ...objectBody(object),
-      contentType: resource.type === 'init' ? contentTypes.init : contentTypes.segment,
+      contentType: resource.type === 'init' ? hlsContentTypes.init : hlsContentTypes.segment,
       cacheControl: cacheControl.media[access],
     };
     if (resource.type === 'segment') {

@@ -1,4 +1,5 @@
-// Object storage: one S3 client factory, presigned URLs, and the one bucket layout of the design.
+// Object storage: one S3 client factory and presigned URLs. Where objects live (the bucket layout,
+// `objectKeys`) is the shared contract's: @kino/proto/contract.
 // Nodes never get these credentials: they get presigned URLs scoped to one object and a short time.
 import {
   DeleteObjectsCommand,
@@ -22,21 +23,6 @@ export function createS3Client(config: StorageConfig): S3Client {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
 }
-
-/** The bucket layout (DESIGN.md, "Storage layout"). */
-export const objectKeys = {
-  upload: (orgId: string, envId: string, uploadId: string, filename: string) =>
-    `uploads/${orgId}/${envId}/${uploadId}/${filename}`,
-  videoPrefix: (videoId: string) => `videos/${videoId}/`,
-  master: (videoId: string) => `videos/${videoId}/hls/master.m3u8`,
-  renditionDir: (videoId: string, height: number) => `videos/${videoId}/hls/${height}p`,
-  renditionPlaylist: (videoId: string, height: number) => `videos/${videoId}/hls/${height}p/playlist.m3u8`,
-  renditionInit: (videoId: string, height: number) => `videos/${videoId}/hls/${height}p/init.mp4`,
-  segmentName: (index: number) => `seg-${String(index).padStart(5, '0')}.m4s`,
-  segment: (videoId: string, height: number, index: number) =>
-    `videos/${videoId}/hls/${height}p/${objectKeys.segmentName(index)}`,
-  thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
-};
 
 export class Storage {
   readonly s3: S3Client;

@@ -1,35 +1,14 @@
 // The API's records, field for field as the interface spec names them (and DESIGN.md where the
 // spec says "not shown"). Responses arrive wrapped as `{ body }`; these are the `body` contents.
+// The encoding vocabulary and the webhook events come from the contract the server is built from.
+import type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent } from '@kino/proto/contract';
 
+export type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent };
 export type VideoStatus = 'transcoding' | 'ready' | 'failed';
-export type VideoQuality = 'standard' | 'high' | 'ultra';
-export type RateControlMode = 'constantBitrate' | 'variableBitrate';
-export type PixelFormat =
-  | 'yuv420p'
-  | 'yuv422p'
-  | 'yuv444p'
-  | 'yuv420p10b'
-  | 'yuv422p10b'
-  | 'yuv444p10b'
-  | 'yuv420p12b'
-  | 'yuv422p12b'
-  | 'yuv444p12b'
-  | 'autoDetect';
-export type CompressionRatio =
-  | 'ultrafast'
-  | 'superfast'
-  | 'veryfast'
-  | 'faster'
-  | 'fast'
-  | 'medium'
-  | 'slower'
-  | 'veryslow'
-  | 'ultraslow';
-export type AudioCodec = 'aac' | 'mp3' | 'ac3' | 'eac3' | 'aac-he' | 'aac-he-v2';
+
 export type UploadContentType = 'video/mp4' | 'video/quicktime' | 'video/x-msvideo' | 'video/webm' | 'video/x-matroska';
 export type DeleteReason = 'user_request' | 'policy_violation' | 'copyright_claim' | 'expired_content' | 'admin_action';
 export type SignedUrlExpiration = '15m' | '30m' | '1h' | '4h' | '24h' | '7d';
-export type WebhookEvent = 'video.processing.completed' | 'video.processing.failed';
 
 /** `GET /{orgID}/environments` → `body.environments[]` (DESIGN.md). */
 export interface Environment {
@@ -147,7 +126,7 @@ export interface ProcessVideoParams {
   allowPublicAccess: boolean;
   videoName?: string;
   /** -1 (auto) or 480, 720, 1080, 1440, 2160. */
-  maxEdgeLength?: -1 | 480 | 720 | 1080 | 1440 | 2160;
+  maxEdgeLength?: MaxEdgeLength;
   /** Frames per second; -1 (auto). */
   maxFrameRate?: number;
   pixelFormat?: PixelFormat;

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo, DEFAULT_ENCODING_PARAMETERS, getApiKey } from '@kino/control-plane';
+import { createVideo, getApiKey } from '@kino/control-plane';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
@@ -32,7 +33,7 @@ async function seedVideo(orgId: string, envId: string): Promise<string> {
     storagePath: `uploads/${orgId}/${envId}/${id}/clip.mp4`,
     videoQuality: 'standard',
     allowPublicAccess: true,
-    parameters: DEFAULT_ENCODING_PARAMETERS,
+    parameters: defaultEncodingParameters,
   });
   return id;
 }

@@ -10,7 +10,6 @@ import {
   createEnvironment,
   createOrganization,
   createVideo,
-  DEFAULT_ENCODING_PARAMETERS,
   findActiveApiKey,
   incrementRateLimitCounters,
   isUniqueViolation,
@@ -20,6 +19,7 @@ import {
   openDatabase,
   type Db,
 } from '@kino/control-plane';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 
 let services: TestServices;
 const databases: Record<'pglite' | 'postgres', Db> = {} as Record<'pglite' | 'postgres', Db>;
@@ -74,14 +74,14 @@ for (const engine of ['pglite', 'postgres'] as const) {
       assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [2, 2]);
 
       const storagePath = `uploads/${org.id}/${env.id}/upl_x/a.mp4`;
-      const base = { orgId: org.id, envId: env.id, storagePath, videoQuality: 'high' as const, allowPublicAccess: true, parameters: DEFAULT_ENCODING_PARAMETERS };
+      const base = { orgId: org.id, envId: env.id, storagePath, videoQuality: 'high' as const, allowPublicAccess: true, parameters: defaultEncodingParameters };
       await createVideo(db, { ...base, id: newId('vid'), name: '50% OFF sale' });
       await assert.rejects(createVideo(db, { ...base, id: newId('vid'), name: 'duplicate' }), (error) => isUniqueViolation(error));
       await createVideo(db, { ...base, storagePath: `${storagePath}.2`, id: newId('vid'), name: '500 OFF' });
       const found = await listVideos(db, { orgId: org.id, page: 1, pageSize: 10, sortBy: 'name', sortDir: 'asc', search: '0%' });
       assert.deepEqual(found.videos.map((v) => v.name), ['50% OFF sale']);
       assert.equal(found.total, 1);
-      assert.deepEqual(found.videos[0]?.parameters, DEFAULT_ENCODING_PARAMETERS);
+      assert.deepEqual(found.videos[0]?.parameters, defaultEncodingParameters);
     });
   });
 }

@@ -14,7 +14,8 @@ import {
   type ChdbHttpServer,
 } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo, DEFAULT_ENCODING_PARAMETERS } from '@kino/control-plane';
+import { createVideo } from '@kino/control-plane';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 import { seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
@@ -48,7 +49,7 @@ async function seedReadyVideo(name: string, durationSeconds: number): Promise<st
     storagePath: `uploads/${t.org.id}/${t.envA.id}/${newId('upl')}/a.mp4`,
     videoQuality: 'standard',
     allowPublicAccess: true,
-    parameters: DEFAULT_ENCODING_PARAMETERS,
+    parameters: defaultEncodingParameters,
   });
   await api.db.updateTable('videos').set({ status: 'ready', duration_seconds: durationSeconds }).where('id', '=', id).execute();
   return id;

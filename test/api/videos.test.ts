@@ -8,7 +8,6 @@ import { freePort, newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import {
   createVideo,
-  DEFAULT_ENCODING_PARAMETERS,
   getVideo,
   listRenditions,
   markVideoFailed,
@@ -17,6 +16,7 @@ import {
   type NewRendition,
   type VideoStatus,
 } from '@kino/control-plane';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
@@ -58,7 +58,7 @@ async function seedVideo(seed: Seed): Promise<string> {
     storagePath: `uploads/${t.org.id}/${envId}/${newId('upl')}/source.mp4`,
     videoQuality: 'standard',
     allowPublicAccess: true,
-    parameters: { ...DEFAULT_ENCODING_PARAMETERS, ...seed.parameters },
+    parameters: { ...defaultEncodingParameters, ...seed.parameters },
   });
   await api.db
     .updateTable('videos')

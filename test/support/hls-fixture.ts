@@ -1,12 +1,13 @@
 // A ready video without the farm: a real fMP4 HLS ladder made with ffmpeg, uploaded at the storage
-// layout the farm writes (infra/src/storage.ts objectKeys), plus the `videos` and `renditions`
+// layout the farm writes (objectKeys, @kino/proto/contract), plus the `videos` and `renditions`
 // rows that say it is ready. Delivery tests play it; the farm's own output is tested end to end
 // elsewhere.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { newId, objectKeys, type Storage } from '@kino/infra';
+import { newId, type Storage } from '@kino/infra';
+import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import type { Db } from '@kino/control-plane/db';
 import { makeClip } from './media.ts';
 
@@ -55,9 +56,6 @@ export async function createTenancy(db: Db): Promise<{ orgId: string; envId: str
   return { orgId, envId };
 }
 
-const contentTypeOf = (name: string) =>
-  name.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : name.endsWith('.jpg') ? 'image/jpeg' : 'video/mp4';
-
 export async function createHlsFixture({
   db,
   storage,
@@ -101,7 +99,7 @@ export async function createHlsFixture({
     for (const name of files) {
       const key = `${objectKeys.renditionDir(videoId, height)}/${name}`;
       const data = readFileSync(join(out, name));
-      await storage.put(key, data, contentTypeOf(name));
+      await storage.put(key, data, contentTypeForHlsFile(name));
       objects.set(key, data);
     }
     renditions.push({ key: `${height}p`, width, height, segmentCount: files.filter((f) => f.endsWith('.m4s')).length });
@@ -116,7 +114,7 @@ export async function createHlsFixture({
       `${r.key}/playlist.m3u8`,
     ]),
   ].join('\n');
-  await storage.put(objectKeys.master(videoId), `${master}\n`, contentTypeOf('master.m3u8'));
+  await storage.put(objectKeys.master(videoId), `${master}\n`, contentTypeForHlsFile('master.m3u8'));
   objects.set(objectKeys.master(videoId), Buffer.from(`${master}\n`));
 
   const thumbnailPath = join(dir, 'thumb.jpg');

@@ -7,14 +7,11 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output } from '@kino/proto';
+import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, pixelFormatOfX264 } from '@kino/proto/contract';
 import {
   FfmpegAbortedError,
-  apiNameOfPixelFormat,
-  contentTypeForHlsFile,
   hlsEncodeArgs,
-  hlsInitName,
   hlsLadderArgs,
-  hlsPlaylistName,
   measureBandwidth,
   parseInitSegment,
   parseMediaPlaylist,
@@ -227,7 +224,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
         frameCount: frames,
         width: init.width,
         height: init.height,
-        pixelFormat: apiNameOfPixelFormat(output.settings.pixelFormat),
+        pixelFormat: pixelFormatOfX264[output.settings.pixelFormat],
         audioFormat: output.settings.audio && init.audioCodec ? output.settings.audio.encoding.format : '',
         durationSeconds: bandwidth.durationSeconds,
         bytesWritten: [...sizes.values()].reduce((sum, size) => sum + size, 0),

@@ -54,10 +54,12 @@ test('no audio track when the source has none or the rendition asks for none', (
   assert.equal(resolveHlsSettings({ ...spec, audioBitrateKbps: 0 }, source).audio, undefined);
 });
 
-test('pixel formats and presets by API name', () => {
+test('pixel formats by API name; x264 presets by x264 name (the orchestrator maps compression ratios)', () => {
   assert.equal(resolveHlsSettings({ ...spec, pixelFormat: 'yuv420p10b' }, source).pixelFormat, 'yuv420p10le');
   assert.equal(resolveHlsSettings({ ...spec, pixelFormat: 'autoDetect' }, { ...source, pixelFormat: 'yuv444p' }).pixelFormat, 'yuv444p');
-  assert.equal(resolveHlsSettings({ ...spec, x264Preset: 'ultraslow' }, source).x264Preset, 'placebo');
+  assert.equal(resolveHlsSettings({ ...spec, x264Preset: 'placebo' }, source).x264Preset, 'placebo');
+  assert.equal(resolveHlsSettings({ ...spec, x264Preset: 'slow' }, source).x264Preset, 'slow');
+  assert.throws(() => resolveHlsSettings({ ...spec, x264Preset: 'ultraslow' }, source), InvalidRequestError, 'an API name is not an x264 preset');
 });
 
 test('refuses what it cannot make', () => {

@@ -1,16 +1,20 @@
 // From a RenditionSpec on the wire (decided by the orchestrator) and the source's facts to the
 // ffmpeg settings of one rendition. Anything the node cannot make is an InvalidRequestError.
+// The mapping from the API's values to ffmpeg's is the shared contract's; the orchestrator already
+// turned the compression ratio into an x264 preset, so a node only checks that it is one.
 import type { RenditionSpec__Output } from '@kino/proto';
 import {
-  audioEncodingFor,
-  isApiPixelFormat,
+  audioCodecs,
+  audioEncodingOf,
+  isOneOf,
+  pixelFormats,
+  rateControlModes,
   x264PixelFormatFor,
   x264PixelFormats,
-  x264PresetFor,
-  type HlsEncodeSettings,
-  type MediaInfo,
+  x264Presets,
   type X264PixelFormat,
-} from './ffmpeg/index.ts';
+} from '@kino/proto/contract';
+import type { HlsEncodeSettings, MediaInfo } from './ffmpeg/index.ts';
 import { InvalidRequestError } from './errors.ts';
 
 const maxEdge = 8192;
@@ -21,8 +25,8 @@ function evenAtLeastTwo(value: number): number {
 
 export function resolvePixelFormat(requested: string, sourcePixelFormat: string): X264PixelFormat {
   const name = requested || 'yuv420p';
-  if (isApiPixelFormat(name)) return x264PixelFormatFor(name, sourcePixelFormat);
-  if ((x264PixelFormats as readonly string[]).includes(name)) return name as X264PixelFormat;
+  if (isOneOf(pixelFormats, name)) return x264PixelFormatFor(name, sourcePixelFormat);
+  if (isOneOf(x264PixelFormats, name)) return name;
   throw new InvalidRequestError(`unsupported pixel format "${requested}"`);
 }
 
@@ -36,12 +40,10 @@ export function resolveHlsSettings(
   if (!(spec.videoBitrateKbps > 0 && spec.videoBitrateKbps <= 200_000)) {
     throw new InvalidRequestError(`video bitrate ${spec.videoBitrateKbps} kbps is out of range`);
   }
-  const x264Preset = x264PresetFor(spec.x264Preset || 'veryfast');
-  if (!x264Preset) throw new InvalidRequestError(`unknown x264 preset "${spec.x264Preset}"`);
+  const x264Preset = spec.x264Preset || 'veryfast';
+  if (!isOneOf(x264Presets, x264Preset)) throw new InvalidRequestError(`unknown x264 preset "${spec.x264Preset}"`);
   const rateControl = spec.rateControlMode || 'variableBitrate';
-  if (rateControl !== 'constantBitrate' && rateControl !== 'variableBitrate') {
-    throw new InvalidRequestError(`unknown rate control mode "${spec.rateControlMode}"`);
-  }
+  if (!isOneOf(rateControlModes, rateControl)) throw new InvalidRequestError(`unknown rate control mode "${spec.rateControlMode}"`);
   const segmentSeconds = spec.segmentSeconds || 6;
   if (!(segmentSeconds >= 1 && segmentSeconds <= 60)) {
     throw new InvalidRequestError(`segment length ${segmentSeconds} s is out of range`);
@@ -55,8 +57,9 @@ export function resolveHlsSettings(
 
   let audio: HlsEncodeSettings['audio'];
   if (spec.audioBitrateKbps > 0 && source.hasAudio) {
-    const encoding = audioEncodingFor(spec.audioCodec || 'aac');
-    if (!encoding) throw new InvalidRequestError(`unsupported audio codec "${spec.audioCodec}"`);
+    const codec = spec.audioCodec || 'aac';
+    if (!isOneOf(audioCodecs, codec)) throw new InvalidRequestError(`unsupported audio codec "${spec.audioCodec}"`);
+    const encoding = audioEncodingOf[codec];
     const channels = Math.min(Math.max(source.audioChannels, 1) || 2, encoding.maxChannels);
     audio = { encoding, bitrateKbps: spec.audioBitrateKbps, channels };
   }

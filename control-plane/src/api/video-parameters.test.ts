@@ -2,12 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   checkEncodingParameters,
-  DEFAULT_ENCODING_PARAMETERS,
   paginationOf,
   parseCalendarDate,
   storageFileName,
   withDefaultParameters,
 } from './video-parameters.ts';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 
 describe('encoding parameters', () => {
   it('take the spec defaults, veryfast included', () => {
@@ -25,10 +25,10 @@ describe('encoding parameters', () => {
 
   it('accept -1 or 1..240 frames per second only', () => {
     for (const ok of [-1, 1, 24, 30, 60, 240]) {
-      assert.deepEqual(checkEncodingParameters({ ...DEFAULT_ENCODING_PARAMETERS, maxFrameRate: ok }), [], String(ok));
+      assert.deepEqual(checkEncodingParameters({ ...defaultEncodingParameters, maxFrameRate: ok }), [], String(ok));
     }
     for (const bad of [0, -2, 241, 1000]) {
-      const errors = checkEncodingParameters({ ...DEFAULT_ENCODING_PARAMETERS, maxFrameRate: bad });
+      const errors = checkEncodingParameters({ ...defaultEncodingParameters, maxFrameRate: bad });
       assert.equal(errors.length, 1, String(bad));
       assert.equal(errors[0]?.location, 'body.maxFrameRate');
       assert.equal(errors[0]?.value, bad);

@@ -1,6 +1,6 @@
 // The values the spec allows for uploads and processing, their defaults, and the checks a schema
 // cannot express. Shared by the route schemas, the handlers and (through index.ts) other parts.
-import type { EncodingParameters, VideoQuality } from '../db/schema.ts';
+import { defaultEncodingParameters, maxFrameRateLimit, type EncodingParameters } from '@kino/proto/contract';
 import type { FieldError } from './errors.ts';
 
 export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3; // 5 GB (GiB: the generous reading of "5 GB")
@@ -8,56 +8,17 @@ export const UPLOAD_URL_TTL_SECONDS = 3600;
 export const UPLOAD_CONTENT_TYPES = ['video/mp4', 'video/quicktime', 'video/x-msvideo', 'video/webm', 'video/x-matroska'] as const;
 export const DEFAULT_UPLOAD_CONTENT_TYPE = 'video/mp4';
 
-export const VIDEO_QUALITIES = ['standard', 'high', 'ultra'] as const satisfies readonly VideoQuality[];
-export const MAX_EDGE_LENGTHS = [-1, 480, 720, 1080, 1440, 2160] as const;
-export const MAX_FRAME_RATE_LIMIT = 240;
-export const PIXEL_FORMATS = [
-  'yuv420p',
-  'yuv422p',
-  'yuv444p',
-  'yuv420p10b',
-  'yuv422p10b',
-  'yuv444p10b',
-  'yuv420p12b',
-  'yuv422p12b',
-  'yuv444p12b',
-  'autoDetect',
-] as const;
-export const RATE_CONTROL_MODES = ['constantBitrate', 'variableBitrate'] as const;
-export const COMPRESSION_RATIOS = [
-  'ultrafast',
-  'superfast',
-  'veryfast',
-  'faster',
-  'fast',
-  'medium',
-  'slower',
-  'veryslow',
-  'ultraslow',
-] as const;
-export const AUDIO_CODECS = ['aac', 'mp3', 'ac3', 'eac3', 'aac-he', 'aac-he-v2'] as const;
 export const DELETE_REASONS = ['user_request', 'policy_violation', 'copyright_claim', 'expired_content', 'admin_action'] as const;
-
-/** Spec defaults (compressionRatio `veryfast`: the parameter table wins, DESIGN.md). */
-export const DEFAULT_ENCODING_PARAMETERS: EncodingParameters = {
-  maxEdgeLength: -1,
-  maxFrameRate: -1,
-  pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate',
-  twoPassVBREncoding: false,
-  compressionRatio: 'veryfast',
-  audioCodec: 'aac',
-};
 
 export function withDefaultParameters(request: Partial<EncodingParameters>): EncodingParameters {
   return {
-    maxEdgeLength: request.maxEdgeLength ?? DEFAULT_ENCODING_PARAMETERS.maxEdgeLength,
-    maxFrameRate: request.maxFrameRate ?? DEFAULT_ENCODING_PARAMETERS.maxFrameRate,
-    pixelFormat: request.pixelFormat ?? DEFAULT_ENCODING_PARAMETERS.pixelFormat,
-    rateControlMode: request.rateControlMode ?? DEFAULT_ENCODING_PARAMETERS.rateControlMode,
-    twoPassVBREncoding: request.twoPassVBREncoding ?? DEFAULT_ENCODING_PARAMETERS.twoPassVBREncoding,
-    compressionRatio: request.compressionRatio ?? DEFAULT_ENCODING_PARAMETERS.compressionRatio,
-    audioCodec: request.audioCodec ?? DEFAULT_ENCODING_PARAMETERS.audioCodec,
+    maxEdgeLength: request.maxEdgeLength ?? defaultEncodingParameters.maxEdgeLength,
+    maxFrameRate: request.maxFrameRate ?? defaultEncodingParameters.maxFrameRate,
+    pixelFormat: request.pixelFormat ?? defaultEncodingParameters.pixelFormat,
+    rateControlMode: request.rateControlMode ?? defaultEncodingParameters.rateControlMode,
+    twoPassVBREncoding: request.twoPassVBREncoding ?? defaultEncodingParameters.twoPassVBREncoding,
+    compressionRatio: request.compressionRatio ?? defaultEncodingParameters.compressionRatio,
+    audioCodec: request.audioCodec ?? defaultEncodingParameters.audioCodec,
   };
 }
 
@@ -65,9 +26,9 @@ export function withDefaultParameters(request: Partial<EncodingParameters>): Enc
 export function checkEncodingParameters(parameters: EncodingParameters): FieldError[] {
   const errors: FieldError[] = [];
   const { maxFrameRate } = parameters;
-  if (maxFrameRate !== -1 && (maxFrameRate < 1 || maxFrameRate > MAX_FRAME_RATE_LIMIT)) {
+  if (maxFrameRate !== -1 && (maxFrameRate < 1 || maxFrameRate > maxFrameRateLimit)) {
     errors.push({
-      message: `maxFrameRate must be -1 (auto) or between 1 and ${MAX_FRAME_RATE_LIMIT}`,
+      message: `maxFrameRate must be -1 (auto) or between 1 and ${maxFrameRateLimit}`,
       location: 'body.maxFrameRate',
       value: maxFrameRate,
     });

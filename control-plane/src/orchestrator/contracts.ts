@@ -1,14 +1,8 @@
 // What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
-// history), no imports of code: the workflow sandbox reads these as types only.
-import type { LadderParameters, QualityPreset, RenditionPlan } from './ladder.ts';
-
-/** Temporal's task queue for everything video: the API starts workflows on it, the orchestrator polls it. */
-export const taskQueue = 'kino-videos';
-
-export const workflowIds = {
-  processVideo: (videoId: string) => `video:${videoId}`,
-  deleteVideoContent: (videoId: string) => `delete:${videoId}`,
-};
+// history), no imports of code: the workflow sandbox reads these as types only. The task queue,
+// workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
+import type { VideoQuality, WebhookPayload } from '@kino/proto/contract';
+import type { LadderParameters, RenditionPlan } from './ladder.ts';
 
 /** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
 export const failureTypes = {
@@ -30,15 +24,11 @@ export const failureTypes = {
   webhookGone: 'WebhookGone',
 } as const;
 
-export interface ProcessVideoInput {
-  videoId: string;
-}
-
 /** The `videos` row, as far as processing needs it. */
 export interface VideoJob {
   videoId: string;
   storagePath: string;
-  quality: QualityPreset;
+  quality: VideoQuality;
   parameters: LadderParameters;
   status: 'transcoding' | 'ready' | 'failed';
   deleted: boolean;
@@ -133,29 +123,9 @@ export type ProcessVideoResult =
   /** Nothing to do: the video was deleted, is missing, or is not waiting to be processed. */
   | { status: 'skipped'; reason: string };
 
-export type WebhookEvent = 'video.processing.completed' | 'video.processing.failed';
-
-/** The JSON body of a webhook delivery. */
-export interface WebhookPayload {
-  event: WebhookEvent;
-  videoId: string;
-  status: 'ready' | 'failed';
-  /** ISO 8601, when the transition happened. */
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-export interface DeliverWebhooksInput {
-  payload: WebhookPayload;
-}
-
 export interface SendWebhookInput {
   webhookId: string;
   /** `webhook-id`: the same on every retry, so receivers can drop duplicates. */
   messageId: string;
   payload: WebhookPayload;
-}
-
-export interface DeleteVideoContentInput {
-  videoId: string;
 }

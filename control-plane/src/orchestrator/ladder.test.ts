@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { audioCodecs, type AudioCodec } from '@kino/proto/contract';
 import { planFrameRate, planLadder, type LadderParameters, type LadderSource } from './ladder.ts';
 
 const defaults: LadderParameters = {
@@ -135,8 +136,9 @@ test('maxFrameRate caps the frame rate; -1 keeps the source\'s', () => {
 });
 
 test('audio bitrate per codec, 0 without an audio track', () => {
-  const cases: Record<string, number> = { aac: 128, 'aac-he': 64, 'aac-he-v2': 48, mp3: 128, ac3: 192, eac3: 192 };
-  for (const [audioCodec, kbps] of Object.entries(cases)) {
+  const cases: Record<AudioCodec, number> = { aac: 128, 'aac-he': 64, 'aac-he-v2': 48, mp3: 128, ac3: 192, eac3: 192 };
+  for (const audioCodec of audioCodecs) {
+    const kbps = cases[audioCodec];
     const ladder = planLadder('standard', fullHd, { ...defaults, audioCodec });
     assert.ok(ladder.every((r) => r.audioBitrateKbps === kbps && r.audioCodec === audioCodec), audioCodec);
   }

@@ -13,18 +13,25 @@
 //   1000–5000, ultra 2000–15000 kbps). They are not raised for high frame rates: that would leave
 //   the preset's range.
 // - Frame rate is the source's, capped by `maxFrameRate` when it is not -1.
-// Imports types only: the workflow sandbox loads this file.
+// Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
-import type { EncodingParameters } from '../db/tables/videos.ts';
-
-export type QualityPreset = 'standard' | 'high' | 'ultra';
+import {
+  x264PresetOfCompressionRatio,
+  type AudioCodec,
+  type CompressionRatio,
+  type EncodingParameters,
+  type PixelFormat,
+  type RateControlMode,
+  type VideoQuality,
+  type X264Preset,
+} from '@kino/proto/contract';
 
 export interface Rung {
   shortEdge: number;
   videoBitrateKbps: number;
 }
 
-export const presetRungs: Record<QualityPreset, readonly Rung[]> = {
+export const presetRungs: Record<VideoQuality, readonly Rung[]> = {
   standard: [
     { shortEdge: 360, videoBitrateKbps: 500 },
     { shortEdge: 480, videoBitrateKbps: 1000 },
@@ -44,26 +51,13 @@ export const presetRungs: Record<QualityPreset, readonly Rung[]> = {
 };
 
 /** Audio bitrate (kbps) per audio codec of the spec. HE-AAC needs far less than AAC-LC for the same quality. */
-export const audioBitrateKbps: Record<string, number> = {
+export const audioBitrateKbps: Record<AudioCodec, number> = {
   aac: 128,
   'aac-he': 64,
   'aac-he-v2': 48,
   mp3: 128,
   ac3: 192,
   eac3: 192,
-};
-
-/** The spec's compression presets to x264 presets; x264 has no `ultraslow`, its slowest sane one is `veryslow`. */
-export const x264Presets: Record<string, string> = {
-  ultrafast: 'ultrafast',
-  superfast: 'superfast',
-  veryfast: 'veryfast',
-  faster: 'faster',
-  fast: 'fast',
-  medium: 'medium',
-  slower: 'slower',
-  veryslow: 'veryslow',
-  ultraslow: 'veryslow',
 };
 
 export const segmentSeconds = 6;
@@ -89,22 +83,22 @@ export interface RenditionPlan {
   videoBitrateKbps: number;
   /** 0 when the source has no audio. */
   audioBitrateKbps: number;
-  audioCodec: string;
+  audioCodec: AudioCodec;
   frameRate: number;
-  pixelFormat: string;
-  rateControlMode: 'constantBitrate' | 'variableBitrate';
+  pixelFormat: PixelFormat;
+  rateControlMode: RateControlMode;
   twoPass: boolean;
   /** The spec's name (`veryfast`, `ultraslow`, ...), shown in details. */
-  compressionRatio: string;
-  /** What x264 is given. */
-  x264Preset: string;
+  compressionRatio: CompressionRatio;
+  /** What x264 is given: the contract's one mapping of `compressionRatio`. */
+  x264Preset: X264Preset;
   segmentSeconds: number;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
 const fallbackFrameRate = 30;
 
-export function planLadder(preset: QualityPreset, source: LadderSource, parameters: LadderParameters): RenditionPlan[] {
+export function planLadder(preset: VideoQuality, source: LadderSource, parameters: LadderParameters): RenditionPlan[] {
   const rungs = presetRungs[preset];
   if (!rungs) throw new Error(`unknown quality preset ${String(preset)}`);
   if (!(source.width > 0 && source.height > 0)) throw new Error(`source has no picture size (${source.width}x${source.height})`);
@@ -121,8 +115,8 @@ export function planLadder(preset: QualityPreset, source: LadderSource, paramete
     fitting.length > 0 ? fitting : [{ shortEdge: Math.max(2, floorEven(limit)), videoBitrateKbps: rungs[0]!.videoBitrateKbps }];
 
   const frameRate = planFrameRate(source.frameRate, parameters.maxFrameRate);
-  const audioKbps = source.hasAudio ? (audioBitrateKbps[parameters.audioCodec] ?? 128) : 0;
-  const x264Preset = x264Presets[parameters.compressionRatio] ?? 'veryfast';
+  const audioKbps = source.hasAudio ? audioBitrateKbps[parameters.audioCodec] : 0;
+  const x264Preset = x264PresetOfCompressionRatio[parameters.compressionRatio];
 
   return chosen.map((rung) => {
     const shortEdge = rung.shortEdge;

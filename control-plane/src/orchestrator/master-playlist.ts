@@ -1,5 +1,6 @@
 // The HLS master (multivariant) playlist of a video: one EXT-X-STREAM-INF per rendition, variant
 // URIs relative to the master (`720p/playlist.m3u8`) so the same file plays from any host path.
+import { hlsPlaylistName } from '@kino/proto/contract';
 
 export interface MasterVariant {
   /** `720p`: the rendition folder. */
@@ -27,7 +28,7 @@ export function renderMasterPlaylist(variants: readonly MasterVariant[]): string
       `CODECS="${v.codecs}"`,
       `FRAME-RATE=${v.frameRate.toFixed(3)}`,
     ];
-    lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/playlist.m3u8`);
+    lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/${hlsPlaylistName}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -10,7 +10,7 @@ import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { startRegistryServer } from '../registry/index.ts';
 import { createActivities } from './activities/index.ts';
 import type { OrchestratorConfig } from './config.ts';
-import { taskQueue } from './contracts.ts';
+import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
@@ -68,7 +68,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     worker = await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue,
+      taskQueue: videoTaskQueue,
       workflowsPath,
       activities: createActivities({ db, storage, farm, logger, encodeGrouping: config.ENCODE_GROUPING }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
@@ -92,7 +92,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     logger.info('orchestrator stopped');
   });
   logger.info(
-    { taskQueue, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, registry: registry.address },
+    { taskQueue: videoTaskQueue, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, registry: registry.address },
     'orchestrator running',
   );
 

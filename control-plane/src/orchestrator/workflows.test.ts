@@ -8,7 +8,8 @@ import { bundleWorkflowCode, Runtime, DefaultLogger, Worker, type WorkflowBundle
 import { ApplicationFailure } from '@temporalio/common';
 import { findBinary } from '@kino/infra';
 import type { Activities } from './activities/index.ts';
-import { failureTypes, workflowIds, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './contracts.ts';
+import { workflowIds } from '@kino/proto/contract';
+import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './contracts.ts';
 import type { RenditionPlan } from './ladder.ts';
 
 let env: TestWorkflowEnvironment;

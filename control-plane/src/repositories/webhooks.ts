@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
+import type { WebhookEvent } from '@kino/proto/contract';
 import type { Db } from '../db/database.ts';
 import type { Webhook } from '../db/schema.ts';
-
-export const WEBHOOK_EVENTS = ['video.processing.completed', 'video.processing.failed'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. Kept in clear: signing needs it. */
 export function generateWebhookSecret(): string {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentTypeForHlsFile, hlsOutputFileNames, measureBandwidth, parseMediaPlaylist } from './hls.ts';
+import { hlsOutputFileNames, measureBandwidth, parseMediaPlaylist } from './hls.ts';
 
 const playlist = `#EXTM3U
 #EXT-X-VERSION:7
@@ -46,11 +46,4 @@ test('names every file an encode can write: one segment per started 6 s, plus a 
   assert.deepEqual(hlsOutputFileNames(13), ['playlist.m3u8', 'init.mp4', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
   assert.equal(hlsOutputFileNames(12).length, 2 + 2 + 1);
   assert.equal(hlsOutputFileNames(0.5).length, 2 + 1 + 1);
-});
-
-test('content types of HLS files', () => {
-  assert.equal(contentTypeForHlsFile('playlist.m3u8'), 'application/vnd.apple.mpegurl');
-  assert.equal(contentTypeForHlsFile('init.mp4'), 'video/mp4');
-  assert.equal(contentTypeForHlsFile('seg-00001.m4s'), 'video/iso.segment');
-  assert.equal(contentTypeForHlsFile('default.jpg'), 'image/jpeg');
 });

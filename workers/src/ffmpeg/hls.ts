@@ -1,4 +1,5 @@
 // Reading back a rendition playlist ffmpeg wrote, and measuring it for the master playlist.
+import { hlsInitName, hlsPlaylistName, hlsSegmentName } from '@kino/proto/contract';
 
 export interface MediaPlaylist {
   targetDuration: number;
@@ -66,16 +67,7 @@ export function measureBandwidth(segments: { sizeBytes: number; durationSeconds:
  */
 export function hlsOutputFileNames(durationSeconds: number, segmentSeconds = 6): string[] {
   const segments = Math.max(1, Math.ceil(durationSeconds / segmentSeconds)) + 1;
-  const names = ['playlist.m3u8', 'init.mp4'];
-  for (let i = 0; i < segments; i++) names.push(`seg-${String(i).padStart(5, '0')}.m4s`);
+  const names = [hlsPlaylistName, hlsInitName];
+  for (let i = 0; i < segments; i++) names.push(hlsSegmentName(i));
   return names;
-}
-
-/** The Content-Type each HLS file is uploaded with (a presigned PUT is bound to it). */
-export function contentTypeForHlsFile(name: string): string {
-  if (name.endsWith('.m3u8')) return 'application/vnd.apple.mpegurl';
-  if (name.endsWith('.m4s')) return 'video/iso.segment';
-  if (name.endsWith('.mp4')) return 'video/mp4';
-  if (name.endsWith('.jpg') || name.endsWith('.jpeg')) return 'image/jpeg';
-  return 'application/octet-stream';
 }

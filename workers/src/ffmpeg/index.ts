@@ -1,7 +1,6 @@
 // The one ffmpeg wrapper of Kino: every ffmpeg and ffprobe run goes through here.
 export { runFfmpeg, runFfprobe, FfmpegError, FfmpegAbortedError, inputArgsFor, type FfmpegRunOptions } from './command.ts';
 export { ProgressParser, progressFromFields, clampPercent, type FfmpegProgress } from './progress.ts';
-export * from './formats.ts';
 export * from './presets.ts';
 export { probeMedia, parseProbeJson, NotAVideoError, type MediaInfo, type ProbeJson } from './probe.ts';
 export { parseInitSegment, type InitSegmentInfo } from './mp4.ts';

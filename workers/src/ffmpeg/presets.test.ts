@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
-import { audioEncodingFor } from './formats.ts';
+import { audioEncodingOf } from '@kino/proto/contract';
 
 const settings: HlsEncodeSettings = {
   width: 640,
@@ -14,7 +14,7 @@ const settings: HlsEncodeSettings = {
   rateControl: 'variableBitrate',
   twoPass: false,
   segmentSeconds: 6,
-  audio: { encoding: audioEncodingFor('aac')!, bitrateKbps: 128, channels: 2 },
+  audio: { encoding: audioEncodingOf.aac, bitrateKbps: 128, channels: 2 },
 };
 
 /** The value following `flag` in an argument list. */

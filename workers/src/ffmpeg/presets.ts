@@ -1,12 +1,7 @@
 // ffmpeg argument lists as plain functions of their options: no I/O, no configuration, so each
 // decision (GOP, rate control, HLS muxing) is visible and unit-tested.
-import type { AudioEncoding, X264PixelFormat, X264Preset } from './formats.ts';
+import { hlsInitName, hlsPlaylistName, hlsSegmentPattern, type AudioEncoding, type X264PixelFormat, type X264Preset } from '@kino/proto/contract';
 import { inputArgsFor } from './command.ts';
-
-export const hlsPlaylistName = 'playlist.m3u8';
-export const hlsInitName = 'init.mp4';
-/** ffmpeg's pattern for segment names: seg-00000.m4s, seg-00001.m4s, ... (objectKeys.segmentName). */
-export const hlsSegmentPattern = 'seg-%05d.m4s';
 
 /** Everything one rendition's encode needs, fully decided (see encode-settings.ts). */
 export interface HlsEncodeSettings {

@@ -4,7 +4,8 @@
 // handed out here to the same organization and environment.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { newId, objectKeys } from '@kino/infra';
+import { newId } from '@kino/infra';
+import { objectKeys } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
 import { createUpload } from '../../repositories/uploads.ts';
 import { accessOf } from '../plugins/access.ts';

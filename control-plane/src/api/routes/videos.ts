@@ -4,6 +4,16 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { newId } from '@kino/infra';
+import {
+  audioCodecs,
+  compressionRatios,
+  defaultEncodingParameters as defaults,
+  maxEdgeLengths,
+  maxFrameRateLimit,
+  pixelFormats,
+  rateControlModes,
+  videoQualities,
+} from '@kino/proto/contract';
 import type { Video } from '../../db/schema.ts';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { findUpload } from '../../repositories/uploads.ts';
@@ -40,37 +50,31 @@ import {
   VideoListItemSchema,
 } from '../schemas/videos.ts';
 import {
-  AUDIO_CODECS,
   checkEncodingParameters,
-  COMPRESSION_RATIOS,
   DELETE_REASONS,
-  MAX_EDGE_LENGTHS,
-  MAX_FRAME_RATE_LIMIT,
   MAX_UPLOAD_BYTES,
   paginationOf,
   parseCalendarDate,
-  PIXEL_FORMATS,
-  RATE_CONTROL_MODES,
-  VIDEO_QUALITIES,
   withDefaultParameters,
 } from '../video-parameters.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
-const ProcessBody = Type.Object({
+/** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
+export const ProcessBody = Type.Object({
   storagePath: Type.String({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
-  videoQuality: StringEnum(VIDEO_QUALITIES),
+  videoQuality: StringEnum(videoQualities),
   allowPublicAccess: Type.Boolean(),
   videoName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
-  maxEdgeLength: Type.Optional(IntegerEnum(MAX_EDGE_LENGTHS, { default: -1, description: '-1: no limit.' })),
+  maxEdgeLength: Type.Optional(IntegerEnum(maxEdgeLengths, { default: defaults.maxEdgeLength, description: '-1: no limit.' })),
   maxFrameRate: Type.Optional(
-    Type.Integer({ minimum: -1, maximum: MAX_FRAME_RATE_LIMIT, default: -1, description: '-1 (auto) or 1..240.' }),
+    Type.Integer({ minimum: -1, maximum: maxFrameRateLimit, default: defaults.maxFrameRate, description: `-1 (auto) or 1..${maxFrameRateLimit}.` }),
   ),
-  pixelFormat: Type.Optional(StringEnum(PIXEL_FORMATS, { default: 'yuv420p' })),
-  rateControlMode: Type.Optional(StringEnum(RATE_CONTROL_MODES, { default: 'variableBitrate' })),
-  twoPassVBREncoding: Type.Optional(Type.Boolean({ default: false })),
-  compressionRatio: Type.Optional(StringEnum(COMPRESSION_RATIOS, { default: 'veryfast' })),
-  audioCodec: Type.Optional(StringEnum(AUDIO_CODECS, { default: 'aac' })),
+  pixelFormat: Type.Optional(StringEnum(pixelFormats, { default: defaults.pixelFormat })),
+  rateControlMode: Type.Optional(StringEnum(rateControlModes, { default: defaults.rateControlMode })),
+  twoPassVBREncoding: Type.Optional(Type.Boolean({ default: defaults.twoPassVBREncoding })),
+  compressionRatio: Type.Optional(StringEnum(compressionRatios, { default: defaults.compressionRatio })),
+  audioCodec: Type.Optional(StringEnum(audioCodecs, { default: defaults.audioCodec })),
 });
 
 const encodingParameterFields = [

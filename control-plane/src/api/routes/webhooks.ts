@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteOptions } from '../deps.ts';
-import { createWebhook, deleteWebhook, listWebhooks, WEBHOOK_EVENTS } from '../../repositories/webhooks.ts';
+import { webhookEvents, type WebhookEvent } from '@kino/proto/contract';
+import { createWebhook, deleteWebhook, listWebhooks } from '../../repositories/webhooks.ts';
 import type { Webhook } from '../../db/schema.ts';
 import { accessOf } from '../plugins/access.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
@@ -12,7 +13,7 @@ import { EnvParams, Envelope, errorResponses, StringEnum } from '../schemas/comm
 const WebhookSchema = Type.Object({
   id: Type.String(),
   url: Type.String(),
-  events: Type.Array(StringEnum(WEBHOOK_EVENTS)),
+  events: Type.Array(StringEnum(webhookEvents)),
   createdAt: Type.String(),
 });
 
@@ -24,14 +25,14 @@ const CreatedWebhookSchema = Type.Object({
 const CreateBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'An http(s) URL that receives POSTed events.' }),
   events: Type.Optional(
-    Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, uniqueItems: true, description: 'Default: every event.' }),
+    Type.Array(StringEnum(webhookEvents), { minItems: 1, uniqueItems: true, description: 'Default: every event.' }),
   ),
 });
 
 const WebhookParams = Type.Object({ ...EnvParams.properties, webhookID: Type.String({ minLength: 1 }) });
 
 function presentWebhook(webhook: Webhook) {
-  return { id: webhook.id, url: webhook.url, events: webhook.events as (typeof WEBHOOK_EVENTS)[number][], createdAt: webhook.created_at.toISOString() };
+  return { id: webhook.id, url: webhook.url, events: webhook.events as WebhookEvent[], createdAt: webhook.created_at.toISOString() };
 }
 
 function checkWebhookUrl(url: string): void {
@@ -67,7 +68,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         orgId: access.orgId,
         envId: access.environment!.id,
         url: request.body.url,
-        events: request.body.events ?? WEBHOOK_EVENTS,
+        events: request.body.events ?? webhookEvents,
       });
       request.log.info({ webhookId: webhook.id }, 'webhook registered');
       return { body: { ...presentWebhook(webhook), secret: webhook.secret } };

@@ -1,7 +1,7 @@
 // The video resources of the spec: list item, details, ladder entry, pagination.
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
-import { VIDEO_QUALITIES } from '../video-parameters.ts';
+import { videoQualities } from '@kino/proto/contract';
 
 export const VIDEO_STATUSES = ['transcoding', 'ready', 'failed'] as const;
 
@@ -15,7 +15,7 @@ const listItemFields = {
   description: Type.Optional(Type.String()),
   served: Type.String({ description: 'Estimated views, e.g. "1.2K views".' }),
   allowPublicAccess: Type.Boolean(),
-  videoQuality: StringEnum(VIDEO_QUALITIES),
+  videoQuality: StringEnum(videoQualities),
 };
 
 export const VideoListItemSchema = Type.Object({ ...listItemFields, status: StringEnum(VIDEO_STATUSES) });

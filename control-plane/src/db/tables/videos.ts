@@ -1,18 +1,8 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { EncodingParameters, VideoQuality } from '@kino/proto/contract';
 
 export type VideoStatus = 'transcoding' | 'ready' | 'failed';
-export type VideoQuality = 'standard' | 'high' | 'ultra';
-
-/** The encoding parameters of a process request, after defaults; shown again in details. */
-export interface EncodingParameters {
-  maxEdgeLength: number;
-  maxFrameRate: number;
-  pixelFormat: string;
-  rateControlMode: 'constantBitrate' | 'variableBitrate';
-  twoPassVBREncoding: boolean;
-  compressionRatio: string;
-  audioCodec: string;
-}
+export type { EncodingParameters, VideoQuality } from '@kino/proto/contract';
 
 export interface VideosTable {
   /** The public id: `id` and `publicID` in the API. */

@@ -14,7 +14,8 @@ import {
   type RenditionDone__Output,
   type RenditionSpec,
 } from '@kino/proto';
-import { objectKeys, type Logger } from '@kino/infra';
+import { type Logger } from '@kino/infra';
+import { hlsContentTypes, hlsInitName, hlsPlaylistName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
 import {
   failureTypes,
   type EncodeGrouping,
@@ -38,14 +39,6 @@ const maximumUrlLifetimeSeconds = 7 * 24 * 60 * 60; // SigV4's limit
 const extraSegmentUrls = 2;
 
 export const defaultThumbnailName = 'default.jpg';
-
-/** What each output is uploaded as (the node's `contentTypeForHlsFile`). */
-const contentTypes = {
-  playlist: 'application/vnd.apple.mpegurl',
-  init: 'video/mp4',
-  segment: 'video/iso.segment',
-  thumbnail: 'image/jpeg',
-};
 
 export function createNodeActivities({
   storage,
@@ -106,13 +99,13 @@ export function createNodeActivities({
       const prefix = `${rendition.key}/`;
       const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
       const shortEdge = rendition.shortEdgePixels;
-      outputUrls[`${prefix}playlist.m3u8`] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, contentTypes.playlist);
-      outputUrls[`${prefix}init.mp4`] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, contentTypes.init);
+      outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, hlsContentTypes.playlist);
+      outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, hlsContentTypes.init);
       for (let index = 0; index < segmentCount; index += 1) {
-        outputUrls[prefix + objectKeys.segmentName(index)] = await storage.presignPut(
+        outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(
           objectKeys.segment(videoId, shortEdge, index),
           lifetime,
-          contentTypes.segment,
+          hlsContentTypes.segment,
         );
       }
     }
@@ -282,7 +275,7 @@ export function createNodeActivities({
     }): Promise<string> {
       const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
       const lifetime = urlLifetimeSeconds();
-      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, contentTypes.thumbnail)]);
+      const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, hlsContentTypes.thumbnail)]);
       await runJobOnNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>
         farm
           .client(node.address)

@@ -1,6 +1,6 @@
 // Activities on object storage: the master playlist, and removing a video's files.
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { objectKeys } from '@kino/infra';
+import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -14,7 +14,7 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
   return {
     async writeMasterPlaylist({ videoId, variants }: { videoId: string; variants: MasterVariant[] }): Promise<string> {
       const key = objectKeys.master(videoId);
-      await storage.put(key, renderMasterPlaylist(variants), 'application/vnd.apple.mpegurl');
+      await storage.put(key, renderMasterPlaylist(variants), hlsContentTypes.playlist);
       return key;
     },
 

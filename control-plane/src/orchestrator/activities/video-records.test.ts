@@ -5,8 +5,9 @@ import { createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { createLogger, newId } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
-import { planLadder } from '../ladder.ts';
-import type { EncodeOutcome, RenditionResult, SourceProbe, WebhookPayload } from '../contracts.ts';
+import { planLadder, type LadderParameters } from '../ladder.ts';
+import type { WebhookPayload } from '@kino/proto/contract';
+import type { EncodeOutcome, RenditionResult, SourceProbe } from '../contracts.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createWebhookActivities } from './webhooks.ts';
 
@@ -16,7 +17,7 @@ let orgId: string;
 let envId: string;
 let records: ReturnType<typeof createVideoRecordActivities>;
 
-const parameters = {
+const parameters: LadderParameters = {
   maxEdgeLength: -1,
   maxFrameRate: -1,
   pixelFormat: 'yuv420p',

@@ -1,6 +1,6 @@
 // Activities on the `videos`, `renditions` and `webhooks` rows: short database work.
-import type { QualityPreset } from '../ladder.ts';
-import type { MarkReadyInput, VideoJob, WebhookEvent } from '../contracts.ts';
+import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
+import type { MarkReadyInput, VideoJob } from '../contracts.ts';
 import type { ActivityDeps } from './index.ts';
 
 export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, 'db' | 'logger'>) {
@@ -16,7 +16,7 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
       return {
         videoId: row.id,
         storagePath: row.storage_path,
-        quality: row.video_quality as QualityPreset,
+        quality: row.video_quality as VideoQuality,
         parameters: row.parameters,
         status: row.status,
         deleted: row.deleted_at !== null,

@@ -2,7 +2,7 @@
 // workflow to remove its files (the spec: within 24 hours). Analytics are kept.
 import { log, getExternalWorkflowHandle, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { workflowIds, type DeleteVideoContentInput } from '../contracts.ts';
+import { workflowIds, type DeleteVideoContentInput } from '@kino/proto/contract';
 
 const storage = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',

@@ -3,7 +3,8 @@
 // it back. Each endpoint gets its own retried activity; one dead endpoint does not delay another.
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { failureTypes, type DeliverWebhooksInput } from '../contracts.ts';
+import type { DeliverWebhooksInput } from '@kino/proto/contract';
+import { failureTypes } from '../contracts.ts';
 
 const database = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -15,6 +15,7 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
+import { workflowIds, type ProcessVideoInput, type WebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
@@ -22,12 +23,10 @@ import {
   failureTypes,
   type EncodeGrouping,
   type EncodeRenditionInput,
-  type ProcessVideoInput,
   type ProcessVideoResult,
   type RenditionResult,
   type SourceProbe,
   type VideoJob,
-  type WebhookPayload,
 } from '../contracts.ts';
 import { deliverWebhooks } from './deliver-webhooks.ts';
 
@@ -267,7 +266,7 @@ async function allOrCancelRest<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
 async function notify(payload: WebhookPayload): Promise<void> {
   try {
     await startChild(deliverWebhooks, {
-      workflowId: `webhook:${payload.videoId}:${uuid4()}`,
+      workflowId: workflowIds.deliverWebhooks(payload.videoId, uuid4()),
       args: [{ payload }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });

@@ -1,0 +1,7 @@
+// @kino/proto/contract: the vocabulary Kino's parts share, declared once. Imports nothing (no gRPC,
+// no Node built-ins), so the SDK and Temporal's workflow sandbox can load it.
+export * from './encoding.ts';
+export * from './hls.ts';
+export * from './storage-layout.ts';
+export * from './webhooks.ts';
+export * from './workflows.ts';

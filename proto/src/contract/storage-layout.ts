@@ -1,0 +1,20 @@
+// The bucket layout: where every object of Kino lives. The API writes uploads, the orchestrator
+// presigns a node's outputs and removes a deleted video's objects, delivery reads them back.
+import { hlsInitName, hlsMasterName, hlsPlaylistName, hlsSegmentName } from './hls.ts';
+
+export const objectKeys = {
+  upload: (orgId: string, envId: string, uploadId: string, filename: string) =>
+    `uploads/${orgId}/${envId}/${uploadId}/${filename}`,
+  /** Everything of a video: removed as a whole when it is deleted. */
+  videoPrefix: (videoId: string) => `videos/${videoId}/`,
+  /** The HLS of a video: the master playlist beside one directory per rendition. */
+  hlsPrefix: (videoId: string) => `videos/${videoId}/hls/`,
+  master: (videoId: string) => `${objectKeys.hlsPrefix(videoId)}${hlsMasterName}`,
+  /** A rendition's directory, named after its key (`720p`: the short edge). */
+  renditionDir: (videoId: string, height: number) => `${objectKeys.hlsPrefix(videoId)}${height}p`,
+  renditionPlaylist: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsPlaylistName}`,
+  renditionInit: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsInitName}`,
+  segment: (videoId: string, height: number, index: number) =>
+    `${objectKeys.renditionDir(videoId, height)}/${hlsSegmentName(index)}`,
+  thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
+};

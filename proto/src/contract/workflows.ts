@@ -1,0 +1,34 @@
+// The Temporal contract between the API (which starts workflows) and the orchestrator (which runs
+// them): the task queue, the workflow ids and the workflows' inputs. The workflow type names are
+// the orchestrator's exported workflow functions (control-plane/src/orchestrator/workflows/index.ts);
+// the API starts them by those functions' types, so a renamed workflow or a changed input fails to
+// compile instead of failing at run time.
+import type { WebhookPayload } from './webhooks.ts';
+
+/** Temporal's task queue for everything video: the API starts workflows on it, the orchestrator polls it. */
+export const videoTaskQueue = 'kino-videos';
+
+/**
+ * Workflow ids. One processing run per video at a time (`video:{id}`), one content removal
+ * (`delete:{id}`); each webhook delivery gets its own id under `webhook:{videoId}:`.
+ */
+export const workflowIds = {
+  processVideo: (videoId: string) => `video:${videoId}`,
+  deleteVideoContent: (videoId: string) => `delete:${videoId}`,
+  deliverWebhooks: (videoId: string, deliveryId: string) => `webhook:${videoId}:${deliveryId}`,
+};
+
+/** processVideo's input: everything else is read from the `videos` row. */
+export interface ProcessVideoInput {
+  videoId: string;
+}
+
+/** deleteVideoContent's input. */
+export interface DeleteVideoContentInput {
+  videoId: string;
+}
+
+/** deliverWebhooks' input: one event of one video, for every webhook of its environment that wants it. */
+export interface DeliverWebhooksInput {
+  payload: WebhookPayload;
+}
