@@ -13,8 +13,8 @@ import { GrpcStatus, createEncodeClient, isServiceError, type EncodeClient, type
 import { contentTypeForHlsFile, hlsOutputFileNames } from '@kino/workers';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
-import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
-import { listEncodeNodes, startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { listEncodeNodes, migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
+import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 
 const run = promisify(execFile);

@@ -7,3 +7,5 @@ export * from './videos.ts';
 export * from './renditions.ts';
 export * from './webhooks.ts';
 export * from './rate-limits.ts';
+export * from './encode-nodes.ts';
+export * from './node-leases.ts';

@@ -1,9 +1,9 @@
-// The registry's table logic, as test cases run twice: on PGlite (nodes.test.ts, beside the code)
-// and on a real PostgreSQL server (test/workers/registry.test.ts), since both must behave alike.
+// The registry's tables (the encode-nodes and node-leases repositories), as test cases run twice:
+// on PGlite (registry-pglite.test.ts) and on a real PostgreSQL server (registry.test.ts), since both
+// must behave alike.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
 import {
   acquireNodeSlot,
   deregisterNode,
@@ -13,7 +13,8 @@ import {
   recordHeartbeat,
   registerNode,
   releaseNodeSlot,
-} from './nodes.ts';
+  type Db,
+} from '@kino/control-plane';
 
 const timeout = 10_000;
 
