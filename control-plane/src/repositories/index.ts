@@ -9,3 +9,4 @@ export * from './webhooks.ts';
 export * from './rate-limits.ts';
 export * from './encode-nodes.ts';
 export * from './node-leases.ts';
+export * from './signing-keys.ts';
