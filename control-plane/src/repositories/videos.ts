@@ -228,10 +228,10 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
   });
 }
 
-export type PlayableVideo = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key'>;
+export type PlayableVideoRow = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key'>;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
-export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideo | undefined> {
+export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
     .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key'])
