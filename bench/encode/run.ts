@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeClip } from '@kino/test/support/media';
 import { planLadder, type ProcessVideoResult, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { getVideo } from '@kino/control-plane/repositories';
 import { startFarm, type Farm } from '../../test/farm/farm.ts';
 
 const { values: options } = parseArgs({
@@ -113,8 +114,7 @@ async function runKino(farm: Farm, source: Buffer): Promise<KinoRun> {
   const handle = farm.temporal.workflow.getHandle(`video:${videoID}`);
   const result = (await handle.result()) as ProcessVideoResult;
   if (result.status !== 'ready') throw new Error(`Kino run ended ${result.status}: ${JSON.stringify(result)}`);
-  const row = await farm.db.selectFrom('videos').select(['ready_at']).where('id', '=', videoID).executeTakeFirstOrThrow();
-  const readyAt = row.ready_at!.getTime();
+  const readyAt = (await getVideo(farm.db, videoID))!.ready_at!.getTime();
 
   const history = (await handle.fetchHistory()).events ?? [];
   const types = new Map<number, { type: string; scheduledAt: number; activityId: string }>();

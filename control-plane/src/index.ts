@@ -3,7 +3,7 @@ export * from './db/database.ts';
 export { migrations } from './db/migrations/index.ts';
 export type * from './db/schema.ts';
 export * from './repositories/index.ts';
-export * from './keys/api-keys.ts';
+export * from './keys/api-key-format.ts';
 export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from './config.ts';
 export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';
 export { startApiServer, runApiServer, type RunningApi } from './api/server.ts';

@@ -4,6 +4,7 @@
 // Only ready, not deleted videos are playable; anything else reads as "no such video".
 // Concurrent lookups of one video share one query.
 import type { Db } from '@kino/control-plane/db';
+import { findPlayableVideo, listRenditions } from '@kino/control-plane/repositories';
 
 export interface PlayableRendition {
   /** `720p` */
@@ -51,19 +52,9 @@ export class VideoCatalog {
   }
 
   private async load(videoId: string): Promise<PlayableVideo | undefined> {
-    const row = await this.db
-      .selectFrom('videos')
-      .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key'])
-      .where('id', '=', videoId)
-      .where('status', '=', 'ready')
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const row = await findPlayableVideo(this.db, videoId);
     if (!row) return undefined;
-    const renditions = await this.db
-      .selectFrom('renditions')
-      .select(['key', 'segment_count'])
-      .where('video_id', '=', videoId)
-      .execute();
+    const renditions = await listRenditions(this.db, videoId);
     const sorted = renditions
       .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), segmentCount: r.segment_count }))
       .filter((r) => Number.isInteger(r.height))

@@ -2,6 +2,7 @@
 // `objectKeys`) is the shared contract's: @kino/proto/contract.
 // Nodes never get these credentials: they get presigned URLs scoped to one object and a short time.
 import {
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -24,9 +25,10 @@ export function createS3Client(config: StorageConfig): S3Client {
   });
 }
 
+/** The bucket, reached only through these methods: callers never hold the S3 client. */
 export class Storage {
-  readonly s3: S3Client;
-  readonly bucket: string;
+  private readonly s3: S3Client;
+  private readonly bucket: string;
 
   constructor(config: StorageConfig) {
     this.s3 = createS3Client(config);
@@ -73,6 +75,7 @@ export class Storage {
     }
   }
 
+  /** Every key under a prefix, in S3's (lexicographic) order. */
   async list(prefix: string): Promise<string[]> {
     const keys: string[] = [];
     let token: string | undefined;
@@ -86,9 +89,13 @@ export class Storage {
     return keys;
   }
 
-  /** Removes every object under a prefix; returns how many. */
-  async deletePrefix(prefix: string): Promise<number> {
-    const keys = await this.list(prefix);
+  /** Removes one object; removing one that is not there is fine (S3 answers 204 either way). */
+  async delete(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /** Removes these objects, up to 1000 per request (S3's limit); missing ones are fine. */
+  async deleteMany(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       await this.s3.send(
         new DeleteObjectsCommand({
@@ -97,11 +104,22 @@ export class Storage {
         }),
       );
     }
+  }
+
+  /** Removes every object under a prefix; returns how many. */
+  async deletePrefix(prefix: string): Promise<number> {
+    const keys = await this.list(prefix);
+    await this.deleteMany(keys);
     return keys.length;
   }
 
   /** Cheap reachability check for /health. */
   async ping(): Promise<void> {
     await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 }));
+  }
+
+  /** Closes the client's sockets (at shutdown). */
+  close(): void {
+    this.s3.destroy();
   }
 }

@@ -81,7 +81,7 @@ export async function startApiHarness(
     async close() {
       for (const a of apps) await a.close();
       await connection.close().catch(() => undefined);
-      storage.s3.destroy();
+      storage.close();
       await db.destroy();
     },
   };

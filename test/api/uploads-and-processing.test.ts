@@ -284,7 +284,7 @@ describe('health', () => {
     const clickhouse = new ClickHouseHttp(`http://127.0.0.1:${await freePort()}`);
     const app = await api.buildAnother({ storage, clickhouse });
     const r = await get(app);
-    storage.s3.destroy();
+    storage.close();
     assert.equal(r.status, 503);
     assertErrorEnvelope(r.body, 503, 'service_unavailable', assert);
     assert.match(r.body.detail, /storage/);

@@ -143,7 +143,7 @@ export async function startDeliveryStack({
       async stop() {
         await stack.delivery.process.stop();
         await Promise.all(started.map((s) => s.stop()));
-        stack.storage.s3.destroy();
+        stack.storage.close();
         await db.destroy();
         await services.stop();
       },

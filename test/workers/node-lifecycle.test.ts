@@ -11,14 +11,8 @@ import { hlsOutputFileNames } from '@kino/workers';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
-import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
-import {
-  acquireNodeSlot,
-  listEncodeNodes,
-  listLiveNodes,
-  startRegistryServer,
-  type RegistryServer,
-} from '../../control-plane/src/registry/index.ts';
+import { acquireNodeSlot, listEncodeNodes, listLiveNodes, migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
+import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 
 const token = 'lifecycle-token';

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import { createLogger } from '@kino/infra';
 import { GrpcStatus, createRegistryClient, isServiceError } from '@kino/proto';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
-import { registryTableCases } from '../../control-plane/src/registry/nodes.cases.ts';
-import { acquireNodeSlot, listEncodeNodes, registerNode, startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { acquireNodeSlot, listEncodeNodes, migrateToLatest, openDatabase, registerNode, type Db } from '@kino/control-plane';
+import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { registryTableCases } from './registry-table-cases.ts';
 
 let services: TestServices;
 let db: Db;

@@ -45,7 +45,7 @@ export async function startApiServer(
     async stop() {
       await app.close();
       await connection.close().catch(() => undefined);
-      storage.s3.destroy();
+      storage.close();
       await clickhouse?.close();
       await db.destroy();
     },

@@ -1,6 +1,6 @@
 // Opens the metadata database: PostgreSQL for a `postgres://` URL, PGlite (in-process, one process
 // only) for `pglite://<dir>` or `pglite://memory`. The same migrations run on both.
-import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
@@ -22,6 +22,11 @@ export async function openDatabase(url: string): Promise<Db> {
   return new Kysely<Database>({
     dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }),
   });
+}
+
+/** Cheap reachability check for /health: one round trip, no table. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

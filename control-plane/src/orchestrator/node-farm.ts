@@ -1,9 +1,11 @@
 // The orchestrator's view of the encode farm: is a node there, take a slot, give it back, stop using
 // a node that failed mid-call, and a client to call a node. Activities depend on this interface so
-// their tests can hand in fakes; `createNodeFarm` is the real one, over the registry's functions.
+// their tests can hand in fakes; `createNodeFarm` is the real one, over the
+// encode-nodes and node-leases repositories.
 import { createEncodeClient, type EncodeClient } from '@kino/proto';
 import type { Db } from '../db/database.ts';
-import { acquireNodeSlot, findLiveNode, listLiveNodes, releaseNodeSlot } from '../registry/index.ts';
+import { findLiveNode, listLiveNodes, markNodeLost } from '../repositories/encode-nodes.ts';
+import { acquireNodeSlot, releaseJobLeases, releaseNodeSlot } from '../repositories/node-leases.ts';
 
 export interface FarmNode {
   nodeId: string;
@@ -50,7 +52,7 @@ export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; 
     },
 
     async acquire({ videoId, job }) {
-      await db.deleteFrom('node_leases').where('job', '=', job).execute();
+      await releaseJobLeases(db, job);
       const lease = await acquireNodeSlot(db, { videoId, job, heartbeatTimeoutMs });
       return lease && { leaseId: lease.leaseId, nodeId: lease.node.id, address: lease.node.address };
     },
@@ -65,7 +67,7 @@ export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; 
     },
 
     async markLost(nodeId) {
-      await db.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).where('state', '!=', 'gone').execute();
+      await markNodeLost(db, nodeId);
     },
 
     client(address) {

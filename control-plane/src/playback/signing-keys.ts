@@ -6,6 +6,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../db/database.ts';
 import type { SigningKey } from '../db/schema.ts';
+import { findNewestActiveSigningKey, insertSigningKey, listPublishedSigningKeys, rotateSigningKeys } from '../repositories/signing-keys.ts';
 import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM } from './claims.ts';
 
 /** How long an API process keeps using the key it read before it looks again. */
@@ -49,12 +50,7 @@ export class PlaybackKeyring {
     if (this.jwksCache && this.now() - this.jwksCache.readAt < JWKS_CACHE_MS) return this.jwksCache.value;
     if (!(await this.newestActiveRow())) await this.createOnce();
     const retiredAfter = new Date(this.now() - RETIRED_KEY_GRACE_MS);
-    const rows = await this.db
-      .selectFrom('signing_keys')
-      .select(['kid', 'public_jwk'])
-      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter)]))
-      .orderBy('created_at', 'desc')
-      .execute();
+    const rows = await listPublishedSigningKeys(this.db, retiredAfter);
     const value = { keys: rows.map((row) => row.public_jwk as JWK) };
     this.jwksCache = { value, readAt: this.now() };
     return value;
@@ -63,27 +59,14 @@ export class PlaybackKeyring {
   /** Makes a new signing key and retires every other active one. Returns the new kid. */
   async rotate(): Promise<string> {
     const fresh = await this.generate();
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('signing_keys')
-        .set({ retired_at: new Date(this.now()) })
-        .where('retired_at', 'is', null)
-        .execute();
-      await trx.insertInto('signing_keys').values(fresh).execute();
-    });
+    await rotateSigningKeys(this.db, fresh, new Date(this.now()));
     this.active = undefined;
     this.jwksCache = undefined;
     return fresh.kid;
   }
 
-  private async newestActiveRow(): Promise<SigningKey | undefined> {
-    return this.db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where('retired_at', 'is', null)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+  private newestActiveRow(): Promise<SigningKey | undefined> {
+    return findNewestActiveSigningKey(this.db);
   }
 
   /** One key for all concurrent first users of this process; another process racing is harmless
@@ -91,7 +74,7 @@ export class PlaybackKeyring {
   private createOnce(): Promise<SigningKey> {
     this.creating ??= (async () => {
       try {
-        await this.db.insertInto('signing_keys').values(await this.generate()).onConflict((oc) => oc.doNothing()).execute();
+        await insertSigningKey(this.db, await this.generate());
         const row = await this.newestActiveRow();
         if (!row) throw new Error('no active signing key after creating one');
         return row;

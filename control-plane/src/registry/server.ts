@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { GrpcStatus, grpc, nodeRegistryDefinition, type NodeRegistryHandlers } from '@kino/proto';
 import type { Logger } from '@kino/infra';
 import type { Db } from '../db/database.ts';
-import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from './nodes.ts';
+import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '../repositories/encode-nodes.ts';
 
 export interface RegistryServerOptions {
   db: Db;

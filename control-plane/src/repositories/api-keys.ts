@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { newId } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import type { ApiKey, ApiKeyType } from '../db/schema.ts';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../keys/api-keys.ts';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../keys/api-key-format.ts';
 
 export interface CreateApiKeyInput {
   orgId: string;

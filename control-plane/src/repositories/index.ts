@@ -1,4 +1,5 @@
-// Repository functions: each takes `db` (a Kysely instance or a transaction) and does one thing.
+// Repository functions, one file per table: the only code that runs SQL. Each takes `db` (a Kysely
+// instance or a transaction) and does one thing; rules about a row (who may change it, when) live here.
 export * from './organizations.ts';
 export * from './environments.ts';
 export * from './api-keys.ts';
@@ -7,4 +8,7 @@ export * from './videos.ts';
 export * from './renditions.ts';
 export * from './webhooks.ts';
 export * from './rate-limits.ts';
+export * from './encode-nodes.ts';
 export * from './idempotency-keys.ts';
+export * from './node-leases.ts';
+export * from './signing-keys.ts';

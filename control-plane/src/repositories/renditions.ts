@@ -15,24 +15,12 @@ export async function listRenditions(db: Db, videoId: string): Promise<Rendition
     .execute();
 }
 
-/** Records (or re-records, after a retried encode) one rung of the ladder. */
-export async function upsertRendition(db: Db, rendition: NewRendition): Promise<void> {
-  const { video_id: _videoId, key: _key, ...rest } = rendition;
-  await db
-    .insertInto('renditions')
-    .values(rendition)
-    .onConflict((oc) => oc.columns(['video_id', 'key']).doUpdateSet(rest))
-    .execute();
-}
-
-/** Replaces the whole ladder of a video in one transaction. */
+/**
+ * Replaces the whole ladder of a video, in one transaction: the caller's when `db` is one (a video
+ * becoming ready records its ladder with its status), else its own.
+ */
 export async function replaceRenditions(db: Db, videoId: string, renditions: NewRendition[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('renditions').where('video_id', '=', videoId).execute();
-    if (renditions.length > 0) await trx.insertInto('renditions').values(renditions).execute();
-  });
-}
-
-export async function deleteRenditions(db: Db, videoId: string): Promise<void> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => replaceRenditions(trx, videoId, renditions));
   await db.deleteFrom('renditions').where('video_id', '=', videoId).execute();
+  if (renditions.length > 0) await db.insertInto('renditions').values(renditions).execute();
 }

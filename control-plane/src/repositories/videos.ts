@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../db/schema.ts';
+import { replaceRenditions, type NewRendition } from './renditions.ts';
 
 export interface CreateVideoInput {
   id: string;
@@ -87,7 +88,7 @@ export interface ListVideosQuery {
 }
 
 /** `%`, `_` and the escape character itself lose their LIKE meaning. */
-export function escapeLikePattern(text: string): string {
+function escapeLikePattern(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
@@ -164,48 +165,78 @@ export async function resetFailedVideoForRetry(db: Db, id: string): Promise<{ vi
   });
 }
 
-/** What probing the source found: recorded while the video is transcoding. */
-export async function recordVideoSource(
+/** What probing found about the source, recorded when the video becomes ready. */
+export interface VideoSource {
+  durationSeconds: number;
+  width: number;
+  height: number;
+  frameRate: number;
+}
+
+/**
+ * Records the ladder and the source and makes the video `ready`, in one transaction. False (and
+ * nothing changed) when the video is gone or deleted. The one rule is "not deleted", not "still
+ * transcoding": an activity retried after its commit must read true again, or the workflow would
+ * take the ready video for a deleted one and remove its files. A second call replaces the ladder.
+ */
+export async function markVideoReady(
   db: Db,
-  id: string,
-  source: { durationSeconds: number; width: number; height: number; frameRate: number },
-): Promise<void> {
-  await db
-    .updateTable('videos')
-    .set({
-      duration_seconds: source.durationSeconds,
-      source_width: source.width,
-      source_height: source.height,
-      source_frame_rate: source.frameRate,
-      updated_at: sql`now()`,
-    })
-    .where('id', '=', id)
-    .execute();
+  videoId: string,
+  { source, renditions, thumbnailKey }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const video = await trx.selectFrom('videos').select(['deleted_at']).where('id', '=', videoId).forUpdate().executeTakeFirst();
+    if (!video || video.deleted_at) return false;
+    await replaceRenditions(trx, videoId, renditions);
+    await trx
+      .updateTable('videos')
+      .set({
+        status: 'ready',
+        failure_reason: null,
+        duration_seconds: source.durationSeconds,
+        source_width: source.width,
+        source_height: source.height,
+        source_frame_rate: source.frameRate,
+        thumbnail_key: thumbnailKey,
+        ready_at: sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', videoId)
+      .execute();
+    return true;
+  });
 }
 
-/** `transcoding` → `ready`. Returns false when the video was not transcoding (e.g. deleted meanwhile it stays hidden). */
-export async function markVideoReady(db: Db, id: string, { thumbnailKey }: { thumbnailKey?: string } = {}): Promise<boolean> {
-  const result = await db
-    .updateTable('videos')
-    .set({ status: 'ready', ready_at: sql`now()`, updated_at: sql`now()`, ...(thumbnailKey ? { thumbnail_key: thumbnailKey } : {}) })
-    .where('id', '=', id)
-    .where('status', '=', 'transcoding')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-/** `transcoding` → `failed` with a reason a user can read. */
+/**
+ * `transcoding` → `failed` with a reason a user can read, and the renditions of the failed run go.
+ * False (nothing changed) unless the video is live and transcoding. Both guards are the rule: a
+ * ready video never turns failed (its viewers keep it), a deleted video is left as it was, and a
+ * retried call after a commit changes nothing (the first reason stays).
+ */
 export async function markVideoFailed(db: Db, id: string, reason: string): Promise<boolean> {
-  const result = await db
-    .updateTable('videos')
-    .set({ status: 'failed', failure_reason: reason, updated_at: sql`now()` })
-    .where('id', '=', id)
-    .where('status', '=', 'transcoding')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('videos')
+      .set({ status: 'failed', failure_reason: reason, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', '=', 'transcoding')
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await trx.deleteFrom('renditions').where('video_id', '=', id).execute();
+    return true;
+  });
 }
 
-/** Points the video at a new default thumbnail (a custom one, or the one made at processing). */
-export async function setVideoThumbnail(db: Db, id: string, thumbnailKey: string): Promise<void> {
-  await db.updateTable('videos').set({ thumbnail_key: thumbnailKey, updated_at: sql`now()` }).where('id', '=', id).execute();
+export type PlayableVideoRow = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key'>;
+
+/** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
+export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
+  return db
+    .selectFrom('videos')
+    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key'])
+    .where('id', '=', id)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }

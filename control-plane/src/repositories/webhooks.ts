@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import type { Webhook } from '../db/schema.ts';
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. Kept in clear: signing needs it. */
-export function generateWebhookSecret(): string {
+function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
@@ -57,14 +57,26 @@ export async function deleteWebhook(
     .executeTakeFirst();
 }
 
-/** The live webhooks of an environment subscribed to an event: whom a delivery goes to. */
-export async function listWebhooksForEvent(db: Db, envId: string, event: WebhookEvent): Promise<Webhook[]> {
+/** A live webhook by id; undefined once deleted (a deleted endpoint gets nothing more). */
+export async function findLiveWebhook(db: Db, id: string): Promise<Webhook | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/**
+ * The live webhooks of a video's environment that want `event`, oldest first: whom a delivery goes
+ * to. An empty `events` list means every event, as omitting `events` does at registration (the API
+ * stores the full list then, and refuses `[]`): a row can only hold `[]` when written some other
+ * way, and its owner asked for no filter, not for silence.
+ */
+export async function listWebhookSubscribers(db: Db, { videoId, event }: { videoId: string; event: WebhookEvent }): Promise<Webhook[]> {
   const webhooks = await db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('env_id', '=', envId)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
+    .selectFrom('webhooks as w')
+    .innerJoin('videos as v', (join) => join.onRef('v.env_id', '=', 'w.env_id').onRef('v.org_id', '=', 'w.org_id'))
+    .selectAll('w')
+    .where('v.id', '=', videoId)
+    .where('w.deleted_at', 'is', null)
+    .orderBy('w.created_at')
+    .orderBy('w.id')
     .execute();
-  return webhooks.filter((webhook) => webhook.events.includes(event));
+  return webhooks.filter((webhook) => webhook.events.length === 0 || webhook.events.includes(event));
 }

@@ -2,7 +2,8 @@
 // (`kino admin ... --json`), the same path an operator takes, and re-used on every restart.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { openDatabase } from '@kino/control-plane/db';
+import { getEnvironment } from '@kino/control-plane/repositories';
 import { repoRoot } from '../paths.ts';
 import { DevStackError } from './preflight.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
@@ -43,15 +44,13 @@ export function adminCommandsMissing(): string[] {
 
 /** Whether the organization and environment of a previous run are still in the database. */
 export async function tenancyExists(databaseUrl: string, orgId: string, envId: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const db = await openDatabase(databaseUrl);
   try {
-    const { rowCount } = await client.query('select 1 from environments where id = $1 and org_id = $2', [envId, orgId]);
-    return (rowCount ?? 0) > 0;
+    return (await getEnvironment(db, envId))?.org_id === orgId;
   } catch {
     return false; // no schema yet: nothing to re-use
   } finally {
-    await client.end();
+    await db.destroy();
   }
 }
 

@@ -3,7 +3,8 @@
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { openDatabase } from '@kino/control-plane/db';
+import { countActiveNodesSince } from '@kino/control-plane/repositories';
 import type { ManagedProcess } from '../managed-process.ts';
 import { findBinary } from '../paths.ts';
 import { DevStackError } from './preflight.ts';
@@ -106,16 +107,10 @@ export async function taskQueueHasPollers(temporalAddress: string, taskQueue: st
  * since `since` (the registry keeps nodes in encode_nodes).
  */
 export async function countLiveNodes(databaseUrl: string, addresses: string[], since: Date): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const db = await openDatabase(databaseUrl);
   try {
-    const { rows } = await client.query<{ count: string }>(
-      `select count(distinct address) as count from encode_nodes
-        where state = 'active' and address = any($1) and last_heartbeat_at >= $2`,
-      [addresses, since],
-    );
-    return Number(rows[0]?.count ?? 0);
+    return await countActiveNodesSince(db, addresses, since);
   } finally {
-    await client.end();
+    await db.destroy();
   }
 }

@@ -1,9 +1,9 @@
 // GET /health, without a key: is every dependency reachable? 200 `ok` when all are; 503 `degraded`
 // naming the failing checks otherwise. The 503 is the error envelope with the same health `body`,
 // so clients that only know the envelope and monitors that read the checks both understand it.
-import { sql } from 'kysely';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pingDatabase } from '../../db/database.ts';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { Envelope, StringEnum } from '../schemas/common.ts';
 import { apiVersion } from '../version.ts';
@@ -70,7 +70,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     async (_request, reply) => {
       const { db, temporal, storage, clickhouse } = deps;
       const [database, temporalCheck, storageCheck, analytics] = await Promise.all([
-        runCheck('database', deps, () => sql`select 1`.execute(db)),
+        runCheck('database', deps, () => pingDatabase(db)),
         runCheck('temporal', deps, () =>
           temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.workflowService.getSystemInfo({})),
         ),

@@ -1,7 +1,7 @@
 // Activities on object storage: the master playlist, and removing a video's files.
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
+import { findLiveVideoByStoragePath, getVideo } from '../../repositories/videos.ts';
 import type { ActivityDeps } from './index.ts';
 
 export function createStorageActivities({ db, storage, logger }: Pick<ActivityDeps, 'db' | 'storage' | 'logger'>) {
@@ -27,19 +27,11 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
      */
     async removeVideoContent({ videoId }: { videoId: string }): Promise<{ removed: number }> {
       let { removed } = await removeVideoOutputs({ videoId });
-      const video = await db.selectFrom('videos').select(['storage_path']).where('id', '=', videoId).executeTakeFirst();
-      if (video) {
-        const live = await db
-          .selectFrom('videos')
-          .select('id')
-          .where('storage_path', '=', video.storage_path)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirst();
-        if (!live && (await storage.head(video.storage_path))) {
-          await storage.s3.send(new DeleteObjectCommand({ Bucket: storage.bucket, Key: video.storage_path }));
-          removed += 1;
-          logger.info({ videoId, key: video.storage_path }, 'original upload removed');
-        }
+      const video = await getVideo(db, videoId);
+      if (video && !(await findLiveVideoByStoragePath(db, video.storage_path)) && (await storage.head(video.storage_path))) {
+        await storage.delete(video.storage_path);
+        removed += 1;
+        logger.info({ videoId, key: video.storage_path }, 'original upload removed');
       }
       return { removed };
     },

@@ -152,6 +152,24 @@ test('markVideoFailed keeps the reason', async () => {
   await records.markVideoFailed({ videoId, reason: 'the file has no video stream' });
   const video = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.deepEqual(video, { status: 'failed', failure_reason: 'the file has no video stream' });
+  // A retry of the activity after its commit changes nothing: the first reason stays.
+  await records.markVideoFailed({ videoId, reason: 'activity retried' });
+  assert.equal((await db.selectFrom('videos').select('failure_reason').where('id', '=', videoId).executeTakeFirstOrThrow()).failure_reason, 'the file has no video stream');
+});
+
+test('markVideoFailed fails only a live video in transcoding: a ready one keeps its ladder, a deleted one is left as it was', async () => {
+  const ready = await insertVideo();
+  assert.equal(await records.markVideoReady({ videoId: ready, probe, renditions: resultsFor(probe), thumbnailKey: null }), true);
+  await records.markVideoFailed({ videoId: ready, reason: 'late failure' });
+  const readyRow = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', ready).executeTakeFirstOrThrow();
+  assert.deepEqual(readyRow, { status: 'ready', failure_reason: null });
+  assert.equal((await db.selectFrom('renditions').select('key').where('video_id', '=', ready).execute()).length, 3);
+
+  const deleted = await insertVideo();
+  await db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', deleted).execute();
+  await records.markVideoFailed({ videoId: deleted, reason: 'failed after delete' });
+  const deletedRow = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', deleted).executeTakeFirstOrThrow();
+  assert.deepEqual(deletedRow, { status: 'transcoding', failure_reason: null });
 });
 
 test('webhook subscriptions: the video\'s environment, the event asked for, not deleted', async () => {
@@ -172,12 +190,17 @@ test('webhook subscriptions: the video\'s environment, the event asked for, not 
       hook('whk_failed', envId, ['video.processing.failed']),
       hook('whk_other_env', `${envId}x`, ['video.processing.completed']),
       hook('whk_deleted', envId, ['video.processing.completed'], true),
+      // No list at all means no filter: what a client that sends no `events` asks for.
+      hook('whk_every', envId, []),
     ])
     .execute();
-  assert.deepEqual(await records.listWebhookSubscriptions({ videoId, event: 'video.processing.completed' }), [{ webhookId: 'whk_both' }]);
+  assert.deepEqual(
+    (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.completed' })).map((s) => s.webhookId).sort(),
+    ['whk_both', 'whk_every'],
+  );
   assert.deepEqual(
     (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.failed' })).map((s) => s.webhookId).sort(),
-    ['whk_both', 'whk_failed'],
+    ['whk_both', 'whk_every', 'whk_failed'],
   );
 });
 

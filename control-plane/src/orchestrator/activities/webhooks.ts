@@ -3,6 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { failureTypes, type SendWebhookInput } from '../contracts.ts';
 import { signWebhook } from '../webhook-signature.ts';
+import { findLiveWebhook } from '../../repositories/webhooks.ts';
 import type { ActivityDeps } from './index.ts';
 
 const requestTimeoutMs = 15_000;
@@ -11,8 +12,8 @@ export function createWebhookActivities({ db, logger, fetch: send = fetch }: Pic
   return {
     async sendWebhook({ webhookId, messageId, payload }: SendWebhookInput): Promise<{ status: number }> {
       // Read at send time: the secret never enters workflow history, and a deleted endpoint gets nothing.
-      const hook = await db.selectFrom('webhooks').select(['url', 'secret', 'deleted_at']).where('id', '=', webhookId).executeTakeFirst();
-      if (!hook || hook.deleted_at) {
+      const hook = await findLiveWebhook(db, webhookId);
+      if (!hook) {
         throw ApplicationFailure.nonRetryable(`webhook ${webhookId} was deleted`, failureTypes.webhookGone);
       }
       const body = JSON.stringify(payload);

@@ -1,8 +1,8 @@
-// The registry's tables on PGlite (the embedded default); test/workers/registry.test.ts runs the
-// same cases on PostgreSQL.
+// The registry's tables on PGlite (the embedded default); registry.test.ts runs the same cases on
+// PostgreSQL.
 import { after, before, describe } from 'node:test';
-import { migrateToLatest, openDatabase, type Db } from '../db/database.ts';
-import { registryTableCases } from './nodes.cases.ts';
+import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
+import { registryTableCases } from './registry-table-cases.ts';
 
 describe('registry tables on PGlite', () => {
   let db: Db;

@@ -1,19 +1,23 @@
-// The registry's table logic, as test cases run twice: on PGlite (nodes.test.ts, beside the code)
-// and on a real PostgreSQL server (test/workers/registry.test.ts), since both must behave alike.
+// The registry's tables (the encode-nodes and node-leases repositories), as test cases run twice:
+// on PGlite (registry-pglite.test.ts) and on a real PostgreSQL server (registry.test.ts), since both
+// must behave alike.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
 import {
   acquireNodeSlot,
+  countActiveNodesSince,
   deregisterNode,
+  markNodeLost,
+  releaseJobLeases,
   expireDeadNodes,
   findLiveNode,
   listLiveNodes,
   recordHeartbeat,
   registerNode,
   releaseNodeSlot,
-} from './nodes.ts';
+  type Db,
+} from '@kino/control-plane';
 
 const timeout = 10_000;
 
@@ -140,5 +144,28 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(results.filter(Boolean).length, 3);
     const perNode = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
     for (const node of perNode) assert.equal(node.used, node.slots, node.id);
+  });
+
+  it('counts the active nodes at these addresses heard from since a time (the dev stack\'s readiness)', async () => {
+    await reset();
+    const before = new Date(Date.now() - 60_000);
+    const a = await register(1, { address: '10.0.1.1:7101' });
+    const b = await register(1, { address: '10.0.1.2:7102' });
+    await register(1, { address: '10.0.1.3:7103' });
+    assert.equal(await countActiveNodesSince(db(), ['10.0.1.1:7101', '10.0.1.2:7102', '10.9.9.9:1'], before), 2);
+    await markNodeLost(db(), b.id);
+    assert.equal(await countActiveNodesSince(db(), ['10.0.1.1:7101', '10.0.1.2:7102'], before), 1);
+    await age(a.id, 120_000);
+    assert.equal(await countActiveNodesSince(db(), ['10.0.1.1:7101', '10.0.1.2:7102'], before), 0);
+    assert.equal(await countActiveNodesSince(db(), [], before), 0);
+  });
+
+  it('a job\'s leases from earlier attempts are dropped before it takes a slot again', async () => {
+    await reset();
+    await register(1);
+    assert.ok(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }));
+    assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }), undefined, 'the one slot is held');
+    await releaseJobLeases(db(), 'encode-1');
+    assert.ok(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }));
   });
 }

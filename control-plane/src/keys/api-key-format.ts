@@ -1,4 +1,4 @@
-// API keys: `svc_live_` or `svc_test_` followed by 32 base62 characters. Only the SHA-256 of a key is
+// The API key format: `svc_live_` or `svc_test_` followed by 32 base62 characters. Only the SHA-256 of a key is
 // stored; the key itself is shown once, at creation. A plain hash (no salt, no slow KDF) is enough
 // because a key carries ~190 random bits: there is nothing to guess, and lookups stay one index probe.
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { API_KEY_PATTERN, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-keys.ts';
+import { API_KEY_PATTERN, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 
 describe('API keys', () => {
   it('have the svc_live_/svc_test_ prefix and 32 base62 characters', () => {

@@ -1,17 +1,11 @@
-// The encode_nodes / node_leases tables: what the NodeRegistry writes when nodes register and
-// heartbeat, and how the orchestrator takes and gives back slots. Functions of `db` (or a
-// transaction), all clock comparisons in the database's `now()` so process clocks never matter.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { newId, randomBase62 } from '@kino/infra';
+// The encode_nodes table: what the NodeRegistry writes when nodes register, heartbeat and leave,
+// and which nodes are live. A node that goes (deregistered, expired, replaced, lost) frees its
+// slots in node_leases in the same transaction. Every clock comparison is the database's `now()`.
+import { sql } from 'kysely';
+import { newId } from '@kino/infra';
 import type { Db } from '../db/database.ts';
-import type { Database, EncodeNode } from '../db/schema.ts';
-
-type Executor = Kysely<Database>;
-
-/** `now() - ms`, computed by the database. */
-function ago(ms: number): RawBuilder<Date> {
-  return sql<Date>`now() - (${Math.max(0, Math.round(ms))}::double precision * interval '1 millisecond')`;
-}
+import type { EncodeNode } from '../db/schema.ts';
+import { ago } from './db-clock.ts';
 
 const nodeIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -111,6 +105,11 @@ export async function expireDeadNodes(db: Db, timeoutMs: number): Promise<string
   });
 }
 
+/** Gives no more work to a node that vanished mid-call. A live node re-registers on its next heartbeat. */
+export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
+  await db.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).where('state', '!=', 'gone').execute();
+}
+
 export interface LiveNode extends EncodeNode {
   /** Slots taken by leases. */
   used: number;
@@ -124,7 +123,7 @@ export interface SelectionOptions {
 }
 
 /** Live nodes with their used slots, least loaded first. */
-export async function listLiveNodes(db: Executor, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
+export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
   let query = db
     .selectFrom('encode_nodes as n')
     .selectAll('n')
@@ -144,73 +143,6 @@ export async function listLiveNodes(db: Executor, { heartbeatTimeoutMs, excludeN
     .sort((a, b) => a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || a.id.localeCompare(b.id));
 }
 
-export interface NodeSlotLease {
-  leaseId: string;
-  node: EncodeNode;
-}
-
-export interface AcquireOptions extends SelectionOptions {
-  videoId: string;
-  /**
-   * The job the slot is for: pass the same string as the node call's `jobId`. A node reports its
-   * running job ids in heartbeats, and the registry frees leases whose job the node does not run.
-   */
-  job: string;
-}
-
-/**
- * Takes one slot on the least loaded live node, or returns undefined when no live node has a free
- * one. Atomic: each candidate's row is locked (`select ... for update`) and its leases counted
- * under the lock, so two orchestrators can never overbook a node.
- */
-export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
-  return oneAtATime(db, () => acquireInTransaction(db, options));
-}
-
-// PGlite is a single session and kysely-pglite does not keep two transactions apart: their
-// statements interleave, and row locks mean nothing within one session. Acquisitions of one process
-// therefore queue here; across processes (PostgreSQL) the row locks below do the work.
-const acquisitionQueues = new WeakMap<Db, Promise<unknown>>();
-
-function oneAtATime<T>(db: Db, task: () => Promise<T>): Promise<T> {
-  const previous = acquisitionQueues.get(db) ?? Promise.resolve();
-  const run = previous.then(task, task);
-  acquisitionQueues.set(db, run.catch(() => undefined));
-  return run;
-}
-
-async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
-  return db.transaction().execute(async (trx) => {
-    for (const candidate of await listLiveNodes(trx, options)) {
-      if (candidate.used >= candidate.slots) continue;
-      const node = await trx
-        .selectFrom('encode_nodes')
-        .selectAll()
-        .where('id', '=', candidate.id)
-        .where('state', '=', 'active')
-        .where('last_heartbeat_at', '>', ago(options.heartbeatTimeoutMs))
-        .forUpdate()
-        .executeTakeFirst();
-      if (!node) continue;
-      const { used } = await trx
-        .selectFrom('node_leases')
-        .select(sql<number>`count(*)::int`.as('used'))
-        .where('node_id', '=', node.id)
-        .executeTakeFirstOrThrow();
-      if (Number(used) >= node.slots) continue;
-      const leaseId = `lease_${randomBase62(16)}`;
-      await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: options.videoId, job: options.job }).execute();
-      return { leaseId, node };
-    }
-    return undefined;
-  });
-}
-
-/** Gives a slot back. Releasing a lease that is already gone (expired node, reaped orphan) is fine. */
-export async function releaseNodeSlot(db: Db, leaseId: string): Promise<void> {
-  await db.deleteFrom('node_leases').where('id', '=', leaseId).execute();
-}
-
 /** A live node for a short job that takes no slot, least loaded first; undefined when none is live. */
 export async function findLiveNode(db: Db, options: SelectionOptions): Promise<LiveNode | undefined> {
   return (await listLiveNodes(db, options))[0];
@@ -219,4 +151,20 @@ export async function findLiveNode(db: Db, options: SelectionOptions): Promise<L
 /** Every node the registry has seen, newest first (for operators and health checks). */
 export async function listEncodeNodes(db: Db): Promise<EncodeNode[]> {
   return db.selectFrom('encode_nodes').selectAll().orderBy('registered_at', 'desc').execute();
+}
+
+/**
+ * How many of these addresses are active nodes that registered or heartbeat at or after `since`
+ * (the dev stack waits for its own nodes this way).
+ */
+export async function countActiveNodesSince(db: Db, addresses: string[], since: Date): Promise<number> {
+  if (addresses.length === 0) return 0;
+  const row = await db
+    .selectFrom('encode_nodes')
+    .select(sql<number>`count(distinct address)::int`.as('count'))
+    .where('state', '=', 'active')
+    .where('address', 'in', addresses)
+    .where('last_heartbeat_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -1,0 +1,81 @@
+// The storage activities over the real schema (PGlite) and an in-memory bucket with Storage's shape.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger, newId, type Storage } from '@kino/infra';
+import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
+import { createOrganization } from '../../repositories/organizations.ts';
+import { createEnvironment } from '../../repositories/environments.ts';
+import { createVideo, markVideoDeleted } from '../../repositories/videos.ts';
+import { defaultEncodingParameters } from '@kino/proto/contract';
+import { createStorageActivities } from './storage-work.ts';
+
+let db: Db;
+let orgId: string;
+let envId: string;
+const objects = new Map<string, string>();
+
+/** The part of Storage these activities use, over `objects`. */
+const storage = {
+  head: (key: string) => Promise.resolve(objects.has(key) ? { size: objects.get(key)!.length } : undefined),
+  put: (key: string, body: string) => {
+    objects.set(key, body);
+    return Promise.resolve();
+  },
+  delete: (key: string) => {
+    objects.delete(key);
+    return Promise.resolve();
+  },
+  deletePrefix: (prefix: string) => {
+    const keys = [...objects.keys()].filter((key) => key.startsWith(prefix));
+    for (const key of keys) objects.delete(key);
+    return Promise.resolve(keys.length);
+  },
+} as unknown as Storage;
+
+const activities = () => createStorageActivities({ db, storage, logger: createLogger('test', 'silent') });
+
+async function video(storagePath: string): Promise<string> {
+  const created = await createVideo(db, {
+    id: newId('vid'),
+    orgId,
+    envId,
+    name: 'clip',
+    storagePath,
+    videoQuality: 'standard',
+    allowPublicAccess: true,
+    parameters: defaultEncodingParameters,
+  });
+  objects.set(storagePath, 'source');
+  objects.set(`videos/${created.id}/hls/master.m3u8`, '#EXTM3U');
+  objects.set(`videos/${created.id}/hls/360p/seg-00000.m4s`, 'segment');
+  return created.id;
+}
+
+before(async () => {
+  db = await openDatabase('pglite://memory');
+  await migrateToLatest(db);
+  orgId = (await createOrganization(db, { name: 'o' })).id;
+  envId = (await createEnvironment(db, { orgId, name: 'e' })).id;
+});
+
+after(async () => {
+  await db?.destroy();
+});
+
+test('removeVideoContent removes a deleted video\'s outputs and its original upload', async () => {
+  const path = `uploads/${orgId}/${envId}/upl_a/clip.mp4`;
+  const videoId = await video(path);
+  await markVideoDeleted(db, videoId, null);
+  assert.deepEqual(await activities().removeVideoContent({ videoId }), { removed: 3 });
+  assert.deepEqual([...objects.keys()].filter((key) => key.includes(videoId) || key === path), []);
+});
+
+test('removeVideoContent keeps the original when a live video was made from the same upload since', async () => {
+  const path = `uploads/${orgId}/${envId}/upl_b/clip.mp4`;
+  const first = await video(path);
+  await markVideoDeleted(db, first, null);
+  const second = await video(path);
+  assert.deepEqual(await activities().removeVideoContent({ videoId: first }), { removed: 2 });
+  assert.ok(objects.has(path), 'the live video still needs its source');
+  assert.ok(objects.has(`videos/${second}/hls/master.m3u8`), 'another video\'s outputs are not touched');
+});

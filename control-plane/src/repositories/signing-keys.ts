@@ -1,0 +1,35 @@
+// The signing_keys table: playback-token key pairs (ES256). The keyring (playback/signing-keys.ts)
+// decides when to make, rotate and publish keys; these functions only read and write rows.
+import type { Insertable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { SigningKey, SigningKeysTable } from '../db/schema.ts';
+
+export type NewSigningKey = Insertable<SigningKeysTable>;
+
+/** The newest key that is not retired: the one new tokens are signed with. */
+export async function findNewestActiveSigningKey(db: Db): Promise<SigningKey | undefined> {
+  return db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Public keys of active keys and of keys retired after `retiredAfter`, newest first. */
+export async function listPublishedSigningKeys(db: Db, retiredAfter: Date): Promise<Array<Pick<SigningKey, 'kid' | 'public_jwk'>>> {
+  return db
+    .selectFrom('signing_keys')
+    .select(['kid', 'public_jwk'])
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter)]))
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/** Adds a key unless one with its kid exists (another process made the same one: harmless). */
+export async function insertSigningKey(db: Db, key: NewSigningKey): Promise<void> {
+  await db.insertInto('signing_keys').values(key).onConflict((oc) => oc.doNothing()).execute();
+}
+
+/** Retires every active key at `retiredAt` and adds `fresh`, in one transaction. */
+export async function rotateSigningKeys(db: Db, fresh: NewSigningKey, retiredAt: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('signing_keys').set({ retired_at: retiredAt }).where('retired_at', 'is', null).execute();
+    await trx.insertInto('signing_keys').values(fresh).execute();
+  });
+}

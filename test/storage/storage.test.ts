@@ -1,0 +1,38 @@
+// The Storage abstraction against a real S3 (SeaweedFS, which checks signatures): the only way
+// Kino reaches object storage, so its listing and deletes are checked here once.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Storage } from '@kino/infra';
+import { startTestServices, type TestServices } from '@kino/test/support/services';
+
+let services: TestServices;
+let storage: Storage;
+
+before(async () => {
+  services = await startTestServices({ s3: true });
+  storage = new Storage(services.storage);
+});
+
+after(async () => {
+  storage?.close();
+  await services?.stop();
+});
+
+test('put, head, get, list by prefix, delete one, delete many, delete a prefix', async () => {
+  const keys = ['videos/vid_s/hls/master.m3u8', 'videos/vid_s/hls/360p/seg-00000.m4s', 'videos/vid_s/thumbs/default.jpg', 'videos/vid_t/hls/master.m3u8'];
+  for (const key of keys) await storage.put(key, `body of ${key}`, 'application/octet-stream');
+  assert.equal((await storage.head(keys[0]!))?.size, `body of ${keys[0]}`.length);
+  assert.equal((await storage.get(keys[1]!))?.toString(), `body of ${keys[1]}`);
+  assert.deepEqual(await storage.list('videos/vid_s/'), [keys[1], keys[0], keys[2]], 'lexicographic, under the prefix only');
+
+  await storage.delete(keys[2]!);
+  assert.equal(await storage.head(keys[2]!), undefined);
+  await storage.delete(keys[2]!); // gone already: fine
+
+  await storage.deleteMany([keys[1]!, 'videos/vid_s/never-there']);
+  assert.deepEqual(await storage.list('videos/vid_s/'), [keys[0]]);
+
+  assert.equal(await storage.deletePrefix('videos/vid_s/'), 1);
+  assert.deepEqual(await storage.list('videos/vid_s/'), []);
+  assert.deepEqual(await storage.list('videos/vid_t/'), [keys[3]], 'another prefix is untouched');
+});
