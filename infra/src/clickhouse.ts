@@ -1,5 +1,5 @@
 // ClickHouse over its HTTP interface: the analytics store. In the dev stack the URL points at the
-// chDB-backed analytics process (`kino analytics`, infra/src/analytics/chdb-http-server.ts); in
+// chDB-backed analytics process (`kino analytics`, infra/dev/analytics/chdb-http-server.ts); in
 // production at a ClickHouse server. Both speak the same small subset used here: `/ping`, a query in
 // the POST body with `FORMAT JSON`, and `INSERT ... FORMAT JSONEachRow` with the rows as the body.
 //

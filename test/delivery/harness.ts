@@ -5,17 +5,8 @@
 import { join } from 'node:path';
 import { createApiKey } from '@kino/control-plane';
 import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane/db';
-import {
-  ClickHouseHttp,
-  freePort,
-  repoRoot,
-  startClickHouse,
-  startProcess,
-  Storage,
-  waitFor,
-  type ClickHouseServer,
-  type ManagedProcess,
-} from '@kino/infra';
+import { ClickHouseHttp, repoRoot, Storage } from '@kino/infra';
+import { freePort, startClickHouse, startProcess, waitFor, type ClickHouseServer, type ManagedProcess } from '@kino/infra/dev';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 import { createTenancy } from '@kino/test/support/hls-fixture';
 

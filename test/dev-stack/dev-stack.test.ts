@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { Kino } from '@kino/sdk';
-import { repoRoot, waitFor } from '@kino/infra';
-import { devStackLayout, layoutPorts, type DevJson, type DevStackLayout } from '@kino/infra/dev-stack';
+import { repoRoot } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
+import { devStackLayout, layoutPorts, type DevJson, type DevStackLayout } from '@kino/cli/dev-stack';
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {

@@ -13,7 +13,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
-import { Storage, freePort, newId, objectKeys, repoRoot, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { Storage, newId, objectKeys, repoRoot } from '@kino/infra';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane/db';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 

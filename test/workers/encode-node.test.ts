@@ -8,7 +8,8 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Storage, createLogger, newId, objectKeys, waitFor } from '@kino/infra';
+import { Storage, createLogger, newId, objectKeys } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
 import { GrpcStatus, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type RenditionSpec } from '@kino/proto';
 import { contentTypeForHlsFile, hlsOutputFileNames } from '@kino/workers';
 import { startTestServices, type TestServices } from '@kino/test/support/services';

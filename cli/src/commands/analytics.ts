@@ -6,7 +6,7 @@ export default class Analytics extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
-    const { runAnalyticsServer } = await import('@kino/infra');
+    const { runAnalyticsServer } = await import('@kino/infra/dev');
     await runAnalyticsServer();
   }
 }

@@ -1,12 +1,12 @@
 // `kino analytics`: the embedded analytics store of the dev stack (chDB behind ClickHouse's HTTP
 // interface). Point every other process's CLICKHOUSE_URL at http://ANALYTICS_HOST:ANALYTICS_PORT.
 import { join } from 'node:path';
-import { ClickHouseHttp } from '../clickhouse.ts';
-import { env, loadConfig, z } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { kinoDir } from '../paths.ts';
+import { ClickHouseHttp } from '../../src/clickhouse.ts';
+import { env, loadConfig, z } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { kinoDir } from '../../src/paths.ts';
 import { startChdbHttpServer } from './chdb-http-server.ts';
-import { migrateClickHouse } from './migrations.ts';
+import { migrateClickHouse } from '../../src/analytics/migrations.ts';
 
 export const analyticsConfigShape = {
   ANALYTICS_HOST: z.string().default('127.0.0.1'),

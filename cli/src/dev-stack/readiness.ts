@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import type { ManagedProcess } from '../managed-process.ts';
-import { findBinary } from '../paths.ts';
+import type { ManagedProcess } from '@kino/infra/dev';
+import { findBinary } from '@kino/infra/dev';
 import { DevStackError } from './preflight.ts';
 
 const execFileAsync = promisify(execFile);

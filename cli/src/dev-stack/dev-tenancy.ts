@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { repoRoot } from '../paths.ts';
+import { repoRoot } from '@kino/infra';
 import { DevStackError } from './preflight.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
 

@@ -10,7 +10,7 @@
 // ClickHouse's error text, like a server does.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../src/logger.ts';
 
 const maxBodyBytes = 64 * 1024 * 1024;
 

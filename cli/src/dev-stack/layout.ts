@@ -3,7 +3,7 @@
 // free ports without touching a developer's running one.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { kinoDir } from '../paths.ts';
+import { kinoDir } from '@kino/infra';
 
 /** The default port base: the design's dev ports are base + offset (API 7080, S3 7333, ...). */
 export const defaultPortBase = 7000;

@@ -10,11 +10,17 @@
 // the admin CLI are separate processes, and PGlite opens its data from one process only.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { repoRoot } from '../paths.ts';
-import { startPostgres, type PostgresServer } from '../services/postgres.ts';
-import { startSeaweed, type SeaweedServer } from '../services/seaweedfs.ts';
-import { startTemporal, type TemporalServer } from '../services/temporal.ts';
+import { repoRoot } from '@kino/infra';
+import {
+  startPostgres,
+  startProcess,
+  startSeaweed,
+  startTemporal,
+  type ManagedProcess,
+  type PostgresServer,
+  type SeaweedServer,
+  type TemporalServer,
+} from '@kino/infra/dev';
 import { tailErrorsToConsole, type ConsoleTail } from './console-tail.ts';
 import {
   adminCommandsMissing,
