@@ -7,3 +7,4 @@ export * from './storage.ts';
 export * from './ids.ts';
 export * from './clickhouse.ts';
 export * from './analytics/index.ts';
+export * from './run-process.ts';
