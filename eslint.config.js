@@ -30,7 +30,7 @@ export default tseslint.config(
     files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**'], message: 'dev tooling: production code does not import it' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' }] }],
     },
   },
   {
