@@ -26,6 +26,14 @@ export default tseslint.config(
     },
   },
   {
+    // Production code never starts services or waits on them: launchers are dev tooling (tests may).
+    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' }] }],
+    },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins there.
     files: ['control-plane/src/orchestrator/workflows/**/*.ts'],
     rules: {

@@ -12,7 +12,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture } from '../../test/support/hls-fixture.ts';
 import { signedUrlOf, startDeliveryStack } from '../../test/delivery/harness.ts';

@@ -6,7 +6,7 @@ export * from './repositories/index.ts';
 export * from './keys/api-key-format.ts';
 export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from './config.ts';
 export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';
-export { startApiServer, runApiServer, type RunningApi } from './api/server.ts';
+export { startApiServer, type RunningApi } from './api/server.ts';
 export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';
 export { ApiError } from './api/errors.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';

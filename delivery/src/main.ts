@@ -1,10 +1,11 @@
-// `kino delivery`: one delivery node. Stateless apart from its cache and its segment-log spool;
-// run as many as needed behind a load balancer, each with its own DELIVERY_SPOOL_DIR.
+// One delivery node (`kino delivery` runs it through runProcess). Stateless apart from its cache and
+// its segment-log spool; run as many as needed behind a load balancer, each with its own
+// DELIVERY_SPOOL_DIR.
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/control-plane/db';
-import { ClickHouseHttp, Storage, createLogger, loadConfig } from '@kino/infra';
-import { deliveryConfigShape, jwksUrlOf, nodeIdOf } from './config.ts';
+import { ClickHouseHttp, Storage, createLogger, type Logger, type RunningProcess } from '@kino/infra';
+import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { ObjectCache } from './object-cache.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 import { SegmentLog } from './segment-log.ts';
@@ -12,10 +13,14 @@ import { createDeliveryServer } from './server.ts';
 import { ThumbnailMaker } from './thumbnails.ts';
 import { VideoCatalog } from './video-catalog.ts';
 
-export async function runDelivery(): Promise<void> {
-  const config = loadConfig(deliveryConfigShape);
+/** The node's logger: every line names the node. */
+export function createDeliveryLogger(config: DeliveryConfig): Logger {
+  return createLogger('delivery', config.LOG_LEVEL).child({ nodeId: nodeIdOf(config) });
+}
+
+/** Starts a delivery node; stop() finishes requests in flight and ships the spooled segment rows. */
+export async function startDelivery(config: DeliveryConfig, logger: Logger = createDeliveryLogger(config)): Promise<RunningProcess> {
   const nodeId = nodeIdOf(config);
-  const logger = createLogger('delivery', config.LOG_LEVEL).child({ nodeId });
   const db = await openDatabase(config.DATABASE_URL);
   const storage = new Storage(config);
   const cache = new ObjectCache({
@@ -48,19 +53,13 @@ export async function runDelivery(): Promise<void> {
   const address = server.address() as AddressInfo;
   logger.info({ url: `http://${address.address}:${address.port}`, jwks: jwksUrlOf(config).href }, 'delivery node listening');
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing requests, shipping segment rows');
-    server.close();
-    server.closeIdleConnections();
-    void (async () => {
+  return {
+    async stop() {
+      logger.info('finishing requests, shipping segment rows');
+      server.close();
+      server.closeIdleConnections();
       await segments.close();
       await db.destroy();
-      process.exit(0);
-    })();
+    },
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
 }

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDatabase, migrateToLatest, type Db } from '@kino/control-plane/db';
 import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
-import { waitFor } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
 import { DeliveryError } from './errors.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 

@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClickHouseHttp, createLogger, waitFor } from '@kino/infra';
+import { ClickHouseHttp, createLogger } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
 import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
 
 // A stand-in for ClickHouse's HTTP interface that records inserted rows and can be made to fail.

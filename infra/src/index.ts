@@ -1,14 +1,10 @@
+// What Kino's production processes (api, orchestrator, encode nodes, delivery) run. Dev tooling
+// (service launchers, the embedded analytics store, ports, waits) is `@kino/infra/dev`.
 export * from './config.ts';
 export * from './logger.ts';
 export * from './paths.ts';
-export * from './ports.ts';
-export * from './wait.ts';
-export * from './managed-process.ts';
 export * from './storage.ts';
 export * from './ids.ts';
-export * from './services/postgres.ts';
-export * from './services/temporal.ts';
-export * from './services/seaweedfs.ts';
 export * from './clickhouse.ts';
-export * from './services/clickhouse.ts';
 export * from './analytics/index.ts';
+export * from './run-process.ts';

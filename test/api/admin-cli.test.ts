@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, repoRoot, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { repoRoot } from '@kino/infra';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { Json } from './harness.ts';
 

@@ -1,7 +1,8 @@
 // Shared set-up of the API tests: the app built on real services, and a small tenancy with one key
 // of each kind. Each test file starts its services once (before) and stops them (after).
 import { Client, Connection } from '@temporalio/client';
-import { createLogger, freePort, Storage, type StorageConfig } from '@kino/infra';
+import { createLogger, Storage, type StorageConfig } from '@kino/infra';
+import { freePort } from '@kino/infra/dev';
 import type { TestServices } from '@kino/test/support/services';
 import {
   buildApp,

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from '@kino/infra';
+import { freePort } from '@kino/infra/dev';
 import { createApiKey, openDatabase, type ApiApp } from '@kino/control-plane';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 

@@ -3,16 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import {
-  ClickHouseHttp,
-  freePort,
-  migrateClickHouse,
-  newId,
-  SEGMENT_DELIVERIES_TABLE,
-  startChdbHttpServer,
-  toClickHouseDateTime,
-  type ChdbHttpServer,
-} from '@kino/infra';
+import { ClickHouseHttp, migrateClickHouse, newId, SEGMENT_DELIVERIES_TABLE, toClickHouseDateTime } from '@kino/infra';
+import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo } from '@kino/control-plane';
 import { defaultEncodingParameters } from '@kino/proto/contract';

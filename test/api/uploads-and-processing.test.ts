@@ -2,7 +2,8 @@
 // real Temporal server; and /health against those services.
 import { after, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClickHouseHttp, freePort, Storage, type StorageConfig } from '@kino/infra';
+import { ClickHouseHttp, Storage, type StorageConfig } from '@kino/infra';
+import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
 import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/control-plane';

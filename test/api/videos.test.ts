@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
-import { freePort, newId } from '@kino/infra';
+import { newId } from '@kino/infra';
+import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import {
   createVideo,

@@ -1,25 +1,13 @@
-// The processes a delivery test talks to, all real and on free loopback ports: PostgreSQL and
-// SeaweedFS (startTestServices), an analytics store (chDB behind `kino analytics`, or Debian's
-// ClickHouse server), the API (`kino api`, for the JWKS and signed URLs) and a delivery node
-// (`kino delivery`), each a child process with its log in the test's directory.
-import { join } from 'node:path';
-import { createApiKey } from '@kino/control-plane';
-import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane/db';
-import {
-  ClickHouseHttp,
-  freePort,
-  repoRoot,
-  startClickHouse,
-  startProcess,
-  Storage,
-  waitFor,
-  type ClickHouseServer,
-  type ManagedProcess,
-} from '@kino/infra';
-import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
-import { createTenancy } from '@kino/test/support/hls-fixture';
-
-const kino = join(repoRoot, 'cli', 'bin', 'kino.js');
+// The processes a delivery test talks to, all real, started by the dev stack's launcher
+// (support/stack.ts) on a free port base: PostgreSQL and SeaweedFS, an analytics store (chDB behind
+// `kino analytics`, or Debian's ClickHouse server), the API (`kino api`, for the JWKS and signed
+// URLs) and a delivery node (`kino delivery`), each a child process with its log in the stack's
+// directory. No Temporal and no orchestrator: nothing here transcodes.
+import { openDatabase, type Db } from '@kino/control-plane/db';
+import { ClickHouseHttp, Storage } from '@kino/infra';
+import type { ManagedProcess } from '@kino/infra/dev';
+import type { TestServices } from '@kino/test/support/services';
+import { startTestStack } from '@kino/test/support/stack';
 
 export interface DeliveryNode {
   url: string;
@@ -49,111 +37,44 @@ export async function startDeliveryStack({
   analytics: 'chdb' | 'clickhouse-server';
   shipIntervalMs?: number;
 }): Promise<DeliveryStack> {
-  const services = await startTestServices({ postgres: true, s3: true });
-  const started: { stop(): Promise<void> }[] = [];
-  try {
-    const env = { ...process.env, ...serviceEnv(services), LOG_LEVEL: 'warn' };
-
-    let clickhouseUrl: string;
-    if (analytics === 'chdb') {
-      const port = await freePort();
-      const proc = startProcess('analytics', process.execPath, [kino, 'analytics'], {
-        env: { ...env, ANALYTICS_PORT: String(port), ANALYTICS_DATA_DIR: join(services.dir, 'chdb') },
-        logFile: join(services.dir, 'analytics.log'),
-      });
-      started.push(proc);
-      clickhouseUrl = `http://127.0.0.1:${port}`;
-      await waitFor('kino analytics to answer /ping', async () => {
-        if (proc.child.exitCode !== null) throw new Error(`kino analytics exited; see ${services.dir}/analytics.log`);
-        return (await fetch(`${clickhouseUrl}/ping`)).ok;
-      }, { timeoutMs: 60_000 });
-    } else {
-      const server: ClickHouseServer = await startClickHouse({ dataDir: join(services.dir, 'clickhouse'), httpPort: await freePort() });
-      started.push(server);
-      clickhouseUrl = server.url;
-    }
-
-    const apiPort = await freePort();
-    const deliveryPort = await freePort();
-    const deliveryBase = `http://127.0.0.1:${deliveryPort}`;
-    const api = startProcess('api', process.execPath, [kino, 'api'], {
-      env: {
-        ...env,
-        API_HOST: '127.0.0.1',
-        API_PORT: String(apiPort),
-        // Nothing here starts workflows; the client connects lazily and never needs it.
-        TEMPORAL_ADDRESS: '127.0.0.1:1',
-        CLICKHOUSE_URL: clickhouseUrl,
-        DELIVERY_URL: deliveryBase,
-      },
-      logFile: join(services.dir, 'api.log'),
-    });
-    started.push(api);
-    const apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
-    await waitFor('the API to serve its JWKS', async () => {
-      if (api.child.exitCode !== null) throw new Error(`kino api exited; see ${services.dir}/api.log`);
-      return (await fetch(`${apiUrl}/.well-known/jwks.json`)).ok;
-    }, { timeoutMs: 60_000 });
-
-    const db = await openDatabase(services.databaseUrl);
-    await migrateToLatest(db);
-    const { orgId, envId } = await createTenancy(db);
-    const { apiKey } = await createApiKey(db, { orgId, type: 'full', live: false });
-
-    const spoolDir = join(services.dir, 'delivery-spool');
-    const deliveryEnv = {
-      ...env,
-      DELIVERY_HOST: '127.0.0.1',
-      DELIVERY_PORT: String(deliveryPort),
-      CONTROL_PLANE_URL: apiUrl,
-      CLICKHOUSE_URL: clickhouseUrl,
-      DELIVERY_CACHE_DIR: join(services.dir, 'delivery-cache'),
-      DELIVERY_SPOOL_DIR: spoolDir,
-      DELIVERY_LOG_SHIP_INTERVAL_MS: String(shipIntervalMs),
-      DELIVERY_NODE_ID: 'test-node',
-    };
-    const startDelivery = async (): Promise<DeliveryNode> => {
-      const proc = startProcess('delivery', process.execPath, [kino, 'delivery'], {
-        env: deliveryEnv,
-        logFile: join(services.dir, 'delivery.log'),
-      });
-      await waitFor('the delivery node to answer /health', async () => {
-        if (proc.child.exitCode !== null) throw new Error(`kino delivery exited; see ${services.dir}/delivery.log`);
-        return (await fetch(`${deliveryBase}/health`)).ok;
-      }, { timeoutMs: 60_000 });
-      return { url: deliveryBase, process: proc };
-    };
-
-    const stack: DeliveryStack = {
-      services,
-      db,
-      storage: new Storage(services.storage),
-      clickhouse: new ClickHouseHttp(clickhouseUrl),
-      apiUrl,
-      apiKey,
-      orgId,
-      envId,
-      delivery: await startDelivery(),
-      spoolDir,
-      async restartDelivery() {
-        await stack.delivery.process.stop();
-        stack.delivery = await startDelivery();
-        return stack.delivery;
-      },
-      async stop() {
-        await stack.delivery.process.stop();
-        await Promise.all(started.map((s) => s.stop()));
-        stack.storage.close();
-        await db.destroy();
-        await services.stop();
-      },
-    };
-    return stack;
-  } catch (error) {
-    await Promise.all(started.map((s) => s.stop()));
-    await services.stop();
-    throw error;
-  }
+  const test = await startTestStack({
+    nodes: 0,
+    without: ['temporal', 'orchestrator'],
+    analytics,
+    env: { delivery: { DELIVERY_LOG_SHIP_INTERVAL_MS: String(shipIntervalMs), DELIVERY_NODE_ID: 'test-node' } },
+  });
+  const { launcher, status, env } = test;
+  const db = await openDatabase(env.DATABASE_URL!);
+  const services: TestServices = {
+    dir: test.dir,
+    databaseUrl: env.DATABASE_URL!,
+    temporalAddress: '',
+    storage: test.storage,
+    stop: test.stop,
+  };
+  const stack: DeliveryStack = {
+    services,
+    db,
+    storage: new Storage(test.storage),
+    clickhouse: new ClickHouseHttp(env.CLICKHOUSE_URL!),
+    apiUrl: status.devJson.apiUrl,
+    // The dev stack's full-access key of its organization (made with `kino admin`).
+    apiKey: status.devJson.apiKey,
+    orgId: status.devJson.orgId,
+    envId: status.devJson.envId,
+    delivery: { url: status.devJson.deliveryUrl, process: launcher.process('delivery') },
+    spoolDir: launcher.layout.deliverySpoolDir,
+    async restartDelivery() {
+      stack.delivery = { url: status.devJson.deliveryUrl, process: await launcher.restart('delivery') };
+      return stack.delivery;
+    },
+    async stop() {
+      stack.storage.close();
+      await db.destroy();
+      await test.stop();
+    },
+  };
+  return stack;
 }
 
 /** GET /{orgID}/videos/{publicID}/signed-url through the API. */

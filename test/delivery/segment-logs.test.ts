@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { startDeliveryStack, type DeliveryStack } from './harness.ts';
 

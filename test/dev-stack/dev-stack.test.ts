@@ -9,16 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { Kino } from '@kino/sdk';
-import { repoRoot, waitFor } from '@kino/infra';
-import { devStackLayout, layoutPorts, type DevJson, type DevStackLayout } from '@kino/infra/dev-stack';
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolveFree) => {
-    const server = createServer();
-    server.once('error', () => resolveFree(false));
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolveFree(true)));
-  });
-}
+import { repoRoot } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
+import { devStackLayout, freeDevPortBase, layoutPorts, type DevJson, type DevStackLayout } from '@kino/cli/dev-stack';
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolveAnswer) => {
@@ -29,17 +22,6 @@ function portAnswers(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolveAnswer(false));
   });
-}
-
-/** A port base whose every dev-stack port is free right now. */
-async function findFreePortBase(dir: string): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const base = 20_000 + Math.floor(Math.random() * 25) * 1000;
-    const layout = devStackLayout({ dir, portBase: base });
-    const free = await Promise.all(layoutPorts(layout).map(({ port }) => portIsFree(port)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error('no free port base found for a second dev stack');
 }
 
 function pidIsAlive(pid: number): boolean {
@@ -96,7 +78,7 @@ describe('kino dev', { timeout: 600_000 }, () => {
   let firstRun: DevJson;
 
   before(async () => {
-    layout = devStackLayout({ dir, portBase: await findFreePortBase(dir) });
+    layout = devStackLayout({ dir, portBase: await freeDevPortBase() });
   });
 
   after(async () => {

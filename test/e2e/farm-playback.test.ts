@@ -1,29 +1,26 @@
 // From upload to playback through the whole system: a clip sent through the SDK is transcoded by
 // the real farm (API, Temporal, orchestrator, an encode node), then played from a delivery node:
 // every variant of the public and of the signed master decodes with the source's frame count, the
-// default thumbnail resizes, and the segments served become rows in chDB. The delivery node gets its
-// keys from a second API process on the same database (signing keys live there, so every API
-// instance publishes the same JWKS), whose DELIVERY_URL names this delivery node.
+// default thumbnail resizes, and the segments served become rows in chDB. The farm is the dev
+// stack's launcher with delivery and analytics: the API's DELIVERY_URL names the delivery node, which
+// gets its keys from the API's JWKS.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiKey } from '@kino/control-plane';
-import { ClickHouseHttp, freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
-import { Kino } from '@kino/sdk';
+import type { ClickHouseHttp } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
+import type { Kino } from '@kino/sdk';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { kinoBin, startFarm, type Farm } from '../farm/farm.ts';
+import { startFarm, type Farm } from '../farm/farm.ts';
 import { variantUrls } from '../delivery/harness.ts';
 
 let farm: Farm;
 let workDir: string;
 let clip: Buffer;
 let sourceFrames: number;
-let analytics: ManagedProcess;
-let api: ManagedProcess;
-let delivery: ManagedProcess;
-/** The SDK on the second API, whose signed URLs point at this delivery node. */
+/** The SDK on the API, whose signed URLs point at the farm's delivery node. */
 let playbackApi: Kino;
 let deliveryUrl: string;
 let clickhouse: ClickHouseHttp;
@@ -32,62 +29,19 @@ before(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-playback-'));
   let clipPath: string;
   [farm, clipPath] = await Promise.all([
-    startFarm(),
+    startFarm({ playback: true }),
     // 854x480 on `standard`: a 360p and a 480p rendition.
     makeClip({ seconds: 4, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
   ]);
   clip = await readFile(clipPath);
   sourceFrames = await countFramesInFile(clipPath);
   await farm.startNode('a', { slots: 2 });
-
-  const env = { ...process.env, DATABASE_URL: farm.services.databaseUrl, LOG_LEVEL: 'warn' };
-  for (const [name, value] of Object.entries(farm.services.storage)) (env as Record<string, string>)[name] = String(value);
-  const analyticsPort = await freePort();
-  analytics = startProcess('analytics', process.execPath, [kinoBin, 'analytics'], {
-    env: { ...env, ANALYTICS_PORT: String(analyticsPort), ANALYTICS_DATA_DIR: join(workDir, 'chdb') },
-    logFile: join(farm.services.dir, 'analytics.log'),
-  });
-  const clickhouseUrl = `http://127.0.0.1:${analyticsPort}`;
-  clickhouse = new ClickHouseHttp(clickhouseUrl);
-  await waitFor('kino analytics', async () => (await fetch(`${clickhouseUrl}/ping`)).ok, { timeoutMs: 60_000 });
-
-  const deliveryPort = await freePort();
-  deliveryUrl = `http://127.0.0.1:${deliveryPort}`;
-  const apiPort = await freePort();
-  const apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
-  api = startProcess('api', process.execPath, [kinoBin, 'api'], {
-    env: {
-      ...env,
-      API_PORT: String(apiPort),
-      TEMPORAL_ADDRESS: farm.services.temporalAddress,
-      CLICKHOUSE_URL: clickhouseUrl,
-      DELIVERY_URL: deliveryUrl,
-    },
-    logFile: join(farm.services.dir, 'api-playback.log'),
-  });
-  await waitFor('the second API', async () => (await fetch(`${apiUrl}/.well-known/jwks.json`)).ok, { timeoutMs: 60_000 });
-  const { apiKey } = await createApiKey(farm.db, { orgId: farm.orgId, type: 'full', live: false });
-  playbackApi = new Kino({ apiUrl, apiKey });
-
-  delivery = startProcess('delivery', process.execPath, [kinoBin, 'delivery'], {
-    env: {
-      ...env,
-      DELIVERY_PORT: String(deliveryPort),
-      CONTROL_PLANE_URL: apiUrl,
-      CLICKHOUSE_URL: clickhouseUrl,
-      DELIVERY_CACHE_DIR: join(workDir, 'cache'),
-      DELIVERY_SPOOL_DIR: join(workDir, 'spool'),
-      DELIVERY_LOG_SHIP_INTERVAL_MS: '200',
-    },
-    logFile: join(farm.services.dir, 'delivery.log'),
-  });
-  await waitFor('the delivery node', async () => (await fetch(`${deliveryUrl}/health`)).ok, { timeoutMs: 60_000 });
+  deliveryUrl = farm.deliveryUrl!;
+  clickhouse = farm.clickhouse!;
+  playbackApi = farm.kino;
 });
 
 after(async () => {
-  await delivery?.stop();
-  await api?.stop();
-  await analytics?.stop();
   await farm?.stop();
   await rm(workDir, { recursive: true, force: true });
 });

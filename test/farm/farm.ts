@@ -1,25 +1,24 @@
-// A whole transcoding farm for end-to-end tests, every part a real separate process: PostgreSQL,
+// A whole transcoding farm for end-to-end tests, started by the dev stack's launcher (support/stack.ts),
+// every part a real separate process: PostgreSQL,
 // the Temporal dev server, SeaweedFS (S3 that checks signatures), `kino api`, `kino orchestrator`
 // and any number of `kino node start`. The tenant and its key come from the operators' commands
 // (`kino admin ...`); videos go in the way users send them, through the SDK: an upload URL, a PUT
 // to storage, the process call. Tests observe through the SDK, and through the database, storage
 // and Temporal for what the API does not show (slots, node states, workflow history).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
-import { Storage, freePort, newId, repoRoot, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
+import { freePort, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
-import { migrateToLatest, openDatabase, type Db } from '@kino/control-plane/db';
-import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
+import { openDatabase, type Db } from '@kino/control-plane/db';
+import type { TestServices } from '@kino/test/support/services';
+import { startTestStack } from '@kino/test/support/stack';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
-const execFileAsync = promisify(execFile);
 
 export interface FarmNodeProcess {
   name: string;
@@ -44,10 +43,13 @@ export interface Farm {
   registryAddress: string;
   orchestrator: ManagedProcess;
   api: ManagedProcess;
-  /** The SDK, with an environment key of the farm's environment. */
+  /** The SDK, with the stack's full-access key (the dev stack's, made with `kino admin`). */
   kino: Kino;
   orgId: string;
   envId: string;
+  /** With `playback`: the delivery node the API's playback URLs point at, and the analytics store. */
+  deliveryUrl?: string;
+  clickhouse?: ClickHouseHttp;
   startOrchestrator(): Promise<ManagedProcess>;
   startNode(name: string, options?: { slots?: number; threads?: number }): Promise<FarmNodeProcess>;
   /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
@@ -59,115 +61,56 @@ export interface Farm {
   stop(): Promise<void>;
 }
 
-export async function startFarm({ heartbeatTimeoutMs = 3_000 }: { heartbeatTimeoutMs?: number } = {}): Promise<Farm> {
-  const services = await startTestServices();
-  const registryPort = await freePort();
-  const registryAddress = `127.0.0.1:${registryPort}`;
-  const nodeToken = `farm-${newId('key')}`;
-  const env = {
-    ...process.env,
-    ...serviceEnv(services),
-    TEMPORAL_NAMESPACE: 'default',
-    REGISTRY_HOST: '127.0.0.1',
-    REGISTRY_PORT: String(registryPort),
-    NODE_TOKEN: nodeToken,
-    NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs),
-    LOG_LEVEL: 'info',
-    AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1',
+export async function startFarm({
+  heartbeatTimeoutMs = 3_000,
+  playback = false,
+}: {
+  heartbeatTimeoutMs?: number;
+  /** Also a delivery node and the analytics store (chDB behind `kino analytics`). */
+  playback?: boolean;
+} = {}): Promise<Farm> {
+  // Nodes are started by each test (startNode), each with its name as a label.
+  const stack = await startTestStack({
+    nodes: 0,
+    without: playback ? [] : ['delivery'],
+    analytics: playback ? 'chdb' : 'none',
+    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs) } },
+  });
+  const { launcher, status, env } = stack;
+  const services: TestServices = {
+    dir: stack.dir,
+    databaseUrl: env.DATABASE_URL!,
+    temporalAddress: env.TEMPORAL_ADDRESS!,
+    storage: stack.storage,
+    stop: stack.stop,
   };
-  const nodes: FarmNodeProcess[] = [];
-  let orchestrators = 0;
-
   const db = await openDatabase(services.databaseUrl);
-  await migrateToLatest(db);
   const storage = new Storage(services.storage);
   const connection = await Connection.connect({ address: services.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
-
-  // The tenant, as an operator makes it.
-  const admin = async (...args: string[]) => {
-    const { stdout } = await execFileAsync(process.execPath, [kinoBin, 'admin', ...args, '--json'], { env });
-    return JSON.parse(stdout) as Record<string, string>;
-  };
-  const orgId = (await admin('org', 'create', '--name', 'Farm test')).id!;
-  const envId = (await admin('env', 'create', '--org', orgId, '--name', 'test')).id!;
-  const apiKey = (await admin('key', 'create', '--org', orgId, '--env', envId, '--type', 'environment')).apiKey!;
-
-  const apiPort = await freePort();
-  const apiLog = join(services.dir, 'api.log');
-  const api = startProcess('api', process.execPath, [kinoBin, 'api'], {
-    env: { ...env, API_HOST: '127.0.0.1', API_PORT: String(apiPort), DELIVERY_URL: 'http://127.0.0.1:9/' },
-    logFile: apiLog,
-  });
-  const apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
-  await waitFor(
-    'the API to answer /health',
-    async () => {
-      if (api.child.exitCode !== null) throw new Error(`api exited: ${tail(apiLog)}`);
-      return (await fetch(`${apiUrl}/health`)).status > 0;
-    },
-    { timeoutMs: 60_000, intervalMs: 200 },
-  );
+  // The dev stack's tenant, made with the operators' commands (`kino admin ...`).
+  const { orgId, envId, apiKey, apiUrl } = status.devJson;
   const kino = new Kino({ apiUrl, apiKey });
-
-  async function startOrchestrator(): Promise<ManagedProcess> {
-    orchestrators += 1;
-    const logFile = join(services.dir, `orchestrator-${orchestrators}.log`);
-    const child = startProcess('orchestrator', process.execPath, [kinoBin, 'orchestrator'], { env, logFile });
-    // Ready when its worker polls the task queue (the registry listens before that).
-    await waitFor(
-      'the orchestrator to poll kino-videos',
-      async () => {
-        if (child.child.exitCode !== null) throw new Error(`orchestrator exited: ${tail(logFile)}`);
-        return readFileSync(logFile, 'utf8').includes('"msg":"orchestrator running"');
-      },
-      { timeoutMs: 90_000, intervalMs: 200 },
-    );
-    return child;
-  }
 
   const farm: Farm = {
     services,
     db,
     storage,
     temporal,
-    nodeToken,
-    registryAddress,
+    nodeToken: env.NODE_TOKEN!,
+    registryAddress: env.KINO_CONTROL_PLANE!,
     orgId,
     envId,
-    api,
+    api: launcher.process('api'),
     kino,
-    orchestrator: await startOrchestrator(),
-    startOrchestrator,
+    deliveryUrl: playback ? status.devJson.deliveryUrl : undefined,
+    clickhouse: playback ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,
+    orchestrator: launcher.process('orchestrator'),
+    startOrchestrator: () => launcher.restart('orchestrator'),
 
     async startNode(name, { slots = 1, threads = 0 } = {}) {
-      const port = await freePort();
-      const logFile = join(services.dir, `node-${name}.log`);
-      const workDir = join(services.dir, `work-${name}`);
-      await mkdir(workDir, { recursive: true });
-      const child = startProcess(
-        `node-${name}`,
-        process.execPath,
-        [kinoBin, 'node', 'start', '--control-plane', registryAddress, '--token', nodeToken, '--slots', String(slots), '--port', String(port), '--threads', String(threads), '--label', `name=${name}`],
-        { env: { ...env, NODE_WORK_DIR: workDir }, logFile },
-      );
-      // The node prints one JSON line {nodeId, address} on stdout when it is registered.
-      const ready = await waitFor(
-        `node ${name} to register`,
-        () => {
-          if (child.child.exitCode !== null) throw new Error(`node ${name} exited: ${tail(logFile)}`);
-          for (const line of readFileSync(logFile, 'utf8').split('\n')) {
-            if (!line.startsWith('{"nodeId"')) continue;
-            const parsed = JSON.parse(line) as { nodeId: string; address: string };
-            return parsed;
-          }
-          return undefined;
-        },
-        { timeoutMs: 30_000, intervalMs: 100 },
-      );
-      const node = { name, nodeId: ready.nodeId, address: ready.address, process: child };
-      nodes.push(node);
-      return node;
+      const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name } });
+      return { ...node, name };
     },
 
     async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4' } = {}) {
@@ -212,24 +155,13 @@ export async function startFarm({ heartbeatTimeoutMs = 3_000 }: { heartbeatTimeo
     },
 
     async stop() {
-      await Promise.all(nodes.map((n) => n.process.stop(5_000)));
-      await Promise.all([farm.orchestrator.stop(10_000), api.stop(10_000)]);
-      // KINO_FARM_LOGS=<dir> keeps every process's log for a look after the run.
-      if (process.env.KINO_FARM_LOGS) await cp(services.dir, process.env.KINO_FARM_LOGS, { recursive: true, filter: (path) => !/\/(pg|s3|work-[^/]+)(\/|$)/.test(path) });
       await connection.close();
       await db.destroy();
-      await services.stop();
+      storage.close();
+      await stack.stop();
     },
   };
   return farm;
-}
-
-function tail(logFile: string): string {
-  try {
-    return readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
-  } catch {
-    return '(no log)';
-  }
 }
 
 export interface ReceivedWebhook {

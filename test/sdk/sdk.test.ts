@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { freePort, newId, repoRoot, startProcess, waitFor, type ManagedProcess } from '@kino/infra';
+import { newId, repoRoot } from '@kino/infra';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 import { makeClip } from '@kino/test/support/media';
 import {

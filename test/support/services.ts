@@ -3,16 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  freePort,
-  startPostgres,
-  startSeaweed,
-  startTemporal,
-  type PostgresServer,
-  type SeaweedServer,
-  type StorageConfig,
-  type TemporalServer,
-} from '@kino/infra';
+import { type StorageConfig } from '@kino/infra';
+import { freePort, startPostgres, startSeaweed, startTemporal, type PostgresServer, type SeaweedServer, type TemporalServer } from '@kino/infra/dev';
 
 export interface TestServices {
   dir: string;

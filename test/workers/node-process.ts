@@ -2,7 +2,8 @@
 // `kino node start ...`. Their environment carries no storage settings at all, so any S3 access
 // they made would have to come from the presigned URLs of the jobs.
 import { join } from 'node:path';
-import { startProcess, repoRoot, waitFor, type ManagedProcess } from '@kino/infra';
+import { repoRoot } from '@kino/infra';
+import { startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 
 export interface NodeProcess {
   process: ManagedProcess;

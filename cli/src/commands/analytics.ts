@@ -6,7 +6,10 @@ export default class Analytics extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
-    const { runAnalyticsServer } = await import('@kino/infra');
-    await runAnalyticsServer();
+    const { createLogger, loadConfig, runProcess } = await import('@kino/infra');
+    const { analyticsConfigShape, startAnalyticsStore } = await import('@kino/infra/dev');
+    const config = loadConfig(analyticsConfigShape);
+    const logger = createLogger('analytics', config.LOG_LEVEL);
+    await runProcess({ name: 'analytics store', logger, start: () => startAnalyticsStore(config, logger) });
   }
 }

@@ -9,8 +9,12 @@ export default class Api extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
+    process.env.AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING ??= '1';
     // Imported here so other commands do not load the whole API.
-    const { runApiServer } = await import('@kino/control-plane');
-    await runApiServer();
+    const { createLogger, runProcess } = await import('@kino/infra');
+    const { loadApiConfig, startApiServer } = await import('@kino/control-plane');
+    const config = loadApiConfig();
+    const logger = createLogger('api', config.LOG_LEVEL);
+    await runProcess({ name: 'API', logger, start: () => startApiServer(config, { logger }) });
   }
 }

@@ -6,7 +6,10 @@ export default class Delivery extends KinoCommand {
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {
-    const { runDelivery } = await import('@kino/delivery');
-    await runDelivery();
+    const { loadConfig, runProcess } = await import('@kino/infra');
+    const { createDeliveryLogger, deliveryConfigShape, startDelivery } = await import('@kino/delivery');
+    const config = loadConfig(deliveryConfigShape);
+    const logger = createDeliveryLogger(config);
+    await runProcess({ name: 'delivery node', logger, start: () => startDelivery(config, logger) });
   }
 }

@@ -29,7 +29,7 @@ and writes .kino/dev.json; a restart re-uses them and keeps every video. Logs: .
   };
 
   async run(): Promise<void> {
-    const { runDevStack } = await import('@kino/infra/dev-stack');
+    const { runDevStack } = await import('../dev-stack/index.ts');
     const { flags } = await this.parse(Dev);
     const code = await runDevStack({ dir: flags.dir, portBase: flags['port-base'], nodes: flags.nodes, slots: flags.slots });
     if (code !== 0) this.exit(code);

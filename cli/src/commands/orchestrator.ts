@@ -13,19 +13,10 @@ export default class Orchestrator extends KinoCommand {
 
   async run(): Promise<void> {
     // Imported here: listing commands must not load Temporal's worker.
-    const { loadConfig } = await import('@kino/infra');
+    const { createLogger, loadConfig, runProcess } = await import('@kino/infra');
     const { orchestratorConfigShape, runOrchestrator } = await import('@kino/control-plane/orchestrator');
     const config = loadConfig(orchestratorConfigShape);
-    const orchestrator = await runOrchestrator(config);
-    const stopOn = (signal: NodeJS.Signals) =>
-      process.once(signal, () => {
-        // A second signal while stopping ends the process at once.
-        process.once(signal, () => process.exit(130));
-        void orchestrator.stop();
-      });
-    stopOn('SIGTERM');
-    stopOn('SIGINT');
-    await orchestrator.finished;
-    process.exit(0);
+    const logger = createLogger('orchestrator', config.LOG_LEVEL);
+    await runProcess({ name: 'orchestrator', logger, start: () => runOrchestrator(config, { logger }) });
   }
 }

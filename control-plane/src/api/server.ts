@@ -1,9 +1,8 @@
-// The API process (`kino api`): configuration from the environment, migrations, then listen.
-import { pathToFileURL } from 'node:url';
+// The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
 import { ClickHouseHttp, createLogger, migrateClickHouse, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
-import { loadApiConfig, type ApiConfig } from '../config.ts';
+import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 
@@ -50,31 +49,4 @@ export async function startApiServer(
       await db.destroy();
     },
   };
-}
-
-/** Entry point: runs until SIGINT/SIGTERM, then closes connections and exits. */
-export async function runApiServer(): Promise<RunningApi> {
-  process.env.AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING ??= '1';
-  const config = loadApiConfig();
-  const running = await startApiServer(config);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    running.app.log.info({ signal }, 'API stopping');
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        running.app.log.error({ err: error }, 'API did not stop cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  return running;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await runApiServer();
 }

@@ -1,3 +1,1 @@
 export * from './migrations.ts';
-export * from './chdb-http-server.ts';
-export * from './main.ts';

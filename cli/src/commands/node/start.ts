@@ -24,7 +24,7 @@ export default class NodeStart extends KinoCommand {
   };
 
   async run(): Promise<void> {
-    const { loadConfig } = await import('@kino/infra');
+    const { loadConfig, runProcess } = await import('@kino/infra');
     const { createNodeLogger, nodeConfigShape, nodeOptionsFromConfig, startEncodeNode } = await import('@kino/workers');
     const { flags } = await this.parse(NodeStart);
     // Flags win over the environment; both go through the one validated config of the process.
@@ -43,19 +43,15 @@ export default class NodeStart extends KinoCommand {
     const config = loadConfig(nodeConfigShape, { ...process.env, ...defined });
     const logger = createNodeLogger(config.LOG_LEVEL);
 
-    const node = await startEncodeNode({ ...nodeOptionsFromConfig(config), logger });
-    process.stdout.write(`${JSON.stringify({ nodeId: node.nodeId, address: node.address })}\n`);
-
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      process.once('SIGINT', () => resolve('SIGINT'));
+    await runProcess({
+      name: 'encode node',
+      logger,
+      start: async () => {
+        const node = await startEncodeNode({ ...nodeOptionsFromConfig(config), logger });
+        process.stdout.write(`${JSON.stringify({ nodeId: node.nodeId, address: node.address })}\n`);
+        // Stopping a node is draining it: no new jobs, running encodes finish, then it deregisters.
+        return { stop: () => node.drain() };
+      },
     });
-    logger.info({ signal, nodeId: node.nodeId }, 'draining on signal');
-    // A second signal while draining stops at once.
-    const force = () => process.exit(130);
-    process.once('SIGTERM', force);
-    process.once('SIGINT', force);
-    await node.drain();
-    process.exit(0);
   }
 }

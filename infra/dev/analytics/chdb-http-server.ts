@@ -13,7 +13,7 @@
 // error text and code, like a server does, so the client raises them as ClickHouse errors.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../src/logger.ts';
 
 const maxBodyBytes = 64 * 1024 * 1024;
 

@@ -6,15 +6,27 @@
 // dev.json. Stopping runs the other way: our processes first, so they finish their work against
 // live services, then the services.
 //
+// Tests and benchmarks start the farm through this launcher too (test/farm/farm.ts,
+// test/delivery/harness.ts), in a temp directory on a free port base, with fewer parts and the
+// per-part controls they need (kill -9, restart, one more node).
+//
 // Metadata lives in a local PostgreSQL rather than PGlite: the API, the orchestrator, delivery and
 // the admin CLI are separate processes, and PGlite opens its data from one process only.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { videoTaskQueue } from '@kino/proto/contract';
+import { appendFileSync, mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { repoRoot } from '../paths.ts';
-import { startPostgres, type PostgresServer } from '../services/postgres.ts';
-import { startSeaweed, type SeaweedServer } from '../services/seaweedfs.ts';
-import { startTemporal, type TemporalServer } from '../services/temporal.ts';
+import { repoRoot } from '@kino/infra';
+import {
+  startClickHouse,
+  startPostgres,
+  startProcess,
+  startSeaweed,
+  startTemporal,
+  type ManagedProcess,
+  type PostgresServer,
+  type SeaweedServer,
+  type TemporalServer,
+} from '@kino/infra/dev';
 import { tailErrorsToConsole, type ConsoleTail } from './console-tail.ts';
 import {
   adminCommandsMissing,
@@ -24,7 +36,7 @@ import {
   tenancyExists,
   type DevTenancy,
 } from './dev-tenancy.ts';
-import { devStackLayout, type DevStackLayout, type DevStackOptions } from './layout.ts';
+import { devStackLayout, maxNodes, portOffsets, type DevStackLayout, type DevStackOptions, type KinoPart } from './layout.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
 import { assertPortsFree, clearLeftovers, DevStackError, recordPids } from './preflight.ts';
 import {
@@ -33,6 +45,7 @@ import {
   countLiveNodes,
   pollUntil,
   readApiHealth,
+  type HealthAnswer,
   StopRequested,
   taskQueueHasPollers,
 } from './readiness.ts';
@@ -45,18 +58,38 @@ import {
   type DevSecrets,
 } from './state-files.ts';
 
-/** The Temporal task queue of the contract: the orchestrator's worker polls it. */
-const taskQueue = 'kino-videos';
 const bucket = 'kino';
 
 interface Part {
   name: string;
+  /** How to start it again (restart); services have none. */
+  spec?: KinoPartSpec;
   process: ManagedProcess;
   logFile: string;
   /** Parts stop in ascending phase: 0 = the processes clients talk to, 3 = the services. */
   stopPhase: number;
   graceMs: number;
   tail?: ConsoleTail;
+  /** Where this run's lines begin in the (appended) log. */
+  logOffset?: number;
+}
+
+interface KinoPartSpec {
+  kind: KinoPart;
+  words: string[];
+  env: Record<string, string>;
+  args: string[];
+  stopPhase: number;
+  /** Resolves when the part is ready; throws when it is not. */
+  ready(part: Part): Promise<unknown>;
+}
+
+/** An encode node the launcher started, as it registered. */
+export interface StartedNode {
+  name: string;
+  nodeId: string;
+  address: string;
+  process: ManagedProcess;
 }
 
 export interface DevStackStatus {
@@ -87,12 +120,18 @@ export class DevStackLauncher {
   private readonly missing: string[] = [];
   private readonly problems: string[] = [];
   private ready = false;
+  private env: Record<string, string> = {};
+  private nodesStarted = 0;
 
   constructor(
-    options: DevStackOptions,
+    private readonly options: DevStackOptions,
     private readonly io: LauncherIo,
   ) {
     this.layout = devStackLayout(options);
+  }
+
+  private has(part: 'temporal' | 'orchestrator' | 'delivery'): boolean {
+    return !this.options.without?.includes(part);
   }
 
   get stopping(): boolean {
@@ -106,7 +145,8 @@ export class DevStackLauncher {
     mkdirSync(layout.logsDir, { recursive: true });
     await clearLeftovers(layout, io.progress);
 
-    const hasAnalytics = kinoCommandExists(['analytics']);
+    const analytics = this.options.analytics ?? 'chdb';
+    const hasAnalytics = analytics === 'clickhouse-server' || (analytics === 'chdb' && kinoCommandExists(['analytics']));
     await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
     const secrets = loadOrCreateSecrets(layout);
     const adminMissing = adminCommandsMissing();
@@ -114,11 +154,13 @@ export class DevStackLauncher {
     io.progress(`starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`);
     const [postgres, temporal, seaweed] = await Promise.all([
       this.startService('postgres', () =>
-        startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: true }),
+        startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: this.options.durable ?? true }),
       ),
-      this.startService('temporal', () =>
-        startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal') }),
-      ),
+      this.has('temporal')
+        ? this.startService('temporal', () =>
+            startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal') }),
+          )
+        : undefined,
       this.startService('s3', () =>
         startSeaweed({
           dataDir: layout.s3Dir,
@@ -136,33 +178,41 @@ export class DevStackLauncher {
     const deliveryUrl = `http://${host}:${ports.delivery}`;
     const clickhouseUrl = hasAnalytics ? `http://${host}:${ports.analytics}` : '';
     const env = this.sharedEnv({ postgres, temporal, seaweed, secrets, apiUrl, deliveryUrl, clickhouseUrl });
+    this.env = env;
     writeDevEnv(layout, env, 'The dev stack\'s settings: `set -a; . .kino/dev.env; set +a` then run one part alone (README).');
 
     // Analytics first: the API's health and delivery's segment logs talk to it.
-    if (hasAnalytics) {
-      const analytics = this.startKino('analytics', ['analytics'], {
-        ...env,
-        ANALYTICS_HOST: host,
-        ANALYTICS_PORT: String(ports.analytics),
-        ANALYTICS_DATA_DIR: layout.analyticsDir,
-      }, 2);
-      await this.waitForPart(analytics, `analytics on ${clickhouseUrl}`, async () => {
-        const response = await fetch(`${clickhouseUrl}/ping`, { signal: AbortSignal.timeout(2000) });
-        return response.ok ? true : undefined;
+    if (analytics === 'clickhouse-server') {
+      await this.startService('analytics', () =>
+        startClickHouse({ dataDir: join(layout.analyticsDir, 'clickhouse-server'), httpPort: ports.analytics, logFile: this.logFile('analytics') }),
+      );
+    } else if (hasAnalytics) {
+      await this.startPart('analytics', {
+        kind: 'analytics',
+        words: ['analytics'],
+        env: { ...env, ANALYTICS_HOST: host, ANALYTICS_PORT: String(ports.analytics), ANALYTICS_DATA_DIR: layout.analyticsDir },
+        args: [],
+        stopPhase: 2,
+        ready: (part) =>
+          this.waitForPart(part, `analytics on ${clickhouseUrl}`, async () => {
+            const response = await fetch(`${clickhouseUrl}/ping`, { signal: AbortSignal.timeout(2000) });
+            return response.ok ? true : undefined;
+          }),
       });
-    } else {
+    } else if (analytics === 'chdb') {
       this.missing.push('analytics (`kino analytics` does not exist yet: CLICKHOUSE_URL is left unset)');
     }
 
     // The API and the orchestrator both migrate the database at start (Kysely serializes them).
     const apiStart = this.startApi(env, apiUrl, hasAnalytics);
-    const orchestratorStart = this.startOrchestrator(env);
+    const orchestratorStart = this.has('orchestrator') ? this.startOrchestrator(env) : Promise.resolve(false);
     const [apiUp, orchestratorUp] = await Promise.all([apiStart, orchestratorStart]);
     this.checkNotStopping();
 
-    const deliveryStart = this.startDelivery(env, deliveryUrl);
-    const nodesStart = orchestratorUp ? this.startNodes(env, secrets, postgres.url, new Date(startedAt)) : Promise.resolve();
-    if (!orchestratorUp) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+    const deliveryStart = this.has('delivery') ? this.startDelivery(env, deliveryUrl) : Promise.resolve();
+    const wantsNodes = layout.ports.nodes.length > 0;
+    const nodesStart = orchestratorUp && wantsNodes ? this.startNodes(env, secrets, postgres.url, new Date(startedAt)) : Promise.resolve();
+    if (!orchestratorUp && wantsNodes) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
 
     let tenancy: DevTenancy | undefined;
     if (!apiUp) {
@@ -234,7 +284,64 @@ export class DevStackLauncher {
     );
   }
 
-  private async startService<T extends PostgresServer | TemporalServer | SeaweedServer>(
+  /** The running (or last) process of a part: 'api', 'orchestrator', 'delivery', 'analytics', 'node-1', ... */
+  process(name: string): ManagedProcess {
+    const part = this.findPart(name);
+    return part.process;
+  }
+
+  /** Kills a part with SIGKILL (a crash: no draining, no clean-up). */
+  async kill9(name: string): Promise<void> {
+    await this.findPart(name).process.kill9();
+  }
+
+  /**
+   * Starts a farm process again with the same command and environment (after a kill, or stops it
+   * first if it still runs), and waits until it is ready.
+   */
+  async restart(name: string): Promise<ManagedProcess> {
+    const previous = this.findPart(name);
+    if (!previous.spec) throw new DevStackError(`${name} is a service: it cannot be restarted`);
+    await previous.process.stop(previous.graceMs);
+    const part = await this.startPart(name, previous.spec);
+    return part.process;
+  }
+
+  /** Starts one more encode node and waits until it has registered (tests start their nodes this way). */
+  async startNode({ name, slots = 1, threads, labels = {} }: { name: string; slots?: number; threads?: number; labels?: Record<string, string> }): Promise<StartedNode> {
+    if (this.nodesStarted >= maxNodes) throw new DevStackError(`a stack runs at most ${maxNodes} encode nodes`);
+    const port = this.layout.ports.api - portOffsets.api + portOffsets.firstNode + this.nodesStarted;
+    this.nodesStarted += 1;
+    let registered: { nodeId: string; address: string } | undefined;
+    const part = await this.startPart(name, {
+      kind: 'node',
+      words: ['node', 'start'],
+      env: this.env,
+      args: this.nodeArgs({ name, port, slots, threads, token: this.env.NODE_TOKEN!, labels: { name, ...labels } }),
+      stopPhase: 0,
+      ready: async (started) => {
+        registered = await this.waitForPart(started, `encode node ${name} to register`, async () => readyLine(started));
+      },
+    });
+    return { name, nodeId: registered!.nodeId, address: registered!.address, process: part.process };
+  }
+
+  private findPart(name: string): Part {
+    const part = this.parts.findLast((p) => p.name === name);
+    if (!part) throw new DevStackError(`no part named ${name} (parts: ${[...new Set(this.parts.map((p) => p.name))].join(', ')})`);
+    return part;
+  }
+
+  /** Starts a `kino` process and waits until it is ready; a part that does not come up is stopped. */
+  private async startPart(name: string, spec: KinoPartSpec): Promise<Part> {
+    const extraEnv = this.options.env?.[spec.kind] ?? {};
+    const part = this.startKino(name, spec.words, { ...spec.env, ...extraEnv }, spec.stopPhase, spec.args);
+    part.spec = spec;
+    await spec.ready(part);
+    return part;
+  }
+
+  private async startService<T extends { process: ManagedProcess }>(
     name: string,
     start: () => Promise<T>,
   ): Promise<T> {
@@ -270,7 +377,7 @@ export class DevStackLauncher {
       env: { ...process.env, ...env },
       logFile,
     });
-    const part: Part = { name, process: child, logFile, stopPhase, graceMs: 15_000 };
+    const part: Part = { name, process: child, logFile, logOffset: statSync(logFile).size, stopPhase, graceMs: 15_000 };
     part.tail = tailErrorsToConsole(name, child.child, { fromKinoProcess: true, print: this.io.partError });
     this.addPart(part);
     return part;
@@ -309,7 +416,7 @@ export class DevStackLauncher {
     clickhouseUrl,
   }: {
     postgres: PostgresServer;
-    temporal: TemporalServer;
+    temporal: TemporalServer | undefined;
     seaweed: SeaweedServer;
     secrets: DevSecrets;
     apiUrl: string;
@@ -319,7 +426,9 @@ export class DevStackLauncher {
     const { host, ports } = this.layout;
     return {
       DATABASE_URL: postgres.url,
-      TEMPORAL_ADDRESS: temporal.address,
+      // Without a Temporal server (tests that start no workflow) the API's client, which connects
+      // lazily, points at a port nothing listens on.
+      TEMPORAL_ADDRESS: temporal?.address ?? `${host}:1`,
       TEMPORAL_NAMESPACE: 'default',
       ...Object.fromEntries(Object.entries(seaweed.storage).map(([name, value]) => [name, String(value)])),
       // Empty means unset (loadConfig), which overrides a CLICKHOUSE_URL of the developer's shell.
@@ -342,25 +451,33 @@ export class DevStackLauncher {
       return false;
     }
     const { host, ports } = this.layout;
-    const api = this.startKino('api', ['api'], {
-      ...env,
-      API_HOST: host,
-      API_PORT: String(ports.api),
-    }, 0);
+    // Healthy means 200. A check of a part this stack does not run (no analytics process yet, no
+    // Temporal in a test stack) cannot pass, so a 503 that names only those is as healthy as it gets.
+    const tolerated = (name: string) =>
+      (!hasAnalytics && /analytics|clickhouse/i.test(name)) || (!this.has('temporal') && /temporal/i.test(name));
+    let health: HealthAnswer | undefined;
     try {
-      // Healthy means 200. Without an analytics process the analytics check cannot pass, so a 503
-      // that names only it is as healthy as this stack gets.
-      const tolerated = (name: string) => !hasAnalytics && /analytics|clickhouse/i.test(name);
-      const health = await this.waitForPart(api, `the API at ${apiUrl}/health`, async () => {
-        const answer = await readApiHealth(apiUrl);
-        if (answer.status === 200) return answer;
-        if (answer.status === 503 && answer.failing.length > 0 && answer.failing.every(tolerated)) return answer;
-        throw new Error(`health answered ${answer.status}${answer.failing.length ? ` (failing: ${answer.failing.join(', ')})` : ''}`);
+      await this.startPart('api', {
+        kind: 'api',
+        words: ['api'],
+        env: { ...env, API_HOST: host, API_PORT: String(ports.api) },
+        args: [],
+        stopPhase: 0,
+        ready: async (part) => {
+          health = await this.waitForPart(part, `the API at ${apiUrl}/health`, async () => {
+            const answer = await readApiHealth(apiUrl);
+            if (answer.status === 200) return answer;
+            if (answer.status === 503 && answer.failing.length > 0 && answer.failing.every(tolerated)) return answer;
+            throw new Error(`health answered ${answer.status}${answer.failing.length ? ` (failing: ${answer.failing.join(', ')})` : ''}`);
+          });
+        },
       });
-      if (health.status !== 200) this.problems.push(`API health is degraded: ${health.failing.join(', ')} (no analytics process yet)`);
+      if (health && health.status !== 200 && !hasAnalytics && this.options.analytics !== 'none') {
+        this.problems.push(`API health is degraded: ${health.failing.join(', ')} (no analytics process yet)`);
+      }
       return true;
     } catch (error) {
-      this.reportFailure(api, error);
+      this.reportFailure(this.findPart('api'), error);
       return false;
     }
   }
@@ -371,21 +488,25 @@ export class DevStackLauncher {
       return false;
     }
     const { host, ports } = this.layout;
-    const orchestrator = this.startKino('orchestrator', ['orchestrator'], {
-      ...env,
-      REGISTRY_HOST: host,
-      REGISTRY_PORT: String(ports.registry),
-    }, 1);
     try {
-      await this.waitForPart(orchestrator, `the node registry on ${host}:${ports.registry}`, async () =>
-        (await acceptsTcp(host, ports.registry)) || undefined,
-      );
-      await this.waitForPart(orchestrator, `the orchestrator to poll Temporal task queue ${taskQueue}`, async () =>
-        (await taskQueueHasPollers(env.TEMPORAL_ADDRESS!, taskQueue)) || undefined,
-      );
+      await this.startPart('orchestrator', {
+        kind: 'orchestrator',
+        words: ['orchestrator'],
+        env: { ...env, REGISTRY_HOST: host, REGISTRY_PORT: String(ports.registry) },
+        args: [],
+        stopPhase: 1,
+        ready: async (part) => {
+          await this.waitForPart(part, `the node registry on ${host}:${ports.registry}`, async () =>
+            (await acceptsTcp(host, ports.registry)) || undefined,
+          );
+          await this.waitForPart(part, `the orchestrator to poll Temporal task queue ${videoTaskQueue}`, async () =>
+            (await taskQueueHasPollers(env.TEMPORAL_ADDRESS!, videoTaskQueue)) || undefined,
+          );
+        },
+      });
       return true;
     } catch (error) {
-      this.reportFailure(orchestrator, error);
+      this.reportFailure(this.findPart('orchestrator'), error);
       return false;
     }
   }
@@ -397,17 +518,22 @@ export class DevStackLauncher {
     }
     const { host, ports, nodeSlots } = this.layout;
     const addresses = ports.nodes.map((port) => `${host}:${port}`);
-    const nodes = ports.nodes.map((port, i) =>
-      this.startKino(`node-${i + 1}`, ['node', 'start'], env, 0, [
-        '--control-plane', `${host}:${ports.registry}`,
-        '--token', secrets.nodeToken,
-        '--slots', String(nodeSlots),
-        '--host', host,
-        '--port', String(port),
-        // One work directory per node, as on separate machines; inside the state dir, not /tmp.
-        '--work-dir', join(this.layout.dir, 'nodes', `node-${i + 1}`),
-      ]),
-    );
+    this.nodesStarted = ports.nodes.length;
+    // Started together, ready together: the registry sees them all (one query for all of them).
+    const nodes = ports.nodes.map((port, i) => {
+      const name = `node-${i + 1}`;
+      const spec: KinoPartSpec = {
+        kind: 'node',
+        words: ['node', 'start'],
+        env,
+        args: this.nodeArgs({ name, port, slots: nodeSlots, token: secrets.nodeToken }),
+        stopPhase: 0,
+        ready: (part) => this.waitForPart(part, `encode node ${name} to register`, async () => readyLine(part)),
+      };
+      const part = this.startKino(name, spec.words, { ...spec.env, ...(this.options.env?.node ?? {}) }, spec.stopPhase, spec.args);
+      part.spec = spec;
+      return part;
+    });
     try {
       await pollUntil(
         `the registry to see ${nodes.length} encode nodes`,
@@ -423,26 +549,55 @@ export class DevStackLauncher {
     }
   }
 
+  private nodeArgs({ name, port, slots, token, threads, labels = {} }: {
+    name: string;
+    port: number;
+    slots: number;
+    token: string;
+    threads?: number;
+    labels?: Record<string, string>;
+  }): string[] {
+    const { host, ports } = this.layout;
+    return [
+      '--control-plane', `${host}:${ports.registry}`,
+      '--token', token,
+      '--slots', String(slots),
+      '--host', host,
+      '--port', String(port),
+      // One work directory per node, as on separate machines; inside the state dir, not /tmp.
+      '--work-dir', join(this.layout.dir, 'nodes', name),
+      ...(threads === undefined ? [] : ['--threads', String(threads)]),
+      ...Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]),
+    ];
+  }
+
   private async startDelivery(env: Record<string, string>, deliveryUrl: string): Promise<void> {
     if (!kinoCommandExists(['delivery'])) {
       this.missing.push('delivery (`kino delivery` does not exist yet)');
       return;
     }
     const { host, ports } = this.layout;
-    const delivery = this.startKino('delivery', ['delivery'], {
-      ...env,
-      DELIVERY_HOST: host,
-      DELIVERY_PORT: String(ports.delivery),
-      DELIVERY_CACHE_DIR: this.layout.deliveryCacheDir,
-      DELIVERY_SPOOL_DIR: this.layout.deliverySpoolDir,
-    }, 0);
     try {
-      await this.waitForPart(delivery, `delivery on ${deliveryUrl}/health`, async () => {
-        const response = await fetch(`${deliveryUrl}/health`, { signal: AbortSignal.timeout(2000) });
-        return response.ok || undefined;
+      await this.startPart('delivery', {
+        kind: 'delivery',
+        words: ['delivery'],
+        env: {
+          ...env,
+          DELIVERY_HOST: host,
+          DELIVERY_PORT: String(ports.delivery),
+          DELIVERY_CACHE_DIR: this.layout.deliveryCacheDir,
+          DELIVERY_SPOOL_DIR: this.layout.deliverySpoolDir,
+        },
+        args: [],
+        stopPhase: 0,
+        ready: (part) =>
+          this.waitForPart(part, `delivery on ${deliveryUrl}/health`, async () => {
+            const response = await fetch(`${deliveryUrl}/health`, { signal: AbortSignal.timeout(2000) });
+            return response.ok || undefined;
+          }),
       });
     } catch (error) {
-      this.reportFailure(delivery, error);
+      this.reportFailure(this.findPart('delivery'), error);
     }
   }
 
@@ -480,5 +635,19 @@ export class DevStackLauncher {
         for (const line of part.tail?.recent().slice(-10) ?? []) this.io.partError(`[${part.name}]   ${line}`);
       });
     }
+  }
+}
+
+/** The line `kino node start` prints on stdout once registered: `{"nodeId", "address"}` (this run's). */
+function readyLine(part: Part): { nodeId: string; address: string } | undefined {
+  const fd = openSync(part.logFile, 'r');
+  try {
+    const size = statSync(part.logFile).size - (part.logOffset ?? 0);
+    const buffer = Buffer.alloc(Math.max(0, size));
+    readSync(fd, buffer, 0, buffer.length, part.logOffset ?? 0);
+    const line = buffer.toString('utf8').split('\n').find((l) => l.startsWith('{"nodeId"'));
+    return line ? (JSON.parse(line) as { nodeId: string; address: string }) : undefined;
+  } finally {
+    closeSync(fd);
   }
 }

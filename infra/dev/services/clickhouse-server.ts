@@ -4,8 +4,8 @@
 // because the server insists on having one.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClickHouseHttp } from '../clickhouse.ts';
-import { findBinary } from '../paths.ts';
+import { ClickHouseHttp } from '../../src/clickhouse.ts';
+import { findBinary } from '../binaries.ts';
 import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
 import { waitFor, WaitAbortedError } from '../wait.ts';

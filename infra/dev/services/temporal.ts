@@ -2,7 +2,7 @@
 // SQLite file (or memory when no file is given).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { findBinary } from '../paths.ts';
+import { findBinary } from '../binaries.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
 import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
 

@@ -3,7 +3,7 @@
 // not been built yet is reported as missing instead of failing the whole stack.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../paths.ts';
+import { repoRoot } from '@kino/infra';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
 

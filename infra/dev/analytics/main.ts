@@ -1,12 +1,13 @@
-// `kino analytics`: the embedded analytics store of the dev stack (chDB behind ClickHouse's HTTP
+// The dev stack's embedded analytics store, which `kino analytics` runs (chDB behind ClickHouse's HTTP
 // interface). Point every other process's CLICKHOUSE_URL at http://ANALYTICS_HOST:ANALYTICS_PORT.
 import { join } from 'node:path';
-import { ClickHouseHttp } from '../clickhouse.ts';
-import { env, loadConfig, z } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { kinoDir } from '../paths.ts';
+import { ClickHouseHttp } from '../../src/clickhouse.ts';
+import { env, z } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { RunningProcess } from '../../src/run-process.ts';
+import { kinoDir } from '../../src/paths.ts';
 import { startChdbHttpServer } from './chdb-http-server.ts';
-import { migrateClickHouse } from './migrations.ts';
+import { migrateClickHouse } from '../../src/analytics/migrations.ts';
 
 export const analyticsConfigShape = {
   ANALYTICS_HOST: z.string().default('127.0.0.1'),
@@ -15,9 +16,10 @@ export const analyticsConfigShape = {
   LOG_LEVEL: env.logLevel(),
 };
 
-export async function runAnalyticsServer(): Promise<void> {
-  const config = loadConfig(analyticsConfigShape);
-  const logger = createLogger('analytics', config.LOG_LEVEL);
+export type AnalyticsConfig = z.infer<z.ZodObject<typeof analyticsConfigShape>>;
+
+/** Starts the store and creates the analytics schema; stop() closes it. */
+export async function startAnalyticsStore(config: AnalyticsConfig, logger: Logger): Promise<RunningProcess> {
   const server = await startChdbHttpServer({
     dataDir: config.ANALYTICS_DATA_DIR,
     host: config.ANALYTICS_HOST,
@@ -26,10 +28,5 @@ export async function runAnalyticsServer(): Promise<void> {
   });
   const migrated = await migrateClickHouse(new ClickHouseHttp(server.url));
   logger.info({ url: server.url, dataDir: config.ANALYTICS_DATA_DIR, migrated }, 'analytics store (chDB) listening');
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'stopping');
-    void server.close().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  return { stop: () => server.close() };
 }

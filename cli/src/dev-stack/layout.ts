@@ -3,7 +3,8 @@
 // free ports without touching a developer's running one.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { devStateDir } from '../paths.ts';
+import { devStateDir } from '@kino/infra';
+import { freePortBase } from '@kino/infra/dev';
 
 /** The default port base: the design's dev ports are base + offset (API 7080, S3 7333, ...). */
 export const defaultPortBase = 7000;
@@ -20,15 +21,27 @@ export const portOffsets = {
   temporal: 10_233,
 } as const;
 
+/** The farm's processes, each a `kino` command; 'node' is every encode node. */
+export type KinoPart = 'api' | 'orchestrator' | 'node' | 'delivery' | 'analytics';
+
 export interface DevStackOptions {
   /** State directory; default `.kino/` at the repo root (env KINO_DEV_DIR). */
   dir?: string;
   /** Port base (env KINO_DEV_PORT_BASE); see portOffsets. */
   portBase?: number;
-  /** Encode nodes to start (env KINO_DEV_NODES); default 2. */
+  /** Encode nodes to start (env KINO_DEV_NODES); default 2. 0 (tests): none, start them with startNode. */
   nodes?: number;
   /** Slots per encode node (env KINO_DEV_NODE_SLOTS); default: the cores shared out among the nodes. */
   slots?: number;
+  // The options below are for tests and benchmarks; `kino dev` runs everything with the defaults.
+  /** Parts to leave out (default: none). Without Temporal the API answers with Temporal unreachable. */
+  without?: ('temporal' | 'orchestrator' | 'delivery')[];
+  /** The analytics store: chDB behind `kino analytics` (default), Debian's ClickHouse server, or none. */
+  analytics?: 'chdb' | 'clickhouse-server' | 'none';
+  /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
+  env?: Partial<Record<KinoPart, Record<string, string>>>;
+  /** Whether PostgreSQL syncs its writes to disk (default true; throwaway test stacks skip it). */
+  durable?: boolean;
 }
 
 export interface DevStackLayout {
@@ -74,7 +87,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
   const dir = options.dir !== undefined ? resolve(options.dir) : devStateDir();
   const base = options.portBase ?? intFromEnv('KINO_DEV_PORT_BASE') ?? defaultPortBase;
   const nodeCount = options.nodes ?? intFromEnv('KINO_DEV_NODES') ?? 2;
-  if (nodeCount < 1) throw new Error('the dev stack needs at least one encode node');
+  if (nodeCount < 1 && options.nodes !== 0) throw new Error('the dev stack needs at least one encode node');
   // ffmpeg already spreads one encode over every core, so more slots than cores only adds queueing
   // inside the machine: share the cores out among the nodes, at least one slot each.
   const nodeSlots =
@@ -121,4 +134,17 @@ export function layoutPorts(layout: DevStackLayout): { name: string; port: numbe
     { name: 'delivery', port: ports.delivery },
     ...ports.nodes.map((port, i) => ({ name: `encode node ${i + 1}`, port })),
   ];
+}
+
+/** Encode nodes a stack can run (their ports are base + firstNode + i, below the analytics port). */
+export const maxNodes = portOffsets.analytics - portOffsets.firstNode;
+
+/**
+ * A port base with every port of a stack free (tests, a second stack). Temporal's dev server also
+ * listens on its port + 1000 (HTTP API).
+ */
+export function freeDevPortBase(): Promise<number> {
+  const offsets = Object.values(portOffsets).filter((offset) => offset !== portOffsets.firstNode);
+  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => portOffsets.firstNode + i);
+  return freePortBase([...offsets, ...nodeOffsets, portOffsets.temporal + 1000]);
 }

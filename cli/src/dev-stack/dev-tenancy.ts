@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { openDatabase } from '@kino/control-plane/db';
 import { getEnvironment } from '@kino/control-plane/repositories';
-import { repoRoot } from '../paths.ts';
+import { repoRoot } from '@kino/infra';
 import { DevStackError } from './preflight.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
 

@@ -38,3 +38,23 @@ export async function freePort(): Promise<number> {
   }
   throw new Error(`no free port found between ${rangeStart} and ${rangeEnd}`);
 }
+
+/**
+ * A base port such that every `base + offset` is free, outside the ephemeral range: a whole stack's
+ * ports at once (the dev stack's layout is a base plus fixed offsets).
+ */
+export async function freePortBase(offsets: number[]): Promise<number> {
+  const span = Math.max(...offsets);
+  if (rangeStart + span >= rangeEnd) throw new Error(`no port base fits offsets up to ${span} below ${rangeEnd}`);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = rangeStart + Math.floor(Math.random() * (rangeEnd - span - rangeStart));
+    const ports = offsets.map((offset) => base + offset);
+    if (ports.some((port) => handedOut.has(port))) continue;
+    const free = await Promise.all(ports.map(canListen));
+    if (free.every(Boolean)) {
+      for (const port of ports) handedOut.add(port);
+      return base;
+    }
+  }
+  throw new Error(`no free port base found between ${rangeStart} and ${rangeEnd}`);
+}

@@ -2,7 +2,7 @@
 // its data), dev.json for clients, dev.env for running one part alone, and the pid record.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { randomBase62 } from '../ids.ts';
+import { randomBase62 } from '@kino/infra';
 import type { DevStackLayout } from './layout.ts';
 
 export interface DevSecrets {

@@ -4,11 +4,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { findBinary } from '../paths.ts';
+import { findBinary } from '../binaries.ts';
 import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
-import { createS3Client } from '../storage.ts';
-import type { StorageConfig } from '../config.ts';
+import { createS3Client } from '../../src/storage.ts';
+import type { StorageConfig } from '../../src/config.ts';
 import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
 
 export interface SeaweedServer {

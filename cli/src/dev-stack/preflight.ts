@@ -2,7 +2,7 @@
 // processes behind, and is every port free? Each answer is a clear message, not a stack trace.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { waitFor } from '../wait.ts';
+import { waitFor } from '@kino/infra/dev';
 import { layoutPorts, type DevStackLayout } from './layout.ts';
 import { readJson, writeFileAtomic } from './state-files.ts';
 

@@ -2,7 +2,7 @@
 // (see supervisor.ts for why). Ctrl-C once stops cleanly; twice kills.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { repoRoot } from '../paths.ts';
+import { repoRoot } from '@kino/infra';
 import type { DevStackOptions } from './layout.ts';
 import type { SupervisorMessage } from './supervisor.ts';
 

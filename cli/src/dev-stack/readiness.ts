@@ -5,8 +5,7 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { openDatabase } from '@kino/control-plane/db';
 import { countActiveNodesSince } from '@kino/control-plane/repositories';
-import type { ManagedProcess } from '../managed-process.ts';
-import { findBinary } from '../paths.ts';
+import { findBinary, type ManagedProcess } from '@kino/infra/dev';
 import { DevStackError } from './preflight.ts';
 
 const execFileAsync = promisify(execFile);

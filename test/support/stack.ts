@@ -1,0 +1,44 @@
+// A whole farm for a test file, started by the dev stack's own launcher (`kino dev` runs the same
+// code): in a throwaway directory, on a free port base, with the parts and settings the test asks
+// for. A part that does not come up fails the start, with the end of its log.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DevStackLauncher, freeDevPortBase, type DevStackOptions, type DevStackStatus } from '@kino/cli/dev-stack';
+import { parseConfig, storageConfigShape, type StorageConfig } from '@kino/infra';
+
+export interface TestStack {
+  launcher: DevStackLauncher;
+  status: DevStackStatus;
+  /** The state directory (logs in `logs/`); removed by stop() unless KINO_FARM_LOGS is set. */
+  dir: string;
+  /** The environment the farm's processes share (DATABASE_URL, TEMPORAL_ADDRESS, S3_*, NODE_TOKEN, ...). */
+  env: Record<string, string>;
+  storage: StorageConfig;
+  stop(): Promise<void>;
+}
+
+export async function startTestStack(options: Omit<DevStackOptions, 'dir' | 'portBase'>): Promise<TestStack> {
+  const dir = mkdtempSync(join(tmpdir(), 'kino-test-'));
+  const errors: string[] = [];
+  const launcher = new DevStackLauncher(
+    { durable: false, ...options, dir, portBase: await freeDevPortBase() },
+    { progress: () => undefined, partError: (line) => errors.push(line) },
+  );
+  const stop = async () => {
+    await launcher.stop();
+    // KINO_FARM_LOGS=1 keeps the directory (every process's log is in logs/) for a look after the run.
+    if (process.env.KINO_FARM_LOGS) process.stderr.write(`test stack kept in ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  };
+  let status: DevStackStatus;
+  try {
+    status = await launcher.start();
+    const failures = [...status.problems, ...status.missing];
+    if (failures.length > 0) throw new Error(`the test stack did not come up: ${failures.join('; ')}\n${errors.slice(-20).join('\n')}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { launcher, status, dir, env: status.env, storage: parseConfig(storageConfigShape, status.env), stop };
+}
