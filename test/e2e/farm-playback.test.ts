@@ -4,7 +4,7 @@
 // default thumbnail resizes, and the segments served become rows in chDB. The delivery node gets its
 // keys from a second API process on the same database (signing keys live there, so every API
 // instance publishes the same JWKS), whose DELIVERY_URL names this delivery node.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ let playbackApi: Kino;
 let deliveryUrl: string;
 let clickhouse: ClickHouseHttp;
 
-before(async () => {
+beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-playback-'));
   let clipPath: string;
   [farm, clipPath] = await Promise.all([
@@ -84,7 +84,7 @@ before(async () => {
   await waitFor('the delivery node', async () => (await fetch(`${deliveryUrl}/health`)).ok, { timeoutMs: 60_000 });
 });
 
-after(async () => {
+afterAll(async () => {
   await delivery?.stop();
   await api?.stop();
   await analytics?.stop();

@@ -1,6 +1,6 @@
 // The registry's table logic, as test cases run twice: on PGlite (nodes.test.ts, beside the code)
 // and on a real PostgreSQL server (test/workers/registry.test.ts), since both must behave alike.
-import { it } from 'node:test';
+import { it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
