@@ -55,7 +55,7 @@ export default defineConfig({
     ],
     coverage: {
       provider: 'v8',
-      reporter: ['text-summary', 'text', 'html'],
+      reporter: ['text-summary', 'html'],
     },
   },
 });

@@ -18,7 +18,7 @@ for (const workspace of chosen) {
     vitest,
     [
       'run', `--project=${workspace}`, '--coverage.enabled',
-      `--coverage.include=${workspace}/src/**`, `--coverage.reportsDirectory=coverage/${workspace}`,
+      `--coverage.include=${workspace}/src/**/*.ts`, `--coverage.reportsDirectory=coverage/${workspace}`,
     ],
     { cwd: root, stdio: 'inherit' },
   );
