@@ -15,7 +15,7 @@
 //   (vitest runs a file's tests one after another by default, as node:test does).
 // - the test context: t.after(fn) -> t.onTestFinished(fn), t.name -> t.task.name, t.mock.fn -> vi.fn;
 //   t.skip() and t.signal are the same in vitest.
-// - mocks: mock.fn -> vi.fn, mock.method(o, m[, impl]) -> vi.spyOn(o, m)[.mockImplementation(impl)],
+// - mocks (mock, or test.mock): mock.fn -> vi.fn, mock.method(o, m[, impl]) -> vi.spyOn(o, m)[.mockImplementation(impl)],
 //   mock.timers.enable({ apis, now }) -> vi.useFakeTimers({ toFake, now }), reset -> useRealTimers,
 //   tick -> advanceTimersByTime, runAll -> runAllTimers, setTime -> setSystemTime,
 //   mock.restoreAll()/reset() -> vi.restoreAllMocks(); on a mock function: .mock.callCount() ->
@@ -262,8 +262,13 @@ export function transform(source, fileName = 'input.ts') {
     const original = bindingOf(node);
     if (original !== undefined) {
       if (ts.isShorthandPropertyAssignment(node.parent)) fail(node.parent, 'node:test import used in shorthand property');
+      const parent = node.parent;
       if (original === 'mock') convertMock(node);
-      else if (original in RENAMED && node.text === original) replace(node, RENAMED[original]);
+      else if (ts.isPropertyAccessExpression(parent) && parent.expression === node && !MODIFIERS.has(parent.name.text)) {
+        // test.mock is node:test's mock tracker too; any other member has no counterpart.
+        if (parent.name.text === 'mock' && TEST_FUNCTIONS.has(original)) convertMock(parent);
+        else fail(parent, `\`${original}.${parent.name.text}\``);
+      } else if (original in RENAMED && node.text === original) replace(node, RENAMED[original]);
     }
     ts.forEachChild(node, visit);
   };

@@ -81,6 +81,11 @@ describe('node:test -> vitest codemod', () => {
     ].join('\n'));
   });
 
+  it('takes test.mock for the mock tracker it is', () => {
+    const source = `import { test } ${from};\ntest('x', () => { const f = test.mock.fn(); f(); });\n`;
+    assert.equal(convert(source), "import { test, vi } from 'vitest';\ntest('x', () => { const f = vi.fn(); f(); });\n");
+  });
+
   it('keeps an alias and joins an existing vitest import', () => {
     const source = [`import { before as setup } ${from};`, "import { it } from 'vitest';", 'setup(() => {});', ''].join('\n');
     assert.equal(convert(source), ["import { it, beforeAll as setup } from 'vitest';", 'setup(() => {});', ''].join('\n'));
@@ -101,6 +106,7 @@ describe('node:test -> vitest codemod', () => {
       [`import { test } ${from};\ntest('x', { plan: 2 }, () => {});`, /test option `plan`/],
       [`import { before } ${from};\nbefore((t) => {});`, /hook using its context/],
       [`import { mock } ${from};\nmock.module('x');`, /`mock.module` use/],
+      [`import { test } ${from};\ntest.describe('x', () => {});`, /`test.describe`/],
       ["const nt = await import('node:test');", /loaded dynamically/],
     ];
     for (const [source, message] of cases) {
