@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import vitest from '@vitest/eslint-plugin';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.kino/**', 'proto/src/generated/**', '**/dist/**'] },
@@ -15,10 +16,10 @@ export default tseslint.config(
       globals: { ...globals.node },
     },
     rules: {
-      // node:test's test()/describe()/it() return promises the runner itself awaits.
+      // vitest's test()/describe()/it() register work the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'vitest', name: ['test', 'describe', 'it', 'suite'] }] },
       ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -46,6 +47,16 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'proto/src/contract imports nothing outside itself.' }] }],
+    },
+  },
+  {
+    // No focused, skipped or todo test reaches the branch: each would silently shrink the run.
+    files: ['**/*.test.ts', '**/*.test.mjs', '**/*.cases.ts', '**/*.fixture.mjs'],
+    plugins: { vitest },
+    rules: {
+      'vitest/no-focused-tests': 'error',
+      'vitest/no-disabled-tests': 'error',
+      'vitest/warn-todo': 'error',
     },
   },
   {

@@ -1,4 +1,4 @@
-import { after, test } from 'node:test';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ObjectCache } from './object-cache.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kino-cache-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A storage stand-in that counts GETs and answers slowly enough for requests to overlap. */
 function fakeStorage(objects: Record<string, Buffer>) {

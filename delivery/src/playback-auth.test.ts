@@ -1,4 +1,4 @@
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ let jwksServer: Server;
 let jwksFetches = 0;
 let verifier: PlaybackTokenVerifier;
 
-before(async () => {
+beforeAll(async () => {
   db = await openDatabase('pglite://memory');
   await migrateToLatest(db);
   keyring = new PlaybackKeyring(db);
@@ -30,7 +30,7 @@ before(async () => {
   verifier = new PlaybackTokenVerifier(new URL(`http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/.well-known/jwks.json`));
 });
 
-after(async () => {
+afterAll(async () => {
   jwksServer.close();
   await db.destroy();
 });

@@ -1,4 +1,4 @@
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,7 +17,7 @@ let url: string;
 const dir = mkdtempSync(join(tmpdir(), 'kino-spool-'));
 const logger = createLogger('test', 'silent');
 
-before(async () => {
+beforeAll(async () => {
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -41,7 +41,7 @@ before(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-after(() => {
+afterAll(() => {
   server.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from 'vitest';
 import {
   APIConnectionError,
   AuthenticationError,
@@ -302,7 +302,7 @@ describe('Kino client', () => {
 
   it('putFile PUTs to the signed URL with the Content-Type and without the API key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kino-sdk-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'clip.mov');
     writeFileSync(file, Buffer.alloc(1234, 7));
     const received: { size: number; type: string | null; key: string | null }[] = [];
@@ -350,7 +350,7 @@ describe('Kino client', () => {
 
   it('fromDevStack reads .kino/dev.json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kino-sdk-dev-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const devJson = { apiUrl, deliveryUrl: 'http://delivery.test', orgId: 'org_9', envId: 'env_9', apiKey, databaseUrl: 'postgres://x' };
     writeFileSync(join(dir, 'dev.json'), JSON.stringify(devJson));
     const { fetch, calls } = fakeFetch([json(200, { body: { environments: [] } })]);

@@ -1,6 +1,6 @@
 // The operators' commands end to end: `kino admin ...` and `kino api` as child processes against a
 // real PostgreSQL, the way an operator (and the dev stack) runs them.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,12 +16,12 @@ const kino = join(repoRoot, 'cli', 'bin', 'kino.js');
 let services: TestServices;
 let env: Record<string, string>;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true });
   env = { ...(process.env as Record<string, string>), DATABASE_URL: services.databaseUrl, AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1' };
 });
 
-after(async () => {
+afterAll(async () => {
   await services?.stop();
 });
 
@@ -54,7 +54,7 @@ describe('kino admin and kino api', () => {
   let api: ManagedProcess | undefined;
   let apiUrl: string;
 
-  after(async () => {
+  afterAll(async () => {
     await api?.stop();
   });
 

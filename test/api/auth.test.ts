@@ -1,5 +1,5 @@
 // The whole auth matrix against real PostgreSQL: who may call what, and what everyone else gets.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
@@ -38,7 +38,7 @@ async function seedVideo(orgId: string, envId: string): Promise<string> {
   return id;
 }
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true });
   api = await startApiHarness(services);
   t = await seedTenancy(api.db);
@@ -47,7 +47,7 @@ before(async () => {
   otherOrgVideo = await seedVideo(t.otherOrg.id, t.otherEnv.id);
 });
 
-after(async () => {
+afterAll(async () => {
   await api?.close();
   await services?.stop();
 });

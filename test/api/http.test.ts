@@ -1,6 +1,6 @@
 // The API's HTTP behaviour on real PostgreSQL: error envelopes, validation errors, rate limits
 // (headers, 429, one counter shared by two API instances over real HTTP), CORS, the OpenAPI document.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
@@ -12,13 +12,13 @@ let services: TestServices;
 let api: ApiHarness;
 let t: Tenancy;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true });
   api = await startApiHarness(services, { env: { API_CORS_ORIGINS: 'https://app.example.com' } });
   t = await seedTenancy(api.db);
 });
 
-after(async () => {
+afterAll(async () => {
   await api?.close();
   await services?.stop();
 });

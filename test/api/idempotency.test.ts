@@ -1,7 +1,7 @@
 // Idempotency-Key on POST: a retried request whose first response was lost gets that response again
 // instead of a conflict. Real PostgreSQL (the keys are shared by every API instance through it),
 // SeaweedFS and Temporal, since the request replayed is the real `videos/process`.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
@@ -14,13 +14,13 @@ let services: TestServices;
 let api: ApiHarness;
 let t: Tenancy;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true, temporal: true, s3: true });
   api = await startApiHarness(services, { rateLimits: { uploadUrlPerKey: { limit: 1000 } } });
   t = await seedTenancy(api.db);
 });
 
-after(async () => {
+afterAll(async () => {
   await api?.close();
   await services?.stop();
 });

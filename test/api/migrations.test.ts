@@ -1,6 +1,6 @@
 // The same migrations on PGlite (the embedded default) and PostgreSQL: the same schema results, and
 // the queries the API relies on (upserts, ILIKE with escapes, jsonb, partial unique index) behave alike.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
@@ -24,13 +24,13 @@ import { defaultEncodingParameters } from '@kino/proto/contract';
 let services: TestServices;
 const databases: Record<'pglite' | 'postgres', Db> = {} as Record<'pglite' | 'postgres', Db>;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true });
   databases.pglite = await openDatabase('pglite://memory');
   databases.postgres = await openDatabase(services.databaseUrl);
 });
 
-after(async () => {
+afterAll(async () => {
   await databases.pglite?.destroy();
   await databases.postgres?.destroy();
   await services?.stop();

@@ -1,6 +1,6 @@
 // `served` from the analytics store: segments the delivery nodes logged become estimated views
 // (segments ÷ (duration ÷ 6)). Real PostgreSQL and the embedded analytics store (chDB over HTTP).
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ClickHouseHttp, migrateClickHouse, newId, SEGMENT_DELIVERIES_TABLE, toClickHouseDateTime } from '@kino/infra';
@@ -16,7 +16,7 @@ let clickhouse: ClickHouseHttp;
 let api: ApiHarness;
 let t: Tenancy;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true });
   analytics = await startChdbHttpServer({ dataDir: join(services.dir, 'chdb'), host: '127.0.0.1', port: await freePort() });
   clickhouse = new ClickHouseHttp(analytics.url);
@@ -25,7 +25,7 @@ before(async () => {
   t = await seedTenancy(api.db);
 });
 
-after(async () => {
+afterAll(async () => {
   await api?.close();
   await analytics?.close();
   await services?.stop();

@@ -1,6 +1,6 @@
 // Signed uploads and the process call on real PostgreSQL, SeaweedFS (which checks signatures) and a
 // real Temporal server; and /health against those services.
-import { after, before, describe, it, mock } from 'node:test';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import assert from 'node:assert/strict';
 import { ClickHouseHttp, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
@@ -13,14 +13,14 @@ let services: TestServices;
 let api: ApiHarness;
 let t: Tenancy;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true, temporal: true, s3: true });
   // Upload URLs are limited to 10 a minute per key (http.test.ts proves it); this file needs more.
   api = await startApiHarness(services, { rateLimits: { uploadUrlPerKey: { limit: 1000 } } });
   t = await seedTenancy(api.db);
 });
 
-after(async () => {
+afterAll(async () => {
   await api?.close();
   await services?.stop();
 });
@@ -96,12 +96,12 @@ describe('upload URLs', () => {
 
   it('are refused by storage (403) once expired', async () => {
     // Issue the ticket with the clock two hours back: storage sees a URL that expired an hour ago.
-    mock.timers.enable({ apis: ['Date'], now: Date.now() - 2 * 3600_000 });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 2 * 3600_000 });
     let ticket: Awaited<ReturnType<typeof requestUpload>>;
     try {
       ticket = await requestUpload();
     } finally {
-      mock.timers.reset();
+      vi.useRealTimers();
     }
     assert.ok(ticket.expiresAt < Date.now() / 1000);
     assert.equal(await put(ticket.signedURL, 'video/mp4'), 403);

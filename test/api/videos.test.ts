@@ -1,6 +1,6 @@
 // Listing, details, retry and delete of videos, and webhook registration, on real PostgreSQL and a
 // real Temporal server. Videos are seeded through the repositories (the farm is another test's job).
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
@@ -24,13 +24,13 @@ let services: TestServices;
 let api: ApiHarness;
 let t: Tenancy;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true, temporal: true });
   api = await startApiHarness(services);
   t = await seedTenancy(api.db);
 });
 
-after(async () => {
+afterAll(async () => {
   await api?.close();
   await services?.stop();
 });
@@ -114,7 +114,7 @@ describe('listing videos', () => {
   let envId: string;
   const ids: Record<string, string> = {};
 
-  before(async () => {
+  beforeAll(async () => {
     const env = await api.db
       .insertInto('environments')
       .values({ id: newId('env'), org_id: t.org.id, name: 'listing' })

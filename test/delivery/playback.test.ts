@@ -1,6 +1,6 @@
 // Delivery end to end against real processes: PostgreSQL, SeaweedFS, chDB behind `kino analytics`,
 // the API (JWKS, signed URLs) and `kino delivery`, playing ffmpeg-made fMP4 HLS ladders.
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ let pub: HlsFixture;
 let priv: HlsFixture;
 let base: string;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startDeliveryStack({ analytics: 'chdb' });
   base = stack.delivery.url;
   const fixture = (allowPublicAccess: boolean) =>
@@ -29,7 +29,7 @@ before(async () => {
   priv = await fixture(false);
 });
 
-after(async () => {
+afterAll(async () => {
   await stack?.stop();
 });
 

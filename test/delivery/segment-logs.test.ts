@@ -1,7 +1,7 @@
 // Segment logs against Debian's ClickHouse server (18.16) over HTTP: the schema migrates, rows
 // arrive, a delivery node killed with -9 right after answering loses none of them, and a batch
 // shipped twice is counted once.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { startDeliveryStack, type DeliveryStack } from './harness.ts';
 let stack: DeliveryStack;
 let video: HlsFixture;
 
-before(async () => {
+beforeAll(async () => {
   // Shipping is slow on purpose: rows stay in the spool until a restart (or a clean stop) ships them.
   stack = await startDeliveryStack({ analytics: 'clickhouse-server', shipIntervalMs: 600_000 });
   video = await createHlsFixture({
@@ -21,7 +21,7 @@ before(async () => {
   });
 });
 
-after(async () => {
+afterAll(async () => {
   await stack?.stop();
 });
 

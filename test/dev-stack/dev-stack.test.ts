@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import pg from 'pg';
 import { Kino } from '@kino/sdk';
 import { repoRoot } from '@kino/infra';
@@ -77,11 +77,11 @@ describe('kino dev', { timeout: 600_000 }, () => {
   let dev: RunningDev | undefined;
   let firstRun: DevJson;
 
-  before(async () => {
+  beforeAll(async () => {
     layout = devStackLayout({ dir, portBase: await freeDevPortBase() });
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (dev && dev.child.exitCode === null) await stopDev(dev, 'SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   });

@@ -2,7 +2,7 @@
 // plays HLS with hls.js from the delivery node, a public video and a private one through its
 // signed URL (bound to the page's domain), each to its `ended` event with no hls.js error. The page
 // is served from another origin than delivery, so CORS is exercised as a site would use it.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -60,7 +60,7 @@ let browser: Browser;
 let pub: HlsFixture;
 let priv: HlsFixture;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startDeliveryStack({ analytics: 'chdb' });
   const fixture = (allowPublicAccess: boolean) =>
     createHlsFixture({
@@ -89,7 +89,7 @@ before(async () => {
   });
 });
 
-after(async () => {
+afterAll(async () => {
   await browser?.close();
   pageServer?.close();
   await stack?.stop();

@@ -4,7 +4,7 @@
 // default thumbnail resizes, and the segments served become rows in chDB. The farm is the dev
 // stack's launcher with delivery and analytics: the API's DELIVERY_URL names the delivery node, which
 // gets its keys from the API's JWKS.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ let playbackApi: Kino;
 let deliveryUrl: string;
 let clickhouse: ClickHouseHttp;
 
-before(async () => {
+beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-playback-'));
   let clipPath: string;
   [farm, clipPath] = await Promise.all([
@@ -41,7 +41,7 @@ before(async () => {
   playbackApi = farm.kino;
 });
 
-after(async () => {
+afterAll(async () => {
   await farm?.stop();
   await rm(workDir, { recursive: true, force: true });
 });

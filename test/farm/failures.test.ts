@@ -1,7 +1,7 @@
 // The farm's failure paths on real processes: an encode node killed with SIGKILL mid-encode, and
 // the orchestrator killed and restarted mid-workflow. Either way the video becomes `ready` and
 // every frame of its ladder decodes.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ let clipPath: string;
 let sourceFrames: number;
 const nodes: Record<string, FarmNodeProcess> = {};
 
-before(async () => {
+beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-failures-'));
   [farm, clipPath] = await Promise.all([
     startFarm(),
@@ -28,7 +28,7 @@ before(async () => {
   [nodes.a, nodes.b] = await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })]);
 });
 
-after(async () => {
+afterAll(async () => {
   await farm?.stop();
   await rm(workDir, { recursive: true, force: true });
 });

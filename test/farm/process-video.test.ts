@@ -1,7 +1,7 @@
 // End to end on real processes: an upload through a presigned URL becomes a playable HLS ladder
 // through a real Temporal server, `kino orchestrator` and two `kino node start` processes; and a
 // corrupt, non-video or empty upload ends `failed` with a reason, the failed webhook, no leftovers.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ let receiver: WebhookReceiver;
 let workDir: string;
 let clipPath: string;
 
-before(async () => {
+beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-'));
   [farm, receiver, clipPath] = await Promise.all([
     startFarm(),
@@ -31,7 +31,7 @@ before(async () => {
   assert.match(receiver.secret, /^whsec_/);
 });
 
-after(async () => {
+afterAll(async () => {
   await farm?.stop();
   await receiver?.close();
   await rm(workDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { newId, repoRoot } from '@kino/infra';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
@@ -49,7 +49,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
   let readyVideo: VideoDetails;
   let failedVideoId: string;
 
-  before(async () => {
+  beforeAll(async () => {
     services = await startTestServices();
     const [apiPort, registryPort] = await Promise.all([freePort(), freePort()]);
     const nodeToken = `sdk-test-${newId('key')}`;
@@ -102,7 +102,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     kino = new Kino({ apiUrl, apiKey });
   });
 
-  after(async () => {
+  afterAll(async () => {
     for (const child of processes.reverse()) await child.stop();
     await services?.stop();
   });

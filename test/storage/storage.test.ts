@@ -1,6 +1,6 @@
 // The Storage abstraction against a real S3 (SeaweedFS, which checks signatures): the only way
 // Kino reaches object storage, so its listing and deletes are checked here once.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { Storage } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
@@ -8,12 +8,12 @@ import { startTestServices, type TestServices } from '@kino/test/support/service
 let services: TestServices;
 let storage: Storage;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ s3: true });
   storage = new Storage(services.storage);
 });
 
-after(async () => {
+afterAll(async () => {
   storage?.close();
   await services?.stop();
 });

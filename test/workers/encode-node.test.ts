@@ -1,7 +1,7 @@
 // An encode node as a separate process (`kino node start`), registered with a real registry on
 // PostgreSQL, reading and writing a real S3 server that checks signatures — only through presigned
 // URLs, since the node's environment has no storage settings. Outputs are checked by decoding them.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -107,7 +107,7 @@ function extinfs(playlist: string): number[] {
 
 const grpcCode = (code: GrpcStatus) => (error: unknown) => isServiceError(error) && error.code === code;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true, s3: true });
   dir = mkdtempSync(join(services.dir, 'work-'));
   workDir = join(dir, 'node-jobs');
@@ -126,7 +126,7 @@ before(async () => {
   client = createEncodeClient(node.address, token);
 });
 
-after(async () => {
+afterAll(async () => {
   client?.close();
   await node?.process.stop();
   await registry?.stop();

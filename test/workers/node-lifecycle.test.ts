@@ -1,7 +1,7 @@
 // The lives of encode node processes as the registry sees them: SIGTERM drains (the running encode
 // finishes, the node deregisters, exits 0), SIGKILL makes a node disappear from selection once its
 // heartbeats stop, and a node registers again when the registry forgets it or restarts.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ async function nodeRow(nodeId: string) {
   return (await listEncodeNodes(db)).find((n) => n.id === nodeId);
 }
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true, s3: true });
   dir = mkdtempSync(join(services.dir, 'lifecycle-'));
   storage = new Storage(services.storage);
@@ -52,7 +52,7 @@ before(async () => {
   await storage.put(source, readFileSync(clip), 'video/mp4');
 });
 
-after(async () => {
+afterAll(async () => {
   await Promise.all(nodes.map((node) => node.process.kill9()));
   await registry?.stop();
   await db?.destroy();

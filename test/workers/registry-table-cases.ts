@@ -1,7 +1,7 @@
 // The registry's tables (the encode-nodes and node-leases repositories), as test cases run twice:
 // on PGlite (registry-pglite.test.ts) and on a real PostgreSQL server (registry.test.ts), since both
 // must behave alike.
-import { it } from 'node:test';
+import { it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import {

@@ -1,6 +1,6 @@
 // The NodeRegistry against real PostgreSQL: the table logic (the same cases PGlite runs), slot
 // acquisition from concurrent connections, and the gRPC surface nodes talk to.
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createLogger } from '@kino/infra';
@@ -13,13 +13,13 @@ import { registryTableCases } from './registry-table-cases.ts';
 let services: TestServices;
 let db: Db;
 
-before(async () => {
+beforeAll(async () => {
   services = await startTestServices({ postgres: true });
   db = await openDatabase(services.databaseUrl);
   await migrateToLatest(db);
 });
 
-after(async () => {
+afterAll(async () => {
   await db?.destroy();
   await services?.stop();
 });
@@ -52,10 +52,10 @@ describe('registry tables on PostgreSQL', () => {
 
 describe('NodeRegistry over gRPC', () => {
   let registry: RegistryServer;
-  before(async () => {
+  beforeAll(async () => {
     registry = await startRegistryServer({ db, host: '127.0.0.1', port: 0, token: 'farm-secret', heartbeatTimeoutMs: 3_000, logger: createLogger('registry', 'silent') });
   });
-  after(() => registry?.stop());
+  afterAll(() => registry?.stop());
 
   it('refuses a wrong token with UNAUTHENTICATED on every call', async () => {
     const client = createRegistryClient(registry.address, 'not-the-token');

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { RenditionSpec__Output } from '@kino/proto';
 import { resolveHlsSettings } from './encode-settings.ts';

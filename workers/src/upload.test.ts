@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -16,7 +16,7 @@ let base: string;
 const dir = mkdtempSync(join(tmpdir(), 'kino-upload-'));
 const file = join(dir, 'seg_00001.ts');
 
-before(async () => {
+beforeAll(async () => {
   writeFileSync(file, 'segment bytes');
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -32,7 +32,7 @@ before(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-after(() => {
+afterAll(() => {
   server.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from 'vitest';
 import { isErrorLine, summarizeLine } from './console-tail.ts';
 import { devStackLayout, layoutPorts } from './layout.ts';
 import { assertPortsFree, DevStackError } from './preflight.ts';
 import { loadOrCreateSecrets, readDevJson, writeDevEnv, writeDevJson } from './state-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kino-dev-unit-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('dev stack layout', () => {
   it('puts the design\'s dev ports on the default base', () => {

@@ -1,7 +1,7 @@
 // Every encoding value the API accepts has its ffmpeg counterpart in the shared contract's one
 // mapping, and a ladder. TypeScript already proves the contract's tables cover the contract's
 // types; this checks the values the API's schema really lets through, read off the schema itself.
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import {
   audioEncodingOf,

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { estimateViews, formatDuration, formatViews, thumbnailSize, thumbnailUrl } from './format.ts';
 

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 

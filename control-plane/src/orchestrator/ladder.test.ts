@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { audioCodecs, type AudioCodec } from '@kino/proto/contract';
 import { planFrameRate, planLadder, type LadderParameters, type LadderSource } from './ladder.ts';

@@ -7,7 +7,7 @@
 // one encode per rendition (encodeRendition x3), one encode for the ladder (encodeRenditions), and
 // the latter retried after NodeLost. With it (`process-video-one-encode-activity-*`, behind the
 // `one-encode-protocol` patch): encodeRenditions with a list of one per rung, and with the ladder.
-import { before, test } from 'node:test';
+import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -18,7 +18,7 @@ const fixtures = new URL('./fixtures/', import.meta.url);
 
 let bundle: WorkflowBundleWithSourceMap;
 
-before(async () => {
+beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   bundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),

@@ -1,6 +1,6 @@
 // The workflows against a real Temporal server (the dev server binary) with fake activities: the
 // orchestration logic alone, in seconds. The farm tests (test/farm) run it on real everything.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -16,7 +16,7 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let counter = 0;
 
-before(async () => {
+beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   [env, bundle] = await Promise.all([
     TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findBinary('temporal') } } }),
@@ -24,7 +24,7 @@ before(async () => {
   ]);
 });
 
-after(async () => {
+afterAll(async () => {
   await env?.teardown();
 });
 

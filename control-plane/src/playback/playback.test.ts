@@ -1,4 +1,4 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it, beforeAll, afterAll } from 'vitest';
 import assert from 'node:assert/strict';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { openDatabase, migrateToLatest, type Db } from '../db/database.ts';
@@ -13,11 +13,11 @@ import {
 
 describe('playback signing keys and tokens', () => {
   let db: Db;
-  before(async () => {
+  beforeAll(async () => {
     db = await openDatabase('pglite://memory');
     await migrateToLatest(db);
   });
-  after(async () => {
+  afterAll(async () => {
     await db.destroy();
   });
 

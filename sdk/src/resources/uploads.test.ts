@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from 'vitest';
 import { APIConnectionTimeoutError, Kino } from '../index.ts';
 
 const timeoutMs = 1000;
@@ -11,7 +11,7 @@ const timeoutMs = 1000;
 async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  after(() => {
+  afterAll(() => {
     server.closeAllConnections();
     server.close();
   });

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { FfmpegAbortedError, FfmpegError, runFfmpeg, runFfprobe } from './command.ts';
 import type { FfmpegProgress } from './progress.ts';

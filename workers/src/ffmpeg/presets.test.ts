@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
 import { audioEncodingOf } from '@kino/proto/contract';

@@ -1,6 +1,6 @@
 // The node activities with a fake farm and fake node: how each way a node call can end becomes what
 // the workflow's retry policy acts on, and that a slot is always given back.
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';

@@ -1,5 +1,5 @@
 // The storage activities over the real schema (PGlite) and an in-memory bucket with Storage's shape.
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createLogger, newId, type Storage } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
@@ -51,14 +51,14 @@ async function video(storagePath: string): Promise<string> {
   return created.id;
 }
 
-before(async () => {
+beforeAll(async () => {
   db = await openDatabase('pglite://memory');
   await migrateToLatest(db);
   orgId = (await createOrganization(db, { name: 'o' })).id;
   envId = (await createEnvironment(db, { orgId, name: 'e' })).id;
 });
 
-after(async () => {
+afterAll(async () => {
   await db?.destroy();
 });
 

@@ -1,5 +1,5 @@
 // The database activities and the webhook sender against the real schema (PGlite, in memory).
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -88,7 +88,7 @@ async function insertVideo(): Promise<string> {
   return id;
 }
 
-before(async () => {
+beforeAll(async () => {
   db = await openDatabase('pglite://memory');
   await migrateToLatest(db);
   orgId = newId('org');
@@ -98,7 +98,7 @@ before(async () => {
   records = createVideoRecordActivities({ db, logger });
 });
 
-after(async () => {
+afterAll(async () => {
   await db?.destroy();
 });
 

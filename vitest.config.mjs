@@ -1,0 +1,61 @@
+// Every test of every workspace, on vitest. `npm test` runs them through infra/scripts/run-tests.mjs,
+// which adds the closing line, the check that a filter matches a file and the process-group cleanup;
+// `npx vitest run --project <name> [path-filter]` runs a part directly.
+import { defineConfig } from 'vitest/config';
+
+// A bound on each test FILE's wall-clock time (vitest bounds single tests and hooks, not files):
+// past it, the file's process is killed and named (infra/scripts/vitest/file-watchdog.mjs).
+const minutes = 60_000;
+const fileBound = (fallback) => Number(process.env.KINO_TEST_FILE_TIMEOUT_S ?? 0) * 1000 || fallback;
+
+// Unit tests beside the code: one project per workspace, files in parallel (each in a process of
+// its own: the Temporal bridge, chDB and PGlite are native or WASM and want a real process).
+const unit = (name, include) => ({
+  extends: true,
+  test: {
+    name,
+    include,
+    testTimeout: 2 * minutes,
+    hookTimeout: 2 * minutes,
+    env: { KINO_TEST_FILE_BOUND_MS: String(fileBound(5 * minutes)) },
+  },
+});
+
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    isolate: true,
+    // After-hooks run in the order they are declared, as node:test ran them (stop the API, then its database).
+    sequence: { hooks: 'list' },
+    setupFiles: ['infra/scripts/vitest/file-watchdog.mjs'],
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      unit('proto', ['proto/src/**/*.test.ts']),
+      unit('infra', ['infra/src/**/*.test.ts', 'infra/scripts/**/*.test.mjs']),
+      unit('control-plane', ['control-plane/src/**/*.test.ts']),
+      unit('workers', ['workers/src/**/*.test.ts']),
+      unit('delivery', ['delivery/src/**/*.test.ts']),
+      unit('sdk', ['sdk/src/**/*.test.ts']),
+      unit('cli', ['cli/test/**/*.test.ts']),
+      {
+        // Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS,
+        // ClickHouse, a farm of processes, Chromium): one file at a time.
+        extends: true,
+        test: {
+          name: 'test',
+          include: ['test/**/*.test.ts'],
+          fileParallelism: false,
+          maxWorkers: 1,
+          // A farm test waits minutes for an encode; `before` hooks start the services.
+          testTimeout: 10 * minutes,
+          hookTimeout: 5 * minutes,
+          env: { KINO_TEST_FILE_BOUND_MS: String(fileBound(20 * minutes)) },
+        },
+      },
+    ],
+    coverage: {
+      provider: 'v8',
+      reporter: ['text-summary', 'html'],
+    },
+  },
+});
