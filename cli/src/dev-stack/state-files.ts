@@ -12,7 +12,7 @@ export interface DevSecrets {
   s3SecretAccessKey: string;
 }
 
-/** The `.kino/dev.json` contract (DESIGN.md, "Dev stack contract"), plus `databaseUrl` for the admin CLI. */
+/** The `.kino/dev.json` contract (docs/decisions.md#the-dev-stacks-state-file), plus `databaseUrl` for the admin CLI. */
 export interface DevJson {
   apiUrl: string;
   deliveryUrl: string;

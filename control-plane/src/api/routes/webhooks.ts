@@ -1,4 +1,4 @@
-// Webhook registration per environment (DESIGN.md): POST creates one and shows its signing secret
+// Webhook registration per environment (docs/decisions.md#webhooks): POST creates one and shows its signing secret
 // once; GET lists (never the secret); DELETE removes. Deliveries are the orchestrator's work.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
