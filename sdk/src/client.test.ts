@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 import {
   APIConnectionError,
   AuthenticationError,
@@ -77,13 +78,7 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
     ...rest,
     publicID: id,
     status: { ready: status === 'ready', transcoding: status === 'transcoding', failed: status === 'failed' },
-    maxEdgeLength: -1,
-    maxFrameRate: -1,
-    pixelFormat: 'yuv420p',
-    rateControlMode: 'variableBitrate',
-    twoPassVBREncoding: false,
-    compressionRatio: 'veryfast',
-    audioCodec: 'aac',
+    ...defaultEncodingParameters,
     encodings: [],
   };
 }

@@ -1,17 +1,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { audioCodecs, type AudioCodec } from '@kino/proto/contract';
+import { audioCodecs, type AudioCodec, defaultEncodingParameters } from '@kino/proto/contract';
 import { planFrameRate, planLadder, type LadderParameters, type LadderSource } from './ladder.ts';
 
-const defaults: LadderParameters = {
-  maxEdgeLength: -1,
-  maxFrameRate: -1,
-  pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate',
-  twoPassVBREncoding: false,
-  compressionRatio: 'veryfast',
-  audioCodec: 'aac',
-};
+const defaults: LadderParameters = defaultEncodingParameters;
 const fullHd: LadderSource = { width: 1920, height: 1080, frameRate: 30, hasAudio: true };
 const sizes = (ladder: ReturnType<typeof planLadder>) => ladder.map((r) => `${r.key}:${r.width}x${r.height}`);
 

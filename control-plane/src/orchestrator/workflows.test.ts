@@ -8,7 +8,7 @@ import { bundleWorkflowCode, Runtime, DefaultLogger, Worker, type WorkflowBundle
 import { ApplicationFailure } from '@temporalio/common';
 import { findBinary } from '@kino/infra/dev';
 import type { Activities } from './activities/index.ts';
-import { workflowIds } from '@kino/proto/contract';
+import { workflowIds, defaultEncodingParameters } from '@kino/proto/contract';
 import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './contracts.ts';
 import type { RenditionPlan } from './ladder.ts';
 
@@ -69,15 +69,7 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     videoId,
     storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
     quality: 'standard',
-    parameters: {
-      maxEdgeLength: -1,
-      maxFrameRate: -1,
-      pixelFormat: 'yuv420p',
-      rateControlMode: 'variableBitrate',
-      twoPassVBREncoding: false,
-      compressionRatio: 'veryfast',
-      audioCodec: 'aac',
-    },
+    parameters: { ...defaultEncodingParameters },
     status: 'transcoding',
     deleted: false,
   };

@@ -21,17 +21,10 @@ import { planLadder } from '../ladder.ts';
 import type { EncodeOutcome, SourceProbe } from '../contracts.ts';
 import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
 import { createNodeActivities } from './node-work.ts';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 
 const logger = createLogger('test', 'silent');
-const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate: 30, hasAudio: true }, {
-  maxEdgeLength: -1,
-  maxFrameRate: -1,
-  pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate',
-  twoPassVBREncoding: false,
-  compressionRatio: 'veryfast',
-  audioCodec: 'aac',
-});
+const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate: 30, hasAudio: true }, defaultEncodingParameters);
 const encodeInput = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', rendition: rendition!, durationSeconds: 4 };
 
 /** A call that failed without an answer from the node (the transport's error: no JobFailure). */
