@@ -38,6 +38,7 @@ import {
   ConflictError,
   NotFoundError,
   ServiceUnavailableError,
+  UnprocessableEntityError,
   ValidationError,
   type FieldError,
 } from '../errors.ts';
@@ -57,6 +58,7 @@ import {
   parseCalendarDate,
   withDefaultParameters,
 } from '../video-parameters.ts';
+import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
@@ -154,6 +156,24 @@ async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Pro
   return video;
 }
 
+/** 422 `unsupported_format` unless the upload opens with a container the upload URL accepts. */
+async function assertKnownContainer(deps: ApiDeps, request: FastifyRequest, storagePath: string): Promise<void> {
+  let head: Buffer | undefined;
+  try {
+    head = await deps.storage.getFirstBytes(storagePath, CONTAINER_SNIFF_BYTES);
+  } catch (error) {
+    request.log.error({ err: error }, 'storage range GET failed');
+    throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+  }
+  if (head && sniffContainer(head)) return;
+  throw new UnprocessableEntityError(
+    'unsupported_format',
+    head?.length
+      ? 'The uploaded file is not an MP4, QuickTime, AVI, WebM or Matroska file (its first bytes open none of these containers).'
+      : 'The uploaded file is empty.',
+  );
+}
+
 function unavailable(request: FastifyRequest, error: unknown, what: string): ServiceUnavailableError {
   request.log.error({ err: error }, `${what} failed`);
   return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${what}).`);
@@ -171,7 +191,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         body: ProcessBody,
         response: {
           200: Envelope(Type.Object({ videoID: Type.String() })),
-          ...errorResponses(400, 404, 409, 503),
+          ...errorResponses(400, 404, 409, 422, 503),
         },
       },
     },
@@ -202,6 +222,8 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
           { message: 'the uploaded file is larger than 5 GB', location: 'body.storagePath', value: body.storagePath },
         ]);
       }
+
+      await assertKnownContainer(deps, request, body.storagePath);
 
       const existing = await findLiveVideoByStoragePath(deps.db, body.storagePath);
       if (existing?.status === 'transcoding') {
