@@ -106,7 +106,8 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const needsToken = family === 'private' || !video.allowPublicAccess;
     const token = needsToken ? params.get('token') : null;
     if (needsToken) {
-      await deps.tokens.authorize(token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') });
+      const what = route.kind === 'thumbnail' ? 'image' : 'playback';
+      await deps.tokens.authorize(token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') }, what);
     }
     const access = needsToken ? 'private' : 'public';
 

@@ -25,7 +25,8 @@ export interface Video {
   duration: string;
   durationSeconds: number;
   createdAt: string;
-  thumbnailUrl: string;
+  /** Carries a short-lived image token for a private video; null until the video has a thumbnail. */
+  thumbnailUrl: string | null;
   /** Present only if provided. */
   description?: string;
   status: VideoStatus;

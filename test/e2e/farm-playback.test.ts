@@ -72,6 +72,7 @@ test('a transcoded public video plays from every variant of its public master, a
   assert.equal(await countDecodedFrames(`${deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
 
   const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.ok(details.thumbnailUrl, 'a ready video has a thumbnail');
   const thumbnail = await fetch(`${deliveryUrl}${new URL(details.thumbnailUrl).pathname}`);
   assert.equal(thumbnail.status, 200);
   assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg');
@@ -93,4 +94,17 @@ test('a transcoded private video plays only through its signed URL, every varian
   const variants = variantUrls(masterUrl, await (await fetch(masterUrl)).text());
   assert.equal(variants.length, 2);
   for (const variant of variants) assert.equal(await countDecodedFrames(variant), sourceFrames, variant);
+
+  // Its thumbnailUrl works as given (an image token), and that token opens images only.
+  const { thumbnailUrl } = await playbackApi.videos.get(farm.orgId, videoId);
+  assert.ok(thumbnailUrl, 'a ready video has a thumbnail');
+  assert.ok(thumbnailUrl.startsWith(`${deliveryUrl}/t/${videoId}/`), thumbnailUrl);
+  const thumbnail = await fetch(thumbnailUrl);
+  assert.equal(thumbnail.status, 200);
+  assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg');
+  assert.equal((await fetch(`${deliveryUrl}${new URL(thumbnailUrl).pathname}`)).status, 401, 'not without its token');
+  const imageToken = new URL(thumbnailUrl).searchParams.get('token');
+  const withImageToken = await fetch(`${deliveryUrl}/v1/private/${videoId}/master.m3u8?token=${imageToken}`);
+  assert.equal(withImageToken.status, 403);
+  assert.equal(((await withImageToken.json()) as { code: string }).code, 'token_scope_mismatch');
 });

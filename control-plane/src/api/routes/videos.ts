@@ -60,6 +60,7 @@ import {
 } from '../video-parameters.ts';
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
+import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
@@ -284,10 +285,10 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const filters = listFilters(request.query);
       const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: access.environment!.id });
-      const served = await segmentsServedFor(deps, request, videos);
+      const [served, thumbnails] = await Promise.all([segmentsServedFor(deps, request, videos), thumbnailUrlsFor(deps, videos)]);
       return {
         body: {
-          videos: videos.map((v) => presentVideoListItem(v, deps.config.DELIVERY_URL, served.get(v.id) ?? 0)),
+          videos: videos.map((v) => presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0)),
           pagination: paginationOf(filters, total),
         },
       };
@@ -314,10 +315,10 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const filters = listFilters(request.query);
       const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: environmentScope(access) });
-      const served = await segmentsServedFor(deps, request, videos);
+      const [served, thumbnails] = await Promise.all([segmentsServedFor(deps, request, videos), thumbnailUrlsFor(deps, videos)]);
       return {
         body: {
-          videos: videos.map((v) => ({ ...presentVideoListItem(v, deps.config.DELIVERY_URL, served.get(v.id) ?? 0), envId: v.env_id })),
+          videos: videos.map((v) => ({ ...presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0), envId: v.env_id })),
           pagination: paginationOf(filters, total),
         },
       };
@@ -339,8 +340,12 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const video = await videoInReach(deps, access, request.params.publicID);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [renditions, served] = await Promise.all([listRenditions(deps.db, video.id), segmentsServedFor(deps, request, [video])]);
-      return { body: presentVideoDetails(video, renditions, deps.config.DELIVERY_URL, served.get(video.id) ?? 0) };
+      const [renditions, served, thumbnails] = await Promise.all([
+        listRenditions(deps.db, video.id),
+        segmentsServedFor(deps, request, [video]),
+        thumbnailUrlsFor(deps, [video]),
+      ]);
+      return { body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0) };
     },
   );
 
