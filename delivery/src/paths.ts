@@ -30,7 +30,8 @@ export type DeliveryRoute =
   | { kind: 'share'; linkId: string; resource: Resource }
   | { kind: 'share_page'; linkId: string }
   | { kind: 'player_script' }
-  | { kind: 'thumbnail'; videoId: string; width: number; height: number }
+  /** `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail. */
+  | { kind: 'thumbnail'; videoId: string; width: number; height: number; custom?: string }
   | { kind: 'invalid_thumbnail_size'; width: number; height: number }
   | { kind: 'health' };
 
@@ -45,7 +46,7 @@ const privateBase = new RegExp(`^/v1/private/${id}/(.+)$`);
 const directBase = new RegExp(`^/${id}/(.+)$`);
 const shareBase = new RegExp(`^/v1/share/${id}/(.+)$`);
 const sharePage = new RegExp(`^/v1/share/${id}/?$`);
-const thumbnail = new RegExp(`^/t/${id}/(\\d{1,5})x(\\d{1,5})\\.jpg$`);
+const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.jpg$`);
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
@@ -71,11 +72,11 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
   if ((match = sharePage.exec(path))) return { kind: 'share_page', linkId: match[1]! };
   if (path === shareLinkPaths.playerScript) return { kind: 'player_script' };
   if ((match = thumbnail.exec(path))) {
-    const width = Number(match[2]);
-    const height = Number(match[3]);
+    const width = Number(match[3]);
+    const height = Number(match[4]);
     const inBounds = (n: number) => n >= THUMBNAIL_MIN_EDGE && n <= THUMBNAIL_MAX_EDGE;
     if (!inBounds(width) || !inBounds(height)) return { kind: 'invalid_thumbnail_size', width, height };
-    return { kind: 'thumbnail', videoId: match[1]!, width, height };
+    return { kind: 'thumbnail', videoId: match[1]!, width, height, ...(match[2] ? { custom: match[2] } : {}) };
   }
   if (path === '/health') return { kind: 'health' };
   if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't') {

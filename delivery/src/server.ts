@@ -146,7 +146,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     route: Extract<DeliveryRoute, { kind: 'thumbnail' }>,
     access: 'public' | 'private',
   ): Promise<Body> {
-    const object = await deps.thumbnails.get(video, route.width, route.height);
+    const object = await deps.thumbnails.get(video, route.width, route.height, route.custom);
     if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
     return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
   }

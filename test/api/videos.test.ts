@@ -334,6 +334,30 @@ describe('video details', () => {
   });
 });
 
+describe('custom thumbnails', () => {
+  it('answer 409 video_not_ready before the video is ready, 404 for an unknown one, and 429 past the thumbnail limit', async () => {
+    // The limit shrunk to 2 per hour; the real one (50) is the same rule with another number.
+    const app = await api.buildAnother({ rateLimits: { thumbnails: { limit: 2 } } });
+    const transcoding = await seedVideo({ name: 'Not ready for thumbnails', status: 'transcoding' });
+    const post = (videoId: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/api/${t.org.id}/videos/${videoId}/thumbnails`,
+        headers: { 'x-api-key': t.keys.full },
+        payload: { timestamp: 1 },
+      });
+    const notReady = await post(transcoding);
+    assert.equal(notReady.statusCode, 409);
+    assertErrorEnvelope(notReady.json<Json>(), 409, 'video_not_ready', assert);
+    assert.equal(notReady.headers['x-ratelimit-limit'], '2');
+    const unknown = await post('vid_doesnotexist0000');
+    assertErrorEnvelope(unknown.json<Json>(), 404, 'video_not_found', assert);
+    const limited = await post(transcoding);
+    assert.equal(limited.statusCode, 429);
+    assertErrorEnvelope(limited.json<Json>(), 429, 'rate_limit_exceeded', assert);
+  });
+});
+
 describe('retry', () => {
   it('sends a failed video back to transcoding, clears its failure and renditions, and starts video:{id} again', async () => {
     const id = await seedVideo({ name: 'To retry', status: 'failed', failureReason: 'node lost' });

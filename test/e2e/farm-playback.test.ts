@@ -108,3 +108,60 @@ test('a transcoded private video plays only through its signed URL, every varian
   assert.equal(withImageToken.status, 403);
   assert.equal(((await withImageToken.json()) as { code: string }).code, 'token_scope_mismatch');
 });
+
+/** Width and height from a JPEG's start-of-frame marker. */
+function jpegSize(jpeg: Buffer): { width: number; height: number } {
+  let at = 2;
+  while (at < jpeg.length) {
+    const marker = jpeg[at + 1]!;
+    const length = jpeg.readUInt16BE(at + 2);
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: jpeg.readUInt16BE(at + 5), width: jpeg.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  throw new Error('no start-of-frame marker');
+}
+
+test('a custom thumbnail is made on a node at any timestamp, served in any size, and can become the default', async () => {
+  const videoId = await transcode(false);
+  const { thumbnailUrl: before } = await playbackApi.videos.get(farm.orgId, videoId);
+  assert.ok(before);
+  const defaultBefore = Buffer.from(await (await fetch(before)).arrayBuffer());
+
+  const custom = await playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 3.5 });
+  assert.equal(custom.timestamp, 3.5);
+  const url = new URL(custom.url);
+  assert.equal(`${url.origin}${url.pathname}`, `${deliveryUrl}/t/${videoId}/c3500/640x360.jpg`);
+  assert.ok(url.searchParams.get('token'), 'a private video: an image token');
+  const image = await fetch(url);
+  assert.equal(image.status, 200);
+  assert.equal(image.headers.get('content-type'), 'image/jpeg');
+  assert.deepEqual(jpegSize(Buffer.from(await image.arrayBuffer())), { width: 640, height: 360 });
+  const small = await fetch(custom.url.replace('/640x360.jpg', '/200x100.jpg'));
+  assert.deepEqual(jpegSize(Buffer.from(await small.arrayBuffer())), { width: 200, height: 100 });
+  // Not the default yet: the default thumbnail is unchanged.
+  assert.deepEqual(Buffer.from(await (await fetch(before)).arrayBuffer()), defaultBefore);
+
+  await playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 3.5, setAsDefault: true });
+  const { thumbnailUrl: after } = await playbackApi.videos.get(farm.orgId, videoId);
+  assert.ok(after);
+  const defaultAfter = await waitFor('the new default thumbnail on delivery', async () => {
+    const bytes = Buffer.from(await (await fetch(after)).arrayBuffer());
+    return bytes.equals(defaultBefore) ? undefined : bytes;
+  });
+  assert.deepEqual(jpegSize(defaultAfter), { width: 640, height: 360 });
+
+  // Bad inputs: a timestamp outside the video (400), a video that is not ready (409).
+  await assert.rejects(playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 4.5 }), (error: { status?: number; code?: string }) => {
+    assert.deepEqual([error.status, error.code], [400, 'invalid_timestamp']);
+    return true;
+  });
+  await farm.db.updateTable('videos').set({ status: 'transcoding' }).where('id', '=', videoId).execute();
+  try {
+    await assert.rejects(playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 1 }), (error: { status?: number; code?: string }) => {
+      assert.deepEqual([error.status, error.code], [409, 'video_not_ready']);
+      return true;
+    });
+  } finally {
+    await farm.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
+  }
+});

@@ -7,6 +7,7 @@ import { uploadRoutes } from './uploads.ts';
 import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { shareLinkRoutes } from './share-links.ts';
+import { thumbnailRoutes } from './thumbnails.ts';
 import { playbackRoutes } from '../../playback/routes.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
@@ -16,6 +17,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(videoRoutes, options);
   await api.register(webhookRoutes, options);
   await api.register(shareLinkRoutes, options);
+  await api.register(thumbnailRoutes, options);
   // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
   await api.register(playbackRoutes, options);
 }
