@@ -9,6 +9,7 @@ import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { ObjectCache } from './object-cache.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 import { SegmentLog } from './segment-log.ts';
+import { ShareLinkGate } from './share-links.ts';
 import { createDeliveryServer } from './server.ts';
 import { ThumbnailMaker } from './thumbnails.ts';
 import { VideoCatalog } from './video-catalog.ts';
@@ -44,6 +45,7 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     tokens: new PlaybackTokenVerifier(jwksUrlOf(config)),
     segments,
     thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger),
+    shareLinks: new ShareLinkGate(db, config.DELIVERY_METADATA_TTL_MS),
     logger,
   });
   await new Promise<void>((resolve, reject) => {

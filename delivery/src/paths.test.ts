@@ -63,3 +63,16 @@ test('storage keys and family URIs map both ways onto the one layout', () => {
   assert.equal(familyUriOf('direct', 'v', 'videos/other/hls/720p/seg-00003.m4s'), undefined, 'never another video');
   assert.equal(familyUriOf('direct', 'v', 'videos/v/thumbs/a.jpg'), undefined);
 });
+
+test('share link paths: the watch page, the player script and the /v1 names under a link', () => {
+  assert.deepEqual(parseDeliveryPath('/v1/share/shr_abc/master.m3u8'), { kind: 'share', linkId: 'shr_abc', resource: { type: 'master' } });
+  assert.deepEqual(parseDeliveryPath('/v1/share/shr_abc/video-720p/seg-00003.m4s'), {
+    kind: 'share',
+    linkId: 'shr_abc',
+    resource: { type: 'segment', quality: '720p', index: 3 },
+  });
+  assert.deepEqual(parseDeliveryPath('/v1/share/shr_abc'), { kind: 'share_page', linkId: 'shr_abc' });
+  assert.deepEqual(parseDeliveryPath('/v1/assets/hls.min.js'), { kind: 'player_script' });
+  assert.equal(parseDeliveryPath('/v1/share/shr_abc/720p.m3u8'), undefined, 'direct names are not served under a link');
+  assert.equal(familyUriOf('share', 'vid_1', 'videos/vid_1/hls/720p/seg-00003.m4s'), 'video-720p/seg-00003.m4s');
+});

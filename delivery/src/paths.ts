@@ -13,9 +13,10 @@
 // `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
 // <q> is a rendition key such as `720p` (the short edge, as in storage).
-import { hlsMasterName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
+import { hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths } from '@kino/proto/contract';
 
-export type Family = 'public' | 'private' | 'direct';
+/** `share`: `/v1/share/{linkId}/...`, the `/v1` names, opened by a share link (share-links.ts). */
+export type Family = 'public' | 'private' | 'direct' | 'share';
 
 export type Resource =
   | { type: 'master' }
@@ -26,7 +27,11 @@ export type Resource =
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
-  | { kind: 'thumbnail'; videoId: string; width: number; height: number }
+  | { kind: 'share'; linkId: string; resource: Resource }
+  | { kind: 'share_page'; linkId: string }
+  | { kind: 'player_script' }
+  /** `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail. */
+  | { kind: 'thumbnail'; videoId: string; width: number; height: number; custom?: string }
   | { kind: 'invalid_thumbnail_size'; width: number; height: number }
   | { kind: 'health' };
 
@@ -39,7 +44,9 @@ const index = '(\\d{1,7})';
 const publicBase = new RegExp(`^/v1/public/${id}/${id}/${id}/(.+)$`);
 const privateBase = new RegExp(`^/v1/private/${id}/(.+)$`);
 const directBase = new RegExp(`^/${id}/(.+)$`);
-const thumbnail = new RegExp(`^/t/${id}/(\\d{1,5})x(\\d{1,5})\\.jpg$`);
+const shareBase = new RegExp(`^/v1/share/${id}/(.+)$`);
+const sharePage = new RegExp(`^/v1/share/${id}/?$`);
+const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.jpg$`);
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
@@ -58,12 +65,18 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
     const resource = parseV1Resource(match[2]!);
     return resource && { kind: 'playback', family: 'private', videoId: match[1]!, resource };
   }
+  if ((match = shareBase.exec(path))) {
+    const resource = parseV1Resource(match[2]!);
+    return resource && { kind: 'share', linkId: match[1]!, resource };
+  }
+  if ((match = sharePage.exec(path))) return { kind: 'share_page', linkId: match[1]! };
+  if (path === shareLinkPaths.playerScript) return { kind: 'player_script' };
   if ((match = thumbnail.exec(path))) {
-    const width = Number(match[2]);
-    const height = Number(match[3]);
+    const width = Number(match[3]);
+    const height = Number(match[4]);
     const inBounds = (n: number) => n >= THUMBNAIL_MIN_EDGE && n <= THUMBNAIL_MAX_EDGE;
     if (!inBounds(width) || !inBounds(height)) return { kind: 'invalid_thumbnail_size', width, height };
-    return { kind: 'thumbnail', videoId: match[1]!, width, height };
+    return { kind: 'thumbnail', videoId: match[1]!, width, height, ...(match[2] ? { custom: match[2] } : {}) };
   }
   if (path === '/health') return { kind: 'health' };
   if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't') {

@@ -5,7 +5,13 @@
 // requests costs one signature check, not one each; the video, expiry and domains are still
 // checked on every request.
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
-import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER, isDomainAllowed, type PlaybackClaims } from '@kino/control-plane/playback';
+import {
+  IMAGE_TOKEN_SCOPE,
+  PLAYBACK_TOKEN_ALGORITHM,
+  PLAYBACK_TOKEN_ISSUER,
+  isDomainAllowed,
+  type PlaybackClaims,
+} from '@kino/control-plane/playback';
 import { DeliveryError } from './errors.ts';
 
 const verifiedCacheMs = 60_000;
@@ -23,11 +29,15 @@ export class PlaybackTokenVerifier {
     });
   }
 
-  /** The claims of a token that may play `videoId` from the page named by Origin/Referer; throws a DeliveryError otherwise. */
+  /**
+   * The claims of a token that may open `what` of `videoId` from the page named by Origin/Referer;
+   * throws a DeliveryError otherwise. An image token opens thumbnails only.
+   */
   async authorize(
     token: string | null,
     videoId: string,
     headers: { origin?: string; referer?: string },
+    what: 'playback' | 'image' = 'playback',
   ): Promise<PlaybackClaims> {
     if (!token) {
       throw new DeliveryError(401, 'token_required', 'This video is private: play it with a signed URL (its `token` query parameter).');
@@ -38,6 +48,9 @@ export class PlaybackTokenVerifier {
     }
     if (claims.aud !== videoId || claims.sub !== videoId) {
       throw new DeliveryError(403, 'token_video_mismatch', `The playback token is for another video, not ${videoId}.`);
+    }
+    if (claims.scope === IMAGE_TOKEN_SCOPE && what !== 'image') {
+      throw new DeliveryError(403, 'token_scope_mismatch', 'This token opens the video\'s images only: play it with a signed URL.');
     }
     if (!isDomainAllowed(claims.domains, headers.origin, headers.referer)) {
       throw new DeliveryError(
@@ -71,6 +84,7 @@ export class PlaybackTokenVerifier {
       exp: Number(payload.exp),
       iat: Number(payload.iat ?? 0),
       ...(Array.isArray(payload.domains) ? { domains: payload.domains.map(String) } : {}),
+      ...(payload.scope === IMAGE_TOKEN_SCOPE ? { scope: IMAGE_TOKEN_SCOPE } : {}),
     };
     if (this.verified.size >= verifiedCacheMax) this.verified.clear();
     this.verified.set(token, { claims, until: Math.min(now + verifiedCacheMs, claims.exp * 1000) });

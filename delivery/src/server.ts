@@ -16,6 +16,7 @@ import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type Deliv
 import { rewritePlaylist } from './playlist.ts';
 import { parseRange } from './range.ts';
 import type { SegmentDelivery } from './segment-log.ts';
+import { hlsPlayerScript, watchPage, type ShareLinkGate } from './share-links.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
 import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
 
@@ -25,6 +26,7 @@ export interface DeliveryDeps {
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
   segments: { record(delivery: SegmentDelivery): void };
   thumbnails: Pick<ThumbnailMaker, 'get'>;
+  shareLinks: Pick<ShareLinkGate, 'open'>;
   logger: Logger;
 }
 
@@ -91,9 +93,20 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
         { message: 'width and height must each be 16 to 3840', location: 'path.size', value: `${route.width}x${route.height}` },
       ]);
     }
+    if (route.kind === 'share_page' || route.kind === 'player_script') {
+      const data = route.kind === 'share_page' ? watchPage(route.linkId) : await hlsPlayerScript();
+      const etag = `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"`;
+      const contentType = route.kind === 'share_page' ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8';
+      sendBody(deps.segments, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
+      return;
+    }
     const paramErrors = validatePlaybackParams(params);
     if (paramErrors.length > 0) {
       throw new DeliveryError(400, 'invalid_playback_parameters', 'A playback query parameter has an invalid value.', paramErrors);
+    }
+    if (route.kind === 'share') {
+      await sendShared(req, res, route);
+      return;
     }
     const video = await deps.catalog.get(route.videoId);
     if (!video) throw videoNotFound(route.videoId);
@@ -106,7 +119,8 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const needsToken = family === 'private' || !video.allowPublicAccess;
     const token = needsToken ? params.get('token') : null;
     if (needsToken) {
-      await deps.tokens.authorize(token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') });
+      const what = route.kind === 'thumbnail' ? 'image' : 'playback';
+      await deps.tokens.authorize(token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') }, what);
     }
     const access = needsToken ? 'private' : 'public';
 
@@ -114,12 +128,25 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     sendBody(deps.segments, req, res, body);
   }
 
+  /** A file of a share link's video: the link is the credential (share-links.ts). */
+  async function sendShared(req: IncomingMessage, res: ServerResponse, route: Extract<DeliveryRoute, { kind: 'share' }>): Promise<void> {
+    const isMaster = route.resource.type === 'master';
+    // The video is checked before a view is counted, so a link of a deleted video spends nothing.
+    const video = await deps.catalog.get(await deps.shareLinks.open(route.linkId, { countView: false }));
+    if (!video) throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
+    if (isMaster) await deps.shareLinks.open(route.linkId, { countView: true });
+    const access = video.allowPublicAccess ? 'public' : 'private';
+    const body = await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
+    // Each master load is a counted view: no cache may answer one in delivery's place.
+    sendBody(deps.segments, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
+  }
+
   async function thumbnailBody(
     video: PlayableVideo,
     route: Extract<DeliveryRoute, { kind: 'thumbnail' }>,
     access: 'public' | 'private',
   ): Promise<Body> {
-    const object = await deps.thumbnails.get(video, route.width, route.height);
+    const object = await deps.thumbnails.get(video, route.width, route.height, route.custom);
     if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
     return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
   }

@@ -75,6 +75,23 @@ export class Storage {
     }
   }
 
+  /**
+   * The first `length` bytes of an object (a ranged GET: a 5 GB upload costs no more than a small one),
+   * fewer when the object is shorter; undefined when there is none.
+   */
+  async getFirstBytes(key: string, length: number): Promise<Buffer | undefined> {
+    try {
+      const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` }));
+      return Buffer.from(await result.Body!.transformToByteArray());
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404) return undefined;
+      // An empty object has no byte 0: S3 answers 416 to any range.
+      if (status === 416) return Buffer.alloc(0);
+      throw error;
+    }
+  }
+
   /** Every key under a prefix, in S3's (lexicographic) order. */
   async list(prefix: string): Promise<string[]> {
     const keys: string[] = [];

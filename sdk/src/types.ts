@@ -25,7 +25,8 @@ export interface Video {
   duration: string;
   durationSeconds: number;
   createdAt: string;
-  thumbnailUrl: string;
+  /** Carries a short-lived image token for a private video; null until the video has a thumbnail. */
+  thumbnailUrl: string | null;
   /** Present only if provided. */
   description?: string;
   status: VideoStatus;
@@ -169,8 +170,9 @@ export interface SignedUrlParams {
 export interface CreateShareLinkParams {
   /** 1..8760, default 168. */
   expirationHours?: number;
-  /** At least 1; counts master-playlist loads. */
+  /** 1..1,000,000; counts master-playlist loads. Absent: no limit. */
   maxViews?: number;
+  /** Recorded with the link (not mailed). */
   viewerEmail?: string;
 }
 
@@ -182,6 +184,14 @@ export interface ShareLink {
   maxViews: number | null;
   viewerEmail: string | null;
   createdAt: string;
+  /** Master-playlist loads so far. */
+  views: number;
+}
+
+export interface RevokedShareLink {
+  id: string;
+  status: 'revoked';
+  revokedAt: string;
 }
 
 export interface CreateThumbnailParams {

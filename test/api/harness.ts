@@ -154,3 +154,9 @@ export function assertErrorEnvelope(
 /** A parsed response body: the tests check it member by member, so it is typed loosely on purpose. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
+
+/**
+ * The first bytes of an MP4 (an `ftyp` box): enough for `process`'s early format check, which reads
+ * only the container's opening; nothing in it is playable, so a workflow started on it fails later.
+ */
+export const MP4_OPENING = new Uint8Array(Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'));

@@ -330,6 +330,9 @@ describe('OpenAPI', () => {
       '/{orgID}/videos/{videoID}': ['delete'],
       '/{orgID}/environments/{envID}/webhooks': ['get', 'post'],
       '/{orgID}/environments/{envID}/webhooks/{webhookID}': ['delete'],
+      '/{orgID}/videos/{publicID}/share': ['get', 'post'],
+      '/{orgID}/videos/{publicID}/share/{linkID}': ['delete'],
+      '/{orgID}/videos/{publicID}/thumbnails': ['post'],
     };
     for (const [path, methods] of Object.entries(expected)) {
       assert.ok(doc.paths[path], `${path} is documented`);

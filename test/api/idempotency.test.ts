@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { ApiApp } from '@kino/control-plane';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -37,10 +37,10 @@ async function post(url: string, body: unknown, { key = t.keys.full, idempotency
 
 /** An uploaded object ready for processing. */
 async function uploadedPath(): Promise<string> {
-  const ticket = await post(`/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, { filename: 'clip.mp4', fileSize: 4 });
+  const ticket = await post(`/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, { filename: 'clip.mp4', fileSize: MP4_OPENING.length });
   assert.equal(ticket.status, 200, JSON.stringify(ticket.body));
   const { signedURL, bucketPath } = ticket.body.body as { signedURL: string; bucketPath: string };
-  const put = await fetch(signedURL, { method: 'PUT', body: new Uint8Array([1, 2, 3, 4]), headers: { 'content-type': 'video/mp4' } });
+  const put = await fetch(signedURL, { method: 'PUT', body: Buffer.from(MP4_OPENING), headers: { 'content-type': 'video/mp4' } });
   await put.arrayBuffer();
   assert.equal(put.status, 200);
   return bucketPath;

@@ -7,7 +7,7 @@ import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
 import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/control-plane';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -36,16 +36,16 @@ async function requestUpload(body: Record<string, unknown> = { filename: 'clip.m
   return r.body.body as { signedURL: string; bucketPath: string; expiresAt: number };
 }
 
-async function put(url: string, contentType: string | undefined, body = new Uint8Array([1, 2, 3, 4])) {
-  const response = await fetch(url, { method: 'PUT', body, headers: contentType ? { 'content-type': contentType } : {} });
+async function put(url: string, contentType: string | undefined, body: Uint8Array = new Uint8Array([1, 2, 3, 4])) {
+  const response = await fetch(url, { method: 'PUT', body: Buffer.from(body), headers: contentType ? { 'content-type': contentType } : {} });
   await response.arrayBuffer();
   return response.status;
 }
 
 /** An uploaded object ready for processing. */
-async function uploadedPath(envId = t.envA.id, filename = 'clip.mp4'): Promise<string> {
-  const ticket = await requestUpload({ filename, fileSize: 4 }, envId);
-  assert.equal(await put(ticket.signedURL, 'video/mp4'), 200);
+async function uploadedPath(envId = t.envA.id, filename = 'clip.mp4', body: Uint8Array = MP4_OPENING): Promise<string> {
+  const ticket = await requestUpload({ filename, fileSize: Math.max(1, body.length) }, envId);
+  assert.equal(await put(ticket.signedURL, 'video/mp4', body), 200);
   return ticket.bucketPath;
 }
 
@@ -130,6 +130,32 @@ describe('process', () => {
     const missing = await post(processUrl(), { videoQuality: 'standard', allowPublicAccess: true });
     assert.equal(missing.status, 400);
     assertErrorEnvelope(missing.body, 400, 'invalid_storage_path', assert);
+  });
+
+  it('answers 422 unsupported_format when the upload opens no accepted container, and creates nothing', async () => {
+    const refused: [string, Uint8Array][] = [
+      ['text', new Uint8Array(Buffer.from('This is a text file that someone uploaded by mistake.\n'.repeat(20)))],
+      ['wav', new Uint8Array(Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00', 'latin1'))],
+      ['png', new Uint8Array(Buffer.from('\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR', 'latin1'))],
+      ['empty', new Uint8Array(0)],
+    ];
+    for (const [name, body] of refused) {
+      const path = await uploadedPath(t.envA.id, `${name}.mp4`, body);
+      const r = await post(processUrl(), valid(path));
+      assert.equal(r.status, 422, name);
+      assertErrorEnvelope(r.body, 422, 'unsupported_format', assert);
+      assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined, name);
+    }
+    const accepted: [string, Uint8Array][] = [
+      ['mp4', MP4_OPENING],
+      ['mov', new Uint8Array(Buffer.from('\x00\x00\x00\x08wide\x00\x00\x10\x00mdat', 'latin1'))],
+      ['avi', new Uint8Array(Buffer.from('RIFF\x24\x00\x00\x00AVI LIST', 'latin1'))],
+      ['webm', new Uint8Array([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01])],
+    ];
+    for (const [name, body] of accepted) {
+      const r = await post(processUrl(), valid(await uploadedPath(t.envA.id, `opening.${name}`, body)));
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+    }
   });
 
   it('refuses an unknown quality preset: invalid_quality_preset', async () => {

@@ -69,6 +69,8 @@ async function seedVideo(seed: Seed): Promise<string> {
       source_width: seed.width ?? 1280,
       source_height: seed.height ?? 720,
       failure_reason: seed.failureReason ?? null,
+      // A ready video made by the workflow has its default thumbnail.
+      thumbnail_key: (seed.status ?? 'ready') === 'ready' ? `videos/${id}/thumbs/default.jpg` : null,
       ...(seed.createdAt ? { created_at: new Date(seed.createdAt) } : {}),
       ...(seed.deleted ? { deleted_at: sql<Date>`now()` } : {}),
     })
@@ -303,6 +305,23 @@ describe('video details', () => {
     const body = (await request('GET', `/${t.org.id}/videos/${failed}/details`)).body.body;
     assert.deepEqual(body.status, { ready: false, transcoding: false, failed: true });
     assert.equal(body.failureReason, 'the file is not a video');
+    assert.equal(body.thumbnailUrl, null, 'no thumbnail: null, not a URL that answers 404');
+  });
+
+  it('give a private video a thumbnailUrl with a short-lived token that opens its images only; null before it has one', async () => {
+    const id = await seedVideo({ name: 'Private one' });
+    await api.db.updateTable('videos').set({ allow_public_access: false }).where('id', '=', id).execute();
+    const details = (await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body;
+    const url = new URL(details.thumbnailUrl);
+    assert.equal(`${url.origin}${url.pathname}`, `http://delivery.test/t/${id}/640x360.jpg`);
+    const [, payload] = url.searchParams.get('token')!.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+    assert.deepEqual({ sub: claims.sub, aud: claims.aud, scope: claims.scope, lifetime: claims.exp - claims.iat }, { sub: id, aud: id, scope: 'images', lifetime: 3600 });
+    const listed = (await request('GET', `/${t.org.id}/videos?search=Private%20one`)).body.body.videos[0];
+    assert.match(listed.thumbnailUrl, new RegExp(`^http://delivery\\.test/t/${id}/640x360\\.jpg\\?token=`));
+
+    const transcoding = await seedVideo({ name: 'Still transcoding', status: 'transcoding' });
+    assert.equal((await request('GET', `/${t.org.id}/videos/${transcoding}/details`)).body.body.thumbnailUrl, null);
   });
 
   it('answer 404 video_not_found for unknown and deleted videos', async () => {
@@ -312,6 +331,30 @@ describe('video details', () => {
       assert.equal(r.status, 404);
       assertErrorEnvelope(r.body, 404, 'video_not_found', assert);
     }
+  });
+});
+
+describe('custom thumbnails', () => {
+  it('answer 409 video_not_ready before the video is ready, 404 for an unknown one, and 429 past the thumbnail limit', async () => {
+    // The limit shrunk to 2 per hour; the real one (50) is the same rule with another number.
+    const app = await api.buildAnother({ rateLimits: { thumbnails: { limit: 2 } } });
+    const transcoding = await seedVideo({ name: 'Not ready for thumbnails', status: 'transcoding' });
+    const post = (videoId: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/api/${t.org.id}/videos/${videoId}/thumbnails`,
+        headers: { 'x-api-key': t.keys.full },
+        payload: { timestamp: 1 },
+      });
+    const notReady = await post(transcoding);
+    assert.equal(notReady.statusCode, 409);
+    assertErrorEnvelope(notReady.json<Json>(), 409, 'video_not_ready', assert);
+    assert.equal(notReady.headers['x-ratelimit-limit'], '2');
+    const unknown = await post('vid_doesnotexist0000');
+    assertErrorEnvelope(unknown.json<Json>(), 404, 'video_not_found', assert);
+    const limited = await post(transcoding);
+    assert.equal(limited.statusCode, 429);
+    assertErrorEnvelope(limited.json<Json>(), 429, 'rate_limit_exceeded', assert);
   });
 });
 

@@ -4,8 +4,9 @@
 // URLs) and a delivery node (`kino delivery`), each a child process with its log in the stack's
 // directory. No Temporal and no orchestrator: nothing here transcodes.
 import { openDatabase, type Db } from '@kino/control-plane/db';
-import { ClickHouseHttp, Storage } from '@kino/infra';
-import type { ManagedProcess } from '@kino/infra/dev';
+import { join } from 'node:path';
+import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
 
@@ -27,6 +28,8 @@ export interface DeliveryStack {
   spoolDir: string;
   /** Starts the delivery node again on the same port, cache and spool (after a stop or a kill). */
   restartDelivery(): Promise<DeliveryNode>;
+  /** Another `kino delivery` process on the same database, storage and keys (its own port, cache and spool); stopped with the stack. */
+  startAnotherDelivery(name: string): Promise<DeliveryNode>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +55,7 @@ export async function startDeliveryStack({
     storage: test.storage,
     stop: test.stop,
   };
+  const extraNodes: ManagedProcess[] = [];
   const stack: DeliveryStack = {
     services,
     db,
@@ -68,7 +72,31 @@ export async function startDeliveryStack({
       stack.delivery = { url: status.devJson.deliveryUrl, process: await launcher.restart('delivery') };
       return stack.delivery;
     },
+    async startAnotherDelivery(name) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const dir = join(test.dir, name);
+      const child = startProcess(name, process.execPath, [join(repoRoot, 'cli', 'bin', 'kino.js'), 'delivery'], {
+        env: {
+          ...process.env,
+          ...env,
+          DELIVERY_HOST: '127.0.0.1',
+          DELIVERY_PORT: String(port),
+          DELIVERY_CACHE_DIR: join(dir, 'cache'),
+          DELIVERY_SPOOL_DIR: join(dir, 'spool'),
+          DELIVERY_NODE_ID: name,
+        },
+        logFile: join(dir, 'delivery.log'),
+      });
+      extraNodes.push(child);
+      await waitFor(`${name} on ${url}/health`, async () => {
+        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+        return response?.ok || undefined;
+      });
+      return { url, process: child };
+    },
     async stop() {
+      await Promise.all(extraNodes.map((node) => node.stop()));
       stack.storage.close();
       await db.destroy();
       await test.stop();

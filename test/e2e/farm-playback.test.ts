@@ -72,6 +72,7 @@ test('a transcoded public video plays from every variant of its public master, a
   assert.equal(await countDecodedFrames(`${deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
 
   const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.ok(details.thumbnailUrl, 'a ready video has a thumbnail');
   const thumbnail = await fetch(`${deliveryUrl}${new URL(details.thumbnailUrl).pathname}`);
   assert.equal(thumbnail.status, 200);
   assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg');
@@ -93,4 +94,74 @@ test('a transcoded private video plays only through its signed URL, every varian
   const variants = variantUrls(masterUrl, await (await fetch(masterUrl)).text());
   assert.equal(variants.length, 2);
   for (const variant of variants) assert.equal(await countDecodedFrames(variant), sourceFrames, variant);
+
+  // Its thumbnailUrl works as given (an image token), and that token opens images only.
+  const { thumbnailUrl } = await playbackApi.videos.get(farm.orgId, videoId);
+  assert.ok(thumbnailUrl, 'a ready video has a thumbnail');
+  assert.ok(thumbnailUrl.startsWith(`${deliveryUrl}/t/${videoId}/`), thumbnailUrl);
+  const thumbnail = await fetch(thumbnailUrl);
+  assert.equal(thumbnail.status, 200);
+  assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg');
+  assert.equal((await fetch(`${deliveryUrl}${new URL(thumbnailUrl).pathname}`)).status, 401, 'not without its token');
+  const imageToken = new URL(thumbnailUrl).searchParams.get('token');
+  const withImageToken = await fetch(`${deliveryUrl}/v1/private/${videoId}/master.m3u8?token=${imageToken}`);
+  assert.equal(withImageToken.status, 403);
+  assert.equal(((await withImageToken.json()) as { code: string }).code, 'token_scope_mismatch');
+});
+
+/** Width and height from a JPEG's start-of-frame marker. */
+function jpegSize(jpeg: Buffer): { width: number; height: number } {
+  let at = 2;
+  while (at < jpeg.length) {
+    const marker = jpeg[at + 1]!;
+    const length = jpeg.readUInt16BE(at + 2);
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: jpeg.readUInt16BE(at + 5), width: jpeg.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  throw new Error('no start-of-frame marker');
+}
+
+test('a custom thumbnail is made on a node at any timestamp, served in any size, and can become the default', async () => {
+  const videoId = await transcode(false);
+  const { thumbnailUrl: before } = await playbackApi.videos.get(farm.orgId, videoId);
+  assert.ok(before);
+  const defaultBefore = Buffer.from(await (await fetch(before)).arrayBuffer());
+
+  const custom = await playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 3.5 });
+  assert.equal(custom.timestamp, 3.5);
+  const url = new URL(custom.url);
+  assert.equal(`${url.origin}${url.pathname}`, `${deliveryUrl}/t/${videoId}/c3500/640x360.jpg`);
+  assert.ok(url.searchParams.get('token'), 'a private video: an image token');
+  const image = await fetch(url);
+  assert.equal(image.status, 200);
+  assert.equal(image.headers.get('content-type'), 'image/jpeg');
+  assert.deepEqual(jpegSize(Buffer.from(await image.arrayBuffer())), { width: 640, height: 360 });
+  const small = await fetch(custom.url.replace('/640x360.jpg', '/200x100.jpg'));
+  assert.deepEqual(jpegSize(Buffer.from(await small.arrayBuffer())), { width: 200, height: 100 });
+  // Not the default yet: the default thumbnail is unchanged.
+  assert.deepEqual(Buffer.from(await (await fetch(before)).arrayBuffer()), defaultBefore);
+
+  await playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 3.5, setAsDefault: true });
+  const { thumbnailUrl: after } = await playbackApi.videos.get(farm.orgId, videoId);
+  assert.ok(after);
+  const defaultAfter = await waitFor('the new default thumbnail on delivery', async () => {
+    const bytes = Buffer.from(await (await fetch(after)).arrayBuffer());
+    return bytes.equals(defaultBefore) ? undefined : bytes;
+  });
+  assert.deepEqual(jpegSize(defaultAfter), { width: 640, height: 360 });
+
+  // Bad inputs: a timestamp outside the video (400), a video that is not ready (409).
+  await assert.rejects(playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 4.5 }), (error: { status?: number; code?: string }) => {
+    assert.deepEqual([error.status, error.code], [400, 'invalid_timestamp']);
+    return true;
+  });
+  await farm.db.updateTable('videos').set({ status: 'transcoding' }).where('id', '=', videoId).execute();
+  try {
+    await assert.rejects(playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 1 }), (error: { status?: number; code?: string }) => {
+      assert.deepEqual([error.status, error.code], [409, 'video_not_ready']);
+      return true;
+    });
+  } finally {
+    await farm.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
+  }
 });

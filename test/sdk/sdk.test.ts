@@ -19,6 +19,7 @@ import {
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  UnprocessableEntityError,
   VideoProcessingFailedError,
   type VideoDetails,
 } from '@kino/sdk';
@@ -159,9 +160,23 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     );
   });
 
-  it('rejects with VideoProcessingFailedError for a file that is not a video, and retries it', async () => {
+  it('refuses a file that is no video container with UnprocessableEntityError unsupported_format', async () => {
     const notAVideo = join(services.dir, 'notes.mp4');
     writeFileSync(notAVideo, 'these are not the frames you are looking for\n'.repeat(100));
+    const ticket = await kino.uploads.upload(orgId, envId, notAVideo);
+    await assert.rejects(
+      kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: false }),
+      (error: unknown) => error instanceof UnprocessableEntityError && error.code === 'unsupported_format',
+    );
+  });
+
+  it('rejects with VideoProcessingFailedError for an MP4 container with garbage inside, and retries it', async () => {
+    const notAVideo = join(services.dir, 'garbage.mp4');
+    // An MP4's opening (an ftyp box) then text: the format check takes it, the probe finds nothing.
+    writeFileSync(notAVideo, Buffer.concat([
+      Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
+      Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
+    ]));
     const ticket = await kino.uploads.upload(orgId, envId, notAVideo);
     const { videoID } = await kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: false });
     failedVideoId = videoID;

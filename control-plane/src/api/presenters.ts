@@ -1,15 +1,16 @@
 // Database rows → the spec's resources.
 import type { Rendition, Video } from '../db/schema.ts';
-import { estimateViews, formatDuration, formatViews, thumbnailUrl } from './format.ts';
+import { estimateViews, formatDuration, formatViews } from './format.ts';
 
-export function presentVideoListItem(video: Video, deliveryUrl: string, segmentsServed: number) {
+/** `thumbnailUrl` is resolved by the caller (thumbnail-urls.ts): it may carry a token, or be null. */
+export function presentVideoListItem(video: Video, thumbnailUrl: string | null, segmentsServed: number) {
   return {
     id: video.id,
     name: video.name,
     duration: formatDuration(video.duration_seconds),
     durationSeconds: video.duration_seconds ?? 0,
     createdAt: video.created_at.toISOString(),
-    thumbnailUrl: thumbnailUrl(deliveryUrl, video.id, video.source_width, video.source_height),
+    thumbnailUrl,
     ...(video.description ? { description: video.description } : {}),
     status: video.status,
     served: formatViews(estimateViews(segmentsServed, video.duration_seconds)),
@@ -34,10 +35,10 @@ export function presentEncoding(rendition: Rendition) {
   };
 }
 
-export function presentVideoDetails(video: Video, renditions: Rendition[], deliveryUrl: string, segmentsServed: number) {
+export function presentVideoDetails(video: Video, renditions: Rendition[], thumbnailUrl: string | null, segmentsServed: number) {
   const parameters = video.parameters;
   return {
-    ...presentVideoListItem(video, deliveryUrl, segmentsServed),
+    ...presentVideoListItem(video, thumbnailUrl, segmentsServed),
     publicID: video.id,
     envId: video.env_id,
     status: { ready: video.status === 'ready', transcoding: video.status === 'transcoding', failed: video.status === 'failed' },

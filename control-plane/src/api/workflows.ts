@@ -4,7 +4,7 @@
 // from the `videos` row.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { videoTaskQueue, workflowIds } from '@kino/proto/contract';
+import { videoTaskQueue, workflowIds, type MakeCustomThumbnailInput } from '@kino/proto/contract';
 import type * as orchestratorWorkflows from '../orchestrator/workflows/index.ts';
 
 type Workflows = typeof orchestratorWorkflows;
@@ -46,6 +46,22 @@ export async function startDeleteVideoContent(temporal: Client, videoId: string)
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+/** How long a custom thumbnail may take, waiting for a node included, before the API answers 503. */
+const CUSTOM_THUMBNAIL_DEADLINE_MS = 90_000;
+
+/** Makes a custom thumbnail on a node and returns its storage key (the API waits for it). */
+export async function makeCustomThumbnail(temporal: Client, input: MakeCustomThumbnailInput, thumbnailId: string): Promise<string> {
+  const handle = await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    temporal.workflow.start<Workflows['makeCustomThumbnail']>('makeCustomThumbnail', {
+      taskQueue: videoTaskQueue,
+      workflowId: workflowIds.makeCustomThumbnail(input.videoId, thumbnailId),
+      args: [input],
+      workflowExecutionTimeout: CUSTOM_THUMBNAIL_DEADLINE_MS,
+    }),
+  );
+  return handle.result();
 }
 
 export { WorkflowExecutionAlreadyStartedError };

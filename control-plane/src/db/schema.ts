@@ -10,6 +10,7 @@ import type { RateLimitCountersTable } from './tables/rate-limits.ts';
 import type { EncodeNodesTable, NodeLeasesTable } from './tables/encode-nodes.ts';
 import type { SigningKeysTable } from './tables/signing-keys.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
+import type { ShareLinksTable } from './tables/share-links.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -24,6 +25,7 @@ export interface Database {
   node_leases: NodeLeasesTable;
   signing_keys: SigningKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  share_links: ShareLinksTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -36,3 +38,4 @@ export type * from './tables/webhooks.ts';
 export type * from './tables/encode-nodes.ts';
 export type * from './tables/signing-keys.ts';
 export type * from './tables/idempotency-keys.ts';
+export type * from './tables/share-links.ts';

@@ -22,6 +22,14 @@ export function isPlaybackExpiration(value: string): value is PlaybackExpiration
   return Object.hasOwn(PLAYBACK_EXPIRATIONS, value);
 }
 
+/**
+ * The `scope` of a token that opens a video's images only (thumbnails at any size), not its
+ * playlists or segments: the token in a private video's `thumbnailUrl` (docs/decisions.md#delivery).
+ */
+export const IMAGE_TOKEN_SCOPE = 'images';
+/** Lifetime of the image token in a private video's `thumbnailUrl`: long enough to render a page. */
+export const IMAGE_TOKEN_SECONDS = 60 * 60;
+
 export interface PlaybackClaims {
   iss: string;
   sub: string;
@@ -30,6 +38,8 @@ export interface PlaybackClaims {
   iat: number;
   /** Hostnames allowed to play; `*.example.com` allows any subdomain of example.com. */
   domains?: string[];
+  /** `images`: the token opens the video's thumbnails only. Absent: everything of the video. */
+  scope?: typeof IMAGE_TOKEN_SCOPE;
 }
 
 export const MAX_PLAYBACK_DOMAINS = 50;

@@ -2,21 +2,22 @@
 // private keys); delivery nodes verify with the public keys from the JWKS.
 import { SignJWT } from 'jose';
 import type { ActiveSigningKey } from './signing-keys.ts';
-import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER } from './claims.ts';
+import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER, type PlaybackClaims } from './claims.ts';
 
 export interface MintPlaybackTokenInput {
   videoId: string;
   expiresInSeconds: number;
   domains?: readonly string[];
+  scope?: PlaybackClaims['scope'];
   /** Seconds since the epoch; defaults to now. */
   issuedAt?: number;
 }
 
 export async function mintPlaybackToken(
   key: ActiveSigningKey,
-  { videoId, expiresInSeconds, domains, issuedAt = Math.floor(Date.now() / 1000) }: MintPlaybackTokenInput,
+  { videoId, expiresInSeconds, domains, scope, issuedAt = Math.floor(Date.now() / 1000) }: MintPlaybackTokenInput,
 ): Promise<string> {
-  const jwt = new SignJWT(domains && domains.length > 0 ? { domains: [...domains] } : {})
+  const jwt = new SignJWT({ ...(domains && domains.length > 0 ? { domains: [...domains] } : {}), ...(scope ? { scope } : {}) })
     .setProtectedHeader({ alg: PLAYBACK_TOKEN_ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setIssuer(PLAYBACK_TOKEN_ISSUER)
     .setSubject(videoId)

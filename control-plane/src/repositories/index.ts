@@ -12,3 +12,4 @@ export * from './encode-nodes.ts';
 export * from './idempotency-keys.ts';
 export * from './node-leases.ts';
 export * from './signing-keys.ts';
+export * from './share-links.ts';

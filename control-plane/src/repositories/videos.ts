@@ -240,3 +240,15 @@ export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVid
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
+
+/** Makes a stored thumbnail the default of a ready, not deleted video; false when it is neither. */
+export async function setDefaultThumbnail(db: Db, videoId: string, thumbnailKey: string): Promise<boolean> {
+  const result = await db
+    .updateTable('videos')
+    .set({ thumbnail_key: thumbnailKey })
+    .where('id', '=', videoId)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

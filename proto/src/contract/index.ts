@@ -2,6 +2,7 @@
 // no Node built-ins), so the SDK and Temporal's workflow sandbox can load it.
 export * from './encoding.ts';
 export * from './hls.ts';
+export * from './share-links.ts';
 export * from './storage-layout.ts';
 export * from './webhooks.ts';
 export * from './workflows.ts';

@@ -17,4 +17,6 @@ export const objectKeys = {
   segment: (videoId: string, height: number, index: number) =>
     `${objectKeys.renditionDir(videoId, height)}/${hlsSegmentName(index)}`,
   thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
+  /** A custom thumbnail's name under thumbs/ (`c12500` → `custom/c12500.jpg`). */
+  customThumbnailName: (thumbnailId: string) => `custom/${thumbnailId}.jpg`,
 };

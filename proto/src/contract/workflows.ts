@@ -16,7 +16,17 @@ export const workflowIds = {
   processVideo: (videoId: string) => `video:${videoId}`,
   deleteVideoContent: (videoId: string) => `delete:${videoId}`,
   deliverWebhooks: (videoId: string, deliveryId: string) => `webhook:${videoId}:${deliveryId}`,
+  makeCustomThumbnail: (videoId: string, thumbnailId: string) => `thumbnail:${videoId}:${thumbnailId}`,
 };
+
+/** makeCustomThumbnail's input (POST /{orgID}/videos/{publicID}/thumbnails). Its result is the stored key. */
+export interface MakeCustomThumbnailInput {
+  videoId: string;
+  storagePath: string;
+  timestampSeconds: number;
+  /** The object's name under the video's thumbs/ (objectKeys.customThumbnail). */
+  name: string;
+}
 
 /** processVideo's input: everything else is read from the `videos` row. */
 export interface ProcessVideoInput {

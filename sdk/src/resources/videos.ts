@@ -11,6 +11,7 @@ import type {
   ProcessVideoParams,
   ProcessVideoResult,
   RetryVideoResult,
+  RevokedShareLink,
   ShareLink,
   Thumbnail,
   Video,
@@ -145,6 +146,21 @@ export class Videos {
    */
   share(orgId: string, videoId: string, params: CreateShareLinkParams = {}, options: { signal?: AbortSignal } = {}): Promise<ShareLink> {
     return this.http.request<ShareLink>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, { ...options, body: params });
+  }
+
+  /** The video's share links that are not revoked (expired and used-up ones included), oldest first. */
+  async listShareLinks(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<ShareLink[]> {
+    const body = await this.http.request<{ shareLinks: ShareLink[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, options);
+    return body.shareLinks;
+  }
+
+  /** Revokes a share link: it stops playing at once; the video's other links keep working. */
+  revokeShareLink(orgId: string, videoId: string, linkId: string, options: { signal?: AbortSignal } = {}): Promise<RevokedShareLink> {
+    return this.http.request<RevokedShareLink>(
+      'DELETE',
+      `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share/${encodeURIComponent(linkId)}`,
+      options,
+    );
   }
 
   /**

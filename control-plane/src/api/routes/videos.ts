@@ -38,6 +38,7 @@ import {
   ConflictError,
   NotFoundError,
   ServiceUnavailableError,
+  UnprocessableEntityError,
   ValidationError,
   type FieldError,
 } from '../errors.ts';
@@ -57,7 +58,9 @@ import {
   parseCalendarDate,
   withDefaultParameters,
 } from '../video-parameters.ts';
+import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
+import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
@@ -154,6 +157,24 @@ async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Pro
   return video;
 }
 
+/** 422 `unsupported_format` unless the upload opens with a container the upload URL accepts. */
+async function assertKnownContainer(deps: ApiDeps, request: FastifyRequest, storagePath: string): Promise<void> {
+  let head: Buffer | undefined;
+  try {
+    head = await deps.storage.getFirstBytes(storagePath, CONTAINER_SNIFF_BYTES);
+  } catch (error) {
+    request.log.error({ err: error }, 'storage range GET failed');
+    throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+  }
+  if (head && sniffContainer(head)) return;
+  throw new UnprocessableEntityError(
+    'unsupported_format',
+    head?.length
+      ? 'The uploaded file is not an MP4, QuickTime, AVI, WebM or Matroska file (its first bytes open none of these containers).'
+      : 'The uploaded file is empty.',
+  );
+}
+
 function unavailable(request: FastifyRequest, error: unknown, what: string): ServiceUnavailableError {
   request.log.error({ err: error }, `${what} failed`);
   return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${what}).`);
@@ -171,7 +192,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         body: ProcessBody,
         response: {
           200: Envelope(Type.Object({ videoID: Type.String() })),
-          ...errorResponses(400, 404, 409, 503),
+          ...errorResponses(400, 404, 409, 422, 503),
         },
       },
     },
@@ -202,6 +223,8 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
           { message: 'the uploaded file is larger than 5 GB', location: 'body.storagePath', value: body.storagePath },
         ]);
       }
+
+      await assertKnownContainer(deps, request, body.storagePath);
 
       const existing = await findLiveVideoByStoragePath(deps.db, body.storagePath);
       if (existing?.status === 'transcoding') {
@@ -262,10 +285,10 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const filters = listFilters(request.query);
       const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: access.environment!.id });
-      const served = await segmentsServedFor(deps, request, videos);
+      const [served, thumbnails] = await Promise.all([segmentsServedFor(deps, request, videos), thumbnailUrlsFor(deps, videos)]);
       return {
         body: {
-          videos: videos.map((v) => presentVideoListItem(v, deps.config.DELIVERY_URL, served.get(v.id) ?? 0)),
+          videos: videos.map((v) => presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0)),
           pagination: paginationOf(filters, total),
         },
       };
@@ -292,10 +315,10 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const filters = listFilters(request.query);
       const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: environmentScope(access) });
-      const served = await segmentsServedFor(deps, request, videos);
+      const [served, thumbnails] = await Promise.all([segmentsServedFor(deps, request, videos), thumbnailUrlsFor(deps, videos)]);
       return {
         body: {
-          videos: videos.map((v) => ({ ...presentVideoListItem(v, deps.config.DELIVERY_URL, served.get(v.id) ?? 0), envId: v.env_id })),
+          videos: videos.map((v) => ({ ...presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0), envId: v.env_id })),
           pagination: paginationOf(filters, total),
         },
       };
@@ -317,8 +340,12 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const video = await videoInReach(deps, access, request.params.publicID);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [renditions, served] = await Promise.all([listRenditions(deps.db, video.id), segmentsServedFor(deps, request, [video])]);
-      return { body: presentVideoDetails(video, renditions, deps.config.DELIVERY_URL, served.get(video.id) ?? 0) };
+      const [renditions, served, thumbnails] = await Promise.all([
+        listRenditions(deps.db, video.id),
+        segmentsServedFor(deps, request, [video]),
+        thumbnailUrlsFor(deps, [video]),
+      ]);
+      return { body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0) };
     },
   );
 

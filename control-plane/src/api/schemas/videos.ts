@@ -11,7 +11,9 @@ const listItemFields = {
   duration: Type.String({ description: 'minutes:seconds' }),
   durationSeconds: Type.Number(),
   createdAt: Type.String({ description: 'ISO 8601, UTC' }),
-  thumbnailUrl: Type.String(),
+  thumbnailUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'On the delivery host; carries a short-lived image token for a private video; null until the video has a thumbnail.',
+  }),
   description: Type.Optional(Type.String()),
   served: Type.String({ description: 'Estimated views, e.g. "1.2K views".' }),
   allowPublicAccess: Type.Boolean(),

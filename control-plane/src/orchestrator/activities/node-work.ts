@@ -263,17 +263,22 @@ export function createNodeActivities({
       return outcome!;
     },
 
-    /** The default thumbnail: one JPEG at `timestampSeconds` of the source, source-sized, under thumbs/. */
+    /**
+     * One JPEG at `timestampSeconds` of the source, source-sized, under thumbs/: the default
+     * thumbnail, or a custom one (`name`, from POST .../thumbnails). Takes no encode slot.
+     */
     async makeThumbnail({
       videoId,
       storagePath,
       timestampSeconds,
+      name = defaultThumbnailName,
     }: {
       videoId: string;
       storagePath: string;
       timestampSeconds: number;
+      name?: string;
     }): Promise<string> {
-      const key = objectKeys.thumbnail(videoId, defaultThumbnailName);
+      const key = objectKeys.thumbnail(videoId, name);
       const lifetime = urlLifetimeSeconds();
       const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, hlsContentTypes.thumbnail)]);
       await runJobOnNode(videoId, 'thumbnail', { slot: false }, (node, jobId) =>

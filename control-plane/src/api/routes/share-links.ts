@@ -1,0 +1,140 @@
+// Share links (docs/decisions.md#share-links): POST creates one for a video, GET lists the video's
+// links that are not revoked, DELETE revokes one. The link plays on the delivery host by itself
+// (directUrl); shareUrl is a watch page (WEB_APP_URL's, or delivery's own small page).
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { shareLinkLimits, shareLinkPaths } from '@kino/proto/contract';
+import type { ShareLink, Video } from '../../db/schema.ts';
+import type { ApiDeps, RouteOptions } from '../deps.ts';
+import { getVideo } from '../../repositories/videos.ts';
+import { createShareLink, listShareLinks, revokeShareLink } from '../../repositories/share-links.ts';
+import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
+import type { Access } from '../fastify-augment.ts';
+import { NotFoundError } from '../errors.ts';
+import { Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
+
+const ShareLinkSchema = Type.Object({
+  id: Type.String(),
+  shareUrl: Type.String({ description: 'A watch page with a player.' }),
+  directUrl: Type.String({ description: 'The master playlist on the delivery host; plays without a key or token.' }),
+  expiresAt: Type.String(),
+  maxViews: Type.Union([Type.Integer(), Type.Null()], { description: 'Master-playlist loads allowed; null: no limit.' }),
+  viewerEmail: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  views: Type.Integer({ description: 'Master-playlist loads so far.' }),
+});
+
+const CreateBody = Type.Object({
+  expirationHours: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: shareLinkLimits.maxExpirationHours, default: shareLinkLimits.defaultExpirationHours }),
+  ),
+  maxViews: Type.Optional(Type.Integer({ minimum: 1, maximum: shareLinkLimits.maxViews })),
+  // One @, no spaces, a dot in the domain: what a mail address looks like, without claiming RFC 5322.
+  viewerEmail: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', maxLength: 254, description: 'An email address.' })),
+});
+
+const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
+const LinkParams = Type.Object({ ...VideoParams.properties, linkID: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function presentShareLink(link: ShareLink, deps: ApiDeps) {
+  const direct = `${deps.config.DELIVERY_URL}${shareLinkPaths.master(link.id)}`;
+  const page = deps.config.WEB_APP_URL
+    ? `${deps.config.WEB_APP_URL}/share/${link.id}`
+    : `${deps.config.DELIVERY_URL}${shareLinkPaths.page(link.id)}`;
+  return {
+    id: link.id,
+    shareUrl: page,
+    directUrl: direct,
+    expiresAt: link.expires_at.toISOString(),
+    maxViews: link.max_views,
+    viewerEmail: link.viewer_email,
+    createdAt: link.created_at.toISOString(),
+    views: link.views,
+  };
+}
+
+/** The video of the path, not deleted, if the key may see it. */
+async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Promise<Video> {
+  const video = await getVideo(deps.db, videoId);
+  if (!video || video.org_id !== access.orgId || video.deleted_at) throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
+  assertEnvironmentReach(access, video.env_id);
+  return video;
+}
+
+export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/:orgID/videos/:publicID/share',
+    {
+      config: {
+        rateLimit: 'video',
+        validationCodes: { 'body.expirationHours': 'invalid_expiration', 'body.maxViews': 'invalid_max_views', 'body.viewerEmail': 'invalid_email' },
+      },
+      schema: {
+        tags: ['share links'],
+        summary: 'Create a share link',
+        description: `expirationHours 1 to ${shareLinkLimits.maxExpirationHours} (default ${shareLinkLimits.defaultExpirationHours}); maxViews counts master-playlist loads.`,
+        params: VideoParams,
+        body: Type.Optional(CreateBody),
+        response: { 200: Envelope(ShareLinkSchema), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const body = request.body ?? {};
+      const link = await createShareLink(deps.db, {
+        videoId: video.id,
+        orgId: video.org_id,
+        expiresInHours: body.expirationHours ?? shareLinkLimits.defaultExpirationHours,
+        maxViews: body.maxViews ?? null,
+        viewerEmail: body.viewerEmail ?? null,
+      });
+      request.log.info({ videoId: video.id, linkId: link.id }, 'share link created');
+      return { body: presentShareLink(link, deps) };
+    },
+  );
+
+  app.get(
+    '/:orgID/videos/:publicID/share',
+    {
+      config: { rateLimit: 'video' },
+      schema: {
+        tags: ['share links'],
+        summary: "List a video's share links",
+        description: 'Every link that is not revoked, expired and used-up ones included, oldest first.',
+        params: VideoParams,
+        response: { 200: Envelope(Type.Object({ shareLinks: Type.Array(ShareLinkSchema) })), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const links = await listShareLinks(deps.db, video.id);
+      return { body: { shareLinks: links.map((link) => presentShareLink(link, deps)) } };
+    },
+  );
+
+  app.delete(
+    '/:orgID/videos/:publicID/share/:linkID',
+    {
+      config: { rateLimit: 'video' },
+      schema: {
+        tags: ['share links'],
+        summary: 'Revoke a share link',
+        description: 'The link stops playing at once on every delivery node; the video and its other links are untouched.',
+        params: LinkParams,
+        response: {
+          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['revoked'] as const), revokedAt: Type.String() })),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const revoked = await revokeShareLink(deps.db, { videoId: video.id, linkId: request.params.linkID });
+      if (!revoked?.revoked_at) {
+        throw new NotFoundError('share_link_not_found', `Video ${video.id} has no share link ${request.params.linkID} (or it is already revoked).`);
+      }
+      request.log.info({ videoId: video.id, linkId: revoked.id }, 'share link revoked');
+      return { body: { id: revoked.id, status: 'revoked' as const, revokedAt: revoked.revoked_at.toISOString() } };
+    },
+  );
+};
