@@ -63,3 +63,12 @@ test('storage keys and family URIs map both ways onto the one layout', () => {
   assert.equal(familyUriOf('direct', 'v', 'videos/other/hls/720p/seg-00003.m4s'), undefined, 'never another video');
   assert.equal(familyUriOf('direct', 'v', 'videos/v/thumbs/a.jpg'), undefined);
 });
+
+test('MP4 downloads: video-<q>.mp4 in the /v1 families, <q>.mp4 in direct', () => {
+  assert.deepEqual(parseDeliveryPath('/vid_3/720p.mp4'), { kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'download', quality: '720p' } });
+  assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/video-240p.mp4'), {
+    kind: 'playback', family: 'private', videoId: 'vid_3', resource: { type: 'download', quality: '240p' },
+  });
+  assert.equal(parseDeliveryPath('/v1/public/o/e/vid_3/video-240p.mp4')?.kind, 'playback');
+  for (const bad of ['/vid_3/720.mp4', '/vid_3/video-720p.mp4', '/v1/private/vid_3/240p.mp4']) assert.equal(parseDeliveryPath(bad), undefined, bad);
+});

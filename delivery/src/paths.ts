@@ -12,6 +12,7 @@
 // Inside direct: master.m3u8, <q>.m3u8, <q>/init.mp4, <q>/seg-<n>.m4s; `<q>/<n>.ts`,
 // `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
+// MP4 downloads (mp4-download.ts): `video-<q>.mp4` in the /v1 families, `<q>.mp4` in direct.
 // <q> is a rendition key such as `720p` (the short edge, as in storage).
 import { hlsMasterName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
 
@@ -22,7 +23,9 @@ export type Resource =
   | { type: 'rendition'; quality: string }
   /** quality null: the lowest rendition (`video/init.m4s`). */
   | { type: 'init'; quality: string | null }
-  | { type: 'segment'; quality: string; index: number };
+  | { type: 'segment'; quality: string; index: number }
+  /** One rendition as one MP4 file, assembled from its init and segments. */
+  | { type: 'download'; quality: string };
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
@@ -43,6 +46,8 @@ const thumbnail = new RegExp(`^/t/${id}/(\\d{1,5})x(\\d{1,5})\\.jpg$`);
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
+const v1Download = new RegExp(`^video-${quality}\\.mp4$`);
+const directDownload = new RegExp(`^${quality}\\.mp4$`);
 const directRendition = new RegExp(`^${quality}\\.m3u8$`);
 const directInit = new RegExp(`^${quality}/init\\.mp4$`);
 const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
@@ -80,6 +85,7 @@ function parseV1Resource(rest: string): Resource | undefined {
   if ((match = v1Rendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = v1Init.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = v1Segment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  if ((match = v1Download.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
 
@@ -89,6 +95,7 @@ function parseDirectResource(rest: string): Resource | undefined {
   if ((match = directRendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = directInit.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = directSegment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  if ((match = directDownload.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
 
@@ -109,6 +116,8 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       return objectKeys.renditionInit(videoId, qualityHeight(resource.quality));
     case 'segment':
       return objectKeys.segment(videoId, qualityHeight(resource.quality), resource.index);
+    case 'download':
+      throw new Error('a download is assembled from several objects (mp4-download.ts)');
   }
 }
 

@@ -12,6 +12,7 @@ import { DeliveryError, videoNotFound } from './errors.ts';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
+import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
 import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
 import { rewritePlaylist } from './playlist.ts';
 import { parseRange } from './range.ts';
@@ -25,6 +26,7 @@ export interface DeliveryDeps {
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
   segments: { record(delivery: SegmentDelivery): void };
   thumbnails: Pick<ThumbnailMaker, 'get'>;
+  downloads: Mp4Downloads;
   logger: Logger;
 }
 
@@ -35,7 +37,7 @@ const corsHeaders = {
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
   'Access-Control-Allow-Headers': 'Range, Content-Type',
   'Access-Control-Max-Age': '3600',
-  'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag',
+  'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag, Content-Disposition',
 } as const;
 
 // Segments and init segments never change once a video is ready; playlists are short-lived so a
@@ -55,6 +57,9 @@ interface Body {
   path?: string;
   /** Set for media segments: what the segment log records when the body is sent. */
   segment?: Omit<SegmentDelivery, 'bytes'>;
+  /** A body assembled from several objects (an MP4 download) writes its bytes [start, end] itself. */
+  write?: (start: number, end: number, res: ServerResponse) => Promise<void>;
+  contentDisposition?: string;
 }
 
 const maxRewrittenPlaylists = 5_000;
@@ -110,8 +115,13 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     }
     const access = needsToken ? 'private' : 'public';
 
-    const body = route.kind === 'thumbnail' ? await thumbnailBody(video, route, access) : await playbackBody(video, route, access, token);
-    sendBody(deps.segments, req, res, body);
+    const body =
+      route.kind === 'thumbnail'
+        ? await thumbnailBody(video, route, access)
+        : route.resource.type === 'download'
+          ? await downloadBody(video, route.resource.quality, access)
+          : await playbackBody(video, route, access, token);
+    await sendBody(deps.segments, req, res, body);
   }
 
   async function thumbnailBody(
@@ -122,6 +132,33 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const object = await deps.thumbnails.get(video, route.width, route.height);
     if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
     return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
+  }
+
+  // Segments sent inside a download are logged as segment rows like any others (one per segment
+  // whose first byte is sent), so analytics and `served` count a download as a view.
+  async function downloadBody(video: PlayableVideo, quality: string, access: 'public' | 'private'): Promise<Body> {
+    const rendition = video.renditions.get(quality);
+    if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
+    const layout = await deps.downloads.layout(video.id, rendition);
+    return {
+      contentType: hlsContentTypes.init,
+      cacheControl: cacheControl.media[access],
+      etag: layout.etag,
+      size: layout.size,
+      contentDisposition: `attachment; filename="${video.id}-${quality}.mp4"`,
+      write: (start, end, res) =>
+        writeMp4Range(deps.downloads, layout, start, end, res, (part, bytes) =>
+          deps.segments.record({
+            orgId: video.orgId,
+            envId: video.envId,
+            videoId: video.id,
+            renditionHeight: rendition.height,
+            segmentIndex: part.segmentIndex!,
+            bytes,
+            access,
+          }),
+        ),
+    };
   }
 
   async function playbackBody(
@@ -231,9 +268,10 @@ function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** Conditional requests, ranges, HEAD, and the segment log row, for any body. */
-function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res: ServerResponse, body: Body): void {
+async function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
   const validators = { ...corsHeaders, 'Cache-Control': body.cacheControl, ETag: body.etag };
-  const common = { ...validators, 'Content-Type': body.contentType, 'Accept-Ranges': 'bytes' };
+  const common: OutgoingHttpHeaders = { ...validators, 'Content-Type': body.contentType, 'Accept-Ranges': 'bytes' };
+  if (body.contentDisposition) common['Content-Disposition'] = body.contentDisposition;
   const ifNoneMatch = req.headers['if-none-match'];
   if (ifNoneMatch && etagMatches(ifNoneMatch, body.etag)) {
     res.writeHead(304, validators);
@@ -261,6 +299,10 @@ function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res:
   // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
   if (body.segment && start === 0) segments.record({ ...body.segment, bytes: length });
   res.writeHead(status, headers);
+  if (body.write) {
+    await body.write(start, end, res);
+    return;
+  }
   if (body.data) {
     res.end(range.type === 'partial' ? body.data.subarray(start, end + 1) : body.data);
     return;
