@@ -17,4 +17,6 @@ export const objectKeys = {
   segment: (videoId: string, height: number, index: number) =>
     `${objectKeys.renditionDir(videoId, height)}/${hlsSegmentName(index)}`,
   thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
+  /** The storyboard: `storyboard.vtt` and its sheets (storyboard.ts). */
+  storyboard: (videoId: string, name: string) => `videos/${videoId}/storyboard/${name}`,
 };
