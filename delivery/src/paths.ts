@@ -12,9 +12,10 @@
 // Inside direct: master.m3u8, <q>.m3u8, <q>/init.mp4, <q>/seg-<n>.m4s; `<q>/<n>.ts`,
 // `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
+// Storyboards (storyboards.ts): `storyboard.vtt` and `storyboard-<n>.jpg` at every family's base.
 // MP4 downloads (mp4-download.ts): `video-<q>.mp4` in the /v1 families, `<q>.mp4` in direct.
 // <q> is a rendition key such as `720p` (the short edge, as in storage).
-import { hlsMasterName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
+import { hlsMasterName, hlsSegmentName, objectKeys, storyboardSheetName, storyboardVttName } from '@kino/proto/contract';
 
 export type Family = 'public' | 'private' | 'direct';
 
@@ -25,7 +26,9 @@ export type Resource =
   | { type: 'init'; quality: string | null }
   | { type: 'segment'; quality: string; index: number }
   /** One rendition as one MP4 file, assembled from its init and segments. */
-  | { type: 'download'; quality: string };
+  | { type: 'download'; quality: string }
+  | { type: 'storyboard' }
+  | { type: 'storyboard_sheet'; index: number };
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
@@ -48,6 +51,7 @@ const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
 const v1Download = new RegExp(`^video-${quality}\\.mp4$`);
 const directDownload = new RegExp(`^${quality}\\.mp4$`);
+const storyboardSheet = /^storyboard-(\d{1,5})\.jpg$/;
 const directRendition = new RegExp(`^${quality}\\.m3u8$`);
 const directInit = new RegExp(`^${quality}/init\\.mp4$`);
 const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
@@ -78,9 +82,19 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
   return undefined;
 }
 
+/** What every family serves at its base besides playlists: the storyboard and its sheets. */
+function parseSharedResource(rest: string): Resource | undefined {
+  if (rest === storyboardVttName) return { type: 'storyboard' };
+  const match = storyboardSheet.exec(rest);
+  if (match) return { type: 'storyboard_sheet', index: Number(match[1]) };
+  return undefined;
+}
+
 function parseV1Resource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if (rest === 'master.m3u8') return { type: 'master' };
+  const shared = parseSharedResource(rest);
+  if (shared) return shared;
   if (rest === 'video/init.m4s') return { type: 'init', quality: null };
   if ((match = v1Rendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = v1Init.exec(rest))) return { type: 'init', quality: match[1]! };
@@ -92,6 +106,8 @@ function parseV1Resource(rest: string): Resource | undefined {
 function parseDirectResource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if (rest === 'master.m3u8') return { type: 'master' };
+  const shared = parseSharedResource(rest);
+  if (shared) return shared;
   if ((match = directRendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = directInit.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = directSegment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
@@ -116,6 +132,10 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       return objectKeys.renditionInit(videoId, qualityHeight(resource.quality));
     case 'segment':
       return objectKeys.segment(videoId, qualityHeight(resource.quality), resource.index);
+    case 'storyboard':
+      return objectKeys.storyboard(videoId, storyboardVttName);
+    case 'storyboard_sheet':
+      return objectKeys.storyboard(videoId, storyboardSheetName(resource.index));
     case 'download':
       throw new Error('a download is assembled from several objects (mp4-download.ts)');
   }

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '@kino/infra';
-import { hlsContentTypes } from '@kino/proto/contract';
+import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
@@ -15,6 +15,7 @@ import type { PlaybackTokenVerifier } from './playback-auth.ts';
 import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
 import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
 import { rewritePlaylist } from './playlist.ts';
+import { rewriteStoryboardVtt } from './storyboards.ts';
 import { parseRange } from './range.ts';
 import type { SegmentDelivery } from './segment-log.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
@@ -120,7 +121,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
         ? await thumbnailBody(video, route, access)
         : route.resource.type === 'download'
           ? await downloadBody(video, route.resource.quality, access)
-          : await playbackBody(video, route, access, token);
+          : route.resource.type === 'storyboard' || route.resource.type === 'storyboard_sheet'
+            ? await storyboardBody(video, route.resource, access, token)
+            : await playbackBody(video, route, access, token);
     await sendBody(deps.segments, req, res, body);
   }
 
@@ -132,6 +135,26 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const object = await deps.thumbnails.get(video, route.width, route.height);
     if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
     return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
+  }
+
+  async function storyboardBody(
+    video: PlayableVideo,
+    resource: Extract<Resource, { type: 'storyboard' | 'storyboard_sheet' }>,
+    access: 'public' | 'private',
+    token: string | null,
+  ): Promise<Body> {
+    const key = storageKeyOf(video.id, resource);
+    const object = video.storyboardKey ? await deps.cache.get(key) : undefined;
+    if (!object) throw new DeliveryError(404, 'storyboard_not_found', `Video ${video.id} has no such storyboard file.`);
+    if (resource.type === 'storyboard_sheet') {
+      return { ...objectBody(object), contentType: storyboardContentTypes.sheet, cacheControl: cacheControl.media[access] };
+    }
+    // The VTT is short-lived like a playlist (a deleted video stops offering its sheets soon).
+    const vtt = { contentType: storyboardContentTypes.vtt, cacheControl: cacheControl.playlist[access] };
+    if (!token) return { ...objectBody(object), ...vtt };
+    const text = (object.data ?? (await readFile(object.path))).toString('utf8');
+    const data = Buffer.from(rewriteStoryboardVtt(text, `?token=${encodeURIComponent(token)}`), 'utf8');
+    return { ...vtt, data, size: data.length, etag: `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"` };
   }
 
   // Segments sent inside a download are logged as segment rows like any others (one per segment
@@ -243,7 +266,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 }
 
 function resolveResource(video: PlayableVideo, resource: Resource): Resource {
-  if (resource.type === 'master') return resource;
+  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet') return resource;
   const quality = resource.quality ?? video.renditions.keys().next().value;
   const rendition = quality ? video.renditions.get(quality) : undefined;
   if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${resource.quality ?? ''} rendition.`);

@@ -34,7 +34,13 @@ export function presentEncoding(rendition: Rendition) {
   };
 }
 
-export function presentVideoDetails(video: Video, renditions: Rendition[], deliveryUrl: string, segmentsServed: number) {
+export function presentVideoDetails(
+  video: Video,
+  renditions: Rendition[],
+  deliveryUrl: string,
+  segmentsServed: number,
+  storyboardUrl?: string,
+) {
   const parameters = video.parameters;
   return {
     ...presentVideoListItem(video, deliveryUrl, segmentsServed),
@@ -50,5 +56,6 @@ export function presentVideoDetails(video: Video, renditions: Rendition[], deliv
     compressionRatio: parameters.compressionRatio,
     audioCodec: parameters.audioCodec,
     encodings: renditions.map(presentEncoding),
+    ...(storyboardUrl ? { storyboardUrl } : {}),
   };
 }

@@ -58,6 +58,8 @@ import {
   withDefaultParameters,
 } from '../video-parameters.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
+import { keyringFor } from '../../playback/routes.ts';
+import { storyboardUrlOf } from '../../playback/storyboard-url.ts';
 import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
@@ -317,8 +319,12 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const video = await videoInReach(deps, access, request.params.publicID);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [renditions, served] = await Promise.all([listRenditions(deps.db, video.id), segmentsServedFor(deps, request, [video])]);
-      return { body: presentVideoDetails(video, renditions, deps.config.DELIVERY_URL, served.get(video.id) ?? 0) };
+      const [renditions, served, storyboardUrl] = await Promise.all([
+        listRenditions(deps.db, video.id),
+        segmentsServedFor(deps, request, [video]),
+        storyboardUrlOf(keyringFor(deps.db), deps.config.DELIVERY_URL, video),
+      ]);
+      return { body: presentVideoDetails(video, renditions, deps.config.DELIVERY_URL, served.get(video.id) ?? 0, storyboardUrl) };
     },
   );
 
