@@ -38,7 +38,7 @@ const corsHeaders = {
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
   'Access-Control-Allow-Headers': 'Range, Content-Type',
   'Access-Control-Max-Age': '3600',
-  'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag, Content-Disposition',
+  'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag',
 } as const;
 
 // Segments and init segments never change once a video is ready; playlists are short-lived so a
