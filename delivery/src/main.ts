@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/control-plane/db';
 import { ClickHouseHttp, Storage, createLogger, type Logger, type RunningProcess } from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
+import { Mp4Downloads } from './mp4-download.ts';
 import { ObjectCache } from './object-cache.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 import { SegmentLog } from './segment-log.ts';
@@ -46,6 +47,7 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     segments,
     thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger),
     shareLinks: new ShareLinkGate(db, config.DELIVERY_METADATA_TTL_MS),
+    downloads: new Mp4Downloads(cache, storage),
     logger,
   });
   await new Promise<void>((resolve, reject) => {

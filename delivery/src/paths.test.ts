@@ -76,3 +76,24 @@ test('share link paths: the watch page, the player script and the /v1 names unde
   assert.equal(parseDeliveryPath('/v1/share/shr_abc/720p.m3u8'), undefined, 'direct names are not served under a link');
   assert.equal(familyUriOf('share', 'vid_1', 'videos/vid_1/hls/720p/seg-00003.m4s'), 'video-720p/seg-00003.m4s');
 });
+
+test('MP4 downloads: video-<q>.mp4 in the /v1 families, <q>.mp4 in direct', () => {
+  assert.deepEqual(parseDeliveryPath('/vid_3/720p.mp4'), { kind: 'playback', family: 'direct', videoId: 'vid_3', resource: { type: 'download', quality: '720p' } });
+  assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/video-240p.mp4'), {
+    kind: 'playback', family: 'private', videoId: 'vid_3', resource: { type: 'download', quality: '240p' },
+  });
+  assert.equal(parseDeliveryPath('/v1/public/o/e/vid_3/video-240p.mp4')?.kind, 'playback');
+  for (const bad of ['/vid_3/720.mp4', '/vid_3/video-720p.mp4', '/v1/private/vid_3/240p.mp4']) assert.equal(parseDeliveryPath(bad), undefined, bad);
+});
+
+test('storyboards: storyboard.vtt and storyboard-<n>.jpg at every family\'s base', () => {
+  for (const base of ['/v1/public/o/e/vid_3', '/v1/private/vid_3', '/vid_3']) {
+    const vtt = parseDeliveryPath(`${base}/storyboard.vtt`);
+    assert.deepEqual(vtt?.kind === 'playback' && vtt.resource, { type: 'storyboard' }, base);
+    const sheet = parseDeliveryPath(`${base}/storyboard-2.jpg`);
+    assert.deepEqual(sheet?.kind === 'playback' && sheet.resource, { type: 'storyboard_sheet', index: 2 }, base);
+    assert.equal(parseDeliveryPath(`${base}/storyboard-x.jpg`), undefined);
+  }
+  assert.equal(storageKeyOf('vid_3', { type: 'storyboard' }), 'videos/vid_3/storyboard/storyboard.vtt');
+  assert.equal(storageKeyOf('vid_3', { type: 'storyboard_sheet', index: 2 }), 'videos/vid_3/storyboard/storyboard-2.jpg');
+});

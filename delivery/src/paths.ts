@@ -12,8 +12,10 @@
 // Inside direct: master.m3u8, <q>.m3u8, <q>/init.mp4, <q>/seg-<n>.m4s; `<q>/<n>.ts`,
 // `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
+// Storyboards (storyboards.ts): `storyboard.vtt` and `storyboard-<n>.jpg` at every family's base.
+// MP4 downloads (mp4-download.ts): `video-<q>.mp4` in the /v1 families, `<q>.mp4` in direct.
 // <q> is a rendition key such as `720p` (the short edge, as in storage).
-import { hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths } from '@kino/proto/contract';
+import { hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths, storyboardSheetName, storyboardVttName } from '@kino/proto/contract';
 
 /** `share`: `/v1/share/{linkId}/...`, the `/v1` names, opened by a share link (share-links.ts). */
 export type Family = 'public' | 'private' | 'direct' | 'share';
@@ -23,7 +25,11 @@ export type Resource =
   | { type: 'rendition'; quality: string }
   /** quality null: the lowest rendition (`video/init.m4s`). */
   | { type: 'init'; quality: string | null }
-  | { type: 'segment'; quality: string; index: number };
+  | { type: 'segment'; quality: string; index: number }
+  /** One rendition as one MP4 file, assembled from its init and segments. */
+  | { type: 'download'; quality: string }
+  | { type: 'storyboard' }
+  | { type: 'storyboard_sheet'; index: number };
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
@@ -50,6 +56,9 @@ const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
+const v1Download = new RegExp(`^video-${quality}\\.mp4$`);
+const directDownload = new RegExp(`^${quality}\\.mp4$`);
+const storyboardSheet = /^storyboard-(\d{1,5})\.jpg$/;
 const directRendition = new RegExp(`^${quality}\\.m3u8$`);
 const directInit = new RegExp(`^${quality}/init\\.mp4$`);
 const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
@@ -86,22 +95,36 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
   return undefined;
 }
 
+/** What every family serves at its base besides playlists: the storyboard and its sheets. */
+function parseSharedResource(rest: string): Resource | undefined {
+  if (rest === storyboardVttName) return { type: 'storyboard' };
+  const match = storyboardSheet.exec(rest);
+  if (match) return { type: 'storyboard_sheet', index: Number(match[1]) };
+  return undefined;
+}
+
 function parseV1Resource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if (rest === 'master.m3u8') return { type: 'master' };
+  const shared = parseSharedResource(rest);
+  if (shared) return shared;
   if (rest === 'video/init.m4s') return { type: 'init', quality: null };
   if ((match = v1Rendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = v1Init.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = v1Segment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  if ((match = v1Download.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
 
 function parseDirectResource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if (rest === 'master.m3u8') return { type: 'master' };
+  const shared = parseSharedResource(rest);
+  if (shared) return shared;
   if ((match = directRendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = directInit.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = directSegment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  if ((match = directDownload.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
 
@@ -122,6 +145,12 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       return objectKeys.renditionInit(videoId, qualityHeight(resource.quality));
     case 'segment':
       return objectKeys.segment(videoId, qualityHeight(resource.quality), resource.index);
+    case 'storyboard':
+      return objectKeys.storyboard(videoId, storyboardVttName);
+    case 'storyboard_sheet':
+      return objectKeys.storyboard(videoId, storyboardSheetName(resource.index));
+    case 'download':
+      throw new Error('a download is assembled from several objects (mp4-download.ts)');
   }
 }
 

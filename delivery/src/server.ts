@@ -7,13 +7,15 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '@kino/infra';
-import { hlsContentTypes } from '@kino/proto/contract';
+import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
+import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
 import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
 import { rewritePlaylist } from './playlist.ts';
+import { rewriteStoryboardVtt } from './storyboards.ts';
 import { parseRange } from './range.ts';
 import type { SegmentDelivery } from './segment-log.ts';
 import { hlsPlayerScript, watchPage, type ShareLinkGate } from './share-links.ts';
@@ -27,6 +29,7 @@ export interface DeliveryDeps {
   segments: { record(delivery: SegmentDelivery): void };
   thumbnails: Pick<ThumbnailMaker, 'get'>;
   shareLinks: Pick<ShareLinkGate, 'open'>;
+  downloads: Mp4Downloads;
   logger: Logger;
 }
 
@@ -57,6 +60,9 @@ interface Body {
   path?: string;
   /** Set for media segments: what the segment log records when the body is sent. */
   segment?: Omit<SegmentDelivery, 'bytes'>;
+  /** A body assembled from several objects (an MP4 download) writes its bytes [start, end] itself. */
+  write?: (start: number, end: number, res: ServerResponse) => Promise<void>;
+  contentDisposition?: string;
 }
 
 const maxRewrittenPlaylists = 5_000;
@@ -124,8 +130,15 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     }
     const access = needsToken ? 'private' : 'public';
 
-    const body = route.kind === 'thumbnail' ? await thumbnailBody(video, route, access) : await playbackBody(video, route, access, token);
-    sendBody(deps.segments, req, res, body);
+    const body =
+      route.kind === 'thumbnail'
+        ? await thumbnailBody(video, route, access)
+        : route.resource.type === 'download'
+          ? await downloadBody(video, route.resource.quality, access)
+          : route.resource.type === 'storyboard' || route.resource.type === 'storyboard_sheet'
+            ? await storyboardBody(video, route.resource, access, token)
+            : await playbackBody(video, route, access, token);
+    await sendBody(deps.segments, req, res, body);
   }
 
   /** A file of a share link's video: the link is the credential (share-links.ts). */
@@ -149,6 +162,53 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const object = await deps.thumbnails.get(video, route.width, route.height, route.custom);
     if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
     return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
+  }
+
+  async function storyboardBody(
+    video: PlayableVideo,
+    resource: Extract<Resource, { type: 'storyboard' | 'storyboard_sheet' }>,
+    access: 'public' | 'private',
+    token: string | null,
+  ): Promise<Body> {
+    const key = storageKeyOf(video.id, resource);
+    const object = video.storyboardKey ? await deps.cache.get(key) : undefined;
+    if (!object) throw new DeliveryError(404, 'storyboard_not_found', `Video ${video.id} has no such storyboard file.`);
+    if (resource.type === 'storyboard_sheet') {
+      return { ...objectBody(object), contentType: storyboardContentTypes.sheet, cacheControl: cacheControl.media[access] };
+    }
+    // The VTT is short-lived like a playlist (a deleted video stops offering its sheets soon).
+    const vtt = { contentType: storyboardContentTypes.vtt, cacheControl: cacheControl.playlist[access] };
+    if (!token) return { ...objectBody(object), ...vtt };
+    const text = (object.data ?? (await readFile(object.path))).toString('utf8');
+    const data = Buffer.from(rewriteStoryboardVtt(text, `?token=${encodeURIComponent(token)}`), 'utf8');
+    return { ...vtt, data, size: data.length, etag: `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"` };
+  }
+
+  // Segments sent inside a download are logged as segment rows like any others (one per segment
+  // whose first byte is sent), so analytics and `served` count a download as a view.
+  async function downloadBody(video: PlayableVideo, quality: string, access: 'public' | 'private'): Promise<Body> {
+    const rendition = video.renditions.get(quality);
+    if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
+    const layout = await deps.downloads.layout(video.id, rendition);
+    return {
+      contentType: hlsContentTypes.init,
+      cacheControl: cacheControl.media[access],
+      etag: layout.etag,
+      size: layout.size,
+      contentDisposition: `attachment; filename="${video.id}-${quality}.mp4"`,
+      write: (start, end, res) =>
+        writeMp4Range(deps.downloads, layout, start, end, res, (part, bytes) =>
+          deps.segments.record({
+            orgId: video.orgId,
+            envId: video.envId,
+            videoId: video.id,
+            renditionHeight: rendition.height,
+            segmentIndex: part.segmentIndex!,
+            bytes,
+            access,
+          }),
+        ),
+    };
   }
 
   async function playbackBody(
@@ -233,7 +293,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 }
 
 function resolveResource(video: PlayableVideo, resource: Resource): Resource {
-  if (resource.type === 'master') return resource;
+  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet') return resource;
   const quality = resource.quality ?? video.renditions.keys().next().value;
   const rendition = quality ? video.renditions.get(quality) : undefined;
   if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${resource.quality ?? ''} rendition.`);
@@ -258,9 +318,10 @@ function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** Conditional requests, ranges, HEAD, and the segment log row, for any body. */
-function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res: ServerResponse, body: Body): void {
+async function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
   const validators = { ...corsHeaders, 'Cache-Control': body.cacheControl, ETag: body.etag };
-  const common = { ...validators, 'Content-Type': body.contentType, 'Accept-Ranges': 'bytes' };
+  const common: OutgoingHttpHeaders = { ...validators, 'Content-Type': body.contentType, 'Accept-Ranges': 'bytes' };
+  if (body.contentDisposition) common['Content-Disposition'] = body.contentDisposition;
   const ifNoneMatch = req.headers['if-none-match'];
   if (ifNoneMatch && etagMatches(ifNoneMatch, body.etag)) {
     res.writeHead(304, validators);
@@ -288,6 +349,10 @@ function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res:
   // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
   if (body.segment && start === 0) segments.record({ ...body.segment, bytes: length });
   res.writeHead(status, headers);
+  if (body.write) {
+    await body.write(start, end, res);
+    return;
+  }
   if (body.data) {
     res.end(range.type === 'partial' ? body.data.subarray(start, end + 1) : body.data);
     return;

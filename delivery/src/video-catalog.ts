@@ -19,6 +19,8 @@ export interface PlayableVideo {
   envId: string;
   allowPublicAccess: boolean;
   thumbnailKey: string | null;
+  /** The storyboard's WebVTT, when processing made one. */
+  storyboardKey: string | null;
   /** By key; iteration order is lowest first. */
   renditions: Map<string, PlayableRendition>;
 }
@@ -65,6 +67,7 @@ export class VideoCatalog {
       envId: row.env_id,
       allowPublicAccess: row.allow_public_access,
       thumbnailKey: row.thumbnail_key,
+      storyboardKey: row.storyboard_key,
       renditions: new Map(sorted.map((r) => [r.key, r])),
     };
   }

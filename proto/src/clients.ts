@@ -16,6 +16,8 @@ import type { EncodeRequest } from './generated/kino/v1/EncodeRequest.ts';
 import type { EncodeEvent__Output } from './generated/kino/v1/EncodeEvent.ts';
 import type { EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';
 import type { EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
+import type { StoryboardRequest } from './generated/kino/v1/StoryboardRequest.ts';
+import type { StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest } from './generated/kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
 import type { RegisterRequest } from './generated/kino/v1/RegisterRequest.ts';
@@ -51,6 +53,7 @@ export interface EncodeClient {
   ): Promise<EncodeDone__Output>;
   /** One JPEG at a timestamp, uploaded to `outputUrl`. */
   thumbnail(request: ThumbnailRequest, options?: CallOptions): Promise<ThumbnailResult__Output>;
+  storyboard(request: StoryboardRequest, options?: CallOptions): Promise<StoryboardResult__Output>;
   close(): void;
   /** The underlying generated client, for anything the wrapper does not cover. */
   readonly grpc: EncodeServiceGrpcClient;
@@ -123,6 +126,7 @@ export function createEncodeClient(address: string, token: string): EncodeClient
     grpc: client,
     probe: (request, options) => unary(client.probe.bind(client), request, metadata(), options),
     thumbnail: (request, options) => unary(client.thumbnail.bind(client), request, metadata(), options),
+    storyboard: (request, options) => unary(client.storyboard.bind(client), request, metadata(), options),
     encode(request, options) {
       return new Promise((resolve, reject) => {
         const call = client.encode(request, metadata(), callOptionsFor(options));

@@ -27,6 +27,8 @@ export type { EncodeDone, EncodeDone__Output } from './generated/kino/v1/EncodeD
 export type { RenditionDone, RenditionDone__Output } from './generated/kino/v1/RenditionDone.ts';
 export type { ThumbnailRequest, ThumbnailRequest__Output } from './generated/kino/v1/ThumbnailRequest.ts';
 export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
+export type { StoryboardRequest, StoryboardRequest__Output } from './generated/kino/v1/StoryboardRequest.ts';
+export type { StoryboardResult, StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
 export type { RegisterRequest, RegisterRequest__Output } from './generated/kino/v1/RegisterRequest.ts';
 export type { RegisterResponse, RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kino/v1/HeartbeatRequest.ts';

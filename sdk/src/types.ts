@@ -72,6 +72,11 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   compressionRatio: string;
   audioCodec: string;
   encodings: Encoding[];
+  /**
+   * WebVTT of timeline previews: cues point at sprite-sheet regions (`storyboard-0.jpg#xywh=x,y,w,h`).
+   * Carries a 24 h token for a private video. Absent until processing made one.
+   */
+  storyboardUrl?: string;
 }
 
 export interface Pagination {

@@ -1,4 +1,4 @@
-// The EncodeService of a node: token check, slots, and the three jobs (probe, encode, thumbnail).
+// The EncodeService of a node: token check, slots, and the four jobs (probe, encode, thumbnail, storyboard).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
@@ -9,14 +9,15 @@ import {
 } from '@kino/proto';
 import { probeMedia } from './ffmpeg/index.ts';
 import { runEncodeJob } from './encode-job.ts';
+import { runStoryboardJob } from './storyboard-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';
 import { FfmpegFailedError, InvalidRequestError, NodeBusyError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
 
-type JobKind = 'probe' | 'encode' | 'thumbnail';
+type JobKind = 'probe' | 'encode' | 'thumbnail' | 'storyboard';
 
 /**
  * What a node is doing: running jobs by id, how many encode slots are taken, and whether it is
- * draining. Probes and thumbnails are short and take no slot; encodes take one each.
+ * draining. Probes, thumbnails and storyboards are short and take no slot; encodes take one each.
  */
 export class NodeJobs {
   private readonly running = new Map<string, JobKind>();
@@ -104,6 +105,39 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
     if (jobError && !(jobError instanceof FfmpegFailedError)) log.warn({ err: error }, `${what} failed`);
     else log.error({ err: error }, `${what} failed`);
   };
+
+  /** A short job answered once (thumbnail, storyboard): no slot, cancelled with its call. */
+  function runUnaryJob<T>(
+    kind: 'thumbnail' | 'storyboard',
+    call: grpc.ServerUnaryCall<{ jobId: string }, T>,
+    callback: grpc.sendUnaryData<T>,
+    run: (options: { workDir: string; signal: AbortSignal; logger: Logger }) => Promise<T>,
+  ): void {
+    let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
+    let finish = () => {};
+    try {
+      authenticate(call.metadata);
+      const job = jobs.start(kind, call.request.jobId);
+      finish = job.finish;
+      log = log.child({ jobId: job.jobId });
+    } catch (error) {
+      log.warn({ err: error }, `${kind} refused`);
+      callback(toGrpcStatus(error));
+      return;
+    }
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    run({ workDir, signal: controller.signal, logger: log })
+      .then((result) => {
+        log.info({ [kind]: result }, `${kind} done`);
+        callback(null, result);
+      })
+      .catch((error: unknown) => {
+        logFailure(log, error, kind);
+        callback(toGrpcStatus(error));
+      })
+      .finally(finish);
+  }
 
   return {
     Probe(call, callback) {
@@ -202,30 +236,11 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
     },
 
     Thumbnail(call, callback) {
-      let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
-      let finish = () => {};
-      try {
-        authenticate(call.metadata);
-        const job = jobs.start('thumbnail', call.request.jobId);
-        finish = job.finish;
-        log = log.child({ jobId: job.jobId });
-      } catch (error) {
-        log.warn({ err: error }, 'thumbnail refused');
-        callback(toGrpcStatus(error));
-        return;
-      }
-      const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      runThumbnailJob({ request: call.request, workDir, signal: controller.signal, logger: log })
-        .then((result) => {
-          log.info({ thumbnail: result }, 'thumbnail done');
-          callback(null, result);
-        })
-        .catch((error: unknown) => {
-          logFailure(log, error, 'thumbnail');
-          callback(toGrpcStatus(error));
-        })
-        .finally(finish);
+      runUnaryJob('thumbnail', call, callback, (options) => runThumbnailJob({ request: call.request, ...options }));
+    },
+
+    Storyboard(call, callback) {
+      runUnaryJob('storyboard', call, callback, (options) => runStoryboardJob({ request: call.request, ...options }));
     },
   };
 }

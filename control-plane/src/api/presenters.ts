@@ -35,7 +35,13 @@ export function presentEncoding(rendition: Rendition) {
   };
 }
 
-export function presentVideoDetails(video: Video, renditions: Rendition[], thumbnailUrl: string | null, segmentsServed: number) {
+export function presentVideoDetails(
+  video: Video,
+  renditions: Rendition[],
+  thumbnailUrl: string | null,
+  segmentsServed: number,
+  storyboardUrl?: string,
+) {
   const parameters = video.parameters;
   return {
     ...presentVideoListItem(video, thumbnailUrl, segmentsServed),
@@ -51,5 +57,6 @@ export function presentVideoDetails(video: Video, renditions: Rendition[], thumb
     compressionRatio: parameters.compressionRatio,
     audioCodec: parameters.audioCodec,
     encodings: renditions.map(presentEncoding),
+    ...(storyboardUrl ? { storyboardUrl } : {}),
   };
 }

@@ -115,10 +115,12 @@ export interface MarkReadyInput {
   probe: SourceProbe;
   renditions: RenditionResult[];
   thumbnailKey: string | null;
+  /** Absent in workflows started before storyboards. */
+  storyboardKey?: string | null;
 }
 
 export type ProcessVideoResult =
-  | { status: 'ready'; renditions: RenditionResult[]; thumbnailKey: string | null; probe: SourceProbe }
+  | { status: 'ready'; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; probe: SourceProbe }
   | { status: 'failed'; reason: string }
   /** Nothing to do: the video was deleted, is missing, or is not waiting to be processed. */
   | { status: 'skipped'; reason: string };

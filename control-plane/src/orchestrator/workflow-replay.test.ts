@@ -7,6 +7,8 @@
 // one encode per rendition (encodeRendition x3), one encode for the ladder (encodeRenditions), and
 // the latter retried after NodeLost. With it (`process-video-one-encode-activity-*`, behind the
 // `one-encode-protocol` patch): encodeRenditions with a list of one per rung, and with the ladder.
+// With storyboards (`process-video-storyboard-*`, behind the `storyboard` patch): makeStoryboard
+// beside the thumbnail, with the ladder grouping.
 import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

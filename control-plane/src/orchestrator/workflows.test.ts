@@ -87,6 +87,7 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     // Called only by workflows started before the one encode protocol (workflow-replay.test.ts).
     encodeRendition: ({ rendition }) => Promise.resolve(outcomeFor(rendition)),
     makeThumbnail: ({ videoId: id }) => Promise.resolve(`videos/${id}/thumbs/default.jpg`),
+    makeStoryboard: ({ videoId: id }) => Promise.resolve(`videos/${id}/storyboard/storyboard.vtt`),
     writeMasterPlaylist: ({ videoId: id }) => Promise.resolve(`videos/${id}/hls/master.m3u8`),
     removeVideoOutputs: () => Promise.resolve({ removed: 0 }),
     removeVideoContent: () => Promise.resolve({ removed: 0 }),
@@ -166,9 +167,12 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
   assert.deepEqual(calls.makeThumbnail?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, timestampSeconds: 0.4 });
 
-  const [ready] = calls.markVideoReady![0] as [{ renditions: unknown[]; thumbnailKey: string; probe: SourceProbe }];
+  assert.deepEqual(calls.makeStoryboard?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, durationSeconds: 4 });
+
+  const [ready] = calls.markVideoReady![0] as [{ renditions: unknown[]; thumbnailKey: string; storyboardKey: string; probe: SourceProbe }];
   assert.equal(ready.renditions.length, 3);
   assert.equal(ready.thumbnailKey, `videos/${videoId}/thumbs/default.jpg`);
+  assert.equal(ready.storyboardKey, `videos/${videoId}/storyboard/storyboard.vtt`);
   assert.equal(ready.probe.durationSeconds, 4);
   assert.equal(calls.markVideoFailed, undefined);
   assert.equal(calls.removeVideoOutputs, undefined);
@@ -180,6 +184,19 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.deepEqual(send.payload.data.renditions, ['360p', '480p', '720p']);
   assert.ok(!Number.isNaN(Date.parse(send.payload.timestamp)));
   assert.match(send.messageId, /^msg_[0-9a-f]{32}$/);
+});
+
+test('a storyboard that cannot be made leaves the video ready, without a storyboard', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    makeStoryboard: () => Promise.reject(ApplicationFailure.nonRetryable('ffmpeg wrote 0 of 1 storyboard sheets', 'FfmpegFailed')),
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'ready');
+  const [ready] = calls.markVideoReady![0] as [{ thumbnailKey: string; storyboardKey: string | null }];
+  assert.equal(ready.storyboardKey, null);
+  assert.equal(ready.thumbnailKey, `videos/${videoId}/thumbs/default.jpg`);
+  assert.equal(calls.markVideoFailed, undefined);
 });
 
 test('ladder grouping (the default): one encode makes every rung from one decode; rows and master playlist as per rendition', async () => {

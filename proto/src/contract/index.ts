@@ -4,5 +4,6 @@ export * from './encoding.ts';
 export * from './hls.ts';
 export * from './share-links.ts';
 export * from './storage-layout.ts';
+export * from './storyboard.ts';
 export * from './webhooks.ts';
 export * from './workflows.ts';

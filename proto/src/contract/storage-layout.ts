@@ -19,4 +19,6 @@ export const objectKeys = {
   thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
   /** A custom thumbnail's name under thumbs/ (`c12500` → `custom/c12500.jpg`). */
   customThumbnailName: (thumbnailId: string) => `custom/${thumbnailId}.jpg`,
+  /** The storyboard: `storyboard.vtt` and its sheets (storyboard.ts). */
+  storyboard: (videoId: string, name: string) => `videos/${videoId}/storyboard/${name}`,
 };

@@ -18,6 +18,8 @@ import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Outp
 import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from './kino/v1/RegisterResponse.ts';
 import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from './kino/v1/RenditionDone.ts';
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from './kino/v1/RenditionSpec.ts';
+import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest__Output as _kino_v1_StoryboardRequest__Output } from './kino/v1/StoryboardRequest.ts';
+import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from './kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from './kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from './kino/v1/ThumbnailResult.ts';
 
@@ -39,7 +41,7 @@ export interface ProtoGrpcType {
        * A node reads its input and writes its outputs only through the presigned URLs a request carries:
        * it never holds the bucket's credentials.
        * 
-       * Failures: every Probe, Encode or Thumbnail call the node itself fails carries a JobFailure
+       * Failures: every Probe, Encode, Thumbnail or Storyboard call the node itself fails carries a JobFailure
        * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
        * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
        * without that trailer was not answered by the node: the connection was refused, dropped or reset,
@@ -60,6 +62,8 @@ export interface ProtoGrpcType {
       RegisterResponse: MessageTypeDefinition<_kino_v1_RegisterResponse, _kino_v1_RegisterResponse__Output>
       RenditionDone: MessageTypeDefinition<_kino_v1_RenditionDone, _kino_v1_RenditionDone__Output>
       RenditionSpec: MessageTypeDefinition<_kino_v1_RenditionSpec, _kino_v1_RenditionSpec__Output>
+      StoryboardRequest: MessageTypeDefinition<_kino_v1_StoryboardRequest, _kino_v1_StoryboardRequest__Output>
+      StoryboardResult: MessageTypeDefinition<_kino_v1_StoryboardResult, _kino_v1_StoryboardResult__Output>
       ThumbnailRequest: MessageTypeDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailRequest__Output>
       ThumbnailResult: MessageTypeDefinition<_kino_v1_ThumbnailResult, _kino_v1_ThumbnailResult__Output>
     }

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
+import { gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, storyboardArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
 import { audioEncodingOf } from '@kino/proto/contract';
 
 const settings: HlsEncodeSettings = {
@@ -138,4 +138,14 @@ test('thumbnails: exact size fills and crops, one edge keeps the aspect, none ke
   assert.equal(valueOf(args, '-frames:v'), '1');
   assert.equal(valueOf(args, '-vf'), undefined);
   assert.equal(args.at(-1), '/tmp/t.jpg');
+});
+
+test('storyboard: frames at the interval, tiles of the width by the display aspect, sheets from 0', () => {
+  const args = storyboardArgs({
+    input: '/in.mp4', intervalSeconds: 5, tileWidth: 160, columns: 10, rows: 2, sheets: 1, outputPattern: '/job/storyboard-%d.jpg',
+  });
+  assert.equal(args[args.indexOf('-vf') + 1], 'fps=1/5,scale=160:trunc(ow/dar/2)*2,setsar=1,tile=10x2');
+  assert.equal(args[args.indexOf('-frames:v') + 1], '1');
+  assert.equal(args[args.indexOf('-start_number') + 1], '0');
+  assert.equal(args.at(-1), '/job/storyboard-%d.jpg');
 });

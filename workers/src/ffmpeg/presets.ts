@@ -199,6 +199,38 @@ export function thumbnailArgs({ input, timestampSeconds, width, height, output }
   ];
 }
 
+export interface StoryboardOptions {
+  input: string;
+  intervalSeconds: number;
+  tileWidth: number;
+  columns: number;
+  rows: number;
+  sheets: number;
+  /** An image2 pattern numbering sheets from 0 (storyboardSheetPattern in a job directory). */
+  outputPattern: string;
+}
+
+/**
+ * Sprite sheets: one frame every `intervalSeconds` (the fps filter, so every tile is the frame at
+ * its time, not the nearest keyframe), scaled to `tileWidth` (height by the display aspect, even),
+ * tiled `columns` x `rows` a sheet; the last sheet is padded. The decode is the cost: cheap next
+ * to an encode, and the frames are dropped before scaling.
+ */
+export function storyboardArgs({ input, intervalSeconds, tileWidth, columns, rows, sheets, outputPattern }: StoryboardOptions): string[] {
+  return [
+    ...inputArgsFor(input),
+    '-i', input,
+    '-map', '0:v:0',
+    '-an',
+    '-vf', `fps=1/${formatNumber(intervalSeconds)},scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    '-frames:v', String(sheets),
+    '-q:v', '5',
+    '-f', 'image2',
+    '-start_number', '0',
+    outputPattern,
+  ];
+}
+
 function formatNumber(value: number): string {
   return Number.isInteger(value) ? String(value) : String(Number(value.toFixed(6)));
 }

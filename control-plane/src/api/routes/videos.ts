@@ -61,6 +61,8 @@ import {
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
+import { keyringFor } from '../../playback/routes.ts';
+import { storyboardUrlOf } from '../../playback/storyboard-url.ts';
 import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
@@ -340,12 +342,15 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const access = accessOf(request);
       const video = await videoInReach(deps, access, request.params.publicID);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [renditions, served, thumbnails] = await Promise.all([
+      const [renditions, served, thumbnails, storyboardUrl] = await Promise.all([
         listRenditions(deps.db, video.id),
         segmentsServedFor(deps, request, [video]),
         thumbnailUrlsFor(deps, [video]),
+        storyboardUrlOf(keyringFor(deps.db), deps.config.DELIVERY_URL, video),
       ]);
-      return { body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0) };
+      return {
+        body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, storyboardUrl),
+      };
     },
   );
 

@@ -56,6 +56,12 @@ export const VideoDetailsSchema = Type.Object({
   compressionRatio: Type.String(),
   audioCodec: Type.String(),
   encodings: Type.Array(EncodingSchema),
+  storyboardUrl: Type.Optional(
+    Type.String({
+      description:
+        'WebVTT on the delivery host whose cues point at sprite-sheet regions (`#xywh=x,y,w,h`), for timeline previews; with a 24 h token for a private video. Absent until the video has one.',
+    }),
+  ),
 });
 
 export const PaginationSchema = Type.Object({

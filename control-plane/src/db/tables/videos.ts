@@ -22,6 +22,8 @@ export interface VideosTable {
   source_height: number | null;
   source_frame_rate: number | null;
   thumbnail_key: string | null;
+  /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
+  storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   ready_at: Date | null;

@@ -1,6 +1,6 @@
 // Activities that run on an encode node: probe, encode (one or more renditions from one decode of
-// the source), thumbnail. An encode takes a slot on a live node and gives it back in `finally`; a
-// probe or a thumbnail (short, no slot) just picks a live node. Each hands the node presigned URLs
+// the source), thumbnail, storyboard. An encode takes a slot on a live node and gives it back in `finally`; a
+// probe, a thumbnail or a storyboard (short, no slot) just picks a live node. Each hands the node presigned URLs
 // for exactly the objects of its job, never the bucket's credentials. The orchestrator itself never
 // runs ffmpeg.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
@@ -15,7 +15,17 @@ import {
   type RenditionSpec,
 } from '@kino/proto';
 import { type Logger } from '@kino/infra';
-import { hlsContentTypes, hlsInitName, hlsPlaylistName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
+import {
+  hlsContentTypes,
+  hlsInitName,
+  hlsPlaylistName,
+  hlsSegmentName,
+  objectKeys,
+  planStoryboard,
+  storyboardContentTypes,
+  storyboardSheetName,
+  storyboardVttName,
+} from '@kino/proto/contract';
 import {
   failureTypes,
   type EncodeGrouping,
@@ -32,6 +42,8 @@ const heartbeatIntervalMs = 5_000;
 /** A node that sends nothing (no progress, no end) for this long is treated as lost. */
 const stallTimeoutMs = 120_000;
 const quickCallTimeoutMs = 120_000;
+/** A storyboard decodes the whole source (no encode): minutes for a long one. */
+const storyboardCallTimeoutMs = 14 * 60_000;
 /** Presigned URLs live at least this long (seconds), longer when the attempt may run longer. */
 const minimumUrlLifetimeSeconds = 2 * 60 * 60;
 const maximumUrlLifetimeSeconds = 7 * 24 * 60 * 60; // SigV4's limit
@@ -290,6 +302,32 @@ export function createNodeActivities({
           ),
       );
       return key;
+    },
+
+    /**
+     * The storyboard (contract storyboard.ts): its sheets and WebVTT under storyboard/, made by a
+     * node from the source. Returns the VTT's key.
+     */
+    async makeStoryboard({ videoId, storagePath, durationSeconds }: { videoId: string; storagePath: string; durationSeconds: number }): Promise<string> {
+      const { sheets } = planStoryboard(durationSeconds);
+      const vttKey = objectKeys.storyboard(videoId, storyboardVttName);
+      const lifetime = urlLifetimeSeconds();
+      const [inputUrl, vttUrl, ...sheetUrls] = await Promise.all([
+        storage.presignGet(storagePath, lifetime),
+        storage.presignPut(vttKey, lifetime, storyboardContentTypes.vtt),
+        ...Array.from({ length: sheets }, (_, i) =>
+          storage.presignPut(objectKeys.storyboard(videoId, storyboardSheetName(i)), lifetime, storyboardContentTypes.sheet),
+        ),
+      ]);
+      await runJobOnNode(videoId, 'storyboard', { slot: false }, (node, jobId) =>
+        farm
+          .client(node.address)
+          .storyboard(
+            { jobId, inputUrl: inputUrl!, durationSeconds, sheetUrls, vttUrl: vttUrl! },
+            { signal: Context.current().cancellationSignal, timeoutMs: storyboardCallTimeoutMs },
+          ),
+      );
+      return vttKey;
     },
   };
 }

@@ -26,10 +26,11 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
      * Records the ladder and makes the video `ready`, in one transaction. Returns false (and
      * changes nothing) when the video was deleted meanwhile.
      */
-    async markVideoReady({ videoId, probe, renditions, thumbnailKey }: MarkReadyInput): Promise<boolean> {
+    async markVideoReady({ videoId, probe, renditions, thumbnailKey, storyboardKey }: MarkReadyInput): Promise<boolean> {
       const marked = await markVideoReady(db, videoId, {
         source: probe,
         thumbnailKey,
+        storyboardKey,
         renditions: renditions.map(({ plan, outcome }) => ({
           video_id: videoId,
           key: plan.key,

@@ -72,6 +72,13 @@ const thumbnails = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 
+/** A storyboard decodes the whole source on a node (no encode slot): minutes for a long video. */
+const storyboards = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+});
+
 /**
  * Encodes heartbeat every few seconds while their node streams (heartbeatTimeout: a dead
  * orchestrator is noticed in 20 s and the encode retried by another worker). The whole attempt
@@ -112,6 +119,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
       probe: result.probe,
       renditions: result.renditions,
       thumbnailKey: result.thumbnailKey,
+      ...(result.storyboardKey !== undefined ? { storyboardKey: result.storyboardKey } : {}),
     });
     if (!marked) {
       // Deleted while we encoded: its content goes too.
@@ -152,7 +160,9 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
   }
 }
 
-async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null }> {
+async function makeLadder(
+  job: VideoJob,
+): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null }> {
   const { videoId, storagePath } = job;
   const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
@@ -160,6 +170,8 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
 
   // The thumbnail needs no encode slot: it is made while the renditions encode.
   const thumbnail = makeThumbnail(job, probe);
+  // The storyboard likewise. Workflows started before storyboards replay without it.
+  const storyboard = patched('storyboard') ? makeStoryboard(job, probe) : undefined;
   // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
   // for one per rendition. Workflows started before grouping existed replay as one per rendition.
   const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
@@ -190,8 +202,8 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
     // In ladder order, whatever the grouping.
     .then((results) => ladder.map((plan) => results.flat().find((r) => r.plan.key === plan.key)!))
     .catch(async (error: unknown) => {
-      // Settled before the caller cleans up, so no thumbnail lands after the cleanup.
-      await thumbnail;
+      // Settled before the caller cleans up, so no thumbnail or storyboard lands after the cleanup.
+      await Promise.all([thumbnail, storyboard]);
       throw error;
     });
 
@@ -207,7 +219,8 @@ async function makeLadder(job: VideoJob): Promise<{ probe: SourceProbe; renditio
       averageBandwidth: outcome.averageBandwidth,
     })),
   });
-  return { probe, renditions, thumbnailKey: await thumbnail };
+  const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
+  return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}) };
 }
 
 /**
@@ -225,6 +238,18 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
     );
   } catch (error) {
     if (!isCancellation(error)) log.warn('no default thumbnail', { videoId: job.videoId, reason: describeFailure(error) });
+    return null;
+  }
+}
+
+/** The storyboard: like the default thumbnail, its failure is not the video's (never rejects). */
+async function makeStoryboard(job: VideoJob, probe: SourceProbe): Promise<string | null> {
+  try {
+    return await waitForNodeThenRun({ freeSlot: false }, () =>
+      storyboards.makeStoryboard({ videoId: job.videoId, storagePath: job.storagePath, durationSeconds: probe.durationSeconds }),
+    );
+  } catch (error) {
+    if (!isCancellation(error)) log.warn('no storyboard', { videoId: job.videoId, reason: describeFailure(error) });
     return null;
   }
 }

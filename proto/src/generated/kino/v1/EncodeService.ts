@@ -6,6 +6,8 @@ import type { EncodeEvent as _kino_v1_EncodeEvent, EncodeEvent__Output as _kino_
 import type { EncodeRequest as _kino_v1_EncodeRequest, EncodeRequest__Output as _kino_v1_EncodeRequest__Output } from '../../kino/v1/EncodeRequest.ts';
 import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from '../../kino/v1/ProbeRequest.ts';
 import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from '../../kino/v1/ProbeResult.ts';
+import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest__Output as _kino_v1_StoryboardRequest__Output } from '../../kino/v1/StoryboardRequest.ts';
+import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from '../../kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from '../../kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from '../../kino/v1/ThumbnailResult.ts';
 
@@ -14,7 +16,7 @@ import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Outp
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
- * Failures: every Probe, Encode or Thumbnail call the node itself fails carries a JobFailure
+ * Failures: every Probe, Encode, Thumbnail or Storyboard call the node itself fails carries a JobFailure
  * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
  * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
  * without that trailer was not answered by the node: the connection was refused, dropped or reset,
@@ -41,6 +43,23 @@ export interface EncodeServiceClient extends grpc.Client {
   probe(argument: _kino_v1_ProbeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
   probe(argument: _kino_v1_ProbeRequest, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * Sprite sheets of frames at a fixed interval and the WebVTT mapping times to their tiles
+   * (@kino/proto/contract storyboard.ts). Short and takes no encode slot, like Thumbnail.
+   */
+  Storyboard(argument: _kino_v1_StoryboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  Storyboard(argument: _kino_v1_StoryboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  Storyboard(argument: _kino_v1_StoryboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  Storyboard(argument: _kino_v1_StoryboardRequest, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  /**
+   * Sprite sheets of frames at a fixed interval and the WebVTT mapping times to their tiles
+   * (@kino/proto/contract storyboard.ts). Short and takes no encode slot, like Thumbnail.
+   */
+  storyboard(argument: _kino_v1_StoryboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  storyboard(argument: _kino_v1_StoryboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  storyboard(argument: _kino_v1_StoryboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  storyboard(argument: _kino_v1_StoryboardRequest, callback: grpc.requestCallback<_kino_v1_StoryboardResult__Output>): grpc.ClientUnaryCall;
+  
   Thumbnail(argument: _kino_v1_ThumbnailRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
   Thumbnail(argument: _kino_v1_ThumbnailRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
   Thumbnail(argument: _kino_v1_ThumbnailRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
@@ -57,7 +76,7 @@ export interface EncodeServiceClient extends grpc.Client {
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
- * Failures: every Probe, Encode or Thumbnail call the node itself fails carries a JobFailure
+ * Failures: every Probe, Encode, Thumbnail or Storyboard call the node itself fails carries a JobFailure
  * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
  * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
  * without that trailer was not answered by the node: the connection was refused, dropped or reset,
@@ -71,6 +90,12 @@ export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation
   
   Probe: grpc.handleUnaryCall<_kino_v1_ProbeRequest__Output, _kino_v1_ProbeResult>;
   
+  /**
+   * Sprite sheets of frames at a fixed interval and the WebVTT mapping times to their tiles
+   * (@kino/proto/contract storyboard.ts). Short and takes no encode slot, like Thumbnail.
+   */
+  Storyboard: grpc.handleUnaryCall<_kino_v1_StoryboardRequest__Output, _kino_v1_StoryboardResult>;
+  
   Thumbnail: grpc.handleUnaryCall<_kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult>;
   
 }
@@ -78,5 +103,6 @@ export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation
 export interface EncodeServiceDefinition extends grpc.ServiceDefinition {
   Encode: MethodDefinition<_kino_v1_EncodeRequest, _kino_v1_EncodeEvent, _kino_v1_EncodeRequest__Output, _kino_v1_EncodeEvent__Output>
   Probe: MethodDefinition<_kino_v1_ProbeRequest, _kino_v1_ProbeResult, _kino_v1_ProbeRequest__Output, _kino_v1_ProbeResult__Output>
+  Storyboard: MethodDefinition<_kino_v1_StoryboardRequest, _kino_v1_StoryboardResult, _kino_v1_StoryboardRequest__Output, _kino_v1_StoryboardResult__Output>
   Thumbnail: MethodDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailResult, _kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult__Output>
 }

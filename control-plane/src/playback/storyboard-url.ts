@@ -1,0 +1,25 @@
+// Where a video's storyboard is on the delivery host (`storyboardUrl` in its details): the public
+// path for a public video, the private one with a playback token for a private video (delivery
+// puts that token on every sheet URI of the VTT). Undefined while the video has none, so a client
+// is never handed a URL that answers 404.
+import { storyboardVttName } from '@kino/proto/contract';
+import type { Video } from '../db/schema.ts';
+import { PLAYBACK_EXPIRATIONS } from './claims.ts';
+import type { PlaybackKeyring } from './signing-keys.ts';
+import { mintPlaybackToken } from './tokens.ts';
+
+/** Long enough for a page showing the player to stay open all day; details are read afresh. */
+export const STORYBOARD_TOKEN_SECONDS = PLAYBACK_EXPIRATIONS['24h'];
+
+export async function storyboardUrlOf(
+  keyring: Pick<PlaybackKeyring, 'activeKey'>,
+  deliveryUrl: string,
+  video: Pick<Video, 'id' | 'org_id' | 'env_id' | 'status' | 'allow_public_access' | 'storyboard_key'>,
+): Promise<string | undefined> {
+  if (video.status !== 'ready' || !video.storyboard_key) return undefined;
+  const base = deliveryUrl.replace(/\/+$/, '');
+  const id = encodeURIComponent(video.id);
+  if (video.allow_public_access) return `${base}/v1/public/${video.org_id}/${video.env_id}/${id}/${storyboardVttName}`;
+  const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: video.id, expiresInSeconds: STORYBOARD_TOKEN_SECONDS });
+  return `${base}/v1/private/${id}/${storyboardVttName}?token=${token}`;
+}
