@@ -103,7 +103,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       const data = route.kind === 'share_page' ? watchPage(route.linkId) : await hlsPlayerScript();
       const etag = `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"`;
       const contentType = route.kind === 'share_page' ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8';
-      sendBody(deps.segments, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
+      await sendBody(deps.segments, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
       return;
     }
     const paramErrors = validatePlaybackParams(params);
@@ -151,7 +151,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const access = video.allowPublicAccess ? 'public' : 'private';
     const body = await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
     // Each master load is a counted view: no cache may answer one in delivery's place.
-    sendBody(deps.segments, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
+    await sendBody(deps.segments, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
   }
 
   async function thumbnailBody(
