@@ -120,9 +120,13 @@ async function describeRendition(playlist: string, initPath: string, segmentByte
 async function describeRawOutput(dir: string, keys: string[]): Promise<LadderOutput> {
   const output: LadderOutput = {};
   for (const key of keys) {
-    const names = (await readdir(join(dir, key))).filter((n) => n.endsWith('.m4s'));
+    const files = await readdir(join(dir, key));
+    const names = files.filter((n) => n.endsWith('.m4s'));
     const bytes = (await Promise.all(names.map((n) => stat(join(dir, key, n))))).reduce((sum, st) => sum + st.size, 0);
-    output[key] = await describeRendition(await readFile(join(dir, key, 'playlist.m3u8'), 'utf8'), join(dir, key, 'init.mp4'), bytes);
+    // With several variant streams ffmpeg numbers the init segment: init_<stream>.mp4.
+    const init = files.find((n) => /^init.*\.mp4$/.test(n));
+    if (!init) throw new Error(`the raw command wrote no init segment for ${key}`);
+    output[key] = await describeRendition(await readFile(join(dir, key, 'playlist.m3u8'), 'utf8'), join(dir, key, init), bytes);
   }
   return output;
 }
