@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '@kino/infra';
+import { answerClientError, type Logger } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
@@ -275,6 +275,8 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     handle(req, res).catch((error: unknown) => sendError(req, res, error));
   });
   server.keepAliveTimeout = 65_000;
+  // What Node's parser refuses (headers or URL over 16 KB, malformed requests) answers in the envelope too.
+  server.on('clientError', answerClientError);
 
   function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     const known = error instanceof DeliveryError;

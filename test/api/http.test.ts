@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
+import { sendRawHttp } from '@kino/test/support/raw-http';
 import { freePort } from '@kino/infra/dev';
 import { createApiKey, openDatabase, type ApiApp } from '@kino/control-plane';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 async function inject(
   app: ApiApp,
-  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'OPTIONS',
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'OPTIONS' | 'PATCH',
   url: string,
   { key, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
 ) {
@@ -57,9 +58,53 @@ describe('errors', () => {
       assertErrorEnvelope(r.body, 404, 'not_found', assert);
       assert.equal(r.body.title, 'Not Found');
     }
-    const wrongMethod = await inject(api.app, 'PUT', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
-    assert.equal(wrongMethod.status, 404);
-    assertErrorEnvelope(wrongMethod.body, 404, 'not_found', assert);
+  });
+
+  it('answer a method a known path does not declare with 405 and Allow, before reading the body', async () => {
+    const cases = [
+      ['PUT', `/v1/api/${t.org.id}/environments`, 'GET, HEAD, OPTIONS'],
+      ['DELETE', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, 'POST, OPTIONS'],
+      ['QUERY', `/v1/api/${t.org.id}/videos/vid_x/details`, 'GET, HEAD, OPTIONS'],
+      ['TRACE', '/v1/api/health', 'GET, HEAD, OPTIONS'],
+      ['PATCH', `/v1/api/${t.org.id}/videos/vid_x`, 'DELETE, OPTIONS'],
+    ] as const;
+    for (const [method, url, allow] of cases) {
+      const r = await api.app.inject({ method, url, headers: { 'x-api-key': t.keys.full, 'content-type': 'text/plain' }, payload: 'x' });
+      assert.equal(r.statusCode, 405, `${method} ${url}`);
+      assertErrorEnvelope(r.json(), 405, 'method_not_allowed', assert);
+      assert.equal(r.headers.allow, allow, `${method} ${url}`);
+    }
+  });
+
+  it('answer Fastify\'s own refusals in the envelope: 413 body too large, 400 bad percent-encoding', async () => {
+    const big = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/webhooks`, {
+      key: t.keys.full,
+      body: JSON.stringify({ url: `https://example.com/${'a'.repeat(1024 * 1024)}` }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(big.status, 413);
+    assertErrorEnvelope(big.body, 413, 'payload_too_large', assert);
+    const badUrl = await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos/%E0%A4%A/details`, { key: t.keys.full });
+    assert.equal(badUrl.status, 400);
+    assertErrorEnvelope(badUrl.body, 400, 'invalid_url_encoding', assert);
+    // A long path parameter is judged by the schema, with the field named, not refused by the router.
+    const longId = await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos/${'v'.repeat(500)}/details`, { key: t.keys.full });
+    assert.equal(longId.status, 400);
+    assertErrorEnvelope(longId.body, 400, 'invalid_request', assert);
+    assert.equal(longId.body.errors[0].location, 'params.publicID');
+  });
+
+  it('answer what Node\'s parser refuses in the envelope over real HTTP: 431 oversized headers or URL, 400 malformed', async () => {
+    const app = await api.buildAnother();
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const longUrl = await sendRawHttp(base, `GET /v1/api/${t.org.id}/videos?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.match(longUrl.statusLine, /^HTTP\/1\.1 431 /);
+    assertErrorEnvelope(JSON.parse(longUrl.body), 431, 'headers_too_large', assert);
+    const bigHeader = await sendRawHttp(base, `GET /v1/api/health HTTP/1.1\r\nHost: x\r\nX-Filler: ${'b'.repeat(20_000)}\r\n\r\n`);
+    assertErrorEnvelope(JSON.parse(bigHeader.body), 431, 'headers_too_large', assert);
+    const malformed = await sendRawHttp(base, 'GET /v1/api/health HTTP/1.1\r\nHost x\r\n\r\n');
+    assert.match(malformed.statusLine, /^HTTP\/1\.1 400 /);
+    assertErrorEnvelope(JSON.parse(malformed.body), 400, 'malformed_request', assert);
   });
 
   it('answer malformed JSON with 400 invalid_json, not 500', async () => {

@@ -36,15 +36,18 @@ export interface DeliveryStack {
 export async function startDeliveryStack({
   analytics,
   shipIntervalMs = 200,
+  deliveryEnv = {},
 }: {
   analytics: 'chdb' | 'clickhouse-server';
   shipIntervalMs?: number;
+  /** More settings of the delivery node (e.g. its cache sizes, for benchmarks). */
+  deliveryEnv?: Record<string, string>;
 }): Promise<DeliveryStack> {
   const test = await startTestStack({
     nodes: 0,
     without: ['temporal', 'orchestrator'],
     analytics,
-    env: { delivery: { DELIVERY_LOG_SHIP_INTERVAL_MS: String(shipIntervalMs), DELIVERY_NODE_ID: 'test-node' } },
+    env: { delivery: { DELIVERY_LOG_SHIP_INTERVAL_MS: String(shipIntervalMs), DELIVERY_NODE_ID: 'test-node', ...deliveryEnv } },
   });
   const { launcher, status, env } = test;
   const db = await openDatabase(env.DATABASE_URL!);

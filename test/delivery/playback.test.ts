@@ -11,6 +11,7 @@ import { waitFor } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
+import { sendRawHttp } from '@kino/test/support/raw-http';
 import { requestSignedUrl, signedUrlOf, startDeliveryStack, variantUrls, type DeliveryStack } from './harness.ts';
 
 const run = promisify(execFile);
@@ -162,6 +163,21 @@ describe('HTTP semantics', () => {
     assert.equal(post.status, 405);
     assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
     await post.arrayBuffer();
+  });
+
+  test('requests the HTTP parser refuses answer in the envelope: 431 oversized URL or headers, 400 malformed', async () => {
+    const envelope = (body: string) => JSON.parse(body) as { status: number; code: string; title: string; detail: string };
+    const longUrl = await sendRawHttp(base, `GET /v1/public/x/y/z/master.m3u8?pad=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.match(longUrl.statusLine, /^HTTP\/1\.1 431 /);
+    assert.equal(envelope(longUrl.body).code, 'headers_too_large');
+    const bigHeader = await sendRawHttp(base, `GET /v1/public/x/y/z/master.m3u8 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`);
+    assert.equal(envelope(bigHeader.body).status, 431);
+    const malformed = await sendRawHttp(base, 'GET / HTTP/1.1\r\nHost x\r\n\r\n');
+    assert.match(malformed.statusLine, /^HTTP\/1\.1 400 /);
+    const body = envelope(malformed.body);
+    assert.equal(body.code, 'malformed_request');
+    assert.equal(body.title, 'Bad Request');
+    assert.ok(body.detail);
   });
 
   test('low-latency parameters are validated and do not change a VOD playlist', async () => {

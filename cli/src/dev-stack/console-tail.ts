@@ -3,8 +3,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-/** Error lines that are not: SeaweedFS logs one at each start about STS, which Kino does not use. */
-const knownHarmless = [/Failed to load IAM configuration: no signing key found for STS/];
+/**
+ * Error lines that are not, kept in the log file only:
+ * - SeaweedFS logs one at each start about STS, which Kino does not use;
+ * - SeaweedFS logs an error (glog `E…`) when a reader closes a ranged read before the end, the
+ *   normal way players and delivery stop a transfer they no longer need: the write that follows
+ *   finds the connection reset or the pipe broken.
+ */
+const knownHarmless = [
+  /Failed to load IAM configuration: no signing key found for STS/,
+  /^E\d{4} .*(connection reset by peer|broken pipe)/,
+];
 
 /** pino levels are numbers (50 error, 60 fatal); Temporal and others write names. */
 function jsonLevelIsError(level: unknown): boolean {

@@ -126,6 +126,15 @@ describe('console tail', () => {
       false,
     );
     assert.equal(isErrorLine('2026-01-01 00:00:00 UTC [1] FATAL:  could not bind', 'stderr', false), true);
+    // A ranged read closed early by its reader: SeaweedFS's error line stays in its log.
+    for (const line of [
+      'E1123 01:40:22.414046 common.go:52 write tcp 127.0.0.1:7333->127.0.0.1:51234: write: connection reset by peer',
+      'E1123 01:40:22.414046 s3api_object_handlers.go:812 streamObject: write tcp 127.0.0.1:7333->127.0.0.1:51234: write: broken pipe',
+    ]) {
+      assert.equal(isErrorLine(line, 'stderr', false), false, line);
+    }
+    // Our own processes' resets are still shown: they are not SeaweedFS's ranged reads.
+    assert.equal(isErrorLine('{"level":50,"msg":"upload failed: read ECONNRESET connection reset by peer"}', 'stdout', true), true);
   });
 
   it('summarizes pino records to their message and error', () => {

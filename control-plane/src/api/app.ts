@@ -7,7 +7,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import './fastify-augment.ts';
 import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
-import errorHandlerPlugin from './plugins/error-handler.ts';
+import { answerClientError } from '@kino/infra';
+import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
+import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import { registerRoutes } from './routes/index.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
@@ -26,10 +28,20 @@ export async function buildApp(given: ApiDeps) {
     loggerInstance: deps.logger,
     // Request ids show in 5xx details, so an operator can find the log line.
     genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    // Longer than any URL Node lets through (its 16 KB header limit answers 431 first), so a long
+    // path parameter is judged by the route's schema (400 with the field named), never a bare 414.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // Errors met before routing (a bad percent-encoding) and before Fastify (a request Node's parser
+    // refuses) answer in the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      void sendError(error, request, reply);
+    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);
   await app.register(errorHandlerPlugin);
+  const declaredMethods = trackDeclaredMethods(app);
 
   await app.register(cors, {
     // Only configured origins get CORS headers; an empty list allows none.
@@ -75,6 +87,7 @@ export async function buildApp(given: ApiDeps) {
     },
     { prefix: API_PREFIX },
   );
+  declaredMethods.answerUndeclaredMethods();
 
   return app;
 }

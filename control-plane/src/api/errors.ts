@@ -55,6 +55,37 @@ export class NotFoundError extends ApiError {
   }
 }
 
+/** 405: the path exists, the method does not; `allow` lists the methods it answers. */
+export class MethodNotAllowedError extends ApiError {
+  constructor(
+    method: string,
+    readonly allow: string,
+  ) {
+    super(405, 'method_not_allowed', `${method} is not allowed here; this path answers ${allow}.`);
+  }
+}
+
+/** 413: a request body larger than the API accepts. */
+export class PayloadTooLargeError extends ApiError {
+  constructor(detail: string) {
+    super(413, 'payload_too_large', detail);
+  }
+}
+
+/** 414: a path parameter longer than the router accepts. */
+export class UriTooLongError extends ApiError {
+  constructor(detail: string) {
+    super(414, 'uri_too_long', detail);
+  }
+}
+
+/** 415: a request body that is not JSON. */
+export class UnsupportedMediaTypeError extends ApiError {
+  constructor(detail: string) {
+    super(415, 'unsupported_media_type', detail);
+  }
+}
+
 /** 409: the resource is in a state that refuses the operation (`processing_in_progress`, `not_failed`). */
 export class ConflictError extends ApiError {
   constructor(code: string, detail: string) {

@@ -6,7 +6,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
-import { DATE_PATTERN, IDEMPOTENCY_KEY_PATTERN } from './schemas/common.ts';
+import { DATE_PATTERN, IDEMPOTENCY_KEY_PATTERN, TEXT_PATTERN, WEBHOOK_URL_PATTERN } from './schemas/common.ts';
 import type { FieldError } from './errors.ts';
 
 /** What a failed check reports to Fastify: it lands in `error.validation`. */
@@ -19,6 +19,12 @@ export interface ValidationIssue {
 const patternMessages: Record<string, string> = {
   [DATE_PATTERN]: 'must be a date written YYYY-MM-DD',
   [IDEMPOTENCY_KEY_PATTERN]: 'must be visible ASCII characters (no spaces)',
+  [WEBHOOK_URL_PATTERN]: 'must be an absolute http(s) URL without credentials',
+  [TEXT_PATTERN]: 'must not contain NUL characters',
+};
+
+const formatMessages: Record<string, string> = {
+  date: 'must be a date that exists, written YYYY-MM-DD',
 };
 
 function describeExpectation(error: ValueError): string {
@@ -46,6 +52,8 @@ function describeExpectation(error: ValueError): string {
       return `must be at most ${String(schema.maxLength)} characters long`;
     case ValueErrorType.StringPattern:
       return patternMessages[String(schema.pattern)] ?? `must match ${String(schema.pattern)}`;
+    case ValueErrorType.StringFormat:
+      return formatMessages[String(schema.format)] ?? `must be a ${String(schema.format)}`;
     case ValueErrorType.Boolean:
       return 'must be true or false';
     case ValueErrorType.Object:
@@ -93,16 +101,50 @@ function toIssues(errors: ValueError[]): ValidationIssue[] {
   });
 }
 
+/**
+ * Whether a length error is TypeBox's alone: it measures strings in UTF-16 units, JSON Schema (and
+ * so the OpenAPI document and its clients) in characters, so "𝓐" is one character but two units.
+ */
+function isUtf16LengthArtefact(error: ValueError): boolean {
+  if (error.type !== ValueErrorType.StringMaxLength || typeof error.value !== 'string') return false;
+  return [...error.value].length <= Number((error.schema as { maxLength?: number }).maxLength);
+}
+
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+
+/**
+ * Query and path text converted to the schema's types. TypeBox's Convert also reads `true` as 1 for
+ * a number; only numerals become numbers here, anything else stays text and fails the check.
+ */
+function convertText(schema: TSchema, input: unknown): unknown {
+  // A copy: Convert may change what it is given.
+  const raw = typeof input === 'object' && input !== null ? { ...(input as Record<string, unknown>) } : {};
+  const converted = Value.Convert(schema, input);
+  const properties = (schema as { properties?: Record<string, { type?: string }> }).properties;
+  if (!properties || typeof converted !== 'object' || converted === null) return converted;
+  const result = { ...(converted as Record<string, unknown>) };
+  for (const [name, property] of Object.entries(properties)) {
+    const text = raw[name];
+    if ((property.type === 'integer' || property.type === 'number') && typeof text === 'string' && !NUMBER_TEXT.test(text)) result[name] = text;
+  }
+  return result;
+}
+
 export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = TypeCompiler.Compile(schema);
   const convert = httpPart !== 'body';
   return (input: unknown) => {
     // A body whose schema requires nothing may be left out (e.g. DELETE with an optional reason).
     const omittedOptionalBody = !convert && (input === undefined || input === null) && !(schema.required as string[] | undefined)?.length;
-    let value = convert ? Value.Convert(schema, input) : omittedOptionalBody ? {} : input;
+    let value = convert ? convertText(schema, input) : omittedOptionalBody ? {} : input;
     if (value !== undefined && value !== null) value = Value.Default(schema, value);
     if (check.Check(value)) return { value };
-    return { error: toIssues([...check.Errors(value)]) as unknown as Error };
+    const errors = [...check.Errors(value)];
+    // An Intersect or Union reports its members' failures again as its own: judge the leaves.
+    const real = errors.filter((error) => !isUtf16LengthArtefact(error));
+    const leaves = real.filter((error) => error.type !== ValueErrorType.Intersect && error.type !== ValueErrorType.Union);
+    if (leaves.length === 0 && errors.some(isUtf16LengthArtefact)) return { value };
+    return { error: toIssues(real) as unknown as Error };
   };
 };
 

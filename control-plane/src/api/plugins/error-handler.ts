@@ -4,21 +4,42 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, BadRequestError, INVALID_REQUEST, NotFoundError, ValidationError } from '../errors.ts';
+import {
+  ApiError,
+  BadRequestError,
+  INVALID_REQUEST,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  UriTooLongError,
+  ValidationError,
+} from '../errors.ts';
+import { ErrorSchema } from '../schemas/common.ts';
 import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../validation.ts';
 
 /** Fastify's own request errors, by code, as named conditions. */
-const fastifyRequestErrors: Record<string, { status: number; code: string; detail?: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The request body is not valid JSON.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: {
-    status: 400,
-    code: 'invalid_json',
-    detail: 'The request says Content-Type application/json but its body is empty.',
-  },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Send JSON request bodies (Content-Type: application/json).' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', detail: 'The Content-Length header does not match the body.' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', detail: 'The request body is too large.' },
+const fastifyRequestErrors: Record<string, () => ApiError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new BadRequestError('invalid_json', 'The request body is not valid JSON.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new BadRequestError('invalid_json', 'The request says Content-Type application/json but its body is empty.'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new UnsupportedMediaTypeError('Send JSON request bodies (Content-Type: application/json).'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new BadRequestError('invalid_request', 'The Content-Length header does not match the body.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new PayloadTooLargeError('The request body is larger than 1 MB.'),
+  FST_ERR_CTP_INVALID_TYPE: () => new UnsupportedMediaTypeError('The Content-Type header is not a valid media type.'),
+  FST_ERR_BAD_URL: () => new BadRequestError('invalid_url_encoding', 'The URL holds an invalid percent-encoding.'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new UriTooLongError('A path parameter is longer than this API accepts.'),
+  FST_ERR_PROTO_POISONING: () => new BadRequestError('invalid_json', 'The request body may not use __proto__ as a key.'),
+  FST_ERR_CONSTRUCTOR_POISONING: () => new BadRequestError('invalid_json', 'The request body may not use constructor.prototype as a key.'),
 };
+
+/**
+ * Statuses any route may answer before its handler runs, documented on every operation: 400 (a
+ * URL, header or body the route's schema refuses) and 431 (headers or URL over Node's 16 KB); on
+ * methods with a body, 413 (over 1 MB) and 415 (not JSON).
+ */
+const frameworkStatuses = [400, 431];
+const bodyStatuses = [413, 415];
+const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
@@ -29,7 +50,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return new ValidationError(code, errors.map((e) => e.message).join('; '), errors);
   }
   const known = fastifyError.code ? fastifyRequestErrors[fastifyError.code] : undefined;
-  if (known) return new ApiError(known.status, known.code, known.detail ?? fastifyError.message);
+  if (known) return known();
   // The JSON parser's own SyntaxError (Fastify marks it 400).
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return new BadRequestError('invalid_json', 'The request body is not valid JSON.');
@@ -51,12 +72,28 @@ export function errorBody(error: ApiError) {
   };
 }
 
+/** Answers an error in the envelope (also for errors Fastify meets before routing: `frameworkErrors`). */
+export function sendError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error, request);
+  if (apiError.statusCode >= 500) request.log.error({ err: error, code: apiError.code }, 'request failed');
+  else request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.detail);
+  if (apiError instanceof MethodNotAllowedError) reply.header('Allow', apiError.allow);
+  return reply.status(apiError.statusCode).type('application/json; charset=utf-8').send(errorBody(apiError));
+}
+
 async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error, request);
-    if (apiError.statusCode >= 500) request.log.error({ err: error, code: apiError.code }, 'request failed');
-    else request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.detail);
-    return reply.status(apiError.statusCode).type('application/json; charset=utf-8').send(errorBody(apiError));
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply));
+
+  // Every operation documents the answers it may give before its handler runs.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const statuses = [...frameworkStatuses, ...(methods.some((m) => methodsWithBody.has(m)) ? bodyStatuses : [])];
+    const declared = (route.schema?.response ?? {}) as Record<string, unknown>;
+    route.schema = {
+      ...route.schema,
+      response: { ...Object.fromEntries(statuses.map((status) => [status, ErrorSchema])), ...declared },
+    };
   });
 
   app.setNotFoundHandler((request) => {

@@ -10,7 +10,7 @@ import type { RouteOptions } from '../deps.ts';
 import { createUpload } from '../../repositories/uploads.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ServiceUnavailableError } from '../errors.ts';
-import { EnvParams, Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
+import { EnvParams, Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
 import {
   DEFAULT_UPLOAD_CONTENT_TYPE,
   MAX_UPLOAD_BYTES,
@@ -20,7 +20,7 @@ import {
 } from '../video-parameters.ts';
 
 const UploadUrlBody = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 255, description: 'Original file name.' }),
+  filename: Text({ minLength: 1, maxLength: 255, description: 'Original file name.' }),
   fileSize: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: 'Bytes; at most 5 GB.' }),
   contentType: Type.Optional(StringEnum(UPLOAD_CONTENT_TYPES, { default: DEFAULT_UPLOAD_CONTENT_TYPE })),
 });

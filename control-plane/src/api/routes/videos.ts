@@ -42,7 +42,7 @@ import {
   ValidationError,
   type FieldError,
 } from '../errors.ts';
-import { DATE_PATTERN, EnvParams, Envelope, errorResponses, IntegerEnum, OrgParams, StringEnum } from '../schemas/common.ts';
+import { CalendarDate, EnvParams, Envelope, errorResponses, Id, IntegerEnum, OrgParams, StringEnum, Text } from '../schemas/common.ts';
 import {
   OrgVideoListItemSchema,
   PaginationSchema,
@@ -70,7 +70,7 @@ export const ProcessBody = Type.Object({
   storagePath: Type.String({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
   videoQuality: StringEnum(videoQualities),
   allowPublicAccess: Type.Boolean(),
-  videoName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
+  videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
   maxEdgeLength: Type.Optional(IntegerEnum(maxEdgeLengths, { default: defaults.maxEdgeLength, description: '-1: no limit.' })),
   maxFrameRate: Type.Optional(
     Type.Integer({ minimum: -1, maximum: maxFrameRateLimit, default: defaults.maxFrameRate, description: `-1 (auto) or 1..${maxFrameRateLimit}.` }),
@@ -98,20 +98,24 @@ const processValidationCodes: Record<string, string> = {
   ...Object.fromEntries(encodingParameterFields.map((field) => [`body.${field}`, 'invalid_parameters'])),
 };
 
+/** Far past any real listing, and small enough that its OFFSET stays an integer PostgreSQL takes. */
+const MAX_PAGE = 1_000_000;
+
+// Each parameter may be left out (its default applies), so each is optional in the document.
 const ListQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'At most 100.' }),
-  sortBy: StringEnum(['created_at', 'name', 'duration', 'status'] as const, { default: 'created_at' }),
-  sortDir: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'At most 100.' })),
+  sortBy: Type.Optional(StringEnum(['created_at', 'name', 'duration', 'status'] as const, { default: 'created_at' })),
+  sortDir: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'desc' })),
   status: Type.Optional(StringEnum(VIDEO_STATUSES)),
-  search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive match in video names.' })),
-  from: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'Created on or after this date (UTC), YYYY-MM-DD.' })),
-  to: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'Created on or before this date (UTC), YYYY-MM-DD.' })),
+  search: Type.Optional(Text({ maxLength: 200, description: 'Case-insensitive match in video names.' })),
+  from: Type.Optional(CalendarDate('Created on or after this date (UTC), YYYY-MM-DD.')),
+  to: Type.Optional(CalendarDate('Created on or before this date (UTC), YYYY-MM-DD.')),
 });
 type ListQueryValue = typeof ListQuery.static;
 
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
-const DeleteParams = Type.Object({ orgID: Type.String({ minLength: 1 }), videoID: Type.String({ minLength: 1 }) });
+const VideoParams = Type.Object({ orgID: Id, publicID: Id });
+const DeleteParams = Type.Object({ orgID: Id, videoID: Id });
 const DeleteBody = Type.Object({ reason: Type.Optional(StringEnum(DELETE_REASONS)) });
 
 /** List filters from the query, with the date range checked (real dates, `from` ≤ `to`). */
@@ -128,10 +132,10 @@ function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId' | 'en
     ]);
   }
   return {
-    page: query.page,
-    pageSize: query.pageSize,
-    sortBy: query.sortBy,
-    sortDir: query.sortDir,
+    page: query.page ?? 1,
+    pageSize: query.pageSize ?? 20,
+    sortBy: query.sortBy ?? 'created_at',
+    sortDir: query.sortDir ?? 'desc',
     status: query.status,
     search: query.search || undefined,
     createdFrom: from,

@@ -8,7 +8,7 @@ import { createWebhook, deleteWebhook, listWebhooks } from '../../repositories/w
 import type { Webhook } from '../../db/schema.ts';
 import { accessOf } from '../plugins/access.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
-import { EnvParams, Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
+import { EnvParams, Envelope, errorResponses, Id, StringEnum, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
 
 const WebhookSchema = Type.Object({
   id: Type.String(),
@@ -23,13 +23,18 @@ const CreatedWebhookSchema = Type.Object({
 });
 
 const CreateBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'An http(s) URL that receives POSTed events.' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    pattern: WEBHOOK_URL_PATTERN,
+    description: 'An http(s) URL that receives POSTed events (no credentials in it).',
+  }),
   events: Type.Optional(
     Type.Array(StringEnum(webhookEvents), { minItems: 1, uniqueItems: true, description: 'Default: every event.' }),
   ),
 });
 
-const WebhookParams = Type.Object({ ...EnvParams.properties, webhookID: Type.String({ minLength: 1 }) });
+const WebhookParams = Type.Object({ ...EnvParams.properties, webhookID: Id });
 
 function presentWebhook(webhook: Webhook) {
   return { id: webhook.id, url: webhook.url, events: webhook.events as WebhookEvent[], createdAt: webhook.created_at.toISOString() };

@@ -1,6 +1,6 @@
 // Schema helpers shared by the routes. TypeBox schemas are plain JSON Schema: the same objects
 // validate requests (validation.ts), serialize responses and feed the OpenAPI document.
-import { Kind, Type, TypeRegistry, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { FormatRegistry, Kind, Type, TypeRegistry, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 // A closed set of values, written `{type, enum}` in the OpenAPI document (a union of literals would
 // become an unreadable anyOf there).
@@ -16,6 +16,40 @@ export function IntegerEnum<const T extends readonly number[]>(values: T, option
 
 /** A calendar date, YYYY-MM-DD. */
 export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
+/** Whether YYYY-MM-DD text names a day that exists (2024-02-30 does not). */
+export function isCalendarDate(text: string): boolean {
+  const date = new Date(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
+// `format: date` (RFC 3339 full-date) says in the OpenAPI document that a day must exist, which the
+// pattern alone cannot: clients and fuzzers then send real dates.
+FormatRegistry.Set('date', isCalendarDate);
+
+/** A calendar date parameter: YYYY-MM-DD, a day that exists. */
+export function CalendarDate(description: string) {
+  return Type.String({ pattern: DATE_PATTERN, format: 'date', description });
+}
+
+/** Text that PostgreSQL can store: anything but NUL, which a `text` column refuses. */
+export const TEXT_PATTERN = '^[^\\u0000]*$';
+
+/** A string stored as text (names, searches). */
+export function Text(options: { minLength?: number; maxLength: number; description?: string }) {
+  return Type.String({ ...options, pattern: TEXT_PATTERN });
+}
+
+/** The ids in paths (`org_…`, `env_…`, `vid_…`): Kino's are 20 characters; longer is never one. */
+export const Id = Type.String({ minLength: 1, maxLength: 64 });
+
+// What a webhook URL may be (routes/webhooks.ts checks it parses too), written as a pattern so the OpenAPI document says it: http(s), a
+// dotted IPv4 address or a host name whose last label starts with a letter (so it never reads as a
+// number), an optional port 1–65535, an optional path; no credentials, no spaces.
+const octet = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const port = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})';
+export const WEBHOOK_URL_PATTERN =
+  `^https?://((${octet}\\.){3}${octet}|([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)(:${port})?(/[!-~]*)?$`;
 
 /** An `Idempotency-Key`: visible ASCII characters (its length is bounded apart, 1–255). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]+$';
@@ -48,8 +82,5 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
   return Object.fromEntries([401, 403, 429, ...statuses].map((status) => [status, ErrorSchema]));
 }
 
-export const OrgParams = Type.Object({ orgID: Type.String({ minLength: 1, maxLength: 64 }) });
-export const EnvParams = Type.Object({
-  orgID: Type.String({ minLength: 1, maxLength: 64 }),
-  envID: Type.String({ minLength: 1, maxLength: 64 }),
-});
+export const OrgParams = Type.Object({ orgID: Id });
+export const EnvParams = Type.Object({ orgID: Id, envID: Id });
