@@ -10,7 +10,7 @@
 // Timelines come from the nodes' own logs (`encode started`, `encode done`: when a slot went to a
 // job and came back; test/farm/farm.ts nodeJobs) and the video's `ready_at`.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -103,10 +103,12 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const sourcePath = join(tmpdir(), `kino-bench-source-${seconds}s-1080p30.mp4`);
+  const sourcePath = join(tmpdir(), `kino-bench-node-loss-source-${seconds}s-1080p30.mp4`);
   if (!existsSync(sourcePath)) {
     log(`making the source: ${seconds} s, 1920x1080, 30 fps, with audio -> ${sourcePath}`);
-    await makeClip({ seconds, width: 1920, height: 1080, fps: 30, audio: true, path: sourcePath });
+    // Under another name first: a run cut short never leaves a short source behind.
+    await makeClip({ seconds, width: 1920, height: 1080, fps: 30, audio: true, path: `${sourcePath}.partial.mp4` });
+    await rename(`${sourcePath}.partial.mp4`, sourcePath);
   }
   const source = await readFile(sourcePath);
   log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, two nodes with one slot each)...');

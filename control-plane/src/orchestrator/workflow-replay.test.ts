@@ -7,6 +7,9 @@
 // one encode per rendition (encodeRendition x3), one encode for the ladder (encodeRenditions), and
 // the latter retried after NodeLost. With it (`process-video-one-encode-activity-*`, behind the
 // `one-encode-protocol` patch): encodeRenditions with a list of one per rung, and with the ladder.
+// With the encode queue (`process-video-encode-queue-node-lost`, behind the `encode-queue` patch):
+// encodes without a slot poll first, one retried after NodeLost and one queued again after a
+// final NoNodeAvailable (its whole wait in the queue without a slot).
 import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
