@@ -74,7 +74,6 @@ export interface NodeFarmOptions {
 }
 
 interface Waiter {
-  videoId: string;
   resolve(lease: NodeLease): void;
 }
 
@@ -175,7 +174,7 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
       let onAbort: (() => void) | undefined;
       try {
         return await new Promise<NodeLease | undefined>((resolve, reject) => {
-          waiters.set(entryId, { videoId, resolve });
+          waiters.set(entryId, { resolve });
           timer = setTimeout(() => resolve(undefined), maxWaitMs);
           onAbort = () => reject(signal.reason);
           signal.addEventListener('abort', onAbort, { once: true });

@@ -110,7 +110,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
 
       const waiting = await trx
         .selectFrom('encode_queue')
-        .select(['id', 'video_id'])
+        .select(['id', 'video_id', 'job'])
         .where('lease_id', 'is', null)
         .orderBy('video_since')
         .orderBy('enqueued_at')
@@ -149,8 +149,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
         }
         const [entry] = queue.splice(best, 1);
         const leaseId = `lease_${randomBase62(16)}`;
-        const job = await trx.selectFrom('encode_queue').select('job').where('id', '=', entry!.id).executeTakeFirstOrThrow();
-        await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: entry!.video_id, job: job.job }).execute();
+        await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: entry!.video_id, job: entry!.job }).execute();
         await trx.updateTable('encode_queue').set({ lease_id: leaseId }).where('id', '=', entry!.id).execute();
         used.set(node.id, (used.get(node.id) ?? 0) + 1);
         running.set(entry!.video_id, (running.get(entry!.video_id) ?? 0) + 1);
