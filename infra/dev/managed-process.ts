@@ -11,6 +11,10 @@ export interface ManagedProcess {
   readonly exited: Promise<number | string>;
   stop(graceMs?: number): Promise<void>;
   kill9(): Promise<void>;
+  /** SIGSTOP: the process hangs (its connections stay open, it answers nothing). */
+  pause(): void;
+  /** SIGCONT after pause. */
+  resume(): void;
 }
 
 export function startProcess(
@@ -53,6 +57,12 @@ export function startProcess(
       if (!alive()) return;
       child.kill('SIGKILL');
       await exited;
+    },
+    pause() {
+      if (alive()) child.kill('SIGSTOP');
+    },
+    resume() {
+      if (alive()) child.kill('SIGCONT');
     },
   };
 }

@@ -6,7 +6,7 @@
 // to storage, the process call. Tests observe through the SDK, and through the database, storage
 // and Temporal for what the API does not show (slots, node states, workflow history).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -25,6 +25,33 @@ export interface FarmNodeProcess {
   nodeId: string;
   address: string;
   process: ManagedProcess;
+  logFile: string;
+}
+
+/** One encode as the node ran it: when its slot went to the job, and when the job ended (done or not). */
+export interface NodeJob {
+  jobId: string;
+  startedAt: number;
+  endedAt?: number;
+}
+
+/**
+ * The encodes a node ran, in start order, from its own log (`encode started`, then `encode done`,
+ * `encode failed` or `encode cancelled by the caller`): the node's slot timeline.
+ */
+export async function nodeJobs(node: FarmNodeProcess): Promise<NodeJob[]> {
+  const jobs: NodeJob[] = [];
+  for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; jobId?: string; time?: number; nodeId?: string };
+    if (!entry.jobId || entry.time === undefined || entry.nodeId !== node.nodeId) continue;
+    if (entry.msg === 'encode started') jobs.push({ jobId: entry.jobId, startedAt: entry.time });
+    else if (/^encode (done|failed|cancelled)/.test(entry.msg ?? '')) {
+      const job = jobs.findLast((j) => j.jobId === entry.jobId && j.endedAt === undefined);
+      if (job) job.endedAt = entry.time;
+    }
+  }
+  return jobs;
 }
 
 export interface VideoOptions {

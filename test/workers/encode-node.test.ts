@@ -480,7 +480,7 @@ describe('an encode node process', () => {
       assert.equal(row?.state, 'active', 'the node is not marked lost');
       assert.equal(await farm.hasLiveNode({ freeSlot: true }), true, 'and keeps getting work');
     } finally {
-      farm.close();
+      await farm.close();
     }
     assert.equal(readdirSync(workDir).length, 0);
   });

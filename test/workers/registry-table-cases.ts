@@ -7,6 +7,10 @@ import { sql } from 'kysely';
 import {
   acquireNodeSlot,
   countActiveNodesSince,
+  dispatchEncodeQueue,
+  enqueueEncode,
+  leaveEncodeQueue,
+  takeGrantedLeases,
   deregisterNode,
   markNodeLost,
   releaseJobLeases,
@@ -30,6 +34,7 @@ export function registryTableCases(db: () => Db): void {
     await db().updateTable('encode_nodes').set({ last_heartbeat_at: sql<Date>`now() - (${ms}::double precision * interval '1 millisecond')` }).where('id', '=', nodeId).execute();
   };
   const reset = async () => {
+    await db().deleteFrom('encode_queue').execute();
     await db().deleteFrom('node_leases').execute();
     await db().deleteFrom('encode_nodes').execute();
   };
@@ -167,5 +172,49 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }), undefined, 'the one slot is held');
     await releaseJobLeases(db(), 'encode-1');
     assert.ok(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }));
+  });
+
+  it('the encode queue grants free slots fairly: a long video\'s encodes take turns with a short video queued after them', async () => {
+    await reset();
+    const dispatch = () => dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 });
+    assert.equal(await dispatch(), 0, 'nothing waits');
+    const long = [];
+    for (let i = 0; i < 4; i += 1) long.push(await enqueueEncode(db(), { videoId: 'vid_long', job: `long-${i}` }));
+    const short = await enqueueEncode(db(), { videoId: 'vid_short', job: 'short-0' });
+    const all = [...long, short];
+    assert.equal(await dispatch(), 0, 'no node: nothing granted, everything waits');
+    await register(2);
+    assert.equal(await dispatch(), 2);
+    const first = await takeGrantedLeases(db(), all);
+    assert.deepEqual(first.map((g) => g.entryId).sort(), [long[0], short].sort(), 'the oldest encode of each video');
+    assert.deepEqual(await takeGrantedLeases(db(), all), [], 'a grant is taken once');
+    assert.equal(await dispatch(), 0, 'both slots are held');
+
+    // A slot comes back: the long video's next encode, in queue order.
+    await releaseNodeSlot(db(), first[0]!.leaseId);
+    assert.equal(await dispatch(), 1);
+    assert.deepEqual((await takeGrantedLeases(db(), all)).map((g) => g.entryId), [long[1]]);
+
+    // A waiter that leaves gives back a slot granted meanwhile; a node lost takes its grants back.
+    await releaseNodeSlot(db(), first[1]!.leaseId);
+    assert.equal(await dispatch(), 1);
+    await leaveEncodeQueue(db(), long[2]!);
+    assert.equal(await dispatch(), 1, 'the slot long-2 left goes to long-3');
+    const [node] = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
+    await markNodeLost(db(), node!.id);
+    assert.deepEqual(await takeGrantedLeases(db(), [long[3]!]), [], 'its lease went with the node: no grant');
+    assert.equal((await db().selectFrom('encode_queue').select(['id', 'lease_id']).where('id', '=', long[3]!).executeTakeFirst())?.lease_id, null, 'queued again');
+    assert.deepEqual(await db().selectFrom('node_leases').select('id').execute(), [], 'the lost node\'s slots are free');
+  });
+
+  it('the encode queue drops rows of dead waiters, with the slots granted to them', async () => {
+    await reset();
+    await register(1);
+    const dead = await enqueueEncode(db(), { videoId: 'vid_a', job: 'dead-waiter' });
+    assert.equal(await dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 }), 1);
+    await db().updateTable('encode_queue').set({ touched_at: sql<Date>`now() - interval '2 minutes'` }).where('id', '=', dead).execute();
+    const alive = await enqueueEncode(db(), { videoId: 'vid_b', job: 'alive-waiter' });
+    assert.equal(await dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 }), 1, 'the dead waiter\'s slot goes on');
+    assert.deepEqual((await takeGrantedLeases(db(), [dead, alive])).map((g) => g.entryId), [alive]);
   });
 }

@@ -192,6 +192,8 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         const job = jobs.start('encode', request.jobId);
         finish = job.finish;
         log = log.child({ jobId: job.jobId });
+        // When this node's slot went to the job: with `encode done`, the slot's timeline.
+        log.info('encode started');
       } catch (error) {
         log.warn({ err: error }, 'encode refused');
         call.emit('error', toGrpcStatus(error));

@@ -90,6 +90,8 @@ export interface StartedNode {
   nodeId: string;
   address: string;
   process: ManagedProcess;
+  /** Its log (JSON lines): tests and benchmarks read the node's own account of its jobs there. */
+  logFile: string;
 }
 
 export interface DevStackStatus {
@@ -323,7 +325,7 @@ export class DevStackLauncher {
         registered = await this.waitForPart(started, `encode node ${name} to register`, async () => readyLine(started));
       },
     });
-    return { name, nodeId: registered!.nodeId, address: registered!.address, process: part.process };
+    return { name, nodeId: registered!.nodeId, address: registered!.address, process: part.process, logFile: part.logFile };
   }
 
   private findPart(name: string): Part {

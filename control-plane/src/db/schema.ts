@@ -7,7 +7,7 @@ import type { VideosTable } from './tables/videos.ts';
 import type { RenditionsTable } from './tables/renditions.ts';
 import type { WebhooksTable } from './tables/webhooks.ts';
 import type { RateLimitCountersTable } from './tables/rate-limits.ts';
-import type { EncodeNodesTable, NodeLeasesTable } from './tables/encode-nodes.ts';
+import type { EncodeNodesTable, EncodeQueueTable, NodeLeasesTable } from './tables/encode-nodes.ts';
 import type { SigningKeysTable } from './tables/signing-keys.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { ShareLinksTable } from './tables/share-links.ts';
@@ -23,6 +23,7 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   encode_nodes: EncodeNodesTable;
   node_leases: NodeLeasesTable;
+  encode_queue: EncodeQueueTable;
   signing_keys: SigningKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   share_links: ShareLinksTable;

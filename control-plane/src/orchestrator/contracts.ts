@@ -8,7 +8,7 @@ import type { LadderParameters, RenditionPlan } from './ladder.ts';
 export const failureTypes = {
   /** The source cannot become a video: unreadable, empty, not a video. Never retried. */
   invalidSource: 'InvalidSource',
-  /** No live encode node has a free slot right now. Retried until one has. */
+  /** No live encode node (with a free slot) came in time. The workflow waits for a node and tries again. */
   noNodeAvailable: 'NoNodeAvailable',
   /** The node went away mid-call (killed, unreachable, stalled). Retried on another node. */
   nodeLost: 'NodeLost',
@@ -23,6 +23,13 @@ export const failureTypes = {
   /** A webhook's endpoint was deleted while its delivery was pending: nothing left to send to. */
   webhookGone: 'WebhookGone',
 } as const;
+
+/**
+ * How long an encode activity waits in the encode queue for a slot before it gives up with a final
+ * NoNodeAvailable; the workflow then waits for a live node and queues a new activity. Keeps a long
+ * wait out of one activity's start-to-close budget (the workflow adds it to that budget).
+ */
+export const encodeQueueWaitMinutes = 10;
 
 /** The `videos` row, as far as processing needs it. */
 export interface VideoJob {

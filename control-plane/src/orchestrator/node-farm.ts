@@ -1,11 +1,20 @@
-// The orchestrator's view of the encode farm: is a node there, take a slot, give it back, stop using
-// a node that failed mid-call, and a client to call a node. Activities depend on this interface so
-// their tests can hand in fakes; `createNodeFarm` is the real one, over the
-// encode-nodes and node-leases repositories.
+// The orchestrator's view of the encode farm: is a node there, wait in the encode queue for a slot,
+// give it back, stop using a node that failed mid-call, and a client to call a node. Activities
+// depend on this interface so their tests can hand in fakes; `createNodeFarm` is the real one, over
+// the encode-nodes, node-leases and encode-queue repositories.
+//
+// The queue (docs/architecture.md#encode-scheduling): an encode enqueues itself and waits; one
+// dispatcher per orchestrator process runs a dispatch pass whenever the farm changes (a PostgreSQL
+// notification: a lease given back, a node registered or dropped, a grant made elsewhere), and every
+// `pollMs` while it has waiters, as a safety net. Leases this process holds are checked on the same
+// wake-ups: one the registry dropped (its node expired, was lost or left) aborts its encode at once.
 import { createEncodeClient, type EncodeClient } from '@kino/proto';
+import type { Logger } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import { findLiveNode, listLiveNodes, markNodeLost } from '../repositories/encode-nodes.ts';
-import { acquireNodeSlot, releaseJobLeases, releaseNodeSlot } from '../repositories/node-leases.ts';
+import { leasesStillHeld, releaseJobLeases, releaseNodeSlot } from '../repositories/node-leases.ts';
+import { dispatchEncodeQueue, enqueueEncode, leaveEncodeQueue, takeGrantedLeases, touchQueueEntries } from '../repositories/encode-queue.ts';
+import { listenForFarmChanges, type FarmListener } from '../repositories/farm-changes.ts';
 
 export interface FarmNode {
   nodeId: string;
@@ -15,6 +24,22 @@ export interface FarmNode {
 
 export interface NodeLease extends FarmNode {
   leaseId: string;
+  /** Aborted when the registry drops the lease: its node expired, was marked lost or left. */
+  dropped: AbortSignal;
+}
+
+export interface AcquireRequest {
+  videoId: string;
+  /**
+   * The id the node is given, one per activity (not per attempt): queue rows and leases still held
+   * under it belong to earlier attempts whose worker died (Temporal starts an attempt only once the
+   * previous one is over), so they are dropped first.
+   */
+  job: string;
+  /** Leaves the queue (the activity was cancelled). */
+  signal: AbortSignal;
+  /** Gives up after waiting this long: undefined comes back. */
+  maxWaitMs: number;
 }
 
 export interface NodeFarm {
@@ -23,24 +48,113 @@ export interface NodeFarm {
   /** How many nodes are live now. */
   liveNodeCount(): Promise<number>;
   /**
-   * Takes one encode slot on the least loaded live node for `job`, or undefined when none is free.
-   * `job` is the id the node is given, one per activity (not per attempt): leases still held under
-   * it belong to earlier attempts whose worker died (Temporal starts an attempt only once the
-   * previous one is over), so they are dropped first.
+   * Waits in the encode queue for one slot on a live node for `job`; undefined after `maxWaitMs`.
+   * Rejects with the signal's reason when it aborts.
    */
-  acquire(request: { videoId: string; job: string }): Promise<NodeLease | undefined>;
+  acquire(request: AcquireRequest): Promise<NodeLease | undefined>;
   release(lease: NodeLease): Promise<void>;
   /** A live node for a short job that takes no slot (probe, thumbnail), least loaded first. */
   pickNode(): Promise<FarmNode | undefined>;
-  /** Gives no more work to a node that vanished mid-call. A live node re-registers on its next heartbeat. */
+  /** Gives no more work to a node that vanished mid-call and frees its slots. A live node re-registers on its next heartbeat. */
   markLost(nodeId: string): Promise<void>;
   client(address: string): EncodeClient;
-  /** Closes the node channels (at shutdown). */
-  close(): void;
+  /** Stops listening and closes the node channels (at shutdown). */
+  close(): Promise<void>;
 }
 
-export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; nodeToken: string; heartbeatTimeoutMs: number }): NodeFarm {
+export interface NodeFarmOptions {
+  db: Db;
+  /** A postgres:// URL: the dispatcher LISTENs for farm changes. Without it (PGlite), it polls only. */
+  databaseUrl?: string;
+  nodeToken: string;
+  heartbeatTimeoutMs: number;
+  logger?: Logger;
+  /** How often the dispatcher looks again while it has waiters or leases without a notification. */
+  pollMs?: number;
+}
+
+interface Waiter {
+  resolve(lease: NodeLease): void;
+}
+
+/** A waiter touches its row this often; rows untouched for `staleAfterMs` belong to dead waiters. */
+const touchEveryMs = 5_000;
+const staleAfterMs = 30_000;
+
+export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): NodeFarm {
   const clients = new Map<string, EncodeClient>();
+  const waiters = new Map<string, Waiter>();
+  const held = new Map<string, AbortController>();
+  let listener: Promise<FarmListener | undefined> | undefined;
+  let lastTouchAt = 0;
+
+  // One pass at a time; a wake-up during a pass runs one more pass after it.
+  let passing: Promise<void> | undefined;
+  let again = false;
+  const wake = (): void => {
+    if (passing) {
+      again = true;
+      return;
+    }
+    passing = pass()
+      .catch((error: unknown) => logger?.error({ err: error }, 'encode queue: dispatch pass failed'))
+      .finally(() => {
+        passing = undefined;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  };
+
+  async function pass(): Promise<void> {
+    if (waiters.size > 0) {
+      const ids = [...waiters.keys()];
+      if (Date.now() - lastTouchAt >= touchEveryMs) {
+        lastTouchAt = Date.now();
+        await touchQueueEntries(db, ids);
+      }
+      await dispatchEncodeQueue(db, { heartbeatTimeoutMs, staleMs: staleAfterMs });
+      for (const grant of await takeGrantedLeases(db, ids)) {
+        const waiter = waiters.get(grant.entryId);
+        if (!waiter) {
+          // Gave up while the grant was on its way: hand the slot on.
+          await releaseNodeSlot(db, grant.leaseId);
+          continue;
+        }
+        waiters.delete(grant.entryId);
+        const dropped = new AbortController();
+        held.set(grant.leaseId, dropped);
+        waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal });
+      }
+    }
+    if (held.size > 0) {
+      const still = await leasesStillHeld(db, [...held.keys()]);
+      for (const [leaseId, dropped] of held) {
+        if (still.has(leaseId)) continue;
+        held.delete(leaseId);
+        dropped.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
+      }
+    }
+  }
+
+  const poll = setInterval(() => {
+    if (waiters.size > 0 || held.size > 0) wake();
+  }, pollMs);
+  poll.unref();
+
+  function listen(): void {
+    if (listener || !databaseUrl?.startsWith('postgres')) return;
+    listener = listenForFarmChanges(databaseUrl, {
+      onChange: wake,
+      onError: (error) => logger?.warn({ err: error }, 'encode queue: farm notifications interrupted (polling meanwhile)'),
+    }).catch((error: unknown) => {
+      logger?.warn({ err: error }, 'encode queue: cannot listen for farm notifications (polling instead)');
+      listener = undefined;
+      return undefined;
+    });
+  }
+
   return {
     async hasLiveNode({ freeSlot }) {
       const nodes = await listLiveNodes(db, { heartbeatTimeoutMs });
@@ -51,13 +165,33 @@ export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; 
       return (await listLiveNodes(db, { heartbeatTimeoutMs })).length;
     },
 
-    async acquire({ videoId, job }) {
+    async acquire({ videoId, job, signal, maxWaitMs }) {
+      signal.throwIfAborted();
+      listen();
       await releaseJobLeases(db, job);
-      const lease = await acquireNodeSlot(db, { videoId, job, heartbeatTimeoutMs });
-      return lease && { leaseId: lease.leaseId, nodeId: lease.node.id, address: lease.node.address };
+      const entryId = await enqueueEncode(db, { videoId, job });
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      try {
+        return await new Promise<NodeLease | undefined>((resolve, reject) => {
+          waiters.set(entryId, { resolve });
+          timer = setTimeout(() => resolve(undefined), maxWaitMs);
+          onAbort = () => reject(signal.reason);
+          signal.addEventListener('abort', onAbort, { once: true });
+          wake();
+        });
+      } finally {
+        clearTimeout(timer);
+        if (onAbort) signal.removeEventListener('abort', onAbort);
+        if (waiters.delete(entryId)) {
+          // Gave up or cancelled: out of the queue, and a slot granted meanwhile goes back.
+          await leaveEncodeQueue(db, entryId).catch((error: unknown) => logger?.error({ err: error }, 'could not leave the encode queue'));
+        }
+      }
     },
 
     async release(lease) {
+      held.delete(lease.leaseId);
       await releaseNodeSlot(db, lease.leaseId);
     },
 
@@ -80,7 +214,9 @@ export function createNodeFarm({ db, nodeToken, heartbeatTimeoutMs }: { db: Db; 
       return client;
     },
 
-    close() {
+    async close() {
+      clearInterval(poll);
+      await (await listener)?.close();
       for (const client of clients.values()) client.close();
       clients.clear();
     },

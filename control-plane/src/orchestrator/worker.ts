@@ -59,7 +59,13 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'registry' }),
   });
-  const farm = createNodeFarm({ db, nodeToken: config.NODE_TOKEN, heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS });
+  const farm = createNodeFarm({
+    db,
+    databaseUrl: config.DATABASE_URL,
+    nodeToken: config.NODE_TOKEN,
+    heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
+    logger: logger.child({ component: 'encode-queue' }),
+  });
 
   let connection: NativeConnection | undefined;
   let worker: Worker;
@@ -86,7 +92,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
 
   const finished = worker.run().finally(async () => {
     await registry.stop();
-    farm.close();
+    await farm.close();
     await connection.close();
     await db.destroy();
     logger.info('orchestrator stopped');

@@ -9,6 +9,9 @@
 // `one-encode-protocol` patch): encodeRenditions with a list of one per rung, and with the ladder.
 // With storyboards (`process-video-storyboard-*`, behind the `storyboard` patch): makeStoryboard
 // beside the thumbnail, with the ladder grouping.
+// With the encode queue (`process-video-encode-queue-node-lost`, behind the `encode-queue` patch):
+// encodes without a slot poll first, one retried after NodeLost and one queued again after a
+// final NoNodeAvailable (its whole wait in the queue without a slot).
 import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -261,6 +261,27 @@ test('a node lost mid-encode: the encode is retried and the video becomes ready'
   if (result.status === 'ready') assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
 });
 
+test('encode queue: encodes go straight to the queue (no slot poll first); one that waited its whole turn waits for a node, then queues again', async () => {
+  const videoId = nextVideoId();
+  let attempts720 = 0;
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRenditions: ({ renditions: [rendition] }) => {
+      if (rendition!.key === '720p' && ++attempts720 === 1) {
+        // As the activity after encodeQueueWaitMinutes without a slot: final for this activity.
+        return Promise.reject(ApplicationFailure.nonRetryable('no encode slot came free in 10 minutes', failureTypes.noNodeAvailable));
+      }
+      return Promise.resolve([outcomeFor(rendition!)]);
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'ready');
+  assert.equal(attempts720, 2, 'queued again in a new activity');
+  assert.equal(calls.encodeRenditions?.length, 4);
+  // Capacity is asked for a live node only (probe, thumbnail, and the one long wait): never for a free slot.
+  assert.ok((calls.waitForNodeCapacity ?? []).every(([options]) => (options as { freeSlot: boolean }).freeSlot === false));
+  assert.equal(calls.waitForNodeCapacity?.length, 3);
+});
+
 test('no node online: the workflow waits (video stays transcoding), then proceeds when capacity appears', async () => {
   const videoId = nextVideoId();
   let nodeOnline = false;

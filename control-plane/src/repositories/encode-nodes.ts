@@ -6,6 +6,7 @@ import { newId } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import type { EncodeNode } from '../db/schema.ts';
 import { ago } from './db-clock.ts';
+import { notifyFarmChanged } from './farm-changes.ts';
 
 const nodeIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -44,12 +45,15 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       state: 'active' as const,
       last_heartbeat_at: sql<Date>`now()`,
     };
-    return trx
+    const node = await trx
       .insertInto('encode_nodes')
       .values({ id, ...values })
       .onConflict((oc) => oc.column('id').doUpdateSet(values))
       .returningAll()
       .executeTakeFirstOrThrow();
+    // New slots (and a previous life's freed): the encode queue hands them out at once.
+    await notifyFarmChanged(trx);
+    return node;
   });
 }
 
@@ -67,9 +71,11 @@ export interface NodeHeartbeat {
 
 /** Records a heartbeat. False when the registry does not know the node (never seen, or marked gone). */
 export async function recordHeartbeat(db: Db, { nodeId, draining, activeJobs, leaseGraceMs }: NodeHeartbeat): Promise<boolean> {
+  const state = draining ? 'draining' : 'active';
+  const before = await db.selectFrom('encode_nodes').select('state').where('id', '=', nodeId).executeTakeFirst();
   const updated = await db
     .updateTable('encode_nodes')
-    .set({ last_heartbeat_at: sql<Date>`now()`, state: draining ? 'draining' : 'active' })
+    .set({ last_heartbeat_at: sql<Date>`now()`, state })
     .where('id', '=', nodeId)
     .where('state', '!=', 'gone')
     .returning('id')
@@ -77,7 +83,9 @@ export async function recordHeartbeat(db: Db, { nodeId, draining, activeJobs, le
   if (!updated) return false;
   let orphans = db.deleteFrom('node_leases').where('node_id', '=', nodeId).where('acquired_at', '<', ago(leaseGraceMs));
   if (activeJobs.length > 0) orphans = orphans.where('job', 'not in', activeJobs);
-  await orphans.execute();
+  const reaped = await orphans.executeTakeFirst();
+  // Slots freed (orphans reaped, or the node back from draining): wake the encode queue.
+  if (reaped.numDeletedRows > 0n || before?.state !== state) await notifyFarmChanged(db);
   return true;
 }
 
@@ -86,6 +94,7 @@ export async function deregisterNode(db: Db, nodeId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).execute();
     await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).execute();
+    await notifyFarmChanged(trx);
   });
 }
 
@@ -100,14 +109,26 @@ export async function expireDeadNodes(db: Db, timeoutMs: number): Promise<string
       .returning('id')
       .execute();
     const ids = expired.map((row) => row.id);
-    if (ids.length > 0) await trx.deleteFrom('node_leases').where('node_id', 'in', ids).execute();
+    if (ids.length > 0) {
+      await trx.deleteFrom('node_leases').where('node_id', 'in', ids).execute();
+      // Encodes still running on them learn that their node was dropped (their leases are gone).
+      await notifyFarmChanged(trx);
+    }
     return ids;
   });
 }
 
-/** Gives no more work to a node that vanished mid-call. A live node re-registers on its next heartbeat. */
+/**
+ * A node that vanished mid-call (its stream broke): gone at once, its slots freed, so queued work
+ * moves to the other nodes now rather than at the heartbeat timeout. A live node re-registers on
+ * its next heartbeat.
+ */
 export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
-  await db.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).where('state', '!=', 'gone').execute();
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).where('state', '!=', 'gone').execute();
+    const freed = await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).executeTakeFirst();
+    if (freed.numDeletedRows > 0n) await notifyFarmChanged(trx);
+  });
 }
 
 export interface LiveNode extends EncodeNode {

@@ -11,5 +11,7 @@ export * from './rate-limits.ts';
 export * from './encode-nodes.ts';
 export * from './idempotency-keys.ts';
 export * from './node-leases.ts';
+export * from './encode-queue.ts';
+export * from './farm-changes.ts';
 export * from './signing-keys.ts';
 export * from './share-links.ts';

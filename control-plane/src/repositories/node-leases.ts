@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { EncodeNode } from '../db/schema.ts';
 import { ago } from './db-clock.ts';
 import { listLiveNodes, type SelectionOptions } from './encode-nodes.ts';
+import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
 
 export interface NodeSlotLease {
   leaseId: string;
@@ -26,19 +27,7 @@ export interface AcquireOptions extends SelectionOptions {
  * under the lock, so two orchestrators can never overbook a node.
  */
 export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
-  return oneAtATime(db, () => acquireInTransaction(db, options));
-}
-
-// PGlite is a single session and kysely-pglite does not keep two transactions apart: their
-// statements interleave, and row locks mean nothing within one session. Acquisitions of one process
-// therefore queue here; across processes (PostgreSQL) the row locks below do the work.
-const acquisitionQueues = new WeakMap<Db, Promise<unknown>>();
-
-function oneAtATime<T>(db: Db, task: () => Promise<T>): Promise<T> {
-  const previous = acquisitionQueues.get(db) ?? Promise.resolve();
-  const run = previous.then(task, task);
-  acquisitionQueues.set(db, run.catch(() => undefined));
-  return run;
+  return oneTransactionAtATime(db, () => acquireInTransaction(db, options));
 }
 
 async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
@@ -70,7 +59,9 @@ async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<No
 
 /** Gives a slot back. Releasing a lease that is already gone (expired node, reaped orphan) is fine. */
 export async function releaseNodeSlot(db: Db, leaseId: string): Promise<void> {
-  await db.deleteFrom('node_leases').where('id', '=', leaseId).execute();
+  const released = await db.deleteFrom('node_leases').where('id', '=', leaseId).executeTakeFirst();
+  // The queue's dispatchers hand the slot on at once.
+  if (released.numDeletedRows > 0n) await notifyFarmChanged(db);
 }
 
 /**
@@ -78,5 +69,13 @@ export async function releaseNodeSlot(db: Db, leaseId: string): Promise<void> {
  * worker died (Temporal starts an attempt only once the previous one is over).
  */
 export async function releaseJobLeases(db: Db, job: string): Promise<void> {
-  await db.deleteFrom('node_leases').where('job', '=', job).execute();
+  const released = await db.deleteFrom('node_leases').where('job', '=', job).executeTakeFirst();
+  if (released.numDeletedRows > 0n) await notifyFarmChanged(db);
+}
+
+/** Which of these leases still exist: the others were dropped (their node expired, was lost or left). */
+export async function leasesStillHeld(db: Db, leaseIds: string[]): Promise<Set<string>> {
+  if (leaseIds.length === 0) return new Set();
+  const rows = await db.selectFrom('node_leases').select('id').where('id', 'in', leaseIds).execute();
+  return new Set(rows.map((row) => row.id));
 }

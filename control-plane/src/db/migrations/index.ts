@@ -3,6 +3,7 @@ import type { Migration } from 'kysely';
 import * as tenancyAndVideos from './20261121T0600_tenancy_and_videos.ts';
 import * as signingKeys from './20261121T1500_signing_keys.ts';
 import * as idempotencyKeys from './20261123T0100_idempotency_keys.ts';
+import * as encodeQueue from './20261123T0200_encode_queue.ts';
 import * as shareLinks from './20261123T0200_share_links.ts';
 import * as storyboards from './20261123T0200_storyboards.ts';
 
@@ -10,6 +11,7 @@ export const migrations: Record<string, Migration> = {
   '20261121T0600_tenancy_and_videos': tenancyAndVideos,
   '20261121T1500_signing_keys': signingKeys,
   '20261123T0100_idempotency_keys': idempotencyKeys,
+  '20261123T0200_encode_queue': encodeQueue,
   '20261123T0200_share_links': shareLinks,
   '20261123T0200_storyboards': storyboards,
 };

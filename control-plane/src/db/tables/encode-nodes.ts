@@ -22,3 +22,20 @@ export interface NodeLeasesTable {
   job: string;
   acquired_at: Generated<Date>;
 }
+
+/**
+ * An encode waiting for a slot (repositories/encode-queue.ts). A dispatch grants it a lease
+ * (`lease_id`); its waiter then takes the lease and removes the row.
+ */
+export interface EncodeQueueTable {
+  id: string;
+  video_id: string;
+  /** The job the slot is for (the node call's jobId). */
+  job: string;
+  /** When the video came (its row's creation): older videos are served first among equals. */
+  video_since: Date;
+  enqueued_at: Generated<Date>;
+  /** Refreshed by the waiter; a row not touched for a while belongs to a dead waiter. */
+  touched_at: Generated<Date>;
+  lease_id: string | null;
+}

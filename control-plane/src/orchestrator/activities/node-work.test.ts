@@ -70,7 +70,7 @@ interface Harness {
 /** A farm with one node; `encode` plays the node's side of the call. */
 function harness({
   /** null: no node has a free slot. */
-  lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1' } as NodeLease | null,
+  lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal } as NodeLease | null,
   encode = (() => Promise.resolve(done)) as EncodeClient['encode'],
   probe = (() => Promise.reject(new Error('no probe'))) as EncodeClient['probe'],
   /** null: the uploaded object does not exist. */
@@ -104,7 +104,7 @@ function harness({
       return Promise.resolve();
     },
     client: () => client,
-    close: () => {},
+    close: () => Promise.resolve(),
   };
   const storage = {
     head: () => Promise.resolve(objectSize === null ? undefined : { size: objectSize }),
@@ -207,10 +207,11 @@ test('the node refuses the source: InvalidSource, final, without the presigned U
   assert.equal(failure.message, 'the source is not a readable video: Invalid data found when processing input');
 });
 
-test('no free slot anywhere: NoNodeAvailable before any call', async () => {
+test('no slot came in the queue\'s wait: NoNodeAvailable before any call, final for this activity', async () => {
   const h = harness({ lease: null });
   const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
   assert.equal(failure.type, 'NoNodeAvailable');
+  assert.equal(failure.nonRetryable, true, 'the workflow waits for a node and queues a new activity');
   assert.deepEqual(h.requests, []);
   const env = environment();
   const capacity = await failureOf(env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: true }));
@@ -240,6 +241,29 @@ test('cancellation aborts the node call, frees the slot and ends as cancelled', 
   assert.ok(aborted, 'the gRPC call was cancelled');
   assert.equal(h.released.length, 1);
   assert.deepEqual(h.lost, []);
+});
+
+test('a lease the registry drops mid-encode (the node stopped heartbeating) ends the call at once: NodeLost', async () => {
+  const dropped = new AbortController();
+  let aborted = false;
+  const h = harness({
+    lease: { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: dropped.signal },
+    encode: (_request, options) =>
+      new Promise((_resolve, reject) => {
+        // A hung node: progress once, then nothing, the stream open.
+        options?.signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(serviceError(grpc.status.CANCELLED, 'Cancelled on client'));
+        });
+        options?.onProgress?.({ percent: 10, encodedSeconds: 0.4, speed: 1 });
+        setTimeout(() => dropped.abort(new Error('the registry dropped the node')), 10);
+      }),
+  });
+  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  assert.ok(aborted, 'the gRPC call was cancelled');
+  assert.equal(failure.type, 'NodeLost');
+  assert.match(failure.message, /registry dropped the node/);
+  assert.equal(h.released.length, 1);
 });
 
 test('probe: an empty or missing upload, or a file without a picture, is InvalidSource at once', async () => {
@@ -295,6 +319,11 @@ test('each failure reason a node answers with has its own retry rule; only a los
     );
     assert.equal(h.released.length, 1, `${what}: the slot is given back`);
   }
+  // A lost node's work is retried at once: the failure was the node's.
+  const lostNode = await failureOf(
+    environment().run(createNodeActivities({ ...harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) }), logger }).encodeRenditions, input),
+  );
+  assert.ok((lostNode.nextRetryDelay as number) <= 100, `retried at once, not after ${String(lostNode.nextRetryDelay)}`);
   // Storage outages outlast blips: the next attempt waits longer than the policy's first interval.
   const h = harness({ encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'could not upload')) });
   const storage = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, input));

@@ -27,6 +27,7 @@ import {
   storyboardVttName,
 } from '@kino/proto/contract';
 import {
+  encodeQueueWaitMinutes,
   failureTypes,
   type EncodeGrouping,
   type EncodeInput,
@@ -34,11 +35,18 @@ import {
   type EncodeRenditionInput,
   type SourceProbe,
 } from '../contracts.ts';
-import type { FarmNode, NodeFarm } from '../node-farm.ts';
+import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
 import type { ActivityDeps } from './index.ts';
 
 /** How often a running encode tells Temporal it is alive, progress or not (the node streams on). */
 const heartbeatIntervalMs = 5_000;
+/**
+ * A node lost mid-encode: the next attempt starts at once (it queues for a slot like any encode),
+ * because the failure was the node's, not the work's.
+ */
+const nodeLostRetryDelayMs = 100;
+/** A node refusing for lack of a slot (the registry thought it had one): look again soon, no backoff. */
+const nodeBusyRetryDelayMs = 1_000;
 /** A node that sends nothing (no progress, no end) for this long is treated as lost. */
 const stallTimeoutMs = 120_000;
 const quickCallTimeoutMs = 120_000;
@@ -59,15 +67,15 @@ export function createNodeActivities({
   encodeGrouping = 'auto',
 }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping'>) {
   /**
-   * Runs `work` on a node for the current activity: an encode takes a slot (a lease), a probe or a
-   * thumbnail just a live node. Failures come out classified for the retry policy; a slot is
-   * always given back.
+   * Runs `work` on a node for the current activity: an encode waits in the encode queue for a slot
+   * (a lease), heartbeating; a probe or a thumbnail just takes a live node. Failures come out
+   * classified for the retry policy; a slot is always given back.
    */
   async function runJobOnNode<T>(
     videoId: string,
     what: string,
     { slot }: { slot: boolean },
-    work: (node: FarmNode, jobId: string, log: Logger) => Promise<T>,
+    work: (node: FarmNode, jobId: string, log: Logger, lease: NodeLease | undefined) => Promise<T>,
   ): Promise<T> {
     const context = Context.current();
     const { info } = context;
@@ -75,15 +83,36 @@ export function createNodeActivities({
     // drops the lease an attempt of a dead worker left behind.
     // Safe as a file name (nodes name job directories after it): `vid_…-a12-01a1fcba`.
     const jobId = `${videoId}-a${info.activityId}-${(info.workflowExecution?.runId ?? '').slice(0, 8)}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    const lease = slot ? await farm.acquire({ videoId, job: jobId }) : undefined;
+    let lease: NodeLease | undefined;
+    if (slot) {
+      const queuedAt = Date.now();
+      const beat = () => context.heartbeat({ nodeId: '', percent: 0, queued: true });
+      beat();
+      const timer = setInterval(beat, heartbeatIntervalMs);
+      try {
+        lease = await farm.acquire({ videoId, job: jobId, signal: context.cancellationSignal, maxWaitMs: encodeQueueWaitMinutes * 60_000 });
+      } catch (error) {
+        if (context.cancellationSignal.aborted) {
+          throw context.cancellationSignal.reason instanceof CancelledFailure ? context.cancellationSignal.reason : new CancelledFailure(`${what} cancelled while queued`);
+        }
+        throw error;
+      } finally {
+        clearInterval(timer);
+      }
+      if (!lease) {
+        // Final for this activity: the workflow waits for a live node and queues a new one.
+        throw ApplicationFailure.nonRetryable(`no encode slot came free in ${encodeQueueWaitMinutes} minutes for the ${what}`, failureTypes.noNodeAvailable);
+      }
+      logger.info({ videoId, jobId, nodeId: lease.nodeId, attempt: info.attempt, queuedMs: Date.now() - queuedAt }, `${what}: slot granted`);
+    }
     const node = slot ? lease : await farm.pickNode();
     if (!node) {
-      throw ApplicationFailure.retryable(`no encode node ${slot ? 'has a free slot' : 'is online'} for the ${what}`, failureTypes.noNodeAvailable);
+      throw ApplicationFailure.retryable(`no encode node is online for the ${what}`, failureTypes.noNodeAvailable);
     }
     const log = logger.child({ videoId, jobId, nodeId: node.nodeId, attempt: info.attempt });
     log.info({ address: node.address }, `${what} on node`);
     try {
-      return await work(node, jobId, log);
+      return await work(node, jobId, log, lease);
     } catch (error) {
       throw await classifyNodeFailure(error, { farm, node, what, log, signal: context.cancellationSignal, attempt: info.attempt });
     } finally {
@@ -124,7 +153,7 @@ export function createNodeActivities({
     const inputUrl = await storage.presignGet(storagePath, lifetime);
     const keys = renditions.map((r) => r.key).join(', ');
 
-    return runJobOnNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log) => {
+    return runJobOnNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log, lease) => {
       const specs: RenditionSpec[] = renditions.map((rendition) => ({
         key: rendition.key,
         width: rendition.width,
@@ -155,7 +184,9 @@ export function createNodeActivities({
       }, heartbeatIntervalMs);
       try {
         const done = await farm.client(node.address).encode(request, {
-          signal: AbortSignal.any([context.cancellationSignal, stalled.signal]),
+          // A lease the registry dropped (the node stopped heartbeating, or another call found it
+          // lost) ends the call at once: the node is not coming back for this encode.
+          signal: AbortSignal.any([context.cancellationSignal, stalled.signal, ...(lease ? [lease.dropped] : [])]),
           onProgress(progress) {
             lastEventAt = Date.now();
             firstEventAt ??= lastEventAt;
@@ -198,7 +229,10 @@ export function createNodeActivities({
         );
         return outcomes;
       } catch (error) {
-        if (stalled.signal.aborted && !context.cancellationSignal.aborted) throw nodeStalled(stalled.signal.reason as Error);
+        if (!context.cancellationSignal.aborted) {
+          if (stalled.signal.aborted) throw nodeStalled(stalled.signal.reason as Error);
+          if (lease?.dropped.aborted) throw nodeStalled(lease.dropped.reason as Error);
+        }
         throw error;
       } finally {
         clearInterval(timer);
@@ -209,7 +243,8 @@ export function createNodeActivities({
   return {
     /**
      * Fails with NoNodeAvailable (retried by the workflow's policy without limit) until a live node
-     * is there, with a free encode slot when `freeSlot`.
+     * is there, with a free encode slot when `freeSlot` (workflows started before the encode queue
+     * ask for a slot; newer ones queue inside the encode and come here only after a long wait).
      */
     async waitForNodeCapacity({ freeSlot }: { freeSlot: boolean }): Promise<void> {
       if (!(await farm.hasLiveNode({ freeSlot }))) {
@@ -336,6 +371,7 @@ function invalidSource(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, failureTypes.invalidSource);
 }
 
+/** The node went silent: no word on the stream for too long, or the registry dropped it. */
 class NodeStalledError extends Error {}
 function nodeStalled(reason: Error): NodeStalledError {
   return new NodeStalledError(reason.message);
@@ -356,13 +392,15 @@ function storageRetryDelayMs(attempt: number): number {
  * carries a FailureReason (kino.proto), and each reason has its rule:
  * - INVALID_SOURCE, SOURCE_NOT_FOUND: InvalidSource, final (the video fails);
  * - INVALID_REQUEST, TIMESTAMP_OUT_OF_RANGE: InvalidRequest, final (another attempt asks the same);
- * - NODE_BUSY: NoNodeAvailable, retryable (the workflow waits for capacity);
+ * - NODE_BUSY: NoNodeAvailable, retried after a second (the registry and the node disagreed on a slot);
  * - STORAGE_UNAVAILABLE: StorageUnavailable, retryable after a longer delay; the node is fine;
  * - URL_REFUSED: UrlRefused, retryable (the next attempt presigns fresh URLs);
  * - FFMPEG_FAILED and the rest: NodeWorkFailed, retryable within the policy's attempts.
  * Only a call the node did not answer means the node is lost (connection refused, dropped or reset,
  * deadline, cancelled not by us, the stream ended without `done`, or silence for too long):
- * NodeLost, retryable, and the node gets no more work until it heartbeats again.
+ * NodeLost, retried at once (the next attempt queues for a slot on another node), and the node
+ * is marked gone with its slots freed until it heartbeats again. A lease the registry dropped
+ * (the node stopped heartbeating) ends the call the same way.
  * Cancelled by us: the CancelledFailure, so Temporal records a cancellation.
  */
 async function classifyNodeFailure(
@@ -386,7 +424,11 @@ async function classifyNodeFailure(
       case 'TIMESTAMP_OUT_OF_RANGE':
         return ApplicationFailure.nonRetryable(`node ${node.nodeId} refused the ${what}: ${detail}`, failureTypes.invalidRequest);
       case 'NODE_BUSY':
-        return ApplicationFailure.retryable(`node ${node.nodeId} is busy: ${detail}`, failureTypes.noNodeAvailable);
+        return ApplicationFailure.create({
+          message: `node ${node.nodeId} is busy: ${detail}`,
+          type: failureTypes.noNodeAvailable,
+          nextRetryDelay: nodeBusyRetryDelayMs,
+        });
       case 'STORAGE_UNAVAILABLE':
         return ApplicationFailure.create({
           message: `${what} on node ${node.nodeId}: storage unavailable: ${detail}`,
@@ -406,7 +448,11 @@ async function classifyNodeFailure(
   const nodeLost = async (detail: string) => {
     log.warn({ detail }, `node lost during the ${what}`);
     await farm.markLost(node.nodeId).catch((e: unknown) => log.error({ err: e }, 'could not mark the node lost'));
-    return ApplicationFailure.retryable(`node ${node.nodeId} lost during the ${what}: ${detail}`, failureTypes.nodeLost);
+    return ApplicationFailure.create({
+      message: `node ${node.nodeId} lost during the ${what}: ${detail}`,
+      type: failureTypes.nodeLost,
+      nextRetryDelay: nodeLostRetryDelayMs,
+    });
   };
   if (error instanceof NodeStalledError || error instanceof EncodeStreamEndedError) return nodeLost(error.message);
   if (isServiceError(error)) {

@@ -20,6 +20,7 @@ import type { Activities } from '../activities/index.ts';
 import { planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
+  encodeQueueWaitMinutes,
   failureTypes,
   type EncodeGrouping,
   type EncodeRenditionInput,
@@ -43,9 +44,10 @@ const storage = proxyActivities<Activities>({
 });
 
 /**
- * Waiting for a node: fails with NoNodeAvailable while no live node has a free slot, and is retried
- * without limit, so a video stays `transcoding` while the farm is empty or busy and goes on as soon
- * as a node joins. Retries of one pending activity add nothing to the history, however long it waits.
+ * Waiting for a node: fails with NoNodeAvailable while no live node is there (with a free slot, for
+ * workflows started before the encode queue), and is retried without limit, so a video stays
+ * `transcoding` while the farm is empty and goes on as soon as a node joins. Retries of one pending
+ * activity add nothing to the history, however long it waits.
  */
 const capacity = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
@@ -83,11 +85,13 @@ const storyboards = proxyActivities<Activities>({
  * Encodes heartbeat every few seconds while their node streams (heartbeatTimeout: a dead
  * orchestrator is noticed in 20 s and the encode retried by another worker). The whole attempt
  * gets a generous budget scaled by the source's duration: even a slow preset on a small node
- * stays well inside it. A lost node, a failed ffmpeg or a slot race is retried with backoff, on
- * another node when there is one; bad input is final.
+ * stays well inside it, plus the longest wait in the encode queue. A failed ffmpeg or an unreachable
+ * storage is retried with backoff; a lost node is retried at once (the activity says so), on
+ * another node when there is one; bad input is final. Lack of capacity is never a retry: the encode
+ * waits in the queue (docs/architecture.md#encode-scheduling).
  */
-function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsPerEncode: number) {
-  const budgetMinutes = 30 + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
+function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsPerEncode: number, queueWaitMinutes: number) {
+  const budgetMinutes = 30 + queueWaitMinutes + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
   return proxyActivities<Activities>({
     startToCloseTimeout: `${budgetMinutes} minutes`,
     heartbeatTimeout: '20 seconds',
@@ -179,21 +183,30 @@ async function makeLadder(
   // before that called `encodeRendition` per rendition; their histories name it, so they replay
   // down the old branch (and the activity stays registered) until none runs.
   const oneEncodeActivity = patched('one-encode-protocol');
+  // Encodes wait for a slot in the encode queue, inside the activity. Workflows started before it
+  // polled for a free slot first (waitForNodeCapacity, then the encode); they replay down that branch.
+  const encodeQueue = patched('encode-queue');
+  const runEncode = <T>(work: () => Promise<T>): Promise<T> => (encodeQueue ? queueThenRun(work) : waitForNodeThenRun({ freeSlot: true }, work));
   // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
   const groups: RenditionPlan[][] =
     grouping === 'ladder'
       ? [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0)
       : ladder.map((plan) => [plan]);
-  const encoding = encodeActivities(probe.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)));
+  const encoding = encodeActivities(
+    probe.durationSeconds,
+    job.parameters.twoPassVBREncoding,
+    Math.max(...groups.map((g) => g.length)),
+    encodeQueue ? encodeQueueWaitMinutes : 0,
+  );
   const renditions = await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
       if (!oneEncodeActivity && grouping === 'rendition') {
         const plan = group[0]!;
         const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
-        const outcome = await waitForNodeThenRun({ freeSlot: true }, () => encoding.encodeRendition(input));
+        const outcome = await runEncode(() => encoding.encodeRendition(input));
         return [{ plan, outcome }];
       }
-      const outcomes = await waitForNodeThenRun({ freeSlot: true }, () =>
+      const outcomes = await runEncode(() =>
         encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -267,6 +280,22 @@ async function waitForNodeThenRun<T>({ freeSlot }: { freeSlot: boolean }, work: 
     } catch (error) {
       if (failureType(error) === failureTypes.noNodeAvailable) continue;
       throw error;
+    }
+  }
+}
+
+/**
+ * Runs an encode, which waits for its slot in the encode queue (first come, fair across videos) and
+ * starts as soon as one frees anywhere in the farm. An encode that waited its whole turn without a
+ * slot (no node for a long while) waits for a live node here, then queues again.
+ */
+async function queueThenRun<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (failureType(error) !== failureTypes.noNodeAvailable) throw error;
+      await capacity.waitForNodeCapacity({ freeSlot: false });
     }
   }
 }

@@ -1,0 +1,149 @@
+// bench/encode node loss: the issue's scenario, timed. Two encode nodes with one slot each, a 60 s
+// 1080p30 clip with audio on `high` (480p, 720p, 1080p: three encodes, one per rendition), once
+// undisturbed and once with the node running one of the encodes killed with SIGKILL once both nodes
+// are encoding, in the same run, alternating. Prints, per run and as medians: the time from the kill
+// to the lost encode's restart on the surviving node, how long the survivor's slot sat free before
+// that restart, and the time from the process call to `ready` against the undisturbed run.
+//
+//   node --import tsx bench/encode/node-loss.ts [--runs 1] [--seconds 60]
+//
+// Timelines come from the nodes' own logs (`encode started`, `encode done`: when a slot went to a
+// job and came back; test/farm/farm.ts nodeJobs) and the video's `ready_at`.
+import { existsSync } from 'node:fs';
+import { readFile, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { makeClip } from '@kino/test/support/media';
+import type { ProcessVideoResult } from '@kino/control-plane/orchestrator';
+import { getVideo } from '@kino/control-plane/repositories';
+import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '1' },
+    seconds: { type: 'string', default: '60' },
+  },
+});
+const runs = Number(options.runs);
+const seconds = Number(options.seconds);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+interface NodeLossRun {
+  totalMs: number;
+  /** From the kill to the lost encode's start on the survivor. */
+  killToRestartMs: number;
+  /** From the survivor's slot freeing (the job before) to the lost encode's start there. */
+  slotIdleMs: number;
+}
+
+async function submit(farm: Farm, source: Buffer): Promise<{ videoId: string; calledAt: number }> {
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'bench.mp4', fileSize: source.length, contentType: 'video/mp4' });
+  await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
+  const calledAt = Date.now();
+  const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+    storagePath: ticket.bucketPath,
+    videoQuality: 'high',
+    allowPublicAccess: true,
+    videoName: 'bench',
+    compressionRatio: 'veryfast',
+  });
+  return { videoId: videoID, calledAt };
+}
+
+async function readyMs(farm: Farm, videoId: string, calledAt: number): Promise<number> {
+  const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as ProcessVideoResult;
+  if (result.status !== 'ready') throw new Error(`the run ended ${result.status}: ${JSON.stringify(result)}`);
+  return (await getVideo(farm.db, videoId))!.ready_at!.getTime() - calledAt;
+}
+
+async function undisturbedRun(farm: Farm, source: Buffer): Promise<number> {
+  const { videoId, calledAt } = await submit(farm, source);
+  return readyMs(farm, videoId, calledAt);
+}
+
+async function nodeLossRun(farm: Farm, source: Buffer, nodes: FarmNodeProcess[]): Promise<NodeLossRun> {
+  const { videoId, calledAt } = await submit(farm, source);
+  // Both nodes encoding this video: kill one of them.
+  const running = async () => {
+    const out: Array<{ node: FarmNodeProcess; jobId: string }> = [];
+    for (const node of nodes) {
+      const job = (await nodeJobs(node)).find((j) => j.jobId.startsWith(`${videoId}-`) && j.endedAt === undefined);
+      if (job) out.push({ node, jobId: job.jobId });
+    }
+    return out;
+  };
+  let both = await running();
+  while (both.length < 2) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    both = await running();
+  }
+  const [lost, kept] = both as [{ node: FarmNodeProcess; jobId: string }, { node: FarmNodeProcess; jobId: string }];
+  const killedAt = Date.now();
+  await lost.node.process.kill9();
+  log(`  killed ${lost.node.name} ${s(killedAt - calledAt)} after the process call (its encode: ${lost.jobId})`);
+  const totalMs = await readyMs(farm, videoId, calledAt);
+
+  const survivorJobs = (await nodeJobs(kept.node)).filter((j) => j.jobId.startsWith(`${videoId}-`));
+  const restartIndex = survivorJobs.findIndex((j) => j.jobId === lost.jobId);
+  if (restartIndex < 1) throw new Error(`the lost encode did not run again on ${kept.node.name}: ${JSON.stringify(survivorJobs)}`);
+  const restart = survivorJobs[restartIndex]!;
+  return {
+    totalMs,
+    killToRestartMs: restart.startedAt - killedAt,
+    slotIdleMs: restart.startedAt - survivorJobs[restartIndex - 1]!.endedAt!,
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const sourcePath = join(tmpdir(), `kino-bench-node-loss-source-${seconds}s-1080p30.mp4`);
+  if (!existsSync(sourcePath)) {
+    log(`making the source: ${seconds} s, 1920x1080, 30 fps, with audio -> ${sourcePath}`);
+    // Under another name first: a run cut short never leaves a short source behind.
+    await makeClip({ seconds, width: 1920, height: 1080, fps: 30, audio: true, path: `${sourcePath}.partial.mp4` });
+    await rename(`${sourcePath}.partial.mp4`, sourcePath);
+  }
+  const source = await readFile(sourcePath);
+  log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, two nodes with one slot each)...');
+  const farm = await startFarm({ heartbeatTimeoutMs: 10_000 });
+  try {
+    let started = 0;
+    const startNode = () => farm.startNode(`loss-${(started += 1)}`, { slots: 1 });
+    const nodes = [await startNode(), await startNode()];
+    const undisturbed: number[] = [];
+    const disturbed: NodeLossRun[] = [];
+    for (let run = 1; run <= runs; run += 1) {
+      const ms = await undisturbedRun(farm, source);
+      undisturbed.push(ms);
+      log(`run ${run}: undisturbed ${s(ms)} to ready`);
+      const loss = await nodeLossRun(farm, source, nodes);
+      disturbed.push(loss);
+      log(`run ${run}: node loss   ${s(loss.totalMs)} to ready; kill -> restart ${s(loss.killToRestartMs)}, survivor's slot free ${s(loss.slotIdleMs)} before it`);
+      // Back to two nodes for the next run.
+      const alive = nodes.filter((n) => n.process.child.exitCode === null && n.process.child.signalCode === null);
+      nodes.splice(0, nodes.length, ...alive, await startNode());
+    }
+    process.stdout.write(
+      [
+        '',
+        `bench/encode node loss: ${seconds} s 1080p30 + audio, preset high (three encodes), 2 nodes x 1 slot, ${runs} run(s) each`,
+        `undisturbed (process -> ready):          ${undisturbed.map(s).join(', ')}  median ${s(median(undisturbed))}`,
+        `node killed mid-encode (process -> ready): ${disturbed.map((d) => s(d.totalMs)).join(', ')}  median ${s(median(disturbed.map((d) => d.totalMs)))}`,
+        `  kill -> lost encode restarted:         ${disturbed.map((d) => s(d.killToRestartMs)).join(', ')}  median ${s(median(disturbed.map((d) => d.killToRestartMs)))}`,
+        `  survivor's slot free before restart:   ${disturbed.map((d) => s(d.slotIdleMs)).join(', ')}  median ${s(median(disturbed.map((d) => d.slotIdleMs)))}  (goal <= 2 s)`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await farm.stop();
+  }
+}
+
+await main();
