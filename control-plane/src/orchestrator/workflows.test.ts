@@ -277,9 +277,9 @@ test('encode queue: encodes go straight to the queue (no slot poll first); one t
   assert.equal(result.status, 'ready');
   assert.equal(attempts720, 2, 'queued again in a new activity');
   assert.equal(calls.encodeRenditions?.length, 4);
-  // Capacity is asked for a live node only (probe, thumbnail, and the one long wait): never for a free slot.
+  // Capacity is asked for a live node only (probe, thumbnail, storyboard, and the one long wait): never for a free slot.
   assert.ok((calls.waitForNodeCapacity ?? []).every(([options]) => (options as { freeSlot: boolean }).freeSlot === false));
-  assert.equal(calls.waitForNodeCapacity?.length, 3);
+  assert.equal(calls.waitForNodeCapacity?.length, 4);
 });
 
 test('no node online: the workflow waits (video stays transcoding), then proceeds when capacity appears', async () => {
