@@ -6,6 +6,7 @@ import { environmentRoutes } from './environments.ts';
 import { uploadRoutes } from './uploads.ts';
 import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { playbackRoutes } from '../../playback/routes.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
@@ -14,6 +15,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(uploadRoutes, options);
   await api.register(videoRoutes, options);
   await api.register(webhookRoutes, options);
+  await api.register(analyticsRoutes, options);
   // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
   await api.register(playbackRoutes, options);
 }
