@@ -35,8 +35,10 @@ export async function startApiServer(
   // The API process keeps the analytics rollup current (infra/src/analytics/rollups.ts): it is
   // the process that reads it, every instance may run it (passes are idempotent), and it needs
   // nothing but the store. Failures (store down, schema not there yet) are retried each tick.
-  const refresher = clickhouse
-    ? startRollupRefresher(clickhouse, { onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying') })
+  // Its own client: recomputing a backfilled year takes longer than a request may wait.
+  const rollupClient = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 600_000) : undefined;
+  const refresher = rollupClient
+    ? startRollupRefresher(rollupClient, { onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying') })
     : undefined;
   const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
@@ -53,6 +55,7 @@ export async function startApiServer(
       await connection.close().catch(() => undefined);
       storage.close();
       await clickhouse?.close();
+      await rollupClient?.close();
       await db.destroy();
     },
   };

@@ -12,7 +12,8 @@
 // one (org, day) mark per day the batch held, stamped with the store's own clock (`now()`). The
 // refresher (run by every API process, `startRollupRefresher`) reads the marks stamped since its
 // last pass (minus a minute of overlap for inserts still in flight), recomputes those days and saves
-// its watermark in `segment_rollup_progress`. A batch replayed after a crash marks its days again,
+// its watermark in `segment_rollup_progress`; marks it already handled are skipped (it remembers
+// them for the overlap). A batch replayed after a crash marks its days again,
 // and recomputing is idempotent, so repeating work is harmless; it is missing work that is not,
 // hence marks written after the rows and the overlap.
 import type { ClickHouseHttp } from '../clickhouse.ts';
@@ -26,6 +27,7 @@ export const SEGMENT_ROLLUP_PROGRESS_TABLE = 'segment_rollup_progress';
 export const ROLLUP_REFRESH_INTERVAL_MS = 10_000;
 /** Marks stamped this long before the watermark are read again (inserts that were still running). */
 const MARK_OVERLAP_SECONDS = 60;
+const DAYS_PER_RECOMPUTE = 7;
 
 /** The (organization, UTC day) pairs of raw rows as they go to ClickHouse (`served_at` is `YYYY-MM-DD hh:mm:ss`). */
 export function rollupDaysOf(rows: readonly { org_id: string; served_at: string }[]): { orgId: string; day: string }[] {
@@ -61,25 +63,37 @@ export async function recomputeRollupDays(client: ClickHouseHttp, orgId: string,
   );
 }
 
-/** One pass: recompute every day marked since the saved watermark. Returns how many days it recomputed. */
-export async function refreshRollups(client: ClickHouseHttp): Promise<number> {
+/**
+ * One pass: recompute every day marked since the saved watermark. `seen` carries the marks this
+ * refresher already handled, so the overlap re-reads them without recomputing their days again.
+ * Returns how many (organization, day) pairs it recomputed.
+ */
+export async function refreshRollups(client: ClickHouseHttp, seen = new Map<string, number>()): Promise<number> {
   // Unix seconds, not DateTime text: ClickHouse 18.16 prints the zero DateTime as 0000-00-00.
   const [progress] = await client.query<{ watermark: number }>(
     `SELECT toUInt32(max(watermark)) AS watermark FROM ${SEGMENT_ROLLUP_PROGRESS_TABLE}`,
   );
   const watermark = Number(progress?.watermark ?? 0);
-  const marks = await client.query<{ org_id: string; day: string; upto: number }>(
-    `SELECT org_id, toString(day) AS day, toUInt32(max(marked_at)) AS upto FROM ${SEGMENT_ROLLUP_MARKS_TABLE}
-     WHERE marked_at >= toDateTime(${Math.max(0, watermark - MARK_OVERLAP_SECONDS)})
-     GROUP BY org_id, day`,
+  const since = Math.max(0, watermark - MARK_OVERLAP_SECONDS);
+  const marks = await client.query<{ org_id: string; day: string; at: number }>(
+    `SELECT DISTINCT org_id, toString(day) AS day, toUInt32(marked_at) AS at FROM ${SEGMENT_ROLLUP_MARKS_TABLE}
+     WHERE marked_at >= toDateTime(${since})`,
   );
-  if (marks.length === 0) return 0;
-  const byOrg = new Map<string, string[]>();
-  for (const mark of marks) byOrg.set(mark.org_id, [...(byOrg.get(mark.org_id) ?? []), mark.day]);
-  for (const [orgId, days] of byOrg) await recomputeRollupDays(client, orgId, days);
-  const upto = Math.max(watermark, ...marks.map((m) => Number(m.upto)));
-  await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
-  return marks.length;
+  const fresh = marks.filter((m) => !seen.has(`${m.org_id}\n${m.day}\n${m.at}`));
+  const byOrg = new Map<string, Set<string>>();
+  for (const mark of fresh) byOrg.set(mark.org_id, (byOrg.get(mark.org_id) ?? new Set()).add(mark.day));
+  // A week per statement: a backfill of a year is 52 bounded statements, not one huge GROUP BY.
+  let recomputed = 0;
+  for (const [orgId, daySet] of byOrg) {
+    const days = [...daySet].sort();
+    for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE) await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
+    recomputed += days.length;
+  }
+  for (const mark of fresh) seen.set(`${mark.org_id}\n${mark.day}\n${mark.at}`, Number(mark.at));
+  const upto = Math.max(watermark, ...marks.map((m) => Number(m.at)));
+  for (const [key, at] of seen) if (at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
+  if (upto > watermark) await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
+  return recomputed;
 }
 
 export interface RollupRefresher {
@@ -94,7 +108,8 @@ export function startRollupRefresher(
   { intervalMs = ROLLUP_REFRESH_INTERVAL_MS, onError }: { intervalMs?: number; onError: (error: unknown) => void },
 ): RollupRefresher {
   let running: Promise<number> = Promise.resolve(0);
-  const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client)));
+  const seen = new Map<string, number>();
+  const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client, seen)));
   const timer = setInterval(() => pass().catch(onError), intervalMs);
   timer.unref();
   return { refreshNow: pass, stop: () => clearInterval(timer) };
