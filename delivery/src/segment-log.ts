@@ -11,7 +11,8 @@
 // to a batch; batches are inserted in order as JSONEachRow and deleted once ClickHouse answered
 // 200. A batch that was inserted but not yet deleted when the node died is inserted again at
 // start: its rows keep their `row_id`, and the ReplacingMergeTree table collapses the copies, so
-// queries that read it with FINAL count each row once. While ClickHouse is unreachable, batches
+// queries that read it with FINAL count each row once. After each batch the days it held are marked
+// for the analytics rollup (infra/src/analytics/rollups.ts), which recomputes them from the raw rows. While ClickHouse is unreachable, batches
 // wait on disk and are retried.
 import {
   closeSync,
@@ -31,7 +32,15 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type ClickHouseHttp, type Logger, SEGMENT_DELIVERIES_TABLE, migrateClickHouse, toClickHouseDateTime } from '@kino/infra';
+import {
+  type ClickHouseHttp,
+  type Logger,
+  SEGMENT_DELIVERIES_TABLE,
+  markRollupDays,
+  migrateClickHouse,
+  rollupDaysOf,
+  toClickHouseDateTime,
+} from '@kino/infra';
 
 const fdatasyncAsync = promisify(fdatasync);
 
@@ -43,6 +52,13 @@ export interface SegmentDelivery {
   segmentIndex: number;
   bytes: number;
   access: 'public' | 'private';
+}
+
+/** A row as written to the spool and shipped (the columns of `segment_deliveries`). */
+interface SpooledRow {
+  org_id: string;
+  served_at: string;
+  [column: string]: unknown;
 }
 
 interface SpoolFile {
@@ -216,6 +232,8 @@ export class SegmentLog {
         const path = join(dir, name);
         const rows = (await readFile(path, 'utf8')).split('\n').flatMap(completeRow);
         await clickHouse.insert(SEGMENT_DELIVERIES_TABLE, rows);
+        // After the rows, before forgetting the batch: a crash in between replays both.
+        await markRollupDays(clickHouse, rollupDaysOf(rows));
         await unlink(path);
         this.shippedRows += rows.length;
         logger.debug({ batch: name, rows: rows.length }, 'segment batch shipped');
@@ -239,10 +257,10 @@ export class SegmentLog {
  * The row of a line the node finished writing, or none for a torn line (a torn last line can only
  * come from a crash of the machine).
  */
-function completeRow(line: string): object[] {
+function completeRow(line: string): SpooledRow[] {
   if (!line.startsWith('{') || !line.endsWith('}')) return [];
   try {
-    return [JSON.parse(line) as object];
+    return [JSON.parse(line) as SpooledRow];
   } catch {
     return [];
   }

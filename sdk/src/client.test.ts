@@ -384,3 +384,35 @@ describe('PagePromise', () => {
     assert.equal(calls.length, 1, 'the first page is fetched once');
   });
 });
+
+describe('analytics', () => {
+  it('calls each endpoint at its path (environment variants included) and returns its records', async () => {
+    const daily = { deliveryDate: '2026-11-22T00:00:00Z', segmentsServed: 3, uniqueVideosServed: 1, hdSegments: 0, sdSegments: 3, ldSegments: 0 };
+    const { fetch, calls } = fakeFetch([
+      json(200, { body: { usage: [] } }),
+      json(200, { body: { dailyUsage: [daily] } }),
+      json(200, { body: { storage: { totalVideos: 0 } } }),
+      json(200, { body: { summary: { vidId: 'vid_1' }, resolutions: [] } }),
+      json(200, { body: { distribution: [] } }),
+      json(400, errorEnvelope(400, 'invalid_period_days', 'periodDays must be at most 365')),
+    ]);
+    const kino = new Kino({ apiUrl, apiKey, fetch });
+    assert.deepEqual(await kino.analytics.usage('org_1', { periodDays: 7 }), []);
+    assert.deepEqual(await kino.analytics.daily('org_1', { envId: 'env_1', startDate: '2026-11-22', endDate: '2026-11-22' }), [daily]);
+    assert.deepEqual(await kino.analytics.storage('org_1'), { totalVideos: 0 });
+    assert.deepEqual(await kino.analytics.resolution('org_1', 'vid_1'), { summary: { vidId: 'vid_1' }, resolutions: [] });
+    assert.deepEqual(await kino.analytics.resolutionDistribution('org_1', { startDate: '2026-01-01' }), []);
+    await assert.rejects(kino.analytics.usage('org_1', { periodDays: 400 }), (error: unknown) => error instanceof BadRequestError && error.code === 'invalid_period_days');
+    assert.deepEqual(
+      calls.map((c) => c.url.slice(apiUrl.length)),
+      [
+        '/org_1/analytics/usage?periodDays=7',
+        '/org_1/environments/env_1/analytics/daily?startDate=2026-11-22&endDate=2026-11-22',
+        '/org_1/analytics/storage',
+        '/org_1/videos/vid_1/analytics/resolution',
+        '/org_1/analytics/resolution-distribution?startDate=2026-01-01',
+        '/org_1/analytics/usage?periodDays=400',
+      ],
+    );
+  });
+});

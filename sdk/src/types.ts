@@ -235,15 +235,29 @@ export interface Health {
   checks: Record<string, unknown>;
 }
 
-// Analytics records.
+// Analytics records (docs/analytics.md). Counts are int64 on the wire, sent as JSON numbers.
+// Timestamps are `YYYY-MM-DDThh:mm:ssZ` (UTC), and `""` when their `...Valid` companion is false.
 
+/**
+ * Usage of one environment: `GET /{orgID}/analytics/usage` returns one per environment.
+ * @example
+ * { authOrgId: 'org_1', envId: 'env_1', totalVideos: 12, totalVideoDurationSeconds: 1830.5,
+ *   totalSegmentsServed: 48210, videosUploadedInPeriod: 3, segmentsServedInPeriod: 9120,
+ *   firstVideoUploaded: '2026-01-04T09:12:44Z', firstVideoUploadedValid: true,
+ *   lastSegmentServed: '2026-11-23T01:20:03Z', lastSegmentServedValid: true }
+ */
 export interface UsageRecord {
+  /** The organization id (the identity provider's id once the dashboard maps one). */
   authOrgId: string;
   envId: string;
+  /** Videos that exist now (deleted ones excluded). */
   totalVideos: number;
   totalVideoDurationSeconds: number;
+  /** All time. */
   totalSegmentsServed: number;
+  /** Videos created in the period, deleted since or not. */
   videosUploadedInPeriod: number;
+  /** Over the last `periodDays` UTC days, today included. */
   segmentsServedInPeriod: number;
   firstVideoUploaded: string;
   firstVideoUploadedValid: boolean;
@@ -251,30 +265,57 @@ export interface UsageRecord {
   lastSegmentServedValid: boolean;
 }
 
+/**
+ * One UTC day of `GET /{orgID}/analytics/daily` (every day of the range, zero days included).
+ * @example
+ * { deliveryDate: '2026-11-22T00:00:00Z', segmentsServed: 1400, uniqueVideosServed: 9,
+ *   hdSegments: 800, sdSegments: 500, ldSegments: 100 }
+ */
 export interface DailyRecord {
+  /** The day's midnight, `YYYY-MM-DDT00:00:00Z`. */
   deliveryDate: string;
   segmentsServed: number;
   uniqueVideosServed: number;
+  /** Heights 1080 and above. */
   hdSegments: number;
+  /** 720p, and heights between 480 and 1080. */
   sdSegments: number;
+  /** Heights 480 and below. */
   ldSegments: number;
 }
 
+/**
+ * `GET /{orgID}/analytics/storage`: the videos that exist now, in seconds of video.
+ * @example
+ * { totalVideos: 12, totalDurationSeconds: 1830.5, avgVideoDuration: 152.54,
+ *   ultraQualityDuration: 0, highQualityDuration: 600, standardQualityDuration: 1230.5 }
+ */
 export interface StorageRecord {
   totalVideos: number;
   totalDurationSeconds: number;
+  /** 0 without videos. */
   avgVideoDuration: number;
+  /** Seconds of videos processed with the `ultra` preset. */
   ultraQualityDuration: number;
   highQualityDuration: number;
   standardQualityDuration: number;
 }
 
+/**
+ * One video over the range (`summary` of `GET /{orgID}/videos/{publicID}/analytics/resolution`).
+ * @example
+ * { vidId: 'vid_1', vidPublicId: 'vid_1', vidName: 'Launch', vidNameValid: true, vidLengthSeconds: 13,
+ *   availableResolutions: 3, totalSegmentsServed: 9, totalDaysServed: 1,
+ *   firstServed: '2026-11-23T01:02:03Z', firstServedValid: true, lastServed: '2026-11-23T01:05:00Z',
+ *   lastServedValid: true, mostPopularResolution: 720, mostPopularResolutionValid: true }
+ */
 export interface ResolutionSummary {
   vidId: string;
   vidPublicId: string;
   vidName: string;
   vidNameValid: boolean;
   vidLengthSeconds: number;
+  /** Count of rendition variants. */
   availableResolutions: number;
   totalSegmentsServed: number;
   totalDaysServed: number;
@@ -282,16 +323,25 @@ export interface ResolutionSummary {
   firstServedValid: boolean;
   lastServed: string;
   lastServedValid: boolean;
+  /** The height served most (the taller on a tie); 0 when not valid. */
   mostPopularResolution: number;
   mostPopularResolutionValid: boolean;
 }
 
+/**
+ * One height of one video (`resolutions`, tallest first).
+ * @example
+ * { vidId: 'vid_1', vidPublicId: 'vid_1', vidName: 'Launch', vidNameValid: true, resolutionHeight: 720,
+ *   timesServed: 9, firstServed: '2026-11-23T01:02:03Z', firstServedValid: true,
+ *   lastServed: '2026-11-23T01:05:00Z', lastServedValid: true, daysServed: 1 }
+ */
 export interface ResolutionEntry {
   vidId: string;
   vidPublicId: string;
   vidName: string;
   vidNameValid: boolean;
   resolutionHeight: number;
+  /** Segments served at this height. */
   timesServed: number;
   firstServed: string;
   firstServedValid: boolean;
@@ -300,6 +350,13 @@ export interface ResolutionEntry {
   daysServed: number;
 }
 
+/**
+ * One height across videos (`GET /{orgID}/analytics/resolution-distribution`, tallest first).
+ * @example
+ * { resolutionHeight: 1080, segmentsServed: 4, uniqueVideos: 1, daysActive: 1,
+ *   firstServed: '2026-11-23T01:02:03Z', firstServedValid: true,
+ *   lastServed: '2026-11-23T01:02:09Z', lastServedValid: true }
+ */
 export interface DistributionEntry {
   resolutionHeight: number;
   segmentsServed: number;
@@ -311,6 +368,13 @@ export interface DistributionEntry {
   lastServedValid: boolean;
 }
 
+/** The body of `GET /{orgID}/videos/{publicID}/analytics/resolution`. */
+export interface VideoResolutions {
+  summary: ResolutionSummary;
+  resolutions: ResolutionEntry[];
+}
+
+/** UTC days, inclusive. */
 export interface DateRangeParams {
   /** YYYY-MM-DD */
   startDate?: string;

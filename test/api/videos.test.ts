@@ -290,7 +290,7 @@ describe('video details', () => {
     const id = await seedVideo({ name: 'Popular', durationSeconds: 60 });
     // 60 s is 10 segments per view: 12,000 segments are 1,200 views.
     const app = await api.buildAnother({
-      servedSegments: { segmentsServed: async (videoIds) => new Map(videoIds.map((v) => [v, v === id ? 12_000 : 0])) },
+      servedSegments: { segmentsServed: async (_orgId, videoIds) => new Map(videoIds.map((v) => [v, v === id ? 12_000 : 0])) },
     });
     const details = await app.inject({ url: `/v1/api/${t.org.id}/videos/${id}/details`, headers: { 'x-api-key': t.keys.full } });
     assert.equal(details.json<Json>().body.served, '1.2K views');

@@ -7,7 +7,7 @@ import type { RateLimitOverrides } from './rate-limits.ts';
 
 /** Segments served per video, for the `served` estimate; absent until analytics are wired in. */
 export interface ServedSegmentsSource {
-  segmentsServed(videoIds: string[]): Promise<Map<string, number>>;
+  segmentsServed(orgId: string, videoIds: string[]): Promise<Map<string, number>>;
 }
 
 export interface ApiDeps {

@@ -1,6 +1,6 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, createLogger, migrateClickHouse, Storage, type Logger } from '@kino/infra';
+import { ClickHouseHttp, createLogger, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
@@ -32,6 +32,14 @@ export async function startApiServer(
       logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
     );
   }
+  // The API process keeps the analytics rollup current (infra/src/analytics/rollups.ts): it is
+  // the process that reads it, every instance may run it (passes are idempotent), and it needs
+  // nothing but the store. Failures (store down, schema not there yet) are retried each tick.
+  // Its own client: recomputing a backfilled year takes longer than a request may wait.
+  const rollupClient = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 600_000) : undefined;
+  const refresher = rollupClient
+    ? startRollupRefresher(rollupClient, { onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying') })
+    : undefined;
   const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();
@@ -42,10 +50,12 @@ export async function startApiServer(
     app,
     url,
     async stop() {
+      refresher?.stop();
       await app.close();
       await connection.close().catch(() => undefined);
       storage.close();
       await clickhouse?.close();
+      await rollupClient?.close();
       await db.destroy();
     },
   };

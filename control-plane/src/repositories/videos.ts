@@ -258,3 +258,70 @@ export async function setDefaultThumbnail(db: Db, videoId: string, thumbnailKey:
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+export interface EnvironmentVideoUsage {
+  envId: string;
+  /** Videos that exist (not deleted). */
+  totalVideos: number;
+  totalDurationSeconds: number;
+  /** Videos created at or after `since`, deleted since or not: uploads are events. */
+  uploadedSince: number;
+  /** The first video ever created in the environment, deleted or not. */
+  firstUploadedAt: Date | null;
+}
+
+/** Per environment of an organization (or of the given ones): what the usage record takes from PostgreSQL. */
+export async function videoUsageByEnvironment(
+  db: Db,
+  { orgId, envIds, since }: { orgId: string; envIds: string[]; since: Date },
+): Promise<Map<string, EnvironmentVideoUsage>> {
+  if (envIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('videos')
+    .where('org_id', '=', orgId)
+    .where('env_id', 'in', envIds)
+    .select((eb) => [
+      'env_id',
+      sql<string>`count(*) filter (where deleted_at is null)`.as('total_videos'),
+      sql<string | null>`sum(duration_seconds) filter (where deleted_at is null)`.as('total_duration'),
+      sql<string>`count(*) filter (where created_at >= ${since})`.as('uploaded_since'),
+      eb.fn.min('created_at').as('first_uploaded_at'),
+    ])
+    .groupBy('env_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.env_id,
+      {
+        envId: row.env_id,
+        totalVideos: Number(row.total_videos),
+        totalDurationSeconds: Number(row.total_duration ?? 0),
+        uploadedSince: Number(row.uploaded_since),
+        firstUploadedAt: row.first_uploaded_at ? new Date(row.first_uploaded_at) : null,
+      },
+    ]),
+  );
+}
+
+export interface StoredVideoDurations {
+  totalVideos: number;
+  totalDurationSeconds: number;
+  byQuality: Record<VideoQuality, number>;
+}
+
+/** Videos that exist (not deleted) and their durations per quality preset: the storage record. */
+export async function storedVideoDurations(db: Db, { orgId, envId }: { orgId: string; envId?: string }): Promise<StoredVideoDurations> {
+  let query = db.selectFrom('videos').where('org_id', '=', orgId).where('deleted_at', 'is', null);
+  if (envId) query = query.where('env_id', '=', envId);
+  const rows = await query
+    .select(['video_quality', sql<string>`count(*)`.as('videos'), sql<string | null>`sum(duration_seconds)`.as('duration')])
+    .groupBy('video_quality')
+    .execute();
+  const byQuality: Record<VideoQuality, number> = { standard: 0, high: 0, ultra: 0 };
+  let totalVideos = 0;
+  for (const row of rows) {
+    byQuality[row.video_quality] = Number(row.duration ?? 0);
+    totalVideos += Number(row.videos);
+  }
+  return { totalVideos, totalDurationSeconds: byQuality.standard + byQuality.high + byQuality.ultra, byQuality };
+}

@@ -1,1 +1,2 @@
 export * from './migrations.ts';
+export * from './rollups.ts';

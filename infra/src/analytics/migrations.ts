@@ -2,6 +2,7 @@
 // table. Every statement runs on chDB 26 and on ClickHouse 18.16 alike, and is idempotent
 // (IF NOT EXISTS): two processes that start together (delivery and the API) may both migrate.
 import type { ClickHouseHttp } from '../clickhouse.ts';
+import { SEGMENT_DAILY_TABLE, SEGMENT_ROLLUP_MARKS_TABLE, SEGMENT_ROLLUP_PROGRESS_TABLE } from './rollups.ts';
 
 export interface ClickHouseMigration {
   version: number;
@@ -35,6 +36,43 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       ) ENGINE = ReplacingMergeTree
       PARTITION BY toYYYYMM(served_at)
       ORDER BY (org_id, env_id, video_id, served_at, row_id)`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'segment_rollups',
+    statements: [
+      // The rollup the analytics endpoints read (rollups.ts says how it stays exact). Version column
+      // `segments`: the largest count computed for a key is the true one.
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_DAILY_TABLE} (
+        org_id String,
+        day Date,
+        env_id String,
+        video_id String,
+        rendition_height UInt16,
+        segments UInt64,
+        first_served DateTime('UTC'),
+        last_served DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(segments)
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (org_id, day, env_id, video_id, rendition_height)`,
+      // Days whose raw rows changed, written by the delivery shipper after each batch.
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_ROLLUP_MARKS_TABLE} (
+        org_id String,
+        day Date,
+        marked_at DateTime('UTC')
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(marked_at)
+      ORDER BY (marked_at, org_id, day)`,
+      // How far the refreshers got through the marks.
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_ROLLUP_PROGRESS_TABLE} (
+        id UInt8,
+        watermark DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(watermark)
+      ORDER BY id`,
+      // Rows logged before this migration: mark their days so the first refresh rolls them up.
+      `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
+       SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE}`,
     ],
   },
 ];

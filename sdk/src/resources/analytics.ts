@@ -3,11 +3,14 @@ import type {
   DailyRecord,
   DateRangeParams,
   DistributionEntry,
-  ResolutionEntry,
-  ResolutionSummary,
   StorageRecord,
   UsageRecord,
+  VideoResolutions,
 } from '../types.ts';
+
+// The Analytics endpoints (docs/analytics.md). Days are UTC; an environment key sees its own
+// environment only. Bad parameters reject with BadRequestError whose `code` is
+// `invalid_period_days`, `invalid_date`, `invalid_date_range` or `date_range_too_long`.
 
 /** Every analytics call but the per-video one can be narrowed to one environment. */
 export interface AnalyticsScope {
@@ -35,7 +38,8 @@ export class Analytics {
   }
 
   /**
-   * Segments served per day (UTC), split into HD, SD and LD; at most 365 days.
+   * Segments served per day (UTC), split into HD, SD and LD; every day of the range, at most 365
+   * days. Defaults: `endDate` today, `startDate` 30 days before it.
    * @example
    * const days = await kino.analytics.daily(orgId, { startDate: '2026-01-01', endDate: '2026-01-31' });
    */
@@ -48,7 +52,7 @@ export class Analytics {
   }
 
   /**
-   * Stored videos and their duration per quality tier.
+   * Videos that exist now (deleted ones excluded) and their duration per quality preset.
    * @example
    * const { totalVideos, totalDurationSeconds } = await kino.analytics.storage(orgId);
    */
@@ -58,12 +62,13 @@ export class Analytics {
   }
 
   /**
-   * How one video was served, per resolution (all time when no dates are given).
+   * How one video was served, per resolution (all time when no dates are given). Deleted videos
+   * keep their analytics. No environment variant.
    * @example
    * const { summary, resolutions } = await kino.analytics.resolution(orgId, 'vid_123');
    * console.log(summary.mostPopularResolution, resolutions.length);
    */
-  resolution(orgId: string, videoId: string, { startDate, endDate, signal }: DateRangeParams & { signal?: AbortSignal } = {}): Promise<{ summary: ResolutionSummary; resolutions: ResolutionEntry[] }> {
+  resolution(orgId: string, videoId: string, { startDate, endDate, signal }: DateRangeParams & { signal?: AbortSignal } = {}): Promise<VideoResolutions> {
     return this.http.request('GET', `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/analytics/resolution`, {
       signal,
       query: { startDate, endDate },
@@ -71,7 +76,7 @@ export class Analytics {
   }
 
   /**
-   * Segments served per resolution across videos.
+   * Segments served per resolution across videos, tallest first (all time when no dates are given).
    * @example
    * const distribution = await kino.analytics.resolutionDistribution(orgId, { envId });
    */

@@ -8,6 +8,7 @@ import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { shareLinkRoutes } from './share-links.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { playbackRoutes } from '../../playback/routes.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
@@ -18,6 +19,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(webhookRoutes, options);
   await api.register(shareLinkRoutes, options);
   await api.register(thumbnailRoutes, options);
+  await api.register(analyticsRoutes, options);
   // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
   await api.register(playbackRoutes, options);
 }

@@ -147,7 +147,7 @@ function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId' | 'en
 async function segmentsServedFor(deps: ApiDeps, request: FastifyRequest, videos: Video[]): Promise<Map<string, number>> {
   if (!deps.servedSegments || videos.length === 0) return new Map();
   try {
-    return await deps.servedSegments.segmentsServed(videos.map((v) => v.id));
+    return await deps.servedSegments.segmentsServed(videos[0]!.org_id, videos.map((v) => v.id));
   } catch (error) {
     // A view estimate is not worth failing a listing for.
     request.log.warn({ err: error }, 'served segments unavailable; reporting 0 views');

@@ -1,0 +1,191 @@
+// Analytics benchmark: a large synthetic delivery history (default 100 million segment rows over
+// 365 days, 3 environments, 2,000 videos, five heights), then every analytics endpoint called
+// through the real API (`kino api` of a dev stack) BENCH_CALLS times, p50 and p95 printed beside a
+// plain GROUP BY over the raw rows answering the same question in the same run; and the ingest
+// rate of the delivery segment-log path (the SegmentLog spool and shipper delivery runs).
+//
+// Loading: most rows are generated inside ClickHouse (INSERT ... SELECT FROM numbers(), in chunks),
+// the rest go through SegmentLog.record() + flush(), as a delivery node writes and ships them. The
+// rollup is then built by the API's own refresher from the marks (the bulk rows are marked like a
+// shipped batch would be), and its catch-up time is printed too.
+//
+// Usage: npm run bench:analytics -- [--rows=100000000] [--shipped=1000000] [--calls=200]
+//        [--analytics=clickhouse-server|chdb]
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { clickHouseString, ClickHouseHttp, createLogger, newId, SEGMENT_DAILY_TABLE, SEGMENT_DELIVERIES_TABLE } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
+import { createEnvironment, deleteRateLimitCountersBefore, openDatabase } from '@kino/control-plane';
+import { SegmentLog } from '../../delivery/src/segment-log.ts';
+import { startTestStack } from '../../test/support/stack.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000000' },
+    shipped: { type: 'string', default: '1000000' },
+    calls: { type: 'string', default: '200' },
+    analytics: { type: 'string', default: 'clickhouse-server' },
+  },
+});
+const totalRows = Number(flags.rows);
+const shippedRows = Math.min(Number(flags.shipped), totalRows);
+const bulkRows = totalRows - shippedRows;
+const calls = Number(flags.calls);
+const analytics = flags.analytics as 'clickhouse-server' | 'chdb';
+const VIDEOS = 2_000;
+const HEIGHTS = [240, 360, 480, 720, 1080];
+const DAYS = 365;
+const BULK_CHUNK = 10_000_000;
+
+const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+const stack = await startTestStack({ nodes: 0, without: ['temporal', 'orchestrator', 'delivery'], analytics });
+const db = await openDatabase(stack.env.DATABASE_URL!);
+const clickhouse = new ClickHouseHttp(stack.env.CLICKHOUSE_URL!, 1_800_000);
+const { apiUrl, apiKey, orgId, envId } = stack.status.devJson;
+try {
+  // Tenancy and videos in PostgreSQL: 3 environments, 2,000 videos spread over them.
+  const envIds = [envId, (await createEnvironment(db, { orgId, name: 'staging' })).id, (await createEnvironment(db, { orgId, name: 'dev' })).id];
+  const videoIds = Array.from({ length: VIDEOS }, () => newId('vid'));
+  const qualities = ['standard', 'high', 'ultra'] as const;
+  for (let i = 0; i < VIDEOS; i += 500) {
+    await db
+      .insertInto('videos')
+      .values(
+        videoIds.slice(i, i + 500).map((id, j) => ({
+          id, org_id: orgId, env_id: envIds[(i + j) % 3]!, name: `bench ${i + j}`, description: null, status: 'ready' as const,
+          failure_reason: null, storage_path: `uploads/${orgId}/${id}/source.mp4`, video_quality: qualities[(i + j) % 3]!,
+          allow_public_access: true, parameters: '{}', duration_seconds: 30 + ((i + j) % 600), source_width: 1920, source_height: 1080,
+          source_frame_rate: 30, thumbnail_key: null, ready_at: new Date(), deleted_at: null, delete_reason: null,
+        })),
+      )
+      .execute();
+  }
+
+  // Bulk rows, generated inside ClickHouse over the 365 days before today. Video v is in
+  // environment v % 3, as in PostgreSQL; heights cycle through the five.
+  const videoArray = `[${videoIds.map(clickHouseString).join(',')}]`;
+  const envArray = `[${envIds.map(clickHouseString).join(',')}]`;
+  const heightArray = `[${HEIGHTS.join(',')}]`;
+  const start = Math.floor(Date.now() / 86_400_000) * 86_400 - DAYS * 86_400;
+  let t0 = Date.now();
+  for (let offset = 0; offset < bulkRows; offset += BULK_CHUNK) {
+    const count = Math.min(BULK_CHUNK, bulkRows - offset);
+    await clickhouse.exec(
+      `INSERT INTO ${SEGMENT_DELIVERIES_TABLE} (row_id, served_at, org_id, env_id, video_id, rendition_height, segment_index, bytes, access, node_id)
+       SELECT concat('bulk-', toString(n)), toDateTime(${start} + intDiv(n * ${DAYS * 86_400}, ${bulkRows})), ${clickHouseString(orgId)},
+              arrayElement(${envArray}, (v % 3) + 1), arrayElement(${videoArray}, v + 1), arrayElement(${heightArray}, (intHash32(n) % 5) + 1),
+              toUInt32(n % 100), 500000 + (n % 1000), 'public', 'bulk'
+       FROM (SELECT number + ${offset} AS n, intHash64(number + ${offset}) % ${VIDEOS} AS v FROM numbers(${count}))`,
+    );
+    log(`bulk ${offset + count}/${bulkRows} rows`);
+  }
+  const bulkMs = Date.now() - t0;
+  // Marked like a shipped batch marks its days: the API's refresher recomputes them.
+  await clickhouse.exec(
+    `INSERT INTO segment_rollup_marks (org_id, day, marked_at)
+     SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE} WHERE node_id = 'bulk'`,
+  );
+
+  // The delivery path: SegmentLog writes the spool and ships it (today's rows).
+  const segmentLog = SegmentLog.open({
+    dir: mkdtempSync(join(tmpdir(), 'kino-bench-spool-')), clickHouse: clickhouse, nodeId: 'bench-node',
+    shipIntervalMs: 1_000, logger: createLogger('bench-segment-log', 'warn'),
+  });
+  t0 = Date.now();
+  for (let n = 0; n < shippedRows; n++) {
+    const v = n % VIDEOS;
+    segmentLog.record({
+      orgId, envId: envIds[v % 3]!, videoId: videoIds[v]!, renditionHeight: HEIGHTS[n % 5]!, segmentIndex: n % 100, bytes: 500_000, access: 'public',
+    });
+  }
+  const recordedMs = Date.now() - t0;
+  await segmentLog.flush();
+  const ingestMs = Date.now() - t0;
+  await segmentLog.close();
+
+  // The rollup catches up (the refresher of `kino api`, every 10 s).
+  t0 = Date.now();
+  const [raw] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM ${SEGMENT_DELIVERIES_TABLE} FINAL`);
+  await waitFor(
+    'the rollup to hold every row',
+    async () => {
+      const [rolled] = await clickhouse.query<{ n: number }>(`SELECT sum(segments) AS n FROM ${SEGMENT_DAILY_TABLE} FINAL`);
+      return Number(rolled?.n) === Number(raw?.n);
+    },
+    { timeoutMs: 3 * 3600_000, intervalMs: 2_000 },
+  );
+  const rollupMs = Date.now() - t0;
+  const [rollupRows] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM ${SEGMENT_DAILY_TABLE} FINAL`);
+
+  // Endpoints through the API, each beside the plain GROUP BY over raw rows answering it.
+  const today = new Date().toISOString().slice(0, 10);
+  const yearAgo = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
+  const org = clickHouseString(orgId);
+  const endpoints: { name: string; path: string; raw: string }[] = [
+    {
+      name: 'usage (30 days)',
+      path: `/${orgId}/analytics/usage`,
+      raw: `SELECT env_id, count() AS total, countIf(served_at >= toDateTime(today() - 29)) AS period, max(served_at) AS last FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} GROUP BY env_id`,
+    },
+    {
+      name: 'daily (365 days)',
+      path: `/${orgId}/analytics/daily?startDate=${yearAgo}&endDate=${today}`,
+      raw: `SELECT toDate(served_at) AS d, count(), uniqExact(video_id), countIf(rendition_height >= 1080), countIf(rendition_height > 480 AND rendition_height < 1080), countIf(rendition_height <= 480) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} AND served_at >= toDateTime(toDate('${yearAgo}')) GROUP BY d ORDER BY d`,
+    },
+    { name: 'daily, one environment', path: `/${orgId}/environments/${envIds[1]}/analytics/daily?startDate=${yearAgo}&endDate=${today}`, raw: '' },
+    { name: 'storage', path: `/${orgId}/analytics/storage`, raw: '' },
+    {
+      name: 'video resolution (all time)',
+      path: `/${orgId}/videos/${videoIds[7]}/analytics/resolution`,
+      raw: `SELECT rendition_height, count(), uniqExact(toDate(served_at)), min(served_at), max(served_at) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} AND video_id = ${clickHouseString(videoIds[7]!)} GROUP BY rendition_height`,
+    },
+    {
+      name: 'resolution distribution (all time)',
+      path: `/${orgId}/analytics/resolution-distribution`,
+      raw: `SELECT rendition_height, count(), uniqExact(video_id), uniqExact(toDate(served_at)), min(served_at), max(served_at) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} GROUP BY rendition_height`,
+    },
+  ];
+  const results: { name: string; p50: number; p95: number; raw?: number }[] = [];
+  for (const endpoint of endpoints) {
+    // The analytics limit is 500 an hour: the bench starts each endpoint with fresh counters.
+    await deleteRateLimitCountersBefore(db, new Date(Date.now() + 86_400_000));
+    const times: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const began = performance.now();
+      const response = await fetch(`${apiUrl}${endpoint.path}`, { headers: { 'X-Api-Key': apiKey } });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${endpoint.path} answered ${response.status}: ${text}`);
+      times.push(performance.now() - began);
+    }
+    times.sort((a, b) => a - b);
+    let raw: number | undefined;
+    if (endpoint.raw) {
+      const began = performance.now();
+      await clickhouse.query(endpoint.raw);
+      raw = performance.now() - began;
+    }
+    results.push({ name: endpoint.name, p50: percentile(times, 50), p95: percentile(times, 95), raw });
+  }
+
+  const rate = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en');
+  console.log(`\nAnalytics benchmark (${analytics}): ${Number(raw?.n).toLocaleString('en')} segment rows, ${Number(rollupRows?.n).toLocaleString('en')} rollup rows`);
+  console.log(`  bulk load (INSERT ... SELECT numbers()): ${bulkRows.toLocaleString('en')} rows in ${seconds(bulkMs)} (${rate(bulkRows, bulkMs)} rows/s)`);
+  console.log(
+    `  delivery segment-log path: ${shippedRows.toLocaleString('en')} rows recorded in ${seconds(recordedMs)}, recorded + shipped in ${seconds(ingestMs)}: ${rate(shippedRows, ingestMs)} rows/s`,
+  );
+  console.log(`  rollup caught up (API refresher) in ${seconds(rollupMs)}`);
+  console.log(`\n  ${'endpoint'.padEnd(36)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}   raw GROUP BY ms (once)`);
+  for (const r of results) {
+    console.log(`  ${r.name.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)}   ${r.raw === undefined ? '-' : r.raw.toFixed(0)}`);
+  }
+  console.log(`  (${calls} calls per endpoint through ${apiUrl})`);
+} finally {
+  await clickhouse.close();
+  await db.destroy();
+  await stack.stop();
+}

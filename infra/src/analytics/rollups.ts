@@ -1,0 +1,116 @@
+// The analytics rollup: segments served per (organization, day, environment, video, height), the
+// table every analytics endpoint reads instead of the raw `segment_deliveries` rows.
+//
+// Exact under replays. A rollup that summed rows as they are inserted (a materialized view) would
+// count a replayed spool batch twice. So the rollup is never incremented: a day is always
+// *recomputed* from the raw rows read with FINAL (one row per `row_id`), and the result replaces
+// the previous one (ReplacingMergeTree keyed by org, day, env, video, height; readers use FINAL).
+// The version is the segment count itself: raw rows only grow, so the largest count ever computed
+// for a key is the true one, whatever order two refreshers' inserts land in, with no clock involved.
+//
+// Which days to recompute. After each batch the delivery shipper inserts into `segment_rollup_marks`
+// one (org, day) mark per day the batch held, stamped with the store's own clock (`now()`). The
+// refresher (run by every API process, `startRollupRefresher`) reads the marks stamped since its
+// last pass (minus a minute of overlap for inserts still in flight), recomputes those days and saves
+// its watermark in `segment_rollup_progress`; marks it already handled are skipped (it remembers
+// them for the overlap). A batch replayed after a crash marks its days again,
+// and recomputing is idempotent, so repeating work is harmless; it is missing work that is not,
+// hence marks written after the rows and the overlap.
+import type { ClickHouseHttp } from '../clickhouse.ts';
+import { clickHouseString } from '../clickhouse.ts';
+
+export const SEGMENT_DAILY_TABLE = 'segment_daily';
+export const SEGMENT_ROLLUP_MARKS_TABLE = 'segment_rollup_marks';
+export const SEGMENT_ROLLUP_PROGRESS_TABLE = 'segment_rollup_progress';
+
+/** How often a refresher looks for marks: rows are visible in the rollup well within 60 s. */
+export const ROLLUP_REFRESH_INTERVAL_MS = 10_000;
+/** Marks stamped this long before the watermark are read again (inserts that were still running). */
+const MARK_OVERLAP_SECONDS = 60;
+const DAYS_PER_RECOMPUTE = 7;
+
+/** The (organization, UTC day) pairs of raw rows as they go to ClickHouse (`served_at` is `YYYY-MM-DD hh:mm:ss`). */
+export function rollupDaysOf(rows: readonly { org_id: string; served_at: string }[]): { orgId: string; day: string }[] {
+  const seen = new Map<string, { orgId: string; day: string }>();
+  for (const row of rows) {
+    const day = row.served_at.slice(0, 10);
+    seen.set(`${row.org_id}\n${day}`, { orgId: row.org_id, day });
+  }
+  return [...seen.values()];
+}
+
+/** Marks days for recomputation; call after their rows were inserted. */
+export async function markRollupDays(client: ClickHouseHttp, days: readonly { orgId: string; day: string }[]): Promise<void> {
+  if (days.length === 0) return;
+  const tuples = days.map((d) => `(${clickHouseString(d.orgId)}, ${clickHouseString(d.day)})`).join(', ');
+  await client.exec(
+    `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
+     SELECT pair.1, toDate(pair.2), now() FROM (SELECT arrayJoin([${tuples}]) AS pair)`,
+  );
+}
+
+/** Recomputes the rollup rows of some days of one organization from the raw rows. */
+export async function recomputeRollupDays(client: ClickHouseHttp, orgId: string, days: readonly string[]): Promise<void> {
+  if (days.length === 0) return;
+  await client.exec(
+    `INSERT INTO ${SEGMENT_DAILY_TABLE}
+       (org_id, day, env_id, video_id, rendition_height, segments, first_served, last_served)
+     SELECT org_id, toDate(served_at) AS day, env_id, video_id, rendition_height,
+            count() AS segments, min(served_at) AS first_served, max(served_at) AS last_served
+     FROM segment_deliveries FINAL
+     WHERE org_id = ${clickHouseString(orgId)} AND toDate(served_at) IN (${days.map((d) => `toDate(${clickHouseString(d)})`).join(', ')})
+     GROUP BY org_id, day, env_id, video_id, rendition_height`,
+  );
+}
+
+/**
+ * One pass: recompute every day marked since the saved watermark. `seen` carries the marks this
+ * refresher already handled, so the overlap re-reads them without recomputing their days again.
+ * Returns how many (organization, day) pairs it recomputed.
+ */
+export async function refreshRollups(client: ClickHouseHttp, seen = new Map<string, number>()): Promise<number> {
+  // Unix seconds, not DateTime text: ClickHouse 18.16 prints the zero DateTime as 0000-00-00.
+  const [progress] = await client.query<{ watermark: number }>(
+    `SELECT toUInt32(max(watermark)) AS watermark FROM ${SEGMENT_ROLLUP_PROGRESS_TABLE}`,
+  );
+  const watermark = Number(progress?.watermark ?? 0);
+  const since = Math.max(0, watermark - MARK_OVERLAP_SECONDS);
+  const marks = await client.query<{ org_id: string; day: string; at: number }>(
+    `SELECT DISTINCT org_id, toString(day) AS day, toUInt32(marked_at) AS at FROM ${SEGMENT_ROLLUP_MARKS_TABLE}
+     WHERE marked_at >= toDateTime(${since})`,
+  );
+  const fresh = marks.filter((m) => !seen.has(`${m.org_id}\n${m.day}\n${m.at}`));
+  const byOrg = new Map<string, Set<string>>();
+  for (const mark of fresh) byOrg.set(mark.org_id, (byOrg.get(mark.org_id) ?? new Set()).add(mark.day));
+  // A week per statement: a backfill of a year is 52 bounded statements, not one huge GROUP BY.
+  let recomputed = 0;
+  for (const [orgId, daySet] of byOrg) {
+    const days = [...daySet].sort();
+    for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE) await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
+    recomputed += days.length;
+  }
+  for (const mark of fresh) seen.set(`${mark.org_id}\n${mark.day}\n${mark.at}`, Number(mark.at));
+  const upto = Math.max(watermark, ...marks.map((m) => Number(m.at)));
+  for (const [key, at] of seen) if (at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
+  if (upto > watermark) await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
+  return recomputed;
+}
+
+export interface RollupRefresher {
+  /** Runs one pass now (after any pass under way); for tests and shutdown. */
+  refreshNow(): Promise<number>;
+  stop(): void;
+}
+
+/** Refreshes the rollups every `intervalMs`; failures are reported and retried at the next tick. */
+export function startRollupRefresher(
+  client: ClickHouseHttp,
+  { intervalMs = ROLLUP_REFRESH_INTERVAL_MS, onError }: { intervalMs?: number; onError: (error: unknown) => void },
+): RollupRefresher {
+  let running: Promise<number> = Promise.resolve(0);
+  const seen = new Map<string, number>();
+  const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client, seen)));
+  const timer = setInterval(() => pass().catch(onError), intervalMs);
+  timer.unref();
+  return { refreshNow: pass, stop: () => clearInterval(timer) };
+}
