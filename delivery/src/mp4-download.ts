@@ -21,6 +21,7 @@ import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import type { Storage } from '@kino/infra';
 import { objectKeys } from '@kino/proto/contract';
+import { readMp4Boxes } from '@kino/workers/ffmpeg';
 import { DeliveryError } from './errors.ts';
 import type { ObjectCache } from './object-cache.ts';
 import { resolveKey } from './playlist.ts';
@@ -126,46 +127,22 @@ export function parseMediaPlaylist(text: string, playlistKey: string): { segment
 
 // ---- the init segment's duration -------------------------------------------------------------
 
-interface Box {
-  type: string;
-  offset: number;
-  size: number;
-  header: number;
-}
-
-function boxesIn(data: Buffer, start: number, end: number): Box[] {
-  const boxes: Box[] = [];
-  let offset = start;
-  while (offset + 8 <= end) {
-    let size = data.readUInt32BE(offset);
-    let header = 8;
-    if (size === 1) {
-      size = Number(data.readBigUInt64BE(offset + 8));
-      header = 16;
-    } else if (size === 0) size = end - offset;
-    if (size < header || offset + size > end) break;
-    boxes.push({ type: data.toString('latin1', offset + 4, offset + 8), offset, size, header });
-    offset += size;
-  }
-  return boxes;
-}
-
 /**
  * The init segment with its movie's full duration in `moov/mvex/mehd` (added when absent, set when
  * present), in the timescale of `moov/mvhd`. An init that is not a fragmented MP4 (no moov, mvhd or
  * mvex) cannot be a download's head: that is an error, not a file to send.
  */
 export function withMovieDuration(init: Buffer, seconds: number): Buffer {
-  const moov = boxesIn(init, 0, init.length).find((b) => b.type === 'moov');
+  const moov = readMp4Boxes(init, 0, init.length).find((b) => b.type === 'moov');
   if (!moov || moov.header !== 8) throw new Error('init segment has no moov box');
-  const children = boxesIn(init, moov.offset + 8, moov.offset + moov.size);
+  const children = readMp4Boxes(init, moov.offset + 8, moov.offset + moov.size);
   const mvhd = children.find((b) => b.type === 'mvhd');
   const mvex = children.find((b) => b.type === 'mvex');
   if (!mvhd || !mvex || mvex.header !== 8) throw new Error('init segment is not fragmented (no mvhd or mvex in moov)');
   const mvhdVersion = init.readUInt8(mvhd.offset + 8);
   const timescale = init.readUInt32BE(mvhd.offset + 8 + 4 + (mvhdVersion === 1 ? 16 : 8));
   const duration = Math.round(seconds * timescale);
-  const mehd = boxesIn(init, mvex.offset + 8, mvex.offset + mvex.size).find((b) => b.type === 'mehd');
+  const mehd = readMp4Boxes(init, mvex.offset + 8, mvex.offset + mvex.size).find((b) => b.type === 'mehd');
   if (mehd) {
     const out = Buffer.from(init);
     if (out.readUInt8(mehd.offset + 8) === 1) out.writeBigUInt64BE(BigInt(duration), mehd.offset + 12);

@@ -3,5 +3,5 @@ export { runFfmpeg, runFfprobe, FfmpegError, FfmpegAbortedError, inputArgsFor, t
 export { ProgressParser, progressFromFields, clampPercent, type FfmpegProgress } from './progress.ts';
 export * from './presets.ts';
 export { probeMedia, parseProbeJson, NotAVideoError, type MediaInfo, type ProbeJson } from './probe.ts';
-export { parseInitSegment, type InitSegmentInfo } from './mp4.ts';
+export { parseInitSegment, readMp4Boxes, type InitSegmentInfo, type Mp4Box } from './mp4.ts';
 export * from './hls.ts';

@@ -12,15 +12,23 @@ export interface InitSegmentInfo {
   height: number;
 }
 
-interface Box {
+/** One box of an ISO BMFF (MP4) file: where it starts, its whole size, its header, and its payload. */
+export interface Mp4Box {
   type: string;
+  /** Offset of the box (its size field). */
+  offset: number;
+  /** The whole box, header included. */
+  size: number;
+  /** Header length: 8, or 16 with a 64-bit size. */
+  header: number;
   /** Offset of the payload (after the header). */
   start: number;
   end: number;
 }
 
-function readBoxes(data: Buffer, start: number, end: number): Box[] {
-  const boxes: Box[] = [];
+/** The boxes found back to back in `data[start, end)`; stops at the first one that does not fit. */
+export function readMp4Boxes(data: Buffer, start: number, end: number): Mp4Box[] {
+  const boxes: Mp4Box[] = [];
   let offset = start;
   while (offset + 8 <= end) {
     let size = data.readUInt32BE(offset);
@@ -33,14 +41,14 @@ function readBoxes(data: Buffer, start: number, end: number): Box[] {
       size = end - offset;
     }
     if (size < header || offset + size > end) break;
-    boxes.push({ type, start: offset + header, end: offset + size });
+    boxes.push({ type, offset, size, header, start: offset + header, end: offset + size });
     offset += size;
   }
   return boxes;
 }
 
-function child(data: Buffer, parent: Box, type: string, skip = 0): Box | undefined {
-  return readBoxes(data, parent.start + skip, parent.end).find((b) => b.type === type);
+function child(data: Buffer, parent: Mp4Box, type: string, skip = 0): Mp4Box | undefined {
+  return readMp4Boxes(data, parent.start + skip, parent.end).find((b) => b.type === type);
 }
 
 function hex2(value: number): string {
@@ -62,7 +70,7 @@ function readDescriptor(data: Buffer, offset: number, end: number): { tag: numbe
 }
 
 /** The codecs string of an `mp4a` entry from its esds: AAC as mp4a.40.<object type>, MP3 as mp4a.40.34. */
-function mp4aCodec(data: Buffer, esds: Box): string {
+function mp4aCodec(data: Buffer, esds: Mp4Box): string {
   const es = readDescriptor(data, esds.start + 4, esds.end); // skip version and flags
   if (!es || es.tag !== 0x03) return 'mp4a';
   const flags = data.readUInt8(es.start + 2);
@@ -86,16 +94,16 @@ function mp4aCodec(data: Buffer, esds: Box): string {
 }
 
 export function parseInitSegment(data: Buffer): InitSegmentInfo {
-  const moov = readBoxes(data, 0, data.length).find((b) => b.type === 'moov');
+  const moov = readMp4Boxes(data, 0, data.length).find((b) => b.type === 'moov');
   if (!moov) throw new Error('init segment has no moov box');
   const info: InitSegmentInfo = { codecs: '', width: 0, height: 0 };
-  for (const trak of readBoxes(data, moov.start, moov.end).filter((b) => b.type === 'trak')) {
+  for (const trak of readMp4Boxes(data, moov.start, moov.end).filter((b) => b.type === 'trak')) {
     const mdia = child(data, trak, 'mdia');
     const minf = mdia && child(data, mdia, 'minf');
     const stbl = minf && child(data, minf, 'stbl');
     const stsd = stbl && child(data, stbl, 'stsd');
     if (!stsd) continue;
-    const entry = readBoxes(data, stsd.start + 8, stsd.end)[0]; // skip version, flags, entry count
+    const entry = readMp4Boxes(data, stsd.start + 8, stsd.end)[0]; // skip version, flags, entry count
     if (!entry) continue;
     if (entry.type === 'avc1' || entry.type === 'avc3') {
       // VisualSampleEntry: 78 bytes of fixed fields, then its boxes.
