@@ -24,7 +24,9 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-scheduling-'));
   let clipPath: string;
   [farm, clipPath] = await Promise.all([
-    startFarm(),
+    // A heartbeat timeout a loaded machine's nodes never miss by accident, so only the SIGSTOPped
+    // node is dropped (the default 3 s let busy nodes flap on a loaded 2-core machine).
+    startFarm({ heartbeatTimeoutMs: 10_000 }),
     // 640x360 on `standard`: one rendition (360p), so one encode per video.
     makeClip({ seconds: 4, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
   ]);

@@ -37,6 +37,11 @@ export async function buildApp(given: ApiDeps) {
       void sendError(error, request, reply);
     },
     clientErrorHandler: answerClientError,
+    // A `__proto__` or `constructor.prototype` key in a JSON body is dropped rather than refused:
+    // the body is still safe to use (no prototype is touched), and a field the schema allows as an
+    // extra property never turns a valid request into a 400.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);

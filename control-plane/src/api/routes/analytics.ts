@@ -9,7 +9,7 @@ import type { ApiDeps, RouteOptions } from '../deps.ts';
 import type { Access } from '../fastify-augment.ts';
 import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import { DATE_PATTERN, Envelope, EnvParams, errorResponses, OrgParams } from '../schemas/common.ts';
+import { DATE_PATTERN, Envelope, EnvParams, errorResponses, Id, OrgParams } from '../schemas/common.ts';
 import {
   DailyRecordSchema,
   DistributionEntrySchema,
@@ -41,7 +41,7 @@ const DailyQuery = Type.Object({
 const UsageQuery = Type.Object({
   periodDays: Type.Integer({ minimum: 1, maximum: MAX_RANGE_DAYS, default: 30, description: 'The period: the last periodDays UTC days, today included.' }),
 });
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1, maxLength: 64 }), publicID: Type.String({ minLength: 1 }) });
+const VideoParams = Type.Object({ orgID: Id, publicID: Id });
 
 const dateCodes = { 'query.startDate': 'invalid_date', 'query.endDate': 'invalid_date' };
 

@@ -67,7 +67,7 @@ import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadySta
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
 export const ProcessBody = Type.Object({
-  storagePath: Type.String({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
+  storagePath: Text({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
   videoQuality: StringEnum(videoQualities),
   allowPublicAccess: Type.Boolean(),
   videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
