@@ -25,7 +25,7 @@ beforeAll(async () => {
   assert.ok(existsSync(schemathesis), `schemathesis is missing at ${schemathesis}: run bash infra/setup/setup.sh test`);
   workDir = await mkdtemp(join(tmpdir(), 'kino-fuzz-'));
   // The API with its real dependencies (PostgreSQL, Temporal, S3); no farm: nothing gets transcoded.
-  stack = await startTestStack({ nodes: 0, without: ['orchestrator', 'delivery'], analytics: 'none' });
+  stack = await startTestStack({ nodes: 0, without: ['orchestrator', 'delivery'], analytics: 'chdb' });
 });
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import type { ApiDeps, RouteOptions } from '../deps.ts';
 import type { Access } from '../fastify-augment.ts';
 import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import { DATE_PATTERN, Envelope, EnvParams, errorResponses, Id, OrgParams } from '../schemas/common.ts';
+import { CalendarDate, Envelope, EnvParams, errorResponses, Id, OrgParams } from '../schemas/common.ts';
 import {
   DailyRecordSchema,
   DistributionEntrySchema,
@@ -29,7 +29,7 @@ const DAY_MS = 24 * 3600_000;
 const MAX_RANGE_DAYS = 365;
 const DEFAULT_DAILY_DAYS = 30;
 
-const dateParam = (description: string) => Type.Optional(Type.String({ pattern: DATE_PATTERN, description }));
+const dateParam = (description: string) => Type.Optional(CalendarDate(description));
 const DateRangeQuery = Type.Object({
   startDate: dateParam('First UTC day, YYYY-MM-DD (inclusive). Omitted: no lower bound.'),
   endDate: dateParam('Last UTC day, YYYY-MM-DD (inclusive). Omitted: no upper bound.'),
@@ -39,7 +39,7 @@ const DailyQuery = Type.Object({
   endDate: dateParam('Last UTC day, YYYY-MM-DD (inclusive). Default: today.'),
 });
 const UsageQuery = Type.Object({
-  periodDays: Type.Integer({ minimum: 1, maximum: MAX_RANGE_DAYS, default: 30, description: 'The period: the last periodDays UTC days, today included.' }),
+  periodDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RANGE_DAYS, default: 30, description: 'The period: the last periodDays UTC days, today included.' })),
 });
 const VideoParams = Type.Object({ orgID: Id, publicID: Id });
 
