@@ -45,6 +45,12 @@ describe('request validation', () => {
     assert.deepEqual(toFieldErrors(check({ page: 'x' }).error!, 'querystring'), [
       { message: 'page must be an integer', location: 'query.page', value: 'x' },
     ]);
+    // Only digits make an integer: a float that converting would truncate to 1 is refused.
+    for (const text of ['1.175494351e-38', '2.5', '1e3']) {
+      assert.deepEqual(toFieldErrors(check({ page: text }).error!, 'querystring'), [
+        { message: 'page must be an integer', location: 'query.page', value: text },
+      ]);
+    }
   });
 
   it('lets a body with nothing required be left out', () => {

@@ -111,6 +111,8 @@ function isUtf16LengthArtefact(error: ValueError): boolean {
 }
 
 const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+/** An integer parameter takes digits only: Convert would read `1.5e-38` as 1. */
+const INTEGER_TEXT = /^-?\d+$/;
 
 /**
  * Query and path text converted to the schema's types. TypeBox's Convert also reads `true` as 1 for
@@ -125,7 +127,9 @@ function convertText(schema: TSchema, input: unknown): unknown {
   const result = { ...(converted as Record<string, unknown>) };
   for (const [name, property] of Object.entries(properties)) {
     const text = raw[name];
-    if ((property.type === 'integer' || property.type === 'number') && typeof text === 'string' && !NUMBER_TEXT.test(text)) result[name] = text;
+    if (typeof text !== 'string') continue;
+    if (property.type === 'integer' && !INTEGER_TEXT.test(text)) result[name] = text;
+    else if (property.type === 'number' && !NUMBER_TEXT.test(text)) result[name] = text;
   }
   return result;
 }
