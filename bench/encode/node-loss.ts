@@ -9,15 +9,10 @@
 //
 // Timelines come from the nodes' own logs (`encode started`, `encode done`: when a slot went to a
 // job and came back; test/farm/farm.ts nodeJobs) and the video's `ready_at`.
-import { existsSync } from 'node:fs';
-import { readFile, rename } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { makeClip } from '@kino/test/support/media';
-import type { ProcessVideoResult } from '@kino/control-plane/orchestrator';
-import { getVideo } from '@kino/control-plane/repositories';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
+import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -27,8 +22,6 @@ const { values: options } = parseArgs({
 });
 const runs = Number(options.runs);
 const seconds = Number(options.seconds);
-const log = (line: string) => process.stderr.write(`${line}\n`);
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 interface NodeLossRun {
   totalMs: number;
@@ -38,33 +31,17 @@ interface NodeLossRun {
   slotIdleMs: number;
 }
 
-async function submit(farm: Farm, source: Buffer): Promise<{ videoId: string; calledAt: number }> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'bench.mp4', fileSize: source.length, contentType: 'video/mp4' });
-  await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
-  const calledAt = Date.now();
-  const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
-    storagePath: ticket.bucketPath,
-    videoQuality: 'high',
-    allowPublicAccess: true,
-    videoName: 'bench',
-    compressionRatio: 'veryfast',
-  });
-  return { videoId: videoID, calledAt };
-}
-
 async function readyMs(farm: Farm, videoId: string, calledAt: number): Promise<number> {
-  const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as ProcessVideoResult;
-  if (result.status !== 'ready') throw new Error(`the run ended ${result.status}: ${JSON.stringify(result)}`);
-  return (await getVideo(farm.db, videoId))!.ready_at!.getTime() - calledAt;
+  return (await waitForReady(farm, videoId)).readyAt - calledAt;
 }
 
 async function undisturbedRun(farm: Farm, source: Buffer): Promise<number> {
-  const { videoId, calledAt } = await submit(farm, source);
+  const { videoId, calledAt } = await submitBenchVideo(farm, source, 'veryfast');
   return readyMs(farm, videoId, calledAt);
 }
 
 async function nodeLossRun(farm: Farm, source: Buffer, nodes: FarmNodeProcess[]): Promise<NodeLossRun> {
-  const { videoId, calledAt } = await submit(farm, source);
+  const { videoId, calledAt } = await submitBenchVideo(farm, source, 'veryfast');
   // Both nodes encoding this video: kill one of them.
   const running = async () => {
     const out: Array<{ node: FarmNodeProcess; jobId: string }> = [];
@@ -96,20 +73,8 @@ async function nodeLossRun(farm: Farm, source: Buffer, nodes: FarmNodeProcess[])
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 async function main(): Promise<void> {
-  const sourcePath = join(tmpdir(), `kino-bench-node-loss-source-${seconds}s-1080p30.mp4`);
-  if (!existsSync(sourcePath)) {
-    log(`making the source: ${seconds} s, 1920x1080, 30 fps, with audio -> ${sourcePath}`);
-    // Under another name first: a run cut short never leaves a short source behind.
-    await makeClip({ seconds, width: 1920, height: 1080, fps: 30, audio: true, path: `${sourcePath}.partial.mp4` });
-    await rename(`${sourcePath}.partial.mp4`, sourcePath);
-  }
+  const sourcePath = await benchSource(seconds);
   const source = await readFile(sourcePath);
   log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, two nodes with one slot each)...');
   const farm = await startFarm({ heartbeatTimeoutMs: 10_000 });

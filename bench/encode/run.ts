@@ -17,16 +17,15 @@
 // and writes to local disk; Kino reads it from S3 and writes every file to S3: that is part of what
 // is measured.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { makeClip } from '@kino/test/support/media';
-import { planLadder, type ProcessVideoResult, type RenditionPlan } from '@kino/control-plane/orchestrator';
-import { getVideo } from '@kino/control-plane/repositories';
+import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { defaultEncodingParameters, workflowIds } from '@kino/proto/contract';
 import { startFarm, type Farm } from '../../test/farm/farm.ts';
+import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -41,9 +40,8 @@ const runs = Number(options.runs);
 if (!['auto', 'ladder', 'rendition'].includes(options.grouping)) throw new Error(`--grouping is auto, ladder or rendition, not ${options.grouping}`);
 process.env.ENCODE_GROUPING = options.grouping; // the orchestrator process inherits it
 const seconds = Number(options.seconds);
-const compressionRatio = 'veryfast'; // the spec's default
+const compressionRatio = defaultEncodingParameters.compressionRatio; // the spec's default
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The ladder Kino plans for this source, made by one ffmpeg: split, scale, encode, one HLS muxer. */
 function rawLadderArgs(input: string, ladder: RenditionPlan[]): string[] {
@@ -189,21 +187,9 @@ function eventMs(event: HistoryEvent): number {
 
 /** Kino's time split along the critical path: the rendition that finished last. */
 async function runKino(farm: Farm, source: Buffer): Promise<KinoRun> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'bench.mp4', fileSize: source.length, contentType: 'video/mp4' });
-  await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
-
-  const calledAt = Date.now();
-  const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
-    storagePath: ticket.bucketPath,
-    videoQuality: 'high',
-    allowPublicAccess: true,
-    videoName: 'bench',
-    compressionRatio,
-  });
-  const handle = farm.temporal.workflow.getHandle(`video:${videoID}`);
-  const result = (await handle.result()) as ProcessVideoResult;
-  if (result.status !== 'ready') throw new Error(`Kino run ended ${result.status}: ${JSON.stringify(result)}`);
-  const readyAt = (await getVideo(farm.db, videoID))!.ready_at!.getTime();
+  const { videoId: videoID, calledAt } = await submitBenchVideo(farm, source, compressionRatio);
+  const handle = farm.temporal.workflow.getHandle(workflowIds.processVideo(videoID));
+  const { result, readyAt } = await waitForReady(farm, videoID);
 
   const history = (await handle.fetchHistory()).events ?? [];
   const types = new Map<number, { type: string; scheduledAt: number; activityId: string }>();
@@ -243,13 +229,6 @@ async function runKino(farm: Farm, source: Buffer): Promise<KinoRun> {
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 interface Pair {
   order: 'raw-first' | 'kino-first';
@@ -286,21 +265,9 @@ async function runPair(farm: Farm, source: Buffer, sourcePath: string, ladder: R
 }
 
 async function main(): Promise<void> {
-  const sourcePath = join(tmpdir(), `kino-bench-source-${seconds}s-1080p30.mp4`);
-  if (!existsSync(sourcePath)) {
-    log(`making the source: ${seconds} s, 1920x1080, 30 fps, with audio -> ${sourcePath}`);
-    await makeClip({ seconds, width: 1920, height: 1080, fps: 30, audio: true, path: sourcePath });
-  }
+  const sourcePath = await benchSource(seconds);
   const source = await readFile(sourcePath);
-  const ladder = planLadder('high', { width: 1920, height: 1080, frameRate: 30, hasAudio: true }, {
-    maxEdgeLength: -1,
-    maxFrameRate: -1,
-    pixelFormat: 'yuv420p',
-    rateControlMode: 'variableBitrate',
-    twoPassVBREncoding: false,
-    compressionRatio,
-    audioCodec: 'aac',
-  });
+  const ladder = planLadder('high', { width: 1920, height: 1080, frameRate: 30, hasAudio: true }, { ...defaultEncodingParameters, compressionRatio });
   log(`ladder: ${ladder.map((r) => `${r.key} ${r.width}x${r.height} ${r.videoBitrateKbps}k`).join(', ')}; x264 ${ladder[0]!.x264Preset}`);
 
   log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, nodes)...');

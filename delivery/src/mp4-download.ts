@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import pLimit from 'p-limit';
 import type { Storage } from '@kino/infra';
 import { objectKeys } from '@kino/proto/contract';
 import { readMp4Boxes } from '@kino/workers/ffmpeg';
@@ -88,11 +89,16 @@ export class Mp4Downloads {
     const { segments, durationSeconds } = parseMediaPlaylist(playlist, playlistKey);
     const init = withMovieDuration(initObject.data ?? (await readFile(initObject.path)), durationSeconds);
 
-    const sizes = await mapLimited(segments, headConcurrency, async (key) => {
-      const head = await this.storage.head(key);
-      if (!head) throw missing(videoId, rendition.key);
-      return head;
-    });
+    const limit = pLimit(headConcurrency);
+    const sizes = await Promise.all(
+      segments.map((key) =>
+        limit(async () => {
+          const head = await this.storage.head(key);
+          if (!head) throw missing(videoId, rendition.key);
+          return head;
+        }),
+      ),
+    );
     const hash = createHash('sha256').update(init);
     const parts: Mp4Part[] = [{ offset: 0, size: init.length, data: init }];
     let offset = init.length;
@@ -214,17 +220,4 @@ function write(res: ServerResponse, chunk: Buffer): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -117,7 +117,7 @@ export class ObjectCache {
   }
 
   private async store(key: string, data: Buffer): Promise<CachedObject> {
-    const hash = createHash('sha256').update(data).digest('base64url').slice(0, 32);
+    const hash = contentHash(data);
     const path = join(this.objectsDir, `${key}~${hash}`);
     const tmp = join(this.tmpDir, randomBytes(8).toString('hex'));
     await writeFile(tmp, data);
@@ -168,4 +168,14 @@ export class ObjectCache {
       this.forget(oldest, true);
     }
   }
+}
+
+/** The content hash that names a cached file and makes its ETag; bodies made on the fly use it too. */
+export function contentHash(data: Buffer): string {
+  return createHash('sha256').update(data).digest('base64url').slice(0, 32);
+}
+
+/** A strong ETag for bytes made on the fly (rewritten playlists, pages): the same as a cached object's. */
+export function contentEtag(data: Buffer): string {
+  return `"${contentHash(data)}"`;
 }

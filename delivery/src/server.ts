@@ -2,14 +2,13 @@
 // route and a cached buffer written to a socket, and the benchmark (bench/delivery) measures it
 // against nginx, so every microsecond a framework spends on routing hooks and schema-less replies
 // would show. There is no API key here; public videos play freely, private ones with a token.
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, type Logger } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
-import type { CachedObject, ObjectCache } from './object-cache.ts';
+import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
 import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
@@ -101,7 +100,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     }
     if (route.kind === 'share_page' || route.kind === 'player_script') {
       const data = route.kind === 'share_page' ? watchPage(route.linkId) : await hlsPlayerScript();
-      const etag = `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"`;
+      const etag = contentEtag(data);
       const contentType = route.kind === 'share_page' ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8';
       await sendBody(deps.segments, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
       return;
@@ -181,7 +180,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     if (!token) return { ...objectBody(object), ...vtt };
     const text = (object.data ?? (await readFile(object.path))).toString('utf8');
     const data = Buffer.from(rewriteStoryboardVtt(text, `?token=${encodeURIComponent(token)}`), 'utf8');
-    return { ...vtt, data, size: data.length, etag: `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"` };
+    return { ...vtt, data, size: data.length, etag: contentEtag(data) };
   }
 
   // Segments sent inside a download are logged as segment rows like any others (one per segment
@@ -263,7 +262,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       return uri && `${uri}${suffix}`;
     });
     const data = Buffer.from(out, 'utf8');
-    const result = { data, etag: `"${createHash('sha256').update(data).digest('base64url').slice(0, 32)}"` };
+    const result = { data, etag: contentEtag(data) };
     if (memoKey) {
       if (rewritten.size >= maxRewrittenPlaylists) rewritten.clear();
       rewritten.set(memoKey, result);

@@ -10,7 +10,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { type Logger, type Storage } from '@kino/infra';
-import { objectKeys } from '@kino/proto/contract';
+import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { runFfmpeg, thumbnailArgs } from '@kino/workers/ffmpeg';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import type { PlayableVideo } from './video-catalog.ts';
@@ -54,7 +54,7 @@ export class ThumbnailMaker {
     const source = await this.cache.get(sourceKey);
     if (!source) return undefined;
     const data = await this.renderSlot(() => this.render(source.path, width, height));
-    await this.storage.put(key, data, 'image/jpeg');
+    await this.storage.put(key, data, hlsContentTypes.thumbnail);
     this.logger.info({ videoId: video.id, width, height }, 'thumbnail made');
     return this.cache.put(key, data);
   }

@@ -6,18 +6,8 @@ import { sql } from 'kysely';
 import { waitFor } from '@kino/infra/dev';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
+import type { ShareLink } from '@kino/sdk';
 import { signedUrlOf, startDeliveryStack, variantUrls, type DeliveryNode, type DeliveryStack } from './harness.ts';
-
-interface ShareLink {
-  id: string;
-  shareUrl: string;
-  directUrl: string;
-  expiresAt: string;
-  maxViews: number | null;
-  viewerEmail: string | null;
-  createdAt: string;
-  views: number;
-}
 
 let stack: DeliveryStack;
 let second: DeliveryNode;

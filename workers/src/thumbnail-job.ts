@@ -3,6 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ThumbnailRequest__Output, ThumbnailResult } from '@kino/proto';
+import { hlsContentTypes } from '@kino/proto/contract';
 import { runFfmpeg, thumbnailArgs } from './ffmpeg/index.ts';
 import { InvalidRequestError, TimestampOutOfRangeError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';
@@ -50,7 +51,7 @@ export async function runThumbnailJob({ request, workDir, signal, logger }: Thum
       throw new TimestampOutOfRangeError(`no frame at ${request.timestampSeconds} s (past the end of the video?)`);
     }
     const size = jpegSize(jpeg) ?? { width: 0, height: 0 };
-    await uploadFile(output, request.outputUrl, 'image/jpeg', signal);
+    await uploadFile(output, request.outputUrl, hlsContentTypes.thumbnail, signal);
     return { width: size.width, height: size.height, bytes: jpeg.length };
   } finally {
     await rm(jobDir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 // How numbers are written for people in API responses.
+import { deliveryPaths } from '@kino/proto/contract';
 
 /** Seconds as minutes:seconds (`125.4` → `2:05`); minutes keep counting past an hour (`75:00`). */
 export function formatDuration(seconds: number | null | undefined): string {
@@ -48,5 +49,5 @@ export function thumbnailSize(width: number | null | undefined, height: number |
 /** The delivery host's thumbnail URL for a video (`/t/{id}/<w>x<h>.jpg`). */
 export function thumbnailUrl(deliveryUrl: string, videoId: string, width: number | null, height: number | null): string {
   const size = thumbnailSize(width, height);
-  return `${deliveryUrl}/t/${encodeURIComponent(videoId)}/${size.width}x${size.height}.jpg`;
+  return `${deliveryUrl}${deliveryPaths.thumbnail(videoId, size.width, size.height)}`;
 }

@@ -25,6 +25,7 @@ const patternMessages: Record<string, string> = {
 
 const formatMessages: Record<string, string> = {
   date: 'must be a date that exists, written YYYY-MM-DD',
+  email: 'must be an email address',
 };
 
 function describeExpectation(error: ValueError): string {

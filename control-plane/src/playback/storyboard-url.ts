@@ -2,7 +2,7 @@
 // path for a public video, the private one with a playback token for a private video (delivery
 // puts that token on every sheet URI of the VTT). Undefined while the video has none, so a client
 // is never handed a URL that answers 404.
-import { storyboardVttName } from '@kino/proto/contract';
+import { deliveryPaths, storyboardVttName } from '@kino/proto/contract';
 import type { Video } from '../db/schema.ts';
 import { PLAYBACK_EXPIRATIONS } from './claims.ts';
 import type { PlaybackKeyring } from './signing-keys.ts';
@@ -18,8 +18,7 @@ export async function storyboardUrlOf(
 ): Promise<string | undefined> {
   if (video.status !== 'ready' || !video.storyboard_key) return undefined;
   const base = deliveryUrl.replace(/\/+$/, '');
-  const id = encodeURIComponent(video.id);
-  if (video.allow_public_access) return `${base}/v1/public/${video.org_id}/${video.env_id}/${id}/${storyboardVttName}`;
+  if (video.allow_public_access) return `${base}${deliveryPaths.publicFile(video.org_id, video.env_id, video.id, storyboardVttName)}`;
   const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: video.id, expiresInSeconds: STORYBOARD_TOKEN_SECONDS });
-  return `${base}/v1/private/${id}/${storyboardVttName}?token=${token}`;
+  return `${base}${deliveryPaths.privateFile(video.id, storyboardVttName)}?token=${token}`;
 }

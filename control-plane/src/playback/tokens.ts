@@ -1,6 +1,7 @@
 // Minting playback tokens and signed playback URLs. Only the control plane mints (it holds the
 // private keys); delivery nodes verify with the public keys from the JWKS.
 import { SignJWT } from 'jose';
+import { deliveryPaths, hlsMasterName } from '@kino/proto/contract';
 import type { ActiveSigningKey } from './signing-keys.ts';
 import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER, type PlaybackClaims } from './claims.ts';
 
@@ -29,5 +30,5 @@ export async function mintPlaybackToken(
 
 /** `${deliveryUrl}/v1/private/{publicID}/master.m3u8?token=JWT` */
 export function signedPlaybackUrl(deliveryUrl: string, videoId: string, token: string): string {
-  return `${deliveryUrl.replace(/\/+$/, '')}/v1/private/${encodeURIComponent(videoId)}/master.m3u8?token=${token}`;
+  return `${deliveryUrl.replace(/\/+$/, '')}${deliveryPaths.privateFile(videoId, hlsMasterName)}?token=${token}`;
 }

@@ -55,11 +55,9 @@ function day(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-function checkedDate(text: string | undefined, field: 'startDate' | 'endDate'): Date | undefined {
-  if (text === undefined) return undefined;
-  const date = parseCalendarDate(text);
-  if (!date) throw new ValidationError('invalid_date', `${field} is not a calendar date`, [{ message: `${field} is not a calendar date`, location: `query.${field}`, value: text }]);
-  return date;
+/** A date parameter as the UTC midnight it starts (the schema's `format: date` made it a real day). */
+function dateOf(text: string | undefined): Date | undefined {
+  return text === undefined ? undefined : parseCalendarDate(text);
 }
 
 function checkOrder(start: Date | undefined, end: Date | undefined, query: { startDate?: string }): void {
@@ -166,8 +164,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       async (request) => {
         const access = accessOf(request);
         const query = request.query as { startDate?: string; endDate?: string };
-        const end = checkedDate(query.endDate, 'endDate') ?? today();
-        const start = checkedDate(query.startDate, 'startDate') ?? new Date(end.getTime() - DEFAULT_DAILY_DAYS * DAY_MS);
+        const end = dateOf(query.endDate) ?? today();
+        const start = dateOf(query.startDate) ?? new Date(end.getTime() - DEFAULT_DAILY_DAYS * DAY_MS);
         checkOrder(start, end, query);
         if ((end.getTime() - start.getTime()) / DAY_MS > MAX_RANGE_DAYS) {
           throw new ValidationError('date_range_too_long', `The range may span at most ${MAX_RANGE_DAYS} days`, [
@@ -240,8 +238,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       async (request) => {
         const access = accessOf(request);
         const query = request.query as { startDate?: string; endDate?: string };
-        const start = checkedDate(query.startDate, 'startDate');
-        const end = checkedDate(query.endDate, 'endDate');
+        const start = dateOf(query.startDate);
+        const end = dateOf(query.endDate);
         checkOrder(start, end, query);
         const scope: RollupScope = { orgId: access.orgId, envId: scopeEnvironment(access), from: start && day(start), to: end && day(end) };
         const heights = await read(request, () => store().segmentsByHeight(scope));
@@ -282,8 +280,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       const access = accessOf(request);
       const { publicID } = request.params;
       const query = request.query;
-      const start = checkedDate(query.startDate, 'startDate');
-      const end = checkedDate(query.endDate, 'endDate');
+      const start = dateOf(query.startDate);
+      const end = dateOf(query.endDate);
       checkOrder(start, end, query);
       // Deleted videos included: their analytics are kept.
       const video = await getVideo(deps.db, publicID);

@@ -1,6 +1,7 @@
 // Schema helpers shared by the routes. TypeBox schemas are plain JSON Schema: the same objects
 // validate requests (validation.ts), serialize responses and feed the OpenAPI document.
 import { FormatRegistry, Kind, Type, TypeRegistry, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { parseCalendarDate } from '../video-parameters.ts';
 
 // A closed set of values, written `{type, enum}` in the OpenAPI document (a union of literals would
 // become an unreadable anyOf there).
@@ -17,15 +18,13 @@ export function IntegerEnum<const T extends readonly number[]>(values: T, option
 /** A calendar date, YYYY-MM-DD. */
 export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 
-/** Whether YYYY-MM-DD text names a day that exists (2024-02-30 does not). */
-export function isCalendarDate(text: string): boolean {
-  const date = new Date(`${text}T00:00:00.000Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
-}
-
 // `format: date` (RFC 3339 full-date) says in the OpenAPI document that a day must exist, which the
-// pattern alone cannot: clients and fuzzers then send real dates.
-FormatRegistry.Set('date', isCalendarDate);
+// pattern alone cannot: clients and fuzzers then send real dates. Handlers read such a parameter
+// with parseCalendarDate, which cannot fail on it any more.
+FormatRegistry.Set('date', (text) => parseCalendarDate(text) !== undefined);
+
+/** An email address: something@domain.tld, no spaces (a recorded contact, never mailed by Kino). */
+FormatRegistry.Set('email', (text) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text));
 
 /** A calendar date parameter: YYYY-MM-DD, a day that exists. */
 export function CalendarDate(description: string) {
