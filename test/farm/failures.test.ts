@@ -40,7 +40,10 @@ function encodeAttempts(attempts: Record<string, number>): number {
   return Math.max(...encodeActivityTypes.map((type) => attempts[type] ?? 0));
 }
 
-/** The running encode of a video once it has reported progress: which node, how far. */
+/**
+ * The running encode of a video: which node, how far. Its heartbeat names the node as the call
+ * starts; Temporal throttles later beats to every 16 s, so a short encode may never show more than 0 %.
+ */
 async function encodeInProgress(videoId: string): Promise<{ nodeId: string; percent: number; attempt: number }> {
   return waitFor(
     `an encode of ${videoId} to report progress`,
@@ -51,7 +54,7 @@ async function encodeInProgress(videoId: string): Promise<{ nodeId: string; perc
         const payload = activity.heartbeatDetails?.payloads?.[0];
         if (!payload?.data) continue;
         const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
-        if (details.percent > 0 && details.percent < 90) return { ...details, attempt: activity.attempt ?? 1 };
+        if (details.nodeId && details.percent < 90) return { ...details, attempt: activity.attempt ?? 1 };
       }
       return undefined;
     },

@@ -13,7 +13,9 @@
 // refresher (run by every API process, `startRollupRefresher`) reads the marks stamped since its
 // last pass (minus a minute of overlap for inserts still in flight), recomputes those days and saves
 // its watermark in `segment_rollup_progress`; marks it already handled are skipped (it remembers
-// them for the overlap). A batch replayed after a crash marks its days again,
+// how many marks it saw per (org, day, second) for the overlap: two batches can mark the same day in
+// the same second, one before a pass and one after, and the second must still count). A batch
+// replayed after a crash marks its days again,
 // and recomputing is idempotent, so repeating work is harmless; it is missing work that is not,
 // hence marks written after the rows and the overlap.
 import type { ClickHouseHttp } from '../clickhouse.ts';
@@ -64,24 +66,28 @@ export async function recomputeRollupDays(client: ClickHouseHttp, orgId: string,
 }
 
 /**
- * One pass: recompute every day marked since the saved watermark. `seen` carries the marks this
- * refresher already handled, so the overlap re-reads them without recomputing their days again.
+ * One pass: recompute every day marked since the saved watermark. `seen` carries how many marks this
+ * refresher already handled per (organization, day, second), so the overlap re-reads them without
+ * recomputing their days again, while a mark that arrived later in the same second still counts.
  * Returns how many (organization, day) pairs it recomputed.
  */
-export async function refreshRollups(client: ClickHouseHttp, seen = new Map<string, number>()): Promise<number> {
+export async function refreshRollups(client: ClickHouseHttp, seen = new Map<string, { at: number; marks: number }>()): Promise<number> {
   // Unix seconds, not DateTime text: ClickHouse 18.16 prints the zero DateTime as 0000-00-00.
   const [progress] = await client.query<{ watermark: number }>(
     `SELECT toUInt32(max(watermark)) AS watermark FROM ${SEGMENT_ROLLUP_PROGRESS_TABLE}`,
   );
   const watermark = Number(progress?.watermark ?? 0);
   const since = Math.max(0, watermark - MARK_OVERLAP_SECONDS);
-  const marks = await client.query<{ org_id: string; day: string; at: number }>(
-    `SELECT DISTINCT org_id, toString(day) AS day, toUInt32(marked_at) AS at FROM ${SEGMENT_ROLLUP_MARKS_TABLE}
-     WHERE marked_at >= toDateTime(${since})`,
-  );
-  const fresh = marks.filter((m) => !seen.has(`${m.org_id}\n${m.day}\n${m.at}`));
+  const marks = (
+    await client.query<{ org_id: string; mark_day: string; at: number; marks: number }>(
+      `SELECT org_id, toString(day) AS mark_day, toUInt32(marked_at) AS at, count() AS marks FROM ${SEGMENT_ROLLUP_MARKS_TABLE}
+       WHERE marked_at >= toDateTime(${since})
+       GROUP BY org_id, day, marked_at`,
+    )
+  ).map((m) => ({ key: `${m.org_id}\n${m.mark_day}\n${m.at}`, orgId: m.org_id, day: m.mark_day, at: Number(m.at), marks: Number(m.marks) }));
+  const fresh = marks.filter((m) => (seen.get(m.key)?.marks ?? 0) < m.marks);
   const byOrg = new Map<string, Set<string>>();
-  for (const mark of fresh) byOrg.set(mark.org_id, (byOrg.get(mark.org_id) ?? new Set()).add(mark.day));
+  for (const mark of fresh) byOrg.set(mark.orgId, (byOrg.get(mark.orgId) ?? new Set()).add(mark.day));
   // A week per statement: a backfill of a year is 52 bounded statements, not one huge GROUP BY.
   let recomputed = 0;
   for (const [orgId, daySet] of byOrg) {
@@ -89,9 +95,9 @@ export async function refreshRollups(client: ClickHouseHttp, seen = new Map<stri
     for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE) await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
     recomputed += days.length;
   }
-  for (const mark of fresh) seen.set(`${mark.org_id}\n${mark.day}\n${mark.at}`, Number(mark.at));
-  const upto = Math.max(watermark, ...marks.map((m) => Number(m.at)));
-  for (const [key, at] of seen) if (at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
+  for (const mark of fresh) seen.set(mark.key, { at: mark.at, marks: mark.marks });
+  const upto = Math.max(watermark, ...marks.map((m) => m.at));
+  for (const [key, mark] of seen) if (mark.at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
   if (upto > watermark) await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
   return recomputed;
 }
@@ -108,7 +114,7 @@ export function startRollupRefresher(
   { intervalMs = ROLLUP_REFRESH_INTERVAL_MS, onError }: { intervalMs?: number; onError: (error: unknown) => void },
 ): RollupRefresher {
   let running: Promise<number> = Promise.resolve(0);
-  const seen = new Map<string, number>();
+  const seen = new Map<string, { at: number; marks: number }>();
   const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client, seen)));
   const timer = setInterval(() => pass().catch(onError), intervalMs);
   timer.unref();
