@@ -9,14 +9,21 @@
 // processes (one).
 //
 // The work is meant to be realistic: several videos of several 720p segments (about 2 MB each),
-// with the delivery node's caches set smaller than that working set, so a sweep over all segments
-// misses and goes to storage; a hot case repeats one segment. Each case runs at several
-// concurrencies (8, 32, 128 connections), public and private, and prints req/s, p50 and p99 for
-// Kino and nginx. Segment logging is on (every request the node answers writes a spool row).
+// with the delivery node's caches set smaller than that working set. Three kinds of work: hot (one
+// segment, always cached), popular (requests spread over every segment by popularity, a Zipf law
+// as viewers' are, so most hit the cache and some miss and go to storage) and cold (every segment in
+// turn, so LRU misses every time). Each runs at several concurrencies (8, 32, 128 connections),
+// public and private, and prints req/s, p50 and p99 for Kino and nginx. Segment logging is on
+// (every request the node answers writes a spool row).
+//
+// Paired: each case runs BENCH_ROUNDS times, nginx and Kino alternating which goes first, and the
+// result is the median of the per-round ratios (Kino / nginx), so a loaded moment hurts both sides
+// of a pair rather than one.
 //
 // Usage: npm run bench:delivery   (installs wrk and nginx with apt when missing)
-// Env: BENCH_SECONDS (4), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
-//      BENCH_CACHE_MB (16: the delivery node's memory and disk cache each).
+// Env: BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
+//      BENCH_CACHE_MB (16: the delivery node's memory and disk cache each),
+//      BENCH_CPU_PROFILE_DIR (unset: where the delivery node writes a V8 CPU profile when it stops).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,9 +33,11 @@ import { createHlsFixture, type HlsFixture } from '../../test/support/hls-fixtur
 import { signedUrlOf, startDeliveryStack } from '../../test/delivery/harness.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const concurrencies = (process.env.BENCH_CONNECTIONS ?? '8,32,128').split(',').map(Number);
 const videosPerKind = Number(process.env.BENCH_VIDEOS ?? 3);
 const cacheMb = Number(process.env.BENCH_CACHE_MB ?? 16);
+const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR;
 /** 30 s videos: five 6 s segments each. */
 const videoSeconds = 30;
 
@@ -141,28 +150,95 @@ interface Row {
   work: string;
   connections: number;
   target: 'nginx' | 'public' | 'private';
+  round: number;
   result: WrkResult;
 }
 
-function printRows(rows: Row[]): void {
-  const ratio = (a: number, b: number) => (a > 0 && b > 0 ? (a / b).toFixed(2) : 'n/a');
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Medians over rounds per case, and for Kino the median of its per-round ratios to nginx. */
+function summarize(rows: Row[]) {
+  const cases = [...new Set(rows.map((r) => `${r.work}\n${r.connections}\n${r.target}`))].map((key) => {
+    const [work, connections, target] = key.split('\n') as [string, string, Row['target']];
+    const mine = rows.filter((r) => r.work === work && r.connections === Number(connections) && r.target === target);
+    const pairs = mine.map((r) => ({
+      mine: r.result,
+      nginx: rows.find((n) => n.work === work && n.connections === r.connections && n.round === r.round && n.target === 'nginx')!.result,
+    }));
+    const ratio = (a: number, b: number) => (a > 0 && b > 0 ? a / b : Number.NaN);
+    return {
+      work,
+      connections: Number(connections),
+      target,
+      requestsPerSecond: median(mine.map((r) => r.result.requestsPerSecond)),
+      p50Ms: median(mine.map((r) => r.result.p50Ms)),
+      p99Ms: median(mine.map((r) => r.result.p99Ms)),
+      timeouts: mine.reduce((sum, r) => sum + r.result.timeouts, 0),
+      rpsRatio: median(pairs.map((p) => ratio(p.mine.requestsPerSecond, p.nginx.requestsPerSecond))),
+      p99Ratio: median(pairs.map((p) => ratio(p.mine.p99Ms, p.nginx.p99Ms))),
+    };
+  });
+  return cases;
+}
+
+function printSummary(summary: ReturnType<typeof summarize>): void {
+  const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
   const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'timeouts', 'req/s vs nginx', 'p99 vs nginx']];
-  for (const row of rows) {
-    const nginx = rows.find((r) => r.work === row.work && r.connections === row.connections && r.target === 'nginx')!.result;
+  for (const c of summary) {
     table.push([
-      row.work,
-      String(row.connections),
-      row.target,
-      row.result.requestsPerSecond.toFixed(0),
-      row.result.p50Ms.toFixed(2),
-      row.result.p99Ms.toFixed(2),
-      String(row.result.timeouts),
-      ratio(row.result.requestsPerSecond, nginx.requestsPerSecond),
-      ratio(row.result.p99Ms, nginx.p99Ms),
+      c.work, String(c.connections), c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), String(c.timeouts),
+      c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2), c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
     ]);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   for (const line of table) console.log(line.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
+}
+
+/** The share of requests an LRU of `capacity` objects answers from cache for this order (played twice: warm). */
+function simulateLru(order: number[], capacity: number): number {
+  const lru = new Map<number, true>();
+  let hits = 0;
+  for (const [n, item] of [...order, ...order].entries()) {
+    if (lru.delete(item) && n >= order.length) hits++;
+    lru.set(item, true);
+    if (lru.size > capacity) lru.delete(lru.keys().next().value!);
+  }
+  return hits / order.length;
+}
+
+/** A deterministic generator (mulberry32), so nginx and Kino get the same request sequence. */
+function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Request order for the popular work: `count` picks of item indexes under a Zipf law (s = 1) over a
+ * popularity order shuffled once, so popularity is not tied to a video or a segment number.
+ */
+function zipfOrder(items: number, count: number): number[] {
+  const random = seededRandom(42);
+  const rankToItem = Array.from({ length: items }, (_, i) => i);
+  for (let i = items - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [rankToItem[i], rankToItem[j]] = [rankToItem[j]!, rankToItem[i]!];
+  }
+  const weights = rankToItem.map((_, rank) => 1 / (rank + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  return Array.from({ length: count }, () => {
+    let x = random() * total;
+    let rank = 0;
+    while (x >= weights[rank]! && rank < items - 1) x -= weights[rank++]!;
+    return rankToItem[rank]!;
+  });
 }
 
 async function main(): Promise<void> {
@@ -172,7 +248,12 @@ async function main(): Promise<void> {
   const stack = await startDeliveryStack({
     analytics: 'clickhouse-server',
     shipIntervalMs: 1000,
-    deliveryEnv: { DELIVERY_MEMORY_CACHE_MB: String(cacheMb), DELIVERY_CACHE_MAX_MB: String(cacheMb) },
+    deliveryEnv: {
+      DELIVERY_MEMORY_CACHE_MB: String(cacheMb),
+      DELIVERY_CACHE_MAX_MB: String(cacheMb),
+      // A V8 CPU profile of the delivery node, written when it stops (open it in Chrome DevTools).
+      ...(cpuProfileDir ? { NODE_OPTIONS: `--import ${join(import.meta.dirname, 'cpu-profile.mjs')}`, BENCH_CPU_PROFILE_DIR: cpuProfileDir } : {}),
+    },
   });
   let nginxServer: { url: string; process: ManagedProcess } | undefined;
   const dir = stack.services.dir;
@@ -232,36 +313,45 @@ async function main(): Promise<void> {
     nginxServer = await startNginx(nginx, join(dir, 'nginx-best'), root, nginxVariants[best]!);
 
     const origins = { nginx: nginxServer.url, public: stack.delivery.url, private: stack.delivery.url };
-    const works = {
-      [`hot: one segment (${(hotSize / 1024).toFixed(0)} KiB)`]: { public: videos.pub.slice(0, 1), private: videos.priv.slice(0, 1), hot: true },
-      'working set > cache: every segment in turn': { public: videos.pub, private: videos.priv, hot: false },
+    const segmentCount = paths.nginx(videos.pub).length;
+    const popular = zipfOrder(segmentCount, 4_000);
+    const hits = simulateLru(popular, Math.floor((cacheMb * 1024 * 1024) / hotSize));
+    const works: Record<string, { public: HlsFixture[]; private: HlsFixture[]; order: (list: string[]) => string[] }> = {
+      [`hot: one segment (${(hotSize / 1024).toFixed(0)} KiB)`]: { public: videos.pub.slice(0, 1), private: videos.priv.slice(0, 1), order: (list) => list.slice(0, 1) },
+      [`popular: Zipf over ${segmentCount} segments (~${Math.round(hits * 100)} % cache hits)`]: {
+        public: videos.pub, private: videos.priv, order: (list) => popular.map((i) => list[i]!),
+      },
+      [`cold: every segment in turn (cache misses)`]: { public: videos.pub, private: videos.priv, order: (list) => list },
     };
     const rows: Row[] = [];
     for (const [work, sets] of Object.entries(works)) {
       for (const connections of concurrencies) {
-        for (const target of ['nginx', 'public', 'private'] as const) {
-          const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths.nginx(sets.public);
-          const chosen = sets.hot ? list.slice(0, 1) : list;
-          runWrk(wrk, origins[target], chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
-          const result = runWrk(wrk, origins[target], chosen, connections, seconds, dir);
-          if (result.non2xx > 0) throw new Error(`${target} ${work}: ${result.non2xx} responses were not 2xx`);
-          rows.push({ work, connections, target, result });
-          process.stderr.write(`[bench] ${work}, ${connections} conns, ${target}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms\n`);
+        for (let round = 0; round < rounds; round++) {
+          // Alternate who goes first, so a drift in the machine's load favours neither side.
+          const order = round % 2 === 0 ? (['nginx', 'public', 'private'] as const) : (['public', 'private', 'nginx'] as const);
+          for (const target of order) {
+            const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths.nginx(sets.public);
+            const chosen = sets.order(list);
+            runWrk(wrk, origins[target], chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
+            const result = runWrk(wrk, origins[target], chosen, connections, seconds, dir);
+            if (result.non2xx > 0) throw new Error(`${target} ${work}: ${result.non2xx} responses were not 2xx`);
+            rows.push({ work, connections, target, round, result });
+            process.stderr.write(
+              `[bench] ${work}, ${connections} conns, round ${round + 1}, ${target}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms\n`,
+            );
+          }
         }
       }
     }
 
-    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, loopback; nginx 1 worker, delivery 1 process`);
+    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, ${rounds} rounds per case (medians; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process`);
     console.log(`nginx configurations tried (hot segment, 32 conns): ${Object.entries(probes).map(([n, r]) => `${n} ${r.toFixed(0)} req/s`).join('; ')}`);
     console.log(`baseline: nginx with "${best}" (${nginxVariants[best]})\n`);
-    printRows(rows);
-    const hotRows = rows.filter((r) => r.work.startsWith('hot') && r.target === 'public');
-    for (const row of hotRows) {
-      const nginxRow = rows.find((r) => r.work === row.work && r.connections === row.connections && r.target === 'nginx')!.result;
-      const rps = row.result.requestsPerSecond / nginxRow.requestsPerSecond;
-      const p99 = row.result.p99Ms / nginxRow.p99Ms;
-      const p99Text = Number.isFinite(p99) && p99 > 0 ? `${p99.toFixed(2)}x (<= 1.5: ${p99 <= 1.5 ? 'met' : 'NOT met'})` : 'n/a (no latency measured: see timeouts)';
-      console.log(`goal, hot public at ${row.connections} conns: req/s ${rps.toFixed(2)}x nginx (>= 1.0: ${rps >= 1 ? 'met' : 'NOT met'}), p99 ${p99Text}`);
+    const summary = summarize(rows);
+    printSummary(summary);
+    for (const c of summary.filter((r) => r.work.startsWith('hot') && r.target === 'public')) {
+      const p99 = Number.isFinite(c.p99Ratio) ? `${c.p99Ratio.toFixed(2)}x (<= 1.5: ${c.p99Ratio <= 1.5 ? 'met' : 'NOT met'})` : 'n/a (no latency measured: see timeouts)';
+      console.log(`goal, hot public at ${c.connections} conns: req/s ${c.rpsRatio.toFixed(2)}x nginx (>= 1.0: ${c.rpsRatio >= 1 ? 'met' : 'NOT met'}), p99 ${p99}`);
     }
     const loggedRows = await waitFor('segment rows in ClickHouse', async () => {
       const [row] = await stack.clickhouse.query<{ n: number }>('SELECT count() AS n FROM segment_deliveries');

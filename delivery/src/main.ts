@@ -13,7 +13,7 @@ import { SegmentLog } from './segment-log.ts';
 import { ShareLinkGate } from './share-links.ts';
 import { createDeliveryServer } from './server.ts';
 import { ThumbnailMaker } from './thumbnails.ts';
-import { VideoCatalog } from './video-catalog.ts';
+import { readPlayableVideo, VideoCatalog } from './video-catalog.ts';
 
 /** The node's logger: every line names the node. */
 export function createDeliveryLogger(config: DeliveryConfig): Logger {
@@ -41,7 +41,7 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     logger,
   });
   const server = createDeliveryServer({
-    catalog: new VideoCatalog(db, config.DELIVERY_METADATA_TTL_MS),
+    catalog: new VideoCatalog((videoId) => readPlayableVideo(db, videoId), config.DELIVERY_METADATA_TTL_MS),
     cache,
     tokens: new PlaybackTokenVerifier(jwksUrlOf(config)),
     segments,

@@ -2,7 +2,9 @@
 // memory for a short time (DELIVERY_METADATA_TTL_MS, 2 s by default): a deleted video stops
 // playing within that time on every node, without the control plane having to reach them.
 // Only ready, not deleted videos are playable; anything else reads as "no such video".
-// Concurrent lookups of one video share one query.
+// Concurrent lookups of one video share one query, and a video in use is read again in the
+// background during the last quarter of its entry's life, so a busy video's requests never wait
+// on the database (the entry still ends on time: a deleted video stops within the TTL).
 import type { Db } from '@kino/control-plane/db';
 import { findPlayableVideo, listRenditions } from '@kino/control-plane/repositories';
 
@@ -32,16 +34,26 @@ export class VideoCatalog {
   private readonly inflight = new Map<string, Promise<PlayableVideo | undefined>>();
 
   constructor(
-    private readonly db: Db,
+    /** Reads one video from the metadata database (`readPlayableVideo`). */
+    private readonly read: (videoId: string) => Promise<PlayableVideo | undefined>,
     private readonly ttlMs: number,
   ) {}
 
   get(videoId: string): Promise<PlayableVideo | undefined> {
     const entry = this.entries.get(videoId);
-    if (entry && entry.expiresAt > Date.now()) return Promise.resolve(entry.video);
+    const now = Date.now();
+    if (entry && entry.expiresAt > now) {
+      if (entry.expiresAt - now < this.ttlMs / 4) this.load(videoId).catch(() => undefined); // a failure leaves the entry to expire
+      return Promise.resolve(entry.video);
+    }
+    return this.load(videoId);
+  }
+
+  /** One query per video at a time; its answer replaces the entry. */
+  private load(videoId: string): Promise<PlayableVideo | undefined> {
     let pending = this.inflight.get(videoId);
     if (!pending) {
-      pending = this.load(videoId)
+      pending = this.read(videoId)
         .then((video) => {
           if (this.entries.size >= maxEntries) this.entries.clear();
           this.entries.set(videoId, { video, expiresAt: Date.now() + this.ttlMs });
@@ -52,23 +64,24 @@ export class VideoCatalog {
     }
     return pending;
   }
+}
 
-  private async load(videoId: string): Promise<PlayableVideo | undefined> {
-    const row = await findPlayableVideo(this.db, videoId);
-    if (!row) return undefined;
-    const renditions = await listRenditions(this.db, videoId);
-    const sorted = renditions
-      .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), segmentCount: r.segment_count }))
-      .filter((r) => Number.isInteger(r.height))
-      .sort((a, b) => a.height - b.height);
-    return {
-      id: row.id,
-      orgId: row.org_id,
-      envId: row.env_id,
-      allowPublicAccess: row.allow_public_access,
-      thumbnailKey: row.thumbnail_key,
-      storyboardKey: row.storyboard_key,
-      renditions: new Map(sorted.map((r) => [r.key, r])),
-    };
-  }
+/** A video as delivery serves it, or undefined when it is not playable (not ready, deleted, unknown). */
+export async function readPlayableVideo(db: Db, videoId: string): Promise<PlayableVideo | undefined> {
+  const row = await findPlayableVideo(db, videoId);
+  if (!row) return undefined;
+  const renditions = await listRenditions(db, videoId);
+  const sorted = renditions
+    .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), segmentCount: r.segment_count }))
+    .filter((r) => Number.isInteger(r.height))
+    .sort((a, b) => a.height - b.height);
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    envId: row.env_id,
+    allowPublicAccess: row.allow_public_access,
+    thumbnailKey: row.thumbnail_key,
+    storyboardKey: row.storyboard_key,
+    renditions: new Map(sorted.map((r) => [r.key, r])),
+  };
 }

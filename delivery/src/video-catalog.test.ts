@@ -1,0 +1,51 @@
+import { afterEach, beforeEach, describe, it, vi } from 'vitest';
+import assert from 'node:assert/strict';
+import { VideoCatalog, type PlayableVideo } from './video-catalog.ts';
+
+const video = (id: string, allowPublicAccess = true): PlayableVideo => ({
+  id, orgId: 'org_1', envId: 'env_1', allowPublicAccess, thumbnailKey: null, storyboardKey: null, renditions: new Map(),
+});
+
+describe('VideoCatalog', () => {
+  beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => vi.useRealTimers());
+
+  it('concurrent lookups share one read; an entry answers until its TTL', async () => {
+    const reads: string[] = [];
+    const catalog = new VideoCatalog(async (id) => (reads.push(id), video(id)), 2_000);
+    const [a, b] = await Promise.all([catalog.get('vid_1'), catalog.get('vid_1')]);
+    assert.equal(a, b);
+    vi.advanceTimersByTime(1_000);
+    await catalog.get('vid_1');
+    assert.deepEqual(reads, ['vid_1']);
+  });
+
+  it('a video in use is read again in the last quarter of its TTL, without making the request wait', async () => {
+    let current = video('vid_1', true);
+    let release!: () => void;
+    const reads: number[] = [];
+    const catalog = new VideoCatalog(async () => {
+      reads.push(Date.now());
+      if (reads.length > 1) await new Promise<void>((resolve) => (release = resolve));
+      return current;
+    }, 2_000);
+    await catalog.get('vid_1');
+    vi.advanceTimersByTime(1_600); // within the last quarter
+    current = video('vid_1', false);
+    // Answered from the entry at once while the refresh is under way (its read has not returned).
+    assert.equal((await catalog.get('vid_1'))?.allowPublicAccess, true);
+    assert.equal(reads.length, 2);
+    release();
+    await vi.waitFor(async () => assert.equal((await catalog.get('vid_1'))?.allowPublicAccess, false));
+    assert.equal(reads.length, 2);
+  });
+
+  it('an entry not refreshed ends on time: the next lookup waits for a read', async () => {
+    const reads: number[] = [];
+    const catalog = new VideoCatalog(async () => (reads.push(Date.now()), undefined), 2_000);
+    assert.equal(await catalog.get('vid_gone'), undefined);
+    vi.advanceTimersByTime(2_001);
+    assert.equal(await catalog.get('vid_gone'), undefined);
+    assert.equal(reads.length, 2);
+  });
+});
