@@ -38,7 +38,7 @@ export const concurrentIndexes: ConcurrentIndex[] = [
 ];
 
 /** Session advisory lock: one process builds; the others go on at once (lists work meanwhile, only slower). */
-const BUILD_LOCK_ID = 7_361_520_001;
+export const CONCURRENT_INDEX_BUILD_LOCK = 7_361_520_001;
 
 /**
  * Creates the missing indexes of `concurrentIndexes`, one at a time. An index left invalid by a build
@@ -47,7 +47,7 @@ const BUILD_LOCK_ID = 7_361_520_001;
  */
 export async function buildConcurrentIndexes(db: Kysely<unknown>, indexes: ConcurrentIndex[] = concurrentIndexes): Promise<void> {
   await db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${BUILD_LOCK_ID}) as locked`.execute(connection);
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${CONCURRENT_INDEX_BUILD_LOCK}) as locked`.execute(connection);
     if (!rows[0]?.locked) return;
     try {
       for (const index of indexes) {
@@ -59,7 +59,7 @@ export async function buildConcurrentIndexes(db: Kysely<unknown>, indexes: Concu
         await sql`create index concurrently ${sql.id(index.name)} on ${sql.raw(index.on)}`.execute(connection);
       }
     } finally {
-      await sql`select pg_advisory_unlock(${BUILD_LOCK_ID})`.execute(connection);
+      await sql`select pg_advisory_unlock(${CONCURRENT_INDEX_BUILD_LOCK})`.execute(connection);
     }
   });
 }

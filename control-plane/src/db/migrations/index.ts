@@ -8,7 +8,7 @@ import * as shareLinks from './20261123T0200_share_links.ts';
 import * as storyboards from './20261123T0200_storyboards.ts';
 import * as videoListScale from './20261123T0300_video_list_scale.ts';
 
-export { buildConcurrentIndexes, concurrentIndexes } from './concurrent-indexes.ts';
+export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261121T0600_tenancy_and_videos': tenancyAndVideos,
