@@ -212,7 +212,9 @@ try {
   console.log(`\nAPI benchmark: ${VIDEOS.toLocaleString('en')} videos in one environment, ${SMALL_ENVIRONMENTS} × ${SMALL_ENVIRONMENT_VIDEOS.toLocaleString('en')} in others, one empty`);
   console.log(`  seeded in ${(seedMs / 1000).toFixed(1)} s (INSERT ... SELECT generate_series, list indexes and count triggers in place); vacuum analyze (until the visibility map covers the table) ${(vacuumMs / 1000).toFixed(1)} s`);
   console.log(`  a backfill's grouped count of the whole table (what the migration holds writers for): ${backfillMs.toFixed(0)} ms`);
-  console.log(`  analytics: ${flags.analytics} (lists and details read the served estimate from it)\n`);
+  console.log(
+    `  analytics: ${flags.analytics === 'none' ? 'none (the served estimate is not read: 0 views)' : `${flags.analytics} (lists and details read the served estimate from it)`}\n`,
+  );
   console.log(`  ${'call'.padEnd(52)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'SQL p50'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)}`);
   for (const r of results) {
     const api = summary(r.api);
