@@ -40,6 +40,16 @@ describe('API configuration', () => {
     assert.deepEqual(config.API_CORS_ORIGINS, ['https://app.example.com', 'http://localhost:3000']);
   });
 
+  it('reads other rate limits than the spec table from RATE_LIMITS', () => {
+    assert.deepEqual(parseApiConfig(minimal).RATE_LIMITS, {});
+    assert.deepEqual(parseApiConfig({ ...minimal, RATE_LIMITS: 'video=100000, general = 200000' }).RATE_LIMITS, {
+      video: { limit: 100_000 },
+      general: { limit: 200_000 },
+    });
+    assert.ok(problemsOf({ ...minimal, RATE_LIMITS: 'videos=5' }).some((p) => p.startsWith('RATE_LIMITS')));
+    assert.ok(problemsOf({ ...minimal, RATE_LIMITS: 'video=lots' }).some((p) => p.startsWith('RATE_LIMITS')));
+  });
+
   it('names the variable that is missing or wrong', () => {
     const { DATABASE_URL: _omitted, ...withoutDatabase } = minimal;
     assert.ok(problemsOf(withoutDatabase).some((p) => p.startsWith('DATABASE_URL')));

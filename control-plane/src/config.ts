@@ -1,6 +1,7 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming the variable (loadConfig).
 import { env, loadConfig, parseConfig, storageConfigShape, z } from '@kino/infra';
+import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
 const originPattern = /^https?:\/\/[^/\s:]+(:\d+)?$/;
@@ -28,8 +29,29 @@ export const apiConfigShape = {
   DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
   /** Public base URL of the web app, for share links; defaults to the delivery URL. */
   WEB_APP_URL: env.url().transform((url) => url.replace(/\/$/, '')).optional(),
+  /**
+   * Other limits than the spec's, per rule: `video=100000,general=100000` (a benchmark measuring the
+   * limiter at its real cost without hitting it). Empty: the spec's table.
+   */
+  RATE_LIMITS: z
+    .string()
+    .default('')
+    .refine((value) => value.split(',').filter(Boolean).every((entry) => rateLimitEntryPattern.test(entry.trim()) && entry.split('=')[0]!.trim() in defaultRateLimits), {
+      message: `expected rule=limit pairs separated by commas; rules: ${Object.keys(defaultRateLimits).join(', ')}`,
+    })
+    .transform((value): RateLimitOverrides =>
+      Object.fromEntries(
+        value
+          .split(',')
+          .filter(Boolean)
+          .map((entry) => entry.split('=').map((part) => part.trim()))
+          .map(([name, limit]) => [name as RateLimitRuleName, { limit: Number(limit) }]),
+      ),
+    ),
   LOG_LEVEL: env.logLevel(),
 };
+
+const rateLimitEntryPattern = /^\s*\w+\s*=\s*\d+\s*$/;
 
 export type ApiConfig = z.infer<z.ZodObject<typeof apiConfigShape>>;
 

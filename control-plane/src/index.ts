@@ -1,6 +1,6 @@
 // @kino/control-plane: the database, repositories, API keys and the HTTP API.
 export * from './db/database.ts';
-export { migrations } from './db/migrations/index.ts';
+export { migrations, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './db/migrations/index.ts';
 export type * from './db/schema.ts';
 export * from './repositories/index.ts';
 export * from './keys/api-key-format.ts';

@@ -9,11 +9,16 @@ import {
   createApiKey,
   createEnvironment,
   createOrganization,
+  CONCURRENT_INDEX_BUILD_LOCK,
+  concurrentIndexes,
+  countLiveVideos,
   createVideo,
   findActiveApiKey,
   incrementRateLimitCounters,
   isUniqueViolation,
   listVideos,
+  markVideoDeleted,
+  markVideoFailed,
   migrateToLatest,
   migrations,
   openDatabase,
@@ -83,8 +88,68 @@ for (const engine of ['pglite', 'postgres'] as const) {
       assert.equal(found.total, 1);
       assert.deepEqual(found.videos[0]?.parameters, defaultEncodingParameters);
     });
+
+    it('keep video_counts equal to the live rows through inserts, status moves, soft and hard deletes', async () => {
+      const db = databases[engine];
+      const org = await createOrganization(db, { name: `${engine} counted org` });
+      const envs = [await createEnvironment(db, { orgId: org.id, name: 'a' }), await createEnvironment(db, { orgId: org.id, name: 'b' })];
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const id = newId('vid');
+        ids.push(id);
+        await createVideo(db, {
+          id, orgId: org.id, envId: envs[i % 2]!.id, name: `v${i}`, storagePath: `uploads/${org.id}/${id}`, videoQuality: 'standard',
+          allowPublicAccess: true, parameters: defaultEncodingParameters,
+        });
+      }
+      // One statement moving several rows across statuses and environments, a soft delete, a hard delete.
+      await db.updateTable('videos').set({ status: 'ready' }).where('id', 'in', ids.slice(0, 3)).execute();
+      await db.updateTable('videos').set({ env_id: envs[0]!.id }).where('id', '=', ids[3]!).execute();
+      await markVideoFailed(db, ids[4]!, 'no video stream');
+      await markVideoDeleted(db, ids[0]!, null);
+      await db.deleteFrom('videos').where('id', '=', ids[5]!).execute();
+      for (const envId of [...envs.map((e) => e.id), undefined]) {
+        for (const status of [undefined, 'transcoding', 'ready', 'failed'] as const) {
+          let rows = db.selectFrom('videos').where('org_id', '=', org.id).where('deleted_at', 'is', null);
+          if (envId) rows = rows.where('env_id', '=', envId);
+          if (status) rows = rows.where('status', '=', status);
+          const { count } = await rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+          assert.equal(await countLiveVideos(db, { orgId: org.id, envId, status }), Number(count), `${envId ?? 'org'} ${status ?? 'any'}`);
+        }
+      }
+      assert.equal(await countLiveVideos(db, { orgId: org.id }), 4);
+    });
   });
 }
+
+describe('the concurrently built indexes on PostgreSQL', () => {
+  const indexState = async (name: string) =>
+    (await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(databases.postgres)).rows[0];
+
+  it('are built again when missing or left invalid, by the one process holding the build lock', async () => {
+    const db = databases.postgres;
+    await migrateToLatest(db);
+    const [first, second] = concurrentIndexes;
+    await sql`drop index ${sql.id(first!.name)}`.execute(db);
+    // An index a killed build left behind: present, not valid.
+    await sql`update pg_index set indisvalid = false where indexrelid = ${second!.name}::regclass`.execute(db);
+    const other = await openDatabase(services.databaseUrl);
+    try {
+      // While another process holds the lock, this one goes on without building.
+      await other.connection().execute(async (connection) => {
+        await sql`select pg_advisory_lock(${CONCURRENT_INDEX_BUILD_LOCK})`.execute(connection);
+        await migrateToLatest(db);
+        assert.equal(await indexState(first!.name), undefined);
+        await sql`select pg_advisory_unlock(${CONCURRENT_INDEX_BUILD_LOCK})`.execute(connection);
+      });
+    } finally {
+      await other.destroy();
+    }
+    await migrateToLatest(db);
+    assert.deepEqual(await indexState(first!.name), { valid: true });
+    assert.deepEqual(await indexState(second!.name), { valid: true });
+  });
+});
 
 describe('PGlite and PostgreSQL', () => {
   it('end with the same schema', async () => {

@@ -3,7 +3,7 @@
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import { migrations } from './migrations/index.ts';
+import { buildConcurrentIndexes, migrations } from './migrations/index.ts';
 
 // bigint (int8) columns come back as strings by default; counts we keep fit in a double.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -15,7 +15,10 @@ export async function openDatabase(url: string): Promise<Db> {
     const { PGlite } = await import('@electric-sql/pglite');
     const { KyselyPGlite } = await import('kysely-pglite');
     const location = url.slice('pglite://'.length);
-    const client = location === 'memory' ? new PGlite() : new PGlite(location);
+    // pg_trgm backs the name search index (the PostgreSQL server ships it in contrib).
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+    const options = { extensions: { pg_trgm } };
+    const client = location === 'memory' ? new PGlite(options) : new PGlite(location, options);
     const { dialect } = new KyselyPGlite(client);
     return new Kysely<Database>({ dialect });
   }
@@ -31,7 +34,7 @@ export async function pingDatabase(db: Db): Promise<void> {
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
 
-/** Brings the schema up to date; run at every process start. */
+/** Brings the schema up to date, then builds the large tables' indexes without blocking writes; run at every process start. */
 export async function migrateToLatest(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
@@ -39,4 +42,5 @@ export async function migrateToLatest(db: Db): Promise<void> {
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error | undefined)?.message ?? ''}`);
   }
+  await buildConcurrentIndexes(db as Kysely<unknown>);
 }

@@ -5,6 +5,7 @@ export * from './environments.ts';
 export * from './api-keys.ts';
 export * from './uploads.ts';
 export * from './videos.ts';
+export * from './video-counts.ts';
 export * from './renditions.ts';
 export * from './webhooks.ts';
 export * from './rate-limits.ts';

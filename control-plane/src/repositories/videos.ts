@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../db/schema.ts';
 import { replaceRenditions, type NewRendition } from './renditions.ts';
+import { countLiveVideos } from './video-counts.ts';
 
 export interface CreateVideoInput {
   id: string;
@@ -92,9 +93,18 @@ function escapeLikePattern(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/**
+ * One page of live videos and the exact number that match. Every shape reads an index made for it
+ * (db/migrations/concurrent-indexes.ts): the page's ids come from an index-only scan, so a deep OFFSET
+ * skips index entries rather than rows, and only the page's own rows are read from the table. The
+ * total comes from `video_counts` unless a search or a date range narrows the list; then it counts
+ * the matches through the same indexes (its cost grows with the number of matches, not the library).
+ */
 export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ videos: Video[]; total: number }> {
-  let filtered = db.selectFrom('videos').where('org_id', '=', query.orgId).where('deleted_at', 'is', null);
-  if (query.envId) filtered = filtered.where('env_id', '=', query.envId);
+  // An environment's list filters on env_id alone (its indexes lead with it); the environment was
+  // resolved within the organization, and the page's rows are checked against org_id below anyway.
+  let filtered = db.selectFrom('videos').where('deleted_at', 'is', null);
+  filtered = query.envId ? filtered.where('env_id', '=', query.envId) : filtered.where('org_id', '=', query.orgId);
   if (query.status) filtered = filtered.where('status', '=', query.status);
   if (query.search) filtered = filtered.where(sql<boolean>`name ilike ${`%${escapeLikePattern(query.search)}%`} escape '\\'`);
   if (query.createdFrom) filtered = filtered.where('created_at', '>=', query.createdFrom);
@@ -102,25 +112,36 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
 
   const direction = query.sortDir === 'asc' ? sql`asc` : sql`desc`;
   const sortExpression = {
-    created_at: sql`created_at`,
-    name: sql`lower(name)`,
+    created_at: sql`created_at ${direction}`,
+    // Names are never null: the default null order keeps `lower(name)` read straight off its index both ways.
+    name: sql`lower(name) ${direction}`,
     // Videos still transcoding have no duration yet: they sort last either way.
-    duration: sql`duration_seconds`,
-    status: sql`status`,
+    duration: sql`duration_seconds ${direction} nulls last`,
+    status: sql`status ${direction}`,
   }[query.sortBy];
 
-  const [videos, count] = await Promise.all([
-    filtered
-      .selectAll()
-      .orderBy(sql`${sortExpression} ${direction} nulls last`)
-      .orderBy('created_at', query.sortDir)
-      .orderBy('id', query.sortDir)
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
-      .execute(),
-    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  const pageIds = filtered
+    .select('id')
+    .orderBy(sortExpression)
+    .orderBy('created_at', query.sortDir)
+    .orderBy('id', query.sortDir)
+    .limit(query.pageSize)
+    .offset((query.page - 1) * query.pageSize);
+  const countMatches = async () => {
+    if (!query.search && !query.createdFrom && !query.createdBefore) {
+      return countLiveVideos(db, { orgId: query.orgId, envId: query.envId, status: query.status });
+    }
+    const row = await filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    return Number(row.total);
+  };
+  const [page, total] = await Promise.all([
+    sql<Video>`
+      select v.* from unnest(array(${pageIds})) with ordinality as page(id, position)
+      join videos v on v.id = page.id and v.org_id = ${query.orgId}
+      order by page.position`.execute(db),
+    countMatches(),
   ]);
-  return { videos, total: Number(count.total) };
+  return { videos: page.rows, total };
 }
 
 /** Soft-deletes a live video; undefined when it was already deleted (or a concurrent delete won). */

@@ -95,7 +95,7 @@ async function authorize(request: FastifyRequest, key: ApiKey, deps: RouteOption
 }
 
 async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promise<void> {
-  const rules = resolveRateLimits(deps.rateLimits);
+  const rules = resolveRateLimits({ ...deps.config.RATE_LIMITS, ...deps.rateLimits });
   const now = deps.now ?? (() => new Date());
 
   app.addHook('onRequest', async (request, reply) => {

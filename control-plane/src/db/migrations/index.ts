@@ -6,6 +6,9 @@ import * as idempotencyKeys from './20261123T0100_idempotency_keys.ts';
 import * as encodeQueue from './20261123T0200_encode_queue.ts';
 import * as shareLinks from './20261123T0200_share_links.ts';
 import * as storyboards from './20261123T0200_storyboards.ts';
+import * as videoListScale from './20261123T0300_video_list_scale.ts';
+
+export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261121T0600_tenancy_and_videos': tenancyAndVideos,
@@ -14,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0200_encode_queue': encodeQueue,
   '20261123T0200_share_links': shareLinks,
   '20261123T0200_storyboards': storyboards,
+  '20261123T0300_video_list_scale': videoListScale,
 };

@@ -1,0 +1,230 @@
+// API benchmark at library scale: seeds a million videos in one environment (plus a few small ones
+// and an empty one) in bulk through the schema the migrations made, then calls every list shape,
+// details, upload-url and process through the real API (`kino api` of a dev stack, with the rate
+// limits in force, raised by RATE_LIMITS) BENCH_CALLS times each, and prints p50/p99 beside the
+// same repository SQL run directly on PostgreSQL in the same run (the floor) and their ratio.
+//
+// Usage: npm run bench:api -- [--videos=1000000] [--calls=60] [--analytics=chdb|none]
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { newId } from '@kino/infra';
+import { waitFor } from '@kino/infra/dev';
+import {
+  countLiveVideos,
+  createEnvironment,
+  createUpload,
+  createVideo,
+  findLiveVideoByStoragePath,
+  findUpload,
+  getVideo,
+  listRenditions,
+  listVideos,
+  openDatabase,
+  type ListVideosQuery,
+} from '@kino/control-plane';
+import { defaultEncodingParameters } from '@kino/proto/contract';
+import { startTestStack } from '../../test/support/stack.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    videos: { type: 'string', default: '1000000' },
+    calls: { type: 'string', default: '60' },
+    analytics: { type: 'string', default: 'chdb' },
+  },
+});
+const VIDEOS = Number(flags.videos);
+const CALLS = Number(flags.calls);
+const SMALL_ENVIRONMENTS = 3;
+const SMALL_ENVIRONMENT_VIDEOS = 2_000;
+/** An MP4 opening (ftyp box): what the process call sniffs before it accepts an upload. */
+const MP4_OPENING = Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1');
+
+const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const summary = (times: number[]) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+};
+async function timed(times: number[], run: () => Promise<unknown>): Promise<void> {
+  const began = performance.now();
+  await run();
+  times.push(performance.now() - began);
+}
+
+const stack = await startTestStack({
+  nodes: 0,
+  // Temporal runs (the process call starts a workflow); no orchestrator picks it up.
+  without: ['orchestrator', 'delivery'],
+  analytics: flags.analytics as 'chdb' | 'none',
+  env: { api: { RATE_LIMITS: 'general=10000000,video=10000000,uploadUrl=10000000,uploadUrlPerKey=10000000', LOG_LEVEL: 'warn' } },
+});
+const db = await openDatabase(stack.env.DATABASE_URL!);
+const { apiUrl, apiKey, orgId, envId } = stack.status.devJson;
+try {
+  // The bulk load: one INSERT ... SELECT over generate_series per environment. Names draw on a small
+  // vocabulary; about 1 % say "keynote". Creation times step back 90 s per video (a million span
+  // about three years). 90 % ready, 7 % transcoding, 3 % failed; 2 % deleted.
+  const seed = async (env: string, count: number) => {
+    await sql`
+      insert into videos (id, org_id, env_id, name, status, failure_reason, storage_path, video_quality, allow_public_access,
+                          parameters, duration_seconds, source_width, source_height, source_frame_rate, created_at, updated_at, ready_at, deleted_at)
+      select 'vid_b' || ${env} || i, ${orgId}, ${env},
+             case when i % 97 = 0 then 'Annual keynote ' || i
+                  else (array['Product demo','Interview','Tutorial','Webinar','Launch','Recap','Training','Podcast','Review','Trailer'])[1 + i % 10]
+                       || ' ' || (array['spring','summer','autumn','winter','alpha','beta','north','south','east','west','one','two'])[1 + (i / 10) % 12] || ' ' || i end,
+             s.status, case when s.status = 'failed' then 'the file has no video stream' end,
+             'uploads/' || ${orgId} || '/' || ${env} || '/bench-' || i || '/source.mp4',
+             (array['standard','high','ultra'])[1 + i % 3], true, ${JSON.stringify(defaultEncodingParameters)}::jsonb,
+             case when s.status = 'ready' then 10 + (i::bigint * 7919) % 3600 end,
+             case when s.status = 'ready' then 1920 end, case when s.status = 'ready' then 1080 end, case when s.status = 'ready' then 30 end,
+             now() - i * interval '90 seconds', now() - i * interval '90 seconds',
+             case when s.status = 'ready' then now() - i * interval '90 seconds' end,
+             case when i % 50 = 7 then now() end
+      from generate_series(1, ${count}::int) i,
+           lateral (select case when i % 100 < 90 then 'ready' when i % 100 < 97 then 'transcoding' else 'failed' end as status) s`.execute(db);
+  };
+  let began = Date.now();
+  await seed(envId, VIDEOS);
+  const smallEnvs: string[] = [];
+  for (let n = 0; n < SMALL_ENVIRONMENTS; n++) {
+    const small = await createEnvironment(db, { orgId, name: `small ${n}` });
+    smallEnvs.push(small.id);
+    await seed(small.id, SMALL_ENVIRONMENT_VIDEOS);
+  }
+  const emptyEnv = (await createEnvironment(db, { orgId, name: 'empty' })).id;
+  const seedMs = Date.now() - began;
+  // Index-only scans skip the table only on pages the visibility map marks all-visible. A VACUUM
+  // cannot mark rows that a snapshot older than the bulk insert (an autovacuum ANALYZE that began
+  // during it) may not see, so vacuum until the map covers the table, as autovacuum would in time.
+  began = Date.now();
+  await waitFor(
+    'the visibility map to cover videos',
+    async () => {
+      await sql`vacuum analyze videos`.execute(db);
+      const { rows } = await sql<{ pages: number; visible: number }>`
+        select relpages as pages, relallvisible as visible from pg_class where relname = 'videos'`.execute(db);
+      return rows[0]!.visible >= rows[0]!.pages * 0.99;
+    },
+    { timeoutMs: 600_000, intervalMs: 1_000 },
+  );
+  const vacuumMs = Date.now() - began;
+  // What the migration's backfill holds writers for, at this size: one grouped count of the table.
+  began = Date.now();
+  await sql`select env_id, status, min(org_id), count(*) from videos where deleted_at is null group by env_id, status`.execute(db);
+  const backfillMs = Date.now() - began;
+  log(`seeded ${VIDEOS.toLocaleString('en')} + ${SMALL_ENVIRONMENTS}×${SMALL_ENVIRONMENT_VIDEOS} videos in ${(seedMs / 1000).toFixed(0)} s`);
+
+  const live = await countLiveVideos(db, { orgId, envId });
+  const deepPage = (page: number) => Math.min(page, Math.ceil(live / 20));
+  const from = new Date(Date.now() - 60 * 86_400_000).toISOString().slice(0, 10);
+  const to = new Date(Date.now() - 31 * 86_400_000).toISOString().slice(0, 10);
+  const base: ListVideosQuery = { orgId, envId, page: 1, pageSize: 20, sortBy: 'created_at', sortDir: 'desc' };
+  const lists: { name: string; path: string; query: ListVideosQuery }[] = [
+    { name: 'list, default (page 1)', path: '', query: base },
+    { name: 'list, sortBy=name', path: 'sortBy=name&sortDir=asc', query: { ...base, sortBy: 'name', sortDir: 'asc' } },
+    { name: 'list, sortBy=duration', path: 'sortBy=duration', query: { ...base, sortBy: 'duration' } },
+    { name: 'list, sortBy=status', path: 'sortBy=status', query: { ...base, sortBy: 'status' } },
+    { name: 'list, search=keynote', path: 'search=keynote', query: { ...base, search: 'keynote' } },
+    { name: 'list, status=failed', path: 'status=failed', query: { ...base, status: 'failed' } },
+    { name: 'list, from/to (30 days)', path: `from=${from}&to=${to}`, query: { ...base, createdFrom: new Date(from), createdBefore: new Date(Date.parse(to) + 86_400_000) } },
+    { name: 'list, page 100', path: 'page=100', query: { ...base, page: 100 } },
+    { name: `list, page ${deepPage(4000)}`, path: `page=${deepPage(4000)}`, query: { ...base, page: deepPage(4000) } },
+    { name: `list, page ${deepPage(10_000)}`, path: `page=${deepPage(10_000)}`, query: { ...base, page: deepPage(10_000) } },
+    { name: `list, page ${deepPage(10_000)}, sortBy=name`, path: `page=${deepPage(10_000)}&sortBy=name`, query: { ...base, page: deepPage(10_000), sortBy: 'name' } },
+    { name: 'list, pageSize=100', path: 'pageSize=100', query: { ...base, pageSize: 100 } },
+    { name: 'organization-wide list', path: 'org', query: { ...base, envId: undefined } },
+    { name: 'organization-wide, search=keynote', path: 'org:search=keynote', query: { ...base, envId: undefined, search: 'keynote' } },
+    { name: 'list of an empty environment', path: 'empty', query: { ...base, envId: emptyEnv } },
+  ];
+  const urlOf = (path: string) => {
+    if (path === 'org') return `${apiUrl}/${orgId}/videos`;
+    if (path.startsWith('org:')) return `${apiUrl}/${orgId}/videos?${path.slice(4)}`;
+    if (path === 'empty') return `${apiUrl}/${orgId}/environments/${emptyEnv}/videos`;
+    return `${apiUrl}/${orgId}/environments/${envId}/videos${path ? `?${path}` : ''}`;
+  };
+  const call = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+    const response = await fetch(url, {
+      method,
+      headers: { 'X-Api-Key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as { body: Record<string, unknown> };
+  };
+
+  const results: { name: string; api: number[]; floor: number[] }[] = [];
+  for (const list of lists) {
+    const api: number[] = [];
+    const floor: number[] = [];
+    const first = await call('GET', urlOf(list.path));
+    const pagination = first.body.pagination as { total: number };
+    const direct = await listVideos(db, list.query);
+    if (pagination.total !== direct.total) throw new Error(`${list.name}: the API says ${pagination.total}, the repository ${direct.total}`);
+    for (let i = 0; i < CALLS; i++) await timed(api, () => call('GET', urlOf(list.path)));
+    for (let i = 0; i < CALLS; i++) await timed(floor, () => listVideos(db, list.query));
+    results.push({ name: `${list.name} (total ${pagination.total.toLocaleString('en')})`, api, floor });
+    log(`${list.name} done`);
+  }
+
+  const detailIds = (await listVideos(db, { ...base, page: 50, pageSize: CALLS })).videos.map((v) => v.id);
+  const details = { name: 'details', api: [] as number[], floor: [] as number[] };
+  for (const id of detailIds) await timed(details.api, () => call('GET', `${apiUrl}/${orgId}/videos/${id}/details`));
+  for (const id of detailIds) await timed(details.floor, () => Promise.all([getVideo(db, id), listRenditions(db, id)]));
+  results.push(details);
+
+  // upload-url, then a PUT of an MP4 opening to the signed URL (not timed), then process.
+  const uploads = { name: 'upload-url', api: [] as number[], floor: [] as number[] };
+  const processes = { name: 'process', api: [] as number[], floor: [] as number[] };
+  const uploadUrl = `${apiUrl}/${orgId}/environments/${envId}/videos/upload-url`;
+  for (let i = 0; i < CALLS; i++) {
+    let ticket!: { signedURL: string; bucketPath: string };
+    await timed(uploads.api, async () => {
+      ticket = (await call('POST', uploadUrl, { filename: `bench-${i}.mp4`, fileSize: MP4_OPENING.length })).body as typeof ticket;
+    });
+    const put = await fetch(ticket.signedURL, { method: 'PUT', body: MP4_OPENING, headers: { 'content-type': 'video/mp4' } });
+    await put.arrayBuffer();
+    if (put.status !== 200) throw new Error(`PUT to the signed URL answered ${put.status}`);
+    await timed(processes.api, () =>
+      call('POST', `${apiUrl}/${orgId}/environments/${envId}/videos/process`, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: true }),
+    );
+  }
+  // Their SQL, directly (in the small environment, so the lists above are not changed).
+  for (let i = 0; i < CALLS; i++) {
+    const bucketPath = `uploads/${orgId}/${smallEnvs[0]}/floor-${i}/source.mp4`;
+    await timed(uploads.floor, () =>
+      createUpload(db, {
+        id: newId('upl'), orgId, envId: smallEnvs[0]!, bucketPath, filename: 'floor.mp4', contentType: 'video/mp4', fileSize: 24,
+        expiresAt: new Date(Date.now() + 3600_000),
+      }),
+    );
+    await timed(processes.floor, async () => {
+      await findUpload(db, { orgId, envId: smallEnvs[0]!, bucketPath });
+      await findLiveVideoByStoragePath(db, bucketPath);
+      await createVideo(db, {
+        id: newId('vid'), orgId, envId: smallEnvs[0]!, name: 'floor', storagePath: bucketPath, videoQuality: 'standard',
+        allowPublicAccess: true, parameters: defaultEncodingParameters,
+      });
+    });
+  }
+  results.push(uploads, processes);
+
+  console.log(`\nAPI benchmark: ${VIDEOS.toLocaleString('en')} videos in one environment, ${SMALL_ENVIRONMENTS} × ${SMALL_ENVIRONMENT_VIDEOS.toLocaleString('en')} in others, one empty`);
+  console.log(`  seeded in ${(seedMs / 1000).toFixed(1)} s (INSERT ... SELECT generate_series, list indexes and count triggers in place); vacuum analyze (until the visibility map covers the table) ${(vacuumMs / 1000).toFixed(1)} s`);
+  console.log(`  a backfill's grouped count of the whole table (what the migration holds writers for): ${backfillMs.toFixed(0)} ms`);
+  console.log(
+    `  analytics: ${flags.analytics === 'none' ? 'none (the served estimate is not read: 0 views)' : `${flags.analytics} (lists and details read the served estimate from it)`}\n`,
+  );
+  console.log(`  ${'call'.padEnd(52)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'SQL p50'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)}`);
+  for (const r of results) {
+    const api = summary(r.api);
+    const floor = summary(r.floor);
+    console.log(
+      `  ${r.name.padEnd(52)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${floor.p50.toFixed(1).padStart(8)} ${floor.p99.toFixed(1).padStart(8)} ${(api.p50 / floor.p50).toFixed(1).padStart(6)}`,
+    );
+  }
+  console.log(`  (${CALLS} sequential calls each through ${apiUrl}; ratio = API p50 ÷ SQL p50)`);
+} finally {
+  await db.destroy();
+  await stack.stop();
+}
