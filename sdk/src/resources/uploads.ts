@@ -1,7 +1,7 @@
 // Uploads: the single signed PUT, the multipart calls, and `upload`, which picks between them,
 // reports progress and resumes an interrupted multipart upload from the parts storage already has.
 import pLimit from 'p-limit';
-import { APIConnectionError, APIError, KinoError, NotFoundError, UploadError } from '../errors.ts';
+import { APIConnectionError, APIError, ConflictError, KinoError, NotFoundError, UploadError } from '../errors.ts';
 import type { HttpClient } from '../http.ts';
 import type {
   AbortedMultipartUpload,
@@ -250,7 +250,7 @@ export class Uploads {
           upload = saved;
         } catch (error) {
           // Completed, aborted or swept since: start again.
-          if (!(error instanceof NotFoundError)) throw error;
+          if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;
           await store.delete(key);
         }
       }
