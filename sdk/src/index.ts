@@ -17,3 +17,4 @@ export type { WaitUntilReadyOptions } from './resources/videos.ts';
 export type { AnalyticsScope } from './resources/analytics.ts';
 export type { FetchLike } from './http.ts';
 export type * from './types.ts';
+export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type WebhookHeaders } from './webhook-signature.ts';

@@ -1,9 +1,9 @@
 // The API's records, field for field as the interface spec names them (and docs/decisions.md where
 // the spec says "not shown"). Responses arrive wrapped as `{ body }`; these are the `body` contents.
 // The encoding vocabulary and the webhook events come from the contract the server is built from.
-import type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent } from '@kino/proto/contract';
+import type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent, WebhookPayload } from '@kino/proto/contract';
 
-export type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent };
+export type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent, WebhookPayload };
 export type VideoStatus = 'transcoding' | 'ready' | 'failed';
 
 export type UploadContentType = 'video/mp4' | 'video/quicktime' | 'video/x-msvideo' | 'video/webm' | 'video/x-matroska';
