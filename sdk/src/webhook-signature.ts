@@ -46,6 +46,9 @@ function sameText(a: string, b: string): boolean {
 /**
  * Checks a delivery and returns its parsed body; throws `WebhookVerificationError` otherwise.
  * `body` must be the raw body as received (a re-serialized JSON object would not match).
+ * @example
+ * // A fetch-style handler (Cloudflare Workers, Deno, Bun, Next.js route handlers):
+ * const event = await verifyWebhook(await request.text(), request.headers, env.KINO_WEBHOOK_SECRET);
  */
 export async function verifyWebhook(
   body: string | Uint8Array,

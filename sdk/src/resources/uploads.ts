@@ -87,7 +87,11 @@ const contentTypesByExtension: Record<string, UploadContentType> = {
   mkv: 'video/x-matroska',
 };
 
-/** The upload content type a file name suggests (`video/mp4` when it suggests none). */
+/**
+ * The upload content type a file name suggests (`video/mp4` when it suggests none).
+ * @example
+ * contentTypeFor('talk.MOV'); // 'video/quicktime'
+ */
 export function contentTypeFor(filename: string): UploadContentType {
   const extension = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() ?? '';
   return contentTypesByExtension[extension] ?? 'video/mp4';
