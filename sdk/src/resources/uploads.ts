@@ -97,11 +97,12 @@ export function contentTypeFor(filename: string): UploadContentType {
   return contentTypesByExtension[extension] ?? 'video/mp4';
 }
 
-/** Whether an upload that failed with `error` can never succeed by trying again (so is aborted). */
+/**
+ * Whether an upload that failed with `error` can never succeed by trying again (so is aborted): the
+ * API refused a request. Storage refusing a part (an expired URL, say) is not: a rerun gets new URLs.
+ */
 function isPermanent(error: unknown): boolean {
-  if (error instanceof APIError) return error.status < 500 && error.status !== 429;
-  if (error instanceof UploadError) return error.status < 500 && error.status !== 429;
-  return false;
+  return error instanceof APIError && error.status < 500 && error.status !== 429;
 }
 
 export class Uploads {
@@ -314,14 +315,15 @@ export class Uploads {
         const batch = missing.slice(index, index + partUrlBatch).filter((n) => !urls.has(n));
         const answer = this.partUrls(orgId, envId, uploadId, batch, { signal });
         for (const n of batch) {
-          urls.set(
-            n,
-            answer.then(({ parts }) => {
-              const url = parts.find((part) => part.partNumber === n)?.signedURL;
-              if (!url) throw new KinoError(`the service gave no URL for part ${n} of upload ${uploadId}`);
-              return url;
-            }),
-          );
+          const url = answer.then(({ parts }) => {
+            const found = parts.find((part) => part.partNumber === n)?.signedURL;
+            if (!found) throw new KinoError(`the service gave no URL for part ${n} of upload ${uploadId}`);
+            return found;
+          });
+          // Parts of a failed batch that are never started must not report an unhandled rejection:
+          // the part that asked for the batch reports the failure.
+          url.catch(() => undefined);
+          urls.set(n, url);
         }
       }
       const url = urls.get(partNumber)!;
@@ -340,9 +342,16 @@ export class Uploads {
         limit(async () => {
           if (partSignal.aborted) return;
           try {
-            const url = await urlFor(partNumber);
             const part = partOf(partNumber);
-            await this.putBytes(url, part, {}, partSignal, (bytes) => meter.sending(partNumber, bytes));
+            const send = async (url: string) => this.putBytes(url, part, {}, partSignal, (bytes) => meter.sending(partNumber, bytes));
+            try {
+              await send(await urlFor(partNumber));
+            } catch (error) {
+              // A URL asked for ahead may have expired on a slow link: once more with a fresh one.
+              if (!(error instanceof UploadError && error.status === 403)) throw error;
+              const { parts } = await this.partUrls(orgId, envId, uploadId, [partNumber], { signal: partSignal });
+              await send(parts[0]!.signedURL);
+            }
             meter.done(partNumber, part.size);
           } catch (error) {
             if (failure === undefined) {
