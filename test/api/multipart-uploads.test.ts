@@ -164,4 +164,22 @@ describe('multipart uploads', () => {
     // A second sweep finds nothing left to do.
     assert.deepEqual(await sweepAbandonedMultipartUploads(api, new Date(clock)), []);
   });
+
+  it('are in the OpenAPI document the API serves, with the error envelope', async () => {
+    const document = (await api.app.inject({ method: 'GET', url: '/v1/api/openapi.json' })).json() as Json;
+    const base = '/{orgID}/environments/{envID}/uploads/multipart';
+    const operations: Array<[string, string]> = [
+      [base, 'post'],
+      [`${base}/{uploadId}/parts`, 'post'],
+      [`${base}/{uploadId}/parts`, 'get'],
+      [`${base}/{uploadId}/complete`, 'post'],
+      [`${base}/{uploadId}`, 'delete'],
+    ];
+    for (const [path, method] of operations) {
+      const operation = document.paths[path]?.[method];
+      assert.ok(operation, `${method} ${path} is documented`);
+      assert.ok(operation.responses['200'], `${method} ${path} documents its answer`);
+      assert.ok(operation.responses['404']?.content['application/json'].schema, `${method} ${path} documents the error envelope`);
+    }
+  });
 });

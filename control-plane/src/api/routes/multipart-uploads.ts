@@ -121,7 +121,8 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
         summary: 'Start a multipart upload',
         description:
           'For large files: the same limits as an upload URL, sent in parts to presigned URLs. ' +
-          'An upload not completed within a day is aborted and its parts dropped.',
+          'An upload not completed within a day is aborted and its parts dropped. ' +
+          'Errors: 400 invalid_file_size, unsupported_format, invalid_part_size; 404 environment_not_found.',
         params: EnvParams,
         body: CreateBody,
         response: { 200: Envelope(MultipartUploadSchema), ...errorResponses(400, 404, 503) },
@@ -172,6 +173,7 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Presigned URLs for parts of a multipart upload',
+        description: 'Errors: 400 invalid_part_number; 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
         body: PartUrlsBody,
         response: { 200: Envelope(PartUrlsSchema), ...errorResponses(400, 404, 409, 503) },
@@ -218,7 +220,7 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'The parts of a multipart upload storage has received',
-        description: 'What a resumed upload need not send again.',
+        description: 'What a resumed upload need not send again. Errors: 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
         response: { 200: Envelope(PartsSchema), ...errorResponses(404, 409, 503) },
       },
@@ -237,7 +239,9 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Complete a multipart upload',
-        description: 'Joins the parts into the object at bucketPath, once every part has arrived at its size (else 409 upload_incomplete).',
+        description:
+          'Joins the parts into the object at bucketPath, once every part has arrived at its size. ' +
+          'Errors: 404 upload_not_found; 409 upload_incomplete (naming the parts missing), upload_already_completed.',
         params: UploadParams,
         response: { 200: Envelope(CompletedSchema), ...errorResponses(404, 409, 503) },
       },
@@ -273,7 +277,7 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Abort a multipart upload',
-        description: 'Storage drops the parts it received.',
+        description: 'Storage drops the parts it received. Errors: 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
         response: { 200: Envelope(AbortedSchema), ...errorResponses(404, 409, 503) },
       },
