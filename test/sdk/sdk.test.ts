@@ -257,6 +257,21 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       assert.equal(installed.dependencies, undefined, 'no runtime dependencies');
       assert.deepEqual(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')), ['@kino'], 'nothing else installed');
       assert.ok(existsSync(join(project, 'node_modules', '@kino', 'sdk', 'types', 'sdk', 'src', 'index.d.ts')), 'type declarations ship');
+      // The declarations resolve for a TypeScript user (no workspace package behind them) and type the calls.
+      writeFileSync(
+        join(project, 'typed.ts'),
+        `import { Kino, fileResumeStore } from '@kino/sdk/node';
+import type { UploadedFile, VideoQuality } from '@kino/sdk';
+const kino = new Kino({ apiUrl: 'http://localhost/v1/api', apiKey: 'svc_test_x' });
+const file: Promise<UploadedFile> = kino.uploads.upload('org', 'env', './a.mp4', { resumeStore: fileResumeStore('.u'), onProgress: (p) => p.bytesPerSecond });
+const quality: VideoQuality = 'standard';
+// @ts-expect-error not a quality
+const wrong: VideoQuality = 'best';
+export { file, quality, wrong };
+`,
+      );
+      const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+      await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom', '--types', 'node', '--typeRoots', join(repoRoot, 'node_modules', '@types'), 'typed.ts'], { cwd: project });
 
       writeFileSync(
         join(project, 'script.mjs'),
