@@ -9,6 +9,7 @@ export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';
 export { startApiServer, type RunningApi } from './api/server.ts';
 export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';
 export { ApiError } from './api/errors.ts';
+export { sweepAbandonedMultipartUploads } from './api/multipart-sweep.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 export { formatDuration, formatViews, estimateViews, thumbnailUrl } from './api/format.ts';
 export { startProcessVideo, startDeleteVideoContent } from './api/workflows.ts';

@@ -2,16 +2,38 @@
 // `objectKeys`) is the shared contract's: @kino/proto/contract.
 // Nodes never get these credentials: they get presigned URLs scoped to one object and a short time.
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from './config.ts';
+
+/** A part of a multipart upload that storage holds. */
+export interface StoredPart {
+  partNumber: number;
+  size: number;
+  etag: string;
+}
+
+/** The multipart upload is not there (never was, completed, or aborted). */
+export class NoSuchUploadError extends Error {
+  override name = 'NoSuchUploadError';
+}
+
+function isNoSuchUpload(error: unknown): boolean {
+  const failure = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  return failure.name === 'NoSuchUpload' || failure.Code === 'NoSuchUpload' || failure.$metadata?.httpStatusCode === 404;
+}
 
 export function createS3Client(config: StorageConfig): S3Client {
   return new S3Client({
@@ -128,6 +150,65 @@ export class Storage {
     const keys = await this.list(prefix);
     await this.deleteMany(keys);
     return keys.length;
+  }
+
+  /** Starts a multipart upload of `key`; returns storage's upload id. */
+  async createMultipartUpload(key: string, contentType: string): Promise<string> {
+    const result = await this.s3.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+    if (!result.UploadId) throw new Error(`storage gave no upload id for ${key}`);
+    return result.UploadId;
+  }
+
+  /** A PUT URL for one part (1..10,000) of a multipart upload. */
+  presignUploadPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(this.s3, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), {
+      expiresIn: expiresInSeconds,
+    });
+  }
+
+  /** The parts received so far, by part number; throws NoSuchUploadError when the upload is gone. */
+  async listParts(key: string, uploadId: string): Promise<StoredPart[]> {
+    const parts: StoredPart[] = [];
+    let marker: string | undefined;
+    try {
+      do {
+        const page = await this.s3.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+        for (const part of page.Parts ?? []) {
+          if (part.PartNumber !== undefined) parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag ?? '' });
+        }
+        marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+      } while (marker);
+    } catch (error) {
+      if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
+      throw error;
+    }
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  /** Joins the parts (in part-number order) into the object `key`. */
+  async completeMultipartUpload(key: string, uploadId: string, parts: readonly StoredPart[]): Promise<void> {
+    try {
+      await this.s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })) },
+        }),
+      );
+    } catch (error) {
+      if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Drops a multipart upload and its parts; one already gone is fine. */
+  async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+    } catch (error) {
+      if (!isNoSuchUpload(error)) throw error;
+    }
   }
 
   /** Cheap reachability check for /health. */

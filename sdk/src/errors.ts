@@ -31,7 +31,12 @@ export class APIError extends KinoError {
     this.headers = headers;
   }
 
-  /** The error class for a status, so `catch (e) { if (e instanceof NotFoundError) ... }` works. */
+  /**
+   * The error class for a status, so `catch (e) { if (e instanceof NotFoundError) ... }` works.
+   * @example
+   * const error = APIError.fromResponse(404, { code: 'video_not_found', detail: 'No such video' }, new Headers());
+   * error instanceof NotFoundError; // true
+   */
   static fromResponse(status: number, envelope: Partial<ErrorEnvelope> | undefined, headers: Headers): APIError {
     if (status === 400) return new BadRequestError(status, envelope, headers);
     if (status === 401) return new AuthenticationError(status, envelope, headers);

@@ -14,6 +14,12 @@ export class VideoPage<T extends Video = Video> implements AsyncIterable<T> {
     this.pagination = list.pagination;
   }
 
+  /**
+   * Whether a page follows this one.
+   * @example
+   * const page = await kino.videos.list(orgId, envId);
+   * if (page.hasNextPage()) console.log('more than', page.videos.length);
+   */
   hasNextPage(): boolean {
     return this.pagination.hasNext;
   }
@@ -29,7 +35,12 @@ export class VideoPage<T extends Video = Video> implements AsyncIterable<T> {
     return new VideoPage(await this.fetchPage(this.pagination.page + 1), this.fetchPage);
   }
 
-  /** Every item of this page and the pages after it. */
+  /**
+   * Every item of this page and the pages after it.
+   * @example
+   * const page = await kino.videos.list(orgId, envId, { pageSize: 100 });
+   * for await (const video of page) console.log(video.id);
+   */
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     yield* this.videos;
     if (!this.hasNextPage() || this.videos.length === 0) return;
@@ -86,6 +97,11 @@ export class PagePromise<T extends Video = Video> extends Promise<VideoPage<T>> 
     return this.#firstPage().finally(onFinally);
   }
 
+  /**
+   * Every item of every page, fetching each page when the previous one is used up.
+   * @example
+   * for await (const video of kino.videos.list(orgId, envId, { status: 'ready' })) console.log(video.id);
+   */
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     yield* await this.#firstPage();
   }

@@ -3,7 +3,8 @@
 // call goes through @kino/sdk, as a user's code would.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -11,6 +12,7 @@ import { newId, repoRoot } from '@kino/infra';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 import { makeClip } from '@kino/test/support/media';
+import type { Json } from '../api/harness.ts';
 import {
   AuthenticationError,
   BadRequestError,
@@ -22,7 +24,7 @@ import {
   UnprocessableEntityError,
   VideoProcessingFailedError,
   type VideoDetails,
-} from '@kino/sdk';
+} from '@kino/sdk/node';
 
 const run = promisify(execFile);
 const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
@@ -46,6 +48,8 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
   let envId: string;
   let otherEnvId: string;
   let kino: Kino;
+  /** The organization's full key that `kino` uses. */
+  let fullKey: string;
   let clipPath: string;
   let readyVideo: VideoDetails;
   let failedVideoId: string;
@@ -100,6 +104,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     envId = production.id;
     otherEnvId = staging.id;
     clipPath = clip;
+    fullKey = apiKey;
     kino = new Kino({ apiUrl, apiKey });
   });
 
@@ -236,6 +241,72 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     assert.equal(deleted.status, 'deleted');
     await assert.rejects(kino.videos.get(orgId, failedVideoId), (error: unknown) => error instanceof NotFoundError && error.code === 'video_not_found');
     await assert.rejects(kino.videos.delete(orgId, failedVideoId), (error: unknown) => error instanceof BadRequestError && error.code === 'already_deleted');
+  });
+
+  it('installs from its npm pack tarball into an empty project outside the repository, and works there with plain node', async () => {
+    // The published form: built, packed, installed with no registry (it has no dependencies), and a
+    // script that knows nothing of this repository uploads (in parts), processes, waits and lists.
+    await run(process.execPath, [join(repoRoot, 'sdk', 'scripts', 'build.mjs')], { cwd: repoRoot });
+    const project = mkdtempSync(join(tmpdir(), 'kino-sdk-consumer-'));
+    try {
+      const { stdout: packed } = await run('npm', ['pack', join(repoRoot, 'sdk', 'dist'), '--pack-destination', project, '--silent'], { cwd: project });
+      const tarball = join(project, packed.trim().split('\n').pop()!);
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+      await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--silent'], { cwd: project });
+      const installed = JSON.parse(readFileSync(join(project, 'node_modules', '@kino', 'sdk', 'package.json'), 'utf8')) as Record<string, unknown>;
+      assert.equal(installed.dependencies, undefined, 'no runtime dependencies');
+      assert.deepEqual(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')), ['@kino'], 'nothing else installed');
+      assert.ok(existsSync(join(project, 'node_modules', '@kino', 'sdk', 'types', 'sdk', 'src', 'index.d.ts')), 'type declarations ship');
+      // The declarations resolve for a TypeScript user (no workspace package behind them) and type the calls.
+      writeFileSync(
+        join(project, 'typed.ts'),
+        `import { Kino, fileResumeStore } from '@kino/sdk/node';
+import type { UploadedFile, VideoQuality } from '@kino/sdk';
+const kino = new Kino({ apiUrl: 'http://localhost/v1/api', apiKey: 'svc_test_x' });
+const file: Promise<UploadedFile> = kino.uploads.upload('org', 'env', './a.mp4', { resumeStore: fileResumeStore('.u'), onProgress: (p) => p.bytesPerSecond });
+const quality: VideoQuality = 'standard';
+// @ts-expect-error not a quality
+const wrong: VideoQuality = 'best';
+export { file, quality, wrong };
+`,
+      );
+      const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+      await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom', '--types', 'node', '--typeRoots', join(repoRoot, 'node_modules', '@types'), 'typed.ts'], { cwd: project });
+
+      writeFileSync(
+        join(project, 'script.mjs'),
+        `import { Kino, fileResumeStore } from '@kino/sdk/node';
+import { verifyWebhook, NotFoundError } from '@kino/sdk';
+const [apiUrl, apiKey, orgId, envId, clip] = process.argv.slice(2);
+const kino = new Kino({ apiUrl, apiKey });
+const progress = [];
+const file = await kino.uploads.upload(orgId, envId, clip, {
+  multipartThreshold: 1, onProgress: (p) => progress.push(p), resumeStore: fileResumeStore('.uploads'),
+});
+const { videoID } = await kino.videos.process(orgId, envId, {
+  storagePath: file.bucketPath, videoQuality: 'standard', allowPublicAccess: true, videoName: 'From the tarball', compressionRatio: 'ultrafast',
+});
+const video = await kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 240000, intervalMs: 500 });
+const listed = [];
+for await (const v of kino.videos.list(orgId, envId)) listed.push(v.id);
+let notFound = false;
+try { await kino.videos.get(orgId, 'vid_missing'); } catch (error) { notFound = error instanceof NotFoundError; }
+console.log(JSON.stringify({ file, videoID, status: video.status, listed, last: progress.at(-1), notFound, verify: typeof verifyWebhook }));
+`,
+      );
+      const { stdout } = await run(process.execPath, ['script.mjs', apiUrl, fullKey, orgId, envId, clipPath], { cwd: project, timeout: 280_000 });
+      const result = JSON.parse(stdout) as Json;
+      assert.equal(result.file.partCount, 1, 'uploaded in parts');
+      assert.match(result.file.bucketPath, new RegExp(`^uploads/${orgId}/${envId}/[^/]+/clip\\.mp4$`));
+      assert.deepEqual(result.status, { ready: true, transcoding: false, failed: false });
+      assert.ok(result.listed.includes(result.videoID));
+      const size = statSync(clipPath).size;
+      assert.deepEqual([result.last.bytesSent, result.last.totalBytes], [size, size]);
+      assert.equal(result.notFound, true);
+      assert.equal(result.verify, 'function');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('maps authentication and permission failures to their error classes', async () => {

@@ -12,6 +12,7 @@ import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
 import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import { registerRoutes } from './routes/index.ts';
+import { scheduleMultipartSweep } from './multipart-sweep.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
 import { clickHouseServedSegments } from './served-segments.ts';
 import { apiVersion } from './version.ts';
@@ -93,6 +94,8 @@ export async function buildApp(given: ApiDeps) {
     { prefix: API_PREFIX },
   );
   declaredMethods.answerUndeclaredMethods();
+  const stopSweep = scheduleMultipartSweep(deps, app.log);
+  app.addHook('onClose', async () => stopSweep());
 
   return app;
 }

@@ -2,7 +2,7 @@
 import type { OrganizationsTable } from './tables/organizations.ts';
 import type { EnvironmentsTable } from './tables/environments.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
-import type { UploadsTable } from './tables/uploads.ts';
+import type { MultipartUploadsTable, UploadsTable } from './tables/uploads.ts';
 import type { VideosTable } from './tables/videos.ts';
 import type { VideoCountsTable } from './tables/video-counts.ts';
 import type { RenditionsTable } from './tables/renditions.ts';
@@ -18,6 +18,7 @@ export interface Database {
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;
   uploads: UploadsTable;
+  multipart_uploads: MultipartUploadsTable;
   videos: VideosTable;
   video_counts: VideoCountsTable;
   renditions: RenditionsTable;

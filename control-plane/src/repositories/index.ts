@@ -4,6 +4,7 @@ export * from './organizations.ts';
 export * from './environments.ts';
 export * from './api-keys.ts';
 export * from './uploads.ts';
+export * from './multipart-uploads.ts';
 export * from './videos.ts';
 export * from './video-counts.ts';
 export * from './renditions.ts';

@@ -148,13 +148,21 @@ export class Videos {
     return this.http.request<ShareLink>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, { ...options, body: params });
   }
 
-  /** The video's share links that are not revoked (expired and used-up ones included), oldest first. */
+  /**
+   * The video's share links that are not revoked (expired and used-up ones included), oldest first.
+   * @example
+   * for (const link of await kino.videos.listShareLinks(orgId, 'vid_123')) console.log(link.shareUrl, link.views);
+   */
   async listShareLinks(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<ShareLink[]> {
     const body = await this.http.request<{ shareLinks: ShareLink[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, options);
     return body.shareLinks;
   }
 
-  /** Revokes a share link: it stops playing at once; the video's other links keep working. */
+  /**
+   * Revokes a share link: it stops playing at once; the video's other links keep working.
+   * @example
+   * await kino.videos.revokeShareLink(orgId, 'vid_123', link.id);
+   */
   revokeShareLink(orgId: string, videoId: string, linkId: string, options: { signal?: AbortSignal } = {}): Promise<RevokedShareLink> {
     return this.http.request<RevokedShareLink>(
       'DELETE',

@@ -1,5 +1,6 @@
 import type { HttpClient } from '../http.ts';
-import type { CreatedWebhook, CreateWebhookParams, Webhook } from '../types.ts';
+import type { CreatedWebhook, CreateWebhookParams, Webhook, WebhookPayload } from '../types.ts';
+import { verifyWebhook, type WebhookHeaders } from '../webhook-signature.ts';
 
 export class Webhooks {
   constructor(private readonly http: HttpClient) {}
@@ -38,5 +39,18 @@ export class Webhooks {
    */
   async delete(orgId: string, envId: string, webhookId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.http.request<unknown>('DELETE', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}`, options);
+  }
+
+  /**
+   * Checks a delivery's Standard Webhooks signature with the webhook's secret and returns its
+   * parsed body; throws `WebhookVerificationError` when the signature, id or timestamp (within five
+   * minutes) does not check out. Pass the raw body, as received.
+   * @example
+   * // Express: app.post('/kino-events', express.raw({ type: 'application/json' }), async (req, res) => { ... })
+   * const event = await kino.webhooks.verify(req.body, req.headers, process.env.KINO_WEBHOOK_SECRET);
+   * if (event.event === 'video.processing.completed') console.log(event.videoId, 'is ready');
+   */
+  verify(body: string | Uint8Array, headers: WebhookHeaders, secret: string, options: { now?: number } = {}): Promise<WebhookPayload> {
+    return verifyWebhook(body, headers, secret, options);
   }
 }

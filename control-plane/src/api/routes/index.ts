@@ -4,6 +4,7 @@ import type { RouteOptions } from '../deps.ts';
 import { healthRoutes } from './health.ts';
 import { environmentRoutes } from './environments.ts';
 import { uploadRoutes } from './uploads.ts';
+import { multipartUploadRoutes } from './multipart-uploads.ts';
 import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { shareLinkRoutes } from './share-links.ts';
@@ -15,6 +16,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(healthRoutes, options);
   await api.register(environmentRoutes, options);
   await api.register(uploadRoutes, options);
+  await api.register(multipartUploadRoutes, options);
   await api.register(videoRoutes, options);
   await api.register(webhookRoutes, options);
   await api.register(shareLinkRoutes, options);

@@ -6,6 +6,7 @@ import * as idempotencyKeys from './20261123T0100_idempotency_keys.ts';
 import * as encodeQueue from './20261123T0200_encode_queue.ts';
 import * as shareLinks from './20261123T0200_share_links.ts';
 import * as storyboards from './20261123T0200_storyboards.ts';
+import * as multipartUploads from './20261123T0300_multipart_uploads.ts';
 import * as videoListScale from './20261123T0300_video_list_scale.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '20261123T0200_encode_queue': encodeQueue,
   '20261123T0200_share_links': shareLinks,
   '20261123T0200_storyboards': storyboards,
+  '20261123T0300_multipart_uploads': multipartUploads,
   '20261123T0300_video_list_scale': videoListScale,
 };

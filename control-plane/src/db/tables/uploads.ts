@@ -13,3 +13,17 @@ export interface UploadsTable {
   expires_at: Date;
 }
 export type Upload = Selectable<UploadsTable>;
+
+export type MultipartUploadState = 'open' | 'completed' | 'aborted';
+
+/** An upload ticket sent in parts: storage's upload id and the part layout. */
+export interface MultipartUploadsTable {
+  /** The `uploads` row this belongs to (its id is the API's `uploadId`). */
+  upload_id: string;
+  storage_upload_id: string;
+  part_size: number; // bigint, parsed as a number
+  part_count: number;
+  state: Generated<MultipartUploadState>;
+  closed_at: Date | null;
+}
+export type MultipartUploadRow = Selectable<MultipartUploadsTable>;
