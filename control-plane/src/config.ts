@@ -28,6 +28,11 @@ export const apiConfigShape = {
   DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
   /** Public base URL of the web app, for share links; defaults to the delivery URL. */
   WEB_APP_URL: env.url().transform((url) => url.replace(/\/$/, '')).optional(),
+  /**
+   * The operators' token (`kino nodes`, /v1/api/operators/...), sent as `Authorization: Bearer`.
+   * Unset: the operators' interface is off and answers 403.
+   */
+  OPERATOR_TOKEN: z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional(),
   LOG_LEVEL: env.logLevel(),
 };
 

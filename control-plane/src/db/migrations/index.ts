@@ -6,6 +6,7 @@ import * as idempotencyKeys from './20261123T0100_idempotency_keys.ts';
 import * as encodeQueue from './20261123T0200_encode_queue.ts';
 import * as shareLinks from './20261123T0200_share_links.ts';
 import * as storyboards from './20261123T0200_storyboards.ts';
+import * as nodeDrain from './20261123T0330_node_drain.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261121T0600_tenancy_and_videos': tenancyAndVideos,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0200_encode_queue': encodeQueue,
   '20261123T0200_share_links': shareLinks,
   '20261123T0200_storyboards': storyboards,
+  '20261123T0330_node_drain': nodeDrain,
 };
