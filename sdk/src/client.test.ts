@@ -22,6 +22,7 @@ import {
   type Video,
   type VideoDetails,
 } from './index.ts';
+import { Kino as NodeKino } from './node.ts';
 
 const apiUrl = 'http://api.test/v1/api';
 const apiKey = `svc_test_${'a'.repeat(32)}`;
@@ -314,7 +315,8 @@ describe('Kino client', () => {
       storageAnswer,
       new Response('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>', { status: 403 }),
     ]);
-    const kino = new Kino({ apiUrl, apiKey, fetch });
+    // The Node entry's client: the core takes no file paths.
+    const kino = new NodeKino({ apiUrl, apiKey, fetch });
 
     await kino.uploads.putFile(ticket, file, 'video/quicktime');
     assert.equal(calls[0]!.method, 'PUT');
@@ -349,11 +351,11 @@ describe('Kino client', () => {
     const devJson = { apiUrl, deliveryUrl: 'http://delivery.test', orgId: 'org_9', envId: 'env_9', apiKey, databaseUrl: 'postgres://x' };
     writeFileSync(join(dir, 'dev.json'), JSON.stringify(devJson));
     const { fetch, calls } = fakeFetch([json(200, { body: { environments: [] } })]);
-    const kino = await Kino.fromDevStack({ path: join(dir, 'dev.json'), fetch });
+    const kino = await NodeKino.fromDevStack({ path: join(dir, 'dev.json'), fetch });
     assert.equal(kino.devStack?.orgId, 'org_9');
     await kino.environments.list(kino.devStack!.orgId);
     assert.equal(calls[0]!.headers.get('x-api-key'), apiKey);
-    await assert.rejects(Kino.fromDevStack({ path: join(dir, 'missing.json') }), /no dev stack found/);
+    await assert.rejects(NodeKino.fromDevStack({ path: join(dir, 'missing.json') }), /no dev stack found/);
   });
 
   it('refuses to start without a URL or key', () => {

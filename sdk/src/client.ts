@@ -4,7 +4,7 @@ import { Analytics } from './resources/analytics.ts';
 import { Environments } from './resources/environments.ts';
 import { Nodes } from './resources/nodes.ts';
 import { Playback } from './resources/playback.ts';
-import { Uploads } from './resources/uploads.ts';
+import { Uploads, type FileAccess } from './resources/uploads.ts';
 import { Videos } from './resources/videos.ts';
 import { Webhooks } from './resources/webhooks.ts';
 import type { Health } from './types.ts';
@@ -35,6 +35,11 @@ export interface DevStackInfo {
   apiKey: string;
 }
 
+/** An environment variable where the runtime has them (Node, Bun, Deno's Node compatibility); none in a browser. */
+function environmentVariable(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+}
+
 function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolveSleep, reject) => {
     if (signal?.aborted) return reject(signal.reason as Error);
@@ -56,6 +61,7 @@ function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
  * import { Kino } from '@kino/sdk';
  * const kino = new Kino({ apiUrl: 'https://kino.example.com/v1/api', apiKey: process.env.KINO_API_KEY });
  * const environments = await kino.environments.list('org_123');
+ * // On Node, `import { Kino } from '@kino/sdk/node'` adds file paths for uploads and `Kino.fromDevStack()`.
  */
 export class Kino {
   readonly environments: Environments;
@@ -65,15 +71,20 @@ export class Kino {
   readonly webhooks: Webhooks;
   readonly analytics: Analytics;
   readonly nodes: Nodes;
-  /** Set by `fromDevStack`: the dev organization, environment and delivery URL. */
+  /**
+   * How file paths are opened for upload: none in the core (it runs where there is no file
+   * system); the Node entry's `Kino` sets Node's.
+   */
+  protected static fileAccess: FileAccess | undefined = undefined;
+  /** Set by `fromDevStack` (Node entry): the dev organization, environment and delivery URL. */
   readonly devStack: DevStackInfo | undefined;
   private readonly http: HttpClient;
 
   constructor(options: KinoOptions = {}, devStack?: DevStackInfo) {
-    const apiUrl = options.apiUrl ?? process.env.KINO_API_URL;
-    const apiKey = options.apiKey ?? process.env.KINO_API_KEY;
+    const apiUrl = options.apiUrl ?? environmentVariable('KINO_API_URL');
+    const apiKey = options.apiKey ?? environmentVariable('KINO_API_KEY');
     if (!apiUrl) throw new KinoError('apiUrl is required (or set KINO_API_URL), e.g. http://127.0.0.1:7080/v1/api');
-    const operatorToken = options.operatorToken ?? process.env.KINO_OPERATOR_TOKEN;
+    const operatorToken = options.operatorToken ?? environmentVariable('KINO_OPERATOR_TOKEN');
     if (!apiKey && !operatorToken) throw new KinoError('apiKey is required (or set KINO_API_KEY)');
     this.http = new HttpClient({
       apiUrl,
@@ -85,47 +96,12 @@ export class Kino {
     });
     this.devStack = devStack;
     this.environments = new Environments(this.http);
-    this.uploads = new Uploads(this.http);
+    this.uploads = new Uploads(this.http, (this.constructor as typeof Kino).fileAccess);
     this.videos = new Videos(this.http, sleepUnlessAborted);
     this.playback = new Playback(this.http);
     this.webhooks = new Webhooks(this.http);
     this.analytics = new Analytics(this.http);
     this.nodes = new Nodes(this.http, operatorToken);
-  }
-
-  /**
-   * A client for the local dev stack (`npm run dev`), from its `.kino/dev.json`: found through
-   * `path`, then KINO_DEV_DIR, then the nearest `.kino/dev.json` above the working directory.
-   * @example
-   * const kino = await Kino.fromDevStack();
-   * const { orgId, envId } = kino.devStack!;
-   * for await (const video of kino.videos.list(orgId, envId)) console.log(video.id);
-   */
-  static async fromDevStack(options: Omit<KinoOptions, 'apiUrl' | 'apiKey'> & { path?: string } = {}): Promise<Kino> {
-    const { readFile } = await import('node:fs/promises');
-    const { dirname, join, resolve } = await import('node:path');
-    const candidates: string[] = [];
-    if (options.path) candidates.push(resolve(options.path));
-    else if (process.env.KINO_DEV_DIR) candidates.push(join(resolve(process.env.KINO_DEV_DIR), 'dev.json'));
-    else {
-      for (let dir = process.cwd(); ; dir = dirname(dir)) {
-        candidates.push(join(dir, '.kino', 'dev.json'));
-        if (dirname(dir) === dir) break;
-      }
-    }
-    for (const candidate of candidates) {
-      let text: string;
-      try {
-        text = await readFile(candidate, 'utf8');
-      } catch {
-        continue;
-      }
-      const info = JSON.parse(text) as DevStackInfo;
-      if (!info.apiUrl || !info.apiKey) throw new KinoError(`${candidate} has no apiUrl/apiKey: is the dev stack fully up?`);
-      const { path: _path, ...rest } = options;
-      return new Kino({ ...rest, apiUrl: info.apiUrl, apiKey: info.apiKey }, info);
-    }
-    throw new KinoError(`no dev stack found (looked for ${candidates[0]}${candidates.length > 1 ? ' and above' : ''}): start one with \`npm run dev\``);
   }
 
   /**

@@ -42,6 +42,8 @@ export interface FetchOptions extends Pick<RequestOptions, 'signal' | 'maxRetrie
    * large upload on a slow link and restart it from zero.
    */
   upload?: Blob;
+  /** With `upload`: the bytes of it handed to the connection by this attempt (a retry starts again at 0). */
+  onUploadProgress?: (bytes: number) => void;
 }
 
 /** The size of the pieces an upload is read and sent in. */
@@ -94,7 +96,7 @@ class UploadTimer {
  * The blob as a stream read one chunk at a time, only when the connection asks for more (so a
  * stalled connection stops the reading), telling `timer` of each chunk taken and of the end.
  */
-function chunkedStream(blob: Blob, timer: UploadTimer): ReadableStream<Uint8Array> {
+function chunkedStream(blob: Blob, timer: UploadTimer, onProgress?: (bytes: number) => void): ReadableStream<Uint8Array> {
   let offset = 0;
   return new ReadableStream<Uint8Array>(
     {
@@ -107,6 +109,7 @@ function chunkedStream(blob: Blob, timer: UploadTimer): ReadableStream<Uint8Arra
         const chunk = new Uint8Array(await blob.slice(offset, offset + uploadChunkBytes).arrayBuffer());
         offset += chunk.byteLength;
         controller.enqueue(chunk);
+        onProgress?.(offset);
       },
     },
     { highWaterMark: 0 },
@@ -198,7 +201,7 @@ export class HttpClient {
   async fetchWithRetries(
     url: string,
     init: RequestInit,
-    { signal, maxRetries = this.options.maxRetries, acceptStatuses = [], upload }: FetchOptions = {},
+    { signal, maxRetries = this.options.maxRetries, acceptStatuses = [], upload, onUploadProgress }: FetchOptions = {},
   ): Promise<Response> {
     const sleep = this.options.sleep ?? sleepFor;
     const timeoutMs = this.options.timeoutMs;
@@ -207,7 +210,7 @@ export class HttpClient {
       let failure: KinoError | undefined;
       const uploadTimer = upload ? new UploadTimer(timeoutMs) : undefined;
       const timeout = uploadTimer?.signal ?? AbortSignal.timeout(timeoutMs);
-      const body = upload && uploadTimer ? { body: chunkedStream(upload, uploadTimer), duplex: 'half' } : {};
+      const body = upload && uploadTimer ? { body: chunkedStream(upload, uploadTimer, onUploadProgress), duplex: 'half' } : {};
       try {
         response = await this.options.fetch(url, { ...init, ...body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
       } catch (error) {

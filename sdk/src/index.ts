@@ -2,7 +2,17 @@
 export { Kino, type KinoOptions, type DevStackInfo } from './client.ts';
 export * from './errors.ts';
 export { VideoPage, PagePromise } from './pagination.ts';
-export { contentTypeFor, type UploadSource } from './resources/uploads.ts';
+export {
+  contentTypeFor,
+  DEFAULT_MULTIPART_THRESHOLD,
+  DEFAULT_PARTS_IN_FLIGHT,
+  type FileAccess,
+  type OpenedFile,
+  type UploadOptions,
+  type UploadProgress,
+  type UploadResumeStore,
+  type UploadSource,
+} from './resources/uploads.ts';
 export type { WaitUntilReadyOptions } from './resources/videos.ts';
 export type { AnalyticsScope } from './resources/analytics.ts';
 export type { FetchLike } from './http.ts';

@@ -125,6 +125,68 @@ export interface UploadTicket {
   expiresAt: number;
 }
 
+/** `POST .../uploads/multipart`: the same fields and limits as an upload URL, and a part size. */
+export interface CreateMultipartUploadParams extends CreateUploadUrlParams {
+  /** Bytes per part (the last may be shorter): 5 MiB to 5 GiB, and at most 10,000 parts. Default: the service picks. */
+  partSize?: number;
+}
+
+/** A multipart upload: PUT each part to its URL (`partUrls`), then `completeMultipart`, then process `bucketPath`. */
+export interface MultipartUpload {
+  uploadId: string;
+  bucketPath: string;
+  /** Bytes of every part but the last. */
+  partSize: number;
+  partCount: number;
+  /** Unix time (seconds) after which the service aborts the upload if it is not complete. */
+  expiresAt: number;
+}
+
+/** One presigned part URL. */
+export interface PartUrl {
+  partNumber: number;
+  /** PUT the part's bytes here (no Content-Type needed); valid 1 hour. */
+  signedURL: string;
+}
+
+export interface PartUrls {
+  parts: PartUrl[];
+  /** Unix time (seconds) at which these URLs expire. */
+  expiresAt: number;
+}
+
+/** A part storage has received. */
+export interface UploadedPart {
+  partNumber: number;
+  size: number;
+  etag: string;
+}
+
+/** `POST .../uploads/multipart/{uploadId}/complete`: the object exists; process `bucketPath`. */
+export interface CompletedMultipartUpload {
+  bucketPath: string;
+  fileSize: number;
+}
+
+/** `DELETE .../uploads/multipart/{uploadId}`. */
+export interface AbortedMultipartUpload {
+  uploadId: string;
+  status: 'aborted';
+}
+
+/** What `uploads.upload` returns: process its `bucketPath` with `videos.process`. */
+export interface UploadedFile {
+  bucketPath: string;
+  fileSize: number;
+  contentType: UploadContentType;
+  /** Parts of a multipart upload; 0 for a single PUT. */
+  partCount: number;
+  /** Bytes found on storage from an earlier, interrupted run and not sent again. */
+  resumedBytes: number;
+  /** Unix time (seconds) at which the upload's URLs expire: the single PUT's in an hour, a multipart upload's in a day. */
+  expiresAt: number;
+}
+
 export interface ProcessVideoParams {
   /** The `bucketPath` of the upload ticket. */
   storagePath: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import pg from 'pg';
-import { Kino } from '@kino/sdk';
+import { Kino } from '@kino/sdk/node';
 import { repoRoot } from '@kino/infra';
 import { waitFor } from '@kino/infra/dev';
 import { devStackLayout, freeDevPortBase, layoutPorts, type DevJson, type DevStackLayout } from '@kino/cli/dev-stack';

@@ -22,7 +22,7 @@ import {
   UnprocessableEntityError,
   VideoProcessingFailedError,
   type VideoDetails,
-} from '@kino/sdk';
+} from '@kino/sdk/node';
 
 const run = promisify(execFile);
 const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
