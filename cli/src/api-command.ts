@@ -3,7 +3,7 @@
 //   0 success, 1 an API or network error, 2 a usage error (bad flags, missing settings),
 //   3 a video that ended `failed` (`--wait`, `kino videos wait`).
 import { Errors, Flags } from '@oclif/core';
-import type { Kino } from '@kino/sdk';
+import type { Kino } from '@kino/sdk/node';
 import { KinoCommand } from './base-command.ts';
 import { howToSet, ProfileNotFoundError, resolveConnection, type Connection, type Setting } from './profiles.ts';
 
@@ -49,7 +49,8 @@ export abstract class ApiCommand extends KinoCommand {
     flags: { profile?: string; 'api-url'?: string; 'api-key'?: string; org?: string; env?: string; 'operator-token'?: string },
     need: Setting[] = ['apiUrl', 'apiKey', 'orgId'],
   ): Promise<ApiContext> {
-    const { Kino } = await import('@kino/sdk');
+    // The Node entry: it opens file paths (uploads) and keeps resume state on disk.
+    const { Kino } = await import('@kino/sdk/node');
     let connection: Connection;
     try {
       connection = resolveConnection({

@@ -138,3 +138,9 @@ export function howToSet(setting: Setting): string {
   const flag = { apiUrl: '--api-url', apiKey: '--api-key', orgId: '--org', envId: '--env', operatorToken: '--operator-token' }[setting];
   return `${flag}, ${envNames[setting]}, or \`kino login\``;
 }
+
+/** Where interrupted uploads are remembered for a rerun: `$XDG_STATE_HOME/kino/uploads` (`~/.local/state/kino/uploads`). */
+export function uploadStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(base, 'kino', 'uploads');
+}

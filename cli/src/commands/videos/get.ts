@@ -30,7 +30,7 @@ export default class VideosGet extends ApiCommand {
       if (video.encodings.length > 0) {
         this.log('');
         await printTable(
-          video.encodings.map((e) => ({ key: e.key, short: e.shortEdgePixels, video: Math.round(e.videoStreamBitrate / 1000), audio: Math.round(e.audioStreamBitrate / 1000), fps: e.maxFrameRate })),
+          video.encodings.map((e) => ({ key: e.key, short: e.shortEdgePixels, video: e.videoStreamBitrate, audio: e.audioStreamBitrate, fps: e.maxFrameRate })),
           [
             { key: 'key', name: 'Encoding' },
             { key: 'short', name: 'Short edge', numeric: true },
