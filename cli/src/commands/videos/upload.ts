@@ -24,7 +24,7 @@ export default class VideosUpload extends ApiCommand {
   ];
 
   static override strict = false;
-  static override args = { file: Args.file({ description: 'video file (several may be given)', required: true, exists: true }) };
+  static override args = { file: Args.string({ description: 'video file (several may be given)', required: true }) };
   static override flags = {
     name: Flags.string({ description: 'the video\'s name (one file only; default the file name)' }),
     quality: Flags.option({ options: videoQualities, description: 'rendition ladder', default: 'standard' })(),
@@ -41,6 +41,9 @@ export default class VideosUpload extends ApiCommand {
     const { argv, flags } = await this.parse(VideosUpload);
     const files = argv as string[];
     if (flags.name && files.length > 1) throw new UsageError('--name names one video: give one file, or leave --name out');
+    const { existsSync, statSync } = await import('node:fs');
+    const notFiles = files.filter((file) => !existsSync(file) || !statSync(file).isFile());
+    if (notFiles.length > 0) throw new UsageError(`not a file: ${notFiles.join(', ')}`);
     const { basename } = await import('node:path');
     const { kino, orgId, envId } = await this.api(flags, ['apiUrl', 'apiKey', 'orgId', 'envId']);
     const { fileResumeStore } = await import('@kino/sdk/node');
