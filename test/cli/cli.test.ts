@@ -241,12 +241,14 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
     // Undrained, with the other node drained: the next video can only go to it.
     assert.equal((await kinoJson<EncodeNode>(['nodes', 'undrain', nodeA.nodeId], { env: asOperator() })).state, 'active');
     await kinoJson(['nodes', 'drain', nodeB.nodeId], { env: asOperator() });
+    // Long enough (veryslow, one thread) to still run when the drain below is sent.
     const long = await makeClip({ seconds: 12, width: 640, height: 360, fps: 30, path: join(home, 'long.mp4') });
     const [second] = await kinoJson<Uploaded[]>(['videos', 'upload', long, '--compression', 'veryslow']);
     await waitFor(`an encode to hold node a's slot`, async () => (await slotsInUse(nodeA.nodeId)) === 1, { timeoutMs: 120_000, intervalMs: 200 });
 
-    // Drained while its slot is in use: the encode it runs finishes there.
-    const drainedBusy = await kinoJson<EncodeNode>(['nodes', 'drain', nodeA.nodeId], { env: asOperator() });
+    // Drained while its slot is in use: the encode it runs finishes there. Through the SDK the CLI
+    // calls (no process start between seeing the slot taken and draining, however fast the encode).
+    const drainedBusy = await new Kino({ apiUrl, operatorToken }).nodes.drain(nodeA.nodeId);
     assert.equal(drainedBusy.state, 'draining');
     assert.equal(drainedBusy.slotsInUse, 1);
     await farm.waitForStatus(second!.videoID, 'ready', 240_000);
