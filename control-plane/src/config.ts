@@ -48,6 +48,11 @@ export const apiConfigShape = {
           .map(([name, limit]) => [name as RateLimitRuleName, { limit: Number(limit) }]),
       ),
     ),
+  /**
+   * The operators' token (`kino nodes`, /v1/api/operators/...), sent as `Authorization: Bearer`.
+   * Unset: the operators' interface is off and answers 403.
+   */
+  OPERATOR_TOKEN: z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional(),
   LOG_LEVEL: env.logLevel(),
 };
 

@@ -1,5 +1,5 @@
 // The one way a long-running Kino process runs (`kino api`, `kino orchestrator`, `kino node start`,
-// `kino delivery`, `kino analytics`). Libraries only start and stop; this owns the process:
+// `kino delivery`, `kino analytics-store`). Libraries only start and stop; this owns the process:
 //
 // - SIGINT / SIGTERM once: a graceful stop (an encode node drains, delivery ships its segment rows),
 //   then exit 0, or 1 when the stop fails.

@@ -2,6 +2,7 @@ import { KinoError } from './errors.ts';
 import { HttpClient, type FetchLike } from './http.ts';
 import { Analytics } from './resources/analytics.ts';
 import { Environments } from './resources/environments.ts';
+import { Nodes } from './resources/nodes.ts';
 import { Playback } from './resources/playback.ts';
 import { Uploads, type FileAccess } from './resources/uploads.ts';
 import { Videos } from './resources/videos.ts';
@@ -21,6 +22,8 @@ export interface KinoOptions {
   maxRetryDelayMs?: number;
   /** Another fetch (tests, proxies); default the global one. */
   fetch?: FetchLike;
+  /** The control plane's operator token, for `nodes` (env KINO_OPERATOR_TOKEN); enough without an API key. */
+  operatorToken?: string;
 }
 
 /** What `.kino/dev.json` holds: the dev stack's endpoints and credentials. */
@@ -67,6 +70,7 @@ export class Kino {
   readonly playback: Playback;
   readonly webhooks: Webhooks;
   readonly analytics: Analytics;
+  readonly nodes: Nodes;
   /**
    * How file paths are opened for upload: none in the core (it runs where there is no file
    * system); the Node entry's `Kino` sets Node's.
@@ -80,10 +84,11 @@ export class Kino {
     const apiUrl = options.apiUrl ?? environmentVariable('KINO_API_URL');
     const apiKey = options.apiKey ?? environmentVariable('KINO_API_KEY');
     if (!apiUrl) throw new KinoError('apiUrl is required (or set KINO_API_URL), e.g. http://127.0.0.1:7080/v1/api');
-    if (!apiKey) throw new KinoError('apiKey is required (or set KINO_API_KEY)');
+    const operatorToken = options.operatorToken ?? environmentVariable('KINO_OPERATOR_TOKEN');
+    if (!apiKey && !operatorToken) throw new KinoError('apiKey is required (or set KINO_API_KEY)');
     this.http = new HttpClient({
       apiUrl,
-      apiKey,
+      apiKey: apiKey ?? '',
       maxRetries: options.maxRetries ?? 2,
       timeoutMs: options.timeoutMs ?? 60_000,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 60_000,
@@ -96,6 +101,7 @@ export class Kino {
     this.playback = new Playback(this.http);
     this.webhooks = new Webhooks(this.http);
     this.analytics = new Analytics(this.http);
+    this.nodes = new Nodes(this.http, operatorToken);
   }
 
   /**

@@ -461,3 +461,18 @@ export interface ErrorEnvelope {
   /** The named condition: `invalid_page_size`, `video_not_found`, ... */
   code: string;
 }
+
+/** An encode node as the operators' interface shows it (`kino.nodes`). */
+export interface EncodeNode {
+  id: string;
+  address: string;
+  version: string;
+  labels: Record<string, string>;
+  slots: number;
+  slotsInUse: number;
+  /** `draining`: the node is stopping, or an operator drained it (`drainRequestedAt` set). */
+  state: 'active' | 'draining' | 'gone';
+  drainRequestedAt: string | null;
+  registeredAt: string;
+  lastHeartbeatAt: string;
+}

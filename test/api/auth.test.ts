@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo, getApiKey } from '@kino/control-plane';
+import { createVideo, getApiKey, registerNode } from '@kino/control-plane';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
@@ -200,5 +200,40 @@ describe('system keys', () => {
     const r = await call(`/${t.org.id}/environments/${t.otherEnv.id}/videos`, t.keys.system);
     assert.equal(r.status, 404);
     assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
+  });
+});
+
+describe("the operators' interface", () => {
+  const operatorToken = `otk_${'k'.repeat(40)}`;
+
+  it('is off (403) without OPERATOR_TOKEN; takes only that token as a bearer, never an API key', async () => {
+    const off = await call('/operators/nodes', undefined, { authorization: `Bearer ${operatorToken}` });
+    assert.equal(off.status, 403);
+    assertErrorEnvelope(off.body, 403, 'forbidden', assert);
+
+    const app = await api.buildAnother({ config: { ...api.config, OPERATOR_TOKEN: operatorToken } });
+    const node = await registerNode(api.db, { address: '10.9.8.7:7101', slots: 2, version: '0.1.0', labels: { zone: 'x' } });
+    const get = async (headers: Record<string, string>, url = '/v1/api/operators/nodes', method: 'GET' | 'POST' = 'GET') => {
+      const response = await app.inject({ method, url, headers });
+      return { status: response.statusCode, body: response.json() as Json };
+    };
+    const wrong: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-token' }, { 'x-api-key': t.keys.system }, { authorization: operatorToken }];
+    for (const headers of wrong) {
+      const refused = await get(headers);
+      assert.equal(refused.status, 401, JSON.stringify(headers));
+      assertErrorEnvelope(refused.body, 401, 'unauthorized', assert);
+    }
+    const listed = await get({ authorization: `Bearer ${operatorToken}` });
+    assert.equal(listed.status, 200);
+    const shown = listed.body.body.nodes.find((n: Json) => n.id === node.id);
+    assert.deepEqual(
+      { ...shown, registeredAt: undefined, lastHeartbeatAt: undefined },
+      { id: node.id, address: '10.9.8.7:7101', version: '0.1.0', labels: { zone: 'x' }, slots: 2, slotsInUse: 0, state: 'active', drainRequestedAt: null, registeredAt: undefined, lastHeartbeatAt: undefined },
+    );
+    const drained = await get({ authorization: `Bearer ${operatorToken}` }, `/v1/api/operators/nodes/${node.id}/drain`, 'POST');
+    assert.equal(drained.body.body.state, 'draining');
+    assert.ok(Date.parse(drained.body.body.drainRequestedAt) > 0);
+    const unknown = await get({ authorization: `Bearer ${operatorToken}` }, '/v1/api/operators/nodes/node_unknown/undrain', 'POST');
+    assertErrorEnvelope(unknown.body, 404, 'node_not_found', assert);
   });
 });

@@ -1,5 +1,5 @@
 // The analytics endpoints count exactly what real delivery nodes served, on chDB behind
-// `kino analytics` and on Debian's ClickHouse server (18.16): video A at 720p and video C at 240p
+// `kino analytics-store` and on Debian's ClickHouse server (18.16): video A at 720p and video C at 240p
 // in one environment, video B at 1080p in another; a spool batch shipped twice and a node killed
 // with -9 and restarted on the way. Every field of every endpoint is checked against the known
 // plays; the timestamps against the raw rows' own. Then the 400s with their codes, and reach.

@@ -1,6 +1,6 @@
 // The processes a delivery test talks to, all real, started by the dev stack's launcher
 // (support/stack.ts) on a free port base: PostgreSQL and SeaweedFS, an analytics store (chDB behind
-// `kino analytics`, or Debian's ClickHouse server), the API (`kino api`, for the JWKS and signed
+// `kino analytics-store`, or Debian's ClickHouse server), the API (`kino api`, for the JWKS and signed
 // URLs) and a delivery node (`kino delivery`), each a child process with its log in the stack's
 // directory. No Temporal and no orchestrator: nothing here transcodes.
 import { openDatabase, type Db } from '@kino/control-plane/db';

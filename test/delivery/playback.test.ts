@@ -1,4 +1,4 @@
-// Delivery end to end against real processes: PostgreSQL, SeaweedFS, chDB behind `kino analytics`,
+// Delivery end to end against real processes: PostgreSQL, SeaweedFS, chDB behind `kino analytics-store`,
 // the API (JWKS, signed URLs) and `kino delivery`, playing ffmpeg-made fMP4 HLS ladders.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';

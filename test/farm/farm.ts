@@ -93,7 +93,7 @@ export async function startFarm({
   playback = false,
 }: {
   heartbeatTimeoutMs?: number;
-  /** Also a delivery node and the analytics store (chDB behind `kino analytics`). */
+  /** Also a delivery node and the analytics store (chDB behind `kino analytics-store`). */
   playback?: boolean;
 } = {}): Promise<Farm> {
   // Nodes are started by each test (startNode), each with its name as a label.

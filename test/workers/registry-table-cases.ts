@@ -20,6 +20,7 @@ import {
   recordHeartbeat,
   registerNode,
   releaseNodeSlot,
+  setNodeDrainRequested,
   type Db,
 } from '@kino/control-plane';
 
@@ -207,6 +208,28 @@ export function registryTableCases(db: () => Db): void {
     assert.deepEqual(await takeGrantedLeases(db(), [long[3]!]), [], 'its lease went with the node: no grant');
     assert.equal((await db().selectFrom('encode_queue').select(['id', 'lease_id']).where('id', '=', long[3]!).executeTakeFirst())?.lease_id, null, 'queued again');
     assert.deepEqual(await db().selectFrom('node_leases').select('id').execute(), [], 'the lost node\'s slots are free');
+  });
+
+  it('an operator\'s drain: no new slot, no grant, no short job; leases kept; heartbeats do not undo it; undrained, it takes work', async () => {
+    await reset();
+    const node = await register(2);
+    const running = await acquireNodeSlot(db(), { videoId: 'vid_a', job: 'running', heartbeatTimeoutMs: timeout });
+    assert.equal(running?.node.id, node.id);
+    const drained = await setNodeDrainRequested(db(), node.id, true);
+    assert.ok(drained?.drain_requested_at instanceof Date);
+    // Its own heartbeat says `active`: the operator's drain stands.
+    assert.equal(await recordHeartbeat(db(), { nodeId: node.id, draining: false, activeJobs: ['running'], leaseGraceMs: 0 }), true);
+    assert.equal(await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }), undefined, 'no slot on a drained node');
+    assert.equal(await findLiveNode(db(), { heartbeatTimeoutMs: timeout }), undefined, 'no short job either');
+    const waiting = await enqueueEncode(db(), { videoId: 'vid_b', job: 'queued' });
+    const dispatch = () => dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 });
+    assert.equal(await dispatch(), 0, 'the queue grants it nothing');
+    assert.deepEqual((await db().selectFrom('node_leases').select('job').execute()).map((l) => l.job), ['running'], 'the running encode keeps its slot');
+
+    assert.equal((await setNodeDrainRequested(db(), node.id, false))?.drain_requested_at, null);
+    assert.equal(await dispatch(), 1);
+    assert.deepEqual((await takeGrantedLeases(db(), [waiting])).map((g) => g.nodeId), [node.id]);
+    assert.equal(await setNodeDrainRequested(db(), 'node_unknown', true), undefined);
   });
 
   it('the encode queue drops rows of dead waiters, with the slots granted to them', async () => {

@@ -5,7 +5,7 @@ export default class Api extends KinoCommand {
     'Run the control-plane HTTP API (/v1/api). Configured by environment variables: API_HOST (127.0.0.1), ' +
     'API_PORT (7080), DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE (default), S3_ENDPOINT, S3_BUCKET, ' +
     'S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_REGION, S3_FORCE_PATH_STYLE, CLICKHOUSE_URL, API_CORS_ORIGINS, ' +
-    'DELIVERY_URL, WEB_APP_URL, LOG_LEVEL. Migrations run at start; SIGINT/SIGTERM stop it cleanly.';
+    'DELIVERY_URL, WEB_APP_URL, OPERATOR_TOKEN, LOG_LEVEL. Migrations run at start; SIGINT/SIGTERM stop it cleanly.';
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {

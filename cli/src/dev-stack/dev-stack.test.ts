@@ -56,6 +56,7 @@ describe('dev stack state files', () => {
     const layout = devStackLayout({ dir: join(dir, 'secrets') });
     const first = loadOrCreateSecrets(layout);
     assert.match(first.nodeToken, /^ntk_[0-9A-Za-z]{40}$/);
+    assert.match(first.operatorToken, /^otk_[0-9A-Za-z]{40}$/);
     assert.deepEqual(loadOrCreateSecrets(layout), first);
     assert.equal(statSync(layout.secretsJson).mode & 0o777, 0o600);
   });
@@ -70,6 +71,7 @@ describe('dev stack state files', () => {
       envId: 'env_1',
       apiKey: `svc_test_${'a'.repeat(32)}`,
       databaseUrl: 'postgres://postgres@127.0.0.1:7432/kino',
+      operatorToken: `otk_${'b'.repeat(40)}`,
     };
     writeDevJson(layout, devJson);
     assert.deepEqual(readDevJson(layout), devJson);

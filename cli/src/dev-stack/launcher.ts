@@ -148,7 +148,7 @@ export class DevStackLauncher {
     await clearLeftovers(layout, io.progress);
 
     const analytics = this.options.analytics ?? 'chdb';
-    const hasAnalytics = analytics === 'clickhouse-server' || (analytics === 'chdb' && kinoCommandExists(['analytics']));
+    const hasAnalytics = analytics === 'clickhouse-server' || (analytics === 'chdb' && kinoCommandExists(['analytics-store']));
     await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
     const secrets = loadOrCreateSecrets(layout);
     const adminMissing = adminCommandsMissing();
@@ -191,7 +191,7 @@ export class DevStackLauncher {
     } else if (hasAnalytics) {
       await this.startPart('analytics', {
         kind: 'analytics',
-        words: ['analytics'],
+        words: ['analytics-store'],
         env: { ...env, ANALYTICS_HOST: host, ANALYTICS_PORT: String(ports.analytics), ANALYTICS_DATA_DIR: layout.analyticsDir },
         args: [],
         stopPhase: 2,
@@ -202,7 +202,7 @@ export class DevStackLauncher {
           }),
       });
     } else if (analytics === 'chdb') {
-      this.missing.push('analytics (`kino analytics` does not exist yet: CLICKHOUSE_URL is left unset)');
+      this.missing.push('analytics (`kino analytics-store` does not exist yet: CLICKHOUSE_URL is left unset)');
     }
 
     // The API and the orchestrator both migrate the database at start (Kysely serializes them).
@@ -234,6 +234,7 @@ export class DevStackLauncher {
       envId: tenancy?.envId ?? '',
       apiKey: tenancy?.apiKey ?? '',
       databaseUrl: postgres.url,
+      operatorToken: secrets.operatorToken,
     };
     if (tenancy) writeDevJson(layout, devJson);
     this.ready = true;
@@ -436,6 +437,8 @@ export class DevStackLauncher {
       // Empty means unset (loadConfig), which overrides a CLICKHOUSE_URL of the developer's shell.
       CLICKHOUSE_URL: clickhouseUrl,
       NODE_TOKEN: secrets.nodeToken,
+      // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
+      OPERATOR_TOKEN: secrets.operatorToken,
       // What `kino node start` reads when --control-plane is not given: a sourced dev.env runs one more node.
       KINO_CONTROL_PLANE: `${host}:${ports.registry}`,
       CONTROL_PLANE_URL: apiUrl,

@@ -36,7 +36,7 @@ export interface DevStackOptions {
   // The options below are for tests and benchmarks; `kino dev` runs everything with the defaults.
   /** Parts to leave out (default: none). Without Temporal the API answers with Temporal unreachable. */
   without?: ('temporal' | 'orchestrator' | 'delivery')[];
-  /** The analytics store: chDB behind `kino analytics` (default), Debian's ClickHouse server, or none. */
+  /** The analytics store: chDB behind `kino analytics-store` (default), Debian's ClickHouse server, or none. */
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
   env?: Partial<Record<KinoPart, Record<string, string>>>;

@@ -8,6 +8,8 @@ import type { DevStackLayout } from './layout.ts';
 export interface DevSecrets {
   /** The farm token encode nodes present to the registry. */
   nodeToken: string;
+  /** The API's OPERATOR_TOKEN, for `kino nodes` (also written to dev.json). */
+  operatorToken: string;
   s3AccessKeyId: string;
   s3SecretAccessKey: string;
 }
@@ -20,6 +22,8 @@ export interface DevJson {
   envId: string;
   apiKey: string;
   databaseUrl: string;
+  /** The API's OPERATOR_TOKEN: `kino nodes` finds it here. */
+  operatorToken: string;
 }
 
 /** Writes through a temp file and a rename, so a reader never sees half a file. */
@@ -41,11 +45,13 @@ export function readJson<T>(path: string): T | undefined {
 
 export function loadOrCreateSecrets(layout: DevStackLayout): DevSecrets {
   const existing = readJson<Partial<DevSecrets>>(layout.secretsJson);
-  if (existing?.nodeToken && existing.s3AccessKeyId && existing.s3SecretAccessKey) return existing as DevSecrets;
+  if (existing?.nodeToken && existing.operatorToken && existing.s3AccessKeyId && existing.s3SecretAccessKey) return existing as DevSecrets;
+  // A state directory from before a secret existed keeps the ones it has (its data needs them).
   const secrets: DevSecrets = {
-    nodeToken: `ntk_${randomBase62(40)}`,
-    s3AccessKeyId: `kino${randomBase62(16)}`,
-    s3SecretAccessKey: randomBase62(40),
+    nodeToken: existing?.nodeToken ?? `ntk_${randomBase62(40)}`,
+    operatorToken: existing?.operatorToken ?? `otk_${randomBase62(40)}`,
+    s3AccessKeyId: existing?.s3AccessKeyId ?? `kino${randomBase62(16)}`,
+    s3SecretAccessKey: existing?.s3SecretAccessKey ?? randomBase62(40),
   };
   writeFileAtomic(layout.secretsJson, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
   return secrets;

@@ -143,7 +143,7 @@ export interface SelectionOptions {
   excludeNodeIds?: string[];
 }
 
-/** Live nodes with their used slots, least loaded first. */
+/** Live nodes with their used slots, least loaded first; a node an operator drained is not live. */
 export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
   let query = db
     .selectFrom('encode_nodes as n')
@@ -156,6 +156,7 @@ export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds
         .as('used'),
     )
     .where('n.state', '=', 'active')
+    .where('n.drain_requested_at', 'is', null)
     .where('n.last_heartbeat_at', '>', ago(heartbeatTimeoutMs));
   if (excludeNodeIds.length > 0) query = query.where('n.id', 'not in', excludeNodeIds);
   const rows = await query.execute();
@@ -172,6 +173,41 @@ export async function findLiveNode(db: Db, options: SelectionOptions): Promise<L
 /** Every node the registry has seen, newest first (for operators and health checks). */
 export async function listEncodeNodes(db: Db): Promise<EncodeNode[]> {
   return db.selectFrom('encode_nodes').selectAll().orderBy('registered_at', 'desc').execute();
+}
+
+/** Every node the registry has seen with its slots in use, newest first (the operators' list). */
+export async function listEncodeNodesWithLoad(db: Db): Promise<LiveNode[]> {
+  const rows = await db
+    .selectFrom('encode_nodes as n')
+    .selectAll('n')
+    .select((eb) =>
+      eb
+        .selectFrom('node_leases as l')
+        .select(sql<number>`count(*)::int`.as('used'))
+        .whereRef('l.node_id', '=', 'n.id')
+        .as('used'),
+    )
+    .orderBy('n.registered_at', 'desc')
+    .execute();
+  return rows.map((row) => ({ ...row, used: Number(row.used ?? 0) }));
+}
+
+/**
+ * An operator's drain (`draining: true`) or undrain of a node. A drained node takes no new work
+ * (listLiveNodes skips it) and keeps its leases, so what it runs finishes. Undraining wakes the
+ * encode queue, which hands the node work at once. Returns the node, or undefined if unknown.
+ */
+export async function setNodeDrainRequested(db: Db, nodeId: string, draining: boolean): Promise<EncodeNode | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const node = await trx
+      .updateTable('encode_nodes')
+      .set({ drain_requested_at: draining ? sql<Date>`coalesce(drain_requested_at, now())` : null })
+      .where('id', '=', nodeId)
+      .returningAll()
+      .executeTakeFirst();
+    if (node && !draining) await notifyFarmChanged(trx);
+    return node;
+  });
 }
 
 /**

@@ -122,6 +122,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
         .selectFrom('encode_nodes')
         .select(['id', 'slots'])
         .where('state', '=', 'active')
+        .where('drain_requested_at', 'is', null)
         .where('last_heartbeat_at', '>', ago(heartbeatTimeoutMs))
         .orderBy('id')
         .forUpdate()

@@ -1,7 +1,7 @@
 // The embedded analytics store: chDB (the ClickHouse engine, in-process) behind the small part of
 // ClickHouse's HTTP interface Kino uses, so every process talks to analytics through CLICKHOUSE_URL
 // whether it is this or a ClickHouse server. chDB's data directory can be opened by one process
-// only; this server is that process (`kino analytics`), and delivery nodes and the API are its
+// only; this server is that process (`kino analytics-store`), and delivery nodes and the API are its
 // clients.
 //
 // Supported: GET/HEAD /ping; GET /?query=SQL; POST / with the SQL as the body; POST /?query=SQL with

@@ -1,4 +1,4 @@
-// The dev stack's embedded analytics store, which `kino analytics` runs (chDB behind ClickHouse's HTTP
+// The dev stack's embedded analytics store, which `kino analytics-store` runs (chDB behind ClickHouse's HTTP
 // interface). Point every other process's CLICKHOUSE_URL at http://ANALYTICS_HOST:ANALYTICS_PORT.
 import { join } from 'node:path';
 import { ClickHouseHttp } from '../../src/clickhouse.ts';

@@ -11,6 +11,7 @@ import { shareLinkRoutes } from './share-links.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { playbackRoutes } from '../../playback/routes.ts';
+import { operatorRoutes } from './operators.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
   await api.register(healthRoutes, options);
@@ -24,4 +25,5 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(analyticsRoutes, options);
   // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
   await api.register(playbackRoutes, options);
+  await api.register(operatorRoutes, options);
 }

@@ -8,6 +8,7 @@ import * as shareLinks from './20261123T0200_share_links.ts';
 import * as storyboards from './20261123T0200_storyboards.ts';
 import * as multipartUploads from './20261123T0300_multipart_uploads.ts';
 import * as videoListScale from './20261123T0300_video_list_scale.ts';
+import * as nodeDrain from './20261123T0330_node_drain.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0200_storyboards': storyboards,
   '20261123T0300_multipart_uploads': multipartUploads,
   '20261123T0300_video_list_scale': videoListScale,
+  '20261123T0330_node_drain': nodeDrain,
 };

@@ -11,6 +11,8 @@ export interface EncodeNodesTable {
   state: 'active' | 'draining' | 'gone';
   registered_at: Generated<Date>;
   last_heartbeat_at: Date;
+  /** Set while an operator has the node drained: it takes no new work whatever its heartbeats say. */
+  drain_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 export type EncodeNode = Selectable<EncodeNodesTable>;
 

@@ -1,6 +1,6 @@
 import { KinoCommand } from '../base-command.ts';
 
-export default class Analytics extends KinoCommand {
+export default class AnalyticsStore extends KinoCommand {
   static override description =
     'Run the embedded analytics store: chDB behind ClickHouse\'s HTTP interface (ANALYTICS_HOST, ANALYTICS_PORT=7123, ANALYTICS_DATA_DIR). Other processes reach it through CLICKHOUSE_URL.';
   static override enableJsonFlag = false;

@@ -1,0 +1,46 @@
+import { Args } from '@oclif/core';
+import type { VideoDetails } from '@kino/sdk';
+import { ApiCommand } from '../../api-command.ts';
+
+export default class VideosGet extends ApiCommand {
+  static override description = 'Show one video: its state, its settings and its encodings.';
+  static override args = { id: Args.string({ description: 'video id', required: true }) };
+
+  async run(): Promise<VideoDetails> {
+    const { args, flags } = await this.parse(VideosGet);
+    const { kino, orgId } = await this.api(flags);
+    const video = await kino.videos.get(orgId, args.id);
+    if (!this.jsonEnabled()) {
+      const { formatDate, printTable } = await import('../../output.ts');
+      const { videoState } = await import('../../video-state.ts');
+      const lines: [string, string][] = [
+        ['ID', video.id],
+        ['Name', video.name],
+        ['Status', videoState(video)],
+        ['Duration', video.duration],
+        ['Quality', video.videoQuality],
+        ['Public', video.allowPublicAccess ? 'yes' : 'no'],
+        ['Created', formatDate(video.createdAt)],
+        ['Public id', video.publicID],
+        ['Thumbnail', video.thumbnailUrl ?? ''],
+        ['Served', video.served],
+      ];
+      const width = Math.max(...lines.map(([label]) => label.length));
+      for (const [label, value] of lines) this.log(`${label.padEnd(width)}  ${value}`);
+      if (video.encodings.length > 0) {
+        this.log('');
+        await printTable(
+          video.encodings.map((e) => ({ key: e.key, short: e.shortEdgePixels, video: e.videoStreamBitrate, audio: e.audioStreamBitrate, fps: e.maxFrameRate })),
+          [
+            { key: 'key', name: 'Encoding' },
+            { key: 'short', name: 'Short edge', numeric: true },
+            { key: 'video', name: 'Video kbit/s', numeric: true },
+            { key: 'audio', name: 'Audio kbit/s', numeric: true },
+            { key: 'fps', name: 'Max fps', numeric: true },
+          ],
+        );
+      }
+    }
+    return video;
+  }
+}

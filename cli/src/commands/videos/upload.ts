@@ -1,0 +1,105 @@
+import { Args, Flags } from '@oclif/core';
+import type { VideoDetails } from '@kino/sdk';
+import { compressionRatios, videoQualities } from '@kino/proto/contract';
+import { ApiCommand, UsageError } from '../../api-command.ts';
+
+export interface UploadedVideo {
+  file: string;
+  videoID: string;
+  storagePath: string;
+  /** With --wait: the video's details once it is ready or failed. */
+  video?: VideoDetails;
+}
+
+export default class VideosUpload extends ApiCommand {
+  static override description = [
+    'Upload video files and process them. A progress bar per file (bytes, rate, time left) shows on stderr when it is a terminal.',
+    'Large files go up in parts: interrupted (Ctrl-C), the same command run again resumes where it stopped.',
+    '--wait follows processing: exit 0 when every video is ready, 3 when one failed.',
+  ].join('\n');
+
+  static override examples = [
+    '<%= config.bin %> videos upload talk.mp4 --wait',
+    '<%= config.bin %> videos upload *.mov --quality high --public --json',
+  ];
+
+  static override strict = false;
+  static override args = { file: Args.string({ description: 'video file (several may be given)', required: true }) };
+  static override flags = {
+    name: Flags.string({ description: 'the video\'s name (one file only; default the file name)' }),
+    quality: Flags.option({ options: videoQualities, description: 'rendition ladder', default: 'standard' })(),
+    public: Flags.boolean({ description: 'playable without a signed URL (default: signed URLs only)', default: false }),
+    compression: Flags.option({
+      options: compressionRatios,
+      description: 'encoder speed against size (the API\'s default when unset)',
+    })(),
+    wait: Flags.boolean({ description: 'wait until every video is ready or failed' }),
+    timeout: Flags.integer({ description: 'with --wait: give up after this many seconds', default: 1800, min: 1 }),
+  };
+
+  async run(): Promise<UploadedVideo[]> {
+    const { argv, flags } = await this.parse(VideosUpload);
+    const files = argv as string[];
+    if (flags.name && files.length > 1) throw new UsageError('--name names one video: give one file, or leave --name out');
+    const { existsSync, statSync } = await import('node:fs');
+    const notFiles = files.filter((file) => !existsSync(file) || !statSync(file).isFile());
+    if (notFiles.length > 0) throw new UsageError(`not a file: ${notFiles.join(', ')}`);
+    const { basename } = await import('node:path');
+    const { kino, orgId, envId } = await this.api(flags, ['apiUrl', 'apiKey', 'orgId', 'envId']);
+    const { fileResumeStore } = await import('@kino/sdk/node');
+    const { uploadStateDir } = await import('../../profiles.ts');
+    const { uploadProgress } = await import('../../upload-progress.ts');
+    const resumeStore = fileResumeStore(uploadStateDir());
+
+    // Ctrl-C stops the upload cleanly (the parts that arrived stay for a rerun), then exits 130.
+    const interrupt = new AbortController();
+    const onSigint = () => interrupt.abort(new Error('interrupted'));
+    process.once('SIGINT', onSigint);
+    const bars = await uploadProgress(files.map((file) => basename(file)));
+    const uploaded: UploadedVideo[] = [];
+    try {
+      for (const [index, file] of files.entries()) {
+        const result = await kino.uploads.upload(orgId, envId, file, {
+          signal: interrupt.signal,
+          resumeStore,
+          onProgress: (progress) => bars.update(index, progress),
+        });
+        bars.finish(index);
+        const { videoID } = await kino.videos.process(orgId, envId, {
+          storagePath: result.bucketPath,
+          videoQuality: flags.quality,
+          allowPublicAccess: flags.public,
+          videoName: flags.name ?? basename(file),
+          ...(flags.compression ? { compressionRatio: flags.compression } : {}),
+        });
+        uploaded.push({ file, videoID, storagePath: result.bucketPath });
+        bars.log(`${basename(file)}: ${videoID}${result.resumedBytes > 0 ? ` (resumed: ${result.resumedBytes} bytes were already there)` : ''}`);
+      }
+    } catch (error) {
+      if (interrupt.signal.aborted) {
+        bars.stop();
+        this.note('Interrupted: run the same command again to resume the upload.');
+        this.exit(130);
+      }
+      throw error;
+    } finally {
+      bars.stop();
+      process.removeListener('SIGINT', onSigint);
+    }
+    if (!this.jsonEnabled()) for (const video of uploaded) this.log(video.videoID);
+    if (!flags.wait) return uploaded;
+
+    const { waitForVideos } = await import('../../wait.ts');
+    const { VideoFailedError } = await import('../../api-command.ts');
+    try {
+      const videos = await waitForVideos(kino, orgId, uploaded.map((u) => u.videoID), flags.timeout);
+      return uploaded.map((u, i) => ({ ...u, video: videos[i] }));
+    } catch (error) {
+      if (error instanceof VideoFailedError && Array.isArray(error.data)) {
+        const videos = error.data as VideoDetails[];
+        throw new VideoFailedError(error.message, uploaded.map((u, i) => ({ ...u, video: videos[i] })));
+      }
+      throw error;
+    }
+  }
+}

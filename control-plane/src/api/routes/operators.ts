@@ -1,0 +1,76 @@
+// The operators' interface (`kino nodes`): the encode nodes the registry knows, and draining one.
+// Not for API keys: an operator presents the control plane's OPERATOR_TOKEN as `Authorization:
+// Bearer`, and without one configured the interface is off (403). Left out of the public OpenAPI
+// document, which describes the developers' API; docs/operations.md describes this one.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { RouteOptions } from '../deps.ts';
+import type { EncodeNode } from '../../db/schema.ts';
+import { listEncodeNodesWithLoad, setNodeDrainRequested } from '../../repositories/encode-nodes.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import { Envelope, Id, StringEnum } from '../schemas/common.ts';
+
+const NodeSchema = Type.Object({
+  id: Type.String(),
+  address: Type.String(),
+  version: Type.String(),
+  labels: Type.Record(Type.String(), Type.String()),
+  slots: Type.Integer(),
+  slotsInUse: Type.Integer(),
+  /** `draining` when the node drains itself (stopping) or an operator drained it. */
+  state: StringEnum(['active', 'draining', 'gone']),
+  drainRequestedAt: Type.Union([Type.String(), Type.Null()]),
+  registeredAt: Type.String(),
+  lastHeartbeatAt: Type.String(),
+});
+
+function presentNode(node: EncodeNode, slotsInUse: number) {
+  return {
+    id: node.id,
+    address: node.address,
+    version: node.version,
+    labels: node.labels,
+    slots: node.slots,
+    slotsInUse,
+    state: node.state === 'active' && node.drain_requested_at ? ('draining' as const) : node.state,
+    drainRequestedAt: node.drain_requested_at?.toISOString() ?? null,
+    registeredAt: node.registered_at.toISOString(),
+    lastHeartbeatAt: node.last_heartbeat_at.toISOString(),
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Checks the bearer token against OPERATOR_TOKEN in constant time (hashes have equal lengths). */
+function checkOperator(request: FastifyRequest, operatorToken: string | undefined): void {
+  if (!operatorToken) throw new ForbiddenError('The operators\' interface is off: set OPERATOR_TOKEN on the API to enable it.');
+  const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (!presented) throw new UnauthorizedError('Missing operator token: send it as `Authorization: Bearer <OPERATOR_TOKEN>`.');
+  if (!timingSafeEqual(digest(presented), digest(operatorToken))) throw new UnauthorizedError('Invalid operator token.');
+}
+
+const NodeParams = Type.Object({ nodeID: Id });
+
+export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  const config = { auth: 'none' as const };
+  const hide = true;
+  // This plugin's own hook: it runs for the routes below only (after the rate limits are counted).
+  app.addHook('onRequest', async (request) => checkOperator(request, deps.config.OPERATOR_TOKEN));
+
+  app.get('/operators/nodes', { config, schema: { hide, response: { 200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema) })) } } }, async () => {
+    const nodes = await listEncodeNodesWithLoad(deps.db);
+    return { body: { nodes: nodes.map((node) => presentNode(node, node.used)) } };
+  });
+
+  const setDrain = (draining: boolean) => async (request: FastifyRequest<{ Params: { nodeID: string } }>) => {
+    const node = await setNodeDrainRequested(deps.db, request.params.nodeID, draining);
+    if (!node) throw new NotFoundError('node_not_found', `Encode node ${request.params.nodeID} is not known to the registry.`);
+    const used = (await listEncodeNodesWithLoad(deps.db)).find((n) => n.id === node.id)?.used ?? 0;
+    return { body: presentNode(node, used) };
+  };
+  const schema = { hide, params: NodeParams, response: { 200: Envelope(NodeSchema) } };
+  app.post('/operators/nodes/:nodeID/drain', { config, schema }, setDrain(true));
+  app.post('/operators/nodes/:nodeID/undrain', { config, schema }, setDrain(false));
+};

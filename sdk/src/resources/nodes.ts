@@ -1,0 +1,54 @@
+// The operators' interface (`/operators/nodes`): the encode nodes of the farm, and draining one.
+// It takes the control plane's operator token (KinoOptions.operatorToken), not an API key.
+import { APIError, KinoError } from '../errors.ts';
+import type { HttpClient } from '../http.ts';
+import type { EncodeNode, ErrorEnvelope } from '../types.ts';
+
+export class Nodes {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly operatorToken: string | undefined,
+  ) {}
+
+  private async send<T>(method: 'GET' | 'POST', path: string, signal?: AbortSignal): Promise<T> {
+    if (!this.operatorToken) throw new KinoError('operatorToken is required for the operators\' interface (or set KINO_OPERATOR_TOKEN)');
+    const headers = { Authorization: `Bearer ${this.operatorToken}`, Accept: 'application/json', 'User-Agent': 'kino-sdk/0.1.0' };
+    // Draining is idempotent, so a retried POST is safe without an Idempotency-Key.
+    const response = await this.http.fetchWithRetries(this.http.url(path), { method, headers }, { signal });
+    const text = await response.text();
+    const payload = text ? (JSON.parse(text) as { body?: T } & Partial<ErrorEnvelope>) : undefined;
+    if (!response.ok) throw APIError.fromResponse(response.status, payload, response.headers);
+    return payload?.body as T;
+  }
+
+  /**
+   * Every node the registry has seen (newest first), `gone` ones included.
+   * @example
+   * const kino = new Kino({ apiUrl, operatorToken: process.env.KINO_OPERATOR_TOKEN });
+   * for (const node of await kino.nodes.list()) console.log(node.id, node.state, `${node.slotsInUse}/${node.slots}`);
+   */
+  async list(options: { signal?: AbortSignal } = {}): Promise<EncodeNode[]> {
+    const body = await this.send<{ nodes: EncodeNode[] }>('GET', '/operators/nodes', options.signal);
+    return body.nodes;
+  }
+
+  /**
+   * Drains a node: it takes no new encodes and finishes those it runs. Rejects with NotFoundError
+   * (`node_not_found`) for a node the registry does not know.
+   * @example
+   * const node = await kino.nodes.drain('node_abc');
+   * console.log(node.state); // 'draining'
+   */
+  drain(nodeId: string, options: { signal?: AbortSignal } = {}): Promise<EncodeNode> {
+    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/drain`, options.signal);
+  }
+
+  /**
+   * Ends an operator's drain: the node takes work again at once.
+   * @example
+   * await kino.nodes.undrain('node_abc');
+   */
+  undrain(nodeId: string, options: { signal?: AbortSignal } = {}): Promise<EncodeNode> {
+    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/undrain`, options.signal);
+  }
+}

@@ -1,0 +1,260 @@
+// The `kino` CLI as people and scripts run it: every command a child process against a real farm
+// (the dev stack's launcher: API, orchestrator, two encode nodes, delivery, chDB), in a home of its
+// own (XDG_CONFIG_HOME, XDG_STATE_HOME), stderr a pipe (so no progress bars). Data is read from
+// `--json` on stdout; exit codes are 0, 1 (API), 2 (usage), 3 (a video that failed).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { waitFor } from '@kino/infra/dev';
+import { Kino, type EncodeNode, type VideoDetails } from '@kino/sdk';
+import { makeClip } from '@kino/test/support/media';
+import { kinoBin, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../farm/farm.ts';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let farm: Farm;
+let home: string;
+let clip: string;
+let apiUrl: string;
+let apiKey: string;
+let operatorToken: string;
+let nodeA: FarmNodeProcess;
+let nodeB: FarmNodeProcess;
+
+/** `kino ...args` in the test's home, with no KINO_* variable of the developer's shell. */
+function kino(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KINO_')));
+  return new Promise((resolveRun) => {
+    execFile(
+      process.execPath,
+      [kinoBin, ...args],
+      {
+        cwd: home,
+        env: { ...base, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), ...env },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Runs with --json, expects `code`, returns stdout parsed. */
+async function kinoJson<T>(args: string[], { code = 0, env = {} }: { code?: number; env?: Record<string, string> } = {}): Promise<T> {
+  const run = await kino([...args, '--json'], env);
+  assert.equal(run.code, code, `kino ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+async function expectCode(args: string[], code: number, env: Record<string, string> = {}): Promise<Run> {
+  const run = await kino(args, env);
+  assert.equal(run.code, code, `kino ${args.join(' ')} exited ${run.code}, not ${code}:\n${run.stdout}\n${run.stderr}`);
+  return run;
+}
+
+interface Uploaded {
+  file: string;
+  videoID: string;
+  storagePath: string;
+  video?: VideoDetails;
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'kino-cli-'));
+  [farm, clip] = await Promise.all([
+    startFarm({ playback: true, heartbeatTimeoutMs: 10_000 }),
+    makeClip({ seconds: 2, width: 320, height: 240, fps: 25, path: join(home, 'clip.mp4') }),
+  ]);
+  [nodeA, nodeB] = await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })]);
+  // What `kino login` is given: the dev stack's endpoint and key, and its operator token.
+  const devJson = JSON.parse(await readFile(join(farm.services.dir, 'dev.json'), 'utf8')) as { apiUrl: string; apiKey: string; operatorToken: string };
+  ({ apiUrl, apiKey, operatorToken } = devJson);
+}, 300_000);
+
+afterAll(async () => {
+  await farm?.stop();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
+  let videoId: string;
+
+  it('logs in: a profile in the config directory, mode 600; flags come before variables, variables before the profile', async () => {
+    // A bad key is refused by the API (exit 1) and stores nothing.
+    await expectCode(['login', '--api-url', apiUrl, '--api-key', `svc_test_${'x'.repeat(32)}`, '--org', farm.orgId, '--env', farm.envId], 1);
+    const configFile = join(home, 'config', 'kino', 'config.json');
+    await assert.rejects(stat(configFile));
+
+    const login = await kinoJson<{ profile: string; default: boolean }>(['login', '--api-url', apiUrl, '--api-key', apiKey, '--org', farm.orgId, '--env', farm.envId]);
+    assert.deepEqual(login.profile, 'default');
+    assert.equal((await stat(configFile)).mode & 0o777, 0o600);
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as { defaultProfile: string; profiles: Record<string, { apiKey: string; envId: string }> };
+    assert.equal(config.defaultProfile, 'default');
+    assert.equal(config.profiles.default?.apiKey, apiKey);
+
+    // The profile alone is enough...
+    assert.deepEqual(await kinoJson<unknown[]>(['videos', 'list']), []);
+    // ...an environment variable wins over it (another organization: the key has no reach there)...
+    const refused = await expectCode(['videos', 'list', '--json'], 1, { KINO_ORG: 'org_someoneelse12345' });
+    assert.equal((JSON.parse(refused.stderr) as { error: { status: number } }).error.status, 403);
+    // ...and a flag over the variable.
+    assert.deepEqual(await kinoJson<unknown[]>(['videos', 'list', '--org', farm.orgId], { env: { KINO_ORG: 'org_someoneelse12345' } }), []);
+    // A profile that does not exist is a usage error.
+    await expectCode(['videos', 'list', '--profile', 'nope'], 2);
+  });
+
+  it('uploads a clip with --json --wait until it is ready, then lists, gets, shares, thumbnails and signs it', async () => {
+    const [uploaded] = await kinoJson<Uploaded[]>(['videos', 'upload', clip, '--wait', '--compression', 'ultrafast']);
+    assert.ok(uploaded?.video, 'the details of the waited-for video');
+    assert.deepEqual(uploaded.video.status, { ready: true, transcoding: false, failed: false });
+    assert.match(uploaded.storagePath, new RegExp(`^uploads/${farm.orgId}/${farm.envId}/[^/]+/clip\\.mp4$`));
+    videoId = uploaded.videoID;
+
+    const listed = await kinoJson<Array<{ id: string; status: string }>>(['videos', 'list']);
+    assert.deepEqual(listed.map((v) => [v.id, v.status]), [[videoId, 'ready']]);
+    const table = await expectCode(['videos', 'list'], 0);
+    assert.match(table.stdout, /ID\s+Name\s+Status/);
+    assert.match(table.stdout, new RegExp(`${videoId}\\s+clip\\.mp4\\s+ready`));
+    // stderr is not a terminal: no progress bars, no carriage returns.
+    assert.doesNotMatch(table.stderr, /\r|█|░/);
+
+    const details = await kinoJson<VideoDetails>(['videos', 'get', videoId]);
+    assert.equal(details.id, videoId);
+    assert.equal(details.status.ready, true);
+    assert.ok(details.encodings.length > 0);
+
+    const link = await kinoJson<{ shareUrl: string; maxViews: number | null }>(['videos', 'share', videoId, '--expires-hours', '2', '--max-views', '3']);
+    assert.match(link.shareUrl, /\/v1\/share\/shr_/);
+    assert.equal(link.maxViews, 3);
+
+    const thumbnail = await kinoJson<{ url: string; timestamp: number }>(['videos', 'thumbnail', videoId, '--at', '1']);
+    assert.equal(thumbnail.timestamp, 1);
+    assert.match(thumbnail.url, new RegExp(`/t/${videoId}/`));
+    await expectCode(['videos', 'thumbnail', videoId, '--at', 'soon'], 2);
+
+    const signed = await kinoJson<{ signed_url: string; expires_in: number }>(['playback', 'url', videoId, '--expires', '4h', '--domains', 'example.com,www.example.com']);
+    assert.equal(signed.expires_in, 4 * 3600);
+    assert.match(signed.signed_url, new RegExp(`/${videoId}/master\\.m3u8\\?token=`));
+    await expectCode(['playback', 'url', videoId, '--expires', '3h'], 2);
+  });
+
+  it('adds, lists and removes webhooks', async () => {
+    const created = await kinoJson<{ id: string; secret: string }>(['webhooks', 'add', 'https://hooks.example.com/kino', '--events', 'video.processing.failed']);
+    assert.match(created.secret, /^whsec_/);
+    const listed = await kinoJson<Array<{ id: string; url: string; events: string[] }>>(['webhooks', 'list']);
+    assert.deepEqual(listed.map((w) => [w.id, w.url, w.events]), [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]]);
+    assert.match((await expectCode(['webhooks', 'list'], 0)).stdout, new RegExp(`${created.id}\\s+https://hooks\\.example\\.com/kino`));
+    await kinoJson(['webhooks', 'remove', created.id]);
+    assert.deepEqual(await kinoJson<unknown[]>(['webhooks', 'list']), []);
+    await expectCode(['webhooks', 'remove', created.id], 1);
+  });
+
+  it('shows analytics as tables, and as the API\'s data with --json', async () => {
+    const usage = await kinoJson<Array<{ envId: string }>>(['analytics', 'usage', '--period-days', '7']);
+    assert.ok(Array.isArray(usage));
+    const daily = await kinoJson<Array<{ deliveryDate: string }>>(['analytics', 'daily', '--all-envs']);
+    assert.ok(Array.isArray(daily));
+    const storage = await kinoJson<{ totalVideos: number }>(['analytics', 'storage']);
+    assert.equal(typeof storage.totalVideos, 'number');
+    const resolution = await kinoJson<{ summary: { vidId: string }; resolutions: unknown[] }>(['analytics', 'resolution', videoId]);
+    assert.ok(Array.isArray(resolution.resolutions));
+    assert.ok(Array.isArray(await kinoJson<unknown[]>(['analytics', 'distribution'])));
+
+    assert.match((await expectCode(['analytics', 'storage'], 0)).stdout, /Videos\s+\d+/);
+    assert.match((await expectCode(['analytics', 'usage', '--all-envs'], 0)).stdout, /Environment\s+Videos\s+Duration|no usage yet/);
+    await expectCode(['analytics', 'daily', '--from', 'yesterday'], 1);
+  });
+
+  it('exits 3 when a video fails, 2 on a usage error, 1 on an API error; deletes with --yes', async () => {
+    // An MP4's opening then text: the format check takes it, the probe fails.
+    const garbage = join(home, 'garbage.mp4');
+    await writeFile(garbage, Buffer.concat([
+      Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
+      Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
+    ]));
+    const [failed] = await kinoJson<Uploaded[]>(['videos', 'upload', garbage, '--wait'], { code: 3 });
+    assert.equal(failed?.video?.status.failed, true);
+    await expectCode(['videos', 'wait', failed.videoID], 3);
+
+    await expectCode(['videos', 'list', '--status', 'broken'], 2);
+    await expectCode(['videos', 'upload', join(home, 'missing.mp4')], 2);
+    await expectCode(['nonsense'], 2);
+    const missing = await expectCode(['videos', 'get', 'vid_doesnotexist00000', '--json'], 1);
+    assert.equal(missing.stdout, '');
+    assert.equal((JSON.parse(missing.stderr) as { error: { code: string } }).error.code, 'video_not_found');
+
+    // Without a terminal to confirm on, a delete needs --yes.
+    await expectCode(['videos', 'delete', videoId], 2);
+    const deleted = await kinoJson<{ status: string }>(['videos', 'delete', videoId, '--yes']);
+    assert.equal(deleted.status, 'deleted');
+    await expectCode(['videos', 'get', videoId], 1);
+  });
+});
+
+describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
+  const asOperator = () => ({ KINO_API_URL: apiUrl, KINO_OPERATOR_TOKEN: operatorToken });
+
+  async function slotsInUse(nodeId: string): Promise<number> {
+    const nodes = await new Kino({ apiUrl, operatorToken }).nodes.list();
+    return nodes.find((n) => n.id === nodeId)?.slotsInUse ?? -1;
+  }
+
+  /** The node each rendition of a video was encoded on (the workflow's result). */
+  async function encodedOn(videoId: string): Promise<string[]> {
+    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
+    return result.renditions.map((r) => r.outcome.nodeId);
+  }
+
+  it('lists the nodes with their labels, slots and state; refuses a wrong operator token', async () => {
+    const nodes = await kinoJson<EncodeNode[]>(['nodes', 'list'], { env: asOperator() });
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    for (const [node, name] of [[nodeA, 'a'], [nodeB, 'b']] as const) {
+      const listed = byId.get(node.nodeId);
+      assert.equal(listed?.address, node.address);
+      assert.equal(listed?.state, 'active');
+      assert.equal(listed?.labels.name, name);
+      assert.equal(listed?.slots, 1);
+      assert.ok(Date.parse(listed.lastHeartbeatAt) > 0);
+    }
+    assert.match((await expectCode(['nodes', 'list'], 0, asOperator())).stdout, new RegExp(`${nodeA.nodeId}\\s+${nodeA.address.replace(/\./g, '\\.')}`));
+    await expectCode(['nodes', 'list'], 1, { ...asOperator(), KINO_OPERATOR_TOKEN: 'not-the-operator-token' });
+    await expectCode(['nodes', 'list'], 2, { KINO_API_URL: apiUrl });
+    await expectCode(['nodes', 'drain', 'node_unknown'], 1, asOperator());
+  });
+
+  it('a drained node takes no new encode while another processes a video; undrained, it does; drained mid-encode, it finishes it', async () => {
+    const drained = await kinoJson<EncodeNode>(['nodes', 'drain', nodeA.nodeId], { env: asOperator() });
+    assert.equal(drained.state, 'draining');
+    const jobsOnABefore = (await nodeJobs(nodeA)).length;
+
+    const [first] = await kinoJson<Uploaded[]>(['videos', 'upload', clip, '--wait', '--compression', 'ultrafast']);
+    assert.equal(first?.video?.status.ready, true);
+    assert.deepEqual(await encodedOn(first.videoID), [nodeB.nodeId]);
+    assert.equal((await nodeJobs(nodeA)).length, jobsOnABefore, 'no encode started on the drained node');
+
+    // Undrained, with the other node drained: the next video can only go to it.
+    assert.equal((await kinoJson<EncodeNode>(['nodes', 'undrain', nodeA.nodeId], { env: asOperator() })).state, 'active');
+    await kinoJson(['nodes', 'drain', nodeB.nodeId], { env: asOperator() });
+    // Long enough (veryslow, one thread) to still run when the drain below is sent.
+    const long = await makeClip({ seconds: 12, width: 640, height: 360, fps: 30, path: join(home, 'long.mp4') });
+    const [second] = await kinoJson<Uploaded[]>(['videos', 'upload', long, '--compression', 'veryslow']);
+    await waitFor(`an encode to hold node a's slot`, async () => (await slotsInUse(nodeA.nodeId)) === 1, { timeoutMs: 120_000, intervalMs: 200 });
+
+    // Drained while its slot is in use: the encode it runs finishes there. Through the SDK the CLI
+    // calls (no process start between seeing the slot taken and draining, however fast the encode).
+    const drainedBusy = await new Kino({ apiUrl, operatorToken }).nodes.drain(nodeA.nodeId);
+    assert.equal(drainedBusy.state, 'draining');
+    assert.equal(drainedBusy.slotsInUse, 1);
+    await farm.waitForStatus(second!.videoID, 'ready', 240_000);
+    assert.deepEqual(await encodedOn(second!.videoID), [nodeA.nodeId]);
+    const lastJob = (await nodeJobs(nodeA)).at(-1);
+    assert.ok(lastJob?.endedAt, 'the encode on the drained node ended');
+    await kinoJson(['nodes', 'undrain', nodeB.nodeId], { env: asOperator() });
+  });
+});
