@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { waitFor } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 const run = promisify(execFile);
 
@@ -103,4 +104,35 @@ test('a 20 s video in 6 s chunks: the audio track once, one activity per chunk, 
   const details = await farm.kino.videos.get(farm.orgId, videoId);
   assert.ok(Math.abs(details.durationSeconds - 20) < 0.1);
   assert.deepEqual(await farm.db.selectFrom('node_leases').select('id').execute(), []);
+});
+
+test('kill -9 a node with chunks in flight: only those chunks are encoded twice, and the video plays every frame', async () => {
+  // A slow preset on one thread: each chunk runs for seconds, long enough to be caught in flight.
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'veryslow' });
+  // Wait until a chunk has finished somewhere (the video is under way) and a node has one running.
+  const victim = await waitFor(
+    'a node with a chunk in flight after a first chunk finished',
+    async () => {
+      const jobs = await Promise.all(Object.values(nodes).map(async (node) => ({ node, jobs: (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)) })));
+      const finished = jobs.flatMap((n) => n.jobs).filter((j) => j.endedAt !== undefined).length;
+      return finished >= 2 ? jobs.find((n) => n.jobs.some((j) => j.endedAt === undefined))?.node : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
+  await victim.process.kill9();
+  const inFlight = new Set((await nodeJobs(victim)).filter((j) => j.jobId.startsWith(videoId) && j.endedAt === undefined).map((j) => j.jobId));
+  assert.ok(inFlight.size > 0);
+
+  await farm.waitForStatus(videoId, 'ready', 300_000);
+  await assertPlaysLikeAWholeFileEncode(videoId);
+
+  // Every encode (chunk or audio track) is one activity, one job id; count the nodes' starts of each.
+  const starts = new Map<string, number>();
+  for (const node of Object.values(nodes)) {
+    for (const job of await nodeJobs(node)) if (job.jobId.startsWith(videoId)) starts.set(job.jobId, (starts.get(job.jobId) ?? 0) + 1);
+  }
+  const encodedTwice = [...starts].filter(([, count]) => count > 1).map(([jobId]) => jobId);
+  assert.deepEqual(encodedTwice.sort(), [...inFlight].sort(), 'only the chunks in flight on the killed node were encoded again');
+  assert.ok([...starts.values()].every((count) => count <= 2));
+  assert.equal(starts.size, 4, 'the audio track and 3 chunks');
 });

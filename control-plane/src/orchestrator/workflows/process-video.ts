@@ -122,6 +122,8 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
   const run = { chunked: false };
   try {
     const result = await makeLadder(job, run);
+    // Before `ready`: a ready video's files are all its own.
+    if (run.chunked) await storage.removeWorkFiles({ videoId });
     const marked = await database.markVideoReady({
       videoId,
       probe: result.probe,
@@ -134,7 +136,6 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
       await storage.removeVideoOutputs({ videoId });
       return { status: 'skipped', reason: 'video deleted while processing' };
     }
-    if (run.chunked) await storage.removeWorkFiles({ videoId });
     log.info('video ready', { videoId, renditions: result.renditions.map((r) => r.plan.key) });
     await notify({
       event: 'video.processing.completed',
