@@ -11,7 +11,7 @@
 // 4. the work a node killed mid-video loses: the seconds of video of the chunks in flight on it,
 //    against the whole-file design's (everything the node had encoded of the video by then).
 //
-//   node --import tsx bench/encode/chunks.ts [--runs 3] [--seconds 120] [--chunk 30] [--skip-farm]
+//   node --import tsx bench/encode/chunks.ts [--runs 3] [--seconds 120] [--chunk 30] [--skip-farm] [--skip-local]
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -31,6 +31,7 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '120' },
     chunk: { type: 'string', default: '30' },
     'skip-farm': { type: 'boolean', default: false },
+    'skip-local': { type: 'boolean', default: false },
   },
 });
 const runs = Math.max(3, Number(options.runs));
@@ -192,14 +193,17 @@ async function main(): Promise<void> {
   log(`source ${seconds} s 1080p30, ladder ${ladder.map((r) => r.key).join(' ')}, ${compressionRatio} (${ladder[0]!.x264Preset}), ${chunkSeconds} s chunks, ${runs} runs, ${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
 
   const locals: LocalRun[] = [];
-  for (let i = 0; i < runs; i += 1) {
+  for (let i = 0; i < (options['skip-local'] ? 0 : runs); i += 1) {
     const r = await localRun(sourcePath, ladder, settings);
     log(`  one core: whole ${s(r.wholeCpuMs)} CPU, chunked ${s(r.chunkedCpuMs)} CPU (${((r.chunkedCpuMs / r.wholeCpuMs - 1) * 100).toFixed(1)} %)`);
     locals.push(r);
   }
-  const extra = median(locals.map((r) => r.chunkedCpuMs / r.wholeCpuMs - 1)) * 100;
-  const lines = [`chunked vs whole-file CPU on one core: median extra ${extra.toFixed(1)} % (goal <= 5 %)`];
-  for (const r of ladder) {
+  const lines: string[] = [];
+  if (locals.length > 0) {
+    const extra = median(locals.map((r) => r.chunkedCpuMs / r.wholeCpuMs - 1)) * 100;
+    lines.push(`chunked vs whole-file CPU on one core: median extra ${extra.toFixed(1)} % (goal <= 5 %)`);
+  }
+  for (const r of locals.length > 0 ? ladder : []) {
     const m = (f: (x: LocalRun['renditions'][string]) => number) => median(locals.map((l) => f(l.renditions[r.key]!)));
     lines.push(
       `  ${r.key}: target ${r.videoBitrateKbps}+${r.audioBitrateKbps} kbps; whole ${m((x) => x.wholeKbps).toFixed(0)} kbps ${m((x) => x.wholePsnr).toFixed(2)} dB; ` +
