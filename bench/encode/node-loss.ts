@@ -77,7 +77,11 @@ async function main(): Promise<void> {
   const sourcePath = await benchSource(seconds);
   const source = await readFile(sourcePath);
   log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, two nodes with one slot each)...');
-  const farm = await startFarm({ heartbeatTimeoutMs: 10_000 });
+  const farm = await startFarm({
+    heartbeatTimeoutMs: 10_000,
+    // Whole-file encodes, as this benchmark has always measured them (chunks.ts measures chunking); ENCODE_CHUNK_SECONDS overrides.
+    orchestratorEnv: { ENCODE_CHUNK_SECONDS: process.env.ENCODE_CHUNK_SECONDS ?? '0' },
+  });
   try {
     let started = 0;
     const startNode = () => farm.startNode(`loss-${(started += 1)}`, { slots: 1 });

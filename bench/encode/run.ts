@@ -271,7 +271,11 @@ async function main(): Promise<void> {
   log(`ladder: ${ladder.map((r) => `${r.key} ${r.width}x${r.height} ${r.videoBitrateKbps}k`).join(', ')}; x264 ${ladder[0]!.x264Preset}`);
 
   log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, nodes)...');
-  const farm = await startFarm({ heartbeatTimeoutMs: 10_000 });
+  const farm = await startFarm({
+    heartbeatTimeoutMs: 10_000,
+    // Whole-file encodes, as this benchmark has always measured them (chunks.ts measures chunking); ENCODE_CHUNK_SECONDS overrides.
+    orchestratorEnv: { ENCODE_CHUNK_SECONDS: process.env.ENCODE_CHUNK_SECONDS ?? '0' },
+  });
   try {
     for (let i = 0; i < Number(options.nodes); i += 1) await farm.startNode(`bench-${i}`, { slots: Number(options.slots) });
     const pairs: Pair[] = [];

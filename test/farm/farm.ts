@@ -91,8 +91,11 @@ export interface Farm {
 export async function startFarm({
   heartbeatTimeoutMs = 3_000,
   playback = false,
+  orchestratorEnv = {},
 }: {
   heartbeatTimeoutMs?: number;
+  /** More orchestrator settings (e.g. ENCODE_CHUNK_SECONDS). */
+  orchestratorEnv?: Record<string, string>;
   /** Also a delivery node and the analytics store (chDB behind `kino analytics-store`). */
   playback?: boolean;
 } = {}): Promise<Farm> {
@@ -101,7 +104,7 @@ export async function startFarm({
     nodes: 0,
     without: playback ? [] : ['delivery'],
     analytics: playback ? 'chdb' : 'none',
-    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs) } },
+    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv } },
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {

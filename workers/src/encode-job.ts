@@ -6,10 +6,11 @@
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output } from '@kino/proto';
-import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, pixelFormatOfX264 } from '@kino/proto/contract';
+import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output, SegmentDone } from '@kino/proto';
+import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, pixelFormatOfX264, workContentTypes } from '@kino/proto/contract';
 import {
   FfmpegAbortedError,
+  audioTrackArgs,
   hlsEncodeArgs,
   hlsLadderArgs,
   measureBandwidth,
@@ -17,6 +18,7 @@ import {
   parseMediaPlaylist,
   probeMedia,
   runFfmpeg,
+  type ChunkWindow,
   type FfmpegProgress,
   type HlsEncodeSettings,
 } from './ffmpeg/index.ts';
@@ -57,8 +59,22 @@ interface Output {
 
 const renditionKey = /^[A-Za-z0-9_-]{1,32}$/;
 
+/**
+ * The files a rendition must have a URL for: a chunk writes no playlist, and only the first chunk
+ * the init segment; an audio track has its own URL.
+ */
+function requiredFiles(request: EncodeRequest__Output): string[] {
+  if (request.audioTrackUrl) return [];
+  if (!request.chunk) return [hlsPlaylistName, hlsInitName];
+  return request.chunk.index === 0 ? [hlsInitName] : [];
+}
+
 function validate(request: EncodeRequest__Output): RenditionSpec__Output[] {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
+  const { chunk } = request;
+  if (chunk && !(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
+    throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
+  }
   const specs = request.renditions;
   if (specs.length === 0) throw new InvalidRequestError('renditions is empty: an encode makes at least one');
   const keys = new Set<string>();
@@ -68,7 +84,7 @@ function validate(request: EncodeRequest__Output): RenditionSpec__Output[] {
     if (keys.has(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" appears twice`);
     keys.add(spec.key);
     const prefix = `${spec.key}/`;
-    for (const name of [hlsPlaylistName, hlsInitName]) {
+    for (const name of requiredFiles(request)) {
       if (!request.outputUrls[prefix + name]) throw new InvalidRequestError(`output_urls has no URL for ${prefix + name}`);
     }
   }
@@ -79,18 +95,66 @@ function missingUrl(name: string): InvalidRequestError {
   return new InvalidRequestError(`output_urls has no URL for ${name}: the encode produced more segments than URLs were given`);
 }
 
-export async function runEncodeJob({ request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
+export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDone> {
+  return options.request.audioTrackUrl ? runAudioTrackJob(options) : runHlsJob(options);
+}
+
+/**
+ * The audio track of a chunked encode: the whole source's audio, with the first rendition's audio
+ * settings, as one MP4 (the chunks stream-copy their part of it).
+ */
+async function runAudioTrackJob({ request, workDir, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
+  const [spec] = validate(request);
+  const source = await probeMedia(request.inputUrl, { signal });
+  const { audio } = resolveHlsSettings(spec!, source);
+  if (!audio) throw new InvalidRequestError('the audio track of a video without audio (or of a rendition without audio) was asked for');
+  const jobDir = await makeJobDir(workDir, request.jobId, 'audio');
+  try {
+    const output = join(jobDir, 'audio.mp4');
+    const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
+    logger.info({ audio }, 'audio track starting');
+    await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output }), {
+      durationSeconds, signal, logger,
+      onProgress: (progress) => onProgress({ percent: progress.percent, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
+    });
+    const bytes = await uploadFile(output, request.audioTrackUrl, workContentTypes.audioTrack, signal);
+    onProgress({ percent: 100, encodedSeconds: durationSeconds, speed: 0 });
+    return { bytesWritten: bytes, files: ['audio.mp4'], renditions: [] };
+  } finally {
+    await rm(jobDir, { recursive: true, force: true });
+  }
+}
+
+async function runHlsJob({ request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
   const specs = validate(request);
   const source = await probeMedia(request.inputUrl, { signal });
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
+  const chunk: ChunkWindow | undefined = request.chunk
+    ? {
+        startSeconds: request.chunk.startSeconds,
+        durationSeconds: request.chunk.durationSeconds,
+        firstSegment: request.chunk.firstSegment,
+        ...(request.chunk.audioUrl ? { audioInput: request.chunk.audioUrl } : {}),
+      }
+    : undefined;
+  if (chunk && !chunk.audioInput && outputs.some((o) => o.settings.audio)) {
+    throw new InvalidRequestError('a chunk with audio needs the audio track (chunk.audio_url)');
+  }
   const twoPass = outputs.some((o) => o.settings.twoPass);
   if (outputs.some((o) => o.settings.twoPass !== twoPass)) {
     // One process runs both passes' outputs together (the orchestrator groups renditions accordingly).
     throw new InvalidRequestError('renditions of one encode must all be two-pass or all single-pass');
   }
-  const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
+  const videoSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
+  // What this encode covers: the whole video, or the chunk's window of it (the last one may end early).
+  const durationSeconds = chunk ? Math.min(chunk.durationSeconds, Math.max(0, videoSeconds - chunk.startSeconds)) : videoSeconds;
+  const expectedSeconds = chunk ? Math.min(chunk.durationSeconds, Math.max(0, source.videoDurationSeconds - chunk.startSeconds)) : source.videoDurationSeconds;
   logger.info(
-    { settings: outputs.map((o) => ({ key: o.spec.key, ...o.settings })), source: { width: source.width, height: source.height, frameRate: source.frameRate } },
+    {
+      settings: outputs.map((o) => ({ key: o.spec.key, ...o.settings })),
+      source: { width: source.width, height: source.height, frameRate: source.frameRate },
+      ...(chunk ? { chunk: request.chunk } : {}),
+    },
     'encode starting',
   );
 
@@ -127,7 +191,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
   const encodeArgs = (pass: 1 | 2 | undefined) => {
     if (single) {
       const logFile = join(jobDir, 'x264-pass');
-      return hlsEncodeArgs({ input: request.inputUrl, settings: outputs[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined });
+      return hlsEncodeArgs({ input: request.inputUrl, settings: outputs[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined, chunk });
     }
     const logFiles = outputs.map((_, k) => join(jobDir, `x264-pass-${k}`));
     return hlsLadderArgs({
@@ -135,6 +199,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       outputs: outputs.map((o) => ({ settings: o.settings, dir: o.spec.key })),
       threads,
       pass: pass ? { number: pass, logFiles } : undefined,
+      chunk,
     });
   };
   let scanner: NodeJS.Timeout | undefined;
@@ -180,20 +245,24 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
       // A source read that ended early looks like a clean end to ffmpeg: check what it covered.
       const playlist = parseMediaPlaylist(await readFile(join(outDir, output.prefix + hlsPlaylistName), 'utf8'));
       const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
-      if (encodedSeconds < source.videoDurationSeconds * 0.97 - 0.5) {
+      if (encodedSeconds < expectedSeconds * 0.97 - 0.5) {
         throw new StorageUnavailableError(
-          `the encode of ${output.spec.key} covered ${encodedSeconds.toFixed(2)} s of the source's ${source.videoDurationSeconds.toFixed(2)} s: the source read ended early`,
+          `the encode of ${output.spec.key} covered ${encodedSeconds.toFixed(2)} s of the ${expectedSeconds.toFixed(2)} s asked for: the source read ended early`,
         );
       }
       playlists.push(playlist);
       // Every file ffmpeg wrote must have somewhere to go; uploading part of a rendition would
       // leave a playlist pointing at nothing.
-      const files = (await filesOf(output)).map((name) => output.prefix + name);
+      // A chunk's playlist stays here (the orchestrator writes the video's), and its init segment
+      // too after the first chunk: every chunk writes the same one.
+      const files = (await filesOf(output))
+        .filter((name) => !chunk || (name !== hlsPlaylistName && (name !== hlsInitName || request.chunk!.index === 0)))
+        .map((name) => output.prefix + name);
       const missing = files.filter((name) => !request.outputUrls[name]);
       if (missing.length > 0) throw missingUrl(missing.slice(0, 5).join(', '));
       filesByOutput.push(files);
     }
-    const playlistNames = new Set(outputs.map((o) => o.prefix + hlsPlaylistName));
+    const playlistNames = new Set(chunk ? [] : outputs.map((o) => o.prefix + hlsPlaylistName));
     for (const files of filesByOutput) for (const name of files) if (!playlistNames.has(name) && !uploaded.has(name)) upload(name);
     await uploads.drain();
     for (const name of playlistNames) {
@@ -201,11 +270,16 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
     }
     await uploads.drain();
 
-    const results: (Required<RenditionDone> & { frameCount: number; bytesWritten: number; peakBandwidth: number; averageBandwidth: number; durationSeconds: number })[] = [];
+    const results: (Required<RenditionDone> & { segments: Required<SegmentDone>[]; frameCount: number; bytesWritten: number; peakBandwidth: number; averageBandwidth: number; durationSeconds: number })[] = [];
     for (const [k, output] of outputs.entries()) {
       const playlist = playlists[k]!;
       const sizes = new Map<string, number>();
       for (const name of filesByOutput[k]!) sizes.set(name, (await stat(join(outDir, name))).size);
+      const segments: Required<SegmentDone>[] = playlist.segments.map((s) => ({
+        name: s.uri,
+        durationSeconds: s.durationSeconds,
+        sizeBytes: sizes.get(output.prefix + s.uri) ?? 0,
+      }));
       const bandwidth = measureBandwidth(
         playlist.segments.map((s) => ({ sizeBytes: sizes.get(output.prefix + s.uri) ?? 0, durationSeconds: s.durationSeconds })),
       );
@@ -228,6 +302,7 @@ export async function runEncodeJob({ request, workDir, threads, signal, logger, 
         audioFormat: output.settings.audio && init.audioCodec ? output.settings.audio.encoding.format : '',
         durationSeconds: bandwidth.durationSeconds,
         bytesWritten: [...sizes.values()].reduce((sum, size) => sum + size, 0),
+        segments,
       });
     }
     onProgress({ percent: 100, encodedSeconds: results[0]!.durationSeconds, speed: last?.speed ?? 0 });

@@ -185,7 +185,14 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
 
     Encode(call) {
       const { request } = call;
-      let log = logger.child({ nodeId: nodeId(), jobId: request.jobId, videoId: request.videoId, rendition: request.renditions.map((r) => r.key).join(',') });
+      let log = logger.child({
+        nodeId: nodeId(),
+        jobId: request.jobId,
+        videoId: request.videoId,
+        rendition: request.renditions.map((r) => r.key).join(','),
+        ...(request.chunk ? { chunk: request.chunk.index } : {}),
+        ...(request.audioTrackUrl ? { audioTrack: true } : {}),
+      });
       let finish = () => {};
       try {
         authenticate(call.metadata);

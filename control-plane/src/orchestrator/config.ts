@@ -1,5 +1,6 @@
 // The orchestrator process's configuration: one zod shape whose keys are the environment variables.
 import { env, storageConfigShape, z } from '@kino/infra';
+import { defaultChunkSeconds } from './chunks.ts';
 
 export const orchestratorConfigShape = {
   DATABASE_URL: z.string().min(1),
@@ -21,6 +22,11 @@ export const orchestratorConfigShape = {
    * when at most one node is live (one machine: one decode wins), `rendition` when several are.
    */
   ENCODE_GROUPING: z.enum(['auto', 'ladder', 'rendition']).default('auto'),
+  /**
+   * Videos longer than this are cut into chunks of this length (rounded down to a multiple of the
+   * 6 s segment), each encoded on any node (docs/architecture.md#chunked-encoding). 0: never.
+   */
+  ENCODE_CHUNK_SECONDS: z.coerce.number().int().min(0).default(defaultChunkSeconds),
   LOG_LEVEL: env.logLevel(),
 };
 

@@ -2,6 +2,7 @@
 // history), no imports of code: the workflow sandbox reads these as types only. The task queue,
 // workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
 import type { VideoQuality, WebhookPayload } from '@kino/proto/contract';
+import type { ChunkPlan } from './chunks.ts';
 import type { LadderParameters, RenditionPlan } from './ladder.ts';
 
 /** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
@@ -75,6 +76,45 @@ export interface EncodeInput {
 }
 
 /**
+ * One chunk of a video (docs/architecture.md#chunked-encoding): every rendition of `renditions`
+ * for the chunk's window, from one decode. The input of `encodeChunk`.
+ */
+export interface EncodeChunkInput extends EncodeInput {
+  chunk: ChunkPlan;
+  /** Whether it is the video's last chunk (it may write a segment more than planned). */
+  last: boolean;
+  /** The video's audio track (an `encodeAudioTrack` output); absent when the video has no audio. */
+  audioTrackKey?: string;
+  /** The chunk plan's id (findFinishedChunks): where the chunk's record goes when it is done. */
+  planId: string;
+  /** The chunk's record name within the plan: `<group>-<index>`. */
+  recordName: string;
+}
+
+/** The audio track of a chunked video: the input of `encodeAudioTrack`. */
+export interface EncodeAudioTrackInput {
+  videoId: string;
+  storagePath: string;
+  /** Whose audio settings (codec, bitrate) the track is encoded with: every rendition shares them. */
+  rendition: RenditionPlan;
+  durationSeconds: number;
+}
+
+/** What `findFinishedChunks` answers: the plan's id and the chunks already recorded done under it. */
+export interface FinishedChunks {
+  planId: string;
+  /** Record name (`<group>-<index>`) -> the chunk's outcomes, in its renditions' order. */
+  finished: Record<string, EncodeOutcome[]>;
+}
+
+/** One segment an encode wrote (a chunk's are numbered for the whole video). */
+export interface SegmentOutcome {
+  name: string;
+  durationSeconds: number;
+  sizeBytes: number;
+}
+
+/**
  * How the workflow groups a video's renditions into encode activities (ENCODE_GROUPING):
  * `ladder`, one activity for the whole ladder (one decode of the source); `rendition`, one per rendition.
  */
@@ -99,6 +139,8 @@ export interface EncodeOutcome {
   nodeId: string;
   /** Where the attempt's time went, for the benchmark and the logs. */
   timings: EncodeTimings;
+  /** The segments, for a chunk (the workflow writes the playlists from them). */
+  segments?: SegmentOutcome[];
 }
 
 export interface EncodeTimings {

@@ -76,7 +76,9 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: videoTaskQueue,
       workflowsPath,
-      activities: createActivities({ db, storage, farm, logger, encodeGrouping: config.ENCODE_GROUPING }),
+      activities: createActivities({
+        db, storage, farm, logger, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
+      }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
       // default 80 % of the heartbeat timeout.
       maxHeartbeatThrottleInterval: '2 seconds',

@@ -12,6 +12,9 @@
 // With the encode queue (`process-video-encode-queue-node-lost`, behind the `encode-queue` patch):
 // encodes without a slot poll first, one retried after NodeLost and one queued again after a
 // final NoNodeAvailable (its whole wait in the queue without a slot).
+// With chunked encoding (`process-video-chunked`, behind the `chunked-encoding` patch): a 20 s video
+// in 6 s chunks, one of them already done in storage: the audio track, two encodeChunk, the
+// rendition playlists, the work files removed (recorded from workflows.test.ts's chunked test).
 import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -90,6 +90,24 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     makeStoryboard: ({ videoId: id }) => Promise.resolve(`videos/${id}/storyboard/storyboard.vtt`),
     writeMasterPlaylist: ({ videoId: id }) => Promise.resolve(`videos/${id}/hls/master.m3u8`),
     removeVideoOutputs: () => Promise.resolve({ removed: 0 }),
+    // Chunking off unless a test turns it on (its own test below).
+    encodeChunkSeconds: () => Promise.resolve(0),
+    findFinishedChunks: () => Promise.resolve({ planId: 'plan_1', finished: {} }),
+    encodeAudioTrack: ({ videoId: id }) => Promise.resolve(`videos/${id}/work/audio-aac-128.mp4`),
+    encodeChunk: ({ renditions, chunk }) =>
+      Promise.resolve(
+        renditions.map((plan) => ({
+          ...outcomeFor(plan),
+          segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
+            name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
+            durationSeconds: 6,
+            sizeBytes: 6 * plan.videoBitrateKbps * 125,
+          })),
+        })),
+      ),
+    writeRenditionPlaylists: () => Promise.resolve(),
+    removeVideoOutputsButChunks: () => Promise.resolve({ removed: 0 }),
+    removeWorkFiles: () => Promise.resolve({ removed: 0 }),
     removeVideoContent: () => Promise.resolve({ removed: 0 }),
     sendWebhook: () => Promise.resolve({ status: 200 }),
   };
@@ -215,6 +233,59 @@ test('ladder grouping (the default): one encode makes every rung from one decode
   assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
   const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ plan: RenditionPlan; outcome: EncodeOutcome }> }];
   assert.deepEqual(ready.renditions.map((r) => [r.plan.key, r.outcome.key]), [['360p', '360p'], ['480p', '480p'], ['720p', '720p']]);
+});
+
+test('chunked: a 20 s video in 6 s chunks is the audio track, then 3 chunks of the ladder; finished chunks are not encoded again; playlists from their segments', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+    encodeChunkSeconds: () => Promise.resolve(6),
+    // A run before this one finished chunk 1 (its record is in storage): it is not encoded again.
+    findFinishedChunks: () =>
+      Promise.resolve({
+        planId: 'plan_1',
+        finished: {
+          '0-1': ['360p', '480p', '720p'].map((key) => ({
+            ...outcomeFor({ key, width: 0, height: 0 } as RenditionPlan),
+            frameCount: 180,
+            segments: [{ name: 'seg-00001.m4s', durationSeconds: 6, sizeBytes: 1000 }],
+          })),
+        },
+      }),
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.encodeRenditions, undefined, 'no whole-file encode');
+  assert.equal(calls.encodeAudioTrack?.length, 1, 'the audio is encoded once');
+  const chunkInputs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; startSeconds: number; firstSegment: number }; renditions: RenditionPlan[]; audioTrackKey: string; last: boolean });
+  assert.deepEqual(
+    chunkInputs.map((i) => [i.chunk.index, i.chunk.startSeconds, i.chunk.firstSegment, i.last, i.renditions.map((r) => r.key).join()]).sort(),
+    [[0, 0, 0, false, '360p,480p,720p'], [2, 12, 2, true, '360p,480p,720p']],
+    'every chunk makes the whole ladder; chunk 1 was already done',
+  );
+  assert.ok(chunkInputs.every((i) => i.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4`));
+  const [playlists] = calls.writeRenditionPlaylists![0] as [{ renditions: Array<{ shortEdgePixels: number; segments: Array<{ name: string }> }> }];
+  assert.deepEqual(playlists.renditions.map((r) => r.shortEdgePixels), [360, 480, 720]);
+  assert.deepEqual(playlists.renditions[0]!.segments.map((s) => s.name), ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
+  const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ outcome: EncodeOutcome }> }];
+  assert.equal(ready.renditions[0]!.outcome.segmentCount, 4);
+  assert.equal(ready.renditions[0]!.outcome.segments, undefined, 'per-chunk segments stay out of the result');
+  assert.equal(calls.removeWorkFiles?.length, 1);
+});
+
+test('chunked: a chunk that fails for good fails the video but keeps the finished chunks for a retry', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+    encodeChunkSeconds: () => Promise.resolve(6),
+    encodeChunk: ({ chunk }) =>
+      chunk.index === 2 ? Promise.reject(ApplicationFailure.nonRetryable('the source ends early', failureTypes.invalidSource)) : Promise.resolve([]),
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'failed');
+  assert.equal(calls.removeVideoOutputs, undefined);
+  assert.equal(calls.removeVideoOutputsButChunks?.length, 1);
 });
 
 test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {

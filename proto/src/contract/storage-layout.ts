@@ -16,9 +16,24 @@ export const objectKeys = {
   renditionInit: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsInitName}`,
   segment: (videoId: string, height: number, index: number) =>
     `${objectKeys.renditionDir(videoId, height)}/${hlsSegmentName(index)}`,
+  /**
+   * Intermediate files of a chunked encode (docs/architecture.md#chunked-encoding): the video's
+   * audio track and one record per finished chunk. Removed when the video is ready.
+   */
+  workPrefix: (videoId: string) => `videos/${videoId}/work/`,
+  /** The audio track every chunk copies its part of, per audio setting (`aac-128`). */
+  audioTrack: (videoId: string, setting: string) => `videos/${videoId}/work/audio-${setting}.mp4`,
+  /** A finished chunk's record (written after its segments): `work/chunks/<plan>/<group>-<index>.json`. */
+  chunkRecord: (videoId: string, plan: string, name: string) => `videos/${videoId}/work/chunks/${plan}/${name}.json`,
   thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
   /** A custom thumbnail's name under thumbs/ (`c12500` → `custom/c12500.jpg`). */
   customThumbnailName: (thumbnailId: string) => `custom/${thumbnailId}.jpg`,
   /** The storyboard: `storyboard.vtt` and its sheets (storyboard.ts). */
   storyboard: (videoId: string, name: string) => `videos/${videoId}/storyboard/${name}`,
 };
+
+/** Content types of the intermediate files under `work/`. */
+export const workContentTypes = {
+  audioTrack: 'audio/mp4',
+  chunkRecord: 'application/json',
+} as const;

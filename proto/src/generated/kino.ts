@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { ChunkSpec as _kino_v1_ChunkSpec, ChunkSpec__Output as _kino_v1_ChunkSpec__Output } from './kino/v1/ChunkSpec.ts';
 import type { DeregisterRequest as _kino_v1_DeregisterRequest, DeregisterRequest__Output as _kino_v1_DeregisterRequest__Output } from './kino/v1/DeregisterRequest.ts';
 import type { DeregisterResponse as _kino_v1_DeregisterResponse, DeregisterResponse__Output as _kino_v1_DeregisterResponse__Output } from './kino/v1/DeregisterResponse.ts';
 import type { EncodeDone as _kino_v1_EncodeDone, EncodeDone__Output as _kino_v1_EncodeDone__Output } from './kino/v1/EncodeDone.ts';
@@ -18,6 +19,7 @@ import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Outp
 import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from './kino/v1/RegisterResponse.ts';
 import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from './kino/v1/RenditionDone.ts';
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from './kino/v1/RenditionSpec.ts';
+import type { SegmentDone as _kino_v1_SegmentDone, SegmentDone__Output as _kino_v1_SegmentDone__Output } from './kino/v1/SegmentDone.ts';
 import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest__Output as _kino_v1_StoryboardRequest__Output } from './kino/v1/StoryboardRequest.ts';
 import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from './kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from './kino/v1/ThumbnailRequest.ts';
@@ -30,6 +32,7 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   kino: {
     v1: {
+      ChunkSpec: MessageTypeDefinition<_kino_v1_ChunkSpec, _kino_v1_ChunkSpec__Output>
       DeregisterRequest: MessageTypeDefinition<_kino_v1_DeregisterRequest, _kino_v1_DeregisterRequest__Output>
       DeregisterResponse: MessageTypeDefinition<_kino_v1_DeregisterResponse, _kino_v1_DeregisterResponse__Output>
       EncodeDone: MessageTypeDefinition<_kino_v1_EncodeDone, _kino_v1_EncodeDone__Output>
@@ -62,6 +65,7 @@ export interface ProtoGrpcType {
       RegisterResponse: MessageTypeDefinition<_kino_v1_RegisterResponse, _kino_v1_RegisterResponse__Output>
       RenditionDone: MessageTypeDefinition<_kino_v1_RenditionDone, _kino_v1_RenditionDone__Output>
       RenditionSpec: MessageTypeDefinition<_kino_v1_RenditionSpec, _kino_v1_RenditionSpec__Output>
+      SegmentDone: MessageTypeDefinition<_kino_v1_SegmentDone, _kino_v1_SegmentDone__Output>
       StoryboardRequest: MessageTypeDefinition<_kino_v1_StoryboardRequest, _kino_v1_StoryboardRequest__Output>
       StoryboardResult: MessageTypeDefinition<_kino_v1_StoryboardResult, _kino_v1_StoryboardResult__Output>
       ThumbnailRequest: MessageTypeDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailRequest__Output>

@@ -30,35 +30,8 @@ export function parseMediaPlaylist(text: string): MediaPlaylist {
   return playlist;
 }
 
-export interface Bandwidth {
-  /** Highest bit rate of any one segment: the master playlist's BANDWIDTH. */
-  peakBitsPerSecond: number;
-  /** All segment bits over all segment time: AVERAGE-BANDWIDTH. */
-  averageBitsPerSecond: number;
-  durationSeconds: number;
-}
-
-/**
- * Measures segment bit rates from sizes and EXTINF durations. The init segment is left out: a
- * player loads it once per rendition, not per segment.
- */
-export function measureBandwidth(segments: { sizeBytes: number; durationSeconds: number }[]): Bandwidth {
-  let peak = 0;
-  let bits = 0;
-  let duration = 0;
-  for (const segment of segments) {
-    if (segment.durationSeconds <= 0) continue;
-    const segmentBits = segment.sizeBytes * 8;
-    peak = Math.max(peak, segmentBits / segment.durationSeconds);
-    bits += segmentBits;
-    duration += segment.durationSeconds;
-  }
-  return {
-    peakBitsPerSecond: Math.ceil(peak),
-    averageBitsPerSecond: duration > 0 ? Math.ceil(bits / duration) : 0,
-    durationSeconds: duration,
-  };
-}
+// Measuring segments for the master playlist is shared with the orchestrator (chunked encodes).
+export { measureBandwidth, type Bandwidth } from '@kino/proto/contract';
 
 /**
  * The file names an encode of `durationSeconds` can produce: the playlist, the init segment and

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, storyboardArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
+import { audioTrackArgs, gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, storyboardArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
 import { audioEncodingOf } from '@kino/proto/contract';
 
 const settings: HlsEncodeSettings = {
@@ -148,4 +148,37 @@ test('storyboard: frames at the interval, tiles of the width by the display aspe
   assert.equal(args[args.indexOf('-frames:v') + 1], '1');
   assert.equal(args[args.indexOf('-start_number') + 1], '0');
   assert.equal(args.at(-1), '/job/storyboard-%d.jpg');
+});
+
+test('a chunk: both inputs seeked to its start, its window from there with the video\'s timestamps, segments numbered for the video, audio copied from the track', () => {
+  const chunk = { startSeconds: 12, durationSeconds: 6, firstSegment: 2, audioInput: 'https://s3.example/audio.mp4' };
+  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4', settings, threads: 1, chunk });
+  const inputs = args.flatMap((a, i) => (a === '-i' ? [i] : []));
+  assert.equal(inputs.length, 2);
+  assert.deepEqual(args.slice(inputs[0]! - 2, inputs[0]! + 2), ['-ss', '12', '-i', 'https://s3.example/src.mp4']);
+  assert.deepEqual(args.slice(inputs[1]! - 2, inputs[1]! + 2), ['-ss', '12', '-i', 'https://s3.example/audio.mp4']);
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0', '1:a:0']);
+  const output = args.slice(inputs[1]! + 2);
+  assert.equal(valueOf(output, '-ss'), '0', 'the audio packet straddling the start stays with the chunk before');
+  assert.equal(valueOf(output, '-t'), '6');
+  assert.equal(valueOf(output, '-output_ts_offset'), '12');
+  assert.equal(valueOf(output, '-start_number'), '2');
+  assert.equal(valueOf(output, '-c:a'), 'copy');
+  assert.equal(valueOf(output, '-force_key_frames'), 'expr:gte(t,n_forced*6)');
+
+  // The first chunk seeks nothing (the audio's priming packet, before 0, stays); the ladder maps the track for every output.
+  const first = hlsLadderArgs({ input: 'src.mp4', outputs: [{ settings, dir: '360p' }, { settings, dir: '480p' }], threads: 1, chunk: { ...chunk, startSeconds: 0, firstSegment: 0 } });
+  assert.equal(first.indexOf('-ss'), -1);
+  assert.equal(first.indexOf('-start_number'), -1);
+  assert.deepEqual(first.filter((a, i) => first[i - 1] === '-map'), ['[v0]', '1:a:0', '[v1]', '1:a:0']);
+  assert.deepEqual(first.filter((a, i) => first[i - 1] === '-t'), ['6', '6']);
+});
+
+test('the audio track of a chunked encode: the source\'s audio alone, encoded once, in MP4', () => {
+  const args = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: '/tmp/job/audio.mp4' });
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:a:0']);
+  assert.ok(args.includes('-vn'));
+  assert.equal(valueOf(args, '-c:a'), 'aac');
+  assert.equal(valueOf(args, '-f'), 'mp4');
+  assert.equal(args.at(-1), '/tmp/job/audio.mp4');
 });

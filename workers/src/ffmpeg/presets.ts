@@ -21,8 +21,58 @@ export interface HlsEncodeSettings {
   audio?: { encoding: AudioEncoding; bitrateKbps: number; channels: number };
 }
 
+/**
+ * One chunk of a longer video (docs/architecture.md#chunked-encoding): the source from `startSeconds`
+ * for `durationSeconds`, written with the video's own timestamps and segment numbers, so the chunks'
+ * segments join into one playlist as they are. Its audio is stream-copied from `audioInput`, the
+ * video's audio track encoded once: AAC packets do not line up with 6 s boundaries, and encoding
+ * each chunk's audio on its own would put encoder priming (a click) at every join.
+ */
+export interface ChunkWindow {
+  startSeconds: number;
+  durationSeconds: number;
+  firstSegment: number;
+  /** The video's audio track (an encodeAudioTrack output); absent: no audio. */
+  audioInput?: string;
+}
+
+/**
+ * The inputs of an encode: the source, and for a chunk the audio track, each seeked to the chunk's
+ * start. Input seeking re-encodes from the exact frame; for the stream-copied audio it lands on the
+ * packet that contains the start, which the output's `-ss 0` (see chunkOutputArgs) drops again, so
+ * each audio packet goes to exactly one chunk.
+ */
+function inputsFor(input: string, chunk: ChunkWindow | undefined, withAudioTrack: boolean): string[] {
+  const seek = chunk && chunk.startSeconds > 0 ? ['-ss', formatNumber(chunk.startSeconds)] : [];
+  const args = [...inputArgsFor(input), ...seek, '-i', input];
+  if (chunk?.audioInput && withAudioTrack) args.push(...inputArgsFor(chunk.audioInput), ...seek, '-i', chunk.audioInput);
+  return args;
+}
+
+/** The audio stream an output maps: the source's, or the chunk's audio track (input 1). */
+function audioMap(chunk: ChunkWindow | undefined): string {
+  return chunk?.audioInput ? '1:a:0' : '0:a:0';
+}
+
+/** A chunk output's window: from the seek point (nothing before it), its duration, the video's timestamps. */
+function chunkOutputArgs(chunk: ChunkWindow | undefined): string[] {
+  if (!chunk) return [];
+  return [
+    ...(chunk.startSeconds > 0 ? ['-ss', '0'] : []),
+    '-t', formatNumber(chunk.durationSeconds),
+    '-output_ts_offset', formatNumber(chunk.startSeconds),
+  ];
+}
+
+/** A chunk copies the already encoded audio track; a whole-file encode encodes the source's audio. */
+function audioOutputArgs(audio: NonNullable<HlsEncodeSettings['audio']>, chunk: ChunkWindow | undefined): string[] {
+  return chunk?.audioInput ? ['-c:a', 'copy'] : audioArgs(audio);
+}
+
 export interface HlsEncodeOptions {
   input: string;
+  /** Set: one chunk of the video (its own segment numbers, timestamps and audio track). */
+  chunk?: ChunkWindow;
   settings: HlsEncodeSettings;
   /** Encoder threads; 0 lets x264 decide (one per core and a half). */
   threads: number;
@@ -93,10 +143,11 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
  * HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory, or
  * into its subdirectory `prefix` (e.g. `720p/`; the init segment goes beside the playlist).
  */
-export function hlsMuxerArgs(segmentSeconds: number, prefix = ''): string[] {
+export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0): string[] {
   return [
     '-f', 'hls',
     '-hls_time', String(segmentSeconds),
+    ...(firstSegment > 0 ? ['-start_number', String(firstSegment)] : []),
     '-hls_playlist_type', 'vod',
     '-hls_segment_type', 'fmp4',
     '-hls_fmp4_init_filename', hlsInitName,
@@ -109,22 +160,46 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = ''): string[] {
 }
 
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
-export function hlsEncodeArgs({ input, settings, threads, pass }: HlsEncodeOptions): string[] {
-  const args = [...inputArgsFor(input), '-i', input, '-map', '0:v:0'];
+export function hlsEncodeArgs({ input, settings, threads, pass, chunk }: HlsEncodeOptions): string[] {
   if (pass?.number === 1) {
-    // Pass 1 only gathers statistics: no audio, no output file.
-    return [...args, ...videoArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFile, '-an', '-f', 'null', '-'];
+    // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
+    return [
+      ...inputsFor(input, chunk, false), '-map', '0:v:0', ...chunkOutputArgs(chunk),
+      ...videoArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFile, '-an', '-f', 'null', '-',
+    ];
   }
-  if (settings.audio) args.push('-map', '0:a:0');
-  args.push(...videoArgs(settings, threads));
+  const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
+  if (settings.audio) args.push('-map', audioMap(chunk));
+  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
-  if (settings.audio) args.push(...audioArgs(settings.audio));
+  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
-  return [...args, ...hlsMuxerArgs(settings.segmentSeconds)];
+  return [...args, ...hlsMuxerArgs(settings.segmentSeconds, '', chunk?.firstSegment)];
+}
+
+export interface AudioTrackOptions {
+  input: string;
+  audio: NonNullable<HlsEncodeSettings['audio']>;
+  output: string;
+}
+
+/**
+ * The whole video's audio track, encoded once for a chunked encode (ChunkWindow): MP4, so its
+ * packets keep their timestamps (and the encoder's priming) for the chunks that copy them.
+ */
+export function audioTrackArgs({ input, audio, output }: AudioTrackOptions): string[] {
+  return [
+    ...inputArgsFor(input), '-i', input,
+    '-map', '0:a:0', '-vn', ...audioArgs(audio),
+    '-map_metadata', '-1', '-map_chapters', '-1',
+    '-f', 'mp4', output,
+  ];
 }
 
 export interface HlsLadderOptions {
   input: string;
+  /** Set: one chunk of the video (its own segment numbers, timestamps and audio track). */
+  chunk?: ChunkWindow;
   /** Each rendition's settings and the subdirectory (of ffmpeg's working directory) it is written to. */
   outputs: { settings: HlsEncodeSettings; dir: string }[];
   threads: number;
@@ -137,27 +212,28 @@ export interface HlsLadderOptions {
  * each branch runs that rendition's filter chain into its own encoder and HLS muxer (or, in pass 1,
  * a null output with its own stats file).
  */
-export function hlsLadderArgs({ input, outputs, threads, pass }: HlsLadderOptions): string[] {
+export function hlsLadderArgs({ input, outputs, threads, pass, chunk }: HlsLadderOptions): string[] {
   const n = outputs.length;
   const split = `[0:v:0]split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
   const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
-  const args = [...inputArgsFor(input), '-i', input, '-filter_complex', [split, ...chains].join(';')];
+  const withAudio = outputs.some((o) => o.settings.audio);
+  const args = [...inputsFor(input, chunk, withAudio), '-filter_complex', [split, ...chains].join(';')];
   outputs.forEach(({ settings, dir }, k) => {
     args.push('-map', `[v${k}]`);
     if (pass?.number === 1) {
       // ffmpeg names a stats file after the stream's index among ALL outputs: pass 1 keeps the
       // audio streams of pass 2 (copied into the null output, nearly free) so the indices match.
-      args.push(...videoEncoderArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFiles[k]!);
-      if (settings.audio) args.push('-map', '0:a:0', '-c:a', 'copy');
+      args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFiles[k]!);
+      if (settings.audio) args.push('-map', audioMap(chunk), '-c:a', 'copy');
       else args.push('-an');
       args.push('-f', 'null', '-');
       return;
     }
-    if (settings.audio) args.push('-map', '0:a:0');
-    args.push(...videoEncoderArgs(settings, threads));
+    if (settings.audio) args.push('-map', audioMap(chunk));
+    args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
-    if (settings.audio) args.push(...audioArgs(settings.audio));
-    args.push('-map_metadata', '-1', '-map_chapters', '-1', ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`));
+    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
+    args.push('-map_metadata', '-1', '-map_chapters', '-1', ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk?.firstSegment));
   });
   return args;
 }

@@ -17,6 +17,8 @@ export interface ActivityDeps {
   logger: Logger;
   /** How workflows group renditions into encode activities (ENCODE_GROUPING); `auto` when unset. */
   encodeGrouping?: EncodeGroupingSetting;
+  /** The chunk length of chunked encodes (ENCODE_CHUNK_SECONDS); chunks.ts's default when unset. */
+  chunkSeconds?: number;
   /** Sends webhook requests; the global fetch unless a test hands in another. */
   fetch?: typeof fetch;
 }

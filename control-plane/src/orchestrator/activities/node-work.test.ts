@@ -55,6 +55,7 @@ const done: EncodeDone__Output = {
       audioFormat: 'aac',
       durationSeconds: 4,
       bytesWritten: 330_000,
+      segments: [{ name: 'seg-00000.m4s', durationSeconds: 4, sizeBytes: 320_000 }],
     },
   ],
 };

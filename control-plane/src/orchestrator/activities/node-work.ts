@@ -10,6 +10,8 @@ import {
   NodeJobFailure,
   isServiceError,
   redactUrls,
+  type ChunkSpec,
+  type EncodeDone__Output,
   type EncodeRequest,
   type RenditionDone__Output,
   type RenditionSpec,
@@ -25,18 +27,25 @@ import {
   storyboardContentTypes,
   storyboardSheetName,
   storyboardVttName,
+  workContentTypes,
 } from '@kino/proto/contract';
+import { createHash } from 'node:crypto';
 import {
   encodeQueueWaitMinutes,
   failureTypes,
+  type EncodeAudioTrackInput,
+  type EncodeChunkInput,
   type EncodeGrouping,
   type EncodeInput,
+  type FinishedChunks,
   type EncodeOutcome,
   type EncodeRenditionInput,
   type SourceProbe,
 } from '../contracts.ts';
 import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
+import type { RenditionPlan } from '../ladder.ts';
 import type { ActivityDeps } from './index.ts';
+import { defaultChunkSeconds } from '../chunks.ts';
 
 /** How often a running encode tells Temporal it is alive, progress or not (the node streams on). */
 const heartbeatIntervalMs = 5_000;
@@ -60,12 +69,25 @@ const extraSegmentUrls = 2;
 
 export const defaultThumbnailName = 'default.jpg';
 
+/** What one Encode call sends besides the renditions: its outputs, and a chunk or an audio track. */
+interface EncodeCall {
+  outputUrls: Record<string, string>;
+  chunk?: ChunkSpec;
+  audioTrackUrl?: string;
+}
+
+/** The audio setting a track is encoded with, in its object's name: `aac-128`. */
+function audioSetting(rendition: Pick<RenditionPlan, 'audioCodec' | 'audioBitrateKbps'>): string {
+  return `${rendition.audioCodec}-${rendition.audioBitrateKbps}`;
+}
+
 export function createNodeActivities({
   storage,
   farm,
   logger,
   encodeGrouping = 'auto',
-}: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping'>) {
+  chunkSeconds = defaultChunkSeconds,
+}: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping' | 'chunkSeconds'>) {
   /**
    * Runs `work` on a node for the current activity: an encode waits in the encode queue for a slot
    * (a lease), heartbeating; a probe or a thumbnail just takes a live node. Failures come out
@@ -126,23 +148,34 @@ export function createNodeActivities({
   }
 
   /**
-   * One encode on one node: presigns every output of `renditions` (`<key>/<file>`), takes a slot,
-   * calls Encode on the node and heartbeats while it streams. Outcomes in `renditions` order.
+   * Presigned PUTs for the outputs of `renditions` (`<key>/<file>`): a whole encode's playlist, init
+   * segment and segments, or a chunk's segments (its init segment too for the first chunk; a few
+   * spare segment URLs only for the last, as the next chunk owns the names after a chunk's). Each
+   * URL is bound to its object's Content-Type (the node uploads with these): storage refuses
+   * anything else, so objects always carry the type delivery serves them with.
    */
-  async function encode({ videoId, storagePath, renditions, durationSeconds }: EncodeInput): Promise<EncodeOutcome[]> {
-    const context = Context.current();
-    const startedAt = Date.now();
-    const lifetime = urlLifetimeSeconds();
-    // Each URL is bound to its object's Content-Type (the node uploads with these): storage
-    // refuses anything else, so objects always carry the type delivery serves them with.
+  async function presignOutputs(
+    videoId: string,
+    renditions: RenditionPlan[],
+    durationSeconds: number,
+    window: { chunk: EncodeChunkInput['chunk']; last: boolean } | undefined,
+    lifetime: number,
+  ): Promise<Record<string, string>> {
     const outputUrls: Record<string, string> = {};
     for (const rendition of renditions) {
       const prefix = `${rendition.key}/`;
-      const segmentCount = Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
       const shortEdge = rendition.shortEdgePixels;
-      outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, hlsContentTypes.playlist);
-      outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, hlsContentTypes.init);
-      for (let index = 0; index < segmentCount; index += 1) {
+      const first = window ? window.chunk.firstSegment : 0;
+      const count = window
+        ? window.chunk.segmentCount + (window.last ? extraSegmentUrls : 0)
+        : Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
+      if (!window) {
+        outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, hlsContentTypes.playlist);
+      }
+      if (!window || window.chunk.index === 0) {
+        outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, hlsContentTypes.init);
+      }
+      for (let index = first; index < first + count; index += 1) {
         outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(
           objectKeys.segment(videoId, shortEdge, index),
           lifetime,
@@ -150,10 +183,59 @@ export function createNodeActivities({
         );
       }
     }
+    return outputUrls;
+  }
+
+  /**
+   * One encode on one node: presigns every output of `renditions` (`<key>/<file>`), takes a slot,
+   * calls Encode on the node and heartbeats while it streams. Outcomes in `renditions` order.
+   */
+  async function encode(input: EncodeInput): Promise<EncodeOutcome[]> {
+    const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, undefined, urlLifetimeSeconds());
+    const { done, node, timings } = await callEncode(input, { outputUrls });
+    return outcomesOf(input.renditions, done, node, timings);
+  }
+
+  /** The node's measurements of each rendition, in `renditions` order. */
+  function outcomesOf(renditions: RenditionPlan[], done: EncodeDone__Output, node: FarmNode, timings: EncodeOutcome['timings']): EncodeOutcome[] {
+    return renditions.map((rendition): EncodeOutcome => {
+      const result: RenditionDone__Output | undefined = done.renditions.find((r) => r.key === rendition.key);
+      if (!result) throw new Error(`the node reported no result for rendition ${rendition.key}`);
+      return {
+        key: rendition.key,
+        width: result.width || rendition.width,
+        height: result.height || rendition.height,
+        codecs: result.codecs,
+        bandwidth: Number(result.peakBandwidth) || estimatedBandwidth(rendition),
+        averageBandwidth: Number(result.averageBandwidth) || estimatedBandwidth(rendition),
+        segmentCount: result.segmentCount,
+        frameCount: Number(result.frameCount),
+        bytesWritten: Number(result.bytesWritten),
+        nodeId: node.nodeId,
+        timings,
+        ...(result.segments.length > 0
+          ? { segments: result.segments.map((s) => ({ name: s.name, durationSeconds: s.durationSeconds, sizeBytes: Number(s.sizeBytes) })) }
+          : {}),
+      };
+    });
+  }
+
+  /**
+   * Takes a slot, calls Encode on the node with `call`'s outputs and heartbeats while it streams;
+   * answers the node's `done`, the node, and where the time went.
+   */
+  async function callEncode(
+    { videoId, storagePath, renditions, durationSeconds }: EncodeInput,
+    call: EncodeCall,
+  ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeOutcome['timings'] }> {
+    const context = Context.current();
+    const startedAt = Date.now();
+    const lifetime = urlLifetimeSeconds();
     const inputUrl = await storage.presignGet(storagePath, lifetime);
     const keys = renditions.map((r) => r.key).join(', ');
+    const what = call.audioTrackUrl ? 'audio track' : call.chunk ? `chunk ${call.chunk.index} of ${keys}` : `encode of ${keys}`;
 
-    return runJobOnNode(videoId, `encode of ${keys}`, { slot: true }, async (node, jobId, log, lease) => {
+    return runJobOnNode(videoId, what, { slot: true }, async (node, jobId, log, lease) => {
       const specs: RenditionSpec[] = renditions.map((rendition) => ({
         key: rendition.key,
         width: rendition.width,
@@ -168,7 +250,7 @@ export function createNodeActivities({
         audioCodec: rendition.audioCodec,
         segmentSeconds: rendition.segmentSeconds,
       }));
-      const request: EncodeRequest = { jobId, videoId, inputUrl, outputUrls, durationSeconds, renditions: specs };
+      const request: EncodeRequest = { jobId, videoId, inputUrl, durationSeconds, renditions: specs, ...call };
       const callStartedAt = Date.now();
       let firstEventAt: number | undefined;
       // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
@@ -202,32 +284,11 @@ export function createNodeActivities({
           encodeMs: (encodedAllAt ?? finishedAt) - (firstEventAt ?? finishedAt),
           finishMs: finishedAt - (encodedAllAt ?? finishedAt),
         };
-        const results: RenditionDone__Output[] = renditions.map((rendition) => {
-          const result = done.renditions.find((r) => r.key === rendition.key);
-          if (!result) throw new Error(`the node reported no result for rendition ${rendition.key}`);
-          return result;
-        });
-        const outcomes = renditions.map((rendition, k): EncodeOutcome => {
-          const result = results[k]!;
-          return {
-            key: rendition.key,
-            width: result.width || rendition.width,
-            height: result.height || rendition.height,
-            codecs: result.codecs,
-            bandwidth: Number(result.peakBandwidth) || estimatedBandwidth(rendition),
-            averageBandwidth: Number(result.averageBandwidth) || estimatedBandwidth(rendition),
-            segmentCount: result.segmentCount,
-            frameCount: Number(result.frameCount),
-            bytesWritten: Number(result.bytesWritten),
-            nodeId: node.nodeId,
-            timings,
-          };
-        });
         log.info(
-          { ...timings, renditions: outcomes.map((o) => ({ key: o.key, segments: o.segmentCount, frames: o.frameCount })) },
+          { ...timings, ...(call.chunk ? { chunk: call.chunk.index } : {}), renditions: done.renditions.map((r) => ({ key: r.key, segments: r.segmentCount, frames: r.frameCount })) },
           'encoded',
         );
-        return outcomes;
+        return { done, node, timings };
       } catch (error) {
         if (!context.cancellationSignal.aborted) {
           if (stalled.signal.aborted) throw nodeStalled(stalled.signal.reason as Error);
@@ -299,6 +360,63 @@ export function createNodeActivities({
      */
     async encodeRenditions(input: EncodeInput): Promise<EncodeOutcome[]> {
       return encode(input);
+    },
+
+    /**
+     * One chunk of a video (docs/architecture.md#chunked-encoding): every rendition of the input
+     * for the chunk's window, from one decode, segments numbered for the whole video, audio copied
+     * from the video's audio track. Retried like any encode (a lost node costs this chunk only).
+     * When done, its record goes to storage (after its segments), so a later run of the same plan
+     * (a retry after `failed`) finds it and does not encode it again. Outcomes in renditions order.
+     */
+    async encodeChunk(input: EncodeChunkInput): Promise<EncodeOutcome[]> {
+      const lifetime = urlLifetimeSeconds();
+      const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, input, lifetime);
+      const chunk: ChunkSpec = {
+        index: input.chunk.index,
+        startSeconds: input.chunk.startSeconds,
+        durationSeconds: input.chunk.durationSeconds,
+        firstSegment: input.chunk.firstSegment,
+        audioUrl: input.audioTrackKey ? await storage.presignGet(input.audioTrackKey, lifetime) : '',
+      };
+      const { done, node, timings } = await callEncode(input, { outputUrls, chunk });
+      const outcomes = outcomesOf(input.renditions, done, node, timings);
+      await storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord);
+      return outcomes;
+    },
+
+    /**
+     * The whole video's audio track for its chunks, encoded once with `rendition`'s audio settings
+     * (every rendition shares them) on a node slot. Kept in storage: a retry of the video reuses it.
+     */
+    async encodeAudioTrack({ videoId, storagePath, rendition, durationSeconds }: EncodeAudioTrackInput): Promise<string> {
+      const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
+      if (await storage.head(key)) return key;
+      const audioTrackUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
+      await callEncode({ videoId, storagePath, renditions: [rendition], durationSeconds }, { outputUrls: {}, audioTrackUrl });
+      return key;
+    },
+
+    /**
+     * The chunks of a plan already done in storage. The plan's id hashes everything the chunks'
+     * bytes depend on (the source, the renditions, the chunk windows), so a video retried with the
+     * same parameters reuses its chunks and one with other parameters starts afresh.
+     */
+    async findFinishedChunks({ videoId, plan }: { videoId: string; plan: unknown }): Promise<FinishedChunks> {
+      const planId = createHash('sha256').update(JSON.stringify(plan)).digest('hex').slice(0, 16);
+      const finished: FinishedChunks['finished'] = {};
+      const prefix = objectKeys.chunkRecord(videoId, planId, '');
+      for (const key of await storage.list(prefix.slice(0, prefix.lastIndexOf('/') + 1))) {
+        const name = key.slice(key.lastIndexOf('/') + 1).replace(/\.json$/, '');
+        const body = await storage.get(key);
+        if (body) finished[name] = JSON.parse(body.toString('utf8')) as EncodeOutcome[];
+      }
+      return { planId, finished };
+    },
+
+    /** The chunk length of chunked encodes (ENCODE_CHUNK_SECONDS); read once per video. */
+    async encodeChunkSeconds(): Promise<number> {
+      return chunkSeconds;
     },
 
     /**

@@ -1,6 +1,7 @@
 // Activities on object storage: the master playlist, and removing a video's files.
-import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
+import { hlsContentTypes, hlsInitName, objectKeys } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
+import { renderMediaPlaylist, type PlaylistSegment } from '../chunks.ts';
 import { findLiveVideoByStoragePath, getVideo } from '../../repositories/videos.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -18,8 +19,43 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
       return key;
     },
 
+    /**
+     * The rendition playlists of a chunked encode, from the chunks' segments in order (written
+     * after every segment is in storage, as a node writes a whole encode's playlist last).
+     */
+    async writeRenditionPlaylists({
+      videoId,
+      renditions,
+    }: {
+      videoId: string;
+      renditions: { shortEdgePixels: number; segments: PlaylistSegment[] }[];
+    }): Promise<void> {
+      for (const { shortEdgePixels, segments } of renditions) {
+        await storage.put(objectKeys.renditionPlaylist(videoId, shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+      }
+    },
+
     /** Everything under `videos/{id}/`: what a failed or cancelled run leaves behind. */
     removeVideoOutputs,
+
+    /**
+     * What a failed chunked run leaves, but its finished chunks: playlists, thumbnails and the
+     * like go, so nothing plays; segments and the chunk records (under work/) stay for a retry with
+     * the same parameters. Deleting the video removes them with the rest.
+     */
+    async removeVideoOutputsButChunks({ videoId }: { videoId: string }): Promise<{ removed: number }> {
+      const keys = (await storage.list(objectKeys.videoPrefix(videoId))).filter(
+        (key) => !key.startsWith(objectKeys.workPrefix(videoId)) && !key.endsWith('.m4s') && !key.endsWith(`/${hlsInitName}`),
+      );
+      await storage.deleteMany(keys);
+      logger.info({ videoId, removed: keys.length }, 'video outputs removed, finished chunks kept');
+      return { removed: keys.length };
+    },
+
+    /** The intermediate files of a chunked encode, once the video is ready. */
+    async removeWorkFiles({ videoId }: { videoId: string }): Promise<{ removed: number }> {
+      return { removed: await storage.deletePrefix(objectKeys.workPrefix(videoId)) };
+    },
 
     /**
      * A deleted video's files: its outputs, and its original upload unless a live video was made

@@ -15,14 +15,16 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { workflowIds, type ProcessVideoInput, type WebhookPayload } from '@kino/proto/contract';
+import { measureBandwidth, workflowIds, type ProcessVideoInput, type WebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
+import { planChunks, type ChunkPlan } from '../chunks.ts';
 import { planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
   encodeQueueWaitMinutes,
   failureTypes,
   type EncodeGrouping,
+  type EncodeOutcome,
   type EncodeRenditionInput,
   type ProcessVideoResult,
   type RenditionResult,
@@ -116,8 +118,12 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
   if (job.deleted) return { status: 'skipped', reason: 'video deleted' };
   if (job.status !== 'transcoding') return { status: 'skipped', reason: `video is ${job.status}, not transcoding` };
 
+  // Set once the ladder is encoded in chunks: a failure then keeps the finished chunks for a retry.
+  const run = { chunked: false };
   try {
-    const result = await makeLadder(job);
+    const result = await makeLadder(job, run);
+    // Before `ready`: a ready video's files are all its own.
+    if (run.chunked) await storage.removeWorkFiles({ videoId });
     const marked = await database.markVideoReady({
       videoId,
       probe: result.probe,
@@ -151,7 +157,8 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
     }
     const reason = describeFailure(error);
     log.warn('video failed', { videoId, reason });
-    await storage.removeVideoOutputs({ videoId });
+    if (run.chunked) await storage.removeVideoOutputsButChunks({ videoId });
+    else await storage.removeVideoOutputs({ videoId });
     await database.markVideoFailed({ videoId, reason });
     await notify({
       event: 'video.processing.failed',
@@ -166,6 +173,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
 
 async function makeLadder(
   job: VideoJob,
+  run: { chunked: boolean },
 ): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null }> {
   const { videoId, storagePath } = job;
   const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
@@ -198,7 +206,16 @@ async function makeLadder(
     Math.max(...groups.map((g) => g.length)),
     encodeQueue ? encodeQueueWaitMinutes : 0,
   );
-  const renditions = await allOrCancelRest(
+  // Videos longer than one chunk are encoded in chunks over every node (docs/architecture.md#chunked-encoding).
+  // Workflows started before chunking replay without it.
+  const chunks = patched('chunked-encoding') ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), ladder[0]!.segmentSeconds) : [];
+  run.chunked = chunks.length > 1;
+  const renditions = run.chunked
+    ? await encodeInChunks(job, probe, ladder, chunks, queueThenRun).catch(async (error: unknown) => {
+        await Promise.all([thumbnail, storyboard]);
+        throw error;
+      })
+    : await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
       if (!oneEncodeActivity && grouping === 'rendition') {
         const plan = group[0]!;
@@ -234,6 +251,83 @@ async function makeLadder(
   });
   const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
   return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}) };
+}
+
+/**
+ * The ladder in chunks: the audio track once (chunks copy their part of it), then every chunk of
+ * every rendition group as its own activity, on any node with a free slot, and the rendition
+ * playlists from the chunks' segments. Chunks already done in storage under the same plan (a retry
+ * after `failed` with unchanged parameters) are not encoded again.
+ */
+async function encodeInChunks(
+  job: VideoJob,
+  probe: SourceProbe,
+  ladder: RenditionPlan[],
+  chunks: ChunkPlan[],
+  runEncode: <T>(work: () => Promise<T>) => Promise<T>,
+): Promise<RenditionResult[]> {
+  const { videoId, storagePath } = job;
+  // One decode per chunk makes every rendition; two-pass and single-pass rungs run apart.
+  const groups = [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0);
+  const encoding = encodeActivities(chunks[0]!.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)), encodeQueueWaitMinutes);
+  const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
+  log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
+  const audioTrackKey = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0
+    ? await runEncode(() => encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds }))
+    : undefined;
+  const done = await allOrCancelRest(
+    groups.flatMap((group, g) =>
+      chunks.map((chunk) => async () => {
+        const recordName = `${g}-${chunk.index}`;
+        const outcomes =
+          finished[recordName] ??
+          (await runEncode(() =>
+            encoding.encodeChunk({
+              videoId,
+              storagePath,
+              renditions: group,
+              durationSeconds: probe.durationSeconds,
+              chunk,
+              last: chunk.index === chunks.length - 1,
+              ...(audioTrackKey ? { audioTrackKey } : {}),
+              planId,
+              recordName,
+            }),
+          ));
+        return { group, chunk, outcomes };
+      }),
+    ),
+  );
+  // Each rendition's chunks in order: their segments run on, and make its playlist and measurements.
+  const joined = ladder.map((plan) => {
+    const parts: EncodeOutcome[] = done
+      .filter((d) => d.group.includes(plan))
+      .sort((a, b) => a.chunk.index - b.chunk.index)
+      .map((d) => d.outcomes[d.group.indexOf(plan)]!);
+    return { plan, parts, segments: parts.flatMap((part) => part.segments ?? []) };
+  });
+  await storage.writeRenditionPlaylists({
+    videoId,
+    renditions: joined.map(({ plan, segments }) => ({
+      shortEdgePixels: plan.shortEdgePixels,
+      segments: segments.map(({ name, durationSeconds }) => ({ name, durationSeconds })),
+    })),
+  });
+  return joined.map(({ plan, parts, segments }): RenditionResult => {
+    const bandwidth = measureBandwidth(segments);
+    const { segments: _perChunk, ...first } = parts[0]!;
+    return {
+      plan,
+      outcome: {
+        ...first,
+        bandwidth: bandwidth.peakBitsPerSecond || first.bandwidth,
+        averageBandwidth: bandwidth.averageBitsPerSecond || first.averageBandwidth,
+        segmentCount: segments.length,
+        frameCount: parts.reduce((sum, part) => sum + part.frameCount, 0),
+        bytesWritten: parts.reduce((sum, part) => sum + part.bytesWritten, 0),
+      },
+    };
+  });
 }
 
 /**

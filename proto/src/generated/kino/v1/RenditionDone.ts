@@ -1,5 +1,6 @@
 // Original file: kino.proto
 
+import type { SegmentDone as _kino_v1_SegmentDone, SegmentDone__Output as _kino_v1_SegmentDone__Output } from '../../kino/v1/SegmentDone.ts';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -37,6 +38,10 @@ export interface RenditionDone {
    */
   'durationSeconds'?: (number | string);
   'bytesWritten'?: (number | string | Long);
+  /**
+   * The segments written, in order (a chunk's: numbered from its first_segment).
+   */
+  'segments'?: (_kino_v1_SegmentDone)[];
 }
 
 /**
@@ -74,4 +79,8 @@ export interface RenditionDone__Output {
    */
   'durationSeconds': (number);
   'bytesWritten': (number);
+  /**
+   * The segments written, in order (a chunk's: numbered from its first_segment).
+   */
+  'segments': (_kino_v1_SegmentDone__Output)[];
 }

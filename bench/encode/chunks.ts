@@ -1,0 +1,252 @@
+// bench/encode chunks: what chunked encoding (docs/architecture.md#chunked-encoding) costs and buys,
+// in one run, medians of --runs (at least 3):
+//
+// 1. chunked against whole-file on one core: the nodes' own ffmpeg commands (workers/src/ffmpeg) for
+//    the `high` ladder of a 1080p30 clip, the whole file in one ffmpeg, and the audio track then every
+//    chunk in turn, pinned to core 0 with one x264 thread; the ffmpeg processes' CPU time (user+sys),
+//    each rendition's bitrate against its target and its PSNR against the source for both.
+// 2. scaling: the farm, time from the process call to `ready`, one node pinned to one core against
+//    two nodes pinned to two cores (taskset on the node processes; their ffmpeg children inherit it).
+// 3. Kino on two pinned nodes against one raw ffmpeg making the same ladder with every core.
+// 4. the work a node killed mid-video loses: the seconds of video of the chunks in flight on it,
+//    against the whole-file design's (everything the node had encoded of the video by then).
+//
+//   node --import tsx bench/encode/chunks.ts [--runs 3] [--seconds 120] [--chunk 30] [--skip-farm] [--skip-local] [--skip-scaling]
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, workflowIds } from '@kino/proto/contract';
+import { resolveHlsSettings } from '@kino/workers';
+import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '../../workers/src/ffmpeg/index.ts';
+import { planChunks, renderMediaPlaylist } from '../../control-plane/src/orchestrator/chunks.ts';
+import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
+import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '120' },
+    chunk: { type: 'string', default: '30' },
+    'skip-farm': { type: 'boolean', default: false },
+    'skip-local': { type: 'boolean', default: false },
+    'skip-scaling': { type: 'boolean', default: false },
+  },
+});
+const runs = Math.max(3, Number(options.runs));
+const seconds = Number(options.seconds);
+const chunkSeconds = Number(options.chunk);
+const compressionRatio = defaultEncodingParameters.compressionRatio;
+const run = promisify(execFile);
+
+/** Runs ffmpeg pinned to `cores` and returns its CPU time (user + sys, ms) from the shell's `times`. */
+async function ffmpegCpuMs(args: string[], cwd: string, cores = '0'): Promise<number> {
+  const script = 'taskset -c "$0" ffmpeg -hide_banner -loglevel error -y "$@" >/dev/null || exit 1; times';
+  const { stdout } = await run('sh', ['-c', script, cores, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 });
+  // `times`: the shell's user and sys, then its children's.
+  const children = stdout.trim().split('\n').at(-1)!;
+  const [user, sys] = children.split(/\s+/).map((t) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t)!;
+    return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+  });
+  return user! + sys!;
+}
+
+async function psnr(playlist: string, source: string, width: number, height: number): Promise<number> {
+  const { stderr } = await run(
+    'ffmpeg',
+    ['-hide_banner', '-i', playlist, '-i', source, '-lavfi', `[1:v]scale=${width}:${height}:flags=bicubic,setsar=1[ref];[0:v][ref]psnr`, '-f', 'null', '-'],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  return Number(/average:([\d.]+)/.exec(stderr)?.[1] ?? 'NaN');
+}
+
+/** Video+audio kbps of a rendition's segments over its playlist's duration. */
+async function renditionKbps(dir: string): Promise<number> {
+  const playlist = parseMediaPlaylist(await readFile(join(dir, hlsPlaylistName), 'utf8'));
+  let bytes = 0;
+  for (const segment of playlist.segments) bytes += (await stat(join(dir, segment.uri))).size;
+  const duration = playlist.segments.reduce((sum, seg) => sum + seg.durationSeconds, 0);
+  return (bytes * 8) / duration / 1000;
+}
+
+interface LocalRun {
+  wholeCpuMs: number;
+  chunkedCpuMs: number;
+  /** Per rendition: kbps and PSNR of the whole-file and the chunked encode. */
+  renditions: Record<string, { target: number; wholeKbps: number; chunkedKbps: number; wholePsnr: number; chunkedPsnr: number }>;
+}
+
+async function localRun(sourcePath: string, ladder: RenditionPlan[], settings: HlsEncodeSettings[]): Promise<LocalRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'kino-bench-chunks-'));
+  try {
+    const outputs = (root: string) => ladder.map((r, k) => ({ settings: settings[k]!, dir: join(root, r.key) }));
+    const whole = join(dir, 'whole');
+    for (const o of outputs(whole)) await mkdir(o.dir, { recursive: true });
+    const wholeCpuMs = await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(whole), threads: 1 }), whole);
+
+    const chunked = join(dir, 'chunked');
+    await mkdir(chunked);
+    const audioTrack = join(chunked, 'audio.mp4');
+    let chunkedCpuMs = await ffmpegCpuMs(audioTrackArgs({ input: sourcePath, audio: settings[0]!.audio!, output: audioTrack }), chunked);
+    const chunks = planChunks(seconds, chunkSeconds, 6);
+    for (const chunk of chunks) {
+      const root = join(chunked, `chunk-${chunk.index}`);
+      for (const o of outputs(root)) await mkdir(o.dir, { recursive: true });
+      const window = { startSeconds: chunk.startSeconds, durationSeconds: chunk.durationSeconds, firstSegment: chunk.firstSegment, audioInput: audioTrack };
+      chunkedCpuMs += await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(root), threads: 1, chunk: window }), root);
+    }
+    // The chunks' segments joined as the orchestrator joins them: one playlist, the first chunk's init.
+    for (const r of ladder) {
+      const joined = join(chunked, r.key);
+      await mkdir(joined);
+      const segments = [];
+      for (const chunk of chunks) {
+        const from = join(chunked, `chunk-${chunk.index}`, r.key);
+        for (const name of await readdir(from)) if (name.endsWith('.m4s')) await writeFile(join(joined, name), await readFile(join(from, name)));
+        segments.push(...parseMediaPlaylist(await readFile(join(from, hlsPlaylistName), 'utf8')).segments.map((seg) => ({ name: seg.uri, durationSeconds: seg.durationSeconds })));
+      }
+      await writeFile(join(joined, hlsInitName), await readFile(join(chunked, 'chunk-0', r.key, hlsInitName)));
+      await writeFile(join(joined, hlsPlaylistName), renderMediaPlaylist(segments));
+    }
+    const renditions: LocalRun['renditions'] = {};
+    for (const [k, r] of ladder.entries()) {
+      const { width, height } = settings[k]!;
+      renditions[r.key] = {
+        target: r.videoBitrateKbps + r.audioBitrateKbps,
+        wholeKbps: await renditionKbps(join(whole, r.key)),
+        chunkedKbps: await renditionKbps(join(chunked, r.key)),
+        wholePsnr: await psnr(join(whole, r.key, hlsPlaylistName), sourcePath, width, height),
+        chunkedPsnr: await psnr(join(chunked, r.key, hlsPlaylistName), sourcePath, width, height),
+      };
+    }
+    return { wholeCpuMs, chunkedCpuMs, renditions };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Pins a node process and every thread of it (its ffmpeg children inherit the mask) to `cores`. */
+async function pin(node: FarmNodeProcess, cores: string): Promise<void> {
+  await run('taskset', ['-a', '-cp', cores, String(node.process.child.pid)]);
+}
+
+async function timeToReady(farm: Farm, source: Buffer): Promise<number> {
+  const { videoId, calledAt } = await submitBenchVideo(farm, source, compressionRatio);
+  const { readyAt } = await waitForReady(farm, videoId);
+  return readyAt - calledAt;
+}
+
+/** The raw ffmpeg ladder with every core: the nodes' own ladder command, x264 choosing its threads, local files. */
+async function rawLadderMs(sourcePath: string, ladder: RenditionPlan[], settings: HlsEncodeSettings[]): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'kino-bench-raw-'));
+  try {
+    for (const r of ladder) await mkdir(join(dir, r.key));
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const args = ['-hide_banner', '-loglevel', 'error', '-y', ...hlsLadderArgs({ input: sourcePath, outputs: ladder.map((r, k) => ({ settings: settings[k]!, dir: r.key })), threads: 0 })];
+      const child = spawn('ffmpeg', args, { cwd: dir, stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
+    });
+    return performance.now() - started;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Kills the node with a chunk in flight once half the chunks are done; the seconds of video each
+ * design loses. The chunked side is read from the workflow's history: every chunk that needed a
+ * second attempt was in flight on the killed node.
+ */
+async function nodeLoss(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Promise<{ chunkedLostSeconds: number; wholeFileLostSeconds: number }> {
+  const { videoId } = await submitBenchVideo(farm, source, compressionRatio);
+  const chunks = planChunks(seconds, chunkSeconds, 6);
+  for (;;) {
+    const jobs = (await Promise.all(nodes.map(async (node) => (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)).map((j) => ({ node, j }))))).flat();
+    // The audio track, then the chunks.
+    const finishedChunks = jobs.filter(({ j }) => j.endedAt !== undefined).length - 1;
+    const running = jobs.find(({ j }) => j.endedAt === undefined);
+    if (running && finishedChunks >= Math.floor(chunks.length / 2)) {
+      await running.node.process.kill9();
+      await waitForReady(farm, videoId);
+      const history = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+      const inputs = new Map<number, { chunk: { startSeconds: number; durationSeconds: number } }>();
+      let chunkedLostSeconds = 0;
+      for (const event of history.events ?? []) {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        if (scheduled?.activityType?.name === 'encodeChunk') {
+          inputs.set(Number(event.eventId), JSON.parse(Buffer.from(scheduled.input!.payloads![0]!.data!).toString('utf8')) as { chunk: { startSeconds: number; durationSeconds: number } });
+        }
+        const started = event.activityTaskStartedEventAttributes;
+        const input = started && inputs.get(Number(started.scheduledEventId));
+        if (input && (started.attempt ?? 1) > 1) chunkedLostSeconds += Math.min(input.chunk.durationSeconds, seconds - input.chunk.startSeconds);
+      }
+      // A whole-file encode on that node would have lost everything it had encoded: at least the finished chunks' seconds.
+      const wholeFileLostSeconds = Math.min(seconds, finishedChunks * chunkSeconds + chunkedLostSeconds);
+      return { chunkedLostSeconds, wholeFileLostSeconds };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function main(): Promise<void> {
+  const sourcePath = await benchSource(seconds);
+  const source = await readFile(sourcePath);
+  const info = await probeMedia(sourcePath);
+  const ladder = planLadder('high', { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio }, { ...defaultEncodingParameters, compressionRatio });
+  const settings = ladder.map((r) => resolveHlsSettings(r, info));
+  log(`source ${seconds} s 1080p30, ladder ${ladder.map((r) => r.key).join(' ')}, ${compressionRatio} (${ladder[0]!.x264Preset}), ${chunkSeconds} s chunks, ${runs} runs, ${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+
+  const locals: LocalRun[] = [];
+  for (let i = 0; i < (options['skip-local'] ? 0 : runs); i += 1) {
+    const r = await localRun(sourcePath, ladder, settings);
+    log(`  one core: whole ${s(r.wholeCpuMs)} CPU, chunked ${s(r.chunkedCpuMs)} CPU (${((r.chunkedCpuMs / r.wholeCpuMs - 1) * 100).toFixed(1)} %)`);
+    locals.push(r);
+  }
+  const lines: string[] = [];
+  if (locals.length > 0) {
+    const extra = median(locals.map((r) => r.chunkedCpuMs / r.wholeCpuMs - 1)) * 100;
+    lines.push(`chunked vs whole-file CPU on one core: median extra ${extra.toFixed(1)} % (goal <= 5 %)`);
+  }
+  for (const r of locals.length > 0 ? ladder : []) {
+    const m = (f: (x: LocalRun['renditions'][string]) => number) => median(locals.map((l) => f(l.renditions[r.key]!)));
+    lines.push(
+      `  ${r.key}: target ${r.videoBitrateKbps}+${r.audioBitrateKbps} kbps; whole ${m((x) => x.wholeKbps).toFixed(0)} kbps ${m((x) => x.wholePsnr).toFixed(2)} dB; ` +
+        `chunked ${m((x) => x.chunkedKbps).toFixed(0)} kbps ${m((x) => x.chunkedPsnr).toFixed(2)} dB (PSNR diff ${m((x) => x.chunkedPsnr - x.wholePsnr).toFixed(2)} dB)`,
+    );
+  }
+
+  if (!options['skip-farm']) {
+    const farm = await startFarm({ orchestratorEnv: { ENCODE_CHUNK_SECONDS: String(chunkSeconds) } });
+    try {
+      const a = await farm.startNode('bench-a', { slots: 1, threads: 1 });
+      await pin(a, '0');
+      const one: number[] = [];
+      for (let i = 0; i < (options['skip-scaling'] ? 0 : runs); i += 1) one.push(await timeToReady(farm, source));
+      const b = await farm.startNode('bench-b', { slots: 1, threads: 1 });
+      await pin(b, '1');
+      const two: number[] = [];
+      const raw: number[] = [];
+      for (let i = 0; i < (options['skip-scaling'] ? 0 : runs); i += 1) {
+        two.push(await timeToReady(farm, source));
+        raw.push(await rawLadderMs(sourcePath, ladder, settings));
+        log(`  time to ready: 1 node ${s(one[i]!)}, 2 nodes ${s(two[i]!)}; raw ffmpeg ${s(raw[i]!)}`);
+      }
+      if (!options['skip-scaling']) {
+        lines.push(`scaling, time to ready: 1 node on 1 core ${s(median(one))}, 2 nodes on 2 cores ${s(median(two))}: speedup ${(median(one) / median(two)).toFixed(2)} (goal >= 1.8)`);
+        lines.push(`Kino on 2 pinned nodes against raw ffmpeg with every core: ${s(median(two))} vs ${s(median(raw))}: ${(median(raw) / median(two)).toFixed(2)} of raw's speed, Kino/raw time ${(median(two) / median(raw)).toFixed(2)}`);
+      }
+      const loss = await nodeLoss(farm, [a, b], source);
+      lines.push(`node killed mid-video: chunked loses ${loss.chunkedLostSeconds} s of video to re-encode, the whole-file design ${loss.wholeFileLostSeconds} s`);
+    } finally {
+      await farm.stop();
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();

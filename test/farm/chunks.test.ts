@@ -1,0 +1,138 @@
+// Chunked encoding on real processes (docs/architecture.md#chunked-encoding): a video longer than
+// a chunk is encoded as its audio track and one activity per chunk over every node, and plays like a
+// whole-file encode: every frame of every rendition, 6 s segments numbered for the whole video, one
+// init segment, packet timestamps that run on across every join. A node killed mid-video costs only
+// the chunks it had in flight.
+import { afterAll, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { waitFor } from '@kino/infra/dev';
+import { objectKeys } from '@kino/proto/contract';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+
+const run = promisify(execFile);
+
+let farm: Farm;
+let workDir: string;
+let clipPath: string;
+let sourceFrames: number;
+const nodes: Record<string, FarmNodeProcess> = {};
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-farm-chunks-'));
+  [farm, clipPath] = await Promise.all([
+    // 6 s chunks: a 20 s clip is 3 chunks (0-6, 6-12, 12-20 s) and 4 segments.
+    startFarm({ orchestratorEnv: { ENCODE_CHUNK_SECONDS: '6' } }),
+    // 854x480 on `standard`: two renditions (360p, 480p), made by each chunk from one decode.
+    makeClip({ seconds: 20, width: 854, height: 480, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
+  ]);
+  sourceFrames = await countFramesInFile(clipPath);
+  [nodes.a, nodes.b] = await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })]);
+});
+
+afterAll(async () => {
+  await farm?.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** Each activity type's scheduled count, from the workflow's history. */
+async function scheduledActivities(videoId: string): Promise<Record<string, number>> {
+  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
+  const counts: Record<string, number> = {};
+  for (const event of history.events ?? []) {
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type) counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */
+async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.split('\n').filter(Boolean).map(Number);
+}
+
+/** Asserts consecutive timestamps step by `step` everywhere (within 2 ms): no gap, no overlap, no jump at a join. */
+function assertRunsOn(times: number[], step: number, what: string): void {
+  for (let i = 1; i < times.length; i += 1) {
+    const delta = times[i]! - times[i - 1]!;
+    assert.ok(Math.abs(delta - step) < 0.002, `${what}: packet ${i} at ${times[i]} s follows ${times[i - 1]} s (step ${delta.toFixed(6)}, not ${step.toFixed(6)})`);
+  }
+}
+
+async function assertPlaysLikeAWholeFileEncode(videoId: string): Promise<void> {
+  const dir = join(workDir, videoId);
+  const keys = await farm.downloadVideo(videoId, dir);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames);
+  for (const rendition of ['360p', '480p']) {
+    const playlistPath = join(dir, 'hls', rendition, 'playlist.m3u8');
+    assert.equal(await countDecodedFrames(playlistPath), sourceFrames, `${rendition} decodes every frame`);
+    const playlist = await readFile(playlistPath, 'utf8');
+    assert.doesNotMatch(playlist, /DISCONTINUITY/);
+    const durations = [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1]));
+    assert.deepEqual(durations, [6, 6, 6, 2], `${rendition}: 6 s segments, the last shorter`);
+    // One init segment serves every chunk; the segments are numbered for the whole video.
+    const files = keys.filter((key) => key.startsWith(`${objectKeys.hlsPrefix(videoId)}${rendition}/`)).map((key) => key.slice(key.lastIndexOf('/') + 1));
+    assert.deepEqual(files.sort(), ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
+    // Packet timestamps run on across the joins at 6 and 12 s: one frame (1/30 s), one AAC frame (1024 samples at 48 kHz).
+    const video = await packetTimes(playlistPath, 'v:0');
+    assert.equal(video.length, sourceFrames);
+    assertRunsOn(video, 1 / 30, `${rendition} video`);
+    const audio = await packetTimes(playlistPath, 'a:0');
+    assertRunsOn(audio, 1024 / 48_000, `${rendition} audio`);
+    assert.ok(Math.abs(audio.at(-1)! + 1024 / 48_000 - 20) < 0.05, `${rendition} audio runs to the end (${audio.at(-1)} s)`);
+  }
+  assert.deepEqual(keys.filter((key) => key.startsWith(objectKeys.workPrefix(videoId))), [], 'the chunks\' work files are gone once ready');
+}
+
+test('a 20 s video in 6 s chunks: the audio track once, one activity per chunk, and it plays like a whole-file encode', async () => {
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard' });
+  await farm.waitForStatus(videoId, 'ready', 180_000);
+  await assertPlaysLikeAWholeFileEncode(videoId);
+
+  const scheduled = await scheduledActivities(videoId);
+  assert.equal(scheduled.encodeChunk, 3);
+  assert.equal(scheduled.encodeAudioTrack, 1);
+  assert.equal(scheduled.encodeRenditions, undefined, 'no whole-file encode');
+  const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.ok(Math.abs(details.durationSeconds - 20) < 0.1);
+  assert.deepEqual(await farm.db.selectFrom('node_leases').select('id').execute(), []);
+});
+
+test('kill -9 a node with chunks in flight: only those chunks are encoded twice, and the video plays every frame', async () => {
+  // A slow preset on one thread: each chunk runs for seconds, long enough to be caught in flight.
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'veryslow' });
+  // Wait until a chunk has finished somewhere (the video is under way) and a node has one running.
+  const victim = await waitFor(
+    'a node with a chunk in flight after a first chunk finished',
+    async () => {
+      const jobs = await Promise.all(Object.values(nodes).map(async (node) => ({ node, jobs: (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)) })));
+      const finished = jobs.flatMap((n) => n.jobs).filter((j) => j.endedAt !== undefined).length;
+      return finished >= 2 ? jobs.find((n) => n.jobs.some((j) => j.endedAt === undefined))?.node : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
+  await victim.process.kill9();
+  const inFlight = new Set((await nodeJobs(victim)).filter((j) => j.jobId.startsWith(videoId) && j.endedAt === undefined).map((j) => j.jobId));
+  assert.ok(inFlight.size > 0);
+
+  await farm.waitForStatus(videoId, 'ready', 300_000);
+  await assertPlaysLikeAWholeFileEncode(videoId);
+
+  // Every encode (chunk or audio track) is one activity, one job id; count the nodes' starts of each.
+  const starts = new Map<string, number>();
+  for (const node of Object.values(nodes)) {
+    for (const job of await nodeJobs(node)) if (job.jobId.startsWith(videoId)) starts.set(job.jobId, (starts.get(job.jobId) ?? 0) + 1);
+  }
+  const encodedTwice = [...starts].filter(([, count]) => count > 1).map(([jobId]) => jobId);
+  assert.deepEqual(encodedTwice.sort(), [...inFlight].sort(), 'only the chunks in flight on the killed node were encoded again');
+  assert.ok([...starts.values()].every((count) => count <= 2));
+  assert.equal(starts.size, 4, 'the audio track and 3 chunks');
+});
