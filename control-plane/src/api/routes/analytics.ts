@@ -290,7 +290,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       const scope = { orgId: access.orgId, videoId: video.id, from: start && day(start), to: end && day(end) };
       const [renditions, heights, totals] = await Promise.all([
         listRenditions(deps.db, video.id),
-        read(request, () => store().segmentsByHeight(scope)),
+        read(request, () => store().videoSegmentsByHeight(scope)),
         read(request, () => store().videoTotals(scope)),
       ]);
       const naming = { vidId: video.id, vidPublicId: video.id, vidName: video.name, vidNameValid: true };
