@@ -159,36 +159,52 @@ try {
   const rangeStart = new Date(Date.now() - 250 * 86_400_000).toISOString().slice(0, 10);
   const rangeEnd = new Date(Date.now() - 50 * 86_400_000).toISOString().slice(0, 10);
   const org = clickHouseString(orgId);
-  const endpoints: { name: string; path: string; raw: string }[] = [
+  // Each endpoint beside a plain GROUP BY over the raw rows answering the same question; the bench
+  // fails unless both give the same numbers (`answer` reads them from the endpoint's body).
+  type Body = Record<string, Record<string, unknown>[]>;
+  const text = (timestamp: unknown) => String(timestamp).replace('T', ' ').replace('Z', '');
+  const inRange = (from: string, to?: string) =>
+    `toDate(served_at) >= toDate('${from}')${to ? ` AND toDate(served_at) <= toDate('${to}')` : ''}`;
+  const dailyRaw = (env?: string) =>
+    `SELECT toString(toDate(served_at)) AS d, count(), uniqExact(video_id), countIf(rendition_height >= 1080), countIf(rendition_height > 480 AND rendition_height < 1080), countIf(rendition_height <= 480) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org}${env ? ` AND env_id = ${clickHouseString(env)}` : ''} AND ${inRange(yearAgo)} GROUP BY d`;
+  const dailyAnswer = (body: Body) =>
+    body.dailyUsage!.filter((d) => Number(d.segmentsServed) > 0).map((d) => [String(d.deliveryDate).slice(0, 10), d.segmentsServed, d.uniqueVideosServed, d.hdSegments, d.sdSegments, d.ldSegments]);
+  const distributionRaw = (where: string) =>
+    `SELECT rendition_height, count(), uniqExact(video_id), uniqExact(toDate(served_at)), toString(min(served_at)), toString(max(served_at)) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org}${where} GROUP BY rendition_height`;
+  const distributionAnswer = (body: Body) =>
+    body.distribution!.map((d) => [d.resolutionHeight, d.segmentsServed, d.uniqueVideos, d.daysActive, text(d.firstServed), text(d.lastServed)]);
+  const endpoints: { name: string; path: string; raw?: string; answer?: (body: Body) => unknown[][] }[] = [
     {
       name: 'usage (30 days)',
       path: `/${orgId}/analytics/usage`,
-      raw: `SELECT env_id, count() AS total, countIf(served_at >= toDateTime(today() - 29)) AS period, max(served_at) AS last FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} GROUP BY env_id`,
+      raw: `SELECT env_id, count(), countIf(toDate(served_at) >= today() - 29), toString(max(served_at)) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} GROUP BY env_id`,
+      answer: (body) =>
+        body.usage!.filter((u) => Number(u.totalSegmentsServed) > 0).map((u) => [u.envId, u.totalSegmentsServed, u.segmentsServedInPeriod, text(u.lastSegmentServed)]),
     },
+    { name: 'daily (365 days)', path: `/${orgId}/analytics/daily?startDate=${yearAgo}&endDate=${today}`, raw: dailyRaw(), answer: dailyAnswer },
     {
-      name: 'daily (365 days)',
-      path: `/${orgId}/analytics/daily?startDate=${yearAgo}&endDate=${today}`,
-      raw: `SELECT toDate(served_at) AS d, count(), uniqExact(video_id), countIf(rendition_height >= 1080), countIf(rendition_height > 480 AND rendition_height < 1080), countIf(rendition_height <= 480) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} AND served_at >= toDateTime(toDate('${yearAgo}')) GROUP BY d ORDER BY d`,
+      name: 'daily, one environment',
+      path: `/${orgId}/environments/${envIds[1]}/analytics/daily?startDate=${yearAgo}&endDate=${today}`,
+      raw: dailyRaw(envIds[1]),
+      answer: dailyAnswer,
     },
-    { name: 'daily, one environment', path: `/${orgId}/environments/${envIds[1]}/analytics/daily?startDate=${yearAgo}&endDate=${today}`, raw: '' },
-    { name: 'storage', path: `/${orgId}/analytics/storage`, raw: '' },
+    { name: 'storage', path: `/${orgId}/analytics/storage` },
     {
       name: 'video resolution (all time)',
       path: `/${orgId}/videos/${videoIds[7]}/analytics/resolution`,
-      raw: `SELECT rendition_height, count(), uniqExact(toDate(served_at)), min(served_at), max(served_at) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} AND video_id = ${clickHouseString(videoIds[7]!)} GROUP BY rendition_height`,
+      raw: `SELECT rendition_height, count(), uniqExact(toDate(served_at)), toString(min(served_at)), toString(max(served_at)) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} AND video_id = ${clickHouseString(videoIds[7]!)} GROUP BY rendition_height`,
+      answer: (body) => body.resolutions!.map((r) => [r.resolutionHeight, r.timesServed, r.daysServed, text(r.firstServed), text(r.lastServed)]),
     },
-    {
-      name: 'resolution distribution (all time)',
-      path: `/${orgId}/analytics/resolution-distribution`,
-      raw: `SELECT rendition_height, count(), uniqExact(video_id), uniqExact(toDate(served_at)), min(served_at), max(served_at) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} GROUP BY rendition_height`,
-    },
+    { name: 'resolution distribution (all time)', path: `/${orgId}/analytics/resolution-distribution`, raw: distributionRaw(''), answer: distributionAnswer },
     {
       // Days at both ends outside whole months: the distinct-video count reads those days per video.
       name: 'resolution distribution (200 days)',
       path: `/${orgId}/analytics/resolution-distribution?startDate=${rangeStart}&endDate=${rangeEnd}`,
-      raw: `SELECT rendition_height, count(), uniqExact(video_id), uniqExact(toDate(served_at)), min(served_at), max(served_at) FROM ${SEGMENT_DELIVERIES_TABLE} FINAL WHERE org_id = ${org} AND toDate(served_at) >= toDate('${rangeStart}') AND toDate(served_at) <= toDate('${rangeEnd}') GROUP BY rendition_height`,
+      raw: distributionRaw(` AND ${inRange(rangeStart, rangeEnd)}`),
+      answer: distributionAnswer,
     },
   ];
+  const canonical = (rows: unknown[][]) => rows.map((row) => JSON.stringify(row.map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v)))).sort();
   // Per run: every endpoint `calls` times, then its raw GROUP BY once; medians over the runs.
   const rounds = new Map<string, { p50: number[]; p95: number[]; raw: number[] }>(endpoints.map((e) => [e.name, { p50: [], p95: [], raw: [] }]));
   for (let run = 0; run < runs; run++) {
@@ -196,21 +212,27 @@ try {
       // The analytics limit is 500 an hour: the bench starts each endpoint with fresh counters.
       await deleteRateLimitCountersBefore(db, new Date(Date.now() + 86_400_000));
       const times: number[] = [];
+      let body: Body = {};
       for (let i = 0; i < calls; i++) {
         const began = performance.now();
         const response = await fetch(`${apiUrl}${endpoint.path}`, { headers: { 'X-Api-Key': apiKey } });
-        const text = await response.text();
-        if (response.status !== 200) throw new Error(`${endpoint.path} answered ${response.status}: ${text}`);
+        const answer = await response.text();
+        if (response.status !== 200) throw new Error(`${endpoint.path} answered ${response.status}: ${answer}`);
         times.push(performance.now() - began);
+        if (i === 0) body = (JSON.parse(answer) as { body: Body }).body;
       }
       times.sort((a, b) => a - b);
       const round = rounds.get(endpoint.name)!;
       round.p50.push(percentile(times, 50));
       round.p95.push(percentile(times, 95));
-      if (endpoint.raw) {
+      if (endpoint.raw && endpoint.answer) {
         const began = performance.now();
-        await clickhouse.query(endpoint.raw);
+        const rows = await clickhouse.query<Record<string, unknown>>(endpoint.raw);
         round.raw.push(performance.now() - began);
+        const [api, raw] = [canonical(endpoint.answer(body)), canonical(rows.map((r) => Object.values(r)))];
+        if (JSON.stringify(api) !== JSON.stringify(raw)) {
+          throw new Error(`${endpoint.name}: the endpoint and the raw GROUP BY disagree\n  api ${api.slice(0, 5).join(' ')}\n  raw ${raw.slice(0, 5).join(' ')}`);
+        }
       }
     }
     log(`endpoint round ${run + 1} done`);
@@ -232,7 +254,7 @@ try {
   for (const r of results) {
     console.log(`  ${r.name.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)}   ${r.raw === undefined ? '-' : r.raw.toFixed(0)}`);
   }
-  console.log(`  (${calls} calls per endpoint through ${apiUrl})`);
+  console.log(`  (${calls} calls per endpoint and run through ${apiUrl}; every answer equal to its raw GROUP BY's)`);
 } finally {
   await clickhouse.close();
   await db.destroy();

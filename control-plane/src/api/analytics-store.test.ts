@@ -9,6 +9,10 @@ describe('splitIntoMonths', () => {
       days: [{ from: '2026-01-15', to: '2026-01-31' }, { from: '2026-04-01', to: '2026-04-10' }],
     });
     assert.deepEqual(splitIntoMonths('2026-01-01', '2026-02-28'), { months: { from: '2026-01-01', to: '2026-02-01' }, days: [] });
+    assert.deepEqual(splitIntoMonths('2025-12-31', '2026-03-01'), {
+      months: { from: '2026-01-01', to: '2026-02-01' },
+      days: [{ from: '2025-12-31', to: '2025-12-31' }, { from: '2026-03-01', to: '2026-03-01' }],
+    });
     assert.deepEqual(splitIntoMonths('2024-02-01', '2024-02-29'), { months: { from: '2024-02-01', to: '2024-02-01' }, days: [] });
     assert.deepEqual(splitIntoMonths('2025-12-01', '2026-01-30'), {
       months: { from: '2025-12-01', to: '2025-12-01' },
