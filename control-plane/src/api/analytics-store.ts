@@ -190,26 +190,27 @@ export class AnalyticsStore {
     return new Map(rows.map((r) => [Number(r.height), Number(r.videos)]));
   }
 
-  /** One video's segments per rendition height, tallest first. */
-  async videoSegmentsByHeight(scope: RollupScope & { videoId: string }): Promise<HeightSegments[]> {
-    // Each key of the video's rollup is one (day, height): the days of a height are its keys.
-    const rows = await this.clickhouse.query<HeightRow>(
-      `SELECT rendition_height AS height, sum(seg) AS total, count() AS days,
+  /**
+   * One video over the scope: its segments per rendition height (tallest first) and its totals
+   * (undefined when it was never served there), from one query. Each key of the video's rollup is
+   * one (day, height): a height's days are its keys, and the video's days the union of theirs.
+   */
+  async videoSegments(scope: RollupScope & { videoId: string }): Promise<{ heights: HeightSegments[]; totals?: VideoSegments }> {
+    const rows = await this.clickhouse.query<HeightRow & { day_list: string[] }>(
+      `SELECT rendition_height AS height, sum(seg) AS total, count() AS days, groupArray(toString(day)) AS day_list,
               toString(min(first_at)) AS first, toString(max(last_at)) AS last
        FROM (${videoDaily(scope)}) GROUP BY rendition_height ORDER BY rendition_height DESC`,
     );
-    return rows.map((r) => heightSegments(r, 1));
-  }
-
-  /** One video's totals over the scope; undefined when it was never served there. */
-  async videoTotals(scope: RollupScope & { videoId: string }): Promise<VideoSegments | undefined> {
-    const rows = await this.clickhouse.query<{ total: number; days: number; first: string; last: string }>(
-      `SELECT sum(seg) AS total, uniqExact(day) AS days,
-              toString(min(first_at)) AS first, toString(max(last_at)) AS last
-       FROM (${videoDaily(scope)}) GROUP BY video_id`,
-    );
-    const row = rows[0];
-    return row && { segments: Number(row.total), days: Number(row.days), firstServed: row.first, lastServed: row.last };
+    const heights = rows.map((r) => heightSegments(r, 1));
+    if (heights.length === 0) return { heights };
+    const totals: VideoSegments = {
+      segments: heights.reduce((sum, h) => sum + h.segments, 0),
+      days: new Set(rows.flatMap((r) => r.day_list)).size,
+      // `YYYY-MM-DD hh:mm:ss` text orders as time does.
+      firstServed: heights.map((h) => h.firstServed).reduce((a, b) => (b < a ? b : a)),
+      lastServed: heights.map((h) => h.lastServed).reduce((a, b) => (b > a ? b : a)),
+    };
+    return { heights, totals };
   }
 
   /** All-time segments per video of one organization (the `served` estimate), from the monthly rollup. */

@@ -88,7 +88,8 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
     name: 'segment_rollups_by_grain',
     statements: [
       // Coarser rollups derived from `segment_daily` (rollups.ts): each endpoint reads the smallest
-      // one that answers it. Version column `segments` everywhere, as in `segment_daily`.
+      // one that answers it. Version column `segments` everywhere, as in `segment_daily`. Partitioned
+      // by year: a query over a year opens one or two partitions' parts, not twelve.
       // One video's days, ordered by video: the per-video endpoint reads a few granules.
       `CREATE TABLE IF NOT EXISTS ${SEGMENT_VIDEO_DAILY_TABLE} (
         org_id String,
@@ -100,7 +101,7 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
         first_served DateTime('UTC'),
         last_served DateTime('UTC')
       ) ENGINE = ReplacingMergeTree(segments)
-      PARTITION BY toYYYYMM(day)
+      PARTITION BY toYear(day)
       ORDER BY (org_id, video_id, day, rendition_height)`,
       // Per (day, environment, height): usage, daily's HD/SD/LD split, the distribution's counts.
       // `videos`: distinct videos served that day in that environment at that height.
@@ -114,7 +115,7 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
         first_served DateTime('UTC'),
         last_served DateTime('UTC')
       ) ENGINE = ReplacingMergeTree(segments)
-      PARTITION BY toYYYYMM(day)
+      PARTITION BY toYear(day)
       ORDER BY (org_id, day, env_id, rendition_height)`,
       // Per (day, environment): distinct videos served that day (daily's uniqueVideosServed).
       `CREATE TABLE IF NOT EXISTS ${SEGMENT_ENV_DAILY_TABLE} (
@@ -126,7 +127,7 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
         first_served DateTime('UTC'),
         last_served DateTime('UTC')
       ) ENGINE = ReplacingMergeTree(segments)
-      PARTITION BY toYYYYMM(day)
+      PARTITION BY toYear(day)
       ORDER BY (org_id, day, env_id)`,
       // Per (month, environment, height, video): distinct videos over whole months (the
       // distribution) and all-time segments per video (`served`) in 12 rows a year per video and height.
