@@ -103,7 +103,11 @@ try {
   const bulkMs = Date.now() - t0;
 
   // The delivery path: SegmentLog writes the spool and ships it (today's rows), once per run.
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    return Number.isInteger(middle) ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[Math.floor(middle)]!;
+  };
   const ingest: { recordedMs: number; ingestMs: number }[] = [];
   for (let run = 0; run < runs; run++) {
     const segmentLog = SegmentLog.open({
