@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
 
 // A stand-in for ClickHouse's HTTP interface that records inserted rows and can be made to fail.
 let inserted: Record<string, unknown>[] = [];
+let marks: string[] = [];
 let failing = false;
 let server: Server;
 let url: string;
@@ -32,6 +33,7 @@ beforeAll(async () => {
       if (query.startsWith('INSERT INTO segment_deliveries')) {
         inserted.push(...body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
       }
+      if (body.includes('INSERT INTO segment_rollup_marks') && body.includes('arrayJoin')) marks.push(body);
       // Migrations: answer the schema_migrations read as if every migration had run.
       res.writeHead(200);
       res.end(body.includes('FROM schema_migrations') ? JSON.stringify({ meta: [], data: [{ version: 1 }] }) : '');
@@ -90,4 +92,22 @@ test('a second process cannot take a spool directory in use', async () => {
   );
   writeFileSync(join(spool, 'spool.lock'), String(process.pid));
   await first.close();
+});
+
+test('a batch with a torn tail ships its complete rows and marks the days they hold', async () => {
+  inserted = [];
+  marks = [];
+  const spool = join(dir, 'd');
+  mkdirSync(spool, { recursive: true });
+  const row = (i: number, servedAt: string, orgId: string) =>
+    JSON.stringify({ row_id: `r-${i}`, served_at: servedAt, org_id: orgId, env_id: 'env_1', video_id: 'vid_1', rendition_height: 360, segment_index: i, bytes: 1, access: 'public', node_id: 'n1' });
+  // As a machine crash leaves it: two whole rows, then half a row and no newline.
+  const torn = row(2, '2026-03-03 00:00:00', 'org_3').slice(0, 40);
+  writeFileSync(join(spool, 'batch-1000-1-000000.ndjson'), `${row(0, '2026-03-01 10:00:00', 'org_1')}\n${row(1, '2026-03-02 23:59:59', 'org_2')}\n${torn}`);
+  const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
+  await waitFor('the batch shipped', () => !readdirSync(spool).some((name) => name.startsWith('batch-')));
+  assert.deepEqual(inserted.map((r) => r.row_id), ['r-0', 'r-1']);
+  assert.equal(marks.length, 1);
+  assert.match(marks[0]!, /\('org_1', '2026-03-01'\), \('org_2', '2026-03-02'\)\]/);
+  await log.close();
 });

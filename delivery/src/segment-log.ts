@@ -8,7 +8,8 @@
 // take to the last 50 ms. So every row whose segment a client received is kept.
 //
 // Shipping. Every DELIVERY_LOG_SHIP_INTERVAL_MS the open spool file is closed (synced) and renamed
-// to a batch; batches are inserted in order as JSONEachRow and deleted once ClickHouse answered
+// to a batch; batches are inserted in order as JSONEachRow (the spool's lines as they are, up to
+// 100,000 rows an INSERT) and deleted once ClickHouse answered
 // 200. A batch that was inserted but not yet deleted when the node died is inserted again at
 // start: its rows keep their `row_id`, and the ReplacingMergeTree table collapses the copies, so
 // queries that read it with FINAL count each row once. After each batch the days it held are marked
@@ -69,7 +70,8 @@ interface SpoolFile {
 }
 
 const groupCommitMs = 50;
-const maxRowsPerFile = 50_000;
+/** A batch is one INSERT: large enough that ClickHouse parses rows, not requests. */
+const maxRowsPerFile = 100_000;
 
 export interface SegmentLogOptions {
   dir: string;
@@ -90,6 +92,9 @@ export class SegmentLog {
   private fileSeq = 0;
   private readonly rowPrefix = randomBytes(6).toString('base64url');
   private rowSeq = 0;
+  /** `served_at` of the current second, formatted once a second. */
+  private stampSecond = 0;
+  private stamp = '';
   private syncTimer?: NodeJS.Timeout;
   private shipTimer?: NodeJS.Timeout;
   private closed = false;
@@ -110,9 +115,14 @@ export class SegmentLog {
   /** Appends one row; durable against a kill of this process when it returns. */
   record(delivery: SegmentDelivery): void {
     if (this.closed) return;
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.stampSecond) {
+      this.stampSecond = second;
+      this.stamp = toClickHouseDateTime(new Date(second * 1000));
+    }
     const row = {
       row_id: `${this.rowPrefix}-${(this.rowSeq++).toString(36)}`,
-      served_at: toClickHouseDateTime(new Date()),
+      served_at: this.stamp,
       org_id: delivery.orgId,
       env_id: delivery.envId,
       video_id: delivery.videoId,
@@ -230,13 +240,14 @@ export class SegmentLog {
       }
       for (const name of (await readdir(dir)).filter((n) => n.startsWith('batch-')).sort(byTimestamp)) {
         const path = join(dir, name);
-        const rows = (await readFile(path, 'utf8')).split('\n').flatMap(completeRow);
-        await clickHouse.insert(SEGMENT_DELIVERIES_TABLE, rows);
+        const lines = completeLines(await readFile(path, 'utf8'));
+        // The lines go as they are (JSONEachRow), not parsed and re-encoded.
+        await clickHouse.insertJsonLines(SEGMENT_DELIVERIES_TABLE, lines.text);
         // After the rows, before forgetting the batch: a crash in between replays both.
-        await markRollupDays(clickHouse, rollupDaysOf(rows));
+        await markRollupDays(clickHouse, rollupDaysOfLines(lines));
         await unlink(path);
-        this.shippedRows += rows.length;
-        logger.debug({ batch: name, rows: rows.length }, 'segment batch shipped');
+        this.shippedRows += lines.count;
+        logger.debug({ batch: name, rows: lines.count }, 'segment batch shipped');
       }
       this.failures = 0;
       this.retryAt = 0;
@@ -254,16 +265,29 @@ export class SegmentLog {
 }
 
 /**
- * The row of a line the node finished writing, or none for a torn line (a torn last line can only
- * come from a crash of the machine).
+ * The rows of a spool file the node finished writing: everything up to the last newline. A row is
+ * one write(2) of its line and newline, so only a crash of the machine can leave a torn (or
+ * zero-filled) tail, and that tail has no newline.
  */
-function completeRow(line: string): SpooledRow[] {
-  if (!line.startsWith('{') || !line.endsWith('}')) return [];
-  try {
-    return [JSON.parse(line) as SpooledRow];
-  } catch {
-    return [];
+function completeLines(text: string): { text: string; count: number } {
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  let count = 0;
+  for (let at = complete.indexOf('\n'); at !== -1; at = complete.indexOf('\n', at + 1)) count++;
+  return { text: complete, count };
+}
+
+/**
+ * The (organization, day) pairs of spooled lines, read from the text as `record` writes it
+ * (`served_at` then `org_id`) rather than by parsing every line; any line that does not match
+ * that shape is parsed instead, so a change of the row's shape costs speed, never a missed day.
+ */
+function rollupDaysOfLines(lines: { text: string; count: number }): { orgId: string; day: string }[] {
+  const rows: { org_id: string; served_at: string }[] = [];
+  for (const match of lines.text.matchAll(/"served_at":"(\d{4}-\d\d-\d\d)[^"]*","org_id":"([^"\\]*)"/g)) {
+    rows.push({ served_at: match[1]!, org_id: match[2]! });
   }
+  if (rows.length === lines.count) return rollupDaysOf(rows);
+  return rollupDaysOf(lines.text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SpooledRow));
 }
 
 function byTimestamp(a: string, b: string): number {

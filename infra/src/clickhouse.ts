@@ -1,13 +1,14 @@
 // The analytics store, reached through the official ClickHouse client (`@clickhouse/client`) over
 // ClickHouse's HTTP interface. In the dev stack the URL points at the chDB-backed analytics process
 // (`kino analytics-store`, infra/dev/analytics/chdb-http-server.ts); in production at a ClickHouse server.
-// Kino needs three operations (a statement, a SELECT, an INSERT of rows), named here once so that
+// Kino needs four operations (a statement, a SELECT, an INSERT of rows or of JSON lines), named here once so that
 // every caller sends the same settings.
 //
 // The SQL Kino sends must run on chDB 26 and on ClickHouse 18.16 (Debian's package) alike: no query
 // parameters, no DateTime64, no LowCardinality, no TTL, no JSONCompactEachRow. What the client sends
 // runs on both: the query in the POST body (`FORMAT JSON` appended for SELECTs), an INSERT's
 // rows as the body with the query in the URL, and `query_id` and the one setting below in the URL.
+import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 
 /** Quotes a string as a ClickHouse string literal (for the few values Kino puts into SQL text). */
@@ -60,6 +61,19 @@ export class ClickHouseHttp {
   async insert(table: string, rows: readonly object[]): Promise<void> {
     if (rows.length === 0) return;
     await this.client.insert({ table, values: [...rows], format: 'JSONEachRow' });
+  }
+
+  /**
+   * Inserts newline-delimited JSON rows as they are (JSONEachRow), without parsing and re-encoding
+   * them: the delivery spool's lines are already that format.
+   */
+  async insertJsonLines(table: string, lines: string): Promise<void> {
+    if (lines.length === 0) return;
+    const { stream } = await this.client.exec({
+      query: `INSERT INTO ${table} FORMAT JSONEachRow`,
+      values: Readable.from([lines], { objectMode: false }),
+    });
+    for await (const chunk of stream) void chunk;
   }
 
   /** Closes the client's idle connections. */

@@ -51,7 +51,7 @@ async function rowsInClickHouse(): Promise<{ final: number; distinct: number }> 
 
 test('the schema is migrated on the ClickHouse server, with its migrations recorded', async () => {
   const migrations = await stack.clickhouse.query<{ version: number }>('SELECT version FROM schema_migrations FINAL ORDER BY version');
-  assert.deepEqual(migrations.map((m) => m.version), [1, 2]);
+  assert.deepEqual(migrations.map((m) => m.version), [1, 2, 3]);
   const [server] = await stack.clickhouse.query<{ v: string }>('SELECT version() AS v');
   assert.match(server!.v, /^18\./, 'this is the apt ClickHouse server, not chDB');
 });
@@ -68,7 +68,10 @@ test('a node killed with -9 right after answering loses no row: the restart ship
   await stack.restartDelivery();
   await waitFor('the spooled rows in ClickHouse', async () => (await rowsInClickHouse()).final === served);
   assert.deepEqual(await rowsInClickHouse(), { final: served, distinct: served });
-  assert.deepEqual(readdirSync(stack.spoolDir).filter((name) => name.startsWith('batch-')), [], 'shipped batches are removed');
+  // The shipper marks the batch's days after the rows and removes the batch last: wait for that.
+  const batches = () => readdirSync(stack.spoolDir).filter((name) => name.startsWith('batch-'));
+  await waitFor('the shipped batch removed', () => batches().length === 0);
+  assert.deepEqual(batches(), [], 'shipped batches are removed');
 });
 
 test('a batch shipped twice (a kill between the insert and its removal) is counted once', async () => {

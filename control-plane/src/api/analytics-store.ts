@@ -1,9 +1,21 @@
-// The analytics endpoints' reads from ClickHouse. Every query reads the rollup `segment_daily`
-// (infra/src/analytics/rollups.ts) with FINAL, never the raw segment rows: one row per (org, day,
-// env, video, height), so a year of an organization is at most days × videos × heights rows.
+// The analytics endpoints' reads from ClickHouse. Every query reads a rollup (infra/src/analytics/
+// rollups.ts), never the raw segment rows, and the smallest one that answers it: per (day,
+// environment) or (day, environment, height) for the organization-wide endpoints (a year is a few
+// thousand rows), per (video, day, height) ordered by video for one video, per (month, height,
+// video) for distinct videos and `served`. Rollups are read without FINAL (`latestRows`: the newest
+// version of each key, then sums), exact because counts only grow.
 // Dates are UTC calendar days (YYYY-MM-DD, both bounds inclusive); timestamps come back as
 // `YYYY-MM-DD hh:mm:ss` UTC text.
-import { clickHouseString, SEGMENT_DAILY_TABLE, type ClickHouseHttp } from '@kino/infra';
+import {
+  clickHouseString,
+  latestRows,
+  SEGMENT_DAILY_TABLE,
+  SEGMENT_ENV_DAILY_TABLE,
+  SEGMENT_HEIGHT_DAILY_TABLE,
+  SEGMENT_VIDEO_DAILY_TABLE,
+  SEGMENT_VIDEO_MONTHLY_TABLE,
+  type ClickHouseHttp,
+} from '@kino/infra';
 
 /** Which rollup rows a query reads. */
 export interface RollupScope {
@@ -19,16 +31,48 @@ export interface RollupScope {
 export const HD_MIN_HEIGHT = 1080;
 export const LD_MAX_HEIGHT = 480;
 
-function where({ orgId, envId, videoId, from, to }: RollupScope): string {
+const date = (day: string) => `toDate(${clickHouseString(day)})`;
+
+function where({ orgId, envId, videoId, from, to }: RollupScope, dayColumn = 'day'): string {
   const conditions = [`org_id = ${clickHouseString(orgId)}`];
   if (envId !== undefined) conditions.push(`env_id = ${clickHouseString(envId)}`);
   if (videoId !== undefined) conditions.push(`video_id = ${clickHouseString(videoId)}`);
-  if (from !== undefined) conditions.push(`day >= toDate(${clickHouseString(from)})`);
-  if (to !== undefined) conditions.push(`day <= toDate(${clickHouseString(to)})`);
+  if (from !== undefined) conditions.push(`${dayColumn} >= ${date(from)}`);
+  if (to !== undefined) conditions.push(`${dayColumn} <= ${date(to)}`);
   return conditions.join(' AND ');
 }
 
-const table = `${SEGMENT_DAILY_TABLE} FINAL`;
+const servedSpan = { first_at: 'min(first_served)', last_at: 'max(last_served)' };
+const envDaily = (columns: Record<string, string>, scope: RollupScope) =>
+  latestRows(SEGMENT_ENV_DAILY_TABLE, ['org_id', 'day', 'env_id'], columns, where(scope));
+const heightDaily = (columns: Record<string, string>, scope: RollupScope) =>
+  latestRows(SEGMENT_HEIGHT_DAILY_TABLE, ['org_id', 'day', 'env_id', 'rendition_height'], columns, where(scope));
+const videoDaily = (scope: RollupScope & { videoId: string }) =>
+  latestRows(SEGMENT_VIDEO_DAILY_TABLE, ['org_id', 'video_id', 'day', 'rendition_height'], servedSpan, where(scope));
+
+const DAY_MS = 86_400_000;
+const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
+const nextMonthStart = (day: string) => {
+  const d = new Date(dayMs(monthStart(day)));
+  return dayText(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+};
+
+/**
+ * An inclusive day range as the whole months inside it (`months`, first days of months, open bounds
+ * kept open; absent when it holds none) and the days at its ends outside them.
+ */
+export function splitIntoMonths(from?: string, to?: string): { months?: { from?: string; to?: string }; days: { from: string; to: string }[] } {
+  const firstMonth = from === undefined ? undefined : from === monthStart(from) ? from : nextMonthStart(from);
+  // The first day of the last whole month: `to`'s month when `to` is its last day.
+  const lastMonth = to === undefined ? undefined : nextMonthStart(to) === dayText(dayMs(to) + DAY_MS) ? monthStart(to) : dayText(Date.UTC(+to.slice(0, 4), +to.slice(5, 7) - 2, 1));
+  if (from !== undefined && to !== undefined && firstMonth! > lastMonth!) return { days: [{ from, to }] };
+  const days: { from: string; to: string }[] = [];
+  if (from !== undefined && from < firstMonth!) days.push({ from, to: dayText(dayMs(firstMonth!) - DAY_MS) });
+  if (to !== undefined && nextMonthStart(lastMonth!) <= to) days.push({ from: nextMonthStart(lastMonth!), to });
+  return { months: { from: firstMonth, to: lastMonth }, days };
+}
 
 export interface EnvironmentSegments {
   envId: string;
@@ -62,82 +106,124 @@ export interface VideoSegments {
   lastServed: string;
 }
 
+type HeightRow = { height: number; total: number; videos?: number; days: number; first: string; last: string };
+const heightSegments = (r: HeightRow, videos: number): HeightSegments => ({
+  height: Number(r.height),
+  segments: Number(r.total),
+  videos,
+  days: Number(r.days),
+  firstServed: r.first,
+  lastServed: r.last,
+});
+
 export class AnalyticsStore {
   constructor(private readonly clickhouse: ClickHouseHttp) {}
 
   /** All-time segments per environment, those on or after `since`, and the last one served. */
   async segmentsByEnvironment(scope: RollupScope, since: string): Promise<Map<string, EnvironmentSegments>> {
     const rows = await this.clickhouse.query<{ env_id: string; total: number; since: number; last: string }>(
-      `SELECT env_id, sum(segments) AS total, sumIf(segments, day >= toDate(${clickHouseString(since)})) AS since,
-              toString(max(last_served)) AS last
-       FROM ${table} WHERE ${where(scope)} GROUP BY env_id`,
+      `SELECT env_id, sum(seg) AS total, sumIf(seg, day >= ${date(since)}) AS since, toString(max(last_at)) AS last
+       FROM (${envDaily({ last_at: 'max(last_served)' }, scope)}) GROUP BY env_id`,
     );
     return new Map(
       rows.map((r) => [r.env_id, { envId: r.env_id, totalSegments: Number(r.total), segmentsSince: Number(r.since), lastServed: r.last }]),
     );
   }
 
-  /** Segments per day that has any, with distinct videos and the HD/SD/LD split. */
+  /**
+   * Segments per day that has any, with distinct videos and the HD/SD/LD split. Distinct videos of
+   * the organization are the sum over environments: a video belongs to one environment.
+   */
   async segmentsByDay(scope: RollupScope): Promise<DaySegments[]> {
-    const rows = await this.clickhouse.query<{ d: string; total: number; videos: number; hd: number; sd: number; ld: number }>(
-      `SELECT toString(day) AS d, sum(segments) AS total, uniqExact(video_id) AS videos,
-              sumIf(segments, rendition_height >= ${HD_MIN_HEIGHT}) AS hd,
-              sumIf(segments, rendition_height > ${LD_MAX_HEIGHT} AND rendition_height < ${HD_MIN_HEIGHT}) AS sd,
-              sumIf(segments, rendition_height <= ${LD_MAX_HEIGHT}) AS ld
-       FROM ${table} WHERE ${where(scope)} GROUP BY day ORDER BY day`,
-    );
-    return rows.map((r) => ({
+    const [heights, videos] = await Promise.all([
+      this.clickhouse.query<{ d: string; total: number; hd: number; sd: number; ld: number }>(
+        `SELECT toString(day) AS d, sum(seg) AS total,
+                sumIf(seg, rendition_height >= ${HD_MIN_HEIGHT}) AS hd,
+                sumIf(seg, rendition_height > ${LD_MAX_HEIGHT} AND rendition_height < ${HD_MIN_HEIGHT}) AS sd,
+                sumIf(seg, rendition_height <= ${LD_MAX_HEIGHT}) AS ld
+         FROM (${heightDaily({}, scope)}) GROUP BY day ORDER BY day`,
+      ),
+      this.clickhouse.query<{ d: string; videos: number }>(
+        `SELECT toString(day) AS d, sum(vids) AS videos FROM (${envDaily({ vids: 'max(videos)' }, scope)}) GROUP BY day`,
+      ),
+    ]);
+    const videosByDay = new Map(videos.map((r) => [r.d, Number(r.videos)]));
+    return heights.map((r) => ({
       day: r.d,
       segments: Number(r.total),
-      videos: Number(r.videos),
+      videos: videosByDay.get(r.d) ?? 0,
       hd: Number(r.hd),
       sd: Number(r.sd),
       ld: Number(r.ld),
     }));
   }
 
-  /** Segments per rendition height, tallest first. */
+  /** Segments per rendition height across videos, tallest first. */
   async segmentsByHeight(scope: RollupScope): Promise<HeightSegments[]> {
-    const rows = await this.clickhouse.query<{
-      height: number;
-      total: number;
-      videos: number;
-      days: number;
-      first: string;
-      last: string;
-    }>(
-      `SELECT rendition_height AS height, sum(segments) AS total, uniqExact(video_id) AS videos, uniqExact(day) AS days,
-              toString(min(first_served)) AS first, toString(max(last_served)) AS last
-       FROM ${table} WHERE ${where(scope)} GROUP BY rendition_height ORDER BY rendition_height DESC`,
-    );
-    return rows.map((r) => ({
-      height: Number(r.height),
-      segments: Number(r.total),
-      videos: Number(r.videos),
-      days: Number(r.days),
-      firstServed: r.first,
-      lastServed: r.last,
-    }));
+    const [rows, videos] = await Promise.all([
+      this.clickhouse.query<HeightRow>(
+        `SELECT rendition_height AS height, sum(seg) AS total, uniqExact(day) AS days,
+                toString(min(first_at)) AS first, toString(max(last_at)) AS last
+         FROM (${heightDaily(servedSpan, scope)}) GROUP BY rendition_height ORDER BY rendition_height DESC`,
+      ),
+      this.distinctVideosByHeight(scope),
+    ]);
+    return rows.map((r) => heightSegments(r, videos.get(Number(r.height)) ?? 0));
   }
 
-  /** One video's totals over the scope; undefined when it was never served there. */
-  async videoTotals(scope: RollupScope & { videoId: string }): Promise<VideoSegments | undefined> {
-    const rows = await this.clickhouse.query<{ total: number; days: number; first: string; last: string }>(
-      `SELECT sum(segments) AS total, uniqExact(day) AS days,
-              toString(min(first_served)) AS first, toString(max(last_served)) AS last
-       FROM ${table} WHERE ${where(scope)} GROUP BY video_id`,
+  /**
+   * Distinct videos served per height over the scope's days: whole months from the monthly rollup,
+   * the days at the range's ends from `segment_daily` (at most two partial months).
+   */
+  private async distinctVideosByHeight(scope: RollupScope): Promise<Map<number, number>> {
+    const { months, days } = splitIntoMonths(scope.from, scope.to);
+    const parts: string[] = [];
+    const tenancy = where({ orgId: scope.orgId, envId: scope.envId });
+    if (months) parts.push(`SELECT rendition_height, video_id FROM ${SEGMENT_VIDEO_MONTHLY_TABLE} WHERE ${where({ ...scope, ...months }, 'month')}`);
+    if (days.length > 0) {
+      const ranges = days.map((d) => `(day >= ${date(d.from)} AND day <= ${date(d.to)})`).join(' OR ');
+      parts.push(`SELECT rendition_height, video_id FROM ${SEGMENT_DAILY_TABLE} WHERE ${tenancy} AND (${ranges})`);
+    }
+    const rows = await this.clickhouse.query<{ height: number; videos: number }>(
+      `SELECT rendition_height AS height, uniqExact(video_id) AS videos FROM (${parts.join(' UNION ALL ')}) GROUP BY rendition_height`,
     );
-    const row = rows[0];
-    return row && { segments: Number(row.total), days: Number(row.days), firstServed: row.first, lastServed: row.last };
+    return new Map(rows.map((r) => [Number(r.height), Number(r.videos)]));
   }
 
-  /** All-time segments per video of one organization (the `served` estimate). */
+  /**
+   * One video over the scope: its segments per rendition height (tallest first) and its totals
+   * (undefined when it was never served there), from one query. Each key of the video's rollup is
+   * one (day, height): a height's days are its keys, and the video's days the union of theirs.
+   */
+  async videoSegments(scope: RollupScope & { videoId: string }): Promise<{ heights: HeightSegments[]; totals?: VideoSegments }> {
+    const rows = await this.clickhouse.query<HeightRow & { day_list: string[] }>(
+      `SELECT rendition_height AS height, sum(seg) AS total, count() AS days, groupArray(toString(day)) AS day_list,
+              toString(min(first_at)) AS first, toString(max(last_at)) AS last
+       FROM (${videoDaily(scope)}) GROUP BY rendition_height ORDER BY rendition_height DESC`,
+    );
+    const heights = rows.map((r) => heightSegments(r, 1));
+    if (heights.length === 0) return { heights };
+    const totals: VideoSegments = {
+      segments: heights.reduce((sum, h) => sum + h.segments, 0),
+      days: new Set(rows.flatMap((r) => r.day_list)).size,
+      // `YYYY-MM-DD hh:mm:ss` text orders as time does.
+      firstServed: heights.map((h) => h.firstServed).reduce((a, b) => (b < a ? b : a)),
+      lastServed: heights.map((h) => h.lastServed).reduce((a, b) => (b > a ? b : a)),
+    };
+    return { heights, totals };
+  }
+
+  /** All-time segments per video of one organization (the `served` estimate), from the monthly rollup. */
   async segmentsByVideo(orgId: string, videoIds: string[]): Promise<Map<string, number>> {
     if (videoIds.length === 0) return new Map();
+    const latest = latestRows(
+      SEGMENT_VIDEO_MONTHLY_TABLE,
+      ['org_id', 'month', 'env_id', 'rendition_height', 'video_id'],
+      {},
+      `org_id = ${clickHouseString(orgId)} AND video_id IN (${videoIds.map(clickHouseString).join(', ')})`,
+    );
     const rows = await this.clickhouse.query<{ video_id: string; total: number }>(
-      `SELECT video_id, sum(segments) AS total FROM ${table}
-       WHERE org_id = ${clickHouseString(orgId)} AND video_id IN (${videoIds.map(clickHouseString).join(', ')})
-       GROUP BY video_id`,
+      `SELECT video_id, sum(seg) AS total FROM (${latest}) GROUP BY video_id`,
     );
     return new Map(rows.map((r) => [r.video_id, Number(r.total)]));
   }

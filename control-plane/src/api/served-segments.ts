@@ -1,5 +1,5 @@
-// Segments served per video, read from the analytics rollup (`segment_daily`, the same rows the
-// analytics endpoints read): the input of the `served` estimate in video lists and details, so
+// Segments served per video, read from the analytics rollup (`segment_video_monthly`, derived like the
+// tables the analytics endpoints read): the input of the `served` estimate in video lists and details, so
 // `served` and the analytics agree (estimated views = segments ÷ (duration ÷ 6), format.ts).
 import type { ClickHouseHttp } from '@kino/infra';
 import { AnalyticsStore } from './analytics-store.ts';

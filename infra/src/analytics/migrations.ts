@@ -2,7 +2,15 @@
 // table. Every statement runs on chDB 26 and on ClickHouse 18.16 alike, and is idempotent
 // (IF NOT EXISTS): two processes that start together (delivery and the API) may both migrate.
 import type { ClickHouseHttp } from '../clickhouse.ts';
-import { SEGMENT_DAILY_TABLE, SEGMENT_ROLLUP_MARKS_TABLE, SEGMENT_ROLLUP_PROGRESS_TABLE } from './rollups.ts';
+import {
+  SEGMENT_DAILY_TABLE,
+  SEGMENT_ENV_DAILY_TABLE,
+  SEGMENT_HEIGHT_DAILY_TABLE,
+  SEGMENT_ROLLUP_MARKS_TABLE,
+  SEGMENT_ROLLUP_PROGRESS_TABLE,
+  SEGMENT_VIDEO_DAILY_TABLE,
+  SEGMENT_VIDEO_MONTHLY_TABLE,
+} from './rollups.ts';
 
 export interface ClickHouseMigration {
   version: number;
@@ -71,6 +79,69 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       ) ENGINE = ReplacingMergeTree(watermark)
       ORDER BY id`,
       // Rows logged before this migration: mark their days so the first refresh rolls them up.
+      `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
+       SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE}`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'segment_rollups_by_grain',
+    statements: [
+      // Coarser rollups derived from `segment_daily` (rollups.ts): each endpoint reads the smallest
+      // one that answers it. Version column `segments` everywhere, as in `segment_daily`. Partitioned
+      // by year: a query over a year opens one or two partitions' parts, not twelve.
+      // One video's days, ordered by video: the per-video endpoint reads a few granules.
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_VIDEO_DAILY_TABLE} (
+        org_id String,
+        video_id String,
+        day Date,
+        env_id String,
+        rendition_height UInt16,
+        segments UInt64,
+        first_served DateTime('UTC'),
+        last_served DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(segments)
+      PARTITION BY toYear(day)
+      ORDER BY (org_id, video_id, day, rendition_height)`,
+      // Per (day, environment, height): usage, daily's HD/SD/LD split, the distribution's counts.
+      // `videos`: distinct videos served that day in that environment at that height.
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_HEIGHT_DAILY_TABLE} (
+        org_id String,
+        day Date,
+        env_id String,
+        rendition_height UInt16,
+        segments UInt64,
+        videos UInt64,
+        first_served DateTime('UTC'),
+        last_served DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(segments)
+      PARTITION BY toYear(day)
+      ORDER BY (org_id, day, env_id, rendition_height)`,
+      // Per (day, environment): distinct videos served that day (daily's uniqueVideosServed).
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_ENV_DAILY_TABLE} (
+        org_id String,
+        day Date,
+        env_id String,
+        segments UInt64,
+        videos UInt64,
+        first_served DateTime('UTC'),
+        last_served DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(segments)
+      PARTITION BY toYear(day)
+      ORDER BY (org_id, day, env_id)`,
+      // Per (month, environment, height, video): distinct videos over whole months (the
+      // distribution) and all-time segments per video (`served`) in 12 rows a year per video and height.
+      `CREATE TABLE IF NOT EXISTS ${SEGMENT_VIDEO_MONTHLY_TABLE} (
+        org_id String,
+        month Date,
+        env_id String,
+        rendition_height UInt16,
+        video_id String,
+        segments UInt64
+      ) ENGINE = ReplacingMergeTree(segments)
+      PARTITION BY toYear(month)
+      ORDER BY (org_id, month, env_id, rendition_height, video_id)`,
+      // Days rolled up before this migration: mark them again so the refresher fills the new tables.
       `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
        SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE}`,
     ],

@@ -288,10 +288,9 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       if (!video || video.org_id !== access.orgId) throw new NotFoundError('video_not_found', `Video ${publicID} does not exist.`);
       assertEnvironmentReach(access, video.env_id);
       const scope = { orgId: access.orgId, videoId: video.id, from: start && day(start), to: end && day(end) };
-      const [renditions, heights, totals] = await Promise.all([
+      const [renditions, { heights, totals }] = await Promise.all([
         listRenditions(deps.db, video.id),
-        read(request, () => store().segmentsByHeight(scope)),
-        read(request, () => store().videoTotals(scope)),
+        read(request, () => store().videoSegments(scope)),
       ]);
       const naming = { vidId: video.id, vidPublicId: video.id, vidName: video.name, vidNameValid: true };
       // Most segments wins; on a tie the taller height (heights come tallest first).
