@@ -13,6 +13,9 @@ import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
 let inserted: Record<string, unknown>[] = [];
 let marks: string[] = [];
 let failing = false;
+/** Inserts wait for this before answering (a slow ClickHouse); `onInsert` hears each one arrive. */
+let insertGate: Promise<void> = Promise.resolve();
+let onInsert = () => {};
 let server: Server;
 let url: string;
 const dir = mkdtempSync(join(tmpdir(), 'kino-spool-'));
@@ -22,7 +25,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const query = new URL(req.url!, 'http://x').searchParams.get('query') ?? '';
       const body = Buffer.concat(chunks).toString();
       if (failing) {
@@ -31,6 +34,8 @@ beforeAll(async () => {
         return;
       }
       if (query.startsWith('INSERT INTO segment_deliveries')) {
+        onInsert();
+        await insertGate;
         inserted.push(...body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
       }
       if (body.includes('INSERT INTO segment_rollup_marks') && body.includes('arrayJoin')) marks.push(body);
@@ -110,4 +115,25 @@ test('a batch with a torn tail ships its complete rows and marks the days they h
   assert.equal(marks.length, 1);
   assert.match(marks[0]!, /\('org_1', '2026-03-01'\), \('org_2', '2026-03-02'\)\]/);
   await log.close();
+});
+
+test('a clean stop while a ship is under way ships the rows recorded since, too', async () => {
+  inserted = [];
+  let open!: () => void;
+  insertGate = new Promise((resolve) => (open = resolve));
+  const spool = join(dir, 'e');
+  mkdirSync(spool, { recursive: true });
+  // A batch a previous process left: the new process starts shipping it at once, and the insert hangs.
+  writeFileSync(join(spool, 'batch-1-1-000000.ndjson'), `${JSON.stringify({ row_id: 'old-0', served_at: '2026-11-23 00:00:00', org_id: 'org_1', env_id: 'env_1', video_id: 'vid_1', rendition_height: 360, segment_index: 0, bytes: 1, access: 'public', node_id: 'n0' })}\n`);
+  const arrived = new Promise<void>((resolve) => (onInsert = resolve));
+  const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 60_000, logger });
+  await arrived; // that ship has listed the spool and is inserting the old batch
+  onInsert = () => {};
+  for (let i = 0; i < 3; i++) log.record(delivery(i));
+  const closing = log.close(10_000);
+  open();
+  await closing;
+  insertGate = Promise.resolve();
+  assert.deepEqual(inserted.map((r) => r.row_id === 'old-0' ? 'old' : r.segment_index), ['old', 0, 1, 2]);
+  assert.deepEqual(readdirSync(spool), [], 'nothing left behind after a clean stop');
 });

@@ -86,6 +86,7 @@ export class SegmentLog {
   private dirty = false;
   private syncing: Promise<void> = Promise.resolve();
   private shipping?: Promise<void>;
+  private nextShipping?: Promise<void>;
   private migrated = false;
   private failures = 0;
   private retryAt = 0;
@@ -225,8 +226,23 @@ export class SegmentLog {
       .catch((error: unknown) => this.options.logger.error({ err: error, file: sealed.path }, 'sealing a segment spool file failed'));
   }
 
+  /**
+   * Ships every sealed batch. A pass already under way may have listed the spool before the
+   * caller's batch was sealed (a clean stop right after a slow startup ship left its last batch
+   * behind that way), so a caller arriving mid-pass gets one more pass after it; callers arriving
+   * meanwhile share that queued pass.
+   */
   private shipAll(): Promise<void> {
-    this.shipping ??= this.shipBatches().finally(() => (this.shipping = undefined));
+    if (this.shipping) {
+      this.nextShipping ??= this.shipping
+        .catch(() => undefined)
+        .then(() => {
+          this.nextShipping = undefined;
+          return this.shipAll();
+        });
+      return this.nextShipping;
+    }
+    this.shipping = this.shipBatches().finally(() => (this.shipping = undefined));
     return this.shipping;
   }
 

@@ -94,13 +94,21 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     const days = await stack.clickhouse.query<{ d: string }>(`SELECT DISTINCT toString(toDate(served_at)) AS d FROM segment_deliveries`);
     assert.equal(days.length, 1, 'every segment was served on one UTC day');
     day = days[0]!.d;
-    // The rollup refresher in the API picks the rows up (within 60 s).
+    // The rollup refresher in the API picks the rows up: within 60 s is the product's goal, which
+    // bench/analytics measures; the test waits for the condition, with room for a loaded machine.
     await waitFor(
       'the rollup to count every segment',
-      async () => (await ok(`/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage[0].segmentsServed >= 14,
-      { timeoutMs: 60_000, intervalMs: 500 },
+      async () => {
+        const counted = (await ok(`/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage[0].segmentsServed;
+        if (counted >= 14) return true;
+        // What a timeout then says: whether the rows or the rollup fell short.
+        const [raw] = await stack.clickhouse.query<{ n: number }>(`SELECT count() AS n FROM segment_deliveries FINAL`);
+        const [marks] = await stack.clickhouse.query<{ n: number }>(`SELECT count() AS n FROM segment_rollup_marks`);
+        throw new Error(`the rollup counts ${counted}; raw rows ${raw?.n}; marks ${marks?.n}; spool ${readdirSync(stack.spoolDir).join(', ')}`);
+      },
+      { timeoutMs: 180_000, intervalMs: 500 },
     );
-  }, 240_000);
+  }, 360_000);
 
   afterAll(async () => {
     await stack?.stop();

@@ -113,8 +113,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
         .select(['id', 'video_id', 'job'])
         .where('lease_id', 'is', null)
         .orderBy('video_since')
-        .orderBy('enqueued_at')
-        .orderBy('id')
+        .orderBy('seq')
         .execute();
       if (waiting.length === 0) return 0;
       // Locked as acquireNodeSlot locks them, so a grant never overbooks a node.

@@ -37,6 +37,8 @@ export interface EncodeQueueTable {
   /** When the video came (its row's creation): older videos are served first among equals. */
   video_since: Date;
   enqueued_at: Generated<Date>;
+  /** Arrival order (an identity column): the queue's order among entries of one video. */
+  seq: Generated<string>;
   /** Refreshed by the waiter; a row not touched for a while belongs to a dead waiter. */
   touched_at: Generated<Date>;
   lease_id: string | null;
