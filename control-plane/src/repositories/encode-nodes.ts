@@ -143,9 +143,9 @@ export interface SelectionOptions {
   excludeNodeIds?: string[];
 }
 
-/** Live nodes with their used slots, least loaded first; a node an operator drained is not live. */
-export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
-  let query = db
+/** Every node's row with `used`, the slots its leases hold. */
+function nodesWithUsedSlots(db: Db) {
+  return db
     .selectFrom('encode_nodes as n')
     .selectAll('n')
     .select((eb) =>
@@ -154,7 +154,12 @@ export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds
         .select(sql<number>`count(*)::int`.as('used'))
         .whereRef('l.node_id', '=', 'n.id')
         .as('used'),
-    )
+    );
+}
+
+/** Live nodes with their used slots, least loaded first; a node an operator drained is not live. */
+export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
+  let query = nodesWithUsedSlots(db)
     .where('n.state', '=', 'active')
     .where('n.drain_requested_at', 'is', null)
     .where('n.last_heartbeat_at', '>', ago(heartbeatTimeoutMs));
@@ -177,18 +182,7 @@ export async function listEncodeNodes(db: Db): Promise<EncodeNode[]> {
 
 /** Every node the registry has seen with its slots in use, newest first (the operators' list). */
 export async function listEncodeNodesWithLoad(db: Db): Promise<LiveNode[]> {
-  const rows = await db
-    .selectFrom('encode_nodes as n')
-    .selectAll('n')
-    .select((eb) =>
-      eb
-        .selectFrom('node_leases as l')
-        .select(sql<number>`count(*)::int`.as('used'))
-        .whereRef('l.node_id', '=', 'n.id')
-        .as('used'),
-    )
-    .orderBy('n.registered_at', 'desc')
-    .execute();
+  const rows = await nodesWithUsedSlots(db).orderBy('n.registered_at', 'desc').execute();
   return rows.map((row) => ({ ...row, used: Number(row.used ?? 0) }));
 }
 

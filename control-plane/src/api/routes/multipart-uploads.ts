@@ -19,27 +19,24 @@ import {
   type MultipartUpload,
 } from '../../repositories/multipart-uploads.ts';
 import { accessOf } from '../plugins/access.ts';
+import { uploadFileFields } from './uploads.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import { EnvParams, Envelope, errorResponses, Id, StringEnum, Text } from '../schemas/common.ts';
+import { EnvParams, Envelope, errorResponses, Id } from '../schemas/common.ts';
 import {
   DEFAULT_UPLOAD_CONTENT_TYPE,
   expectedPartSize,
   MAX_PART_BYTES,
   MAX_PART_URLS_PER_CALL,
   MAX_PARTS,
-  MAX_UPLOAD_BYTES,
   MIN_PART_BYTES,
   MULTIPART_UPLOAD_TTL_SECONDS,
   partLayout,
   storageFileName,
-  UPLOAD_CONTENT_TYPES,
   UPLOAD_URL_TTL_SECONDS,
 } from '../video-parameters.ts';
 
 const CreateBody = Type.Object({
-  filename: Text({ minLength: 1, maxLength: 255, description: 'Original file name.' }),
-  fileSize: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: 'Bytes; at most 5 GB.' }),
-  contentType: Type.Optional(StringEnum(UPLOAD_CONTENT_TYPES, { default: DEFAULT_UPLOAD_CONTENT_TYPE })),
+  ...uploadFileFields,
   partSize: Type.Optional(
     Type.Integer({
       minimum: MIN_PART_BYTES,

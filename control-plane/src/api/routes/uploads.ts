@@ -19,11 +19,14 @@ import {
   UPLOAD_URL_TTL_SECONDS,
 } from '../video-parameters.ts';
 
-const UploadUrlBody = Type.Object({
+/** The file an upload is for: the fields of an upload URL request, and of a multipart upload's start. */
+export const uploadFileFields = {
   filename: Text({ minLength: 1, maxLength: 255, description: 'Original file name.' }),
   fileSize: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: 'Bytes; at most 5 GB.' }),
   contentType: Type.Optional(StringEnum(UPLOAD_CONTENT_TYPES, { default: DEFAULT_UPLOAD_CONTENT_TYPE })),
-});
+};
+
+const UploadUrlBody = Type.Object(uploadFileFields);
 
 const UploadTicket = Type.Object({
   signedURL: Type.String({ description: 'PUT the file here with the same Content-Type; valid 1 hour.' }),
