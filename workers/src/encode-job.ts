@@ -7,13 +7,12 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output, SegmentDone } from '@kino/proto';
-import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, pixelFormatOfX264, workContentTypes } from '@kino/proto/contract';
+import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, measureBandwidth, pixelFormatOfX264, workContentTypes } from '@kino/proto/contract';
 import {
   FfmpegAbortedError,
   audioTrackArgs,
   hlsEncodeArgs,
   hlsLadderArgs,
-  measureBandwidth,
   parseInitSegment,
   parseMediaPlaylist,
   probeMedia,
@@ -275,14 +274,12 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
       const playlist = playlists[k]!;
       const sizes = new Map<string, number>();
       for (const name of filesByOutput[k]!) sizes.set(name, (await stat(join(outDir, name))).size);
-      const segments: Required<SegmentDone>[] = playlist.segments.map((s) => ({
+      const segments = playlist.segments.map((s) => ({
         name: s.uri,
         durationSeconds: s.durationSeconds,
         sizeBytes: sizes.get(output.prefix + s.uri) ?? 0,
       }));
-      const bandwidth = measureBandwidth(
-        playlist.segments.map((s) => ({ sizeBytes: sizes.get(output.prefix + s.uri) ?? 0, durationSeconds: s.durationSeconds })),
-      );
+      const bandwidth = measureBandwidth(segments);
       const init = parseInitSegment(await readFile(join(outDir, output.prefix + hlsInitName)));
       // ffmpeg's progress counts the frames of its first video output; a rendition at another
       // frame rate (none today: one ladder, one frame rate) is counted from its duration.

@@ -115,3 +115,9 @@ export class ServiceUnavailableError extends ApiError {
 
 /** The generic code of a validation error that names no specific condition. */
 export const INVALID_REQUEST = 'invalid_request';
+
+/** A storage call that failed: logged, and answered 503 (nothing was changed; the client tries again). */
+export function storageUnavailable(error: unknown, log: { error: (o: object, m: string) => void }, doing: string): never {
+  log.error({ err: error }, `${doing} failed`);
+  throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+}

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern } from './hls.ts';
+import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, measureBandwidth } from './hls.ts';
 import { objectKeys } from './storage-layout.ts';
 
 test('content types of HLS files', () => {
@@ -25,4 +25,16 @@ test('the bucket layout', () => {
   assert.equal(objectKeys.renditionInit('vid_1', 720), 'videos/vid_1/hls/720p/init.mp4');
   assert.equal(objectKeys.segment('vid_1', 720, 3), 'videos/vid_1/hls/720p/seg-00003.m4s');
   assert.equal(objectKeys.thumbnail('vid_1', 'default.jpg'), 'videos/vid_1/thumbs/default.jpg');
+});
+
+test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over all time', () => {
+  const measured = measureBandwidth([
+    { sizeBytes: 600_000, durationSeconds: 6 }, // 800 kbit/s
+    { sizeBytes: 750_000, durationSeconds: 6 }, // 1000 kbit/s
+    { sizeBytes: 100_000, durationSeconds: 1 }, // 800 kbit/s
+  ]);
+  assert.equal(measured.peakBitsPerSecond, 1_000_000);
+  assert.equal(measured.averageBitsPerSecond, Math.ceil((1_450_000 * 8) / 13));
+  assert.equal(measured.durationSeconds, 13);
+  assert.deepEqual(measureBandwidth([]), { peakBitsPerSecond: 0, averageBitsPerSecond: 0, durationSeconds: 0 });
 });

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { hlsOutputFileNames, measureBandwidth, parseMediaPlaylist } from './hls.ts';
+import { hlsOutputFileNames, parseMediaPlaylist } from './hls.ts';
 
 const playlist = `#EXTM3U
 #EXT-X-VERSION:7
@@ -28,18 +28,6 @@ test('reads the segments of a rendition playlist', () => {
     { uri: 'seg-00001.m4s', durationSeconds: 6 },
     { uri: 'seg-00002.m4s', durationSeconds: 1 },
   ]);
-});
-
-test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over all time', () => {
-  const measured = measureBandwidth([
-    { sizeBytes: 600_000, durationSeconds: 6 }, // 800 kbit/s
-    { sizeBytes: 750_000, durationSeconds: 6 }, // 1000 kbit/s
-    { sizeBytes: 100_000, durationSeconds: 1 }, // 800 kbit/s
-  ]);
-  assert.equal(measured.peakBitsPerSecond, 1_000_000);
-  assert.equal(measured.averageBitsPerSecond, Math.ceil((1_450_000 * 8) / 13));
-  assert.equal(measured.durationSeconds, 13);
-  assert.deepEqual(measureBandwidth([]), { peakBitsPerSecond: 0, averageBitsPerSecond: 0, durationSeconds: 0 });
 });
 
 test('names every file an encode can write: one segment per started 6 s, plus a spare', () => {

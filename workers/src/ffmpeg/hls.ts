@@ -30,9 +30,6 @@ export function parseMediaPlaylist(text: string): MediaPlaylist {
   return playlist;
 }
 
-// Measuring segments for the master playlist is shared with the orchestrator (chunked encodes).
-export { measureBandwidth, type Bandwidth } from '@kino/proto/contract';
-
 /**
  * The file names an encode of `durationSeconds` can produce: the playlist, the init segment and
  * one segment per started `segmentSeconds`, plus one spare (audio can run a little past the video).

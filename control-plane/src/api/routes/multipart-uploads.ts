@@ -20,7 +20,7 @@ import {
 } from '../../repositories/multipart-uploads.ts';
 import { accessOf } from '../plugins/access.ts';
 import { uploadFileFields } from './uploads.ts';
-import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
 import { EnvParams, Envelope, errorResponses, Id } from '../schemas/common.ts';
 import {
   DEFAULT_UPLOAD_CONTENT_TYPE,
@@ -89,11 +89,6 @@ const AbortedSchema = Type.Object({ uploadId: Type.String(), status: Type.Litera
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** Storage failed us: the client may try again shortly (a 503, which the SDK retries). */
-function storageUnavailable(error: unknown, log: { error: (o: object, m: string) => void }, doing: string): never {
-  log.error({ err: error }, `${doing} failed`);
-  throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
-}
-
 export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   const now = deps.now ?? (() => new Date());
   const base = '/:orgID/environments/:envID/uploads/multipart';

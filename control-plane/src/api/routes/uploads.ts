@@ -9,7 +9,7 @@ import { objectKeys } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
 import { createUpload } from '../../repositories/uploads.ts';
 import { accessOf } from '../plugins/access.ts';
-import { ServiceUnavailableError } from '../errors.ts';
+import { storageUnavailable } from '../errors.ts';
 import { EnvParams, Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
 import {
   DEFAULT_UPLOAD_CONTENT_TYPE,
@@ -65,8 +65,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       try {
         signedURL = await deps.storage.presignPut(bucketPath, UPLOAD_URL_TTL_SECONDS, contentType);
       } catch (error) {
-        request.log.error({ err: error }, 'presigning an upload failed');
-        throw new ServiceUnavailableError('Storage is unavailable; request an upload URL again shortly.');
+        storageUnavailable(error, request.log, 'presigning an upload');
       }
       await createUpload(deps.db, {
         id: uploadId,

@@ -38,6 +38,7 @@ import {
   ConflictError,
   NotFoundError,
   ServiceUnavailableError,
+  storageUnavailable,
   UnprocessableEntityError,
   ValidationError,
 } from '../errors.ts';
@@ -164,8 +165,7 @@ async function assertKnownContainer(deps: ApiDeps, request: FastifyRequest, stor
   try {
     head = await deps.storage.getFirstBytes(storagePath, CONTAINER_SNIFF_BYTES);
   } catch (error) {
-    request.log.error({ err: error }, 'storage range GET failed');
-    throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+    storageUnavailable(error, request.log, 'storage range GET');
   }
   if (head && sniffContainer(head)) return;
   throw new UnprocessableEntityError(
