@@ -136,3 +136,59 @@ test('kill -9 a node with chunks in flight: only those chunks are encoded twice,
   assert.ok([...starts.values()].every((count) => count <= 2));
   assert.equal(starts.size, 4, 'the audio track and 3 chunks');
 });
+
+/** The chunk encodes (by record name) a run of the video's workflow scheduled, and those it completed, from its history. */
+async function chunkEncodes(videoId: string, runId: string): Promise<{ scheduled: string[]; completed: string[] }> {
+  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`, runId).fetchHistory();
+  const scheduled = new Map<string, string>();
+  const completed: string[] = [];
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes?.activityType?.name === 'encodeChunk') {
+      const input = JSON.parse(Buffer.from(attributes.input!.payloads![0]!.data!).toString('utf8')) as { recordName: string };
+      scheduled.set(String(event.eventId), input.recordName);
+    }
+    const done = event.activityTaskCompletedEventAttributes;
+    const recordName = done && scheduled.get(String(done.scheduledEventId));
+    if (recordName) completed.push(recordName);
+  }
+  return { scheduled: [...scheduled.values()].sort(), completed: completed.sort() };
+}
+
+test('retried after `failed` with unchanged parameters: the chunks finished before the failure are not encoded again', async () => {
+  // One node with one slot: the chunks run one after another, so a source gone after the first
+  // finished chunk fails a later one for sure.
+  await Promise.all(Object.values(nodes).map((node) => node.process.kill9()));
+  for (const name of Object.keys(nodes)) delete nodes[name];
+  nodes.c = await farm.startNode('c', { threads: 1 });
+
+  const body = await readFile(clipPath);
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: body.length, contentType: 'video/mp4' });
+  await farm.kino.uploads.putFile(ticket, body, 'video/mp4');
+  const { videoID: videoId } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+    storagePath: ticket.bucketPath,
+    videoQuality: 'standard',
+    allowPublicAccess: true,
+    videoName: 'clip.mp4',
+    compressionRatio: 'veryslow',
+  });
+  const workflow = farm.temporal.workflow.getHandle(`video:${videoId}`);
+  const firstRun = (await workflow.describe()).runId;
+  await waitFor('a first chunk encoded', async () => (await chunkEncodes(videoId, firstRun)).completed.length > 0 || undefined, { timeoutMs: 180_000, intervalMs: 200 });
+  // The uploaded file vanishes mid-video: the next chunk cannot read it, and the video fails.
+  await farm.storage.delete(ticket.bucketPath);
+  await farm.waitForStatus(videoId, 'failed', 180_000);
+  const first = await chunkEncodes(videoId, firstRun);
+  const allChunks = ['0-0', '0-1', '0-2'];
+  assert.ok(first.completed.length > 0 && first.completed.length < allChunks.length, `some chunks finished before the failure, not all (${first.completed.join(', ')})`);
+
+  // The same file again at the same path, and a retry: only the chunks not finished are encoded.
+  await farm.storage.put(ticket.bucketPath, body, 'video/mp4');
+  await farm.kino.videos.retry(farm.orgId, videoId);
+  await farm.waitForStatus(videoId, 'ready', 300_000);
+  const secondRun = (await workflow.describe()).runId;
+  assert.notEqual(secondRun, firstRun);
+  const second = await chunkEncodes(videoId, secondRun);
+  assert.deepEqual(second.scheduled, allChunks.filter((name) => !first.completed.includes(name)), 'the retry encodes only the chunks the failed run did not finish');
+  await assertPlaysLikeAWholeFileEncode(videoId);
+});
