@@ -192,3 +192,68 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
   assert.deepEqual(second.scheduled, allChunks.filter((name) => !first.completed.includes(name)), 'the retry encodes only the chunks the failed run did not finish');
   await assertPlaysLikeAWholeFileEncode(videoId);
 });
+
+/** One stream's field (e.g. codec_name, pix_fmt) as ffprobe reads the joined segments of a playlist. */
+async function streamField(playlist: string, stream: 'v:0' | 'a:0', field: string): Promise<string> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', `stream=${field}`, '-of', 'json', playlist]);
+  return String((JSON.parse(stdout) as { streams: Record<string, unknown>[] }).streams[0]![field]);
+}
+
+/** The distinct HRD `cbr_flag` values the video stream's sequence headers carry, at every join (1: CBR). */
+async function cbrFlags(playlist: string): Promise<number> {
+  const { stderr } = await run('ffmpeg', ['-hide_banner', '-i', playlist, '-map', '0:v:0', '-c', 'copy', '-bsf:v', 'trace_headers', '-f', 'null', '-'], { maxBuffer: 256 * 1024 * 1024 });
+  const flags = new Set([...stderr.matchAll(/cbr_flag\[0\]\s+\S+ = (\d)/g)].map((m) => Number(m[1])));
+  assert.equal(flags.size, 1, `one cbr_flag throughout (${[...flags].join(', ') || 'none'})`);
+  return [...flags][0]!;
+}
+
+/** The video stream's mean bitrate in kbps over a playlist's joined segments, from its packet sizes. */
+async function videoKbps(playlist: string, seconds: number): Promise<number> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=size', '-of', 'csv=p=0', playlist], { maxBuffer: 64 * 1024 * 1024 });
+  const bytes = stdout.split('\n').filter(Boolean).reduce((sum, size) => sum + Number(size), 0);
+  return (bytes * 8) / seconds / 1000;
+}
+
+test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15 fps, and CBR in 4:2:2 with AC-3', async () => {
+  nodes.d = await farm.startNode('d');
+  const body = await readFile(clipPath);
+  const [twoPass, cbr] = await Promise.all([
+    farm.submitVideo(body, { quality: 'standard', twoPassVBREncoding: true, audioCodec: 'mp3', maxFrameRate: 15 }),
+    farm.submitVideo(body, { quality: 'standard', rateControlMode: 'constantBitrate', pixelFormat: 'yuv422p', audioCodec: 'ac3' }),
+  ]);
+  const cases = [
+    { videoId: twoPass, fps: 15, audio: 'mp3', samplesPerFrame: 1152, pixelFormat: 'yuv420p' },
+    { videoId: cbr, fps: 30, audio: 'ac3', samplesPerFrame: 1536, pixelFormat: 'yuv422p' },
+  ];
+  for (const { videoId, fps, audio, samplesPerFrame, pixelFormat } of cases) {
+    await farm.waitForStatus(videoId, 'ready', 300_000);
+    const details = await farm.kino.videos.get(farm.orgId, videoId);
+    const dir = join(workDir, videoId);
+    await farm.downloadVideo(videoId, dir);
+    for (const encoding of details.encodings) {
+      const playlistPath = join(dir, 'hls', encoding.key, 'playlist.m3u8');
+      const what = `${videoId} ${encoding.key}`;
+      assert.equal(await countDecodedFrames(playlistPath), 20 * fps, `${what} decodes every frame at ${fps} fps`);
+      const playlist = await readFile(playlistPath, 'utf8');
+      assert.doesNotMatch(playlist, /DISCONTINUITY/);
+      assert.deepEqual([...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1])), [6, 6, 6, 2], `${what}: 6 s segments`);
+      assertRunsOn(await packetTimes(playlistPath, 'v:0'), 1 / fps, `${what} video`);
+      assertRunsOn(await packetTimes(playlistPath, 'a:0'), samplesPerFrame / 48_000, `${what} audio`);
+      assert.equal(await streamField(playlistPath, 'a:0', 'codec_name'), audio);
+      assert.equal(await streamField(playlistPath, 'v:0', 'pix_fmt'), pixelFormat);
+      if (videoId === cbr) {
+        assert.equal(await cbrFlags(playlistPath), 1, `${what}: every chunk signals constant bitrate (HRD cbr_flag)`);
+        const kbps = await videoKbps(playlistPath, 20);
+        assert.ok(Math.abs(kbps / encoding.videoStreamBitrate - 1) <= 0.1, `${what}: CBR video at ${kbps.toFixed(0)} kbps against a ${encoding.videoStreamBitrate} kbps target`);
+      }
+    }
+  }
+  // Two-pass: every chunk ran both passes for every rendition.
+  const history = await farm.temporal.workflow.getHandle(`video:${twoPass}`).fetchHistory();
+  const chunkInputs = (history.events ?? [])
+    .map((event) => event.activityTaskScheduledEventAttributes)
+    .filter((attributes) => attributes?.activityType?.name === 'encodeChunk')
+    .map((attributes) => JSON.parse(Buffer.from(attributes!.input!.payloads![0]!.data!).toString('utf8')) as { renditions: { twoPass: boolean }[] });
+  assert.equal(chunkInputs.length, 3);
+  assert.ok(chunkInputs.every((input) => input.renditions.length === 2 && input.renditions.every((rendition) => rendition.twoPass)));
+});

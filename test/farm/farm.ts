@@ -59,6 +59,11 @@ export interface VideoOptions {
   compressionRatio?: string;
   maxFrameRate?: number;
   maxEdgeLength?: number;
+  /** The process request's other options, passed as they are. */
+  pixelFormat?: string;
+  rateControlMode?: 'constantBitrate' | 'variableBitrate';
+  twoPassVBREncoding?: boolean;
+  audioCodec?: string;
 }
 
 export interface Farm {
@@ -143,7 +148,7 @@ export async function startFarm({
       return { ...node, name };
     },
 
-    async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4' } = {}) {
+    async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4', ...options } = {}) {
       // The ticket is asked for at least 1 byte (the API's floor); an empty upload is a PUT of nothing to it.
       const ticket = await kino.uploads.createUrl(orgId, envId, { filename, fileSize: Math.max(1, body.length), contentType: 'video/mp4' });
       await kino.uploads.putFile(ticket, body, 'video/mp4');
@@ -155,6 +160,7 @@ export async function startFarm({
         compressionRatio: compressionRatio as never,
         ...(maxFrameRate > 0 ? { maxFrameRate } : {}),
         ...(maxEdgeLength > 0 ? { maxEdgeLength: maxEdgeLength as never } : {}),
+        ...(options as object),
       });
       return videoID;
     },
