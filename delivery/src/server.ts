@@ -84,7 +84,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     counters.segmentBytes.inc({ family, access: delivery.access }, delivery.bytes);
   }
 
-  /** Answers the request; resolves with its route's label for the request metrics (a pattern, never the URL). */
+  /** Answers the request, setting `route.label` for the request metrics (a pattern, never the URL). */
   async function handle(req: IncomingMessage, res: ServerResponse, route: { label: string }): Promise<void> {
     const method = req.method;
     if (method === 'OPTIONS') {
