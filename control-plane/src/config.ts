@@ -1,6 +1,6 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming the variable (loadConfig).
-import { env, loadConfig, parseConfig, storageConfigShape, z } from '@kino/infra';
+import { env, loadConfig, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
@@ -53,6 +53,7 @@ export const apiConfigShape = {
    * Unset: the operators' interface is off and answers 403.
    */
   OPERATOR_TOKEN: z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional(),
+  ...metricsConfigShape,
   LOG_LEVEL: env.logLevel(),
 };
 

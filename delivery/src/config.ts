@@ -1,7 +1,7 @@
 // The delivery node's configuration (environment variables; see the brief's process contract).
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { env, kinoDir, storageConfigShape, z } from '@kino/infra';
+import { env, kinoDir, metricsConfigShape, storageConfigShape, z } from '@kino/infra';
 
 export const deliveryConfigShape = {
   DELIVERY_HOST: z.string().default('127.0.0.1'),
@@ -23,6 +23,7 @@ export const deliveryConfigShape = {
   DELIVERY_LOG_SHIP_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   /** Names this node in segment rows; defaults to host:port. */
   DELIVERY_NODE_ID: z.string().optional(),
+  ...metricsConfigShape,
   LOG_LEVEL: env.logLevel(),
 };
 export type DeliveryConfig = z.infer<z.ZodObject<typeof deliveryConfigShape>>;

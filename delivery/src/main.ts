@@ -4,8 +4,9 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/control-plane/db';
-import { ClickHouseHttp, Storage, createLogger, type Logger, type RunningProcess } from '@kino/infra';
+import { ClickHouseHttp, Storage, createLogger, createMetricsRegistry, type Logger, type RunningProcess } from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
+import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';
 import { ObjectCache } from './object-cache.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
@@ -40,6 +41,8 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     shipIntervalMs: config.DELIVERY_LOG_SHIP_INTERVAL_MS,
     logger,
   });
+  const registry = createMetricsRegistry();
+  const counters = createDeliveryMetrics(registry, { cache, segments });
   const server = createDeliveryServer({
     catalog: new VideoCatalog((videoId) => readPlayableVideo(db, videoId), config.DELIVERY_METADATA_TTL_MS),
     cache,
@@ -49,13 +52,14 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     shareLinks: new ShareLinkGate(db, config.DELIVERY_METADATA_TTL_MS),
     downloads: new Mp4Downloads(cache, storage),
     logger,
+    metrics: { counters, registry, token: config.METRICS_TOKEN },
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.DELIVERY_PORT, config.DELIVERY_HOST, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  logger.info({ url: `http://${address.address}:${address.port}`, jwks: jwksUrlOf(config).href }, 'delivery node listening');
+  logger.info({ url: `http://${address.address}:${address.port}`, jwks: jwksUrlOf(config).href }, 'delivery node listening (metrics at /metrics)');
 
   return {
     async stop() {

@@ -45,6 +45,8 @@ export class ObjectCache {
   private readonly objectsDir: string;
   private readonly tmpDir: string;
   private readonly memoryMaxObjectBytes: number;
+  /** Lookups by outcome since start (plain numbers: the hot path only increments them; metrics read them). */
+  readonly lookups = { memoryHits: 0, diskHits: 0, misses: 0 };
 
   constructor(private readonly options: ObjectCacheOptions) {
     this.objectsDir = join(options.dir, 'objects');
@@ -84,12 +86,15 @@ export class ObjectCache {
       this.index.set(key, cached);
       const data = this.memory.get(key);
       if (data) {
+        this.lookups.memoryHits++;
         this.memory.delete(key);
         this.memory.set(key, data);
         return Promise.resolve({ ...cached, data });
       }
+      this.lookups.diskHits++;
       return Promise.resolve(cached);
     }
+    this.lookups.misses++;
     let pending = this.inflight.get(key);
     if (!pending) {
       pending = this.fetch(key).finally(() => this.inflight.delete(key));

@@ -78,11 +78,21 @@ test('rows wait on disk while ClickHouse is down and are shipped by the next pro
   const first = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
   for (let i = 0; i < 3; i++) first.record(delivery(i));
   await waitFor('a sealed batch', () => readdirSync(spool).some((name) => name.startsWith('batch-')));
+  // What metrics read: the rows wait, the failures are counted, the lag grows with the oldest row's age.
+  await waitFor('a failed shipping pass', () => first.counts.shipFailures >= 1);
+  assert.equal(first.counts.spooledRows, 3);
+  assert.equal(first.counts.shippedRows, 0);
+  const waiting = await first.spoolState(Date.now() + 60_000);
+  assert.ok(waiting.files >= 1 && waiting.bytes > 0, JSON.stringify(waiting));
+  assert.ok(waiting.oldestRowAgeSeconds >= 60, JSON.stringify(waiting));
   await first.close(200);
   assert.equal(inserted.length, 0);
   failing = false;
   const second = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
   await waitFor('the spooled rows shipped', () => inserted.length === 3);
+  await waitFor('the spool empty', async () => (await second.spoolState()).files === 0);
+  assert.deepEqual(await second.spoolState(), { files: 0, bytes: 0, oldestRowAgeSeconds: 0 });
+  assert.equal(second.counts.shippedRows, 3, 'rows replayed from the previous process count as shipped');
   await second.close();
 });
 

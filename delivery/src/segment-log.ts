@@ -29,7 +29,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { fdatasync } from 'node:fs';
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,17 @@ interface SpoolFile {
   name: string;
   path: string;
   rows: number;
+  /** When its first row was written (ms); 0 while it has none. */
+  firstRowAt: number;
+}
+
+/** What waits in the spool, for metrics. */
+export interface SpoolState {
+  /** Sealed batches, plus the open file when it holds rows. */
+  files: number;
+  bytes: number;
+  /** Age of the oldest row not yet shipped; 0 when nothing waits. */
+  oldestRowAgeSeconds: number;
 }
 
 const groupCommitMs = 50;
@@ -100,8 +111,8 @@ export class SegmentLog {
   private shipTimer?: NodeJS.Timeout;
   private closed = false;
   private readonly lockPath: string;
-  /** Rows handed to ClickHouse (200) since start: for logs and tests. */
-  shippedRows = 0;
+  /** Rows since start: written to the spool, handed to ClickHouse (200), and failed shipping passes. */
+  readonly counts = { spooledRows: 0, shippedRows: 0, shipFailures: 0 };
 
   private constructor(private readonly options: SegmentLogOptions) {
     this.lockPath = join(options.dir, 'spool.lock');
@@ -140,7 +151,8 @@ export class SegmentLog {
       this.options.logger.error({ err: error, videoId: delivery.videoId }, 'segment row not written to the spool');
       return;
     }
-    this.current.rows++;
+    if (this.current.rows++ === 0) this.current.firstRowAt = Date.now();
+    this.counts.spooledRows++;
     this.dirty = true;
     if (this.current.rows >= maxRowsPerFile) this.rotate();
   }
@@ -162,6 +174,27 @@ export class SegmentLog {
     unlinkSync(this.current.path);
     await Promise.race([this.shipAll().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     if (existsSync(this.lockPath)) unlinkSync(this.lockPath);
+  }
+
+  /**
+   * What waits in the spool (read from the directory: batches a previous process left count too).
+   * A batch's age is that of its file (named by the time it was opened, at or before its first row).
+   */
+  async spoolState(now = Date.now()): Promise<SpoolState> {
+    const { dir } = this.options;
+    let files = 0;
+    let bytes = 0;
+    let oldest = this.current.rows > 0 ? this.current.firstRowAt : now;
+    for (const name of await readdir(dir)) {
+      if (!name.startsWith('batch-') && !(name.startsWith('open-') && this.current.rows > 0)) continue;
+      // A batch shipped (deleted) between the listing and here is simply no longer waiting.
+      const size = await stat(join(dir, name)).then((s) => s.size, () => undefined);
+      if (size === undefined) continue;
+      files++;
+      bytes += size;
+      if (name.startsWith('batch-')) oldest = Math.min(oldest, Number(name.slice('batch-'.length).split('-')[0]) || now);
+    }
+    return { files, bytes, oldestRowAgeSeconds: Math.max(0, (now - oldest) / 1000) };
   }
 
   private start(): void {
@@ -197,7 +230,7 @@ export class SegmentLog {
   private openSpoolFile(): SpoolFile {
     const name = `${Date.now()}-${process.pid}-${String(this.fileSeq++).padStart(6, '0')}.ndjson`;
     const path = join(this.options.dir, `open-${name}`);
-    return { fd: openSync(path, 'a'), name, path, rows: 0 };
+    return { fd: openSync(path, 'a'), name, path, rows: 0, firstRowAt: 0 };
   }
 
   private groupCommit(): void {
@@ -262,13 +295,14 @@ export class SegmentLog {
         // After the rows, before forgetting the batch: a crash in between replays both.
         await markRollupDays(clickHouse, rollupDaysOfLines(lines));
         await unlink(path);
-        this.shippedRows += lines.count;
+        this.counts.shippedRows += lines.count;
         logger.debug({ batch: name, rows: lines.count }, 'segment batch shipped');
       }
       this.failures = 0;
       this.retryAt = 0;
     } catch (error) {
       this.failures++;
+      this.counts.shipFailures++;
       // Not p-retry: this backoff only holds back the ship timer's next attempt. Rows keep arriving
       // while ClickHouse is down, and a retry loop of its own would run beside the timer and
       // beside flush() and close(), which must try at once and report the failure.

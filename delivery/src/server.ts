@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { answerClientError, type Logger } from '@kino/infra';
+import { answerClientError, serveMetrics, type Logger, type Registry } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
@@ -16,6 +16,7 @@ import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type Deliv
 import { rewritePlaylist } from './playlist.ts';
 import { rewriteStoryboardVtt } from './storyboards.ts';
 import { parseRange } from './range.ts';
+import type { DeliveryMetrics } from './metrics.ts';
 import type { SegmentDelivery } from './segment-log.ts';
 import { hlsPlayerScript, watchPage, type ShareLinkGate } from './share-links.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
@@ -30,6 +31,8 @@ export interface DeliveryDeps {
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
   logger: Logger;
+  /** The node's metrics (metrics.ts) and the registry `GET /metrics` serves, behind METRICS_TOKEN when set. */
+  metrics: { counters: DeliveryMetrics; registry: Registry; token?: string };
 }
 
 // CORS exactly as the spec's Authentication part says, on every response (preflights included),
@@ -57,8 +60,8 @@ interface Body {
   size: number;
   data?: Buffer;
   path?: string;
-  /** Set for media segments: what the segment log records when the body is sent. */
-  segment?: Omit<SegmentDelivery, 'bytes'>;
+  /** Set for media segments: what the segment log records when the body is sent, and the path family (metrics). */
+  segment?: Omit<SegmentDelivery, 'bytes'> & { family: Family };
   /** A body assembled from several objects (an MP4 download) writes its bytes [start, end] itself. */
   write?: (start: number, end: number, res: ServerResponse) => Promise<void>;
   contentDisposition?: string;
@@ -72,9 +75,20 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   // Rewritten playlists that carry no token are the same for every viewer: make them once.
   const rewritten = new Map<string, { data: Buffer; etag: string }>();
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { counters } = deps.metrics;
+
+  /** A segment served: its row in the segment log and the metrics' counters (counters only: the hot path). */
+  function recordSegment(delivery: SegmentDelivery, family: Family): void {
+    deps.segments.record(delivery);
+    counters.segmentsServed.inc({ family, access: delivery.access });
+    counters.segmentBytes.inc({ family, access: delivery.access }, delivery.bytes);
+  }
+
+  /** Answers the request, setting `route.label` for the request metrics (a pattern, never the URL). */
+  async function handle(req: IncomingMessage, res: ServerResponse, route: { label: string }): Promise<void> {
     const method = req.method;
     if (method === 'OPTIONS') {
+      route.label = 'preflight';
       res.writeHead(204, { ...corsHeaders, 'Content-Length': '0' });
       res.end();
       return;
@@ -88,8 +102,18 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const params = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
-    const route = parseDeliveryPath(path);
-    if (!route) throw new DeliveryError(404, 'not_found', `Nothing is served at ${path}.`);
+    if (path === '/metrics') {
+      route.label = 'metrics';
+      await serveMetrics(deps.metrics.registry, deps.metrics.token, req, res);
+      return;
+    }
+    const parsed = parseDeliveryPath(path);
+    if (!parsed) throw new DeliveryError(404, 'not_found', `Nothing is served at ${path}.`);
+    route.label = routeLabel(parsed);
+    await answer(req, res, parsed, params);
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, route: DeliveryRoute, params: URLSearchParams): Promise<void> {
     if (route.kind === 'health') {
       sendJson(req, res, 200, { status: 'ok' });
       return;
@@ -103,7 +127,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       const data = route.kind === 'share_page' ? watchPage(route.linkId) : await hlsPlayerScript();
       const etag = contentEtag(data);
       const contentType = route.kind === 'share_page' ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8';
-      await sendBody(deps.segments, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
+      await sendBody(recordSegment, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
       return;
     }
     const paramErrors = validatePlaybackParams(params);
@@ -134,11 +158,11 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       route.kind === 'thumbnail'
         ? await thumbnailBody(video, route, access)
         : route.resource.type === 'download'
-          ? await downloadBody(video, route.resource.quality, access)
+          ? await downloadBody(video, route.family, route.resource.quality, access)
           : route.resource.type === 'storyboard' || route.resource.type === 'storyboard_sheet'
             ? await storyboardBody(video, route.resource, access, token)
             : await playbackBody(video, route, access, token);
-    await sendBody(deps.segments, req, res, body);
+    await sendBody(recordSegment, req, res, body);
   }
 
   /** A file of a share link's video: the link is the credential (share-links.ts). */
@@ -151,7 +175,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const access = video.allowPublicAccess ? 'public' : 'private';
     const body = await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
     // Each master load is a counted view: no cache may answer one in delivery's place.
-    await sendBody(deps.segments, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
+    await sendBody(recordSegment, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
   }
 
   async function thumbnailBody(
@@ -186,7 +210,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 
   // Segments sent inside a download are logged as segment rows like any others (one per segment
   // whose first byte is sent), so analytics and `served` count a download as a view.
-  async function downloadBody(video: PlayableVideo, quality: string, access: 'public' | 'private'): Promise<Body> {
+  async function downloadBody(video: PlayableVideo, family: Family, quality: string, access: 'public' | 'private'): Promise<Body> {
     const rendition = video.renditions.get(quality);
     if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
     const layout = await deps.downloads.layout(video.id, rendition);
@@ -198,15 +222,18 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       contentDisposition: `attachment; filename="${video.id}-${quality}.mp4"`,
       write: (start, end, res) =>
         writeMp4Range(deps.downloads, layout, start, end, res, (part, bytes) =>
-          deps.segments.record({
-            orgId: video.orgId,
-            envId: video.envId,
-            videoId: video.id,
-            renditionHeight: rendition.height,
-            segmentIndex: part.segmentIndex!,
-            bytes,
-            access,
-          }),
+          recordSegment(
+            {
+              orgId: video.orgId,
+              envId: video.envId,
+              videoId: video.id,
+              renditionHeight: rendition.height,
+              segmentIndex: part.segmentIndex!,
+              bytes,
+              access,
+            },
+            family,
+          ),
         ),
     };
   }
@@ -241,6 +268,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
         renditionHeight: qualityHeight(resource.quality),
         segmentIndex: resource.index,
         access,
+        family: route.family,
       };
     }
     return body;
@@ -272,7 +300,16 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => sendError(req, res, error));
+    const started = performance.now();
+    const route = { label: 'unmatched' };
+    handle(req, res, route)
+      .catch((error: unknown) => sendError(req, res, error))
+      .finally(() => {
+        const method = req.method === 'HEAD' ? 'HEAD' : req.method === 'GET' ? 'GET' : req.method === 'OPTIONS' ? 'OPTIONS' : 'other';
+        counters.http.requests.inc({ route: route.label, method, status: res.statusCode });
+        // Media segments are the hot path: counted, not timed (docs/metrics.md).
+        if (!route.label.endsWith('/segment')) counters.http.seconds.observe({ route: route.label, method }, (performance.now() - started) / 1000);
+      });
   });
   server.keepAliveTimeout = 65_000;
   // What Node's parser refuses (headers or URL over 16 KB, malformed requests) answers in the envelope too.
@@ -319,8 +356,20 @@ function etagMatches(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
+/** The route's label in the request metrics: the path family and resource, or the kind of path. */
+function routeLabel(route: DeliveryRoute): string {
+  switch (route.kind) {
+    case 'playback':
+      return `${route.family}/${route.resource.type}`;
+    case 'share':
+      return `share/${route.resource.type}`;
+    default:
+      return route.kind;
+  }
+}
+
 /** Conditional requests, ranges, HEAD, and the segment log row, for any body. */
-async function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
+async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Family) => void, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
   const validators = { ...corsHeaders, 'Cache-Control': body.cacheControl, ETag: body.etag };
   const common: OutgoingHttpHeaders = { ...validators, 'Content-Type': body.contentType, 'Accept-Ranges': 'bytes' };
   if (body.contentDisposition) common['Content-Disposition'] = body.contentDisposition;
@@ -349,7 +398,10 @@ async function sendBody(segments: DeliveryDeps['segments'], req: IncomingMessage
     return;
   }
   // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
-  if (body.segment && start === 0) segments.record({ ...body.segment, bytes: length });
+  if (body.segment && start === 0) {
+    const { family, ...delivery } = body.segment;
+    recordSegment({ ...delivery, bytes: length }, family);
+  }
   res.writeHead(status, headers);
   if (body.write) {
     await body.write(start, end, res);

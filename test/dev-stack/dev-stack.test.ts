@@ -130,6 +130,22 @@ describe('kino dev', { timeout: 600_000 }, () => {
 
     const delivery = await fetch(`${firstRun.deliveryUrl}/health`);
     assert.equal(delivery.status, 200);
+
+    // Every process's metrics, where dev.json says (the orchestrator and nodes on ports of their own).
+    const url = (port: number) => `http://127.0.0.1:${port}/metrics`;
+    assert.deepEqual(firstRun.metricsUrls, {
+      api: url(layout.ports.api),
+      delivery: url(layout.ports.delivery),
+      orchestrator: url(layout.ports.orchestratorMetrics),
+      analytics: url(layout.ports.analytics),
+      ...Object.fromEntries(layout.ports.nodeMetrics.map((port, i) => [`node-${i + 1}`, url(port)])),
+    });
+    for (const [part, metricsUrl] of Object.entries(firstRun.metricsUrls)) {
+      const scraped = await fetch(metricsUrl);
+      assert.equal(scraped.status, 200, part);
+      assert.match(await scraped.text(), /^process_cpu_user_seconds_total /m, part);
+    }
+    assert.match(dev.output(), new RegExp(`orchestrator ${url(layout.ports.orchestratorMetrics).replaceAll('.', '\\.')}`));
   });
 
   it('stops on SIGINT with exit 0, leaving nothing running or listening', async () => {

@@ -24,6 +24,8 @@ export interface FarmNodeProcess {
   name: string;
   nodeId: string;
   address: string;
+  /** Its Prometheus metrics (`http://HOST:PORT/metrics`). */
+  metricsUrl: string;
   process: ManagedProcess;
   logFile: string;
 }
@@ -79,6 +81,10 @@ export interface Farm {
   kino: Kino;
   orgId: string;
   envId: string;
+  /** The API root (…/v1/api). */
+  apiUrl: string;
+  /** Where each process of the stack serves its metrics, by part (api, orchestrator, delivery, analytics; nodes: FarmNodeProcess). */
+  metricsUrls: Record<string, string>;
   /** With `playback`: the delivery node the API's playback URLs point at, and the analytics store. */
   deliveryUrl?: string;
   clickhouse?: ClickHouseHttp;
@@ -137,6 +143,8 @@ export async function startFarm({
     orgId,
     envId,
     api: launcher.process('api'),
+    apiUrl,
+    metricsUrls: status.devJson.metricsUrls,
     kino,
     deliveryUrl: playback ? status.devJson.deliveryUrl : undefined,
     clickhouse: playback ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,

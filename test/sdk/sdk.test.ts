@@ -67,6 +67,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       DELIVERY_URL: 'http://127.0.0.1:9',
       REGISTRY_HOST: '127.0.0.1',
       REGISTRY_PORT: String(registryPort),
+      ORCHESTRATOR_METRICS_PORT: '0',
       NODE_TOKEN: nodeToken,
       NODE_WORK_DIR: join(services.dir, 'node-work'),
       LOG_LEVEL: 'info',

@@ -1,6 +1,6 @@
 // The configuration of an encode node process (`kino node start`). Flags of the command override
 // these environment variables; a wrong or missing value stops the node naming the variable.
-import { env, z } from '@kino/infra';
+import { env, metricsConfigShape, z } from '@kino/infra';
 import type { EncodeNodeOptions } from './node.ts';
 
 const labelList = z
@@ -22,6 +22,9 @@ export const nodeConfigShape = {
   NODE_LABELS: labelList.optional(),
   NODE_WORK_DIR: z.string().min(1).optional(),
   NODE_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /** The metrics server's port (`GET /metrics` on NODE_HOST): a node's other port speaks gRPC only. 0: any free one, printed at start. */
+  NODE_METRICS_PORT: env.port(0),
+  ...metricsConfigShape,
   LOG_LEVEL: env.logLevel(),
 };
 
@@ -38,5 +41,7 @@ export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOption
     labels: config.NODE_LABELS ?? {},
     workDir: config.NODE_WORK_DIR,
     threads: config.NODE_FFMPEG_THREADS,
+    metricsPort: config.NODE_METRICS_PORT,
+    metricsToken: config.METRICS_TOKEN,
   };
 }

@@ -13,7 +13,8 @@ import { runStoryboardJob } from './storyboard-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';
 import { FfmpegFailedError, InvalidRequestError, NodeBusyError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
 
-type JobKind = 'probe' | 'encode' | 'thumbnail' | 'storyboard';
+export const jobKinds = ['probe', 'encode', 'thumbnail', 'storyboard'] as const;
+export type JobKind = (typeof jobKinds)[number];
 
 /**
  * What a node is doing: running jobs by id, how many encode slots are taken, and whether it is
@@ -34,6 +35,13 @@ export class NodeJobs {
 
   get encodesRunning(): number {
     return this.encodes;
+  }
+
+  /** How many jobs of each kind run now (metrics). */
+  runningByKind(): Record<JobKind, number> {
+    const counts = Object.fromEntries(jobKinds.map((kind) => [kind, 0])) as Record<JobKind, number>;
+    for (const kind of this.running.values()) counts[kind]++;
+    return counts;
   }
 
   /** Ids of every running job, for heartbeats. */
@@ -81,6 +89,8 @@ export interface EncodeServiceOptions {
   logger: Logger;
   /** The node's id (assigned by the registry), for log lines. */
   nodeId: () => string;
+  /** Counts each job's end by kind and result (the node's metrics). */
+  countJob?: (kind: JobKind, result: 'done' | 'failed' | 'refused') => void;
 }
 
 function digest(value: string): Buffer {
@@ -90,7 +100,7 @@ function digest(value: string): Buffer {
 // Progress goes out at most twice a second: enough for a progress bar and an activity heartbeat.
 const progressIntervalMs = 500;
 
-export function createEncodeServiceHandlers({ token, jobs, workDir, threads, logger, nodeId }: EncodeServiceOptions): EncodeServiceHandlers {
+export function createEncodeServiceHandlers({ token, jobs, workDir, threads, logger, nodeId, countJob = () => {} }: EncodeServiceOptions): EncodeServiceHandlers {
   const expected = digest(token);
   const authenticate = (metadata: grpc.Metadata) => {
     const presented = metadata.get(tokenMetadataKey)[0];
@@ -122,6 +132,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
       log = log.child({ jobId: job.jobId });
     } catch (error) {
       log.warn({ err: error }, `${kind} refused`);
+      countJob(kind, 'refused');
       callback(toGrpcStatus(error));
       return;
     }
@@ -130,10 +141,12 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
     run({ workDir, signal: controller.signal, logger: log })
       .then((result) => {
         log.info({ [kind]: result }, `${kind} done`);
+        countJob(kind, 'done');
         callback(null, result);
       })
       .catch((error: unknown) => {
         logFailure(log, error, kind);
+        countJob(kind, 'failed');
         callback(toGrpcStatus(error));
       })
       .finally(finish);
@@ -151,6 +164,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         log = log.child({ jobId: job.jobId });
       } catch (error) {
         log.warn({ err: error }, 'probe refused');
+        countJob('probe', 'refused');
         callback(toGrpcStatus(error));
         return;
       }
@@ -174,10 +188,12 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
             sizeBytes: info.sizeBytes,
           };
           log.info({ probe: result }, 'probed');
+          countJob('probe', 'done');
           callback(null, result);
         })
         .catch((error: unknown) => {
           logFailure(log, error, 'probe');
+          countJob('probe', 'failed');
           callback(toGrpcStatus(error));
         })
         .finally(finish);
@@ -203,6 +219,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         log.info('encode started');
       } catch (error) {
         log.warn({ err: error }, 'encode refused');
+        countJob('encode', 'refused');
         call.emit('error', toGrpcStatus(error));
         return;
       }
@@ -231,6 +248,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
       })
         .then((done) => {
           settled = true;
+          countJob('encode', 'done');
           log.info({ done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 }, 'encode done');
           if (call.cancelled) return;
           call.write({ done });
@@ -238,6 +256,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         })
         .catch((error: unknown) => {
           settled = true;
+          countJob('encode', 'failed');
           logFailure(log, error, 'encode');
           if (!call.cancelled) call.emit('error', toGrpcStatus(error));
         })

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createRegistryClient, encodeServiceDefinition, grpc } from '@kino/proto';
+import { createMetricsRegistry, startMetricsServer, type MetricsServer } from '@kino/infra';
 import { NodeJobs, createEncodeServiceHandlers } from './encode-service.ts';
+import { createNodeMetrics } from './metrics.ts';
 import { Registration } from './registration.ts';
 
 export interface EncodeNodeOptions {
@@ -27,11 +29,17 @@ export interface EncodeNodeOptions {
   /** ffmpeg encoder threads per encode; 0 (default): automatic. */
   threads?: number;
   logger?: Logger;
+  /** The metrics server (`GET /metrics` on host): its port (0: any free one); none when unset. */
+  metricsPort?: number;
+  /** Required as `Authorization: Bearer` on /metrics when set (METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export interface EncodeNodeHandle {
   /** HOST:PORT the node registered (its advertised address). */
   readonly address: string;
+  /** HOST:PORT of the metrics server, when it runs one. */
+  readonly metricsAddress: string | undefined;
   readonly nodeId: string;
   /** Stops taking jobs, lets running ones finish, deregisters and closes the server. */
   drain(): Promise<void>;
@@ -60,6 +68,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   if (!options.token) throw new Error('a farm token is required');
 
   const jobs = new NodeJobs(options.slots);
+  const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
+  const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
   const registry = createRegistryClient(options.controlPlane, options.token);
   // The registry assigns the node's id after the server is listening; log lines read it from here.
   const identity = { nodeId: '' };
@@ -73,6 +83,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       threads: options.threads ?? 0,
       logger,
       nodeId: () => identity.nodeId,
+      countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
     }),
   );
   const port = await bind(server, `${host}:${options.port ?? 0}`);
@@ -86,22 +97,29 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     labels: options.labels ?? {},
     jobs,
     logger,
+    metrics,
   });
+  let metricsServer: MetricsServer | undefined;
   try {
+    if (metricsRegistry) {
+      metricsServer = await startMetricsServer({ registry: metricsRegistry, host, port: options.metricsPort!, token: options.metricsToken });
+    }
     await registration.registerUntilDone();
   } catch (error) {
     server.forceShutdown();
+    await metricsServer?.stop();
     registry.close();
     throw error;
   }
   registration.start();
   const active = registration;
   identity.nodeId = active.nodeId;
-  logger.info({ nodeId: active.nodeId, address, slots: options.slots, workDir }, 'encode node ready');
+  logger.info({ nodeId: active.nodeId, address, slots: options.slots, workDir, metrics: metricsServer && `http://${metricsServer.address}/metrics` }, 'encode node ready');
 
   let draining: Promise<void> | undefined;
   return {
     address,
+    metricsAddress: metricsServer?.address,
     get nodeId() {
       return active.nodeId;
     },
@@ -115,6 +133,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
         await active.deregister();
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         registry.close();
+        await metricsServer?.stop();
         logger.info({ nodeId: active.nodeId }, 'drained');
       })();
       return draining;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import pRetry from 'p-retry';
 import type { RegistryClient } from '@kino/proto';
 import type { NodeJobs } from './encode-service.ts';
+import type { NodeMetrics } from './metrics.ts';
 
 export interface RegistrationOptions {
   registry: RegistryClient;
@@ -15,6 +16,8 @@ export interface RegistrationOptions {
   labels: Record<string, string>;
   jobs: NodeJobs;
   logger: Logger;
+  /** Told of each answer of the registry and each failed heartbeat (the node's metrics). */
+  metrics?: Pick<NodeMetrics, 'acknowledged' | 'heartbeatFailed'>;
 }
 
 const firstRetryMs = 250;
@@ -37,6 +40,7 @@ export class Registration {
     this.nodeId = response.nodeId;
     this.intervalMs = response.heartbeatIntervalMs > 0 ? response.heartbeatIntervalMs : this.intervalMs;
     this.needsRegister = false;
+    this.options.metrics?.acknowledged(false);
     logger.info({ nodeId: this.nodeId, address, heartbeatIntervalMs: this.intervalMs }, reRegistered ? 're-registered' : 'registered');
   }
 
@@ -55,11 +59,14 @@ export class Registration {
   private async beat(): Promise<void> {
     const { registry, jobs, logger } = this.options;
     try {
-      const heartbeat = () =>
-        registry.heartbeat(
+      const heartbeat = async () => {
+        const response = await registry.heartbeat(
           { nodeId: this.nodeId, activeJobs: jobs.activeJobIds(), draining: jobs.isDraining },
           { timeoutMs: Math.max(1_000, this.intervalMs) },
         );
+        if (response.known) this.options.metrics?.acknowledged(true);
+        return response;
+      };
       // A (re-)registration makes the node `active`: the heartbeat right after it tells the
       // registry at once if the node is in fact draining.
       if (this.needsRegister) await this.register();
@@ -71,6 +78,7 @@ export class Registration {
         await heartbeat();
       }
     } catch (error) {
+      this.options.metrics?.heartbeatFailed();
       if (!this.needsRegister) logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
       this.needsRegister = true;
     }

@@ -5,7 +5,8 @@ export default class Orchestrator extends KinoCommand {
     'Run the orchestrator: the Temporal worker of task queue kino-videos (one workflow per video) and',
     'the NodeRegistry gRPC server encode nodes register with. Configured by environment variables:',
     'DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, S3_*, REGISTRY_HOST, REGISTRY_PORT, NODE_TOKEN,',
-    'NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING (auto | ladder | rendition), LOG_LEVEL. SIGTERM or SIGINT stops it cleanly.',
+    'NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING (auto | ladder | rendition), ORCHESTRATOR_METRICS_PORT (GET /metrics, default 7091),',
+    'METRICS_TOKEN, LOG_LEVEL. SIGTERM or SIGINT stops it cleanly.',
   ].join('\n');
 
   static override examples = ['NODE_TOKEN=... DATABASE_URL=postgres://... S3_ENDPOINT=... <%= config.bin %> orchestrator'];

@@ -20,7 +20,9 @@ describe('dev stack layout', () => {
       delivery: 7081,
       analytics: 7123,
       registry: 7090,
+      orchestratorMetrics: 7091,
       nodes: [7101, 7102],
+      nodeMetrics: [7201, 7202],
       s3: 7333,
       postgres: 7432,
       temporal: 17233,
@@ -41,6 +43,8 @@ describe('dev stack layout', () => {
       assert.equal(layout.ports.api, 20_080);
       assert.equal(layout.ports.temporal, 30_233);
       assert.deepEqual(layout.ports.nodes, [20_101, 20_102, 20_103]);
+      assert.equal(layout.ports.orchestratorMetrics, 20_091);
+      assert.deepEqual(layout.ports.nodeMetrics, [20_201, 20_202, 20_203]);
       assert.equal(layout.nodeSlots, 2);
       assert.equal(new Set(layoutPorts(layout).map((p) => p.port)).size, layoutPorts(layout).length, 'no port used twice');
       process.env.KINO_DEV_PORT_BASE = 'lots';
@@ -72,6 +76,7 @@ describe('dev stack state files', () => {
       apiKey: `svc_test_${'a'.repeat(32)}`,
       databaseUrl: 'postgres://postgres@127.0.0.1:7432/kino',
       operatorToken: `otk_${'b'.repeat(40)}`,
+      metricsUrls: { api: 'http://127.0.0.1:7080/metrics', orchestrator: 'http://127.0.0.1:7091/metrics' },
     };
     writeDevJson(layout, devJson);
     assert.deepEqual(readDevJson(layout), devJson);

@@ -89,6 +89,8 @@ export interface StartedNode {
   name: string;
   nodeId: string;
   address: string;
+  /** Its Prometheus metrics, `http://HOST:PORT/metrics`. */
+  metricsUrl: string;
   process: ManagedProcess;
   /** Its log (JSON lines): tests and benchmarks read the node's own account of its jobs there. */
   logFile: string;
@@ -227,6 +229,7 @@ export class DevStackLauncher {
     await Promise.all([deliveryStart, nodesStart]);
     this.checkNotStopping();
 
+    const metricsUrl = (port: number) => `http://${host}:${port}/metrics`;
     const devJson: DevJson = {
       apiUrl,
       deliveryUrl,
@@ -235,6 +238,13 @@ export class DevStackLauncher {
       apiKey: tenancy?.apiKey ?? '',
       databaseUrl: postgres.url,
       operatorToken: secrets.operatorToken,
+      metricsUrls: {
+        ...(apiUp ? { api: metricsUrl(ports.api) } : {}),
+        ...(this.has('delivery') ? { delivery: metricsUrl(ports.delivery) } : {}),
+        ...(orchestratorUp ? { orchestrator: metricsUrl(ports.orchestratorMetrics) } : {}),
+        ...(analytics === 'chdb' && hasAnalytics ? { analytics: metricsUrl(ports.analytics) } : {}),
+        ...(orchestratorUp ? Object.fromEntries(ports.nodeMetrics.map((port, i) => [`node-${i + 1}`, metricsUrl(port)])) : {}),
+      },
     };
     if (tenancy) writeDevJson(layout, devJson);
     this.ready = true;
@@ -313,20 +323,23 @@ export class DevStackLauncher {
   /** Starts one more encode node and waits until it has registered (tests start their nodes this way). */
   async startNode({ name, slots = 1, threads, labels = {} }: { name: string; slots?: number; threads?: number; labels?: Record<string, string> }): Promise<StartedNode> {
     if (this.nodesStarted >= maxNodes) throw new DevStackError(`a stack runs at most ${maxNodes} encode nodes`);
-    const port = this.layout.ports.api - portOffsets.api + portOffsets.firstNode + this.nodesStarted;
+    const base = this.layout.ports.api - portOffsets.api;
+    const port = base + portOffsets.firstNode + this.nodesStarted;
+    const metricsPort = base + portOffsets.firstNodeMetrics + this.nodesStarted;
     this.nodesStarted += 1;
     let registered: { nodeId: string; address: string } | undefined;
     const part = await this.startPart(name, {
       kind: 'node',
       words: ['node', 'start'],
       env: this.env,
-      args: this.nodeArgs({ name, port, slots, threads, token: this.env.NODE_TOKEN!, labels: { name, ...labels } }),
+      args: this.nodeArgs({ name, port, metricsPort, slots, threads, token: this.env.NODE_TOKEN!, labels: { name, ...labels } }),
       stopPhase: 0,
       ready: async (started) => {
         registered = await this.waitForPart(started, `encode node ${name} to register`, async () => readyLine(started));
       },
     });
-    return { name, nodeId: registered!.nodeId, address: registered!.address, process: part.process, logFile: part.logFile };
+    const metricsUrl = `http://${this.layout.host}:${metricsPort}/metrics`;
+    return { name, nodeId: registered!.nodeId, address: registered!.address, metricsUrl, process: part.process, logFile: part.logFile };
   }
 
   private findPart(name: string): Part {
@@ -497,7 +510,7 @@ export class DevStackLauncher {
       await this.startPart('orchestrator', {
         kind: 'orchestrator',
         words: ['orchestrator'],
-        env: { ...env, REGISTRY_HOST: host, REGISTRY_PORT: String(ports.registry) },
+        env: { ...env, REGISTRY_HOST: host, REGISTRY_PORT: String(ports.registry), ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics) },
         args: [],
         stopPhase: 1,
         ready: async (part) => {
@@ -531,7 +544,7 @@ export class DevStackLauncher {
         kind: 'node',
         words: ['node', 'start'],
         env,
-        args: this.nodeArgs({ name, port, slots: nodeSlots, token: secrets.nodeToken }),
+        args: this.nodeArgs({ name, port, metricsPort: ports.nodeMetrics[i]!, slots: nodeSlots, token: secrets.nodeToken }),
         stopPhase: 0,
         ready: (part) => this.waitForPart(part, `encode node ${name} to register`, async () => readyLine(part)),
       };
@@ -554,9 +567,10 @@ export class DevStackLauncher {
     }
   }
 
-  private nodeArgs({ name, port, slots, token, threads, labels = {} }: {
+  private nodeArgs({ name, port, metricsPort, slots, token, threads, labels = {} }: {
     name: string;
     port: number;
+    metricsPort: number;
     slots: number;
     token: string;
     threads?: number;
@@ -569,6 +583,7 @@ export class DevStackLauncher {
       '--slots', String(slots),
       '--host', host,
       '--port', String(port),
+      '--metrics-port', String(metricsPort),
       // One work directory per node, as on separate machines; inside the state dir, not /tmp.
       '--work-dir', join(this.layout.dir, 'nodes', name),
       ...(threads === undefined ? [] : ['--threads', String(threads)]),

@@ -15,7 +15,10 @@ export const portOffsets = {
   delivery: 81,
   analytics: 123,
   registry: 90,
+  /** GET /metrics of the orchestrator and of each encode node: their other ports speak gRPC only. */
+  orchestratorMetrics: 91,
   firstNode: 101,
+  firstNodeMetrics: 201,
   s3: 333,
   postgres: 432,
   temporal: 10_233,
@@ -67,7 +70,10 @@ export interface DevStackLayout {
     delivery: number;
     analytics: number;
     registry: number;
+    orchestratorMetrics: number;
     nodes: number[];
+    /** The metrics port of each node of `nodes`, in the same order. */
+    nodeMetrics: number[];
     s3: number;
     postgres: number;
     temporal: number;
@@ -112,7 +118,9 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
       delivery: base + portOffsets.delivery,
       analytics: base + portOffsets.analytics,
       registry: base + portOffsets.registry,
+      orchestratorMetrics: base + portOffsets.orchestratorMetrics,
       nodes: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNode + i),
+      nodeMetrics: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNodeMetrics + i),
       s3: base + portOffsets.s3,
       postgres: base + portOffsets.postgres,
       temporal: base + portOffsets.temporal,
@@ -131,8 +139,10 @@ export function layoutPorts(layout: DevStackLayout): { name: string; port: numbe
     { name: 'analytics', port: ports.analytics },
     { name: 'API', port: ports.api },
     { name: 'node registry (orchestrator)', port: ports.registry },
+    { name: 'orchestrator metrics', port: ports.orchestratorMetrics },
     { name: 'delivery', port: ports.delivery },
     ...ports.nodes.map((port, i) => ({ name: `encode node ${i + 1}`, port })),
+    ...ports.nodeMetrics.map((port, i) => ({ name: `encode node ${i + 1} metrics`, port })),
   ];
 }
 
@@ -144,7 +154,7 @@ export const maxNodes = portOffsets.analytics - portOffsets.firstNode;
  * listens on its port + 1000 (HTTP API).
  */
 export function freeDevPortBase(): Promise<number> {
-  const offsets = Object.values(portOffsets).filter((offset) => offset !== portOffsets.firstNode);
-  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => portOffsets.firstNode + i);
+  const offsets = Object.values(portOffsets).filter((offset) => offset !== portOffsets.firstNode && offset !== portOffsets.firstNodeMetrics);
+  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => [portOffsets.firstNode + i, portOffsets.firstNodeMetrics + i]).flat();
   return freePortBase([...offsets, ...nodeOffsets, portOffsets.temporal + 1000]);
 }

@@ -24,6 +24,8 @@ export interface DevJson {
   databaseUrl: string;
   /** The API's OPERATOR_TOKEN: `kino nodes` finds it here. */
   operatorToken: string;
+  /** Where each process serves its Prometheus metrics (docs/metrics.md): api, delivery, orchestrator, analytics, node-1, ... */
+  metricsUrls: Record<string, string>;
 }
 
 /** Writes through a temp file and a rename, so a reader never sees half a file. */

@@ -19,6 +19,9 @@ export function formatSummary(status: DevStackStatus): string {
     `  PostgreSQL  ${devJson.databaseUrl}`,
   ];
   if (env.CLICKHOUSE_URL) lines.push(`  Analytics   ${env.CLICKHOUSE_URL}`);
+  // The orchestrator and the nodes speak gRPC: their metrics have ports of their own (also in dev.json).
+  const metrics = Object.entries(devJson.metricsUrls);
+  if (metrics.length > 0) lines.push(`  Metrics     ${metrics.map(([part, url]) => `${part} ${url}`).join(', ')}`);
   if (devJson.orgId) {
     lines.push(
       '',

@@ -7,10 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import './fastify-augment.ts';
 import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
-import { answerClientError } from '@kino/infra';
+import { answerClientError, Registry } from '@kino/infra';
 import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
 import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
+import metricsPlugin from './plugins/metrics.ts';
 import { registerRoutes } from './routes/index.ts';
 import { scheduleMultipartSweep } from './multipart-sweep.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
@@ -78,6 +79,8 @@ export async function buildApp(given: ApiDeps) {
     transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
   });
 
+  // Counts every request, errors and refusals included, so it goes first; serves GET /metrics.
+  await app.register(metricsPlugin, { deps, registry: deps.metricsRegistry ?? new Registry() });
   await app.register(accessPlugin, { deps });
   // After access (the key's organization is known), before the routes (it adds the header to each POST).
   await app.register(idempotencyPlugin, { deps });

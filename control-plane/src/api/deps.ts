@@ -1,6 +1,6 @@
 // What the API needs from the outside world, handed in by server.ts (or by a test).
 import type { Client } from '@temporalio/client';
-import type { ClickHouseHttp, Logger, Storage } from '@kino/infra';
+import type { ClickHouseHttp, Logger, Registry, Storage } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';
@@ -21,6 +21,8 @@ export interface ApiDeps {
   /** Tests shrink limits to prove 429 quickly; the spec's table is the default. */
   rateLimits?: RateLimitOverrides;
   servedSegments?: ServedSegmentsSource;
+  /** What GET /metrics serves (server.ts: with the process defaults); a bare registry when unset. */
+  metricsRegistry?: Registry;
   /** The clock of rate-limit windows and upload expiry. */
   now?: () => Date;
 }

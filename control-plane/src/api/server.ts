@@ -1,6 +1,6 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, createLogger, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
+import { ClickHouseHttp, createLogger, createMetricsRegistry, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
@@ -40,12 +40,13 @@ export async function startApiServer(
   const refresher = rollupClient
     ? startRollupRefresher(rollupClient, { onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying') })
     : undefined;
-  const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, ...overrides });
+  const metricsRegistry = createMetricsRegistry();
+  const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, metricsRegistry, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.API_PORT;
   const url = `http://${config.API_HOST.includes(':') ? `[${config.API_HOST}]` : config.API_HOST}:${port}${API_PREFIX}`;
-  logger.info({ url }, 'API listening');
+  logger.info({ url, metrics: `${url.slice(0, -API_PREFIX.length)}/metrics` }, 'API listening');
   return {
     app,
     url,

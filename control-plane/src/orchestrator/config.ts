@@ -1,5 +1,5 @@
 // The orchestrator process's configuration: one zod shape whose keys are the environment variables.
-import { env, storageConfigShape, z } from '@kino/infra';
+import { env, metricsConfigShape, storageConfigShape, z } from '@kino/infra';
 import { defaultChunkSeconds } from './chunks.ts';
 
 export const orchestratorConfigShape = {
@@ -10,6 +10,9 @@ export const orchestratorConfigShape = {
   /** The NodeRegistry gRPC server this process hosts; encode nodes register here. */
   REGISTRY_HOST: z.string().min(1).default('127.0.0.1'),
   REGISTRY_PORT: env.port(7090),
+  /** The metrics server (`GET /metrics`, on REGISTRY_HOST): the orchestrator has no other HTTP port. 0: any free port (logged at start). */
+  ORCHESTRATOR_METRICS_PORT: env.port(7091),
+  ...metricsConfigShape,
   /** The farm token: nodes present it to register, the orchestrator presents it to nodes. */
   NODE_TOKEN: z.string().min(8, 'NODE_TOKEN must be at least 8 characters'),
   /** A node silent for longer than this is dropped and gets no more work. */

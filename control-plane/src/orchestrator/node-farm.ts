@@ -81,7 +81,12 @@ interface Waiter {
 const touchEveryMs = 5_000;
 const staleAfterMs = 30_000;
 
-export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): NodeFarm {
+/** The real farm also says how many of this process's encodes wait in the queue and hold a slot (metrics). */
+export interface CountedNodeFarm extends NodeFarm {
+  encodes(): { queued: number; running: number };
+}
+
+export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): CountedNodeFarm {
   const clients = new Map<string, EncodeClient>();
   const waiters = new Map<string, Waiter>();
   const held = new Map<string, AbortController>();
@@ -156,6 +161,8 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
   }
 
   return {
+    encodes: () => ({ queued: waiters.size, running: held.size }),
+
     async hasLiveNode({ freeSlot }) {
       const nodes = await listLiveNodes(db, { heartbeatTimeoutMs });
       return nodes.some((node) => !freeSlot || node.used < node.slots);

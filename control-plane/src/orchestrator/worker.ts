@@ -5,19 +5,22 @@
 // then the registry and the database close.
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { Storage, createLogger, type Logger } from '@kino/infra';
+import { Storage, createLogger, createMetricsRegistry, startMetricsServer, type Logger, type MetricsServer } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { startRegistryServer } from '../registry/index.ts';
 import { createActivities } from './activities/index.ts';
 import type { OrchestratorConfig } from './config.ts';
 import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
+import { createOrchestratorMetrics, registerFarmGauges } from './metrics.ts';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
 export interface RunningOrchestrator {
   /** HOST:PORT of the NodeRegistry gRPC server. */
   registryAddress: string;
+  /** HOST:PORT of the metrics server (`GET /metrics`). */
+  metricsAddress: string;
   /** Resolves once the worker has stopped and everything is closed. */
   finished: Promise<void>;
   /** Stops the worker (as SIGTERM does) and resolves when everything is closed. */
@@ -50,6 +53,8 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
   const db = await openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
   const storage = new Storage(config);
+  const metricsRegistry = createMetricsRegistry();
+  const metrics = createOrchestratorMetrics(metricsRegistry);
 
   const registry = await startRegistryServer({
     db,
@@ -58,6 +63,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     token: config.NODE_TOKEN,
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'registry' }),
+    heartbeats: metrics.heartbeats,
   });
   const farm = createNodeFarm({
     db,
@@ -66,10 +72,18 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'encode-queue' }),
   });
+  registerFarmGauges(metricsRegistry, { db, heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS, encodes: () => farm.encodes() });
 
   let connection: NativeConnection | undefined;
+  let metricsServer: MetricsServer | undefined;
   let worker: Worker;
   try {
+    metricsServer = await startMetricsServer({
+      registry: metricsRegistry,
+      host: config.REGISTRY_HOST,
+      port: config.ORCHESTRATOR_METRICS_PORT,
+      token: config.METRICS_TOKEN,
+    });
     connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
     worker = await Worker.create({
       connection,
@@ -77,7 +91,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       taskQueue: videoTaskQueue,
       workflowsPath,
       activities: createActivities({
-        db, storage, farm, logger, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
+        db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
       }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
       // default 80 % of the heartbeat timeout.
@@ -87,25 +101,29 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     });
   } catch (error) {
     await registry.stop();
+    await metricsServer?.stop();
     await connection?.close();
     await db.destroy();
     throw error;
   }
 
+  const metricsAddress = metricsServer.address;
   const finished = worker.run().finally(async () => {
     await registry.stop();
+    await metricsServer.stop();
     await farm.close();
     await connection.close();
     await db.destroy();
     logger.info('orchestrator stopped');
   });
   logger.info(
-    { taskQueue: videoTaskQueue, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, registry: registry.address },
+    { taskQueue: videoTaskQueue, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, registry: registry.address, metrics: `http://${metricsAddress}/metrics` },
     'orchestrator running',
   );
 
   return {
     registryAddress: registry.address,
+    metricsAddress,
     finished,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -2,7 +2,7 @@
 // heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GrpcStatus, grpc, nodeRegistryDefinition, type NodeRegistryHandlers } from '@kino/proto';
-import type { Logger } from '@kino/infra';
+import type { Counter, Logger } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '../repositories/encode-nodes.ts';
 
@@ -18,6 +18,8 @@ export interface RegistryServerOptions {
   logger: Logger;
   /** Leases a node does not report running are freed after this long (default: max(30 s, 3 timeouts)). */
   leaseGraceMs?: number;
+  /** Counts the heartbeats answered, by result (known / unknown): the orchestrator's metrics. */
+  heartbeats?: Counter<'result'>;
 }
 
 export interface RegistryServer {
@@ -96,6 +98,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
           activeJobs: request.activeJobs,
           leaseGraceMs,
         });
+        options.heartbeats?.inc({ result: known ? 'known' : 'unknown' });
         if (!known) logger.info({ nodeId: request.nodeId }, 'heartbeat from a node the registry does not know: it will register again');
         return { known };
       })().then(

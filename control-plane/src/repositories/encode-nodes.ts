@@ -219,3 +219,27 @@ export async function countActiveNodesSince(db: Db, addresses: string[], since: 
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+export interface NodeForMetrics extends LiveNode {
+  /** Whether it takes work now (listLiveNodes' rule: active, not drained, heard from in time). */
+  live: boolean;
+  /** Seconds since its last heartbeat, by the database's clock. */
+  heartbeatAgeSeconds: number;
+}
+
+/** Every node not gone, with its used slots, liveness and heartbeat age (the orchestrator's metrics). */
+export async function listNodesForMetrics(db: Db, { heartbeatTimeoutMs }: Pick<SelectionOptions, 'heartbeatTimeoutMs'>): Promise<NodeForMetrics[]> {
+  const rows = await nodesWithUsedSlots(db)
+    .select([
+      sql<number>`extract(epoch from now() - n.last_heartbeat_at)::float8`.as('heartbeat_age_seconds'),
+      sql<boolean>`n.state = 'active' and n.drain_requested_at is null and n.last_heartbeat_at > ${ago(heartbeatTimeoutMs)}`.as('is_live'),
+    ])
+    .where('n.state', '!=', 'gone')
+    .execute();
+  return rows.map(({ heartbeat_age_seconds, is_live, ...row }) => ({
+    ...row,
+    used: Number(row.used ?? 0),
+    live: Boolean(is_live),
+    heartbeatAgeSeconds: Math.max(0, Number(heartbeat_age_seconds)),
+  }));
+}

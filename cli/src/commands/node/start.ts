@@ -5,7 +5,7 @@ export default class NodeStart extends KinoCommand {
   static override description = [
     'Start an encode node: a gRPC EncodeService that runs ffmpeg, registered with the control plane.',
     'It holds no storage credentials (each job brings presigned URLs). SIGTERM drains it: no new jobs,',
-    'running encodes finish, it deregisters and exits 0. Prints {"nodeId","address"} as one JSON line when ready.',
+    'running encodes finish, it deregisters and exits 0. Prints {"nodeId","address","metricsAddress"} as one JSON line when ready.',
   ].join('\n');
 
   static override examples = ['<%= config.bin %> node start --control-plane 127.0.0.1:7090 --token $NODE_TOKEN --slots 2'];
@@ -21,6 +21,7 @@ export default class NodeStart extends KinoCommand {
     label: Flags.string({ description: 'k=v label, repeatable (env NODE_LABELS=k=v,k=v)', multiple: true }),
     'work-dir': Flags.string({ description: 'where job directories go (env NODE_WORK_DIR, default the temp dir)' }),
     threads: Flags.integer({ description: 'ffmpeg threads per encode, 0 automatic (env NODE_FFMPEG_THREADS)', min: 0 }),
+    'metrics-port': Flags.integer({ description: 'port of GET /metrics on the host, 0 for any free one (env NODE_METRICS_PORT, default 0)', min: 0 }),
   };
 
   async run(): Promise<void> {
@@ -38,6 +39,7 @@ export default class NodeStart extends KinoCommand {
       NODE_LABELS: flags.label?.join(','),
       NODE_WORK_DIR: flags['work-dir'],
       NODE_FFMPEG_THREADS: flags.threads?.toString(),
+      NODE_METRICS_PORT: flags['metrics-port']?.toString(),
     };
     const defined = Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined));
     const config = loadConfig(nodeConfigShape, { ...process.env, ...defined });
@@ -48,7 +50,7 @@ export default class NodeStart extends KinoCommand {
       logger,
       start: async () => {
         const node = await startEncodeNode({ ...nodeOptionsFromConfig(config), logger });
-        process.stdout.write(`${JSON.stringify({ nodeId: node.nodeId, address: node.address })}\n`);
+        process.stdout.write(`${JSON.stringify({ nodeId: node.nodeId, address: node.address, metricsAddress: node.metricsAddress })}\n`);
         // Stopping a node is draining it: no new jobs, running encodes finish, then it deregisters.
         return { stop: () => node.drain() };
       },

@@ -4,6 +4,7 @@ import type { Logger, Storage } from '@kino/infra';
 import type { Db } from '../../db/database.ts';
 import type { NodeFarm } from '../node-farm.ts';
 import type { EncodeGroupingSetting } from '../contracts.ts';
+import type { OrchestratorMetrics } from '../metrics.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
@@ -19,6 +20,8 @@ export interface ActivityDeps {
   encodeGrouping?: EncodeGroupingSetting;
   /** The chunk length of chunked encodes (ENCODE_CHUNK_SECONDS); chunks.ts's default when unset. */
   chunkSeconds?: number;
+  /** Encode seconds and webhook deliveries are recorded here; a throwaway registry's when unset (tests). */
+  metrics?: OrchestratorMetrics;
   /** Sends webhook requests; the global fetch unless a test hands in another. */
   fetch?: typeof fetch;
 }

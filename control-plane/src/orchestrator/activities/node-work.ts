@@ -46,6 +46,7 @@ import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import type { ActivityDeps } from './index.ts';
 import { defaultChunkSeconds } from '../chunks.ts';
+import { createOrchestratorMetrics } from '../metrics.ts';
 
 /** How often a running encode tells Temporal it is alive, progress or not (the node streams on). */
 const heartbeatIntervalMs = 5_000;
@@ -87,7 +88,8 @@ export function createNodeActivities({
   logger,
   encodeGrouping = 'auto',
   chunkSeconds = defaultChunkSeconds,
-}: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping' | 'chunkSeconds'>) {
+  metrics = createOrchestratorMetrics(),
+}: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping' | 'chunkSeconds' | 'metrics'>) {
   /**
    * Runs `work` on a node for the current activity: an encode waits in the encode queue for a slot
    * (a lease), heartbeating; a probe or a thumbnail just takes a live node. Failures come out
@@ -278,6 +280,10 @@ export function createNodeActivities({
           },
         });
         const finishedAt = Date.now();
+        const kind = call.audioTrackUrl ? 'audio' : call.chunk ? 'chunk' : 'whole';
+        for (const rendition of call.audioTrackUrl ? [{ key: 'audio' }] : renditions) {
+          metrics.encodeSeconds.observe({ rendition: rendition.key, kind }, (finishedAt - callStartedAt) / 1000);
+        }
         const timings = {
           prepareMs: callStartedAt - startedAt,
           startupMs: (firstEventAt ?? finishedAt) - callStartedAt,

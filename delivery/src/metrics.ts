@@ -1,0 +1,83 @@
+// The delivery node's metrics (docs/metrics.md). The per-segment path only increments counters:
+// the request counter, segments and bytes served, and the cache's plain hit and miss counts, read
+// at scrape time. Spool depth and shipping lag are read from the spool directory at scrape time too.
+import { Counter, Gauge, httpRequestMetrics, type Registry } from '@kino/infra';
+import type { ObjectCache } from './object-cache.ts';
+import type { SegmentLog } from './segment-log.ts';
+
+export interface DeliveryMetricSources {
+  cache: Pick<ObjectCache, 'lookups'>;
+  segments: Pick<SegmentLog, 'counts' | 'spoolState'>;
+}
+
+/** A counter whose value another object keeps (a plain number incremented on the hot path), read at scrape. */
+function readCounter(registry: Registry, name: string, help: string, read: () => number): Counter {
+  return new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+export function createDeliveryMetrics(registry: Registry, { cache, segments }: DeliveryMetricSources) {
+  new Counter({
+    name: 'kino_delivery_cache_hits_total',
+    help: 'Object lookups answered by the node\'s cache, by tier (memory: the hot set; disk: the local cache).',
+    labelNames: ['tier'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ tier: 'memory' }, cache.lookups.memoryHits);
+      this.inc({ tier: 'disk' }, cache.lookups.diskHits);
+    },
+  });
+  readCounter(registry, 'kino_delivery_cache_misses_total', 'Object lookups the cache could not answer: read from storage.', () => cache.lookups.misses);
+  readCounter(registry, 'kino_delivery_segment_rows_spooled_total', 'Segment rows written to the spool by this process.', () => segments.counts.spooledRows);
+  readCounter(registry, 'kino_delivery_segment_rows_shipped_total', 'Segment rows inserted into ClickHouse by this process (replayed batches included).', () => segments.counts.shippedRows);
+  readCounter(registry, 'kino_delivery_segment_ship_failures_total', 'Shipping passes that failed (ClickHouse unreachable or refusing): the rows wait in the spool.', () => segments.counts.shipFailures);
+  new Gauge({
+    name: 'kino_delivery_spool_files',
+    help: 'Spool files waiting to be shipped (sealed batches plus the open file when it holds rows).',
+    registers: [registry],
+    async collect() {
+      this.set((await segments.spoolState()).files);
+    },
+  });
+  new Gauge({
+    name: 'kino_delivery_spool_bytes',
+    help: 'Bytes of segment rows waiting in the spool.',
+    registers: [registry],
+    async collect() {
+      this.set((await segments.spoolState()).bytes);
+    },
+  });
+  new Gauge({
+    name: 'kino_delivery_spool_lag_seconds',
+    help: 'Age of the oldest segment row not yet shipped (0 when the spool is empty): the shipping lag.',
+    registers: [registry],
+    async collect() {
+      this.set((await segments.spoolState()).oldestRowAgeSeconds);
+    },
+  });
+
+  return {
+    http: httpRequestMetrics(registry),
+    segmentsServed: new Counter({
+      name: 'kino_delivery_segments_served_total',
+      help: 'Media segments served (whole, or the range that starts them; MP4 downloads count their segments), by path family and access.',
+      labelNames: ['family', 'access'] as const,
+      registers: [registry],
+    }),
+    segmentBytes: new Counter({
+      name: 'kino_delivery_segment_bytes_total',
+      help: 'Bytes of the media segments counted by kino_delivery_segments_served_total.',
+      labelNames: ['family', 'access'] as const,
+      registers: [registry],
+    }),
+  };
+}
+export type DeliveryMetrics = ReturnType<typeof createDeliveryMetrics>;
