@@ -52,7 +52,7 @@ beforeAll(async () => {
   });
   // A second worker of the same task queue: workflows and activities land on either orchestrator.
   secondOrchestrator = startProcess('orchestrator-2', process.execPath, [kinoBin, 'orchestrator'], {
-    env: { ...process.env, ...stack.env, REGISTRY_HOST: '127.0.0.1', REGISTRY_PORT: String(registryPort), LOG_LEVEL: 'info' },
+    env: { ...process.env, ...stack.env, REGISTRY_HOST: '127.0.0.1', REGISTRY_PORT: String(registryPort), ORCHESTRATOR_METRICS_PORT: '0', LOG_LEVEL: 'info' },
     logFile: join(stack.dir, 'logs', 'orchestrator-2.log'),
   });
   apiUrls = [stack.status.devJson.apiUrl, `http://127.0.0.1:${apiPort}/v1/api`];
