@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { openDatabase, type Db } from '@kino/control-plane/db';
+import { registerNode } from '@kino/control-plane/repositories';
 import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
 
 const execFileAsync = promisify(execFile);
@@ -164,6 +165,54 @@ describe('dashboard sign-in and API keys', () => {
     const csrfToken = (session.json?.body as { csrfToken: string }).csrfToken;
     const genuine = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': csrfToken }, body });
     assert.equal(genuine.status, 201);
+  });
+
+  it('creates an environment, adds a webhook (its secret shown once) and removes it, drains a node on the farm page', async () => {
+    await devPage.goto(`${dash.dashboardUrl}/environments`);
+    await devPage.getByTestId('env-name').fill('staging');
+    await devPage.getByTestId('create-env').click();
+    await devPage.getByTestId('environments-table').getByText('staging').waitFor();
+    const staging = await db.selectFrom('environments').selectAll().where('org_id', '=', dash.orgId).where('name', '=', 'staging').executeTakeFirst();
+    assert.ok(staging, 'the environment exists');
+    // The new environment is the current one (the picker lists it).
+    assert.equal(await devPage.getByTestId('env-picker').inputValue(), staging.id);
+    await dash.screenshot(devPage, 'environments');
+
+    await devPage.getByRole('link', { name: 'Webhooks' }).click();
+    await devPage.getByTestId('webhook-url').fill('https://example.com/hooks/kino');
+    await devPage.getByTestId('add-webhook').click();
+    const secret = (await devPage.getByTestId('webhook-secret').textContent())!.trim();
+    assert.match(secret, /^whsec_/);
+    const row = devPage.getByTestId('webhooks-table').locator('tr', { hasText: 'https://example.com/hooks/kino' });
+    await row.waitFor();
+    await dash.screenshot(devPage, 'webhooks');
+    const stored = await db.selectFrom('webhooks').selectAll().where('env_id', '=', staging.id).execute();
+    assert.deepEqual(stored.map((w) => w.url), ['https://example.com/hooks/kino']);
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await row.getByTestId('remove-webhook').click();
+    await row.waitFor({ state: 'detached' });
+
+    // A node as the registry records it (this stack runs no orchestrator): the page drains and undrains it.
+    const node = await registerNode(db, { address: '127.0.0.1:65001', slots: 2, version: 'test', labels: { name: 'node-x' } });
+    await devPage.getByRole('link', { name: 'Farm' }).click();
+    const nodeRow = devPage.getByTestId(`node-${node.id}`);
+    await nodeRow.getByTestId('drain-node').click();
+    await nodeRow.getByTestId('node-state').filter({ hasText: 'draining' }).waitFor();
+    await dash.screenshot(devPage, 'farm');
+    assert.ok((await db.selectFrom('encode_nodes').select('drain_requested_at').where('id', '=', node.id).executeTakeFirstOrThrow()).drain_requested_at);
+    await nodeRow.getByTestId('undrain-node').click();
+    await nodeRow.getByTestId('node-state').filter({ hasText: 'active' }).waitFor();
+
+    // The farm is for operators: the outsider's session is refused it.
+    const context = await dash.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, dash.dashboardUrl, outsiderUser);
+      const farm = await fetchInPage(page, '/dashboard/api/farm/nodes');
+      assert.equal(farm.status, 403);
+    } finally {
+      await context.close();
+    }
   });
 
   it('refreshes a session before its access token expires and ends it when the provider refuses a refresh', async () => {
