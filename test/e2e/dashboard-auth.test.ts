@@ -215,6 +215,35 @@ describe('dashboard sign-in and API keys', () => {
     }
   });
 
+  it('sends a Content-Security-Policy that allows only its own files (an injected inline script does not run)', async () => {
+    const response = await devPage.goto(`${dash.dashboardUrl}/keys`);
+    const csp = (await response!.allHeaders())['content-security-policy'] ?? '';
+    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    assert.deepEqual(directives['script-src'], ["'self'"]);
+    assert.deepEqual(directives['default-src'], ["'self'"]);
+    assert.deepEqual(directives['frame-ancestors'], ["'none'"]);
+    assert.ok(directives['connect-src']?.includes(new URL(dash.stack.env.DELIVERY_URL!).origin), 'the player may reach delivery');
+    await devPage.getByTestId('keys-table').waitFor();
+    const violations: string[] = [];
+    devPage.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const injectedRan = await devPage.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+      return (window as unknown as { injected?: boolean }).injected === true;
+    });
+    assert.equal(injectedRan, false, 'an inline script is refused');
+    // The dashboard's own pages need nothing the policy refuses.
+    violations.length = 0;
+    for (const path of ['/keys', '/environments', '/webhooks', '/farm']) {
+      await devPage.goto(`${dash.dashboardUrl}${path}`);
+      await devPage.locator('main h1').waitFor();
+    }
+    assert.deepEqual(violations, []);
+  });
+
   it('refreshes a session before its access token expires and ends it when the provider refuses a refresh', async () => {
     const sessionRow = () => db.selectFrom('dashboard_sessions').selectAll().where('email', '=', devUser.email).executeTakeFirst();
     const before = (await sessionRow())!;
