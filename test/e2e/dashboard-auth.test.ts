@@ -174,8 +174,9 @@ describe('dashboard sign-in and API keys', () => {
     await devPage.getByTestId('environments-table').getByText('staging').waitFor();
     const staging = await db.selectFrom('environments').selectAll().where('org_id', '=', dash.orgId).where('name', '=', 'staging').executeTakeFirst();
     assert.ok(staging, 'the environment exists');
-    // The new environment is the current one (the picker lists it).
-    assert.equal(await devPage.getByTestId('env-picker').inputValue(), staging.id);
+    // The new environment becomes the current one once the session (which the pickers list) is read again.
+    await devPage.getByTestId('env-picker').locator(`option[value="${staging.id}"]`).waitFor({ state: 'attached' });
+    await devPage.waitForFunction((id) => (document.querySelector('[data-testid=env-picker]') as HTMLSelectElement | null)?.value === id, staging.id);
     await dash.screenshot(devPage, 'environments');
 
     await devPage.getByRole('link', { name: 'Webhooks' }).click();
