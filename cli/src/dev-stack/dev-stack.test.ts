@@ -18,6 +18,7 @@ describe('dev stack layout', () => {
     assert.deepEqual(layout.ports, {
       api: 7080,
       delivery: 7081,
+      identity: 7085,
       analytics: 7123,
       registry: 7090,
       orchestratorMetrics: 7091,
@@ -77,6 +78,9 @@ describe('dev stack state files', () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:7432/kino',
       operatorToken: `otk_${'b'.repeat(40)}`,
       metricsUrls: { api: 'http://127.0.0.1:7080/metrics', orchestrator: 'http://127.0.0.1:7091/metrics' },
+      dashboardUrl: 'http://127.0.0.1:7080/dashboard',
+      oidcIssuer: 'http://127.0.0.1:7085',
+      dashboardUser: { email: 'dev@kino.local', password: 'kino-dev' },
     };
     writeDevJson(layout, devJson);
     assert.deepEqual(readDevJson(layout), devJson);

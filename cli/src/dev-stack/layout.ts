@@ -13,6 +13,8 @@ export const defaultPortBase = 7000;
 export const portOffsets = {
   api: 80,
   delivery: 81,
+  /** The dev OpenID provider the dashboard signs in against (in the launcher's process). */
+  identity: 85,
   analytics: 123,
   registry: 90,
   /** GET /metrics of the orchestrator and of each encode node: their other ports speak gRPC only. */
@@ -68,6 +70,7 @@ export interface DevStackLayout {
   ports: {
     api: number;
     delivery: number;
+    identity: number;
     analytics: number;
     registry: number;
     orchestratorMetrics: number;
@@ -116,6 +119,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     ports: {
       api: base + portOffsets.api,
       delivery: base + portOffsets.delivery,
+      identity: base + portOffsets.identity,
       analytics: base + portOffsets.analytics,
       registry: base + portOffsets.registry,
       orchestratorMetrics: base + portOffsets.orchestratorMetrics,
@@ -141,6 +145,7 @@ export function layoutPorts(layout: DevStackLayout): { name: string; port: numbe
     { name: 'node registry (orchestrator)', port: ports.registry },
     { name: 'orchestrator metrics', port: ports.orchestratorMetrics },
     { name: 'delivery', port: ports.delivery },
+    { name: 'dev identity provider', port: ports.identity },
     ...ports.nodes.map((port, i) => ({ name: `encode node ${i + 1}`, port })),
     ...ports.nodeMetrics.map((port, i) => ({ name: `encode node ${i + 1} metrics`, port })),
   ];
