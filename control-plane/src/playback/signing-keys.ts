@@ -2,19 +2,25 @@
 // pairs. The first is made on first use. Rotation makes a new key and retires the old one; a
 // retired key signs nothing new but stays in the JWKS until every token it may have signed has
 // expired (the longest lifetime, 7 days, plus the time other API processes may still be using
-// it from their cache), so rotation never breaks a signed URL that is still valid.
+// it from their cache, plus the clock skew delivery nodes allow), so rotation never breaks a signed
+// URL that is still valid.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../db/database.ts';
 import type { SigningKey } from '../db/schema.ts';
 import { findNewestActiveSigningKey, insertSigningKey, listPublishedSigningKeys, rotateSigningKeys } from '../repositories/signing-keys.ts';
-import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM } from './claims.ts';
+import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from './claims.ts';
 
 /** How long an API process keeps using the key it read before it looks again. */
 const ACTIVE_KEY_CACHE_MS = 60_000;
 /** How long the JWKS document is reused before it is read again. */
 const JWKS_CACHE_MS = 10_000;
-/** A retired key stays published this long: the longest token, plus the active-key cache, plus slack. */
-export const RETIRED_KEY_GRACE_MS = MAX_PLAYBACK_TOKEN_SECONDS * 1000 + ACTIVE_KEY_CACHE_MS + 5 * 60_000;
+/**
+ * A retired key stays published this long: the longest token (7 days), plus the clock skew delivery
+ * nodes allow past `exp`, plus the active-key cache (another API process may sign with the old key
+ * that long after a rotation), plus five minutes of slack.
+ */
+export const RETIRED_KEY_GRACE_MS =
+  (MAX_PLAYBACK_TOKEN_SECONDS + PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS) * 1000 + ACTIVE_KEY_CACHE_MS + 5 * 60_000;
 
 export interface ActiveSigningKey {
   kid: string;
