@@ -1,6 +1,7 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming the variable (loadConfig).
 import { env, loadConfig, parseConfig, storageConfigShape, z } from '@kino/infra';
+import { isKeyEncryptionKey } from './keys/key-encryption.ts';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
@@ -53,6 +54,12 @@ export const apiConfigShape = {
    * Unset: the operators' interface is off and answers 403.
    */
   OPERATOR_TOKEN: z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional(),
+  /**
+   * Seals the playback signing keys' private halves in the database (AES-256-GCM): 32 random bytes in
+   * base64 (`openssl rand -base64 32`). Required: the API does not start without it. Keep it apart from
+   * database backups; losing it means rotating the signing key (tokens already issued then fail).
+   */
+  KINO_KEY_ENCRYPTION_KEY: z.string().refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
   LOG_LEVEL: env.logLevel(),
 };
 

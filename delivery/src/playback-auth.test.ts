@@ -4,11 +4,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDatabase, migrateToLatest, type Db } from '@kino/control-plane/db';
 import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
-import { PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { randomBytes } from 'node:crypto';
+import { KeyEncryption, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
 import { waitFor } from '@kino/infra/dev';
 import { DeliveryError } from './errors.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 
+const encryption = new KeyEncryption(randomBytes(32).toString('base64'));
 let db: Db;
 let keyring: PlaybackKeyring;
 let jwksServer: Server;
@@ -19,7 +21,7 @@ let jwksUrl: URL;
 beforeAll(async () => {
   db = await openDatabase('pglite://memory');
   await migrateToLatest(db);
-  keyring = new PlaybackKeyring(db);
+  keyring = new PlaybackKeyring(db, encryption);
   // The control plane's JWKS, served as the API serves it.
   jwksServer = createServer((_req, res) => {
     jwksFetches++;
@@ -77,7 +79,7 @@ test('missing, expired, tampered and foreign tokens are refused with named codes
   // Signed by a key the control plane never published.
   const strangerDb = await openDatabase('pglite://memory');
   await migrateToLatest(strangerDb);
-  const stranger = await mintPlaybackToken(await new PlaybackKeyring(strangerDb).activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
+  const stranger = await mintPlaybackToken(await new PlaybackKeyring(strangerDb, encryption).activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
   assert.deepEqual(await rejection(verifier.authorize(stranger, 'vid_a', {})), { status: 401, code: 'invalid_token' });
   await strangerDb.destroy();
 });

@@ -1,5 +1,6 @@
 // Shared set-up of the API tests: the app built on real services, and a small tenancy with one key
 // of each kind. Each test file starts its services once (before) and stops them (after).
+import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { createLogger, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
@@ -54,6 +55,7 @@ export async function startApiHarness(
     TEMPORAL_ADDRESS: temporalAddress,
     ...Object.fromEntries(Object.entries(storageConfig).map(([k, v]) => [k, String(v)])),
     DELIVERY_URL: 'http://delivery.test',
+    KINO_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     ...envOverrides,
   });
@@ -101,6 +103,8 @@ export interface Tenancy {
     system: string;
     otherFull: string;
     revoked: string;
+    /** Created already expired: answers 401 like a revoked key. */
+    expired: string;
   };
   keyIds: { envA: string; full: string };
 }
@@ -118,6 +122,7 @@ export async function seedTenancy(db: Db): Promise<Tenancy> {
   const otherFull = await createApiKey(db, { orgId: otherOrg.id, type: 'full', live: false });
   const revoked = await createApiKey(db, { orgId: org.id, type: 'full', live: false });
   await revokeApiKey(db, revoked.record.id);
+  const expired = await createApiKey(db, { orgId: org.id, type: 'full', live: false, expiresInSeconds: 0 });
   return {
     org,
     envA,
@@ -131,6 +136,7 @@ export async function seedTenancy(db: Db): Promise<Tenancy> {
       system: system.apiKey,
       otherFull: otherFull.apiKey,
       revoked: revoked.apiKey,
+      expired: expired.apiKey,
     },
     keyIds: { envA: envAKey.record.id, full: full.record.id },
   };

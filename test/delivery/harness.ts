@@ -26,6 +26,8 @@ export interface DeliveryStack {
   envId: string;
   delivery: DeliveryNode;
   spoolDir: string;
+  /** The API's KINO_KEY_ENCRYPTION_KEY: what opens the playback signing keys in `db`. */
+  keyEncryptionKey: string;
   /** Starts the delivery node again on the same port, cache and spool (after a stop or a kill). */
   restartDelivery(): Promise<DeliveryNode>;
   /** Another `kino delivery` process on the same database, storage and keys (its own port, cache and spool); stopped with the stack. */
@@ -71,6 +73,7 @@ export async function startDeliveryStack({
     envId: status.devJson.envId,
     delivery: { url: status.devJson.deliveryUrl, process: launcher.process('delivery') },
     spoolDir: launcher.layout.deliverySpoolDir,
+    keyEncryptionKey: env.KINO_KEY_ENCRYPTION_KEY!,
     async restartDelivery() {
       stack.delivery = { url: status.devJson.deliveryUrl, process: await launcher.restart('delivery') };
       return stack.delivery;

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { KeyEncryption, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
 import { waitFor } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
@@ -352,7 +352,7 @@ describe('private playback', () => {
     await segmentWithOther.arrayBuffer();
 
     // Signed with the control plane's own key, an hour ago, for ten minutes.
-    const key = await new PlaybackKeyring(stack.db).activeKey();
+    const key = await new PlaybackKeyring(stack.db, new KeyEncryption(stack.keyEncryptionKey)).activeKey();
     const expired = await mintPlaybackToken(key, { videoId: priv.videoId, expiresInSeconds: 600, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
     const expiredAnswer = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${expired}`);
     assert.equal(expiredAnswer.status, 401);

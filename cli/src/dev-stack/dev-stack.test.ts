@@ -57,6 +57,7 @@ describe('dev stack state files', () => {
     const first = loadOrCreateSecrets(layout);
     assert.match(first.nodeToken, /^ntk_[0-9A-Za-z]{40}$/);
     assert.match(first.operatorToken, /^otk_[0-9A-Za-z]{40}$/);
+    assert.equal(Buffer.from(first.keyEncryptionKey, 'base64').length, 32);
     assert.deepEqual(loadOrCreateSecrets(layout), first);
     assert.equal(statSync(layout.secretsJson).mode & 0o777, 0o600);
   });
@@ -72,6 +73,7 @@ describe('dev stack state files', () => {
       apiKey: `svc_test_${'a'.repeat(32)}`,
       databaseUrl: 'postgres://postgres@127.0.0.1:7432/kino',
       operatorToken: `otk_${'b'.repeat(40)}`,
+      keyEncryptionKey: Buffer.alloc(32, 1).toString('base64'),
     };
     writeDevJson(layout, devJson);
     assert.deepEqual(readDevJson(layout), devJson);

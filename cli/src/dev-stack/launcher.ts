@@ -235,6 +235,7 @@ export class DevStackLauncher {
       apiKey: tenancy?.apiKey ?? '',
       databaseUrl: postgres.url,
       operatorToken: secrets.operatorToken,
+      keyEncryptionKey: secrets.keyEncryptionKey,
     };
     if (tenancy) writeDevJson(layout, devJson);
     this.ready = true;
@@ -439,6 +440,8 @@ export class DevStackLauncher {
       NODE_TOKEN: secrets.nodeToken,
       // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
       OPERATOR_TOKEN: secrets.operatorToken,
+      // Seals the playback signing keys at rest; dev.json carries it to `kino admin playback-keys rotate`.
+      KINO_KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
       // What `kino node start` reads when --control-plane is not given: a sourced dev.env runs one more node.
       KINO_CONTROL_PLANE: `${host}:${ports.registry}`,
       CONTROL_PLANE_URL: apiUrl,

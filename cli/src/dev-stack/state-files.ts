@@ -1,5 +1,6 @@
 // The dev stack's files under its state directory: secrets made once and kept (so a restart finds
 // its data), dev.json for clients, dev.env for running one part alone, and the pid record.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBase62 } from '@kino/infra';
@@ -12,6 +13,8 @@ export interface DevSecrets {
   operatorToken: string;
   s3AccessKeyId: string;
   s3SecretAccessKey: string;
+  /** The API's KINO_KEY_ENCRYPTION_KEY (32 bytes, base64): seals the playback signing keys in the database. */
+  keyEncryptionKey: string;
 }
 
 /** The `.kino/dev.json` contract (docs/decisions.md#the-dev-stacks-state-file), plus `databaseUrl` for the admin CLI. */
@@ -24,6 +27,8 @@ export interface DevJson {
   databaseUrl: string;
   /** The API's OPERATOR_TOKEN: `kino nodes` finds it here. */
   operatorToken: string;
+  /** The API's KINO_KEY_ENCRYPTION_KEY: `kino admin playback-keys rotate` finds it here. */
+  keyEncryptionKey: string;
 }
 
 /** Writes through a temp file and a rename, so a reader never sees half a file. */
@@ -45,13 +50,17 @@ export function readJson<T>(path: string): T | undefined {
 
 export function loadOrCreateSecrets(layout: DevStackLayout): DevSecrets {
   const existing = readJson<Partial<DevSecrets>>(layout.secretsJson);
-  if (existing?.nodeToken && existing.operatorToken && existing.s3AccessKeyId && existing.s3SecretAccessKey) return existing as DevSecrets;
+  if (existing?.nodeToken && existing.operatorToken && existing.s3AccessKeyId && existing.s3SecretAccessKey && existing.keyEncryptionKey) {
+    return existing as DevSecrets;
+  }
   // A state directory from before a secret existed keeps the ones it has (its data needs them).
   const secrets: DevSecrets = {
     nodeToken: existing?.nodeToken ?? `ntk_${randomBase62(40)}`,
     operatorToken: existing?.operatorToken ?? `otk_${randomBase62(40)}`,
     s3AccessKeyId: existing?.s3AccessKeyId ?? `kino${randomBase62(16)}`,
     s3SecretAccessKey: existing?.s3SecretAccessKey ?? randomBase62(40),
+    // A state directory from before keys were sealed gets one now: the API seals its clear keys at start.
+    keyEncryptionKey: existing?.keyEncryptionKey ?? randomBytes(32).toString('base64'),
   };
   writeFileAtomic(layout.secretsJson, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
   return secrets;
