@@ -60,6 +60,11 @@ export const apiConfigShape = {
    * database backups; losing it means rotating the signing key (tokens already issued then fail).
    */
   KINO_KEY_ENCRYPTION_KEY: z.string().refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
+  /**
+   * Accept webhook URLs on any address, loopback and private networks included. Off (the default):
+   * a webhook's host must resolve to public addresses only (docs/security.md). The dev stack turns it on.
+   */
+  WEBHOOK_ALLOW_PRIVATE: env.bool(false),
   LOG_LEVEL: env.logLevel(),
 };
 

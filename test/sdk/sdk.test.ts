@@ -67,6 +67,8 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       API_PORT: String(apiPort),
       DELIVERY_URL: 'http://127.0.0.1:9',
       KINO_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      // Its webhook receivers listen on loopback, as in the dev stack.
+      WEBHOOK_ALLOW_PRIVATE: '1',
       REGISTRY_HOST: '127.0.0.1',
       REGISTRY_PORT: String(registryPort),
       NODE_TOKEN: nodeToken,

@@ -4,6 +4,7 @@ import type { ClickHouseHttp, Logger, Storage } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';
+import type { HostResolver } from '../network/webhook-destinations.ts';
 
 /** Segments served per video, for the `served` estimate; absent until analytics are wired in. */
 export interface ServedSegmentsSource {
@@ -21,6 +22,8 @@ export interface ApiDeps {
   /** Tests shrink limits to prove 429 quickly; the spec's table is the default. */
   rateLimits?: RateLimitOverrides;
   servedSegments?: ServedSegmentsSource;
+  /** Resolves webhook hosts for the destination check; the system's resolver unless a test hands in one. */
+  webhookResolver?: HostResolver;
   /** The clock of rate-limit windows and upload expiry. */
   now?: () => Date;
 }

@@ -7,7 +7,8 @@ import type { EncodeGroupingSetting } from '../contracts.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
-import { createWebhookActivities } from './webhooks.ts';
+import { createWebhookActivities, type WebhookFetch } from './webhooks.ts';
+import type { WebhookDestinationPolicy } from '../../network/webhook-destinations.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -19,8 +20,10 @@ export interface ActivityDeps {
   encodeGrouping?: EncodeGroupingSetting;
   /** The chunk length of chunked encodes (ENCODE_CHUNK_SECONDS); chunks.ts's default when unset. */
   chunkSeconds?: number;
-  /** Sends webhook requests; the global fetch unless a test hands in another. */
-  fetch?: typeof fetch;
+  /** Sends webhook requests; undici's fetch unless a test hands in another. */
+  fetch?: WebhookFetch;
+  /** WEBHOOK_ALLOW_PRIVATE and the resolver; unset: public addresses only, the system's resolver. */
+  webhookDestinations?: WebhookDestinationPolicy;
 }
 
 export function createActivities(deps: ActivityDeps) {
