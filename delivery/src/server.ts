@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { answerClientError, type Logger } from '@kino/infra';
+import { answerClientError, applyHttpServerLimits, httpServerOptions, type Logger } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
@@ -271,10 +271,11 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     return result;
   }
 
-  const server = createServer((req, res) => {
+  // Timeouts, header size, connections: infra/src/http-server-limits.ts (docs/security.md).
+  const server = createServer(httpServerOptions, (req, res) => {
     handle(req, res).catch((error: unknown) => sendError(req, res, error));
   });
-  server.keepAliveTimeout = 65_000;
+  applyHttpServerLimits(server);
   // What Node's parser refuses (headers or URL over 16 KB, malformed requests) answers in the envelope too.
   server.on('clientError', answerClientError);
 

@@ -9,3 +9,4 @@ export * from './clickhouse.ts';
 export * from './analytics/index.ts';
 export * from './run-process.ts';
 export * from './http-client-error.ts';
+export * from './http-server-limits.ts';

@@ -25,6 +25,8 @@ export interface DeliveryStack {
   orgId: string;
   envId: string;
   delivery: DeliveryNode;
+  /** The `kino api` process of the stack. */
+  apiProcess: ManagedProcess;
   spoolDir: string;
   /** The API's KINO_KEY_ENCRYPTION_KEY: what opens the playback signing keys in `db`. */
   keyEncryptionKey: string;
@@ -72,6 +74,7 @@ export async function startDeliveryStack({
     orgId: status.devJson.orgId,
     envId: status.devJson.envId,
     delivery: { url: status.devJson.deliveryUrl, process: launcher.process('delivery') },
+    apiProcess: launcher.process('api'),
     spoolDir: launcher.layout.deliverySpoolDir,
     keyEncryptionKey: env.KINO_KEY_ENCRYPTION_KEY!,
     async restartDelivery() {
