@@ -11,6 +11,7 @@ const minimal = {
   S3_ACCESS_KEY_ID: 'id',
   S3_SECRET_ACCESS_KEY: 'secret',
   DELIVERY_URL: 'http://127.0.0.1:7081/',
+  KINO_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
 };
 
 function problemsOf(source: Record<string, string>): string[] {
@@ -24,6 +25,13 @@ function problemsOf(source: Record<string, string>): string[] {
 }
 
 describe('API configuration', () => {
+  it('refuses to start without a key encryption key of 32 bytes', () => {
+    const { KINO_KEY_ENCRYPTION_KEY: _, ...withoutKey } = minimal;
+    assert.ok(problemsOf(withoutKey).some((problem) => problem.startsWith('KINO_KEY_ENCRYPTION_KEY')));
+    const short = { ...minimal, KINO_KEY_ENCRYPTION_KEY: Buffer.alloc(16, 7).toString('base64') };
+    assert.ok(problemsOf(short).some((problem) => /KINO_KEY_ENCRYPTION_KEY: expected 32 random bytes/.test(problem)));
+  });
+
   it('applies the documented defaults', () => {
     const config = parseApiConfig(minimal);
     assert.equal(config.API_HOST, '127.0.0.1');

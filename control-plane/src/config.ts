@@ -1,6 +1,7 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming the variable (loadConfig).
 import { ConfigError, env, loadConfig, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
+import { isKeyEncryptionKey } from './keys/key-encryption.ts';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
@@ -84,6 +85,17 @@ export const apiConfigShape = {
   DASHBOARD_OPERATORS: env.list().default([]),
   /** A session unused this long ends (the provider's refresh token may end it sooner). */
   DASHBOARD_SESSION_IDLE_HOURS: z.coerce.number().positive().default(12),
+  /**
+   * Seals the playback signing keys' private halves in the database (AES-256-GCM): 32 random bytes in
+   * base64 (`openssl rand -base64 32`). Required: the API does not start without it. Keep it apart from
+   * database backups; losing it means rotating the signing key (tokens already issued then fail).
+   */
+  KINO_KEY_ENCRYPTION_KEY: z.string().refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
+  /**
+   * Accept webhook URLs on any address, loopback and private networks included. Off (the default):
+   * a webhook's host must resolve to public addresses only (docs/security.md). The dev stack turns it on.
+   */
+  WEBHOOK_ALLOW_PRIVATE: env.bool(false),
   LOG_LEVEL: env.logLevel(),
 };
 

@@ -4,6 +4,8 @@ export { migrations, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './db
 export type * from './db/schema.ts';
 export * from './repositories/index.ts';
 export * from './keys/api-key-format.ts';
+export { KeyEncryption, isKeyEncryptionKey } from './keys/key-encryption.ts';
+export { isPublicAddress, type HostResolver } from './network/webhook-destinations.ts';
 export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from './config.ts';
 export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';
 export { startApiServer, type RunningApi } from './api/server.ts';

@@ -1,6 +1,8 @@
 // Checks playback tokens on the delivery node with the control plane's public keys (JWKS at
 // CONTROL_PLANE_URL/.well-known/jwks.json). The key set is cached and fetched again when a token
-// names a key it does not hold (rotation), at most once per cooldown. A token string that verified
+// names a key it does not hold (rotation), at most once per cooldown (2 s), so a stream of tokens
+// with made-up `kid`s costs at most one fetch every 2 s. Only ES256 is accepted: `alg: none` and
+// HS256 (an attacker signing with the public key as an HMAC secret) fail before any key is used. A token string that verified
 // once is remembered for up to a minute (never past its expiry), so a player's stream of segment
 // requests costs one signature check, not one each; the video, expiry and domains are still
 // checked on every request.
@@ -8,6 +10,7 @@ import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
 import {
   IMAGE_TOKEN_SCOPE,
   PLAYBACK_TOKEN_ALGORITHM,
+  PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS,
   PLAYBACK_TOKEN_ISSUER,
   isDomainAllowed,
   type PlaybackClaims,
@@ -43,7 +46,8 @@ export class PlaybackTokenVerifier {
       throw new DeliveryError(401, 'token_required', 'This video is private: play it with a signed URL (its `token` query parameter).');
     }
     const claims = await this.verify(token);
-    if (claims.exp * 1000 <= Date.now()) {
+    // The same tolerance jwtVerify applied: a remembered token expires when a fresh check would refuse it.
+    if ((claims.exp + PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS) * 1000 <= Date.now()) {
       throw new DeliveryError(401, 'token_expired', 'The playback token has expired: request a new signed URL.');
     }
     if (claims.aud !== videoId || claims.sub !== videoId) {
@@ -72,7 +76,7 @@ export class PlaybackTokenVerifier {
         issuer: PLAYBACK_TOKEN_ISSUER,
         algorithms: [PLAYBACK_TOKEN_ALGORITHM],
         requiredClaims: ['exp', 'sub', 'aud'],
-        clockTolerance: 5,
+        clockTolerance: PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS,
       }));
     } catch (error) {
       throw mapJoseError(error);
@@ -87,7 +91,7 @@ export class PlaybackTokenVerifier {
       ...(payload.scope === IMAGE_TOKEN_SCOPE ? { scope: IMAGE_TOKEN_SCOPE } : {}),
     };
     if (this.verified.size >= verifiedCacheMax) this.verified.clear();
-    this.verified.set(token, { claims, until: Math.min(now + verifiedCacheMs, claims.exp * 1000) });
+    this.verified.set(token, { claims, until: Math.min(now + verifiedCacheMs, (claims.exp + PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS) * 1000) });
     return claims;
   }
 }

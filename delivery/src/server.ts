@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { answerClientError, serveMetrics, type Logger, type Registry } from '@kino/infra';
+import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, type Logger, type Registry } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DeliveryError, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
@@ -299,7 +299,8 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     return result;
   }
 
-  const server = createServer((req, res) => {
+  // Timeouts, header size, connections: infra/src/http-server-limits.ts (docs/security.md).
+  const server = createServer(httpServerOptions, (req, res) => {
     const started = performance.now();
     const route = { label: 'unmatched' };
     handle(req, res, route)
@@ -311,7 +312,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
         if (!route.label.endsWith('/segment')) counters.http.seconds.observe({ route: route.label, method }, (performance.now() - started) / 1000);
       });
   });
-  server.keepAliveTimeout = 65_000;
+  applyHttpServerLimits(server);
   // What Node's parser refuses (headers or URL over 16 KB, malformed requests) answers in the envelope too.
   server.on('clientError', answerClientError);
 

@@ -10,3 +10,4 @@ export * from './analytics/index.ts';
 export * from './run-process.ts';
 export * from './http-client-error.ts';
 export * from './metrics.ts';
+export * from './http-server-limits.ts';

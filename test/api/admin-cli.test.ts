@@ -3,8 +3,11 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { openDatabase } from '@kino/control-plane/db';
 import { repoRoot } from '@kino/infra';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
@@ -15,6 +18,8 @@ const kino = join(repoRoot, 'cli', 'bin', 'kino.js');
 
 let services: TestServices;
 let env: Record<string, string>;
+/** What the operator configures on the API and gives `kino admin playback-keys rotate`. */
+const keyEncryptionKey = randomBytes(32).toString('base64');
 
 beforeAll(async () => {
   services = await startTestServices({ postgres: true });
@@ -132,6 +137,7 @@ describe('kino admin and kino api', () => {
         S3_ACCESS_KEY_ID: 'x',
         S3_SECRET_ACCESS_KEY: 'y',
         DELIVERY_URL: 'http://127.0.0.1:7081',
+        KINO_KEY_ENCRYPTION_KEY: keyEncryptionKey,
         LOG_LEVEL: 'warn',
       },
       logFile: join(services.dir, 'kino-api.log'),
@@ -151,9 +157,9 @@ describe('kino admin and kino api', () => {
     assert.equal(full.status, 200);
     assert.ok(full.headers.get('x-ratelimit-remaining'));
 
-    const broken = await run(['api'], { DATABASE_URL: '', TEMPORAL_ADDRESS: 'nowhere', S3_BUCKET: 'kino', DELIVERY_URL: 'x' });
+    const broken = await run(['api'], { DATABASE_URL: '', KINO_KEY_ENCRYPTION_KEY: '', TEMPORAL_ADDRESS: 'nowhere', S3_BUCKET: 'kino', DELIVERY_URL: 'x' });
     assert.equal(broken.code, 78);
-    for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'DELIVERY_URL']) assert.match(broken.stderr, new RegExp(variable));
+    for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY']) assert.match(broken.stderr, new RegExp(variable));
   });
 
   it('revokes a key: the running API answers 401 to it at once; revoking again is harmless', async () => {
@@ -170,6 +176,72 @@ describe('kino admin and kino api', () => {
     const unknown = await run(['admin', 'key', 'revoke', 'key_doesnotexist00']);
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /does not exist/);
+  });
+
+  it('gives a key an expiry: listed with it, and answered 401 once it has passed', async () => {
+    const expiring = await runJson(['admin', 'key', 'create', '--org', orgId, '--type', 'full', '--expires-in', '30d']);
+    const expiresIn = Date.parse(expiring.expiresAt) - Date.parse(expiring.createdAt);
+    assert.equal(Math.round(expiresIn / 86_400_000), 30);
+    const listed = (await runJson(['admin', 'key', 'list', '--org', orgId])) as Json[];
+    const entry = listed.find((k) => k.id === expiring.id);
+    assert.deepEqual({ expiresAt: entry.expiresAt, active: entry.active }, { expiresAt: expiring.expiresAt, active: true });
+    assert.equal(listed.find((k) => k.id === fullKey.id).expiresAt, null);
+    const served = await fetch(`${apiUrl}/${orgId}/environments`, { headers: { 'X-Api-Key': expiring.apiKey } });
+    assert.equal(served.status, 200);
+    // Thirty days pass: the database's clock is the one the API compares with.
+    const db = await openDatabase(services.databaseUrl);
+    await db.updateTable('api_keys').set({ expires_at: sql<Date>`now() - interval '1 second'` }).where('id', '=', expiring.id).execute();
+    await db.destroy();
+    const refused = await fetch(`${apiUrl}/${orgId}/environments`, { headers: { 'X-Api-Key': expiring.apiKey } });
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as Json).code, 'unauthorized');
+    const table = await run(['admin', 'key', 'list', '--org', orgId]);
+    assert.match(table.stdout, new RegExp(`${expiring.id} .* expired `));
+    const relisted = (await runJson(['admin', 'key', 'list', '--org', orgId])) as Json[];
+    assert.equal(relisted.find((k) => k.id === expiring.id).active, false);
+    for (const bad of ['0d', '30', '2w', '-1d']) {
+      const refusedFlag = await run(['admin', 'key', 'create', '--org', orgId, '--type', 'full', `--expires-in=${bad}`, '--json']);
+      assert.notEqual(refusedFlag.code, 0, bad);
+      assert.match(refusedFlag.stdout + refusedFlag.stderr, /expected a positive number followed by m, h or d/);
+    }
+  });
+
+  it('rotates the playback signing key: the running API publishes both, the old one until its tokens expire', async () => {
+    const jwksKids = async () => ((await (await fetch(`${apiUrl}/.well-known/jwks.json`)).json()) as Json).keys.map((k: Json) => k.kid).sort();
+    const [first] = await jwksKids();
+    assert.ok(first, 'the API made a signing key on first use');
+    const before = (await runJson(['admin', 'playback-keys', 'list'])) as Json[];
+    assert.deepEqual(before.map((k) => [k.kid, k.state]), [[first, 'signing']]);
+
+    const withoutKey = await run(['admin', 'playback-keys', 'rotate', '--json'], { KINO_KEY_ENCRYPTION_KEY: '' });
+    assert.notEqual(withoutKey.code, 0);
+    assert.match(withoutKey.stdout + withoutKey.stderr, /KINO_KEY_ENCRYPTION_KEY/);
+
+    const rotated = await run(['admin', 'playback-keys', 'rotate', '--json'], { KINO_KEY_ENCRYPTION_KEY: keyEncryptionKey });
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const { kid, retired } = JSON.parse(rotated.stdout) as Json;
+    assert.notEqual(kid, first);
+    assert.deepEqual(retired.map((k: Json) => k.kid), [first]);
+    const graceDays = (Date.parse(retired[0].publishedUntil) - Date.now()) / 86_400_000;
+    assert.ok(graceDays > 7 && graceDays < 7.1, `published for the longest token plus slack, not ${graceDays} days`);
+    const after = (await runJson(['admin', 'playback-keys', 'list'])) as Json[];
+    assert.deepEqual(after.map((k) => [k.kid, k.state]), [[kid, 'signing'], [first, 'published']]);
+    // The API reads the key set again within its cache time: both keys, so tokens of either verify.
+    await waitFor('the API to publish the new key beside the old one', async () => {
+      const kids = await jwksKids();
+      return kids.length === 2 ? kids : undefined;
+    });
+    assert.deepEqual(await jwksKids(), [first, kid].sort());
+
+    // At rest the private halves are sealed: nothing in the table holds a private JWK in clear.
+    const db = await openDatabase(services.databaseUrl);
+    const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk', 'private_key_sealed']).execute();
+    await db.destroy();
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.private_jwk, null);
+      assert.match(row.private_key_sealed ?? '', /^v1\./);
+    }
   });
 
   it('kino api stops cleanly on SIGTERM', async () => {

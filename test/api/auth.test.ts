@@ -78,6 +78,13 @@ describe('authentication', () => {
     assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
   });
 
+  it('refuses an expired key like a revoked one', async () => {
+    const r = await call(`/${t.org.id}/environments`, t.keys.expired);
+    assert.equal(r.status, 401);
+    assertErrorEnvelope(r.body, 401, 'unauthorized', assert);
+    assert.match(r.body.detail, /expired/);
+  });
+
   it('authenticates nothing with an Authorization header alone, even holding a valid key', async () => {
     for (const value of [`Bearer ${t.keys.full}`, t.keys.full]) {
       const r = await call(`/${t.org.id}/environments`, undefined, { authorization: value });

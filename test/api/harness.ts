@@ -1,5 +1,6 @@
 // Shared set-up of the API tests: the app built on real services, and a small tenancy with one key
 // of each kind. Each test file starts its services once (before) and stops them (after).
+import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { createLogger, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
@@ -18,6 +19,7 @@ import {
   type ApiDeps,
   type Db,
   type Environment,
+  type HostResolver,
   type Organization,
 } from '@kino/control-plane';
 
@@ -31,6 +33,24 @@ export interface ApiHarness {
   buildAnother(overrides?: Partial<ApiDeps>): Promise<ApiApp>;
   close(): Promise<void>;
 }
+
+/**
+ * The webhook hosts of these tests, resolved without the internet: example.com and its subdomains
+ * at a public address, `*.private.test` at private ones (`ula.`, `loopback6.` and `metadata.` at the
+ * IPv6 unique-local, IPv6 loopback and cloud metadata addresses); any other name does not resolve.
+ */
+export const exampleResolver: HostResolver = async (hostname) => {
+  if (hostname === 'example.com' || hostname.endsWith('.example.com')) return [{ address: '93.184.215.14', family: 4 }];
+  const privateAddresses: Record<string, { address: string; family: number }> = {
+    'ula.private.test': { address: 'fd12:3456::1', family: 6 },
+    'loopback6.private.test': { address: '::1', family: 6 },
+    'linklocal6.private.test': { address: 'fe80::1', family: 6 },
+    'metadata.private.test': { address: '169.254.169.254', family: 4 },
+  };
+  if (privateAddresses[hostname]) return [privateAddresses[hostname]];
+  if (hostname.endsWith('.private.test')) return [{ address: '10.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
 
 /** Storage settings for tests that start no S3: presigning works offline; nothing listens there. */
 const unreachableStorage: StorageConfig = {
@@ -54,6 +74,7 @@ export async function startApiHarness(
     TEMPORAL_ADDRESS: temporalAddress,
     ...Object.fromEntries(Object.entries(storageConfig).map(([k, v]) => [k, String(v)])),
     DELIVERY_URL: 'http://delivery.test',
+    KINO_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     ...envOverrides,
   });
@@ -64,7 +85,7 @@ export async function startApiHarness(
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const storage = new Storage(config);
   const logger = createLogger('api-test', process.env.KINO_TEST_LOG_LEVEL ?? 'silent');
-  const base: ApiDeps = { db, storage, temporal, config, logger, ...overrides };
+  const base: ApiDeps = { db, storage, temporal, config, logger, webhookResolver: exampleResolver, ...overrides };
   const apps: ApiApp[] = [];
   const build = async (more: Partial<ApiDeps> = {}) => {
     const app = await buildApp({ ...base, ...more });
@@ -101,6 +122,8 @@ export interface Tenancy {
     system: string;
     otherFull: string;
     revoked: string;
+    /** Created already expired: answers 401 like a revoked key. */
+    expired: string;
   };
   keyIds: { envA: string; full: string };
 }
@@ -118,6 +141,7 @@ export async function seedTenancy(db: Db): Promise<Tenancy> {
   const otherFull = await createApiKey(db, { orgId: otherOrg.id, type: 'full', live: false });
   const revoked = await createApiKey(db, { orgId: org.id, type: 'full', live: false });
   await revokeApiKey(db, revoked.record.id);
+  const expired = await createApiKey(db, { orgId: org.id, type: 'full', live: false, expiresInSeconds: 0 });
   return {
     org,
     envA,
@@ -131,6 +155,7 @@ export async function seedTenancy(db: Db): Promise<Tenancy> {
       system: system.apiKey,
       otherFull: otherFull.apiKey,
       revoked: revoked.apiKey,
+      expired: expired.apiKey,
     },
     keyIds: { envA: envAKey.record.id, full: full.record.id },
   };

@@ -487,7 +487,7 @@ describe('webhooks', () => {
   });
 
   it('register for chosen events only, per environment', async () => {
-    const r = await request('POST', base(), { key: t.keys.envA, body: { url: 'http://127.0.0.1:9999/hook', events: ['video.processing.failed'] } });
+    const r = await request('POST', base(), { key: t.keys.envA, body: { url: 'http://hooks.example.com:9999/hook', events: ['video.processing.failed'] } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.body.events, ['video.processing.failed']);
     const inB = await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`);
@@ -506,6 +506,49 @@ describe('webhooks', () => {
       assert.equal(r.status, 400, JSON.stringify(events));
       assertErrorEnvelope(r.body, 400, 'invalid_events', assert);
     }
+  });
+
+  it('refuse destinations that are not public: loopback, private, link-local, metadata, after DNS too', async () => {
+    const notPublic = [
+      'http://127.0.0.1/hook',
+      'http://localhost.private.test/hook',
+      'http://10.0.0.1/hook',
+      'http://192.168.1.20:8080/hook',
+      'http://172.16.0.5/hook',
+      'http://100.64.0.1/hook',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://0.0.0.0/hook',
+      'https://hooks.private.test/kino',
+      'https://ula.private.test/kino',
+      'https://loopback6.private.test/kino',
+      'https://linklocal6.private.test/kino',
+      'http://metadata.private.test/latest/meta-data/',
+    ];
+    for (const url of notPublic) {
+      const r = await request('POST', base(), { body: { url } });
+      assert.equal(r.status, 400, url);
+      assertErrorEnvelope(r.body, 400, 'webhook_url_not_public', assert);
+      assert.equal(r.body.errors[0].location, 'body.url');
+    }
+    // IPv6 literals are no webhook URL at all (the URL pattern takes host names and IPv4 only).
+    for (const url of ['http://[::1]/hook', 'http://[fd12:3456::1]/hook', 'http://[fe80::1]/hook', 'http://[::ffff:127.0.0.1]/hook']) {
+      const r = await request('POST', base(), { body: { url } });
+      assert.equal(r.status, 400, url);
+      assertErrorEnvelope(r.body, 400, 'invalid_url', assert);
+    }
+    const unresolvable = await request('POST', base(), { body: { url: 'https://nowhere.invalid/hook' } });
+    assert.equal(unresolvable.status, 400);
+    assertErrorEnvelope(unresolvable.body, 400, 'webhook_url_unresolvable', assert);
+    assert.ok(!(await request('GET', base())).body.body.webhooks.some((w: Json) => notPublic.includes(w.url)));
+    // The dev stack's setting: any address.
+    const devApp = await api.buildAnother({ config: { ...api.config, WEBHOOK_ALLOW_PRIVATE: true } });
+    const loopback = await devApp.inject({
+      method: 'POST',
+      url: `/v1/api${base()}`,
+      headers: { 'x-api-key': t.keys.full, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: 'http://127.0.0.1:9999/hook' }),
+    });
+    assert.equal(loopback.statusCode, 200, loopback.body);
   });
 
   it('remove a webhook once; another environment cannot remove it', async () => {

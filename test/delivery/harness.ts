@@ -25,7 +25,11 @@ export interface DeliveryStack {
   orgId: string;
   envId: string;
   delivery: DeliveryNode;
+  /** The `kino api` process of the stack. */
+  apiProcess: ManagedProcess;
   spoolDir: string;
+  /** The API's KINO_KEY_ENCRYPTION_KEY: what opens the playback signing keys in `db`. */
+  keyEncryptionKey: string;
   /** Starts the delivery node again on the same port, cache and spool (after a stop or a kill). */
   restartDelivery(): Promise<DeliveryNode>;
   /** Another `kino delivery` process on the same database, storage and keys (its own port, cache and spool); stopped with the stack. */
@@ -70,7 +74,9 @@ export async function startDeliveryStack({
     orgId: status.devJson.orgId,
     envId: status.devJson.envId,
     delivery: { url: status.devJson.deliveryUrl, process: launcher.process('delivery') },
+    apiProcess: launcher.process('api'),
     spoolDir: launcher.layout.deliverySpoolDir,
+    keyEncryptionKey: env.KINO_KEY_ENCRYPTION_KEY!,
     async restartDelivery() {
       stack.delivery = { url: status.devJson.deliveryUrl, process: await launcher.restart('delivery') };
       return stack.delivery;

@@ -3,15 +3,15 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { KeyEncryption, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
 import { waitFor } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
-import { sendRawHttp } from '@kino/test/support/raw-http';
+import { sendRawHttp, startSlowLoris } from '@kino/test/support/raw-http';
 import { requestSignedUrl, signedUrlOf, startDeliveryStack, variantUrls, type DeliveryStack } from './harness.ts';
 
 const run = promisify(execFile);
@@ -178,6 +178,49 @@ describe('HTTP semantics', () => {
     assert.equal(body.code, 'malformed_request');
     assert.equal(body.title, 'Bad Request');
     assert.ok(body.detail);
+  });
+
+  test('slow loris and oversized bodies against the API and delivery: slow connections closed, others served, memory bounded', async () => {
+    const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+    const targets: Array<{ name: string; url: string; pid: number; probe: string; headers: Record<string, string> }> = [
+      // (This stack runs no Temporal, so /health answers 503: an authenticated listing is the normal request.)
+      { name: 'api', url: stack.apiUrl, pid: stack.apiProcess.child.pid!, probe: `${stack.apiUrl}/${stack.orgId}/environments`, headers: { 'x-api-key': stack.apiKey } },
+      { name: 'delivery', url: base, pid: stack.delivery.process.child.pid!, probe: `${publicBase(pub)}/master.m3u8`, headers: {} },
+    ];
+    const connections = 300;
+    for (const target of targets) {
+      const rssBefore = rssOf(target.pid);
+      const attack = await startSlowLoris(target.url, connections);
+      // Every slow connection is held open by the server now; a normal client is still served.
+      assert.equal(attack.open(), connections);
+      const served = await fetch(target.probe, { headers: target.headers });
+      assert.equal(served.status, 200, `${target.name} served a normal request during the attack`);
+      await served.arrayBuffer();
+      // The headers timeout (infra/src/http-server-limits.ts) closes each one, answering 408 in the envelope.
+      const answers = await attack.closed;
+      assert.ok(answers.every((line) => line === '' || /^HTTP\/1\.1 408 /.test(line)), `${target.name}: ${[...new Set(answers)].join(', ')}`);
+      assert.ok(answers.some((line) => /^HTTP\/1\.1 408 /.test(line)), `${target.name} answered 408`);
+      const grewMb = (rssOf(target.pid) - rssBefore) / 2 ** 20;
+      assert.ok(grewMb < 64, `${target.name} grew ${grewMb.toFixed(1)} MB under ${connections} slow connections`);
+    }
+    // Oversized bodies are refused without being kept: 413 from the API, 405 from delivery (no bodies).
+    const big = Buffer.alloc(8 * 2 ** 20, 'a');
+    const apiBody = await fetch(`${stack.apiUrl}/${stack.orgId}/environments/${stack.envId}/webhooks`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' },
+      body: big,
+    }).catch((error: unknown) => error as Error);
+    // The API may close the connection before the client has sent everything: a refusal either way.
+    if (apiBody instanceof Response) {
+      assert.equal(apiBody.status, 413);
+      assert.equal((await errorOf(apiBody)).code, 'payload_too_large');
+    }
+    const deliveryBody = await fetch(`${publicBase(pub)}/master.m3u8`, { method: 'POST', body: big }).catch((error: unknown) => error as Error);
+    if (deliveryBody instanceof Response) {
+      assert.equal(deliveryBody.status, 405);
+      await deliveryBody.arrayBuffer();
+    }
+    for (const target of targets) assert.equal((await fetch(target.probe, { headers: target.headers })).status, 200, `${target.name} still serves`);
   });
 
   test('low-latency parameters are validated and do not change a VOD playlist', async () => {
@@ -352,7 +395,7 @@ describe('private playback', () => {
     await segmentWithOther.arrayBuffer();
 
     // Signed with the control plane's own key, an hour ago, for ten minutes.
-    const key = await new PlaybackKeyring(stack.db).activeKey();
+    const key = await new PlaybackKeyring(stack.db, new KeyEncryption(stack.keyEncryptionKey)).activeKey();
     const expired = await mintPlaybackToken(key, { videoId: priv.videoId, expiresInSeconds: 600, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
     const expiredAnswer = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${expired}`);
     assert.equal(expiredAnswer.status, 401);

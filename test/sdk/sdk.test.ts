@@ -3,6 +3,7 @@
 // call goes through @kino/sdk, as a user's code would.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,9 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       API_HOST: '127.0.0.1',
       API_PORT: String(apiPort),
       DELIVERY_URL: 'http://127.0.0.1:9',
+      KINO_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      // Its webhook receivers listen on loopback, as in the dev stack.
+      WEBHOOK_ALLOW_PRIVATE: '1',
       REGISTRY_HOST: '127.0.0.1',
       REGISTRY_PORT: String(registryPort),
       ORCHESTRATOR_METRICS_PORT: '0',

@@ -210,6 +210,41 @@ export function registryTableCases(db: () => Db): void {
     assert.deepEqual(await db().selectFrom('node_leases').select('id').execute(), [], 'the lost node\'s slots are free');
   });
 
+  it('a node back from gone with stale work is quarantined: no work until a heartbeat says it runs nothing', async () => {
+    await reset();
+    const hung = await register(1);
+    const stale = await acquireNodeSlot(db(), { videoId: 'vid_a', job: 'stale', heartbeatTimeoutMs: timeout });
+    assert.equal(stale?.node.id, hung.id);
+    // Silent (SIGSTOP) past the heartbeat timeout: gone, its slot freed, its encode moved elsewhere.
+    await age(hung.id, timeout + 1_000);
+    assert.deepEqual(await expireDeadNodes(db(), timeout), [hung.id]);
+    // SIGCONT: it heartbeats still running the stale encode, is told to register again, and does.
+    assert.equal(await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: ['stale'], leaseGraceMs: 0 }), false);
+    const back = await register(1, { nodeId: hung.id, address: hung.address });
+    assert.equal(back.state, 'draining');
+    assert.ok(back.quarantined_at instanceof Date);
+    const noWork = async (why: string) => {
+      assert.equal(await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }), undefined, why);
+      assert.equal(await findLiveNode(db(), { heartbeatTimeoutMs: timeout }), undefined, why);
+    };
+    await noWork('no work right after it registers again');
+    // Its heartbeats say `active` while the stale encode runs: the quarantine stands, and the stale job holds no slot.
+    assert.equal(await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: ['stale'], leaseGraceMs: 0 }), true);
+    await noWork('no work while the stale encode runs');
+    assert.deepEqual(await db().selectFrom('node_leases').selectAll().where('node_id', '=', hung.id).execute(), []);
+    // Clean (the stale encode ended): it takes work again.
+    assert.equal(await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: [], leaseGraceMs: 0 }), true);
+    const row = await db().selectFrom('encode_nodes').select(['state', 'quarantined_at']).where('id', '=', hung.id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { state: 'active', quarantined_at: null });
+    assert.equal((await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }))?.node.id, hung.id);
+    // A node that died (no running job when it comes back) is not quarantined at all.
+    const dead = await register(1);
+    await age(dead.id, timeout + 1_000);
+    await expireDeadNodes(db(), timeout);
+    assert.equal(await recordHeartbeat(db(), { nodeId: dead.id, draining: false, activeJobs: [], leaseGraceMs: 0 }), false);
+    assert.equal((await register(1, { nodeId: dead.id, address: dead.address })).state, 'active');
+  });
+
   it('an operator\'s drain: no new slot, no grant, no short job; leases kept; heartbeats do not undo it; undrained, it takes work', async () => {
     await reset();
     const node = await register(2);

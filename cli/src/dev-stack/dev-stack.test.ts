@@ -62,6 +62,7 @@ describe('dev stack state files', () => {
     const first = loadOrCreateSecrets(layout);
     assert.match(first.nodeToken, /^ntk_[0-9A-Za-z]{40}$/);
     assert.match(first.operatorToken, /^otk_[0-9A-Za-z]{40}$/);
+    assert.equal(Buffer.from(first.keyEncryptionKey, 'base64').length, 32);
     assert.deepEqual(loadOrCreateSecrets(layout), first);
     assert.equal(statSync(layout.secretsJson).mode & 0o777, 0o600);
   });
@@ -81,6 +82,7 @@ describe('dev stack state files', () => {
       dashboardUrl: 'http://127.0.0.1:7080/dashboard',
       oidcIssuer: 'http://127.0.0.1:7085',
       dashboardUser: { email: 'dev@kino.local', password: 'kino-dev' },
+      keyEncryptionKey: Buffer.alloc(32, 1).toString('base64'),
     };
     writeDevJson(layout, devJson);
     assert.deepEqual(readDevJson(layout), devJson);

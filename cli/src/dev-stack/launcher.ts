@@ -286,6 +286,7 @@ export class DevStackLauncher {
       dashboardUrl,
       oidcIssuer: this.identity.issuer,
       dashboardUser: { email: devUser.email, password: devUser.password },
+      keyEncryptionKey: secrets.keyEncryptionKey,
     };
     if (tenancy) writeDevJson(layout, devJson);
     this.ready = true;
@@ -494,6 +495,11 @@ export class DevStackLauncher {
       NODE_TOKEN: secrets.nodeToken,
       // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
       OPERATOR_TOKEN: secrets.operatorToken,
+      // Seals the playback signing keys at rest; dev.json carries it to `kino admin playback-keys rotate`.
+      KINO_KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+      // Webhooks to loopback: the dev stack's receivers (tests, a developer's local endpoint) listen
+      // there. Production leaves it off: webhooks reach public addresses only (docs/security.md).
+      WEBHOOK_ALLOW_PRIVATE: '1',
       // What `kino node start` reads when --control-plane is not given: a sourced dev.env runs one more node.
       KINO_CONTROL_PLANE: `${host}:${ports.registry}`,
       CONTROL_PLANE_URL: apiUrl,

@@ -1,5 +1,6 @@
 // The dev stack's files under its state directory: secrets made once and kept (so a restart finds
 // its data), dev.json for clients, dev.env for running one part alone, and the pid record.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBase62 } from '@kino/infra';
@@ -16,6 +17,8 @@ export interface DevSecrets {
   dashboardClientSecret: string;
   /** The API's DASHBOARD_SESSION_SECRET (signs the sign-in cookie, derives CSRF tokens). */
   dashboardSessionSecret: string;
+  /** The API's KINO_KEY_ENCRYPTION_KEY (32 bytes, base64): seals the playback signing keys in the database. */
+  keyEncryptionKey: string;
 }
 
 /** The `.kino/dev.json` contract (docs/decisions.md#the-dev-stacks-state-file), plus `databaseUrl` for the admin CLI. */
@@ -34,6 +37,8 @@ export interface DevJson {
   dashboardUrl: string;
   oidcIssuer: string;
   dashboardUser: { email: string; password: string };
+  /** The API's KINO_KEY_ENCRYPTION_KEY: `kino admin playback-keys rotate` finds it here. */
+  keyEncryptionKey: string;
 }
 
 /** Writes through a temp file and a rename, so a reader never sees half a file. */
@@ -61,7 +66,8 @@ export function loadOrCreateSecrets(layout: DevStackLayout): DevSecrets {
     existing.s3AccessKeyId &&
     existing.s3SecretAccessKey &&
     existing.dashboardClientSecret &&
-    existing.dashboardSessionSecret
+    existing.dashboardSessionSecret &&
+    existing.keyEncryptionKey
   ) {
     return existing as DevSecrets;
   }
@@ -73,6 +79,8 @@ export function loadOrCreateSecrets(layout: DevStackLayout): DevSecrets {
     s3SecretAccessKey: existing?.s3SecretAccessKey ?? randomBase62(40),
     dashboardClientSecret: existing?.dashboardClientSecret ?? randomBase62(40),
     dashboardSessionSecret: existing?.dashboardSessionSecret ?? randomBase62(48),
+    // A state directory from before keys were sealed gets one now: the API seals its clear keys at start.
+    keyEncryptionKey: existing?.keyEncryptionKey ?? randomBytes(32).toString('base64'),
   };
   writeFileAtomic(layout.secretsJson, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
   return secrets;

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import './fastify-augment.ts';
 import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
-import { answerClientError, Registry } from '@kino/infra';
+import { answerClientError, applyHttpServerLimits, httpServerLimits, httpServerOptions, Registry } from '@kino/infra';
 import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
 import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
@@ -72,6 +72,11 @@ export async function buildApp(given: ApiDeps) {
       void sendError(error, request, reply);
     },
     clientErrorHandler: answerClientError,
+    // Timeouts, header and body sizes, connections: infra/src/http-server-limits.ts (docs/security.md).
+    http: httpServerOptions,
+    requestTimeout: httpServerLimits.requestTimeoutMs,
+    keepAliveTimeout: httpServerLimits.keepAliveTimeoutMs,
+    bodyLimit: httpServerLimits.apiBodyLimitBytes,
     // A `__proto__` or `constructor.prototype` key in a JSON body is dropped rather than refused:
     // the body is still safe to use (no prototype is touched), and a field the schema allows as an
     // extra property never turns a valid request into a 400.
@@ -79,6 +84,7 @@ export async function buildApp(given: ApiDeps) {
     onConstructorPoisoning: 'remove',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  applyHttpServerLimits(app.server);
   app.setValidatorCompiler(typeboxValidatorCompiler);
   await app.register(errorHandlerPlugin);
   const declaredMethods = trackDeclaredMethods(app);

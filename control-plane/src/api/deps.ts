@@ -6,6 +6,7 @@ import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';
 import type { DashboardSessions } from '../dashboard/sessions.ts';
 import type { DashboardCookies } from '../dashboard/cookies.ts';
+import type { HostResolver } from '../network/webhook-destinations.ts';
 
 /** Segments served per video, for the `served` estimate; absent until analytics are wired in. */
 export interface ServedSegmentsSource {
@@ -27,6 +28,8 @@ export interface ApiDeps {
   metricsRegistry?: Registry;
   /** Set when the dashboard is configured (DASHBOARD_URL): sessions are accepted beside API keys. */
   dashboard?: { sessions: DashboardSessions; cookies: DashboardCookies };
+  /** Resolves webhook hosts for the destination check; the system's resolver unless a test hands in one. */
+  webhookResolver?: HostResolver;
   /** The clock of rate-limit windows and upload expiry. */
   now?: () => Date;
 }

@@ -2,6 +2,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { ClickHouseHttp, createLogger, createMetricsRegistry, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
+import { KeyEncryption } from '../keys/key-encryption.ts';
+import { sealPlaintextSigningKeys } from '../playback/signing-keys.ts';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
@@ -19,6 +21,8 @@ export async function startApiServer(
 ): Promise<RunningApi> {
   const db = await openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
+  const sealed = await sealPlaintextSigningKeys(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY));
+  if (sealed > 0) logger.info({ sealed }, 'sealed playback signing keys stored in clear (KINO_KEY_ENCRYPTION_KEY)');
   const storage = new Storage(config);
   // Lazy: the API starts (and /health reports it) while Temporal is down; calls connect when it is back.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });

@@ -13,7 +13,7 @@ import { thumbnailUrl } from './format.ts';
 export async function thumbnailUrlsFor(deps: ApiDeps, videos: readonly Video[]): Promise<Map<string, string | null>> {
   const urls = new Map<string, string | null>();
   const needTokens = videos.some((v) => v.thumbnail_key && !v.allow_public_access);
-  const key = needTokens ? await keyringFor(deps.db).activeKey() : undefined;
+  const key = needTokens ? await keyringFor(deps).activeKey() : undefined;
   for (const video of videos) {
     if (!video.thumbnail_key) {
       urls.set(video.id, null);

@@ -9,6 +9,8 @@ export * from '../repositories/organizations.ts';
 export * from '../repositories/environments.ts';
 export * from '../repositories/api-keys.ts';
 export * from '../repositories/organization-members.ts';
+export { PlaybackKeyring, listSigningKeyStatus, sealPlaintextSigningKeys, ACTIVE_KEY_CACHE_MS, type SigningKeyStatus } from '../playback/signing-keys.ts';
+export { KeyEncryption } from '../keys/key-encryption.ts';
 export type { Db } from './database.ts';
 
 export class AdminDatabaseError extends Error {
@@ -26,18 +28,37 @@ export function resolveAdminDatabaseUrl(
 ): string {
   if (env.DATABASE_URL) return env.DATABASE_URL;
   if (existsSync(devJsonPath)) {
-    let databaseUrl: unknown;
-    try {
-      databaseUrl = (JSON.parse(readFileSync(devJsonPath, 'utf8')) as { databaseUrl?: unknown }).databaseUrl;
-    } catch (error) {
-      throw new AdminDatabaseError(`${devJsonPath} is not valid JSON (${(error as Error).message}); set DATABASE_URL instead.`);
-    }
+    const databaseUrl = (readJsonObject(devJsonPath) as { databaseUrl?: unknown }).databaseUrl;
     if (typeof databaseUrl === 'string' && databaseUrl) return databaseUrl;
     throw new AdminDatabaseError(`${devJsonPath} names no databaseUrl; set DATABASE_URL (postgres://... or pglite://<dir>).`);
   }
   throw new AdminDatabaseError(
     `No database: set DATABASE_URL (postgres://... or pglite://<dir>), or start the dev stack (npm run dev), which writes ${devJsonPath}.`,
   );
+}
+
+/**
+ * The key encryption key for commands that seal signing keys (`kino admin playback-keys rotate`): the
+ * API's KINO_KEY_ENCRYPTION_KEY, or else the dev stack's (in its dev.json).
+ */
+export function resolveKeyEncryptionKey(
+  env: Record<string, string | undefined> = process.env,
+  devJsonPath: string = devStackFile(env),
+): string {
+  if (env.KINO_KEY_ENCRYPTION_KEY) return env.KINO_KEY_ENCRYPTION_KEY;
+  if (!env.DATABASE_URL && existsSync(devJsonPath)) {
+    const value = (readJsonObject(devJsonPath) as { keyEncryptionKey?: unknown }).keyEncryptionKey;
+    if (typeof value === 'string' && value) return value;
+  }
+  throw new AdminDatabaseError('No key encryption key: set KINO_KEY_ENCRYPTION_KEY to the value the API runs with.');
+}
+
+function readJsonObject(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new AdminDatabaseError(`${path} is not valid JSON (${(error as Error).message}); set DATABASE_URL instead.`);
+  }
 }
 
 /** Opens the database for an admin command and brings its schema up to date; close it with `db.destroy()`. */

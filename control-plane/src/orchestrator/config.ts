@@ -30,6 +30,11 @@ export const orchestratorConfigShape = {
    * 6 s segment), each encoded on any node (docs/architecture.md#chunked-encoding). 0: never.
    */
   ENCODE_CHUNK_SECONDS: z.coerce.number().int().min(0).default(defaultChunkSeconds),
+  /**
+   * Deliver webhooks to any address, loopback and private networks included. Off (the default): only
+   * public addresses, checked after DNS at each delivery (docs/security.md). The dev stack turns it on.
+   */
+  WEBHOOK_ALLOW_PRIVATE: env.bool(false),
   LOG_LEVEL: env.logLevel(),
 };
 

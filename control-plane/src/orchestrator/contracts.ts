@@ -23,6 +23,8 @@ export const failureTypes = {
   nodeWorkFailed: 'NodeWorkFailed',
   /** A webhook's endpoint was deleted while its delivery was pending: nothing left to send to. */
   webhookGone: 'WebhookGone',
+  /** A webhook's host resolves to a loopback, private, link-local or other non-public address. Never retried. */
+  webhookDestinationRefused: 'WebhookDestinationRefused',
 } as const;
 
 /**

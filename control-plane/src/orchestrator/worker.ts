@@ -92,6 +92,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       workflowsPath,
       activities: createActivities({
         db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
+        webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
       // default 80 % of the heartbeat timeout.

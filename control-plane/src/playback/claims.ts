@@ -17,6 +17,12 @@ export const PLAYBACK_EXPIRATIONS = {
 export type PlaybackExpiration = keyof typeof PLAYBACK_EXPIRATIONS;
 export const DEFAULT_PLAYBACK_EXPIRATION: PlaybackExpiration = '1h';
 export const MAX_PLAYBACK_TOKEN_SECONDS = PLAYBACK_EXPIRATIONS['7d'];
+/**
+ * How far a delivery node's clock may run ahead of the control plane's: a token is still accepted
+ * this long after its `exp` (and before its `iat`). One minute covers NTP-synchronised hosts with
+ * room to spare; beyond it a token is refused as expired (docs/security.md).
+ */
+export const PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS = 60;
 
 export function isPlaybackExpiration(value: string): value is PlaybackExpiration {
   return Object.hasOwn(PLAYBACK_EXPIRATIONS, value);

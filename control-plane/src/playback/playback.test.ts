@@ -1,17 +1,22 @@
 import { describe, it, beforeAll, afterAll } from 'vitest';
 import assert from 'node:assert/strict';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { randomBytes } from 'node:crypto';
 import { openDatabase, migrateToLatest, type Db } from '../db/database.ts';
+import { KeyEncryption } from '../keys/key-encryption.ts';
 import {
   PlaybackKeyring,
   RETIRED_KEY_GRACE_MS,
   isDomainAllowed,
   mintPlaybackToken,
   parseDomainList,
+  sealPlaintextSigningKeys,
   signedPlaybackUrl,
 } from './index.ts';
+import { insertSigningKey } from '../repositories/signing-keys.ts';
 
 describe('playback signing keys and tokens', () => {
+  const encryption = new KeyEncryption(randomBytes(32).toString('base64'));
   let db: Db;
   beforeAll(async () => {
     db = await openDatabase('pglite://memory');
@@ -22,7 +27,7 @@ describe('playback signing keys and tokens', () => {
   });
 
   it('makes a key on first use and signs tokens the JWKS verifies', async () => {
-    const keyring = new PlaybackKeyring(db);
+    const keyring = new PlaybackKeyring(db, encryption);
     const key = await keyring.activeKey();
     const token = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 3600, domains: ['example.com'] });
     assert.equal(decodeProtectedHeader(token).kid, key.kid);
@@ -38,7 +43,7 @@ describe('playback signing keys and tokens', () => {
 
   it('keeps a retired key published until its tokens have expired, then drops it', async () => {
     let now = Date.now();
-    const keyring = new PlaybackKeyring(db, () => now);
+    const keyring = new PlaybackKeyring(db, encryption, () => now);
     const oldKey = await keyring.activeKey();
     const oldToken = await mintPlaybackToken(oldKey, { videoId: 'vid_a', expiresInSeconds: 7 * 86400 });
     const newKid = await keyring.rotate();
@@ -48,8 +53,37 @@ describe('playback signing keys and tokens', () => {
     assert.deepEqual(kids.sort(), [oldKey.kid, newKid].sort());
     await jwtVerify(oldToken, createLocalJWKSet(await keyring.jwks()), { issuer: 'kino', audience: 'vid_a' });
     now += RETIRED_KEY_GRACE_MS + 1000;
-    const later = new PlaybackKeyring(db, () => now);
+    const later = new PlaybackKeyring(db, encryption, () => now);
     assert.deepEqual((await later.jwks()).keys.map((k) => k.kid), [newKid]);
+  });
+
+  it('seals keys stored in clear before sealing existed, and signs with them afterwards', async () => {
+    const legacy = await openDatabase('pglite://memory');
+    await migrateToLatest(legacy);
+    // A row as the API wrote it before private keys were sealed.
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const meta = { kid, alg: 'ES256', use: 'sig' };
+    await insertSigningKey(legacy, {
+      kid,
+      algorithm: 'ES256',
+      public_jwk: JSON.stringify({ ...publicJwk, ...meta }),
+      private_jwk: JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }),
+    });
+    await assert.rejects(new PlaybackKeyring(legacy, encryption).activeKey(), /stored in clear/);
+    assert.equal(await sealPlaintextSigningKeys(legacy, encryption), 1);
+    assert.equal(await sealPlaintextSigningKeys(legacy, encryption), 0, 'sealing twice is harmless');
+    const row = await legacy.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
+    assert.equal(row.private_jwk, null);
+    assert.ok(row.private_key_sealed && !row.private_key_sealed.includes('"d"'));
+    const keyring = new PlaybackKeyring(legacy, encryption);
+    const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
+    await jwtVerify(token, createLocalJWKSet(await keyring.jwks()), { issuer: 'kino', audience: 'vid_a' });
+    // Another key encryption key opens nothing.
+    const stranger = new KeyEncryption(randomBytes(32).toString('base64'));
+    await assert.rejects(new PlaybackKeyring(legacy, stranger).activeKey(), /does not open/);
+    await legacy.destroy();
   });
 
   it('parses domain lists and matches Origin/Referer hosts', () => {

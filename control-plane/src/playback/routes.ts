@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
-import type { RouteOptions } from '../api/deps.ts';
+import type { ApiDeps, RouteOptions } from '../api/deps.ts';
+import { KeyEncryption } from '../keys/key-encryption.ts';
 import { NotFoundError, ValidationError } from '../api/errors.ts';
 import { accessOf, assertEnvironmentReach } from '../api/plugins/access.ts';
 import { Envelope, errorResponses, OrgParams, StringEnum } from '../api/schemas/common.ts';
@@ -20,9 +21,9 @@ import { mintPlaybackToken, signedPlaybackUrl } from './tokens.ts';
 
 /** One keyring per database handle: its caches are per process. */
 const keyrings = new WeakMap<Db, PlaybackKeyring>();
-export function keyringFor(db: Db): PlaybackKeyring {
+export function keyringFor({ db, config }: Pick<ApiDeps, 'db' | 'config'>): PlaybackKeyring {
   let keyring = keyrings.get(db);
-  if (!keyring) keyrings.set(db, (keyring = new PlaybackKeyring(db)));
+  if (!keyring) keyrings.set(db, (keyring = new PlaybackKeyring(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))));
   return keyring;
 }
 
@@ -48,7 +49,7 @@ const SignedUrlSchema = Type.Object({
 const JwkSchema = Type.Object({}, { additionalProperties: true });
 
 export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
-  const keyring = keyringFor(deps.db);
+  const keyring = keyringFor(deps);
 
   // A standard JWKS document (RFC 7517, `{keys: [...]}`), not the `{body}` envelope: JOSE
   // libraries read it as is.

@@ -2,19 +2,34 @@
 // pairs. The first is made on first use. Rotation makes a new key and retires the old one; a
 // retired key signs nothing new but stays in the JWKS until every token it may have signed has
 // expired (the longest lifetime, 7 days, plus the time other API processes may still be using
-// it from their cache), so rotation never breaks a signed URL that is still valid.
+// it from their cache, plus the clock skew delivery nodes allow), so rotation never breaks a signed
+// URL that is still valid. Private halves are stored sealed (keys/key-encryption.ts), never in clear.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../db/database.ts';
 import type { SigningKey } from '../db/schema.ts';
-import { findNewestActiveSigningKey, insertSigningKey, listPublishedSigningKeys, rotateSigningKeys } from '../repositories/signing-keys.ts';
-import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM } from './claims.ts';
+import type { KeyEncryption } from '../keys/key-encryption.ts';
+import {
+  findNewestActiveSigningKey,
+  insertSigningKey,
+  listPlaintextSigningKeys,
+  listPublishedSigningKeys,
+  listSigningKeys,
+  rotateSigningKeys,
+  storeSealedPrivateKey,
+} from '../repositories/signing-keys.ts';
+import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from './claims.ts';
 
 /** How long an API process keeps using the key it read before it looks again. */
-const ACTIVE_KEY_CACHE_MS = 60_000;
+export const ACTIVE_KEY_CACHE_MS = 60_000;
 /** How long the JWKS document is reused before it is read again. */
 const JWKS_CACHE_MS = 10_000;
-/** A retired key stays published this long: the longest token, plus the active-key cache, plus slack. */
-export const RETIRED_KEY_GRACE_MS = MAX_PLAYBACK_TOKEN_SECONDS * 1000 + ACTIVE_KEY_CACHE_MS + 5 * 60_000;
+/**
+ * A retired key stays published this long: the longest token (7 days), plus the clock skew delivery
+ * nodes allow past `exp`, plus the active-key cache (another API process may sign with the old key
+ * that long after a rotation), plus five minutes of slack.
+ */
+export const RETIRED_KEY_GRACE_MS =
+  (MAX_PLAYBACK_TOKEN_SECONDS + PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS) * 1000 + ACTIVE_KEY_CACHE_MS + 5 * 60_000;
 
 export interface ActiveSigningKey {
   kid: string;
@@ -32,6 +47,7 @@ export class PlaybackKeyring {
 
   constructor(
     private readonly db: Db,
+    private readonly encryption: KeyEncryption,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -39,7 +55,11 @@ export class PlaybackKeyring {
   async activeKey(): Promise<ActiveSigningKey> {
     if (this.active && this.now() - this.active.readAt < ACTIVE_KEY_CACHE_MS) return this.active.key;
     const row = (await this.newestActiveRow()) ?? (await this.createOnce());
-    const privateKey = (await importJWK(row.private_jwk, PLAYBACK_TOKEN_ALGORITHM)) as CryptoKey;
+    if (!row.private_key_sealed) {
+      throw new Error(`signing key ${row.kid} is stored in clear: start the API once with KINO_KEY_ENCRYPTION_KEY to seal it`);
+    }
+    const privateJwk = JSON.parse(this.encryption.open(row.private_key_sealed, row.kid)) as JWK;
+    const privateKey = (await importJWK(privateJwk, PLAYBACK_TOKEN_ALGORITHM)) as CryptoKey;
     const key = { kid: row.kid, privateKey };
     this.active = { key, readAt: this.now() };
     return key;
@@ -94,7 +114,42 @@ export class PlaybackKeyring {
       kid,
       algorithm: PLAYBACK_TOKEN_ALGORITHM,
       public_jwk: JSON.stringify({ ...publicJwk, ...meta }),
-      private_jwk: JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }),
+      private_jwk: null,
+      private_key_sealed: this.encryption.seal(JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }), kid),
     };
   }
+}
+
+/**
+ * Seals every private key still stored in clear (rows from before keys were sealed) and clears the
+ * clear copy. The API runs it at every start, after the migrations: it is the data half of the
+ * 20261123T0500_key_security migration, which cannot hold the key. Returns how many it sealed.
+ */
+export async function sealPlaintextSigningKeys(db: Db, encryption: KeyEncryption): Promise<number> {
+  const rows = await listPlaintextSigningKeys(db);
+  for (const row of rows) await storeSealedPrivateKey(db, row.kid, encryption.seal(JSON.stringify(row.private_jwk), row.kid));
+  return rows.length;
+}
+
+/** A signing key as operators see it (`kino admin playback-keys list`). */
+export interface SigningKeyStatus {
+  kid: string;
+  algorithm: string;
+  createdAt: Date;
+  retiredAt: Date | null;
+  /** `signing`: new tokens are signed with it. `published`: retired, still in the JWKS for the tokens
+   *  it signed. `unpublished`: retired long enough that every token it signed has expired. */
+  state: 'signing' | 'published' | 'unpublished';
+  /** When a retired key leaves the JWKS; null while it is not retired. */
+  publishedUntil: Date | null;
+}
+
+export async function listSigningKeyStatus(db: Db, now: number = Date.now()): Promise<SigningKeyStatus[]> {
+  const rows = await listSigningKeys(db);
+  const signingKid = rows.find((row) => !row.retired_at)?.kid;
+  return rows.map((row) => {
+    const publishedUntil = row.retired_at ? new Date(row.retired_at.getTime() + RETIRED_KEY_GRACE_MS) : null;
+    const state = row.kid === signingKid ? 'signing' : !publishedUntil || publishedUntil.getTime() > now ? 'published' : 'unpublished';
+    return { kid: row.kid, algorithm: row.algorithm, createdAt: row.created_at, retiredAt: row.retired_at, state, publishedUntil };
+  });
 }

@@ -99,7 +99,14 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
           leaseGraceMs,
         });
         options.heartbeats?.inc({ result: known ? 'known' : 'unknown' });
-        if (!known) logger.info({ nodeId: request.nodeId }, 'heartbeat from a node the registry does not know: it will register again');
+        if (!known && request.activeJobs.length > 0) {
+          logger.warn(
+            { nodeId: request.nodeId, staleJobs: request.activeJobs },
+            'node back from gone with stale work: quarantined (no new work) until a heartbeat reports no running job',
+          );
+        } else if (!known) {
+          logger.info({ nodeId: request.nodeId }, 'heartbeat from a node the registry does not know: it will register again');
+        }
         return { known };
       })().then(
         (response) => callback(null, response),

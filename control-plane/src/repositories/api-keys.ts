@@ -10,6 +10,8 @@ export interface CreateApiKeyInput {
   envId?: string;
   type: ApiKeyType;
   live: boolean;
+  /** The key stops working this long after its creation; unset: it works until revoked. */
+  expiresInSeconds?: number;
 }
 
 /** Creates a key; the returned `apiKey` is the only time the key exists in clear. */
@@ -36,6 +38,8 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
       key_hash: generated.hash,
       key_prefix: generated.prefix,
       revoked_at: null,
+      // The database's clock, the one findActiveApiKey compares with.
+      expires_at: input.expiresInSeconds === undefined ? null : sql<Date>`now() + make_interval(secs => ${input.expiresInSeconds})`,
       last_used_at: null,
     })
     .returningAll()
@@ -43,7 +47,7 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
   return { apiKey: generated.key, record };
 }
 
-/** The key record for a key in clear, unless it is malformed, unknown or revoked. */
+/** The key record for a key in clear, unless it is malformed, unknown, revoked or expired. */
 export async function findActiveApiKey(db: Db, key: string): Promise<ApiKey | undefined> {
   if (!isWellFormedApiKey(key)) return undefined;
   return db
@@ -51,6 +55,7 @@ export async function findActiveApiKey(db: Db, key: string): Promise<ApiKey | un
     .selectAll()
     .where('key_hash', '=', hashApiKey(key))
     .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
     .executeTakeFirst();
 }
 

@@ -45,10 +45,16 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       state: 'active' as const,
       last_heartbeat_at: sql<Date>`now()`,
     };
+    // A quarantined node registering again stays out of work (docs/security.md#nodes-that-hang).
     const node = await trx
       .insertInto('encode_nodes')
       .values({ id, ...values })
-      .onConflict((oc) => oc.column('id').doUpdateSet(values))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({
+          ...values,
+          state: sql<'active' | 'draining'>`case when encode_nodes.quarantined_at is null then 'active' else 'draining' end`,
+        }),
+      )
       .returningAll()
       .executeTakeFirstOrThrow();
     // New slots (and a previous life's freed): the encode queue hands them out at once.
@@ -71,11 +77,20 @@ export interface NodeHeartbeat {
 
 /** Records a heartbeat. False when the registry does not know the node (never seen, or marked gone). */
 export async function recordHeartbeat(db: Db, { nodeId, draining, activeJobs, leaseGraceMs }: NodeHeartbeat): Promise<boolean> {
-  const state = draining ? 'draining' : 'active';
-  const before = await db.selectFrom('encode_nodes').select('state').where('id', '=', nodeId).executeTakeFirst();
+  const before = await db.selectFrom('encode_nodes').select(['state', 'quarantined_at']).where('id', '=', nodeId).executeTakeFirst();
+  if (before?.state === 'gone') {
+    // Back from silence (a hang, not a death) with work it was given before: that work has moved
+    // on, so the node is quarantined until it runs nothing (docs/security.md#nodes-that-hang).
+    if (activeJobs.length > 0) {
+      await db.updateTable('encode_nodes').set({ quarantined_at: sql<Date>`coalesce(quarantined_at, now())` }).where('id', '=', nodeId).where('state', '=', 'gone').execute();
+    }
+    return false;
+  }
+  const quarantined = before?.quarantined_at != null && activeJobs.length > 0;
+  const state = draining || quarantined ? 'draining' : 'active';
   const updated = await db
     .updateTable('encode_nodes')
-    .set({ last_heartbeat_at: sql<Date>`now()`, state })
+    .set({ last_heartbeat_at: sql<Date>`now()`, state, ...(quarantined ? {} : { quarantined_at: null }) })
     .where('id', '=', nodeId)
     .where('state', '!=', 'gone')
     .returning('id')

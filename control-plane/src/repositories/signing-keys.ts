@@ -21,6 +21,21 @@ export async function listPublishedSigningKeys(db: Db, retiredAfter: Date): Prom
     .execute();
 }
 
+/** Every key, newest first, for the operators' list (`kino admin playback-keys list`): no private half. */
+export async function listSigningKeys(db: Db): Promise<Array<Pick<SigningKey, 'kid' | 'algorithm' | 'created_at' | 'retired_at'>>> {
+  return db.selectFrom('signing_keys').select(['kid', 'algorithm', 'created_at', 'retired_at']).orderBy('created_at', 'desc').execute();
+}
+
+/** Keys whose private half is still stored in clear (written before keys were sealed). */
+export async function listPlaintextSigningKeys(db: Db): Promise<Array<Pick<SigningKey, 'kid' | 'private_jwk'>>> {
+  return db.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('private_jwk', 'is not', null).execute();
+}
+
+/** Stores a key's sealed private half and clears the clear one. */
+export async function storeSealedPrivateKey(db: Db, kid: string, sealed: string): Promise<void> {
+  await db.updateTable('signing_keys').set({ private_key_sealed: sealed, private_jwk: null }).where('kid', '=', kid).execute();
+}
+
 /** Adds a key unless one with its kid exists (another process made the same one: harmless). */
 export async function insertSigningKey(db: Db, key: NewSigningKey): Promise<void> {
   await db.insertInto('signing_keys').values(key).onConflict((oc) => oc.doNothing()).execute();

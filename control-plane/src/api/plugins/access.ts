@@ -86,7 +86,7 @@ async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], 
     request.log.error({ err: error }, 'API key lookup failed');
     throw new ServiceUnavailableError('The API cannot check keys right now (database unavailable). Try again shortly.');
   }
-  if (!key) return new UnauthorizedError('Invalid API key: it is malformed, unknown or revoked.');
+  if (!key) return new UnauthorizedError('Invalid API key: it is malformed, unknown, revoked or expired.');
   touchApiKey(deps.db, key.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
   return { kind: 'apiKey', key };
 }

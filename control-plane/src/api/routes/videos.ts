@@ -345,7 +345,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         listRenditions(deps.db, video.id),
         segmentsServedFor(deps, request, [video]),
         thumbnailUrlsFor(deps, [video]),
-        storyboardUrlOf(keyringFor(deps.db), deps.config.DELIVERY_URL, video),
+        storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
       ]);
       return {
         body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, storyboardUrl),

@@ -1,5 +1,6 @@
-// Webhook registration per environment (docs/decisions.md#webhooks): POST creates one and shows its signing secret
-// once; GET lists (never the secret); DELETE removes. Deliveries are the orchestrator's work.
+// Webhook registration per environment (docs/decisions.md#webhooks): POST creates one (its URL's host must
+// resolve to public addresses, docs/security.md#webhook-destinations) and shows its signing secret once;
+// GET lists (never the secret); DELETE removes. Deliveries are the orchestrator's work.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteOptions } from '../deps.ts';
@@ -8,6 +9,7 @@ import { createWebhook, deleteWebhook, listWebhooks } from '../../repositories/w
 import type { Webhook } from '../../db/schema.ts';
 import { accessOf } from '../plugins/access.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
+import { resolveWebhookDestination, WebhookDestinationError, type RefusedDestination } from '../../network/webhook-destinations.ts';
 import { EnvParams, Envelope, errorResponses, Id, StringEnum, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
 
 const WebhookSchema = Type.Object({
@@ -40,6 +42,24 @@ function presentWebhook(webhook: Webhook) {
   return { id: webhook.id, url: webhook.url, events: webhook.events as WebhookEvent[], createdAt: webhook.created_at.toISOString() };
 }
 
+/** The condition names of a refused destination (docs/security.md#webhook-destinations). */
+const refusedDestinationCodes: Record<RefusedDestination, string> = {
+  not_public: 'webhook_url_not_public',
+  unresolvable: 'webhook_url_unresolvable',
+};
+
+/** Unless WEBHOOK_ALLOW_PRIVATE: the URL's host must resolve, to public addresses only. */
+async function checkWebhookDestination(url: string, deps: RouteOptions['deps']): Promise<void> {
+  if (deps.config.WEBHOOK_ALLOW_PRIVATE) return;
+  try {
+    await resolveWebhookDestination(url, deps.webhookResolver);
+  } catch (error) {
+    if (!(error instanceof WebhookDestinationError)) throw error;
+    const message = `url: ${error.message}`;
+    throw new ValidationError(refusedDestinationCodes[error.reason], message, [{ message, location: 'body.url', value: url }]);
+  }
+}
+
 function checkWebhookUrl(url: string): void {
   let parsed: URL | undefined;
   try {
@@ -69,6 +89,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     async (request) => {
       const access = accessOf(request);
       checkWebhookUrl(request.body.url);
+      await checkWebhookDestination(request.body.url, deps);
       const webhook = await createWebhook(deps.db, {
         orgId: access.orgId,
         envId: access.environment!.id,

@@ -11,6 +11,8 @@ import * as videoListScale from './20261123T0300_video_list_scale.ts';
 import * as nodeDrain from './20261123T0330_node_drain.ts';
 import * as encodeQueueOrder from './20261123T0400_encode_queue_order.ts';
 import * as dashboardSessions from './20261123T0500_dashboard_sessions.ts';
+import * as keySecurity from './20261123T0500_key_security.ts';
+import * as nodeQuarantine from './20261123T0510_node_quarantine.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -26,4 +28,6 @@ export const migrations: Record<string, Migration> = {
   '20261123T0330_node_drain': nodeDrain,
   '20261123T0400_encode_queue_order': encodeQueueOrder,
   '20261123T0500_dashboard_sessions': dashboardSessions,
+  '20261123T0500_key_security': keySecurity,
+  '20261123T0510_node_quarantine': nodeQuarantine,
 };

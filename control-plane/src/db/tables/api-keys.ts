@@ -15,6 +15,8 @@ export interface ApiKeysTable {
   key_prefix: string;
   created_at: Generated<Date>;
   revoked_at: Date | null;
+  /** Past this instant the key answers 401 like a revoked one; null: it never expires. */
+  expires_at: Date | null;
   last_used_at: Date | null;
 }
 export type ApiKey = Selectable<ApiKeysTable>;

@@ -13,6 +13,12 @@ export interface EncodeNodesTable {
   last_heartbeat_at: Date;
   /** Set while an operator has the node drained: it takes no new work whatever its heartbeats say. */
   drain_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /**
+   * Set when a node marked `gone` comes back still running work it was given before (that work has
+   * moved on: its results are stale). While set, the node is `draining` (no new work) whatever it
+   * says; the first heartbeat that reports no running job clears it.
+   */
+  quarantined_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 export type EncodeNode = Selectable<EncodeNodesTable>;
 

@@ -8,7 +8,8 @@ import type { OrchestratorMetrics } from '../metrics.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
-import { createWebhookActivities } from './webhooks.ts';
+import { createWebhookActivities, type WebhookFetch } from './webhooks.ts';
+import type { WebhookDestinationPolicy } from '../../network/webhook-destinations.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -22,8 +23,10 @@ export interface ActivityDeps {
   chunkSeconds?: number;
   /** Encode seconds and webhook deliveries are recorded here; a throwaway registry's when unset (tests). */
   metrics?: OrchestratorMetrics;
-  /** Sends webhook requests; the global fetch unless a test hands in another. */
-  fetch?: typeof fetch;
+  /** Sends webhook requests; undici's fetch unless a test hands in another. */
+  fetch?: WebhookFetch;
+  /** WEBHOOK_ALLOW_PRIVATE and the resolver; unset: public addresses only, the system's resolver. */
+  webhookDestinations?: WebhookDestinationPolicy;
 }
 
 export function createActivities(deps: ActivityDeps) {

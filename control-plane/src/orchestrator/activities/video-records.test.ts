@@ -2,6 +2,9 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { ApplicationFailure } from '@temporalio/common';
 import { createLogger, newId } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
@@ -10,6 +13,7 @@ import type { WebhookPayload } from '@kino/proto/contract';
 import type { EncodeOutcome, RenditionResult, SourceProbe } from '../contracts.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createWebhookActivities } from './webhooks.ts';
+import { pinnedLookup, type HostResolver } from '../../network/webhook-destinations.ts';
 
 const logger = createLogger('test', 'silent');
 let db: Db;
@@ -217,7 +221,8 @@ test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answ
     sent.push({ url, init });
     return Promise.resolve(new Response(null, { status }));
   }) as unknown as typeof fetch;
-  const { sendWebhook } = createWebhookActivities({ db, logger, fetch: fakeFetch });
+  // The dev stack's setting: this endpoint is on loopback (the next test is production's).
+  const { sendWebhook } = createWebhookActivities({ db, logger, fetch: fakeFetch, webhookDestinations: { allowPrivate: true } });
   const payload: WebhookPayload = { event: 'video.processing.failed', videoId: 'vid_1', status: 'failed', timestamp: '2026-11-21T06:00:00.000Z', data: { reason: 'x' } };
 
   assert.deepEqual(await sendWebhook({ webhookId, messageId: 'msg_1', payload }), { status: 204 });
@@ -244,4 +249,91 @@ test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answ
     assert.equal(error.nonRetryable, true);
     return true;
   });
+});
+
+test('sendWebhook in production reaches public addresses only, checked after DNS, and connects to the address it checked', async () => {
+  // A real receiver on loopback: what a webhook aimed at the control plane's own network would reach.
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    received += 1;
+    req.resume();
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  const hook = async (url: string) => {
+    const id = newId('whk');
+    await db.insertInto('webhooks').values({ id, org_id: orgId, env_id: envId, url, events: '[]', secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`, deleted_at: null }).execute();
+    return id;
+  };
+  const payload: WebhookPayload = { event: 'video.processing.failed', videoId: 'vid_1', status: 'failed', timestamp: '2026-11-21T06:00:00.000Z', data: {} };
+  const lookups: string[] = [];
+  const resolve: HostResolver = async (hostname) => {
+    lookups.push(hostname);
+    if (hostname === 'loopback.test') return [{ address: '127.0.0.1', family: 4 }];
+    if (hostname === 'metadata.test') return [{ address: '169.254.169.254', family: 4 }];
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  };
+  try {
+    const production = createWebhookActivities({ db, logger, webhookDestinations: { allowPrivate: false, resolve } });
+    for (const url of [`http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`, `http://loopback.test:${port}/hook`, 'http://metadata.test/latest/meta-data/', 'http://169.254.169.254/latest/meta-data/']) {
+      const webhookId = await hook(url);
+      await assert.rejects(production.sendWebhook({ webhookId, messageId: 'msg_p', payload }), (error: unknown) => {
+        assert.ok(error instanceof ApplicationFailure, String(error));
+        assert.equal(error.type, 'WebhookDestinationRefused');
+        assert.equal(error.nonRetryable, true);
+        return true;
+      }, url);
+    }
+    assert.equal(received, 0, 'nothing reached the loopback receiver');
+    // A name that does not resolve may later: retried, not final.
+    await assert.rejects(production.sendWebhook({ webhookId: await hook('http://gone.test/hook'), messageId: 'msg_p', payload }), (error: Error) => {
+      assert.ok(!(error instanceof ApplicationFailure && error.nonRetryable));
+      assert.match(error.message, /does not resolve/);
+      return true;
+    });
+    assert.ok(lookups.includes('loopback.test'));
+    // One lookup per delivery, and the connection is pinned to its answer (next test): a DNS answer that
+    // changes between the check and the connection (rebinding) is never asked for.
+    lookups.length = 0;
+    const sent: Array<{ dispatcher?: unknown }> = [];
+    const rebinding: HostResolver = async (hostname) => {
+      lookups.push(hostname);
+      return [{ address: lookups.length === 1 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
+    };
+    const pinned = createWebhookActivities({
+      db,
+      logger,
+      fetch: async (_url, init) => {
+        sent.push({ dispatcher: init.dispatcher });
+        return new Response(null, { status: 204 });
+      },
+      webhookDestinations: { allowPrivate: false, resolve: rebinding },
+    });
+    await pinned.sendWebhook({ webhookId: await hook('http://rebind.test/hook'), messageId: 'msg_r', payload });
+    assert.deepEqual(lookups, ['rebind.test']);
+    assert.ok(sent[0]?.dispatcher instanceof Agent, 'the request goes through the pinned dispatcher');
+
+    // The dev stack's setting: the same loopback receiver gets the delivery.
+    const dev = createWebhookActivities({ db, logger, webhookDestinations: { allowPrivate: true } });
+    assert.deepEqual(await dev.sendWebhook({ webhookId: await hook(`http://127.0.0.1:${port}/hook`), messageId: 'msg_d', payload }), { status: 204 });
+    assert.equal(received, 1);
+  } finally {
+    receiver.close();
+  }
+});
+
+test('a pinned lookup connects to the checked address whatever the name', async () => {
+  const receiver = createServer((req, res) => res.writeHead(200).end(req.headers.host));
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  const dispatcher = new Agent({ connect: { lookup: pinnedLookup([{ address: '127.0.0.1', family: 4 }]) } });
+  try {
+    // No resolver knows this name: only the pinned address can have answered.
+    const response = await undiciFetch(`http://pinned.invalid:${port}/`, { dispatcher });
+    assert.equal(await response.text(), `pinned.invalid:${port}`);
+  } finally {
+    await dispatcher.close();
+    receiver.close();
+  }
 });

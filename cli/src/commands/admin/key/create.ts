@@ -11,7 +11,25 @@ export interface CreatedKey {
   live: boolean;
   prefix: string;
   createdAt: string;
+  /** Null: the key works until revoked. */
+  expiresAt: string | null;
 }
+
+const durationUnits = { m: 60, h: 60 * 60, d: 24 * 60 * 60 } as const;
+
+/** `90m`, `12h`, `30d` in seconds: how long a key lives (up to ten years). */
+const expiresInFlag = Flags.custom<number>({
+  description: 'The key stops working this long after now: a number and a unit, m (minutes), h (hours) or d (days), e.g. 30d.',
+  helpValue: '30d',
+  parse: async (input) => {
+    const match = /^(\d{1,6})([mhd])$/.exec(input.trim());
+    const seconds = match ? Number(match[1]) * durationUnits[match[2] as keyof typeof durationUnits] : 0;
+    if (seconds <= 0 || seconds > 3650 * durationUnits.d) {
+      throw new Error(`--expires-in ${input}: expected a positive number followed by m, h or d (at most 3650d), e.g. 30d`);
+    }
+    return seconds;
+  },
+});
 
 export default class AdminKeyCreate extends KinoCommand {
   static override description =
@@ -21,12 +39,14 @@ export default class AdminKeyCreate extends KinoCommand {
   static override examples = [
     '<%= config.bin %> admin key create --org org_... --env env_... --type environment --json',
     '<%= config.bin %> admin key create --org org_... --type full --live',
+    '<%= config.bin %> admin key create --org org_... --type full --expires-in 30d',
   ];
   static override flags = {
     org: Flags.string({ description: 'Organization id (for system keys: the operator organization that owns it).', required: true }),
     env: Flags.string({ description: 'Environment id: required for (and only for) --type environment.' }),
     type: Flags.string({ description: 'Key type.', options: ['environment', 'full', 'system'], required: true }),
     live: Flags.boolean({ description: 'A production key (svc_live_) instead of a test key (svc_test_).', default: false }),
+    'expires-in': expiresInFlag(),
   };
 
   async run(): Promise<CreatedKey> {
@@ -39,13 +59,14 @@ export default class AdminKeyCreate extends KinoCommand {
     try {
       let created: Awaited<ReturnType<typeof createApiKey>>;
       try {
-        created = await createApiKey(db, { orgId: flags.org, envId: flags.env, type, live: flags.live });
+        created = await createApiKey(db, { orgId: flags.org, envId: flags.env, type, live: flags.live, expiresInSeconds: flags['expires-in'] });
       } catch (error) {
         this.error((error as Error).message, { exit: 1 });
       }
       const { apiKey, record } = created;
       this.log(apiKey);
-      this.note(`Created ${type} key ${record.id}. This is the only time the key is shown: store it now.`);
+      const expiry = record.expires_at ? ` It expires at ${record.expires_at.toISOString()}.` : '';
+      this.note(`Created ${type} key ${record.id}.${expiry} This is the only time the key is shown: store it now.`);
       return {
         apiKey,
         id: record.id,
@@ -55,6 +76,7 @@ export default class AdminKeyCreate extends KinoCommand {
         live: record.live,
         prefix: record.key_prefix,
         createdAt: record.created_at.toISOString(),
+        expiresAt: record.expires_at?.toISOString() ?? null,
       };
     } finally {
       await db.destroy();

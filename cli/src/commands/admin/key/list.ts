@@ -11,6 +11,10 @@ export interface ListedKey {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  /** Null: the key never expires. */
+  expiresAt: string | null;
+  /** Whether the API accepts the key now: neither revoked nor expired. */
+  active: boolean;
   lastUsedAt: string | null;
 }
 
@@ -25,6 +29,7 @@ export default class AdminKeyList extends KinoCommand {
     const { flags } = await this.parse(AdminKeyList);
     const db = await openAdminDatabase();
     try {
+      const now = Date.now();
       const keys = (await listApiKeys(db, flags.org)).map((k) => ({
         id: k.id,
         type: k.type,
@@ -34,10 +39,16 @@ export default class AdminKeyList extends KinoCommand {
         prefix: k.key_prefix,
         createdAt: k.created_at.toISOString(),
         revokedAt: k.revoked_at?.toISOString() ?? null,
+        expiresAt: k.expires_at?.toISOString() ?? null,
+        active: !k.revoked_at && (!k.expires_at || k.expires_at.getTime() > now),
         lastUsedAt: k.last_used_at?.toISOString() ?? null,
       }));
       for (const k of keys) {
-        const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+        const state = k.revokedAt
+          ? `revoked ${k.revokedAt}`
+          : k.expiresAt
+            ? `${k.active ? 'active, expires' : 'expired'} ${k.expiresAt}`
+            : 'active';
         this.log(`${k.id}  ${k.prefix}…  ${k.type}${k.envId ? ` (${k.envId})` : ''}  ${state}  created ${k.createdAt}`);
       }
       return keys;
