@@ -13,6 +13,7 @@ const base = {
   S3_ACCESS_KEY_ID: 'key',
   S3_SECRET_ACCESS_KEY: 'secret',
   DELIVERY_URL: 'http://127.0.0.1:7081',
+  KINO_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
 };
 const provider = {
   OIDC_ISSUER: 'https://id.example.com/realms/acme',
