@@ -43,8 +43,9 @@ export function VideoPage({ publicID }: { publicID?: string }) {
   const retry = useMutation({ mutationFn: () => api(`${videoPath}/retry`, { method: 'POST' }), onSuccess: refresh });
   const remove = useMutation({
     mutationFn: () => api(videoPath, json('DELETE', { reason: 'user_request' })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['videos', orgId] });
+    onSuccess: () => {
+      // Dropped rather than marked stale: a cached table would show the deleted video for a moment.
+      queryClient.removeQueries({ queryKey: ['videos', orgId] });
       route('/dashboard/videos');
     },
   });
