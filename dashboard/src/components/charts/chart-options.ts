@@ -66,6 +66,8 @@ export function storageByTierOption(storage: StorageRecord): EChartsCoreOption {
         type: 'pie',
         radius: ['40%', '70%'],
         top: 24,
+        // An empty tier has a zero-degree sector: its label would sit on the next one's.
+        minShowLabelAngle: 3,
         data: [
           { name: 'Ultra', value: minutes(storage.ultraQualityDuration) },
           { name: 'High', value: minutes(storage.highQualityDuration) },

@@ -255,7 +255,7 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
         }}
       >
         <label>
-          Expires after{' '}
+          Expires after
           <select value={expirationHours} onChange={(event) => setExpirationHours(event.currentTarget.value)}>
             <option value="1">1 hour</option>
             <option value="24">1 day</option>
@@ -263,13 +263,15 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
             <option value="720">30 days</option>
             <option value="8760">1 year</option>
           </select>
-        </label>{' '}
+        </label>
         <label>
-          Max views <input type="number" min={1} value={maxViews} placeholder="no limit" onInput={(event) => setMaxViews(event.currentTarget.value)} />
-        </label>{' '}
+          Max views
+          <input type="number" min={1} value={maxViews} placeholder="no limit" onInput={(event) => setMaxViews(event.currentTarget.value)} />
+        </label>
         <label>
-          Viewer email <input type="email" value={viewerEmail} onInput={(event) => setViewerEmail(event.currentTarget.value)} />
-        </label>{' '}
+          Viewer email
+          <input type="email" value={viewerEmail} onInput={(event) => setViewerEmail(event.currentTarget.value)} />
+        </label>
         <button type="submit" class="primary" data-testid="share-create" disabled={create.isPending}>
           Create link
         </button>
