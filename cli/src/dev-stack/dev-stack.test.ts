@@ -72,6 +72,9 @@ describe('dev stack state files', () => {
       apiKey: `svc_test_${'a'.repeat(32)}`,
       databaseUrl: 'postgres://postgres@127.0.0.1:7432/kino',
       operatorToken: `otk_${'b'.repeat(40)}`,
+      dashboardUrl: 'http://127.0.0.1:7080/dashboard',
+      oidcIssuer: 'http://127.0.0.1:7085',
+      dashboardUser: { email: 'dev@kino.local', password: 'kino-dev' },
     };
     writeDevJson(layout, devJson);
     assert.deepEqual(readDevJson(layout), devJson);

@@ -79,3 +79,8 @@ export async function keyListsEnvironment(apiUrl: string, tenancy: DevTenancy): 
   const payload = (await response.json()) as { body?: { environments?: { id: string }[] } };
   return payload.body?.environments?.some((environment) => environment.id === tenancy.envId) ?? false;
 }
+
+/** Makes the dev user a member of the dev organization (idempotent), with the operators' command. */
+export async function ensureDevMember(databaseUrl: string, orgId: string, email: string): Promise<void> {
+  await runAdmin(['admin', 'member', 'add', '--org', orgId, '--email', email], databaseUrl);
+}

@@ -22,6 +22,8 @@ import {
   startProcess,
   startSeaweed,
   startTemporal,
+  startDevIdentityProvider,
+  type DevIdentityProvider,
   type ManagedProcess,
   type PostgresServer,
   type SeaweedServer,
@@ -32,12 +34,14 @@ import {
   adminCommandsMissing,
   createDevKey,
   createDevTenancy,
+  ensureDevMember,
   keyListsEnvironment,
   tenancyExists,
   type DevTenancy,
 } from './dev-tenancy.ts';
 import { devStackLayout, maxNodes, portOffsets, type DevStackLayout, type DevStackOptions, type KinoPart } from './layout.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
+import { devDashboardClientId, devUser, outsiderUser } from './dev-identity.ts';
 import { assertPortsFree, clearLeftovers, DevStackError, recordPids } from './preflight.ts';
 import {
   acceptsTcp,
@@ -124,6 +128,7 @@ export class DevStackLauncher {
   private ready = false;
   private env: Record<string, string> = {};
   private nodesStarted = 0;
+  private identity: DevIdentityProvider | undefined;
 
   constructor(
     private readonly options: DevStackOptions,
@@ -134,6 +139,12 @@ export class DevStackLauncher {
 
   private has(part: 'temporal' | 'orchestrator' | 'delivery'): boolean {
     return !this.options.without?.includes(part);
+  }
+
+  /** The dev OpenID provider the dashboard signs in against (tests revoke a user's grants with it). */
+  get identityProvider(): DevIdentityProvider {
+    if (!this.identity) throw new DevStackError('the dev identity provider is not running');
+    return this.identity;
   }
 
   get stopping(): boolean {
@@ -179,7 +190,30 @@ export class DevStackLauncher {
     const apiUrl = `http://${host}:${ports.api}/v1/api`;
     const deliveryUrl = `http://${host}:${ports.delivery}`;
     const clickhouseUrl = hasAnalytics ? `http://${host}:${ports.analytics}` : '';
-    const env = this.sharedEnv({ postgres, temporal, seaweed, secrets, apiUrl, deliveryUrl, clickhouseUrl });
+    const dashboardUrl = `http://${host}:${ports.api}/dashboard`;
+    // The dashboard's identity provider, in this process: the API reads its discovery document on
+    // the first sign-in, so it only has to listen before anyone signs in.
+    this.identity = await startDevIdentityProvider({
+      host,
+      port: ports.identity,
+      users: [devUser, outsiderUser],
+      client: {
+        clientId: devDashboardClientId,
+        clientSecret: secrets.dashboardClientSecret,
+        redirectUris: [`${dashboardUrl}/auth/callback`],
+        postLogoutRedirectUris: [`${dashboardUrl}/auth/signed-out`],
+      },
+      accessTokenTtlSeconds: this.options.identityAccessTokenTtlSeconds,
+    });
+    const env = {
+      ...this.sharedEnv({ postgres, temporal, seaweed, secrets, apiUrl, deliveryUrl, clickhouseUrl }),
+      DASHBOARD_URL: dashboardUrl,
+      OIDC_ISSUER: this.identity.issuer,
+      OIDC_CLIENT_ID: devDashboardClientId,
+      OIDC_CLIENT_SECRET: secrets.dashboardClientSecret,
+      DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
+      DASHBOARD_OPERATORS: devUser.email,
+    };
     this.env = env;
     writeDevEnv(layout, env, 'The dev stack\'s settings: `set -a; . .kino/dev.env; set +a` then run one part alone (README).');
 
@@ -223,6 +257,9 @@ export class DevStackLauncher {
       this.missing.push(`dev organization, environment and key (${adminMissing.join(', ')} do not exist yet)`);
     } else {
       tenancy = await this.ensureTenancy(postgres.url, apiUrl);
+      if (tenancy) {
+        await ensureDevMember(postgres.url, tenancy.orgId, devUser.email).catch((error: unknown) => this.reportFailure('dev dashboard member', error));
+      }
     }
     await Promise.all([deliveryStart, nodesStart]);
     this.checkNotStopping();
@@ -235,6 +272,9 @@ export class DevStackLauncher {
       apiKey: tenancy?.apiKey ?? '',
       databaseUrl: postgres.url,
       operatorToken: secrets.operatorToken,
+      dashboardUrl,
+      oidcIssuer: this.identity.issuer,
+      dashboardUser: { email: devUser.email, password: devUser.password },
     };
     if (tenancy) writeDevJson(layout, devJson);
     this.ready = true;
@@ -261,6 +301,7 @@ export class DevStackLauncher {
         this.parts.filter((part) => part.stopPhase === phase).map((part) => part.process.stop(part.graceMs)),
       );
     }
+    await this.identity?.stop();
     return this.parts.length;
   }
 

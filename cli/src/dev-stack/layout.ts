@@ -13,6 +13,8 @@ export const defaultPortBase = 7000;
 export const portOffsets = {
   api: 80,
   delivery: 81,
+  /** The dev OpenID provider the dashboard signs in against (in the launcher's process). */
+  identity: 85,
   analytics: 123,
   registry: 90,
   firstNode: 101,
@@ -40,6 +42,8 @@ export interface DevStackOptions {
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
   env?: Partial<Record<KinoPart, Record<string, string>>>;
+  /** The dev identity provider's access token lifetime (default 10 minutes); tests shorten it to see sessions refresh. */
+  identityAccessTokenTtlSeconds?: number;
   /** Whether PostgreSQL syncs its writes to disk (default true; throwaway test stacks skip it). */
   durable?: boolean;
 }
@@ -65,6 +69,7 @@ export interface DevStackLayout {
   ports: {
     api: number;
     delivery: number;
+    identity: number;
     analytics: number;
     registry: number;
     nodes: number[];
@@ -110,6 +115,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     ports: {
       api: base + portOffsets.api,
       delivery: base + portOffsets.delivery,
+      identity: base + portOffsets.identity,
       analytics: base + portOffsets.analytics,
       registry: base + portOffsets.registry,
       nodes: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNode + i),
@@ -132,6 +138,7 @@ export function layoutPorts(layout: DevStackLayout): { name: string; port: numbe
     { name: 'API', port: ports.api },
     { name: 'node registry (orchestrator)', port: ports.registry },
     { name: 'delivery', port: ports.delivery },
+    { name: 'dev identity provider', port: ports.identity },
     ...ports.nodes.map((port, i) => ({ name: `encode node ${i + 1}`, port })),
   ];
 }

@@ -12,6 +12,10 @@ export interface DevSecrets {
   operatorToken: string;
   s3AccessKeyId: string;
   s3SecretAccessKey: string;
+  /** The dashboard's client secret at the dev identity provider. */
+  dashboardClientSecret: string;
+  /** The API's DASHBOARD_SESSION_SECRET (signs the sign-in cookie, derives CSRF tokens). */
+  dashboardSessionSecret: string;
 }
 
 /** The `.kino/dev.json` contract (docs/decisions.md#the-dev-stacks-state-file), plus `databaseUrl` for the admin CLI. */
@@ -24,6 +28,10 @@ export interface DevJson {
   databaseUrl: string;
   /** The API's OPERATOR_TOKEN: `kino nodes` finds it here. */
   operatorToken: string;
+  /** The dashboard (`${apiUrl origin}/dashboard`), its identity provider, and the dev user's sign-in there. */
+  dashboardUrl: string;
+  oidcIssuer: string;
+  dashboardUser: { email: string; password: string };
 }
 
 /** Writes through a temp file and a rename, so a reader never sees half a file. */
@@ -45,13 +53,24 @@ export function readJson<T>(path: string): T | undefined {
 
 export function loadOrCreateSecrets(layout: DevStackLayout): DevSecrets {
   const existing = readJson<Partial<DevSecrets>>(layout.secretsJson);
-  if (existing?.nodeToken && existing.operatorToken && existing.s3AccessKeyId && existing.s3SecretAccessKey) return existing as DevSecrets;
+  if (
+    existing?.nodeToken &&
+    existing.operatorToken &&
+    existing.s3AccessKeyId &&
+    existing.s3SecretAccessKey &&
+    existing.dashboardClientSecret &&
+    existing.dashboardSessionSecret
+  ) {
+    return existing as DevSecrets;
+  }
   // A state directory from before a secret existed keeps the ones it has (its data needs them).
   const secrets: DevSecrets = {
     nodeToken: existing?.nodeToken ?? `ntk_${randomBase62(40)}`,
     operatorToken: existing?.operatorToken ?? `otk_${randomBase62(40)}`,
     s3AccessKeyId: existing?.s3AccessKeyId ?? `kino${randomBase62(16)}`,
     s3SecretAccessKey: existing?.s3SecretAccessKey ?? randomBase62(40),
+    dashboardClientSecret: existing?.dashboardClientSecret ?? randomBase62(40),
+    dashboardSessionSecret: existing?.dashboardSessionSecret ?? randomBase62(48),
   };
   writeFileAtomic(layout.secretsJson, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
   return secrets;

@@ -19,6 +19,7 @@ export function formatSummary(status: DevStackStatus): string {
     `  PostgreSQL  ${devJson.databaseUrl}`,
   ];
   if (env.CLICKHOUSE_URL) lines.push(`  Analytics   ${env.CLICKHOUSE_URL}`);
+  lines.push(`  Dashboard   ${devJson.dashboardUrl}   (sign in as ${devJson.dashboardUser.email}, password ${devJson.dashboardUser.password}; identity provider ${devJson.oidcIssuer})`);
   if (devJson.orgId) {
     lines.push(
       '',

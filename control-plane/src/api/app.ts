@@ -2,6 +2,7 @@
 // call `app.inject` or listen on a free port. Everything lives under /v1/api.
 import Fastify from 'fastify';
 import cors from '@fastify/cors';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import './fastify-augment.ts';
@@ -16,14 +17,46 @@ import { scheduleMultipartSweep } from './multipart-sweep.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
 import { clickHouseServedSegments } from './served-segments.ts';
 import { apiVersion } from './version.ts';
+import { OidcClient } from '../dashboard/oidc.ts';
+import { DashboardSessions } from '../dashboard/sessions.ts';
+import { dashboardCookies } from '../dashboard/cookies.ts';
+import { dashboardPlugin } from '../dashboard/plugin.ts';
 
 export const API_PREFIX = '/v1/api';
 
 export async function buildApp(given: ApiDeps) {
+  const { config } = given;
+  // The dashboard's sign-in, when configured (config.ts requires the provider's settings with DASHBOARD_URL).
+  const oidc = config.DASHBOARD_URL
+    ? new OidcClient({
+        issuer: config.OIDC_ISSUER!,
+        clientId: config.OIDC_CLIENT_ID!,
+        clientSecret: config.OIDC_CLIENT_SECRET!,
+        scopes: config.OIDC_SCOPES,
+        redirectUri: `${config.DASHBOARD_URL}/auth/callback`,
+        postLogoutRedirectUri: `${config.DASHBOARD_URL}/auth/signed-out`,
+      })
+    : undefined;
   // With an analytics store and no other source, `served` counts what delivery logged there.
   const deps: ApiDeps = {
     ...given,
     servedSegments: given.servedSegments ?? (given.clickhouse ? clickHouseServedSegments(given.clickhouse) : undefined),
+    dashboard:
+      given.dashboard ??
+      (oidc
+        ? {
+            sessions: new DashboardSessions({
+              db: given.db,
+              oidc,
+              secret: config.DASHBOARD_SESSION_SECRET!,
+              idleMs: config.DASHBOARD_SESSION_IDLE_HOURS * 3600_000,
+              organizationsClaim: config.OIDC_ORGANIZATIONS_CLAIM,
+              logger: given.logger,
+              now: given.now,
+            }),
+            cookies: dashboardCookies(config.DASHBOARD_URL!),
+          }
+        : undefined),
   };
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -78,6 +111,8 @@ export async function buildApp(given: ApiDeps) {
     transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
   });
 
+  // Cookies are read by the access hook (the dashboard's session); the secret signs the sign-in cookie.
+  await app.register(cookie, { secret: config.DASHBOARD_SESSION_SECRET });
   await app.register(accessPlugin, { deps });
   // After access (the key's organization is known), before the routes (it adds the header to each POST).
   await app.register(idempotencyPlugin, { deps });
@@ -93,6 +128,7 @@ export async function buildApp(given: ApiDeps) {
     },
     { prefix: API_PREFIX },
   );
+  if (oidc) await app.register(dashboardPlugin, { deps, oidc });
   declaredMethods.answerUndeclaredMethods();
   const stopSweep = scheduleMultipartSweep(deps, app.log);
   app.addHook('onClose', async () => stopSweep());

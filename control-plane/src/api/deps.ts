@@ -4,6 +4,8 @@ import type { ClickHouseHttp, Logger, Storage } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';
+import type { DashboardSessions } from '../dashboard/sessions.ts';
+import type { DashboardCookies } from '../dashboard/cookies.ts';
 
 /** Segments served per video, for the `served` estimate; absent until analytics are wired in. */
 export interface ServedSegmentsSource {
@@ -21,6 +23,8 @@ export interface ApiDeps {
   /** Tests shrink limits to prove 429 quickly; the spec's table is the default. */
   rateLimits?: RateLimitOverrides;
   servedSegments?: ServedSegmentsSource;
+  /** Set when the dashboard is configured (DASHBOARD_URL): sessions are accepted beside API keys. */
+  dashboard?: { sessions: DashboardSessions; cookies: DashboardCookies };
   /** The clock of rate-limit windows and upload expiry. */
   now?: () => Date;
 }

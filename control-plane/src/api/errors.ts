@@ -48,6 +48,20 @@ export class ForbiddenError extends ApiError {
   }
 }
 
+/** 403: a dashboard session's state-changing request without its CSRF token (a forged cross-site request, say). */
+export class CsrfTokenError extends ApiError {
+  constructor(detail: string) {
+    super(403, 'csrf_token_invalid', detail);
+  }
+}
+
+/** 403: a signed-in dashboard user who is not a member of the organization in the path. */
+export class NotMemberError extends ApiError {
+  constructor(detail: string) {
+    super(403, 'not_a_member', detail);
+  }
+}
+
 /** 404 with the resource named in the code: `environment_not_found`, `video_not_found`, `not_found`... */
 export class NotFoundError extends ApiError {
   constructor(code: string, detail: string) {

@@ -2,9 +2,13 @@
 import type { ApiKey, Environment } from '../db/schema.ts';
 import type { RateLimitCategory } from './rate-limits.ts';
 import type { IdempotencyKeyId } from '../repositories/idempotency-keys.ts';
+import type { DashboardUser } from '../dashboard/sessions.ts';
+
+/** Who is calling: an API key, or a dashboard session (which acts like a full key on its user's organizations). */
+export type Caller = { kind: 'apiKey'; key: ApiKey } | { kind: 'session'; user: DashboardUser };
 
 export interface Access {
-  key: ApiKey;
+  caller: Caller;
   /** The organization of the path, which the key may act on. */
   orgId: string;
   /** The environment of the path (`{envID}`), checked to exist in the organization. */
@@ -13,16 +17,21 @@ export interface Access {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `none`: answered without an API key (health, the OpenAPI document). Default: an API key is required. */
-    auth?: 'none' | 'apiKey';
+    /**
+     * `none`: answered without an API key (health, the OpenAPI document). `session`: a dashboard
+     * session only (the dashboard's own routes). Default: an API key or a dashboard session.
+     */
+    auth?: 'none' | 'apiKey' | 'session';
     /** The rate-limit category the route counts against (default `general`). */
     rateLimit?: RateLimitCategory;
     /** Named error codes for validation errors by location, e.g. `{ 'body.fileSize': 'invalid_file_size' }`. */
     validationCodes?: Record<string, string>;
   }
   interface FastifyRequest {
-    /** Set by the access hook on every route that requires an API key. */
+    /** Set by the access hook on every route that requires an API key and has an organization in its path. */
     access?: Access;
+    /** Set by the access hook for every authenticated request. */
+    caller?: Caller;
     /** Set by the idempotency hook when this request holds its Idempotency-Key: its response is kept. */
     idempotencyReservation?: { id: IdempotencyKeyId; reservedAt: Date };
   }

@@ -12,6 +12,8 @@ import type { EncodeNodesTable, EncodeQueueTable, NodeLeasesTable } from './tabl
 import type { SigningKeysTable } from './tables/signing-keys.ts';
 import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { ShareLinksTable } from './tables/share-links.ts';
+import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
+import type { OrganizationMembersTable } from './tables/organization-members.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -30,6 +32,8 @@ export interface Database {
   signing_keys: SigningKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   share_links: ShareLinksTable;
+  dashboard_sessions: DashboardSessionsTable;
+  organization_members: OrganizationMembersTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -44,3 +48,5 @@ export type * from './tables/encode-nodes.ts';
 export type * from './tables/signing-keys.ts';
 export type * from './tables/idempotency-keys.ts';
 export type * from './tables/share-links.ts';
+export type * from './tables/dashboard-sessions.ts';
+export type * from './tables/organization-members.ts';

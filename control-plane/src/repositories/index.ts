@@ -17,3 +17,5 @@ export * from './encode-queue.ts';
 export * from './farm-changes.ts';
 export * from './signing-keys.ts';
 export * from './share-links.ts';
+export * from './organization-members.ts';
+export * from './dashboard-sessions.ts';

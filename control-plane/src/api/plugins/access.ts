@@ -1,5 +1,6 @@
 // Authentication, rate limiting and authorization, in that order, before anything else runs:
-// 1. identify the caller from `X-Api-Key` (only that header: `Authorization` authenticates nothing);
+// 1. identify the caller from `X-Api-Key` (only that header: `Authorization` authenticates nothing),
+//    or else from the dashboard's session cookie (with its CSRF token on anything but GET/HEAD);
 // 2. count the request against its organization's limits (per client address when there is no
 //    valid key) and set the X-RateLimit-* headers, so every response carries them, 401s included;
 // 3. refuse a missing or bad key (401), a key without reach (403), an unknown environment (404).
@@ -9,6 +10,8 @@
 // paths that are not about one environment (`/{orgID}/videos`, `/{orgID}/environments`) answer an
 // environment key with what its environment holds. An environment of another organization in the
 // path is `environment_not_found` (404): from that organization's point of view it does not exist.
+// A dashboard session acts like a full key on each organization its user is a member of, checked on
+// every request (control-plane/src/dashboard/sessions.ts); another organization is `not_a_member`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../../db/schema.ts';
@@ -16,14 +19,16 @@ import { findActiveApiKey, touchApiKey } from '../../repositories/api-keys.ts';
 import { getEnvironment } from '../../repositories/environments.ts';
 import { getOrganization } from '../../repositories/organizations.ts';
 import {
+  CsrfTokenError,
   ForbiddenError,
+  NotMemberError,
   NotFoundError,
   RateLimitError,
   ServiceUnavailableError,
   UnauthorizedError,
   type ApiError,
 } from '../errors.ts';
-import type { Access } from '../fastify-augment.ts';
+import type { Access, Caller } from '../fastify-augment.ts';
 import {
   bindingWindow,
   countRequest,
@@ -42,15 +47,38 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function identifyCaller(request: FastifyRequest, deps: RouteOptions['deps']): Promise<ApiKey | ApiError> {
+async function identifyCaller(request: FastifyRequest, deps: RouteOptions['deps'], sessionOnly: boolean): Promise<Caller | ApiError> {
   const presented = headerValue(request, 'x-api-key')?.trim();
-  if (!presented) {
-    return new UnauthorizedError(
-      headerValue(request, 'authorization') !== undefined
-        ? 'The Authorization header is not used by this API: send your API key in the X-Api-Key header.'
-        : 'Missing API key: send it in the X-Api-Key header.',
-    );
+  if (presented && !sessionOnly) return identifyKey(request, deps, presented);
+  const dashboard = deps.dashboard;
+  const sessionId = dashboard ? request.cookies[dashboard.cookies.session.name] : undefined;
+  if (dashboard && sessionId) {
+    let user;
+    try {
+      user = await dashboard.sessions.authenticate(sessionId);
+    } catch (error) {
+      request.log.error({ err: error }, 'dashboard session lookup failed');
+      throw new ServiceUnavailableError('The API cannot check sessions right now (database unavailable). Try again shortly.');
+    }
+    if (!user) return new UnauthorizedError('Your dashboard session has ended: sign in again.');
+    // The cookie goes with any request the browser makes, a forged cross-site one too; the token
+    // is readable only by the dashboard's own pages (GET /dashboard/api/session).
+    if (!SAFE_METHODS.has(request.method) && !dashboard.sessions.checkCsrfToken(user, headerValue(request, 'x-csrf-token'))) {
+      return new CsrfTokenError('This request needs the session\'s CSRF token in the X-CSRF-Token header.');
+    }
+    return { kind: 'session', user };
   }
+  if (sessionOnly) return new UnauthorizedError('Sign in to the dashboard first.');
+  return new UnauthorizedError(
+    headerValue(request, 'authorization') !== undefined
+      ? 'The Authorization header is not used by this API: send your API key in the X-Api-Key header.'
+      : 'Missing API key: send it in the X-Api-Key header.',
+  );
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], presented: string): Promise<Caller | ApiError> {
   let key: ApiKey | undefined;
   try {
     key = await findActiveApiKey(deps.db, presented);
@@ -60,7 +88,7 @@ async function identifyCaller(request: FastifyRequest, deps: RouteOptions['deps'
   }
   if (!key) return new UnauthorizedError('Invalid API key: it is malformed, unknown or revoked.');
   touchApiKey(deps.db, key.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
-  return key;
+  return { kind: 'apiKey', key };
 }
 
 function setRateLimitHeaders(reply: FastifyReply, window: RateLimitWindowState, nowSeconds: number): void {
@@ -70,21 +98,28 @@ function setRateLimitHeaders(reply: FastifyReply, window: RateLimitWindowState, 
   if (window.exceeded) reply.header('Retry-After', Math.max(1, window.reset - nowSeconds));
 }
 
-async function authorize(request: FastifyRequest, key: ApiKey, deps: RouteOptions['deps']): Promise<Access> {
+async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOptions['deps']): Promise<Access | undefined> {
   const params = (request.params ?? {}) as { orgID?: string; envID?: string };
   const orgId = params.orgID;
-  if (!orgId) throw new ForbiddenError('This route is not available to API keys.');
-  if (key.type !== 'system' && key.org_id !== orgId) {
-    throw new ForbiddenError('This API key belongs to another organization.');
-  }
-  if (key.type === 'system' && !(await getOrganization(deps.db, orgId))) {
-    throw new NotFoundError('organization_not_found', `Organization ${orgId} does not exist.`);
-  }
-  const access: Access = { key, orgId };
-  if (params.envID !== undefined) {
-    if (key.type === 'environment' && key.env_id !== params.envID) {
-      throw new ForbiddenError('This API key is limited to another environment.');
+  if (caller.kind === 'session') {
+    // The dashboard's routes without an organization (the session itself, the farm) check their own reach.
+    if (!orgId) return undefined;
+    if (!(await deps.dashboard!.sessions.organizationIds(caller.user)).has(orgId)) {
+      throw new NotMemberError(`${caller.user.email} is not a member of organization ${orgId}.`);
     }
+  } else {
+    const { key } = caller;
+    if (!orgId) throw new ForbiddenError('This route is not available to API keys.');
+    if (key.type !== 'system' && key.org_id !== orgId) {
+      throw new ForbiddenError('This API key belongs to another organization.');
+    }
+    if (key.type === 'system' && !(await getOrganization(deps.db, orgId))) {
+      throw new NotFoundError('organization_not_found', `Organization ${orgId} does not exist.`);
+    }
+  }
+  const access: Access = { caller, orgId };
+  if (params.envID !== undefined) {
+    assertEnvironmentReach(access, params.envID);
     const environment = await getEnvironment(deps.db, params.envID);
     if (!environment || environment.org_id !== orgId) {
       throw new NotFoundError('environment_not_found', `Environment ${params.envID} does not exist in organization ${orgId}.`);
@@ -104,17 +139,12 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
     const config = request.routeOptions.config ?? {};
     const needsKey = !request.is404 && config.auth !== 'none';
 
-    const caller = needsKey ? await identifyCaller(request, deps) : undefined;
-    const key = caller && !(caller instanceof Error) ? caller : undefined;
+    const caller = needsKey ? await identifyCaller(request, deps, config.auth === 'session') : undefined;
+    const known = caller && !(caller instanceof Error) ? caller : undefined;
 
     const params = (request.params ?? {}) as { orgID?: string };
-    const category = key ? (config.rateLimit ?? 'general') : 'anonymous';
-    const subject = {
-      // System keys act for the organization in the path: that organization's budget is spent.
-      organizationId: key ? (key.type === 'system' ? (params.orgID ?? key.org_id) : key.org_id) : undefined,
-      keyId: key?.id,
-      clientAddress: request.ip,
-    };
+    const category = known ? (config.rateLimit ?? 'general') : 'anonymous';
+    const subject = { ...rateLimitOwner(known, params.orgID), clientAddress: request.ip };
     const at = now();
     let windows: RateLimitWindowState[];
     try {
@@ -137,7 +167,10 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
       );
     }
     if (caller instanceof Error) throw caller;
-    if (key) request.access = await authorize(request, key, deps);
+    if (known) {
+      request.caller = known;
+      request.access = await authorize(request, known, deps);
+    }
   });
 
   // Old windows are of no use: drop them now and then (any instance may; the delete is idempotent).
@@ -152,6 +185,22 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
 
 export default fp(accessPlugin, { name: 'kino-access', fastify: '5.x' });
 
+/**
+ * Whose budget a request spends: its key's organization; for a system key or a session, the
+ * organization in the path (a session without one, the dashboard's own routes, only its user's).
+ */
+function rateLimitOwner(caller: Caller | undefined, pathOrgId: string | undefined): { organizationId?: string; keyId?: string } {
+  if (!caller) return {};
+  if (caller.kind === 'session') return { organizationId: pathOrgId, keyId: callerId(caller) };
+  const { key } = caller;
+  return { organizationId: key.type === 'system' ? (pathOrgId ?? key.org_id) : key.org_id, keyId: key.id };
+}
+
+/** A stable id of the caller: the key's id, or the session user's (idempotency keys and per-key limits are per caller). */
+export function callerId(caller: Caller): string {
+  return caller.kind === 'apiKey' ? caller.key.id : `user:${caller.user.subject}`;
+}
+
 /** For handlers: the access the hook granted (routes that require a key always have it). */
 export function accessOf(request: FastifyRequest): Access {
   if (!request.access) throw new Error(`route ${request.routeOptions.url ?? ''} ran without an access check`);
@@ -160,12 +209,14 @@ export function accessOf(request: FastifyRequest): Access {
 
 /** An environment key sees only its own environment's resources. */
 export function assertEnvironmentReach(access: Access, envId: string): void {
-  if (access.key.type === 'environment' && access.key.env_id !== envId) {
+  const scope = environmentScope(access);
+  if (scope !== undefined && scope !== envId) {
     throw new ForbiddenError('This API key is limited to another environment.');
   }
 }
 
 /** The environment an organization-wide listing is limited to, for an environment key. */
 export function environmentScope(access: Access): string | undefined {
-  return access.key.type === 'environment' ? (access.key.env_id ?? undefined) : undefined;
+  const { caller } = access;
+  return caller.kind === 'apiKey' && caller.key.type === 'environment' ? (caller.key.env_id ?? undefined) : undefined;
 }

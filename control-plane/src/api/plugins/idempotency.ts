@@ -28,6 +28,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import type { IdempotencyKey } from '../../db/schema.ts';
 import type { RouteOptions } from '../deps.ts';
+import { callerId } from './access.ts';
 import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../errors.ts';
 import { ErrorSchema, IDEMPOTENCY_KEY_PATTERN } from '../schemas/common.ts';
 
@@ -106,7 +107,7 @@ async function idempotencyPlugin(app: FastifyInstance, { deps }: RouteOptions): 
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers[HEADER];
     if (request.method !== 'POST' || typeof key !== 'string' || !request.access) return;
-    const id: IdempotencyKeyId = { orgId: request.access.orgId, apiKeyId: request.access.key.id, key };
+    const id: IdempotencyKeyId = { orgId: request.access.orgId, apiKeyId: callerId(request.access.caller), key };
     const fingerprint = fingerprintOf(request);
     const at = now();
     let claim: Awaited<ReturnType<typeof claimKey>>;

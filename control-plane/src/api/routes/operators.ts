@@ -8,11 +8,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RouteOptions } from '../deps.ts';
 import type { EncodeNode } from '../../db/schema.ts';
+import type { Db } from '../../db/database.ts';
 import { listEncodeNodesWithLoad, setNodeDrainRequested } from '../../repositories/encode-nodes.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { Envelope, Id, StringEnum } from '../schemas/common.ts';
 
-const NodeSchema = Type.Object({
+export const NodeSchema = Type.Object({
   id: Type.String(),
   address: Type.String(),
   version: Type.String(),
@@ -26,7 +27,7 @@ const NodeSchema = Type.Object({
   lastHeartbeatAt: Type.String(),
 });
 
-function presentNode(node: EncodeNode, slotsInUse: number) {
+export function presentNode(node: EncodeNode, slotsInUse: number) {
   return {
     id: node.id,
     address: node.address,
@@ -60,17 +61,26 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
   app.addHook('onRequest', async (request) => checkOperator(request, deps.config.OPERATOR_TOKEN));
 
   app.get('/operators/nodes', { config, schema: { hide, response: { 200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema) })) } } }, async () => {
-    const nodes = await listEncodeNodesWithLoad(deps.db);
-    return { body: { nodes: nodes.map((node) => presentNode(node, node.used)) } };
+    return { body: { nodes: await listFarmNodes(deps.db) } };
   });
 
-  const setDrain = (draining: boolean) => async (request: FastifyRequest<{ Params: { nodeID: string } }>) => {
-    const node = await setNodeDrainRequested(deps.db, request.params.nodeID, draining);
-    if (!node) throw new NotFoundError('node_not_found', `Encode node ${request.params.nodeID} is not known to the registry.`);
-    const used = (await listEncodeNodesWithLoad(deps.db)).find((n) => n.id === node.id)?.used ?? 0;
-    return { body: presentNode(node, used) };
-  };
+  const setDrain = (draining: boolean) => async (request: FastifyRequest<{ Params: { nodeID: string } }>) => ({
+    body: await drainNode(deps.db, request.params.nodeID, draining),
+  });
   const schema = { hide, params: NodeParams, response: { 200: Envelope(NodeSchema) } };
   app.post('/operators/nodes/:nodeID/drain', { config, schema }, setDrain(true));
   app.post('/operators/nodes/:nodeID/undrain', { config, schema }, setDrain(false));
 };
+
+/** The farm's nodes as operators see them (this interface and the dashboard's farm page). */
+export async function listFarmNodes(db: Db) {
+  return (await listEncodeNodesWithLoad(db)).map((node) => presentNode(node, node.used));
+}
+
+/** Drains (or undrains) a node for operators; node_not_found for a node the registry never knew. */
+export async function drainNode(db: Db, nodeId: string, draining: boolean) {
+  const node = await setNodeDrainRequested(db, nodeId, draining);
+  if (!node) throw new NotFoundError('node_not_found', `Encode node ${nodeId} is not known to the registry.`);
+  const used = (await listEncodeNodesWithLoad(db)).find((n) => n.id === node.id)?.used ?? 0;
+  return presentNode(node, used);
+}

@@ -10,6 +10,7 @@ import * as multipartUploads from './20261123T0300_multipart_uploads.ts';
 import * as videoListScale from './20261123T0300_video_list_scale.ts';
 import * as nodeDrain from './20261123T0330_node_drain.ts';
 import * as encodeQueueOrder from './20261123T0400_encode_queue_order.ts';
+import * as dashboardSessions from './20261123T0500_dashboard_sessions.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0300_video_list_scale': videoListScale,
   '20261123T0330_node_drain': nodeDrain,
   '20261123T0400_encode_queue_order': encodeQueueOrder,
+  '20261123T0500_dashboard_sessions': dashboardSessions,
 };

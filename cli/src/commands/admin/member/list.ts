@@ -1,0 +1,27 @@
+import { Flags } from '@oclif/core';
+import { KinoCommand } from '../../../base-command.ts';
+import type { Member } from './add.ts';
+
+export default class AdminMemberList extends KinoCommand {
+  static override description = 'List the members of an organization (e-mail addresses).';
+  static override flags = {
+    org: Flags.string({ description: 'Organization id.', required: true }),
+  };
+
+  async run(): Promise<Member[]> {
+    const { listOrganizationMembers, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { flags } = await this.parse(AdminMemberList);
+    const db = await openAdminDatabase();
+    try {
+      const members = (await listOrganizationMembers(db, flags.org)).map((m) => ({
+        orgId: m.org_id,
+        email: m.email,
+        createdAt: m.created_at.toISOString(),
+      }));
+      for (const m of members) this.log(`${m.email}  added ${m.createdAt}`);
+      return members;
+    } finally {
+      await db.destroy();
+    }
+  }
+}

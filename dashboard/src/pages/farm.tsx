@@ -1,0 +1,7 @@
+export function FarmPage() {
+  return (
+    <section>
+      <h1>Farm</h1>
+    </section>
+  );
+}

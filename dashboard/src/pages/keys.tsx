@@ -1,0 +1,7 @@
+export function KeysPage() {
+  return (
+    <section>
+      <h1>API keys</h1>
+    </section>
+  );
+}

@@ -1,0 +1,170 @@
+// The dev stack's OpenID provider (oidc-provider), run in the launcher's own process: what the
+// dashboard signs in against on one machine. Known users with passwords, one confidential client
+// (the dashboard), authorization code with PKCE, refresh tokens, RP-initiated sign-out. The login
+// page is this file's (oidc-provider's development pages accept any name and password); consent is
+// given at once, the dashboard being Kino's own. State is in memory: a restart signs everyone out.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import Provider, { type Configuration } from 'oidc-provider';
+
+export interface DevIdentityUser {
+  email: string;
+  password: string;
+  name: string;
+}
+
+export interface DevIdentityClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+}
+
+export interface DevIdentityProviderOptions {
+  host: string;
+  port: number;
+  users: DevIdentityUser[];
+  client: DevIdentityClient;
+  /** Access token lifetime (default 10 minutes); tests shorten it to see sessions refresh. */
+  accessTokenTtlSeconds?: number;
+}
+
+export interface DevIdentityProvider {
+  issuer: string;
+  /** Revokes every grant of a user: their next refresh is refused (as when an administrator disables them). */
+  revokeUser(email: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startDevIdentityProvider(options: DevIdentityProviderOptions): Promise<DevIdentityProvider> {
+  const issuer = `http://${options.host}:${options.port}`;
+  const users = new Map(options.users.map((user) => [user.email.toLowerCase(), user]));
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const grantsByAccount = new Map<string, Set<string>>();
+
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: options.client.clientId,
+        client_secret: options.client.clientSecret,
+        redirect_uris: options.client.redirectUris,
+        post_logout_redirect_uris: options.client.postLogoutRedirectUris,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'dev', use: 'sig', alg: 'RS256' }] as never },
+    cookies: { keys: [randomBytes(32).toString('hex')] },
+    pkce: { required: () => true },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // The dashboard reads the address from the ID token, not from userinfo.
+    conformIdTokenClaims: false,
+    features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true }, revocation: { enabled: true } },
+    ttl: {
+      AccessToken: options.accessTokenTtlSeconds ?? 600,
+      IdToken: 3600,
+      RefreshToken: 14 * 24 * 3600,
+      Session: 14 * 24 * 3600,
+      Grant: 14 * 24 * 3600,
+      Interaction: 3600,
+      AuthorizationCode: 60,
+    },
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    async findAccount(_ctx, id) {
+      const user = users.get(id);
+      if (!user) return undefined;
+      return {
+        accountId: id,
+        claims: async () => ({ sub: id, email: user.email, email_verified: true, name: user.name }),
+      };
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  };
+  const provider = new Provider(issuer, configuration);
+  const handleProvider = provider.callback();
+
+  async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (details.prompt.name === 'consent') {
+      // Kino's own dashboard: consent is implied.
+      const accountId = details.session!.accountId;
+      const grant = details.grantId
+        ? (await provider.Grant.find(details.grantId))!
+        : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+      grant.addOIDCScope(String(details.params.scope));
+      const grantId = await grant.save();
+      grantsByAccount.set(accountId, (grantsByAccount.get(accountId) ?? new Set()).add(grantId));
+      await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+      return;
+    }
+    if (req.method === 'POST') {
+      const form = new URLSearchParams(await readBody(req));
+      const email = (form.get('email') ?? '').trim().toLowerCase();
+      const user = users.get(email);
+      if (user && user.password === form.get('password')) {
+        await provider.interactionFinished(req, res, { login: { accountId: email } }, { mergeWithLastSubmission: false });
+        return;
+      }
+      sendLoginPage(res, details.uid, 'Unknown e-mail address or wrong password.');
+      return;
+    }
+    sendLoginPage(res, details.uid);
+  }
+
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith('/interaction/')) {
+      interaction(req, res).catch((error: unknown) => {
+        res.statusCode = 400;
+        res.end(`sign-in failed: ${(error as Error).message}`);
+      });
+      return;
+    }
+    void handleProvider(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+
+  return {
+    issuer,
+    async revokeUser(email) {
+      const accountId = email.toLowerCase();
+      for (const grantId of grantsByAccount.get(accountId) ?? []) {
+        await (await provider.Grant.find(grantId))?.destroy();
+        // Refresh tokens of the grant go with it: the next refresh is invalid_grant.
+        await provider.RefreshToken.revokeByGrantId(grantId);
+      }
+      grantsByAccount.delete(accountId);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendLoginPage(res: ServerResponse, uid: string, problem?: string): void {
+  const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  res.statusCode = problem ? 401 : 200;
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Kino dev identity provider</title></head>
+<body><h1>Kino dev identity provider</h1>
+${problem ? `<p role="alert">${escape(problem)}</p>` : ''}
+<form method="post" action="/interaction/${escape(uid)}">
+<label>E-mail <input name="email" type="email" autocomplete="username" required autofocus></label>
+<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form></body></html>`);
+}
