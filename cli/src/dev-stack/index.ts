@@ -12,3 +12,4 @@ export {
   type KinoPart,
 } from './layout.ts';
 export { readDevJson, type DevJson } from './state-files.ts';
+export { devUser, outsiderUser, devDashboardClientId } from './dev-identity.ts';

@@ -1,7 +1,102 @@
+// The farm (operators): encode nodes with their slots in use, last heartbeat and state; drain and
+// undrain. /dashboard/api/farm/nodes runs the operators' interface's code with an operator's session.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError } from '../api.ts';
+import { useSession } from '../session.tsx';
+import { when } from '../components/secret-once.tsx';
+
+interface FarmNode {
+  id: string;
+  address: string;
+  version: string;
+  labels: Record<string, string>;
+  slots: number;
+  slotsInUse: number;
+  state: 'active' | 'draining' | 'gone';
+  drainRequestedAt: string | null;
+  registeredAt: string;
+  lastHeartbeatAt: string;
+}
+
 export function FarmPage() {
+  const session = useSession();
+  const queryClient = useQueryClient();
+  const queryKey = ['farm-nodes'];
+  const nodes = useQuery({
+    queryKey,
+    enabled: session.operator,
+    queryFn: () => api<{ nodes: FarmNode[] }>('/dashboard/api/farm/nodes'),
+    // Slots and heartbeats change by the second: keep the page current.
+    refetchInterval: 5_000,
+  });
+  const drain = useMutation({
+    mutationFn: ({ id, draining }: { id: string; draining: boolean }) =>
+      api<FarmNode>(`/dashboard/api/farm/nodes/${id}/${draining ? 'drain' : 'undrain'}`, { method: 'POST' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
+  });
+  if (!session.operator) return <p class="muted">The farm is for operators.</p>;
+  const problem = drain.error ?? nodes.error;
+  const live = nodes.data?.nodes.filter((n) => n.state !== 'gone') ?? [];
+
   return (
     <section>
       <h1>Farm</h1>
+      <p class="muted">
+        {live.length} node{live.length === 1 ? '' : 's'} live, {live.reduce((sum, n) => sum + n.slotsInUse, 0)} of{' '}
+        {live.reduce((sum, n) => sum + n.slots, 0)} slots in use. A drained node finishes what it runs and takes nothing new.
+      </p>
+      {problem && (
+        <p class="error" role="alert">
+          {problem instanceof ApiError ? problem.detail : String(problem)}
+        </p>
+      )}
+      <table data-testid="farm-table">
+        <thead>
+          <tr>
+            <th>Node</th>
+            <th>Address</th>
+            <th>Version</th>
+            <th>Labels</th>
+            <th>Slots in use</th>
+            <th>Last heartbeat</th>
+            <th>State</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {nodes.data?.nodes.map((node) => (
+            <tr key={node.id} data-testid={`node-${node.id}`}>
+              <td>
+                <code>{node.id}</code>
+              </td>
+              <td>{node.address}</td>
+              <td>{node.version}</td>
+              <td>
+                {Object.entries(node.labels)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(', ')}
+              </td>
+              <td>
+                {node.slotsInUse} / {node.slots}
+              </td>
+              <td>{when(node.lastHeartbeatAt)}</td>
+              <td data-testid="node-state">{node.state}</td>
+              <td>
+                {node.state !== 'gone' && (
+                  <button
+                    type="button"
+                    data-testid={node.drainRequestedAt ? 'undrain-node' : 'drain-node'}
+                    onClick={() => drain.mutate({ id: node.id, draining: !node.drainRequestedAt })}
+                  >
+                    {node.drainRequestedAt ? 'Undrain' : 'Drain'}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {nodes.data?.nodes.length === 0 && <p class="muted">No encode node has registered.</p>}
     </section>
   );
 }

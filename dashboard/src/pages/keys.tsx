@@ -1,7 +1,142 @@
+// API keys of the organization: create (environment or full access; the key is shown once), list
+// (prefix, type, environment, created, last used), revoke. The API key operations limit applies
+// (20 per hour per organization). The server is /dashboard/api/{orgID}/keys.
+import { useState } from 'preact/hooks';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, json } from '../api.ts';
+import { useSession } from '../session.tsx';
+import { SecretOnce, when } from '../components/secret-once.tsx';
+
+interface ApiKey {
+  id: string;
+  type: 'environment' | 'full';
+  envId: string | null;
+  live: boolean;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
 export function KeysPage() {
+  const session = useSession();
+  const org = session.org!;
+  const queryClient = useQueryClient();
+  const queryKey = ['keys', org.id];
+  const keys = useQuery({ queryKey, queryFn: () => api<{ keys: ApiKey[] }>(`/dashboard/api/${org.id}/keys`) });
+  const [type, setType] = useState<'environment' | 'full'>('environment');
+  const [envId, setEnvId] = useState(session.env?.id ?? '');
+  const [live, setLive] = useState(false);
+  // The new key in clear: this component's state only, gone at "Done" or when the page is left.
+  const [created, setCreated] = useState<string | undefined>();
+
+  const create = useMutation({
+    mutationFn: () =>
+      api<ApiKey & { apiKey: string }>(
+        `/dashboard/api/${org.id}/keys`,
+        json('POST', { type, live, ...(type === 'environment' ? { envId: envId || session.env?.id } : {}) }),
+      ),
+    onSuccess: (key) => {
+      setCreated(key.apiKey);
+      void queryClient.invalidateQueries({ queryKey });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
+  });
+  const envName = (id: string | null) => (id ? (org.environments.find((e) => e.id === id)?.name ?? id) : 'all environments');
+  const problem = create.error ?? revoke.error ?? keys.error;
+
   return (
     <section>
       <h1>API keys</h1>
+      <p class="muted">
+        A key reaches one environment, or every environment of {org.name} (full access). Send it in the <code>X-Api-Key</code> header.
+      </p>
+      <form
+        class="inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate();
+        }}
+      >
+        <label>
+          Access
+          <select data-testid="key-type" value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
+            <option value="environment">One environment</option>
+            <option value="full">Full access (every environment)</option>
+          </select>
+        </label>
+        {type === 'environment' && (
+          <label>
+            Environment
+            <select data-testid="key-env" value={envId || session.env?.id} onChange={(e) => setEnvId(e.currentTarget.value)}>
+              {org.environments.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label>
+          <span>
+            <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Live key (svc_live_)
+          </span>
+        </label>
+        <button type="submit" class="primary" data-testid="create-key" disabled={create.isPending}>
+          Create key
+        </button>
+      </form>
+      {created && <SecretOnce label="New API key." value={created} testId="new-key" onDismiss={() => setCreated(undefined)} />}
+      {problem && (
+        <p class="error" role="alert" data-testid="keys-error">
+          {problem instanceof ApiError ? problem.detail : String(problem)}
+        </p>
+      )}
+      <table data-testid="keys-table">
+        <thead>
+          <tr>
+            <th>Key</th>
+            <th>Access</th>
+            <th>Environment</th>
+            <th>Created</th>
+            <th>Last used</th>
+            <th>Status</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {keys.data?.keys.map((key) => (
+            <tr key={key.id} data-testid={`key-${key.id}`} data-prefix={key.prefix}>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>{key.type === 'full' ? 'full access' : 'environment'}</td>
+              <td>{envName(key.envId)}</td>
+              <td>{when(key.createdAt)}</td>
+              <td>{when(key.lastUsedAt)}</td>
+              <td data-testid="key-status">{key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'}</td>
+              <td>
+                {!key.revokedAt && (
+                  <button
+                    type="button"
+                    class="danger"
+                    data-testid="revoke-key"
+                    onClick={() => {
+                      if (confirm(`Revoke ${key.prefix}…? Requests with it will be refused at once.`)) revoke.mutate(key.id);
+                    }}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {keys.data?.keys.length === 0 && <p class="muted">No keys yet.</p>}
     </section>
   );
 }

@@ -1,7 +1,116 @@
+// Webhooks of the current environment: add (the signing secret is shown once), list, remove;
+// through the ordinary API (/v1/api/{orgID}/environments/{envID}/webhooks).
+import { useState } from 'preact/hooks';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { webhookEvents, type WebhookEvent } from '@kino/proto/contract';
+import { api, API_ROOT, ApiError, json } from '../api.ts';
+import { useSession } from '../session.tsx';
+import { SecretOnce, when } from '../components/secret-once.tsx';
+
+interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  createdAt: string;
+}
+
 export function WebhooksPage() {
+  const session = useSession();
+  const org = session.org!;
+  const env = session.env;
+  const queryClient = useQueryClient();
+  const base = `${API_ROOT}/${org.id}/environments/${env?.id}/webhooks`;
+  const queryKey = ['webhooks', org.id, env?.id];
+  const webhooks = useQuery({ queryKey, enabled: Boolean(env), queryFn: () => api<{ webhooks: Webhook[] }>(base) });
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
+  const [secret, setSecret] = useState<string | undefined>();
+  const add = useMutation({
+    mutationFn: () => api<Webhook & { secret: string }>(base, json('POST', { url, events })),
+    onSuccess: (created) => {
+      setSecret(created.secret);
+      setUrl('');
+      void queryClient.invalidateQueries({ queryKey });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api(`${base}/${id}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
+  });
+  if (!env) return <p class="muted">This organization has no environment yet.</p>;
+  const problem = add.error ?? remove.error ?? webhooks.error;
+
   return (
     <section>
       <h1>Webhooks</h1>
+      <p class="muted">
+        Events of {env.name} are POSTed to these URLs, signed with the webhook's secret (Standard Webhooks).
+      </p>
+      <form
+        class="inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          add.mutate();
+        }}
+      >
+        <label>
+          URL
+          <input data-testid="webhook-url" type="url" required size={40} placeholder="https://example.com/hooks/kino" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+        </label>
+        {webhookEvents.map((name) => (
+          <label key={name}>
+            <span>
+              <input
+                type="checkbox"
+                checked={events.includes(name)}
+                onChange={(e) => setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))}
+              />{' '}
+              {name}
+            </span>
+          </label>
+        ))}
+        <button type="submit" class="primary" data-testid="add-webhook" disabled={add.isPending || events.length === 0}>
+          Add webhook
+        </button>
+      </form>
+      {secret && <SecretOnce label="Signing secret." value={secret} testId="webhook-secret" onDismiss={() => setSecret(undefined)} />}
+      {problem && (
+        <p class="error" role="alert">
+          {problem instanceof ApiError ? problem.detail : String(problem)}
+        </p>
+      )}
+      <table data-testid="webhooks-table">
+        <thead>
+          <tr>
+            <th>URL</th>
+            <th>Events</th>
+            <th>Created</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {webhooks.data?.webhooks.map((hook) => (
+            <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
+              <td>{hook.url}</td>
+              <td>{hook.events.join(', ')}</td>
+              <td>{when(hook.createdAt)}</td>
+              <td>
+                <button
+                  type="button"
+                  class="danger"
+                  data-testid="remove-webhook"
+                  onClick={() => {
+                    if (confirm(`Remove the webhook to ${hook.url}?`)) remove.mutate(hook.id);
+                  }}
+                >
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {webhooks.data?.webhooks.length === 0 && <p class="muted">No webhooks in {env.name}.</p>}
     </section>
   );
 }

@@ -59,7 +59,21 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     // The dashboard reads the address from the ID token, not from userinfo.
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true }, revocation: { enabled: true } },
+    features: {
+      devInteractions: { enabled: false },
+      // The dashboard's "Sign out" already asked: the provider's confirmation page submits itself.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing out</title></head><body>${form}
+<noscript><button form="op.logoutForm" name="logout" value="yes">Sign out</button></noscript>
+<script>const f = document.getElementById('op.logoutForm'); const i = document.createElement('input');
+i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submit();</script></body></html>`;
+        },
+      },
+      revocation: { enabled: true },
+    },
     ttl: {
       AccessToken: options.accessTokenTtlSeconds ?? 600,
       IdToken: 3600,

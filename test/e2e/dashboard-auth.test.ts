@@ -1,0 +1,205 @@
+// The dashboard's sign-in and API keys in a real browser (issue #12): Debian's Chromium signs in
+// through the dev stack's OpenID provider, creates a key on the keys page and a real `curl` uses it
+// against the API; revoked, the API refuses it. A signed-in user who is not a member is refused, a
+// forged POST (from a page of another origin, or carrying the cookie without the CSRF token) is
+// refused, a session refreshes its tokens and ends when the provider refuses a refresh. Screenshots
+// of each page go to .kino/test-output/dashboard/dashboard-auth/.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import type { BrowserContext, Page } from 'playwright-core';
+import { openDatabase, type Db } from '@kino/control-plane/db';
+import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
+
+const execFileAsync = promisify(execFile);
+
+/** A real curl: status and body. */
+async function curl(url: string, apiKey: string): Promise<{ status: number; body: string }> {
+  const { stdout } = await execFileAsync('curl', ['-sS', '-H', `X-Api-Key: ${apiKey}`, '-w', '\n%{http_code}', url]);
+  const cut = stdout.lastIndexOf('\n');
+  return { status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) };
+}
+
+/** A fetch from inside the page (its cookies, its origin), returning status and envelope. */
+async function fetchInPage(page: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return page.evaluate(
+    async ({ path, init }) => {
+      const response = await fetch(path, { ...init, credentials: 'same-origin' });
+      return { status: response.status, json: (await response.json().catch(() => null)) as { code?: string; body?: unknown } | null };
+    },
+    { path, init },
+  );
+}
+
+let dash: DashboardHarness;
+let db: Db;
+let devContext: BrowserContext;
+let devPage: Page;
+
+beforeAll(async () => {
+  dash = await startDashboard('dashboard-auth', { without: ['temporal', 'orchestrator', 'delivery'], nodes: 0, analytics: 'none' });
+  db = await openDatabase(dash.stack.env.DATABASE_URL!);
+  devContext = await dash.newContext();
+  devPage = await devContext.newPage();
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await dash?.stop();
+});
+
+describe('dashboard sign-in and API keys', () => {
+  it('signs the dev user in through the dev OpenID provider, with a safe session cookie', async () => {
+    await signIn(devPage, dash.dashboardUrl, devUser, '/keys');
+    assert.equal(new URL(devPage.url()).pathname, '/dashboard/keys');
+    await devPage.getByTestId('keys-table').waitFor();
+    const cookie = (await devContext.cookies()).find((c) => c.name === 'kino_session');
+    assert.ok(cookie, 'the session cookie is set');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Lax');
+    // The cookie is an opaque id: the database keeps only its hash.
+    const stored = await db.selectFrom('dashboard_sessions').select(['id_hash', 'email']).execute();
+    assert.ok(stored.some((s) => s.email === devUser.email));
+    assert.ok(stored.every((s) => s.id_hash !== cookie.value));
+    await dash.screenshot(devPage, 'keys');
+  });
+
+  it('creates a key shown once; curl uses it; revoked, the API refuses it', async () => {
+    await devPage.getByTestId('key-type').selectOption('full');
+    await devPage.getByTestId('create-key').click();
+    const apiKey = (await devPage.getByTestId('new-key').textContent())!.trim();
+    assert.match(apiKey, /^svc_test_[A-Za-z0-9]{32}$/);
+    await dash.screenshot(devPage, 'keys-created');
+
+    const listed = await curl(`${dash.apiUrl}/${dash.orgId}/environments`, apiKey);
+    assert.equal(listed.status, 200, listed.body);
+    assert.ok((JSON.parse(listed.body) as { body: { environments: { id: string }[] } }).body.environments.some((e) => e.id === dash.envId));
+
+    // Shown once: not in the page after a reload, nor in anything the browser stores.
+    await devPage.reload();
+    await devPage.getByTestId('keys-table').waitFor();
+    assert.equal(await devPage.getByTestId('new-key').count(), 0);
+    const stored = await devPage.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    assert.ok(!stored.includes(apiKey), 'the browser keeps no copy of the key');
+    const prefixes = await devPage.locator('tr[data-prefix]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-prefix')!));
+    const prefix = prefixes.find((p) => apiKey.startsWith(p));
+    assert.ok(prefix, 'the list shows the key by its prefix');
+    const row = devPage.locator(`tr[data-prefix="${prefix}"]`);
+
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await row.getByTestId('revoke-key').click();
+    await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
+    await dash.screenshot(devPage, 'keys-revoked');
+
+    const refused = await curl(`${dash.apiUrl}/${dash.orgId}/environments`, apiKey);
+    assert.equal(refused.status, 401, refused.body);
+    assert.equal((JSON.parse(refused.body) as { code: string }).code, 'unauthorized');
+  });
+
+  it('refuses a signed-in user who is not a member of the organization', async () => {
+    const context = await dash.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, dash.dashboardUrl, outsiderUser);
+      await page.getByTestId('not-member').waitFor();
+      await dash.screenshot(page, 'not-a-member');
+      const environments = await fetchInPage(page, `/v1/api/${dash.orgId}/environments`);
+      assert.equal(environments.status, 403);
+      assert.equal(environments.json?.code, 'not_a_member');
+      const keys = await fetchInPage(page, `/dashboard/api/${dash.orgId}/keys`);
+      assert.equal(keys.status, 403);
+      assert.equal(keys.json?.code, 'not_a_member');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refuses a forged POST: from a page of another origin, and with the cookie but no CSRF token', async () => {
+    const keysBefore = await db.selectFrom('api_keys').select('id').where('org_id', '=', dash.orgId).execute();
+    // Another origin on the same host (so SameSite=Lax lets the cookie go): its page posts a form
+    // to the dashboard's key route as soon as it loads.
+    const target = `${dash.dashboardUrl}/api/${dash.orgId}/keys`;
+    const attacker: Server = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      res.end(`<!doctype html><form id="f" method="post" action="${target}" enctype="text/plain">
+<input name='{"type":"full","x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    try {
+      const forged = devPage.waitForResponse((response) => response.url() === target && response.request().method() === 'POST');
+      await devPage.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      const response = await forged;
+      assert.equal(response.status(), 403);
+      assert.equal(((await response.json()) as { code: string }).code, 'csrf_token_invalid');
+    } finally {
+      attacker.closeAllConnections();
+      await new Promise((resolve) => attacker.close(resolve));
+    }
+
+    await devPage.goto(`${dash.dashboardUrl}/keys`);
+    await devPage.getByTestId('keys-table').waitFor();
+    const body = JSON.stringify({ type: 'full' });
+    const headers = { 'Content-Type': 'application/json' };
+    const withoutToken = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers, body });
+    assert.equal(withoutToken.status, 403);
+    assert.equal(withoutToken.json?.code, 'csrf_token_invalid');
+    const wrongToken = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': 'forged' }, body });
+    assert.equal(wrongToken.status, 403);
+    // The ordinary API too: a session's POST there needs the token as well.
+    const apiPost = await fetchInPage(devPage, `/v1/api/${dash.orgId}/environments/${dash.envId}/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: 'https://example.com/hook' }),
+    });
+    assert.equal(apiPost.status, 403);
+    assert.equal(apiPost.json?.code, 'csrf_token_invalid');
+    const keysAfter = await db.selectFrom('api_keys').select('id').where('org_id', '=', dash.orgId).execute();
+    assert.equal(keysAfter.length, keysBefore.length, 'no forged request made a key');
+
+    // The same request with the session's token goes through: the token is what was missing.
+    const session = await fetchInPage(devPage, '/dashboard/api/session');
+    const csrfToken = (session.json?.body as { csrfToken: string }).csrfToken;
+    const genuine = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': csrfToken }, body });
+    assert.equal(genuine.status, 201);
+  });
+
+  it('refreshes a session before its access token expires and ends it when the provider refuses a refresh', async () => {
+    const sessionRow = () => db.selectFrom('dashboard_sessions').selectAll().where('email', '=', devUser.email).executeTakeFirst();
+    const before = (await sessionRow())!;
+    // As if the access token were about to expire: the next request refreshes it.
+    await db.updateTable('dashboard_sessions').set({ access_expires_at: new Date(Date.now() + 5_000) }).where('id_hash', '=', before.id_hash).execute();
+    assert.equal((await fetchInPage(devPage, '/dashboard/api/session')).status, 200);
+    const refreshed = (await sessionRow())!;
+    assert.notEqual(refreshed.access_token, before.access_token);
+    assert.ok(refreshed.access_expires_at.getTime() > Date.now() + 60_000);
+
+    // The provider revokes the user's grant (an administrator disabled them): the next refresh is refused.
+    await dash.stack.launcher.identityProvider.revokeUser(devUser.email);
+    await db.updateTable('dashboard_sessions').set({ access_expires_at: new Date(Date.now() + 5_000) }).where('id_hash', '=', before.id_hash).execute();
+    const ended = await fetchInPage(devPage, '/dashboard/api/session');
+    assert.equal(ended.status, 401);
+    assert.equal(await sessionRow(), undefined, 'the session is gone');
+    // A page of the dashboard sends the browser to sign in again.
+    const cookie = (await devContext.cookies()).find((c) => c.name === 'kino_session')!;
+    const page = await fetch(`${dash.dashboardUrl}/keys`, { redirect: 'manual', headers: { Cookie: `${cookie.name}=${cookie.value}` } });
+    assert.equal(page.status, 302);
+    assert.equal(page.headers.get('location'), `/dashboard/auth/login?returnTo=${encodeURIComponent('/dashboard/keys')}`);
+  });
+
+  it('signs out: the session ends and its cookie no longer reaches the API', async () => {
+    const context = await dash.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, dash.dashboardUrl, devUser);
+      await page.getByTestId('sign-out').click();
+      await page.getByText('You are signed out of Kino.').waitFor();
+      const after = await fetchInPage(page, `/v1/api/${dash.orgId}/environments`);
+      assert.equal(after.status, 401);
+    } finally {
+      await context.close();
+    }
+  });
+});
