@@ -4,7 +4,7 @@ import type { DailyRecord, DistributionEntry, StorageRecord, UsageRecord } from 
 import {
   bandStyles,
   dailySegmentsOption,
-  hasDailySegments,
+  dailyChartTotal,
   resolutionDistributionOption,
   storageByTierOption,
   usagePerEnvironmentOption,
@@ -44,9 +44,9 @@ describe('dailySegmentsOption', () => {
     assert.equal(bandStyles.ld.label, 'LD (480p and below)');
   });
 
-  it('tells an empty range from one with segments', () => {
-    assert.equal(hasDailySegments([day('2026-11-22', 0, 0, 0)]), false);
-    assert.equal(hasDailySegments([day('2026-11-22', 0, 0, 0), day('2026-11-23', 0, 0, 1)]), true);
+  it('totals what it draws: every band of every day', () => {
+    assert.equal(dailyChartTotal([day('2026-11-22', 0, 0, 0)]), 0);
+    assert.equal(dailyChartTotal([day('2026-11-22', 1, 0, 0), day('2026-11-23', 3, 5, 7)]), 16);
   });
 });
 

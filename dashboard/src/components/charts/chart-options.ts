@@ -19,9 +19,10 @@ export const dayOf = (deliveryDate: string) => deliveryDate.slice(0, 10);
 
 const heightLabel = (height: number) => `${height}p`;
 
+const bandFields: Record<ResolutionBand, 'hdSegments' | 'sdSegments' | 'ldSegments'> = { hd: 'hdSegments', sd: 'sdSegments', ld: 'ldSegments' };
+
 /** Segments served per day, stacked by HD, SD and LD, every day of the range (the API includes zero days). */
 export function dailySegmentsOption(daily: DailyRecord[]): EChartsCoreOption {
-  const fields: Record<ResolutionBand, keyof DailyRecord> = { hd: 'hdSegments', sd: 'sdSegments', ld: 'ldSegments' };
   return {
     tooltip: { trigger: 'axis' },
     legend: { top: 0 },
@@ -33,7 +34,7 @@ export function dailySegmentsOption(daily: DailyRecord[]): EChartsCoreOption {
       type: 'bar',
       stack: 'segments',
       itemStyle: { color: bandStyles[band].color },
-      data: daily.map((day) => day[fields[band]]),
+      data: daily.map((day) => day[bandFields[band]]),
     })),
   };
 }
@@ -112,5 +113,7 @@ export function videoResolutionsOption(resolutions: ResolutionEntry[]): EChartsC
   );
 }
 
-/** Whether a daily series has anything to draw (the page shows "nothing served" otherwise). */
-export const hasDailySegments = (daily: DailyRecord[]) => daily.some((day) => day.segmentsServed > 0);
+/** The segments the daily chart draws: every band of every day. */
+export function dailyChartTotal(daily: DailyRecord[]): number {
+  return daily.reduce((total, day) => total + bandOrder.reduce((sum, band) => sum + day[bandFields[band]], 0), 0);
+}

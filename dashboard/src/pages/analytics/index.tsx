@@ -11,7 +11,7 @@ import { useSession } from '../../session.tsx';
 import { Chart } from '../../components/charts/chart.tsx';
 import {
   dailySegmentsOption,
-  hasDailySegments,
+  dailyChartTotal,
   resolutionDistributionOption,
   storageByTierOption,
   usagePerEnvironmentOption,
@@ -83,7 +83,7 @@ export function AnalyticsPage() {
   const storageOption = useMemo(() => storage.data && storageByTierOption(storage.data.storage), [storage.data]);
   const distributionOption = useMemo(() => distribution.data && resolutionDistributionOption(distribution.data.distribution), [distribution.data]);
   const perVideoOption = useMemo(() => perVideo.data && videoResolutionsOption(perVideo.data.resolutions), [perVideo.data]);
-  const dailyTotal = daily.data?.dailyUsage.reduce((sum, day) => sum + day.segmentsServed, 0);
+  const dailyTotal = daily.data && dailyChartTotal(daily.data.dailyUsage);
 
   const failure = (query: { error: unknown }) => (query.error ? <p class="error">{(query.error as Error).message}</p> : null);
 
@@ -119,7 +119,7 @@ export function AnalyticsPage() {
         {dailyOption && (
           <>
             <Chart option={dailyOption} testId="daily-chart" total={dailyTotal} />
-            {!hasDailySegments(daily.data!.dailyUsage) && <p class="muted">No segments served in this range.</p>}
+            {dailyTotal === 0 && <p class="muted">No segments served in this range.</p>}
           </>
         )}
         <p class="muted">
