@@ -1,13 +1,6 @@
-// One ECharts chart. ECharts is imported piece by piece (echarts/core plus the bar and pie charts,
-// the canvas renderer and three components), so the bundle holds only what the pages draw.
+// One ECharts chart. ECharts itself (echarts-setup.ts) is loaded with the first chart on a page.
 import { useEffect, useRef } from 'preact/hooks';
-import * as echarts from 'echarts/core';
-import { BarChart, PieChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
-import { CanvasRenderer } from 'echarts/renderers';
-import type { EChartsCoreOption } from 'echarts/core';
-
-echarts.use([BarChart, PieChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
+import type { ECharts, EChartsCoreOption } from 'echarts/core';
 
 export interface ChartProps {
   option: EChartsCoreOption;
@@ -19,17 +12,29 @@ export interface ChartProps {
 
 export function Chart({ option, height = 280, testId, total }: ChartProps) {
   const element = useRef<HTMLDivElement>(null);
-  const chart = useRef<echarts.ECharts | undefined>(undefined);
+  const chart = useRef<ECharts | undefined>(undefined);
+  const latestOption = useRef(option);
+  latestOption.current = option;
 
   useEffect(() => {
-    const instance = echarts.init(element.current!);
-    chart.current = instance;
-    const resize = new ResizeObserver(() => instance.resize());
-    resize.observe(element.current!);
+    let disposed = false;
+    let cleanup = () => {};
+    void import('./echarts-setup.ts').then(({ echarts }) => {
+      if (disposed || !element.current) return;
+      const instance = echarts.init(element.current);
+      chart.current = instance;
+      instance.setOption(latestOption.current, true);
+      const resize = new ResizeObserver(() => instance.resize());
+      resize.observe(element.current);
+      cleanup = () => {
+        resize.disconnect();
+        instance.dispose();
+      };
+    });
     return () => {
-      resize.disconnect();
-      instance.dispose();
+      disposed = true;
       chart.current = undefined;
+      cleanup();
     };
   }, []);
 
