@@ -2,7 +2,7 @@
 // routes. Every page path lives under /dashboard/; the server answers each with index.html.
 import { LocationProvider, Router, Route, useLocation } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
-import { api } from './api.ts';
+import { api, ApiError } from './api.ts';
 import { useSession } from './session.tsx';
 import { VideosPage } from './pages/videos/index.tsx';
 import { VideoPage } from './pages/videos/video.tsx';
@@ -29,9 +29,16 @@ function Redirect({ to }: { to: string }) {
   return null;
 }
 
+/** Ends the session, then the provider's (its sign-out page comes back to /dashboard/auth/signed-out). */
 async function signOut(): Promise<void> {
-  const { redirectTo } = await api<{ redirectTo: string }>(`${BASE}/auth/logout`, { method: 'POST' });
-  location.assign(redirectTo);
+  try {
+    const { redirectTo } = await api<{ redirectTo: string }>(`${BASE}/auth/logout`, { method: 'POST' });
+    location.assign(redirectTo);
+  } catch (error) {
+    // Already ended (expired, refused by the provider): nothing left to end here.
+    if (error instanceof ApiError && error.status === 401) location.assign(`${BASE}/auth/signed-out`);
+    else throw error;
+  }
 }
 
 function Pickers() {

@@ -98,6 +98,13 @@ describe('kino dev', { timeout: 600_000 }, () => {
     assert.match(firstRun.apiKey, /^svc_test_[0-9A-Za-z]{32}$/);
     assert.equal(firstRun.databaseUrl, `postgres://postgres@127.0.0.1:${layout.ports.postgres}/kino`);
     assert.match(dev.output(), new RegExp(`curl -H 'X-Api-Key: ${firstRun.apiKey}' ${firstRun.apiUrl}/${firstRun.orgId}/environments`));
+    // The dashboard, its identity provider and the dev user's sign-in, printed and in dev.json.
+    assert.equal(firstRun.dashboardUrl, `http://127.0.0.1:${layout.ports.api}/dashboard`);
+    assert.equal(firstRun.oidcIssuer, `http://127.0.0.1:${layout.ports.identity}`);
+    assert.equal(firstRun.dashboardUser.email, 'dev@kino.local');
+    assert.ok(dev.output().includes(`Dashboard   ${firstRun.dashboardUrl}   (sign in as dev@kino.local, password ${firstRun.dashboardUser.password}`));
+    const discovery = await fetch(`${firstRun.oidcIssuer}/.well-known/openid-configuration`);
+    assert.equal(((await discovery.json()) as { issuer: string }).issuer, firstRun.oidcIssuer);
 
     // Health, without a key: 200 and every check ok (analytics included).
     const health = await fetch(`${firstRun.apiUrl}/health`);

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { openDatabase, type Db } from '@kino/control-plane/db';
+import { registerNode } from '@kino/control-plane/repositories';
 import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
 
 const execFileAsync = promisify(execFile);
@@ -164,6 +165,84 @@ describe('dashboard sign-in and API keys', () => {
     const csrfToken = (session.json?.body as { csrfToken: string }).csrfToken;
     const genuine = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': csrfToken }, body });
     assert.equal(genuine.status, 201);
+  });
+
+  it('creates an environment, adds a webhook (its secret shown once) and removes it, drains a node on the farm page', async () => {
+    await devPage.goto(`${dash.dashboardUrl}/environments`);
+    await devPage.getByTestId('env-name').fill('staging');
+    await devPage.getByTestId('create-env').click();
+    await devPage.getByTestId('environments-table').getByText('staging').waitFor();
+    const staging = await db.selectFrom('environments').selectAll().where('org_id', '=', dash.orgId).where('name', '=', 'staging').executeTakeFirst();
+    assert.ok(staging, 'the environment exists');
+    // The new environment becomes the current one once the session (which the pickers list) is read again.
+    await devPage.getByTestId('env-picker').locator(`option[value="${staging.id}"]`).waitFor({ state: 'attached' });
+    await devPage.waitForFunction((id) => (document.querySelector('[data-testid=env-picker]') as HTMLSelectElement | null)?.value === id, staging.id);
+    await dash.screenshot(devPage, 'environments');
+
+    await devPage.getByRole('link', { name: 'Webhooks' }).click();
+    await devPage.getByTestId('webhook-url').fill('https://example.com/hooks/kino');
+    await devPage.getByTestId('add-webhook').click();
+    const secret = (await devPage.getByTestId('webhook-secret').textContent())!.trim();
+    assert.match(secret, /^whsec_/);
+    const row = devPage.getByTestId('webhooks-table').locator('tr', { hasText: 'https://example.com/hooks/kino' });
+    await row.waitFor();
+    await dash.screenshot(devPage, 'webhooks');
+    const stored = await db.selectFrom('webhooks').selectAll().where('env_id', '=', staging.id).execute();
+    assert.deepEqual(stored.map((w) => w.url), ['https://example.com/hooks/kino']);
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await row.getByTestId('remove-webhook').click();
+    await row.waitFor({ state: 'detached' });
+
+    // A node as the registry records it (this stack runs no orchestrator): the page drains and undrains it.
+    const node = await registerNode(db, { address: '127.0.0.1:65001', slots: 2, version: 'test', labels: { name: 'node-x' } });
+    await devPage.getByRole('link', { name: 'Farm' }).click();
+    const nodeRow = devPage.getByTestId(`node-${node.id}`);
+    await nodeRow.getByTestId('drain-node').click();
+    await nodeRow.getByTestId('node-state').filter({ hasText: 'draining' }).waitFor();
+    await dash.screenshot(devPage, 'farm');
+    assert.ok((await db.selectFrom('encode_nodes').select('drain_requested_at').where('id', '=', node.id).executeTakeFirstOrThrow()).drain_requested_at);
+    await nodeRow.getByTestId('undrain-node').click();
+    await nodeRow.getByTestId('node-state').filter({ hasText: 'active' }).waitFor();
+
+    // The farm is for operators: the outsider's session is refused it.
+    const context = await dash.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, dash.dashboardUrl, outsiderUser);
+      const farm = await fetchInPage(page, '/dashboard/api/farm/nodes');
+      assert.equal(farm.status, 403);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sends a Content-Security-Policy that allows only its own files (an injected inline script does not run)', async () => {
+    const response = await devPage.goto(`${dash.dashboardUrl}/keys`);
+    const csp = (await response!.allHeaders())['content-security-policy'] ?? '';
+    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    assert.deepEqual(directives['script-src'], ["'self'"]);
+    assert.deepEqual(directives['default-src'], ["'self'"]);
+    assert.deepEqual(directives['frame-ancestors'], ["'none'"]);
+    assert.ok(directives['connect-src']?.includes(new URL(dash.stack.env.DELIVERY_URL!).origin), 'the player may reach delivery');
+    await devPage.getByTestId('keys-table').waitFor();
+    const violations: string[] = [];
+    devPage.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const injectedRan = await devPage.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+      return (window as unknown as { injected?: boolean }).injected === true;
+    });
+    assert.equal(injectedRan, false, 'an inline script is refused');
+    // The dashboard's own pages need nothing the policy refuses.
+    violations.length = 0;
+    for (const path of ['/keys', '/environments', '/webhooks', '/farm']) {
+      await devPage.goto(`${dash.dashboardUrl}${path}`);
+      await devPage.locator('main h1').waitFor();
+    }
+    assert.deepEqual(violations, []);
   });
 
   it('refreshes a session before its access token expires and ends it when the provider refuses a refresh', async () => {

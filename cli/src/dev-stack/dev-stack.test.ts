@@ -18,6 +18,7 @@ describe('dev stack layout', () => {
     assert.deepEqual(layout.ports, {
       api: 7080,
       delivery: 7081,
+      identity: 7085,
       analytics: 7123,
       registry: 7090,
       nodes: [7101, 7102],

@@ -193,6 +193,7 @@ export class DevStackLauncher {
     const dashboardUrl = `http://${host}:${ports.api}/dashboard`;
     // The dashboard's identity provider, in this process: the API reads its discovery document on
     // the first sign-in, so it only has to listen before anyone signs in.
+    const identityLog = this.markLog('identity');
     this.identity = await startDevIdentityProvider({
       host,
       port: ports.identity,
@@ -203,7 +204,7 @@ export class DevStackLauncher {
         redirectUris: [`${dashboardUrl}/auth/callback`],
         postLogoutRedirectUris: [`${dashboardUrl}/auth/signed-out`],
       },
-      accessTokenTtlSeconds: this.options.identityAccessTokenTtlSeconds,
+      log: (line) => appendFileSync(identityLog, `${line}\n`),
     });
     const env = {
       ...this.sharedEnv({ postgres, temporal, seaweed, secrets, apiUrl, deliveryUrl, clickhouseUrl }),

@@ -42,8 +42,6 @@ export interface DevStackOptions {
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
   env?: Partial<Record<KinoPart, Record<string, string>>>;
-  /** The dev identity provider's access token lifetime (default 10 minutes); tests shorten it to see sessions refresh. */
-  identityAccessTokenTtlSeconds?: number;
   /** Whether PostgreSQL syncs its writes to disk (default true; throwaway test stacks skip it). */
   durable?: boolean;
 }

@@ -59,7 +59,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
 
   app.get('/dashboard/api/session', { config: session, schema: { hide } }, async (request) => {
     const user = userOf(request);
-    const orgIds = [...(await sessions.organizationIds(user))].sort();
+    const orgIds = [...user.organizationIds].sort();
     const organizations = [];
     for (const id of orgIds) {
       const org = await getOrganization(deps.db, id);

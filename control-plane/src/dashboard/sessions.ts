@@ -31,6 +31,8 @@ export interface DashboardUser {
   name: string | null;
   /** Organization ids from the provider's claim (OIDC_ORGANIZATIONS_CLAIM). */
   claimedOrgIds: string[];
+  /** The organizations this user reaches, read for this request: membership is checked on every request. */
+  organizationIds: Set<string>;
 }
 
 /** The ID token did not carry what a session needs. */
@@ -100,12 +102,15 @@ export class DashboardSessions {
     if (now.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
       await touchDashboardSession(this.options.db, idHash, now);
     }
+    const members = await organizationIdsOfMember(this.options.db, session.email);
     return {
       sessionIdHash: idHash,
       subject: session.subject,
       email: session.email,
       name: session.name,
       claimedOrgIds: session.claimed_org_ids,
+      // Members by address, and those the provider's claim lists.
+      organizationIds: new Set([...members, ...session.claimed_org_ids]),
     };
   }
 
@@ -113,12 +118,6 @@ export class DashboardSessions {
   async end(sessionId: string): Promise<string | undefined> {
     const ended = await deleteDashboardSession(this.options.db, hashSessionId(sessionId));
     return ended?.id_token ?? undefined;
-  }
-
-  /** The organizations a user reaches: members by address, and those the provider's claim lists. */
-  async organizationIds(user: DashboardUser): Promise<Set<string>> {
-    const members = await organizationIdsOfMember(this.options.db, user.email);
-    return new Set([...members, ...user.claimedOrgIds]);
   }
 
   /** The CSRF token of a session: an HMAC of its id, so nothing else needs storing. */

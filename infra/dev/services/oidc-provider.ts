@@ -5,7 +5,7 @@
 // given at once, the dashboard being Kino's own. State is in memory: a restart signs everyone out.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import Provider, { type Configuration } from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 
 export interface DevIdentityUser {
   email: string;
@@ -25,8 +25,10 @@ export interface DevIdentityProviderOptions {
   port: number;
   users: DevIdentityUser[];
   client: DevIdentityClient;
-  /** Access token lifetime (default 10 minutes); tests shorten it to see sessions refresh. */
+  /** Access token lifetime (default 10 minutes). */
   accessTokenTtlSeconds?: number;
+  /** Where oidc-provider's own notices go (the dev stack: logs/identity.log) instead of the console. */
+  log?: (line: string) => void;
 }
 
 export interface DevIdentityProvider {
@@ -94,7 +96,12 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   };
-  const provider = new Provider(issuer, configuration);
+  // oidc-provider announces, on the console, that it runs on Node 20 (it asks for 22) and that its
+  // state is in memory: both known and intended here, so they go to the log with the rest.
+  const provider = await withNoticesTo(options.log, async () => {
+    const { default: Provider } = await import('oidc-provider');
+    return new Provider(issuer, configuration);
+  });
   const handleProvider = provider.callback();
 
   async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -157,6 +164,22 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
         server.close(() => resolve());
       }),
   };
+}
+
+async function withNoticesTo<T>(log: ((line: string) => void) | undefined, run: () => Promise<T>): Promise<T> {
+  const { warn, info } = console;
+  const route = (original: (...args: unknown[]) => void) => (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider ')) log?.(args.map(String).join(' '));
+    else original(...args);
+  };
+  console.warn = route(warn);
+  console.info = route(info);
+  try {
+    return await run();
+  } finally {
+    console.warn = warn;
+    console.info = info;
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

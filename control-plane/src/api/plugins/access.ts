@@ -104,7 +104,7 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
   if (caller.kind === 'session') {
     // The dashboard's routes without an organization (the session itself, the farm) check their own reach.
     if (!orgId) return undefined;
-    if (!(await deps.dashboard!.sessions.organizationIds(caller.user)).has(orgId)) {
+    if (!caller.user.organizationIds.has(orgId)) {
       throw new NotMemberError(`${caller.user.email} is not a member of organization ${orgId}.`);
     }
   } else {
@@ -187,11 +187,17 @@ export default fp(accessPlugin, { name: 'kino-access', fastify: '5.x' });
 
 /**
  * Whose budget a request spends: its key's organization; for a system key or a session, the
- * organization in the path (a session without one, the dashboard's own routes, only its user's).
+ * organization in the path.
  */
 function rateLimitOwner(caller: Caller | undefined, pathOrgId: string | undefined): { organizationId?: string; keyId?: string } {
   if (!caller) return {};
-  if (caller.kind === 'session') return { organizationId: pathOrgId, keyId: callerId(caller) };
+  // A session spends the budget of an organization it is a member of; anything else (the dashboard's
+  // own routes, another organization's path) counts against the user, at the same rates: a signed-in
+  // stranger cannot use up an organization's budget.
+  if (caller.kind === 'session') {
+    const member = pathOrgId !== undefined && caller.user.organizationIds.has(pathOrgId);
+    return { organizationId: member ? pathOrgId : callerId(caller), keyId: callerId(caller) };
+  }
   const { key } = caller;
   return { organizationId: key.type === 'system' ? (pathOrgId ?? key.org_id) : key.org_id, keyId: key.id };
 }
