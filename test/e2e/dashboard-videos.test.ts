@@ -21,6 +21,8 @@ let page: Page;
 let workDir: string;
 let clipPath: string;
 let videoId: string;
+/** What the browser reported the Content-Security-Policy refused, on any page of this file. */
+const cspViolations: string[] = [];
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-dashboard-videos-'));
@@ -31,6 +33,9 @@ beforeAll(async () => {
     makeClip({ seconds: 7, width: 640, height: 360, fps: 24, audio: true, path: join(workDir, 'dashboard clip.mp4') }),
   ]);
   page = await (await dash.newContext()).newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
   await signIn(page, dash.dashboardUrl, devUser);
 });
 
@@ -172,4 +177,8 @@ test('a file over the multipart threshold goes from the page to storage in parts
   assert.deepEqual(parts, ['PUT part 1', 'PUT part 2', 'PUT part 3', 'PUT part 4', 'PUT part 5'], 'five 16 MiB parts (the last shorter)');
   assert.equal(calls[0], 'POST multipart');
   assert.match(calls.at(-1) ?? '', /^POST multipart\/[^/]+\/complete$/);
+});
+
+test('the media pages (player, storyboard tiles, charts, uploads) needed nothing the Content-Security-Policy refuses', () => {
+  assert.deepEqual(cspViolations, []);
 });
