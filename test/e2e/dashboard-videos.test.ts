@@ -73,13 +73,14 @@ test('a file uploaded from the videos page goes to storage and is seen to reach 
 test('the video page plays the video to the end through its signed URL', async () => {
   const player = page.getByTestId('player');
   await player.waitFor();
+  // hls.js has loaded the playlists and the first segment's metadata.
+  await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('[data-testid=player]')!.readyState >= 1, undefined, { timeout: 60_000 });
   const src = await page.evaluate(async () => {
     const video = document.querySelector<HTMLVideoElement>('[data-testid=player]')!;
     (window as unknown as { ended: boolean }).ended = false;
     video.addEventListener('ended', () => ((window as unknown as { ended: boolean }).ended = true), { once: true });
     video.muted = true;
     video.playbackRate = 2;
-    await new Promise((resolve) => (video.readyState >= 1 ? resolve(null) : video.addEventListener('loadedmetadata', resolve, { once: true })));
     await video.play();
     return video.currentSrc;
   });
