@@ -89,7 +89,8 @@ function Layout() {
       </header>
       <nav>
         {nav
-          .filter((item) => !item.operatorsOnly || session.operator)
+          // Every page is an organization's (the farm too sits in the same layout): none without one.
+          .filter((item) => session.org && (!item.operatorsOnly || session.operator))
           .map((item) => (
             <a key={item.path} href={item.path} class={path.startsWith(item.path) ? 'active' : ''}>
               {item.label}

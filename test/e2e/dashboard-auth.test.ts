@@ -29,7 +29,11 @@ async function fetchInPage(page: Page, path: string, init: { method?: string; he
   return page.evaluate(
     async ({ path, init }) => {
       const response = await fetch(path, { ...init, credentials: 'same-origin' });
-      return { status: response.status, json: (await response.json().catch(() => null)) as { code?: string; body?: unknown } | null };
+      return {
+        status: response.status,
+        rateLimit: response.headers.get('X-RateLimit-Limit'),
+        json: (await response.json().catch(() => null)) as { code?: string; body?: unknown } | null,
+      };
     },
     { path, init },
   );
@@ -165,6 +169,9 @@ describe('dashboard sign-in and API keys', () => {
     const csrfToken = (session.json?.body as { csrfToken: string }).csrfToken;
     const genuine = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': csrfToken }, body });
     assert.equal(genuine.status, 201);
+    // Creating a key counts against the API key operations limit (20 per hour); listing keys does not.
+    assert.equal(genuine.rateLimit, '20');
+    assert.equal((await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`)).rateLimit, '10000');
   });
 
   it('creates an environment, adds a webhook (its secret shown once) and removes it, drains a node on the farm page', async () => {

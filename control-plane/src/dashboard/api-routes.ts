@@ -83,10 +83,12 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
   });
 
   // API keys: the API has no key routes by design (the spec: keys are managed in the dashboard).
+  // The API key operations limit (20 per hour per organization) counts what changes keys, creating
+  // and revoking; listing them is an ordinary read (a page that shows keys would lock itself out).
   const keys = { config: { ...session, rateLimit: 'api-keys' as const } };
   app.get(
     '/dashboard/api/:orgID/keys',
-    { ...keys, schema: { hide, params: OrgParams, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeySchema) })) } } },
+    { config: session, schema: { hide, params: OrgParams, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeySchema) })) } } },
     async (request) => {
       // System keys are the operators' (`kino admin key create --type system`): not shown, not revocable here.
       const listed = (await listApiKeys(deps.db, accessOf(request).orgId)).filter((key) => key.type !== 'system');
