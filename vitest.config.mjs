@@ -37,6 +37,7 @@ export default defineConfig({
       unit('delivery', ['delivery/src/**/*.test.ts']),
       unit('sdk', ['sdk/src/**/*.test.ts']),
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
+      unit('dashboard', ['dashboard/src/**/*.test.ts']),
       {
         // Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS,
         // ClickHouse, a farm of processes, Chromium): one file at a time.

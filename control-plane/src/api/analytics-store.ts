@@ -16,6 +16,7 @@ import {
   SEGMENT_VIDEO_MONTHLY_TABLE,
   type ClickHouseHttp,
 } from '@kino/infra';
+import { resolutionBands } from '@kino/proto/contract';
 
 /** Which rollup rows a query reads. */
 export interface RollupScope {
@@ -27,9 +28,8 @@ export interface RollupScope {
   to?: string;
 }
 
-/** Resolution categories (the spec's HD ≥ 1080p, SD 720p, LD ≤ 480p; heights in between count as SD). */
-export const HD_MIN_HEIGHT = 1080;
-export const LD_MAX_HEIGHT = 480;
+/** Resolution categories (the spec's HD ≥ 1080p, SD 720p, LD ≤ 480p; heights in between count as SD): the contract's. */
+const { hdMinHeight: HD_MIN_HEIGHT, ldMaxHeight: LD_MAX_HEIGHT } = resolutionBands;
 
 const date = (day: string) => `toDate(${clickHouseString(day)})`;
 

@@ -1,8 +1,325 @@
-// Placeholder until the video page lands (issue #12, dash-media's part).
+// One video: the player (a signed URL minted by the API for the session), status (polled while
+// transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
+// picker. Every call is the ordinary API's.
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { CreateShareLinkParams, ShareLink, SignedPlaybackUrl, Thumbnail, VideoDetails, VideoStatus } from '@kino/sdk';
+import { api, API_ROOT, ApiError, json } from '../../api.ts';
+import { useSession } from '../../session.tsx';
+import { Player } from '../../components/player/player.tsx';
+import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
+import { StatusBadge } from './status-badge.tsx';
+import './videos.css';
+
+const statusOf = (details: VideoDetails): VideoStatus => (details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding');
+
 export function VideoPage({ publicID }: { publicID?: string }) {
+  const session = useSession();
+  const orgId = session.org!.id;
+  const id = publicID!;
+  const videoPath = `${API_ROOT}/${orgId}/videos/${encodeURIComponent(id)}`;
+  const queryClient = useQueryClient();
+  const { route } = useLocation();
+  const [videoElement, setVideoElement] = useState<HTMLVideoElement | null>(null);
+
+  const details = useQuery({
+    queryKey: ['video', orgId, id],
+    queryFn: () => api<VideoDetails>(`${videoPath}/details`),
+    // Poll while transcoding: the page shows the video become ready (or failed) on its own.
+    refetchInterval: (q) => (q.state.data?.status.transcoding ? 3000 : false),
+    retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 2,
+  });
+  const ready = details.data?.status.ready === true;
+  const playback = useQuery({
+    queryKey: ['signed-url', orgId, id],
+    queryFn: () => api<SignedPlaybackUrl>(`${videoPath}/signed-url?expiration=4h`),
+    enabled: ready,
+    // A fresh URL well before its 4 h token expires; never refetched under a playing video otherwise.
+    staleTime: 3 * 3600_000,
+    refetchOnWindowFocus: false,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['video', orgId, id] });
+  const retry = useMutation({ mutationFn: () => api(`${videoPath}/retry`, { method: 'POST' }), onSuccess: refresh });
+  const remove = useMutation({
+    mutationFn: () => api(videoPath, json('DELETE', { reason: 'user_request' })),
+    onSuccess: () => {
+      // Dropped rather than marked stale: a cached table would show the deleted video for a moment.
+      queryClient.removeQueries({ queryKey: ['videos', orgId] });
+      route('/dashboard/videos');
+    },
+  });
+
+  if (details.error) {
+    const notFound = details.error instanceof ApiError && details.error.status === 404;
+    return (
+      <section>
+        <h1>{notFound ? 'No such video' : 'Video'}</h1>
+        <p class="error" role="alert">
+          {notFound ? `Video ${id} does not exist or was deleted.` : (details.error as Error).message}
+        </p>
+        <a href="/dashboard/videos">← Videos</a>
+      </section>
+    );
+  }
+  const video = details.data;
+  if (!video) return <p class="muted">Loading…</p>;
+  const status = statusOf(video);
+
   return (
-    <section>
-      <h1>Video {publicID}</h1>
+    <div class="video-page" data-testid="video-page">
+      <div class="wide page-title">
+        <h1>
+          <a href="/dashboard/videos" class="muted">
+            Videos
+          </a>{' '}
+          / {video.name} <StatusBadge status={status} />
+        </h1>
+        <div class="actions">
+          <a href={`/dashboard/analytics?video=${encodeURIComponent(video.id)}`}>Analytics</a>
+          {status === 'failed' && (
+            <button type="button" data-testid="video-retry" disabled={retry.isPending} onClick={() => retry.mutate()}>
+              Retry processing
+            </button>
+          )}
+          <button
+            type="button"
+            class="danger"
+            data-testid="video-delete"
+            disabled={remove.isPending}
+            onClick={() => {
+              if (confirm(`Delete "${video.name}"? It disappears at once; its files are removed within a day.`)) remove.mutate();
+            }}
+          >
+            Delete
+          </button>
+        </div>
+      </div>
+      {(retry.error || remove.error) && (
+        <p class="wide error" role="alert">
+          {((retry.error ?? remove.error) as Error).message}
+        </p>
+      )}
+      <div>
+        <section class="card">
+          {ready && playback.data ? (
+            <Player src={playback.data.signed_url} onVideoElement={setVideoElement} />
+          ) : ready ? (
+            <p class="muted">{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
+          ) : status === 'transcoding' ? (
+            <p data-testid="transcoding-note">Transcoding… this page updates when the video is ready.</p>
+          ) : (
+            <p class="error">Processing failed. Retry it, or delete the video.</p>
+          )}
+        </section>
+        {ready && (
+          <section class="card">
+            <h2>Thumbnail</h2>
+            <ThumbnailPicker
+              durationSeconds={video.durationSeconds}
+              storyboardUrl={video.storyboardUrl}
+              thumbnailUrl={video.thumbnailUrl}
+              video={videoElement}
+              onPick={async (timestamp) => {
+                await api<Thumbnail>(`${videoPath}/thumbnails`, json('POST', { timestamp, setAsDefault: true }));
+                await refresh();
+              }}
+            />
+          </section>
+        )}
+        <section class="card">
+          <h2>Encoding ladder</h2>
+          {video.encodings.length === 0 ? (
+            <p class="muted">No renditions yet.</p>
+          ) : (
+            <table data-testid="encoding-ladder">
+              <thead>
+                <tr>
+                  <th>Rendition</th>
+                  <th>Short edge</th>
+                  <th>Video kbps</th>
+                  <th>Audio</th>
+                  <th>Frame rate</th>
+                  <th>Pixel format</th>
+                  <th>Rate control</th>
+                </tr>
+              </thead>
+              <tbody>
+                {video.encodings.map((encoding) => (
+                  <tr key={encoding.key}>
+                    <td>{encoding.key}</td>
+                    <td>
+                      {encoding.shortEdgePixels} px ({encoding.shortEdgeIsWidth ? 'width' : 'height'})
+                    </td>
+                    <td>{encoding.videoStreamBitrate}</td>
+                    <td>
+                      {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
+                    </td>
+                    <td>{encoding.maxFrameRate}</td>
+                    <td>{encoding.pixelFormat}</td>
+                    <td>
+                      {encoding.rateControlMode}
+                      {encoding.twoPassVBREncoding ? ', two-pass' : ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      </div>
+      <div>
+        <section class="card">
+          <h2>Details</h2>
+          <dl class="facts">
+            <dt>ID</dt>
+            <dd>
+              <code>{video.publicID}</code>
+            </dd>
+            <dt>Duration</dt>
+            <dd>{video.duration}</dd>
+            <dt>Created</dt>
+            <dd>{new Date(video.createdAt).toLocaleString()}</dd>
+            <dt>Access</dt>
+            <dd>{video.allowPublicAccess ? 'public' : 'private (signed URLs)'}</dd>
+            <dt>Quality</dt>
+            <dd>{video.videoQuality}</dd>
+            <dt>Max edge</dt>
+            <dd>{video.maxEdgeLength === -1 ? 'auto' : `${video.maxEdgeLength} px`}</dd>
+            <dt>Compression</dt>
+            <dd>{video.compressionRatio}</dd>
+            <dt>Audio codec</dt>
+            <dd>{video.audioCodec}</dd>
+            <dt>Served</dt>
+            <dd>{video.served}</dd>
+            {video.description && (
+              <>
+                <dt>Description</dt>
+                <dd>{video.description}</dd>
+              </>
+            )}
+          </dl>
+        </section>
+        {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
+      </div>
+    </div>
+  );
+}
+
+function CopyButton({ text }: { text: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={() =>
+        void navigator.clipboard.writeText(text).then(
+          () => setCopied(true),
+          () => setCopied(false),
+        )
+      }
+    >
+      {copied ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/** Share links: create (expiry, view limit, viewer), list with their views, revoke. */
+function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: string; videoId: string }) {
+  const queryClient = useQueryClient();
+  const key = ['share-links', orgId, videoId];
+  const links = useQuery({ queryKey: key, queryFn: () => api<{ shareLinks: ShareLink[] }>(`${videoPath}/share`) });
+  const [expirationHours, setExpirationHours] = useState('168');
+  const [maxViews, setMaxViews] = useState('');
+  const [viewerEmail, setViewerEmail] = useState('');
+  const create = useMutation({
+    mutationFn: (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const revoke = useMutation({
+    mutationFn: (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+
+  return (
+    <section class="card" data-testid="share-links">
+      <h2>Share links</h2>
+      <form
+        class="share-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate({
+            expirationHours: Number(expirationHours),
+            ...(maxViews ? { maxViews: Number(maxViews) } : {}),
+            ...(viewerEmail.trim() ? { viewerEmail: viewerEmail.trim() } : {}),
+          });
+        }}
+      >
+        <label>
+          Expires after
+          <select value={expirationHours} onChange={(event) => setExpirationHours(event.currentTarget.value)}>
+            <option value="1">1 hour</option>
+            <option value="24">1 day</option>
+            <option value="168">7 days</option>
+            <option value="720">30 days</option>
+            <option value="8760">1 year</option>
+          </select>
+        </label>
+        <label>
+          Max views
+          <input type="number" min={1} value={maxViews} placeholder="no limit" onInput={(event) => setMaxViews(event.currentTarget.value)} />
+        </label>
+        <label>
+          Viewer email
+          <input type="email" value={viewerEmail} onInput={(event) => setViewerEmail(event.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary" data-testid="share-create" disabled={create.isPending}>
+          Create link
+        </button>
+      </form>
+      {create.error && <p class="error">{(create.error as Error).message}</p>}
+      {create.data && (
+        <div class="secret" data-testid="share-created">
+          <div class="share-url">
+            Watch page: <code data-testid="share-url">{create.data.shareUrl}</code> <CopyButton text={create.data.shareUrl} />
+          </div>
+          <div class="share-url">
+            Direct HLS: <code>{create.data.directUrl}</code> <CopyButton text={create.data.directUrl} />
+          </div>
+        </div>
+      )}
+      {links.data && links.data.shareLinks.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th>Link</th>
+              <th>Views</th>
+              <th>Expires</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {links.data.shareLinks.map((link) => (
+              <tr key={link.id} data-testid="share-link-row">
+                <td>
+                  <a href={link.shareUrl} target="_blank" rel="noreferrer">
+                    {link.viewerEmail ?? link.id}
+                  </a>
+                </td>
+                <td>
+                  {link.views}
+                  {link.maxViews !== null ? ` / ${link.maxViews}` : ''}
+                </td>
+                <td>{new Date(link.expiresAt).toLocaleString()}</td>
+                <td>
+                  <button type="button" class="link" onClick={() => revoke.mutate(link.id)}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }

@@ -1,0 +1,81 @@
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import type { DailyRecord, DistributionEntry, StorageRecord, UsageRecord } from '@kino/sdk';
+import {
+  bandStyles,
+  dailySegmentsOption,
+  dailyChartTotal,
+  resolutionDistributionOption,
+  storageByTierOption,
+  usagePerEnvironmentOption,
+} from './chart-options.ts';
+
+interface Series {
+  name: string;
+  type: string;
+  stack?: string;
+  data: Array<number | { value: number; itemStyle: { color: string } }>;
+}
+const seriesOf = (option: object) => (option as { series: Series[] }).series;
+const categoriesOf = (option: object) => (option as { xAxis: { data: string[] } }).xAxis.data;
+
+const day = (date: string, hd: number, sd: number, ld: number): DailyRecord => ({
+  deliveryDate: `${date}T00:00:00Z`,
+  segmentsServed: hd + sd + ld,
+  uniqueVideosServed: 1,
+  hdSegments: hd,
+  sdSegments: sd,
+  ldSegments: ld,
+});
+
+describe('dailySegmentsOption', () => {
+  it('stacks HD, SD and LD per day, in date order as the API gives them', () => {
+    const option = dailySegmentsOption([day('2026-11-22', 0, 0, 0), day('2026-11-23', 3, 5, 7)]);
+    assert.deepEqual(categoriesOf(option), ['2026-11-22', '2026-11-23']);
+    const series = seriesOf(option);
+    assert.deepEqual(series.map((s) => s.name), [bandStyles.hd.label, bandStyles.sd.label, bandStyles.ld.label]);
+    assert.ok(series.every((s) => s.type === 'bar' && s.stack === 'segments'));
+    assert.deepEqual(series.map((s) => s.data), [[0, 3], [0, 5], [0, 7]]);
+  });
+
+  it('names the bands by the heights the API sums them by', () => {
+    assert.equal(bandStyles.hd.label, 'HD (1080p and above)');
+    assert.equal(bandStyles.sd.label, 'SD (481p to 1079p)');
+    assert.equal(bandStyles.ld.label, 'LD (480p and below)');
+  });
+
+  it('totals what it draws: every band of every day', () => {
+    assert.equal(dailyChartTotal([day('2026-11-22', 0, 0, 0)]), 0);
+    assert.equal(dailyChartTotal([day('2026-11-22', 1, 0, 0), day('2026-11-23', 3, 5, 7)]), 16);
+  });
+});
+
+describe('usagePerEnvironmentOption', () => {
+  it('shows each environment by name where known, by id otherwise', () => {
+    const usage = [{ envId: 'env_a', segmentsServedInPeriod: 9, videosUploadedInPeriod: 2 }, { envId: 'env_b', segmentsServedInPeriod: 0, videosUploadedInPeriod: 1 }] as UsageRecord[];
+    const option = usagePerEnvironmentOption(usage, new Map([['env_a', 'production']]));
+    assert.deepEqual(categoriesOf(option), ['production', 'env_b']);
+    assert.deepEqual(seriesOf(option).map((s) => s.data), [[9, 0], [2, 1]]);
+  });
+});
+
+describe('storageByTierOption', () => {
+  it('shows minutes stored per quality tier', () => {
+    const storage = { ultraQualityDuration: 90, highQualityDuration: 0, standardQualityDuration: 30 } as StorageRecord;
+    const [pie] = seriesOf(storageByTierOption(storage)) as unknown as Array<{ data: Array<{ name: string; value: number }> }>;
+    assert.deepEqual(pie!.data, [{ name: 'Ultra', value: 1.5 }, { name: 'High', value: 0 }, { name: 'Standard', value: 0.5 }]);
+  });
+});
+
+describe('resolutionDistributionOption', () => {
+  it('orders heights from the lowest and colours each bar by its band', () => {
+    const entry = (resolutionHeight: number, segmentsServed: number) => ({ resolutionHeight, segmentsServed }) as DistributionEntry;
+    const option = resolutionDistributionOption([entry(1080, 4), entry(360, 1), entry(720, 2)]);
+    assert.deepEqual(categoriesOf(option), ['360p', '720p', '1080p']);
+    assert.deepEqual(seriesOf(option)[0]!.data, [
+      { value: 1, itemStyle: { color: bandStyles.ld.color } },
+      { value: 2, itemStyle: { color: bandStyles.sd.color } },
+      { value: 4, itemStyle: { color: bandStyles.hd.color } },
+    ]);
+  });
+});
