@@ -17,6 +17,7 @@ import { objectKeys } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/control-plane/db';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
+import type { DevStackOptions, StackHost } from '@kino/cli/dev-stack';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
 
@@ -78,7 +79,8 @@ export interface Farm {
   deliveryUrl?: string;
   clickhouse?: ClickHouseHttp;
   startOrchestrator(): Promise<ManagedProcess>;
-  startNode(name: string, options?: { slots?: number; threads?: number }): Promise<FarmNodeProcess>;
+  /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
+  startNode(name: string, options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string }): Promise<FarmNodeProcess>;
   /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
   submitVideo(body: Uint8Array, options?: VideoOptions & { filename?: string }): Promise<string>;
   /** Polls the video's details (SDK) until it is `status`; fails early if it ends otherwise. */
@@ -92,7 +94,10 @@ export async function startFarm({
   heartbeatTimeoutMs = 3_000,
   playback = false,
   orchestratorEnv = {},
+  hosts,
 }: {
+  /** The control plane and delivery on hosts of their own (network namespaces) rather than loopback. */
+  hosts?: DevStackOptions['hosts'];
   heartbeatTimeoutMs?: number;
   /** More orchestrator settings (e.g. ENCODE_CHUNK_SECONDS). */
   orchestratorEnv?: Record<string, string>;
@@ -105,6 +110,7 @@ export async function startFarm({
     without: playback ? [] : ['delivery'],
     analytics: playback ? 'chdb' : 'none',
     env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv } },
+    hosts,
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {
@@ -138,8 +144,8 @@ export async function startFarm({
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: () => launcher.restart('orchestrator'),
 
-    async startNode(name, { slots = 1, threads = 0 } = {}) {
-      const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name } });
+    async startNode(name, { slots = 1, threads = 0, host, listenOn } = {}) {
+      const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name }, host, listenOn });
       return { ...node, name };
     },
 

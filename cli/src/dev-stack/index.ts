@@ -10,5 +10,6 @@ export {
   type DevStackLayout,
   type DevStackOptions,
   type KinoPart,
+  type StackHost,
 } from './layout.ts';
 export { readDevJson, type DevJson } from './state-files.ts';

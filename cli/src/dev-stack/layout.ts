@@ -42,6 +42,19 @@ export interface DevStackOptions {
   env?: Partial<Record<KinoPart, Record<string, string>>>;
   /** Whether PostgreSQL syncs its writes to disk (default true; throwaway test stacks skip it). */
   durable?: boolean;
+  /**
+   * Run the parts on other hosts than this machine's loopback (the multi-host test puts each in a
+   * network namespace): the control plane's host (its services, the API, the orchestrator, the
+   * analytics store) and delivery's. Encode nodes get theirs from startNode.
+   */
+  hosts?: { controlPlane: StackHost; delivery?: StackHost };
+}
+
+/** Where a part runs: the address it binds to and advertises, and the prefix that runs a command there. */
+export interface StackHost {
+  address: string;
+  /** e.g. ['ip', 'netns', 'exec', 'kino-h1'] (see startProcess's runIn). */
+  runIn: string[];
 }
 
 export interface DevStackLayout {
@@ -106,7 +119,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     devEnv: join(dir, 'dev.env'),
     secretsJson: join(dir, 'secrets.json'),
     pidsJson: join(dir, 'dev.pids.json'),
-    host: '127.0.0.1',
+    host: options.hosts?.controlPlane.address ?? '127.0.0.1',
     ports: {
       api: base + portOffsets.api,
       delivery: base + portOffsets.delivery,
