@@ -95,7 +95,10 @@ export async function startFarm({
   playback = false,
   orchestratorEnv = {},
   hosts,
+  temporalServer,
 }: {
+  /** The Temporal server: the dev server (default) or the production server on PostgreSQL. */
+  temporalServer?: DevStackOptions['temporal'];
   /** The control plane and delivery on hosts of their own (network namespaces) rather than loopback. */
   hosts?: DevStackOptions['hosts'];
   heartbeatTimeoutMs?: number;
@@ -111,6 +114,7 @@ export async function startFarm({
     analytics: playback ? 'chdb' : 'none',
     env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv } },
     hosts,
+    temporal: temporalServer,
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {

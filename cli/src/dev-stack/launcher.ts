@@ -22,6 +22,7 @@ import {
   startProcess,
   startSeaweed,
   startTemporal,
+  startTemporalServer,
   type ManagedProcess,
   type PostgresServer,
   type SeaweedServer,
@@ -167,15 +168,24 @@ export class DevStackLauncher {
     const adminMissing = adminCommandsMissing();
 
     io.progress(`starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`);
-    const [postgres, temporal, seaweed] = await Promise.all([
-      this.startService('postgres', () =>
-        startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: this.options.durable ?? true, host, runIn }),
-      ),
-      this.has('temporal')
-        ? this.startService('temporal', () =>
-            startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal'), host, runIn }),
+    const postgresStart = this.startService('postgres', () =>
+      startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: this.options.durable ?? true, host, runIn }),
+    );
+    const temporalStart = !this.has('temporal')
+      ? undefined
+      : this.options.temporal === 'postgres'
+        ? // The production server keeps its state in the stack's PostgreSQL.
+          postgresStart.then((postgres) =>
+            this.startService('temporal', () =>
+              startTemporalServer({ dir: layout.temporalServerDir, port: ports.temporal, postgresUrl: postgres.url, logFile: this.logFile('temporal'), host, runIn }),
+            ),
           )
-        : undefined,
+        : this.startService('temporal', () =>
+            startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal'), host, runIn }),
+          );
+    const [postgres, temporal, seaweed] = await Promise.all([
+      postgresStart,
+      temporalStart,
       this.startService('s3', () =>
         startSeaweed({
           dataDir: layout.s3Dir,

@@ -40,6 +40,12 @@ export interface DevStackOptions {
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
   env?: Partial<Record<KinoPart, Record<string, string>>>;
+  /**
+   * The Temporal server: the dev server (default, state in one SQLite file) or the server production
+   * runs, with PostgreSQL persistence in the stack's PostgreSQL (built on first use, see
+   * infra/setup/temporal-server.sh).
+   */
+  temporal?: 'dev-server' | 'postgres';
   /** Whether PostgreSQL syncs its writes to disk (default true; throwaway test stacks skip it). */
   durable?: boolean;
   /**
@@ -62,6 +68,8 @@ export interface DevStackLayout {
   logsDir: string;
   postgresDir: string;
   temporalDb: string;
+  /** The production Temporal server's configuration (DevStackOptions.temporal 'postgres'). */
+  temporalServerDir: string;
   s3Dir: string;
   analyticsDir: string;
   deliveryCacheDir: string;
@@ -111,6 +119,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     logsDir: join(dir, 'logs'),
     postgresDir: join(dir, 'postgres'),
     temporalDb: join(dir, 'temporal.db'),
+    temporalServerDir: join(dir, 'temporal-server'),
     s3Dir: join(dir, 's3'),
     analyticsDir: join(dir, 'analytics'),
     deliveryCacheDir: join(dir, 'delivery', 'cache'),
