@@ -17,7 +17,7 @@ import { objectKeys } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/control-plane/db';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
-import type { DevStackOptions, StackHost } from '@kino/cli/dev-stack';
+import type { DevStackLauncher, DevStackOptions, StackHost } from '@kino/cli/dev-stack';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
 
@@ -63,6 +63,8 @@ export interface VideoOptions {
 }
 
 export interface Farm {
+  /** The dev stack's launcher that runs this farm (kill -9 and restart any part by name). */
+  launcher: DevStackLauncher;
   services: TestServices;
   db: Db;
   storage: Storage;
@@ -133,6 +135,7 @@ export async function startFarm({
   const kino = new Kino({ apiUrl, apiKey });
 
   const farm: Farm = {
+    launcher,
     services,
     db,
     storage,
