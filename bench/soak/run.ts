@@ -46,7 +46,7 @@ async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 1
       return await action();
     } catch (error) {
       const message = (error as Error).message;
-      const transient = /fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated|50[234]|unavailable/i.test(`${message} ${String((error as { cause?: unknown }).cause)}`);
+      const transient = /fetch failed|ECONNREFUSED|ECONNRESET|UND_ERR|socket|terminated|other side closed|50[234]|unavailable|timed? ?out/i.test(`${message} ${String((error as { cause?: unknown }).cause)}`);
       if (!transient || attempt >= attempts) throw new Error(`${what}: ${message}`);
       await sleep(500);
     }
@@ -117,16 +117,27 @@ async function main(): Promise<void> {
     const startedAt = Date.now();
 
     let served = 0;
-    const videoIds = await Promise.all(
+    // An upload that fails is a finding, not the end of the run: it is counted and the rest go on.
+    const outcomes = await Promise.all(
       Array.from({ length: uploads }, async (_, i) => {
-        const videoId = await whileDown(`upload ${i}`, () => farm.submitVideo(clip, { filename: `soak-${i}.mp4` }));
-        await whileDown(`video ${videoId}`, () => farm.waitForStatus(videoId, 'ready', 30 * 60_000), 10);
-        served += await play(farm, videoId);
-        return videoId;
+        try {
+          const videoId = await whileDown(`upload ${i}`, () => farm.submitVideo(clip, { filename: `soak-${i}.mp4` }));
+          await whileDown(`video ${videoId}`, () => farm.waitForStatus(videoId, 'ready', 30 * 60_000), 10);
+          served += await play(farm, videoId);
+          return videoId;
+        } catch (error) {
+          failures.push(`upload ${i}: ${(error as Error).message}`);
+          log(`upload ${i} failed: ${(error as Error).message}`);
+          return undefined;
+        }
       }),
     );
+    const videoIds = outcomes.filter((id): id is string => id !== undefined);
     stop.done = true;
-    const disrupted = await chaosRun;
+    const disrupted = await chaosRun.catch((error: Error) => {
+      failures.push(`chaos: ${error.message}`);
+      return [`(stopped: ${error.message})`];
+    });
     log(`${uploads} videos ready and played in ${((Date.now() - startedAt) / 1000).toFixed(0)} s; disruptions: ${disrupted.join(', ') || 'none'}`);
 
     // Every frame of every video.
@@ -171,7 +182,7 @@ async function main(): Promise<void> {
 
     const summary = {
       uploads,
-      ready: videoIds.length,
+      readyAndPlayed: videoIds.length,
       everyFrame: framesOk,
       disruptions: disrupted,
       segmentsServed: served,
