@@ -108,7 +108,13 @@ async function main(): Promise<void> {
   const clip = await readFile(clipPath);
   const sourceFrames = await countFramesInFile(clipPath);
   log(`starting the farm (three encode nodes with one slot each, delivery, analytics); ${uploads} uploads of a ${seconds} s 640x360 clip`);
-  const farm = await startFarm({ playback: true, heartbeatTimeoutMs: 5000 });
+  // Every client of the soak shares one key: the API's rate limits (a guard against one tenant) would
+  // turn the churn under test into 429s, so they are lifted.
+  const farm = await startFarm({
+    playback: true,
+    heartbeatTimeoutMs: 5000,
+    apiEnv: { RATE_LIMITS: 'general=1000000,video=1000000,uploadUrl=1000000,uploadUrlPerKey=1000000' },
+  });
   const failures: string[] = [];
   try {
     await Promise.all(nodeNames.map((name) => farm.startNode(name, { threads: 1 })));

@@ -96,6 +96,7 @@ export async function startFarm({
   heartbeatTimeoutMs = 3_000,
   playback = false,
   orchestratorEnv = {},
+  apiEnv = {},
   hosts,
   temporalServer,
 }: {
@@ -106,6 +107,8 @@ export async function startFarm({
   heartbeatTimeoutMs?: number;
   /** More orchestrator settings (e.g. ENCODE_CHUNK_SECONDS). */
   orchestratorEnv?: Record<string, string>;
+  /** More API settings (e.g. RATE_LIMITS). */
+  apiEnv?: Record<string, string>;
   /** Also a delivery node and the analytics store (chDB behind `kino analytics-store`). */
   playback?: boolean;
 } = {}): Promise<Farm> {
@@ -114,7 +117,7 @@ export async function startFarm({
     nodes: 0,
     without: playback ? [] : ['delivery'],
     analytics: playback ? 'chdb' : 'none',
-    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv } },
+    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv }, api: apiEnv },
     hosts,
     temporal: temporalServer,
   });
