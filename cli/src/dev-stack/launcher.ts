@@ -1,4 +1,6 @@
-// `kino dev`: the whole farm on one machine, on loopback, state under one directory (.kino/).
+// `kino dev`: the whole farm on one machine, on loopback, state under one directory (.kino/). A test
+// can give the parts hosts of their own instead (DevStackOptions.hosts: an address and a command
+// prefix each, test/farm/hosts.test.ts puts each in a network namespace).
 //
 // Services first (PostgreSQL, the Temporal dev server, SeaweedFS), then the farm's processes as
 // children (`kino api`, `kino orchestrator`, encode nodes, `kino delivery`, and the analytics
