@@ -1,8 +1,9 @@
 // bench/soak: the farm under churn (not in CI). N uploads (default 50) go in at once on the dev stack
 // (test/farm/farm.ts: PostgreSQL, Temporal, SeaweedFS, API, orchestrator, three encode nodes with one
 // slot each, delivery, the chDB analytics store) while a chaos loop kills with SIGKILL and restarts
-// a random encode node, the delivery node, the orchestrator or the API, on a bounded schedule
-// (--disruptions, one every --every seconds). Each video, once ready, is played: every segment of its
+// a random encode node, the delivery node, the orchestrator or the API (each once per round of four,
+// in a random order), on a bounded schedule (--disruptions, one every --every seconds after the last
+// part is back). Each video, once ready, is played: every segment of its
 // playlist fetched once from delivery (retried when delivery is down). At the end it checks, and
 // prints the counts of:
 //   - videos `ready`, each decoding every frame of the source (its master playlist, from storage);
@@ -12,7 +13,7 @@
 //     directories, batches left in delivery's segment-log spool.
 // Exits 1 when a check fails.
 //
-//   node --import tsx bench/soak/run.ts [--uploads 50] [--seconds 8] [--disruptions 8] [--every 20]
+//   node --import tsx bench/soak/run.ts [--uploads 50] [--seconds 8] [--disruptions 8] [--every 10]
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ const { values: options } = parseArgs({
     uploads: { type: 'string', default: '50' },
     seconds: { type: 'string', default: '8' },
     disruptions: { type: 'string', default: '8' },
-    every: { type: 'string', default: '20' },
+    every: { type: 'string', default: '10' },
   },
 });
 const uploads = Number(options.uploads);
@@ -56,11 +57,14 @@ async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 1
 /** Kills and restarts random parts, one every `everyMs`, `disruptions` times; returns what it did. */
 async function chaos(farm: Farm, stop: { done: boolean }): Promise<string[]> {
   const done: string[] = [];
+  const kinds = ['node', 'delivery', 'orchestrator', 'api'] as const;
+  let round: Array<(typeof kinds)[number]> = [];
   for (let i = 0; i < disruptions && !stop.done; i++) {
     await sleep(everyMs);
     if (stop.done) break;
-    const kinds = ['node', 'delivery', 'orchestrator', 'api'] as const;
-    const kind = kinds[Math.floor(Math.random() * kinds.length)]!;
+    // Each round of four takes every kind once, in a random order: none is left out by chance.
+    if (i % kinds.length === 0) round = [...kinds].sort(() => Math.random() - 0.5);
+    const kind = round[i % kinds.length]!;
     const part = kind === 'node' ? `node-${nodeNames[Math.floor(Math.random() * nodeNames.length)]}` : kind;
     const startedAt = Date.now();
     await farm.launcher.kill9(part);
@@ -129,7 +133,8 @@ async function main(): Promise<void> {
         try {
           const videoId = await whileDown(`upload ${i}`, () => farm.submitVideo(clip, { filename: `soak-${i}.mp4` }));
           await whileDown(`video ${videoId}`, () => farm.waitForStatus(videoId, 'ready', 30 * 60_000), 10);
-          served += await play(farm, videoId);
+          const segments = await play(farm, videoId);
+          served += segments;
           return videoId;
         } catch (error) {
           failures.push(`upload ${i}: ${(error as Error).message}`);
@@ -179,6 +184,8 @@ async function main(): Promise<void> {
       return !id || !known.has(id);
     });
     const uploadsLeft = keys.filter((key) => key.startsWith('uploads/')).length;
+    // Temporary files once the farm stops cleanly (a running delivery node holds an open batch and its lock).
+    await farm.launcher.stop();
     const nodeFiles = await filesUnder(join(farm.services.dir, 'nodes'));
     const spoolFiles = await filesUnder(join(farm.services.dir, 'delivery', 'spool'));
     if (workObjects.length) failures.push(`${workObjects.length} work objects left: ${workObjects.slice(0, 3).join(', ')}`);

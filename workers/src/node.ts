@@ -1,6 +1,7 @@
 // An encode node: the EncodeService gRPC server, registered with the control plane's registry.
 // It holds no storage credentials: every job brings presigned URLs for its input and outputs.
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { createRegistryClient, encodeServiceDefinition, grpc } from '@kino/proto';
 import { NodeJobs, createEncodeServiceHandlers } from './encode-service.ts';
 import { Registration } from './registration.ts';
+import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
 
 export interface EncodeNodeOptions {
   /** HOST:PORT of the NodeRegistry (the orchestrator process). */
@@ -84,7 +86,10 @@ function bind(server: grpc.Server, address: string): Promise<number> {
 export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
   const logger = options.logger ?? createNodeLogger();
   const host = options.host ?? '127.0.0.1';
-  const workDir = options.workDir ?? join(tmpdir(), 'kino-node');
+  const sharedWorkDir = options.workDir ?? join(tmpdir(), 'kino-node');
+  const leftovers = await removeLeftoverJobDirs(sharedWorkDir);
+  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
+  const workDir = processWorkDir(sharedWorkDir);
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
   if (!options.token) throw new Error('a farm token is required');
 
@@ -144,6 +149,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
         await active.deregister();
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         registry.close();
+        await rm(workDir, { recursive: true, force: true });
         logger.info({ nodeId: active.nodeId }, 'drained');
       })();
       return draining;
