@@ -1,7 +1,7 @@
 // An encode node: the EncodeService gRPC server, registered with the control plane's registry.
 // It holds no storage credentials: every job brings presigned URLs for its input and outputs.
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +90,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   const leftovers = await removeLeftoverJobDirs(sharedWorkDir);
   if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
   const workDir = processWorkDir(sharedWorkDir);
+  await mkdir(workDir, { recursive: true });
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
   if (!options.token) throw new Error('a farm token is required');
 
