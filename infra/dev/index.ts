@@ -6,6 +6,7 @@ export * from './wait.ts';
 export * from './managed-process.ts';
 export * from './services/postgres.ts';
 export * from './services/temporal.ts';
+export * from './services/temporal-server.ts';
 export * from './services/seaweedfs.ts';
 export * from './services/clickhouse-server.ts';
 export * from './analytics/chdb-http-server.ts';

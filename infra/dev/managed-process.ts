@@ -1,5 +1,7 @@
 // A child process the dev stack or a test owns: output to a log file, stopped with SIGTERM and,
-// if it lingers, SIGKILL.
+// if it lingers, SIGKILL. `runIn` runs it on another "host" of the machine, e.g.
+// ['ip', 'netns', 'exec', 'kino-h1'] (a network namespace): the prefix execs the command in place,
+// so the child's pid, signals and exit are the command's own.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -24,10 +26,13 @@ export function startProcess(
   {
     logFile,
     stopSignal = 'SIGTERM',
+    runIn = [],
     ...options
-  }: SpawnOptions & { logFile?: string; stopSignal?: NodeJS.Signals } = {},
+  }: SpawnOptions & { logFile?: string; stopSignal?: NodeJS.Signals; runIn?: string[] } = {},
 ): ManagedProcess {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = runIn.length === 0
+    ? spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawnIn(runIn, command, args, options);
   if (logFile) {
     mkdirSync(dirname(logFile), { recursive: true });
     const log = createWriteStream(logFile, { flags: 'a' });
@@ -65,4 +70,14 @@ export function startProcess(
       if (alive()) child.kill('SIGCONT');
     },
   };
+}
+
+/**
+ * The prefix needs root (entering a namespace), so a process meant to run as another user (uid,
+ * gid: PostgreSQL as `postgres`) drops to it after the prefix, with setpriv.
+ */
+function spawnIn(runIn: string[], command: string, args: string[], { uid, gid, ...options }: SpawnOptions): ChildProcess {
+  const dropPrivileges = uid === undefined ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${gid ?? uid}`, '--clear-groups'];
+  const [prefix, ...prefixArgs] = runIn;
+  return spawn(prefix!, [...prefixArgs, ...dropPrivileges, command, ...args], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
 }

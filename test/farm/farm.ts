@@ -17,6 +17,7 @@ import { objectKeys } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/control-plane/db';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
+import type { DevStackLauncher, DevStackOptions, StackHost } from '@kino/cli/dev-stack';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
 
@@ -69,6 +70,8 @@ export interface VideoOptions {
 }
 
 export interface Farm {
+  /** The dev stack's launcher that runs this farm (kill -9 and restart any part by name). */
+  launcher: DevStackLauncher;
   services: TestServices;
   db: Db;
   storage: Storage;
@@ -89,7 +92,8 @@ export interface Farm {
   deliveryUrl?: string;
   clickhouse?: ClickHouseHttp;
   startOrchestrator(): Promise<ManagedProcess>;
-  startNode(name: string, options?: { slots?: number; threads?: number }): Promise<FarmNodeProcess>;
+  /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
+  startNode(name: string, options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string }): Promise<FarmNodeProcess>;
   /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
   submitVideo(body: Uint8Array, options?: VideoOptions & { filename?: string }): Promise<string>;
   /** Polls the video's details (SDK) until it is `status`; fails early if it ends otherwise. */
@@ -103,10 +107,19 @@ export async function startFarm({
   heartbeatTimeoutMs = 3_000,
   playback = false,
   orchestratorEnv = {},
+  apiEnv = {},
+  hosts,
+  temporalServer,
 }: {
+  /** The Temporal server: the dev server (default) or the production server on PostgreSQL. */
+  temporalServer?: DevStackOptions['temporal'];
+  /** The control plane and delivery on hosts of their own (network namespaces) rather than loopback. */
+  hosts?: DevStackOptions['hosts'];
   heartbeatTimeoutMs?: number;
   /** More orchestrator settings (e.g. ENCODE_CHUNK_SECONDS). */
   orchestratorEnv?: Record<string, string>;
+  /** More API settings (e.g. RATE_LIMITS). */
+  apiEnv?: Record<string, string>;
   /** Also a delivery node and the analytics store (chDB behind `kino analytics-store`). */
   playback?: boolean;
 } = {}): Promise<Farm> {
@@ -115,7 +128,9 @@ export async function startFarm({
     nodes: 0,
     without: playback ? [] : ['delivery'],
     analytics: playback ? 'chdb' : 'none',
-    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv } },
+    env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv }, api: apiEnv },
+    hosts,
+    temporal: temporalServer,
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {
@@ -134,6 +149,7 @@ export async function startFarm({
   const kino = new Kino({ apiUrl, apiKey });
 
   const farm: Farm = {
+    launcher,
     services,
     db,
     storage,
@@ -151,8 +167,8 @@ export async function startFarm({
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: () => launcher.restart('orchestrator'),
 
-    async startNode(name, { slots = 1, threads = 0 } = {}) {
-      const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name } });
+    async startNode(name, { slots = 1, threads = 0, host, listenOn } = {}) {
+      const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name }, host, listenOn });
       return { ...node, name };
     },
 

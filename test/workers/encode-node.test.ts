@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Storage, createLogger, newId } from '@kino/infra';
 import { waitFor } from '@kino/infra/dev';
 import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
-import { hlsOutputFileNames } from '@kino/workers';
+import { hlsOutputFileNames, processWorkDir } from '@kino/workers';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
@@ -36,6 +36,7 @@ let node: NodeProcess;
 let client: EncodeClient;
 let dir: string;
 let workDir: string;
+let jobsDir: string;
 /** Source keys in the bucket. */
 const sources = { clip: 'uploads/org_t/env_t/upl_clip/clip.mp4', long: 'uploads/org_t/env_t/upl_long/long.mp4', silent: 'uploads/org_t/env_t/upl_silent/silent.mp4', tiny: 'uploads/org_t/env_t/upl_tiny/tiny.mp4' };
 
@@ -123,6 +124,8 @@ beforeAll(async () => {
   ];
   await Promise.all(clips.map(async ([key, options]) => storage.put(key, readFileSync(await makeClip(options)), 'video/mp4')));
   node = await startNodeProcess({ controlPlane: registry.address, token, slots: 2, workDir });
+  // The node keeps its job directories in a directory of its own process under the work dir.
+  jobsDir = processWorkDir(workDir, node.process.child.pid!);
   client = createEncodeClient(node.address, token);
 });
 
@@ -220,7 +223,7 @@ describe('an encode node process', () => {
     assert.equal(done.averageBandwidth, Math.ceil(segmentBits / 4));
     assert.ok(done.peakBandwidth >= done.averageBandwidth);
     assert.deepEqual([...done.files].sort(), ['360p/init.mp4', '360p/playlist.m3u8', '360p/seg-00000.m4s']);
-    assert.equal(readdirSync(workDir).length, 0, 'the job directory is gone');
+    assert.equal(readdirSync(jobsDir).length, 0, 'the job directory is gone');
   });
 
   it('lines two renditions up: same 6 s segments, keyframes on the same instants, all frames', async () => {
@@ -289,7 +292,7 @@ describe('an encode node process', () => {
       }
       assert.deepEqual(reference, [0, 2, 4, 6, 8, 10, 12]);
       assert.ok(done.files.includes('240p/seg-00002.m4s'));
-      assert.equal(readdirSync(workDir).length, 0, 'the job directory is gone');
+      assert.equal(readdirSync(jobsDir).length, 0, 'the job directory is gone');
     }
   });
 
@@ -370,7 +373,7 @@ describe('an encode node process', () => {
     const outcome = await secondOutcome;
     assert.ok(isServiceError(outcome) && outcome.code === GrpcStatus.CANCELLED, String(outcome));
     // The cancelled encode's slot frees at once: a new encode is accepted while the first still runs.
-    await waitFor('the cancelled job to leave the node', () => readdirSync(workDir).length === 1);
+    await waitFor('the cancelled job to leave the node', () => readdirSync(jobsDir).length === 1);
     const third = await encodeOne({
       jobId: 'slot-3b', videoId, inputUrl: await storage.presignGet(sources.tiny, 600), outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
       rendition: rendition({ key: '180p', width: 320, height: 180 }),
@@ -378,7 +381,7 @@ describe('an encode node process', () => {
     assert.equal(third.frameCount, 50);
     await first;
     assert.ok(/encode cancelled by the caller/.test(node.logs()));
-    assert.equal(readdirSync(workDir).length, 0);
+    assert.equal(readdirSync(jobsDir).length, 0);
   });
 
   it('resumes a source read that storage cuts off midway: every frame is still there', async () => {
@@ -427,7 +430,7 @@ describe('an encode node process', () => {
       (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT && /seg-00002\.m4s/.test(error.details),
     );
     assert.ok(!(await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).includes(objectKeys.renditionPlaylist(videoId, 360)), 'no playlist');
-    assert.equal(readdirSync(workDir).length, 0);
+    assert.equal(readdirSync(jobsDir).length, 0);
   });
 
   it('answers STORAGE_UNAVAILABLE when storage is unreachable for its uploads, and the orchestrator does not mark it lost', async () => {
@@ -482,6 +485,6 @@ describe('an encode node process', () => {
     } finally {
       await farm.close();
     }
-    assert.equal(readdirSync(workDir).length, 0);
+    assert.equal(readdirSync(jobsDir).length, 0);
   });
 });

@@ -5,5 +5,6 @@ export { startEncodeNode, createNodeLogger, nodeVersion, type EncodeNodeOptions,
 export { nodeConfigShape, nodeOptionsFromConfig, type NodeConfig } from './config.ts';
 export { NodeJobs, createEncodeServiceHandlers, type EncodeServiceOptions } from './encode-service.ts';
 export { resolveHlsSettings, resolvePixelFormat } from './encode-settings.ts';
+export { processWorkDir } from './job-dir.ts';
 export * from './errors.ts';
 export { hlsOutputFileNames, type MediaInfo } from './ffmpeg/index.ts';

@@ -1,9 +1,10 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { makeJobDir } from './job-dir.ts';
+import { makeJobDir, processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
 
 test('a job id with slashes and colons still gets a directory inside the work dir', async () => {
   const workDir = join(mkdtempSync(join(tmpdir(), 'kino-jobdir-')), 'not-yet-made');
@@ -16,5 +17,23 @@ test('a job id with slashes and colons still gets a directory inside the work di
     assert.match(basename(fallback), /^thumb-/);
   } finally {
     rmSync(dirname(workDir), { recursive: true, force: true });
+  }
+});
+
+test('a starting node removes the job directories of node processes that are gone, and only those', async () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'kino-jobdir-'));
+  try {
+    const gone = spawnSync('true').pid!; // a process that has exited: its directory is a kill -9's leftover
+    const left = processWorkDir(workDir, gone);
+    mkdirSync(join(left, 'vid_1-a1-x'), { recursive: true });
+    writeFileSync(join(left, 'vid_1-a1-x', 'seg-00000.m4s'), 'partial');
+    const live = [processWorkDir(workDir), processWorkDir(workDir, process.ppid)];
+    for (const dir of live) mkdirSync(dir, { recursive: true });
+    mkdirSync(join(workDir, 'not-a-node-dir'));
+
+    assert.deepEqual(await removeLeftoverJobDirs(workDir), [left]);
+    assert.deepEqual(readdirSync(workDir).sort(), [...live.map((dir) => basename(dir)), 'not-a-node-dir'].sort());
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
   }
 });

@@ -1,6 +1,8 @@
 // An encode node: the EncodeService gRPC server, registered with the control plane's registry.
 // It holds no storage credentials: every job brings presigned URLs for its input and outputs.
 import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -9,6 +11,7 @@ import { createMetricsRegistry, startMetricsServer, type MetricsServer } from '@
 import { NodeJobs, createEncodeServiceHandlers } from './encode-service.ts';
 import { createNodeMetrics } from './metrics.ts';
 import { Registration } from './registration.ts';
+import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
 
 export interface EncodeNodeOptions {
   /** HOST:PORT of the NodeRegistry (the orchestrator process). */
@@ -21,7 +24,10 @@ export interface EncodeNodeOptions {
   host?: string;
   /** Port to listen on; 0 (default) picks a free one. */
   port?: number;
-  /** HOST:PORT the orchestrator should dial, when it differs from host:port (NAT, 0.0.0.0). */
+  /**
+   * HOST:PORT the orchestrator should dial, when it differs from host:port (NAT). Default host:port,
+   * or with a wildcard host (0.0.0.0) the address this machine reaches the registry from.
+   */
   advertise?: string;
   labels?: Record<string, string>;
   /** Where job directories go (default: the OS temp dir). */
@@ -54,6 +60,31 @@ export function createNodeLogger(level = process.env.LOG_LEVEL ?? 'info'): Logge
   return pino({ level, base: { service: 'encode-node' } }, pino.destination(2));
 }
 
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '';
+}
+
+/**
+ * A node listening on every interface advertises the address it reaches the control plane from:
+ * the interface the kernel routes the registry's traffic through is the one the orchestrator can
+ * dial back (loopback only when the control plane is on this machine's loopback).
+ */
+function addressTowards(controlPlane: string): Promise<string> {
+  const separator = controlPlane.lastIndexOf(':');
+  const host = controlPlane.slice(0, separator).replace(/^\[|\]$/g, '');
+  const port = Number(controlPlane.slice(separator + 1));
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`the registry at ${controlPlane} did not answer within 10 s`)));
+    socket.once('connect', () => {
+      const local = socket.localAddress ?? '';
+      socket.destroy();
+      resolve(local.includes(':') ? `[${local}]` : local);
+    });
+    socket.once('error', (error) => reject(new Error(`cannot find the address to advertise: the registry at ${controlPlane}: ${error.message}`)));
+  });
+}
+
 function bind(server: grpc.Server, address: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
@@ -63,7 +94,11 @@ function bind(server: grpc.Server, address: string): Promise<number> {
 export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
   const logger = options.logger ?? createNodeLogger();
   const host = options.host ?? '127.0.0.1';
-  const workDir = options.workDir ?? join(tmpdir(), 'kino-node');
+  const sharedWorkDir = options.workDir ?? join(tmpdir(), 'kino-node');
+  const leftovers = await removeLeftoverJobDirs(sharedWorkDir);
+  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
+  const workDir = processWorkDir(sharedWorkDir);
+  await mkdir(workDir, { recursive: true });
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
   if (!options.token) throw new Error('a farm token is required');
 
@@ -87,7 +122,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     }),
   );
   const port = await bind(server, `${host}:${options.port ?? 0}`);
-  const address = options.advertise ?? `${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+  const address = options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
 
   const registration = new Registration({
     registry,
@@ -134,6 +169,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         registry.close();
         await metricsServer?.stop();
+        await rm(workDir, { recursive: true, force: true });
         logger.info({ nodeId: active.nodeId }, 'drained');
       })();
       return draining;

@@ -10,6 +10,7 @@ export {
   type DevStackLayout,
   type DevStackOptions,
   type KinoPart,
+  type StackHost,
 } from './layout.ts';
 export { readDevJson, type DevJson } from './state-files.ts';
 export { devUser, outsiderUser, devDashboardClientId } from './dev-identity.ts';

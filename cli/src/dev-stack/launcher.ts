@@ -1,4 +1,6 @@
-// `kino dev`: the whole farm on one machine, on loopback, state under one directory (.kino/).
+// `kino dev`: the whole farm on one machine, on loopback, state under one directory (.kino/). A test
+// can give the parts hosts of their own instead (DevStackOptions.hosts: an address and a command
+// prefix each, test/farm/hosts.test.ts puts each in a network namespace).
 //
 // Services first (PostgreSQL, the Temporal dev server, SeaweedFS), then the farm's processes as
 // children (`kino api`, `kino orchestrator`, encode nodes, `kino delivery`, and the analytics
@@ -24,6 +26,7 @@ import {
   startTemporal,
   startDevIdentityProvider,
   type DevIdentityProvider,
+  startTemporalServer,
   type ManagedProcess,
   type PostgresServer,
   type SeaweedServer,
@@ -39,7 +42,7 @@ import {
   tenancyExists,
   type DevTenancy,
 } from './dev-tenancy.ts';
-import { devStackLayout, maxNodes, portOffsets, type DevStackLayout, type DevStackOptions, type KinoPart } from './layout.ts';
+import { devStackLayout, maxNodes, portOffsets, type DevStackLayout, type DevStackOptions, type KinoPart, type StackHost } from './layout.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
 import { devDashboardClientId, devUser, outsiderUser } from './dev-identity.ts';
 import { assertPortsFree, clearLeftovers, DevStackError, recordPids } from './preflight.ts';
@@ -86,6 +89,8 @@ interface KinoPartSpec {
   stopPhase: number;
   /** Resolves when the part is ready; throws when it is not. */
   ready(part: Part): Promise<unknown>;
+  /** The host it runs on, when not this machine (see DevStackOptions.hosts). */
+  runIn?: string[];
 }
 
 /** An encode node the launcher started, as it registered. */
@@ -139,6 +144,15 @@ export class DevStackLauncher {
     this.layout = devStackLayout(options);
   }
 
+  /** Where the control plane runs: its services, the API, the orchestrator, analytics. */
+  private get controlPlaneHost(): StackHost {
+    return this.options.hosts?.controlPlane ?? { address: this.layout.host, runIn: [] };
+  }
+
+  private get deliveryHost(): StackHost {
+    return this.options.hosts?.delivery ?? this.controlPlaneHost;
+  }
+
   private has(part: 'temporal' | 'orchestrator' | 'delivery'): boolean {
     return !this.options.without?.includes(part);
   }
@@ -157,25 +171,36 @@ export class DevStackLauncher {
     const startedAt = Date.now();
     const { layout, io } = this;
     const { host, ports } = layout;
+    const runIn = this.options.hosts?.controlPlane.runIn;
     mkdirSync(layout.logsDir, { recursive: true });
     await clearLeftovers(layout, io.progress);
 
     const analytics = this.options.analytics ?? 'chdb';
     const hasAnalytics = analytics === 'clickhouse-server' || (analytics === 'chdb' && kinoCommandExists(['analytics-store']));
-    await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
+    // Hosts of their own (network namespaces the caller just made) have every port free.
+    if (!this.options.hosts) await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
     const secrets = loadOrCreateSecrets(layout);
     const adminMissing = adminCommandsMissing();
 
     io.progress(`starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`);
-    const [postgres, temporal, seaweed] = await Promise.all([
-      this.startService('postgres', () =>
-        startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: this.options.durable ?? true }),
-      ),
-      this.has('temporal')
-        ? this.startService('temporal', () =>
-            startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal') }),
+    const postgresStart = this.startService('postgres', () =>
+      startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: this.options.durable ?? true, host, runIn }),
+    );
+    const temporalStart = !this.has('temporal')
+      ? undefined
+      : this.options.temporal === 'postgres'
+        ? // The production server keeps its state in the stack's PostgreSQL.
+          postgresStart.then((postgres) =>
+            this.startService('temporal', () =>
+              startTemporalServer({ dir: layout.temporalServerDir, port: ports.temporal, postgresUrl: postgres.url, logFile: this.logFile('temporal'), host, runIn }),
+            ),
           )
-        : undefined,
+        : this.startService('temporal', () =>
+            startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal'), host, runIn }),
+          );
+    const [postgres, temporal, seaweed] = await Promise.all([
+      postgresStart,
+      temporalStart,
       this.startService('s3', () =>
         startSeaweed({
           dataDir: layout.s3Dir,
@@ -184,13 +209,15 @@ export class DevStackLauncher {
           accessKeyId: secrets.s3AccessKeyId,
           secretAccessKey: secrets.s3SecretAccessKey,
           logFile: this.logFile('s3'),
+          host,
+          runIn,
         }),
       ),
     ]);
     this.checkNotStopping();
 
     const apiUrl = `http://${host}:${ports.api}/v1/api`;
-    const deliveryUrl = `http://${host}:${ports.delivery}`;
+    const deliveryUrl = `http://${this.deliveryHost.address}:${ports.delivery}`;
     const clickhouseUrl = hasAnalytics ? `http://${host}:${ports.analytics}` : '';
     const dashboardUrl = `http://${host}:${ports.api}/dashboard`;
     // The dashboard's identity provider, in this process: the API reads its discovery document on
@@ -364,7 +391,16 @@ export class DevStackLauncher {
   }
 
   /** Starts one more encode node and waits until it has registered (tests start their nodes this way). */
-  async startNode({ name, slots = 1, threads, labels = {} }: { name: string; slots?: number; threads?: number; labels?: Record<string, string> }): Promise<StartedNode> {
+  async startNode({ name, slots = 1, threads, labels = {}, host = this.controlPlaneHost, listenOn = host.address }: {
+    name: string;
+    slots?: number;
+    threads?: number;
+    labels?: Record<string, string>;
+    /** The host it runs on (default: the control plane's). */
+    host?: StackHost;
+    /** The interface it listens on (default the host's address; 0.0.0.0: every one, and it finds its address itself). */
+    listenOn?: string;
+  }): Promise<StartedNode> {
     if (this.nodesStarted >= maxNodes) throw new DevStackError(`a stack runs at most ${maxNodes} encode nodes`);
     const base = this.layout.ports.api - portOffsets.api;
     const port = base + portOffsets.firstNode + this.nodesStarted;
@@ -375,8 +411,9 @@ export class DevStackLauncher {
       kind: 'node',
       words: ['node', 'start'],
       env: this.env,
-      args: this.nodeArgs({ name, port, metricsPort, slots, threads, token: this.env.NODE_TOKEN!, labels: { name, ...labels } }),
+      args: this.nodeArgs({ name, host: listenOn, port, metricsPort, slots, threads, token: this.env.NODE_TOKEN!, labels: { name, ...labels } }),
       stopPhase: 0,
+      runIn: host.runIn,
       ready: async (started) => {
         registered = await this.waitForPart(started, `encode node ${name} to register`, async () => readyLine(started));
       },
@@ -394,7 +431,7 @@ export class DevStackLauncher {
   /** Starts a `kino` process and waits until it is ready; a part that does not come up is stopped. */
   private async startPart(name: string, spec: KinoPartSpec): Promise<Part> {
     const extraEnv = this.options.env?.[spec.kind] ?? {};
-    const part = this.startKino(name, spec.words, { ...spec.env, ...extraEnv }, spec.stopPhase, spec.args);
+    const part = this.startKino(name, spec, { ...spec.env, ...extraEnv });
     part.spec = spec;
     await spec.ready(part);
     return part;
@@ -429,12 +466,13 @@ export class DevStackLauncher {
     }
   }
 
-  private startKino(name: string, words: string[], env: Record<string, string>, stopPhase: number, extraArgs: string[] = []): Part {
+  private startKino(name: string, { words, args, stopPhase, runIn = this.controlPlaneHost.runIn }: KinoPartSpec, env: Record<string, string>): Part {
     const logFile = this.markLog(name);
-    const child = startProcess(name, process.execPath, kinoArgs(words, ...extraArgs), {
+    const child = startProcess(name, process.execPath, kinoArgs(words, ...args), {
       cwd: repoRoot,
       env: { ...process.env, ...env },
       logFile,
+      runIn,
     });
     const part: Part = { name, process: child, logFile, logOffset: statSync(logFile).size, stopPhase, graceMs: 15_000 };
     part.tail = tailErrorsToConsole(name, child.child, { fromKinoProcess: true, print: this.io.partError });
@@ -592,11 +630,11 @@ export class DevStackLauncher {
         kind: 'node',
         words: ['node', 'start'],
         env,
-        args: this.nodeArgs({ name, port, metricsPort: ports.nodeMetrics[i]!, slots: nodeSlots, token: secrets.nodeToken }),
+        args: this.nodeArgs({ name, host, port, metricsPort: ports.nodeMetrics[i]!, slots: nodeSlots, token: secrets.nodeToken }),
         stopPhase: 0,
         ready: (part) => this.waitForPart(part, `encode node ${name} to register`, async () => readyLine(part)),
       };
-      const part = this.startKino(name, spec.words, { ...spec.env, ...(this.options.env?.node ?? {}) }, spec.stopPhase, spec.args);
+      const part = this.startKino(name, spec, { ...spec.env, ...(this.options.env?.node ?? {}) });
       part.spec = spec;
       return part;
     });
@@ -615,8 +653,9 @@ export class DevStackLauncher {
     }
   }
 
-  private nodeArgs({ name, port, metricsPort, slots, token, threads, labels = {} }: {
+  private nodeArgs({ name, host, port, metricsPort, slots, token, threads, labels = {} }: {
     name: string;
+    host: string;
     port: number;
     metricsPort: number;
     slots: number;
@@ -624,9 +663,9 @@ export class DevStackLauncher {
     threads?: number;
     labels?: Record<string, string>;
   }): string[] {
-    const { host, ports } = this.layout;
+    const { ports } = this.layout;
     return [
-      '--control-plane', `${host}:${ports.registry}`,
+      '--control-plane', `${this.layout.host}:${ports.registry}`,
       '--token', token,
       '--slots', String(slots),
       '--host', host,
@@ -644,14 +683,15 @@ export class DevStackLauncher {
       this.missing.push('delivery (`kino delivery` does not exist yet)');
       return;
     }
-    const { host, ports } = this.layout;
+    const { ports } = this.layout;
     try {
       await this.startPart('delivery', {
         kind: 'delivery',
         words: ['delivery'],
+        runIn: this.deliveryHost.runIn,
         env: {
           ...env,
-          DELIVERY_HOST: host,
+          DELIVERY_HOST: this.deliveryHost.address,
           DELIVERY_PORT: String(ports.delivery),
           DELIVERY_CACHE_DIR: this.layout.deliveryCacheDir,
           DELIVERY_SPOOL_DIR: this.layout.deliverySpoolDir,

@@ -45,8 +45,27 @@ export interface DevStackOptions {
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
   env?: Partial<Record<KinoPart, Record<string, string>>>;
+  /**
+   * The Temporal server: the dev server (default, state in one SQLite file) or the server production
+   * runs, with PostgreSQL persistence in the stack's PostgreSQL (built on first use, see
+   * infra/setup/temporal-server.sh).
+   */
+  temporal?: 'dev-server' | 'postgres';
   /** Whether PostgreSQL syncs its writes to disk (default true; throwaway test stacks skip it). */
   durable?: boolean;
+  /**
+   * Run the parts on other hosts than this machine's loopback (the multi-host test puts each in a
+   * network namespace): the control plane's host (its services, the API, the orchestrator, the
+   * analytics store) and delivery's. Encode nodes get theirs from startNode.
+   */
+  hosts?: { controlPlane: StackHost; delivery?: StackHost };
+}
+
+/** Where a part runs: the address it binds to and advertises, and the prefix that runs a command there. */
+export interface StackHost {
+  address: string;
+  /** e.g. ['ip', 'netns', 'exec', 'kino-h1'] (see startProcess's runIn). */
+  runIn: string[];
 }
 
 export interface DevStackLayout {
@@ -54,6 +73,8 @@ export interface DevStackLayout {
   logsDir: string;
   postgresDir: string;
   temporalDb: string;
+  /** The production Temporal server's configuration (DevStackOptions.temporal 'postgres'). */
+  temporalServerDir: string;
   s3Dir: string;
   analyticsDir: string;
   deliveryCacheDir: string;
@@ -107,6 +128,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     logsDir: join(dir, 'logs'),
     postgresDir: join(dir, 'postgres'),
     temporalDb: join(dir, 'temporal.db'),
+    temporalServerDir: join(dir, 'temporal-server'),
     s3Dir: join(dir, 's3'),
     analyticsDir: join(dir, 'analytics'),
     deliveryCacheDir: join(dir, 'delivery', 'cache'),
@@ -115,7 +137,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     devEnv: join(dir, 'dev.env'),
     secretsJson: join(dir, 'secrets.json'),
     pidsJson: join(dir, 'dev.pids.json'),
-    host: '127.0.0.1',
+    host: options.hosts?.controlPlane.address ?? '127.0.0.1',
     ports: {
       api: base + portOffsets.api,
       delivery: base + portOffsets.delivery,

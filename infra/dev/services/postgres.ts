@@ -1,8 +1,8 @@
-// A PostgreSQL server on a project-local data directory and loopback port: the dev stack's and the
-// tests' real database. PostgreSQL refuses to run as root, so as root it runs as the `postgres`
+// A PostgreSQL server on a project-local data directory and port, on loopback or the address given
+// (a host of a multi-host test): the dev stack's and the tests' real database. PostgreSQL refuses to run as root, so as root it runs as the `postgres`
 // user that Debian's package creates.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
@@ -24,6 +24,8 @@ function postgresBinDir(): string {
   throw new Error('PostgreSQL is not installed: run `bash infra/setup/setup.sh` (apt package postgresql)');
 }
 
+const sameNetLine = 'host all all samenet trust';
+
 function runAsIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
@@ -37,9 +39,15 @@ export async function startPostgres({
   database = 'kino',
   logFile,
   durable = true,
+  host = '127.0.0.1',
+  runIn,
 }: {
   dataDir: string;
   port: number;
+  /** The address it listens on and clients use (default loopback). */
+  host?: string;
+  /** A command prefix that runs it on another host (startProcess). */
+  runIn?: string[];
   database?: string;
   logFile?: string;
   /** false trades crash safety for speed: for throwaway test clusters. */
@@ -59,10 +67,13 @@ export async function startPostgres({
       ...ids,
     });
   }
-  const args = ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', 'listen_addresses=127.0.0.1'];
+  // initdb lets in loopback only: clients on other hosts of the network come from `samenet`.
+  const hba = join(dataDir, 'pg_hba.conf');
+  if (host !== '127.0.0.1' && !readFileSync(hba, 'utf8').includes(sameNetLine)) appendFileSync(hba, `${sameNetLine}\n`);
+  const args = ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', `listen_addresses=${host}`];
   if (!durable) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const server = startProcess('postgres', join(bin, 'postgres'), args, { logFile, ...ids });
-  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const server = startProcess('postgres', join(bin, 'postgres'), args, { logFile, runIn, ...ids });
+  const adminUrl = `postgres://postgres@${host}:${port}/postgres`;
   await stopOnFailure(server, () => waitFor('PostgreSQL to accept connections', async () => {
     if (server.child.exitCode !== null) throw new WaitAbortedError(`postgres exited (${server.child.exitCode}); see ${logFile}`);
     const client = new pg.Client({ connectionString: adminUrl });
@@ -76,7 +87,7 @@ export async function startPostgres({
     return true;
   }));
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/${database}`,
+    url: `postgres://postgres@${host}:${port}/${database}`,
     process: server,
     stop: () => server.stop(),
   };

@@ -24,9 +24,15 @@ export async function startSeaweed({
   accessKeyId = 'kino-dev-access',
   secretAccessKey = 'kino-dev-secret-key',
   logFile,
+  host = '127.0.0.1',
+  runIn,
 }: {
   dataDir: string;
   s3Port: number;
+  /** The address it listens on and clients use (default loopback). */
+  host?: string;
+  /** A command prefix that runs it on another host (startProcess). */
+  runIn?: string[];
   bucket?: string;
   accessKeyId?: string;
   secretAccessKey?: string;
@@ -53,8 +59,8 @@ export async function startSeaweed({
   const args = [
     'server',
     `-dir=${join(dataDir, 'data')}`,
-    '-ip=127.0.0.1',
-    '-ip.bind=127.0.0.1',
+    `-ip=${host}`,
+    `-ip.bind=${host}`,
     `-master.port=${master}`,
     `-master.port.grpc=${masterGrpc}`,
     '-master.volumeSizeLimitMB=256',
@@ -76,9 +82,10 @@ export async function startSeaweed({
     cwd: dataDir,
     // weed lingers for 10 s on SIGTERM but shuts down in about 2 s on SIGINT.
     stopSignal: 'SIGINT',
+    runIn,
   });
   const storage: StorageConfig = {
-    S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+    S3_ENDPOINT: `http://${host}:${s3Port}`,
     S3_BUCKET: bucket,
     S3_ACCESS_KEY_ID: accessKeyId,
     S3_SECRET_ACCESS_KEY: secretAccessKey,

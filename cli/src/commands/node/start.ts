@@ -17,7 +17,7 @@ export default class NodeStart extends KinoCommand {
     slots: Flags.integer({ description: 'encodes run at once (env NODE_SLOTS, default 1)', min: 1 }),
     host: Flags.string({ description: 'interface to listen on (env NODE_HOST, default 127.0.0.1)' }),
     port: Flags.integer({ description: 'port to listen on, 0 for any free one (env NODE_PORT, default 0)', min: 0 }),
-    advertise: Flags.string({ description: 'HOST:PORT the orchestrator dials, if not host:port (env NODE_ADVERTISE)' }),
+    advertise: Flags.string({ description: 'HOST:PORT the orchestrator dials (env NODE_ADVERTISE; default host:port, or with --host 0.0.0.0 the address this machine reaches the control plane from)' }),
     label: Flags.string({ description: 'k=v label, repeatable (env NODE_LABELS=k=v,k=v)', multiple: true }),
     'work-dir': Flags.string({ description: 'where job directories go (env NODE_WORK_DIR, default the temp dir)' }),
     threads: Flags.integer({ description: 'ffmpeg threads per encode, 0 automatic (env NODE_FFMPEG_THREADS)', min: 0 }),

@@ -1,0 +1,135 @@
+// A farm across hosts: the control plane and its services (PostgreSQL, Temporal, SeaweedFS, the API,
+// the orchestrator) on one host, encode nodes on hosts of their own, delivery on another, each a
+// network namespace with its own address (test/support/network-hosts.ts). Nothing is on a shared
+// loopback: a part that dials 127.0.0.1 for another part finds nothing there. Videos go through it
+// while a node's host is cut off mid-encode and comes back, and while a third node joins (listening
+// on every interface, so it finds its own address to advertise); every video ends `ready` and plays
+// every frame from the delivery host.
+import { afterAll, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@kino/infra/dev';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
+import { startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+
+let network: TestNetwork;
+let farm: Farm;
+let workDir: string;
+let clip: Uint8Array;
+let sourceFrames: number;
+const hosts: Record<string, NetworkHost> = {};
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-farm-hosts-'));
+  network = createTestNetwork();
+  try {
+    for (const name of ['control', 'delivery', 'node-a', 'node-b', 'node-c']) hosts[name] = network.addHost(name);
+    let clipPath: string;
+    [farm, clipPath] = await Promise.all([
+      startFarm({ playback: true, hosts: { controlPlane: hosts.control!, delivery: hosts.delivery! } }),
+      // 640x360 on `standard`: one rendition, one encode per video.
+      makeClip({ seconds: 6, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
+    ]);
+    sourceFrames = await countFramesInFile(clipPath);
+    clip = await readFile(clipPath);
+  } catch (error) {
+    network.remove();
+    throw error;
+  }
+}, 180_000);
+
+afterAll(async () => {
+  try {
+    await farm?.stop();
+  } finally {
+    network?.remove();
+    await rm(workDir, { recursive: true, force: true });
+  }
+});
+
+/** The node each running encode of these videos is on, from the encode's heartbeat (it names the node as it starts). */
+async function encodesInProgress(videoIds: string[], count: number): Promise<Array<{ videoId: string; nodeId: string }>> {
+  return waitFor(
+    `${count} encodes to start`,
+    async () => {
+      const running: Array<{ videoId: string; nodeId: string }> = [];
+      for (const videoId of videoIds) {
+        const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
+        for (const activity of description.raw.pendingActivities ?? []) {
+          const payload = activity.heartbeatDetails?.payloads?.[0];
+          if (!payload?.data) continue;
+          const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
+          if (details.nodeId && details.percent < 80) running.push({ videoId, nodeId: details.nodeId });
+        }
+      }
+      return running.length >= count ? running : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 100 },
+  );
+}
+
+async function nodeState(nodeId: string): Promise<string | undefined> {
+  const row = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', nodeId).executeTakeFirst();
+  return row?.state;
+}
+
+async function finalNode(videoId: string): Promise<string> {
+  const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
+  return result.renditions[0]!.outcome.nodeId;
+}
+
+test('every part on a host of its own: a node host cut off mid-encode and back, a third node joining; every video plays every frame from the delivery host', async () => {
+  // Every address the parts were given is a host's, none loopback.
+  assert.equal(new URL(farm.services.storage.S3_ENDPOINT).hostname, hosts.control!.address);
+  assert.equal(new URL(farm.services.databaseUrl).hostname, hosts.control!.address);
+  assert.equal(new URL(farm.deliveryUrl!).hostname, hosts.delivery!.address);
+
+  // One slot, one ffmpeg thread and a slow preset each: encodes last long enough to be cut off.
+  const [a, b] = await Promise.all([
+    farm.startNode('a', { threads: 1, host: hosts['node-a'] }),
+    farm.startNode('b', { threads: 1, host: hosts['node-b'] }),
+  ]);
+  assert.equal(a.address.split(':')[0], hosts['node-a']!.address);
+  assert.equal(b.address.split(':')[0], hosts['node-b']!.address);
+
+  const videoIds: string[] = [];
+  const submit = async (name: string) => {
+    videoIds.push(await farm.submitVideo(clip, { compressionRatio: 'veryslow', filename: `${name}.mp4` }));
+  };
+  await submit('first');
+  await submit('second');
+  const running = await encodesInProgress(videoIds, 2);
+  const onB = running.find((encode) => encode.nodeId === b.nodeId);
+  assert.ok(onB, `one encode runs on node b: ${JSON.stringify(running)}`);
+
+  // Node b's host is cut off mid-encode: the registry drops it at the heartbeat timeout and its
+  // encode moves on. Meanwhile a third node joins on every interface of its host.
+  network.cut(hosts['node-b']!);
+  let c: FarmNodeProcess;
+  try {
+    c = await farm.startNode('c', { threads: 1, host: hosts['node-c'], listenOn: '0.0.0.0' });
+    assert.equal(c.address.split(':')[0], hosts['node-c']!.address, 'a node on 0.0.0.0 advertises the address it reaches the registry from');
+    await submit('while-cut');
+    await waitFor('node b to be dropped', async () => ((await nodeState(b.nodeId)) === 'gone' ? true : undefined), { timeoutMs: 60_000 });
+    await farm.waitForStatus(onB.videoId, 'ready', 180_000);
+    assert.notEqual(await finalNode(onB.videoId), b.nodeId, 'the cut-off encode finished on another node');
+  } finally {
+    network.restore(hosts['node-b']!);
+  }
+
+  // Back on the network, node b registers again under its id and takes work.
+  await waitFor('node b to be back', async () => ((await nodeState(b.nodeId)) === 'active' ? true : undefined), { timeoutMs: 60_000 });
+  await submit('after-return');
+  for (const videoId of videoIds) await farm.waitForStatus(videoId, 'ready', 180_000);
+  const nodesUsed = new Set(await Promise.all(videoIds.map(finalNode)));
+  assert.ok(nodesUsed.has(c!.nodeId), `the node that joined took work: ${[...nodesUsed].join(', ')}`);
+
+  // Played from the delivery host, which reads storage and the database at the control plane's address.
+  for (const videoId of videoIds) {
+    const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+    assert.equal(await countDecodedFrames(master), sourceFrames, `${videoId} plays every frame from delivery`);
+  }
+});
