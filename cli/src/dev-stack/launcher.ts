@@ -219,30 +219,38 @@ export class DevStackLauncher {
     const apiUrl = `http://${host}:${ports.api}/v1/api`;
     const deliveryUrl = `http://${this.deliveryHost.address}:${ports.delivery}`;
     const clickhouseUrl = hasAnalytics ? `http://${host}:${ports.analytics}` : '';
-    const dashboardUrl = `http://${host}:${ports.api}/dashboard`;
-    // The dashboard's identity provider, in this process: the API reads its discovery document on
-    // the first sign-in, so it only has to listen before anyone signs in.
-    const identityLog = this.markLog('identity');
-    this.identity = await startDevIdentityProvider({
-      host,
-      port: ports.identity,
-      users: [devUser, outsiderUser],
-      client: {
-        clientId: devDashboardClientId,
-        clientSecret: secrets.dashboardClientSecret,
-        redirectUris: [`${dashboardUrl}/auth/callback`],
-        postLogoutRedirectUris: [`${dashboardUrl}/auth/signed-out`],
-      },
-      log: (line) => appendFileSync(identityLog, `${line}\n`),
-    });
+    // On hosts of their own (the multi-host test) the stack has no dashboard: off loopback its sign-in
+    // wants https, and its identity provider runs in this process, on none of the hosts' networks.
+    const dashboardUrl = this.options.hosts ? '' : `http://${host}:${ports.api}/dashboard`;
+    if (dashboardUrl) {
+      // The dashboard's identity provider, in this process: the API reads its discovery document on
+      // the first sign-in, so it only has to listen before anyone signs in.
+      const identityLog = this.markLog('identity');
+      this.identity = await startDevIdentityProvider({
+        host,
+        port: ports.identity,
+        users: [devUser, outsiderUser],
+        client: {
+          clientId: devDashboardClientId,
+          clientSecret: secrets.dashboardClientSecret,
+          redirectUris: [`${dashboardUrl}/auth/callback`],
+          postLogoutRedirectUris: [`${dashboardUrl}/auth/signed-out`],
+        },
+        log: (line) => appendFileSync(identityLog, `${line}\n`),
+      });
+    }
     const env = {
       ...this.sharedEnv({ postgres, temporal, seaweed, secrets, apiUrl, deliveryUrl, clickhouseUrl }),
-      DASHBOARD_URL: dashboardUrl,
-      OIDC_ISSUER: this.identity.issuer,
-      OIDC_CLIENT_ID: devDashboardClientId,
-      OIDC_CLIENT_SECRET: secrets.dashboardClientSecret,
-      DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
-      DASHBOARD_OPERATORS: devUser.email,
+      ...(this.identity
+        ? {
+            DASHBOARD_URL: dashboardUrl,
+            OIDC_ISSUER: this.identity.issuer,
+            OIDC_CLIENT_ID: devDashboardClientId,
+            OIDC_CLIENT_SECRET: secrets.dashboardClientSecret,
+            DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
+            DASHBOARD_OPERATORS: devUser.email,
+          }
+        : {}),
     };
     this.env = env;
     writeDevEnv(layout, env, 'The dev stack\'s settings: `set -a; . .kino/dev.env; set +a` then run one part alone (README).');
@@ -311,7 +319,7 @@ export class DevStackLauncher {
         ...(orchestratorUp ? Object.fromEntries(ports.nodeMetrics.map((port, i) => [`node-${i + 1}`, metricsUrl(port)])) : {}),
       },
       dashboardUrl,
-      oidcIssuer: this.identity.issuer,
+      oidcIssuer: this.identity?.issuer ?? '',
       dashboardUser: { email: devUser.email, password: devUser.password },
       keyEncryptionKey: secrets.keyEncryptionKey,
     };

@@ -33,7 +33,7 @@ export interface DevJson {
   operatorToken: string;
   /** Where each process serves its Prometheus metrics (docs/metrics.md): api, delivery, orchestrator, analytics, node-1, ... */
   metricsUrls: Record<string, string>;
-  /** The dashboard (`${apiUrl origin}/dashboard`), its identity provider, and the dev user's sign-in there. */
+  /** The dashboard (`${apiUrl origin}/dashboard`; empty on hosts of their own), its identity provider, and the dev user's sign-in there. */
   dashboardUrl: string;
   oidcIssuer: string;
   dashboardUser: { email: string; password: string };

@@ -22,7 +22,7 @@ export function formatSummary(status: DevStackStatus): string {
   // The orchestrator and the nodes speak gRPC: their metrics have ports of their own (also in dev.json).
   const metrics = Object.entries(devJson.metricsUrls);
   if (metrics.length > 0) lines.push(`  Metrics     ${metrics.map(([part, url]) => `${part} ${url}`).join(', ')}`);
-  lines.push(`  Dashboard   ${devJson.dashboardUrl}   (sign in as ${devJson.dashboardUser.email}, password ${devJson.dashboardUser.password}; identity provider ${devJson.oidcIssuer})`);
+  if (devJson.dashboardUrl) lines.push(`  Dashboard   ${devJson.dashboardUrl}   (sign in as ${devJson.dashboardUser.email}, password ${devJson.dashboardUser.password}; identity provider ${devJson.oidcIssuer})`);
   if (devJson.orgId) {
     lines.push(
       '',
