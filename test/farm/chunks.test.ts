@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
-import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { countDecodedFrames, countFramesInFile, makeClip, streamField } from '@kino/test/support/media';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 const run = promisify(execFile);
@@ -137,22 +137,35 @@ test('kill -9 a node with chunks in flight: only those chunks are encoded twice,
   assert.equal(starts.size, 4, 'the audio track and 3 chunks');
 });
 
-/** The chunk encodes (by record name) a run of the video's workflow scheduled, and those it completed, from its history. */
-async function chunkEncodes(videoId: string, runId: string): Promise<{ scheduled: string[]; completed: string[] }> {
+interface ChunkEncodeInput {
+  recordName: string;
+  renditions: { twoPass: boolean }[];
+}
+
+/** The chunk encodes a run of the video's workflow scheduled (their inputs), and whether each completed, from its history. */
+async function chunkEncodes(videoId: string, runId?: string): Promise<{ input: ChunkEncodeInput; completed: boolean }[]> {
   const history = await farm.temporal.workflow.getHandle(`video:${videoId}`, runId).fetchHistory();
-  const scheduled = new Map<string, string>();
-  const completed: string[] = [];
+  const scheduled = new Map<string, { input: ChunkEncodeInput; completed: boolean }>();
   for (const event of history.events ?? []) {
     const attributes = event.activityTaskScheduledEventAttributes;
     if (attributes?.activityType?.name === 'encodeChunk') {
-      const input = JSON.parse(Buffer.from(attributes.input!.payloads![0]!.data!).toString('utf8')) as { recordName: string };
-      scheduled.set(String(event.eventId), input.recordName);
+      const input = JSON.parse(Buffer.from(attributes.input!.payloads![0]!.data!).toString('utf8')) as ChunkEncodeInput;
+      scheduled.set(String(event.eventId), { input, completed: false });
     }
     const done = event.activityTaskCompletedEventAttributes;
-    const recordName = done && scheduled.get(String(done.scheduledEventId));
-    if (recordName) completed.push(recordName);
+    const chunk = done && scheduled.get(String(done.scheduledEventId));
+    if (chunk) chunk.completed = true;
   }
-  return { scheduled: [...scheduled.values()].sort(), completed: completed.sort() };
+  return [...scheduled.values()];
+}
+
+/** Record names of a run's chunk encodes: all it scheduled, and those it completed. */
+async function chunkRecords(videoId: string, runId: string): Promise<{ scheduled: string[]; completed: string[] }> {
+  const chunks = await chunkEncodes(videoId, runId);
+  return {
+    scheduled: chunks.map((c) => c.input.recordName).sort(),
+    completed: chunks.filter((c) => c.completed).map((c) => c.input.recordName).sort(),
+  };
 }
 
 test('retried after `failed` with unchanged parameters: the chunks finished before the failure are not encoded again', async () => {
@@ -174,11 +187,11 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
   });
   const workflow = farm.temporal.workflow.getHandle(`video:${videoId}`);
   const firstRun = (await workflow.describe()).runId;
-  await waitFor('a first chunk encoded', async () => (await chunkEncodes(videoId, firstRun)).completed.length > 0 || undefined, { timeoutMs: 180_000, intervalMs: 200 });
+  await waitFor('a first chunk encoded', async () => (await chunkRecords(videoId, firstRun)).completed.length > 0 || undefined, { timeoutMs: 180_000, intervalMs: 200 });
   // The uploaded file vanishes mid-video: the next chunk cannot read it, and the video fails.
   await farm.storage.delete(ticket.bucketPath);
   await farm.waitForStatus(videoId, 'failed', 180_000);
-  const first = await chunkEncodes(videoId, firstRun);
+  const first = await chunkRecords(videoId, firstRun);
   const allChunks = ['0-0', '0-1', '0-2'];
   assert.ok(first.completed.length > 0 && first.completed.length < allChunks.length, `some chunks finished before the failure, not all (${first.completed.join(', ')})`);
 
@@ -188,16 +201,10 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
   await farm.waitForStatus(videoId, 'ready', 300_000);
   const secondRun = (await workflow.describe()).runId;
   assert.notEqual(secondRun, firstRun);
-  const second = await chunkEncodes(videoId, secondRun);
+  const second = await chunkRecords(videoId, secondRun);
   assert.deepEqual(second.scheduled, allChunks.filter((name) => !first.completed.includes(name)), 'the retry encodes only the chunks the failed run did not finish');
   await assertPlaysLikeAWholeFileEncode(videoId);
 });
-
-/** One stream's field (e.g. codec_name, pix_fmt) as ffprobe reads the joined segments of a playlist. */
-async function streamField(playlist: string, stream: 'v:0' | 'a:0', field: string): Promise<string> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', `stream=${field}`, '-of', 'json', playlist]);
-  return String((JSON.parse(stdout) as { streams: Record<string, unknown>[] }).streams[0]![field]);
-}
 
 /** The distinct HRD `cbr_flag` values the video stream's sequence headers carry, at every join (1: CBR). */
 async function cbrFlags(playlist: string): Promise<number> {
@@ -249,11 +256,7 @@ test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15
     }
   }
   // Two-pass: every chunk ran both passes for every rendition.
-  const history = await farm.temporal.workflow.getHandle(`video:${twoPass}`).fetchHistory();
-  const chunkInputs = (history.events ?? [])
-    .map((event) => event.activityTaskScheduledEventAttributes)
-    .filter((attributes) => attributes?.activityType?.name === 'encodeChunk')
-    .map((attributes) => JSON.parse(Buffer.from(attributes!.input!.payloads![0]!.data!).toString('utf8')) as { renditions: { twoPass: boolean }[] });
+  const chunkInputs = (await chunkEncodes(twoPass)).map((chunk) => chunk.input);
   assert.equal(chunkInputs.length, 3);
   assert.ok(chunkInputs.every((input) => input.renditions.length === 2 && input.renditions.every((rendition) => rendition.twoPass)));
 });

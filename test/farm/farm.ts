@@ -57,6 +57,36 @@ export async function nodeJobs(node: FarmNodeProcess): Promise<NodeJob[]> {
   return jobs;
 }
 
+export interface RunningEncode {
+  videoId: string;
+  nodeId: string;
+}
+
+/**
+ * The encodes running on a node, once `count` of them are: their activity's heartbeat names the
+ * node (the first beat goes out as the call starts; Temporal throttles the later ones to every 16 s,
+ * so a short encode may never show a percent above 0) and is not near its end.
+ */
+export async function waitForRunningEncodes(farm: Farm, videoIds: string[], count: number): Promise<RunningEncode[]> {
+  return waitFor(
+    `${count} encodes to report progress`,
+    async () => {
+      const running: RunningEncode[] = [];
+      for (const videoId of videoIds) {
+        const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
+        for (const activity of description.raw.pendingActivities ?? []) {
+          const payload = activity.heartbeatDetails?.payloads?.[0];
+          if (!payload?.data) continue;
+          const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
+          if (details.nodeId && details.percent < 80) running.push({ videoId, nodeId: details.nodeId });
+        }
+      }
+      return running.length >= count ? running : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 100 },
+  );
+}
+
 export interface VideoOptions {
   quality?: 'standard' | 'high' | 'ultra';
   compressionRatio?: string;

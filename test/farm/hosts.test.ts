@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { waitFor } from '@kino/infra/dev';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
-import { startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+import { startFarm, waitForRunningEncodes, type Farm, type FarmNodeProcess } from './farm.ts';
 
 let network: TestNetwork;
 let farm: Farm;
@@ -50,27 +50,6 @@ afterAll(async () => {
   }
 });
 
-/** The node each running encode of these videos is on, from the encode's heartbeat (it names the node as it starts). */
-async function encodesInProgress(videoIds: string[], count: number): Promise<Array<{ videoId: string; nodeId: string }>> {
-  return waitFor(
-    `${count} encodes to start`,
-    async () => {
-      const running: Array<{ videoId: string; nodeId: string }> = [];
-      for (const videoId of videoIds) {
-        const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
-        for (const activity of description.raw.pendingActivities ?? []) {
-          const payload = activity.heartbeatDetails?.payloads?.[0];
-          if (!payload?.data) continue;
-          const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
-          if (details.nodeId && details.percent < 80) running.push({ videoId, nodeId: details.nodeId });
-        }
-      }
-      return running.length >= count ? running : undefined;
-    },
-    { timeoutMs: 90_000, intervalMs: 100 },
-  );
-}
-
 async function nodeState(nodeId: string): Promise<string | undefined> {
   const row = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', nodeId).executeTakeFirst();
   return row?.state;
@@ -101,7 +80,7 @@ test('every part on a host of its own: a node host cut off mid-encode and back, 
   };
   await submit('first');
   await submit('second');
-  const running = await encodesInProgress(videoIds, 2);
+  const running = await waitForRunningEncodes(farm, videoIds, 2);
   const onB = running.find((encode) => encode.nodeId === b.nodeId);
   assert.ok(onB, `one encode runs on node b: ${JSON.stringify(running)}`);
 

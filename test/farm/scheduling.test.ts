@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+import { nodeJobs, startFarm, waitForRunningEncodes, type Farm, type FarmNodeProcess } from './farm.ts';
 
 /** The issue's bound: a queued encode starts within 2 s of a slot freeing anywhere in the farm. */
 const slotHandOverMs = 2_000;
@@ -44,36 +43,6 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-interface RunningEncode {
-  videoId: string;
-  nodeId: string;
-}
-
-/**
- * The encodes running on a node, once `count` of them are: their activity's heartbeat names the
- * node (the first beat goes out as the call starts; Temporal throttles the later ones to every 16 s,
- * so a short encode may never show a percent above 0) and is not near its end.
- */
-async function encodesInProgress(videoIds: string[], count: number): Promise<RunningEncode[]> {
-  return waitFor(
-    `${count} encodes to report progress`,
-    async () => {
-      const running: RunningEncode[] = [];
-      for (const videoId of videoIds) {
-        const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
-        for (const activity of description.raw.pendingActivities ?? []) {
-          const payload = activity.heartbeatDetails?.payloads?.[0];
-          if (!payload?.data) continue;
-          const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
-          if (details.nodeId && details.percent < 80) running.push({ videoId, nodeId: details.nodeId });
-        }
-      }
-      return running.length >= count ? running : undefined;
-    },
-    { timeoutMs: 90_000, intervalMs: 100 },
-  );
-}
-
 async function assertPlaysEveryFrame(videoId: string): Promise<void> {
   const dir = join(workDir, videoId);
   await farm.downloadVideo(videoId, dir);
@@ -99,7 +68,7 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
   const videoIds: string[] = [];
   for (let i = 0; i < 3; i += 1) videoIds.push(await farm.submitVideo(clip, { compressionRatio: 'veryslow', filename: `clip-${i}.mp4` }));
 
-  const running = await encodesInProgress(videoIds, 2);
+  const running = await waitForRunningEncodes(farm, videoIds, 2);
   const lost = running[0]!;
   const victim = nodes.find((n) => n.nodeId === lost.nodeId)!;
   const survivor = nodes.find((n) => n.nodeId !== lost.nodeId)!;
@@ -143,7 +112,7 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
 test('a node that hangs (SIGSTOP) is dropped at the heartbeat timeout and its encode moves to the other node', async () => {
   nodes.push(await farm.startNode('c', { threads: 1 }));
   const videoId = await farm.submitVideo(clip, { compressionRatio: 'veryslow', filename: 'hang.mp4' });
-  const [running] = await encodesInProgress([videoId], 1);
+  const [running] = await waitForRunningEncodes(farm, [videoId], 1);
   const hung = nodes.find((n) => n.nodeId === running!.nodeId)!;
   const other = nodes.find((n) => n.nodeId !== hung.nodeId && n.process.child.exitCode === null && n.process.child.signalCode === null)!;
   hung.process.pause();

@@ -50,3 +50,9 @@ export async function countFramesInFile(path: string): Promise<number> {
   ]);
   return Number(stdout.trim());
 }
+
+/** One stream's field (e.g. codec_name, pix_fmt) as ffprobe reads a file or the joined segments of a playlist. */
+export async function streamField(input: string, stream: 'v:0' | 'a:0', field: string): Promise<string> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', `stream=${field}`, '-of', 'json', input]);
+  return String((JSON.parse(stdout) as { streams: Record<string, unknown>[] }).streams[0]![field]);
+}

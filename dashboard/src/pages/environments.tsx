@@ -2,9 +2,10 @@
 // has no route for that; /dashboard/api/{orgID}/environments).
 import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, API_ROOT, ApiError, json } from '../api.ts';
+import { api, API_ROOT, json } from '../api.ts';
 import { useSession, type SessionEnvironment } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
+import { ErrorNote } from '../components/error-note.tsx';
 
 export function EnvironmentsPage() {
   const session = useSession();
@@ -47,11 +48,7 @@ export function EnvironmentsPage() {
           Create environment
         </button>
       </form>
-      {problem && (
-        <p class="error" role="alert">
-          {problem instanceof ApiError ? problem.detail : String(problem)}
-        </p>
-      )}
+      <ErrorNote error={problem} />
       <table data-testid="environments-table">
         <thead>
           <tr>

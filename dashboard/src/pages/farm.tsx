@@ -1,22 +1,11 @@
 // The farm (operators): encode nodes with their slots in use, last heartbeat and state; drain and
 // undrain. /dashboard/api/farm/nodes runs the operators' interface's code with an operator's session.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError } from '../api.ts';
+import type { EncodeNode } from '@kino/sdk';
+import { api } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
-
-interface FarmNode {
-  id: string;
-  address: string;
-  version: string;
-  labels: Record<string, string>;
-  slots: number;
-  slotsInUse: number;
-  state: 'active' | 'draining' | 'gone';
-  drainRequestedAt: string | null;
-  registeredAt: string;
-  lastHeartbeatAt: string;
-}
+import { ErrorNote } from '../components/error-note.tsx';
 
 export function FarmPage() {
   const session = useSession();
@@ -25,13 +14,13 @@ export function FarmPage() {
   const nodes = useQuery({
     queryKey,
     enabled: session.operator,
-    queryFn: () => api<{ nodes: FarmNode[] }>('/dashboard/api/farm/nodes'),
+    queryFn: () => api<{ nodes: EncodeNode[] }>('/dashboard/api/farm/nodes'),
     // Slots and heartbeats change by the second: keep the page current.
     refetchInterval: 5_000,
   });
   const drain = useMutation({
     mutationFn: ({ id, draining }: { id: string; draining: boolean }) =>
-      api<FarmNode>(`/dashboard/api/farm/nodes/${id}/${draining ? 'drain' : 'undrain'}`, { method: 'POST' }),
+      api<EncodeNode>(`/dashboard/api/farm/nodes/${id}/${draining ? 'drain' : 'undrain'}`, { method: 'POST' }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey }),
   });
   if (!session.operator) return <p class="muted">The farm is for operators.</p>;
@@ -45,11 +34,7 @@ export function FarmPage() {
         {live.length} node{live.length === 1 ? '' : 's'} live, {live.reduce((sum, n) => sum + n.slotsInUse, 0)} of{' '}
         {live.reduce((sum, n) => sum + n.slots, 0)} slots in use. A drained node finishes what it runs and takes nothing new.
       </p>
-      {problem && (
-        <p class="error" role="alert">
-          {problem instanceof ApiError ? problem.detail : String(problem)}
-        </p>
-      )}
+      <ErrorNote error={problem} />
       <table data-testid="farm-table">
         <thead>
           <tr>

@@ -3,9 +3,10 @@
 // (20 per hour per organization). The server is /dashboard/api/{orgID}/keys.
 import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, json } from '../api.ts';
+import { api, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
+import { ErrorNote } from '../components/error-note.tsx';
 
 interface ApiKey {
   id: string;
@@ -90,11 +91,7 @@ export function KeysPage() {
         </button>
       </form>
       {created && <SecretOnce label="New API key." value={created} testId="new-key" onDismiss={() => setCreated(undefined)} />}
-      {problem && (
-        <p class="error" role="alert" data-testid="keys-error">
-          {problem instanceof ApiError ? problem.detail : String(problem)}
-        </p>
-      )}
+      <ErrorNote error={problem} testId="keys-error" />
       <table data-testid="keys-table">
         <thead>
           <tr>

@@ -3,9 +3,10 @@
 import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { webhookEvents, type WebhookEvent } from '@kino/proto/contract';
-import { api, API_ROOT, ApiError, json } from '../api.ts';
+import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
+import { ErrorNote } from '../components/error-note.tsx';
 
 interface Webhook {
   id: string;
@@ -74,11 +75,7 @@ export function WebhooksPage() {
         </button>
       </form>
       {secret && <SecretOnce label="Signing secret." value={secret} testId="webhook-secret" onDismiss={() => setSecret(undefined)} />}
-      {problem && (
-        <p class="error" role="alert">
-          {problem instanceof ApiError ? problem.detail : String(problem)}
-        </p>
-      )}
+      <ErrorNote error={problem} />
       <table data-testid="webhooks-table">
         <thead>
           <tr>

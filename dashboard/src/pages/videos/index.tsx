@@ -8,6 +8,7 @@ import type { Video, VideoList } from '@kino/sdk';
 import { api, API_ROOT } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { UploadPanel } from '../../components/upload/upload-panel.tsx';
+import { ErrorNote } from '../../components/error-note.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { listQueryString, listStateFromSearch, pageSizes, sortedBy, statuses, type VideoListState } from './list-query.ts';
 import './videos.css';
@@ -101,11 +102,7 @@ export function VideosPage() {
         </label>
         <button type="submit">Search</button>
       </form>
-      {videos.error && (
-        <p class="error" role="alert">
-          {(videos.error as Error).message}
-        </p>
-      )}
+      <ErrorNote error={videos.error} />
       <table class="videos" data-testid="videos-table">
         <thead>
           <tr>

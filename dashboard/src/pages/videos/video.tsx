@@ -9,6 +9,7 @@ import { api, API_ROOT, ApiError, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
+import { ErrorNote } from '../../components/error-note.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import './videos.css';
 
@@ -95,11 +96,7 @@ export function VideoPage({ publicID }: { publicID?: string }) {
           </button>
         </div>
       </div>
-      {(retry.error || remove.error) && (
-        <p class="wide error" role="alert">
-          {((retry.error ?? remove.error) as Error).message}
-        </p>
-      )}
+      <ErrorNote error={retry.error ?? remove.error} wide />
       <div>
         <section class="card">
           {ready && playback.data ? (
