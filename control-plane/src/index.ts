@@ -10,6 +10,7 @@ export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from '.
 export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';
 export { startApiServer, type RunningApi } from './api/server.ts';
 export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';
+export { copyServedSegments } from './api/served-segments.ts';
 export { ApiError } from './api/errors.ts';
 export { sweepAbandonedMultipartUploads } from './api/multipart-sweep.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';

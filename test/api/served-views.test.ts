@@ -15,7 +15,7 @@ import {
 } from '@kino/infra';
 import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo } from '@kino/control-plane';
+import { copyServedSegments, createVideo } from '@kino/control-plane';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
@@ -94,9 +94,10 @@ describe('served', () => {
     );
     assert.deepEqual(Object.fromEntries(stored.map((row) => [row.video_id, row.n])), { [popular]: 13_000, [quiet]: 4 });
     // What the delivery shipper and the API's rollup refresher do after such inserts: `served`
-    // reads the rollup, recomputed from the raw rows (copies included, counted once).
+    // reads the rollup's figures (recomputed from the raw rows, copies counted once), which the
+    // refresher copies to PostgreSQL after its pass.
     await markRollupDays(clickhouse, rollupDaysOf([...rows, ...quietRows]));
-    await refreshRollups(clickhouse);
+    await refreshRollups(clickhouse, new Map(), copyServedSegments(api.db, clickhouse));
 
     const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${popular}/details`, headers: { 'x-api-key': t.keys.full } });
     assert.equal(details.json<Json>().body.served, '1.2K views');

@@ -213,14 +213,20 @@ export class AnalyticsStore {
     return { heights, totals };
   }
 
-  /** All-time segments per video of one organization (the `served` estimate), from the monthly rollup. */
-  async segmentsByVideo(orgId: string, videoIds: string[]): Promise<Map<string, number>> {
-    if (videoIds.length === 0) return new Map();
+  /**
+   * All-time segments of every video of one organization served on some days (the `served`
+   * estimate, copied to PostgreSQL after a rollup pass recomputed those days), from the monthly
+   * rollup; the videos are those with rows in `segment_daily` on the days.
+   */
+  async segmentsOfVideosServedOn(orgId: string, days: readonly string[]): Promise<Map<string, number>> {
+    if (days.length === 0) return new Map();
+    const org = clickHouseString(orgId);
+    const dayList = days.map((d) => `toDate(${clickHouseString(d)})`).join(', ');
     const latest = latestRows(
       SEGMENT_VIDEO_MONTHLY_TABLE,
       ['org_id', 'month', 'env_id', 'rendition_height', 'video_id'],
       {},
-      `org_id = ${clickHouseString(orgId)} AND video_id IN (${videoIds.map(clickHouseString).join(', ')})`,
+      `org_id = ${org} AND video_id IN (SELECT DISTINCT video_id FROM ${SEGMENT_DAILY_TABLE} WHERE org_id = ${org} AND day IN (${dayList}))`,
     );
     const rows = await this.clickhouse.query<{ video_id: string; total: number }>(
       `SELECT video_id, sum(seg) AS total FROM (${latest}) GROUP BY video_id`,

@@ -16,7 +16,7 @@ import metricsPlugin from './plugins/metrics.ts';
 import { registerRoutes } from './routes/index.ts';
 import { scheduleMultipartSweep } from './multipart-sweep.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
-import { clickHouseServedSegments } from './served-segments.ts';
+import { postgresServedSegments } from './served-segments.ts';
 import { apiVersion } from './version.ts';
 import { OidcClient } from '../dashboard/oidc.ts';
 import { DashboardSessions } from '../dashboard/sessions.ts';
@@ -38,10 +38,10 @@ export async function buildApp(given: ApiDeps) {
         postLogoutRedirectUri: `${config.DASHBOARD_URL}/auth/signed-out`,
       })
     : undefined;
-  // With an analytics store and no other source, `served` counts what delivery logged there.
+  // `served` reads the copy the rollup refresher keeps in PostgreSQL (served-segments.ts); tests may hand in another source.
   const deps: ApiDeps = {
     ...given,
-    servedSegments: given.servedSegments ?? (given.clickhouse ? clickHouseServedSegments(given.clickhouse) : undefined),
+    servedSegments: given.servedSegments ?? postgresServedSegments(given.db),
     dashboard:
       given.dashboard ??
       (oidc

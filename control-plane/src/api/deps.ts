@@ -8,7 +8,7 @@ import type { DashboardSessions } from '../dashboard/sessions.ts';
 import type { DashboardCookies } from '../dashboard/cookies.ts';
 import type { HostResolver } from '../network/webhook-destinations.ts';
 
-/** Segments served per video, for the `served` estimate; absent until analytics are wired in. */
+/** Segments served per video, for the `served` estimate (api/served-segments.ts). */
 export interface ServedSegmentsSource {
   segmentsServed(orgId: string, videoIds: string[]): Promise<Map<string, number>>;
 }

@@ -1,11 +1,25 @@
-// Segments served per video, read from the analytics rollup (`segment_video_monthly`, derived like the
-// tables the analytics endpoints read): the input of the `served` estimate in video lists and details, so
-// `served` and the analytics agree (estimated views = segments ÷ (duration ÷ 6), format.ts).
-import type { ClickHouseHttp } from '@kino/infra';
+// The `served` estimate's input, segments served per video (estimated views = segments ÷ (duration
+// ÷ 6), format.ts), so that `served` and the analytics endpoints agree:
+//   - written: after each rollup pass (infra/src/analytics/rollups.ts, run by every API process), the
+//     all-time segments of the videos served on the recomputed days are read from the monthly rollup
+//     and copied to PostgreSQL (`video_served_segments`);
+//   - read: lists and details take them from PostgreSQL, one indexed query per page, beside the page
+//     itself: no request waits on the analytics store, and a page's figures cost what its rows cost.
+// They are as fresh as the rollups (a pass every 10 s); docs/list-performance.md#served.
+import type { AfterRecompute, ClickHouseHttp } from '@kino/infra';
+import type { Db } from '../db/database.ts';
+import { recordServedSegments, servedSegmentsOf } from '../repositories/video-served-segments.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 import type { ServedSegmentsSource } from './deps.ts';
 
-export function clickHouseServedSegments(clickhouse: ClickHouseHttp): ServedSegmentsSource {
+/** The rollup refresher's `afterRecompute`: copies the recomputed videos' all-time segments to PostgreSQL. */
+export function copyServedSegments(db: Db, clickhouse: ClickHouseHttp): AfterRecompute {
   const store = new AnalyticsStore(clickhouse);
-  return { segmentsServed: (orgId, videoIds) => store.segmentsByVideo(orgId, videoIds) };
+  return async (recomputed) => {
+    for (const { orgId, days } of recomputed) await recordServedSegments(db, await store.segmentsOfVideosServedOn(orgId, days));
+  };
+}
+
+export function postgresServedSegments(db: Db): ServedSegmentsSource {
+  return { segmentsServed: (_orgId, videoIds) => servedSegmentsOf(db, videoIds) };
 }

@@ -7,6 +7,7 @@ import { sealPlaintextSigningKeys } from '../playback/signing-keys.ts';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
+import { copyServedSegments } from './served-segments.ts';
 
 export interface RunningApi {
   app: ApiApp;
@@ -42,7 +43,10 @@ export async function startApiServer(
   // Its own client: recomputing a backfilled year takes longer than a request may wait.
   const rollupClient = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 600_000) : undefined;
   const refresher = rollupClient
-    ? startRollupRefresher(rollupClient, { onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying') })
+    ? startRollupRefresher(rollupClient, {
+        onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying'),
+        afterRecompute: copyServedSegments(db, rollupClient),
+      })
     : undefined;
   const metricsRegistry = createMetricsRegistry();
   const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, metricsRegistry, ...overrides });

@@ -84,6 +84,15 @@ const latestDaily = (where: string) =>
 
 const dayList = (days: readonly string[]) => days.map((d) => `toDate(${clickHouseString(d)})`).join(', ');
 
+/** The days of one organization a refresher pass recomputed. */
+export interface RecomputedDays {
+  orgId: string;
+  days: string[];
+}
+
+/** What a refresher pass calls with the days it recomputed, before it counts their marks as handled. */
+export type AfterRecompute = (recomputed: readonly RecomputedDays[]) => Promise<void>;
+
 /** Recomputes the rollup rows of some days of one organization from the raw rows, then the daily tables derived from them. */
 export async function recomputeRollupDays(client: ClickHouseHttp, orgId: string, days: readonly string[]): Promise<void> {
   if (days.length === 0) return;
@@ -140,9 +149,15 @@ export async function recomputeRollupMonths(client: ClickHouseHttp, orgId: strin
  * One pass: recompute every day marked since the saved watermark. `seen` carries how many marks this
  * refresher already handled per (organization, day, second), so the overlap re-reads them without
  * recomputing their days again, while a mark that arrived later in the same second still counts.
- * Returns how many (organization, day) pairs it recomputed.
+ * `afterRecompute` runs on what the pass recomputed before the pass counts its marks as handled: if
+ * it fails, the next pass recomputes those days and calls it again (the API copies `served` to
+ * PostgreSQL there). Returns how many (organization, day) pairs it recomputed.
  */
-export async function refreshRollups(client: ClickHouseHttp, seen = new Map<string, { at: number; marks: number }>()): Promise<number> {
+export async function refreshRollups(
+  client: ClickHouseHttp,
+  seen = new Map<string, { at: number; marks: number }>(),
+  afterRecompute?: AfterRecompute,
+): Promise<number> {
   // Unix seconds, not DateTime text: ClickHouse 18.16 prints the zero DateTime as 0000-00-00.
   const [progress] = await client.query<{ watermark: number }>(
     `SELECT toUInt32(max(watermark)) AS watermark FROM ${SEGMENT_ROLLUP_PROGRESS_TABLE}`,
@@ -161,18 +176,19 @@ export async function refreshRollups(client: ClickHouseHttp, seen = new Map<stri
   for (const mark of fresh) byOrg.set(mark.orgId, (byOrg.get(mark.orgId) ?? new Set()).add(mark.day));
   // A week per recompute: a backfill of a year is 52 bounded passes over raw rows, not one huge
   // GROUP BY; then each month that holds a recomputed day, once.
-  let recomputed = 0;
+  const recomputed: RecomputedDays[] = [];
   for (const [orgId, daySet] of byOrg) {
     const days = [...daySet].sort();
     for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE) await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
     await recomputeRollupMonths(client, orgId, [...new Set(days.map((d) => d.slice(0, 7)))]);
-    recomputed += days.length;
+    recomputed.push({ orgId, days });
   }
+  if (afterRecompute && recomputed.length > 0) await afterRecompute(recomputed);
   for (const mark of fresh) seen.set(mark.key, { at: mark.at, marks: mark.marks });
   const upto = Math.max(watermark, ...marks.map((m) => m.at));
   for (const [key, mark] of seen) if (mark.at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
   if (upto > watermark) await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
-  return recomputed;
+  return recomputed.reduce((sum, r) => sum + r.days.length, 0);
 }
 
 export interface RollupRefresher {
@@ -184,11 +200,15 @@ export interface RollupRefresher {
 /** Refreshes the rollups every `intervalMs`; failures are reported and retried at the next tick. */
 export function startRollupRefresher(
   client: ClickHouseHttp,
-  { intervalMs = ROLLUP_REFRESH_INTERVAL_MS, onError }: { intervalMs?: number; onError: (error: unknown) => void },
+  {
+    intervalMs = ROLLUP_REFRESH_INTERVAL_MS,
+    onError,
+    afterRecompute,
+  }: { intervalMs?: number; onError: (error: unknown) => void; afterRecompute?: AfterRecompute },
 ): RollupRefresher {
   let running: Promise<number> = Promise.resolve(0);
   const seen = new Map<string, { at: number; marks: number }>();
-  const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client, seen)));
+  const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client, seen, afterRecompute)));
   const timer = setInterval(() => pass().catch(onError), intervalMs);
   timer.unref();
   return { refreshNow: pass, stop: () => clearInterval(timer) };

@@ -13,6 +13,7 @@ import * as encodeQueueOrder from './20261123T0400_encode_queue_order.ts';
 import * as dashboardSessions from './20261123T0500_dashboard_sessions.ts';
 import * as keySecurity from './20261123T0500_key_security.ts';
 import * as nodeQuarantine from './20261123T0510_node_quarantine.ts';
+import * as videoServedSegments from './20261123T0600_video_served_segments.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0500_dashboard_sessions': dashboardSessions,
   '20261123T0500_key_security': keySecurity,
   '20261123T0510_node_quarantine': nodeQuarantine,
+  '20261123T0600_video_served_segments': videoServedSegments,
 };
