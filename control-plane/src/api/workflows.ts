@@ -34,6 +34,28 @@ export async function startProcessVideo(temporal: Client, videoId: string): Prom
   });
 }
 
+/** How long a retry waits for the previous run to close before answering 409 processing_in_progress. */
+const PREVIOUS_RUN_CLOSE_WAIT_MS = 15_000;
+
+/**
+ * Starts processing a failed video again. The previous run marks the video failed and then still
+ * finishes its own steps (the webhook's start, clean-up), so a retry made at once can find it open:
+ * it waits for that run to close, within a bound, rather than refusing a retry the caller could not
+ * know was early. Still open after the bound: WorkflowExecutionAlreadyStartedError.
+ */
+export async function restartProcessVideo(temporal: Client, videoId: string, closeWaitMs = PREVIOUS_RUN_CLOSE_WAIT_MS): Promise<void> {
+  try {
+    await startProcessVideo(temporal, videoId);
+    return;
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  const previous = temporal.workflow.getHandle(workflowIds.processVideo(videoId));
+  // Any ending counts (the previous run failed: its result throws); the deadline ends the wait.
+  await temporal.connection.withDeadline(Date.now() + closeWaitMs, () => previous.result()).catch(() => undefined);
+  await startProcessVideo(temporal, videoId);
+}
+
 /** Starts removing a deleted video's objects. A clean-up already running for it is as good as a new one. */
 export async function startDeleteVideoContent(temporal: Client, videoId: string): Promise<void> {
   try {

@@ -63,7 +63,7 @@ import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { keyringFor } from '../../playback/routes.ts';
 import { storyboardUrlOf } from '../../playback/storyboard-url.ts';
-import { startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
+import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
 export const ProcessBody = Type.Object({
@@ -378,7 +378,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const reset = await resetFailedVideoForRetry(deps.db, video.id);
       if (!reset) throw notFailed('no longer failed');
       try {
-        await startProcessVideo(deps.temporal, video.id);
+        await restartProcessVideo(deps.temporal, video.id);
       } catch (error) {
         // Put the video back as it was: failed, with its reason.
         await markVideoFailed(deps.db, video.id, reset.failureReason ?? 'processing failed');
