@@ -23,6 +23,7 @@
 // Usage: npm run bench:delivery   (installs wrk and nginx with apt when missing)
 // Env: BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
 //      BENCH_CACHE_MB (16: the delivery node's memory and disk cache each),
+//      BENCH_WORKS (hot,popular,cold: which kinds of work run),
 //      BENCH_CPU_PROFILE_DIR (unset: where the delivery node writes a V8 CPU profile when it stops).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,7 @@ const concurrencies = (process.env.BENCH_CONNECTIONS ?? '8,32,128').split(',').m
 const videosPerKind = Number(process.env.BENCH_VIDEOS ?? 3);
 const cacheMb = Number(process.env.BENCH_CACHE_MB ?? 16);
 const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR;
+const workKinds = (process.env.BENCH_WORKS ?? 'hot,popular,cold').split(',');
 /** 30 s videos: five 6 s segments each. */
 const videoSeconds = 30;
 
@@ -325,6 +327,7 @@ async function main(): Promise<void> {
     };
     const rows: Row[] = [];
     for (const [work, sets] of Object.entries(works)) {
+      if (!workKinds.includes(work.split(':')[0]!)) continue;
       for (const connections of concurrencies) {
         for (let round = 0; round < rounds; round++) {
           // Alternate who goes first, so a drift in the machine's load favours neither side.
