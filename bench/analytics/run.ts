@@ -16,7 +16,7 @@
 //
 // Usage: npm run bench:analytics -- [--rows=100000000] [--shipped=1000000] [--calls=200] [--runs=1]
 //        [--analytics=clickhouse-server|chdb] [--ingest-only]
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -112,13 +112,21 @@ try {
     const middle = sorted.length / 2;
     return Number.isInteger(middle) ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[Math.floor(middle)]!;
   };
-  const ingest: { recordedMs: number; ingestMs: number }[] = [];
+  // CPU seconds of this process (recording and shipping) and of the analytics store (parsing and
+  // merging): steadier than wall time on a loaded machine, where the scheduler decides the rest.
+  const storePid = stack.launcher.process('analytics').child.pid!;
+  const storeCpuMs = () => {
+    const fields = readFileSync(`/proc/${storePid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in ticks of 10 ms
+  };
+  const ingest: { recordedMs: number; ingestMs: number; nodeCpuMs: number; storeCpuMs: number }[] = [];
   for (let run = 0; run < runs; run++) {
     const segmentLog = SegmentLog.open({
       dir: mkdtempSync(join(tmpdir(), 'kino-bench-spool-')), clickHouse: clickhouse, nodeId: 'bench-node',
       shipIntervalMs: 1_000, logger: createLogger('bench-segment-log', 'warn'),
     });
     t0 = Date.now();
+    const [nodeCpu0, storeCpu0] = [process.cpuUsage(), storeCpuMs()];
     // Recording yields to the event loop every 1,000 rows, as a serving node does between
     // requests, so the shipper's timer runs while rows keep arriving.
     for (let n = 0; n < shippedRows; n++) {
@@ -130,7 +138,8 @@ try {
     }
     const recordedMs = Date.now() - t0;
     await segmentLog.flush();
-    ingest.push({ recordedMs, ingestMs: Date.now() - t0 });
+    const nodeCpu = process.cpuUsage(nodeCpu0);
+    ingest.push({ recordedMs, ingestMs: Date.now() - t0, nodeCpuMs: (nodeCpu.user + nodeCpu.system) / 1000, storeCpuMs: storeCpuMs() - storeCpu0 });
     await segmentLog.close();
     log(`ingest run ${run + 1}: ${shippedRows} rows in ${seconds(ingest.at(-1)!.ingestMs)}`);
   }
@@ -139,7 +148,8 @@ try {
   const rate = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en');
   const ingestLine = () =>
     `  delivery segment-log path, per run: ${shippedRows.toLocaleString('en')} rows recorded in ${seconds(recordedMs)}, recorded + shipped in ${seconds(ingestMs)}: ${rate(shippedRows, ingestMs)} rows/s` +
-    ` (runs: ${ingest.map((i) => rate(shippedRows, i.ingestMs)).join(', ')})`;
+    ` (runs: ${ingest.map((i) => rate(shippedRows, i.ingestMs)).join(', ')});\n    CPU per run, medians: node ${seconds(median(ingest.map((i) => i.nodeCpuMs)))},` +
+    ` analytics store ${seconds(median(ingest.map((i) => i.storeCpuMs)))}`;
   if (ingestOnly) {
     const [stored] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM ${SEGMENT_DELIVERIES_TABLE}`);
     if (Number(stored?.n) !== shippedRows * runs) throw new Error(`${Number(stored?.n)} rows stored, ${shippedRows * runs} shipped`);
