@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClickHouseHttp, createLogger } from '@kino/infra';
+import { ClickHouseHttp, createLogger, fromTabSeparatedField } from '@kino/infra';
 import { waitFor } from '@kino/infra/dev';
 import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
       if (query.startsWith('INSERT INTO segment_deliveries')) {
         onInsert();
         await insertGate;
-        inserted.push(...body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+        inserted.push(...parseRows(query, body));
       }
       if (body.includes('INSERT INTO segment_rollup_marks') && body.includes('arrayJoin')) marks.push(body);
       // Migrations: answer the schema_migrations read as if every migration had run.
@@ -52,6 +52,20 @@ afterAll(() => {
   server.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The rows of an INSERT's body, as ClickHouse reads them: TabSeparated in the query's columns, or JSONEachRow. */
+function parseRows(query: string, body: string): Record<string, unknown>[] {
+  const lines = body.split('\n').filter(Boolean);
+  const [, columns, format] = /\((.*)\) FORMAT (\w+)$/.exec(query)!;
+  if (format === 'JSONEachRow') return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(format, 'TabSeparated');
+  const names = columns!.split(', ');
+  return lines.map((line) => {
+    const fields = line.split('\t');
+    assert.equal(fields.length, names.length, line);
+    return Object.fromEntries(names.map((name, i) => [name, /^\d+$/.test(fields[i]!) ? Number(fields[i]) : fromTabSeparatedField(fields[i]!)]));
+  });
+}
 
 const delivery = (segmentIndex: number): SegmentDelivery => ({
   orgId: 'org_1', envId: 'env_1', videoId: 'vid_1', renditionHeight: 360, segmentIndex, bytes: 1000, access: 'public',
@@ -114,11 +128,10 @@ test('a batch with a torn tail ships its complete rows and marks the days they h
   marks = [];
   const spool = join(dir, 'd');
   mkdirSync(spool, { recursive: true });
-  const row = (i: number, servedAt: string, orgId: string) =>
-    JSON.stringify({ row_id: `r-${i}`, served_at: servedAt, org_id: orgId, env_id: 'env_1', video_id: 'vid_1', rendition_height: 360, segment_index: i, bytes: 1, access: 'public', node_id: 'n1' });
+  const row = (i: number, servedAt: string, orgId: string) => `r-${i}\t${servedAt}\t${orgId}\tenv_1\tvid_1\t360\t${i}\t1\tpublic\tn1`;
   // As a machine crash leaves it: two whole rows, then half a row and no newline.
-  const torn = row(2, '2026-03-03 00:00:00', 'org_3').slice(0, 40);
-  writeFileSync(join(spool, 'batch-1000-1-000000.ndjson'), `${row(0, '2026-03-01 10:00:00', 'org_1')}\n${row(1, '2026-03-02 23:59:59', 'org_2')}\n${torn}`);
+  const torn = row(2, '2026-03-03 00:00:00', 'org_3').slice(0, 30);
+  writeFileSync(join(spool, 'batch-1000-1-000000.tsv'), `${row(0, '2026-03-01 10:00:00', 'org_1')}\n${row(1, '2026-03-02 23:59:59', 'org_2')}\n${torn}`);
   const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
   await waitFor('the batch shipped', () => !readdirSync(spool).some((name) => name.startsWith('batch-')));
   assert.deepEqual(inserted.map((r) => r.row_id), ['r-0', 'r-1']);
@@ -134,6 +147,7 @@ test('a clean stop while a ship is under way ships the rows recorded since, too'
   const spool = join(dir, 'e');
   mkdirSync(spool, { recursive: true });
   // A batch a previous process left: the new process starts shipping it at once, and the insert hangs.
+  // An older node's (JSONEachRow lines), which is still shipped as such.
   writeFileSync(join(spool, 'batch-1-1-000000.ndjson'), `${JSON.stringify({ row_id: 'old-0', served_at: '2026-11-23 00:00:00', org_id: 'org_1', env_id: 'env_1', video_id: 'vid_1', rendition_height: 360, segment_index: 0, bytes: 1, access: 'public', node_id: 'n0' })}\n`);
   const arrived = new Promise<void>((resolve) => (onInsert = resolve));
   const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 60_000, logger });
@@ -146,4 +160,20 @@ test('a clean stop while a ship is under way ships the rows recorded since, too'
   insertGate = Promise.resolve();
   assert.deepEqual(inserted.map((r) => r.row_id === 'old-0' ? 'old' : r.segment_index), ['old', 0, 1, 2]);
   assert.deepEqual(readdirSync(spool), [], 'nothing left behind after a clean stop');
+});
+
+test('ids with tabs, newlines and backslashes reach ClickHouse as they were', async () => {
+  inserted = [];
+  marks = [];
+  const spool = join(dir, 'f');
+  const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'node\\1', shipIntervalMs: 60_000, logger });
+  const odd = { orgId: 'org\t1', envId: 'env\n1', videoId: 'vid\\1\r', renditionHeight: 360, segmentIndex: 0, bytes: 1, access: 'private' } as const;
+  log.record(odd);
+  await log.close();
+  assert.equal(inserted.length, 1);
+  const { org_id, env_id, video_id, node_id, access } = inserted[0]!;
+  assert.deepEqual({ org_id, env_id, video_id, node_id, access }, { org_id: 'org\t1', env_id: 'env\n1', video_id: 'vid\\1\r', node_id: 'node\\1', access: 'private' });
+  assert.equal(marks.length, 1);
+  // The organization's day is marked with its id unescaped (a SQL literal may hold a tab).
+  assert.match(marks[0]!, /\('org\t1', '\d{4}-\d\d-\d\d'\)\]/);
 });

@@ -1,8 +1,8 @@
 // The analytics store, reached through the official ClickHouse client (`@clickhouse/client`) over
 // ClickHouse's HTTP interface. In the dev stack the URL points at the chDB-backed analytics process
 // (`kino analytics-store`, infra/dev/analytics/chdb-http-server.ts); in production at a ClickHouse server.
-// Kino needs four operations (a statement, a SELECT, an INSERT of rows or of JSON lines), named here once so that
-// every caller sends the same settings.
+// Kino needs four operations (a statement, a SELECT, an INSERT of rows or of rows already encoded), named here once
+// so that every caller sends the same settings.
 //
 // The SQL Kino sends must run on chDB 26 and on ClickHouse 18.16 (Debian's package) alike: no query
 // parameters, no DateTime64, no LowCardinality, no TTL, no JSONCompactEachRow. What the client sends
@@ -14,6 +14,23 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 /** Quotes a string as a ClickHouse string literal (for the few values Kino puts into SQL text). */
 export function clickHouseString(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+const tabSeparatedSpecial = /[\\\t\n\r]/;
+const tabSeparatedEscapes: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * A string as a field of ClickHouse's TabSeparated format: backslash, tab, newline and carriage
+ * return escaped (the escapes ClickHouse 18.16 and 26 both read back), anything else as it is.
+ */
+export function tabSeparatedField(value: string): string {
+  return tabSeparatedSpecial.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => tabSeparatedEscapes[c]!) : value;
+}
+
+/** The string a TabSeparated field holds (the inverse of `tabSeparatedField`). */
+export function fromTabSeparatedField(field: string): string {
+  if (!field.includes('\\')) return field;
+  return field.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c);
 }
 
 export class ClickHouseHttp {
@@ -64,14 +81,14 @@ export class ClickHouseHttp {
   }
 
   /**
-   * Inserts newline-delimited JSON rows as they are (JSONEachRow), without parsing and re-encoding
-   * them: the delivery spool's lines are already that format.
+   * Inserts rows already encoded as they are, without parsing and re-encoding them: the delivery
+   * spool's lines are TabSeparated in `columns`' order (JSONEachRow for spools older nodes wrote).
    */
-  async insertJsonLines(table: string, lines: string): Promise<void> {
-    if (lines.length === 0) return;
+  async insertEncoded(table: string, columns: readonly string[], format: 'TabSeparated' | 'JSONEachRow', data: Buffer | string): Promise<void> {
+    if (data.length === 0) return;
     const { stream } = await this.client.exec({
-      query: `INSERT INTO ${table} FORMAT JSONEachRow`,
-      values: Readable.from([lines], { objectMode: false }),
+      query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}`,
+      values: Readable.from([data], { objectMode: false }),
     });
     for await (const chunk of stream) void chunk;
   }

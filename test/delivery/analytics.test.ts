@@ -82,7 +82,7 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     await stack.delivery.process.kill9();
     const [open] = readdirSync(stack.spoolDir).filter((name) => name.startsWith('open-'));
     assert.ok(open, 'the killed node left its spool file');
-    copyFileSync(join(stack.spoolDir, open), join(stack.spoolDir, open.replace(/^open-/, 'batch-').replace(/\.ndjson$/, '-copy.ndjson')));
+    copyFileSync(join(stack.spoolDir, open), join(stack.spoolDir, open.replace(/^open-/, 'batch-').replace(/\.tsv$/, '-copy.tsv')));
     await stack.restartDelivery();
     // Then A once more (3 at 720p) and C once (1 at 240p), shipped by a clean stop.
     await play(a, 1);

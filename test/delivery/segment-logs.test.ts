@@ -61,7 +61,7 @@ test('a node killed with -9 right after answering loses no row: the restart ship
   assert.equal(served, 4);
   await stack.delivery.process.kill9();
   assert.equal((await rowsInClickHouse()).final, 0, 'nothing was shipped before the kill');
-  const spooled = readdirSync(stack.spoolDir).filter((name) => name.endsWith('.ndjson'));
+  const spooled = readdirSync(stack.spoolDir).filter((name) => name.endsWith('.tsv'));
   assert.equal(spooled.length, 1);
   assert.equal(readFileSync(join(stack.spoolDir, spooled[0]!), 'utf8').trim().split('\n').length, served);
 
@@ -81,7 +81,7 @@ test('a batch shipped twice (a kill between the insert and its removal) is count
   // As if the node had inserted this batch and died before deleting it: it is shipped again.
   const [spooled] = readdirSync(stack.spoolDir).filter((name) => name.startsWith('open-'));
   assert.ok(spooled);
-  copyFileSync(join(stack.spoolDir, spooled), join(stack.spoolDir, spooled.replace(/^open-/, 'batch-').replace(/\.ndjson$/, '-copy.ndjson')));
+  copyFileSync(join(stack.spoolDir, spooled), join(stack.spoolDir, spooled.replace(/^open-/, 'batch-').replace(/\.tsv$/, '-copy.tsv')));
   await stack.restartDelivery();
   await waitFor('both copies shipped', () => readdirSync(stack.spoolDir).filter((n) => n.startsWith('batch-')).length === 0);
   assert.deepEqual(await rowsInClickHouse(), { final: before + served, distinct: before + served });
@@ -91,7 +91,7 @@ test('a clean stop ships what is spooled; rows carry the segment, rendition, byt
   const before = (await rowsInClickHouse()).final;
   const served = await playAllSegments();
   await stack.delivery.process.stop();
-  assert.deepEqual(readdirSync(stack.spoolDir).filter((name) => name.endsWith('.ndjson')), []);
+  assert.deepEqual(readdirSync(stack.spoolDir).filter((name) => name.endsWith('.tsv')), []);
   assert.equal((await rowsInClickHouse()).final, before + served);
   const rows = await stack.clickhouse.query<{ h: number; i: number; bytes: number; access: string; n: number }>(
     `SELECT rendition_height AS h, segment_index AS i, any(bytes) AS bytes, toString(any(access)) AS access, count() AS n
