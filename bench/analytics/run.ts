@@ -131,7 +131,7 @@ try {
     // requests, so the shipper's timer runs while rows keep arriving.
     for (let n = 0; n < shippedRows; n++) {
       const v = n % VIDEOS;
-      segmentLog.record({
+      void segmentLog.record({
         orgId, envId: envIds[v % 3]!, videoId: videoIds[v]!, renditionHeight: HEIGHTS[n % 5]!, segmentIndex: n % 100, bytes: 500_000, access: 'public',
       });
       if (n % 1_000 === 999) await new Promise(setImmediate);

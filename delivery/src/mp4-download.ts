@@ -174,7 +174,8 @@ export function withMovieDuration(init: Buffer, seconds: number): Buffer {
 
 /**
  * Writes bytes [start, end] of the file to `res` (headers already written), part by part, calling
- * `onSegment` before the first byte of each media segment whose first byte is in the range.
+ * `onSegment` (and waiting for it) before the first byte of each media segment whose first byte is
+ * in the range.
  */
 export async function writeMp4Range(
   downloads: Mp4Downloads,
@@ -182,7 +183,7 @@ export async function writeMp4Range(
   start: number,
   end: number,
   res: ServerResponse,
-  onSegment: (part: Mp4Part, bytes: number) => void,
+  onSegment: (part: Mp4Part, bytes: number) => Promise<void>,
 ): Promise<void> {
   for (const part of layout.parts) {
     const partEnd = part.offset + part.size - 1;
@@ -195,7 +196,7 @@ export async function writeMp4Range(
       continue;
     }
     const object = await downloads.part(part);
-    if (from === 0) onSegment(part, to + 1);
+    if (from === 0) await onSegment(part, to + 1);
     if (object.data) {
       await write(res, object.data.subarray(from, to + 1));
       continue;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,8 +75,10 @@ test('rows are spooled at once and shipped in batches with unique row ids', asyn
   inserted = [];
   const spool = join(dir, 'a');
   const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 100, logger });
-  for (let i = 0; i < 5; i++) log.record(delivery(i));
-  assert.ok(readdirSync(spool).some((name) => name.startsWith('open-')), 'rows go to an open spool file first');
+  await Promise.all([0, 1, 2, 3, 4].map((i) => log.record(delivery(i))));
+  const open = readdirSync(spool).filter((name) => name.startsWith('open-'));
+  assert.equal(open.length, 1, 'rows go to an open spool file first');
+  assert.equal(readFileSync(join(spool, open[0]!), 'utf8').split('\n').length - 1, 5, 'each row written once recorded');
   await waitFor('five rows shipped', () => inserted.length === 5);
   assert.deepEqual(inserted.map((r) => r.segment_index), [0, 1, 2, 3, 4]);
   assert.equal(new Set(inserted.map((r) => r.row_id)).size, 5);
@@ -90,7 +92,7 @@ test('rows wait on disk while ClickHouse is down and are shipped by the next pro
   failing = true;
   const spool = join(dir, 'b');
   const first = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 50, logger });
-  for (let i = 0; i < 3; i++) first.record(delivery(i));
+  await Promise.all([0, 1, 2].map((i) => first.record(delivery(i))));
   await waitFor('a sealed batch', () => readdirSync(spool).some((name) => name.startsWith('batch-')));
   // What metrics read: the rows wait, the failures are counted, the lag grows with the oldest row's age.
   await waitFor('a failed shipping pass', () => first.counts.shipFailures >= 1);
@@ -153,10 +155,11 @@ test('a clean stop while a ship is under way ships the rows recorded since, too'
   const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 60_000, logger });
   await arrived; // that ship has listed the spool and is inserting the old batch
   onInsert = () => {};
-  for (let i = 0; i < 3; i++) log.record(delivery(i));
+  const recorded = [0, 1, 2].map((i) => log.record(delivery(i)));
   const closing = log.close(10_000);
   open();
   await closing;
+  await Promise.all(recorded);
   insertGate = Promise.resolve();
   assert.deepEqual(inserted.map((r) => r.row_id === 'old-0' ? 'old' : r.segment_index), ['old', 0, 1, 2]);
   assert.deepEqual(readdirSync(spool), [], 'nothing left behind after a clean stop');
@@ -168,7 +171,7 @@ test('ids with tabs, newlines and backslashes reach ClickHouse as they were', as
   const spool = join(dir, 'f');
   const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'node\\1', shipIntervalMs: 60_000, logger });
   const odd = { orgId: 'org\t1', envId: 'env\n1', videoId: 'vid\\1\r', renditionHeight: 360, segmentIndex: 0, bytes: 1, access: 'private' } as const;
-  log.record(odd);
+  await log.record(odd);
   await log.close();
   assert.equal(inserted.length, 1);
   const { org_id, env_id, video_id, node_id, access } = inserted[0]!;
@@ -176,4 +179,20 @@ test('ids with tabs, newlines and backslashes reach ClickHouse as they were', as
   assert.equal(marks.length, 1);
   // The organization's day is marked with its id unescaped (a SQL literal may hold a tab).
   assert.match(marks[0]!, /\('org\t1', '\d{4}-\d\d-\d\d'\)\]/);
+});
+
+test('the rows of one turn are written together, and each is in the spool file when its promise resolves', async () => {
+  const spool = join(dir, 'g');
+  const log = SegmentLog.open({ dir: spool, clickHouse: new ClickHouseHttp(url), nodeId: 'n1', shipIntervalMs: 60_000, logger });
+  const file = () => join(spool, readdirSync(spool).find((name) => name.startsWith('open-'))!);
+  const lines = () => readFileSync(file(), 'utf8').split('\n').filter(Boolean).map((line) => Number(line.split('\t')[6]));
+  const first = [0, 1, 2].map((i) => log.record(delivery(i)));
+  assert.deepEqual(lines(), [], 'nothing written before the end of the turn');
+  // What a kill -9 right after a segment was sent would leave: every row whose promise resolved.
+  await first[0];
+  assert.deepEqual(lines(), [0, 1, 2]);
+  await log.record(delivery(3));
+  assert.deepEqual(lines(), [0, 1, 2, 3]);
+  assert.equal(log.counts.spooledRows, 4);
+  await log.close();
 });

@@ -17,7 +17,7 @@ import { rewritePlaylist } from './playlist.ts';
 import { rewriteStoryboardVtt } from './storyboards.ts';
 import { parseRange } from './range.ts';
 import type { DeliveryMetrics } from './metrics.ts';
-import type { SegmentDelivery } from './segment-log.ts';
+import type { SegmentDelivery, SegmentLog } from './segment-log.ts';
 import { hlsPlayerScript, watchPage, type ShareLinkGate } from './share-links.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
 import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
@@ -26,7 +26,7 @@ export interface DeliveryDeps {
   catalog: Pick<VideoCatalog, 'get'>;
   cache: Pick<ObjectCache, 'get'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
-  segments: { record(delivery: SegmentDelivery): void };
+  segments: Pick<SegmentLog, 'record'>;
   thumbnails: Pick<ThumbnailMaker, 'get'>;
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
@@ -77,11 +77,14 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 
   const { counters } = deps.metrics;
 
-  /** A segment served: its row in the segment log and the metrics' counters (counters only: the hot path). */
-  function recordSegment(delivery: SegmentDelivery, family: Family): void {
-    deps.segments.record(delivery);
+  /**
+   * A segment served: its row in the segment log and the metrics' counters (counters only: the hot
+   * path). The segment's bytes go out once the returned promise resolves (the row is written).
+   */
+  function recordSegment(delivery: SegmentDelivery, family: Family): Promise<void> {
     counters.segmentsServed.inc({ family, access: delivery.access });
     counters.segmentBytes.inc({ family, access: delivery.access }, delivery.bytes);
+    return deps.segments.record(delivery);
   }
 
   /** Answers the request, setting `route.label` for the request metrics (a pattern, never the URL). */
@@ -384,7 +387,7 @@ function constantHeadersOf(contentType: string, cacheControl: string): readonly 
 }
 
 /** Conditional requests, ranges, HEAD, and the segment log row, for any body. */
-async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Family) => void, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
+async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Family) => Promise<void>, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
   const ifNoneMatch = req.headers['if-none-match'];
   if (ifNoneMatch && etagMatches(ifNoneMatch, body.etag)) {
     res.writeHead(304, { ...corsHeaders, 'Cache-Control': body.cacheControl, ETag: body.etag });
@@ -413,7 +416,7 @@ async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Famil
   // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
   if (body.segment && start === 0) {
     const { family, ...delivery } = body.segment;
-    recordSegment({ ...delivery, bytes: length }, family);
+    await recordSegment({ ...delivery, bytes: length }, family);
   }
   res.writeHead(status, headers);
   if (body.write) {
