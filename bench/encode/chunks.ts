@@ -6,8 +6,12 @@
 //    chunk in turn, pinned to core 0 with one x264 thread; the ffmpeg processes' CPU time (user+sys),
 //    each rendition's bitrate against its target and its PSNR against the source for both.
 // 2. scaling: the farm, time from the process call to `ready`, one node pinned to one core against
-//    two nodes pinned to two cores (taskset on the node processes; their ffmpeg children inherit it).
-// 3. Kino on two pinned nodes against one raw ffmpeg making the same ladder with every core.
+//    two nodes pinned to two cores (taskset on the node processes; their ffmpeg children inherit it),
+//    after a warm-up, the runs alternating in order; where each run's time went (the nodes' logs),
+//    and how far the longest chunk of a video runs past its siblings (the measurement behind not
+//    re-running stragglers, docs/decisions.md).
+// 3. Kino on two pinned nodes against one raw ffmpeg making the same ladder with every core, in the
+//    same alternation.
 // 4. the work a node killed mid-video loses: the seconds of video of the chunks in flight on it,
 //    against the whole-file design's (everything the node had encoded of the video by then).
 //
@@ -18,6 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { setNodeDrainRequested } from '@kino/control-plane/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '../../workers/src/ffmpeg/index.ts';
@@ -133,11 +138,53 @@ async function pin(node: FarmNodeProcess, cores: string): Promise<void> {
   await run('taskset', ['-a', '-cp', cores, String(node.process.child.pid)]);
 }
 
-async function timeToReady(farm: Farm, source: Buffer): Promise<number> {
+/**
+ * Where one video's time to `ready` went, from the nodes' logs (each encode job's slot time) and the
+ * workflow's history (which activity each job was): the audio track, each chunk's encode, and what
+ * came before and after them.
+ */
+interface KinoRun {
+  totalMs: number;
+  /** From the process call to the audio track's start on a node (upload check, probe, planning). */
+  beforeMs: number;
+  audioMs: number;
+  /** Each chunk's encode on its node (slot granted to done), in chunk order. */
+  chunkMs: number[];
+  /** From the last chunk's end to `ready` (playlists, work files, the database). */
+  afterMs: number;
+}
+
+async function kinoRun(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Promise<KinoRun> {
   const { videoId, calledAt } = await submitBenchVideo(farm, source, compressionRatio);
   const { readyAt } = await waitForReady(farm, videoId);
-  return readyAt - calledAt;
+  const history = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+  // Job ids are `{videoId}-a{activityId}-{run}` (node-work.ts).
+  const activities = new Map<string, { type: string; chunkIndex?: number }>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (!scheduled?.activityId) continue;
+    const input = JSON.parse(Buffer.from(scheduled.input?.payloads?.[0]?.data ?? '{}').toString('utf8')) as { chunk?: { index: number } };
+    activities.set(scheduled.activityId, { type: scheduled.activityType?.name ?? '', ...(input.chunk ? { chunkIndex: input.chunk.index } : {}) });
+  }
+  const jobs = (await Promise.all(nodes.map((node) => nodeJobs(node)))).flat().filter((j) => j.jobId.startsWith(videoId) && j.endedAt !== undefined);
+  const activityOf = (jobId: string) => activities.get(/-a([^-]+)-[^-]*$/.exec(jobId.slice(videoId.length))?.[1] ?? '');
+  const audio = jobs.find((j) => activityOf(j.jobId)?.type === 'encodeAudioTrack');
+  const chunks = jobs.filter((j) => activityOf(j.jobId)?.type === 'encodeChunk').sort((x, y) => activityOf(x.jobId)!.chunkIndex! - activityOf(y.jobId)!.chunkIndex!);
+  if (!audio || chunks.length === 0) throw new Error(`no audio track or chunk jobs for ${videoId} in the nodes' logs`);
+  return {
+    totalMs: readyAt - calledAt,
+    beforeMs: audio.startedAt - calledAt,
+    audioMs: audio.endedAt! - audio.startedAt,
+    chunkMs: chunks.map((j) => j.endedAt! - j.startedAt),
+    afterMs: readyAt - Math.max(...chunks.map((j) => j.endedAt!)),
+  };
 }
+
+const describeRun = (r: KinoRun) =>
+  `${s(r.totalMs)} (${s(r.beforeMs)} before the audio track, audio ${s(r.audioMs)}, chunks ${r.chunkMs.map((ms) => (ms / 1000).toFixed(1)).join('/')} s, ${s(r.afterMs)} after the last)`;
+
+/** The longest chunk of a video over its median chunk: how far a straggler runs past its siblings. */
+const chunkSpread = (r: KinoRun) => Math.max(...r.chunkMs) / median(r.chunkMs);
 
 /** The raw ffmpeg ladder with every core: the nodes' own ladder command, x264 choosing its threads, local files. */
 async function rawLadderMs(sourcePath: string, ladder: RenditionPlan[], settings: HlsEncodeSettings[]): Promise<number> {
@@ -225,23 +272,41 @@ async function main(): Promise<void> {
     try {
       const a = await farm.startNode('bench-a', { slots: 1, threads: 1 });
       await pin(a, '0');
-      const one: number[] = [];
-      for (let i = 0; i < (options['skip-scaling'] ? 0 : runs); i += 1) one.push(await timeToReady(farm, source));
       const b = await farm.startNode('bench-b', { slots: 1, threads: 1 });
       await pin(b, '1');
-      const two: number[] = [];
+      // One node is node b drained (an operator's drain: it takes no new work, probes and storyboards
+      // included), so the 1-node and 2-node runs alternate on the same processes and pinned cores.
+      const onNodes = async (count: 1 | 2): Promise<KinoRun> => {
+        await setNodeDrainRequested(farm.db, b.nodeId, count === 1);
+        return kinoRun(farm, [a, b], source);
+      };
+      const one: KinoRun[] = [];
+      const two: KinoRun[] = [];
       const raw: number[] = [];
-      for (let i = 0; i < (options['skip-scaling'] ? 0 : runs); i += 1) {
-        two.push(await timeToReady(farm, source));
-        raw.push(await rawLadderMs(sourcePath, ladder, settings));
-        log(`  time to ready: 1 node ${s(one[i]!)}, 2 nodes ${s(two[i]!)}; raw ffmpeg ${s(raw[i]!)}`);
-      }
       if (!options['skip-scaling']) {
+        // A warm-up (the workers' first workflow and activities, the page cache), not counted.
+        log(`  warm-up, 2 nodes: ${describeRun(await onNodes(2))}`);
+        for (let i = 0; i < runs; i += 1) {
+          // Alternating order: 1 node, 2 nodes, raw; then raw, 2 nodes, 1 node.
+          const steps = [async () => one.push(await onNodes(1)), async () => two.push(await onNodes(2)), async () => raw.push(await rawLadderMs(sourcePath, ladder, settings))];
+          for (const step of i % 2 === 0 ? steps : steps.reverse()) await step();
+          log(`  run ${i + 1}: 1 node ${describeRun(one[i]!)}`);
+          log(`         2 nodes ${describeRun(two[i]!)}; raw ffmpeg ${s(raw[i]!)}`);
+        }
         // Both the ratio of the medians and the median of the runs' own ratios (run i of each side).
-        const ratios = (a: number[], b: number[]) => median(a.map((t, i) => t / b[i]!)).toFixed(2);
-        lines.push(`scaling, time to ready: 1 node on 1 core ${s(median(one))}, 2 nodes on 2 cores ${s(median(two))}: speedup ${(median(one) / median(two)).toFixed(2)}, median of per-run ratios ${ratios(one, two)} (goal >= 1.8)`);
-        lines.push(`Kino on 2 pinned nodes against raw ffmpeg with every core: ${s(median(two))} vs ${s(median(raw))}: ${(median(raw) / median(two)).toFixed(2)} of raw's speed, Kino/raw time ${(median(two) / median(raw)).toFixed(2)}, median of per-run ratios ${ratios(two, raw)} (goal <= 0.9)`);
+        const oneMs = one.map((r) => r.totalMs);
+        const twoMs = two.map((r) => r.totalMs);
+        const ratios = (x: number[], y: number[]) => median(x.map((t, i) => t / y[i]!)).toFixed(2);
+        lines.push(`scaling, time to ready: 1 node on 1 core ${s(median(oneMs))}, 2 nodes on 2 cores ${s(median(twoMs))}: speedup ${(median(oneMs) / median(twoMs)).toFixed(2)}, median of per-run ratios ${ratios(oneMs, twoMs)} (goal >= 1.8)`);
+        lines.push(`Kino on 2 pinned nodes against raw ffmpeg with every core: ${s(median(twoMs))} vs ${s(median(raw))}: ${(median(raw) / median(twoMs)).toFixed(2)} of raw's speed, Kino/raw time ${(median(twoMs) / median(raw)).toFixed(2)}, median of per-run ratios ${ratios(twoMs, raw)} (goal <= 0.9)`);
+        const m = (runs: KinoRun[], f: (r: KinoRun) => number) => s(median(runs.map(f)));
+        lines.push(`  2 nodes, medians: ${m(two, (r) => r.beforeMs)} before the audio track, audio ${m(two, (r) => r.audioMs)}, a chunk ${m(two, (r) => median(r.chunkMs))}, ${m(two, (r) => r.afterMs)} after the last chunk`);
+        lines.push(
+          `chunk spread, longest chunk over its video's median chunk: 2 nodes ${median(two.map(chunkSpread)).toFixed(2)} (max ${Math.max(...two.map(chunkSpread)).toFixed(2)}), ` +
+            `1 node ${median(one.map(chunkSpread)).toFixed(2)} (max ${Math.max(...one.map(chunkSpread)).toFixed(2)}; the storyboard shares its core)`,
+        );
       }
+      await setNodeDrainRequested(farm.db, b.nodeId, false);
       const loss = await nodeLoss(farm, [a, b], source);
       lines.push(`node killed mid-video: chunked loses ${loss.chunkedLostSeconds} s of video to re-encode, the whole-file design ${loss.wholeFileLostSeconds} s`);
     } finally {
