@@ -91,6 +91,22 @@ export function registryTableCases(db: () => Db): void {
     assert.equal((await findLiveNode(db(), { heartbeatTimeoutMs: timeout, excludeNodeIds: [b.id] }))?.id, a.id);
   });
 
+  it('sends a short job to the least loaded node, away from the node the queue grants an encode', async () => {
+    await reset();
+    // Ids whose order by code unit (Z before a) and by locale (a before Z) differ.
+    const first = await register(1, { nodeId: 'node_Zeta' });
+    const second = await register(1, { nodeId: 'node_alpha' });
+    const shortJobNode = await findLiveNode(db(), { heartbeatTimeoutMs: timeout });
+    await enqueueEncode(db(), { videoId: 'v', job: 'j' });
+    assert.equal(await dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 }), 1);
+    const granted = await db().selectFrom('node_leases').select(['id', 'node_id']).executeTakeFirstOrThrow();
+    assert.equal(granted.node_id, first.id, 'encodes fill from the first node by id');
+    assert.equal(shortJobNode?.id, second.id, 'an idle farm: the short job goes to the other end');
+    await acquireNodeSlot(db(), { videoId: 'v', job: 'k', heartbeatTimeoutMs: timeout });
+    await releaseNodeSlot(db(), granted.id);
+    assert.equal((await findLiveNode(db(), { heartbeatTimeoutMs: timeout }))?.id, first.id, 'a busy node is passed over');
+  });
+
   it('skips silent and draining nodes; heartbeats keep a node live and say when it is unknown', async () => {
     await reset();
     const silent = await register(1);

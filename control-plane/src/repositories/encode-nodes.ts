@@ -172,6 +172,14 @@ function nodesWithUsedSlots(db: Db) {
     );
 }
 
+/**
+ * The order among equally loaded nodes, the same wherever nodes are chosen (here and in
+ * dispatchEncodeQueue): ids by code unit, not by locale, so it never depends on a collation.
+ */
+export function compareNodeIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Live nodes with their used slots, least loaded first; a node an operator drained is not live. */
 export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
   let query = nodesWithUsedSlots(db)
@@ -182,12 +190,21 @@ export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds
   const rows = await query.execute();
   return rows
     .map((row) => ({ ...row, used: Number(row.used ?? 0) }))
-    .sort((a, b) => a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || a.id.localeCompare(b.id));
+    .sort((a, b) => a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || compareNodeIds(a.id, b.id));
 }
 
-/** A live node for a short job that takes no slot, least loaded first; undefined when none is live. */
+/**
+ * A live node for a short job that takes no slot (probe, thumbnail, storyboard): the least loaded,
+ * and among equally loaded nodes the last by id, because encodes are granted from the first
+ * (dispatchEncodeQueue). In an idle farm a video's storyboard, which decodes the whole source, then
+ * runs beside its first encode rather than on the same node's cores (bench/encode/chunks.ts: the
+ * audio track, encoded before any chunk, took 6.5 s beside the storyboard and 2.8 s alone).
+ * Undefined when no node is live.
+ */
 export async function findLiveNode(db: Db, options: SelectionOptions): Promise<LiveNode | undefined> {
-  return (await listLiveNodes(db, options))[0];
+  const nodes = await listLiveNodes(db, options);
+  const leastLoaded = nodes.filter((node) => node.used / node.slots === nodes[0]!.used / nodes[0]!.slots);
+  return leastLoaded.at(-1);
 }
 
 /** Every node the registry has seen, newest first (for operators and health checks). */

@@ -9,6 +9,7 @@ import { randomBase62 } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import { ago } from './db-clock.ts';
 import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
+import { compareNodeIds } from './encode-nodes.ts';
 
 /** Serializes dispatch passes across orchestrators (pg_advisory_xact_lock key). */
 const dispatchLockKey = 7_301_401;
@@ -140,7 +141,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
       for (;;) {
         const node = nodes
           .filter((n) => (used.get(n.id) ?? 0) < n.slots)
-          .sort((a, b) => (used.get(a.id) ?? 0) / a.slots - (used.get(b.id) ?? 0) / b.slots || b.slots - a.slots)[0];
+          .sort((a, b) => (used.get(a.id) ?? 0) / a.slots - (used.get(b.id) ?? 0) / b.slots || b.slots - a.slots || compareNodeIds(a.id, b.id))[0];
         if (!node || queue.length === 0) break;
         // The first (in queue order) among the entries whose video holds the fewest slots.
         let best = 0;
