@@ -14,7 +14,7 @@
 // every request (control-plane/src/dashboard/sessions.ts); another organization is `not_a_member`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey } from '../../db/schema.ts';
+import type { ApiKey, Environment } from '../../db/schema.ts';
 import { findActiveApiKey, touchApiKey } from '../../repositories/api-keys.ts';
 import { getEnvironment } from '../../repositories/environments.ts';
 import { getOrganization } from '../../repositories/organizations.ts';
@@ -53,6 +53,24 @@ function keyTouchesOf(db: object): Map<string, number> {
   let touches = keyTouches.get(db);
   if (!touches) keyTouches.set(db, (touches = new Map()));
   return touches;
+}
+
+/**
+ * Environments found, by id, per database handle. An environment row never changes and is never
+ * deleted (repositories/environments.ts creates and reads, nothing else), so a copy never goes
+ * stale; only environments that exist are kept (one created after a miss is found next time). It
+ * saves every environment path (lists, upload URLs, process) a round trip before its own queries.
+ */
+const knownEnvironments = new WeakMap<object, Map<string, Environment>>();
+
+async function environmentOf(db: RouteOptions['deps']['db'], envId: string): Promise<Environment | undefined> {
+  let known = knownEnvironments.get(db);
+  if (!known) knownEnvironments.set(db, (known = new Map()));
+  const cached = known.get(envId);
+  if (cached) return cached;
+  const environment = await getEnvironment(db, envId);
+  if (environment) known.set(envId, environment);
+  return environment;
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
@@ -138,7 +156,7 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
   const access: Access = { caller, orgId };
   if (params.envID !== undefined) {
     assertEnvironmentReach(access, params.envID);
-    const environment = await getEnvironment(deps.db, params.envID);
+    const environment = await environmentOf(deps.db, params.envID);
     if (!environment || environment.org_id !== orgId) {
       throw new NotFoundError('environment_not_found', `Environment ${params.envID} does not exist in organization ${orgId}.`);
     }
