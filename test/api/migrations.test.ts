@@ -77,6 +77,15 @@ for (const engine of ['pglite', 'postgres'] as const) {
       const scopes = [{ scope: `organization:${org.id}:general:3600`, windowStart }, { scope: `key:${record.id}:uploadUrlPerKey:60`, windowStart }];
       assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [1, 1]);
       assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [2, 2]);
+      // The counters commit without waiting for the WAL flush, for their own transaction only: the
+      // session (a pooled connection other queries reuse) keeps its setting.
+      await db.connection().execute(async (connection) => {
+        await sql`set synchronous_commit = on`.execute(connection);
+        assert.deepEqual([...(await incrementRateLimitCounters(connection, scopes)).values()], [3, 3]);
+        const { rows } = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(connection);
+        assert.equal(rows[0]?.synchronous_commit, 'on');
+        await sql`reset synchronous_commit`.execute(connection);
+      });
 
       const storagePath = `uploads/${org.id}/${env.id}/upl_x/a.mp4`;
       const base = { orgId: org.id, envId: env.id, storagePath, videoQuality: 'high' as const, allowPublicAccess: true, parameters: defaultEncodingParameters };

@@ -14,7 +14,7 @@
 // every request (control-plane/src/dashboard/sessions.ts); another organization is `not_a_member`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey } from '../../db/schema.ts';
+import type { ApiKey, Environment } from '../../db/schema.ts';
 import { findActiveApiKey, touchApiKey } from '../../repositories/api-keys.ts';
 import { getEnvironment } from '../../repositories/environments.ts';
 import { getOrganization } from '../../repositories/organizations.ts';
@@ -41,6 +41,37 @@ import { deleteRateLimitCountersBefore } from '../../repositories/rate-limits.ts
 
 const COUNTER_CLEANUP_INTERVAL_MS = 10 * 60_000;
 const COUNTER_RETENTION_MS = 24 * 3600_000;
+/**
+ * touchApiKey writes a key's last use at most once a minute, but asking costs a statement on every
+ * request; this process asks at most once a minute per key (per database handle, as tests open
+ * several), so `last_used_at` may lag the key's last use by up to about two minutes.
+ */
+const KEY_TOUCH_INTERVAL_MS = 60_000;
+const keyTouches = new WeakMap<object, Map<string, number>>();
+
+function keyTouchesOf(db: object): Map<string, number> {
+  let touches = keyTouches.get(db);
+  if (!touches) keyTouches.set(db, (touches = new Map()));
+  return touches;
+}
+
+/**
+ * Environments found, by id, per database handle. An environment row never changes and is never
+ * deleted (repositories/environments.ts creates and reads, nothing else), so a copy never goes
+ * stale; only environments that exist are kept (one created after a miss is found next time). It
+ * saves every environment path (lists, upload URLs, process) a round trip before its own queries.
+ */
+const knownEnvironments = new WeakMap<object, Map<string, Environment>>();
+
+async function environmentOf(db: RouteOptions['deps']['db'], envId: string): Promise<Environment | undefined> {
+  let known = knownEnvironments.get(db);
+  if (!known) knownEnvironments.set(db, (known = new Map()));
+  const cached = known.get(envId);
+  if (cached) return cached;
+  const environment = await getEnvironment(db, envId);
+  if (environment) known.set(envId, environment);
+  return environment;
+}
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -87,7 +118,12 @@ async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], 
     throw new ServiceUnavailableError('The API cannot check keys right now (database unavailable). Try again shortly.');
   }
   if (!key) return new UnauthorizedError('Invalid API key: it is malformed, unknown, revoked or expired.');
-  touchApiKey(deps.db, key.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+  const touches = keyTouchesOf(deps.db);
+  const now = Date.now();
+  if (now - (touches.get(key.id) ?? -Infinity) >= KEY_TOUCH_INTERVAL_MS) {
+    touches.set(key.id, now);
+    touchApiKey(deps.db, key.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+  }
   return { kind: 'apiKey', key };
 }
 
@@ -120,7 +156,7 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
   const access: Access = { caller, orgId };
   if (params.envID !== undefined) {
     assertEnvironmentReach(access, params.envID);
-    const environment = await getEnvironment(deps.db, params.envID);
+    const environment = await environmentOf(deps.db, params.envID);
     if (!environment || environment.org_id !== orgId) {
       throw new NotFoundError('environment_not_found', `Environment ${params.envID} does not exist in organization ${orgId}.`);
     }
@@ -175,6 +211,8 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
 
   // Old windows are of no use: drop them now and then (any instance may; the delete is idempotent).
   const cleanup = setInterval(() => {
+    const touches = keyTouchesOf(deps.db);
+    for (const [keyId, at] of touches) if (Date.now() - at >= KEY_TOUCH_INTERVAL_MS) touches.delete(keyId);
     deleteRateLimitCountersBefore(deps.db, new Date(now().getTime() - COUNTER_RETENTION_MS)).catch((error: unknown) =>
       app.log.warn({ err: error }, 'rate-limit counter cleanup failed'),
     );

@@ -140,7 +140,7 @@ function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId' | 'en
   };
 }
 
-async function segmentsServedFor(deps: ApiDeps, request: FastifyRequest, videos: Video[]): Promise<Map<string, number>> {
+async function segmentsServedFor(deps: ApiDeps, request: FastifyRequest, videos: Pick<Video, 'id' | 'org_id'>[]): Promise<Map<string, number>> {
   if (!deps.servedSegments || videos.length === 0) return new Map();
   try {
     return await deps.servedSegments.segmentsServed(videos[0]!.org_id, videos.map((v) => v.id));
@@ -339,11 +339,18 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     },
     async (request) => {
       const access = accessOf(request);
-      const video = await videoInReach(deps, access, request.params.publicID);
+      const videoId = request.params.publicID;
+      // The renditions and `served` need only the id, so they are read beside the video, not after
+      // it: one database round trip instead of two in a row. When the video is not in reach (404,
+      // 403) they are dropped unread; `served` is asked of the organization in the path, which is
+      // the video's whenever anything is answered.
+      const [video, renditions, served] = await Promise.all([
+        videoInReach(deps, access, videoId),
+        listRenditions(deps.db, videoId),
+        segmentsServedFor(deps, request, [{ id: videoId, org_id: access.orgId }]),
+      ]);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [renditions, served, thumbnails, storyboardUrl] = await Promise.all([
-        listRenditions(deps.db, video.id),
-        segmentsServedFor(deps, request, [video]),
+      const [thumbnails, storyboardUrl] = await Promise.all([
         thumbnailUrlsFor(deps, [video]),
         storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
       ]);
