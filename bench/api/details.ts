@@ -1,5 +1,5 @@
 // Where one details call spends its time (docs/list-performance.md#details-and-the-per-call-path-issue-16):
-// seeds ready videos in one environment (every one with a `served` figure), then, for --rounds
+// seeds videos in one environment as bench:api does (bench/api/common.ts), then, for --rounds
 // rounds, times --calls details calls through the API (`kino api` of a dev stack, rate limits in
 // force), an API call with one query of its own, and the details call's SQL directly from this
 // process, one statement at a time and chained as the API runs it. Prints p50/p99/max of each and
@@ -7,34 +7,19 @@
 //
 // Usage: npm run bench:api:details -- [--videos=1000000] [--calls=1000] [--rounds=2]
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
-import { findActiveApiKey, getVideo, incrementRateLimitCounters, listRenditions, listVideos, openDatabase, servedSegmentsOf, touchApiKey } from '@kino/control-plane';
-import { defaultEncodingParameters } from '@kino/proto/contract';
-import { startTestStack } from '../../test/support/stack.ts';
+import { findActiveApiKey, getVideo, incrementRateLimitCounters, listRenditions, listVideos, servedSegmentsOf, touchApiKey } from '@kino/control-plane';
+import { percentile, seedServed, seedVideos, startApiBenchStack, vacuumUntilVisible } from './common.ts';
 
 const { values: flags } = parseArgs({
   options: { videos: { type: 'string', default: '1000000' }, calls: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '2' } },
 });
 const VIDEOS = Number(flags.videos);
 const CALLS = Number(flags.calls);
-const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-const stack = await startTestStack({
-  nodes: 0, without: ['orchestrator', 'delivery'], analytics: 'chdb',
-  env: { api: { RATE_LIMITS: 'general=10000000,video=10000000,uploadUrl=10000000,uploadUrlPerKey=10000000', LOG_LEVEL: 'warn' } },
-});
-const db = await openDatabase(stack.env.DATABASE_URL!);
-const { apiUrl, apiKey, orgId, envId } = stack.status.devJson;
+const { stack, db, apiUrl, apiKey, orgId, envId } = await startApiBenchStack('chdb');
 try {
-  await sql`
-    insert into videos (id, org_id, env_id, name, status, storage_path, video_quality, allow_public_access, parameters, duration_seconds,
-                        source_width, source_height, source_frame_rate, created_at, updated_at, ready_at)
-    select 'vid_b' || ${envId} || i, ${orgId}, ${envId}, 'Tutorial ' || i, 'ready', 'uploads/' || ${orgId} || '/' || ${envId} || '/bench-' || i || '/source.mp4',
-           'standard', true, ${JSON.stringify(defaultEncodingParameters)}::jsonb, 10 + i % 3600, 1920, 1080, 30,
-           now() - i * interval '90 seconds', now() - i * interval '90 seconds', now() - i * interval '90 seconds'
-    from generate_series(1, ${VIDEOS}::int) i`.execute(db);
-  await sql`insert into video_served_segments (video_id, segments) select id, 1000 from videos where env_id = ${envId}`.execute(db);
-  await sql`vacuum analyze videos`.execute(db);
-  await sql`vacuum analyze video_served_segments`.execute(db);
+  await seedVideos(db, { orgId, envId, count: VIDEOS });
+  await seedServed(db, envId);
+  await vacuumUntilVisible(db);
   const ids = (await listVideos(db, { orgId, envId, page: 50, pageSize: CALLS, sortBy: 'created_at', sortDir: 'desc' })).videos.map((v) => v.id);
   const key = (await findActiveApiKey(db, apiKey))!;
   const start = new Date(Math.floor(Date.now() / 3600_000) * 3600_000);
@@ -64,7 +49,7 @@ try {
       const slowest = times.map((ms, at) => ({ ms, at })).sort((a, b) => b.ms - a.ms).slice(0, 5);
       console.log(`   slowest of ${name}: ${slowest.map((x) => `#${x.at} ${x.ms.toFixed(1)}`).join(', ')}`);
       times.sort((a, b) => a - b);
-      console.log(`round ${round}  ${name.padEnd(70)} p50 ${pct(times, 50).toFixed(2).padStart(6)}  p99 ${pct(times, 99).toFixed(2).padStart(6)}  max ${times.at(-1)!.toFixed(2).padStart(6)}`);
+      console.log(`round ${round}  ${name.padEnd(70)} p50 ${percentile(times, 50).toFixed(2).padStart(6)}  p99 ${percentile(times, 99).toFixed(2).padStart(6)}  max ${times.at(-1)!.toFixed(2).padStart(6)}`);
     }
   }
 } finally {

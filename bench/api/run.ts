@@ -8,7 +8,6 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
 import {
   countLiveVideos,
   createEnvironment,
@@ -19,12 +18,11 @@ import {
   getVideo,
   listRenditions,
   listVideos,
-  openDatabase,
   servedSegmentsOf,
   type ListVideosQuery,
 } from '@kino/control-plane';
 import { defaultEncodingParameters } from '@kino/proto/contract';
-import { startTestStack } from '../../test/support/stack.ts';
+import { percentile, seedServed, seedVideos, startApiBenchStack, vacuumUntilVisible } from './common.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -41,7 +39,6 @@ const SMALL_ENVIRONMENT_VIDEOS = 2_000;
 const MP4_OPENING = Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1');
 
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const summary = (times: number[]) => {
   const sorted = [...times].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
@@ -52,44 +49,12 @@ async function timed(times: number[], run: () => Promise<unknown>): Promise<void
   times.push(performance.now() - began);
 }
 
-const stack = await startTestStack({
-  nodes: 0,
-  // Temporal runs (the process call starts a workflow); no orchestrator picks it up.
-  without: ['orchestrator', 'delivery'],
-  analytics: flags.analytics as 'chdb' | 'none',
-  env: { api: { RATE_LIMITS: 'general=10000000,video=10000000,uploadUrl=10000000,uploadUrlPerKey=10000000', LOG_LEVEL: 'warn' } },
-});
-const db = await openDatabase(stack.env.DATABASE_URL!);
-const { apiUrl, apiKey, orgId, envId } = stack.status.devJson;
+const { stack, db, apiUrl, apiKey, orgId, envId } = await startApiBenchStack(flags.analytics as 'chdb' | 'none');
 try {
-  // The bulk load: one INSERT ... SELECT over generate_series per environment. Names draw on a small
-  // vocabulary; about 1 % say "keynote". Creation times step back 90 s per video (a million span
-  // about three years). 90 % ready, 7 % transcoding, 3 % failed; 2 % deleted.
-  const seed = async (env: string, count: number) => {
-    await sql`
-      insert into videos (id, org_id, env_id, name, status, failure_reason, storage_path, video_quality, allow_public_access,
-                          parameters, duration_seconds, source_width, source_height, source_frame_rate, created_at, updated_at, ready_at, deleted_at)
-      select 'vid_b' || ${env} || i, ${orgId}, ${env},
-             case when i % 97 = 0 then 'Annual keynote ' || i
-                  else (array['Product demo','Interview','Tutorial','Webinar','Launch','Recap','Training','Podcast','Review','Trailer'])[1 + i % 10]
-                       || ' ' || (array['spring','summer','autumn','winter','alpha','beta','north','south','east','west','one','two'])[1 + (i / 10) % 12] || ' ' || i end,
-             s.status, case when s.status = 'failed' then 'the file has no video stream' end,
-             'uploads/' || ${orgId} || '/' || ${env} || '/bench-' || i || '/source.mp4',
-             (array['standard','high','ultra'])[1 + i % 3], true, ${JSON.stringify(defaultEncodingParameters)}::jsonb,
-             case when s.status = 'ready' then 10 + (i::bigint * 7919) % 3600 end,
-             case when s.status = 'ready' then 1920 end, case when s.status = 'ready' then 1080 end, case when s.status = 'ready' then 30 end,
-             now() - i * interval '90 seconds', now() - i * interval '90 seconds',
-             case when s.status = 'ready' then now() - i * interval '90 seconds' end,
-             case when i % 50 = 7 then now() end
-      from generate_series(1, ${count}::int) i,
-           lateral (select case when i % 100 < 90 then 'ready' when i % 100 < 97 then 'transcoding' else 'failed' end as status) s`.execute(db);
-  };
+  const seed = (env: string, count: number) => seedVideos(db, { orgId, envId: env, count });
   let began = Date.now();
   await seed(envId, VIDEOS);
-  // Every ready video has been watched: lists and details read a real `served` figure for each
-  // (video_served_segments, the copy the rollup refresher keeps), not an empty table.
-  await sql`insert into video_served_segments (video_id, segments)
-            select id, 1 + hashtext(id)::bigint % 100000 + 100000 from videos where env_id = ${envId} and status = 'ready'`.execute(db);
+  await seedServed(db, envId);
   const smallEnvs: string[] = [];
   for (let n = 0; n < SMALL_ENVIRONMENTS; n++) {
     const small = await createEnvironment(db, { orgId, name: `small ${n}` });
@@ -98,20 +63,8 @@ try {
   }
   const emptyEnv = (await createEnvironment(db, { orgId, name: 'empty' })).id;
   const seedMs = Date.now() - began;
-  // Index-only scans skip the table only on pages the visibility map marks all-visible. A VACUUM
-  // cannot mark rows that a snapshot older than the bulk insert (an autovacuum ANALYZE that began
-  // during it) may not see, so vacuum until the map covers the table, as autovacuum would in time.
   began = Date.now();
-  await waitFor(
-    'the visibility map to cover videos',
-    async () => {
-      await sql`vacuum analyze videos`.execute(db);
-      const { rows } = await sql<{ pages: number; visible: number }>`
-        select relpages as pages, relallvisible as visible from pg_class where relname = 'videos'`.execute(db);
-      return rows[0]!.visible >= rows[0]!.pages * 0.99;
-    },
-    { timeoutMs: 600_000, intervalMs: 1_000 },
-  );
+  await vacuumUntilVisible(db);
   const vacuumMs = Date.now() - began;
   // What the migration's backfill holds writers for, at this size: one grouped count of the table.
   began = Date.now();
