@@ -154,22 +154,40 @@ interface KinoRun {
   afterMs: number;
 }
 
+/** An activity of a video's workflow, from its history: id, type, input (the chunk, for encodeChunk) and attempts. */
+interface WorkflowActivity {
+  activityId: string;
+  type: string;
+  chunk?: { index: number; startSeconds: number; durationSeconds: number };
+  /** The attempt that started last (1 unless it was retried). */
+  attempt: number;
+}
+
+async function workflowActivities(farm: Farm, videoId: string): Promise<WorkflowActivity[]> {
+  const history = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+  const byEventId = new Map<number, WorkflowActivity>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityId) {
+      const input = JSON.parse(Buffer.from(scheduled.input?.payloads?.[0]?.data ?? '{}').toString('utf8')) as Pick<WorkflowActivity, 'chunk'>;
+      byEventId.set(Number(event.eventId), { activityId: scheduled.activityId, type: scheduled.activityType?.name ?? '', ...(input.chunk ? { chunk: input.chunk } : {}), attempt: 1 });
+    }
+    const started = event.activityTaskStartedEventAttributes;
+    const activity = started && byEventId.get(Number(started.scheduledEventId));
+    if (activity) activity.attempt = started.attempt ?? 1;
+  }
+  return [...byEventId.values()];
+}
+
 async function kinoRun(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Promise<KinoRun> {
   const { videoId, calledAt } = await submitBenchVideo(farm, source, compressionRatio);
   const { readyAt } = await waitForReady(farm, videoId);
-  const history = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
   // Job ids are `{videoId}-a{activityId}-{run}` (node-work.ts).
-  const activities = new Map<string, { type: string; chunkIndex?: number }>();
-  for (const event of history.events ?? []) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (!scheduled?.activityId) continue;
-    const input = JSON.parse(Buffer.from(scheduled.input?.payloads?.[0]?.data ?? '{}').toString('utf8')) as { chunk?: { index: number } };
-    activities.set(scheduled.activityId, { type: scheduled.activityType?.name ?? '', ...(input.chunk ? { chunkIndex: input.chunk.index } : {}) });
-  }
+  const activities = new Map((await workflowActivities(farm, videoId)).map((a) => [a.activityId, a]));
   const jobs = (await Promise.all(nodes.map((node) => nodeJobs(node)))).flat().filter((j) => j.jobId.startsWith(videoId) && j.endedAt !== undefined);
   const activityOf = (jobId: string) => activities.get(/-a([^-]+)-[^-]*$/.exec(jobId.slice(videoId.length))?.[1] ?? '');
   const audio = jobs.find((j) => activityOf(j.jobId)?.type === 'encodeAudioTrack');
-  const chunks = jobs.filter((j) => activityOf(j.jobId)?.type === 'encodeChunk').sort((x, y) => activityOf(x.jobId)!.chunkIndex! - activityOf(y.jobId)!.chunkIndex!);
+  const chunks = jobs.filter((j) => activityOf(j.jobId)?.type === 'encodeChunk').sort((x, y) => activityOf(x.jobId)!.chunk!.index - activityOf(y.jobId)!.chunk!.index);
   if (!audio || chunks.length === 0) throw new Error(`no audio track or chunk jobs for ${videoId} in the nodes' logs`);
   return {
     totalMs: readyAt - calledAt,
@@ -220,17 +238,9 @@ async function nodeLoss(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): P
     if (running && finishedChunks >= Math.floor(chunks.length / 2)) {
       await running.node.process.kill9();
       await waitForReady(farm, videoId);
-      const history = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
-      const inputs = new Map<number, { chunk: { startSeconds: number; durationSeconds: number } }>();
       let chunkedLostSeconds = 0;
-      for (const event of history.events ?? []) {
-        const scheduled = event.activityTaskScheduledEventAttributes;
-        if (scheduled?.activityType?.name === 'encodeChunk') {
-          inputs.set(Number(event.eventId), JSON.parse(Buffer.from(scheduled.input!.payloads![0]!.data!).toString('utf8')) as { chunk: { startSeconds: number; durationSeconds: number } });
-        }
-        const started = event.activityTaskStartedEventAttributes;
-        const input = started && inputs.get(Number(started.scheduledEventId));
-        if (input && (started.attempt ?? 1) > 1) chunkedLostSeconds += Math.min(input.chunk.durationSeconds, seconds - input.chunk.startSeconds);
+      for (const { type, chunk, attempt } of await workflowActivities(farm, videoId)) {
+        if (type === 'encodeChunk' && attempt > 1) chunkedLostSeconds += Math.min(chunk!.durationSeconds, seconds - chunk!.startSeconds);
       }
       // A whole-file encode on that node would have lost everything it had encoded: at least the finished chunks' seconds.
       const wholeFileLostSeconds = Math.min(seconds, finishedChunks * chunkSeconds + chunkedLostSeconds);
