@@ -43,33 +43,30 @@ const COUNTER_CLEANUP_INTERVAL_MS = 10 * 60_000;
 const COUNTER_RETENTION_MS = 24 * 3600_000;
 /**
  * touchApiKey writes a key's last use at most once a minute, but asking costs a statement on every
- * request; this process asks at most once a minute per key (per database handle, as tests open
- * several), so `last_used_at` may lag the key's last use by up to about two minutes.
+ * request; this instance asks at most once a minute per key, so `last_used_at` may lag the key's
+ * last use by up to about two minutes.
  */
 const KEY_TOUCH_INTERVAL_MS = 60_000;
-const keyTouches = new WeakMap<object, Map<string, number>>();
-
-function keyTouchesOf(db: object): Map<string, number> {
-  let touches = keyTouches.get(db);
-  if (!touches) keyTouches.set(db, (touches = new Map()));
-  return touches;
-}
 
 /**
- * Environments found, by id, per database handle. An environment row never changes and is never
- * deleted (repositories/environments.ts creates and reads, nothing else), so a copy never goes
- * stale; only environments that exist are kept (one created after a miss is found next time). It
- * saves every environment path (lists, upload URLs, process) a round trip before its own queries.
+ * What one API instance remembers between requests (made by accessPlugin, so each app built in a
+ * test has its own):
+ * - when it last asked to record each key's use;
+ * - the environments it found, by id. An environment row never changes and is never deleted
+ *   (repositories/environments.ts creates and reads, nothing else), so a copy never goes stale; only
+ *   environments that exist are kept (one created after a miss is found next time). It saves every
+ *   environment path (lists, upload URLs, process) a round trip before its own queries.
  */
-const knownEnvironments = new WeakMap<object, Map<string, Environment>>();
+interface AccessMemory {
+  keyTouches: Map<string, number>;
+  environments: Map<string, Environment>;
+}
 
-async function environmentOf(db: RouteOptions['deps']['db'], envId: string): Promise<Environment | undefined> {
-  let known = knownEnvironments.get(db);
-  if (!known) knownEnvironments.set(db, (known = new Map()));
-  const cached = known.get(envId);
+async function environmentOf(db: RouteOptions['deps']['db'], memory: AccessMemory, envId: string): Promise<Environment | undefined> {
+  const cached = memory.environments.get(envId);
   if (cached) return cached;
   const environment = await getEnvironment(db, envId);
-  if (environment) known.set(envId, environment);
+  if (environment) memory.environments.set(envId, environment);
   return environment;
 }
 
@@ -78,9 +75,14 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function identifyCaller(request: FastifyRequest, deps: RouteOptions['deps'], sessionOnly: boolean): Promise<Caller | ApiError> {
+async function identifyCaller(
+  request: FastifyRequest,
+  deps: RouteOptions['deps'],
+  memory: AccessMemory,
+  sessionOnly: boolean,
+): Promise<Caller | ApiError> {
   const presented = headerValue(request, 'x-api-key')?.trim();
-  if (presented && !sessionOnly) return identifyKey(request, deps, presented);
+  if (presented && !sessionOnly) return identifyKey(request, deps, memory, presented);
   const dashboard = deps.dashboard;
   const sessionId = dashboard ? request.cookies[dashboard.cookies.session.name] : undefined;
   if (dashboard && sessionId) {
@@ -109,7 +111,7 @@ async function identifyCaller(request: FastifyRequest, deps: RouteOptions['deps'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], presented: string): Promise<Caller | ApiError> {
+async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], memory: AccessMemory, presented: string): Promise<Caller | ApiError> {
   let key: ApiKey | undefined;
   try {
     key = await findActiveApiKey(deps.db, presented);
@@ -118,10 +120,9 @@ async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], 
     throw new ServiceUnavailableError('The API cannot check keys right now (database unavailable). Try again shortly.');
   }
   if (!key) return new UnauthorizedError('Invalid API key: it is malformed, unknown, revoked or expired.');
-  const touches = keyTouchesOf(deps.db);
   const now = Date.now();
-  if (now - (touches.get(key.id) ?? -Infinity) >= KEY_TOUCH_INTERVAL_MS) {
-    touches.set(key.id, now);
+  if (now - (memory.keyTouches.get(key.id) ?? -Infinity) >= KEY_TOUCH_INTERVAL_MS) {
+    memory.keyTouches.set(key.id, now);
     touchApiKey(deps.db, key.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
   }
   return { kind: 'apiKey', key };
@@ -134,7 +135,7 @@ function setRateLimitHeaders(reply: FastifyReply, window: RateLimitWindowState, 
   if (window.exceeded) reply.header('Retry-After', Math.max(1, window.reset - nowSeconds));
 }
 
-async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOptions['deps']): Promise<Access | undefined> {
+async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOptions['deps'], memory: AccessMemory): Promise<Access | undefined> {
   const params = (request.params ?? {}) as { orgID?: string; envID?: string };
   const orgId = params.orgID;
   if (caller.kind === 'session') {
@@ -156,7 +157,7 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
   const access: Access = { caller, orgId };
   if (params.envID !== undefined) {
     assertEnvironmentReach(access, params.envID);
-    const environment = await environmentOf(deps.db, params.envID);
+    const environment = await environmentOf(deps.db, memory, params.envID);
     if (!environment || environment.org_id !== orgId) {
       throw new NotFoundError('environment_not_found', `Environment ${params.envID} does not exist in organization ${orgId}.`);
     }
@@ -168,6 +169,7 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
 async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promise<void> {
   const rules = resolveRateLimits({ ...deps.config.RATE_LIMITS, ...deps.rateLimits });
   const now = deps.now ?? (() => new Date());
+  const memory: AccessMemory = { keyTouches: new Map(), environments: new Map() };
 
   app.addHook('onRequest', async (request, reply) => {
     // CORS preflights carry no key by design; @fastify/cors answers them.
@@ -175,7 +177,7 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
     const config = request.routeOptions.config ?? {};
     const needsKey = !request.is404 && config.auth !== 'none';
 
-    const caller = needsKey ? await identifyCaller(request, deps, config.auth === 'session') : undefined;
+    const caller = needsKey ? await identifyCaller(request, deps, memory, config.auth === 'session') : undefined;
     const known = caller && !(caller instanceof Error) ? caller : undefined;
 
     const params = (request.params ?? {}) as { orgID?: string };
@@ -205,14 +207,13 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
     if (caller instanceof Error) throw caller;
     if (known) {
       request.caller = known;
-      request.access = await authorize(request, known, deps);
+      request.access = await authorize(request, known, deps, memory);
     }
   });
 
   // Old windows are of no use: drop them now and then (any instance may; the delete is idempotent).
   const cleanup = setInterval(() => {
-    const touches = keyTouchesOf(deps.db);
-    for (const [keyId, at] of touches) if (Date.now() - at >= KEY_TOUCH_INTERVAL_MS) touches.delete(keyId);
+    for (const [keyId, at] of memory.keyTouches) if (Date.now() - at >= KEY_TOUCH_INTERVAL_MS) memory.keyTouches.delete(keyId);
     deleteRateLimitCountersBefore(deps.db, new Date(now().getTime() - COUNTER_RETENTION_MS)).catch((error: unknown) =>
       app.log.warn({ err: error }, 'rate-limit counter cleanup failed'),
     );
