@@ -20,6 +20,12 @@
 // result is the median of the per-round ratios (Kino / nginx), so a loaded moment hurts both sides
 // of a pair rather than one.
 //
+// Pinned: the server under test (nginx's worker, or the delivery node with all its threads) has
+// core 1 to itself; wrk and everything else (this process, PostgreSQL, SeaweedFS, the API,
+// ClickHouse taking the segment logs) run on core 0, as a delivery node's database and ClickHouse
+// would run on other hosts. Unpinned, runs moved by up to 40 % between them, and ClickHouse's work
+// on Kino's rows could land on the core Kino was serving from.
+//
 // Usage: npm run bench:delivery   (installs wrk and nginx with apt when missing)
 // Env: BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
 //      BENCH_CACHE_MB (16: the delivery node's memory and disk cache each),
@@ -27,6 +33,7 @@
 //      BENCH_CPU_PROFILE_DIR (unset: where the delivery node writes a V8 CPU profile when it stops).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
@@ -40,6 +47,10 @@ const videosPerKind = Number(process.env.BENCH_VIDEOS ?? 3);
 const cacheMb = Number(process.env.BENCH_CACHE_MB ?? 16);
 const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR;
 const workKinds = (process.env.BENCH_WORKS ?? 'hot,popular,cold').split(',');
+/** The server under test's core, and everyone else's (taskset core lists); unpinned on a single core. */
+const pinned = cpus().length >= 2;
+const wrkCore = '0';
+const serverCore = '1';
 /** 30 s videos: five 6 s segments each. */
 const videoSeconds = 30;
 
@@ -83,7 +94,8 @@ function runWrk(wrk: string, origin: string, paths: string[], connections: numbe
     );
     args.push('-s', script);
   }
-  const out = execFileSync(wrk, [...args, `${origin}${paths[0]}`], { encoding: 'utf8' });
+  const command = pinned ? ['taskset', '-c', wrkCore, wrk] : [wrk];
+  const out = execFileSync(command[0]!, [...command.slice(1), ...args, `${origin}${paths[0]}`], { encoding: 'utf8' });
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
@@ -142,7 +154,9 @@ http {
 `,
   );
   mkdirSync(join(dir, 'nginx', 'tmp'), { recursive: true });
-  const proc = startProcess('nginx', nginx, ['-c', conf, '-p', join(dir, 'nginx')], { logFile: join(dir, 'nginx', 'stdout.log') });
+  // taskset execs nginx in place: its master and the worker it forks run on the server's core.
+  const command = pinned ? ['taskset', '-c', serverCore, nginx] : [nginx];
+  const proc = startProcess('nginx', command[0]!, [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')], { logFile: join(dir, 'nginx', 'stdout.log') });
   const url = `http://127.0.0.1:${port}`;
   await waitFor('nginx to answer', async () => (await fetch(`${url}/`)).status > 0);
   return { url, process: proc };
@@ -246,6 +260,8 @@ function zipfOrder(items: number, count: number): number[] {
 async function main(): Promise<void> {
   const wrk = ensureInstalled('wrk', 'wrk');
   const nginx = ensureInstalled('nginx', 'nginx');
+  // This process's threads on core 0: every process of the stack started from here inherits it.
+  if (pinned) execFileSync('taskset', ['-a', '-cp', wrkCore, String(process.pid)], { stdio: 'ignore' });
   process.stderr.write(`[bench] starting PostgreSQL, SeaweedFS, ClickHouse, the API and a delivery node (caches ${cacheMb} MB)\n`);
   const stack = await startDeliveryStack({
     analytics: 'clickhouse-server',
@@ -257,6 +273,8 @@ async function main(): Promise<void> {
       ...(cpuProfileDir ? { NODE_OPTIONS: `--import ${join(import.meta.dirname, 'cpu-profile.mjs')}`, BENCH_CPU_PROFILE_DIR: cpuProfileDir } : {}),
     },
   });
+  // Every thread of the delivery node (the event loop, libuv's pool, V8's) moves to the server's core.
+  if (pinned) execFileSync('taskset', ['-a', '-cp', serverCore, String(stack.delivery.process.child.pid)], { stdio: 'ignore' });
   let nginxServer: { url: string; process: ManagedProcess } | undefined;
   const dir = stack.services.dir;
   try {
@@ -347,7 +365,7 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, ${rounds} rounds per case (medians; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process`);
+    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, ${rounds} rounds per case (medians; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, wrk and the rest of the stack on core ${wrkCore}` : ''}`);
     console.log(`nginx configurations tried (hot segment, 32 conns): ${Object.entries(probes).map(([n, r]) => `${n} ${r.toFixed(0)} req/s`).join('; ')}`);
     console.log(`baseline: nginx with "${best}" (${nginxVariants[best]})\n`);
     const summary = summarize(rows);
