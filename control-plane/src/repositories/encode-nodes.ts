@@ -172,12 +172,21 @@ function nodesWithUsedSlots(db: Db) {
     );
 }
 
+/** A node's load, as the choice of a node sees it. */
+export interface NodeLoad {
+  id: string;
+  slots: number;
+  /** Slots taken by leases. */
+  used: number;
+}
+
 /**
- * The order among equally loaded nodes, the same wherever nodes are chosen (here and in
- * dispatchEncodeQueue): ids by code unit, not by locale, so it never depends on a collation.
+ * The order in which nodes are chosen, one order wherever they are (listLiveNodes, findLiveNode,
+ * dispatchEncodeQueue): the smallest share of slots taken first, then the most free slots, then
+ * ids by code unit (not by locale, so it never depends on a collation).
  */
-export function compareNodeIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+export function compareNodeLoad(a: NodeLoad, b: NodeLoad): number {
+  return a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** Live nodes with their used slots, least loaded first; a node an operator drained is not live. */
@@ -190,7 +199,7 @@ export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds
   const rows = await query.execute();
   return rows
     .map((row) => ({ ...row, used: Number(row.used ?? 0) }))
-    .sort((a, b) => a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || compareNodeIds(a.id, b.id));
+    .sort(compareNodeLoad);
 }
 
 /**

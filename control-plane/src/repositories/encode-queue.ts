@@ -9,7 +9,7 @@ import { randomBase62 } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import { ago } from './db-clock.ts';
 import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
-import { compareNodeIds } from './encode-nodes.ts';
+import { compareNodeLoad } from './encode-nodes.ts';
 
 /** Serializes dispatch passes across orchestrators (pg_advisory_xact_lock key). */
 const dispatchLockKey = 7_301_401;
@@ -140,8 +140,9 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
       const queue = [...waiting];
       for (;;) {
         const node = nodes
-          .filter((n) => (used.get(n.id) ?? 0) < n.slots)
-          .sort((a, b) => (used.get(a.id) ?? 0) / a.slots - (used.get(b.id) ?? 0) / b.slots || b.slots - a.slots || compareNodeIds(a.id, b.id))[0];
+          .map((n) => ({ id: n.id, slots: n.slots, used: used.get(n.id) ?? 0 }))
+          .filter((n) => n.used < n.slots)
+          .sort(compareNodeLoad)[0];
         if (!node || queue.length === 0) break;
         // The first (in queue order) among the entries whose video holds the fewest slots.
         let best = 0;
