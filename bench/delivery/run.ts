@@ -47,9 +47,9 @@ const videosPerKind = Number(process.env.BENCH_VIDEOS ?? 3);
 const cacheMb = Number(process.env.BENCH_CACHE_MB ?? 16);
 const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR;
 const workKinds = (process.env.BENCH_WORKS ?? 'hot,popular,cold').split(',');
-/** The server under test's core, and everyone else's (taskset core lists); unpinned on a single core. */
+/** The server under test's core, and everyone else's, wrk included (taskset core lists); unpinned on a single core. */
 const pinned = cpus().length >= 2;
-const wrkCore = '0';
+const stackCore = '0';
 const serverCore = '1';
 /** 30 s videos: five 6 s segments each. */
 const videoSeconds = 30;
@@ -94,8 +94,8 @@ function runWrk(wrk: string, origin: string, paths: string[], connections: numbe
     );
     args.push('-s', script);
   }
-  const command = pinned ? ['taskset', '-c', wrkCore, wrk] : [wrk];
-  const out = execFileSync(command[0]!, [...command.slice(1), ...args, `${origin}${paths[0]}`], { encoding: 'utf8' });
+  // wrk runs where this process does (core 0 when pinned: main() pins it, children inherit it).
+  const out = execFileSync(wrk, [...args, `${origin}${paths[0]}`], { encoding: 'utf8' });
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
@@ -260,8 +260,8 @@ function zipfOrder(items: number, count: number): number[] {
 async function main(): Promise<void> {
   const wrk = ensureInstalled('wrk', 'wrk');
   const nginx = ensureInstalled('nginx', 'nginx');
-  // This process's threads on core 0: every process of the stack started from here inherits it.
-  if (pinned) execFileSync('taskset', ['-a', '-cp', wrkCore, String(process.pid)], { stdio: 'ignore' });
+  // This process's threads on core 0: every process started from here (the stack, wrk) inherits it.
+  if (pinned) execFileSync('taskset', ['-a', '-cp', stackCore, String(process.pid)], { stdio: 'ignore' });
   process.stderr.write(`[bench] starting PostgreSQL, SeaweedFS, ClickHouse, the API and a delivery node (caches ${cacheMb} MB)\n`);
   const stack = await startDeliveryStack({
     analytics: 'clickhouse-server',
@@ -365,7 +365,7 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, ${rounds} rounds per case (medians; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, wrk and the rest of the stack on core ${wrkCore}` : ''}`);
+    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, ${rounds} rounds per case (medians; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, wrk and the rest of the stack on core ${stackCore}` : ''}`);
     console.log(`nginx configurations tried (hot segment, 32 conns): ${Object.entries(probes).map(([n, r]) => `${n} ${r.toFixed(0)} req/s`).join('; ')}`);
     console.log(`baseline: nginx with "${best}" (${nginxVariants[best]})\n`);
     const summary = summarize(rows);
