@@ -21,7 +21,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
 import { setNodeDrainRequested } from '@kino/control-plane/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
@@ -182,19 +182,20 @@ async function workflowActivities(farm: Farm, videoId: string): Promise<Workflow
 async function kinoRun(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Promise<KinoRun> {
   const { videoId, calledAt } = await submitBenchVideo(farm, source, compressionRatio);
   const { readyAt } = await waitForReady(farm, videoId);
-  // Job ids are `{videoId}-a{activityId}-{run}` (node-work.ts).
-  const activities = new Map((await workflowActivities(farm, videoId)).map((a) => [a.activityId, a]));
-  const jobs = (await Promise.all(nodes.map((node) => nodeJobs(node)))).flat().filter((j) => j.jobId.startsWith(videoId) && j.endedAt !== undefined);
-  const activityOf = (jobId: string) => activities.get(/-a([^-]+)-[^-]*$/.exec(jobId.slice(videoId.length))?.[1] ?? '');
-  const audio = jobs.find((j) => activityOf(j.jobId)?.type === 'encodeAudioTrack');
-  const chunks = jobs.filter((j) => activityOf(j.jobId)?.type === 'encodeChunk').sort((x, y) => activityOf(x.jobId)!.chunk!.index - activityOf(y.jobId)!.chunk!.index);
-  if (!audio || chunks.length === 0) throw new Error(`no audio track or chunk jobs for ${videoId} in the nodes' logs`);
+  // Each activity's node job, by the id the orchestrator gave it (nodeJobId).
+  const { runId } = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).describe();
+  const jobs = new Map((await Promise.all(nodes.map((node) => nodeJobs(node)))).flat().filter((j) => j.endedAt !== undefined).map((j) => [j.jobId, j]));
+  const activities = await workflowActivities(farm, videoId);
+  const jobOf = (activity: WorkflowActivity) => jobs.get(nodeJobId(videoId, activity.activityId, runId));
+  const audio = jobOf(activities.find((a) => a.type === 'encodeAudioTrack')!);
+  const chunks = activities.filter((a) => a.type === 'encodeChunk').sort((x, y) => x.chunk!.index - y.chunk!.index).map(jobOf);
+  if (!audio || chunks.length === 0 || chunks.some((j) => !j)) throw new Error(`no audio track or chunk jobs for ${videoId} in the nodes' logs`);
   return {
     totalMs: readyAt - calledAt,
     beforeMs: audio.startedAt - calledAt,
     audioMs: audio.endedAt! - audio.startedAt,
-    chunkMs: chunks.map((j) => j.endedAt! - j.startedAt),
-    afterMs: readyAt - Math.max(...chunks.map((j) => j.endedAt!)),
+    chunkMs: chunks.map((j) => j!.endedAt! - j!.startedAt),
+    afterMs: readyAt - Math.max(...chunks.map((j) => j!.endedAt!)),
   };
 }
 

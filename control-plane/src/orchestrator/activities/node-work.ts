@@ -103,10 +103,7 @@ export function createNodeActivities({
   ): Promise<T> {
     const context = Context.current();
     const { info } = context;
-    // One job id per activity (not per attempt): the node reports it in heartbeats, and a retry
-    // drops the lease an attempt of a dead worker left behind.
-    // Safe as a file name (nodes name job directories after it): `vid_…-a12-01a1fcba`.
-    const jobId = `${videoId}-a${info.activityId}-${(info.workflowExecution?.runId ?? '').slice(0, 8)}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    const jobId = nodeJobId(videoId, info.activityId, info.workflowExecution?.runId ?? '');
     let lease: NodeLease | undefined;
     if (slot) {
       const queuedAt = Date.now();
@@ -599,4 +596,13 @@ async function classifyNodeFailure(
   }
   log.warn({ err: error }, `${what} failed`);
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * The id of the node job an activity runs: one per activity (not per attempt), so the node reports
+ * it in heartbeats and a retry drops the lease an attempt of a dead worker left behind. Safe as a
+ * file name (nodes name job directories after it): `vid_…-a12-01a1fcba`.
+ */
+export function nodeJobId(videoId: string, activityId: string, workflowRunId: string): string {
+  return `${videoId}-a${activityId}-${workflowRunId.slice(0, 8)}`.replace(/[^A-Za-z0-9_-]/g, '_');
 }
