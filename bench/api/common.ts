@@ -72,5 +72,6 @@ export async function vacuumUntilVisible(db: Db): Promise<void> {
     },
     { timeoutMs: 600_000, intervalMs: 1_000 },
   );
+  await sql`vacuum analyze video_search`.execute(db);
   await sql`vacuum analyze video_served_segments`.execute(db);
 }

@@ -22,6 +22,7 @@ import {
   migrateToLatest,
   migrations,
   openDatabase,
+  undoVideoDeleted,
   type Db,
 } from '@kino/control-plane';
 import { defaultEncodingParameters } from '@kino/proto/contract';
@@ -98,7 +99,7 @@ for (const engine of ['pglite', 'postgres'] as const) {
       assert.deepEqual(found.videos[0]?.parameters, defaultEncodingParameters);
     });
 
-    it('keep video_counts equal to the live rows through inserts, status moves, soft and hard deletes', async () => {
+    it('keep video_counts and video_search equal to the live rows through inserts, status moves, renames, soft and hard deletes', async () => {
       const db = databases[engine];
       const org = await createOrganization(db, { name: `${engine} counted org` });
       const envs = [await createEnvironment(db, { orgId: org.id, name: 'a' }), await createEnvironment(db, { orgId: org.id, name: 'b' })];
@@ -117,6 +118,21 @@ for (const engine of ['pglite', 'postgres'] as const) {
       await markVideoFailed(db, ids[4]!, 'no video stream');
       await markVideoDeleted(db, ids[0]!, null);
       await db.deleteFrom('videos').where('id', '=', ids[5]!).execute();
+      await db.updateTable('videos').set({ name: 'Ünïcode KEYNOTE', duration_seconds: 12.5 }).where('id', '=', ids[1]!).execute();
+      // Deleted, then back (a delete whose clean-up could not start is undone).
+      await markVideoDeleted(db, ids[2]!, null);
+      await undoVideoDeleted(db, ids[2]!);
+      const mirrored = await db.selectFrom('video_search').selectAll().where('org_id', '=', org.id).orderBy('id').execute();
+      const live = await db
+        .selectFrom('videos')
+        .select(['id', 'org_id', 'env_id', sql<string>`lower(name)`.as('name_folded'), 'status', 'duration_seconds', 'created_at'])
+        .where('org_id', '=', org.id)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(mirrored, live);
+      assert.deepEqual(mirrored.map((r) => r.id), [ids[1], ids[2], ids[3], ids[4]].sort());
+      assert.equal(mirrored.find((r) => r.id === ids[1])?.name_folded, 'ünïcode keynote');
       for (const envId of [...envs.map((e) => e.id), undefined]) {
         for (const status of [undefined, 'transcoding', 'ready', 'failed'] as const) {
           let rows = db.selectFrom('videos').where('org_id', '=', org.id).where('deleted_at', 'is', null);
@@ -157,6 +173,16 @@ describe('the concurrently built indexes on PostgreSQL', () => {
     await migrateToLatest(db);
     assert.deepEqual(await indexState(first!.name), { valid: true });
     assert.deepEqual(await indexState(second!.name), { valid: true });
+  });
+
+  it('drop an index a new shape replaced', async () => {
+    const db = databases.postgres;
+    await migrateToLatest(db);
+    // The search index of videos, before video_search.
+    await sql`create index videos_live_name_trgm_idx on videos using gin (name gin_trgm_ops) where deleted_at is null`.execute(db);
+    assert.deepEqual(await indexState('videos_live_name_trgm_idx'), { valid: true });
+    await migrateToLatest(db);
+    assert.equal(await indexState('videos_live_name_trgm_idx'), undefined);
   });
 });
 

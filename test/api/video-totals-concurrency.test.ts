@@ -1,9 +1,10 @@
 // List totals under concurrent writers: two `kino api` processes create (upload-url, PUT, process),
 // delete and retry videos while two `kino orchestrator` processes finish them on a real encode node:
 // a small clip becomes ready, a file that only opens like an MP4 fails at the probe. During each
-// round, every consistent snapshot of the database has `video_counts` equal to a count of the rows;
-// once each round's videos have settled and at the end, the lists' `pagination.total` of every
-// status filter, per environment and organization-wide, equals SELECT count(*).
+// round, every consistent snapshot of the database has `video_counts` equal to a count of the rows
+// and `video_search` equal to the live rows; once each round's videos have settled and at the end,
+// the lists' `pagination.total` of every status filter, with and without a search, per environment
+// and organization-wide, equals SELECT count(*).
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -156,6 +157,10 @@ async function assertCountsTableExact(): Promise<void> {
       const asText = (rows: { env_id: string; status: string; videos: number | string | bigint }[]) =>
         rows.map((r) => `${r.env_id}/${r.status}=${Number(r.videos)}`).sort();
       assert.deepEqual(asText(kept), asText(counted));
+      // video_search, what searches read, holds exactly the live rows, with their current status.
+      const searchable = await trx.selectFrom('video_search').select(['id', 'env_id', 'status']).where('org_id', '=', orgId).orderBy('id').execute();
+      const live = await trx.selectFrom('videos').select(['id', 'env_id', 'status']).where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('id').execute();
+      assert.deepEqual(searchable, live);
     });
 }
 
@@ -163,15 +168,22 @@ async function assertCountsTableExact(): Promise<void> {
 async function assertListTotalsExact(label: string): Promise<void> {
   let turn = 0;
   for (const envId of [...envIds, undefined]) {
-    for (const status of STATUSES) {
+    // Without a search the total comes from video_counts; with one, from counting video_search's rows.
+    for (const [status, search] of STATUSES.flatMap((status) => [[status, undefined], [status, 'CLIP']] as const)) {
       const path = envId ? `/${orgId}/environments/${envId}/videos` : `/${orgId}/videos`;
-      const list = await call(apiUrls[turn++ % apiUrls.length]!, 'GET', `${path}${status ? `?status=${status}` : ''}`);
+      const filters = new URLSearchParams({ ...(status ? { status } : {}), ...(search ? { search } : {}) });
+      const list = await call(apiUrls[turn++ % apiUrls.length]!, 'GET', `${path}?${filters}`);
       assert.equal(list.status, 200);
       let rows = db.selectFrom('videos').where('org_id', '=', orgId).where('deleted_at', 'is', null);
       if (envId) rows = rows.where('env_id', '=', envId);
       if (status) rows = rows.where('status', '=', status);
+      if (search) rows = rows.where('name', 'ilike', `%${search}%`);
       const { count } = await rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-      assert.equal((list.json.body.pagination as { total: number }).total, Number(count), `${label}: ${envId ?? 'organization'}, ${status ?? 'any status'}`);
+      assert.equal(
+        (list.json.body.pagination as { total: number }).total,
+        Number(count),
+        `${label}: ${envId ?? 'organization'}, ${status ?? 'any status'}${search ? `, search ${search}` : ''}`,
+      );
     }
   }
 }

@@ -7,6 +7,7 @@ export * from './uploads.ts';
 export * from './multipart-uploads.ts';
 export * from './videos.ts';
 export * from './video-counts.ts';
+export * from './video-search.ts';
 export * from './video-served-segments.ts';
 export * from './renditions.ts';
 export * from './webhooks.ts';

@@ -33,17 +33,24 @@ export const concurrentIndexes: ConcurrentIndex[] = [
       },
     ];
   }),
-  // search: case-insensitive substring of the name (ILIKE), through trigrams.
-  { name: 'videos_live_name_trgm_idx', on: 'videos using gin (name gin_trgm_ops) where deleted_at is null' },
+  // search: a substring of the folded name (LIKE on lower(name)), through trigrams. video_search
+  // holds live videos only, so the index needs no predicate.
+  { name: 'video_search_name_trgm_idx', on: 'video_search using gin (name_folded gin_trgm_ops)' },
+];
+
+/** Indexes a new shape replaced, dropped (concurrently too) once the indexes above are built. */
+export const retiredIndexes: string[] = [
+  // search read videos (ILIKE on name) before video_search.
+  'videos_live_name_trgm_idx',
 ];
 
 /** Session advisory lock: one process builds; the others go on at once (lists work meanwhile, only slower). */
 export const CONCURRENT_INDEX_BUILD_LOCK = 7_361_520_001;
 
 /**
- * Creates the missing indexes of `concurrentIndexes`, one at a time. An index left invalid by a build
- * that died (a killed process) is dropped and built again: only the lock holder builds, so an invalid
- * index seen under the lock is never one still being built.
+ * Creates the missing indexes of `concurrentIndexes`, one at a time, then drops the retired ones. An
+ * index left invalid by a build that died (a killed process) is dropped and built again: only the
+ * lock holder builds, so an invalid index seen under the lock is never one still being built.
  */
 export async function buildConcurrentIndexes(db: Kysely<unknown>, indexes: ConcurrentIndex[] = concurrentIndexes): Promise<void> {
   await db.connection().execute(async (connection) => {
@@ -58,6 +65,7 @@ export async function buildConcurrentIndexes(db: Kysely<unknown>, indexes: Concu
         if (existing[0]) await sql`drop index concurrently if exists ${sql.id(index.name)}`.execute(connection);
         await sql`create index concurrently ${sql.id(index.name)} on ${sql.raw(index.on)}`.execute(connection);
       }
+      for (const name of retiredIndexes) await sql`drop index concurrently if exists ${sql.id(name)}`.execute(connection);
     } finally {
       await sql`select pg_advisory_unlock(${CONCURRENT_INDEX_BUILD_LOCK})`.execute(connection);
     }

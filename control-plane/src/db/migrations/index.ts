@@ -14,6 +14,7 @@ import * as dashboardSessions from './20261123T0500_dashboard_sessions.ts';
 import * as keySecurity from './20261123T0500_key_security.ts';
 import * as nodeQuarantine from './20261123T0510_node_quarantine.ts';
 import * as videoServedSegments from './20261123T0600_video_served_segments.ts';
+import * as videoSearch from './20261124T0100_video_search.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0500_key_security': keySecurity,
   '20261123T0510_node_quarantine': nodeQuarantine,
   '20261123T0600_video_served_segments': videoServedSegments,
+  '20261124T0100_video_search': videoSearch,
 };
