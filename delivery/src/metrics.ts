@@ -1,8 +1,9 @@
 // The delivery node's metrics (docs/metrics.md). The per-segment path only increments counters:
-// the request counter, segments and bytes served, and the cache's plain hit and miss counts, read
-// at scrape time. Spool depth and shipping lag are read from the spool directory at scrape time too.
+// the request counter, and plain numbers read at scrape time (segments and bytes served, the
+// cache's hits and misses). Spool depth and shipping lag are read from the spool directory at scrape time too.
 import { Counter, Gauge, httpRequestMetrics, type Registry } from '@kino/infra';
 import type { ObjectCache } from './object-cache.ts';
+import type { Family } from './paths.ts';
 import type { SegmentLog } from './segment-log.ts';
 
 export interface DeliveryMetricSources {
@@ -66,18 +67,55 @@ export function createDeliveryMetrics(registry: Registry, { cache, segments }: D
 
   return {
     http: httpRequestMetrics(registry),
-    segmentsServed: new Counter({
-      name: 'kino_delivery_segments_served_total',
-      help: 'Media segments served (whole, or the range that starts them; MP4 downloads count their segments), by path family and access.',
-      labelNames: ['family', 'access'] as const,
-      registers: [registry],
-    }),
-    segmentBytes: new Counter({
-      name: 'kino_delivery_segment_bytes_total',
-      help: 'Bytes of the media segments counted by kino_delivery_segments_served_total.',
-      labelNames: ['family', 'access'] as const,
-      registers: [registry],
-    }),
+    segments: segmentTallies(registry),
+  };
+}
+
+const families: readonly Family[] = ['public', 'private', 'direct', 'share'];
+const accesses = ['public', 'private'] as const;
+
+/**
+ * Media segments served and their bytes, by path family and access: plain numbers on the
+ * per-segment path (a labelled prom-client `inc` builds a label string and a result object each
+ * time), read into two counters at scrape.
+ */
+function segmentTallies(registry: Registry) {
+  const tallies = Object.fromEntries(
+    families.map((family) => [family, Object.fromEntries(accesses.map((access) => [access, { segments: 0, bytes: 0 }]))]),
+  ) as Record<Family, Record<(typeof accesses)[number], { segments: number; bytes: number }>>;
+  const readInto = (counter: Counter<'family' | 'access'>, field: 'segments' | 'bytes') => {
+    counter.reset();
+    for (const family of families) {
+      for (const access of accesses) {
+        const value = tallies[family][access][field];
+        if (value > 0) counter.inc({ family, access }, value);
+      }
+    }
+  };
+  new Counter({
+    name: 'kino_delivery_segments_served_total',
+    help: 'Media segments served (whole, or the range that starts them; MP4 downloads count their segments), by path family and access.',
+    labelNames: ['family', 'access'] as const,
+    registers: [registry],
+    collect() {
+      readInto(this, 'segments');
+    },
+  });
+  new Counter({
+    name: 'kino_delivery_segment_bytes_total',
+    help: 'Bytes of the media segments counted by kino_delivery_segments_served_total.',
+    labelNames: ['family', 'access'] as const,
+    registers: [registry],
+    collect() {
+      readInto(this, 'bytes');
+    },
+  });
+  return {
+    count(family: Family, access: 'public' | 'private', bytes: number): void {
+      const tally = tallies[family][access];
+      tally.segments++;
+      tally.bytes += bytes;
+    },
   };
 }
 export type DeliveryMetrics = ReturnType<typeof createDeliveryMetrics>;

@@ -60,8 +60,11 @@ interface Body {
   size: number;
   data?: Buffer;
   path?: string;
-  /** Set for media segments: what the segment log records when the body is sent, and the path family (metrics). */
-  segment?: Omit<SegmentDelivery, 'bytes'> & { family: Family };
+  /**
+   * Set for media segments: the segment log's row (its `bytes` filled in when the body is sent) and
+   * the path family (metrics). Made for this request alone, so sendBody completes it in place.
+   */
+  segment?: { delivery: SegmentDelivery; family: Family };
   /** A body assembled from several objects (an MP4 download) writes its bytes [start, end] itself. */
   write?: (start: number, end: number, res: ServerResponse) => Promise<void>;
   contentDisposition?: string;
@@ -82,8 +85,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
    * path). The segment's bytes go out once the returned promise resolves (the row is written).
    */
   function recordSegment(delivery: SegmentDelivery, family: Family): Promise<void> {
-    counters.segmentsServed.inc({ family, access: delivery.access });
-    counters.segmentBytes.inc({ family, access: delivery.access }, delivery.bytes);
+    counters.segments.count(family, delivery.access, delivery.bytes);
     return deps.segments.record(delivery);
   }
 
@@ -258,23 +260,30 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       const playlist = await rewrite(video, route.family, key, object, token);
       return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: cacheControl.playlist[access] };
     }
-    const body: Body = {
-      ...objectBody(object),
+    // One object of one shape, not a spread and a property added after: this is the per-segment path.
+    return {
+      etag: object.etag,
+      size: object.size,
+      data: object.data,
+      path: object.path,
       contentType: resource.type === 'init' ? hlsContentTypes.init : hlsContentTypes.segment,
       cacheControl: cacheControl.media[access],
+      segment:
+        resource.type === 'segment'
+          ? {
+              delivery: {
+                orgId: video.orgId,
+                envId: video.envId,
+                videoId: video.id,
+                renditionHeight: qualityHeight(resource.quality),
+                segmentIndex: resource.index,
+                bytes: 0,
+                access,
+              },
+              family: route.family,
+            }
+          : undefined,
     };
-    if (resource.type === 'segment') {
-      body.segment = {
-        orgId: video.orgId,
-        envId: video.envId,
-        videoId: video.id,
-        renditionHeight: qualityHeight(resource.quality),
-        segmentIndex: resource.index,
-        access,
-        family: route.family,
-      };
-    }
-    return body;
   }
 
   async function rewrite(
@@ -415,8 +424,8 @@ async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Famil
   }
   // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
   if (body.segment && start === 0) {
-    const { family, ...delivery } = body.segment;
-    await recordSegment({ ...delivery, bytes: length }, family);
+    body.segment.delivery.bytes = length;
+    await recordSegment(body.segment.delivery, body.segment.family);
   }
   res.writeHead(status, headers);
   if (body.write) {
