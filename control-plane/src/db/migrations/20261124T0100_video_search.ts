@@ -32,8 +32,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       elsif tg_op = 'DELETE' then
         delete from video_search where id in (select id from old_rows);
       else
-        delete from video_search where id in (select id from new_rows where deleted_at is not null)
-          or id in (select id from old_rows where id not in (select id from new_rows));
+        -- A video's id never changes, so an update only ever removes the rows it soft-deletes.
+        delete from video_search where id in (select id from new_rows where deleted_at is not null);
         insert into video_search (id, org_id, env_id, name_folded, status, duration_seconds, created_at)
           select id, org_id, env_id, lower(name), status, duration_seconds, created_at from new_rows
           where deleted_at is null order by id
