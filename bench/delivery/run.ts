@@ -25,6 +25,9 @@
 // ClickHouse taking the segment logs) run on core 0, as a delivery node's database and ClickHouse
 // would run on other hosts. Unpinned, runs moved by up to 40 % between them, and ClickHouse's work
 // on Kino's rows could land on the core Kino was serving from.
+// Each case also prints how busy each core was (/proc/stat around every wrk run, median of the
+// rounds): where wrk's core is saturated and the server's is not, the case measures what one wrk
+// core can receive, not what the server can send.
 //
 // Usage: npm run bench:delivery   (installs wrk and nginx with apt when missing)
 // Env: BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
@@ -32,7 +35,7 @@
 //      BENCH_WORKS (hot,popular,cold: which kinds of work run),
 //      BENCH_CPU_PROFILE_DIR (unset: where the delivery node writes a V8 CPU profile when it stops).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
@@ -73,6 +76,27 @@ interface WrkResult {
   non2xx: number;
   /** Requests wrk gave up on after its timeout (10 s): they count in no latency figure. */
   timeouts: number;
+  /** Busy share (0-1) of the server's core and of wrk's during the run (NaN unpinned): which side bounds it. */
+  serverCoreBusy: number;
+  wrkCoreBusy: number;
+}
+
+/** Busy and total time of each core so far (/proc/stat, in clock ticks); idle and iowait are not busy. */
+function coreTimes(): Map<string, { busy: number; total: number }> {
+  const times = new Map<string, { busy: number; total: number }>();
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    const ticks = match[2]!.trim().split(/\s+/).map(Number);
+    const total = ticks.reduce((sum, n) => sum + n, 0);
+    times.set(match[1]!, { busy: total - ticks[3]! - ticks[4]!, total });
+  }
+  return times;
+}
+
+function busyShare(before: ReturnType<typeof coreTimes>, after: ReturnType<typeof coreTimes>, core: string): number {
+  const [b, a] = [before.get(core), after.get(core)];
+  return pinned && a && b && a.total > b.total ? (a.busy - b.busy) / (a.total - b.total) : Number.NaN;
 }
 
 function toMs(value: string): number {
@@ -95,7 +119,9 @@ function runWrk(wrk: string, origin: string, paths: string[], connections: numbe
     args.push('-s', script);
   }
   // wrk runs where this process does (core 0 when pinned: main() pins it, children inherit it).
+  const before = coreTimes();
   const out = execFileSync(wrk, [...args, `${origin}${paths[0]}`], { encoding: 'utf8' });
+  const after = coreTimes();
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
@@ -108,6 +134,8 @@ function runWrk(wrk: string, origin: string, paths: string[], connections: numbe
     p99Ms: toMs(p99[1]!),
     non2xx: Number(non2xx?.[1] ?? 0),
     timeouts: Number(timeouts?.[1] ?? 0),
+    serverCoreBusy: busyShare(before, after, serverCore),
+    wrkCoreBusy: busyShare(before, after, stackCore),
   };
 }
 
@@ -194,6 +222,8 @@ function summarize(rows: Row[]) {
       p50Ms: median(mine.map((r) => r.result.p50Ms)),
       p99Ms: median(mine.map((r) => r.result.p99Ms)),
       timeouts: mine.reduce((sum, r) => sum + r.result.timeouts, 0),
+      serverCoreBusy: median(mine.map((r) => r.result.serverCoreBusy)),
+      wrkCoreBusy: median(mine.map((r) => r.result.wrkCoreBusy)),
       rpsRatio: median(pairs.map((p) => ratio(p.mine.requestsPerSecond, p.nginx.requestsPerSecond))),
       p99Ratio: median(pairs.map((p) => ratio(p.mine.p99Ms, p.nginx.p99Ms))),
     };
@@ -203,10 +233,12 @@ function summarize(rows: Row[]) {
 
 function printSummary(summary: ReturnType<typeof summarize>): void {
   const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-  const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'timeouts', 'req/s vs nginx', 'p99 vs nginx']];
+  const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)} %` : 'n/a');
+  const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'timeouts', 'server core', 'wrk core', 'req/s vs nginx', 'p99 vs nginx']];
   for (const c of summary) {
     table.push([
       c.work, String(c.connections), c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), String(c.timeouts),
+      percent(c.serverCoreBusy), percent(c.wrkCoreBusy),
       c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2), c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
     ]);
   }
@@ -387,7 +419,12 @@ async function main(): Promise<void> {
     printSummary(summary);
     for (const c of summary.filter((r) => r.work.startsWith('hot') && r.target === 'public')) {
       const p99 = Number.isFinite(c.p99Ratio) ? `${c.p99Ratio.toFixed(2)}x (<= 1.5: ${c.p99Ratio <= 1.5 ? 'met' : 'NOT met'})` : 'n/a (no latency measured: see timeouts)';
-      console.log(`goal, hot public at ${c.connections} conns: req/s ${c.rpsRatio.toFixed(2)}x nginx (>= 1.0: ${c.rpsRatio >= 1 ? 'met' : 'NOT met'}), p99 ${p99}`);
+      const nginxCase = summary.find((n) => n.work === c.work && n.connections === c.connections && n.target === 'nginx')!;
+      const busy = (x: { serverCoreBusy: number; wrkCoreBusy: number }) => `server ${(x.serverCoreBusy * 100).toFixed(0)} %, wrk ${(x.wrkCoreBusy * 100).toFixed(0)} %`;
+      console.log(
+        `goal, hot public at ${c.connections} conns: req/s ${c.rpsRatio.toFixed(2)}x nginx (>= 1.0: ${c.rpsRatio >= 1 ? 'met' : 'NOT met'}), p99 ${p99}` +
+          (pinned ? `; cores busy: Kino's run ${busy(c)}, nginx's ${busy(nginxCase)}` : ''),
+      );
     }
     const loggedRows = await waitFor('segment rows in ClickHouse', async () => {
       const [row] = await stack.clickhouse.query<{ n: number }>('SELECT count() AS n FROM segment_deliveries');
