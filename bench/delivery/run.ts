@@ -231,9 +231,10 @@ function summarize(rows: Row[]) {
   return cases;
 }
 
+const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)} %` : 'n/a');
+
 function printSummary(summary: ReturnType<typeof summarize>): void {
   const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-  const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)} %` : 'n/a');
   const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'timeouts', 'server core', 'wrk core', 'req/s vs nginx', 'p99 vs nginx']];
   for (const c of summary) {
     table.push([
@@ -420,7 +421,7 @@ async function main(): Promise<void> {
     for (const c of summary.filter((r) => r.work.startsWith('hot') && r.target === 'public')) {
       const p99 = Number.isFinite(c.p99Ratio) ? `${c.p99Ratio.toFixed(2)}x (<= 1.5: ${c.p99Ratio <= 1.5 ? 'met' : 'NOT met'})` : 'n/a (no latency measured: see timeouts)';
       const nginxCase = summary.find((n) => n.work === c.work && n.connections === c.connections && n.target === 'nginx')!;
-      const busy = (x: { serverCoreBusy: number; wrkCoreBusy: number }) => `server ${(x.serverCoreBusy * 100).toFixed(0)} %, wrk ${(x.wrkCoreBusy * 100).toFixed(0)} %`;
+      const busy = (x: { serverCoreBusy: number; wrkCoreBusy: number }) => `server ${percent(x.serverCoreBusy)}, wrk ${percent(x.wrkCoreBusy)}`;
       console.log(
         `goal, hot public at ${c.connections} conns: req/s ${c.rpsRatio.toFixed(2)}x nginx (>= 1.0: ${c.rpsRatio >= 1 ? 'met' : 'NOT met'}), p99 ${p99}` +
           (pinned ? `; cores busy: Kino's run ${busy(c)}, nginx's ${busy(nginxCase)}` : ''),

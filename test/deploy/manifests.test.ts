@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '@kino/infra';
-import { findBinary } from '@kino/infra/dev';
+import { findBinary, POSTGRES_MALLOC_TUNABLES } from '@kino/infra/dev';
 
 const execFileAsync = promisify(execFile);
 const deployDir = join(repoRoot, 'deploy');
@@ -76,5 +76,9 @@ describe('deploy/compose.yaml', () => {
         assert.doesNotMatch(environment[key]!, /127\.0\.0\.1|localhost/, `${name} ${key}`);
       }
     }
+  });
+
+  it('runs PostgreSQL with the malloc setting the dev stack measured (docs/list-performance.md)', () => {
+    assert.equal(compose.services.postgres!.environment!.GLIBC_TUNABLES, POSTGRES_MALLOC_TUNABLES);
   });
 });

@@ -31,7 +31,7 @@ const sameNetLine = 'host all all samenet trust';
  * 64 MB of freed heap is kept for the next query. With glibc's defaults, the ~1 MB bitmap a search
  * of 10,000 matches builds is mapped fresh and handed back every time, and each query takes ~350
  * page faults for it: a search's SQL ran 10-15 % slower, and its p99 more (docs/list-performance.md).
- * deploy/compose.yaml sets the same for its PostgreSQL.
+ * deploy/compose.yaml sets the same for its PostgreSQL (test/deploy/manifests.test.ts holds them equal).
  */
 export const POSTGRES_MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=8388608:glibc.malloc.trim_threshold=67108864';
 
