@@ -1,4 +1,5 @@
-// Delivery benchmark: wrk on loopback against a delivery node (`kino delivery`, real PostgreSQL,
+// Delivery benchmark: a load client on loopback (bench/delivery/loadgen, or wrk) against a delivery
+// node (`kino delivery`, real PostgreSQL,
 // SeaweedFS, API for the token, ClickHouse server for the segment logs), public and private
 // (token-carrying) media segments, against nginx serving the same files from disk, in the same run.
 //
@@ -20,23 +21,28 @@
 // result is the median of the per-round ratios (Kino / nginx), so a loaded moment hurts both sides
 // of a pair rather than one.
 //
+// The client: loadgen (Go, in loadgen/), which works as wrk does but reads 256 KiB per system call.
+// wrk reads 8 KiB at a time and asks FIONREAD before each read: about 550 system calls a 2 MB
+// segment, which saturated wrk's core at 32 and 128 connections while neither server's was, so those
+// cases measured wrk. BENCH_CLIENT=wrk runs wrk instead.
+//
 // Pinned: the server under test (nginx's worker, or the delivery node with all its threads) has
-// core 1 to itself; wrk and everything else (this process, PostgreSQL, SeaweedFS, the API,
+// core 1 to itself; the client and everything else (this process, PostgreSQL, SeaweedFS, the API,
 // ClickHouse taking the segment logs) run on core 0, as a delivery node's database and ClickHouse
 // would run on other hosts. Unpinned, runs moved by up to 40 % between them, and ClickHouse's work
 // on Kino's rows could land on the core Kino was serving from.
-// Each case also prints how busy each core was (/proc/stat around every wrk run, median of the
-// rounds): where wrk's core is saturated and the server's is not, the case measures what one wrk
-// core can receive, not what the server can send.
+// Each case also prints how busy each core was (/proc/stat around every run, median of the
+// rounds): where the client's core is saturated and the server's is not, the case measures what one
+// client core can receive, not what the server can send.
 //
-// Usage: npm run bench:delivery   (installs wrk and nginx with apt when missing)
-// Env: BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
+// Usage: npm run bench:delivery   (installs nginx, and Go or wrk, with apt when missing)
+// Env: BENCH_CLIENT (loadgen; or wrk), BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
 //      BENCH_CACHE_MB (16: the delivery node's memory and disk cache each),
 //      BENCH_WORKS (hot,popular,cold: which kinds of work run),
 //      BENCH_CPU_PROFILE_DIR (unset: where the delivery node writes a V8 CPU profile when it stops).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
@@ -50,7 +56,7 @@ const videosPerKind = Number(process.env.BENCH_VIDEOS ?? 3);
 const cacheMb = Number(process.env.BENCH_CACHE_MB ?? 16);
 const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR;
 const workKinds = (process.env.BENCH_WORKS ?? 'hot,popular,cold').split(',');
-/** The server under test's core, and everyone else's, wrk included (taskset core lists); unpinned on a single core. */
+/** The server under test's core, and everyone else's, the client included (taskset core lists); unpinned on a single core. */
 const pinned = cpus().length >= 2;
 const stackCore = '0';
 const serverCore = '1';
@@ -69,16 +75,20 @@ function ensureInstalled(binary: string, pkg: string): string {
   return ensureInstalled(binary, pkg);
 }
 
-interface WrkResult {
+interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** The slowest response: where a burst of new connections waits to be accepted, it shows here first. */
+  maxMs: number;
   non2xx: number;
-  /** Requests wrk gave up on after its timeout (10 s): they count in no latency figure. */
+  /** Requests the client gave up on after its timeout (10 s): they count in no latency figure. */
   timeouts: number;
-  /** Busy share (0-1) of the server's core and of wrk's during the run (NaN unpinned): which side bounds it. */
+  /** Body bytes per response (loadgen; NaN with wrk): the hot cases check it against the segment's size. */
+  bodyBytesPerRequest: number;
+  /** Busy share (0-1) of the server's core and of the client's during the run (NaN unpinned): which side bounds it. */
   serverCoreBusy: number;
-  wrkCoreBusy: number;
+  clientCoreBusy: number;
 }
 
 /** Busy and total time of each core so far (/proc/stat, in clock ticks); idle and iowait are not busy. */
@@ -106,8 +116,54 @@ function toMs(value: string): number {
   return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;
 }
 
-/** A wrk run; with several paths, a Lua script cycles through them (the working-set case). */
-function runWrk(wrk: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): WrkResult {
+/**
+ * The load client: `loadgen` (default; bench/delivery/loadgen, built with Go) or `wrk`. Both keep
+ * `connections` keep-alive connections busy on one thread and time each request from its write to
+ * its last byte. wrk reads 8 KiB per system call and asks FIONREAD before each read: on 2 MB segments
+ * that saturates its core first (about 1M system calls a second at 1,700 segments a second), so the
+ * cases measure wrk. loadgen reads 256 KiB at a time.
+ */
+const client = process.env.BENCH_CLIENT ?? 'loadgen';
+
+/** Builds bench/delivery/loadgen (Go's standard library only; apt's golang-go when Go is missing). */
+function buildLoadgen(dir: string): string {
+  const go = ensureInstalled('go', 'golang-go');
+  const binary = join(dir, 'loadgen');
+  execFileSync(go, ['build', '-o', binary, '.'], { cwd: join(import.meta.dirname, 'loadgen'), stdio: 'inherit' });
+  return binary;
+}
+
+interface Load {
+  client: 'wrk' | 'loadgen';
+  binary: string;
+}
+
+/** One timed run against `origin`; with several paths, requests take them in turn (the working-set cases). */
+function runLoad(load: Load, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadResult {
+  // The client runs where this process does (core 0 when pinned: main() pins it, children inherit it).
+  const before = coreTimes();
+  const result = load.client === 'wrk' ? runWrk(load.binary, origin, paths, connections, duration, scriptDir) : runLoadgen(load.binary, origin, paths, connections, duration, scriptDir);
+  const after = coreTimes();
+  return { ...result, serverCoreBusy: busyShare(before, after, serverCore), clientCoreBusy: busyShare(before, after, stackCore) };
+}
+
+type LoadFigures = Omit<LoadResult, 'serverCoreBusy' | 'clientCoreBusy'>;
+
+function runLoadgen(loadgen: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadFigures {
+  const args = [`-c`, String(connections), `-d`, `${duration}s`, '-timeout', '10s'];
+  if (paths.length > 1) {
+    const list = join(scriptDir, `paths-${Math.random().toString(36).slice(2)}.txt`);
+    writeFileSync(list, `${paths.join('\n')}\n`);
+    args.push('-paths', list);
+  }
+  // GOMAXPROCS=1: one thread, as `wrk -t1` has.
+  const out = execFileSync(loadgen, [...args, `${origin}${paths[0]}`], { encoding: 'utf8', env: { ...process.env, GOMAXPROCS: '1' } });
+  const figures = JSON.parse(out) as { requestsPerSecond: number; p50Ms: number; p99Ms: number; maxMs: number; non2xx: number; timeouts: number; requests: number; bodyBytes: number };
+  return { ...figures, bodyBytesPerRequest: figures.bodyBytes / figures.requests };
+}
+
+/** A wrk run; with several paths, a Lua script cycles through them. */
+function runWrk(wrk: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadFigures {
   // A 10 s timeout (wrk's default is 2 s): on a loaded machine slow answers stay in the latencies.
   const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--timeout', '10s', '--latency'];
   if (paths.length > 1) {
@@ -118,24 +174,22 @@ function runWrk(wrk: string, origin: string, paths: string[], connections: numbe
     );
     args.push('-s', script);
   }
-  // wrk runs where this process does (core 0 when pinned: main() pins it, children inherit it).
-  const before = coreTimes();
   const out = execFileSync(wrk, [...args, `${origin}${paths[0]}`], { encoding: 'utf8' });
-  const after = coreTimes();
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
+  const max = /^\s+Latency\s+\S+\s+\S+\s+(\S+)/m.exec(out);
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
   const timeouts = /Socket errors:.*timeout (\d+)/.exec(out);
-  if (!rps || !p50 || !p99) throw new Error(`cannot read wrk output:\n${out}`);
+  if (!rps || !p50 || !p99 || !max) throw new Error(`cannot read wrk output:\n${out}`);
   return {
     requestsPerSecond: Number(rps[1]),
     p50Ms: toMs(p50[1]!),
     p99Ms: toMs(p99[1]!),
+    maxMs: toMs(max[1]!),
     non2xx: Number(non2xx?.[1] ?? 0),
     timeouts: Number(timeouts?.[1] ?? 0),
-    serverCoreBusy: busyShare(before, after, serverCore),
-    wrkCoreBusy: busyShare(before, after, stackCore),
+    bodyBytesPerRequest: Number.NaN,
   };
 }
 
@@ -195,7 +249,7 @@ interface Row {
   connections: number;
   target: 'nginx' | 'public' | 'private';
   round: number;
-  result: WrkResult;
+  result: LoadResult;
 }
 
 const median = (values: number[]) => {
@@ -221,9 +275,10 @@ function summarize(rows: Row[]) {
       requestsPerSecond: median(mine.map((r) => r.result.requestsPerSecond)),
       p50Ms: median(mine.map((r) => r.result.p50Ms)),
       p99Ms: median(mine.map((r) => r.result.p99Ms)),
+      maxMs: Math.max(...mine.map((r) => r.result.maxMs)),
       timeouts: mine.reduce((sum, r) => sum + r.result.timeouts, 0),
       serverCoreBusy: median(mine.map((r) => r.result.serverCoreBusy)),
-      wrkCoreBusy: median(mine.map((r) => r.result.wrkCoreBusy)),
+      clientCoreBusy: median(mine.map((r) => r.result.clientCoreBusy)),
       rpsRatio: median(pairs.map((p) => ratio(p.mine.requestsPerSecond, p.nginx.requestsPerSecond))),
       p99Ratio: median(pairs.map((p) => ratio(p.mine.p99Ms, p.nginx.p99Ms))),
     };
@@ -235,11 +290,11 @@ const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).to
 
 function printSummary(summary: ReturnType<typeof summarize>): void {
   const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-  const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'timeouts', 'server core', 'wrk core', 'req/s vs nginx', 'p99 vs nginx']];
+  const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'timeouts', 'server core', 'client core', 'req/s vs nginx', 'p99 vs nginx']];
   for (const c of summary) {
     table.push([
-      c.work, String(c.connections), c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), String(c.timeouts),
-      percent(c.serverCoreBusy), percent(c.wrkCoreBusy),
+      c.work, String(c.connections), c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), fixed(c.maxMs, 0), String(c.timeouts),
+      percent(c.serverCoreBusy), percent(c.clientCoreBusy),
       c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2), c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
     ]);
   }
@@ -291,9 +346,9 @@ function zipfOrder(items: number, count: number): number[] {
 }
 
 async function main(): Promise<void> {
-  const wrk = ensureInstalled('wrk', 'wrk');
+  const load: Load = client === 'wrk' ? { client, binary: ensureInstalled('wrk', 'wrk') } : { client: 'loadgen', binary: buildLoadgen(mkdtempSync(join(tmpdir(), 'kino-loadgen-'))) };
   const nginx = ensureInstalled('nginx', 'nginx');
-  // This process's threads on core 0: every process started from here (the stack, wrk) inherits it.
+  // This process's threads on core 0: every process started from here (the stack, the client) inherits it.
   if (pinned) execFileSync('taskset', ['-a', '-cp', stackCore, String(process.pid)], { stdio: 'ignore' });
   process.stderr.write(`[bench] starting PostgreSQL, SeaweedFS, ClickHouse, the API and a delivery node (caches ${cacheMb} MB)\n`);
   const stack = await startDeliveryStack({
@@ -360,8 +415,8 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         for (const [name, server] of Object.entries(nginxServers)) {
           try {
-            runWrk(wrk, server.url, hot, connections, 1, dir);
-            const result = runWrk(wrk, server.url, hot, connections, seconds, dir);
+            runLoad(load, server.url, hot, connections, 1, dir);
+            const result = runLoad(load, server.url, hot, connections, seconds, dir);
             tried[name]!.push(result.non2xx > 0 ? 0 : result.requestsPerSecond);
           } catch (error) {
             process.stderr.write(`[bench] nginx "${name}" failed: ${(error as Error).message.split('\n')[0]}\n`);
@@ -398,9 +453,13 @@ async function main(): Promise<void> {
             const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths.nginx(sets.public);
             const chosen = sets.order(list);
             const origin = target === 'nginx' ? nginxServers[bestAt[connections]!]!.url : origins[target];
-            runWrk(wrk, origin, chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
-            const result = runWrk(wrk, origin, chosen, connections, seconds, dir);
+            runLoad(load, origin, chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
+            const result = runLoad(load, origin, chosen, connections, seconds, dir);
             if (result.non2xx > 0) throw new Error(`${target} ${work}: ${result.non2xx} responses were not 2xx`);
+            // Every hot response carried the whole segment (loadgen counts body bytes; wrk does not).
+            if (work.startsWith('hot') && !Number.isNaN(result.bodyBytesPerRequest) && result.bodyBytesPerRequest !== hotSize) {
+              throw new Error(`${target} ${work}: ${result.bodyBytesPerRequest} body bytes per response, the segment has ${hotSize}`);
+            }
             rows.push({ work, connections, target, round, result });
             process.stderr.write(
               `[bench] ${work}, ${connections} conns, round ${round + 1}, ${target}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms\n`,
@@ -410,7 +469,7 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`\nbench/delivery: wrk -t1, ${seconds} s per run, ${rounds} rounds per case (medians; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, wrk and the rest of the stack on core ${stackCore}` : ''}`);
+    console.log(`\nbench/delivery: ${client === 'wrk' ? 'wrk -t1' : 'loadgen, one thread'}, ${seconds} s per run, ${rounds} rounds per case (medians; max: the slowest response of any round; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, the client and the rest of the stack on core ${stackCore}` : ''}`);
     for (const connections of concurrencies) {
       const tried = Object.entries(probes[connections]!).map(([n, r]) => `${n} ${r.toFixed(0)}`).join('; ');
       console.log(`nginx at ${connections} conns (hot segment, median req/s of ${rounds}): ${tried}; baseline "${bestAt[connections]}" (${nginxVariants[bestAt[connections]!]})`);
@@ -421,7 +480,7 @@ async function main(): Promise<void> {
     for (const c of summary.filter((r) => r.work.startsWith('hot') && r.target === 'public')) {
       const p99 = Number.isFinite(c.p99Ratio) ? `${c.p99Ratio.toFixed(2)}x (<= 1.5: ${c.p99Ratio <= 1.5 ? 'met' : 'NOT met'})` : 'n/a (no latency measured: see timeouts)';
       const nginxCase = summary.find((n) => n.work === c.work && n.connections === c.connections && n.target === 'nginx')!;
-      const busy = (x: { serverCoreBusy: number; wrkCoreBusy: number }) => `server ${percent(x.serverCoreBusy)}, wrk ${percent(x.wrkCoreBusy)}`;
+      const busy = (x: { serverCoreBusy: number; clientCoreBusy: number }) => `server ${percent(x.serverCoreBusy)}, client ${percent(x.clientCoreBusy)}`;
       console.log(
         `goal, hot public at ${c.connections} conns: req/s ${c.rpsRatio.toFixed(2)}x nginx (>= 1.0: ${c.rpsRatio >= 1 ? 'met' : 'NOT met'}), p99 ${p99}` +
           (pinned ? `; cores busy: Kino's run ${busy(c)}, nginx's ${busy(nginxCase)}` : ''),

@@ -1,0 +1,3 @@
+module kino/bench/delivery/loadgen
+
+go 1.19
