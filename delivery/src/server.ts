@@ -15,6 +15,7 @@ import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
 import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
 import { rewritePlaylist } from './playlist.ts';
 import { rewriteStoryboardVtt } from './storyboards.ts';
+import { PacedBodyWriter } from './paced-body-writer.ts';
 import { parseRange } from './range.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import type { SegmentDelivery, SegmentLog } from './segment-log.ts';
@@ -72,6 +73,12 @@ interface Body {
 
 const maxRewrittenPlaylists = 5_000;
 const diskReadBytes = 512 * 1024;
+/**
+ * Bodies from memory (cached segments, playlists) leave at most 8 MB (four 720p segments) per turn
+ * of the event loop, so the loop comes back to accept new connections every few milliseconds
+ * however busy it is (paced-body-writer.ts). One for the process: the loop it paces is the process's.
+ */
+const memoryBodies = new PacedBodyWriter(8 * 1024 * 1024);
 
 export function createDeliveryServer(deps: DeliveryDeps): Server {
   const { logger } = deps;
@@ -433,7 +440,7 @@ async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Famil
     return;
   }
   if (body.data) {
-    res.end(range.type === 'partial' ? body.data.subarray(start, end + 1) : body.data);
+    memoryBodies.end(res, range.type === 'partial' ? body.data.subarray(start, end + 1) : body.data);
     return;
   }
   if (length === 0 || !body.path) {
