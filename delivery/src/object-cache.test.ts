@@ -3,20 +3,21 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ObjectCache } from './object-cache.ts';
+import { contentEtag, ObjectCache } from './object-cache.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kino-cache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A storage stand-in that counts GETs and answers slowly enough for requests to overlap. */
-function fakeStorage(objects: Record<string, Buffer>) {
+function fakeStorage(objects: Record<string, Buffer>, etags: Record<string, string> = {}) {
   const gets: string[] = [];
   return {
     gets,
-    async get(key: string) {
+    async getObject(key: string) {
       gets.push(key);
       await new Promise((r) => setTimeout(r, 20));
-      return objects[key];
+      const body = objects[key];
+      return body && { body, etag: etags[key] };
     },
   };
 }
@@ -55,4 +56,22 @@ test('the disk bound evicts the least recently used; a restart finds what is lef
   assert.equal(storage.gets.length, before, 'a was read from disk, not storage');
   await restarted.get('videos/v/hls/360p/b.m4s');
   assert.equal(storage.gets.length, before + 1, 'b was evicted and fetched again');
+});
+
+test("an object's ETag is storage's own when that is a plain strong tag, else a hash of its bytes", async () => {
+  const body = Buffer.alloc(300, 7);
+  const keys = ['md5', 'multipart', 'weak', 'none'].map((name) => `videos/v/hls/360p/${name}.m4s`);
+  const etags = {
+    [keys[0]!]: '"9e107d9d372bb6826bd81d3542a419d6"',
+    [keys[1]!]: '"3858f62230ac3c915f300c664312c63f-3"',
+    [keys[2]!]: 'W/"9e107d9d372bb6826bd81d3542a419d6"',
+  };
+  const options = { storage: fakeStorage(Object.fromEntries(keys.map((key) => [key, body])), etags), dir: join(dir, 'c'), maxBytes: 1 << 20, memoryMaxBytes: 1 << 20 };
+  const cache = new ObjectCache(options);
+  await cache.init();
+  const tags = await Promise.all(keys.map(async (key) => (await cache.get(key))?.etag));
+  assert.deepEqual(tags, [etags[keys[0]!], etags[keys[1]!], contentEtag(body), contentEtag(body)]);
+  const restarted = new ObjectCache(options);
+  await restarted.init();
+  assert.deepEqual(await Promise.all(keys.map(async (key) => (await restarted.get(key))?.etag)), tags, 'a restart reads the tags back from the file names');
 });

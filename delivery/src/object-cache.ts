@@ -6,8 +6,10 @@
 //
 // Objects under videos/{id}/hls are immutable once a video is ready, so a cached copy never goes
 // stale; whether a video may be served at all is decided before the cache is asked (a deleted
-// video's files simply age out). A file name carries its content hash (`name~<hash>`), which is
-// the ETag, so a restarted node knows the ETags of what it has without reading it again.
+// video's files simply age out). A file name carries a tag of the content (`name~<tag>`), which is
+// the ETag, so a restarted node knows the ETags of what it has without reading it again. The tag is
+// storage's own ETag (the MD5 S3 computed on upload) rather than a hash of our own: hashing 2 MB
+// (1.2 ms) on every miss cost about a seventh of the misses a node served, measured in pairs.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
@@ -26,7 +28,7 @@ export interface CachedObject {
 }
 
 export interface ObjectCacheOptions {
-  storage: Pick<Storage, 'get'>;
+  storage: Pick<Storage, 'getObject'>;
   dir: string;
   maxBytes: number;
   memoryMaxBytes: number;
@@ -115,22 +117,23 @@ export class ObjectCache {
 
   private async fetch(key: string): Promise<CachedObject | undefined> {
     if (key.includes('..') || key.startsWith('/')) throw new Error(`refusing to cache key ${key}`);
-    const data = await this.options.storage.get(key);
-    if (!data) return undefined;
-    const object = await this.store(key, data);
+    const stored = await this.options.storage.getObject(key);
+    if (!stored) return undefined;
+    const object = await this.store(key, stored.body, storageTag(stored.etag));
     return { ...object, data: this.memory.get(key) };
   }
 
-  private async store(key: string, data: Buffer): Promise<CachedObject> {
-    const hash = contentHash(data);
-    const path = join(this.objectsDir, `${key}~${hash}`);
+  private async store(key: string, data: Buffer, tag = contentHash(data)): Promise<CachedObject> {
+    const path = join(this.objectsDir, `${key}~${tag}`);
     const tmp = join(this.tmpDir, randomBytes(8).toString('hex'));
+    // fs/promises writes 512 KiB at a time. Writing the body in one system call (callback
+    // writeFile) served 0.71 of the misses at 32 connections, measured in pairs.
     await writeFile(tmp, data);
     await mkdir(dirname(path), { recursive: true });
     await rename(tmp, path);
     const previous = this.index.get(key);
     if (previous && previous.path !== path) this.forget(previous, true);
-    const object: CachedObject = { key, path, size: data.length, etag: `"${hash}"` };
+    const object: CachedObject = { key, path, size: data.length, etag: `"${tag}"` };
     this.remember(object);
     if (data.length <= this.memoryMaxObjectBytes && data.length <= this.options.memoryMaxBytes) {
       this.memory.set(key, data);
@@ -173,6 +176,15 @@ export class ObjectCache {
       this.forget(oldest, true);
     }
   }
+}
+
+/**
+ * Storage's ETag as a file-name tag, when it is a plain strong one: S3 sends the MD5 of a simple
+ * upload or `<md5>-<parts>` of a multipart one, in quotes. Anything else (a weak `W/` tag, none)
+ * gives undefined, and the cache hashes the bytes itself.
+ */
+export function storageTag(etag: string | undefined): string | undefined {
+  return etag?.match(/^"([\w-]{1,64})"$/)?.[1];
 }
 
 /** The content hash that names a cached file and makes its ETag; bodies made on the fly use it too. */

@@ -2,6 +2,7 @@
 // Kino reaches object storage, so its listing and deletes are checked here once.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { Storage } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 
@@ -23,6 +24,13 @@ test('put, head, get, list by prefix, delete one, delete many, delete a prefix',
   for (const key of keys) await storage.put(key, `body of ${key}`, 'application/octet-stream');
   assert.equal((await storage.head(keys[0]!))?.size, `body of ${keys[0]}`.length);
   assert.equal((await storage.get(keys[1]!))?.toString(), `body of ${keys[1]}`);
+  // A big body arrives in many chunks; delivery's cache names files by this ETag (the upload's MD5).
+  const big = randomBytes(3 * 1024 * 1024 + 7);
+  await storage.put(keys[1]!, big, 'video/iso.segment');
+  const got = await storage.getObject(keys[1]!);
+  assert.ok(got?.body.equals(big));
+  assert.equal(got?.etag, `"${createHash('md5').update(big).digest('hex')}"`);
+  assert.equal(await storage.getObject('videos/vid_s/never-there'), undefined);
   assert.deepEqual(await storage.list('videos/vid_s/'), [keys[1], keys[0], keys[2]], 'lexicographic, under the prefix only');
 
   await storage.delete(keys[2]!);
