@@ -3,6 +3,7 @@
 export * from './binaries.ts';
 export * from './ports.ts';
 export * from './wait.ts';
+export * from './malloc-tunables.ts';
 export * from './managed-process.ts';
 export * from './services/postgres.ts';
 export * from './services/temporal.ts';

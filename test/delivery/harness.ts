@@ -6,7 +6,7 @@
 import { openDatabase, type Db } from '@kino/control-plane/db';
 import { join } from 'node:path';
 import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { freePort, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
 
@@ -94,6 +94,7 @@ export async function startDeliveryStack({
           DELIVERY_CACHE_DIR: join(dir, 'cache'),
           DELIVERY_SPOOL_DIR: join(dir, 'spool'),
           DELIVERY_NODE_ID: name,
+          GLIBC_TUNABLES: MALLOC_TUNABLES,
         },
         logFile: join(dir, 'delivery.log'),
       });

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '@kino/infra';
-import { findBinary, POSTGRES_MALLOC_TUNABLES } from '@kino/infra/dev';
+import { findBinary, MALLOC_TUNABLES } from '@kino/infra/dev';
 
 const execFileAsync = promisify(execFile);
 const deployDir = join(repoRoot, 'deploy');
@@ -78,7 +78,8 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it('runs PostgreSQL with the malloc setting the dev stack measured (docs/list-performance.md)', () => {
-    assert.equal(compose.services.postgres!.environment!.GLIBC_TUNABLES, POSTGRES_MALLOC_TUNABLES);
+  it('runs PostgreSQL and delivery with the malloc setting the dev stack measured (infra/dev/malloc-tunables.ts)', () => {
+    assert.equal(compose.services.postgres!.environment!.GLIBC_TUNABLES, MALLOC_TUNABLES);
+    assert.equal(compose.services.delivery!.environment!.GLIBC_TUNABLES, MALLOC_TUNABLES);
   });
 });

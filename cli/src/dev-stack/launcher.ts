@@ -19,6 +19,7 @@ import { appendFileSync, mkdirSync, openSync, readSync, closeSync, statSync } fr
 import { join } from 'node:path';
 import { repoRoot } from '@kino/infra';
 import {
+  MALLOC_TUNABLES,
   startClickHouse,
   startPostgres,
   startProcess,
@@ -703,6 +704,8 @@ export class DevStackLauncher {
           DELIVERY_PORT: String(ports.delivery),
           DELIVERY_CACHE_DIR: this.layout.deliveryCacheDir,
           DELIVERY_SPOOL_DIR: this.layout.deliverySpoolDir,
+          // Each cache miss allocates a fresh ~2 MB body: keep freed blocks (infra/dev/malloc-tunables.ts).
+          GLIBC_TUNABLES: MALLOC_TUNABLES,
         },
         args: [],
         stopPhase: 0,

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
 import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
+import { MALLOC_TUNABLES } from '../malloc-tunables.ts';
 
 export interface PostgresServer {
   url: string;
@@ -25,15 +26,6 @@ function postgresBinDir(): string {
 }
 
 const sameNetLine = 'host all all samenet trust';
-
-/**
- * glibc's malloc for the server's processes: allocations up to 8 MB come from the heap, and up to
- * 64 MB of freed heap is kept for the next query. With glibc's defaults, the ~1 MB bitmap a search
- * of 10,000 matches builds is mapped fresh and handed back every time, and each query takes ~350
- * page faults for it: a search's SQL ran 10-15 % slower, and its p99 more (docs/list-performance.md).
- * deploy/compose.yaml sets the same for its PostgreSQL (test/deploy/manifests.test.ts holds them equal).
- */
-export const POSTGRES_MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=8388608:glibc.malloc.trim_threshold=67108864';
 
 function runAsIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
@@ -84,7 +76,7 @@ export async function startPostgres({
   const server = startProcess('postgres', join(bin, 'postgres'), args, {
     logFile,
     runIn,
-    env: { ...process.env, GLIBC_TUNABLES: POSTGRES_MALLOC_TUNABLES },
+    env: { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES },
     ...ids,
   });
   const adminUrl = `postgres://postgres@${host}:${port}/postgres`;
