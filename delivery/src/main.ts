@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/control-plane/db';
-import { ClickHouseHttp, Storage, createLogger, createMetricsRegistry, type Logger, type RunningProcess } from '@kino/infra';
+import { ClickHouseHttp, Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, type Logger, type RunningProcess } from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';
@@ -24,7 +24,8 @@ export function createDeliveryLogger(config: DeliveryConfig): Logger {
 /** Starts a delivery node; stop() finishes requests in flight and ships the spooled segment rows. */
 export async function startDelivery(config: DeliveryConfig, logger: Logger = createDeliveryLogger(config)): Promise<RunningProcess> {
   const nodeId = nodeIdOf(config);
-  const db = await openDatabase(config.DATABASE_URL);
+  const registry = createMetricsRegistry();
+  const db = await openDatabase(config.DATABASE_URL, { onConnectionError: databaseConnectionErrors(registry, logger) });
   const storage = new Storage(config);
   const cache = new ObjectCache({
     storage,
@@ -41,7 +42,6 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     shipIntervalMs: config.DELIVERY_LOG_SHIP_INTERVAL_MS,
     logger,
   });
-  const registry = createMetricsRegistry();
   const counters = createDeliveryMetrics(registry, { cache, segments });
   const server = createDeliveryServer({
     catalog: new VideoCatalog((videoId) => readPlayableVideo(db, videoId), config.DELIVERY_METADATA_TTL_MS),

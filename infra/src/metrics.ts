@@ -9,6 +9,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { z } from './config.ts';
+import type { Logger } from './logger.ts';
 
 export { Counter, Gauge, Histogram, Registry };
 
@@ -55,6 +56,23 @@ export function httpRequestMetrics(registry: Registry) {
   };
 }
 export type HttpRequestMetrics = ReturnType<typeof httpRequestMetrics>;
+
+/**
+ * What a process with a database pool (the API, the orchestrator, delivery) does when one of its
+ * connections ends under it, a PostgreSQL restart say: a warning and a count. The pool opens a new
+ * connection for the next query; the process carries on.
+ */
+export function databaseConnectionErrors(registry: Registry, logger: Logger): (error: Error) => void {
+  const lost = new Counter({
+    name: 'kino_database_connection_errors_total',
+    help: 'Database connections that ended under the pool (a PostgreSQL restart or failover, a network cut).',
+    registers: [registry],
+  });
+  return (error) => {
+    lost.inc();
+    logger.warn({ err: error }, 'a database connection ended; the next query opens another');
+  };
+}
 
 export interface MetricsAnswer {
   status: number;

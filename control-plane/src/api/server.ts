@@ -1,6 +1,6 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, createLogger, createMetricsRegistry, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
+import { ClickHouseHttp, createLogger, createMetricsRegistry, databaseConnectionErrors, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { KeyEncryption } from '../keys/key-encryption.ts';
 import { sealPlaintextSigningKeys } from '../playback/signing-keys.ts';
@@ -20,7 +20,8 @@ export async function startApiServer(
   config: ApiConfig,
   { logger = createLogger('api', config.LOG_LEVEL), ...overrides }: { logger?: Logger } & Partial<ApiDeps> = {},
 ): Promise<RunningApi> {
-  const db = await openDatabase(config.DATABASE_URL);
+  const metricsRegistry = createMetricsRegistry();
+  const db = await openDatabase(config.DATABASE_URL, { onConnectionError: databaseConnectionErrors(metricsRegistry, logger) });
   await migrateToLatest(db);
   const sealed = await sealPlaintextSigningKeys(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY));
   if (sealed > 0) logger.info({ sealed }, 'sealed playback signing keys stored in clear (KINO_KEY_ENCRYPTION_KEY)');
@@ -48,7 +49,6 @@ export async function startApiServer(
         afterRecompute: copyServedSegments(db, rollupClient),
       })
     : undefined;
-  const metricsRegistry = createMetricsRegistry();
   const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, metricsRegistry, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();

@@ -1,6 +1,6 @@
 // Opens the metadata database: PostgreSQL for a `postgres://` URL, PGlite (in-process, one process
 // only) for `pglite://<dir>` or `pglite://memory`. The same migrations run on both.
-import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { buildConcurrentIndexes, migrations } from './migrations/index.ts';
@@ -10,7 +10,84 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 export type Db = Kysely<Database>;
 
-export async function openDatabase(url: string): Promise<Db> {
+/**
+ * The database could not be reached or the connection was lost mid-query (a restart, a failover, a
+ * network cut): nothing is known to have changed, and the same call may succeed shortly. The API
+ * answers it 503; activities are retried by Temporal.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the database is unavailable: ${(cause as Error | undefined)?.message ?? String(cause)}`, { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+// SQLSTATEs that say the server is going away or not there yet, not that the statement is wrong:
+// class 08 (connection exception), admin_shutdown (a fast restart), crash_shutdown, cannot_connect_now
+// (starting up or shutting down).
+const unavailableStates = new Set(['57P01', '57P02', '57P03']);
+
+function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return error.code?.startsWith('08') === true || unavailableStates.has(error.code ?? '');
+  // The server answers every statement it refuses with a DatabaseError. Anything else a query
+  // rejects with comes from the connection under it (a reset socket, "Connection terminated
+  // unexpectedly"), except the driver's own refusal of a value it cannot send (TypeError).
+  return !(error instanceof TypeError);
+}
+
+/**
+ * A pg pool whose failures to reach the server come out as DatabaseUnavailableError, whatever the
+ * driver's words, and whose lost connections, idle or in use, go to `onConnectionError` instead of
+ * an `error` event nobody listens to (which ends the process).
+ */
+function typedFailures(pool: pg.Pool, onConnectionError: (error: Error) => void): PostgresPool {
+  // pg-pool reports an idle connection's end on the pool; a connection in use has no listener there.
+  pool.on('error', onConnectionError);
+  const inUse = new Set<pg.PoolClient>();
+  // One wrapper per pooled connection: Kysely keeps its connection state keyed by this object.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    inUse.add(client);
+    let wrapper = wrappers.get(client);
+    if (!wrapper) {
+      // The query in flight fails with the same error; release() then drops the dead connection.
+      client.on('error', (error) => inUse.has(client) && onConnectionError(error));
+      wrapper = wrapClient(client);
+      wrappers.set(client, wrapper);
+    }
+    return wrapper;
+  };
+  const wrapClient = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((text: string | object, parameters?: ReadonlyArray<unknown>) => {
+      // Cursors (streamed results) are passed through as they are.
+      if (typeof text !== 'string') return client.query(text as never);
+      return client.query(text, parameters as unknown[]).catch((error: unknown) => {
+        throw isConnectionFailure(error) ? new DatabaseUnavailableError(error) : error;
+      });
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => {
+      inUse.delete(client);
+      client.release();
+    },
+  });
+  return {
+    connect: () =>
+      pool.connect().then(wrap, (error: unknown) => {
+        throw new DatabaseUnavailableError(error);
+      }),
+    end: () => pool.end(),
+  };
+}
+
+export interface DatabaseOptions {
+  /**
+   * Called when a pooled connection ends under the pool (the server restarted or went away). The
+   * pool drops it and opens a new one for the next query. Processes log and count it.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
+export async function openDatabase(url: string, { onConnectionError = () => undefined }: DatabaseOptions = {}): Promise<Db> {
   if (url.startsWith('pglite://')) {
     const { PGlite } = await import('@electric-sql/pglite');
     const { KyselyPGlite } = await import('kysely-pglite');
@@ -22,9 +99,8 @@ export async function openDatabase(url: string): Promise<Db> {
     const { dialect } = new KyselyPGlite(client);
     return new Kysely<Database>({ dialect });
   }
-  return new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }),
-  });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: typedFailures(pool, onConnectionError) }) });
 }
 
 /** Cheap reachability check for /health: one round trip, no table. */

@@ -5,7 +5,7 @@
 // then the registry and the database close.
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { Storage, createLogger, createMetricsRegistry, startMetricsServer, type Logger, type MetricsServer } from '@kino/infra';
+import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, startMetricsServer, type Logger, type MetricsServer } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { startRegistryServer } from '../registry/index.ts';
 import { createActivities } from './activities/index.ts';
@@ -50,10 +50,10 @@ function installTemporalRuntime(logger: Logger): void {
 
 export async function runOrchestrator(config: OrchestratorConfig, { logger = createLogger('orchestrator', config.LOG_LEVEL) }: { logger?: Logger } = {}): Promise<RunningOrchestrator> {
   installTemporalRuntime(logger);
-  const db = await openDatabase(config.DATABASE_URL);
+  const metricsRegistry = createMetricsRegistry();
+  const db = await openDatabase(config.DATABASE_URL, { onConnectionError: databaseConnectionErrors(metricsRegistry, logger) });
   await migrateToLatest(db);
   const storage = new Storage(config);
-  const metricsRegistry = createMetricsRegistry();
   const metrics = createOrchestratorMetrics(metricsRegistry);
 
   const registry = await startRegistryServer({

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import errorHandlerPlugin from './error-handler.ts';
 import { ConflictError } from '../errors.ts';
+import { DatabaseUnavailableError } from '../../db/database.ts';
 
 async function appWith(handler: () => Promise<unknown>) {
   const app = Fastify({ logger: false });
@@ -38,6 +39,18 @@ describe('error handler', () => {
     assert.ok(!response.body.includes('hunter2'));
     assert.ok(!response.body.includes('    at '));
     assert.match(body.detail, /request /);
+  });
+
+  it('answers a database that is down or restarting with 503 service_unavailable, saying nothing of the connection', async () => {
+    const app = await appWith(async () => {
+      throw new DatabaseUnavailableError(new Error('connect ECONNREFUSED 10.0.0.5:5432'));
+    });
+    const response = await app.inject({ url: '/boom' });
+    assert.equal(response.statusCode, 503);
+    const body = response.json<{ code: string; title: string; status: number }>();
+    assert.equal(body.code, 'service_unavailable');
+    assert.equal(body.title, 'Service Unavailable');
+    assert.ok(!response.body.includes('10.0.0.5'));
   });
 
   it('answers unknown routes with a 404 envelope', async () => {

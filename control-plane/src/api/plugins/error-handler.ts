@@ -11,10 +11,12 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
   UriTooLongError,
   ValidationError,
 } from '../errors.ts';
+import { DatabaseUnavailableError } from '../../db/database.ts';
 import { ErrorSchema } from '../schemas/common.ts';
 import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../validation.ts';
 
@@ -43,6 +45,8 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
+  // A route's query met a database that is restarting or gone: nothing was changed, try again.
+  if (error instanceof DatabaseUnavailableError) return new ServiceUnavailableError('The database is unavailable; try again shortly.');
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const errors = toFieldErrors(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext);
