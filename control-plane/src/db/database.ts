@@ -17,7 +17,8 @@ export type Db = Kysely<Database>;
  */
 export class DatabaseUnavailableError extends Error {
   constructor(cause: unknown) {
-    super(`the database is unavailable: ${(cause as Error | undefined)?.message ?? String(cause)}`, { cause });
+    // The log's error serializer appends the cause's message.
+    super('the database is unavailable', { cause });
     this.name = 'DatabaseUnavailableError';
   }
 }
