@@ -80,6 +80,17 @@ interface Part {
   tail?: ConsoleTail;
   /** Where this run's lines begin in the (appended) log. */
   logOffset?: number;
+  /** A service: how to start it again on the same state and port (stopService, startServiceAgain). */
+  startAgain?: () => Promise<StartedService>;
+  /** A service's own crash, when SIGKILL of its process is not the whole of it (PostgreSQL's backends). */
+  kill9?: () => Promise<void>;
+  /** Stopped on purpose (a restart, a test's kill): its exit is no surprise. */
+  stoppedOnPurpose?: boolean;
+}
+
+interface StartedService {
+  process: ManagedProcess;
+  kill9?: () => Promise<void>;
 }
 
 interface KinoPartSpec {
@@ -384,7 +395,32 @@ export class DevStackLauncher {
 
   /** Kills a part with SIGKILL (a crash: no draining, no clean-up). */
   async kill9(name: string): Promise<void> {
-    await this.findPart(name).process.kill9();
+    const part = this.findPart(name);
+    part.stoppedOnPurpose = true;
+    await (part.kill9?.() ?? part.process.kill9());
+  }
+
+  /**
+   * Takes a dependency of the farm down as an operator's maintenance (or a crash) would: `fast` a
+   * clean stop (PostgreSQL's fast shutdown, as `pg_ctl restart -m fast` does), `kill9` a SIGKILL.
+   * The farm's processes keep running; startServiceAgain brings it back.
+   */
+  async stopService(name: 'postgres' | 'temporal' | 's3' | 'analytics', how: 'fast' | 'kill9'): Promise<void> {
+    const part = this.findPart(name);
+    if (how === 'kill9') await this.kill9(name);
+    else {
+      part.stoppedOnPurpose = true;
+      await part.process.stop(part.graceMs);
+    }
+  }
+
+  /** Starts a service stopped by stopService again, on the same state and port, and waits until it serves. */
+  async startServiceAgain(name: 'postgres' | 'temporal' | 's3' | 'analytics'): Promise<void> {
+    const part = this.findPart(name);
+    // The analytics store may be one of ours (chDB behind `kino analytics-store`).
+    if (part.spec) await this.restart(name);
+    else if (part.startAgain) await this.startService(name, part.startAgain);
+    else throw new DevStackError(`${name} cannot be started again`);
   }
 
   /**
@@ -394,6 +430,7 @@ export class DevStackLauncher {
   async restart(name: string): Promise<ManagedProcess> {
     const previous = this.findPart(name);
     if (!previous.spec) throw new DevStackError(`${name} is a service: it cannot be restarted`);
+    previous.stoppedOnPurpose = true;
     await previous.process.stop(previous.graceMs);
     const part = await this.startPart(name, previous.spec);
     return part.process;
@@ -446,7 +483,7 @@ export class DevStackLauncher {
     return part;
   }
 
-  private async startService<T extends { process: ManagedProcess }>(
+  private async startService<T extends StartedService>(
     name: string,
     start: () => Promise<T>,
   ): Promise<T> {
@@ -462,6 +499,8 @@ export class DevStackLauncher {
         stopPhase: 3,
         graceMs: name === 's3' ? 3000 : 15_000,
         tail: tailErrorsToConsole(name, service.process.child, { fromKinoProcess: false, print: this.io.partError }),
+        startAgain: start,
+        kill9: service.kill9,
       });
       return service;
     });

@@ -13,6 +13,31 @@ export interface PostgresServer {
   url: string;
   process: ManagedProcess;
   stop(): Promise<void>;
+  /**
+   * kill -9 of the postmaster, as a crash: resolves once its backends have exited too (each does
+   * when it sees the postmaster gone). Until then a new server refuses the data directory, whose
+   * shared memory they still hold.
+   */
+  kill9(): Promise<void>;
+}
+
+/** The processes a process started (Linux: /proc), read before it dies; empty once they are gone. */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a process still runs: a zombie (exited, not yet reaped by whoever adopted it) holds nothing. */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 function postgresBinDir(): string {
@@ -76,6 +101,9 @@ export async function startPostgres({
   const server = startProcess('postgres', join(bin, 'postgres'), args, {
     logFile,
     runIn,
+    // Fast shutdown (what `pg_ctl stop` and `pg_ctl restart` do by default): clients are
+    // disconnected. SIGTERM's smart shutdown would wait for every pooled connection to close.
+    stopSignal: 'SIGINT',
     env: { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES },
     ...ids,
   });
@@ -96,5 +124,13 @@ export async function startPostgres({
     url: `postgres://postgres@${host}:${port}/${database}`,
     process: server,
     stop: () => server.stop(),
+    async kill9() {
+      const backends = server.child.pid === undefined ? [] : childPids(server.child.pid);
+      await server.kill9();
+      await waitFor('the killed postmaster\'s backends to exit', () => backends.every((pid) => !isRunning(pid)), {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+    },
   };
 }
