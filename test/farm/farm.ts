@@ -112,6 +112,8 @@ export interface Farm {
   api: ManagedProcess;
   /** The SDK, with the stack's full-access key (the dev stack's, made with `kino admin`). */
   kino: Kino;
+  /** That key, for calls made without the SDK (what a client sees on the wire). */
+  apiKey: string;
   orgId: string;
   envId: string;
   /** The API root (…/v1/api). */
@@ -140,7 +142,13 @@ export async function startFarm({
   apiEnv = {},
   hosts,
   temporalServer,
+  durable = false,
 }: {
+  /**
+   * PostgreSQL syncing its commits (default off, for speed). A test that kills PostgreSQL with -9
+   * needs it: without synchronous_commit a crash loses commits it had already acknowledged.
+   */
+  durable?: boolean;
   /** The Temporal server: the dev server (default) or the production server on PostgreSQL. */
   temporalServer?: DevStackOptions['temporal'];
   /** The control plane and delivery on hosts of their own (network namespaces) rather than loopback. */
@@ -161,6 +169,7 @@ export async function startFarm({
     env: { orchestrator: { NODE_HEARTBEAT_TIMEOUT_MS: String(heartbeatTimeoutMs), ...orchestratorEnv }, api: apiEnv },
     hosts,
     temporal: temporalServer,
+    durable,
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {
@@ -192,6 +201,7 @@ export async function startFarm({
     apiUrl,
     metricsUrls: status.devJson.metricsUrls,
     kino,
+    apiKey,
     deliveryUrl: playback ? status.devJson.deliveryUrl : undefined,
     clickhouse: playback ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,
     orchestrator: launcher.process('orchestrator'),

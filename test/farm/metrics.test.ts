@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/infra/dev';
 import { makeClip } from '@kino/test/support/media';
-import { scrape, type Scrape } from '@kino/test/support/metrics';
+import { scrape, scrapeUntil } from '@kino/test/support/metrics';
 import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
 
 const metricsToken = `metrics-test-${process.pid}-token`;
@@ -37,22 +37,6 @@ afterAll(async () => {
   await receiver?.close();
   if (clipPath) await rm(clipPath, { force: true });
 });
-
-/**
- * Scrapes until `check` passes (for what is recorded after the answer the test waited for: a row
- * shipped, a slot given back, a heartbeat); a timeout names the last failed check.
- */
-function scrapeUntil(url: string, check: (scraped: Scrape) => void, token?: string): Promise<Scrape> {
-  return waitFor(
-    `${url} to show the expected values`,
-    async () => {
-      const scraped = await scrape(url, token);
-      check(scraped);
-      return scraped;
-    },
-    { timeoutMs: 30_000, intervalMs: 200 },
-  );
-}
 
 describe('metrics of a farm after real work', () => {
   let videoId: string;

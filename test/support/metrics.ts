@@ -2,6 +2,7 @@
 // into samples, then picked by name and labels. A parser of its own because the npm one
 // (parse-prometheus-text-format) folds every labelled histogram into one sample, dropping its labels.
 import assert from 'node:assert/strict';
+import { waitFor } from '@kino/infra/dev';
 
 export interface Sample {
   /** The sample's own name: `x_total`, or a histogram's `x_bucket`, `x_sum`, `x_count`. */
@@ -97,4 +98,20 @@ export async function scrape(url: string, token?: string): Promise<Scrape> {
   assert.equal(response.status, 200, `${url} answered ${response.status}: ${text.slice(0, 300)}`);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   return new Scrape(text);
+}
+
+/**
+ * Scrapes until `check` passes (for what is recorded after the answer the test waited for: a row
+ * shipped, a slot given back, a heartbeat); a timeout names the last failed check.
+ */
+export function scrapeUntil(url: string, check: (scraped: Scrape) => void, token?: string): Promise<Scrape> {
+  return waitFor(
+    `${url} to show the expected values`,
+    async () => {
+      const scraped = await scrape(url, token);
+      check(scraped);
+      return scraped;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
 }
