@@ -155,6 +155,26 @@ describe('kino dev', { timeout: 600_000 }, () => {
     assert.match(dev.output(), new RegExp(`orchestrator ${url(layout.ports.orchestratorMetrics).replaceAll('.', '\\.')}`));
   });
 
+  it('starts a part that exits unexpectedly again, after a backoff, and says so on the console', async () => {
+    assert.ok(dev, 'the stack of the previous test');
+    const running = dev;
+    const recorded = JSON.parse(readFileSync(layout.pidsJson, 'utf8')) as { children: { name: string; pid: number }[] };
+    const apiPid = recorded.children.findLast((c) => c.name === 'api')!.pid;
+    process.kill(apiPid, 'SIGKILL');
+
+    const again = await waitFor('the API to run again', () => /\[api\] running again \(pid (\d+)\)/.exec(running.output()) ?? undefined, {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
+    assert.match(running.output(), /\[api\] exited \(SIGKILL\); starting it again in 1 s\./);
+    const newPid = Number(again[1]);
+    assert.notEqual(newPid, apiPid);
+    assert.ok(pidIsAlive(newPid));
+    // It serves again: the dev key lists the dev environment, through the SDK.
+    const kino = await Kino.fromDevStack({ path: layout.devJson });
+    assert.deepEqual((await kino.environments.list(firstRun.orgId)).map((e) => e.id), [firstRun.envId]);
+  });
+
   it('stops on SIGINT with exit 0, leaving nothing running or listening', async () => {
     assert.ok(dev, 'the stack of the previous test');
     const recorded = JSON.parse(readFileSync(layout.pidsJson, 'utf8')) as { launcherPid: number; children: { name: string; pid: number }[] };

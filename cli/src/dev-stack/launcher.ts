@@ -17,6 +17,7 @@
 import { videoTaskQueue } from '@kino/proto/contract';
 import { appendFileSync, mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '@kino/infra';
 import {
   MALLOC_TUNABLES,
@@ -86,7 +87,12 @@ interface Part {
   kill9?: () => Promise<void>;
   /** Stopped on purpose (a restart, a test's kill): its exit is no surprise. */
   stoppedOnPurpose?: boolean;
+  /** When this process started (Date.now()): a part that ran long enough restarts without backoff. */
+  startedAt?: number;
 }
+
+/** How `kino dev` starts an exited part again (nextRestartDelay). */
+const restartBackoff = { firstMs: 1_000, maxMs: 30_000, resetAfterMs: 60_000 };
 
 interface StartedService {
   process: ManagedProcess;
@@ -148,6 +154,8 @@ export class DevStackLauncher {
   private env: Record<string, string> = {};
   private nodesStarted = 0;
   private identity: DevIdentityProvider | undefined;
+  /** Restarts in a row of each part that exited (the backoff's exponent). */
+  private readonly restarts = new Map<string, number>();
 
   constructor(
     private readonly options: DevStackOptions,
@@ -380,7 +388,9 @@ export class DevStackLauncher {
   }
 
   private addPart(part: Part): void {
+    part.startedAt = Date.now();
     this.parts.push(part);
+    if (this.ready) this.watchExit(part);
     recordPids(
       this.layout,
       this.parts.map((p) => ({ name: p.name, pid: p.process.child.pid, spawnargs: p.process.child.spawnargs })),
@@ -784,14 +794,56 @@ export class DevStackLauncher {
     }
   }
 
-  /** After "ready", a part that dies is announced with the end of its log; the rest keeps running. */
+  /**
+   * After "ready", a part that exits without being asked to is announced with the end of its log;
+   * under `kino dev` (restartExited) it is started again after a backoff, as a process supervisor
+   * would in production (docs/production.md#restart-policy). Parts started later are watched too.
+   */
   private watchForExits(): void {
-    for (const part of this.parts) {
-      void part.process.exited.then((code) => {
-        if (!this.ready || this.stopping) return;
-        this.io.partError(`[${part.name}] exited (${code}); the rest of the stack keeps running. Last lines of ${part.logFile}:`);
-        for (const line of part.tail?.recent().slice(-10) ?? []) this.io.partError(`[${part.name}]   ${line}`);
-      });
+    for (const part of this.parts) this.watchExit(part);
+  }
+
+  private watchExit(part: Part): void {
+    void part.process.exited.then((code) => {
+      if (!this.ready || this.stopping || part.stoppedOnPurpose) return;
+      const restartable = this.options.restartExited === true && (part.spec !== undefined || part.startAgain !== undefined);
+      const delayMs = restartable ? this.nextRestartDelay(part) : 0;
+      const then = restartable ? `starting it again in ${delayMs / 1000} s` : 'the rest of the stack keeps running';
+      this.io.partError(`[${part.name}] exited (${code}); ${then}. Last lines of ${part.logFile}:`);
+      for (const line of part.tail?.recent().slice(-10) ?? []) this.io.partError(`[${part.name}]   ${line}`);
+      if (restartable) void this.startAgainAfter(part, delayMs);
+    });
+  }
+
+  /**
+   * The backoff of a part that keeps exiting: 1 s, 2 s, 4 s ... up to 30 s, back to 1 s once a run
+   * lasted a minute (a crash now and then restarts at once; a crash loop does not spin).
+   */
+  private nextRestartDelay(part: Part): number {
+    const ranMs = Date.now() - (part.startedAt ?? 0);
+    const previous = ranMs >= restartBackoff.resetAfterMs ? 0 : (this.restarts.get(part.name) ?? 0);
+    this.restarts.set(part.name, previous + 1);
+    return Math.min(restartBackoff.firstMs * 2 ** previous, restartBackoff.maxMs);
+  }
+
+  private async startAgainAfter(exited: Part, delayMs: number): Promise<void> {
+    try {
+      await sleep(delayMs, undefined, { signal: this.abort.signal });
+    } catch {
+      return; // the stack is stopping
+    }
+    try {
+      if (exited.spec) await this.restart(exited.name);
+      else await this.startService(exited.name, exited.startAgain!);
+      const pid = this.findPart(exited.name).process.child.pid;
+      this.io.partError(`[${exited.name}] running again (pid ${pid})`);
+    } catch (error) {
+      if (this.stopping) return;
+      this.io.partError(`[${exited.name}] did not come back: ${(error as Error).message}`);
+      // A process that started and exited again is watched, and retried from there; a service that
+      // could not even start is retried from here.
+      const latest = this.findPart(exited.name);
+      if (latest === exited) void this.startAgainAfter(exited, this.nextRestartDelay(exited));
     }
   }
 }

@@ -59,6 +59,12 @@ export interface DevStackOptions {
    * analytics store) and delivery's. Encode nodes get theirs from startNode.
    */
   hosts?: { controlPlane: StackHost; delivery?: StackHost };
+  /**
+   * Start a part that exits unexpectedly again, after a backoff, and say so on the console, as a
+   * process supervisor would. `kino dev` turns it on; tests leave it off, since they kill parts on
+   * purpose and start them again themselves.
+   */
+  restartExited?: boolean;
 }
 
 /** Where a part runs: the address it binds to and advertises, and the prefix that runs a command there. */

@@ -13,7 +13,8 @@ export type SupervisorMessage = { type: 'stop' } | { type: 'force' };
 
 const options = JSON.parse(process.env.KINO_DEV_OPTIONS ?? '{}') as DevStackOptions;
 const progress = (line: string) => process.stderr.write(`[dev] ${line}\n`);
-const launcher = new DevStackLauncher(options, {
+// A part that exits unexpectedly is started again, as a process supervisor would in production.
+const launcher = new DevStackLauncher({ restartExited: true, ...options }, {
   progress,
   partError: (line) => process.stderr.write(`${line}\n`),
 });
