@@ -320,7 +320,8 @@ export function createNodeActivities({
 
     /** ffprobe of the uploaded original. An empty, missing, unreadable or picture-less file fails for good. */
     async probeSource({ videoId, storagePath }: { videoId: string; storagePath: string }): Promise<SourceProbe> {
-      const object = await storage.head(storagePath);
+      // Storage calls heartbeat as the node call does: the proxy's heartbeat timeout covers the whole attempt.
+      const object = await whileHeartbeating(() => storage.head(storagePath));
       if (!object) throw invalidSource(`the uploaded file was not found at ${storagePath}`);
       if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
       const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
@@ -383,7 +384,9 @@ export function createNodeActivities({
       };
       const { done, node, timings } = await callEncode(input, { outputUrls, chunk });
       const outcomes = outcomesOf(input.renditions, done, node, timings);
-      await storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord);
+      await whileHeartbeating(() =>
+        storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord),
+      );
       return outcomes;
     },
 
@@ -393,7 +396,7 @@ export function createNodeActivities({
      */
     async encodeAudioTrack({ videoId, storagePath, rendition, durationSeconds }: EncodeAudioTrackInput): Promise<string> {
       const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
-      if (await storage.head(key)) return key;
+      if (await whileHeartbeating(() => storage.head(key))) return key;
       const audioTrackUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
       await callEncode({ videoId, storagePath, renditions: [rendition], durationSeconds }, { outputUrls: {}, audioTrackUrl });
       return key;
