@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/infra/dev';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+import { attemptsByActivity, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 let farm: Farm;
 let workDir: string;
@@ -69,23 +69,6 @@ async function assertPlaysEveryFrame(videoId: string): Promise<void> {
   assert.equal(await countDecodedFrames(join(dir, 'hls', '360p', 'playlist.m3u8')), sourceFrames);
 }
 
-/** How many attempts each activity type needed, from the workflow's history. */
-async function attemptsByActivity(videoId: string): Promise<Record<string, number>> {
-  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
-  const scheduled = new Map<number, string>();
-  const attempts: Record<string, number> = {};
-  for (const event of history.events ?? []) {
-    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (type) scheduled.set(Number(event.eventId), type);
-    const started = event.activityTaskStartedEventAttributes;
-    if (started) {
-      const name = scheduled.get(Number(started.scheduledEventId)) ?? '?';
-      attempts[name] = Math.max(attempts[name] ?? 0, started.attempt ?? 1);
-    }
-  }
-  return attempts;
-}
-
 test('kill -9 an encode node mid-encode: the encode is retried on the other node and the video becomes ready', async () => {
   const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
   const running = await encodeInProgress(videoId);
@@ -100,7 +83,7 @@ test('kill -9 an encode node mid-encode: the encode is retried on the other node
   };
   assert.equal(result.status, 'ready');
   assert.equal(result.renditions[0]!.outcome.nodeId, survivor.nodeId, 'the retry ran on the surviving node');
-  assert.ok(encodeAttempts(await attemptsByActivity(videoId)) >= 2, 'the encode took a second attempt');
+  assert.ok(encodeAttempts(await attemptsByActivity(farm, videoId)) >= 2, 'the encode took a second attempt');
   await assertPlaysEveryFrame(videoId);
 
   // The dead node gets no more work; its slot is not held.
@@ -117,7 +100,7 @@ test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow
 
   await farm.waitForStatus(videoId, 'ready', 150_000);
   await assertPlaysEveryFrame(videoId);
-  assert.ok(encodeAttempts(await attemptsByActivity(videoId)) >= 2, 'the encode of the dead worker was retried');
+  assert.ok(encodeAttempts(await attemptsByActivity(farm, videoId)) >= 2, 'the encode of the dead worker was retried');
   await waitFor('every slot to be given back', async () => (await farm.db.selectFrom('node_leases').select('id').execute()).length === 0, {
     timeoutMs: 30_000,
   });

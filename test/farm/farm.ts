@@ -110,7 +110,7 @@ export interface Farm {
   registryAddress: string;
   orchestrator: ManagedProcess;
   api: ManagedProcess;
-  /** The SDK, with the stack's full-access key (the dev stack's, made with `kino admin`). */
+  /** The SDK, with the stack's full-access key (the dev stack's, made with `kino admin`) and its operator token (`kino.nodes`). */
   kino: Kino;
   /** That key, for calls made without the SDK (what a client sees on the wire). */
   apiKey: string;
@@ -184,8 +184,8 @@ export async function startFarm({
   const connection = await Connection.connect({ address: services.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
   // The dev stack's tenant, made with the operators' commands (`kino admin ...`).
-  const { orgId, envId, apiKey, apiUrl } = status.devJson;
-  const kino = new Kino({ apiUrl, apiKey });
+  const { orgId, envId, apiKey, apiUrl, operatorToken } = status.devJson;
+  const kino = new Kino({ apiUrl, apiKey, operatorToken });
 
   const farm: Farm = {
     launcher,
@@ -262,6 +262,23 @@ export async function startFarm({
     },
   };
   return farm;
+}
+
+/** How many attempts each activity type of a video's workflow took, from its history. */
+export async function attemptsByActivity(farm: Farm, videoId: string): Promise<Record<string, number>> {
+  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
+  const scheduled = new Map<number, string>();
+  const attempts: Record<string, number> = {};
+  for (const event of history.events ?? []) {
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type) scheduled.set(Number(event.eventId), type);
+    const started = event.activityTaskStartedEventAttributes;
+    if (started) {
+      const name = scheduled.get(Number(started.scheduledEventId)) ?? '?';
+      attempts[name] = Math.max(attempts[name] ?? 0, started.attempt ?? 1);
+    }
+  }
+  return attempts;
 }
 
 export interface ReceivedWebhook {

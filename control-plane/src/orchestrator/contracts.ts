@@ -34,6 +34,13 @@ export const failureTypes = {
  */
 export const encodeQueueWaitMinutes = 10;
 
+/**
+ * Every activity that may run longer than a few seconds heartbeats (activities/heartbeat.ts) and its
+ * proxy sets this heartbeat timeout: a worker that dies mid-activity is noticed, and the activity
+ * retried, within these seconds (docs/activities.md).
+ */
+export const activityHeartbeatTimeoutSeconds = 20;
+
 /** The `videos` row, as far as processing needs it. */
 export interface VideoJob {
   videoId: string;

@@ -478,3 +478,33 @@ test('deleteVideoContent stops the video\'s processing and removes its files', a
   assert.ok((calls.removeVideoOutputs?.length ?? 0) >= 1, 'the cancelled run cleaned its outputs');
   assert.deepEqual(calls.removeVideoContent?.[0], [{ videoId }]);
 });
+
+test('no activity a video waits on can be lost for minutes: each has a heartbeat timeout, or a start-to-close timeout, of seconds', async () => {
+  // A chunked video (every kind of node work and storage housekeeping) and a failed one (its cleanup).
+  const chunked = nextVideoId();
+  await runProcessVideo(chunked, fakeActivities(chunked, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+    encodeChunkSeconds: () => Promise.resolve(6),
+  }).activities);
+  const failed = nextVideoId();
+  await runProcessVideo(failed, fakeActivities(failed, {
+    probeSource: () => Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
+  }).activities);
+
+  const seconds = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    duration ? Number(duration.seconds ?? 0) + (duration.nanos ?? 0) / 1e9 : 0;
+  const timeouts = new Map<string, { heartbeat: number; startToClose: number }>();
+  for (const videoId of [chunked, failed]) {
+    const history = await env.client.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+    for (const event of history.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (!scheduled) continue;
+      timeouts.set(scheduled.activityType!.name!, { heartbeat: seconds(scheduled.heartbeatTimeout), startToClose: seconds(scheduled.startToCloseTimeout) });
+    }
+  }
+  for (const name of ['probeSource', 'makeThumbnail', 'makeStoryboard', 'encodeAudioTrack', 'encodeChunk', 'findFinishedChunks', 'writeRenditionPlaylists', 'writeMasterPlaylist', 'removeWorkFiles', 'removeVideoOutputs']) {
+    assert.ok(timeouts.has(name), `${name} was scheduled`);
+  }
+  const lostForMinutes = [...timeouts].filter(([, t]) => !(t.heartbeat > 0 && t.heartbeat <= 20) && !(t.startToClose <= 30));
+  assert.deepEqual(lostForMinutes, []);
+});

@@ -1,6 +1,6 @@
 // The node activities with a fake farm and fake node: how each way a node call can end becomes what
 // the workflow's retry policy acts on, and that a slot is always given back.
-import { test } from 'vitest';
+import { test, vi } from 'vitest';
 import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -21,6 +21,7 @@ import { planLadder } from '../ladder.ts';
 import type { EncodeOutcome, SourceProbe } from '../contracts.ts';
 import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
 import { createNodeActivities } from './node-work.ts';
+import { heartbeatIntervalMs } from './heartbeat.ts';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 
 const logger = createLogger('test', 'silent');
@@ -74,6 +75,8 @@ function harness({
   lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal } as NodeLease | null,
   encode = (() => Promise.resolve(done)) as EncodeClient['encode'],
   probe = (() => Promise.reject(new Error('no probe'))) as EncodeClient['probe'],
+  thumbnail = (() => Promise.resolve({ width: 640, height: 360, bytes: 1 })) as EncodeClient['thumbnail'],
+  storyboard = (() => Promise.reject(new Error('no storyboard'))) as EncodeClient['storyboard'],
   /** null: the uploaded object does not exist. */
   objectSize = 1000 as number | null,
   liveNodes = 1,
@@ -88,7 +91,8 @@ function harness({
       requests.push(request);
       return encode(request, options);
     },
-    thumbnail: () => Promise.resolve({ width: 640, height: 360, bytes: 1 }),
+    thumbnail,
+    storyboard,
     close: () => {},
   } as unknown as EncodeClient;
   const farm: NodeFarm = {
@@ -289,6 +293,45 @@ test('probe: an empty or missing upload, or a file without a picture, is Invalid
   const probe = (await environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(video) }), logger }).probeSource, input)) as SourceProbe;
   assert.equal(probe.width, 640);
   assert.equal(probe.durationSeconds, 4);
+});
+
+test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as long as the node works', async () => {
+  const video: ProbeResult__Output = {
+    durationSeconds: 4, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p',
+    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+  };
+  const source = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
+  const jobs = [
+    { what: 'probe', answer: video as unknown, run: (a: ReturnType<typeof createNodeActivities>) => a.probeSource, input: source },
+    { what: 'thumbnail', answer: { width: 640, height: 360, bytes: 1 }, run: (a: ReturnType<typeof createNodeActivities>) => a.makeThumbnail, input: { ...source, timestampSeconds: 0.4 } },
+    { what: 'storyboard', answer: {}, run: (a: ReturnType<typeof createNodeActivities>) => a.makeStoryboard, input: { ...source, durationSeconds: 4 } },
+  ];
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  try {
+    for (const { what, answer, run, input } of jobs) {
+      let called!: () => void;
+      const calledNode = new Promise<void>((resolve) => (called = resolve));
+      let answerNode!: (value: unknown) => void;
+      const nodeCall = () => {
+        called();
+        return new Promise((resolve) => (answerNode = resolve));
+      };
+      const h = harness({ probe: nodeCall as never, thumbnail: nodeCall as never, storyboard: nodeCall as never });
+      const env = environment();
+      const beats: unknown[] = [];
+      env.on('heartbeat', (details: unknown) => beats.push(details));
+      const running = env.run(run(createNodeActivities({ ...h, logger })) as (i: typeof input) => Promise<unknown>, input);
+      await calledNode;
+      // The node takes a minute: the beats go on every few seconds meanwhile.
+      vi.advanceTimersByTime(60_000);
+      answerNode(answer);
+      await running;
+      assert.equal(beats.length, 1 + 60_000 / heartbeatIntervalMs, `${what}: one beat at the call, then every ${heartbeatIntervalMs} ms`);
+      for (const beat of beats) assert.deepEqual(beat, { nodeId: 'node_a', what });
+    }
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 test('each failure reason a node answers with has its own retry rule; only a lost connection blames the node', async () => {

@@ -47,9 +47,8 @@ import type { RenditionPlan } from '../ladder.ts';
 import type { ActivityDeps } from './index.ts';
 import { defaultChunkSeconds } from '../chunks.ts';
 import { createOrchestratorMetrics } from '../metrics.ts';
+import { heartbeatIntervalMs, whileHeartbeating } from './heartbeat.ts';
 
-/** How often a running encode tells Temporal it is alive, progress or not (the node streams on). */
-const heartbeatIntervalMs = 5_000;
 /**
  * A node lost mid-encode: the next attempt starts at once (it queues for a slot like any encode),
  * because the failure was the node's, not the work's.
@@ -91,8 +90,8 @@ export function createNodeActivities({
   metrics = createOrchestratorMetrics(),
 }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping' | 'chunkSeconds' | 'metrics'>) {
   /**
-   * Runs `work` on a node for the current activity: an encode waits in the encode queue for a slot
-   * (a lease), heartbeating; a probe or a thumbnail just takes a live node. Failures come out
+   * Runs `work` on a node for the current activity, heartbeating throughout: an encode waits in the
+   * encode queue for a slot (a lease); a probe, a thumbnail or a storyboard just takes a live node. Failures come out
    * classified for the retry policy; a slot is always given back.
    */
   async function runJobOnNode<T>(
@@ -107,18 +106,16 @@ export function createNodeActivities({
     let lease: NodeLease | undefined;
     if (slot) {
       const queuedAt = Date.now();
-      const beat = () => context.heartbeat({ nodeId: '', percent: 0, queued: true });
-      beat();
-      const timer = setInterval(beat, heartbeatIntervalMs);
       try {
-        lease = await farm.acquire({ videoId, job: jobId, signal: context.cancellationSignal, maxWaitMs: encodeQueueWaitMinutes * 60_000 });
+        lease = await whileHeartbeating(
+          () => farm.acquire({ videoId, job: jobId, signal: context.cancellationSignal, maxWaitMs: encodeQueueWaitMinutes * 60_000 }),
+          () => ({ nodeId: '', percent: 0, queued: true }),
+        );
       } catch (error) {
         if (context.cancellationSignal.aborted) {
           throw context.cancellationSignal.reason instanceof CancelledFailure ? context.cancellationSignal.reason : new CancelledFailure(`${what} cancelled while queued`);
         }
         throw error;
-      } finally {
-        clearInterval(timer);
       }
       if (!lease) {
         // Final for this activity: the workflow waits for a live node and queues a new one.
@@ -133,7 +130,9 @@ export function createNodeActivities({
     const log = logger.child({ videoId, jobId, nodeId: node.nodeId, attempt: info.attempt });
     log.info({ address: node.address }, `${what} on node`);
     try {
-      return await work(node, jobId, log, lease);
+      // An encode heartbeats with its progress (callEncode); a short job, while the node works on it,
+      // with the node's id: either way a dead orchestrator is noticed at the heartbeat timeout.
+      return slot ? await work(node, jobId, log, lease) : await whileHeartbeating(() => work(node, jobId, log, lease), () => ({ nodeId: node.nodeId, what }));
     } catch (error) {
       throw await classifyNodeFailure(error, { farm, node, what, log, signal: context.cancellationSignal, attempt: info.attempt });
     } finally {
@@ -321,7 +320,8 @@ export function createNodeActivities({
 
     /** ffprobe of the uploaded original. An empty, missing, unreadable or picture-less file fails for good. */
     async probeSource({ videoId, storagePath }: { videoId: string; storagePath: string }): Promise<SourceProbe> {
-      const object = await storage.head(storagePath);
+      // Storage calls heartbeat as the node call does: the proxy's heartbeat timeout covers the whole attempt.
+      const object = await whileHeartbeating(() => storage.head(storagePath));
       if (!object) throw invalidSource(`the uploaded file was not found at ${storagePath}`);
       if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
       const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
@@ -384,7 +384,9 @@ export function createNodeActivities({
       };
       const { done, node, timings } = await callEncode(input, { outputUrls, chunk });
       const outcomes = outcomesOf(input.renditions, done, node, timings);
-      await storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord);
+      await whileHeartbeating(() =>
+        storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord),
+      );
       return outcomes;
     },
 
@@ -394,7 +396,7 @@ export function createNodeActivities({
      */
     async encodeAudioTrack({ videoId, storagePath, rendition, durationSeconds }: EncodeAudioTrackInput): Promise<string> {
       const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
-      if (await storage.head(key)) return key;
+      if (await whileHeartbeating(() => storage.head(key))) return key;
       const audioTrackUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
       await callEncode({ videoId, storagePath, renditions: [rendition], durationSeconds }, { outputUrls: {}, audioTrackUrl });
       return key;
@@ -409,11 +411,14 @@ export function createNodeActivities({
       const planId = createHash('sha256').update(JSON.stringify(plan)).digest('hex').slice(0, 16);
       const finished: FinishedChunks['finished'] = {};
       const prefix = objectKeys.chunkRecord(videoId, planId, '');
-      for (const key of await storage.list(prefix.slice(0, prefix.lastIndexOf('/') + 1))) {
-        const name = key.slice(key.lastIndexOf('/') + 1).replace(/\.json$/, '');
-        const body = await storage.get(key);
-        if (body) finished[name] = JSON.parse(body.toString('utf8')) as EncodeOutcome[];
-      }
+      // One read per finished chunk: seconds for a long video.
+      await whileHeartbeating(async () => {
+        for (const key of await storage.list(prefix.slice(0, prefix.lastIndexOf('/') + 1))) {
+          const name = key.slice(key.lastIndexOf('/') + 1).replace(/\.json$/, '');
+          const body = await storage.get(key);
+          if (body) finished[name] = JSON.parse(body.toString('utf8')) as EncodeOutcome[];
+        }
+      });
       return { planId, finished };
     },
 

@@ -1,6 +1,7 @@
 // The storage activities over the real schema (PGlite) and an in-memory bucket with Storage's shape.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLogger, newId, type Storage } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
 import { createOrganization } from '../../repositories/organizations.ts';
@@ -34,6 +35,14 @@ const storage = {
 
 const activities = () => createStorageActivities({ db, storage, logger: createLogger('test', 'silent') });
 
+/** Runs removeVideoContent as Temporal would; answers its result and how many heartbeats it sent. */
+async function removeVideoContent(videoId: string): Promise<{ result: unknown; beats: number }> {
+  const env = new MockActivityEnvironment();
+  let beats = 0;
+  env.on('heartbeat', () => (beats += 1));
+  return { result: await env.run(activities().removeVideoContent, { videoId }), beats };
+}
+
 async function video(storagePath: string): Promise<string> {
   const created = await createVideo(db, {
     id: newId('vid'),
@@ -66,7 +75,9 @@ test('removeVideoContent removes a deleted video\'s outputs and its original upl
   const path = `uploads/${orgId}/${envId}/upl_a/clip.mp4`;
   const videoId = await video(path);
   await markVideoDeleted(db, videoId, null);
-  assert.deepEqual(await activities().removeVideoContent({ videoId }), { removed: 3 });
+  const { result, beats } = await removeVideoContent(videoId);
+  assert.deepEqual(result, { removed: 3 });
+  assert.ok(beats >= 1, 'it heartbeats: an orchestrator killed midway is noticed at the heartbeat timeout');
   assert.deepEqual([...objects.keys()].filter((key) => key.includes(videoId) || key === path), []);
 });
 
@@ -75,7 +86,7 @@ test('removeVideoContent keeps the original when a live video was made from the 
   const first = await video(path);
   await markVideoDeleted(db, first, null);
   const second = await video(path);
-  assert.deepEqual(await activities().removeVideoContent({ videoId: first }), { removed: 2 });
+  assert.deepEqual((await removeVideoContent(first)).result, { removed: 2 });
   assert.ok(objects.has(path), 'the live video still needs its source');
   assert.ok(objects.has(`videos/${second}/hls/master.m3u8`), 'another video\'s outputs are not touched');
 });

@@ -1,21 +1,24 @@
-// Activities on object storage: the master playlist, and removing a video's files.
+// Activities on object storage: the master playlist, and removing a video's files. Each heartbeats
+// while it works (a long video's outputs are thousands of objects to list and delete): a worker
+// that dies midway is noticed at the heartbeat timeout.
 import { hlsContentTypes, hlsInitName, objectKeys } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
 import { renderMediaPlaylist, type PlaylistSegment } from '../chunks.ts';
 import { findLiveVideoByStoragePath, getVideo } from '../../repositories/videos.ts';
 import type { ActivityDeps } from './index.ts';
+import { whileHeartbeating } from './heartbeat.ts';
 
 export function createStorageActivities({ db, storage, logger }: Pick<ActivityDeps, 'db' | 'storage' | 'logger'>) {
-  async function removeVideoOutputs({ videoId }: { videoId: string }): Promise<{ removed: number }> {
+  async function removeOutputs(videoId: string): Promise<number> {
     const removed = await storage.deletePrefix(objectKeys.videoPrefix(videoId));
     logger.info({ videoId, removed }, 'video outputs removed');
-    return { removed };
+    return removed;
   }
 
   return {
     async writeMasterPlaylist({ videoId, variants }: { videoId: string; variants: MasterVariant[] }): Promise<string> {
       const key = objectKeys.master(videoId);
-      await storage.put(key, renderMasterPlaylist(variants), hlsContentTypes.playlist);
+      await whileHeartbeating(() => storage.put(key, renderMasterPlaylist(variants), hlsContentTypes.playlist));
       return key;
     },
 
@@ -30,13 +33,17 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
       videoId: string;
       renditions: { shortEdgePixels: number; segments: PlaylistSegment[] }[];
     }): Promise<void> {
-      for (const { shortEdgePixels, segments } of renditions) {
-        await storage.put(objectKeys.renditionPlaylist(videoId, shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
-      }
+      await whileHeartbeating(async () => {
+        for (const { shortEdgePixels, segments } of renditions) {
+          await storage.put(objectKeys.renditionPlaylist(videoId, shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+        }
+      });
     },
 
     /** Everything under `videos/{id}/`: what a failed or cancelled run leaves behind. */
-    removeVideoOutputs,
+    async removeVideoOutputs({ videoId }: { videoId: string }): Promise<{ removed: number }> {
+      return { removed: await whileHeartbeating(() => removeOutputs(videoId)) };
+    },
 
     /**
      * What a failed chunked run leaves, but its finished chunks: playlists, thumbnails and the
@@ -44,17 +51,20 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
      * the same parameters. Deleting the video removes them with the rest.
      */
     async removeVideoOutputsButChunks({ videoId }: { videoId: string }): Promise<{ removed: number }> {
-      const keys = (await storage.list(objectKeys.videoPrefix(videoId))).filter(
-        (key) => !key.startsWith(objectKeys.workPrefix(videoId)) && !key.endsWith('.m4s') && !key.endsWith(`/${hlsInitName}`),
-      );
-      await storage.deleteMany(keys);
+      const keys = await whileHeartbeating(async () => {
+        const outputs = (await storage.list(objectKeys.videoPrefix(videoId))).filter(
+          (key) => !key.startsWith(objectKeys.workPrefix(videoId)) && !key.endsWith('.m4s') && !key.endsWith(`/${hlsInitName}`),
+        );
+        await storage.deleteMany(outputs);
+        return outputs;
+      });
       logger.info({ videoId, removed: keys.length }, 'video outputs removed, finished chunks kept');
       return { removed: keys.length };
     },
 
     /** The intermediate files of a chunked encode, once the video is ready. */
     async removeWorkFiles({ videoId }: { videoId: string }): Promise<{ removed: number }> {
-      return { removed: await storage.deletePrefix(objectKeys.workPrefix(videoId)) };
+      return { removed: await whileHeartbeating(() => storage.deletePrefix(objectKeys.workPrefix(videoId))) };
     },
 
     /**
@@ -62,14 +72,16 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
      * from the same upload since.
      */
     async removeVideoContent({ videoId }: { videoId: string }): Promise<{ removed: number }> {
-      let { removed } = await removeVideoOutputs({ videoId });
-      const video = await getVideo(db, videoId);
-      if (video && !(await findLiveVideoByStoragePath(db, video.storage_path)) && (await storage.head(video.storage_path))) {
-        await storage.delete(video.storage_path);
-        removed += 1;
-        logger.info({ videoId, key: video.storage_path }, 'original upload removed');
-      }
-      return { removed };
+      return whileHeartbeating(async () => {
+        let removed = await removeOutputs(videoId);
+        const video = await getVideo(db, videoId);
+        if (video && !(await findLiveVideoByStoragePath(db, video.storage_path)) && (await storage.head(video.storage_path))) {
+          await storage.delete(video.storage_path);
+          removed += 1;
+          logger.info({ videoId, key: video.storage_path }, 'original upload removed');
+        }
+        return { removed };
+      });
     },
   };
 }

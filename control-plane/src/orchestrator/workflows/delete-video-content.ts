@@ -3,9 +3,12 @@
 import { log, getExternalWorkflowHandle, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { workflowIds, type DeleteVideoContentInput } from '@kino/proto/contract';
+import { activityHeartbeatTimeoutSeconds } from '../contracts.ts';
 
+/** Deleting a video's objects heartbeats: an orchestrator killed midway costs a retry in seconds. */
 const storage = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: `${activityHeartbeatTimeoutSeconds} seconds`,
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 20 },
 });
 

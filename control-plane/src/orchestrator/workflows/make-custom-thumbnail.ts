@@ -5,6 +5,7 @@
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { MakeCustomThumbnailInput } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
+import { activityHeartbeatTimeoutSeconds } from '../contracts.ts';
 
 const capacity = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
@@ -13,6 +14,8 @@ const capacity = proxyActivities<Activities>({
 
 const thumbnails = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
+  // The activity heartbeats while the node works: an orchestrator killed midway costs seconds.
+  heartbeatTimeout: `${activityHeartbeatTimeoutSeconds} seconds`,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
 });

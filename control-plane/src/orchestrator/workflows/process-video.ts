@@ -21,6 +21,7 @@ import { planChunks, type ChunkPlan } from '../chunks.ts';
 import { planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
+  activityHeartbeatTimeoutSeconds,
   encodeQueueWaitMinutes,
   failureTypes,
   type EncodeGrouping,
@@ -33,15 +34,24 @@ import {
 } from '../contracts.ts';
 import { deliverWebhooks } from './deliver-webhooks.ts';
 
+/**
+ * Every proxy below either has a start-to-close timeout of seconds or a heartbeat timeout of
+ * seconds (its activities heartbeat while they work): an orchestrator killed mid-activity costs a
+ * retry within `heartbeatTimeout`, never the minutes of a start-to-close timeout, which only bounds
+ * work that hangs while its worker lives (docs/activities.md).
+ */
+const heartbeatTimeout = `${activityHeartbeatTimeoutSeconds} seconds`;
+
 /** Database reads and writes: quick; a database blip is retried for a few minutes. */
 const database = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 12 },
 });
 
-/** Object storage housekeeping (master playlist, cleanup): a listing and a few writes. */
+/** Object storage housekeeping (master playlist, cleanup): a listing and a few writes, or thousands of deletes. */
 const storage = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
@@ -57,35 +67,42 @@ const capacity = proxyActivities<Activities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 1.5, maximumInterval: '2 seconds' /* no maximumAttempts: unlimited */ },
 });
 
-/** ffprobe on a node: a few retries for a node or network blip; an unreadable source is final. */
+/**
+ * ffprobe on a node: a few retries for a node or network blip, or an orchestrator or node killed
+ * (five attempts, as encodes have); an unreadable source is final.
+ */
 const probing = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
+  heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    maximumAttempts: 4,
+    maximumAttempts: 5,
     nonRetryableErrorTypes: [failureTypes.invalidSource],
   },
 });
 
+/** The default thumbnail on a node (no encode slot); attempts as a probe's. */
 const thumbnails = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
+  heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
 /** A storyboard decodes the whole source on a node (no encode slot): minutes for a long video. */
 const storyboards = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
+  heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
 /**
- * Encodes heartbeat every few seconds while their node streams (heartbeatTimeout: a dead
- * orchestrator is noticed in 20 s and the encode retried by another worker). The whole attempt
+ * Encodes heartbeat every few seconds while they queue and while their node streams (a dead
+ * orchestrator is noticed at the heartbeat timeout and the encode retried by another worker). The whole attempt
  * gets a generous budget scaled by the source's duration: even a slow preset on a small node
  * stays well inside it, plus the longest wait in the encode queue. A failed ffmpeg or an unreachable
  * storage is retried with backoff; a lost node is retried at once (the activity says so), on
@@ -96,7 +113,7 @@ function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsP
   const budgetMinutes = 30 + queueWaitMinutes + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
   return proxyActivities<Activities>({
     startToCloseTimeout: `${budgetMinutes} minutes`,
-    heartbeatTimeout: '20 seconds',
+    heartbeatTimeout,
     // Explicit (an unset type means TRY_CANCEL on the wire): cleanup must not race a node's uploads.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {

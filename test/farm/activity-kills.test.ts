@@ -1,0 +1,221 @@
+// Every kind of long activity survives a crash of the process it runs on: the orchestrator, and
+// (for work on a node) the encode node, killed with SIGKILL while the activity runs. The video is
+// `ready`, every frame playing, within a minute of the restart: the activity is retried at its
+// heartbeat timeout (20 s), not at its start-to-close timeout (minutes).
+//
+// To kill at the right moment however fast the work, the activity is held first: a node (or
+// storage) that hangs (SIGSTOP) keeps its connections open and answers nothing, and the registry
+// still counts a hung node live (its heartbeat timeout here is a minute), so work goes to it and
+// waits. Which node gets the work is steered with the operators' drain and with slots: in an idle
+// farm short jobs (probe, thumbnail, storyboard) go to the least loaded node with the fewest free
+// slots, encodes to the one with the most.
+import { afterAll, afterEach, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@kino/infra/dev';
+import temporalProto from '@temporalio/proto';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { attemptsByActivity, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+
+interface Clip {
+  body: Buffer;
+  frames: number;
+}
+
+let farm: Farm;
+let workDir: string;
+/** One chunk (6 s): encoded whole. Two chunks (14 s: a last part under one segment would join the one before): an audio track, then the chunks. */
+let wholeClip: Clip;
+let chunkedClip: Clip;
+/** One slot: short jobs go here in an idle farm. */
+let shortJobs: FarmNodeProcess;
+/** Two slots: encodes are granted here first in an idle farm. */
+let encodes: FarmNodeProcess;
+let replacements = 0;
+const { PENDING_ACTIVITY_STATE_STARTED } = temporalProto.temporal.api.enums.v1.PendingActivityState;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-activity-kills-'));
+  const clip = async (seconds: number): Promise<Clip> => {
+    const path = await makeClip({ seconds, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, `clip-${seconds}.mp4`) });
+    return { body: await readFile(path), frames: await countFramesInFile(path) };
+  };
+  [farm, wholeClip, chunkedClip] = await Promise.all([
+    startFarm({ heartbeatTimeoutMs: 60_000, orchestratorEnv: { ENCODE_CHUNK_SECONDS: '6' } }),
+    clip(6),
+    clip(14),
+  ]);
+  [shortJobs, encodes] = await Promise.all([farm.startNode('short', { slots: 1 }), farm.startNode('encodes', { slots: 2 })]);
+});
+
+afterEach(async () => {
+  // A test that failed midway leaves nothing hung or drained for the next.
+  farm.launcher.process('s3').resume();
+  farm.orchestrator.resume();
+  for (const node of [shortJobs, encodes]) {
+    node.process.resume();
+    await farm.kino.nodes.undrain(node.nodeId);
+  }
+});
+
+afterAll(async () => {
+  await farm?.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/**
+ * The activity of `type` running now for the video (started, not merely scheduled); for work on a
+ * node, once its heartbeat names the node (the first beat goes out as the node call starts).
+ */
+async function running(videoId: string, type: string, { onNode = true } = {}): Promise<{ nodeId: string }> {
+  return waitFor(
+    `${type} of ${videoId} to run${onNode ? ' on a node' : ''}`,
+    async () => {
+      const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
+      const activity = description.raw.pendingActivities?.find(
+        (a) => a.activityType?.name === type && a.state === PENDING_ACTIVITY_STATE_STARTED,
+      );
+      if (!activity) return undefined;
+      if (!onNode) return { nodeId: '' };
+      const payload = activity.heartbeatDetails?.payloads?.[0];
+      const details = payload?.data ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId?: string }) : {};
+      return details.nodeId ? { nodeId: details.nodeId } : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
+/** Waits until each activity of `types` has completed in the video's workflow. */
+async function completed(videoId: string, types: string[]): Promise<void> {
+  await waitFor(
+    `${types.join(', ')} of ${videoId} to complete`,
+    async () => {
+      const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
+      const scheduled = new Map<number, string>();
+      const done = new Set<string>();
+      for (const event of history.events ?? []) {
+        const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+        if (type) scheduled.set(Number(event.eventId), type);
+        const completion = event.activityTaskCompletedEventAttributes;
+        if (completion) done.add(scheduled.get(Number(completion.scheduledEventId)) ?? '?');
+      }
+      return types.every((type) => done.has(type)) ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+}
+
+async function killAndRestartOrchestrator(): Promise<void> {
+  await farm.orchestrator.kill9();
+  farm.orchestrator = await farm.startOrchestrator();
+}
+
+/** Kills a node with SIGKILL and starts another with the same slots in its place. */
+async function killNode(node: FarmNodeProcess): Promise<FarmNodeProcess> {
+  await node.process.kill9();
+  replacements += 1;
+  return farm.startNode(`${node.name}-${replacements}`, { slots: node === encodes ? 2 : 1 });
+}
+
+/** Within a minute of the restart: `ready`, with every frame of the source in its master playlist, and the killed activities retried. */
+async function assertReadyAfterRetries(videoId: string, clip: Clip, retried: string[]): Promise<void> {
+  await farm.waitForStatus(videoId, 'ready', 60_000);
+  const dir = join(workDir, videoId);
+  await farm.downloadVideo(videoId, dir);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), clip.frames);
+  const attempts = await attemptsByActivity(farm, videoId);
+  for (const type of retried) assert.ok((attempts[type] ?? 0) >= 2, `${type} was retried: ${JSON.stringify(attempts)}`);
+  const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.ok(details.thumbnailUrl, 'a thumbnail');
+  assert.ok(details.storyboardUrl, 'a storyboard');
+}
+
+/** Both nodes hang: the probe waits on one of them. */
+async function holdProbe(clip: Clip): Promise<{ videoId: string; nodeId: string }> {
+  shortJobs.process.pause();
+  encodes.process.pause();
+  const videoId = await farm.submitVideo(clip.body);
+  return { videoId, ...(await running(videoId, 'probeSource')) };
+}
+
+/**
+ * The probe runs on the short-job node (the encode node drained) and hangs there; then that node is
+ * drained and the encode node undrained and hung, and the probe let go: everything after the probe
+ * (thumbnail, storyboard, audio track) goes to the encode node and waits on it.
+ */
+const afterProbe = ['makeThumbnail', 'makeStoryboard', 'encodeAudioTrack'];
+async function holdWorkAfterProbe(clip: Clip): Promise<string> {
+  await farm.kino.nodes.drain(encodes.nodeId);
+  encodes.process.pause();
+  shortJobs.process.pause();
+  const videoId = await farm.submitVideo(clip.body);
+  assert.equal((await running(videoId, 'probeSource')).nodeId, shortJobs.nodeId);
+  await farm.kino.nodes.undrain(encodes.nodeId);
+  await farm.kino.nodes.drain(shortJobs.nodeId);
+  shortJobs.process.resume();
+  for (const type of afterProbe) assert.equal((await running(videoId, type)).nodeId, encodes.nodeId, type);
+  return videoId;
+}
+
+test('the orchestrator killed while a probe runs: the video is ready within a minute of its restart', async () => {
+  const { videoId } = await holdProbe(wholeClip);
+  await killAndRestartOrchestrator();
+  shortJobs.process.resume();
+  encodes.process.resume();
+  await assertReadyAfterRetries(videoId, wholeClip, ['probeSource']);
+});
+
+test('the node killed while a probe runs on it: the probe moves to the other node', async () => {
+  const { videoId, nodeId } = await holdProbe(wholeClip);
+  const victim = nodeId === shortJobs.nodeId ? shortJobs : encodes;
+  (victim === shortJobs ? encodes : shortJobs).process.resume();
+  const replacement = await killNode(victim);
+  if (victim === shortJobs) shortJobs = replacement;
+  else encodes = replacement;
+  await assertReadyAfterRetries(videoId, wholeClip, ['probeSource']);
+});
+
+test('the orchestrator killed while a thumbnail, a storyboard and an audio track run: the video is ready within a minute of its restart', async () => {
+  const videoId = await holdWorkAfterProbe(chunkedClip);
+  await killAndRestartOrchestrator();
+  await farm.kino.nodes.undrain(shortJobs.nodeId);
+  encodes.process.resume();
+  await assertReadyAfterRetries(videoId, chunkedClip, afterProbe);
+});
+
+test('the node killed while a thumbnail, a storyboard and an audio track run on it: they move to the other node', async () => {
+  const videoId = await holdWorkAfterProbe(chunkedClip);
+  await farm.kino.nodes.undrain(shortJobs.nodeId);
+  encodes = await killNode(encodes);
+  await assertReadyAfterRetries(videoId, chunkedClip, afterProbe);
+});
+
+test('the orchestrator killed while storage housekeeping runs (the master playlist): the video is ready within a minute of its restart', async () => {
+  // The encode goes to the two-slot node and hangs there; the thumbnail and storyboard finish on the other.
+  encodes.process.pause();
+  const videoId = await farm.submitVideo(wholeClip.body);
+  assert.equal((await running(videoId, 'encodeRenditions')).nodeId, encodes.nodeId);
+  await completed(videoId, ['makeThumbnail', 'makeStoryboard']);
+  // The encode finishes while the orchestrator hangs, and storage hangs before the orchestrator
+  // hears of it: the activity after the encode, the master playlist, then waits on storage.
+  const orchestrator = farm.orchestrator;
+  orchestrator.pause();
+  encodes.process.resume();
+  await waitFor('the encode to be done on its node', async () => ((await nodeJobs(encodes)).some((job) => job.jobId.startsWith(videoId) && job.endedAt) ? true : undefined), {
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
+  const storage = farm.launcher.process('s3');
+  storage.pause();
+  try {
+    orchestrator.resume();
+    await running(videoId, 'writeMasterPlaylist', { onNode: false });
+    await orchestrator.kill9();
+  } finally {
+    storage.resume();
+  }
+  farm.orchestrator = await farm.startOrchestrator();
+  await assertReadyAfterRetries(videoId, wholeClip, ['writeMasterPlaylist']);
+});
