@@ -118,6 +118,32 @@ describe('multipart uploads', () => {
     assertErrorEnvelope(beyond.body, 400, 'invalid_part_number', assert);
   });
 
+  it('take at each part URL only a body of that part\'s size: storage refuses a larger or smaller one', async () => {
+    const fileSize = 5 * MiB + 1234;
+    const upload = await start(fileSize, 5 * MiB);
+    const r = await call('POST', `/${upload.uploadId}/parts`, { partNumbers: [1, 2] });
+    const [first, last] = r.body.body.parts as Array<{ partNumber: number; signedURL: string }>;
+    assert.deepEqual(new URL(first!.signedURL).searchParams.get('X-Amz-SignedHeaders')?.split(';'), ['content-length', 'host']);
+    const send = async (url: string, size: number) => {
+      const response = await fetch(url, { method: 'PUT', body: Buffer.from(bytes(size, 9)) });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    for (const [part, sizes] of [
+      [first!, [5 * MiB + 1, 5 * MiB - 1, 20 * MiB]],
+      [last!, [1235, 1233, 5 * MiB]],
+    ] as const) {
+      for (const size of sizes) assert.equal(await send(part.signedURL, size), 403, `part ${part.partNumber}: ${size} bytes`);
+    }
+    assert.deepEqual((await call('GET', `/${upload.uploadId}/parts`)).body.body.parts, [], 'storage holds no part');
+
+    assert.equal(await send(first!.signedURL, 5 * MiB), 200);
+    assert.equal(await send(last!.signedURL, 1234), 200);
+    const completed = await call('POST', `/${upload.uploadId}/complete`);
+    assert.deepEqual(completed.body.body, { bucketPath: upload.bucketPath, fileSize });
+    assert.equal((await api.storage.head(upload.bucketPath))?.size, fileSize);
+  });
+
   it('are not found from another environment, and gone once aborted', async () => {
     const upload = await start(6 * MiB, 5 * MiB);
     const fromOther = await call('GET', `/${upload.uploadId}/parts`, undefined, t.keys.otherFull);

@@ -69,7 +69,7 @@ const PartUrlsSchema = Type.Object({
   parts: Type.Array(
     Type.Object({
       partNumber: Type.Integer(),
-      signedURL: Type.String({ description: "PUT the part's bytes here; valid 1 hour." }),
+      signedURL: Type.String({ description: "PUT the part's bytes here, exactly partSize of them (the last part: what is left); valid 1 hour." }),
     }),
   ),
   expiresAt: Type.Integer({ description: 'Unix time at which these URLs expire.' }),
@@ -186,7 +186,13 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
         parts = await Promise.all(
           request.body.partNumbers.map(async (partNumber) => ({
             partNumber,
-            signedURL: await deps.storage.presignUploadPart(upload.bucket_path, upload.storage_upload_id, partNumber, UPLOAD_URL_TTL_SECONDS),
+            signedURL: await deps.storage.presignUploadPart(
+              upload.bucket_path,
+              upload.storage_upload_id,
+              partNumber,
+              expectedPartSize(upload.file_size, upload.part_size, partNumber),
+              UPLOAD_URL_TTL_SECONDS,
+            ),
           })),
         );
       } catch (error) {
