@@ -144,6 +144,24 @@ describe('multipart uploads', () => {
     assert.equal((await api.storage.head(upload.bucketPath))?.size, fileSize);
   });
 
+  it('are refused at completion, and aborted, when the whole is over the size limit', async () => {
+    // The limit shrunk below this upload: crossing the real 5 GB one would store 5 GB.
+    const strict = await api.buildAnother({ maxSourceBytes: 6 * MiB - 1 });
+    const upload = await start(6 * MiB, 5 * MiB);
+    await putParts(upload.uploadId, { 1: bytes(5 * MiB, 1), 2: bytes(MiB, 2) });
+    const storageUploadId = await storageUploadIdOf(upload.uploadId);
+    const r = await strict.inject({
+      method: 'POST',
+      url: `/v1/api/${t.org.id}/environments/${t.envA.id}/uploads/multipart/${upload.uploadId}/complete`,
+      headers: { 'x-api-key': t.keys.full },
+    });
+    assertErrorEnvelope(r.json(), 400, 'invalid_file_size', assert);
+    assert.match(r.json<Json>().detail, /6291456 bytes; at most 6291455/);
+    await assert.rejects(api.storage.listParts(upload.bucketPath, storageUploadId), NoSuchUploadError);
+    assert.equal(await api.storage.head(upload.bucketPath), undefined);
+    assertErrorEnvelope((await call('POST', `/${upload.uploadId}/complete`)).body, 404, 'upload_not_found', assert);
+  });
+
   it('are not found from another environment, and gone once aborted', async () => {
     const upload = await start(6 * MiB, 5 * MiB);
     const fromOther = await call('GET', `/${upload.uploadId}/parts`, undefined, t.keys.otherFull);

@@ -173,6 +173,29 @@ describe('process', () => {
     }
   });
 
+  it('refuses a stored file over the size limit with invalid_file_size, removes it, and starts nothing', async () => {
+    // The limit shrunk to one byte below this upload: crossing the real 5 GB one would store 5 GB.
+    const strict = await api.buildAnother({ maxSourceBytes: MP4_OPENING.length - 1 });
+    const processOn = async (app: typeof strict, storagePath: string) => {
+      const r = await app.inject({ method: 'POST', url: `/v1/api${processUrl()}`, headers: { 'x-api-key': t.keys.full }, payload: valid(storagePath) });
+      return { status: r.statusCode, body: r.json<Json>() };
+    };
+    const path = await uploadedPath();
+    const r = await processOn(strict, path);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assertErrorEnvelope(r.body, 400, 'invalid_file_size', assert);
+    assert.match(r.body.detail, new RegExp(`${MP4_OPENING.length} bytes.*removed`));
+    assert.deepEqual(r.body.errors[0].location, 'body.storagePath');
+    assert.equal(await api.storage.head(path), undefined, 'the object is removed');
+    assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined);
+    // Asked again, the path holds nothing.
+    assertErrorEnvelope((await processOn(strict, path)).body, 400, 'invalid_storage_path', assert);
+
+    // At the limit, a file goes through.
+    const atLimit = await api.buildAnother({ maxSourceBytes: MP4_OPENING.length });
+    assert.equal((await processOn(atLimit, await uploadedPath())).status, 200);
+  });
+
   it('refuses an unknown quality preset: invalid_quality_preset', async () => {
     const path = await uploadedPath();
     for (const videoQuality of ['mega', 'HIGH', 1080, undefined]) {
