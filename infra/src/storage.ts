@@ -35,6 +35,15 @@ function isNoSuchUpload(error: unknown): boolean {
   return failure.name === 'NoSuchUpload' || failure.Code === 'NoSuchUpload' || failure.$metadata?.httpStatusCode === 404;
 }
 
+/**
+ * The headers a presigned PUT signs beside host. The presigner leaves Content-Type unsigned unless
+ * named here; Content-Length is named too, so that a change in its defaults cannot unbind the size.
+ */
+function signedBodyHeaders(contentType: string | undefined, contentLength: number | undefined): Set<string> | undefined {
+  const names = [...(contentType ? ['content-type'] : []), ...(contentLength !== undefined ? ['content-length'] : [])];
+  return names.length > 0 ? new Set(names) : undefined;
+}
+
 export function createS3Client(config: StorageConfig): S3Client {
   return new S3Client({
     endpoint: config.S3_ENDPOINT,
@@ -68,12 +77,17 @@ export class Storage {
     this.bucket = config.S3_BUCKET;
   }
 
-  /** A PUT URL bound to one key and, when given, one Content-Type (storage refuses any other). */
-  presignPut(key: string, expiresInSeconds: number, contentType?: string): Promise<string> {
-    return getSignedUrl(this.s3, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }), {
-      expiresIn: expiresInSeconds,
-      signableHeaders: contentType ? new Set(['content-type']) : undefined,
-    });
+  /**
+   * A PUT URL bound to one key and, when given, one Content-Type and one Content-Length: both are
+   * signed, so storage refuses a body of another type or size (a ticket for a small file cannot
+   * store a large one).
+   */
+  presignPut(key: string, expiresInSeconds: number, contentType?: string, contentLength?: number): Promise<string> {
+    return getSignedUrl(
+      this.s3,
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType, ContentLength: contentLength }),
+      { expiresIn: expiresInSeconds, signableHeaders: signedBodyHeaders(contentType, contentLength) },
+    );
   }
 
   presignGet(key: string, expiresInSeconds: number): Promise<string> {
@@ -175,11 +189,13 @@ export class Storage {
     return result.UploadId;
   }
 
-  /** A PUT URL for one part (1..10,000) of a multipart upload. */
-  presignUploadPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.s3, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), {
-      expiresIn: expiresInSeconds,
-    });
+  /** A PUT URL for one part (1..10,000) of a multipart upload, bound to its size as presignPut's is. */
+  presignUploadPart(key: string, uploadId: string, partNumber: number, contentLength: number, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(
+      this.s3,
+      new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: contentLength }),
+      { expiresIn: expiresInSeconds, signableHeaders: signedBodyHeaders(undefined, contentLength) },
+    );
   }
 
   /** The parts received so far, by part number; throws NoSuchUploadError when the upload is gone. */

@@ -118,6 +118,50 @@ describe('multipart uploads', () => {
     assertErrorEnvelope(beyond.body, 400, 'invalid_part_number', assert);
   });
 
+  it('take at each part URL only a body of that part\'s size: storage refuses a larger or smaller one', async () => {
+    const fileSize = 5 * MiB + 1234;
+    const upload = await start(fileSize, 5 * MiB);
+    const r = await call('POST', `/${upload.uploadId}/parts`, { partNumbers: [1, 2] });
+    const [first, last] = r.body.body.parts as Array<{ partNumber: number; signedURL: string }>;
+    assert.deepEqual(new URL(first!.signedURL).searchParams.get('X-Amz-SignedHeaders')?.split(';'), ['content-length', 'host']);
+    const send = async (url: string, size: number) => {
+      const response = await fetch(url, { method: 'PUT', body: Buffer.from(bytes(size, 9)) });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    for (const [part, sizes] of [
+      [first!, [5 * MiB + 1, 5 * MiB - 1, 20 * MiB]],
+      [last!, [1235, 1233, 5 * MiB]],
+    ] as const) {
+      for (const size of sizes) assert.equal(await send(part.signedURL, size), 403, `part ${part.partNumber}: ${size} bytes`);
+    }
+    assert.deepEqual((await call('GET', `/${upload.uploadId}/parts`)).body.body.parts, [], 'storage holds no part');
+
+    assert.equal(await send(first!.signedURL, 5 * MiB), 200);
+    assert.equal(await send(last!.signedURL, 1234), 200);
+    const completed = await call('POST', `/${upload.uploadId}/complete`);
+    assert.deepEqual(completed.body.body, { bucketPath: upload.bucketPath, fileSize });
+    assert.equal((await api.storage.head(upload.bucketPath))?.size, fileSize);
+  });
+
+  it('are refused at completion, and aborted, when the whole is over the size limit', async () => {
+    // The limit shrunk below this upload: crossing the real 5 GB one would store 5 GB.
+    const strict = await api.buildAnother({ maxSourceBytes: 6 * MiB - 1 });
+    const upload = await start(6 * MiB, 5 * MiB);
+    await putParts(upload.uploadId, { 1: bytes(5 * MiB, 1), 2: bytes(MiB, 2) });
+    const storageUploadId = await storageUploadIdOf(upload.uploadId);
+    const r = await strict.inject({
+      method: 'POST',
+      url: `/v1/api/${t.org.id}/environments/${t.envA.id}/uploads/multipart/${upload.uploadId}/complete`,
+      headers: { 'x-api-key': t.keys.full },
+    });
+    assertErrorEnvelope(r.json(), 400, 'invalid_file_size', assert);
+    assert.match(r.json<Json>().detail, /6291456 bytes; at most 6291455/);
+    await assert.rejects(api.storage.listParts(upload.bucketPath, storageUploadId), NoSuchUploadError);
+    assert.equal(await api.storage.head(upload.bucketPath), undefined);
+    assertErrorEnvelope((await call('POST', `/${upload.uploadId}/complete`)).body, 404, 'upload_not_found', assert);
+  });
+
   it('are not found from another environment, and gone once aborted', async () => {
     const upload = await start(6 * MiB, 5 * MiB);
     const fromOther = await call('GET', `/${upload.uploadId}/parts`, undefined, t.keys.otherFull);

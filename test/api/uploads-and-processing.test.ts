@@ -44,7 +44,7 @@ async function put(url: string, contentType: string | undefined, body: Uint8Arra
 
 /** An uploaded object ready for processing. */
 async function uploadedPath(envId = t.envA.id, filename = 'clip.mp4', body: Uint8Array = MP4_OPENING): Promise<string> {
-  const ticket = await requestUpload({ filename, fileSize: Math.max(1, body.length) }, envId);
+  const ticket = await requestUpload({ filename, fileSize: body.length }, envId);
   assert.equal(await put(ticket.signedURL, 'video/mp4', body), 200);
   return ticket.bucketPath;
 }
@@ -59,7 +59,7 @@ describe('upload URLs', () => {
     assert.equal(url.origin, services.storage.S3_ENDPOINT);
     assert.equal(url.pathname, `/${services.storage.S3_BUCKET}/${ticket.bucketPath}`);
     assert.equal(url.searchParams.get('X-Amz-Expires'), '3600');
-    assert.match(url.searchParams.get('X-Amz-SignedHeaders') ?? '', /content-type/);
+    assert.deepEqual(url.searchParams.get('X-Amz-SignedHeaders')?.split(';'), ['content-length', 'content-type', 'host']);
     const upload = await findUpload(api.db, { orgId: t.org.id, envId: t.envA.id, bucketPath: ticket.bucketPath });
     assert.equal(upload?.filename, 'My clip (final).mp4');
     assert.equal(upload?.content_type, 'video/mp4');
@@ -92,6 +92,16 @@ describe('upload URLs', () => {
     assert.equal(await api.storage.head(ticket.bucketPath), undefined);
     // The untouched URL still works.
     assert.equal(await put(ticket.signedURL, 'video/mp4'), 200);
+  });
+
+  it('are refused by storage (403) for a body larger or smaller than the fileSize they were issued for', async () => {
+    const ticket = await requestUpload({ filename: 'clip.mp4', fileSize: 1000 });
+    for (const size of [20 * 1024 ** 2, 1001, 999, 0]) {
+      assert.equal(await put(ticket.signedURL, 'video/mp4', new Uint8Array(size)), 403, `${size} bytes`);
+      assert.equal(await api.storage.head(ticket.bucketPath), undefined, `${size} bytes: nothing stored`);
+    }
+    assert.equal(await put(ticket.signedURL, 'video/mp4', new Uint8Array(1000)), 200);
+    assert.equal((await api.storage.head(ticket.bucketPath))?.size, 1000);
   });
 
   it('are refused by storage (403) once expired', async () => {
@@ -137,10 +147,15 @@ describe('process', () => {
       ['text', new Uint8Array(Buffer.from('This is a text file that someone uploaded by mistake.\n'.repeat(20)))],
       ['wav', new Uint8Array(Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00', 'latin1'))],
       ['png', new Uint8Array(Buffer.from('\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR', 'latin1'))],
-      ['empty', new Uint8Array(0)],
     ];
-    for (const [name, body] of refused) {
-      const path = await uploadedPath(t.envA.id, `${name}.mp4`, body);
+    const paths: [string, string][] = [];
+    for (const [name, body] of refused) paths.push([name, await uploadedPath(t.envA.id, `${name}.mp4`, body)]);
+    // A ticket is for 1 byte or more and storage holds a PUT to it, so an empty upload is an object
+    // written some other way (through a ticket issued before sizes were signed, say).
+    const empty = (await requestUpload({ filename: 'empty.mp4', fileSize: 1 })).bucketPath;
+    await api.storage.put(empty, new Uint8Array(0), 'video/mp4');
+    paths.push(['empty', empty]);
+    for (const [name, path] of paths) {
       const r = await post(processUrl(), valid(path));
       assert.equal(r.status, 422, name);
       assertErrorEnvelope(r.body, 422, 'unsupported_format', assert);
@@ -156,6 +171,29 @@ describe('process', () => {
       const r = await post(processUrl(), valid(await uploadedPath(t.envA.id, `opening.${name}`, body)));
       assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
     }
+  });
+
+  it('refuses a stored file over the size limit with invalid_file_size, removes it, and starts nothing', async () => {
+    // The limit shrunk to one byte below this upload: crossing the real 5 GB one would store 5 GB.
+    const strict = await api.buildAnother({ maxSourceBytes: MP4_OPENING.length - 1 });
+    const processOn = async (app: typeof strict, storagePath: string) => {
+      const r = await app.inject({ method: 'POST', url: `/v1/api${processUrl()}`, headers: { 'x-api-key': t.keys.full }, payload: valid(storagePath) });
+      return { status: r.statusCode, body: r.json<Json>() };
+    };
+    const path = await uploadedPath();
+    const r = await processOn(strict, path);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assertErrorEnvelope(r.body, 400, 'invalid_file_size', assert);
+    assert.match(r.body.detail, new RegExp(`${MP4_OPENING.length} bytes.*removed`));
+    assert.deepEqual(r.body.errors[0].location, 'body.storagePath');
+    assert.equal(await api.storage.head(path), undefined, 'the object is removed');
+    assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined);
+    // Asked again, the path holds nothing.
+    assertErrorEnvelope((await processOn(strict, path)).body, 400, 'invalid_storage_path', assert);
+
+    // At the limit, a file goes through.
+    const atLimit = await api.buildAnother({ maxSourceBytes: MP4_OPENING.length });
+    assert.equal((await processOn(atLimit, await uploadedPath())).status, 200);
   });
 
   it('refuses an unknown quality preset: invalid_quality_preset', async () => {

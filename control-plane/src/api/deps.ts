@@ -30,6 +30,8 @@ export interface ApiDeps {
   dashboard?: { sessions: DashboardSessions; cookies: DashboardCookies };
   /** Resolves webhook hosts for the destination check; the system's resolver unless a test hands in one. */
   webhookResolver?: HostResolver;
+  /** The limit on a stored source's size (MAX_UPLOAD_BYTES); tests shrink it to prove the refusal without storing 5 GB. */
+  maxSourceBytes?: number;
   /** The clock of rate-limit windows and upload expiry. */
   now?: () => Date;
 }

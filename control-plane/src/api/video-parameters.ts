@@ -6,6 +6,15 @@ import type { FieldError } from './errors.ts';
 export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3; // 5 GB (GiB: the generous reading of "5 GB")
 export const UPLOAD_URL_TTL_SECONDS = 3600;
 
+/**
+ * Why a source of `size` bytes is not processed, or undefined. Checked on the size storage holds
+ * (or a URL ingest receives), not the one a client declared, before any work starts; `limit` is
+ * MAX_UPLOAD_BYTES but where a test shrinks it.
+ */
+export function sourceSizeProblem(size: number, limit = MAX_UPLOAD_BYTES): string | undefined {
+  return size > limit ? `the file is ${size} bytes; at most ${limit} bytes (5 GB) are accepted` : undefined;
+}
+
 // Multipart uploads: S3's limits on parts, and how long an upload may stay open before the sweep
 // aborts it (docs/decisions.md#multipart-uploads).
 export const MIN_PART_BYTES = 5 * 1024 ** 2;

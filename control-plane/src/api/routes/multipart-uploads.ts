@@ -20,7 +20,7 @@ import {
 } from '../../repositories/multipart-uploads.ts';
 import { accessOf } from '../plugins/access.ts';
 import { uploadFileFields } from './uploads.ts';
-import { ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
 import { EnvParams, Envelope, errorResponses, Id } from '../schemas/common.ts';
 import {
   DEFAULT_UPLOAD_CONTENT_TYPE,
@@ -31,6 +31,7 @@ import {
   MIN_PART_BYTES,
   MULTIPART_UPLOAD_TTL_SECONDS,
   partLayout,
+  sourceSizeProblem,
   storageFileName,
   UPLOAD_URL_TTL_SECONDS,
 } from '../video-parameters.ts';
@@ -69,7 +70,7 @@ const PartUrlsSchema = Type.Object({
   parts: Type.Array(
     Type.Object({
       partNumber: Type.Integer(),
-      signedURL: Type.String({ description: "PUT the part's bytes here; valid 1 hour." }),
+      signedURL: Type.String({ description: "PUT the part's bytes here, exactly partSize of them (the last part: what is left); valid 1 hour." }),
     }),
   ),
   expiresAt: Type.Integer({ description: 'Unix time at which these URLs expire.' }),
@@ -186,7 +187,13 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
         parts = await Promise.all(
           request.body.partNumbers.map(async (partNumber) => ({
             partNumber,
-            signedURL: await deps.storage.presignUploadPart(upload.bucket_path, upload.storage_upload_id, partNumber, UPLOAD_URL_TTL_SECONDS),
+            signedURL: await deps.storage.presignUploadPart(
+              upload.bucket_path,
+              upload.storage_upload_id,
+              partNumber,
+              expectedPartSize(upload.file_size, upload.part_size, partNumber),
+              UPLOAD_URL_TTL_SECONDS,
+            ),
           })),
         );
       } catch (error) {
@@ -195,6 +202,16 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       return { body: { parts, expiresAt: unixSeconds(expiresAt) } };
     },
   );
+
+  /** Aborts the upload: storage drops its parts, and the row is closed. */
+  async function dropUpload(upload: MultipartUpload, log: { error: (o: object, m: string) => void }): Promise<void> {
+    try {
+      await deps.storage.abortMultipartUpload(upload.bucket_path, upload.storage_upload_id);
+    } catch (error) {
+      storageUnavailable(error, log, 'aborting a multipart upload');
+    }
+    await closeMultipartUpload(deps.db, upload.id, 'aborted', now());
+  }
 
   /** The parts storage holds, or not found when storage no longer has the upload. */
   async function storedParts(upload: MultipartUpload, log: { error: (o: object, m: string) => void }): Promise<StoredPart[]> {
@@ -233,9 +250,10 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
         summary: 'Complete a multipart upload',
         description:
           'Joins the parts into the object at bucketPath, once every part has arrived at its size. ' +
-          'Errors: 404 upload_not_found; 409 upload_incomplete (naming the parts missing), upload_already_completed.',
+          'Errors: 400 invalid_file_size (the whole above the limit: the upload is aborted); 404 upload_not_found; ' +
+          '409 upload_incomplete (naming the parts missing), upload_already_completed.',
         params: UploadParams,
-        response: { 200: Envelope(CompletedSchema), ...errorResponses(404, 409, 503) },
+        response: { 200: Envelope(CompletedSchema), ...errorResponses(400, 404, 409, 503) },
       },
     },
     async (request) => {
@@ -250,6 +268,12 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       if (wanting.length > 0) {
         const shown = wanting.slice(0, 20).join(', ') + (wanting.length > 20 ? `, ... (${wanting.length} in all)` : '');
         throw new ConflictError('upload_incomplete', `Parts missing or not of their size: ${shown}.`);
+      }
+      // Every part at its size makes the declared size, so that is the total checked against the limit.
+      const tooLarge = sourceSizeProblem(upload.file_size, deps.maxSourceBytes);
+      if (tooLarge) {
+        await dropUpload(upload, request.log);
+        throw new BadRequestError('invalid_file_size', `${tooLarge}; the upload was aborted.`);
       }
       try {
         await deps.storage.completeMultipartUpload(upload.bucket_path, upload.storage_upload_id, parts.filter((part) => part.partNumber <= upload.part_count));
@@ -277,12 +301,7 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
     async (request) => {
       const access = accessOf(request);
       const upload = await openUpload(request.params, access.orgId, access.environment!.id);
-      try {
-        await deps.storage.abortMultipartUpload(upload.bucket_path, upload.storage_upload_id);
-      } catch (error) {
-        storageUnavailable(error, request.log, 'aborting a multipart upload');
-      }
-      await closeMultipartUpload(deps.db, upload.id, 'aborted', now());
+      await dropUpload(upload, request.log);
       return { body: { uploadId: upload.id, status: 'aborted' as const } };
     },
   );

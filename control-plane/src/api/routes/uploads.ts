@@ -1,7 +1,8 @@
 // POST /{orgID}/environments/{envID}/videos/upload-url: a presigned PUT straight to storage, valid
-// one hour, at uploads/{org}/{env}/{uploadId}/{filename}. The Content-Type is part of the signature,
-// so storage refuses a PUT with another type. The ticket is recorded: `process` accepts only paths
-// handed out here to the same organization and environment.
+// one hour, at uploads/{org}/{env}/{uploadId}/{filename}. The Content-Type and the declared fileSize
+// (as Content-Length) are part of the signature, so storage refuses a PUT of another type or size:
+// the size limit checked here holds for what is stored. The ticket is recorded: `process` accepts
+// only paths handed out here to the same organization and environment.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
@@ -29,7 +30,7 @@ export const uploadFileFields = {
 const UploadUrlBody = Type.Object(uploadFileFields);
 
 const UploadTicket = Type.Object({
-  signedURL: Type.String({ description: 'PUT the file here with the same Content-Type; valid 1 hour.' }),
+  signedURL: Type.String({ description: 'PUT the file here with the same Content-Type and exactly fileSize bytes; valid 1 hour.' }),
   bucketPath: Type.String({ description: 'Pass it as storagePath to the process call.' }),
   expiresAt: Type.Integer({ description: 'Unix time at which signedURL expires.' }),
 });
@@ -63,7 +64,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
 
       let signedURL: string;
       try {
-        signedURL = await deps.storage.presignPut(bucketPath, UPLOAD_URL_TTL_SECONDS, contentType);
+        signedURL = await deps.storage.presignPut(bucketPath, UPLOAD_URL_TTL_SECONDS, contentType, fileSize);
       } catch (error) {
         storageUnavailable(error, request.log, 'presigning an upload');
       }

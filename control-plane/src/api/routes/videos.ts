@@ -53,9 +53,9 @@ import {
 import {
   checkEncodingParameters,
   DELETE_REASONS,
-  MAX_UPLOAD_BYTES,
   paginationOf,
   parseCalendarDate,
+  sourceSizeProblem,
   withDefaultParameters,
 } from '../video-parameters.ts';
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
@@ -176,6 +176,28 @@ async function assertKnownContainer(deps: ApiDeps, request: FastifyRequest, stor
   );
 }
 
+/**
+ * 400 `invalid_file_size` when the object storage holds is over the limit, whatever size its ticket
+ * declared (a ticket issued before sizes were signed, or a file written to storage some other way),
+ * and the object is removed: it would never be processed, only take space.
+ */
+async function refuseOversizedSource(deps: ApiDeps, request: FastifyRequest, storagePath: string, size: number): Promise<void> {
+  const problem = sourceSizeProblem(size, deps.maxSourceBytes);
+  if (!problem) return;
+  let removed = false;
+  try {
+    await deps.storage.delete(storagePath);
+    removed = true;
+  } catch (error) {
+    // The refusal stands either way: the file is over the limit whether or not it could be removed.
+    request.log.error({ err: error, storagePath }, 'removing an oversized upload failed');
+  }
+  request.log.warn({ storagePath, size, removed }, 'oversized upload refused');
+  throw new ValidationError('invalid_file_size', `${problem}${removed ? '; it was removed from storage' : ''}.`, [
+    { message: problem, location: 'body.storagePath', value: storagePath },
+  ]);
+}
+
 function unavailable(request: FastifyRequest, error: unknown, what: string): ServiceUnavailableError {
   request.log.error({ err: error }, `${what} failed`);
   return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${what}).`);
@@ -219,11 +241,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
       }
       if (!object) throw invalidPath('nothing has been uploaded to storagePath yet: PUT the file to the signed URL first');
-      if (object.size > MAX_UPLOAD_BYTES) {
-        throw new ValidationError('invalid_file_size', 'the uploaded file is larger than 5 GB', [
-          { message: 'the uploaded file is larger than 5 GB', location: 'body.storagePath', value: body.storagePath },
-        ]);
-      }
+      await refuseOversizedSource(deps, request, body.storagePath, object.size);
 
       await assertKnownContainer(deps, request, body.storagePath);
 
