@@ -101,7 +101,7 @@ export class APIConnectionTimeoutError extends APIConnectionError {
   override name = 'APIConnectionTimeoutError';
 }
 
-/** Storage refused the upload (an expired or tampered URL, a Content-Type that does not match). */
+/** Storage refused the upload (an expired or tampered URL, a Content-Type or a size other than the URL was issued for). */
 export class UploadError extends KinoError {
   override name = 'UploadError';
   constructor(

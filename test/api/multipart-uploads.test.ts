@@ -142,6 +142,8 @@ describe('multipart uploads', () => {
     const completed = await call('POST', `/${upload.uploadId}/complete`);
     assert.deepEqual(completed.body.body, { bucketPath: upload.bucketPath, fileSize });
     assert.equal((await api.storage.head(upload.bucketPath))?.size, fileSize);
+    // The upload is complete: its part URLs, still within their hour, store nothing more.
+    assert.equal(await send(first!.signedURL, 5 * MiB), 404);
   });
 
   it('are refused at completion, and aborted, when the whole is over the size limit', async () => {

@@ -213,8 +213,7 @@ export async function startFarm({
     },
 
     async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4', ...options } = {}) {
-      // The ticket is asked for at least 1 byte (the API's floor); an empty upload is a PUT of nothing to it.
-      const ticket = await kino.uploads.createUrl(orgId, envId, { filename, fileSize: Math.max(1, body.length), contentType: 'video/mp4' });
+      const ticket = await kino.uploads.createUrl(orgId, envId, { filename, fileSize: body.length, contentType: 'video/mp4' });
       await kino.uploads.putFile(ticket, body, 'video/mp4');
       const { videoID } = await kino.videos.process(orgId, envId, {
         storagePath: ticket.bucketPath,

@@ -23,6 +23,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   UnprocessableEntityError,
+  UploadError,
   VideoProcessingFailedError,
   type VideoDetails,
 } from '@kino/sdk/node';
@@ -168,6 +169,19 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       kino.playback.signedUrl(orgId, readyVideo.id, { expiration: '8d' as '7d' }),
       (error: unknown) => error instanceof BadRequestError && error.code === 'invalid_expiration',
     );
+  });
+
+  it('reports storage refusing a file of another size than its upload URL was asked for as UploadError', async () => {
+    const clip = readFileSync(clipPath);
+    for (const fileSize of [clip.length - 1, clip.length + 1]) {
+      const ticket = await kino.uploads.createUrl(orgId, envId, { filename: 'clip.mp4', fileSize });
+      await assert.rejects(kino.uploads.putFile(ticket, clip, 'video/mp4'), (error: unknown) => {
+        assert.ok(error instanceof UploadError, String(error));
+        assert.equal(error.status, 403);
+        assert.match(error.message, /SignatureDoesNotMatch/);
+        return true;
+      });
+    }
   });
 
   it('refuses a file that is no video container with UnprocessableEntityError unsupported_format', async () => {

@@ -127,7 +127,8 @@ export class Uploads {
 
   /**
    * PUTs the file to the ticket's signed URL, straight to storage (no API key is sent). The
-   * Content-Type must be the one the ticket was made for.
+   * Content-Type and the size must be the ones the ticket was made for: storage refuses others
+   * (UploadError, 403).
    * @example
    * await kino.uploads.putFile(ticket, await readFile('./talk.mp4'), 'video/mp4');
    * await kino.uploads.putFile(ticket, new Blob([bytes]), 'video/mp4', { onProgress: (p) => console.log(p.bytesSent) });
