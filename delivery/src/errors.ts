@@ -27,3 +27,7 @@ export class DeliveryError extends Error {
 
 export const videoNotFound = (videoId: string) =>
   new DeliveryError(404, 'video_not_found', `No playable video ${videoId}: it does not exist, is deleted or is not ready.`);
+
+/** A video not in the node's memory while PostgreSQL is restarting or gone: nothing to look it up in. */
+export const databaseUnavailable = () =>
+  new DeliveryError(503, 'service_unavailable', 'The delivery node cannot look the video up right now (database unavailable); try again shortly.');

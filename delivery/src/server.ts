@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, type Logger, type Registry } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
-import { DeliveryError, videoNotFound } from './errors.ts';
+import { DatabaseUnavailableError } from '@kino/control-plane/db';
+import { DeliveryError, databaseUnavailable, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
@@ -337,7 +338,11 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 
   function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     const known = error instanceof DeliveryError;
-    const failure = known ? error : new DeliveryError(500, 'internal_error', 'The delivery node failed to answer; try again.');
+    const failure = known
+      ? error
+      : error instanceof DatabaseUnavailableError
+        ? databaseUnavailable()
+        : new DeliveryError(500, 'internal_error', 'The delivery node failed to answer; try again.');
     if (!known) logger.error({ err: error, url: req.url }, 'delivery request failed');
     if (res.headersSent) {
       res.destroy();

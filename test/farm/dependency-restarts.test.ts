@@ -142,6 +142,10 @@ async function rideThrough(service: (typeof dependencies)[number]['service'], ch
     assert.equal(listing.status, 503);
     const envelope = (await listing.json()) as { title: string; status: number; code: string; detail: string };
     assert.deepEqual({ title: envelope.title, status: envelope.status, code: envelope.code }, { title: 'Service Unavailable', status: 503, code: 'service_unavailable' });
+    // Delivery has not met this video yet: it cannot look it up either.
+    const unknown = await fetch(`${farm.deliveryUrl}/${videoId}/master.m3u8`);
+    assert.equal(unknown.status, 503);
+    assert.equal(((await unknown.json()) as { code: string }).code, 'service_unavailable');
   }
 
   await farm.launcher.startServiceAgain(service);

@@ -352,6 +352,8 @@ export class DevStackLauncher {
   /** Stops everything that runs, in order; resolves with how many parts it stopped. Safe at any time, more than once. */
   stop({ force = false }: { force?: boolean } = {}): Promise<number> {
     if (force) {
+      // Stopping: nothing killed here is started again.
+      this.abort.abort();
       return Promise.all(this.parts.map((part) => part.process.kill9())).then(() => this.parts.length);
     }
     this.stopped ??= this.stopInOrder();
