@@ -31,3 +31,7 @@ export const videoNotFound = (videoId: string) =>
 /** A video not in the node's memory while PostgreSQL is restarting or gone: nothing to look it up in. */
 export const databaseUnavailable = () =>
   new DeliveryError(503, 'service_unavailable', 'The delivery node cannot look the video up right now (database unavailable); try again shortly.');
+
+/** An object not in the node's cache while storage is restarting or gone: nothing to read it from. */
+export const storageUnavailable = () =>
+  new DeliveryError(503, 'service_unavailable', 'The delivery node cannot read this file right now (storage unavailable); try again shortly.');

@@ -5,10 +5,10 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, type Logger, type Registry } from '@kino/infra';
+import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, StorageUnavailableError, type Logger, type Registry } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { DatabaseUnavailableError } from '@kino/control-plane/db';
-import { DeliveryError, databaseUnavailable, videoNotFound } from './errors.ts';
+import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
@@ -342,7 +342,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       ? error
       : error instanceof DatabaseUnavailableError
         ? databaseUnavailable()
-        : new DeliveryError(500, 'internal_error', 'The delivery node failed to answer; try again.');
+        : error instanceof StorageUnavailableError
+          ? storageUnavailable()
+          : new DeliveryError(500, 'internal_error', 'The delivery node failed to answer; try again.');
     if (!known) logger.error({ err: error, url: req.url }, 'delivery request failed');
     if (res.headersSent) {
       res.destroy();

@@ -30,6 +30,24 @@ export class NoSuchUploadError extends Error {
   override name = 'NoSuchUploadError';
 }
 
+/**
+ * Storage did not answer, or answered that it cannot serve now (5xx): nothing was read or changed,
+ * and the same call may succeed shortly. Callers map it to 503 (a restarting S3 is an outage, not
+ * a fault of ours).
+ */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+  constructor(cause: unknown) {
+    super('object storage is unavailable', { cause });
+  }
+}
+
+/** No HTTP answer at all (refused, reset, timed out) or a 5xx after the SDK's own retries. */
+function isUnavailable(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return status === undefined || status >= 500;
+}
+
 function isNoSuchUpload(error: unknown): boolean {
   const failure = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
   return failure.name === 'NoSuchUpload' || failure.Code === 'NoSuchUpload' || failure.$metadata?.httpStatusCode === 404;
@@ -94,10 +112,19 @@ export class Storage {
     return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
   }
 
+  /** Every request to storage: an outage comes out as StorageUnavailableError, whatever the SDK's words. */
+  private async reach<Output>(request: Promise<Output>): Promise<Output> {
+    try {
+      return await request;
+    } catch (error) {
+      throw isUnavailable(error) ? new StorageUnavailableError(error) : error;
+    }
+  }
+
   /** Size and type of an object, or undefined when there is none. */
   async head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | undefined> {
     try {
-      const result = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const result = await this.reach(this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
       return { size: result.ContentLength ?? 0, contentType: result.ContentType, etag: result.ETag };
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -107,7 +134,7 @@ export class Storage {
   }
 
   async put(key: string, body: string | Uint8Array, contentType: string): Promise<void> {
-    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+    await this.reach(this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType })));
   }
 
   /** The whole object, or undefined when there is none. */
@@ -118,7 +145,7 @@ export class Storage {
   /** The whole object and its ETag (quoted, as S3 sends it), or undefined when there is none. */
   async getObject(key: string): Promise<{ body: Buffer; etag?: string } | undefined> {
     try {
-      const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
       return { body: await readBody(result.Body), etag: result.ETag };
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -133,7 +160,7 @@ export class Storage {
    */
   async getFirstBytes(key: string, length: number): Promise<Buffer | undefined> {
     try {
-      const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` }));
+      const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` })));
       return await readBody(result.Body);
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -149,9 +176,9 @@ export class Storage {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.s3.send(
+      const page = await this.reach(this.s3.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+      ));
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -160,18 +187,18 @@ export class Storage {
 
   /** Removes one object; removing one that is not there is fine (S3 answers 204 either way). */
   async delete(key: string): Promise<void> {
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.reach(this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
   /** Removes these objects, up to 1000 per request (S3's limit); missing ones are fine. */
   async deleteMany(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
-      await this.s3.send(
+      await this.reach(this.s3.send(
         new DeleteObjectsCommand({
           Bucket: this.bucket,
           Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
         }),
-      );
+      ));
     }
   }
 
@@ -184,7 +211,7 @@ export class Storage {
 
   /** Starts a multipart upload of `key`; returns storage's upload id. */
   async createMultipartUpload(key: string, contentType: string): Promise<string> {
-    const result = await this.s3.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+    const result = await this.reach(this.s3.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType })));
     if (!result.UploadId) throw new Error(`storage gave no upload id for ${key}`);
     return result.UploadId;
   }
@@ -204,7 +231,7 @@ export class Storage {
     let marker: string | undefined;
     try {
       do {
-        const page = await this.s3.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+        const page = await this.reach(this.s3.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker })));
         for (const part of page.Parts ?? []) {
           if (part.PartNumber !== undefined) parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag ?? '' });
         }
@@ -220,14 +247,14 @@ export class Storage {
   /** Joins the parts (in part-number order) into the object `key`. */
   async completeMultipartUpload(key: string, uploadId: string, parts: readonly StoredPart[]): Promise<void> {
     try {
-      await this.s3.send(
+      await this.reach(this.s3.send(
         new CompleteMultipartUploadCommand({
           Bucket: this.bucket,
           Key: key,
           UploadId: uploadId,
           MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })) },
         }),
-      );
+      ));
     } catch (error) {
       if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
       throw error;
@@ -237,7 +264,7 @@ export class Storage {
   /** Drops a multipart upload and its parts; one already gone is fine. */
   async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
     try {
-      await this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+      await this.reach(this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })));
     } catch (error) {
       if (!isNoSuchUpload(error)) throw error;
     }
@@ -245,7 +272,7 @@ export class Storage {
 
   /** Cheap reachability check for /health. */
   async ping(): Promise<void> {
-    await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 }));
+    await this.reach(this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 })));
   }
 
   /** Closes the client's sockets (at shutdown). */

@@ -31,6 +31,8 @@ let sourceFrames: number;
 let pidsBefore: Record<string, number | undefined>;
 /** The video players watch during every restart, and how many of its segments they were served. */
 let watched: string;
+/** A ready video nobody plays: delivery has none of its files cached, so it must read them from storage. */
+let unplayed: string;
 let segmentsServed = 0;
 
 beforeAll(async () => {
@@ -45,8 +47,8 @@ beforeAll(async () => {
   clip = await readFile(clipPath);
   sourceFrames = await countFramesInFile(clipPath);
   await Promise.all([farm.startNode('a'), farm.startNode('b')]);
-  watched = await farm.submitVideo(clip);
-  await farm.waitForStatus(watched, 'ready');
+  [watched, unplayed] = await Promise.all([farm.submitVideo(clip), farm.submitVideo(clip)]);
+  await Promise.all([farm.waitForStatus(watched, 'ready'), farm.waitForStatus(unplayed, 'ready')]);
   pidsBefore = farmPids();
 });
 
@@ -146,6 +148,12 @@ async function rideThrough(service: (typeof dependencies)[number]['service'], ch
     const unknown = await fetch(`${farm.deliveryUrl}/${videoId}/master.m3u8`);
     assert.equal(unknown.status, 503);
     assert.equal(((await unknown.json()) as { code: string }).code, 'service_unavailable');
+  }
+  if (service === 's3') {
+    // A file delivery has not cached: nothing to read it from until storage is back.
+    const uncached = await fetch(`${farm.deliveryUrl}/${unplayed}/master.m3u8`);
+    assert.equal(uncached.status, 503);
+    assert.equal(((await uncached.json()) as { code: string }).code, 'service_unavailable');
   }
 
   await farm.launcher.startServiceAgain(service);

@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
+import { StorageUnavailableError } from '@kino/infra';
 import errorHandlerPlugin from './error-handler.ts';
 import { ConflictError } from '../errors.ts';
 import { DatabaseUnavailableError } from '../../db/database.ts';
@@ -41,17 +42,23 @@ describe('error handler', () => {
     assert.match(body.detail, /request /);
   });
 
-  it('answers a database that is down or restarting with 503 service_unavailable, saying nothing of the connection', async () => {
-    const app = await appWith(async () => {
-      throw new DatabaseUnavailableError(new Error('connect ECONNREFUSED 10.0.0.5:5432'));
+  const outages = [
+    ['a database', () => new DatabaseUnavailableError(new Error('connect ECONNREFUSED 10.0.0.5:5432'))],
+    ['storage', () => new StorageUnavailableError(new Error('connect ECONNREFUSED 10.0.0.5:8333'))],
+  ] as const;
+  for (const [dependency, outage] of outages) {
+    it(`answers ${dependency} that is down or restarting with 503 service_unavailable, saying nothing of the connection`, async () => {
+      const app = await appWith(async () => {
+        throw outage();
+      });
+      const response = await app.inject({ url: '/boom' });
+      assert.equal(response.statusCode, 503);
+      const body = response.json<{ code: string; title: string; status: number }>();
+      assert.equal(body.code, 'service_unavailable');
+      assert.equal(body.title, 'Service Unavailable');
+      assert.ok(!response.body.includes('10.0.0.5'));
     });
-    const response = await app.inject({ url: '/boom' });
-    assert.equal(response.statusCode, 503);
-    const body = response.json<{ code: string; title: string; status: number }>();
-    assert.equal(body.code, 'service_unavailable');
-    assert.equal(body.title, 'Service Unavailable');
-    assert.ok(!response.body.includes('10.0.0.5'));
-  });
+  }
 
   it('answers unknown routes with a 404 envelope', async () => {
     const app = await appWith(async () => ({}));

@@ -16,6 +16,7 @@ import {
   UriTooLongError,
   ValidationError,
 } from '../errors.ts';
+import { StorageUnavailableError } from '@kino/infra';
 import { DatabaseUnavailableError } from '../../db/database.ts';
 import { ErrorSchema } from '../schemas/common.ts';
 import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../validation.ts';
@@ -47,6 +48,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (error instanceof ApiError) return error;
   // A route's query met a database that is restarting or gone: nothing was changed, try again.
   if (error instanceof DatabaseUnavailableError) return new ServiceUnavailableError('The database is unavailable; try again shortly.');
+  if (error instanceof StorageUnavailableError) return new ServiceUnavailableError('Storage is unavailable; try again shortly.');
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const errors = toFieldErrors(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext);
