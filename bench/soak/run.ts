@@ -3,38 +3,56 @@
 // slot each, delivery, the chDB analytics store) while a chaos loop kills with SIGKILL and restarts
 // a random encode node, the delivery node, the orchestrator or the API (each once per round of four,
 // in a random order), on a bounded schedule (--disruptions, one every --every seconds after the last
-// part is back). Each video, once ready, is played: every segment of its
-// playlist fetched once from delivery (retried when delivery is down). At the end it checks, and
-// prints the counts of:
-//   - videos `ready`, each decoding every frame of the source (its master playlist, from storage);
+// part is back) that runs to its end even when the videos are ready before it, so every kind of part
+// is reached. `--harsh` is an operator's bad day: 30 s clips, a disruption every 5 s. Each video, once
+// ready, is played: every segment of its playlist fetched once from delivery (retried when delivery
+// is down). At the end it checks, and prints the counts of:
+//   - videos `ready`, each decoding every frame of the source (its master playlist, from storage),
+//     none still `transcoding` a minute after the last disruption ended and the last other video
+//     became ready (stalled, not queued); the slowest video's time
+//     from its process call to `ready` against the median of the undisturbed videos (those whose
+//     workflow retried no activity);
 //   - segments served (fetched whole by the players) against segment rows counted in analytics
 //     (distinct row ids, and rows in all, which shows duplicates the table's FINAL folds);
 //   - leftovers: objects under a video's work/ prefix or of no video, files in node work
-//     directories, batches left in delivery's segment-log spool.
+//     directories, batches left in delivery's segment-log spool; originals no video was made from
+//     (uploads retried while the API was down), and that the API's sweep removes every one of them
+//     once their bound has passed (run with the clock moved a day past the last ticket's expiry).
 // Exits 1 when a check fails.
 //
-//   node --import tsx bench/soak/run.ts [--uploads 50] [--seconds 8] [--disruptions 8] [--every 10]
+//   node --import tsx bench/soak/run.ts [--uploads 50] [--seconds 8] [--disruptions 8] [--every 10] [--harsh]
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { waitFor } from '@kino/infra/dev';
 import { objectKeys } from '@kino/proto/contract';
+import { sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from '@kino/control-plane';
 import { countDecodedFrames, countFramesInFile, makeClip } from '../../test/support/media.ts';
-import { startFarm, type Farm } from '../../test/farm/farm.ts';
+import { attemptsByActivity, startFarm, type Farm } from '../../test/farm/farm.ts';
 
-const { values: options } = parseArgs({
+/** `--harsh`: the schedule that found videos stalled for 15 minutes behind a killed orchestrator. */
+const harsh = { uploads: '50', seconds: '30', disruptions: '8', every: '5' };
+const { values: given } = parseArgs({
   options: {
-    uploads: { type: 'string', default: '50' },
-    seconds: { type: 'string', default: '8' },
-    disruptions: { type: 'string', default: '8' },
-    every: { type: 'string', default: '10' },
+    uploads: { type: 'string' },
+    seconds: { type: 'string' },
+    disruptions: { type: 'string' },
+    every: { type: 'string' },
+    harsh: { type: 'boolean', default: false },
   },
 });
+const options = { ...(given.harsh ? harsh : { uploads: '50', seconds: '8', disruptions: '8', every: '10' }), ...given };
 const uploads = Number(options.uploads);
 const seconds = Number(options.seconds);
 const disruptions = Number(options.disruptions);
 const everyMs = Number(options.every) * 1000;
+/**
+ * How long a video may still be `transcoding` once the last disruption ended and the last other
+ * video became ready: a video that lags the rest by more is stalled (an activity lost behind a long
+ * timeout), not queued (on a busy machine a queue of 30 s clips outlasts the schedule).
+ */
+const settleMs = 60_000;
 
 const log = (line: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,14 +72,16 @@ async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 1
   }
 }
 
-/** Kills and restarts random parts, one every `everyMs`, `disruptions` times; returns what it did. */
-async function chaos(farm: Farm, stop: { done: boolean }): Promise<string[]> {
+/**
+ * Kills and restarts random parts, one every `everyMs`, `disruptions` times, to the end of the
+ * schedule; records what it did and when the last part was back (`state.endedAt`).
+ */
+async function chaos(farm: Farm, state: { chaosEndedAt?: number }): Promise<string[]> {
   const done: string[] = [];
   const kinds = ['node', 'delivery', 'orchestrator', 'api'] as const;
   let round: Array<(typeof kinds)[number]> = [];
-  for (let i = 0; i < disruptions && !stop.done; i++) {
+  for (let i = 0; i < disruptions; i++) {
     await sleep(everyMs);
-    if (stop.done) break;
     // Each round of four takes every kind once, in a random order: none is left out by chance.
     if (i % kinds.length === 0) round = [...kinds].sort(() => Math.random() - 0.5);
     const kind = round[i % kinds.length]!;
@@ -73,7 +93,33 @@ async function chaos(farm: Farm, stop: { done: boolean }): Promise<string[]> {
     done.push(part);
     log(`killed -9 and restarted ${part} (back in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
   }
+  state.chaosEndedAt = Date.now();
   return done;
+}
+
+/**
+ * Waits until the video is `ready`; fails once it is still `transcoding` a minute after both the
+ * last disruption ended and the last other video became ready, or if it ends `failed`.
+ */
+async function waitUntilReady(farm: Farm, videoId: string, progress: { chaosEndedAt?: number; lastReadyAt: number }): Promise<void> {
+  for (;;) {
+    const details = await whileDown(`video ${videoId}`, () => farm.kino.videos.get(farm.orgId, videoId));
+    if (details.status.ready) {
+      progress.lastReadyAt = Date.now();
+      return;
+    }
+    if (!details.status.transcoding) throw new Error(`video ${videoId} ended ${JSON.stringify(details.status)}`);
+    if (progress.chaosEndedAt !== undefined && Date.now() > Math.max(progress.chaosEndedAt, progress.lastReadyAt) + settleMs) {
+      throw new Error(`video ${videoId} still transcoding ${settleMs / 1000} s after the last disruption ended and the last other video became ready`);
+    }
+    await sleep(500);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Plays a ready video the way a player does: master, the first variant's playlist, each segment once. */
@@ -122,17 +168,21 @@ async function main(): Promise<void> {
   const failures: string[] = [];
   try {
     await Promise.all(nodeNames.map((name) => farm.startNode(name, { threads: 1 })));
-    const stop = { done: false };
-    const chaosRun = chaos(farm, stop);
     const startedAt = Date.now();
+    const progress: { chaosEndedAt?: number; lastReadyAt: number } = { lastReadyAt: startedAt };
+    const chaosRun = chaos(farm, progress);
 
     let served = 0;
+    /** Seconds from each video's process call to `ready`. */
+    const secondsToReady = new Map<string, number>();
     // An upload that fails is a finding, not the end of the run: it is counted and the rest go on.
     const outcomes = await Promise.all(
       Array.from({ length: uploads }, async (_, i) => {
         try {
           const videoId = await whileDown(`upload ${i}`, () => farm.submitVideo(clip, { filename: `soak-${i}.mp4` }));
-          await whileDown(`video ${videoId}`, () => farm.waitForStatus(videoId, 'ready', 30 * 60_000), 10);
+          const processedAt = Date.now();
+          await waitUntilReady(farm, videoId, progress);
+          secondsToReady.set(videoId, (Date.now() - processedAt) / 1000);
           const segments = await play(farm, videoId);
           served += segments;
           return videoId;
@@ -144,12 +194,25 @@ async function main(): Promise<void> {
       }),
     );
     const videoIds = outcomes.filter((id): id is string => id !== undefined);
-    stop.done = true;
+    log(`${videoIds.length} of ${uploads} videos ready and played in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
     const disrupted = await chaosRun.catch((error: Error) => {
       failures.push(`chaos: ${error.message}`);
       return [`(stopped: ${error.message})`];
     });
-    log(`${uploads} videos ready and played in ${((Date.now() - startedAt) / 1000).toFixed(0)} s; disruptions: ${disrupted.join(', ') || 'none'}`);
+    log(`disruptions: ${disrupted.join(', ') || 'none'}`);
+
+    // The slowest video against the undisturbed ones: those whose workflow retried no activity.
+    const undisturbed: number[] = [];
+    for (const videoId of videoIds) {
+      const attempts = await attemptsByActivity(farm, videoId);
+      if (Object.values(attempts).every((attempt) => attempt === 1)) undisturbed.push(secondsToReady.get(videoId)!);
+    }
+    const [slowestVideo, slowestSeconds] = [...secondsToReady].reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
+    const undisturbedMedian = undisturbed.length > 0 ? median(undisturbed) : undefined;
+    log(
+      `slowest to ready: ${slowestVideo} in ${slowestSeconds.toFixed(1)} s; undisturbed median ${undisturbedMedian?.toFixed(1) ?? '-'} s ` +
+        `(${undisturbed.length} videos)${undisturbedMedian ? `, ${(slowestSeconds / undisturbedMedian).toFixed(1)}x` : ''}`,
+    );
 
     // Every frame of every video.
     let framesOk = 0;
@@ -184,6 +247,21 @@ async function main(): Promise<void> {
       return !id || !known.has(id);
     });
     const uploadsLeft = keys.filter((key) => key.startsWith('uploads/')).length;
+    // Originals no video was made from (an upload retried while the API was down), and the API's
+    // sweep run with its clock a day past the last ticket's expiry: every one of them goes.
+    const neverProcessed = async () => {
+      const storagePaths = new Set((await farm.db.selectFrom('videos').select('storage_path').execute()).map((v) => v.storage_path));
+      return (await farm.storage.list('uploads/')).filter((key) => !storagePaths.has(key));
+    };
+    const originalsNeverProcessed = (await neverProcessed()).length;
+    const lastExpiry = (await farm.db.selectFrom('uploads').select((eb) => eb.fn.max('expires_at').as('last')).executeTakeFirst())?.last;
+    const sweptAt = new Date(new Date(lastExpiry ?? Date.now()).getTime() + UNPROCESSED_ORIGINAL_GRACE_MS + 1000);
+    let originalsSwept = 0;
+    for (let batch = await sweepUnprocessedOriginals(farm, sweptAt); batch.length > 0; batch = await sweepUnprocessedOriginals(farm, sweptAt)) {
+      originalsSwept += batch.length;
+    }
+    const originalsLeftAfterSweep = (await neverProcessed()).length;
+    if (originalsLeftAfterSweep) failures.push(`${originalsLeftAfterSweep} originals never processed left after the sweep`);
     // Temporary files once the farm stops cleanly (a running delivery node holds an open batch and its lock).
     await farm.launcher.stop();
     const nodeFiles = await filesUnder(join(farm.services.dir, 'nodes'));
@@ -202,7 +280,13 @@ async function main(): Promise<void> {
       segmentRowsDistinct: Number(counted.distinct),
       segmentRowsAll: Number(counted.rows),
       storageObjects: keys.length,
+      secondsToReadySlowest: Number(slowestSeconds.toFixed(1)),
+      secondsToReadyUndisturbedMedian: undisturbedMedian === undefined ? null : Number(undisturbedMedian.toFixed(1)),
+      undisturbedVideos: undisturbed.length,
       originalUploadsKept: uploadsLeft,
+      originalsNeverProcessed,
+      originalsSwept,
+      originalsLeftAfterSweep,
       workObjectsLeft: workObjects.length,
       strayObjects: strayObjects.length,
       nodeWorkFilesLeft: nodeFiles.length,

@@ -12,7 +12,7 @@ export { startApiServer, type RunningApi } from './api/server.ts';
 export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';
 export { copyServedSegments } from './api/served-segments.ts';
 export { ApiError } from './api/errors.ts';
-export { sweepAbandonedMultipartUploads } from './api/multipart-sweep.ts';
+export { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from './api/upload-sweeps.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 export { formatDuration, formatViews, estimateViews, thumbnailUrl } from './api/format.ts';
 export { startProcessVideo, startDeleteVideoContent } from './api/workflows.ts';

@@ -1,12 +1,13 @@
 // Signed uploads and the process call on real PostgreSQL, SeaweedFS (which checks signatures) and a
-// real Temporal server; and /health against those services.
+// real Temporal server; the sweep of originals never processed, on a clock the test moves; and
+// /health against those services.
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import assert from 'node:assert/strict';
 import { ClickHouseHttp, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
-import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/control-plane';
+import { findLiveVideoByStoragePath, findUpload, getVideo, sweepAbandonedMultipartUploads, sweepUnprocessedOriginals } from '@kino/control-plane';
 import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;
@@ -323,6 +324,50 @@ describe('process', () => {
     await connection.close();
     // The same path goes through once Temporal is there.
     assert.equal((await post(processUrl(), valid(path))).status, 200);
+  });
+});
+
+describe('originals never processed', () => {
+  const hour = 3600 * 1000;
+  const processBody = (storagePath: string) => ({ storagePath, videoQuality: 'standard', allowPublicAccess: true });
+  /** Every original the sweep removes at `now`, over as many runs as its batches take. */
+  async function sweepAll(now: Date): Promise<string[]> {
+    const removed: string[] = [];
+    for (let batch = await sweepUnprocessedOriginals(api, now); batch.length > 0; batch = await sweepUnprocessedOriginals(api, now)) removed.push(...batch);
+    return removed;
+  }
+
+  it('are removed a day after their ticket expired; one a video was made from stays', async () => {
+    const processed = await uploadedPath();
+    assert.equal((await post(`/${t.org.id}/environments/${t.envA.id}/videos/process`, processBody(processed))).status, 200);
+    const ticket = await requestUpload({ filename: 'clip.mp4', fileSize: MP4_OPENING.length });
+    assert.equal(await put(ticket.signedURL, 'video/mp4', MP4_OPENING), 200);
+    const expired = ticket.expiresAt * 1000;
+
+    // 23 hours after the ticket expired, it is not due.
+    assert.ok(!(await sweepAll(new Date(expired + 23 * hour))).includes(ticket.bucketPath));
+    assert.ok(await api.storage.head(ticket.bucketPath), 'kept within the day');
+
+    const dayAfter = new Date(expired + 24 * hour + 1000);
+    const removed = await sweepAll(dayAfter);
+    assert.ok(removed.includes(ticket.bucketPath), `removed ${removed.join(', ')}`);
+    assert.ok(!removed.includes(processed));
+    assert.equal(await api.storage.head(ticket.bucketPath), undefined, 'the original never processed is gone');
+    assert.ok(await api.storage.head(processed), 'the processed one stays');
+    const late = await post(`/${t.org.id}/environments/${t.envA.id}/videos/process`, processBody(ticket.bucketPath));
+    assertErrorEnvelope(late.body, 400, 'invalid_storage_path', assert);
+    // Settled uploads are not looked at again.
+    assert.deepEqual(await sweepAll(dayAfter), []);
+  });
+
+  it('leave an open multipart upload to the multipart sweep, which aborts it first', async () => {
+    const started = await post(`/${t.org.id}/environments/${t.envA.id}/uploads/multipart`, { filename: 'big.mp4', fileSize: 6 * 1024 * 1024 });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const open = started.body.body as { uploadId: string; bucketPath: string; expiresAt: number };
+    const dayAfter = new Date(open.expiresAt * 1000 + 24 * hour + 1000);
+    assert.ok(!(await sweepAll(dayAfter)).includes(open.bucketPath));
+    assert.ok((await sweepAbandonedMultipartUploads(api, dayAfter)).includes(open.uploadId));
+    assert.ok((await sweepAll(dayAfter)).includes(open.bucketPath));
   });
 });
 

@@ -14,7 +14,7 @@ import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import { registerRoutes } from './routes/index.ts';
-import { scheduleMultipartSweep } from './multipart-sweep.ts';
+import { scheduleUploadSweeps } from './upload-sweeps.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
 import { postgresServedSegments } from './served-segments.ts';
 import { apiVersion } from './version.ts';
@@ -139,7 +139,7 @@ export async function buildApp(given: ApiDeps) {
   );
   if (oidc) await app.register(dashboardPlugin, { deps, oidc });
   declaredMethods.answerUndeclaredMethods();
-  const stopSweep = scheduleMultipartSweep(deps, app.log);
+  const stopSweep = scheduleUploadSweeps(deps, app.log);
   app.addHook('onClose', async () => stopSweep());
 
   return app;

@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** An upload ticket handed out by `upload-url`: the storage path a later `process` call may name. */
 export interface UploadsTable {
@@ -11,6 +11,11 @@ export interface UploadsTable {
   file_size: number; // bigint, parsed as a number (see database.ts)
   created_at: Generated<Date>;
   expires_at: Date;
+  /**
+   * When the originals sweep settled this upload, a day after its ticket expired: a live video was
+   * made from it (the original kept), or none was (the original removed). Null until then.
+   */
+  settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 export type Upload = Selectable<UploadsTable>;
 

@@ -326,8 +326,10 @@ test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as
       vi.advanceTimersByTime(60_000);
       answerNode(answer);
       await running;
-      assert.equal(beats.length, 1 + 60_000 / heartbeatIntervalMs, `${what}: one beat at the call, then every ${heartbeatIntervalMs} ms`);
-      for (const beat of beats) assert.deepEqual(beat, { nodeId: 'node_a', what });
+      // (A probe beats once more before, while it looks at the upload in storage.)
+      const whileOnNode = beats.filter((beat) => (beat as { nodeId?: string } | undefined)?.nodeId);
+      assert.equal(whileOnNode.length, 1 + 60_000 / heartbeatIntervalMs, `${what}: one beat at the call, then every ${heartbeatIntervalMs} ms`);
+      for (const beat of whileOnNode) assert.deepEqual(beat, { nodeId: 'node_a', what });
     }
   } finally {
     vi.useRealTimers();

@@ -91,8 +91,8 @@ export function createNodeActivities({
 }: Pick<ActivityDeps, 'storage' | 'farm' | 'logger' | 'encodeGrouping' | 'chunkSeconds' | 'metrics'>) {
   /**
    * Runs `work` on a node for the current activity, heartbeating throughout: an encode waits in the
-   * encode queue for a slot (a lease); a probe, a thumbnail or a storyboard just takes a live node. Failures come out
-   * classified for the retry policy; a slot is always given back.
+   * encode queue for a slot (a lease); a probe, a thumbnail or a storyboard just takes a live node.
+   * Failures come out classified for the retry policy; a slot is always given back.
    */
   async function runJobOnNode<T>(
     videoId: string,
