@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
 import { setNodeDrainRequested } from '@kino/control-plane/repositories';
-import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, workflowIds } from '@kino/proto/contract';
+import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '../../workers/src/ffmpeg/index.ts';
 import { planChunks, renderMediaPlaylist } from '../../control-plane/src/orchestrator/chunks.ts';
@@ -90,18 +90,18 @@ async function localRun(sourcePath: string, ladder: RenditionPlan[], settings: H
     const outputs = (root: string) => ladder.map((r, k) => ({ settings: settings[k]!, dir: join(root, r.key) }));
     const whole = join(dir, 'whole');
     for (const o of outputs(whole)) await mkdir(o.dir, { recursive: true });
-    const wholeCpuMs = await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(whole), threads: 1 }), whole);
+    const wholeCpuMs = await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(whole), threads: 1, videoSeconds: seconds }), whole);
 
     const chunked = join(dir, 'chunked');
     await mkdir(chunked);
     const audioTrack = join(chunked, 'audio.mp4');
     let chunkedCpuMs = await ffmpegCpuMs(audioTrackArgs({ input: sourcePath, audio: settings[0]!.audio!, output: audioTrack }), chunked);
-    const chunks = planChunks(seconds, chunkSeconds, 6);
+    const chunks = planChunks(seconds, chunkSeconds, hlsSegmentSeconds);
     for (const chunk of chunks) {
       const root = join(chunked, `chunk-${chunk.index}`);
       for (const o of outputs(root)) await mkdir(o.dir, { recursive: true });
       const window = { startSeconds: chunk.startSeconds, durationSeconds: chunk.durationSeconds, firstSegment: chunk.firstSegment, audioInput: audioTrack };
-      chunkedCpuMs += await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(root), threads: 1, chunk: window }), root);
+      chunkedCpuMs += await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(root), threads: 1, chunk: window, videoSeconds: seconds }), root);
     }
     // The chunks' segments joined as the orchestrator joins them: one playlist, the first chunk's init.
     for (const r of ladder) {
@@ -212,7 +212,7 @@ async function rawLadderMs(sourcePath: string, ladder: RenditionPlan[], settings
     for (const r of ladder) await mkdir(join(dir, r.key));
     const started = performance.now();
     await new Promise<void>((resolve, reject) => {
-      const args = ['-hide_banner', '-loglevel', 'error', '-y', ...hlsLadderArgs({ input: sourcePath, outputs: ladder.map((r, k) => ({ settings: settings[k]!, dir: r.key })), threads: 0 })];
+      const args = ['-hide_banner', '-loglevel', 'error', '-y', ...hlsLadderArgs({ input: sourcePath, outputs: ladder.map((r, k) => ({ settings: settings[k]!, dir: r.key })), threads: 0, videoSeconds: seconds })];
       const child = spawn('ffmpeg', args, { cwd: dir, stdio: 'ignore' });
       child.on('error', reject);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
@@ -230,7 +230,7 @@ async function rawLadderMs(sourcePath: string, ladder: RenditionPlan[], settings
  */
 async function nodeLoss(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Promise<{ chunkedLostSeconds: number; wholeFileLostSeconds: number }> {
   const { videoId } = await submitBenchVideo(farm, source, compressionRatio);
-  const chunks = planChunks(seconds, chunkSeconds, 6);
+  const chunks = planChunks(seconds, chunkSeconds, hlsSegmentSeconds);
   for (;;) {
     const jobs = (await Promise.all(nodes.map(async (node) => (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)).map((j) => ({ node, j }))))).flat();
     // The audio track, then the chunks.

@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { keyframeArgs } from '@kino/workers/ffmpeg';
 import { defaultEncodingParameters, workflowIds } from '@kino/proto/contract';
 import { startFarm, type Farm } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
@@ -47,13 +48,12 @@ const compressionRatio = defaultEncodingParameters.compressionRatio; // the spec
 function rawLadderArgs(input: string, ladder: RenditionPlan[]): string[] {
   const split = `[0:v]split=${ladder.length}${ladder.map((_, i) => `[s${i}]`).join('')}`;
   const scales = ladder.map((r, i) => `[s${i}]scale=${r.width}:${r.height}:flags=bicubic,setsar=1[v${i}]`);
-  const gop = Math.round(ladder[0]!.frameRate * 2); // 2 s, as the nodes' gopFrames()
   const args = ['-hide_banner', '-loglevel', 'error', '-y', '-i', input, '-filter_complex', [split, ...scales].join(';')];
   ladder.forEach((_, i) => args.push('-map', `[v${i}]`, '-map', '0:a:0'));
   args.push(
     '-c:v', 'libx264', '-preset', ladder[0]!.x264Preset, '-pix_fmt', 'yuv420p',
-    '-g', String(gop), '-keyint_min', String(gop), '-sc_threshold', '0',
-    '-force_key_frames', `expr:gte(t,n_forced*${ladder[0]!.segmentSeconds})`, '-forced-idr', '1',
+    // The nodes' keyframes (every 2 s, none in a short tail), for the same segments.
+    ...keyframeArgs(ladder[0]!, seconds),
   );
   ladder.forEach((r, i) => {
     const maxrate = Math.round(r.videoBitrateKbps * 1.5);

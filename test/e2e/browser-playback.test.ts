@@ -8,19 +8,14 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { makeClip } from '@kino/test/support/media';
+import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
 import { startFarm, type Farm } from '../farm/farm.ts';
-
-const hlsJs = readFileSync(createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js'));
 
 // The player page: plays `?src=` to the end, fast, and leaves the outcome on window.playback.
 const page = `<!doctype html>
@@ -75,8 +70,7 @@ const run = promisify(execFile);
 
 let farm: Farm;
 let workDir: string;
-let pageServer: Server;
-let pageOrigin: string;
+let pageHost: PageHost;
 let browser: Browser;
 /** The source's duration (ffprobe), which playback must last. */
 let sourceSeconds: number;
@@ -110,29 +104,12 @@ beforeAll(async () => {
   const clip = await readFile(clipPath);
   await farm.startNode('a', { slots: 2 });
   [publicVideoId, privateVideoId] = await Promise.all([transcode(clip, true), transcode(clip, false)]);
-  pageServer = createServer((req, res) => {
-    if (req.url?.startsWith('/hls.min.js')) {
-      res.writeHead(200, { 'Content-Type': 'text/javascript' });
-      res.end(hlsJs);
-    } else if (req.url?.startsWith('/play')) {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end(page);
-    } else {
-      res.writeHead(404);
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-  pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
-  });
+  [pageHost, browser] = await Promise.all([startPageHost({ '/play': page }), launchChromium()]);
 });
 
 afterAll(async () => {
   await browser?.close();
-  pageServer?.close();
+  await pageHost?.close();
   await farm?.stop();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
@@ -140,7 +117,7 @@ afterAll(async () => {
 async function playToTheEnd(src: string): Promise<Outcome> {
   const tab = await browser.newPage();
   try {
-    await tab.goto(`${pageOrigin}/play?src=${encodeURIComponent(src)}`);
+    await tab.goto(`${pageHost.origin}/play?src=${encodeURIComponent(src)}`);
     await tab.waitForFunction(
       () => {
         const outcome = (window as unknown as { playback: Outcome }).playback;

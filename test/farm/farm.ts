@@ -123,7 +123,8 @@ export interface Farm {
   /** With `playback`: the delivery node the API's playback URLs point at, and the analytics store. */
   deliveryUrl?: string;
   clickhouse?: ClickHouseHttp;
-  startOrchestrator(): Promise<ManagedProcess>;
+  /** Restarts the orchestrator, with more settings for this start when given (e.g. ENCODE_CHUNK_SECONDS). */
+  startOrchestrator(env?: Record<string, string>): Promise<ManagedProcess>;
   /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
   startNode(name: string, options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string }): Promise<FarmNodeProcess>;
   /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
@@ -205,7 +206,7 @@ export async function startFarm({
     deliveryUrl: playback ? status.devJson.deliveryUrl : undefined,
     clickhouse: playback ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,
     orchestrator: launcher.process('orchestrator'),
-    startOrchestrator: () => launcher.restart('orchestrator'),
+    startOrchestrator: (env) => launcher.restart('orchestrator', env),
 
     async startNode(name, { slots = 1, threads = 0, host, listenOn } = {}) {
       const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name }, host, listenOn });

@@ -6,24 +6,29 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export interface ClipOptions {
+  /** The picture's length: frames at `fps` while their time is below it (seconds × fps frames when that is whole). */
   seconds: number;
   width: number;
   height: number;
   fps: number;
   audio?: boolean;
+  /** The sound's length when it differs from the picture's (recordings often end their audio early). */
+  audioSeconds?: number;
   /** Container chosen by the file extension of `path`. */
   path: string;
 }
 
 /** A synthetic clip (moving test pattern, sine tone), H.264/AAC unless the extension says otherwise. */
-export async function makeClip({ seconds, width, height, fps, audio = true, path }: ClipOptions): Promise<string> {
+export async function makeClip({ seconds, width, height, fps, audio = true, audioSeconds = seconds, path }: ClipOptions): Promise<string> {
   const args = ['-hide_banner', '-loglevel', 'error', '-y'];
   args.push('-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`);
-  if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`);
+  if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${audioSeconds}`);
   if (path.endsWith('.webm')) args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
   else args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
   if (audio) args.push(...(path.endsWith('.webm') ? ['-c:a', 'libopus'] : ['-c:a', 'aac', '-b:a', '96k']));
-  args.push('-shortest', path);
+  // -shortest ends the file with its streams; a shorter sound on purpose must not cut the picture.
+  if (audioSeconds >= seconds) args.push('-shortest');
+  args.push(path);
   await run('ffmpeg', args);
   return path;
 }

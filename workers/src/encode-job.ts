@@ -7,10 +7,11 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output, SegmentDone } from '@kino/proto';
-import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, measureBandwidth, pixelFormatOfX264, workContentTypes } from '@kino/proto/contract';
+import { contentTypeForHlsFile, hlsInitName, hlsMinimumLastSegmentSeconds, hlsPlaylistName, measureBandwidth, pixelFormatOfX264, workContentTypes } from '@kino/proto/contract';
 import {
   FfmpegAbortedError,
   audioTrackArgs,
+  encodeEndSeconds,
   hlsEncodeArgs,
   hlsLadderArgs,
   parseInitSegment,
@@ -146,8 +147,8 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
   }
   const videoSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
   // What this encode covers: the whole video, or the chunk's window of it (the last one may end early).
-  const durationSeconds = chunk ? Math.min(chunk.durationSeconds, Math.max(0, videoSeconds - chunk.startSeconds)) : videoSeconds;
-  const expectedSeconds = chunk ? Math.min(chunk.durationSeconds, Math.max(0, source.videoDurationSeconds - chunk.startSeconds)) : source.videoDurationSeconds;
+  const durationSeconds = encodeEndSeconds(videoSeconds, chunk);
+  const expectedSeconds = encodeEndSeconds(source.videoDurationSeconds, chunk);
   logger.info(
     {
       settings: outputs.map((o) => ({ key: o.spec.key, ...o.settings })),
@@ -190,7 +191,7 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
   const encodeArgs = (pass: 1 | 2 | undefined) => {
     if (single) {
       const logFile = join(jobDir, 'x264-pass');
-      return hlsEncodeArgs({ input: request.inputUrl, settings: outputs[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined, chunk });
+      return hlsEncodeArgs({ input: request.inputUrl, settings: outputs[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined, chunk, videoSeconds: source.videoDurationSeconds });
     }
     const logFiles = outputs.map((_, k) => join(jobDir, `x264-pass-${k}`));
     return hlsLadderArgs({
@@ -199,6 +200,7 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
       threads,
       pass: pass ? { number: pass, logFiles } : undefined,
       chunk,
+      videoSeconds: source.videoDurationSeconds,
     });
   };
   let scanner: NodeJS.Timeout | undefined;
@@ -248,6 +250,12 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
         throw new StorageUnavailableError(
           `the encode of ${output.spec.key} covered ${encodedSeconds.toFixed(2)} s of the ${expectedSeconds.toFixed(2)} s asked for: the source read ended early`,
         );
+      }
+      // The keyframes stop short of a sliver (keyframesEndSeconds): one here means the probed
+      // duration was off, and the sliver may stall a player at the end.
+      const last = playlist.segments.at(-1);
+      if (playlist.segments.length > 1 && last && last.durationSeconds < hlsMinimumLastSegmentSeconds) {
+        logger.warn({ rendition: output.spec.key, lastSegmentSeconds: last.durationSeconds, videoSeconds: source.videoDurationSeconds }, 'the last segment is shorter than the minimum');
       }
       playlists.push(playlist);
       // Every file ffmpeg wrote must have somewhere to go; uploading part of a rendition would

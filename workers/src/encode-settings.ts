@@ -6,6 +6,7 @@ import type { RenditionSpec__Output } from '@kino/proto';
 import {
   audioCodecs,
   audioEncodingOf,
+  hlsSegmentSeconds,
   isOneOf,
   pixelFormats,
   rateControlModes,
@@ -44,7 +45,7 @@ export function resolveHlsSettings(
   if (!isOneOf(x264Presets, x264Preset)) throw new InvalidRequestError(`unknown x264 preset "${spec.x264Preset}"`);
   const rateControl = spec.rateControlMode || 'variableBitrate';
   if (!isOneOf(rateControlModes, rateControl)) throw new InvalidRequestError(`unknown rate control mode "${spec.rateControlMode}"`);
-  const segmentSeconds = spec.segmentSeconds || 6;
+  const segmentSeconds = spec.segmentSeconds || hlsSegmentSeconds;
   if (!(segmentSeconds >= 1 && segmentSeconds <= 60)) {
     throw new InvalidRequestError(`segment length ${segmentSeconds} s is out of range`);
   }

@@ -437,14 +437,15 @@ export class DevStackLauncher {
 
   /**
    * Starts a farm process again with the same command and environment (after a kill, or stops it
-   * first if it still runs), and waits until it is ready.
+   * first if it still runs), and waits until it is ready. `env` sets more variables for this start
+   * only (a later restart goes back to the part's own).
    */
-  async restart(name: string): Promise<ManagedProcess> {
+  async restart(name: string, env: Record<string, string> = {}): Promise<ManagedProcess> {
     const previous = this.findPart(name);
     if (!previous.spec) throw new DevStackError(`${name} is a service: it cannot be restarted`);
     previous.stoppedOnPurpose = true;
     await previous.process.stop(previous.graceMs);
-    const part = await this.startPart(name, previous.spec);
+    const part = await this.startPart(name, previous.spec, env);
     return part.process;
   }
 
@@ -487,9 +488,9 @@ export class DevStackLauncher {
   }
 
   /** Starts a `kino` process and waits until it is ready; a part that does not come up is stopped. */
-  private async startPart(name: string, spec: KinoPartSpec): Promise<Part> {
+  private async startPart(name: string, spec: KinoPartSpec, startEnv: Record<string, string> = {}): Promise<Part> {
     const extraEnv = this.options.env?.[spec.kind] ?? {};
-    const part = this.startKino(name, spec, { ...spec.env, ...extraEnv });
+    const part = this.startKino(name, spec, { ...spec.env, ...extraEnv, ...startEnv });
     part.spec = spec;
     await spec.ready(part);
     return part;

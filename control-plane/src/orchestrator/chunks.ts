@@ -1,7 +1,7 @@
 // Chunked encoding (docs/architecture.md#chunked-encoding): where a video is cut into chunks, and
 // the rendition playlists written from the chunks' segments. Pure and deterministic: the
 // processVideo workflow plans with it, the storage activity renders with it.
-import { hlsInitName, hlsSegmentName } from '@kino/proto/contract';
+import { hlsInitName, hlsSegmentName, hlsTargetDuration } from '@kino/proto/contract';
 
 /**
  * The default chunk length: 30 s, five 6 s segments. Each chunk pays a fixed cost (an ffmpeg start,
@@ -19,7 +19,10 @@ export interface ChunkPlan {
   durationSeconds: number;
   /** The whole video's number of the chunk's first segment. */
   firstSegment: number;
-  /** Segments the chunk writes: its duration in segments, the last one shorter. */
+  /**
+   * Segments the chunk writes at most (its URLs are presigned for): its duration in segments, the
+   * last one shorter; the last chunk writes one fewer when its tail joins the segment before it.
+   */
   segmentCount: number;
 }
 
@@ -64,8 +67,7 @@ export function renderMediaPlaylist(segments: readonly PlaylistSegment[]): strin
   segments.forEach((segment, index) => {
     if (segment.name !== hlsSegmentName(index)) throw new Error(`segment ${index} is ${segment.name}: the chunks' segments do not run on`);
   });
-  // EXTINF rounded to the nearest integer must not exceed the target duration (RFC 8216 4.3.3.1).
-  const target = Math.max(1, ...segments.map((s) => Math.round(s.durationSeconds)));
+  const target = hlsTargetDuration(segments);
   const lines = [
     '#EXTM3U',
     '#EXT-X-VERSION:7',

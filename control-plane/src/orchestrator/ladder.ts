@@ -16,6 +16,7 @@
 // Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
+  hlsSegmentSeconds,
   x264PresetOfCompressionRatio,
   type AudioCodec,
   type CompressionRatio,
@@ -60,7 +61,8 @@ export const audioBitrateKbps: Record<AudioCodec, number> = {
   eac3: 192,
 };
 
-export const segmentSeconds = 6;
+/** Every rendition's segment length (the contract's): the nodes cut on it, chunks are multiples of it. */
+export const segmentSeconds = hlsSegmentSeconds;
 
 export interface LadderSource {
   width: number;

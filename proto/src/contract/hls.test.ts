@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, measureBandwidth } from './hls.ts';
+import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, hlsTargetDuration, measureBandwidth } from './hls.ts';
 import { objectKeys } from './storage-layout.ts';
 
 test('content types of HLS files', () => {
@@ -37,4 +37,33 @@ test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over all ti
   assert.equal(measured.averageBitsPerSecond, Math.ceil((1_450_000 * 8) / 13));
   assert.equal(measured.durationSeconds, 13);
   assert.deepEqual(measureBandwidth([]), { peakBitsPerSecond: 0, averageBitsPerSecond: 0, durationSeconds: 0 });
+});
+
+test('a short last segment counts only with the one before it: it cannot drive BANDWIDTH', () => {
+  // The one-frame tail of #36: a keyframe at 2,363 kbit/s after a segment at 641 kbit/s.
+  const tail = { sizeBytes: Math.round((2_363_000 / 8) / 24), durationSeconds: 1 / 24 };
+  const measured = measureBandwidth([{ sizeBytes: (641_000 / 8) * 6, durationSeconds: 6 }, tail]);
+  const together = Math.ceil(((641_000 / 8) * 6 + tail.sizeBytes) * 8 / (6 + 1 / 24));
+  assert.equal(measured.peakBitsPerSecond, together);
+  assert.ok(measured.peakBitsPerSecond < 660_000, `${measured.peakBitsPerSecond}`);
+  // Every whole segment is still bounded, wherever it is.
+  const segments = [
+    { sizeBytes: 450_000, durationSeconds: 6 }, // 600 kbit/s
+    { sizeBytes: 900_000, durationSeconds: 6 }, // 1200 kbit/s
+    { sizeBytes: 450_000, durationSeconds: 6 },
+    { sizeBytes: 60_000, durationSeconds: 0.6 }, // 800 kbit/s, a tail of its own
+  ];
+  assert.equal(measureBandwidth(segments).peakBitsPerSecond, 1_200_000);
+  assert.equal(measureBandwidth([...segments, { sizeBytes: 40_000, durationSeconds: 0.1 }]).peakBitsPerSecond, 1_200_000);
+  // A run lasts between half and one and a half target durations: two short segments together count.
+  assert.equal(measureBandwidth([{ sizeBytes: 300_000, durationSeconds: 6 }, { sizeBytes: 600_000, durationSeconds: 2 }, { sizeBytes: 600_000, durationSeconds: 2 }]).peakBitsPerSecond, 2_400_000);
+  // Shorter than half a target duration in all: the average.
+  assert.equal(measureBandwidth([{ sizeBytes: 1000, durationSeconds: 0.4 }]).peakBitsPerSecond, 20_000);
+});
+
+test('the target duration is the longest segment rounded to the nearest integer', () => {
+  assert.equal(hlsTargetDuration([{ durationSeconds: 6 }, { durationSeconds: 6.4 }]), 6);
+  assert.equal(hlsTargetDuration([{ durationSeconds: 6.006 }, { durationSeconds: 6.5 }]), 7);
+  assert.equal(hlsTargetDuration([{ durationSeconds: 0.3 }]), 1);
+  assert.equal(hlsTargetDuration([]), 1);
 });

@@ -2,6 +2,25 @@
 // the Content-Type each is stored and served with. The orchestrator presigns uploads bound to these
 // types, nodes upload with them, delivery serves with them.
 
+/**
+ * The segment length: 6 s, Apple's recommendation (HLS authoring specification), and the grid that
+ * chunked encodes cut on. A rendition's encode is given it (RenditionSpec.segment_seconds).
+ */
+export const hlsSegmentSeconds = 6;
+
+/**
+ * The shortest last segment Kino writes: a video a few frames past a multiple of the segment length
+ * ends in one longer segment (up to the segment length plus this) instead of a sliver. Why 0.5 s:
+ * - a sliver of a few frames often holds no audio at all (audio tends to end a little before the
+ *   last video frame), and hls.js then stalls before the end and never fires `ended`;
+ * - hls.js looks fragments up with a 0.25 s tolerance (maxFragLookUpTolerance), so a fragment
+ *   shorter than that can be taken for one already buffered;
+ * - a one-frame segment is mostly its keyframe: its bit rate is several times the rendition's;
+ * - below half a second, a folded segment (6 s plus less than 0.5 s) still rounds to 6 s, so the
+ *   playlist's EXT-X-TARGETDURATION stays at the 6 s Apple's authoring specification asks for.
+ */
+export const hlsMinimumLastSegmentSeconds = 0.5;
+
 /** The master playlist, beside the rendition directories. */
 export const hlsMasterName = 'master.m3u8';
 /** A rendition's media playlist, in the rendition's directory. */
@@ -34,31 +53,49 @@ export function contentTypeForHlsFile(name: string): string {
 }
 
 export interface Bandwidth {
-  /** Highest bit rate of any one segment: the master playlist's BANDWIDTH. */
+  /** The peak segment bit rate (RFC 8216): the master playlist's BANDWIDTH. */
   peakBitsPerSecond: number;
   /** All segment bits over all segment time: AVERAGE-BANDWIDTH. */
   averageBitsPerSecond: number;
   durationSeconds: number;
 }
 
+/** A playlist's EXT-X-TARGETDURATION: every EXTINF, rounded to the nearest integer, is at most it (RFC 8216 4.3.3.1). */
+export function hlsTargetDuration(segments: readonly { durationSeconds: number }[]): number {
+  return Math.max(1, ...segments.map((s) => Math.round(s.durationSeconds)));
+}
+
 /**
  * Measures segment bit rates from sizes and EXTINF durations. The init segment is left out: a
  * player loads it once per rendition, not per segment.
+ *
+ * The peak is HLS's "peak segment bit rate" (RFC 8216), which Apple's authoring rules hold
+ * BANDWIDTH to: the highest bit rate of any run of consecutive segments lasting between half and
+ * one and a half target durations. Every whole segment is such a run, so BANDWIDTH bounds each of
+ * them; a short last segment (a keyframe and little else) counts only together with the one before
+ * it, so it cannot inflate BANDWIDTH. With no such run (a video shorter than half a target
+ * duration), the peak is the average.
  */
-export function measureBandwidth(segments: { sizeBytes: number; durationSeconds: number }[]): Bandwidth {
+export function measureBandwidth(segments: readonly { sizeBytes: number; durationSeconds: number }[]): Bandwidth {
+  const timed = segments.filter((segment) => segment.durationSeconds > 0);
+  const bits = timed.reduce((sum, segment) => sum + segment.sizeBytes * 8, 0);
+  const duration = timed.reduce((sum, segment) => sum + segment.durationSeconds, 0);
+  const average = duration > 0 ? bits / duration : 0;
+  const target = hlsTargetDuration(timed);
   let peak = 0;
-  let bits = 0;
-  let duration = 0;
-  for (const segment of segments) {
-    if (segment.durationSeconds <= 0) continue;
-    const segmentBits = segment.sizeBytes * 8;
-    peak = Math.max(peak, segmentBits / segment.durationSeconds);
-    bits += segmentBits;
-    duration += segment.durationSeconds;
+  for (let first = 0; first < timed.length; first += 1) {
+    let runBits = 0;
+    let runSeconds = 0;
+    for (let last = first; last < timed.length; last += 1) {
+      runBits += timed[last]!.sizeBytes * 8;
+      runSeconds += timed[last]!.durationSeconds;
+      if (runSeconds > target * 1.5) break;
+      if (runSeconds >= target * 0.5) peak = Math.max(peak, runBits / runSeconds);
+    }
   }
   return {
-    peakBitsPerSecond: Math.ceil(peak),
-    averageBitsPerSecond: duration > 0 ? Math.ceil(bits / duration) : 0,
+    peakBitsPerSecond: Math.ceil(peak || average),
+    averageBitsPerSecond: Math.ceil(average),
     durationSeconds: duration,
   };
 }

@@ -1,5 +1,5 @@
 // Reading back a rendition playlist ffmpeg wrote, and measuring it for the master playlist.
-import { hlsInitName, hlsPlaylistName, hlsSegmentName } from '@kino/proto/contract';
+import { hlsInitName, hlsPlaylistName, hlsSegmentName, hlsSegmentSeconds } from '@kino/proto/contract';
 
 export interface MediaPlaylist {
   targetDuration: number;
@@ -35,7 +35,7 @@ export function parseMediaPlaylist(text: string): MediaPlaylist {
  * one segment per started `segmentSeconds`, plus one spare (audio can run a little past the video).
  * The orchestrator presigns a PUT for each; unused ones simply expire.
  */
-export function hlsOutputFileNames(durationSeconds: number, segmentSeconds = 6): string[] {
+export function hlsOutputFileNames(durationSeconds: number, segmentSeconds = hlsSegmentSeconds): string[] {
   const segments = Math.max(1, Math.ceil(durationSeconds / segmentSeconds)) + 1;
   const names = [hlsPlaylistName, hlsInitName];
   for (let i = 0; i < segments; i++) names.push(hlsSegmentName(i));

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { audioTrackArgs, gopFrames, hlsEncodeArgs, hlsLadderArgs, rateControlArgs, storyboardArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
+import { audioTrackArgs, hlsEncodeArgs, hlsLadderArgs, keyframeArgs, keyframesEndSeconds, rateControlArgs, storyboardArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
 import { audioEncodingOf } from '@kino/proto/contract';
 
 const settings: HlsEncodeSettings = {
@@ -23,16 +23,35 @@ function valueOf(args: string[], flag: string): string | undefined {
   return index >= 0 ? args[index + 1] : undefined;
 }
 
-test('GOP is two seconds of frames, at any frame rate', () => {
-  assert.equal(gopFrames(25), 50);
-  assert.equal(gopFrames(30000 / 1001), 60);
-  assert.equal(gopFrames(24000 / 1001), 48);
-  assert.equal(gopFrames(60), 120);
-  assert.equal(gopFrames(0.2), 1);
+test('keyframes every 2 s at any frame rate, forced, with x264\'s own interval only a backstop past 2.5 s', () => {
+  assert.deepEqual(keyframeArgs({ frameRate: 25, segmentSeconds: 6 }, undefined), ['-g', '64', '-sc_threshold', '0', '-force_key_frames', 'expr:gte(t,n_forced*2)', '-forced-idr', '1']);
+  assert.equal(keyframeArgs({ frameRate: 30000 / 1001, segmentSeconds: 6 }, undefined)[1], '76');
+  assert.equal(keyframeArgs({ frameRate: 0.2, segmentSeconds: 6 }, undefined)[1], '2');
+  assert.equal(keyframeArgs({ frameRate: 24, segmentSeconds: 6 }, 6 + 1 / 24)[5], 'expr:gte(t,n_forced*2)*lt(t,6)');
+});
+
+test('the keyframes stop where less than half a second would be left: a short tail joins the segment before it', () => {
+  const at24 = { frameRate: 24, segmentSeconds: 6 };
+  // 6 s and 1, 2 or 3 frames, 12 s and 1 frame: no keyframe on the last boundary, one longer last segment.
+  for (const frames of [1, 2, 3]) assert.equal(keyframesEndSeconds(at24, 6 + frames / 24), 6, `6 s + ${frames} frames`);
+  assert.equal(keyframesEndSeconds(at24, 12 + 1 / 24), 12);
+  assert.equal(keyframesEndSeconds(at24, 6.45), 6);
+  // Half a second or more: a last segment of its own.
+  assert.equal(keyframesEndSeconds(at24, 6.5), 12);
+  assert.equal(keyframesEndSeconds(at24, 9), 12);
+  // A whole number of segments: every boundary inside the video is cut, nothing past it.
+  assert.equal(keyframesEndSeconds(at24, 12), 12);
+  assert.equal(keyframesEndSeconds(at24, 0.3), 6);
+  // At 29.97 fps the cut at 6 s lands on the frame at 6.006 s: what is left is counted from there.
+  const ntsc = { frameRate: 30000 / 1001, segmentSeconds: 6 };
+  assert.equal(keyframesEndSeconds(ntsc, 6.503), 6, '0.497 s past the frame at 6.006 s');
+  assert.equal(keyframesEndSeconds(ntsc, 6.5065), 12, 'exactly 0.5 s past it');
+  assert.equal(keyframesEndSeconds(at24, undefined), Infinity);
+  assert.equal(keyframesEndSeconds(at24, 0), Infinity);
 });
 
 test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no scene cuts', () => {
-  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4?X-Amz-Signature=abc', settings, threads: 0 });
+  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4?X-Amz-Signature=abc', settings, threads: 0, videoSeconds: 13 });
   assert.equal(valueOf(args, '-i'), 'https://s3.example/src.mp4?X-Amz-Signature=abc');
   assert.equal(valueOf(args, '-rw_timeout'), '30000000');
   assert.equal(valueOf(args, '-reconnect'), '1', 'a dropped connection resumes instead of truncating the video');
@@ -40,10 +59,10 @@ test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no 
   assert.equal(valueOf(args, '-c:v'), 'libx264');
   assert.equal(valueOf(args, '-preset'), 'veryfast');
   assert.equal(valueOf(args, '-pix_fmt'), 'yuv420p');
-  assert.equal(valueOf(args, '-g'), '50');
-  assert.equal(valueOf(args, '-keyint_min'), '50');
+  assert.equal(valueOf(args, '-g'), '64');
   assert.equal(valueOf(args, '-sc_threshold'), '0');
-  assert.equal(valueOf(args, '-force_key_frames'), 'expr:gte(t,n_forced*6)');
+  assert.equal(valueOf(args, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,18)', 'every 2 s, so on every 6 s boundary; a last segment of 1 s');
+  assert.equal(valueOf(args, '-forced-idr'), '1');
   assert.equal(valueOf(args, '-f'), 'hls');
   assert.equal(valueOf(args, '-hls_time'), '6');
   assert.equal(valueOf(args, '-hls_playlist_type'), 'vod');
@@ -72,7 +91,7 @@ test('scales to the rendition size with square pixels; caps the frame rate only 
   assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 30 }), 'fps=30,scale=640:360:flags=bicubic,setsar=1');
   assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 29.97 }), 'fps=29.97,scale=640:360:flags=bicubic,setsar=1');
   const capped = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, capFrameRate: true, frameRate: 30 }, threads: 2 });
-  assert.equal(valueOf(capped, '-g'), '60');
+  assert.equal(valueOf(capped, '-g'), '76');
   assert.equal(valueOf(capped, '-threads'), '2');
   assert.equal(valueOf(capped, '-rw_timeout'), undefined, 'local files need no network timeout');
 });
@@ -85,18 +104,18 @@ test('no audio in the source: no audio map, no audio encoder', () => {
 
 test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes the HLS', () => {
   const two = { ...settings, twoPass: true };
-  const pass1 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 1, logFile: '/tmp/job/x264' } });
+  const pass1 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 1, logFile: '/tmp/job/x264' }, videoSeconds: 6.1 });
   assert.equal(valueOf(pass1, '-pass'), '1');
   assert.equal(valueOf(pass1, '-passlogfile'), '/tmp/job/x264');
   assert.ok(pass1.includes('-an'));
   assert.equal(valueOf(pass1, '-f'), 'null');
   assert.equal(valueOf(pass1, '-c:a'), undefined);
-  const pass2 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 2, logFile: '/tmp/job/x264' } });
+  const pass2 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 2, logFile: '/tmp/job/x264' }, videoSeconds: 6.1 });
   assert.equal(valueOf(pass2, '-pass'), '2');
   assert.equal(valueOf(pass2, '-passlogfile'), '/tmp/job/x264');
   assert.equal(valueOf(pass2, '-f'), 'hls');
   // Both passes must see the same video settings or pass 2's statistics do not match.
-  for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-preset', '-pix_fmt']) assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
+  for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-force_key_frames', '-preset', '-pix_fmt']) assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
 });
 
 test('a ladder from one decode: one split, each branch its own filter chain, encoder, audio and HLS muxer in its own directory', () => {
@@ -152,7 +171,7 @@ test('storyboard: frames at the interval, tiles of the width by the display aspe
 
 test('a chunk: both inputs seeked to its start, its window from there with the video\'s timestamps, segments numbered for the video, audio copied from the track', () => {
   const chunk = { startSeconds: 12, durationSeconds: 6, firstSegment: 2, audioInput: 'https://s3.example/audio.mp4' };
-  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4', settings, threads: 1, chunk });
+  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4', settings, threads: 1, chunk, videoSeconds: 30 });
   const inputs = args.flatMap((a, i) => (a === '-i' ? [i] : []));
   assert.equal(inputs.length, 2);
   assert.deepEqual(args.slice(inputs[0]! - 2, inputs[0]! + 2), ['-ss', '12', '-i', 'https://s3.example/src.mp4']);
@@ -164,7 +183,7 @@ test('a chunk: both inputs seeked to its start, its window from there with the v
   assert.equal(valueOf(output, '-output_ts_offset'), '12');
   assert.equal(valueOf(output, '-start_number'), '2');
   assert.equal(valueOf(output, '-c:a'), 'copy');
-  assert.equal(valueOf(output, '-force_key_frames'), 'expr:gte(t,n_forced*6)');
+  assert.equal(valueOf(output, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)', 'keyframes in the chunk\'s own time');
 
   // The first chunk seeks nothing (the audio's priming packet, before 0, stays); the ladder maps the track for every output.
   const first = hlsLadderArgs({ input: 'src.mp4', outputs: [{ settings, dir: '360p' }, { settings, dir: '480p' }], threads: 1, chunk: { ...chunk, startSeconds: 0, firstSegment: 0 } });
@@ -172,6 +191,9 @@ test('a chunk: both inputs seeked to its start, its window from there with the v
   assert.equal(first.indexOf('-start_number'), -1);
   assert.deepEqual(first.filter((a, i) => first[i - 1] === '-map'), ['[v0]', '1:a:0', '[v1]', '1:a:0']);
   assert.deepEqual(first.filter((a, i) => first[i - 1] === '-t'), ['6', '6']);
+  // The last chunk of a 12.04 s video, 6 s to its end: its last frame joins its one segment.
+  const last = hlsLadderArgs({ input: 'src.mp4', outputs: [{ settings, dir: '360p' }, { settings, dir: '480p' }], threads: 1, chunk: { ...chunk, startSeconds: 6, firstSegment: 1, durationSeconds: 7 }, videoSeconds: 12.04 });
+  assert.deepEqual(last.filter((a, i) => last[i - 1] === '-force_key_frames'), ['expr:gte(t,n_forced*2)*lt(t,6)', 'expr:gte(t,n_forced*2)*lt(t,6)']);
 });
 
 test('the audio track of a chunked encode: the source\'s audio alone, encoded once, in MP4', () => {

@@ -1,6 +1,6 @@
 // ffmpeg argument lists as plain functions of their options: no I/O, no configuration, so each
 // decision (GOP, rate control, HLS muxing) is visible and unit-tested.
-import { hlsInitName, hlsPlaylistName, hlsSegmentPattern, type AudioEncoding, type X264PixelFormat, type X264Preset } from '@kino/proto/contract';
+import { hlsInitName, hlsMinimumLastSegmentSeconds, hlsPlaylistName, hlsSegmentPattern, type AudioEncoding, type X264PixelFormat, type X264Preset } from '@kino/proto/contract';
 import { inputArgsFor } from './command.ts';
 
 /** Everything one rendition's encode needs, fully decided (see encode-settings.ts). */
@@ -64,6 +64,11 @@ function chunkOutputArgs(chunk: ChunkWindow | undefined): string[] {
   ];
 }
 
+/** Where an encode's output ends, from its start: the whole video, or what is left of it in a chunk's window. */
+export function encodeEndSeconds(videoSeconds: number, chunk: Pick<ChunkWindow, 'startSeconds' | 'durationSeconds'> | undefined): number {
+  return chunk ? Math.min(chunk.durationSeconds, Math.max(0, videoSeconds - chunk.startSeconds)) : videoSeconds;
+}
+
 /** A chunk copies the already encoded audio track; a whole-file encode encodes the source's audio. */
 function audioOutputArgs(audio: NonNullable<HlsEncodeSettings['audio']>, chunk: ChunkWindow | undefined): string[] {
   return chunk?.audioInput ? ['-c:a', 'copy'] : audioArgs(audio);
@@ -74,19 +79,51 @@ export interface HlsEncodeOptions {
   /** Set: one chunk of the video (its own segment numbers, timestamps and audio track). */
   chunk?: ChunkWindow;
   settings: HlsEncodeSettings;
+  /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
+  videoSeconds?: number;
   /** Encoder threads; 0 lets x264 decide (one per core and a half). */
   threads: number;
   /** Two-pass runs: pass 1 writes only the stats file, pass 2 reads it and writes the HLS. */
   pass?: { number: 1 | 2; logFile: string };
 }
 
+/** Seconds between keyframes: Apple's authoring specification asks for one every 2 s. */
+export const keyframeSeconds = 2;
+
 /**
- * Frames between keyframes: 2 s. Every rendition of a video has the same frame rate, so every
- * rendition puts keyframes on the same frames; the forced keyframe at each multiple of the segment
- * length makes segments exactly `segmentSeconds` long and lined up across the ladder.
+ * Where the keyframes stop: at the segment boundary past which less than hlsMinimumLastSegmentSeconds
+ * of video would be left. The HLS muxer cuts a segment at the first keyframe at or past each
+ * multiple of the segment length; finding none there, it leaves the last few frames in the segment
+ * before them instead of making a sliver of them. `endSeconds` counts from the output's start (a
+ * chunk's own start). Infinity when the end is unknown.
  */
-export function gopFrames(frameRate: number): number {
-  return Math.max(1, Math.round(frameRate * 2));
+export function keyframesEndSeconds({ frameRate, segmentSeconds }: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): number {
+  if (endSeconds === undefined || !(endSeconds > 0)) return Infinity;
+  // The cut lands on the first frame at or past the boundary (6.006 s at 29.97 fps).
+  const cutAt = (boundary: number) => (frameRate > 0 ? Math.ceil(boundary * frameRate - 1e-6) / frameRate : boundary);
+  // The last boundary that still leaves a long enough last segment (0: none, the video is one segment).
+  let lastCut = segmentSeconds * Math.floor(endSeconds / segmentSeconds);
+  while (lastCut > 0 && endSeconds - cutAt(lastCut) < hlsMinimumLastSegmentSeconds) lastCut -= segmentSeconds;
+  return lastCut + segmentSeconds;
+}
+
+/**
+ * Keyframes forced every 2 s (IDR, so every segment starts with one), which puts one on every
+ * multiple of the segment length: segments exactly `segmentSeconds` long. Every rendition of a
+ * video has the same frame rate, so every rendition puts keyframes on the same frames and the
+ * segments line up across the ladder. None from keyframesEndSeconds on, and x264's own keyframe
+ * interval (`-g`) long enough never to add one in the last stretch (2 s and the folded tail); no
+ * scene-cut keyframes, which would differ between renditions.
+ */
+export function keyframeArgs(settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): string[] {
+  const until = keyframesEndSeconds(settings, endSeconds);
+  const forced = `gte(t,n_forced*${keyframeSeconds})`;
+  return [
+    '-g', String(Math.ceil(settings.frameRate * (keyframeSeconds + hlsMinimumLastSegmentSeconds)) + 1),
+    '-sc_threshold', '0',
+    '-force_key_frames', `expr:${Number.isFinite(until) ? `${forced}*lt(t,${formatNumber(until)})` : forced}`,
+    '-forced-idr', '1',
+  ];
 }
 
 export function videoFilterChain(settings: HlsEncodeSettings): string {
@@ -110,24 +147,19 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
 }
 
 /** The encoder's options of one rendition (its filter chain goes in separately: -vf or -filter_complex). */
-function videoEncoderArgs(settings: HlsEncodeSettings, threads: number): string[] {
-  const gop = gopFrames(settings.frameRate);
+function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
   return [
     '-c:v', 'libx264',
     '-preset', settings.x264Preset,
     '-pix_fmt', settings.pixelFormat,
     ...rateControlArgs(settings),
-    '-g', String(gop),
-    '-keyint_min', String(gop),
-    '-sc_threshold', '0', // no scene-cut keyframes: they would differ between renditions
-    '-force_key_frames', `expr:gte(t,n_forced*${settings.segmentSeconds})`,
-    '-forced-idr', '1',
+    ...keyframeArgs(settings, endSeconds),
     '-threads', String(threads),
   ];
 }
 
-function videoArgs(settings: HlsEncodeSettings, threads: number): string[] {
-  return ['-vf', videoFilterChain(settings), ...videoEncoderArgs(settings, threads)];
+function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
+  return ['-vf', videoFilterChain(settings), ...videoEncoderArgs(settings, threads, endSeconds)];
 }
 
 function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
@@ -160,17 +192,18 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
 }
 
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
-export function hlsEncodeArgs({ input, settings, threads, pass, chunk }: HlsEncodeOptions): string[] {
+export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeconds }: HlsEncodeOptions): string[] {
+  const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
   if (pass?.number === 1) {
     // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
     return [
       ...inputsFor(input, chunk, false), '-map', '0:v:0', ...chunkOutputArgs(chunk),
-      ...videoArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFile, '-an', '-f', 'null', '-',
+      ...videoArgs(settings, threads, endSeconds), '-pass', '1', '-passlogfile', pass.logFile, '-an', '-f', 'null', '-',
     ];
   }
   const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
   if (settings.audio) args.push('-map', audioMap(chunk));
-  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads));
+  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
   if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
@@ -202,6 +235,8 @@ export interface HlsLadderOptions {
   chunk?: ChunkWindow;
   /** Each rendition's settings and the subdirectory (of ffmpeg's working directory) it is written to. */
   outputs: { settings: HlsEncodeSettings; dir: string }[];
+  /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
+  videoSeconds?: number;
   threads: number;
   /** Two-pass runs: one stats file per rendition, in `outputs` order. */
   pass?: { number: 1 | 2; logFiles: string[] };
@@ -212,7 +247,8 @@ export interface HlsLadderOptions {
  * each branch runs that rendition's filter chain into its own encoder and HLS muxer (or, in pass 1,
  * a null output with its own stats file).
  */
-export function hlsLadderArgs({ input, outputs, threads, pass, chunk }: HlsLadderOptions): string[] {
+export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSeconds }: HlsLadderOptions): string[] {
+  const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
   const n = outputs.length;
   const split = `[0:v:0]split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
   const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
@@ -223,14 +259,14 @@ export function hlsLadderArgs({ input, outputs, threads, pass, chunk }: HlsLadde
     if (pass?.number === 1) {
       // ffmpeg names a stats file after the stream's index among ALL outputs: pass 1 keeps the
       // audio streams of pass 2 (copied into the null output, nearly free) so the indices match.
-      args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads), '-pass', '1', '-passlogfile', pass.logFiles[k]!);
+      args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds), '-pass', '1', '-passlogfile', pass.logFiles[k]!);
       if (settings.audio) args.push('-map', audioMap(chunk), '-c:a', 'copy');
       else args.push('-an');
       args.push('-f', 'null', '-');
       return;
     }
     if (settings.audio) args.push('-map', audioMap(chunk));
-    args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads));
+    args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
     args.push('-map_metadata', '-1', '-map_chapters', '-1', ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk?.firstSegment));

@@ -1,0 +1,139 @@
+// Web players in a real browser, for tests that play Kino's output as a viewer would: Debian's
+// Chromium (headless, through playwright-core) and the players sites use, hls.js and Shaka Player,
+// both from npm. Pages come from a host of their own on loopback, another origin than delivery's, so
+// CORS is exercised as a site would use it.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { chromium, type Browser } from 'playwright-core';
+
+const resolve = createRequire(import.meta.url).resolve;
+/** The players' scripts, by the path pages load them from. */
+const scripts: Record<string, Buffer> = {
+  '/hls.min.js': readFileSync(resolve('hls.js/dist/hls.min.js')),
+  '/shaka-player.compiled.js': readFileSync(resolve('shaka-player/dist/shaka-player.compiled.js')),
+};
+
+/** Headless Chromium from Debian's package, allowed to autoplay. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
+  });
+}
+
+export interface PageHost {
+  /** `http://127.0.0.1:PORT`. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the players' scripts (`/hls.min.js`, `/shaka-player.compiled.js`) and `pages`, each HTML
+ * page at its path (any query string).
+ */
+export async function startPageHost(pages: Record<string, string>): Promise<PageHost> {
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://host').pathname;
+    const script = scripts[path];
+    const page = pages[path];
+    if (script) res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+    else if (page !== undefined) res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+export type WebPlayer = 'hls.js' | 'shaka';
+export const webPlayers: readonly WebPlayer[] = ['hls.js', 'shaka'];
+
+/** What a page of `playerPage` saw, left on its window.playback. */
+export interface PlayerOutcome {
+  ended: boolean;
+  /** Every error the player or the video element reported, `(fatal)` on those that stop playback. */
+  errors: string[];
+  /** At `ended` (or when the wait gave up): where playback stood, the media's duration, frames through the decoder. */
+  currentTime: number;
+  duration: number;
+  frames: number;
+  /** The media element's buffered ranges. */
+  buffered: [number, number][];
+}
+
+/**
+ * A page that plays `?src=` (an HLS master or media playlist) with `?player=` (hls.js or shaka),
+ * with default settings, from the start to its `ended` event at `?rate=` times real time.
+ */
+export const playerPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Kino playback</title>
+<script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
+<body><video id="v" muted playsinline></video>
+<script>
+  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [] };
+  window.playback = outcome;
+  const video = document.getElementById('v');
+  const query = new URLSearchParams(location.search);
+  const src = query.get('src');
+  const note = () => {
+    outcome.currentTime = video.currentTime;
+    outcome.duration = video.duration;
+    outcome.frames = video.getVideoPlaybackQuality().totalVideoFrames;
+    outcome.buffered = Array.from({ length: video.buffered.length }, (_, i) => [video.buffered.start(i), video.buffered.end(i)]);
+  };
+  setInterval(note, 250);
+  video.addEventListener('ended', () => { note(); outcome.ended = true; });
+  video.addEventListener('error', () => outcome.errors.push('video element: ' + (video.error && video.error.message) + ' (fatal)'));
+  const play = () => {
+    video.playbackRate = Number(query.get('rate') || 1);
+    video.play().catch((error) => outcome.errors.push('play(): ' + error.message + ' (fatal)'));
+  };
+  if (query.get('player') === 'hls.js') {
+    if (!Hls.isSupported()) outcome.errors.push('hls.js is not supported in this browser (fatal)');
+    const hls = new Hls();
+    hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + (data.fatal ? ' (fatal)' : '')));
+    hls.on(Hls.Events.MANIFEST_PARSED, play);
+    hls.loadSource(src);
+    hls.attachMedia(video);
+  } else {
+    shaka.polyfill.installAll();
+    if (!shaka.Player.isBrowserSupported()) outcome.errors.push('Shaka Player is not supported in this browser (fatal)');
+    const player = new shaka.Player();
+    const describe = (error) => 'shaka ' + error.code + (error.severity === shaka.util.Error.Severity.CRITICAL ? ' (fatal)' : '');
+    player.addEventListener('error', (event) => outcome.errors.push(describe(event.detail)));
+    player.attach(video).then(() => player.load(src)).then(play, (error) => outcome.errors.push(describe(error) + ' (fatal)'));
+  }
+</script></body></html>`;
+
+/**
+ * Plays `src` with `player` on a page of `playerPage` (at `host`, path `/play`) until `ended`, a
+ * fatal error, or `timeoutMs`, and answers what the page saw: a stall shows as `ended` false.
+ */
+export async function playToTheEnd(
+  browser: Browser,
+  host: PageHost,
+  { player, src, rate = 1, timeoutMs = 60_000 }: { player: WebPlayer; src: string; rate?: number; timeoutMs?: number },
+): Promise<PlayerOutcome> {
+  const tab = await browser.newPage();
+  try {
+    const query = new URLSearchParams({ player, src, rate: String(rate) });
+    await tab.goto(`${host.origin}/play?${query}`);
+    await tab
+      .waitForFunction(
+        () => {
+          const outcome = (window as unknown as { playback: PlayerOutcome }).playback;
+          return outcome.ended || outcome.errors.some((e) => e.endsWith('(fatal)'));
+        },
+        undefined,
+        { timeout: timeoutMs, polling: 100 },
+      )
+      .catch(() => undefined); // a stall: the outcome says where it stood
+    return await tab.evaluate(() => (window as unknown as { playback: PlayerOutcome }).playback);
+  } finally {
+    await tab.close();
+  }
+}
