@@ -215,17 +215,6 @@ test('the same private video does not play from a page on another domain', async
   assert.ok(outcome.errors.some((e) => e.includes('manifestLoadError')), outcome.errors.join(', '));
 });
 
-/** Each activity type's scheduled count, from the video's workflow history. */
-async function scheduledActivities(videoId: string): Promise<Record<string, number>> {
-  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
-  const counts: Record<string, number> = {};
-  for (const event of history.events ?? []) {
-    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (type) counts[type] = (counts[type] ?? 0) + 1;
-  }
-  return counts;
-}
-
 /** The master's variants: their URI and attributes. */
 function variantsOf(master: string): { uri: string; attributes: Record<string, string> }[] {
   const lines = master.split('\n');
@@ -301,7 +290,7 @@ test('videos a few frames past a multiple of 6 s, encoded whole: a tail under 0.
   const videoIds = await encodeAll(wholeSources);
   for (const [i, source] of wholeSources.entries()) {
     const videoId = videoIds[i]!;
-    assert.equal((await scheduledActivities(videoId)).encodeChunk, undefined, `${source.name}: encoded whole`);
+    assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, undefined, `${source.name}: encoded whole`);
     await assertSegments(videoId, source);
     await assertEveryPlayerEnds(videoId, source);
   }
@@ -313,7 +302,7 @@ test('the same in 6 s chunks: the last chunk folds its tail the same way, and ea
   const videoIds = await encodeAll(chunkedSources);
   for (const [i, source] of chunkedSources.entries()) {
     const videoId = videoIds[i]!;
-    assert.equal((await scheduledActivities(videoId)).encodeChunk, source.chunks, `${source.name}: ${source.chunks} chunks`);
+    assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, source.chunks, `${source.name}: ${source.chunks} chunks`);
     await assertSegments(videoId, source);
     await assertEveryPlayerEnds(videoId, source);
   }
