@@ -40,17 +40,6 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-/** Each activity type's scheduled count, from the workflow's history. */
-async function scheduledActivities(videoId: string): Promise<Record<string, number>> {
-  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
-  const counts: Record<string, number> = {};
-  for (const event of history.events ?? []) {
-    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (type) counts[type] = (counts[type] ?? 0) + 1;
-  }
-  return counts;
-}
-
 /** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */
 async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist], {
@@ -97,7 +86,7 @@ test('a 20 s video in 6 s chunks: the audio track once, one activity per chunk, 
   await farm.waitForStatus(videoId, 'ready', 180_000);
   await assertPlaysLikeAWholeFileEncode(videoId);
 
-  const scheduled = await scheduledActivities(videoId);
+  const scheduled = await farm.scheduledActivities(videoId);
   assert.equal(scheduled.encodeChunk, 3);
   assert.equal(scheduled.encodeAudioTrack, 1);
   assert.equal(scheduled.encodeRenditions, undefined, 'no whole-file encode');

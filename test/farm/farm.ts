@@ -13,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
 import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
 import { freePort, waitFor, type ManagedProcess } from '@kino/infra/dev';
-import { objectKeys } from '@kino/proto/contract';
+import { objectKeys, workflowIds } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/control-plane/db';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
@@ -133,6 +133,8 @@ export interface Farm {
   waitForStatus(videoId: string, status: 'ready' | 'failed', timeoutMs?: number): Promise<{ failureReason?: string }>;
   /** Downloads every object under `videos/{id}/` into `dir`, keeping the layout below `videos/{id}/`. */
   downloadVideo(videoId: string, dir: string): Promise<string[]>;
+  /** Each activity type's scheduled count, from the video's processVideo history. */
+  scheduledActivities(videoId: string): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -252,6 +254,16 @@ export async function startFarm({
         await writeFile(path, (await storage.get(key))!);
       }
       return keys;
+    },
+
+    async scheduledActivities(videoId) {
+      const history = await temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+      const counts: Record<string, number> = {};
+      for (const event of history.events ?? []) {
+        const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+        if (type) counts[type] = (counts[type] ?? 0) + 1;
+      }
+      return counts;
     },
 
     async stop() {

@@ -30,14 +30,14 @@ export interface PageHost {
 }
 
 /**
- * Serves the players' scripts (`/hls.min.js`, `/shaka-player.compiled.js`) and `pages`, each HTML
- * page at its path (any query string).
+ * Serves the players' scripts (`/hls.min.js`, `/shaka-player.compiled.js`), `playerPage` at
+ * `/player`, and `pages`, each HTML page at its path (any query string).
  */
-export async function startPageHost(pages: Record<string, string>): Promise<PageHost> {
+export async function startPageHost(pages: Record<string, string> = {}): Promise<PageHost> {
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://host').pathname;
     const script = scripts[path];
-    const page = pages[path];
+    const page = path === '/player' ? playerPage : pages[path];
     if (script) res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
     else if (page !== undefined) res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
     else res.writeHead(404).end();
@@ -52,7 +52,7 @@ export async function startPageHost(pages: Record<string, string>): Promise<Page
 export type WebPlayer = 'hls.js' | 'shaka';
 export const webPlayers: readonly WebPlayer[] = ['hls.js', 'shaka'];
 
-/** What a page of `playerPage` saw, left on its window.playback. */
+/** What `playerPage` saw, left on its window.playback. */
 export interface PlayerOutcome {
   ended: boolean;
   /** Every error the player or the video element reported, `(fatal)` on those that stop playback. */
@@ -69,7 +69,7 @@ export interface PlayerOutcome {
  * A page that plays `?src=` (an HLS master or media playlist) with `?player=` (hls.js or shaka),
  * with default settings, from the start to its `ended` event at `?rate=` times real time.
  */
-export const playerPage = `<!doctype html>
+const playerPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Kino playback</title>
 <script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
 <body><video id="v" muted playsinline></video>
@@ -110,10 +110,10 @@ export const playerPage = `<!doctype html>
 </script></body></html>`;
 
 /**
- * Plays `src` with `player` on a page of `playerPage` (at `host`, path `/play`) until `ended`, a
- * fatal error, or `timeoutMs`, and answers what the page saw: a stall shows as `ended` false.
+ * Plays `src` with `player` on `playerPage` (at `host`) until `ended`, a fatal error, or
+ * `timeoutMs`, and answers what the page saw: a stall shows as `ended` false.
  */
-export async function playToTheEnd(
+export async function playThrough(
   browser: Browser,
   host: PageHost,
   { player, src, rate = 1, timeoutMs = 60_000 }: { player: WebPlayer; src: string; rate?: number; timeoutMs?: number },
@@ -121,7 +121,7 @@ export async function playToTheEnd(
   const tab = await browser.newPage();
   try {
     const query = new URLSearchParams({ player, src, rate: String(rate) });
-    await tab.goto(`${host.origin}/play?${query}`);
+    await tab.goto(`${host.origin}/player?${query}`);
     await tab
       .waitForFunction(
         () => {
