@@ -257,12 +257,8 @@ export async function startFarm({
     },
 
     async scheduledActivities(videoId) {
-      const history = await temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
       const counts: Record<string, number> = {};
-      for (const event of history.events ?? []) {
-        const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
-        if (type) counts[type] = (counts[type] ?? 0) + 1;
-      }
+      for (const { type } of await activitiesOf(temporal, videoId)) counts[type] = (counts[type] ?? 0) + 1;
       return counts;
     },
 
@@ -276,19 +272,25 @@ export async function startFarm({
   return farm;
 }
 
-/** How many attempts each activity type of a video's workflow took, from its history. */
-export async function attemptsByActivity(farm: Farm, videoId: string): Promise<Record<string, number>> {
-  const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
-  const scheduled = new Map<number, string>();
-  const attempts: Record<string, number> = {};
+/** Each activity a video's workflow scheduled, in order, with the highest attempt it started (0: none yet). */
+async function activitiesOf(temporal: Client, videoId: string): Promise<{ type: string; attempts: number }[]> {
+  const history = await temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+  const scheduled = new Map<number, { type: string; attempts: number }>();
   for (const event of history.events ?? []) {
     const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (type) scheduled.set(Number(event.eventId), type);
+    if (type) scheduled.set(Number(event.eventId), { type, attempts: 0 });
     const started = event.activityTaskStartedEventAttributes;
-    if (started) {
-      const name = scheduled.get(Number(started.scheduledEventId)) ?? '?';
-      attempts[name] = Math.max(attempts[name] ?? 0, started.attempt ?? 1);
-    }
+    const activity = started ? scheduled.get(Number(started.scheduledEventId)) : undefined;
+    if (activity) activity.attempts = Math.max(activity.attempts, started?.attempt ?? 1);
+  }
+  return [...scheduled.values()];
+}
+
+/** How many attempts each activity type of a video's workflow took, from its history. */
+export async function attemptsByActivity(farm: Farm, videoId: string): Promise<Record<string, number>> {
+  const attempts: Record<string, number> = {};
+  for (const { type, attempts: n } of await activitiesOf(farm.temporal, videoId)) {
+    if (n > 0) attempts[type] = Math.max(attempts[type] ?? 0, n);
   }
   return attempts;
 }
