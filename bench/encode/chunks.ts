@@ -9,7 +9,7 @@
 //    two nodes pinned to two cores (taskset on the node processes; their ffmpeg children inherit it),
 //    after a warm-up, the runs alternating in order; where each run's time went (the nodes' logs),
 //    and how far the longest chunk of a video runs past its siblings (the measurement behind not
-//    re-running stragglers, docs/decisions.md).
+//    re-running stragglers, docs/decisions/encoding.md).
 // 3. Kino on two pinned nodes against one raw ffmpeg making the same ladder with every core, in the
 //    same alternation.
 // 4. the work a node killed mid-video loses: the seconds of video of the chunks in flight on it,

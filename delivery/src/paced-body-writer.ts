@@ -7,7 +7,7 @@
 // 17 new connections a second while it was busy: 128 viewers arriving together waited up to 3.9 s
 // for their first byte. With at most `bytesPerTurn` copied per turn, a turn stays within a few
 // milliseconds, so waiting connections are accepted at hundreds a second, and the total work is the
-// same: a body still goes to the kernel in one write (bench/delivery; docs/decisions.md, "Paced writes").
+// same: a body still goes to the kernel in one write (bench/delivery; docs/decisions/delivery.md, "Paced writes").
 import type { ServerResponse } from 'node:http';
 
 interface PendingBody {

@@ -1,4 +1,4 @@
-// Share links on the delivery node (docs/decisions.md#share-links). `/v1/share/{linkId}/...` serves
+// Share links on the delivery node (docs/decisions/delivery.md#share-links). `/v1/share/{linkId}/...` serves
 // the `/v1` family's files of the link's video with no token: the link id is the credential. Every
 // load of the master playlist counts one view in PostgreSQL with a conditional UPDATE, so
 // `maxViews` holds across any number of delivery nodes; the other files only need the link to be

@@ -1,4 +1,4 @@
-// The API's records, field for field as the interface spec names them (and docs/decisions.md where
+// The API's records, field for field as the interface spec names them (and docs/decisions/ where
 // the spec says "not shown"). Responses arrive wrapped as `{ body }`; these are the `body` contents.
 // The encoding vocabulary and the webhook events come from the contract the server is built from.
 import type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent, WebhookPayload } from '@kino/proto/contract';
@@ -10,7 +10,7 @@ export type UploadContentType = 'video/mp4' | 'video/quicktime' | 'video/x-msvid
 export type DeleteReason = 'user_request' | 'policy_violation' | 'copyright_claim' | 'expired_content' | 'admin_action';
 export type SignedUrlExpiration = '15m' | '30m' | '1h' | '4h' | '24h' | '7d';
 
-/** `GET /{orgID}/environments` → `body.environments[]` (docs/decisions.md#environments-and-the-organization-wide-list). */
+/** `GET /{orgID}/environments` → `body.environments[]` (docs/decisions/api.md#environments-and-the-organization-wide-list). */
 export interface Environment {
   id: string;
   name: string;
@@ -290,7 +290,7 @@ export interface CreatedWebhook extends Webhook {
   secret: string;
 }
 
-/** `GET /health` (docs/decisions.md#health): 200 when every check passes, 503 naming the failing one. */
+/** `GET /health` (docs/decisions/api.md#health): 200 when every check passes, 503 naming the failing one. */
 export interface Health {
   status: 'ok' | 'degraded';
   version: string;

@@ -82,7 +82,7 @@ function checkIsOk(value: unknown): boolean {
   return false;
 }
 
-/** GET /v1/api/health: `{body: {status, version, checks: {...}}}` (docs/decisions.md#health). */
+/** GET /v1/api/health: `{body: {status, version, checks: {...}}}` (docs/decisions/api.md#health). */
 export async function readApiHealth(apiUrl: string): Promise<HealthAnswer> {
   const response = await fetch(`${apiUrl}/health`, { signal: AbortSignal.timeout(5000) });
   const payload = (await response.json().catch(() => ({}))) as { body?: { checks?: Record<string, unknown> } };

@@ -21,7 +21,7 @@ export interface DevSecrets {
   keyEncryptionKey: string;
 }
 
-/** The `.kino/dev.json` contract (docs/decisions.md#the-dev-stacks-state-file), plus `databaseUrl` for the admin CLI. */
+/** The `.kino/dev.json` contract (docs/decisions/operations.md#the-dev-stacks-state-file), plus `databaseUrl` for the admin CLI. */
 export interface DevJson {
   apiUrl: string;
   deliveryUrl: string;

@@ -1,4 +1,4 @@
-// The early format check of `POST .../videos/process` (docs/decisions.md#uploads-and-processing):
+// The early format check of `POST .../videos/process` (docs/decisions/uploads.md#uploads-and-processing):
 // the first bytes of the upload must open one of the containers the upload URL accepts. Only the
 // container is judged here; what is inside (codecs, damage) is the probe's to find, and ends in
 // `failed` with a reason.

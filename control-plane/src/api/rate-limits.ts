@@ -20,7 +20,7 @@ export interface RateLimitRule {
   per: 'organization' | 'key' | 'client';
 }
 
-/** The limits table of the spec (analytics: 500/h, docs/decisions.md#rate-limits). */
+/** The limits table of the spec (analytics: 500/h, docs/decisions/api.md#rate-limits). */
 export const defaultRateLimits: Record<RateLimitRuleName, RateLimitRule> = {
   general: { limit: 10_000, windowSeconds: 3600, per: 'organization' },
   video: { limit: 1_000, windowSeconds: 3600, per: 'organization' },

@@ -1,4 +1,4 @@
-// The `thumbnailUrl` of list items and details (docs/decisions.md#delivery): usable as given.
+// The `thumbnailUrl` of list items and details (docs/decisions/delivery.md): usable as given.
 // - no thumbnail yet (transcoding, failed, or a ready video whose thumbnail could not be made): null,
 //   rather than a URL that answers 404;
 // - a public video: the plain `/t/{id}/<w>x<h>.jpg` on the delivery host;

@@ -11,7 +11,7 @@ import { closeMultipartUpload, listExpiredMultipartUploads } from '../repositori
 import { listUnsettledUploads, markUploadsSettled } from '../repositories/uploads.ts';
 
 export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
-/** How long after its ticket expired an original no video was made from is kept (docs/decisions.md#originals-never-processed). */
+/** How long after its ticket expired an original no video was made from is kept (docs/decisions/uploads.md#originals-never-processed). */
 export const UNPROCESSED_ORIGINAL_GRACE_MS = 24 * 60 * 60 * 1000;
 /** Uploads handled per sweep at most: a backlog is worked off over a few sweeps, never in one long run. */
 const sweepBatch = 100;

@@ -16,7 +16,7 @@ export function sourceSizeProblem(size: number, limit = MAX_UPLOAD_BYTES): strin
 }
 
 // Multipart uploads: S3's limits on parts, and how long an upload may stay open before the sweep
-// aborts it (docs/decisions.md#multipart-uploads).
+// aborts it (docs/decisions/uploads.md#multipart-uploads).
 export const MIN_PART_BYTES = 5 * 1024 ** 2;
 export const MAX_PART_BYTES = 5 * 1024 ** 3;
 export const MAX_PARTS = 10_000;

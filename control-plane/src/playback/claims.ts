@@ -30,7 +30,7 @@ export function isPlaybackExpiration(value: string): value is PlaybackExpiration
 
 /**
  * The `scope` of a token that opens a video's images only (thumbnails at any size), not its
- * playlists or segments: the token in a private video's `thumbnailUrl` (docs/decisions.md#delivery).
+ * playlists or segments: the token in a private video's `thumbnailUrl` (docs/decisions/delivery.md).
  */
 export const IMAGE_TOKEN_SCOPE = 'images';
 /** Lifetime of the image token in a private video's `thumbnailUrl`: long enough to render a page. */

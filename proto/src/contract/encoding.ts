@@ -68,7 +68,7 @@ export interface EncodingParameters {
   audioCodec: AudioCodec;
 }
 
-/** Spec defaults (compressionRatio `veryfast`: the parameter table wins over the prose, docs/decisions.md). */
+/** Spec defaults (compressionRatio `veryfast`: the parameter table wins over the prose, docs/decisions/uploads.md). */
 export const defaultEncodingParameters: Readonly<EncodingParameters> = {
   maxEdgeLength: -1,
   maxFrameRate: -1,
@@ -115,7 +115,7 @@ export interface AudioEncoding {
 /**
  * The x264 preset of each compression ratio. The API names are x264's own except `ultraslow`:
  * x264 has none, and its one slower preset, `placebo`, costs far more time for next to no gain,
- * so `ultraslow` is `veryslow` (docs/decisions.md).
+ * so `ultraslow` is `veryslow` (docs/decisions/encoding.md).
  */
 export const x264PresetOfCompressionRatio: Readonly<Record<CompressionRatio, X264Preset>> = {
   ultrafast: 'ultrafast',

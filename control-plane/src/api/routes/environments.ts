@@ -1,4 +1,4 @@
-// GET /{orgID}/environments → `body.environments[]` of `{id, name, createdAt}` (docs/decisions.md#environments-and-the-organization-wide-list).
+// GET /{orgID}/environments → `body.environments[]` of `{id, name, createdAt}` (docs/decisions/api.md#environments-and-the-organization-wide-list).
 // An environment key sees only its own environment.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

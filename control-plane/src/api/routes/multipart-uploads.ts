@@ -1,4 +1,4 @@
-// Multipart uploads under an environment (docs/decisions.md#multipart-uploads): the upload-url
+// Multipart uploads under an environment (docs/decisions/uploads.md#multipart-uploads): the upload-url
 // ticket for large files, sent in parts straight to storage with presigned part URLs, so that a
 // failure costs one part rather than the file, and an interrupted upload resumes from the parts
 // storage holds. The completed object is at `bucketPath`, which `process` takes like any ticket's.

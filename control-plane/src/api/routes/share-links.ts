@@ -1,4 +1,4 @@
-// Share links (docs/decisions.md#share-links): POST creates one for a video, GET lists the video's
+// Share links (docs/decisions/delivery.md#share-links): POST creates one for a video, GET lists the video's
 // links that are not revoked, DELETE revokes one. The link plays on the delivery host by itself
 // (directUrl); shareUrl is a watch page (WEB_APP_URL's, or delivery's own small page).
 import { Type } from '@sinclair/typebox';

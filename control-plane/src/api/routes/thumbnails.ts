@@ -1,4 +1,4 @@
-// Custom thumbnails (docs/decisions.md#custom-thumbnails): POST /{orgID}/videos/{publicID}/thumbnails
+// Custom thumbnails (docs/decisions/encoding.md#custom-thumbnails): POST /{orgID}/videos/{publicID}/thumbnails
 // makes one frame of the source at `timestamp` on an encode node (no encode slot taken), stores it,
 // and answers its URL on the delivery host, which serves it in any size; `setAsDefault` makes it
 // the video's thumbnailUrl. Counted against the thumbnail generation limit (50 per hour).

@@ -1,4 +1,4 @@
-// Webhook registration per environment (docs/decisions.md#webhooks): POST creates one (its URL's host must
+// Webhook registration per environment (docs/decisions/api.md#webhooks): POST creates one (its URL's host must
 // resolve to public addresses, docs/security.md#webhook-destinations) and shows its signing secret once;
 // GET lists (never the secret); DELETE removes. Deliveries are the orchestrator's work.
 import { Type } from '@sinclair/typebox';

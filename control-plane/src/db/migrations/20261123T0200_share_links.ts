@@ -1,4 +1,4 @@
-// Share links (docs/decisions.md#share-links): a link id that is its own authority to play one video
+// Share links (docs/decisions/delivery.md#share-links): a link id that is its own authority to play one video
 // on the delivery host, until it expires, is revoked, or has been opened `max_views` times.
 import { sql, type Kysely } from 'kysely';
 

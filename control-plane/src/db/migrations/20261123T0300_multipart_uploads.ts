@@ -1,4 +1,4 @@
-// Multipart uploads (docs/decisions.md#multipart-uploads): an upload ticket (`uploads` row, so that
+// Multipart uploads (docs/decisions/uploads.md#multipart-uploads): an upload ticket (`uploads` row, so that
 // `process` takes its path unchanged) sent in parts straight to storage. The row keeps storage's
 // upload id and the part layout; one still open at `uploads.expires_at` is aborted by a sweep.
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Originals never processed (docs/decisions.md#originals-never-processed): a sweep looks at each
+// Originals never processed (docs/decisions/uploads.md#originals-never-processed): a sweep looks at each
 // upload once its ticket has been expired a day, keeps the original when a video was made from it
 // and removes it otherwise, and marks the upload settled so no later sweep looks at it again.
 // Its partial index (uploads_unsettled_idx) is built concurrently (concurrent-indexes.ts).

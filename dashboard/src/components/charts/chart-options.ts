@@ -1,5 +1,5 @@
 // ECharts options for the analytics page, built from the API's analytics records as they come
-// (docs/decisions.md#dashboard): pure functions, so what each chart shows is unit-tested without a
+// (docs/decisions/dashboard.md): pure functions, so what each chart shows is unit-tested without a
 // browser. The page hands them to <Chart> (chart.tsx), which owns ECharts itself.
 import type { EChartsCoreOption } from 'echarts/core';
 import type { DailyRecord, DistributionEntry, ResolutionEntry, StorageRecord, UsageRecord } from '@kino/sdk';

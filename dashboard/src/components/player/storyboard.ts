@@ -1,5 +1,5 @@
 // Storyboards for the thumbnail picker: the video's WebVTT (details' `storyboardUrl`) maps each
-// interval to a tile of a sprite sheet (`storyboard-0.jpg#xywh=x,y,w,h`, docs/decisions.md#storyboards),
+// interval to a tile of a sprite sheet (`storyboard-0.jpg#xywh=x,y,w,h`, docs/decisions/encoding.md#storyboards),
 // so scrubbing shows a frame of any instant without seeking the player. Sheet URIs are relative to
 // the VTT (and carry a private video's token), so they are resolved against its URL.
 
