@@ -1,4 +1,4 @@
-// Where one details call spends its time (docs/list-performance.md#details-and-the-per-call-path-issue-16):
+// Where one details call spends its time (docs/list-performance.md#the-per-call-path):
 // seeds videos in one environment as bench:api does (bench/api/common.ts), then, for --rounds
 // rounds, times --calls details calls through the API (`kino api` of a dev stack, rate limits in
 // force, timed in the client process of client.ts), an API call with one query of its own, and the
