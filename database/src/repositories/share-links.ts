@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { randomBase62 } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { ShareLink } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { ShareLink } from '../schema.ts';
 
 /**
  * A link id is the link's only credential (whoever holds it may play the video), so it is long:

@@ -1,7 +1,7 @@
 // Idempotency keys of POST requests: reserved while the first request runs, then holding its
 // response. Shared by every API instance through the database.
-import type { Db } from '../db/database.ts';
-import type { IdempotencyKey } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { IdempotencyKey } from '../schema.ts';
 
 /** Which key: the one a given API key sent for its organization. */
 export interface IdempotencyKeyId {

@@ -1,6 +1,6 @@
 // Organization members: who may reach an organization through the dashboard, by e-mail address.
-import type { Db } from '../db/database.ts';
-import type { OrganizationMember } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { OrganizationMember } from '../schema.ts';
 
 /** E-mail addresses compare case-insensitively (providers differ in what case they return). */
 export function normalizeEmail(email: string): string {

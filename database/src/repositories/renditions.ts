@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { Rendition, RenditionsTable } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { Rendition, RenditionsTable } from '../schema.ts';
 
 export type NewRendition = Insertable<RenditionsTable>;
 

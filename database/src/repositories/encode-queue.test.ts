@@ -2,14 +2,15 @@
 // first, do not starve a short video queued after them.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { migrateToLatest, openDatabase, type Db } from '../db/database.ts';
+import { migrateToLatest, type Db } from '../database.ts';
+import { openPgliteDatabase } from '../testing/pglite.ts';
 import { registerNode } from './encode-nodes.ts';
 import { dispatchEncodeQueue, enqueueEncode } from './encode-queue.ts';
 
 let db: Db;
 
 beforeAll(async () => {
-  db = await openDatabase('pglite://memory');
+  db = await openPgliteDatabase();
   await migrateToLatest(db);
 });
 

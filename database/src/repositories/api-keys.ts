@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { ApiKey, ApiKeyType } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { ApiKey, ApiKeyType } from '../schema.ts';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../keys/api-key-format.ts';
 
 export interface CreateApiKeyInput {

@@ -3,8 +3,8 @@
 // slots in node_leases in the same transaction. Every clock comparison is the database's `now()`.
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { EncodeNode } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { EncodeNode } from '../schema.ts';
 import { ago } from './db-clock.ts';
 import { notifyFarmChanged } from './farm-changes.ts';
 

@@ -1,4 +1,4 @@
-// The encode queue (control-plane/src/repositories/encode-queue.ts): encodes waiting for a slot,
+// The encode queue (repositories/encode-queue.ts): encodes waiting for a slot,
 // served in a fair order across videos by whichever orchestrator dispatches next.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,8 +1,8 @@
-// The signing_keys table: playback-token key pairs (ES256). The keyring (playback/signing-keys.ts)
+// The signing_keys table: playback-token key pairs (ES256). The keyring (control-plane/src/playback/signing-keys.ts)
 // decides when to make, rotate and publish keys; these functions only read and write rows.
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { SigningKey, SigningKeysTable } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { SigningKey, SigningKeysTable } from '../schema.ts';
 
 export type NewSigningKey = Insertable<SigningKeysTable>;
 

@@ -2,7 +2,7 @@
 // written here): each match the trigram index finds is checked against a narrow row whose name is
 // folded already, not against the wide `videos` row (docs/list-performance.md).
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../database.ts';
 
 /** The columns a list filters and sorts on, besides the folded name: in both `videos` and `video_search`. */
 export const LISTED_COLUMNS = ['id', 'org_id', 'env_id', 'status', 'duration_seconds', 'created_at'] as const;

@@ -1,6 +1,6 @@
-// Opens the metadata database: PostgreSQL for a `postgres://` URL, PGlite (in-process, one process
-// only) for `pglite://<dir>` or `pglite://memory`. The same migrations run on both.
-import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider, type PostgresPool, type PostgresPoolClient } from 'kysely';
+// Opens the metadata database: PostgreSQL from a `postgres://` URL. Tests may hand in another Kysely
+// dialect instead (PGlite, in-process: @kino/database/testing); the same migrations run on both.
+import { Kysely, Migrator, PostgresDialect, sql, type Dialect, type MigrationProvider, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { buildConcurrentIndexes, migrations } from './migrations/index.ts';
@@ -88,19 +88,15 @@ export interface DatabaseOptions {
   onConnectionError?: (error: Error) => void;
 }
 
-export async function openDatabase(url: string, { onConnectionError = () => undefined }: DatabaseOptions = {}): Promise<Db> {
-  if (url.startsWith('pglite://')) {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { KyselyPGlite } = await import('kysely-pglite');
-    const location = url.slice('pglite://'.length);
-    // pg_trgm backs the name search index (the PostgreSQL server ships it in contrib).
-    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-    const options = { extensions: { pg_trgm } };
-    const client = location === 'memory' ? new PGlite(options) : new PGlite(location, options);
-    const { dialect } = new KyselyPGlite(client);
-    return new Kysely<Database>({ dialect });
-  }
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+/**
+ * A `postgres://` URL, or a Kysely dialect already made (tests: an in-process PGlite). Production
+ * processes always pass the URL.
+ */
+export type DatabaseTarget = string | { dialect: Dialect };
+
+export async function openDatabase(target: DatabaseTarget, { onConnectionError = () => undefined }: DatabaseOptions = {}): Promise<Db> {
+  if (typeof target !== 'string') return new Kysely<Database>({ dialect: target.dialect });
+  const pool = new pg.Pool({ connectionString: target, max: 10 });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: typedFailures(pool, onConnectionError) }) });
 }
 

@@ -1,6 +1,6 @@
 import { newId } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { Environment } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { Environment } from '../schema.ts';
 
 export async function createEnvironment(db: Db, { orgId, name }: { orgId: string; name: string }): Promise<Environment> {
   return db

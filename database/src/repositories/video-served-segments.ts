@@ -1,7 +1,7 @@
 // The all-time segments served per video, a copy of the analytics rollups' figure kept by the API's
-// rollup refresher (api/served-segments.ts): lists and details read it here, one indexed query a page.
+// rollup refresher (control-plane/src/api/served-segments.ts): lists and details read it here, one indexed query a page.
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../database.ts';
 
 /**
  * Records the segments served of some videos. Counts only grow (raw rows are never removed), so a

@@ -1,7 +1,7 @@
 // Live video totals, read from `video_counts` (kept by triggers on `videos`, never written here):
 // a list's `pagination.total` without counting a million rows.
-import type { Db } from '../db/database.ts';
-import type { VideoStatus } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { VideoStatus } from '../schema.ts';
 
 /** Live videos of an environment, or of a whole organization (the sum of its environments), optionally of one status. */
 export async function countLiveVideos(db: Db, { orgId, envId, status }: { orgId: string; envId?: string; status?: VideoStatus }): Promise<number> {

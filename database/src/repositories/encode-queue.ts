@@ -6,7 +6,7 @@
 // orchestrator at once. See docs/architecture.md#encode-scheduling.
 import { sql } from 'kysely';
 import { randomBase62 } from '@kino/infra';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../database.ts';
 import { ago } from './db-clock.ts';
 import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
 import { compareNodeLoad } from './encode-nodes.ts';

@@ -1,5 +1,5 @@
-import type { Db } from '../db/database.ts';
-import type { Upload } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { Upload } from '../schema.ts';
 
 export interface CreateUploadInput {
   id: string;

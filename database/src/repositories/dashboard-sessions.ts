@@ -1,7 +1,7 @@
 // Dashboard sessions (control-plane/src/dashboard/sessions.ts decides their rules): rows keyed by the
 // SHA-256 of the cookie's opaque id.
-import type { Db } from '../db/database.ts';
-import type { DashboardSession, DashboardSessionsTable } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { DashboardSession, DashboardSessionsTable } from '../schema.ts';
 import type { Insertable } from 'kysely';
 
 export type NewDashboardSession = Omit<Insertable<DashboardSessionsTable>, 'created_at' | 'last_seen_at'>;

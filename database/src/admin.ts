@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { devStateDir } from '@kino/infra';
 import { migrateToLatest, openDatabase, type Db } from './database.ts';
 
-export * from '../repositories/organizations.ts';
-export * from '../repositories/environments.ts';
-export * from '../repositories/api-keys.ts';
-export * from '../repositories/organization-members.ts';
-export { PlaybackKeyring, listSigningKeyStatus, sealPlaintextSigningKeys, ACTIVE_KEY_CACHE_MS, type SigningKeyStatus } from '../playback/signing-keys.ts';
-export { KeyEncryption } from '../keys/key-encryption.ts';
+export * from './repositories/organizations.ts';
+export * from './repositories/environments.ts';
+export * from './repositories/api-keys.ts';
+export * from './repositories/organization-members.ts';
+export { KeyEncryption } from './keys/key-encryption.ts';
 export type { Db } from './database.ts';
 
 export class AdminDatabaseError extends Error {
@@ -30,10 +29,10 @@ export function resolveAdminDatabaseUrl(
   if (existsSync(devJsonPath)) {
     const databaseUrl = (readJsonObject(devJsonPath) as { databaseUrl?: unknown }).databaseUrl;
     if (typeof databaseUrl === 'string' && databaseUrl) return databaseUrl;
-    throw new AdminDatabaseError(`${devJsonPath} names no databaseUrl; set DATABASE_URL (postgres://... or pglite://<dir>).`);
+    throw new AdminDatabaseError(`${devJsonPath} names no databaseUrl; set DATABASE_URL (postgres://...).`);
   }
   throw new AdminDatabaseError(
-    `No database: set DATABASE_URL (postgres://... or pglite://<dir>), or start the dev stack (npm run dev), which writes ${devJsonPath}.`,
+    `No database: set DATABASE_URL (postgres://...), or start the dev stack (npm run dev), which writes ${devJsonPath}.`,
   );
 }
 

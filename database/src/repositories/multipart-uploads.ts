@@ -1,5 +1,5 @@
-import type { Db } from '../db/database.ts';
-import type { MultipartUploadRow, MultipartUploadState, Upload } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { MultipartUploadRow, MultipartUploadState, Upload } from '../schema.ts';
 import { createUpload, type CreateUploadInput } from './uploads.ts';
 
 /** A multipart upload with its ticket: where it goes, for whom, and how it is cut into parts. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../schema.ts';
 import { replaceRenditions, type NewRendition } from './renditions.ts';
 import { countLiveVideos } from './video-counts.ts';
 import { LISTED_COLUMNS, liveVideosNamed } from './video-search.ts';

@@ -4,7 +4,7 @@
 // (docs/architecture.md#encode-scheduling). Not a table: the channel its tables share.
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../database.ts';
 
 export const farmChangedChannel = 'kino_encode_farm';
 

@@ -1,6 +1,6 @@
 import { newId } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { Organization } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { Organization } from '../schema.ts';
 
 export async function createOrganization(db: Db, { name }: { name: string }): Promise<Organization> {
   return db.insertInto('organizations').values({ id: newId('org'), name }).returningAll().executeTakeFirstOrThrow();

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
 import type { WebhookEvent } from '@kino/proto/contract';
-import type { Db } from '../db/database.ts';
-import type { Webhook } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { Webhook } from '../schema.ts';
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. Kept in clear: signing needs it. */
 function generateWebhookSecret(): string {

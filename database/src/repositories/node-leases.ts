@@ -1,8 +1,8 @@
 // The node_leases table: encode slots taken on live nodes, one row per slot, and given back.
 import { sql } from 'kysely';
 import { randomBase62 } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { EncodeNode } from '../db/schema.ts';
+import type { Db } from '../database.ts';
+import type { EncodeNode } from '../schema.ts';
 import { ago } from './db-clock.ts';
 import { listLiveNodes, type SelectionOptions } from './encode-nodes.ts';
 import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
