@@ -10,6 +10,7 @@ export * from './repositories/environments.ts';
 export * from './repositories/api-keys.ts';
 export * from './repositories/organization-members.ts';
 export { KeyEncryption } from './keys/key-encryption.ts';
+export { sealPlaintextSigningKeys } from './keys/seal-signing-keys.ts';
 export type { Db } from './database.ts';
 
 export class AdminDatabaseError extends Error {

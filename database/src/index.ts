@@ -6,3 +6,4 @@ export { migrations, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './mi
 export type * from './schema.ts';
 export * from './keys/api-key-format.ts';
 export { KeyEncryption, KeyEncryptionError, isKeyEncryptionKey } from './keys/key-encryption.ts';
+export { sealPlaintextSigningKeys } from './keys/seal-signing-keys.ts';

@@ -2,7 +2,7 @@ import { describe, it, beforeAll, afterAll } from 'vitest';
 import assert from 'node:assert/strict';
 import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { migrateToLatest, type Db, KeyEncryption } from '@kino/database';
+import { migrateToLatest, type Db, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
 import {
   PlaybackKeyring,
@@ -10,7 +10,6 @@ import {
   isDomainAllowed,
   mintPlaybackToken,
   parseDomainList,
-  sealPlaintextSigningKeys,
   signedPlaybackUrl,
 } from './index.ts';
 import { insertSigningKey } from '@kino/database/repositories';

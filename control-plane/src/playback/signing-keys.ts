@@ -9,11 +9,9 @@ import type { Db, SigningKey, KeyEncryption } from '@kino/database';
 import {
   findNewestActiveSigningKey,
   insertSigningKey,
-  listPlaintextSigningKeys,
   listPublishedSigningKeys,
   listSigningKeys,
   rotateSigningKeys,
-  storeSealedPrivateKey,
 } from '@kino/database/repositories';
 import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from './claims.ts';
 
@@ -116,17 +114,6 @@ export class PlaybackKeyring {
       private_key_sealed: this.encryption.seal(JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }), kid),
     };
   }
-}
-
-/**
- * Seals every private key still stored in clear (rows from before keys were sealed) and clears the
- * clear copy. The API runs it at every start, after the migrations: it is the data half of the
- * 20261123T0500_key_security migration, which cannot hold the key. Returns how many it sealed.
- */
-export async function sealPlaintextSigningKeys(db: Db, encryption: KeyEncryption): Promise<number> {
-  const rows = await listPlaintextSigningKeys(db);
-  for (const row of rows) await storeSealedPrivateKey(db, row.kid, encryption.seal(JSON.stringify(row.private_jwk), row.kid));
-  return rows.length;
 }
 
 /** A signing key as operators see it (`kino admin playback-keys list`). */
