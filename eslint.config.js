@@ -41,10 +41,14 @@ export default tseslint.config(
   },
   {
     // Production code never starts services or waits on them: launchers are dev tooling (tests may).
-    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts'],
-    ignores: ['**/*.test.ts'],
+    // Nor does it open PGlite: production databases are PostgreSQL; the in-process one is for tests.
+    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'database/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'database/src/testing/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' }] }],
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' },
+        { group: ['@kino/database/testing', '**/testing/pglite*', '@electric-sql/pglite', '@electric-sql/pglite/*', 'kysely-pglite'], message: 'PGlite is for tests: production code opens PostgreSQL' },
+      ] }],
     },
   },
   {

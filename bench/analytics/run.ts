@@ -32,7 +32,8 @@ import {
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from '@kino/infra';
 import { waitFor } from '@kino/infra/dev';
-import { createEnvironment, deleteRateLimitCountersBefore, openDatabase } from '@kino/control-plane';
+import { createEnvironment, deleteRateLimitCountersBefore } from '@kino/database/repositories';
+import { openDatabase } from '@kino/database';
 import { SegmentLog } from '../../delivery/src/segment-log.ts';
 import { startTestStack } from '../../test/support/stack.ts';
 

@@ -3,7 +3,7 @@
 // scans possible, and the percentile.
 import { sql } from 'kysely';
 import { waitFor } from '@kino/infra/dev';
-import { openDatabase } from '@kino/control-plane';
+import { openDatabase } from '@kino/database';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { startTestStack } from '../../test/support/stack.ts';
 

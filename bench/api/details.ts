@@ -8,7 +8,15 @@
 //
 // Usage: npm run bench:api:details -- [--videos=1000000] [--calls=1000] [--rounds=2]
 import { parseArgs } from 'node:util';
-import { findActiveApiKey, getVideo, incrementRateLimitCounters, listRenditions, listVideos, servedSegmentsOf, touchApiKey } from '@kino/control-plane';
+import {
+  findActiveApiKey,
+  getVideo,
+  incrementRateLimitCounters,
+  listRenditions,
+  listVideos,
+  servedSegmentsOf,
+  touchApiKey,
+} from '@kino/database/repositories';
 import { percentile, seedServed, seedVideos, startApiBenchStack, vacuumUntilVisible } from './common.ts';
 import { startApiClient } from './client.ts';
 

@@ -24,7 +24,7 @@ import {
   listVideos,
   servedSegmentsOf,
   type ListVideosQuery,
-} from '@kino/control-plane';
+} from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { percentile, seedServed, seedVideos, startApiBenchStack, vacuumUntilVisible } from './common.ts';
 import { startApiClient } from './client.ts';

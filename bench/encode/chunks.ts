@@ -22,7 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
-import { setNodeDrainRequested } from '@kino/control-plane/repositories';
+import { setNodeDrainRequested } from '@kino/database/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '../../workers/src/ffmpeg/index.ts';

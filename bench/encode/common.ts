@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getVideo } from '@kino/control-plane/repositories';
+import { getVideo } from '@kino/database/repositories';
 import type { ProcessVideoResult } from '@kino/control-plane/orchestrator';
 import { workflowIds, type CompressionRatio } from '@kino/proto/contract';
 import { makeClip } from '@kino/test/support/media';

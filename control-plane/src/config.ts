@@ -1,7 +1,7 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming the variable (loadConfig).
 import { ConfigError, env, loadConfig, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
-import { isKeyEncryptionKey } from './keys/key-encryption.ts';
+import { isKeyEncryptionKey } from '@kino/database';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
@@ -12,7 +12,7 @@ export const apiConfigShape = {
   API_PORT: env.port(7080),
   DATABASE_URL: z
     .string()
-    .regex(/^(postgres(ql)?:\/\/|pglite:\/\/)/, 'expected a postgres:// or pglite:// URL'),
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'),
   TEMPORAL_ADDRESS: env.hostPort(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   ...storageConfigShape,

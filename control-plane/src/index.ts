@@ -1,10 +1,4 @@
-// @kino/control-plane: the database, repositories, API keys and the HTTP API.
-export * from './db/database.ts';
-export { migrations, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './db/migrations/index.ts';
-export type * from './db/schema.ts';
-export * from './repositories/index.ts';
-export * from './keys/api-key-format.ts';
-export { KeyEncryption, isKeyEncryptionKey } from './keys/key-encryption.ts';
+// @kino/control-plane: the HTTP API and its configuration. The database it runs on is @kino/database.
 export { isPublicAddress, type HostResolver } from './network/webhook-destinations.ts';
 export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from './config.ts';
 export { buildApp, API_PREFIX, type ApiApp } from './api/app.ts';

@@ -3,7 +3,7 @@
 // DELIVERY_SPOOL_DIR.
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { openDatabase } from '@kino/control-plane/db';
+import { openDatabase } from '@kino/database';
 import { ClickHouseHttp, Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, type Logger, type RunningProcess } from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { createDeliveryMetrics } from './metrics.ts';

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openDatabase, migrateToLatest, type Db } from '@kino/control-plane/db';
+import { migrateToLatest, type Db, KeyEncryption } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
 import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { KeyEncryption, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
 import { waitFor } from '@kino/infra/dev';
 import { DeliveryError } from './errors.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
@@ -19,7 +20,7 @@ let verifier: PlaybackTokenVerifier;
 let jwksUrl: URL;
 
 beforeAll(async () => {
-  db = await openDatabase('pglite://memory');
+  db = await openPgliteDatabase();
   await migrateToLatest(db);
   keyring = new PlaybackKeyring(db, encryption);
   // The control plane's JWKS, served as the API serves it.
@@ -77,7 +78,7 @@ test('missing, expired, tampered and foreign tokens are refused with named codes
   assert.deepEqual(await rejection(verifier.authorize(`${header}.${payload}.${flipped}`, 'vid_a', {})), { status: 401, code: 'invalid_token' });
   assert.deepEqual(await rejection(verifier.authorize('not-a-jwt', 'vid_a', {})), { status: 401, code: 'invalid_token' });
   // Signed by a key the control plane never published.
-  const strangerDb = await openDatabase('pglite://memory');
+  const strangerDb = await openPgliteDatabase();
   await migrateToLatest(strangerDb);
   const stranger = await mintPlaybackToken(await new PlaybackKeyring(strangerDb, encryption).activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
   assert.deepEqual(await rejection(verifier.authorize(stranger, 'vid_a', {})), { status: 401, code: 'invalid_token' });

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, StorageUnavailableError, type Logger, type Registry } from '@kino/infra';
 import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
-import { DatabaseUnavailableError } from '@kino/control-plane/db';
+import { DatabaseUnavailableError } from '@kino/database';
 import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
 import { validatePlaybackParams } from './playback-params.ts';

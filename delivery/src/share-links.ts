@@ -6,8 +6,8 @@
 // is a small watch page playing the link with hls.js, which this node serves itself.
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import type { Db } from '@kino/control-plane/db';
-import { countShareLinkView, findShareLink } from '@kino/control-plane/repositories';
+import type { Db } from '@kino/database';
+import { countShareLinkView, findShareLink } from '@kino/database/repositories';
 import { shareLinkPaths } from '@kino/proto/contract';
 import { DeliveryError } from './errors.ts';
 

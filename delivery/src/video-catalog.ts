@@ -5,8 +5,8 @@
 // Concurrent lookups of one video share one query, and a video in use is read again in the
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
-import type { Db } from '@kino/control-plane/db';
-import { findPlayableVideo, listRenditions } from '@kino/control-plane/repositories';
+import type { Db } from '@kino/database';
+import { findPlayableVideo, listRenditions } from '@kino/database/repositories';
 
 export interface PlayableRendition {
   /** `720p` */

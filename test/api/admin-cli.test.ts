@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { openDatabase } from '@kino/control-plane/db';
+import { openDatabase } from '@kino/database';
 import { repoRoot } from '@kino/infra';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';

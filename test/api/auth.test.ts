@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo, getApiKey, registerNode } from '@kino/control-plane';
+import { createVideo, getApiKey, registerNode } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 

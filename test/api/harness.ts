@@ -5,23 +5,9 @@ import { Client, Connection } from '@temporalio/client';
 import { createLogger, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
 import type { TestServices } from '@kino/test/support/services';
-import {
-  buildApp,
-  createApiKey,
-  createEnvironment,
-  createOrganization,
-  migrateToLatest,
-  openDatabase,
-  parseApiConfig,
-  revokeApiKey,
-  type ApiApp,
-  type ApiConfig,
-  type ApiDeps,
-  type Db,
-  type Environment,
-  type HostResolver,
-  type Organization,
-} from '@kino/control-plane';
+import { buildApp, parseApiConfig, type ApiApp, type ApiConfig, type ApiDeps, type HostResolver } from '@kino/control-plane';
+import { createApiKey, createEnvironment, createOrganization, revokeApiKey } from '@kino/database/repositories';
+import { migrateToLatest, openDatabase, type Db, type Environment, type Organization } from '@kino/database';
 
 export interface ApiHarness {
   app: ApiApp;

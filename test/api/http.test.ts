@@ -6,7 +6,9 @@ import { startTestServices, type TestServices } from '@kino/test/support/service
 import { Client, Connection } from '@temporalio/client';
 import { sendRawHttp } from '@kino/test/support/raw-http';
 import { freePort } from '@kino/infra/dev';
-import { createApiKey, openDatabase, type ApiApp } from '@kino/control-plane';
+import { createApiKey } from '@kino/database/repositories';
+import { openDatabase } from '@kino/database';
+import type { ApiApp } from '@kino/control-plane';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;

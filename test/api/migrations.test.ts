@@ -9,8 +9,6 @@ import {
   createApiKey,
   createEnvironment,
   createOrganization,
-  CONCURRENT_INDEX_BUILD_LOCK,
-  concurrentIndexes,
   countLiveVideos,
   createVideo,
   findActiveApiKey,
@@ -19,12 +17,10 @@ import {
   listVideos,
   markVideoDeleted,
   markVideoFailed,
-  migrateToLatest,
-  migrations,
-  openDatabase,
   undoVideoDeleted,
-  type Db,
-} from '@kino/control-plane';
+} from '@kino/database/repositories';
+import { CONCURRENT_INDEX_BUILD_LOCK, concurrentIndexes, migrateToLatest, migrations, openDatabase, type Db } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 
 let services: TestServices;
@@ -32,7 +28,7 @@ const databases: Record<'pglite' | 'postgres', Db> = {} as Record<'pglite' | 'po
 
 beforeAll(async () => {
   services = await startTestServices({ postgres: true });
-  databases.pglite = await openDatabase('pglite://memory');
+  databases.pglite = await openPgliteDatabase();
   databases.postgres = await openDatabase(services.databaseUrl);
 });
 

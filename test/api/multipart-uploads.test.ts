@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { NoSuchUploadError } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { findUpload, sweepAbandonedMultipartUploads } from '@kino/control-plane';
+import { findUpload } from '@kino/database/repositories';
+import { sweepAbandonedMultipartUploads } from '@kino/control-plane';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 const MiB = 1024 ** 2;

@@ -15,7 +15,8 @@ import {
 } from '@kino/infra';
 import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { copyServedSegments, createVideo } from '@kino/control-plane';
+import { copyServedSegments } from '@kino/control-plane';
+import { createVideo } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 

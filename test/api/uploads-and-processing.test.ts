@@ -7,7 +7,8 @@ import { ClickHouseHttp, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
-import { findLiveVideoByStoragePath, findUpload, getVideo, sweepAbandonedMultipartUploads, sweepUnprocessedOriginals } from '@kino/control-plane';
+import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/database/repositories';
+import { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals } from '@kino/control-plane';
 import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;

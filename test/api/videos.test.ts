@@ -7,16 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { newId } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import {
-  createVideo,
-  getVideo,
-  listRenditions,
-  markVideoFailed,
-  replaceRenditions,
-  type EncodingParameters,
-  type NewRendition,
-  type VideoStatus,
-} from '@kino/control-plane';
+import { createVideo, getVideo, listRenditions, markVideoFailed, replaceRenditions, type NewRendition } from '@kino/database/repositories';
+import type { EncodingParameters, VideoStatus } from '@kino/database';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '@kino/infra/dev';
-import { createApiKey, createEnvironment, markVideoDeleted } from '@kino/control-plane';
+import { createApiKey, createEnvironment, markVideoDeleted } from '@kino/database/repositories';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { startDeliveryStack, type DeliveryStack } from './harness.ts';
 

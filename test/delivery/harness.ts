@@ -3,7 +3,7 @@
 // `kino analytics-store`, or Debian's ClickHouse server), the API (`kino api`, for the JWKS and signed
 // URLs) and a delivery node (`kino delivery`), each a child process with its log in the stack's
 // directory. No Temporal and no orchestrator: nothing here transcodes.
-import { openDatabase, type Db } from '@kino/control-plane/db';
+import { openDatabase, type Db } from '@kino/database';
 import { join } from 'node:path';
 import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
 import { freePort, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';

@@ -11,8 +11,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
-import { openDatabase, type Db } from '@kino/control-plane/db';
-import { registerNode } from '@kino/control-plane/repositories';
+import { openDatabase, type Db } from '@kino/database';
+import { registerNode } from '@kino/database/repositories';
 import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
 
 const execFileAsync = promisify(execFile);

@@ -14,7 +14,7 @@ import { Kino } from '@kino/sdk';
 import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
 import { freePort, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import { objectKeys, workflowIds } from '@kino/proto/contract';
-import { openDatabase, type Db } from '@kino/control-plane/db';
+import { openDatabase, type Db } from '@kino/database';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
 import type { DevStackLauncher, DevStackOptions, StackHost } from '@kino/cli/dev-stack';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { newId, type Storage } from '@kino/infra';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
-import type { Db } from '@kino/control-plane/db';
+import type { Db } from '@kino/database';
 import { makeClip } from './media.ts';
 
 const run = promisify(execFile);

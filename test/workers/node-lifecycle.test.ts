@@ -12,7 +12,8 @@ import { hlsOutputFileNames } from '@kino/workers';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
-import { acquireNodeSlot, listEncodeNodes, listLiveNodes, migrateToLatest, openDatabase, type Db } from '@kino/control-plane';
+import { acquireNodeSlot, listEncodeNodes, listLiveNodes } from '@kino/database/repositories';
+import { migrateToLatest, openDatabase, type Db } from '@kino/database';
 import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 

@@ -21,8 +21,8 @@ import {
   registerNode,
   releaseNodeSlot,
   setNodeDrainRequested,
-  type Db,
-} from '@kino/control-plane';
+} from '@kino/database/repositories';
+import type { Db } from '@kino/database';
 
 // Long enough that a slow machine never ages a node between two steps of a case; the cases that
 // want a silent node age it past this on purpose.

@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import { createLogger } from '@kino/infra';
 import { GrpcStatus, createRegistryClient, isServiceError } from '@kino/proto';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { acquireNodeSlot, listEncodeNodes, migrateToLatest, openDatabase, registerNode, type Db } from '@kino/control-plane';
+import { acquireNodeSlot, listEncodeNodes, registerNode } from '@kino/database/repositories';
+import { migrateToLatest, openDatabase, type Db } from '@kino/database';
 import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
 import { registryTableCases } from './registry-table-cases.ts';
 

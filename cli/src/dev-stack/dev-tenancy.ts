@@ -2,8 +2,8 @@
 // (`kino admin ... --json`), the same path an operator takes, and re-used on every restart.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { openDatabase } from '@kino/control-plane/db';
-import { getEnvironment } from '@kino/control-plane/repositories';
+import { openDatabase } from '@kino/database';
+import { getEnvironment } from '@kino/database/repositories';
 import { repoRoot } from '@kino/infra';
 import { DevStackError } from './preflight.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';

@@ -3,8 +3,8 @@
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
-import { openDatabase } from '@kino/control-plane/db';
-import { countActiveNodesSince } from '@kino/control-plane/repositories';
+import { openDatabase } from '@kino/database';
+import { countActiveNodesSince } from '@kino/database/repositories';
 import { findBinary, type ManagedProcess } from '@kino/infra/dev';
 import { DevStackError } from './preflight.ts';
 

@@ -1,7 +1,7 @@
 // What routes declare in `config`, and what the access hook leaves on the request.
-import type { ApiKey, Environment } from '../db/schema.ts';
+import type { ApiKey, Environment } from '@kino/database';
 import type { RateLimitCategory } from './rate-limits.ts';
-import type { IdempotencyKeyId } from '../repositories/idempotency-keys.ts';
+import type { IdempotencyKeyId } from '@kino/database/repositories';
 import type { DashboardUser } from '../dashboard/sessions.ts';
 
 /** Who is calling: an API key, or a dashboard session (which acts like a full key on its user's organizations). */

@@ -1,5 +1,5 @@
 // Database rows → the spec's resources.
-import type { Rendition, Video } from '../db/schema.ts';
+import type { Rendition, Video } from '@kino/database';
 import { estimateViews, formatDuration, formatViews } from './format.ts';
 
 /** `thumbnailUrl` is resolved by the caller (thumbnail-urls.ts): it may carry a token, or be null. */

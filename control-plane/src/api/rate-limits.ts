@@ -1,7 +1,7 @@
 // The spec's rate limits, per organization (and the upload-URL limit per key), as fixed windows
 // counted in the database (`rate_limit_counters`), so every API instance shares them.
-import type { Db } from '../db/database.ts';
-import { incrementRateLimitCounters } from '../repositories/rate-limits.ts';
+import type { Db } from '@kino/database';
+import { incrementRateLimitCounters } from '@kino/database/repositories';
 
 export type RateLimitRuleName =
   | 'general'

@@ -7,8 +7,8 @@
 //     itself: no request waits on the analytics store, and a page's figures cost what its rows cost.
 // They are as fresh as the rollups (a pass every 10 s); docs/list-performance.md#served.
 import type { AfterRecompute, ClickHouseHttp } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import { recordServedSegments, servedSegmentsOf } from '../repositories/video-served-segments.ts';
+import type { Db } from '@kino/database';
+import { recordServedSegments, servedSegmentsOf } from '@kino/database/repositories';
 import { AnalyticsStore } from './analytics-store.ts';
 import type { ServedSegmentsSource } from './deps.ts';
 

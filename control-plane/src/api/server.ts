@@ -1,9 +1,7 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
 import { ClickHouseHttp, createLogger, createMetricsRegistry, databaseConnectionErrors, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
-import { migrateToLatest, openDatabase } from '../db/database.ts';
-import { KeyEncryption } from '../keys/key-encryption.ts';
-import { sealPlaintextSigningKeys } from '../playback/signing-keys.ts';
+import { migrateToLatest, openDatabase, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';

@@ -4,7 +4,7 @@
 // - a public video: the plain `/t/{id}/<w>x<h>.jpg` on the delivery host;
 // - a private video: the same URL with a short-lived token whose `scope` is `images`, so the URL
 //   opens that video's thumbnails and nothing else (not its playlists or segments).
-import type { Video } from '../db/schema.ts';
+import type { Video } from '@kino/database';
 import { IMAGE_TOKEN_SCOPE, IMAGE_TOKEN_SECONDS, mintPlaybackToken } from '../playback/index.ts';
 import { keyringFor } from '../playback/routes.ts';
 import type { ApiDeps } from './deps.ts';

@@ -5,10 +5,9 @@
 // - Originals never processed (uploaded, then no `process` came: a client that gave up, or retried
 //   its upload while the API was down) are removed a day after their ticket expired, unless a live
 //   video was made from them; either way the upload is marked settled and not looked at again.
-import type { Db } from '../db/database.ts';
+import type { Db } from '@kino/database';
 import type { Storage } from '@kino/infra';
-import { closeMultipartUpload, listExpiredMultipartUploads } from '../repositories/multipart-uploads.ts';
-import { listUnsettledUploads, markUploadsSettled } from '../repositories/uploads.ts';
+import { closeMultipartUpload, listExpiredMultipartUploads, listUnsettledUploads, markUploadsSettled } from '@kino/database/repositories';
 
 export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** How long after its ticket expired an original no video was made from is kept (docs/decisions/uploads.md#originals-never-processed). */

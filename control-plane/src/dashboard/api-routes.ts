@@ -6,10 +6,17 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api/deps.ts';
-import type { ApiKey } from '../db/schema.ts';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../repositories/api-keys.ts';
-import { createEnvironment, getEnvironment, listEnvironments } from '../repositories/environments.ts';
-import { getOrganization } from '../repositories/organizations.ts';
+import type { ApiKey } from '@kino/database';
+import {
+  createApiKey,
+  getApiKey,
+  listApiKeys,
+  revokeApiKey,
+  createEnvironment,
+  getEnvironment,
+  listEnvironments,
+  getOrganization,
+} from '@kino/database/repositories';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../api/errors.ts';
 import { Envelope, Id, StringEnum, Text } from '../api/schemas/common.ts';
 import { accessOf } from '../api/plugins/access.ts';

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createLogger } from '@kino/infra';
-import { migrateToLatest, openDatabase, type Db } from '../db/database.ts';
-import { createOrganization } from '../repositories/organizations.ts';
-import { addOrganizationMember } from '../repositories/organization-members.ts';
-import { findDashboardSession } from '../repositories/dashboard-sessions.ts';
+import { migrateToLatest, type Db } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
+import { createOrganization, addOrganizationMember, findDashboardSession } from '@kino/database/repositories';
 import { RefreshRefusedError, type OidcClient, type ProviderTokens } from './oidc.ts';
 import { DashboardSessions, hashSessionId, SignInRefusedError } from './sessions.ts';
 
@@ -12,7 +11,7 @@ let db: Db;
 let orgId: string;
 
 beforeAll(async () => {
-  db = await openDatabase('pglite://memory');
+  db = await openPgliteDatabase();
   await migrateToLatest(db);
   orgId = (await createOrganization(db, { name: 'Acme' })).id;
   await addOrganizationMember(db, orgId, 'Ada@Example.com');

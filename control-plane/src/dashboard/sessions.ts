@@ -4,8 +4,7 @@
 // after DASHBOARD_SESSION_IDLE_HOURS unused.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import type { DashboardSession } from '../db/schema.ts';
+import type { Db, DashboardSession } from '@kino/database';
 import {
   deleteDashboardSession,
   deleteDashboardSessionsIdleSince,
@@ -13,8 +12,9 @@ import {
   insertDashboardSession,
   touchDashboardSession,
   updateDashboardSessionTokens,
-} from '../repositories/dashboard-sessions.ts';
-import { normalizeEmail, organizationIdsOfMember } from '../repositories/organization-members.ts';
+  normalizeEmail,
+  organizationIdsOfMember,
+} from '@kino/database/repositories';
 import { RefreshRefusedError, type OidcClient, type ProviderTokens } from './oidc.ts';
 
 /** Refresh this long before the access token expires, so no request meets an expired one. */

@@ -4,8 +4,8 @@
 // orchestrator reports the same farm-wide values (aggregate them with max, not sum); the others are
 // this process's own (sum them).
 import { Counter, Gauge, Histogram, Registry } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import { listNodesForMetrics } from '../repositories/encode-nodes.ts';
+import type { Db } from '@kino/database';
+import { listNodesForMetrics } from '@kino/database/repositories';
 
 /** Encode wall times: a short chunk's seconds to a long ladder's hour. */
 const encodeSecondsBuckets = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600];

@@ -10,11 +10,22 @@
 // wake-ups: one the registry dropped (its node expired, was lost or left) aborts its encode at once.
 import { createEncodeClient, type EncodeClient } from '@kino/proto';
 import type { Logger } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import { findLiveNode, listLiveNodes, markNodeLost } from '../repositories/encode-nodes.ts';
-import { leasesStillHeld, releaseJobLeases, releaseNodeSlot } from '../repositories/node-leases.ts';
-import { dispatchEncodeQueue, enqueueEncode, leaveEncodeQueue, takeGrantedLeases, touchQueueEntries } from '../repositories/encode-queue.ts';
-import { listenForFarmChanges, type FarmListener } from '../repositories/farm-changes.ts';
+import type { Db } from '@kino/database';
+import {
+  findLiveNode,
+  listLiveNodes,
+  markNodeLost,
+  leasesStillHeld,
+  releaseJobLeases,
+  releaseNodeSlot,
+  dispatchEncodeQueue,
+  enqueueEncode,
+  leaveEncodeQueue,
+  takeGrantedLeases,
+  touchQueueEntries,
+  listenForFarmChanges,
+  type FarmListener,
+} from '@kino/database/repositories';
 
 export interface FarmNode {
   nodeId: string;

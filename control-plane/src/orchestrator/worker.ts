@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, startMetricsServer, type Logger, type MetricsServer } from '@kino/infra';
-import { migrateToLatest, openDatabase } from '../db/database.ts';
+import { migrateToLatest, openDatabase } from '@kino/database';
 import { startRegistryServer } from '../registry/index.ts';
 import { createActivities } from './activities/index.ts';
 import type { OrchestratorConfig } from './config.ts';

@@ -2,24 +2,23 @@ import { describe, it, beforeAll, afterAll } from 'vitest';
 import assert from 'node:assert/strict';
 import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { openDatabase, migrateToLatest, type Db } from '../db/database.ts';
-import { KeyEncryption } from '../keys/key-encryption.ts';
+import { migrateToLatest, type Db, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
 import {
   PlaybackKeyring,
   RETIRED_KEY_GRACE_MS,
   isDomainAllowed,
   mintPlaybackToken,
   parseDomainList,
-  sealPlaintextSigningKeys,
   signedPlaybackUrl,
 } from './index.ts';
-import { insertSigningKey } from '../repositories/signing-keys.ts';
+import { insertSigningKey } from '@kino/database/repositories';
 
 describe('playback signing keys and tokens', () => {
   const encryption = new KeyEncryption(randomBytes(32).toString('base64'));
   let db: Db;
   beforeAll(async () => {
-    db = await openDatabase('pglite://memory');
+    db = await openPgliteDatabase();
     await migrateToLatest(db);
   });
   afterAll(async () => {
@@ -58,7 +57,7 @@ describe('playback signing keys and tokens', () => {
   });
 
   it('seals keys stored in clear before sealing existed, and signs with them afterwards', async () => {
-    const legacy = await openDatabase('pglite://memory');
+    const legacy = await openPgliteDatabase();
     await migrateToLatest(legacy);
     // A row as the API wrote it before private keys were sealed.
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });

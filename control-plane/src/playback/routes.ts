@@ -2,13 +2,12 @@
 // URLs (spec, "Playback": GET /{orgID}/videos/{publicID}/signed-url).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Db } from '../db/database.ts';
+import { type Db, KeyEncryption } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../api/deps.ts';
-import { KeyEncryption } from '../keys/key-encryption.ts';
 import { NotFoundError, ValidationError } from '../api/errors.ts';
 import { accessOf, assertEnvironmentReach } from '../api/plugins/access.ts';
 import { Envelope, errorResponses, OrgParams, StringEnum } from '../api/schemas/common.ts';
-import { getVideo } from '../repositories/videos.ts';
+import { getVideo } from '@kino/database/repositories';
 import {
   DEFAULT_PLAYBACK_EXPIRATION,
   MAX_PLAYBACK_DOMAINS,

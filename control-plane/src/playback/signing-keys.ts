@@ -3,20 +3,16 @@
 // retired key signs nothing new but stays in the JWKS until every token it may have signed has
 // expired (the longest lifetime, 7 days, plus the time other API processes may still be using
 // it from their cache, plus the clock skew delivery nodes allow), so rotation never breaks a signed
-// URL that is still valid. Private halves are stored sealed (keys/key-encryption.ts), never in clear.
+// URL that is still valid. Private halves are stored sealed (@kino/database's keys/key-encryption.ts), never in clear.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { Db } from '../db/database.ts';
-import type { SigningKey } from '../db/schema.ts';
-import type { KeyEncryption } from '../keys/key-encryption.ts';
+import type { Db, SigningKey, KeyEncryption } from '@kino/database';
 import {
   findNewestActiveSigningKey,
   insertSigningKey,
-  listPlaintextSigningKeys,
   listPublishedSigningKeys,
   listSigningKeys,
   rotateSigningKeys,
-  storeSealedPrivateKey,
-} from '../repositories/signing-keys.ts';
+} from '@kino/database/repositories';
 import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from './claims.ts';
 
 /** How long an API process keeps using the key it read before it looks again. */
@@ -118,17 +114,6 @@ export class PlaybackKeyring {
       private_key_sealed: this.encryption.seal(JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }), kid),
     };
   }
-}
-
-/**
- * Seals every private key still stored in clear (rows from before keys were sealed) and clears the
- * clear copy. The API runs it at every start, after the migrations: it is the data half of the
- * 20261123T0500_key_security migration, which cannot hold the key. Returns how many it sealed.
- */
-export async function sealPlaintextSigningKeys(db: Db, encryption: KeyEncryption): Promise<number> {
-  const rows = await listPlaintextSigningKeys(db);
-  for (const row of rows) await storeSealedPrivateKey(db, row.kid, encryption.seal(JSON.stringify(row.private_jwk), row.kid));
-  return rows.length;
 }
 
 /** A signing key as operators see it (`kino admin playback-keys list`). */

@@ -3,7 +3,7 @@
 // puts that token on every sheet URI of the VTT). Undefined while the video has none, so a client
 // is never handed a URL that answers 404.
 import { deliveryPaths, storyboardVttName } from '@kino/proto/contract';
-import type { Video } from '../db/schema.ts';
+import type { Video } from '@kino/database';
 import { PLAYBACK_EXPIRATIONS } from './claims.ts';
 import type { PlaybackKeyring } from './signing-keys.ts';
 import { mintPlaybackToken } from './tokens.ts';

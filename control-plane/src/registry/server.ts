@@ -3,8 +3,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GrpcStatus, grpc, nodeRegistryDefinition, type NodeRegistryHandlers } from '@kino/proto';
 import type { Counter, Logger } from '@kino/infra';
-import type { Db } from '../db/database.ts';
-import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '../repositories/encode-nodes.ts';
+import type { Db } from '@kino/database';
+import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '@kino/database/repositories';
 
 export interface RegistryServerOptions {
   db: Db;

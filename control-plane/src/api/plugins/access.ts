@@ -14,10 +14,14 @@
 // every request (control-plane/src/dashboard/sessions.ts); another organization is `not_a_member`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey, Environment } from '../../db/schema.ts';
-import { findActiveApiKey, touchApiKey } from '../../repositories/api-keys.ts';
-import { getEnvironment } from '../../repositories/environments.ts';
-import { getOrganization } from '../../repositories/organizations.ts';
+import type { ApiKey, Environment } from '@kino/database';
+import {
+  findActiveApiKey,
+  touchApiKey,
+  getEnvironment,
+  getOrganization,
+  deleteRateLimitCountersBefore,
+} from '@kino/database/repositories';
 import {
   CsrfTokenError,
   ForbiddenError,
@@ -37,7 +41,6 @@ import {
   type RateLimitWindowState,
 } from '../rate-limits.ts';
 import type { RouteOptions } from '../deps.ts';
-import { deleteRateLimitCountersBefore } from '../../repositories/rate-limits.ts';
 
 const COUNTER_CLEANUP_INTERVAL_MS = 10 * 60_000;
 const COUNTER_RETENTION_MS = 24 * 3600_000;

@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { StorageUnavailableError } from '@kino/infra';
 import errorHandlerPlugin from './error-handler.ts';
 import { ConflictError } from '../errors.ts';
-import { DatabaseUnavailableError } from '../../db/database.ts';
+import { DatabaseUnavailableError } from '@kino/database';
 
 async function appWith(handler: () => Promise<unknown>) {
   const app = Fastify({ logger: false });

@@ -17,7 +17,7 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { StorageUnavailableError } from '@kino/infra';
-import { DatabaseUnavailableError } from '../../db/database.ts';
+import { DatabaseUnavailableError } from '@kino/database';
 import { ErrorSchema } from '../schemas/common.ts';
 import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../validation.ts';
 

@@ -24,9 +24,8 @@ import {
   releaseIdempotencyKey,
   reserveIdempotencyKey,
   type IdempotencyKeyId,
-} from '../../repositories/idempotency-keys.ts';
-import type { Db } from '../../db/database.ts';
-import type { IdempotencyKey } from '../../db/schema.ts';
+} from '@kino/database/repositories';
+import type { Db, IdempotencyKey } from '@kino/database';
 import type { RouteOptions } from '../deps.ts';
 import { callerId } from './access.ts';
 import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../errors.ts';

@@ -20,9 +20,7 @@ import {
 } from '../schemas/analytics.ts';
 import { AnalyticsStore, type RollupScope } from '../analytics-store.ts';
 import { parseCalendarDate } from '../video-parameters.ts';
-import { listEnvironments } from '../../repositories/environments.ts';
-import { getVideo, storedVideoDurations, videoUsageByEnvironment } from '../../repositories/videos.ts';
-import { listRenditions } from '../../repositories/renditions.ts';
+import { listEnvironments, getVideo, storedVideoDurations, videoUsageByEnvironment, listRenditions } from '@kino/database/repositories';
 
 const DAY_MS = 24 * 3600_000;
 /** The longest range `daily` answers, and the default look-back of `daily` (spec). */

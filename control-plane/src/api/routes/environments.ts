@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteOptions } from '../deps.ts';
-import { listEnvironments } from '../../repositories/environments.ts';
+import { listEnvironments } from '@kino/database/repositories';
 import { accessOf, environmentScope } from '../plugins/access.ts';
 import { Envelope, errorResponses, OrgParams } from '../schemas/common.ts';
 

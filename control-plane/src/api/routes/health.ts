@@ -3,7 +3,7 @@
 // so clients that only know the envelope and monitors that read the checks both understand it.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { pingDatabase } from '../../db/database.ts';
+import { pingDatabase } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { Envelope, StringEnum } from '../schemas/common.ts';
 import { apiVersion } from '../version.ts';

@@ -17,7 +17,7 @@ import {
   createMultipartUpload,
   findMultipartUpload,
   type MultipartUpload,
-} from '../../repositories/multipart-uploads.ts';
+} from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { uploadFileFields } from './uploads.ts';
 import { BadRequestError, ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';

@@ -7,9 +7,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RouteOptions } from '../deps.ts';
-import type { EncodeNode } from '../../db/schema.ts';
-import type { Db } from '../../db/database.ts';
-import { listEncodeNodesWithLoad, setNodeDrainRequested } from '../../repositories/encode-nodes.ts';
+import type { EncodeNode, Db } from '@kino/database';
+import { listEncodeNodesWithLoad, setNodeDrainRequested } from '@kino/database/repositories';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { Envelope, Id, StringEnum } from '../schemas/common.ts';
 

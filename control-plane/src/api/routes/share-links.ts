@@ -4,10 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { shareLinkLimits, shareLinkPaths } from '@kino/proto/contract';
-import type { ShareLink, Video } from '../../db/schema.ts';
+import type { ShareLink, Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { getVideo } from '../../repositories/videos.ts';
-import { createShareLink, listShareLinks, revokeShareLink } from '../../repositories/share-links.ts';
+import { getVideo, createShareLink, listShareLinks, revokeShareLink } from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
 import type { Access } from '../fastify-augment.ts';
 import { NotFoundError } from '../errors.ts';

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { objectKeys } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
-import { getVideo, setDefaultThumbnail } from '../../repositories/videos.ts';
+import { getVideo, setDefaultThumbnail } from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { Envelope, errorResponses } from '../schemas/common.ts';

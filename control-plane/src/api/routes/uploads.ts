@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
 import { objectKeys } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
-import { createUpload } from '../../repositories/uploads.ts';
+import { createUpload } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { storageUnavailable } from '../errors.ts';
 import { EnvParams, Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';

@@ -14,10 +14,10 @@ import {
   rateControlModes,
   videoQualities,
 } from '@kino/proto/contract';
-import type { Video } from '../../db/schema.ts';
+import type { Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { findUpload } from '../../repositories/uploads.ts';
 import {
+  findUpload,
   createVideo,
   deleteVideoRow,
   findLiveVideoByStoragePath,
@@ -29,8 +29,8 @@ import {
   resetFailedVideoForRetry,
   undoVideoDeleted,
   type ListVideosQuery,
-} from '../../repositories/videos.ts';
-import { listRenditions } from '../../repositories/renditions.ts';
+  listRenditions,
+} from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
 import type { Access } from '../fastify-augment.ts';
 import {

@@ -1,7 +1,7 @@
 // Every activity the orchestrator's workflows call, built from their dependencies
 // (samples-typescript `activities-dependency-injection`): tests hand in fakes.
 import type { Logger, Storage } from '@kino/infra';
-import type { Db } from '../../db/database.ts';
+import type { Db } from '@kino/database';
 import type { NodeFarm } from '../node-farm.ts';
 import type { EncodeGroupingSetting } from '../contracts.ts';
 import type { OrchestratorMetrics } from '../metrics.ts';

@@ -3,10 +3,9 @@ import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLogger, newId, type Storage } from '@kino/infra';
-import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
-import { createOrganization } from '../../repositories/organizations.ts';
-import { createEnvironment } from '../../repositories/environments.ts';
-import { createVideo, markVideoDeleted } from '../../repositories/videos.ts';
+import { migrateToLatest, type Db } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
+import { createOrganization, createEnvironment, createVideo, markVideoDeleted } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { createStorageActivities } from './storage-work.ts';
 
@@ -61,7 +60,7 @@ async function video(storagePath: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  db = await openDatabase('pglite://memory');
+  db = await openPgliteDatabase();
   await migrateToLatest(db);
   orgId = (await createOrganization(db, { name: 'o' })).id;
   envId = (await createEnvironment(db, { orgId, name: 'e' })).id;

@@ -4,7 +4,7 @@
 import { hlsContentTypes, hlsInitName, objectKeys } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
 import { renderMediaPlaylist, type PlaylistSegment } from '../chunks.ts';
-import { findLiveVideoByStoragePath, getVideo } from '../../repositories/videos.ts';
+import { findLiveVideoByStoragePath, getVideo } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { ApplicationFailure } from '@temporalio/common';
 import { createLogger, newId } from '@kino/infra';
-import { migrateToLatest, openDatabase, type Db } from '../../db/database.ts';
+import { migrateToLatest, type Db } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
 import { planLadder, type LadderParameters } from '../ladder.ts';
 import type { WebhookPayload } from '@kino/proto/contract';
 import type { EncodeOutcome, RenditionResult, SourceProbe } from '../contracts.ts';
@@ -93,7 +94,7 @@ async function insertVideo(): Promise<string> {
 }
 
 beforeAll(async () => {
-  db = await openDatabase('pglite://memory');
+  db = await openPgliteDatabase();
   await migrateToLatest(db);
   orgId = newId('org');
   envId = newId('env');

@@ -2,8 +2,7 @@
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
 import type { MarkReadyInput, VideoJob } from '../contracts.ts';
-import { getVideo, markVideoFailed, markVideoReady } from '../../repositories/videos.ts';
-import { listWebhookSubscribers } from '../../repositories/webhooks.ts';
+import { getVideo, markVideoFailed, markVideoReady, listWebhookSubscribers } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 
 export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, 'db' | 'logger'>) {

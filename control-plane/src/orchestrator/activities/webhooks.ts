@@ -5,7 +5,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { failureTypes, type SendWebhookInput } from '../contracts.ts';
 import { pinnedLookup, resolveWebhookDestination, WebhookDestinationError } from '../../network/webhook-destinations.ts';
 import { signWebhook } from '../webhook-signature.ts';
-import { findLiveWebhook } from '../../repositories/webhooks.ts';
+import { findLiveWebhook } from '@kino/database/repositories';
 import { createOrchestratorMetrics } from '../metrics.ts';
 import type { ActivityDeps } from './index.ts';
 

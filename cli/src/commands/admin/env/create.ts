@@ -10,7 +10,7 @@ export default class AdminEnvCreate extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; name: string; orgId: string; createdAt: string }> {
-    const { createEnvironment, getOrganization, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { createEnvironment, getOrganization, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminEnvCreate);
     const db = await openAdminDatabase();
     try {

@@ -8,7 +8,7 @@ export default class AdminEnvList extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; name: string; orgId: string; createdAt: string }[]> {
-    const { listEnvironments, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { listEnvironments, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminEnvList);
     const db = await openAdminDatabase();
     try {

@@ -50,7 +50,7 @@ export default class AdminKeyCreate extends KinoCommand {
   };
 
   async run(): Promise<CreatedKey> {
-    const { createApiKey, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { createApiKey, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminKeyCreate);
     const type = flags.type as CreatedKey['type'];
     if (type === 'environment' && !flags.env) this.error('--type environment needs --env ENV_ID.', { exit: 1 });

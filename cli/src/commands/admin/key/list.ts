@@ -25,7 +25,7 @@ export default class AdminKeyList extends KinoCommand {
   };
 
   async run(): Promise<ListedKey[]> {
-    const { listApiKeys, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { listApiKeys, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminKeyList);
     const db = await openAdminDatabase();
     try {

@@ -8,7 +8,7 @@ export default class AdminKeyRevoke extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; revokedAt: string; alreadyRevoked: boolean }> {
-    const { getApiKey, openAdminDatabase, revokeApiKey } = await import('@kino/control-plane/admin');
+    const { getApiKey, openAdminDatabase, revokeApiKey } = await import('@kino/database/admin');
     const { args } = await this.parse(AdminKeyRevoke);
     const db = await openAdminDatabase();
     try {

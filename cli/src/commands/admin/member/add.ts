@@ -18,7 +18,7 @@ export default class AdminMemberAdd extends KinoCommand {
   };
 
   async run(): Promise<Member> {
-    const { addOrganizationMember, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { addOrganizationMember, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminMemberAdd);
     const db = await openAdminDatabase();
     try {

@@ -9,7 +9,7 @@ export default class AdminMemberList extends KinoCommand {
   };
 
   async run(): Promise<Member[]> {
-    const { listOrganizationMembers, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { listOrganizationMembers, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminMemberList);
     const db = await openAdminDatabase();
     try {

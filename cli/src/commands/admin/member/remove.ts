@@ -10,7 +10,7 @@ export default class AdminMemberRemove extends KinoCommand {
   };
 
   async run(): Promise<{ orgId: string; email: string; removed: boolean }> {
-    const { normalizeEmail, openAdminDatabase, removeOrganizationMember } = await import('@kino/control-plane/admin');
+    const { normalizeEmail, openAdminDatabase, removeOrganizationMember } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminMemberRemove);
     const db = await openAdminDatabase();
     try {

@@ -9,7 +9,7 @@ export default class AdminOrgCreate extends KinoCommand {
   };
 
   async run(): Promise<{ id: string; name: string; createdAt: string }> {
-    const { createOrganization, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { createOrganization, openAdminDatabase } = await import('@kino/database/admin');
     const { flags } = await this.parse(AdminOrgCreate);
     const db = await openAdminDatabase();
     try {

@@ -4,7 +4,7 @@ export default class AdminOrgList extends KinoCommand {
   static override description = 'List organizations.';
 
   async run(): Promise<{ id: string; name: string; createdAt: string }[]> {
-    const { listOrganizations, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { listOrganizations, openAdminDatabase } = await import('@kino/database/admin');
     const db = await openAdminDatabase();
     try {
       const orgs = (await listOrganizations(db)).map((o) => ({ id: o.id, name: o.name, createdAt: o.created_at.toISOString() }));

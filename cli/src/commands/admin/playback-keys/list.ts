@@ -14,7 +14,8 @@ export default class AdminPlaybackKeysList extends KinoCommand {
   static override description = 'List the playback signing keys, newest first: which one signs, and until when retired ones stay in the JWKS.';
 
   async run(): Promise<ListedPlaybackKey[]> {
-    const { listSigningKeyStatus, openAdminDatabase } = await import('@kino/control-plane/admin');
+    const { openAdminDatabase } = await import('@kino/database/admin');
+    const { listSigningKeyStatus } = await import('@kino/control-plane/playback');
     await this.parse(AdminPlaybackKeysList);
     const db = await openAdminDatabase();
     try {

@@ -16,8 +16,9 @@ export default class AdminPlaybackKeysRotate extends KinoCommand {
   static override examples = ['KINO_KEY_ENCRYPTION_KEY=... <%= config.bin %> admin playback-keys rotate --json'];
 
   async run(): Promise<RotatedPlaybackKey> {
-    const { KeyEncryption, PlaybackKeyring, listSigningKeyStatus, openAdminDatabase, resolveKeyEncryptionKey, sealPlaintextSigningKeys } =
-      await import('@kino/control-plane/admin');
+    const { KeyEncryption, openAdminDatabase, resolveKeyEncryptionKey, sealPlaintextSigningKeys } = await import('@kino/database/admin');
+    // The keyring (key generation, rotation, how long a retired key stays published) is the API's.
+    const { PlaybackKeyring, listSigningKeyStatus } = await import('@kino/control-plane/playback');
     await this.parse(AdminPlaybackKeysRotate);
     let encryption: InstanceType<typeof KeyEncryption>;
     try {

@@ -1,0 +1,25 @@
+import { newId } from '@kino/infra';
+import type { Db } from '../database.ts';
+import type { Environment } from '../schema.ts';
+
+export async function createEnvironment(db: Db, { orgId, name }: { orgId: string; name: string }): Promise<Environment> {
+  return db
+    .insertInto('environments')
+    .values({ id: newId('env'), org_id: orgId, name })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function getEnvironment(db: Db, id: string): Promise<Environment | undefined> {
+  return db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listEnvironments(db: Db, orgId: string): Promise<Environment[]> {
+  return db
+    .selectFrom('environments')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,81 @@
+// The node_leases table: encode slots taken on live nodes, one row per slot, and given back.
+import { sql } from 'kysely';
+import { randomBase62 } from '@kino/infra';
+import type { Db } from '../database.ts';
+import type { EncodeNode } from '../schema.ts';
+import { ago } from './db-clock.ts';
+import { listLiveNodes, type SelectionOptions } from './encode-nodes.ts';
+import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
+
+export interface NodeSlotLease {
+  leaseId: string;
+  node: EncodeNode;
+}
+
+export interface AcquireOptions extends SelectionOptions {
+  videoId: string;
+  /**
+   * The job the slot is for: pass the same string as the node call's `jobId`. A node reports its
+   * running job ids in heartbeats, and the registry frees leases whose job the node does not run.
+   */
+  job: string;
+}
+
+/**
+ * Takes one slot on the least loaded live node, or returns undefined when no live node has a free
+ * one. Atomic: each candidate's row is locked (`select ... for update`) and its leases counted
+ * under the lock, so two orchestrators can never overbook a node.
+ */
+export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
+  return oneTransactionAtATime(db, () => acquireInTransaction(db, options));
+}
+
+async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
+  return db.transaction().execute(async (trx) => {
+    for (const candidate of await listLiveNodes(trx, options)) {
+      if (candidate.used >= candidate.slots) continue;
+      const node = await trx
+        .selectFrom('encode_nodes')
+        .selectAll()
+        .where('id', '=', candidate.id)
+        .where('state', '=', 'active')
+        .where('last_heartbeat_at', '>', ago(options.heartbeatTimeoutMs))
+        .forUpdate()
+        .executeTakeFirst();
+      if (!node) continue;
+      const { used } = await trx
+        .selectFrom('node_leases')
+        .select(sql<number>`count(*)::int`.as('used'))
+        .where('node_id', '=', node.id)
+        .executeTakeFirstOrThrow();
+      if (Number(used) >= node.slots) continue;
+      const leaseId = `lease_${randomBase62(16)}`;
+      await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: options.videoId, job: options.job }).execute();
+      return { leaseId, node };
+    }
+    return undefined;
+  });
+}
+
+/** Gives a slot back. Releasing a lease that is already gone (expired node, reaped orphan) is fine. */
+export async function releaseNodeSlot(db: Db, leaseId: string): Promise<void> {
+  const released = await db.deleteFrom('node_leases').where('id', '=', leaseId).executeTakeFirst();
+  // The queue's dispatchers hand the slot on at once.
+  if (released.numDeletedRows > 0n) await notifyFarmChanged(db);
+}
+
+/**
+ * Drops the leases still held under `job`: they belong to earlier attempts of the activity whose
+ * worker died (Temporal starts an attempt only once the previous one is over).
+ */
+export async function releaseJobLeases(db: Db, job: string): Promise<void> {
+  const released = await db.deleteFrom('node_leases').where('job', '=', job).executeTakeFirst();
+  if (released.numDeletedRows > 0n) await notifyFarmChanged(db);
+}
+
+/** Which of these leases still exist: the others were dropped (their node expired, was lost or left). */
+export async function leasesStillHeld(db: Db, leaseIds: string[]): Promise<Set<string>> {
+  if (leaseIds.length === 0) return new Set();
+  const rows = await db.selectFrom('node_leases').select('id').where('id', 'in', leaseIds).execute();
+  return new Set(rows.map((row) => row.id));
+}

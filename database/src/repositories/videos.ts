@@ -1,0 +1,353 @@
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../schema.ts';
+import { replaceRenditions, type NewRendition } from './renditions.ts';
+import { countLiveVideos } from './video-counts.ts';
+import { LISTED_COLUMNS, liveVideosNamed } from './video-search.ts';
+
+export interface CreateVideoInput {
+  id: string;
+  orgId: string;
+  envId: string;
+  name: string;
+  storagePath: string;
+  videoQuality: VideoQuality;
+  allowPublicAccess: boolean;
+  parameters: EncodingParameters;
+}
+
+/** PostgreSQL's (and PGlite's) unique_violation: here, a live video already uses the storage path. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+/** Creates a video in `transcoding`. Throws a unique violation when a live video already has this path. */
+export async function createVideo(db: Db, input: CreateVideoInput): Promise<Video> {
+  return db
+    .insertInto('videos')
+    .values({
+      id: input.id,
+      org_id: input.orgId,
+      env_id: input.envId,
+      name: input.name,
+      description: null,
+      status: 'transcoding',
+      failure_reason: null,
+      storage_path: input.storagePath,
+      video_quality: input.videoQuality,
+      allow_public_access: input.allowPublicAccess,
+      parameters: JSON.stringify(input.parameters),
+      duration_seconds: null,
+      source_width: null,
+      source_height: null,
+      source_frame_rate: null,
+      thumbnail_key: null,
+      ready_at: null,
+      deleted_at: null,
+      delete_reason: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A video by id, deleted or not. */
+export async function getVideo(db: Db, id: string): Promise<Video | undefined> {
+  return db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The live (not deleted) video made from an uploaded object, if any. */
+export async function findLiveVideoByStoragePath(db: Db, storagePath: string): Promise<Video | undefined> {
+  return db
+    .selectFrom('videos')
+    .selectAll()
+    .where('storage_path', '=', storagePath)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Removes a video row outright: only to undo a create whose workflow could not start. */
+export async function deleteVideoRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('videos').where('id', '=', id).execute();
+}
+
+export type VideoSortField = 'created_at' | 'name' | 'duration' | 'status';
+
+export interface ListVideosQuery {
+  orgId: string;
+  /** Limits the list to one environment; omitted lists the whole organization. */
+  envId?: string;
+  page: number;
+  pageSize: number;
+  sortBy: VideoSortField;
+  sortDir: 'asc' | 'desc';
+  status?: VideoStatus;
+  /** Case-insensitive substring of the name; `%` and `_` match themselves. */
+  search?: string;
+  /** Created at or after this instant. */
+  createdFrom?: Date;
+  /** Created before this instant. */
+  createdBefore?: Date;
+}
+
+/**
+ * One page of live videos and the exact number that match. Every shape reads an index made for it
+ * (db/migrations/concurrent-indexes.ts): the page's ids come from an index-only scan, so a deep OFFSET
+ * skips index entries rather than rows, and only the page's own rows are read from the table. The
+ * total comes from `video_counts` unless a search or a date range narrows the list; then it counts
+ * the matches through the same indexes (its cost grows with the number of matches, not the library).
+ * A search reads `video_search` instead of `videos`: the same live videos and listed columns, narrow
+ * and with names folded, so each match the trigram index finds costs less to check.
+ */
+export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ videos: Video[]; total: number }> {
+  // A search reads video_search. Both sources give the same columns, so the rest of the query is
+  // written once (PostgreSQL flattens the subquery: each reads its own indexes).
+  const source = query.search
+    ? liveVideosNamed(db, query.search)
+    : db
+        .selectFrom('videos')
+        .select([...LISTED_COLUMNS, sql<string>`lower(name)`.as('name_folded')])
+        .where('deleted_at', 'is', null);
+  let filtered = db.selectFrom(source.as('listed'));
+  // An environment's list filters on env_id alone (its indexes lead with it); the environment was
+  // resolved within the organization, and the page's rows are checked against org_id below anyway.
+  filtered = query.envId ? filtered.where('env_id', '=', query.envId) : filtered.where('org_id', '=', query.orgId);
+  if (query.status) filtered = filtered.where('status', '=', query.status);
+  if (query.createdFrom) filtered = filtered.where('created_at', '>=', query.createdFrom);
+  if (query.createdBefore) filtered = filtered.where('created_at', '<', query.createdBefore);
+
+  const direction = query.sortDir === 'asc' ? sql`asc` : sql`desc`;
+  const sortExpression = {
+    created_at: sql`created_at ${direction}`,
+    // Names are never null: the default null order keeps `lower(name)` read straight off its index both ways.
+    name: sql`name_folded ${direction}`,
+    // Videos still transcoding have no duration yet: they sort last either way.
+    duration: sql`duration_seconds ${direction} nulls last`,
+    status: sql`status ${direction}`,
+  }[query.sortBy];
+
+  const pageIds = filtered
+    .select('id')
+    .orderBy(sortExpression)
+    .orderBy('created_at', query.sortDir)
+    .orderBy('id', query.sortDir)
+    .limit(query.pageSize)
+    .offset((query.page - 1) * query.pageSize);
+  const countMatches = async () => {
+    if (!query.search && !query.createdFrom && !query.createdBefore) {
+      return countLiveVideos(db, { orgId: query.orgId, envId: query.envId, status: query.status });
+    }
+    const row = await filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    return Number(row.total);
+  };
+  const [page, total] = await Promise.all([
+    sql<Video>`
+      select v.* from unnest(array(${pageIds})) with ordinality as page(id, position)
+      join videos v on v.id = page.id and v.org_id = ${query.orgId}
+      order by page.position`.execute(db),
+    countMatches(),
+  ]);
+  return { videos: page.rows, total };
+}
+
+/** Soft-deletes a live video; undefined when it was already deleted (or a concurrent delete won). */
+export async function markVideoDeleted(db: Db, id: string, reason: string | null): Promise<Video | undefined> {
+  return db
+    .updateTable('videos')
+    .set({ deleted_at: sql`now()`, delete_reason: reason, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Undoes a soft delete whose clean-up workflow could not start. */
+export async function undoVideoDeleted(db: Db, id: string): Promise<void> {
+  await db.updateTable('videos').set({ deleted_at: null, delete_reason: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+/**
+ * Sends a failed video back to `transcoding` for a retry: clears the failure and the renditions of
+ * the failed run. Undefined when the video is not (or no longer) failed.
+ */
+export async function resetFailedVideoForRetry(db: Db, id: string): Promise<{ video: Video; failureReason: string | null } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('videos')
+      .select('failure_reason')
+      .where('id', '=', id)
+      .where('status', '=', 'failed')
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!before) return undefined;
+    const video = await trx
+      .updateTable('videos')
+      .set({ status: 'transcoding', failure_reason: null, ready_at: null, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.deleteFrom('renditions').where('video_id', '=', id).execute();
+    return { video, failureReason: before.failure_reason };
+  });
+}
+
+/** What probing found about the source, recorded when the video becomes ready. */
+export interface VideoSource {
+  durationSeconds: number;
+  width: number;
+  height: number;
+  frameRate: number;
+}
+
+/**
+ * Records the ladder and the source and makes the video `ready`, in one transaction. False (and
+ * nothing changed) when the video is gone or deleted. The one rule is "not deleted", not "still
+ * transcoding": an activity retried after its commit must read true again, or the workflow would
+ * take the ready video for a deleted one and remove its files. A second call replaces the ladder.
+ */
+export async function markVideoReady(
+  db: Db,
+  videoId: string,
+  {
+    source,
+    renditions,
+    thumbnailKey,
+    storyboardKey = null,
+  }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null; storyboardKey?: string | null },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const video = await trx.selectFrom('videos').select(['deleted_at']).where('id', '=', videoId).forUpdate().executeTakeFirst();
+    if (!video || video.deleted_at) return false;
+    await replaceRenditions(trx, videoId, renditions);
+    await trx
+      .updateTable('videos')
+      .set({
+        status: 'ready',
+        failure_reason: null,
+        duration_seconds: source.durationSeconds,
+        source_width: source.width,
+        source_height: source.height,
+        source_frame_rate: source.frameRate,
+        thumbnail_key: thumbnailKey,
+        storyboard_key: storyboardKey,
+        ready_at: sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', videoId)
+      .execute();
+    return true;
+  });
+}
+
+/**
+ * `transcoding` → `failed` with a reason a user can read, and the renditions of the failed run go.
+ * False (nothing changed) unless the video is live and transcoding. Both guards are the rule: a
+ * ready video never turns failed (its viewers keep it), a deleted video is left as it was, and a
+ * retried call after a commit changes nothing (the first reason stays).
+ */
+export async function markVideoFailed(db: Db, id: string, reason: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('videos')
+      .set({ status: 'failed', failure_reason: reason, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', '=', 'transcoding')
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await trx.deleteFrom('renditions').where('video_id', '=', id).execute();
+    return true;
+  });
+}
+
+export type PlayableVideoRow = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key'>;
+
+/** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
+export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
+  return db
+    .selectFrom('videos')
+    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key'])
+    .where('id', '=', id)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Makes a stored thumbnail the default of a ready, not deleted video; false when it is neither. */
+export async function setDefaultThumbnail(db: Db, videoId: string, thumbnailKey: string): Promise<boolean> {
+  const result = await db
+    .updateTable('videos')
+    .set({ thumbnail_key: thumbnailKey })
+    .where('id', '=', videoId)
+    .where('status', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface EnvironmentVideoUsage {
+  envId: string;
+  /** Videos that exist (not deleted). */
+  totalVideos: number;
+  totalDurationSeconds: number;
+  /** Videos created at or after `since`, deleted since or not: uploads are events. */
+  uploadedSince: number;
+  /** The first video ever created in the environment, deleted or not. */
+  firstUploadedAt: Date | null;
+}
+
+/** Per environment of an organization (or of the given ones): what the usage record takes from PostgreSQL. */
+export async function videoUsageByEnvironment(
+  db: Db,
+  { orgId, envIds, since }: { orgId: string; envIds: string[]; since: Date },
+): Promise<Map<string, EnvironmentVideoUsage>> {
+  if (envIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('videos')
+    .where('org_id', '=', orgId)
+    .where('env_id', 'in', envIds)
+    .select((eb) => [
+      'env_id',
+      sql<string>`count(*) filter (where deleted_at is null)`.as('total_videos'),
+      sql<string | null>`sum(duration_seconds) filter (where deleted_at is null)`.as('total_duration'),
+      sql<string>`count(*) filter (where created_at >= ${since})`.as('uploaded_since'),
+      eb.fn.min('created_at').as('first_uploaded_at'),
+    ])
+    .groupBy('env_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.env_id,
+      {
+        envId: row.env_id,
+        totalVideos: Number(row.total_videos),
+        totalDurationSeconds: Number(row.total_duration ?? 0),
+        uploadedSince: Number(row.uploaded_since),
+        firstUploadedAt: row.first_uploaded_at ? new Date(row.first_uploaded_at) : null,
+      },
+    ]),
+  );
+}
+
+export interface StoredVideoDurations {
+  totalVideos: number;
+  totalDurationSeconds: number;
+  byQuality: Record<VideoQuality, number>;
+}
+
+/** Videos that exist (not deleted) and their durations per quality preset: the storage record. */
+export async function storedVideoDurations(db: Db, { orgId, envId }: { orgId: string; envId?: string }): Promise<StoredVideoDurations> {
+  let query = db.selectFrom('videos').where('org_id', '=', orgId).where('deleted_at', 'is', null);
+  if (envId) query = query.where('env_id', '=', envId);
+  const rows = await query
+    .select(['video_quality', sql<string>`count(*)`.as('videos'), sql<string | null>`sum(duration_seconds)`.as('duration')])
+    .groupBy('video_quality')
+    .execute();
+  const byQuality: Record<VideoQuality, number> = { standard: 0, high: 0, ultra: 0 };
+  let totalVideos = 0;
+  for (const row of rows) {
+    byQuality[row.video_quality] = Number(row.duration ?? 0);
+    totalVideos += Number(row.videos);
+  }
+  return { totalVideos, totalDurationSeconds: byQuality.standard + byQuality.high + byQuality.ultra, byQuality };
+}
