@@ -1,6 +1,7 @@
 // What the API needs from the outside world, handed in by server.ts (or by a test).
 import type { Client } from '@temporalio/client';
-import type { ClickHouseHttp, Logger, Registry, Storage } from '@kino/infra';
+import type { ClickHouseHttp } from '@kino/analytics';
+import type { Logger, Registry, Storage } from '@kino/infra';
 import type { Db } from '../db/database.ts';
 import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';

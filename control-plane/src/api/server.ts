@@ -1,6 +1,7 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, createLogger, createMetricsRegistry, databaseConnectionErrors, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
+import { ClickHouseHttp, migrateClickHouseInBackground, startRollupRefresher } from '@kino/analytics';
+import { createLogger, createMetricsRegistry, databaseConnectionErrors, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { KeyEncryption } from '../keys/key-encryption.ts';
 import { sealPlaintextSigningKeys } from '../playback/signing-keys.ts';
@@ -31,14 +32,17 @@ export async function startApiServer(
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   // Short timeout: a slow analytics store costs a view estimate, never a listing.
   const clickhouse = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 5000) : undefined;
-  if (clickhouse) {
-    // The analytics schema is shared with delivery; either may create it (idempotent). Not awaited:
-    // the API starts, and reports analytics in /health, whether or not the store is up yet.
-    migrateClickHouse(clickhouse).catch((error: unknown) =>
-      logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
-    );
-  }
-  // The API process keeps the analytics rollup current (infra/src/analytics/rollups.ts): it is
+  // The API is the one process that migrates the analytics schema, as it migrates PostgreSQL
+  // (delivery nodes only check it is there and keep their rows spooled until it is). Not awaited:
+  // the API starts, and reports analytics in /health, whether or not the store is up yet; it
+  // retries until the store answers.
+  const schema = clickhouse
+    ? migrateClickHouseInBackground(clickhouse, {
+        onMigrated: (migrated) => logger.debug({ migrated }, 'analytics schema current'),
+        onError: (error) => logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
+      })
+    : undefined;
+  // The API process keeps the analytics rollup current (@kino/analytics' rollups.ts): it is
   // the process that reads it, every instance may run it (passes are idempotent), and it needs
   // nothing but the store. Failures (store down, schema not there yet) are retried each tick.
   // Its own client: recomputing a backfilled year takes longer than a request may wait.
@@ -59,6 +63,7 @@ export async function startApiServer(
     app,
     url,
     async stop() {
+      schema?.stop();
       refresher?.stop();
       await app.close();
       await connection.close().catch(() => undefined);
