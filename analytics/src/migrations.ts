@@ -189,16 +189,22 @@ export async function assertClickHouseMigrated(client: ClickHouseHttp): Promise<
 
 /**
  * Migrates the analytics schema, retrying every `retryMs` while the store is unreachable (the API
- * starts whether or not it is up, and delivery nodes wait for the schema). `stop()` ends the retries.
+ * starts whether or not it is up, and delivery nodes wait for the schema). `migrated()` says
+ * whether it has succeeded (the API's /health reports analytics failing until then); `stop()` ends
+ * the retries.
  */
 export function migrateClickHouseInBackground(
   client: ClickHouseHttp,
   { retryMs = 2_000, onMigrated, onError }: { retryMs?: number; onMigrated: (versions: number[]) => void; onError: (error: unknown) => void },
-): { stop(): void } {
+): { migrated(): boolean; stop(): void } {
   let stopped = false;
+  let migrated = false;
   let timer: NodeJS.Timeout | undefined;
   const attempt = () => {
-    migrateClickHouse(client).then(onMigrated, (error: unknown) => {
+    migrateClickHouse(client).then((versions) => {
+      migrated = true;
+      onMigrated(versions);
+    }, (error: unknown) => {
       if (stopped) return;
       onError(error);
       timer = setTimeout(attempt, retryMs);
@@ -207,6 +213,7 @@ export function migrateClickHouseInBackground(
   };
   attempt();
   return {
+    migrated: () => migrated,
     stop() {
       stopped = true;
       clearTimeout(timer);

@@ -20,6 +20,8 @@ export interface ApiDeps {
   temporal: Client;
   /** Unset when CLICKHOUSE_URL is not configured: /health reports analytics as skipped. */
   clickhouse?: ClickHouseHttp;
+  /** Whether the API created the analytics schema yet (server.ts); /health reports analytics failing until then. Unset: not checked. */
+  analyticsSchemaMigrated?: () => boolean;
   config: ApiConfig;
   logger: Logger;
   /** Tests shrink limits to prove 429 quickly; the spec's table is the default. */

@@ -34,8 +34,8 @@ export async function startApiServer(
   const clickhouse = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 5000) : undefined;
   // The API is the one process that migrates the analytics schema, as it migrates PostgreSQL
   // (delivery nodes only check it is there and keep their rows spooled until it is). Not awaited:
-  // the API starts, and reports analytics in /health, whether or not the store is up yet; it
-  // retries until the store answers.
+  // the API starts whether or not the store is up yet, retries until it answers, and reports
+  // analytics failing in /health until the schema is there.
   const schema = clickhouse
     ? migrateClickHouseInBackground(clickhouse, {
         onMigrated: (migrated) => logger.debug({ migrated }, 'analytics schema current'),
@@ -53,7 +53,7 @@ export async function startApiServer(
         afterRecompute: copyServedSegments(db, rollupClient),
       })
     : undefined;
-  const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, metricsRegistry, ...overrides });
+  const app = await buildApp({ db, storage, temporal, clickhouse, analyticsSchemaMigrated: schema?.migrated, config, logger, metricsRegistry, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.API_PORT;
