@@ -42,7 +42,7 @@ export default tseslint.config(
   {
     // Production code never starts services or waits on them: launchers are dev tooling (tests may).
     // Nor does it open PGlite: production databases are PostgreSQL; the in-process one is for tests.
-    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'database/src/**/*.ts'],
+    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'database/src/**/*.ts', 'analytics/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'database/src/testing/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [

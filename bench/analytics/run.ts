@@ -20,17 +20,16 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createLogger, newId } from '@kino/infra';
 import {
   clickHouseString,
   ClickHouseHttp,
-  createLogger,
   latestRows,
-  newId,
   SEGMENT_DAILY_TABLE,
   SEGMENT_DELIVERIES_TABLE,
   SEGMENT_HEIGHT_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
-} from '@kino/infra';
+} from '@kino/analytics';
 import { waitFor } from '@kino/infra/dev';
 import { createEnvironment, deleteRateLimitCountersBefore } from '@kino/database/repositories';
 import { openDatabase } from '@kino/database';

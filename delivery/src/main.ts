@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/database';
-import { ClickHouseHttp, Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, type Logger, type RunningProcess } from '@kino/infra';
+import { ClickHouseHttp } from '@kino/analytics';
+import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, type Logger, type RunningProcess } from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';

@@ -5,9 +5,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClickHouseHttp, createLogger, fromTabSeparatedField } from '@kino/infra';
+import { createLogger } from '@kino/infra';
+import { ClickHouseHttp, clickHouseMigrations, fromTabSeparatedField, type SegmentDelivery } from '@kino/analytics';
 import { waitFor } from '@kino/infra/dev';
-import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
+import { SegmentLog } from './segment-log.ts';
 
 // A stand-in for ClickHouse's HTTP interface that records inserted rows and can be made to fail.
 let inserted: Record<string, unknown>[] = [];
@@ -39,9 +40,9 @@ beforeAll(async () => {
         inserted.push(...parseRows(query, body));
       }
       if (body.includes('INSERT INTO segment_rollup_marks') && body.includes('arrayJoin')) marks.push(body);
-      // Migrations: answer the schema_migrations read as if every migration had run.
+      // The schema check: answer the schema_migrations read as if every migration had run.
       res.writeHead(200);
-      res.end(body.includes('FROM schema_migrations') ? JSON.stringify({ meta: [], data: [{ version: 1 }] }) : '');
+      res.end(body.includes('FROM schema_migrations') ? JSON.stringify({ meta: [], data: clickHouseMigrations.map((m) => ({ version: m.version })) }) : '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,5 +1,6 @@
 // Segment logs: every media segment a node serves becomes a row in ClickHouse
-// (`segment_deliveries`, infra/src/analytics/migrations.ts), without ClickHouse on the request path.
+// (`segment_deliveries`; the row, its encoding and its insert are @kino/analytics' segment-row.ts),
+// without ClickHouse on the request path. This file is the spool: durability, batching, shipping.
 //
 // Durability. A row is appended to a spool file in DELIVERY_SPOOL_DIR with write(2) before the
 // segment's first byte is sent. From then on a kill -9 of the node cannot lose it: the bytes are
@@ -11,7 +12,7 @@
 // every 50 ms (off the request path), bounding what a power loss or kernel crash could take to the
 // last 50 ms. So every row whose segment a client received is kept.
 //
-// Format. A spool line is the row in ClickHouse's TabSeparated format (`spoolColumns`' order),
+// Format. A spool line is the row in ClickHouse's TabSeparated format (`SegmentRowEncoder`),
 // written once when the row is recorded and sent as it is. It costs the node far less than
 // JSON.stringify of each row did (bench:analytics --ingest-only prints the CPU per run), and
 // ClickHouse 18.16 and chDB both read it, with less CPU than JSONEachRow. Spool files are
@@ -22,8 +23,9 @@
 // INSERT) and deleted once ClickHouse answered 200. A batch that was inserted but not yet deleted
 // when the node died is inserted again at start: its rows keep their `row_id`, and the ReplacingMergeTree table collapses the copies, so
 // queries that read it with FINAL count each row once. After each batch the days it held are marked
-// for the analytics rollup (infra/src/analytics/rollups.ts), which recomputes them from the raw rows. While ClickHouse is unreachable, batches
-// wait on disk and are retried.
+// for the analytics rollup (@kino/analytics' rollups.ts), which recomputes them from the raw rows. While ClickHouse is unreachable, batches
+// wait on disk and are retried; so do they while the API has not created the analytics schema yet
+// (the API migrates ClickHouse; a node only checks the schema is there).
 import {
   closeSync,
   existsSync,
@@ -38,43 +40,23 @@ import {
 } from 'node:fs';
 import { close, fdatasync } from 'node:fs';
 import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { extname, join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Logger } from '@kino/infra';
 import {
+  assertClickHouseMigrated,
+  insertSegmentRows,
+  SegmentRowEncoder,
   type ClickHouseHttp,
-  type Logger,
-  SEGMENT_DELIVERIES_TABLE,
-  fromTabSeparatedField,
-  markRollupDays,
-  migrateClickHouse,
-  rollupDaysOf,
-  tabSeparatedField,
-  toClickHouseDateTime,
-} from '@kino/infra';
+  type SegmentDelivery,
+  type SegmentRowFormat,
+} from '@kino/analytics';
 
 const fdatasyncAsync = promisify(fdatasync);
 const closeAsync = promisify(close);
 
-export interface SegmentDelivery {
-  orgId: string;
-  envId: string;
-  videoId: string;
-  renditionHeight: number;
-  segmentIndex: number;
-  bytes: number;
-  access: 'public' | 'private';
-}
-
-/**
- * The columns of `segment_deliveries` a spool line holds, in its order. `served_at` and `org_id`
- * come second and third: the shipper reads them from each line to mark the rollup's days.
- */
-const spoolColumns = [
-  'row_id', 'served_at', 'org_id', 'env_id', 'video_id', 'rendition_height', 'segment_index', 'bytes', 'access', 'node_id',
-] as const;
 /** Spool files in TabSeparated (this node) and JSONEachRow (older nodes), by extension. */
-const spoolFormats = { '.tsv': 'TabSeparated', '.ndjson': 'JSONEachRow' } as const;
+const spoolFormats: Record<string, SegmentRowFormat> = { '.tsv': 'TabSeparated', '.ndjson': 'JSONEachRow' };
 
 interface SpoolFile {
   fd: number;
@@ -112,19 +94,13 @@ export class SegmentLog {
   private syncing: Promise<void> = Promise.resolve();
   private shipping?: Promise<void>;
   private nextShipping?: Promise<void>;
-  private migrated = false;
+  private schemaChecked = false;
   private failures = 0;
   private retryAt = 0;
   private fileSeq = 0;
-  /** The row id's prefix and the node id, as TabSeparated fields (escaped once). */
-  private readonly rowPrefix = randomBytes(6).toString('base64url');
-  private readonly nodeField: string;
-  private rowSeq = 0;
+  private readonly encoder: SegmentRowEncoder;
   /** Rows recorded in this turn of the event loop, not yet written. */
   private pending = pendingRows();
-  /** `served_at` of the current second, formatted once a second. */
-  private stampSecond = 0;
-  private stamp = '';
   private syncTimer?: NodeJS.Timeout;
   private shipTimer?: NodeJS.Timeout;
   private closed = false;
@@ -134,7 +110,7 @@ export class SegmentLog {
 
   private constructor(private readonly options: SegmentLogOptions) {
     this.lockPath = join(options.dir, 'spool.lock');
-    this.nodeField = tabSeparatedField(options.nodeId);
+    this.encoder = new SegmentRowEncoder(options.nodeId);
   }
 
   static open(options: SegmentLogOptions): SegmentLog {
@@ -151,17 +127,7 @@ export class SegmentLog {
    */
   record(delivery: SegmentDelivery): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const second = Math.floor(Date.now() / 1000);
-    if (second !== this.stampSecond) {
-      this.stampSecond = second;
-      this.stamp = toClickHouseDateTime(new Date(second * 1000));
-    }
-    // `spoolColumns`' order. The numbers are written by the caller's code (integers); the access
-    // is one of two words; the ids come from the catalog and are escaped.
-    this.pending.text +=
-      `${this.rowPrefix}-${(this.rowSeq++).toString(36)}\t${this.stamp}\t${tabSeparatedField(delivery.orgId)}\t` +
-      `${tabSeparatedField(delivery.envId)}\t${tabSeparatedField(delivery.videoId)}\t${delivery.renditionHeight}\t` +
-      `${delivery.segmentIndex}\t${delivery.bytes}\t${delivery.access}\t${this.nodeField}\n`;
+    this.pending.text += this.encoder.line(delivery);
     if (this.pending.rows++ === 0) setImmediate(() => this.writePending());
     return this.pending.written;
   }
@@ -314,19 +280,19 @@ export class SegmentLog {
     await this.syncing;
     const { dir, clickHouse, logger } = this.options;
     try {
-      if (!this.migrated) {
-        await migrateClickHouse(clickHouse);
-        this.migrated = true;
+      // The API migrates the schema; until it has, batches wait like any that failed to ship.
+      if (!this.schemaChecked) {
+        await assertClickHouseMigrated(clickHouse);
+        this.schemaChecked = true;
       }
       for (const name of (await readdir(dir)).filter((n) => n.startsWith('batch-')).sort(byTimestamp)) {
         const path = join(dir, name);
-        const format = spoolFormats[extname(name) as keyof typeof spoolFormats];
+        const format = spoolFormats[extname(name)];
         if (!format) throw new Error(`spool file ${path} is neither .tsv nor .ndjson`);
         const lines = completeLines(await readFile(path));
-        // The lines go as they are, not parsed and re-encoded.
-        await clickHouse.insertEncoded(SEGMENT_DELIVERIES_TABLE, spoolColumns, format, lines.data);
-        // After the rows, before forgetting the batch: a crash in between replays both.
-        await markRollupDays(clickHouse, format === 'TabSeparated' ? rollupDaysOfTabSeparated(lines.text) : rollupDaysOfJsonLines(lines.text));
+        // The lines go as they are, not parsed and re-encoded; then their days are marked.
+        // Before forgetting the batch: a crash in between replays both.
+        await insertSegmentRows(clickHouse, format, lines);
         await unlink(path);
         this.counts.shippedRows += lines.count;
         logger.debug({ batch: name, rows: lines.count }, 'segment batch shipped');
@@ -372,30 +338,6 @@ function completeLines(file: Buffer): { data: Buffer; text: string; count: numbe
   let count = 0;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
   return { data, text, count };
-}
-
-/**
- * The (organization, day) pairs of TabSeparated spool lines: `served_at` and `org_id`, the second
- * and third fields of each line, found with indexOf rather than by splitting every line.
- */
-function rollupDaysOfTabSeparated(text: string): { orgId: string; day: string }[] {
-  const seen = new Map<string, { orgId: string; day: string }>();
-  for (let start = 0; start < text.length; ) {
-    const end = text.indexOf('\n', start);
-    const servedAt = text.indexOf('\t', start) + 1;
-    const orgId = text.indexOf('\t', servedAt) + 1;
-    const afterOrgId = text.indexOf('\t', orgId);
-    if (servedAt === 0 || orgId === 0 || afterOrgId === -1 || afterOrgId > end) throw new Error(`spool line without its columns: ${text.slice(start, end)}`);
-    const key = text.slice(servedAt, servedAt + 10) + text.slice(orgId - 1, afterOrgId);
-    if (!seen.has(key)) seen.set(key, { orgId: fromTabSeparatedField(text.slice(orgId, afterOrgId)), day: text.slice(servedAt, servedAt + 10) });
-    start = end + 1;
-  }
-  return [...seen.values()];
-}
-
-/** The (organization, day) pairs of JSONEachRow spool lines (batches an older node left). */
-function rollupDaysOfJsonLines(text: string): { orgId: string; day: string }[] {
-  return rollupDaysOf(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { org_id: string; served_at: string }));
 }
 
 function byTimestamp(a: string, b: string): number {

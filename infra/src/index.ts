@@ -5,8 +5,6 @@ export * from './logger.ts';
 export * from './paths.ts';
 export * from './storage.ts';
 export * from './ids.ts';
-export * from './clickhouse.ts';
-export * from './analytics/index.ts';
 export * from './run-process.ts';
 export * from './http-client-error.ts';
 export * from './metrics.ts';

@@ -16,7 +16,7 @@ import {
   SEGMENT_DELIVERIES_TABLE,
   SEGMENT_ROLLUP_MARKS_TABLE,
   toClickHouseDateTime,
-} from '@kino/infra';
+} from '@kino/analytics';
 import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
 
 let dir: string;

@@ -3,16 +3,16 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { newId } from '@kino/infra';
 import {
   ClickHouseHttp,
   markRollupDays,
   migrateClickHouse,
-  newId,
   refreshRollups,
   rollupDaysOf,
   SEGMENT_DELIVERIES_TABLE,
   toClickHouseDateTime,
-} from '@kino/infra';
+} from '@kino/analytics';
 import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { copyServedSegments } from '@kino/control-plane';

@@ -3,7 +3,8 @@
 // /health against those services.
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import assert from 'node:assert/strict';
-import { ClickHouseHttp, Storage, type StorageConfig } from '@kino/infra';
+import { ClickHouseHttp } from '@kino/analytics';
+import { Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/infra/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';

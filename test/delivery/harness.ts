@@ -5,7 +5,8 @@
 // directory. No Temporal and no orchestrator: nothing here transcodes.
 import { openDatabase, type Db } from '@kino/database';
 import { join } from 'node:path';
-import { ClickHouseHttp, Storage, repoRoot } from '@kino/infra';
+import { ClickHouseHttp } from '@kino/analytics';
+import { Storage, repoRoot } from '@kino/infra';
 import { freePort, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';

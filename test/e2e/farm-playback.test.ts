@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClickHouseHttp } from '@kino/infra';
+import type { ClickHouseHttp } from '@kino/analytics';
 import { waitFor } from '@kino/infra/dev';
 import type { Kino } from '@kino/sdk';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';

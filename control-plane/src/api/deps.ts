@@ -1,6 +1,7 @@
 // What the API needs from the outside world, handed in by server.ts (or by a test).
 import type { Client } from '@temporalio/client';
-import type { ClickHouseHttp, Logger, Registry, Storage } from '@kino/infra';
+import type { ClickHouseHttp } from '@kino/analytics';
+import type { Logger, Registry, Storage } from '@kino/infra';
 import type { Db } from '@kino/database';
 import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';
@@ -19,6 +20,8 @@ export interface ApiDeps {
   temporal: Client;
   /** Unset when CLICKHOUSE_URL is not configured: /health reports analytics as skipped. */
   clickhouse?: ClickHouseHttp;
+  /** Whether the API created the analytics schema yet (server.ts); /health reports analytics failing until then. Unset: not checked. */
+  analyticsSchemaMigrated?: () => boolean;
   config: ApiConfig;
   logger: Logger;
   /** Tests shrink limits to prove 429 quickly; the spec's table is the default. */

@@ -1,6 +1,7 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (cli/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, createLogger, createMetricsRegistry, databaseConnectionErrors, migrateClickHouse, startRollupRefresher, Storage, type Logger } from '@kino/infra';
+import { ClickHouseHttp, migrateClickHouseInBackground, startRollupRefresher } from '@kino/analytics';
+import { createLogger, createMetricsRegistry, databaseConnectionErrors, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
@@ -29,14 +30,17 @@ export async function startApiServer(
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   // Short timeout: a slow analytics store costs a view estimate, never a listing.
   const clickhouse = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 5000) : undefined;
-  if (clickhouse) {
-    // The analytics schema is shared with delivery; either may create it (idempotent). Not awaited:
-    // the API starts, and reports analytics in /health, whether or not the store is up yet.
-    migrateClickHouse(clickhouse).catch((error: unknown) =>
-      logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
-    );
-  }
-  // The API process keeps the analytics rollup current (infra/src/analytics/rollups.ts): it is
+  // The API is the one process that migrates the analytics schema, as it migrates PostgreSQL
+  // (delivery nodes only check it is there and keep their rows spooled until it is). Not awaited:
+  // the API starts whether or not the store is up yet, retries until it answers, and reports
+  // analytics failing in /health until the schema is there.
+  const schema = clickhouse
+    ? migrateClickHouseInBackground(clickhouse, {
+        onMigrated: (migrated) => logger.debug({ migrated }, 'analytics schema current'),
+        onError: (error) => logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
+      })
+    : undefined;
+  // The API process keeps the analytics rollup current (@kino/analytics' rollups.ts): it is
   // the process that reads it, every instance may run it (passes are idempotent), and it needs
   // nothing but the store. Failures (store down, schema not there yet) are retried each tick.
   // Its own client: recomputing a backfilled year takes longer than a request may wait.
@@ -47,7 +51,7 @@ export async function startApiServer(
         afterRecompute: copyServedSegments(db, rollupClient),
       })
     : undefined;
-  const app = await buildApp({ db, storage, temporal, clickhouse, config, logger, metricsRegistry, ...overrides });
+  const app = await buildApp({ db, storage, temporal, clickhouse, analyticsSchemaMigrated: schema?.migrated, config, logger, metricsRegistry, ...overrides });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.API_PORT;
@@ -57,6 +61,7 @@ export async function startApiServer(
     app,
     url,
     async stop() {
+      schema?.stop();
       refresher?.stop();
       await app.close();
       await connection.close().catch(() => undefined);

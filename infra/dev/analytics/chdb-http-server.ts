@@ -6,7 +6,7 @@
 //
 // Supported: GET/HEAD /ping; GET /?query=SQL; POST / with the SQL as the body; POST /?query=SQL with
 // the body as the query's data (INSERT ... FORMAT TabSeparated or JSONEachRow). That is all the official client
-// (`@clickhouse/client`, infra/src/clickhouse.ts) sends for Kino's statements. Other URL parameters
+// (`@clickhouse/client`, @kino/analytics' clickhouse.ts) sends for Kino's statements. Other URL parameters
 // (`query_id`, settings such as `output_format_json_quote_64bit_integers`) and the client's
 // `Authorization` header are ignored: chDB's defaults already write 64-bit integers unquoted, and
 // this process has no users (it is the dev stack's store). GET /metrics serves its metrics (queries

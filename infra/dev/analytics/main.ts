@@ -1,13 +1,11 @@
 // The dev stack's embedded analytics store, which `kino analytics-store` runs (chDB behind ClickHouse's HTTP
 // interface). Point every other process's CLICKHOUSE_URL at http://ANALYTICS_HOST:ANALYTICS_PORT.
 import { join } from 'node:path';
-import { ClickHouseHttp } from '../../src/clickhouse.ts';
 import { env, z } from '../../src/config.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { RunningProcess } from '../../src/run-process.ts';
 import { kinoDir } from '../../src/paths.ts';
 import { startChdbHttpServer } from './chdb-http-server.ts';
-import { migrateClickHouse } from '../../src/analytics/migrations.ts';
 
 export const analyticsConfigShape = {
   ANALYTICS_HOST: z.string().default('127.0.0.1'),
@@ -18,7 +16,7 @@ export const analyticsConfigShape = {
 
 export type AnalyticsConfig = z.infer<z.ZodObject<typeof analyticsConfigShape>>;
 
-/** Starts the store and creates the analytics schema; stop() closes it. */
+/** Starts the store; stop() closes it. The API creates the analytics schema (the one process that migrates it). */
 export async function startAnalyticsStore(config: AnalyticsConfig, logger: Logger): Promise<RunningProcess> {
   const server = await startChdbHttpServer({
     dataDir: config.ANALYTICS_DATA_DIR,
@@ -26,7 +24,6 @@ export async function startAnalyticsStore(config: AnalyticsConfig, logger: Logge
     port: config.ANALYTICS_PORT,
     logger,
   });
-  const migrated = await migrateClickHouse(new ClickHouseHttp(server.url));
-  logger.info({ url: server.url, dataDir: config.ANALYTICS_DATA_DIR, migrated }, 'analytics store (chDB) listening');
+  logger.info({ url: server.url, dataDir: config.ANALYTICS_DATA_DIR }, 'analytics store (chDB) listening');
   return { stop: () => server.close() };
 }

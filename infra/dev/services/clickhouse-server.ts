@@ -4,7 +4,7 @@
 // because the server insists on having one.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClickHouseHttp } from '../../src/clickhouse.ts';
+import { ClickHouseHttp } from '@kino/analytics';
 import { findBinary } from '../binaries.ts';
 import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';

@@ -1,6 +1,6 @@
 // The Analytics part of the interface: usage, daily, storage, resolution distribution (each for the
 // organization and under /environments/{envID}) and one video's resolutions. Segment counts come
-// from the ClickHouse rollup (analytics-store.ts), video facts from PostgreSQL. An environment key
+// from the ClickHouse rollup (@kino/analytics' analytics-store.ts), video facts from PostgreSQL. An environment key
 // sees its own environment only, on organization paths too. Days are UTC calendar days.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -18,7 +18,7 @@ import {
   StorageRecordSchema,
   UsageRecordSchema,
 } from '../schemas/analytics.ts';
-import { AnalyticsStore, type RollupScope } from '../analytics-store.ts';
+import { AnalyticsStore, type RollupScope } from '@kino/analytics';
 import { parseCalendarDate } from '../video-parameters.ts';
 import { listEnvironments, getVideo, storedVideoDurations, videoUsageByEnvironment, listRenditions } from '@kino/database/repositories';
 

@@ -68,14 +68,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       },
     },
     async (_request, reply) => {
-      const { db, temporal, storage, clickhouse } = deps;
+      const { db, temporal, storage, clickhouse, analyticsSchemaMigrated } = deps;
       const [database, temporalCheck, storageCheck, analytics] = await Promise.all([
         runCheck('database', deps, () => pingDatabase(db)),
         runCheck('temporal', deps, () =>
           temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.workflowService.getSystemInfo({})),
         ),
         runCheck('storage', deps, () => storage.ping()),
-        runCheck('analytics', deps, clickhouse ? () => clickhouse.ping() : undefined),
+        // Reachable is not enough: delivery nodes ship rows only once the API created the schema.
+        runCheck('analytics', deps, clickhouse ? async () => {
+          await clickhouse.ping();
+          if (analyticsSchemaMigrated && !analyticsSchemaMigrated()) throw new Error('analytics schema not migrated yet');
+        } : undefined),
       ]);
       const checks = { database, temporal: temporalCheck, storage: storageCheck, analytics };
       const failing = Object.entries(checks)

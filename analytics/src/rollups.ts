@@ -31,8 +31,8 @@
 // replayed after a crash marks its days again,
 // and recomputing is idempotent, so repeating work is harmless; it is missing work that is not,
 // hence marks written after the rows and the overlap.
-import type { ClickHouseHttp } from '../clickhouse.ts';
-import { clickHouseString } from '../clickhouse.ts';
+import type { ClickHouseHttp } from './clickhouse.ts';
+import { clickHouseString } from './clickhouse.ts';
 
 export const SEGMENT_DAILY_TABLE = 'segment_daily';
 export const SEGMENT_VIDEO_DAILY_TABLE = 'segment_video_daily';

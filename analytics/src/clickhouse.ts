@@ -1,6 +1,6 @@
 // The analytics store, reached through the official ClickHouse client (`@clickhouse/client`) over
 // ClickHouse's HTTP interface. In the dev stack the URL points at the chDB-backed analytics process
-// (`kino analytics-store`, infra/dev/analytics/chdb-http-server.ts); in production at a ClickHouse server.
+// (`kino analytics-store`, the dev tooling's chdb-http-server.ts); in production at a ClickHouse server.
 // Kino needs four operations (a statement, a SELECT, an INSERT of rows or of rows already encoded), named here once
 // so that every caller sends the same settings.
 //
@@ -10,6 +10,11 @@
 // rows as the body with the query in the URL, and `query_id` and the one setting below in the URL.
 import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+
+/** `YYYY-MM-DD hh:mm:ss` in UTC: the DateTime text both engines parse. */
+export function toClickHouseDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
 
 /** Quotes a string as a ClickHouse string literal (for the few values Kino puts into SQL text). */
 export function clickHouseString(value: string): string {

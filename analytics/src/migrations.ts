@@ -1,7 +1,10 @@
 // The analytics schema in ClickHouse, as numbered migrations recorded in a `schema_migrations`
 // table. Every statement runs on chDB 26 and on ClickHouse 18.16 alike, and is idempotent
-// (IF NOT EXISTS): two processes that start together (delivery and the API) may both migrate.
-import type { ClickHouseHttp } from '../clickhouse.ts';
+// (IF NOT EXISTS). One process migrates: the API, as it migrates PostgreSQL (it reads the
+// analytics and runs the rollups). Delivery nodes only write rows: they check the schema is there
+// (`assertClickHouseMigrated`) and keep their rows spooled until it is.
+import type { ClickHouseHttp } from './clickhouse.ts';
+import { toClickHouseDateTime } from './clickhouse.ts';
 import {
   SEGMENT_DAILY_TABLE,
   SEGMENT_ENV_DAILY_TABLE,
@@ -11,15 +14,13 @@ import {
   SEGMENT_VIDEO_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from './rollups.ts';
+import { SEGMENT_DELIVERIES_TABLE, segmentDeliveryColumnsDdl } from './segment-row.ts';
 
 export interface ClickHouseMigration {
   version: number;
   name: string;
   statements: string[];
 }
-
-/** The table every delivered segment becomes a row of. */
-export const SEGMENT_DELIVERIES_TABLE = 'segment_deliveries';
 
 export const clickHouseMigrations: ClickHouseMigration[] = [
   {
@@ -30,17 +31,9 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       // batch that is shipped twice (a node killed after the insert but before it forgot the
       // batch) repeats row ids, and ReplacingMergeTree keeps one of each. Queries that must count
       // exactly read the table with FINAL (or count distinct row_id).
+      // The columns are segment-row.ts's, declared once there.
       `CREATE TABLE IF NOT EXISTS ${SEGMENT_DELIVERIES_TABLE} (
-        row_id String,
-        served_at DateTime('UTC'),
-        org_id String,
-        env_id String,
-        video_id String,
-        rendition_height UInt16,
-        segment_index UInt32,
-        bytes UInt64,
-        access Enum8('public' = 1, 'private' = 2),
-        node_id String
+        ${segmentDeliveryColumnsDdl()}
       ) ENGINE = ReplacingMergeTree
       PARTITION BY toYYYYMM(served_at)
       ORDER BY (org_id, env_id, video_id, served_at, row_id)`,
@@ -171,7 +164,59 @@ export async function migrateClickHouse(client: ClickHouseHttp): Promise<number[
   return ran;
 }
 
-/** `YYYY-MM-DD hh:mm:ss` in UTC: the DateTime text both engines parse. */
-export function toClickHouseDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
+/** Thrown by `assertClickHouseMigrated` while the API has not created (all of) the schema yet. */
+export class ClickHouseNotMigratedError extends Error {
+  constructor(missing: readonly number[]) {
+    super(`the analytics schema lacks migrations ${missing.join(', ')} (the API creates it at start)`);
+    this.name = 'ClickHouseNotMigratedError';
+  }
+}
+
+/**
+ * Throws `ClickHouseNotMigratedError` unless every migration this code knows has run: what a
+ * process that writes to ClickHouse but does not migrate it (a delivery node) checks first.
+ */
+export async function assertClickHouseMigrated(client: ClickHouseHttp): Promise<void> {
+  const versions = await client.query<{ version: number }>('SELECT version FROM schema_migrations FINAL').catch((error: unknown) => {
+    // ClickHouse's UNKNOWN_TABLE: nothing migrated yet.
+    if ((error as { code?: string }).code === '60') return [];
+    throw error;
+  });
+  const applied = new Set(versions.map((r) => Number(r.version)));
+  const missing = clickHouseMigrations.map((m) => m.version).filter((v) => !applied.has(v));
+  if (missing.length > 0) throw new ClickHouseNotMigratedError(missing);
+}
+
+/**
+ * Migrates the analytics schema, retrying every `retryMs` while the store is unreachable (the API
+ * starts whether or not it is up, and delivery nodes wait for the schema). `migrated()` says
+ * whether it has succeeded (the API's /health reports analytics failing until then); `stop()` ends
+ * the retries.
+ */
+export function migrateClickHouseInBackground(
+  client: ClickHouseHttp,
+  { retryMs = 2_000, onMigrated, onError }: { retryMs?: number; onMigrated: (versions: number[]) => void; onError: (error: unknown) => void },
+): { migrated(): boolean; stop(): void } {
+  let stopped = false;
+  let migrated = false;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = () => {
+    migrateClickHouse(client).then((versions) => {
+      migrated = true;
+      onMigrated(versions);
+    }, (error: unknown) => {
+      if (stopped) return;
+      onError(error);
+      timer = setTimeout(attempt, retryMs);
+      timer.unref();
+    });
+  };
+  attempt();
+  return {
+    migrated: () => migrated,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -1,21 +1,20 @@
-// The analytics endpoints' reads from ClickHouse. Every query reads a rollup (infra/src/analytics/
-// rollups.ts), never the raw segment rows, and the smallest one that answers it: per (day,
+// The analytics endpoints' reads from ClickHouse. Every query reads a rollup (rollups.ts),
+// never the raw segment rows, and the smallest one that answers it: per (day,
 // environment) or (day, environment, height) for the organization-wide endpoints (a year is a few
 // thousand rows), per (video, day, height) ordered by video for one video, per (month, height,
 // video) for distinct videos and `served`. Rollups are read without FINAL (`latestRows`: the newest
 // version of each key, then sums), exact because counts only grow.
 // Dates are UTC calendar days (YYYY-MM-DD, both bounds inclusive); timestamps come back as
 // `YYYY-MM-DD hh:mm:ss` UTC text.
+import { clickHouseString, type ClickHouseHttp } from './clickhouse.ts';
 import {
-  clickHouseString,
   latestRows,
   SEGMENT_DAILY_TABLE,
   SEGMENT_ENV_DAILY_TABLE,
   SEGMENT_HEIGHT_DAILY_TABLE,
   SEGMENT_VIDEO_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
-  type ClickHouseHttp,
-} from '@kino/infra';
+} from './rollups.ts';
 import { resolutionBands } from '@kino/proto/contract';
 
 /** Which rollup rows a query reads. */

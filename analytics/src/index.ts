@@ -1,0 +1,7 @@
+// The analytics store, ClickHouse, in one place: the client, the schema and its migrations (run by
+// the API only), the segment-log row delivery nodes write, the rollups, and the reads the API makes.
+export * from './clickhouse.ts';
+export * from './migrations.ts';
+export * from './segment-row.ts';
+export * from './rollups.ts';
+export * from './analytics-store.ts';

@@ -1,2 +1,0 @@
-export * from './migrations.ts';
-export * from './rollups.ts';
