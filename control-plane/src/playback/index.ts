@@ -1,4 +1,3 @@
-export * from './claims.ts';
 export * from './signing-keys.ts';
 export * from './tokens.ts';
 export { KeyEncryption, KeyEncryptionError, isKeyEncryptionKey } from '../keys/key-encryption.ts';

@@ -7,12 +7,11 @@ import { KeyEncryption } from '../keys/key-encryption.ts';
 import {
   PlaybackKeyring,
   RETIRED_KEY_GRACE_MS,
-  isDomainAllowed,
   mintPlaybackToken,
-  parseDomainList,
   sealPlaintextSigningKeys,
   signedPlaybackUrl,
 } from './index.ts';
+import { isDomainAllowed, parseDomainList } from '@kino/proto/contract';
 import { insertSigningKey } from '../repositories/signing-keys.ts';
 
 describe('playback signing keys and tokens', () => {

@@ -14,8 +14,8 @@ import {
   MAX_PLAYBACK_DOMAINS,
   PLAYBACK_EXPIRATIONS,
   parseDomainList,
-  type PlaybackExpiration,
-} from './claims.ts';
+  playbackExpirations,
+} from '@kino/proto/contract';
 import { PlaybackKeyring } from './signing-keys.ts';
 import { mintPlaybackToken, signedPlaybackUrl } from './tokens.ts';
 
@@ -27,11 +27,9 @@ export function keyringFor({ db, config }: Pick<ApiDeps, 'db' | 'config'>): Play
   return keyring;
 }
 
-const expirations = Object.keys(PLAYBACK_EXPIRATIONS) as PlaybackExpiration[];
-
 const SignedUrlQuery = Type.Object({
   expiration: Type.Optional(
-    StringEnum(expirations, { default: DEFAULT_PLAYBACK_EXPIRATION, description: 'Token lifetime: 15m, 30m, 1h, 4h, 24h or 7d.' }),
+    StringEnum(playbackExpirations, { default: DEFAULT_PLAYBACK_EXPIRATION, description: 'Token lifetime: 15m, 30m, 1h, 4h, 24h or 7d.' }),
   ),
   domains: Type.Optional(
     Type.String({

@@ -17,7 +17,7 @@ import {
   rotateSigningKeys,
   storeSealedPrivateKey,
 } from '../repositories/signing-keys.ts';
-import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from './claims.ts';
+import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from '@kino/proto/contract';
 
 /** How long an API process keeps using the key it read before it looks again. */
 export const ACTIVE_KEY_CACHE_MS = 60_000;

@@ -3,6 +3,7 @@
 export * from './delivery-paths.ts';
 export * from './encoding.ts';
 export * from './hls.ts';
+export * from './playback-claims.ts';
 export * from './resolution-bands.ts';
 export * from './share-links.ts';
 export * from './storage-layout.ts';
