@@ -2,6 +2,7 @@
 // no Node built-ins), so the SDK and Temporal's workflow sandbox can load it.
 export * from './delivery-paths.ts';
 export * from './encoding.ts';
+export * from './errors.ts';
 export * from './hls.ts';
 export * from './playback-claims.ts';
 export * from './resolution-bands.ts';
