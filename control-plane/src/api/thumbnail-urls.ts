@@ -7,7 +7,7 @@
 import type { Video } from '../db/schema.ts';
 import { IMAGE_TOKEN_SCOPE, IMAGE_TOKEN_SECONDS } from '@kino/proto/contract';
 import { mintPlaybackToken } from '../playback/index.ts';
-import { keyringFor } from '../playback/routes.ts';
+import { keyringFor } from '../playback/keyrings.ts';
 import type { ApiDeps } from './deps.ts';
 import { thumbnailUrl } from './format.ts';
 

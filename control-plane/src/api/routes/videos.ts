@@ -62,7 +62,7 @@ import {
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
-import { keyringFor } from '../../playback/routes.ts';
+import { keyringFor } from '../../playback/keyrings.ts';
 import { storyboardUrlOf } from '../../playback/storyboard-url.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 

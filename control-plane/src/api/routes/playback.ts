@@ -2,13 +2,11 @@
 // URLs (spec, "Playback": GET /{orgID}/videos/{publicID}/signed-url).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Db } from '../db/database.ts';
-import type { ApiDeps, RouteOptions } from '../api/deps.ts';
-import { KeyEncryption } from '../keys/key-encryption.ts';
-import { NotFoundError, ValidationError } from '../api/errors.ts';
-import { accessOf, assertEnvironmentReach } from '../api/plugins/access.ts';
-import { Envelope, errorResponses, OrgParams, StringEnum } from '../api/schemas/common.ts';
-import { getVideo } from '../repositories/videos.ts';
+import type { RouteOptions } from '../deps.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
+import { Envelope, errorResponses, OrgParams, StringEnum } from '../schemas/common.ts';
+import { getVideo } from '../../repositories/videos.ts';
 import {
   DEFAULT_PLAYBACK_EXPIRATION,
   MAX_PLAYBACK_DOMAINS,
@@ -16,16 +14,8 @@ import {
   parseDomainList,
   playbackExpirations,
 } from '@kino/proto/contract';
-import { PlaybackKeyring } from './signing-keys.ts';
-import { mintPlaybackToken, signedPlaybackUrl } from './tokens.ts';
-
-/** One keyring per database handle: its caches are per process. */
-const keyrings = new WeakMap<Db, PlaybackKeyring>();
-export function keyringFor({ db, config }: Pick<ApiDeps, 'db' | 'config'>): PlaybackKeyring {
-  let keyring = keyrings.get(db);
-  if (!keyring) keyrings.set(db, (keyring = new PlaybackKeyring(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))));
-  return keyring;
-}
+import { keyringFor } from '../../playback/keyrings.ts';
+import { mintPlaybackToken, signedPlaybackUrl } from '../../playback/tokens.ts';
 
 const SignedUrlQuery = Type.Object({
   expiration: Type.Optional(
