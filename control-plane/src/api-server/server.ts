@@ -6,8 +6,8 @@ import { KeyEncryption } from '../keys/key-encryption.ts';
 import { sealPlaintextSigningKeys } from '../playback/signing-keys.ts';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
-import type { ApiDeps } from './deps.ts';
-import { copyServedSegments } from './served-segments.ts';
+import type { ApiDeps } from '../api/deps.ts';
+import { copyServedSegments } from '../api/served-segments.ts';
 
 export interface RunningApi {
   app: ApiApp;
