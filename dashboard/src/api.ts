@@ -2,6 +2,7 @@
 // changes something carries the session's CSRF token (the server refuses it otherwise). Both the
 // ordinary API (`/v1/api/...`) and the dashboard's own routes (`/dashboard/api/...`) answer
 // `{ body: ... }` or the error envelope `{ title, status, detail, code }`.
+import type { ErrorEnvelope } from '@kino/proto/contract';
 
 /** An error answer of the server, with the envelope's fields. */
 export class ApiError extends Error {
@@ -41,7 +42,7 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   const text = await response.text();
   const parsed: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
-    const envelope = (parsed ?? {}) as { code?: string; detail?: string; title?: string };
+    const envelope = (parsed ?? {}) as Partial<ErrorEnvelope>;
     throw new ApiError(response.status, envelope.code ?? 'unknown_error', envelope.detail ?? envelope.title ?? response.statusText);
   }
   return (parsed as { body: T }).body;

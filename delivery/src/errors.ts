@@ -1,7 +1,6 @@
 // The one error type of the delivery node: an HTTP status and the spec's envelope
 // `{title, status, detail, errors?, code}`.
-import { STATUS_CODES } from 'node:http';
-import type { FieldError } from './playback-params.ts';
+import { errorEnvelope, type FieldError } from '@kino/proto/contract';
 
 export class DeliveryError extends Error {
   constructor(
@@ -15,13 +14,7 @@ export class DeliveryError extends Error {
   }
 
   body(): string {
-    return JSON.stringify({
-      title: STATUS_CODES[this.status] ?? 'Error',
-      status: this.status,
-      detail: this.detail,
-      ...(this.errors ? { errors: this.errors } : {}),
-      code: this.code,
-    });
+    return JSON.stringify(errorEnvelope(this.status, this.code, this.detail, this.errors));
   }
 }
 

@@ -14,7 +14,7 @@ import {
   PLAYBACK_TOKEN_ISSUER,
   isDomainAllowed,
   type PlaybackClaims,
-} from '@kino/control-plane/playback';
+} from '@kino/proto/contract';
 import { DeliveryError } from './errors.ts';
 
 const verifiedCacheMs = 60_000;

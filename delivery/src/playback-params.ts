@@ -3,12 +3,7 @@
 // serves on-demand video: every playlist is complete (EXT-X-ENDLIST), so a blocking reload is
 // answered at once and a delta update is the full playlist; the parameters are validated (a bad
 // value is 400) and otherwise do not change the response.
-
-export interface FieldError {
-  message: string;
-  location: string;
-  value: unknown;
-}
+import type { FieldError } from '@kino/proto/contract';
 
 const booleans = new Set(['true', 'false', '1', '0', 'yes', 'no']);
 const integer = /^\d{1,10}$/;

@@ -4,6 +4,7 @@
 // (Fastify's `clientErrorHandler`) and delivery (`server.on('clientError')`) answer through this.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { errorEnvelope } from '@kino/proto/contract';
 
 /** The status and named condition of a parser error. */
 export function clientErrorCondition(error: Error & { code?: string }): { status: number; code: string; detail: string } {
@@ -24,7 +25,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const { status, code, detail } = clientErrorCondition(error);
-    const body = JSON.stringify({ title: STATUS_CODES[status] ?? 'Error', status, detail, code });
+    const body = JSON.stringify(errorEnvelope(status, code, detail));
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,14 +1,38 @@
 // The API's records, field for field as the interface spec names them (and docs/decisions/ where
 // the spec says "not shown"). Responses arrive wrapped as `{ body }`; these are the `body` contents.
 // The encoding vocabulary and the webhook events come from the contract the server is built from.
-import type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent, WebhookPayload } from '@kino/proto/contract';
+// So are the value lists (statuses, delete reasons, content types, URL expirations) and the error envelope.
+import type {
+  AudioCodec,
+  CompressionRatio,
+  DeleteReason,
+  ErrorEnvelope,
+  MaxEdgeLength,
+  PixelFormat,
+  PlaybackExpiration,
+  RateControlMode,
+  UploadContentType,
+  VideoQuality,
+  VideoStatus,
+  WebhookEvent,
+  WebhookPayload,
+} from '@kino/proto/contract';
 
-export type { AudioCodec, CompressionRatio, MaxEdgeLength, PixelFormat, RateControlMode, VideoQuality, WebhookEvent, WebhookPayload };
-export type VideoStatus = 'transcoding' | 'ready' | 'failed';
-
-export type UploadContentType = 'video/mp4' | 'video/quicktime' | 'video/x-msvideo' | 'video/webm' | 'video/x-matroska';
-export type DeleteReason = 'user_request' | 'policy_violation' | 'copyright_claim' | 'expired_content' | 'admin_action';
-export type SignedUrlExpiration = '15m' | '30m' | '1h' | '4h' | '24h' | '7d';
+export type {
+  AudioCodec,
+  CompressionRatio,
+  DeleteReason,
+  ErrorEnvelope,
+  MaxEdgeLength,
+  PixelFormat,
+  RateControlMode,
+  UploadContentType,
+  VideoQuality,
+  VideoStatus,
+  WebhookEvent,
+  WebhookPayload,
+};
+export type SignedUrlExpiration = PlaybackExpiration;
 
 /** `GET /{orgID}/environments` → `body.environments[]` (docs/decisions/api.md#environments-and-the-organization-wide-list). */
 export interface Environment {
@@ -445,22 +469,7 @@ export interface DateRangeParams {
 }
 
 /** One entry of an error's `errors` list. */
-export interface ErrorDetail {
-  message: string;
-  /** e.g. `body.fileSize`, `query.pageSize`. */
-  location: string;
-  value?: unknown;
-}
-
-/** The error envelope of every non-2xx answer. */
-export interface ErrorEnvelope {
-  title: string;
-  status: number;
-  detail: string;
-  errors?: ErrorDetail[];
-  /** The named condition: `invalid_page_size`, `video_not_found`, ... */
-  code: string;
-}
+export type ErrorDetail = NonNullable<ErrorEnvelope['errors']>[number];
 
 /** An encode node as the operators' interface shows it (`kino.nodes`). */
 export interface EncodeNode {

@@ -5,8 +5,8 @@ import type { Logger, Registry, Storage } from '@kino/infra';
 import type { Db } from '@kino/database';
 import type { ApiConfig } from '../config.ts';
 import type { RateLimitOverrides } from './rate-limits.ts';
-import type { DashboardSessions } from '../dashboard/sessions.ts';
-import type { DashboardCookies } from '../dashboard/cookies.ts';
+import type { DashboardSessions } from '../sessions/sessions.ts';
+import type { DashboardCookies } from '../sessions/cookies.ts';
 import type { HostResolver } from '../network/webhook-destinations.ts';
 
 /** Segments served per video, for the `served` estimate (api/served-segments.ts). */

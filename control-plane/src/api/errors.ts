@@ -2,13 +2,9 @@
 // condition (the spec's named errors), a human `detail`, and for validation the offending fields.
 // One handler (error-handler.ts) turns them into the spec's envelope.
 
-export interface FieldError {
-  message: string;
-  /** Where the value came from: `body.<field>`, `query.<field>` or `params.<field>`. */
-  location: string;
-  /** The offending value (null when the field is missing). */
-  value: unknown;
-}
+import type { FieldError } from '@kino/proto/contract';
+
+export type { FieldError };
 
 export class ApiError extends Error {
   constructor(
@@ -29,45 +25,48 @@ export class ValidationError extends ApiError {
   }
 }
 
+/** An ApiError class whose code each use names: `new NotFoundError('video_not_found', detail)`. */
+function errorWithCode(status: number) {
+  return class extends ApiError {
+    constructor(code: string, detail: string) {
+      super(status, code, detail);
+    }
+  };
+}
+
+/** An ApiError class with one code: `new RateLimitError(detail)`. */
+function errorOf(status: number, code: string) {
+  return class extends ApiError {
+    constructor(detail: string) {
+      super(status, code, detail);
+    }
+  };
+}
+
+// The named errors, one line each: status, and the code when it is always the same.
 /** Other 400s that are about the request as a whole (e.g. `already_deleted`, `invalid_json`). */
-export class BadRequestError extends ApiError {
-  constructor(code: string, detail: string) {
-    super(400, code, detail);
-  }
-}
-
-export class UnauthorizedError extends ApiError {
-  constructor(detail: string) {
-    super(401, 'unauthorized', detail);
-  }
-}
-
-export class ForbiddenError extends ApiError {
-  constructor(detail: string) {
-    super(403, 'forbidden', detail);
-  }
-}
-
-/** 403: a dashboard session's state-changing request without its CSRF token (a forged cross-site request, say). */
-export class CsrfTokenError extends ApiError {
-  constructor(detail: string) {
-    super(403, 'csrf_token_invalid', detail);
-  }
-}
-
-/** 403: a signed-in dashboard user who is not a member of the organization in the path. */
-export class NotMemberError extends ApiError {
-  constructor(detail: string) {
-    super(403, 'not_a_member', detail);
-  }
-}
-
-/** 404 with the resource named in the code: `environment_not_found`, `video_not_found`, `not_found`... */
-export class NotFoundError extends ApiError {
-  constructor(code: string, detail: string) {
-    super(404, code, detail);
-  }
-}
+export const BadRequestError = errorWithCode(400);
+export const UnauthorizedError = errorOf(401, 'unauthorized');
+export const ForbiddenError = errorOf(403, 'forbidden');
+/** A dashboard session's state-changing request without its CSRF token (a forged cross-site request, say). */
+export const CsrfTokenError = errorOf(403, 'csrf_token_invalid');
+/** A signed-in dashboard user who is not a member of the organization in the path. */
+export const NotMemberError = errorOf(403, 'not_a_member');
+/** The resource named in the code: `environment_not_found`, `video_not_found`, `not_found`... */
+export const NotFoundError = errorWithCode(404);
+/** The resource is in a state that refuses the operation (`processing_in_progress`, `not_failed`). */
+export const ConflictError = errorWithCode(409);
+/** A request body larger than the API accepts. */
+export const PayloadTooLargeError = errorOf(413, 'payload_too_large');
+/** A path parameter longer than the router accepts. */
+export const UriTooLongError = errorOf(414, 'uri_too_long');
+/** A request body that is not JSON. */
+export const UnsupportedMediaTypeError = errorOf(415, 'unsupported_media_type');
+/** A well-formed request that cannot be taken as it is (`idempotency_key_reused`). */
+export const UnprocessableEntityError = errorWithCode(422);
+export const RateLimitError = errorOf(429, 'rate_limit_exceeded');
+/** A dependency (database, Temporal, storage) is unavailable; nothing was changed. */
+export const ServiceUnavailableError = errorOf(503, 'service_unavailable');
 
 /** 405: the path exists, the method does not; `allow` lists the methods it answers. */
 export class MethodNotAllowedError extends ApiError {
@@ -76,54 +75,6 @@ export class MethodNotAllowedError extends ApiError {
     readonly allow: string,
   ) {
     super(405, 'method_not_allowed', `${method} is not allowed here; this path answers ${allow}.`);
-  }
-}
-
-/** 413: a request body larger than the API accepts. */
-export class PayloadTooLargeError extends ApiError {
-  constructor(detail: string) {
-    super(413, 'payload_too_large', detail);
-  }
-}
-
-/** 414: a path parameter longer than the router accepts. */
-export class UriTooLongError extends ApiError {
-  constructor(detail: string) {
-    super(414, 'uri_too_long', detail);
-  }
-}
-
-/** 415: a request body that is not JSON. */
-export class UnsupportedMediaTypeError extends ApiError {
-  constructor(detail: string) {
-    super(415, 'unsupported_media_type', detail);
-  }
-}
-
-/** 409: the resource is in a state that refuses the operation (`processing_in_progress`, `not_failed`). */
-export class ConflictError extends ApiError {
-  constructor(code: string, detail: string) {
-    super(409, code, detail);
-  }
-}
-
-/** 422: a well-formed request that cannot be taken as it is (`idempotency_key_reused`). */
-export class UnprocessableEntityError extends ApiError {
-  constructor(code: string, detail: string) {
-    super(422, code, detail);
-  }
-}
-
-export class RateLimitError extends ApiError {
-  constructor(detail: string) {
-    super(429, 'rate_limit_exceeded', detail);
-  }
-}
-
-/** 503: a dependency (database, Temporal, storage) is unavailable; nothing was changed. */
-export class ServiceUnavailableError extends ApiError {
-  constructor(detail: string) {
-    super(503, 'service_unavailable', detail);
   }
 }
 

@@ -5,8 +5,9 @@
 // - a private video: the same URL with a short-lived token whose `scope` is `images`, so the URL
 //   opens that video's thumbnails and nothing else (not its playlists or segments).
 import type { Video } from '@kino/database';
-import { IMAGE_TOKEN_SCOPE, IMAGE_TOKEN_SECONDS, mintPlaybackToken } from '../playback/index.ts';
-import { keyringFor } from '../playback/routes.ts';
+import { IMAGE_TOKEN_SCOPE, IMAGE_TOKEN_SECONDS } from '@kino/proto/contract';
+import { mintPlaybackToken } from '../playback/index.ts';
+import { keyringFor } from '../playback/keyrings.ts';
 import type { ApiDeps } from './deps.ts';
 import { thumbnailUrl } from './format.ts';
 

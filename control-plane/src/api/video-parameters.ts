@@ -36,11 +36,6 @@ export function partLayout(fileSize: number, requestedPartSize?: number): { part
 export function expectedPartSize(fileSize: number, partSize: number, partNumber: number): number {
   return Math.min(partSize, fileSize - (partNumber - 1) * partSize);
 }
-export const UPLOAD_CONTENT_TYPES = ['video/mp4', 'video/quicktime', 'video/x-msvideo', 'video/webm', 'video/x-matroska'] as const;
-export const DEFAULT_UPLOAD_CONTENT_TYPE = 'video/mp4';
-
-export const DELETE_REASONS = ['user_request', 'policy_violation', 'copyright_claim', 'expired_content', 'admin_action'] as const;
-
 export function withDefaultParameters(request: Partial<EncodingParameters>): EncodingParameters {
   return {
     maxEdgeLength: request.maxEdgeLength ?? defaultEncodingParameters.maxEdgeLength,

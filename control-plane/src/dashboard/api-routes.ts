@@ -21,7 +21,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../api/errors.ts
 import { Envelope, Id, StringEnum, Text } from '../api/schemas/common.ts';
 import { accessOf } from '../api/plugins/access.ts';
 import { drainNode, listFarmNodes, NodeSchema } from '../api/routes/operators.ts';
-import type { DashboardUser } from './sessions.ts';
+import type { DashboardUser } from '../sessions/sessions.ts';
 
 const session = { auth: 'session' as const };
 const hide = true;

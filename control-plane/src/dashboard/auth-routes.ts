@@ -2,8 +2,8 @@
 // callback, sign-out. The sign-in in progress rides in a signed, httpOnly cookie for 10 minutes.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api/deps.ts';
-import type { OidcClient, SignInTransaction } from './oidc.ts';
-import { SignInRefusedError } from './sessions.ts';
+import type { OidcClient, SignInTransaction } from '../sessions/oidc.ts';
+import { SignInRefusedError } from '../sessions/sessions.ts';
 
 export interface AuthRouteOptions {
   deps: ApiDeps;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ConfigError } from '@kino/infra';
 import { parseApiConfig } from '../config.ts';
 import { safeReturnTo } from './auth-routes.ts';
-import { dashboardCookies } from './cookies.ts';
+import { dashboardCookies } from '../sessions/cookies.ts';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/kino',

@@ -11,7 +11,7 @@ import type { ApiDeps } from '../api/deps.ts';
 import { NotFoundError, ServiceUnavailableError } from '../api/errors.ts';
 import { authRoutes } from './auth-routes.ts';
 import { dashboardApiRoutes } from './api-routes.ts';
-import type { OidcClient } from './oidc.ts';
+import type { OidcClient } from '../sessions/oidc.ts';
 
 /** `npm run build -w @kino/dashboard` writes it; the setup step of `npm run dev` and `npm test` runs that. */
 export const dashboardDistDir = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));

@@ -1,7 +1,7 @@
 // What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
 // history), no imports of code: the workflow sandbox reads these as types only. The task queue,
 // workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
-import type { VideoQuality, WebhookPayload } from '@kino/proto/contract';
+import type { VideoQuality, VideoStatus, WebhookPayload } from '@kino/proto/contract';
 import type { ChunkPlan } from './chunks.ts';
 import type { LadderParameters, RenditionPlan } from './ladder.ts';
 
@@ -47,7 +47,7 @@ export interface VideoJob {
   storagePath: string;
   quality: VideoQuality;
   parameters: LadderParameters;
-  status: 'transcoding' | 'ready' | 'failed';
+  status: VideoStatus;
   deleted: boolean;
 }
 

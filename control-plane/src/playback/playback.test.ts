@@ -7,11 +7,10 @@ import { openPgliteDatabase } from '@kino/database/testing';
 import {
   PlaybackKeyring,
   RETIRED_KEY_GRACE_MS,
-  isDomainAllowed,
   mintPlaybackToken,
-  parseDomainList,
   signedPlaybackUrl,
 } from './index.ts';
+import { isDomainAllowed, parseDomainList } from '@kino/proto/contract';
 import { insertSigningKey } from '@kino/database/repositories';
 
 describe('playback signing keys and tokens', () => {

@@ -13,7 +13,7 @@ import {
   listSigningKeys,
   rotateSigningKeys,
 } from '@kino/database/repositories';
-import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from './claims.ts';
+import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from '@kino/proto/contract';
 
 /** How long an API process keeps using the key it read before it looks again. */
 export const ACTIVE_KEY_CACHE_MS = 60_000;

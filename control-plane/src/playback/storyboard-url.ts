@@ -4,7 +4,7 @@
 // is never handed a URL that answers 404.
 import { deliveryPaths, storyboardVttName } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
-import { PLAYBACK_EXPIRATIONS } from './claims.ts';
+import { PLAYBACK_EXPIRATIONS } from '@kino/proto/contract';
 import type { PlaybackKeyring } from './signing-keys.ts';
 import { mintPlaybackToken } from './tokens.ts';
 

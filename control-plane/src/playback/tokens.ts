@@ -3,7 +3,7 @@
 import { SignJWT } from 'jose';
 import { deliveryPaths, hlsMasterName } from '@kino/proto/contract';
 import type { ActiveSigningKey } from './signing-keys.ts';
-import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER, type PlaybackClaims } from './claims.ts';
+import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER, type PlaybackClaims } from '@kino/proto/contract';
 
 export interface MintPlaybackTokenInput {
   videoId: string;

@@ -1,33 +1,28 @@
 // Environments of the organization: list (GET /v1/api/{orgID}/environments) and create (the API
 // has no route for that; /dashboard/api/{orgID}/environments).
 import { useState } from 'preact/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, API_ROOT, json } from '../api.ts';
 import { useSession, type SessionEnvironment } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { firstError, useList, useListChange } from '../use-list.ts';
 
 export function EnvironmentsPage() {
   const session = useSession();
   const org = session.org!;
-  const queryClient = useQueryClient();
-  const queryKey = ['environments', org.id];
-  const environments = useQuery({
-    queryKey,
-    queryFn: () => api<{ environments: SessionEnvironment[] }>(`${API_ROOT}/${org.id}/environments`),
-  });
+  const environments = useList(['environments', org.id], () => api<{ environments: SessionEnvironment[] }>(`${API_ROOT}/${org.id}/environments`));
   const [name, setName] = useState('');
-  const create = useMutation({
-    mutationFn: () => api<SessionEnvironment>(`/dashboard/api/${org.id}/environments`, json('POST', { name })),
-    onSuccess: async (created) => {
+  const create = useListChange(
+    environments,
+    () => api<SessionEnvironment>(`/dashboard/api/${org.id}/environments`, json('POST', { name })),
+    async (created) => {
       setName('');
-      await queryClient.invalidateQueries({ queryKey });
       // The pickers list environments from the session.
       await session.reload();
       session.setEnv(created.id);
     },
-  });
-  const problem = create.error ?? environments.error;
+  );
+  const problem = firstError(create, environments.list);
 
   return (
     <section>
@@ -58,7 +53,7 @@ export function EnvironmentsPage() {
           </tr>
         </thead>
         <tbody>
-          {environments.data?.environments.map((env) => (
+          {environments.list.data?.environments.map((env) => (
             <tr key={env.id}>
               <td>{env.name}</td>
               <td>

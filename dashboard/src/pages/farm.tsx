@@ -1,31 +1,25 @@
 // The farm (operators): encode nodes with their slots in use, last heartbeat and state; drain and
 // undrain. /dashboard/api/farm/nodes runs the operators' interface's code with an operator's session.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { EncodeNode } from '@kino/sdk';
 import { api } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { firstError, useList, useListChange } from '../use-list.ts';
 
 export function FarmPage() {
   const session = useSession();
-  const queryClient = useQueryClient();
-  const queryKey = ['farm-nodes'];
-  const nodes = useQuery({
-    queryKey,
+  const nodes = useList(['farm-nodes'], () => api<{ nodes: EncodeNode[] }>('/dashboard/api/farm/nodes'), {
     enabled: session.operator,
-    queryFn: () => api<{ nodes: EncodeNode[] }>('/dashboard/api/farm/nodes'),
     // Slots and heartbeats change by the second: keep the page current.
     refetchInterval: 5_000,
   });
-  const drain = useMutation({
-    mutationFn: ({ id, draining }: { id: string; draining: boolean }) =>
-      api<EncodeNode>(`/dashboard/api/farm/nodes/${id}/${draining ? 'drain' : 'undrain'}`, { method: 'POST' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
-  });
+  const drain = useListChange(nodes, ({ id, draining }: { id: string; draining: boolean }) =>
+    api<EncodeNode>(`/dashboard/api/farm/nodes/${id}/${draining ? 'drain' : 'undrain'}`, { method: 'POST' }),
+  );
   if (!session.operator) return <p class="muted">The farm is for operators.</p>;
-  const problem = drain.error ?? nodes.error;
-  const live = nodes.data?.nodes.filter((n) => n.state !== 'gone') ?? [];
+  const problem = firstError(drain, nodes.list);
+  const live = nodes.list.data?.nodes.filter((n) => n.state !== 'gone') ?? [];
 
   return (
     <section>
@@ -49,7 +43,7 @@ export function FarmPage() {
           </tr>
         </thead>
         <tbody>
-          {nodes.data?.nodes.map((node) => (
+          {nodes.list.data?.nodes.map((node) => (
             <tr key={node.id} data-testid={`node-${node.id}`}>
               <td>
                 <code>{node.id}</code>
@@ -81,7 +75,7 @@ export function FarmPage() {
           ))}
         </tbody>
       </table>
-      {nodes.data?.nodes.length === 0 && <p class="muted">No encode node has registered.</p>}
+      {nodes.list.data?.nodes.length === 0 && <p class="muted">No encode node has registered.</p>}
     </section>
   );
 }

@@ -2,11 +2,11 @@
 // (prefix, type, environment, created, last used), revoke. The API key operations limit applies
 // (20 per hour per organization). The server is /dashboard/api/{orgID}/keys.
 import { useState } from 'preact/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface ApiKey {
   id: string;
@@ -22,32 +22,25 @@ interface ApiKey {
 export function KeysPage() {
   const session = useSession();
   const org = session.org!;
-  const queryClient = useQueryClient();
-  const queryKey = ['keys', org.id];
-  const keys = useQuery({ queryKey, queryFn: () => api<{ keys: ApiKey[] }>(`/dashboard/api/${org.id}/keys`) });
+  const keys = useList(['keys', org.id], () => api<{ keys: ApiKey[] }>(`/dashboard/api/${org.id}/keys`));
   const [type, setType] = useState<'environment' | 'full'>('environment');
   const [envId, setEnvId] = useState(session.env?.id ?? '');
   const [live, setLive] = useState(false);
   // The new key in clear: this component's state only, gone at "Done" or when the page is left.
   const [created, setCreated] = useState<string | undefined>();
 
-  const create = useMutation({
-    mutationFn: () =>
+  const create = useListChange(
+    keys,
+    () =>
       api<ApiKey & { apiKey: string }>(
         `/dashboard/api/${org.id}/keys`,
         json('POST', { type, live, ...(type === 'environment' ? { envId: envId || session.env?.id } : {}) }),
       ),
-    onSuccess: (key) => {
-      setCreated(key.apiKey);
-      void queryClient.invalidateQueries({ queryKey });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
-  });
+    (key) => setCreated(key.apiKey),
+  );
+  const revoke = useListChange(keys, (id: string) => api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }));
   const envName = (id: string | null) => (id ? (org.environments.find((e) => e.id === id)?.name ?? id) : 'all environments');
-  const problem = create.error ?? revoke.error ?? keys.error;
+  const problem = firstError(create, revoke, keys.list);
 
   return (
     <section>
@@ -105,7 +98,7 @@ export function KeysPage() {
           </tr>
         </thead>
         <tbody>
-          {keys.data?.keys.map((key) => (
+          {keys.list.data?.keys.map((key) => (
             <tr key={key.id} data-testid={`key-${key.id}`} data-prefix={key.prefix}>
               <td>
                 <code>{key.prefix}…</code>
@@ -133,7 +126,7 @@ export function KeysPage() {
           ))}
         </tbody>
       </table>
-      {keys.data?.keys.length === 0 && <p class="muted">No keys yet.</p>}
+      {keys.list.data?.keys.length === 0 && <p class="muted">No keys yet.</p>}
     </section>
   );
 }

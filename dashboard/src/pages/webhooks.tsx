@@ -1,12 +1,12 @@
 // Webhooks of the current environment: add (the signing secret is shown once), list, remove;
 // through the ordinary API (/v1/api/{orgID}/environments/{envID}/webhooks).
 import { useState } from 'preact/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { webhookEvents, type WebhookEvent } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface Webhook {
   id: string;
@@ -19,27 +19,22 @@ export function WebhooksPage() {
   const session = useSession();
   const org = session.org!;
   const env = session.env;
-  const queryClient = useQueryClient();
   const base = `${API_ROOT}/${org.id}/environments/${env?.id}/webhooks`;
-  const queryKey = ['webhooks', org.id, env?.id];
-  const webhooks = useQuery({ queryKey, enabled: Boolean(env), queryFn: () => api<{ webhooks: Webhook[] }>(base) });
+  const webhooks = useList(['webhooks', org.id, env?.id], () => api<{ webhooks: Webhook[] }>(base), { enabled: Boolean(env) });
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
   const [secret, setSecret] = useState<string | undefined>();
-  const add = useMutation({
-    mutationFn: () => api<Webhook & { secret: string }>(base, json('POST', { url, events })),
-    onSuccess: (created) => {
+  const add = useListChange(
+    webhooks,
+    () => api<Webhook & { secret: string }>(base, json('POST', { url, events })),
+    (created) => {
       setSecret(created.secret);
       setUrl('');
-      void queryClient.invalidateQueries({ queryKey });
     },
-  });
-  const remove = useMutation({
-    mutationFn: (id: string) => api(`${base}/${id}`, { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
-  });
+  );
+  const remove = useListChange(webhooks, (id: string) => api(`${base}/${id}`, { method: 'DELETE' }));
   if (!env) return <p class="muted">This organization has no environment yet.</p>;
-  const problem = add.error ?? remove.error ?? webhooks.error;
+  const problem = firstError(add, remove, webhooks.list);
 
   return (
     <section>
@@ -86,7 +81,7 @@ export function WebhooksPage() {
           </tr>
         </thead>
         <tbody>
-          {webhooks.data?.webhooks.map((hook) => (
+          {webhooks.list.data?.webhooks.map((hook) => (
             <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
               <td>{hook.url}</td>
               <td>{hook.events.join(', ')}</td>
@@ -107,7 +102,7 @@ export function WebhooksPage() {
           ))}
         </tbody>
       </table>
-      {webhooks.data?.webhooks.length === 0 && <p class="muted">No webhooks in {env.name}.</p>}
+      {webhooks.list.data?.webhooks.length === 0 && <p class="muted">No webhooks in {env.name}.</p>}
     </section>
   );
 }

@@ -1,8 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { EncodingParameters, VideoQuality } from '@kino/proto/contract';
+import type { EncodingParameters, VideoQuality, VideoStatus } from '@kino/proto/contract';
 
-export type VideoStatus = 'transcoding' | 'ready' | 'failed';
-export type { EncodingParameters, VideoQuality } from '@kino/proto/contract';
+export type { EncodingParameters, VideoQuality, VideoStatus } from '@kino/proto/contract';
 
 export interface VideosTable {
   /** The public id: `id` and `publicID` in the API. */

@@ -2,10 +2,13 @@
 // no Node built-ins), so the SDK and Temporal's workflow sandbox can load it.
 export * from './delivery-paths.ts';
 export * from './encoding.ts';
+export * from './errors.ts';
 export * from './hls.ts';
+export * from './playback-claims.ts';
 export * from './resolution-bands.ts';
 export * from './share-links.ts';
 export * from './storage-layout.ts';
 export * from './storyboard.ts';
+export * from './videos.ts';
 export * from './webhooks.ts';
 export * from './workflows.ts';

@@ -1,6 +1,7 @@
 // Uploads: the single signed PUT, the multipart calls, and `upload`, which picks between them,
 // reports progress and resumes an interrupted multipart upload from the parts storage already has.
 import pLimit from 'p-limit';
+import { defaultUploadContentType, uploadContentTypeByExtension } from '@kino/proto/contract';
 import { APIConnectionError, APIError, ConflictError, KinoError, NotFoundError, UploadError } from '../errors.ts';
 import type { HttpClient } from '../http.ts';
 import type {
@@ -78,15 +79,6 @@ export const DEFAULT_PARTS_IN_FLIGHT = 4;
 /** Part URLs asked for in one call: enough to keep the parts in flight fed, few enough to be fresh when used. */
 const partUrlBatch = 16;
 
-const contentTypesByExtension: Record<string, UploadContentType> = {
-  mp4: 'video/mp4',
-  m4v: 'video/mp4',
-  mov: 'video/quicktime',
-  avi: 'video/x-msvideo',
-  webm: 'video/webm',
-  mkv: 'video/x-matroska',
-};
-
 /**
  * The upload content type a file name suggests (`video/mp4` when it suggests none).
  * @example
@@ -94,7 +86,7 @@ const contentTypesByExtension: Record<string, UploadContentType> = {
  */
 export function contentTypeFor(filename: string): UploadContentType {
   const extension = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() ?? '';
-  return contentTypesByExtension[extension] ?? 'video/mp4';
+  return uploadContentTypeByExtension[extension] ?? defaultUploadContentType;
 }
 
 /**
@@ -136,7 +128,7 @@ export class Uploads {
   async putFile(
     ticket: Pick<UploadTicket, 'signedURL'>,
     source: UploadSource,
-    contentType: UploadContentType = 'video/mp4',
+    contentType: UploadContentType = defaultUploadContentType,
     options: { signal?: AbortSignal; onProgress?: (progress: UploadProgress) => void } = {},
   ): Promise<void> {
     const { blob } = await prepareSource(source, this.files);

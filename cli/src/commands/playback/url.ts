@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { SignedPlaybackUrl } from '@kino/sdk';
+import { playbackExpirations } from '@kino/proto/contract';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class PlaybackUrl extends ApiCommand {
@@ -7,7 +8,7 @@ export default class PlaybackUrl extends ApiCommand {
   static override examples = ['<%= config.bin %> playback url vid_123 --expires 4h --domains example.com,www.example.com'];
   static override args = { id: Args.string({ description: 'video id', required: true }) };
   static override flags = {
-    expires: Flags.option({ options: ['15m', '30m', '1h', '4h', '24h', '7d'] as const, description: 'how long the URL works (the API\'s default when unset)' })(),
+    expires: Flags.option({ options: playbackExpirations, description: 'how long the URL works (the API\'s default when unset)' })(),
     domains: Flags.string({ description: 'comma-separated domains the player may run on', delimiter: ',', multiple: true }),
   };
 

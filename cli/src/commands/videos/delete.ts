@@ -1,14 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import type { DeleteVideoResult } from '@kino/sdk';
+import { deleteReasons } from '@kino/proto/contract';
 import { ApiCommand, UsageError } from '../../api-command.ts';
-
-const reasons = ['user_request', 'policy_violation', 'copyright_claim', 'expired_content', 'admin_action'] as const;
 
 export default class VideosDelete extends ApiCommand {
   static override description = 'Delete a video: its playback stops and its files go. Asks first on a terminal; --yes does not ask.';
   static override args = { id: Args.string({ description: 'video id', required: true }) };
   static override flags = {
-    reason: Flags.option({ options: reasons, description: 'why (recorded)', default: 'user_request' })(),
+    reason: Flags.option({ options: deleteReasons, description: 'why (recorded)', default: 'user_request' })(),
     yes: Flags.boolean({ char: 'y', description: 'do not ask for confirmation' }),
   };
 

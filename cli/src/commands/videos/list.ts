@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Video } from '@kino/sdk';
+import { videoStatuses } from '@kino/proto/contract';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class VideosList extends ApiCommand {
@@ -7,7 +8,7 @@ export default class VideosList extends ApiCommand {
   static override examples = ['<%= config.bin %> videos list --status ready --limit 20', '<%= config.bin %> videos list --search trailer --json'];
 
   static override flags = {
-    status: Flags.option({ options: ['transcoding', 'ready', 'failed'] as const, description: 'only videos in this state' })(),
+    status: Flags.option({ options: videoStatuses, description: 'only videos in this state' })(),
     search: Flags.string({ description: 'text the name contains' }),
     sort: Flags.option({ options: ['created_at', 'name', 'duration', 'status'] as const, description: 'sort key', default: 'created_at' })(),
     asc: Flags.boolean({ description: 'ascending order (default descending)' }),

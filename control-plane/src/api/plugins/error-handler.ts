@@ -1,7 +1,6 @@
 // The one place errors become responses: the spec's envelope `{title, status, detail, code, errors?}`.
 // Bad input is always a 4xx with a named code, never a 500; a 5xx says nothing internal (the log
 // has the error, found by the request id the detail quotes).
-import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -17,6 +16,7 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { StorageUnavailableError } from '@kino/infra';
+import { errorEnvelope } from '@kino/proto/contract';
 import { DatabaseUnavailableError } from '@kino/database';
 import { ErrorSchema } from '../schemas/common.ts';
 import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../validation.ts';
@@ -69,13 +69,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
 }
 
 export function errorBody(error: ApiError) {
-  return {
-    title: STATUS_CODES[error.statusCode] ?? 'Error',
-    status: error.statusCode,
-    detail: error.detail,
-    code: error.code,
-    ...(error.errors ? { errors: error.errors } : {}),
-  };
+  return errorEnvelope(error.statusCode, error.code, error.detail, error.errors);
 }
 
 /** Answers an error in the envelope (also for errors Fastify meets before routing: `frameworkErrors`). */

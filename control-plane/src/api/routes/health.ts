@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pingDatabase } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
+import { errorEnvelope } from '@kino/proto/contract';
 import { Envelope, StringEnum } from '../schemas/common.ts';
 import { apiVersion } from '../version.ts';
 
@@ -87,13 +88,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         .map(([name]) => name);
       const body = { status: failing.length ? ('degraded' as const) : ('ok' as const), version: apiVersion, checks };
       if (failing.length === 0) return { body };
-      return reply.status(503).send({
-        title: 'Service Unavailable',
-        status: 503,
-        detail: `Unavailable: ${failing.join(', ')}.`,
-        code: 'service_unavailable',
-        body,
-      });
+      return reply.status(503).send({ ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')}.`), body });
     },
   );
 };

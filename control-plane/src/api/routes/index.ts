@@ -10,7 +10,7 @@ import { webhookRoutes } from './webhooks.ts';
 import { shareLinkRoutes } from './share-links.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
 import { analyticsRoutes } from './analytics.ts';
-import { playbackRoutes } from '../../playback/routes.ts';
+import { playbackRoutes } from './playback.ts';
 import { operatorRoutes } from './operators.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
@@ -23,7 +23,6 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(shareLinkRoutes, options);
   await api.register(thumbnailRoutes, options);
   await api.register(analyticsRoutes, options);
-  // Other parts register their routes below, one line each (e.g. signed playback URLs and JWKS).
   await api.register(playbackRoutes, options);
   await api.register(operatorRoutes, options);
 }

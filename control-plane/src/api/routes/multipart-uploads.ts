@@ -10,7 +10,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId, NoSuchUploadError, type StoredPart } from '@kino/infra';
-import { objectKeys } from '@kino/proto/contract';
+import { defaultUploadContentType, objectKeys } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
 import {
   closeMultipartUpload,
@@ -23,7 +23,6 @@ import { uploadFileFields } from './uploads.ts';
 import { BadRequestError, ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
 import { EnvParams, Envelope, errorResponses, Id } from '../schemas/common.ts';
 import {
-  DEFAULT_UPLOAD_CONTENT_TYPE,
   expectedPartSize,
   MAX_PART_BYTES,
   MAX_PART_URLS_PER_CALL,
@@ -125,7 +124,7 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       const access = accessOf(request);
       const environment = access.environment!;
       const { filename, fileSize } = request.body;
-      const contentType = request.body.contentType ?? DEFAULT_UPLOAD_CONTENT_TYPE;
+      const contentType = request.body.contentType ?? defaultUploadContentType;
       const { partSize, partCount } = partLayout(fileSize, request.body.partSize);
       if (partCount > MAX_PARTS) {
         throw new ValidationError('invalid_part_size', `A part size of ${partSize} bytes cuts this file into ${partCount} parts; at most ${MAX_PARTS} are allowed.`, [

@@ -6,25 +6,19 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
-import { objectKeys } from '@kino/proto/contract';
+import { defaultUploadContentType, objectKeys, uploadContentTypes } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
 import { createUpload } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { storageUnavailable } from '../errors.ts';
 import { EnvParams, Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
-import {
-  DEFAULT_UPLOAD_CONTENT_TYPE,
-  MAX_UPLOAD_BYTES,
-  storageFileName,
-  UPLOAD_CONTENT_TYPES,
-  UPLOAD_URL_TTL_SECONDS,
-} from '../video-parameters.ts';
+import { MAX_UPLOAD_BYTES, storageFileName, UPLOAD_URL_TTL_SECONDS } from '../video-parameters.ts';
 
 /** The file an upload is for: the fields of an upload URL request, and of a multipart upload's start. */
 export const uploadFileFields = {
   filename: Text({ minLength: 1, maxLength: 255, description: 'Original file name.' }),
   fileSize: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: 'Bytes; at most 5 GB.' }),
-  contentType: Type.Optional(StringEnum(UPLOAD_CONTENT_TYPES, { default: DEFAULT_UPLOAD_CONTENT_TYPE })),
+  contentType: Type.Optional(StringEnum(uploadContentTypes, { default: defaultUploadContentType })),
 };
 
 const UploadUrlBody = Type.Object(uploadFileFields);
@@ -57,7 +51,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       const access = accessOf(request);
       const environment = access.environment!;
       const { filename, fileSize } = request.body;
-      const contentType = request.body.contentType ?? DEFAULT_UPLOAD_CONTENT_TYPE;
+      const contentType = request.body.contentType ?? defaultUploadContentType;
       const uploadId = newId('upl');
       const bucketPath = objectKeys.upload(access.orgId, environment.id, uploadId, storageFileName(filename));
       const expiresAt = new Date(now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000);

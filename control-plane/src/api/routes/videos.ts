@@ -8,11 +8,13 @@ import {
   audioCodecs,
   compressionRatios,
   defaultEncodingParameters as defaults,
+  deleteReasons,
   maxEdgeLengths,
   maxFrameRateLimit,
   pixelFormats,
   rateControlModes,
   videoQualities,
+  videoStatuses,
 } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
@@ -34,6 +36,7 @@ import {
 import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
 import type { Access } from '../fastify-augment.ts';
 import {
+  type ApiError,
   BadRequestError,
   ConflictError,
   NotFoundError,
@@ -46,13 +49,11 @@ import { CalendarDate, EnvParams, Envelope, errorResponses, Id, IntegerEnum, Org
 import {
   OrgVideoListItemSchema,
   PaginationSchema,
-  VIDEO_STATUSES,
   VideoDetailsSchema,
   VideoListItemSchema,
 } from '../schemas/videos.ts';
 import {
   checkEncodingParameters,
-  DELETE_REASONS,
   paginationOf,
   parseCalendarDate,
   sourceSizeProblem,
@@ -61,7 +62,7 @@ import {
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
-import { keyringFor } from '../../playback/routes.ts';
+import { keyringFor } from '../../playback/keyrings.ts';
 import { storyboardUrlOf } from '../../playback/storyboard-url.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
@@ -107,7 +108,7 @@ const ListQuery = Type.Object({
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'At most 100.' })),
   sortBy: Type.Optional(StringEnum(['created_at', 'name', 'duration', 'status'] as const, { default: 'created_at' })),
   sortDir: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'desc' })),
-  status: Type.Optional(StringEnum(VIDEO_STATUSES)),
+  status: Type.Optional(StringEnum(videoStatuses)),
   search: Type.Optional(Text({ maxLength: 200, description: 'Case-insensitive match in video names.' })),
   from: Type.Optional(CalendarDate('Created on or after this date (UTC), YYYY-MM-DD.')),
   to: Type.Optional(CalendarDate('Created on or before this date (UTC), YYYY-MM-DD.')),
@@ -116,7 +117,7 @@ type ListQueryValue = typeof ListQuery.static;
 
 const VideoParams = Type.Object({ orgID: Id, publicID: Id });
 const DeleteParams = Type.Object({ orgID: Id, videoID: Id });
-const DeleteBody = Type.Object({ reason: Type.Optional(StringEnum(DELETE_REASONS)) });
+const DeleteBody = Type.Object({ reason: Type.Optional(StringEnum(deleteReasons)) });
 
 /** List filters from the query, with `from` ≤ `to` checked (the schema's `format: date` made them real days). */
 function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId' | 'envId'> {
@@ -198,7 +199,7 @@ async function refuseOversizedSource(deps: ApiDeps, request: FastifyRequest, sto
   ]);
 }
 
-function unavailable(request: FastifyRequest, error: unknown, what: string): ServiceUnavailableError {
+function unavailable(request: FastifyRequest, error: unknown, what: string): ApiError {
   request.log.error({ err: error }, `${what} failed`);
   return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${what}).`);
 }

@@ -1,9 +1,7 @@
 // The video resources of the spec: list item, details, ladder entry, pagination.
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
-import { videoQualities } from '@kino/proto/contract';
-
-export const VIDEO_STATUSES = ['transcoding', 'ready', 'failed'] as const;
+import { videoQualities, videoStatuses } from '@kino/proto/contract';
 
 const listItemFields = {
   id: Type.String(),
@@ -20,11 +18,11 @@ const listItemFields = {
   videoQuality: StringEnum(videoQualities),
 };
 
-export const VideoListItemSchema = Type.Object({ ...listItemFields, status: StringEnum(VIDEO_STATUSES) });
+export const VideoListItemSchema = Type.Object({ ...listItemFields, status: StringEnum(videoStatuses) });
 
 export const OrgVideoListItemSchema = Type.Object({
   ...listItemFields,
-  status: StringEnum(VIDEO_STATUSES),
+  status: StringEnum(videoStatuses),
   envId: Type.String(),
 });
 

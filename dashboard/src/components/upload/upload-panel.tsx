@@ -3,9 +3,13 @@
 // appears in the table as `transcoding`.
 import { useRef, useState } from 'preact/hooks';
 import type { ProcessVideoResult, VideoQuality } from '@kino/sdk';
+import { uploadContentTypeByExtension, uploadContentTypes } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../../api.ts';
 import { uploadToStorage, type UploadProgress, type UploadTransport } from './upload.ts';
 import { xhrPut } from './xhr-put.ts';
+
+/** The file picker offers what the API accepts: by content type, and by extension for files the browser has no type for. */
+const acceptedFiles = [...uploadContentTypes, ...Object.keys(uploadContentTypeByExtension).map((extension) => `.${extension}`)].join(',');
 
 const browserTransport: UploadTransport = {
   api: <T,>(path: string, init: { method: 'POST' | 'DELETE'; body?: unknown }) =>
@@ -74,7 +78,7 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
         File
         <input
           type="file"
-          accept="video/mp4,video/quicktime,video/x-msvideo,video/webm,video/x-matroska,.mp4,.mov,.avi,.webm,.mkv"
+          accept={acceptedFiles}
           data-testid="upload-file"
           disabled={busy}
           onChange={(event) => {

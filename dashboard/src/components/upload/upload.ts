@@ -14,6 +14,7 @@ import {
   type UploadContentType,
   type UploadTicket,
 } from '@kino/sdk';
+import { isUploadContentType } from '@kino/proto/contract';
 
 /** The two ways the upload reaches the outside: the API (session-authenticated) and storage. */
 export interface UploadTransport {
@@ -53,8 +54,7 @@ export interface NamedBlob extends Blob {
 
 /** The content type storage and the API are told: the file's own when the API accepts it, else from its name. */
 export function uploadContentType(file: NamedBlob): UploadContentType {
-  const accepted: readonly string[] = ['video/mp4', 'video/quicktime', 'video/x-msvideo', 'video/webm', 'video/x-matroska'];
-  return accepted.includes(file.type) ? (file.type as UploadContentType) : contentTypeFor(file.name);
+  return isUploadContentType(file.type) ? file.type : contentTypeFor(file.name);
 }
 
 /**

@@ -5,12 +5,13 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Video, VideoList } from '@kino/sdk';
+import { videoStatuses } from '@kino/proto/contract';
 import { api, API_ROOT } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { UploadPanel } from '../../components/upload/upload-panel.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
 import { StatusBadge } from './status-badge.tsx';
-import { listQueryString, listStateFromSearch, pageSizes, sortedBy, statuses, type VideoListState } from './list-query.ts';
+import { listQueryString, listStateFromSearch, pageSizes, sortedBy, type VideoListState } from './list-query.ts';
 import './videos.css';
 
 const columnLabels: Record<VideoListState['sortBy'], string> = { name: 'Name', status: 'Status', duration: 'Duration', created_at: 'Created' };
@@ -85,7 +86,7 @@ export function VideosPage() {
             onChange={(event) => show({ ...state, status: (event.currentTarget.value || undefined) as VideoListState['status'], page: 1 })}
           >
             <option value="">Any</option>
-            {statuses.map((status) => (
+            {videoStatuses.map((status) => (
               <option key={status} value={status}>
                 {status}
               </option>

@@ -1,7 +1,8 @@
 // The videos table's state is the API's list query (spec, "List videos": page, pageSize, sortBy,
 // sortDir, status, search, from, to), kept in the page's own query string so that a reload or a
 // shared link shows the same page. One mapping both ways; defaults are left out of both URLs.
-import type { ListVideosParams, VideoStatus } from '@kino/sdk';
+import type { ListVideosParams } from '@kino/sdk';
+import { videoStatuses } from '@kino/proto/contract';
 
 export type VideoListState = Required<Pick<ListVideosParams, 'page' | 'pageSize' | 'sortBy' | 'sortDir'>> &
   Pick<ListVideosParams, 'status' | 'search' | 'from' | 'to'>;
@@ -9,7 +10,6 @@ export type VideoListState = Required<Pick<ListVideosParams, 'page' | 'pageSize'
 export const defaultListState: VideoListState = { page: 1, pageSize: 20, sortBy: 'created_at', sortDir: 'desc' };
 
 export const sortColumns: ReadonlyArray<VideoListState['sortBy']> = ['created_at', 'name', 'duration', 'status'];
-export const statuses: readonly VideoStatus[] = ['transcoding', 'ready', 'failed'];
 export const pageSizes = [10, 20, 50, 100] as const;
 
 const day = /^\d{4}-\d{2}-\d{2}$/;
@@ -32,7 +32,7 @@ export function listStateFromSearch(search: string): VideoListState {
     pageSize: pageSize !== undefined && pageSize <= 100 ? pageSize : defaultListState.pageSize,
     sortBy: oneOf(params.get('sortBy'), sortColumns) ?? defaultListState.sortBy,
     sortDir: oneOf(params.get('sortDir'), ['asc', 'desc'] as const) ?? defaultListState.sortDir,
-    status: oneOf(params.get('status'), statuses),
+    status: oneOf(params.get('status'), videoStatuses),
     search: params.get('search')?.trim() || undefined,
     from: day.test(params.get('from') ?? '') ? params.get('from')! : undefined,
     to: day.test(params.get('to') ?? '') ? params.get('to')! : undefined,

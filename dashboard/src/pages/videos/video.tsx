@@ -10,6 +10,7 @@ import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
+import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
 import './videos.css';
 
@@ -222,20 +223,12 @@ function CopyButton({ text }: { text: string }) {
 
 /** Share links: create (expiry, view limit, viewer), list with their views, revoke. */
 function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: string; videoId: string }) {
-  const queryClient = useQueryClient();
-  const key = ['share-links', orgId, videoId];
-  const links = useQuery({ queryKey: key, queryFn: () => api<{ shareLinks: ShareLink[] }>(`${videoPath}/share`) });
+  const links = useList(['share-links', orgId, videoId], () => api<{ shareLinks: ShareLink[] }>(`${videoPath}/share`));
   const [expirationHours, setExpirationHours] = useState('168');
   const [maxViews, setMaxViews] = useState('');
   const [viewerEmail, setViewerEmail] = useState('');
-  const create = useMutation({
-    mutationFn: (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
-  const revoke = useMutation({
-    mutationFn: (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
+  const create = useListChange(links, (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)));
+  const revoke = useListChange(links, (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }));
 
   return (
     <section class="card" data-testid="share-links">
@@ -284,7 +277,7 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
           </div>
         </div>
       )}
-      {links.data && links.data.shareLinks.length > 0 && (
+      {links.list.data && links.list.data.shareLinks.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -295,7 +288,7 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
             </tr>
           </thead>
           <tbody>
-            {links.data.shareLinks.map((link) => (
+            {links.list.data.shareLinks.map((link) => (
               <tr key={link.id} data-testid="share-link-row">
                 <td>
                   <a href={link.shareUrl} target="_blank" rel="noreferrer">

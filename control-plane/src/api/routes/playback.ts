@@ -2,35 +2,24 @@
 // URLs (spec, "Playback": GET /{orgID}/videos/{publicID}/signed-url).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type Db, KeyEncryption } from '@kino/database';
-import type { ApiDeps, RouteOptions } from '../api/deps.ts';
-import { NotFoundError, ValidationError } from '../api/errors.ts';
-import { accessOf, assertEnvironmentReach } from '../api/plugins/access.ts';
-import { Envelope, errorResponses, OrgParams, StringEnum } from '../api/schemas/common.ts';
+import type { RouteOptions } from '../deps.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
+import { Envelope, errorResponses, OrgParams, StringEnum } from '../schemas/common.ts';
 import { getVideo } from '@kino/database/repositories';
 import {
   DEFAULT_PLAYBACK_EXPIRATION,
   MAX_PLAYBACK_DOMAINS,
   PLAYBACK_EXPIRATIONS,
   parseDomainList,
-  type PlaybackExpiration,
-} from './claims.ts';
-import { PlaybackKeyring } from './signing-keys.ts';
-import { mintPlaybackToken, signedPlaybackUrl } from './tokens.ts';
-
-/** One keyring per database handle: its caches are per process. */
-const keyrings = new WeakMap<Db, PlaybackKeyring>();
-export function keyringFor({ db, config }: Pick<ApiDeps, 'db' | 'config'>): PlaybackKeyring {
-  let keyring = keyrings.get(db);
-  if (!keyring) keyrings.set(db, (keyring = new PlaybackKeyring(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))));
-  return keyring;
-}
-
-const expirations = Object.keys(PLAYBACK_EXPIRATIONS) as PlaybackExpiration[];
+  playbackExpirations,
+} from '@kino/proto/contract';
+import { keyringFor } from '../../playback/keyrings.ts';
+import { mintPlaybackToken, signedPlaybackUrl } from '../../playback/tokens.ts';
 
 const SignedUrlQuery = Type.Object({
   expiration: Type.Optional(
-    StringEnum(expirations, { default: DEFAULT_PLAYBACK_EXPIRATION, description: 'Token lifetime: 15m, 30m, 1h, 4h, 24h or 7d.' }),
+    StringEnum(playbackExpirations, { default: DEFAULT_PLAYBACK_EXPIRATION, description: 'Token lifetime: 15m, 30m, 1h, 4h, 24h or 7d.' }),
   ),
   domains: Type.Optional(
     Type.String({

@@ -1,26 +1,28 @@
 // The API as a Fastify instance built from injected dependencies: server.ts listens with it, tests
-// call `app.inject` or listen on a free port. Everything lives under /v1/api.
+// call `app.inject` or listen on a free port. Everything lives under /v1/api. It puts together the
+// API (api/) and the dashboard mounted beside it (dashboard/), so it sits outside both: dashboard/
+// uses api/, never the reverse.
 import Fastify from 'fastify';
 import cors from '@fastify/cors';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import './fastify-augment.ts';
-import type { ApiDeps } from './deps.ts';
-import accessPlugin from './plugins/access.ts';
+import '../api/fastify-augment.ts';
+import type { ApiDeps } from '../api/deps.ts';
+import accessPlugin from '../api/plugins/access.ts';
 import { answerClientError, applyHttpServerLimits, httpServerLimits, httpServerOptions, Registry } from '@kino/infra';
-import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
-import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
-import idempotencyPlugin from './plugins/idempotency.ts';
-import metricsPlugin from './plugins/metrics.ts';
-import { registerRoutes } from './routes/index.ts';
-import { scheduleUploadSweeps } from './upload-sweeps.ts';
-import { typeboxValidatorCompiler } from './validation.ts';
-import { postgresServedSegments } from './served-segments.ts';
-import { apiVersion } from './version.ts';
-import { OidcClient } from '../dashboard/oidc.ts';
-import { DashboardSessions } from '../dashboard/sessions.ts';
-import { dashboardCookies } from '../dashboard/cookies.ts';
+import errorHandlerPlugin, { sendError } from '../api/plugins/error-handler.ts';
+import { trackDeclaredMethods } from '../api/plugins/method-not-allowed.ts';
+import idempotencyPlugin from '../api/plugins/idempotency.ts';
+import metricsPlugin from '../api/plugins/metrics.ts';
+import { registerRoutes } from '../api/routes/index.ts';
+import { scheduleUploadSweeps } from '../api/upload-sweeps.ts';
+import { typeboxValidatorCompiler } from '../api/validation.ts';
+import { postgresServedSegments } from '../api/served-segments.ts';
+import { apiVersion } from '../api/version.ts';
+import { OidcClient } from '../sessions/oidc.ts';
+import { DashboardSessions } from '../sessions/sessions.ts';
+import { dashboardCookies } from '../sessions/cookies.ts';
 import { dashboardPlugin } from '../dashboard/plugin.ts';
 
 export const API_PREFIX = '/v1/api';

@@ -1,6 +1,7 @@
 // The playback-token contract shared by the control plane (which signs) and delivery nodes (which
 // verify): a JWT signed with ES256, `iss` kino, `sub` and `aud` the video's public id, `exp`,
-// `iat`, and an optional `domains` claim. This file imports nothing so delivery can use it cheaply.
+// `iat`, and an optional `domains` claim. The JWT code itself (jose) stays with the signer and the
+// verifier; this file holds the claims, their checks and the expirations, and imports nothing.
 
 export const PLAYBACK_TOKEN_ISSUER = 'kino';
 export const PLAYBACK_TOKEN_ALGORITHM = 'ES256';
@@ -15,6 +16,8 @@ export const PLAYBACK_EXPIRATIONS = {
   '7d': 7 * 24 * 60 * 60,
 } as const;
 export type PlaybackExpiration = keyof typeof PLAYBACK_EXPIRATIONS;
+/** The same values as a list, in the record's order (shortest first). */
+export const playbackExpirations = Object.keys(PLAYBACK_EXPIRATIONS) as PlaybackExpiration[];
 export const DEFAULT_PLAYBACK_EXPIRATION: PlaybackExpiration = '1h';
 export const MAX_PLAYBACK_TOKEN_SECONDS = PLAYBACK_EXPIRATIONS['7d'];
 /**

@@ -5,8 +5,8 @@ import { createLogger, createMetricsRegistry, databaseConnectionErrors, Storage,
 import { migrateToLatest, openDatabase, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
 import type { ApiConfig } from '../config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
-import type { ApiDeps } from './deps.ts';
-import { copyServedSegments } from './served-segments.ts';
+import type { ApiDeps } from '../api/deps.ts';
+import { copyServedSegments } from '../api/served-segments.ts';
 
 export interface RunningApi {
   app: ApiApp;
