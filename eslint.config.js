@@ -41,10 +41,10 @@ export default tseslint.config(
   },
   {
     // Production code never starts services or waits on them: launchers are dev tooling (tests may).
-    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts'],
+    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'cli/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'], message: 'dev tooling: production code does not import it' }] }],
     },
   },
   {

@@ -31,7 +31,7 @@ import {
   SEGMENT_HEIGHT_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { createEnvironment, deleteRateLimitCountersBefore, openDatabase } from '@kino/control-plane';
 import { SegmentLog } from '../../delivery/src/segment-log.ts';
 import { startTestStack } from '../../test/support/stack.ts';

@@ -6,7 +6,7 @@ import { openDatabase, migrateToLatest, type Db } from '@kino/control-plane/db';
 import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { KeyEncryption, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS, PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { DeliveryError } from './errors.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 

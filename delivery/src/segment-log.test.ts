@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClickHouseHttp, createLogger, fromTabSeparatedField } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { SegmentLog, type SegmentDelivery } from './segment-log.ts';
 
 // A stand-in for ClickHouse's HTTP interface that records inserted rows and can be made to fail.

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
 import { sendRawHttp } from '@kino/test/support/raw-http';
-import { freePort } from '@kino/infra/dev';
+import { freePort } from '@kino/dev';
 import { createApiKey, openDatabase, type ApiApp } from '@kino/control-plane';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
