@@ -42,11 +42,11 @@ export default tseslint.config(
   {
     // Production code never starts services or waits on them: launchers are dev tooling (tests may).
     // Nor does it open PGlite: production databases are PostgreSQL; the in-process one is for tests.
-    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'database/src/**/*.ts', 'analytics/src/**/*.ts'],
+    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'cli/src/**/*.ts', 'database/src/**/*.ts', 'analytics/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'database/src/testing/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' },
+        { group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'], message: 'dev tooling: production code does not import it' },
         { group: ['@kino/database/testing', '**/testing/pglite*', '@electric-sql/pglite', '@electric-sql/pglite/*', 'kysely-pglite'], message: 'PGlite is for tests: production code opens PostgreSQL' },
       ] }],
     },

@@ -1,10 +1,10 @@
-// Every test of every workspace, on vitest. `npm test` runs them through infra/scripts/run-tests.mjs,
+// Every test of every workspace, on vitest. `npm test` runs them through dev/scripts/run-tests.mjs,
 // which adds the closing line, the check that a filter matches a file and the process-group cleanup;
 // `npx vitest run --project <name> [path-filter]` runs a part directly.
 import { defineConfig } from 'vitest/config';
 
 // A bound on each test FILE's wall-clock time (vitest bounds single tests and hooks, not files):
-// past it, the file's process is killed and named (infra/scripts/vitest/file-watchdog.mjs).
+// past it, the file's process is killed and named (dev/scripts/vitest/file-watchdog.mjs).
 const minutes = 60_000;
 const fileBound = (fallback) => Number(process.env.KINO_TEST_FILE_TIMEOUT_S ?? 0) * 1000 || fallback;
 
@@ -27,11 +27,11 @@ export default defineConfig({
     isolate: true,
     // After-hooks run in the order they are declared, as node:test ran them (stop the API, then its database).
     sequence: { hooks: 'list' },
-    setupFiles: ['infra/scripts/vitest/file-watchdog.mjs'],
+    setupFiles: ['dev/scripts/vitest/file-watchdog.mjs'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       unit('proto', ['proto/src/**/*.test.ts']),
-      unit('infra', ['infra/src/**/*.test.ts', 'infra/scripts/**/*.test.mjs']),
+      unit('infra', ['infra/src/**/*.test.ts']),
       unit('database', ['database/src/**/*.test.ts']),
       unit('analytics', ['analytics/src/**/*.test.ts']),
       unit('control-plane', ['control-plane/src/**/*.test.ts']),
@@ -39,6 +39,7 @@ export default defineConfig({
       unit('delivery', ['delivery/src/**/*.test.ts']),
       unit('sdk', ['sdk/src/**/*.test.ts']),
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
+      unit('dev', ['dev/src/**/*.test.ts', 'dev/scripts/**/*.test.mjs']),
       unit('dashboard', ['dashboard/src/**/*.test.ts']),
       {
         // Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS,

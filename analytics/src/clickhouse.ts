@@ -1,6 +1,6 @@
 // The analytics store, reached through the official ClickHouse client (`@clickhouse/client`) over
 // ClickHouse's HTTP interface. In the dev stack the URL points at the chDB-backed analytics process
-// (`kino analytics-store`, the dev tooling's chdb-http-server.ts); in production at a ClickHouse server.
+// (`kino analytics-store`, dev/src/analytics/chdb-http-server.ts); in production at a ClickHouse server.
 // Kino needs four operations (a statement, a SELECT, an INSERT of rows or of rows already encoded), named here once
 // so that every caller sends the same settings.
 //

@@ -30,7 +30,7 @@ import {
   SEGMENT_HEIGHT_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from '@kino/analytics';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { createEnvironment, deleteRateLimitCountersBefore } from '@kino/database/repositories';
 import { openDatabase } from '@kino/database';
 import { SegmentLog } from '../../delivery/src/segment-log.ts';

@@ -2,7 +2,7 @@
 // force (raised), the bulk seed through the migrations' schema, the vacuum that makes index-only
 // scans possible, and the percentile.
 import { sql } from 'kysely';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { openDatabase } from '@kino/database';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { startTestStack } from '../../test/support/stack.ts';

@@ -44,7 +44,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '../../test/support/hls-fixture.ts';
 import { signedUrlOf, startDeliveryStack } from '../../test/delivery/harness.ts';

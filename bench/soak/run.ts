@@ -25,7 +25,7 @@ import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from '@kino/control-plane';
 import { countDecodedFrames, countFramesInFile, makeClip } from '../../test/support/media.ts';

@@ -61,7 +61,7 @@ export function writeConfigFile(config: ConfigFile, path = configPath()): void {
   chmodSync(path, 0o600);
 }
 
-/** What `.kino/dev.json` holds (cli/src/dev-stack/state-files.ts writes it). */
+/** What `.kino/dev.json` holds (dev/src/stack/state-files.ts writes it). */
 interface DevJson {
   apiUrl?: string;
   orgId?: string;

@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const cliDir = new URL('..', import.meta.url).pathname;
 const bin = join(cliDir, 'bin', 'kino.js');
-const commandsDir = join(cliDir, 'src', 'commands');
+// The cli's own commands and those of the packages it loads as oclif plugins (cli/package.json).
+const commandsDirs = ['cli', 'control-plane', 'delivery', 'workers', 'dev'].map((pkg) => join(cliDir, '..', pkg, 'src', 'commands'));
 
 function commandFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -19,7 +20,7 @@ function commandFiles(dir: string): string[] {
   });
 }
 
-const commandIds = commandFiles(commandsDir).map((file) => relative(commandsDir, file).replace(/\.ts$/, '').split('/').join(' '));
+const commandIds = commandsDirs.flatMap((dir) => commandFiles(dir).map((file) => relative(dir, file).replace(/\.ts$/, '').split('/').join(' ')));
 
 test('every command file loads and answers --help with its usage', async () => {
   await Promise.all(
@@ -43,7 +44,7 @@ function valueImports(file: string): string[] {
 }
 
 test('commands import their implementation lazily, so listing them stays cheap', () => {
-  const files = [...commandFiles(commandsDir), ...lightModules.map((m) => join(cliDir, 'src', m))];
+  const files = [...commandsDirs.flatMap(commandFiles), ...lightModules.map((m) => join(cliDir, 'src', m))];
   for (const file of files) {
     for (const line of valueImports(file)) assert.match(line, lightImport, `${relative(cliDir, file)}: ${line}`);
   }

@@ -8,7 +8,7 @@ import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
 import { PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from '@kino/proto/contract';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { DeliveryError } from './errors.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 

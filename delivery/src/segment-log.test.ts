@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@kino/infra';
 import { ClickHouseHttp, clickHouseMigrations, fromTabSeparatedField, type SegmentDelivery } from '@kino/analytics';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { SegmentLog } from './segment-log.ts';
 
 // A stand-in for ClickHouse's HTTP interface that records inserted rows and can be made to fail.

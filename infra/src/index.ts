@@ -1,5 +1,5 @@
 // What Kino's production processes (api, orchestrator, encode nodes, delivery) run. Dev tooling
-// (service launchers, the embedded analytics store, ports, waits) is `@kino/infra/dev`.
+// (service launchers, the embedded analytics store, ports, waits) is `@kino/dev`.
 export * from './config.ts';
 export * from './logger.ts';
 export * from './paths.ts';

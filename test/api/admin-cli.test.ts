@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { openDatabase } from '@kino/database';
 import { repoRoot } from '@kino/infra';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { Json } from './harness.ts';
 

@@ -1,4 +1,4 @@
-// The API against its own contract: schemathesis (PyPI, installed by `infra/setup/setup.sh test`)
+// The API against its own contract: schemathesis (PyPI, installed by `dev/setup/setup.sh test`)
 // reads the OpenAPI document a real `kino api` serves and fuzzes every operation with a real key,
 // with every check it has: no 5xx, no status the document does not list, every response inside its
 // schema, schema-valid requests accepted and invalid ones refused, 405 with Allow for undeclared
@@ -22,7 +22,7 @@ let stack: TestStack;
 let workDir: string;
 
 beforeAll(async () => {
-  assert.ok(existsSync(schemathesis), `schemathesis is missing at ${schemathesis}: run bash infra/setup/setup.sh test`);
+  assert.ok(existsSync(schemathesis), `schemathesis is missing at ${schemathesis}: run bash dev/setup/setup.sh test`);
   workDir = await mkdtemp(join(tmpdir(), 'kino-fuzz-'));
   // The API with its real dependencies (PostgreSQL, Temporal, S3); no farm: nothing gets transcoded.
   stack = await startTestStack({ nodes: 0, without: ['orchestrator', 'delivery'], analytics: 'chdb' });

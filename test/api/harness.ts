@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { createLogger, Storage, type StorageConfig } from '@kino/infra';
-import { freePort } from '@kino/infra/dev';
+import { freePort } from '@kino/dev';
 import type { TestServices } from '@kino/test/support/services';
 import { buildApp, parseApiConfig, type ApiApp, type ApiConfig, type ApiDeps, type HostResolver } from '@kino/control-plane';
 import { createApiKey, createEnvironment, createOrganization, revokeApiKey } from '@kino/database/repositories';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
 import { sendRawHttp } from '@kino/test/support/raw-http';
-import { freePort } from '@kino/infra/dev';
+import { freePort } from '@kino/dev';
 import { createApiKey } from '@kino/database/repositories';
 import { openDatabase } from '@kino/database';
 import type { ApiApp } from '@kino/control-plane';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from '@kino/infra/dev';
+import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { ApiApp } from '@kino/control-plane';
 import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';

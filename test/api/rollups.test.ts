@@ -17,7 +17,7 @@ import {
   SEGMENT_ROLLUP_MARKS_TABLE,
   toClickHouseDateTime,
 } from '@kino/analytics';
-import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
+import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
 
 let dir: string;
 let store: ChdbHttpServer;

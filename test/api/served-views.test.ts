@@ -13,7 +13,7 @@ import {
   SEGMENT_DELIVERIES_TABLE,
   toClickHouseDateTime,
 } from '@kino/analytics';
-import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/infra/dev';
+import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { copyServedSegments } from '@kino/control-plane';
 import { createVideo } from '@kino/database/repositories';

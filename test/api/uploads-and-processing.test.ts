@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import assert from 'node:assert/strict';
 import { ClickHouseHttp } from '@kino/analytics';
 import { Storage, type StorageConfig } from '@kino/infra';
-import { freePort } from '@kino/infra/dev';
+import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
 import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/database/repositories';

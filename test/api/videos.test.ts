@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
 import { newId } from '@kino/infra';
-import { freePort } from '@kino/infra/dev';
+import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo, getVideo, listRenditions, markVideoFailed, replaceRenditions, type NewRendition } from '@kino/database/repositories';
 import type { EncodingParameters, VideoStatus } from '@kino/database';

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { Kino, type EncodeNode, type VideoDetails } from '@kino/sdk';
 import { makeClip } from '@kino/test/support/media';
 import { kinoBin, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../farm/farm.ts';

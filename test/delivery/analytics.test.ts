@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { createApiKey, createEnvironment, markVideoDeleted } from '@kino/database/repositories';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { startDeliveryStack, type DeliveryStack } from './harness.ts';

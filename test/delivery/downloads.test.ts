@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
 import { signedUrlOf, startDeliveryStack, type DeliveryStack } from './harness.ts';

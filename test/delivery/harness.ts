@@ -7,7 +7,7 @@ import { openDatabase, type Db } from '@kino/database';
 import { join } from 'node:path';
 import { ClickHouseHttp } from '@kino/analytics';
 import { Storage, repoRoot } from '@kino/infra';
-import { freePort, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { freePort, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
 

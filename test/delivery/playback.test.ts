@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KeyEncryption } from '@kino/database';
 import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { startDeliveryStack, type DeliveryStack } from './harness.ts';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
 import type { ShareLink } from '@kino/sdk';

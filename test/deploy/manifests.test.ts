@@ -1,5 +1,5 @@
 // The deployment files checked by what validates them without a cluster or a Docker install: the
-// Kubernetes manifests by kubernetes-validate (PyPI, schemas bundled; infra/setup/setup.sh installs
+// Kubernetes manifests by kubernetes-validate (PyPI, schemas bundled; dev/setup/setup.sh installs
 // it in test mode) in strict mode, the Compose file against the Compose Specification's JSON schema
 // (deploy/schemas/). Both also check what a schema cannot: every Kino process uses the one image,
 // and every setting a process reads comes from somewhere.
@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '@kino/infra';
-import { findBinary, MALLOC_TUNABLES } from '@kino/infra/dev';
+import { findBinary, MALLOC_TUNABLES } from '@kino/dev';
 
 const execFileAsync = promisify(execFile);
 const deployDir = join(repoRoot, 'deploy');
@@ -78,7 +78,7 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it('runs PostgreSQL and delivery with the malloc setting the dev stack measured (infra/dev/malloc-tunables.ts)', () => {
+  it('runs PostgreSQL and delivery with the malloc setting the dev stack measured (dev/src/malloc-tunables.ts)', () => {
     assert.equal(compose.services.postgres!.environment!.GLIBC_TUNABLES, MALLOC_TUNABLES);
     assert.equal(compose.services.delivery!.environment!.GLIBC_TUNABLES, MALLOC_TUNABLES);
   });

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import pg from 'pg';
 import { Kino } from '@kino/sdk/node';
 import { repoRoot } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
-import { devStackLayout, freeDevPortBase, layoutPorts, type DevJson, type DevStackLayout } from '@kino/cli/dev-stack';
+import { waitFor } from '@kino/dev';
+import { devStackLayout, freeDevPortBase, layoutPorts, type DevJson, type DevStackLayout } from '@kino/dev/stack';
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolveAnswer) => {

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { DEFAULT_MULTIPART_THRESHOLD } from '@kino/sdk';
 import { makeClip } from '@kino/test/support/media';
 import { devUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseHttp } from '@kino/analytics';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import type { Kino } from '@kino/sdk';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { startFarm, type Farm } from '../farm/farm.ts';

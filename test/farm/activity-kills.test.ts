@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import temporalProto from '@temporalio/proto';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { attemptsByActivity, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';

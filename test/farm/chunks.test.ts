@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { countDecodedFrames, countFramesInFile, makeClip, streamField } from '@kino/test/support/media';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';

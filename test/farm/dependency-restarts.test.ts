@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { scrapeUntil } from '@kino/test/support/metrics';
 import { startFarm, type Farm } from './farm.ts';

@@ -13,12 +13,12 @@ import { Client, Connection } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
 import { ClickHouseHttp } from '@kino/analytics';
 import { Storage, repoRoot } from '@kino/infra';
-import { freePort, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { freePort, waitFor, type ManagedProcess } from '@kino/dev';
 import { objectKeys, workflowIds } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/database';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
-import type { DevStackLauncher, DevStackOptions, StackHost } from '@kino/cli/dev-stack';
+import type { DevStackLauncher, DevStackOptions, StackHost } from '@kino/dev/stack';
 
 export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
 

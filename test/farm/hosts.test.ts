@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
 import { startFarm, waitForRunningEncodes, type Farm, type FarmNodeProcess } from './farm.ts';

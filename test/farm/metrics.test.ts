@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { makeClip } from '@kino/test/support/media';
 import { scrape, scrapeUntil } from '@kino/test/support/metrics';
 import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { repoRoot, Storage } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { seedTenancy, startApiHarness, type ApiHarness, type Tenancy } from '../api/harness.ts';
 

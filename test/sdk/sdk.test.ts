@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { newId, repoRoot } from '@kino/infra';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 import { makeClip } from '@kino/test/support/media';
 import type { Json } from '../api/harness.ts';

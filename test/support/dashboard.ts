@@ -6,11 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot } from '@kino/infra';
-import type { DevStackOptions } from '@kino/cli/dev-stack';
-import type { DevIdentityUser } from '@kino/infra/dev';
+import type { DevStackOptions } from '@kino/dev/stack';
+import type { DevIdentityUser } from '@kino/dev';
 import { startTestStack, type TestStack } from './stack.ts';
 
-export { devUser, outsiderUser } from '@kino/cli/dev-stack';
+export { devUser, outsiderUser } from '@kino/dev/stack';
 
 export interface DashboardHarness {
   stack: TestStack;

@@ -2,7 +2,7 @@
 // into samples, then picked by name and labels. A parser of its own because the npm one
 // (parse-prometheus-text-format) folds every labelled histogram into one sample, dropping its labels.
 import assert from 'node:assert/strict';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 
 export interface Sample {
   /** The sample's own name: `x_total`, or a histogram's `x_bucket`, `x_sum`, `x_count`. */

@@ -7,7 +7,7 @@
 // Needs root (`ip netns`). Names carry this process's pid, so a run killed before its clean-up
 // leaves things the next run recognizes and removes (their pid is gone). Removal also runs at exit.
 import { execFileSync } from 'node:child_process';
-import type { StackHost } from '@kino/cli/dev-stack';
+import type { StackHost } from '@kino/dev/stack';
 
 export interface NetworkHost extends StackHost {
   name: string;

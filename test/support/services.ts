@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type StorageConfig } from '@kino/infra';
-import { freePort, startPostgres, startSeaweed, startTemporal, type PostgresServer, type SeaweedServer, type TemporalServer } from '@kino/infra/dev';
+import { freePort, startPostgres, startSeaweed, startTemporal, type PostgresServer, type SeaweedServer, type TemporalServer } from '@kino/dev';
 
 export interface TestServices {
   dir: string;

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DevStackLauncher, freeDevPortBase, type DevStackOptions, type DevStackStatus } from '@kino/cli/dev-stack';
+import { DevStackLauncher, freeDevPortBase, type DevStackOptions, type DevStackStatus } from '@kino/dev/stack';
 import { parseConfig, storageConfigShape, type StorageConfig } from '@kino/infra';
 
 export interface TestStack {

@@ -13,7 +13,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Storage, createLogger, newId } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
 import { hlsOutputFileNames, processWorkDir } from '@kino/workers';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Storage, createLogger, newId } from '@kino/infra';
-import { waitFor } from '@kino/infra/dev';
+import { waitFor } from '@kino/dev';
 import { GrpcStatus, createEncodeClient, isServiceError, type EncodeProgress__Output } from '@kino/proto';
 import { hlsOutputFileNames } from '@kino/workers';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';

@@ -3,7 +3,7 @@
 // they made would have to come from the presigned URLs of the jobs.
 import { join } from 'node:path';
 import { repoRoot } from '@kino/infra';
-import { startProcess, waitFor, type ManagedProcess } from '@kino/infra/dev';
+import { startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 
 export interface NodeProcess {
   process: ManagedProcess;

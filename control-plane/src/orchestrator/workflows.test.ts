@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Runtime, DefaultLogger, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
-import { findBinary } from '@kino/infra/dev';
+import { findBinary } from '@kino/dev';
 import type { Activities } from './activities/index.ts';
 import { workflowIds, defaultEncodingParameters } from '@kino/proto/contract';
 import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './contracts.ts';

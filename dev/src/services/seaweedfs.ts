@@ -1,0 +1,111 @@
+// SeaweedFS with its S3 gateway: the local S3-compatible store. Unlike s3rver it checks SigV4
+// signatures, presigned-URL expiry and signed headers (test/storage proves it), so uploads to it
+// behave as they would on AWS.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { findBinary } from '../binaries.ts';
+import { freePort } from '../ports.ts';
+import { startProcess, type ManagedProcess } from '../managed-process.ts';
+import { createS3Client, type StorageConfig } from '@kino/infra';
+import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
+
+export interface SeaweedServer {
+  storage: StorageConfig;
+  process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+export async function startSeaweed({
+  dataDir,
+  s3Port,
+  bucket = 'kino',
+  accessKeyId = 'kino-dev-access',
+  secretAccessKey = 'kino-dev-secret-key',
+  logFile,
+  host = '127.0.0.1',
+  runIn,
+}: {
+  dataDir: string;
+  s3Port: number;
+  /** The address it listens on and clients use (default loopback). */
+  host?: string;
+  /** A command prefix that runs it on another host (startProcess). */
+  runIn?: string[];
+  bucket?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  logFile?: string;
+}): Promise<SeaweedServer> {
+  mkdirSync(join(dataDir, 'data'), { recursive: true });
+  const identities = join(dataDir, 's3-identities.json');
+  writeFileSync(
+    identities,
+    JSON.stringify({
+      identities: [
+        {
+          name: 'kino',
+          credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }],
+          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+        },
+      ],
+    }),
+  );
+  // Every internal port is chosen here: SeaweedFS's default of port+10000 for gRPC collides.
+  const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = await Promise.all(
+    Array.from({ length: 7 }, () => freePort()),
+  );
+  const args = [
+    'server',
+    `-dir=${join(dataDir, 'data')}`,
+    `-ip=${host}`,
+    `-ip.bind=${host}`,
+    `-master.port=${master}`,
+    `-master.port.grpc=${masterGrpc}`,
+    '-master.volumeSizeLimitMB=256',
+    `-volume.port=${volume}`,
+    `-volume.port.grpc=${volumeGrpc}`,
+    '-volume.max=0',
+    '-filer',
+    `-filer.port=${filer}`,
+    `-filer.port.grpc=${filerGrpc}`,
+    '-s3',
+    `-s3.port=${s3Port}`,
+    `-s3.port.grpc=${s3Grpc}`,
+    '-s3.port.iceberg=0',
+    '-s3.port.lance=0',
+    `-s3.config=${identities}`,
+  ];
+  const server = startProcess('seaweedfs', findBinary('weed'), args, {
+    logFile,
+    cwd: dataDir,
+    // weed lingers for 10 s on SIGTERM but shuts down in about 2 s on SIGINT.
+    stopSignal: 'SIGINT',
+    runIn,
+  });
+  const storage: StorageConfig = {
+    S3_ENDPOINT: `http://${host}:${s3Port}`,
+    S3_BUCKET: bucket,
+    S3_ACCESS_KEY_ID: accessKeyId,
+    S3_SECRET_ACCESS_KEY: secretAccessKey,
+    S3_REGION: 'us-east-1',
+    S3_FORCE_PATH_STYLE: true,
+  };
+  const s3 = createS3Client(storage);
+  await stopOnFailure(server, () => waitFor(
+    'SeaweedFS S3 to accept a bucket',
+    async () => {
+      if (server.child.exitCode !== null) throw new WaitAbortedError(`weed exited (${server.child.exitCode}); see ${logFile}`);
+      try {
+        await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        const name = (error as Error).name;
+        if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+      }
+      return true;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  ));
+  s3.destroy();
+  return { storage, process: server, stop: () => server.stop() };
+}
