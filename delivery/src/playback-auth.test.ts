@@ -6,7 +6,7 @@ import { migrateToLatest, type Db, KeyEncryption } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
 import { SignJWT, exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { PlaybackKeyring, mintPlaybackToken } from '@kino/database/playback-keys';
 import { PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from '@kino/proto/contract';
 import { waitFor } from '@kino/dev';
 import { DeliveryError } from './errors.ts';

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KeyEncryption } from '@kino/database';
-import { PlaybackKeyring, mintPlaybackToken } from '@kino/control-plane/playback';
+import { PlaybackKeyring, mintPlaybackToken } from '@kino/database/playback-keys';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';

@@ -6,8 +6,8 @@
 //   opens that video's thumbnails and nothing else (not its playlists or segments).
 import type { Video } from '@kino/database';
 import { IMAGE_TOKEN_SCOPE, IMAGE_TOKEN_SECONDS } from '@kino/proto/contract';
-import { mintPlaybackToken } from '../playback/index.ts';
-import { keyringFor } from '../playback/keyrings.ts';
+import { mintPlaybackToken } from '@kino/database/playback-keys';
+import { keyringFor } from './keyrings.ts';
 import type { ApiDeps } from './deps.ts';
 import { thumbnailUrl } from './format.ts';
 

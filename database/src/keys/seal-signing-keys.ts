@@ -1,5 +1,5 @@
 // Sealing of signing keys stored in clear, the data half of a migration; the keyring that makes and
-// rotates keys is the API's (control-plane/src/playback/signing-keys.ts).
+// rotates keys is the API's (database/src/playback-keys/keyring.ts).
 import type { Db } from '../database.ts';
 import { listPlaintextSigningKeys, storeSealedPrivateKey } from '../repositories/signing-keys.ts';
 import type { KeyEncryption } from './key-encryption.ts';

@@ -1,4 +1,4 @@
-// Playback-token signing keys (control-plane/src/playback). The private JWK never leaves the
+// Playback-token signing keys (database/src/playback-keys). The private JWK never leaves the
 // control plane; delivery nodes read the public halves from the JWKS endpoint.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,4 +1,4 @@
-// The signing_keys table: playback-token key pairs (ES256). The keyring (control-plane/src/playback/signing-keys.ts)
+// The signing_keys table: playback-token key pairs (ES256). The keyring (playback-keys/keyring.ts)
 // decides when to make, rotate and publish keys; these functions only read and write rows.
 import type { Insertable } from 'kysely';
 import type { Db } from '../database.ts';

@@ -14,8 +14,8 @@ import {
   parseDomainList,
   playbackExpirations,
 } from '@kino/proto/contract';
-import { keyringFor } from '../../playback/keyrings.ts';
-import { mintPlaybackToken, signedPlaybackUrl } from '../../playback/tokens.ts';
+import { keyringFor } from '../keyrings.ts';
+import { mintPlaybackToken, signedPlaybackUrl } from '@kino/database/playback-keys';
 
 const SignedUrlQuery = Type.Object({
   expiration: Type.Optional(

@@ -62,8 +62,8 @@ import {
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
-import { keyringFor } from '../../playback/keyrings.ts';
-import { storyboardUrlOf } from '../../playback/storyboard-url.ts';
+import { keyringFor } from '../keyrings.ts';
+import { storyboardUrlOf } from '../storyboard-url.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */

@@ -15,7 +15,7 @@ export default class AdminPlaybackKeysList extends KinoCommand {
 
   async run(): Promise<ListedPlaybackKey[]> {
     const { openAdminDatabase } = await import('@kino/database/admin');
-    const { listSigningKeyStatus } = await import('@kino/control-plane/playback');
+    const { listSigningKeyStatus } = await import('@kino/database/playback-keys');
     await this.parse(AdminPlaybackKeysList);
     const db = await openAdminDatabase();
     try {

@@ -18,7 +18,7 @@ export default class AdminPlaybackKeysRotate extends KinoCommand {
   async run(): Promise<RotatedPlaybackKey> {
     const { KeyEncryption, openAdminDatabase, resolveKeyEncryptionKey, sealPlaintextSigningKeys } = await import('@kino/database/admin');
     // The keyring (key generation, rotation, how long a retired key stays published) is the API's.
-    const { PlaybackKeyring, listSigningKeyStatus } = await import('@kino/control-plane/playback');
+    const { PlaybackKeyring, listSigningKeyStatus } = await import('@kino/database/playback-keys');
     await this.parse(AdminPlaybackKeysRotate);
     let encryption: InstanceType<typeof KeyEncryption>;
     try {

@@ -1,18 +1,20 @@
-// The control plane's playback-token signing keys, kept in the `signing_keys` table: ES256 key
+// The playback-token signing keys, kept in the `signing_keys` table: ES256 key
 // pairs. The first is made on first use. Rotation makes a new key and retires the old one; a
 // retired key signs nothing new but stays in the JWKS until every token it may have signed has
 // expired (the longest lifetime, 7 days, plus the time other API processes may still be using
 // it from their cache, plus the clock skew delivery nodes allow), so rotation never breaks a signed
 // URL that is still valid. Private halves are stored sealed (@kino/database's keys/key-encryption.ts), never in clear.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { Db, SigningKey, KeyEncryption } from '@kino/database';
+import type { Db } from '../database.ts';
+import type { KeyEncryption } from '../keys/key-encryption.ts';
+import type { SigningKey } from '../schema.ts';
 import {
   findNewestActiveSigningKey,
   insertSigningKey,
   listPublishedSigningKeys,
   listSigningKeys,
   rotateSigningKeys,
-} from '@kino/database/repositories';
+} from '../repositories/signing-keys.ts';
 import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from '@kino/proto/contract';
 
 /** How long an API process keeps using the key it read before it looks again. */

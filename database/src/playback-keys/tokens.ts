@@ -1,8 +1,8 @@
-// Minting playback tokens and signed playback URLs. Only the control plane mints (it holds the
+// Minting playback tokens and signed playback URLs. Only the API mints (it holds the
 // private keys); delivery nodes verify with the public keys from the JWKS.
 import { SignJWT } from 'jose';
 import { deliveryPaths, hlsMasterName } from '@kino/proto/contract';
-import type { ActiveSigningKey } from './signing-keys.ts';
+import type { ActiveSigningKey } from './keyring.ts';
 import { PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_ISSUER, type PlaybackClaims } from '@kino/proto/contract';
 
 export interface MintPlaybackTokenInput {

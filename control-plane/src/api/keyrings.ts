@@ -2,7 +2,7 @@
 // tokens (signed URLs, thumbnail and storyboard URLs): its key caches are per process.
 import type { Db } from '@kino/database';
 import { KeyEncryption } from '@kino/database';
-import { PlaybackKeyring } from './signing-keys.ts';
+import { PlaybackKeyring } from '@kino/database/playback-keys';
 
 const keyrings = new WeakMap<Db, PlaybackKeyring>();
 

@@ -5,8 +5,7 @@
 import { deliveryPaths, storyboardVttName } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import { PLAYBACK_EXPIRATIONS } from '@kino/proto/contract';
-import type { PlaybackKeyring } from './signing-keys.ts';
-import { mintPlaybackToken } from './tokens.ts';
+import { mintPlaybackToken, type PlaybackKeyring } from '@kino/database/playback-keys';
 
 /** Long enough for a page showing the player to stay open all day; details are read afresh. */
 export const STORYBOARD_TOKEN_SECONDS = PLAYBACK_EXPIRATIONS['24h'];

@@ -1,2 +1,0 @@
-export * from './signing-keys.ts';
-export * from './tokens.ts';
