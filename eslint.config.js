@@ -5,6 +5,9 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import vitest from '@vitest/eslint-plugin';
 
+const processPackages = ['control-plane', 'workers', 'delivery', 'cli'];
+const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics'];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.kino/**', 'proto/src/generated/**', '**/dist/**'] },
   js.configs.recommended,
@@ -39,18 +42,24 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  {
-    // Production code never starts services or waits on them: launchers are dev tooling (tests may).
-    // Nor does it open PGlite: production databases are PostgreSQL; the in-process one is for tests.
-    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'cli/src/**/*.ts', 'database/src/**/*.ts', 'analytics/src/**/*.ts'],
+  // Production code never starts services or waits on them: launchers are dev tooling (tests may).
+  // Nor does it open PGlite: production databases are PostgreSQL; the in-process one is for tests.
+  // And no process package imports another; shared packages import no process package: what two
+  // processes share lives in a package named for what it is (README, "What each folder holds").
+  ...productionPackages.map((name) => ({
+    files: [`${name}/src/**/*.ts`],
     ignores: ['**/*.test.ts', 'database/src/testing/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         { group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'], message: 'dev tooling: production code does not import it' },
         { group: ['@kino/database/testing', '**/testing/pglite*', '@electric-sql/pglite', '@electric-sql/pglite/*', 'kysely-pglite'], message: 'PGlite is for tests: production code opens PostgreSQL' },
+        ...processPackages.filter((other) => other !== name).map((other) => ({
+          group: [`@kino/${other}`, `@kino/${other}/*`, `**/${other}/src/**`],
+          message: `${name} does not import the process package ${other}: move what both use to a shared package`,
+        })),
       ] }],
     },
-  },
+  })),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins there.
     files: ['control-plane/src/orchestrator/workflows/**/*.ts'],
