@@ -41,7 +41,7 @@ export default tseslint.config(
   },
   {
     // Production code never starts services or waits on them: launchers are dev tooling (tests may).
-    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts'],
+    files: ['control-plane/src/**/*.ts', 'workers/src/**/*.ts', 'delivery/src/**/*.ts', 'infra/src/**/*.ts', 'ffmpeg/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['@kino/infra/dev', '@kino/infra/dev/*', '**/infra/dev/**', '../dev/*', '../../dev/*'], message: 'dev tooling: production code does not import it' }] }],

@@ -33,6 +33,7 @@ export default defineConfig({
       unit('proto', ['proto/src/**/*.test.ts']),
       unit('infra', ['infra/src/**/*.test.ts', 'infra/scripts/**/*.test.mjs']),
       unit('control-plane', ['control-plane/src/**/*.test.ts']),
+      unit('ffmpeg', ['ffmpeg/src/**/*.test.ts']),
       unit('workers', ['workers/src/**/*.test.ts']),
       unit('delivery', ['delivery/src/**/*.test.ts']),
       unit('sdk', ['sdk/src/**/*.test.ts']),

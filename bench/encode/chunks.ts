@@ -25,7 +25,7 @@ import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/o
 import { setNodeDrainRequested } from '@kino/control-plane/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
-import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '../../workers/src/ffmpeg/index.ts';
+import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { planChunks, renderMediaPlaylist } from '../../control-plane/src/orchestrator/chunks.ts';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
-const workspaces = ['proto', 'infra', 'control-plane', 'workers', 'delivery', 'sdk', 'cli'];
+const workspaces = ['proto', 'infra', 'control-plane', 'ffmpeg', 'workers', 'delivery', 'sdk', 'cli'];
 const chosen = process.argv.length > 2 ? process.argv.slice(2) : workspaces;
 
 const failed = [];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Storage, createLogger, newId } from '@kino/infra';
 import { waitFor } from '@kino/infra/dev';
 import { GrpcStatus, createEncodeClient, isServiceError, type EncodeProgress__Output } from '@kino/proto';
-import { hlsOutputFileNames } from '@kino/workers';
+import { hlsOutputFileNames } from '@kino/ffmpeg';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';

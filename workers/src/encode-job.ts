@@ -21,7 +21,7 @@ import {
   type ChunkWindow,
   type FfmpegProgress,
   type HlsEncodeSettings,
-} from './ffmpeg/index.ts';
+} from '@kino/ffmpeg';
 import { resolveHlsSettings } from './encode-settings.ts';
 import { InvalidRequestError, StorageUnavailableError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';

@@ -7,7 +7,7 @@ import {
   type ProbeResult,
   type grpc,
 } from '@kino/proto';
-import { probeMedia } from './ffmpeg/index.ts';
+import { probeMedia } from '@kino/ffmpeg';
 import { runEncodeJob } from './encode-job.ts';
 import { runStoryboardJob } from './storyboard-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';

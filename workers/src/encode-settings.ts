@@ -15,7 +15,7 @@ import {
   x264Presets,
   type X264PixelFormat,
 } from '@kino/proto/contract';
-import type { HlsEncodeSettings, MediaInfo } from './ffmpeg/index.ts';
+import type { HlsEncodeSettings, MediaInfo } from '@kino/ffmpeg';
 import { InvalidRequestError } from './errors.ts';
 
 const maxEdge = 8192;
