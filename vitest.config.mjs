@@ -35,6 +35,7 @@ export default defineConfig({
       unit('database', ['database/src/**/*.test.ts']),
       unit('analytics', ['analytics/src/**/*.test.ts']),
       unit('control-plane', ['control-plane/src/**/*.test.ts']),
+      unit('ffmpeg', ['ffmpeg/src/**/*.test.ts']),
       unit('workers', ['workers/src/**/*.test.ts']),
       unit('delivery', ['delivery/src/**/*.test.ts']),
       unit('sdk', ['sdk/src/**/*.test.ts']),

@@ -1,7 +1,7 @@
 // bench/encode chunks: what chunked encoding (docs/architecture.md#chunked-encoding) costs and buys,
 // in one run, medians of --runs (at least 3):
 //
-// 1. chunked against whole-file on one core: the nodes' own ffmpeg commands (workers/src/ffmpeg) for
+// 1. chunked against whole-file on one core: the nodes' own ffmpeg commands (@kino/ffmpeg, ffmpeg/src) for
 //    the `high` ladder of a 1080p30 clip, the whole file in one ffmpeg, and the audio track then every
 //    chunk in turn, pinned to core 0 with one x264 thread; the ffmpeg processes' CPU time (user+sys),
 //    each rendition's bitrate against its target and its PSNR against the source for both.
@@ -25,7 +25,7 @@ import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/o
 import { setNodeDrainRequested } from '@kino/database/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
-import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '../../workers/src/ffmpeg/index.ts';
+import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { planChunks, renderMediaPlaylist } from '../../control-plane/src/orchestrator/chunks.ts';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';

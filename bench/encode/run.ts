@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
-import { keyframeArgs } from '@kino/workers/ffmpeg';
+import { keyframeArgs } from '@kino/ffmpeg';
 import { defaultEncodingParameters, workflowIds } from '@kino/proto/contract';
 import { startFarm, type Farm } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';

@@ -22,7 +22,7 @@ import type { ServerResponse } from 'node:http';
 import pLimit from 'p-limit';
 import type { Storage } from '@kino/infra';
 import { objectKeys } from '@kino/proto/contract';
-import { readMp4Boxes } from '@kino/workers/ffmpeg';
+import { readMp4Boxes } from '@kino/ffmpeg';
 import { DeliveryError } from './errors.ts';
 import type { ObjectCache } from './object-cache.ts';
 import { resolveKey } from './playlist.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { type Logger, type Storage } from '@kino/infra';
 import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
-import { runFfmpeg, thumbnailArgs } from '@kino/workers/ffmpeg';
+import { runFfmpeg, thumbnailArgs } from '@kino/ffmpeg';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import type { PlayableVideo } from './video-catalog.ts';
 

@@ -25,7 +25,9 @@ export type { EncodeEvent, EncodeEvent__Output } from './generated/kino/v1/Encod
 export type { EncodeProgress, EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';
 export type { EncodeDone, EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
 export type { RenditionDone, RenditionDone__Output } from './generated/kino/v1/RenditionDone.ts';
-export type { ChunkSpec, ChunkSpec__Output } from './generated/kino/v1/ChunkSpec.ts';
+export type { WholeEncode, WholeEncode__Output } from './generated/kino/v1/WholeEncode.ts';
+export type { ChunkEncode, ChunkEncode__Output } from './generated/kino/v1/ChunkEncode.ts';
+export type { AudioTrackEncode, AudioTrackEncode__Output } from './generated/kino/v1/AudioTrackEncode.ts';
 export type { SegmentDone, SegmentDone__Output } from './generated/kino/v1/SegmentDone.ts';
 export type { ThumbnailRequest, ThumbnailRequest__Output } from './generated/kino/v1/ThumbnailRequest.ts';
 export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';

@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { Storage, createLogger, newId } from '@kino/infra';
 import { waitFor } from '@kino/dev';
 import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
-import { hlsOutputFileNames, processWorkDir } from '@kino/workers';
+import { hlsOutputFileNames } from '@kino/ffmpeg';
+import { processWorkDir } from '@kino/workers';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
@@ -66,17 +67,32 @@ async function outputUrlsFor(videoId: string, height: number, durationSeconds: n
   return urls;
 }
 
+/** The source's probe, as the orchestrator asks a node for it once and sends it with every encode. */
+function probeOf(inputUrl: string) {
+  return client.probe({ jobId: newId('job'), inputUrl });
+}
+
+/**
+ * A whole-video encode of `renditions`, with the source's probe: the request as the orchestrator
+ * sends it (the node takes the duration from the probe: `durationSeconds` says what the test expects).
+ */
+async function wholeEncode(
+  { jobId, videoId, inputUrl, renditions, outputUrls }: { jobId: string; videoId: string; inputUrl: string; durationSeconds?: number; renditions: RenditionSpec[]; outputUrls: Record<string, string> },
+): Promise<EncodeRequest> {
+  return { jobId, videoId, inputUrl, source: await probeOf(inputUrl), whole: { renditions, outputUrls } };
+}
+
 /**
  * One rendition in one Encode, as the orchestrator sends a fanned-out rung: a list of one, its
  * output URLs under `<key>/`. Resolves with that rendition's result and the job's files.
  */
 async function encodeOne(
-  { rendition: spec, outputUrls, ...request }: Omit<EncodeRequest, 'renditions'> & { rendition: RenditionSpec },
+  { rendition: spec, outputUrls, ...request }: { jobId: string; videoId: string; inputUrl: string; durationSeconds?: number; rendition: RenditionSpec; outputUrls: Record<string, string> },
   options?: Parameters<EncodeClient['encode']>[1],
   via: EncodeClient = client,
 ) {
-  const prefixed = Object.fromEntries(Object.entries(outputUrls ?? {}).map(([name, url]) => [`${spec.key}/${name}`, url]));
-  const done = await via.encode({ ...request, outputUrls: prefixed, renditions: [spec] }, options);
+  const prefixed = Object.fromEntries(Object.entries(outputUrls).map(([name, url]) => [`${spec.key}/${name}`, url]));
+  const done = await via.encode(await wholeEncode({ ...request, outputUrls: prefixed, renditions: [spec] }), options);
   assert.deepEqual(done.renditions.map((r) => r.key), [spec.key]);
   return { ...done.renditions[0]!, files: done.files };
 }
@@ -268,7 +284,7 @@ describe('an encode node process', () => {
       }
       const progress: EncodeProgress__Output[] = [];
       const done = await client.encode(
-        { jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls, durationSeconds: 13, renditions: specs },
+        await wholeEncode({ jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls, durationSeconds: 13, renditions: specs }),
         { onProgress: (p) => progress.push(p) },
       );
       assert.equal(progress.at(-1)?.percent, 100, `two-pass ${twoPass}: progress reaches 100`);
@@ -475,7 +491,7 @@ describe('an encode node process', () => {
         { logger: new DefaultLogger('ERROR', () => {}) },
       );
       const failure = await env
-        .run(activities.encodeRenditions, { videoId, storagePath: sources.tiny, renditions: [plan!], durationSeconds: 2 })
+        .run(activities.encodeRenditions, { videoId, storagePath: sources.tiny, renditions: [plan!], durationSeconds: 2, probe: await probeOf(await storage.presignGet(sources.tiny, 600)) })
         .then(() => assert.fail('the encode should fail'), (error: unknown) => error);
       assert.ok(failure instanceof ApplicationFailure, String(failure));
       assert.equal(failure.type, 'StorageUnavailable', failure.message);

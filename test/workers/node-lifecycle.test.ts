@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Storage, createLogger, newId } from '@kino/infra';
 import { waitFor } from '@kino/dev';
 import { GrpcStatus, createEncodeClient, isServiceError, type EncodeProgress__Output } from '@kino/proto';
-import { hlsOutputFileNames } from '@kino/workers';
+import { hlsOutputFileNames } from '@kino/ffmpeg';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
@@ -71,13 +71,17 @@ describe('encode node lifecycle', () => {
         outputUrls[`360p/${name}`] = await storage.presignPut(`${objectKeys.renditionDir(videoId, 360)}/${name}`, 600, contentTypeForHlsFile(name));
       }
       const progress: EncodeProgress__Output[] = [];
+      const inputUrl = await storage.presignGet(source, 600);
       const encode = client.encode(
         {
-          jobId: newId('job'), videoId, inputUrl: await storage.presignGet(source, 600), outputUrls, durationSeconds: 13,
-          renditions: [{
-            key: '360p', width: 640, height: 360, videoBitrateKbps: 800, audioBitrateKbps: 128, frameRate: 25, pixelFormat: 'yuv420p',
-            rateControlMode: 'variableBitrate', twoPass: true, x264Preset: 'medium', audioCodec: 'aac', segmentSeconds: 6,
-          }],
+          jobId: newId('job'), videoId, inputUrl, source: await client.probe({ jobId: newId('job'), inputUrl }),
+          whole: {
+            outputUrls,
+            renditions: [{
+              key: '360p', width: 640, height: 360, videoBitrateKbps: 800, audioBitrateKbps: 128, frameRate: 25, pixelFormat: 'yuv420p',
+              rateControlMode: 'variableBitrate', twoPass: true, x264Preset: 'medium', audioCodec: 'aac', segmentSeconds: 6,
+            }],
+          },
         },
         { onProgress: (p) => progress.push(p) },
       );

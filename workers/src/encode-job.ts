@@ -6,7 +6,7 @@
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { EncodeDone, EncodeRequest__Output, RenditionDone, RenditionSpec__Output, SegmentDone } from '@kino/proto';
+import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output, RenditionDone, RenditionSpec__Output, SegmentDone } from '@kino/proto';
 import { contentTypeForHlsFile, hlsInitName, hlsMinimumLastSegmentSeconds, hlsPlaylistName, measureBandwidth, pixelFormatOfX264, workContentTypes } from '@kino/proto/contract';
 import {
   FfmpegAbortedError,
@@ -16,13 +16,12 @@ import {
   hlsLadderArgs,
   parseInitSegment,
   parseMediaPlaylist,
-  probeMedia,
   runFfmpeg,
   type ChunkWindow,
   type FfmpegProgress,
   type HlsEncodeSettings,
-} from './ffmpeg/index.ts';
-import { resolveHlsSettings } from './encode-settings.ts';
+} from '@kino/ffmpeg';
+import { resolveAudioSettings, resolveHlsSettings } from './encode-settings.ts';
 import { InvalidRequestError, StorageUnavailableError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';
 import { UploadQueue, uploadFile } from './upload.ts';
@@ -59,23 +58,25 @@ interface Output {
 
 const renditionKey = /^[A-Za-z0-9_-]{1,32}$/;
 
-/**
- * The files a rendition must have a URL for: a chunk writes no playlist, and only the first chunk
- * the init segment; an audio track has its own URL.
- */
-function requiredFiles(request: EncodeRequest__Output): string[] {
-  if (request.audioTrackUrl) return [];
-  if (!request.chunk) return [hlsPlaylistName, hlsInitName];
-  return request.chunk.index === 0 ? [hlsInitName] : [];
+/** What an HLS encode (the whole video or one chunk) makes: renditions, their URLs, and the chunk's window. */
+interface HlsJob {
+  renditions: RenditionSpec__Output[];
+  outputUrls: Record<string, string>;
+  /** Set for a chunk: its window, and its index (the first chunk writes the init segment). */
+  chunk?: { index: number; window: ChunkWindow };
 }
 
-function validate(request: EncodeRequest__Output): RenditionSpec__Output[] {
-  if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
-  const { chunk } = request;
-  if (chunk && !(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
-    throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
-  }
-  const specs = request.renditions;
+/**
+ * The files a rendition must have a URL for: a chunk writes no playlist, and only the first chunk
+ * the init segment.
+ */
+function requiredFiles(job: HlsJob): string[] {
+  if (!job.chunk) return [hlsPlaylistName, hlsInitName];
+  return job.chunk.index === 0 ? [hlsInitName] : [];
+}
+
+function validate(job: HlsJob): RenditionSpec__Output[] {
+  const specs = job.renditions;
   if (specs.length === 0) throw new InvalidRequestError('renditions is empty: an encode makes at least one');
   const keys = new Set<string>();
   for (const spec of specs) {
@@ -84,40 +85,76 @@ function validate(request: EncodeRequest__Output): RenditionSpec__Output[] {
     if (keys.has(spec.key)) throw new InvalidRequestError(`rendition key "${spec.key}" appears twice`);
     keys.add(spec.key);
     const prefix = `${spec.key}/`;
-    for (const name of requiredFiles(request)) {
-      if (!request.outputUrls[prefix + name]) throw new InvalidRequestError(`output_urls has no URL for ${prefix + name}`);
+    for (const name of requiredFiles(job)) {
+      if (!job.outputUrls[prefix + name]) throw new InvalidRequestError(`output_urls has no URL for ${prefix + name}`);
     }
   }
   return specs;
+}
+
+/** The source as the orchestrator probed it: the node does not probe again, but refuses a probe that says nothing. */
+function sourceOf(request: EncodeRequest__Output): ProbeResult__Output {
+  const { source } = request;
+  if (!source || !(source.durationSeconds > 0 && source.videoDurationSeconds > 0 && source.frameRate > 0 && source.width > 0 && source.height > 0)) {
+    throw new InvalidRequestError('source (the probe of input_url) is missing or describes no video');
+  }
+  return source;
 }
 
 function missingUrl(name: string): InvalidRequestError {
   return new InvalidRequestError(`output_urls has no URL for ${name}: the encode produced more segments than URLs were given`);
 }
 
+/** One encode, by its kind: the whole video, one chunk of it, or its audio track. */
 export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDone> {
-  return options.request.audioTrackUrl ? runAudioTrackJob(options) : runHlsJob(options);
+  const { request } = options;
+  if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
+  const source = sourceOf(request);
+  switch (request.job) {
+    case 'whole':
+      return runHlsJob(options, source, { renditions: request.whole!.renditions, outputUrls: request.whole!.outputUrls });
+    case 'chunk': {
+      const chunk = request.chunk!;
+      if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
+        throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
+      }
+      const window: ChunkWindow = {
+        startSeconds: chunk.startSeconds,
+        durationSeconds: chunk.durationSeconds,
+        firstSegment: chunk.firstSegment,
+        ...(chunk.audioUrl ? { audioInput: chunk.audioUrl } : {}),
+      };
+      return runHlsJob(options, source, { renditions: chunk.renditions, outputUrls: chunk.outputUrls, chunk: { index: chunk.index, window } });
+    }
+    case 'audioTrack':
+      return runAudioTrackJob(options, source, request.audioTrack!);
+    default:
+      throw new InvalidRequestError('the request names no job: one of whole, chunk or audio_track');
+  }
 }
 
 /**
- * The audio track of a chunked encode: the whole source's audio, with the first rendition's audio
- * settings, as one MP4 (the chunks stream-copy their part of it).
+ * The audio track of a chunked encode: the whole source's audio, with the ladder's audio settings,
+ * as one MP4 (the chunks stream-copy their part of it).
  */
-async function runAudioTrackJob({ request, workDir, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
-  const [spec] = validate(request);
-  const source = await probeMedia(request.inputUrl, { signal });
-  const { audio } = resolveHlsSettings(spec!, source);
-  if (!audio) throw new InvalidRequestError('the audio track of a video without audio (or of a rendition without audio) was asked for');
+async function runAudioTrackJob(
+  { request, workDir, signal, logger, onProgress }: EncodeJobOptions,
+  source: ProbeResult__Output,
+  track: NonNullable<EncodeRequest__Output['audioTrack']>,
+): Promise<EncodeDone> {
+  if (!track.outputUrl) throw new InvalidRequestError('audio_track.output_url is required');
+  const audio = resolveAudioSettings(track, source);
+  if (!audio) throw new InvalidRequestError('the audio track of a video without audio (or at 0 kbps) was asked for');
   const jobDir = await makeJobDir(workDir, request.jobId, 'audio');
   try {
     const output = join(jobDir, 'audio.mp4');
-    const durationSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
+    const { durationSeconds } = source;
     logger.info({ audio }, 'audio track starting');
     await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output }), {
       durationSeconds, signal, logger,
       onProgress: (progress) => onProgress({ percent: progress.percent, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
     });
-    const bytes = await uploadFile(output, request.audioTrackUrl, workContentTypes.audioTrack, signal);
+    const bytes = await uploadFile(output, track.outputUrl, workContentTypes.audioTrack, signal);
     onProgress({ percent: 100, encodedSeconds: durationSeconds, speed: 0 });
     return { bytesWritten: bytes, files: ['audio.mp4'], renditions: [] };
   } finally {
@@ -125,18 +162,15 @@ async function runAudioTrackJob({ request, workDir, signal, logger, onProgress }
   }
 }
 
-async function runHlsJob({ request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions): Promise<EncodeDone> {
-  const specs = validate(request);
-  const source = await probeMedia(request.inputUrl, { signal });
+async function runHlsJob(
+  { request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions,
+  source: ProbeResult__Output,
+  hlsJob: HlsJob,
+): Promise<EncodeDone> {
+  const specs = validate(hlsJob);
+  const { outputUrls } = hlsJob;
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
-  const chunk: ChunkWindow | undefined = request.chunk
-    ? {
-        startSeconds: request.chunk.startSeconds,
-        durationSeconds: request.chunk.durationSeconds,
-        firstSegment: request.chunk.firstSegment,
-        ...(request.chunk.audioUrl ? { audioInput: request.chunk.audioUrl } : {}),
-      }
-    : undefined;
+  const chunk = hlsJob.chunk?.window;
   if (chunk && !chunk.audioInput && outputs.some((o) => o.settings.audio)) {
     throw new InvalidRequestError('a chunk with audio needs the audio track (chunk.audio_url)');
   }
@@ -145,15 +179,14 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
     // One process runs both passes' outputs together (the orchestrator groups renditions accordingly).
     throw new InvalidRequestError('renditions of one encode must all be two-pass or all single-pass');
   }
-  const videoSeconds = request.durationSeconds > 0 ? request.durationSeconds : source.durationSeconds;
   // What this encode covers: the whole video, or the chunk's window of it (the last one may end early).
-  const durationSeconds = encodeEndSeconds(videoSeconds, chunk);
+  const durationSeconds = encodeEndSeconds(source.durationSeconds, chunk);
   const expectedSeconds = encodeEndSeconds(source.videoDurationSeconds, chunk);
   logger.info(
     {
       settings: outputs.map((o) => ({ key: o.spec.key, ...o.settings })),
       source: { width: source.width, height: source.height, frameRate: source.frameRate },
-      ...(chunk ? { chunk: request.chunk } : {}),
+      ...(hlsJob.chunk ? { chunk: { index: hlsJob.chunk.index, ...chunk } } : {}),
     },
     'encode starting',
   );
@@ -172,7 +205,7 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
   const outDir = join(jobDir, 'hls');
   /** Uploads a file by its name relative to outDir, which is also its output_urls key. */
   const upload = (name: string) => {
-    const url = request.outputUrls[name];
+    const url = outputUrls[name];
     if (!url) throw missingUrl(name);
     uploaded.add(name);
     uploads.add(() => uploadFile(join(outDir, name), url, contentTypeForHlsFile(name), job.signal));
@@ -263,9 +296,9 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
       // A chunk's playlist stays here (the orchestrator writes the video's), and its init segment
       // too after the first chunk: every chunk writes the same one.
       const files = (await filesOf(output))
-        .filter((name) => !chunk || (name !== hlsPlaylistName && (name !== hlsInitName || request.chunk!.index === 0)))
+        .filter((name) => !chunk || (name !== hlsPlaylistName && (name !== hlsInitName || hlsJob.chunk!.index === 0)))
         .map((name) => output.prefix + name);
-      const missing = files.filter((name) => !request.outputUrls[name]);
+      const missing = files.filter((name) => !outputUrls[name]);
       if (missing.length > 0) throw missingUrl(missing.slice(0, 5).join(', '));
       filesByOutput.push(files);
     }
@@ -273,7 +306,7 @@ async function runHlsJob({ request, workDir, threads, signal, logger, onProgress
     for (const files of filesByOutput) for (const name of files) if (!playlistNames.has(name) && !uploaded.has(name)) upload(name);
     await uploads.drain();
     for (const name of playlistNames) {
-      uploads.add(() => uploadFile(join(outDir, name), request.outputUrls[name]!, contentTypeForHlsFile(name), job.signal));
+      uploads.add(() => uploadFile(join(outDir, name), outputUrls[name]!, contentTypeForHlsFile(name), job.signal));
     }
     await uploads.drain();
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { GrpcStatus, jobFailureOf } from '@kino/proto';
 import { NodeJobs } from './encode-service.ts';
 import { NodeBusyError, classifyInputFailure, toGrpcStatus, InvalidSourceError, StorageUnavailableError, UrlRefusedError } from './errors.ts';
-import { FfmpegAbortedError, FfmpegError, NotAVideoError } from './ffmpeg/index.ts';
+import { FfmpegAbortedError, FfmpegError, NotAVideoError } from '@kino/ffmpeg';
 
 test('encodes take slots; probes and thumbnails do not', () => {
   const jobs = new NodeJobs(2);

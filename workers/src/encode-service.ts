@@ -7,7 +7,7 @@ import {
   type ProbeResult,
   type grpc,
 } from '@kino/proto';
-import { probeMedia } from './ffmpeg/index.ts';
+import { probeMedia } from '@kino/ffmpeg';
 import { runEncodeJob } from './encode-job.ts';
 import { runStoryboardJob } from './storyboard-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';
@@ -186,6 +186,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
             audioSampleRate: info.audioSampleRate,
             formatName: info.formatName,
             sizeBytes: info.sizeBytes,
+            videoDurationSeconds: info.videoDurationSeconds,
           };
           log.info({ probe: result }, 'probed');
           countJob('probe', 'done');
@@ -205,9 +206,9 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         nodeId: nodeId(),
         jobId: request.jobId,
         videoId: request.videoId,
-        rendition: request.renditions.map((r) => r.key).join(','),
+        job: request.job,
+        rendition: (request.whole ?? request.chunk)?.renditions.map((r) => r.key).join(','),
         ...(request.chunk ? { chunk: request.chunk.index } : {}),
-        ...(request.audioTrackUrl ? { audioTrack: true } : {}),
       });
       let finish = () => {};
       try {

@@ -15,7 +15,7 @@ import {
   x264Presets,
   type X264PixelFormat,
 } from '@kino/proto/contract';
-import type { HlsEncodeSettings, MediaInfo } from './ffmpeg/index.ts';
+import type { HlsEncodeSettings, MediaInfo } from '@kino/ffmpeg';
 import { InvalidRequestError } from './errors.ts';
 
 const maxEdge = 8192;
@@ -31,9 +31,27 @@ export function resolvePixelFormat(requested: string, sourcePixelFormat: string)
   throw new InvalidRequestError(`unsupported pixel format "${requested}"`);
 }
 
+type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'>;
+
+/**
+ * The audio of a rendition, or of a chunked video's audio track (the ladder's audio settings):
+ * undefined when the source has no audio or none is asked for.
+ */
+export function resolveAudioSettings(
+  spec: Pick<RenditionSpec__Output, 'audioCodec' | 'audioBitrateKbps'>,
+  source: Pick<SourceFacts, 'hasAudio' | 'audioChannels'>,
+): HlsEncodeSettings['audio'] {
+  if (!(spec.audioBitrateKbps > 0 && source.hasAudio)) return undefined;
+  const codec = spec.audioCodec || 'aac';
+  if (!isOneOf(audioCodecs, codec)) throw new InvalidRequestError(`unsupported audio codec "${spec.audioCodec}"`);
+  const encoding = audioEncodingOf[codec];
+  const channels = Math.min(Math.max(source.audioChannels, 1) || 2, encoding.maxChannels);
+  return { encoding, bitrateKbps: spec.audioBitrateKbps, channels };
+}
+
 export function resolveHlsSettings(
   spec: RenditionSpec__Output,
-  source: Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'>,
+  source: SourceFacts,
 ): HlsEncodeSettings {
   if (!(spec.width > 0 && spec.height > 0 && spec.width <= maxEdge && spec.height <= maxEdge)) {
     throw new InvalidRequestError(`rendition size ${spec.width}x${spec.height} is out of range (1..${maxEdge})`);
@@ -56,14 +74,7 @@ export function resolveHlsSettings(
   const capFrameRate = spec.frameRate > 0 && spec.frameRate < source.frameRate - 0.01;
   const frameRate = capFrameRate ? spec.frameRate : source.frameRate;
 
-  let audio: HlsEncodeSettings['audio'];
-  if (spec.audioBitrateKbps > 0 && source.hasAudio) {
-    const codec = spec.audioCodec || 'aac';
-    if (!isOneOf(audioCodecs, codec)) throw new InvalidRequestError(`unsupported audio codec "${spec.audioCodec}"`);
-    const encoding = audioEncodingOf[codec];
-    const channels = Math.min(Math.max(source.audioChannels, 1) || 2, encoding.maxChannels);
-    audio = { encoding, bitrateKbps: spec.audioBitrateKbps, channels };
-  }
+  const audio = resolveAudioSettings(spec, source);
 
   return {
     width: evenAtLeastTwo(spec.width),

@@ -4,7 +4,7 @@
 // decides on the reason: INVALID_SOURCE fails the video for good, NODE_BUSY waits for capacity,
 // STORAGE_UNAVAILABLE retries later without blaming the node, URL_REFUSED presigns again.
 import { grpcStatusOf, jobFailureStatus, redactUrls, type FailureReason, type GrpcStatus, type grpc } from '@kino/proto';
-import { FfmpegAbortedError, FfmpegError, NotAVideoError } from './ffmpeg/index.ts';
+import { FfmpegAbortedError, FfmpegError, NotAVideoError } from '@kino/ffmpeg';
 
 export abstract class JobError extends Error {
   abstract readonly reason: FailureReason;

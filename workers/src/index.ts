@@ -7,4 +7,3 @@ export { NodeJobs, createEncodeServiceHandlers, type EncodeServiceOptions } from
 export { resolveHlsSettings, resolvePixelFormat } from './encode-settings.ts';
 export { processWorkDir } from './job-dir.ts';
 export * from './errors.ts';
-export { hlsOutputFileNames, type MediaInfo } from './ffmpeg/index.ts';

@@ -13,7 +13,7 @@ import {
   storyboardVttName,
   type StoryboardPlan,
 } from '@kino/proto/contract';
-import { runFfmpeg, storyboardArgs } from './ffmpeg/index.ts';
+import { runFfmpeg, storyboardArgs } from '@kino/ffmpeg';
 import { FfmpegFailedError, InvalidRequestError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';
 import { jpegSize } from './thumbnail-job.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ThumbnailRequest__Output, ThumbnailResult } from '@kino/proto';
 import { hlsContentTypes } from '@kino/proto/contract';
-import { runFfmpeg, thumbnailArgs } from './ffmpeg/index.ts';
+import { runFfmpeg, thumbnailArgs } from '@kino/ffmpeg';
 import { InvalidRequestError, TimestampOutOfRangeError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';
 import { uploadFile } from './upload.ts';

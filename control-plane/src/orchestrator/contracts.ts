@@ -51,8 +51,14 @@ export interface VideoJob {
   deleted: boolean;
 }
 
+/**
+ * The source as a node's ffprobe saw it (kino.proto ProbeResult): probed once per video, then sent
+ * with every encode of it (nodes do not probe again).
+ */
 export interface SourceProbe {
   durationSeconds: number;
+  /** The video stream's own duration (audio can run longer): where an encode's keyframes end. */
+  videoDurationSeconds: number;
   width: number;
   height: number;
   frameRate: number;
@@ -61,9 +67,18 @@ export interface SourceProbe {
   pixelFormat: string;
   hasAudio: boolean;
   audioCodec: string;
+  audioChannels: number;
+  audioSampleRate: number;
   formatName: string;
   sizeBytes: number;
 }
+
+/**
+ * The probe an encode activity sends its node. Absent in activities scheduled by workflows started
+ * before the probe travelled with encodes, and without `videoDurationSeconds` when such a workflow
+ * probed the source: the activity then probes the source itself, once.
+ */
+export type RecordedProbe = Partial<SourceProbe> & Omit<SourceProbe, 'videoDurationSeconds' | 'audioChannels' | 'audioSampleRate'>;
 
 /** One rendition: the input of `encodeRendition`, which only workflows started before the one encode protocol call. */
 export interface EncodeRenditionInput {
@@ -82,6 +97,7 @@ export interface EncodeInput {
   storagePath: string;
   renditions: RenditionPlan[];
   durationSeconds: number;
+  probe?: RecordedProbe;
 }
 
 /**
@@ -107,6 +123,7 @@ export interface EncodeAudioTrackInput {
   /** Whose audio settings (codec, bitrate) the track is encoded with: every rendition shares them. */
   rendition: RenditionPlan;
   durationSeconds: number;
+  probe?: RecordedProbe;
 }
 
 /** What `findFinishedChunks` answers: the plan's id and the chunks already recorded done under it. */

@@ -30,6 +30,9 @@ afterAll(async () => {
 
 const probe720: SourceProbe = {
   durationSeconds: 4,
+  videoDurationSeconds: 4,
+  audioChannels: 2,
+  audioSampleRate: 48000,
   width: 1280,
   height: 720,
   frameRate: 30,

@@ -1,7 +1,8 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
-import type { ChunkSpec as _kino_v1_ChunkSpec, ChunkSpec__Output as _kino_v1_ChunkSpec__Output } from './kino/v1/ChunkSpec.ts';
+import type { AudioTrackEncode as _kino_v1_AudioTrackEncode, AudioTrackEncode__Output as _kino_v1_AudioTrackEncode__Output } from './kino/v1/AudioTrackEncode.ts';
+import type { ChunkEncode as _kino_v1_ChunkEncode, ChunkEncode__Output as _kino_v1_ChunkEncode__Output } from './kino/v1/ChunkEncode.ts';
 import type { DeregisterRequest as _kino_v1_DeregisterRequest, DeregisterRequest__Output as _kino_v1_DeregisterRequest__Output } from './kino/v1/DeregisterRequest.ts';
 import type { DeregisterResponse as _kino_v1_DeregisterResponse, DeregisterResponse__Output as _kino_v1_DeregisterResponse__Output } from './kino/v1/DeregisterResponse.ts';
 import type { EncodeDone as _kino_v1_EncodeDone, EncodeDone__Output as _kino_v1_EncodeDone__Output } from './kino/v1/EncodeDone.ts';
@@ -24,6 +25,7 @@ import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest
 import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from './kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from './kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from './kino/v1/ThumbnailResult.ts';
+import type { WholeEncode as _kino_v1_WholeEncode, WholeEncode__Output as _kino_v1_WholeEncode__Output } from './kino/v1/WholeEncode.ts';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -32,7 +34,8 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   kino: {
     v1: {
-      ChunkSpec: MessageTypeDefinition<_kino_v1_ChunkSpec, _kino_v1_ChunkSpec__Output>
+      AudioTrackEncode: MessageTypeDefinition<_kino_v1_AudioTrackEncode, _kino_v1_AudioTrackEncode__Output>
+      ChunkEncode: MessageTypeDefinition<_kino_v1_ChunkEncode, _kino_v1_ChunkEncode__Output>
       DeregisterRequest: MessageTypeDefinition<_kino_v1_DeregisterRequest, _kino_v1_DeregisterRequest__Output>
       DeregisterResponse: MessageTypeDefinition<_kino_v1_DeregisterResponse, _kino_v1_DeregisterResponse__Output>
       EncodeDone: MessageTypeDefinition<_kino_v1_EncodeDone, _kino_v1_EncodeDone__Output>
@@ -70,6 +73,7 @@ export interface ProtoGrpcType {
       StoryboardResult: MessageTypeDefinition<_kino_v1_StoryboardResult, _kino_v1_StoryboardResult__Output>
       ThumbnailRequest: MessageTypeDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailRequest__Output>
       ThumbnailResult: MessageTypeDefinition<_kino_v1_ThumbnailResult, _kino_v1_ThumbnailResult__Output>
+      WholeEncode: MessageTypeDefinition<_kino_v1_WholeEncode, _kino_v1_WholeEncode__Output>
     }
   }
 }

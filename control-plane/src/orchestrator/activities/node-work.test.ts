@@ -61,6 +61,12 @@ const done: EncodeDone__Output = {
   ],
 };
 
+/** What the node's ffprobe says of the source, when an encode activity has to ask (no probe in its input). */
+const probedSource: ProbeResult__Output = {
+  durationSeconds: 4, videoDurationSeconds: 4, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p',
+  hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+};
+
 interface Harness {
   farm: NodeFarm;
   storage: Storage;
@@ -74,7 +80,7 @@ function harness({
   /** null: no node has a free slot. */
   lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal } as NodeLease | null,
   encode = (() => Promise.resolve(done)) as EncodeClient['encode'],
-  probe = (() => Promise.reject(new Error('no probe'))) as EncodeClient['probe'],
+  probe = (() => Promise.resolve(probedSource)) as EncodeClient['probe'],
   thumbnail = (() => Promise.resolve({ width: 640, height: 360, bytes: 1 })) as EncodeClient['thumbnail'],
   storyboard = (() => Promise.reject(new Error('no storyboard'))) as EncodeClient['storyboard'],
   /** null: the uploaded object does not exist. */
@@ -162,12 +168,12 @@ test('an encode presigns every output (bound to its type), forwards progress as 
   const [request] = h.requests;
   assert.equal(request!.jobId, 'vid_1-a7-01234567');
   assert.equal(request!.inputUrl, 'http://s3.test/uploads/o/e/u/clip.mp4?X-Amz-Signature=get');
-  assert.deepEqual(Object.keys(request!.outputUrls!).sort(), ['360p/init.mp4', '360p/playlist.m3u8', '360p/seg-00000.m4s', '360p/seg-00001.m4s', '360p/seg-00002.m4s']);
-  assert.match(request!.outputUrls!['360p/seg-00001.m4s']!, /videos\/vid_1\/hls\/360p\/seg-00001\.m4s\?.*type=video\/iso\.segment/);
-  assert.match(request!.outputUrls!['360p/playlist.m3u8']!, /type=application\/vnd\.apple\.mpegurl/);
-  assert.equal(request!.renditions?.length, 1, 'a list of one');
-  assert.equal(request!.renditions?.[0]?.key, '360p');
-  assert.equal(request!.renditions?.[0]?.x264Preset, 'veryfast');
+  assert.deepEqual(Object.keys(request!.whole!.outputUrls!).sort(), ['360p/init.mp4', '360p/playlist.m3u8', '360p/seg-00000.m4s', '360p/seg-00001.m4s', '360p/seg-00002.m4s']);
+  assert.match(request!.whole!.outputUrls!['360p/seg-00001.m4s']!, /videos\/vid_1\/hls\/360p\/seg-00001\.m4s\?.*type=video\/iso\.segment/);
+  assert.match(request!.whole!.outputUrls!['360p/playlist.m3u8']!, /type=application\/vnd\.apple\.mpegurl/);
+  assert.equal(request!.whole!.renditions?.length, 1, 'a list of one');
+  assert.equal(request!.whole!.renditions?.[0]?.key, '360p');
+  assert.equal(request!.whole!.renditions?.[0]?.x264Preset, 'veryfast');
   assert.ok(beats.some((b) => (b as { percent: number }).percent === 40));
   assert.equal(outcome.bandwidth, 760_000);
   assert.equal(outcome.averageBandwidth, 640_000);
@@ -281,7 +287,7 @@ test('probe: an empty or missing upload, or a file without a picture, is Invalid
 
   const audioOnly: ProbeResult__Output = {
     durationSeconds: 4, width: 0, height: 0, frameRate: 0, frameCount: 0, videoCodec: '', pixelFormat: '',
-    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000, videoDurationSeconds: 0,
   };
   const noPicture = await failureOf(
     environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(audioOnly) }), logger }).probeSource, input),
@@ -298,7 +304,7 @@ test('probe: an empty or missing upload, or a file without a picture, is Invalid
 test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as long as the node works', async () => {
   const video: ProbeResult__Output = {
     durationSeconds: 4, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p',
-    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000, videoDurationSeconds: 0,
   };
   const source = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
   const jobs = [
@@ -386,7 +392,7 @@ test('the one encode activity: a list of renditions, `<key>/<file>` URLs, one ou
       Promise.resolve({
         ...done,
         // The node may answer in any order: the activity matches results by key.
-        renditions: [...request.renditions!].reverse().map((spec) => ({ ...done.renditions[0]!, key: spec.key!, height: spec.height! })),
+        renditions: [...request.whole!.renditions!].reverse().map((spec) => ({ ...done.renditions[0]!, key: spec.key!, height: spec.height! })),
       }),
   });
   const outcomes = (await environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, {
@@ -394,7 +400,7 @@ test('the one encode activity: a list of renditions, `<key>/<file>` URLs, one ou
   })) as EncodeOutcome[];
   assert.deepEqual(outcomes.map((o) => [o.key, o.height]), ladder.map((plan) => [plan.key, plan.height]));
   const [request] = h.requests;
-  assert.deepEqual(request!.renditions!.map((r) => r.key), ['360p', '480p', '720p']);
-  for (const plan of ladder) assert.ok(request!.outputUrls![`${plan.key}/playlist.m3u8`], `${plan.key}/playlist.m3u8`);
-  assert.ok(Object.keys(request!.outputUrls!).every((name) => /^(360p|480p|720p)\//.test(name)));
+  assert.deepEqual(request!.whole!.renditions!.map((r) => r.key), ['360p', '480p', '720p']);
+  for (const plan of ladder) assert.ok(request!.whole!.outputUrls![`${plan.key}/playlist.m3u8`], `${plan.key}/playlist.m3u8`);
+  assert.ok(Object.keys(request!.whole!.outputUrls!).every((name) => /^(360p|480p|720p)\//.test(name)));
 });

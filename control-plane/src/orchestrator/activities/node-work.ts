@@ -10,9 +10,11 @@ import {
   NodeJobFailure,
   isServiceError,
   redactUrls,
-  type ChunkSpec,
+  type AudioTrackEncode,
+  type ChunkEncode,
   type EncodeDone__Output,
   type EncodeRequest,
+  type WholeEncode,
   type RenditionDone__Output,
   type RenditionSpec,
 } from '@kino/proto';
@@ -40,6 +42,7 @@ import {
   type FinishedChunks,
   type EncodeOutcome,
   type EncodeRenditionInput,
+  type RecordedProbe,
   type SourceProbe,
 } from '../contracts.ts';
 import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
@@ -69,11 +72,25 @@ const extraSegmentUrls = 2;
 
 export const defaultThumbnailName = 'default.jpg';
 
-/** What one Encode call sends besides the renditions: its outputs, and a chunk or an audio track. */
-interface EncodeCall {
-  outputUrls: Record<string, string>;
-  chunk?: ChunkSpec;
-  audioTrackUrl?: string;
+/** The kind of one Encode call, with its own fields (EncodeRequest's `job`). */
+type EncodeJob = { whole: WholeEncode } | { chunk: ChunkEncode } | { audioTrack: AudioTrackEncode };
+
+/** The wire form of the renditions the ladder planned. */
+function renditionSpecs(renditions: RenditionPlan[]): RenditionSpec[] {
+  return renditions.map((rendition) => ({
+    key: rendition.key,
+    width: rendition.width,
+    height: rendition.height,
+    videoBitrateKbps: rendition.videoBitrateKbps,
+    audioBitrateKbps: rendition.audioBitrateKbps,
+    frameRate: rendition.frameRate,
+    pixelFormat: rendition.pixelFormat,
+    rateControlMode: rendition.rateControlMode,
+    twoPass: rendition.twoPass,
+    x264Preset: rendition.x264Preset,
+    audioCodec: rendition.audioCodec,
+    segmentSeconds: rendition.segmentSeconds,
+  }));
 }
 
 /** The audio setting a track is encoded with, in its object's name: `aac-128`. */
@@ -140,6 +157,38 @@ export function createNodeActivities({
     }
   }
 
+/** ffprobe of the uploaded original, on a node. An empty, missing, unreadable or picture-less file fails for good. */
+  async function probeSource(videoId: string, storagePath: string): Promise<SourceProbe> {
+    // Storage calls heartbeat as the node call does: the proxy's heartbeat timeout covers the whole attempt.
+    const object = await whileHeartbeating(() => storage.head(storagePath), () => ({ what: 'probe' }));
+    if (!object) throw invalidSource(`the uploaded file was not found at ${storagePath}`);
+    if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
+    const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
+
+    const result = await runJobOnNode(videoId, 'probe', { slot: false }, (node, jobId) =>
+      farm.client(node.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
+    );
+    if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
+    if (!(result.durationSeconds > 0)) throw invalidSource('the video has no duration (no decodable frames)');
+    return {
+      durationSeconds: result.durationSeconds,
+      // A node of an earlier version does not say (0): the container's duration, as it used then.
+      videoDurationSeconds: result.videoDurationSeconds || result.durationSeconds,
+      width: result.width,
+      height: result.height,
+      frameRate: result.frameRate,
+      frameCount: Number(result.frameCount),
+      videoCodec: result.videoCodec,
+      pixelFormat: result.pixelFormat,
+      hasAudio: result.hasAudio,
+      audioCodec: result.audioCodec,
+      audioChannels: result.audioChannels,
+      audioSampleRate: result.audioSampleRate,
+      formatName: result.formatName,
+      sizeBytes: Number(result.sizeBytes) || object.size,
+    };
+  }
+
   function urlLifetimeSeconds(): number {
     const attemptSeconds = Math.ceil(Context.current().info.startToCloseTimeoutMs / 1000) + 600;
     return Math.min(maximumUrlLifetimeSeconds, Math.max(minimumUrlLifetimeSeconds, attemptSeconds));
@@ -190,7 +239,7 @@ export function createNodeActivities({
    */
   async function encode(input: EncodeInput): Promise<EncodeOutcome[]> {
     const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, undefined, urlLifetimeSeconds());
-    const { done, node, timings } = await callEncode(input, { outputUrls });
+    const { done, node, timings } = await callEncode(input, { whole: { renditions: renditionSpecs(input.renditions), outputUrls } });
     return outcomesOf(input.renditions, done, node, timings);
   }
 
@@ -219,36 +268,35 @@ export function createNodeActivities({
   }
 
   /**
-   * Takes a slot, calls Encode on the node with `call`'s outputs and heartbeats while it streams;
-   * answers the node's `done`, the node, and where the time went.
+   * The source's probe for an encode: the one the workflow sends. An activity scheduled by a
+   * workflow started before the probe travelled (none, or one without the video stream's duration)
+   * probes the source once here.
+   */
+  async function sourceOf({ videoId, storagePath, probe }: { videoId: string; storagePath: string; probe?: RecordedProbe }): Promise<SourceProbe> {
+    if (probe?.videoDurationSeconds !== undefined && probe.audioChannels !== undefined && probe.audioSampleRate !== undefined) return probe as SourceProbe;
+    return probeSource(videoId, storagePath);
+  }
+
+  /**
+   * Takes a slot, calls Encode on the node with the source's probe and `job`, and heartbeats while
+   * it streams; answers the node's `done`, the node, and where the time went.
    */
   async function callEncode(
-    { videoId, storagePath, renditions, durationSeconds }: EncodeInput,
-    call: EncodeCall,
+    input: Pick<EncodeInput, 'videoId' | 'storagePath' | 'probe'>,
+    job: EncodeJob,
   ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeOutcome['timings'] }> {
+    const { videoId, storagePath } = input;
     const context = Context.current();
     const startedAt = Date.now();
+    const source = await sourceOf(input);
     const lifetime = urlLifetimeSeconds();
     const inputUrl = await storage.presignGet(storagePath, lifetime);
+    const renditions = 'whole' in job ? job.whole.renditions ?? [] : 'chunk' in job ? job.chunk.renditions ?? [] : [];
     const keys = renditions.map((r) => r.key).join(', ');
-    const what = call.audioTrackUrl ? 'audio track' : call.chunk ? `chunk ${call.chunk.index} of ${keys}` : `encode of ${keys}`;
+    const what = 'audioTrack' in job ? 'audio track' : 'chunk' in job ? `chunk ${job.chunk.index} of ${keys}` : `encode of ${keys}`;
 
     return runJobOnNode(videoId, what, { slot: true }, async (node, jobId, log, lease) => {
-      const specs: RenditionSpec[] = renditions.map((rendition) => ({
-        key: rendition.key,
-        width: rendition.width,
-        height: rendition.height,
-        videoBitrateKbps: rendition.videoBitrateKbps,
-        audioBitrateKbps: rendition.audioBitrateKbps,
-        frameRate: rendition.frameRate,
-        pixelFormat: rendition.pixelFormat,
-        rateControlMode: rendition.rateControlMode,
-        twoPass: rendition.twoPass,
-        x264Preset: rendition.x264Preset,
-        audioCodec: rendition.audioCodec,
-        segmentSeconds: rendition.segmentSeconds,
-      }));
-      const request: EncodeRequest = { jobId, videoId, inputUrl, durationSeconds, renditions: specs, ...call };
+      const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job };
       const callStartedAt = Date.now();
       let firstEventAt: number | undefined;
       // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
@@ -276,8 +324,8 @@ export function createNodeActivities({
           },
         });
         const finishedAt = Date.now();
-        const kind = call.audioTrackUrl ? 'audio' : call.chunk ? 'chunk' : 'whole';
-        for (const rendition of call.audioTrackUrl ? [{ key: 'audio' }] : renditions) {
+        const kind = 'audioTrack' in job ? 'audio' : 'chunk' in job ? 'chunk' : 'whole';
+        for (const rendition of 'audioTrack' in job ? [{ key: 'audio' }] : renditions) {
           metrics.encodeSeconds.observe({ rendition: rendition.key, kind }, (finishedAt - callStartedAt) / 1000);
         }
         const timings = {
@@ -287,7 +335,7 @@ export function createNodeActivities({
           finishMs: finishedAt - (encodedAllAt ?? finishedAt),
         };
         log.info(
-          { ...timings, ...(call.chunk ? { chunk: call.chunk.index } : {}), renditions: done.renditions.map((r) => ({ key: r.key, segments: r.segmentCount, frames: r.frameCount })) },
+          { ...timings, ...('chunk' in job ? { chunk: job.chunk.index } : {}), renditions: done.renditions.map((r) => ({ key: r.key, segments: r.segmentCount, frames: r.frameCount })) },
           'encoded',
         );
         return { done, node, timings };
@@ -320,30 +368,7 @@ export function createNodeActivities({
 
     /** ffprobe of the uploaded original. An empty, missing, unreadable or picture-less file fails for good. */
     async probeSource({ videoId, storagePath }: { videoId: string; storagePath: string }): Promise<SourceProbe> {
-      // Storage calls heartbeat as the node call does: the proxy's heartbeat timeout covers the whole attempt.
-      const object = await whileHeartbeating(() => storage.head(storagePath));
-      if (!object) throw invalidSource(`the uploaded file was not found at ${storagePath}`);
-      if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
-      const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
-
-      const result = await runJobOnNode(videoId, 'probe', { slot: false }, (node, jobId) =>
-        farm.client(node.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
-      );
-      if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
-      if (!(result.durationSeconds > 0)) throw invalidSource('the video has no duration (no decodable frames)');
-      return {
-        durationSeconds: result.durationSeconds,
-        width: result.width,
-        height: result.height,
-        frameRate: result.frameRate,
-        frameCount: Number(result.frameCount),
-        videoCodec: result.videoCodec,
-        pixelFormat: result.pixelFormat,
-        hasAudio: result.hasAudio,
-        audioCodec: result.audioCodec,
-        formatName: result.formatName,
-        sizeBytes: Number(result.sizeBytes) || object.size,
-      };
+      return probeSource(videoId, storagePath);
     },
 
     /** How the workflow groups renditions into encodes (ENCODE_GROUPING); read once per video. */
@@ -375,14 +400,16 @@ export function createNodeActivities({
     async encodeChunk(input: EncodeChunkInput): Promise<EncodeOutcome[]> {
       const lifetime = urlLifetimeSeconds();
       const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, input, lifetime);
-      const chunk: ChunkSpec = {
+      const chunk: ChunkEncode = {
+        renditions: renditionSpecs(input.renditions),
+        outputUrls,
         index: input.chunk.index,
         startSeconds: input.chunk.startSeconds,
         durationSeconds: input.chunk.durationSeconds,
         firstSegment: input.chunk.firstSegment,
         audioUrl: input.audioTrackKey ? await storage.presignGet(input.audioTrackKey, lifetime) : '',
       };
-      const { done, node, timings } = await callEncode(input, { outputUrls, chunk });
+      const { done, node, timings } = await callEncode(input, { chunk });
       const outcomes = outcomesOf(input.renditions, done, node, timings);
       await whileHeartbeating(() =>
         storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord),
@@ -394,11 +421,12 @@ export function createNodeActivities({
      * The whole video's audio track for its chunks, encoded once with `rendition`'s audio settings
      * (every rendition shares them) on a node slot. Kept in storage: a retry of the video reuses it.
      */
-    async encodeAudioTrack({ videoId, storagePath, rendition, durationSeconds }: EncodeAudioTrackInput): Promise<string> {
+    async encodeAudioTrack({ videoId, storagePath, rendition, probe }: EncodeAudioTrackInput): Promise<string> {
       const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
       if (await whileHeartbeating(() => storage.head(key))) return key;
-      const audioTrackUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
-      await callEncode({ videoId, storagePath, renditions: [rendition], durationSeconds }, { outputUrls: {}, audioTrackUrl });
+      const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
+      const audioTrack: AudioTrackEncode = { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps, outputUrl };
+      await callEncode({ videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack });
       return key;
     },
 
@@ -432,6 +460,7 @@ export function createNodeActivities({
      * their histories name it); kept registered so they finish. Remove once none runs.
      */
     async encodeRendition({ videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput): Promise<EncodeOutcome> {
+      // Its workflows never sent a probe: the encode probes the source once (sourceOf).
       const [outcome] = await encode({ videoId, storagePath, renditions: [rendition], durationSeconds });
       return outcome!;
     },

@@ -33,6 +33,9 @@ const parameters: LadderParameters = {
 };
 const probe: SourceProbe = {
   durationSeconds: 4.02,
+  videoDurationSeconds: 4.02,
+  audioChannels: 2,
+  audioSampleRate: 48000,
   width: 1280,
   height: 720,
   frameRate: 30,

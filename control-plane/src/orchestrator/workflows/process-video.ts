@@ -241,7 +241,7 @@ async function makeLadder(
         return [{ plan, outcome }];
       }
       const outcomes = await runEncode(() =>
-        encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds }),
+        encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds, probe }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
     }),
@@ -290,7 +290,7 @@ async function encodeInChunks(
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
   const audioTrackKey = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0
-    ? await runEncode(() => encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds }))
+    ? await runEncode(() => encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe }))
     : undefined;
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
@@ -304,6 +304,7 @@ async function encodeInChunks(
               storagePath,
               renditions: group,
               durationSeconds: probe.durationSeconds,
+              probe,
               chunk,
               last: chunk.index === chunks.length - 1,
               ...(audioTrackKey ? { audioTrackKey } : {}),

@@ -1,66 +1,36 @@
 // Original file: kino.proto
 
-import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from '../../kino/v1/RenditionSpec.ts';
-import type { ChunkSpec as _kino_v1_ChunkSpec, ChunkSpec__Output as _kino_v1_ChunkSpec__Output } from '../../kino/v1/ChunkSpec.ts';
+import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from '../../kino/v1/ProbeResult.ts';
+import type { WholeEncode as _kino_v1_WholeEncode, WholeEncode__Output as _kino_v1_WholeEncode__Output } from '../../kino/v1/WholeEncode.ts';
+import type { ChunkEncode as _kino_v1_ChunkEncode, ChunkEncode__Output as _kino_v1_ChunkEncode__Output } from '../../kino/v1/ChunkEncode.ts';
+import type { AudioTrackEncode as _kino_v1_AudioTrackEncode, AudioTrackEncode__Output as _kino_v1_AudioTrackEncode__Output } from '../../kino/v1/AudioTrackEncode.ts';
 
 /**
- * One encode: one or more renditions from one decode of the source (one for a fanned-out ladder,
- * the whole ladder otherwise), all single-pass or all two-pass.
+ * One encode of one video: the whole video, one chunk of it, or its audio track, told apart by
+ * `job`. Every kind reads the source from input_url and knows it from `source` (its probe).
  */
 export interface EncodeRequest {
   'jobId'?: (string);
   'videoId'?: (string);
   'inputUrl'?: (string);
-  /**
-   * `<key>/<file>` (720p/playlist.m3u8, 720p/init.mp4, 720p/seg-00000.m4s, ...) -> presigned PUT URL.
-   */
-  'outputUrls'?: ({[key: string]: string});
-  'durationSeconds'?: (number | string);
-  /**
-   * At least one; keys are plain names (letters, digits, _ and -), unique within the request.
-   */
-  'renditions'?: (_kino_v1_RenditionSpec)[];
-  /**
-   * Set: the encode makes one chunk of a longer video (see ChunkSpec). output_urls then holds the
-   * chunk's segments, numbered for the whole video, and `<key>/init.mp4` for the first chunk only;
-   * no playlist (the orchestrator writes the playlists from every chunk's segments).
-   */
-  'chunk'?: (_kino_v1_ChunkSpec | null);
-  /**
-   * Set: the encode makes only the audio track of the whole video, with the first rendition's audio
-   * settings, as one MP4 uploaded here (chunks copy their part of it: one audio encode, no seams).
-   * output_urls is then empty.
-   */
-  'audioTrackUrl'?: (string);
+  'source'?: (_kino_v1_ProbeResult | null);
+  'whole'?: (_kino_v1_WholeEncode | null);
+  'chunk'?: (_kino_v1_ChunkEncode | null);
+  'audioTrack'?: (_kino_v1_AudioTrackEncode | null);
+  'job'?: "whole"|"chunk"|"audioTrack";
 }
 
 /**
- * One encode: one or more renditions from one decode of the source (one for a fanned-out ladder,
- * the whole ladder otherwise), all single-pass or all two-pass.
+ * One encode of one video: the whole video, one chunk of it, or its audio track, told apart by
+ * `job`. Every kind reads the source from input_url and knows it from `source` (its probe).
  */
 export interface EncodeRequest__Output {
   'jobId': (string);
   'videoId': (string);
   'inputUrl': (string);
-  /**
-   * `<key>/<file>` (720p/playlist.m3u8, 720p/init.mp4, 720p/seg-00000.m4s, ...) -> presigned PUT URL.
-   */
-  'outputUrls': ({[key: string]: string});
-  'durationSeconds': (number);
-  /**
-   * At least one; keys are plain names (letters, digits, _ and -), unique within the request.
-   */
-  'renditions': (_kino_v1_RenditionSpec__Output)[];
-  /**
-   * Set: the encode makes one chunk of a longer video (see ChunkSpec). output_urls then holds the
-   * chunk's segments, numbered for the whole video, and `<key>/init.mp4` for the first chunk only;
-   * no playlist (the orchestrator writes the playlists from every chunk's segments).
-   */
-  'chunk': (_kino_v1_ChunkSpec__Output | null);
-  /**
-   * Set: the encode makes only the audio track of the whole video, with the first rendition's audio
-   * settings, as one MP4 uploaded here (chunks copy their part of it: one audio encode, no seams).
-   * output_urls is then empty.
-   */
-  'audioTrackUrl': (string);
+  'source': (_kino_v1_ProbeResult__Output | null);
+  'whole'?: (_kino_v1_WholeEncode__Output | null);
+  'chunk'?: (_kino_v1_ChunkEncode__Output | null);
+  'audioTrack'?: (_kino_v1_AudioTrackEncode__Output | null);
+  'job'?: "whole"|"chunk"|"audioTrack";
 }

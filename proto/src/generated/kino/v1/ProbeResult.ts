@@ -2,6 +2,10 @@
 
 import type { Long } from '@grpc/proto-loader';
 
+/**
+ * What ffprobe says of a source. The orchestrator probes each video once (Probe) and sends the
+ * result with every encode of it (EncodeRequest.source): nodes do not probe again.
+ */
 export interface ProbeResult {
   'durationSeconds'?: (number | string);
   /**
@@ -19,8 +23,17 @@ export interface ProbeResult {
   'audioSampleRate'?: (number);
   'formatName'?: (string);
   'sizeBytes'?: (number | string | Long);
+  /**
+   * The video stream's own duration when the container gives it (audio can run longer), else
+   * duration_seconds: where the keyframes of an encode end.
+   */
+  'videoDurationSeconds'?: (number | string);
 }
 
+/**
+ * What ffprobe says of a source. The orchestrator probes each video once (Probe) and sends the
+ * result with every encode of it (EncodeRequest.source): nodes do not probe again.
+ */
 export interface ProbeResult__Output {
   'durationSeconds': (number);
   /**
@@ -38,4 +51,9 @@ export interface ProbeResult__Output {
   'audioSampleRate': (number);
   'formatName': (string);
   'sizeBytes': (number);
+  /**
+   * The video stream's own duration when the container gives it (audio can run longer), else
+   * duration_seconds: where the keyframes of an encode end.
+   */
+  'videoDurationSeconds': (number);
 }

@@ -1,0 +1,59 @@
+// Original file: kino.proto
+
+import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from '../../kino/v1/RenditionSpec.ts';
+
+/**
+ * One chunk of a longer video: the source from start_seconds for duration_seconds (both multiples
+ * of the segment length, the last chunk's duration running to the end), every rendition from one
+ * decode, with the video's timestamps (a chunk at 60 s starts at 60 s).
+ */
+export interface ChunkEncode {
+  'renditions'?: (_kino_v1_RenditionSpec)[];
+  /**
+   * The chunk's segments, numbered for the whole video, and `<key>/init.mp4` for the first chunk
+   * only; no playlist (the orchestrator writes the playlists from every chunk's segments).
+   */
+  'outputUrls'?: ({[key: string]: string});
+  /**
+   * 0 for the first chunk
+   */
+  'index'?: (number);
+  'startSeconds'?: (number | string);
+  'durationSeconds'?: (number | string);
+  /**
+   * the number of the chunk's first segment in the whole video
+   */
+  'firstSegment'?: (number);
+  /**
+   * Presigned GET of the video's audio track (an AudioTrackEncode's output); empty: no audio.
+   */
+  'audioUrl'?: (string);
+}
+
+/**
+ * One chunk of a longer video: the source from start_seconds for duration_seconds (both multiples
+ * of the segment length, the last chunk's duration running to the end), every rendition from one
+ * decode, with the video's timestamps (a chunk at 60 s starts at 60 s).
+ */
+export interface ChunkEncode__Output {
+  'renditions': (_kino_v1_RenditionSpec__Output)[];
+  /**
+   * The chunk's segments, numbered for the whole video, and `<key>/init.mp4` for the first chunk
+   * only; no playlist (the orchestrator writes the playlists from every chunk's segments).
+   */
+  'outputUrls': ({[key: string]: string});
+  /**
+   * 0 for the first chunk
+   */
+  'index': (number);
+  'startSeconds': (number);
+  'durationSeconds': (number);
+  /**
+   * the number of the chunk's first segment in the whole video
+   */
+  'firstSegment': (number);
+  /**
+   * Presigned GET of the video's audio track (an AudioTrackEncode's output); empty: no audio.
+   */
+  'audioUrl': (string);
+}
