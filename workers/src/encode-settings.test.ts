@@ -29,18 +29,6 @@ test('keeps the source frame rate when the cap is above it; caps when below', ()
   assert.equal(resolveHlsSettings({ ...spec, frameRate: 0 }, { ...source, frameRate: 60 }).capFrameRate, false, '0: no cap');
 });
 
-test('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', () => {
-  const settings = resolveHlsSettings(
-    { ...spec, segmentSeconds: 0, rateControlMode: '', x264Preset: '', pixelFormat: '', audioCodec: '' },
-    source,
-  );
-  assert.equal(settings.segmentSeconds, 6);
-  assert.equal(settings.rateControl, 'variableBitrate');
-  assert.equal(settings.x264Preset, 'veryfast');
-  assert.equal(settings.pixelFormat, 'yuv420p');
-  assert.equal(settings.audio?.encoding.encoder, 'aac');
-});
-
 test('odd sizes are rounded down to even; audio channels follow the source up to the codec limit', () => {
   const settings = resolveHlsSettings({ ...spec, width: 639, height: 361 }, { ...source, audioChannels: 6 });
   assert.deepEqual([settings.width, settings.height], [638, 360]);
@@ -73,6 +61,12 @@ test('refuses what it cannot make', () => {
     { audioCodec: 'opus' },
     { segmentSeconds: 120 },
     { frameRate: -1 },
+    // Left empty: the node fills in no defaults (the API applied them, the orchestrator sent them).
+    { segmentSeconds: 0 },
+    { rateControlMode: '' },
+    { x264Preset: '' },
+    { pixelFormat: '' },
+    { audioCodec: '' },
   ] satisfies Partial<RenditionSpec__Output>[]) {
     assert.throws(() => resolveHlsSettings({ ...spec, ...bad }, source), InvalidRequestError, JSON.stringify(bad));
   }

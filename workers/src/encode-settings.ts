@@ -1,12 +1,13 @@
 // From a RenditionSpec on the wire (decided by the orchestrator) and the source's facts to the
 // ffmpeg settings of one rendition. Anything the node cannot make is an InvalidRequestError.
+// The API applied every default once and the orchestrator sent every value: a node fills in
+// nothing, so an empty or unknown value is a malformed request, not a request for a default.
 // The mapping from the API's values to ffmpeg's is the shared contract's; the orchestrator already
 // turned the compression ratio into an x264 preset, so a node only checks that it is one.
 import type { RenditionSpec__Output } from '@kino/proto';
 import {
   audioCodecs,
   audioEncodingOf,
-  hlsSegmentSeconds,
   isOneOf,
   pixelFormats,
   rateControlModes,
@@ -25,9 +26,8 @@ function evenAtLeastTwo(value: number): number {
 }
 
 export function resolvePixelFormat(requested: string, sourcePixelFormat: string): X264PixelFormat {
-  const name = requested || 'yuv420p';
-  if (isOneOf(pixelFormats, name)) return x264PixelFormatFor(name, sourcePixelFormat);
-  if (isOneOf(x264PixelFormats, name)) return name;
+  if (isOneOf(pixelFormats, requested)) return x264PixelFormatFor(requested, sourcePixelFormat);
+  if (isOneOf(x264PixelFormats, requested)) return requested;
   throw new InvalidRequestError(`unsupported pixel format "${requested}"`);
 }
 
@@ -42,7 +42,7 @@ export function resolveAudioSettings(
   source: Pick<SourceFacts, 'hasAudio' | 'audioChannels'>,
 ): HlsEncodeSettings['audio'] {
   if (!(spec.audioBitrateKbps > 0 && source.hasAudio)) return undefined;
-  const codec = spec.audioCodec || 'aac';
+  const codec = spec.audioCodec;
   if (!isOneOf(audioCodecs, codec)) throw new InvalidRequestError(`unsupported audio codec "${spec.audioCodec}"`);
   const encoding = audioEncodingOf[codec];
   const channels = Math.min(Math.max(source.audioChannels, 1) || 2, encoding.maxChannels);
@@ -59,11 +59,9 @@ export function resolveHlsSettings(
   if (!(spec.videoBitrateKbps > 0 && spec.videoBitrateKbps <= 200_000)) {
     throw new InvalidRequestError(`video bitrate ${spec.videoBitrateKbps} kbps is out of range`);
   }
-  const x264Preset = spec.x264Preset || 'veryfast';
-  if (!isOneOf(x264Presets, x264Preset)) throw new InvalidRequestError(`unknown x264 preset "${spec.x264Preset}"`);
-  const rateControl = spec.rateControlMode || 'variableBitrate';
-  if (!isOneOf(rateControlModes, rateControl)) throw new InvalidRequestError(`unknown rate control mode "${spec.rateControlMode}"`);
-  const segmentSeconds = spec.segmentSeconds || hlsSegmentSeconds;
+  const { x264Preset, rateControlMode: rateControl, segmentSeconds } = spec;
+  if (!isOneOf(x264Presets, x264Preset)) throw new InvalidRequestError(`unknown x264 preset "${x264Preset}"`);
+  if (!isOneOf(rateControlModes, rateControl)) throw new InvalidRequestError(`unknown rate control mode "${rateControl}"`);
   if (!(segmentSeconds >= 1 && segmentSeconds <= 60)) {
     throw new InvalidRequestError(`segment length ${segmentSeconds} s is out of range`);
   }

@@ -1,6 +1,6 @@
 // The values the spec allows for uploads and processing, their defaults, and the checks a schema
 // cannot express. Shared by the route schemas, the handlers and (through index.ts) other parts.
-import { defaultEncodingParameters, maxFrameRateLimit, type EncodingParameters } from '@kino/proto/contract';
+import { defaultEncodingParameters, encodingParameterNames, maxFrameRateLimit, type EncodingParameters } from '@kino/proto/contract';
 import type { FieldError } from './errors.ts';
 
 export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3; // 5 GB (GiB: the generous reading of "5 GB")
@@ -36,16 +36,16 @@ export function partLayout(fileSize: number, requestedPartSize?: number): { part
 export function expectedPartSize(fileSize: number, partSize: number, partNumber: number): number {
   return Math.min(partSize, fileSize - (partNumber - 1) * partSize);
 }
+/**
+ * The encoding parameters of a process request (its other fields left out), each one it left out at
+ * its default. The only place defaults are applied: the video row keeps the result, the orchestrator
+ * plans from it and sends every value on the wire, and a node fills in nothing.
+ */
 export function withDefaultParameters(request: Partial<EncodingParameters>): EncodingParameters {
-  return {
-    maxEdgeLength: request.maxEdgeLength ?? defaultEncodingParameters.maxEdgeLength,
-    maxFrameRate: request.maxFrameRate ?? defaultEncodingParameters.maxFrameRate,
-    pixelFormat: request.pixelFormat ?? defaultEncodingParameters.pixelFormat,
-    rateControlMode: request.rateControlMode ?? defaultEncodingParameters.rateControlMode,
-    twoPassVBREncoding: request.twoPassVBREncoding ?? defaultEncodingParameters.twoPassVBREncoding,
-    compressionRatio: request.compressionRatio ?? defaultEncodingParameters.compressionRatio,
-    audioCodec: request.audioCodec ?? defaultEncodingParameters.audioCodec,
-  };
+  const given = Object.fromEntries(
+    encodingParameterNames.filter((name) => request[name] !== undefined).map((name) => [name, request[name]]),
+  ) as Partial<EncodingParameters>;
+  return { ...defaultEncodingParameters, ...given };
 }
 
 /** What the schema cannot say: `maxFrameRate` is -1 (auto) or 1..240, never 0 or another negative. */

@@ -1,9 +1,9 @@
 // What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
 // history), no imports of code: the workflow sandbox reads these as types only. The task queue,
 // workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
-import type { VideoQuality, VideoStatus, WebhookPayload } from '@kino/proto/contract';
+import type { EncodingParameters, VideoQuality, VideoStatus, WebhookPayload } from '@kino/proto/contract';
 import type { ChunkPlan } from './chunks.ts';
-import type { LadderParameters, RenditionPlan } from './ladder.ts';
+import type { RenditionPlan } from './ladder.ts';
 
 /** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
 export const failureTypes = {
@@ -46,7 +46,8 @@ export interface VideoJob {
   videoId: string;
   storagePath: string;
   quality: VideoQuality;
-  parameters: LadderParameters;
+  /** The process request's, after the API's defaults (kept on the video row). */
+  parameters: EncodingParameters;
   status: VideoStatus;
   deleted: boolean;
 }

@@ -1,9 +1,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { audioCodecs, type AudioCodec, defaultEncodingParameters } from '@kino/proto/contract';
-import { planFrameRate, planLadder, type LadderParameters, type LadderSource } from './ladder.ts';
+import { audioCodecs, type AudioCodec, defaultEncodingParameters, type EncodingParameters } from '@kino/proto/contract';
+import { planFrameRate, planLadder, type LadderSource } from './ladder.ts';
 
-const defaults: LadderParameters = defaultEncodingParameters;
+const defaults: EncodingParameters = defaultEncodingParameters;
 const fullHd: LadderSource = { width: 1920, height: 1080, frameRate: 30, hasAudio: true };
 const sizes = (ladder: ReturnType<typeof planLadder>) => ladder.map((r) => `${r.key}:${r.width}x${r.height}`);
 
@@ -138,7 +138,7 @@ test('audio bitrate per codec, 0 without an audio track', () => {
 });
 
 test('encoding parameters are carried to every rendition; ultraslow maps to x264 veryslow', () => {
-  const parameters: LadderParameters = {
+  const parameters: EncodingParameters = {
     ...defaults,
     pixelFormat: 'yuv420p10b',
     rateControlMode: 'constantBitrate',

@@ -19,10 +19,7 @@ import {
   hlsSegmentSeconds,
   x264PresetOfCompressionRatio,
   type AudioCodec,
-  type CompressionRatio,
   type EncodingParameters,
-  type PixelFormat,
-  type RateControlMode,
   type VideoQuality,
   type X264Preset,
 } from '@kino/proto/contract';
@@ -71,11 +68,12 @@ export interface LadderSource {
   hasAudio: boolean;
 }
 
-/** The encoding parameters of the process request, after defaults (kept on the video row). */
-export type LadderParameters = EncodingParameters;
-
-/** One rendition, fully decided: what the encode node makes and what `encodings` shows. */
-export interface RenditionPlan {
+/**
+ * One rendition, fully decided: what the encode node makes and what `encodings` shows. The encoding
+ * parameters it carries as they are keep their types from EncodingParameters (workflows already
+ * recorded hold plans of this flat form, so it stays flat).
+ */
+export interface RenditionPlan extends Pick<EncodingParameters, 'audioCodec' | 'pixelFormat' | 'rateControlMode' | 'compressionRatio'> {
   /** `720p`: the short edge followed by p; also the storage folder name. */
   key: string;
   width: number;
@@ -85,13 +83,9 @@ export interface RenditionPlan {
   videoBitrateKbps: number;
   /** 0 when the source has no audio. */
   audioBitrateKbps: number;
-  audioCodec: AudioCodec;
   frameRate: number;
-  pixelFormat: PixelFormat;
-  rateControlMode: RateControlMode;
+  /** `twoPassVBREncoding`. */
   twoPass: boolean;
-  /** The spec's name (`veryfast`, `ultraslow`, ...), shown in details. */
-  compressionRatio: CompressionRatio;
   /** What x264 is given: the contract's one mapping of `compressionRatio`. */
   x264Preset: X264Preset;
   segmentSeconds: number;
@@ -100,7 +94,7 @@ export interface RenditionPlan {
 /** Frame rate used when the probe could not tell one (some containers do not say). */
 const fallbackFrameRate = 30;
 
-export function planLadder(preset: VideoQuality, source: LadderSource, parameters: LadderParameters): RenditionPlan[] {
+export function planLadder(preset: VideoQuality, source: LadderSource, parameters: EncodingParameters): RenditionPlan[] {
   const rungs = presetRungs[preset];
   if (!rungs) throw new Error(`unknown quality preset ${String(preset)}`);
   if (!(source.width > 0 && source.height > 0)) throw new Error(`source has no picture size (${source.width}x${source.height})`);

@@ -79,6 +79,9 @@ export const defaultEncodingParameters: Readonly<EncodingParameters> = {
   audioCodec: 'aac',
 };
 
+/** The names of the encoding parameters (the process request's fields that are one), from the defaults above. */
+export const encodingParameterNames = Object.keys(defaultEncodingParameters) as readonly (keyof EncodingParameters)[];
+
 // ffmpeg's side.
 
 /** libx264's preset names (`x264 --help`), fastest first: what RenditionSpec.x264_preset carries. */

@@ -8,6 +8,7 @@ import {
   audioCodecs,
   compressionRatios,
   defaultEncodingParameters as defaults,
+  encodingParameterNames,
   deleteReasons,
   maxEdgeLengths,
   maxFrameRateLimit,
@@ -83,20 +84,10 @@ export const ProcessBody = Type.Object({
   audioCodec: Type.Optional(StringEnum(audioCodecs, { default: defaults.audioCodec })),
 });
 
-const encodingParameterFields = [
-  'maxEdgeLength',
-  'maxFrameRate',
-  'pixelFormat',
-  'rateControlMode',
-  'twoPassVBREncoding',
-  'compressionRatio',
-  'audioCodec',
-] as const;
-
 const processValidationCodes: Record<string, string> = {
   'body.storagePath': 'invalid_storage_path',
   'body.videoQuality': 'invalid_quality_preset',
-  ...Object.fromEntries(encodingParameterFields.map((field) => [`body.${field}`, 'invalid_parameters'])),
+  ...Object.fromEntries(encodingParameterNames.map((field) => [`body.${field}`, 'invalid_parameters'])),
 };
 
 /** Far past any real listing, and small enough that its OFFSET stays an integer PostgreSQL takes. */

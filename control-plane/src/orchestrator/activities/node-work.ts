@@ -75,9 +75,12 @@ export const defaultThumbnailName = 'default.jpg';
 /** The kind of one Encode call, with its own fields (EncodeRequest's `job`). */
 type EncodeJob = { whole: WholeEncode } | { chunk: ChunkEncode } | { audioTrack: AudioTrackEncode };
 
-/** The wire form of the renditions the ladder planned. */
-function renditionSpecs(renditions: RenditionPlan[]): RenditionSpec[] {
-  return renditions.map((rendition) => ({
+/**
+ * The wire form of a rendition the ladder planned: the one mapping to RenditionSpec. Every value is
+ * sent as planned (the node applies no defaults of its own).
+ */
+export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
+  return {
     key: rendition.key,
     width: rendition.width,
     height: rendition.height,
@@ -90,7 +93,7 @@ function renditionSpecs(renditions: RenditionPlan[]): RenditionSpec[] {
     x264Preset: rendition.x264Preset,
     audioCodec: rendition.audioCodec,
     segmentSeconds: rendition.segmentSeconds,
-  }));
+  };
 }
 
 /** The audio setting a track is encoded with, in its object's name: `aac-128`. */
@@ -239,7 +242,7 @@ export function createNodeActivities({
    */
   async function encode(input: EncodeInput): Promise<EncodeOutcome[]> {
     const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, undefined, urlLifetimeSeconds());
-    const { done, node, timings } = await callEncode(input, { whole: { renditions: renditionSpecs(input.renditions), outputUrls } });
+    const { done, node, timings } = await callEncode(input, { whole: { renditions: input.renditions.map(renditionSpecOf), outputUrls } });
     return outcomesOf(input.renditions, done, node, timings);
   }
 
@@ -401,7 +404,7 @@ export function createNodeActivities({
       const lifetime = urlLifetimeSeconds();
       const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, input, lifetime);
       const chunk: ChunkEncode = {
-        renditions: renditionSpecs(input.renditions),
+        renditions: input.renditions.map(renditionSpecOf),
         outputUrls,
         index: input.chunk.index,
         startSeconds: input.chunk.startSeconds,

@@ -9,7 +9,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createLogger, newId } from '@kino/infra';
 import { migrateToLatest, type Db } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
-import { planLadder, type LadderParameters } from '../ladder.ts';
+import { planLadder } from '../ladder.ts';
+import type { EncodingParameters } from '@kino/proto/contract';
 import type { WebhookPayload } from '@kino/proto/contract';
 import type { EncodeOutcome, RenditionResult, SourceProbe } from '../contracts.ts';
 import { createVideoRecordActivities } from './video-records.ts';
@@ -22,7 +23,7 @@ let orgId: string;
 let envId: string;
 let records: ReturnType<typeof createVideoRecordActivities>;
 
-const parameters: LadderParameters = {
+const parameters: EncodingParameters = {
   maxEdgeLength: -1,
   maxFrameRate: -1,
   pixelFormat: 'yuv420p',
