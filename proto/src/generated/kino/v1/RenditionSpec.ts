@@ -2,7 +2,8 @@
 
 
 /**
- * One rung of the ladder, fully decided by the orchestrator.
+ * One rung of the ladder, fully decided by the orchestrator: every field is set (the API applied
+ * the defaults once); a node fills in nothing and refuses an empty or unknown value.
  */
 export interface RenditionSpec {
   /**
@@ -41,7 +42,8 @@ export interface RenditionSpec {
 }
 
 /**
- * One rung of the ladder, fully decided by the orchestrator.
+ * One rung of the ladder, fully decided by the orchestrator: every field is set (the API applied
+ * the defaults once); a node fills in nothing and refuses an empty or unknown value.
  */
 export interface RenditionSpec__Output {
   /**
