@@ -4,6 +4,7 @@
 import type { EncodingParameters, VideoQuality, VideoStatus, WebhookPayload } from '@kino/proto/contract';
 import type { ChunkPlan } from './chunks.ts';
 import type { RenditionPlan } from './ladder.ts';
+import type { ProbeResult__Output } from '@kino/proto';
 
 /** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
 export const failureTypes = {
@@ -56,23 +57,7 @@ export interface VideoJob {
  * The source as a node's ffprobe saw it (kino.proto ProbeResult): probed once per video, then sent
  * with every encode of it (nodes do not probe again).
  */
-export interface SourceProbe {
-  durationSeconds: number;
-  /** The video stream's own duration (audio can run longer): where an encode's keyframes end. */
-  videoDurationSeconds: number;
-  width: number;
-  height: number;
-  frameRate: number;
-  frameCount: number;
-  videoCodec: string;
-  pixelFormat: string;
-  hasAudio: boolean;
-  audioCodec: string;
-  audioChannels: number;
-  audioSampleRate: number;
-  formatName: string;
-  sizeBytes: number;
-}
+export type SourceProbe = ProbeResult__Output;
 
 /**
  * The probe an encode activity sends its node. Absent in activities scheduled by workflows started
