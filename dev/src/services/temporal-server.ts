@@ -19,7 +19,7 @@ const execFileAsync = promisify(execFile);
 
 /** Builds the server if it is not there yet; returns its directory (bin/, schema/). */
 export async function ensureTemporalServerBuilt(): Promise<string> {
-  const { stdout } = await execFileAsync('bash', [join(repoRoot, 'infra', 'setup', 'temporal-server.sh')], {
+  const { stdout } = await execFileAsync('bash', [join(repoRoot, 'dev', 'setup', 'temporal-server.sh')], {
     maxBuffer: 1 << 20,
     timeout: 30 * 60_000,
   });
