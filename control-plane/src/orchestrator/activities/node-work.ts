@@ -160,7 +160,7 @@ export function createNodeActivities({
     }
   }
 
-/** ffprobe of the uploaded original, on a node. An empty, missing, unreadable or picture-less file fails for good. */
+  /** ffprobe of the uploaded original, on a node. An empty, missing, unreadable or picture-less file fails for good. */
   async function probeSource(videoId: string, storagePath: string): Promise<SourceProbe> {
     // Storage calls heartbeat as the node call does: the proxy's heartbeat timeout covers the whole attempt.
     const object = await whileHeartbeating(() => storage.head(storagePath), () => ({ what: 'probe' }));
@@ -174,20 +174,10 @@ export function createNodeActivities({
     if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
     if (!(result.durationSeconds > 0)) throw invalidSource('the video has no duration (no decodable frames)');
     return {
-      durationSeconds: result.durationSeconds,
+      ...result,
       // A node of an earlier version does not say (0): the container's duration, as it used then.
       videoDurationSeconds: result.videoDurationSeconds || result.durationSeconds,
-      width: result.width,
-      height: result.height,
-      frameRate: result.frameRate,
       frameCount: Number(result.frameCount),
-      videoCodec: result.videoCodec,
-      pixelFormat: result.pixelFormat,
-      hasAudio: result.hasAudio,
-      audioCodec: result.audioCodec,
-      audioChannels: result.audioChannels,
-      audioSampleRate: result.audioSampleRate,
-      formatName: result.formatName,
       sizeBytes: Number(result.sizeBytes) || object.size,
     };
   }
@@ -369,7 +359,7 @@ export function createNodeActivities({
       }
     },
 
-    /** ffprobe of the uploaded original. An empty, missing, unreadable or picture-less file fails for good. */
+    /** The workflow's one probe of the source (probeSource above). */
     async probeSource({ videoId, storagePath }: { videoId: string; storagePath: string }): Promise<SourceProbe> {
       return probeSource(videoId, storagePath);
     },
