@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-// Kino runs its TypeScript sources through tsx: no build step between a change and `kino`.
-// The AWS SDK warns on every start that it will want Node 22 in 2027; Node 20 is supported until then.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const { register } = await import('tsx/esm/api');
-register();
+// The `kino` command: every process (api, orchestrator, node start, delivery) and every client
+// command. It runs the compiled JavaScript of `npm run build` with plain node; in a checkout,
+// dev/bin/kino.js runs the same CLI from its TypeScript sources.
 const { Config, flush, handle, run, settings } = await import('@oclif/core');
-// tsx (above) already loads the .ts command files; oclif is not to look for a transpiler of its own.
-settings.enableAutoTranspile = false;
+// Commands are compiled: oclif is not to look for TypeScript sources or a transpiler, unless the
+// source runner (dev/bin/kino.js) said otherwise.
+settings.enableAutoTranspile ??= false;
 // `kino dev` and `kino analytics-store` are dev tooling: @kino/dev, an oclif devPlugin. oclif loads
 // devPlugins only when NODE_ENV is development or test. A checkout counts as development unless
 // NODE_ENV says otherwise; the image sets production, so it has no dev commands. Only the loading

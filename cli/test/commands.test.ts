@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const cliDir = new URL('..', import.meta.url).pathname;
-const bin = join(cliDir, 'bin', 'kino.js');
+// From sources, as the tests run every process (cli/bin/kino.js runs the compiled dist/).
+const bin = join(cliDir, '..', 'dev', 'bin', 'kino.js');
 // The cli's own commands and those of the packages it loads as oclif plugins (cli/package.json).
 const commandsDirs = ['cli', 'control-plane', 'delivery', 'workers', 'dev'].map((pkg) => join(cliDir, '..', pkg, 'src', 'commands'));
 

@@ -5,6 +5,7 @@ export * from './ports.ts';
 export * from './wait.ts';
 export * from './malloc-tunables.ts';
 export * from './managed-process.ts';
+export * from './source-runner.ts';
 export * from './services/postgres.ts';
 export * from './services/temporal.ts';
 export * from './services/temporal-server.ts';

@@ -24,6 +24,7 @@ await build({
   format: 'esm',
   platform: 'neutral',
   mainFields: ['module', 'main'],
+  conditions: ['kino-source'], // the contract's TypeScript sources, inlined
   target: 'es2022',
   external: ['node:*'],
   legalComments: 'none',

@@ -9,12 +9,12 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { openDatabase } from '@kino/database';
 import { repoRoot } from '@kino/infra';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
+import { freePort, kinoBin, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { Json } from './harness.ts';
 
 const execFileAsync = promisify(execFile);
-const kino = join(repoRoot, 'cli', 'bin', 'kino.js');
+const kino = kinoBin;
 
 let services: TestServices;
 let env: Record<string, string>;

@@ -6,8 +6,8 @@
 import { openDatabase, type Db } from '@kino/database';
 import { join } from 'node:path';
 import { ClickHouseHttp } from '@kino/analytics';
-import { Storage, repoRoot } from '@kino/infra';
-import { freePort, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
+import { Storage } from '@kino/infra';
+import { freePort, kinoBin, MALLOC_TUNABLES, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
 
@@ -86,7 +86,7 @@ export async function startDeliveryStack({
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const dir = join(test.dir, name);
-      const child = startProcess(name, process.execPath, [join(repoRoot, 'cli', 'bin', 'kino.js'), 'delivery'], {
+      const child = startProcess(name, process.execPath, [kinoBin, 'delivery'], {
         env: {
           ...process.env,
           ...env,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import pg from 'pg';
 import { Kino } from '@kino/sdk/node';
 import { repoRoot } from '@kino/infra';
-import { waitFor } from '@kino/dev';
+import { kinoBin, waitFor } from '@kino/dev';
 import { devStackLayout, freeDevPortBase, layoutPorts, type DevJson, type DevStackLayout } from '@kino/dev/stack';
 
 function portAnswers(port: number): Promise<boolean> {
@@ -40,7 +40,7 @@ interface RunningDev {
 }
 
 function startDev(dir: string, portBase: number): RunningDev {
-  const child = spawn(process.execPath, ['cli/bin/kino.js', 'dev'], {
+  const child = spawn(process.execPath, [kinoBin, 'dev'], {
     cwd: repoRoot,
     env: { ...process.env, KINO_DEV_DIR: dir, KINO_DEV_PORT_BASE: String(portBase), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

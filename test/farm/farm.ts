@@ -12,15 +12,15 @@ import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
 import { ClickHouseHttp } from '@kino/analytics';
-import { Storage, repoRoot } from '@kino/infra';
-import { freePort, waitFor, type ManagedProcess } from '@kino/dev';
+import { Storage } from '@kino/infra';
+import { freePort, kinoBin, waitFor, type ManagedProcess } from '@kino/dev';
 import { objectKeys, workflowIds } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/database';
 import type { TestServices } from '@kino/test/support/services';
 import { startTestStack } from '@kino/test/support/stack';
 import type { DevStackLauncher, DevStackOptions, StackHost } from '@kino/dev/stack';
 
-export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
+export { kinoBin };
 
 export interface FarmNodeProcess {
   name: string;

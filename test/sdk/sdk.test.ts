@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { newId, repoRoot } from '@kino/infra';
-import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
+import { freePort, kinoBin, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { serviceEnv, startTestServices, type TestServices } from '@kino/test/support/services';
 import { makeClip } from '@kino/test/support/media';
 import type { Json } from '../api/harness.ts';
@@ -29,7 +29,6 @@ import {
 } from '@kino/sdk/node';
 
 const run = promisify(execFile);
-const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
 
 /** `kino admin ... --json` against the test database. */
 async function admin<T>(env: Record<string, string>, ...args: string[]): Promise<T> {

@@ -1,9 +1,8 @@
 // Encode nodes as real separate processes, started through the CLI exactly as an operator would:
 // `kino node start ...`. Their environment carries no storage settings at all, so any S3 access
 // they made would have to come from the presigned URLs of the jobs.
-import { join } from 'node:path';
 import { repoRoot } from '@kino/infra';
-import { startProcess, waitFor, type ManagedProcess } from '@kino/dev';
+import { kinoBin, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 
 export interface NodeProcess {
   process: ManagedProcess;
@@ -38,7 +37,7 @@ export async function startNodeProcess({
   const child = startProcess(
     'encode-node',
     process.execPath,
-    [join(repoRoot, 'cli/bin/kino.js'), 'node', 'start', '--control-plane', controlPlane, '--token', token, '--slots', String(slots), '--work-dir', workDir, ...extraArgs],
+    [kinoBin, 'node', 'start', '--control-plane', controlPlane, '--token', token, '--slots', String(slots), '--work-dir', workDir, ...extraArgs],
     { cwd: repoRoot, env: { ...environmentWithoutStorage(), LOG_LEVEL: 'info' } },
   );
   let stdout = '';

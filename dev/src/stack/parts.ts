@@ -1,11 +1,10 @@
-// The farm's processes as the dev stack runs them: `node cli/bin/kino.js <command>` with the
+// The farm's processes as the dev stack runs them: `node dev/bin/kino.js <command>` (from sources) with the
 // environment variables of the contract (README, "Running each part alone"). A command that has
 // not been built yet is reported as missing instead of failing the whole stack.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '@kino/infra';
-
-export const kinoBin = join(repoRoot, 'cli', 'bin', 'kino.js');
+import { kinoBin } from '../source-runner.ts';
 
 /** The packages whose src/commands make up `kino`: the cli and the plugins it lists (process packages, @kino/dev). */
 function commandPackages(): string[] {

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Assembles what production runs into a directory: the compiled packages (`npm run build` first)
+// with their production dependencies only — no TypeScript, tsx, test tooling, chDB, PGlite or the
+// OpenID dev provider. The image (deploy/Dockerfile) is this directory on a Node LTS base, and the
+// production-path test runs every Kino service from it.
+//
+// Usage: node deploy/assemble-runtime.mjs <dir>    then: node <dir>/cli/bin/kino.js <command>
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const target = resolve(process.argv[2] ?? '');
+if (!process.argv[2]) throw new Error('usage: node deploy/assemble-runtime.mjs <dir>');
+
+// The workspaces production runs, and the files each needs beside package.json and dist/.
+const runtime = {
+  proto: ['kino.proto'],
+  infra: [],
+  database: [],
+  analytics: [],
+  ffmpeg: [],
+  'control-plane': [],
+  workers: [],
+  delivery: [],
+  sdk: [],
+  cli: ['bin/kino.js'],
+};
+
+for (const name of Object.keys(runtime)) {
+  if (!existsSync(join(repoRoot, name, 'dist'))) throw new Error(`${name}/dist is missing: run \`npm run build\` first`);
+}
+if (!existsSync(join(repoRoot, 'dashboard', 'dist', 'index.html'))) throw new Error('dashboard/dist is missing: run `npm run build` first');
+
+rmSync(target, { recursive: true, force: true });
+mkdirSync(target, { recursive: true });
+const rootManifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+writeFileSync(
+  join(target, 'package.json'),
+  `${JSON.stringify({ name: rootManifest.name, version: rootManifest.version, private: true, type: 'module', engines: rootManifest.engines, workspaces: Object.keys(runtime) }, null, 2)}\n`,
+);
+// The lock pins every version; npm prunes what the runtime workspaces do not need.
+cpSync(join(repoRoot, 'package-lock.json'), join(target, 'package-lock.json'));
+for (const [name, files] of Object.entries(runtime)) {
+  for (const file of ['package.json', 'dist', ...files]) {
+    cpSync(join(repoRoot, name, file), join(target, name, file), { recursive: true, filter: (path) => !path.endsWith('.tsbuildinfo') });
+  }
+}
+// The API serves the dashboard's built assets (control-plane/dist/dashboard/plugin.js finds them here).
+cpSync(join(repoRoot, 'dashboard', 'dist'), join(target, 'dashboard', 'dist'), { recursive: true });
+
+execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: target, stdio: 'inherit' });
+console.log(`assembled ${target}: node ${join(target, 'cli', 'bin', 'kino.js')} <command>`);
