@@ -1,7 +1,9 @@
-// Builds the publishable package into sdk/dist: JavaScript bundled by esbuild (the contract's values
-// and p-limit inlined, so the package has no dependencies), declarations by tsc (the contract's
-// types emitted beside the SDK's and imported by relative paths), and a package.json whose exports
-// point at them. In the monorepo, `@kino/sdk` still resolves to the TypeScript sources.
+// Builds the publishable package into sdk/dist, for `import` (ESM, .js) and `require` (CommonJS,
+// .cjs): JavaScript bundled by esbuild (the contract's values and p-limit inlined, so the package has
+// no dependencies), declarations by tsc (the contract's types emitted beside the SDK's and imported
+// by relative paths; a .d.ts tree for ESM and a .d.cts copy for CommonJS), and a package.json whose
+// conditional exports point at them. In the monorepo, `@kino/sdk` still resolves to the TypeScript
+// sources.
 // Usage: node sdk/scripts/build.mjs (pack with `npm pack ./sdk/dist`).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,65 +12,105 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const sdkDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repoDir = join(sdkDir, '..');
 const distDir = join(sdkDir, 'dist');
 const typesDir = join(distDir, 'types');
+const nodeEntry = join(sdkDir, 'src', 'node.ts');
 const source = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8'));
 
 rmSync(distDir, { recursive: true, force: true });
 
-await build({
-  entryPoints: { index: join(sdkDir, 'src/index.ts'), node: join(sdkDir, 'src/node.ts') },
-  outdir: distDir,
-  bundle: true,
-  splitting: true, // the Node entry shares the core's chunk rather than holding a second copy
-  format: 'esm',
-  platform: 'neutral',
-  mainFields: ['module', 'main'],
-  conditions: ['kino-source'], // the contract's TypeScript sources, inlined
-  target: 'es2022',
-  external: ['node:*'],
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+/**
+ * The Node entry reaches the core only through `./index.ts`, kept external as the core's built file:
+ * one copy of the core's classes per format, so `instanceof KinoError` holds whichever entry threw
+ * (ESM and CommonJS are two copies, as in any dual package). Any other relative import from node.ts
+ * would bundle a second copy, and fails the build.
+ */
+function coreExternal(coreFile) {
+  return {
+    name: 'core-external',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^\./ }, (args) => {
+        if (args.importer !== nodeEntry) return undefined;
+        if (args.path === './index.ts') return { path: coreFile, external: true };
+        return { errors: [{ text: `node.ts imports ${args.path}: import the core through './index.ts' (a second copy of it would be bundled)` }] };
+      });
+    },
+  };
+}
 
-execFileSync(process.execPath, [join(sdkDir, '..', 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(sdkDir, 'tsconfig.build.json')], {
+for (const [format, extension] of [['esm', '.js'], ['cjs', '.cjs']]) {
+  await build({
+    entryPoints: { index: join(sdkDir, 'src', 'index.ts'), node: nodeEntry },
+    outdir: distDir,
+    outExtension: { '.js': extension },
+    bundle: true,
+    format,
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: ['kino-source'], // the contract's TypeScript sources, inlined
+    target: 'es2022',
+    external: ['node:*'],
+    plugins: [coreExternal(`./index${extension}`)],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
+execFileSync(process.execPath, [join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(sdkDir, 'tsconfig.build.json')], {
   stdio: 'inherit',
 });
 
 // Declarations import `./x.ts` (the sources' style) and `@kino/proto/contract` (a workspace that
-// is not published): point them at the emitted `.d.ts` files instead.
-const contractIndex = join(typesDir, 'proto', 'src', 'contract', 'index.js');
+// is not published): point them at the emitted declarations instead. Each `.d.ts` (ESM, as the
+// package is `type: module`) gets a `.d.cts` twin importing `.cjs` paths, which TypeScript reads as
+// CommonJS: the types of `require('@kino/sdk')` then describe the CommonJS build.
 function rewrite(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) rewrite(path);
     else if (name.endsWith('.d.ts')) {
-      let contract = relative(dirname(path), contractIndex).split('\\').join('/');
-      if (!contract.startsWith('.')) contract = `./${contract}`;
-      const text = readFileSync(path, 'utf8')
-        .replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.ts\2/g, '$1$2$3.js$2')
-        .replace(/(['"])@kino\/proto\/contract\1/g, `$1${contract}$1`);
-      writeFileSync(path, text);
+      const text = readFileSync(path, 'utf8');
+      for (const [extension, declaration] of [['.js', path], ['.cjs', path.replace(/\.d\.ts$/, '.d.cts')]]) {
+        let contract = relative(dirname(path), join(typesDir, 'proto', 'src', 'contract', `index${extension}`)).split('\\').join('/');
+        if (!contract.startsWith('.')) contract = `./${contract}`;
+        const rewritten = text
+          .replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.ts\2/g, `$1$2$3${extension}$2`)
+          .replace(/(['"])@kino\/proto\/contract\1/g, `$1${contract}$1`);
+        writeFileSync(declaration, rewritten);
+      }
     }
   }
 }
 rewrite(typesDir);
 
+const entry = (name) => ({
+  import: { types: `./types/sdk/src/${name}.d.ts`, default: `./${name}.js` },
+  require: { types: `./types/sdk/src/${name}.d.cts`, default: `./${name}.cjs` },
+});
 const manifest = {
   name: source.name,
   version: source.version,
   description: source.description,
-  license: 'MIT',
+  license: source.license,
   type: 'module',
-  engines: { node: '>=20' },
+  engines: { node: '>=22' },
   sideEffects: false,
   exports: {
-    '.': { types: './types/sdk/src/index.d.ts', import: './index.js' },
-    './node': { types: './types/sdk/src/node.d.ts', import: './node.js' },
+    '.': entry('index'),
+    './node': entry('node'),
     './package.json': './package.json',
   },
-  types: './types/sdk/src/index.d.ts',
+  // For tools that predate `exports` (TypeScript's `moduleResolution: node`, old bundlers).
+  main: './index.cjs',
+  module: './index.js',
+  types: './types/sdk/src/index.d.cts',
 };
 writeFileSync(join(distDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+// TypeScript's `moduleResolution: node` ignores `exports`: it finds `@kino/sdk/node` as node.js at
+// the root, and its types as node.d.ts beside it.
+writeFileSync(join(distDir, 'node.d.ts'), "export * from './types/sdk/src/node.cjs';\n");
 copyFileSync(join(sdkDir, 'README.md'), join(distDir, 'README.md'));
+copyFileSync(join(repoDir, 'LICENSE'), join(distDir, 'LICENSE'));
+copyFileSync(join(repoDir, 'CHANGELOG.md'), join(distDir, 'CHANGELOG.md'));
 console.log(`built ${relative(process.cwd(), distDir) || '.'}`);

@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
 import { chmod, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Kino as CoreKino, type DevStackInfo, type KinoOptions } from './client.ts';
-import { KinoError } from './errors.ts';
-import type { FileAccess, UploadResumeStore } from './resources/uploads.ts';
+// The core only through its entry: the build keeps `./index.ts` outside this file's bundle, so the
+// core's classes (KinoError, Kino, ...) exist once whichever entry a program imports.
+import { Kino as CoreKino, KinoError, type DevStackInfo, type FileAccess, type KinoOptions, type UploadResumeStore } from './index.ts';
 
 export * from './index.ts';
 

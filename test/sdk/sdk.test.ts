@@ -261,9 +261,10 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     await assert.rejects(kino.videos.delete(orgId, failedVideoId), (error: unknown) => error instanceof BadRequestError && error.code === 'already_deleted');
   });
 
-  it('installs from its npm pack tarball into an empty project outside the repository, and works there with plain node', async () => {
-    // The published form: built, packed, installed with no registry (it has no dependencies), and a
-    // script that knows nothing of this repository uploads (in parts), processes, waits and lists.
+  it('installs from its npm pack tarball into an empty project outside the repository, and works there with plain node, by import and by require', async () => {
+    // The published form: built, packed, installed with no registry (it has no dependencies); an ESM
+    // script (`import`) and a CommonJS one (`require`) that know nothing of this repository call
+    // the API, and TypeScript checks an .mts and a .cts consumer against the shipped declarations.
     await run(process.execPath, [join(repoRoot, 'sdk', 'scripts', 'build.mjs')], { cwd: repoRoot });
     const project = mkdtempSync(join(tmpdir(), 'kino-sdk-consumer-'));
     try {
@@ -271,25 +272,37 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       const tarball = join(project, packed.trim().split('\n').pop()!);
       writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
       await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--silent'], { cwd: project });
-      const installed = JSON.parse(readFileSync(join(project, 'node_modules', '@kino', 'sdk', 'package.json'), 'utf8')) as Record<string, unknown>;
+      const installedDir = join(project, 'node_modules', '@kino', 'sdk');
+      const installed = JSON.parse(readFileSync(join(installedDir, 'package.json'), 'utf8')) as Record<string, unknown>;
       assert.equal(installed.dependencies, undefined, 'no runtime dependencies');
       assert.deepEqual(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')), ['@kino'], 'nothing else installed');
-      assert.ok(existsSync(join(project, 'node_modules', '@kino', 'sdk', 'types', 'sdk', 'src', 'index.d.ts')), 'type declarations ship');
-      // The declarations resolve for a TypeScript user (no workspace package behind them) and type the calls.
-      writeFileSync(
-        join(project, 'typed.ts'),
-        `import { Kino, fileResumeStore } from '@kino/sdk/node';
-import type { UploadedFile, VideoQuality } from '@kino/sdk';
+      assert.equal(installed.license, 'MIT');
+      assert.deepEqual(installed.engines, { node: '>=22' });
+      for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md']) assert.ok(existsSync(join(installedDir, file)), `${file} ships`);
+      assert.match(readFileSync(join(installedDir, 'LICENSE'), 'utf8'), /MIT License[\s\S]*Copyright \(c\) 2026 The Kino authors/);
+      assert.match(readFileSync(join(installedDir, 'CHANGELOG.md'), 'utf8'), /## \[0\.1\.0\]/);
+
+      // The declarations resolve for a TypeScript user (no workspace package behind them) and type
+      // the calls, from an ES module (.mts: the `import` condition's .d.ts) and from CommonJS (.cts:
+      // the `require` condition's .d.cts).
+      const consumer = (format: string) => `import { Kino, fileResumeStore, KinoError } from '@kino/sdk/node';
+import { NotFoundError, type UploadedFile, type VideoQuality } from '@kino/sdk';
 const kino = new Kino({ apiUrl: 'http://localhost/v1/api', apiKey: 'svc_test_x' });
 const file: Promise<UploadedFile> = kino.uploads.upload('org', 'env', './a.mp4', { resumeStore: fileResumeStore('.u'), onProgress: (p) => p.bytesPerSecond });
 const quality: VideoQuality = 'standard';
 // @ts-expect-error not a quality
 const wrong: VideoQuality = 'best';
-export { file, quality, wrong };
-`,
-      );
+const base: KinoError = new NotFoundError(404, undefined, new Headers());
+export const ${format} = { file, quality, wrong, base };
+`;
+      writeFileSync(join(project, 'typed.mts'), consumer('esm'));
+      writeFileSync(join(project, 'typed.cts'), consumer('cjs'));
       const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-      await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom', '--types', 'node', '--typeRoots', join(repoRoot, 'node_modules', '@types'), 'typed.ts'], { cwd: project });
+      await run(
+        process.execPath,
+        [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2023,dom', '--types', 'node', '--typeRoots', join(repoRoot, 'node_modules', '@types'), 'typed.mts', 'typed.cts'],
+        { cwd: project },
+      ).catch((error: { stdout?: string }) => assert.fail(`tsc: ${error.stdout}`));
 
       writeFileSync(
         join(project, 'script.mjs'),
@@ -320,8 +333,33 @@ console.log(JSON.stringify({ file, videoID, status: video.status, listed, last: 
       assert.ok(result.listed.includes(result.videoID));
       const size = statSync(clipPath).size;
       assert.deepEqual([result.last.bytesSent, result.last.totalBytes], [size, size]);
-      assert.equal(result.notFound, true);
+      assert.equal(result.notFound, true, 'the Node entry throws the core entry\'s NotFoundError');
       assert.equal(result.verify, 'function');
+
+      // CommonJS: the same calls by require (a single signed PUT this time); an error thrown through
+      // the Node entry is an instance of the core entry's classes (one copy of the core per format).
+      writeFileSync(
+        join(project, 'script.cjs'),
+        `const { Kino } = require('@kino/sdk/node');
+const { NotFoundError, KinoError, verifyWebhook } = require('@kino/sdk');
+const [apiUrl, apiKey, orgId, envId, clip] = process.argv.slice(2);
+(async () => {
+  const kino = new Kino({ apiUrl, apiKey });
+  const file = await kino.uploads.upload(orgId, envId, clip);
+  const page = await kino.videos.list(orgId, envId, { pageSize: 100 });
+  let notFound = false;
+  try { await kino.videos.get(orgId, 'vid_missing'); } catch (error) { notFound = error instanceof NotFoundError && error instanceof KinoError; }
+  console.log(JSON.stringify({ file, listed: page.videos.map((v) => v.id), notFound, verify: typeof verifyWebhook }));
+})().catch((error) => { console.error(error); process.exitCode = 1; });
+`,
+      );
+      const { stdout: cjsOut } = await run(process.execPath, ['script.cjs', apiUrl, fullKey, orgId, envId, clipPath], { cwd: project, timeout: 60_000 });
+      const cjs = JSON.parse(cjsOut) as Json;
+      assert.deepEqual([cjs.file.partCount, cjs.file.fileSize], [0, size], 'a single PUT of the whole clip');
+      assert.match(cjs.file.bucketPath, new RegExp(`^uploads/${orgId}/${envId}/[^/]+/clip\\.mp4$`));
+      assert.ok(cjs.listed.includes(result.videoID), 'lists the video the ESM script made');
+      assert.equal(cjs.notFound, true, 'the Node entry throws the core entry\'s NotFoundError');
+      assert.equal(cjs.verify, 'function');
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
