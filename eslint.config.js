@@ -9,7 +9,7 @@ const processPackages = ['control-plane', 'workers', 'delivery', 'cli'];
 const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.kino/**', 'proto/src/generated/**', '**/dist/**'] },
+  { ignores: ['**/node_modules/**', '.kino/**', 'proto/src/generated/**', '**/dist/**', 'sdk/package/**', 'cli/package/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -22,10 +22,6 @@ const unit = (name, include) => ({
 });
 
 export default defineConfig({
-  // Tests run the TypeScript sources: @kino/* packages resolve to src/ (their "kino-source" export
-  // condition, as dev/run-from-source.mjs does for processes), not to the compiled dist/.
-  resolve: { conditions: ['kino-source'] },
-  ssr: { resolve: { conditions: ['kino-source'] } },
   test: {
     pool: 'forks',
     isolate: true,

@@ -4,6 +4,12 @@
 // OpenID dev provider. The image (deploy/Dockerfile) is this directory on a Node LTS base, and the
 // production-path test runs every Kino service from it.
 //
+// In the checkout every workspace's manifest names its TypeScript sources (`exports` of
+// ./src/*.ts, oclif commands in ./src/commands), which tsx runs with no build step. Here each
+// manifest names the compiled files instead, by one rule: ./src/X.ts is ./dist/X.js with its
+// declarations ./dist/X.d.ts. An entry point with no compiled file (a test-only one, such as
+// @kino/database/testing) is left out.
+//
 // Usage: node deploy/assemble-runtime.mjs <dir>    then: node <dir>/cli/bin/kino.js <command>
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +31,7 @@ const runtime = {
   workers: [],
   delivery: [],
   sdk: [],
-  cli: ['bin/kino.js'],
+  cli: ['bin'],
 };
 
 for (const name of Object.keys(runtime)) {
@@ -42,8 +48,23 @@ writeFileSync(
 );
 // The lock pins every version; npm prunes what the runtime workspaces do not need.
 cpSync(join(repoRoot, 'package-lock.json'), join(target, 'package-lock.json'));
+/** The manifest of a compiled workspace: its entry points and commands in dist/. */
+function compiledManifest(name) {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, name, 'package.json'), 'utf8'));
+  const exports = {};
+  for (const [path, source] of Object.entries(manifest.exports ?? {})) {
+    const compiled = source.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '');
+    if (existsSync(join(repoRoot, name, `${compiled}.js`))) exports[path] = { types: `${compiled}.d.ts`, default: `${compiled}.js` };
+  }
+  manifest.exports = exports;
+  if (manifest.oclif?.commands) manifest.oclif.commands = manifest.oclif.commands.replace(/^\.\/src\//, './dist/');
+  return manifest;
+}
+
 for (const [name, files] of Object.entries(runtime)) {
-  for (const file of ['package.json', 'dist', ...files]) {
+  mkdirSync(join(target, name));
+  writeFileSync(join(target, name, 'package.json'), `${JSON.stringify(compiledManifest(name), null, 2)}\n`);
+  for (const file of ['dist', ...files]) {
     cpSync(join(repoRoot, name, file), join(target, name, file), { recursive: true, filter: (path) => !path.endsWith('.tsbuildinfo') });
   }
 }

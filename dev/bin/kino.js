@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `kino` run from a checkout's TypeScript sources (`npm run dev`, the tests): the same CLI as
-// cli/bin/kino.js, which runs the compiled dist/ output in production.
-import '../run-from-source.mjs';
-import { settings } from '@oclif/core';
+// `kino` from a checkout's TypeScript sources (`npm run dev`, `npx kino`, the tests), through tsx:
+// no build step between a change and a run. The workspace manifests name the sources (exports,
+// oclif commands in src/commands); the installed form (deploy/assemble-runtime.mjs, the CLI's
+// package) names the compiled dist/ and runs cli/bin/run.js with plain node.
+import { register } from 'tsx/esm/api';
 
-// oclif finds each plugin's commands in src/commands instead of dist/commands (it maps them with
-// the package's tsconfig.json rootDir and outDir); tsx, registered above, compiles them.
-settings.enableAutoTranspile = true;
-await import('../../cli/bin/kino.js');
+// The AWS SDK warns at every start that it will want a newer Node; the image's Node is newer already.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+register();
+const { runKino } = await import('../../cli/bin/run.js');
+await runKino();

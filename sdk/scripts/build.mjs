@@ -1,10 +1,10 @@
-// Builds the publishable package into sdk/dist, for `import` (ESM, .js) and `require` (CommonJS,
+// Builds the publishable package into sdk/package, for `import` (ESM, .js) and `require` (CommonJS,
 // .cjs): JavaScript bundled by esbuild (the contract's values and p-limit inlined, so the package has
 // no dependencies), declarations by tsc (the contract's types emitted beside the SDK's and imported
 // by relative paths; a .d.ts tree for ESM and a .d.cts copy for CommonJS), and a package.json whose
 // conditional exports point at them. In the monorepo, `@kino/sdk` still resolves to the TypeScript
 // sources.
-// Usage: node sdk/scripts/build.mjs (pack with `npm pack ./sdk/dist`).
+// Usage: node sdk/scripts/build.mjs (pack with `npm pack ./sdk/package`).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -13,7 +13,7 @@ import { build } from 'esbuild';
 
 const sdkDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoDir = join(sdkDir, '..');
-const distDir = join(sdkDir, 'dist');
+const distDir = join(sdkDir, 'package');
 const typesDir = join(distDir, 'types');
 const nodeEntry = join(sdkDir, 'src', 'node.ts');
 const source = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8'));
@@ -48,7 +48,6 @@ for (const [format, extension] of [['esm', '.js'], ['cjs', '.cjs']]) {
     format,
     platform: 'neutral',
     mainFields: ['module', 'main'],
-    conditions: ['kino-source'], // the contract's TypeScript sources, inlined
     target: 'es2022',
     external: ['node:*'],
     plugins: [coreExternal(`./index${extension}`)],

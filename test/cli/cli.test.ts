@@ -4,9 +4,12 @@
 // `--json` on stdout; exit codes are 0, 1 (API), 2 (usage), 3 (a video that failed).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '@kino/infra';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { waitFor } from '@kino/dev';
 import { Kino, type EncodeNode, type VideoDetails } from '@kino/sdk';
@@ -256,5 +259,50 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
     const lastJob = (await nodeJobs(nodeA)).at(-1);
     assert.ok(lastJob?.endedAt, 'the encode on the drained node ended');
     await kinoJson(['nodes', 'undrain', nodeB.nodeId], { env: asOperator() });
+  });
+});
+
+describe('kino installed from its tarball (npm install -g) on a machine with no checkout', { timeout: 300_000 }, () => {
+  const run = promisify(execFile);
+
+  it('uploads a clip, waits for it and lists it against the API, from the compiled package alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kino-cli-global-'));
+    try {
+      await run(process.execPath, [join(repoRoot, 'cli', 'scripts', 'build-package.mjs')], { cwd: repoRoot });
+      const { stdout: packed } = await run('npm', ['pack', join(repoRoot, 'cli', 'package'), '--pack-destination', dir, '--silent'], { cwd: dir });
+      const tarball = join(dir, packed.trim().split('\n').pop()!);
+      const prefix = join(dir, 'global');
+      // Its dependencies come from the registry (or npm's cache): the package names no workspace.
+      await run('npm', ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
+      const installed = join(prefix, 'lib', 'node_modules', '@kino', 'cli');
+      assert.deepEqual(await readdir(join(prefix, 'lib', 'node_modules', '@kino')), ['cli'], 'no other @kino package is installed');
+      assert.ok(!existsSync(join(installed, 'src')), 'compiled JavaScript only, no TypeScript sources');
+
+      // A shell with the settings in its environment, in a directory outside the repository.
+      const env = {
+        PATH: `${join(prefix, 'bin')}:${process.env.PATH}`,
+        HOME: dir,
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        XDG_STATE_HOME: join(dir, 'state'),
+        KINO_API_URL: apiUrl,
+        KINO_API_KEY: apiKey,
+        KINO_ORG: farm.orgId,
+        KINO_ENV: farm.envId,
+      };
+      const kinoInstalled = async <T>(args: string[]): Promise<T> => {
+        const { stdout } = await run('kino', [...args, '--json'], { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 });
+        return JSON.parse(stdout) as T;
+      };
+      const [uploaded] = await kinoInstalled<Uploaded[]>(['videos', 'upload', clip, '--name', 'from-the-tarball', '--compression', 'ultrafast']);
+      assert.ok(uploaded?.videoID);
+      const waited = await kinoInstalled<VideoDetails>(['videos', 'wait', uploaded.videoID]);
+      assert.deepEqual(waited.status, { ready: true, transcoding: false, failed: false });
+      const listed = await kinoInstalled<Array<{ id: string; name: string; status: string }>>(['videos', 'list']);
+      assert.deepEqual(listed.filter((v) => v.id === uploaded.videoID).map((v) => [v.name, v.status]), [['from-the-tarball', 'ready']]);
+      // The processes and the operators' commands are the image's, not this package's.
+      await assert.rejects(run('kino', ['api'], { cwd: dir, env }), /command api not found/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

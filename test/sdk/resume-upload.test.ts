@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { repoRoot, Storage } from '@kino/infra';
-import { runFromSourceArgs, waitFor } from '@kino/dev';
+import { waitFor } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { seedTenancy, startApiHarness, type ApiHarness, type Tenancy } from '../api/harness.ts';
 
@@ -118,7 +118,7 @@ describe('an interrupted upload', () => {
     const content = randomBytes(fileSize);
     writeFileSync(file, content);
     const storeDir = join(dir, 'resume-store');
-    const args = [...runFromSourceArgs, child, apiUrl, t.keys.full, t.org.id, t.envA.id, file, storeDir];
+    const args = ['--import', 'tsx', child, apiUrl, t.keys.full, t.org.id, t.envA.id, file, storeDir];
 
     // First run: storage gets two and a half parts' worth, then nothing; killed once two parts are there.
     proxy.holdAfter(2.5 * partSize);

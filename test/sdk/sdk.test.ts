@@ -268,7 +268,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     await run(process.execPath, [join(repoRoot, 'sdk', 'scripts', 'build.mjs')], { cwd: repoRoot });
     const project = mkdtempSync(join(tmpdir(), 'kino-sdk-consumer-'));
     try {
-      const { stdout: packed } = await run('npm', ['pack', join(repoRoot, 'sdk', 'dist'), '--pack-destination', project, '--silent'], { cwd: project });
+      const { stdout: packed } = await run('npm', ['pack', join(repoRoot, 'sdk', 'package'), '--pack-destination', project, '--silent'], { cwd: project });
       const tarball = join(project, packed.trim().split('\n').pop()!);
       writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
       await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--silent'], { cwd: project });

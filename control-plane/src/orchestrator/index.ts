@@ -1,6 +1,6 @@
 // The orchestrator: Temporal workflows and activities that turn an upload into a ready HLS ladder.
 export { orchestratorConfigShape, type OrchestratorConfig } from './config.ts';
-export { runOrchestrator, workflowBundlerOptions, workflowsPath, type RunningOrchestrator } from './worker.ts';
+export { runOrchestrator, workflowsPath, type RunningOrchestrator } from './worker.ts';
 export { createActivities, type Activities, type ActivityDeps } from './activities/index.ts';
 export { nodeJobId } from './activities/node-work.ts';
 export { createNodeFarm, type NodeFarm, type NodeLease, type FarmNode } from './node-farm.ts';

@@ -3,8 +3,9 @@
 // (workflows + activities). SIGTERM / SIGINT stop it cleanly: the worker finishes its workflow
 // tasks, running activities are cancelled after a short grace (Temporal retries them elsewhere),
 // then the registry and the database close.
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type BundleOptions, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, startMetricsServer, type Logger, type MetricsServer } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '@kino/database';
 import { startRegistryServer } from '../registry/index.ts';
@@ -14,14 +15,9 @@ import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
 import { createOrchestratorMetrics, registerFarmGauges } from './metrics.ts';
 
-// Run from sources (a checkout), the workflow code is TypeScript whose @kino/* imports must load
-// src/ as the rest of the process does (the "kino-source" export condition); compiled, it is the
-// dist/ JavaScript and its imports load dist/. Temporal bundles it with webpack at start.
-const fromSources = import.meta.url.endsWith('.ts');
-export const workflowsPath = fileURLToPath(new URL(`./workflows/index.${fromSources ? 'ts' : 'js'}`, import.meta.url));
-export const workflowBundlerOptions: Pick<BundleOptions, 'webpackConfigHook'> = {
-  webpackConfigHook: (config) => (fromSources ? { ...config, resolve: { ...config.resolve, conditionNames: ['kino-source', '...'] } } : config),
-};
+// Temporal bundles the workflow code at start: the TypeScript beside this file when it runs from
+// sources, the compiled JavaScript when it runs from dist/ (`npm run build`).
+export const workflowsPath = fileURLToPath(new URL(`./workflows/index${extname(import.meta.url)}`, import.meta.url));
 
 export interface RunningOrchestrator {
   /** HOST:PORT of the NodeRegistry gRPC server. */
@@ -97,7 +93,6 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: videoTaskQueue,
       workflowsPath,
-      bundlerOptions: workflowBundlerOptions,
       activities: createActivities({
         db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
         webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },

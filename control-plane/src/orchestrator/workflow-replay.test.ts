@@ -17,9 +17,9 @@
 // rendition playlists, the work files removed (recorded from workflows.test.ts's chunked test).
 import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import temporalProto from '@temporalio/proto';
-import { workflowBundlerOptions, workflowsPath } from './worker.ts';
 
 const { History } = temporalProto.temporal.api.history.v1;
 const fixtures = new URL('./fixtures/', import.meta.url);
@@ -29,8 +29,7 @@ let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   bundle = await bundleWorkflowCode({
-    workflowsPath,
-    ...workflowBundlerOptions,
+    workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),
     logger: new DefaultLogger('WARN'),
   });
 });

@@ -2,6 +2,7 @@
 // orchestration logic alone, in seconds. The farm tests (test/farm) run it on real everything.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Runtime, DefaultLogger, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
@@ -10,7 +11,6 @@ import type { Activities } from './activities/index.ts';
 import { workflowIds, defaultEncodingParameters } from '@kino/proto/contract';
 import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './contracts.ts';
 import type { RenditionPlan } from './ladder.ts';
-import { workflowBundlerOptions, workflowsPath } from './worker.ts';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   [env, bundle] = await Promise.all([
     TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findBinary('temporal') } } }),
-    bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: new DefaultLogger('WARN') }),
+    bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
   ]);
 });
 
