@@ -46,7 +46,8 @@ const commandDirs = new Set(readdirSync(join(cliDir, 'src', 'commands')));
 mkdirSync(join(packageDir, 'bin'));
 // bin/kino.js finds no dev/ beside the package and runs the compiled commands.
 for (const file of ['kino.js', 'run.js']) copyFileSync(join(cliDir, 'bin', file), join(packageDir, 'bin', file));
-const { plugins, devPlugins, ...oclif } = source.oclif;
+const oclif = { ...source.oclif };
+delete oclif.devPlugins; // @kino/dev: the checkout's
 const manifest = {
   name: source.name,
   version: source.version,
@@ -61,7 +62,7 @@ const manifest = {
     ...oclif,
     commands: './dist/commands',
     // Only the registry's plugins: the process packages are the image's.
-    plugins: plugins.filter((name) => !name.startsWith('@kino/')),
+    plugins: oclif.plugins.filter((name) => !name.startsWith('@kino/')),
     // The topics of the commands it has.
     topics: Object.fromEntries(Object.entries(oclif.topics).filter(([topic]) => commandDirs.has(topic.split(' ')[0]))),
   },
