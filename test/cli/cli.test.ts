@@ -295,8 +295,8 @@ describe('kino installed from its tarball (npm install -g) on a machine with no 
       };
       const [uploaded] = await kinoInstalled<Uploaded[]>(['videos', 'upload', clip, '--name', 'from-the-tarball', '--compression', 'ultrafast']);
       assert.ok(uploaded?.videoID);
-      const waited = await kinoInstalled<VideoDetails>(['videos', 'wait', uploaded.videoID]);
-      assert.deepEqual(waited.status, { ready: true, transcoding: false, failed: false });
+      const [waited] = await kinoInstalled<VideoDetails[]>(['videos', 'wait', uploaded.videoID]);
+      assert.deepEqual(waited?.status, { ready: true, transcoding: false, failed: false });
       const listed = await kinoInstalled<Array<{ id: string; name: string; status: string }>>(['videos', 'list']);
       assert.deepEqual(listed.filter((v) => v.id === uploaded.videoID).map((v) => [v.name, v.status]), [['from-the-tarball', 'ready']]);
       // The processes and the operators' commands are the image's, not this package's.
