@@ -28,6 +28,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 say() { printf '[setup] %s\n' "$*" >&2; }
 
+# The node on PATH runs only this script's npm (npm ci, npm pack of the pinned Node): 20 will do,
+# though Kino itself asks for 22 or newer (package.json engines), which the pinned Node is.
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$node_major" -lt 20 ]; then say "Node 20 or newer is required (found $(node --version))"; exit 1; fi
 
