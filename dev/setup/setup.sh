@@ -2,8 +2,11 @@
 # Installs what `npm run dev` (mode: dev) or `npm test` (mode: test) needs, idempotently, and says
 # what it installs. A second run only checks (well under a second). Tools that are not Debian
 # packages go into a project-local virtualenv under .kino/tools, so nothing outside the repo is
-# touched but apt. Meant for Debian 12 with Node 20, as root or with sudo.
+# touched but apt. Meant for Debian 12 (x64) with Node 20 or newer on PATH, as root or with sudo:
+# that node only runs this script and npm ci; lint, typecheck, the tests and the dev stack run on
+# the pinned Node 24 installed here (dev/setup/node.sh, which package.json's scripts run them with).
 #
+#   Node (both modes)  the pinned Node 24 into .kino/tools/node-<version>/ (dev/setup/node.sh)
 #   npm packages       npm ci, when node_modules is missing or older than package-lock.json
 #   apt (both modes)   ffmpeg (ffmpeg, ffprobe), python3-venv (for the virtualenv), postgresql
 #                      (the binaries: the dev stack and the tests run their own server on a
@@ -25,6 +28,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 say() { printf '[setup] %s\n' "$*" >&2; }
 
+# The node on PATH runs only this script's npm (npm ci, npm pack of the pinned Node): 20 will do,
+# though Kino itself asks for 22 or newer (package.json engines), which the pinned Node is.
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$node_major" -lt 20 ]; then say "Node 20 or newer is required (found $(node --version))"; exit 1; fi
 
@@ -32,6 +37,9 @@ if [ "$node_major" -lt 20 ]; then say "Node 20 or newer is required (found $(nod
 mkdir -p "$root/.kino"
 exec 9>"$root/.kino/setup.lock"
 flock 9
+
+# The Node the rest runs on.
+node_dir="$(bash "$root/dev/setup/node.sh" --install)"
 
 # npm packages: install when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -44,7 +52,7 @@ fi
 dashboard_built="dashboard/dist/index.html"
 if [ ! -f "$dashboard_built" ] || [ -n "$(find dashboard/src dashboard/index.html dashboard/vite.config.js dashboard/package.json -newer "$dashboard_built" -print -quit)" ]; then
   say "building the dashboard (npm run build -w @kino/dashboard)"
-  npm run build -w @kino/dashboard --silent >/dev/null
+  bash "$root/dev/setup/node.sh" npm run build -w @kino/dashboard --silent >/dev/null
 fi
 
 # Debian packages.
@@ -87,4 +95,4 @@ if [ "$mode" = test ]; then bash "$root/dev/setup/temporal-server.sh" >/dev/null
 # What this run found, so a quick run still says what will be used.
 where() { command -v "$1" 2>/dev/null || echo "$venv/bin/$1"; }
 postgres_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
-say "ready ($mode): node $(node --version), ffmpeg $(command -v ffmpeg), postgres $postgres_bin, temporal $(where temporal), weed $(where weed)"
+say "ready ($mode): node $("$node_dir/bin/node" --version) ($node_dir), ffmpeg $(command -v ffmpeg), postgres $postgres_bin, temporal $(where temporal), weed $(where weed)"

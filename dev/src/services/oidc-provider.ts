@@ -96,8 +96,9 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   };
-  // oidc-provider announces, on the console, that it runs on Node 20 (it asks for 22) and that its
-  // state is in memory: both known and intended here, so they go to the log with the rest.
+  // oidc-provider announces, on the console, that its state and signing keys are development-only
+  // (and, on a Node older than 22, that it wants a newer one): known and intended here, so they go
+  // to the log with the rest.
   const provider = await withNoticesTo(options.log, async () => {
     const { default: Provider } = await import('oidc-provider');
     return new Provider(issuer, configuration);

@@ -604,7 +604,8 @@ export class DevStackLauncher {
       CONTROL_PLANE_URL: apiUrl,
       DELIVERY_URL: deliveryUrl,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      // The AWS SDK's Node 20 notice: the name of the contract and the name this SDK version reads.
+      // The AWS SDK's notice on a Node older than 22 (the pinned Node 24 never shows it; a node on
+      // PATH still may): the name of the contract and the name this SDK version reads.
       AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };

@@ -17,8 +17,9 @@ export function runDevStack(options: DevStackOptions = {}): Promise<number> {
     env: {
       ...process.env,
       KINO_DEV_OPTIONS: JSON.stringify(options),
-      // The AWS SDK's Node 20 notice, under the variable this SDK version reads; the supervisor's
-      // children (and the admin commands it runs) inherit it.
+      // The AWS SDK's notice on a Node older than 22 (the pinned Node 24 never shows it; a node on
+      // PATH still may), under the variable this SDK version reads; the supervisor's children (and
+      // the admin commands it runs) inherit it.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   });
