@@ -5,7 +5,7 @@
 // package) names the compiled dist/ and runs cli/bin/run.js with plain node.
 import { register } from 'tsx/esm/api';
 
-// The AWS SDK warns at every start that it will want a newer Node; the image's Node is newer already.
+// The AWS SDK's notice on a Node older than 22 (a checkout's PATH may have one; npm test runs on 24).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
 const { runKino } = await import('../../cli/bin/run.js');
