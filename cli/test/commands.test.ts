@@ -34,18 +34,21 @@ test('every command file loads and answers --help with its usage', async () => {
 
 /**
  * What a command file may import at its top: oclif, Node's own modules, the contract's vocabulary
- * (which imports nothing), and the CLI's light shared modules (flags, the base commands, profile
+ * (which imports nothing), and the light shared modules (flags, the base commands, profile
  * resolution), which themselves import nothing heavier.
  */
-const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts'];
-const lightImport = new RegExp(`from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(${lightModules.map((m) => m.replace('.', '\\.')).join('|')}))'|^import type `);
+const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts'].map((m) => join(cliDir, 'src', m));
+// control-plane's base of the `admin` commands (a process package's own, not the CLI's).
+lightModules.push(join(cliDir, '..', 'control-plane', 'src', 'admin-command.ts'));
+const lightNames = lightModules.map((path) => path.split('/').at(-1)!.replace('.', '\\.'));
+const lightImport = new RegExp(`from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(${lightNames.join('|')}))'|^import type `);
 
 function valueImports(file: string): string[] {
   return readFileSync(file, 'utf8').match(/^import .* from '([^']+)';$/gm) ?? [];
 }
 
 test('commands import their implementation lazily, so listing them stays cheap', () => {
-  const files = [...commandsDirs.flatMap(commandFiles), ...lightModules.map((m) => join(cliDir, 'src', m))];
+  const files = [...commandsDirs.flatMap(commandFiles), ...lightModules];
   for (const file of files) {
     for (const line of valueImports(file)) assert.match(line, lightImport, `${relative(cliDir, file)}: ${line}`);
   }
@@ -59,6 +62,50 @@ test('a process command with a missing variable stops at start and names it', as
   );
   assert.notEqual(failure.code, 0);
   assert.match(failure.stderr, /DATABASE_URL/);
+});
+
+/** The `  - NAME: message` lines a failed start or check prints. */
+const problemLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('  - ')).sort();
+
+test('kino config check <process> names every problem, the same ones the process stops on', async () => {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
+  const required = {
+    api: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY'],
+    orchestrator: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'NODE_TOKEN'],
+    node: ['KINO_CONTROL_PLANE', 'NODE_TOKEN'],
+    delivery: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'CONTROL_PLANE_URL', 'CLICKHOUSE_URL'],
+  };
+  const start = { api: ['api'], orchestrator: ['orchestrator'], node: ['node', 'start'], delivery: ['delivery'] };
+  // A wrong value and a cross-variable rule besides the missing ones: every one is named.
+  const wrong = { ...env, LOG_LEVEL: 'chatty', DASHBOARD_URL: 'http://127.0.0.1:7080/dashboard' };
+  await Promise.all(
+    Object.entries(required).map(async ([name, variables]) => {
+      const checked = await run(process.execPath, [bin, 'config', 'check', name], { env: wrong }).then(
+        () => assert.fail(`kino config check ${name} passed an empty environment`),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(checked.code, 1);
+      const expected = [...variables, 'LOG_LEVEL', ...(name === 'api' ? ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET'] : [])];
+      assert.deepEqual(problemLines(checked.stderr).map((line) => line.slice(4).split(':')[0]).sort(), expected.sort(), name);
+      const started = await run(process.execPath, [bin, ...start[name as keyof typeof start]], { env: wrong }).then(
+        () => assert.fail(`kino ${name} started with an empty environment`),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(started.code, 78);
+      assert.deepEqual(problemLines(started.stderr), problemLines(checked.stderr), `kino ${name} and its check agree`);
+    }),
+  );
+
+  const ok = await run(process.execPath, [bin, 'config', 'check', 'node', '--json'], {
+    env: { ...env, KINO_CONTROL_PLANE: '127.0.0.1:7090', NODE_TOKEN: 'farm-token-1234' },
+  });
+  const report = JSON.parse(ok.stdout) as { process: string; ok: boolean; problems: string[]; variables: { name: string; value: string | null }[] };
+  assert.deepEqual([report.process, report.ok, report.problems], ['node', true, []]);
+  assert.deepEqual(report.variables.find((v) => v.name === 'KINO_CONTROL_PLANE')?.value, '127.0.0.1:7090');
+  assert.deepEqual(report.variables.find((v) => v.name === 'NODE_TOKEN')?.value, '(set, redacted)');
+  assert.ok(!ok.stdout.includes('farm-token-1234'));
+  const human = await run(process.execPath, [bin, 'config', 'check', 'node'], { env: { ...env, KINO_CONTROL_PLANE: '127.0.0.1:7090', NODE_TOKEN: 'farm-token-1234' } });
+  assert.match(human.stdout, /^node: configuration ok/);
 });
 
 test('version answers as JSON', async () => {

@@ -1,11 +1,11 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
-// missing value stops the process at start with a message naming the variable (loadConfig).
-import { ConfigError, env, loadConfig, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
+// missing value stops the process at start with a message naming every such variable (parseApiConfig).
+import { env, metricsConfigShape, parseConfig, publicStorageConfigShape, storageConfigShape, z, type CrossCheck } from '@kino/infra';
 import { isKeyEncryptionKey } from '@kino/database';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './api/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
-const originPattern = /^https?:\/\/[^/\s:]+(:\d+)?$/;
+export const originPattern = /^https?:\/\/[^/\s:]+(:\d+)?$/;
 
 export const apiConfigShape = {
   API_HOST: z.string().min(1).default('127.0.0.1'),
@@ -16,6 +16,7 @@ export const apiConfigShape = {
   TEMPORAL_ADDRESS: env.hostPort(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   ...storageConfigShape,
+  ...publicStorageConfigShape,
   /** Unset: analytics are not configured; /health reports the check as skipped. */
   CLICKHOUSE_URL: env.url().optional(),
   /** Comma-separated origins allowed to call the API from a browser; empty allows none. */
@@ -50,8 +51,9 @@ export const apiConfigShape = {
       ),
     ),
   /**
-   * The operators' token (`kino nodes`, /v1/api/operators/...), sent as `Authorization: Bearer`.
-   * Unset: the operators' interface is off and answers 403.
+   * A token of the operators' interface (`kino nodes`, /v1/api/operators/...), sent as
+   * `Authorization: Bearer`, accepted beside the operator tokens of the database (`kino admin
+   * operator-token create`). Optional: unset, only those are accepted.
    */
   OPERATOR_TOKEN: z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional(),
   ...metricsConfigShape,
@@ -107,30 +109,18 @@ export function isLoopbackUrl(url: string): boolean {
 
 const dashboardRequires = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET'] as const;
 
-/** With DASHBOARD_URL set, the provider's settings are required too (one message naming each missing one). */
-function checkDashboardSettings(config: ApiConfig): ApiConfig {
-  if (!config.DASHBOARD_URL) return config;
-  const missing = dashboardRequires.filter((name) => !config[name]);
-  if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required when DASHBOARD_URL is set`));
-  return config;
-}
+/** With DASHBOARD_URL set, the provider's settings are required too (a problem naming each missing one). */
+const dashboardSettings: CrossCheck = (values) =>
+  values.DASHBOARD_URL ? dashboardRequires.filter((name) => !values[name]).map((name) => `${name}: required when DASHBOARD_URL is set`) : [];
 
 const rateLimitEntryPattern = /^\s*\w+\s*=\s*\d+\s*$/;
 
 export type ApiConfig = z.infer<z.ZodObject<typeof apiConfigShape>>;
 
-/** For the `kino api` entry point: exits naming the variable on a bad value. */
-export function loadApiConfig(source: Record<string, string | undefined> = process.env): ApiConfig {
-  const config = loadConfig(apiConfigShape, source);
-  try {
-    return checkDashboardSettings(config);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(78); // EX_CONFIG, as loadConfig
-  }
-}
-
-/** For tests and embedding: throws a ConfigError instead of exiting. */
-export function parseApiConfig(source: Record<string, string | undefined>): ApiConfig {
-  return checkDashboardSettings(parseConfig(apiConfigShape, source));
+/**
+ * The API's configuration from its environment, or a ConfigError naming every problem. `kino api`
+ * (through exitOnConfigError) and `kino config check api` both call this, so they cannot disagree.
+ */
+export function parseApiConfig(source: Record<string, string | undefined> = process.env): ApiConfig {
+  return parseConfig(apiConfigShape, source, [dashboardSettings]);
 }

@@ -1,6 +1,6 @@
 // @kino/control-plane: the HTTP API and its configuration. The database it runs on is @kino/database.
 export { isPublicAddress, type HostResolver } from './network/webhook-destinations.ts';
-export { apiConfigShape, loadApiConfig, parseApiConfig, type ApiConfig } from './config.ts';
+export { apiConfigShape, parseApiConfig, type ApiConfig } from './config.ts';
 export { buildApp, API_PREFIX, type ApiApp } from './api-server/app.ts';
 export { startApiServer, type RunningApi } from './api-server/server.ts';
 export type { ApiDeps, ServedSegmentsSource } from './api/deps.ts';

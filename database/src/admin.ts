@@ -8,6 +8,7 @@ import { migrateToLatest, openDatabase, type Db } from './database.ts';
 export * from './repositories/organizations.ts';
 export * from './repositories/environments.ts';
 export * from './repositories/api-keys.ts';
+export * from './repositories/operator-tokens.ts';
 export * from './repositories/organization-members.ts';
 export { KeyEncryption } from './keys/key-encryption.ts';
 export { sealPlaintextSigningKeys } from './keys/seal-signing-keys.ts';

@@ -107,8 +107,11 @@ export async function pingDatabase(db: Db): Promise<void> {
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
 
-/** Brings the schema up to date, then builds the large tables' indexes without blocking writes; run at every process start. */
-export async function migrateToLatest(db: Db): Promise<void> {
+/**
+ * Brings the schema up to date, then builds the large tables' indexes without blocking writes; run
+ * at every process start. Returns the names of the migrations this call applied (none: it was current).
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -116,4 +119,5 @@ export async function migrateToLatest(db: Db): Promise<void> {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error | undefined)?.message ?? ''}`);
   }
   await buildConcurrentIndexes(db as Kysely<unknown>);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -2,6 +2,7 @@
 import type { OrganizationsTable } from './tables/organizations.ts';
 import type { EnvironmentsTable } from './tables/environments.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
+import type { OperatorTokensTable } from './tables/operator-tokens.ts';
 import type { MultipartUploadsTable, UploadsTable } from './tables/uploads.ts';
 import type { VideosTable } from './tables/videos.ts';
 import type { VideoCountsTable } from './tables/video-counts.ts';
@@ -21,6 +22,7 @@ export interface Database {
   organizations: OrganizationsTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;
+  operator_tokens: OperatorTokensTable;
   uploads: UploadsTable;
   multipart_uploads: MultipartUploadsTable;
   videos: VideosTable;
@@ -43,6 +45,7 @@ export interface Database {
 export type * from './tables/organizations.ts';
 export type * from './tables/environments.ts';
 export type * from './tables/api-keys.ts';
+export type * from './tables/operator-tokens.ts';
 export type * from './tables/uploads.ts';
 export type * from './tables/videos.ts';
 export type * from './tables/video-counts.ts';

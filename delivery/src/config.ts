@@ -1,7 +1,7 @@
 // The delivery node's configuration (environment variables; see the brief's process contract).
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { env, kinoDir, metricsConfigShape, storageConfigShape, z } from '@kino/infra';
+import { env, kinoDir, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
 
 export const deliveryConfigShape = {
   DELIVERY_HOST: z.string().default('127.0.0.1'),
@@ -27,6 +27,11 @@ export const deliveryConfigShape = {
   LOG_LEVEL: env.logLevel(),
 };
 export type DeliveryConfig = z.infer<z.ZodObject<typeof deliveryConfigShape>>;
+
+/** A delivery node's configuration, or a ConfigError naming every problem: `kino delivery` and `kino config check delivery` both call this. */
+export function parseDeliveryConfig(source: Record<string, string | undefined> = process.env): DeliveryConfig {
+  return parseConfig(deliveryConfigShape, source);
+}
 
 export function nodeIdOf(config: DeliveryConfig): string {
   return config.DELIVERY_NODE_ID ?? `${hostname()}:${config.DELIVERY_PORT}`;

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { ConfigError, env, parseConfig, storageConfigShape, z } from './config.ts';
+import { checkConfig, ConfigError, env, parseConfig, storageConfigShape, z, type CrossCheck } from './config.ts';
 
 const shape = { PORT: env.port(7080), ORIGINS: env.list().optional(), VERBOSE: env.bool(false), NAME: z.string() };
 
@@ -21,4 +21,48 @@ test('every wrong or missing value is named by its variable', () => {
       return true;
     },
   );
+});
+
+test("cross checks are reported with the shape's problems, all in one error", () => {
+  const requiresName: CrossCheck = (values) => (values.VERBOSE && !values.NAME ? ['NAME: required when VERBOSE is set'] : []);
+  assert.throws(
+    () => parseConfig(shape, { PORT: 'x', VERBOSE: '1' }, [requiresName]),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems.map((problem) => problem.split(':')[0]).sort(), ['NAME', 'NAME', 'PORT']);
+      assert.ok(error.problems.includes('NAME: required when VERBOSE is set'));
+      return true;
+    },
+  );
+  assert.equal(parseConfig(shape, { NAME: 'kino', VERBOSE: '1' }, [requiresName]).NAME, 'kino');
+});
+
+test('a check names every problem and lists the variables read, secrets and URL passwords redacted', () => {
+  const secretShape = { ...shape, DATABASE_URL: z.string(), API_TOKEN: z.string(), S3_SECRET_ACCESS_KEY: z.string() };
+  const parse = (source: Record<string, string | undefined>) => parseConfig(secretShape, source);
+  const failed = checkConfig('test', secretShape, parse, { PORT: 'seventy', API_TOKEN: 'hunter2hunter2' });
+  assert.equal(failed.ok, false);
+  assert.deepEqual(failed.problems.map((problem) => problem.split(':')[0]).sort(), ['DATABASE_URL', 'NAME', 'PORT', 'S3_SECRET_ACCESS_KEY']);
+
+  const passed = checkConfig('test', secretShape, parse, {
+    NAME: 'kino',
+    DATABASE_URL: 'postgres://kino:pa55word@db:5432/kino',
+    API_TOKEN: 'hunter2hunter2',
+    S3_SECRET_ACCESS_KEY: 'very-secret',
+    UNRELATED: 'not read',
+  });
+  assert.deepEqual(passed, {
+    process: 'test',
+    ok: true,
+    problems: [],
+    variables: [
+      { name: 'PORT', value: null },
+      { name: 'ORIGINS', value: null },
+      { name: 'VERBOSE', value: null },
+      { name: 'NAME', value: 'kino' },
+      { name: 'DATABASE_URL', value: 'postgres://kino:redacted@db:5432/kino' },
+      { name: 'API_TOKEN', value: '(set, redacted)' },
+      { name: 'S3_SECRET_ACCESS_KEY', value: '(set, redacted)' },
+    ],
+  });
 });

@@ -10,25 +10,48 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Checks across variables (one requires another), given the raw values (empty ones dropped): each
+ * returns its problems as `NAME: message`. They run on the raw values rather than on the parsed
+ * config so that they are reported together with the shape's problems, not after them are fixed.
+ */
+export type CrossCheck = (values: Readonly<Record<string, string>>) => string[];
+
+/**
+ * The one way a process reads its environment: the shape's every problem and every cross check's,
+ * all in one ConfigError. A process's start and `kino config check <process>` both call it (through
+ * the process's own parse function), so they cannot disagree.
+ */
 export function parseConfig<S extends z.ZodRawShape>(
   shape: S,
   env: Record<string, string | undefined> = process.env,
+  crossChecks: readonly CrossCheck[] = [],
 ): z.infer<z.ZodObject<S>> {
-  // Empty strings count as unset, so `FOO= kino api` falls back to FOO's default.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = z.object(shape).safeParse(cleaned);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-    );
-  }
+  const values = setValues(env);
+  const result = z.object(shape).safeParse(values);
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${describeIssue(issue, values)}`)),
+    ...crossChecks.flatMap((check) => check(values)),
+  ];
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return result.data;
 }
 
-/** Like parseConfig, but prints the problems and exits: for process entry points. */
-export function loadConfig<S extends z.ZodRawShape>(shape: S, env?: Record<string, string | undefined>) {
+/** zod's words, except for a variable that is not set at all, which is said plainly. */
+function describeIssue(issue: z.core.$ZodIssue, values: Record<string, string>): string {
+  const [name] = issue.path;
+  return issue.path.length === 1 && typeof name === 'string' && !(name in values) ? 'required, not set' : issue.message;
+}
+
+/** Empty strings count as unset, so `FOO= kino api` falls back to FOO's default. */
+function setValues(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+}
+
+/** Runs a process's parse function at its start: prints the problems and exits 78 (EX_CONFIG) on a ConfigError. */
+export function exitOnConfigError<T>(parse: () => T): T {
   try {
-    return parseConfig(shape, env);
+    return parse();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -36,6 +59,79 @@ export function loadConfig<S extends z.ZodRawShape>(shape: S, env?: Record<strin
     }
     throw error;
   }
+}
+
+/** Like parseConfig, but prints the problems and exits: for entry points with no checks of their own. */
+export function loadConfig<S extends z.ZodRawShape>(shape: S, env?: Record<string, string | undefined>) {
+  return exitOnConfigError(() => parseConfig(shape, env));
+}
+
+/** What `kino config check <process>` found; its `--json` output. */
+export interface ConfigCheck {
+  process: string;
+  ok: boolean;
+  /** `NAME: message`, every one: the same list the process prints when it refuses to start. */
+  problems: string[];
+  /** Every variable the process reads, with its value (secrets and URL passwords redacted) or null when unset. */
+  variables: { name: string; value: string | null }[];
+}
+
+/**
+ * Reads the environment as the process would at start (its own parse function) and reports
+ * instead of exiting. Throws anything that is not a ConfigError.
+ */
+export function checkConfig(
+  processName: string,
+  shape: z.ZodRawShape,
+  parse: (env: Record<string, string | undefined>) => unknown,
+  env: Record<string, string | undefined> = process.env,
+): ConfigCheck {
+  let problems: string[] = [];
+  try {
+    parse(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems = error.problems;
+  }
+  const values = setValues(env);
+  const variables = Object.keys(shape).map((name) => ({ name, value: name in values ? redact(name, values[name]!) : null }));
+  return { process: processName, ok: problems.length === 0, problems, variables };
+}
+
+/** Names of variables whose values are credentials. */
+const secretName = /TOKEN|SECRET|PASSWORD|ENCRYPTION_KEY/;
+
+function redact(name: string, value: string): string {
+  if (secretName.test(name)) return '(set, redacted)';
+  // A URL's password (postgres://user:password@host) is a credential whatever the variable.
+  try {
+    const url = new URL(value);
+    if (url.password) {
+      url.password = 'redacted';
+      return url.toString();
+    }
+  } catch {
+    // not a URL
+  }
+  return value;
+}
+
+/**
+ * Prints a check as `kino config check` does and returns its exit code: 0 when the process would
+ * start, 1 otherwise. Human output: the ok line on stdout, or every problem on stderr; `json`: the
+ * ConfigCheck on stdout either way.
+ */
+export function reportConfigCheck(check: ConfigCheck, { json }: { json: boolean }): 0 | 1 {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(check, null, 2)}\n`);
+  } else if (check.ok) {
+    const set = check.variables.filter((variable) => variable.value !== null).length;
+    process.stdout.write(`${check.process}: configuration ok (${set} of ${check.variables.length} variables set)\n`);
+  } else {
+    const count = `${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}`;
+    process.stderr.write(`${check.process}: ${count} in the configuration:\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+  }
+  return check.ok ? 0 : 1;
 }
 
 /** Reusable field types for configuration schemas. */
@@ -62,5 +158,16 @@ export const storageConfigShape = {
   S3_FORCE_PATH_STYLE: env.bool(true),
 };
 export type StorageConfig = z.infer<z.ZodObject<typeof storageConfigShape>>;
+
+/**
+ * Where clients (browsers, the SDK, curl) reach the same storage, when that is another address
+ * than S3_ENDPOINT (compose: `http://seaweedfs:8333` inside, `https://s3.example.com` outside).
+ * Only the process that hands presigned URLs to clients reads it (the API); the orchestrator's
+ * presigned URLs go to encode nodes, Kino's own processes, on S3_ENDPOINT.
+ */
+export const publicStorageConfigShape = {
+  S3_PUBLIC_ENDPOINT: env.url().optional(),
+};
+export type PublicStorageConfig = z.infer<z.ZodObject<typeof publicStorageConfigShape>>;
 
 export { z };

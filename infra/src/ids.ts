@@ -13,7 +13,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, upl_…, whk_…, node_… */
-export function newId(prefix: 'org' | 'env' | 'vid' | 'key' | 'upl' | 'whk' | 'node' | 'job' | 'shr'): string {
+/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, opt_… (operator token), upl_…, whk_…, node_… */
+export function newId(prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'node' | 'job' | 'shr'): string {
   return `${prefix}_${randomBase62(16)}`;
 }

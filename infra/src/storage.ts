@@ -4,19 +4,24 @@
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CreateBucketCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
+  GetBucketCorsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   ListPartsCommand,
+  PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
+  type CORSRule,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { StorageConfig } from './config.ts';
+import type { PublicStorageConfig, StorageConfig } from './config.ts';
 
 /** A part of a multipart upload that storage holds. */
 export interface StoredPart {
@@ -85,13 +90,43 @@ async function readBody(body: unknown): Promise<Buffer> {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+/**
+ * The bucket's one CORS rule: browsers (the dashboard, a customer's page) PUT uploads and parts to
+ * presigned URLs, and may GET or HEAD what they uploaded. `origins` empty: any origin, which is safe
+ * because a presigned URL is itself the credential (no cookies, no ambient authority). ETag is
+ * exposed for clients that track multipart parts themselves (Kino's complete lists them itself).
+ */
+export function browserUploadCorsRule(origins: readonly string[]): CORSRule {
+  return {
+    AllowedOrigins: origins.length > 0 ? [...origins] : ['*'],
+    AllowedMethods: ['PUT', 'GET', 'HEAD'],
+    AllowedHeaders: ['*'],
+    ExposeHeaders: ['ETag'],
+    MaxAgeSeconds: 3600,
+  };
+}
+
+/** Whether two rule lists allow the same (order of values and fields S3 adds on its own aside). */
+function sameCorsRules(a: readonly CORSRule[], b: readonly CORSRule[]): boolean {
+  const normal = (rules: readonly CORSRule[]) =>
+    JSON.stringify(rules.map((rule) => [rule.AllowedOrigins, rule.AllowedMethods, rule.AllowedHeaders, rule.ExposeHeaders].map((values) => [...(values ?? [])].sort())));
+  return normal(a) === normal(b);
+}
+
 /** The bucket, reached only through these methods: callers never hold the S3 client. */
 export class Storage {
   private readonly s3: S3Client;
+  /**
+   * Signs presigned URLs: a client of S3_PUBLIC_ENDPOINT when the config has one, else the same
+   * client. SigV4 signs the Host header, so a URL for another address must be signed for that
+   * address; rewriting the host of a URL signed for S3_ENDPOINT would break its signature.
+   */
+  private readonly presigner: S3Client;
   private readonly bucket: string;
 
-  constructor(config: StorageConfig) {
+  constructor(config: StorageConfig & Partial<PublicStorageConfig>) {
     this.s3 = createS3Client(config);
+    this.presigner = config.S3_PUBLIC_ENDPOINT ? createS3Client({ ...config, S3_ENDPOINT: config.S3_PUBLIC_ENDPOINT }) : this.s3;
     this.bucket = config.S3_BUCKET;
   }
 
@@ -102,14 +137,14 @@ export class Storage {
    */
   presignPut(key: string, expiresInSeconds: number, contentType?: string, contentLength?: number): Promise<string> {
     return getSignedUrl(
-      this.s3,
+      this.presigner,
       new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType, ContentLength: contentLength }),
       { expiresIn: expiresInSeconds, signableHeaders: signedBodyHeaders(contentType, contentLength) },
     );
   }
 
   presignGet(key: string, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
   }
 
   /** Every request to storage: an outage comes out as StorageUnavailableError, whatever the SDK's words. */
@@ -219,7 +254,7 @@ export class Storage {
   /** A PUT URL for one part (1..10,000) of a multipart upload, bound to its size as presignPut's is. */
   presignUploadPart(key: string, uploadId: string, partNumber: number, contentLength: number, expiresInSeconds: number): Promise<string> {
     return getSignedUrl(
-      this.s3,
+      this.presigner,
       new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: contentLength }),
       { expiresIn: expiresInSeconds, signableHeaders: signedBodyHeaders(undefined, contentLength) },
     );
@@ -270,6 +305,34 @@ export class Storage {
     }
   }
 
+  /** Creates the bucket unless it exists (`kino admin bootstrap`); true when this call created it. */
+  async createBucketIfMissing(): Promise<boolean> {
+    try {
+      await this.reach(this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
+      return false;
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status !== 404) throw error;
+    }
+    await this.reach(this.s3.send(new CreateBucketCommand({ Bucket: this.bucket })));
+    return true;
+  }
+
+  /** Makes `rules` the bucket's CORS configuration unless it already is; true when this call changed it. */
+  async ensureCorsRules(rules: CORSRule[]): Promise<boolean> {
+    let current: CORSRule[] = [];
+    try {
+      current = (await this.reach(this.s3.send(new GetBucketCorsCommand({ Bucket: this.bucket })))).CORSRules ?? [];
+    } catch (error) {
+      // A bucket without a CORS configuration answers 404 NoSuchCORSConfiguration.
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status !== 404) throw error;
+    }
+    if (sameCorsRules(current, rules)) return false;
+    await this.reach(this.s3.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })));
+    return true;
+  }
+
   /** Cheap reachability check for /health. */
   async ping(): Promise<void> {
     await this.reach(this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 })));
@@ -278,5 +341,6 @@ export class Storage {
   /** Closes the client's sockets (at shutdown). */
   close(): void {
     this.s3.destroy();
+    if (this.presigner !== this.s3) this.presigner.destroy();
   }
 }

@@ -1,5 +1,5 @@
 // The operators' commands end to end: `kino admin ...` and `kino api` as child processes against a
-// real PostgreSQL, the way an operator (and the dev stack) runs them.
+// real PostgreSQL (and, for `kino admin bootstrap`, SeaweedFS), the way an operator (and the dev stack) runs them.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -7,8 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import { GetBucketCorsCommand } from '@aws-sdk/client-s3';
 import { openDatabase } from '@kino/database';
-import { repoRoot } from '@kino/infra';
+import { createS3Client, repoRoot } from '@kino/infra';
 import { freePort, kinoBin, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { Json } from './harness.ts';
@@ -22,7 +23,7 @@ let env: Record<string, string>;
 const keyEncryptionKey = randomBytes(32).toString('base64');
 
 beforeAll(async () => {
-  services = await startTestServices({ postgres: true });
+  services = await startTestServices({ postgres: true, s3: true });
   env = { ...(process.env as Record<string, string>), DATABASE_URL: services.databaseUrl, AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1' };
 });
 
@@ -248,5 +249,137 @@ describe('kino admin and kino api', () => {
     assert.ok(api);
     await api.stop();
     assert.equal(await api.exited, 0);
+  });
+});
+
+describe('kino admin bootstrap and operator tokens', () => {
+  let bootstrapEnv: Record<string, string>;
+  let api: ManagedProcess | undefined;
+  let apiUrl: string;
+  let first: Json;
+
+  beforeAll(async () => {
+    // A database of its own: bootstrap creates the first organization only where there is none.
+    const admin = await openDatabase(services.databaseUrl);
+    await sql`create database kino_bootstrap`.execute(admin);
+    await admin.destroy();
+    const databaseUrl = new URL(services.databaseUrl);
+    databaseUrl.pathname = '/kino_bootstrap';
+    const storage = Object.fromEntries(Object.entries(services.storage).map(([name, value]) => [name, String(value)]));
+    // A bucket the test services did not create: bootstrap makes it.
+    bootstrapEnv = { ...storage, S3_BUCKET: 'kino-bootstrap', DATABASE_URL: databaseUrl.toString() };
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  it('names every missing or invalid variable, as `kino config check` does', async () => {
+    const refused = await run(['admin', 'bootstrap'], { DATABASE_URL: '', S3_ENDPOINT: 'not a url', S3_BUCKET: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '' });
+    assert.equal(refused.code, 1);
+    for (const variable of ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
+      assert.match(refused.stderr, new RegExp(`- ${variable}:`), variable);
+    }
+  });
+
+  it('first run: the bucket with its CORS rule, the schema, and a first organization, environment, key and operator token, printed once', async () => {
+    const result = await run(['admin', 'bootstrap', '--org-name', 'Acme', '--json'], bootstrapEnv);
+    assert.equal(result.code, 0, result.stderr);
+    first = JSON.parse(result.stdout);
+    assert.deepEqual(first.bucket, { name: 'kino-bootstrap', created: true, corsRuleChanged: true, corsOrigins: ['*'] });
+    assert.ok(first.migrations.postgres.length > 0);
+    assert.equal(first.migrations.clickhouse, null);
+    assert.equal(first.created.organization.name, 'Acme');
+    assert.equal(first.created.environment.name, 'production');
+    assert.match(first.created.apiKey.key, /^svc_live_[0-9A-Za-z]{32}$/);
+    assert.match(first.created.operatorToken.token, /^kino_op_[0-9A-Za-z]{40}$/);
+    assert.equal(first.created.operatorToken.prefix, first.created.operatorToken.token.slice(0, 16));
+    assert.deepEqual(first.organizations, [first.created.organization]);
+
+    const s3 = createS3Client({ ...services.storage, S3_BUCKET: 'kino-bootstrap' });
+    const cors = await s3.send(new GetBucketCorsCommand({ Bucket: 'kino-bootstrap' }));
+    s3.destroy();
+    assert.equal(cors.CORSRules?.length, 1);
+    const [rule] = cors.CORSRules!;
+    assert.deepEqual(rule!.AllowedOrigins, ['*']);
+    assert.deepEqual([...rule!.AllowedMethods!].sort(), ['GET', 'HEAD', 'PUT']);
+    assert.deepEqual(rule!.ExposeHeaders, ['ETag']);
+  });
+
+  it('what it printed works against the API: the key lists the environment, the operator token lists the nodes', async () => {
+    const port = await freePort();
+    apiUrl = `http://127.0.0.1:${port}/v1/api`;
+    api = startProcess('kino-api-bootstrapped', process.execPath, [kino, 'api'], {
+      cwd: repoRoot,
+      env: {
+        ...env,
+        ...bootstrapEnv,
+        API_PORT: String(port),
+        TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
+        DELIVERY_URL: 'http://127.0.0.1:7081',
+        KINO_KEY_ENCRYPTION_KEY: keyEncryptionKey,
+        LOG_LEVEL: 'warn',
+      },
+      logFile: join(services.dir, 'kino-api-bootstrapped.log'),
+    });
+    // Temporal is not running here: health answers (degraded), which is all this waits for.
+    await waitFor('kino api to answer /health', async () => (await fetch(`${apiUrl}/health`)).status);
+    const { organization, environment, apiKey, operatorToken } = first.created;
+    const listed = await fetch(`${apiUrl}/${organization.id}/environments`, { headers: { 'X-Api-Key': apiKey.key } });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(((await listed.json()) as Json).body.environments.map((e: Json) => e.id), [environment.id]);
+    const nodes = await fetch(`${apiUrl}/operators/nodes`, { headers: { authorization: `Bearer ${operatorToken.token}` } });
+    assert.equal(nodes.status, 200);
+  });
+
+  it('a second run creates nothing and makes no secrets; it says what exists', async () => {
+    const again = await run(['admin', 'bootstrap', '--json'], bootstrapEnv);
+    assert.equal(again.code, 0, again.stderr);
+    const result = JSON.parse(again.stdout) as Json;
+    assert.deepEqual(result, {
+      bucket: { name: 'kino-bootstrap', created: false, corsRuleChanged: false, corsOrigins: ['*'] },
+      migrations: { postgres: [], clickhouse: null },
+      created: null,
+      organizations: [first.created.organization],
+    });
+    const human = await run(['admin', 'bootstrap'], bootstrapEnv);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /Bucket kino-bootstrap: exists/);
+    assert.match(human.stdout, new RegExp(`Organizations exist \\(${first.created.organization.id} Acme\\): nothing created`));
+    assert.doesNotMatch(human.stdout + human.stderr, /svc_live_|kino_op_/);
+    const db = await openDatabase(bootstrapEnv.DATABASE_URL!);
+    const counts = await Promise.all(['organizations', 'environments', 'api_keys', 'operator_tokens'].map(async (table) =>
+      Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n)));
+    await db.destroy();
+    assert.deepEqual(counts, [1, 1, 1, 1]);
+
+    // Other origins: the rule is replaced (and only then).
+    const origins = await run(['admin', 'bootstrap', '--cors-origin', 'https://app.example.com', '--json'], bootstrapEnv);
+    assert.deepEqual((JSON.parse(origins.stdout) as Json).bucket, { name: 'kino-bootstrap', created: false, corsRuleChanged: true, corsOrigins: ['https://app.example.com'] });
+  });
+
+  it('operator tokens: created (shown once), listed by prefix, revoked by prefix; the running API answers 401 at once', async () => {
+    const created = await run(['admin', 'operator-token', 'create', '--name', 'on-call', '--json'], bootstrapEnv);
+    assert.equal(created.code, 0, created.stderr);
+    const token = JSON.parse(created.stdout) as Json;
+    assert.match(token.token, /^kino_op_/);
+    const asOperator = async () => (await fetch(`${apiUrl}/operators/nodes`, { headers: { authorization: `Bearer ${token.token}` } })).status;
+    assert.equal(await asOperator(), 200);
+
+    const listed = await run(['admin', 'operator-token', 'list', '--json'], bootstrapEnv);
+    const tokens = JSON.parse(listed.stdout) as Json[];
+    assert.deepEqual(tokens.map((t) => [t.name, t.prefix, t.revokedAt]), [
+      ['kino admin bootstrap', first.created.operatorToken.prefix, null],
+      ['on-call', token.prefix, null],
+    ]);
+    assert.ok(!listed.stdout.includes(token.token) && !listed.stdout.includes(first.created.operatorToken.token));
+
+    const revoked = await run(['admin', 'operator-token', 'revoke', token.prefix, '--json'], bootstrapEnv);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((JSON.parse(revoked.stdout) as Json).id, token.id);
+    assert.equal(await asOperator(), 401);
+    const unknown = await run(['admin', 'operator-token', 'revoke', 'opt_doesnotexist00'], bootstrapEnv);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /does not exist/);
   });
 });

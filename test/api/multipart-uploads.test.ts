@@ -3,7 +3,7 @@
 // named errors, and the sweep that aborts uploads left open for a day, on a clock the test moves.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { NoSuchUploadError } from '@kino/infra';
+import { NoSuchUploadError, Storage } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { findUpload } from '@kino/database/repositories';
 import { sweepAbandonedMultipartUploads } from '@kino/control-plane';
@@ -100,6 +100,47 @@ describe('multipart uploads', () => {
 
     const again = await call('POST', `/${upload.uploadId}/parts`, { partNumbers: [1] });
     assertErrorEnvelope(again.body, 409, 'upload_already_completed', assert);
+  });
+
+  it('are presigned for S3_PUBLIC_ENDPOINT when it is set: clients get that address, and storage takes what is sent there', async () => {
+    // Another name of the same SeaweedFS, which checks that each URL is signed for the host it is sent to.
+    const internal = new URL(services.storage.S3_ENDPOINT);
+    assert.equal(internal.hostname, '127.0.0.1');
+    const publicEndpoint = `http://localhost:${internal.port}`;
+    const config = { ...api.config, S3_PUBLIC_ENDPOINT: publicEndpoint };
+    const storage = new Storage(config);
+    const app = await api.buildAnother({ config, storage });
+    try {
+      const post = async (url: string, body?: object) => {
+        const response = await app.inject({ method: 'POST', url: `/v1/api/${t.org.id}/environments/${t.envA.id}${url}`, headers: { 'x-api-key': t.keys.full }, ...(body ? { payload: body } : {}) });
+        assert.equal(response.statusCode, 200, response.body);
+        return (response.json() as Json).body;
+      };
+
+      const single = await post('/videos/upload-url', { filename: 'clip.mp4', fileSize: 1000, contentType: 'video/mp4' });
+      assert.equal(new URL(single.signedURL).origin, publicEndpoint);
+      const put = await fetch(single.signedURL, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: Buffer.from(bytes(1000, 7)) });
+      assert.equal(put.status, 200, await put.text());
+      assert.equal((await api.storage.head(single.bucketPath))?.size, 1000);
+
+      const multipart = await post('/uploads/multipart', { filename: 'big.mov', fileSize: 5 * MiB + 10, contentType: 'video/quicktime', partSize: 5 * MiB });
+      const { parts } = await post(`/uploads/multipart/${multipart.uploadId}/parts`, { partNumbers: [1, 2] });
+      for (const { partNumber, signedURL } of parts as Array<{ partNumber: number; signedURL: string }>) {
+        assert.equal(new URL(signedURL).origin, publicEndpoint);
+        const response = await fetch(signedURL, { method: 'PUT', body: Buffer.from(bytes(partNumber === 1 ? 5 * MiB : 10, partNumber)) });
+        assert.equal(response.status, 200, await response.text());
+      }
+      await post(`/uploads/multipart/${multipart.uploadId}/complete`);
+      assert.equal((await api.storage.head(multipart.bucketPath))?.size, 5 * MiB + 10);
+
+      // What the public address proves: a URL signed for it is refused at the other name (the signature binds the host).
+      const elsewhere = new URL(single.signedURL);
+      elsewhere.host = internal.host;
+      const refused = await fetch(elsewhere, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: Buffer.from(bytes(1000, 8)) });
+      assert.equal(refused.status, 403);
+    } finally {
+      storage.close();
+    }
   });
 
   it('pick a part size by default, take one asked for within S3 limits, and keep the upload limits', async () => {

@@ -1,6 +1,6 @@
 // The configuration of an encode node process (`kino node start`). Flags of the command override
 // these environment variables; a wrong or missing value stops the node naming the variable.
-import { env, metricsConfigShape, z } from '@kino/infra';
+import { env, metricsConfigShape, parseConfig, z } from '@kino/infra';
 import type { EncodeNodeOptions } from './node.ts';
 
 const labelList = z
@@ -29,6 +29,11 @@ export const nodeConfigShape = {
 };
 
 export type NodeConfig = z.infer<z.ZodObject<typeof nodeConfigShape>>;
+
+/** A node's configuration, or a ConfigError naming every problem: `kino node start` and `kino config check node` both call this. */
+export function parseNodeConfig(source: Record<string, string | undefined> = process.env): NodeConfig {
+  return parseConfig(nodeConfigShape, source);
+}
 
 export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOptions, 'logger'> {
   return {

@@ -2,7 +2,7 @@
 // control plane. File names, content types, presets and pixel formats are the shared contract's
 // (@kino/proto/contract), which the orchestrator plans jobs with.
 export { startEncodeNode, createNodeLogger, nodeVersion, type EncodeNodeOptions, type EncodeNodeHandle } from './node.ts';
-export { nodeConfigShape, nodeOptionsFromConfig, type NodeConfig } from './config.ts';
+export { nodeConfigShape, nodeOptionsFromConfig, parseNodeConfig, type NodeConfig } from './config.ts';
 export { NodeJobs, createEncodeServiceHandlers, type EncodeServiceOptions } from './encode-service.ts';
 export { resolveHlsSettings, resolvePixelFormat } from './encode-settings.ts';
 export { processWorkDir } from './job-dir.ts';

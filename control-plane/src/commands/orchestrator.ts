@@ -6,7 +6,7 @@ export default class Orchestrator extends Command {
     'the NodeRegistry gRPC server encode nodes register with. Configured by environment variables:',
     'DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, S3_*, REGISTRY_HOST, REGISTRY_PORT, NODE_TOKEN,',
     'NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING (auto | ladder | rendition), ORCHESTRATOR_METRICS_PORT (GET /metrics, default 7091),',
-    'METRICS_TOKEN, LOG_LEVEL. SIGTERM or SIGINT stops it cleanly.',
+    'METRICS_TOKEN, LOG_LEVEL (`kino config check orchestrator` checks them). SIGTERM or SIGINT stops it cleanly.',
   ].join('\n');
 
   static override examples = ['NODE_TOKEN=... DATABASE_URL=postgres://... S3_ENDPOINT=... <%= config.bin %> orchestrator'];
@@ -14,9 +14,10 @@ export default class Orchestrator extends Command {
 
   async run(): Promise<void> {
     // Imported here: listing commands must not load Temporal's worker.
-    const { createLogger, loadConfig, runProcess } = await import('@kino/infra');
-    const { orchestratorConfigShape, runOrchestrator } = await import('../orchestrator/index.ts');
-    const config = loadConfig(orchestratorConfigShape);
+    const { createLogger, exitOnConfigError, runProcess } = await import('@kino/infra');
+    const { parseOrchestratorConfig, runOrchestrator } = await import('../orchestrator/index.ts');
+    // The same parse as `kino config check orchestrator`.
+    const config = exitOnConfigError(() => parseOrchestratorConfig(process.env));
     const logger = createLogger('orchestrator', config.LOG_LEVEL);
     await runProcess({ name: 'orchestrator', logger, start: () => runOrchestrator(config, { logger }) });
   }

@@ -25,8 +25,8 @@ export async function dashboardPlugin(app: FastifyInstance, { deps, oidc }: { de
   const dashboardUrl = config.DASHBOARD_URL!;
   const { sessions, cookies } = deps.dashboard!;
   const delivery = originOf(config.DELIVERY_URL);
-  // Browser uploads go straight to storage through presigned URLs.
-  const storage = originOf(config.S3_ENDPOINT);
+  // Browser uploads go straight to storage through presigned URLs, signed for the public address.
+  const storage = originOf(config.S3_PUBLIC_ENDPOINT ?? config.S3_ENDPOINT);
 
   await app.register(helmet, {
     contentSecurityPolicy: {

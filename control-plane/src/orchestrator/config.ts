@@ -1,5 +1,5 @@
 // The orchestrator process's configuration: one zod shape whose keys are the environment variables.
-import { env, metricsConfigShape, storageConfigShape, z } from '@kino/infra';
+import { env, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
 import { defaultChunkSeconds } from './chunks.ts';
 
 export const orchestratorConfigShape = {
@@ -39,3 +39,8 @@ export const orchestratorConfigShape = {
 };
 
 export type OrchestratorConfig = z.infer<z.ZodObject<typeof orchestratorConfigShape>>;
+
+/** The orchestrator's configuration, or a ConfigError naming every problem: its start and `kino config check orchestrator` both call this. */
+export function parseOrchestratorConfig(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
+  return parseConfig(orchestratorConfigShape, source);
+}

@@ -1,5 +1,5 @@
 // The orchestrator: Temporal workflows and activities that turn an upload into a ready HLS ladder.
-export { orchestratorConfigShape, type OrchestratorConfig } from './config.ts';
+export { orchestratorConfigShape, parseOrchestratorConfig, type OrchestratorConfig } from './config.ts';
 export { runOrchestrator, workflowBundlerOptions, workflowsPath, type RunningOrchestrator } from './worker.ts';
 export { createActivities, type Activities, type ActivityDeps } from './activities/index.ts';
 export { nodeJobId } from './activities/node-work.ts';

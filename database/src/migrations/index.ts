@@ -16,6 +16,7 @@ import * as nodeQuarantine from './20261123T0510_node_quarantine.ts';
 import * as videoServedSegments from './20261123T0600_video_served_segments.ts';
 import * as videoSearch from './20261124T0100_video_search.ts';
 import * as uploadSettled from './20261125T0100_upload_settled.ts';
+import * as operatorTokens from './20261125T0200_operator_tokens.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T0600_video_served_segments': videoServedSegments,
   '20261124T0100_video_search': videoSearch,
   '20261125T0100_upload_settled': uploadSettled,
+  '20261125T0200_operator_tokens': operatorTokens,
 };

@@ -3,6 +3,7 @@
 export * from './organizations.ts';
 export * from './environments.ts';
 export * from './api-keys.ts';
+export * from './operator-tokens.ts';
 export * from './uploads.ts';
 export * from './multipart-uploads.ts';
 export * from './videos.ts';

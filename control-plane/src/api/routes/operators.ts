@@ -1,15 +1,16 @@
 // The operators' interface (`kino nodes`): the encode nodes the registry knows, and draining one.
-// Not for API keys: an operator presents the control plane's OPERATOR_TOKEN as `Authorization:
-// Bearer`, and without one configured the interface is off (403). Left out of the public OpenAPI
-// document, which describes the developers' API; docs/operations.md describes this one.
+// Not for API keys: an operator presents, as `Authorization: Bearer`, an operator token (made by
+// `kino admin operator-token create` or `kino admin bootstrap`, stored hashed) or the control plane's
+// OPERATOR_TOKEN when one is configured. Left out of the public OpenAPI document, which describes
+// the developers' API; docs/operations.md describes this one.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RouteOptions } from '../deps.ts';
 import type { EncodeNode, Db } from '@kino/database';
-import { listEncodeNodesWithLoad, setNodeDrainRequested } from '@kino/database/repositories';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import { findActiveOperatorToken, listEncodeNodesWithLoad, setNodeDrainRequested, touchOperatorToken } from '@kino/database/repositories';
+import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import { Envelope, Id, StringEnum } from '../schemas/common.ts';
 
 export const NodeSchema = Type.Object({
@@ -43,12 +44,18 @@ export function presentNode(node: EncodeNode, slotsInUse: number) {
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-/** Checks the bearer token against OPERATOR_TOKEN in constant time (hashes have equal lengths). */
-function checkOperator(request: FastifyRequest, operatorToken: string | undefined): void {
-  if (!operatorToken) throw new ForbiddenError('The operators\' interface is off: set OPERATOR_TOKEN on the API to enable it.');
+/**
+ * Accepts the bearer token when it is OPERATOR_TOKEN (compared in constant time: the digests have
+ * equal lengths) or an active operator token of the database (found by prefix, hash compared in
+ * constant time); 401 otherwise.
+ */
+async function checkOperator(request: FastifyRequest, db: Db, operatorToken: string | undefined): Promise<void> {
   const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (!presented) throw new UnauthorizedError('Missing operator token: send it as `Authorization: Bearer <OPERATOR_TOKEN>`.');
-  if (!timingSafeEqual(digest(presented), digest(operatorToken))) throw new UnauthorizedError('Invalid operator token.');
+  if (!presented) throw new UnauthorizedError('Missing operator token: send it as `Authorization: Bearer <token>` (kino admin operator-token create).');
+  if (operatorToken && timingSafeEqual(digest(presented), digest(operatorToken))) return;
+  const stored = await findActiveOperatorToken(db, presented);
+  if (!stored) throw new UnauthorizedError('Invalid operator token.');
+  await touchOperatorToken(db, stored.id);
 }
 
 const NodeParams = Type.Object({ nodeID: Id });
@@ -57,7 +64,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
   const config = { auth: 'none' as const };
   const hide = true;
   // This plugin's own hook: it runs for the routes below only (after the rate limits are counted).
-  app.addHook('onRequest', async (request) => checkOperator(request, deps.config.OPERATOR_TOKEN));
+  app.addHook('onRequest', async (request) => checkOperator(request, deps.db, deps.config.OPERATOR_TOKEN));
 
   app.get('/operators/nodes', { config, schema: { hide, response: { 200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema) })) } } }, async () => {
     return { body: { nodes: await listFarmNodes(deps.db) } };

@@ -24,8 +24,8 @@ export default class NodeStart extends Command {
   };
 
   async run(): Promise<void> {
-    const { loadConfig, runProcess } = await import('@kino/infra');
-    const { createNodeLogger, nodeConfigShape, nodeOptionsFromConfig, startEncodeNode } = await import('../../index.ts');
+    const { exitOnConfigError, runProcess } = await import('@kino/infra');
+    const { createNodeLogger, nodeOptionsFromConfig, parseNodeConfig, startEncodeNode } = await import('../../index.ts');
     const { flags } = await this.parse(NodeStart);
     // Flags win over the environment; both go through the one validated config of the process.
     const fromFlags: Record<string, string | undefined> = {
@@ -41,7 +41,8 @@ export default class NodeStart extends Command {
       NODE_METRICS_PORT: flags['metrics-port']?.toString(),
     };
     const defined = Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined));
-    const config = loadConfig(nodeConfigShape, { ...process.env, ...defined });
+    // The same parse as `kino config check node` (which reads the environment only).
+    const config = exitOnConfigError(() => parseNodeConfig({ ...process.env, ...defined }));
     const logger = createNodeLogger(config.LOG_LEVEL);
 
     await runProcess({

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
 export interface CreatedKey {
   /** The key in clear: printed this once, stored nowhere. */
@@ -31,7 +31,7 @@ const expiresInFlag = Flags.custom<number>({
   },
 });
 
-export default class AdminKeyCreate extends KinoCommand {
+export default class AdminKeyCreate extends AdminCommand {
   static override description =
     'Create an API key. It is printed once and stored only as a hash: keep it now.\n' +
     'Types: environment (one environment, needs --env), full (every environment of the organization), ' +

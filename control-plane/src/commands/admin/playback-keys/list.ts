@@ -1,4 +1,4 @@
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
 export interface ListedPlaybackKey {
   kid: string;
@@ -10,7 +10,7 @@ export interface ListedPlaybackKey {
   publishedUntil: string | null;
 }
 
-export default class AdminPlaybackKeysList extends KinoCommand {
+export default class AdminPlaybackKeysList extends AdminCommand {
   static override description = 'List the playback signing keys, newest first: which one signs, and until when retired ones stay in the JWKS.';
 
   async run(): Promise<ListedPlaybackKey[]> {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
-export default class AdminMemberRemove extends KinoCommand {
+export default class AdminMemberRemove extends AdminCommand {
   static override description =
     'Remove a member from an organization. Membership is checked on every request: their dashboard sessions lose the organization at once.';
   static override flags = {

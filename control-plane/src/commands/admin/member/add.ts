@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
 export interface Member {
   orgId: string;
@@ -7,7 +7,7 @@ export interface Member {
   createdAt: string;
 }
 
-export default class AdminMemberAdd extends KinoCommand {
+export default class AdminMemberAdd extends AdminCommand {
   static override description =
     'Make an e-mail address a member of an organization: signed in to the dashboard with that (verified) address, ' +
     'a user reaches the organization. Adding a member twice changes nothing.';

@@ -1,6 +1,6 @@
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
-export default class AdminOrgList extends KinoCommand {
+export default class AdminOrgList extends AdminCommand {
   static override description = 'List organizations.';
 
   async run(): Promise<{ id: string; name: string; createdAt: string }[]> {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
 export interface ListedKey {
   id: string;
@@ -18,7 +18,7 @@ export interface ListedKey {
   lastUsedAt: string | null;
 }
 
-export default class AdminKeyList extends KinoCommand {
+export default class AdminKeyList extends AdminCommand {
   static override description = 'List the API keys of an organization (prefixes only: keys are never shown again).';
   static override flags = {
     org: Flags.string({ description: 'Organization id.', required: true }),

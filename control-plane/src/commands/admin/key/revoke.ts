@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
-export default class AdminKeyRevoke extends KinoCommand {
+export default class AdminKeyRevoke extends AdminCommand {
   static override description = 'Revoke an API key: requests with it get 401 from now on. Revoking twice is harmless.';
   static override args = {
     keyId: Args.string({ description: 'The key id (key_...), as `kino admin key list` shows it.', required: true }),

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
-export default class AdminOrgCreate extends KinoCommand {
+export default class AdminOrgCreate extends AdminCommand {
   static override description = 'Create an organization (DATABASE_URL, or the dev stack database of .kino/dev.json).';
   static override examples = ['<%= config.bin %> admin org create --name "Acme" --json'];
   static override flags = {

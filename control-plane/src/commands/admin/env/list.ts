@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
-export default class AdminEnvList extends KinoCommand {
+export default class AdminEnvList extends AdminCommand {
   static override description = 'List the environments of an organization.';
   static override flags = {
     org: Flags.string({ description: 'Organization id.', required: true }),

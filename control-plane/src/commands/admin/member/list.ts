@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 import type { Member } from './add.ts';
 
-export default class AdminMemberList extends KinoCommand {
+export default class AdminMemberList extends AdminCommand {
   static override description = 'List the members of an organization (e-mail addresses).';
   static override flags = {
     org: Flags.string({ description: 'Organization id.', required: true }),

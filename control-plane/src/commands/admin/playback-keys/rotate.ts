@@ -1,4 +1,4 @@
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
 export interface RotatedPlaybackKey {
   /** The new signing key. */
@@ -7,7 +7,7 @@ export interface RotatedPlaybackKey {
   retired: Array<{ kid: string; publishedUntil: string }>;
 }
 
-export default class AdminPlaybackKeysRotate extends KinoCommand {
+export default class AdminPlaybackKeysRotate extends AdminCommand {
   static override description =
     'Rotate the playback signing key: a new key signs every token from now on (each API process picks it up within ' +
     'a minute); the old key stays in the JWKS until every token it signed has expired (7 days, the longest token, ' +

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { KinoCommand } from '../../../base-command.ts';
+import { AdminCommand } from '../../../admin-command.ts';
 
-export default class AdminEnvCreate extends KinoCommand {
+export default class AdminEnvCreate extends AdminCommand {
   static override description = 'Create an environment in an organization.';
   static override examples = ['<%= config.bin %> admin env create --org org_... --name production --json'];
   static override flags = {
