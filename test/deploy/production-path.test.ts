@@ -29,8 +29,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ListBucketsCommand } from '@aws-sdk/client-s3';
+import pg from 'pg';
 import { Kino } from '@kino/sdk';
-import { repoRoot } from '@kino/infra';
+import { createS3Client, parseConfig, repoRoot, storageConfigShape } from '@kino/infra';
 import {
   startClickHouse,
   startPostgres,
@@ -214,6 +216,26 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
     const problems = await configProblems(processName, service.environment);
     assert.equal(problems, undefined, `compose service ${name}: \`kino config check ${processName}\` refuses the environment deploy/compose.yaml gives it:\n${problems}`);
   }
+
+  // The backing services hold the file's credentials and check them: wrong ones are refused.
+  const wrongDatabase = new URL(services.bootstrap!.environment.DATABASE_URL!);
+  wrongDatabase.hostname = hosts.postgres.address;
+  wrongDatabase.password = 'not-the-password';
+  const database = new pg.Client({ connectionString: wrongDatabase.href });
+  await assert.rejects(database.connect(), /password authentication failed for user "kino"/);
+  await database.end().catch(() => undefined);
+  const storage = createS3Client({
+    ...parseConfig(storageConfigShape, services.bootstrap!.environment),
+    S3_ENDPOINT: `http://${hosts.s3.address}:${hostPort(services.bootstrap!.environment.S3_ENDPOINT!).port}`,
+    S3_SECRET_ACCESS_KEY: 'not-the-secret',
+  });
+  await assert.rejects(storage.send(new ListBucketsCommand({})), { name: 'SignatureDoesNotMatch' });
+  storage.destroy();
+  const analytics = new URL(services.bootstrap!.environment.CLICKHOUSE_URL!);
+  const wrongAnalytics = await fetch(`http://${hosts.clickhouse.address}:${analytics.port}/?query=SELECT%201`, {
+    headers: { Authorization: `Basic ${Buffer.from(`${analytics.username}:not-the-password`).toString('base64')}` },
+  });
+  assert.notEqual(wrongAnalytics.status, 200, 'ClickHouse refuses a wrong password');
 
   // docs/production.md step 4: bootstrap, then its output.
   const runBootstrap = async () => {
