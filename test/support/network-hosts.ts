@@ -2,11 +2,13 @@
 // private /24, joined by veth pairs to a bridge. The test process stays in the machine's own
 // namespace with the bridge's address (.254), so it reaches every host as a client on the network
 // would; the hosts reach each other only through their addresses (each has its own loopback).
-// A host is cut off by taking its link down and comes back by bringing it up.
+// A host is cut off by taking its link down and comes back by bringing it up. Hosts may find each
+// other by name: `ip netns exec` bind-mounts /etc/netns/<namespace>/hosts over /etc/hosts.
 //
 // Needs root (`ip netns`). Names carry this process's pid, so a run killed before its clean-up
 // leaves things the next run recognizes and removes (their pid is gone). Removal also runs at exit.
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { StackHost } from '@kino/dev/stack';
 
 export interface NetworkHost extends StackHost {
@@ -24,6 +26,11 @@ export interface TestNetwork {
   /** Takes the host's link down: nothing reaches it, it reaches nothing, its processes keep running. */
   cut(host: NetworkHost): void;
   restore(host: NetworkHost): void;
+  /**
+   * Lets every host (of those added so far) resolve each name to its host's address, as a container
+   * network's DNS resolves service names: /etc/hosts inside each namespace.
+   */
+  nameHosts(names: Readonly<Record<string, NetworkHost>>): void;
   /** Deletes every namespace, link and the bridge. Idempotent. */
   remove(): void;
 }
@@ -57,7 +64,10 @@ function removeLeftovers(): void {
   for (const line of ip('netns', 'list').split('\n')) {
     const name = line.split(' ')[0] ?? '';
     const pid = namespacePattern.exec(name)?.[1];
-    if (pid && !pidAlive(Number(pid))) tryIp('netns', 'delete', name);
+    if (pid && !pidAlive(Number(pid))) {
+      tryIp('netns', 'delete', name);
+      rmSync(`/etc/netns/${name}`, { recursive: true, force: true });
+    }
   }
   for (const line of ip('-o', 'link', 'show', 'type', 'bridge').split('\n')) {
     const name = (line.split(': ')[1] ?? '').split('@')[0] ?? '';
@@ -88,7 +98,10 @@ export function createTestNetwork(): TestNetwork {
     removed = true;
     process.off('exit', remove);
     // Deleting a namespace deletes its veth pair with it.
-    for (const host of hosts) tryIp('netns', 'delete', host.namespace);
+    for (const host of hosts) {
+      tryIp('netns', 'delete', host.namespace);
+      rmSync(`/etc/netns/${host.namespace}`, { recursive: true, force: true });
+    }
     tryIp('link', 'delete', bridge);
   };
   process.on('exit', remove);
@@ -128,6 +141,13 @@ export function createTestNetwork(): TestNetwork {
     },
     restore(host) {
       ip('link', 'set', host.link, 'up');
+    },
+    nameHosts(names) {
+      const lines = ['127.0.0.1 localhost', ...Object.entries(names).map(([name, host]) => `${host.address} ${name}`)];
+      for (const host of hosts) {
+        mkdirSync(`/etc/netns/${host.namespace}`, { recursive: true });
+        writeFileSync(`/etc/netns/${host.namespace}/hosts`, `${lines.join('\n')}\n`);
+      }
     },
     remove,
   };

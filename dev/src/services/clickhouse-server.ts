@@ -21,10 +21,19 @@ export async function startClickHouse({
   dataDir,
   httpPort,
   logFile,
+  host = '127.0.0.1',
+  runIn,
+  login,
 }: {
   dataDir: string;
   httpPort: number;
   logFile?: string;
+  /** The address it listens on and clients use (default loopback). */
+  host?: string;
+  /** A command prefix that runs it on another host (startProcess). */
+  runIn?: string[];
+  /** A user with a password, let in from any address (the URL carries it); the default user stays on loopback. */
+  login?: { user: string; password: string };
 }): Promise<ClickHouseServer> {
   const tcpPort = await freePort();
   mkdirSync(join(dataDir, 'data'), { recursive: true });
@@ -41,7 +50,7 @@ export async function startClickHouse({
     <errorlog>${logs}/clickhouse.err.log</errorlog>
     <console>0</console>
   </logger>
-  <listen_host>127.0.0.1</listen_host>
+  <listen_host>${host}</listen_host>
   <http_port>${httpPort}</http_port>
   <tcp_port>${tcpPort}</tcp_port>
   <path>${dataDir}/data/</path>
@@ -69,7 +78,14 @@ export async function startClickHouse({
       <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
-    </default>
+    </default>${login ? `
+    <${login.user}>
+      <password>${login.password}</password>
+      <networks><ip>::/0</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+      <access_management>1</access_management>
+    </${login.user}>` : ''}
   </users>
   <quotas><default></default></quotas>
 </yandex>
@@ -78,8 +94,10 @@ export async function startClickHouse({
   const server = startProcess('clickhouse', clickHouseBinary(), [`--config-file=${join(dataDir, 'config.xml')}`], {
     logFile,
     cwd: dataDir,
+    runIn,
   });
-  const url = `http://127.0.0.1:${httpPort}`;
+  const credentials = login ? `${encodeURIComponent(login.user)}:${encodeURIComponent(login.password)}@` : '';
+  const url = `http://${credentials}${host}:${httpPort}`;
   const client = new ClickHouseHttp(url);
   await waitFor(
     'ClickHouse to answer /ping',

@@ -67,6 +67,7 @@ export async function startPostgres({
   durable = true,
   host = '127.0.0.1',
   runIn,
+  login,
 }: {
   dataDir: string;
   port: number;
@@ -78,6 +79,11 @@ export async function startPostgres({
   logFile?: string;
   /** false trades crash safety for speed: for throwaway test clusters. */
   durable?: boolean;
+  /**
+   * A role that owns `database` and must give its password from other hosts (scram-sha-256), as a
+   * production server's: the URL carries it. Without it, every client is trusted.
+   */
+  login?: { user: string; password: string };
 }): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const ids = runAsIds();
@@ -94,7 +100,10 @@ export async function startPostgres({
     });
   }
   // initdb lets in loopback only: clients on other hosts of the network come from `samenet`.
+  // A login role's line comes first: pg_hba.conf's first matching line decides.
   const hba = join(dataDir, 'pg_hba.conf');
+  const loginLine = login ? `host all ${login.user} samenet scram-sha-256` : undefined;
+  if (host !== '127.0.0.1' && loginLine && !readFileSync(hba, 'utf8').includes(loginLine)) appendFileSync(hba, `${loginLine}\n`);
   if (host !== '127.0.0.1' && !readFileSync(hba, 'utf8').includes(sameNetLine)) appendFileSync(hba, `${sameNetLine}\n`);
   const args = ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', `listen_addresses=${host}`];
   if (!durable) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
@@ -113,15 +122,22 @@ export async function startPostgres({
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {
+      if (login) {
+        const { rowCount: roles } = await client.query('select 1 from pg_roles where rolname = $1', [login.user]);
+        const password = client.escapeLiteral(login.password);
+        await client.query(`${roles ? 'alter' : 'create'} role "${login.user}" login password ${password}`);
+      }
       const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
-      if (!rowCount) await client.query(`create database "${database}"`);
+      if (!rowCount) await client.query(`create database "${database}"${login ? ` owner "${login.user}"` : ''}`);
     } finally {
       await client.end();
     }
     return true;
   }));
   return {
-    url: `postgres://postgres@${host}:${port}/${database}`,
+    url: login
+      ? `postgres://${login.user}:${encodeURIComponent(login.password)}@${host}:${port}/${database}`
+      : `postgres://postgres@${host}:${port}/${database}`,
     process: server,
     stop: () => server.stop(),
     async kill9() {

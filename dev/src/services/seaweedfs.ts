@@ -3,7 +3,7 @@
 // behave as they would on AWS.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListBucketsCommand } from '@aws-sdk/client-s3';
 import { findBinary } from '../binaries.ts';
 import { freePort } from '../ports.ts';
 import { startProcess, type ManagedProcess } from '../managed-process.ts';
@@ -25,6 +25,7 @@ export async function startSeaweed({
   logFile,
   host = '127.0.0.1',
   runIn,
+  credentialsFrom = 'file',
 }: {
   dataDir: string;
   s3Port: number;
@@ -32,14 +33,20 @@ export async function startSeaweed({
   host?: string;
   /** A command prefix that runs it on another host (startProcess). */
   runIn?: string[];
-  bucket?: string;
+  /** The bucket made once it is up; null: none (what `kino admin bootstrap` does). */
+  bucket?: string | null;
+  /**
+   * How `weed` gets its one identity: an identities file (-s3.config), or its environment
+   * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), as deploy/compose.yaml gives it.
+   */
+  credentialsFrom?: 'file' | 'environment';
   accessKeyId?: string;
   secretAccessKey?: string;
   logFile?: string;
 }): Promise<SeaweedServer> {
   mkdirSync(join(dataDir, 'data'), { recursive: true });
   const identities = join(dataDir, 's3-identities.json');
-  writeFileSync(
+  if (credentialsFrom === 'file') writeFileSync(
     identities,
     JSON.stringify({
       identities: [
@@ -74,18 +81,19 @@ export async function startSeaweed({
     `-s3.port.grpc=${s3Grpc}`,
     '-s3.port.iceberg=0',
     '-s3.port.lance=0',
-    `-s3.config=${identities}`,
   ];
+  if (credentialsFrom === 'file') args.push(`-s3.config=${identities}`);
   const server = startProcess('seaweedfs', findBinary('weed'), args, {
     logFile,
     cwd: dataDir,
     // weed lingers for 10 s on SIGTERM but shuts down in about 2 s on SIGINT.
     stopSignal: 'SIGINT',
     runIn,
+    ...(credentialsFrom === 'environment' ? { env: { ...process.env, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } } : {}),
   });
   const storage: StorageConfig = {
     S3_ENDPOINT: `http://${host}:${s3Port}`,
-    S3_BUCKET: bucket,
+    S3_BUCKET: bucket ?? 'kino',
     S3_ACCESS_KEY_ID: accessKeyId,
     S3_SECRET_ACCESS_KEY: secretAccessKey,
     S3_REGION: 'us-east-1',
@@ -93,9 +101,13 @@ export async function startSeaweed({
   };
   const s3 = createS3Client(storage);
   await stopOnFailure(server, () => waitFor(
-    'SeaweedFS S3 to accept a bucket',
+    'SeaweedFS S3 to answer',
     async () => {
       if (server.child.exitCode !== null) throw new WaitAbortedError(`weed exited (${server.child.exitCode}); see ${logFile}`);
+      if (bucket === null) {
+        await s3.send(new ListBucketsCommand({}));
+        return true;
+      }
       try {
         await s3.send(new CreateBucketCommand({ Bucket: bucket }));
       } catch (error) {
