@@ -31,8 +31,7 @@ const kubernetesFiles = readdirSync(join(deployDir, 'kubernetes'))
 
 /** `kino config check <process>` (from sources) with exactly `environment` (plus PATH and HOME): its output when it fails. */
 async function configProblems(process_: string, environment: Record<string, string>): Promise<string | undefined> {
-  // NODE_ENV=development: outside production, dev/bin/kino.js's oclif finds commands in src/, not in a stale dist/.
-  const env = { ...environment, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', NODE_ENV: 'development' };
+  const env = { ...environment, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
   return execFileAsync(process.execPath, [kinoBin, 'config', 'check', process_], { env }).then(
     () => undefined,
     (error: Error & { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() || error.message,
