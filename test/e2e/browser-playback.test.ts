@@ -141,11 +141,14 @@ async function transcode(clip: Buffer, allowPublicAccess: boolean): Promise<stri
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-browser-'));
   let clipPath: string;
-  [farm, clipPath] = await Promise.all([
+  // The browser and the page host start with the farm: neither needs it.
+  [farm, clipPath, pageHost, browser] = await Promise.all([
     startFarm({ playback: true }),
     // 13 s: three 6 s segments per rendition, enough to load one at each of the two renditions.
     makeClip({ seconds: 13, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
     // The sources a few frames past 6 s: 320x240, one rendition each.
+    startPageHost({ '/play': page }),
+    launchChromium(),
     ...[...wholeSources, ...chunkedSources].map(async (source, i) => {
       const seconds = source.frames / source.fps;
       const path = await makeClip({ seconds, audioSeconds: seconds - audioShortBy, width: 320, height: 240, fps: source.fps, path: join(workDir, `tail-${i}.mp4`) });
@@ -158,7 +161,6 @@ beforeAll(async () => {
   const clip = await readFile(clipPath);
   await farm.startNode('a', { slots: 2 });
   [publicVideoId, privateVideoId] = await Promise.all([transcode(clip, true), transcode(clip, false)]);
-  [pageHost, browser] = await Promise.all([startPageHost({ '/play': page }), launchChromium()]);
 });
 
 afterAll(async () => {

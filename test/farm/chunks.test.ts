@@ -96,8 +96,9 @@ test('a 20 s video in 6 s chunks: the audio track once, one activity per chunk, 
 });
 
 test('kill -9 a node with chunks in flight: only those chunks are encoded twice, and the video plays every frame', async () => {
-  // A slow preset on one thread: each chunk runs for seconds, long enough to be caught in flight.
-  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'veryslow' });
+  // One thread and two renditions: each chunk runs for seconds on `medium`, long enough to be caught
+  // in flight (a slower preset only makes the test longer).
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
   // Wait until a chunk has finished somewhere (the video is under way) and a node has one running.
   const victim = await waitFor(
     'a node with a chunk in flight after a first chunk finished',
@@ -172,7 +173,8 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
     videoQuality: 'standard',
     allowPublicAccess: true,
     videoName: 'clip.mp4',
-    compressionRatio: 'veryslow',
+    // Seconds per chunk on one thread: the last chunk is still to come when the source goes.
+    compressionRatio: 'medium',
   });
   const workflow = farm.temporal.workflow.getHandle(`video:${videoId}`);
   const firstRun = (await workflow.describe()).runId;

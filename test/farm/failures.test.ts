@@ -70,7 +70,7 @@ async function assertPlaysEveryFrame(videoId: string): Promise<void> {
 }
 
 test('kill -9 an encode node mid-encode: the encode is retried on the other node and the video becomes ready', async () => {
-  const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
+  const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'slower' });
   const running = await encodeInProgress(videoId);
   const victim = Object.values(nodes).find((n) => n.nodeId === running.nodeId)!;
   const survivor = Object.values(nodes).find((n) => n.nodeId !== running.nodeId)!;
@@ -93,7 +93,7 @@ test('kill -9 an encode node mid-encode: the encode is retried on the other node
 });
 
 test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow completes', async () => {
-  const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'veryslow' });
+  const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'slower' });
   await encodeInProgress(videoId);
   await farm.orchestrator.kill9();
   farm.orchestrator = await farm.startOrchestrator();

@@ -17,7 +17,7 @@ const slotHandOverMs = 2_000;
 let farm: Farm;
 let workDir: string;
 /**
- * Long enough (12 s, on a slow preset with one thread) that an encode seen running is still running
+ * Long enough (12 s, on `slower` with one thread) that an encode seen running is still running
  * when the test acts on it, on a fast machine too: what the test reads of the farm is a snapshot a
  * few hundred milliseconds old by then.
  */
@@ -66,7 +66,7 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
   // One slot each, one ffmpeg thread and a slow preset: encodes last long enough to queue and interrupt.
   nodes.push(...(await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })])));
   const videoIds: string[] = [];
-  for (let i = 0; i < 3; i += 1) videoIds.push(await farm.submitVideo(clip, { compressionRatio: 'veryslow', filename: `clip-${i}.mp4` }));
+  for (let i = 0; i < 3; i += 1) videoIds.push(await farm.submitVideo(clip, { compressionRatio: 'slower', filename: `clip-${i}.mp4` }));
 
   const running = await waitForRunningEncodes(farm, videoIds, 2);
   const lost = running[0]!;
@@ -111,7 +111,7 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
 
 test('a node that hangs (SIGSTOP) is dropped at the heartbeat timeout and its encode moves to the other node', async () => {
   nodes.push(await farm.startNode('c', { threads: 1 }));
-  const videoId = await farm.submitVideo(clip, { compressionRatio: 'veryslow', filename: 'hang.mp4' });
+  const videoId = await farm.submitVideo(clip, { compressionRatio: 'slower', filename: 'hang.mp4' });
   const [running] = await waitForRunningEncodes(farm, [videoId], 1);
   const hung = nodes.find((n) => n.nodeId === running!.nodeId)!;
   const other = nodes.find((n) => n.nodeId !== hung.nodeId && n.process.child.exitCode === null && n.process.child.signalCode === null)!;
