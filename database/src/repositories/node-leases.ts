@@ -23,8 +23,8 @@ export interface AcquireOptions extends SelectionOptions {
 
 /**
  * Takes one slot on the least loaded live node, or returns undefined when no live node has a free
- * one. Atomic: each candidate's row is locked (`select ... for update`) and its leases counted
- * under the lock, so two orchestrators can never overbook a node.
+ * one. Atomic: the candidates' rows are locked (`select ... for update`) and their leases counted
+ * under the locks, so two orchestrators can never overbook a node.
  */
 export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
   return oneTransactionAtATime(db, () => acquireInTransaction(db, options));
@@ -32,16 +32,24 @@ export async function acquireNodeSlot(db: Db, options: AcquireOptions): Promise<
 
 async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<NodeSlotLease | undefined> {
   return db.transaction().execute(async (trx) => {
-    for (const candidate of await listLiveNodes(trx, options)) {
-      if (candidate.used >= candidate.slots) continue;
-      const node = await trx
-        .selectFrom('encode_nodes')
-        .selectAll()
-        .where('id', '=', candidate.id)
-        .where('state', '=', 'active')
-        .where('last_heartbeat_at', '>', ago(options.heartbeatTimeoutMs))
-        .forUpdate()
-        .executeTakeFirst();
+    // Least loaded first, as the snapshot saw them.
+    const candidates = (await listLiveNodes(trx, options)).filter((candidate) => candidate.used < candidate.slots);
+    if (candidates.length === 0) return undefined;
+    // Every acquirer locks its candidates at once and in one order (by id). Locking them one by one
+    // in load order deadlocked: two acquirers whose snapshots ordered two full nodes differently
+    // each held one and waited for the other.
+    const locked = await trx
+      .selectFrom('encode_nodes')
+      .selectAll()
+      .where('id', 'in', candidates.map((candidate) => candidate.id))
+      .where('state', '=', 'active')
+      .where('last_heartbeat_at', '>', ago(options.heartbeatTimeoutMs))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const lockedById = new Map(locked.map((node) => [node.id, node]));
+    for (const candidate of candidates) {
+      const node = lockedById.get(candidate.id);
       if (!node) continue;
       const { used } = await trx
         .selectFrom('node_leases')
