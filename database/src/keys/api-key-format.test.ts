@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { API_KEY_PATTERN, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
+import { API_KEY_PATTERN, generateApiKey, hashSecret, isWellFormedApiKey } from './api-key-format.ts';
 
 describe('API keys', () => {
   it('have the svc_live_/svc_test_ prefix and 32 base62 characters', () => {
@@ -15,7 +15,7 @@ describe('API keys', () => {
   it('are stored as a SHA-256 hash, never in clear, and keep only a short prefix', () => {
     const generated = generateApiKey(false);
     assert.match(generated.hash, /^[0-9a-f]{64}$/);
-    assert.equal(generated.hash, hashApiKey(generated.key));
+    assert.equal(generated.hash, hashSecret(generated.key));
     assert.ok(!generated.hash.includes(generated.key.slice(9)));
     assert.equal(generated.prefix, generated.key.slice(0, 13));
     assert.ok(generated.key.startsWith(generated.prefix));

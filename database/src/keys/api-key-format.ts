@@ -18,10 +18,11 @@ export interface GeneratedApiKey {
 
 export function generateApiKey(live: boolean): GeneratedApiKey {
   const key = `svc_${live ? 'live' : 'test'}_${randomBase62(32)}`;
-  return { key, hash: hashApiKey(key), prefix: key.slice(0, API_KEY_PREFIX_LENGTH) };
+  return { key, hash: hashSecret(key), prefix: key.slice(0, API_KEY_PREFIX_LENGTH) };
 }
 
-export function hashApiKey(key: string): string {
+/** The SHA-256 stored for a high-entropy secret: an API key or an operator token. */
+export function hashSecret(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 

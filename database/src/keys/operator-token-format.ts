@@ -1,9 +1,8 @@
 // The operator token format: `kino_op_` followed by 40 base62 characters (~238 random bits). As with
-// API keys only the SHA-256 is stored (nothing to guess, so no slow KDF), and the first characters
-// are kept in clear: operators tell tokens apart by them, and a presented token is looked up by them
-// before its hash is compared in constant time.
-import { createHash } from 'node:crypto';
+// API keys only the SHA-256 is stored (nothing to guess, so no slow KDF) and a presented token is
+// found by it; the first characters are kept in clear so operators tell tokens apart.
 import { randomBase62 } from '@kino/infra';
+import { hashSecret } from './api-key-format.ts';
 
 export const OPERATOR_TOKEN_PATTERN = /^kino_op_[0-9A-Za-z]{40}$/;
 
@@ -19,11 +18,7 @@ export interface GeneratedOperatorToken {
 
 export function generateOperatorToken(): GeneratedOperatorToken {
   const token = `kino_op_${randomBase62(40)}`;
-  return { token, hash: hashOperatorToken(token), prefix: operatorTokenPrefix(token) };
-}
-
-export function hashOperatorToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return { token, hash: hashSecret(token), prefix: operatorTokenPrefix(token) };
 }
 
 export function operatorTokenPrefix(token: string): string {

@@ -14,7 +14,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('revoked_at', 'timestamptz')
     .addColumn('last_used_at', 'timestamptz')
     .execute();
-  // A presented token is found by its prefix, then its hash compared in constant time.
+  // `kino admin operator-token revoke` names a token by its prefix.
   await db.schema.createIndex('operator_tokens_prefix_idx').on('operator_tokens').column('token_prefix').execute();
 }
 

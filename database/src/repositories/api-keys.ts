@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { newId } from '@kino/infra';
 import type { Db } from '../database.ts';
 import type { ApiKey, ApiKeyType } from '../schema.ts';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../keys/api-key-format.ts';
+import { generateApiKey, hashSecret, isWellFormedApiKey } from '../keys/api-key-format.ts';
 
 export interface CreateApiKeyInput {
   orgId: string;
@@ -53,7 +53,7 @@ export async function findActiveApiKey(db: Db, key: string): Promise<ApiKey | un
   return db
     .selectFrom('api_keys')
     .selectAll()
-    .where('key_hash', '=', hashApiKey(key))
+    .where('key_hash', '=', hashSecret(key))
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
     .executeTakeFirst();

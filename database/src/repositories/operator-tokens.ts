@@ -1,10 +1,10 @@
 // Operator tokens: bearer tokens of the operators' interface, stored as hashes (keys/operator-token-format.ts).
-import { timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
 import type { Db } from '../database.ts';
 import type { OperatorToken } from '../schema.ts';
-import { generateOperatorToken, hashOperatorToken, OPERATOR_TOKEN_PATTERN, operatorTokenPrefix } from '../keys/operator-token-format.ts';
+import { hashSecret } from '../keys/api-key-format.ts';
+import { generateOperatorToken, OPERATOR_TOKEN_PATTERN } from '../keys/operator-token-format.ts';
 
 /** Creates a token; the returned `token` is the only time it exists in clear. */
 export async function createOperatorToken(db: Db, { name }: { name: string }): Promise<{ token: string; record: OperatorToken }> {
@@ -17,21 +17,15 @@ export async function createOperatorToken(db: Db, { name }: { name: string }): P
   return { token: generated.token, record };
 }
 
-/**
- * The token's record, unless it is malformed, unknown or revoked. Found by its prefix (an index
- * probe), then the hashes compared in constant time, so the answer's timing says nothing about how
- * much of a guessed hash matched.
- */
+/** The token's record, unless it is malformed, unknown or revoked: found by its hash, as API keys are. */
 export async function findActiveOperatorToken(db: Db, token: string): Promise<OperatorToken | undefined> {
   if (!OPERATOR_TOKEN_PATTERN.test(token)) return undefined;
-  const presented = Buffer.from(hashOperatorToken(token), 'hex');
-  const candidates = await db
+  return db
     .selectFrom('operator_tokens')
     .selectAll()
-    .where('token_prefix', '=', operatorTokenPrefix(token))
+    .where('token_hash', '=', hashSecret(token))
     .where('revoked_at', 'is', null)
-    .execute();
-  return candidates.find((candidate) => timingSafeEqual(Buffer.from(candidate.token_hash, 'hex'), presented));
+    .executeTakeFirst();
 }
 
 export async function getOperatorToken(db: Db, id: string): Promise<OperatorToken | undefined> {

@@ -46,8 +46,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
  * Accepts the bearer token when it is OPERATOR_TOKEN (compared in constant time: the digests have
- * equal lengths) or an active operator token of the database (found by prefix, hash compared in
- * constant time); 401 otherwise.
+ * equal lengths) or an active operator token of the database (found by its hash, as API keys are);
+ * 401 otherwise.
  */
 async function checkOperator(request: FastifyRequest, db: Db, operatorToken: string | undefined): Promise<void> {
   const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
