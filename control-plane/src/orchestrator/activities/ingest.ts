@@ -14,7 +14,7 @@ import { NoSuchUploadError, type StoredPart } from '@kino/infra';
 import { failureTypes } from '../contracts.ts';
 import { MAX_UPLOAD_BYTES } from '../../api/video-parameters.ts';
 import { pinnedLookup, resolveWebhookDestination, WebhookDestinationError, type WebhookDestinationPolicy } from '../../network/webhook-destinations.ts';
-import { fetchSource, ingestFailureReasons, SourceFetchError, type DestinationCheck, type PartSink } from '../ingest/fetch-source.ts';
+import { anyAddress, fetchSource, ingestFailureReasons, SourceFetchError, type DestinationCheck, type PartSink } from '../ingest/fetch-source.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -48,10 +48,7 @@ function guardedDestinations(policy: WebhookDestinationPolicy): { check: Destina
     return made;
   };
   const close = () => void Promise.allSettled(agents.map((a) => a.close()));
-  if (policy.allowPrivate) {
-    const any = agent({});
-    return { check: async () => any, close };
-  }
+  if (policy.allowPrivate) return { check: anyAddress(agent({})), close };
   return {
     close,
     check: async (url) => {

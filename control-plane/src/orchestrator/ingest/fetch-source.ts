@@ -130,7 +130,7 @@ async function open(url: string, destination: DestinationCheck, headers: Record<
       target = new URL(location, target);
       continue;
     }
-    if (response.statusCode >= 400 || response.statusCode < 200 || response.statusCode >= 300) {
+    if (response.statusCode < 200 || response.statusCode >= 300) {
       discard(response);
       throw new SourceFetchError(
         ingestFailureReasons.httpError,
