@@ -260,6 +260,19 @@ export class Storage {
     );
   }
 
+  /** Stores one part (1..10,000) of a multipart upload from memory (the URL ingest's parts); returns it as listParts would. */
+  async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array): Promise<StoredPart> {
+    try {
+      const result = await this.reach(
+        this.s3.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body, ContentLength: body.byteLength })),
+      );
+      return { partNumber, size: body.byteLength, etag: result.ETag ?? '' };
+    } catch (error) {
+      if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
+      throw error;
+    }
+  }
+
   /** The parts received so far, by part number; throws NoSuchUploadError when the upload is gone. */
   async listParts(key: string, uploadId: string): Promise<StoredPart[]> {
     const parts: StoredPart[] = [];

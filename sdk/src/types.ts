@@ -232,6 +232,18 @@ export interface ProcessVideoResult {
   videoID: string;
 }
 
+/**
+ * `POST /{orgID}/environments/{envID}/videos/ingest`: a video from a URL, with every option of
+ * `videos.process` but `storagePath`. The source is fetched by Kino (resuming a dropped connection);
+ * an HTTP error, a source over 5 GB, an unsupported container or a private address ends the video
+ * `failed` with the reason (`source_http_error: ...`, `source_too_large: ...`,
+ * `source_unsupported_format: ...`, `source_address_refused: ...`).
+ */
+export interface IngestVideoParams extends Omit<ProcessVideoParams, 'storagePath'> {
+  /** An http or https URL. Default `videoName`: its last path segment. */
+  url: string;
+}
+
 /** `POST /{orgID}/videos/{publicID}/retry`: the failed video is back in `transcoding`. */
 export interface RetryVideoResult {
   videoID: string;

@@ -370,6 +370,7 @@ describe('OpenAPI', () => {
       '/{orgID}/environments': ['get'],
       '/{orgID}/environments/{envID}/videos/upload-url': ['post'],
       '/{orgID}/environments/{envID}/videos/process': ['post'],
+      '/{orgID}/environments/{envID}/videos/ingest': ['post'],
       '/{orgID}/environments/{envID}/videos': ['get'],
       '/{orgID}/videos': ['get'],
       '/{orgID}/videos/{publicID}/details': ['get'],
@@ -394,6 +395,13 @@ describe('OpenAPI', () => {
     const bodySchema = process.requestBody.content['application/json'].schema;
     assert.deepEqual(bodySchema.properties.videoQuality.enum, ['standard', 'high', 'ultra']);
     assert.deepEqual(bodySchema.required.sort(), ['allowPublicAccess', 'storagePath', 'videoQuality']);
+    // Ingest takes every option of process, a URL in place of the storage path.
+    const ingestSchema = doc.paths['/{orgID}/environments/{envID}/videos/ingest'].post.requestBody.content['application/json'].schema;
+    assert.deepEqual(ingestSchema.required.sort(), ['allowPublicAccess', 'url', 'videoQuality']);
+    assert.deepEqual(
+      Object.keys(ingestSchema.properties).sort(),
+      Object.keys(bodySchema.properties).filter((name) => name !== 'storagePath').concat('url').sort(),
+    );
     assert.equal(doc.paths['/openapi.json'], undefined);
   });
 });

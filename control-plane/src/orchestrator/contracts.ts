@@ -46,6 +46,11 @@ export const activityHeartbeatTimeoutSeconds = 20;
 export interface VideoJob {
   videoId: string;
   storagePath: string;
+  /**
+   * A URL ingest's source address: the workflow fetches it into `storagePath` before the probe.
+   * Absent for uploads, and in every history recorded before URL ingest (they replay unchanged).
+   */
+  sourceUrl?: string;
   quality: VideoQuality;
   /** The process request's, after the API's defaults (kept on the video row). */
   parameters: EncodingParameters;

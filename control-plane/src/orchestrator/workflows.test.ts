@@ -113,6 +113,7 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     removeWorkFiles: () => Promise.resolve({ removed: 0 }),
     removeVideoContent: () => Promise.resolve({ removed: 0 }),
     sendWebhook: () => Promise.resolve({ status: 200 }),
+    fetchIngestSource: () => Promise.resolve({ sizeBytes: 1_000_000, resumes: 0 }),
   };
   const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const activities = Object.fromEntries(
@@ -313,6 +314,48 @@ test('an invalid source fails the video at once: no retries, no encodes, cleanup
   assert.equal(send.payload.event, 'video.processing.failed');
   assert.equal(send.payload.status, 'failed');
   assert.equal(send.payload.data.reason, 'the file has no video stream');
+});
+
+test('a URL ingest: the source is fetched into the storage path first, then processed as an upload', async () => {
+  const videoId = nextVideoId();
+  const storagePath = `ingests/org_1/env_1/${videoId}/source`;
+  const order: string[] = [];
+  const { activities, calls } = fakeActivities(videoId, {
+    loadVideoJob: () =>
+      Promise.resolve({ videoId, storagePath, sourceUrl: 'https://example.com/a.mp4', quality: 'standard', parameters: { ...defaultEncodingParameters }, status: 'transcoding', deleted: false }),
+    fetchIngestSource: () => (order.push('fetch'), Promise.resolve({ sizeBytes: 1_000_000, resumes: 1 })),
+    probeSource: () => (order.push('probe'), Promise.resolve(probe720)),
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'ready');
+  assert.deepEqual(calls.fetchIngestSource, [[{ videoId, url: 'https://example.com/a.mp4', storagePath }]]);
+  assert.deepEqual(order, ['fetch', 'probe']);
+  assert.equal((calls.probeSource![0]![0] as { storagePath: string }).storagePath, storagePath);
+});
+
+test('a URL ingest whose source answers 404 fails the video with the reason: no probe, failed webhook', async () => {
+  const videoId = nextVideoId();
+  const webhookSent = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    loadVideoJob: () =>
+      Promise.resolve({ videoId, storagePath: `ingests/org_1/env_1/${videoId}/source`, sourceUrl: 'https://example.com/gone.mp4', quality: 'standard', parameters: { ...defaultEncodingParameters }, status: 'transcoding', deleted: false }),
+    fetchIngestSource: () => Promise.reject(ApplicationFailure.nonRetryable('source_http_error: the source URL answered 404', failureTypes.invalidSource)),
+    sendWebhook: () => (webhookSent.resolve(), Promise.resolve({ status: 200 })),
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
+  assert.deepEqual(result, { status: 'failed', reason: 'source_http_error: the source URL answered 404' });
+  assert.equal(calls.fetchIngestSource?.length, 1, 'a final failure is not retried');
+  assert.equal(calls.probeSource, undefined);
+  assert.deepEqual(calls.markVideoFailed, [[{ videoId, reason: 'source_http_error: the source URL answered 404' }]]);
+  const [send] = calls.sendWebhook![0] as [{ payload: { event: string } }];
+  assert.equal(send.payload.event, 'video.processing.failed');
+});
+
+test('an uploaded video (no sourceUrl) fetches nothing', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId);
+  assert.equal((await runProcessVideo(videoId, activities)).status, 'ready');
+  assert.equal(calls.fetchIngestSource, undefined);
 });
 
 test('a node lost mid-encode: the encode is retried and the video becomes ready', async () => {

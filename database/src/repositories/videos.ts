@@ -11,6 +11,8 @@ export interface CreateVideoInput {
   envId: string;
   name: string;
   storagePath: string;
+  /** A URL ingest's source address: the workflow fetches it into storagePath first. */
+  sourceUrl?: string;
   videoQuality: VideoQuality;
   allowPublicAccess: boolean;
   parameters: EncodingParameters;
@@ -34,6 +36,7 @@ export async function createVideo(db: Db, input: CreateVideoInput): Promise<Vide
       status: 'transcoding',
       failure_reason: null,
       storage_path: input.storagePath,
+      source_url: input.sourceUrl ?? null,
       video_quality: input.videoQuality,
       allow_public_access: input.allowPublicAccess,
       parameters: JSON.stringify(input.parameters),

@@ -13,6 +13,8 @@ export interface VideosTable {
   status: VideoStatus;
   failure_reason: string | null;
   storage_path: string;
+  /** A URL ingest's source address (fetched into storage_path by the workflow); null for uploads; optional on insert. */
+  source_url: ColumnType<string | null, string | null | undefined, string | null>;
   video_quality: VideoQuality;
   allow_public_access: boolean;
   parameters: ColumnType<EncodingParameters, string, string>;

@@ -596,8 +596,9 @@ export class DevStackLauncher {
       OPERATOR_TOKEN: secrets.operatorToken,
       // Seals the playback signing keys at rest; dev.json carries it to `kino admin playback-keys rotate`.
       KINO_KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
-      // Webhooks to loopback: the dev stack's receivers (tests, a developer's local endpoint) listen
-      // there. Production leaves it off: webhooks reach public addresses only (docs/security.md).
+      // Webhooks to loopback, and URL ingests from it: the dev stack's receivers and sources (tests, a
+      // developer's local endpoint) listen there. Production leaves it off: webhooks and ingests reach
+      // public addresses only (docs/security.md).
       WEBHOOK_ALLOW_PRIVATE: '1',
       // What `kino node start` reads when --control-plane is not given: a sourced dev.env runs one more node.
       KINO_CONTROL_PLANE: `${host}:${ports.registry}`,

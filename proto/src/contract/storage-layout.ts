@@ -5,6 +5,11 @@ import { hlsInitName, hlsMasterName, hlsPlaylistName, hlsSegmentName } from './h
 export const objectKeys = {
   upload: (orgId: string, envId: string, uploadId: string, filename: string) =>
     `uploads/${orgId}/${envId}/${uploadId}/${filename}`,
+  /**
+   * A URL ingest's source, fetched by the video's workflow (the original of an ingested video, as
+   * an upload's is for an uploaded one: kept beside the outputs, removed when the video is deleted).
+   */
+  ingestSource: (orgId: string, envId: string, videoId: string) => `ingests/${orgId}/${envId}/${videoId}/source`,
   /** Everything of a video: removed as a whole when it is deleted. */
   videoPrefix: (videoId: string) => `videos/${videoId}/`,
   /** The HLS of a video: the master playlist beside one directory per rendition. */

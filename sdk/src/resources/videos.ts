@@ -6,6 +6,7 @@ import type {
   CreateThumbnailParams,
   DeleteReason,
   DeleteVideoResult,
+  IngestVideoParams,
   ListVideosParams,
   OrganizationVideo,
   ProcessVideoParams,
@@ -52,6 +53,25 @@ export class Videos {
     return this.http.request<ProcessVideoResult>(
       'POST',
       `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/process`,
+      { ...options, body: params },
+    );
+  }
+
+  /**
+   * Makes a video from a URL: Kino fetches the file itself, then processes it as an upload. The
+   * video starts in `transcoding`; a source that cannot be fetched or is not a video ends `failed`
+   * (see `waitUntilReady`).
+   * @example
+   * const { videoID } = await kino.videos.ingest(orgId, envId, {
+   *   url: 'https://example.com/launch.mp4',
+   *   videoQuality: 'standard',
+   *   allowPublicAccess: true,
+   * });
+   */
+  ingest(orgId: string, envId: string, params: IngestVideoParams, options: { signal?: AbortSignal } = {}): Promise<ProcessVideoResult> {
+    return this.http.request<ProcessVideoResult>(
+      'POST',
+      `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/ingest`,
       { ...options, body: params },
     );
   }

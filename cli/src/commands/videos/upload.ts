@@ -4,9 +4,11 @@ import { compressionRatios, videoQualities } from '@kino/proto/contract';
 import { ApiCommand, UsageError } from '../../api-command.ts';
 
 export interface UploadedVideo {
+  /** The argument: a file, or an http(s) URL Kino fetched (ingest). */
   file: string;
   videoID: string;
-  storagePath: string;
+  /** Where the file went (absent for a URL: Kino stores what it fetches itself). */
+  storagePath?: string;
   /** With --wait: the video's details once it is ready or failed. */
   video?: VideoDetails;
 }
@@ -14,6 +16,7 @@ export interface UploadedVideo {
 export default class VideosUpload extends ApiCommand {
   static override description = [
     'Upload video files and process them. A progress bar per file (bytes, rate, time left) shows on stderr when it is a terminal.',
+    'An http(s) URL in place of a file is ingested: Kino fetches it (resuming a dropped connection) and processes it.',
     'Large files go up in parts: interrupted (Ctrl-C), the same command run again resumes where it stopped.',
     '--wait follows processing: exit 0 when every video is ready, 3 when one failed.',
   ].join('\n');
@@ -21,12 +24,13 @@ export default class VideosUpload extends ApiCommand {
   static override examples = [
     '<%= config.bin %> videos upload talk.mp4 --wait',
     '<%= config.bin %> videos upload *.mov --quality high --public --json',
+    '<%= config.bin %> videos upload https://example.com/talk.mp4 --wait',
   ];
 
   static override strict = false;
-  static override args = { file: Args.string({ description: 'video file (several may be given)', required: true }) };
+  static override args = { file: Args.string({ description: 'video file or http(s) URL (several may be given)', required: true }) };
   static override flags = {
-    name: Flags.string({ description: 'the video\'s name (one file only; default the file name)' }),
+    name: Flags.string({ description: 'the video\'s name (one file only; default the file name, or the URL\'s last path segment)' }),
     quality: Flags.option({ options: videoQualities, description: 'rendition ladder', default: 'standard' })(),
     public: Flags.boolean({ description: 'playable without a signed URL (default: signed URLs only)', default: false }),
     compression: Flags.option({
@@ -42,7 +46,8 @@ export default class VideosUpload extends ApiCommand {
     const files = argv as string[];
     if (flags.name && files.length > 1) throw new UsageError('--name names one video: give one file, or leave --name out');
     const { existsSync, statSync } = await import('node:fs');
-    const notFiles = files.filter((file) => !existsSync(file) || !statSync(file).isFile());
+    const isUrl = (arg: string) => /^https?:\/\//i.test(arg);
+    const notFiles = files.filter((file) => !isUrl(file) && (!existsSync(file) || !statSync(file).isFile()));
     if (notFiles.length > 0) throw new UsageError(`not a file: ${notFiles.join(', ')}`);
     const { basename } = await import('node:path');
     const { kino, orgId, envId } = await this.api(flags, ['apiUrl', 'apiKey', 'orgId', 'envId']);
@@ -59,6 +64,19 @@ export default class VideosUpload extends ApiCommand {
     const uploaded: UploadedVideo[] = [];
     try {
       for (const [index, file] of files.entries()) {
+        if (isUrl(file)) {
+          const { videoID } = await kino.videos.ingest(orgId, envId, {
+            url: file,
+            videoQuality: flags.quality,
+            allowPublicAccess: flags.public,
+            ...(flags.name ? { videoName: flags.name } : {}),
+            ...(flags.compression ? { compressionRatio: flags.compression } : {}),
+          });
+          bars.finish(index);
+          uploaded.push({ file, videoID });
+          bars.log(`${file}: ${videoID} (ingesting from the URL)`);
+          continue;
+        }
         const result = await kino.uploads.upload(orgId, envId, file, {
           signal: interrupt.signal,
           resumeStore,

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { newId } from '@kino/infra';
 import {
+  objectKeys,
   audioCodecs,
   compressionRatios,
   defaultEncodingParameters as defaults,
@@ -46,7 +47,7 @@ import {
   UnprocessableEntityError,
   ValidationError,
 } from '../errors.ts';
-import { CalendarDate, EnvParams, Envelope, errorResponses, Id, IntegerEnum, OrgParams, StringEnum, Text } from '../schemas/common.ts';
+import { CalendarDate, EnvParams, Envelope, errorResponses, Id, IntegerEnum, OrgParams, StringEnum, Text, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
 import {
   OrgVideoListItemSchema,
   PaginationSchema,
@@ -70,6 +71,12 @@ import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, Workfl
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
 export const ProcessBody = Type.Object({
   storagePath: Text({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
+  ...processOptions(),
+});
+
+/** The options of `videos/process` beside the source: `videos/ingest` takes them all. */
+function processOptions() {
+  return {
   videoQuality: StringEnum(videoQualities),
   allowPublicAccess: Type.Boolean(),
   videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
@@ -82,6 +89,22 @@ export const ProcessBody = Type.Object({
   twoPassVBREncoding: Type.Optional(Type.Boolean({ default: defaults.twoPassVBREncoding })),
   compressionRatio: Type.Optional(StringEnum(compressionRatios, { default: defaults.compressionRatio })),
   audioCodec: Type.Optional(StringEnum(audioCodecs, { default: defaults.audioCodec })),
+  };
+}
+
+/** The body of `POST .../videos/ingest`: the source's URL and every option of `videos/process`. */
+export const IngestBody = Type.Object({
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    // The webhook URL's pattern: http(s), a host name or dotted IPv4 address, no credentials.
+    pattern: WEBHOOK_URL_PATTERN,
+    description:
+      'An http or https URL the source is fetched from, inside the video\'s workflow (redirects followed). ' +
+      'Loopback, private, link-local and metadata addresses are refused (the video fails with source_address_refused).',
+  }),
+  ...processOptions(),
+  videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: "Default: the URL's last path segment." })),
 });
 
 const processValidationCodes: Record<string, string> = {
@@ -89,6 +112,26 @@ const processValidationCodes: Record<string, string> = {
   'body.videoQuality': 'invalid_quality_preset',
   ...Object.fromEntries(encodingParameterNames.map((field) => [`body.${field}`, 'invalid_parameters'])),
 };
+
+const ingestValidationCodes: Record<string, string> = {
+  'body.url': 'invalid_url',
+  'body.videoQuality': 'invalid_quality_preset',
+  ...Object.fromEntries(encodingParameterNames.map((field) => [`body.${field}`, 'invalid_parameters'])),
+};
+
+/** An ingested video's default name: the URL's last path segment, else its host. */
+function nameFromUrl(url: URL): string {
+  const segment = url.pathname.split('/').filter(Boolean).pop();
+  let name = url.hostname;
+  if (segment) {
+    try {
+      name = decodeURIComponent(segment);
+    } catch {
+      name = segment;
+    }
+  }
+  return name.slice(0, 255);
+}
 
 /** Far past any real listing, and small enough that its OFFSET stays an integer PostgreSQL takes. */
 const MAX_PAGE = 1_000_000;
@@ -273,6 +316,63 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         throw unavailable(request, error, 'starting processing');
       }
       request.log.info({ videoId, storagePath: body.storagePath }, 'processing started');
+      return { body: { videoID: videoId } };
+    },
+  );
+
+  app.post(
+    '/:orgID/environments/:envID/videos/ingest',
+    {
+      config: { rateLimit: 'video', validationCodes: ingestValidationCodes },
+      schema: {
+        tags: ['videos'],
+        summary: 'Make a video from a URL',
+        description:
+          'The video is `transcoding` at once; its workflow fetches the URL into storage (resuming with Range after a dropped ' +
+          'connection), then processes it as an upload. A source that answers an HTTP error, is over 5 GB, opens no accepted ' +
+          'container or sits at a refused address ends `failed`, with the reason (source_http_error, source_too_large, ' +
+          'source_unsupported_format, source_address_refused) in the details.',
+        params: EnvParams,
+        body: IngestBody,
+        response: {
+          200: Envelope(Type.Object({ videoID: Type.String() })),
+          ...errorResponses(400, 404, 503),
+        },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const environment = access.environment!;
+      const body = request.body;
+      const url = URL.parse(body.url);
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+        const message = 'url must be an absolute http(s) URL without credentials';
+        throw new ValidationError('invalid_url', message, [{ message, location: 'body.url', value: body.url }]);
+      }
+      const parameters = withDefaultParameters(body);
+      const parameterErrors = checkEncodingParameters(parameters);
+      if (parameterErrors.length) {
+        throw new ValidationError('invalid_parameters', parameterErrors.map((e) => e.message).join('; '), parameterErrors);
+      }
+      const videoId = newId('vid');
+      await createVideo(deps.db, {
+        id: videoId,
+        orgId: access.orgId,
+        envId: environment.id,
+        name: body.videoName ?? nameFromUrl(url),
+        storagePath: objectKeys.ingestSource(access.orgId, environment.id, videoId),
+        sourceUrl: url.href,
+        videoQuality: body.videoQuality,
+        allowPublicAccess: body.allowPublicAccess,
+        parameters,
+      });
+      try {
+        await startProcessVideo(deps.temporal, videoId);
+      } catch (error) {
+        await deleteVideoRow(deps.db, videoId);
+        throw unavailable(request, error, 'starting processing');
+      }
+      request.log.info({ videoId, url: url.href }, 'ingest started');
       return { body: { videoID: videoId } };
     },
   );

@@ -8,6 +8,7 @@ import type { OrchestratorMetrics } from '../metrics.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
+import { createIngestActivities } from './ingest.ts';
 import { createWebhookActivities, type WebhookFetch } from './webhooks.ts';
 import type { WebhookDestinationPolicy } from '../../network/webhook-destinations.ts';
 
@@ -25,7 +26,10 @@ export interface ActivityDeps {
   metrics?: OrchestratorMetrics;
   /** Sends webhook requests; undici's fetch unless a test hands in another. */
   fetch?: WebhookFetch;
-  /** WEBHOOK_ALLOW_PRIVATE and the resolver; unset: public addresses only, the system's resolver. */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE and the resolver; unset: public addresses only, the system's resolver.
+   * URL ingests reach their sources through the same guard and the same setting.
+   */
   webhookDestinations?: WebhookDestinationPolicy;
 }
 
@@ -34,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVideoRecordActivities(deps),
     ...createNodeActivities(deps),
     ...createStorageActivities(deps),
+    ...createIngestActivities(deps),
     ...createWebhookActivities(deps),
   };
 }

@@ -14,6 +14,7 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
       return {
         videoId: video.id,
         storagePath: video.storage_path,
+        ...(video.source_url ? { sourceUrl: video.source_url } : {}),
         quality: video.video_quality as VideoQuality,
         parameters: video.parameters,
         status: video.status,

@@ -84,6 +84,23 @@ const probing = proxyActivities<Activities>({
   },
 });
 
+/**
+ * A URL ingest's fetch (activities/ingest.ts): streams for as long as the source takes (heartbeating
+ * per part), each retry resuming from the parts stored. An HTTP 4xx, a source over 5 GB, no accepted
+ * container or a refused address is InvalidSource, final; a 5xx or no answer is retried.
+ */
+const ingesting = proxyActivities<Activities>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout,
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: [failureTypes.invalidSource],
+  },
+});
+
 /** The default thumbnail on a node (no encode slot); attempts as a probe's. */
 const thumbnails = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
@@ -193,6 +210,9 @@ async function makeLadder(
   run: { chunked: boolean },
 ): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null }> {
   const { videoId, storagePath } = job;
+  // An ingested video's source is fetched first. Branches on the job (the recorded loadVideoJob
+  // result), not a patch: histories from before URL ingest carry no sourceUrl and replay as they ran.
+  if (job.sourceUrl) await ingesting.fetchIngestSource({ videoId, url: job.sourceUrl, storagePath });
   const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });

@@ -1,6 +1,7 @@
 // "Upload a video": pick a file and its settings, send it straight to storage with a progress bar
-// (upload.ts: one PUT, or parts for a large file), then ask the API to process it. The new video
-// appears in the table as `transcoding`.
+// (upload.ts: one PUT, or parts for a large file), then ask the API to process it; or give a URL
+// instead of a file, which the API ingests (Kino fetches it). The new video appears in the table
+// as `transcoding`.
 import { useRef, useState } from 'preact/hooks';
 import type { ProcessVideoResult, VideoQuality } from '@kino/sdk';
 import { uploadContentTypeByExtension, uploadContentTypes } from '@kino/proto/contract';
@@ -41,6 +42,7 @@ export interface UploadPanelProps {
 
 export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
   const [file, setFile] = useState<File>();
+  const [sourceUrl, setSourceUrl] = useState('');
   const [name, setName] = useState('');
   const [quality, setQuality] = useState<VideoQuality>('standard');
   const [isPublic, setPublic] = useState(false);
@@ -50,6 +52,21 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
 
   async function start(event: Event) {
     event.preventDefault();
+    const url = sourceUrl.trim();
+    if (!file && url) {
+      setPhase({ name: 'processing' });
+      try {
+        const { videoID } = await api<ProcessVideoResult>(
+          `${API_ROOT}/${orgId}/environments/${envId}/videos/ingest`,
+          json('POST', { url, videoQuality: quality, allowPublicAccess: isPublic, ...(name.trim() ? { videoName: name.trim() } : {}) }),
+        );
+        setPhase({ name: 'done', videoId: videoID });
+        onProcessing?.(videoID);
+      } catch (error) {
+        setPhase({ name: 'failed', message: (error as Error).message });
+      }
+      return;
+    }
     if (!file) return;
     const controller = new AbortController();
     cancel.current = controller;
@@ -90,6 +107,20 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
         />
       </label>
       <label>
+        or URL
+        <input
+          type="url"
+          placeholder="https://…"
+          value={sourceUrl}
+          disabled={busy || !!file}
+          data-testid="upload-url"
+          onInput={(event) => {
+            setSourceUrl(event.currentTarget.value);
+            setPhase({ name: 'idle' });
+          }}
+        />
+      </label>
+      <label>
         Name
         <input value={name} disabled={busy} data-testid="upload-name" onInput={(event) => setName(event.currentTarget.value)} />
       </label>
@@ -108,8 +139,8 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
           <input type="checkbox" checked={isPublic} disabled={busy} data-testid="upload-public" onChange={(event) => setPublic(event.currentTarget.checked)} /> Public
         </span>
       </label>
-      <button type="submit" class="primary" disabled={!file || busy} data-testid="upload-start">
-        Upload
+      <button type="submit" class="primary" disabled={(!file && !sourceUrl.trim()) || busy} data-testid="upload-start">
+        {file || !sourceUrl.trim() ? 'Upload' : 'Ingest'}
       </button>
       {phase.name === 'uploading' && (
         <>
@@ -123,7 +154,7 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
           </button>
         </>
       )}
-      {phase.name === 'processing' && <span class="muted">Uploaded; starting processing…</span>}
+      {phase.name === 'processing' && <span class="muted">{file ? 'Uploaded; starting processing…' : 'Starting the ingest…'}</span>}
       {phase.name === 'done' && (
         <span data-testid="upload-done">
           Processing started: <a href={`/dashboard/videos/${phase.videoId}`}>{phase.videoId}</a>
