@@ -30,6 +30,8 @@ export const objectKeys = {
   customThumbnailName: (thumbnailId: string) => `custom/${thumbnailId}.jpg`,
   /** The storyboard: `storyboard.vtt` and its sheets (storyboard.ts). */
   storyboard: (videoId: string, name: string) => `videos/${videoId}/storyboard/${name}`,
+  /** A caption track's whole WebVTT file, one per language (`captions/pt-BR.vtt`; captions.ts). */
+  caption: (videoId: string, language: string) => `videos/${videoId}/captions/${language}.vtt`,
 };
 
 /** Content types of the intermediate files under `work/`. */
