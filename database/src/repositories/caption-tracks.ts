@@ -3,15 +3,23 @@ import type { Db } from '../database.ts';
 import type { CaptionSource, CaptionTrack } from '../schema.ts';
 
 /**
- * Creates or replaces the video's track for `language` (one per language). A default track takes
- * the default from any other track of the video, in the same transaction, so a video has at most
- * one (caption_tracks_one_default_idx).
+ * Creates or replaces the video's track for `language` (one per language); `replacedKey` is the
+ * file of the track it replaced, for the caller to remove. A default track takes the default from
+ * any other track of the video, in the same transaction, so a video has at most one
+ * (caption_tracks_one_default_idx).
  */
 export async function putCaptionTrack(
   db: Db,
   input: { videoId: string; language: string; label: string; isDefault: boolean; source: CaptionSource; storageKey: string; sizeBytes: number },
-): Promise<CaptionTrack> {
+): Promise<{ track: CaptionTrack; replacedKey?: string }> {
   return db.transaction().execute(async (trx) => {
+    const previous = await trx
+      .selectFrom('caption_tracks')
+      .select('storage_key')
+      .where('video_id', '=', input.videoId)
+      .where('language', '=', input.language)
+      .forUpdate()
+      .executeTakeFirst();
     if (input.isDefault) {
       await trx
         .updateTable('caption_tracks')
@@ -28,12 +36,13 @@ export async function putCaptionTrack(
       storage_key: input.storageKey,
       size_bytes: input.sizeBytes,
     };
-    return trx
+    const track = await trx
       .insertInto('caption_tracks')
       .values({ video_id: input.videoId, language: input.language, ...values })
       .onConflict((oc) => oc.columns(['video_id', 'language']).doUpdateSet({ ...values, updated_at: sql<Date>`now()` }))
       .returningAll()
       .executeTakeFirstOrThrow();
+    return previous && previous.storage_key !== input.storageKey ? { track, replacedKey: previous.storage_key } : { track };
   });
 }
 

@@ -210,12 +210,12 @@ export function segmentWebVtt(vtt: WebVtt, segmentDurations: readonly number[]):
   return segments;
 }
 
-/** The subtitles media playlist: one WebVTT segment per media segment of the video. */
-export function renderSubtitlesPlaylist(language: string, segmentDurations: readonly number[]): string {
+/** The subtitles media playlist: one WebVTT segment per media segment of the video (`uriSuffix`: a token query). */
+export function renderSubtitlesPlaylist(language: string, segmentDurations: readonly number[], uriSuffix = ''): string {
   const target = Math.max(1, ...segmentDurations.map((d) => Math.round(d)));
   const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, '#EXT-X-MEDIA-SEQUENCE:0', '#EXT-X-PLAYLIST-TYPE:VOD'];
   segmentDurations.forEach((duration, index) => {
-    lines.push(`#EXTINF:${duration.toFixed(3)},`, captionFileNames.segment(language, index));
+    lines.push(`#EXTINF:${duration.toFixed(3)},`, `${captionFileNames.segment(language, index)}${uriSuffix}`);
   });
   lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
@@ -240,9 +240,9 @@ function quoted(value: string): string {
 /**
  * Adds the subtitles group to a master playlist: one EXT-X-MEDIA per track before the first
  * variant, and `SUBTITLES="subs"` on every EXT-X-STREAM-INF. The URIs are relative to the master
- * (`subtitles-en.m3u8`), like the variants'.
+ * (`subtitles-en.m3u8`), like the variants', followed by `uriSuffix` (a token query) as theirs are.
  */
-export function addSubtitlesToMaster(master: string, tracks: readonly SubtitlesTrack[]): string {
+export function addSubtitlesToMaster(master: string, tracks: readonly SubtitlesTrack[], uriSuffix = ''): string {
   if (tracks.length === 0) return master;
   const media = tracks.map((track) =>
     [
@@ -252,7 +252,7 @@ export function addSubtitlesToMaster(master: string, tracks: readonly SubtitlesT
       `LANGUAGE=${quoted(track.language)}`,
       `DEFAULT=${track.isDefault ? 'YES' : 'NO'}`,
       `AUTOSELECT=YES`,
-      `URI="${captionFileNames.playlist(track.language)}"`,
+      `URI="${captionFileNames.playlist(track.language)}${uriSuffix}"`,
     ].join(','),
   );
   const out: string[] = [];

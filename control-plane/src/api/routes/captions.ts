@@ -4,6 +4,8 @@
 // subtitles group to the master playlist and cuts the file into segments at request time.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger } from 'fastify';
+import { randomBase62 } from '@kino/infra';
 import { captionContentTypes, captionFormats, captionMaxBytes, CaptionParseError, objectKeys, parseCaptionFile, renderWebVtt } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import { deleteCaptionTrack, getVideo, listCaptionTracks, putCaptionTrack } from '@kino/database/repositories';
@@ -57,6 +59,15 @@ function invalidCaption(message: string, location: string, value: unknown): neve
   throw new ValidationError('invalid_caption', message, [{ message, location, value }]);
 }
 
+/** Removes a file no track points at any more; a failure leaves it to the video's deletion, which removes its whole prefix. */
+async function removeCaptionFile(deps: ApiDeps, log: FastifyBaseLogger, key: string): Promise<void> {
+  try {
+    await deps.storage.delete(key);
+  } catch (error) {
+    log.warn({ err: error, key }, 'a caption file no track uses stays in storage');
+  }
+}
+
 export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   const keyring = keyringFor(deps);
 
@@ -100,13 +111,13 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         if (!(error instanceof CaptionParseError)) throw error;
         invalidCaption(`The ${format === 'srt' ? 'SRT' : 'WebVTT'} file does not parse: ${error.message}`, 'body.content', `line ${error.line}`);
       }
-      const key = objectKeys.caption(video.id, language);
+      const key = objectKeys.caption(video.id, language, randomBase62(12));
       try {
         await deps.storage.put(key, text, captionContentTypes.vtt);
       } catch (error) {
         storageUnavailable(error, request.log, 'storing a caption file');
       }
-      const track = await putCaptionTrack(deps.db, {
+      const { track, replacedKey } = await putCaptionTrack(deps.db, {
         videoId: video.id,
         language,
         label: body.label ?? languageNames.of(language) ?? language,
@@ -115,7 +126,8 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         storageKey: key,
         sizeBytes: Buffer.byteLength(text, 'utf8'),
       });
-      request.log.info({ videoId: video.id, language }, 'caption track stored');
+      if (replacedKey) await removeCaptionFile(deps, request.log, replacedKey);
+      request.log.info({ videoId: video.id, language, replaced: replacedKey !== undefined }, 'caption track stored');
       const [presented] = await presentCaptionTracks(keyring, deps.config.DELIVERY_URL, video, [track]);
       return { body: presented! };
     },
@@ -159,12 +171,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       const language = canonicalLanguage(request.params.language);
       const removed = language ? await deleteCaptionTrack(deps.db, { videoId: video.id, language }) : undefined;
       if (!removed) throw new NotFoundError('caption_not_found', `Video ${video.id} has no caption track for "${request.params.language}".`);
-      try {
-        await deps.storage.delete(removed.storage_key);
-      } catch (error) {
-        // The row is gone, so nothing serves the file; the video's deletion removes it at the latest.
-        request.log.warn({ err: error, videoId: video.id, key: removed.storage_key }, 'a removed caption file stays in storage');
-      }
+      await removeCaptionFile(deps, request.log, removed.storage_key);
       request.log.info({ videoId: video.id, language: removed.language }, 'caption track removed');
       return { body: { language: removed.language, status: 'deleted' as const } };
     },
