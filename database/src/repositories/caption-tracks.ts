@@ -13,6 +13,9 @@ export async function putCaptionTrack(
   input: { videoId: string; language: string; label: string; isDefault: boolean; source: CaptionSource; storageKey: string; sizeBytes: number },
 ): Promise<{ track: CaptionTrack; replacedKey?: string }> {
   return db.transaction().execute(async (trx) => {
+    // One change to a video's tracks at a time: two uploads taking the default at once would
+    // otherwise each clear the other's before either exists, and both insert a default.
+    await trx.selectFrom('videos').select('id').where('id', '=', input.videoId).forUpdate().execute();
     const previous = await trx
       .selectFrom('caption_tracks')
       .select('storage_key')
