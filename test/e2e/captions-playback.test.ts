@@ -16,13 +16,13 @@ import { makeClip } from '@kino/test/support/media';
 import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
 import { startFarm, type Farm } from '../farm/farm.ts';
 
-// Plays `?src=` with hls.js at twice real time, the first subtitles track selected and shown, and
-// records the tracks hls.js lists and, for every cue, when it first became active.
+// Plays `?src=` with hls.js at twice real time and records the tracks hls.js lists, the one it
+// selects by itself (the master's DEFAULT=YES), and for every cue, when it first became active.
 const page = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Kino captions</title><script src="/hls.min.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const outcome = { ended: false, errors: [], tracks: [], cues: {} };
+  const outcome = { ended: false, errors: [], tracks: [], selected: -1, cues: {}, events: [], textTracks: [] };
   window.playback = outcome;
   const video = document.getElementById('v');
   const src = new URLSearchParams(location.search).get('src');
@@ -31,9 +31,8 @@ const page = `<!doctype html>
   hls.on(Hls.Events.SUBTITLE_TRACKS_UPDATED, (_event, data) => {
     outcome.tracks = data.subtitleTracks.map((t) => ({ name: t.name, lang: t.lang, default: t.default }));
   });
+  hls.on(Hls.Events.SUBTITLE_TRACK_SWITCH, (_event, data) => { outcome.selected = data.id; });
   hls.on(Hls.Events.MANIFEST_PARSED, () => {
-    hls.subtitleDisplay = true;
-    hls.subtitleTrack = 0;
     video.playbackRate = 2;
     video.play().catch((error) => outcome.errors.push('play(): ' + error.message + ' (fatal)'));
   });
@@ -43,7 +42,12 @@ const page = `<!doctype html>
     }
   });
   video.textTracks.addEventListener('addtrack', (event) => watch(event.track));
-  video.addEventListener('ended', () => { outcome.ended = true; });
+  hls.on(Hls.Events.SUBTITLE_FRAG_PROCESSED, (_event, data) => outcome.events.push('frag ' + data.frag.sn + ' ' + data.success));
+  hls.on(Hls.Events.CUES_PARSED, (_event, data) => outcome.events.push('cues ' + data.track + ' ' + data.cues.map((c) => c.startTime.toFixed(3) + '-' + c.endTime.toFixed(3)).join(',')));
+  video.addEventListener('ended', () => {
+    outcome.textTracks = Array.from(video.textTracks).map((t) => t.kind + '/' + t.label + '/' + t.language + '/' + t.mode + '/' + (t.cues ? t.cues.length : 'null'));
+    outcome.ended = true;
+  });
   hls.loadSource(src);
   hls.attachMedia(video);
 </script></body></html>`;
@@ -52,8 +56,13 @@ interface Outcome {
   ended: boolean;
   errors: string[];
   tracks: { name: string; lang: string; default: boolean }[];
+  /** The subtitles track hls.js switched to (-1: none). */
+  selected: number;
   /** By cue text: the playback time it first became active at, and its times as hls.js placed it. */
   cues: Record<string, { at: number; start: number; end: number; language: string }>;
+  /** hls.js's subtitle events and the element's text tracks at the end, for a failure's message. */
+  events: string[];
+  textTracks: string[];
 }
 
 /** Three cues: before, across and after the 6 s segment boundary. */
@@ -211,7 +220,8 @@ function assertCaptionsShown(outcome: Outcome): void {
     { name: 'English', lang: 'en', default: true },
     { name: 'French', lang: 'fr', default: false },
   ]);
-  assert.deepEqual(Object.keys(outcome.cues).sort(), Object.keys(cueTimes).sort(), JSON.stringify(outcome.cues));
+  assert.equal(outcome.selected, 0, 'hls.js shows the default track by itself');
+  assert.deepEqual(Object.keys(outcome.cues).sort(), Object.keys(cueTimes).sort(), JSON.stringify(outcome));
   for (const [cueText, [start, end]] of Object.entries(cueTimes)) {
     const seen = outcome.cues[cueText]!;
     assert.equal(seen.language, 'en');
