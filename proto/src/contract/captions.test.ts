@@ -45,6 +45,9 @@ test('WebVTT is parsed strictly: header, timestamps, end after start, no cue wit
   assert.equal(parseErrorOf(() => parseCaptionFile('WEBVT\n\n00:01.000 --> 00:02.000\nx\n', 'vtt')).line, 1);
   assert.equal(parseErrorOf(() => parseCaptionFile('WEBVTT\n\n00:01.000 --> 00:02.000\nx\n\n00:03.00 --> 00:04.000\ny\n', 'vtt')).line, 6);
   assert.equal(parseErrorOf(() => parseCaptionFile('WEBVTT\n\nintro\n00:01.000 --> 00:02.000\nx\n\nlonely id\n', 'vtt')).line, 8);
+  // A broken arrow is named on its own line, not taken for a cue identifier.
+  const arrow = parseErrorOf(() => parseCaptionFile('WEBVTT\n\n00:00:01.000 -> 00:00:02.000\nno arrow\n', 'vtt'));
+  assert.equal(arrow.message, 'line 3: expected a timing line ("00:00:01.000 --> 00:00:02.000"), found "00:00:01.000 -> 00:00:02.000"');
   assert.equal(parseErrorOf(() => parseCaptionFile('WEBVTT\n\n00:01.000 --> 00:02.000\nx\n00:03.000 --> 00:04.000\ny\n', 'vtt')).line, 5);
   assert.equal(parseErrorOf(() => parseCaptionFile('WEBVTT\n\nNOTE only a note\n', 'vtt')).message, 'line 1: the file has no cues');
   const parsed = parseCaptionFile('WEBVTT - title\n\nSTYLE\n::cue { color: yellow }\n\nNOTE skipped\n\nc1\n00:01.000 --> 00:02.500 align:start line:0\n<v Ann>Hi\n', 'vtt');

@@ -112,6 +112,8 @@ export function parseWebVtt(text: string): WebVtt {
       continue;
     }
     const hasId = !first.includes('-->');
+    // A timing line with a broken arrow would otherwise pass for a cue identifier, and the error land a line late.
+    if (hasId && /^(?:\d+:)?\d{1,2}:\d{2}[.,]\d+\s*-/.test(first)) parseTimingLine(first, blockStart + 1, vttTime);
     const timingIndex = hasId ? 1 : 0;
     const timing = block[timingIndex];
     if (timing === undefined) throw new CaptionParseError(blockStart + 2, `the cue "${clip(first)}" has no timing line`);
