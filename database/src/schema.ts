@@ -17,6 +17,7 @@ import type { IdempotencyKeysTable } from './tables/idempotency-keys.ts';
 import type { ShareLinksTable } from './tables/share-links.ts';
 import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
 import type { OrganizationMembersTable } from './tables/organization-members.ts';
+import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -40,6 +41,7 @@ export interface Database {
   share_links: ShareLinksTable;
   dashboard_sessions: DashboardSessionsTable;
   organization_members: OrganizationMembersTable;
+  caption_tracks: CaptionTracksTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -58,4 +60,5 @@ export type * from './tables/signing-keys.ts';
 export type * from './tables/idempotency-keys.ts';
 export type * from './tables/share-links.ts';
 export type * from './tables/dashboard-sessions.ts';
+export type * from './tables/caption-tracks.ts';
 export type * from './tables/organization-members.ts';

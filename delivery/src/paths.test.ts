@@ -97,3 +97,17 @@ test('storyboards: storyboard.vtt and storyboard-<n>.jpg at every family\'s base
   assert.equal(storageKeyOf('vid_3', { type: 'storyboard' }), 'videos/vid_3/storyboard/storyboard.vtt');
   assert.equal(storageKeyOf('vid_3', { type: 'storyboard_sheet', index: 2 }), 'videos/vid_3/storyboard/storyboard-2.jpg');
 });
+
+test('captions in every family: the subtitles playlist, its segments and the whole file', () => {
+  const bases = { public: '/v1/public/org_1/env_2/vid_3', private: '/v1/private/vid_3', direct: '/vid_3', share: '/v1/share/shr_1' };
+  for (const [family, base] of Object.entries(bases)) {
+    const resource = (rest: string) => {
+      const route = parseDeliveryPath(`${base}/${rest}`);
+      return route && 'resource' in route ? route.resource : undefined;
+    };
+    assert.deepEqual(resource('subtitles-pt-BR.m3u8'), { type: 'subtitles_playlist', language: 'pt-BR' }, family);
+    assert.deepEqual(resource('subtitles-en/seg-00002.vtt'), { type: 'subtitles_segment', language: 'en', index: 2 }, family);
+    assert.deepEqual(resource('subtitles-en.vtt'), { type: 'captions_file', language: 'en' }, family);
+    for (const bad of ['subtitles-.m3u8', 'subtitles-en/seg-1.m4s', 'subtitles-e_n.vtt', 'subtitles-en/../x.vtt']) assert.equal(resource(bad), undefined, `${family} ${bad}`);
+  }
+});

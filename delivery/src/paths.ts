@@ -14,6 +14,9 @@
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
 // Storyboards (storyboards.ts): `storyboard.vtt` and `storyboard-<n>.jpg` at every family's base.
 // MP4 downloads (mp4-download.ts): `video-<q>.mp4` in the /v1 families, `<q>.mp4` in direct.
+// Captions (captions.ts, the contract's captionFileNames) at every family's base: the subtitles
+// playlist `subtitles-<lang>.m3u8`, its segments `subtitles-<lang>/seg-<n>.vtt`, and the whole file
+// `subtitles-<lang>.vtt`; none is a stored object as such (delivery makes them from the track's file).
 // <q> is a rendition key such as `720p` (the short edge, as in storage).
 import { hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths, storyboardSheetName, storyboardVttName } from '@kino/proto/contract';
 
@@ -29,7 +32,10 @@ export type Resource =
   /** One rendition as one MP4 file, assembled from its init and segments. */
   | { type: 'download'; quality: string }
   | { type: 'storyboard' }
-  | { type: 'storyboard_sheet'; index: number };
+  | { type: 'storyboard_sheet'; index: number }
+  | { type: 'subtitles_playlist'; language: string }
+  | { type: 'subtitles_segment'; language: string; index: number }
+  | { type: 'captions_file'; language: string };
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
@@ -59,6 +65,10 @@ const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
 const v1Download = new RegExp(`^video-${quality}\\.mp4$`);
 const directDownload = new RegExp(`^${quality}\\.mp4$`);
 const storyboardSheet = /^storyboard-(\d{1,5})\.jpg$/;
+const language = '([A-Za-z0-9-]{1,35})';
+const subtitlesPlaylist = new RegExp(`^subtitles-${language}\\.m3u8$`);
+const subtitlesSegment = new RegExp(`^subtitles-${language}/seg-${index}\\.vtt$`);
+const captionsFile = new RegExp(`^subtitles-${language}\\.vtt$`);
 const directRendition = new RegExp(`^${quality}\\.m3u8$`);
 const directInit = new RegExp(`^${quality}/init\\.mp4$`);
 const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
@@ -95,11 +105,14 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
   return undefined;
 }
 
-/** What every family serves at its base besides playlists: the storyboard and its sheets. */
+/** What every family serves at its base besides the video's playlists: the storyboard, its sheets, and captions. */
 function parseSharedResource(rest: string): Resource | undefined {
   if (rest === storyboardVttName) return { type: 'storyboard' };
-  const match = storyboardSheet.exec(rest);
-  if (match) return { type: 'storyboard_sheet', index: Number(match[1]) };
+  let match: RegExpExecArray | null;
+  if ((match = storyboardSheet.exec(rest))) return { type: 'storyboard_sheet', index: Number(match[1]) };
+  if ((match = subtitlesPlaylist.exec(rest))) return { type: 'subtitles_playlist', language: match[1]! };
+  if ((match = subtitlesSegment.exec(rest))) return { type: 'subtitles_segment', language: match[1]!, index: Number(match[2]) };
+  if ((match = captionsFile.exec(rest))) return { type: 'captions_file', language: match[1]! };
   return undefined;
 }
 
@@ -151,6 +164,10 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       return objectKeys.storyboard(videoId, storyboardSheetName(resource.index));
     case 'download':
       throw new Error('a download is assembled from several objects (mp4-download.ts)');
+    case 'subtitles_playlist':
+    case 'subtitles_segment':
+    case 'captions_file':
+      throw new Error("captions are made from the track's stored file (server.ts)");
   }
 }
 

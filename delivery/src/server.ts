@@ -6,7 +6,8 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, StorageUnavailableError, type Logger, type Registry } from '@kino/infra';
-import { hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
+import { addSubtitlesToMaster, hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
+import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
 import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
@@ -86,6 +87,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   const { logger } = deps;
   // Rewritten playlists that carry no token are the same for every viewer: make them once.
   const rewritten = new Map<string, { data: Buffer; etag: string }>();
+  const captionFiles = new CaptionFiles(deps.cache);
 
   const { counters } = deps.metrics;
 
@@ -175,7 +177,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
           ? await downloadBody(video, route.family, route.resource.quality, access)
           : route.resource.type === 'storyboard' || route.resource.type === 'storyboard_sheet'
             ? await storyboardBody(video, route.resource, access, token)
-            : await playbackBody(video, route, access, token);
+            : isCaptionResource(route.resource)
+              ? await captionBody(video, route.resource, access, token)
+              : await playbackBody(video, route, access, token);
     await sendBody(recordSegment, req, res, body);
   }
 
@@ -187,7 +191,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     if (!video) throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
     if (isMaster) await deps.shareLinks.open(route.linkId, { countView: true });
     const access = video.allowPublicAccess ? 'public' : 'private';
-    const body = await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
+    const body = isCaptionResource(route.resource)
+      ? await captionBody(video, route.resource, access, null)
+      : await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
     // Each master load is a counted view: no cache may answer one in delivery's place.
     await sendBody(recordSegment, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
   }
@@ -220,6 +226,17 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const text = (object.data ?? (await readFile(object.path))).toString('utf8');
     const data = Buffer.from(rewriteStoryboardVtt(text, `?token=${encodeURIComponent(token)}`), 'utf8');
     return { ...vtt, data, size: data.length, etag: contentEtag(data) };
+  }
+
+  /**
+   * A caption track's subtitles playlist, one of its WebVTT segments, or its whole file (captions.ts).
+   * Short-lived like playlists: a track can be replaced or removed under the same names.
+   */
+  async function captionBody(video: PlayableVideo, resource: CaptionResource, access: 'public' | 'private', token: string | null): Promise<Body> {
+    const track = video.captions.get(resource.language);
+    if (!track) throw new DeliveryError(404, 'caption_not_found', `Video ${video.id} has no caption track for "${resource.language}".`);
+    const file = await captionFiles.get(video, track, resource, token);
+    return { ...file, size: file.data.length, cacheControl: cacheControl.playlist[access] };
   }
 
   // Segments sent inside a download are logged as segment rows like any others (one per segment
@@ -266,7 +283,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
     }
     if (resource.type === 'master' || resource.type === 'rendition') {
-      const playlist = await rewrite(video, route.family, key, object, token);
+      const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
       return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: cacheControl.playlist[access] };
     }
     // One object of one shape, not a spread and a property added after: this is the per-segment path.
@@ -301,16 +318,24 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     key: string,
     object: CachedObject,
     token: string | null,
+    isMaster: boolean,
   ): Promise<{ data: Buffer; etag: string }> {
-    const memoKey = token ? undefined : `${family}|${object.etag}|${key}`;
+    // A master names the video's caption tracks, which change without the stored file changing.
+    const tracks = isMaster ? [...video.captions.values()] : [];
+    const tracksTag = tracks.map((t) => `${t.storageKey}:${t.isDefault ? 1 : 0}:${t.label}`).join(',');
+    const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}`;
     const memo = memoKey && rewritten.get(memoKey);
     if (memo) return memo;
     const text = (object.data ?? (await readFile(object.path))).toString('utf8');
     const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
-    const out = rewritePlaylist(text, key, (target) => {
-      const uri = familyUriOf(family, video.id, target);
-      return uri && `${uri}${suffix}`;
-    });
+    const out = addSubtitlesToMaster(
+      rewritePlaylist(text, key, (target) => {
+        const uri = familyUriOf(family, video.id, target);
+        return uri && `${uri}${suffix}`;
+      }),
+      tracks,
+      suffix,
+    );
     const data = Buffer.from(out, 'utf8');
     const result = { data, etag: contentEtag(data) };
     if (memoKey) {
@@ -360,7 +385,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 }
 
 function resolveResource(video: PlayableVideo, resource: Resource): Resource {
-  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet') return resource;
+  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet' || isCaptionResource(resource)) return resource;
   const quality = resource.quality ?? video.renditions.keys().next().value;
   const rendition = quality ? video.renditions.get(quality) : undefined;
   if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${resource.quality ?? ''} rendition.`);

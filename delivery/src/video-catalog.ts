@@ -6,7 +6,7 @@
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
 import type { Db } from '@kino/database';
-import { findPlayableVideo, listRenditions } from '@kino/database/repositories';
+import { findPlayableVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
 
 export interface PlayableRendition {
   /** `720p` */
@@ -25,6 +25,16 @@ export interface PlayableVideo {
   storyboardKey: string | null;
   /** By key; iteration order is lowest first. */
   renditions: Map<string, PlayableRendition>;
+  /** Caption tracks by language, in language order (the master playlist's subtitles group). */
+  captions: Map<string, PlayableCaptionTrack>;
+}
+
+export interface PlayableCaptionTrack {
+  language: string;
+  label: string;
+  isDefault: boolean;
+  /** The whole WebVTT file; a new key for every upload, so cached copies never go stale. */
+  storageKey: string;
 }
 
 const maxEntries = 50_000;
@@ -70,7 +80,7 @@ export class VideoCatalog {
 export async function readPlayableVideo(db: Db, videoId: string): Promise<PlayableVideo | undefined> {
   const row = await findPlayableVideo(db, videoId);
   if (!row) return undefined;
-  const renditions = await listRenditions(db, videoId);
+  const [renditions, captions] = await Promise.all([listRenditions(db, videoId), listCaptionTracks(db, videoId)]);
   const sorted = renditions
     .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), segmentCount: r.segment_count }))
     .filter((r) => Number.isInteger(r.height))
@@ -83,5 +93,6 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     thumbnailKey: row.thumbnail_key,
     storyboardKey: row.storyboard_key,
     renditions: new Map(sorted.map((r) => [r.key, r])),
+    captions: new Map(captions.map((c) => [c.language, { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key }])),
   };
 }

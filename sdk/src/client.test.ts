@@ -81,6 +81,7 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
     status: { ready: status === 'ready', transcoding: status === 'transcoding', failed: status === 'failed' },
     ...defaultEncodingParameters,
     encodings: [],
+    captions: [],
   };
 }
 

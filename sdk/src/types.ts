@@ -101,6 +101,8 @@ export interface VideoDetails extends Omit<Video, 'status'> {
    * Carries a 24 h token for a private video. Absent until processing made one.
    */
   storyboardUrl?: string;
+  /** Caption tracks, by language. */
+  captions: CaptionTrack[];
 }
 
 export interface Pagination {
@@ -295,6 +297,34 @@ export interface RevokedShareLink {
   id: string;
   status: 'revoked';
   revokedAt: string;
+}
+
+export interface AddCaptionParams {
+  /** BCP 47 language tag (`en`, `pt-BR`); a second upload for a language replaces its track. */
+  language: string;
+  /** The name players show; default: the language's English name. */
+  label?: string;
+  /** Default `vtt`; SRT is converted to WebVTT. */
+  format?: 'vtt' | 'srt';
+  /** The file's text, at most 2 MB. */
+  content: string;
+  /** Players show this track unless the viewer picks another; clears any other default. */
+  default?: boolean;
+}
+
+export interface CaptionTrack {
+  language: string;
+  label: string;
+  default: boolean;
+  /** `uploaded` through the API; `generated` is reserved for automatic captions. */
+  source: 'uploaded' | 'generated';
+  /** The whole WebVTT file on the delivery host; with a 24 h token for a private video. */
+  url: string;
+}
+
+export interface DeletedCaptionTrack {
+  language: string;
+  status: 'deleted';
 }
 
 export interface CreateThumbnailParams {

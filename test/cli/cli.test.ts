@@ -147,6 +147,23 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await expectCode(['playback', 'url', videoId, '--expires', '3h'], 2);
   });
 
+  it('adds (SRT, converted), lists and removes caption tracks; a bad file fails naming its line', async () => {
+    const srt = join(home, 'captions.srt');
+    await writeFile(srt, '1\n00:00:00,500 --> 00:00:01,500\nHello\n');
+    const track = await kinoJson<{ language: string; label: string; default: boolean; url: string }>(['videos', 'captions', 'add', videoId, srt, '--language', 'pt-br', '--default']);
+    assert.deepEqual([track.language, track.label, track.default], ['pt-BR', 'Brazilian Portuguese', true]);
+    assert.match(track.url, new RegExp(`/${videoId}/subtitles-pt-BR\\.vtt`));
+    const listed = await kinoJson<Array<{ language: string }>>(['videos', 'captions', 'list', videoId]);
+    assert.deepEqual(listed.map((t) => t.language), ['pt-BR']);
+    assert.match((await expectCode(['videos', 'captions', 'list', videoId], 0)).stdout, /Language\s+Label\s+Default[\s\S]*pt-BR\s+Brazilian Portuguese\s+yes/);
+    const bad = join(home, 'bad.vtt');
+    await writeFile(bad, 'WEBVTT\n\n00:00:01.000 -> 00:00:02.000\nno arrow\n');
+    assert.match((await expectCode(['videos', 'captions', 'add', videoId, bad, '--language', 'en'], 1)).stderr, /line 3/);
+    await kinoJson(['videos', 'captions', 'remove', videoId, 'pt-BR']);
+    assert.deepEqual(await kinoJson<unknown[]>(['videos', 'captions', 'list', videoId]), []);
+    await expectCode(['videos', 'captions', 'remove', videoId, 'pt-BR'], 1);
+  });
+
   it('adds, lists and removes webhooks', async () => {
     const created = await kinoJson<{ id: string; secret: string }>(['webhooks', 'add', 'https://hooks.example.com/kino', '--events', 'video.processing.failed']);
     assert.match(created.secret, /^whsec_/);

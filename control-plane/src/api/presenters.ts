@@ -1,5 +1,6 @@
 // Database rows → the spec's resources.
 import type { Rendition, Video } from '@kino/database';
+import type { PresentedCaptionTrack } from './caption-tracks.ts';
 import { estimateViews, formatDuration, formatViews } from './format.ts';
 
 /** `thumbnailUrl` is resolved by the caller (thumbnail-urls.ts): it may carry a token, or be null. */
@@ -40,7 +41,8 @@ export function presentVideoDetails(
   renditions: Rendition[],
   thumbnailUrl: string | null,
   segmentsServed: number,
-  storyboardUrl?: string,
+  storyboardUrl: string | undefined,
+  captions: PresentedCaptionTrack[],
 ) {
   const parameters = video.parameters;
   return {
@@ -58,5 +60,6 @@ export function presentVideoDetails(
     audioCodec: parameters.audioCodec,
     encodings: renditions.map(presentEncoding),
     ...(storyboardUrl ? { storyboardUrl } : {}),
+    captions,
   };
 }

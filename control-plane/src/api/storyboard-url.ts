@@ -1,7 +1,7 @@
-// Where a video's storyboard is on the delivery host (`storyboardUrl` in its details): the public
-// path for a public video, the private one with a playback token for a private video (delivery
-// puts that token on every sheet URI of the VTT). Undefined while the video has none, so a client
-// is never handed a URL that answers 404.
+// Where a file of a video is on the delivery host (`storyboardUrl`, a caption track's `url`): the
+// public path for a public video, the private one with a playback token for a private video
+// (delivery puts that token on every URI inside the file it serves). The storyboard's is undefined
+// while the video has none, so a client is never handed a URL that answers 404.
 import { deliveryPaths, storyboardVttName } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import { PLAYBACK_EXPIRATIONS } from '@kino/proto/contract';
@@ -16,8 +16,20 @@ export async function storyboardUrlOf(
   video: Pick<Video, 'id' | 'org_id' | 'env_id' | 'status' | 'allow_public_access' | 'storyboard_key'>,
 ): Promise<string | undefined> {
   if (video.status !== 'ready' || !video.storyboard_key) return undefined;
+  return (await deliveryFileUrls(keyring, deliveryUrl, video))(storyboardVttName);
+}
+
+/**
+ * Makes the URLs of files at the base of the video's path family (`storyboard.vtt`,
+ * `subtitles-en.vtt`); a private video's share one 24 h token, minted once.
+ */
+export async function deliveryFileUrls(
+  keyring: Pick<PlaybackKeyring, 'activeKey'>,
+  deliveryUrl: string,
+  video: Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access'>,
+): Promise<(name: string) => string> {
   const base = deliveryUrl.replace(/\/+$/, '');
-  if (video.allow_public_access) return `${base}${deliveryPaths.publicFile(video.org_id, video.env_id, video.id, storyboardVttName)}`;
+  if (video.allow_public_access) return (name) => `${base}${deliveryPaths.publicFile(video.org_id, video.env_id, video.id, name)}`;
   const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: video.id, expiresInSeconds: STORYBOARD_TOKEN_SECONDS });
-  return `${base}${deliveryPaths.privateFile(video.id, storyboardVttName)}?token=${token}`;
+  return (name) => `${base}${deliveryPaths.privateFile(video.id, name)}?token=${token}`;
 }

@@ -22,3 +22,4 @@ export * from './signing-keys.ts';
 export * from './share-links.ts';
 export * from './organization-members.ts';
 export * from './dashboard-sessions.ts';
+export * from './caption-tracks.ts';

@@ -35,6 +35,11 @@ export const objectKeys = {
   customThumbnailName: (thumbnailId: string) => `custom/${thumbnailId}.jpg`,
   /** The storyboard: `storyboard.vtt` and its sheets (storyboard.ts). */
   storyboard: (videoId: string, name: string) => `videos/${videoId}/storyboard/${name}`,
+  /**
+   * A caption track's whole WebVTT file (captions.ts). Each upload gets a new `revision` in its name:
+   * delivery caches objects as immutable, so a replaced track must be a new key, never new bytes.
+   */
+  caption: (videoId: string, language: string, revision: string) => `videos/${videoId}/captions/${language}/${revision}.vtt`,
 };
 
 /** Content types of the intermediate files under `work/`. */

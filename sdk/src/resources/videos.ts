@@ -2,7 +2,10 @@ import { VideoProcessingFailedError, WaitTimeoutError } from '../errors.ts';
 import type { HttpClient } from '../http.ts';
 import { PagePromise } from '../pagination.ts';
 import type {
+  AddCaptionParams,
+  CaptionTrack,
   CreateShareLinkParams,
+  DeletedCaptionTrack,
   CreateThumbnailParams,
   DeleteReason,
   DeleteVideoResult,
@@ -198,5 +201,39 @@ export class Videos {
    */
   createThumbnail(orgId: string, videoId: string, params: CreateThumbnailParams, options: { signal?: AbortSignal } = {}): Promise<Thumbnail> {
     return this.http.request<Thumbnail>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/thumbnails`, { ...options, body: params });
+  }
+
+  /**
+   * Adds a caption track (WebVTT, or SRT converted to WebVTT) to a ready video, replacing the track
+   * of that language. A file that does not parse answers 400 `invalid_caption` naming the line.
+   * @example
+   * const track = await kino.videos.addCaption(orgId, 'vid_123', { language: 'en', content: await readFile('en.srt', 'utf8'), format: 'srt', default: true });
+   * console.log(track.url);
+   */
+  addCaption(orgId: string, videoId: string, params: AddCaptionParams, options: { signal?: AbortSignal } = {}): Promise<CaptionTrack> {
+    return this.http.request<CaptionTrack>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, { ...options, body: params });
+  }
+
+  /**
+   * The video's caption tracks, by language.
+   * @example
+   * for (const track of await kino.videos.listCaptions(orgId, 'vid_123')) console.log(track.language, track.label);
+   */
+  async listCaptions(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<CaptionTrack[]> {
+    const body = await this.http.request<{ captions: CaptionTrack[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, options);
+    return body.captions;
+  }
+
+  /**
+   * Removes the video's caption track for a language; players stop offering it within seconds.
+   * @example
+   * await kino.videos.removeCaption(orgId, 'vid_123', 'en');
+   */
+  removeCaption(orgId: string, videoId: string, language: string, options: { signal?: AbortSignal } = {}): Promise<DeletedCaptionTrack> {
+    return this.http.request<DeletedCaptionTrack>(
+      'DELETE',
+      `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions/${encodeURIComponent(language)}`,
+      options,
+    );
   }
 }

@@ -8,6 +8,7 @@ import { multipartUploadRoutes } from './multipart-uploads.ts';
 import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { shareLinkRoutes } from './share-links.ts';
+import { captionRoutes } from './captions.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { playbackRoutes } from './playback.ts';
@@ -21,6 +22,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(videoRoutes, options);
   await api.register(webhookRoutes, options);
   await api.register(shareLinkRoutes, options);
+  await api.register(captionRoutes, options);
   await api.register(thumbnailRoutes, options);
   await api.register(analyticsRoutes, options);
   await api.register(playbackRoutes, options);

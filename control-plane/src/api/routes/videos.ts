@@ -33,6 +33,7 @@ import {
   resetFailedVideoForRetry,
   undoVideoDeleted,
   type ListVideosQuery,
+  listCaptionTracks,
   listRenditions,
 } from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
@@ -66,6 +67,7 @@ import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { keyringFor } from '../keyrings.ts';
 import { storyboardUrlOf } from '../storyboard-url.ts';
+import { presentCaptionTracks } from '../caption-tracks.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
@@ -454,18 +456,20 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       // it: one database round trip instead of two in a row. When the video is not in reach (404,
       // 403) they are dropped unread; `served` is asked of the organization in the path, which is
       // the video's whenever anything is answered.
-      const [video, renditions, served] = await Promise.all([
+      const [video, renditions, served, captionTracks] = await Promise.all([
         videoInReach(deps, access, videoId),
         listRenditions(deps.db, videoId),
         segmentsServedFor(deps, request, [{ id: videoId, org_id: access.orgId }]),
+        listCaptionTracks(deps.db, videoId),
       ]);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [thumbnails, storyboardUrl] = await Promise.all([
+      const [thumbnails, storyboardUrl, captions] = await Promise.all([
         thumbnailUrlsFor(deps, [video]),
         storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
+        presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, captionTracks),
       ]);
       return {
-        body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, storyboardUrl),
+        body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, storyboardUrl, captions),
       };
     },
   );

@@ -40,6 +40,14 @@ export const EncodingSchema = Type.Object({
   compressionRatio: Type.String(),
 });
 
+export const CaptionTrackSchema = Type.Object({
+  language: Type.String({ description: 'BCP 47 language tag, canonical case (`en`, `pt-BR`); one track per language.' }),
+  label: Type.String({ description: 'The name players show.' }),
+  default: Type.Boolean({ description: 'Players show this track unless the viewer picks another; at most one per video.' }),
+  source: StringEnum(['uploaded', 'generated'] as const, { description: '`uploaded` through the API; `generated` is reserved for automatic captions.' }),
+  url: Type.String({ description: 'The whole WebVTT file on the delivery host; with a 24 h token for a private video.' }),
+});
+
 export const VideoDetailsSchema = Type.Object({
   ...listItemFields,
   publicID: Type.String(),
@@ -60,6 +68,7 @@ export const VideoDetailsSchema = Type.Object({
         'WebVTT on the delivery host whose cues point at sprite-sheet regions (`#xywh=x,y,w,h`), for timeline previews; with a 24 h token for a private video. Absent until the video has one.',
     }),
   ),
+  captions: Type.Array(CaptionTrackSchema, { description: 'Caption tracks, by language.' }),
 });
 
 export const PaginationSchema = Type.Object({

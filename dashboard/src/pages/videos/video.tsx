@@ -1,6 +1,6 @@
 // One video: the player (a signed URL minted by the API for the session), status (polled while
 // transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
-// picker. Every call is the ordinary API's.
+// picker, caption tracks. Every call is the ordinary API's.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -12,6 +12,7 @@ import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
 import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
+import { Captions } from './captions.tsx';
 import './videos.css';
 
 const statusOf = (details: VideoDetails): VideoStatus => (details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding');
@@ -101,7 +102,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
       <div>
         <section class="card">
           {ready && playback.data ? (
-            <Player src={playback.data.signed_url} onVideoElement={setVideoElement} />
+            // A new player when the tracks change: the master playlist it loaded named the old ones.
+            <Player key={captionsKey(video)} src={playback.data.signed_url} onVideoElement={setVideoElement} />
           ) : ready ? (
             <p class="muted">{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
           ) : status === 'transcoding' ? (
@@ -198,10 +200,16 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             )}
           </dl>
         </section>
+        {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>
     </div>
   );
+}
+
+/** What the master playlist says of the tracks (not their URLs: a private video's carry a fresh token each read). */
+function captionsKey(video: VideoDetails): string {
+  return video.captions.map((track) => `${track.language}:${track.label}:${track.default}`).join('|');
 }
 
 function CopyButton({ text }: { text: string }) {
