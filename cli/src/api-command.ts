@@ -85,7 +85,7 @@ export abstract class ApiCommand extends KinoCommand {
     let exit: number = exitCodes.apiError;
     let details: Record<string, unknown> = { name: error.name, message: error.message };
     if (error instanceof sdk.VideoProcessingFailedError) exit = exitCodes.videoFailed;
-    else if (error instanceof sdk.APIError) details = { ...details, status: error.status, code: error.code, errors: error.errors };
+    else if (error instanceof sdk.APIError) details = { ...details, status: error.status, code: error.code, errors: error.errors, requestId: error.requestId };
     else if (error instanceof Errors.CLIError) {
       // oclif's own parse errors (unknown flag, missing argument) are usage errors too.
       exit = error.oclif.exit === exitCodes.videoFailed ? exitCodes.videoFailed : error.oclif.exit === 1 ? exitCodes.apiError : exitCodes.usage;

@@ -136,7 +136,7 @@ describe('Kino client', () => {
     assert.deepEqual(JSON.parse(calls[2]!.body as string), { reason: 'user_request' });
   });
 
-  it('throws one error class per status family, carrying status, code, detail and errors', async () => {
+  it('throws one error class per status family, carrying status, code, detail, errors and the request id', async () => {
     const cases = [
       [400, 'invalid_page_size', BadRequestError],
       [401, 'unauthorized', AuthenticationError],
@@ -147,7 +147,7 @@ describe('Kino client', () => {
     ] as const;
     for (const [status, code, ErrorClass] of cases) {
       const errors = [{ message: 'must be <= 100', location: 'query.pageSize', value: 101 }];
-      const { fetch } = fakeFetch([json(status, errorEnvelope(status, code, `the ${code} detail`, { errors }))]);
+      const { fetch } = fakeFetch([json(status, errorEnvelope(status, code, `the ${code} detail`, { errors }), { 'x-request-id': `req_${status}` })]);
       const kino = new Kino({ apiUrl, apiKey, fetch });
       await assert.rejects(kino.videos.get('org_1', 'vid_1'), (error: unknown) => {
         assert.ok(error instanceof ErrorClass, `${status} → ${ErrorClass.name}`);
@@ -156,6 +156,7 @@ describe('Kino client', () => {
         assert.equal(error.code, code);
         assert.equal(error.detail, `the ${code} detail`);
         assert.deepEqual(error.errors, errors);
+        assert.equal(error.requestId, `req_${status}`);
         return true;
       });
     }

@@ -19,6 +19,8 @@ export class APIError extends KinoError {
   /** Per-field problems of a validation error. */
   readonly errors: ErrorDetail[];
   readonly headers: Headers;
+  /** The response's `X-Request-Id`: quote it to the operator, whose logs name it. */
+  readonly requestId: string | undefined;
 
   constructor(status: number, envelope: Partial<ErrorEnvelope> | undefined, headers: Headers) {
     const detail = envelope?.detail ?? envelope?.title ?? `HTTP ${status}`;
@@ -29,6 +31,7 @@ export class APIError extends KinoError {
     this.detail = detail;
     this.errors = envelope?.errors ?? [];
     this.headers = headers;
+    this.requestId = headers.get('x-request-id') ?? undefined;
   }
 
   /**

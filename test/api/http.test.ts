@@ -186,6 +186,41 @@ describe('errors', () => {
   });
 });
 
+describe('request ids', () => {
+  it('answer X-Request-Id on every response: successes, refusals before routing, unknown routes, no key', async () => {
+    const answers = [
+      await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full }),
+      await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`),
+      await inject(api.app, 'GET', '/v1/api/nothing/here'),
+      await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos/%E0%A4%A/details`, { key: t.keys.full }),
+      await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/webhooks`, { key: t.keys.full, body: '{', headers: { 'content-type': 'application/json' } }),
+    ];
+    const ids = answers.map((answer) => answer.headers['x-request-id']);
+    for (const [i, id] of ids.entries()) assert.match(String(id), /^req_[A-Za-z0-9_-]{16}$/, `answer ${i} (${answers[i]!.status})`);
+    assert.equal(new Set(ids).size, ids.length, 'each request has an id of its own');
+  });
+
+  it("answer the client's own id when it is a short token, and a new one for anything else", async () => {
+    for (const given of ['0af7651916cd43dd8448eb211c80319c', '01JD7V3K9QX2M4N5P6R7S8T9VW', 'trace:abc/1.2-3_x=+@']) {
+      const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full, headers: { 'x-request-id': given } });
+      assert.equal(r.headers['x-request-id'], given);
+    }
+    for (const given of ['a'.repeat(129), 'has space', 'quote"d', '']) {
+      const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full, headers: { 'x-request-id': given } });
+      assert.match(String(r.headers['x-request-id']), /^req_/, JSON.stringify(given));
+    }
+  });
+
+  it('are exposed to browsers of configured origins, which may send their own', async () => {
+    const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full, headers: { origin: 'https://app.example.com' } });
+    assert.match(String(r.headers['access-control-expose-headers']), /X-Request-Id/);
+    const preflight = await inject(api.app, 'OPTIONS', `/v1/api/${t.org.id}/environments`, {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-request-id' },
+    });
+    assert.match(String(preflight.headers['access-control-allow-headers']), /X-Request-Id/);
+  });
+});
+
 describe('rate limits', () => {
   it('put X-RateLimit-Limit/Remaining/Reset on every response', async () => {
     const now = Math.floor(Date.now() / 1000);
@@ -304,9 +339,11 @@ describe('database down', () => {
       assert.equal(health.status, 503);
       assert.equal(health.body.body.checks.database.status, 'error');
       assert.match(health.body.detail, /database/);
+      assert.ok(health.body.detail.includes(`(request ${health.headers['x-request-id']})`), 'a 5xx names the request id');
       const keyed = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
       assert.equal(keyed.status, 503);
       assertErrorEnvelope(keyed.body, 503, 'service_unavailable', assert);
+      assert.ok(keyed.body.detail.includes(`(request ${keyed.headers['x-request-id']})`), 'a 5xx names the request id');
     } finally {
       await db.destroy();
       await connection.close();

@@ -20,6 +20,7 @@ import { scheduleUploadSweeps } from '../api/upload-sweeps.ts';
 import { typeboxValidatorCompiler } from '../api/validation.ts';
 import { postgresServedSegments } from '../api/served-segments.ts';
 import { apiVersion } from '../api/version.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from '../api/request-id.ts';
 import { OidcClient } from '../sessions/oidc.ts';
 import { DashboardSessions } from '../sessions/sessions.ts';
 import { dashboardCookies } from '../sessions/cookies.ts';
@@ -63,8 +64,9 @@ export async function buildApp(given: ApiDeps) {
   };
   const app = Fastify({
     loggerInstance: deps.logger,
-    // Request ids show in 5xx details, so an operator can find the log line.
-    genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    // The client's X-Request-Id when valid, else a new one; answered on every response and named in
+    // 5xx details, so an operator can find the log line.
+    genReqId: requestIdOf,
     // Longer than any URL Node lets through (its 16 KB header limit answers 431 first), so a long
     // path parameter is judged by the route's schema (400 with the field named), never a bare 414.
     routerOptions: { maxParamLength: 16 * 1024 },
@@ -88,6 +90,10 @@ export async function buildApp(given: ApiDeps) {
 
   applyHttpServerLimits(app.server);
   app.setValidatorCompiler(typeboxValidatorCompiler);
+  // First, so every answer carries it: routes, refusals, errors, the dashboard.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
   await app.register(errorHandlerPlugin);
   const declaredMethods = trackDeclaredMethods(app);
 
@@ -95,8 +101,8 @@ export async function buildApp(given: ApiDeps) {
     // Only configured origins get CORS headers; an empty list allows none.
     origin: deps.config.API_CORS_ORIGINS,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed'],
+    allowedHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
     maxAge: 3600,
   });
 
@@ -108,7 +114,9 @@ export async function buildApp(given: ApiDeps) {
         version: apiVersion,
         description:
           'Video hosting and delivery: signed uploads, transcoding to HLS, management and analytics. ' +
-          'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`.',
+          'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`. ' +
+          'Every response carries `X-Request-Id` (the one the request sent, when it is 1-128 characters of ' +
+          '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it.',
       },
       servers: [{ url: API_PREFIX }],
       components: {

@@ -65,11 +65,13 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (status && status >= 400 && status < 500) {
     return new ApiError(status, status === 404 ? 'not_found' : 'invalid_request', fastifyError.message);
   }
-  return new ApiError(500, 'internal_error', `An internal error occurred (request ${request.id}).`);
+  return new ApiError(500, 'internal_error', 'An internal error occurred.');
 }
 
-export function errorBody(error: ApiError) {
-  return errorEnvelope(error.statusCode, error.code, error.detail, error.errors);
+/** The envelope; a 5xx detail names the request id, which finds the log line that has the cause. */
+export function errorBody(error: ApiError, requestId?: string) {
+  const detail = error.statusCode >= 500 && requestId ? `${error.detail.replace(/\.$/, '')} (request ${requestId}).` : error.detail;
+  return errorEnvelope(error.statusCode, error.code, detail, error.errors);
 }
 
 /** Answers an error in the envelope (also for errors Fastify meets before routing: `frameworkErrors`). */
@@ -78,7 +80,9 @@ export function sendError(error: FastifyError | Error, request: FastifyRequest, 
   if (apiError.statusCode >= 500) request.log.error({ err: error, code: apiError.code }, 'request failed');
   else request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.detail);
   if (apiError instanceof MethodNotAllowedError) reply.header('Allow', apiError.allow);
-  return reply.status(apiError.statusCode).type('application/json; charset=utf-8').send(errorBody(apiError));
+  // Errors met before routing skip the onRequest hooks that set it.
+  reply.header('X-Request-Id', request.id);
+  return reply.status(apiError.statusCode).type('application/json; charset=utf-8').send(errorBody(apiError, request.id));
 }
 
 async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {

@@ -68,7 +68,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         response: { 200: Envelope(HealthSchema), 503: UnavailableSchema },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       const { db, temporal, storage, clickhouse, analyticsSchemaMigrated } = deps;
       const [database, temporalCheck, storageCheck, analytics] = await Promise.all([
         runCheck('database', deps, () => pingDatabase(db)),
@@ -88,7 +88,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         .map(([name]) => name);
       const body = { status: failing.length ? ('degraded' as const) : ('ok' as const), version: apiVersion, checks };
       if (failing.length === 0) return { body };
-      return reply.status(503).send({ ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')}.`), body });
+      return reply.status(503).send({ ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')} (request ${request.id}).`), body });
     },
   );
 };
