@@ -7,11 +7,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBase62 } from '@kino/infra';
 import { captionContentTypes, captionFormats, captionMaxBytes, CaptionParseError, objectKeys, parseCaptionFile, renderWebVtt } from '@kino/proto/contract';
-import type { Video } from '@kino/database';
-import { deleteCaptionTrack, getVideo, listCaptionTracks, putCaptionTrack } from '@kino/database/repositories';
+import { deleteCaptionTrack, listCaptionTracks, putCaptionTrack } from '@kino/database/repositories';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
-import type { Access } from '../fastify-augment.ts';
+import { liveVideoInReach } from '../video-in-reach.ts';
+import { accessOf } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, PayloadTooLargeError, storageUnavailable, ValidationError } from '../errors.ts';
 import { Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
 import { CaptionTrackSchema } from '../schemas/videos.ts';
@@ -45,14 +44,6 @@ export function canonicalLanguage(tag: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The video of the path, not deleted, if the key may see it. */
-async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Promise<Video> {
-  const video = await getVideo(deps.db, videoId);
-  if (!video || video.org_id !== access.orgId || video.deleted_at) throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
-  assertEnvironmentReach(access, video.env_id);
-  return video;
 }
 
 function invalidCaption(message: string, location: string, value: unknown): never {
@@ -96,7 +87,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       },
     },
     async (request) => {
-      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       if (video.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${video.id} is ${video.status}: captions are added to a ready video.`);
       const body = request.body;
       const language = canonicalLanguage(body.language) ?? invalidCaption('language must be a BCP 47 language tag such as "en" or "pt-BR"', 'body.language', body.language);
@@ -145,7 +136,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       },
     },
     async (request) => {
-      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const tracks = await listCaptionTracks(deps.db, video.id);
       return { body: { captions: await presentCaptionTracks(keyring, deps.config.DELIVERY_URL, video, tracks) } };
     },
@@ -167,7 +158,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       },
     },
     async (request) => {
-      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const language = canonicalLanguage(request.params.language);
       const removed = language ? await deleteCaptionTrack(deps.db, { videoId: video.id, language }) : undefined;
       if (!removed) throw new NotFoundError('caption_not_found', `Video ${video.id} has no caption track for "${request.params.language}".`);

@@ -4,11 +4,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { shareLinkLimits, shareLinkPaths } from '@kino/proto/contract';
-import type { ShareLink, Video } from '@kino/database';
+import type { ShareLink } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { getVideo, createShareLink, listShareLinks, revokeShareLink } from '@kino/database/repositories';
-import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
-import type { Access } from '../fastify-augment.ts';
+import { liveVideoInReach } from '../video-in-reach.ts';
+import { createShareLink, listShareLinks, revokeShareLink } from '@kino/database/repositories';
+import { accessOf } from '../plugins/access.ts';
 import { NotFoundError } from '../errors.ts';
 import { Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
 
@@ -52,14 +52,6 @@ function presentShareLink(link: ShareLink, deps: ApiDeps) {
   };
 }
 
-/** The video of the path, not deleted, if the key may see it. */
-async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Promise<Video> {
-  const video = await getVideo(deps.db, videoId);
-  if (!video || video.org_id !== access.orgId || video.deleted_at) throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
-  assertEnvironmentReach(access, video.env_id);
-  return video;
-}
-
 export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   app.post(
     '/:orgID/videos/:publicID/share',
@@ -78,7 +70,7 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       },
     },
     async (request) => {
-      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const body = request.body ?? {};
       const link = await createShareLink(deps.db, {
         videoId: video.id,
@@ -105,7 +97,7 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       },
     },
     async (request) => {
-      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const links = await listShareLinks(deps.db, video.id);
       return { body: { shareLinks: links.map((link) => presentShareLink(link, deps)) } };
     },
@@ -127,7 +119,7 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       },
     },
     async (request) => {
-      const video = await videoInReach(deps, accessOf(request), request.params.publicID);
+      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const revoked = await revokeShareLink(deps.db, { videoId: video.id, linkId: request.params.linkID });
       if (!revoked?.revoked_at) {
         throw new NotFoundError('share_link_not_found', `Video ${video.id} has no share link ${request.params.linkID} (or it is already revoked).`);

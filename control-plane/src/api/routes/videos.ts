@@ -20,12 +20,12 @@ import {
 } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
+import { videoInReach } from '../video-in-reach.ts';
 import {
   findUpload,
   createVideo,
   deleteVideoRow,
   findLiveVideoByStoragePath,
-  getVideo,
   isUniqueViolation,
   listVideos,
   markVideoDeleted,
@@ -36,8 +36,7 @@ import {
   listCaptionTracks,
   listRenditions,
 } from '@kino/database/repositories';
-import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
-import type { Access } from '../fastify-augment.ts';
+import { accessOf, environmentScope } from '../plugins/access.ts';
 import {
   type ApiError,
   BadRequestError,
@@ -186,14 +185,6 @@ async function segmentsServedFor(deps: ApiDeps, request: FastifyRequest, videos:
     request.log.warn({ err: error }, 'served segments unavailable; reporting 0 views');
     return new Map();
   }
-}
-
-/** The video of the path, if the key may see it: 404 when missing or in another organization, 403 across environments. */
-async function videoInReach(deps: ApiDeps, access: Access, videoId: string): Promise<Video> {
-  const video = await getVideo(deps.db, videoId);
-  if (!video || video.org_id !== access.orgId) throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
-  assertEnvironmentReach(access, video.env_id);
-  return video;
 }
 
 /** 422 `unsupported_format` unless the upload opens with a container the upload URL accepts. */
