@@ -105,6 +105,8 @@ describe('Kino client', () => {
       json(200, { body: { videoID: 'vid_1' } }),
       json(200, { body: { signed_url: 'http://delivery.test/v1/private/vid_1/master.m3u8?token=t', expires_in: 14_400 } }),
       json(200, { body: { status: 'deleted', deletedAt: '2026-01-01T00:00:00Z', message: 'deleted' } }),
+      json(200, { body: { id: 'vid_1', name: 'Renamed', metadata: { externalId: 'post-42' } } }),
+      json(200, { body: { videos: [], pagination: { total: 0, page: 1, pageSize: 20, totalPages: 0, hasNext: false, hasPrevious: false } } }),
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const processed = await kino.videos.process('org_1', 'env_1', {
@@ -134,6 +136,14 @@ describe('Kino client', () => {
     await kino.videos.delete('org_1', 'vid_1', { reason: 'user_request' });
     assert.equal(calls[2]!.method, 'DELETE');
     assert.deepEqual(JSON.parse(calls[2]!.body as string), { reason: 'user_request' });
+
+    const updated = await kino.videos.update('org_1', 'vid_1', { videoName: 'Renamed', description: null, metadata: { externalId: 'post-42', passthrough: null } });
+    assert.equal(updated.metadata?.externalId, 'post-42');
+    assert.equal(calls[3]!.method, 'PATCH');
+    assert.equal(calls[3]!.url, `${apiUrl}/org_1/videos/vid_1`);
+    assert.deepEqual(JSON.parse(calls[3]!.body as string), { videoName: 'Renamed', description: null, metadata: { externalId: 'post-42', passthrough: null } });
+    await kino.videos.list('org_1', 'env_1', { externalId: 'post-42' });
+    assert.equal(new URL(calls[4]!.url).searchParams.get('externalId'), 'post-42');
   });
 
   it('throws one error class per status family, carrying status, code, detail, errors and the request id', async () => {

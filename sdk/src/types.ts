@@ -58,6 +58,28 @@ export interface Video {
   served: string;
   allowPublicAccess: boolean;
   videoQuality: VideoQuality;
+  /** Present when any field is set (`videos.update`). */
+  metadata?: VideoMetadata;
+}
+
+/** A video's metadata: the application's own ids and a string Kino stores and returns unread. */
+export interface VideoMetadata {
+  /** The application's own id for the video, at most 128 characters; lists filter by it (`externalId`). */
+  externalId?: string;
+  /** Who made the video, in the application's terms; at most 128 characters. */
+  creatorId?: string;
+  /** At most 255 characters; Kino never reads it. */
+  passthrough?: string;
+}
+
+/** `videos.update`: at least one field. An absent field stays as it is; null clears it. */
+export interface UpdateVideoParams {
+  videoName?: string;
+  /** At most 5,000 characters; null or `""` clears it. */
+  description?: string | null;
+  /** false: delivery asks for a token within its metadata refresh (2 s by default). */
+  allowPublicAccess?: boolean;
+  metadata?: { [K in keyof VideoMetadata]?: VideoMetadata[K] | null };
 }
 
 /** An item of the organization-wide list (`GET /{orgID}/videos`): a video plus its environment. */
@@ -133,6 +155,8 @@ export interface ListVideosParams {
   from?: string;
   /** YYYY-MM-DD */
   to?: string;
+  /** Only videos whose `metadata.externalId` is exactly this. */
+  externalId?: string;
 }
 
 export interface CreateUploadUrlParams {

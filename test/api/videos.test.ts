@@ -1,4 +1,4 @@
-// Listing, details, retry and delete of videos, and webhook registration, on real PostgreSQL and a
+// Listing, details, changes (PATCH), retry and delete of videos, and webhook registration, on real PostgreSQL and a
 // real Temporal server. Videos are seeded through the repositories (the farm is another test's job).
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
@@ -93,7 +93,7 @@ function rendition(videoId: string, shortEdge: number, kbps: number): NewRenditi
   };
 }
 
-async function request(method: 'GET' | 'POST' | 'DELETE', url: string, { key = t.keys.full, body }: { key?: string; body?: unknown } = {}) {
+async function request(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, { key = t.keys.full, body }: { key?: string; body?: unknown } = {}) {
   const response = await api.app.inject({
     method,
     url: `/v1/api${url}`,
@@ -323,6 +323,88 @@ describe('video details', () => {
       assert.equal(r.status, 404);
       assertErrorEnvelope(r.body, 404, 'video_not_found', assert);
     }
+  });
+});
+
+describe('changing a video (PATCH)', () => {
+  const patch = (id: string, body: unknown, key?: string) => request('PATCH', `/${t.org.id}/videos/${id}`, { body, ...(key ? { key } : {}) });
+
+  it('renames it, describes it, makes it private and sets its metadata; answers the details after the change, which details and lists show', async () => {
+    const id = await seedVideo({ name: 'Before the change' });
+    const r = await patch(id, {
+      videoName: 'After the change',
+      description: 'A description',
+      allowPublicAccess: false,
+      metadata: { externalId: `ext-${id}`, creatorId: 'user-42', passthrough: '{"any":"thing"}' },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const expected = { externalId: `ext-${id}`, creatorId: 'user-42', passthrough: '{"any":"thing"}' };
+    assert.equal(r.body.body.name, 'After the change');
+    assert.equal(r.body.body.description, 'A description');
+    assert.equal(r.body.body.allowPublicAccess, false);
+    assert.deepEqual(r.body.body.metadata, expected);
+    assert.equal(r.body.body.publicID, id);
+    assert.equal(r.body.body.encodings.length, 0);
+
+    // Private now: its thumbnail URL carries a token (signed afresh per answer, so compared without it).
+    assert.match(r.body.body.thumbnailUrl, /\?token=/);
+    const withoutToken = (body: Json) => ({ ...body, thumbnailUrl: body.thumbnailUrl.split('?')[0] });
+    const details = (await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body;
+    assert.deepEqual(withoutToken(details), withoutToken(r.body.body), 'the details say what PATCH answered');
+    // The new name is searchable at once (video_search follows by trigger), and the filter finds it by its external id.
+    const found = (await request('GET', `/${t.org.id}/environments/${t.envA.id}/videos?search=${encodeURIComponent('after the change')}`)).body.body.videos;
+    assert.deepEqual(found.map((v: Json) => v.id), [id]);
+    assert.deepEqual(found[0].metadata, expected);
+    assert.equal(found[0].description, 'A description');
+    for (const path of [`/${t.org.id}/environments/${t.envA.id}/videos`, `/${t.org.id}/videos`]) {
+      const byExternal = (await request('GET', `${path}?externalId=ext-${id}`)).body;
+      assert.deepEqual(byExternal.body.videos.map((v: Json) => v.id), [id], path);
+      assert.equal(byExternal.body.pagination.total, 1, path);
+    }
+  });
+
+  it('leaves absent fields as they are and clears null ones; a video without metadata has no metadata field', async () => {
+    const id = await seedVideo({ name: 'Partly changed' });
+    await patch(id, { description: 'kept', metadata: { externalId: 'one', creatorId: 'two' } });
+    const renamed = (await patch(id, { videoName: 'Renamed only' })).body.body;
+    assert.equal(renamed.description, 'kept');
+    assert.deepEqual(renamed.metadata, { externalId: 'one', creatorId: 'two' });
+    assert.equal(renamed.allowPublicAccess, true);
+    const cleared = (await patch(id, { description: null, metadata: { externalId: null, creatorId: null } })).body.body;
+    assert.equal('description' in cleared, false);
+    assert.equal('metadata' in cleared, false);
+    assert.equal((await request('GET', `/${t.org.id}/videos?externalId=one`)).body.body.videos.length, 0);
+  });
+
+  it('refuses an empty change, unknown fields, over-long metadata and a bad name with 400 naming the field', async () => {
+    const id = await seedVideo({ name: 'Refusals' });
+    for (const [body, location] of [
+      [{}, 'body'],
+      [{ name: 'not a field' }, 'body.name'],
+      [{ metadata: { externalId: 'x'.repeat(129) } }, 'body.metadata.externalId'],
+      [{ metadata: { passthrough: 'x'.repeat(256) } }, 'body.metadata.passthrough'],
+      [{ metadata: { other: 'x' } }, 'body.metadata.other'],
+      [{ videoName: '' }, 'body.videoName'],
+      [{ allowPublicAccess: 'no' }, 'body.allowPublicAccess'],
+    ] as const) {
+      const r = await patch(id, body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assertErrorEnvelope(r.body, 400, 'invalid_request', assert);
+      assert.ok(r.body.errors.some((e: Json) => e.location === location), `${JSON.stringify(body)}: ${JSON.stringify(r.body.errors)}`);
+    }
+    assert.equal((await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body.name, 'Refusals');
+  });
+
+  it('answers 404 for unknown and deleted videos and 403 across environments', async () => {
+    const deleted = await seedVideo({ name: 'Deleted before its change', deleted: true });
+    for (const id of ['vid_doesnotexist0000', deleted]) {
+      const r = await patch(id, { videoName: 'x' });
+      assert.equal(r.status, 404);
+      assertErrorEnvelope(r.body, 404, 'video_not_found', assert);
+    }
+    const other = await seedVideo({ name: 'In A', envId: t.envA.id });
+    assert.equal((await patch(other, { videoName: 'x' }, t.keys.envB)).status, 403);
+    assert.equal((await request('GET', `/${t.org.id}/videos/${other}/details`)).body.body.name, 'In A');
   });
 });
 

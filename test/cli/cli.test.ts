@@ -164,6 +164,17 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await expectCode(['videos', 'captions', 'remove', videoId, 'pt-BR'], 1);
   });
 
+  it('changes a video with update (name, access, metadata) and lists it by its external id', async () => {
+    const updated = await kinoJson<VideoDetails>(['videos', 'update', videoId, '--name', 'Renamed clip', '--private', '--external-id', 'post-42', '--passthrough', 'p']);
+    assert.deepEqual([updated.name, updated.allowPublicAccess, updated.metadata], ['Renamed clip', false, { externalId: 'post-42', passthrough: 'p' }]);
+    const found = await kinoJson<Array<{ id: string }>>(['videos', 'list', '--external-id', 'post-42']);
+    assert.deepEqual(found.map((v) => v.id), [videoId]);
+    const cleared = await kinoJson<VideoDetails>(['videos', 'update', videoId, '--public', '--passthrough', '']);
+    assert.deepEqual([cleared.allowPublicAccess, cleared.metadata], [true, { externalId: 'post-42' }]);
+    await expectCode(['videos', 'update', videoId], 2);
+    await expectCode(['videos', 'update', videoId, '--public', '--private'], 2);
+  });
+
   it('adds, lists and removes webhooks', async () => {
     const created = await kinoJson<{ id: string; secret: string }>(['webhooks', 'add', 'https://hooks.example.com/kino', '--events', 'video.processing.failed']);
     assert.match(created.secret, /^whsec_/);
@@ -207,7 +218,9 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await expectCode(['nonsense'], 2);
     const missing = await expectCode(['videos', 'get', 'vid_doesnotexist00000', '--json'], 1);
     assert.equal(missing.stdout, '');
-    assert.equal((JSON.parse(missing.stderr) as { error: { code: string } }).error.code, 'video_not_found');
+    const missingError = (JSON.parse(missing.stderr) as { error: { code: string; requestId: string } }).error;
+    assert.equal(missingError.code, 'video_not_found');
+    assert.match(missingError.requestId, /^req_/, 'the API error names its request id');
 
     // Without a terminal to confirm on, a delete needs --yes.
     await expectCode(['videos', 'delete', videoId], 2);

@@ -271,6 +271,40 @@ describe('HTTP semantics', () => {
   });
 });
 
+describe('a video changed through the API (PATCH)', () => {
+  test('made private, it stops playing without a token within the metadata bound and plays with one; made public again, it plays without', async () => {
+    const video = await createHlsFixture({
+      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
+      orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
+    });
+    const patch = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${stack.apiUrl}/${stack.orgId}/videos/${video.videoId}`, {
+        method: 'PATCH',
+        headers: { 'X-Api-Key': stack.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await response.json()) as { body: { allowPublicAccess: boolean } };
+      assert.equal(response.status, 200, JSON.stringify(json));
+      return json.body;
+    };
+    const urls = [`${publicBase(video)}/master.m3u8`, `${base}/${video.videoId}/240p/init.mp4`];
+    for (const url of urls) assert.equal((await fetch(url)).status, 200, url);
+
+    assert.equal((await patch({ allowPublicAccess: false })).allowPublicAccess, false);
+    // Delivery re-reads a video's row at most every DELIVERY_METADATA_TTL_MS (2 s): well within 5 s.
+    for (const url of urls) {
+      await waitFor(`${url} to ask for a token`, async () => (await fetch(url)).status === 401, { timeoutMs: 5_000 });
+    }
+    const token = new URL(await signedUrlOf(stack, video.videoId)).searchParams.get('token')!;
+    for (const url of urls) assert.equal((await fetch(`${url}?token=${token}`)).status, 200, url);
+
+    await patch({ allowPublicAccess: true });
+    for (const url of urls) {
+      await waitFor(`${url} to play without a token`, async () => (await fetch(url)).status === 200, { timeoutMs: 5_000 });
+    }
+  });
+});
+
 describe('thumbnails', () => {
   const probeSize = async (data: Buffer, name: string) => {
     const path = join(stack.services.dir, name);

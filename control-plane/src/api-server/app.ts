@@ -100,7 +100,7 @@ export async function buildApp(given: ApiDeps) {
   await app.register(cors, {
     // Only configured origins get CORS headers; an empty list allows none.
     origin: deps.config.API_CORS_ORIGINS,
-    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
     exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
     maxAge: 3600,

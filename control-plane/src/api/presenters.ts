@@ -17,7 +17,18 @@ export function presentVideoListItem(video: Video, thumbnailUrl: string | null, 
     served: formatViews(estimateViews(segmentsServed, video.duration_seconds)),
     allowPublicAccess: video.allow_public_access,
     videoQuality: video.video_quality,
+    ...presentMetadata(video),
   };
+}
+
+/** `{metadata}` with the fields that are set, or nothing when none is. */
+function presentMetadata(video: Video): { metadata?: { externalId?: string; creatorId?: string; passthrough?: string } } {
+  const metadata = {
+    ...(video.external_id !== null ? { externalId: video.external_id } : {}),
+    ...(video.creator_id !== null ? { creatorId: video.creator_id } : {}),
+    ...(video.passthrough !== null ? { passthrough: video.passthrough } : {}),
+  };
+  return Object.keys(metadata).length > 0 ? { metadata } : {};
 }
 
 export function presentEncoding(rendition: Rendition) {

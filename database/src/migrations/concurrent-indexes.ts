@@ -36,6 +36,8 @@ export const concurrentIndexes: ConcurrentIndex[] = [
   // search: a substring of the folded name (LIKE on lower(name)), through trigrams. video_search
   // holds live videos only, so the index needs no predicate.
   { name: 'video_search_name_trgm_idx', on: 'video_search using gin (name_folded gin_trgm_ops)' },
+  // externalId= on a list: the application's own id for a video, within an organization.
+  { name: 'videos_live_org_external_id_idx', on: 'videos (org_id, external_id) where deleted_at is null and external_id is not null' },
   // The originals sweep's work: uploads not yet settled, by when their ticket expired.
   { name: 'uploads_unsettled_idx', on: 'uploads (expires_at) where settled_at is null' },
 ];

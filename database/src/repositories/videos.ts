@@ -90,6 +90,8 @@ export interface ListVideosQuery {
   createdFrom?: Date;
   /** Created before this instant. */
   createdBefore?: Date;
+  /** The application's own id (metadata.externalId), exactly. */
+  externalId?: string;
 }
 
 /**
@@ -117,6 +119,11 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
   if (query.status) filtered = filtered.where('status', '=', query.status);
   if (query.createdFrom) filtered = filtered.where('created_at', '>=', query.createdFrom);
   if (query.createdBefore) filtered = filtered.where('created_at', '<', query.createdBefore);
+  if (query.externalId !== undefined) {
+    // Not among the listed columns (video_search has no copy): the few videos holding the id, from its index.
+    const holding = db.selectFrom('videos').select('id').where('org_id', '=', query.orgId).where('external_id', '=', query.externalId).where('deleted_at', 'is', null);
+    filtered = filtered.where('id', 'in', holding);
+  }
 
   const direction = query.sortDir === 'asc' ? sql`asc` : sql`desc`;
   const sortExpression = {
@@ -136,7 +143,7 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
     .limit(query.pageSize)
     .offset((query.page - 1) * query.pageSize);
   const countMatches = async () => {
-    if (!query.search && !query.createdFrom && !query.createdBefore) {
+    if (!query.search && !query.createdFrom && !query.createdBefore && query.externalId === undefined) {
       return countLiveVideos(db, { orgId: query.orgId, envId: query.envId, status: query.status });
     }
     const row = await filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
@@ -150,6 +157,35 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
     countMatches(),
   ]);
   return { videos: page.rows, total };
+}
+
+/** What PATCH may change; an absent field stays, a null one (description, metadata) is cleared. */
+export interface VideoChanges {
+  name?: string;
+  description?: string | null;
+  allowPublicAccess?: boolean;
+  externalId?: string | null;
+  creatorId?: string | null;
+  passthrough?: string | null;
+}
+
+/** Applies `changes` to a live video: the row after, or undefined when there is no live video by that id. */
+export async function updateVideo(db: Db, id: string, changes: VideoChanges): Promise<Video | undefined> {
+  const columns = {
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.description !== undefined ? { description: changes.description } : {}),
+    ...(changes.allowPublicAccess !== undefined ? { allow_public_access: changes.allowPublicAccess } : {}),
+    ...(changes.externalId !== undefined ? { external_id: changes.externalId } : {}),
+    ...(changes.creatorId !== undefined ? { creator_id: changes.creatorId } : {}),
+    ...(changes.passthrough !== undefined ? { passthrough: changes.passthrough } : {}),
+  };
+  return db
+    .updateTable('videos')
+    .set({ ...columns, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Soft-deletes a live video; undefined when it was already deleted (or a concurrent delete won). */

@@ -15,6 +15,12 @@ export interface VideosTable {
   storage_path: string;
   /** A URL ingest's source address (fetched into storage_path by the workflow); null for uploads; optional on insert. */
   source_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The application's own id for the video (metadata.externalId; a list filter); optional on insert. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** metadata.creatorId: who made it, in the application's terms; optional on insert. */
+  creator_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** metadata.passthrough: stored and returned, never read; optional on insert. */
+  passthrough: ColumnType<string | null, string | null | undefined, string | null>;
   video_quality: VideoQuality;
   allow_public_access: boolean;
   parameters: ColumnType<EncodingParameters, string, string>;

@@ -18,6 +18,7 @@ import type {
   RevokedShareLink,
   ShareLink,
   Thumbnail,
+  UpdateVideoParams,
   Video,
   VideoDetails,
   VideoList,
@@ -113,6 +114,17 @@ export class Videos {
    */
   get(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<VideoDetails> {
     return this.http.request<VideoDetails>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/details`, options);
+  }
+
+  /**
+   * Changes a video's name, description, access or metadata; resolves with its details after the
+   * change. A video made private needs a token on the delivery host within seconds.
+   * @example
+   * await kino.videos.update(orgId, 'vid_123', { videoName: 'Keynote', metadata: { externalId: 'post-42' } });
+   * const [video] = (await kino.videos.list(orgId, envId, { externalId: 'post-42' })).videos;
+   */
+  update(orgId: string, videoId: string, changes: UpdateVideoParams, options: { signal?: AbortSignal } = {}): Promise<VideoDetails> {
+    return this.http.request<VideoDetails>('PATCH', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, { ...options, body: changes });
   }
 
   /**

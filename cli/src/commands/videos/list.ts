@@ -10,6 +10,7 @@ export default class VideosList extends ApiCommand {
   static override flags = {
     status: Flags.option({ options: videoStatuses, description: 'only videos in this state' })(),
     search: Flags.string({ description: 'text the name contains' }),
+    'external-id': Flags.string({ description: "only the videos with this metadata.externalId (set with `videos update`)" }),
     sort: Flags.option({ options: ['created_at', 'name', 'duration', 'status'] as const, description: 'sort key', default: 'created_at' })(),
     asc: Flags.boolean({ description: 'ascending order (default descending)' }),
     limit: Flags.integer({ description: 'at most this many videos', min: 1, default: 100 }),
@@ -22,6 +23,7 @@ export default class VideosList extends ApiCommand {
     const pages = kino.videos.list(orgId, envId, {
       status: flags.status,
       search: flags.search,
+      externalId: flags['external-id'],
       sortBy: flags.sort,
       sortDir: flags.asc ? 'asc' : 'desc',
       pageSize: Math.min(flags.limit, 100),

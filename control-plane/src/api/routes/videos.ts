@@ -1,5 +1,5 @@
 // Processing and managing videos: process, list (per environment and per organization), details,
-// retry and delete.
+// changes (PATCH), retry and delete.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
@@ -18,9 +18,9 @@ import {
   videoQualities,
   videoStatuses,
 } from '@kino/proto/contract';
-import type { Video } from '@kino/database';
+import type { CaptionTrack, Rendition, Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { videoInReach } from '../video-in-reach.ts';
+import { liveVideoInReach, videoInReach } from '../video-in-reach.ts';
 import {
   findUpload,
   createVideo,
@@ -35,6 +35,7 @@ import {
   type ListVideosQuery,
   listCaptionTracks,
   listRenditions,
+  updateVideo,
 } from '@kino/database/repositories';
 import { accessOf, environmentScope } from '../plugins/access.ts';
 import {
@@ -147,10 +148,38 @@ const ListQuery = Type.Object({
   search: Type.Optional(Text({ maxLength: 200, description: 'Case-insensitive match in video names.' })),
   from: Type.Optional(CalendarDate('Created on or after this date (UTC), YYYY-MM-DD.')),
   to: Type.Optional(CalendarDate('Created on or before this date (UTC), YYYY-MM-DD.')),
+  externalId: Type.Optional(Text({ minLength: 1, maxLength: 128, description: 'Only the videos whose metadata.externalId is exactly this.' })),
 });
 type ListQueryValue = typeof ListQuery.static;
 
 const VideoParams = Type.Object({ orgID: Id, publicID: Id });
+
+/** A metadata field of PATCH: a string sets it, null clears it, absence leaves it. */
+const MetadataField = (maxLength: number, description: string) =>
+  Type.Optional(Type.Union([Text({ minLength: 1, maxLength, description }), Type.Null()]));
+
+/** The body of `PATCH .../videos/{publicID}`: at least one field; what is absent stays as it is. */
+export const UpdateBody = Type.Object(
+  {
+    videoName: Type.Optional(Text({ minLength: 1, maxLength: 255 })),
+    description: Type.Optional(Type.Union([Text({ maxLength: 5000 }), Type.Null()], { description: 'Null or "" clears it.' })),
+    allowPublicAccess: Type.Optional(
+      Type.Boolean({ description: 'false: delivery asks for a token from the next metadata refresh (within DELIVERY_METADATA_TTL_MS, 2 s by default).' }),
+    ),
+    metadata: Type.Optional(
+      Type.Object(
+        {
+          externalId: MetadataField(128, "The application's own id for the video (a list filter)."),
+          creatorId: MetadataField(128, 'Who made it, in the application\'s terms.'),
+          passthrough: MetadataField(255, 'Stored and returned as given.'),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
+/** `/{orgID}/videos/{videoID}`: DELETE's and PATCH's path. */
 const DeleteParams = Type.Object({ orgID: Id, videoID: Id });
 const DeleteBody = Type.Object({ reason: Type.Optional(StringEnum(deleteReasons)) });
 
@@ -170,6 +199,7 @@ function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId' | 'en
     sortDir: query.sortDir ?? 'desc',
     status: query.status,
     search: query.search || undefined,
+    externalId: query.externalId,
     createdFrom: from,
     // `to` is inclusive: everything created before the next midnight.
     createdBefore: to ? new Date(to.getTime() + 24 * 3600_000) : undefined,
@@ -224,6 +254,20 @@ async function refuseOversizedSource(deps: ApiDeps, request: FastifyRequest, sto
   throw new ValidationError('invalid_file_size', `${problem}${removed ? '; it was removed from storage' : ''}.`, [
     { message: problem, location: 'body.storagePath', value: storagePath },
   ]);
+}
+
+/** The details body of `video`, given the reads that need only its id (the caller makes them beside its own). */
+async function detailsOf(
+  deps: ApiDeps,
+  video: Video,
+  reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
+) {
+  const [thumbnails, storyboardUrl, captions] = await Promise.all([
+    thumbnailUrlsFor(deps, [video]),
+    storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
+    presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, reads.captionTracks),
+  ]);
+  return presentVideoDetails(video, reads.renditions, thumbnails.get(video.id) ?? null, reads.served.get(video.id) ?? 0, storyboardUrl, captions);
 }
 
 function unavailable(request: FastifyRequest, error: unknown, what: string): ApiError {
@@ -454,14 +498,48 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         listCaptionTracks(deps.db, videoId),
       ]);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [thumbnails, storyboardUrl, captions] = await Promise.all([
-        thumbnailUrlsFor(deps, [video]),
-        storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
-        presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, captionTracks),
+      return { body: await detailsOf(deps, video, { renditions, served, captionTracks }) };
+    },
+  );
+
+  app.patch(
+    // `videoID`, as DELETE names it: one path, so one parameter name (OpenAPI and the router need it).
+    '/:orgID/videos/:videoID',
+    {
+      config: { rateLimit: 'video' },
+      schema: {
+        tags: ['videos'],
+        summary: 'Change a video: its name, description, access or metadata',
+        description:
+          'Any of the fields, at least one; an absent field stays as it is, a null one (description, a metadata field) is cleared. ' +
+          'Answers the details as they are after the change. A video made private stops playing without a token within the ' +
+          "delivery metadata cache's bound (DELIVERY_METADATA_TTL_MS, 2 s by default).",
+        params: DeleteParams,
+        body: UpdateBody,
+        response: { 200: Envelope(VideoDetailsSchema), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const video = await liveVideoInReach(deps, access, request.params.videoID);
+      const { videoName, description, allowPublicAccess, metadata } = request.body;
+      const updated = await updateVideo(deps.db, video.id, {
+        name: videoName,
+        description: description === '' ? null : description,
+        allowPublicAccess,
+        externalId: metadata?.externalId,
+        creatorId: metadata?.creatorId,
+        passthrough: metadata?.passthrough,
+      });
+      // Deleted between the read and the write.
+      if (!updated) throw new NotFoundError('video_not_found', `Video ${video.id} does not exist.`);
+      request.log.info({ videoId: video.id, fields: Object.keys(request.body) }, 'video updated');
+      const [renditions, served, captionTracks] = await Promise.all([
+        listRenditions(deps.db, video.id),
+        segmentsServedFor(deps, request, [updated]),
+        listCaptionTracks(deps.db, video.id),
       ]);
-      return {
-        body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, storyboardUrl, captions),
-      };
+      return { body: await detailsOf(deps, updated, { renditions, served, captionTracks }) };
     },
   );
 

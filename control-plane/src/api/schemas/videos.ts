@@ -3,6 +3,16 @@ import { Type } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
 import { videoQualities, videoStatuses } from '@kino/proto/contract';
 
+/** A video's metadata as answered: only the fields that are set. */
+export const VideoMetadataSchema = Type.Object(
+  {
+    externalId: Type.Optional(Type.String({ description: "The application's own id for the video; `externalId=` filters lists by it." })),
+    creatorId: Type.Optional(Type.String({ description: 'Who made the video, in the application\'s terms.' })),
+    passthrough: Type.Optional(Type.String({ description: 'Stored and returned as given; Kino never reads it.' })),
+  },
+  { description: 'Present when any field is set (PATCH .../videos/{publicID}).' },
+);
+
 const listItemFields = {
   id: Type.String(),
   name: Type.String(),
@@ -16,6 +26,7 @@ const listItemFields = {
   served: Type.String({ description: 'Estimated views, e.g. "1.2K views".' }),
   allowPublicAccess: Type.Boolean(),
   videoQuality: StringEnum(videoQualities),
+  metadata: Type.Optional(VideoMetadataSchema),
 };
 
 export const VideoListItemSchema = Type.Object({ ...listItemFields, status: StringEnum(videoStatuses) });

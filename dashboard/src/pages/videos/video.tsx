@@ -1,6 +1,6 @@
 // One video: the player (a signed URL minted by the API for the session), status (polled while
 // transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
-// picker, caption tracks. Every call is the ordinary API's.
+// picker, caption tracks, settings (name, description, access, metadata). Every call is the ordinary API's.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { ErrorNote } from '../../components/error-note.tsx';
 import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
+import { VideoSettings } from './video-settings.tsx';
 import './videos.css';
 
 const statusOf = (details: VideoDetails): VideoStatus => (details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding');
@@ -198,13 +199,27 @@ export function VideoPage({ publicID }: { publicID?: string }) {
                 <dd>{video.description}</dd>
               </>
             )}
+            {video.metadata?.externalId && (
+              <>
+                <dt>External id</dt>
+                <dd data-testid="fact-external-id">
+                  <code>{video.metadata.externalId}</code>
+                </dd>
+              </>
+            )}
           </dl>
         </section>
+        {/* Keyed by the saved values, so a change made elsewhere (another tab, the API) resets the form. */}
+        <VideoSettings key={settingsKey(video)} video={video} videoPath={videoPath} orgId={orgId} />
         {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>
     </div>
   );
+}
+
+function settingsKey(video: VideoDetails): string {
+  return JSON.stringify([video.name, video.description, video.allowPublicAccess, video.metadata]);
 }
 
 /** What the master playlist says of the tracks (not their URLs: a private video's carry a fresh token each read). */
