@@ -1,7 +1,9 @@
 // The deployment files (deploy/compose.yaml with its .env, deploy/kubernetes/*.yaml) read as Docker
 // Compose and the kubelet read them, for tests that run what they describe: Compose's interpolation
 // (`${VAR}`, `${VAR:?message}`, `${VAR:-default}`, `$$`) and YAML merge keys; Kubernetes' assembly of
-// a container's environment (envFrom ConfigMaps and Secrets, then `env`, with `$(VAR)` references).
+// a container's environment (envFrom ConfigMaps and Secrets, then `env`, with `$(VAR)` references),
+// its ports, volume mounts and readiness probe, and which pods each Service selects on which port;
+// and what the final stage of deploy/Dockerfile gives every container (ENV, USER, WORKDIR).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -91,27 +93,52 @@ interface KubernetesEnvVar {
   };
 }
 
+/** A readiness probe as these tests use it: a TCP connect or an HTTP GET, on a port by number or name. */
+export interface KubernetesProbe {
+  tcpSocket?: { port: number | string };
+  httpGet?: { path: string; port: number | string };
+}
+
 interface KubernetesContainer {
   name: string;
   image: string;
   args?: string[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   env?: KubernetesEnvVar[];
+  ports?: { name?: string; containerPort: number }[];
+  volumeMounts?: { name: string; mountPath: string }[];
+  readinessProbe?: KubernetesProbe;
 }
 
-interface KubernetesObject {
+export interface KubernetesObject {
   kind: string;
-  metadata: { name: string };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   data?: Record<string, string>;
   stringData?: Record<string, string>;
-  spec?: { template?: { spec: { containers: KubernetesContainer[] } } };
+  spec?: {
+    replicas?: number;
+    /** A Service's. */
+    selector?: Record<string, string>;
+    ports?: { name?: string; port: number; targetPort?: number | string }[];
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec: { securityContext?: Record<string, unknown>; containers: KubernetesContainer[] };
+    };
+  };
 }
 
 export interface KubernetesWorkload {
   /** `Deployment/kino-api`, `Job/kino-bootstrap`. */
   name: string;
+  /** The object's own name: `kino-api`. */
+  objectName: string;
   args: string[];
   environment: Record<string, string>;
+  /** The container's ports by name (a probe's or a Service's `targetPort` may name one). */
+  ports: Record<string, number>;
+  /** Where the container mounts its volumes. */
+  mountPaths: string[];
+  readinessProbe?: KubernetesProbe;
 }
 
 /** Every object of deploy/kubernetes/*.yaml. */
@@ -122,9 +149,13 @@ export function readKubernetesObjects(files: readonly string[]): KubernetesObjec
 /**
  * Each Deployment's and Job's Kino container with the environment the kubelet gives it: envFrom
  * sources in order, then `env` (later wins), `$(VAR)` replaced by an earlier variable's value.
- * `fields` answers fieldRef paths (status.podIP, metadata.name), which only a running pod has.
+ * `fieldsOf` answers fieldRef paths (status.podIP, metadata.name) for a workload's pod, which only
+ * a running pod has.
  */
-export function kubernetesWorkloads(objects: readonly KubernetesObject[], fields: Readonly<Record<string, string>>): KubernetesWorkload[] {
+export function kubernetesWorkloads(
+  objects: readonly KubernetesObject[],
+  fieldsOf: (workload: string) => Readonly<Record<string, string>>,
+): KubernetesWorkload[] {
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
   const secrets = new Map(objects.filter((o) => o.kind === 'Secret').map((o) => [o.metadata.name, { ...o.stringData, ...decodeSecretData(o.data) }]));
   const lookUp = (source: Map<string, Record<string, string>>, kind: string, name: string) => {
@@ -135,6 +166,8 @@ export function kubernetesWorkloads(objects: readonly KubernetesObject[], fields
   const workloads: KubernetesWorkload[] = [];
   for (const object of objects) {
     if (object.kind !== 'Deployment' && object.kind !== 'Job') continue;
+    const name = `${object.kind}/${object.metadata.name}`;
+    const fields = fieldsOf(name);
     for (const container of object.spec!.template!.spec.containers.filter((c) => c.image === kinoImage)) {
       const environment: Record<string, string> = {};
       for (const from of container.envFrom ?? []) {
@@ -148,15 +181,88 @@ export function kubernetesWorkloads(objects: readonly KubernetesObject[], fields
         else if (configMapKeyRef) value = lookUp(configMaps, 'ConfigMap', configMapKeyRef.name)[configMapKeyRef.key];
         else if (secretKeyRef) value = lookUp(secrets, 'Secret', secretKeyRef.name)[secretKeyRef.key];
         else if (fieldRef) value = fields[fieldRef.fieldPath];
-        if (value === undefined) throw new Error(`${object.kind}/${object.metadata.name}: ${variable.name} refers to nothing`);
+        if (value === undefined) throw new Error(`${name}: ${variable.name} refers to nothing`);
         environment[variable.name] = value;
       }
-      workloads.push({ name: `${object.kind}/${object.metadata.name}`, args: container.args ?? [], environment });
+      workloads.push({
+        name,
+        objectName: object.metadata.name,
+        args: container.args ?? [],
+        environment,
+        ports: Object.fromEntries((container.ports ?? []).filter((port) => port.name).map((port) => [port.name!, port.containerPort])),
+        mountPaths: (container.volumeMounts ?? []).map((mount) => mount.mountPath),
+        ...(container.readinessProbe ? { readinessProbe: container.readinessProbe } : {}),
+      });
     }
   }
   return workloads;
 }
 
+/** A port of a container: its number, or the number of the container port it names. */
+export function containerPort(workload: KubernetesWorkload, port: number | string): number {
+  if (typeof port === 'number') return port;
+  const number = workload.ports[port];
+  if (number === undefined) throw new Error(`${workload.name} has no container port named ${port}`);
+  return number;
+}
+
+export interface KubernetesService {
+  name: string;
+  /** The names cluster DNS answers for it: `kino-api`, `kino-api.kino`, `kino-api.kino.svc`, `kino-api.kino.svc.cluster.local`. */
+  dnsNames: string[];
+  /** The one workload whose pods its selector picks (`Deployment/kino-api`), in its namespace. */
+  workload: string;
+  /** Service port -> the container port traffic goes to (a number, or the name of a container port). */
+  ports: Array<{ port: number; targetPort: number | string }>;
+}
+
+/** Each Service with the workload its selector picks (by the pod template's labels, in its namespace). */
+export function kubernetesServices(objects: readonly KubernetesObject[]): KubernetesService[] {
+  const podObjects = objects.filter((object) => object.kind === 'Deployment' || object.kind === 'Job');
+  return objects.filter((object) => object.kind === 'Service').map((object) => {
+    const { name, namespace = 'default' } = object.metadata;
+    const selector = Object.entries(object.spec?.selector ?? {});
+    const selected = podObjects.filter((pods) => {
+      const labels = pods.spec?.template?.metadata?.labels ?? {};
+      return (pods.metadata.namespace ?? 'default') === namespace && selector.every(([key, value]) => labels[key] === value);
+    });
+    if (selector.length === 0 || selected.length !== 1) {
+      throw new Error(`Service ${name} selects ${selected.map((pods) => pods.metadata.name).join(', ') || 'nothing'}, not one workload`);
+    }
+    return {
+      name,
+      dnsNames: [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`],
+      workload: `${selected[0]!.kind}/${selected[0]!.metadata.name}`,
+      ports: (object.spec?.ports ?? []).map(({ port, targetPort }) => ({ port, targetPort: targetPort ?? port })),
+    };
+  });
+}
+
 function decodeSecretData(data: Record<string, string> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+}
+
+/** What the final stage of deploy/Dockerfile gives every container: its ENV, USER and WORKDIR. */
+export interface ImageSettings {
+  env: Record<string, string>;
+  /** USER uid:gid, numeric. */
+  user: { uid: number; gid: number };
+  workdir: string;
+}
+
+export function imageSettings(dockerfile = readFileSync(join(deployDir, 'Dockerfile'), 'utf8')): ImageSettings {
+  const lines = dockerfile.split('\n');
+  const finalStage = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')));
+  const last = (instruction: string) => {
+    const line = finalStage.findLast((candidate) => candidate.startsWith(`${instruction} `));
+    if (!line) throw new Error(`deploy/Dockerfile's final stage has no ${instruction}`);
+    return line.slice(instruction.length + 1).trim();
+  };
+  const user = /^(\d+):(\d+)$/.exec(last('USER'));
+  if (!user) throw new Error(`deploy/Dockerfile's USER is not numeric uid:gid: ${last('USER')}`);
+  return {
+    env: Object.fromEntries(last('ENV').split(/\s+/).map((pair) => pair.split('=') as [string, string])),
+    user: { uid: Number(user[1]), gid: Number(user[2]) },
+    workdir: last('WORKDIR'),
+  };
 }

@@ -27,10 +27,10 @@ export interface TestNetwork {
   cut(host: NetworkHost): void;
   restore(host: NetworkHost): void;
   /**
-   * Lets every host (of those added so far) resolve each name to its host's address, as a container
-   * network's DNS resolves service names: /etc/hosts inside each namespace.
+   * Lets every host of `among` (default: every host added so far) resolve each name to its host's
+   * address, as a container network's DNS resolves service names: /etc/hosts inside each namespace.
    */
-  nameHosts(names: Readonly<Record<string, NetworkHost>>): void;
+  nameHosts(names: Readonly<Record<string, NetworkHost>>, among?: readonly NetworkHost[]): void;
   /** Deletes every namespace, link and the bridge. Idempotent. */
   remove(): void;
 }
@@ -142,9 +142,9 @@ export function createTestNetwork(): TestNetwork {
     restore(host) {
       ip('link', 'set', host.link, 'up');
     },
-    nameHosts(names) {
+    nameHosts(names, among = hosts) {
       const lines = ['127.0.0.1 localhost', ...Object.entries(names).map(([name, host]) => `${host.address} ${name}`)];
-      for (const host of hosts) {
+      for (const host of among) {
         mkdirSync(`/etc/netns/${host.namespace}`, { recursive: true });
         writeFileSync(`/etc/netns/${host.namespace}/hosts`, `${lines.join('\n')}\n`);
       }
