@@ -1,13 +1,16 @@
 // A URL ingest's fetch (fetchIngestSource, as Temporal runs it: MockActivityEnvironment) against a
 // real S3 (SeaweedFS) and a local HTTP server: while retries remain, a failed attempt leaves its
 // multipart upload for the next one, which resumes after the stored parts; a final failure, or any
-// failure of the last attempt, aborts it, so no parts stay in the bucket (ListMultipartUploads).
+// failure of the last attempt, aborts it, so no parts stay in the bucket (ListMultipartUploads); so
+// does a cancelled fetch (the video deleted), which stops at once.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { CancelledFailure } from '@temporalio/common';
+import { waitFor } from '@kino/dev';
 import { createLogger, Storage } from '@kino/infra';
 import { createIngestActivities, ingestFetchMaxAttempts, ingestPartBytes } from '@kino/control-plane/orchestrator';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
@@ -31,6 +34,11 @@ beforeAll(async () => {
   ({ fetchIngestSource } = createIngestActivities({ storage, logger: createLogger('test', 'silent'), webhookDestinations: { allowPrivate: true } }));
   server = createServer((request, response) => {
     if (request.url === '/gone.mp4') return void response.writeHead(404).end();
+    if (request.url === '/stalls.mp4') {
+      // The first part and a little more, then nothing: a slow source the fetch waits on.
+      response.writeHead(200, { 'content-length': source.length });
+      return void response.write(source.subarray(0, ingestPartBytes + 100));
+    }
     if (!sourceUp) return void response.writeHead(503).end();
     ranges.push(request.headers.range);
     const start = Number(/^bytes=(\d+)-$/.exec(request.headers.range ?? '')?.[1] ?? 0);
@@ -98,4 +106,21 @@ test('a final failure (a 404) aborts the upload on any attempt', async () => {
   assert.equal(gone.nonRetryable, true);
   assert.equal(gone.message, 'source_http_error: the source URL answered 404');
   assert.deepEqual(await storage.listMultipartUploads(key), []);
+});
+
+test('a cancelled fetch (its video deleted) stops and aborts its upload', async () => {
+  const key = 'ingests/org_1/env_1/vid_cancel/source';
+  const env = new MockActivityEnvironment({ attempt: 1 });
+  const fetching = failureOf(env.run(fetchIngestSource, { videoId: 'vid_cancel', url: `${base}/stalls.mp4`, storagePath: key }));
+  // Under way: the first part is stored and the fetch waits on the source for the rest.
+  const [upload] = await waitFor('the first part stored', async () => {
+    const uploads = await storage.listMultipartUploads(key);
+    return uploads.length === 1 && (await storage.listParts(key, uploads[0]!.uploadId)).length === 1 && uploads;
+  });
+  assert.ok(upload);
+  env.cancel(); // as Temporal does when the workflow is cancelled (the video deleted)
+  const cancelled = await fetching;
+  assert.ok(cancelled instanceof CancelledFailure, `cancelled, not failed: ${String(cancelled)}`);
+  assert.deepEqual(await storage.listMultipartUploads(key), []);
+  assert.equal(await storage.head(key), undefined);
 });

@@ -7,8 +7,8 @@
 // and the source's validator; the next attempt lists the parts storage holds and asks for the rest
 // with Range and If-Range. A server that answers with the whole body instead (no Range support, or
 // the source changed) gets a clean restart: the upload is aborted and the fetch starts at byte 0.
-// A final failure, or any failure of the last attempt (ingestFetchMaxAttempts), aborts the upload:
-// no parts are left behind in the bucket.
+// A final failure, a cancellation (the video deleted), or any failure of the last attempt
+// (ingestFetchMaxAttempts) aborts the upload: no parts are left behind in the bucket.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { Agent } from 'undici';
@@ -130,6 +130,8 @@ export function createIngestActivities({
               storedParts: parts.length,
               ...(validator ? { validator } : {}),
               resumeDelayMs: (attempt) => 500 * attempt,
+              // Cancelled when the video is deleted mid-fetch: stop fetching, drop the parts.
+              signal: context.cancellationSignal,
               onProgress: (progress) => {
                 validator = progress.validator;
                 beat();
@@ -141,9 +143,10 @@ export function createIngestActivities({
         log.info({ url, size: fetched.sizeBytes, resumes: fetched.resumes, restarted: fetched.restarted }, 'ingest source stored');
         return { sizeBytes: fetched.sizeBytes, resumes: fetched.resumes };
       } catch (error) {
-        const final = error instanceof SourceFetchError && error.final;
-        // No attempt follows a final failure or the last attempt's: the parts stored go with their
-        // upload, none stays in the bucket. Any earlier attempt keeps them for the next to resume.
+        const final = (error instanceof SourceFetchError && error.final) || context.cancellationSignal.aborted;
+        // No attempt follows a final failure, a cancellation or the last attempt's failure: the parts
+        // stored go with their upload, none stays in the bucket. Any earlier attempt keeps them for
+        // the next to resume.
         if (final || context.info.attempt >= ingestFetchMaxAttempts) {
           await storage.abortMultipartUpload(storagePath, uploadId).catch((abortError: unknown) => log.warn({ err: abortError, uploadId }, 'ingest upload not aborted'));
         }
