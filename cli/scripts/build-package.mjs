@@ -64,7 +64,7 @@ const manifest = {
     // Only the registry's plugins: the process packages are the image's.
     plugins: oclif.plugins.filter((name) => !name.startsWith('@kino/')),
     // The topics of the commands it has.
-    topics: Object.fromEntries(Object.entries(oclif.topics).filter(([topic]) => commandDirs.has(topic.split(' ')[0]))),
+    topics: Object.fromEntries(Object.entries(oclif.topics).filter(([topic]) => commandDirs.has(topic.split(':')[0]))),
   },
 };
 writeFileSync(join(packageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -32,6 +32,36 @@ test('every command file loads and answers --help with its usage', async () => {
   );
 });
 
+/** Every directory of commands is a topic: `kino <topic> --help` opens with its description. */
+const topicIds = [
+  ...new Set(
+    commandsDirs.flatMap((dir) =>
+      commandFiles(dir).flatMap((file) => {
+        const parts = relative(dir, file).split('/').slice(0, -1);
+        return parts.map((_, i) => parts.slice(0, i + 1).join(' '));
+      }),
+    ),
+  ),
+];
+// Described in the package.json of whichever package the CLI loads (oclif names topics with ':').
+const topicDescriptions = new Map(
+  ['cli', 'control-plane', 'delivery', 'workers', 'dev'].flatMap((pkg) => {
+    const { oclif } = JSON.parse(readFileSync(join(cliDir, '..', pkg, 'package.json'), 'utf8')) as { oclif?: { topics?: Record<string, { description: string }> } };
+    return Object.entries(oclif?.topics ?? {}).map(([name, topic]) => [name.split(':').join(' '), topic.description] as const);
+  }),
+);
+
+test('every topic has a description of its own, shown by its --help', async () => {
+  await Promise.all(
+    topicIds.map(async (id) => {
+      const description = topicDescriptions.get(id);
+      assert.ok(description, `the topic "${id}" is described in a package.json's oclif.topics (with ':' between words)`);
+      const { stdout } = await run(process.execPath, [bin, ...id.split(' '), '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+      assert.equal(stdout.split('\n')[0], description, `kino ${id} --help`);
+    }),
+  );
+});
+
 /**
  * What a command file may import at its top: oclif, Node's own modules, the contract's vocabulary
  * (which imports nothing), and the light shared modules (flags, the base commands, profile

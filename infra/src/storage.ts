@@ -12,6 +12,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
   PutBucketCorsCommand,
@@ -316,6 +317,23 @@ export class Storage {
     } catch (error) {
       if (!isNoSuchUpload(error)) throw error;
     }
+  }
+
+  /** The multipart uploads in progress (neither completed nor aborted) under a prefix: their keys and ids. */
+  async listMultipartUploads(prefix: string): Promise<Array<{ key: string; uploadId: string }>> {
+    const uploads: Array<{ key: string; uploadId: string }> = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const page = await this.reach(this.s3.send(
+        new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+      ));
+      for (const upload of page.Uploads ?? []) if (upload.Key && upload.UploadId) uploads.push({ key: upload.Key, uploadId: upload.UploadId });
+      const more = page.IsTruncated === true;
+      keyMarker = more ? page.NextKeyMarker : undefined;
+      uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
+    } while (keyMarker);
+    return uploads;
   }
 
   /** Creates the bucket unless it exists (`kino admin bootstrap`); true when this call created it. */

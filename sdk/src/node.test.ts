@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { Kino as CoreKino } from './index.ts';
-import { fileResumeStore } from './node.ts';
+import { fileResumeStore, Kino as NodeKino } from './node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kino-sdk-node-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,5 +31,10 @@ describe('the Node entry', () => {
     writeFileSync(file, Buffer.alloc(10));
     const kino = new CoreKino({ apiUrl: 'http://api.test/v1/api', apiKey: `svc_test_${'a'.repeat(32)}`, fetch: () => Promise.reject(new Error('no call expected')) });
     await assert.rejects(kino.uploads.upload('org_1', 'env_1', file), /@kino\/sdk\/node/);
+  });
+
+  it('an http(s) URL given to uploads.upload names videos.ingest, without a request or a file lookup', async () => {
+    const kino = new NodeKino({ apiUrl: 'http://api.test/v1/api', apiKey: `svc_test_${'a'.repeat(32)}`, fetch: () => Promise.reject(new Error('no call expected')) });
+    await assert.rejects(kino.uploads.upload('org_1', 'env_1', 'https://example.com/talk.mp4'), /is a URL: Kino fetches it itself with videos\.ingest/);
   });
 });

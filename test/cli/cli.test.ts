@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,6 +175,32 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     assert.deepEqual([cleared.allowPublicAccess, cleared.metadata], [true, { externalId: 'post-42' }]);
     await expectCode(['videos', 'update', videoId], 2);
     await expectCode(['videos', 'update', videoId, '--public', '--private'], 2);
+  });
+
+  it('ingests an http URL given in place of a file: --wait follows it to ready', async () => {
+    // The source on loopback: the dev stack's WEBHOOK_ALLOW_PRIVATE lets the orchestrator reach it.
+    const bytes = await readFile(clip);
+    const requested: string[] = [];
+    const source = createServer((request, response) => {
+      requested.push(request.url ?? '');
+      if (request.url !== '/media/talk.mp4') return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes.length }).end(bytes);
+    });
+    await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(source.address() as AddressInfo).port}/media/talk.mp4`;
+      const [ingested] = await kinoJson<Uploaded[]>(['videos', 'upload', url, '--wait', '--compression', 'ultrafast']);
+      assert.equal(ingested?.file, url);
+      assert.equal(ingested.storagePath, undefined, 'Kino stores what it fetches itself');
+      assert.deepEqual(ingested.video?.status, { ready: true, transcoding: false, failed: false });
+      assert.equal(ingested.video.name, 'talk.mp4', "the URL's last path segment");
+      assert.ok(ingested.video.encodings.length > 0);
+      assert.ok(requested.includes('/media/talk.mp4'), 'the orchestrator fetched the URL');
+      await kinoJson(['videos', 'delete', ingested.videoID, '--yes']);
+    } finally {
+      source.closeAllConnections();
+      await new Promise((resolve) => source.close(resolve));
+    }
   });
 
   it('adds, lists and removes webhooks', async () => {

@@ -2,7 +2,8 @@
 // the dev stack with its OpenID provider, signed in as the dev user (test/support/dashboard.ts):
 // a clip uploaded from the page goes straight to storage and is seen to reach `ready` on the video
 // page, which plays it to the end through its session-minted signed URL; the thumbnail picker sets a
-// new default thumbnail; a share link is made; the table's search and status filter narrow it; the
+// new default thumbnail; a share link is made; a caption track is added (the player lists it) and
+// removed; the table's search and status filter narrow it; the
 // analytics page's daily chart counts the segments just played once the rollup has them; the video
 // is deleted from its page; a file over the multipart threshold goes up in parts. Screenshots of each page land in the test output directory.
 import { afterAll, beforeAll, test } from 'vitest';
@@ -107,6 +108,33 @@ test('the thumbnail picker makes the scrubbed instant the default thumbnail', as
   assert.match(shareUrl ?? '', /^https?:\/\//);
   await page.getByTestId('share-link-row').first().waitFor();
   await dash.screenshot(page, 'video');
+});
+
+test('the video page adds a caption track, the player lists it, and the page removes it', async () => {
+  const vttPath = join(workDir, 'english.vtt');
+  await writeFile(vttPath, 'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\nHello from the dashboard\n');
+  const captions = page.getByTestId('captions');
+  await captions.getByTestId('caption-file').setInputFiles(vttPath);
+  await captions.getByTestId('caption-language').fill('en');
+  await captions.getByTestId('caption-default').check();
+  await captions.getByTestId('caption-add').click();
+  const row = captions.locator('[data-testid=caption-row][data-language=en]');
+  await row.waitFor({ timeout: 30_000 });
+  assert.match((await row.textContent()) ?? '', /English\s*yes/);
+  // The page made a new player for the tracks: its video element gets the English text track.
+  await page.waitForFunction(
+    () => {
+      const video = document.querySelector<HTMLVideoElement>('[data-testid=player]');
+      return !!video && Array.from(video.textTracks).some((track) => track.language === 'en' && track.label === 'English');
+    },
+    undefined,
+    { timeout: 60_000, polling: 200 },
+  );
+  await dash.screenshot(page, 'captions');
+
+  await row.getByTestId('caption-remove').click();
+  await captions.getByText('No caption tracks.').waitFor({ timeout: 30_000 });
+  assert.equal(await captions.getByTestId('caption-error').count(), 0);
 });
 
 test('the table narrows by search and status, the API list query', async () => {

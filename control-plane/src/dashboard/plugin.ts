@@ -37,8 +37,10 @@ export async function dashboardPlugin(app: FastifyInstance, { deps, oidc }: { de
         styleSrc: ["'self'"],
         imgSrc: ["'self'", ...delivery],
         fontSrc: ["'self'"],
-        // hls.js feeds Media Source Extensions from blob: URLs and fetches playlists and segments from delivery.
-        mediaSrc: ["'self'", 'blob:', ...delivery],
+        // hls.js feeds Media Source Extensions from blob: URLs and fetches playlists and segments from
+        // delivery. It shows subtitles in <track> elements whose src is an empty 'data:,WEBVTT' (the
+        // cues are added by script), so a page with caption tracks needs data: here.
+        mediaSrc: ["'self'", 'blob:', 'data:', ...delivery],
         connectSrc: ["'self'", ...delivery, ...storage],
         // hls.js runs its demuxer in a worker made from a blob: URL.
         workerSrc: ["'self'", 'blob:'],

@@ -42,6 +42,12 @@ export const encodeQueueWaitMinutes = 10;
  */
 export const activityHeartbeatTimeoutSeconds = 20;
 
+/**
+ * Attempts of a URL ingest's fetch (a 5xx, no answer, a worker lost). The activity knows its last
+ * one by this number: a failure there aborts the multipart upload, as a final failure does.
+ */
+export const ingestFetchMaxAttempts = 5;
+
 /** The `videos` row, as far as processing needs it. */
 export interface VideoJob {
   videoId: string;

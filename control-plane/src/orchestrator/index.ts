@@ -3,6 +3,7 @@ export { orchestratorConfigShape, parseOrchestratorConfig, type OrchestratorConf
 export { runOrchestrator, workflowsPath, type RunningOrchestrator } from './worker.ts';
 export { createActivities, type Activities, type ActivityDeps } from './activities/index.ts';
 export { nodeJobId } from './activities/node-work.ts';
+export { createIngestActivities, ingestPartBytes } from './activities/ingest.ts';
 export { createNodeFarm, type NodeFarm, type NodeLease, type FarmNode } from './node-farm.ts';
 export { planLadder, presetRungs, audioBitrateKbps, type RenditionPlan } from './ladder.ts';
 export { renderMasterPlaylist, type MasterVariant } from './master-playlist.ts';

@@ -61,6 +61,10 @@ async function streamToBlob(stream: ReadableStream<Uint8Array>): Promise<Blob> {
 
 export async function prepareSource(source: UploadSource, files: FileAccess | undefined): Promise<PreparedSource> {
   if (typeof source === 'string') {
+    // Kino fetches a URL itself: not an upload, and no file of that name.
+    if (/^https?:\/\//i.test(source)) {
+      throw new KinoError(`${source} is a URL: Kino fetches it itself with videos.ingest(orgId, envId, { url, ... }), not uploads.upload`);
+    }
     if (!files) {
       throw new KinoError(
         `a file path needs a file system: import { Kino } from '@kino/sdk/node' (or pass the bytes, a Blob or a stream) to upload ${source}`,

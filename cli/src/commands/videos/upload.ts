@@ -15,7 +15,8 @@ export interface UploadedVideo {
 
 export default class VideosUpload extends ApiCommand {
   static override description = [
-    'Upload video files and process them. A progress bar per file (bytes, rate, time left) shows on stderr when it is a terminal.',
+    'Upload video files, or ingest http(s) URLs, and process them.',
+    'A progress bar per file (bytes, rate, time left) shows on stderr when it is a terminal.',
     'An http(s) URL in place of a file is ingested: Kino fetches it (resuming a dropped connection) and processes it.',
     'Large files go up in parts: interrupted (Ctrl-C), the same command run again resumes where it stopped.',
     '--wait follows processing: exit 0 when every video is ready, 3 when one failed.',

@@ -7,11 +7,13 @@
 // and the source's validator; the next attempt lists the parts storage holds and asks for the rest
 // with Range and If-Range. A server that answers with the whole body instead (no Range support, or
 // the source changed) gets a clean restart: the upload is aborted and the fetch starts at byte 0.
+// A final failure, a cancellation (the video deleted), or any failure of the last attempt
+// (ingestFetchMaxAttempts) aborts the upload: no parts are left behind in the bucket.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { Agent } from 'undici';
 import { NoSuchUploadError, type StoredPart } from '@kino/infra';
-import { failureTypes } from '../contracts.ts';
+import { failureTypes, ingestFetchMaxAttempts } from '../contracts.ts';
 import { MAX_UPLOAD_BYTES } from '../../api/video-parameters.ts';
 import { pinnedLookup, resolveWebhookDestination, WebhookDestinationError, type WebhookDestinationPolicy } from '../../network/webhook-destinations.ts';
 import { anyAddress, fetchSource, ingestFailureReasons, SourceFetchError, type DestinationCheck, type PartSink } from '../ingest/fetch-source.ts';
@@ -128,6 +130,8 @@ export function createIngestActivities({
               storedParts: parts.length,
               ...(validator ? { validator } : {}),
               resumeDelayMs: (attempt) => 500 * attempt,
+              // Cancelled when the video is deleted mid-fetch: stop fetching, drop the parts.
+              signal: context.cancellationSignal,
               onProgress: (progress) => {
                 validator = progress.validator;
                 beat();
@@ -139,10 +143,16 @@ export function createIngestActivities({
         log.info({ url, size: fetched.sizeBytes, resumes: fetched.resumes, restarted: fetched.restarted }, 'ingest source stored');
         return { sizeBytes: fetched.sizeBytes, resumes: fetched.resumes };
       } catch (error) {
+        const final = (error instanceof SourceFetchError && error.final) || context.cancellationSignal.aborted;
+        // No attempt follows a final failure, a cancellation or the last attempt's failure: the parts
+        // stored go with their upload, none stays in the bucket. Any earlier attempt keeps them for
+        // the next to resume.
+        if (final || context.info.attempt >= ingestFetchMaxAttempts) {
+          await storage.abortMultipartUpload(storagePath, uploadId).catch((abortError: unknown) => log.warn({ err: abortError, uploadId }, 'ingest upload not aborted'));
+        }
         if (!(error instanceof SourceFetchError)) throw error;
-        log.warn({ url, reason: error.reason, final: error.final, err: error }, 'ingest fetch failed');
+        log.warn({ url, reason: error.reason, final: error.final, attempt: context.info.attempt, err: error }, 'ingest fetch failed');
         if (!error.final) throw ApplicationFailure.retryable(error.message, 'SourceUnavailable');
-        await storage.abortMultipartUpload(storagePath, uploadId).catch(() => {});
         throw ApplicationFailure.nonRetryable(error.message, failureTypes.invalidSource);
       } finally {
         destinations.close();

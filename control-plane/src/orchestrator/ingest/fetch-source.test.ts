@@ -122,6 +122,26 @@ describe('fetchSource', () => {
     expect(sink.joined().equals(body)).toBe(true);
   });
 
+  test('an aborted fetch stops with the signal\'s reason, mid-body or before an answer, and does not resume', async () => {
+    const body = mp4Body(3 * partBytes);
+    let requests = 0;
+    const url = await serve((_request, response) => {
+      requests += 1;
+      // One part and a little more, then nothing: the fetch waits on the rest.
+      response.writeHead(200, { 'content-length': body.length });
+      response.write(body.subarray(0, partBytes + 10));
+    });
+    const sink = new MemorySink();
+    const controller = new AbortController();
+    const stopped = new Error('the video was deleted');
+    const fetching = fetchSource({ url, sink, maxBytes: 10 * 1024 ** 2, partBytes, destination: anyAddress(), signal: controller.signal, onProgress: () => controller.abort(stopped) });
+    await expect(fetching).rejects.toBe(stopped);
+    expect(requests).toBe(1);
+    expect(sink.parts.size).toBe(1);
+    await expect(fetchSource({ url, sink, maxBytes: 10 * 1024 ** 2, partBytes, destination: anyAddress(), signal: controller.signal })).rejects.toBe(stopped);
+    expect(requests).toBe(1);
+  });
+
   test('a 404 fails at once, final, naming the status', async () => {
     let requests = 0;
     const url = await serve((_request, response) => {

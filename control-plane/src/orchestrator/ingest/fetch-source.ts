@@ -63,6 +63,8 @@ export interface FetchSourceOptions {
   onProgress?: (progress: FetchProgress) => void;
   /** Waits before the nth resume; tests pass none. */
   resumeDelayMs?: (attempt: number) => number;
+  /** Stops the fetch (the activity cancelled: the video was deleted); it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface FetchProgress {
@@ -110,7 +112,7 @@ function validatorOf(headers: Record<string, string | string[] | undefined>): st
 }
 
 /** One GET (following redirects, each host checked): the response, its status already judged. */
-async function open(url: string, destination: DestinationCheck, headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
+async function open(url: string, destination: DestinationCheck, headers: Record<string, string>, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
@@ -119,8 +121,9 @@ async function open(url: string, destination: DestinationCheck, headers: Record<
     const dispatcher = await destination(target);
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(target, { method: 'GET', headers: { ...headers, 'user-agent': userAgent }, dispatcher });
+      response = await request(target, { method: 'GET', headers: { ...headers, 'user-agent': userAgent }, dispatcher, ...(signal ? { signal } : {}) });
     } catch (error) {
+      signal?.throwIfAborted();
       throw new SourceFetchError(ingestFailureReasons.httpError, `${target.host} did not answer (${(error as Error).message})`, false);
     }
     const location = headerOf(response.headers, 'location');
@@ -159,7 +162,7 @@ function tooLarge(size: number, maxBytes: number, how: string): SourceFetchError
  * the sink is reset and the stored parts are written again.
  */
 export async function fetchSource(options: FetchSourceOptions): Promise<FetchedSource> {
-  const { url, sink, maxBytes, partBytes, destination, maxResumes = 5, onProgress, resumeDelayMs } = options;
+  const { url, sink, maxBytes, partBytes, destination, maxResumes = 5, onProgress, resumeDelayMs, signal } = options;
   let storedParts = options.storedParts ?? 0;
   let storedBytes = storedParts * partBytes;
   let validator = options.validator;
@@ -186,7 +189,7 @@ export async function fetchSource(options: FetchSourceOptions): Promise<FetchedS
 
   for (;;) {
     const from = received();
-    const response = await open(url, destination, from > 0 ? { range: `bytes=${from}-`, ...(validator ? { 'if-range': validator } : {}) } : {});
+    const response = await open(url, destination, from > 0 ? { range: `bytes=${from}-`, ...(validator ? { 'if-range': validator } : {}) } : {}, signal);
     const contentLength = headerOf(response.headers, 'content-length');
     if (response.statusCode === 206) {
       const range = parseContentRange(headerOf(response.headers, 'content-range'));
@@ -231,6 +234,8 @@ export async function fetchSource(options: FetchSourceOptions): Promise<FetchedS
     } catch (error) {
       discard(response);
       if (error instanceof SourceFetchError) throw error;
+      // Stopped on purpose, not a dropped connection: no resume.
+      signal?.throwIfAborted();
       // The connection dropped mid-body: resume from the byte reached.
       if (resumes >= maxResumes) {
         throw new SourceFetchError(ingestFailureReasons.httpError, `the connection dropped ${resumes + 1} times (last: ${(error as Error).message})`, false);

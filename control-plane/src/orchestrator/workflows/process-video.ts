@@ -24,6 +24,7 @@ import {
   activityHeartbeatTimeoutSeconds,
   encodeQueueWaitMinutes,
   failureTypes,
+  ingestFetchMaxAttempts,
   type EncodeGrouping,
   type EncodeOutcome,
   type EncodeRenditionInput,
@@ -96,7 +97,7 @@ const ingesting = proxyActivities<Activities>({
     initialInterval: '5 seconds',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    maximumAttempts: 5,
+    maximumAttempts: ingestFetchMaxAttempts,
     nonRetryableErrorTypes: [failureTypes.invalidSource],
   },
 });
