@@ -50,9 +50,12 @@ const corsHeaders = {
 } as const;
 
 // Segments and init segments never change once a video is ready; playlists are short-lived so a
-// deleted video stops being offered soon. Anything a token opened is `private` (no shared cache).
+// deleted video stops being offered soon. A master playlist is revalidated on every load (its ETag
+// makes that a 304): it names the caption tracks, which change under the same URL, and a player
+// made after a track was added must see it. Anything a token opened is `private` (no shared cache).
 const cacheControl = {
   media: { public: 'public, max-age=31536000, immutable', private: 'private, max-age=31536000, immutable' },
+  master: { public: 'public, no-cache', private: 'private, no-cache' },
   playlist: { public: 'public, max-age=10', private: 'private, max-age=10' },
   thumbnail: { public: 'public, max-age=3600', private: 'private, max-age=3600' },
 } as const;
@@ -284,7 +287,8 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     }
     if (resource.type === 'master' || resource.type === 'rendition') {
       const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
-      return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: cacheControl.playlist[access] };
+      const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
+      return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: caching[access] };
     }
     // One object of one shape, not a spread and a property added after: this is the per-segment path.
     return {

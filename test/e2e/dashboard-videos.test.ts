@@ -145,6 +145,28 @@ test('the table narrows by search and status, the API list query', async () => {
   assert.equal(await page.getByTestId('video-row').count(), 0);
 });
 
+test('the settings card renames the video, makes it private and sets its external id; the page and the table show it', async () => {
+  await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+  const settings = page.getByTestId('video-settings');
+  await settings.waitFor();
+  await settings.getByTestId('settings-name').fill('Renamed from the dashboard');
+  await settings.getByTestId('settings-public').uncheck();
+  await settings.getByTestId('settings-external-id').fill('post-42');
+  await settings.getByTestId('settings-save').click();
+  await page.locator('h1', { hasText: 'Renamed from the dashboard' }).waitFor({ timeout: 30_000 });
+  await page.getByTestId('fact-external-id').getByText('post-42').waitFor();
+  assert.equal(await page.getByText('private (signed URLs)').count(), 1);
+  assert.equal(await settings.getByTestId('settings-error').count(), 0);
+  // What the API says now, not only what the page shows (asked with the page's session).
+  const details = await page.evaluate(
+    async (url) => ((await (await fetch(url)).json()) as { body: { name: string; allowPublicAccess: boolean; metadata?: { externalId?: string } } }).body,
+    `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`,
+  );
+  assert.deepEqual([details.name, details.allowPublicAccess, details.metadata], ['Renamed from the dashboard', false, { externalId: 'post-42' }]);
+  await page.goto(`${dash.dashboardUrl}/videos`);
+  await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`, { hasText: 'Renamed from the dashboard' }).waitFor();
+});
+
 test('the analytics page shows the segments just played in its daily chart', async () => {
   const dailyTotal = async () => {
     await page.goto(`${dash.dashboardUrl}/analytics`);
