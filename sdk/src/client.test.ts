@@ -6,6 +6,7 @@ import { afterAll, describe, it } from 'vitest';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import {
   APIConnectionError,
+  APIConnectionTimeoutError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -31,6 +32,7 @@ interface Call {
   url: string;
   method: string;
   headers: Headers;
+  signal?: AbortSignal;
   body: unknown;
 }
 
@@ -40,7 +42,7 @@ type Reply = Response | Error | ((call: Call) => Response | Promise<Response>);
 function fakeFetch(replies: Reply[]) {
   const calls: Call[] = [];
   const fetch = async (input: string, init: RequestInit): Promise<Response> => {
-    const call: Call = { url: input, method: init.method ?? 'GET', headers: new Headers(init.headers), body: init.body };
+    const call: Call = { url: input, method: init.method ?? 'GET', headers: new Headers(init.headers), body: init.body, signal: init.signal ?? undefined };
     calls.push(call);
     const reply = replies.shift();
     if (!reply) throw new Error(`unexpected request ${call.method} ${call.url}`);
@@ -202,6 +204,39 @@ describe('Kino client', () => {
     assert.equal(keys[2], keys[0]);
     assert.ok(keys[3] && keys[3] !== keys[0], 'another request, another key');
     assert.equal(keys[4], null, 'a GET carries none');
+  });
+
+  it('takes per-call settings over the client\'s: retries, timeout, Idempotency-Key', async () => {
+    const { fetch, calls } = fakeFetch([
+      json(503, errorEnvelope(503, 'service_unavailable', 'down'), { 'retry-after': '0' }),
+      // Never answers: only this call's 20 ms timeout ends it.
+      (call) => new Promise<Response>((_resolve, reject) => call.signal?.addEventListener('abort', () => reject(new DOMException('timed out', 'TimeoutError')))),
+      json(200, { body: { videoID: 'vid_1' } }),
+      json(200, { body: { videoID: 'vid_1' } }),
+    ]);
+    const kino = new Kino({ apiUrl, apiKey, fetch, maxRetries: 3, timeoutMs: 60_000 });
+    await assert.rejects(kino.environments.list('org_1', { maxRetries: 0 }), InternalServerError);
+    assert.equal(calls.length, 1, 'maxRetries: 0 makes one attempt');
+    await assert.rejects(kino.environments.list('org_1', { maxRetries: 0, timeoutMs: 20 }), APIConnectionTimeoutError);
+    const params = { storagePath: 'uploads/org_1/env_1/upl_1/a.mp4', videoQuality: 'standard', allowPublicAccess: true } as const;
+    await kino.videos.process('org_1', 'env_1', params, { idempotencyKey: 'order-42-video' });
+    await kino.videos.process('org_1', 'env_1', params, { idempotencyKey: 'order-42-video', maxRetries: 0 });
+    assert.deepEqual(calls.slice(2).map((call) => call.headers.get('idempotency-key')), ['order-42-video', 'order-42-video']);
+  });
+
+  it('answers the HTTP response beside the data with withResponse()', async () => {
+    const { fetch } = fakeFetch([
+      json(200, { body: { environments: [{ id: 'env_1', name: 'production', createdAt: '2026-01-01T00:00:00Z' }] } }, { 'x-request-id': 'req_abc', 'x-ratelimit-remaining': '99' }),
+      json(200, { body: { environments: [] } }),
+    ]);
+    const kino = new Kino({ apiUrl, apiKey, fetch });
+    const { data, response } = await kino.environments.list('org_1').withResponse();
+    assert.deepEqual(data.map((e) => e.id), ['env_1']);
+    assert.equal(response.headers.get('x-request-id'), 'req_abc');
+    assert.equal(response.headers.get('x-ratelimit-remaining'), '99');
+    assert.equal(response.status, 200);
+    // Still a promise of the data when awaited as one.
+    assert.deepEqual(await kino.environments.list('org_1'), []);
   });
 
   it('gives up after maxRetries with the last answer\'s error', async () => {

@@ -10,6 +10,7 @@ const src = import.meta.dirname;
 // The files whose classes and functions the entries export (http.ts and uploads/ are internal).
 const files = [
   'client.ts',
+  'api-promise.ts',
   'node.ts',
   'errors.ts',
   'pagination.ts',

@@ -8,6 +8,7 @@ import {
   type KinoError,
 } from './errors.ts';
 import type { ErrorEnvelope } from './types.ts';
+import { APIPromise } from './api-promise.ts';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -23,18 +24,29 @@ export interface HttpOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface RequestOptions {
+/** What every call of the client takes last: per-call settings over the client's. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** This call's timeout per attempt, in ms, instead of the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** This call's retries instead of the client's `maxRetries` (0: one attempt). */
+  maxRetries?: number;
+  /**
+   * A POST's `Idempotency-Key` instead of a new one per call: send the same key again (after a
+   * crash, from another process) and the API replays the first answer rather than acting twice.
+   */
+  idempotencyKey?: string;
+}
+
+export interface RequestOptions extends CallOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
-  signal?: AbortSignal;
-  /** Override the client's retries for this call. */
-  maxRetries?: number;
   /** Answer statuses returned as data rather than thrown (health's 503). */
   acceptStatuses?: number[];
 }
 
 /** What `fetchWithRetries` takes besides the request. */
-export interface FetchOptions extends Pick<RequestOptions, 'signal' | 'maxRetries' | 'acceptStatuses'> {
+export interface FetchOptions extends Pick<RequestOptions, 'signal' | 'maxRetries' | 'timeoutMs' | 'acceptStatuses'> {
   /**
    * A body to send in chunks as the connection takes them (the request's own body is ignored). The
    * attempt is then timed by progress (`UploadTimer`), however long the whole upload takes: a
@@ -150,10 +162,14 @@ export function retryDelayMs(retry: number, headers: Headers | undefined, now = 
 export class HttpClient {
   constructor(readonly options: HttpOptions) {}
 
-  /** Sends one API call (path relative to the API root) and returns the `body` of the answer. */
-  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const { payload } = await this.send(method, this.url(path, options.query), options);
-    return (payload as { body: T } | undefined)?.body as T;
+  /** Sends one API call (path relative to the API root) and answers the `body` of the answer. */
+  request<T>(method: string, path: string, options: RequestOptions = {}): APIPromise<T> {
+    return new APIPromise(
+      this.send(method, this.url(path, options.query), options).then(({ response, payload }) => ({
+        data: (payload as { body: T } | undefined)?.body as T,
+        response,
+      })),
+    );
   }
 
   /** Like `request`, also returning the status (for calls that accept a non-2xx answer). */
@@ -180,7 +196,8 @@ export class HttpClient {
     if (hasBody) headers['Content-Type'] = 'application/json';
     // A POST retried after a lost answer must not act twice: one key per call, the same on every
     // retry of it, so the API replays the first answer instead of repeating the effect.
-    if (method === 'POST' && (options.maxRetries ?? this.options.maxRetries) > 0) headers['Idempotency-Key'] = crypto.randomUUID();
+    if (method === 'POST' && options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
+    else if (method === 'POST' && (options.maxRetries ?? this.options.maxRetries) > 0) headers['Idempotency-Key'] = crypto.randomUUID();
     const init: RequestInit = { method, headers, body: hasBody ? JSON.stringify(options.body) : undefined };
     const response = await this.fetchWithRetries(url, init, options);
     const payload = await parseJson(response);
@@ -201,10 +218,9 @@ export class HttpClient {
   async fetchWithRetries(
     url: string,
     init: RequestInit,
-    { signal, maxRetries = this.options.maxRetries, acceptStatuses = [], upload, onUploadProgress }: FetchOptions = {},
+    { signal, maxRetries = this.options.maxRetries, timeoutMs = this.options.timeoutMs, acceptStatuses = [], upload, onUploadProgress }: FetchOptions = {},
   ): Promise<Response> {
     const sleep = this.options.sleep ?? sleepFor;
-    const timeoutMs = this.options.timeoutMs;
     for (let attempt = 0; ; attempt += 1) {
       let response: Response | undefined;
       let failure: KinoError | undefined;

@@ -15,6 +15,7 @@ export {
 } from './resources/uploads.ts';
 export type { WaitUntilReadyOptions } from './resources/videos.ts';
 export type { AnalyticsScope } from './resources/analytics.ts';
-export type { FetchLike } from './http.ts';
+export { APIPromise } from './api-promise.ts';
+export type { CallOptions, FetchLike } from './http.ts';
 export type * from './types.ts';
 export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type WebhookHeaders } from './webhook-signature.ts';

@@ -1,4 +1,5 @@
-import type { HttpClient } from '../http.ts';
+import type { APIPromise } from '../api-promise.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import type {
   DailyRecord,
   DateRangeParams,
@@ -13,9 +14,8 @@ import type {
 // `invalid_period_days`, `invalid_date`, `invalid_date_range` or `date_range_too_long`.
 
 /** Every analytics call but the per-video one can be narrowed to one environment. */
-export interface AnalyticsScope {
+export interface AnalyticsScope extends CallOptions {
   envId?: string;
-  signal?: AbortSignal;
 }
 
 export class Analytics {
@@ -32,9 +32,8 @@ export class Analytics {
    * const usage = await kino.analytics.usage(orgId, { periodDays: 7 });
    * console.log(usage.map((u) => `${u.envId}: ${u.segmentsServedInPeriod} segments`));
    */
-  async usage(orgId: string, { periodDays, envId, signal }: AnalyticsScope & { periodDays?: number } = {}): Promise<UsageRecord[]> {
-    const body = await this.http.request<{ usage: UsageRecord[] }>('GET', this.path(orgId, envId, 'usage'), { signal, query: { periodDays } });
-    return body.usage;
+  usage(orgId: string, { periodDays, envId, ...options }: AnalyticsScope & { periodDays?: number } = {}): APIPromise<UsageRecord[]> {
+    return this.http.request<{ usage: UsageRecord[] }>('GET', this.path(orgId, envId, 'usage'), { ...options, query: { periodDays } }).map((body) => body.usage);
   }
 
   /**
@@ -43,12 +42,10 @@ export class Analytics {
    * @example
    * const days = await kino.analytics.daily(orgId, { startDate: '2026-01-01', endDate: '2026-01-31' });
    */
-  async daily(orgId: string, { startDate, endDate, envId, signal }: AnalyticsScope & DateRangeParams = {}): Promise<DailyRecord[]> {
-    const body = await this.http.request<{ dailyUsage: DailyRecord[] }>('GET', this.path(orgId, envId, 'daily'), {
-      signal,
-      query: { startDate, endDate },
-    });
-    return body.dailyUsage;
+  daily(orgId: string, { startDate, endDate, envId, ...options }: AnalyticsScope & DateRangeParams = {}): APIPromise<DailyRecord[]> {
+    return this.http
+      .request<{ dailyUsage: DailyRecord[] }>('GET', this.path(orgId, envId, 'daily'), { ...options, query: { startDate, endDate } })
+      .map((body) => body.dailyUsage);
   }
 
   /**
@@ -56,9 +53,8 @@ export class Analytics {
    * @example
    * const { totalVideos, totalDurationSeconds } = await kino.analytics.storage(orgId);
    */
-  async storage(orgId: string, { envId, signal }: AnalyticsScope = {}): Promise<StorageRecord> {
-    const body = await this.http.request<{ storage: StorageRecord }>('GET', this.path(orgId, envId, 'storage'), { signal });
-    return body.storage;
+  storage(orgId: string, { envId, ...options }: AnalyticsScope = {}): APIPromise<StorageRecord> {
+    return this.http.request<{ storage: StorageRecord }>('GET', this.path(orgId, envId, 'storage'), options).map((body) => body.storage);
   }
 
   /**
@@ -68,9 +64,9 @@ export class Analytics {
    * const { summary, resolutions } = await kino.analytics.resolution(orgId, 'vid_123');
    * console.log(summary.mostPopularResolution, resolutions.length);
    */
-  resolution(orgId: string, videoId: string, { startDate, endDate, signal }: DateRangeParams & { signal?: AbortSignal } = {}): Promise<VideoResolutions> {
+  resolution(orgId: string, videoId: string, { startDate, endDate, ...options }: DateRangeParams & CallOptions = {}): APIPromise<VideoResolutions> {
     return this.http.request('GET', `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/analytics/resolution`, {
-      signal,
+      ...options,
       query: { startDate, endDate },
     });
   }
@@ -80,11 +76,9 @@ export class Analytics {
    * @example
    * const distribution = await kino.analytics.resolutionDistribution(orgId, { envId });
    */
-  async resolutionDistribution(orgId: string, { startDate, endDate, envId, signal }: AnalyticsScope & DateRangeParams = {}): Promise<DistributionEntry[]> {
-    const body = await this.http.request<{ distribution: DistributionEntry[] }>('GET', this.path(orgId, envId, 'resolution-distribution'), {
-      signal,
-      query: { startDate, endDate },
-    });
-    return body.distribution;
+  resolutionDistribution(orgId: string, { startDate, endDate, envId, ...options }: AnalyticsScope & DateRangeParams = {}): APIPromise<DistributionEntry[]> {
+    return this.http
+      .request<{ distribution: DistributionEntry[] }>('GET', this.path(orgId, envId, 'resolution-distribution'), { ...options, query: { startDate, endDate } })
+      .map((body) => body.distribution);
   }
 }

@@ -1,4 +1,5 @@
-import type { HttpClient } from '../http.ts';
+import type { APIPromise } from '../api-promise.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import type { Environment } from '../types.ts';
 
 export class Environments {
@@ -10,8 +11,7 @@ export class Environments {
    * const environments = await kino.environments.list('org_123');
    * console.log(environments.map((e) => `${e.id} ${e.name}`));
    */
-  async list(orgId: string, options: { signal?: AbortSignal } = {}): Promise<Environment[]> {
-    const body = await this.http.request<{ environments: Environment[] }>('GET', `/${encodeURIComponent(orgId)}/environments`, options);
-    return body.environments;
+  list(orgId: string, options: CallOptions = {}): APIPromise<Environment[]> {
+    return this.http.request<{ environments: Environment[] }>('GET', `/${encodeURIComponent(orgId)}/environments`, options).map((body) => body.environments);
   }
 }

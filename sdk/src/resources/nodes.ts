@@ -1,7 +1,7 @@
 // The operators' interface (`/operators/nodes`): the encode nodes of the farm, and draining one.
 // It takes the control plane's operator token (KinoOptions.operatorToken), not an API key.
 import { APIError, KinoError } from '../errors.ts';
-import type { HttpClient } from '../http.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import type { EncodeNode, ErrorEnvelope } from '../types.ts';
 
 export class Nodes {
@@ -10,11 +10,11 @@ export class Nodes {
     private readonly operatorToken: string | undefined,
   ) {}
 
-  private async send<T>(method: 'GET' | 'POST', path: string, signal?: AbortSignal): Promise<T> {
+  private async send<T>(method: 'GET' | 'POST', path: string, { signal, timeoutMs, maxRetries }: CallOptions): Promise<T> {
     if (!this.operatorToken) throw new KinoError('operatorToken is required for the operators\' interface (or set KINO_OPERATOR_TOKEN)');
     const headers = { Authorization: `Bearer ${this.operatorToken}`, Accept: 'application/json', 'User-Agent': 'kino-sdk/0.1.0' };
     // Draining is idempotent, so a retried POST is safe without an Idempotency-Key.
-    const response = await this.http.fetchWithRetries(this.http.url(path), { method, headers }, { signal });
+    const response = await this.http.fetchWithRetries(this.http.url(path), { method, headers }, { signal, timeoutMs, maxRetries });
     const text = await response.text();
     const payload = text ? (JSON.parse(text) as { body?: T } & Partial<ErrorEnvelope>) : undefined;
     if (!response.ok) throw APIError.fromResponse(response.status, payload, response.headers);
@@ -27,8 +27,8 @@ export class Nodes {
    * const kino = new Kino({ apiUrl, operatorToken: process.env.KINO_OPERATOR_TOKEN });
    * for (const node of await kino.nodes.list()) console.log(node.id, node.state, `${node.slotsInUse}/${node.slots}`);
    */
-  async list(options: { signal?: AbortSignal } = {}): Promise<EncodeNode[]> {
-    const body = await this.send<{ nodes: EncodeNode[] }>('GET', '/operators/nodes', options.signal);
+  async list(options: CallOptions = {}): Promise<EncodeNode[]> {
+    const body = await this.send<{ nodes: EncodeNode[] }>('GET', '/operators/nodes', options);
     return body.nodes;
   }
 
@@ -39,8 +39,8 @@ export class Nodes {
    * const node = await kino.nodes.drain('node_abc');
    * console.log(node.state); // 'draining'
    */
-  drain(nodeId: string, options: { signal?: AbortSignal } = {}): Promise<EncodeNode> {
-    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/drain`, options.signal);
+  drain(nodeId: string, options: CallOptions = {}): Promise<EncodeNode> {
+    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/drain`, options);
   }
 
   /**
@@ -48,7 +48,7 @@ export class Nodes {
    * @example
    * await kino.nodes.undrain('node_abc');
    */
-  undrain(nodeId: string, options: { signal?: AbortSignal } = {}): Promise<EncodeNode> {
-    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/undrain`, options.signal);
+  undrain(nodeId: string, options: CallOptions = {}): Promise<EncodeNode> {
+    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/undrain`, options);
   }
 }

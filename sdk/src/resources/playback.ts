@@ -1,4 +1,5 @@
-import type { HttpClient } from '../http.ts';
+import type { APIPromise } from '../api-promise.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import type { SignedPlaybackUrl, SignedUrlParams } from '../types.ts';
 
 export class Playback {
@@ -13,7 +14,7 @@ export class Playback {
    *   domains: ['example.com'],
    * });
    */
-  signedUrl(orgId: string, videoId: string, params: SignedUrlParams = {}, options: { signal?: AbortSignal } = {}): Promise<SignedPlaybackUrl> {
+  signedUrl(orgId: string, videoId: string, params: SignedUrlParams = {}, options: CallOptions = {}): APIPromise<SignedPlaybackUrl> {
     return this.http.request<SignedPlaybackUrl>('GET', `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/signed-url`, {
       ...options,
       query: { expiration: params.expiration, domains: params.domains?.join(',') },

@@ -3,7 +3,8 @@
 import pLimit from 'p-limit';
 import { defaultUploadContentType, uploadContentTypeByExtension } from '@kino/proto/contract';
 import { APIConnectionError, APIError, ConflictError, KinoError, NotFoundError, UploadError } from '../errors.ts';
-import type { HttpClient } from '../http.ts';
+import type { APIPromise } from '../api-promise.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import type {
   AbortedMultipartUpload,
   CompletedMultipartUpload,
@@ -113,7 +114,7 @@ export class Uploads {
    * @example
    * const ticket = await kino.uploads.createUrl(orgId, envId, { filename: 'talk.mp4', fileSize: 48_213_331 });
    */
-  createUrl(orgId: string, envId: string, params: CreateUploadUrlParams, options: { signal?: AbortSignal } = {}): Promise<UploadTicket> {
+  createUrl(orgId: string, envId: string, params: CreateUploadUrlParams, options: CallOptions = {}): APIPromise<UploadTicket> {
     return this.http.request<UploadTicket>('POST', `${this.base(orgId, envId)}/videos/upload-url`, { ...options, body: params });
   }
 
@@ -146,7 +147,7 @@ export class Uploads {
    * const upload = await kino.uploads.createMultipart(orgId, envId, { filename: 'film.mov', fileSize: 3_221_225_472 });
    * console.log(upload.uploadId, upload.partCount, upload.partSize);
    */
-  createMultipart(orgId: string, envId: string, params: CreateMultipartUploadParams, options: { signal?: AbortSignal } = {}): Promise<MultipartUpload> {
+  createMultipart(orgId: string, envId: string, params: CreateMultipartUploadParams, options: CallOptions = {}): APIPromise<MultipartUpload> {
     return this.http.request<MultipartUpload>('POST', `${this.base(orgId, envId)}/uploads/multipart`, { ...options, body: params });
   }
 
@@ -156,7 +157,7 @@ export class Uploads {
    * const { parts } = await kino.uploads.partUrls(orgId, envId, upload.uploadId, [1, 2, 3]);
    * await fetch(parts[0].signedURL, { method: 'PUT', body: firstPart });
    */
-  partUrls(orgId: string, envId: string, uploadId: string, partNumbers: number[], options: { signal?: AbortSignal } = {}): Promise<PartUrls> {
+  partUrls(orgId: string, envId: string, uploadId: string, partNumbers: number[], options: CallOptions = {}): APIPromise<PartUrls> {
     return this.http.request<PartUrls>('POST', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`, {
       ...options,
       body: { partNumbers },
@@ -169,13 +170,10 @@ export class Uploads {
    * const arrived = await kino.uploads.listParts(orgId, envId, uploadId);
    * const missing = allPartNumbers.filter((n) => !arrived.some((part) => part.partNumber === n));
    */
-  async listParts(orgId: string, envId: string, uploadId: string, options: { signal?: AbortSignal } = {}): Promise<UploadedPart[]> {
-    const body = await this.http.request<{ parts: UploadedPart[] }>(
-      'GET',
-      `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`,
-      options,
-    );
-    return body.parts;
+  listParts(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<UploadedPart[]> {
+    return this.http
+      .request<{ parts: UploadedPart[] }>('GET', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`, options)
+      .map((body) => body.parts);
   }
 
   /**
@@ -185,7 +183,7 @@ export class Uploads {
    * const { bucketPath } = await kino.uploads.completeMultipart(orgId, envId, uploadId);
    * await kino.videos.process(orgId, envId, { storagePath: bucketPath, videoQuality: 'standard', allowPublicAccess: true });
    */
-  completeMultipart(orgId: string, envId: string, uploadId: string, options: { signal?: AbortSignal } = {}): Promise<CompletedMultipartUpload> {
+  completeMultipart(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<CompletedMultipartUpload> {
     return this.http.request<CompletedMultipartUpload>(
       'POST',
       `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/complete`,
@@ -198,7 +196,7 @@ export class Uploads {
    * @example
    * await kino.uploads.abortMultipart(orgId, envId, uploadId);
    */
-  abortMultipart(orgId: string, envId: string, uploadId: string, options: { signal?: AbortSignal } = {}): Promise<AbortedMultipartUpload> {
+  abortMultipart(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<AbortedMultipartUpload> {
     return this.http.request<AbortedMultipartUpload>('DELETE', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}`, options);
   }
 

@@ -1,5 +1,6 @@
 import { VideoProcessingFailedError, WaitTimeoutError } from '../errors.ts';
-import type { HttpClient } from '../http.ts';
+import type { APIPromise } from '../api-promise.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import { PagePromise } from '../pagination.ts';
 import type {
   AddCaptionParams,
@@ -53,7 +54,7 @@ export class Videos {
    *   videoName: 'Launch keynote',
    * });
    */
-  process(orgId: string, envId: string, params: ProcessVideoParams, options: { signal?: AbortSignal } = {}): Promise<ProcessVideoResult> {
+  process(orgId: string, envId: string, params: ProcessVideoParams, options: CallOptions = {}): APIPromise<ProcessVideoResult> {
     return this.http.request<ProcessVideoResult>(
       'POST',
       `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/process`,
@@ -72,7 +73,7 @@ export class Videos {
    *   allowPublicAccess: true,
    * });
    */
-  ingest(orgId: string, envId: string, params: IngestVideoParams, options: { signal?: AbortSignal } = {}): Promise<ProcessVideoResult> {
+  ingest(orgId: string, envId: string, params: IngestVideoParams, options: CallOptions = {}): APIPromise<ProcessVideoResult> {
     return this.http.request<ProcessVideoResult>(
       'POST',
       `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/ingest`,
@@ -88,7 +89,7 @@ export class Videos {
    * console.log(page.pagination.total);
    * for await (const video of kino.videos.list(orgId, envId, { search: 'keynote' })) console.log(video.name);
    */
-  list(orgId: string, envId: string, params: ListVideosParams = {}, options: { signal?: AbortSignal } = {}): PagePromise<Video> {
+  list(orgId: string, envId: string, params: ListVideosParams = {}, options: CallOptions = {}): PagePromise<Video> {
     const path = `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos`;
     return new PagePromise(params.page ?? 1, (page) =>
       this.http.request<VideoList>('GET', path, { ...options, query: { ...params, page } }),
@@ -100,7 +101,7 @@ export class Videos {
    * @example
    * for await (const video of kino.videos.listAll(orgId)) console.log(video.envId, video.id, video.status);
    */
-  listAll(orgId: string, params: ListVideosParams = {}, options: { signal?: AbortSignal } = {}): PagePromise<OrganizationVideo> {
+  listAll(orgId: string, params: ListVideosParams = {}, options: CallOptions = {}): PagePromise<OrganizationVideo> {
     return new PagePromise(params.page ?? 1, (page) =>
       this.http.request<VideoList<OrganizationVideo>>('GET', `${org(orgId)}/videos`, { ...options, query: { ...params, page } }),
     );
@@ -112,7 +113,7 @@ export class Videos {
    * const video = await kino.videos.get(orgId, 'vid_123');
    * if (video.status.ready) console.log(video.encodings.map((e) => e.key));
    */
-  get(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<VideoDetails> {
+  get(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<VideoDetails> {
     return this.http.request<VideoDetails>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/details`, options);
   }
 
@@ -123,7 +124,7 @@ export class Videos {
    * await kino.videos.update(orgId, 'vid_123', { videoName: 'Keynote', metadata: { externalId: 'post-42' } });
    * const [video] = (await kino.videos.list(orgId, envId, { externalId: 'post-42' })).videos;
    */
-  update(orgId: string, videoId: string, changes: UpdateVideoParams, options: { signal?: AbortSignal } = {}): Promise<VideoDetails> {
+  update(orgId: string, videoId: string, changes: UpdateVideoParams, options: CallOptions = {}): APIPromise<VideoDetails> {
     return this.http.request<VideoDetails>('PATCH', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, { ...options, body: changes });
   }
 
@@ -133,9 +134,9 @@ export class Videos {
    * @example
    * await kino.videos.delete(orgId, 'vid_123', { reason: 'user_request' });
    */
-  delete(orgId: string, videoId: string, { reason, signal }: { reason?: DeleteReason; signal?: AbortSignal } = {}): Promise<DeleteVideoResult> {
+  delete(orgId: string, videoId: string, { reason, ...options }: { reason?: DeleteReason } & CallOptions = {}): APIPromise<DeleteVideoResult> {
     return this.http.request<DeleteVideoResult>('DELETE', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, {
-      signal,
+      ...options,
       body: reason ? { reason } : undefined,
     });
   }
@@ -146,7 +147,7 @@ export class Videos {
    * await kino.videos.retry(orgId, 'vid_123');
    * await kino.videos.waitUntilReady(orgId, 'vid_123');
    */
-  retry(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<RetryVideoResult> {
+  retry(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<RetryVideoResult> {
     return this.http.request<RetryVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/retry`, options);
   }
 
@@ -179,7 +180,7 @@ export class Videos {
    * const link = await kino.videos.share(orgId, 'vid_123', { expirationHours: 24, maxViews: 10 });
    * console.log(link.shareUrl, link.directUrl);
    */
-  share(orgId: string, videoId: string, params: CreateShareLinkParams = {}, options: { signal?: AbortSignal } = {}): Promise<ShareLink> {
+  share(orgId: string, videoId: string, params: CreateShareLinkParams = {}, options: CallOptions = {}): APIPromise<ShareLink> {
     return this.http.request<ShareLink>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, { ...options, body: params });
   }
 
@@ -188,9 +189,8 @@ export class Videos {
    * @example
    * for (const link of await kino.videos.listShareLinks(orgId, 'vid_123')) console.log(link.shareUrl, link.views);
    */
-  async listShareLinks(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<ShareLink[]> {
-    const body = await this.http.request<{ shareLinks: ShareLink[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, options);
-    return body.shareLinks;
+  listShareLinks(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<ShareLink[]> {
+    return this.http.request<{ shareLinks: ShareLink[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, options).map((body) => body.shareLinks);
   }
 
   /**
@@ -198,7 +198,7 @@ export class Videos {
    * @example
    * await kino.videos.revokeShareLink(orgId, 'vid_123', link.id);
    */
-  revokeShareLink(orgId: string, videoId: string, linkId: string, options: { signal?: AbortSignal } = {}): Promise<RevokedShareLink> {
+  revokeShareLink(orgId: string, videoId: string, linkId: string, options: CallOptions = {}): APIPromise<RevokedShareLink> {
     return this.http.request<RevokedShareLink>(
       'DELETE',
       `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share/${encodeURIComponent(linkId)}`,
@@ -211,7 +211,7 @@ export class Videos {
    * @example
    * const { url } = await kino.videos.createThumbnail(orgId, 'vid_123', { timestamp: 12.5, setAsDefault: true });
    */
-  createThumbnail(orgId: string, videoId: string, params: CreateThumbnailParams, options: { signal?: AbortSignal } = {}): Promise<Thumbnail> {
+  createThumbnail(orgId: string, videoId: string, params: CreateThumbnailParams, options: CallOptions = {}): APIPromise<Thumbnail> {
     return this.http.request<Thumbnail>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/thumbnails`, { ...options, body: params });
   }
 
@@ -222,7 +222,7 @@ export class Videos {
    * const track = await kino.videos.addCaption(orgId, 'vid_123', { language: 'en', content: await readFile('en.srt', 'utf8'), format: 'srt', default: true });
    * console.log(track.url);
    */
-  addCaption(orgId: string, videoId: string, params: AddCaptionParams, options: { signal?: AbortSignal } = {}): Promise<CaptionTrack> {
+  addCaption(orgId: string, videoId: string, params: AddCaptionParams, options: CallOptions = {}): APIPromise<CaptionTrack> {
     return this.http.request<CaptionTrack>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, { ...options, body: params });
   }
 
@@ -231,9 +231,8 @@ export class Videos {
    * @example
    * for (const track of await kino.videos.listCaptions(orgId, 'vid_123')) console.log(track.language, track.label);
    */
-  async listCaptions(orgId: string, videoId: string, options: { signal?: AbortSignal } = {}): Promise<CaptionTrack[]> {
-    const body = await this.http.request<{ captions: CaptionTrack[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, options);
-    return body.captions;
+  listCaptions(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<CaptionTrack[]> {
+    return this.http.request<{ captions: CaptionTrack[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, options).map((body) => body.captions);
   }
 
   /**
@@ -241,7 +240,7 @@ export class Videos {
    * @example
    * await kino.videos.removeCaption(orgId, 'vid_123', 'en');
    */
-  removeCaption(orgId: string, videoId: string, language: string, options: { signal?: AbortSignal } = {}): Promise<DeletedCaptionTrack> {
+  removeCaption(orgId: string, videoId: string, language: string, options: CallOptions = {}): APIPromise<DeletedCaptionTrack> {
     return this.http.request<DeletedCaptionTrack>(
       'DELETE',
       `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions/${encodeURIComponent(language)}`,

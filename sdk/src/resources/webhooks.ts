@@ -1,4 +1,5 @@
-import type { HttpClient } from '../http.ts';
+import type { APIPromise } from '../api-promise.ts';
+import type { CallOptions, HttpClient } from '../http.ts';
 import type { CreatedWebhook, CreateWebhookParams, Webhook, WebhookPayload } from '../types.ts';
 import { verifyWebhook, type WebhookHeaders } from '../webhook-signature.ts';
 
@@ -18,7 +19,7 @@ export class Webhooks {
    *   events: ['video.processing.completed'],
    * });
    */
-  create(orgId: string, envId: string, params: CreateWebhookParams, options: { signal?: AbortSignal } = {}): Promise<CreatedWebhook> {
+  create(orgId: string, envId: string, params: CreateWebhookParams, options: CallOptions = {}): APIPromise<CreatedWebhook> {
     return this.http.request<CreatedWebhook>('POST', this.path(orgId, envId), { ...options, body: params });
   }
 
@@ -27,9 +28,8 @@ export class Webhooks {
    * @example
    * for (const webhook of await kino.webhooks.list(orgId, envId)) console.log(webhook.url, webhook.events);
    */
-  async list(orgId: string, envId: string, options: { signal?: AbortSignal } = {}): Promise<Webhook[]> {
-    const body = await this.http.request<{ webhooks: Webhook[] }>('GET', this.path(orgId, envId), options);
-    return body.webhooks;
+  list(orgId: string, envId: string, options: CallOptions = {}): APIPromise<Webhook[]> {
+    return this.http.request<{ webhooks: Webhook[] }>('GET', this.path(orgId, envId), options).map((body) => body.webhooks);
   }
 
   /**
@@ -37,8 +37,8 @@ export class Webhooks {
    * @example
    * await kino.webhooks.delete(orgId, envId, 'whk_123');
    */
-  async delete(orgId: string, envId: string, webhookId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.http.request<unknown>('DELETE', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}`, options);
+  delete(orgId: string, envId: string, webhookId: string, options: CallOptions = {}): APIPromise<void> {
+    return this.http.request<unknown>('DELETE', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}`, options).map(() => undefined);
   }
 
   /**
