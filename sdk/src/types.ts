@@ -110,6 +110,10 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   status: { ready: boolean; transcoding: boolean; failed: boolean };
   /** Equals `id`. */
   publicID: string;
+  /** The environment the video belongs to. */
+  envId: string;
+  /** Why processing failed; only on failed videos. */
+  failureReason?: string;
   maxEdgeLength: number;
   maxFrameRate: number;
   pixelFormat: string;

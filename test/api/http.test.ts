@@ -412,7 +412,7 @@ describe('OpenAPI', () => {
       '/{orgID}/videos': ['get'],
       '/{orgID}/videos/{publicID}/details': ['get'],
       '/{orgID}/videos/{publicID}/retry': ['post'],
-      '/{orgID}/videos/{videoID}': ['delete'],
+      '/{orgID}/videos/{videoID}': ['delete', 'patch'],
       '/{orgID}/environments/{envID}/webhooks': ['get', 'post'],
       '/{orgID}/environments/{envID}/webhooks/{webhookID}': ['delete'],
       '/{orgID}/videos/{publicID}/share': ['get', 'post'],
