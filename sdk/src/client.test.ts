@@ -80,6 +80,7 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
   return {
     ...rest,
     publicID: id,
+    envId: 'env_1',
     status: { ready: status === 'ready', transcoding: status === 'transcoding', failed: status === 'failed' },
     ...defaultEncodingParameters,
     encodings: [],
