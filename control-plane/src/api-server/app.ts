@@ -20,6 +20,7 @@ import { scheduleUploadSweeps } from '../api/upload-sweeps.ts';
 import { typeboxValidatorCompiler } from '../api/validation.ts';
 import { postgresServedSegments } from '../api/served-segments.ts';
 import { apiVersion } from '../api/version.ts';
+import { registerApiReference } from '../api/api-reference.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from '../api/request-id.ts';
 import { OidcClient } from '../sessions/oidc.ts';
 import { DashboardSessions } from '../sessions/sessions.ts';
@@ -116,7 +117,9 @@ export async function buildApp(given: ApiDeps) {
           'Video hosting and delivery: signed uploads, transcoding to HLS, management and analytics. ' +
           'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`. ' +
           'Every response carries `X-Request-Id` (the one the request sent, when it is 1-128 characters of ' +
-          '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it.',
+          '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it. ' +
+          'Every POST takes an optional `Idempotency-Key` (a retry with the same key answers the first response). ' +
+          'This document is served at `/v1/api/openapi.json` and rendered at `/v1/api/docs`.',
       },
       servers: [{ url: API_PREFIX }],
       components: {
@@ -143,6 +146,8 @@ export async function buildApp(given: ApiDeps) {
         { config: { auth: 'none' }, schema: { hide: true } },
         async () => app.swagger(),
       );
+      // The same document rendered for people, at /v1/api/docs.
+      await registerApiReference(api, API_PREFIX);
       await registerRoutes(api, { deps });
     },
     { prefix: API_PREFIX },

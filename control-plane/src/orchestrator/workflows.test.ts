@@ -150,7 +150,7 @@ const workerOptions = () => ({
   connection: env.nativeConnection,
   workflowBundle: bundle,
   // As the orchestrator's worker: cancellation reaches a heartbeating activity within seconds.
-  maxHeartbeatThrottleInterval: '1 second',
+  maxHeartbeatThrottleInterval: '1 second' as const,
 });
 
 function nextVideoId(): string {

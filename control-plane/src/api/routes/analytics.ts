@@ -13,6 +13,11 @@ import { CalendarDate, Envelope, EnvParams, errorResponses, Id, OrgParams } from
 import {
   DailyRecordSchema,
   DistributionEntrySchema,
+  exampleDailyRecord,
+  exampleDistributionEntry,
+  exampleStorageRecord,
+  exampleUsageRecord,
+  exampleVideoResolutions,
   ResolutionEntrySchema,
   ResolutionSummarySchema,
   StorageRecordSchema,
@@ -91,13 +96,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
   const now = () => (deps.now ?? (() => new Date()))();
   const today = () => new Date(`${day(now())}T00:00:00.000Z`);
 
-  /** Registers an organization path and its `/environments/{envID}` twin. */
-  function both(tail: string, register: (path: string, params: TSchema) => void): void {
-    register(`/:orgID/analytics/${tail}`, OrgParams);
-    register(`/:orgID/environments/:envID/analytics/${tail}`, EnvParams);
+  /** Registers an organization path and its `/environments/{envID}` twin; `scope` names them apart in operationIds. */
+  function both(tail: string, register: (path: string, params: TSchema, scope: 'Organization' | 'Environment') => void): void {
+    register(`/:orgID/analytics/${tail}`, OrgParams, 'Organization');
+    register(`/:orgID/environments/:envID/analytics/${tail}`, EnvParams, 'Environment');
   }
 
-  both('usage', (path, params) =>
+  both('usage', (path, params, scope) =>
     app.get(
       path,
       {
@@ -105,9 +110,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         schema: {
           tags: ['analytics'],
           summary: 'Usage per environment over the last periodDays days',
+          operationId: `get${scope}Usage`,
+          description:
+            'One record per environment (one for an environment path or key): videos and their duration now, segments served ' +
+            'all time and in the period, videos uploaded in the period. Errors: 400 invalid_period_days; 503 when analytics are down.',
           params,
           querystring: UsageQuery,
-          response: { 200: Envelope(Type.Object({ usage: Type.Array(UsageRecordSchema) })), ...errorResponses(400, 404, 503) },
+          response: { 200: Envelope(Type.Object({ usage: Type.Array(UsageRecordSchema) }), { usage: [exampleUsageRecord] }), ...errorResponses(400, 404, 503) },
         },
       },
       async (request) => {
@@ -146,7 +155,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     ),
   );
 
-  both('daily', (path, params) =>
+  both('daily', (path, params, scope) =>
     app.get(
       path,
       {
@@ -154,9 +163,16 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         schema: {
           tags: ['analytics'],
           summary: 'Segments served per UTC day (every day of the range, zeros included)',
+          operationId: `get${scope}DailyUsage`,
+          description:
+            'Segments and distinct videos served each day, split into HD, SD and LD; the last 30 days by default, at most 365. ' +
+            'Errors: 400 invalid_date, invalid_date_range, date_range_too_long; 503 when analytics are down.',
           params,
           querystring: DailyQuery,
-          response: { 200: Envelope(Type.Object({ dailyUsage: Type.Array(DailyRecordSchema) })), ...errorResponses(400, 404, 503) },
+          response: {
+            200: Envelope(Type.Object({ dailyUsage: Type.Array(DailyRecordSchema) }), { dailyUsage: [exampleDailyRecord] }),
+            ...errorResponses(400, 404, 503),
+          },
         },
       },
       async (request) => {
@@ -189,7 +205,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     ),
   );
 
-  both('storage', (path, params) =>
+  both('storage', (path, params, scope) =>
     app.get(
       path,
       {
@@ -197,8 +213,10 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         schema: {
           tags: ['analytics'],
           summary: 'Videos that exist and their duration per quality preset',
+          operationId: `get${scope}Storage`,
+          description: 'What is stored now: the count of videos (deleted ones excluded), their total and mean duration, and seconds per quality preset.',
           params,
-          response: { 200: Envelope(Type.Object({ storage: StorageRecordSchema })), ...errorResponses(404) },
+          response: { 200: Envelope(Type.Object({ storage: StorageRecordSchema }), { storage: exampleStorageRecord }), ...errorResponses(404) },
         },
       },
       async (request) => {
@@ -220,7 +238,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     ),
   );
 
-  both('resolution-distribution', (path, params) =>
+  both('resolution-distribution', (path, params, scope) =>
     app.get(
       path,
       {
@@ -228,9 +246,16 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         schema: {
           tags: ['analytics'],
           summary: 'Segments served per rendition height across videos (all time without dates)',
+          operationId: `get${scope}ResolutionDistribution`,
+          description:
+            'Which rendition heights viewers watch: per height, segments served, distinct videos and days. ' +
+            'Errors: 400 invalid_date, invalid_date_range, date_range_too_long; 503 when analytics are down.',
           params,
           querystring: DateRangeQuery,
-          response: { 200: Envelope(Type.Object({ distribution: Type.Array(DistributionEntrySchema) })), ...errorResponses(400, 404, 503) },
+          response: {
+            200: Envelope(Type.Object({ distribution: Type.Array(DistributionEntrySchema) }), { distribution: [exampleDistributionEntry] }),
+            ...errorResponses(400, 404, 503),
+          },
         },
       },
       async (request) => {
@@ -266,10 +291,14 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       schema: {
         tags: ['analytics'],
         summary: "One video's segments per rendition height (deleted videos keep theirs; all time without dates)",
+        operationId: 'getVideoResolutions',
+        description:
+          'A summary of how the video was watched (segments, days, the most popular height) and one entry per rendition height. ' +
+          'Errors: 400 invalid_date, invalid_date_range, date_range_too_long; 404 video_not_found; 503 when analytics are down.',
         params: VideoParams,
         querystring: DateRangeQuery,
         response: {
-          200: Envelope(Type.Object({ summary: ResolutionSummarySchema, resolutions: Type.Array(ResolutionEntrySchema) })),
+          200: Envelope(Type.Object({ summary: ResolutionSummarySchema, resolutions: Type.Array(ResolutionEntrySchema) }), exampleVideoResolutions),
           ...errorResponses(400, 404, 503),
         },
       },

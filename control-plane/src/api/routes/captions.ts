@@ -12,8 +12,8 @@ import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { liveVideoInReach } from '../video-in-reach.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, PayloadTooLargeError, storageUnavailable, ValidationError } from '../errors.ts';
-import { Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
-import { CaptionTrackSchema } from '../schemas/videos.ts';
+import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
+import { CaptionTrackSchema, exampleCaptionTrack } from '../schemas/videos.ts';
 import { keyringFor } from '../keyrings.ts';
 import { presentCaptionTracks } from '../caption-tracks.ts';
 
@@ -79,11 +79,18 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         tags: ['captions'],
         summary: 'Add or replace a caption track',
+        operationId: 'createCaptionTrack',
         description:
           'One track per language: a second upload for a language replaces it. 400 invalid_caption names the line a file fails on; 409 video_not_ready until the video is ready.',
         params: VideoParams,
-        body: CreateBody,
-        response: { 200: Envelope(CaptionTrackSchema), ...errorResponses(400, 404, 409, 413, 503) },
+        body: withExamples(CreateBody, {
+          language: 'en',
+          label: 'English',
+          format: 'vtt',
+          content: 'WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nWelcome to the launch.\n',
+          default: true,
+        }),
+        response: { 200: Envelope(CaptionTrackSchema, exampleCaptionTrack), ...errorResponses(400, 404, 409, 413, 503) },
       },
     },
     async (request) => {
@@ -131,8 +138,10 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         tags: ['captions'],
         summary: "List a video's caption tracks",
+        operationId: 'listCaptionTracks',
+        description: 'Every caption track of the video, by language, each with the URL of its whole WebVTT file. Errors: 404 video_not_found.',
         params: VideoParams,
-        response: { 200: Envelope(Type.Object({ captions: Type.Array(CaptionTrackSchema) })), ...errorResponses(404) },
+        response: { 200: Envelope(Type.Object({ captions: Type.Array(CaptionTrackSchema) }), { captions: [exampleCaptionTrack] }), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -149,10 +158,11 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         tags: ['captions'],
         summary: 'Remove a caption track',
+        operationId: 'deleteCaptionTrack',
         description: 'Players stop offering it within seconds (playlists are cached for 10 s).',
         params: TrackParams,
         response: {
-          200: Envelope(Type.Object({ language: Type.String(), status: StringEnum(['deleted'] as const) })),
+          200: Envelope(Type.Object({ language: Type.String(), status: StringEnum(['deleted'] as const) }), { language: 'en', status: 'deleted' }),
           ...errorResponses(404, 503),
         },
       },

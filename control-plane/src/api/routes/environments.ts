@@ -16,8 +16,16 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
       schema: {
         tags: ['environments'],
         summary: 'List the environments of an organization',
+        operationId: 'listEnvironments',
+        description:
+          "Each environment (production, staging, ...) keeps its own videos, webhooks and keys; an environment key sees only its own. Errors: 404 organization_not_found.",
         params: OrgParams,
-        response: { 200: Envelope(Type.Object({ environments: Type.Array(EnvironmentSchema) })), ...errorResponses(404) },
+        response: {
+          200: Envelope(Type.Object({ environments: Type.Array(EnvironmentSchema) }), {
+            environments: [{ id: 'env_8HcPq4Ws0dYbN6eJ', name: 'production', createdAt: '2026-09-01T12:00:00.000Z' }],
+          }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {

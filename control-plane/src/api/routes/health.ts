@@ -63,9 +63,22 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       schema: {
         tags: ['health'],
         summary: 'Service status',
+        operationId: 'getHealth',
         description: 'Checks the database, Temporal, object storage and analytics. No API key needed.',
         security: [],
-        response: { 200: Envelope(HealthSchema), 503: UnavailableSchema },
+        response: {
+          200: Envelope(HealthSchema, {
+            status: 'ok',
+            version: '0.1.0',
+            checks: {
+              database: { status: 'ok', latencyMs: 2 },
+              temporal: { status: 'ok', latencyMs: 5 },
+              storage: { status: 'ok', latencyMs: 4 },
+              analytics: { status: 'ok', latencyMs: 3 },
+            },
+          }),
+          503: UnavailableSchema,
+        },
       },
     },
     async (request, reply) => {

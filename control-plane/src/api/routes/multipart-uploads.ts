@@ -21,7 +21,7 @@ import {
 import { accessOf } from '../plugins/access.ts';
 import { uploadFileFields } from './uploads.ts';
 import { BadRequestError, ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
-import { EnvParams, Envelope, errorResponses, Id } from '../schemas/common.ts';
+import { EnvParams, Envelope, errorResponses, Id, withExamples } from '../schemas/common.ts';
 import {
   expectedPartSize,
   MAX_PART_BYTES,
@@ -111,13 +111,17 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Start a multipart upload',
+        operationId: 'createMultipartUpload',
         description:
           'For large files: the same limits as an upload URL, sent in parts to presigned URLs. ' +
           'An upload not completed within a day is aborted and its parts dropped. ' +
           'Errors: 400 invalid_file_size, unsupported_format, invalid_part_size; 404 environment_not_found.',
         params: EnvParams,
-        body: CreateBody,
-        response: { 200: Envelope(MultipartUploadSchema), ...errorResponses(400, 404, 503) },
+        body: withExamples(CreateBody, { filename: 'keynote.mp4', fileSize: 2147483648, contentType: 'video/mp4', partSize: 16777216 }),
+        response: {
+          200: Envelope(MultipartUploadSchema, { uploadId: 'upl_Jq7Vn2Xc5Bd8Kp4M', bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4', partSize: 16777216, partCount: 128, expiresAt: 1795766400 }),
+          ...errorResponses(400, 404, 503),
+        },
       },
     },
     async (request) => {
@@ -165,10 +169,20 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Presigned URLs for parts of a multipart upload',
-        description: 'Errors: 400 invalid_part_number; 404 upload_not_found; 409 upload_already_completed.',
+        operationId: 'createMultipartUploadPartUrls',
+        description: "PUT each part's bytes to its URL, then complete the upload. Errors: 400 invalid_part_number; 404 upload_not_found; 409 upload_already_completed.",
         params: UploadParams,
-        body: PartUrlsBody,
-        response: { 200: Envelope(PartUrlsSchema), ...errorResponses(400, 404, 409, 503) },
+        body: withExamples(PartUrlsBody, { partNumbers: [1, 2] }),
+        response: {
+          200: Envelope(PartUrlsSchema, {
+            parts: [
+              { partNumber: 1, signedURL: 'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?partNumber=1&uploadId=…&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…' },
+              { partNumber: 2, signedURL: 'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?partNumber=2&uploadId=…&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…' },
+            ],
+            expiresAt: 1795683600,
+          }),
+          ...errorResponses(400, 404, 409, 503),
+        },
       },
     },
     async (request) => {
@@ -228,9 +242,18 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'The parts of a multipart upload storage has received',
+        operationId: 'listMultipartUploadParts',
         description: 'What a resumed upload need not send again. Errors: 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
-        response: { 200: Envelope(PartsSchema), ...errorResponses(404, 409, 503) },
+        response: {
+          200: Envelope(PartsSchema, {
+            parts: [
+              { partNumber: 1, size: 16777216, etag: '"9b2cf535f27731c974343645a3985328"' },
+              { partNumber: 2, size: 16777216, etag: '"6f5902ac237024bdd0c176cb93063dc4"' },
+            ],
+          }),
+          ...errorResponses(404, 409, 503),
+        },
       },
     },
     async (request) => {
@@ -247,12 +270,13 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Complete a multipart upload',
+        operationId: 'completeMultipartUpload',
         description:
           'Joins the parts into the object at bucketPath, once every part has arrived at its size. ' +
           'Errors: 400 invalid_file_size (the whole above the limit: the upload is aborted); 404 upload_not_found; ' +
           '409 upload_incomplete (naming the parts missing), upload_already_completed.',
         params: UploadParams,
-        response: { 200: Envelope(CompletedSchema), ...errorResponses(400, 404, 409, 503) },
+        response: { 200: Envelope(CompletedSchema, { bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4', fileSize: 2147483648 }), ...errorResponses(400, 404, 409, 503) },
       },
     },
     async (request) => {
@@ -292,9 +316,10 @@ export const multipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       schema: {
         tags: ['uploads'],
         summary: 'Abort a multipart upload',
+        operationId: 'abortMultipartUpload',
         description: 'Storage drops the parts it received. Errors: 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
-        response: { 200: Envelope(AbortedSchema), ...errorResponses(404, 409, 503) },
+        response: { 200: Envelope(AbortedSchema, { uploadId: 'upl_Jq7Vn2Xc5Bd8Kp4M', status: 'aborted' }), ...errorResponses(404, 409, 503) },
       },
     },
     async (request) => {

@@ -48,9 +48,31 @@ export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
       schema: {
         tags: ['playback'],
         summary: 'Public keys of playback tokens (JWKS)',
+        operationId: 'getPlaybackJwks',
         description: 'Delivery nodes verify playback tokens with these keys. No API key needed.',
         security: [],
-        response: { 200: Type.Object({ keys: Type.Array(JwkSchema) }) },
+        response: {
+          200: Type.Object(
+            { keys: Type.Array(JwkSchema) },
+            {
+              examples: [
+                {
+                  keys: [
+                    {
+                      kty: 'EC',
+                      crv: 'P-256',
+                      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+                      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+                      kid: 'pbk_2026-11-01',
+                      alg: 'ES256',
+                      use: 'sig',
+                    },
+                  ],
+                },
+              ],
+            },
+          ),
+        },
       },
     },
     async (_request, reply) => {
@@ -66,11 +88,18 @@ export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
       schema: {
         tags: ['playback'],
         summary: 'Signed playback URL',
+        operationId: 'createSignedPlaybackUrl',
         description:
           'A URL on the delivery host that plays the video with a token bound to it (and, optionally, to domains). Default lifetime 1h, at most 7d.',
         params: Type.Intersect([OrgParams, Type.Object({ publicID: Type.String({ minLength: 1, maxLength: 64 }) })]),
         querystring: SignedUrlQuery,
-        response: { 200: Envelope(SignedUrlSchema), ...errorResponses(400, 404) },
+        response: {
+          200: Envelope(SignedUrlSchema, {
+            signed_url: 'https://media.example.com/v1/private/vid_5Rt2LmQ9xZk3Wv7A/master.m3u8?token=eyJhbGciOiJFUzI1NiJ9.…',
+            expires_in: 3600,
+          }),
+          ...errorResponses(400, 404),
+        },
       },
     },
     async (request) => {

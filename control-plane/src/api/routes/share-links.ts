@@ -1,7 +1,7 @@
 // Share links (docs/decisions/delivery.md#share-links): POST creates one for a video, GET lists the video's
 // links that are not revoked, DELETE revokes one. The link plays on the delivery host by itself
 // (directUrl); shareUrl is a watch page (WEB_APP_URL's, or delivery's own small page).
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { shareLinkLimits, shareLinkPaths } from '@kino/proto/contract';
 import type { ShareLink } from '@kino/database';
@@ -10,7 +10,7 @@ import { liveVideoInReach } from '../video-in-reach.ts';
 import { createShareLink, listShareLinks, revokeShareLink } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { NotFoundError } from '../errors.ts';
-import { Envelope, errorResponses, StringEnum } from '../schemas/common.ts';
+import { Envelope, errorResponses, StringEnum, withExamples } from '../schemas/common.ts';
 
 const ShareLinkSchema = Type.Object({
   id: Type.String(),
@@ -31,6 +31,18 @@ const CreateBody = Type.Object({
   // One @, no spaces, a dot in the domain: what a mail address looks like, without claiming RFC 5322.
   viewerEmail: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'An email address.' })),
 });
+
+/** The OpenAPI document's example of a link. */
+const exampleShareLink: Static<typeof ShareLinkSchema> = {
+  id: 'shr_Xw4Tb9Qe2Ny6Hs1K',
+  shareUrl: 'https://media.example.com/v1/share/shr_Xw4Tb9Qe2Ny6Hs1K',
+  directUrl: 'https://media.example.com/v1/share/shr_Xw4Tb9Qe2Ny6Hs1K/master.m3u8',
+  expiresAt: '2026-11-29T10:00:00.000Z',
+  maxViews: 100,
+  viewerEmail: 'viewer@example.com',
+  createdAt: '2026-11-26T10:00:00.000Z',
+  views: 3,
+};
 
 const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
 const LinkParams = Type.Object({ ...VideoParams.properties, linkID: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -63,10 +75,11 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       schema: {
         tags: ['share links'],
         summary: 'Create a share link',
+        operationId: 'createShareLink',
         description: `expirationHours 1 to ${shareLinkLimits.maxExpirationHours} (default ${shareLinkLimits.defaultExpirationHours}); maxViews counts master-playlist loads.`,
         params: VideoParams,
-        body: Type.Optional(CreateBody),
-        response: { 200: Envelope(ShareLinkSchema), ...errorResponses(400, 404) },
+        body: Type.Optional(withExamples(CreateBody, { expirationHours: 72, maxViews: 100, viewerEmail: 'viewer@example.com' })),
+        response: { 200: Envelope(ShareLinkSchema, exampleShareLink), ...errorResponses(400, 404) },
       },
     },
     async (request) => {
@@ -91,9 +104,10 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       schema: {
         tags: ['share links'],
         summary: "List a video's share links",
+        operationId: 'listShareLinks',
         description: 'Every link that is not revoked, expired and used-up ones included, oldest first.',
         params: VideoParams,
-        response: { 200: Envelope(Type.Object({ shareLinks: Type.Array(ShareLinkSchema) })), ...errorResponses(404) },
+        response: { 200: Envelope(Type.Object({ shareLinks: Type.Array(ShareLinkSchema) }), { shareLinks: [exampleShareLink] }), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -110,10 +124,15 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       schema: {
         tags: ['share links'],
         summary: 'Revoke a share link',
+        operationId: 'revokeShareLink',
         description: 'The link stops playing at once on every delivery node; the video and its other links are untouched.',
         params: LinkParams,
         response: {
-          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['revoked'] as const), revokedAt: Type.String() })),
+          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['revoked'] as const), revokedAt: Type.String() }), {
+            id: 'shr_Xw4Tb9Qe2Ny6Hs1K',
+            status: 'revoked',
+            revokedAt: '2026-11-27T08:00:00.000Z',
+          }),
           ...errorResponses(404),
         },
       },

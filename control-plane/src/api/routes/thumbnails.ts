@@ -9,7 +9,7 @@ import type { RouteOptions } from '../deps.ts';
 import { getVideo, setDefaultThumbnail } from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import { Envelope, errorResponses } from '../schemas/common.ts';
+import { Envelope, errorResponses, withExamples } from '../schemas/common.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { makeCustomThumbnail } from '../workflows.ts';
 
@@ -27,10 +27,17 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       schema: {
         tags: ['videos'],
         summary: 'Create a thumbnail at a timestamp',
+        operationId: 'createThumbnail',
         description: 'The URL serves any size: replace <w>x<h> in it. 409 video_not_ready until the video is ready.',
         params: Params,
-        body: Body,
-        response: { 200: Envelope(Type.Object({ url: Type.String(), timestamp: Type.Number() })), ...errorResponses(400, 404, 409, 503) },
+        body: withExamples(Body, { timestamp: 42.5, setAsDefault: true }),
+        response: {
+          200: Envelope(Type.Object({ url: Type.String(), timestamp: Type.Number() }), {
+            url: 'https://media.example.com/t/vid_5Rt2LmQ9xZk3Wv7A/c42500/1280x720.jpg',
+            timestamp: 42.5,
+          }),
+          ...errorResponses(400, 404, 409, 503),
+        },
       },
     },
     async (request) => {

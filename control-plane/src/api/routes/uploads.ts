@@ -11,7 +11,7 @@ import type { RouteOptions } from '../deps.ts';
 import { createUpload } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { storageUnavailable } from '../errors.ts';
-import { EnvParams, Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
+import { EnvParams, Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
 import { MAX_UPLOAD_BYTES, storageFileName, UPLOAD_URL_TTL_SECONDS } from '../video-parameters.ts';
 
 /** The file an upload is for: the fields of an upload URL request, and of a multipart upload's start. */
@@ -42,9 +42,17 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       schema: {
         tags: ['uploads'],
         summary: 'Request a signed upload URL',
+        operationId: 'createUploadUrl',
+        description:
+          'A presigned PUT straight to storage, valid one hour, for one file of at most 5 GB: PUT it with the same Content-Type ' +
+          'and exactly fileSize bytes, then pass bucketPath to `videos/process`. For large files, a multipart upload resumes. ' +
+          'Errors: 400 invalid_file_size, unsupported_format; 404 environment_not_found.',
         params: EnvParams,
-        body: UploadUrlBody,
-        response: { 200: Envelope(UploadTicket), ...errorResponses(400, 404) },
+        body: withExamples(UploadUrlBody, { filename: 'keynote.mp4', fileSize: 22807333, contentType: 'video/mp4' }),
+        response: {
+          200: Envelope(UploadTicket, { signedURL: 'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…', bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4', expiresAt: 1795683600 }),
+          ...errorResponses(400, 404),
+        },
       },
     },
     async (request) => {

@@ -48,8 +48,24 @@ import {
   UnprocessableEntityError,
   ValidationError,
 } from '../errors.ts';
-import { CalendarDate, EnvParams, Envelope, errorResponses, Id, IntegerEnum, OrgParams, StringEnum, Text, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
 import {
+  CalendarDate,
+  EnvParams,
+  Envelope,
+  errorResponses,
+  Id,
+  IntegerEnum,
+  OrgParams,
+  StringEnum,
+  Text,
+  WEBHOOK_URL_PATTERN,
+  withExamples,
+} from '../schemas/common.ts';
+import {
+  exampleIds,
+  examplePagination,
+  exampleVideoDetails,
+  exampleVideoListItem,
   OrgVideoListItemSchema,
   PaginationSchema,
   VideoDetailsSchema,
@@ -283,10 +299,21 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'Start processing an uploaded file',
+        operationId: 'processVideo',
+        description:
+          'Makes a video of a file uploaded through an upload URL or a multipart upload (its bucketPath as storagePath): the ' +
+          'video is `transcoding` at once and `ready` when its HLS ladder is stored; a webhook tells each change. Options left out ' +
+          'take their defaults. Errors: 400 invalid_storage_path, invalid_quality_preset, invalid_parameters, invalid_file_size; ' +
+          '409 processing_in_progress, already_processed; 422 unsupported_format (no container Kino reads, or an empty file).',
         params: EnvParams,
-        body: ProcessBody,
+        body: withExamples(ProcessBody, {
+          storagePath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4',
+          videoQuality: 'high',
+          allowPublicAccess: true,
+          videoName: 'Product launch keynote',
+        }),
         response: {
-          200: Envelope(Type.Object({ videoID: Type.String() })),
+          200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_5Rt2LmQ9xZk3Wv7A' }),
           ...errorResponses(400, 404, 409, 422, 503),
         },
       },
@@ -364,15 +391,16 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'Make a video from a URL',
+        operationId: 'ingestVideo',
         description:
           'The video is `transcoding` at once; its workflow fetches the URL into storage (resuming with Range after a dropped ' +
           'connection), then processes it as an upload. A source that answers an HTTP error, is over 5 GB, opens no accepted ' +
           'container or sits at a refused address ends `failed`, with the reason (source_http_error, source_too_large, ' +
           'source_unsupported_format, source_address_refused) in the details.',
         params: EnvParams,
-        body: IngestBody,
+        body: withExamples(IngestBody, { url: 'https://files.example.com/talks/keynote.mp4', videoQuality: 'high', allowPublicAccess: false }),
         response: {
-          200: Envelope(Type.Object({ videoID: Type.String() })),
+          200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_5Rt2LmQ9xZk3Wv7A' }),
           ...errorResponses(400, 404, 503),
         },
       },
@@ -421,10 +449,17 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'List the videos of an environment',
+        operationId: 'listVideos',
+        description:
+          'A page of videos (20 by default, at most 100), newest first unless sortBy and sortDir say otherwise, filtered by status, ' +
+          'a name search, creation dates and externalId. Errors: 400 invalid_page_size, invalid_date_range.',
         params: EnvParams,
         querystring: ListQuery,
         response: {
-          200: Envelope(Type.Object({ videos: Type.Array(VideoListItemSchema), pagination: PaginationSchema })),
+          200: Envelope(Type.Object({ videos: Type.Array(VideoListItemSchema), pagination: PaginationSchema }), {
+            videos: [exampleVideoListItem],
+            pagination: examplePagination,
+          }),
           ...errorResponses(400, 404),
         },
       },
@@ -450,11 +485,17 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'List the videos of an organization, across its environments',
-        description: 'An environment key lists the videos of its own environment only.',
+        operationId: 'listOrganizationVideos',
+        description:
+          "The environment list's page, filters and order over every environment, each video naming its envId. " +
+          'An environment key lists the videos of its own environment only.',
         params: OrgParams,
         querystring: ListQuery,
         response: {
-          200: Envelope(Type.Object({ videos: Type.Array(OrgVideoListItemSchema), pagination: PaginationSchema })),
+          200: Envelope(Type.Object({ videos: Type.Array(OrgVideoListItemSchema), pagination: PaginationSchema }), {
+            videos: [{ ...exampleVideoListItem, envId: exampleIds.envId }],
+            pagination: examplePagination,
+          }),
           ...errorResponses(400, 404),
         },
       },
@@ -480,8 +521,12 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'Video details',
+        operationId: 'getVideoDetails',
+        description:
+          'Everything about one video: its status (and why it failed), encoding options, its ladder, thumbnail, storyboard and ' +
+          "caption URLs (with tokens for a private video), metadata and estimated views. Errors: 404 video_not_found.",
         params: VideoParams,
-        response: { 200: Envelope(VideoDetailsSchema), ...errorResponses(404) },
+        response: { 200: Envelope(VideoDetailsSchema, exampleVideoDetails), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -510,13 +555,18 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'Change a video: its name, description, access or metadata',
+        operationId: 'updateVideo',
         description:
           'Any of the fields, at least one; an absent field stays as it is, a null one (description, a metadata field) is cleared. ' +
           'Answers the details as they are after the change. A video made private stops playing without a token within the ' +
           "delivery metadata cache's bound (DELIVERY_METADATA_TTL_MS, 2 s by default).",
         params: DeleteParams,
-        body: UpdateBody,
-        response: { 200: Envelope(VideoDetailsSchema), ...errorResponses(400, 404) },
+        body: withExamples(UpdateBody, {
+          videoName: 'Product launch keynote',
+          description: 'The keynote of the November launch.',
+          metadata: { externalId: 'talk-2026-042', creatorId: 'user_981' },
+        }),
+        response: { 200: Envelope(VideoDetailsSchema, exampleVideoDetails), ...errorResponses(400, 404) },
       },
     },
     async (request) => {
@@ -550,10 +600,12 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'Process a failed video again',
-        description: 'Only a failed video can be retried; it goes back to transcoding.',
+        operationId: 'retryVideo',
+        description:
+          'Only a failed video can be retried (409 not_failed otherwise); it goes back to transcoding with the same source and options.',
         params: VideoParams,
         response: {
-          200: Envelope(Type.Object({ videoID: Type.String(), status: StringEnum(['transcoding'] as const) })),
+          200: Envelope(Type.Object({ videoID: Type.String(), status: StringEnum(['transcoding'] as const) }), { videoID: 'vid_5Rt2LmQ9xZk3Wv7A', status: 'transcoding' }),
           ...errorResponses(404, 409, 503),
         },
       },
@@ -589,15 +641,18 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       schema: {
         tags: ['videos'],
         summary: 'Delete a video',
+        operationId: 'deleteVideo',
         description:
           'Soft delete: hidden at once; its files are removed within 24 hours; analytics are kept. ' +
           'A video still transcoding cannot be deleted until processing ends (409 processing_in_progress).',
         params: DeleteParams,
-        body: DeleteBody,
+        body: withExamples(DeleteBody, { reason: 'user_request' }),
         response: {
-          200: Envelope(
-            Type.Object({ status: StringEnum(['deleted'] as const), deletedAt: Type.String(), message: Type.String() }),
-          ),
+          200: Envelope(Type.Object({ status: StringEnum(['deleted'] as const), deletedAt: Type.String(), message: Type.String() }), {
+            status: 'deleted',
+            deletedAt: '2026-11-26T10:00:00.000Z',
+            message: 'The video is deleted. Its files are removed within 24 hours; its analytics are kept.',
+          }),
           ...errorResponses(400, 404, 409, 503),
         },
       },

@@ -1,7 +1,7 @@
 // Webhook registration per environment (docs/decisions/api.md#webhooks): POST creates one (its URL's host must
 // resolve to public addresses, docs/security.md#webhook-destinations) and shows its signing secret once;
 // GET lists (never the secret); DELETE removes. Deliveries are the orchestrator's work.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteOptions } from '../deps.ts';
 import { webhookEvents, type WebhookEvent } from '@kino/proto/contract';
@@ -10,7 +10,7 @@ import type { Webhook } from '@kino/database';
 import { accessOf } from '../plugins/access.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { resolveWebhookDestination, WebhookDestinationError, type RefusedDestination } from '../../network/webhook-destinations.ts';
-import { EnvParams, Envelope, errorResponses, Id, StringEnum, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
+import { EnvParams, Envelope, errorResponses, Id, StringEnum, WEBHOOK_URL_PATTERN, withExamples } from '../schemas/common.ts';
 
 const WebhookSchema = Type.Object({
   id: Type.String(),
@@ -18,6 +18,14 @@ const WebhookSchema = Type.Object({
   events: Type.Array(StringEnum(webhookEvents)),
   createdAt: Type.String(),
 });
+
+/** The OpenAPI document's example of a webhook. */
+const exampleWebhook: Static<typeof WebhookSchema> = {
+  id: 'whk_Lm3Rq8Vt1Zx5Cb7N',
+  url: 'https://app.example.com/hooks/kino',
+  events: ['video.processing.completed', 'video.processing.failed'],
+  createdAt: '2026-11-20T09:00:00.000Z',
+};
 
 const CreatedWebhookSchema = Type.Object({
   ...WebhookSchema.properties,
@@ -81,9 +89,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         tags: ['webhooks'],
         summary: 'Register a webhook',
+        operationId: 'createWebhook',
+        description:
+          "Kino POSTs the environment's events to the URL, signed by Standard Webhooks (webhook-id, webhook-timestamp, " +
+          'webhook-signature) with the secret answered here once; a failed delivery is retried with backoff. The host must ' +
+          'resolve to public addresses. Errors: 400 invalid_url, webhook_url_not_public, webhook_url_unresolvable.',
         params: EnvParams,
-        body: CreateBody,
-        response: { 200: Envelope(CreatedWebhookSchema), ...errorResponses(400, 404) },
+        body: withExamples(CreateBody, { url: 'https://app.example.com/hooks/kino', events: ['video.processing.completed', 'video.processing.failed'] }),
+        response: {
+          200: Envelope(CreatedWebhookSchema, { ...exampleWebhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+          ...errorResponses(400, 404),
+        },
       },
     },
     async (request) => {
@@ -107,8 +123,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         tags: ['webhooks'],
         summary: 'List the webhooks of an environment',
+        operationId: 'listWebhooks',
+        description: 'Every webhook of the environment, oldest first, without its secret (shown only when it was registered).',
         params: EnvParams,
-        response: { 200: Envelope(Type.Object({ webhooks: Type.Array(WebhookSchema) })), ...errorResponses(404) },
+        response: { 200: Envelope(Type.Object({ webhooks: Type.Array(WebhookSchema) }), { webhooks: [exampleWebhook] }), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -124,9 +142,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       schema: {
         tags: ['webhooks'],
         summary: 'Remove a webhook',
+        operationId: 'deleteWebhook',
+        description: 'No new event is sent to it. Errors: 404 webhook_not_found.',
         params: WebhookParams,
         response: {
-          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['deleted'] as const) })),
+          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['deleted'] as const) }), { id: 'whk_Lm3Rq8Vt1Zx5Cb7N', status: 'deleted' }),
           ...errorResponses(404),
         },
       },

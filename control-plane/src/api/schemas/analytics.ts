@@ -1,6 +1,6 @@
 // The analytics records of the interface, field for field. Counts are int64 written as JSON
 // numbers; timestamps are `YYYY-MM-DDThh:mm:ssZ`, and `""` when their `...Valid` companion is false.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 const Int64 = (description?: string) => Type.Integer(description ? { description } : {});
 const Timestamp = (description: string) => Type.String({ description: `${description} (UTC, YYYY-MM-DDThh:mm:ssZ; "" when not valid).` });
@@ -95,3 +95,62 @@ export const DistributionEntrySchema = Type.Object(
   },
   { title: 'DistributionEntry' },
 );
+
+// The examples of the OpenAPI document (and its reference page): the environment and video of the
+// video examples (schemas/videos.ts), watched mostly at 1080p.
+const served = { firstServed: '2026-11-20T10:02:11Z', firstServedValid: true, lastServed: '2026-11-26T08:41:57Z', lastServedValid: true };
+const naming = { vidId: 'vid_5Rt2LmQ9xZk3Wv7A', vidPublicId: 'vid_5Rt2LmQ9xZk3Wv7A', vidName: 'Product launch keynote', vidNameValid: true };
+
+export const exampleUsageRecord: Static<typeof UsageRecordSchema> = {
+  authOrgId: 'org_3fK9xQ2mLr7TzV1a',
+  envId: 'env_8HcPq4Ws0dYbN6eJ',
+  totalVideos: 12,
+  totalVideoDurationSeconds: 5321.4,
+  totalSegmentsServed: 48210,
+  videosUploadedInPeriod: 3,
+  segmentsServedInPeriod: 15230,
+  firstVideoUploaded: '2026-09-02T14:20:05Z',
+  firstVideoUploadedValid: true,
+  lastSegmentServed: '2026-11-26T08:41:57Z',
+  lastSegmentServedValid: true,
+};
+
+export const exampleDailyRecord: Static<typeof DailyRecordSchema> = {
+  deliveryDate: '2026-11-25T00:00:00Z',
+  segmentsServed: 1840,
+  uniqueVideosServed: 7,
+  hdSegments: 1210,
+  sdSegments: 520,
+  ldSegments: 110,
+};
+
+export const exampleStorageRecord: Static<typeof StorageRecordSchema> = {
+  totalVideos: 12,
+  totalDurationSeconds: 5321.4,
+  avgVideoDuration: 443.45,
+  ultraQualityDuration: 0,
+  highQualityDuration: 4102.7,
+  standardQualityDuration: 1218.7,
+};
+
+export const exampleDistributionEntry: Static<typeof DistributionEntrySchema> = {
+  resolutionHeight: 1080,
+  segmentsServed: 30120,
+  uniqueVideos: 9,
+  daysActive: 41,
+  ...served,
+};
+
+export const exampleVideoResolutions: { summary: Static<typeof ResolutionSummarySchema>; resolutions: Static<typeof ResolutionEntrySchema>[] } = {
+  summary: {
+    ...naming,
+    vidLengthSeconds: 754.2,
+    availableResolutions: 4,
+    totalSegmentsServed: 2310,
+    totalDaysServed: 6,
+    ...served,
+    mostPopularResolution: 1080,
+    mostPopularResolutionValid: true,
+  },
+  resolutions: [{ ...naming, resolutionHeight: 1080, timesServed: 1650, ...served, daysServed: 6 }],
+};

@@ -1,6 +1,6 @@
 // Schema helpers shared by the routes. TypeBox schemas are plain JSON Schema: the same objects
 // validate requests (validation.ts), serialize responses and feed the OpenAPI document.
-import { FormatRegistry, Kind, Type, TypeRegistry, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { FormatRegistry, Kind, Type, TypeRegistry, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { parseCalendarDate } from '../video-parameters.ts';
 
 // A closed set of values, written `{type, enum}` in the OpenAPI document (a union of literals would
@@ -53,9 +53,20 @@ export const WEBHOOK_URL_PATTERN =
 /** An `Idempotency-Key`: visible ASCII characters (its length is bounded apart, 1–255). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]+$';
 
-/** Every successful response is `{ body: ... }` (spec, Conventions). */
-export function Envelope<T extends TSchema>(body: T) {
-  return Type.Object({ body });
+/**
+ * Every successful response is `{ body: ... }` (spec, Conventions). The example, typed by the body's
+ * schema, is the response's example in the OpenAPI document (and its reference page).
+ */
+export function Envelope<T extends TSchema>(body: T, example?: Static<T>) {
+  return Type.Object({ body }, example === undefined ? {} : { examples: [{ body: example }] });
+}
+
+/**
+ * The schema with examples, typed by it: the OpenAPI document shows the first on the request body
+ * (or parameter), and test/api/http.test.ts checks every example fits its schema.
+ */
+export function withExamples<T extends TSchema>(schema: T, ...examples: [Static<T>, ...Static<T>[]]): T {
+  return { ...schema, examples };
 }
 
 export const FieldErrorSchema = Type.Object({

@@ -1,5 +1,5 @@
 // The video resources of the spec: list item, details, ladder entry, pagination.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
 import { videoQualities, videoStatuses } from '@kino/proto/contract';
 
@@ -90,3 +90,73 @@ export const PaginationSchema = Type.Object({
   hasNext: Type.Boolean(),
   hasPrevious: Type.Boolean(),
 });
+
+// The examples of the OpenAPI document (and its reference page): one public 1080p video, ready,
+// with English captions, as its details, a list item and a ladder entry show it.
+const exampleIds = { orgId: 'org_3fK9xQ2mLr7TzV1a', envId: 'env_8HcPq4Ws0dYbN6eJ', videoId: 'vid_5Rt2LmQ9xZk3Wv7A' };
+const exampleFiles = `https://media.example.com/v1/public/${exampleIds.orgId}/${exampleIds.envId}/${exampleIds.videoId}`;
+
+export const exampleCaptionTrack: Static<typeof CaptionTrackSchema> = {
+  language: 'en',
+  label: 'English',
+  default: true,
+  source: 'uploaded',
+  url: `${exampleFiles}/subtitles-en.vtt`,
+};
+
+export const exampleVideoListItem: Static<typeof VideoListItemSchema> = {
+  id: exampleIds.videoId,
+  name: 'Product launch keynote',
+  duration: '12:34',
+  durationSeconds: 754.2,
+  createdAt: '2026-11-20T09:15:00.000Z',
+  thumbnailUrl: `https://media.example.com/t/${exampleIds.videoId}/1280x720.jpg`,
+  description: 'The keynote of the November launch.',
+  served: '1.2K views',
+  allowPublicAccess: true,
+  videoQuality: 'high',
+  metadata: { externalId: 'talk-2026-042', creatorId: 'user_981' },
+  status: 'ready',
+};
+
+export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
+  ...exampleVideoListItem,
+  publicID: exampleIds.videoId,
+  envId: exampleIds.envId,
+  status: { ready: true, transcoding: false, failed: false },
+  maxEdgeLength: 1920,
+  maxFrameRate: 30,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPassVBREncoding: false,
+  compressionRatio: 'medium',
+  audioCodec: 'aac',
+  encodings: [
+    {
+      key: '1080p',
+      shortEdgePixels: 1080,
+      shortEdgeIsWidth: false,
+      videoStreamBitrate: 5000,
+      audioStreamBitrate: 128,
+      audioFormat: 'aac',
+      maxFrameRate: 30,
+      pixelFormat: 'yuv420p',
+      rateControlMode: 'variableBitrate',
+      twoPassVBREncoding: false,
+      compressionRatio: 'medium',
+    },
+  ],
+  storyboardUrl: `${exampleFiles}/storyboard.vtt`,
+  captions: [exampleCaptionTrack],
+};
+
+export { exampleIds };
+
+export const examplePagination: Static<typeof PaginationSchema> = {
+  total: 1,
+  page: 1,
+  pageSize: 20,
+  totalPages: 1,
+  hasNext: false,
+  hasPrevious: false,
+};
