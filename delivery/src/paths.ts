@@ -173,7 +173,7 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
 
 /**
  * Where a video's init or media segment is stored: a clip's are its media video's, its segment `n`
- * being that video's `firstSegment + n` (docs/decisions/clips.md). Anything else: storageKeyOf.
+ * being that video's `firstSegment + n` (docs/decisions/delivery.md#clips). Anything else: storageKeyOf.
  */
 export function mediaKeyOf(video: { id: string; clipMedia: { videoId: string; firstSegment: number } | null }, resource: Resource): string {
   const media = video.clipMedia;

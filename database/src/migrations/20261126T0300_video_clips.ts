@@ -1,4 +1,4 @@
-// Clips (docs/decisions/clips.md): a clip is a video of its own whose segments are another video's.
+// Clips (docs/decisions/delivery.md#clips): a clip is a video of its own whose segments are another video's.
 // `clip_of_video_id` is the video it was cut from (what the details show as clipOf), with the range
 // asked for; `clip_media_video_id` is the video whose objects its init and media segments are (the
 // source, or the source's own media video when a clip is cut from a clip) and `clip_first_segment`

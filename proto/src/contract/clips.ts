@@ -1,4 +1,4 @@
-// Clips (docs/decisions/clips.md): which of a video's segments a segment-accurate clip plays. A clip
+// Clips (docs/decisions/delivery.md#clips): which of a video's segments a segment-accurate clip plays. A clip
 // references whole segments, so it starts at the start of the segment that holds `startTime` and
 // ends at the end of the one that holds the instant before `endTime`: its duration is the span of
 // those segments, never less than the range asked for.

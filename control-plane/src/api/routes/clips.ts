@@ -1,4 +1,4 @@
-// Clips (docs/decisions/clips.md): POST cuts a new video out of a ready one. A segment-accurate clip
+// Clips (docs/decisions/delivery.md#clips): POST cuts a new video out of a ready one. A segment-accurate clip
 // is made here, in the request, with no workflow: it encodes nothing, so making it is reading the
 // source's playlists, inserting the clip and writing its own playlists, which name the source's
 // segments under the clip's names (delivery maps them back, and logs them against the clip). The

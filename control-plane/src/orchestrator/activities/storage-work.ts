@@ -69,7 +69,7 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
 
     /**
      * A deleted video's files: its outputs, and its original upload unless a live video was made
-     * from the same upload since. Outputs whose segments a live clip plays stay (docs/decisions/clips.md);
+     * from the same upload since. Outputs whose segments a live clip plays stay (docs/decisions/delivery.md#clips);
      * they go with the last such clip: a clip's own removal removes its media video's outputs too
      * when that video is deleted and no other live clip needs them.
      */
