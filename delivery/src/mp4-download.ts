@@ -26,7 +26,11 @@ import { readMp4Boxes } from '@kino/ffmpeg';
 import { DeliveryError } from './errors.ts';
 import type { ObjectCache } from './object-cache.ts';
 import { resolveKey } from './playlist.ts';
-import type { PlayableRendition } from './video-catalog.ts';
+import { mediaKeyOf } from './paths.ts';
+import type { PlayableRendition, PlayableVideo } from './video-catalog.ts';
+
+/** What a layout needs of the video: its id, and a clip's media (whose objects its segments are). */
+type MediaOf = Pick<PlayableVideo, 'id' | 'clipMedia'>;
 
 export interface Mp4Part {
   /** Offset of the part in the file. */
@@ -58,11 +62,11 @@ export class Mp4Downloads {
   ) {}
 
   /** The layout of a rendition's MP4; computed once per rendition (concurrent callers share it). */
-  layout(videoId: string, rendition: PlayableRendition): Promise<Mp4Layout> {
-    const memoKey = `${videoId}|${rendition.key}`;
+  layout(video: MediaOf, rendition: PlayableRendition): Promise<Mp4Layout> {
+    const memoKey = `${video.id}|${rendition.key}`;
     let pending = this.layouts.get(memoKey);
     if (!pending) {
-      pending = this.build(videoId, rendition);
+      pending = this.build(video, rendition);
       // A failure (storage down) is not remembered.
       pending.catch(() => this.layouts.delete(memoKey));
       if (this.layouts.size >= maxLayouts) this.layouts.clear();
@@ -78,15 +82,19 @@ export class Mp4Downloads {
     return object;
   }
 
-  private async build(videoId: string, rendition: PlayableRendition): Promise<Mp4Layout> {
+  private async build(video: MediaOf, rendition: PlayableRendition): Promise<Mp4Layout> {
+    const videoId = video.id;
     const playlistKey = objectKeys.renditionPlaylist(videoId, rendition.height);
     const [playlistObject, initObject] = await Promise.all([
       this.cache.get(playlistKey),
-      this.cache.get(objectKeys.renditionInit(videoId, rendition.height)),
+      this.cache.get(mediaKeyOf(video, { type: 'init', quality: rendition.key })),
     ]);
     if (!playlistObject || !initObject) throw missing(videoId, rendition.key);
     const playlist = (playlistObject.data ?? (await readFile(playlistObject.path))).toString('utf8');
-    const { segments, durationSeconds } = parseMediaPlaylist(playlist, playlistKey);
+    const parsed = parseMediaPlaylist(playlist, playlistKey);
+    const durationSeconds = parsed.durationSeconds;
+    // A clip's playlist names its own segments (seg-00000.m4s on); they are stored as its media video's.
+    const segments = video.clipMedia ? parsed.segments.map((_, index) => mediaKeyOf(video, { type: 'segment', quality: rendition.key, index })) : parsed.segments;
     const init = withMovieDuration(initObject.data ?? (await readFile(initObject.path)), durationSeconds);
 
     const limit = pLimit(headConcurrency);

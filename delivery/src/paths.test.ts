@@ -1,6 +1,6 @@
-import { test } from 'vitest';
+import { describe, it, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { familyUriOf, parseDeliveryPath, storageKeyOf } from './paths.ts';
+import { familyUriOf, mediaKeyOf, parseDeliveryPath, storageKeyOf } from './paths.ts';
 
 test('public family: master, renditions, init (per rendition and the lowest), segments', () => {
   const base = '/v1/public/org_1/env_2/vid_3';
@@ -110,4 +110,18 @@ test('captions in every family: the subtitles playlist, its segments and the who
     assert.deepEqual(resource('subtitles-en.vtt'), { type: 'captions_file', language: 'en' }, family);
     for (const bad of ['subtitles-.m3u8', 'subtitles-en/seg-1.m4s', 'subtitles-e_n.vtt', 'subtitles-en/../x.vtt']) assert.equal(resource(bad), undefined, `${family} ${bad}`);
   }
+});
+
+describe('mediaKeyOf', () => {
+  const clip = { id: 'vid_clip', clipMedia: { videoId: 'vid_src', firstSegment: 4 } };
+
+  it("maps a clip's init and segments to its media video's, counted from its first segment", () => {
+    assert.equal(mediaKeyOf(clip, { type: 'segment', quality: '720p', index: 1 }), 'videos/vid_src/hls/720p/seg-00005.m4s');
+    assert.equal(mediaKeyOf(clip, { type: 'init', quality: '720p' }), 'videos/vid_src/hls/720p/init.mp4');
+  });
+
+  it("leaves a clip's playlists, and every key of another video, as they are", () => {
+    assert.equal(mediaKeyOf(clip, { type: 'rendition', quality: '720p' }), 'videos/vid_clip/hls/720p/playlist.m3u8');
+    assert.equal(mediaKeyOf({ id: 'vid_a', clipMedia: null }, { type: 'segment', quality: '720p', index: 1 }), 'videos/vid_a/hls/720p/seg-00001.m4s');
+  });
 });

@@ -171,6 +171,17 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
   }
 }
 
+/**
+ * Where a video's init or media segment is stored: a clip's are its media video's, its segment `n`
+ * being that video's `firstSegment + n` (docs/decisions/delivery.md#clips). Anything else: storageKeyOf.
+ */
+export function mediaKeyOf(video: { id: string; clipMedia: { videoId: string; firstSegment: number } | null }, resource: Resource): string {
+  const media = video.clipMedia;
+  if (media && resource.type === 'segment') return storageKeyOf(media.videoId, { ...resource, index: media.firstSegment + resource.index });
+  if (media && resource.type === 'init') return storageKeyOf(media.videoId, resource);
+  return storageKeyOf(video.id, resource);
+}
+
 const storedRendition = /^(\d{2,5}p)\/playlist\.m3u8$/;
 const storedInit = /^(\d{2,5}p)\/init\.mp4$/;
 const storedSegment = /^(\d{2,5}p)\/seg-(\d{1,7})\.m4s$/;

@@ -14,7 +14,7 @@ import { contentEtag, type CachedObject, type ObjectCache } from './object-cache
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
 import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
-import { familyUriOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
+import { familyUriOf, mediaKeyOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
 import { rewritePlaylist } from './playlist.ts';
 import { rewriteStoryboardVtt } from './storyboards.ts';
 import { PacedBodyWriter } from './paced-body-writer.ts';
@@ -247,7 +247,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   async function downloadBody(video: PlayableVideo, family: Family, quality: string, access: 'public' | 'private'): Promise<Body> {
     const rendition = video.renditions.get(quality);
     if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
-    const layout = await deps.downloads.layout(video.id, rendition);
+    const layout = await deps.downloads.layout(video, rendition);
     return {
       contentType: hlsContentTypes.init,
       cacheControl: cacheControl.media[access],
@@ -279,7 +279,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     token: string | null,
   ): Promise<Body> {
     const resource = resolveResource(video, route.resource);
-    const key = storageKeyOf(video.id, resource);
+    const key = mediaKeyOf(video, resource);
     const object = await deps.cache.get(key);
     if (!object) {
       deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');

@@ -27,6 +27,12 @@ export interface PlayableVideo {
   renditions: Map<string, PlayableRendition>;
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
   captions: Map<string, PlayableCaptionTrack>;
+  /**
+   * A clip's media: the video whose init and media segments it plays, and that video's segment that
+   * is the clip's segment 0 (paths.ts mediaKeyOf). Null for other videos. The clip's playlists are
+   * its own objects.
+   */
+  clipMedia: { videoId: string; firstSegment: number } | null;
 }
 
 export interface PlayableCaptionTrack {
@@ -94,5 +100,6 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     storyboardKey: row.storyboard_key,
     renditions: new Map(sorted.map((r) => [r.key, r])),
     captions: new Map(captions.map((c) => [c.language, { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key }])),
+    clipMedia: row.clip_media_video_id !== null ? { videoId: row.clip_media_video_id, firstSegment: row.clip_first_segment ?? 0 } : null,
   };
 }

@@ -129,6 +129,28 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   storyboardUrl?: string;
   /** Caption tracks, by language. */
   captions: CaptionTrack[];
+  /** Only on a clip: the video it was cut from and the range asked for. */
+  clipOf?: ClipOf;
+}
+
+/** A clip's source and range (`duration` is what the clip plays: whole segments of the source covering the range). */
+export interface ClipOf {
+  videoId: string;
+  startTime: number;
+  endTime: number;
+}
+
+/** `POST /{orgID}/videos/{publicID}/clips`. */
+export interface CreateClipParams {
+  /** Seconds into the source; 0 ≤ startTime < endTime ≤ the source's duration. */
+  startTime: number;
+  endTime: number;
+  /** Default: the source's name with " (clip)". */
+  videoName?: string;
+  /** Default: the source's. */
+  allowPublicAccess?: boolean;
+  /** Default false: the clip plays whole segments of the source and is ready at once. */
+  frameAccurate?: boolean;
 }
 
 export interface Pagination {

@@ -420,6 +420,7 @@ describe('OpenAPI', () => {
       '/{orgID}/videos/{publicID}/share': ['get', 'post'],
       '/{orgID}/videos/{publicID}/share/{linkID}': ['delete'],
       '/{orgID}/videos/{publicID}/thumbnails': ['post'],
+      '/{orgID}/videos/{publicID}/clips': ['post'],
     };
     for (const [path, methods] of Object.entries(expected)) {
       assert.ok(doc.paths[path], `${path} is documented`);

@@ -203,6 +203,17 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     }
   });
 
+  it('cuts a clip of a ready video with --start and --end; a range past the end fails, a non-number is a usage error', async () => {
+    const made = await kinoJson<{ videoID: string }>(['videos', 'clip', videoId, '--start', '0.5', '--end', '1', '--name', 'a clip']);
+    const clip = await kinoJson<VideoDetails & { clipOf?: { videoId: string; startTime: number; endTime: number } }>(['videos', 'get', made.videoID]);
+    assert.equal(clip.name, 'a clip');
+    assert.deepEqual(clip.status, { ready: true, transcoding: false, failed: false });
+    assert.deepEqual(clip.clipOf, { videoId, startTime: 0.5, endTime: 1 });
+    assert.match((await expectCode(['videos', 'clip', videoId, '--start', '0', '--end', '9999'], 1)).stderr, /invalid_clip_range|duration/);
+    await expectCode(['videos', 'clip', videoId, '--start', 'soon', '--end', '1'], 2);
+    await kinoJson(['videos', 'delete', made.videoID, '--yes']);
+  });
+
   it('adds, lists and removes webhooks', async () => {
     const created = await kinoJson<{ id: string; secret: string }>(['webhooks', 'add', 'https://hooks.example.com/kino', '--events', 'video.processing.failed']);
     assert.match(created.secret, /^whsec_/);

@@ -137,6 +137,24 @@ test('the video page adds a caption track, the player lists it, and the page rem
   assert.equal(await captions.getByTestId('caption-error').count(), 0);
 });
 
+test("the Clip control makes a clip from the player's position and links to it", async () => {
+  await page.getByTestId('player').evaluate((video: HTMLVideoElement) => {
+    video.currentTime = 6.5;
+  });
+  await page.getByTestId('clip-end-here').click();
+  assert.equal(await page.getByTestId('clip-end').inputValue(), '6.50', "the end is the player's position");
+  await page.getByTestId('clip-create').click();
+  const link = page.getByTestId('clip-made').getByRole('link');
+  await link.waitFor({ timeout: 30_000 });
+  const clipId = (await link.textContent())!;
+  assert.notEqual(clipId, videoId);
+  await link.click();
+  await page.getByTestId('clip-of').getByText(videoId).waitFor();
+  assert.match((await page.getByTestId('clip-of').textContent()) ?? '', /0–6\.5 s/);
+  await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+  await page.getByTestId('player').waitFor();
+});
+
 test('the table narrows by search and status, the API list query', async () => {
   await page.goto(`${dash.dashboardUrl}/videos?search=${encodeURIComponent('DASHBOARD CLIP')}&status=ready`);
   await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`).waitFor();

@@ -72,5 +72,8 @@ export function presentVideoDetails(
     encodings: renditions.map(presentEncoding),
     ...(storyboardUrl ? { storyboardUrl } : {}),
     captions,
+    ...(video.clip_of_video_id !== null
+      ? { clipOf: { videoId: video.clip_of_video_id, startTime: video.clip_start_seconds!, endTime: video.clip_end_seconds! } }
+      : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { objectKeys } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
 import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../schema.ts';
 import { replaceRenditions, type NewRendition } from './renditions.ts';
@@ -51,6 +52,82 @@ export async function createVideo(db: Db, input: CreateVideoInput): Promise<Vide
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export interface CreateClipInput {
+  id: string;
+  /** The video cut from: live and ready, or nothing is created. */
+  sourceId: string;
+  name: string;
+  allowPublicAccess: boolean;
+  startSeconds: number;
+  endSeconds: number;
+  /** The video whose segments the clip plays, and which of them is the clip's first. */
+  mediaVideoId: string;
+  firstSegment: number;
+}
+
+/**
+ * Creates a clip in `transcoding`, in the source's organization and environment and with its
+ * settings. The source's row is locked for the insert: a delete of the source waits for it, so the
+ * source's clean-up always sees the clip (and keeps the media it plays). Undefined, and nothing
+ * created, when the source is no longer live and ready.
+ */
+export async function createClipVideo(db: Db, input: CreateClipInput): Promise<Video | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const source = await trx
+      .selectFrom('videos')
+      .selectAll()
+      .where('id', '=', input.sourceId)
+      .where('status', '=', 'ready')
+      .where('deleted_at', 'is', null)
+      .forShare()
+      .executeTakeFirst();
+    if (!source) return undefined;
+    return trx
+      .insertInto('videos')
+      .values({
+        id: input.id,
+        org_id: source.org_id,
+        env_id: source.env_id,
+        name: input.name,
+        description: null,
+        status: 'transcoding',
+        failure_reason: null,
+        // Unique among live videos and never an object: a clip has no original of its own.
+        storage_path: objectKeys.videoPrefix(input.id),
+        video_quality: source.video_quality,
+        allow_public_access: input.allowPublicAccess,
+        parameters: JSON.stringify(source.parameters),
+        duration_seconds: null,
+        source_width: null,
+        source_height: null,
+        source_frame_rate: null,
+        thumbnail_key: null,
+        ready_at: null,
+        deleted_at: null,
+        delete_reason: null,
+        clip_of_video_id: source.id,
+        clip_start_seconds: input.startSeconds,
+        clip_end_seconds: input.endSeconds,
+        clip_media_video_id: input.mediaVideoId,
+        clip_first_segment: input.firstSegment,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Whether a live clip plays `mediaVideoId`'s segments (its objects must then stay). */
+export async function hasLiveClips(db: Db, mediaVideoId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('videos')
+    .select('id')
+    .where('clip_media_video_id', '=', mediaVideoId)
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A video by id, deleted or not. */
@@ -299,13 +376,16 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
   });
 }
 
-export type PlayableVideoRow = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key'>;
+export type PlayableVideoRow = Pick<
+  Video,
+  'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key' | 'clip_media_video_id' | 'clip_first_segment'
+>;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key'])
+    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'clip_media_video_id', 'clip_first_segment'])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)

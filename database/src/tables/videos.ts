@@ -31,6 +31,15 @@ export interface VideosTable {
   thumbnail_key: string | null;
   /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
   storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A clip's source: the video it was cut from (null for other videos); optional on insert. */
+  clip_of_video_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The range asked for, in the source's seconds. */
+  clip_start_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  clip_end_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The video whose init and media segments a clip plays (its objects stay while a live clip needs them). */
+  clip_media_video_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The media video's segment that is the clip's segment 0. */
+  clip_first_segment: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   ready_at: Date | null;

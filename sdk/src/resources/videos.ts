@@ -5,6 +5,7 @@ import { PagePromise } from '../pagination.ts';
 import type {
   AddCaptionParams,
   CaptionTrack,
+  CreateClipParams,
   CreateShareLinkParams,
   DeletedCaptionTrack,
   CreateThumbnailParams,
@@ -79,6 +80,17 @@ export class Videos {
       `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/ingest`,
       { ...options, body: params },
     );
+  }
+
+  /**
+   * Cuts a clip out of a ready video: a new video in the same environment, ready when this
+   * resolves, that plays the source's segments overlapping [startTime, endTime) and stays playable
+   * after the source is deleted.
+   * @example
+   * const { videoID } = await kino.videos.createClip(orgId, 'vid_123', { startTime: 30, endTime: 45 });
+   */
+  createClip(orgId: string, videoId: string, params: CreateClipParams, options: { signal?: AbortSignal } = {}): Promise<ProcessVideoResult> {
+    return this.http.request<ProcessVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/clips`, { ...options, body: params });
   }
 
   /**

@@ -9,6 +9,7 @@ import { videoRoutes } from './videos.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { shareLinkRoutes } from './share-links.ts';
 import { captionRoutes } from './captions.ts';
+import { clipRoutes } from './clips.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { playbackRoutes } from './playback.ts';
@@ -23,6 +24,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(webhookRoutes, options);
   await api.register(shareLinkRoutes, options);
   await api.register(captionRoutes, options);
+  await api.register(clipRoutes, options);
   await api.register(thumbnailRoutes, options);
   await api.register(analyticsRoutes, options);
   await api.register(playbackRoutes, options);

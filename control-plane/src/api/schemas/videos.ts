@@ -80,6 +80,16 @@ export const VideoDetailsSchema = Type.Object({
     }),
   ),
   captions: Type.Array(CaptionTrackSchema, { description: 'Caption tracks, by language.' }),
+  clipOf: Type.Optional(
+    Type.Object(
+      {
+        videoId: Type.String({ description: 'The video the clip was cut from.' }),
+        startTime: Type.Number({ description: 'The range asked for, in seconds of that video.' }),
+        endTime: Type.Number(),
+      },
+      { description: "Only on clips (POST .../clips). `duration` is what the clip plays: the span of the source's segments the range overlaps." },
+    ),
+  ),
 });
 
 export const PaginationSchema = Type.Object({

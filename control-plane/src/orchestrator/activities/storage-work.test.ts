@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLogger, newId, type Storage } from '@kino/infra';
 import { migrateToLatest, type Db } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
-import { createOrganization, createEnvironment, createVideo, markVideoDeleted } from '@kino/database/repositories';
+import { createClipVideo, createOrganization, createEnvironment, createVideo, markVideoDeleted } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { createStorageActivities } from './storage-work.ts';
 
@@ -88,4 +88,41 @@ test('removeVideoContent keeps the original when a live video was made from the 
   assert.deepEqual((await removeVideoContent(first)).result, { removed: 2 });
   assert.ok(objects.has(path), 'the live video still needs its source');
   assert.ok(objects.has(`videos/${second}/hls/master.m3u8`), 'another video\'s outputs are not touched');
+});
+
+test("a deleted video's outputs stay while a live clip plays them, and go with the clip", async () => {
+  const path = `uploads/${orgId}/${envId}/upl_c/source.mp4`;
+  const sourceId = await video(path);
+  await db.updateTable('videos').set({ status: 'ready', duration_seconds: 12 }).where('id', '=', sourceId).execute();
+  const clipId = newId('vid');
+  const clip = await createClipVideo(db, {
+    id: clipId,
+    sourceId,
+    name: 'a clip',
+    allowPublicAccess: true,
+    startSeconds: 0,
+    endSeconds: 6,
+    mediaVideoId: sourceId,
+    firstSegment: 0,
+  });
+  assert.ok(clip);
+  objects.set(`videos/${clipId}/hls/master.m3u8`, '#EXTM3U');
+  const segment = `videos/${sourceId}/hls/360p/seg-00000.m4s`;
+
+  await markVideoDeleted(db, sourceId, null);
+  assert.deepEqual((await removeVideoContent(sourceId)).result, { removed: 1 }, 'only the original upload goes');
+  assert.ok(objects.has(segment), 'the clip still plays the source\'s segment');
+
+  await markVideoDeleted(db, clipId, null);
+  assert.deepEqual((await removeVideoContent(clipId)).result, { removed: 3 }, "the clip's playlist and the source's two objects");
+  assert.deepEqual([...objects.keys()].filter((key) => key.includes(sourceId) || key.includes(clipId)), []);
+});
+
+test('a clip is not made of a video that is not ready, or is deleted', async () => {
+  const sourceId = await video(`uploads/${orgId}/${envId}/upl_d/source.mp4`);
+  const input = { id: newId('vid'), sourceId, name: 'c', allowPublicAccess: true, startSeconds: 0, endSeconds: 1, mediaVideoId: sourceId, firstSegment: 0 };
+  assert.equal(await createClipVideo(db, input), undefined, 'transcoding');
+  await db.updateTable('videos').set({ status: 'ready' }).where('id', '=', sourceId).execute();
+  await markVideoDeleted(db, sourceId, null);
+  assert.equal(await createClipVideo(db, input), undefined, 'deleted');
 });

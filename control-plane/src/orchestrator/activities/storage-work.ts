@@ -4,7 +4,7 @@
 import { hlsContentTypes, hlsInitName, objectKeys } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
 import { renderMediaPlaylist, type PlaylistSegment } from '../chunks.ts';
-import { findLiveVideoByStoragePath, getVideo } from '@kino/database/repositories';
+import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 
@@ -69,16 +69,28 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
 
     /**
      * A deleted video's files: its outputs, and its original upload unless a live video was made
-     * from the same upload since.
+     * from the same upload since. Outputs whose segments a live clip plays stay (docs/decisions/delivery.md#clips);
+     * they go with the last such clip: a clip's own removal removes its media video's outputs too
+     * when that video is deleted and no other live clip needs them.
      */
     async removeVideoContent({ videoId }: { videoId: string }): Promise<{ removed: number }> {
       return whileHeartbeating(async () => {
-        let removed = await removeOutputs(videoId);
         const video = await getVideo(db, videoId);
+        let removed = 0;
+        if (await hasLiveClips(db, videoId)) logger.info({ videoId }, 'video outputs kept: a live clip plays its segments');
+        else removed += await removeOutputs(videoId);
         if (video && !(await findLiveVideoByStoragePath(db, video.storage_path)) && (await storage.head(video.storage_path))) {
           await storage.delete(video.storage_path);
           removed += 1;
           logger.info({ videoId, key: video.storage_path }, 'original upload removed');
+        }
+        const mediaVideoId = video?.clip_media_video_id;
+        if (mediaVideoId) {
+          const media = await getVideo(db, mediaVideoId);
+          if (media?.deleted_at && !(await hasLiveClips(db, mediaVideoId))) {
+            removed += await removeOutputs(mediaVideoId);
+            logger.info({ videoId, mediaVideoId }, "the last clip of a deleted video is gone: that video's outputs removed");
+          }
         }
         return { removed };
       });

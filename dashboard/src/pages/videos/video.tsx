@@ -1,6 +1,7 @@
 // One video: the player (a signed URL minted by the API for the session), status (polled while
 // transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
-// picker, caption tracks, settings (name, description, access, metadata). Every call is the ordinary API's.
+// picker, caption tracks, settings (name, description, access, metadata), a clip from the player's
+// position. Every call is the ordinary API's.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,6 +15,7 @@ import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
 import { VideoSettings } from './video-settings.tsx';
+import { ClipMaker } from './clip.tsx';
 import './videos.css';
 
 const statusOf = (details: VideoDetails): VideoStatus => (details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding');
@@ -179,6 +181,14 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             </dd>
             <dt>Duration</dt>
             <dd>{video.duration}</dd>
+            {video.clipOf && (
+              <>
+                <dt>Clip of</dt>
+                <dd data-testid="clip-of">
+                  <a href={`/dashboard/videos/${encodeURIComponent(video.clipOf.videoId)}`}>{video.clipOf.videoId}</a> ({video.clipOf.startTime}–{video.clipOf.endTime} s)
+                </dd>
+              </>
+            )}
             <dt>Created</dt>
             <dd>{new Date(video.createdAt).toLocaleString()}</dd>
             <dt>Access</dt>
@@ -211,6 +221,7 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         </section>
         {/* Keyed by the saved values, so a change made elsewhere (another tab, the API) resets the form. */}
         <VideoSettings key={settingsKey(video)} video={video} videoPath={videoPath} orgId={orgId} />
+        {ready && <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />}
         {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>

@@ -1,0 +1,173 @@
+// Clips (docs/decisions/delivery.md#clips): POST cuts a new video out of a ready one. A segment-accurate clip
+// is made here, in the request, with no workflow: it encodes nothing, so making it is reading the
+// source's playlists, inserting the clip and writing its own playlists, which name the source's
+// segments under the clip's names (delivery maps them back, and logs them against the clip). The
+// clip is `transcoding` while its playlists are written and `ready` when the call answers.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { newId } from '@kino/infra';
+import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, selectClipSegments, type ClipSegments } from '@kino/proto/contract';
+import type { Rendition, Video } from '@kino/database';
+import { createClipVideo, deleteVideoRow, getVideo, listRenditions, markVideoReady } from '@kino/database/repositories';
+import type { RouteOptions } from '../deps.ts';
+import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
+import { ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
+import { Envelope, errorResponses, Text } from '../schemas/common.ts';
+import { renderMediaPlaylist } from '../../orchestrator/chunks.ts';
+
+const ClipBody = Type.Object({
+  startTime: Type.Number({ minimum: 0, description: 'Seconds into the source where the clip starts.' }),
+  endTime: Type.Number({ exclusiveMinimum: 0, description: "Seconds into the source where the clip ends: after startTime, at most the source's duration." }),
+  videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the source\'s name with " (clip)".' })),
+  allowPublicAccess: Type.Optional(Type.Boolean({ description: "Default: the source's." })),
+  frameAccurate: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'false: the clip plays whole segments of the source (the range widened to segment boundaries) and is ready at once.',
+    }),
+  ),
+});
+
+const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
+
+/** A range ending this close past the duration is at the end (durations are measured, not exact). */
+const durationTolerance = 0.001;
+
+function invalidRange(message: string, location: string, value: unknown): never {
+  throw new ValidationError('invalid_clip_range', message, [{ message, location, value }]);
+}
+
+/** The rendition's playlist in storage: its folder is named after the key (`720p`). */
+function playlistKeyOf(videoId: string, rendition: Rendition): string {
+  return objectKeys.renditionPlaylist(videoId, Number.parseInt(rendition.key, 10));
+}
+
+export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/:orgID/videos/:publicID/clips',
+    {
+      config: {
+        rateLimit: 'video',
+        validationCodes: {
+          'body.startTime': 'invalid_clip_range',
+          'body.endTime': 'invalid_clip_range',
+          'body.videoName': 'invalid_request',
+          'body.allowPublicAccess': 'invalid_request',
+          'body.frameAccurate': 'invalid_request',
+        },
+      },
+      schema: {
+        tags: ['videos'],
+        summary: 'Cut a clip out of a ready video',
+        description:
+          'The clip is a new video in the same environment. It plays the source\'s segments that overlap [startTime, endTime) ' +
+          'without copying or encoding them, is ready when the call answers, and stays playable after the source is deleted. ' +
+          '400 invalid_clip_range unless 0 ≤ startTime < endTime ≤ duration; 409 video_not_ready until the source is ready.',
+        params: VideoParams,
+        body: ClipBody,
+        response: { 200: Envelope(Type.Object({ videoID: Type.String() })), ...errorResponses(400, 404, 409, 503) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const source = await getVideo(deps.db, request.params.publicID);
+      if (!source || source.org_id !== access.orgId || source.deleted_at) {
+        throw new NotFoundError('video_not_found', `Video ${request.params.publicID} does not exist.`);
+      }
+      assertEnvironmentReach(access, source.env_id);
+      if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
+      const { startTime, endTime } = request.body;
+      if (request.body.frameAccurate) {
+        throw new ValidationError('invalid_request', 'Frame-accurate clips are not available yet: leave frameAccurate false.', [
+          { message: 'frameAccurate must be false', location: 'body.frameAccurate', value: true },
+        ]);
+      }
+      if (startTime >= endTime) invalidRange('startTime must be before endTime', 'body.startTime', startTime);
+      const duration = source.duration_seconds ?? 0;
+      if (endTime > duration + durationTolerance) invalidRange(`endTime must be at most the video's duration (${duration} s)`, 'body.endTime', endTime);
+
+      const renditions = await listRenditions(deps.db, source.id);
+      const { master, selections } = await readSourcePlaylists(source, renditions, startTime, endTime);
+      const first = selections[0]!;
+
+      const clipId = newId('vid');
+      const clip = await createClipVideo(deps.db, {
+        id: clipId,
+        sourceId: source.id,
+        name: request.body.videoName ?? `${source.name} (clip)`.slice(0, 255),
+        allowPublicAccess: request.body.allowPublicAccess ?? source.allow_public_access,
+        startSeconds: startTime,
+        endSeconds: endTime,
+        // A clip of a clip plays the first clip's media video: its segments are numbered from that one's.
+        mediaVideoId: source.clip_media_video_id ?? source.id,
+        firstSegment: (source.clip_first_segment ?? 0) + first.firstSegment,
+      });
+      if (!clip) throw new ConflictError('video_not_ready', `Video ${source.id} is no longer ready.`);
+
+      try {
+        await deps.storage.put(objectKeys.master(clipId), master, hlsContentTypes.playlist);
+        for (const [index, rendition] of renditions.entries()) {
+          const segments = selections[index]!.durations.map((durationSeconds, i) => ({ name: hlsSegmentName(i), durationSeconds }));
+          await deps.storage.put(playlistKeyOf(clipId, rendition), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+        }
+      } catch (error) {
+        // Never reported: the clip goes (a playlist already written is orphaned under its own prefix).
+        await deleteVideoRow(deps.db, clipId);
+        storageUnavailable(error, request.log, 'writing a clip\'s playlists');
+      }
+      await markVideoReady(deps.db, clipId, {
+        source: {
+          durationSeconds: first.spanSeconds,
+          width: source.source_width ?? 0,
+          height: source.source_height ?? 0,
+          frameRate: source.source_frame_rate ?? 0,
+        },
+        renditions: renditions.map(({ created_at: _created, ...rendition }) => ({
+          ...rendition,
+          video_id: clipId,
+          segment_count: first.durations.length,
+        })),
+        thumbnailKey: source.thumbnail_key,
+      });
+      request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'clip made');
+      return { body: { videoID: clipId } };
+    },
+  );
+
+  /**
+   * The source's master playlist and, per rendition, the segments the range overlaps. Every
+   * rendition is cut on the same segment grid, so each selects the same segments.
+   */
+  async function readSourcePlaylists(
+    source: Video,
+    renditions: Rendition[],
+    startTime: number,
+    endTime: number,
+  ): Promise<{ master: Buffer; selections: ClipSegments[] }> {
+    let master: Buffer | undefined;
+    let playlists: (Buffer | undefined)[];
+    try {
+      [master, ...playlists] = await Promise.all([
+        deps.storage.get(objectKeys.master(source.id)),
+        ...renditions.map((rendition) => deps.storage.get(playlistKeyOf(source.id, rendition))),
+      ]);
+    } catch (error) {
+      storageUnavailable(error, app.log, 'reading a video\'s playlists');
+    }
+    if (!master || renditions.length === 0 || playlists.some((p) => !p)) {
+      throw new Error(`ready video ${source.id} is missing a playlist in storage`);
+    }
+    const selections = playlists.map((playlist) => {
+      try {
+        return selectClipSegments(mediaPlaylistDurations(playlist!.toString('utf8')), startTime, endTime);
+      } catch {
+        return invalidRange('the range holds no segment of the video', 'body.startTime', startTime);
+      }
+    });
+    const [first] = selections;
+    if (selections.some((s) => s.firstSegment !== first!.firstSegment || s.durations.length !== first!.durations.length)) {
+      throw new Error(`the renditions of video ${source.id} are not cut on one segment grid`);
+    }
+    return { master, selections };
+  }
+};
