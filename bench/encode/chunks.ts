@@ -23,10 +23,10 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
 import { setNodeDrainRequested } from '@kino/database/repositories';
-import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, workflowIds } from '@kino/proto/contract';
+import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, renderMediaPlaylist, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/workers';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '@kino/ffmpeg';
-import { planChunks, renderMediaPlaylist } from '../../control-plane/src/orchestrator/chunks.ts';
+import { planChunks } from '../../control-plane/src/orchestrator/chunks.ts';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
 

@@ -42,6 +42,7 @@ const operations: Record<string, { request?: string; response: { at?: string; ty
   'PATCH /{orgID}/videos/{videoID}': { request: 'UpdateVideoParams', response: { type: 'VideoDetails' } },
   'DELETE /{orgID}/videos/{videoID}': { response: { type: 'DeleteVideoResult' } },
   'POST /{orgID}/videos/{publicID}/retry': { response: { type: 'RetryVideoResult' } },
+  'POST /{orgID}/videos/{publicID}/clips': { request: 'CreateClipParams', response: { type: 'ProcessVideoResult' } },
   'GET /{orgID}/videos/{publicID}/signed-url': { response: { type: 'SignedPlaybackUrl' } },
   'POST /{orgID}/videos/{publicID}/share': { request: 'CreateShareLinkParams', response: { type: 'ShareLink' } },
   'GET /{orgID}/videos/{publicID}/share': { response: { at: 'shareLinks[]', type: 'ShareLink' } },

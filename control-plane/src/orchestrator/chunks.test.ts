@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { planChunks, renderMediaPlaylist } from './chunks.ts';
+import { planChunks } from './chunks.ts';
 
 describe('planChunks', () => {
   it('cuts on multiples of the segment length; the last chunk runs to the end', () => {
@@ -30,20 +30,3 @@ describe('planChunks', () => {
   });
 });
 
-describe('renderMediaPlaylist', () => {
-  it('writes a VOD playlist of the segments with one init segment', () => {
-    const text = renderMediaPlaylist([
-      { name: 'seg-00000.m4s', durationSeconds: 6 },
-      { name: 'seg-00001.m4s', durationSeconds: 2.5 },
-    ]);
-    assert.equal(
-      text,
-      '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-INDEPENDENT-SEGMENTS\n' +
-        '#EXT-X-MAP:URI="init.mp4"\n#EXTINF:6.000000,\nseg-00000.m4s\n#EXTINF:2.500000,\nseg-00001.m4s\n#EXT-X-ENDLIST\n',
-    );
-  });
-
-  it('refuses segments that do not run on (a chunk missing)', () => {
-    assert.throws(() => renderMediaPlaylist([{ name: 'seg-00000.m4s', durationSeconds: 6 }, { name: 'seg-00002.m4s', durationSeconds: 6 }]), /do not run on/);
-  });
-});

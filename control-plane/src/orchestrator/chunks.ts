@@ -1,7 +1,7 @@
 // Chunked encoding (docs/architecture.md#chunked-encoding): where a video is cut into chunks, and
-// the rendition playlists written from the chunks' segments. Pure and deterministic: the
-// processVideo workflow plans with it, the storage activity renders with it.
-import { hlsInitName, hlsSegmentName, hlsTargetDuration } from '@kino/proto/contract';
+// the rendition playlists written from the chunks' segments (renderMediaPlaylist, in the contract).
+// Pure and deterministic: the processVideo workflow plans with it.
+
 
 /**
  * The default chunk length: 30 s, five 6 s segments. Each chunk pays a fixed cost (an ffmpeg start,
@@ -51,33 +51,4 @@ export function planChunks(durationSeconds: number, chunkSeconds: number, segmen
       segmentCount: Math.ceil((last ? durationSeconds - start : length) / segmentSeconds),
     };
   });
-}
-
-export interface PlaylistSegment {
-  name: string;
-  durationSeconds: number;
-}
-
-/**
- * A rendition's media playlist (VOD, fMP4) from its segments in order: what ffmpeg writes for a
- * whole-file encode, for the segments of every chunk. One init segment serves them all.
- */
-export function renderMediaPlaylist(segments: readonly PlaylistSegment[]): string {
-  if (segments.length === 0) throw new Error('a media playlist needs at least one segment');
-  segments.forEach((segment, index) => {
-    if (segment.name !== hlsSegmentName(index)) throw new Error(`segment ${index} is ${segment.name}: the chunks' segments do not run on`);
-  });
-  const target = hlsTargetDuration(segments);
-  const lines = [
-    '#EXTM3U',
-    '#EXT-X-VERSION:7',
-    `#EXT-X-TARGETDURATION:${target}`,
-    '#EXT-X-MEDIA-SEQUENCE:0',
-    '#EXT-X-PLAYLIST-TYPE:VOD',
-    '#EXT-X-INDEPENDENT-SEGMENTS',
-    `#EXT-X-MAP:URI="${hlsInitName}"`,
-  ];
-  for (const segment of segments) lines.push(`#EXTINF:${segment.durationSeconds.toFixed(6)},`, segment.name);
-  lines.push('#EXT-X-ENDLIST');
-  return `${lines.join('\n')}\n`;
 }

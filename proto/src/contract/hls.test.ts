@@ -1,6 +1,6 @@
-import { test } from 'vitest';
+import { describe, it, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, hlsTargetDuration, measureBandwidth } from './hls.ts';
+import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, hlsTargetDuration, measureBandwidth, renderMediaPlaylist } from './hls.ts';
 import { objectKeys } from './storage-layout.ts';
 
 test('content types of HLS files', () => {
@@ -66,4 +66,22 @@ test('the target duration is the longest segment rounded to the nearest integer'
   assert.equal(hlsTargetDuration([{ durationSeconds: 6.006 }, { durationSeconds: 6.5 }]), 7);
   assert.equal(hlsTargetDuration([{ durationSeconds: 0.3 }]), 1);
   assert.equal(hlsTargetDuration([]), 1);
+});
+
+describe('renderMediaPlaylist', () => {
+  it('writes a VOD playlist of the segments with one init segment', () => {
+    const text = renderMediaPlaylist([
+      { name: 'seg-00000.m4s', durationSeconds: 6 },
+      { name: 'seg-00001.m4s', durationSeconds: 2.5 },
+    ]);
+    assert.equal(
+      text,
+      '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-INDEPENDENT-SEGMENTS\n' +
+        '#EXT-X-MAP:URI="init.mp4"\n#EXTINF:6.000000,\nseg-00000.m4s\n#EXTINF:2.500000,\nseg-00001.m4s\n#EXT-X-ENDLIST\n',
+    );
+  });
+
+  it('refuses segments that do not run on (a chunk missing)', () => {
+    assert.throws(() => renderMediaPlaylist([{ name: 'seg-00000.m4s', durationSeconds: 6 }, { name: 'seg-00002.m4s', durationSeconds: 6 }]), /do not run on/);
+  });
 });

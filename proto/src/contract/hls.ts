@@ -99,3 +99,33 @@ export function measureBandwidth(segments: readonly { sizeBytes: number; duratio
     durationSeconds: duration,
   };
 }
+
+export interface PlaylistSegment {
+  name: string;
+  durationSeconds: number;
+}
+
+/**
+ * A rendition's media playlist (VOD, fMP4) from its segments in order: what ffmpeg writes for a
+ * whole-file encode, for the segments of every chunk (the orchestrator) and of a clip (the API).
+ * One init segment serves them all.
+ */
+export function renderMediaPlaylist(segments: readonly PlaylistSegment[]): string {
+  if (segments.length === 0) throw new Error('a media playlist needs at least one segment');
+  segments.forEach((segment, index) => {
+    if (segment.name !== hlsSegmentName(index)) throw new Error(`segment ${index} is ${segment.name}: the segments do not run on`);
+  });
+  const target = hlsTargetDuration(segments);
+  const lines = [
+    '#EXTM3U',
+    '#EXT-X-VERSION:7',
+    `#EXT-X-TARGETDURATION:${target}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+    '#EXT-X-INDEPENDENT-SEGMENTS',
+    `#EXT-X-MAP:URI="${hlsInitName}"`,
+  ];
+  for (const segment of segments) lines.push(`#EXTINF:${segment.durationSeconds.toFixed(6)},`, segment.name);
+  lines.push('#EXT-X-ENDLIST');
+  return `${lines.join('\n')}\n`;
+}

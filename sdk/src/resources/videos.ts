@@ -89,7 +89,7 @@ export class Videos {
    * @example
    * const { videoID } = await kino.videos.createClip(orgId, 'vid_123', { startTime: 30, endTime: 45 });
    */
-  createClip(orgId: string, videoId: string, params: CreateClipParams, options: { signal?: AbortSignal } = {}): Promise<ProcessVideoResult> {
+  createClip(orgId: string, videoId: string, params: CreateClipParams, options: CallOptions = {}): APIPromise<ProcessVideoResult> {
     return this.http.request<ProcessVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/clips`, { ...options, body: params });
   }
 

@@ -6,14 +6,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
-import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, selectClipSegments, type ClipSegments } from '@kino/proto/contract';
+import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, renderMediaPlaylist, selectClipSegments, type ClipSegments } from '@kino/proto/contract';
 import type { Rendition, Video } from '@kino/database';
-import { createClipVideo, deleteVideoRow, getVideo, listRenditions, markVideoReady } from '@kino/database/repositories';
+import { createClipVideo, deleteVideoRow, listRenditions, markVideoReady } from '@kino/database/repositories';
 import type { RouteOptions } from '../deps.ts';
-import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
-import { ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
-import { Envelope, errorResponses, Text } from '../schemas/common.ts';
-import { renderMediaPlaylist } from '../../orchestrator/chunks.ts';
+import { accessOf } from '../plugins/access.ts';
+import { ConflictError, storageUnavailable, ValidationError } from '../errors.ts';
+import { Envelope, errorResponses, Id, Text, withExamples } from '../schemas/common.ts';
+import { liveVideoInReach } from '../video-in-reach.ts';
 
 const ClipBody = Type.Object({
   startTime: Type.Number({ minimum: 0, description: 'Seconds into the source where the clip starts.' }),
@@ -28,7 +28,7 @@ const ClipBody = Type.Object({
   ),
 });
 
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
+const VideoParams = Type.Object({ orgID: Id, publicID: Id });
 
 /** A range ending this close past the duration is at the end (durations are measured, not exact). */
 const durationTolerance = 0.001;
@@ -58,23 +58,19 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
       },
       schema: {
         tags: ['videos'],
+        operationId: 'createClip',
         summary: 'Cut a clip out of a ready video',
         description:
           'The clip is a new video in the same environment. It plays the source\'s segments that overlap [startTime, endTime) ' +
           'without copying or encoding them, is ready when the call answers, and stays playable after the source is deleted. ' +
           '400 invalid_clip_range unless 0 ≤ startTime < endTime ≤ duration; 409 video_not_ready until the source is ready.',
         params: VideoParams,
-        body: ClipBody,
-        response: { 200: Envelope(Type.Object({ videoID: Type.String() })), ...errorResponses(400, 404, 409, 503) },
+        body: withExamples(ClipBody, { startTime: 30, endTime: 45, videoName: 'The best 15 seconds' }),
+        response: { 200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_8Hk2Qw9ZrT4nLm1C' }), ...errorResponses(400, 404, 409, 503) },
       },
     },
     async (request) => {
-      const access = accessOf(request);
-      const source = await getVideo(deps.db, request.params.publicID);
-      if (!source || source.org_id !== access.orgId || source.deleted_at) {
-        throw new NotFoundError('video_not_found', `Video ${request.params.publicID} does not exist.`);
-      }
-      assertEnvironmentReach(access, source.env_id);
+      const source = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
       const { startTime, endTime } = request.body;
       if (request.body.frameAccurate) {

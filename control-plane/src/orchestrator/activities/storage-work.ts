@@ -1,9 +1,8 @@
 // Activities on object storage: the master playlist, and removing a video's files. Each heartbeats
 // while it works (a long video's outputs are thousands of objects to list and delete): a worker
 // that dies midway is noticed at the heartbeat timeout.
-import { hlsContentTypes, hlsInitName, objectKeys } from '@kino/proto/contract';
+import { hlsContentTypes, hlsInitName, objectKeys, renderMediaPlaylist, type PlaylistSegment } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
-import { renderMediaPlaylist, type PlaylistSegment } from '../chunks.ts';
 import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
