@@ -20,7 +20,9 @@ export async function uploadProgress(names: string[]): Promise<UploadBars> {
   const { MultiBar, Presets } = await import('cli-progress');
   const multibar = new MultiBar(
     {
-      format: '{name} |{bar}| {percentage}% {sent}/{total} MiB {rate} MiB/s {eta_formatted} left',
+      // `{total}` and `{value}` are cli-progress's own tokens (the bar's numbers, here bytes): the
+      // payload's sizes in MiB are `{sent}` and `{size}`.
+      format: '{name} |{bar}| {percentage}% {sent}/{size} MiB {rate} MiB/s {eta_formatted} left',
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,
@@ -30,13 +32,13 @@ export async function uploadProgress(names: string[]): Promise<UploadBars> {
     Presets.shades_classic,
   );
   const width = Math.max(...names.map((name) => name.length));
-  const bars = names.map((name) => multibar.create(1, 0, { name: name.padEnd(width), sent: '0.0', total: '?', rate: '0.0' }));
+  const bars = names.map((name) => multibar.create(1, 0, { name: name.padEnd(width), sent: '0.0', size: '?', rate: '0.0' }));
   let stopped = false;
   return {
     update(index, { bytesSent, totalBytes, bytesPerSecond }) {
       const bar = bars[index]!;
       bar.setTotal(Math.max(1, totalBytes));
-      bar.update(bytesSent, { sent: mib(bytesSent), total: mib(totalBytes), rate: mib(bytesPerSecond) });
+      bar.update(bytesSent, { sent: mib(bytesSent), size: mib(totalBytes), rate: mib(bytesPerSecond) });
     },
     finish(index) {
       const bar = bars[index]!;
