@@ -24,34 +24,35 @@ export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';
 }
 
+/** A new video's row: `transcoding`, nothing known of its source yet. */
+function newVideoRow(input: CreateVideoInput) {
+  return {
+    id: input.id,
+    org_id: input.orgId,
+    env_id: input.envId,
+    name: input.name,
+    description: null,
+    status: 'transcoding' as const,
+    failure_reason: null,
+    storage_path: input.storagePath,
+    source_url: input.sourceUrl ?? null,
+    video_quality: input.videoQuality,
+    allow_public_access: input.allowPublicAccess,
+    parameters: JSON.stringify(input.parameters),
+    duration_seconds: null,
+    source_width: null,
+    source_height: null,
+    source_frame_rate: null,
+    thumbnail_key: null,
+    ready_at: null,
+    deleted_at: null,
+    delete_reason: null,
+  };
+}
+
 /** Creates a video in `transcoding`. Throws a unique violation when a live video already has this path. */
 export async function createVideo(db: Db, input: CreateVideoInput): Promise<Video> {
-  return db
-    .insertInto('videos')
-    .values({
-      id: input.id,
-      org_id: input.orgId,
-      env_id: input.envId,
-      name: input.name,
-      description: null,
-      status: 'transcoding',
-      failure_reason: null,
-      storage_path: input.storagePath,
-      source_url: input.sourceUrl ?? null,
-      video_quality: input.videoQuality,
-      allow_public_access: input.allowPublicAccess,
-      parameters: JSON.stringify(input.parameters),
-      duration_seconds: null,
-      source_width: null,
-      source_height: null,
-      source_frame_rate: null,
-      thumbnail_key: null,
-      ready_at: null,
-      deleted_at: null,
-      delete_reason: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return db.insertInto('videos').values(newVideoRow(input)).returningAll().executeTakeFirstOrThrow();
 }
 
 export interface CreateClipInput {
@@ -87,26 +88,17 @@ export async function createClipVideo(db: Db, input: CreateClipInput): Promise<V
     return trx
       .insertInto('videos')
       .values({
-        id: input.id,
-        org_id: source.org_id,
-        env_id: source.env_id,
-        name: input.name,
-        description: null,
-        status: 'transcoding',
-        failure_reason: null,
-        // Unique among live videos and never an object: a clip has no original of its own.
-        storage_path: objectKeys.videoPrefix(input.id),
-        video_quality: source.video_quality,
-        allow_public_access: input.allowPublicAccess,
-        parameters: JSON.stringify(source.parameters),
-        duration_seconds: null,
-        source_width: null,
-        source_height: null,
-        source_frame_rate: null,
-        thumbnail_key: null,
-        ready_at: null,
-        deleted_at: null,
-        delete_reason: null,
+        ...newVideoRow({
+          id: input.id,
+          orgId: source.org_id,
+          envId: source.env_id,
+          name: input.name,
+          // Unique among live videos and never an object: a clip has no original of its own.
+          storagePath: objectKeys.videoPrefix(input.id),
+          videoQuality: source.video_quality,
+          allowPublicAccess: input.allowPublicAccess,
+          parameters: source.parameters,
+        }),
         clip_of_video_id: source.id,
         clip_start_seconds: input.startSeconds,
         clip_end_seconds: input.endSeconds,
