@@ -14,6 +14,7 @@ const video: PlayableVideo = {
   allowPublicAccess: true,
   thumbnailKey: null,
   storyboardKey: null,
+  audioKey: null,
   renditions: new Map([
     ['360p', { key: '360p', height: 360, segmentCount: 3 }],
     ['720p', { key: '720p', height: 720, segmentCount: 3 }],

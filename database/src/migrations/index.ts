@@ -19,6 +19,7 @@ import * as uploadSettled from './20261125T0100_upload_settled.ts';
 import * as operatorTokens from './20261125T0200_operator_tokens.ts';
 import * as videoSourceUrl from './20261126T0100_video_source_url.ts';
 import * as captionTracks from './20261126T0200_caption_tracks.ts';
+import * as videoAudioKey from './20261126T0400_video_audio_key.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T0200_operator_tokens': operatorTokens,
   '20261126T0100_video_source_url': videoSourceUrl,
   '20261126T0200_caption_tracks': captionTracks,
+  '20261126T0400_video_audio_key': videoAudioKey,
 };

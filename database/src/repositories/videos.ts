@@ -216,7 +216,8 @@ export async function markVideoReady(
     renditions,
     thumbnailKey,
     storyboardKey = null,
-  }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null; storyboardKey?: string | null },
+    audioKey = null,
+  }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const video = await trx.selectFrom('videos').select(['deleted_at']).where('id', '=', videoId).forUpdate().executeTakeFirst();
@@ -233,6 +234,7 @@ export async function markVideoReady(
         source_frame_rate: source.frameRate,
         thumbnail_key: thumbnailKey,
         storyboard_key: storyboardKey,
+        audio_key: audioKey,
         ready_at: sql`now()`,
         updated_at: sql`now()`,
       })
@@ -263,13 +265,13 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
   });
 }
 
-export type PlayableVideoRow = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key'>;
+export type PlayableVideoRow = Pick<Video, 'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key' | 'audio_key'>;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key'])
+    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key'])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)

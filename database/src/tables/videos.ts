@@ -25,6 +25,8 @@ export interface VideosTable {
   thumbnail_key: string | null;
   /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
   storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The `audio.m4a` download (objectKeys.audioDownload) of a video with sound; optional on insert. */
+  audio_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   ready_at: Date | null;
