@@ -41,7 +41,8 @@ export function presentVideoDetails(
   renditions: Rendition[],
   thumbnailUrl: string | null,
   segmentsServed: number,
-  storyboardUrl: string | undefined,
+  /** Files on the delivery host, each absent while the video has none. */
+  { storyboardUrl, audioUrl }: { storyboardUrl: string | undefined; audioUrl: string | undefined },
   captions: PresentedCaptionTrack[],
 ) {
   const parameters = video.parameters;
@@ -60,6 +61,7 @@ export function presentVideoDetails(
     audioCodec: parameters.audioCodec,
     encodings: renditions.map(presentEncoding),
     ...(storyboardUrl ? { storyboardUrl } : {}),
+    ...(audioUrl ? { audioUrl } : {}),
     captions,
   };
 }

@@ -66,7 +66,7 @@ import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { keyringFor } from '../keyrings.ts';
-import { storyboardUrlOf } from '../storyboard-url.ts';
+import { audioUrlOf, storyboardUrlOf } from '../storyboard-url.ts';
 import { presentCaptionTracks } from '../caption-tracks.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
@@ -463,13 +463,14 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         listCaptionTracks(deps.db, videoId),
       ]);
       if (video.deleted_at) throw new NotFoundError('video_not_found', `Video ${video.id} was deleted.`);
-      const [thumbnails, storyboardUrl, captions] = await Promise.all([
+      const [thumbnails, storyboardUrl, audioUrl, captions] = await Promise.all([
         thumbnailUrlsFor(deps, [video]),
         storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
+        audioUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
         presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, captionTracks),
       ]);
       return {
-        body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, storyboardUrl, captions),
+        body: presentVideoDetails(video, renditions, thumbnails.get(video.id) ?? null, served.get(video.id) ?? 0, { storyboardUrl, audioUrl }, captions),
       };
     },
   );
