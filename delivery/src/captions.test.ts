@@ -15,6 +15,7 @@ const video: PlayableVideo = {
   thumbnailKey: null,
   storyboardKey: null,
   clipMedia: null,
+  audioKey: null,
   renditions: new Map([
     ['360p', { key: '360p', height: 360, segmentCount: 3 }],
     ['720p', { key: '720p', height: 720, segmentCount: 3 }],

@@ -125,3 +125,16 @@ describe('mediaKeyOf', () => {
     assert.equal(mediaKeyOf({ id: 'vid_a', clipMedia: null }, { type: 'segment', quality: '720p', index: 1 }), 'videos/vid_a/hls/720p/seg-00001.m4s');
   });
 });
+
+test('audio.m4a at the base of the public, private and direct families; an audio-only video\'s 0p rendition', () => {
+  const audio = { type: 'audio_download' };
+  assert.deepEqual(parseDeliveryPath('/v1/public/org_1/env_2/vid_3/audio.m4a'), { kind: 'playback', family: 'public', orgId: 'org_1', envId: 'env_2', videoId: 'vid_3', resource: audio });
+  assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/audio.m4a'), { kind: 'playback', family: 'private', videoId: 'vid_3', resource: audio });
+  assert.deepEqual(parseDeliveryPath('/vid_3/audio.m4a'), { kind: 'playback', family: 'direct', videoId: 'vid_3', resource: audio });
+  assert.equal(storageKeyOf('vid_3', { type: 'audio_download' }), 'videos/vid_3/audio.m4a');
+  for (const bad of ['/vid_3/audio.mp4', '/vid_3/audio.m4a/x', '/v1/private/vid_3/video-audio.m4a']) assert.equal(parseDeliveryPath(bad), undefined, bad);
+  // The audio-only rendition (short edge 0) in both naming families.
+  assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/video-0p/seg-00001.m4s'), { kind: 'playback', family: 'private', videoId: 'vid_3', resource: { type: 'segment', quality: '0p', index: 1 } });
+  assert.equal(familyUriOf('public', 'vid_3', 'videos/vid_3/hls/0p/playlist.m3u8'), 'video-0p.m3u8');
+  assert.equal(familyUriOf('direct', 'vid_3', 'videos/vid_3/hls/0p/init.mp4'), '0p/init.mp4');
+});

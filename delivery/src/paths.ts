@@ -13,12 +13,14 @@
 // `<q>/seg-<n>.ts` and `<q>/<n>.m4s` are accepted aliases of the same fMP4 segment (Kino makes
 // CMAF segments only; the spec's `.ts` name is kept so its URL shape resolves).
 // Storyboards (storyboards.ts): `storyboard.vtt` and `storyboard-<n>.jpg` at every family's base.
-// MP4 downloads (mp4-download.ts): `video-<q>.mp4` in the /v1 families, `<q>.mp4` in direct.
+// MP4 downloads (mp4-download.ts): `video-<q>.mp4` in the /v1 families, `<q>.mp4` in direct; and
+// `audio.m4a` (the video's audio alone, one stored object) at the base of every family.
 // Captions (captions.ts, the contract's captionFileNames) at every family's base: the subtitles
 // playlist `subtitles-<lang>.m3u8`, its segments `subtitles-<lang>/seg-<n>.vtt`, and the whole file
 // `subtitles-<lang>.vtt`; none is a stored object as such (delivery makes them from the track's file).
-// <q> is a rendition key such as `720p` (the short edge, as in storage).
-import { hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths, storyboardSheetName, storyboardVttName } from '@kino/proto/contract';
+// <q> is a rendition key such as `720p` (the short edge, as in storage; `0p` for an audio-only
+// video's one rendition).
+import { audioDownloadName, hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths, storyboardSheetName, storyboardVttName } from '@kino/proto/contract';
 
 /** `share`: `/v1/share/{linkId}/...`, the `/v1` names, opened by a share link (share-links.ts). */
 export type Family = 'public' | 'private' | 'direct' | 'share';
@@ -31,6 +33,8 @@ export type Resource =
   | { type: 'segment'; quality: string; index: number }
   /** One rendition as one MP4 file, assembled from its init and segments. */
   | { type: 'download'; quality: string }
+  /** `audio.m4a`: the video's audio alone (objectKeys.audioDownload), served as MP4 downloads are. */
+  | { type: 'audio_download' }
   | { type: 'storyboard' }
   | { type: 'storyboard_sheet'; index: number }
   | { type: 'subtitles_playlist'; language: string }
@@ -51,7 +55,7 @@ export const THUMBNAIL_MIN_EDGE = 16;
 export const THUMBNAIL_MAX_EDGE = 3840;
 
 const id = '([A-Za-z0-9_-]{1,64})';
-const quality = '(\\d{2,5}p)';
+const quality = '(\\d{1,5}p)';
 const index = '(\\d{1,7})';
 const publicBase = new RegExp(`^/v1/public/${id}/${id}/${id}/(.+)$`);
 const privateBase = new RegExp(`^/v1/private/${id}/(.+)$`);
@@ -119,6 +123,7 @@ function parseSharedResource(rest: string): Resource | undefined {
 function parseV1Resource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if (rest === 'master.m3u8') return { type: 'master' };
+  if (rest === audioDownloadName) return { type: 'audio_download' };
   const shared = parseSharedResource(rest);
   if (shared) return shared;
   if (rest === 'video/init.m4s') return { type: 'init', quality: null };
@@ -132,6 +137,7 @@ function parseV1Resource(rest: string): Resource | undefined {
 function parseDirectResource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if (rest === 'master.m3u8') return { type: 'master' };
+  if (rest === audioDownloadName) return { type: 'audio_download' };
   const shared = parseSharedResource(rest);
   if (shared) return shared;
   if ((match = directRendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
@@ -164,6 +170,8 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       return objectKeys.storyboard(videoId, storyboardSheetName(resource.index));
     case 'download':
       throw new Error('a download is assembled from several objects (mp4-download.ts)');
+    case 'audio_download':
+      return objectKeys.audioDownload(videoId);
     case 'subtitles_playlist':
     case 'subtitles_segment':
     case 'captions_file':
@@ -182,9 +190,9 @@ export function mediaKeyOf(video: { id: string; clipMedia: { videoId: string; fi
   return storageKeyOf(video.id, resource);
 }
 
-const storedRendition = /^(\d{2,5}p)\/playlist\.m3u8$/;
-const storedInit = /^(\d{2,5}p)\/init\.mp4$/;
-const storedSegment = /^(\d{2,5}p)\/seg-(\d{1,7})\.m4s$/;
+const storedRendition = /^(\d{1,5}p)\/playlist\.m3u8$/;
+const storedInit = /^(\d{1,5}p)\/init\.mp4$/;
+const storedSegment = /^(\d{1,5}p)\/seg-(\d{1,7})\.m4s$/;
 
 /**
  * The URI, relative to a playlist served at the family's base, of a stored object of the video

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, StorageUnavailableError, type Logger, type Registry } from '@kino/infra';
-import { addSubtitlesToMaster, hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
+import { addSubtitlesToMaster, audioDownloadContentType, audioDownloadName, hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
 import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
 import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
@@ -176,8 +176,8 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const body =
       route.kind === 'thumbnail'
         ? await thumbnailBody(video, route, access)
-        : route.resource.type === 'download'
-          ? await downloadBody(video, route.family, route.resource.quality, access)
+        : route.resource.type === 'download' || route.resource.type === 'audio_download'
+          ? await downloadBody(video, route.family, route.resource, access)
           : route.resource.type === 'storyboard' || route.resource.type === 'storyboard_sheet'
             ? await storyboardBody(video, route.resource, access, token)
             : isCaptionResource(route.resource)
@@ -242,9 +242,31 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     return { ...file, size: file.data.length, cacheControl: cacheControl.playlist[access] };
   }
 
-  // Segments sent inside a download are logged as segment rows like any others (one per segment
-  // whose first byte is sent), so analytics and `served` count a download as a view.
-  async function downloadBody(video: PlayableVideo, family: Family, quality: string, access: 'public' | 'private'): Promise<Body> {
+  // A download: one rendition as an MP4, or `audio.m4a`. Both pass the same token rules (in
+  // `answer`) and go out with the same headers. Segments sent inside an MP4 download are logged as
+  // segment rows like any others (one per segment whose first byte is sent), so analytics and
+  // `served` count it as a view; audio.m4a is one stored object, not segments, and is not counted.
+  async function downloadBody(
+    video: PlayableVideo,
+    family: Family,
+    resource: Extract<Resource, { type: 'download' | 'audio_download' }>,
+    access: 'public' | 'private',
+  ): Promise<Body> {
+    if (resource.type === 'audio_download') {
+      if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
+      const object = await deps.cache.get(video.audioKey);
+      if (!object) {
+        deps.logger.warn({ videoId: video.id, key: video.audioKey }, 'a ready video is missing an object in storage');
+        throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
+      }
+      return {
+        ...objectBody(object),
+        contentType: audioDownloadContentType,
+        cacheControl: cacheControl.media[access],
+        contentDisposition: `attachment; filename="${video.id}-${audioDownloadName}"`,
+      };
+    }
+    const { quality } = resource;
     const rendition = video.renditions.get(quality);
     if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
     const layout = await deps.downloads.layout(video, rendition);
@@ -389,7 +411,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
 }
 
 function resolveResource(video: PlayableVideo, resource: Resource): Resource {
-  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet' || isCaptionResource(resource)) return resource;
+  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet' || resource.type === 'audio_download' || isCaptionResource(resource)) return resource;
   const quality = resource.quality ?? video.renditions.keys().next().value;
   const rendition = quality ? video.renditions.get(quality) : undefined;
   if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${resource.quality ?? ''} rendition.`);

@@ -23,6 +23,8 @@ export interface PlayableVideo {
   thumbnailKey: string | null;
   /** The storyboard's WebVTT, when processing made one. */
   storyboardKey: string | null;
+  /** `audio.m4a` (objectKeys.audioDownload), when the video has sound and processing made it. */
+  audioKey: string | null;
   /** By key; iteration order is lowest first. */
   renditions: Map<string, PlayableRendition>;
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
@@ -98,6 +100,7 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     allowPublicAccess: row.allow_public_access,
     thumbnailKey: row.thumbnail_key,
     storyboardKey: row.storyboard_key,
+    audioKey: row.audio_key,
     renditions: new Map(sorted.map((r) => [r.key, r])),
     captions: new Map(captions.map((c) => [c.language, { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key }])),
     clipMedia: row.clip_media_video_id !== null ? { videoId: row.clip_media_video_id, firstSegment: row.clip_first_segment ?? 0 } : null,

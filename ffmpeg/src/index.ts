@@ -2,6 +2,6 @@
 export { runFfmpeg, runFfprobe, FfmpegError, FfmpegAbortedError, inputArgsFor, type FfmpegRunOptions } from './command.ts';
 export { ProgressParser, progressFromFields, clampPercent, type FfmpegProgress } from './progress.ts';
 export * from './presets.ts';
-export { probeMedia, parseProbeJson, NotAVideoError, type MediaInfo, type ProbeJson } from './probe.ts';
+export { probeMedia, parseProbeJson, isAudioOnly, NotAVideoError, type MediaInfo, type ProbeJson } from './probe.ts';
 export { parseInitSegment, readMp4Boxes, type InitSegmentInfo, type Mp4Box } from './mp4.ts';
 export * from './hls.ts';

@@ -204,3 +204,21 @@ test('the audio track of a chunked encode: the source\'s audio alone, encoded on
   assert.equal(valueOf(args, '-f'), 'mp4');
   assert.equal(args.at(-1), '/tmp/job/audio.mp4');
 });
+
+test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
+  const args = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: '/tmp/job/audio.m4a' });
+  assert.equal(valueOf(args, '-c:a'), 'copy');
+  assert.ok(!args.includes('-b:a'), 'nothing is encoded');
+  assert.equal(valueOf(args, '-movflags'), '+faststart');
+  assert.equal(valueOf(audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'a.mp4' }), '-movflags'), '+faststart');
+});
+
+test('an audio-only rendition maps the audio alone into HLS: no video stream, no video encoder', () => {
+  const args = hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true }, threads: 0 });
+  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:a:0']);
+  assert.ok(args.includes('-vn'));
+  assert.ok(!args.includes('-c:v') && !args.includes('-vf'));
+  assert.equal(valueOf(args, '-c:a'), 'aac');
+  assert.equal(valueOf(args, '-hls_segment_type'), 'fmp4');
+  assert.throws(() => hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true, audio: undefined }, threads: 0 }), /has audio/);
+});

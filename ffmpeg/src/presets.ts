@@ -19,6 +19,11 @@ export interface HlsEncodeSettings {
   segmentSeconds: number;
   /** Absent: the output has no audio track. */
   audio?: { encoding: AudioEncoding; bitrateKbps: number; channels: number };
+  /**
+   * The one rendition of an audio-only source: `audio` alone, no video (the video fields are not
+   * read). Never two-pass, never chunked.
+   */
+  audioOnly?: boolean;
 }
 
 /**
@@ -193,6 +198,14 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
 
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
 export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeconds }: HlsEncodeOptions): string[] {
+  if (settings.audioOnly) {
+    if (!settings.audio || pass || chunk) throw new Error('an audio-only rendition has audio, one pass and no chunks');
+    return [
+      ...inputsFor(input, undefined, false), '-map', '0:a:0', '-vn', ...audioArgs(settings.audio),
+      '-map_metadata', '-1', '-map_chapters', '-1',
+      ...hlsMuxerArgs(settings.segmentSeconds),
+    ];
+  }
   const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
   if (pass?.number === 1) {
     // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
@@ -212,19 +225,23 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
 
 export interface AudioTrackOptions {
   input: string;
-  audio: NonNullable<HlsEncodeSettings['audio']>;
+  /** `copy`: the input's first audio stream as it is (a remux); else the encoding to make. */
+  audio: NonNullable<HlsEncodeSettings['audio']> | 'copy';
   output: string;
 }
 
 /**
- * The whole video's audio track, encoded once for a chunked encode (ChunkWindow): MP4, so its
- * packets keep their timestamps (and the encoder's priming) for the chunks that copy them.
+ * A video's audio alone as one MP4: the whole video's audio track, encoded once for a chunked
+ * encode (ChunkWindow; MP4, so its packets keep their timestamps and the encoder's priming for the
+ * chunks that copy them), or the `audio.m4a` download. moov goes first (faststart): a player or a
+ * chunk's ffmpeg reading it over HTTP starts without seeking to the end.
  */
 export function audioTrackArgs({ input, audio, output }: AudioTrackOptions): string[] {
   return [
     ...inputArgsFor(input), '-i', input,
-    '-map', '0:a:0', '-vn', ...audioArgs(audio),
+    '-map', '0:a:0', '-vn', ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio)),
     '-map_metadata', '-1', '-map_chapters', '-1',
+    '-movflags', '+faststart',
     '-f', 'mp4', output,
   ];
 }

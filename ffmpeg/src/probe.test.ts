@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { NotAVideoError, parseProbeJson, type ProbeJson } from './probe.ts';
+import { NotAVideoError, isAudioOnly, parseProbeJson, type ProbeJson } from './probe.ts';
 
 const clip: ProbeJson = {
   streams: [
@@ -53,9 +53,12 @@ test('frame count from duration × rate when the container does not say (WebM, M
   assert.equal(parseProbeJson(webm).videoDurationSeconds, 10.01, 'falls back to the container duration');
 });
 
-test('audio only, no streams, still images, no duration: not a video', () => {
-  assert.throws(() => parseProbeJson({ streams: [clip.streams![1]!], format: clip.format }), NotAVideoError);
-  assert.throws(() => parseProbeJson({ streams: [], format: {} }), /no media streams/);
+test('no streams, no audio or video, still images, no duration: not a video', () => {
+  assert.throws(() => parseProbeJson({ streams: [], format: {} }), (error: unknown) => error instanceof NotAVideoError && /no media streams/.test(error.message));
+  assert.throws(
+    () => parseProbeJson({ streams: [{ codec_type: 'subtitle', codec_name: 'mov_text' }], format: clip.format }),
+    /neither a video nor an audio stream/,
+  );
   assert.throws(
     () => parseProbeJson({ streams: [{ codec_type: 'video', codec_name: 'png', width: 10, height: 10, avg_frame_rate: '0/0', r_frame_rate: '25/1' }], format: { format_name: 'png_pipe' } }),
     /still image/,
@@ -64,7 +67,21 @@ test('audio only, no streams, still images, no duration: not a video', () => {
   delete noDuration.format!.duration;
   delete noDuration.streams![0]!.duration;
   assert.throws(() => parseProbeJson(noDuration), /no duration/);
+  assert.throws(() => parseProbeJson({ streams: [{ codec_type: 'audio', codec_name: 'aac', channels: 2 }], format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2' } }), /audio has no duration/);
+});
+
+test('a source with sound and no picture is audio-only: no size, no frame rate, the audio facts', () => {
+  const info = parseProbeJson({ streams: [clip.streams![1]!], format: clip.format });
+  assert.equal(isAudioOnly(info), true);
+  assert.deepEqual([info.width, info.height, info.frameRate, info.frameCount, info.videoCodec], [0, 0, 0, 0, '']);
+  assert.deepEqual([info.durationSeconds, info.videoDurationSeconds], [4.021333, 4.021333]);
+  assert.deepEqual([info.hasAudio, info.audioCodec, info.audioChannels, info.audioSampleRate], [true, 'aac', 1, 48000]);
+  // Cover art (an attached picture, as in music files) is not a picture to encode.
   const cover = structuredClone(clip);
   cover.streams![0]!.disposition = { attached_pic: 1 };
-  assert.throws(() => parseProbeJson(cover), /no video stream/);
+  assert.equal(isAudioOnly(parseProbeJson(cover)), true);
+  // The audio stream's own duration when the container gives none.
+  const streamDuration = parseProbeJson({ streams: [{ ...clip.streams![1]!, duration: '3.5' }], format: { format_name: 'matroska,webm' } });
+  assert.equal(streamDuration.durationSeconds, 3.5);
+  assert.equal(isAudioOnly(parseProbeJson(clip)), false);
 });

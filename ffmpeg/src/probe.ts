@@ -4,6 +4,10 @@ import { inputArgsFor, runFfprobe } from './command.ts';
 
 export interface MediaInfo {
   durationSeconds: number;
+  /**
+   * An audio-only source (no video stream, or only cover art): width, height, frame rate and frame
+   * count are 0, the video codec and pixel format empty, and videoDurationSeconds is the audio's.
+   */
   /** The video stream's own duration when the container gives it (audio can run longer), else durationSeconds. */
   videoDurationSeconds: number;
   /** As displayed: sample aspect ratio and rotation applied. */
@@ -86,12 +90,13 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
   const format = json.format ?? {};
   const formatName = format.format_name ?? '';
   const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
-  if (!video) {
-    throw new NotAVideoError(
-      streams.length === 0 ? 'the file has no media streams' : 'the file has no video stream',
-    );
-  }
   const audio = streams.find((s) => s.codec_type === 'audio');
+  if (!video) {
+    if (!audio) {
+      throw new NotAVideoError(streams.length === 0 ? 'the file has no media streams' : 'the file has neither a video nor an audio stream');
+    }
+    return audioOnly(audio, formatName, positive(format.duration) || positive(audio.duration), format);
+  }
   const durationSeconds = positive(format.duration) || positive(video.duration);
   if (imageFormats.test(formatName) || (imageCodecs.has(video.codec_name ?? '') && durationSeconds === 0)) {
     throw new NotAVideoError(`the file is a still image (${video.codec_name ?? formatName}), not a video`);
@@ -130,6 +135,35 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
     formatName,
     sizeBytes: Math.round(positive(format.size)),
   };
+}
+
+/** A source with sound and no picture (an audio-only video: one AAC rendition, no thumbnail). */
+function audioOnly(audio: ProbeStream, formatName: string, durationSeconds: number, format: NonNullable<ProbeJson['format']>): MediaInfo {
+  if (durationSeconds === 0) throw new NotAVideoError('the audio has no duration');
+  return {
+    durationSeconds,
+    videoDurationSeconds: durationSeconds,
+    width: 0,
+    height: 0,
+    codedWidth: 0,
+    codedHeight: 0,
+    rotation: 0,
+    frameRate: 0,
+    frameCount: 0,
+    videoCodec: '',
+    pixelFormat: '',
+    hasAudio: true,
+    audioCodec: audio.codec_name ?? '',
+    audioChannels: audio.channels ?? 0,
+    audioSampleRate: Math.round(positive(audio.sample_rate)),
+    formatName,
+    sizeBytes: Math.round(positive(format.size)),
+  };
+}
+
+/** Whether a probe describes an audio-only source (no picture). */
+export function isAudioOnly(info: Pick<MediaInfo, 'width' | 'height' | 'hasAudio'>): boolean {
+  return info.hasAudio && !(info.width > 0 && info.height > 0);
 }
 
 /** Probes a file or a (presigned) URL. Throws NotAVideoError for media that is not a usable video. */

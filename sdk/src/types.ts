@@ -127,6 +127,12 @@ export interface VideoDetails extends Omit<Video, 'status'> {
    * Carries a 24 h token for a private video. Absent until processing made one.
    */
   storyboardUrl?: string;
+  /**
+   * The video's sound alone as one file (`audio.m4a`: AAC in MP4) on the delivery host; carries a
+   * 24 h token for a private video. Absent for a video without sound. An audio-only video (a source
+   * with no picture) has one encoding of `shortEdgePixels` 0 and no thumbnail.
+   */
+  audioUrl?: string;
   /** Caption tracks, by language. */
   captions: CaptionTrack[];
   /** Only on a clip: the video it was cut from and the range asked for. */

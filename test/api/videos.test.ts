@@ -430,6 +430,13 @@ describe('custom thumbnails', () => {
     assert.equal(limited.statusCode, 429);
     assertErrorEnvelope(limited.json<Json>(), 429, 'rate_limit_exceeded', assert);
   });
+
+  it('answer 409 video_has_no_picture for an audio-only video (no picture size)', async () => {
+    const song = await seedVideo({ name: 'Audio only', width: 0, height: 0 });
+    const r = await request('POST', `/${t.org.id}/videos/${song}/thumbnails`, { body: { timestamp: 1 } });
+    assert.equal(r.status, 409);
+    assertErrorEnvelope(r.body, 409, 'video_has_no_picture', assert);
+  });
 });
 
 describe('retry', () => {

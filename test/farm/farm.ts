@@ -35,6 +35,8 @@ export interface FarmNodeProcess {
 /** One encode as the node ran it: when its slot went to the job, and when the job ended (done or not). */
 export interface NodeJob {
   jobId: string;
+  /** The encode's kind: `whole`, `chunk` or `audioTrack` (a chunked video's audio track, or an audio.m4a). */
+  kind?: string;
   startedAt: number;
   endedAt?: number;
 }
@@ -47,9 +49,9 @@ export async function nodeJobs(node: FarmNodeProcess): Promise<NodeJob[]> {
   const jobs: NodeJob[] = [];
   for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; jobId?: string; time?: number; nodeId?: string };
+    const entry = JSON.parse(line) as { msg?: string; jobId?: string; time?: number; nodeId?: string; job?: string };
     if (!entry.jobId || entry.time === undefined || entry.nodeId !== node.nodeId) continue;
-    if (entry.msg === 'encode started') jobs.push({ jobId: entry.jobId, startedAt: entry.time });
+    if (entry.msg === 'encode started') jobs.push({ jobId: entry.jobId, startedAt: entry.time, ...(entry.job ? { kind: entry.job } : {}) });
     else if (/^encode (done|failed|cancelled)/.test(entry.msg ?? '')) {
       const job = jobs.findLast((j) => j.jobId === entry.jobId && j.endedAt === undefined);
       if (job) job.endedAt = entry.time;

@@ -29,7 +29,7 @@ test('a request is one kind of job, with the source probe it is made from: anyth
   await assert.rejects(run({ job: 'whole', whole, source: { ...source, videoDurationSeconds: 0 } }), InvalidRequestError);
   await assert.rejects(run({ job: 'whole', whole }), (error: unknown) => error instanceof InvalidRequestError && /renditions is empty/.test(error.message));
   await assert.rejects(
-    run({ job: 'audioTrack', audioTrack: { audioCodec: 'aac', audioBitrateKbps: 128, outputUrl: 'http://storage.test/audio.mp4' }, source: { ...source, hasAudio: false } }),
+    run({ job: 'audioTrack', audioTrack: { audioCodec: 'aac', audioBitrateKbps: 128, outputUrl: 'http://storage.test/audio.mp4', copy: false }, source: { ...source, hasAudio: false } }),
     (error: unknown) => error instanceof InvalidRequestError && /without audio/.test(error.message),
   );
 });

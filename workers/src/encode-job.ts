@@ -11,6 +11,7 @@ import { contentTypeForHlsFile, hlsInitName, hlsMinimumLastSegmentSeconds, hlsPl
 import {
   FfmpegAbortedError,
   audioTrackArgs,
+  isAudioOnly,
   encodeEndSeconds,
   hlsEncodeArgs,
   hlsLadderArgs,
@@ -95,8 +96,10 @@ function validate(job: HlsJob): RenditionSpec__Output[] {
 /** The source as the orchestrator probed it: the node does not probe again, but refuses a probe that says nothing. */
 function sourceOf(request: EncodeRequest__Output): ProbeResult__Output {
   const { source } = request;
-  if (!source || !(source.durationSeconds > 0 && source.videoDurationSeconds > 0 && source.frameRate > 0 && source.width > 0 && source.height > 0)) {
-    throw new InvalidRequestError('source (the probe of input_url) is missing or describes no video');
+  const picture = source && source.frameRate > 0 && source.width > 0 && source.height > 0;
+  // An audio-only source (no picture, sound) is one too: its one rendition is audio alone.
+  if (!source || !(source.durationSeconds > 0 && source.videoDurationSeconds > 0 && (picture || isAudioOnly(source)))) {
+    throw new InvalidRequestError('source (the probe of input_url) is missing or describes no video or audio');
   }
   return source;
 }
@@ -143,7 +146,8 @@ async function runAudioTrackJob(
   track: NonNullable<EncodeRequest__Output['audioTrack']>,
 ): Promise<EncodeDone> {
   if (!track.outputUrl) throw new InvalidRequestError('audio_track.output_url is required');
-  const audio = resolveAudioSettings(track, source);
+  if (!source.hasAudio) throw new InvalidRequestError('the audio track of a video without audio was asked for');
+  const audio = track.copy ? 'copy' : resolveAudioSettings(track, source);
   if (!audio) throw new InvalidRequestError('the audio track of a video without audio (or at 0 kbps) was asked for');
   const jobDir = await makeJobDir(workDir, request.jobId, 'audio');
   try {
@@ -336,7 +340,7 @@ async function runHlsJob(
         frameCount: frames,
         width: init.width,
         height: init.height,
-        pixelFormat: pixelFormatOfX264[output.settings.pixelFormat],
+        pixelFormat: output.settings.audioOnly ? '' : pixelFormatOfX264[output.settings.pixelFormat],
         audioFormat: output.settings.audio && init.audioCodec ? output.settings.audio.encoding.format : '',
         durationSeconds: bandwidth.durationSeconds,
         bytesWritten: [...sizes.values()].reduce((sum, size) => sum + size, 0),

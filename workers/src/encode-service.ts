@@ -216,8 +216,9 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         const job = jobs.start('encode', request.jobId);
         finish = job.finish;
         log = log.child({ jobId: job.jobId });
-        // When this node's slot went to the job: with `encode done`, the slot's timeline.
-        log.info('encode started');
+        // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
+        // chunk or audioTrack (a chunked video's audio track, or an audio.m4a).
+        log.info({ job: request.job }, 'encode started');
       } catch (error) {
         log.warn({ err: error }, 'encode refused');
         countJob('encode', 'refused');

@@ -71,3 +71,15 @@ test('refuses what it cannot make', () => {
     assert.throws(() => resolveHlsSettings({ ...spec, ...bad }, source), InvalidRequestError, JSON.stringify(bad));
   }
 });
+
+test('an audio-only rendition (0x0, no video bitrate): the audio settings alone; no audio, or two-pass, is refused', () => {
+  const audioOnly = { ...spec, key: '0p', width: 0, height: 0, videoBitrateKbps: 0, frameRate: 0 };
+  const settings = resolveHlsSettings(audioOnly, { frameRate: 0, pixelFormat: '', hasAudio: true, audioChannels: 2 });
+  assert.equal(settings.audioOnly, true);
+  assert.deepEqual([settings.audio?.bitrateKbps, settings.audio?.channels, settings.twoPass], [128, 2, false]);
+  assert.throws(() => resolveHlsSettings(audioOnly, { frameRate: 0, pixelFormat: '', hasAudio: false, audioChannels: 0 }), InvalidRequestError);
+  assert.throws(() => resolveHlsSettings({ ...audioOnly, twoPass: true }, { ...source, frameRate: 0 }), /not two-pass/);
+  assert.equal(resolveHlsSettings(spec, source).audioOnly, undefined);
+  // Only a spec without picture and video bitrate is audio-only: a 0x0 video rendition is still refused.
+  assert.throws(() => resolveHlsSettings({ ...spec, width: 0, height: 0 }, source), /out of range/);
+});

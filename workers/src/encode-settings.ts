@@ -49,10 +49,16 @@ export function resolveAudioSettings(
   return { encoding, bitrateKbps: spec.audioBitrateKbps, channels };
 }
 
+/** The one rendition of an audio-only source (the orchestrator's plan): no picture, no video bitrate. */
+export function isAudioOnlySpec(spec: Pick<RenditionSpec__Output, 'width' | 'height' | 'videoBitrateKbps'>): boolean {
+  return spec.width === 0 && spec.height === 0 && spec.videoBitrateKbps === 0;
+}
+
 export function resolveHlsSettings(
   spec: RenditionSpec__Output,
   source: SourceFacts,
 ): HlsEncodeSettings {
+  if (isAudioOnlySpec(spec)) return resolveAudioOnlySettings(spec, source);
   if (!(spec.width > 0 && spec.height > 0 && spec.width <= maxEdge && spec.height <= maxEdge)) {
     throw new InvalidRequestError(`rendition size ${spec.width}x${spec.height} is out of range (1..${maxEdge})`);
   }
@@ -86,5 +92,29 @@ export function resolveHlsSettings(
     twoPass: spec.twoPass,
     segmentSeconds,
     audio,
+  };
+}
+
+/** An audio-only rendition: the audio settings alone (the video fields are zeros, never read). */
+function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
+  const audio = resolveAudioSettings(spec, source);
+  if (!audio) throw new InvalidRequestError('an audio-only rendition needs a source with audio and an audio bitrate');
+  if (spec.twoPass) throw new InvalidRequestError('an audio-only rendition is not two-pass');
+  if (!(spec.segmentSeconds >= 1 && spec.segmentSeconds <= 60)) {
+    throw new InvalidRequestError(`segment length ${spec.segmentSeconds} s is out of range`);
+  }
+  return {
+    width: 0,
+    height: 0,
+    frameRate: 0,
+    capFrameRate: false,
+    pixelFormat: 'yuv420p',
+    x264Preset: 'veryfast',
+    videoBitrateKbps: 0,
+    rateControl: 'variableBitrate',
+    twoPass: false,
+    segmentSeconds: spec.segmentSeconds,
+    audio,
+    audioOnly: true,
   };
 }

@@ -52,7 +52,8 @@ export function presentVideoDetails(
   renditions: Rendition[],
   thumbnailUrl: string | null,
   segmentsServed: number,
-  storyboardUrl: string | undefined,
+  /** Files on the delivery host, each absent while the video has none. */
+  { storyboardUrl, audioUrl }: { storyboardUrl: string | undefined; audioUrl: string | undefined },
   captions: PresentedCaptionTrack[],
 ) {
   const parameters = video.parameters;
@@ -71,6 +72,7 @@ export function presentVideoDetails(
     audioCodec: parameters.audioCodec,
     encodings: renditions.map(presentEncoding),
     ...(storyboardUrl ? { storyboardUrl } : {}),
+    ...(audioUrl ? { audioUrl } : {}),
     captions,
     ...(video.clip_of_video_id !== null
       ? { clipOf: { videoId: video.clip_of_video_id, startTime: video.clip_start_seconds!, endTime: video.clip_end_seconds! } }

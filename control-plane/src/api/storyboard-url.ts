@@ -2,7 +2,7 @@
 // public path for a public video, the private one with a playback token for a private video
 // (delivery puts that token on every URI inside the file it serves). The storyboard's is undefined
 // while the video has none, so a client is never handed a URL that answers 404.
-import { deliveryPaths, storyboardVttName } from '@kino/proto/contract';
+import { audioDownloadName, deliveryPaths, storyboardVttName } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import { PLAYBACK_EXPIRATIONS } from '@kino/proto/contract';
 import { mintPlaybackToken, type PlaybackKeyring } from '@kino/database/playback-keys';
@@ -17,6 +17,20 @@ export async function storyboardUrlOf(
 ): Promise<string | undefined> {
   if (video.status !== 'ready' || !video.storyboard_key) return undefined;
   return (await deliveryFileUrls(keyring, deliveryUrl, video))(storyboardVttName);
+}
+
+/**
+ * `audioUrl`: the `audio.m4a` download of a ready video with sound, with a 24 h token for a private
+ * video as the storyboard's; undefined while the video has none (silent, or made before audio
+ * downloads), so a client is never handed a URL that answers 404.
+ */
+export async function audioUrlOf(
+  keyring: Pick<PlaybackKeyring, 'activeKey'>,
+  deliveryUrl: string,
+  video: Pick<Video, 'id' | 'org_id' | 'env_id' | 'status' | 'allow_public_access' | 'audio_key'>,
+): Promise<string | undefined> {
+  if (video.status !== 'ready' || !video.audio_key) return undefined;
+  return (await deliveryFileUrls(keyring, deliveryUrl, video))(audioDownloadName);
 }
 
 /**

@@ -123,6 +123,17 @@ export interface EncodeAudioTrackInput {
   probe?: RecordedProbe;
 }
 
+/** The `audio.m4a` download of a video with sound: the input of `makeAudioDownload`. */
+export interface AudioDownloadInput {
+  videoId: string;
+  storagePath: string;
+  /** The ladder's audio settings (its first rendition's): an AAC encode is made with them. */
+  rendition: RenditionPlan;
+  probe: SourceProbe;
+  /** The chunked encode's audio track, when the video was chunked: copied when it is AAC. */
+  audioTrackKey?: string;
+}
+
 /** What `findFinishedChunks` answers: the plan's id and the chunks already recorded done under it. */
 export interface FinishedChunks {
   planId: string;
@@ -189,10 +200,12 @@ export interface MarkReadyInput {
   thumbnailKey: string | null;
   /** Absent in workflows started before storyboards. */
   storyboardKey?: string | null;
+  /** The `audio.m4a` download; null without sound. Absent in workflows started before audio downloads. */
+  audioKey?: string | null;
 }
 
 export type ProcessVideoResult =
-  | { status: 'ready'; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; probe: SourceProbe }
+  | { status: 'ready'; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null; probe: SourceProbe }
   | { status: 'failed'; reason: string }
   /** Nothing to do: the video was deleted, is missing, or is not waiting to be processed. */
   | { status: 'skipped'; reason: string };

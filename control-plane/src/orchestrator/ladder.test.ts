@@ -1,7 +1,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { audioCodecs, type AudioCodec, defaultEncodingParameters, type EncodingParameters } from '@kino/proto/contract';
-import { planFrameRate, planLadder, type LadderSource } from './ladder.ts';
+import { isAudioOnlyPlan, planFrameRate, planLadder, type LadderSource } from './ladder.ts';
 
 const defaults: EncodingParameters = defaultEncodingParameters;
 const fullHd: LadderSource = { width: 1920, height: 1080, frameRate: 30, hasAudio: true };
@@ -155,6 +155,25 @@ test('encoding parameters are carried to every rendition; ultraslow maps to x264
   assert.ok(planLadder('high', fullHd, defaults).every((r) => r.x264Preset === 'veryfast'));
 });
 
-test('a source without a picture size is refused', () => {
-  assert.throws(() => planLadder('standard', { width: 0, height: 0, frameRate: 30, hasAudio: true }, defaults), /picture size/);
+test('a source without a picture size or audio is refused', () => {
+  assert.throws(() => planLadder('standard', { width: 0, height: 0, frameRate: 0, hasAudio: false }, defaults), /picture size .* no audio/);
+});
+
+test('an audio-only source: one rendition of audio alone, short edge 0, AAC whatever codec was asked', () => {
+  const song: LadderSource = { width: 0, height: 0, frameRate: 0, hasAudio: true };
+  for (const preset of ['standard', 'high', 'ultra'] as const) {
+    const ladder = planLadder(preset, song, defaults);
+    assert.equal(ladder.length, 1);
+    const [plan] = ladder;
+    assert.deepEqual(
+      [plan!.key, plan!.width, plan!.height, plan!.shortEdgePixels, plan!.videoBitrateKbps, plan!.frameRate, plan!.twoPass],
+      ['0p', 0, 0, 0, 0, 0, false],
+    );
+    assert.deepEqual([plan!.audioCodec, plan!.audioBitrateKbps], ['aac', 128]);
+    assert.equal(isAudioOnlyPlan(plan!), true);
+  }
+  assert.deepEqual(planLadder('standard', song, { ...defaults, audioCodec: 'aac-he' }).map((r) => [r.audioCodec, r.audioBitrateKbps]), [['aac-he', 64]]);
+  assert.deepEqual(planLadder('standard', song, { ...defaults, audioCodec: 'ac3' }).map((r) => [r.audioCodec, r.audioBitrateKbps]), [['aac', 128]]);
+  assert.equal(planLadder('standard', song, { ...defaults, twoPassVBREncoding: true })[0]!.twoPass, false, 'nothing to make two passes over');
+  assert.ok(planLadder('standard', fullHd, defaults).every((r) => !isAudioOnlyPlan(r)));
 });

@@ -13,6 +13,10 @@
 //   1000–5000, ultra 2000–15000 kbps). They are not raised for high frame rates: that would leave
 //   the preset's range.
 // - Frame rate is the source's, capped by `maxFrameRate` when it is not -1.
+// - An audio-only source (no picture, sound; issue 32) gets one rendition of audio alone: the rung
+//   of short edge 0, key `0p` (so storage, delivery paths and `encodings` keep the one naming),
+//   no size, no frame rate, no video bitrate. Its audio is AAC (hls.js plays AAC in fMP4): the
+//   requested `aac`, `aac-he` or `aac-he-v2`, and `aac` in place of mp3, ac3 or eac3.
 // Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
@@ -97,7 +101,10 @@ const fallbackFrameRate = 30;
 export function planLadder(preset: VideoQuality, source: LadderSource, parameters: EncodingParameters): RenditionPlan[] {
   const rungs = presetRungs[preset];
   if (!rungs) throw new Error(`unknown quality preset ${String(preset)}`);
-  if (!(source.width > 0 && source.height > 0)) throw new Error(`source has no picture size (${source.width}x${source.height})`);
+  if (!(source.width > 0 && source.height > 0)) {
+    if (source.hasAudio) return [planAudioOnly(parameters)];
+    throw new Error(`source has no picture size (${source.width}x${source.height}) and no audio`);
+  }
 
   const shortEdgeIsWidth = source.width < source.height;
   const sourceShort = Math.min(source.width, source.height);
@@ -136,6 +143,36 @@ export function planLadder(preset: VideoQuality, source: LadderSource, parameter
       segmentSeconds,
     };
   });
+}
+
+/** Codecs an audio-only rendition keeps as requested; any other is AAC-LC. */
+const aacCodecs: ReadonlySet<AudioCodec> = new Set(['aac', 'aac-he', 'aac-he-v2']);
+
+/** The one rendition of an audio-only source (see the decisions above). */
+function planAudioOnly(parameters: EncodingParameters): RenditionPlan {
+  const audioCodec: AudioCodec = aacCodecs.has(parameters.audioCodec) ? parameters.audioCodec : 'aac';
+  return {
+    key: '0p',
+    width: 0,
+    height: 0,
+    shortEdgePixels: 0,
+    shortEdgeIsWidth: false,
+    videoBitrateKbps: 0,
+    audioBitrateKbps: audioBitrateKbps[audioCodec],
+    audioCodec,
+    frameRate: 0,
+    pixelFormat: parameters.pixelFormat,
+    rateControlMode: parameters.rateControlMode,
+    twoPass: false,
+    compressionRatio: parameters.compressionRatio,
+    x264Preset: x264PresetOfCompressionRatio[parameters.compressionRatio],
+    segmentSeconds,
+  };
+}
+
+/** Whether a plan is an audio-only source's one rendition. */
+export function isAudioOnlyPlan(plan: Pick<RenditionPlan, 'width' | 'height' | 'videoBitrateKbps'>): boolean {
+  return plan.width === 0 && plan.height === 0 && plan.videoBitrateKbps === 0;
 }
 
 export function planFrameRate(sourceFrameRate: number, maxFrameRate: number): number {

@@ -32,3 +32,8 @@ test('AVERAGE-BANDWIDTH never exceeds BANDWIDTH', () => {
 test('an empty ladder has no master playlist', () => {
   assert.throws(() => renderMasterPlaylist([]), /at least one variant/);
 });
+
+test('an audio-only variant has BANDWIDTH, AVERAGE-BANDWIDTH and CODECS, no RESOLUTION or FRAME-RATE', () => {
+  const text = renderMasterPlaylist([{ key: '0p', width: 0, height: 0, frameRate: 0, codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000 }]);
+  assert.equal(text, '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=140000,AVERAGE-BANDWIDTH=131000,CODECS="mp4a.40.2"\n0p/playlist.m3u8\n');
+});

@@ -21,12 +21,14 @@ export function renderMasterPlaylist(variants: readonly MasterVariant[]): string
   const lines = ['#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-INDEPENDENT-SEGMENTS'];
   // Lowest first: players that start with the first listed variant start fast.
   for (const v of [...variants].sort((a, b) => a.bandwidth - b.bandwidth)) {
+    // An audio-only variant (no picture: width, height and frame rate 0) has no RESOLUTION or FRAME-RATE.
+    const picture = v.width > 0 && v.height > 0;
     const attributes = [
       `BANDWIDTH=${Math.round(v.bandwidth)}`,
       `AVERAGE-BANDWIDTH=${Math.round(Math.min(v.averageBandwidth, v.bandwidth))}`,
-      `RESOLUTION=${v.width}x${v.height}`,
+      ...(picture ? [`RESOLUTION=${v.width}x${v.height}`] : []),
       `CODECS="${v.codecs}"`,
-      `FRAME-RATE=${v.frameRate.toFixed(3)}`,
+      ...(picture && v.frameRate > 0 ? [`FRAME-RATE=${v.frameRate.toFixed(3)}`] : []),
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/${hlsPlaylistName}`);
   }

@@ -97,6 +97,7 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     encodeChunkSeconds: () => Promise.resolve(0),
     findFinishedChunks: () => Promise.resolve({ planId: 'plan_1', finished: {} }),
     encodeAudioTrack: ({ videoId: id }) => Promise.resolve(`videos/${id}/work/audio-aac-128.mp4`),
+    makeAudioDownload: ({ videoId: id }) => Promise.resolve(`videos/${id}/audio.m4a`),
     encodeChunk: ({ renditions, chunk }) =>
       Promise.resolve(
         renditions.map((plan) => ({
@@ -269,6 +270,10 @@ test('chunked: a 20 s video in 6 s chunks is the audio track, then 3 chunks of t
     'every chunk makes the whole ladder; chunk 1 was already done',
   );
   assert.ok(chunkInputs.every((i) => i.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4`));
+  const [audioDownload] = calls.makeAudioDownload![0] as [{ audioTrackKey?: string }];
+  assert.equal(audioDownload.audioTrackKey, `videos/${videoId}/work/audio-aac-128.mp4`, 'audio.m4a may copy the audio track');
+  const removeWorkAt = Object.keys(calls).indexOf('removeWorkFiles');
+  assert.ok(removeWorkAt > Object.keys(calls).indexOf('makeAudioDownload'), 'audio.m4a is made before the work files go');
   const [playlists] = calls.writeRenditionPlaylists![0] as [{ renditions: Array<{ shortEdgePixels: number; segments: Array<{ name: string }> }> }];
   assert.deepEqual(playlists.renditions.map((r) => r.shortEdgePixels), [360, 480, 720]);
   assert.deepEqual(playlists.renditions[0]!.segments.map((s) => s.name), ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
@@ -553,4 +558,47 @@ test('no activity a video waits on can be lost for minutes: each has a heartbeat
   }
   const lostForMinutes = [...timeouts].filter(([, t]) => !(t.heartbeat > 0 && t.heartbeat <= 20) && !(t.startToClose <= 30));
   assert.deepEqual(lostForMinutes, []);
+});
+
+test('an audio-only source: one encode of the 0p rendition, no thumbnail, storyboard or chunks; audio.m4a; ready', async () => {
+  const videoId = nextVideoId();
+  const song: SourceProbe = { ...probe720, width: 0, height: 0, frameRate: 0, frameCount: 0, videoCodec: '', pixelFormat: '', durationSeconds: 30, videoDurationSeconds: 30 };
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve(song),
+    // Chunking on: an audio-only video is still one encode.
+    encodeChunkSeconds: () => Promise.resolve(6),
+    encodeRenditions: ({ renditions }) => Promise.resolve(renditions.map((plan) => ({ ...outcomeFor(plan), codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000, frameCount: 0 }))),
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  const [input] = calls.encodeRenditions![0] as [{ renditions: RenditionPlan[] }];
+  assert.deepEqual(input.renditions.map((r) => [r.key, r.width, r.height, r.videoBitrateKbps, r.audioBitrateKbps]), [['0p', 0, 0, 0, 128]]);
+  assert.equal(calls.encodeRenditions!.length, 1);
+  assert.equal(calls.encodeChunk, undefined, 'not chunked');
+  assert.equal(calls.encodeChunkSeconds, undefined);
+  assert.equal(calls.makeThumbnail, undefined, 'no picture to take');
+  assert.equal(calls.makeStoryboard, undefined);
+  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; width: number; height: number; frameRate: number; codecs: string }> }];
+  assert.deepEqual(master.variants, [{ key: '0p', width: 0, height: 0, frameRate: 0, codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000 }]);
+  const [download] = calls.makeAudioDownload![0] as [{ audioTrackKey?: string; rendition: RenditionPlan }];
+  assert.equal(download.audioTrackKey, undefined);
+  assert.equal(download.rendition.key, '0p');
+  const [ready] = calls.markVideoReady![0] as [{ thumbnailKey: string | null; storyboardKey: string | null; audioKey: string | null }];
+  assert.deepEqual([ready.thumbnailKey, ready.storyboardKey, ready.audioKey], [null, null, `videos/${videoId}/audio.m4a`]);
+});
+
+test('a silent video gets no audio.m4a; an audio.m4a that cannot be made leaves the video ready without one', async () => {
+  const silentId = nextVideoId();
+  const silent = fakeActivities(silentId, { probeSource: () => Promise.resolve({ ...probe720, hasAudio: false, audioCodec: '', audioChannels: 0, audioSampleRate: 0 }) });
+  assert.equal((await runProcessVideo(silentId, silent.activities)).status, 'ready');
+  assert.equal(silent.calls.makeAudioDownload, undefined);
+  assert.equal((silent.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);
+
+  const brokenId = nextVideoId();
+  const broken = fakeActivities(brokenId, {
+    makeAudioDownload: () => Promise.reject(ApplicationFailure.nonRetryable('ffmpeg said no', failureTypes.invalidRequest)),
+  });
+  assert.equal((await runProcessVideo(brokenId, broken.activities)).status, 'ready');
+  assert.equal((broken.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);
 });

@@ -20,6 +20,7 @@ import * as operatorTokens from './20261125T0200_operator_tokens.ts';
 import * as videoSourceUrl from './20261126T0100_video_source_url.ts';
 import * as captionTracks from './20261126T0200_caption_tracks.ts';
 import * as videoClips from './20261126T0300_video_clips.ts';
+import * as videoAudioKey from './20261126T0400_video_audio_key.ts';
 import * as videoMetadata from './20261126T0500_video_metadata.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
@@ -45,5 +46,6 @@ export const migrations: Record<string, Migration> = {
   '20261126T0100_video_source_url': videoSourceUrl,
   '20261126T0200_caption_tracks': captionTracks,
   '20261126T0300_video_clips': videoClips,
+  '20261126T0400_video_audio_key': videoAudioKey,
   '20261126T0500_video_metadata': videoMetadata,
 };

@@ -321,7 +321,8 @@ export async function markVideoReady(
     renditions,
     thumbnailKey,
     storyboardKey = null,
-  }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null; storyboardKey?: string | null },
+    audioKey = null,
+  }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const video = await trx.selectFrom('videos').select(['deleted_at']).where('id', '=', videoId).forUpdate().executeTakeFirst();
@@ -338,6 +339,7 @@ export async function markVideoReady(
         source_frame_rate: source.frameRate,
         thumbnail_key: thumbnailKey,
         storyboard_key: storyboardKey,
+        audio_key: audioKey,
         ready_at: sql`now()`,
         updated_at: sql`now()`,
       })
@@ -370,14 +372,14 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
 
 export type PlayableVideoRow = Pick<
   Video,
-  'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key' | 'clip_media_video_id' | 'clip_first_segment'
+  'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key' | 'audio_key' | 'clip_media_video_id' | 'clip_first_segment'
 >;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'clip_media_video_id', 'clip_first_segment'])
+    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment'])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)

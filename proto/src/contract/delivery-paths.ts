@@ -3,6 +3,9 @@
 // Paths only: callers put the delivery host's origin in front.
 const id = (value: string) => encodeURIComponent(value);
 
+/** The audio download's name at the base of every path family (`/{id}/audio.m4a`, `.../audio.m4a`). */
+export const audioDownloadName = 'audio.m4a';
+
 export const deliveryPaths = {
   /** A file of a public video (`master.m3u8`, `storyboard.vtt`, ...); the org and env must be the video's. */
   publicFile: (orgId: string, envId: string, videoId: string, name: string) => `/v1/public/${id(orgId)}/${id(envId)}/${id(videoId)}/${name}`,

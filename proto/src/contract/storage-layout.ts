@@ -30,6 +30,11 @@ export const objectKeys = {
   audioTrack: (videoId: string, setting: string) => `videos/${videoId}/work/audio-${setting}.mp4`,
   /** A finished chunk's record (written after its segments): `work/chunks/<plan>/<group>-<index>.json`. */
   chunkRecord: (videoId: string, plan: string, name: string) => `videos/${videoId}/work/chunks/${plan}/${name}.json`,
+  /**
+   * The `audio.m4a` download of a video with sound: its audio alone as AAC in an MP4 (moov first),
+   * kept beside the HLS (not under work/: it stays while the video does).
+   */
+  audioDownload: (videoId: string) => `videos/${videoId}/audio.m4a`,
   thumbnail: (videoId: string, name: string) => `videos/${videoId}/thumbs/${name}`,
   /** A custom thumbnail's name under thumbs/ (`c12500` → `custom/c12500.jpg`). */
   customThumbnailName: (thumbnailId: string) => `custom/${thumbnailId}.jpg`,
@@ -47,3 +52,6 @@ export const workContentTypes = {
   audioTrack: 'audio/mp4',
   chunkRecord: 'application/json',
 } as const;
+
+/** The content type of `audio.m4a` (objectKeys.audioDownload), in storage and on the delivery host. */
+export const audioDownloadContentType = 'audio/mp4';

@@ -23,6 +23,7 @@ export default class VideosGet extends ApiCommand {
         ['Created', formatDate(video.createdAt)],
         ['Public id', video.publicID],
         ['Thumbnail', video.thumbnailUrl ?? ''],
+        ['Audio', video.audioUrl ?? ''],
         ['Served', video.served],
       ];
       const width = Math.max(...lines.map(([label]) => label.length));

@@ -28,7 +28,8 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         tags: ['videos'],
         summary: 'Create a thumbnail at a timestamp',
         operationId: 'createThumbnail',
-        description: 'The URL serves any size: replace <w>x<h> in it. 409 video_not_ready until the video is ready.',
+        description:
+          'The URL serves any size: replace <w>x<h> in it. 409 video_not_ready until the video is ready; 409 video_has_no_picture for an audio-only video.',
         params: Params,
         body: withExamples(Body, { timestamp: 42.5, setAsDefault: true }),
         response: {
@@ -48,6 +49,10 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       }
       assertEnvironmentReach(access, video.env_id);
       if (video.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${video.id} is ${video.status}: thumbnails are made from a ready video.`);
+      // An audio-only video (a source with no picture) was recorded with no picture size.
+      if (!(video.source_width && video.source_height)) {
+        throw new ConflictError('video_has_no_picture', `Video ${video.id} is audio only: there is no picture to take a thumbnail from.`);
+      }
       const { timestamp, setAsDefault } = request.body;
       const duration = video.duration_seconds ?? 0;
       if (timestamp >= duration) {

@@ -82,7 +82,7 @@ import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { keyringFor } from '../keyrings.ts';
-import { storyboardUrlOf } from '../storyboard-url.ts';
+import { audioUrlOf, storyboardUrlOf } from '../storyboard-url.ts';
 import { presentCaptionTracks } from '../caption-tracks.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
@@ -278,12 +278,20 @@ async function detailsOf(
   video: Video,
   reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
 ) {
-  const [thumbnails, storyboardUrl, captions] = await Promise.all([
+  const [thumbnails, storyboardUrl, audioUrl, captions] = await Promise.all([
     thumbnailUrlsFor(deps, [video]),
     storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
+    audioUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
     presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, reads.captionTracks),
   ]);
-  return presentVideoDetails(video, reads.renditions, thumbnails.get(video.id) ?? null, reads.served.get(video.id) ?? 0, storyboardUrl, captions);
+  return presentVideoDetails(
+    video,
+    reads.renditions,
+    thumbnails.get(video.id) ?? null,
+    reads.served.get(video.id) ?? 0,
+    { storyboardUrl, audioUrl },
+    captions,
+  );
 }
 
 function unavailable(request: FastifyRequest, error: unknown, what: string): ApiError {

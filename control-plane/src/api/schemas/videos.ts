@@ -79,6 +79,12 @@ export const VideoDetailsSchema = Type.Object({
         'WebVTT on the delivery host whose cues point at sprite-sheet regions (`#xywh=x,y,w,h`), for timeline previews; with a 24 h token for a private video. Absent until the video has one.',
     }),
   ),
+  audioUrl: Type.Optional(
+    Type.String({
+      description:
+        'The video\'s sound alone as one file to download (`audio.m4a`: AAC in MP4) on the delivery host; with a 24 h token for a private video. Absent for a video without sound. Also at `/{publicID}/audio.m4a` and `.../audio.m4a` in the public and private families, with the token rules of MP4 downloads.',
+    }),
+  ),
   captions: Type.Array(CaptionTrackSchema, { description: 'Caption tracks, by language.' }),
   clipOf: Type.Optional(
     Type.Object(

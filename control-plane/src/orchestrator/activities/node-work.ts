@@ -20,6 +20,7 @@ import {
 } from '@kino/proto';
 import { type Logger } from '@kino/infra';
 import {
+  audioDownloadContentType,
   hlsContentTypes,
   hlsInitName,
   hlsPlaylistName,
@@ -35,6 +36,7 @@ import { createHash } from 'node:crypto';
 import {
   encodeQueueWaitMinutes,
   failureTypes,
+  type AudioDownloadInput,
   type EncodeAudioTrackInput,
   type EncodeChunkInput,
   type EncodeGrouping,
@@ -99,6 +101,25 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
 /** The audio setting a track is encoded with, in its object's name: `aac-128`. */
 function audioSetting(rendition: Pick<RenditionPlan, 'audioCodec' | 'audioBitrateKbps'>): string {
   return `${rendition.audioCodec}-${rendition.audioBitrateKbps}`;
+}
+
+/** What nodes write for these codecs is AAC (aac-he and aac-he-v2 become AAC-LC on a node). */
+const aacCodecs: ReadonlySet<string> = new Set(['aac', 'aac-he', 'aac-he-v2']);
+
+/** Where `audio.m4a` is made from, and whether it is a copy (see makeAudioDownload). */
+export function audioDownloadSource({ storagePath, rendition, probe, audioTrackKey }: Omit<AudioDownloadInput, 'videoId'>): {
+  input: string;
+  encoding: Omit<AudioTrackEncode, 'outputUrl'>;
+} {
+  const aacRendition = aacCodecs.has(rendition.audioCodec);
+  if (probe.audioCodec === 'aac') return { input: storagePath, encoding: { copy: true } };
+  if (audioTrackKey && aacRendition) return { input: audioTrackKey, encoding: { copy: true } };
+  return {
+    input: storagePath,
+    encoding: aacRendition && rendition.audioBitrateKbps > 0
+      ? { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps }
+      : { audioCodec: 'aac', audioBitrateKbps: 128 },
+  };
 }
 
 export function createNodeActivities({
@@ -171,7 +192,8 @@ export function createNodeActivities({
     const result = await runJobOnNode(videoId, 'probe', { slot: false }, (node, jobId) =>
       farm.client(node.address).probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
     );
-    if (!(result.width > 0 && result.height > 0)) throw invalidSource('the file has no video stream');
+    // No picture is an audio-only video when there is sound; neither is not a video at all.
+    if (!(result.width > 0 && result.height > 0) && !result.hasAudio) throw invalidSource('the file has neither a video nor an audio stream');
     if (!(result.durationSeconds > 0)) throw invalidSource('the video has no duration (no decodable frames)');
     return {
       ...result,
@@ -420,6 +442,23 @@ export function createNodeActivities({
       const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
       const audioTrack: AudioTrackEncode = { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps, outputUrl };
       await callEncode({ videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack });
+      return key;
+    },
+
+    /**
+     * The video's `audio.m4a` download (objectKeys.audioDownload): its audio alone, AAC in an MP4
+     * with moov first, on a node slot. A remux where the audio is already AAC: the source's own when
+     * it is AAC, else the chunked encode's audio track (`audioTrackKey`) when that is AAC; an AAC-LC
+     * encode of the source otherwise (at `rendition`'s bitrate when its codec is AAC, else 128 kbps).
+     * Made once: a retry finds it in storage.
+     */
+    async makeAudioDownload({ videoId, storagePath, rendition, probe, audioTrackKey }: AudioDownloadInput): Promise<string> {
+      const key = objectKeys.audioDownload(videoId);
+      if (await whileHeartbeating(() => storage.head(key))) return key;
+      const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), audioDownloadContentType);
+      const source = audioDownloadSource({ storagePath, rendition, probe, ...(audioTrackKey ? { audioTrackKey } : {}) });
+      const audioTrack: AudioTrackEncode = { ...source.encoding, outputUrl };
+      await callEncode({ videoId, storagePath: source.input, probe }, { audioTrack });
       return key;
     },
 

@@ -26,11 +26,12 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
      * Records the ladder and makes the video `ready`, in one transaction. Returns false (and
      * changes nothing) when the video was deleted meanwhile.
      */
-    async markVideoReady({ videoId, probe, renditions, thumbnailKey, storyboardKey }: MarkReadyInput): Promise<boolean> {
+    async markVideoReady({ videoId, probe, renditions, thumbnailKey, storyboardKey, audioKey }: MarkReadyInput): Promise<boolean> {
       const marked = await markVideoReady(db, videoId, {
         source: probe,
         thumbnailKey,
         storyboardKey,
+        audioKey,
         renditions: renditions.map(({ plan, outcome }) => ({
           video_id: videoId,
           key: plan.key,

@@ -18,7 +18,7 @@ import {
 import { measureBandwidth, workflowIds, type ProcessVideoInput, type WebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { planChunks, type ChunkPlan } from '../chunks.ts';
-import { planLadder } from '../ladder.ts';
+import { isAudioOnlyPlan, planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
   activityHeartbeatTimeoutSeconds,
@@ -165,6 +165,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
       renditions: result.renditions,
       thumbnailKey: result.thumbnailKey,
       ...(result.storyboardKey !== undefined ? { storyboardKey: result.storyboardKey } : {}),
+      ...(result.audioKey !== undefined ? { audioKey: result.audioKey } : {}),
     });
     if (!marked) {
       // Deleted while we encoded: its content goes too.
@@ -209,7 +210,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
 async function makeLadder(
   job: VideoJob,
   run: { chunked: boolean },
-): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null }> {
+): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null }> {
   const { videoId, storagePath } = job;
   // An ingested video's source is fetched first. Branches on the job (the recorded loadVideoJob
   // result), not a patch: histories from before URL ingest carry no sourceUrl and replay as they ran.
@@ -218,10 +219,14 @@ async function makeLadder(
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
 
+  // An audio-only source (no picture, sound) has one rendition of audio alone: no pictures to take,
+  // no chunks (its audio encode is quick). Histories recorded before audio-only sources failed at
+  // the probe, so none reaches here with one: branching on the plan changes none of them.
+  const audioOnly = isAudioOnlyPlan(ladder[0]!);
   // The thumbnail needs no encode slot: it is made while the renditions encode.
-  const thumbnail = makeThumbnail(job, probe);
+  const thumbnail = audioOnly ? Promise.resolve(null) : makeThumbnail(job, probe);
   // The storyboard likewise. Workflows started before storyboards replay without it.
-  const storyboard = patched('storyboard') ? makeStoryboard(job, probe) : undefined;
+  const storyboard = patched('storyboard') ? (audioOnly ? Promise.resolve(null) : makeStoryboard(job, probe)) : undefined;
   // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
   // for one per rendition. Workflows started before grouping existed replay as one per rendition.
   const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
@@ -246,13 +251,20 @@ async function makeLadder(
   );
   // Videos longer than one chunk are encoded in chunks over every node (docs/architecture.md#chunked-encoding).
   // Workflows started before chunking replay without it.
-  const chunks = patched('chunked-encoding') ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), ladder[0]!.segmentSeconds) : [];
+  const chunks = patched('chunked-encoding') && !audioOnly ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), ladder[0]!.segmentSeconds) : [];
   run.chunked = chunks.length > 1;
+  // The chunked encode's audio track, for audio.m4a.
+  let audioTrackKey: string | undefined;
   const renditions = run.chunked
-    ? await encodeInChunks(job, probe, ladder, chunks, queueThenRun).catch(async (error: unknown) => {
-        await Promise.all([thumbnail, storyboard]);
-        throw error;
-      })
+    ? await encodeInChunks(job, probe, ladder, chunks, queueThenRun)
+        .then((chunked) => {
+          audioTrackKey = chunked.audioTrackKey;
+          return chunked.renditions;
+        })
+        .catch(async (error: unknown) => {
+          await Promise.all([thumbnail, storyboard]);
+          throw error;
+        })
     : await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
       if (!oneEncodeActivity && grouping === 'rendition') {
@@ -287,8 +299,39 @@ async function makeLadder(
       averageBandwidth: outcome.averageBandwidth,
     })),
   });
+  // Every video with sound gets audio.m4a (before `ready`, while a chunked video's audio track is
+  // still in work/). Workflows started before audio downloads replay without it.
+  const audioKey = patched('audio-download')
+    ? probe.hasAudio
+      ? await makeAudioDownload(job, probe, ladder[0]!, audioTrackKey, runEncode, encoding)
+      : null
+    : undefined;
   const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
-  return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}) };
+  return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}), ...(audioKey !== undefined ? { audioKey } : {}) };
+}
+
+/**
+ * The `audio.m4a` download on a node slot (a remux where the audio is already AAC). Like the
+ * thumbnail, its failure is not the video's: the video plays without it (this never rejects but
+ * for a cancellation, which the caller's cleanup must see).
+ */
+async function makeAudioDownload(
+  job: VideoJob,
+  probe: SourceProbe,
+  rendition: RenditionPlan,
+  audioTrackKey: string | undefined,
+  runEncode: <T>(work: () => Promise<T>) => Promise<T>,
+  encoding: ReturnType<typeof encodeActivities>,
+): Promise<string | null> {
+  try {
+    return await runEncode(() =>
+      encoding.makeAudioDownload({ videoId: job.videoId, storagePath: job.storagePath, rendition, probe, ...(audioTrackKey ? { audioTrackKey } : {}) }),
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('no audio download', { videoId: job.videoId, reason: describeFailure(error) });
+    return null;
+  }
 }
 
 /**
@@ -303,7 +346,7 @@ async function encodeInChunks(
   ladder: RenditionPlan[],
   chunks: ChunkPlan[],
   runEncode: <T>(work: () => Promise<T>) => Promise<T>,
-): Promise<RenditionResult[]> {
+): Promise<{ renditions: RenditionResult[]; audioTrackKey: string | undefined }> {
   const { videoId, storagePath } = job;
   // One decode per chunk makes every rendition; two-pass and single-pass rungs run apart.
   const groups = [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0);
@@ -352,7 +395,7 @@ async function encodeInChunks(
       segments: segments.map(({ name, durationSeconds }) => ({ name, durationSeconds })),
     })),
   });
-  return joined.map(({ plan, parts, segments }): RenditionResult => {
+  const renditions = joined.map(({ plan, parts, segments }): RenditionResult => {
     const bandwidth = measureBandwidth(segments);
     const { segments: _perChunk, ...first } = parts[0]!;
     return {
@@ -367,6 +410,7 @@ async function encodeInChunks(
       },
     };
   });
+  return { renditions, audioTrackKey };
 }
 
 /**

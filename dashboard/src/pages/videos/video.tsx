@@ -115,7 +115,13 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             <p class="error">Processing failed. Retry it, or delete the video.</p>
           )}
         </section>
-        {ready && (
+        {ready && isAudioOnly(video) && (
+          <section class="card" data-testid="audio-only-note">
+            <h2>Thumbnail</h2>
+            <p class="muted">An audio-only video: there is no picture to take a thumbnail or a storyboard from.</p>
+          </section>
+        )}
+        {ready && !isAudioOnly(video) && (
           <section class="card">
             <h2>Thumbnail</h2>
             <ThumbnailPicker
@@ -152,7 +158,7 @@ export function VideoPage({ publicID }: { publicID?: string }) {
                   <tr key={encoding.key}>
                     <td>{encoding.key}</td>
                     <td>
-                      {encoding.shortEdgePixels} px ({encoding.shortEdgeIsWidth ? 'width' : 'height'})
+                      {encoding.shortEdgePixels === 0 ? 'audio only' : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
                     </td>
                     <td>{encoding.videoStreamBitrate}</td>
                     <td>
@@ -201,6 +207,16 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             <dd>{video.compressionRatio}</dd>
             <dt>Audio codec</dt>
             <dd>{video.audioCodec}</dd>
+            {video.audioUrl && (
+              <>
+                <dt>Audio</dt>
+                <dd>
+                  <a href={video.audioUrl} data-testid="audio-download" download>
+                    audio.m4a
+                  </a>
+                </dd>
+              </>
+            )}
             <dt>Served</dt>
             <dd>{video.served}</dd>
             {video.description && (
@@ -231,6 +247,11 @@ export function VideoPage({ publicID }: { publicID?: string }) {
 
 function settingsKey(video: VideoDetails): string {
   return JSON.stringify([video.name, video.description, video.allowPublicAccess, video.metadata]);
+}
+
+/** A source without a picture: one rendition of audio alone (short edge 0), no thumbnail. */
+function isAudioOnly(video: VideoDetails): boolean {
+  return video.encodings.length === 1 && video.encodings[0]!.shortEdgePixels === 0;
 }
 
 /** What the master playlist says of the tracks (not their URLs: a private video's carry a fresh token each read). */

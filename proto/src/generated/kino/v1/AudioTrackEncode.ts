@@ -2,8 +2,9 @@
 
 
 /**
- * The audio track of a chunked video: only the source's audio, as one MP4 uploaded to output_url
- * (the chunks stream-copy their part of it: one audio encode, no seams).
+ * Only the input's audio, as one MP4 (moov first) uploaded to output_url: the audio track of a
+ * chunked video (the chunks stream-copy their part of it: one audio encode, no seams), or a video's
+ * `audio.m4a` download.
  */
 export interface AudioTrackEncode {
   /**
@@ -15,11 +16,17 @@ export interface AudioTrackEncode {
    * presigned PUT
    */
   'outputUrl'?: (string);
+  /**
+   * Set: the input's first audio stream is already what is wanted (AAC): it is copied into the
+   * MP4 (a remux), not encoded; audio_codec and audio_bitrate_kbps are then not read.
+   */
+  'copy'?: (boolean);
 }
 
 /**
- * The audio track of a chunked video: only the source's audio, as one MP4 uploaded to output_url
- * (the chunks stream-copy their part of it: one audio encode, no seams).
+ * Only the input's audio, as one MP4 (moov first) uploaded to output_url: the audio track of a
+ * chunked video (the chunks stream-copy their part of it: one audio encode, no seams), or a video's
+ * `audio.m4a` download.
  */
 export interface AudioTrackEncode__Output {
   /**
@@ -31,4 +38,9 @@ export interface AudioTrackEncode__Output {
    * presigned PUT
    */
   'outputUrl': (string);
+  /**
+   * Set: the input's first audio stream is already what is wanted (AAC): it is copied into the
+   * MP4 (a remux), not encoded; audio_codec and audio_bitrate_kbps are then not read.
+   */
+  'copy': (boolean);
 }
