@@ -72,7 +72,12 @@ test('share link paths: the watch page, the player script and the /v1 names unde
     resource: { type: 'segment', quality: '720p', index: 3 },
   });
   assert.deepEqual(parseDeliveryPath('/v1/share/shr_abc'), { kind: 'share_page', linkId: 'shr_abc' });
-  assert.deepEqual(parseDeliveryPath('/v1/assets/hls.min.js'), { kind: 'player_script' });
+  assert.deepEqual(parseDeliveryPath('/v1/assets/hls.min.js'), { kind: 'player_asset', path: '/v1/assets/hls.min.js' });
+  assert.deepEqual(parseDeliveryPath('/v1/assets/media-chrome.js'), { kind: 'player_asset', path: '/v1/assets/media-chrome.js' });
+  assert.deepEqual(parseDeliveryPath('/v1/assets/other.js'), undefined);
+  assert.deepEqual(parseDeliveryPath('/embed/vid_1'), { kind: 'embed_page', videoId: 'vid_1' });
+  assert.deepEqual(parseDeliveryPath('/embed/vid_1/master.m3u8'), undefined);
+  assert.deepEqual(parseDeliveryPath('/oembed'), { kind: 'oembed' });
   assert.equal(parseDeliveryPath('/v1/share/shr_abc/720p.m3u8'), undefined, 'direct names are not served under a link');
   assert.equal(familyUriOf('share', 'vid_1', 'videos/vid_1/hls/720p/seg-00003.m4s'), 'video-720p/seg-00003.m4s');
 });

@@ -20,7 +20,16 @@
 // `subtitles-<lang>.vtt`; none is a stored object as such (delivery makes them from the track's file).
 // <q> is a rendition key such as `720p` (the short edge, as in storage; `0p` for an audio-only
 // video's one rendition).
-import { audioDownloadName, hlsMasterName, hlsSegmentName, objectKeys, shareLinkPaths, storyboardSheetName, storyboardVttName } from '@kino/proto/contract';
+import {
+  audioDownloadName,
+  embedPaths,
+  hlsMasterName,
+  hlsSegmentName,
+  objectKeys,
+  playerAssetPaths,
+  storyboardSheetName,
+  storyboardVttName,
+} from '@kino/proto/contract';
 
 /** `share`: `/v1/share/{linkId}/...`, the `/v1` names, opened by a share link (share-links.ts). */
 export type Family = 'public' | 'private' | 'direct' | 'share';
@@ -45,7 +54,11 @@ export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
   | { kind: 'share'; linkId: string; resource: Resource }
   | { kind: 'share_page'; linkId: string }
-  | { kind: 'player_script' }
+  /** A file of the watch and embed pages' player (player-page.ts), by its path. */
+  | { kind: 'player_asset'; path: string }
+  /** `/embed/{videoId}`: the player page for an iframe. */
+  | { kind: 'embed_page'; videoId: string }
+  | { kind: 'oembed' }
   /** `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail. */
   | { kind: 'thumbnail'; videoId: string; width: number; height: number; custom?: string }
   | { kind: 'invalid_thumbnail_size'; width: number; height: number }
@@ -62,6 +75,8 @@ const privateBase = new RegExp(`^/v1/private/${id}/(.+)$`);
 const directBase = new RegExp(`^/${id}/(.+)$`);
 const shareBase = new RegExp(`^/v1/share/${id}/(.+)$`);
 const sharePage = new RegExp(`^/v1/share/${id}/?$`);
+const embedPage = new RegExp(`^/embed/${id}/?$`);
+const playerAssets = new Set(Object.values(playerAssetPaths));
 const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.jpg$`);
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
@@ -93,7 +108,9 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
     return resource && { kind: 'share', linkId: match[1]!, resource };
   }
   if ((match = sharePage.exec(path))) return { kind: 'share_page', linkId: match[1]! };
-  if (path === shareLinkPaths.playerScript) return { kind: 'player_script' };
+  if (playerAssets.has(path)) return { kind: 'player_asset', path };
+  if ((match = embedPage.exec(path))) return { kind: 'embed_page', videoId: match[1]! };
+  if (path === embedPaths.oembed) return { kind: 'oembed' };
   if ((match = thumbnail.exec(path))) {
     const width = Number(match[3]);
     const height = Number(match[4]);
@@ -102,7 +119,7 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
     return { kind: 'thumbnail', videoId: match[1]!, width, height, ...(match[2] ? { custom: match[2] } : {}) };
   }
   if (path === '/health') return { kind: 'health' };
-  if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't') {
+  if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't' && match[1] !== 'embed') {
     const resource = parseDirectResource(match[2]!);
     return resource && { kind: 'playback', family: 'direct', videoId: match[1]!, resource };
   }

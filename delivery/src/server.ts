@@ -6,7 +6,17 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, StorageUnavailableError, type Logger, type Registry } from '@kino/infra';
-import { addSubtitlesToMaster, audioDownloadContentType, audioDownloadName, hlsContentTypes, storyboardContentTypes } from '@kino/proto/contract';
+import {
+  addSubtitlesToMaster,
+  audioDownloadContentType,
+  audioDownloadName,
+  deliveryPaths,
+  embedPaths,
+  hlsContentTypes,
+  shareLinkPaths,
+  storyboardContentTypes,
+  storyboardVttName,
+} from '@kino/proto/contract';
 import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
 import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
@@ -14,7 +24,20 @@ import { contentEtag, type CachedObject, type ObjectCache } from './object-cache
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
 import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
-import { familyUriOf, mediaKeyOf, parseDeliveryPath, qualityHeight, storageKeyOf, type DeliveryRoute, type Family, type Resource } from './paths.ts';
+import { embedSize, iframeHtml, parseEmbeddableUrl, parseMaxSize, type OembedVideo } from './oembed.ts';
+import {
+  familyUriOf,
+  mediaKeyOf,
+  parseDeliveryPath,
+  qualityHeight,
+  storageKeyOf,
+  THUMBNAIL_MAX_EDGE,
+  THUMBNAIL_MIN_EDGE,
+  type DeliveryRoute,
+  type Family,
+  type Resource,
+} from './paths.ts';
+import { messagePage, playerAsset, playerPage, playerPageCsp } from './player-page.ts';
 import { rewritePlaylist } from './playlist.ts';
 import { rewriteStoryboardVtt } from './storyboards.ts';
 import { PacedBodyWriter } from './paced-body-writer.ts';
@@ -22,7 +45,7 @@ import { parseRange } from './range.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import type { SegmentDelivery } from '@kino/analytics';
 import type { SegmentLog } from './segment-log.ts';
-import { hlsPlayerScript, watchPage, type ShareLinkGate } from './share-links.ts';
+import { watchPage, type ShareLinkGate } from './share-links.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
 import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
 
@@ -75,6 +98,8 @@ interface Body {
   /** A body assembled from several objects (an MP4 download) writes its bytes [start, end] itself. */
   write?: (start: number, end: number, res: ServerResponse) => Promise<void>;
   contentDisposition?: string;
+  /** Pages only: their Content-Security-Policy. */
+  contentSecurityPolicy?: string;
 }
 
 const maxRewrittenPlaylists = 5_000;
@@ -142,11 +167,23 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
         { message: 'width and height must each be 16 to 3840', location: 'path.size', value: `${route.width}x${route.height}` },
       ]);
     }
-    if (route.kind === 'share_page' || route.kind === 'player_script') {
-      const data = route.kind === 'share_page' ? watchPage(route.linkId) : await hlsPlayerScript();
-      const etag = contentEtag(data);
-      const contentType = route.kind === 'share_page' ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8';
-      await sendBody(recordSegment, req, res, { data, etag, size: data.length, contentType, cacheControl: 'public, max-age=3600' });
+    if (route.kind === 'player_asset') {
+      const data = (await playerAsset(route.path))!;
+      await sendBody(recordSegment, req, res, { data, etag: contentEtag(data), size: data.length, contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=86400' });
+      return;
+    }
+    if (route.kind === 'share_page') {
+      const origin = originOf(req);
+      const data = watchPage(route.linkId, oembedUrl(origin, `${origin}${shareLinkPaths.page(route.linkId)}`));
+      await sendBody(recordSegment, req, res, { ...pageBody(data), cacheControl: 'public, max-age=3600' });
+      return;
+    }
+    if (route.kind === 'embed_page') {
+      await sendEmbedPage(req, res, route.videoId, params);
+      return;
+    }
+    if (route.kind === 'oembed') {
+      sendJson(req, res, 200, await oembed(req, params), { 'Cache-Control': 'no-store' });
       return;
     }
     const paramErrors = validatePlaybackParams(params);
@@ -199,6 +236,89 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       : await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
     // Each master load is a counted view: no cache may answer one in delivery's place.
     await sendBody(recordSegment, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
+  }
+
+  /**
+   * `/embed/{videoId}`: the player page, or a page saying why it cannot play (a deleted or unready
+   * video: 404; a private one without a valid token: the token's 401 or 403), in the iframe's frame.
+   */
+  async function sendEmbedPage(req: IncomingMessage, res: ServerResponse, videoId: string, params: URLSearchParams): Promise<void> {
+    const video = await deps.catalog.get(videoId);
+    if (!video) {
+      await sendBody(recordSegment, req, res, { ...pageBody(messagePage('Video not found', 'This video does not exist, was deleted or is not ready yet.')), cacheControl: 'no-store' }, 404);
+      return;
+    }
+    const token = video.allowPublicAccess ? null : params.get('token');
+    if (!video.allowPublicAccess) {
+      try {
+        await deps.tokens.authorize(token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') });
+      } catch (error) {
+        if (!(error instanceof DeliveryError) || error.status >= 500) throw error;
+        await sendBody(recordSegment, req, res, { ...pageBody(messagePage('Private video', error.detail)), cacheControl: 'no-store' }, error.status);
+        return;
+      }
+    }
+    const file = (name: string) =>
+      token ? `${deliveryPaths.privateFile(video.id, name)}?token=${encodeURIComponent(token)}` : deliveryPaths.publicFile(video.orgId, video.envId, video.id, name);
+    const origin = originOf(req);
+    const page = playerPage({
+      title: video.name,
+      src: file('master.m3u8'),
+      ...(video.storyboardKey ? { storyboard: file(storyboardVttName) } : {}),
+      oembed: oembedUrl(origin, `${origin}${req.url ?? embedPaths.page(video.id)}`),
+    });
+    // Short-lived like playlists: a renamed, deleted or privatised video changes the page.
+    await sendBody(recordSegment, req, res, { ...pageBody(page), cacheControl: cacheControl.playlist[token ? 'private' : 'public'] });
+  }
+
+  /** `/oembed?url=`: oEmbed 1.0 JSON for an embed or share URL of this host (oembed.ts). */
+  async function oembed(req: IncomingMessage, params: URLSearchParams): Promise<OembedVideo> {
+    const format = params.get('format');
+    if (format !== null && format !== 'json') {
+      throw new DeliveryError(501, 'format_not_implemented', `oEmbed answers in json only, not ${format}.`);
+    }
+    const max = parseMaxSize(params);
+    const target = parseEmbeddableUrl(params.get('url'), header(req, 'host'));
+    const origin = originOf(req);
+    let video: PlayableVideo | undefined;
+    let src: string;
+    /** What opens the thumbnail: nothing for a public video; the token for a private embed; none for a private share link. */
+    let thumbnailAccess: string | null = '';
+    if (target.kind === 'embed') {
+      video = await deps.catalog.get(target.videoId);
+      if (!video) throw videoNotFound(target.videoId);
+      src = `${origin}${embedPaths.page(video.id)}`;
+      if (!video.allowPublicAccess) {
+        await deps.tokens.authorize(target.token, video.id, { origin: header(req, 'origin'), referer: header(req, 'referer') });
+        const query = `?token=${encodeURIComponent(target.token!)}`;
+        src += query;
+        thumbnailAccess = query;
+      }
+    } else {
+      video = await deps.catalog.get(await deps.shareLinks.open(target.linkId, { countView: false }));
+      if (!video) throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
+      src = `${origin}${shareLinkPaths.page(target.linkId)}`;
+      if (!video.allowPublicAccess) thumbnailAccess = null;
+    }
+    const size = embedSize(video.width && video.height ? { width: video.width, height: video.height } : null, max);
+    const thumbnail = embedSize(size, { maxwidth: THUMBNAIL_MAX_EDGE, maxheight: THUMBNAIL_MAX_EDGE });
+    const hasThumbnail = video.thumbnailKey !== null && thumbnailAccess !== null && Math.min(thumbnail.width, thumbnail.height) >= THUMBNAIL_MIN_EDGE;
+    return {
+      version: '1.0',
+      type: 'video',
+      provider_name: 'Kino',
+      title: video.name,
+      width: size.width,
+      height: size.height,
+      html: iframeHtml(src, video.name, size),
+      ...(hasThumbnail
+        ? {
+            thumbnail_url: `${origin}${deliveryPaths.thumbnail(video.id, thumbnail.width, thumbnail.height)}${thumbnailAccess}`,
+            thumbnail_width: thumbnail.width,
+            thumbnail_height: thumbnail.height,
+          }
+        : {}),
+    };
   }
 
   async function thumbnailBody(
@@ -462,15 +582,22 @@ function constantHeadersOf(contentType: string, cacheControl: string): readonly 
 }
 
 /** Conditional requests, ranges, HEAD, and the segment log row, for any body. */
-async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Family) => Promise<void>, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
-  const ifNoneMatch = req.headers['if-none-match'];
+async function sendBody(
+  recordSegment: (delivery: SegmentDelivery, family: Family) => Promise<void>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Body,
+  /** A page that explains an error (the embed page's 404) is sent whole with this status. */
+  errorStatus?: number,
+): Promise<void> {
+  const ifNoneMatch = errorStatus ? undefined : req.headers['if-none-match'];
   if (ifNoneMatch && etagMatches(ifNoneMatch, body.etag)) {
     res.writeHead(304, { ...corsHeaders, 'Cache-Control': body.cacheControl, ETag: body.etag });
     res.end();
     return;
   }
   const ifRange = req.headers['if-range'];
-  const range = ifRange && ifRange !== body.etag ? { type: 'full' as const } : parseRange(req.headers.range, body.size);
+  const range = errorStatus || (ifRange && ifRange !== body.etag) ? { type: 'full' as const } : parseRange(req.headers.range, body.size);
   if (range.type === 'unsatisfiable') {
     res.writeHead(416, { ...corsHeaders, 'Content-Range': `bytes */${body.size}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
     res.end();
@@ -481,8 +608,9 @@ async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Famil
   const length = body.size === 0 ? 0 : end - start + 1;
   const headers = [...constantHeadersOf(body.contentType, body.cacheControl), 'ETag', body.etag, 'Content-Length', String(length)];
   if (body.contentDisposition) headers.push('Content-Disposition', body.contentDisposition);
+  if (body.contentSecurityPolicy) headers.push('Content-Security-Policy', body.contentSecurityPolicy);
   if (range.type === 'partial') headers.push('Content-Range', `bytes ${start}-${end}/${body.size}`);
-  const status = range.type === 'partial' ? 206 : 200;
+  const status = errorStatus ?? (range.type === 'partial' ? 206 : 200);
   if (req.method === 'HEAD') {
     res.writeHead(status, headers);
     res.end();
@@ -512,6 +640,22 @@ async function sendBody(recordSegment: (delivery: SegmentDelivery, family: Famil
   stream.on('error', () => res.destroy());
   res.on('close', () => stream.destroy());
   stream.pipe(res);
+}
+
+/** An HTML page (player-page.ts) as a body, with the pages' Content-Security-Policy. */
+function pageBody(data: Buffer): Omit<Body, 'cacheControl'> {
+  return { data, etag: contentEtag(data), size: data.length, contentType: 'text/html; charset=utf-8', contentSecurityPolicy: playerPageCsp };
+}
+
+/** This host's origin as the client reached it (a proxy in front says its scheme in X-Forwarded-Proto). */
+function originOf(req: IncomingMessage): string {
+  const proto = header(req, 'x-forwarded-proto') === 'https' ? 'https' : 'http';
+  return `${proto}://${header(req, 'host') ?? 'localhost'}`;
+}
+
+/** The oEmbed URL of one of this host's pages (the pages' discovery link). */
+function oembedUrl(origin: string, pageUrl: string): string {
+  return `${origin}${embedPaths.oembed}?url=${encodeURIComponent(pageUrl)}&format=json`;
 }
 
 function sendJson(req: IncomingMessage, res: ServerResponse, status: number, value: unknown, extra: OutgoingHttpHeaders = {}): void {

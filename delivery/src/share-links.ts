@@ -3,13 +3,12 @@
 // load of the master playlist counts one view in PostgreSQL with a conditional UPDATE, so
 // `maxViews` holds across any number of delivery nodes; the other files only need the link to be
 // alive (not revoked, not expired), so a viewer who got in can finish watching. `/v1/share/{linkId}`
-// is a small watch page playing the link with hls.js, which this node serves itself.
-import { createRequire } from 'node:module';
-import { readFile } from 'node:fs/promises';
+// is the watch page: the player of player-page.ts, whose files this node serves itself.
 import type { Db } from '@kino/database';
 import { countShareLinkView, findShareLink } from '@kino/database/repositories';
 import { shareLinkPaths } from '@kino/proto/contract';
 import { DeliveryError } from './errors.ts';
+import { playerPage } from './player-page.ts';
 
 const maxEntries = 50_000;
 
@@ -60,54 +59,8 @@ function stateOf(
   return { videoId: link.video_id };
 }
 
-let playerScript: Promise<Buffer> | undefined;
-
-/** hls.js (its minified build), read once from the installed package: no CDN. */
-export function hlsPlayerScript(): Promise<Buffer> {
-  playerScript ??= readFile(createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js'));
-  return playerScript;
-}
-
-/** The watch page of a link: a video element playing its master playlist (native HLS in Safari). */
-export function watchPage(linkId: string): Buffer {
-  // linkId matched the path pattern ([A-Za-z0-9_-]), so it is safe inside HTML and a JS string.
-  const src = shareLinkPaths.master(linkId);
-  return Buffer.from(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Shared video</title>
-<style>
-  html, body { margin: 0; height: 100%; background: #000; color: #eee; font: 16px system-ui, sans-serif; }
-  video { width: 100%; height: 100%; }
-  #message { position: absolute; top: 40%; width: 100%; text-align: center; }
-</style>
-</head>
-<body>
-<video id="player" controls playsinline></video>
-<div id="message" hidden></div>
-<script src="${shareLinkPaths.playerScript}"></script>
-<script>
-  const src = '${src}';
-  const video = document.getElementById('player');
-  const message = document.getElementById('message');
-  function show(text) { message.textContent = text; message.hidden = false; video.hidden = true; }
-  async function explain() {
-    try { const r = await fetch(src); if (!r.ok) show((await r.json()).detail); } catch { show('This video cannot be played.'); }
-  }
-  if (window.Hls && Hls.isSupported()) {
-    const hls = new Hls();
-    hls.on(Hls.Events.ERROR, (_, data) => { if (data.fatal && data.details === 'manifestLoadError') explain(); });
-    hls.loadSource(src);
-    hls.attachMedia(video);
-  } else if (video.canPlayType('application/vnd.apple.mpegurl')) {
-    video.src = src;
-  } else {
-    show('This browser cannot play HLS.');
-  }
-</script>
-</body>
-</html>
-`);
+/** The watch page of a link: the player (player-page.ts) on its master playlist. */
+export function watchPage(linkId: string, oembed: string): Buffer {
+  // linkId matched the path pattern ([A-Za-z0-9_-]).
+  return playerPage({ title: 'Shared video', src: shareLinkPaths.master(linkId), oembed });
 }

@@ -19,6 +19,11 @@ export interface PlayableVideo {
   id: string;
   orgId: string;
   envId: string;
+  /** The video's name (the embed page's title). */
+  name: string;
+  /** The source's display size, when probed (oEmbed's width and height keep its aspect ratio). */
+  width: number | null;
+  height: number | null;
   allowPublicAccess: boolean;
   thumbnailKey: string | null;
   /** The storyboard's WebVTT, when processing made one. */
@@ -97,6 +102,9 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     id: row.id,
     orgId: row.org_id,
     envId: row.env_id,
+    name: row.name,
+    width: row.source_width,
+    height: row.source_height,
     allowPublicAccess: row.allow_public_access,
     thumbnailKey: row.thumbnail_key,
     storyboardKey: row.storyboard_key,

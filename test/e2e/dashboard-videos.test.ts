@@ -3,7 +3,8 @@
 // a clip uploaded from the page goes straight to storage and is seen to reach `ready` on the video
 // page, which plays it to the end through its session-minted signed URL; the thumbnail picker sets a
 // new default thumbnail; a share link is made; a caption track is added (the player lists it) and
-// removed; the table's search and status filter narrow it; the
+// removed; a clip is made from the player's position; the embed snippet names a page that plays; the
+// table's search and status filter narrow it; the
 // analytics page's daily chart counts the segments just played once the rollup has them; the video
 // is deleted from its page; a file over the multipart threshold goes up in parts. Screenshots of each page land in the test output directory.
 import { afterAll, beforeAll, test } from 'vitest';
@@ -153,6 +154,19 @@ test("the Clip control makes a clip from the player's position and links to it",
   assert.match((await page.getByTestId('clip-of').textContent()) ?? '', /0–6\.5 s/);
   await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
   await page.getByTestId('player').waitFor();
+});
+
+test("the video page shows the embed snippet: delivery's oEmbed iframe of the embed URL, which plays there", async () => {
+  const embedUrl = (await page.getByTestId('embed-url').textContent()) ?? '';
+  const html = (await page.getByTestId('embed-html').textContent()) ?? '';
+  assert.match(embedUrl, new RegExp(`^https?://[^/]+/embed/${videoId}(\\?token=[\\w.-]+)?$`));
+  assert.ok(html.startsWith(`<iframe src="${embedUrl}" width="640" height="360" `), html);
+  // A private video's snippet says when its token stops playing.
+  const isPrivate = embedUrl.includes('?token=');
+  assert.equal(await page.getByTestId('embed-expiry').count(), isPrivate ? 1 : 0);
+  const response = await fetch(embedUrl);
+  assert.equal(response.status, 200);
+  assert.match(await response.text(), /<media-controller/);
 });
 
 test('the table narrows by search and status, the API list query', async () => {

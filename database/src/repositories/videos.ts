@@ -372,14 +372,25 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
 
 export type PlayableVideoRow = Pick<
   Video,
-  'id' | 'org_id' | 'env_id' | 'allow_public_access' | 'thumbnail_key' | 'storyboard_key' | 'audio_key' | 'clip_media_video_id' | 'clip_first_segment'
+  | 'id'
+  | 'org_id'
+  | 'env_id'
+  | 'name'
+  | 'source_width'
+  | 'source_height'
+  | 'allow_public_access'
+  | 'thumbnail_key'
+  | 'storyboard_key'
+  | 'audio_key'
+  | 'clip_media_video_id'
+  | 'clip_first_segment'
 >;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment'])
+    .select(['id', 'org_id', 'env_id', 'name', 'source_width', 'source_height', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment'])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)

@@ -28,3 +28,19 @@ export const shareLinkPaths = {
   /** hls.js, served by delivery itself for the watch page (no CDN). */
   playerScript: '/v1/assets/hls.min.js',
 };
+
+/**
+ * Embeds (docs/decisions/delivery.md#embeds): a player page for an iframe, `?token=` for a private
+ * video, and the oEmbed endpoint that answers the iframe's HTML for an embed or share URL.
+ */
+export const embedPaths = {
+  page: (videoId: string) => `/embed/${id(videoId)}`,
+  oembed: '/oembed',
+};
+
+/** The player's files, served by delivery itself (no CDN) to the watch and embed pages. */
+export const playerAssetPaths = {
+  hls: shareLinkPaths.playerScript,
+  mediaChrome: '/v1/assets/media-chrome.js',
+  player: '/v1/assets/player.js',
+};

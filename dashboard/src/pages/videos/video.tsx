@@ -1,7 +1,7 @@
 // One video: the player (a signed URL minted by the API for the session), status (polled while
 // transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
 // picker, caption tracks, settings (name, description, access, metadata), a clip from the player's
-// position. Every call is the ordinary API's.
+// position, and the embed snippet. Every call is the ordinary API's (and the delivery host's oEmbed).
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -239,6 +239,7 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         <VideoSettings key={settingsKey(video)} video={video} videoPath={videoPath} orgId={orgId} />
         {ready && <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />}
         {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
+        {ready && <EmbedSnippet videoPath={videoPath} orgId={orgId} video={video} />}
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>
     </div>
@@ -257,6 +258,56 @@ function isAudioOnly(video: VideoDetails): boolean {
 /** What the master playlist says of the tracks (not their URLs: a private video's carry a fresh token each read). */
 function captionsKey(video: VideoDetails): string {
   return video.captions.map((track) => `${track.language}:${track.label}:${track.default}`).join('|');
+}
+
+/** How long the token in a private video's embed snippet lasts: the longest signed URL the API mints. */
+const privateEmbedExpiration = '7d';
+
+/**
+ * The iframe snippet to put the video on a site: delivery's own oEmbed answer for the embed URL (the
+ * one place that writes the iframe), read across origins (delivery answers CORS). A private video's
+ * embed URL carries a token of a signed URL minted for it, which expires (the card says when).
+ */
+function EmbedSnippet({ videoPath, orgId, video }: { videoPath: string; orgId: string; video: VideoDetails }) {
+  const isPrivate = !video.allowPublicAccess;
+  const snippet = useQuery({
+    queryKey: ['embed-snippet', orgId, video.id, isPrivate, video.name],
+    queryFn: async () => {
+      // Minted for the delivery host's origin and, when private, the token.
+      const signed = await api<SignedPlaybackUrl>(`${videoPath}/signed-url?expiration=${isPrivate ? privateEmbedExpiration : '15m'}`);
+      const url = new URL(signed.signed_url);
+      const embedUrl = `${url.origin}/embed/${encodeURIComponent(video.id)}${isPrivate ? `?token=${url.searchParams.get('token')}` : ''}`;
+      const response = await fetch(`${url.origin}/oembed?url=${encodeURIComponent(embedUrl)}&maxwidth=640&format=json`);
+      if (!response.ok) throw new Error(`The delivery host answered ${response.status} for the embed.`);
+      const oembed = (await response.json()) as { html: string };
+      return { embedUrl, html: oembed.html, expiresAt: isPrivate ? new Date(Date.now() + signed.expires_in * 1000) : null };
+    },
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
+  return (
+    <section class="card" data-testid="embed-snippet">
+      <h2>Embed</h2>
+      {snippet.data ? (
+        <>
+          <p>
+            Embed URL: <code data-testid="embed-url">{snippet.data.embedUrl}</code> <CopyButton text={snippet.data.embedUrl} />
+          </p>
+          <p>
+            <code data-testid="embed-html">{snippet.data.html}</code> <CopyButton text={snippet.data.html} />
+          </p>
+          {snippet.data.expiresAt && (
+            <p class="muted" data-testid="embed-expiry">
+              This video is private: the snippet carries a signed token that stops playing on {snippet.data.expiresAt.toLocaleString()} (7 days). Copy a
+              new one then, or make the video public for a snippet that never expires.
+            </p>
+          )}
+        </>
+      ) : (
+        <p class="muted">{snippet.error ? (snippet.error as Error).message : 'Preparing the snippet…'}</p>
+      )}
+    </section>
+  );
 }
 
 function CopyButton({ text }: { text: string }) {
