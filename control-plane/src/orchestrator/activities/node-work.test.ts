@@ -277,7 +277,7 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
   assert.equal(h.released.length, 1);
 });
 
-test('probe: an empty or missing upload, or a file without a picture, is InvalidSource at once', async () => {
+test('probe: an empty or missing upload, or a file with neither picture nor sound, is InvalidSource at once; sound alone is an audio-only source', async () => {
   const input = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
   const empty = await failureOf(environment().run(createNodeActivities({ ...harness({ objectSize: 0 }), logger }).probeSource, input));
   assert.equal(empty.type, 'InvalidSource');
@@ -289,11 +289,13 @@ test('probe: an empty or missing upload, or a file without a picture, is Invalid
     durationSeconds: 4, width: 0, height: 0, frameRate: 0, frameCount: 0, videoCodec: '', pixelFormat: '',
     hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000, videoDurationSeconds: 0,
   };
-  const noPicture = await failureOf(
-    environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(audioOnly) }), logger }).probeSource, input),
+  const sound = (await environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(audioOnly) }), logger }).probeSource, input)) as SourceProbe;
+  assert.deepEqual([sound.width, sound.height, sound.hasAudio], [0, 0, true], 'an audio-only source');
+  const nothing = await failureOf(
+    environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve({ ...audioOnly, hasAudio: false, audioCodec: '' }) }), logger }).probeSource, input),
   );
-  assert.equal(noPicture.type, 'InvalidSource');
-  assert.equal(noPicture.message, 'the file has no video stream');
+  assert.equal(nothing.type, 'InvalidSource');
+  assert.equal(nothing.message, 'the file has neither a video nor an audio stream');
 
   const video = { ...audioOnly, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p' };
   const probe = (await environment().run(createNodeActivities({ ...harness({ probe: () => Promise.resolve(video) }), logger }).probeSource, input)) as SourceProbe;
