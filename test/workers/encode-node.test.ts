@@ -188,12 +188,18 @@ describe('an encode node process', () => {
     assert.equal(result.sizeBytes, (await storage.head(sources.clip))?.size);
   });
 
-  it('answers INVALID_ARGUMENT for empty, non-video and audio-only files, NOT_FOUND for a missing one', async () => {
+  it('answers INVALID_ARGUMENT for empty, unreadable and picture-and-soundless files, NOT_FOUND for a missing one; sound alone probes as audio-only', async () => {
     await storage.put('uploads/bad/empty.mp4', new Uint8Array(0), 'video/mp4');
     await storage.put('uploads/bad/text.mp4', 'this is not a video, just some words', 'video/mp4');
-    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', '-y', join(dir, 'audio.mp4')]);
-    await storage.put('uploads/bad/audio.mp4', readFileSync(join(dir, 'audio.mp4')), 'video/mp4');
-    for (const [key, pattern] of [['uploads/bad/empty.mp4', /./], ['uploads/bad/text.mp4', /not a readable video|Invalid data/], ['uploads/bad/audio.mp4', /no video stream/]] as const) {
+    // An MP4 holding one subtitle stream: a real container with neither picture nor sound.
+    writeFileSync(join(dir, 'words.srt'), '1\n00:00:00,000 --> 00:00:01,000\nhello\n');
+    await run('ffmpeg', ['-v', 'error', '-i', join(dir, 'words.srt'), '-c:s', 'mov_text', '-y', join(dir, 'subtitles.mp4')]);
+    await storage.put('uploads/bad/subtitles.mp4', readFileSync(join(dir, 'subtitles.mp4')), 'video/mp4');
+    for (const [key, pattern] of [
+      ['uploads/bad/empty.mp4', /./],
+      ['uploads/bad/text.mp4', /not a readable video|Invalid data/],
+      ['uploads/bad/subtitles.mp4', /neither a video nor an audio stream/],
+    ] as const) {
       await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(key, 600) }), (error: unknown) => {
         assert.ok(isServiceError(error), String(error));
         assert.equal(error.code, GrpcStatus.INVALID_ARGUMENT, `${key}: ${error.details}`);
@@ -202,6 +208,12 @@ describe('an encode node process', () => {
       });
     }
     await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/bad/missing.mp4', 600) }), grpcCode(GrpcStatus.NOT_FOUND));
+
+    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', '-y', join(dir, 'audio.mp4')]);
+    await storage.put('uploads/audio/sine.mp4', readFileSync(join(dir, 'audio.mp4')), 'video/mp4');
+    const sound = await client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/audio/sine.mp4', 600) });
+    assert.deepEqual([sound.width, sound.height, sound.hasAudio, sound.audioCodec], [0, 0, true, 'aac'], 'an audio-only source');
+    assert.ok(Math.abs(sound.durationSeconds - 1) < 0.1, `duration ${sound.durationSeconds}`);
   });
 
   it('encodes a 360p rendition to HLS fMP4 in storage, streaming progress, with every source frame', async () => {
