@@ -17,7 +17,9 @@ import { liveVideoInReach } from '../video-in-reach.ts';
 
 const ClipBody = Type.Object({
   startTime: Type.Number({ minimum: 0, description: 'Seconds into the source where the clip starts.' }),
-  endTime: Type.Number({ exclusiveMinimum: 0, description: "Seconds into the source where the clip ends: after startTime, at most the source's duration." }),
+  // `minimum`, not `exclusiveMinimum: 0`: OpenAPI 3.0 reads exclusiveMinimum as a boolean beside a
+  // minimum. endTime > startTime ≥ 0 is checked by the handler (400 invalid_clip_range).
+  endTime: Type.Number({ minimum: 0, description: "Seconds into the source where the clip ends: after startTime, at most the source's duration." }),
   videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the source\'s name with " (clip)".' })),
   allowPublicAccess: Type.Optional(Type.Boolean({ description: "Default: the source's." })),
   frameAccurate: Type.Optional(
