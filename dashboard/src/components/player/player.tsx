@@ -8,9 +8,18 @@ export interface PlayerProps {
   src: string;
   /** The element, once attached (the thumbnail picker seeks it, tests listen for `ended`). */
   onVideoElement?: (video: HTMLVideoElement | null) => void;
+  /**
+   * The caption languages the video has now. Delivery may answer a master playlist from its video
+   * metadata for up to DELIVERY_METADATA_TTL_MS (2 s) after a track is added: a master lacking one
+   * is loaded again, a second apart, a few times.
+   */
+  subtitleLanguages?: readonly string[];
 }
 
-export function Player({ src, onVideoElement }: PlayerProps) {
+/** Reloads of a master playlist that lacks an expected caption track; past them, the player plays what it has. */
+const masterReloads = 5;
+
+export function Player({ src, onVideoElement, subtitleLanguages = [] }: PlayerProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string>();
 
@@ -28,9 +37,21 @@ export function Player({ src, onVideoElement }: PlayerProps) {
         hls.on(Hls.Events.ERROR, (_event, data) => {
           if (data.fatal) setError(`${data.type}: ${data.details}`);
         });
+        let reloads = 0;
+        let reload: ReturnType<typeof setTimeout> | undefined;
+        hls.on(Hls.Events.MANIFEST_PARSED, (_event, data) => {
+          const listed = new Set(data.subtitleTracks.map((track) => track.lang));
+          if (subtitleLanguages.some((language) => !listed.has(language)) && reloads < masterReloads) {
+            reloads += 1;
+            reload = setTimeout(() => hls.loadSource(src), 1000);
+          }
+        });
         hls.loadSource(src);
         hls.attachMedia(video);
-        destroy = () => hls.destroy();
+        destroy = () => {
+          clearTimeout(reload);
+          hls.destroy();
+        };
       } else if (video.canPlayType('application/vnd.apple.mpegurl')) {
         video.src = src;
         destroy = () => video.removeAttribute('src');

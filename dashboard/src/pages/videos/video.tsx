@@ -106,7 +106,12 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         <section class="card">
           {ready && playback.data ? (
             // A new player when the tracks change: the master playlist it loaded named the old ones.
-            <Player key={captionsKey(video)} src={playback.data.signed_url} onVideoElement={setVideoElement} />
+            <Player
+              key={captionsKey(video)}
+              src={playback.data.signed_url}
+              subtitleLanguages={video.captions.map((track) => track.language)}
+              onVideoElement={setVideoElement}
+            />
           ) : ready ? (
             <p class="muted">{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
           ) : status === 'transcoding' ? (
