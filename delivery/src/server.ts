@@ -183,7 +183,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       return;
     }
     if (route.kind === 'oembed') {
-      sendJson(req, res, 200, await oembed(req, params), { 'Cache-Control': 'no-store' });
+      sendJson(req, res, 200, await oembed(req, params));
       return;
     }
     const paramErrors = validatePlaybackParams(params);
@@ -374,11 +374,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   ): Promise<Body> {
     if (resource.type === 'audio_download') {
       if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
-      const object = await deps.cache.get(video.audioKey);
-      if (!object) {
-        deps.logger.warn({ videoId: video.id, key: video.audioKey }, 'a ready video is missing an object in storage');
-        throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
-      }
+      const object = await storedObject(video, video.audioKey);
       return {
         ...objectBody(object),
         contentType: audioDownloadContentType,
@@ -414,6 +410,16 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     };
   }
 
+  /** An object of a ready video, from the cache; a missing one is logged (storage lost it) and 404. */
+  async function storedObject(video: PlayableVideo, key: string) {
+    const object = await deps.cache.get(key);
+    if (!object) {
+      deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
+      throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
+    }
+    return object;
+  }
+
   async function playbackBody(
     video: PlayableVideo,
     route: Extract<DeliveryRoute, { kind: 'playback' }>,
@@ -422,11 +428,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   ): Promise<Body> {
     const resource = resolveResource(video, route.resource);
     const key = mediaKeyOf(video, resource);
-    const object = await deps.cache.get(key);
-    if (!object) {
-      deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
-      throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
-    }
+    const object = await storedObject(video, key);
     if (resource.type === 'master' || resource.type === 'rendition') {
       const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
       const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;

@@ -3,7 +3,7 @@
 import { captionFileNames } from '@kino/proto/contract';
 import type { CaptionTrack, Video } from '@kino/database';
 import type { PlaybackKeyring } from '@kino/database/playback-keys';
-import { deliveryFileUrls } from './storyboard-url.ts';
+import { deliveryFileUrls } from './delivery-file-urls.ts';
 
 export interface PresentedCaptionTrack {
   language: string;

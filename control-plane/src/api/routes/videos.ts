@@ -82,7 +82,7 @@ import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
 import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
 import { keyringFor } from '../keyrings.ts';
-import { audioUrlOf, storyboardUrlOf } from '../storyboard-url.ts';
+import { audioUrlOf, storyboardUrlOf } from '../delivery-file-urls.ts';
 import { presentCaptionTracks } from '../caption-tracks.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 

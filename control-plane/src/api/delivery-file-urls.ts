@@ -1,4 +1,4 @@
-// Where a file of a video is on the delivery host (`storyboardUrl`, a caption track's `url`): the
+// Where a file of a video is on the delivery host (`storyboardUrl`, `audioUrl`, a caption track's `url`): the
 // public path for a public video, the private one with a playback token for a private video
 // (delivery puts that token on every URI inside the file it serves). The storyboard's is undefined
 // while the video has none, so a client is never handed a URL that answers 404.
