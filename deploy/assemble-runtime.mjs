@@ -72,4 +72,20 @@ for (const [name, files] of Object.entries(runtime)) {
 cpSync(join(repoRoot, 'dashboard', 'dist'), join(target, 'dashboard', 'dist'), { recursive: true });
 
 execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: target, stdio: 'inherit' });
+// The orchestrator's workflow bundle, made now into its cache (control-plane/src/orchestrator/
+// workflow-bundle.ts): every start of the image's orchestrator skips webpack, and the image's
+// user never needs to write the cache.
+const orchestratorDist = join(target, 'control-plane', 'dist', 'orchestrator');
+execFileSync(
+  process.execPath,
+  [
+    '--input-type=module',
+    '--eval',
+    `const { createLogger } = await import('@kino/infra');
+     const { workflowsPath } = await import(${JSON.stringify(join(orchestratorDist, 'worker.js'))});
+     const { loadWorkflowBundle, workflowBundleCacheDir } = await import(${JSON.stringify(join(orchestratorDist, 'workflow-bundle.js'))});
+     await loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger: createLogger('assemble', 'warn') });`,
+  ],
+  { cwd: target, stdio: 'inherit' },
+);
 console.log(`assembled ${target}: node ${join(target, 'cli', 'bin', 'kino.js')} <command>`);

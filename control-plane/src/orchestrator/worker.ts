@@ -14,9 +14,10 @@ import type { OrchestratorConfig } from './config.ts';
 import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
 import { createOrchestratorMetrics, registerFarmGauges } from './metrics.ts';
+import { loadWorkflowBundle, workflowBundleCacheDir } from './workflow-bundle.ts';
 
-// Temporal bundles the workflow code at start: the TypeScript beside this file when it runs from
-// sources, the compiled JavaScript when it runs from dist/ (`npm run build`).
+// The workflow code Temporal bundles: the TypeScript beside this file when it runs from sources, the
+// compiled JavaScript when it runs from dist/ (`npm run build`).
 export const workflowsPath = fileURLToPath(new URL(`./workflows/index${extname(import.meta.url)}`, import.meta.url));
 
 export interface RunningOrchestrator {
@@ -92,7 +93,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: videoTaskQueue,
-      workflowsPath,
+      workflowBundle: await loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger }),
       activities: createActivities({
         db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
         webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },

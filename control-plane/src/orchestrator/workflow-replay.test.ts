@@ -17,21 +17,21 @@
 // rendition playlists, the work files removed (recorded from workflows.test.ts's chunked test).
 import { beforeAll, test } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createLogger } from '@kino/infra';
+import { workflowsPath } from './worker.ts';
+import { loadWorkflowBundle, workflowBundleCacheDir } from './workflow-bundle.ts';
 import temporalProto from '@temporalio/proto';
 
 const { History } = temporalProto.temporal.api.history.v1;
 const fixtures = new URL('./fixtures/', import.meta.url);
 
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundle;
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  bundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),
-    logger: new DefaultLogger('WARN'),
-  });
+  // The bundle the orchestrator runs (workflow-bundle.ts's cache included).
+  bundle = await loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger: createLogger('replay', 'warn') });
 });
 
 // Stored as protobuf's JSON mapping of History (toObject with string longs and enums): the SDK's

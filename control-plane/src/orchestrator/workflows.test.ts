@@ -2,9 +2,11 @@
 // orchestration logic alone, in seconds. The farm tests (test/farm) run it on real everything.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Runtime, DefaultLogger, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Runtime, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createLogger } from '@kino/infra';
+import { workflowsPath } from './worker.ts';
+import { loadWorkflowBundle, workflowBundleCacheDir } from './workflow-bundle.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { findBinary } from '@kino/dev';
 import type { Activities } from './activities/index.ts';
@@ -13,14 +15,14 @@ import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceP
 import type { RenditionPlan } from './ladder.ts';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundle;
 let counter = 0;
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   [env, bundle] = await Promise.all([
     TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findBinary('temporal') } } }),
-    bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
+    loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger: createLogger('workflows-test', 'warn') }),
   ]);
 });
 
