@@ -1,7 +1,19 @@
 // Delivery benchmark: a load client on loopback (bench/delivery/loadgen, or wrk) against a delivery
 // node (`kino delivery`, real PostgreSQL,
 // SeaweedFS, API for the token, ClickHouse server for the segment logs), public and private
-// (token-carrying) media segments, against nginx serving the same files from disk, in the same run.
+// (token-carrying) media segments, against nginx serving the same files from disk, in the same run,
+// and against nginx with `proxy_cache` in front of the same S3 with a cache of the same size: the
+// peer a self-hoster would put in front of storage, and the one to compare misses with (the
+// from-disk nginx never misses).
+//
+// The proxy_cache peer is tuned as nginx's documentation advises for a caching proxy:
+// `proxy_cache_lock on` (one upstream read per object however many ask), `sendfile on` for what it
+// serves from its cache, keep-alive connections to the upstream (`keepalive`, HTTP/1.1 without
+// Connection: close), `proxy_buffering on` with large buffers, `use_temp_path=off` (the response is
+// written where it will be cached). S3 signatures: the client asks nginx for presigned GET URLs
+// (4 hours) and nginx passes them to S3 unchanged, with S3's own Host, on a miss; the cache key is the
+// path alone, so every request for an object shares one cache entry. S3 checks a signature on every
+// miss, as it does for Kino's GETs; nothing is made publicly readable.
 //
 // The baseline is the strongest nginx we know for large static files: the configurations nginx's
 // documentation suggests (sendfile with and without tcp_nopush, sendfile_max_chunk, sendfile off
@@ -33,7 +45,10 @@
 // on Kino's rows could land on the core Kino was serving from.
 // Each case also prints how busy each core was (/proc/stat around every run, median of the
 // rounds): where the client's core is saturated and the server's is not, the case measures what one
-// client core can receive, not what the server can send.
+// client core can receive, not what the server can send. And each side's own CPU time per request
+// and per GB of body served (utime + stime from /proc/<pid>/stat around the run, for every process of
+// the server: nginx's master, workers and cache manager; the delivery node with all its threads),
+// which a saturated client or a loaded machine moves much less than requests per second.
 //
 // Usage: npm run bench:delivery   (installs nginx, and Go or wrk, with apt when missing)
 // Env: BENCH_CLIENT (loadgen; or wrk), BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8,32,128), BENCH_VIDEOS (3 public + 3 private),
@@ -86,6 +101,12 @@ interface LoadResult {
   timeouts: number;
   /** Body bytes per response (loadgen; NaN with wrk): the hot cases check it against the segment's size. */
   bodyBytesPerRequest: number;
+  /** Requests answered and body bytes received in the run (loadgen; NaN with wrk). */
+  requests: number;
+  bodyBytes: number;
+  /** The server's own CPU time (all its processes) per request, and per GB of body served (NaN with wrk). */
+  cpuMsPerRequest: number;
+  cpuSecondsPerGb: number;
   /** Busy share (0-1) of the server's core and of the client's during the run (NaN unpinned): which side bounds it. */
   serverCoreBusy: number;
   clientCoreBusy: number;
@@ -102,6 +123,28 @@ function coreTimes(): Map<string, { busy: number; total: number }> {
     times.set(match[1]!, { busy: total - ticks[3]! - ticks[4]!, total });
   }
   return times;
+}
+
+/** CPU seconds (user + system) used so far by these processes and the children they wait(2)ed for (/proc/<pid>/stat). */
+function processCpuSeconds(pids: number[]): number {
+  const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone: a worker that exited between the listing and the read
+    }
+  }
+  return ticks / ticksPerSecond;
+}
+
+/** A process and its children (nginx's master and its workers, cache manager and loader). */
+function processTree(pid: number): number[] {
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number);
+  return [pid, ...children.flatMap(processTree)];
 }
 
 function busyShare(before: ReturnType<typeof coreTimes>, after: ReturnType<typeof coreTimes>, core: string): number {
@@ -138,16 +181,28 @@ interface Load {
   binary: string;
 }
 
-/** One timed run against `origin`; with several paths, requests take them in turn (the working-set cases). */
-function runLoad(load: Load, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadResult {
+/**
+ * One timed run against `origin`; with several paths, requests take them in turn (the working-set
+ * cases). `serverPid`: the server's process, whose CPU time (its children's included) is measured.
+ */
+function runLoad(load: Load, origin: string, paths: string[], connections: number, duration: number, scriptDir: string, serverPid?: number): LoadResult {
   // The client runs where this process does (core 0 when pinned: main() pins it, children inherit it).
+  const pids = serverPid === undefined ? [] : processTree(serverPid);
+  const cpuBefore = processCpuSeconds(pids);
   const before = coreTimes();
   const result = load.client === 'wrk' ? runWrk(load.binary, origin, paths, connections, duration, scriptDir) : runLoadgen(load.binary, origin, paths, connections, duration, scriptDir);
   const after = coreTimes();
-  return { ...result, serverCoreBusy: busyShare(before, after, serverCore), clientCoreBusy: busyShare(before, after, stackCore) };
+  const cpu = processCpuSeconds(pids) - cpuBefore;
+  return {
+    ...result,
+    cpuMsPerRequest: pids.length && result.requests > 0 ? (cpu * 1000) / result.requests : Number.NaN,
+    cpuSecondsPerGb: pids.length && result.bodyBytes > 0 ? cpu / (result.bodyBytes / 1e9) : Number.NaN,
+    serverCoreBusy: busyShare(before, after, serverCore),
+    clientCoreBusy: busyShare(before, after, stackCore),
+  };
 }
 
-type LoadFigures = Omit<LoadResult, 'serverCoreBusy' | 'clientCoreBusy'>;
+type LoadFigures = Omit<LoadResult, 'serverCoreBusy' | 'clientCoreBusy' | 'cpuMsPerRequest' | 'cpuSecondsPerGb'>;
 
 function runLoadgen(loadgen: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadFigures {
   const args = [`-c`, String(connections), `-d`, `${duration}s`, '-timeout', '10s'];
@@ -190,6 +245,8 @@ function runWrk(wrk: string, origin: string, paths: string[], connections: numbe
     non2xx: Number(non2xx?.[1] ?? 0),
     timeouts: Number(timeouts?.[1] ?? 0),
     bodyBytesPerRequest: Number.NaN,
+    requests: Number.NaN,
+    bodyBytes: Number.NaN,
   };
 }
 
@@ -244,10 +301,90 @@ http {
   return { url, process: proc };
 }
 
+/**
+ * nginx with proxy_cache in front of S3 (`s3`: its endpoint, http://host:port), its cache bounded at
+ * `cacheMb` like the delivery node's: the peer for misses (see the top of this file for the tuning).
+ */
+async function startProxyCacheNginx(nginx: string, dir: string, s3: string, cacheMb: number): Promise<{ url: string; process: ManagedProcess; statusLog: string }> {
+  const port = await freePort();
+  const upstream = new URL(s3).host;
+  for (const sub of ['logs', 'tmp', 'cache']) mkdirSync(join(dir, 'nginx', sub), { recursive: true });
+  const conf = join(dir, 'nginx', 'nginx.conf');
+  writeFileSync(
+    conf,
+    `worker_processes 1;
+daemon off;
+master_process on;
+pid ${dir}/nginx/nginx.pid;
+error_log ${dir}/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+  # One word a request (HIT, MISS, ...), buffered: the bench counts what share of a run missed.
+  log_format cache_status '$upstream_cache_status';
+  access_log ${dir}/nginx/logs/cache-status.log cache_status buffer=256k flush=1s;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_requests 1000000;
+  keepalive_timeout 65;
+  client_body_temp_path ${dir}/nginx/tmp;
+  proxy_temp_path ${dir}/nginx/tmp;
+  fastcgi_temp_path ${dir}/nginx/tmp;
+  uwsgi_temp_path ${dir}/nginx/tmp;
+  scgi_temp_path ${dir}/nginx/tmp;
+  proxy_cache_path ${dir}/nginx/cache levels=1:2 keys_zone=segments:10m max_size=${cacheMb}m inactive=1d use_temp_path=off;
+  upstream s3 {
+    server ${upstream};
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://s3;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host ${upstream};
+      proxy_cache segments;
+      proxy_cache_key $uri;
+      proxy_cache_valid 200 1y;
+      proxy_cache_lock on;
+      proxy_cache_lock_timeout 10s;
+      proxy_buffering on;
+      proxy_buffer_size 64k;
+      proxy_buffers 32 64k;
+      proxy_busy_buffers_size 512k;
+      add_header Access-Control-Allow-Origin *;
+      add_header X-Cache $upstream_cache_status;
+    }
+  }
+}
+`,
+  );
+  const command = pinned ? ['taskset', '-c', serverCore, nginx] : [nginx];
+  const proc = startProcess('nginx-proxy-cache', command[0]!, [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')], { logFile: join(dir, 'nginx', 'stdout.log') });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('nginx proxy_cache to answer', async () => (await fetch(`${url}/`)).status > 0);
+  return { url, process: proc, statusLog: join(dir, 'nginx', 'logs', 'cache-status.log') };
+}
+
+/**
+ * The share of MISS among the cache statuses nginx logged after line `from`, once the log (flushed
+ * each second) holds at least `requests` more lines: the timed run's answers, besides its warm-up's.
+ */
+async function proxyMissShare(statusLog: string, from: number, requests: number): Promise<{ share: number; lines: number }> {
+  const lines = await waitFor('nginx to flush its cache-status log', () => {
+    const logged = readFileSync(statusLog, 'utf8').split('\n').filter(Boolean);
+    return logged.length - from >= requests && logged;
+  });
+  const run = lines.slice(from);
+  return { share: run.filter((l) => l === 'MISS').length / Math.max(1, run.length), lines: lines.length };
+}
+
 interface Row {
   work: string;
   connections: number;
-  target: 'nginx' | 'public' | 'private';
+  /** nginx: from disk; proxy: nginx proxy_cache in front of S3; public and private: the delivery node. */
+  target: 'nginx' | 'proxy' | 'public' | 'private';
   round: number;
   result: LoadResult;
 }
@@ -263,10 +400,8 @@ function summarize(rows: Row[]) {
   const cases = [...new Set(rows.map((r) => `${r.work}\n${r.connections}\n${r.target}`))].map((key) => {
     const [work, connections, target] = key.split('\n') as [string, string, Row['target']];
     const mine = rows.filter((r) => r.work === work && r.connections === Number(connections) && r.target === target);
-    const pairs = mine.map((r) => ({
-      mine: r.result,
-      nginx: rows.find((n) => n.work === work && n.connections === r.connections && n.round === r.round && n.target === 'nginx')!.result,
-    }));
+    const peerOf = (r: Row, peer: Row['target']) => rows.find((n) => n.work === work && n.connections === r.connections && n.round === r.round && n.target === peer)?.result;
+    const pairs = mine.map((r) => ({ mine: r.result, nginx: peerOf(r, 'nginx')!, proxy: peerOf(r, 'proxy') }));
     const ratio = (a: number, b: number) => (a > 0 && b > 0 ? a / b : Number.NaN);
     return {
       work,
@@ -279,8 +414,12 @@ function summarize(rows: Row[]) {
       timeouts: mine.reduce((sum, r) => sum + r.result.timeouts, 0),
       serverCoreBusy: median(mine.map((r) => r.result.serverCoreBusy)),
       clientCoreBusy: median(mine.map((r) => r.result.clientCoreBusy)),
+      cpuMsPerRequest: median(mine.map((r) => r.result.cpuMsPerRequest)),
+      cpuSecondsPerGb: median(mine.map((r) => r.result.cpuSecondsPerGb)),
       rpsRatio: median(pairs.map((p) => ratio(p.mine.requestsPerSecond, p.nginx.requestsPerSecond))),
       p99Ratio: median(pairs.map((p) => ratio(p.mine.p99Ms, p.nginx.p99Ms))),
+      proxyRpsRatio: median(pairs.map((p) => (p.proxy ? ratio(p.mine.requestsPerSecond, p.proxy.requestsPerSecond) : Number.NaN))),
+      proxyP99Ratio: median(pairs.map((p) => (p.proxy ? ratio(p.mine.p99Ms, p.proxy.p99Ms) : Number.NaN))),
     };
   });
   return cases;
@@ -290,12 +429,17 @@ const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).to
 
 function printSummary(summary: ReturnType<typeof summarize>): void {
   const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-  const table = [['work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'timeouts', 'server core', 'client core', 'req/s vs nginx', 'p99 vs nginx']];
+  const table = [[
+    'work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'timeouts', 'server core', 'client core', 'CPU ms/req', 'CPU s/GB',
+    'req/s vs nginx', 'p99 vs nginx', 'req/s vs proxy_cache', 'p99 vs proxy_cache',
+  ]];
+  const isKino = (c: { target: Row['target'] }) => c.target === 'public' || c.target === 'private';
   for (const c of summary) {
     table.push([
-      c.work, String(c.connections), c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), fixed(c.maxMs, 0), String(c.timeouts),
-      percent(c.serverCoreBusy), percent(c.clientCoreBusy),
+      c.work, String(c.connections), c.target === 'proxy' ? 'nginx proxy_cache' : c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), fixed(c.maxMs, 0), String(c.timeouts),
+      percent(c.serverCoreBusy), percent(c.clientCoreBusy), fixed(c.cpuMsPerRequest, 2), fixed(c.cpuSecondsPerGb, 2),
       c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2), c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
+      isKino(c) ? fixed(c.proxyRpsRatio, 2) : '', isKino(c) ? fixed(c.proxyP99Ratio, 2) : '',
     ]);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
@@ -389,10 +533,21 @@ async function main(): Promise<void> {
         writeFileSync(join(root, f.videoId, `seg-${String(i).padStart(5, '0')}.m4s`), data);
       }
     }
+    // The proxy_cache peer's URLs: presigned GETs (4 h) of the same public segments, asked of nginx.
+    const presigned = new Map<string, string>();
+    for (const f of videos.pub) {
+      for (const i of segmentsOf(f)) {
+        const url = new URL(await stack.storage.presignGet(objectKeys.segment(f.videoId, 720, i), 4 * 3600));
+        presigned.set(`${f.videoId}/${i}`, `${url.pathname}${url.search}`);
+      }
+    }
+    const proxyCache = await startProxyCacheNginx(nginx, join(dir, 'nginx-proxy-cache'), stack.services.storage.S3_ENDPOINT!, cacheMb);
+    nginxServers['proxy_cache'] = proxyCache;
     const tokens = new Map<string, string>();
     for (const f of videos.priv) tokens.set(f.videoId, new URL(await signedUrlOf(stack, f.videoId, { expiration: '4h' })).searchParams.get('token')!);
     const paths = {
       nginx: (set: HlsFixture[]) => set.flatMap((f) => segmentsOf(f).map((i) => `/${f.videoId}/seg-${String(i).padStart(5, '0')}.m4s`)),
+      proxy: (set: HlsFixture[]) => set.flatMap((f) => segmentsOf(f).map((i) => presigned.get(`${f.videoId}/${i}`)!)),
       public: (set: HlsFixture[]) => set.flatMap((f) => segmentsOf(f).map((i) => `/v1/public/${f.orgId}/${f.envId}/${f.videoId}/video-720p/seg-${i}.m4s`)),
       private: (set: HlsFixture[]) =>
         set.flatMap((f) => segmentsOf(f).map((i) => `/v1/private/${f.videoId}/video-720p/seg-${i}.m4s?token=${tokens.get(f.videoId)!}`)),
@@ -411,9 +566,10 @@ async function main(): Promise<void> {
     const probes: Record<number, Record<string, number>> = {};
     const bestAt: Record<number, string> = {};
     for (const connections of concurrencies) {
-      const tried: Record<string, number[]> = Object.fromEntries(Object.keys(nginxServers).map((name) => [name, []]));
+      const tried: Record<string, number[]> = Object.fromEntries(Object.keys(nginxVariants).map((name) => [name, []]));
       for (let round = 0; round < rounds; round++) {
         for (const [name, server] of Object.entries(nginxServers)) {
+          if (!(name in nginxVariants)) continue;
           try {
             runLoad(load, server.url, hot, connections, 1, dir);
             const result = runLoad(load, server.url, hot, connections, seconds, dir);
@@ -443,26 +599,34 @@ async function main(): Promise<void> {
       [`cold: every segment in turn (cache misses)`]: { public: videos.pub, private: videos.priv, order: (list) => list },
     };
     const rows: Row[] = [];
+    let proxyLogLines = 0;
     for (const [work, sets] of Object.entries(works)) {
       if (!workKinds.includes(work.split(':')[0]!)) continue;
       for (const connections of concurrencies) {
         for (let round = 0; round < rounds; round++) {
           // Alternate who goes first, so a drift in the machine's load favours neither side.
-          const order = round % 2 === 0 ? (['nginx', 'public', 'private'] as const) : (['public', 'private', 'nginx'] as const);
+          const order = round % 2 === 0 ? (['nginx', 'proxy', 'public', 'private'] as const) : (['public', 'private', 'proxy', 'nginx'] as const);
           for (const target of order) {
-            const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths.nginx(sets.public);
+            const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths[target](sets.public);
             const chosen = sets.order(list);
-            const origin = target === 'nginx' ? nginxServers[bestAt[connections]!]!.url : origins[target];
-            runLoad(load, origin, chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
-            const result = runLoad(load, origin, chosen, connections, seconds, dir);
+            const server = target === 'nginx' ? nginxServers[bestAt[connections]!]! : target === 'proxy' ? proxyCache : { url: origins[target], process: stack.delivery.process };
+            runLoad(load, server.url, chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
+            const result = runLoad(load, server.url, chosen, connections, seconds, dir, server.process.child.pid);
             if (result.non2xx > 0) throw new Error(`${target} ${work}: ${result.non2xx} responses were not 2xx`);
             // Every hot response carried the whole segment (loadgen counts body bytes; wrk does not).
             if (work.startsWith('hot') && !Number.isNaN(result.bodyBytesPerRequest) && result.bodyBytesPerRequest !== hotSize) {
               throw new Error(`${target} ${work}: ${result.bodyBytesPerRequest} body bytes per response, the segment has ${hotSize}`);
             }
             rows.push({ work, connections, target, round, result });
+            let misses = '';
+            if (target === 'proxy') {
+              const logged = await proxyMissShare(proxyCache.statusLog, proxyLogLines, result.requests);
+              misses = `, nginx MISS ${(logged.share * 100).toFixed(0)} % (warm-up included)`;
+              proxyLogLines = logged.lines;
+            }
             process.stderr.write(
-              `[bench] ${work}, ${connections} conns, round ${round + 1}, ${target}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms\n`,
+              `[bench] ${work}, ${connections} conns, round ${round + 1}, ${target}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ` +
+                `CPU ${result.cpuMsPerRequest.toFixed(2)} ms/req${misses}\n`,
             );
           }
         }
@@ -486,6 +650,20 @@ async function main(): Promise<void> {
           (pinned ? `; cores busy: Kino's run ${busy(c)}, nginx's ${busy(nginxCase)}` : ''),
       );
     }
+    // The issue's goals against the proxy_cache peer (popular and cold), and a miss's CPU against a hit's.
+    for (const c of summary.filter((r) => r.target === 'public' && !r.work.startsWith('hot'))) {
+      console.log(
+        `goal, ${c.work.split(':')[0]} public at ${c.connections} conns vs nginx proxy_cache: req/s ${c.proxyRpsRatio.toFixed(2)}x (>= 0.9: ${c.proxyRpsRatio >= 0.9 ? 'met' : 'NOT met'}), ` +
+          `p99 ${c.proxyP99Ratio.toFixed(2)}x (<= 1.5: ${c.proxyP99Ratio <= 1.5 ? 'met' : 'NOT met'}); CPU ${c.cpuMsPerRequest.toFixed(2)} ms/req`,
+      );
+    }
+    for (const cold of summary.filter((r) => r.target === 'public' && r.work.startsWith('cold'))) {
+      const hot = summary.find((r) => r.target === 'public' && r.work.startsWith('hot') && r.connections === cold.connections);
+      if (!hot) continue;
+      const times = cold.cpuMsPerRequest / hot.cpuMsPerRequest;
+      console.log(`goal, Kino's CPU per miss vs per hit at ${cold.connections} conns: ${cold.cpuMsPerRequest.toFixed(2)} / ${hot.cpuMsPerRequest.toFixed(2)} ms = ${times.toFixed(2)}x (<= 2: ${times <= 2 ? 'met' : 'NOT met'})`);
+    }
+    console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
     const loggedRows = await waitFor('segment rows in ClickHouse', async () => {
       const [row] = await stack.clickhouse.query<{ n: number }>('SELECT count() AS n FROM segment_deliveries');
       return row && row.n > 0 ? row.n : undefined;

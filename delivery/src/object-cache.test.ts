@@ -1,8 +1,9 @@
 import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { contentEtag, ObjectCache } from './object-cache.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kino-cache-'));
@@ -13,11 +14,11 @@ function fakeStorage(objects: Record<string, Buffer>, etags: Record<string, stri
   const gets: string[] = [];
   return {
     gets,
-    async getObject(key: string) {
+    async getObjectStream(key: string) {
       gets.push(key);
       await new Promise((r) => setTimeout(r, 20));
       const body = objects[key];
-      return body && { body, etag: etags[key] };
+      return body && { body: Readable.from([body]), size: body.length, etag: etags[key] };
     },
   };
 }
@@ -74,4 +75,41 @@ test("an object's ETag is storage's own when that is a plain strong tag, else a 
   const restarted = new ObjectCache(options);
   await restarted.init();
   assert.deepEqual(await Promise.all(keys.map(async (key) => (await restarted.get(key))?.etag)), tags, 'a restart reads the tags back from the file names');
+});
+
+test('a miss is readable while it arrives; a read that ends short fails its readers and leaves nothing cached', async () => {
+  const key = 'videos/v/hls/360p/seg-00001.m4s';
+  const etag = '"9e107d9d372bb6826bd81d3542a419d6"';
+  let gets = 0;
+  let sendTail: (tail: Buffer | undefined) => void = () => undefined;
+  const storage = {
+    async getObjectStream() {
+      gets++;
+      const tail = new Promise<Buffer | undefined>((resolve) => (sendTail = resolve));
+      async function* body() {
+        yield Buffer.alloc(600, 1);
+        const rest = await tail;
+        if (!rest) throw new Error('connection reset');
+        yield rest;
+      }
+      return { body: Readable.from(body()), size: 1000, etag };
+    },
+  };
+  const cache = new ObjectCache({ storage, dir: join(dir, 'd'), maxBytes: 1 << 20, memoryMaxBytes: 1 << 20 });
+  await cache.init();
+  const first = await cache.open(key);
+  const whole = cache.get(key);
+  await first!.fill!.arrived(599);
+  assert.deepEqual(first!.fill!.data.subarray(0, 600), Buffer.alloc(600, 1), 'the head is readable before the tail left storage');
+  sendTail(undefined);
+  await assert.rejects(first!.fill!.arrived(600), /connection reset/);
+  await assert.rejects(whole, /connection reset/);
+  assert.deepEqual(readdirSync(join(dir, 'd', 'objects')), [], 'no partial file');
+
+  const again = cache.get(key);
+  await new Promise((resolve) => setImmediate(resolve));
+  sendTail(Buffer.alloc(400, 2));
+  const stored = await again;
+  assert.equal(gets, 2, 'the failed read was not kept: the next miss reads storage again');
+  assert.deepEqual(readFileSync(stored!.path), Buffer.concat([Buffer.alloc(600, 1), Buffer.alloc(400, 2)]));
 });

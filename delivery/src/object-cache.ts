@@ -2,7 +2,11 @@
 // thumbnail a node serves is fetched from S3 once and then read from local disk
 // (DELIVERY_CACHE_DIR), bounded in bytes with least-recently-used eviction. Small objects are also
 // kept in memory (a second, smaller LRU), so hot segments are answered without touching the disk.
-// Concurrent misses for one key make one S3 request (single flight).
+// Concurrent misses for one key make one S3 request (single flight), and a miss is served while it
+// arrives: `open` answers as soon as storage has sent the GET's headers, with the object's `fill`,
+// the one buffer its bytes are copied into as they come, which every viewer of the object streams
+// from meanwhile (fill.ts). Once the last byte is in, that buffer is written to the cache file in
+// one call and kept in memory; a GET that fails or ends short leaves no file and no entry.
 //
 // Objects under videos/{id}/hls are immutable once a video is ready, so a cached copy never goes
 // stale; whether a video may be served at all is decided before the cache is asked (a deleted
@@ -15,6 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Logger, Storage } from '@kino/infra';
+import { ObjectFill } from './fill.ts';
 
 export interface CachedObject {
   key: string;
@@ -25,10 +30,18 @@ export interface CachedObject {
   etag: string;
   /** The bytes, when the object is in the memory hot set. */
   data?: Buffer;
+  /** Set while the object is still arriving from storage (`open` only): read it from here, not `path`. */
+  fill?: ObjectFill;
+}
+
+/** A miss under way: the object as served meanwhile, and the cached object once it is stored. */
+interface Fetching {
+  object: CachedObject;
+  stored: Promise<CachedObject>;
 }
 
 export interface ObjectCacheOptions {
-  storage: Pick<Storage, 'getObject'>;
+  storage: Pick<Storage, 'getObjectStream'>;
   dir: string;
   maxBytes: number;
   memoryMaxBytes: number;
@@ -43,7 +56,7 @@ export class ObjectCache {
   private diskBytes = 0;
   private readonly memory = new Map<string, Buffer>();
   private memoryBytes = 0;
-  private readonly inflight = new Map<string, Promise<CachedObject | undefined>>();
+  private readonly inflight = new Map<string, Promise<Fetching | undefined>>();
   private readonly objectsDir: string;
   private readonly tmpDir: string;
   private readonly memoryMaxObjectBytes: number;
@@ -80,46 +93,82 @@ export class ObjectCache {
     this.options.logger?.info({ objects: this.index.size, bytes: this.diskBytes }, 'delivery cache loaded');
   }
 
-  /** The object, from memory, disk or storage (in that order); undefined when storage has none. */
-  get(key: string): Promise<CachedObject | undefined> {
+  /** The whole object, from memory, disk or storage (in that order); undefined when storage has none. */
+  async get(key: string): Promise<CachedObject | undefined> {
+    return this.lookup(key) ?? (await (await this.fetching(key))?.stored);
+  }
+
+  /**
+   * The object as `get` finds it, except that a miss answers once storage has sent the headers
+   * (size and ETag known), with `fill` carrying the bytes as they arrive.
+   */
+  async open(key: string): Promise<CachedObject | undefined> {
+    return this.lookup(key) ?? (await this.fetching(key))?.object;
+  }
+
+  /** The object when it is cached (memory or disk), counted as a hit; undefined on a miss. */
+  private lookup(key: string): CachedObject | undefined {
     const cached = this.index.get(key);
-    if (cached) {
-      this.index.delete(key);
-      this.index.set(key, cached);
-      const data = this.memory.get(key);
-      if (data) {
-        this.lookups.memoryHits++;
-        this.memory.delete(key);
-        this.memory.set(key, data);
-        return Promise.resolve({ ...cached, data });
-      }
-      this.lookups.diskHits++;
-      return Promise.resolve(cached);
+    if (!cached) return undefined;
+    this.index.delete(key);
+    this.index.set(key, cached);
+    const data = this.memory.get(key);
+    if (data) {
+      this.lookups.memoryHits++;
+      this.memory.delete(key);
+      this.memory.set(key, data);
+      return { ...cached, data };
     }
+    this.lookups.diskHits++;
+    return cached;
+  }
+
+  /** The miss under way for this key, started when there is none (single flight). */
+  private fetching(key: string): Promise<Fetching | undefined> {
     this.lookups.misses++;
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.fetch(key).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, pending);
+      const started = this.fetch(key);
+      pending = started;
+      this.inflight.set(key, started);
+      // Until the object is stored (or the read failed), later misses join this one.
+      const settled = () => {
+        if (this.inflight.get(key) === started) this.inflight.delete(key);
+      };
+      started.then((fetching) => (fetching ? fetching.stored.then(settled, settled) : settled()), settled);
     }
     return pending;
   }
 
   /** Stores bytes made locally (a resized thumbnail) as if fetched. */
-  async put(key: string, data: Buffer): Promise<CachedObject> {
-    const object = await this.store(key, data);
-    return { ...object, data: this.memory.get(key) };
+  put(key: string, data: Buffer): Promise<CachedObject> {
+    return this.stored(key, data);
   }
 
   get stats() {
     return { objects: this.index.size, diskBytes: this.diskBytes, memoryObjects: this.memory.size, memoryBytes: this.memoryBytes };
   }
 
-  private async fetch(key: string): Promise<CachedObject | undefined> {
+  private async fetch(key: string): Promise<Fetching | undefined> {
     if (key.includes('..') || key.startsWith('/')) throw new Error(`refusing to cache key ${key}`);
-    const stored = await this.options.storage.getObject(key);
+    const stored = await this.options.storage.getObjectStream(key);
     if (!stored) return undefined;
-    const object = await this.store(key, stored.body, storageTag(stored.etag));
+    const tag = storageTag(stored.etag);
+    if (stored.size === undefined || !tag) {
+      // The ETag is sent before the bytes, so without storage's own tag (or length) the body is read
+      // whole and hashed first, as bodies made on the fly are.
+      const data = await readAll(stored.body);
+      const object = await this.stored(key, data, tag);
+      return { object, stored: Promise.resolve(object) };
+    }
+    const fill = new ObjectFill(stored.size);
+    const object: CachedObject = { key, path: join(this.objectsDir, `${key}~${tag}`), size: stored.size, etag: `"${tag}"`, fill };
+    return { object, stored: fill.readFrom(stored.body).then(() => this.stored(key, fill.data, tag)) };
+  }
+
+  /** Stores bytes and answers the cached object, with its bytes when they are kept in memory. */
+  private async stored(key: string, data: Buffer, tag?: string): Promise<CachedObject> {
+    const object = await this.store(key, data, tag);
     return { ...object, data: this.memory.get(key) };
   }
 
@@ -185,6 +234,12 @@ export class ObjectCache {
  */
 export function storageTag(etag: string | undefined): string | undefined {
   return etag?.match(/^"([\w-]{1,64})"$/)?.[1];
+}
+
+async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** The content hash that names a cached file and makes its ETag; bodies made on the fly use it too. */

@@ -21,6 +21,7 @@ import { CaptionFiles, isCaptionResource, type CaptionResource } from './caption
 import { DatabaseUnavailableError } from '@kino/database';
 import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
+import { writeFill, type ObjectFill } from './fill.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
 import { writeMp4Range, type Mp4Downloads } from './mp4-download.ts';
@@ -51,7 +52,7 @@ import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
 
 export interface DeliveryDeps {
   catalog: Pick<VideoCatalog, 'get'>;
-  cache: Pick<ObjectCache, 'get'>;
+  cache: Pick<ObjectCache, 'get' | 'open'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
   segments: Pick<SegmentLog, 'record'>;
   thumbnails: Pick<ThumbnailMaker, 'get'>;
@@ -90,6 +91,8 @@ interface Body {
   size: number;
   data?: Buffer;
   path?: string;
+  /** A cache miss still arriving from storage: the bytes are streamed from it as they come. */
+  fill?: ObjectFill;
   /**
    * Set for media segments: the segment log's row (its `bytes` filled in when the body is sent) and
    * the path family (metrics). Made for this request alone, so sendBody completes it in place.
@@ -374,7 +377,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   ): Promise<Body> {
     if (resource.type === 'audio_download') {
       if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
-      const object = await storedObject(video, video.audioKey);
+      const object = await storedObject(video, video.audioKey, 'stream');
       return {
         ...objectBody(object),
         contentType: audioDownloadContentType,
@@ -410,9 +413,12 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     };
   }
 
-  /** An object of a ready video, from the cache; a missing one is logged (storage lost it) and 404. */
-  async function storedObject(video: PlayableVideo, key: string) {
-    const object = await deps.cache.get(key);
+  /**
+   * An object of a ready video, from the cache; a missing one is logged (storage lost it) and 404.
+   * `stream`: a miss answers with the bytes still arriving (`fill`), for bodies sent as they are.
+   */
+  async function storedObject(video: PlayableVideo, key: string, read: 'whole' | 'stream' = 'whole') {
+    const object = await (read === 'stream' ? deps.cache.open(key) : deps.cache.get(key));
     if (!object) {
       deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
       throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
@@ -428,8 +434,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   ): Promise<Body> {
     const resource = resolveResource(video, route.resource);
     const key = mediaKeyOf(video, resource);
-    const object = await storedObject(video, key);
-    if (resource.type === 'master' || resource.type === 'rendition') {
+    const isPlaylist = resource.type === 'master' || resource.type === 'rendition';
+    const object = await storedObject(video, key, isPlaylist ? 'whole' : 'stream');
+    if (isPlaylist) {
       const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
       const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
       return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: caching[access] };
@@ -440,6 +447,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       size: object.size,
       data: object.data,
       path: object.path,
+      fill: object.fill,
       contentType: resource.type === 'init' ? hlsContentTypes.init : hlsContentTypes.segment,
       cacheControl: cacheControl.media[access],
       segment:
@@ -543,8 +551,8 @@ function resolveResource(video: PlayableVideo, resource: Resource): Resource {
   return resource.type === 'init' ? { type: 'init', quality: rendition.key } : resource;
 }
 
-function objectBody(object: CachedObject): Pick<Body, 'etag' | 'size' | 'data' | 'path'> {
-  return { etag: object.etag, size: object.size, data: object.data, path: object.path };
+function objectBody(object: CachedObject): Pick<Body, 'etag' | 'size' | 'data' | 'path' | 'fill'> {
+  return { etag: object.etag, size: object.size, data: object.data, path: object.path, fill: object.fill };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -618,6 +626,13 @@ async function sendBody(
     res.end();
     return;
   }
+  // A miss still arriving: nothing is sent (nor logged) before its first byte asked for is here, so a
+  // GET failing before then is a 503 in the envelope rather than headers and no body.
+  if (body.fill && length > 0) {
+    await body.fill.arrived(start).catch((error: unknown) => {
+      throw new StorageUnavailableError(error);
+    });
+  }
   // A segment counts once per fetch: whole, or the range that starts it (not resumptions).
   if (body.segment && start === 0) {
     body.segment.delivery.bytes = length;
@@ -626,6 +641,10 @@ async function sendBody(
   res.writeHead(status, headers);
   if (body.write) {
     await body.write(start, end, res);
+    return;
+  }
+  if (body.fill && length > 0) {
+    await writeFill(body.fill, start, end, res);
     return;
   }
   if (body.data) {

@@ -22,6 +22,7 @@ import {
   type CORSRule,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Readable } from 'node:stream';
 import type { PublicStorageConfig, StorageConfig } from './config.ts';
 
 /** A part of a multipart upload that storage holds. */
@@ -183,6 +184,22 @@ export class Storage {
     try {
       const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
       return { body: await readBody(result.Body), etag: result.ETag };
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * The object as it arrives: its body stream, its size (Content-Length) and its ETag, once storage
+   * has answered the GET's headers; undefined when there is none. The caller must read or destroy
+   * `body`. A delivery node's cache miss streams it to the viewer while it fills the cache.
+   */
+  async getObjectStream(key: string): Promise<{ body: Readable; size?: number; etag?: string } | undefined> {
+    try {
+      const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
+      return { body: result.Body as Readable, size: result.ContentLength, etag: result.ETag };
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       if (status === 404) return undefined;

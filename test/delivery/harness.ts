@@ -33,8 +33,11 @@ export interface DeliveryStack {
   keyEncryptionKey: string;
   /** Starts the delivery node again on the same port, cache and spool (after a stop or a kill). */
   restartDelivery(): Promise<DeliveryNode>;
-  /** Another `kino delivery` process on the same database, storage and keys (its own port, cache and spool); stopped with the stack. */
-  startAnotherDelivery(name: string): Promise<DeliveryNode>;
+  /**
+   * Another `kino delivery` process on the same database, storage and keys (its own port, cache and
+   * spool); stopped with the stack. `env` overrides its settings (e.g. S3_ENDPOINT through a proxy).
+   */
+  startAnotherDelivery(name: string, env?: Record<string, string>): Promise<DeliveryNode>;
   stop(): Promise<void>;
 }
 
@@ -82,7 +85,7 @@ export async function startDeliveryStack({
       stack.delivery = { url: status.devJson.deliveryUrl, process: await launcher.restart('delivery') };
       return stack.delivery;
     },
-    async startAnotherDelivery(name) {
+    async startAnotherDelivery(name, overrides = {}) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const dir = join(test.dir, name);
@@ -96,6 +99,7 @@ export async function startDeliveryStack({
           DELIVERY_SPOOL_DIR: join(dir, 'spool'),
           DELIVERY_NODE_ID: name,
           GLIBC_TUNABLES: MALLOC_TUNABLES,
+          ...overrides,
         },
         logFile: join(dir, 'delivery.log'),
       });

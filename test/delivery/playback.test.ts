@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KeyEncryption } from '@kino/database';
@@ -503,5 +505,127 @@ describe('segment logs in chDB', () => {
       assert.equal(row.rendition_height, 240);
       assert.equal(row.node_id, 'test-node');
     }
+  });
+});
+
+/**
+ * A proxy in front of S3 that counts the GETs of each key and can hold an object's tail back: it
+ * sends the first half, then waits for `release` (the rest, or a cut connection). It forwards the
+ * request as it came, Host included, so storage checks the signature delivery made for the proxy.
+ */
+async function startCountingS3Proxy(target: string) {
+  const gets = new Map<string, number>();
+  const holds = new Map<string, Promise<'send' | 'cut'>>();
+  const releases: ((how: 'send' | 'cut') => void)[] = [];
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url!, target);
+    const key = decodeURIComponent(url.pathname).split('/').slice(2).join('/');
+    if (req.method === 'GET') gets.set(key, (gets.get(key) ?? 0) + 1);
+    const upstream = httpRequest(url, { method: req.method, headers: req.headers }, async (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      const hold = holds.get(key);
+      if (!hold || answer.statusCode !== 200) {
+        answer.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of answer) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      res.write(body.subarray(0, body.length >> 1));
+      if ((await hold) === 'cut') res.destroy();
+      else res.end(body.subarray(body.length >> 1));
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    gets: (key: string) => gets.get(key) ?? 0,
+    /** Holds the key's tail back until the returned function is called (or the proxy is closed: cut). */
+    hold(key: string): (how: 'send' | 'cut') => void {
+      let release!: (how: 'send' | 'cut') => void;
+      holds.set(key, new Promise((resolve) => (release = resolve)));
+      releases.push(release);
+      return (how) => {
+        holds.delete(key);
+        release(how);
+      };
+    },
+    close: () => {
+      for (const release of releases) release('cut');
+      return new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
+    },
+  };
+}
+
+/** A response's body, read until its first bytes are in; `rest()` reads the remainder. */
+async function readHead(response: Response) {
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  const first = await reader.read();
+  if (!first.done) chunks.push(first.value);
+  return {
+    headBytes: chunks.reduce((n, c) => n + c.length, 0),
+    async rest(): Promise<Buffer> {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+describe('cache misses (a node reading S3 through a counting proxy)', () => {
+  const viewers = 6;
+  let proxy: Awaited<ReturnType<typeof startCountingS3Proxy>>;
+  let node: string;
+  beforeAll(async () => {
+    proxy = await startCountingS3Proxy(stack.services.storage.S3_ENDPOINT!);
+    node = (await stack.startAnotherDelivery('proxied-node', { S3_ENDPOINT: proxy.url, DELIVERY_LOG_SHIP_INTERVAL_MS: '200' })).url;
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const segment = (index: number) => {
+    const rendition = pub.renditions[0]!;
+    return {
+      key: objectKeys.segment(pub.videoId, rendition.height, index),
+      url: `${node}/v1/public/${pub.orgId}/${pub.envId}/${pub.videoId}/video-${rendition.key}/seg-${String(index).padStart(5, '0')}.m4s`,
+    };
+  };
+
+  test('viewers of one uncached segment make one S3 read, get their first bytes before its tail has left S3, and the same bytes; each is logged once', async () => {
+    const { key, url } = segment(0);
+    const release = proxy.hold(key);
+    let heads: Awaited<ReturnType<typeof readHead>>[];
+    try {
+      // Every viewer has its head while the proxy still holds the tail, so all of them are in flight at once.
+      heads = await Promise.all(Array.from({ length: viewers }, async () => readHead(await fetch(url))));
+      assert.ok(heads.every((head) => head.headBytes > 0));
+      assert.equal(proxy.gets(key), 1, 'one GET at S3 for all the viewers');
+    } finally {
+      release('send');
+    }
+    const bodies = await Promise.all(heads.map((head) => head.rest()));
+    for (const body of bodies) assert.deepEqual(body, stored(pub, key));
+    assert.equal(proxy.gets(key), 1);
+
+    const rows = await waitFor(`${viewers} rows of the proxied node`, async () => {
+      const found = await stack.clickhouse.query<{ n: number }>(
+        `SELECT count() AS n FROM segment_deliveries FINAL WHERE video_id = '${pub.videoId}' AND node_id = 'proxied-node' AND segment_index = 0`,
+      );
+      return Number(found[0]!.n) >= viewers && Number(found[0]!.n);
+    });
+    assert.equal(rows, viewers, 'one row per viewer');
+  });
+
+  test('an S3 read cut midway truncates its viewers\' bodies (never a complete-looking one) and caches nothing', async () => {
+    const { key, url } = segment(1);
+    const release = proxy.hold(key);
+    const heads = await Promise.all(Array.from({ length: 2 }, async () => readHead(await fetch(url))));
+    release('cut');
+    for (const head of heads) await assert.rejects(head.rest());
+    const again = await fetch(url);
+    assert.equal(again.status, 200);
+    assert.deepEqual(await bytesOf(again), stored(pub, key), 'the next viewer gets the whole segment');
+    assert.equal(proxy.gets(key), 2, 'read from S3 again: nothing partial was cached');
   });
 });
