@@ -1,6 +1,7 @@
 // processVideo: one workflow per video (id `video:{videoId}`), from an uploaded file to a ready HLS
 // ladder, or to `failed` with a reason. Deterministic workflow code: activities are imported as
-// types only and reached through proxies, declared once per kind of work.
+// types only and reached through proxies, declared once per kind of work. The proxies and helpers
+// that makeFrameAccurateClip uses too are exported (workflows/index.ts exports only workflows).
 import {
   ActivityCancellationType,
   ActivityFailure,
