@@ -118,11 +118,19 @@ test('captions in every family: the subtitles playlist, its segments and the who
 });
 
 describe('mediaKeyOf', () => {
-  const clip = { id: 'vid_clip', clipMedia: { videoId: 'vid_src', firstSegment: 4 } };
+  const clip = { id: 'vid_clip', clipMedia: { videoId: 'vid_src', firstSegment: 4, ownSegments: [] } };
 
   it("maps a clip's init and segments to its media video's, counted from its first segment", () => {
     assert.equal(mediaKeyOf(clip, { type: 'segment', quality: '720p', index: 1 }), 'videos/vid_src/hls/720p/seg-00005.m4s');
     assert.equal(mediaKeyOf(clip, { type: 'init', quality: '720p' }), 'videos/vid_src/hls/720p/init.mp4');
+  });
+
+  it("reads a frame-accurate clip's own segments from the clip, the others and the init from its media video", () => {
+    const frameAccurate = { id: 'vid_clip', clipMedia: { videoId: 'vid_src', firstSegment: 4, ownSegments: [0, 3] } };
+    assert.equal(mediaKeyOf(frameAccurate, { type: 'segment', quality: '720p', index: 0 }), 'videos/vid_clip/hls/720p/seg-00000.m4s');
+    assert.equal(mediaKeyOf(frameAccurate, { type: 'segment', quality: '720p', index: 1 }), 'videos/vid_src/hls/720p/seg-00005.m4s');
+    assert.equal(mediaKeyOf(frameAccurate, { type: 'segment', quality: '720p', index: 3 }), 'videos/vid_clip/hls/720p/seg-00003.m4s');
+    assert.equal(mediaKeyOf(frameAccurate, { type: 'init', quality: '720p' }), 'videos/vid_src/hls/720p/init.mp4');
   });
 
   it("leaves a clip's playlists, and every key of another video, as they are", () => {

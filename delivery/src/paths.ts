@@ -197,12 +197,28 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
 }
 
 /**
- * Where a video's init or media segment is stored: a clip's are its media video's, its segment `n`
- * being that video's `firstSegment + n` (docs/decisions/delivery.md#clips). Anything else: storageKeyOf.
+ * A clip's media: the video whose init and media segments it plays, that video's segment that is
+ * the clip's segment 0, and the clip's segments that are its own objects (a frame-accurate clip's
+ * first and last, encoded for it; none for a segment-accurate clip).
  */
-export function mediaKeyOf(video: { id: string; clipMedia: { videoId: string; firstSegment: number } | null }, resource: Resource): string {
+export interface ClipMedia {
+  videoId: string;
+  firstSegment: number;
+  ownSegments: readonly number[];
+}
+
+/**
+ * Where a video's init or media segment is stored: a clip's are its media video's, its segment `n`
+ * being that video's `firstSegment + n`, except its own segments (docs/decisions/delivery.md#clips).
+ * The init is always the media video's: a frame-accurate clip's own segments are encoded with the
+ * same settings, whose init segment is the same bytes. Anything else: storageKeyOf.
+ */
+export function mediaKeyOf(video: { id: string; clipMedia: ClipMedia | null }, resource: Resource): string {
   const media = video.clipMedia;
-  if (media && resource.type === 'segment') return storageKeyOf(media.videoId, { ...resource, index: media.firstSegment + resource.index });
+  if (media && resource.type === 'segment' && !media.ownSegments.includes(resource.index)) {
+    return storageKeyOf(media.videoId, { ...resource, index: media.firstSegment + resource.index });
+  }
+  if (media && resource.type === 'segment') return storageKeyOf(video.id, resource);
   if (media && resource.type === 'init') return storageKeyOf(media.videoId, resource);
   return storageKeyOf(video.id, resource);
 }

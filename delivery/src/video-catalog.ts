@@ -6,6 +6,7 @@
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
 import type { Db } from '@kino/database';
+import type { ClipMedia } from './paths.ts';
 import { findPlayableVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
 
 export interface PlayableRendition {
@@ -34,12 +35,8 @@ export interface PlayableVideo {
   renditions: Map<string, PlayableRendition>;
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
   captions: Map<string, PlayableCaptionTrack>;
-  /**
-   * A clip's media: the video whose init and media segments it plays, and that video's segment that
-   * is the clip's segment 0 (paths.ts mediaKeyOf). Null for other videos. The clip's playlists are
-   * its own objects.
-   */
-  clipMedia: { videoId: string; firstSegment: number } | null;
+  /** A clip's media (paths.ts mediaKeyOf). Null for other videos. The clip's playlists are its own objects. */
+  clipMedia: ClipMedia | null;
 }
 
 export interface PlayableCaptionTrack {
@@ -111,6 +108,9 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     audioKey: row.audio_key,
     renditions: new Map(sorted.map((r) => [r.key, r])),
     captions: new Map(captions.map((c) => [c.language, { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key }])),
-    clipMedia: row.clip_media_video_id !== null ? { videoId: row.clip_media_video_id, firstSegment: row.clip_first_segment ?? 0 } : null,
+    clipMedia:
+      row.clip_media_video_id !== null
+        ? { videoId: row.clip_media_video_id, firstSegment: row.clip_first_segment ?? 0, ownSegments: row.clip_own_segments }
+        : null,
   };
 }

@@ -37,7 +37,11 @@ export interface ChunkWindow {
   startSeconds: number;
   durationSeconds: number;
   firstSegment: number;
-  /** The video's audio track (an encodeAudioTrack output); absent: no audio. */
+  /**
+   * The video's audio track (an encodeAudioTrack output). Absent: the source's audio is encoded for
+   * the window, as a whole encode does (a frame-accurate clip's first and last segments: one
+   * segment each, so there is no join of their own to keep seamless).
+   */
   audioInput?: string;
 }
 

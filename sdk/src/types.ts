@@ -155,7 +155,11 @@ export interface CreateClipParams {
   videoName?: string;
   /** Default: the source's. */
   allowPublicAccess?: boolean;
-  /** Default false: the clip plays whole segments of the source and is ready at once. */
+  /**
+   * Default false: the clip plays whole segments of the source and is ready at once. true: it plays
+   * exactly startTime to endTime; it is transcoding until its first and last segments are encoded
+   * again (wait for `ready` as for any video).
+   */
   frameAccurate?: boolean;
 }
 

@@ -1,8 +1,10 @@
 // Clips through the API on real PostgreSQL and real S3 (SeaweedFS): a segment-accurate clip is a new
 // ready video whose stored playlists name the source's segments under its own names, with clipOf in
 // its details and the span of its segments as its duration; the range and state errors in the
-// envelope; Idempotency-Key and the rate-limit headers. Playing a clip, analytics and retention
-// after the source's deletion are the farm test's (test/farm/clips.test.ts).
+// envelope; Idempotency-Key and the rate-limit headers. A frame-accurate clip is created
+// `transcoding` with its master playlist and its makeFrameAccurateClip workflow started (on a real
+// Temporal; no orchestrator runs here, so it stays there). Playing a clip, encoding a frame-accurate
+// one, analytics and retention after the source's deletion are the farm test's (test/e2e/clips.test.ts).
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
@@ -16,7 +18,7 @@ let api: ApiHarness;
 let t: Tenancy;
 
 beforeAll(async () => {
-  services = await startTestServices({ postgres: true, s3: true });
+  services = await startTestServices({ postgres: true, temporal: true, s3: true });
   api = await startApiHarness(services);
   t = await seedTenancy(api.db);
 });
@@ -157,7 +159,62 @@ describe('clips', () => {
   });
 });
 
+describe('frame-accurate clips', () => {
+  it('are created transcoding, with the master playlist and a workflow that encodes their first and last segments', async () => {
+    const sourceId = await seedVideo();
+    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 7.04, endTime: 20.2, frameAccurate: true } });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const clipId = made.body.body.videoID as string;
+    const clip = (await request('GET', `/${t.org.id}/videos/${clipId}/details`)).body.body;
+    assert.deepEqual(clip.status, { ready: false, transcoding: true, failed: false });
+    assert.deepEqual(clip.clipOf, { videoId: sourceId, startTime: 7.04, endTime: 20.2 });
+
+    // Segments 1, 2 and 3 (6–24 s) overlap the range: the clip's 0 and 2 are its own, its 1 the source's 2.
+    const row = await api.db.selectFrom('videos').selectAll().where('id', '=', clipId).executeTakeFirstOrThrow();
+    assert.equal(row.clip_media_video_id, sourceId);
+    assert.equal(row.clip_first_segment, 1);
+    assert.deepEqual(row.clip_own_segments, [0, 2]);
+    assert.equal(await text(objectKeys.master(clipId)), master);
+    assert.equal(await text(objectKeys.renditionPlaylist(clipId, 360)), undefined, 'the workflow writes the media playlists');
+
+    const handle = api.temporal.workflow.getHandle(`video:${clipId}`);
+    const described = await handle.describe();
+    assert.equal(described.type, 'makeFrameAccurateClip');
+    const history = await handle.fetchHistory();
+    const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    assert.deepEqual(JSON.parse(Buffer.from(input!).toString('utf8')), { videoId: clipId, sourceVideoId: sourceId, cuts: [7.04, 12, 18, 20.2] });
+    await handle.terminate('the test is done with it');
+  });
+
+  it('inside one segment of the source have that one segment of their own', async () => {
+    const sourceId = await seedVideo();
+    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 7, endTime: 11, frameAccurate: true } });
+    const clipId = made.body.body.videoID as string;
+    const row = await api.db.selectFrom('videos').selectAll().where('id', '=', clipId).executeTakeFirstOrThrow();
+    assert.deepEqual(row.clip_own_segments, [0]);
+    await api.temporal.workflow.getHandle(`video:${clipId}`).terminate('the test is done with it');
+  });
+});
+
 describe('clip errors', () => {
+  it('a frame-accurate clip of a clip, or any clip of a frame-accurate clip, is 400 invalid_request', async () => {
+    const sourceId = await seedVideo();
+    const path = (id: string) => `/${t.org.id}/videos/${id}/clips`;
+    const segmentClip = (await request('POST', path(sourceId), { body: { startTime: 6, endTime: 26.5 } })).body.body.videoID as string;
+    const ofClip = await request('POST', path(segmentClip), { body: { startTime: 1, endTime: 2, frameAccurate: true } });
+    assert.equal(ofClip.status, 400);
+    assertErrorEnvelope(ofClip.body, 400, 'invalid_request', assert);
+
+    const frameClip = (await request('POST', path(sourceId), { body: { startTime: 1, endTime: 2, frameAccurate: true } })).body.body.videoID as string;
+    await api.temporal.workflow.getHandle(`video:${frameClip}`).terminate('the test is done with it');
+    // Made ready here as the workflow would: a clip of it is refused all the same.
+    await api.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', frameClip).execute();
+    const ofFrameClip = await request('POST', path(frameClip), { body: { startTime: 0, endTime: 0.5 } });
+    assert.equal(ofFrameClip.status, 400);
+    assertErrorEnvelope(ofFrameClip.body, 400, 'invalid_request', assert);
+  });
+
+
   it('a range that is empty, reversed, negative or past the end is 400 invalid_clip_range', async () => {
     const sourceId = await seedVideo();
     const path = `/${t.org.id}/videos/${sourceId}/clips`;
@@ -167,6 +224,8 @@ describe('clip errors', () => {
       { startTime: -1, endTime: 5 },
       { startTime: 0, endTime: 26.6 },
       { startTime: 0, endTime: 'ten' },
+      { startTime: 6, endTime: 5, frameAccurate: true },
+      { startTime: 0, endTime: 26.6, frameAccurate: true },
     ]) {
       const r = await request('POST', path, { body });
       assert.equal(r.status, 400, JSON.stringify(body));

@@ -1,8 +1,10 @@
 // Clips end to end on the real farm (API, Temporal, orchestrator, an encode node, delivery, chDB): a
-// segment-accurate clip of a transcoded video is ready when the call answers, plays frame for frame
-// the source's frames of the segments it covers, has its served segments logged against its own id,
-// stays playable after its source is deleted (the source's segments stay in storage), and takes the
-// source's objects with it when it is deleted in turn.
+// frame-accurate clip is encoded (its first and last segments) and plays exactly its range in every
+// rendition, frame for frame; a segment-accurate clip of a transcoded video is ready when the call
+// answers, plays frame for frame the source's frames of the segments it covers, has its served
+// segments logged against its own id, stays playable after its source is deleted (the source's
+// segments stay in storage), and takes the source's objects with it when it is deleted in turn.
+// Both are cut from one transcoded source.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
-import { makeClip } from '@kino/test/support/media';
+import { makeClip, streamField } from '@kino/test/support/media';
 import { startFarm, type Farm } from '../farm/farm.ts';
 
 let farm: Farm;
@@ -55,16 +57,101 @@ async function servedRows(videoId: string): Promise<Array<{ segment_index: numbe
   return farm.clickhouse!.query<{ segment_index: number }>(`SELECT segment_index FROM segment_deliveries FINAL WHERE video_id = '${videoId}'`);
 }
 
-test('a segment-accurate clip is ready at once, plays its segments frame for frame, is its own video in analytics, and outlives its source', async () => {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'source.mp4', fileSize: source.length, contentType: 'video/mp4' });
-  await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
-  const { videoID: sourceId } = await farm.kino.videos.process(farm.orgId, farm.envId, {
-    storagePath: ticket.bucketPath,
-    videoQuality: 'standard',
-    allowPublicAccess: true,
-    compressionRatio: 'ultrafast',
+/** The source, uploaded and transcoded once for every test here. */
+let transcoded: Promise<{ sourceId: string; storagePath: string }> | undefined;
+function transcodedSource(): Promise<{ sourceId: string; storagePath: string }> {
+  transcoded ??= (async () => {
+    const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'source.mp4', fileSize: source.length, contentType: 'video/mp4' });
+    await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
+    const { videoID: sourceId } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+      storagePath: ticket.bucketPath,
+      videoQuality: 'standard',
+      allowPublicAccess: true,
+      compressionRatio: 'ultrafast',
+    });
+    await farm.waitForStatus(sourceId, 'ready', 180_000);
+    return { sourceId, storagePath: ticket.bucketPath };
+  })();
+  return transcoded;
+}
+
+/** Every frame of the first video stream as 8-bit luma, `width` x `height` bytes each, in order. */
+async function lumaFrames(input: string, width: number, height: number): Promise<Buffer[]> {
+  const { stdout } = await promisify(execFile)(
+    'ffmpeg',
+    // passthrough: every decoded frame once (rawvideo is a constant-rate output, which would fill a
+    // gap between segments' timestamps with a copied frame).
+    ['-hide_banner', '-nostats', '-v', 'error', '-xerror', '-i', input, '-map', '0:v:0', '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    { maxBuffer: 1024 * 1024 * 1024, encoding: 'buffer' },
+  );
+  const size = width * height;
+  assert.equal(stdout.length % size, 0, `${input} decodes to whole ${width}x${height} frames`);
+  return Array.from({ length: stdout.length / size }, (_, i) => stdout.subarray(i * size, (i + 1) * size));
+}
+
+/** PSNR of two luma frames, in dB (Infinity when equal). */
+function psnr(a: Buffer, b: Buffer): number {
+  let squared = 0;
+  for (let i = 0; i < a.length; i += 1) squared += (a[i]! - b[i]!) ** 2;
+  return squared === 0 ? Infinity : 10 * Math.log10((255 * 255 * a.length) / squared);
+}
+
+/**
+ * Which of the source's frames `frame` is: the index, among `around` (source frame indices), of the
+ * source frame it is nearest to, and how near (PSNR). testsrc2 moves every frame, so a frame
+ * re-encoded from the same picture is far nearer to it than to its neighbours.
+ */
+function identify(frame: Buffer, sourceFrames: Buffer[], around: number[]): { index: number; psnr: number } {
+  return around.map((index) => ({ index, psnr: psnr(frame, sourceFrames[index]!) })).reduce((best, c) => (c.psnr > best.psnr ? c : best));
+}
+
+test('a frame-accurate clip is encoded, then plays exactly its range in every rendition, frame for frame', async () => {
+  const { sourceId } = await transcodedSource();
+  const deliveryUrl = farm.deliveryUrl!;
+  // 3.52–13.2 s (frames 88 to 329): its first segment is encoded from 3.52 to 6 s, the source's
+  // second segment (6–12 s) is played as it is, its last is encoded from 12 to 13.2 s.
+  const startTime = 3.52;
+  const endTime = 13.2;
+  const { videoID: clipId } = await farm.kino.videos.createClip(farm.orgId, sourceId, { startTime, endTime, frameAccurate: true });
+  assert.equal((await farm.kino.videos.get(farm.orgId, clipId)).status.transcoding, true, 'transcoding while its segments are encoded');
+  await farm.waitForStatus(clipId, 'ready', 180_000);
+  const clip = await farm.kino.videos.get(farm.orgId, clipId);
+  assert.equal(clip.durationSeconds, endTime - startTime);
+
+  const keys = [...(await (await fetch(`${deliveryUrl}/${clipId}/master.m3u8`)).text()).matchAll(/^(\d+p)\.m3u8$/gm)].map((m) => m[1]!);
+  assert.ok(keys.length > 0, 'the master playlist names the renditions');
+  for (const key of keys) {
+    const width = Number(await streamField(`${deliveryUrl}/${clipId}/${key}.m3u8`, 'v:0', 'width'));
+    const height = Number(await streamField(`${deliveryUrl}/${clipId}/${key}.m3u8`, 'v:0', 'height'));
+    const [clipFrames, sourceFrames] = await Promise.all([
+      lumaFrames(`${deliveryUrl}/${clipId}/${key}.m3u8`, width, height),
+      lumaFrames(`${deliveryUrl}/${sourceId}/${key}.m3u8`, width, height),
+    ]);
+    const first = Math.round(startTime * fps);
+    const last = Math.round(endTime * fps) - 1;
+    assert.equal(clipFrames.length, last - first + 1, `${key}: round((end - start) * fps) frames`);
+    const around = (index: number) => [index - 2, index - 1, index, index + 1, index + 2].filter((i) => i >= 0 && i < sourceFrames.length);
+    for (const [clipIndex, sourceIndex] of [[0, first], [clipFrames.length - 1, last]] as const) {
+      const found = identify(clipFrames[clipIndex]!, sourceFrames, around(sourceIndex));
+      assert.equal(found.index, sourceIndex, `${key}: the clip's frame ${clipIndex} is the source's frame ${sourceIndex}`);
+      assert.ok(found.psnr > 30, `${key}: the clip's frame ${clipIndex} is near the source's (${found.psnr.toFixed(1)} dB)`);
+    }
+    // The segment between is the source's own: its frames are the source's, bit for bit.
+    const middle = 6 * fps - first;
+    assert.ok(clipFrames[middle]!.equals(sourceFrames[6 * fps]!), `${key}: the clip's frame ${middle} is the source's frame ${6 * fps}`);
+    assert.ok(clipFrames[middle + 6 * fps - 1]!.equals(sourceFrames[12 * fps - 1]!), `${key}: the source's segment plays whole`);
+  }
+
+  // Deleted, it takes its own segments with it; the source's stay for the source.
+  await farm.kino.videos.delete(farm.orgId, clipId);
+  await waitFor('the clip\'s objects removed', async () => ((await farm.storage.list(objectKeys.videoPrefix(clipId))).length === 0 ? true : undefined), {
+    timeoutMs: 60_000,
   });
-  await farm.waitForStatus(sourceId, 'ready', 180_000);
+  assert.ok(await farm.storage.head(objectKeys.segment(sourceId, 360, 1)), "the source's segment stays");
+});
+
+test('a segment-accurate clip is ready at once, plays its segments frame for frame, is its own video in analytics, and outlives its source', async () => {
+  const { sourceId, storagePath } = await transcodedSource();
   const deliveryUrl = farm.deliveryUrl!;
   const sourceHashes = await frameHashes(`${deliveryUrl}/${sourceId}/master.m3u8`);
   assert.equal(sourceHashes.length, 14 * fps);
@@ -89,7 +176,7 @@ test('a segment-accurate clip is ready at once, plays its segments frame for fra
 
   // The source is deleted: its clean-up keeps the segments the clip plays (its original upload goes).
   await farm.kino.videos.delete(farm.orgId, sourceId);
-  await waitFor('the source\'s clean-up', async () => ((await farm.storage.head(ticket.bucketPath)) ? undefined : true), { timeoutMs: 60_000 });
+  await waitFor('the source\'s clean-up', async () => ((await farm.storage.head(storagePath)) ? undefined : true), { timeoutMs: 60_000 });
   assert.ok(await farm.storage.head(objectKeys.segment(sourceId, 360, 1)), "the clip's segment is still in storage");
   // Delivery knows within its metadata TTL that the source is gone.
   await waitFor('the source to stop playing', async () => ((await fetch(`${deliveryUrl}/${sourceId}/master.m3u8`)).status === 404 ? true : undefined));

@@ -3,7 +3,7 @@
 // a clip uploaded from the page goes straight to storage and is seen to reach `ready` on the video
 // page, which plays it to the end through its session-minted signed URL; the thumbnail picker sets a
 // new default thumbnail; a share link is made; a caption track is added (the player lists it) and
-// removed; a clip is made from the player's position; the embed snippet names a page that plays; the
+// removed; a frame-accurate clip is made from the player's position and becomes ready; the embed snippet names a page that plays; the
 // table's search and status filter narrow it; the
 // analytics page's daily chart counts the segments just played once the rollup has them; the video
 // is deleted from its page; a file over the multipart threshold goes up in parts. Screenshots of each page land in the test output directory.
@@ -138,12 +138,13 @@ test('the video page adds a caption track, the player lists it, and the page rem
   assert.equal(await captions.getByTestId('caption-error').count(), 0);
 });
 
-test("the Clip control makes a clip from the player's position and links to it", async () => {
+test("the Clip control makes a frame-accurate clip from the player's position and links to it; it becomes ready", async () => {
   await page.getByTestId('player').evaluate((video: HTMLVideoElement) => {
     video.currentTime = 6.5;
   });
   await page.getByTestId('clip-end-here').click();
   assert.equal(await page.getByTestId('clip-end').inputValue(), '6.50', "the end is the player's position");
+  await page.getByTestId('clip-frame-accurate').check();
   await page.getByTestId('clip-create').click();
   const link = page.getByTestId('clip-made').getByRole('link');
   await link.waitFor({ timeout: 30_000 });
@@ -152,6 +153,14 @@ test("the Clip control makes a clip from the player's position and links to it",
   await link.click();
   await page.getByTestId('clip-of').getByText(videoId).waitFor();
   assert.match((await page.getByTestId('clip-of').textContent()) ?? '', /0–6\.5 s/);
+  // Its first and last segments encoded, the page turns ready by itself.
+  await page.locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]').waitFor({ timeout: 120_000 });
+  // It plays exactly 0–6.5 s (a segment-accurate clip would play the whole 7 s of both segments).
+  await page.waitForFunction(
+    () => Math.abs(((document.querySelector('[data-testid=player]') as HTMLVideoElement | null)?.duration ?? 0) - 6.5) < 0.05,
+    undefined,
+    { timeout: 30_000, polling: 200 },
+  );
   await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
   await page.getByTestId('player').waitFor();
 });

@@ -174,10 +174,9 @@ async function runHlsJob(
   const specs = validate(hlsJob);
   const { outputUrls } = hlsJob;
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
+  // A chunk without the audio track (a frame-accurate clip's first or last segment) encodes the
+  // source's audio for its window, as a whole encode does.
   const chunk = hlsJob.chunk?.window;
-  if (chunk && !chunk.audioInput && outputs.some((o) => o.settings.audio)) {
-    throw new InvalidRequestError('a chunk with audio needs the audio track (chunk.audio_url)');
-  }
   const twoPass = outputs.some((o) => o.settings.twoPass);
   if (outputs.some((o) => o.settings.twoPass !== twoPass)) {
     // One process runs both passes' outputs together (the orchestrator groups renditions accordingly).

@@ -4,7 +4,7 @@
 // from the `videos` row.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { videoTaskQueue, workflowIds, type MakeCustomThumbnailInput } from '@kino/proto/contract';
+import { videoTaskQueue, workflowIds, type MakeCustomThumbnailInput, type MakeFrameAccurateClipInput } from '@kino/proto/contract';
 import type * as orchestratorWorkflows from '../orchestrator/workflows/index.ts';
 
 type Workflows = typeof orchestratorWorkflows;
@@ -31,6 +31,18 @@ export async function startProcessVideo(temporal: Client, videoId: string): Prom
     workflowId: workflowIds.processVideo(videoId),
     args: [{ videoId }],
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+}
+
+/**
+ * Starts encoding a frame-accurate clip's first and last segments. Its id is the clip's processing
+ * id, so deleting the clip cancels it as it cancels any processing.
+ */
+export async function startMakeFrameAccurateClip(temporal: Client, input: MakeFrameAccurateClipInput): Promise<void> {
+  await startWorkflow(temporal, 'makeFrameAccurateClip', {
+    taskQueue: videoTaskQueue,
+    workflowId: workflowIds.processVideo(input.videoId),
+    args: [input],
   });
 }
 

@@ -81,6 +81,7 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
   const base: Activities = {
     loadVideoJob: () => Promise.resolve(job),
     markVideoReady: () => Promise.resolve(true),
+    markClipReady: () => Promise.resolve(true),
     markVideoFailed: () => Promise.resolve(),
     listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
     waitForNodeCapacity: () => Promise.resolve(),

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { objectKeys } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
 import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../schema.ts';
-import { replaceRenditions, type NewRendition } from './renditions.ts';
+import { listRenditions, replaceRenditions, type NewRendition } from './renditions.ts';
 import { countLiveVideos } from './video-counts.ts';
 import { LISTED_COLUMNS, liveVideosNamed } from './video-search.ts';
 
@@ -66,6 +66,8 @@ export interface CreateClipInput {
   /** The video whose segments the clip plays, and which of them is the clip's first. */
   mediaVideoId: string;
   firstSegment: number;
+  /** A frame-accurate clip's segments that are its own objects (encoded for it): its first and last. */
+  ownSegments?: number[];
 }
 
 /**
@@ -104,6 +106,7 @@ export async function createClipVideo(db: Db, input: CreateClipInput): Promise<V
         clip_end_seconds: input.endSeconds,
         clip_media_video_id: input.mediaVideoId,
         clip_first_segment: input.firstSegment,
+        clip_own_segments: input.ownSegments ?? [],
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -350,6 +353,25 @@ export async function markVideoReady(
 }
 
 /**
+ * Makes a clip `ready` with its source's ladder (a clip's renditions are its source's, cut), the
+ * source's picture size, frame rate and thumbnail, and its own duration and segment count. False
+ * when the clip was deleted meanwhile (markVideoReady).
+ */
+export async function markClipReady(
+  db: Db,
+  clipId: string,
+  source: Pick<Video, 'id' | 'source_width' | 'source_height' | 'source_frame_rate' | 'thumbnail_key'>,
+  { durationSeconds, segmentCount }: { durationSeconds: number; segmentCount: number },
+): Promise<boolean> {
+  const renditions = await listRenditions(db, source.id);
+  return markVideoReady(db, clipId, {
+    source: { durationSeconds, width: source.source_width ?? 0, height: source.source_height ?? 0, frameRate: source.source_frame_rate ?? 0 },
+    renditions: renditions.map(({ created_at: _created, ...rendition }) => ({ ...rendition, video_id: clipId, segment_count: segmentCount })),
+    thumbnailKey: source.thumbnail_key,
+  });
+}
+
+/**
  * `transcoding` → `failed` with a reason a user can read, and the renditions of the failed run go.
  * False (nothing changed) unless the video is live and transcoding. Both guards are the rule: a
  * ready video never turns failed (its viewers keep it), a deleted video is left as it was, and a
@@ -384,13 +406,14 @@ export type PlayableVideoRow = Pick<
   | 'audio_key'
   | 'clip_media_video_id'
   | 'clip_first_segment'
+  | 'clip_own_segments'
 >;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'name', 'source_width', 'source_height', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment'])
+    .select(['id', 'org_id', 'env_id', 'name', 'source_width', 'source_height', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment', 'clip_own_segments'])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)

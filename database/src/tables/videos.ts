@@ -40,6 +40,8 @@ export interface VideosTable {
   clip_media_video_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The media video's segment that is the clip's segment 0. */
   clip_first_segment: ColumnType<number | null, number | null | undefined, number | null>;
+  /** A frame-accurate clip's segments stored under its own keys (its first and last); empty otherwise. */
+  clip_own_segments: ColumnType<number[], number[] | undefined, number[]>;
   /** The `audio.m4a` download (objectKeys.audioDownload) of a video with sound; optional on insert. */
   audio_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { mediaPlaylistDurations, selectClipSegments } from './clips.ts';
+import { clipCuts, mediaPlaylistDurations, selectClipSegments } from './clips.ts';
 
 describe('clip segments', () => {
   const durations = [6, 6, 6, 6, 2.5];
@@ -26,5 +26,17 @@ describe('clip segments', () => {
   it('come from a playlist', () => {
     const playlist = '#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:6.000000,\nseg-00000.m4s\n#EXTINF:2.500000,\nseg-00001.m4s\n#EXT-X-ENDLIST\n';
     assert.deepEqual(mediaPlaylistDurations(playlist), [6, 2.5]);
+  });
+});
+
+describe("a frame-accurate clip's cuts", () => {
+  const durations = [6, 6, 6, 6, 2.5];
+
+  it('are the selected segments\' boundaries, from startTime to endTime', () => {
+    assert.deepEqual(clipCuts(selectClipSegments(durations, 7.04, 20.2), 7.04, 20.2), [7.04, 12, 18, 20.2]);
+  });
+
+  it('are one segment for a range inside one of the video\'s', () => {
+    assert.deepEqual(clipCuts(selectClipSegments(durations, 7, 11), 7, 11), [7, 11]);
   });
 });

@@ -49,3 +49,18 @@ export function selectClipSegments(durations: readonly number[], startSeconds: n
   if (firstSegment === -1) throw new Error(`no segment overlaps ${startSeconds}..${endSeconds} s of a ${at} s video`);
   return { firstSegment, durations: selected, spanStartSeconds, spanSeconds: selected.reduce((sum, d) => sum + d, 0) };
 }
+
+/**
+ * Where a frame-accurate clip's segments begin and end in the source's seconds: the selected
+ * segments' boundaries, the first moved to startTime and the last to endTime.
+ */
+export function clipCuts(selection: ClipSegments, startTime: number, endTime: number): number[] {
+  const cuts = [startTime];
+  let at = selection.spanStartSeconds;
+  for (const duration of selection.durations.slice(0, -1)) {
+    at += duration;
+    cuts.push(at);
+  }
+  cuts.push(endTime);
+  return cuts;
+}

@@ -42,3 +42,16 @@ export interface DeleteVideoContentInput {
 export interface DeliverWebhooksInput {
   payload: WebhookPayload;
 }
+
+/**
+ * makeFrameAccurateClip's input (POST /{orgID}/videos/{publicID}/clips with frameAccurate): the
+ * clip (`videoId`, created `transcoding`), the video it is cut from (its original upload is encoded),
+ * and where the clip's segments begin and end in the source's seconds: segment `i` runs from
+ * `cuts[i]` to `cuts[i + 1]`, the first from startTime, the last to endTime. The first and last are
+ * encoded for the clip; the ones between are the source's, from `firstSegment + i`.
+ */
+export interface MakeFrameAccurateClipInput {
+  videoId: string;
+  sourceVideoId: string;
+  cuts: number[];
+}

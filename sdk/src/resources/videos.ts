@@ -85,7 +85,8 @@ export class Videos {
   /**
    * Cuts a clip out of a ready video: a new video in the same environment, ready when this
    * resolves, that plays the source's segments overlapping [startTime, endTime) and stays playable
-   * after the source is deleted.
+   * after the source is deleted. With `frameAccurate: true` it plays exactly [startTime, endTime)
+   * and is transcoding when this resolves (its first and last segments are encoded again).
    * @example
    * const { videoID } = await kino.videos.createClip(orgId, 'vid_123', { startTime: 30, endTime: 45 });
    */

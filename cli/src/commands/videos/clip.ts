@@ -4,8 +4,11 @@ import { ApiCommand } from '../../api-command.ts';
 
 export default class VideosClip extends ApiCommand {
   static override description =
-    "Cut a clip out of a ready video: a new video, ready at once, that plays the source's segments covering --start to --end and outlives the source.";
-  static override examples = ['<%= config.bin %> videos clip vid_123 --start 30 --end 45', '<%= config.bin %> videos clip vid_123 --start 0 --end 10 --name Teaser --private'];
+    "Cut a clip out of a ready video: a new video, ready at once, that plays the source's segments covering --start to --end and outlives the source. " +
+    'With --frame-accurate it plays exactly --start to --end: its first and last segments are encoded again, so it is transcoding until they are (see `videos wait`).';
+  static override examples = ['<%= config.bin %> videos clip vid_123 --start 30 --end 45', '<%= config.bin %> videos clip vid_123 --start 0 --end 10 --name Teaser --private',
+    '<%= config.bin %> videos clip vid_123 --start 12.48 --end 19.2 --frame-accurate',
+  ];
   static override args = { id: Args.string({ description: 'the source video id', required: true }) };
   static override flags = {
     start: Flags.string({ description: 'seconds into the source where the clip starts', required: true }),
@@ -13,7 +16,7 @@ export default class VideosClip extends ApiCommand {
     name: Flags.string({ description: 'the clip\'s name (default: the source\'s with " (clip)")' }),
     public: Flags.boolean({ description: 'playable without a token (default: as the source)', exclusive: ['private'] }),
     private: Flags.boolean({ description: 'playable with a signed token only (default: as the source)', exclusive: ['public'] }),
-    'frame-accurate': Flags.boolean({ description: 'play exactly from --start to --end (not available yet: the API answers 400)' }),
+    'frame-accurate': Flags.boolean({ description: 'play exactly from --start to --end (its first and last segments are encoded again)' }),
   };
 
   async run(): Promise<ProcessVideoResult> {

@@ -2,16 +2,20 @@
 // is made here, in the request, with no workflow: it encodes nothing, so making it is reading the
 // source's playlists, inserting the clip and writing its own playlists, which name the source's
 // segments under the clip's names (delivery maps them back, and logs them against the clip). The
-// clip is `transcoding` while its playlists are written and `ready` when the call answers.
+// clip is `transcoding` while its playlists are written and `ready` when the call answers. A
+// frame-accurate clip is inserted and its master playlist written here too; its first and last
+// segments are encoded by the makeFrameAccurateClip workflow, which writes its media playlists and
+// makes it ready: the call answers with the clip `transcoding`.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
-import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, renderMediaPlaylist, selectClipSegments, type ClipSegments } from '@kino/proto/contract';
+import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, renderMediaPlaylist, selectClipSegments, clipCuts, type ClipSegments } from '@kino/proto/contract';
 import type { Rendition, Video } from '@kino/database';
-import { createClipVideo, deleteVideoRow, listRenditions, markVideoReady } from '@kino/database/repositories';
+import { createClipVideo, deleteVideoRow, listRenditions, markClipReady } from '@kino/database/repositories';
 import type { RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
-import { ConflictError, storageUnavailable, ValidationError } from '../errors.ts';
+import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../errors.ts';
+import { startMakeFrameAccurateClip } from '../workflows.ts';
 import { Envelope, errorResponses, Id, Text, withExamples } from '../schemas/common.ts';
 import { liveVideoInReach } from '../video-in-reach.ts';
 
@@ -25,7 +29,9 @@ const ClipBody = Type.Object({
   frameAccurate: Type.Optional(
     Type.Boolean({
       default: false,
-      description: 'false: the clip plays whole segments of the source (the range widened to segment boundaries) and is ready at once.',
+      description:
+        'false: the clip plays whole segments of the source (the range widened to segment boundaries) and is ready at once. ' +
+        'true: it plays exactly from startTime to endTime; its first and last segments are encoded again, so it is transcoding until they are.',
     }),
   ),
 });
@@ -65,6 +71,9 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
         description:
           'The clip is a new video in the same environment. It plays the source\'s segments that overlap [startTime, endTime) ' +
           'without copying or encoding them, is ready when the call answers, and stays playable after the source is deleted. ' +
+          'With frameAccurate it plays exactly [startTime, endTime): its first and last segments are encoded again (the ones between ' +
+          'stay the source\'s), it is transcoding until then, and video.processing.completed is sent when it is ready. ' +
+          'A frame-accurate clip cannot be cut from a clip. ' +
           '400 invalid_clip_range unless 0 ≤ startTime < endTime ≤ duration; 409 video_not_ready until the source is ready.',
         params: VideoParams,
         body: withExamples(ClipBody, { startTime: 30, endTime: 45, videoName: 'The best 15 seconds' }),
@@ -75,9 +84,12 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
       const source = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
       const { startTime, endTime } = request.body;
-      if (request.body.frameAccurate) {
-        throw new ValidationError('invalid_request', 'Frame-accurate clips are not available yet: leave frameAccurate false.', [
-          { message: 'frameAccurate must be false', location: 'body.frameAccurate', value: true },
+      const frameAccurate = request.body.frameAccurate ?? false;
+      // A frame-accurate clip's end segments are its own objects and it has no original upload: a
+      // clip of it would have to be cut from its source, which the caller can do (clipOf) as well.
+      if (source.clip_own_segments.length > 0 || (frameAccurate && source.clip_of_video_id !== null)) {
+        throw new ValidationError('invalid_request', `Video ${source.id} is a clip: cut a frame-accurate clip, or any clip of one, from its source (clipOf.videoId), its range moved by clipOf.startTime.`, [
+          { message: 'the video is a clip', location: 'path.publicID', value: source.id },
         ]);
       }
       if (startTime >= endTime) invalidRange('startTime must be before endTime', 'body.startTime', startTime);
@@ -99,34 +111,35 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
         // A clip of a clip plays the first clip's media video: its segments are numbered from that one's.
         mediaVideoId: source.clip_media_video_id ?? source.id,
         firstSegment: (source.clip_first_segment ?? 0) + first.firstSegment,
+        ...(frameAccurate ? { ownSegments: [...new Set([0, first.durations.length - 1])] } : {}),
       });
       if (!clip) throw new ConflictError('video_not_ready', `Video ${source.id} is no longer ready.`);
 
       try {
         await deps.storage.put(objectKeys.master(clipId), master, hlsContentTypes.playlist);
-        for (const [index, rendition] of renditions.entries()) {
-          const segments = selections[index]!.durations.map((durationSeconds, i) => ({ name: hlsSegmentName(i), durationSeconds }));
-          await deps.storage.put(playlistKeyOf(clipId, rendition), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+        if (!frameAccurate) {
+          for (const [index, rendition] of renditions.entries()) {
+            const segments = selections[index]!.durations.map((durationSeconds, i) => ({ name: hlsSegmentName(i), durationSeconds }));
+            await deps.storage.put(playlistKeyOf(clipId, rendition), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+          }
         }
       } catch (error) {
         // Never reported: the clip goes (a playlist already written is orphaned under its own prefix).
         await deleteVideoRow(deps.db, clipId);
         storageUnavailable(error, request.log, 'writing a clip\'s playlists');
       }
-      await markVideoReady(deps.db, clipId, {
-        source: {
-          durationSeconds: first.spanSeconds,
-          width: source.source_width ?? 0,
-          height: source.source_height ?? 0,
-          frameRate: source.source_frame_rate ?? 0,
-        },
-        renditions: renditions.map(({ created_at: _created, ...rendition }) => ({
-          ...rendition,
-          video_id: clipId,
-          segment_count: first.durations.length,
-        })),
-        thumbnailKey: source.thumbnail_key,
-      });
+      if (frameAccurate) {
+        try {
+          await startMakeFrameAccurateClip(deps.temporal, { videoId: clipId, sourceVideoId: source.id, cuts: clipCuts(first, startTime, endTime) });
+        } catch (error) {
+          await deleteVideoRow(deps.db, clipId);
+          request.log.error({ err: error }, 'starting a frame-accurate clip failed');
+          throw new ServiceUnavailableError('The workflow service is unavailable, so nothing was changed; try again shortly (starting the clip).');
+        }
+        request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'frame-accurate clip started');
+        return { body: { videoID: clipId } };
+      }
+      await markClipReady(deps.db, clipId, source, { durationSeconds: first.spanSeconds, segmentCount: first.durations.length });
       request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'clip made');
       return { body: { videoID: clipId } };
     },

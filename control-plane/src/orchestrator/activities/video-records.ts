@@ -2,7 +2,7 @@
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
 import type { MarkReadyInput, VideoJob } from '../contracts.ts';
-import { getVideo, markVideoFailed, markVideoReady, listWebhookSubscribers } from '@kino/database/repositories';
+import { getVideo, markClipReady, markVideoFailed, markVideoReady, listWebhookSubscribers } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 
 export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, 'db' | 'logger'>) {
@@ -53,6 +53,17 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
         })),
       });
       logger.info({ videoId, marked, renditions: renditions.map((r) => r.plan.key) }, marked ? 'video ready' : 'video deleted before ready');
+      return marked;
+    },
+
+    /**
+     * Makes a frame-accurate clip `ready` with its source's ladder, `durationSeconds` long in
+     * `segmentCount` segments. False when the clip, or the source whose ladder it takes, is gone.
+     */
+    async markClipReady({ videoId, sourceVideoId, durationSeconds, segmentCount }: { videoId: string; sourceVideoId: string; durationSeconds: number; segmentCount: number }): Promise<boolean> {
+      const source = await getVideo(db, sourceVideoId);
+      const marked = source ? await markClipReady(db, videoId, source, { durationSeconds, segmentCount }) : false;
+      logger.info({ videoId, sourceVideoId, marked }, marked ? 'clip ready' : 'clip deleted before ready');
       return marked;
     },
 

@@ -1,6 +1,7 @@
 // processVideo: one workflow per video (id `video:{videoId}`), from an uploaded file to a ready HLS
 // ladder, or to `failed` with a reason. Deterministic workflow code: activities are imported as
-// types only and reached through proxies, declared once per kind of work.
+// types only and reached through proxies, declared once per kind of work. The proxies and helpers
+// that makeFrameAccurateClip uses too are exported (workflows/index.ts exports only workflows).
 import {
   ActivityCancellationType,
   ActivityFailure,
@@ -44,13 +45,13 @@ import { deliverWebhooks } from './deliver-webhooks.ts';
 const heartbeatTimeout = `${activityHeartbeatTimeoutSeconds} seconds`;
 
 /** Database reads and writes: quick; a database blip is retried for a few minutes. */
-const database = proxyActivities<Activities>({
+export const database = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 12 },
 });
 
 /** Object storage housekeeping (master playlist, cleanup): a listing and a few writes, or thousands of deletes. */
-const storage = proxyActivities<Activities>({
+export const storage = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
@@ -72,7 +73,7 @@ const capacity = proxyActivities<Activities>({
  * ffprobe on a node: a few retries for a node or network blip, or an orchestrator or node killed
  * (five attempts, as encodes have); an unreadable source is final.
  */
-const probing = proxyActivities<Activities>({
+export const probing = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -127,7 +128,7 @@ const storyboards = proxyActivities<Activities>({
  * another node when there is one; bad input is final. Lack of capacity is never a retry: the encode
  * waits in the queue (docs/architecture.md#encode-scheduling).
  */
-function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsPerEncode: number, queueWaitMinutes: number) {
+export function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsPerEncode: number, queueWaitMinutes: number) {
   const budgetMinutes = 30 + queueWaitMinutes + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
   return proxyActivities<Activities>({
     startToCloseTimeout: `${budgetMinutes} minutes`,
@@ -449,7 +450,7 @@ async function makeStoryboard(job: VideoJob, probe: SourceProbe): Promise<string
  * an encode), then runs it. If the work still found no node after its own retries (raced by other
  * videos, or the node left), waits again.
  */
-async function waitForNodeThenRun<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
+export async function waitForNodeThenRun<T>({ freeSlot }: { freeSlot: boolean }, work: () => Promise<T>): Promise<T> {
   for (;;) {
     await capacity.waitForNodeCapacity({ freeSlot });
     try {
@@ -466,7 +467,7 @@ async function waitForNodeThenRun<T>({ freeSlot }: { freeSlot: boolean }, work: 
  * starts as soon as one frees anywhere in the farm. An encode that waited its whole turn without a
  * slot (no node for a long while) waits for a live node here, then queues again.
  */
-async function queueThenRun<T>(work: () => Promise<T>): Promise<T> {
+export async function queueThenRun<T>(work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       return await work();
@@ -481,7 +482,7 @@ async function queueThenRun<T>(work: () => Promise<T>): Promise<T> {
  * Promise.all over jobs that each run in one cancellation scope: when one fails for good, the
  * others are cancelled (their nodes stop) and awaited, so cleanup never races their uploads.
  */
-async function allOrCancelRest<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
+export async function allOrCancelRest<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
   const scope = new CancellationScope();
   const running = jobs.map((job) => scope.run(job));
   try {
@@ -494,7 +495,7 @@ async function allOrCancelRest<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
 }
 
 /** Webhooks go out from their own workflow: a slow or dead endpoint never holds the video back. */
-async function notify(payload: WebhookPayload): Promise<void> {
+export async function notify(payload: WebhookPayload): Promise<void> {
   try {
     await startChild(deliverWebhooks, {
       workflowId: workflowIds.deliverWebhooks(payload.videoId, uuid4()),
@@ -511,7 +512,7 @@ function failureType(error: unknown): string | undefined {
 }
 
 /** The reason shown for a failed video: the innermost message, which says what went wrong. */
-function describeFailure(error: unknown): string {
+export function describeFailure(error: unknown): string {
   if (error instanceof ActivityFailure) {
     const what = error.activityType ?? 'activity';
     if (error.cause instanceof TimeoutFailure) return `${what} timed out (${error.cause.timeoutType})`;

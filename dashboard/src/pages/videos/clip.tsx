@@ -1,6 +1,8 @@
 // Making a clip from the player's position: "Start here" and "End here" take the player's current
-// time (or type the seconds), and "Make clip" creates the clip through the API and links to it. The
-// clip is ready at once: it plays the source's segments covering the range (whole segments).
+// time (or type the seconds), and "Make clip" creates the clip through the API and links to it. By
+// default the clip is ready at once: it plays the source's segments covering the range (whole
+// segments). "Frame-accurate" makes it play exactly the range: its first and last segments are
+// encoded again, so it is transcoding for a moment.
 import { useState } from 'preact/hooks';
 import { useMutation } from '@tanstack/react-query';
 import type { CreateClipParams, ProcessVideoResult } from '@kino/sdk';
@@ -11,6 +13,7 @@ const seconds = (value: number) => value.toFixed(2);
 export function ClipMaker({ videoPath, durationSeconds, video }: { videoPath: string; durationSeconds: number; video: HTMLVideoElement | null }) {
   const [start, setStart] = useState('0');
   const [end, setEnd] = useState(seconds(Math.min(durationSeconds, 10)));
+  const [frameAccurate, setFrameAccurate] = useState(false);
   const create = useMutation({
     mutationFn: (params: CreateClipParams) => api<ProcessVideoResult>(`${videoPath}/clips`, json('POST', params)),
   });
@@ -25,7 +28,7 @@ export function ClipMaker({ videoPath, durationSeconds, video }: { videoPath: st
         class="share-form"
         onSubmit={(event) => {
           event.preventDefault();
-          create.mutate({ startTime: Number(start), endTime: Number(end) });
+          create.mutate({ startTime: Number(start), endTime: Number(end), ...(frameAccurate ? { frameAccurate: true } : {}) });
         }}
       >
         <label>
@@ -42,11 +45,18 @@ export function ClipMaker({ videoPath, durationSeconds, video }: { videoPath: st
         <button type="button" data-testid="clip-end-here" disabled={!video} onClick={here(setEnd)}>
           End here
         </button>
+        <label>
+          <input type="checkbox" checked={frameAccurate} data-testid="clip-frame-accurate" onChange={(event) => setFrameAccurate(event.currentTarget.checked)} />
+          Frame-accurate
+        </label>
         <button type="submit" class="primary" data-testid="clip-create" disabled={create.isPending}>
           Make clip
         </button>
       </form>
-      <p class="muted">The clip plays whole segments of this video (6 s each) covering the range, and stays after this video is deleted.</p>
+      <p class="muted">
+        The clip plays whole segments of this video (6 s each) covering the range, or with Frame-accurate exactly the range (its first and last
+        segments are encoded again: it is ready a little later). It stays after this video is deleted.
+      </p>
       {create.error && (
         <p class="error" role="alert" data-testid="clip-error">
           {(create.error as Error).message}

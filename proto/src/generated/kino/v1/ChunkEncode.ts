@@ -25,7 +25,9 @@ export interface ChunkEncode {
    */
   'firstSegment'?: (number);
   /**
-   * Presigned GET of the video's audio track (an AudioTrackEncode's output); empty: no audio.
+   * Presigned GET of the video's audio track (an AudioTrackEncode's output); empty: the source's
+   * audio is encoded for the window (a frame-accurate clip's first or last segment), if the
+   * renditions have audio.
    */
   'audioUrl'?: (string);
 }
@@ -53,7 +55,9 @@ export interface ChunkEncode__Output {
    */
   'firstSegment': (number);
   /**
-   * Presigned GET of the video's audio track (an AudioTrackEncode's output); empty: no audio.
+   * Presigned GET of the video's audio track (an AudioTrackEncode's output); empty: the source's
+   * audio is encoded for the window (a frame-accurate clip's first or last segment), if the
+   * renditions have audio.
    */
   'audioUrl': (string);
 }
