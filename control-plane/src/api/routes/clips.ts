@@ -12,6 +12,7 @@ import { createClipVideo, deleteVideoRow, listRenditions, markVideoReady } from 
 import type { RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ConflictError, storageUnavailable, ValidationError } from '../errors.ts';
+import { sendVideoEvent } from '../webhook-events.ts';
 import { Envelope, errorResponses, Id, Text, withExamples } from '../schemas/common.ts';
 import { liveVideoInReach } from '../video-in-reach.ts';
 
@@ -128,6 +129,7 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
         thumbnailKey: source.thumbnail_key,
       });
       request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'clip made');
+      await sendVideoEvent(deps, request.log, { event: 'video.created', videoId: clipId });
       return { body: { videoID: clipId } };
     },
   );
