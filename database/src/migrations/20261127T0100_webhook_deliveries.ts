@@ -12,7 +12,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
     .addColumn('message_id', 'text', (c) => c.notNull())
     .addColumn('event', 'text', (c) => c.notNull())
-    .addColumn('payload', 'jsonb', (c) => c.notNull())
+    // json, not jsonb: the text as sent, its keys in order, so a redelivery sends the same bytes.
+    .addColumn('payload', 'json', (c) => c.notNull())
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('response_status', 'integer')
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
