@@ -560,7 +560,14 @@ describe('webhooks', () => {
     const hook = r.body.body;
     assert.match(hook.id, /^whk_/);
     assert.equal(hook.url, 'https://hooks.example.com/kino');
-    assert.deepEqual(hook.events, ['video.processing.completed', 'video.processing.failed']);
+    assert.deepEqual(hook.events, [
+      'video.created',
+      'video.processing.completed',
+      'video.processing.failed',
+      'video.updated',
+      'video.deleted',
+      'video.caption.ready',
+    ]);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     assert.ok(Buffer.from(hook.secret.slice('whsec_'.length), 'base64').length >= 24);
     const listed = await request('GET', base());
@@ -584,7 +591,7 @@ describe('webhooks', () => {
       assert.equal(r.status, 400, url);
       assertErrorEnvelope(r.body, 400, 'invalid_url', assert);
     }
-    for (const events of [['video.deleted'], [], ['video.processing.failed', 'video.processing.failed'], 'video.processing.failed']) {
+    for (const events of [['video.exploded'], ['webhook.test'], [], ['video.processing.failed', 'video.processing.failed'], 'video.processing.failed']) {
       const r = await request('POST', base(), { body: { url: 'https://example.com/', events } });
       assert.equal(r.status, 400, JSON.stringify(events));
       assertErrorEnvelope(r.body, 400, 'invalid_events', assert);
