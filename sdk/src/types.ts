@@ -15,7 +15,6 @@ import type {
   VideoQuality,
   VideoStatus,
   WebhookEvent,
-  WebhookPayload,
 } from '@kino/proto/contract';
 
 export type {
@@ -30,7 +29,6 @@ export type {
   VideoQuality,
   VideoStatus,
   WebhookEvent,
-  WebhookPayload,
 };
 export type SignedUrlExpiration = PlaybackExpiration;
 
@@ -414,6 +412,64 @@ export interface Webhook {
 /** The answer to webhook creation: the signing secret is shown this once. */
 export interface CreatedWebhook extends Webhook {
   secret: string;
+}
+
+/** A video event's body: `data` is the video's details as `videos.get` answers them when the event happened. */
+interface VideoEventPayload<Event extends WebhookEvent, Status extends VideoStatus | 'deleted'> {
+  event: Event;
+  videoId: string;
+  status: Status;
+  /** ISO 8601, when the change happened. */
+  timestamp: string;
+  data: VideoDetails;
+}
+
+/** `process`, `ingest` or a clip made a video (a clip is `ready` at once). */
+export type VideoCreatedPayload = VideoEventPayload<'video.created', VideoStatus>;
+export type VideoProcessingCompletedPayload = VideoEventPayload<'video.processing.completed', 'ready'>;
+/** `data.failureReason` says why. */
+export type VideoProcessingFailedPayload = VideoEventPayload<'video.processing.failed', 'failed'>;
+/** A PATCH changed the video: `data` is the details after it. */
+export type VideoUpdatedPayload = VideoEventPayload<'video.updated', VideoStatus>;
+/** The video was deleted: `data` is its details as they were just before. */
+export type VideoDeletedPayload = VideoEventPayload<'video.deleted', 'deleted'>;
+/** A caption track was added or replaced: `data.captions` lists it. */
+export type VideoCaptionReadyPayload = VideoEventPayload<'video.caption.ready', VideoStatus>;
+
+/** `webhooks.test`: no video. */
+export interface WebhookTestPayload {
+  event: 'webhook.test';
+  videoId: null;
+  status: null;
+  timestamp: string;
+  data: { webhookId: string; message: string };
+}
+
+/** The body of a webhook delivery, narrowed by `event` (what `webhooks.verify` returns). */
+export type WebhookPayload =
+  | VideoCreatedPayload
+  | VideoProcessingCompletedPayload
+  | VideoProcessingFailedPayload
+  | VideoUpdatedPayload
+  | VideoDeletedPayload
+  | VideoCaptionReadyPayload
+  | WebhookTestPayload;
+
+/** `GET .../webhooks/{webhookID}/deliveries` → `body.deliveries[]`: one attempt to deliver one message. */
+export interface WebhookDelivery {
+  /** This attempt: what `webhooks.redeliver` takes. */
+  id: string;
+  /** The Standard Webhooks `webhook-id`: the same on every attempt of the message, redeliveries included. */
+  messageId: string;
+  event: WebhookEvent | 'webhook.test';
+  /** 1 for the message's first attempt to this webhook; retries and redeliveries count on. */
+  attempt: number;
+  /** The endpoint's HTTP status; null when none came. */
+  responseStatus: number | null;
+  durationMs: number;
+  /** Why the attempt failed; null when the endpoint answered 2xx. */
+  error: string | null;
+  createdAt: string;
 }
 
 /** `GET /health` (docs/decisions/api.md#health): 200 when every check passes, 503 naming the failing one. */

@@ -2,9 +2,9 @@
 // what it signs we accept, and what it refuses we refuse.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe, it } from 'vitest';
+import { describe, expectTypeOf, it } from 'vitest';
 import { Webhook, WebhookVerificationError as LibraryError } from 'standardwebhooks';
-import { Kino, verifyWebhook, WebhookVerificationError } from './index.ts';
+import { Kino, verifyWebhook, WebhookVerificationError, type VideoDetails, type WebhookTestPayload } from './index.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const body = JSON.stringify({ event: 'video.processing.completed', videoId: 'vid_1', status: 'ready', timestamp: '2026-11-23T04:00:00Z', data: {} });
@@ -42,5 +42,27 @@ describe('webhooks.verify', () => {
       assert.throws(() => new Webhook(key).verify(payload, headers), LibraryError, `the library accepted ${name}`);
       await assert.rejects(verifyWebhook(payload, headers, key), WebhookVerificationError, `we accepted ${name}`);
     }
+  });
+});
+
+describe('the verified payload', () => {
+  it('narrows by event: a video event carries the details, a test event its webhook', async () => {
+    const test = JSON.stringify({ event: 'webhook.test', videoId: null, status: null, timestamp: '2026-11-27T09:00:00Z', data: { webhookId: 'whk_1', message: 'hi' } });
+    const payloads = [await verifyWebhook(body, signed(new Date()), secret), await verifyWebhook(test, signed(new Date(), 'msg_2', test), secret)];
+    const seen: string[] = [];
+    for (const payload of payloads) {
+      if (payload.event === 'webhook.test') {
+        expectTypeOf(payload.data).toEqualTypeOf<WebhookTestPayload['data']>();
+        expectTypeOf(payload.videoId).toEqualTypeOf<null>();
+        seen.push(payload.data.webhookId);
+      } else {
+        expectTypeOf(payload.data).toEqualTypeOf<VideoDetails>();
+        expectTypeOf(payload.videoId).toEqualTypeOf<string>();
+        if (payload.event === 'video.deleted') expectTypeOf(payload.status).toEqualTypeOf<'deleted'>();
+        if (payload.event === 'video.processing.completed') expectTypeOf(payload.status).toEqualTypeOf<'ready'>();
+        seen.push(payload.videoId);
+      }
+    }
+    assert.deepEqual(seen, ['vid_1', 'whk_1']);
   });
 });

@@ -54,6 +54,10 @@ const operations: Record<string, { request?: string; response: { at?: string; ty
   'POST /{orgID}/environments/{envID}/webhooks': { request: 'CreateWebhookParams', response: { type: 'CreatedWebhook' } },
   'GET /{orgID}/environments/{envID}/webhooks': { response: { at: 'webhooks[]', type: 'Webhook' } },
   'DELETE /{orgID}/environments/{envID}/webhooks/{webhookID}': { response: null },
+  'GET /{orgID}/environments/{envID}/webhooks/{webhookID}/deliveries': { response: { at: 'deliveries[]', type: 'WebhookDelivery' } },
+  // Neither takes a body.
+  'POST /{orgID}/environments/{envID}/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver': { response: { type: 'WebhookDelivery' } },
+  'POST /{orgID}/environments/{envID}/webhooks/{webhookID}/test': { response: { type: 'WebhookDelivery' } },
   'POST /{orgID}/environments/{envID}/uploads/multipart': { request: 'CreateMultipartUploadParams', response: { type: 'MultipartUpload' } },
   // The SDK takes the part numbers as an argument, not as a params object.
   'POST /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/parts': { response: { type: 'PartUrls' } },

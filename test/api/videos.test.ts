@@ -2,6 +2,8 @@
 // real Temporal server. Videos are seeded through the repositories (the farm is another test's job).
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
 import { newId } from '@kino/infra';
@@ -558,7 +560,14 @@ describe('webhooks', () => {
     const hook = r.body.body;
     assert.match(hook.id, /^whk_/);
     assert.equal(hook.url, 'https://hooks.example.com/kino');
-    assert.deepEqual(hook.events, ['video.processing.completed', 'video.processing.failed']);
+    assert.deepEqual(hook.events, [
+      'video.created',
+      'video.processing.completed',
+      'video.processing.failed',
+      'video.updated',
+      'video.deleted',
+      'video.caption.ready',
+    ]);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     assert.ok(Buffer.from(hook.secret.slice('whsec_'.length), 'base64').length >= 24);
     const listed = await request('GET', base());
@@ -582,7 +591,7 @@ describe('webhooks', () => {
       assert.equal(r.status, 400, url);
       assertErrorEnvelope(r.body, 400, 'invalid_url', assert);
     }
-    for (const events of [['video.deleted'], [], ['video.processing.failed', 'video.processing.failed'], 'video.processing.failed']) {
+    for (const events of [['video.exploded'], ['webhook.test'], [], ['video.processing.failed', 'video.processing.failed'], 'video.processing.failed']) {
       const r = await request('POST', base(), { body: { url: 'https://example.com/', events } });
       assert.equal(r.status, 400, JSON.stringify(events));
       assertErrorEnvelope(r.body, 400, 'invalid_events', assert);
@@ -630,6 +639,67 @@ describe('webhooks', () => {
       payload: JSON.stringify({ url: 'http://127.0.0.1:9999/hook' }),
     });
     assert.equal(loopback.statusCode, 200, loopback.body);
+  });
+
+  it('a test event and a redelivery: one signed attempt each, logged with status, error and attempt; unknown ids are 404', async () => {
+    // A receiver on loopback (the dev stack's setting) that refuses its first delivery.
+    const seen: Array<{ id: string; body: string }> = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        seen.push({ id: String(req.headers['webhook-id']), body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(seen.length === 1 ? 500 : 204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const devApp = await api.buildAnother({ config: { ...api.config, WEBHOOK_ALLOW_PRIVATE: true } });
+    const call = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+      const r = await devApp.inject({
+        method,
+        url: `/v1/api${url}`,
+        headers: { 'x-api-key': t.keys.full, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+      return { status: r.statusCode, body: r.json() as Json };
+    };
+    try {
+      const port = (receiver.address() as AddressInfo).port;
+      const hook = (await call('POST', base(), { url: `http://127.0.0.1:${port}/hook`, events: ['video.deleted'] })).body.body;
+
+      const tested = await call('POST', `${base()}/${hook.id}/test`);
+      assert.equal(tested.status, 200);
+      assert.deepEqual(
+        [tested.body.body.event, tested.body.body.attempt, tested.body.body.responseStatus, tested.body.body.error],
+        ['webhook.test', 1, 500, 'webhook endpoint answered 500'],
+      );
+      const sent = JSON.parse(seen[0]!.body) as Json;
+      assert.deepEqual([sent.event, sent.videoId, sent.status, sent.data], ['webhook.test', null, null, { webhookId: hook.id, message: sent.data.message }]);
+      assert.equal(seen[0]!.id, tested.body.body.messageId);
+
+      const again = await call('POST', `${base()}/${hook.id}/deliveries/${tested.body.body.id}/redeliver`);
+      assert.equal(again.status, 200);
+      assert.deepEqual([again.body.body.attempt, again.body.body.responseStatus, again.body.body.error], [2, 204, null]);
+      assert.equal(seen[1]!.id, seen[0]!.id, 'a redelivery keeps the webhook-id');
+      assert.equal(seen[1]!.body, seen[0]!.body, 'and the body');
+
+      const log = await call('GET', `${base()}/${hook.id}/deliveries`);
+      assert.deepEqual(
+        log.body.body.deliveries.map((d: Json) => [d.id, d.attempt, d.responseStatus]),
+        [
+          [again.body.body.id, 2, 204],
+          [tested.body.body.id, 1, 500],
+        ],
+      );
+
+      const unknownDelivery = await call('POST', `${base()}/${hook.id}/deliveries/whd_NoSuchDelivery01/redeliver`);
+      assertErrorEnvelope(unknownDelivery.body, 404, 'webhook_delivery_not_found', assert);
+      const otherEnv = await call('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks/${hook.id}/deliveries`);
+      assertErrorEnvelope(otherEnv.body, 404, 'webhook_not_found', assert);
+      assertErrorEnvelope((await call('POST', `${base()}/whk_NoSuchWebhook001/test`)).body, 404, 'webhook_not_found', assert);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('remove a webhook once; another environment cannot remove it', async () => {

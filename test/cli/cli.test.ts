@@ -220,6 +220,19 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     const listed = await kinoJson<Array<{ id: string; url: string; events: string[] }>>(['webhooks', 'list']);
     assert.deepEqual(listed.map((w) => [w.id, w.url, w.events]), [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]]);
     assert.match((await expectCode(['webhooks', 'list'], 0)).stdout, new RegExp(`${created.id}\\s+https://hooks\\.example\\.com/kino`));
+    // A test event is one logged attempt (nothing answers at hooks.example.com here: its error says why);
+    // redeliver sends it again as attempt 2; the log lists both, newest first.
+    assert.match((await expectCode(['webhooks', 'deliveries', created.id], 0)).stdout, /no deliveries/);
+    const tested = await kinoJson<{ id: string; event: string; attempt: number; error: string | null }>(['webhooks', 'test', created.id]);
+    assert.deepEqual([tested.event, tested.attempt], ['webhook.test', 1]);
+    assert.ok(tested.error);
+    const again = await kinoJson<{ attempt: number; messageId: string }>(['webhooks', 'redeliver', created.id, tested.id]);
+    assert.equal(again.attempt, 2);
+    const log = await kinoJson<Array<{ attempt: number; messageId: string }>>(['webhooks', 'deliveries', created.id]);
+    assert.deepEqual(log.map((d) => d.attempt), [2, 1]);
+    assert.equal(log[0]!.messageId, log[1]!.messageId);
+    assert.match((await expectCode(['webhooks', 'deliveries', created.id], 0)).stdout, new RegExp(`${tested.id}\\s+webhook\\.test\\s+1\\s`));
+    await expectCode(['webhooks', 'redeliver', created.id, 'whd_NoSuchDelivery01'], 1);
     await kinoJson(['webhooks', 'remove', created.id]);
     assert.deepEqual(await kinoJson<unknown[]>(['webhooks', 'list']), []);
     await expectCode(['webhooks', 'remove', created.id], 1);

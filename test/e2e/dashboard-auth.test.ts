@@ -196,6 +196,20 @@ describe('dashboard sign-in and API keys', () => {
     await dash.screenshot(devPage, 'webhooks');
     const stored = await db.selectFrom('webhooks').selectAll().where('env_id', '=', staging.id).execute();
     assert.deepEqual(stored.map((w) => w.url), ['https://example.com/hooks/kino']);
+    // Its delivery log: a test event is one logged attempt (nothing answers at example.com here: the
+    // row shows why), and Redeliver sends that message again as attempt 2.
+    await row.getByTestId('show-deliveries').click();
+    const log = devPage.getByTestId('delivery-log');
+    await log.getByTestId('send-test').click();
+    const logRows = log.getByTestId('deliveries-table').locator('tbody tr');
+    await logRows.first().waitFor();
+    assert.match((await logRows.first().textContent()) ?? '', /webhook\.test/);
+    await logRows.first().getByTestId('redeliver').click();
+    await logRows.nth(1).waitFor();
+    const attempts = await db.selectFrom('webhook_deliveries').select(['event', 'attempt', 'message_id']).where('webhook_id', '=', stored[0]!.id).orderBy('attempt').execute();
+    assert.deepEqual(attempts.map((d) => [d.event, d.attempt]), [['webhook.test', 1], ['webhook.test', 2]]);
+    assert.equal(attempts[0]!.message_id, attempts[1]!.message_id);
+    await dash.screenshot(devPage, 'webhook-deliveries');
     devPage.once('dialog', (dialog) => void dialog.accept());
     await row.getByTestId('remove-webhook').click();
     await row.waitFor({ state: 'detached' });

@@ -302,7 +302,7 @@ export interface ReceivedWebhook {
   id: string;
   timestamp: string;
   body: string;
-  payload: { event: string; videoId: string; status: string; timestamp: string; data: Record<string, unknown> };
+  payload: { event: string; videoId: string | null; status: string | null; timestamp: string; data: Record<string, unknown> };
   signatureValid: boolean;
   /** Answered 503 (see failNext). */
   refused: boolean;
@@ -317,8 +317,9 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** The endpoint's secret, known once the webhook is registered (the API makes it). */
   secret: string;
-  /** Answer this many of the next deliveries 503, to see them retried. */
+  /** Answer this many of the next deliveries 503, to see them retried: of `failEvent` only, when set. */
   failNext: number;
+  failEvent?: string;
   close(): Promise<void>;
 }
 
@@ -340,9 +341,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
           const presented = Buffer.from(value ?? '', 'base64');
           return version === 'v1' && presented.length === expected.length && timingSafeEqual(presented, expected);
         });
-      const refused = signatureValid && receiver.failNext > 0;
+      const payload = JSON.parse(body) as ReceivedWebhook['payload'];
+      const refused = signatureValid && receiver.failNext > 0 && (receiver.failEvent === undefined || receiver.failEvent === payload.event);
       if (refused) receiver.failNext -= 1;
-      received.push({ id, timestamp, body, payload: JSON.parse(body) as ReceivedWebhook['payload'], signatureValid, refused });
+      received.push({ id, timestamp, body, payload, signatureValid, refused });
       response.writeHead(!signatureValid ? 401 : refused ? 503 : 204).end();
     });
   });

@@ -45,6 +45,7 @@ describe('metrics of a farm after real work', () => {
   let qualities: string[];
 
   it('processes a video, serves its segments and sends its webhook', async () => {
+    receiver.failEvent = 'video.processing.completed';
     receiver.failNext = 1;
     videoId = await farm.submitVideo(await readFile(clipPath));
     await farm.waitForStatus(videoId, 'ready');

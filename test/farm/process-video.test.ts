@@ -38,14 +38,17 @@ afterAll(async () => {
   await rm(clipPath, { force: true });
 });
 
-/** The accepted delivery of `event` for a video. */
-function webhookFor(videoId: string, event: string): Promise<ReceivedWebhook> {
+/** The accepted delivery of `event` for a video (`after`: the first one after that many deliveries). */
+function webhookFor(videoId: string | null, event: string, after = 0): Promise<ReceivedWebhook> {
   return waitFor(
     `the ${event} webhook of ${videoId}`,
-    () => receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === event && !w.refused),
+    () => receiver.received.slice(after).find((w) => w.payload.videoId === videoId && w.payload.event === event && !w.refused),
     { timeoutMs: 60_000 },
   );
 }
+
+/** The video the first test makes ready: the lifecycle events' test goes on with it. */
+let readyVideoId: string;
 
 /** The pending activities of a video's workflow, as Temporal reports them. */
 async function pendingActivities(videoId: string) {
@@ -103,7 +106,8 @@ test('no node online: the video stays transcoding; when nodes join it becomes a 
   const row = await farm.db.selectFrom('videos').select(['status']).where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.equal(row.status, 'transcoding');
 
-  // The endpoint refuses the first delivery: it must come again.
+  // The endpoint refuses the first completed delivery: it must come again.
+  receiver.failEvent = 'video.processing.completed';
   receiver.failNext = 1;
   await Promise.all([farm.startNode('a'), farm.startNode('b')]);
   await farm.waitForStatus(videoId, 'ready', 180_000);
@@ -178,13 +182,15 @@ test('no node online: the video stays transcoding; when nodes join it becomes a 
   // The completed webhook, signed, retried after the endpoint's 503 under the same webhook-id.
   const hook = await webhookFor(videoId, 'video.processing.completed');
   assert.ok(hook.signatureValid, 'signature verifies with the secret');
-  const attempts = receiver.received.filter((w) => w.payload.videoId === videoId);
+  const attempts = receiver.received.filter((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed');
   assert.deepEqual(attempts.map((w) => w.refused), [true, false]);
   assert.equal(attempts[0]!.id, attempts[1]!.id, 'a retry keeps its webhook-id');
   assert.equal(attempts[0]!.body, attempts[1]!.body);
   assert.ok(Number(attempts[1]!.timestamp) > Number(attempts[0]!.timestamp), 'each attempt is signed at its own time');
   assert.equal(hook.payload.status, 'ready');
-  assert.deepEqual(hook.payload.data.renditions, ['360p', '480p', '720p']);
+  // data: the details, as GET details answers them.
+  assert.deepEqual(hook.payload.data, JSON.parse(JSON.stringify(details)));
+  readyVideoId = videoId;
   assert.match(hook.id, /^msg_/);
   assert.ok(Math.abs(Number(hook.timestamp) - Date.now() / 1000) < 120);
 
@@ -215,7 +221,7 @@ test('a corrupt MP4 and an MP4 container with garbage inside fail with a reason,
     const hook = await webhookFor(videoId, 'video.processing.failed');
     assert.ok(hook.signatureValid, `${c.name}: signature verifies`);
     assert.equal(hook.payload.status, 'failed');
-    assert.equal(hook.payload.data.reason, failed.failureReason);
+    assert.equal(hook.payload.data.failureReason, failed.failureReason);
 
     assert.deepEqual(await farm.storage.list(objectKeys.videoPrefix(videoId)), [], `${c.name}: nothing under videos/${videoId}/`);
     // Failed at once: the probe ran once, nothing was retried.
@@ -227,4 +233,77 @@ test('a corrupt MP4 and an MP4 container with garbage inside fail with a reason,
     const encodes = history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.startsWith('encodeRendition')) ?? [];
     assert.equal(encodes.length, 0);
   }
+});
+
+test('every lifecycle event reaches the endpoint signed, with the details as data; the delivery log, redelivery and a test event', async () => {
+  const videoId = readyVideoId;
+  const { kino, orgId, envId } = farm;
+  const [webhook] = await kino.webhooks.list(orgId, envId);
+  assert.ok(webhook);
+
+  // video.created: sent by the API when process was called, while the video was transcoding.
+  const created = await webhookFor(videoId, 'video.created');
+  assert.ok(created.signatureValid);
+  assert.equal(created.payload.status, 'transcoding');
+  assert.deepEqual((created.payload.data as { status: unknown }).status, { ready: false, transcoding: true, failed: false });
+  assert.equal(created.payload.data.publicID, videoId);
+
+  // video.updated: data is what PATCH answers.
+  let mark = receiver.received.length;
+  const updated = await kino.videos.update(orgId, videoId, { videoName: 'Renamed for its event' });
+  const updatedHook = await webhookFor(videoId, 'video.updated', mark);
+  assert.ok(updatedHook.signatureValid);
+  assert.equal(updatedHook.payload.status, 'ready');
+  assert.deepEqual(updatedHook.payload.data, JSON.parse(JSON.stringify(updated)));
+
+  // video.caption.ready: data is the details, the new track in them.
+  mark = receiver.received.length;
+  await kino.videos.addCaption(orgId, videoId, { language: 'en', content: 'WEBVTT\n\n00:00.000 --> 00:02.000\nHello\n' });
+  const captionHook = await webhookFor(videoId, 'video.caption.ready', mark);
+  assert.ok(captionHook.signatureValid);
+  assert.deepEqual(captionHook.payload.data, JSON.parse(JSON.stringify(await kino.videos.get(orgId, videoId))));
+
+  // The log: the completed message's refused attempt (503, its error) and its accepted retry, one webhook-id.
+  const log = await kino.webhooks.deliveries(orgId, envId, webhook.id);
+  const completedAttempts = log.filter((d) => d.event === 'video.processing.completed' && d.messageId === receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed')!.id);
+  assert.deepEqual(
+    completedAttempts.map((d) => [d.attempt, d.responseStatus, d.error]).reverse(),
+    [
+      [1, 503, 'webhook endpoint answered 503'],
+      [2, 204, null],
+    ],
+  );
+  for (const d of log) assert.ok(d.durationMs >= 0 && !Number.isNaN(Date.parse(d.createdAt)));
+
+  // Redelivery: the same webhook-id and body again, the next attempt.
+  mark = receiver.received.length;
+  const again = await kino.webhooks.redeliver(orgId, envId, webhook.id, completedAttempts[0]!.id);
+  assert.deepEqual([again.attempt, again.responseStatus, again.messageId], [3, 204, completedAttempts[0]!.messageId]);
+  const redelivered = receiver.received[mark]!;
+  assert.equal(redelivered.id, completedAttempts[0]!.messageId);
+  assert.ok(redelivered.signatureValid);
+  assert.equal(redelivered.body, receiver.received.find((w) => w.id === redelivered.id)!.body);
+  const missing = await kino.webhooks.redeliver(orgId, envId, webhook.id, 'whd_NoSuchDelivery01').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  assert.equal((missing as { code?: string }).code, 'webhook_delivery_not_found');
+
+  // A test event: to this webhook, signed, naming it.
+  mark = receiver.received.length;
+  const tested = await kino.webhooks.test(orgId, envId, webhook.id);
+  assert.deepEqual([tested.event, tested.attempt, tested.responseStatus], ['webhook.test', 1, 204]);
+  const testHook = await webhookFor(null, 'webhook.test', mark);
+  assert.ok(testHook.signatureValid);
+  assert.equal(testHook.id, tested.messageId);
+  assert.equal(testHook.payload.data.webhookId, webhook.id);
+
+  // video.deleted: data is the details as they were just before.
+  const before = JSON.parse(JSON.stringify(await kino.videos.get(orgId, videoId))) as Record<string, unknown>;
+  mark = receiver.received.length;
+  await kino.videos.delete(orgId, videoId);
+  const deletedHook = await webhookFor(videoId, 'video.deleted', mark);
+  assert.ok(deletedHook.signatureValid);
+  assert.equal(deletedHook.payload.status, 'deleted');
+  assert.deepEqual(deletedHook.payload.data, before);
 });

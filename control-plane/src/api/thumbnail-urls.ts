@@ -8,10 +8,10 @@ import type { Video } from '@kino/database';
 import { IMAGE_TOKEN_SCOPE, IMAGE_TOKEN_SECONDS } from '@kino/proto/contract';
 import { mintPlaybackToken } from '@kino/database/playback-keys';
 import { keyringFor } from './keyrings.ts';
-import type { ApiDeps } from './deps.ts';
+import type { VideoDetailsDeps } from './video-details.ts';
 import { thumbnailUrl } from './format.ts';
 
-export async function thumbnailUrlsFor(deps: ApiDeps, videos: readonly Video[]): Promise<Map<string, string | null>> {
+export async function thumbnailUrlsFor(deps: VideoDetailsDeps, videos: readonly Video[]): Promise<Map<string, string | null>> {
   const urls = new Map<string, string | null>();
   const needTokens = videos.some((v) => v.thumbnail_key && !v.allow_public_access);
   const key = needTokens ? await keyringFor(deps).activeKey() : undefined;

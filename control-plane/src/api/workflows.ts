@@ -4,7 +4,7 @@
 // from the `videos` row.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { videoTaskQueue, workflowIds, type MakeCustomThumbnailInput, type MakeFrameAccurateClipInput } from '@kino/proto/contract';
+import { videoTaskQueue, workflowIds, type DeliverWebhooksInput, type MakeCustomThumbnailInput, type MakeFrameAccurateClipInput } from '@kino/proto/contract';
 import type * as orchestratorWorkflows from '../orchestrator/workflows/index.ts';
 
 type Workflows = typeof orchestratorWorkflows;
@@ -99,3 +99,15 @@ export async function makeCustomThumbnail(temporal: Client, input: MakeCustomThu
 }
 
 export { WorkflowExecutionAlreadyStartedError };
+
+/**
+ * Starts delivering one video event (deliverWebhooks: every subscribed webhook, each retried with
+ * backoff for about 17 hours). Once started it survives the API's restart.
+ */
+export async function startDeliverWebhooks(temporal: Client, input: DeliverWebhooksInput, deliveryId: string): Promise<void> {
+  await startWorkflow(temporal, 'deliverWebhooks', {
+    taskQueue: videoTaskQueue,
+    workflowId: workflowIds.deliverWebhooks(input.payload.videoId, deliveryId),
+    args: [input],
+  });
+}

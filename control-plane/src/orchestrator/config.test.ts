@@ -10,6 +10,8 @@ const minimal = {
   S3_ACCESS_KEY_ID: 'id',
   S3_SECRET_ACCESS_KEY: 'secret',
   NODE_TOKEN: 'farm-token-123',
+  DELIVERY_URL: 'http://127.0.0.1:7081',
+  KINO_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
 };
 
 test('defaults fill what is not set', () => {

@@ -1,5 +1,6 @@
 // The orchestrator process's configuration: one zod shape whose keys are the environment variables.
 import { env, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
+import { isKeyEncryptionKey } from '@kino/database';
 import { defaultChunkSeconds } from './chunks.ts';
 
 export const orchestratorConfigShape = {
@@ -35,6 +36,13 @@ export const orchestratorConfigShape = {
    * public addresses, checked after DNS at each delivery (docs/security.md). The dev stack turns it on.
    */
   WEBHOOK_ALLOW_PRIVATE: env.bool(false),
+  /**
+   * The API's public delivery URL and key encryption key: the processing events' `data` is the
+   * video's details, whose thumbnail, storyboard, audio and caption URLs are built on the first and
+   * (for a private video) signed with the playback key the second opens. The same values as the API's.
+   */
+  DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
+  KINO_KEY_ENCRYPTION_KEY: z.string().refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
   LOG_LEVEL: env.logLevel(),
 };
 

@@ -97,6 +97,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       activities: createActivities({
         db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
         webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+        videoDetails: { DELIVERY_URL: config.DELIVERY_URL, KINO_KEY_ENCRYPTION_KEY: config.KINO_KEY_ENCRYPTION_KEY },
       }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
       // default 80 % of the heartbeat timeout.

@@ -117,6 +117,8 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     removeWorkFiles: () => Promise.resolve({ removed: 0 }),
     removeVideoContent: () => Promise.resolve({ removed: 0 }),
     sendWebhook: () => Promise.resolve({ status: 200 }),
+    // Stands for the details object: the events carry whatever the activity read, after the change.
+    videoDetails: ({ videoId: id }) => Promise.resolve({ publicID: id, readAfter: calls.markVideoReady ? 'ready' : calls.markVideoFailed ? 'failed' : 'nothing' }),
     fetchIngestSource: () => Promise.resolve({ sizeBytes: 1_000_000, resumes: 0 }),
   };
   const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
@@ -203,11 +205,11 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.equal(calls.markVideoFailed, undefined);
   assert.equal(calls.removeVideoOutputs, undefined);
 
-  const [send] = calls.sendWebhook![0] as [{ messageId: string; payload: { event: string; videoId: string; status: string; timestamp: string; data: { renditions: string[] } } }];
+  const [send] = calls.sendWebhook![0] as [{ messageId: string; payload: { event: string; videoId: string; status: string; timestamp: string; data: unknown } }];
   assert.equal(send.payload.event, 'video.processing.completed');
   assert.equal(send.payload.videoId, videoId);
   assert.equal(send.payload.status, 'ready');
-  assert.deepEqual(send.payload.data.renditions, ['360p', '480p', '720p']);
+  assert.deepEqual(send.payload.data, { publicID: videoId, readAfter: 'ready' });
   assert.ok(!Number.isNaN(Date.parse(send.payload.timestamp)));
   assert.match(send.messageId, /^msg_[0-9a-f]{32}$/);
 });
@@ -318,10 +320,10 @@ test('an invalid source fails the video at once: no retries, no encodes, cleanup
   assert.equal(calls.markVideoReady, undefined);
   assert.deepEqual(calls.removeVideoOutputs, [[{ videoId }]]);
   assert.deepEqual(calls.markVideoFailed, [[{ videoId, reason: 'the file has no video stream' }]]);
-  const [send] = calls.sendWebhook![0] as [{ payload: { event: string; status: string; data: { reason: string } } }];
+  const [send] = calls.sendWebhook![0] as [{ payload: { event: string; status: string; data: unknown } }];
   assert.equal(send.payload.event, 'video.processing.failed');
   assert.equal(send.payload.status, 'failed');
-  assert.equal(send.payload.data.reason, 'the file has no video stream');
+  assert.deepEqual(send.payload.data, { publicID: videoId, readAfter: 'failed' });
 });
 
 test('a URL ingest: the source is fetched into the storage path first, then processed as an upload', async () => {

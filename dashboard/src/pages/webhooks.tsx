@@ -1,5 +1,6 @@
-// Webhooks of the current environment: add (the signing secret is shown once), list, remove;
-// through the ordinary API (/v1/api/{orgID}/environments/{envID}/webhooks).
+// Webhooks of the current environment: add (the signing secret is shown once), list, remove, and
+// each one's delivery log with redeliver and a test event; through the ordinary API
+// (/v1/api/{orgID}/environments/{envID}/webhooks).
 import { useState } from 'preact/hooks';
 import { webhookEvents, type WebhookEvent } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../api.ts';
@@ -15,6 +16,74 @@ interface Webhook {
   createdAt: string;
 }
 
+interface Delivery {
+  id: string;
+  messageId: string;
+  event: string;
+  attempt: number;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  createdAt: string;
+}
+
+/** How often an open log is read again: retries land in it by themselves. */
+const LOG_REFRESH_MS = 5_000;
+
+/** A webhook's latest deliveries, newest first, with Redeliver on each and Send test above. */
+function DeliveryLog({ base, webhookId }: { base: string; webhookId: string }) {
+  const path = `${base}/${webhookId}`;
+  const log = useList(['webhook-deliveries', webhookId], () => api<{ deliveries: Delivery[] }>(`${path}/deliveries`), {
+    refetchInterval: LOG_REFRESH_MS,
+  });
+  const redeliver = useListChange(log, (deliveryId: string) => api<Delivery>(`${path}/deliveries/${deliveryId}/redeliver`, { method: 'POST' }));
+  const test = useListChange(log, () => api<Delivery>(`${path}/test`, { method: 'POST' }));
+  const deliveries = log.list.data?.deliveries;
+  return (
+    <div data-testid="delivery-log">
+      <p>
+        <button type="button" data-testid="send-test" disabled={test.isPending} onClick={() => test.mutate()}>
+          Send test event
+        </button>
+      </p>
+      <ErrorNote error={firstError(redeliver, test, log.list)} />
+      {deliveries?.length === 0 && <p class="muted">No deliveries yet.</p>}
+      {deliveries && deliveries.length > 0 && (
+        <table data-testid="deliveries-table">
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>Attempt</th>
+              <th>Status</th>
+              <th>Duration</th>
+              <th>Time</th>
+              <th>Error</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.map((d) => (
+              <tr key={d.id} data-testid={`delivery-${d.id}`}>
+                <td>{d.event}</td>
+                <td>{d.attempt}</td>
+                <td>{d.responseStatus ?? '—'}</td>
+                <td>{d.durationMs} ms</td>
+                <td>{when(d.createdAt)}</td>
+                <td>{d.error ?? ''}</td>
+                <td>
+                  <button type="button" data-testid="redeliver" disabled={redeliver.isPending} onClick={() => redeliver.mutate(d.id)}>
+                    Redeliver
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
 export function WebhooksPage() {
   const session = useSession();
   const org = session.org!;
@@ -24,6 +93,7 @@ export function WebhooksPage() {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
   const [secret, setSecret] = useState<string | undefined>();
+  const [openLog, setOpenLog] = useState<string | undefined>();
   const add = useListChange(
     webhooks,
     () => api<Webhook & { secret: string }>(base, json('POST', { url, events })),
@@ -81,12 +151,20 @@ export function WebhooksPage() {
           </tr>
         </thead>
         <tbody>
-          {webhooks.list.data?.webhooks.map((hook) => (
+          {webhooks.list.data?.webhooks.map((hook) => [
             <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
               <td>{hook.url}</td>
               <td>{hook.events.join(', ')}</td>
               <td>{when(hook.createdAt)}</td>
               <td>
+                <button
+                  type="button"
+                  data-testid="show-deliveries"
+                  aria-expanded={openLog === hook.id}
+                  onClick={() => setOpenLog(openLog === hook.id ? undefined : hook.id)}
+                >
+                  Deliveries
+                </button>{' '}
                 <button
                   type="button"
                   class="danger"
@@ -98,8 +176,15 @@ export function WebhooksPage() {
                   Remove
                 </button>
               </td>
-            </tr>
-          ))}
+            </tr>,
+            openLog === hook.id && (
+              <tr key={`${hook.id}-log`}>
+                <td colSpan={4}>
+                  <DeliveryLog base={base} webhookId={hook.id} />
+                </td>
+              </tr>
+            ),
+          ])}
         </tbody>
       </table>
       {webhooks.list.data?.webhooks.length === 0 && <p class="muted">No webhooks in {env.name}.</p>}

@@ -22,6 +22,7 @@ import * as captionTracks from './20261126T0200_caption_tracks.ts';
 import * as videoClips from './20261126T0300_video_clips.ts';
 import * as videoAudioKey from './20261126T0400_video_audio_key.ts';
 import * as videoMetadata from './20261126T0500_video_metadata.ts';
+import * as webhookDeliveries from './20261127T0100_webhook_deliveries.ts';
 import * as clipOwnSegments from './20261127T0200_clip_own_segments.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
@@ -49,5 +50,6 @@ export const migrations: Record<string, Migration> = {
   '20261126T0300_video_clips': videoClips,
   '20261126T0400_video_audio_key': videoAudioKey,
   '20261126T0500_video_metadata': videoMetadata,
+  '20261127T0100_webhook_deliveries': webhookDeliveries,
   '20261127T0200_clip_own_segments': clipOwnSegments,
 };

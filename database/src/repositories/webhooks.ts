@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
-import type { WebhookEvent } from '@kino/proto/contract';
+import { webhookDeliveryLogSize, type WebhookEvent, type WebhookPayload } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
-import type { Webhook } from '../schema.ts';
+import type { Webhook, WebhookDelivery } from '../schema.ts';
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. Kept in clear: signing needs it. */
 function generateWebhookSecret(): string {
@@ -79,4 +79,94 @@ export async function listWebhookSubscribers(db: Db, { videoId, event }: { video
     .orderBy('w.id')
     .execute();
   return webhooks.filter((webhook) => webhook.events.length === 0 || webhook.events.includes(event));
+}
+
+/** A live webhook of the environment; undefined when missing, another environment's or removed. */
+export async function findLiveWebhookInEnvironment(
+  db: Db,
+  { orgId, envId, id }: { orgId: string; envId: string; id: string },
+): Promise<Webhook | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('env_id', '=', envId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Records one attempt to deliver `messageId` to a webhook. `attempt` counts this message's attempts
+ * to this webhook, retries and redeliveries alike. The log then drops the webhook's attempts beyond
+ * the latest webhookDeliveryLogSize.
+ */
+export async function recordWebhookDelivery(
+  db: Db,
+  delivery: {
+    webhookId: string;
+    messageId: string;
+    payload: WebhookPayload;
+    responseStatus: number | null;
+    durationMs: number;
+    error: string | null;
+  },
+): Promise<WebhookDelivery> {
+  return db.transaction().execute(async (trx) => {
+    // Attempts of one message to one webhook are sequential (a retry waits for the last to end), so
+    // counting is enough; a redelivery racing a retry may share a number, and the log shows both.
+    const { count } = await trx
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('webhook_id', '=', delivery.webhookId)
+      .where('message_id', '=', delivery.messageId)
+      .executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('webhook_deliveries')
+      .values({
+        id: newId('whd'),
+        webhook_id: delivery.webhookId,
+        message_id: delivery.messageId,
+        event: delivery.payload.event,
+        payload: JSON.stringify(delivery.payload),
+        attempt: Number(count) + 1,
+        response_status: delivery.responseStatus,
+        duration_ms: Math.round(delivery.durationMs),
+        error: delivery.error,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .deleteFrom('webhook_deliveries')
+      .where('webhook_id', '=', delivery.webhookId)
+      .where(
+        'id',
+        'not in',
+        trx
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('webhook_id', '=', delivery.webhookId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(webhookDeliveryLogSize),
+      )
+      .execute();
+    return row;
+  });
+}
+
+/** The latest deliveries of a webhook, newest first. */
+export async function listWebhookDeliveries(db: Db, webhookId: string, limit = webhookDeliveryLogSize): Promise<WebhookDelivery[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function findWebhookDelivery(db: Db, { webhookId, id }: { webhookId: string; id: string }): Promise<WebhookDelivery | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
 }

@@ -3,7 +3,7 @@
 // the orchestrator's exported workflow functions (control-plane/src/orchestrator/workflows/index.ts);
 // the API starts them by those functions' types, so a renamed workflow or a changed input fails to
 // compile instead of failing at run time.
-import type { WebhookPayload } from './webhooks.ts';
+import type { VideoWebhookPayload } from './webhooks.ts';
 
 /** Temporal's task queue for everything video: the API starts workflows on it, the orchestrator polls it. */
 export const videoTaskQueue = 'kino-videos';
@@ -40,7 +40,7 @@ export interface DeleteVideoContentInput {
 
 /** deliverWebhooks' input: one event of one video, for every webhook of its environment that wants it. */
 export interface DeliverWebhooksInput {
-  payload: WebhookPayload;
+  payload: VideoWebhookPayload;
 }
 
 /**

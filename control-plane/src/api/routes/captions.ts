@@ -12,6 +12,7 @@ import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { liveVideoInReach } from '../video-in-reach.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, PayloadTooLargeError, storageUnavailable, ValidationError } from '../errors.ts';
+import { sendVideoEvent } from '../webhook-events.ts';
 import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
 import { CaptionTrackSchema, exampleCaptionTrack } from '../schemas/videos.ts';
 import { keyringFor } from '../keyrings.ts';
@@ -127,6 +128,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       if (replacedKey) await removeCaptionFile(deps, request.log, replacedKey);
       request.log.info({ videoId: video.id, language, replaced: replacedKey !== undefined }, 'caption track stored');
       const [presented] = await presentCaptionTracks(keyring, deps.config.DELIVERY_URL, video, [track]);
+      await sendVideoEvent(deps, request.log, { event: 'video.caption.ready', videoId: video.id });
       return { body: presented! };
     },
   );

@@ -15,6 +15,7 @@ import { createClipVideo, deleteVideoRow, listRenditions, markClipReady } from '
 import type { RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../errors.ts';
+import { sendVideoEvent } from '../webhook-events.ts';
 import { startMakeFrameAccurateClip } from '../workflows.ts';
 import { Envelope, errorResponses, Id, Text, withExamples } from '../schemas/common.ts';
 import { liveVideoInReach } from '../video-in-reach.ts';
@@ -137,10 +138,12 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
           throw new ServiceUnavailableError('The workflow service is unavailable, so nothing was changed; try again shortly (starting the clip).');
         }
         request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'frame-accurate clip started');
+        await sendVideoEvent(deps, request.log, { event: 'video.created', videoId: clipId });
         return { body: { videoID: clipId } };
       }
       await markClipReady(deps.db, clipId, source, { durationSeconds: first.spanSeconds, segmentCount: first.durations.length });
       request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'clip made');
+      await sendVideoEvent(deps, request.log, { event: 'video.created', videoId: clipId });
       return { body: { videoID: clipId } };
     },
   );

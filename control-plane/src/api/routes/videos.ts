@@ -18,7 +18,7 @@ import {
   videoQualities,
   videoStatuses,
 } from '@kino/proto/contract';
-import type { CaptionTrack, Rendition, Video } from '@kino/database';
+import type { Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { liveVideoInReach, videoInReach } from '../video-in-reach.ts';
 import {
@@ -79,11 +79,10 @@ import {
   withDefaultParameters,
 } from '../video-parameters.ts';
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '../container-format.ts';
-import { presentVideoDetails, presentVideoListItem } from '../presenters.ts';
+import { presentVideoListItem } from '../presenters.ts';
+import { detailsOf } from '../video-details.ts';
+import { sendVideoEvent } from '../webhook-events.ts';
 import { thumbnailUrlsFor } from '../thumbnail-urls.ts';
-import { keyringFor } from '../keyrings.ts';
-import { audioUrlOf, storyboardUrlOf } from '../delivery-file-urls.ts';
-import { presentCaptionTracks } from '../caption-tracks.ts';
 import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
@@ -272,28 +271,6 @@ async function refuseOversizedSource(deps: ApiDeps, request: FastifyRequest, sto
   ]);
 }
 
-/** The details body of `video`, given the reads that need only its id (the caller makes them beside its own). */
-async function detailsOf(
-  deps: ApiDeps,
-  video: Video,
-  reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
-) {
-  const [thumbnails, storyboardUrl, audioUrl, captions] = await Promise.all([
-    thumbnailUrlsFor(deps, [video]),
-    storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
-    audioUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
-    presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, reads.captionTracks),
-  ]);
-  return presentVideoDetails(
-    video,
-    reads.renditions,
-    thumbnails.get(video.id) ?? null,
-    reads.served.get(video.id) ?? 0,
-    { storyboardUrl, audioUrl },
-    captions,
-  );
-}
-
 function unavailable(request: FastifyRequest, error: unknown, what: string): ApiError {
   request.log.error({ err: error }, `${what} failed`);
   return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${what}).`);
@@ -388,6 +365,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         throw unavailable(request, error, 'starting processing');
       }
       request.log.info({ videoId, storagePath: body.storagePath }, 'processing started');
+      await sendVideoEvent(deps, request.log, { event: 'video.created', videoId });
       return { body: { videoID: videoId } };
     },
   );
@@ -446,6 +424,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         throw unavailable(request, error, 'starting processing');
       }
       request.log.info({ videoId, url: url.href }, 'ingest started');
+      await sendVideoEvent(deps, request.log, { event: 'video.created', videoId });
       return { body: { videoID: videoId } };
     },
   );
@@ -597,7 +576,9 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         segmentsServedFor(deps, request, [updated]),
         listCaptionTracks(deps.db, video.id),
       ]);
-      return { body: await detailsOf(deps, updated, { renditions, served, captionTracks }) };
+      const details = await detailsOf(deps, updated, { renditions, served, captionTracks });
+      await sendVideoEvent(deps, request.log, { event: 'video.updated', videoId: video.id, details });
+      return { body: details };
     },
   );
 
@@ -672,6 +653,13 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       if (video.status === 'transcoding') {
         throw new ConflictError('processing_in_progress', `Video ${video.id} is still transcoding; delete it once it is ready or failed.`);
       }
+      // The event's data: the details as they were, read before the video is gone from every read.
+      const [renditions, served, captionTracks] = await Promise.all([
+        listRenditions(deps.db, video.id),
+        segmentsServedFor(deps, request, [video]),
+        listCaptionTracks(deps.db, video.id),
+      ]);
+      const details = await detailsOf(deps, video, { renditions, served, captionTracks });
       const deleted = await markVideoDeleted(deps.db, video.id, request.body?.reason ?? null);
       if (!deleted?.deleted_at) throw new BadRequestError('already_deleted', `Video ${video.id} is already deleted.`);
       try {
@@ -682,6 +670,7 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         throw unavailable(request, error, 'starting the clean-up');
       }
       request.log.info({ videoId: video.id, reason: request.body?.reason }, 'video deleted');
+      await sendVideoEvent(deps, request.log, { event: 'video.deleted', videoId: video.id, details });
       return {
         body: {
           status: 'deleted' as const,

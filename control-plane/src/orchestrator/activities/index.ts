@@ -9,7 +9,8 @@ import { createVideoRecordActivities } from './video-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
 import { createIngestActivities } from './ingest.ts';
-import { createWebhookActivities, type WebhookFetch } from './webhooks.ts';
+import { createWebhookActivities } from './webhooks.ts';
+import type { WebhookFetch } from '../../network/webhook-sender.ts';
 import type { WebhookDestinationPolicy } from '../../network/webhook-destinations.ts';
 
 export interface ActivityDeps {
@@ -31,6 +32,11 @@ export interface ActivityDeps {
    * URL ingests reach their sources through the same guard and the same setting.
    */
   webhookDestinations?: WebhookDestinationPolicy;
+  /**
+   * DELIVERY_URL and KINO_KEY_ENCRYPTION_KEY: the URLs in the details object the workflow's webhook
+   * events carry as `data`. Unset (tests of other activities): the videoDetails activity fails.
+   */
+  videoDetails?: { DELIVERY_URL: string; KINO_KEY_ENCRYPTION_KEY: string };
 }
 
 export function createActivities(deps: ActivityDeps) {

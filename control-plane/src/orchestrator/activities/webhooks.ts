@@ -1,26 +1,22 @@
-// Sends one webhook message to one endpoint, signed per Standard Webhooks. One POST per attempt:
-// the retries, with backoff, are the activity's (see workflows/deliver-webhooks.ts).
+// The sendWebhook activity: one attempt of one message to one endpoint (network/webhook-sender.ts),
+// which throws when the attempt failed so that Temporal retries it with backoff
+// (workflows/deliver-webhooks.ts). videoDetails makes the `data` of the workflow's own events.
 import { ApplicationFailure } from '@temporalio/common';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { failureTypes, type SendWebhookInput } from '../contracts.ts';
-import { pinnedLookup, resolveWebhookDestination, WebhookDestinationError } from '../../network/webhook-destinations.ts';
-import { signWebhook } from '../webhook-signature.ts';
 import { findLiveWebhook } from '@kino/database/repositories';
+import { sendWebhookMessage } from '../../network/webhook-sender.ts';
+import { loadVideoDetails } from '../../api/video-details.ts';
 import { createOrchestratorMetrics } from '../metrics.ts';
 import type { ActivityDeps } from './index.ts';
-
-const requestTimeoutMs = 15_000;
-
-/** fetch, with undici's `dispatcher` (the connection pinned to the checked addresses). */
-export type WebhookFetch = (url: string, init: RequestInit & { dispatcher?: Agent }) => Promise<Response>;
 
 export function createWebhookActivities({
   db,
   logger,
-  fetch: send = undiciFetch as unknown as WebhookFetch,
+  fetch,
   webhookDestinations = { allowPrivate: false },
   metrics = createOrchestratorMetrics(),
-}: Pick<ActivityDeps, 'db' | 'logger' | 'fetch' | 'webhookDestinations' | 'metrics'>) {
+  videoDetails,
+}: Pick<ActivityDeps, 'db' | 'logger' | 'fetch' | 'webhookDestinations' | 'metrics' | 'videoDetails'>) {
   const deliveries = metrics.webhookDeliveries;
   return {
     async sendWebhook({ webhookId, messageId, payload }: SendWebhookInput): Promise<{ status: number }> {
@@ -30,51 +26,20 @@ export function createWebhookActivities({
         deliveries.inc({ result: 'gone' });
         throw ApplicationFailure.nonRetryable(`webhook ${webhookId} was deleted`, failureTypes.webhookGone);
       }
-      const body = JSON.stringify(payload);
-      const headers = signWebhook(hook.secret, messageId, Math.floor(Date.now() / 1000), body);
-      const log = logger.child({ videoId: payload.videoId, webhookId, messageId, event: payload.event });
-      // Checked again at each send (docs/security.md#webhook-destinations): the name may point
-      // elsewhere since registration. The socket connects to the addresses checked here, nothing else.
-      let dispatcher: Agent | undefined;
-      if (!webhookDestinations.allowPrivate) {
-        try {
-          const addresses = await resolveWebhookDestination(hook.url, webhookDestinations.resolve);
-          dispatcher = new Agent({ connect: { lookup: pinnedLookup(addresses) } });
-        } catch (error) {
-          if (!(error instanceof WebhookDestinationError)) throw error;
-          deliveries.inc({ result: 'blocked' });
-          log.warn({ reason: error.reason, err: error }, 'webhook destination refused');
-          // A name that does not resolve may again; one that resolves to a private address is refused for good.
-          if (error.reason === 'not_public') throw ApplicationFailure.nonRetryable(error.message, failureTypes.webhookDestinationRefused);
-          throw new Error(`webhook endpoint unreachable: ${error.message}`);
-        }
-      }
-      let response: Response;
-      try {
-        response = await send(hook.url, {
-          method: 'POST',
-          headers: { ...headers, 'user-agent': 'Kino-Webhooks/1' },
-          body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(requestTimeoutMs),
-          ...(dispatcher ? { dispatcher } : {}),
-        });
-        await response.body?.cancel();
-      } catch (error) {
-        deliveries.inc({ result: 'unreachable' });
-        log.warn({ err: error }, 'webhook endpoint unreachable');
-        throw new Error(`webhook endpoint unreachable: ${(error as Error).message}`);
-      } finally {
-        void dispatcher?.close();
-      }
-      if (response.status < 200 || response.status >= 300) {
-        deliveries.inc({ result: 'refused' });
-        log.warn({ status: response.status }, 'webhook endpoint refused the delivery');
-        throw new Error(`webhook endpoint answered ${response.status}`);
-      }
-      deliveries.inc({ result: 'delivered' });
-      log.info({ status: response.status }, 'webhook delivered');
-      return { status: response.status };
+      const { result, delivery } = await sendWebhookMessage(
+        { db, logger, webhookDestinations, ...(fetch ? { fetch } : {}) },
+        { hook, messageId, payload },
+      );
+      deliveries.inc({ result });
+      if (result === 'blocked') throw ApplicationFailure.nonRetryable(delivery.error!, failureTypes.webhookDestinationRefused);
+      if (result !== 'delivered') throw new Error(delivery.error!);
+      return { status: delivery.response_status! };
+    },
+
+    /** The details object of a video, as GET details answers it (its view count aside: 0 here, with no analytics store). */
+    async videoDetails({ videoId }: { videoId: string }): Promise<Record<string, unknown> | null> {
+      if (!videoDetails) throw ApplicationFailure.nonRetryable('DELIVERY_URL and KINO_KEY_ENCRYPTION_KEY are not configured', 'details_unconfigured');
+      return (await loadVideoDetails({ db, config: videoDetails }, videoId)) ?? null;
     },
   };
 }

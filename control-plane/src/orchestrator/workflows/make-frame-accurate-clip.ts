@@ -90,13 +90,7 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
       return { status: 'skipped', reason: 'clip deleted while it was encoded' };
     }
     log.info('clip ready', { videoId, sourceVideoId, segments: cuts.length - 1 });
-    await notify({
-      event: 'video.processing.completed',
-      videoId,
-      status: 'ready',
-      timestamp: new Date().toISOString(),
-      data: { durationSeconds, renditions: ladder.map((plan) => plan.key) },
-    });
+    await notify('video.processing.completed', videoId, 'ready', { durationSeconds, renditions: ladder.map((plan) => plan.key) });
     return { status: 'ready' };
   } catch (error) {
     if (isCancellation(error)) {
@@ -107,7 +101,7 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
     log.warn('clip failed', { videoId, reason });
     await storage.removeVideoOutputs({ videoId });
     await database.markVideoFailed({ videoId, reason });
-    await notify({ event: 'video.processing.failed', videoId, status: 'failed', timestamp: new Date().toISOString(), data: { reason } });
+    await notify('video.processing.failed', videoId, 'failed', { reason });
     return { status: 'failed', reason };
   }
 }

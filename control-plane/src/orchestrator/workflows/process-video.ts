@@ -16,7 +16,7 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { measureBandwidth, workflowIds, type ProcessVideoInput, type WebhookPayload } from '@kino/proto/contract';
+import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { planChunks, type ChunkPlan } from '../chunks.ts';
 import { isAudioOnlyPlan, planLadder } from '../ladder.ts';
@@ -174,16 +174,10 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
       return { status: 'skipped', reason: 'video deleted while processing' };
     }
     log.info('video ready', { videoId, renditions: result.renditions.map((r) => r.plan.key) });
-    await notify({
-      event: 'video.processing.completed',
-      videoId,
-      status: 'ready',
-      timestamp: new Date().toISOString(),
-      data: {
-        durationSeconds: result.probe.durationSeconds,
-        renditions: result.renditions.map((r) => r.plan.key),
-        thumbnailKey: result.thumbnailKey,
-      },
+    await notify('video.processing.completed', videoId, 'ready', {
+      durationSeconds: result.probe.durationSeconds,
+      renditions: result.renditions.map((r) => r.plan.key),
+      thumbnailKey: result.thumbnailKey,
     });
     return { status: 'ready', ...result };
   } catch (error) {
@@ -197,13 +191,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
     if (run.chunked) await storage.removeVideoOutputsButChunks({ videoId });
     else await storage.removeVideoOutputs({ videoId });
     await database.markVideoFailed({ videoId, reason });
-    await notify({
-      event: 'video.processing.failed',
-      videoId,
-      status: 'failed',
-      timestamp: new Date().toISOString(),
-      data: { reason },
-    });
+    await notify('video.processing.failed', videoId, 'failed', { reason });
     return { status: 'failed', reason };
   }
 }
@@ -494,8 +482,30 @@ export async function allOrCancelRest<T>(jobs: Array<() => Promise<T>>): Promise
   }
 }
 
-/** Webhooks go out from their own workflow: a slow or dead endpoint never holds the video back. */
-export async function notify(payload: WebhookPayload): Promise<void> {
+/**
+ * Webhooks go out from their own workflow: a slow or dead endpoint never holds the video back.
+ * `data` is the video's details as GET details answers them, read after the change (histories
+ * recorded before the `webhook-video-details` patch carried the short `recordedData` instead).
+ */
+export async function notify(
+  event: 'video.processing.completed' | 'video.processing.failed',
+  videoId: string,
+  status: 'ready' | 'failed',
+  recordedData: Record<string, unknown>,
+): Promise<void> {
+  const timestamp = new Date().toISOString();
+  let data = recordedData;
+  if (patched('webhook-video-details')) {
+    try {
+      const details = await database.videoDetails({ videoId });
+      if (!details) return;
+      data = details;
+    } catch (error) {
+      log.error('could not read the details of a webhook event', { videoId, event, error: String(error) });
+      return;
+    }
+  }
+  const payload: VideoWebhookPayload = { event, videoId, status, timestamp, data };
   try {
     await startChild(deliverWebhooks, {
       workflowId: workflowIds.deliverWebhooks(payload.videoId, uuid4()),

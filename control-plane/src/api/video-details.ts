@@ -1,0 +1,53 @@
+// The details object of a video (GET /{orgID}/videos/{publicID}/details), made in one place: the
+// API's details, PATCH and webhook events, and the orchestrator's webhook events, all answer it.
+import type { CaptionTrack, Db, Rendition, Video } from '@kino/database';
+import { getVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
+import { presentVideoDetails } from './presenters.ts';
+import { thumbnailUrlsFor } from './thumbnail-urls.ts';
+import { keyringFor } from './keyrings.ts';
+import { audioUrlOf, storyboardUrlOf } from './delivery-file-urls.ts';
+import { presentCaptionTracks } from './caption-tracks.ts';
+
+/** What making details needs: the delivery host's URLs, and the keys that sign a private video's. */
+export interface VideoDetailsDeps {
+  db: Db;
+  config: { DELIVERY_URL: string; KINO_KEY_ENCRYPTION_KEY: string };
+}
+
+export type VideoDetails = ReturnType<typeof presentVideoDetails>;
+
+/** The details body of `video`, given the reads that need only its id (the caller makes them beside its own). */
+export async function detailsOf(
+  deps: VideoDetailsDeps,
+  video: Video,
+  reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
+): Promise<VideoDetails> {
+  const [thumbnails, storyboardUrl, audioUrl, captions] = await Promise.all([
+    thumbnailUrlsFor(deps, [video]),
+    storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
+    audioUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
+    presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, reads.captionTracks),
+  ]);
+  return presentVideoDetails(
+    video,
+    reads.renditions,
+    thumbnails.get(video.id) ?? null,
+    reads.served.get(video.id) ?? 0,
+    { storyboardUrl, audioUrl },
+    captions,
+  );
+}
+
+/** The details of a video read afresh, deleted or not; undefined when there is no such row. */
+export async function loadVideoDetails(
+  deps: VideoDetailsDeps,
+  videoId: string,
+  served: Map<string, number> = new Map(),
+): Promise<VideoDetails | undefined> {
+  const [video, renditions, captionTracks] = await Promise.all([
+    getVideo(deps.db, videoId),
+    listRenditions(deps.db, videoId),
+    listCaptionTracks(deps.db, videoId),
+  ]);
+  return video && detailsOf(deps, video, { renditions, served, captionTracks });
+}
