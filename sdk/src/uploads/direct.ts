@@ -153,6 +153,15 @@ function storedParts(store: DirectUploadResumeStore | undefined, key: string): S
   }
 }
 
+/** Resume is a convenience: a store that refuses to write (a full quota, a private window) costs only the resume. */
+function remember(store: DirectUploadResumeStore | undefined, key: string, sent: Set<number>): void {
+  try {
+    store?.setItem(key, JSON.stringify([...sent]));
+  } catch {
+    // the upload goes on; a later call sends these parts again
+  }
+}
+
 /**
  * Sends `file` to storage with what the application's server minted for it: one PUT, or the parts
  * `concurrency` at a time, each retried on a network error or a 5xx. The server then completes it
@@ -198,7 +207,7 @@ export async function uploadFile(file: Blob, upload: DirectUpload, options: Uplo
       await putWithRetries(signedURL, bytes, undefined, partSignal, retries, (n) => meter.sending(partNumber, n));
       meter.done(partNumber, bytes.size);
       sent.add(partNumber);
-      store?.setItem(key, JSON.stringify([...sent]));
+      remember(store, key, sent);
     }
   };
   const senders = Math.max(1, Math.min(options.concurrency ?? DEFAULT_DIRECT_UPLOAD_CONCURRENCY, queue.length));
