@@ -41,7 +41,9 @@ function coreExternal(coreFile) {
 
 for (const [format, extension] of [['esm', '.js'], ['cjs', '.cjs']]) {
   await build({
-    entryPoints: { index: join(sdkDir, 'src', 'index.ts'), node: nodeEntry },
+    // The browser entry bundles its few modules itself (the upload code, the progress meter, the
+    // error classes): a page that sends a file need not load the API client.
+    entryPoints: { index: join(sdkDir, 'src', 'index.ts'), node: nodeEntry, browser: join(sdkDir, 'src', 'browser.ts') },
     outdir: distDir,
     outExtension: { '.js': extension },
     bundle: true,
@@ -54,6 +56,11 @@ for (const [format, extension] of [['esm', '.js'], ['cjs', '.cjs']]) {
     legalComments: 'none',
     logLevel: 'warning',
   });
+}
+
+// No request of the browser entry streams its body: a browser sends none over HTTP/1.1.
+for (const file of ['browser.js', 'browser.cjs']) {
+  if (readFileSync(join(distDir, file), 'utf8').includes('duplex')) throw new Error(`${file} streams a request body (duplex): the browser entry must not`);
 }
 
 execFileSync(process.execPath, [join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(sdkDir, 'tsconfig.build.json')], {
@@ -98,6 +105,7 @@ const manifest = {
   exports: {
     '.': entry('index'),
     './node': entry('node'),
+    './browser': entry('browser'),
     './package.json': './package.json',
   },
   // For tools that predate `exports` (TypeScript's `moduleResolution: node`, old bundlers).
@@ -109,6 +117,7 @@ writeFileSync(join(distDir, 'package.json'), `${JSON.stringify(manifest, null, 2
 // TypeScript's `moduleResolution: node` ignores `exports`: it finds `@kino/sdk/node` as node.js at
 // the root, and its types as node.d.ts beside it.
 writeFileSync(join(distDir, 'node.d.ts'), "export * from './types/sdk/src/node.cjs';\n");
+writeFileSync(join(distDir, 'browser.d.ts'), "export * from './types/sdk/src/browser.cjs';\n");
 copyFileSync(join(sdkDir, 'README.md'), join(distDir, 'README.md'));
 copyFileSync(join(repoDir, 'LICENSE'), join(distDir, 'LICENSE'));
 copyFileSync(join(repoDir, 'CHANGELOG.md'), join(distDir, 'CHANGELOG.md'));

@@ -20,6 +20,15 @@ describe('entry points', () => {
     assert.ok(inputs.some((input) => input.endsWith('sdk/src/resources/uploads.ts')));
   });
 
+  it('the browser entry (@kino/sdk/browser) bundles the upload code alone: no API client, no streamed request body', async () => {
+    const result = await bundleForBrowser('browser.ts');
+    assert.deepEqual(result.errors, []);
+    const inputs = Object.keys(result.metafile.inputs);
+    assert.ok(inputs.some((input) => input.endsWith('sdk/src/uploads/direct.ts')));
+    assert.ok(!inputs.some((input) => input.endsWith('sdk/src/http.ts') || input.endsWith('sdk/src/client.ts')), inputs.join(', '));
+    assert.ok(!result.outputFiles[0]!.text.includes('duplex'), 'no request of the browser entry streams its body');
+  });
+
   it('the Node entry (@kino/sdk/node) does not bundle for a browser: the check can tell', async () => {
     await assert.rejects(bundleForBrowser('node.ts'), /node:/);
   });

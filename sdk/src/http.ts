@@ -58,6 +58,15 @@ export interface FetchOptions extends Pick<RequestOptions, 'signal' | 'maxRetrie
   onUploadProgress?: (bytes: number) => void;
 }
 
+/**
+ * Whether an upload's body is streamed (read and sent as the connection takes it, timed by progress):
+ * in Node (and Bun and Deno, which answer to `process.versions.node`), whose fetch streams a body
+ * over HTTP/1.1. A browser's fetch streams one only over HTTP/2 in Chromium, and not at all in
+ * Firefox and Safari: there the Blob itself is the body (a page that needs upload progress uses
+ * `@kino/sdk/browser`'s `uploadFile`).
+ */
+const streamsRequestBodies = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
+
 /** The size of the pieces an upload is read and sent in. */
 const uploadChunkBytes = 64 * 1024;
 
@@ -224,14 +233,17 @@ export class HttpClient {
     for (let attempt = 0; ; attempt += 1) {
       let response: Response | undefined;
       let failure: KinoError | undefined;
-      const uploadTimer = upload ? new UploadTimer(timeoutMs) : undefined;
-      const timeout = uploadTimer?.signal ?? AbortSignal.timeout(timeoutMs);
-      const body = upload && uploadTimer ? { body: chunkedStream(upload, uploadTimer, onUploadProgress), duplex: 'half' } : {};
+      const uploadTimer = upload && streamsRequestBodies ? new UploadTimer(timeoutMs) : undefined;
+      // A Blob body sent whole reports nothing until it is answered: no bound can tell a stalled
+      // upload from a large one, so only the caller's signal ends it.
+      const timeout = uploadTimer?.signal ?? (upload ? undefined : AbortSignal.timeout(timeoutMs));
+      const body = upload ? (uploadTimer ? { body: chunkedStream(upload, uploadTimer, onUploadProgress), duplex: 'half' } : { body: upload }) : {};
+      const signals = [signal, timeout].filter((one): one is AbortSignal => one !== undefined);
       try {
-        response = await this.options.fetch(url, { ...init, ...body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+        response = await this.options.fetch(url, { ...init, ...body, ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}) });
       } catch (error) {
         if (signal?.aborted) throw error; // the caller cancelled: not ours to retry
-        failure = !timeout.aborted
+        failure = !timeout?.aborted
           ? new APIConnectionError(`could not reach ${shownUrl(url)}: ${(error as Error).message}`, { cause: error })
           : uploadTimer
             ? new APIConnectionTimeoutError(`upload to ${shownUrl(url)} ${uploadTimer.expired}`, { cause: error })

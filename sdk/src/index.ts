@@ -12,7 +12,9 @@ export {
   type UploadProgress,
   type UploadResumeStore,
   type UploadSource,
+  type CreateDirectUploadParams,
 } from './resources/uploads.ts';
+export type { DirectUpload, DirectSingleUpload, DirectMultipartUpload } from './uploads/direct.ts';
 export type { WaitUntilReadyOptions } from './resources/videos.ts';
 export type { AnalyticsScope } from './resources/analytics.ts';
 export { APIPromise } from './api-promise.ts';

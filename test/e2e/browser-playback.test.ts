@@ -1,3 +1,9 @@
+// A browser upload as an application makes one: a page of the application's origin asks its server
+// (a few lines here, with the Node SDK and the API key) to mint a direct upload, and sends the file
+// to storage with `@kino/sdk/browser` over plain HTTP/1.1 (a streamed fetch body would be refused
+// there), in parts, in parallel, with progress; an upload aborted after its first part resumes
+// without sending that part again, and the server completes it and processes the video it plays below.
+//
 // Proof in a real browser that Kino's own output plays: a clip uploaded through the SDK is
 // transcoded by the real farm (API, Temporal, orchestrator, an encode node) and Debian's Chromium
 // (headless, through playwright-core) plays it with hls.js from the delivery node, a public video
@@ -16,11 +22,17 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
+import { build } from 'esbuild';
+import type { Browser, Request, Route } from 'playwright-core';
+import type { DirectUpload, UploadProgress } from '@kino/sdk';
+import type * as KinoBrowserEntry from '@kino/sdk/browser';
 import { hlsMinimumLastSegmentSeconds, hlsSegmentSeconds } from '@kino/proto/contract';
 import { countFramesInFile, makeClip } from '@kino/test/support/media';
 import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
@@ -121,6 +133,11 @@ let browser: Browser;
 let sourceSeconds: number;
 let publicVideoId: string;
 let privateVideoId: string;
+/** The application: its page, its script (the SDK's browser entry) and its server's two routes. */
+let application: Server;
+let applicationOrigin: string;
+/** The 13 s clip with a `free` box after it: 3 parts of 5 MiB and a short fourth, the same video. */
+let paddedClipPath: string;
 /** Each source's clip file. */
 const clips = new Map<Source, string>();
 
@@ -159,15 +176,210 @@ beforeAll(async () => {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', clipPath]);
   sourceSeconds = Number(stdout.trim());
   const clip = await readFile(clipPath);
+  paddedClipPath = join(workDir, 'padded clip.mp4');
+  await writeFile(paddedClipPath, withFreeBox(clip, 3 * directPartSize + 1000));
+  application = await startApplication();
+  applicationOrigin = `http://127.0.0.1:${(application.address() as AddressInfo).port}`;
   await farm.startNode('a', { slots: 2 });
-  [publicVideoId, privateVideoId] = await Promise.all([transcode(clip, true), transcode(clip, false)]);
+  privateVideoId = await transcode(clip, false);
 });
 
 afterAll(async () => {
   await browser?.close();
+  await new Promise((done) => application?.close(done));
   await pageHost?.close();
   await farm?.stop();
   if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+/** The smallest part size storage takes: a file of a few parts stays small. */
+const directPartSize = 5 * 1024 * 1024;
+
+/** `mp4` followed by a top-level `free` box (which players and ffmpeg skip) making it `size` bytes. */
+function withFreeBox(mp4: Buffer, size: number): Buffer {
+  const box = Buffer.alloc(size - mp4.length);
+  box.writeUInt32BE(box.length, 0);
+  box.write('free', 4, 'latin1');
+  return Buffer.concat([mp4, box]);
+}
+
+// The application's upload page: a file input, and the SDK's browser entry as `KinoBrowser`.
+const uploadPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>My application</title><link rel="icon" href="data:,"><script src="/kino-browser.js"></script></head>
+<body><input type="file" id="file"></body></html>`;
+
+/**
+ * The application's server, as its developers would write it: it mints a direct upload with its
+ * API key (the Node SDK) for the browser, and once the browser says it is done, completes it and
+ * processes the video. The browser never sees the key.
+ */
+async function startApplication(): Promise<Server> {
+  const sdkBrowserEntry = fileURLToPath(import.meta.resolve('@kino/sdk/browser'));
+  const bundle = await build({ entryPoints: [sdkBrowserEntry], bundle: true, format: 'iife', globalName: 'KinoBrowser', platform: 'browser', write: false, logLevel: 'silent' });
+  const script = bundle.outputFiles[0]!.text;
+  const readJson = async (req: AsyncIterable<Buffer>) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  };
+  const server = createServer((req, res) => {
+    const send = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(body);
+    const answer = async () => {
+      if (req.method === 'GET' && req.url === '/upload') return send(200, 'text/html; charset=utf-8', uploadPage);
+      if (req.method === 'GET' && req.url === '/kino-browser.js') return send(200, 'text/javascript', script);
+      if (req.method === 'POST' && req.url === '/uploads') {
+        const { name, size } = (await readJson(req)) as { name: string; size: number };
+        const upload = await farm.kino.uploads.createDirectUpload(farm.orgId, farm.envId, {
+          filename: name,
+          fileSize: size,
+          partSize: directPartSize,
+          multipartThreshold: 0,
+        });
+        return send(200, 'application/json', JSON.stringify(upload));
+      }
+      if (req.method === 'POST' && req.url === '/uploads/done') {
+        const upload = (await readJson(req)) as DirectUpload;
+        const { bucketPath } = await farm.kino.uploads.completeDirectUpload(farm.orgId, farm.envId, upload);
+        const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+          storagePath: bucketPath,
+          videoQuality: 'standard',
+          allowPublicAccess: true,
+          compressionRatio: 'ultrafast',
+        });
+        return send(200, 'application/json', JSON.stringify({ videoID }));
+      }
+      send(404, 'text/plain', 'not found');
+    };
+    answer().catch((error: Error) => send(500, 'text/plain', error.message));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return server;
+}
+
+/** The page's `window.KinoBrowser`: the SDK's browser entry. */
+type KinoBrowser = typeof KinoBrowserEntry;
+
+/** What the page's upload ended with: the result, or the name of the error it threw. */
+interface PageUpload {
+  outcome: string;
+  resumedBytes?: number;
+  progress: UploadProgress[];
+}
+
+test('a page of the application uploads a file its server minted, in parallel parts over HTTP/1.1, resumes after an abort, and the video becomes ready', async () => {
+  const tab = await browser.newPage();
+  const cdp = await tab.context().newCDPSession(tab);
+  await cdp.send('Network.enable');
+  /** The protocol of each answer storage gave the page (the page's own ones aside). */
+  const storageProtocols = new Set<string>();
+  cdp.on('Network.responseReceived', ({ response }) => {
+    if (/^https?:/.test(response.url) && !response.url.startsWith(applicationOrigin)) storageProtocols.add(`${new URL(response.url).origin} ${response.protocol}`);
+  });
+  /** Part PUTs in the order the page made them, by run; and how many were under way at once, at most. */
+  const puts: string[] = [];
+  let run = 'first';
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const apiRequests: string[] = [];
+  const partOf = (request: Request) => (request.method() === 'PUT' ? new URL(request.url()).searchParams.get('partNumber') : null);
+  tab.on('request', (request) => {
+    if (request.url().startsWith(farm.apiUrl)) apiRequests.push(request.url());
+    const part = partOf(request);
+    if (part === null) return;
+    puts.push(`${run} ${part}`);
+    mostInFlight = Math.max(mostInFlight, ++inFlight);
+  });
+  const settled = (request: Request) => {
+    if (partOf(request) !== null) inFlight -= 1;
+  };
+  tab.on('requestfinished', settled);
+  tab.on('requestfailed', settled);
+  try {
+    await tab.goto(`${applicationOrigin}/upload`);
+    assert.equal(await tab.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).nextHopProtocol), 'http/1.1');
+    await tab.locator('#file').setInputFiles(paddedClipPath);
+
+    // The first run: part 1 arrives, part 2 is held on its way to storage, and the page aborts.
+    let releasePart2!: () => void;
+    const part2Released = new Promise<void>((done) => (releasePart2 = done));
+    const holdPart2 = async (route: Route) => {
+      if (route.request().method() !== 'PUT') return route.continue();
+      await part2Released;
+      await route.abort().catch(() => undefined);
+    };
+    const isPart2 = (url: URL) => url.searchParams.get('partNumber') === '2';
+    await tab.route(isPart2, holdPart2);
+    await tab.evaluate(() => {
+      const page = window as unknown as Record<string, unknown>;
+      const file = document.querySelector<HTMLInputElement>('#file')!.files![0]!;
+      const controller = new AbortController();
+      page.abortUpload = () => controller.abort();
+      page.firstRun = (async () => {
+        const answer = await fetch('/uploads', { method: 'POST', body: JSON.stringify({ name: file.name, size: file.size }) });
+        page.upload = await answer.json();
+        const { uploadFile } = (window as unknown as { KinoBrowser: KinoBrowser }).KinoBrowser;
+        try {
+          await uploadFile(file, page.upload as DirectUpload, { concurrency: 1, resume: true, signal: controller.signal });
+          return 'finished';
+        } catch (error) {
+          return (error as Error).name;
+        }
+      })();
+    });
+    // uploadFile remembers each part storage took, under a key of the upload and the file.
+    await tab.waitForFunction(() => Object.keys(localStorage).some((key) => key.startsWith('kino-upload:') && localStorage.getItem(key) === '[1]'), undefined, {
+      polling: 50,
+      timeout: 60_000,
+    });
+    const firstRun = await tab.evaluate(() => {
+      const page = window as unknown as { abortUpload: () => void; firstRun: Promise<string> };
+      page.abortUpload();
+      return page.firstRun;
+    });
+    releasePart2();
+    await tab.unroute(isPart2, holdPart2);
+    assert.equal(firstRun, 'AbortError');
+    // Part 2, held by the route, is reported or not by the time of the abort: either way, no other part went.
+    assert.deepEqual(
+      puts.filter((put) => put !== 'first 2'),
+      ['first 1'],
+    );
+
+    // The second run, with the same minted upload and file: parts 2 to 4, three at a time.
+    run = 'second';
+    inFlight = 0;
+    mostInFlight = 0;
+    const secondRun = await tab.evaluate(async (): Promise<PageUpload & { videoID?: string }> => {
+      const page = window as unknown as { upload: DirectUpload; KinoBrowser: KinoBrowser };
+      const file = document.querySelector<HTMLInputElement>('#file')!.files![0]!;
+      const progress: UploadProgress[] = [];
+      try {
+        const { resumedBytes } = await page.KinoBrowser.uploadFile(file, page.upload, { concurrency: 3, resume: true, onProgress: (p) => progress.push(p) });
+        const done = await fetch('/uploads/done', { method: 'POST', body: JSON.stringify(page.upload) });
+        const { videoID } = (await done.json()) as { videoID: string };
+        return { outcome: 'finished', resumedBytes, progress, videoID };
+      } catch (error) {
+        return { outcome: `${(error as Error).name}: ${(error as Error).message}`, progress };
+      }
+    });
+    assert.equal(secondRun.outcome, 'finished');
+    assert.deepEqual(puts.filter((put) => put.startsWith('second')).sort(), ['second 2', 'second 3', 'second 4'], 'part 1 is not sent again');
+    assert.equal(secondRun.resumedBytes, directPartSize);
+    assert.ok(mostInFlight >= 2, `parts go in parallel (at most ${mostInFlight} at once)`);
+    const sent = secondRun.progress.map((p) => p.bytesSent);
+    assert.ok(sent.length >= 2, `progress is reported (${sent.length} events)`);
+    assert.ok(sent.every((bytes, i) => bytes >= directPartSize && (i === 0 || bytes >= sent[i - 1]!)), `progress starts from the part already sent and grows: ${sent.join(', ')}`);
+    assert.equal(sent.at(-1), 3 * directPartSize + 1000);
+    assert.equal(await tab.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('kino-upload:')).length), 0, 'a finished upload is forgotten');
+    const storageOrigin = new URL(await tab.evaluate(() => (window as unknown as { upload: { parts: { signedURL: string }[] } }).upload.parts[0]!.signedURL)).origin;
+    assert.deepEqual([...storageProtocols], [`${storageOrigin} http/1.1`], 'storage answered every request over HTTP/1.1');
+    assert.deepEqual(apiRequests, [], 'the page never calls the API');
+
+    await farm.waitForStatus(secondRun.videoID!, 'ready', 240_000);
+    publicVideoId = secondRun.videoID!;
+  } finally {
+    await tab.close();
+  }
 });
 
 async function playToTheEnd(src: string): Promise<Outcome> {

@@ -1,15 +1,15 @@
 // The dashboard's media pages in a real browser (Debian's Chromium through playwright-core), against
 // the dev stack with its OpenID provider, signed in as the dev user (test/support/dashboard.ts):
-// a clip uploaded from the page goes straight to storage and is seen to reach `ready` on the video
+// two clips dropped on the upload panel go straight to storage, each row linking to its video, and one is seen to reach `ready` on the video
 // page, which plays it to the end through its session-minted signed URL; the thumbnail picker sets a
 // new default thumbnail; a share link is made; a caption track is added (the player lists it) and
 // removed; a frame-accurate clip is made from the player's position and becomes ready; the embed snippet names a page that plays; the
 // table's search and status filter narrow it; the
 // analytics page's daily chart counts the segments just played once the rollup has them; the video
-// is deleted from its page; a file over the multipart threshold goes up in parts. Screenshots of each page land in the test output directory.
+// is deleted from its page; a file over the multipart threshold goes up in parts; a URL is ingested. Screenshots of each page land in the test output directory.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -48,16 +48,35 @@ afterAll(async () => {
 
 const videoStatus = (p: Page) => p.locator('[data-testid=video-page] [data-testid=video-status]').getAttribute('data-status');
 
-test('a file uploaded from the videos page goes to storage and is seen to reach ready on its page', async () => {
+test('two files dropped on the upload panel go to storage side by side, each row links to its video, and one is seen to reach ready on its page', async () => {
   await page.goto(`${dash.dashboardUrl}/videos`);
   await page.getByTestId('upload-open').click();
-  await page.getByTestId('upload-file').setInputFiles(clipPath);
-  assert.equal(await page.getByTestId('upload-name').inputValue(), 'dashboard clip', 'the name defaults to the file name');
-  await page.getByTestId('upload-start').click();
-  const done = page.getByTestId('upload-done');
-  await done.or(page.getByTestId('upload-error')).waitFor({ timeout: 60_000 });
+  // Dropped as a person drops files from the desktop: a drop event whose DataTransfer holds two Files.
+  const clipBytes = (await readFile(clipPath)).toString('base64');
+  const dataTransfer = await page.evaluateHandle(
+    ({ bytes, names }) => {
+      const data = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0));
+      const transfer = new DataTransfer();
+      for (const name of names) transfer.items.add(new File([data], name, { type: 'video/mp4' }));
+      return transfer;
+    },
+    { bytes: clipBytes, names: ['dashboard clip.mp4', 'second clip.mp4'] },
+  );
+  await page.getByTestId('upload-drop').dispatchEvent('drop', { dataTransfer });
+  const rows = page.getByTestId('upload-row');
+  await page.waitForFunction(
+    () => Array.from(document.querySelectorAll('[data-testid=upload-row]')).filter((row) => ['done', 'failed'].includes(row.getAttribute('data-state')!)).length === 2,
+    undefined,
+    { timeout: 60_000, polling: 200 },
+  );
   const uploadError = page.getByTestId('upload-error');
-  if ((await uploadError.count()) > 0) assert.fail(`the upload failed: ${await uploadError.textContent()}`);
+  if ((await uploadError.count()) > 0) assert.fail(`an upload failed: ${await uploadError.first().textContent()}`);
+  assert.equal(await rows.count(), 2);
+  const links = await rows.locator('[data-testid=upload-done] a').evaluateAll((anchors) => anchors.map((a) => [a.textContent!.trim(), a.getAttribute('href')]));
+  assert.equal(links.length, 2, 'a link per file');
+  assert.notEqual(links[0]![0], links[1]![0], 'two videos');
+  for (const [id, href] of links) assert.equal(href, `/dashboard/videos/${id}`);
+  const done = rows.filter({ hasText: 'dashboard clip.mp4' }).getByTestId('upload-done');
   videoId = (await done.locator('a').textContent())!.trim();
   assert.match(videoId, /\S+/);
   // The table shows the new video (it polls while one is transcoding).
@@ -258,7 +277,6 @@ test('a file over the multipart threshold goes from the page to storage in parts
     await page.goto(`${dash.dashboardUrl}/videos`);
     await page.getByTestId('upload-open').click();
     await page.getByTestId('upload-file').setInputFiles(largePath);
-    await page.getByTestId('upload-start').click();
     const error = page.getByTestId('upload-error');
     await error.or(page.getByTestId('upload-done')).waitFor({ timeout: 120_000 });
     assert.match((await error.textContent()) ?? '', /unsupported_format/);
@@ -269,6 +287,25 @@ test('a file over the multipart threshold goes from the page to storage in parts
   assert.deepEqual(parts, ['PUT part 1', 'PUT part 2', 'PUT part 3', 'PUT part 4', 'PUT part 5'], 'five 16 MiB parts (the last shorter)');
   assert.equal(calls[0], 'POST multipart');
   assert.match(calls.at(-1) ?? '', /^POST multipart\/[^/]+\/complete$/);
+});
+
+test('a URL given to the upload panel is ingested, and its row links to the new video', async () => {
+  await page.goto(`${dash.dashboardUrl}/videos`);
+  await page.getByTestId('upload-open').click();
+  await page.getByTestId('upload-url').fill(`${dash.dashboardUrl}/no-such-source.mp4`);
+  await page.getByTestId('upload-name').fill('Ingested from the dashboard');
+  await page.getByTestId('upload-ingest').click();
+  const row = page.getByTestId('upload-row').filter({ hasText: 'no-such-source.mp4' });
+  await row.getByTestId('upload-done').or(row.getByTestId('upload-error')).waitFor({ timeout: 30_000 });
+  const ingestError = row.getByTestId('upload-error');
+  if ((await ingestError.count()) > 0) assert.fail(`the ingest failed: ${await ingestError.textContent()}`);
+  const ingestedId = (await row.locator('[data-testid=upload-done] a').textContent())!.trim();
+  // What the API made of it (the fetch of this missing source fails later, which is not this test's concern).
+  const details = await page.evaluate(
+    async (url) => ((await (await fetch(url)).json()) as { body: { name: string } }).body,
+    `${dash.apiUrl}/${dash.orgId}/videos/${ingestedId}/details`,
+  );
+  assert.equal(details.name, 'Ingested from the dashboard');
 });
 
 test('the media pages (player, storyboard tiles, charts, uploads) needed nothing the Content-Security-Policy refuses', () => {

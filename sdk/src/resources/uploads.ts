@@ -19,6 +19,7 @@ import type {
 } from '../types.ts';
 import { ProgressMeter, type UploadProgress } from '../uploads/progress.ts';
 import { prepareSource, sha256Hex, type FileAccess, type UploadSource } from '../uploads/sources.ts';
+import type { DirectUpload } from '../uploads/direct.ts';
 
 export type { UploadProgress } from '../uploads/progress.ts';
 export type { UploadSource, FileAccess, OpenedFile } from '../uploads/sources.ts';
@@ -77,6 +78,14 @@ function isResumeState(value: unknown): value is ResumeState {
 
 export const DEFAULT_MULTIPART_THRESHOLD = 64 * 1024 * 1024;
 export const DEFAULT_PARTS_IN_FLIGHT = 4;
+
+/** What `createDirectUpload` takes: the file a browser will send, as `createMultipart` takes it. */
+export interface CreateDirectUploadParams extends CreateMultipartUploadParams {
+  /** Files larger than this go up in parts; default 64 MiB. */
+  multipartThreshold?: number;
+}
+/** Part URLs the API signs in one call (its limit): a direct upload's are asked for in calls this size. */
+const partUrlsPerCall = 100;
 /** Part URLs asked for in one call: enough to keep the parts in flight fed, few enough to be fresh when used. */
 const partUrlBatch = 16;
 
@@ -198,6 +207,61 @@ export class Uploads {
    */
   abortMultipart(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<AbortedMultipartUpload> {
     return this.http.request<AbortedMultipartUpload>('DELETE', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}`, options);
+  }
+
+  /**
+   * Mints a direct upload for a browser (or any client without the API key): a signed URL for a
+   * file up to `multipartThreshold`, else a multipart upload with a signed URL for every part, all
+   * valid one hour. Hand the result (plain JSON) to the browser's `uploadFile` from
+   * `@kino/sdk/browser`; once it is done, `completeDirectUpload` then `videos.process`.
+   * @example
+   * // The application's server, with its API key:
+   * const upload = await kino.uploads.createDirectUpload(orgId, envId, { filename: 'talk.mp4', fileSize: 48_213_331 });
+   * res.json(upload); // to the browser, which runs uploadFile(file, upload)
+   */
+  async createDirectUpload(orgId: string, envId: string, params: CreateDirectUploadParams, options: CallOptions = {}): Promise<DirectUpload> {
+    const { multipartThreshold = DEFAULT_MULTIPART_THRESHOLD, ...file } = params;
+    const contentType = file.contentType ?? contentTypeFor(file.filename);
+    if (file.fileSize <= multipartThreshold) {
+      const { partSize: _partSize, ...single } = file;
+      const ticket = await this.createUrl(orgId, envId, { ...single, contentType }, options);
+      return { kind: 'single', bucketPath: ticket.bucketPath, fileSize: file.fileSize, contentType, signedURL: ticket.signedURL, expiresAt: ticket.expiresAt };
+    }
+    const created = await this.createMultipart(orgId, envId, { ...file, contentType }, options);
+    const numbers = Array.from({ length: created.partCount }, (_, index) => index + 1);
+    const batches: number[][] = [];
+    for (let start = 0; start < numbers.length; start += partUrlsPerCall) batches.push(numbers.slice(start, start + partUrlsPerCall));
+    const signed = await Promise.all(batches.map((batch) => this.partUrls(orgId, envId, created.uploadId, batch, options)));
+    return {
+      kind: 'multipart',
+      uploadId: created.uploadId,
+      bucketPath: created.bucketPath,
+      fileSize: file.fileSize,
+      contentType,
+      partSize: created.partSize,
+      partCount: created.partCount,
+      parts: signed.flatMap((answer) => answer.parts),
+      expiresAt: Math.min(...signed.map((answer) => answer.expiresAt)),
+    };
+  }
+
+  /**
+   * Once the browser's `uploadFile` is done: completes a multipart direct upload (a single one has
+   * nothing to complete) and returns the `bucketPath` to process.
+   * @example
+   * const { bucketPath } = await kino.uploads.completeDirectUpload(orgId, envId, upload);
+   * const { videoID } = await kino.videos.process(orgId, envId, { storagePath: bucketPath, videoQuality: 'standard', allowPublicAccess: false });
+   */
+  async completeDirectUpload(
+    orgId: string,
+    envId: string,
+    upload: Pick<DirectUpload, 'kind' | 'bucketPath'> & { uploadId?: string },
+    options: CallOptions = {},
+  ): Promise<{ bucketPath: string }> {
+    if (upload.kind === 'single') return { bucketPath: upload.bucketPath };
+    if (!upload.uploadId) throw new KinoError('a multipart direct upload needs its uploadId to complete');
+    const { bucketPath } = await this.completeMultipart(orgId, envId, upload.uploadId, options);
+    return { bucketPath };
   }
 
   /**

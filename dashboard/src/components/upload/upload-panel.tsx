@@ -1,22 +1,21 @@
-// "Upload a video": pick a file and its settings, send it straight to storage with a progress bar
-// (upload.ts: one PUT, or parts for a large file), then ask the API to process it; or give a URL
-// instead of a file, which the API ingests (Kino fetches it). The new video appears in the table
-// as `transcoding`.
+// "Upload videos": files chosen or dropped on the drop zone go up at once, several side by side, each
+// minted through the API with the session (upload.ts), sent straight to storage by the SDK's browser
+// entry (`uploadFile`: parts in parallel, progress) and then processed; or a URL, which the API
+// ingests (Kino fetches it). Each gets a row with its progress and, once processing has started, a
+// link to its video page.
 import { useRef, useState } from 'preact/hooks';
 import type { ProcessVideoResult, VideoQuality } from '@kino/sdk';
+import { uploadFile, type UploadProgress } from '@kino/sdk/browser';
 import { uploadContentTypeByExtension, uploadContentTypes } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../../api.ts';
-import { uploadToStorage, type UploadProgress, type UploadTransport } from './upload.ts';
-import { xhrPut } from './xhr-put.ts';
+import { completeDirectUpload, mintDirectUpload, type SessionApi } from './upload.ts';
+import './upload-panel.css';
 
 /** The file picker offers what the API accepts: by content type, and by extension for files the browser has no type for. */
 const acceptedFiles = [...uploadContentTypes, ...Object.keys(uploadContentTypeByExtension).map((extension) => `.${extension}`)].join(',');
 
-const browserTransport: UploadTransport = {
-  api: <T,>(path: string, init: { method: 'POST' | 'DELETE'; body?: unknown }) =>
-    api<T>(`${API_ROOT}${path}`, init.body === undefined ? { method: init.method } : json(init.method, init.body)),
-  put: xhrPut,
-};
+const sessionApi: SessionApi = <T,>(path: string, init: { method: 'POST'; body?: unknown }) =>
+  api<T>(`${API_ROOT}${path}`, init.body === undefined ? { method: init.method } : json(init.method, init.body));
 
 const qualities: ReadonlyArray<{ value: VideoQuality; label: string }> = [
   { value: 'standard', label: 'Standard (360p–720p)' },
@@ -24,147 +23,179 @@ const qualities: ReadonlyArray<{ value: VideoQuality; label: string }> = [
   { value: 'ultra', label: 'Ultra (720p–2160p)' },
 ];
 
-type Phase =
-  | { name: 'idle' }
-  | { name: 'uploading'; progress: UploadProgress }
-  | { name: 'processing' }
-  | { name: 'done'; videoId: string }
-  | { name: 'failed'; message: string };
+/** One file or URL on its way to becoming a video. */
+interface Row {
+  key: number;
+  /** The file's name, or the URL. */
+  label: string;
+  state: 'uploading' | 'processing' | 'done' | 'failed';
+  progress?: UploadProgress;
+  videoId?: string;
+  error?: string;
+  cancel?: AbortController;
+}
 
 const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 export interface UploadPanelProps {
   orgId: string;
   envId: string;
-  /** Called with the new video's id once processing has started. */
+  /** Called with each new video's id once processing has started. */
   onProcessing?: (videoId: string) => void;
 }
 
 export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
-  const [file, setFile] = useState<File>();
   const [sourceUrl, setSourceUrl] = useState('');
-  const [name, setName] = useState('');
+  const [urlName, setUrlName] = useState('');
   const [quality, setQuality] = useState<VideoQuality>('standard');
   const [isPublic, setPublic] = useState(false);
-  const [phase, setPhase] = useState<Phase>({ name: 'idle' });
-  const cancel = useRef<AbortController | undefined>(undefined);
-  const busy = phase.name === 'uploading' || phase.name === 'processing';
+  const [dragging, setDragging] = useState(false);
+  const [rows, setRows] = useState<Row[]>([]);
+  const nextKey = useRef(1);
 
-  async function start(event: Event) {
-    event.preventDefault();
-    const url = sourceUrl.trim();
-    if (!file && url) {
-      setPhase({ name: 'processing' });
-      try {
-        const { videoID } = await api<ProcessVideoResult>(
-          `${API_ROOT}/${orgId}/environments/${envId}/videos/ingest`,
-          json('POST', { url, videoQuality: quality, allowPublicAccess: isPublic, ...(name.trim() ? { videoName: name.trim() } : {}) }),
-        );
-        setPhase({ name: 'done', videoId: videoID });
-        onProcessing?.(videoID);
-      } catch (error) {
-        setPhase({ name: 'failed', message: (error as Error).message });
-      }
-      return;
-    }
-    if (!file) return;
-    const controller = new AbortController();
-    cancel.current = controller;
+  const update = (key: number, change: Partial<Row>) => setRows((all) => all.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  const add = (row: Omit<Row, 'key'>): number => {
+    const key = nextKey.current++;
+    setRows((all) => [...all, { ...row, key }]);
+    return key;
+  };
+  const started = (key: number, videoId: string) => {
+    update(key, { state: 'done', videoId, cancel: undefined });
+    onProcessing?.(videoId);
+  };
+  const failed = (key: number, error: unknown, cancel?: AbortController) =>
+    update(key, { state: 'failed', error: cancel?.signal.aborted ? 'Upload cancelled.' : (error as Error).message, cancel: undefined });
+
+  async function send(file: File) {
+    const cancel = new AbortController();
+    const key = add({ label: file.name, state: 'uploading', cancel });
+    const target = { orgId, envId };
     try {
-      const uploaded = await uploadToStorage(file, { orgId, envId }, browserTransport, {
-        signal: controller.signal,
-        onProgress: (progress) => setPhase({ name: 'uploading', progress }),
-      });
-      setPhase({ name: 'processing' });
+      const upload = await mintDirectUpload(sessionApi, target, file);
+      await uploadFile(file, upload, { signal: cancel.signal, onProgress: (progress) => update(key, { progress }) });
+      update(key, { state: 'processing', cancel: undefined });
+      const storagePath = await completeDirectUpload(sessionApi, target, upload);
       const { videoID } = await api<ProcessVideoResult>(
         `${API_ROOT}/${orgId}/environments/${envId}/videos/process`,
-        json('POST', { storagePath: uploaded.bucketPath, videoQuality: quality, allowPublicAccess: isPublic, videoName: name.trim() || file.name }),
+        json('POST', { storagePath, videoQuality: quality, allowPublicAccess: isPublic, videoName: file.name.replace(/\.[^.]+$/, '') }),
       );
-      setPhase({ name: 'done', videoId: videoID });
-      onProcessing?.(videoID);
+      started(key, videoID);
     } catch (error) {
-      setPhase({ name: 'failed', message: controller.signal.aborted ? 'Upload cancelled.' : (error as Error).message });
-    } finally {
-      cancel.current = undefined;
+      failed(key, error, cancel);
     }
   }
 
+  async function ingest(event: Event) {
+    event.preventDefault();
+    const url = sourceUrl.trim();
+    if (!url) return;
+    const key = add({ label: url, state: 'processing' });
+    setSourceUrl('');
+    setUrlName('');
+    try {
+      const { videoID } = await api<ProcessVideoResult>(
+        `${API_ROOT}/${orgId}/environments/${envId}/videos/ingest`,
+        json('POST', { url, videoQuality: quality, allowPublicAccess: isPublic, ...(urlName.trim() ? { videoName: urlName.trim() } : {}) }),
+      );
+      started(key, videoID);
+    } catch (error) {
+      failed(key, error);
+    }
+  }
+
+  const sendAll = (files: FileList | null | undefined) => {
+    for (const file of Array.from(files ?? [])) void send(file);
+  };
+
   return (
-    <form class="inline upload-panel" data-testid="upload-panel" onSubmit={(event) => void start(event)}>
-      <label>
-        File
+    <div class="upload-panel" data-testid="upload-panel">
+      <div class="upload-settings">
+        <label>
+          Quality
+          <select value={quality} data-testid="upload-quality" onChange={(event) => setQuality(event.currentTarget.value as VideoQuality)}>
+            {qualities.map((q) => (
+              <option key={q.value} value={q.value}>
+                {q.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="checkbox">
+          <span>
+            <input type="checkbox" checked={isPublic} data-testid="upload-public" onChange={(event) => setPublic(event.currentTarget.checked)} /> Public
+          </span>
+        </label>
+      </div>
+      <label
+        class={`upload-drop${dragging ? ' upload-drop-over' : ''}`}
+        data-testid="upload-drop"
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          sendAll(event.dataTransfer?.files);
+        }}
+      >
+        <span>Drop video files here, or choose them</span>
         <input
           type="file"
+          multiple
           accept={acceptedFiles}
           data-testid="upload-file"
-          disabled={busy}
           onChange={(event) => {
-            const chosen = event.currentTarget.files?.[0];
-            setFile(chosen);
-            if (chosen) setName(chosen.name.replace(/\.[^.]+$/, ''));
-            setPhase({ name: 'idle' });
+            sendAll(event.currentTarget.files);
+            event.currentTarget.value = '';
           }}
         />
       </label>
-      <label>
-        or URL
-        <input
-          type="url"
-          placeholder="https://…"
-          value={sourceUrl}
-          disabled={busy || !!file}
-          data-testid="upload-url"
-          onInput={(event) => {
-            setSourceUrl(event.currentTarget.value);
-            setPhase({ name: 'idle' });
-          }}
-        />
-      </label>
-      <label>
-        Name
-        <input value={name} disabled={busy} data-testid="upload-name" onInput={(event) => setName(event.currentTarget.value)} />
-      </label>
-      <label>
-        Quality
-        <select value={quality} disabled={busy} onChange={(event) => setQuality(event.currentTarget.value as VideoQuality)}>
-          {qualities.map((q) => (
-            <option key={q.value} value={q.value}>
-              {q.label}
-            </option>
+      <form class="upload-ingest" onSubmit={(event) => void ingest(event)}>
+        <label>
+          or a URL for Kino to fetch
+          <input type="url" placeholder="https://…" value={sourceUrl} data-testid="upload-url" onInput={(event) => setSourceUrl(event.currentTarget.value)} />
+        </label>
+        <label>
+          Name
+          <input value={urlName} placeholder="from the URL" data-testid="upload-name" onInput={(event) => setUrlName(event.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary" disabled={!sourceUrl.trim()} data-testid="upload-ingest">
+          Ingest
+        </button>
+      </form>
+      {rows.length > 0 && (
+        <ul class="upload-rows">
+          {rows.map((row) => (
+            <li key={row.key} data-testid="upload-row" data-state={row.state}>
+              <span class="upload-row-label">{row.label}</span>
+              {row.state === 'uploading' && (
+                <>
+                  <progress max={row.progress?.totalBytes ?? 1} value={row.progress?.bytesSent ?? 0} data-testid="upload-progress" />
+                  <span class="muted">
+                    {row.progress ? `${megabytes(row.progress.bytesSent)} of ${megabytes(row.progress.totalBytes)}` : 'Starting…'}
+                  </span>
+                  <button type="button" onClick={() => row.cancel?.abort()}>
+                    Cancel
+                  </button>
+                </>
+              )}
+              {row.state === 'processing' && <span class="muted">Starting processing…</span>}
+              {row.state === 'done' && (
+                <span data-testid="upload-done">
+                  Processing: <a href={`/dashboard/videos/${row.videoId}`}>{row.videoId}</a>
+                </span>
+              )}
+              {row.state === 'failed' && (
+                <span class="error" role="alert" data-testid="upload-error">
+                  {row.error}
+                </span>
+              )}
+            </li>
           ))}
-        </select>
-      </label>
-      <label class="checkbox">
-        <span>
-          <input type="checkbox" checked={isPublic} disabled={busy} data-testid="upload-public" onChange={(event) => setPublic(event.currentTarget.checked)} /> Public
-        </span>
-      </label>
-      <button type="submit" class="primary" disabled={(!file && !sourceUrl.trim()) || busy} data-testid="upload-start">
-        {file || !sourceUrl.trim() ? 'Upload' : 'Ingest'}
-      </button>
-      {phase.name === 'uploading' && (
-        <>
-          <progress max={1} value={phase.progress.fraction} data-testid="upload-progress" />
-          <span class="muted">
-            {Math.round(phase.progress.fraction * 100)}% · {megabytes(phase.progress.sentBytes)} of {megabytes(phase.progress.totalBytes)}
-            {phase.progress.mode === 'multipart' ? ' · in parts' : ''}
-          </span>
-          <button type="button" onClick={() => cancel.current?.abort()}>
-            Cancel
-          </button>
-        </>
+        </ul>
       )}
-      {phase.name === 'processing' && <span class="muted">{file ? 'Uploaded; starting processing…' : 'Starting the ingest…'}</span>}
-      {phase.name === 'done' && (
-        <span data-testid="upload-done">
-          Processing started: <a href={`/dashboard/videos/${phase.videoId}`}>{phase.videoId}</a>
-        </span>
-      )}
-      {phase.name === 'failed' && (
-        <span class="error" role="alert" data-testid="upload-error">
-          {phase.message}
-        </span>
-      )}
-    </form>
+    </div>
   );
 }
