@@ -327,7 +327,7 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
     assert.equal((await kinoJson<EncodeNode>(['nodes', 'undrain', nodeA.nodeId], { env: asOperator() })).state, 'active');
     await kinoJson(['nodes', 'drain', nodeB.nodeId], { env: asOperator() });
     // Long enough (veryslow, one thread) to still run when the drain below is sent.
-    const long = await makeClip({ seconds: 12, width: 640, height: 360, fps: 30, path: join(home, 'long.mp4') });
+    const long = await makeClip({ seconds: 5, width: 640, height: 360, fps: 30, path: join(home, 'long.mp4') });
     const [second] = await kinoJson<Uploaded[]>(['videos', 'upload', long, '--compression', 'veryslow']);
     await waitFor(`an encode to hold node a's slot`, async () => (await slotsInUse(nodeA.nodeId)) === 1, { timeoutMs: 120_000, intervalMs: 200 });
 

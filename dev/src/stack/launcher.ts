@@ -298,15 +298,18 @@ export class DevStackLauncher {
     }
 
     // The API and the orchestrator both migrate the database at start (Kysely serializes them).
+    // Delivery and the encode nodes start beside them, not after: each process spends seconds of CPU
+    // loading its modules, which overlaps the others' waits. Delivery touches the database and the
+    // API's key set only when asked for something, and a node retries its registration until the
+    // orchestrator's registry answers.
     const apiStart = this.startApi(env, apiUrl, hasAnalytics);
     const orchestratorStart = this.has('orchestrator') ? this.startOrchestrator(env) : Promise.resolve(false);
-    const [apiUp, orchestratorUp] = await Promise.all([apiStart, orchestratorStart]);
-    this.checkNotStopping();
-
     const deliveryStart = this.has('delivery') ? this.startDelivery(env, deliveryUrl) : Promise.resolve();
     const wantsNodes = layout.ports.nodes.length > 0;
-    const nodesStart = orchestratorUp && wantsNodes ? this.startNodes(env, secrets, postgres.url, new Date(startedAt)) : Promise.resolve();
-    if (!orchestratorUp && wantsNodes) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+    const nodesStart = this.has('orchestrator') && wantsNodes ? this.startNodes(env, secrets, postgres.url, new Date(startedAt), orchestratorStart) : Promise.resolve();
+    if (!this.has('orchestrator') && wantsNodes) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+    const [apiUp, orchestratorUp] = await Promise.all([apiStart, orchestratorStart]);
+    this.checkNotStopping();
 
     let tenancy: DevTenancy | undefined;
     if (!apiUp) {
@@ -678,7 +681,7 @@ export class DevStackLauncher {
     }
   }
 
-  private async startNodes(env: Record<string, string>, secrets: DevSecrets, databaseUrl: string, since: Date): Promise<void> {
+  private async startNodes(env: Record<string, string>, secrets: DevSecrets, databaseUrl: string, since: Date, orchestratorStart: Promise<boolean>): Promise<void> {
     if (!kinoCommandExists(['node', 'start'])) {
       this.missing.push('encode nodes (`kino node start` does not exist yet)');
       return;
@@ -701,6 +704,11 @@ export class DevStackLauncher {
       part.spec = spec;
       return part;
     });
+    // The registry's table exists once the orchestrator has migrated the database.
+    if (!(await orchestratorStart)) {
+      this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+      return;
+    }
     try {
       await pollUntil(
         `the registry to see ${nodes.length} encode nodes`,
