@@ -283,21 +283,21 @@ test("a failed video's page says why it failed", async () => {
 });
 
 test('every page fits the window at 1280 and 390 px: nothing scrolls the page sideways', async () => {
-  const pages: [path: string, shown: string][] = [
-    ['/videos', 'paging'],
-    [`/videos/${videoId}`, 'delivery-links'],
-    [`/videos/${failedId}`, 'failure-reason'],
-    ['/analytics', 'daily-chart'],
-    ['/keys', 'keys-table'],
-    ['/environments', 'environments-table'],
-    ['/webhooks', 'add-webhook'],
-    ['/farm', 'farm-table'],
+  const pages: [name: string, path: string, shown: string][] = [
+    ['videos', '/videos', 'paging'],
+    ['video', `/videos/${videoId}`, 'delivery-links'],
+    ['failed-video', `/videos/${failedId}`, 'failure-reason'],
+    ['analytics', '/analytics', 'daily-chart'],
+    ['keys', '/keys', 'keys-table'],
+    ['environments', '/environments', 'environments-table'],
+    ['webhooks', '/webhooks', 'add-webhook'],
+    ['farm', '/farm', 'farm-table'],
   ];
   const overflowing: string[] = [];
   try {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });
-      for (const [path, shown] of pages) {
+      for (const [name, path, shown] of pages) {
         await page.goto(`${dash.dashboardUrl}${path}`);
         await page.getByTestId(shown).first().waitFor();
         const fit = await page.evaluate(() => ({
@@ -310,7 +310,7 @@ test('every page fits the window at 1280 and 390 px: nothing scrolls the page si
             .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
         }));
         if (fit.scrollWidth > fit.innerWidth) overflowing.push(`${path} at ${width} px: ${fit.scrollWidth} px wide (${fit.past.join(', ')})`);
-        if (width === 390) await dash.screenshot(page, `phone${path.replaceAll('/', '-')}`);
+        if (width === 390) await dash.screenshot(page, `phone-${name}`);
       }
     }
   } finally {
