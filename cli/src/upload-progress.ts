@@ -11,7 +11,7 @@ export interface UploadBars {
   stop(): void;
 }
 
-const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+export const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
 
 export async function uploadProgress(names: string[]): Promise<UploadBars> {
   if (!showsProgress()) {

@@ -5,16 +5,21 @@ import { VideoFailedError } from './api-command.ts';
 import { showsProgress } from './output.ts';
 import { videoState } from './video-state.ts';
 
-/** Waits for every video; throws VideoFailedError (exit 3) naming the failed ones, after all have ended. */
-export async function waitForVideos(kino: Kino, orgId: string, videoIds: string[], timeoutSeconds: number): Promise<VideoDetails[]> {
+/**
+ * Waits for every video; throws VideoFailedError (exit 3) naming the failed ones, after all have
+ * ended. `labels` name the videos on stderr (the upload's file names, so its output shows each id
+ * once); the ids by default.
+ */
+export async function waitForVideos(kino: Kino, orgId: string, videoIds: string[], timeoutSeconds: number, labels: string[] = videoIds): Promise<VideoDetails[]> {
   const { VideoProcessingFailedError } = await import('@kino/sdk');
   const progress = showsProgress();
   const started = Date.now();
   const states = new Map<string, string>(videoIds.map((id) => [id, 'transcoding']));
+  const labelOf = new Map(videoIds.map((id, index) => [id, labels[index] ?? id]));
   const draw = () => {
     if (!progress) return;
     const seconds = Math.round((Date.now() - started) / 1000);
-    const line = [...states].map(([id, state]) => `${id} ${state}`).join(', ');
+    const line = [...states].map(([id, state]) => `${labelOf.get(id)} ${state}`).join(', ');
     process.stderr.write(`\r\x1b[2K${line} (${seconds} s)`);
   };
   const timer = progress ? setInterval(draw, 500) : undefined;
@@ -41,7 +46,10 @@ export async function waitForVideos(kino: Kino, orgId: string, videoIds: string[
     draw();
     if (progress) process.stderr.write('\n');
     const failed = outcomes.filter((video) => video.status.failed);
-    for (const video of outcomes) process.stderr.write(`${video.id}: ${videoState(video)}\n`);
+    for (const video of outcomes) {
+      const reason = video.status.failed && video.failureReason ? ` (${video.failureReason})` : '';
+      process.stderr.write(`${labelOf.get(video.id)}: ${videoState(video)}${reason}\n`);
+    }
     if (failed.length > 0) {
       // --json still shows what the videos are: the error carries them.
       throw new VideoFailedError(`failed to process: ${failed.map((video) => video.id).join(', ')}`, outcomes);

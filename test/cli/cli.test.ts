@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,6 +68,9 @@ interface Uploaded {
   videoID: string;
   storagePath: string;
   video?: VideoDetails;
+  playbackUrl?: string;
+  embedUrl?: string;
+  dashboardUrl?: string;
 }
 
 beforeAll(async () => {
@@ -114,12 +117,49 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await expectCode(['videos', 'list', '--profile', 'nope'], 2);
   });
 
-  it('uploads a clip with --json --wait until it is ready, then lists, gets, shares, thumbnails and signs it', async () => {
-    const [uploaded] = await kinoJson<Uploaded[]>(['videos', 'upload', clip, '--wait', '--compression', 'ultrafast']);
-    assert.ok(uploaded?.video, 'the details of the waited-for video');
-    assert.deepEqual(uploaded.video.status, { ready: true, transcoding: false, failed: false });
-    assert.match(uploaded.storagePath, new RegExp(`^uploads/${farm.orgId}/${farm.envId}/[^/]+/clip\\.mp4$`));
-    videoId = uploaded.videoID;
+  it('uploads a clip with --public --wait until it is ready, prints where it plays, opens it, then lists, gets, shares, thumbnails and signs it', async () => {
+    // As a person runs it: the id once (on stdout, for scripts), then where the video plays.
+    const upload = await expectCode(['videos', 'upload', clip, '--public', '--wait', '--compression', 'ultrafast'], 0);
+    videoId = upload.stdout.split('\n')[0]!.trim();
+    assert.match(videoId, /^vid_\w+$/);
+    const read = `${upload.stdout}${upload.stderr}`;
+    assert.equal(read.replace(/https?:\/\/\S+/g, '').split(videoId).length - 1, 1, `the id once, outside the URLs:\n${read}`);
+    const links = Object.fromEntries([...upload.stdout.matchAll(/^ {2}(Playback|Embed|Dashboard) +(\S+)$/gm)].map(([, label, url]) => [label, url]));
+    assert.deepEqual(Object.keys(links), ['Playback', 'Embed', 'Dashboard'], upload.stdout);
+    assert.match(links.Playback!, new RegExp(`/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master\\.m3u8$`));
+    const master = await fetch(links.Playback!);
+    assert.equal(master.status, 200);
+    assert.match(await master.text(), /^#EXTM3U[\s\S]*#EXT-X-STREAM-INF/);
+    assert.equal(links.Embed, `${new URL(links.Playback!).origin}/embed/${videoId}`);
+    const embed = await fetch(links.Embed!);
+    assert.equal(embed.status, 200);
+    assert.match(await embed.text(), /<media-controller/);
+    // The farm serves no dashboard: the page is the control plane's /dashboard on the API's origin.
+    assert.equal(links.Dashboard, `${new URL(apiUrl).origin}/dashboard/videos/${videoId}`);
+
+    // `videos open` starts the platform's opener with the page (a fake xdg-open first on PATH)...
+    const bin = join(home, 'bin');
+    const openedFile = join(home, 'opened.txt');
+    await mkdir(bin);
+    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${openedFile}'\n`, { mode: 0o755 });
+    const opened = await expectCode(['videos', 'open', videoId], 0, { PATH: `${bin}:${process.env.PATH}` });
+    assert.equal(opened.stdout.trim(), links.Dashboard);
+    await waitFor('the opener to be given the page', async () => ((await readFile(openedFile, 'utf8').catch(() => '')) === links.Dashboard ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    // ...prints it alone with --print, and says so when there is no opener (a PATH without one).
+    await rm(openedFile);
+    assert.deepEqual(await kinoJson(['videos', 'open', videoId, '--print'], { env: { PATH: `${bin}:${process.env.PATH}` } }), {
+      videoId,
+      dashboardUrl: links.Dashboard,
+      opened: false,
+    });
+    const noOpener = await expectCode(['videos', 'open', videoId], 0, { PATH: join(home, 'nothing-here') });
+    assert.equal(noOpener.stdout.trim(), links.Dashboard);
+    assert.match(noOpener.stderr, /No xdg-open/);
+    assert.equal(existsSync(openedFile), false, 'the opener ran for neither');
+    await expectCode(['videos', 'open', 'vid_doesnotexist00000'], 1);
 
     const listed = await kinoJson<Array<{ id: string; status: string }>>(['videos', 'list']);
     assert.deepEqual(listed.map((v) => [v.id, v.status]), [[videoId, 'ready']]);
@@ -320,6 +360,11 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
 
     const [first] = await kinoJson<Uploaded[]>(['videos', 'upload', clip, '--wait', '--compression', 'ultrafast']);
     assert.equal(first?.video?.status.ready, true);
+    assert.match(first.storagePath, new RegExp(`^uploads/${farm.orgId}/${farm.envId}/[^/]+/clip\\.mp4$`));
+    // --json carries where it plays too: a private video's URLs carry a token.
+    assert.match(first.playbackUrl ?? '', new RegExp(`/v1/private/${first.videoID}/master\\.m3u8\\?token=`));
+    assert.equal((await fetch(first.playbackUrl!)).status, 200);
+    assert.match(first.embedUrl ?? '', new RegExp(`/embed/${first.videoID}\\?token=`));
     assert.deepEqual(await encodedOn(first.videoID), [nodeB.nodeId]);
     assert.equal((await nodeJobs(nodeA)).length, jobsOnABefore, 'no encode started on the drained node');
 

@@ -1,12 +1,16 @@
 // The dashboard's media pages in a real browser (Debian's Chromium through playwright-core), against
-// the dev stack with its OpenID provider, signed in as the dev user (test/support/dashboard.ts):
-// two clips dropped on the upload panel go straight to storage, each row linking to its video, and one is seen to reach `ready` on the video
-// page, which plays it to the end through its session-minted signed URL; the thumbnail picker sets a
-// new default thumbnail; a share link is made; a caption track is added (the player lists it) and
-// removed; a frame-accurate clip is made from the player's position and becomes ready; the embed snippet names a page that plays; the
-// table's search and status filter narrow it; the
-// analytics page's daily chart counts the segments just played once the rollup has them; the video
-// is deleted from its page; a file over the multipart threshold goes up in parts; a URL is ingested. Screenshots of each page land in the test output directory.
+// the dev stack with its OpenID provider, signed in as the dev user (test/support/dashboard.ts): two
+// clips dropped on the upload panel go straight to storage, each row linking to its video, and one is
+// seen to reach `ready` on the video page, which plays it to the end through its session-minted
+// signed URL; the thumbnail picker sets a new default thumbnail; a share link is made; a caption
+// track is added (the player lists it) and removed; a frame-accurate clip is made from the player's
+// position and becomes ready; the embed snippet names a page that plays; the page's playback URL
+// plays and its MP4 and audio downloads answer, the poster shows in a 16:9 box before play; the
+// table's search and status filter narrow it; a failed video's page says why; every page fits 1280
+// and 390 px wide without scrolling sideways; the analytics page's daily chart counts the segments
+// just played once the rollup has them; the video is deleted from its page; a file over the
+// multipart threshold goes up in parts; a URL is ingested. Screenshots of each page land in the test
+// output directory.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@kino/dev';
-import { DEFAULT_MULTIPART_THRESHOLD } from '@kino/sdk';
+import { DEFAULT_MULTIPART_THRESHOLD, Kino, VideoProcessingFailedError, type VideoDetails } from '@kino/sdk/node';
 import { makeClip } from '@kino/test/support/media';
 import { devUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
 
@@ -23,6 +27,8 @@ let page: Page;
 let workDir: string;
 let clipPath: string;
 let videoId: string;
+/** A video whose processing failed (its file is no video). */
+let failedId: string;
 /** What the browser reported the Content-Security-Policy refused, on any page of this file. */
 const cspViolations: string[] = [];
 
@@ -197,6 +203,61 @@ test("the video page shows the embed snippet: delivery's oEmbed iframe of the em
   assert.match(await response.text(), /<media-controller/);
 });
 
+/** The video's details as the API answers them, asked with the page's session. */
+const detailsOf = (id: string) =>
+  page.evaluate(async (url) => ((await (await fetch(url)).json()) as { body: VideoDetails }).body, `${dash.apiUrl}/${dash.orgId}/videos/${id}/details`);
+
+test('the video page shows its playback and embed URLs to copy, downloads that answer, and the poster in a 16:9 box before play', async () => {
+  await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+  const player = page.getByTestId('player');
+  await player.waitFor();
+  const details = await detailsOf(videoId);
+  assert.ok(details.thumbnailUrl && details.audioUrl, 'a video with a picture and sound');
+  // Before play: the thumbnail as the poster, in a box of 16:9 (the placeholder before it has the same).
+  const box = await player.evaluate((video: HTMLVideoElement) => {
+    const { width, height } = video.getBoundingClientRect();
+    return { width, height, poster: video.poster, paused: video.paused, currentTime: video.currentTime };
+  });
+  // The same image (each details answer signs its image token afresh).
+  assert.equal(box.poster.split('?')[0], details.thumbnailUrl.split('?')[0]);
+  assert.ok(box.paused && box.currentTime === 0, 'not played yet');
+  assert.ok(Math.abs(box.width / box.height - 16 / 9) < 0.01, `${box.width}x${box.height} is 16:9`);
+
+  // The URLs are the video's path family on the delivery host (audio.m4a's directory): a public
+  // video's public paths, a private one's (the upload's default) with the token of a signed URL.
+  const links = page.getByTestId('delivery-links');
+  await links.waitFor();
+  const playbackUrl = await links.getByTestId('playback-url').inputValue();
+  const withoutQuery = (url: string) => url.replace(/\?.*$/, '');
+  assert.equal(withoutQuery(playbackUrl), withoutQuery(details.audioUrl).replace(/audio\.m4a$/, 'master.m3u8'));
+  const token = new URL(playbackUrl).searchParams.get('token');
+  assert.equal(token !== null, !details.allowPublicAccess, 'a token exactly when the video is private');
+  const master = await fetch(playbackUrl);
+  assert.equal(master.status, 200);
+  assert.match(await master.text(), /^#EXTM3U[\s\S]*#EXT-X-STREAM-INF/);
+  assert.equal(await links.getByTestId('embed-page-url').inputValue(), `${new URL(playbackUrl).origin}/embed/${videoId}${token ? `?token=${token}` : ''}`);
+  assert.equal(await links.getByTestId('embed-page-url').inputValue(), await page.getByTestId('embed-url').textContent());
+  // The Copy button puts the URL on the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await links.getByRole('button', { name: 'Copy' }).first().click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), playbackUrl);
+
+  const downloads = await links.getByTestId('mp4-download').evaluateAll((anchors: HTMLAnchorElement[]) => anchors.map((a) => a.href));
+  assert.deepEqual(
+    downloads,
+    details.encodings.map((encoding) => playbackUrl.replace('/master.m3u8', `/video-${encoding.key}.mp4`)),
+  );
+  // The page's details signed their own token: the same file.
+  const audioUrl = (await links.getByTestId('audio-download').getAttribute('href')) ?? '';
+  assert.equal(withoutQuery(audioUrl), withoutQuery(details.audioUrl));
+  for (const url of [...downloads, audioUrl]) {
+    const response = await fetch(url);
+    assert.equal(response.status, 200, url);
+    assert.match(response.headers.get('content-disposition') ?? '', /^attachment/, url);
+    assert.ok((await response.arrayBuffer()).byteLength > 0, url);
+  }
+});
+
 test('the table narrows by search and status, the API list query', async () => {
   await page.goto(`${dash.dashboardUrl}/videos?search=${encodeURIComponent('DASHBOARD CLIP')}&status=ready`);
   await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`).waitFor();
@@ -205,13 +266,14 @@ test('the table narrows by search and status, the API list query', async () => {
   assert.equal(await page.getByTestId('video-row').count(), 0);
 });
 
-test('the settings card renames the video, makes it private and sets its external id; the page and the table show it', async () => {
+test('the settings card renames the video, describes it, makes it private and sets its external id; the page and the table show it', async () => {
   await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
   const settings = page.getByTestId('video-settings');
   await settings.waitFor();
   await settings.getByTestId('settings-name').fill('Renamed from the dashboard');
   await settings.getByTestId('settings-public').uncheck();
   await settings.getByTestId('settings-external-id').fill('post-42');
+  await settings.getByTestId('settings-description').fill('Made in the dashboard test');
   await settings.getByTestId('settings-save').click();
   await page.locator('h1', { hasText: 'Renamed from the dashboard' }).waitFor({ timeout: 30_000 });
   await page.getByTestId('fact-external-id').getByText('post-42').waitFor();
@@ -219,12 +281,72 @@ test('the settings card renames the video, makes it private and sets its externa
   assert.equal(await settings.getByTestId('settings-error').count(), 0);
   // What the API says now, not only what the page shows (asked with the page's session).
   const details = await page.evaluate(
-    async (url) => ((await (await fetch(url)).json()) as { body: { name: string; allowPublicAccess: boolean; metadata?: { externalId?: string } } }).body,
+    async (url) => ((await (await fetch(url)).json()) as { body: { name: string; description?: string; allowPublicAccess: boolean; metadata?: { externalId?: string } } }).body,
     `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`,
   );
-  assert.deepEqual([details.name, details.allowPublicAccess, details.metadata], ['Renamed from the dashboard', false, { externalId: 'post-42' }]);
+  assert.deepEqual(
+    [details.name, details.description, details.allowPublicAccess, details.metadata],
+    ['Renamed from the dashboard', 'Made in the dashboard test', false, { externalId: 'post-42' }],
+  );
   await page.goto(`${dash.dashboardUrl}/videos`);
   await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`, { hasText: 'Renamed from the dashboard' }).waitFor();
+});
+
+test("a failed video's page says why it failed", async () => {
+  // An MP4's opening then text: the format check takes it, the probe fails.
+  const garbagePath = join(workDir, 'garbage.mp4');
+  await writeFile(
+    garbagePath,
+    Buffer.concat([Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'), Buffer.from('not a single frame in here\n'.repeat(100))]),
+  );
+  const kino = new Kino({ apiUrl: dash.apiUrl, apiKey: dash.stack.status.devJson.apiKey });
+  const { bucketPath } = await kino.uploads.upload(dash.orgId, dash.envId, garbagePath);
+  failedId = (await kino.videos.process(dash.orgId, dash.envId, { storagePath: bucketPath, videoName: 'garbage', videoQuality: 'standard', allowPublicAccess: false })).videoID;
+  const failed = await kino.videos.waitUntilReady(dash.orgId, failedId, { timeoutMs: 120_000, intervalMs: 500 }).catch((error: unknown) => {
+    if (error instanceof VideoProcessingFailedError) return error.video;
+    throw error;
+  });
+  assert.ok(failed.status.failed && failed.failureReason, `failed, with a reason: ${JSON.stringify(failed.status)}`);
+  await page.goto(`${dash.dashboardUrl}/videos/${failedId}`);
+  assert.equal(await page.getByTestId('failure-reason').textContent(), failed.failureReason);
+  await page.getByTestId('video-retry').waitFor();
+});
+
+test('every page fits the window at 1280 and 390 px: nothing scrolls the page sideways', async () => {
+  const pages: [name: string, path: string, shown: string][] = [
+    ['videos', '/videos', 'paging'],
+    ['video', `/videos/${videoId}`, 'delivery-links'],
+    ['failed-video', `/videos/${failedId}`, 'failure-reason'],
+    ['analytics', '/analytics', 'daily-chart'],
+    ['keys', '/keys', 'keys-table'],
+    ['environments', '/environments', 'environments-table'],
+    ['webhooks', '/webhooks', 'add-webhook'],
+    ['farm', '/farm', 'farm-table'],
+  ];
+  const overflowing: string[] = [];
+  try {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const [name, path, shown] of pages) {
+        await page.goto(`${dash.dashboardUrl}${path}`);
+        await page.getByTestId(shown).first().waitFor();
+        const fit = await page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          innerWidth: window.innerWidth,
+          // What reaches past the window's right edge, to say what to fix.
+          past: Array.from(document.querySelectorAll('body *'))
+            .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .slice(0, 5)
+            .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+        }));
+        if (fit.scrollWidth > fit.innerWidth) overflowing.push(`${path} at ${width} px: ${fit.scrollWidth} px wide (${fit.past.join(', ')})`);
+        if (width === 390) await dash.screenshot(page, `phone-${name}`);
+      }
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+  assert.deepEqual(overflowing, []);
 });
 
 test('the analytics page shows the segments just played in its daily chart', async () => {

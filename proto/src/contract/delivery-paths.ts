@@ -6,6 +6,9 @@ const id = (value: string) => encodeURIComponent(value);
 /** The audio download's name at the base of every path family (`/{id}/audio.m4a`, `.../audio.m4a`). */
 export const audioDownloadName = 'audio.m4a';
 
+/** A rendition's MP4 download in the /v1 families (`video-720p.mp4`; `720p.mp4` in direct). */
+export const mp4DownloadName = (quality: string) => `video-${quality}.mp4`;
+
 export const deliveryPaths = {
   /** A file of a public video (`master.m3u8`, `storyboard.vtt`, ...); the org and env must be the video's. */
   publicFile: (orgId: string, envId: string, videoId: string, name: string) => `/v1/public/${id(orgId)}/${id(envId)}/${id(videoId)}/${name}`,
@@ -44,3 +47,27 @@ export const playerAssetPaths = {
   mediaChrome: '/v1/assets/media-chrome.js',
   player: '/v1/assets/player.js',
 };
+
+/** What says where a video's files are: its ids, and a playback token when it is private. */
+export interface VideoLocation {
+  videoId: string;
+  orgId: string;
+  envId: string;
+  /** A playback token (the `token` of a signed URL) for a private video; null for a public one. */
+  token: string | null;
+}
+
+/**
+ * The URLs to hand a person for a video on the delivery host (the dashboard's video page, the CLI's
+ * upload summary): a file of its path family (`master.m3u8`, `video-720p.mp4`) and its embed page.
+ * A public video's are the public paths and never expire; a private video's carry the token.
+ */
+export function videoDeliveryUrls(deliveryUrl: string, video: VideoLocation): { file(name: string): string; embed: string } {
+  const base = deliveryUrl.replace(/\/+$/, '');
+  const query = video.token === null ? '' : `?token=${encodeURIComponent(video.token)}`;
+  return {
+    file: (name) =>
+      video.token === null ? `${base}${deliveryPaths.publicFile(video.orgId, video.envId, video.videoId, name)}` : `${base}${deliveryPaths.privateFile(video.videoId, name)}${query}`,
+    embed: `${base}${embedPaths.page(video.videoId)}${query}`,
+  };
+}

@@ -33,7 +33,8 @@ export default class VideosUpdate extends ApiCommand {
     const changes: UpdateVideoParams = {
       ...(flags.name !== undefined ? { videoName: flags.name } : {}),
       ...(flags.description !== undefined ? { description: orNull(flags.description) } : {}),
-      ...(flags.public || flags.private ? { allowPublicAccess: flags.public } : {}),
+      // An absent boolean flag is undefined, not false: --private alone must send false.
+      ...(flags.public || flags.private ? { allowPublicAccess: flags.public === true } : {}),
       ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     };
     if (Object.keys(changes).length === 0) {

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { VideoDetails } from '@kino/sdk';
 import { compressionRatios, videoQualities } from '@kino/proto/contract';
 import { ApiCommand, UsageError } from '../../api-command.ts';
+import type { VideoLinks } from '../../video-links.ts';
 
 export interface UploadedVideo {
   /** The argument: a file, or an http(s) URL Kino fetched (ingest). */
@@ -11,6 +12,10 @@ export interface UploadedVideo {
   storagePath?: string;
   /** With --wait: the video's details once it is ready or failed. */
   video?: VideoDetails;
+  /** With --wait, once ready: where to play it, embed it and see it in the dashboard. */
+  playbackUrl?: VideoLinks['playbackUrl'];
+  embedUrl?: VideoLinks['embedUrl'];
+  dashboardUrl?: VideoLinks['dashboardUrl'];
 }
 
 export default class VideosUpload extends ApiCommand {
@@ -19,7 +24,8 @@ export default class VideosUpload extends ApiCommand {
     'A progress bar per file (bytes, rate, time left) shows on stderr when it is a terminal.',
     'An http(s) URL in place of a file is ingested: Kino fetches it (resuming a dropped connection) and processes it.',
     'Large files go up in parts: interrupted (Ctrl-C), the same command run again resumes where it stopped.',
-    '--wait follows processing: exit 0 when every video is ready, 3 when one failed.',
+    'Each video\'s id is printed on stdout as processing starts.',
+    '--wait follows processing: exit 0 when every video is ready (then its playback URL, embed URL and dashboard page are printed), 3 when one failed.',
   ].join('\n');
 
   static override examples = [
@@ -51,12 +57,13 @@ export default class VideosUpload extends ApiCommand {
     const notFiles = files.filter((file) => !isUrl(file) && (!existsSync(file) || !statSync(file).isFile()));
     if (notFiles.length > 0) throw new UsageError(`not a file: ${notFiles.join(', ')}`);
     const { basename } = await import('node:path');
-    const { kino, orgId, envId } = await this.api(flags, ['apiUrl', 'apiKey', 'orgId', 'envId']);
+    const { kino, orgId, envId, connection } = await this.api(flags, ['apiUrl', 'apiKey', 'orgId', 'envId']);
     const { fileResumeStore } = await import('@kino/sdk/node');
     const { uploadStateDir } = await import('../../profiles.ts');
     const { uploadProgress } = await import('../../upload-progress.ts');
     const resumeStore = fileResumeStore(uploadStateDir());
 
+    const { mib } = await import('../../upload-progress.ts');
     // Ctrl-C stops the upload cleanly (the parts that arrived stay for a rerun), then exits 130.
     const interrupt = new AbortController();
     const onSigint = () => interrupt.abort(new Error('interrupted'));
@@ -75,7 +82,7 @@ export default class VideosUpload extends ApiCommand {
           });
           bars.finish(index);
           uploaded.push({ file, videoID });
-          bars.log(`${file}: ${videoID} (ingesting from the URL)`);
+          bars.log(`${file}: Kino is fetching it`);
           continue;
         }
         const result = await kino.uploads.upload(orgId, envId, file, {
@@ -92,7 +99,7 @@ export default class VideosUpload extends ApiCommand {
           ...(flags.compression ? { compressionRatio: flags.compression } : {}),
         });
         uploaded.push({ file, videoID, storagePath: result.bucketPath });
-        bars.log(`${basename(file)}: ${videoID}${result.resumedBytes > 0 ? ` (resumed: ${result.resumedBytes} bytes were already there)` : ''}`);
+        bars.log(`${basename(file)}: uploaded${result.resumedBytes > 0 ? ` (resumed: ${mib(result.resumedBytes)} MiB were already there)` : ''}, processing`);
       }
     } catch (error) {
       if (interrupt.signal.aborted) {
@@ -111,8 +118,22 @@ export default class VideosUpload extends ApiCommand {
     const { waitForVideos } = await import('../../wait.ts');
     const { VideoFailedError } = await import('../../api-command.ts');
     try {
-      const videos = await waitForVideos(kino, orgId, uploaded.map((u) => u.videoID), flags.timeout);
-      return uploaded.map((u, i) => ({ ...u, video: videos[i] }));
+      const labels = uploaded.map((u) => (isUrl(u.file) ? u.file : basename(u.file)));
+      const videos = await waitForVideos(kino, orgId, uploaded.map((u) => u.videoID), flags.timeout, labels);
+      const { privateLinkExpiration, videoLinks } = await import('../../video-links.ts');
+      const ready = await Promise.all(uploaded.map(async (u, i) => ({ ...u, video: videos[i], ...(await videoLinks(kino, connection.settings.apiUrl!, orgId, videos[i]!)) })));
+      if (!this.jsonEnabled()) {
+        for (const [index, video] of ready.entries()) {
+          this.log(`\n${labels[index]}`);
+          this.log(`  Playback   ${video.playbackUrl}`);
+          this.log(`  Embed      ${video.embedUrl}`);
+          this.log(`  Dashboard  ${video.dashboardUrl}`);
+        }
+        if (ready.some((video) => !video.video?.allowPublicAccess)) {
+          this.note(`A private video's playback and embed URLs carry a token that works for ${privateLinkExpiration}; \`kino playback url\` makes others.`);
+        }
+      }
+      return ready;
     } catch (error) {
       if (error instanceof VideoFailedError && Array.isArray(error.data)) {
         const videos = error.data as VideoDetails[];

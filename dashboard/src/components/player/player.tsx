@@ -14,12 +14,14 @@ export interface PlayerProps {
    * is loaded again, a second apart, a few times.
    */
   subtitleLanguages?: readonly string[];
+  /** The picture shown before play (the video's thumbnail). */
+  poster?: string;
 }
 
 /** Reloads of a master playlist that lacks an expected caption track; past them, the player plays what it has. */
 const masterReloads = 5;
 
-export function Player({ src, onVideoElement, subtitleLanguages = [] }: PlayerProps) {
+export function Player({ src, onVideoElement, subtitleLanguages = [], poster }: PlayerProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string>();
 
@@ -68,7 +70,7 @@ export function Player({ src, onVideoElement, subtitleLanguages = [] }: PlayerPr
 
   return (
     <div class="player">
-      <video ref={videoRef} controls playsInline preload="metadata" data-testid="player" />
+      <video ref={videoRef} controls playsInline preload="metadata" poster={poster} data-testid="player" />
       {error && (
         <p class="error" role="alert" data-testid="player-error">
           Playback failed: {error}

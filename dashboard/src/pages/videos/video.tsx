@@ -1,10 +1,12 @@
 // One video: the player (a signed URL minted by the API for the session), status (polled while
 // transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
 // picker, caption tracks, settings (name, description, access, metadata), a clip from the player's
-// position, and the embed snippet. Every call is the ordinary API's (and the delivery host's oEmbed).
+// position, the URLs to copy (playback, embed) and the downloads (MP4 per rendition, audio), the
+// embed snippet, and why a failed video failed. Every call is the ordinary API's (and the delivery host's oEmbed).
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
+import { embedPaths, hlsMasterName, mp4DownloadName, videoDeliveryUrls } from '@kino/proto/contract';
 import type { CreateShareLinkParams, ShareLink, SignedPlaybackUrl, Thumbnail, VideoDetails, VideoStatus } from '@kino/sdk';
 import { api, API_ROOT, ApiError, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
@@ -43,6 +45,13 @@ export function VideoPage({ publicID }: { publicID?: string }) {
     enabled: ready,
     // A fresh URL well before its 4 h token expires; never refetched under a playing video otherwise.
     staleTime: 3 * 3600_000,
+    refetchOnWindowFocus: false,
+  });
+  const deliveryUrls = useQuery({
+    queryKey: ['delivery-urls', orgId, id, details.data?.allowPublicAccess],
+    queryFn: () => deliveryUrlsOf(videoPath, details.data!),
+    enabled: ready,
+    staleTime: Infinity,
     refetchOnWindowFocus: false,
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['video', orgId, id] });
@@ -103,23 +112,39 @@ export function VideoPage({ publicID }: { publicID?: string }) {
       </div>
       <ErrorNote error={retry.error ?? remove.error} wide />
       <div>
-        <section class="card">
-          {ready && playback.data ? (
-            // A new player when the tracks change: the master playlist it loaded named the old ones.
-            <Player
-              key={captionsKey(video)}
-              src={playback.data.signed_url}
-              subtitleLanguages={video.captions.map((track) => track.language)}
-              onVideoElement={setVideoElement}
-            />
-          ) : ready ? (
-            <p class="muted">{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
-          ) : status === 'transcoding' ? (
-            <p data-testid="transcoding-note">Transcoding… this page updates when the video is ready.</p>
-          ) : (
-            <p class="error">Processing failed. Retry it, or delete the video.</p>
-          )}
-        </section>
+        {status === 'failed' ? (
+          <section class="card" data-testid="failure">
+            <h2>Processing failed</h2>
+            <p class="error" data-testid="failure-reason">
+              {video.failureReason ?? 'No reason was recorded.'}
+            </p>
+            <p class="muted">Retry processing, or delete the video and upload its file again.</p>
+          </section>
+        ) : (
+          <section class="card">
+            {ready && playback.data ? (
+              // A new player when the tracks change: the master playlist it loaded named the old ones.
+              <Player
+                key={captionsKey(video)}
+                src={playback.data.signed_url}
+                poster={video.thumbnailUrl ?? undefined}
+                subtitleLanguages={video.captions.map((track) => track.language)}
+                onVideoElement={setVideoElement}
+              />
+            ) : (
+              // The player's own 16:9 box, so the page does not move when the player replaces it.
+              <div class="player-placeholder" data-testid="player-placeholder">
+                {video.thumbnailUrl && <img src={video.thumbnailUrl} alt="" />}
+                {!ready ? (
+                  <p data-testid="transcoding-note">Transcoding… this page updates when the video is ready.</p>
+                ) : (
+                  <p>{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
+                )}
+              </div>
+            )}
+          </section>
+        )}
+        {ready && <DeliveryLinks orgId={orgId} video={video} urls={deliveryUrls} />}
         {ready && isAudioOnly(video) && (
           <section class="card" data-testid="audio-only-note">
             <h2>Thumbnail</h2>
@@ -212,16 +237,6 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             <dd>{video.compressionRatio}</dd>
             <dt>Audio codec</dt>
             <dd>{video.audioCodec}</dd>
-            {video.audioUrl && (
-              <>
-                <dt>Audio</dt>
-                <dd>
-                  <a href={video.audioUrl} data-testid="audio-download" download>
-                    audio.m4a
-                  </a>
-                </dd>
-              </>
-            )}
             <dt>Served</dt>
             <dd>{video.served}</dd>
             {video.description && (
@@ -244,7 +259,7 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         <VideoSettings key={settingsKey(video)} video={video} videoPath={videoPath} orgId={orgId} />
         {ready && <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />}
         {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
-        {ready && <EmbedSnippet videoPath={videoPath} orgId={orgId} video={video} />}
+        {ready && <EmbedSnippet orgId={orgId} video={video} urls={deliveryUrls} />}
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>
     </div>
@@ -265,51 +280,136 @@ function captionsKey(video: VideoDetails): string {
   return video.captions.map((track) => `${track.language}:${track.label}:${track.default}`).join('|');
 }
 
-/** How long the token in a private video's embed snippet lasts: the longest signed URL the API mints. */
-const privateEmbedExpiration = '7d';
+/** How long the token in a private video's copyable URLs (playback, embed, MP4) lasts: the longest signed URL the API mints. */
+const privateUrlExpiration = '7d';
+
+/** Where the delivery host serves the video: its origin, and for a private video a token and when it expires. */
+interface DeliveryUrls {
+  origin: string;
+  token: string | null;
+  expiresAt: Date | null;
+}
+
+/** A signed URL minted for the delivery host's origin and, when the video is private, its token. */
+async function deliveryUrlsOf(videoPath: string, video: VideoDetails): Promise<DeliveryUrls> {
+  const isPrivate = !video.allowPublicAccess;
+  const signed = await api<SignedPlaybackUrl>(`${videoPath}/signed-url?expiration=${isPrivate ? privateUrlExpiration : '15m'}`);
+  const url = new URL(signed.signed_url);
+  return {
+    origin: url.origin,
+    token: isPrivate ? url.searchParams.get('token') : null,
+    expiresAt: isPrivate ? new Date(Date.now() + signed.expires_in * 1000) : null,
+  };
+}
+
+type DeliveryUrlsQuery = UseQueryResult<DeliveryUrls>;
+
+function urlsOf(orgId: string, video: VideoDetails, urls: DeliveryUrls) {
+  return videoDeliveryUrls(urls.origin, { videoId: video.id, orgId, envId: video.envId, token: urls.token });
+}
+
+/**
+ * What a developer copies to play the video elsewhere (the HLS master, the embed page) and the
+ * files to download: an MP4 per rendition with a picture, and the sound alone (`audioUrl`). A
+ * public video's URLs never expire; a private video's carry a token (the card says until when).
+ */
+function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDetails; urls: DeliveryUrlsQuery }) {
+  if (!urls.data) {
+    return (
+      <section class="card">
+        <h2>Playback URLs</h2>
+        <p class="muted">{urls.error ? (urls.error as Error).message : 'Preparing the URLs…'}</p>
+      </section>
+    );
+  }
+  const at = urlsOf(orgId, video, urls.data);
+  const renditions = video.encodings.filter((encoding) => encoding.shortEdgePixels > 0);
+  return (
+    <section class="card" data-testid="delivery-links">
+      <h2>Playback URLs</h2>
+      <CopyableUrl label="Playback URL (HLS)" url={at.file(hlsMasterName)} testId="playback-url" />
+      <CopyableUrl label="Embed URL" url={at.embed} testId="embed-page-url" />
+      {urls.data.expiresAt && <PrivateExpiry expiresAt={urls.data.expiresAt} />}
+      {(renditions.length > 0 || video.audioUrl) && (
+        <>
+          <h3>Downloads</h3>
+          <ul class="downloads">
+            {renditions.map((encoding) => (
+              <li key={encoding.key}>
+                <a href={at.file(mp4DownloadName(encoding.key))} data-testid="mp4-download" download>
+                  MP4 {encoding.key}
+                </a>
+              </li>
+            ))}
+            {video.audioUrl && (
+              <li>
+                <a href={video.audioUrl} data-testid="audio-download" download>
+                  Audio (audio.m4a)
+                </a>
+              </li>
+            )}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function PrivateExpiry({ expiresAt }: { expiresAt: Date }) {
+  return (
+    <p class="muted" data-testid="embed-expiry">
+      This video is private: these URLs carry a signed token that stops playing on {expiresAt.toLocaleString()} (7 days). Copy new ones then, or make
+      the video public for URLs that never expire.
+    </p>
+  );
+}
+
+/** A URL in a read-only field (selected on focus) with a Copy button. */
+function CopyableUrl({ label, url, testId }: { label: string; url: string; testId: string }) {
+  return (
+    <div class="copy-url">
+      <span>{label}</span>
+      <div class="copy-row">
+        <input readOnly value={url} data-testid={testId} onFocus={(event) => event.currentTarget.select()} />
+        <CopyButton text={url} />
+      </div>
+    </div>
+  );
+}
 
 /**
  * The iframe snippet to put the video on a site: delivery's own oEmbed answer for the embed URL (the
- * one place that writes the iframe), read across origins (delivery answers CORS). A private video's
- * embed URL carries a token of a signed URL minted for it, which expires (the card says when).
+ * one place that writes the iframe), read across origins (delivery answers CORS).
  */
-function EmbedSnippet({ videoPath, orgId, video }: { videoPath: string; orgId: string; video: VideoDetails }) {
-  const isPrivate = !video.allowPublicAccess;
+function EmbedSnippet({ orgId, video, urls }: { orgId: string; video: VideoDetails; urls: DeliveryUrlsQuery }) {
+  const embedUrl = urls.data ? urlsOf(orgId, video, urls.data).embed : undefined;
   const snippet = useQuery({
-    queryKey: ['embed-snippet', orgId, video.id, isPrivate, video.name],
+    queryKey: ['embed-snippet', embedUrl, video.name],
     queryFn: async () => {
-      // Minted for the delivery host's origin and, when private, the token.
-      const signed = await api<SignedPlaybackUrl>(`${videoPath}/signed-url?expiration=${isPrivate ? privateEmbedExpiration : '15m'}`);
-      const url = new URL(signed.signed_url);
-      const embedUrl = `${url.origin}/embed/${encodeURIComponent(video.id)}${isPrivate ? `?token=${url.searchParams.get('token')}` : ''}`;
-      const response = await fetch(`${url.origin}/oembed?url=${encodeURIComponent(embedUrl)}&maxwidth=640&format=json`);
+      const origin = urls.data!.origin;
+      const response = await fetch(`${origin}${embedPaths.oembed}?url=${encodeURIComponent(embedUrl!)}&maxwidth=640&format=json`);
       if (!response.ok) throw new Error(`The delivery host answered ${response.status} for the embed.`);
-      const oembed = (await response.json()) as { html: string };
-      return { embedUrl, html: oembed.html, expiresAt: isPrivate ? new Date(Date.now() + signed.expires_in * 1000) : null };
+      return ((await response.json()) as { html: string }).html;
     },
+    enabled: embedUrl !== undefined,
     staleTime: Infinity,
     refetchOnWindowFocus: false,
   });
+  const error = urls.error ?? snippet.error;
   return (
     <section class="card" data-testid="embed-snippet">
       <h2>Embed</h2>
-      {snippet.data ? (
+      {embedUrl && snippet.data ? (
         <>
           <p>
-            Embed URL: <code data-testid="embed-url">{snippet.data.embedUrl}</code> <CopyButton text={snippet.data.embedUrl} />
+            Embed URL: <code data-testid="embed-url">{embedUrl}</code> <CopyButton text={embedUrl} />
           </p>
           <p>
-            <code data-testid="embed-html">{snippet.data.html}</code> <CopyButton text={snippet.data.html} />
+            <code data-testid="embed-html">{snippet.data}</code> <CopyButton text={snippet.data} />
           </p>
-          {snippet.data.expiresAt && (
-            <p class="muted" data-testid="embed-expiry">
-              This video is private: the snippet carries a signed token that stops playing on {snippet.data.expiresAt.toLocaleString()} (7 days). Copy a
-              new one then, or make the video public for a snippet that never expires.
-            </p>
-          )}
         </>
       ) : (
-        <p class="muted">{snippet.error ? (snippet.error as Error).message : 'Preparing the snippet…'}</p>
+        <p class="muted">{error ? (error as Error).message : 'Preparing the snippet…'}</p>
       )}
     </section>
   );
