@@ -3,6 +3,7 @@
 // take them from there: the first viewer of a miss gets its first bytes before the last have left
 // storage, and viewers arriving meanwhile read the same buffer rather than making their own GET.
 import type { ServerResponse } from 'node:http';
+import { drained } from './drained.ts';
 
 export class ObjectFill {
   readonly data: Buffer;
@@ -69,16 +70,4 @@ export async function writeFill(fill: ObjectFill, start: number, end: number, re
     if (!flushed && at <= end) await drained(res);
   }
   res.end();
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }

@@ -28,6 +28,7 @@ import type { ObjectCache } from './object-cache.ts';
 import { resolveKey } from './playlist.ts';
 import { mediaKeyOf } from './paths.ts';
 import type { PlayableRendition, PlayableVideo } from './video-catalog.ts';
+import { drained } from './drained.ts';
 
 /** What a layout needs of the video: its id, and a clip's media (whose objects its segments are). */
 type MediaOf = Pick<PlayableVideo, 'id' | 'clipMedia'>;
@@ -218,15 +219,6 @@ export async function writeMp4Range(
 }
 
 /** One write, waiting for the socket to drain (or close) when its buffer is full. */
-function write(res: ServerResponse, chunk: Buffer): Promise<void> {
-  if (res.write(chunk)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+async function write(res: ServerResponse, chunk: Buffer): Promise<void> {
+  if (!res.write(chunk)) await drained(res);
 }
