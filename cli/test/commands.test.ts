@@ -101,7 +101,7 @@ test('kino config check <process> names every problem, the same ones the process
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
   const required = {
     api: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY'],
-    orchestrator: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'NODE_TOKEN'],
+    orchestrator: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'NODE_TOKEN', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY'],
     node: ['KINO_CONTROL_PLANE', 'NODE_TOKEN'],
     delivery: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'CONTROL_PLANE_URL', 'CLICKHOUSE_URL'],
   };
