@@ -115,7 +115,7 @@ test('a URL answering 404 ends failed with the named reason in the details and t
     { timeoutMs: 60_000 },
   );
   assert.ok(hook.signatureValid);
-  assert.equal(hook.payload.data.reason, failed.failureReason);
+  assert.equal(hook.payload.data.failureReason, failed.failureReason);
   // Final at once: one request, one attempt, no probe.
   assert.equal(requests.filter((r) => r.path === '/missing.mp4').length, 1);
   assert.deepEqual(await farm.scheduledActivities(videoID).then((s) => [s.fetchIngestSource, s.probeSource]), [1, undefined]);

@@ -298,13 +298,13 @@ export class DevStackLauncher {
     }
 
     // The API and the orchestrator both migrate the database at start (Kysely serializes them).
-    // Delivery and the encode nodes start beside them, not after: each process spends seconds of CPU
-    // loading its modules, which overlaps the others' waits. Delivery touches the database and the
-    // API's key set only when asked for something, and a node retries its registration until the
-    // orchestrator's registry answers.
+    // The encode nodes start beside them, not after: each process spends seconds of CPU loading its
+    // modules, which overlaps the others' waits, and a node retries its registration until the
+    // orchestrator's registry answers. Delivery waits for the API: its segment shipper checks at
+    // start that the API has created the analytics schema.
     const apiStart = this.startApi(env, apiUrl, hasAnalytics);
     const orchestratorStart = this.has('orchestrator') ? this.startOrchestrator(env) : Promise.resolve(false);
-    const deliveryStart = this.has('delivery') ? this.startDelivery(env, deliveryUrl) : Promise.resolve();
+    const deliveryStart = this.has('delivery') ? apiStart.then(() => this.startDelivery(env, deliveryUrl)) : Promise.resolve();
     const wantsNodes = layout.ports.nodes.length > 0;
     const nodesStart = this.has('orchestrator') && wantsNodes ? this.startNodes(env, secrets, postgres.url, new Date(startedAt), orchestratorStart) : Promise.resolve();
     if (!this.has('orchestrator') && wantsNodes) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
