@@ -18,7 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { Logger, Storage } from '@kino/infra';
+import { readBody, type Logger, type Storage } from '@kino/infra';
 import { ObjectFill } from './fill.ts';
 
 export interface CachedObject {
@@ -157,7 +157,7 @@ export class ObjectCache {
     if (stored.size === undefined || !tag) {
       // The ETag is sent before the bytes, so without storage's own tag (or length) the body is read
       // whole and hashed first, as bodies made on the fly are.
-      const data = await readAll(stored.body);
+      const data = await readBody(stored.body);
       const object = await this.stored(key, data, tag);
       return { object, stored: Promise.resolve(object) };
     }
@@ -234,12 +234,6 @@ export class ObjectCache {
  */
 export function storageTag(etag: string | undefined): string | undefined {
   return etag?.match(/^"([\w-]{1,64})"$/)?.[1];
-}
-
-async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** The content hash that names a cached file and makes its ETag; bodies made on the fly use it too. */

@@ -86,9 +86,9 @@ export function createS3Client(config: StorageConfig): S3Client {
  * transformToByteArray concatenates the chunks and Buffer.from copies that again, two copies of
  * every byte where Buffer.concat makes one (on a delivery node's cache miss, 2 MB each).
  */
-async function readBody(body: unknown): Promise<Buffer> {
+export async function readBody(body: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk);
+  for await (const chunk of body) chunks.push(chunk);
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
@@ -181,14 +181,8 @@ export class Storage {
 
   /** The whole object and its ETag (quoted, as S3 sends it), or undefined when there is none. */
   async getObject(key: string): Promise<{ body: Buffer; etag?: string } | undefined> {
-    try {
-      const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
-      return { body: await readBody(result.Body), etag: result.ETag };
-    } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404) return undefined;
-      throw error;
-    }
+    const object = await this.getObjectStream(key);
+    return object && { body: await readBody(object.body), etag: object.etag };
   }
 
   /**
@@ -214,7 +208,7 @@ export class Storage {
   async getFirstBytes(key: string, length: number): Promise<Buffer | undefined> {
     try {
       const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` })));
-      return await readBody(result.Body);
+      return await readBody(result.Body as Readable);
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       if (status === 404) return undefined;

@@ -5,7 +5,8 @@ import { getVideo, listCaptionTracks, listRenditions } from '@kino/database/repo
 import { presentVideoDetails } from './presenters.ts';
 import { thumbnailUrlsFor } from './thumbnail-urls.ts';
 import { keyringFor } from './keyrings.ts';
-import { audioUrlOf, storyboardUrlOf } from './delivery-file-urls.ts';
+import { audioDownloadName, storyboardVttName } from '@kino/proto/contract';
+import { deliveryFileUrls } from './delivery-file-urls.ts';
 import { presentCaptionTracks } from './caption-tracks.ts';
 
 /** What making details needs: the delivery host's URLs, and the keys that sign a private video's. */
@@ -22,12 +23,13 @@ export async function detailsOf(
   video: Video,
   reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
 ): Promise<VideoDetails> {
-  const [thumbnails, storyboardUrl, audioUrl, captions] = await Promise.all([
-    thumbnailUrlsFor(deps, [video]),
-    storyboardUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
-    audioUrlOf(keyringFor(deps), deps.config.DELIVERY_URL, video),
-    presentCaptionTracks(keyringFor(deps), deps.config.DELIVERY_URL, video, reads.captionTracks),
-  ]);
+  const [thumbnails, fileUrl] = await Promise.all([thumbnailUrlsFor(deps, [video]), deliveryFileUrls(keyringFor(deps), deps.config.DELIVERY_URL, video)]);
+  // Undefined while the video has no such file (not ready, silent, made before audio downloads),
+  // so that a client is never handed a URL that answers 404.
+  const ready = video.status === 'ready';
+  const storyboardUrl = ready && video.storyboard_key ? fileUrl(storyboardVttName) : undefined;
+  const audioUrl = ready && video.audio_key ? fileUrl(audioDownloadName) : undefined;
+  const captions = presentCaptionTracks(fileUrl, reads.captionTracks);
   return presentVideoDetails(
     video,
     reads.renditions,

@@ -17,6 +17,7 @@ import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../sch
 import { CaptionTrackSchema, exampleCaptionTrack } from '../schemas/videos.ts';
 import { keyringFor } from '../keyrings.ts';
 import { presentCaptionTracks } from '../caption-tracks.ts';
+import { deliveryFileUrls } from '../delivery-file-urls.ts';
 
 const LANGUAGE_PATTERN = '^[A-Za-z0-9-]{1,35}$';
 
@@ -127,7 +128,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       });
       if (replacedKey) await removeCaptionFile(deps, request.log, replacedKey);
       request.log.info({ videoId: video.id, language, replaced: replacedKey !== undefined }, 'caption track stored');
-      const [presented] = await presentCaptionTracks(keyring, deps.config.DELIVERY_URL, video, [track]);
+      const [presented] = presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), [track]);
       await sendVideoEvent(deps, request.log, { event: 'video.caption.ready', videoId: video.id });
       return { body: presented! };
     },
@@ -149,7 +150,7 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     async (request) => {
       const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const tracks = await listCaptionTracks(deps.db, video.id);
-      return { body: { captions: await presentCaptionTracks(keyring, deps.config.DELIVERY_URL, video, tracks) } };
+      return { body: { captions: presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), tracks) } };
     },
   );
 
