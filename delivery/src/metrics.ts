@@ -27,13 +27,14 @@ function readCounter(registry: Registry, name: string, help: string, read: () =>
 export function createDeliveryMetrics(registry: Registry, { cache, segments }: DeliveryMetricSources) {
   new Counter({
     name: 'kino_delivery_cache_hits_total',
-    help: 'Object lookups answered by the node\'s cache, by tier (memory: the hot set; disk: the local cache).',
+    help: 'Object lookups answered by the node\'s cache, by tier (memory: the hot set; disk: the local cache; joined: a storage read already under way for the key).',
     labelNames: ['tier'] as const,
     registers: [registry],
     collect() {
       this.reset();
       this.inc({ tier: 'memory' }, cache.lookups.memoryHits);
       this.inc({ tier: 'disk' }, cache.lookups.diskHits);
+      this.inc({ tier: 'joined' }, cache.lookups.joinedHits);
     },
   });
   readCounter(registry, 'kino_delivery_cache_misses_total', 'Object lookups the cache could not answer: read from storage.', () => cache.lookups.misses);

@@ -30,8 +30,11 @@ test('concurrent misses make one storage request; hits come from memory, then di
   const results = await Promise.all(Array.from({ length: 10 }, () => cache.get('videos/v/hls/360p/seg-00000.m4s')));
   assert.equal(storage.gets.length, 1);
   assert.ok(results.every((r) => r?.etag === results[0]!.etag && r.size === 1000));
+  // The metrics' meaning: a miss is a storage read; the nine that waited on it were answered without one.
+  assert.deepEqual(cache.lookups, { memoryHits: 0, diskHits: 0, joinedHits: 9, misses: 1 });
   const hit = await cache.get('videos/v/hls/360p/seg-00000.m4s');
   assert.equal(hit?.data?.length, 1000, 'small objects are kept in memory');
+  assert.equal(cache.lookups.memoryHits, 1);
   assert.deepEqual(readFileSync(hit.path), Buffer.alloc(1000, 1), 'and on disk');
   assert.equal(await cache.get('videos/v/hls/360p/missing.m4s'), undefined);
 });

@@ -61,7 +61,8 @@ export class ObjectCache {
   private readonly tmpDir: string;
   private readonly memoryMaxObjectBytes: number;
   /** Lookups by outcome since start (plain numbers: the hot path only increments them; metrics read them). */
-  readonly lookups = { memoryHits: 0, diskHits: 0, misses: 0 };
+  /** Misses count storage reads; a lookup that joins a read under way is a `joinedHits`. */
+  readonly lookups = { memoryHits: 0, diskHits: 0, joinedHits: 0, misses: 0 };
 
   constructor(private readonly options: ObjectCacheOptions) {
     this.objectsDir = join(options.dir, 'objects');
@@ -125,9 +126,10 @@ export class ObjectCache {
 
   /** The miss under way for this key, started when there is none (single flight). */
   private fetching(key: string): Promise<Fetching | undefined> {
-    this.lookups.misses++;
     let pending = this.inflight.get(key);
-    if (!pending) {
+    if (pending) this.lookups.joinedHits++;
+    else {
+      this.lookups.misses++;
       const started = this.fetch(key);
       pending = started;
       this.inflight.set(key, started);
