@@ -23,9 +23,13 @@
 //
 // The work is meant to be realistic: several videos of several 720p segments (about 2 MB each),
 // with the delivery node's caches set smaller than that working set. Three kinds of work: hot (one
-// segment, always cached), popular (requests spread over every segment by popularity, a Zipf law
-// as viewers' are, so most hit the cache and some miss and go to storage) and cold (every segment in
-// turn, so LRU misses every time). Each runs at several concurrencies (8, 32, 128 connections),
+// segment, always cached), popular (requests spread over the first five segments of each video by
+// popularity, a Zipf law as viewers' are, so most hit the cache and some miss and go to storage) and
+// cold (every segment of every video in turn, so LRU misses every time). The cold cycle is long
+// (90 segments, 3 s video each): with a short one (15) a segment came round again while its last
+// miss was still being read, and joined it (single flight), so only 11 % of the delivery node's
+// "cold" lookups read storage. Each run prints the node's own share of lookups that read storage
+// (its metrics) and nginx's MISS share (its log). Each runs at several concurrencies (8, 32, 128 connections),
 // public and private, and prints req/s, p50 and p99 for Kino and nginx. Segment logging is on
 // (every request the node answers writes a spool row).
 //
@@ -63,6 +67,7 @@ import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev'
 import { objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '../../test/support/hls-fixture.ts';
 import { signedUrlOf, startDeliveryStack } from '../../test/delivery/harness.ts';
+import { Scrape } from '../../test/support/metrics.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -75,8 +80,9 @@ const workKinds = (process.env.BENCH_WORKS ?? 'hot,popular,cold').split(',');
 const pinned = cpus().length >= 2;
 const stackCore = '0';
 const serverCore = '1';
-/** 30 s videos: five 6 s segments each. */
-const videoSeconds = 30;
+/** 180 s videos: thirty 6 s segments each (the popular work asks for the first five). */
+const videoSeconds = 180;
+const popularSegmentsPerVideo = 5;
 
 function ensureInstalled(binary: string, pkg: string): string {
   const found = spawnSync('sh', ['-c', `command -v ${binary} || ls /usr/sbin/${binary} 2>/dev/null`], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
@@ -107,6 +113,8 @@ interface LoadResult {
   /** The server's own CPU time (all its processes) per request, and per GB of body served (NaN with wrk). */
   cpuMsPerRequest: number;
   cpuSecondsPerGb: number;
+  /** Storage's (SeaweedFS's) CPU time per request: what a side's misses cost the S3 server they read. */
+  storageCpuMsPerRequest: number;
   /** Busy share (0-1) of the server's core and of the client's during the run (NaN unpinned): which side bounds it. */
   serverCoreBusy: number;
   clientCoreBusy: number;
@@ -185,15 +193,19 @@ interface Load {
  * One timed run against `origin`; with several paths, requests take them in turn (the working-set
  * cases). `serverPid`: the server's process, whose CPU time (its children's included) is measured.
  */
-function runLoad(load: Load, origin: string, paths: string[], connections: number, duration: number, scriptDir: string, serverPid?: number): LoadResult {
+function runLoad(load: Load, origin: string, paths: string[], connections: number, duration: number, scriptDir: string, serverPid?: number, storagePid?: number): LoadResult {
   // The client runs where this process does (core 0 when pinned: main() pins it, children inherit it).
   const pids = serverPid === undefined ? [] : processTree(serverPid);
+  const storagePids = storagePid === undefined ? [] : processTree(storagePid);
   const cpuBefore = processCpuSeconds(pids);
+  const storageCpuBefore = processCpuSeconds(storagePids);
   const before = coreTimes();
   const result = load.client === 'wrk' ? runWrk(load.binary, origin, paths, connections, duration, scriptDir) : runLoadgen(load.binary, origin, paths, connections, duration, scriptDir);
   const after = coreTimes();
   const cpu = processCpuSeconds(pids) - cpuBefore;
+  const storageCpu = processCpuSeconds(storagePids) - storageCpuBefore;
   return {
+    storageCpuMsPerRequest: storagePids.length && result.requests > 0 ? (storageCpu * 1000) / result.requests : Number.NaN,
     ...result,
     cpuMsPerRequest: pids.length && result.requests > 0 ? (cpu * 1000) / result.requests : Number.NaN,
     cpuSecondsPerGb: pids.length && result.bodyBytes > 0 ? cpu / (result.bodyBytes / 1e9) : Number.NaN,
@@ -202,7 +214,7 @@ function runLoad(load: Load, origin: string, paths: string[], connections: numbe
   };
 }
 
-type LoadFigures = Omit<LoadResult, 'serverCoreBusy' | 'clientCoreBusy' | 'cpuMsPerRequest' | 'cpuSecondsPerGb'>;
+type LoadFigures = Omit<LoadResult, 'serverCoreBusy' | 'clientCoreBusy' | 'cpuMsPerRequest' | 'cpuSecondsPerGb' | 'storageCpuMsPerRequest'>;
 
 function runLoadgen(loadgen: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadFigures {
   const args = [`-c`, String(connections), `-d`, `${duration}s`, '-timeout', '10s'];
@@ -339,8 +351,9 @@ http {
   }
   server {
     listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://s3;
+    # /g{n}/ names the generation of a cached copy (see LruGenerations): part of the cache key, not of S3's path.
+    location ~ ^/g[0-9]+(/.*)$ {
+      proxy_pass http://s3$1$is_args$args;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host ${upstream};
@@ -363,8 +376,15 @@ http {
   const command = pinned ? ['taskset', '-c', serverCore, nginx] : [nginx];
   const proc = startProcess('nginx-proxy-cache', command[0]!, [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')], { logFile: join(dir, 'nginx', 'stdout.log') });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor('nginx proxy_cache to answer', async () => (await fetch(`${url}/`)).status > 0);
+  await waitFor('nginx proxy_cache to answer', async () => (await fetch(`${url}/g0/`)).status > 0);
   return { url, process: proc, statusLog: join(dir, 'nginx', 'logs', 'cache-status.log') };
+}
+
+/** The delivery node's cache lookups so far, from its own /metrics: hits (every tier) and misses (storage reads). */
+async function kinoLookups(url: string): Promise<{ hits: number; misses: number }> {
+  const scrape = new Scrape(await (await fetch(`${url}/metrics`)).text());
+  const sum = (family: string) => scrape.matching(family).reduce((total, sample) => total + sample.value, 0);
+  return { hits: sum('kino_delivery_cache_hits_total'), misses: sum('kino_delivery_cache_misses_total') };
 }
 
 /**
@@ -416,6 +436,7 @@ function summarize(rows: Row[]) {
       clientCoreBusy: median(mine.map((r) => r.result.clientCoreBusy)),
       cpuMsPerRequest: median(mine.map((r) => r.result.cpuMsPerRequest)),
       cpuSecondsPerGb: median(mine.map((r) => r.result.cpuSecondsPerGb)),
+      storageCpuMsPerRequest: median(mine.map((r) => r.result.storageCpuMsPerRequest)),
       rpsRatio: median(pairs.map((p) => ratio(p.mine.requestsPerSecond, p.nginx.requestsPerSecond))),
       p99Ratio: median(pairs.map((p) => ratio(p.mine.p99Ms, p.nginx.p99Ms))),
       proxyRpsRatio: median(pairs.map((p) => (p.proxy ? ratio(p.mine.requestsPerSecond, p.proxy.requestsPerSecond) : Number.NaN))),
@@ -430,14 +451,14 @@ const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).to
 function printSummary(summary: ReturnType<typeof summarize>): void {
   const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
   const table = [[
-    'work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'timeouts', 'server core', 'client core', 'CPU ms/req', 'CPU s/GB',
+    'work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'timeouts', 'server core', 'client core', 'CPU ms/req', 'CPU s/GB', 'S3 CPU ms/req',
     'req/s vs nginx', 'p99 vs nginx', 'req/s vs proxy_cache', 'p99 vs proxy_cache',
   ]];
   const isKino = (c: { target: Row['target'] }) => c.target === 'public' || c.target === 'private';
   for (const c of summary) {
     table.push([
       c.work, String(c.connections), c.target === 'proxy' ? 'nginx proxy_cache' : c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), fixed(c.maxMs, 0), String(c.timeouts),
-      percent(c.serverCoreBusy), percent(c.clientCoreBusy), fixed(c.cpuMsPerRequest, 2), fixed(c.cpuSecondsPerGb, 2),
+      percent(c.serverCoreBusy), percent(c.clientCoreBusy), fixed(c.cpuMsPerRequest, 2), fixed(c.cpuSecondsPerGb, 2), fixed(c.storageCpuMsPerRequest, 2),
       c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2), c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
       isKino(c) ? fixed(c.proxyRpsRatio, 2) : '', isKino(c) ? fixed(c.proxyP99Ratio, 2) : '',
     ]);
@@ -456,6 +477,39 @@ function simulateLru(order: number[], capacity: number): number {
     if (lru.size > capacity) lru.delete(lru.keys().next().value!);
   }
   return hits / order.length;
+}
+
+/**
+ * nginx evicts lazily: its cache manager enforces `max_size` at most every 10 s
+ * (ngx_http_file_cache_manager sleeps until the next `inactive` expiry, capped at 10 s), so a 16 MB
+ * cache held all 28 MB of the cold work for a whole 4 s run (1 % MISS measured) while the delivery
+ * node's LRU, which evicts as it stores, missed every request. So the peer is asked for each object
+ * under a generation prefix (`/g{n}/`, in nginx's cache key, stripped before S3) that changes whenever
+ * an eager LRU of the cache's size would have evicted the object: nginx misses where the delivery
+ * node's LRU does, for the same request sequence, and its manager evicts the old generations (least
+ * recently used first) at its own pace. Generations are unique across the whole run.
+ */
+let lastGeneration = 0;
+class LruGenerations {
+  private readonly cached = new Map<string, number>();
+  misses = 0;
+  constructor(private readonly capacity: number) {}
+  /** The path to ask for `path` now, under its current generation (a new one on a miss). */
+  request(path: string): string {
+    let generation = this.cached.get(path);
+    if (generation === undefined) {
+      generation = ++lastGeneration;
+      this.misses++;
+    } else this.cached.delete(path);
+    this.cached.set(path, generation);
+    if (this.cached.size > this.capacity) this.cached.delete(this.cached.keys().next().value!);
+    return `/g${generation}${path}`;
+  }
+}
+
+/** `count` paths of the proxy peer's list, from `order` played cyclically from `start`, through `lru`. */
+function generationPaths(lru: LruGenerations, order: string[], start: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => lru.request(order[(start + i) % order.length]!));
 }
 
 /** A deterministic generator (mulberry32), so nginx and Kino get the same request sequence. */
@@ -541,6 +595,8 @@ async function main(): Promise<void> {
         presigned.set(`${f.videoId}/${i}`, `${url.pathname}${url.search}`);
       }
     }
+    // SeaweedFS, whose CPU per request says what each side's misses cost storage.
+    const storagePid = Number(execFileSync('pgrep', ['-n', '-f', `weed server -dir=${dir}`], { encoding: 'utf8' }).trim()) || undefined;
     const proxyCache = await startProxyCacheNginx(nginx, join(dir, 'nginx-proxy-cache'), stack.services.storage.S3_ENDPOINT!, cacheMb);
     nginxServers['proxy_cache'] = proxyCache;
     const tokens = new Map<string, string>();
@@ -589,14 +645,21 @@ async function main(): Promise<void> {
 
     const origins = { public: stack.delivery.url, private: stack.delivery.url };
     const segmentCount = paths.nginx(videos.pub).length;
-    const popular = zipfOrder(segmentCount, 4_000);
-    const hits = simulateLru(popular, Math.floor((cacheMb * 1024 * 1024) / hotSize));
+    // Lists run video by video, segment by segment: the popular items are each video's first segments.
+    const perVideo = videos.pub[0]!.renditions[0]!.segmentCount;
+    const popularItems = videos.pub.flatMap((_, v) => Array.from({ length: popularSegmentsPerVideo }, (_, i) => v * perVideo + i));
+    const popular = zipfOrder(popularItems.length, 4_000).map((k) => popularItems[k]!);
+    const cacheCapacity = Math.floor((cacheMb * 1024 * 1024) / hotSize);
+    const hits = simulateLru(popular, cacheCapacity);
+    // The peer's timed list outlasts any run (checked after each), its warm-up is played through in 1 s.
+    const proxyWarmUpRequests = 500;
+    const proxyTimedRequests = 30_000;
     const works: Record<string, { public: HlsFixture[]; private: HlsFixture[]; order: (list: string[]) => string[] }> = {
       [`hot: one segment (${(hotSize / 1024).toFixed(0)} KiB)`]: { public: videos.pub.slice(0, 1), private: videos.priv.slice(0, 1), order: (list) => list.slice(0, 1) },
-      [`popular: Zipf over ${segmentCount} segments (~${Math.round(hits * 100)} % cache hits)`]: {
+      [`popular: Zipf over ${popularItems.length} segments (~${Math.round(hits * 100)} % cache hits)`]: {
         public: videos.pub, private: videos.priv, order: (list) => popular.map((i) => list[i]!),
       },
-      [`cold: every segment in turn (cache misses)`]: { public: videos.pub, private: videos.priv, order: (list) => list },
+      [`cold: ${segmentCount} segments in turn (cache misses)`]: { public: videos.pub, private: videos.priv, order: (list) => list },
     };
     const rows: Row[] = [];
     let proxyLogLines = 0;
@@ -610,8 +673,16 @@ async function main(): Promise<void> {
             const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths[target](sets.public);
             const chosen = sets.order(list);
             const server = target === 'nginx' ? nginxServers[bestAt[connections]!]! : target === 'proxy' ? proxyCache : { url: origins[target], process: stack.delivery.process };
-            runLoad(load, server.url, chosen, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
-            const result = runLoad(load, server.url, chosen, connections, seconds, dir, server.process.child.pid);
+            // The peer's lists: a warm-up short enough to be played through (so what the LRU keeps is
+            // in nginx's cache), then a timed list longer than any run, continuing the same LRU.
+            const lru = new LruGenerations(cacheCapacity);
+            const warmUp = target === 'proxy' ? generationPaths(lru, chosen, 0, proxyWarmUpRequests) : chosen;
+            const missesBefore = lru.misses;
+            const timed = target === 'proxy' ? generationPaths(lru, chosen, proxyWarmUpRequests, proxyTimedRequests) : chosen;
+            runLoad(load, server.url, warmUp, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
+            const lookupsBefore = target === 'proxy' || target === 'nginx' ? undefined : await kinoLookups(server.url);
+            const result = runLoad(load, server.url, timed, connections, seconds, dir, server.process.child.pid, storagePid);
+            if (target === 'proxy' && result.requests > proxyTimedRequests) throw new Error(`the proxy peer served ${result.requests} requests, more than its list of ${proxyTimedRequests}: lengthen it`);
             if (result.non2xx > 0) throw new Error(`${target} ${work}: ${result.non2xx} responses were not 2xx`);
             // Every hot response carried the whole segment (loadgen counts body bytes; wrk does not).
             if (work.startsWith('hot') && !Number.isNaN(result.bodyBytesPerRequest) && result.bodyBytesPerRequest !== hotSize) {
@@ -619,9 +690,14 @@ async function main(): Promise<void> {
             }
             rows.push({ work, connections, target, round, result });
             let misses = '';
-            if (target === 'proxy') {
+            if (lookupsBefore) {
+              const after = await kinoLookups(server.url);
+              const [hits, missed] = [after.hits - lookupsBefore.hits, after.misses - lookupsBefore.misses];
+              misses = `, Kino storage reads ${((missed / Math.max(1, hits + missed)) * 100).toFixed(0)} % of lookups`;
+            } else if (target === 'proxy') {
               const logged = await proxyMissShare(proxyCache.statusLog, proxyLogLines, result.requests);
-              misses = `, nginx MISS ${(logged.share * 100).toFixed(0)} % (warm-up included)`;
+              const expected = (lru.misses - missesBefore) / proxyTimedRequests;
+              misses = `, nginx MISS ${(logged.share * 100).toFixed(0)} % (warm-up included; an eager LRU of the same size: ${(expected * 100).toFixed(0)} %)`;
               proxyLogLines = logged.lines;
             }
             process.stderr.write(
