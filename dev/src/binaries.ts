@@ -1,5 +1,5 @@
 // The service binaries the dev stack and tests run, found where dev/setup/setup.sh puts them.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { kinoDir } from '@kino/infra';
 
@@ -12,4 +12,21 @@ export function findBinary(name: string): string {
     if (dir && existsSync(candidate)) return candidate;
   }
   throw new Error(`${name} is not installed: run \`bash dev/setup/setup.sh\` (npm run dev and npm test do)`);
+}
+
+/**
+ * The quality ffmpeg: the static ffmpeg 9 of PyPI's imageio-ffmpeg wheel, which has libvmaf (and
+ * SVT-AV1 4, which honours forced keyframes) where Debian's ffmpeg 5.1 has neither. setup.sh
+ * installs the wheel into the tools virtualenv; KINO_QUALITY_FFMPEG names another build.
+ */
+export function findQualityFfmpeg(): string {
+  const named = process.env.KINO_QUALITY_FFMPEG;
+  if (named) return named;
+  const lib = join(kinoDir, 'tools', 'venv', 'lib');
+  for (const python of existsSync(lib) ? readdirSync(lib) : []) {
+    const dir = join(lib, python, 'site-packages', 'imageio_ffmpeg', 'binaries');
+    const binary = existsSync(dir) ? readdirSync(dir).find((name) => name.startsWith('ffmpeg-')) : undefined;
+    if (binary) return join(dir, binary);
+  }
+  throw new Error('the quality ffmpeg (imageio-ffmpeg) is not installed: run `bash dev/setup/setup.sh`');
 }

@@ -5,3 +5,4 @@ export * from './presets.ts';
 export { probeMedia, parseProbeJson, isAudioOnly, NotAVideoError, type MediaInfo, type ProbeJson } from './probe.ts';
 export { parseInitSegment, readMp4Boxes, type InitSegmentInfo, type Mp4Box } from './mp4.ts';
 export * from './hls.ts';
+export { qualityArgs, parseQualityLog, type QualityOptions, type QualityScore } from './quality.ts';

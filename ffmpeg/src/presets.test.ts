@@ -9,6 +9,7 @@ const settings: HlsEncodeSettings = {
   frameRate: 25,
   capFrameRate: false,
   pixelFormat: 'yuv420p',
+  videoCodec: 'h264',
   x264Preset: 'veryfast',
   videoBitrateKbps: 800,
   rateControl: 'variableBitrate',
@@ -84,6 +85,30 @@ test('variable bitrate caps peaks at 1.5x; constant bitrate pins min = max = tar
   assert.deepEqual(rateControlArgs({ ...settings, rateControl: 'constantBitrate' }), [
     '-b:v', '800k', '-minrate', '800k', '-maxrate', '800k', '-bufsize', '800k', '-x264-params', 'nal-hrd=cbr',
   ]);
+});
+
+test('constant quality (the content-aware ladder): a CRF with peaks capped at the ladder bitrate, in every codec', () => {
+  for (const videoCodec of ['h264', 'hevc', 'av1'] as const) {
+    assert.deepEqual(rateControlArgs({ ...settings, videoCodec, constantQuality: 23 }), ['-crf', '23', '-maxrate', '800k', '-bufsize', '1600k'], videoCodec);
+  }
+  // Constant bitrate in x265 and SVT-AV1: the VBV pinned at the target (x264's HRD parameter is x264's own).
+  assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'hevc', rateControl: 'constantBitrate' }), ['-b:v', '800k', '-maxrate', '800k', '-bufsize', '800k']);
+});
+
+test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264, no scene-cut keyframes', () => {
+  const h264 = hlsEncodeArgs({ input: '/in.mp4', settings, threads: 2, videoSeconds: 20 });
+  const hevc = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, videoCodec: 'hevc' }, threads: 2, videoSeconds: 20 });
+  const av1 = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, videoCodec: 'av1', x264Preset: 'medium' }, threads: 2, videoSeconds: 20 });
+  assert.equal(valueOf(hevc, '-c:v'), 'libx265');
+  assert.equal(valueOf(hevc, '-tag:v'), 'hvc1', 'the sample entry Safari plays');
+  assert.equal(valueOf(hevc, '-x265-params'), 'scenecut=0:open-gop=0:log-level=error:pools=2');
+  assert.equal(valueOf(av1, '-c:v'), 'libsvtav1');
+  assert.equal(valueOf(av1, '-preset'), '8', 'x264 medium: SVT-AV1 8');
+  assert.equal(valueOf(av1, '-svtav1-params'), 'scd=0:lp=2');
+  for (const args of [hevc, av1]) {
+    for (const flag of ['-g', '-force_key_frames', '-vf', '-b:v', '-maxrate']) assert.equal(valueOf(args, flag), valueOf(h264, flag), flag);
+  }
+  assert.equal(valueOf(av1, '-forced-idr'), undefined, 'an option of x264 and x265 only');
 });
 
 test('scales to the rendition size with square pixels; caps the frame rate only when asked', () => {

@@ -1,6 +1,16 @@
 // ffmpeg argument lists as plain functions of their options: no I/O, no configuration, so each
 // decision (GOP, rate control, HLS muxing) is visible and unit-tested.
-import { hlsInitName, hlsMinimumLastSegmentSeconds, hlsPlaylistName, hlsSegmentPattern, type AudioEncoding, type X264PixelFormat, type X264Preset } from '@kino/proto/contract';
+import {
+  hlsInitName,
+  hlsMinimumLastSegmentSeconds,
+  hlsPlaylistName,
+  hlsSegmentPattern,
+  x264Presets,
+  type AudioEncoding,
+  type VideoCodec,
+  type X264PixelFormat,
+  type X264Preset,
+} from '@kino/proto/contract';
 import { inputArgsFor } from './command.ts';
 
 /** Everything one rendition's encode needs, fully decided (see encode-settings.ts). */
@@ -12,9 +22,19 @@ export interface HlsEncodeSettings {
   frameRate: number;
   capFrameRate: boolean;
   pixelFormat: X264PixelFormat;
+  /** h264: libx264; hevc: libx265; av1: libsvtav1, which only the quality ffmpeg (quality.ts) runs. */
+  videoCodec: VideoCodec;
+  /** The speed of the encoder, in x264's names (x265 takes the same; SVT-AV1's are mapped). */
   x264Preset: X264Preset;
+  /** The rendition's bitrate: the average (fixed), or the cap of a constant-quality encode. */
   videoBitrateKbps: number;
   rateControl: 'constantBitrate' | 'variableBitrate';
+  /**
+   * Set: a constant-quality encode at this CRF (each codec's own scale), its peaks capped at
+   * `videoBitrateKbps` (capped CRF, the content-aware ladder's method): easy content spends fewer
+   * bits than the ladder's, hard content no more. `rateControl` and `twoPass` are not read.
+   */
+  constantQuality?: number;
   twoPass: boolean;
   segmentSeconds: number;
   /** Absent: the output has no audio track. */
@@ -125,14 +145,18 @@ export function keyframesEndSeconds({ frameRate, segmentSeconds }: Pick<HlsEncod
  * scene-cut keyframes, which would differ between renditions.
  */
 export function keyframeArgs(settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): string[] {
+  const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
+  return ['-g', gop, '-sc_threshold', '0', '-force_key_frames', forceKeyFrames, '-forced-idr', '1'];
+}
+
+/** The grid's two settings: the encoder's own interval (`-g`) and ffmpeg's forced keyframes. */
+function keyframeGrid(settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): { gop: string; forceKeyFrames: string } {
   const until = keyframesEndSeconds(settings, endSeconds);
   const forced = `gte(t,n_forced*${keyframeSeconds})`;
-  return [
-    '-g', String(Math.ceil(settings.frameRate * (keyframeSeconds + hlsMinimumLastSegmentSeconds)) + 1),
-    '-sc_threshold', '0',
-    '-force_key_frames', `expr:${Number.isFinite(until) ? `${forced}*lt(t,${formatNumber(until)})` : forced}`,
-    '-forced-idr', '1',
-  ];
+  return {
+    gop: String(Math.ceil(settings.frameRate * (keyframeSeconds + hlsMinimumLastSegmentSeconds)) + 1),
+    forceKeyFrames: `expr:${Number.isFinite(until) ? `${forced}*lt(t,${formatNumber(until)})` : forced}`,
+  };
 }
 
 export function videoFilterChain(settings: HlsEncodeSettings): string {
@@ -146,7 +170,12 @@ export function videoFilterChain(settings: HlsEncodeSettings): string {
 
 export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   const kbps = settings.videoBitrateKbps;
+  if (settings.constantQuality !== undefined) {
+    // Capped CRF: the quality is the target, the ladder's bitrate the ceiling over a 2 s buffer.
+    return ['-crf', String(settings.constantQuality), '-maxrate', `${kbps}k`, '-bufsize', `${kbps * 2}k`];
+  }
   if (settings.rateControl === 'constantBitrate') {
+    if (settings.videoCodec !== 'h264') return ['-b:v', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`];
     // A one-second VBV at exactly the target, with HRD signalling (filler data keeps it constant).
     return ['-b:v', `${kbps}k`, '-minrate', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`, '-x264-params', 'nal-hrd=cbr'];
   }
@@ -155,16 +184,41 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   return ['-b:v', `${kbps}k`, '-maxrate', `${maxrate}k`, '-bufsize', `${maxrate * 2}k`];
 }
 
-/** The encoder's options of one rendition (its filter chain goes in separately: -vf or -filter_complex). */
+/**
+ * SVT-AV1's preset (0 slowest .. 13 fastest) for each x264 speed: a step of x264's list is a step of
+ * SVT-AV1's from 12 down, and `medium` lands on 8, the fastest that SVT-AV1's authors recommend
+ * for video on demand.
+ */
+export function svtAv1PresetOf(preset: X264Preset): number {
+  return Math.max(2, 13 - x264Presets.indexOf(preset));
+}
+
+/**
+ * The encoder's options of one rendition (its filter chain goes in separately: -vf or -filter_complex).
+ * Every codec takes the same forced-keyframe grid (keyframeArgs), so the segments of an AV1 or HEVC
+ * rendition cut on the same frames as the H.264 ladder's; scene-cut keyframes are off in each.
+ */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
-  return [
-    '-c:v', 'libx264',
-    '-preset', settings.x264Preset,
-    '-pix_fmt', settings.pixelFormat,
-    ...rateControlArgs(settings),
-    ...keyframeArgs(settings, endSeconds),
-    '-threads', String(threads),
-  ];
+  const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
+  const common = ['-pix_fmt', settings.pixelFormat, ...rateControlArgs(settings), '-g', gop, '-force_key_frames', forceKeyFrames];
+  switch (settings.videoCodec) {
+    case 'h264':
+      return ['-c:v', 'libx264', '-preset', settings.x264Preset, '-pix_fmt', settings.pixelFormat, ...rateControlArgs(settings), ...keyframeArgs(settings, endSeconds), '-threads', String(threads)];
+    case 'hevc':
+      // hvc1: the sample entry Apple's players ask for in fMP4 (hev1 does not play in Safari).
+      return [
+        '-c:v', 'libx265', '-preset', settings.x264Preset, '-tag:v', 'hvc1', ...common, '-forced-idr', '1',
+        '-x265-params', `scenecut=0:open-gop=0:log-level=error${threads > 0 ? `:pools=${threads}` : ''}`,
+      ];
+    case 'av1':
+      // SVT-AV1 honours forced keyframes (as key frames) from ffmpeg 6 on: the quality ffmpeg, not Debian's 5.1.
+      return [
+        '-c:v', 'libsvtav1', '-preset', String(svtAv1PresetOf(settings.x264Preset)), ...common,
+        '-svtav1-params', `scd=0${threads > 0 ? `:lp=${threads}` : ''}`,
+      ];
+    default:
+      throw new Error(`no encoder for video codec ${String(settings.videoCodec)}`);
+  }
 }
 
 function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {

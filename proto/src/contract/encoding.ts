@@ -37,6 +37,13 @@ export const pixelFormats = [
 ] as const;
 export type PixelFormat = (typeof pixelFormats)[number];
 
+/**
+ * Video codecs of renditions (`encodings[].videoCodec`): the H.264 ladder every video has, and the
+ * codecs `additionalCodecs` may add beside it (issue 34).
+ */
+export const videoCodecs = ['h264', 'hevc', 'av1'] as const;
+export type VideoCodec = (typeof videoCodecs)[number];
+
 export const rateControlModes = ['constantBitrate', 'variableBitrate'] as const;
 export type RateControlMode = (typeof rateControlModes)[number];
 

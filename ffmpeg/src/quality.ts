@@ -1,0 +1,61 @@
+// How good a rendition looks next to its source: VMAF (libvmaf's built-in model, vmaf_v0.6.1, the
+// one Netflix's per-title work and most published ladders quote) and PSNR of the luma, in one pass.
+// Debian's ffmpeg has no libvmaf: these arguments are for the quality ffmpeg, the static build in
+// PyPI's imageio-ffmpeg wheel (ffmpeg 9 with libvmaf and SVT-AV1 4), which dev/setup/setup.sh
+// installs into the project's tools.
+//
+// Both pictures are scaled to the same size (the reference's display size, as a viewer's player
+// would upscale a low rendition to the screen), bicubic, square pixels, 8-bit 4:2:0, their
+// timestamps from zero; `subsample` scores every n-th frame (the score of a 10 s chunk moves by a
+// few hundredths when n is 1 against 3, and the run is about n times cheaper).
+
+export interface QualityOptions {
+  /** The encoded rendition (any input ffmpeg reads: an MP4, init and segments concatenated). */
+  distorted: string;
+  /** The source it was made from. */
+  reference: string;
+  /** The size both are compared at. */
+  width: number;
+  height: number;
+  /** Where libvmaf writes its JSON log (parseQualityLog reads it). */
+  logPath: string;
+  /** libvmaf threads. */
+  threads: number;
+  /** Score every n-th frame (1: every frame). */
+  subsample: number;
+}
+
+export function qualityArgs({ distorted, reference, width, height, logPath, threads, subsample }: QualityOptions): string[] {
+  const prepare = `scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,setpts=PTS-STARTPTS`;
+  const vmaf = `libvmaf=feature=name=psnr:log_fmt=json:log_path=${escapeFilterValue(logPath)}:n_threads=${threads}:n_subsample=${subsample}`;
+  return [
+    '-hide_banner', '-nostdin', '-loglevel', 'error',
+    '-i', distorted,
+    '-i', reference,
+    // libvmaf takes the distorted picture first, the reference second.
+    '-lavfi', `[0:v:0]${prepare}[distorted];[1:v:0]${prepare}[reference];[distorted][reference]${vmaf}`,
+    '-f', 'null', '-',
+  ];
+}
+
+export interface QualityScore {
+  /** Mean VMAF over the frames scored (0..100). */
+  vmaf: number;
+  /** Mean PSNR of the luma (dB). */
+  psnr: number;
+  frames: number;
+}
+
+/** The pooled means of libvmaf's JSON log. */
+export function parseQualityLog(json: string): QualityScore {
+  const log = JSON.parse(json) as { frames?: unknown[]; pooled_metrics?: Record<string, { mean?: number }> };
+  const vmaf = log.pooled_metrics?.vmaf?.mean;
+  const psnr = log.pooled_metrics?.psnr_y?.mean;
+  if (typeof vmaf !== 'number' || typeof psnr !== 'number') throw new Error('the libvmaf log has no pooled vmaf and psnr_y');
+  return { vmaf, psnr, frames: log.frames?.length ?? 0 };
+}
+
+/** A path inside a filter option: `:` and `\` and `'` escaped as the filter graph parser wants them. */
+function escapeFilterValue(value: string): string {
+  return value.replace(/[\\':]/g, (c) => `\\${c}`);
+}
