@@ -5,6 +5,8 @@
 //   default compression ratio);
 // - contentAware, capped CRF: x264 at a constant quality (each CRF of BENCH_CRFS), peaks capped at
 //   the rung's value over a 2 s buffer, one pass: the method the ladder uses (docs/decisions/quality.md);
+// - contentAware, quantizer floor: the fixed rate control with x264's `qpmin` at each of BENCH_QMINS:
+//   hard content gets exactly the fixed encode, easy content stops spending once it reaches it;
 // - hevc and av1 (additionalCodecs): x265 and SVT-AV1 at the same speed setting, at several constant
 //   qualities each with a cap far above the rung, so that the bits each codec needs for the VMAF
 //   the H.264 ladder reaches can be read off between them (log-bitrate, linear in VMAF).
@@ -26,6 +28,7 @@
 //
 // Usage: npm run bench:quality
 // Env: BENCH_SECONDS (6), BENCH_KINDS (all six), BENCH_CRFS (the capped CRFs to try: 18,20,22),
+//      BENCH_QMINS (quantizer floors to try under the fixed rate control: 18,20,22),
 //      BENCH_HEVC_CRFS (22,30), BENCH_AV1_CRFS (28,40,52), BENCH_SUBSAMPLE (3: VMAF of every 3rd frame).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -45,6 +48,7 @@ const list = (value: string | undefined, fallback: string) => (value ?? fallback
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const kinds = list(process.env.BENCH_KINDS, 'slides,screen,animation,grain,motion,dark');
 const crfs = list(process.env.BENCH_CRFS, '18,20,22').map(Number);
+const qmins = list(process.env.BENCH_QMINS, '18,20,22').map(Number);
 const hevcCrfs = list(process.env.BENCH_HEVC_CRFS, '22,30').map(Number);
 const av1Crfs = list(process.env.BENCH_AV1_CRFS, '28,40,52').map(Number);
 const subsample = Number(process.env.BENCH_SUBSAMPLE ?? 3);
@@ -138,6 +142,8 @@ interface Variant {
   codec: VideoCodec;
   /** Undefined: fixed (variable bitrate at the rung). */
   crf?: number;
+  /** The fixed ladder's rate control with a quantizer floor. */
+  qmin?: number;
   /** How far above the rung the cap sits (1: the content-aware ladder; more: the codec comparison). */
   capFactor: number;
 }
@@ -159,6 +165,7 @@ async function measure(kind: string, source: string, variant: Variant, work: str
       videoCodec: variant.codec, x264Preset: rung.x264Preset, videoBitrateKbps: rung.videoBitrateKbps * variant.capFactor,
       rateControl: 'variableBitrate', twoPass: false, segmentSeconds: rung.segmentSeconds,
       ...(variant.crf === undefined ? {} : { constantQuality: variant.crf }),
+      ...(variant.qmin === undefined ? {} : { minQuantizer: variant.qmin }),
     };
     return { settings, dir: rung.key };
   });
@@ -210,6 +217,7 @@ async function main(): Promise<void> {
   const variants: Variant[] = [
     { name: 'fixed', codec: 'h264', capFactor: 1 },
     ...crfs.map((crf) => ({ name: `contentAware crf ${crf}`, codec: 'h264' as const, crf, capFactor: 1 })),
+    ...qmins.map((qmin) => ({ name: `contentAware qmin ${qmin}`, codec: 'h264' as const, qmin, capFactor: 1 })),
     ...hevcCrfs.map((crf) => ({ name: `hevc crf ${crf}`, codec: 'hevc' as const, crf, capFactor: 4 })),
     ...av1Crfs.map((crf) => ({ name: `av1 crf ${crf}`, codec: 'av1' as const, crf, capFactor: 4 })),
   ];
@@ -238,20 +246,20 @@ async function main(): Promise<void> {
   console.log('');
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const ladderKbps = (r: Measured) => sum(r.renditions.map((x) => x.kbps));
-  for (const crf of crfs) {
-    const name = `contentAware crf ${crf}`;
+  for (const name of [...crfs.map((crf) => `contentAware crf ${crf}`), ...qmins.map((qmin) => `contentAware qmin ${qmin}`)]) {
     const bits = sum(kinds.map((k) => ladderKbps(of(k, name)))) / sum(kinds.map((k) => ladderKbps(of(k, 'fixed'))));
     const losses = kinds.flatMap((k) => of(k, name).renditions.map((x, i) => ({ kind: k, key: x.key, loss: of(k, 'fixed').renditions[i]!.vmaf - x.vmaf })));
     const worst = losses.sort((a, b) => b.loss - a.loss)[0]!;
     const cpu = sum(kinds.map((k) => of(k, name).cpuSeconds)) / sum(kinds.map((k) => of(k, 'fixed').cpuSeconds));
     const perKind = kinds.map((k) => `${k} ${((ladderKbps(of(k, name)) / ladderKbps(of(k, 'fixed')) - 1) * 100).toFixed(0)} %`).join(', ');
     console.log(
-      `goal, contentAware (capped CRF ${crf}) vs fixed: bits ${((bits - 1) * 100).toFixed(1)} % (<= -25 %: ${bits <= 0.75 ? 'met' : 'NOT met'}); ` +
+      `goal, ${name} vs fixed: bits ${((bits - 1) * 100).toFixed(1)} % (<= -25 %: ${bits <= 0.75 ? 'met' : 'NOT met'}); ` +
         `worst VMAF loss ${worst.loss.toFixed(2)} (${worst.kind} ${worst.key}; <= 1: ${worst.loss <= 1 ? 'met' : 'NOT met'}); CPU ${((cpu - 1) * 100).toFixed(1)} % (<= +30 %: ${cpu <= 1.3 ? 'met' : 'NOT met'}); by kind: ${perKind}`,
     );
   }
   // Each extra codec: the bits it needs for the VMAF of the H.264 ladder (fixed), over the corpus.
   for (const [codec, codecCrfs] of [['hevc', hevcCrfs], ['av1', av1Crfs]] as const) {
+    if (codecCrfs.length < 2) continue;
     let needed = 0;
     let h264 = 0;
     let outside = 0;

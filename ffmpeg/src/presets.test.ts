@@ -91,6 +91,8 @@ test('constant quality (the content-aware ladder): a CRF with peaks capped at th
   for (const videoCodec of ['h264', 'hevc', 'av1'] as const) {
     assert.deepEqual(rateControlArgs({ ...settings, videoCodec, constantQuality: 23 }), ['-crf', '23', '-maxrate', '800k', '-bufsize', '1600k'], videoCodec);
   }
+  // A quantizer floor under the fixed rate control: the same VBV, easy content stops at the floor.
+  assert.deepEqual(rateControlArgs({ ...settings, minQuantizer: 20 }), ['-b:v', '800k', '-maxrate', '1200k', '-bufsize', '2400k', '-qmin', '20']);
   // Constant bitrate in x265 and SVT-AV1: the VBV pinned at the target (x264's HRD parameter is x264's own).
   assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'hevc', rateControl: 'constantBitrate' }), ['-b:v', '800k', '-maxrate', '800k', '-bufsize', '800k']);
 });

@@ -35,6 +35,12 @@ export interface HlsEncodeSettings {
    * bits than the ladder's, hard content no more. `rateControl` and `twoPass` are not read.
    */
   constantQuality?: number;
+  /**
+   * Set: the fixed ladder's rate control with a floor under the quantizer (x264's and x265's
+   * `qpmin`): hard content gets exactly the fixed encode, easy content stops spending bits once
+   * it reaches this quantizer. Not read with `constantQuality`.
+   */
+  minQuantizer?: number;
   twoPass: boolean;
   segmentSeconds: number;
   /** Absent: the output has no audio track. */
@@ -173,6 +179,11 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   if (settings.constantQuality !== undefined) {
     // Capped CRF: the quality is the target, the ladder's bitrate the ceiling over a 2 s buffer.
     return ['-crf', String(settings.constantQuality), '-maxrate', `${kbps}k`, '-bufsize', `${kbps * 2}k`];
+  }
+  const floor = settings.minQuantizer === undefined ? [] : ['-qmin', String(settings.minQuantizer)];
+  if (floor.length && settings.rateControl === 'variableBitrate') {
+    const maxrate = Math.round(kbps * 1.5);
+    return ['-b:v', `${kbps}k`, '-maxrate', `${maxrate}k`, '-bufsize', `${maxrate * 2}k`, ...floor];
   }
   if (settings.rateControl === 'constantBitrate') {
     if (settings.videoCodec !== 'h264') return ['-b:v', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`];
