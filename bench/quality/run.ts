@@ -29,7 +29,9 @@
 // Usage: npm run bench:quality
 // Env: BENCH_SECONDS (6), BENCH_KINDS (all six), BENCH_CRFS (the capped CRFs to try: 18,20,22),
 //      BENCH_QMINS (quantizer floors to try under the fixed rate control: 18,20,22),
-//      BENCH_HEVC_CRFS (22,30), BENCH_AV1_CRFS (28,40,52), BENCH_SUBSAMPLE (3: VMAF of every 3rd frame).
+//      BENCH_HEVC_CRFS (22,30), BENCH_AV1_CRFS (28,40,52), BENCH_SUBSAMPLE (3: VMAF of every 3rd frame),
+//      BENCH_EXTRA_CODEC_SPEED (x264's name for the HEVC and AV1 encodes' speed, e.g. medium: SVT-AV1 8;
+//      default: the ladder's, veryfast: SVT-AV1 11).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -39,7 +41,7 @@ import { promisify } from 'node:util';
 import { findQualityFfmpeg } from '@kino/dev';
 import { hlsLadderArgs, parseMediaPlaylist, parseQualityLog, qualityArgs, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { planLadder } from '@kino/control-plane/orchestrator';
-import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, type VideoCodec } from '@kino/proto/contract';
+import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, type VideoCodec, type X264Preset } from '@kino/proto/contract';
 
 const run = promisify(execFile);
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -52,6 +54,8 @@ const qmins = list(process.env.BENCH_QMINS, '18,20,22').map(Number);
 const hevcCrfs = list(process.env.BENCH_HEVC_CRFS, '22,30').map(Number);
 const av1Crfs = list(process.env.BENCH_AV1_CRFS, '28,40,52').map(Number);
 const subsample = Number(process.env.BENCH_SUBSAMPLE ?? 3);
+/** The x264 speed name the extra codecs are encoded at (SVT-AV1's preset follows svtAv1PresetOf); default: the ladder's. */
+const extraCodecSpeed = process.env.BENCH_EXTRA_CODEC_SPEED as X264Preset | undefined;
 const width = 1280;
 const height = 720;
 const fps = 30;
@@ -162,7 +166,7 @@ async function measure(kind: string, source: string, variant: Variant, work: str
   const outputs = ladder.map((rung) => {
     const settings: HlsEncodeSettings = {
       width: rung.width, height: rung.height, frameRate: fps, capFrameRate: false, pixelFormat: 'yuv420p',
-      videoCodec: variant.codec, x264Preset: rung.x264Preset, videoBitrateKbps: rung.videoBitrateKbps * variant.capFactor,
+      videoCodec: variant.codec, x264Preset: variant.codec !== 'h264' && extraCodecSpeed ? extraCodecSpeed : rung.x264Preset, videoBitrateKbps: rung.videoBitrateKbps * variant.capFactor,
       rateControl: 'variableBitrate', twoPass: false, segmentSeconds: rung.segmentSeconds,
       ...(variant.crf === undefined ? {} : { constantQuality: variant.crf }),
       ...(variant.qmin === undefined ? {} : { minQuantizer: variant.qmin }),
