@@ -31,6 +31,11 @@ test('put, head, get, list by prefix, delete one, delete many, delete a prefix',
   assert.ok(got?.body.equals(big));
   assert.equal(got?.etag, `"${createHash('md5').update(big).digest('hex')}"`);
   assert.equal(await storage.getObject('videos/vid_s/never-there'), undefined);
+  // Keys as users name uploads: every character SigV4 escapes, read back by the signed GET.
+  const named = "uploads/org_s/env_s/vid_s/my holiday (1) [final] it's 100% *ok*, ünïcode+&=.mp4";
+  await storage.put(named, 'named body', 'video/mp4');
+  assert.equal((await storage.get(named))?.toString(), 'named body');
+  await storage.delete(named);
   assert.deepEqual(await storage.list('videos/vid_s/'), [keys[1], keys[0], keys[2]], 'lexicographic, under the prefix only');
 
   await storage.delete(keys[2]!);
