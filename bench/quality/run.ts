@@ -7,9 +7,10 @@
 //   the rung's value over a 2 s buffer, one pass: the method the ladder uses (docs/decisions/quality.md);
 // - contentAware, quantizer floor: the fixed rate control with x264's `qpmin` at each of BENCH_QMINS:
 //   hard content gets exactly the fixed encode, easy content stops spending once it reaches it;
-// - hevc and av1 (additionalCodecs): x265 and SVT-AV1 at the same speed setting, at several constant
-//   qualities each with a cap far above the rung, so that the bits each codec needs for the VMAF
-//   the H.264 ladder reaches can be read off between them (log-bitrate, linear in VMAF).
+// - hevc and av1 (additionalCodecs): x265 and SVT-AV1 with the fixed ladder's rate control at
+//   fractions of the rungs' bitrates (0.5, 0.7, 1), so that the bits each codec needs for the VMAF
+//   the H.264 ladder reaches can be read off between them (log-bitrate, linear in VMAF). Points at
+//   constant qualities did not bracket H.264's VMAF on hard content (docs/decisions/quality.md).
 //
 // Every encode is the encode nodes' own command (@kino/ffmpeg: hlsLadderArgs, one decode split into
 // the three renditions, HLS fMP4 out), H.264 and HEVC by Debian's ffmpeg, AV1 by the quality ffmpeg
@@ -29,7 +30,8 @@
 // Usage: npm run bench:quality
 // Env: BENCH_SECONDS (6), BENCH_KINDS (all six), BENCH_CRFS (the capped CRFs to try: 18,20,22),
 //      BENCH_QMINS (quantizer floors to try under the fixed rate control: 18,20,22),
-//      BENCH_HEVC_CRFS (22,30), BENCH_AV1_CRFS (28,40,52), BENCH_SUBSAMPLE (3: VMAF of every 3rd frame),
+//      BENCH_HEVC_RATES and BENCH_AV1_RATES (0.5,0.7,1: each codec's points, as fractions of the rungs' bitrates),
+//      BENCH_SUBSAMPLE (3: VMAF of every 3rd frame),
 //      BENCH_EXTRA_CODEC_SPEED (x264's name for the HEVC and AV1 encodes' speed, e.g. medium: SVT-AV1 8;
 //      default: the ladder's, veryfast: SVT-AV1 11).
 import { execFile } from 'node:child_process';
@@ -51,8 +53,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const kinds = list(process.env.BENCH_KINDS, 'slides,screen,animation,grain,motion,dark');
 const crfs = list(process.env.BENCH_CRFS, '18,20,22').map(Number);
 const qmins = list(process.env.BENCH_QMINS, '18,20,22').map(Number);
-const hevcCrfs = list(process.env.BENCH_HEVC_CRFS, '22,30').map(Number);
-const av1Crfs = list(process.env.BENCH_AV1_CRFS, '28,40,52').map(Number);
+const hevcRates = list(process.env.BENCH_HEVC_RATES, '0.5,0.7,1').map(Number);
+const av1Rates = list(process.env.BENCH_AV1_RATES, '0.5,0.7,1').map(Number);
 const subsample = Number(process.env.BENCH_SUBSAMPLE ?? 3);
 /** The x264 speed name the extra codecs are encoded at (SVT-AV1's preset follows svtAv1PresetOf); default: the ladder's. */
 const extraCodecSpeed = process.env.BENCH_EXTRA_CODEC_SPEED as X264Preset | undefined;
@@ -149,7 +151,8 @@ interface Variant {
   /** The fixed ladder's rate control with a quantizer floor. */
   qmin?: number;
   /** How far above the rung the cap sits (1: the content-aware ladder; more: the codec comparison). */
-  capFactor: number;
+  /** The rungs' bitrates times this (1: the ladder's; less: a codec's points below it). */
+  rateFactor: number;
 }
 
 interface Measured {
@@ -166,7 +169,7 @@ async function measure(kind: string, source: string, variant: Variant, work: str
   const outputs = ladder.map((rung) => {
     const settings: HlsEncodeSettings = {
       width: rung.width, height: rung.height, frameRate: fps, capFrameRate: false, pixelFormat: 'yuv420p',
-      videoCodec: variant.codec, x264Preset: variant.codec !== 'h264' && extraCodecSpeed ? extraCodecSpeed : rung.x264Preset, videoBitrateKbps: rung.videoBitrateKbps * variant.capFactor,
+      videoCodec: variant.codec, x264Preset: variant.codec !== 'h264' && extraCodecSpeed ? extraCodecSpeed : rung.x264Preset, videoBitrateKbps: Math.round(rung.videoBitrateKbps * variant.rateFactor),
       rateControl: 'variableBitrate', twoPass: false, segmentSeconds: rung.segmentSeconds,
       ...(variant.crf === undefined ? {} : { constantQuality: variant.crf }),
       ...(variant.qmin === undefined ? {} : { minQuantizer: variant.qmin }),
@@ -219,11 +222,11 @@ async function main(): Promise<void> {
   const qualityFfmpeg = findQualityFfmpeg();
   const work = await mkdtemp(join(tmpdir(), 'kino-bench-quality-'));
   const variants: Variant[] = [
-    { name: 'fixed', codec: 'h264', capFactor: 1 },
-    ...crfs.map((crf) => ({ name: `contentAware crf ${crf}`, codec: 'h264' as const, crf, capFactor: 1 })),
-    ...qmins.map((qmin) => ({ name: `contentAware qmin ${qmin}`, codec: 'h264' as const, qmin, capFactor: 1 })),
-    ...hevcCrfs.map((crf) => ({ name: `hevc crf ${crf}`, codec: 'hevc' as const, crf, capFactor: 4 })),
-    ...av1Crfs.map((crf) => ({ name: `av1 crf ${crf}`, codec: 'av1' as const, crf, capFactor: 4 })),
+    { name: 'fixed', codec: 'h264', rateFactor: 1 },
+    ...crfs.map((crf) => ({ name: `contentAware crf ${crf}`, codec: 'h264' as const, crf, rateFactor: 1 })),
+    ...qmins.map((qmin) => ({ name: `contentAware qmin ${qmin}`, codec: 'h264' as const, qmin, rateFactor: 1 })),
+    ...hevcRates.map((rate) => ({ name: `hevc ${rate}x`, codec: 'hevc' as const, rateFactor: rate })),
+    ...av1Rates.map((rate) => ({ name: `av1 ${rate}x`, codec: 'av1' as const, rateFactor: rate })),
   ];
   log(`bench/quality: ${kinds.length} kinds x ${variants.length} encodes of the standard ladder, ${seconds} s each, ${cpus().length} cores, VMAF of every ${subsample === 1 ? '' : `${subsample}th `}frame; work in ${work}`);
   const results: Measured[] = [];
@@ -262,20 +265,20 @@ async function main(): Promise<void> {
     );
   }
   // Each extra codec: the bits it needs for the VMAF of the H.264 ladder (fixed), over the corpus.
-  for (const [codec, codecCrfs] of [['hevc', hevcCrfs], ['av1', av1Crfs]] as const) {
-    if (codecCrfs.length < 2) continue;
+  for (const [codec, rates] of [['hevc', hevcRates], ['av1', av1Rates]] as const) {
+    if (rates.length < 2) continue;
     let needed = 0;
     let h264 = 0;
     let outside = 0;
     for (const k of kinds) {
       of(k, 'fixed').renditions.forEach((reference, i) => {
-        const at = kbpsAtVmaf(codecCrfs.map((crf) => of(k, `${codec} crf ${crf}`).renditions[i]!), reference.vmaf);
+        const at = kbpsAtVmaf(rates.map((rate) => of(k, `${codec} ${rate}x`).renditions[i]!), reference.vmaf);
         needed += at.kbps;
         h264 += reference.kbps;
         if (at.outside) outside++;
       });
     }
-    const cpu = sum(kinds.map((k) => sum(codecCrfs.map((crf) => of(k, `${codec} crf ${crf}`).cpuSeconds)) / codecCrfs.length)) / sum(kinds.map((k) => of(k, 'fixed').cpuSeconds));
+    const cpu = sum(kinds.map((k) => sum(rates.map((rate) => of(k, `${codec} ${rate}x`).cpuSeconds)) / rates.length)) / sum(kinds.map((k) => of(k, 'fixed').cpuSeconds));
     console.log(
       `${codec === 'av1' ? 'goal, ' : ''}${codec} at the H.264 ladder's VMAF: bits ${((needed / h264 - 1) * 100).toFixed(1)} %` +
         (codec === 'av1' ? ` (<= -30 %: ${needed / h264 <= 0.7 ? 'met' : 'NOT met'})` : '') +

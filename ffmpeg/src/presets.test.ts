@@ -93,8 +93,10 @@ test('constant quality (the content-aware ladder): a CRF with peaks capped at th
   }
   // A quantizer floor under the fixed rate control: the same VBV, easy content stops at the floor.
   assert.deepEqual(rateControlArgs({ ...settings, minQuantizer: 20 }), ['-b:v', '800k', '-maxrate', '1200k', '-bufsize', '2400k', '-qmin', '20']);
-  // Constant bitrate in x265 and SVT-AV1: the VBV pinned at the target (x264's HRD parameter is x264's own).
+  // Constant bitrate in x265: the VBV pinned at the target (x264's HRD parameter is x264's own).
   assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'hevc', rateControl: 'constantBitrate' }), ['-b:v', '800k', '-maxrate', '800k', '-bufsize', '800k']);
+  // SVT-AV1 refuses a maximum bitrate outside constant quality: the target alone.
+  assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'av1' }), ['-b:v', '800k']);
 });
 
 test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264, no scene-cut keyframes', () => {
@@ -108,8 +110,9 @@ test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264
   assert.equal(valueOf(av1, '-preset'), '8', 'x264 medium: SVT-AV1 8');
   assert.equal(valueOf(av1, '-svtav1-params'), 'scd=0:lp=2');
   for (const args of [hevc, av1]) {
-    for (const flag of ['-g', '-force_key_frames', '-vf', '-b:v', '-maxrate']) assert.equal(valueOf(args, flag), valueOf(h264, flag), flag);
+    for (const flag of ['-g', '-force_key_frames', '-vf', '-b:v']) assert.equal(valueOf(args, flag), valueOf(h264, flag), flag);
   }
+  assert.equal(valueOf(hevc, '-maxrate'), valueOf(h264, '-maxrate'));
   assert.equal(valueOf(av1, '-forced-idr'), undefined, 'an option of x264 and x265 only');
 });
 

@@ -180,6 +180,9 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
     // Capped CRF: the quality is the target, the ladder's bitrate the ceiling over a 2 s buffer.
     return ['-crf', String(settings.constantQuality), '-maxrate', `${kbps}k`, '-bufsize', `${kbps * 2}k`];
   }
+  // SVT-AV1 takes a maximum bitrate only with a constant quality: its VBR (and CBR) is the target
+  // alone, its own rate control holding the peaks.
+  if (settings.videoCodec === 'av1') return ['-b:v', `${kbps}k`];
   const floor = settings.minQuantizer === undefined ? [] : ['-qmin', String(settings.minQuantizer)];
   if (floor.length && settings.rateControl === 'variableBitrate') {
     const maxrate = Math.round(kbps * 1.5);
