@@ -1,4 +1,5 @@
-import type { Generated, Selectable } from 'kysely';
+import type { VideoCodec } from '@kino/proto/contract';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** One rung of a video's ladder: an entry of `encodings` in the video details. */
 export interface RenditionsTable {
@@ -17,6 +18,10 @@ export interface RenditionsTable {
   rate_control_mode: string;
   two_pass: boolean;
   compression_ratio: string;
+  /** Every rendition made before other codecs existed is H.264. */
+  video_codec: ColumnType<VideoCodec, VideoCodec | undefined, VideoCodec>;
+  /** Mean VMAF against the source over the chunks measured; null when none was. */
+  vmaf: number | null;
   /** RFC 6381 codecs string for the master playlist. */
   codecs: string;
   /** Peak bits per second measured on the output, for BANDWIDTH. */

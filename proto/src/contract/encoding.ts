@@ -44,6 +44,17 @@ export type PixelFormat = (typeof pixelFormats)[number];
 export const videoCodecs = ['h264', 'hevc', 'av1'] as const;
 export type VideoCodec = (typeof videoCodecs)[number];
 
+/**
+ * How a rendition's bits are chosen: `fixed` spends the preset's ladder value; `contentAware` spends
+ * what the content needs, never more than that value (docs/decisions/quality.md).
+ */
+export const encodingModes = ['fixed', 'contentAware'] as const;
+export type EncodingMode = (typeof encodingModes)[number];
+
+/** Codecs a video may have renditions in beside the H.264 ladder, which always stays. */
+export const additionalVideoCodecs = ['hevc', 'av1'] as const;
+export type AdditionalVideoCodec = (typeof additionalVideoCodecs)[number];
+
 export const rateControlModes = ['constantBitrate', 'variableBitrate'] as const;
 export type RateControlMode = (typeof rateControlModes)[number];
 
@@ -73,6 +84,10 @@ export interface EncodingParameters {
   twoPassVBREncoding: boolean;
   compressionRatio: CompressionRatio;
   audioCodec: AudioCodec;
+  /** Absent on videos processed before it existed: `fixed`. */
+  encodingMode?: EncodingMode;
+  /** Absent on videos processed before it existed: none. */
+  additionalCodecs?: AdditionalVideoCodec[];
 }
 
 /** Spec defaults (compressionRatio `veryfast`: the parameter table wins over the prose, docs/decisions/uploads.md). */
@@ -84,6 +99,8 @@ export const defaultEncodingParameters: Readonly<EncodingParameters> = {
   twoPassVBREncoding: false,
   compressionRatio: 'veryfast',
   audioCodec: 'aac',
+  encodingMode: 'fixed',
+  additionalCodecs: [],
 };
 
 /** The names of the encoding parameters (the process request's fields that are one), from the defaults above. */
