@@ -21,6 +21,8 @@ describe('encoding parameters', () => {
       twoPassVBREncoding: false,
       compressionRatio: 'veryfast',
       audioCodec: 'aac',
+      encodingMode: 'fixed',
+      additionalCodecs: [],
     });
     assert.equal(withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio, 'slower');
   });
