@@ -26,6 +26,8 @@ export interface RenditionsTable {
   codecs: string;
   /** Peak bits per second measured on the output, for BANDWIDTH. */
   bandwidth: number;
+  /** Bits per second measured over the whole rendition (AVERAGE-BANDWIDTH); null for renditions made before it was kept. */
+  average_bandwidth: number | null;
   segment_count: number;
   created_at: Generated<Date>;
 }
