@@ -92,6 +92,8 @@ function run(
 }
 
 export interface FfmpegRunOptions extends RunOptions {
+  /** The ffmpeg to run: `ffmpeg` on PATH when absent (another build: the quality ffmpeg, for AV1). */
+  program?: string;
   /** Expected media duration, so progress can be a percentage; 0 or absent: percent stays 0. */
   durationSeconds?: number;
   onProgress?: (progress: FfmpegProgress) => void;
@@ -109,7 +111,7 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
     options.onProgress?.(progress);
   });
   const fullArgs = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-y', ...args];
-  await run('ffmpeg', fullArgs, options, (chunk) => parser.push(chunk));
+  await run(options.program ?? 'ffmpeg', fullArgs, options, (chunk) => parser.push(chunk));
   return last;
 }
 

@@ -8,6 +8,7 @@
 // would upscale a low rendition to the screen), bicubic, square pixels, 8-bit 4:2:0, their
 // timestamps from zero; `subsample` scores every n-th frame (the score of a 10 s chunk moves by a
 // few hundredths when n is 1 against 3, and the run is about n times cheaper).
+import { inputArgsFor } from './command.ts';
 
 export interface QualityOptions {
   /** The encoded rendition (any input ffmpeg reads: an MP4, init and segments concatenated). */
@@ -23,17 +24,26 @@ export interface QualityOptions {
   threads: number;
   /** Score every n-th frame (1: every frame). */
   subsample: number;
+  /** The part of the reference the rendition was made of (a chunk's window); absent: all of it. */
+  window?: { startSeconds: number; durationSeconds: number };
+  /** The rendition's frame rate when it was lowered from the reference's: the reference is taken to it. */
+  frameRate?: number;
 }
 
-export function qualityArgs({ distorted, reference, width, height, logPath, threads, subsample }: QualityOptions): string[] {
+export function qualityArgs({ distorted, reference, width, height, logPath, threads, subsample, window, frameRate }: QualityOptions): string[] {
   const prepare = `scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,setpts=PTS-STARTPTS`;
+  // Frame for frame: a rendition at a lower rate is compared with the reference at that rate.
+  const prepareReference = frameRate ? `fps=${frameRate},${prepare}` : prepare;
   const vmaf = `libvmaf=feature=name=psnr:log_fmt=json:log_path=${escapeFilterValue(logPath)}:n_threads=${threads}:n_subsample=${subsample}`;
+  // The same input seek as the chunk's encode (presets.ts inputsFor): the same first frame.
+  const seek = window && window.startSeconds > 0 ? ['-ss', String(window.startSeconds)] : [];
+  const duration = window ? ['-t', String(window.durationSeconds)] : [];
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     '-i', distorted,
-    '-i', reference,
+    ...inputArgsFor(reference), ...seek, ...duration, '-i', reference,
     // libvmaf takes the distorted picture first, the reference second.
-    '-lavfi', `[0:v:0]${prepare}[distorted];[1:v:0]${prepare}[reference];[distorted][reference]${vmaf}`,
+    '-lavfi', `[0:v:0]${prepare}[distorted];[1:v:0]${prepareReference}[reference];[distorted][reference]${vmaf}`,
     '-f', 'null', '-',
   ];
 }

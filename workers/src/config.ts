@@ -22,6 +22,8 @@ export const nodeConfigShape = {
   NODE_LABELS: labelList.optional(),
   NODE_WORK_DIR: z.string().min(1).optional(),
   NODE_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /** An ffmpeg with libvmaf and SVT-AV1 2+ (imageio-ffmpeg's): AV1 renditions and quality scores need it. */
+  NODE_QUALITY_FFMPEG: z.string().min(1).optional(),
   /** The metrics server's port (`GET /metrics` on NODE_HOST): a node's other port speaks gRPC only. 0: any free one, printed at start. */
   NODE_METRICS_PORT: env.port(0),
   ...metricsConfigShape,
@@ -46,6 +48,7 @@ export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOption
     labels: config.NODE_LABELS ?? {},
     workDir: config.NODE_WORK_DIR,
     threads: config.NODE_FFMPEG_THREADS,
+    qualityFfmpeg: config.NODE_QUALITY_FFMPEG,
     metricsPort: config.NODE_METRICS_PORT,
     metricsToken: config.METRICS_TOKEN,
   };

@@ -3,7 +3,8 @@
 // through its presigned PUT, and remove the job directory whatever happened. Segments upload while
 // ffmpeg is still encoding the next ones; the init segment and then the playlist go last, so a
 // playlist in storage means its files are too.
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output, RenditionDone, RenditionSpec__Output, SegmentDone } from '@kino/proto';
@@ -17,6 +18,8 @@ import {
   hlsLadderArgs,
   parseInitSegment,
   parseMediaPlaylist,
+  parseQualityLog,
+  qualityArgs,
   runFfmpeg,
   type ChunkWindow,
   type FfmpegProgress,
@@ -39,6 +42,8 @@ export interface EncodeJobOptions {
   workDir: string;
   /** ffmpeg encoder threads; 0: automatic. */
   threads: number;
+  /** The quality ffmpeg (libvmaf, SVT-AV1 2+): AV1 encodes and quality scores run on it; absent: neither. */
+  qualityFfmpeg?: string;
   signal: AbortSignal;
   logger: Logger;
   onProgress: (progress: EncodeJobProgress) => void;
@@ -65,6 +70,8 @@ interface HlsJob {
   outputUrls: Record<string, string>;
   /** Set for a chunk: its window, and its index (the first chunk writes the init segment). */
   chunk?: { index: number; window: ChunkWindow };
+  /** Score every rendition against the source before answering. */
+  measureQuality: boolean;
 }
 
 /**
@@ -115,7 +122,7 @@ export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDon
   const source = sourceOf(request);
   switch (request.job) {
     case 'whole':
-      return runHlsJob(options, source, { renditions: request.whole!.renditions, outputUrls: request.whole!.outputUrls });
+      return runHlsJob(options, source, { renditions: request.whole!.renditions, outputUrls: request.whole!.outputUrls, measureQuality: request.whole!.measureQuality });
     case 'chunk': {
       const chunk = request.chunk!;
       if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
@@ -127,7 +134,7 @@ export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDon
         firstSegment: chunk.firstSegment,
         ...(chunk.audioUrl ? { audioInput: chunk.audioUrl } : {}),
       };
-      return runHlsJob(options, source, { renditions: chunk.renditions, outputUrls: chunk.outputUrls, chunk: { index: chunk.index, window } });
+      return runHlsJob(options, source, { renditions: chunk.renditions, outputUrls: chunk.outputUrls, chunk: { index: chunk.index, window }, measureQuality: chunk.measureQuality });
     }
     case 'audioTrack':
       return runAudioTrackJob(options, source, request.audioTrack!);
@@ -166,14 +173,80 @@ async function runAudioTrackJob(
   }
 }
 
+/**
+ * The ffmpeg an encode runs on: Debian's (on PATH) for H.264 and HEVC; the quality ffmpeg for AV1,
+ * as SVT-AV1 before 2 (Debian 12's 1.4) ignores forced keyframes and so would cut its segments
+ * apart from the ladder's. One codec per encode (the orchestrator's encodeGroups).
+ */
+function ffmpegFor(outputs: Output[], qualityFfmpeg: string | undefined): string | undefined {
+  const codecs = new Set(outputs.map((o) => o.settings.videoCodec));
+  if (codecs.size > 1) throw new InvalidRequestError(`renditions of one encode must share a video codec, not ${[...codecs].join(' and ')}`);
+  if (!codecs.has('av1')) return undefined;
+  if (!qualityFfmpeg) throw new InvalidRequestError('AV1 renditions need the quality ffmpeg, and this node has none (NODE_QUALITY_FFMPEG)');
+  return qualityFfmpeg;
+}
+
+/** A rendition's score against the source: 0 frames when it was not measured. */
+type QualityResult = Pick<Required<RenditionDone>, 'vmaf' | 'psnr' | 'qualityFrames'>;
+const notMeasured: QualityResult = { vmaf: 0, psnr: 0, qualityFrames: 0 };
+
+/**
+ * Scores a rendition the job wrote (its init and segments, still in the job directory) against the
+ * source's frames it was made from (the chunk's window), every third frame (docs/decisions/quality.md).
+ * A score is information, not output: when it cannot be made the encode stands and says so in the log.
+ */
+async function measureQuality(
+  { request, qualityFfmpeg, threads, signal, logger }: EncodeJobOptions,
+  source: ProbeResult__Output,
+  output: Output,
+  files: { dir: string; jobDir: string; segments: string[] },
+  chunk: ChunkWindow | undefined,
+): Promise<QualityResult> {
+  if (!qualityFfmpeg) {
+    logger.warn({ rendition: output.spec.key }, 'quality not measured: this node has no quality ffmpeg (NODE_QUALITY_FFMPEG)');
+    return notMeasured;
+  }
+  const whole = join(files.jobDir, `${output.spec.key}-whole.mp4`);
+  const logPath = join(files.jobDir, `${output.spec.key}-quality.json`);
+  try {
+    const parts = [hlsInitName, ...files.segments];
+    await writeFile(whole, Buffer.concat(await Promise.all(parts.map((name) => readFile(join(files.dir, name))))));
+    await runFfmpeg(
+      qualityArgs({
+        distorted: whole,
+        reference: request.inputUrl,
+        width: source.width,
+        height: source.height,
+        logPath,
+        threads: threads || cpus().length,
+        subsample: 3,
+        ...(chunk ? { window: { startSeconds: chunk.startSeconds, durationSeconds: chunk.durationSeconds } } : {}),
+        ...(output.settings.capFrameRate ? { frameRate: output.settings.frameRate } : {}),
+      }),
+      { program: qualityFfmpeg, signal, logger },
+    );
+    const score = parseQualityLog(await readFile(logPath, 'utf8'));
+    logger.info({ rendition: output.spec.key, vmaf: score.vmaf, psnr: score.psnr, frames: score.frames }, 'quality measured');
+    return { vmaf: score.vmaf, psnr: score.psnr, qualityFrames: score.frames };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    logger.warn({ rendition: output.spec.key, err: error }, 'quality not measured: the scoring failed');
+    return notMeasured;
+  } finally {
+    await rm(whole, { force: true });
+  }
+}
+
 async function runHlsJob(
-  { request, workDir, threads, signal, logger, onProgress }: EncodeJobOptions,
+  options: EncodeJobOptions,
   source: ProbeResult__Output,
   hlsJob: HlsJob,
 ): Promise<EncodeDone> {
+  const { request, workDir, threads, signal, logger, onProgress } = options;
   const specs = validate(hlsJob);
   const { outputUrls } = hlsJob;
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
+  const program = ffmpegFor(outputs, options.qualityFfmpeg);
   // A chunk without the audio track (a frame-accurate clip's first or last segment) encodes the
   // source's audio for its window, as a whole encode does.
   const chunk = hlsJob.chunk?.window;
@@ -252,7 +325,7 @@ async function runHlsJob(
       });
     if (twoPass) {
       await runFfmpeg(encodeArgs(1), {
-        cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
+        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
       });
     }
     let scanFailure: unknown;
@@ -265,7 +338,7 @@ async function runHlsJob(
     let last: FfmpegProgress | undefined;
     try {
       last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {
-        cwd: ffmpegDir, durationSeconds, signal: job.signal, logger,
+        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger,
         onProgress: twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
       });
     } catch (error) {
@@ -325,6 +398,9 @@ async function runHlsJob(
       }));
       const bandwidth = measureBandwidth(segments);
       const init = parseInitSegment(await readFile(join(outDir, output.prefix + hlsInitName)));
+      const quality = hlsJob.measureQuality && !output.settings.audioOnly
+        ? await measureQuality(options, source, output, { dir: join(outDir, output.spec.key), jobDir, segments: playlist.segments.map((s) => s.uri) }, chunk)
+        : notMeasured;
       // ffmpeg's progress counts the frames of its first video output; a rendition at another
       // frame rate (none today: one ladder, one frame rate) is counted from its duration.
       const frames = output.settings.frameRate === outputs[0]!.settings.frameRate
@@ -344,6 +420,7 @@ async function runHlsJob(
         durationSeconds: bandwidth.durationSeconds,
         bytesWritten: [...sizes.values()].reduce((sum, size) => sum + size, 0),
         segments,
+        ...quality,
       });
     }
     onProgress({ percent: 100, encodedSeconds: results[0]!.durationSeconds, speed: last?.speed ?? 0 });

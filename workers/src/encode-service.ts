@@ -86,6 +86,8 @@ export interface EncodeServiceOptions {
   jobs: NodeJobs;
   workDir: string;
   threads: number;
+  /** The quality ffmpeg (EncodeNodeOptions.qualityFfmpeg), when the node has one. */
+  qualityFfmpeg?: string;
   logger: Logger;
   /** The node's id (assigned by the registry), for log lines. */
   nodeId: () => string;
@@ -100,7 +102,7 @@ function digest(value: string): Buffer {
 // Progress goes out at most twice a second: enough for a progress bar and an activity heartbeat.
 const progressIntervalMs = 500;
 
-export function createEncodeServiceHandlers({ token, jobs, workDir, threads, logger, nodeId, countJob = () => {} }: EncodeServiceOptions): EncodeServiceHandlers {
+export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qualityFfmpeg, logger, nodeId, countJob = () => {} }: EncodeServiceOptions): EncodeServiceHandlers {
   const expected = digest(token);
   const authenticate = (metadata: grpc.Metadata) => {
     const presented = metadata.get(tokenMetadataKey)[0];
@@ -239,6 +241,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, log
         request,
         workDir,
         threads,
+        ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
         signal: controller.signal,
         logger: log,
         onProgress(progress) {

@@ -17,6 +17,8 @@ const spec: RenditionSpec__Output = {
   x264Preset: 'veryfast',
   audioCodec: 'aac',
   segmentSeconds: 6,
+  videoCodec: 'h264',
+  minQuantizer: 0,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 

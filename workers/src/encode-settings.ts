@@ -11,6 +11,7 @@ import {
   isOneOf,
   pixelFormats,
   rateControlModes,
+  videoCodecs,
   x264PixelFormatFor,
   x264PixelFormats,
   x264Presets,
@@ -79,6 +80,11 @@ export function resolveHlsSettings(
   const frameRate = capFrameRate ? spec.frameRate : source.frameRate;
 
   const audio = resolveAudioSettings(spec, source);
+  // Orchestrators before other codecs sent none: H.264.
+  const videoCodec = spec.videoCodec || 'h264';
+  if (!isOneOf(videoCodecs, videoCodec)) throw new InvalidRequestError(`unknown video codec "${spec.videoCodec}"`);
+  if (!(spec.minQuantizer >= 0 && spec.minQuantizer <= 51)) throw new InvalidRequestError(`quantizer floor ${spec.minQuantizer} is out of range (0..51)`);
+  if (spec.minQuantizer > 0 && videoCodec !== 'h264') throw new InvalidRequestError(`a quantizer floor is for H.264 renditions, not ${videoCodec}`);
 
   return {
     width: evenAtLeastTwo(spec.width),
@@ -86,13 +92,14 @@ export function resolveHlsSettings(
     frameRate,
     capFrameRate,
     pixelFormat: resolvePixelFormat(spec.pixelFormat, source.pixelFormat),
-    videoCodec: 'h264',
+    videoCodec,
     x264Preset,
     videoBitrateKbps: spec.videoBitrateKbps,
     rateControl,
     twoPass: spec.twoPass,
     segmentSeconds,
     audio,
+    ...(spec.minQuantizer > 0 ? { minQuantizer: spec.minQuantizer } : {}),
   };
 }
 

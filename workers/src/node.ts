@@ -34,6 +34,12 @@ export interface EncodeNodeOptions {
   workDir?: string;
   /** ffmpeg encoder threads per encode; 0 (default): automatic. */
   threads?: number;
+  /**
+   * An ffmpeg with libvmaf and SVT-AV1 2 or later (the static build of PyPI's imageio-ffmpeg is
+   * one): AV1 renditions and quality scores need it. Without it the node refuses AV1 and scores
+   * nothing.
+   */
+  qualityFfmpeg?: string;
   logger?: Logger;
   /** The metrics server (`GET /metrics` on host): its port (0: any free one); none when unset. */
   metricsPort?: number;
@@ -116,6 +122,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       jobs,
       workDir,
       threads: options.threads ?? 0,
+      ...(options.qualityFfmpeg ? { qualityFfmpeg: options.qualityFfmpeg } : {}),
       logger,
       nodeId: () => identity.nodeId,
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),

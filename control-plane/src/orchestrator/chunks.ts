@@ -1,6 +1,7 @@
 // Chunked encoding (docs/architecture.md#chunked-encoding): where a video is cut into chunks, and
 // the rendition playlists written from the chunks' segments (renderMediaPlaylist, in the contract).
 // Pure and deterministic: the processVideo workflow plans with it.
+import type { QualityOutcome } from './contracts.ts';
 
 
 /**
@@ -52,3 +53,27 @@ export function planChunks(durationSeconds: number, chunkSeconds: number, segmen
     };
   });
 }
+
+/**
+ * The chunks whose renditions a node scores against the source (VMAF, PSNR), when the video's are
+ * measured: every chunk of a short video, else `samples` spread over it (the first, the middle and
+ * the last for three). Scoring costs about as much as an encode of the chunk's lowest rendition,
+ * so a long video is measured on a sample, not whole.
+ */
+export function qualitySampleChunks(chunkCount: number, samples = 3): Set<number> {
+  if (chunkCount <= samples) return new Set(Array.from({ length: chunkCount }, (_, i) => i));
+  return new Set(Array.from({ length: samples }, (_, k) => Math.round((k * (chunkCount - 1)) / (samples - 1))));
+}
+
+/** One rendition's quality over the chunks that were scored: their means weighted by frames scored. */
+export function meanQuality(parts: readonly { quality?: QualityOutcome }[]): QualityOutcome | undefined {
+  const scored = parts.flatMap((part) => (part.quality ? [part.quality] : []));
+  const frames = scored.reduce((sum, q) => sum + q.frames, 0);
+  if (frames === 0) return undefined;
+  return {
+    vmaf: scored.reduce((sum, q) => sum + q.vmaf * q.frames, 0) / frames,
+    psnr: scored.reduce((sum, q) => sum + q.psnr * q.frames, 0) / frames,
+    frames,
+  };
+}
+

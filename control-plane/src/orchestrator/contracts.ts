@@ -95,6 +95,8 @@ export interface EncodeInput {
   renditions: RenditionPlan[];
   durationSeconds: number;
   probe?: RecordedProbe;
+  /** Score every rendition against the source (VMAF, PSNR) on the node before answering. */
+  measureQuality?: boolean;
 }
 
 /**
@@ -175,6 +177,17 @@ export interface EncodeOutcome {
   timings: EncodeTimings;
   /** The segments, for a chunk (the workflow writes the playlists from them). */
   segments?: SegmentOutcome[];
+  /** Against the source, when the encode was asked to measure it. */
+  quality?: QualityOutcome;
+}
+
+/** A rendition's quality against its source over the frames scored (docs/decisions/quality.md). */
+export interface QualityOutcome {
+  /** Mean VMAF (vmaf_v0.6.1), 0..100. */
+  vmaf: number;
+  /** Mean luma PSNR, dB. */
+  psnr: number;
+  frames: number;
 }
 
 export interface EncodeTimings {

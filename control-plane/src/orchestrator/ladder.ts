@@ -17,13 +17,24 @@
 //   of short edge 0, key `0p` (so storage, delivery paths and `encodings` keep the one naming),
 //   no size, no frame rate, no video bitrate. Its audio is AAC (hls.js plays AAC in fMP4): the
 //   requested `aac`, `aac-he` or `aac-he-v2`, and `aac` in place of mp3, ac3 or eac3.
+// - Content-aware (`encodingMode: contentAware`, issue 34): the fixed ladder's rate control with a
+//   quantizer floor on every H.264 rung (x264's qpmin 18): hard content gets exactly the fixed
+//   encode, easy content stops spending at the floor, so a rung never spends more than its ladder
+//   value and usually far less (docs/decisions/quality.md has the figures that chose it).
+// - Additional codecs (issue 34): each H.264 rung gets a rendition in each codec asked for, key
+//   `720p-av1` or `720p-hevc`, at a share of the rung's bitrate that still looks at least as good
+//   (codecBitrateShare), single-pass, on the same keyframe grid; the H.264 ladder always stays and
+//   comes first. The floor is H.264's only.
 // Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
+  additionalVideoCodecs,
   hlsSegmentSeconds,
   x264PresetOfCompressionRatio,
+  type AdditionalVideoCodec,
   type AudioCodec,
   type EncodingParameters,
+  type VideoCodec,
   type VideoQuality,
   type X264Preset,
 } from '@kino/proto/contract';
@@ -62,6 +73,16 @@ export const audioBitrateKbps: Record<AudioCodec, number> = {
   eac3: 192,
 };
 
+/**
+ * A codec rendition's bitrate as a share of its H.264 rung's. bench/quality measured AV1 (SVT-AV1)
+ * at 56.5 % fewer bits and HEVC (x265) at about 46 % fewer than H.264 for the same VMAF over its
+ * corpus; these shares keep a margin, so the codec rendition looks at least as good as the rung.
+ */
+export const codecBitrateShare: Readonly<Record<AdditionalVideoCodec, number>> = { av1: 0.6, hevc: 0.7 };
+
+/** The quantizer floor of a content-aware H.264 rung (x264's qpmin; docs/decisions/quality.md). */
+export const contentAwareMinQuantizer = 18;
+
 /** Every rendition's segment length (the contract's): the nodes cut on it, chunks are multiples of it. */
 export const segmentSeconds = hlsSegmentSeconds;
 
@@ -93,6 +114,10 @@ export interface RenditionPlan extends Pick<EncodingParameters, 'audioCodec' | '
   /** What x264 is given: the contract's one mapping of `compressionRatio`. */
   x264Preset: X264Preset;
   segmentSeconds: number;
+  /** Absent: h264 (plans recorded before other codecs existed). */
+  videoCodec?: VideoCodec;
+  /** A content-aware rung's quantizer floor; absent: none. */
+  minQuantizer?: number;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
@@ -121,7 +146,8 @@ export function planLadder(preset: VideoQuality, source: LadderSource, parameter
   const audioKbps = source.hasAudio ? audioBitrateKbps[parameters.audioCodec] : 0;
   const x264Preset = x264PresetOfCompressionRatio[parameters.compressionRatio];
 
-  return chosen.map((rung) => {
+  const contentAware = parameters.encodingMode === 'contentAware';
+  const h264 = chosen.map((rung): RenditionPlan => {
     const shortEdge = rung.shortEdge;
     // Keep the aspect ratio; both edges even (H.264 4:2:0 needs it).
     const longEdge = Math.max(2, roundEven((shortEdge * sourceLong) / sourceShort));
@@ -141,8 +167,46 @@ export function planLadder(preset: VideoQuality, source: LadderSource, parameter
       compressionRatio: parameters.compressionRatio,
       x264Preset,
       segmentSeconds,
+      ...(contentAware ? { minQuantizer: contentAwareMinQuantizer } : {}),
     };
   });
+  // In the contract's order, whatever the request's: the same parameters plan the same ladder.
+  const codecs = additionalVideoCodecs.filter((codec) => parameters.additionalCodecs?.includes(codec));
+  return [...h264, ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec)))];
+}
+
+/** The rendition of an H.264 rung in another codec (see the decisions above). */
+function codecRendition({ minQuantizer: _floor, ...rung }: RenditionPlan, codec: AdditionalVideoCodec): RenditionPlan {
+  return {
+    ...rung,
+    key: `${rung.key}-${codec}`,
+    videoCodec: codec,
+    videoBitrateKbps: Math.round(rung.videoBitrateKbps * codecBitrateShare[codec]),
+    twoPass: false,
+  };
+}
+
+/**
+ * The renditions one encode makes from one decode: those of one codec (a codec may need another
+ * ffmpeg build on the node) and of one pass count (a node runs both passes of an encode together).
+ * In ladder order: a ladder of H.264 alone makes the one group it always made.
+ */
+export function encodeGroups(ladder: readonly RenditionPlan[]): RenditionPlan[][] {
+  const groups = new Map<string, RenditionPlan[]>();
+  for (const plan of ladder) {
+    const id = `${plan.videoCodec ?? 'h264'}/${plan.twoPass ? 2 : 1}`;
+    groups.set(id, [...(groups.get(id) ?? []), plan]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Whether a video's renditions are scored against its source (VMAF, on a sample of chunks): when it
+ * asked for fewer bits per picture (content-aware, or other codecs), whose point is the quality.
+ * A fixed H.264 ladder is not measured: it would cost every video an encode's worth of CPU.
+ */
+export function measuresQuality(parameters: Pick<EncodingParameters, 'encodingMode' | 'additionalCodecs'>): boolean {
+  return parameters.encodingMode === 'contentAware' || (parameters.additionalCodecs?.length ?? 0) > 0;
 }
 
 /** Codecs an audio-only rendition keeps as requested; any other is AAC-LC. */

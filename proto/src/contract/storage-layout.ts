@@ -2,6 +2,9 @@
 // presigns a node's outputs and removes a deleted video's objects, delivery reads them back.
 import { hlsInitName, hlsMasterName, hlsPlaylistName, hlsSegmentName } from './hls.ts';
 
+/** A rendition's key (`720p`, `720p-av1`), or an H.264 rung's short edge (720 for `720p`). */
+export type RenditionRef = string | number;
+
 export const objectKeys = {
   upload: (orgId: string, envId: string, uploadId: string, filename: string) =>
     `uploads/${orgId}/${envId}/${uploadId}/${filename}`,
@@ -15,12 +18,16 @@ export const objectKeys = {
   /** The HLS of a video: the master playlist beside one directory per rendition. */
   hlsPrefix: (videoId: string) => `videos/${videoId}/hls/`,
   master: (videoId: string) => `${objectKeys.hlsPrefix(videoId)}${hlsMasterName}`,
-  /** A rendition's directory, named after its key (`720p`: the short edge). */
-  renditionDir: (videoId: string, height: number) => `${objectKeys.hlsPrefix(videoId)}${height}p`,
-  renditionPlaylist: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsPlaylistName}`,
-  renditionInit: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsInitName}`,
-  segment: (videoId: string, height: number, index: number) =>
-    `${objectKeys.renditionDir(videoId, height)}/${hlsSegmentName(index)}`,
+  /**
+   * A rendition's directory, named after its key: `720p` (an H.264 rung: the short edge, which may
+   * be given as the number 720) or `720p-av1` (that rung in another codec).
+   */
+  renditionDir: (videoId: string, rendition: RenditionRef) =>
+    `${objectKeys.hlsPrefix(videoId)}${typeof rendition === 'number' ? `${rendition}p` : rendition}`,
+  renditionPlaylist: (videoId: string, rendition: RenditionRef) => `${objectKeys.renditionDir(videoId, rendition)}/${hlsPlaylistName}`,
+  renditionInit: (videoId: string, rendition: RenditionRef) => `${objectKeys.renditionDir(videoId, rendition)}/${hlsInitName}`,
+  segment: (videoId: string, rendition: RenditionRef, index: number) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/${hlsSegmentName(index)}`,
   /**
    * Intermediate files of a chunked encode (docs/architecture.md#chunked-encoding): the video's
    * audio track and one record per finished chunk. Removed when the video is ready.

@@ -95,6 +95,8 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     x264Preset: rendition.x264Preset,
     audioCodec: rendition.audioCodec,
     segmentSeconds: rendition.segmentSeconds,
+    videoCodec: rendition.videoCodec ?? 'h264',
+    minQuantizer: rendition.minQuantizer ?? 0,
   };
 }
 
@@ -226,20 +228,19 @@ export function createNodeActivities({
     const outputUrls: Record<string, string> = {};
     for (const rendition of renditions) {
       const prefix = `${rendition.key}/`;
-      const shortEdge = rendition.shortEdgePixels;
       const first = window ? window.chunk.firstSegment : 0;
       const count = window
         ? window.chunk.segmentCount + (window.last ? extraSegmentUrls : 0)
         : Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
       if (!window) {
-        outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, shortEdge), lifetime, hlsContentTypes.playlist);
+        outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, rendition.key), lifetime, hlsContentTypes.playlist);
       }
       if (!window || window.chunk.index === 0) {
-        outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, shortEdge), lifetime, hlsContentTypes.init);
+        outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, rendition.key), lifetime, hlsContentTypes.init);
       }
       for (let index = first; index < first + count; index += 1) {
         outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(
-          objectKeys.segment(videoId, shortEdge, index),
+          objectKeys.segment(videoId, rendition.key, index),
           lifetime,
           hlsContentTypes.segment,
         );
@@ -254,7 +255,9 @@ export function createNodeActivities({
    */
   async function encode(input: EncodeInput): Promise<EncodeOutcome[]> {
     const outputUrls = await presignOutputs(input.videoId, input.renditions, input.durationSeconds, undefined, urlLifetimeSeconds());
-    const { done, node, timings } = await callEncode(input, { whole: { renditions: input.renditions.map(renditionSpecOf), outputUrls } });
+    const { done, node, timings } = await callEncode(input, {
+      whole: { renditions: input.renditions.map(renditionSpecOf), outputUrls, measureQuality: input.measureQuality ?? false },
+    });
     return outcomesOf(input.renditions, done, node, timings);
   }
 
@@ -278,6 +281,7 @@ export function createNodeActivities({
         ...(result.segments.length > 0
           ? { segments: result.segments.map((s) => ({ name: s.name, durationSeconds: s.durationSeconds, sizeBytes: Number(s.sizeBytes) })) }
           : {}),
+        ...(Number(result.qualityFrames) > 0 ? { quality: { vmaf: result.vmaf, psnr: result.psnr, frames: Number(result.qualityFrames) } } : {}),
       };
     });
   }
@@ -423,6 +427,7 @@ export function createNodeActivities({
         durationSeconds: input.chunk.durationSeconds,
         firstSegment: input.chunk.firstSegment,
         audioUrl: input.audioTrackKey ? await storage.presignGet(input.audioTrackKey, lifetime) : '',
+        measureQuality: input.measureQuality ?? false,
       };
       const { done, node, timings } = await callEncode(input, { chunk });
       const outcomes = outcomesOf(input.renditions, done, node, timings);

@@ -30,11 +30,12 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
       renditions,
     }: {
       videoId: string;
-      renditions: { shortEdgePixels: number; segments: PlaylistSegment[] }[];
+      /** `key` is absent in workflows started before codec renditions: an H.264 rung, named by its short edge. */
+      renditions: { key?: string; shortEdgePixels: number; segments: PlaylistSegment[] }[];
     }): Promise<void> {
       await whileHeartbeating(async () => {
-        for (const { shortEdgePixels, segments } of renditions) {
-          await storage.put(objectKeys.renditionPlaylist(videoId, shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+        for (const { key, shortEdgePixels, segments } of renditions) {
+          await storage.put(objectKeys.renditionPlaylist(videoId, key ?? shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
         }
       });
     },

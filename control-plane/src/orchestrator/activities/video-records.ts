@@ -47,8 +47,11 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
           rate_control_mode: plan.rateControlMode,
           two_pass: plan.twoPass,
           compression_ratio: plan.compressionRatio,
+          video_codec: plan.videoCodec ?? 'h264',
           codecs: outcome.codecs,
           bandwidth: Math.round(outcome.bandwidth),
+          average_bandwidth: Math.round(outcome.averageBandwidth),
+          vmaf: outcome.quality?.vmaf ?? null,
           segment_count: outcome.segmentCount,
         })),
       });

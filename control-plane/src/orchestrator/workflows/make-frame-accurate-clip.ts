@@ -7,7 +7,7 @@
 import { CancellationScope, isCancellation, log } from '@temporalio/workflow';
 import { hlsSegmentName, type MakeFrameAccurateClipInput } from '@kino/proto/contract';
 import type { ChunkPlan } from '../chunks.ts';
-import { planLadder, type RenditionPlan } from '../ladder.ts';
+import { encodeGroups, planLadder, type RenditionPlan } from '../ladder.ts';
 import { encodeQueueWaitMinutes, type EncodeOutcome } from '../contracts.ts';
 import { allOrCancelRest, database, describeFailure, encodeActivities, notify, probing, queueThenRun, storage, waitForNodeThenRun } from './process-video.ts';
 
@@ -36,7 +36,7 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
       firstSegment: segment,
       segmentCount: 1,
     }));
-    const groups = [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0);
+    const groups = encodeGroups(ladder);
     const encoding = encodeActivities(
       Math.max(...windows.map((w) => w.durationSeconds)),
       source.parameters.twoPassVBREncoding,
@@ -74,6 +74,7 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
     await storage.writeRenditionPlaylists({
       videoId,
       renditions: ladder.map((plan) => ({
+        key: plan.key,
         shortEdgePixels: plan.shortEdgePixels,
         segments: cuts.slice(0, -1).map((start, segment) =>
           segment === 0 || segment === lastSegment

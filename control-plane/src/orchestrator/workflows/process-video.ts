@@ -18,8 +18,8 @@ import {
 } from '@temporalio/workflow';
 import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
-import { planChunks, type ChunkPlan } from '../chunks.ts';
-import { isAudioOnlyPlan, planLadder } from '../ladder.ts';
+import { meanQuality, planChunks, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
+import { encodeGroups, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
   activityHeartbeatTimeoutSeconds,
@@ -230,7 +230,7 @@ async function makeLadder(
   // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
   const groups: RenditionPlan[][] =
     grouping === 'ladder'
-      ? [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0)
+      ? encodeGroups(ladder)
       : ladder.map((plan) => [plan]);
   const encoding = encodeActivities(
     probe.durationSeconds,
@@ -263,7 +263,10 @@ async function makeLadder(
         return [{ plan, outcome }];
       }
       const outcomes = await runEncode(() =>
-        encoding.encodeRenditions({ videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds, probe }),
+        encoding.encodeRenditions({
+          videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds, probe,
+          ...(measuresQuality(job.parameters) ? { measureQuality: true } : {}),
+        }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
     }),
@@ -338,13 +341,14 @@ async function encodeInChunks(
 ): Promise<{ renditions: RenditionResult[]; audioTrackKey: string | undefined }> {
   const { videoId, storagePath } = job;
   // One decode per chunk makes every rendition; two-pass and single-pass rungs run apart.
-  const groups = [ladder.filter((plan) => !plan.twoPass), ladder.filter((plan) => plan.twoPass)].filter((group) => group.length > 0);
+  const groups = encodeGroups(ladder);
   const encoding = encodeActivities(chunks[0]!.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)), encodeQueueWaitMinutes);
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
   const audioTrackKey = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0
     ? await runEncode(() => encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe }))
     : undefined;
+  const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
       chunks.map((chunk) => async () => {
@@ -363,6 +367,7 @@ async function encodeInChunks(
               ...(audioTrackKey ? { audioTrackKey } : {}),
               planId,
               recordName,
+              ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
             }),
           ));
         return { group, chunk, outcomes };
@@ -380,13 +385,15 @@ async function encodeInChunks(
   await storage.writeRenditionPlaylists({
     videoId,
     renditions: joined.map(({ plan, segments }) => ({
+      key: plan.key,
       shortEdgePixels: plan.shortEdgePixels,
       segments: segments.map(({ name, durationSeconds }) => ({ name, durationSeconds })),
     })),
   });
   const renditions = joined.map(({ plan, parts, segments }): RenditionResult => {
     const bandwidth = measureBandwidth(segments);
-    const { segments: _perChunk, ...first } = parts[0]!;
+    const { segments: _perChunk, quality: _chunkQuality, ...first } = parts[0]!;
+    const quality = meanQuality(parts);
     return {
       plan,
       outcome: {
@@ -396,6 +403,7 @@ async function encodeInChunks(
         segmentCount: segments.length,
         frameCount: parts.reduce((sum, part) => sum + part.frameCount, 0),
         bytesWritten: parts.reduce((sum, part) => sum + part.bytesWritten, 0),
+        ...(quality ? { quality } : {}),
       },
     };
   });

@@ -30,6 +30,10 @@ export interface ChunkEncode {
    * renditions have audio.
    */
   'audioUrl'?: (string);
+  /**
+   * Score every rendition of the chunk against the source's window (VMAF and PSNR) before answering.
+   */
+  'measureQuality'?: (boolean);
 }
 
 /**
@@ -60,4 +64,8 @@ export interface ChunkEncode__Output {
    * renditions have audio.
    */
   'audioUrl': (string);
+  /**
+   * Score every rendition of the chunk against the source's window (VMAF and PSNR) before answering.
+   */
+  'measureQuality': (boolean);
 }

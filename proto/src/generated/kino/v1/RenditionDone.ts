@@ -42,6 +42,13 @@ export interface RenditionDone {
    * The segments written, in order (a chunk's: numbered from its first_segment).
    */
   'segments'?: (_kino_v1_SegmentDone)[];
+  /**
+   * Against the source, when the request asked for it (quality_frames 0: not measured): the mean
+   * VMAF (vmaf_v0.6.1) and luma PSNR over quality_frames frames scored.
+   */
+  'vmaf'?: (number | string);
+  'psnr'?: (number | string);
+  'qualityFrames'?: (number | string | Long);
 }
 
 /**
@@ -83,4 +90,11 @@ export interface RenditionDone__Output {
    * The segments written, in order (a chunk's: numbered from its first_segment).
    */
   'segments': (_kino_v1_SegmentDone__Output)[];
+  /**
+   * Against the source, when the request asked for it (quality_frames 0: not measured): the mean
+   * VMAF (vmaf_v0.6.1) and luma PSNR over quality_frames frames scored.
+   */
+  'vmaf': (number);
+  'psnr': (number);
+  'qualityFrames': (number);
 }

@@ -39,6 +39,15 @@ export interface RenditionSpec {
    * 6
    */
   'segmentSeconds'?: (number);
+  /**
+   * h264, hevc or av1 (empty: h264, which orchestrators before other codecs sent as nothing).
+   */
+  'videoCodec'?: (string);
+  /**
+   * The quantizer floor of a content-aware rendition (x264's qpmin): the encoder stops spending
+   * bits below it; 0: none (docs/decisions/quality.md).
+   */
+  'minQuantizer'?: (number);
 }
 
 /**
@@ -79,4 +88,13 @@ export interface RenditionSpec__Output {
    * 6
    */
   'segmentSeconds': (number);
+  /**
+   * h264, hevc or av1 (empty: h264, which orchestrators before other codecs sent as nothing).
+   */
+  'videoCodec': (string);
+  /**
+   * The quantizer floor of a content-aware rendition (x264's qpmin): the encoder stops spending
+   * bits below it; 0: none (docs/decisions/quality.md).
+   */
+  'minQuantizer': (number);
 }

@@ -15,6 +15,10 @@ export interface WholeEncode {
    * `<key>/<file>` (720p/playlist.m3u8, 720p/init.mp4, 720p/seg-00000.m4s, ...) -> presigned PUT URL.
    */
   'outputUrls'?: ({[key: string]: string});
+  /**
+   * Score every rendition against the source (VMAF and PSNR) before answering.
+   */
+  'measureQuality'?: (boolean);
 }
 
 /**
@@ -30,4 +34,8 @@ export interface WholeEncode__Output {
    * `<key>/<file>` (720p/playlist.m3u8, 720p/init.mp4, 720p/seg-00000.m4s, ...) -> presigned PUT URL.
    */
   'outputUrls': ({[key: string]: string});
+  /**
+   * Score every rendition against the source (VMAF and PSNR) before answering.
+   */
+  'measureQuality': (boolean);
 }
