@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '@kino/infra';
 import {
+  findQualityFfmpeg,
   MALLOC_TUNABLES,
   startClickHouse,
   startPostgres,
@@ -595,6 +596,8 @@ export class DevStackLauncher {
       // Empty means unset (loadConfig), which overrides a CLICKHOUSE_URL of the developer's shell.
       CLICKHOUSE_URL: clickhouseUrl,
       NODE_TOKEN: secrets.nodeToken,
+      // The nodes' AV1 encoder and quality scorer (the ffmpeg of imageio-ffmpeg, which setup installs).
+      NODE_QUALITY_FFMPEG: findQualityFfmpeg(),
       // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
       OPERATOR_TOKEN: secrets.operatorToken,
       // Seals the playback signing keys at rest; dev.json carries it to `kino admin playback-keys rotate`.
