@@ -85,3 +85,14 @@ test('an audio-only rendition (0x0, no video bitrate): the audio settings alone;
   // Only a spec without picture and video bitrate is audio-only: a 0x0 video rendition is still refused.
   assert.throws(() => resolveHlsSettings({ ...spec, width: 0, height: 0 }, source), /out of range/);
 });
+
+test('a rendition names its codec (none: H.264, as orchestrators before other codecs sent) and an H.264 rung its quantizer floor', () => {
+  const source = { frameRate: 30, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
+  assert.equal(resolveHlsSettings({ ...spec, videoCodec: '' }, source).videoCodec, 'h264');
+  assert.equal(resolveHlsSettings({ ...spec, videoCodec: 'av1' }, source).videoCodec, 'av1');
+  assert.equal(resolveHlsSettings({ ...spec, minQuantizer: 18 }, source).minQuantizer, 18);
+  assert.equal(resolveHlsSettings(spec, source).minQuantizer, undefined, '0 is no floor');
+  assert.throws(() => resolveHlsSettings({ ...spec, videoCodec: 'vp9' }, source), (e: unknown) => e instanceof InvalidRequestError && /video codec "vp9"/.test(e.message));
+  assert.throws(() => resolveHlsSettings({ ...spec, minQuantizer: 60 }, source), InvalidRequestError);
+  assert.throws(() => resolveHlsSettings({ ...spec, videoCodec: 'av1', minQuantizer: 18 }, source), /for H.264 renditions/);
+});

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { planChunks } from './chunks.ts';
+import { meanQuality, planChunks, qualitySampleChunks } from './chunks.ts';
 
 describe('planChunks', () => {
   it('cuts on multiples of the segment length; the last chunk runs to the end', () => {
@@ -30,3 +30,18 @@ describe('planChunks', () => {
   });
 });
 
+
+describe('quality samples', () => {
+  it('score every chunk of a short video, and the first, middle and last of a long one', () => {
+    assert.deepEqual([...qualitySampleChunks(1)], [0]);
+    assert.deepEqual([...qualitySampleChunks(3)], [0, 1, 2]);
+    assert.deepEqual([...qualitySampleChunks(4)], [0, 2, 3]);
+    assert.deepEqual([...qualitySampleChunks(40)], [0, 20, 39]);
+  });
+
+  it('a rendition\'s mean weights each scored chunk by its frames; none scored is no score', () => {
+    const mean = meanQuality([{ quality: { vmaf: 90, psnr: 40, frames: 300 } }, {}, { quality: { vmaf: 80, psnr: 36, frames: 100 } }]);
+    assert.deepEqual(mean, { vmaf: 87.5, psnr: 39, frames: 400 });
+    assert.equal(meanQuality([{}, {}]), undefined);
+  });
+});

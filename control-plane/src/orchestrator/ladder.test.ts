@@ -1,7 +1,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { audioCodecs, type AudioCodec, defaultEncodingParameters, type EncodingParameters } from '@kino/proto/contract';
-import { isAudioOnlyPlan, planFrameRate, planLadder, type LadderSource } from './ladder.ts';
+import { encodeGroups, isAudioOnlyPlan, measuresQuality, planFrameRate, planLadder, type LadderSource } from './ladder.ts';
 
 const defaults: EncodingParameters = defaultEncodingParameters;
 const fullHd: LadderSource = { width: 1920, height: 1080, frameRate: 30, hasAudio: true };
@@ -176,4 +176,41 @@ test('an audio-only source: one rendition of audio alone, short edge 0, AAC what
   assert.deepEqual(planLadder('standard', song, { ...defaults, audioCodec: 'ac3' }).map((r) => [r.audioCodec, r.audioBitrateKbps]), [['aac', 128]]);
   assert.equal(planLadder('standard', song, { ...defaults, twoPassVBREncoding: true })[0]!.twoPass, false, 'nothing to make two passes over');
   assert.ok(planLadder('standard', fullHd, defaults).every((r) => !isAudioOnlyPlan(r)));
+});
+
+test('content-aware: the same rungs and bitrates (the ceilings), each H.264 rung with the quantizer floor', () => {
+  const fixed = planLadder('standard', fullHd, defaults);
+  const aware = planLadder('standard', fullHd, { ...defaults, encodingMode: 'contentAware' });
+  assert.deepEqual(aware.map(({ minQuantizer: _floor, ...rung }) => rung), fixed);
+  assert.deepEqual(aware.map((r) => r.minQuantizer), [18, 18, 18]);
+  assert.ok(fixed.every((r) => r.minQuantizer === undefined), 'a fixed ladder has no floor');
+  // A video stored before encodingMode existed plans as fixed.
+  const { encodingMode: _mode, additionalCodecs: _codecs, ...stored } = defaults;
+  assert.deepEqual(planLadder('standard', fullHd, stored), fixed);
+});
+
+test('additional codecs: every H.264 rung again in each codec, after the H.264 ladder, at a share of its bits, single-pass', () => {
+  const ladder = planLadder('high', fullHd, { ...defaults, twoPassVBREncoding: true, encodingMode: 'contentAware', additionalCodecs: ['av1', 'hevc'] });
+  // The contract's order (hevc, then av1), whatever the request's.
+  assert.deepEqual(ladder.map((r) => r.key), ['480p', '720p', '1080p', '480p-hevc', '720p-hevc', '1080p-hevc', '480p-av1', '720p-av1', '1080p-av1']);
+  assert.deepEqual(ladder.map((r) => r.videoCodec ?? 'h264'), ['h264', 'h264', 'h264', 'hevc', 'hevc', 'hevc', 'av1', 'av1', 'av1']);
+  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [1000, 2500, 5000, 700, 1750, 3500, 600, 1500, 3000]);
+  assert.deepEqual(ladder.map((r) => r.twoPass), [true, true, true, false, false, false, false, false, false]);
+  assert.deepEqual(ladder.map((r) => r.minQuantizer), [18, 18, 18, undefined, undefined, undefined, undefined, undefined, undefined], 'the floor is x264\'s');
+  const h264 = ladder.slice(0, 3);
+  for (const r of ladder.slice(3)) {
+    const rung = h264.find((h) => r.key.startsWith(`${h.key}-`))!;
+    assert.deepEqual([r.width, r.height, r.frameRate, r.audioBitrateKbps, r.segmentSeconds], [rung.width, rung.height, rung.frameRate, rung.audioBitrateKbps, rung.segmentSeconds]);
+  }
+  // One encode per codec and pass count: H.264's group is the one a plain ladder makes.
+  assert.deepEqual(encodeGroups(ladder).map((group) => group.map((r) => r.key)), [['480p', '720p', '1080p'], ['480p-hevc', '720p-hevc', '1080p-hevc'], ['480p-av1', '720p-av1', '1080p-av1']]);
+  const plain = planLadder('high', fullHd, defaults);
+  assert.deepEqual(encodeGroups(plain), [plain]);
+});
+
+test('quality is measured for content-aware videos and videos with other codecs, not for a fixed H.264 ladder', () => {
+  assert.equal(measuresQuality(defaults), false);
+  assert.equal(measuresQuality({ encodingMode: 'contentAware' }), true);
+  assert.equal(measuresQuality({ encodingMode: 'fixed', additionalCodecs: ['av1'] }), true);
+  assert.equal(measuresQuality({}), false, 'a video stored before either existed');
 });
