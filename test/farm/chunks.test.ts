@@ -22,6 +22,8 @@ let workDir: string;
 let clipPath: string;
 let sourceFrames: number;
 const nodes: Record<string, FarmNodeProcess> = {};
+/** The first test's video: the fixed H.264 ladder the content-aware one is compared with. */
+let fixedVideoId: string;
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-chunks-'));
@@ -83,6 +85,7 @@ async function assertPlaysLikeAWholeFileEncode(videoId: string): Promise<void> {
 
 test('a 20 s video in 6 s chunks: the audio track once, one activity per chunk, and it plays like a whole-file encode', async () => {
   const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard' });
+  fixedVideoId = videoId;
   await farm.waitForStatus(videoId, 'ready', 180_000);
   await assertPlaysLikeAWholeFileEncode(videoId);
 
@@ -251,3 +254,62 @@ test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15
   assert.equal(chunkInputs.length, 3);
   assert.ok(chunkInputs.every((input) => input.renditions.length === 2 && input.renditions.every((rendition) => rendition.twoPass)));
 });
+
+/** Presentation times of a playlist's keyframes, in seconds (3 decimals). */
+async function keyframeTimes(playlist: string): Promise<number[]> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', playlist], { maxBuffer: 16 * 1024 * 1024 });
+  return [...stdout.matchAll(/^(-?[\d.]+)/gm)].map((m) => Math.round(Number(m[1]) * 1000) / 1000);
+}
+
+/** The bytes of a rendition's segments, as stored. */
+function segmentBytes(keys: string[], dir: string, videoId: string, rendition: string): Promise<number> {
+  const prefix = `${objectKeys.hlsPrefix(videoId)}${rendition}/`;
+  return keys
+    .filter((key) => key.startsWith(prefix) && key.endsWith('.m4s'))
+    .reduce(async (sum, key) => (await sum) + (await readFile(join(dir, 'hls', rendition, key.slice(prefix.length)))).length, Promise.resolve(0));
+}
+
+test('content-aware with AV1 and HEVC renditions, in chunks: every rendition decodes every frame, cut on the H.264 ladder\'s keyframes, with its codec in CODECS and its VMAF measured', async () => {
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', encodingMode: 'contentAware', additionalCodecs: ['av1', 'hevc'] });
+  await farm.waitForStatus(videoId, 'ready', 600_000);
+  const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.deepEqual(details.encodings.map((e) => `${e.key} ${e.videoCodec}`), ['360p h264', '480p h264', '360p-hevc hevc', '480p-hevc hevc', '360p-av1 av1', '480p-av1 av1']);
+  // One activity per chunk per codec (and pass count): 3 chunks of H.264, of HEVC and of AV1.
+  const scheduled = await farm.scheduledActivities(videoId);
+  assert.equal(scheduled.encodeChunk, 9);
+
+  const dir = join(workDir, videoId);
+  const keys = await farm.downloadVideo(videoId, dir);
+  const master = await readFile(join(dir, 'hls', 'master.m3u8'), 'utf8');
+  const h264Keyframes = await keyframeTimes(join(dir, 'hls', '360p', 'playlist.m3u8'));
+  assert.deepEqual(h264Keyframes, [0, 6, 12, 18], 'H.264 cuts a keyframe at every segment');
+  for (const encoding of details.encodings) {
+    const playlistPath = join(dir, 'hls', encoding.key, 'playlist.m3u8');
+    const what = `${encoding.key}`;
+    assert.equal(await countDecodedFrames(playlistPath), sourceFrames, `${what} decodes every frame`);
+    const playlist = await readFile(playlistPath, 'utf8');
+    assert.deepEqual([...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1])), [6, 6, 6, 2], `${what}: 6 s segments`);
+    assert.deepEqual(await keyframeTimes(playlistPath), h264Keyframes, `${what}: keyframes on the H.264 ladder's, so players switch between them at any segment`);
+    assertRunsOn(await packetTimes(playlistPath, 'v:0'), 1 / 30, `${what} video`);
+    // CODECS of each variant names its codec, as the init segment says.
+    const variant = master.split('\n').findIndex((line) => line === `${encoding.key}/playlist.m3u8`);
+    const codecs = /CODECS="([^"]+)"/.exec(master.split('\n')[variant - 1] ?? '')?.[1] ?? '';
+    const sampleEntry = { h264: 'avc1.', hevc: 'hvc1.', av1: 'av01.' }[encoding.videoCodec];
+    assert.ok(codecs.startsWith(sampleEntry) && codecs.endsWith(',mp4a.40.2'), `${what}: CODECS="${codecs}"`);
+    assert.equal(await streamField(playlistPath, 'v:0', 'codec_name'), { h264: 'h264', hevc: 'hevc', av1: 'av1' }[encoding.videoCodec]);
+    // Scored against the source on the nodes (every chunk of a video this short).
+    assert.ok(encoding.vmaf !== undefined && encoding.vmaf > 50 && encoding.vmaf <= 100, `${what}: VMAF ${encoding.vmaf}`);
+    assert.ok(encoding.averageBitrate !== undefined && encoding.averageBitrate > 0, `${what}: average bitrate ${encoding.averageBitrate}`);
+  }
+  // Content-aware spends no more than the fixed ladder on any rung (this clip is easy: far less).
+  const fixedDir = join(workDir, `${fixedVideoId}-compared`);
+  const fixedKeys = await farm.downloadVideo(fixedVideoId, fixedDir);
+  for (const rendition of ['360p', '480p']) {
+    const aware = await segmentBytes(keys, dir, videoId, rendition);
+    const fixed = await segmentBytes(fixedKeys, fixedDir, fixedVideoId, rendition);
+    assert.ok(aware <= fixed * 1.02, `${rendition}: content-aware ${aware} bytes against fixed ${fixed}`);
+  }
+  const fixedDetails = await farm.kino.videos.get(farm.orgId, fixedVideoId);
+  assert.ok(fixedDetails.encodings.every((e) => e.videoCodec === 'h264' && e.vmaf === undefined), 'a fixed H.264 ladder is not scored');
+});
+
