@@ -15,12 +15,17 @@ export const objectKeys = {
   /** The HLS of a video: the master playlist beside one directory per rendition. */
   hlsPrefix: (videoId: string) => `videos/${videoId}/hls/`,
   master: (videoId: string) => `${objectKeys.hlsPrefix(videoId)}${hlsMasterName}`,
-  /** A rendition's directory, named after its key (`720p`: the short edge). */
-  renditionDir: (videoId: string, height: number) => `${objectKeys.hlsPrefix(videoId)}${height}p`,
-  renditionPlaylist: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsPlaylistName}`,
-  renditionInit: (videoId: string, height: number) => `${objectKeys.renditionDir(videoId, height)}/${hlsInitName}`,
-  segment: (videoId: string, height: number, index: number) =>
-    `${objectKeys.renditionDir(videoId, height)}/${hlsSegmentName(index)}`,
+  /**
+   * A rendition's directory, named after its key: `720p` (the short edge) for an H.264 rung,
+   * `720p-av1` for a rendition in another codec (renditionKeyPattern, delivery-paths.ts). A number
+   * is a short edge: the H.264 rung's key.
+   */
+  renditionDir: (videoId: string, rendition: string | number) =>
+    `${objectKeys.hlsPrefix(videoId)}${typeof rendition === 'number' ? `${rendition}p` : rendition}`,
+  renditionPlaylist: (videoId: string, rendition: string | number) => `${objectKeys.renditionDir(videoId, rendition)}/${hlsPlaylistName}`,
+  renditionInit: (videoId: string, rendition: string | number) => `${objectKeys.renditionDir(videoId, rendition)}/${hlsInitName}`,
+  segment: (videoId: string, rendition: string | number, index: number) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/${hlsSegmentName(index)}`,
   /**
    * Intermediate files of a chunked encode (docs/architecture.md#chunked-encoding): the video's
    * audio track and one record per finished chunk. Removed when the video is ready.
