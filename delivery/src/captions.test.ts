@@ -20,8 +20,8 @@ const video: PlayableVideo = {
   clipMedia: null,
   audioKey: null,
   renditions: new Map([
-    ['360p', { key: '360p', height: 360, segmentCount: 3 }],
-    ['720p', { key: '720p', height: 720, segmentCount: 3 }],
+    ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3 }],
+    ['720p', { key: '720p', height: 720, videoCodec: 'h264', segmentCount: 3 }],
   ]),
   captions: new Map([['en', track]]),
 };

@@ -76,7 +76,7 @@ export class CaptionFiles {
 function segmentGridKey(video: PlayableVideo): string {
   const lowest = video.renditions.values().next().value;
   if (!lowest) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no renditions.`);
-  return objectKeys.renditionPlaylist(video.id, lowest.height);
+  return objectKeys.renditionPlaylist(video.id, lowest.key);
 }
 
 async function bytesOf(object: CachedObject): Promise<Buffer> {

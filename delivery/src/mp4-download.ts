@@ -85,7 +85,7 @@ export class Mp4Downloads {
 
   private async build(video: MediaOf, rendition: PlayableRendition): Promise<Mp4Layout> {
     const videoId = video.id;
-    const playlistKey = objectKeys.renditionPlaylist(videoId, rendition.height);
+    const playlistKey = objectKeys.renditionPlaylist(videoId, rendition.key);
     const [playlistObject, initObject] = await Promise.all([
       this.cache.get(playlistKey),
       this.cache.get(mediaKeyOf(video, { type: 'init', quality: rendition.key })),

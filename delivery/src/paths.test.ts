@@ -1,6 +1,6 @@
 import { describe, it, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { familyUriOf, mediaKeyOf, parseDeliveryPath, storageKeyOf } from './paths.ts';
+import { familyUriOf, mediaKeyOf, parseDeliveryPath, qualityHeight, storageKeyOf } from './paths.ts';
 
 test('public family: master, renditions, init (per rendition and the lowest), segments', () => {
   const base = '/v1/public/org_1/env_2/vid_3';
@@ -150,4 +150,41 @@ test('audio.m4a at the base of the public, private and direct families; an audio
   assert.deepEqual(parseDeliveryPath('/v1/private/vid_3/video-0p/seg-00001.m4s'), { kind: 'playback', family: 'private', videoId: 'vid_3', resource: { type: 'segment', quality: '0p', index: 1 } });
   assert.equal(familyUriOf('public', 'vid_3', 'videos/vid_3/hls/0p/playlist.m3u8'), 'video-0p.m3u8');
   assert.equal(familyUriOf('direct', 'vid_3', 'videos/vid_3/hls/0p/init.mp4'), '0p/init.mp4');
+});
+
+test('renditions in other codecs (`720p-hevc`, `720p-av1`) in every family, exactly as `720p`; stored in their own folders', () => {
+  const bases = { public: '/v1/public/org_1/env_2/vid_3', private: '/v1/private/vid_3', share: '/v1/share/shr_1' };
+  const resource = (path: string) => {
+    const route = parseDeliveryPath(path);
+    return route && 'resource' in route ? route.resource : undefined;
+  };
+  for (const key of ['720p-hevc', '720p-av1', '0p', '720p']) {
+    for (const [family, base] of Object.entries(bases)) {
+      assert.deepEqual(resource(`${base}/video-${key}.m3u8`), { type: 'rendition', quality: key }, `${family} ${key}`);
+      assert.deepEqual(resource(`${base}/video-${key}/init.m4s`), { type: 'init', quality: key }, `${family} ${key}`);
+      assert.deepEqual(resource(`${base}/video-${key}/seg-00012.m4s`), { type: 'segment', quality: key, index: 12 }, `${family} ${key}`);
+    }
+    assert.deepEqual(resource(`/vid_3/${key}.m3u8`), { type: 'rendition', quality: key }, key);
+    assert.deepEqual(resource(`/vid_3/${key}/init.mp4`), { type: 'init', quality: key }, key);
+    for (const name of ['seg-00004.m4s', '4.ts', 'seg-4.ts', '00004.m4s']) assert.deepEqual(resource(`/vid_3/${key}/${name}`), { type: 'segment', quality: key, index: 4 }, `${key} ${name}`);
+    // A download parses like any other; server.ts answers 404 for one that is not H.264.
+    assert.deepEqual(resource(`/vid_3/${key}.mp4`), { type: 'download', quality: key }, key);
+    assert.deepEqual(resource(`${bases.private}/video-${key}.mp4`), { type: 'download', quality: key }, key);
+  }
+  for (const bad of ['720p-vp9.m3u8', '720p-AV1.m3u8', '720p-.m3u8', '720p-av1-hevc.m3u8', '720-av1.m3u8', 'av1.m3u8', '720p-av1/init.m4s']) {
+    assert.equal(resource(`/vid_3/${bad}`), undefined, bad);
+  }
+  assert.equal(storageKeyOf('v', { type: 'rendition', quality: '720p-av1' }), 'videos/v/hls/720p-av1/playlist.m3u8');
+  assert.equal(storageKeyOf('v', { type: 'init', quality: '720p-hevc' }), 'videos/v/hls/720p-hevc/init.mp4');
+  assert.equal(storageKeyOf('v', { type: 'segment', quality: '720p-av1', index: 3 }), 'videos/v/hls/720p-av1/seg-00003.m4s');
+  assert.equal(mediaKeyOf({ id: 'clip', clipMedia: { videoId: 'v', firstSegment: 4, ownSegments: [] } }, { type: 'segment', quality: '720p-av1', index: 1 }), 'videos/v/hls/720p-av1/seg-00005.m4s');
+  // The master's and a rendition playlist's URIs, rewritten into each family's names.
+  assert.equal(familyUriOf('public', 'v', 'videos/v/hls/720p-av1/playlist.m3u8'), 'video-720p-av1.m3u8');
+  assert.equal(familyUriOf('share', 'v', 'videos/v/hls/720p-hevc/init.mp4'), 'video-720p-hevc/init.m4s');
+  assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p-av1/seg-00003.m4s'), 'video-720p-av1/seg-00003.m4s');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p-av1/playlist.m3u8'), '720p-av1.m3u8');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p-hevc/init.mp4'), '720p-hevc/init.mp4');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p-av1/seg-00003.m4s'), '720p-av1/seg-00003.m4s');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p-vp9/seg-00003.m4s'), undefined);
+  assert.equal(qualityHeight('720p-av1'), 720);
 });

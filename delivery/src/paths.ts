@@ -18,8 +18,9 @@
 // Captions (captions.ts, the contract's captionFileNames) at every family's base: the subtitles
 // playlist `subtitles-<lang>.m3u8`, its segments `subtitles-<lang>/seg-<n>.vtt`, and the whole file
 // `subtitles-<lang>.vtt`; none is a stored object as such (delivery makes them from the track's file).
-// <q> is a rendition key such as `720p` (the short edge, as in storage; `0p` for an audio-only
-// video's one rendition).
+// <q> is a rendition key as in storage (renditionKeyPattern): `720p` (the short edge; `0p` for an
+// audio-only video's one rendition), or `720p-hevc`, `720p-av1` for a rendition in another codec,
+// served in every family exactly as `720p` is. Downloads are H.264 only (server.ts).
 import {
   audioDownloadName,
   embedPaths,
@@ -27,6 +28,7 @@ import {
   hlsSegmentName,
   objectKeys,
   playerAssetPaths,
+  renditionKeyPattern,
   storyboardSheetName,
   storyboardVttName,
 } from '@kino/proto/contract';
@@ -68,7 +70,7 @@ export const THUMBNAIL_MIN_EDGE = 16;
 export const THUMBNAIL_MAX_EDGE = 3840;
 
 const id = '([A-Za-z0-9_-]{1,64})';
-const quality = '(\\d{1,5}p)';
+const quality = `(${renditionKeyPattern})`;
 const index = '(\\d{1,7})';
 const publicBase = new RegExp(`^/v1/public/${id}/${id}/${id}/(.+)$`);
 const privateBase = new RegExp(`^/v1/private/${id}/(.+)$`);
@@ -164,7 +166,7 @@ function parseDirectResource(rest: string): Resource | undefined {
   return undefined;
 }
 
-/** The height in a rendition key: `720p` → 720. */
+/** The height in a rendition key: `720p` → 720, `720p-av1` → 720. */
 export function qualityHeight(quality: string): number {
   return Number.parseInt(quality, 10);
 }
@@ -175,12 +177,12 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
     case 'master':
       return objectKeys.master(videoId);
     case 'rendition':
-      return objectKeys.renditionPlaylist(videoId, qualityHeight(resource.quality));
+      return objectKeys.renditionPlaylist(videoId, resource.quality);
     case 'init':
       if (!resource.quality) throw new Error('resolve the init segment quality first');
-      return objectKeys.renditionInit(videoId, qualityHeight(resource.quality));
+      return objectKeys.renditionInit(videoId, resource.quality);
     case 'segment':
-      return objectKeys.segment(videoId, qualityHeight(resource.quality), resource.index);
+      return objectKeys.segment(videoId, resource.quality, resource.index);
     case 'storyboard':
       return objectKeys.storyboard(videoId, storyboardVttName);
     case 'storyboard_sheet':
@@ -223,9 +225,9 @@ export function mediaKeyOf(video: { id: string; clipMedia: ClipMedia | null }, r
   return storageKeyOf(video.id, resource);
 }
 
-const storedRendition = /^(\d{1,5}p)\/playlist\.m3u8$/;
-const storedInit = /^(\d{1,5}p)\/init\.mp4$/;
-const storedSegment = /^(\d{1,5}p)\/seg-(\d{1,7})\.m4s$/;
+const storedRendition = new RegExp(`^${quality}/playlist\\.m3u8$`);
+const storedInit = new RegExp(`^${quality}/init\\.mp4$`);
+const storedSegment = new RegExp(`^${quality}/seg-${index}\\.m4s$`);
 
 /**
  * The URI, relative to a playlist served at the family's base, of a stored object of the video

@@ -388,6 +388,10 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const { quality } = resource;
     const rendition = video.renditions.get(quality);
     if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
+    // H.264 only, which any player opens: `720p-av1.mp4` answers as an unknown rendition does.
+    if (rendition.videoCodec !== 'h264') {
+      throw new DeliveryError(404, 'rendition_not_found', `Downloads are H.264 renditions only; ${quality} of video ${video.id} is ${rendition.videoCodec}.`);
+    }
     const layout = await deps.downloads.layout(video, rendition);
     return {
       contentType: hlsContentTypes.init,

@@ -5,14 +5,16 @@
 // Concurrent lookups of one video share one query, and a video in use is read again in the
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
-import type { Db } from '@kino/database';
+import type { Db, Rendition } from '@kino/database';
+import type { VideoCodec } from '@kino/proto/contract';
 import type { ClipMedia } from './paths.ts';
 import { findPlayableVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
 
 export interface PlayableRendition {
-  /** `720p` */
+  /** `720p`; `720p-av1`, `720p-hevc` for a rendition in another codec. */
   key: string;
   height: number;
+  videoCodec: VideoCodec;
   segmentCount: number;
 }
 
@@ -31,7 +33,10 @@ export interface PlayableVideo {
   storyboardKey: string | null;
   /** `audio.m4a` (objectKeys.audioDownload), when the video has sound and processing made it. */
   audioKey: string | null;
-  /** By key; iteration order is lowest first. */
+  /**
+   * By key; iteration order is lowest first, H.264 before other codecs at one height, so the first
+   * is always the lowest H.264 rung (`video/init.m4s`, the captions' segment durations).
+   */
   renditions: Map<string, PlayableRendition>;
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
   captions: Map<string, PlayableCaptionTrack>;
@@ -86,15 +91,20 @@ export class VideoCatalog {
   }
 }
 
+/** A video's renditions by key, lowest first and H.264 first at one height (PlayableVideo.renditions). */
+export function playableRenditions(rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count'>[]): Map<string, PlayableRendition> {
+  const sorted = rows
+    .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), videoCodec: r.video_codec, segmentCount: r.segment_count }))
+    .filter((r) => Number.isInteger(r.height))
+    .sort((a, b) => a.height - b.height || Number(a.videoCodec !== 'h264') - Number(b.videoCodec !== 'h264'));
+  return new Map(sorted.map((r) => [r.key, r]));
+}
+
 /** A video as delivery serves it, or undefined when it is not playable (not ready, deleted, unknown). */
 export async function readPlayableVideo(db: Db, videoId: string): Promise<PlayableVideo | undefined> {
   const row = await findPlayableVideo(db, videoId);
   if (!row) return undefined;
   const [renditions, captions] = await Promise.all([listRenditions(db, videoId), listCaptionTracks(db, videoId)]);
-  const sorted = renditions
-    .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), segmentCount: r.segment_count }))
-    .filter((r) => Number.isInteger(r.height))
-    .sort((a, b) => a.height - b.height);
   return {
     id: row.id,
     orgId: row.org_id,
@@ -106,7 +116,7 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     thumbnailKey: row.thumbnail_key,
     storyboardKey: row.storyboard_key,
     audioKey: row.audio_key,
-    renditions: new Map(sorted.map((r) => [r.key, r])),
+    renditions: playableRenditions(renditions),
     captions: new Map(captions.map((c) => [c.language, { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key }])),
     clipMedia:
       row.clip_media_video_id !== null

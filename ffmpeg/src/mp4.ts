@@ -1,8 +1,9 @@
 // Reads a CMAF init segment (init.mp4) to describe what was really written: the RFC 6381 CODECS
-// string comes from the bytes players will see (avcC, esds), not from what we asked the encoder for.
+// string comes from the bytes players will see (avcC, hvcC, av1C, esds), not from what we asked the
+// encoder for.
 
 export interface InitSegmentInfo {
-  /** e.g. "avc1.64001f,mp4a.40.2"; video first. */
+  /** e.g. "avc1.64001f,mp4a.40.2", "hvc1.1.6.L93.90", "av01.0.05M.08"; video first. */
   codecs: string;
   videoCodec?: string;
   audioCodec?: string;
@@ -93,6 +94,66 @@ function mp4aCodec(data: Buffer, esds: Mp4Box): string {
   return `mp4a.40.${audioObjectType}`;
 }
 
+/** avc1.PPCCLL (RFC 6381): profile_idc, the constraint flags and level_idc, as avcC carries them. */
+function avcCodec(data: Buffer, entryType: string, avcC: Mp4Box | undefined): string {
+  if (!avcC || avcC.end - avcC.start < 4) return entryType;
+  return `${entryType}.${hex2(data.readUInt8(avcC.start + 1))}${hex2(data.readUInt8(avcC.start + 2))}${hex2(data.readUInt8(avcC.start + 3))}`;
+}
+
+/** The 32 bits of `value` in the opposite order (bit 0 becomes bit 31). */
+function reverseBits32(value: number): number {
+  let reversed = 0;
+  for (let bit = 0; bit < 32; bit++) reversed = (reversed << 1) | ((value >>> bit) & 1);
+  return reversed >>> 0;
+}
+
+/**
+ * The HEVC codecs string of ISO/IEC 14496-15 Annex E.3 from the hvcC record's first 13 bytes
+ * (configurationVersion; profile space, tier and profile_idc; 32 compatibility flags; 48 constraint
+ * flags; level_idc), in the upper-case hex of Apple's HLS authoring spec and GPAC: e.g. hvc1.1.6.L93.B0.
+ */
+function hevcCodec(data: Buffer, entryType: string, hvcC: Mp4Box | undefined): string {
+  if (!hvcC || hvcC.end - hvcC.start < 13) return entryType;
+  const profileByte = data.readUInt8(hvcC.start + 1);
+  const profileSpace = ['', 'A', 'B', 'C'][profileByte >> 6]; // 0 is written as nothing
+  const tier = profileByte & 0x20 ? 'H' : 'L';
+  const profile = profileByte & 0x1f;
+  // The flags are written with general_profile_compatibility_flag[0] first (the top bit); the string
+  // puts flag[j] at bit j, hence reversed.
+  const compatibility = reverseBits32(data.readUInt32BE(hvcC.start + 2));
+  const constraints = [...data.subarray(hvcC.start + 6, hvcC.start + 12)];
+  // Trailing zero bytes may be left out; the first (the progressive/interlaced flags) always stays,
+  // as GPAC and ffmpeg write it.
+  while (constraints.length > 1 && constraints[constraints.length - 1] === 0) constraints.pop();
+  const level = data.readUInt8(hvcC.start + 12);
+  const hex = (value: number) => value.toString(16).toUpperCase();
+  return `${entryType}.${profileSpace}${profile}.${hex(compatibility)}.${tier}${level}.${constraints.map(hex).join('.')}`;
+}
+
+/**
+ * av01.P.LLT.DD, the short form of the AV1 ISOBMFF binding's codecs parameter, from the av1C record:
+ * byte 1 is seq_profile (3 bits) and seq_level_idx_0 (5), byte 2 starts with seq_tier_0,
+ * high_bitdepth and twelve_bit.
+ */
+function av1Codec(data: Buffer, entryType: string, av1C: Mp4Box | undefined): string {
+  if (!av1C || av1C.end - av1C.start < 3) return entryType;
+  const profileLevel = data.readUInt8(av1C.start + 1);
+  const flags = data.readUInt8(av1C.start + 2);
+  const tier = flags & 0x80 ? 'H' : 'M';
+  const bitDepth = flags & 0x40 ? (flags & 0x20 ? 12 : 10) : 8;
+  const twoDigits = (value: number) => String(value).padStart(2, '0');
+  return `${entryType}.${profileLevel >> 5}.${twoDigits(profileLevel & 0x1f)}${tier}.${twoDigits(bitDepth)}`;
+}
+
+/** The video sample entries we read, with the box holding each one's decoder configuration. */
+const videoCodecOf: ReadonlyMap<string, { config: string; codec: (data: Buffer, entryType: string, config: Mp4Box | undefined) => string }> = new Map([
+  ['avc1', { config: 'avcC', codec: avcCodec }],
+  ['avc3', { config: 'avcC', codec: avcCodec }],
+  ['hvc1', { config: 'hvcC', codec: hevcCodec }],
+  ['hev1', { config: 'hvcC', codec: hevcCodec }],
+  ['av01', { config: 'av1C', codec: av1Codec }],
+]);
+
 export function parseInitSegment(data: Buffer): InitSegmentInfo {
   const moov = readMp4Boxes(data, 0, data.length).find((b) => b.type === 'moov');
   if (!moov) throw new Error('init segment has no moov box');
@@ -105,14 +166,12 @@ export function parseInitSegment(data: Buffer): InitSegmentInfo {
     if (!stsd) continue;
     const entry = readMp4Boxes(data, stsd.start + 8, stsd.end)[0]; // skip version, flags, entry count
     if (!entry) continue;
-    if (entry.type === 'avc1' || entry.type === 'avc3') {
+    const video = videoCodecOf.get(entry.type);
+    if (video) {
       // VisualSampleEntry: 78 bytes of fixed fields, then its boxes.
       info.width = data.readUInt16BE(entry.start + 24);
       info.height = data.readUInt16BE(entry.start + 26);
-      const avcC = child(data, entry, 'avcC', 78);
-      info.videoCodec = avcC
-        ? `${entry.type}.${hex2(data.readUInt8(avcC.start + 1))}${hex2(data.readUInt8(avcC.start + 2))}${hex2(data.readUInt8(avcC.start + 3))}`
-        : entry.type;
+      info.videoCodec = video.codec(data, entry.type, child(data, entry, video.config, 78));
     } else if (entry.type === 'mp4a' || entry.type === 'ac-3' || entry.type === 'ec-3') {
       info.audioSampleEntry = entry.type;
       if (entry.type === 'mp4a') {

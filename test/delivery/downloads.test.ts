@@ -5,8 +5,12 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
+import { parseInitSegment } from '@kino/ffmpeg';
+import { contentTypeForHlsFile, hlsInitName, hlsPlaylistName, objectKeys } from '@kino/proto/contract';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
 import { signedUrlOf, startDeliveryStack, type DeliveryStack } from './harness.ts';
@@ -136,6 +140,62 @@ describe('MP4 downloads', () => {
     const missing = await fetch(`${base}/${pub.videoId}/1080p.mp4`);
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { code: string }).code, 'rendition_not_found');
+  });
+
+  test('a rendition in another codec (240p-av1) plays in every family as 240p does, but is no download', async () => {
+    const video = await createHlsFixture({
+      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
+      orgId: stack.orgId, envId: stack.envId, seconds: 4, ladder: [{ width: 320, height: 240 }],
+    });
+    // A real AV1 rendition of the fixture's source (2 s: one segment), stored in its own folder
+    // beside the H.264 rung, and its row, as the farm writes them.
+    const key = '240p-av1';
+    const out = join(stack.services.dir, video.videoId, key);
+    mkdirSync(out, { recursive: true });
+    await run('ffmpeg', [
+      '-hide_banner', '-loglevel', 'error', '-y', '-t', '2', '-i', join(stack.services.dir, video.videoId, 'source.mp4'),
+      '-vf', 'scale=320:240', '-c:v', 'libsvtav1', '-preset', '12', '-an',
+      '-f', 'hls', '-hls_time', '6', '-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4',
+      '-hls_fmp4_init_filename', hlsInitName, '-hls_segment_filename', join(out, 'seg-%05d.m4s'), join(out, hlsPlaylistName),
+    ]);
+    for (const name of readdirSync(out)) {
+      await stack.storage.put(`${objectKeys.renditionDir(video.videoId, key)}/${name}`, readFileSync(join(out, name)), contentTypeForHlsFile(name));
+    }
+    const init = readFileSync(join(out, hlsInitName));
+    await stack.db
+      .insertInto('renditions')
+      .values({
+        video_id: video.videoId, key, width: 320, height: 240, short_edge_pixels: 240, short_edge_is_width: false,
+        video_bitrate_kbps: 200, audio_bitrate_kbps: 0, audio_format: '', frame_rate: 24, pixel_format: 'yuv420p',
+        rate_control_mode: 'variableBitrate', two_pass: false, compression_ratio: 'ultrafast', video_codec: 'av1',
+        codecs: parseInitSegment(init).codecs, bandwidth: 200_000, segment_count: 1,
+      })
+      .execute();
+
+    const publicBase = `${base}/v1/public/${video.orgId}/${video.envId}/${video.videoId}`;
+    const directBase = `${base}/${video.videoId}`;
+    const served = async (url: string) => {
+      const response = await fetch(url);
+      assert.equal(response.status, 200, url);
+      return bytesOf(response);
+    };
+    assert.deepEqual(await served(`${publicBase}/video-${key}/init.m4s`), init);
+    assert.deepEqual(await served(`${directBase}/${key}/init.mp4`), init);
+    assert.match(parseInitSegment(init).codecs, /^av01\./);
+    const segment = readFileSync(join(out, 'seg-00000.m4s'));
+    assert.deepEqual(await served(`${publicBase}/video-${key}/seg-00000.m4s`), segment);
+    assert.deepEqual(await served(`${directBase}/${key}/seg-00000.m4s`), segment);
+    assert.match((await served(`${publicBase}/video-${key}.m3u8`)).toString('utf8'), new RegExp(`^video-${key}/seg-00000\\.m4s$`, 'm'));
+    assert.match((await served(`${directBase}/${key}.m3u8`)).toString('utf8'), new RegExp(`^${key}/seg-00000\\.m4s$`, 'm'));
+    // The lowest init (video/init.m4s) stays the H.264 rung's, whatever else shares its height.
+    assert.deepEqual(await served(`${publicBase}/video/init.m4s`), video.objects.get(objectKeys.renditionInit(video.videoId, '240p')));
+
+    for (const url of [`${directBase}/${key}.mp4`, `${publicBase}/video-${key}.mp4`]) {
+      const refused = await fetch(url);
+      assert.equal(refused.status, 404, url);
+      assert.equal(((await refused.json()) as { code: string }).code, 'rendition_not_found');
+    }
+    assert.equal((await fetch(`${directBase}/240p.mp4`, { method: 'HEAD' })).status, 200, 'the H.264 rung still downloads');
   });
 
   test('a download logs one segment row per segment it sends, as playback does', async () => {

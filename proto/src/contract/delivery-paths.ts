@@ -1,12 +1,24 @@
 // The URLs the delivery host answers, as the control plane hands them out (signed playback URLs,
 // `thumbnailUrl`, `storyboardUrl`, share links). Delivery parses the same shapes (delivery/src/paths.ts).
 // Paths only: callers put the delivery host's origin in front.
+import { additionalVideoCodecs } from './encoding.ts';
+
 const id = (value: string) => encodeURIComponent(value);
+
+/**
+ * A rendition key as storage and every path family name it (a RegExp source, no anchors): the H.264
+ * rung's short edge (`720p`; `0p` for an audio-only video's one rendition), or that key and
+ * another codec (`720p-hevc`, `720p-av1`) for a rendition in it.
+ */
+export const renditionKeyPattern = `\\d{1,5}p(?:-(?:${additionalVideoCodecs.join('|')}))?`;
 
 /** The audio download's name at the base of every path family (`/{id}/audio.m4a`, `.../audio.m4a`). */
 export const audioDownloadName = 'audio.m4a';
 
-/** A rendition's MP4 download in the /v1 families (`video-720p.mp4`; `720p.mp4` in direct). */
+/**
+ * A rendition's MP4 download in the /v1 families (`video-720p.mp4`; `720p.mp4` in direct). H.264
+ * renditions only: those play everywhere a downloaded file is opened.
+ */
 export const mp4DownloadName = (quality: string) => `video-${quality}.mp4`;
 
 export const deliveryPaths = {

@@ -24,6 +24,11 @@ test('the bucket layout', () => {
   assert.equal(objectKeys.renditionPlaylist('vid_1', 720), 'videos/vid_1/hls/720p/playlist.m3u8');
   assert.equal(objectKeys.renditionInit('vid_1', 720), 'videos/vid_1/hls/720p/init.mp4');
   assert.equal(objectKeys.segment('vid_1', 720, 3), 'videos/vid_1/hls/720p/seg-00003.m4s');
+  // A rendition in another codec: its folder is its key, beside the H.264 rung's.
+  assert.equal(objectKeys.renditionDir('vid_1', '720p'), 'videos/vid_1/hls/720p');
+  assert.equal(objectKeys.renditionPlaylist('vid_1', '720p-av1'), 'videos/vid_1/hls/720p-av1/playlist.m3u8');
+  assert.equal(objectKeys.renditionInit('vid_1', '720p-hevc'), 'videos/vid_1/hls/720p-hevc/init.mp4');
+  assert.equal(objectKeys.segment('vid_1', '720p-av1', 3), 'videos/vid_1/hls/720p-av1/seg-00003.m4s');
   assert.equal(objectKeys.thumbnail('vid_1', 'default.jpg'), 'videos/vid_1/thumbs/default.jpg');
 });
 

@@ -19,8 +19,9 @@ export const objectKeys = {
   hlsPrefix: (videoId: string) => `videos/${videoId}/hls/`,
   master: (videoId: string) => `${objectKeys.hlsPrefix(videoId)}${hlsMasterName}`,
   /**
-   * A rendition's directory, named after its key: `720p` (an H.264 rung: the short edge, which may
-   * be given as the number 720) or `720p-av1` (that rung in another codec).
+   * A rendition's directory, named after its key: `720p` (the short edge) for an H.264 rung,
+   * `720p-av1` for a rendition in another codec (renditionKeyPattern, delivery-paths.ts). A number
+   * is a short edge: the H.264 rung's key.
    */
   renditionDir: (videoId: string, rendition: RenditionRef) =>
     `${objectKeys.hlsPrefix(videoId)}${typeof rendition === 'number' ? `${rendition}p` : rendition}`,

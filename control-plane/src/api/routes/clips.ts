@@ -46,9 +46,9 @@ function invalidRange(message: string, location: string, value: unknown): never 
   throw new ValidationError('invalid_clip_range', message, [{ message, location, value }]);
 }
 
-/** The rendition's playlist in storage: its folder is named after the key (`720p`). */
+/** The rendition's playlist in storage: its folder is named after the key (`720p`, `720p-av1`). */
 function playlistKeyOf(videoId: string, rendition: Rendition): string {
-  return objectKeys.renditionPlaylist(videoId, Number.parseInt(rendition.key, 10));
+  return objectKeys.renditionPlaylist(videoId, rendition.key);
 }
 
 export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
