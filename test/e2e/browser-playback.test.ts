@@ -9,7 +9,8 @@
 // (headless, through playwright-core) plays it with hls.js from the delivery node, a public video
 // and a private one through its signed URL (bound to the page's domain), each to its `ended` event
 // with no hls.js error, for the source's duration, after loading segments at every rendition (the
-// page forces each level in turn). The page is served from another origin than delivery, so CORS is
+// page forces each level in turn); a video with AV1 renditions beside its H.264 ladder plays every
+// level of both codecs (Chromium decodes AV1). The page is served from another origin than delivery, so CORS is
 // exercised as a site would use it.
 //
 // Then videos a few frames past a multiple of 6 s (#36), encoded whole and in chunks, each played to
@@ -43,7 +44,7 @@ const page = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Kino playback</title><script src="/hls.min.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const outcome = { ended: false, errors: [], levels: 0, fragments: 0, levelsPlayed: [], currentTime: 0, duration: 0, frames: 0 };
+  const outcome = { ended: false, errors: [], levels: 0, levelCodecs: [], fragments: 0, levelsPlayed: [], currentTime: 0, duration: 0, frames: 0 };
   window.playback = outcome;
   const video = document.getElementById('v');
   const src = new URLSearchParams(location.search).get('src');
@@ -52,6 +53,7 @@ const page = `<!doctype html>
   hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + (data.fatal ? ' (fatal)' : '')));
   hls.on(Hls.Events.MANIFEST_PARSED, (_event, data) => {
     outcome.levels = data.levels.length;
+    outcome.levelCodecs = data.levels.map((level) => level.videoCodec);
     // Each rendition in turn, from the first: level 0 now, the next one after each fragment.
     hls.currentLevel = 0;
     // Faster than real time, not so fast that a loaded machine stalls the buffer between renditions.
@@ -79,6 +81,8 @@ interface Outcome {
   ended: boolean;
   errors: string[];
   levels: number;
+  /** Each level's video codec (RFC 6381), as hls.js read it from CODECS. */
+  levelCodecs: string[];
   fragments: number;
   /** The levels (renditions) hls.js loaded a fragment of, in order. */
   levelsPlayed: number[];
@@ -142,7 +146,7 @@ let paddedClipPath: string;
 const clips = new Map<Source, string>();
 
 /** Upload through the SDK, process on `standard` (360p and 480p), wait for `ready`. */
-async function transcode(clip: Buffer, allowPublicAccess: boolean): Promise<string> {
+async function transcode(clip: Buffer, allowPublicAccess: boolean, options: { additionalCodecs?: 'av1'[] } = {}): Promise<string> {
   const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
   await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
@@ -150,6 +154,7 @@ async function transcode(clip: Buffer, allowPublicAccess: boolean): Promise<stri
     videoQuality: 'standard',
     allowPublicAccess,
     compressionRatio: 'ultrafast',
+    ...options,
   });
   await farm.waitForStatus(videoID, 'ready', 240_000);
   return videoID;
@@ -400,12 +405,12 @@ async function playToTheEnd(src: string): Promise<Outcome> {
   }
 }
 
-function assertPlayedThrough(outcome: Outcome): void {
+function assertPlayedThrough(outcome: Outcome, seconds = sourceSeconds, levels = 2): void {
   assert.deepEqual(outcome.errors, []);
   assert.equal(outcome.ended, true);
-  assert.equal(outcome.levels, 2, 'the 360p and 480p renditions');
-  assert.deepEqual([...outcome.levelsPlayed].sort(), [0, 1], 'every rendition was selected and loaded');
-  assert.ok(Math.abs(outcome.duration - sourceSeconds) < 0.2, `duration ${outcome.duration} against the source's ${sourceSeconds}`);
+  assert.equal(outcome.levels, levels, 'every rendition is a level');
+  assert.deepEqual([...outcome.levelsPlayed].sort(), Array.from({ length: levels }, (_, i) => i), 'every rendition was selected and loaded');
+  assert.ok(Math.abs(outcome.duration - seconds) < 0.2, `duration ${outcome.duration} against the source's ${seconds}`);
   assert.ok(outcome.currentTime >= outcome.duration - 0.1, `stopped at ${outcome.currentTime} of ${outcome.duration}`);
   assert.ok(outcome.frames > 0, 'frames were decoded');
   assert.ok(outcome.fragments >= 2, 'segments were loaded');
@@ -427,6 +432,17 @@ test('the same private video does not play from a page on another domain', async
   const outcome = await playToTheEnd(signed);
   assert.equal(outcome.ended, false);
   assert.ok(outcome.errors.some((e) => e.includes('manifestLoadError')), outcome.errors.join(', '));
+});
+
+test('a video with AV1 renditions beside its H.264 ladder: hls.js in Chromium reads both codecs and plays every level of each to the end', async () => {
+  // 25 s: five segments, enough to load one at each of the four levels in turn.
+  const clipPath = await makeClip({ seconds: 25, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'av1-clip.mp4') });
+  const videoId = await transcode(await readFile(clipPath), true, { additionalCodecs: ['av1'] });
+  const master = await (await fetch(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`)).text();
+  assert.deepEqual(variantsOf(master).map((v) => v.uri).sort(), ['360p-av1/playlist.m3u8', '360p/playlist.m3u8', '480p-av1/playlist.m3u8', '480p/playlist.m3u8']);
+  const outcome = await playToTheEnd(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`);
+  assertPlayedThrough(outcome, 25, 4);
+  assert.deepEqual(outcome.levelCodecs.map((codec) => codec.split('.')[0]).sort(), ['av01', 'av01', 'avc1', 'avc1'], outcome.levelCodecs.join(', '));
 });
 
 /** The master's variants: their URI and attributes. */
