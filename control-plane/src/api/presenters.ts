@@ -56,7 +56,7 @@ export function presentEncoding(rendition: Rendition) {
  * The H.264 ladder first, as it was before other codecs existed, then each added codec's renditions
  * (in `videoCodecs` order); within a codec, listRenditions' order (smallest first).
  */
-export function inLadderOrder(renditions: Rendition[]): Rendition[] {
+function inLadderOrder(renditions: Rendition[]): Rendition[] {
   return videoCodecs.flatMap((codec) => renditions.filter((rendition) => rendition.video_codec === codec));
 }
 

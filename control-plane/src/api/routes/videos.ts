@@ -112,8 +112,8 @@ function processOptions() {
     StringEnum(encodingModes, {
       default: defaults.encodingMode,
       description:
-        "`fixed`: each rendition spends the preset's ladder bitrate. `contentAware`: each spends what the content needs " +
-        '(measured with VMAF), never more than that ladder value.',
+        "`fixed`: each rendition spends the preset's ladder bitrate. `contentAware`: each spends what the content needs, " +
+        'never more than that ladder value.',
     }),
   ),
   additionalCodecs: Type.Optional(
@@ -121,8 +121,8 @@ function processOptions() {
       uniqueItems: true,
       default: defaults.additionalCodecs,
       description:
-        'Codecs to make renditions in beside the H.264 ladder, which every video keeps (and which alone has MP4 downloads): ' +
-        'each adds the same rungs, keyed like `720p-av1`.',
+        'Codecs to make renditions in beside the H.264 ladder, which every video keeps (and which alone has MP4 downloads), ' +
+        'each at most once; a codec rendition is keyed like its H.264 rung plus the codec (`720p-av1`).',
     }),
   ),
   };
