@@ -83,6 +83,8 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
     envId: 'env_1',
     status: { ready: status === 'ready', transcoding: status === 'transcoding', failed: status === 'failed' },
     ...defaultEncodingParameters,
+    encodingMode: 'fixed',
+    additionalCodecs: [],
     encodings: [],
     captions: [],
   };

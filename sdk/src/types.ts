@@ -3,29 +3,35 @@
 // The encoding vocabulary and the webhook events come from the contract the server is built from.
 // So are the value lists (statuses, delete reasons, content types, URL expirations) and the error envelope.
 import type {
+  AdditionalVideoCodec,
   AudioCodec,
   CompressionRatio,
   DeleteReason,
+  EncodingMode,
   ErrorEnvelope,
   MaxEdgeLength,
   PixelFormat,
   PlaybackExpiration,
   RateControlMode,
   UploadContentType,
+  VideoCodec,
   VideoQuality,
   VideoStatus,
   WebhookEvent,
 } from '@kino/proto/contract';
 
 export type {
+  AdditionalVideoCodec,
   AudioCodec,
   CompressionRatio,
   DeleteReason,
+  EncodingMode,
   ErrorEnvelope,
   MaxEdgeLength,
   PixelFormat,
   RateControlMode,
   UploadContentType,
+  VideoCodec,
   VideoQuality,
   VideoStatus,
   WebhookEvent,
@@ -101,6 +107,12 @@ export interface Encoding {
   rateControlMode: string;
   twoPassVBREncoding: boolean;
   compressionRatio: string;
+  /** `h264` for the ladder every video has; `hevc` or `av1` for a rendition of `additionalCodecs` (key like `720p-av1`). */
+  videoCodec: VideoCodec;
+  /** Mean VMAF (0 to 100) of this rendition against the source, to 2 decimals; absent when not measured. */
+  vmaf?: number;
+  /** kbps measured over the whole rendition, audio included; absent for renditions made before it was kept. */
+  averageBitrate?: number;
 }
 
 /** `GET /{orgID}/videos/{publicID}/details`. */
@@ -119,6 +131,11 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   twoPassVBREncoding: boolean;
   compressionRatio: string;
   audioCodec: string;
+  /** As asked at processing; `fixed` for videos processed before it existed. */
+  encodingMode: EncodingMode;
+  /** As asked at processing; empty for videos processed before it existed. */
+  additionalCodecs: AdditionalVideoCodec[];
+  /** The H.264 ladder, smallest first, then each added codec's renditions (hevc, then av1). */
   encodings: Encoding[];
   /**
    * WebVTT of timeline previews: cues point at sprite-sheet regions (`storyboard-0.jpg#xywh=x,y,w,h`).
@@ -286,6 +303,16 @@ export interface ProcessVideoParams {
   twoPassVBREncoding?: boolean;
   compressionRatio?: CompressionRatio;
   audioCodec?: AudioCodec;
+  /**
+   * Default `fixed`: each rendition spends the preset's ladder bitrate. `contentAware`: each spends
+   * what the content needs, never more than that ladder value.
+   */
+  encodingMode?: EncodingMode;
+  /**
+   * Codecs to make renditions in beside the H.264 ladder, which always stays (and alone has MP4
+   * downloads); each at most once. Default none.
+   */
+  additionalCodecs?: AdditionalVideoCodec[];
 }
 
 export interface ProcessVideoResult {

@@ -226,12 +226,23 @@ describe('process', () => {
       ['compressionRatio', 'placebo'],
       ['audioCodec', 'opus'],
       ['audioCodec', 'AAC'],
+      ['encodingMode', 'perTitle'],
+      ['encodingMode', 'ContentAware'],
+      ['additionalCodecs', 'av1'],
+      // The H.264 ladder is always made: it is no additional codec.
+      ['additionalCodecs[0]', ['h264']],
+      ['additionalCodecs[1]', ['av1', 'vp9']],
+      ['additionalCodecs', ['av1', 'av1']],
     ];
     for (const [field, value] of bad) {
-      const r = await post(processUrl(), { ...valid(path), [field]: value });
+      const name = field.replace(/\[\d+\]$/, '');
+      const r = await post(processUrl(), { ...valid(path), [name]: value });
       assert.equal(r.status, 400, `${field}=${String(value)}`);
       assertErrorEnvelope(r.body, 400, 'invalid_parameters', assert);
-      assert.deepEqual(r.body.errors[0], { ...r.body.errors[0], location: `body.${field}`, value });
+      // An item's error names the item, and the value is that item.
+      const item = /\[(\d+)\]$/.exec(field);
+      const shown = item ? (value as unknown[])[Number(item[1])] : value;
+      assert.deepEqual(r.body.errors[0], { ...r.body.errors[0], location: `body.${field}`, value: shown });
     }
     const noAccess = await post(processUrl(), { storagePath: path, videoQuality: 'high' });
     assert.equal(noAccess.status, 400);
@@ -260,6 +271,8 @@ describe('process', () => {
       twoPassVBREncoding: false,
       compressionRatio: 'veryfast',
       audioCodec: 'aac-he',
+      encodingMode: 'fixed',
+      additionalCodecs: [],
     });
 
     const handle = api.temporal.workflow.getHandle(`video:${videoId}`);
@@ -276,6 +289,8 @@ describe('process', () => {
     assert.deepEqual(body.status, { ready: false, transcoding: true, failed: false });
     assert.equal(body.compressionRatio, 'veryfast');
     assert.equal(body.audioCodec, 'aac-he');
+    assert.equal(body.encodingMode, 'fixed');
+    assert.deepEqual(body.additionalCodecs, []);
     assert.equal(body.videoQuality, 'high');
     assert.deepEqual(body.encodings, []);
   });
@@ -290,14 +305,37 @@ describe('process', () => {
       twoPassVBREncoding: true,
       compressionRatio: 'slower',
       audioCodec: 'aac-he-v2',
+      encodingMode: 'contentAware',
+      additionalCodecs: ['av1', 'hevc'],
     };
     const r = await post(processUrl(), { ...valid(path), videoQuality: 'ultra', videoName: 'Launch keynote', ...parameters });
     assert.equal(r.status, 200);
+    assert.deepEqual((await getVideo(api.db, r.body.body.videoID))?.parameters, parameters);
     const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${r.body.body.videoID}/details`, headers: { 'x-api-key': t.keys.full } });
     const body = details.json<Json>().body;
     assert.equal(body.name, 'Launch keynote');
     assert.equal(body.videoQuality, 'ultra');
-    for (const [field, value] of Object.entries(parameters)) assert.equal(body[field], value, field);
+    for (const [field, value] of Object.entries(parameters)) assert.deepEqual(body[field], value, field);
+  });
+
+  it('ingest from a URL keeps the encoding mode and added codecs, and refuses bad ones as process does', async () => {
+    const ingestUrl = `/${t.org.id}/environments/${t.envA.id}/videos/ingest`;
+    const source = { url: 'https://files.example.com/talks/keynote.mp4', videoQuality: 'standard', allowPublicAccess: true };
+    const r = await post(ingestUrl, { ...source, encodingMode: 'contentAware', additionalCodecs: ['hevc'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const video = await getVideo(api.db, r.body.body.videoID);
+    assert.equal(video?.parameters.encodingMode, 'contentAware');
+    assert.deepEqual(video?.parameters.additionalCodecs, ['hevc']);
+    for (const [field, value] of [
+      ['encodingMode', 'perTitle'],
+      ['additionalCodecs', ['h264']],
+      ['additionalCodecs', ['hevc', 'hevc']],
+    ] as const) {
+      const refused = await post(ingestUrl, { ...source, [field]: value });
+      assert.equal(refused.status, 400, `${field}=${String(value)}`);
+      assertErrorEnvelope(refused.body, 400, 'invalid_parameters', assert);
+      assert.match(refused.body.errors[0].location, new RegExp(`^body\\.${field}`));
+    }
   });
 
   it('answers 409 processing_in_progress for a path already being processed', async () => {

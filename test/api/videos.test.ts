@@ -277,7 +277,53 @@ describe('video details', () => {
       rateControlMode: 'variableBitrate',
       twoPassVBREncoding: false,
       compressionRatio: 'veryfast',
+      // No vmaf nor averageBitrate: this rendition was not measured (as those made before they were kept).
+      videoCodec: 'h264',
     });
+    assert.equal(body.encodingMode, 'fixed');
+    assert.deepEqual(body.additionalCodecs, []);
+  });
+
+  it('list the H.264 ladder first, then the added codecs, each rendition with its codec, VMAF and measured average', async () => {
+    const id = await seedVideo({ name: 'Codecs', parameters: { encodingMode: 'contentAware', additionalCodecs: ['av1', 'hevc'] } });
+    const codec = (shortEdge: number, kbps: number, videoCodec: 'hevc' | 'av1', measured: Partial<NewRendition>): NewRendition => ({
+      ...rendition(id, shortEdge, kbps),
+      key: `${shortEdge}p-${videoCodec}`,
+      video_codec: videoCodec,
+      ...measured,
+    });
+    await replaceRenditions(api.db, id, [
+      codec(720, 2500, 'av1', { vmaf: 94.876, average_bandwidth: 1_234_567 }),
+      { ...rendition(id, 720, 2500), vmaf: 95.123, average_bandwidth: 2_100_499 },
+      codec(360, 500, 'hevc', {}),
+      codec(360, 500, 'av1', { vmaf: 90, average_bandwidth: 300_500 }),
+      rendition(id, 360, 500),
+    ]);
+    const body = (await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body;
+    assert.equal(body.encodingMode, 'contentAware');
+    assert.deepEqual(body.additionalCodecs, ['av1', 'hevc']);
+    assert.deepEqual(
+      body.encodings.map((e: Json) => [e.key, e.videoCodec, e.vmaf, e.averageBitrate]),
+      [
+        ['360p', 'h264', undefined, undefined],
+        ['720p', 'h264', 95.12, 2100],
+        ['360p-hevc', 'hevc', undefined, undefined],
+        ['360p-av1', 'av1', 90, 301],
+        ['720p-av1', 'av1', 94.88, 1235],
+      ],
+    );
+    // Unmeasured fields are left out rather than null.
+    assert.ok(!('vmaf' in body.encodings[0]) && !('averageBitrate' in body.encodings[0]));
+  });
+
+  it('answer fixed and no added codecs for a video processed before those options existed', async () => {
+    const id = await seedVideo({ name: 'From before' });
+    const { encodingMode: _mode, additionalCodecs: _codecs, ...before } = defaultEncodingParameters;
+    await api.db.updateTable('videos').set({ parameters: JSON.stringify(before) }).where('id', '=', id).execute();
+    assert.equal((await getVideo(api.db, id))?.parameters.encodingMode, undefined);
+    const body = (await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body;
+    assert.equal(body.encodingMode, 'fixed');
+    assert.deepEqual(body.additionalCodecs, []);
   });
 
   it('estimate views from segments served, written like "1.2K views"', async () => {

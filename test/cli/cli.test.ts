@@ -173,6 +173,15 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     assert.equal(details.id, videoId);
     assert.equal(details.status.ready, true);
     assert.ok(details.encodings.length > 0);
+    assert.deepEqual([details.encodingMode, details.additionalCodecs], ['fixed', []], "the API's defaults, no flag given");
+    // As a person reads it: each rendition's codec, ladder and measured bitrates and VMAF ('-' until measured).
+    const shown = await expectCode(['videos', 'get', videoId], 0);
+    assert.match(shown.stdout, /^Encoding mode +fixed$/m);
+    assert.match(shown.stdout, /Encoding\s+Codec\s+Short edge\s+Video kbit\/s\s+Measured kbit\/s\s+VMAF\s+Audio kbit\/s/);
+    for (const e of details.encodings) {
+      const row = [e.key, e.videoCodec, e.shortEdgePixels, e.videoStreamBitrate, e.averageBitrate ?? '-', e.vmaf ?? '-'].map((cell) => String(cell).replace('.', '\\.'));
+      assert.match(shown.stdout, new RegExp(`^\\s*${row.join('\\s+')}\\s`, 'm'), `the row of ${e.key}:\n${shown.stdout}`);
+    }
 
     const link = await kinoJson<{ shareUrl: string; maxViews: number | null }>(['videos', 'share', videoId, '--expires-hours', '2', '--max-views', '3']);
     assert.match(link.shareUrl, /\/v1\/share\/shr_/);
@@ -301,12 +310,18 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
       Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
       Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
     ]));
-    const [failed] = await kinoJson<Uploaded[]>(['videos', 'upload', garbage, '--wait'], { code: 3 });
+    // With encoding options, which the video keeps (it fails all the same: the file is no video).
+    const [failed] = await kinoJson<Uploaded[]>(['videos', 'upload', garbage, '--wait', '--encoding-mode', 'contentAware', '--codecs', 'av1,hevc,av1'], { code: 3 });
     assert.equal(failed?.video?.status.failed, true);
+    assert.deepEqual([failed.video.encodingMode, failed.video.additionalCodecs], ['contentAware', ['av1', 'hevc']]);
     await expectCode(['videos', 'wait', failed.videoID], 3);
 
     await expectCode(['videos', 'list', '--status', 'broken'], 2);
     await expectCode(['videos', 'upload', join(home, 'missing.mp4')], 2);
+    // H.264 is no extra codec (every video has it); modes and codecs are the API's lists.
+    await expectCode(['videos', 'upload', clip, '--codecs', 'h264'], 2);
+    await expectCode(['videos', 'upload', clip, '--codecs', 'av1,vp9'], 2);
+    await expectCode(['videos', 'upload', clip, '--encoding-mode', 'perTitle'], 2);
     await expectCode(['nonsense'], 2);
     const missing = await expectCode(['videos', 'get', 'vid_doesnotexist00000', '--json'], 1);
     assert.equal(missing.stdout, '');

@@ -1,15 +1,16 @@
 // The dashboard's media pages in a real browser (Debian's Chromium through playwright-core), against
 // the dev stack with its OpenID provider, signed in as the dev user (test/support/dashboard.ts): two
 // clips dropped on the upload panel go straight to storage, each row linking to its video, and one is
-// seen to reach `ready` on the video page, which plays it to the end through its session-minted
-// signed URL; the thumbnail picker sets a new default thumbnail; a share link is made; a caption
-// track is added (the player lists it) and removed; a frame-accurate clip is made from the player's
-// position and becomes ready; the embed snippet names a page that plays; the page's playback URL
-// plays and its MP4 and audio downloads answer, the poster shows in a 16:9 box before play; the
-// table's search and status filter narrow it; a failed video's page says why; every page fits 1280
-// and 390 px wide without scrolling sideways; the analytics page's daily chart counts the segments
-// just played once the rollup has them; the video is deleted from its page; a file over the
-// multipart threshold goes up in parts; a URL is ingested. Screenshots of each page land in the test
+// seen to reach `ready` on the video page, whose ladder shows each rendition's codec, bitrate and
+// VMAF, and which plays it to the end through its session-minted signed URL; the thumbnail picker
+// sets a new default thumbnail; a share link is made; a caption track is added (the player lists it)
+// and removed; a frame-accurate clip is made from the player's position and becomes ready; the embed
+// snippet names a page that plays; the page's playback URL plays and its MP4 and audio downloads
+// answer, the poster shows in a 16:9 box before play; the table's search and status filter narrow
+// it; a failed video's page says why; every page fits 1280 and 390 px wide without scrolling
+// sideways; the analytics page's daily chart counts the segments just played once the rollup has
+// them; the video is deleted from its page; a file over the multipart threshold goes up in parts; a
+// URL is ingested with the panel's encoding choices. Screenshots of each page land in the test
 // output directory.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
@@ -95,6 +96,24 @@ test('two files dropped on the upload panel go to storage side by side, each row
   await page.locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]').waitFor({ timeout: 240_000 });
   assert.equal(await videoStatus(page), 'ready');
   assert.ok((await page.getByTestId('encoding-ladder').locator('tbody tr').count()) >= 1, 'the ladder lists the renditions');
+  // Each rendition's codec, bitrate (the measured average when known, else the ladder's, labelled)
+  // and VMAF (— until measured), as the details have them.
+  const details = await page.evaluate(
+    async (url) => ((await (await fetch(url)).json()) as { body: VideoDetails }).body,
+    `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`,
+  );
+  const codecLabels = { h264: 'H.264', hevc: 'HEVC', av1: 'AV1' };
+  const shown = await page.getByTestId('encoding-row').evaluateAll((rows) =>
+    rows.map((row) => ['encoding-codec', 'encoding-bitrate', 'encoding-vmaf'].map((id) => row.querySelector(`[data-testid=${id}]`)?.textContent?.trim())),
+  );
+  assert.deepEqual(
+    shown,
+    details.encodings.map((e) => [
+      codecLabels[e.videoCodec],
+      e.averageBitrate === undefined ? `${e.videoStreamBitrate} kbps ladder` : `${e.averageBitrate} kbps measured`,
+      e.vmaf === undefined ? '—' : e.vmaf.toFixed(2),
+    ]),
+  );
 });
 
 test('the video page plays the video to the end through its signed URL', async () => {
@@ -411,11 +430,13 @@ test('a file over the multipart threshold goes from the page to storage in parts
   assert.match(calls.at(-1) ?? '', /^POST multipart\/[^/]+\/complete$/);
 });
 
-test('a URL given to the upload panel is ingested, and its row links to the new video', async () => {
+test('a URL given to the upload panel is ingested with the encoding chosen there, and its row links to the new video', async () => {
   await page.goto(`${dash.dashboardUrl}/videos`);
   await page.getByTestId('upload-open').click();
   await page.getByTestId('upload-url').fill(`${dash.dashboardUrl}/no-such-source.mp4`);
   await page.getByTestId('upload-name').fill('Ingested from the dashboard');
+  await page.getByTestId('upload-encoding-mode').selectOption('contentAware');
+  await page.getByTestId('upload-codec-av1').check();
   await page.getByTestId('upload-ingest').click();
   const row = page.getByTestId('upload-row').filter({ hasText: 'no-such-source.mp4' });
   await row.getByTestId('upload-done').or(row.getByTestId('upload-error')).waitFor({ timeout: 30_000 });
@@ -424,10 +445,11 @@ test('a URL given to the upload panel is ingested, and its row links to the new 
   const ingestedId = (await row.locator('[data-testid=upload-done] a').textContent())!.trim();
   // What the API made of it (the fetch of this missing source fails later, which is not this test's concern).
   const details = await page.evaluate(
-    async (url) => ((await (await fetch(url)).json()) as { body: { name: string } }).body,
+    async (url) => ((await (await fetch(url)).json()) as { body: VideoDetails }).body,
     `${dash.apiUrl}/${dash.orgId}/videos/${ingestedId}/details`,
   );
   assert.equal(details.name, 'Ingested from the dashboard');
+  assert.deepEqual([details.encodingMode, details.additionalCodecs], ['contentAware', ['av1']], 'the panel sends its encoding choices');
 });
 
 test('the media pages (player, storyboard tiles, charts, uploads) needed nothing the Content-Security-Policy refuses', () => {

@@ -1,5 +1,6 @@
 // Database rows → the spec's resources.
 import type { Rendition, Video } from '@kino/database';
+import { videoCodecs } from '@kino/proto/contract';
 import type { PresentedCaptionTrack } from './caption-tracks.ts';
 import { estimateViews, formatDuration, formatViews } from './format.ts';
 
@@ -44,7 +45,19 @@ export function presentEncoding(rendition: Rendition) {
     rateControlMode: rendition.rate_control_mode,
     twoPassVBREncoding: rendition.two_pass,
     compressionRatio: rendition.compression_ratio,
+    videoCodec: rendition.video_codec,
+    // Null until the farm measured it (and for renditions made before it could).
+    ...(rendition.vmaf !== null ? { vmaf: Math.round(rendition.vmaf * 100) / 100 } : {}),
+    ...(rendition.average_bandwidth !== null ? { averageBitrate: Math.round(rendition.average_bandwidth / 1000) } : {}),
   };
+}
+
+/**
+ * The H.264 ladder first, as it was before other codecs existed, then each added codec's renditions
+ * (in `videoCodecs` order); within a codec, listRenditions' order (smallest first).
+ */
+function inLadderOrder(renditions: Rendition[]): Rendition[] {
+  return videoCodecs.flatMap((codec) => renditions.filter((rendition) => rendition.video_codec === codec));
 }
 
 export function presentVideoDetails(
@@ -70,7 +83,10 @@ export function presentVideoDetails(
     twoPassVBREncoding: parameters.twoPassVBREncoding,
     compressionRatio: parameters.compressionRatio,
     audioCodec: parameters.audioCodec,
-    encodings: renditions.map(presentEncoding),
+    // Videos processed before these options existed have neither: they were made fixed, in H.264 alone.
+    encodingMode: parameters.encodingMode ?? 'fixed',
+    additionalCodecs: parameters.additionalCodecs ?? [],
+    encodings: inLadderOrder(renditions).map(presentEncoding),
     ...(storyboardUrl ? { storyboardUrl } : {}),
     ...(audioUrl ? { audioUrl } : {}),
     captions,

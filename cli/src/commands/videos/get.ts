@@ -19,6 +19,8 @@ export default class VideosGet extends ApiCommand {
         ['Status', videoState(video)],
         ['Duration', video.duration],
         ['Quality', video.videoQuality],
+        ['Encoding mode', video.encodingMode],
+        ['Extra codecs', video.additionalCodecs.join(', ') || 'none'],
         ['Public', video.allowPublicAccess ? 'yes' : 'no'],
         ['Created', formatDate(video.createdAt)],
         ['Public id', video.publicID],
@@ -30,12 +32,25 @@ export default class VideosGet extends ApiCommand {
       for (const [label, value] of lines) this.log(`${label.padEnd(width)}  ${value}`);
       if (video.encodings.length > 0) {
         this.log('');
+        // '-' where a rendition was not measured (made before VMAF and the average were kept, or not yet).
         await printTable(
-          video.encodings.map((e) => ({ key: e.key, short: e.shortEdgePixels, video: e.videoStreamBitrate, audio: e.audioStreamBitrate, fps: e.maxFrameRate })),
+          video.encodings.map((e) => ({
+            key: e.key,
+            codec: e.videoCodec,
+            short: e.shortEdgePixels,
+            video: e.videoStreamBitrate,
+            measured: e.averageBitrate ?? '-',
+            vmaf: e.vmaf ?? '-',
+            audio: e.audioStreamBitrate,
+            fps: e.maxFrameRate,
+          })),
           [
             { key: 'key', name: 'Encoding' },
+            { key: 'codec', name: 'Codec' },
             { key: 'short', name: 'Short edge', numeric: true },
             { key: 'video', name: 'Video kbit/s', numeric: true },
+            { key: 'measured', name: 'Measured kbit/s', numeric: true },
+            { key: 'vmaf', name: 'VMAF', numeric: true },
             { key: 'audio', name: 'Audio kbit/s', numeric: true },
             { key: 'fps', name: 'Max fps', numeric: true },
           ],

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { VideoDetails } from '@kino/sdk';
-import { compressionRatios, videoQualities } from '@kino/proto/contract';
+import { additionalVideoCodecs, compressionRatios, encodingModes, videoQualities } from '@kino/proto/contract';
 import { ApiCommand, UsageError } from '../../api-command.ts';
 import type { VideoLinks } from '../../video-links.ts';
 
@@ -32,6 +32,7 @@ export default class VideosUpload extends ApiCommand {
     '<%= config.bin %> videos upload talk.mp4 --wait',
     '<%= config.bin %> videos upload *.mov --quality high --public --json',
     '<%= config.bin %> videos upload https://example.com/talk.mp4 --wait',
+    '<%= config.bin %> videos upload talk.mp4 --encoding-mode contentAware --codecs av1,hevc',
   ];
 
   static override strict = false;
@@ -43,6 +44,16 @@ export default class VideosUpload extends ApiCommand {
     compression: Flags.option({
       options: compressionRatios,
       description: 'encoder speed against size (the API\'s default when unset)',
+    })(),
+    'encoding-mode': Flags.option({
+      options: encodingModes,
+      description: "fixed: the ladder's bitrates; contentAware: what the content needs, never more (the API's default, fixed, when unset)",
+    })(),
+    codecs: Flags.option({
+      options: additionalVideoCodecs,
+      multiple: true,
+      delimiter: ',',
+      description: 'renditions in these codecs too, comma-separated (av1,hevc), beside the H.264 ladder that every video has',
     })(),
     wait: Flags.boolean({ description: 'wait until every video is ready or failed' }),
     timeout: Flags.integer({ description: 'with --wait: give up after this many seconds', default: 1800, min: 1 }),
@@ -69,6 +80,13 @@ export default class VideosUpload extends ApiCommand {
     const onSigint = () => interrupt.abort(new Error('interrupted'));
     process.once('SIGINT', onSigint);
     const bars = await uploadProgress(files.map((file) => basename(file)));
+    // The encoding options given, the same for a file and a URL; those left out take the API's defaults.
+    const encoding = {
+      ...(flags.compression ? { compressionRatio: flags.compression } : {}),
+      ...(flags['encoding-mode'] ? { encodingMode: flags['encoding-mode'] } : {}),
+      // `--codecs av1,av1` means av1: the API takes each codec once.
+      ...(flags.codecs ? { additionalCodecs: [...new Set(flags.codecs)] } : {}),
+    };
     const uploaded: UploadedVideo[] = [];
     try {
       for (const [index, file] of files.entries()) {
@@ -78,7 +96,7 @@ export default class VideosUpload extends ApiCommand {
             videoQuality: flags.quality,
             allowPublicAccess: flags.public,
             ...(flags.name ? { videoName: flags.name } : {}),
-            ...(flags.compression ? { compressionRatio: flags.compression } : {}),
+            ...encoding,
           });
           bars.finish(index);
           uploaded.push({ file, videoID });
@@ -96,7 +114,7 @@ export default class VideosUpload extends ApiCommand {
           videoQuality: flags.quality,
           allowPublicAccess: flags.public,
           videoName: flags.name ?? basename(file),
-          ...(flags.compression ? { compressionRatio: flags.compression } : {}),
+          ...encoding,
         });
         uploaded.push({ file, videoID, storagePath: result.bucketPath });
         bars.log(`${basename(file)}: uploaded${result.resumedBytes > 0 ? ` (resumed: ${mib(result.resumedBytes)} MiB were already there)` : ''}, processing`);

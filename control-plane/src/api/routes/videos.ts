@@ -6,11 +6,13 @@ import type { FastifyRequest } from 'fastify';
 import { newId } from '@kino/infra';
 import {
   objectKeys,
+  additionalVideoCodecs,
   audioCodecs,
   compressionRatios,
   defaultEncodingParameters as defaults,
   encodingParameterNames,
   deleteReasons,
+  encodingModes,
   maxEdgeLengths,
   maxFrameRateLimit,
   pixelFormats,
@@ -106,6 +108,23 @@ function processOptions() {
   twoPassVBREncoding: Type.Optional(Type.Boolean({ default: defaults.twoPassVBREncoding })),
   compressionRatio: Type.Optional(StringEnum(compressionRatios, { default: defaults.compressionRatio })),
   audioCodec: Type.Optional(StringEnum(audioCodecs, { default: defaults.audioCodec })),
+  encodingMode: Type.Optional(
+    StringEnum(encodingModes, {
+      default: defaults.encodingMode,
+      description:
+        "`fixed`: each rendition spends the preset's ladder bitrate. `contentAware`: each spends what the content needs, " +
+        'never more than that ladder value.',
+    }),
+  ),
+  additionalCodecs: Type.Optional(
+    Type.Array(StringEnum(additionalVideoCodecs), {
+      uniqueItems: true,
+      default: defaults.additionalCodecs,
+      description:
+        'Codecs to make renditions in beside the H.264 ladder, which every video keeps (and which alone has MP4 downloads), ' +
+        'each at most once; a codec rendition is keyed like its H.264 rung plus the codec (`720p-av1`).',
+    }),
+  ),
   };
 }
 
@@ -296,6 +315,8 @@ export const videoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
           videoQuality: 'high',
           allowPublicAccess: true,
           videoName: 'Product launch keynote',
+          encodingMode: 'contentAware',
+          additionalCodecs: ['av1'],
         }),
         response: {
           200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_5Rt2LmQ9xZk3Wv7A' }),

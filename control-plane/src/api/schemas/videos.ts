@@ -1,7 +1,7 @@
 // The video resources of the spec: list item, details, ladder entry, pagination.
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
-import { videoQualities, videoStatuses } from '@kino/proto/contract';
+import { additionalVideoCodecs, encodingModes, videoCodecs, videoQualities, videoStatuses } from '@kino/proto/contract';
 
 /** A video's metadata as answered: only the fields that are set. */
 export const VideoMetadataSchema = Type.Object(
@@ -49,6 +49,23 @@ export const EncodingSchema = Type.Object({
   rateControlMode: Type.String(),
   twoPassVBREncoding: Type.Boolean(),
   compressionRatio: Type.String(),
+  videoCodec: StringEnum(videoCodecs, {
+    description: '`h264` for the ladder every video has; `hevc` or `av1` for a rendition `additionalCodecs` asked for (its key ends `-hevc`, `-av1`).',
+  }),
+  vmaf: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'Mean VMAF (0 to 100) of this rendition against the source, to 2 decimals; absent when it was not measured.',
+    }),
+  ),
+  averageBitrate: Type.Optional(
+    Type.Integer({
+      description:
+        'kbps measured over the whole rendition, audio included (its HLS AVERAGE-BANDWIDTH); below videoStreamBitrate ' +
+        'when contentAware spent less than the ladder. Absent for renditions made before it was kept.',
+    }),
+  ),
 });
 
 export const CaptionTrackSchema = Type.Object({
@@ -72,7 +89,13 @@ export const VideoDetailsSchema = Type.Object({
   twoPassVBREncoding: Type.Boolean(),
   compressionRatio: Type.String(),
   audioCodec: Type.String(),
-  encodings: Type.Array(EncodingSchema),
+  encodingMode: StringEnum(encodingModes, { description: 'As asked at processing; `fixed` for videos processed before it existed.' }),
+  additionalCodecs: Type.Array(StringEnum(additionalVideoCodecs), {
+    description: 'As asked at processing; empty for videos processed before it existed.',
+  }),
+  encodings: Type.Array(EncodingSchema, {
+    description: 'The H.264 ladder, smallest first, then the renditions of each added codec (hevc, then av1), smallest first.',
+  }),
   storyboardUrl: Type.Optional(
     Type.String({
       description:
@@ -147,6 +170,8 @@ export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
   twoPassVBREncoding: false,
   compressionRatio: 'medium',
   audioCodec: 'aac',
+  encodingMode: 'contentAware',
+  additionalCodecs: ['av1'],
   encodings: [
     {
       key: '1080p',
@@ -160,6 +185,25 @@ export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
       rateControlMode: 'variableBitrate',
       twoPassVBREncoding: false,
       compressionRatio: 'medium',
+      videoCodec: 'h264',
+      vmaf: 95.21,
+      averageBitrate: 3412,
+    },
+    {
+      key: '1080p-av1',
+      shortEdgePixels: 1080,
+      shortEdgeIsWidth: false,
+      videoStreamBitrate: 5000,
+      audioStreamBitrate: 128,
+      audioFormat: 'aac',
+      maxFrameRate: 30,
+      pixelFormat: 'yuv420p',
+      rateControlMode: 'variableBitrate',
+      twoPassVBREncoding: false,
+      compressionRatio: 'medium',
+      videoCodec: 'av1',
+      vmaf: 95.48,
+      averageBitrate: 1530,
     },
   ],
   storyboardUrl: `${exampleFiles}/storyboard.vtt`,

@@ -1,13 +1,14 @@
 // "Upload videos": files chosen or dropped on the drop zone go up at once, several side by side, each
 // minted through the API with the session (upload.ts), sent straight to storage by the SDK's browser
 // entry (`uploadFile`: parts in parallel, progress) and then processed; or a URL, which the API
-// ingests (Kino fetches it). Each gets a row with its progress and, once processing has started, a
-// link to its video page.
+// ingests (Kino fetches it). Quality, access and the encoding options (mode, extra codecs) apply to
+// both. Each gets a row with its progress and, once processing has started, a link to its video page.
 import { useRef, useState } from 'preact/hooks';
-import type { ProcessVideoResult, VideoQuality } from '@kino/sdk';
+import type { AdditionalVideoCodec, EncodingMode, ProcessVideoResult, VideoQuality } from '@kino/sdk';
 import { uploadFile, type UploadProgress } from '@kino/sdk/browser';
-import { uploadContentTypeByExtension, uploadContentTypes } from '@kino/proto/contract';
+import { additionalVideoCodecs, encodingModes, uploadContentTypeByExtension, uploadContentTypes } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../../api.ts';
+import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
 import { completeDirectUpload, mintDirectUpload, type SessionApi } from './upload.ts';
 import './upload-panel.css';
 
@@ -49,6 +50,8 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
   const [urlName, setUrlName] = useState('');
   const [quality, setQuality] = useState<VideoQuality>('standard');
   const [isPublic, setPublic] = useState(false);
+  const [encodingMode, setEncodingMode] = useState<EncodingMode>('fixed');
+  const [extraCodecs, setExtraCodecs] = useState<ReadonlySet<AdditionalVideoCodec>>(new Set());
   const [dragging, setDragging] = useState(false);
   const [rows, setRows] = useState<Row[]>([]);
   const nextKey = useRef(1);
@@ -63,6 +66,13 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
     update(key, { state: 'done', videoId, cancel: undefined });
     onProcessing?.(videoId);
   };
+  // What process and ingest both take beside the source: the settings above the drop zone.
+  const options = () => ({
+    videoQuality: quality,
+    allowPublicAccess: isPublic,
+    encodingMode,
+    additionalCodecs: additionalVideoCodecs.filter((codec) => extraCodecs.has(codec)),
+  });
   const failed = (key: number, error: unknown, cancel?: AbortController) =>
     update(key, { state: 'failed', error: cancel?.signal.aborted ? 'Upload cancelled.' : (error as Error).message, cancel: undefined });
 
@@ -77,7 +87,7 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
       const storagePath = await completeDirectUpload(sessionApi, target, upload);
       const { videoID } = await api<ProcessVideoResult>(
         `${API_ROOT}/${orgId}/environments/${envId}/videos/process`,
-        json('POST', { storagePath, videoQuality: quality, allowPublicAccess: isPublic, videoName: file.name.replace(/\.[^.]+$/, '') }),
+        json('POST', { storagePath, ...options(), videoName: file.name.replace(/\.[^.]+$/, '') }),
       );
       started(key, videoID);
     } catch (error) {
@@ -95,7 +105,7 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
     try {
       const { videoID } = await api<ProcessVideoResult>(
         `${API_ROOT}/${orgId}/environments/${envId}/videos/ingest`,
-        json('POST', { url, videoQuality: quality, allowPublicAccess: isPublic, ...(urlName.trim() ? { videoName: urlName.trim() } : {}) }),
+        json('POST', { url, ...options(), ...(urlName.trim() ? { videoName: urlName.trim() } : {}) }),
       );
       started(key, videoID);
     } catch (error) {
@@ -120,6 +130,41 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
             ))}
           </select>
         </label>
+        <label>
+          Encoding
+          <select value={encodingMode} data-testid="upload-encoding-mode" onChange={(event) => setEncodingMode(event.currentTarget.value as EncodingMode)}>
+            {encodingModes.map((mode) => (
+              <option key={mode} value={mode}>
+                {encodingModeLabels[mode]}
+              </option>
+            ))}
+          </select>
+        </label>
+        {/* H.264 is always made: these add renditions beside it. */}
+        <div class="upload-codecs" role="group" aria-label="Extra codecs">
+          <span>Extra codecs</span>
+          <div>
+            {additionalVideoCodecs.map((codec) => (
+              <label key={codec}>
+                <input
+                  type="checkbox"
+                  checked={extraCodecs.has(codec)}
+                  data-testid={`upload-codec-${codec}`}
+                  onChange={(event) => {
+                    const checked = event.currentTarget.checked;
+                    setExtraCodecs((chosen) => {
+                      const next = new Set(chosen);
+                      if (checked) next.add(codec);
+                      else next.delete(codec);
+                      return next;
+                    });
+                  }}
+                />{' '}
+                {videoCodecLabels[codec]}
+              </label>
+            ))}
+          </div>
+        </div>
         <label class="checkbox">
           <span>
             <input type="checkbox" checked={isPublic} data-testid="upload-public" onChange={(event) => setPublic(event.currentTarget.checked)} /> Public

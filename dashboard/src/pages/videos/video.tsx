@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { embedPaths, hlsMasterName, mp4DownloadName, videoDeliveryUrls } from '@kino/proto/contract';
-import type { CreateShareLinkParams, ShareLink, SignedPlaybackUrl, Thumbnail, VideoDetails, VideoStatus } from '@kino/sdk';
+import type { CreateShareLinkParams, Encoding, ShareLink, SignedPlaybackUrl, Thumbnail, VideoDetails, VideoStatus } from '@kino/sdk';
 import { api, API_ROOT, ApiError, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
@@ -18,6 +18,7 @@ import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
 import { VideoSettings } from './video-settings.tsx';
 import { ClipMaker } from './clip.tsx';
+import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
 import './videos.css';
 
 const statusOf = (details: VideoDetails): VideoStatus => (details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding');
@@ -175,8 +176,10 @@ export function VideoPage({ publicID }: { publicID?: string }) {
               <thead>
                 <tr>
                   <th>Rendition</th>
+                  <th>Codec</th>
                   <th>Short edge</th>
-                  <th>Video kbps</th>
+                  <th>Bitrate</th>
+                  <th>VMAF</th>
                   <th>Audio</th>
                   <th>Frame rate</th>
                   <th>Pixel format</th>
@@ -185,12 +188,16 @@ export function VideoPage({ publicID }: { publicID?: string }) {
               </thead>
               <tbody>
                 {video.encodings.map((encoding) => (
-                  <tr key={encoding.key}>
+                  <tr key={encoding.key} data-testid="encoding-row">
                     <td>{encoding.key}</td>
+                    <td data-testid="encoding-codec">{encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}</td>
                     <td>
                       {encoding.shortEdgePixels === 0 ? 'audio only' : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
                     </td>
-                    <td>{encoding.videoStreamBitrate}</td>
+                    <td data-testid="encoding-bitrate">
+                      <Bitrate encoding={encoding} />
+                    </td>
+                    <td data-testid="encoding-vmaf">{encoding.vmaf === undefined ? '—' : encoding.vmaf.toFixed(2)}</td>
                     <td>
                       {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
                     </td>
@@ -235,6 +242,10 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             <dd>{video.maxEdgeLength === -1 ? 'auto' : `${video.maxEdgeLength} px`}</dd>
             <dt>Compression</dt>
             <dd>{video.compressionRatio}</dd>
+            <dt>Encoding</dt>
+            <dd data-testid="fact-encoding">
+              {encodingModeLabels[video.encodingMode]}, {['h264' as const, ...video.additionalCodecs].map((codec) => videoCodecLabels[codec]).join(' + ')}
+            </dd>
             <dt>Audio codec</dt>
             <dd>{video.audioCodec}</dd>
             <dt>Served</dt>
@@ -268,6 +279,25 @@ export function VideoPage({ publicID }: { publicID?: string }) {
 
 function settingsKey(video: VideoDetails): string {
   return JSON.stringify([video.name, video.description, video.allowPublicAccess, video.metadata]);
+}
+
+/**
+ * A rendition's bitrate: the average measured over the whole rendition (audio included) when the
+ * farm kept it, else the ladder's target for the video stream, each labelled as what it is.
+ */
+function Bitrate({ encoding }: { encoding: Encoding }) {
+  if (encoding.averageBitrate === undefined) {
+    return (
+      <span title="The ladder's target for the video stream; not measured">
+        {encoding.videoStreamBitrate} kbps <span class="muted">ladder</span>
+      </span>
+    );
+  }
+  return (
+    <span title={`Measured over the whole rendition, audio included; the ladder's target is ${encoding.videoStreamBitrate} kbps`}>
+      {encoding.averageBitrate} kbps <span class="muted">measured</span>
+    </span>
+  );
 }
 
 /** A source without a picture: one rendition of audio alone (short edge 0), no thumbnail. */
@@ -310,7 +340,7 @@ function urlsOf(orgId: string, video: VideoDetails, urls: DeliveryUrls) {
 
 /**
  * What a developer copies to play the video elsewhere (the HLS master, the embed page) and the
- * files to download: an MP4 per rendition with a picture, and the sound alone (`audioUrl`). A
+ * files to download: an MP4 per H.264 rendition with a picture, and the sound alone (`audioUrl`). A
  * public video's URLs never expire; a private video's carry a token (the card says until when).
  */
 function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDetails; urls: DeliveryUrlsQuery }) {
@@ -323,7 +353,8 @@ function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDeta
     );
   }
   const at = urlsOf(orgId, video, urls.data);
-  const renditions = video.encodings.filter((encoding) => encoding.shortEdgePixels > 0);
+  // The delivery host makes MP4 downloads of the H.264 ladder only: other codecs play in HLS alone.
+  const renditions = video.encodings.filter((encoding) => encoding.shortEdgePixels > 0 && encoding.videoCodec === 'h264');
   return (
     <section class="card" data-testid="delivery-links">
       <h2>Playback URLs</h2>
