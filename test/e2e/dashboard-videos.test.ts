@@ -69,6 +69,9 @@ test('two files dropped on the upload panel go to storage side by side, each row
     },
     { bytes: clipBytes, names: ['dashboard clip.mp4', 'second clip.mp4'] },
   );
+  // Content-aware with AV1 beside H.264: the ladder below then has codec renditions and VMAF scores.
+  await page.getByTestId('upload-encoding-mode').selectOption('contentAware');
+  await page.getByTestId('upload-codec-av1').check();
   await page.getByTestId('upload-drop').dispatchEvent('drop', { dataTransfer });
   const rows = page.getByTestId('upload-row');
   await page.waitForFunction(
@@ -114,6 +117,8 @@ test('two files dropped on the upload panel go to storage side by side, each row
       e.vmaf === undefined ? '—' : e.vmaf.toFixed(2),
     ]),
   );
+  assert.deepEqual(shown.map(([codec]) => codec), ['H.264', 'AV1'], 'the 360p rung, then the same in AV1');
+  assert.ok(shown.every(([, bitrate, vmaf]) => /kbps measured$/.test(bitrate!) && /^\d+\.\d\d$/.test(vmaf!)), `every rendition measured: ${JSON.stringify(shown)}`);
 });
 
 test('the video page plays the video to the end through its signed URL', async () => {

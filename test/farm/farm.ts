@@ -100,6 +100,8 @@ export interface VideoOptions {
   rateControlMode?: 'constantBitrate' | 'variableBitrate';
   twoPassVBREncoding?: boolean;
   audioCodec?: string;
+  encodingMode?: 'fixed' | 'contentAware';
+  additionalCodecs?: ('hevc' | 'av1')[];
 }
 
 export interface Farm {
