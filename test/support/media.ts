@@ -16,12 +16,15 @@ export interface ClipOptions {
   audioSeconds?: number;
   /** Container chosen by the file extension of `path`. */
   path: string;
+  /** `still`: colour bars that never move (content that needs few bits); else a moving test pattern. */
+  picture?: 'moving' | 'still';
 }
 
-/** A synthetic clip (moving test pattern, sine tone), H.264/AAC unless the extension says otherwise. */
-export async function makeClip({ seconds, width, height, fps, audio = true, audioSeconds = seconds, path }: ClipOptions): Promise<string> {
+/** A synthetic clip (moving test pattern or still colour bars, sine tone), H.264/AAC unless the extension says otherwise. */
+export async function makeClip({ seconds, width, height, fps, audio = true, audioSeconds = seconds, path, picture = 'moving' }: ClipOptions): Promise<string> {
   const args = ['-hide_banner', '-loglevel', 'error', '-y'];
-  args.push('-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`);
+  const source = picture === 'still' ? 'smptebars' : 'testsrc2';
+  args.push('-f', 'lavfi', '-i', `${source}=size=${width}x${height}:rate=${fps}:duration=${seconds}`);
   if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${audioSeconds}`);
   if (path.endsWith('.webm')) args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
   else args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
