@@ -191,7 +191,7 @@ async function measure(kind: string, source: string, variant: Variant, work: str
     for (const segment of playlist.segments) bytes += (await stat(join(renditionDir, segment.uri))).size;
     const duration = playlist.segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
     const logPath = join(dir, `${key}-vmaf.json`);
-    await run(qualityFfmpeg, qualityArgs({ distorted: whole, reference: source, width, height, logPath, threads: cpus().length, subsample }), { maxBuffer: 16 << 20 });
+    await run(qualityFfmpeg, qualityArgs({ renditions: [{ input: whole, logPath }], reference: source, width, height, threads: cpus().length, subsample }), { maxBuffer: 16 << 20 });
     const score = parseQualityLog(await readFile(logPath, 'utf8'));
     renditions.push({ key, kbps: (bytes * 8) / 1000 / duration, vmaf: score.vmaf, psnr: score.psnr });
   }

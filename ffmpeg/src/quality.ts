@@ -11,40 +11,51 @@
 import { inputArgsFor } from './command.ts';
 
 export interface QualityOptions {
-  /** The encoded rendition (any input ffmpeg reads: an MP4, init and segments concatenated). */
-  distorted: string;
-  /** The source it was made from. */
+  /**
+   * The encoded renditions (any input ffmpeg reads: an MP4, init and segments concatenated), each
+   * with where libvmaf writes its JSON log (parseQualityLog reads it): all scored in one pass, against
+   * one decode of the reference.
+   */
+  renditions: { input: string; logPath: string }[];
+  /** The source they were made from. */
   reference: string;
-  /** The size both are compared at. */
+  /** The size all are compared at. */
   width: number;
   height: number;
-  /** Where libvmaf writes its JSON log (parseQualityLog reads it). */
-  logPath: string;
   /** libvmaf threads. */
   threads: number;
-  /** Score every n-th frame (1: every frame). */
+  /** Score every n-th frame (1: every frame); the others are dropped before scaling, which costs most. */
   subsample: number;
-  /** The part of the reference the rendition was made of (a chunk's window); absent: all of it. */
+  /** The part of the reference the renditions were made of (a chunk's window); absent: all of it. */
   window?: { startSeconds: number; durationSeconds: number };
-  /** The rendition's frame rate when it was lowered from the reference's: the reference is taken to it. */
+  /** The renditions' frame rate when it was lowered from the reference's: the reference is taken to it. */
   frameRate?: number;
 }
 
-export function qualityArgs({ distorted, reference, width, height, logPath, threads, subsample, window, frameRate }: QualityOptions): string[] {
-  const prepare = `scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,setpts=PTS-STARTPTS`;
-  // Frame for frame: a rendition at a lower rate is compared with the reference at that rate.
+export function qualityArgs({ renditions, reference, width, height, threads, subsample, window, frameRate }: QualityOptions): string[] {
+  if (renditions.length === 0) throw new Error('nothing to score');
+  // The same frames on both sides (frame numbers count from each input's first), then one size.
+  const prepare = `select='not(mod(n\\,${subsample}))',scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,setpts=PTS-STARTPTS`;
+  // Frame for frame: renditions at a lower rate are compared with the reference at that rate.
   const prepareReference = frameRate ? `fps=${frameRate},${prepare}` : prepare;
-  const vmaf = `libvmaf=feature=name=psnr:log_fmt=json:log_path=${escapeFilterValue(logPath)}:n_threads=${threads}:n_subsample=${subsample}`;
   // The same input seek as the chunk's encode (presets.ts inputsFor): the same first frame.
   const seek = window && window.startSeconds > 0 ? ['-ss', String(window.startSeconds)] : [];
   const duration = window ? ['-t', String(window.durationSeconds)] : [];
+  const r = renditions.length;
+  const graph = [
+    `[${r}:v:0]${prepareReference}${r > 1 ? `,split=${r}` : ''}${renditions.map((_, k) => `[reference${k}]`).join('')}`,
+    ...renditions.map(({ logPath }, k) => {
+      const vmaf = `libvmaf=feature=name=psnr:log_fmt=json:log_path=${escapeFilterValue(logPath)}:n_threads=${threads}`;
+      // libvmaf takes the distorted picture first, the reference second.
+      return `[${k}:v:0]${prepare}[distorted${k}];[distorted${k}][reference${k}]${vmaf}[scored${k}]`;
+    }),
+  ].join(';');
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error',
-    '-i', distorted,
+    ...renditions.flatMap(({ input }) => ['-i', input]),
     ...inputArgsFor(reference), ...seek, ...duration, '-i', reference,
-    // libvmaf takes the distorted picture first, the reference second.
-    '-lavfi', `[0:v:0]${prepare}[distorted];[1:v:0]${prepareReference}[reference];[distorted][reference]${vmaf}`,
-    '-f', 'null', '-',
+    '-lavfi', graph,
+    ...renditions.flatMap((_, k) => ['-map', `[scored${k}]`, '-f', 'null', '-']),
   ];
 }
 
