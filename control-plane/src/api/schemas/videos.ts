@@ -193,7 +193,7 @@ export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
       key: '1080p-av1',
       shortEdgePixels: 1080,
       shortEdgeIsWidth: false,
-      videoStreamBitrate: 5000,
+      videoStreamBitrate: 3000,
       audioStreamBitrate: 128,
       audioFormat: 'aac',
       maxFrameRate: 30,
