@@ -194,7 +194,10 @@ test('additional codecs: every H.264 rung again in each codec, after the H.264 l
   // The contract's order (hevc, then av1), whatever the request's.
   assert.deepEqual(ladder.map((r) => r.key), ['480p', '720p', '1080p', '480p-hevc', '720p-hevc', '1080p-hevc', '480p-av1', '720p-av1', '1080p-av1']);
   assert.deepEqual(ladder.map((r) => r.videoCodec ?? 'h264'), ['h264', 'h264', 'h264', 'hevc', 'hevc', 'hevc', 'av1', 'av1', 'av1']);
-  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [1000, 2500, 5000, 700, 1750, 3500, 600, 1500, 3000]);
+  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [1000, 2500, 5000, 750, 1875, 3750, 600, 1500, 3000]);
+  // AV1 at SVT-AV1 preset 8 or slower; HEVC at the ladder's speed.
+  assert.deepEqual(ladder.map((r) => r.x264Preset), ['veryfast', 'veryfast', 'veryfast', 'veryfast', 'veryfast', 'veryfast', 'medium', 'medium', 'medium']);
+  assert.equal(planLadder('standard', fullHd, { ...defaults, compressionRatio: 'veryslow', additionalCodecs: ['av1'] }).at(-1)!.x264Preset, 'veryslow', 'a slower request slows AV1 too');
   assert.deepEqual(ladder.map((r) => r.twoPass), [true, true, true, false, false, false, false, false, false]);
   assert.deepEqual(ladder.map((r) => r.minQuantizer), [18, 18, 18, undefined, undefined, undefined, undefined, undefined, undefined], 'the floor is x264\'s');
   const h264 = ladder.slice(0, 3);

@@ -23,13 +23,14 @@
 //   value and usually far less (docs/decisions/quality.md has the figures that chose it).
 // - Additional codecs (issue 34): each H.264 rung gets a rendition in each codec asked for, key
 //   `720p-av1` or `720p-hevc`, at a share of the rung's bitrate that still looks at least as good
-//   (codecBitrateShare), single-pass, on the same keyframe grid; the H.264 ladder always stays and
-//   comes first. The floor is H.264's only.
+//   (codecBitrateShare), single-pass, on the same keyframe grid, AV1 never faster than SVT-AV1's
+//   preset 8 (av1FastestPreset); the H.264 ladder always stays and comes first. The floor is H.264's only.
 // Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
   additionalVideoCodecs,
   hlsSegmentSeconds,
+  x264Presets,
   x264PresetOfCompressionRatio,
   type AdditionalVideoCodec,
   type AudioCodec,
@@ -74,11 +75,19 @@ export const audioBitrateKbps: Record<AudioCodec, number> = {
 };
 
 /**
- * A codec rendition's bitrate as a share of its H.264 rung's. bench/quality measured AV1 (SVT-AV1)
- * at 56.5 % fewer bits and HEVC (x265) at about 46 % fewer than H.264 for the same VMAF over its
- * corpus; these shares keep a margin, so the codec rendition looks at least as good as the rung.
+ * A codec rendition's bitrate as a share of its H.264 rung's. bench/quality measured AV1 (SVT-AV1 at
+ * preset 8, see av1FastestPreset) at 56.5 % fewer bits or more than H.264 `veryfast` for the same
+ * VMAF over its corpus, and HEVC (x265 at the ladder's own speed) at 28 % fewer; these shares keep a
+ * margin, so the codec rendition looks at least as good as its rung (docs/decisions/quality.md).
  */
-export const codecBitrateShare: Readonly<Record<AdditionalVideoCodec, number>> = { av1: 0.6, hevc: 0.7 };
+export const codecBitrateShare: Readonly<Record<AdditionalVideoCodec, number>> = { av1: 0.6, hevc: 0.75 };
+
+/**
+ * The fastest speed an AV1 rendition is encoded at, in x264's names (`medium`: SVT-AV1 preset 8).
+ * At the `veryfast` default's preset 11, AV1 saved only 28.8 % of H.264's bits at equal VMAF, at 0.9x
+ * its CPU; at preset 8, 56.5 % or more at 1.9x. A slower compressionRatio slows AV1 down with it.
+ */
+export const av1FastestPreset: X264Preset = 'medium';
 
 /** The quantizer floor of a content-aware H.264 rung (x264's qpmin; docs/decisions/quality.md). */
 export const contentAwareMinQuantizer = 18;
@@ -177,12 +186,14 @@ export function planLadder(preset: VideoQuality, source: LadderSource, parameter
 
 /** The rendition of an H.264 rung in another codec (see the decisions above). */
 function codecRendition({ minQuantizer: _floor, ...rung }: RenditionPlan, codec: AdditionalVideoCodec): RenditionPlan {
+  const slower = (a: X264Preset, b: X264Preset) => (x264Presets.indexOf(a) >= x264Presets.indexOf(b) ? a : b);
   return {
     ...rung,
     key: `${rung.key}-${codec}`,
     videoCodec: codec,
     videoBitrateKbps: Math.round(rung.videoBitrateKbps * codecBitrateShare[codec]),
     twoPass: false,
+    x264Preset: codec === 'av1' ? slower(rung.x264Preset, av1FastestPreset) : rung.x264Preset,
   };
 }
 
