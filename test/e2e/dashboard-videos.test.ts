@@ -267,10 +267,12 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), playbackUrl);
 
   const downloads = await links.getByTestId('mp4-download').evaluateAll((anchors: HTMLAnchorElement[]) => anchors.map((a) => a.href));
+  // An MP4 per H.264 rendition; none of the AV1 one (MP4 downloads stay H.264, which plays anywhere).
   assert.deepEqual(
     downloads,
-    details.encodings.map((encoding) => playbackUrl.replace('/master.m3u8', `/video-${encoding.key}.mp4`)),
+    details.encodings.filter((encoding) => encoding.videoCodec === 'h264').map((encoding) => playbackUrl.replace('/master.m3u8', `/video-${encoding.key}.mp4`)),
   );
+  assert.ok(details.encodings.some((encoding) => encoding.videoCodec === 'av1'), 'the video has an AV1 rendition');
   // The page's details signed their own token: the same file.
   const audioUrl = (await links.getByTestId('audio-download').getAttribute('href')) ?? '';
   assert.equal(withoutQuery(audioUrl), withoutQuery(details.audioUrl));
