@@ -339,8 +339,10 @@ test("a failed video's page says why it failed", async () => {
 });
 
 test('every page fits the window at 1280 and 390 px: nothing scrolls the page sideways', async () => {
-  const pages: [name: string, path: string, shown: string][] = [
+  // A page, what shows it is drawn, and what to click first (the upload panel opens on the videos page).
+  const pages: [name: string, path: string, shown: string, open?: string][] = [
     ['videos', '/videos', 'paging'],
+    ['upload-panel', '/videos', 'upload-encoding-mode', 'upload-open'],
     ['video', `/videos/${videoId}`, 'delivery-links'],
     ['failed-video', `/videos/${failedId}`, 'failure-reason'],
     ['analytics', '/analytics', 'daily-chart'],
@@ -353,8 +355,9 @@ test('every page fits the window at 1280 and 390 px: nothing scrolls the page si
   try {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });
-      for (const [name, path, shown] of pages) {
+      for (const [name, path, shown, open] of pages) {
         await page.goto(`${dash.dashboardUrl}${path}`);
+        if (open) await page.getByTestId(open).click();
         await page.getByTestId(shown).first().waitFor();
         const fit = await page.evaluate(() => ({
           scrollWidth: document.documentElement.scrollWidth,
