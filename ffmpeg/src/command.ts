@@ -1,6 +1,7 @@
 // The one place that spawns ffmpeg and ffprobe. It reads no configuration: callers pass what it
 // needs (working directory, expected duration, abort signal, logger).
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import type { Logger } from 'pino';
 import { redactUrls } from '@kino/proto';
 import { ProgressParser, type FfmpegProgress } from './progress.ts';
@@ -40,7 +41,15 @@ interface RunOptions {
   cwd?: string;
   signal?: AbortSignal;
   logger?: Logger;
+  /**
+   * The process's nice value (0 to 19; absent: the caller's). Background encodes run at
+   * `backgroundNiceness`, so an encode a viewer waits for (at 0) takes the CPU first on a shared node.
+   */
+  niceness?: number;
 }
+
+/** The nice value of encodes nobody waits for (docs/decisions/just-in-time.md). */
+export const backgroundNiceness = 10;
 
 interface RunResult {
   stdout: string;
@@ -50,7 +59,7 @@ interface RunResult {
 function run(
   program: string,
   args: string[],
-  { cwd, signal, logger }: RunOptions,
+  { cwd, signal, logger, niceness }: RunOptions,
   onStdout?: (chunk: string) => void,
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -60,6 +69,13 @@ function run(
     }
     logger?.debug({ program, args: args.map(redactUrls) }, 'spawning');
     const child = spawn(program, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (niceness !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, niceness);
+      } catch (error) {
+        logger?.warn({ err: error, niceness }, 'could not set the nice value of ffmpeg');
+      }
+    }
     let stdout = '';
     let stderrTail = '';
     let aborted = false;

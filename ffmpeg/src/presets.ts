@@ -3,8 +3,10 @@
 import {
   hlsInitName,
   hlsMinimumLastSegmentSeconds,
+  keyframesEndSeconds,
   hlsPlaylistName,
   hlsSegmentPattern,
+  videoBufferOf,
   x264Presets,
   type AudioEncoding,
   type VideoCodec,
@@ -125,22 +127,8 @@ export interface HlsEncodeOptions {
 /** Seconds between keyframes: Apple's authoring specification asks for one every 2 s. */
 export const keyframeSeconds = 2;
 
-/**
- * Where the keyframes stop: at the segment boundary past which less than hlsMinimumLastSegmentSeconds
- * of video would be left. The HLS muxer cuts a segment at the first keyframe at or past each
- * multiple of the segment length; finding none there, it leaves the last few frames in the segment
- * before them instead of making a sliver of them. `endSeconds` counts from the output's start (a
- * chunk's own start). Infinity when the end is unknown.
- */
-export function keyframesEndSeconds({ frameRate, segmentSeconds }: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): number {
-  if (endSeconds === undefined || !(endSeconds > 0)) return Infinity;
-  // The cut lands on the first frame at or past the boundary (6.006 s at 29.97 fps).
-  const cutAt = (boundary: number) => (frameRate > 0 ? Math.ceil(boundary * frameRate - 1e-6) / frameRate : boundary);
-  // The last boundary that still leaves a long enough last segment (0: none, the video is one segment).
-  let lastCut = segmentSeconds * Math.floor(endSeconds / segmentSeconds);
-  while (lastCut > 0 && endSeconds - cutAt(lastCut) < hlsMinimumLastSegmentSeconds) lastCut -= segmentSeconds;
-  return lastCut + segmentSeconds;
-}
+// Where the keyframes stop (the tail folded): the contract's rule, which just-in-time playlists plan with too.
+export { keyframesEndSeconds };
 
 /**
  * Keyframes forced every 2 s (IDR, so every segment starts with one), which puts one on every
@@ -184,18 +172,14 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   // alone, its own rate control holding the peaks.
   if (settings.videoCodec === 'av1') return ['-b:v', `${kbps}k`];
   const floor = settings.minQuantizer === undefined ? [] : ['-qmin', String(settings.minQuantizer)];
-  if (floor.length && settings.rateControl === 'variableBitrate') {
-    const maxrate = Math.round(kbps * 1.5);
-    return ['-b:v', `${kbps}k`, '-maxrate', `${maxrate}k`, '-bufsize', `${maxrate * 2}k`, ...floor];
-  }
+  const { maxrateKbps, bufsizeKbps } = videoBufferOf(settings.rateControl, kbps);
   if (settings.rateControl === 'constantBitrate') {
-    if (settings.videoCodec !== 'h264') return ['-b:v', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`];
+    if (settings.videoCodec !== 'h264') return ['-b:v', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`];
     // A one-second VBV at exactly the target, with HRD signalling (filler data keeps it constant).
-    return ['-b:v', `${kbps}k`, '-minrate', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps}k`, '-x264-params', 'nal-hrd=cbr'];
+    return ['-b:v', `${kbps}k`, '-minrate', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`, '-x264-params', 'nal-hrd=cbr'];
   }
   // Variable: average at the target, peaks capped at 1.5x over a two-second buffer.
-  const maxrate = Math.round(kbps * 1.5);
-  return ['-b:v', `${kbps}k`, '-maxrate', `${maxrate}k`, '-bufsize', `${maxrate * 2}k`];
+  return ['-b:v', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`, ...floor];
 }
 
 /**

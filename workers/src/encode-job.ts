@@ -12,6 +12,7 @@ import { contentTypeForHlsFile, hlsInitName, hlsMinimumLastSegmentSeconds, hlsPl
 import {
   FfmpegAbortedError,
   audioTrackArgs,
+  backgroundNiceness,
   isAudioOnly,
   encodeEndSeconds,
   hlsEncodeArgs,
@@ -263,6 +264,8 @@ async function runHlsJob(
   const { outputUrls } = hlsJob;
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
   const program = ffmpegFor(outputs, options.qualityFfmpeg);
+  // Nobody waits for a background encode: it yields the CPU to one a viewer waits for.
+  const niceness = request.onDemand ? 0 : backgroundNiceness;
   // A chunk without the audio track (a frame-accurate clip's first or last segment) encodes the
   // source's audio for its window, as a whole encode does.
   const chunk = hlsJob.chunk?.window;
@@ -341,7 +344,7 @@ async function runHlsJob(
       });
     if (twoPass) {
       await runFfmpeg(encodeArgs(1), {
-        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, onProgress: report(firstPassShare, 0),
+        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, niceness, onProgress: report(firstPassShare, 0),
       });
     }
     let scanFailure: unknown;
@@ -354,7 +357,7 @@ async function runHlsJob(
     let last: FfmpegProgress | undefined;
     try {
       last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {
-        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger,
+        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, niceness,
         onProgress: twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
       });
     } catch (error) {

@@ -23,6 +23,8 @@ export type JobKind = (typeof jobKinds)[number];
 export class NodeJobs {
   private readonly running = new Map<string, JobKind>();
   private encodes = 0;
+  /** Whether the demand slot (one beside `slots`, for encodes a viewer waits for) is taken. */
+  private demandTaken = false;
   private draining = false;
   private idleWaiters: (() => void)[] = [];
   private sequence = 0;
@@ -49,17 +51,22 @@ export class NodeJobs {
     return [...this.running.keys()];
   }
 
-  /** Takes a place for a job, or throws NodeBusyError; returns the function that gives it back. */
-  start(kind: JobKind, requestedId: string): { jobId: string; finish: () => void } {
+  /**
+   * Takes a place for a job, or throws NodeBusyError; returns the function that gives it back. An
+   * encode someone waits for (`onDemand`) takes the demand slot when every slot is busy.
+   */
+  start(kind: JobKind, requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void } {
     if (this.draining) throw new NodeBusyError('node is draining: it takes no new jobs');
-    if (kind === 'encode' && this.encodes >= this.slots) {
+    const inDemandSlot = kind === 'encode' && this.encodes >= this.slots && onDemand && !this.demandTaken;
+    if (kind === 'encode' && this.encodes >= this.slots && !inDemandSlot) {
       throw new NodeBusyError(`all ${this.slots} encode slots of this node are busy`);
     }
     // Ids are the caller's, made unique here so two calls with one id cannot collide.
     let jobId = requestedId || `${kind}-${++this.sequence}`;
     if (this.running.has(jobId)) jobId = `${jobId}#${++this.sequence}`;
     this.running.set(jobId, kind);
-    if (kind === 'encode') this.encodes++;
+    if (inDemandSlot) this.demandTaken = true;
+    else if (kind === 'encode') this.encodes++;
     let finished = false;
     return {
       jobId,
@@ -67,7 +74,8 @@ export class NodeJobs {
         if (finished) return;
         finished = true;
         this.running.delete(jobId);
-        if (kind === 'encode') this.encodes--;
+        if (inDemandSlot) this.demandTaken = false;
+        else if (kind === 'encode') this.encodes--;
         if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       },
     };
@@ -215,12 +223,12 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
       let finish = () => {};
       try {
         authenticate(call.metadata);
-        const job = jobs.start('encode', request.jobId);
+        const job = jobs.start('encode', request.jobId, { onDemand: request.onDemand });
         finish = job.finish;
         log = log.child({ jobId: job.jobId });
         // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
         // chunk or audioTrack (a chunked video's audio track, or an audio.m4a).
-        log.info({ job: request.job }, 'encode started');
+        log.info({ job: request.job, onDemand: request.onDemand }, 'encode started');
       } catch (error) {
         log.warn({ err: error }, 'encode refused');
         countJob('encode', 'refused');

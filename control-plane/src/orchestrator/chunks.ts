@@ -55,6 +55,28 @@ export function planChunks(durationSeconds: number, chunkSeconds: number, segmen
 }
 
 /**
+ * A just-in-time run's length after the first: 12 s, two segments. A viewer who asks for a segment
+ * waits for the run that makes it (its segments come out in order), so runs are short; each pays
+ * the chunk's fixed cost of about a second (docs/decisions/just-in-time.md has the figures).
+ */
+export const defaultJustInTimeRunSeconds = 12;
+
+/**
+ * The runs of a video published just in time: its first segment alone (what `ready` waits for),
+ * then runs of `runSeconds` in playback order, cut as planChunks cuts (the tail joins the run before
+ * it). One run for a video of one segment.
+ */
+export function planJustInTimeRuns(durationSeconds: number, runSeconds: number, segmentSeconds: number): ChunkPlan[] {
+  const head = planChunks(durationSeconds, segmentSeconds, segmentSeconds);
+  if (head.length === 1) return head;
+  const rest = planChunks(durationSeconds - segmentSeconds, runSeconds, segmentSeconds);
+  return [
+    head[0]!,
+    ...rest.map((run) => ({ ...run, index: run.index + 1, startSeconds: run.startSeconds + segmentSeconds, firstSegment: run.firstSegment + 1 })),
+  ];
+}
+
+/**
  * The chunks whose renditions a node scores against the source (VMAF, PSNR), when the video's are
  * measured: every chunk of a short video, else `samples` spread over it (the first, the middle and
  * the last for three). Scoring costs about as much as an encode of the chunk's lowest rendition,

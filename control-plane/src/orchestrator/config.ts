@@ -1,7 +1,7 @@
 // The orchestrator process's configuration: one zod shape whose keys are the environment variables.
 import { env, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
 import { isKeyEncryptionKey } from '@kino/database';
-import { defaultChunkSeconds } from './chunks.ts';
+import { defaultChunkSeconds, defaultJustInTimeRunSeconds } from './chunks.ts';
 
 export const orchestratorConfigShape = {
   DATABASE_URL: z.string().min(1),
@@ -31,6 +31,15 @@ export const orchestratorConfigShape = {
    * 6 s segment), each encoded on any node (docs/architecture.md#chunked-encoding). 0: never.
    */
   ENCODE_CHUNK_SECONDS: z.coerce.number().int().min(0).default(defaultChunkSeconds),
+  /**
+   * Just-in-time segments, the farm's default (docs/decisions/just-in-time.md): on (the default), a
+   * video turns `ready` once its first segment is made, the rest is made in the background in
+   * playback order and any segment a viewer asks for first; off, a video turns `ready` with its
+   * whole ladder. An environment's own setting (justInTime on the environment) overrides it.
+   */
+  JUST_IN_TIME: env.bool(true),
+  /** The segments one just-in-time run makes after the first (a multiple of 6 s). */
+  JUST_IN_TIME_RUN_SECONDS: z.coerce.number().int().min(6).default(defaultJustInTimeRunSeconds),
   /**
    * Deliver webhooks to any address, loopback and private networks included. Off (the default): only
    * public addresses, checked after DNS at each delivery (docs/security.md). The dev stack turns it on.

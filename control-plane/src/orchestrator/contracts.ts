@@ -113,6 +113,12 @@ export interface EncodeChunkInput extends EncodeInput {
   planId: string;
   /** The chunk's record name within the plan: `<group>-<index>`. */
   recordName: string;
+  /**
+   * A just-in-time run (docs/decisions/just-in-time.md): its place in the video's playback order,
+   * and whether someone waits for it from the start (the video's first segment). Absent: a chunk of
+   * a video published whole.
+   */
+  justInTime?: { rank: number; urgent: boolean };
 }
 
 /** The audio track of a chunked video: the input of `encodeAudioTrack`. */
@@ -123,6 +129,8 @@ export interface EncodeAudioTrackInput {
   rendition: RenditionPlan;
   durationSeconds: number;
   probe?: RecordedProbe;
+  /** A just-in-time video's: the runs a viewer soon waits for need it, so it goes ahead of background work. */
+  urgent?: boolean;
 }
 
 /** The `audio.m4a` download of a video with sound: the input of `makeAudioDownload`. */
@@ -215,6 +223,8 @@ export interface MarkReadyInput {
   storyboardKey?: string | null;
   /** The `audio.m4a` download; null without sound. Absent in workflows started before audio downloads. */
   audioKey?: string | null;
+  /** Ready before its ladder is complete (just in time): true at its first segments, false once complete. */
+  segmentsPending?: boolean;
 }
 
 export type ProcessVideoResult =

@@ -1,6 +1,7 @@
 // The HLS master (multivariant) playlist of a video: one EXT-X-STREAM-INF per rendition, variant
 // URIs relative to the master (`720p/playlist.m3u8`) so the same file plays from any host path.
-import { hlsPlaylistName } from '@kino/proto/contract';
+import { declaredPeakKbps, hlsPlaylistName } from '@kino/proto/contract';
+import type { RenditionPlan } from './ladder.ts';
 
 export interface MasterVariant {
   /** `720p`: the rendition folder. */
@@ -33,4 +34,30 @@ export function renderMasterPlaylist(variants: readonly MasterVariant[]): string
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/${hlsPlaylistName}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** fMP4's boxes around the media (moof, mdat, trun): a few per cent of a segment's bytes. */
+const containerOverhead = 1.05;
+
+/**
+ * A rendition's variant before its segments exist (a just-in-time video's master playlist): the
+ * peak its rate control allows a segment (declaredPeakKbps: 2x the target for variable bit rate),
+ * so BANDWIDTH is never below a segment's measured peak, and the target as AVERAGE-BANDWIDTH; both
+ * with the audio and the container's overhead. The master is written again with the measured
+ * figures once the ladder is complete. Size and CODECS come from the first segments' init segment.
+ */
+export function declaredVariant(
+  plan: Pick<RenditionPlan, 'key' | 'width' | 'height' | 'frameRate' | 'rateControlMode' | 'videoBitrateKbps' | 'audioBitrateKbps' | 'segmentSeconds'>,
+  made: { width: number; height: number; codecs: string },
+): MasterVariant {
+  const bits = (kbps: number) => Math.ceil((kbps + plan.audioBitrateKbps) * 1000 * containerOverhead);
+  return {
+    key: plan.key,
+    width: made.width || plan.width,
+    height: made.height || plan.height,
+    frameRate: plan.frameRate,
+    codecs: made.codecs,
+    bandwidth: bits(declaredPeakKbps(plan.rateControlMode, plan.videoBitrateKbps, plan.segmentSeconds)),
+    averageBandwidth: bits(plan.videoBitrateKbps),
+  };
 }

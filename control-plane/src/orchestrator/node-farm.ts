@@ -24,6 +24,7 @@ import {
   takeGrantedLeases,
   touchQueueEntries,
   listenForFarmChanges,
+  type EnqueueRequest,
   type FarmListener,
 } from '@kino/database/repositories';
 
@@ -37,6 +38,8 @@ export interface NodeLease extends FarmNode {
   leaseId: string;
   /** Aborted when the registry drops the lease: its node expired, was marked lost or left. */
   dropped: AbortSignal;
+  /** Someone waits for this encode (its entry had priority): the node runs it ahead of the rest. */
+  urgent: boolean;
 }
 
 export interface AcquireRequest {
@@ -51,7 +54,12 @@ export interface AcquireRequest {
   signal: AbortSignal;
   /** Gives up after waiting this long: undefined comes back. */
   maxWaitMs: number;
+  /** Where the entry goes in the queue (just-in-time runs: priority, playback order, the segments it makes). */
+  placement?: QueuePlacement;
 }
+
+/** An encode's place in the queue (repositories/encode-queue.ts EnqueueRequest). */
+export type QueuePlacement = Pick<EnqueueRequest, 'priority' | 'rank' | 'segments'>;
 
 export interface NodeFarm {
   /** True when some live node is there, with a free encode slot when `freeSlot`. */
@@ -141,7 +149,7 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
         waiters.delete(grant.entryId);
         const dropped = new AbortController();
         held.set(grant.leaseId, dropped);
-        waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal });
+        waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal, urgent: grant.urgent });
       }
     }
     if (held.size > 0) {
@@ -183,11 +191,11 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
       return (await listLiveNodes(db, { heartbeatTimeoutMs })).length;
     },
 
-    async acquire({ videoId, job, signal, maxWaitMs }) {
+    async acquire({ videoId, job, signal, maxWaitMs, placement }) {
       signal.throwIfAborted();
       listen();
       await releaseJobLeases(db, job);
-      const entryId = await enqueueEncode(db, { videoId, job });
+      const entryId = await enqueueEncode(db, { videoId, job, ...placement });
       let timer: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
       try {

@@ -96,6 +96,7 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       workflowBundle: await loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger }),
       activities: createActivities({
         db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
+        justInTime: { enabled: config.JUST_IN_TIME, runSeconds: config.JUST_IN_TIME_RUN_SECONDS },
         webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
         videoDetails: { DELIVERY_URL: config.DELIVERY_URL, KINO_KEY_ENCRYPTION_KEY: config.KINO_KEY_ENCRYPTION_KEY },
       }),

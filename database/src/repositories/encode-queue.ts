@@ -14,16 +14,35 @@ import { compareNodeLoad } from './encode-nodes.ts';
 /** Serializes dispatch passes across orchestrators (pg_advisory_xact_lock key). */
 const dispatchLockKey = 7_301_401;
 
+/** The segments a just-in-time run makes (docs/decisions/just-in-time.md): a request for one raises its entry. */
+export interface QueuedSegments {
+  renditions: string[];
+  firstSegment: number;
+  segmentCount: number;
+}
+
+export interface EnqueueRequest {
+  videoId: string;
+  job: string;
+  /** 1: someone waits for it now (a viewer, or a video's first segments); 0 (the default): background. */
+  priority?: number;
+  /** Its place in the video's playback order; 0 otherwise. */
+  rank?: number;
+  segments?: QueuedSegments;
+}
+
 /**
  * Puts an encode in the queue and returns its entry id. Rows and leases of an earlier attempt of
  * the same job (a worker that died) are dropped first. The video ranks by when it came.
  */
-export async function enqueueEncode(db: Db, { videoId, job }: { videoId: string; job: string }): Promise<string> {
+export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank = 0, segments }: EnqueueRequest): Promise<string> {
   const id = `wait_${randomBase62(16)}`;
   await db.transaction().execute(async (trx) => {
-    const previous = await trx.deleteFrom('encode_queue').where('job', '=', job).returning('lease_id').execute();
+    const previous = await trx.deleteFrom('encode_queue').where('job', '=', job).returning(['lease_id', 'priority']).execute();
     const leases = previous.map((row) => row.lease_id).filter((lease): lease is string => lease !== null);
     if (leases.length > 0) await trx.deleteFrom('node_leases').where('id', 'in', leases).execute();
+    // A retried attempt keeps a priority a viewer raised on the attempt before.
+    const raised = priority > 0 || previous.some((row) => row.priority > 0);
     await trx
       .insertInto('encode_queue')
       .values({
@@ -31,10 +50,41 @@ export async function enqueueEncode(db: Db, { videoId, job }: { videoId: string;
         video_id: videoId,
         job,
         video_since: sql<Date>`coalesce((select created_at from videos where id = ${videoId}), now())`,
+        ...(raised ? { priority: 1, raised_at: sql<Date>`now()` } : {}),
+        rank,
+        ...(segments
+          ? { renditions: sql<string[]>`${sql.val(segments.renditions)}::text[]`, first_segment: segments.firstSegment, segment_count: segments.segmentCount }
+          : {}),
       })
       .execute();
   });
   return id;
+}
+
+/**
+ * A viewer asks for a segment that does not exist yet: the queued entry that makes it goes ahead
+ * of all background work (the next free slot, or a node's demand slot, takes it). Answers whether
+ * an entry in the queue makes it (false: it is being made already, made, or not the farm's to make).
+ */
+export async function raiseSegmentPriority(db: Db, { videoId, rendition, segment }: { videoId: string; rendition: string; segment: number }): Promise<boolean> {
+  const entries = await db
+    .selectFrom('encode_queue')
+    .select('id')
+    .where('video_id', '=', videoId)
+    .where('lease_id', 'is', null)
+    .where(sql<boolean>`${rendition} = any(renditions)`)
+    .where('first_segment', '<=', segment)
+    .where(sql<boolean>`first_segment + segment_count > ${segment}`)
+    .execute();
+  if (entries.length === 0) return false;
+  const raised = await db
+    .updateTable('encode_queue')
+    .set({ priority: 1, raised_at: sql<Date>`now()` })
+    .where('id', 'in', entries.map((e) => e.id))
+    .where('priority', '=', 0)
+    .executeTakeFirst();
+  if (raised.numUpdatedRows > 0n) await notifyFarmChanged(db);
+  return true;
 }
 
 /** The waiters of these entries are alive (rows not touched for a while are dropped by dispatch). */
@@ -59,6 +109,8 @@ export interface GrantedLease {
   leaseId: string;
   nodeId: string;
   address: string;
+  /** Someone waits for it (priority 1): the node runs it ahead of its other encodes, in its demand slot when its slots are full. */
+  urgent: boolean;
 }
 
 /**
@@ -72,7 +124,7 @@ export async function takeGrantedLeases(db: Db, ids: string[]): Promise<GrantedL
       .selectFrom('encode_queue as q')
       .leftJoin('node_leases as l', 'l.id', 'q.lease_id')
       .leftJoin('encode_nodes as n', 'n.id', 'l.node_id')
-      .select(['q.id as entryId', 'q.lease_id as grantedLeaseId', 'l.id as leaseId', 'n.id as nodeId', 'n.address'])
+      .select(['q.id as entryId', 'q.lease_id as grantedLeaseId', 'l.id as leaseId', 'q.priority', 'n.id as nodeId', 'n.address'])
       .where('q.id', 'in', ids)
       .where('q.lease_id', 'is not', null)
       .forUpdate('q')
@@ -83,7 +135,7 @@ export async function takeGrantedLeases(db: Db, ids: string[]): Promise<GrantedL
     if (dropped.length > 0) {
       await trx.updateTable('encode_queue').set({ lease_id: null }).where('id', 'in', dropped.map((g) => g.entryId)).execute();
     }
-    return taken.map((g) => ({ entryId: g.entryId, leaseId: g.leaseId!, nodeId: g.nodeId!, address: g.address! }));
+    return taken.map((g) => ({ entryId: g.entryId, leaseId: g.leaseId!, nodeId: g.nodeId!, address: g.address!, urgent: g.priority > 0 }));
   });
 }
 
@@ -96,10 +148,13 @@ export interface DispatchOptions {
 
 /**
  * Grants free slots to waiting encodes; returns how many it granted. One dispatch at a time across
- * every orchestrator (an advisory lock), so no slot is granted twice. Fair order: first the videos
- * holding the fewest slots (a long video's many encodes cannot starve a short video queued after
- * it), then the video that came first, then the encode queued first; each slot goes to the least
- * loaded live node.
+ * every orchestrator (an advisory lock), so no slot is granted twice. Order: first the entries
+ * someone waits for (priority 1, the earliest raised first), each on a free slot or, when every
+ * slot is taken, on a node's demand slot (one per node beside its slots: the node runs it ahead of
+ * its background encodes, which slow down meanwhile and go on); then the rest in a fair order:
+ * the videos holding the fewest slots first (a long video's many encodes cannot starve a short
+ * video queued after it), then the video that came first, then its playback order, then the encode
+ * queued first. Each slot goes to the least loaded live node.
  */
 export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs }: DispatchOptions): Promise<number> {
   return oneTransactionAtATime(db, () =>
@@ -111,9 +166,12 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
 
       const waiting = await trx
         .selectFrom('encode_queue')
-        .select(['id', 'video_id', 'job'])
+        .select(['id', 'video_id', 'job', 'priority'])
         .where('lease_id', 'is', null)
+        .orderBy('priority', 'desc')
+        .orderBy('raised_at')
         .orderBy('video_since')
+        .orderBy('rank')
         .orderBy('seq')
         .execute();
       if (waiting.length === 0) return 0;
@@ -128,21 +186,46 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
         .forUpdate()
         .execute();
       if (nodes.length === 0) return 0;
-      const leases = await trx.selectFrom('node_leases').select(['node_id', 'video_id']).execute();
+      const leases = await trx.selectFrom('node_leases').select(['node_id', 'video_id', 'on_demand']).execute();
       const used = new Map<string, number>();
+      const demandUsed = new Set<string>();
       const running = new Map<string, number>();
       for (const lease of leases) {
-        used.set(lease.node_id, (used.get(lease.node_id) ?? 0) + 1);
+        if (lease.on_demand) demandUsed.add(lease.node_id);
+        else used.set(lease.node_id, (used.get(lease.node_id) ?? 0) + 1);
         running.set(lease.video_id, (running.get(lease.video_id) ?? 0) + 1);
       }
-
-      let granted = 0;
-      const queue = [...waiting];
-      for (;;) {
-        const node = nodes
+      const freeNode = () =>
+        nodes
           .map((n) => ({ id: n.id, slots: n.slots, used: used.get(n.id) ?? 0 }))
           .filter((n) => n.used < n.slots)
           .sort(compareNodeLoad)[0];
+
+      let granted = 0;
+      const grant = async (entry: (typeof waiting)[number], nodeId: string, onDemand: boolean) => {
+        const leaseId = `lease_${randomBase62(16)}`;
+        await trx.insertInto('node_leases').values({ id: leaseId, node_id: nodeId, video_id: entry.video_id, job: entry.job, on_demand: onDemand }).execute();
+        await trx.updateTable('encode_queue').set({ lease_id: leaseId }).where('id', '=', entry.id).execute();
+        if (onDemand) demandUsed.add(nodeId);
+        else used.set(nodeId, (used.get(nodeId) ?? 0) + 1);
+        running.set(entry.video_id, (running.get(entry.video_id) ?? 0) + 1);
+        granted += 1;
+      };
+
+      const urgent = waiting.filter((entry) => entry.priority > 0);
+      for (const entry of urgent) {
+        const node = freeNode();
+        if (node) {
+          await grant(entry, node.id, false);
+          continue;
+        }
+        const demand = nodes.find((n) => !demandUsed.has(n.id));
+        if (!demand) break;
+        await grant(entry, demand.id, true);
+      }
+      const queue = waiting.filter((entry) => entry.priority === 0);
+      for (;;) {
+        const node = freeNode();
         if (!node || queue.length === 0) break;
         // The first (in queue order) among the entries whose video holds the fewest slots.
         let best = 0;
@@ -150,12 +233,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
           if ((running.get(queue[k]!.video_id) ?? 0) < (running.get(queue[best]!.video_id) ?? 0)) best = k;
         }
         const [entry] = queue.splice(best, 1);
-        const leaseId = `lease_${randomBase62(16)}`;
-        await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: entry!.video_id, job: entry!.job }).execute();
-        await trx.updateTable('encode_queue').set({ lease_id: leaseId }).where('id', '=', entry!.id).execute();
-        used.set(node.id, (used.get(node.id) ?? 0) + 1);
-        running.set(entry!.video_id, (running.get(entry!.video_id) ?? 0) + 1);
-        granted += 1;
+        await grant(entry!, node.id, false);
       }
       if (granted > 0) await notifyFarmChanged(trx);
       return granted;

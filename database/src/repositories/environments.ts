@@ -23,3 +23,14 @@ export async function listEnvironments(db: Db, orgId: string): Promise<Environme
     .orderBy('id')
     .execute();
 }
+
+/** The just-in-time setting of a video's environment: null when it follows the farm's default. */
+export async function environmentJustInTime(db: Db, videoId: string): Promise<boolean | null> {
+  const row = await db
+    .selectFrom('videos as v')
+    .innerJoin('environments as e', 'e.id', 'v.env_id')
+    .select('e.just_in_time')
+    .where('v.id', '=', videoId)
+    .executeTakeFirst();
+  return row?.just_in_time ?? null;
+}

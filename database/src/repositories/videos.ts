@@ -325,7 +325,16 @@ export async function markVideoReady(
     thumbnailKey,
     storyboardKey = null,
     audioKey = null,
-  }: { source: VideoSource; renditions: NewRendition[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null },
+    segmentsPending = false,
+  }: {
+    source: VideoSource;
+    renditions: NewRendition[];
+    thumbnailKey: string | null;
+    storyboardKey?: string | null;
+    audioKey?: string | null;
+    /** Ready with segments still to make (just in time); false when the ladder is complete. */
+    segmentsPending?: boolean;
+  },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const video = await trx.selectFrom('videos').select(['deleted_at']).where('id', '=', videoId).forUpdate().executeTakeFirst();
@@ -343,7 +352,9 @@ export async function markVideoReady(
         thumbnail_key: thumbnailKey,
         storyboard_key: storyboardKey,
         audio_key: audioKey,
-        ready_at: sql`now()`,
+        segments_pending: segmentsPending,
+        // A just-in-time video became ready with its first segments: completing its ladder keeps that time.
+        ready_at: sql`case when status = 'ready' and segments_pending then ready_at else now() end`,
         updated_at: sql`now()`,
       })
       .where('id', '=', videoId)
@@ -381,9 +392,10 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
   return db.transaction().execute(async (trx) => {
     const result = await trx
       .updateTable('videos')
-      .set({ status: 'failed', failure_reason: reason, updated_at: sql`now()` })
+      .set({ status: 'failed', failure_reason: reason, segments_pending: false, updated_at: sql`now()` })
       .where('id', '=', id)
-      .where('status', '=', 'transcoding')
+      // A just-in-time video is ready before its ladder is complete: a segment it cannot make fails it.
+      .where((eb) => eb.or([eb('status', '=', 'transcoding'), eb.and([eb('status', '=', 'ready'), eb('segments_pending', '=', true)])]))
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;

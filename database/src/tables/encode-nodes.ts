@@ -29,6 +29,8 @@ export interface NodeLeasesTable {
   video_id: string;
   job: string;
   acquired_at: Generated<Date>;
+  /** Held in the node's demand slot (one per node beside its slots): a viewer waits for this encode. */
+  on_demand: Generated<boolean>;
 }
 
 /**
@@ -48,4 +50,14 @@ export interface EncodeQueueTable {
   /** Refreshed by the waiter; a row not touched for a while belongs to a dead waiter. */
   touched_at: Generated<Date>;
   lease_id: string | null;
+  /** 1: a viewer (or the video's first segments) waits for it, ahead of everything else; 0: background. */
+  priority: Generated<number>;
+  /** When the priority was raised: the earliest raised goes first. */
+  raised_at: Generated<Date | null>;
+  /** The entry's place in its video's playback order (just-in-time runs); 0 otherwise. */
+  rank: Generated<number>;
+  /** The segments the entry makes: these renditions' segments first_segment..+segment_count; null for other work. */
+  renditions: Generated<string[] | null>;
+  first_segment: Generated<number | null>;
+  segment_count: Generated<number | null>;
 }

@@ -44,6 +44,8 @@ export interface VideosTable {
   clip_own_segments: ColumnType<number[], number[] | undefined, number[]>;
   /** The `audio.m4a` download (objectKeys.audioDownload) of a video with sound; optional on insert. */
   audio_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Ready while segments are still being made just in time: delivery asks the farm for one it lacks. */
+  segments_pending: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   ready_at: Date | null;

@@ -58,6 +58,27 @@ export type AdditionalVideoCodec = (typeof additionalVideoCodecs)[number];
 export const rateControlModes = ['constantBitrate', 'variableBitrate'] as const;
 export type RateControlMode = (typeof rateControlModes)[number];
 
+/**
+ * The video buffer (VBV) a rate control holds an encode to, in kbps: `variableBitrate` averages at
+ * the target with peaks capped at 1.5x over a two-second buffer; `constantBitrate` holds the target
+ * over a one-second buffer. The nodes encode with it (@kino/ffmpeg rateControlArgs); a playlist
+ * written before the segments exist declares the peak it allows (declaredPeakKbps).
+ */
+export function videoBufferOf(mode: RateControlMode, kbps: number): { maxrateKbps: number; bufsizeKbps: number } {
+  if (mode === 'constantBitrate') return { maxrateKbps: kbps, bufsizeKbps: kbps };
+  const maxrateKbps = Math.round(kbps * 1.5);
+  return { maxrateKbps, bufsizeKbps: maxrateKbps * 2 };
+}
+
+/**
+ * The highest bit rate a segment of `segmentSeconds` can reach under videoBufferOf: the maximum
+ * rate for its length, plus a full buffer spent at its start (2x the target for a 6 s VBR segment).
+ */
+export function declaredPeakKbps(mode: RateControlMode, kbps: number, segmentSeconds: number): number {
+  const { maxrateKbps, bufsizeKbps } = videoBufferOf(mode, kbps);
+  return maxrateKbps + bufsizeKbps / segmentSeconds;
+}
+
 /** Compression presets (spec, "Compression presets"), fastest first. */
 export const compressionRatios = [
   'ultrafast',

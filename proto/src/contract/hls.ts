@@ -21,6 +21,43 @@ export const hlsSegmentSeconds = 6;
  */
 export const hlsMinimumLastSegmentSeconds = 0.5;
 
+/**
+ * Where the keyframes stop: at the segment boundary past which less than hlsMinimumLastSegmentSeconds
+ * of video would be left. The HLS muxer cuts a segment at the first keyframe at or past each
+ * multiple of the segment length; finding none there, it leaves the last few frames in the segment
+ * before them instead of making a sliver of them. `endSeconds` counts from the output's start (a
+ * chunk's own start). Infinity when the end is unknown.
+ */
+export function keyframesEndSeconds({ frameRate, segmentSeconds }: { frameRate: number; segmentSeconds: number }, endSeconds: number | undefined): number {
+  if (endSeconds === undefined || !(endSeconds > 0)) return Infinity;
+  // The last boundary that still leaves a long enough last segment (0: none, the video is one segment).
+  let lastCut = segmentSeconds * Math.floor(endSeconds / segmentSeconds);
+  while (lastCut > 0 && endSeconds - segmentCutSeconds(frameRate, lastCut) < hlsMinimumLastSegmentSeconds) lastCut -= segmentSeconds;
+  return lastCut + segmentSeconds;
+}
+
+/** Where the muxer cuts at `boundary`: the first frame at or past it (6.006 s at 29.97 fps). */
+function segmentCutSeconds(frameRate: number, boundary: number): number {
+  return frameRate > 0 ? Math.ceil(boundary * frameRate - 1e-6) / frameRate : boundary;
+}
+
+/**
+ * A rendition's segments before any is encoded (just-in-time playlists): the cuts the keyframe grid
+ * puts on the first frame at or past each multiple of the segment length, the tail folded as
+ * keyframesEndSeconds folds it. `durationSeconds` is the video's (the encode's end), `videoSeconds`
+ * its picture's (where the keyframes stop). Names and durations as renderMediaPlaylist takes them;
+ * the playlist written from the encoded segments replaces it once the ladder is complete.
+ */
+export function plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds }: { durationSeconds: number; videoSeconds: number; frameRate: number; segmentSeconds: number }): PlaylistSegment[] {
+  const end = Math.max(durationSeconds, videoSeconds);
+  const count = Math.max(1, Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, videoSeconds) / segmentSeconds));
+  const cuts = Array.from({ length: count }, (_, k) => (k === 0 ? 0 : segmentCutSeconds(frameRate, k * segmentSeconds)));
+  return cuts.map((start, k) => ({
+    name: hlsSegmentName(k),
+    durationSeconds: Math.round(((k + 1 < count ? cuts[k + 1]! : end) - start) * 1e6) / 1e6,
+  }));
+}
+
 /** The master playlist, beside the rendition directories. */
 export const hlsMasterName = 'master.m3u8';
 /** A rendition's media playlist, in the rendition's directory. */

@@ -47,7 +47,7 @@ import {
   type RecordedProbe,
   type SourceProbe,
 } from '../contracts.ts';
-import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
+import type { FarmNode, NodeFarm, NodeLease, QueuePlacement } from '../node-farm.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import type { ActivityDeps } from './index.ts';
 import { defaultChunkSeconds } from '../chunks.ts';
@@ -140,7 +140,7 @@ export function createNodeActivities({
   async function runJobOnNode<T>(
     videoId: string,
     what: string,
-    { slot }: { slot: boolean },
+    { slot, placement }: { slot: boolean; placement?: QueuePlacement },
     work: (node: FarmNode, jobId: string, log: Logger, lease: NodeLease | undefined) => Promise<T>,
   ): Promise<T> {
     const context = Context.current();
@@ -151,7 +151,7 @@ export function createNodeActivities({
       const queuedAt = Date.now();
       try {
         lease = await whileHeartbeating(
-          () => farm.acquire({ videoId, job: jobId, signal: context.cancellationSignal, maxWaitMs: encodeQueueWaitMinutes * 60_000 }),
+          () => farm.acquire({ videoId, job: jobId, signal: context.cancellationSignal, maxWaitMs: encodeQueueWaitMinutes * 60_000, ...(placement ? { placement } : {}) }),
           () => ({ nodeId: '', percent: 0, queued: true }),
         );
       } catch (error) {
@@ -303,6 +303,7 @@ export function createNodeActivities({
   async function callEncode(
     input: Pick<EncodeInput, 'videoId' | 'storagePath' | 'probe'>,
     job: EncodeJob,
+    placement?: QueuePlacement,
   ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeOutcome['timings'] }> {
     const { videoId, storagePath } = input;
     const context = Context.current();
@@ -314,8 +315,8 @@ export function createNodeActivities({
     const keys = renditions.map((r) => r.key).join(', ');
     const what = 'audioTrack' in job ? 'audio track' : 'chunk' in job ? `chunk ${job.chunk.index} of ${keys}` : `encode of ${keys}`;
 
-    return runJobOnNode(videoId, what, { slot: true }, async (node, jobId, log, lease) => {
-      const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job };
+    return runJobOnNode(videoId, what, { slot: true, ...(placement ? { placement } : {}) }, async (node, jobId, log, lease) => {
+      const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job, onDemand: lease?.urgent ?? false };
       const callStartedAt = Date.now();
       let firstEventAt: number | undefined;
       // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
@@ -429,7 +430,15 @@ export function createNodeActivities({
         audioUrl: input.audioTrackKey ? await storage.presignGet(input.audioTrackKey, lifetime) : '',
         measureQuality: input.measureQuality ?? false,
       };
-      const { done, node, timings } = await callEncode(input, { chunk });
+      // A just-in-time run's entry says which segments it makes: a viewer's request raises it.
+      const placement: QueuePlacement | undefined = input.justInTime
+        ? {
+          priority: input.justInTime.urgent ? 1 : 0,
+          rank: input.justInTime.rank,
+          segments: { renditions: input.renditions.map((r) => r.key), firstSegment: input.chunk.firstSegment, segmentCount: input.chunk.segmentCount },
+        }
+        : undefined;
+      const { done, node, timings } = await callEncode(input, { chunk }, placement);
       const outcomes = outcomesOf(input.renditions, done, node, timings);
       await whileHeartbeating(() =>
         storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord),
@@ -441,12 +450,12 @@ export function createNodeActivities({
      * The whole video's audio track for its chunks, encoded once with `rendition`'s audio settings
      * (every rendition shares them) on a node slot. Kept in storage: a retry of the video reuses it.
      */
-    async encodeAudioTrack({ videoId, storagePath, rendition, probe }: EncodeAudioTrackInput): Promise<string> {
+    async encodeAudioTrack({ videoId, storagePath, rendition, probe, urgent }: EncodeAudioTrackInput): Promise<string> {
       const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
       if (await whileHeartbeating(() => storage.head(key))) return key;
       const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
       const audioTrack: AudioTrackEncode = { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps, outputUrl };
-      await callEncode({ videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack });
+      await callEncode({ videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack }, urgent ? { priority: 1 } : undefined);
       return key;
     },
 

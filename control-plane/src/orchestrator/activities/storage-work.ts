@@ -1,7 +1,7 @@
 // Activities on object storage: the master playlist, and removing a video's files. Each heartbeats
 // while it works (a long video's outputs are thousands of objects to list and delete): a worker
 // that dies midway is noticed at the heartbeat timeout.
-import { hlsContentTypes, hlsInitName, objectKeys, renderMediaPlaylist, type PlaylistSegment } from '@kino/proto/contract';
+import { hlsContentTypes, hlsInitName, objectKeys, plannedSegments, renderMediaPlaylist, type PlaylistSegment } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
 import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
@@ -38,6 +38,33 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
           await storage.put(objectKeys.renditionPlaylist(videoId, key ?? shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
         }
       });
+    },
+
+    /**
+     * A just-in-time video's rendition playlists before their segments exist (plannedSegments: the
+     * keyframe grid's cuts, from the probe); the playlists of the encoded segments replace them
+     * once the ladder is complete. Answers each rendition's number of segments.
+     */
+    async writePlannedPlaylists({
+      videoId,
+      durationSeconds,
+      videoSeconds,
+      renditions,
+    }: {
+      videoId: string;
+      durationSeconds: number;
+      videoSeconds: number;
+      renditions: { key: string; frameRate: number; segmentSeconds: number }[];
+    }): Promise<{ segmentCounts: number[] }> {
+      const segmentCounts: number[] = [];
+      await whileHeartbeating(async () => {
+        for (const { key, frameRate, segmentSeconds } of renditions) {
+          const segments = plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds });
+          await storage.put(objectKeys.renditionPlaylist(videoId, key), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+          segmentCounts.push(segments.length);
+        }
+      });
+      return { segmentCounts };
     },
 
     /** Everything under `videos/{id}/`: what a failed or cancelled run leaves behind. */

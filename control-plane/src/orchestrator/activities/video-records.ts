@@ -2,11 +2,22 @@
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
 import type { MarkReadyInput, VideoJob } from '../contracts.ts';
-import { getVideo, markClipReady, markVideoFailed, markVideoReady, listWebhookSubscribers } from '@kino/database/repositories';
+import { environmentJustInTime, getVideo, markClipReady, markVideoFailed, markVideoReady, listWebhookSubscribers } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
+import { defaultJustInTimeRunSeconds } from '../chunks.ts';
 
-export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, 'db' | 'logger'>) {
+export function createVideoRecordActivities({ db, logger, justInTime }: Pick<ActivityDeps, 'db' | 'logger' | 'justInTime'>) {
   return {
+    /**
+     * Whether the video is published just in time (its environment's setting, else the farm's
+     * JUST_IN_TIME), and the length of its runs; null: published whole. Read once per video.
+     */
+    async justInTimeRuns({ videoId }: { videoId: string }): Promise<{ runSeconds: number } | null> {
+      const setting = await environmentJustInTime(db, videoId);
+      const enabled = setting ?? justInTime?.enabled ?? false;
+      return enabled ? { runSeconds: justInTime?.runSeconds ?? defaultJustInTimeRunSeconds } : null;
+    },
+
     /** The video as processing needs it, or null when there is no such video. */
     async loadVideoJob(videoId: string): Promise<VideoJob | null> {
       const video = await getVideo(db, videoId);
@@ -26,12 +37,13 @@ export function createVideoRecordActivities({ db, logger }: Pick<ActivityDeps, '
      * Records the ladder and makes the video `ready`, in one transaction. Returns false (and
      * changes nothing) when the video was deleted meanwhile.
      */
-    async markVideoReady({ videoId, probe, renditions, thumbnailKey, storyboardKey, audioKey }: MarkReadyInput): Promise<boolean> {
+    async markVideoReady({ videoId, probe, renditions, thumbnailKey, storyboardKey, audioKey, segmentsPending }: MarkReadyInput): Promise<boolean> {
       const marked = await markVideoReady(db, videoId, {
         source: probe,
         thumbnailKey,
         storyboardKey,
         audioKey,
+        segmentsPending: segmentsPending ?? false,
         renditions: renditions.map(({ plan, outcome }) => ({
           video_id: videoId,
           key: plan.key,

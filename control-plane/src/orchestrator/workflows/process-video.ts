@@ -18,7 +18,8 @@ import {
 } from '@temporalio/workflow';
 import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
-import { meanQuality, planChunks, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
+import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
+import { declaredVariant } from '../master-playlist.ts';
 import { encodeGroups, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
@@ -154,11 +155,12 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
   if (job.deleted) return { status: 'skipped', reason: 'video deleted' };
   if (job.status !== 'transcoding') return { status: 'skipped', reason: `video is ${job.status}, not transcoding` };
 
-  // Set once the ladder is encoded in chunks: a failure then keeps the finished chunks for a retry.
-  const run = { chunked: false };
+  // `chunked`: set once the ladder is encoded in chunks: a failure then keeps the finished chunks
+  // for a retry. `published`: set once a just-in-time video is `ready` with its first segments.
+  const run: LadderRun = { chunked: false, published: false };
   try {
     const result = await makeLadder(job, run);
-    // Before `ready`: a ready video's files are all its own.
+    // Before `ready` (or complete): a ready video's files are all its own.
     if (run.chunked) await storage.removeWorkFiles({ videoId });
     const marked = await database.markVideoReady({
       videoId,
@@ -167,14 +169,16 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
       thumbnailKey: result.thumbnailKey,
       ...(result.storyboardKey !== undefined ? { storyboardKey: result.storyboardKey } : {}),
       ...(result.audioKey !== undefined ? { audioKey: result.audioKey } : {}),
+      ...(run.published ? { segmentsPending: false } : {}),
     });
     if (!marked) {
       // Deleted while we encoded: its content goes too.
       await storage.removeVideoOutputs({ videoId });
       return { status: 'skipped', reason: 'video deleted while processing' };
     }
-    log.info('video ready', { videoId, renditions: result.renditions.map((r) => r.plan.key) });
-    await notify('video.processing.completed', videoId, 'ready', {
+    log.info(run.published ? 'ladder complete' : 'video ready', { videoId, renditions: result.renditions.map((r) => r.plan.key) });
+    // A just-in-time video said `completed` when it became playable.
+    if (!run.published) await notify('video.processing.completed', videoId, 'ready', {
       durationSeconds: result.probe.durationSeconds,
       renditions: result.renditions.map((r) => r.plan.key),
       thumbnailKey: result.thumbnailKey,
@@ -196,9 +200,15 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
   }
 }
 
+/** What a failure must know of how far the ladder got (processVideo's cleanup). */
+interface LadderRun {
+  chunked: boolean;
+  published: boolean;
+}
+
 async function makeLadder(
   job: VideoJob,
-  run: { chunked: boolean },
+  run: LadderRun,
 ): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null }> {
   const { videoId, storagePath } = job;
   // An ingested video's source is fetched first. Branches on the job (the recorded loadVideoJob
@@ -238,14 +248,52 @@ async function makeLadder(
     Math.max(...groups.map((g) => g.length)),
     encodeQueue ? encodeQueueWaitMinutes : 0,
   );
+  // Just in time (docs/decisions/just-in-time.md): the video turns `ready` with its first segment,
+  // the rest is made in short runs in playback order, and a viewer's request for a segment raises
+  // its run. Workflows started before it replay without it.
+  const justInTime = patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId }) : null;
   // Videos longer than one chunk are encoded in chunks over every node (docs/architecture.md#chunked-encoding).
   // Workflows started before chunking replay without it.
-  const chunks = patched('chunked-encoding') && !audioOnly ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), ladder[0]!.segmentSeconds) : [];
+  const chunks = justInTime
+    ? planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, ladder[0]!.segmentSeconds)
+    : patched('chunked-encoding') && !audioOnly ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), ladder[0]!.segmentSeconds) : [];
   run.chunked = chunks.length > 1;
+  /** Publishes a just-in-time video with its first segments: playlists of every segment, then `ready`. */
+  const publish = async (first: RenditionResult[]): Promise<void> => {
+    const plans = first.map((r) => r.plan);
+    const { segmentCounts } = await storage.writePlannedPlaylists({
+      videoId,
+      durationSeconds: probe.durationSeconds,
+      videoSeconds: probe.videoDurationSeconds,
+      renditions: plans.map(({ key, frameRate, segmentSeconds }) => ({ key, frameRate, segmentSeconds })),
+    });
+    const variants = first.map(({ plan, outcome }) => declaredVariant(plan, outcome));
+    await storage.writeMasterPlaylist({ videoId, variants });
+    const marked = await database.markVideoReady({
+      videoId,
+      probe,
+      renditions: first.map(({ plan, outcome }, k) => ({
+        plan,
+        outcome: {
+          ...outcome,
+          bandwidth: variants[k]!.bandwidth,
+          averageBandwidth: variants[k]!.averageBandwidth,
+          segmentCount: segmentCounts[k]!,
+          frameCount: Math.round(probe.videoDurationSeconds * plan.frameRate),
+        },
+      })),
+      thumbnailKey: await thumbnail,
+      segmentsPending: true,
+    });
+    if (!marked) throw ApplicationFailure.nonRetryable('the video was deleted while processing');
+    run.published = true;
+    log.info('video ready, segments made just in time', { videoId, renditions: plans.map((p) => p.key) });
+    await notify('video.processing.completed', videoId, 'ready', { durationSeconds: probe.durationSeconds, renditions: plans.map((p) => p.key), thumbnailKey: await thumbnail });
+  };
   // The chunked encode's audio track, for audio.m4a.
   let audioTrackKey: string | undefined;
   const renditions = run.chunked
-    ? await encodeInChunks(job, probe, ladder, chunks, queueThenRun)
+    ? await encodeInChunks(job, probe, ladder, chunks, queueThenRun, justInTime ? publish : undefined)
         .then((chunked) => {
           audioTrackKey = chunked.audioTrackKey;
           return chunked.renditions;
@@ -338,6 +386,12 @@ async function encodeInChunks(
   ladder: RenditionPlan[],
   chunks: ChunkPlan[],
   runEncode: <T>(work: () => Promise<T>) => Promise<T>,
+  /**
+   * Set: the chunks are just-in-time runs. The first group's first run goes first (ahead of the
+   * farm's background work), encoding its own audio, and `publish` gets its renditions; the others
+   * follow in playback order, the first group's before the rest (docs/decisions/just-in-time.md).
+   */
+  publish?: (first: RenditionResult[]) => Promise<void>,
 ): Promise<{ renditions: RenditionResult[]; audioTrackKey: string | undefined }> {
   const { videoId, storagePath } = job;
   // One decode per chunk makes every rendition; two-pass and single-pass rungs run apart.
@@ -345,14 +399,21 @@ async function encodeInChunks(
   const encoding = encodeActivities(chunks[0]!.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)), encodeQueueWaitMinutes);
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
-  const audioTrackKey = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0
-    ? await runEncode(() => encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe }))
-    : undefined;
+  const withAudio = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0;
+  const makeAudioTrack = () =>
+    runEncode(() =>
+      encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...(publish ? { urgent: true } : {}) }),
+    );
+  // Just in time, the audio track is made beside the first run (which encodes its own audio).
+  const audioTrack: Promise<string | undefined> = publish ? (withAudio ? makeAudioTrack() : Promise.resolve(undefined)) : Promise.resolve(undefined);
+  const audioTrackKey = publish ? undefined : withAudio ? await makeAudioTrack() : undefined;
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
       chunks.map((chunk) => async () => {
         const recordName = `${g}-${chunk.index}`;
+        const first = publish !== undefined && g === 0 && chunk.index === 0;
+        const trackKey = publish && !first ? await audioTrack : audioTrackKey;
         const outcomes =
           finished[recordName] ??
           (await runEncode(() =>
@@ -364,12 +425,14 @@ async function encodeInChunks(
               probe,
               chunk,
               last: chunk.index === chunks.length - 1,
-              ...(audioTrackKey ? { audioTrackKey } : {}),
+              ...(trackKey ? { audioTrackKey: trackKey } : {}),
               planId,
               recordName,
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
+              ...(publish ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first } } : {}),
             }),
           ));
+        if (first) await publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! })));
         return { group, chunk, outcomes };
       }),
     ),
@@ -407,7 +470,7 @@ async function encodeInChunks(
       },
     };
   });
-  return { renditions, audioTrackKey };
+  return { renditions, audioTrackKey: audioTrackKey ?? (await audioTrack) };
 }
 
 /**
