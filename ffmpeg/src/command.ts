@@ -113,6 +113,16 @@ export interface FfmpegRunOptions extends RunOptions {
   /** Expected media duration, so progress can be a percentage; 0 or absent: percent stays 0. */
   durationSeconds?: number;
   onProgress?: (progress: FfmpegProgress) => void;
+  /** The end of what a run that exited 0 said on stderr (errors only): a damaged input is reported there, not in the exit code. */
+  onErrorOutput?: (stderrTail: string) => void;
+}
+
+/**
+ * Whether ffmpeg's error output says its input file ends before its own index does (the MP4
+ * demuxer's `partial file`): a truncated or damaged source, which no retry mends.
+ */
+export function reportsTruncatedInput(stderrTail: string): boolean {
+  return /partial file/.test(stderrTail);
 }
 
 /**
@@ -127,7 +137,8 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
     options.onProgress?.(progress);
   });
   const fullArgs = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-y', ...args];
-  await run(options.program ?? 'ffmpeg', fullArgs, options, (chunk) => parser.push(chunk));
+  const { stderrTail } = await run(options.program ?? 'ffmpeg', fullArgs, options, (chunk) => parser.push(chunk));
+  options.onErrorOutput?.(stderrTail);
   return last;
 }
 

@@ -18,11 +18,19 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
+/**
+ * Test stacks publish videos whole (JUST_IN_TIME off) unless a test asks for just in time: most
+ * tests check a complete ladder the moment a video is `ready`. The just-in-time tests turn it on,
+ * and the dev stack's own test runs with the farm's default (on), as `npm run dev` does.
+ */
+const testOrchestratorDefaults = { JUST_IN_TIME: 'off' };
+
 export async function startTestStack(options: Omit<DevStackOptions, 'dir' | 'portBase'>): Promise<TestStack> {
   const dir = mkdtempSync(join(tmpdir(), 'kino-test-'));
   const errors: string[] = [];
+  const env = { ...options.env, orchestrator: { ...testOrchestratorDefaults, ...options.env?.orchestrator } };
   const launcher = new DevStackLauncher(
-    { durable: false, ...options, dir, portBase: await freeDevPortBase() },
+    { durable: false, ...options, env, dir, portBase: await freeDevPortBase() },
     { progress: () => undefined, partError: (line) => errors.push(line) },
   );
   const stop = async () => {

@@ -13,7 +13,7 @@ const source: ProbeResult__Output = {
 
 function run(request: Partial<EncodeRequest__Output>) {
   return runEncodeJob({
-    request: { jobId: 'job', videoId: 'vid', inputUrl: 'http://storage.test/clip.mp4', source, ...request },
+    request: { jobId: 'job', videoId: 'vid', inputUrl: 'http://storage.test/clip.mp4', source, onDemand: false, ...request },
     workDir: tmpdir(),
     threads: 0,
     signal: new AbortController().signal,

@@ -13,6 +13,7 @@ import {
   FfmpegAbortedError,
   audioTrackArgs,
   backgroundNiceness,
+  reportsTruncatedInput,
   isAudioOnly,
   encodeEndSeconds,
   hlsEncodeArgs,
@@ -28,7 +29,7 @@ import {
   type MediaPlaylist,
 } from '@kino/ffmpeg';
 import { resolveAudioSettings, resolveHlsSettings } from './encode-settings.ts';
-import { InvalidRequestError, StorageUnavailableError } from './errors.ts';
+import { InvalidRequestError, InvalidSourceError, StorageUnavailableError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';
 import { UploadQueue, uploadFile } from './upload.ts';
 
@@ -355,9 +356,11 @@ async function runHlsJob(
       });
     }, scanIntervalMs);
     let last: FfmpegProgress | undefined;
+    let errorOutput = '';
     try {
       last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {
         program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, niceness,
+        onErrorOutput: (tail) => (errorOutput = tail),
         onProgress: twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
       });
     } catch (error) {
@@ -375,6 +378,12 @@ async function runHlsJob(
       const playlist = parseMediaPlaylist(await readFile(join(outDir, output.prefix + hlsPlaylistName), 'utf8'));
       const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
       if (encodedSeconds < expectedSeconds * 0.97 - 0.5) {
+        // The source itself ends early (its index promised more): final, the video cannot be made.
+        if (reportsTruncatedInput(errorOutput)) {
+          throw new InvalidSourceError(
+            `the source ends at about ${((chunk?.startSeconds ?? 0) + encodedSeconds).toFixed(1)} s, before the ${source.durationSeconds.toFixed(1)} s its index announces: the file is truncated or damaged`,
+          );
+        }
         throw new StorageUnavailableError(
           `the encode of ${output.spec.key} covered ${encodedSeconds.toFixed(2)} s of the ${expectedSeconds.toFixed(2)} s asked for: the source read ended early`,
         );

@@ -113,6 +113,9 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
         })),
       ),
     writeRenditionPlaylists: () => Promise.resolve(),
+    writePlannedPlaylists: ({ renditions }) => Promise.resolve({ segmentCounts: renditions.map(() => 10) }),
+    // Published whole unless a test turns just in time on (its own test below).
+    justInTimeRuns: () => Promise.resolve(null),
     removeVideoOutputsButChunks: () => Promise.resolve({ removed: 0 }),
     removeWorkFiles: () => Promise.resolve({ removed: 0 }),
     removeVideoContent: () => Promise.resolve({ removed: 0 }),

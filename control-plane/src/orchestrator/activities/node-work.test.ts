@@ -261,7 +261,7 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
   const dropped = new AbortController();
   let aborted = false;
   const h = harness({
-    lease: { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: dropped.signal },
+    lease: { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: dropped.signal, urgent: false },
     encode: (_request, options) =>
       new Promise((_resolve, reject) => {
         // A hung node: progress once, then nothing, the stream open.

@@ -17,6 +17,12 @@ export interface EncodeRequest {
   'whole'?: (_kino_v1_WholeEncode | null);
   'chunk'?: (_kino_v1_ChunkEncode | null);
   'audioTrack'?: (_kino_v1_AudioTrackEncode | null);
+  /**
+   * Someone waits for this encode (a viewer asked for a segment, or a video's first segments): it
+   * may take the node's demand slot (one beside its slots) and its ffmpeg runs ahead of the node's
+   * other encodes, which run niced (docs/decisions/just-in-time.md).
+   */
+  'onDemand'?: (boolean);
   'job'?: "whole"|"chunk"|"audioTrack";
 }
 
@@ -32,5 +38,11 @@ export interface EncodeRequest__Output {
   'whole'?: (_kino_v1_WholeEncode__Output | null);
   'chunk'?: (_kino_v1_ChunkEncode__Output | null);
   'audioTrack'?: (_kino_v1_AudioTrackEncode__Output | null);
+  /**
+   * Someone waits for this encode (a viewer asked for a segment, or a video's first segments): it
+   * may take the node's demand slot (one beside its slots) and its ffmpeg runs ahead of the node's
+   * other encodes, which run niced (docs/decisions/just-in-time.md).
+   */
+  'onDemand': (boolean);
   'job'?: "whole"|"chunk"|"audioTrack";
 }
