@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { meanQuality, planChunks, qualitySampleChunks } from './chunks.ts';
+import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks } from './chunks.ts';
 
 describe('planChunks', () => {
   it('cuts on multiples of the segment length; the last chunk runs to the end', () => {
@@ -43,5 +43,21 @@ describe('quality samples', () => {
     const mean = meanQuality([{ quality: { vmaf: 90, psnr: 40, frames: 300 } }, {}, { quality: { vmaf: 80, psnr: 36, frames: 100 } }]);
     assert.deepEqual(mean, { vmaf: 87.5, psnr: 39, frames: 400 });
     assert.equal(meanQuality([{}, {}]), undefined);
+  });
+});
+
+describe('planJustInTimeRuns', () => {
+  const runs = (duration: number) => planJustInTimeRuns(duration, 12, 6).map((r) => [r.firstSegment, r.segmentCount, r.startSeconds, r.durationSeconds]);
+
+  it('cuts the first segment alone, then runs of 12 s in playback order, the tail joining the run before it', () => {
+    assert.deepEqual(runs(40), [[0, 1, 0, 6], [1, 2, 6, 12], [3, 2, 18, 12], [5, 2, 30, 12]]);
+    // 6 s + 12 s + 12 s + 3 s: the 3 s tail joins the last run (which asks for more than is left).
+    assert.deepEqual(runs(33), [[0, 1, 0, 6], [1, 2, 6, 12], [3, 3, 18, 15]]);
+    assert.deepEqual(planJustInTimeRuns(40, 12, 6).map((r) => r.index), [0, 1, 2, 3]);
+  });
+
+  it('a video of one segment (a sliver past it included) is one run', () => {
+    assert.deepEqual(runs(6), [[0, 1, 0, 6]]);
+    assert.deepEqual(runs(8), [[0, 2, 0, 8]]);
   });
 });

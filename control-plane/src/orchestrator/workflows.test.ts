@@ -305,6 +305,81 @@ test('chunked: a chunk that fails for good fails the video but keeps the finishe
   assert.equal(calls.removeVideoOutputsButChunks?.length, 1);
 });
 
+test('just in time: ready with the first segment (planned playlists, declared master), the rest in runs in playback order, then the measured ladder; one completed webhook', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeChunk: async ({ renditions, chunk }) => {
+      // The background runs finish only once the video is ready: a workflow that waited for them fails here.
+      for (const started = Date.now(); chunk.index > 0 && !calls.markVideoReady; ) {
+        if (Date.now() - started > 10_000) throw ApplicationFailure.nonRetryable('the video never became ready before its background runs', failureTypes.invalidSource);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return renditions.map((plan) => ({
+        ...outcomeFor(plan),
+        segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
+          name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
+          durationSeconds: 6,
+          sizeBytes: 6 * plan.videoBitrateKbps * 125,
+        })),
+      }));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  const runs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; firstSegment: number; segmentCount: number }; audioTrackKey?: string; justInTime?: { rank: number; urgent: boolean } });
+  assert.deepEqual(
+    runs.map((r) => [r.chunk.index, r.chunk.firstSegment, r.chunk.segmentCount, r.justInTime?.rank, r.justInTime?.urgent]).sort((a, b) => Number(a[0]) - Number(b[0])),
+    [[0, 0, 1, 0, true], [1, 1, 2, 1, false], [2, 3, 2, 2, false], [3, 5, 2, 3, false]],
+    'the first segment alone and urgent, then 12 s runs ranked in playback order',
+  );
+  assert.equal(runs.find((r) => r.chunk.index === 0)!.audioTrackKey, undefined, 'the first run encodes its own audio (the track is made beside it)');
+  assert.ok(runs.filter((r) => r.chunk.index > 0).every((r) => r.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4`));
+  const [track] = calls.encodeAudioTrack![0] as [{ urgent?: boolean }];
+  assert.equal(track.urgent, true, 'the audio track goes ahead of background work');
+
+  const [planned] = calls.writePlannedPlaylists![0] as [{ renditions: Array<{ key: string }> }];
+  assert.deepEqual(planned.renditions.map((r) => r.key), ['360p', '480p', '720p']);
+  const [declared] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ bandwidth: number; averageBandwidth: number }> }];
+  // 360p at 500 kbit/s VBR with 128 kbit/s of audio: 2x the target at the peak, plus audio and 5 %.
+  assert.equal(declared.variants[0]!.bandwidth, Math.ceil((1000 + 128) * 1000 * 1.05));
+  assert.equal(declared.variants[0]!.averageBandwidth, Math.ceil((500 + 128) * 1000 * 1.05));
+  assert.equal(calls.writeMasterPlaylist!.length, 2, 'written again with the measured figures once complete');
+
+  const readies = calls.markVideoReady!.map(([input]) => input as { segmentsPending?: boolean; renditions: Array<{ outcome: EncodeOutcome }> });
+  assert.deepEqual(readies.map((r) => r.segmentsPending), [true, false]);
+  assert.equal(readies[0]!.renditions[0]!.outcome.segmentCount, 10, 'the planned count (writePlannedPlaylists)');
+  assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
+  // Each event reads the details first (notify): one event, when the video became playable.
+  assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
+});
+
+test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeChunk: async ({ renditions, chunk }) => {
+      if (chunk.index === 3) {
+        // The tail: after the video went ready.
+        while (!calls.markVideoReady) await new Promise((resolve) => setTimeout(resolve, 20));
+        throw ApplicationFailure.nonRetryable('the source ends at about 31.0 s: the file is truncated or damaged', failureTypes.invalidSource);
+      }
+      return renditions.map((plan) => outcomeFor(plan));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'failed');
+  assert.equal(calls.markVideoReady?.length, 1, 'ready once, with its first segment');
+  const [failed] = calls.markVideoFailed![0] as [{ reason: string }];
+  assert.match(failed.reason, /truncated or damaged/);
+  assert.equal(calls.removeVideoOutputsButChunks?.length, 1, 'nothing plays any more; finished runs stay for a retry');
+  assert.deepEqual(calls.videoDetails?.map(() => 'event'), ['event', 'event'], 'completed when playable, then failed');
+  assert.ok(Object.keys(calls).indexOf('markVideoFailed') > Object.keys(calls).indexOf('markVideoReady'));
+});
+
 test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {
   const videoId = nextVideoId();
   const webhookSent = signal();

@@ -1,6 +1,7 @@
 import { describe, it, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, hlsTargetDuration, measureBandwidth, renderMediaPlaylist } from './hls.ts';
+import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, hlsTargetDuration, measureBandwidth, plannedSegments, renderMediaPlaylist } from './hls.ts';
+import { declaredPeakKbps } from './encoding.ts';
 import { objectKeys } from './storage-layout.ts';
 
 test('content types of HLS files', () => {
@@ -89,4 +90,21 @@ describe('renderMediaPlaylist', () => {
   it('refuses segments that do not run on (a chunk missing)', () => {
     assert.throws(() => renderMediaPlaylist([{ name: 'seg-00000.m4s', durationSeconds: 6 }, { name: 'seg-00002.m4s', durationSeconds: 6 }]), /do not run on/);
   });
+});
+
+test('planned segments: the cuts on the first frame at or past each 6 s, the tail folded as the keyframes are', () => {
+  const planned = (durationSeconds: number, frameRate: number, videoSeconds = durationSeconds) =>
+    plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds: 6 }).map((s) => [s.name, s.durationSeconds]);
+  // 29.97 fps: the frame at or past 6 s is at 6.006 s.
+  assert.deepEqual(planned(20.02, 30000 / 1001), [['seg-00000.m4s', 6.006], ['seg-00001.m4s', 6.006], ['seg-00002.m4s', 6.006], ['seg-00003.m4s', 2.002]]);
+  // A few frames past 12 s fold into the segment before them.
+  assert.deepEqual(planned(12.08, 25), [['seg-00000.m4s', 6], ['seg-00001.m4s', 6.08]]);
+  assert.deepEqual(planned(4, 25), [['seg-00000.m4s', 4]]);
+  // Audio a little longer than the picture: the last segment runs to the end of the audio.
+  assert.deepEqual(planned(12.3, 25, 12.2), [['seg-00000.m4s', 6], ['seg-00001.m4s', 6.3]]);
+});
+
+test('the peak a segment can reach under the rate control: 2x the target for 6 s of VBR, 1.17x for CBR', () => {
+  assert.equal(declaredPeakKbps('variableBitrate', 1000, 6), 2000);
+  assert.equal(Math.round(declaredPeakKbps('constantBitrate', 1200, 6)), 1400);
 });
