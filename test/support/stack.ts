@@ -19,11 +19,11 @@ export interface TestStack {
 }
 
 /**
- * Test stacks publish videos whole (JUST_IN_TIME off) unless a test asks for just in time: most
+ * Test stacks publish videos whole (JUST_IN_TIME=false) unless a test asks for just in time: most
  * tests check a complete ladder the moment a video is `ready`. The just-in-time tests turn it on,
  * and the dev stack's own test runs with the farm's default (on), as `npm run dev` does.
  */
-const testOrchestratorDefaults = { JUST_IN_TIME: 'off' };
+const testOrchestratorDefaults = { JUST_IN_TIME: 'false' };
 
 export async function startTestStack(options: Omit<DevStackOptions, 'dir' | 'portBase'>): Promise<TestStack> {
   const dir = mkdtempSync(join(tmpdir(), 'kino-test-'));

@@ -1,0 +1,136 @@
+// Just-in-time segments on real processes (docs/decisions/just-in-time.md): a video turns `ready`
+// with its first segment, plays through delivery from that moment (delivery asks the farm for each
+// segment it lacks, which goes ahead of the background runs), and ends with the same ladder a
+// complete encode makes: every frame, the planned playlists confirmed by the segments made, each
+// segment made once. A source whose tail is damaged turns a ready video `failed`, with the reason
+// and the failed webhook, and delivery stops answering its segments.
+import { afterAll, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { waitFor } from '@kino/dev';
+import { objectKeys } from '@kino/proto/contract';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { nodeJobs, registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
+
+const run = promisify(execFile);
+
+let farm: Farm;
+let node: FarmNodeProcess;
+let receiver: WebhookReceiver;
+let workDir: string;
+let clipPath: string;
+let sourceFrames: number;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-farm-jit-'));
+  [farm, clipPath, receiver] = await Promise.all([
+    startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
+    // 854x480 on `standard`: 360p and 480p; 40 s: the first segment, then runs of 12 s (1-2, 3-4, 5-6).
+    makeClip({ seconds: 40, width: 854, height: 480, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
+    startWebhookReceiver(),
+  ]);
+  receiver.secret = await registerWebhook(farm, receiver.url);
+  sourceFrames = await countFramesInFile(clipPath);
+  // One slot and one thread: the background runs queue behind each other, so a request can overtake them.
+  node = await farm.startNode('a', { slots: 1, threads: 1 });
+});
+
+afterAll(async () => {
+  await farm?.stop();
+  await receiver?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+async function videoRow(videoId: string) {
+  return farm.db.selectFrom('videos').select(['status', 'segments_pending', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
+}
+
+async function storedText(key: string): Promise<string | undefined> {
+  return (await farm.storage.get(key))?.toString('utf8');
+}
+
+function durationsOf(playlist: string): number[] {
+  return [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1]));
+}
+
+function bandwidthsOf(master: string): Record<string, { peak: number; average: number }> {
+  return Object.fromEntries(
+    [...master.matchAll(/BANDWIDTH=(\d+),AVERAGE-BANDWIDTH=(\d+).*\n(\w+)\//g)].map((m) => [m[3]!, { peak: Number(m[1]), average: Number(m[2]) }]),
+  );
+}
+
+test('ready with its first segment, playable through delivery at once (each segment it lacks made on request), then the complete ladder; no segment made twice', async () => {
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
+  await farm.waitForStatus(videoId, 'ready', 180_000);
+  assert.equal((await videoRow(videoId)).segments_pending, true, 'ready before the ladder is complete');
+  const plannedMaster = (await storedText(objectKeys.master(videoId)))!;
+  const planned = Object.fromEntries(
+    await Promise.all(['360p', '480p'].map(async (key) => [key, (await storedText(objectKeys.renditionPlaylist(videoId, key)))!] as const)),
+  );
+  assert.deepEqual(durationsOf(planned['480p']!).length, 7, 'every segment is in the playlist from the start');
+  assert.ok(await farm.storage.head(objectKeys.segment(videoId, '480p', 0)), 'the first segment is there');
+  assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 6)), undefined, 'the last is not made yet');
+
+  // A viewer seeks to the end: the run of segments 5 and 6 is made ahead of the background runs.
+  const last = await fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00006.m4s`);
+  assert.equal(last.status, 200);
+  assert.ok((await last.arrayBuffer()).byteLength > 0);
+  assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 3)), undefined, 'the background had not reached the middle yet');
+
+  // A player from the start: every frame decodes through delivery while segments are still being made.
+  assert.equal(await countDecodedFrames(`${farm.deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
+
+  await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, { timeoutMs: 180_000, intervalMs: 250 });
+  const dir = join(workDir, videoId);
+  await farm.downloadVideo(videoId, dir);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames, 'the stored ladder decodes every frame');
+  for (const key of ['360p', '480p']) {
+    const made = durationsOf(await readFile(join(dir, 'hls', key, 'playlist.m3u8'), 'utf8'));
+    const plannedDurations = durationsOf(planned[key]!);
+    assert.equal(made.length, plannedDurations.length, `${key}: as many segments as planned`);
+    made.forEach((d, k) => assert.ok(Math.abs(d - plannedDurations[k]!) < 1 / 30 + 1e-3, `${key} segment ${k}: planned ${plannedDurations[k]} s, made ${d} s`));
+  }
+  // The declared BANDWIDTH never undersold a segment: at least the measured peak.
+  const declared = bandwidthsOf(plannedMaster);
+  const measured = bandwidthsOf((await storedText(objectKeys.master(videoId)))!);
+  for (const key of ['360p', '480p']) assert.ok(declared[key]!.peak >= measured[key]!.peak, `${key}: declared ${declared[key]!.peak} against a measured peak of ${measured[key]!.peak}`);
+
+  // One activity per run and one node job each: nothing was encoded twice.
+  const scheduled = await farm.scheduledActivities(videoId);
+  assert.equal(scheduled.encodeChunk, 4);
+  assert.equal(scheduled.encodeAudioTrack, 1);
+  const starts = (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId));
+  assert.equal(new Set(starts.map((j) => j.jobId)).size, starts.length, 'each encode ran once');
+  const completed = receiver.received.filter((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed');
+  assert.equal(completed.length, 1, 'one completed webhook, when it became playable');
+});
+
+test('a source whose tail is damaged: ready, then failed with the reason and the failed webhook; delivery answers an error for the segments it cannot make', async () => {
+  // The index at the front (as phones and editors write it), the last 40 % of the bytes cut off.
+  const faststart = join(workDir, 'faststart.mp4');
+  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', clipPath, '-c', 'copy', '-movflags', '+faststart', faststart]);
+  const whole = await readFile(faststart);
+  const truncated = join(workDir, 'truncated.mp4');
+  await writeFile(truncated, whole.subarray(0, Math.floor(whole.length * 0.6)));
+
+  const videoId = await farm.submitVideo(await readFile(truncated), { quality: 'standard' });
+  await farm.waitForStatus(videoId, 'ready', 180_000);
+  const failed = await farm.waitForStatus(videoId, 'failed', 180_000);
+  assert.match(failed.failureReason ?? '', /truncated or damaged/);
+  const hook = await waitFor(
+    'the failed webhook',
+    () => receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.failed'),
+    { timeoutMs: 60_000 },
+  );
+  assert.match(JSON.stringify(hook.payload.data), /truncated or damaged/);
+  const row = await videoRow(videoId);
+  assert.equal(row.segments_pending, false);
+  for (const path of ['master.m3u8', '480p/seg-00006.m4s']) {
+    const response = await fetch(`${farm.deliveryUrl}/${videoId}/${path}`);
+    assert.ok(response.status >= 400, `${path}: ${response.status}`);
+  }
+});
