@@ -20,6 +20,20 @@ test('encodes take slots; probes and thumbnails do not', () => {
   assert.deepEqual(jobs.activeJobIds().sort(), ['b', 'c']);
 });
 
+test('an encode someone waits for takes the demand slot when every slot is busy: one beside the slots', () => {
+  const jobs = new NodeJobs(1);
+  const background = jobs.start('encode', 'background');
+  assert.throws(() => jobs.start('encode', 'another'), NodeBusyError);
+  const demand = jobs.start('encode', 'viewer', { onDemand: true });
+  assert.throws(() => jobs.start('encode', 'second-viewer', { onDemand: true }), NodeBusyError, 'one demand slot');
+  demand.finish();
+  jobs.start('encode', 'third-viewer', { onDemand: true });
+  background.finish();
+  assert.equal(jobs.encodesRunning, 0, 'the demand slot is not one of the slots');
+  jobs.start('encode', 'next', { onDemand: true });
+  assert.equal(jobs.encodesRunning, 1, 'with a slot free, an urgent encode takes it');
+});
+
 test('a repeated job id gets a distinct running id', () => {
   const jobs = new NodeJobs(2);
   const first = jobs.start('encode', 'job');
