@@ -542,3 +542,17 @@ test('the same in 6 s chunks: the last chunk folds its tail the same way, and ea
     await assertEveryPlayerEnds(videoId, source);
   }
 });
+
+// Last: it restarts the orchestrator with just-in-time segments on.
+test('a video published just in time plays from the moment it is ready, to its end, in hls.js and Shaka: delivery makes each segment not made yet', async () => {
+  farm.orchestrator = await farm.startOrchestrator({ JUST_IN_TIME: 'true', ENCODE_CHUNK_SECONDS: '30' });
+  // 30 s: the first segment, then runs of 12 s (segments 1-2 and 3-4).
+  const source: Source = { name: 'a 30 s clip published just in time', frames: 30 * 24, fps: 24, segments: [6, 6, 6, 6, 6] };
+  const path = await makeClip({ seconds: 30, width: 320, height: 240, fps: 24, path: join(workDir, 'just-in-time.mp4') });
+  const videoId = await farm.submitVideo(await readFile(path), { quality: 'standard' });
+  await farm.waitForStatus(videoId, 'ready', 240_000);
+  const pending = await farm.db.selectFrom('videos').select('segments_pending').where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.equal(pending.segments_pending, true, 'ready before its ladder is complete');
+  await assertEveryPlayerEnds(videoId, source);
+  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 3, 'each run once');
+});

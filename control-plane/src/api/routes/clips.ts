@@ -75,7 +75,7 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
           'With frameAccurate it plays exactly [startTime, endTime): its first and last segments are encoded again (the ones between ' +
           'stay the source\'s), it is transcoding until then, and video.processing.completed is sent when it is ready. ' +
           'A frame-accurate clip cannot be cut from a clip. ' +
-          '400 invalid_clip_range unless 0 ≤ startTime < endTime ≤ duration; 409 video_not_ready until the source is ready.',
+          '400 invalid_clip_range unless 0 ≤ startTime < endTime ≤ duration; 409 video_not_ready until the source is ready (and, for a video published just in time, until its ladder is complete).',
         params: VideoParams,
         body: withExamples(ClipBody, { startTime: 30, endTime: 45, videoName: 'The best 15 seconds' }),
         response: { 200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_8Hk2Qw9ZrT4nLm1C' }), ...errorResponses(400, 404, 409, 503) },
@@ -84,6 +84,8 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
     async (request) => {
       const source = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
+      // A clip plays its source's segments as they are: a just-in-time video's ladder must be complete first.
+      if (source.segments_pending) throw new ConflictError('video_not_ready', `Video ${source.id} is still making its segments: clips are cut from a complete ladder. Try again in a moment.`);
       const { startTime, endTime } = request.body;
       const frameAccurate = request.body.frameAccurate ?? false;
       // A frame-accurate clip's end segments are its own objects and it has no original upload: a
