@@ -432,7 +432,8 @@ async function encodeInChunks(
               ...(publish ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first } } : {}),
             }),
           ));
-        if (first) await publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! })));
+        // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
+        if (first) await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))));
         return { group, chunk, outcomes };
       }),
     ),
