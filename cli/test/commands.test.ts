@@ -67,7 +67,7 @@ test('every topic has a description of its own, shown by its --help', async () =
  * (which imports nothing), and the light shared modules (flags, the base commands, profile
  * resolution), which themselves import nothing heavier.
  */
-const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts'].map((m) => join(cliDir, 'src', m));
+const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts', 'environment-settings.ts'].map((m) => join(cliDir, 'src', m));
 // control-plane's base of the `admin` commands (a process package's own, not the CLI's).
 lightModules.push(join(cliDir, '..', 'control-plane', 'src', 'admin-command.ts'));
 const lightNames = lightModules.map((path) => path.split('/').at(-1)!.replace('.', '\\.'));

@@ -105,6 +105,16 @@ describe('Kino client', () => {
     assert.equal(calls[0]!.headers.get('authorization'), null);
   });
 
+  it("changes an environment's just-in-time setting with PATCH, null (the farm's default) sent as null", async () => {
+    const environment = { id: 'env_1', name: 'dev', createdAt: 'x', justInTime: null };
+    const { fetch, calls } = fakeFetch([json(200, { body: environment })]);
+    const kino = new Kino({ apiUrl, apiKey, fetch });
+    assert.deepEqual(await kino.environments.update('org_1', 'env_1', { justInTime: null }), environment);
+    assert.equal(calls[0]!.method, 'PATCH');
+    assert.equal(calls[0]!.url, `${apiUrl}/org_1/environments/env_1`);
+    assert.deepEqual(JSON.parse(calls[0]!.body as string), { justInTime: null });
+  });
+
   it('sends JSON bodies and query parameters as the spec names them', async () => {
     const { fetch, calls } = fakeFetch([
       json(200, { body: { videoID: 'vid_1' } }),

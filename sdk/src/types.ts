@@ -43,6 +43,18 @@ export interface Environment {
   id: string;
   name: string;
   createdAt: string;
+  /**
+   * Just-in-time segments for its videos: true, a video turns ready with its first segments (the
+   * rest follow in the background or when a viewer asks); false, ready once its whole ladder is
+   * made; null, the farm's default.
+   */
+  justInTime: boolean | null;
+}
+
+/** `PATCH /{orgID}/environments/{envID}`: its settings. */
+export interface UpdateEnvironmentParams {
+  /** true or false; null follows the farm's default again. Videos read it when their processing starts. */
+  justInTime: boolean | null;
 }
 
 /** A video as lists show it. */

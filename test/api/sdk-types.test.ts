@@ -33,6 +33,7 @@ afterAll(async () => {
 const operations: Record<string, { request?: string; response: { at?: string; type: string } | null }> = {
   'GET /health': { response: { type: 'Health' } },
   'GET /{orgID}/environments': { response: { at: 'environments[]', type: 'Environment' } },
+  'PATCH /{orgID}/environments/{envID}': { request: 'UpdateEnvironmentParams', response: { type: 'Environment' } },
   'POST /{orgID}/environments/{envID}/videos/upload-url': { request: 'CreateUploadUrlParams', response: { type: 'UploadTicket' } },
   'POST /{orgID}/environments/{envID}/videos/process': { request: 'ProcessVideoParams', response: { type: 'ProcessVideoResult' } },
   'POST /{orgID}/environments/{envID}/videos/ingest': { request: 'IngestVideoParams', response: { type: 'ProcessVideoResult' } },

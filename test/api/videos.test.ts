@@ -1,4 +1,4 @@
-// Listing, details, changes (PATCH), retry and delete of videos, and webhook registration, on real PostgreSQL and a
+// Listing, details, changes (PATCH), retry and delete of videos, environment settings and webhook registration, on real PostgreSQL and a
 // real Temporal server. Videos are seeded through the repositories (the farm is another test's job).
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { newId } from '@kino/infra';
 import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo, getVideo, listRenditions, markVideoFailed, replaceRenditions, type NewRendition } from '@kino/database/repositories';
+import { createVideo, environmentJustInTime, getEnvironment, getVideo, listRenditions, markVideoFailed, replaceRenditions, type NewRendition } from '@kino/database/repositories';
 import type { EncodingParameters, VideoStatus } from '@kino/database';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
@@ -594,6 +594,60 @@ describe('delete', () => {
     assert.equal(r.statusCode, 503);
     assertErrorEnvelope(r.json(), 503, 'service_unavailable', assert);
     assert.equal((await getVideo(api.db, id))?.deleted_at, null);
+  });
+});
+
+describe('environment settings (PATCH)', () => {
+  const environments = async () => (await request('GET', `/${t.org.id}/environments`)).body.body.environments as Json[];
+  const justInTimeOf = async (envId: string) => (await environments()).find((env) => env.id === envId)?.justInTime;
+  const patch = (envId: string, body: unknown, key?: string) =>
+    request('PATCH', `/${t.org.id}/environments/${envId}`, { body, ...(key ? { key } : {}) });
+
+  it("answer justInTime null (the farm's default) until set; PATCH sets true, false and null, answers the environment, and the list and the orchestrator's read show it", async () => {
+    for (const env of await environments()) {
+      assert.deepEqual(Object.keys(env).sort(), ['createdAt', 'id', 'justInTime', 'name']);
+      assert.equal(env.justInTime, null, env.name);
+    }
+    const video = await seedVideo({ name: 'In an environment whose setting changes' });
+    // The environment's own key may change it, as a full key may.
+    for (const [justInTime, key] of [[false, t.keys.full], [true, t.keys.envA], [null, t.keys.full]] as const) {
+      const r = await patch(t.envA.id, { justInTime }, key);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body.body, { id: t.envA.id, name: 'production', createdAt: t.envA.created_at.toISOString(), justInTime });
+      assert.equal(await justInTimeOf(t.envA.id), justInTime);
+      assert.equal(await environmentJustInTime(api.db, video), justInTime, 'what the orchestrator reads for a video of the environment');
+      assert.equal(await justInTimeOf(t.envB.id), null, 'another environment keeps its own');
+    }
+  });
+
+  it('refuse anything but true, false or null with 400 naming justInTime, and an empty body or unknown fields; the setting stays', async () => {
+    await patch(t.envB.id, { justInTime: false });
+    for (const [body, location] of [
+      [{ justInTime: 'yes' }, 'body.justInTime'],
+      [{ justInTime: 1 }, 'body.justInTime'],
+      [{}, 'body.justInTime'],
+      [{ justInTime: true, name: 'renamed' }, 'body.name'],
+    ] as const) {
+      const r = await patch(t.envB.id, body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assertErrorEnvelope(r.body, 400, 'invalid_request', assert);
+      assert.ok(r.body.errors.some((e: Json) => e.location === location), `${JSON.stringify(body)}: ${JSON.stringify(r.body.errors)}`);
+    }
+    assert.equal(await justInTimeOf(t.envB.id), false);
+    await patch(t.envB.id, { justInTime: null });
+  });
+
+  it("answer 404 environment_not_found for an unknown environment or another organization's, and 403 to another environment's key", async () => {
+    for (const envId of ['env_doesnotexist00', t.otherEnv.id]) {
+      const r = await patch(envId, { justInTime: false });
+      assert.equal(r.status, 404, envId);
+      assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
+    }
+    assert.equal((await getEnvironment(api.db, t.otherEnv.id))?.just_in_time, null, "the other organization's environment is untouched");
+    const refused = await patch(t.envB.id, { justInTime: false }, t.keys.envA);
+    assert.equal(refused.status, 403);
+    assertErrorEnvelope(refused.body, 403, 'forbidden', assert);
+    assert.equal(await justInTimeOf(t.envB.id), null);
   });
 });
 

@@ -287,6 +287,22 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await expectCode(['webhooks', 'remove', created.id], 1);
   });
 
+  it("lists environments with their just-in-time setting and changes it: off, on, back to the farm's default", async () => {
+    type Listed = Array<{ id: string; name: string; justInTime: boolean | null }>;
+    const before = await kinoJson<Listed>(['environments', 'list']);
+    assert.deepEqual(before.map((e) => [e.id, e.justInTime]), [[farm.envId, null]]);
+    assert.match((await expectCode(['environments', 'list'], 0)).stdout, new RegExp(`${farm.envId}[^\\n]*\\bdefault\\b`));
+    for (const [word, justInTime] of [['off', false], ['on', true], ['default', null]] as const) {
+      const updated = await kinoJson<{ id: string; justInTime: boolean | null }>(['environments', 'update', farm.envId, '--just-in-time', word]);
+      assert.deepEqual([updated.id, updated.justInTime], [farm.envId, justInTime], word);
+      assert.equal((await kinoJson<Listed>(['environments', 'list']))[0]!.justInTime, justInTime, word);
+      if (word === 'off') assert.match((await expectCode(['environments', 'list'], 0)).stdout, new RegExp(`${farm.envId}[^\\n]*\\boff\\b`));
+    }
+    await expectCode(['environments', 'update', farm.envId, '--just-in-time', 'yes'], 2);
+    await expectCode(['environments', 'update', farm.envId], 2);
+    await expectCode(['environments', 'update', 'env_doesnotexist00', '--just-in-time', 'off'], 1);
+  });
+
   it('shows analytics as tables, and as the API\'s data with --json', async () => {
     const usage = await kinoJson<Array<{ envId: string }>>(['analytics', 'usage', '--period-days', '7']);
     assert.ok(Array.isArray(usage));

@@ -174,7 +174,7 @@ describe('dashboard sign-in and API keys', () => {
     assert.equal((await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`)).rateLimit, '10000');
   });
 
-  it('creates an environment, adds a webhook (its secret shown once) and removes it, drains a node on the farm page', async () => {
+  it('creates an environment and sets its just-in-time segments, adds a webhook (its secret shown once) and removes it, drains a node on the farm page', async () => {
     await devPage.goto(`${dash.dashboardUrl}/environments`);
     await devPage.getByTestId('env-name').fill('staging');
     await devPage.getByTestId('create-env').click();
@@ -185,6 +185,18 @@ describe('dashboard sign-in and API keys', () => {
     await devPage.getByTestId('env-picker').locator(`option[value="${staging.id}"]`).waitFor({ state: 'attached' });
     await devPage.waitForFunction((id) => (document.querySelector('[data-testid=env-picker]') as HTMLSelectElement | null)?.value === id, staging.id);
     await dash.screenshot(devPage, 'environments');
+
+    // Just-in-time segments: the farm's default until set; Off goes to the API, and the list reads it back.
+    const justInTime = () => devPage.getByTestId('environments-table').locator('tr', { hasText: staging.id }).getByTestId('env-just-in-time');
+    assert.equal(await justInTime().inputValue(), '');
+    const patched = devPage.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(`/environments/${staging.id}`));
+    await justInTime().selectOption('off');
+    assert.equal((await patched).status(), 200);
+    const setting = await db.selectFrom('environments').select('just_in_time').where('id', '=', staging.id).executeTakeFirstOrThrow();
+    assert.equal(setting.just_in_time, false);
+    await devPage.reload();
+    await justInTime().waitFor();
+    assert.equal(await justInTime().inputValue(), 'off');
 
     await devPage.getByRole('link', { name: 'Webhooks' }).click();
     await devPage.getByTestId('webhook-url').fill('https://example.com/hooks/kino');

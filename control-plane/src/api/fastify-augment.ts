@@ -12,8 +12,14 @@ export interface Access {
   /** The organization of the path, which the key may act on. */
   orgId: string;
   /** The environment of the path (`{envID}`), checked to exist in the organization. */
-  environment?: Environment;
+  environment?: PathEnvironment;
 }
+
+/**
+ * What the access check keeps of the path's environment: what never changes. Its settings change
+ * (just-in-time): a route that needs them reads the row.
+ */
+export type PathEnvironment = Pick<Environment, 'id' | 'org_id'>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

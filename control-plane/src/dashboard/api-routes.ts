@@ -21,6 +21,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../api/errors.ts
 import { Envelope, Id, StringEnum, Text } from '../api/schemas/common.ts';
 import { accessOf } from '../api/plugins/access.ts';
 import { drainNode, listFarmNodes, NodeSchema } from '../api/routes/operators.ts';
+import { EnvironmentSchema, presentEnvironment } from '../api/routes/environments.ts';
 import type { DashboardUser } from '../sessions/sessions.ts';
 
 const session = { auth: 'session' as const };
@@ -51,7 +52,6 @@ function presentKey(key: ApiKey) {
   };
 }
 
-const EnvironmentSchema = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String() });
 const OrgParams = Type.Object({ orgID: Id });
 
 function userOf(request: FastifyRequest): DashboardUser {
@@ -148,7 +148,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
     },
   );
 
-  // Environments: the API lists them (GET /v1/api/{orgID}/environments) but has no way to create one.
+  // Environments: the API lists and changes them (GET /v1/api/{orgID}/environments, PATCH .../{envID}) but has no way to create one.
   app.post(
     '/dashboard/api/:orgID/environments',
     {
@@ -164,7 +164,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
       const name = request.body.name.trim();
       if (!name) throw new BadRequestError('invalid_name', 'An environment needs a name.');
       const environment = await createEnvironment(deps.db, { orgId: accessOf(request).orgId, name });
-      return reply.code(201).send({ body: { id: environment.id, name: environment.name, createdAt: environment.created_at.toISOString() } });
+      return reply.code(201).send({ body: presentEnvironment(environment) });
     },
   );
 

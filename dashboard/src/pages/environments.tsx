@@ -1,20 +1,29 @@
-// Environments of the organization: list (GET /v1/api/{orgID}/environments) and create (the API
-// has no route for that; /dashboard/api/{orgID}/environments).
+// Environments of the organization: list (GET /v1/api/{orgID}/environments), create (the API
+// has no route for that; /dashboard/api/{orgID}/environments), and set each one's just-in-time
+// segments (PATCH /v1/api/{orgID}/environments/{envID}).
 import { useState } from 'preact/hooks';
+import type { Environment } from '@kino/sdk';
 import { api, API_ROOT, json } from '../api.ts';
-import { useSession, type SessionEnvironment } from '../session.tsx';
+import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
+/** The select's values: the API's true, false and null (the farm's default, an empty value). */
+const justInTimeChoices = [
+  { value: '', justInTime: null, label: 'Farm default' },
+  { value: 'on', justInTime: true, label: 'On' },
+  { value: 'off', justInTime: false, label: 'Off' },
+] as const;
+
 export function EnvironmentsPage() {
   const session = useSession();
   const org = session.org!;
-  const environments = useList(['environments', org.id], () => api<{ environments: SessionEnvironment[] }>(`${API_ROOT}/${org.id}/environments`));
+  const environments = useList(['environments', org.id], () => api<{ environments: Environment[] }>(`${API_ROOT}/${org.id}/environments`));
   const [name, setName] = useState('');
   const create = useListChange(
     environments,
-    () => api<SessionEnvironment>(`/dashboard/api/${org.id}/environments`, json('POST', { name })),
+    () => api<Environment>(`/dashboard/api/${org.id}/environments`, json('POST', { name })),
     async (created) => {
       setName('');
       // The pickers list environments from the session.
@@ -22,12 +31,19 @@ export function EnvironmentsPage() {
       session.setEnv(created.id);
     },
   );
-  const problem = firstError(create, environments.list);
+  const setJustInTime = useListChange(environments, ({ envId, justInTime }: { envId: string; justInTime: boolean | null }) =>
+    api<Environment>(`${API_ROOT}/${org.id}/environments/${envId}`, json('PATCH', { justInTime })),
+  );
+  const problem = firstError(create, setJustInTime, environments.list);
 
   return (
     <section>
       <h1>Environments</h1>
-      <p class="muted">Environments keep videos apart (development, staging, production); an environment key reaches one of them.</p>
+      <p class="muted">
+        Environments keep videos apart (development, staging, production); an environment key reaches one of them. Just-in-time: a
+        video plays once its first segments exist and the rest follow (on), or only once its whole ladder is made (off); the farm's
+        default is the operators' choice. Videos processed from then on follow a change.
+      </p>
       <form
         class="inline"
         onSubmit={(event) => {
@@ -49,6 +65,7 @@ export function EnvironmentsPage() {
           <tr>
             <th>Name</th>
             <th>Id</th>
+            <th>Just-in-time</th>
             <th>Created</th>
           </tr>
         </thead>
@@ -58,6 +75,24 @@ export function EnvironmentsPage() {
               <td>{env.name}</td>
               <td>
                 <code>{env.id}</code>
+              </td>
+              <td>
+                <select
+                  data-testid="env-just-in-time"
+                  aria-label={`Just-in-time segments in ${env.name}`}
+                  value={justInTimeChoices.find((choice) => choice.justInTime === env.justInTime)?.value}
+                  disabled={setJustInTime.isPending}
+                  onChange={(e) => {
+                    const chosen = justInTimeChoices.find((choice) => choice.value === e.currentTarget.value)!;
+                    setJustInTime.mutate({ envId: env.id, justInTime: chosen.justInTime });
+                  }}
+                >
+                  {justInTimeChoices.map((choice) => (
+                    <option key={choice.value} value={choice.value}>
+                      {choice.label}
+                    </option>
+                  ))}
+                </select>
               </td>
               <td>{when(env.createdAt)}</td>
             </tr>

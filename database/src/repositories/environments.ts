@@ -24,6 +24,23 @@ export async function listEnvironments(db: Db, orgId: string): Promise<Environme
     .execute();
 }
 
+/**
+ * Sets an environment's just-in-time choice (null: follow the farm's default). Undefined when the
+ * organization has no such environment.
+ */
+export async function setEnvironmentJustInTime(
+  db: Db,
+  { orgId, id, justInTime }: { orgId: string; id: string; justInTime: boolean | null },
+): Promise<Environment | undefined> {
+  return db
+    .updateTable('environments')
+    .set({ just_in_time: justInTime })
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The just-in-time setting of a video's environment: null when it follows the farm's default. */
 export async function environmentJustInTime(db: Db, videoId: string): Promise<boolean | null> {
   const row = await db

@@ -1,6 +1,6 @@
 import type { APIPromise } from '../api-promise.ts';
 import type { CallOptions, HttpClient } from '../http.ts';
-import type { Environment } from '../types.ts';
+import type { Environment, UpdateEnvironmentParams } from '../types.ts';
 
 export class Environments {
   constructor(private readonly http: HttpClient) {}
@@ -13,5 +13,16 @@ export class Environments {
    */
   list(orgId: string, options: CallOptions = {}): APIPromise<Environment[]> {
     return this.http.request<{ environments: Environment[] }>('GET', `/${encodeURIComponent(orgId)}/environments`, options).map((body) => body.environments);
+  }
+
+  /**
+   * Changes an environment's settings; resolves with the environment after the change. An
+   * environment key may change its own environment only.
+   * @example
+   * // Publish only complete ladders in production; null would follow the farm's default again.
+   * await kino.environments.update(orgId, envId, { justInTime: false });
+   */
+  update(orgId: string, envId: string, changes: UpdateEnvironmentParams, options: CallOptions = {}): APIPromise<Environment> {
+    return this.http.request<Environment>('PATCH', `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}`, { ...options, body: changes });
   }
 }

@@ -14,7 +14,7 @@
 // every request (control-plane/src/sessions/sessions.ts); another organization is `not_a_member`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey, Environment } from '@kino/database';
+import type { ApiKey } from '@kino/database';
 import {
   findActiveApiKey,
   touchApiKey,
@@ -32,7 +32,7 @@ import {
   UnauthorizedError,
   type ApiError,
 } from '../errors.ts';
-import type { Access, Caller } from '../fastify-augment.ts';
+import type { Access, Caller, PathEnvironment } from '../fastify-augment.ts';
 import {
   bindingWindow,
   countRequest,
@@ -55,21 +55,24 @@ const KEY_TOUCH_INTERVAL_MS = 60_000;
  * What one API instance remembers between requests (made by accessPlugin, so each app built in a
  * test has its own):
  * - when it last asked to record each key's use;
- * - the environments it found, by id. An environment row never changes and is never deleted
- *   (repositories/environments.ts creates and reads, nothing else), so a copy never goes stale; only
- *   environments that exist are kept (one created after a miss is found next time). It saves every
- *   environment path (lists, upload URLs, process) a round trip before its own queries.
+ * - the environments it found, by id: their id and organization only. An environment is never
+ *   deleted and never moves to another organization, so that copy never goes stale (its settings
+ *   do change, PATCH .../environments/{envID}: they are not kept); only environments that exist are
+ *   kept (one created after a miss is found next time). It saves every environment path (lists,
+ *   upload URLs, process) a round trip before its own queries.
  */
 interface AccessMemory {
   keyTouches: Map<string, number>;
-  environments: Map<string, Environment>;
+  environments: Map<string, PathEnvironment>;
 }
 
-async function environmentOf(db: RouteOptions['deps']['db'], memory: AccessMemory, envId: string): Promise<Environment | undefined> {
+async function environmentOf(db: RouteOptions['deps']['db'], memory: AccessMemory, envId: string): Promise<PathEnvironment | undefined> {
   const cached = memory.environments.get(envId);
   if (cached) return cached;
-  const environment = await getEnvironment(db, envId);
-  if (environment) memory.environments.set(envId, environment);
+  const found = await getEnvironment(db, envId);
+  if (!found) return undefined;
+  const environment = { id: found.id, org_id: found.org_id };
+  memory.environments.set(envId, environment);
   return environment;
 }
 

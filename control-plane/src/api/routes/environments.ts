@@ -1,13 +1,53 @@
-// GET /{orgID}/environments → `body.environments[]` of `{id, name, createdAt}` (docs/decisions/api.md#environments-and-the-organization-wide-list).
-// An environment key sees only its own environment.
-import { Type } from '@sinclair/typebox';
+// GET /{orgID}/environments → `body.environments[]` of `{id, name, createdAt, justInTime}`
+// (docs/decisions/api.md#environments-and-the-organization-wide-list). An environment key sees only
+// its own environment.
+// PATCH /{orgID}/environments/{envID} changes an environment's settings: today its just-in-time
+// choice (docs/decisions/api.md#environment-settings). Whoever reaches the environment may change
+// it, as with its webhooks: a full key, a session, or that environment's own key.
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Environment } from '@kino/database';
 import type { RouteOptions } from '../deps.ts';
-import { listEnvironments } from '@kino/database/repositories';
+import { listEnvironments, setEnvironmentJustInTime } from '@kino/database/repositories';
+import { NotFoundError } from '../errors.ts';
 import { accessOf, environmentScope } from '../plugins/access.ts';
-import { Envelope, errorResponses, OrgParams } from '../schemas/common.ts';
+import { Envelope, EnvParams, errorResponses, OrgParams, withExamples } from '../schemas/common.ts';
 
-const EnvironmentSchema = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String() });
+const justInTimeDescription =
+  'Just-in-time segments for the videos processed from now on: true, a video turns ready with its first segments and the ' +
+  "rest are made in the background or when a viewer asks; false, it turns ready once its whole ladder is made; null, the farm's " +
+  'default (JUST_IN_TIME on the orchestrator, on unless the operators turned it off).';
+
+/** An environment as the API answers it (the list, PATCH, and the dashboard's creation). */
+export const EnvironmentSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: Type.String(),
+  justInTime: Type.Union([Type.Boolean(), Type.Null()], { description: justInTimeDescription }),
+});
+
+export function presentEnvironment(environment: Environment): Static<typeof EnvironmentSchema> {
+  return {
+    id: environment.id,
+    name: environment.name,
+    createdAt: environment.created_at.toISOString(),
+    justInTime: environment.just_in_time,
+  };
+}
+
+/** The OpenAPI document's example of an environment. */
+const exampleEnvironment: Static<typeof EnvironmentSchema> = {
+  id: 'env_8HcPq4Ws0dYbN6eJ',
+  name: 'production',
+  createdAt: '2026-09-01T12:00:00.000Z',
+  justInTime: null,
+};
+
+/** The body of PATCH: the one setting there is, so it is required (null is a value: the farm's default). */
+const UpdateBody = Type.Object(
+  { justInTime: Type.Union([Type.Boolean(), Type.Null()], { description: justInTimeDescription }) },
+  { additionalProperties: false },
+);
 
 export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   app.get(
@@ -21,9 +61,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
           "Each environment (production, staging, ...) keeps its own videos, webhooks and keys; an environment key sees only its own. Errors: 404 organization_not_found.",
         params: OrgParams,
         response: {
-          200: Envelope(Type.Object({ environments: Type.Array(EnvironmentSchema) }), {
-            environments: [{ id: 'env_8HcPq4Ws0dYbN6eJ', name: 'production', createdAt: '2026-09-01T12:00:00.000Z' }],
-          }),
+          200: Envelope(Type.Object({ environments: Type.Array(EnvironmentSchema) }), { environments: [exampleEnvironment] }),
           ...errorResponses(404),
         },
       },
@@ -32,11 +70,34 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
       const access = accessOf(request);
       const only = environmentScope(access);
       const environments = (await listEnvironments(deps.db, access.orgId)).filter((env) => !only || env.id === only);
-      return {
-        body: {
-          environments: environments.map((env) => ({ id: env.id, name: env.name, createdAt: env.created_at.toISOString() })),
-        },
-      };
+      return { body: { environments: environments.map(presentEnvironment) } };
+    },
+  );
+
+  app.patch(
+    '/:orgID/environments/:envID',
+    {
+      schema: {
+        tags: ['environments'],
+        summary: "Change an environment's settings",
+        operationId: 'updateEnvironment',
+        description:
+          "Sets whether the environment's videos are published just in time (true or false), or follow the farm's default (null). " +
+          'A video reads the setting when its processing starts: videos already processing keep theirs. Answers the environment ' +
+          'after the change. Errors: 404 environment_not_found.',
+        params: EnvParams,
+        body: withExamples(UpdateBody, { justInTime: false }, { justInTime: null }),
+        response: { 200: Envelope(EnvironmentSchema, { ...exampleEnvironment, justInTime: false }), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const access = accessOf(request);
+      const envId = access.environment!.id;
+      const updated = await setEnvironmentJustInTime(deps.db, { orgId: access.orgId, id: envId, justInTime: request.body.justInTime });
+      // The access hook found it; environments are never deleted, so this is only a guard.
+      if (!updated) throw new NotFoundError('environment_not_found', `Environment ${envId} does not exist in organization ${access.orgId}.`);
+      request.log.info({ envId, justInTime: updated.just_in_time }, 'environment just-in-time setting changed');
+      return { body: presentEnvironment(updated) };
     },
   );
 };
