@@ -18,6 +18,7 @@ const video: PlayableVideo = {
   thumbnailKey: null,
   storyboardKey: null,
   clipMedia: null,
+  segmentsPending: false,
   audioKey: null,
   renditions: new Map([
     ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3 }],

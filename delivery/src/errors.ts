@@ -1,5 +1,6 @@
 // The one error type of the delivery node: an HTTP status and the spec's envelope
 // `{title, status, detail, errors?, code}`.
+import type { OutgoingHttpHeaders } from 'node:http';
 import { errorEnvelope, type FieldError } from '@kino/proto/contract';
 
 export class DeliveryError extends Error {
@@ -8,6 +9,8 @@ export class DeliveryError extends Error {
     readonly code: string,
     readonly detail: string,
     readonly errors?: FieldError[],
+    /** Headers the answer carries besides the envelope's: Allow on a 405, Retry-After on a 503 worth retrying. */
+    readonly headers: OutgoingHttpHeaders = {},
   ) {
     super(detail);
     this.name = 'DeliveryError';

@@ -141,9 +141,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {
-      throw Object.assign(new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`), {
-        allow: 'GET, HEAD, OPTIONS',
-      });
+      throw new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`, undefined, { Allow: 'GET, HEAD, OPTIONS' });
     }
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
@@ -536,9 +534,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       res.destroy();
       return;
     }
-    const allow = (error as { allow?: string }).allow;
-    const headers: OutgoingHttpHeaders = { ...(allow ? { Allow: allow } : {}) };
-    sendJson(req, res, failure.status, failure.body(), headers);
+    sendJson(req, res, failure.status, failure.body(), failure.headers);
   }
 
   return server;
