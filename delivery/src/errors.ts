@@ -31,3 +31,21 @@ export const databaseUnavailable = () =>
 /** An object not in the node's cache while storage is restarting or gone: nothing to read it from. */
 export const storageUnavailable = () =>
   new DeliveryError(503, 'service_unavailable', 'The delivery node cannot read this file right now (storage unavailable); try again shortly.');
+
+/** How long a player is told to wait before asking again for a segment still being made. */
+const segmentRetryAfterSeconds = 5;
+
+/**
+ * A segment still being made (just in time) when its request's wait ended
+ * (DELIVERY_SEGMENT_WAIT_SECONDS): the farm is busy; the player asks again.
+ */
+export const segmentStillBeingMade = (videoId: string, what: string) =>
+  new DeliveryError(503, 'service_unavailable', `${what} of video ${videoId} is still being made; try again shortly.`, undefined, {
+    'Retry-After': String(segmentRetryAfterSeconds),
+  });
+
+/**
+ * The client closed the connection while its request waited (a segment being made). Nobody reads
+ * this answer; its status, nginx's 499 for the same, keeps such requests apart in the request metrics.
+ */
+export const clientClosedRequest = () => new DeliveryError(499, 'client_closed_request', 'The client closed the connection before the answer.');

@@ -19,7 +19,7 @@ import {
 } from '@kino/proto/contract';
 import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
-import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
+import { DeliveryError, clientClosedRequest, databaseUnavailable, segmentStillBeingMade, storageUnavailable, videoNotFound } from './errors.ts';
 import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
 import { writeFill, type ObjectFill } from './fill.ts';
 import { validatePlaybackParams } from './playback-params.ts';
@@ -46,6 +46,7 @@ import { parseRange } from './range.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import type { SegmentDelivery } from '@kino/analytics';
 import type { SegmentLog } from './segment-log.ts';
+import type { SegmentWaits } from './segment-waits.ts';
 import { watchPage, type ShareLinkGate } from './share-links.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
 import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
@@ -58,6 +59,8 @@ export interface DeliveryDeps {
   thumbnails: Pick<ThumbnailMaker, 'get'>;
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
+  /** Segments of a video still being made, made on request (segment-waits.ts). */
+  segmentWaits: Pick<SegmentWaits, 'wait'>;
   logger: Logger;
   /** The node's metrics (metrics.ts) and the registry `GET /metrics` serves, behind METRICS_TOKEN when set. */
   metrics: { counters: DeliveryMetrics; registry: Registry; token?: string };
@@ -220,7 +223,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
             ? await storyboardBody(video, route.resource, access, token)
             : isCaptionResource(route.resource)
               ? await captionBody(video, route.resource, access, token)
-              : await playbackBody(video, route, access, token);
+              : await playbackBody(video, route, access, token, res);
     await sendBody(recordSegment, req, res, body);
   }
 
@@ -234,7 +237,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const access = video.allowPublicAccess ? 'public' : 'private';
     const body = isCaptionResource(route.resource)
       ? await captionBody(video, route.resource, access, null)
-      : await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
+      : await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null, res);
     // Each master load is a counted view: no cache may answer one in delivery's place.
     await sendBody(recordSegment, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
   }
@@ -421,11 +424,42 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
    */
   async function storedObject(video: PlayableVideo, key: string, read: 'whole' | 'stream' = 'whole') {
     const object = await (read === 'stream' ? deps.cache.open(key) : deps.cache.get(key));
-    if (!object) {
-      deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
-      throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
-    }
+    if (!object) throw lostObject(video, key);
     return object;
+  }
+
+  function lostObject(video: PlayableVideo, key: string): DeliveryError {
+    deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
+    return new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
+  }
+
+  /**
+   * A media or init segment storage does not have (the cache found none). A video whose segments
+   * are still being made makes it now and the request waits for it (segment-waits.ts), then it is
+   * served as any segment; any other ready video's was lost by storage.
+   */
+  async function madeOnRequest(video: PlayableVideo, resource: Resource, key: string, res: ServerResponse): Promise<CachedObject> {
+    if (!video.segmentsPending || (resource.type !== 'segment' && resource.type !== 'init')) throw lostObject(video, key);
+    const rendition = resource.quality!; // resolveResource resolved an init's rendition
+    const what = resource.type === 'segment' ? `Segment ${resource.index} of ${rendition}` : `The init segment of ${rendition}`;
+    // An init segment is stored by the run that makes its rendition's first segment.
+    const segment = resource.type === 'segment' ? resource.index : 0;
+    const outcome = await deps.segmentWaits.wait({ videoId: video.id, rendition, segment, key }, closedSignal(res));
+    switch (outcome) {
+      case 'stored': {
+        const object = await deps.cache.open(key);
+        if (!object) throw lostObject(video, key);
+        return object;
+      }
+      case 'unplayable':
+        throw videoNotFound(video.id);
+      case 'timeout':
+        throw segmentStillBeingMade(video.id, what);
+      case 'complete':
+        // The ladder's real segments can be fewer than the planned playlist listed.
+        if (resource.type === 'segment') throw new DeliveryError(404, 'segment_not_found', `Rendition ${rendition} of video ${video.id} has no segment ${resource.index}.`);
+        throw lostObject(video, key);
+    }
   }
 
   async function playbackBody(
@@ -433,11 +467,14 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     route: Extract<DeliveryRoute, { kind: 'playback' }>,
     access: 'public' | 'private',
     token: string | null,
+    res: ServerResponse,
   ): Promise<Body> {
     const resource = resolveResource(video, route.resource);
     const key = mediaKeyOf(video, resource);
     const isPlaylist = resource.type === 'master' || resource.type === 'rendition';
-    const object = await storedObject(video, key, isPlaylist ? 'whole' : 'stream');
+    // Segments: a miss answers with the bytes still arriving (`fill`); one storage has not got yet
+    // takes the slow path (madeOnRequest), the only one that costs more than a lookup.
+    const object = isPlaylist ? await storedObject(video, key) : ((await deps.cache.open(key)) ?? (await madeOnRequest(video, resource, key, res)));
     if (isPlaylist) {
       const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
       const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
@@ -549,6 +586,14 @@ function resolveResource(video: PlayableVideo, resource: Resource): Resource {
     throw new DeliveryError(404, 'segment_not_found', `Rendition ${quality} of video ${video.id} has ${rendition.segmentCount} segments.`);
   }
   return resource.type === 'init' ? { type: 'init', quality: rendition.key } : resource;
+}
+
+/** Aborted when the client closes the connection before the answer (the reason: clientClosedRequest). */
+function closedSignal(res: ServerResponse): AbortSignal {
+  const closed = new AbortController();
+  if (res.closed) closed.abort(clientClosedRequest());
+  else res.once('close', () => closed.abort(clientClosedRequest()));
+  return closed.signal;
 }
 
 function objectBody(object: CachedObject): Pick<Body, 'etag' | 'size' | 'data' | 'path' | 'fill'> {
