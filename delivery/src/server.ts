@@ -20,7 +20,7 @@ import {
 import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
 import { DeliveryError, clientClosedRequest, databaseUnavailable, segmentStillBeingMade, storageUnavailable, videoNotFound } from './errors.ts';
-import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
+import { bytesOf, contentEtag, type CachedObject, type ObjectCache, type UncachedObject } from './object-cache.ts';
 import { writeFill, type ObjectFill } from './fill.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
@@ -53,7 +53,7 @@ import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
 
 export interface DeliveryDeps {
   catalog: Pick<VideoCatalog, 'get'>;
-  cache: Pick<ObjectCache, 'get' | 'open'>;
+  cache: Pick<ObjectCache, 'get' | 'open' | 'getUncached'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
   segments: Pick<SegmentLog, 'record'>;
   thumbnails: Pick<ThumbnailMaker, 'get'>;
@@ -428,6 +428,18 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     return object;
   }
 
+  /**
+   * A master or rendition playlist. A video still being made has its playlists written again once
+   * its ladder is complete (the measured segments): they are read from storage on every request
+   * until then, never cached (object-cache.ts).
+   */
+  async function playlistObject(video: PlayableVideo, key: string): Promise<CachedObject | UncachedObject> {
+    if (!video.segmentsPending) return storedObject(video, key);
+    const object = await deps.cache.getUncached(key);
+    if (!object) throw lostObject(video, key);
+    return object;
+  }
+
   function lostObject(video: PlayableVideo, key: string): DeliveryError {
     deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
     return new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
@@ -472,14 +484,15 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const resource = resolveResource(video, route.resource);
     const key = mediaKeyOf(video, resource);
     const isPlaylist = resource.type === 'master' || resource.type === 'rendition';
-    // Segments: a miss answers with the bytes still arriving (`fill`); one storage has not got yet
-    // takes the slow path (madeOnRequest), the only one that costs more than a lookup.
-    const object = isPlaylist ? await storedObject(video, key) : ((await deps.cache.open(key)) ?? (await madeOnRequest(video, resource, key, res)));
     if (isPlaylist) {
+      const object = await playlistObject(video, key);
       const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
       const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
       return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: caching[access] };
     }
+    // A miss answers with the bytes still arriving (`fill`). One storage has not got yet takes
+    // madeOnRequest, the only segment path that costs more than a lookup.
+    const object = (await deps.cache.open(key)) ?? (await madeOnRequest(video, resource, key, res));
     // One object of one shape, not a spread and a property added after: this is the per-segment path.
     return {
       etag: object.etag,
@@ -511,7 +524,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     video: PlayableVideo,
     family: Family,
     key: string,
-    object: CachedObject,
+    object: CachedObject | UncachedObject,
     token: string | null,
     isMaster: boolean,
   ): Promise<{ data: Buffer; etag: string }> {
@@ -521,7 +534,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}`;
     const memo = memoKey && rewritten.get(memoKey);
     if (memo) return memo;
-    const text = (object.data ?? (await readFile(object.path))).toString('utf8');
+    const text = (await bytesOf(object)).toString('utf8');
     const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
     const out = addSubtitlesToMaster(
       rewritePlaylist(text, key, (target) => {
