@@ -19,7 +19,7 @@ import {
 } from '@kino/proto/contract';
 import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
-import { DeliveryError, clientClosedRequest, databaseUnavailable, segmentStillBeingMade, storageUnavailable, videoNotFound } from './errors.ts';
+import { DeliveryError, clientClosedRequest, databaseUnavailable, downloadNotReady, segmentStillBeingMade, storageUnavailable, videoNotFound } from './errors.ts';
 import { bytesOf, contentEtag, type CachedObject, type ObjectCache, type UncachedObject } from './object-cache.ts';
 import { writeFill, type ObjectFill } from './fill.ts';
 import { validatePlaybackParams } from './playback-params.ts';
@@ -370,12 +370,19 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   // `answer`) and go out with the same headers. Segments sent inside an MP4 download are logged as
   // segment rows like any others (one per segment whose first byte is sent), so analytics and
   // `served` count it as a view; audio.m4a is one stored object, not segments, and is not counted.
+  // A video still being made has no downloads yet (409): an MP4's length and ETag need every
+  // segment's size before the first byte, so it would wait for the whole ladder, past any client's
+  // patience, while raising every run of the rendition ahead of the viewers waiting for one
+  // segment; and audio.m4a is made once the ladder is complete.
   async function downloadBody(
     video: PlayableVideo,
     family: Family,
     resource: Extract<Resource, { type: 'download' | 'audio_download' }>,
     access: 'public' | 'private',
   ): Promise<Body> {
+    if (video.segmentsPending) {
+      throw downloadNotReady(video.id, resource.type === 'audio_download' ? audioDownloadName : `the ${resource.quality} MP4`);
+    }
     if (resource.type === 'audio_download') {
       if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
       const object = await storedObject(video, video.audioKey, 'stream');
