@@ -145,6 +145,25 @@ describe('a segment not made yet', () => {
     await scrapeUntil(`${node.url}/metrics`, (metrics) => assert.equal(metrics.value('kino_delivery_segment_waits_total', { outcome: 'abandoned' }), 1));
   });
 
+  test('a viewer who leaves while waiting stops its wait: no segment row, 499 in the request metrics', async () => {
+    const { video, made, entryId, base } = await pendingVideo([3]);
+    const before = await scrape(`${stack.delivery.url}/metrics`);
+    const leaving = new AbortController();
+    const request = fetch(`${base}/360p/${segmentName(3)}`, { signal: leaving.signal });
+    await waitFor('the request waiting (its run raised)', async () => (await priorityOf(entryId)) === 1);
+    leaving.abort();
+    await assert.rejects(request);
+    // Stored after the viewer left: nobody is served it, so nothing is logged.
+    await stack.storage.put(objectKeys.segment(video.videoId, 360, 3), made.get(3)!, contentTypeForHlsFile(segmentName(3)));
+    const added = (after: Awaited<ReturnType<typeof scrape>>, family: string, labels: Record<string, string> = {}) => after.value(family, labels) - before.value(family, labels);
+    const after = await scrapeUntil(`${stack.delivery.url}/metrics`, (scraped) => assert.equal(added(scraped, 'kino_delivery_segment_waits_total'), 1, 'the wait ended'));
+    await (await fetch(`${base}/360p/${segmentName(0)}`)).arrayBuffer();
+    await waitFor('a later row in chDB', async () => (await segmentRows(video.videoId, 0)) === 1);
+    assert.equal(await segmentRows(video.videoId, 3), 0, 'no row for the viewer who left');
+    assert.equal(added(after, 'kino_delivery_segment_waits_total', { outcome: 'abandoned' }), 1, 'the wait stopped with its only request');
+    assert.equal(added(after, 'kino_http_requests_total', { route: 'direct/segment', status: '499' }), 1);
+  });
+
   test('a ready video whose ladder is complete does not wait for a segment storage lost: 404 at once', async () => {
     const { video, entryId, base } = await pendingVideo([3]);
     await stack.db.updateTable('videos').set({ segments_pending: false }).where('id', '=', video.videoId).execute();
