@@ -2,7 +2,7 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { objectKeys } from '@kino/proto/contract';
 import { CaptionFiles } from './captions.ts';
-import { contentEtag, type CachedObject } from './object-cache.ts';
+import { contentEtag, type CachedObject, type UncachedObject } from './object-cache.ts';
 import { DeliveryError } from './errors.ts';
 import type { PlayableVideo } from './video-catalog.ts';
 
@@ -18,6 +18,7 @@ const video: PlayableVideo = {
   thumbnailKey: null,
   storyboardKey: null,
   clipMedia: null,
+  segmentsPending: false,
   audioKey: null,
   renditions: new Map([
     ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3 }],
@@ -28,14 +29,23 @@ const video: PlayableVideo = {
 
 function cacheOf(objects: Record<string, string>) {
   const reads: string[] = [];
+  const uncachedReads: string[] = [];
   return {
     reads,
+    uncachedReads,
     async get(key: string): Promise<CachedObject | undefined> {
       reads.push(key);
       const text = objects[key];
       if (text === undefined) return undefined;
       const data = Buffer.from(text);
       return { key, path: `/nowhere/${key}`, size: data.length, etag: contentEtag(data), data };
+    },
+    async getUncached(key: string): Promise<UncachedObject | undefined> {
+      uncachedReads.push(key);
+      const text = objects[key];
+      if (text === undefined) return undefined;
+      const data = Buffer.from(text);
+      return { key, size: data.length, etag: contentEtag(data), data };
     },
   };
 }
@@ -67,4 +77,16 @@ test('segments are served by index, the whole file as stored; past the last segm
   await assert.rejects(segment(3), (error: unknown) => error instanceof DeliveryError && error.status === 404);
   const whole = await files.get(video, track, { type: 'captions_file', language: 'en' }, 'ignored');
   assert.equal(whole.data.toString(), objects[track.storageKey]);
+});
+
+test("a video still being made has its segment grid read past the cache (its playlists are written again once complete)", async () => {
+  const cache = cacheOf(objects);
+  const files = new CaptionFiles(cache);
+  const grid = objectKeys.renditionPlaylist('vid_1', 360);
+  await files.get({ ...video, segmentsPending: true }, track, { type: 'subtitles_playlist', language: 'en' }, null);
+  assert.deepEqual(cache.uncachedReads, [grid]);
+  assert.ok(!cache.reads.includes(grid), 'not through the cache');
+  assert.ok(cache.reads.includes(track.storageKey), "the track's file is cached as always (a new key for every upload)");
+  await files.get(video, track, { type: 'subtitles_playlist', language: 'en' }, null);
+  assert.ok(cache.reads.includes(grid), 'complete: cached');
 });

@@ -3,7 +3,6 @@
 // rendition cuts on the same keyframes): the subtitles playlist, its segments (captions.ts in the
 // contract cuts them), and the whole file. Cut segments are kept per file and playlist, so a
 // player's run through a track parses the file once.
-import { readFile } from 'node:fs/promises';
 import {
   captionContentTypes,
   hlsContentTypes,
@@ -14,7 +13,7 @@ import {
   segmentWebVtt,
 } from '@kino/proto/contract';
 import { DeliveryError } from './errors.ts';
-import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
+import { bytesOf, contentEtag, type CachedObject, type ObjectCache, type UncachedObject } from './object-cache.ts';
 import type { Resource } from './paths.ts';
 import type { PlayableCaptionTrack, PlayableVideo } from './video-catalog.ts';
 
@@ -36,7 +35,7 @@ export class CaptionFiles {
   /** Segments of a track's file on a video's segment grid, by `<file etag>|<playlist etag>`. */
   private readonly cut = new Map<string, Buffer[]>();
 
-  constructor(private readonly cache: Pick<ObjectCache, 'get'>) {}
+  constructor(private readonly cache: Pick<ObjectCache, 'get' | 'getUncached'>) {}
 
   /** `token`: put on every URI of the subtitles playlist, as on the video's own playlists. */
   async get(video: PlayableVideo, track: PlayableCaptionTrack, resource: CaptionResource, token: string | null): Promise<CaptionFile> {
@@ -45,7 +44,7 @@ export class CaptionFiles {
       const data = await bytesOf(file);
       return { data, etag: file.etag, contentType: captionContentTypes.vtt };
     }
-    const playlist = await this.object(video, segmentGridKey(video));
+    const playlist = await this.segmentGrid(video);
     const durations = playlistSegmentDurations((await bytesOf(playlist)).toString('utf8'));
     if (resource.type === 'subtitles_playlist') {
       const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
@@ -70,6 +69,14 @@ export class CaptionFiles {
     if (!object) throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
     return object;
   }
+
+  /** The lowest rendition's playlist; a video still being made has it written again once complete, so it is read past the cache. */
+  private async segmentGrid(video: PlayableVideo): Promise<CachedObject | UncachedObject> {
+    if (!video.segmentsPending) return this.object(video, segmentGridKey(video));
+    const playlist = await this.cache.getUncached(segmentGridKey(video));
+    if (!playlist) throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
+    return playlist;
+  }
 }
 
 /** The playlist whose segments the subtitles follow: the lowest rendition's. */
@@ -77,8 +84,4 @@ function segmentGridKey(video: PlayableVideo): string {
   const lowest = video.renditions.values().next().value;
   if (!lowest) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no renditions.`);
   return objectKeys.renditionPlaylist(video.id, lowest.key);
-}
-
-async function bytesOf(object: CachedObject): Promise<Buffer> {
-  return object.data ?? (await readFile(object.path));
 }

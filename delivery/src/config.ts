@@ -21,6 +21,11 @@ export const deliveryConfigShape = {
   DELIVERY_METADATA_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   /** How often segment rows are shipped to ClickHouse. */
   DELIVERY_LOG_SHIP_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /**
+   * How long a request for a segment still being made (just in time) waits for it before answering
+   * 503 with Retry-After (segment-waits.ts).
+   */
+  DELIVERY_SEGMENT_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   /** Names this node in segment rows; defaults to host:port. */
   DELIVERY_NODE_ID: z.string().optional(),
   ...metricsConfigShape,

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/database';
+import { findPlayableVideo, raiseSegmentPriority } from '@kino/database/repositories';
 import { ClickHouseHttp } from '@kino/analytics';
 import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, type Logger, type RunningProcess } from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
@@ -12,6 +13,7 @@ import { Mp4Downloads } from './mp4-download.ts';
 import { ObjectCache } from './object-cache.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 import { SegmentLog } from './segment-log.ts';
+import { SegmentWaits } from './segment-waits.ts';
 import { ShareLinkGate } from './share-links.ts';
 import { createDeliveryServer } from './server.ts';
 import { ThumbnailMaker } from './thumbnails.ts';
@@ -52,6 +54,17 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger),
     shareLinks: new ShareLinkGate(db, config.DELIVERY_METADATA_TTL_MS),
     downloads: new Mp4Downloads(cache, storage),
+    segmentWaits: new SegmentWaits(
+      {
+        stored: async (key) => (await storage.head(key)) !== undefined,
+        raise: ({ videoId, rendition, segment }) => raiseSegmentPriority(db, { videoId, rendition, segment }),
+        progress: async (videoId) => {
+          const row = await findPlayableVideo(db, videoId);
+          return !row ? 'unplayable' : row.segments_pending ? 'pending' : 'complete';
+        },
+      },
+      { deadlineMs: config.DELIVERY_SEGMENT_WAIT_SECONDS * 1000, metrics: counters.segmentWaits },
+    ),
     logger,
     metrics: { counters, registry, token: config.METRICS_TOKEN },
   });

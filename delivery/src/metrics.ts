@@ -1,9 +1,11 @@
 // The delivery node's metrics (docs/metrics.md). The per-segment path only increments counters:
 // the request counter, and plain numbers read at scrape time (segments and bytes served, the
 // cache's hits and misses). Spool depth and shipping lag are read from the spool directory at scrape time too.
-import { Counter, Gauge, httpRequestMetrics, type Registry } from '@kino/infra';
+// Segments made on request (segment-waits.ts) are off the hot path: a labelled counter and a histogram.
+import { Counter, Gauge, Histogram, httpRequestMetrics, type Registry } from '@kino/infra';
 import type { ObjectCache } from './object-cache.ts';
 import type { Family } from './paths.ts';
+import type { SegmentWaitMetrics } from './segment-waits.ts';
 import type { SegmentLog } from './segment-log.ts';
 
 export interface DeliveryMetricSources {
@@ -69,6 +71,30 @@ export function createDeliveryMetrics(registry: Registry, { cache, segments }: D
   return {
     http: httpRequestMetrics(registry),
     segments: segmentTallies(registry),
+    segmentWaits: segmentWaitMetrics(registry),
+  };
+}
+
+/** A segment made on request takes a run of the farm: seconds to a minute (the wait's default deadline), or more. */
+const segmentWaitBuckets = [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 45, 60, 120];
+
+/** Segments waited for (made on request, just in time) and how long requests waited for them. */
+function segmentWaitMetrics(registry: Registry): SegmentWaitMetrics {
+  const waits = new Counter({
+    name: 'kino_delivery_segment_waits_total',
+    help: 'Segments a request found missing from storage on a video whose segments are still being made, so waited for (one per segment however many requests waited on it), by how the wait ended: made (stored, then served), complete (the ladder completed without it), unplayable (the video failed or was deleted), abandoned (every request waiting gave up: its deadline, or its client left), error (storage or the database failed).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const seconds = new Histogram({
+    name: 'kino_delivery_segment_wait_seconds',
+    help: 'Seconds each request waited for a segment being made on request, whatever ended the wait (the deadline is DELIVERY_SEGMENT_WAIT_SECONDS).',
+    buckets: segmentWaitBuckets,
+    registers: [registry],
+  });
+  return {
+    segmentWaited: (end) => waits.inc({ outcome: end }),
+    requestWaited: (waited) => seconds.observe(waited),
   };
 }
 

@@ -116,3 +116,20 @@ test('a miss is readable while it arrives; a read that ends short fails its read
   assert.equal(gets, 2, 'the failed read was not kept: the next miss reads storage again');
   assert.deepEqual(readFileSync(stored!.path), Buffer.concat([Buffer.alloc(600, 1), Buffer.alloc(400, 2)]));
 });
+
+test('getUncached reads storage every time and keeps nothing: a file written again under its key is never stale', async () => {
+  const key = 'videos/v/hls/360p/playlist.m3u8';
+  const objects: Record<string, Buffer> = { [key]: Buffer.from('planned') };
+  const storage = fakeStorage(objects, { [key]: '"9e107d9d372bb6826bd81d3542a419d6"' });
+  const cache = new ObjectCache({ storage, dir: join(dir, 'e'), maxBytes: 1 << 20, memoryMaxBytes: 1 << 20 });
+  await cache.init();
+  const planned = await cache.getUncached(key);
+  assert.equal(planned?.data.toString(), 'planned');
+  assert.equal(planned?.etag, '"9e107d9d372bb6826bd81d3542a419d6"', "storage's tag, as a cached copy's");
+  assert.deepEqual(cache.stats, { objects: 0, diskBytes: 0, memoryObjects: 0, memoryBytes: 0 }, 'nothing kept');
+  assert.deepEqual(cache.lookups, { memoryHits: 0, diskHits: 0, joinedHits: 0, misses: 0 }, 'not a cache lookup');
+  objects[key] = Buffer.from('measured');
+  assert.equal((await cache.getUncached(key))?.data.toString(), 'measured');
+  assert.equal((await cache.get(key))?.data?.toString(), 'measured', 'the first cached read is of the file as it is now');
+  assert.equal(await cache.getUncached('videos/v/hls/360p/none.m3u8'), undefined);
+});

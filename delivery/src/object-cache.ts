@@ -10,13 +10,15 @@
 //
 // Objects under videos/{id}/hls are immutable once a video is ready, so a cached copy never goes
 // stale; whether a video may be served at all is decided before the cache is asked (a deleted
-// video's files simply age out). A file name carries a tag of the content (`name~<tag>`), which is
+// video's files simply age out). The one exception is a video still being made just in time: its
+// playlists are written again once its ladder is complete, so they are read past the cache
+// (`getUncached`) until then, and never kept. A file name carries a tag of the content (`name~<tag>`), which is
 // the ETag, so a restarted node knows the ETags of what it has without reading it again. The tag is
 // storage's own ETag (the MD5 S3 computed on upload) rather than a hash of our own: hashing 2 MB
 // (1.2 ms) on every miss cost about a seventh of the misses a node served, measured in pairs.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { readBody, type Logger, type Storage } from '@kino/infra';
 import { ObjectFill } from './fill.ts';
@@ -32,6 +34,15 @@ export interface CachedObject {
   data?: Buffer;
   /** Set while the object is still arriving from storage (`open` only): read it from here, not `path`. */
   fill?: ObjectFill;
+}
+
+/** An object read whole from storage and not kept (`getUncached`). */
+export interface UncachedObject {
+  key: string;
+  size: number;
+  /** Strong ETag, quoted, as a cached object's would be. */
+  etag: string;
+  data: Buffer;
 }
 
 /** A miss under way: the object as served meanwhile, and the cached object once it is stored. */
@@ -105,6 +116,17 @@ export class ObjectCache {
    */
   async open(key: string): Promise<CachedObject | undefined> {
     return this.lookup(key) ?? (await this.fetching(key))?.object;
+  }
+
+  /**
+   * The object straight from storage, neither looked up nor kept (nor counted): a file that is
+   * written again under its key, a just-in-time video's playlists until its ladder is complete.
+   */
+  async getUncached(key: string): Promise<UncachedObject | undefined> {
+    const stored = await this.options.storage.getObjectStream(key);
+    if (!stored) return undefined;
+    const data = await readBody(stored.body);
+    return { key, size: data.length, etag: `"${storageTag(stored.etag) ?? contentHash(data)}"`, data };
   }
 
   /** The object when it is cached (memory or disk), counted as a hit; undefined on a miss. */
@@ -227,6 +249,11 @@ export class ObjectCache {
       this.forget(oldest, true);
     }
   }
+}
+
+/** An object's bytes: from memory, or its cached file. */
+export async function bytesOf(object: CachedObject | UncachedObject): Promise<Buffer> {
+  return object.data ?? readFile((object as CachedObject).path);
 }
 
 /**

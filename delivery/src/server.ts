@@ -19,8 +19,8 @@ import {
 } from '@kino/proto/contract';
 import { CaptionFiles, isCaptionResource, type CaptionResource } from './captions.ts';
 import { DatabaseUnavailableError } from '@kino/database';
-import { DeliveryError, databaseUnavailable, storageUnavailable, videoNotFound } from './errors.ts';
-import { contentEtag, type CachedObject, type ObjectCache } from './object-cache.ts';
+import { DeliveryError, clientClosedRequest, databaseUnavailable, downloadNotReady, segmentStillBeingMade, storageUnavailable, videoNotFound } from './errors.ts';
+import { bytesOf, contentEtag, type CachedObject, type ObjectCache, type UncachedObject } from './object-cache.ts';
 import { writeFill, type ObjectFill } from './fill.ts';
 import { validatePlaybackParams } from './playback-params.ts';
 import type { PlaybackTokenVerifier } from './playback-auth.ts';
@@ -46,18 +46,21 @@ import { parseRange } from './range.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import type { SegmentDelivery } from '@kino/analytics';
 import type { SegmentLog } from './segment-log.ts';
+import type { SegmentWaits } from './segment-waits.ts';
 import { watchPage, type ShareLinkGate } from './share-links.ts';
 import type { ThumbnailMaker } from './thumbnails.ts';
 import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
 
 export interface DeliveryDeps {
   catalog: Pick<VideoCatalog, 'get'>;
-  cache: Pick<ObjectCache, 'get' | 'open'>;
+  cache: Pick<ObjectCache, 'get' | 'open' | 'getUncached'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
   segments: Pick<SegmentLog, 'record'>;
   thumbnails: Pick<ThumbnailMaker, 'get'>;
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
+  /** Segments of a video still being made, made on request (segment-waits.ts). */
+  segmentWaits: Pick<SegmentWaits, 'wait'>;
   logger: Logger;
   /** The node's metrics (metrics.ts) and the registry `GET /metrics` serves, behind METRICS_TOKEN when set. */
   metrics: { counters: DeliveryMetrics; registry: Registry; token?: string };
@@ -141,9 +144,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {
-      throw Object.assign(new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`), {
-        allow: 'GET, HEAD, OPTIONS',
-      });
+      throw new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`, undefined, { Allow: 'GET, HEAD, OPTIONS' });
     }
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
@@ -222,7 +223,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
             ? await storyboardBody(video, route.resource, access, token)
             : isCaptionResource(route.resource)
               ? await captionBody(video, route.resource, access, token)
-              : await playbackBody(video, route, access, token);
+              : await playbackBody(video, route, access, token, res);
     await sendBody(recordSegment, req, res, body);
   }
 
@@ -236,7 +237,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const access = video.allowPublicAccess ? 'public' : 'private';
     const body = isCaptionResource(route.resource)
       ? await captionBody(video, route.resource, access, null)
-      : await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null);
+      : await playbackBody(video, { kind: 'playback', family: 'share', videoId: video.id, resource: route.resource }, access, null, res);
     // Each master load is a counted view: no cache may answer one in delivery's place.
     await sendBody(recordSegment, req, res, isMaster ? { ...body, cacheControl: 'no-store' } : body);
   }
@@ -369,12 +370,19 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   // `answer`) and go out with the same headers. Segments sent inside an MP4 download are logged as
   // segment rows like any others (one per segment whose first byte is sent), so analytics and
   // `served` count it as a view; audio.m4a is one stored object, not segments, and is not counted.
+  // A video still being made has no downloads yet (409): an MP4's length and ETag need every
+  // segment's size before the first byte, so it would wait for the whole ladder, past any client's
+  // patience, while raising every run of the rendition ahead of the viewers waiting for one
+  // segment; and audio.m4a is made once the ladder is complete.
   async function downloadBody(
     video: PlayableVideo,
     family: Family,
     resource: Extract<Resource, { type: 'download' | 'audio_download' }>,
     access: 'public' | 'private',
   ): Promise<Body> {
+    if (video.segmentsPending) {
+      throw downloadNotReady(video.id, resource.type === 'audio_download' ? audioDownloadName : `the ${resource.quality} MP4`);
+    }
     if (resource.type === 'audio_download') {
       if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
       const object = await storedObject(video, video.audioKey, 'stream');
@@ -423,11 +431,54 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
    */
   async function storedObject(video: PlayableVideo, key: string, read: 'whole' | 'stream' = 'whole') {
     const object = await (read === 'stream' ? deps.cache.open(key) : deps.cache.get(key));
-    if (!object) {
-      deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
-      throw new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
-    }
+    if (!object) throw lostObject(video, key);
     return object;
+  }
+
+  /**
+   * A master or rendition playlist. A video still being made has its playlists written again once
+   * its ladder is complete (the measured segments): they are read from storage on every request
+   * until then, never cached (object-cache.ts).
+   */
+  async function playlistObject(video: PlayableVideo, key: string): Promise<CachedObject | UncachedObject> {
+    if (!video.segmentsPending) return storedObject(video, key);
+    const object = await deps.cache.getUncached(key);
+    if (!object) throw lostObject(video, key);
+    return object;
+  }
+
+  function lostObject(video: PlayableVideo, key: string): DeliveryError {
+    deps.logger.warn({ videoId: video.id, key }, 'a ready video is missing an object in storage');
+    return new DeliveryError(404, 'not_found', `Video ${video.id} has no such file.`);
+  }
+
+  /**
+   * A media or init segment storage does not have (the cache found none). A video whose segments
+   * are still being made makes it now and the request waits for it (segment-waits.ts), then it is
+   * served as any segment; any other ready video's was lost by storage.
+   */
+  async function madeOnRequest(video: PlayableVideo, resource: Resource, key: string, res: ServerResponse): Promise<CachedObject> {
+    if (!video.segmentsPending || (resource.type !== 'segment' && resource.type !== 'init')) throw lostObject(video, key);
+    const rendition = resource.quality!; // resolveResource resolved an init's rendition
+    const what = resource.type === 'segment' ? `Segment ${resource.index} of ${rendition}` : `The init segment of ${rendition}`;
+    // An init segment is stored by the run that makes its rendition's first segment.
+    const segment = resource.type === 'segment' ? resource.index : 0;
+    const outcome = await deps.segmentWaits.wait({ videoId: video.id, rendition, segment, key }, closedSignal(res));
+    switch (outcome) {
+      case 'stored': {
+        const object = await deps.cache.open(key);
+        if (!object) throw lostObject(video, key);
+        return object;
+      }
+      case 'unplayable':
+        throw videoNotFound(video.id);
+      case 'timeout':
+        throw segmentStillBeingMade(video.id, what);
+      case 'complete':
+        // The ladder's real segments can be fewer than the planned playlist listed.
+        if (resource.type === 'segment') throw new DeliveryError(404, 'segment_not_found', `Rendition ${rendition} of video ${video.id} has no segment ${resource.index}.`);
+        throw lostObject(video, key);
+    }
   }
 
   async function playbackBody(
@@ -435,16 +486,20 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     route: Extract<DeliveryRoute, { kind: 'playback' }>,
     access: 'public' | 'private',
     token: string | null,
+    res: ServerResponse,
   ): Promise<Body> {
     const resource = resolveResource(video, route.resource);
     const key = mediaKeyOf(video, resource);
     const isPlaylist = resource.type === 'master' || resource.type === 'rendition';
-    const object = await storedObject(video, key, isPlaylist ? 'whole' : 'stream');
     if (isPlaylist) {
+      const object = await playlistObject(video, key);
       const playlist = await rewrite(video, route.family, key, object, token, resource.type === 'master');
       const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
       return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: caching[access] };
     }
+    // A miss answers with the bytes still arriving (`fill`). One storage has not got yet takes
+    // madeOnRequest, the only segment path that costs more than a lookup.
+    const object = (await deps.cache.open(key)) ?? (await madeOnRequest(video, resource, key, res));
     // One object of one shape, not a spread and a property added after: this is the per-segment path.
     return {
       etag: object.etag,
@@ -476,7 +531,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     video: PlayableVideo,
     family: Family,
     key: string,
-    object: CachedObject,
+    object: CachedObject | UncachedObject,
     token: string | null,
     isMaster: boolean,
   ): Promise<{ data: Buffer; etag: string }> {
@@ -486,7 +541,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}`;
     const memo = memoKey && rewritten.get(memoKey);
     if (memo) return memo;
-    const text = (object.data ?? (await readFile(object.path))).toString('utf8');
+    const text = (await bytesOf(object)).toString('utf8');
     const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
     const out = addSubtitlesToMaster(
       rewritePlaylist(text, key, (target) => {
@@ -536,9 +591,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       res.destroy();
       return;
     }
-    const allow = (error as { allow?: string }).allow;
-    const headers: OutgoingHttpHeaders = { ...(allow ? { Allow: allow } : {}) };
-    sendJson(req, res, failure.status, failure.body(), headers);
+    sendJson(req, res, failure.status, failure.body(), failure.headers);
   }
 
   return server;
@@ -553,6 +606,14 @@ function resolveResource(video: PlayableVideo, resource: Resource): Resource {
     throw new DeliveryError(404, 'segment_not_found', `Rendition ${quality} of video ${video.id} has ${rendition.segmentCount} segments.`);
   }
   return resource.type === 'init' ? { type: 'init', quality: rendition.key } : resource;
+}
+
+/** Aborted when the client closes the connection before the answer (the reason: clientClosedRequest). */
+function closedSignal(res: ServerResponse): AbortSignal {
+  const closed = new AbortController();
+  if (res.closed) closed.abort(clientClosedRequest());
+  else res.once('close', () => closed.abort(clientClosedRequest()));
+  return closed.signal;
 }
 
 function objectBody(object: CachedObject): Pick<Body, 'etag' | 'size' | 'data' | 'path' | 'fill'> {

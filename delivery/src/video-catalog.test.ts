@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { VideoCatalog, playableRenditions, type PlayableVideo } from './video-catalog.ts';
 
 const video = (id: string, allowPublicAccess = true): PlayableVideo => ({
-  id, orgId: 'org_1', envId: 'env_1', name: 'clip', width: null, height: null, allowPublicAccess, thumbnailKey: null, storyboardKey: null, audioKey: null, renditions: new Map(), captions: new Map(), clipMedia: null,
+  id, orgId: 'org_1', envId: 'env_1', name: 'clip', width: null, height: null, allowPublicAccess, thumbnailKey: null, storyboardKey: null, audioKey: null, renditions: new Map(), captions: new Map(), clipMedia: null, segmentsPending: false,
 });
 
 describe('VideoCatalog', () => {

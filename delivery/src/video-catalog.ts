@@ -42,6 +42,12 @@ export interface PlayableVideo {
   captions: Map<string, PlayableCaptionTrack>;
   /** A clip's media (paths.ts mediaKeyOf). Null for other videos. The clip's playlists are its own objects. */
   clipMedia: ClipMedia | null;
+  /**
+   * Ready with segments still being made (just in time): a segment missing from storage is made on
+   * request (segment-waits.ts), and the playlists are read past the cache (they are written again
+   * once the ladder is complete).
+   */
+  segmentsPending: boolean;
 }
 
 export interface PlayableCaptionTrack {
@@ -122,5 +128,6 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
       row.clip_media_video_id !== null
         ? { videoId: row.clip_media_video_id, firstSegment: row.clip_first_segment ?? 0, ownSegments: row.clip_own_segments }
         : null,
+    segmentsPending: row.segments_pending,
   };
 }

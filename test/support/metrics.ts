@@ -44,7 +44,8 @@ function parseSampleLine(line: string): Sample {
   }
   const [valueText] = line.slice(at).trim().split(/\s+/);
   const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : Number(valueText);
-  assert.ok(!Number.isNaN(value) || valueText === 'NaN', `not a sample value: ${line}`);
+  // prom-client writes NaN as `Nan` (an event-loop lag with no sample yet); Prometheus reads it in any case.
+  assert.ok(!Number.isNaN(value) || valueText?.toLowerCase() === 'nan', `not a sample value: ${line}`);
   return { name, labels, value };
 }
 

@@ -419,13 +419,14 @@ export type PlayableVideoRow = Pick<
   | 'clip_media_video_id'
   | 'clip_first_segment'
   | 'clip_own_segments'
+  | 'segments_pending'
 >;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'name', 'source_width', 'source_height', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment', 'clip_own_segments'])
+    .select(['id', 'org_id', 'env_id', 'name', 'source_width', 'source_height', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment', 'clip_own_segments', 'segments_pending'])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)
