@@ -51,8 +51,10 @@ export const segmentStillBeingMade = (videoId: string, what: string) =>
 export const clientClosedRequest = () => new DeliveryError(499, 'client_closed_request', 'The client closed the connection before the answer.');
 
 /**
- * A download (an MP4 or audio.m4a) of a video whose segments are still being made: an MP4 is laid
- * out from every segment before its first byte, and audio.m4a is made with the last ones.
+ * A download (an MP4 or audio.m4a) of a video whose ladder was still not complete at the deadline:
+ * an MP4 is laid out from every segment before its first byte, and audio.m4a is made with the last.
  */
 export const downloadNotReady = (videoId: string, file: string) =>
-  new DeliveryError(409, 'processing_in_progress', `Video ${videoId} is still being made (its segments are made as they are watched): ${file} can be downloaded once all of them are; play it meanwhile.`);
+  new DeliveryError(503, 'service_unavailable', `Video ${videoId} is still being made (its segments are made as they are watched): ${file} can be downloaded once all of them are; play it meanwhile, or try again shortly.`, undefined, {
+    'Retry-After': String(segmentRetryAfterSeconds),
+  });

@@ -100,6 +100,26 @@ export class SegmentWaits {
     }
   }
 
+  /**
+   * Waits until a video's ladder is complete (a download needs every segment): its row read every
+   * second, up to the deadline. Nothing is raised: the background makes the rest in playback order,
+   * and a download must not go ahead of viewers waiting for one segment.
+   */
+  async untilComplete(videoId: string, signal?: AbortSignal): Promise<Exclude<VideoProgress, 'pending'> | 'timeout'> {
+    const deadline = Date.now() + this.options.deadlineMs;
+    for (;;) {
+      signal?.throwIfAborted();
+      const progress = await this.sources.progress(videoId);
+      if (progress !== 'pending') return progress;
+      if (Date.now() + segmentWaitTiming.progressEveryMs > deadline) return 'timeout';
+      const stop = new AbortController();
+      const onAbort = () => stop.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      await pause(segmentWaitTiming.progressEveryMs, stop.signal);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   private start(segment: MissingSegment): SharedWait {
     const stop = new AbortController();
     const ended = this.run(segment, stop.signal).then(

@@ -52,7 +52,7 @@ import type { ThumbnailMaker } from './thumbnails.ts';
 import type { PlayableVideo, VideoCatalog } from './video-catalog.ts';
 
 export interface DeliveryDeps {
-  catalog: Pick<VideoCatalog, 'get'>;
+  catalog: Pick<VideoCatalog, 'get' | 'fresh'>;
   cache: Pick<ObjectCache, 'get' | 'open' | 'getUncached'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
   segments: Pick<SegmentLog, 'record'>;
@@ -60,7 +60,7 @@ export interface DeliveryDeps {
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
   /** Segments of a video still being made, made on request (segment-waits.ts). */
-  segmentWaits: Pick<SegmentWaits, 'wait'>;
+  segmentWaits: Pick<SegmentWaits, 'wait' | 'untilComplete'>;
   logger: Logger;
   /** The node's metrics (metrics.ts) and the registry `GET /metrics` serves, behind METRICS_TOKEN when set. */
   metrics: { counters: DeliveryMetrics; registry: Registry; token?: string };
@@ -218,7 +218,7 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       route.kind === 'thumbnail'
         ? await thumbnailBody(video, route, access)
         : route.resource.type === 'download' || route.resource.type === 'audio_download'
-          ? await downloadBody(video, route.family, route.resource, access)
+          ? await downloadBody(video, route.family, route.resource, access, res)
           : route.resource.type === 'storyboard' || route.resource.type === 'storyboard_sheet'
             ? await storyboardBody(video, route.resource, access, token)
             : isCaptionResource(route.resource)
@@ -370,18 +370,26 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
   // `answer`) and go out with the same headers. Segments sent inside an MP4 download are logged as
   // segment rows like any others (one per segment whose first byte is sent), so analytics and
   // `served` count it as a view; audio.m4a is one stored object, not segments, and is not counted.
-  // A video still being made has no downloads yet (409): an MP4's length and ETag need every
-  // segment's size before the first byte, so it would wait for the whole ladder, past any client's
-  // patience, while raising every run of the rendition ahead of the viewers waiting for one
-  // segment; and audio.m4a is made once the ladder is complete.
+  // A download of a video still being made waits for its complete ladder, up to the segment wait's
+  // deadline (then 503 with Retry-After): an MP4's length and ETag need every segment's size before
+  // the first byte, and audio.m4a is made with the last segments. It raises nothing: the background
+  // makes the rest in playback order, and a download must not go ahead of the viewers waiting for
+  // one segment. A short video's ladder is complete seconds after `ready`.
   async function downloadBody(
-    video: PlayableVideo,
+    pendingOrReady: PlayableVideo,
     family: Family,
     resource: Extract<Resource, { type: 'download' | 'audio_download' }>,
     access: 'public' | 'private',
+    res: ServerResponse,
   ): Promise<Body> {
+    let video = pendingOrReady;
     if (video.segmentsPending) {
-      throw downloadNotReady(video.id, resource.type === 'audio_download' ? audioDownloadName : `the ${resource.quality} MP4`);
+      const file = resource.type === 'audio_download' ? audioDownloadName : `the ${resource.quality} MP4`;
+      const outcome = await deps.segmentWaits.untilComplete(video.id, closedSignal(res));
+      if (outcome === 'timeout') throw downloadNotReady(video.id, file);
+      const now = outcome === 'complete' ? await deps.catalog.fresh(video.id) : undefined;
+      if (!now || now.segmentsPending) throw videoNotFound(video.id);
+      video = now;
     }
     if (resource.type === 'audio_download') {
       if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);

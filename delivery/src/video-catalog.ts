@@ -80,6 +80,11 @@ export class VideoCatalog {
     return this.load(videoId);
   }
 
+  /** The video as the database has it now (its entry replaced): after it changed under a waiting request. */
+  fresh(videoId: string): Promise<PlayableVideo | undefined> {
+    return this.load(videoId);
+  }
+
   /** One query per video at a time; its answer replaces the entry. */
   private load(videoId: string): Promise<PlayableVideo | undefined> {
     let pending = this.inflight.get(videoId);

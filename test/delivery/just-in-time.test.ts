@@ -143,6 +143,10 @@ describe('a segment not made yet', () => {
     assert.ok(waited >= 2_000 && waited < 6_000, `at the 2 s deadline, not before nor much later: ${waited} ms`);
     // The loop stops on its next turn after its last request has gone.
     await scrapeUntil(`${node.url}/metrics`, (metrics) => assert.equal(metrics.value('kino_delivery_segment_waits_total', { outcome: 'abandoned' }), 1));
+    // A download waits for the whole ladder, with the same deadline.
+    const download = await fetch(`${node.url}/${video.videoId}/360p.mp4`);
+    assert.equal(download.status, 503);
+    assert.equal(download.headers.get('retry-after'), '5');
   });
 
   test('a viewer who leaves while waiting stops its wait: no segment row, 499 in the request metrics', async () => {
@@ -187,7 +191,7 @@ describe('the rest of a video still being made', () => {
     await put(planned.replace('#EXTM3U', '#EXTM3U\n#EXT-X-MEASURED:1'));
     assert.match(await (await fetch(`${base}/360p.m3u8`)).text(), /#EXT-X-MEASURED:1/, 'the playlist as stored now, not a copy cached before');
     await stack.db.updateTable('videos').set({ segments_pending: false }).where('id', '=', video.videoId).execute();
-    // audio.m4a: 409 while the ladder is being made, 404 once complete (this video has none).
+    // audio.m4a waits while the ladder is being made, and is 404 once complete (this video has none).
     await waitFor('delivery to see the ladder complete', async () => (await fetch(`${base}/audio.m4a`, { method: 'HEAD' })).status === 404);
     assert.match(await (await fetch(`${base}/360p.m3u8`)).text(), /#EXT-X-MEASURED:1/);
     // Complete, the playlist is cached again as any ready video's: a change in storage is not seen.
@@ -195,12 +199,21 @@ describe('the rest of a video still being made', () => {
     assert.match(await (await fetch(`${base}/360p.m3u8`)).text(), /#EXT-X-MEASURED:1/);
   });
 
-  test('its MP4 and audio downloads answer 409 processing_in_progress until the ladder is complete', async () => {
-    const { base } = await pendingVideo([3]);
-    for (const name of ['360p.mp4', 'audio.m4a']) {
-      const response = await fetch(`${base}/${name}`);
-      assert.equal(response.status, 409, name);
-      assert.equal((await errorOf(response)).code, 'processing_in_progress', name);
-    }
+  test('its MP4 download waits for the complete ladder, then answers every segment; nothing is raised for it', async () => {
+    const { video, made, entryId, base } = await pendingVideo([3]);
+    const pending = fetch(`${base}/360p.mp4`);
+    const flag = settledFlag(pending);
+    // Not answered while a segment is missing, and the run is not raised: a download waits its turn.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(flag.settled, false, 'the download waits');
+    assert.equal(await priorityOf(entryId), 0, 'a download goes ahead of no viewer');
+    await stack.storage.put(objectKeys.segment(video.videoId, 360, 3), made.get(3)!, contentTypeForHlsFile(segmentName(3)));
+    await stack.db.updateTable('videos').set({ segments_pending: false }).where('id', '=', video.videoId).execute();
+    const response = await pending;
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'video/mp4');
+    const body = await bytesOf(response);
+    const again = await bytesOf(await fetch(`${base}/360p.mp4`));
+    assert.ok(body.length > 0 && body.equals(again), 'the same file as a download of the complete video');
   });
 });
