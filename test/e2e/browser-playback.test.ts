@@ -498,14 +498,17 @@ async function assertSegments(videoId: string, source: Source): Promise<void> {
   }
 }
 
-/** Plays the video in each player to `ended`, for its picture's duration and every frame. */
-async function assertEveryPlayerEnds(videoId: string, source: Source): Promise<void> {
+/**
+ * Plays the video in each player to `ended`, for its picture's duration and every frame. `stalls`:
+ * hls.js's non-fatal bufferStalledError is allowed (a player at 8x outruns segments made on request).
+ */
+async function assertEveryPlayerEnds(videoId: string, source: Source, { stalls = false, playbackRate = rate } = {}): Promise<void> {
   const src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
   const seconds = source.frames / source.fps;
   for (const player of webPlayers) {
     const what = `${source.name} in ${player}`;
-    const outcome = await playThrough(browser, pageHost, { player, src, rate, timeoutMs: (seconds / rate) * 1000 + 30_000 });
-    assert.deepEqual(outcome.errors, [], what);
+    const outcome = await playThrough(browser, pageHost, { player, src, rate: playbackRate, timeoutMs: (seconds / playbackRate) * 1000 + 30_000 });
+    assert.deepEqual(outcome.errors.filter((e) => !(stalls && e === 'mediaError/bufferStalledError')), [], what);
     assert.equal(outcome.ended, true, `${what}: stopped at ${outcome.currentTime} of ${outcome.duration} s, buffered ${JSON.stringify(outcome.buffered)}`);
     // The picture's duration, which its last frame ends (the sound stops before it).
     assert.ok(outcome.duration >= seconds - 0.001 && outcome.duration <= seconds + aacFrameSeconds, `${what}: a duration of ${outcome.duration} s, not ${seconds}`);
@@ -546,13 +549,15 @@ test('the same in 6 s chunks: the last chunk folds its tail the same way, and ea
 // Last: it restarts the orchestrator with just-in-time segments on.
 test('a video published just in time plays from the moment it is ready, to its end, in hls.js and Shaka: delivery makes each segment not made yet', async () => {
   farm.orchestrator = await farm.startOrchestrator({ JUST_IN_TIME: 'true', ENCODE_CHUNK_SECONDS: '30' });
-  // 30 s: the first segment, then runs of 12 s (segments 1-2 and 3-4).
-  const source: Source = { name: 'a 30 s clip published just in time', frames: 30 * 24, fps: 24, segments: [6, 6, 6, 6, 6] };
-  const path = await makeClip({ seconds: 30, width: 320, height: 240, fps: 24, path: join(workDir, 'just-in-time.mp4') });
+  // 18 s: the first segment, then one run of 12 s (segments 1 and 2).
+  const source: Source = { name: 'an 18 s clip published just in time', frames: 18 * 24, fps: 24, segments: [6, 6, 6] };
+  const path = await makeClip({ seconds: 18, width: 320, height: 240, fps: 24, path: join(workDir, 'just-in-time.mp4') });
   const videoId = await farm.submitVideo(await readFile(path), { quality: 'standard' });
   await farm.waitForStatus(videoId, 'ready', 240_000);
   const pending = await farm.db.selectFrom('videos').select('segments_pending').where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.equal(pending.segments_pending, true, 'ready before its ladder is complete');
-  await assertEveryPlayerEnds(videoId, source);
-  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 3, 'each run once');
+  // At real time, as a viewer: a wait for a segment being made may stall the player, never error it
+  // (how long it stalls is measured by bench/encode/just-in-time.ts, not asserted on time here).
+  await assertEveryPlayerEnds(videoId, source, { stalls: true, playbackRate: 1 });
+  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 2, 'each run once');
 });

@@ -53,6 +53,22 @@ async function storedText(key: string): Promise<string | undefined> {
   return (await farm.storage.get(key))?.toString('utf8');
 }
 
+/** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */
+async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.split('\n').filter(Boolean).map(Number);
+}
+
+/** Asserts consecutive timestamps step by `step` everywhere (within 2 ms): no gap, no overlap, no jump at a join. */
+function assertRunsOn(times: number[], step: number, what: string): void {
+  for (let i = 1; i < times.length; i += 1) {
+    const delta = times[i]! - times[i - 1]!;
+    assert.ok(Math.abs(delta - step) < 0.002, `${what}: packet ${i} at ${times[i]} s follows ${times[i - 1]} s (step ${delta.toFixed(6)}, not ${step.toFixed(6)})`);
+  }
+}
+
 function durationsOf(playlist: string): number[] {
   return [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1]));
 }
@@ -89,6 +105,10 @@ test('ready with its first segment, playable through delivery at once (each segm
   await farm.downloadVideo(videoId, dir);
   assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames, 'the stored ladder decodes every frame');
   for (const key of ['360p', '480p']) {
+    // Packet timestamps run on across every join (the first run's own audio, then the audio track's).
+    const playlistPath = join(dir, 'hls', key, 'playlist.m3u8');
+    assertRunsOn(await packetTimes(playlistPath, 'v:0'), 1 / 30, `${key} video`);
+    assertRunsOn(await packetTimes(playlistPath, 'a:0'), 1024 / 48_000, `${key} audio`);
     const made = durationsOf(await readFile(join(dir, 'hls', key, 'playlist.m3u8'), 'utf8'));
     const plannedDurations = durationsOf(planned[key]!);
     assert.equal(made.length, plannedDurations.length, `${key}: as many segments as planned`);

@@ -387,8 +387,8 @@ async function encodeInChunks(
   chunks: ChunkPlan[],
   runEncode: <T>(work: () => Promise<T>) => Promise<T>,
   /**
-   * Set: the chunks are just-in-time runs. The first group's first run goes first (ahead of the
-   * farm's background work), encoding its own audio, and `publish` gets its renditions; the others
+   * Set: the chunks are just-in-time runs. The audio track and the first group's first run go first
+   * (ahead of the farm's background work), and `publish` gets that run's renditions; the others
    * follow in playback order, the first group's before the rest (docs/decisions/just-in-time.md).
    */
   publish?: (first: RenditionResult[]) => Promise<void>,
@@ -404,7 +404,7 @@ async function encodeInChunks(
     runEncode(() =>
       encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...(publish ? { urgent: true } : {}) }),
     );
-  // Just in time, the audio track is made beside the first run (which encodes its own audio).
+  // Just in time, the audio track is made ahead of background work (every run copies its part).
   const audioTrack: Promise<string | undefined> = publish ? (withAudio ? makeAudioTrack() : Promise.resolve(undefined)) : Promise.resolve(undefined);
   const audioTrackKey = publish ? undefined : withAudio ? await makeAudioTrack() : undefined;
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
@@ -413,7 +413,7 @@ async function encodeInChunks(
       chunks.map((chunk) => async () => {
         const recordName = `${g}-${chunk.index}`;
         const first = publish !== undefined && g === 0 && chunk.index === 0;
-        const trackKey = publish && !first ? await audioTrack : audioTrackKey;
+        const trackKey = publish ? await audioTrack : audioTrackKey;
         const outcomes =
           finished[recordName] ??
           (await runEncode(() =>
