@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
-import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { assertRunsOn, countDecodedFrames, countFramesInFile, makeClip, packetTimes } from '@kino/test/support/media';
 import { nodeJobs, registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
 
 const run = promisify(execFile);
@@ -51,22 +51,6 @@ async function videoRow(videoId: string) {
 
 async function storedText(key: string): Promise<string | undefined> {
   return (await farm.storage.get(key))?.toString('utf8');
-}
-
-/** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */
-async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout.split('\n').filter(Boolean).map(Number);
-}
-
-/** Asserts consecutive timestamps step by `step` everywhere (within 2 ms): no gap, no overlap, no jump at a join. */
-function assertRunsOn(times: number[], step: number, what: string): void {
-  for (let i = 1; i < times.length; i += 1) {
-    const delta = times[i]! - times[i - 1]!;
-    assert.ok(Math.abs(delta - step) < 0.002, `${what}: packet ${i} at ${times[i]} s follows ${times[i - 1]} s (step ${delta.toFixed(6)}, not ${step.toFixed(6)})`);
-  }
 }
 
 function durationsOf(playlist: string): number[] {

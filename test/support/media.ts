@@ -1,5 +1,6 @@
 // Media fixtures made with ffmpeg on the spot, and the frame counter tests use to prove playback:
 // a clean exit of ffmpeg on a broken playlist proves nothing, a decoded frame count does.
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -63,4 +64,20 @@ export async function countFramesInFile(path: string): Promise<number> {
 export async function streamField(input: string, stream: 'v:0' | 'a:0', field: string): Promise<string> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', `stream=${field}`, '-of', 'json', input]);
   return String((JSON.parse(stdout) as { streams: Record<string, unknown>[] }).streams[0]![field]);
+}
+
+/** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */
+export async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.split('\n').filter(Boolean).map(Number);
+}
+
+/** Asserts consecutive timestamps step by `step` everywhere (within 2 ms): no gap, no overlap, no jump at a join. */
+export function assertRunsOn(times: number[], step: number, what: string): void {
+  for (let i = 1; i < times.length; i += 1) {
+    const delta = times[i]! - times[i - 1]!;
+    assert.ok(Math.abs(delta - step) < 0.002, `${what}: packet ${i} at ${times[i]} s follows ${times[i - 1]} s (step ${delta.toFixed(6)}, not ${step.toFixed(6)})`);
+  }
 }
