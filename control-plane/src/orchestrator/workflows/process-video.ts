@@ -399,21 +399,18 @@ async function encodeInChunks(
   const encoding = encodeActivities(chunks[0]!.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)), encodeQueueWaitMinutes);
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
-  const withAudio = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0;
-  const makeAudioTrack = () =>
-    runEncode(() =>
+  // Just in time, the audio track goes ahead of background work: every run copies its part of it.
+  const audioTrackKey = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0
+    ? await runEncode(() =>
       encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...(publish ? { urgent: true } : {}) }),
-    );
-  // Just in time, the audio track is made ahead of background work (every run copies its part).
-  const audioTrack: Promise<string | undefined> = publish ? (withAudio ? makeAudioTrack() : Promise.resolve(undefined)) : Promise.resolve(undefined);
-  const audioTrackKey = publish ? undefined : withAudio ? await makeAudioTrack() : undefined;
+    )
+    : undefined;
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
       chunks.map((chunk) => async () => {
         const recordName = `${g}-${chunk.index}`;
         const first = publish !== undefined && g === 0 && chunk.index === 0;
-        const trackKey = publish ? await audioTrack : audioTrackKey;
         const outcomes =
           finished[recordName] ??
           (await runEncode(() =>
@@ -425,7 +422,7 @@ async function encodeInChunks(
               probe,
               chunk,
               last: chunk.index === chunks.length - 1,
-              ...(trackKey ? { audioTrackKey: trackKey } : {}),
+              ...(audioTrackKey ? { audioTrackKey } : {}),
               planId,
               recordName,
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
@@ -471,7 +468,7 @@ async function encodeInChunks(
       },
     };
   });
-  return { renditions, audioTrackKey: audioTrackKey ?? (await audioTrack) };
+  return { renditions, audioTrackKey };
 }
 
 /**
