@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getVideo } from '@kino/database/repositories';
 import type { ProcessVideoResult } from '@kino/control-plane/orchestrator';
-import { workflowIds, type CompressionRatio } from '@kino/proto/contract';
+import { workflowIds, type CompressionRatio, type VideoQuality } from '@kino/proto/contract';
 import { makeClip } from '@kino/test/support/media';
 import type { Farm } from '../../test/farm/farm.ts';
 
@@ -33,14 +33,19 @@ export async function benchSource(seconds: number): Promise<string> {
   return path;
 }
 
-/** Upload URL, PUT, process on `high`: the video id and when the process call was made. */
-export async function submitBenchVideo(farm: Farm, source: Buffer, compressionRatio: CompressionRatio): Promise<{ videoId: string; calledAt: number }> {
+/** Upload URL, PUT, process on `videoQuality` (`high` unless told): the video id and when the process call was made. */
+export async function submitBenchVideo(
+  farm: Farm,
+  source: Buffer,
+  compressionRatio: CompressionRatio,
+  videoQuality: VideoQuality = 'high',
+): Promise<{ videoId: string; calledAt: number }> {
   const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'bench.mp4', fileSize: source.length, contentType: 'video/mp4' });
   await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
   const calledAt = Date.now();
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
     storagePath: ticket.bucketPath,
-    videoQuality: 'high',
+    videoQuality,
     allowPublicAccess: true,
     videoName: 'bench',
     compressionRatio,
