@@ -23,9 +23,10 @@
 //    before the process call and after the workflow ends (the ladder complete, segments_pending
 //    false): the probe, thumbnail, storyboard and every encode. Goal: with a viewer at most 1.1x
 //    the same source's CPU with nobody watching (median of paired ratios); the off CPU beside it.
-// And what bounds them, from the nodes' logs: the first run's encode (one 6 s segment of every
-// H.264 rendition, on one node, what `ready` waits for) and a 12 s background run's, and how fast
-// the farm makes the ladder (seconds of video per second, from the process call to the end).
+// And what bounds them: from the nodes' logs, the first run's encode (one 6 s segment of every
+// H.264 rendition, on one node, what `ready` waits for) and a 12 s background run's; how fast the
+// farm makes the ladder (seconds of video per second, from the process call to the end); and, with
+// the farm stopped, the first run's ffmpeg command alone on the machine (wall and CPU time).
 //
 //   node --import tsx bench/encode/just-in-time.ts [--lengths 10,60] [--presets standard,high] [--runs 2]
 //   npm run bench:encode:jit -- --lengths 300 --presets standard
@@ -36,12 +37,16 @@
 // processing starts), so the orchestrator is never restarted between runs. The browser runs on the same machine as the farm
 // and its decoding shares the cores with the encodes, as it would not for a real viewer.
 // Progress and each video's figures go to stderr; the tables and the goals to stdout.
-import { readFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { getVideo } from '@kino/database/repositories';
-import type { ProcessVideoResult } from '@kino/control-plane/orchestrator';
+import { planLadder, type ProcessVideoResult } from '@kino/control-plane/orchestrator';
+import { hlsLadderArgs, probeMedia } from '@kino/ffmpeg';
+import { resolveHlsSettings } from '@kino/workers';
 import { defaultEncodingParameters, workflowIds, type VideoQuality } from '@kino/proto/contract';
 import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
@@ -78,6 +83,9 @@ const afterSeekMs = 2_000;
  * recording it as not done: long enough that a slow farm shows as long stalls, not as a hang.
  */
 const viewerPatienceMs = 240_000;
+
+/** The warm-up's source, whatever the lengths: short, so that a run of long sources does not pay one more. */
+const warmUpSeconds = 10;
 
 type Mode = 'off' | 'on' | 'viewer';
 
@@ -143,6 +151,35 @@ async function videoJobs(nodes: FarmNodeProcess[], videoId: string): Promise<{ c
     }
   }
   return jobs;
+}
+
+/**
+ * The first run's encode alone on the machine, the farm idle: the nodes' own ladder command
+ * (@kino/ffmpeg) for the first 6 s of every H.264 rung with its own audio, ffmpeg choosing its
+ * threads, from and to local disk (a node reads from and writes to storage). Its wall time is the
+ * least the first run takes here; its CPU time over the cores, the least it could take on them.
+ */
+async function firstSegmentAlone(sourcePath: string, seconds: number, preset: VideoQuality): Promise<{ wallMs: number; cpuMs: number }> {
+  const info = await probeMedia(sourcePath);
+  const ladder = planLadder(preset, { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio }, { ...defaultEncodingParameters, compressionRatio });
+  const dir = await mkdtemp(join(tmpdir(), 'kino-bench-jit-'));
+  try {
+    const outputs = ladder.map((r) => ({ settings: resolveHlsSettings({ ...r, videoCodec: 'h264', minQuantizer: 0 }, info), dir: r.key }));
+    for (const o of outputs) await mkdir(join(dir, o.dir));
+    const args = hlsLadderArgs({ input: sourcePath, outputs, threads: 0, chunk: { startSeconds: 0, durationSeconds: 6, firstSegment: 0 }, videoSeconds: seconds });
+    // The shell's `times` prints its children's user and sys time last.
+    const script = 'ffmpeg -hide_banner -loglevel error -y "$@" >/dev/null || exit 1; times';
+    const started = performance.now();
+    const { stdout } = await promisify(execFile)('sh', ['-c', script, 'sh', ...args], { cwd: dir });
+    const wallMs = performance.now() - started;
+    const [user, sys] = stdout.trim().split('\n').at(-1)!.split(/\s+/).map((t) => {
+      const m = /(\d+)m([\d.]+)s/.exec(t)!;
+      return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+    });
+    return { wallMs, cpuMs: user! + sys! };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Polls the video's row until it is `ready` (every 50 ms: the viewer starts at once); its ready_at. */
@@ -316,7 +353,7 @@ async function main(): Promise<void> {
       `${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
   );
   const sources = new Map<number, Buffer>();
-  for (const seconds of lengths) sources.set(seconds, await readFile(await benchSource(seconds)));
+  for (const seconds of new Set([warmUpSeconds, ...lengths])) sources.set(seconds, await readFile(await benchSource(seconds)));
 
   const [farm, browser, pageHost] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
@@ -329,8 +366,8 @@ async function main(): Promise<void> {
     const nodes = [await farm.startNode('a', { slots: 1 }), await farm.startNode('b', { slots: 1 })];
     const bench: Bench = { farm, nodes, browser, pageHost };
     // A warm-up (the workers' first workflow and activities, the browser's first page), not counted.
-    const warmUp = { bytes: sources.get(lengths[0]!)!, seconds: lengths[0]! };
-    log(`warm-up, ${lengths[0]} s ${presets[0]} with a viewer: ${describe(await makeVideo(bench, warmUp, presets[0]!, 'viewer'))}`);
+    const warmUp = { bytes: sources.get(warmUpSeconds)!, seconds: warmUpSeconds };
+    log(`warm-up, ${warmUpSeconds} s ${presets[0]} with a viewer: ${describe(await makeVideo(bench, warmUp, presets[0]!, 'viewer'))}`);
 
     for (const seconds of lengths) {
       for (const preset of presets) {
@@ -353,10 +390,18 @@ async function main(): Promise<void> {
     await pageHost.close();
     await farm.stop();
   }
-  process.stdout.write(`${report(cases)}\n`);
+  // With the farm stopped: nothing of the bench's runs on the machine but this ffmpeg.
+  const alone = new Map<VideoQuality, { wallMs: number; cpuMs: number }>();
+  for (const preset of presets) {
+    const samples = [];
+    for (let i = 0; i < 3; i += 1) samples.push(await firstSegmentAlone(await benchSource(warmUpSeconds), warmUpSeconds, preset));
+    alone.set(preset, { wallMs: median(samples.map((x) => x.wallMs)), cpuMs: median(samples.map((x) => x.cpuMs)) });
+    log(`the first 6 s of the ${preset} ladder alone: ${samples.map((x) => `${sec(x.wallMs, 2)} (CPU ${sec(x.cpuMs, 2)})`).join(', ')}`);
+  }
+  process.stdout.write(`${report(cases, alone)}\n`);
 }
 
-function report(cases: Case[]): string {
+function report(cases: Case[], alone: Map<VideoQuality, { wallMs: number; cpuMs: number }>): string {
   const out: string[] = [];
   const name = (c: Case) => `${c.seconds} s ${c.preset}`;
   const m = (values: number[]) => median(values);
@@ -422,28 +467,17 @@ function report(cases: Case[]): string {
     ),
   );
 
-  // The least a 6 s segment of the ladder can take on this machine, were its CPU spread over every
-  // core with nothing else running, and the cores encoding at 1x needs: from the off videos' CPU.
   const cpuPerVideoSecond = (c: Case) => m(c.runs.map((r) => r.off.cpuMs)) / 1000 / c.seconds;
-  const cores = cpus().length;
-  out.push('', `4. What bounds them: encodes on one node (slot time, medians over the on and viewer videos), and the ladder's CPU per second of video (off videos: probe, thumbnail, storyboard included)`);
+  out.push('', `4. What bounds them: the just-in-time encodes on their node (slot time, medians over the on and viewer videos); the first run's ffmpeg alone on this idle machine (${cpus().length} cores, median of 3); the ladder's CPU per second of video (off videos: probe, thumbnail, storyboard included)`);
   out.push(
     table(
-      ['source', 'first run (6 s, every H.264 rung)', 'x real time', '12 s background run', 'x real time', 'CPU s per video s (cores for 1x)', `6 s of it on ${cores} cores, at best`],
+      ['source', 'first run (6 s, every H.264 rung)', 'x real time', '12 s background run', 'x real time', 'first 6 s alone', 'its CPU', 'CPU s per video s'],
       cases.map((c) => {
         const first = m(ofFirstRuns(c, (r) => r.firstRunMs!));
-        const runsMs = jit(c).flatMap((r) => (r.runMs !== undefined ? [r.runMs] : []));
-        const run = m(runsMs);
+        const run = m(jit(c).flatMap((r) => (r.runMs !== undefined ? [r.runMs] : [])));
         const speed = (seconds: number, ms: number) => (Number.isNaN(ms) ? '-' : ((seconds * 1000) / ms).toFixed(2));
-        return [
-          name(c),
-          sec(first, 2),
-          speed(6, first),
-          sec(run, 2),
-          speed(12, run),
-          cpuPerVideoSecond(c).toFixed(2),
-          sec((6 * cpuPerVideoSecond(c) * 1000) / cores, 2),
-        ];
+        const { wallMs, cpuMs } = alone.get(c.preset)!;
+        return [name(c), sec(first, 2), speed(6, first), sec(run, 2), speed(12, run), sec(wallMs, 2), sec(cpuMs, 2), cpuPerVideoSecond(c).toFixed(2)];
       }),
     ),
   );
