@@ -28,7 +28,7 @@
 // farm makes the ladder (seconds of video per second, from the process call to the end); and, with
 // the farm stopped, the first run's ffmpeg command alone on the machine (wall and CPU time).
 //
-//   node --import tsx bench/encode/just-in-time.ts [--lengths 10,60] [--presets standard,high] [--runs 2]
+//   node --import tsx bench/encode/just-in-time.ts [--lengths 10,60] [--presets standard,high] [--runs 1]
 //   npm run bench:encode:jit -- --lengths 300 --presets standard
 //
 // The defaults take about 15 minutes on a 2-core machine; 300 and 1200 s sources run when asked
@@ -56,7 +56,7 @@ const { values: options } = parseArgs({
   options: {
     lengths: { type: 'string', default: '10,60' },
     presets: { type: 'string', default: 'standard,high' },
-    runs: { type: 'string', default: '2' },
+    runs: { type: 'string', default: '1' },
   },
 });
 const lengths = options.lengths.split(',').map(Number);
@@ -108,6 +108,8 @@ interface VideoRun {
   completeMs: number;
   /** The nodes' CPU for the video. */
   cpuMs: number;
+  /** The rest of the machine's busy CPU meanwhile (the other processes of the stack, the browser, anything else). */
+  otherCpuMs: number;
   /** Just in time: when the first run's encode (the first segment of every H.264 rung) started on its node, from the process call. */
   firstRunStartMs?: number;
   /** Just in time: the first run's encode on its node (its slot time). */
@@ -128,6 +130,16 @@ async function processCpuMs(pid: number): Promise<number> {
 
 /** sysconf(_SC_CLK_TCK): 100 on every Linux Kino runs on. */
 const clockTicksPerSecond = 100;
+
+/**
+ * The machine's busy CPU time so far (every core, every process), in ms, from /proc/stat: beside the
+ * nodes' own, what else ran during a video (the rest of the stack, the browser, anything else on
+ * the machine), which slows the encodes down.
+ */
+async function machineBusyMs(): Promise<number> {
+  const [, user, nice, system, , , irq, softirq, steal] = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) * (1000 / clockTicksPerSecond);
+}
 
 const farmCpuMs = async (nodes: FarmNodeProcess[]) => (await Promise.all(nodes.map((n) => processCpuMs(n.process.child.pid!)))).reduce((a, b) => a + b, 0);
 
@@ -153,13 +165,20 @@ async function videoJobs(nodes: FarmNodeProcess[], videoId: string): Promise<{ c
   return jobs;
 }
 
+/** The first run's ffmpeg alone: its wall and CPU time, and the rest of the machine's CPU meanwhile. */
+interface Alone {
+  wallMs: number;
+  cpuMs: number;
+  otherCpuMs: number;
+}
+
 /**
  * The first run's encode alone on the machine, the farm idle: the nodes' own ladder command
  * (@kino/ffmpeg) for the first 6 s of every H.264 rung with its own audio, ffmpeg choosing its
  * threads, from and to local disk (a node reads from and writes to storage). Its wall time is the
  * least the first run takes here; its CPU time over the cores, the least it could take on them.
  */
-async function firstSegmentAlone(sourcePath: string, seconds: number, preset: VideoQuality): Promise<{ wallMs: number; cpuMs: number }> {
+async function firstSegmentAlone(sourcePath: string, seconds: number, preset: VideoQuality): Promise<Alone> {
   const info = await probeMedia(sourcePath);
   const ladder = planLadder(preset, { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio }, { ...defaultEncodingParameters, compressionRatio });
   const dir = await mkdtemp(join(tmpdir(), 'kino-bench-jit-'));
@@ -169,14 +188,16 @@ async function firstSegmentAlone(sourcePath: string, seconds: number, preset: Vi
     const args = hlsLadderArgs({ input: sourcePath, outputs, threads: 0, chunk: { startSeconds: 0, durationSeconds: 6, firstSegment: 0 }, videoSeconds: seconds });
     // The shell's `times` prints its children's user and sys time last.
     const script = 'ffmpeg -hide_banner -loglevel error -y "$@" >/dev/null || exit 1; times';
+    const busyBefore = await machineBusyMs();
     const started = performance.now();
     const { stdout } = await promisify(execFile)('sh', ['-c', script, 'sh', ...args], { cwd: dir });
     const wallMs = performance.now() - started;
+    const busyMs = (await machineBusyMs()) - busyBefore;
     const [user, sys] = stdout.trim().split('\n').at(-1)!.split(/\s+/).map((t) => {
       const m = /(\d+)m([\d.]+)s/.exec(t)!;
       return (Number(m[1]) * 60 + Number(m[2])) * 1000;
     });
-    return { wallMs, cpuMs: user! + sys! };
+    return { wallMs, cpuMs: user! + sys!, otherCpuMs: busyMs - user! - sys! };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -284,6 +305,7 @@ async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number 
   try {
     if (tab) await tab.goto(`${bench.pageHost.origin}/viewer`);
     const cpuBefore = await farmCpuMs(nodes);
+    const busyBefore = await machineBusyMs();
     const { videoId, calledAt } = await submitBenchVideo(farm, source.bytes, compressionRatio, preset);
     const readyAt = await waitForReadyRow(farm, videoId);
     const src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
@@ -295,6 +317,7 @@ async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number 
     const video = (await getVideo(farm.db, videoId))!;
     if (video.segments_pending) throw new Error(`video ${videoId}: its workflow ended with segments still pending`);
     const cpuMs = (await farmCpuMs(nodes)) - cpuBefore;
+    const otherCpuMs = (await machineBusyMs()) - busyBefore - cpuMs;
     // Just in time, run 0 is the first segment alone and the others 12 s (the last may be longer).
     const jobs = mode === 'off' ? [] : await videoJobs(nodes, videoId);
     const first = jobs.find((j) => j.chunk?.index === 0);
@@ -304,6 +327,7 @@ async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number 
       readyMs: readyAt - calledAt,
       completeMs: completeAt - calledAt,
       cpuMs,
+      otherCpuMs,
       ...(first ? { firstRunStartMs: first.startedAt - calledAt, firstRunMs: first.endedAt - first.startedAt } : {}),
       ...(background.length > 0 ? { runMs: median(background.map((j) => j.endedAt - j.startedAt)) } : {}),
       ...(playback ? { playback } : {}),
@@ -320,7 +344,7 @@ const totalStall = (p: Playback) => p.stalls.reduce((sum, st) => sum + st.ms, 0)
 const worstWait = (p: Playback) => Math.max(p.startMs ?? Infinity, longestStall(p));
 
 function describe(r: VideoRun): string {
-  let line = `ready ${sec(r.readyMs)}, complete ${sec(r.completeMs)}, CPU ${sec(r.cpuMs)}`;
+  let line = `ready ${sec(r.readyMs)}, complete ${sec(r.completeMs)}, CPU ${sec(r.cpuMs)} (the rest of the machine ${sec(r.otherCpuMs)})`;
   if (r.firstRunMs !== undefined) line += `, first run ${sec(r.firstRunMs)}`;
   if (r.runMs !== undefined) line += `, a background run ${sec(r.runMs)}`;
   const p = r.playback;
@@ -391,17 +415,17 @@ async function main(): Promise<void> {
     await farm.stop();
   }
   // With the farm stopped: nothing of the bench's runs on the machine but this ffmpeg.
-  const alone = new Map<VideoQuality, { wallMs: number; cpuMs: number }>();
+  const alone = new Map<VideoQuality, Alone>();
   for (const preset of presets) {
     const samples = [];
     for (let i = 0; i < 3; i += 1) samples.push(await firstSegmentAlone(await benchSource(warmUpSeconds), warmUpSeconds, preset));
-    alone.set(preset, { wallMs: median(samples.map((x) => x.wallMs)), cpuMs: median(samples.map((x) => x.cpuMs)) });
-    log(`the first 6 s of the ${preset} ladder alone: ${samples.map((x) => `${sec(x.wallMs, 2)} (CPU ${sec(x.cpuMs, 2)})`).join(', ')}`);
+    alone.set(preset, { wallMs: median(samples.map((x) => x.wallMs)), cpuMs: median(samples.map((x) => x.cpuMs)), otherCpuMs: median(samples.map((x) => x.otherCpuMs)) });
+    log(`the first 6 s of the ${preset} ladder alone: ${samples.map((x) => `${sec(x.wallMs, 2)} (CPU ${sec(x.cpuMs, 2)}, the rest of the machine ${sec(x.otherCpuMs, 2)})`).join(', ')}`);
   }
   process.stdout.write(`${report(cases, alone)}\n`);
 }
 
-function report(cases: Case[], alone: Map<VideoQuality, { wallMs: number; cpuMs: number }>): string {
+function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
   const out: string[] = [];
   const name = (c: Case) => `${c.seconds} s ${c.preset}`;
   const m = (values: number[]) => median(values);
@@ -452,7 +476,7 @@ function report(cases: Case[], alone: Map<VideoQuality, { wallMs: number; cpuMs:
   out.push('', '3. Encode CPU of the two nodes per video, until the ladder is complete (medians; ratios: medians of per-run ratios)');
   out.push(
     table(
-      ['source', 'on', 'viewer', 'viewer/on', 'off', 'off/on', 'on: complete', 'off: ready', 'video s per s (on, off)'],
+      ['source', 'on', 'viewer', 'viewer/on', 'off', 'off/on', 'on: complete', 'off: ready', 'video s per s (on, off)', 'rest of the machine, CPU s per s (on, viewer, off)'],
       cases.map((c) => [
         name(c),
         sec(m(c.runs.map((r) => r.on.cpuMs))),
@@ -463,6 +487,8 @@ function report(cases: Case[], alone: Map<VideoQuality, { wallMs: number; cpuMs:
         sec(m(c.runs.map((r) => r.on.completeMs))),
         sec(m(c.runs.map((r) => r.off.readyMs))),
         `${(c.seconds / (m(c.runs.map((r) => r.on.completeMs)) / 1000)).toFixed(2)}, ${(c.seconds / (m(c.runs.map((r) => r.off.readyMs)) / 1000)).toFixed(2)}`,
+        // How busy the rest of the machine kept the cores while the nodes encoded (2.00: both cores).
+        (['on', 'viewer', 'off'] as const).map((mode) => m(c.runs.map((r) => r[mode].otherCpuMs / r[mode].completeMs)).toFixed(2)).join(', '),
       ]),
     ),
   );
@@ -471,13 +497,13 @@ function report(cases: Case[], alone: Map<VideoQuality, { wallMs: number; cpuMs:
   out.push('', `4. What bounds them: the just-in-time encodes on their node (slot time, medians over the on and viewer videos); the first run's ffmpeg alone on this idle machine (${cpus().length} cores, median of 3); the ladder's CPU per second of video (off videos: probe, thumbnail, storyboard included)`);
   out.push(
     table(
-      ['source', 'first run (6 s, every H.264 rung)', 'x real time', '12 s background run', 'x real time', 'first 6 s alone', 'its CPU', 'CPU s per video s'],
+      ['source', 'first run (6 s, every H.264 rung)', 'x real time', '12 s background run', 'x real time', 'first 6 s alone', 'its CPU', 'rest of the machine', 'CPU s per video s'],
       cases.map((c) => {
         const first = m(ofFirstRuns(c, (r) => r.firstRunMs!));
         const run = m(jit(c).flatMap((r) => (r.runMs !== undefined ? [r.runMs] : [])));
         const speed = (seconds: number, ms: number) => (Number.isNaN(ms) ? '-' : ((seconds * 1000) / ms).toFixed(2));
-        const { wallMs, cpuMs } = alone.get(c.preset)!;
-        return [name(c), sec(first, 2), speed(6, first), sec(run, 2), speed(12, run), sec(wallMs, 2), sec(cpuMs, 2), cpuPerVideoSecond(c).toFixed(2)];
+        const { wallMs, cpuMs, otherCpuMs } = alone.get(c.preset)!;
+        return [name(c), sec(first, 2), speed(6, first), sec(run, 2), speed(12, run), sec(wallMs, 2), sec(cpuMs, 2), sec(otherCpuMs, 2), cpuPerVideoSecond(c).toFixed(2)];
       }),
     ),
   );
