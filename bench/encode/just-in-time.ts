@@ -24,17 +24,21 @@
 //    false): the probe, thumbnail, storyboard and every encode. Goal: with a viewer at most 1.1x
 //    the same source's CPU with nobody watching (median of paired ratios); the off CPU beside it.
 // And what bounds them: from the nodes' logs, the first run's encode (one 6 s segment of every
-// H.264 rendition, on one node, what `ready` waits for) and a 12 s background run's; how fast the
-// farm makes the ladder (seconds of video per second, from the process call to the end); and, with
-// the farm stopped, the first run's ffmpeg command alone on the machine (wall and CPU time).
+// H.264 rendition, on one node, what `ready` waits for) and a 12 s background run's; for each wait
+// of the viewer of a second or more, the run that made its segment (urgent or background, when it
+// started against the wait, its encode); how fast the farm makes the ladder (seconds of video per
+// second); the rest of the machine's CPU meanwhile (anything else running slows the encodes); and,
+// with the farm stopped, the first run's ffmpeg command alone on the machine (wall and CPU time).
 //
 //   node --import tsx bench/encode/just-in-time.ts [--lengths 10,60] [--presets standard,high] [--runs 1]
-//   npm run bench:encode:jit -- --lengths 300 --presets standard
+//   npm run bench:encode:jit -- --lengths 300 --presets standard --runs 3
 //
-// The defaults take about 15 minutes on a 2-core machine; 300 and 1200 s sources run when asked
-// (a 1200 s source takes its full encode three times per run). Just in time is switched per video
-// with the environment's own setting (`kino.environments.update`, read once per video when its
-// processing starts), so the orchestrator is never restarted between runs. The browser runs on the same machine as the farm
+// The defaults (one run: three videos per source and preset) take about 11 minutes on a 2-core
+// machine; more runs give medians of several pairs. 300 and 1200 s sources run when asked: a run of
+// 300 s on one preset takes about 9 minutes there, a 1200 s source its full encode three times per
+// run. Just in time is switched per video with the environment's own setting
+// (`kino.environments.update`, read once per video when its processing starts), so the
+// orchestrator is never restarted between runs. The browser runs on the same machine as the farm
 // and its decoding shares the cores with the encodes, as it would not for a real viewer.
 // Progress and each video's figures go to stderr; the tables and the goals to stdout.
 import { execFile } from 'node:child_process';
@@ -93,10 +97,13 @@ type Mode = 'off' | 'on' | 'viewer';
 interface Playback {
   /** From loading the player (at `ready`) to currentTime advancing; null: it never started. */
   startMs: number | null;
-  /** Each stall while playing: how long, and the media time it happened at; `open`: still stalled when the viewer moved on. */
-  stalls: { ms: number; at: number; open: boolean }[];
-  /** Each seek: its target (s) and the time to currentTime advancing past it; null: not within viewerPatienceMs. */
-  seeks: { target: number; ms: number | null }[];
+  /**
+   * Each stall while playing: how long, the media time it happened at and when (epoch ms); `open`:
+   * still stalled when the viewer moved on; `waitedFor`: the run that made the segment (see waitedFor).
+   */
+  stalls: { ms: number; at: number; since: number; open: boolean; waitedFor?: string | undefined }[];
+  /** Each seek: its target (s), when it was made (epoch ms), the time to currentTime advancing past it (null: not within viewerPatienceMs), and the run it waited for. */
+  seeks: { target: number; since: number; ms: number | null; waitedFor?: string | undefined }[];
   /** hls.js errors (type/details, fatal marked), in order. */
   errors: string[];
 }
@@ -147,22 +154,47 @@ const farmCpuMs = async (nodes: FarmNodeProcess[]) => (await Promise.all(nodes.m
  * The encode jobs of a video on every node, from their logs: each job's slot time and, for a chunk
  * (a just-in-time run, or a 30 s chunk when off), its window (the node's `encode starting` line).
  */
-async function videoJobs(nodes: FarmNodeProcess[], videoId: string): Promise<{ chunk?: { index: number; durationSeconds: number }; startedAt: number; endedAt: number }[]> {
-  const jobs = [];
+async function videoJobs(nodes: FarmNodeProcess[], videoId: string): Promise<VideoJob[]> {
+  const jobs: VideoJob[] = [];
   for (const node of nodes) {
-    const chunkOf = new Map<string, { index: number; durationSeconds: number }>();
+    const chunkOf = new Map<string, VideoJob['chunk']>();
+    const onDemand = new Set<string>();
     for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
       if (!line.startsWith('{') || !line.includes(videoId)) continue;
-      const entry = JSON.parse(line) as { msg?: string; jobId?: string; chunk?: { index: number; durationSeconds: number } };
+      const entry = JSON.parse(line) as { msg?: string; jobId?: string; chunk?: VideoJob['chunk']; onDemand?: boolean };
       if (entry.msg === 'encode starting' && entry.jobId && entry.chunk) chunkOf.set(entry.jobId, entry.chunk);
+      if (entry.msg === 'encode started' && entry.jobId && entry.onDemand) onDemand.add(entry.jobId);
     }
     for (const job of await nodeJobs(node)) {
       if (!job.jobId.startsWith(videoId) || job.endedAt === undefined) continue;
       const chunk = chunkOf.get(job.jobId);
-      jobs.push({ ...(chunk ? { chunk } : {}), startedAt: job.startedAt, endedAt: job.endedAt });
+      jobs.push({ ...(chunk ? { chunk } : {}), startedAt: job.startedAt, endedAt: job.endedAt, onDemand: onDemand.has(job.jobId) });
     }
   }
   return jobs;
+}
+
+/** One encode of a video on a node: its window when a chunk (a run), its slot time, and whether it was urgent (nice 0). */
+interface VideoJob {
+  chunk?: { index: number; startSeconds: number; durationSeconds: number };
+  startedAt: number;
+  endedAt: number;
+  onDemand: boolean;
+}
+
+/**
+ * What a viewer waiting at media time `at` (a stall, or a seek's target) from `since` (epoch ms)
+ * waited for: the run whose window holds it, when its encode started against the wait, whether it
+ * ran urgent (nice 0: the first run, or one a request raised before it started) or in the
+ * background (nice 10), and its encode's slot time.
+ */
+function waitedFor(jobs: VideoJob[], at: number, since: number): string | undefined {
+  const run = jobs.find((j) => j.chunk && j.chunk.startSeconds <= at && at < j.chunk.startSeconds + j.chunk.durationSeconds);
+  if (!run) return undefined;
+  const { index, startSeconds, durationSeconds } = run.chunk!;
+  const start = (run.startedAt - since) / 1000;
+  const when = start >= 0 ? `${start.toFixed(1)} s after` : `${(-start).toFixed(1)} s before`;
+  return `run ${index} (${startSeconds}-${startSeconds + durationSeconds} s, ${run.onDemand ? 'urgent' : 'background'}) started ${when}, its encode ${sec(run.endedAt - run.startedAt)}`;
 }
 
 /** The first run's ffmpeg alone: its wall and CPU time, and the rest of the machine's CPU meanwhile. */
@@ -227,11 +259,11 @@ const viewerPage = `<!doctype html>
   let phase = 'idle';
   let stall = null;
   const closeStall = (open) => {
-    if (stall) viewer.stalls.push({ ms: performance.now() - stall.since, at: stall.at, open });
+    if (stall) viewer.stalls.push({ ms: performance.now() - stall.since, at: stall.at, since: stall.epoch, open });
     stall = null;
   };
   video.addEventListener('waiting', () => {
-    if (phase === 'play' && !stall) stall = { since: performance.now(), at: video.currentTime };
+    if (phase === 'play' && !stall) stall = { since: performance.now(), epoch: Date.now(), at: video.currentTime };
   });
   video.addEventListener('playing', () => closeStall(false));
   /** Resolves with the ms until currentTime passes 'from' (not seeking), or null after patienceMs. */
@@ -278,8 +310,9 @@ async function watch(tab: Page, src: string, durationSeconds: number): Promise<P
   // The random point is anywhere but the first and last 5 %.
   for (const share of [...seekShares, 0.05 + Math.random() * 0.9]) {
     const target = Math.round(share * durationSeconds * 10) / 10;
+    const since = Date.now();
     const ms = await tab.evaluate(([t, patience]) => (window as unknown as { seek: (t: number, ms: number) => Promise<number | null> }).seek(t, patience), [target, viewerPatienceMs] as const);
-    seeks.push({ target, ms });
+    seeks.push({ target, since, ms });
     await tab.waitForTimeout(afterSeekMs);
   }
   await tab.evaluate(() => (window as unknown as { finish: () => void }).finish());
@@ -320,6 +353,9 @@ async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number 
     const otherCpuMs = (await machineBusyMs()) - busyBefore - cpuMs;
     // Just in time, run 0 is the first segment alone and the others 12 s (the last may be longer).
     const jobs = mode === 'off' ? [] : await videoJobs(nodes, videoId);
+    // A stall begins a frame or so before the end of the buffered segment: the player waits for the next one.
+    for (const stall of playback?.stalls ?? []) stall.waitedFor = waitedFor(jobs, stall.at + 0.25, stall.since);
+    for (const seek of playback?.seeks ?? []) seek.waitedFor = waitedFor(jobs, seek.target, seek.since);
     const first = jobs.find((j) => j.chunk?.index === 0);
     const background = jobs.filter((j) => j.chunk && j.chunk.index > 0 && j.chunk.durationSeconds === 12);
     return {
@@ -352,6 +388,9 @@ function describe(r: VideoRun): string {
     line += `; start ${sec(p.startMs, 2)}, ${p.stalls.length} stalls (longest ${sec(longestStall(p), 2)}, total ${sec(totalStall(p), 2)}${p.stalls.some((st) => st.open) ? ', some cut short' : ''})`;
     line += `, seeks ${p.seeks.map((sk) => `${sk.target} s: ${sec(sk.ms, 2)}`).join(', ')}`;
     if (p.stalls.length > 0) line += `; stalls at ${p.stalls.map((st) => `${st.at.toFixed(1)} s (${sec(st.ms, 2)})`).join(', ')}`;
+    // What each wait of a second or more waited for (a run of the video), from the nodes' logs.
+    for (const st of p.stalls.filter((x) => x.ms >= 1000 && x.waitedFor)) line += `\n      stall at ${st.at.toFixed(1)} s waited for ${st.waitedFor}`;
+    for (const sk of p.seeks.filter((x) => (x.ms === null || x.ms >= 1000) && x.waitedFor)) line += `\n      seek to ${sk.target} s waited for ${sk.waitedFor}`;
     if (p.errors.length > 0) line += `; hls.js: ${p.errors.join(', ')}`;
   }
   return line;
@@ -472,6 +511,15 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
       ]),
     ),
   );
+
+  // What the viewer's waits of a second or more waited for: the run that made the segment.
+  const longWaits = cases.flatMap((c) =>
+    playbacks(c).flatMap((p) => [
+      ...p.stalls.filter((st) => st.ms >= 1000).map((st) => `  ${name(c)}: stall at ${st.at.toFixed(1)} s, ${sec(st.ms, 2)}: ${st.waitedFor ?? 'no run found'}`),
+      ...p.seeks.filter((sk) => sk.ms === null || sk.ms >= 1000).map((sk) => `  ${name(c)}: seek to ${sk.target} s, ${sec(sk.ms, 2)}: ${sk.waitedFor ?? 'no run found'}`),
+    ]),
+  );
+  if (longWaits.length > 0) out.push('   the waits of 1 s or more, and the run each waited for (urgent: nice 0; background: nice 10; started: against the wait\'s start):', ...longWaits);
 
   out.push('', '3. Encode CPU of the two nodes per video, until the ladder is complete (medians; ratios: medians of per-run ratios)');
   out.push(
