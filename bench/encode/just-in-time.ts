@@ -33,7 +33,7 @@
 //   node --import tsx bench/encode/just-in-time.ts [--lengths 10,60] [--presets standard,high] [--runs 1]
 //   npm run bench:encode:jit -- --lengths 300 --presets standard --runs 3
 //
-// The defaults (one run: three videos per source and preset) take about 11 minutes on a 2-core
+// The defaults (one run: three videos per source and preset) take 8 to 11 minutes on a 2-core
 // machine; more runs give medians of several pairs. 300 and 1200 s sources run when asked: a run of
 // 300 s on one preset takes about 9 minutes there, a 1200 s source its full encode three times per
 // run. Just in time is switched per video with the environment's own setting
