@@ -35,7 +35,7 @@
 //
 // The defaults (one run: three videos per source and preset) take 8 to 11 minutes on a 2-core
 // machine; more runs give medians of several pairs. 300 and 1200 s sources run when asked: a run of
-// 300 s on one preset takes about 9 minutes there, a 1200 s source its full encode three times per
+// 300 s on one preset takes 9 to 15 minutes there, a 1200 s source its full encode three times per
 // run. Just in time is switched per video with the environment's own setting
 // (`kino.environments.update`, read once per video when its processing starts), so the
 // orchestrator is never restarted between runs. The browser runs on the same machine as the farm
