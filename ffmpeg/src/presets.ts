@@ -245,7 +245,9 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
     '-hls_segment_type', 'fmp4',
     '-hls_fmp4_init_filename', hlsInitName,
     '-hls_segment_filename', prefix + hlsSegmentPattern,
-    '-hls_flags', 'independent_segments',
+    // temp_file: a segment is written under a temporary name and renamed once complete, so the node
+    // uploads each one the moment it appears (a viewer may be waiting for it: just-in-time segments).
+    '-hls_flags', 'independent_segments+temp_file',
     '-avoid_negative_ts', 'disabled',
     '-hls_segment_options', 'movflags=+frag_discont',
     prefix + hlsPlaylistName,

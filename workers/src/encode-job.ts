@@ -307,11 +307,13 @@ async function runHlsJob(
     uploads.add(() => uploadFile(join(outDir, name), url, contentTypeForHlsFile(name), job.signal));
   };
   const filesOf = async (output: Output) => (await readdir(join(outDir, output.prefix))).sort();
-  // ffmpeg closes a segment before it opens the next: every segment but the newest is complete.
+  // ffmpeg writes each segment under a temporary name and renames it when complete (hls_flags
+  // temp_file): every segment present is complete, and goes up at once. Waiting for the next one
+  // to appear, as before, held each run's last segments until the run ended (a viewer waited).
   const uploadFinishedSegments = async () => {
     for (const output of outputs) {
       const segments = (await filesOf(output)).filter((n) => segmentName.test(n));
-      for (const name of segments.slice(0, -1)) if (!uploaded.has(output.prefix + name)) upload(output.prefix + name);
+      for (const name of segments) if (!uploaded.has(output.prefix + name)) upload(output.prefix + name);
     }
   };
   // One rendition: a plain encode run inside its directory; several: one decode split across them.
