@@ -233,6 +233,10 @@ test('the audio track of a chunked encode: the source\'s audio alone, encoded on
   assert.equal(valueOf(args, '-c:a'), 'aac');
   assert.equal(valueOf(args, '-f'), 'mp4');
   assert.equal(args.at(-1), '/tmp/job/audio.mp4');
+  // A chunk's audio head: the same encode of the input's first seconds only (read no further).
+  const head = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: '/tmp/job/audio-head.mp4', endSeconds: 7 });
+  assert.deepEqual(head.slice(head.indexOf('-t'), head.indexOf('-i') + 2), ['-t', '7', '-i', 'src.mp4']);
+  assert.deepEqual(head.slice(head.indexOf('-map')), args.slice(args.indexOf('-map')).map((a) => (a === '/tmp/job/audio.mp4' ? '/tmp/job/audio-head.mp4' : a)));
 });
 
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {

@@ -286,6 +286,11 @@ export interface AudioTrackOptions {
   /** `copy`: the input's first audio stream as it is (a remux); else the encoding to make. */
   audio: NonNullable<HlsEncodeSettings['audio']> | 'copy';
   output: string;
+  /**
+   * Set: only the input's first `endSeconds` (a chunk's audio head, ChunkWindow): its packets are
+   * the whole track's, but for the last few, which the encoder flushes.
+   */
+  endSeconds?: number;
 }
 
 /**
@@ -294,9 +299,9 @@ export interface AudioTrackOptions {
  * chunks that copy them), or the `audio.m4a` download. moov goes first (faststart): a player or a
  * chunk's ffmpeg reading it over HTTP starts without seeking to the end.
  */
-export function audioTrackArgs({ input, audio, output }: AudioTrackOptions): string[] {
+export function audioTrackArgs({ input, audio, output, endSeconds }: AudioTrackOptions): string[] {
   return [
-    ...inputArgsFor(input), '-i', input,
+    ...inputArgsFor(input), ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds)] : []), '-i', input,
     '-map', '0:a:0', '-vn', ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio)),
     '-map_metadata', '-1', '-map_chapters', '-1',
     '-movflags', '+faststart',

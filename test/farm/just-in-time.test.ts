@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
-import { objectKeys } from '@kino/proto/contract';
-import { assertRunsOn, countDecodedFrames, countFramesInFile, makeClip, packetTimes } from '@kino/test/support/media';
+import { audioEncodingOf, objectKeys } from '@kino/proto/contract';
+import { audioTrackArgs, runFfmpeg } from '@kino/ffmpeg';
+import { assertRunsOn, countDecodedFrames, countFramesInFile, makeClip, packetHashes, packetTimes } from '@kino/test/support/media';
 import { nodeJobs, registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
 
 const run = promisify(execFile);
@@ -88,11 +89,20 @@ test('ready with its first segment, playable through delivery at once (each segm
   const dir = join(workDir, videoId);
   await farm.downloadVideo(videoId, dir);
   assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames, 'the stored ladder decodes every frame');
+  const track = join(workDir, `${videoId}-track.mp4`);
+  // The ladder's audio: AAC at 128 kbit/s, in the source's one channel (a sine tone).
+  await runFfmpeg(audioTrackArgs({ input: clipPath, audio: { encoding: audioEncodingOf.aac, bitrateKbps: 128, channels: 1 }, output: track }));
+  const trackPackets = await packetHashes(track, 'a:0');
   for (const key of ['360p', '480p']) {
-    // Packet timestamps run on across every join (the first run's own audio, then the audio track's).
+    // Packet timestamps run on across every join, and the audio is one AAC encode of the source's
+    // whole audio, packet for packet (the first run's audio head, then the track's parts): the first
+    // run's own AAC encode cut at 6 s ended in a short packet, and Chromium dropped the next GOP.
     const playlistPath = join(dir, 'hls', key, 'playlist.m3u8');
     assertRunsOn(await packetTimes(playlistPath, 'v:0'), 1 / 30, `${key} video`);
     assertRunsOn(await packetTimes(playlistPath, 'a:0'), 1024 / 48_000, `${key} audio`);
+    const stored = await packetHashes(playlistPath, 'a:0');
+    const differs = stored.findIndex((hash, k) => hash !== trackPackets[k]);
+    assert.deepEqual([stored.length, differs], [trackPackets.length, -1], `${key} audio: ${stored.length} packets against the track's ${trackPackets.length}, first differing at ${differs}`);
     const made = durationsOf(await readFile(join(dir, 'hls', key, 'playlist.m3u8'), 'utf8'));
     const plannedDurations = durationsOf(planned[key]!);
     assert.equal(made.length, plannedDurations.length, `${key}: as many segments as planned`);

@@ -74,6 +74,15 @@ export async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Prom
   return stdout.split('\n').filter(Boolean).map(Number);
 }
 
+/** Each packet's MD5 (ffprobe's data hash), in decode order: two streams with equal lists carry the same bytes. */
+export async function packetHashes(media: string, stream: 'v:0' | 'a:0'): Promise<string[]> {
+  // One `data_hash=` line per packet (csv breaks a packet with side data, the encoder's priming, over two lines).
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=data_hash', '-show_data_hash', 'md5', '-of', 'default=nw=1', media], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.split('\n').filter((line) => line.startsWith('data_hash=')).map((line) => line.slice('data_hash='.length));
+}
+
 /** Asserts consecutive timestamps step by `step` everywhere (within 2 ms): no gap, no overlap, no jump at a join. */
 export function assertRunsOn(times: number[], step: number, what: string): void {
   for (let i = 1; i < times.length; i += 1) {

@@ -71,8 +71,11 @@ const renditionKey = /^[A-Za-z0-9_-]{1,32}$/;
 interface HlsJob {
   renditions: RenditionSpec__Output[];
   outputUrls: Record<string, string>;
-  /** Set for a chunk: its window, and its index (the first chunk writes the init segment). */
-  chunk?: { index: number; window: ChunkWindow };
+  /**
+   * Set for a chunk: its window, its index (the first chunk writes the init segment), and whether it
+   * makes its audio head first (ChunkEncode.audio_head).
+   */
+  chunk?: { index: number; window: ChunkWindow; audioHead: boolean };
   /** Score every rendition against the source before answering. */
   measureQuality: boolean;
 }
@@ -118,6 +121,9 @@ function missingUrl(name: string): InvalidRequestError {
   return new InvalidRequestError(`output_urls has no URL for ${name}: the encode produced more segments than URLs were given`);
 }
 
+/** How far past its chunk's window an audio head runs: the AAC encoder's flushed packets land beyond it. */
+const audioHeadMarginSeconds = 1;
+
 /** One encode, by its kind: the whole video, one chunk of it, or its audio track. */
 export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDone> {
   const { request } = options;
@@ -131,13 +137,21 @@ export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDon
       if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
         throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
       }
+      if (chunk.audioHead && (chunk.audioUrl || chunk.startSeconds > 0)) {
+        throw new InvalidRequestError('audio_head is for the first chunk of a video without its audio track (audio_url empty, start_seconds 0)');
+      }
       const window: ChunkWindow = {
         startSeconds: chunk.startSeconds,
         durationSeconds: chunk.durationSeconds,
         firstSegment: chunk.firstSegment,
         ...(chunk.audioUrl ? { audioInput: chunk.audioUrl } : {}),
       };
-      return runHlsJob(options, source, { renditions: chunk.renditions, outputUrls: chunk.outputUrls, chunk: { index: chunk.index, window }, measureQuality: chunk.measureQuality });
+      return runHlsJob(options, source, {
+        renditions: chunk.renditions,
+        outputUrls: chunk.outputUrls,
+        chunk: { index: chunk.index, window, audioHead: chunk.audioHead },
+        measureQuality: chunk.measureQuality,
+      });
     }
     case 'audioTrack':
       return runAudioTrackJob(options, source, request.audioTrack!);
@@ -268,8 +282,9 @@ async function runHlsJob(
   // Nobody waits for a background encode: it yields the CPU to one a viewer waits for.
   const niceness = request.onDemand ? 0 : backgroundNiceness;
   // A chunk without the audio track (a frame-accurate clip's first or last segment) encodes the
-  // source's audio for its window, as a whole encode does.
-  const chunk = hlsJob.chunk?.window;
+  // source's audio for its window, as a whole encode does; one making its audio head copies it
+  // from there (audioInput, set once the job's directory exists).
+  let chunk = hlsJob.chunk?.window;
   const twoPass = outputs.some((o) => o.settings.twoPass);
   if (outputs.some((o) => o.settings.twoPass !== twoPass)) {
     // One process runs both passes' outputs together (the orchestrator groups renditions accordingly).
@@ -345,6 +360,16 @@ async function runHlsJob(
         encodedSeconds: progress.outTimeSeconds,
         speed: progress.speed,
       });
+    const audio = outputs.find((o) => o.settings.audio)?.settings.audio;
+    if (hlsJob.chunk?.audioHead && chunk && audio) {
+      // The audio track's first seconds, encoded as encodeAudioTrack encodes it (the same packets),
+      // a second past the window: the packets the encoder flushes at its end fall outside it.
+      const audioInput = join(jobDir, 'audio-head.mp4');
+      await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output: audioInput, endSeconds: chunk.startSeconds + chunk.durationSeconds + audioHeadMarginSeconds }), {
+        signal: job.signal, logger, niceness,
+      });
+      chunk = { ...chunk, audioInput };
+    }
     if (twoPass) {
       await runFfmpeg(encodeArgs(1), {
         program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, niceness, onProgress: report(firstPassShare, 0),

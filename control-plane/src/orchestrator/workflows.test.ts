@@ -307,15 +307,22 @@ test('chunked: a chunk that fails for good fails the video but keeps the finishe
 
 test('just in time: ready with the first segment (planned playlists, declared master), the rest in runs in playback order, then the measured ladder; one completed webhook', async () => {
   const videoId = nextVideoId();
+  // The audio track and the background runs finish only once the video is ready: a workflow that waited for them fails here.
+  const afterReady = async (what: string) => {
+    for (const started = Date.now(); !calls.markVideoReady; ) {
+      if (Date.now() - started > 10_000) throw ApplicationFailure.nonRetryable(`the video never became ready before its ${what}`, failureTypes.invalidSource);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   const { activities, calls } = fakeActivities(videoId, {
     probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeAudioTrack: async ({ videoId: id }) => {
+      await afterReady('audio track');
+      return `videos/${id}/work/audio-aac-128.mp4`;
+    },
     encodeChunk: async ({ renditions, chunk }) => {
-      // The background runs finish only once the video is ready: a workflow that waited for them fails here.
-      for (const started = Date.now(); chunk.index > 0 && !calls.markVideoReady; ) {
-        if (Date.now() - started > 10_000) throw ApplicationFailure.nonRetryable('the video never became ready before its background runs', failureTypes.invalidSource);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      if (chunk.index > 0) await afterReady('background runs');
       return renditions.map((plan) => ({
         ...outcomeFor(plan),
         segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
@@ -329,14 +336,16 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   const result = await runProcessVideo(videoId, activities);
 
   assert.equal(result.status, 'ready');
-  const runs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; firstSegment: number; segmentCount: number }; audioTrackKey?: string; justInTime?: { rank: number; urgent: boolean } });
+  const runs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; firstSegment: number; segmentCount: number }; audioTrackKey?: string; audioHead?: true; justInTime?: { rank: number; urgent: boolean } });
   assert.deepEqual(
     runs.map((r) => [r.chunk.index, r.chunk.firstSegment, r.chunk.segmentCount, r.justInTime?.rank, r.justInTime?.urgent]).sort((a, b) => Number(a[0]) - Number(b[0])),
     [[0, 0, 1, 0, true], [1, 1, 2, 1, false], [2, 3, 2, 2, false], [3, 5, 2, 3, false]],
     'the first segment alone and urgent, then 12 s runs ranked in playback order',
   );
-  // Every run copies its audio from the one track, the first too (its own AAC encode would end in a short packet).
-  assert.ok(runs.every((r) => r.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4`));
+  // The first run makes its own audio head (the track's first seconds); every other run copies its audio from the track.
+  const [first, ...rest] = [...runs].sort((a, b) => a.chunk.index - b.chunk.index);
+  assert.deepEqual([first!.audioHead, first!.audioTrackKey], [true, undefined]);
+  assert.ok(rest.every((r) => r.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4` && r.audioHead === undefined));
   const [track] = calls.encodeAudioTrack![0] as [{ urgent?: boolean }];
   assert.equal(track.urgent, true, 'the audio track goes ahead of background work');
 

@@ -429,6 +429,7 @@ export function createNodeActivities({
         firstSegment: input.chunk.firstSegment,
         audioUrl: input.audioTrackKey ? await storage.presignGet(input.audioTrackKey, lifetime) : '',
         measureQuality: input.measureQuality ?? false,
+        audioHead: input.audioHead ?? false,
       };
       // A just-in-time run's entry says which segments it makes: a viewer's request raises it.
       const placement: QueuePlacement | undefined = input.justInTime

@@ -399,18 +399,27 @@ async function encodeInChunks(
   const encoding = encodeActivities(chunks[0]!.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)), encodeQueueWaitMinutes);
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
-  // Just in time, the audio track goes ahead of background work: every run copies its part of it.
-  const audioTrackKey = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0
-    ? await runEncode(() =>
-      encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...(publish ? { urgent: true } : {}) }),
-    )
-    : undefined;
+  const withAudio = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0;
+  // Just in time, the audio track goes ahead of background work (every run copies its part of it)
+  // and the first run does not wait for it: it makes its own audio head, the track's first seconds
+  // (ChunkEncode.audio_head). Workflows started before the audio head replay awaiting the track first.
+  const audioHead = publish !== undefined && withAudio && patched('just-in-time-audio-head');
+  // Its own scope: a failure of the runs cancels it (no upload races the cleanup).
+  const trackScope = new CancellationScope();
+  const makeAudioTrack = () =>
+    trackScope.run(() =>
+      runEncode(() =>
+        encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...(publish ? { urgent: true } : {}) }),
+      ),
+    );
+  const audioTrack: Promise<string | undefined> = !withAudio ? Promise.resolve(undefined) : audioHead ? makeAudioTrack() : Promise.resolve(await makeAudioTrack());
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
       chunks.map((chunk) => async () => {
         const recordName = `${g}-${chunk.index}`;
         const first = publish !== undefined && g === 0 && chunk.index === 0;
+        const audioTrackKey = first && audioHead ? undefined : await audioTrack;
         const outcomes =
           finished[recordName] ??
           (await runEncode(() =>
@@ -423,6 +432,7 @@ async function encodeInChunks(
               chunk,
               last: chunk.index === chunks.length - 1,
               ...(audioTrackKey ? { audioTrackKey } : {}),
+              ...(first && audioHead ? { audioHead: true as const } : {}),
               planId,
               recordName,
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
@@ -434,7 +444,11 @@ async function encodeInChunks(
         return { group, chunk, outcomes };
       }),
     ),
-  );
+  ).catch(async (error: unknown) => {
+    trackScope.cancel();
+    await Promise.allSettled([audioTrack]);
+    throw error;
+  });
   // Each rendition's chunks in order: their segments run on, and make its playlist and measurements.
   const joined = ladder.map((plan) => {
     const parts: EncodeOutcome[] = done
@@ -468,7 +482,7 @@ async function encodeInChunks(
       },
     };
   });
-  return { renditions, audioTrackKey };
+  return { renditions, audioTrackKey: await audioTrack };
 }
 
 /**

@@ -34,6 +34,14 @@ export interface ChunkEncode {
    * Score every rendition of the chunk against the source's window (VMAF and PSNR) before answering.
    */
   'measureQuality'?: (boolean);
+  /**
+   * Set (audio_url empty; the chunk starts at 0): the node first encodes the audio of the video's
+   * first seconds, as AudioTrackEncode encodes the whole track, and copies the chunk's audio from it.
+   * The same encoder from the same first sample makes the same AAC packets (byte for byte, but for
+   * the last few it flushes, past the chunk's end): a just-in-time video's first run starts before
+   * its whole track exists, and the next chunk, copied from the whole track, joins it seamlessly.
+   */
+  'audioHead'?: (boolean);
 }
 
 /**
@@ -68,4 +76,12 @@ export interface ChunkEncode__Output {
    * Score every rendition of the chunk against the source's window (VMAF and PSNR) before answering.
    */
   'measureQuality': (boolean);
+  /**
+   * Set (audio_url empty; the chunk starts at 0): the node first encodes the audio of the video's
+   * first seconds, as AudioTrackEncode encodes the whole track, and copies the chunk's audio from it.
+   * The same encoder from the same first sample makes the same AAC packets (byte for byte, but for
+   * the last few it flushes, past the chunk's end): a just-in-time video's first run starts before
+   * its whole track exists, and the next chunk, copied from the whole track, joins it seamlessly.
+   */
+  'audioHead': (boolean);
 }
