@@ -199,4 +199,30 @@ describe('SegmentWaits', () => {
     farm.storedKeys.add(segment(3).key);
     assert.equal(await waits.wait(segment(3)), 'stored');
   });
+
+  test('a download waits for the complete ladder: the row read every second, nothing raised; the deadline, or its client leaving, ends it', async () => {
+    const { farm, waits } = fakeFarm();
+    const complete = waits.untilComplete('vid_1');
+    await vi.advanceTimersByTimeAsync(2_500);
+    assert.equal(await stateOf(complete), 'pending');
+    assert.equal(farm.progressReads, 3, 'at 0, 1 and 2 s');
+    farm.progress = 'complete';
+    await vi.advanceTimersByTimeAsync(segmentWaitTiming.progressEveryMs);
+    assert.equal(await complete, 'complete');
+    assert.deepEqual(farm.raises, [], 'a download raises nothing: viewers go first');
+
+    farm.progress = 'pending';
+    const late = waits.untilComplete('vid_1');
+    await vi.advanceTimersByTimeAsync(10_000);
+    assert.equal(await late, 'timeout');
+
+    const leaving = new AbortController();
+    const gone = waits.untilComplete('vid_1', leaving.signal);
+    const left = assert.rejects(gone, /client left/);
+    await vi.advanceTimersByTimeAsync(300);
+    leaving.abort(new Error('client left'));
+    await vi.advanceTimersByTimeAsync(0);
+    assert.equal(await stateOf(gone), 'settled', 'at once, not at the next read of the row');
+    await left;
+  });
 });

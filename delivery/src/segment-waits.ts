@@ -112,11 +112,8 @@ export class SegmentWaits {
       const progress = await this.sources.progress(videoId);
       if (progress !== 'pending') return progress;
       if (Date.now() + segmentWaitTiming.progressEveryMs > deadline) return 'timeout';
-      const stop = new AbortController();
-      const onAbort = () => stop.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      await pause(segmentWaitTiming.progressEveryMs, stop.signal);
-      signal?.removeEventListener('abort', onAbort);
+      // Cut short when the client leaves: the loop's first line then rejects.
+      await pause(segmentWaitTiming.progressEveryMs, signal);
     }
   }
 
@@ -168,18 +165,18 @@ export class SegmentWaits {
 }
 
 /** Resolves after `ms`: true, or false as soon as `stop` is aborted. */
-function pause(ms: number, stop: AbortSignal): Promise<boolean> {
-  if (stop.aborted) return Promise.resolve(false);
+function pause(ms: number, stop: AbortSignal | undefined): Promise<boolean> {
+  if (stop?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onStop = () => {
       clearTimeout(timer);
       resolve(false);
     };
     const timer = setTimeout(() => {
-      stop.removeEventListener('abort', onStop);
+      stop?.removeEventListener('abort', onStop);
       resolve(true);
     }, ms);
-    stop.addEventListener('abort', onStop, { once: true });
+    stop?.addEventListener('abort', onStop, { once: true });
   });
 }
 
