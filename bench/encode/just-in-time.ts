@@ -119,8 +119,13 @@ interface VideoRun {
   otherCpuMs: number;
   /** Just in time: from the process call to its first encode on a node (upload check, probe, plan, queue). */
   beforeMs?: number;
-  /** Just in time: the audio track's encode (the whole source's AAC, which every run copies its part of), its slot time. */
+  /**
+   * Just in time: the audio track's encode (the whole source's AAC, which every run after the first
+   * copies its part of), its slot time; `audioAwaited` when the first run started only after it (a
+   * workflow before the first run's audio head).
+   */
   audioTrackMs?: number;
+  audioAwaited?: boolean;
   /** Just in time: the first run's encode (the first segment of every H.264 rung) on its node, its slot time. */
   firstRunMs?: number;
   /** Just in time: the median encode of a 12 s background run on its node (sources of 18 s and more). */
@@ -212,7 +217,7 @@ interface Alone {
  * The first run's encode alone on the machine, the farm idle: the nodes' own ladder command
  * (@kino/ffmpeg) for the first 6 s of every H.264 rung, ffmpeg choosing its threads, from and to
  * local disk (a node reads from and writes to storage). It encodes the source's 6 s of sound where
- * the node copies them from the audio track: a few hundredths of a second of CPU more. Its wall
+ * the node first encodes 7 s of it (its audio head) and copies from that: about the same CPU. Its wall
  * time is the least the first run takes here; its CPU time over the cores, the least it could take on them.
  */
 async function firstSegmentAlone(sourcePath: string, seconds: number, preset: VideoQuality): Promise<Alone> {
@@ -372,7 +377,7 @@ async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number 
       cpuMs,
       otherCpuMs,
       ...(first ? { beforeMs: Math.min(first.startedAt, audioTrack?.startedAt ?? Infinity) - calledAt, firstRunMs: first.endedAt - first.startedAt } : {}),
-      ...(first && audioTrack ? { audioTrackMs: audioTrack.endedAt - audioTrack.startedAt } : {}),
+      ...(first && audioTrack ? { audioTrackMs: audioTrack.endedAt - audioTrack.startedAt, audioAwaited: first.startedAt >= audioTrack.endedAt } : {}),
       ...(background.length > 0 ? { runMs: median(background.map((j) => j.endedAt - j.startedAt)) } : {}),
       ...(playback ? { playback } : {}),
     };
@@ -381,6 +386,8 @@ async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number 
   }
 }
 
+/** The audio track's time on the path to `ready`: none when it ran beside the first run. */
+const awaitedAudioMs = (r: VideoRun) => (r.audioAwaited ? (r.audioTrackMs ?? 0) : 0);
 const sec = (ms: number | null | undefined, digits = 1) => (ms === null || ms === undefined || Number.isNaN(ms) ? '-' : `${(ms / 1000).toFixed(digits)} s`);
 const longestStall = (p: Playback) => Math.max(0, ...p.stalls.map((st) => st.ms));
 const totalStall = (p: Playback) => p.stalls.reduce((sum, st) => sum + st.ms, 0);
@@ -389,7 +396,7 @@ const worstWait = (p: Playback) => Math.max(p.startMs ?? Infinity, longestStall(
 
 function describe(r: VideoRun): string {
   let line = `ready ${sec(r.readyMs)}, complete ${sec(r.completeMs)}, CPU ${sec(r.cpuMs)} (the rest of the machine ${sec(r.otherCpuMs)})`;
-  if (r.audioTrackMs !== undefined) line += `, audio track ${sec(r.audioTrackMs)}`;
+  if (r.audioTrackMs !== undefined) line += `, audio track ${sec(r.audioTrackMs)} (${r.audioAwaited ? 'before' : 'beside'} the first run)`;
   if (r.firstRunMs !== undefined) line += `, first run ${sec(r.firstRunMs)}`;
   if (r.runMs !== undefined) line += `, a background run ${sec(r.runMs)}`;
   const p = r.playback;
@@ -483,10 +490,10 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
   // Figures of the just-in-time videos that have a first run of their own (a source of one run has none).
   const ofFirstRuns = (c: Case, f: (r: VideoRun) => number) => jit(c).flatMap((r) => (r.firstRunMs !== undefined ? [f(r)] : []));
   out.push('', '1. From the process call to `ready` (medians; on: the on and viewer videos; on/off: median of the ratios of each on video to its run\'s off video)');
-  out.push('   and where the just-in-time time goes: before its first encode starts on a node (upload check, probe, plan, queue), the audio track\'s encode, the first run\'s, the rest (dispatch between them, playlists, thumbnail, the row)');
+  out.push('   and where the just-in-time time goes: before its first encode starts on a node (upload check, probe, plan, queue), the audio track\'s encode when the first run waited for it (else it runs beside), the first run\'s, the rest (dispatch between them, playlists, thumbnail, the row)');
   out.push(
     table(
-      ['source', 'on', 'on max', 'off', 'on/off', 'before encodes', 'audio track', 'first run', 'the rest'],
+      ['source', 'on', 'on max', 'off', 'on/off', 'before encodes', 'audio track first', 'first run', 'the rest'],
       cases.map((c) => [
         name(c),
         sec(m(jit(c).map((r) => r.readyMs)), 2),
@@ -495,9 +502,9 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
         m(c.runs.flatMap((r) => [r.on.readyMs / r.off.readyMs, r.viewer.readyMs / r.off.readyMs])).toFixed(3),
         // '-': a source of one run, encoded whole either way.
         sec(m(ofFirstRuns(c, (r) => r.beforeMs!)), 2),
-        sec(m(ofFirstRuns(c, (r) => r.audioTrackMs ?? 0)), 2),
+        sec(m(ofFirstRuns(c, awaitedAudioMs)), 2),
         sec(m(ofFirstRuns(c, (r) => r.firstRunMs!)), 2),
-        sec(m(ofFirstRuns(c, (r) => r.readyMs - r.beforeMs! - (r.audioTrackMs ?? 0) - r.firstRunMs!)), 2),
+        sec(m(ofFirstRuns(c, (r) => r.readyMs - r.beforeMs! - awaitedAudioMs(r) - r.firstRunMs!)), 2),
       ]),
     ),
   );
