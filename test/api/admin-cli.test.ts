@@ -75,6 +75,11 @@ describe('kino admin and kino api', () => {
     assert.equal(environment.name, 'production');
     assert.equal(environment.orgId, orgId);
     envId = environment.id;
+    // Listed with its just-in-time setting: null, the farm's default, until someone sets it.
+    const listed = await runJson(['admin', 'env', 'list', '--org', orgId]);
+    assert.deepEqual(listed.map((e: { id: string; justInTime: boolean | null }) => [e.id, e.justInTime]), [[envId, null]]);
+    const human = await run(['admin', 'env', 'list', '--org', orgId]);
+    assert.match(human.stdout, new RegExp(`^${envId}  production  just-in-time default  `, 'm'));
     const missing = await run(['admin', 'env', 'create', '--org', 'org_doesnotexist00', '--name', 'x', '--json']);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stdout + missing.stderr, /does not exist/);
