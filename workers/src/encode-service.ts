@@ -7,7 +7,7 @@ import {
   type ProbeResult,
   type grpc,
 } from '@kino/proto';
-import { probeMedia } from '@kino/ffmpeg';
+import { ProcessPriority, backgroundNiceness, probeMedia } from '@kino/ffmpeg';
 import { runEncodeJob } from './encode-job.ts';
 import { runStoryboardJob } from './storyboard-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';
@@ -17,11 +17,14 @@ export const jobKinds = ['probe', 'encode', 'thumbnail', 'storyboard'] as const;
 export type JobKind = (typeof jobKinds)[number];
 
 /**
- * What a node is doing: running jobs by id, how many encode slots are taken, and whether it is
- * draining. Probes, thumbnails and storyboards are short and take no slot; encodes take one each.
+ * What a node is doing: running jobs by id, how many encode slots are taken, whether it is
+ * draining, and the nice value of each running encode. Probes, thumbnails and storyboards are short
+ * and take no slot; encodes take one each.
  */
 export class NodeJobs {
   private readonly running = new Map<string, JobKind>();
+  /** The nice value of each running encode's ffmpeg, by running id. */
+  private readonly priorities = new Map<string, ProcessPriority>();
   private encodes = 0;
   /** Whether the demand slot (one beside `slots`, for encodes a viewer waits for) is taken. */
   private demandTaken = false;
@@ -77,6 +80,24 @@ export class NodeJobs {
         if (inDemandSlot) this.demandTaken = false;
         else if (kind === 'encode') this.encodes--;
         if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      },
+    };
+  }
+
+  /**
+   * Takes a place for an encode (as `start`) with the nice value its ffmpeg runs at: 0 when someone
+   * waits for it (`onDemand`), `backgroundNiceness` otherwise, until `raise` finds it.
+   */
+  startEncode(requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void; priority: ProcessPriority } {
+    const job = this.start('encode', requestedId, { onDemand });
+    const priority = new ProcessPriority(onDemand ? 0 : backgroundNiceness);
+    this.priorities.set(job.jobId, priority);
+    return {
+      jobId: job.jobId,
+      priority,
+      finish: () => {
+        this.priorities.delete(job.jobId);
+        job.finish();
       },
     };
   }
@@ -221,9 +242,11 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
         ...(request.chunk ? { chunk: request.chunk.index } : {}),
       });
       let finish = () => {};
+      let priority: ProcessPriority | undefined;
       try {
         authenticate(call.metadata);
-        const job = jobs.start('encode', request.jobId, { onDemand: request.onDemand });
+        const job = jobs.startEncode(request.jobId, { onDemand: request.onDemand });
+        priority = job.priority;
         finish = job.finish;
         log = log.child({ jobId: job.jobId });
         // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
@@ -250,6 +273,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
         workDir,
         threads,
         ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
+        priority: priority!,
         signal: controller.signal,
         logger: log,
         onProgress(progress) {
