@@ -44,7 +44,10 @@ export type SharedWaitEnd = 'made' | 'complete' | 'unplayable' | 'abandoned' | '
 export interface SegmentWaitSources {
   /** Whether storage has the object now (a HEAD). */
   stored(key: string): Promise<boolean>;
-  /** Raises the queued entry that makes the segment (raiseSegmentPriority); whether one covers it. */
+  /**
+   * Raises the run that makes the segment, queued or already running, and the next segment's
+   * (raiseSegmentPriority); whether a queued or running run covers it.
+   */
   raise(segment: MissingSegment): Promise<boolean>;
   /** The video's row now, not the catalog's copy of it. */
   progress(videoId: string): Promise<VideoProgress>;

@@ -1,9 +1,9 @@
 // The one place that spawns ffmpeg and ffprobe. It reads no configuration: callers pass what it
 // needs (working directory, expected duration, abort signal, logger).
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 import type { Logger } from 'pino';
 import { redactUrls } from '@kino/proto';
+import type { ProcessPriority } from './priority.ts';
 import { ProgressParser, type FfmpegProgress } from './progress.ts';
 
 const stderrTailChars = 4000;
@@ -42,14 +42,12 @@ interface RunOptions {
   signal?: AbortSignal;
   logger?: Logger;
   /**
-   * The process's nice value (0 to 19; absent: the caller's). Background encodes run at
-   * `backgroundNiceness`, so an encode a viewer waits for (at 0) takes the CPU first on a shared node.
+   * The job's nice value (absent: the caller's): the process starts at it and is tracked while it
+   * runs, so that raising the job renices it. Background encodes run at `backgroundNiceness`, so an
+   * encode a viewer waits for (at 0) takes the CPU first on a shared node.
    */
-  niceness?: number;
+  priority?: ProcessPriority;
 }
-
-/** The nice value of encodes nobody waits for (docs/decisions/just-in-time.md). */
-export const backgroundNiceness = 10;
 
 interface RunResult {
   stdout: string;
@@ -59,7 +57,7 @@ interface RunResult {
 function run(
   program: string,
   args: string[],
-  { cwd, signal, logger, niceness }: RunOptions,
+  { cwd, signal, logger, priority }: RunOptions,
   onStdout?: (chunk: string) => void,
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -69,11 +67,14 @@ function run(
     }
     logger?.debug({ program, args: args.map(redactUrls) }, 'spawning');
     const child = spawn(program, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    if (niceness !== undefined && child.pid !== undefined) {
+    let ended = () => {};
+    if (priority && child.pid !== undefined) {
+      const pid = child.pid;
+      ended = () => priority.ended(pid);
       try {
-        setPriority(child.pid, niceness);
+        if (priority.started(pid).refused) logger?.warn({ niceness: priority.niceness }, 'could not set the nice value of ffmpeg: the system refused');
       } catch (error) {
-        logger?.warn({ err: error, niceness }, 'could not set the nice value of ffmpeg');
+        logger?.warn({ err: error, niceness: priority.niceness }, 'could not set the nice value of ffmpeg');
       }
     }
     let stdout = '';
@@ -95,9 +96,12 @@ function run(
     };
     signal?.addEventListener('abort', abort, { once: true });
     child.once('error', (error) => {
+      ended();
       signal?.removeEventListener('abort', abort);
       reject(error);
     });
+    // Not 'close' (its pipes closed): once the process has exited its pid may be reused.
+    child.once('exit', () => ended());
     child.once('close', (code, exitSignal) => {
       signal?.removeEventListener('abort', abort);
       if (aborted) reject(new FfmpegAbortedError(program));

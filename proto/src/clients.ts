@@ -20,6 +20,8 @@ import type { StoryboardRequest } from './generated/kino/v1/StoryboardRequest.ts
 import type { StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest } from './generated/kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
+import type { RaisePriorityRequest } from './generated/kino/v1/RaisePriorityRequest.ts';
+import type { RaisePriorityResponse__Output } from './generated/kino/v1/RaisePriorityResponse.ts';
 import type { RegisterRequest } from './generated/kino/v1/RegisterRequest.ts';
 import type { RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 import type { HeartbeatRequest } from './generated/kino/v1/HeartbeatRequest.ts';
@@ -54,6 +56,8 @@ export interface EncodeClient {
   /** One JPEG at a timestamp, uploaded to `outputUrl`. */
   thumbnail(request: ThumbnailRequest, options?: CallOptions): Promise<ThumbnailResult__Output>;
   storyboard(request: StoryboardRequest, options?: CallOptions): Promise<StoryboardResult__Output>;
+  /** Runs a running encode's ffmpeg at the priority of urgent work from now on; `running` false: no such job runs there. */
+  raisePriority(request: RaisePriorityRequest, options?: CallOptions): Promise<RaisePriorityResponse__Output>;
   close(): void;
   /** The underlying generated client, for anything the wrapper does not cover. */
   readonly grpc: EncodeServiceGrpcClient;
@@ -127,6 +131,7 @@ export function createEncodeClient(address: string, token: string): EncodeClient
     probe: (request, options) => unary(client.probe.bind(client), request, metadata(), options),
     thumbnail: (request, options) => unary(client.thumbnail.bind(client), request, metadata(), options),
     storyboard: (request, options) => unary(client.storyboard.bind(client), request, metadata(), options),
+    raisePriority: (request, options) => unary(client.raisePriority.bind(client), request, metadata(), options),
     encode(request, options) {
       return new Promise((resolve, reject) => {
         const call = client.encode(request, metadata(), callOptionsFor(options));

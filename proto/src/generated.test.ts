@@ -33,7 +33,7 @@ test('regenerating the types from kino.proto changes nothing (run `npm run gen -
 
 test('the runtime definitions load with camelCase fields and the oneof discriminator', async () => {
   const { encodeServiceDefinition, nodeRegistryDefinition } = await import('./index.ts');
-  assert.deepEqual(Object.keys(encodeServiceDefinition).sort(), ['Encode', 'Probe', 'Storyboard', 'Thumbnail']);
+  assert.deepEqual(Object.keys(encodeServiceDefinition).sort(), ['Encode', 'Probe', 'RaisePriority', 'Storyboard', 'Thumbnail']);
   assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Deregister', 'Heartbeat', 'Register']);
   const encode = encodeServiceDefinition.Encode;
   assert.equal(encode.responseStream, true);

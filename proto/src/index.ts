@@ -33,6 +33,8 @@ export type { ThumbnailRequest, ThumbnailRequest__Output } from './generated/kin
 export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
 export type { StoryboardRequest, StoryboardRequest__Output } from './generated/kino/v1/StoryboardRequest.ts';
 export type { StoryboardResult, StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
+export type { RaisePriorityRequest, RaisePriorityRequest__Output } from './generated/kino/v1/RaisePriorityRequest.ts';
+export type { RaisePriorityResponse, RaisePriorityResponse__Output } from './generated/kino/v1/RaisePriorityResponse.ts';
 export type { RegisterRequest, RegisterRequest__Output } from './generated/kino/v1/RegisterRequest.ts';
 export type { RegisterResponse, RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kino/v1/HeartbeatRequest.ts';

@@ -3,10 +3,11 @@
 // segment it lacks, which goes ahead of the background runs), and ends with the same ladder a
 // complete encode makes: every frame, the planned playlists confirmed by the segments made, each
 // segment made once. A source whose tail is damaged turns a ready video `failed`, with the reason
-// and the failed webhook, and delivery stops answering its segments.
+// and the failed webhook, and delivery stops answering its segments. A request for a segment of a
+// background run already running un-nices that run's ffmpeg.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -121,6 +122,68 @@ test('ready with its first segment, playable through delivery at once (each segm
   assert.equal(new Set(starts.map((j) => j.jobId)).size, starts.length, 'each encode ran once');
   const completed = receiver.received.filter((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed');
   assert.equal(completed.length, 1, 'one completed webhook, when it became playable');
+});
+
+/** The ffmpeg processes on this machine encoding a run of `videoId` that starts at `firstSegment` (its job directory names the video). */
+async function runFfmpegPids(videoId: string, firstSegment: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!(await readlink(`/proc/${entry}/cwd`)).includes(videoId)) continue;
+      const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0');
+      const start = args.indexOf('-start_number');
+      if (/ffmpeg$/.test(args[0] ?? '') && start > 0 && args[start + 1] === String(firstSegment)) pids.push(Number(entry));
+    } catch {
+      // Not ours to read, or gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** The nice value of every thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat); empty once it has exited. */
+async function threadNiceness(pid: number): Promise<number[]> {
+  const values: number[] = [];
+  const tids = await readdir(`/proc/${pid}/task`).catch(() => []);
+  for (const tid of tids) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => undefined);
+    // The fields after the command's closing parenthesis start at field 3.
+    if (stat) values.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19 - 3]));
+  }
+  return values;
+}
+
+test('a viewer who asks for a segment of a background run already running: that run\'s ffmpeg leaves nice 10 for 0, every thread of it', async () => {
+  const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
+  await farm.waitForStatus(videoId, 'ready', 180_000);
+  // The first background run (segments 1 and 2) on the node's one slot, niced.
+  const pid = await waitFor(
+    'the first background run\'s ffmpeg, niced',
+    async () => {
+      for (const candidate of await runFfmpegPids(videoId, 1)) {
+        const values = await threadNiceness(candidate);
+        if (values.length > 0 && values.every((v) => v === 10)) return candidate;
+      }
+      return undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 50 },
+  );
+  assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 2)), undefined, 'its last segment is not made yet');
+
+  const segment = fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00002.m4s`);
+  await waitFor(
+    'every thread of the run\'s ffmpeg at nice 0',
+    async () => {
+      const values = await threadNiceness(pid);
+      assert.ok(values.length > 0, 'the run ended before it was raised');
+      return values.every((v) => v === 0);
+    },
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
+  const response = await segment;
+  assert.equal(response.status, 200);
+  assert.ok((await response.arrayBuffer()).byteLength > 0);
+  await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, { timeoutMs: 180_000, intervalMs: 250 });
 });
 
 test('a source whose tail is damaged: ready, then failed with the reason and the failed webhook; delivery answers an error for the segments it cannot make', async () => {

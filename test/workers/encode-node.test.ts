@@ -175,6 +175,7 @@ describe('an encode node process', () => {
         grpcCode(GrpcStatus.UNAUTHENTICATED),
       );
       await assert.rejects(stranger.thumbnail({ jobId: 'x', inputUrl, outputUrl: 'http://x', timestampSeconds: 0 }), grpcCode(GrpcStatus.UNAUTHENTICATED));
+      await assert.rejects(stranger.raisePriority({ jobId: 'x' }), grpcCode(GrpcStatus.UNAUTHENTICATED));
     } finally {
       stranger.close();
     }
@@ -394,6 +395,9 @@ describe('an encode node process', () => {
     );
     const secondOutcome = second.then(() => 'finished', (error: unknown) => error);
     await waitFor('both encodes to run', () => started.includes('slot-1') && started.includes('slot-2'));
+    // A running encode can be raised (someone waits for it now); a job the node does not run cannot.
+    assert.deepEqual(await client.raisePriority({ jobId: 'slot-1' }), { running: true });
+    assert.deepEqual(await client.raisePriority({ jobId: 'slot-9' }), { running: false });
     await assert.rejects(
       encodeOne({ jobId: 'slot-3', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 362, 13), durationSeconds: 13, rendition: slow }),
       grpcCode(GrpcStatus.RESOURCE_EXHAUSTED),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
 import type { EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
+import { ProcessPriority } from '@kino/ffmpeg';
 import { runEncodeJob } from './encode-job.ts';
 import { InvalidRequestError } from './errors.ts';
 
@@ -16,6 +17,7 @@ function run(request: Partial<EncodeRequest__Output>) {
     request: { jobId: 'job', videoId: 'vid', inputUrl: 'http://storage.test/clip.mp4', source, onDemand: false, ...request },
     workDir: tmpdir(),
     threads: 0,
+    priority: new ProcessPriority(0),
     signal: new AbortController().signal,
     logger: pino({ level: 'silent' }),
     onProgress: () => {},

@@ -12,7 +12,6 @@ import { contentTypeForHlsFile, hlsInitName, hlsMinimumLastSegmentSeconds, hlsPl
 import {
   FfmpegAbortedError,
   audioTrackArgs,
-  backgroundNiceness,
   reportsTruncatedInput,
   isAudioOnly,
   encodeEndSeconds,
@@ -24,6 +23,7 @@ import {
   qualityArgs,
   runFfmpeg,
   type ChunkWindow,
+  type ProcessPriority,
   type FfmpegProgress,
   type HlsEncodeSettings,
   type MediaPlaylist,
@@ -47,6 +47,11 @@ export interface EncodeJobOptions {
   threads: number;
   /** The quality ffmpeg (libvmaf, SVT-AV1 2+): AV1 encodes and quality scores run on it; absent: neither. */
   qualityFfmpeg?: string;
+  /**
+   * The nice value every ffmpeg of the job runs at (NodeJobs.startEncode: 0 when someone waits for
+   * it, `backgroundNiceness` otherwise); raised while the job runs when a viewer starts waiting.
+   */
+  priority: ProcessPriority;
   signal: AbortSignal;
   logger: Logger;
   onProgress: (progress: EncodeJobProgress) => void;
@@ -165,7 +170,7 @@ export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDon
  * as one MP4 (the chunks stream-copy their part of it).
  */
 async function runAudioTrackJob(
-  { request, workDir, signal, logger, onProgress }: EncodeJobOptions,
+  { request, workDir, priority, signal, logger, onProgress }: EncodeJobOptions,
   source: ProbeResult__Output,
   track: NonNullable<EncodeRequest__Output['audioTrack']>,
 ): Promise<EncodeDone> {
@@ -179,7 +184,7 @@ async function runAudioTrackJob(
     const { durationSeconds } = source;
     logger.info({ audio }, 'audio track starting');
     await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output }), {
-      durationSeconds, signal, logger,
+      durationSeconds, signal, logger, priority,
       onProgress: (progress) => onProgress({ percent: progress.percent, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
     });
     const bytes = await uploadFile(output, track.outputUrl, workContentTypes.audioTrack, signal);
@@ -221,7 +226,7 @@ const qualitySubsample = 10;
  * information, not output: when it cannot be made the encode stands and says so in the log.
  */
 async function measureQuality(
-  { request, qualityFfmpeg, threads, signal, logger }: EncodeJobOptions,
+  { request, qualityFfmpeg, threads, priority, signal, logger }: EncodeJobOptions,
   source: ProbeResult__Output,
   scored: { output: Output; dir: string; firstSegment: { uri: string; durationSeconds: number } }[],
   jobDir: string,
@@ -254,7 +259,7 @@ async function measureQuality(
         window: { startSeconds: chunk?.startSeconds ?? 0, durationSeconds: scored[0]!.firstSegment.durationSeconds },
         ...(settings.capFrameRate ? { frameRate: settings.frameRate } : {}),
       }),
-      { program: qualityFfmpeg, signal, logger },
+      { program: qualityFfmpeg, signal, logger, priority },
     );
     for (const { key, logPath } of renditions) {
       const score = parseQualityLog(await readFile(logPath, 'utf8'));
@@ -274,13 +279,11 @@ async function runHlsJob(
   source: ProbeResult__Output,
   hlsJob: HlsJob,
 ): Promise<EncodeDone> {
-  const { request, workDir, threads, signal, logger, onProgress } = options;
+  const { request, workDir, threads, priority, signal, logger, onProgress } = options;
   const specs = validate(hlsJob);
   const { outputUrls } = hlsJob;
   const outputs: Output[] = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
   const program = ffmpegFor(outputs, options.qualityFfmpeg);
-  // Nobody waits for a background encode: it yields the CPU to one a viewer waits for.
-  const niceness = request.onDemand ? 0 : backgroundNiceness;
   // A chunk without the audio track (a frame-accurate clip's first or last segment) encodes the
   // source's audio for its window, as a whole encode does; one making its audio head copies it
   // from there (audioInput, set once the job's directory exists).
@@ -366,13 +369,13 @@ async function runHlsJob(
       // a second past the window: the packets the encoder flushes at its end fall outside it.
       const audioInput = join(jobDir, 'audio-head.mp4');
       await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output: audioInput, endSeconds: chunk.startSeconds + chunk.durationSeconds + audioHeadMarginSeconds }), {
-        signal: job.signal, logger, niceness,
+        signal: job.signal, logger, priority,
       });
       chunk = { ...chunk, audioInput };
     }
     if (twoPass) {
       await runFfmpeg(encodeArgs(1), {
-        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, niceness, onProgress: report(firstPassShare, 0),
+        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, priority, onProgress: report(firstPassShare, 0),
       });
     }
     let scanFailure: unknown;
@@ -386,7 +389,7 @@ async function runHlsJob(
     let errorOutput = '';
     try {
       last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {
-        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, niceness,
+        program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, priority,
         onErrorOutput: (tail) => (errorOutput = tail),
         onProgress: twoPass ? report(1 - firstPassShare, firstPassShare * 100) : report(1, 0),
       });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { GrpcStatus, jobFailureOf } from '@kino/proto';
 import { NodeJobs } from './encode-service.ts';
 import { NodeBusyError, classifyInputFailure, toGrpcStatus, InvalidSourceError, StorageUnavailableError, UrlRefusedError } from './errors.ts';
-import { FfmpegAbortedError, FfmpegError, NotAVideoError } from '@kino/ffmpeg';
+import { FfmpegAbortedError, FfmpegError, NotAVideoError, backgroundNiceness } from '@kino/ffmpeg';
 
 test('encodes take slots; probes and thumbnails do not', () => {
   const jobs = new NodeJobs(2);
@@ -40,6 +40,24 @@ test('a repeated job id gets a distinct running id', () => {
   const second = jobs.start('encode', 'job');
   assert.notEqual(first.jobId, second.jobId);
   assert.equal(jobs.activeJobIds().length, 2);
+});
+
+test('an encode runs niced unless someone waits for it; raising it by its job id un-nices it (and a second call of that id still running)', () => {
+  const jobs = new NodeJobs(3);
+  const background = jobs.startEncode('run-3');
+  const viewer = jobs.startEncode('run-5', { onDemand: true });
+  assert.equal(background.priority.niceness, backgroundNiceness);
+  assert.equal(viewer.priority.niceness, 0);
+  const again = jobs.startEncode('run-3');
+  assert.notEqual(again.jobId, background.jobId);
+
+  assert.equal(jobs.raise('run-4'), undefined, 'no encode of that job runs here');
+  assert.deepEqual(jobs.raise('run-3'), { threads: 0, refused: false }, 'no ffmpeg running yet: only the value changes');
+  assert.deepEqual([background.priority.niceness, again.priority.niceness], [0, 0], 'their later ffmpeg runs start at 0');
+  background.finish();
+  again.finish();
+  assert.equal(jobs.raise('run-3'), undefined, 'finished: not running any more');
+  assert.equal(jobs.raise('run-'), undefined, 'a prefix of an id is not the id');
 });
 
 test('draining refuses new jobs and resolves when the running ones finish', async () => {

@@ -1,4 +1,5 @@
-// The EncodeService of a node: token check, slots, and the four jobs (probe, encode, thumbnail, storyboard).
+// The EncodeService of a node: token check, slots, the four jobs (probe, encode, thumbnail,
+// storyboard), and raising a running encode's priority.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
@@ -7,7 +8,7 @@ import {
   type ProbeResult,
   type grpc,
 } from '@kino/proto';
-import { probeMedia } from '@kino/ffmpeg';
+import { ProcessPriority, backgroundNiceness, probeMedia, type Renice } from '@kino/ffmpeg';
 import { runEncodeJob } from './encode-job.ts';
 import { runStoryboardJob } from './storyboard-job.ts';
 import { runThumbnailJob } from './thumbnail-job.ts';
@@ -17,11 +18,14 @@ export const jobKinds = ['probe', 'encode', 'thumbnail', 'storyboard'] as const;
 export type JobKind = (typeof jobKinds)[number];
 
 /**
- * What a node is doing: running jobs by id, how many encode slots are taken, and whether it is
- * draining. Probes, thumbnails and storyboards are short and take no slot; encodes take one each.
+ * What a node is doing: running jobs by id, how many encode slots are taken, whether it is
+ * draining, and the nice value of each running encode. Probes, thumbnails and storyboards are short
+ * and take no slot; encodes take one each.
  */
 export class NodeJobs {
   private readonly running = new Map<string, JobKind>();
+  /** The nice value of each running encode's ffmpeg, by running id. */
+  private readonly priorities = new Map<string, ProcessPriority>();
   private encodes = 0;
   /** Whether the demand slot (one beside `slots`, for encodes a viewer waits for) is taken. */
   private demandTaken = false;
@@ -81,6 +85,36 @@ export class NodeJobs {
     };
   }
 
+  /**
+   * Takes a place for an encode (as `start`) with the nice value its ffmpeg runs at: 0 when someone
+   * waits for it (`onDemand`), `backgroundNiceness` otherwise, until `raise` finds it.
+   */
+  startEncode(requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void; priority: ProcessPriority } {
+    const job = this.start('encode', requestedId, { onDemand });
+    const priority = new ProcessPriority(onDemand ? 0 : backgroundNiceness);
+    this.priorities.set(job.jobId, priority);
+    return {
+      jobId: job.jobId,
+      priority,
+      finish: () => {
+        this.priorities.delete(job.jobId);
+        job.finish();
+      },
+    };
+  }
+
+  /**
+   * Someone now waits for the encodes of job `requestedId` (one, or more when an earlier call with
+   * the same id still runs: see `start`): their ffmpeg runs at nice 0 from now on. Undefined when
+   * no encode of that job runs here.
+   */
+  raise(requestedId: string): Renice | undefined {
+    const raised = [...this.priorities].filter(([jobId]) => jobId === requestedId || jobId.startsWith(`${requestedId}#`));
+    if (raised.length === 0) return undefined;
+    const results = raised.map(([, priority]) => priority.raise());
+    return { threads: results.reduce((sum, r) => sum + r.threads, 0), refused: results.some((r) => r.refused) };
+  }
+
   /** Stops taking jobs; resolves once every running job has finished. */
   drain(): Promise<void> {
     this.draining = true;
@@ -118,6 +152,8 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
       throw new UnauthenticatedError(`missing or wrong ${tokenMetadataKey}`);
     }
   };
+  // Lowering a nice value is a privilege: said once, not on every raise.
+  let warnedNiceRefused = false;
   // Failures of the request or of the world (bad source, storage down) are warnings; ffmpeg's own
   // failures and the node's internal errors are errors.
   const logFailure = (log: Logger, error: unknown, what: string) => {
@@ -221,9 +257,11 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
         ...(request.chunk ? { chunk: request.chunk.index } : {}),
       });
       let finish = () => {};
+      let priority: ProcessPriority | undefined;
       try {
         authenticate(call.metadata);
-        const job = jobs.start('encode', request.jobId, { onDemand: request.onDemand });
+        const job = jobs.startEncode(request.jobId, { onDemand: request.onDemand });
+        priority = job.priority;
         finish = job.finish;
         log = log.child({ jobId: job.jobId });
         // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
@@ -250,6 +288,7 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
         workDir,
         threads,
         ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
+        priority: priority!,
         signal: controller.signal,
         logger: log,
         onProgress(progress) {
@@ -274,6 +313,36 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
           if (!call.cancelled) call.emit('error', toGrpcStatus(error));
         })
         .finally(finish);
+    },
+
+    RaisePriority(call, callback) {
+      const log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
+      try {
+        authenticate(call.metadata);
+      } catch (error) {
+        log.warn({ err: error }, 'raise refused');
+        callback(toGrpcStatus(error));
+        return;
+      }
+      try {
+        const renice = jobs.raise(call.request.jobId);
+        if (!renice) {
+          log.info('raise: no encode of that job runs here');
+        } else if (renice.refused) {
+          // The encode goes on at background priority: slower for the viewer, but made.
+          const message = 'raise: the system refused to lower the nice value of ffmpeg, so a background encode a viewer waits for stays niced; '
+            + 'the node needs CAP_SYS_NICE or RLIMIT_NICE of 20 (compose: `ulimits: { nice: 20 }`)';
+          if (warnedNiceRefused) log.debug(message);
+          else log.warn(message);
+          warnedNiceRefused = true;
+        } else {
+          log.info({ threads: renice.threads }, 'encode raised: its ffmpeg runs at nice 0');
+        }
+        callback(null, { running: renice !== undefined });
+      } catch (error) {
+        log.warn({ err: error }, 'raise failed');
+        callback(toGrpcStatus(error));
+      }
     },
 
     Thumbnail(call, callback) {

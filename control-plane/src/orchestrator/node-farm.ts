@@ -7,7 +7,9 @@
 // dispatcher per orchestrator process runs a dispatch pass whenever the farm changes (a PostgreSQL
 // notification: a lease given back, a node registered or dropped, a grant made elsewhere), and every
 // `pollMs` while it has waiters, as a safety net. Leases this process holds are checked on the same
-// wake-ups: one the registry dropped (its node expired, was lost or left) aborts its encode at once.
+// wake-ups: one the registry dropped (its node expired, was lost or left) aborts its encode at once,
+// and one a viewer raised while it runs (raiseSegmentPriority) tells its encode to raise the node's
+// ffmpeg.
 import { createEncodeClient, type EncodeClient } from '@kino/proto';
 import type { Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
@@ -40,6 +42,12 @@ export interface NodeLease extends FarmNode {
   dropped: AbortSignal;
   /** Someone waits for this encode (its entry had priority): the node runs it ahead of the rest. */
   urgent: boolean;
+  /**
+   * Aborted when someone starts waiting for this encode while it runs (a viewer asked for one of
+   * its segments): the node should run it as it runs urgent work from then on. Never aborted for
+   * a lease `urgent` already.
+   */
+  raised: AbortSignal;
 }
 
 export interface AcquireRequest {
@@ -96,6 +104,13 @@ interface Waiter {
   resolve(lease: NodeLease): void;
 }
 
+/** A lease this process holds, as the dispatcher watches it. */
+interface HeldLease {
+  dropped: AbortController;
+  /** Aborted once, when the registry says the lease is raised; undefined once it was (or for an urgent lease). */
+  raised: AbortController | undefined;
+}
+
 /** A waiter touches its row this often; rows untouched for `staleAfterMs` belong to dead waiters. */
 const touchEveryMs = 5_000;
 const staleAfterMs = 30_000;
@@ -108,7 +123,7 @@ export interface CountedNodeFarm extends NodeFarm {
 export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): CountedNodeFarm {
   const clients = new Map<string, EncodeClient>();
   const waiters = new Map<string, Waiter>();
-  const held = new Map<string, AbortController>();
+  const held = new Map<string, HeldLease>();
   let listener: Promise<FarmListener | undefined> | undefined;
   let lastTouchAt = 0;
 
@@ -148,16 +163,23 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
         }
         waiters.delete(grant.entryId);
         const dropped = new AbortController();
-        held.set(grant.leaseId, dropped);
-        waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal, urgent: grant.urgent });
+        const raised = new AbortController();
+        // An urgent lease runs as urgent work already: nothing to raise.
+        held.set(grant.leaseId, { dropped, raised: grant.urgent ? undefined : raised });
+        waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal, urgent: grant.urgent, raised: raised.signal });
       }
     }
     if (held.size > 0) {
       const still = await leasesStillHeld(db, [...held.keys()]);
-      for (const [leaseId, dropped] of held) {
-        if (still.has(leaseId)) continue;
-        held.delete(leaseId);
-        dropped.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
+      for (const [leaseId, lease] of held) {
+        const now = still.get(leaseId);
+        if (!now) {
+          held.delete(leaseId);
+          lease.dropped.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
+        } else if (now.raised && lease.raised) {
+          lease.raised.abort(new Error('a viewer waits for this encode'));
+          lease.raised = undefined;
+        }
       }
     }
   }

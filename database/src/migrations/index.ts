@@ -26,6 +26,7 @@ import * as webhookDeliveries from './20261127T0100_webhook_deliveries.ts';
 import * as clipOwnSegments from './20261127T0200_clip_own_segments.ts';
 import * as renditionCodecs from './20261128T0100_rendition_codecs.ts';
 import * as justInTime from './20261129T0100_just_in_time.ts';
+import * as leaseSegments from './20261130T0100_lease_segments.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T0200_clip_own_segments': clipOwnSegments,
   '20261128T0100_rendition_codecs': renditionCodecs,
   '20261129T0100_just_in_time': justInTime,
+  '20261130T0100_lease_segments': leaseSegments,
 };

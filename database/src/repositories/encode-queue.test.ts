@@ -6,6 +6,7 @@ import { migrateToLatest, type Db } from '../database.ts';
 import { openPgliteDatabase } from '../testing/pglite.ts';
 import { registerNode } from './encode-nodes.ts';
 import { dispatchEncodeQueue, enqueueEncode, raiseSegmentPriority, takeGrantedLeases } from './encode-queue.ts';
+import { leasesStillHeld } from './node-leases.ts';
 
 let db: Db;
 
@@ -51,7 +52,7 @@ test('just in time: a raised entry goes ahead of everything, on the demand slot 
   // A viewer seeks to segment 6: its run (segments 5 and 6) is raised and takes the demand slot.
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '720p', segment: 6 }), true);
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '1080p', segment: 3 }), false, 'no run makes that rendition');
-  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '720p', segment: 1 }), false, 'running already: not in the queue');
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '720p', segment: 9 }), false, 'no run makes it');
   assert.equal(await dispatch(), 1);
   assert.deepEqual(await grantedJobs(), ['run-1', 'run-5']);
   const leases = await db.selectFrom('node_leases').select(['job', 'on_demand']).orderBy('job').execute();
@@ -62,4 +63,57 @@ test('just in time: a raised entry goes ahead of everything, on the demand slot 
   // One demand slot per node: a second raised entry waits for a slot.
   await enqueueEncode(db, { videoId: 'vid_jit', job: 'run-7', rank: 7, priority: 1, segments: { renditions: ['360p'], firstSegment: 7, segmentCount: 2 } });
   assert.equal(await dispatch(), 0);
+});
+
+test('just in time: a request for a segment of a running run raises its lease once; the run of the next segment is raised with it', async () => {
+  await db.deleteFrom('node_leases').execute();
+  await db.deleteFrom('encode_queue').execute();
+  await db.deleteFrom('encode_nodes').execute();
+  const dispatch = () => dispatchEncodeQueue(db, { heartbeatTimeoutMs: 60_000, staleMs: 60_000 });
+  await registerNode(db, { address: '127.0.0.1:3', slots: 2, version: 'test', labels: {} });
+  const segments = (first: number) => ({ renditions: ['360p', '720p'], firstSegment: first, segmentCount: 2 });
+  const first = await enqueueEncode(db, { videoId: 'vid_run', job: 'run-1', rank: 1, segments: segments(1) });
+  await enqueueEncode(db, { videoId: 'vid_run', job: 'run-3', rank: 3, segments: segments(3) });
+  const urgent = await enqueueEncode(db, { videoId: 'vid_other', job: 'first-run', priority: 1, segments: { renditions: ['360p'], firstSegment: 0, segmentCount: 1 } });
+  assert.equal(await dispatch(), 2, 'the urgent entry, then the first run in playback order; run-3 waits');
+  const leases = async () =>
+    Object.fromEntries((await db.selectFrom('node_leases').select(['job', 'renditions', 'first_segment', 'segment_count', 'raised_at']).execute()).map((l) => [l.job, l]));
+  // The grant copies the run's segments; an entry raised before its grant is raised as a lease.
+  let held = await leases();
+  assert.deepEqual(Object.keys(held).sort(), ['first-run', 'run-1']);
+  assert.deepEqual([held['run-1']!.renditions, held['run-1']!.first_segment, held['run-1']!.segment_count], [['360p', '720p'], 1, 2]);
+  assert.equal(held['run-1']!.raised_at, null, 'a background run');
+  assert.ok(held['first-run']!.raised_at, 'urgent from the start');
+  const urgentRaisedAt = held['first-run']!.raised_at;
+  await takeGrantedLeases(db, [first, urgent]);
+
+  // A viewer asks for segment 2: run-1 runs (no entry), so its lease is raised; segment 3, which
+  // the viewer asks for next, is run-3's, whose entry is raised.
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 2 }), true);
+  held = await leases();
+  assert.ok(held['run-1']!.raised_at, 'the running run is raised');
+  const queued = await db.selectFrom('encode_queue').select(['job', 'priority']).execute();
+  assert.deepEqual(queued.map((q) => [q.job, q.priority]), [['run-3', 1]], 'the next run goes ahead too');
+  const raisedAt = held['run-1']!.raised_at;
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 2 }), true, 'asked again (delivery does every second)');
+  assert.deepEqual((await leases())['run-1']!.raised_at, raisedAt, 'raised once: the first time stays');
+  // The urgent lease is left alone, and the dispatcher sees which held leases are raised.
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_other', rendition: '360p', segment: 0 }), true);
+  assert.deepEqual((await leases())['first-run']!.raised_at, urgentRaisedAt);
+  const ids = (await db.selectFrom('node_leases').select('id').execute()).map((l) => l.id);
+  const still = await leasesStillHeld(db, [...ids, 'lease_gone']);
+  assert.deepEqual([...still.keys()].sort(), [...ids].sort(), 'a lease gone is not held');
+  assert.ok([...still.values()].every((l) => l.raised));
+
+  // Only the segment asked for and the next: segment 0 of vid_run is no run's, and its next (1) is
+  // run-1's; segment 5 is nobody's.
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 0 }), false, 'no run makes segment 0 here');
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 5 }), false);
+
+  // Raised between its grant and its waiter taking it: the run starts urgent (its entry, granted, is not raised).
+  await db.deleteFrom('node_leases').execute();
+  const later = await enqueueEncode(db, { videoId: 'vid_run', job: 'run-5', rank: 5, segments: segments(5) });
+  assert.equal(await dispatch(), 2, 'run-3 and run-5');
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '360p', segment: 6 }), true);
+  assert.deepEqual((await takeGrantedLeases(db, [later])).map((g) => g.urgent), [true]);
 });

@@ -62,29 +62,47 @@ export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank =
 }
 
 /**
- * A viewer asks for a segment that does not exist yet: the queued entry that makes it goes ahead
- * of all background work (the next free slot, or a node's demand slot, takes it). Answers whether
- * an entry in the queue makes it (false: it is being made already, made, or not the farm's to make).
+ * A viewer asks for a segment that does not exist yet: the run that makes it goes ahead of all
+ * background work. A queued entry is raised (the next free slot, or a node's demand slot, takes
+ * it); a run already running has no entry any more, so its lease is marked raised and the
+ * orchestrator holding it asks the node to run that ffmpeg at the priority of urgent work
+ * (docs/decisions/just-in-time.md). The run of the next segment is raised too: a viewer waiting for
+ * segment k asks for k+1 next, and hls.js, seeking to a segment boundary, asks for the segment
+ * before its target first, so without it the two runs were waited for one after the other.
+ * Answers whether a queued entry or a lease covers the segment itself (false: made already, or not
+ * the farm's to make, or its run is not queued yet).
  */
 export async function raiseSegmentPriority(db: Db, { videoId, rendition, segment }: { videoId: string; rendition: string; segment: number }): Promise<boolean> {
+  // The same columns on both tables: the rows making this rendition's segment or the next.
+  const coversSegmentOrNext = sql<boolean>`${rendition} = any(renditions) and first_segment <= ${segment + 1} and first_segment + segment_count > ${segment}`;
+  // Entries first, then leases: an entry granted and taken in between is found by its lease.
   const entries = await db
     .selectFrom('encode_queue')
-    .select('id')
+    .select(['id', 'first_segment'])
     .where('video_id', '=', videoId)
     .where('lease_id', 'is', null)
-    .where(sql<boolean>`${rendition} = any(renditions)`)
-    .where('first_segment', '<=', segment)
-    .where(sql<boolean>`first_segment + segment_count > ${segment}`)
+    .where(coversSegmentOrNext)
     .execute();
-  if (entries.length === 0) return false;
-  const raised = await db
-    .updateTable('encode_queue')
-    .set({ priority: 1, raised_at: sql<Date>`now()` })
-    .where('id', 'in', entries.map((e) => e.id))
-    .where('priority', '=', 0)
-    .executeTakeFirst();
-  if (raised.numUpdatedRows > 0n) await notifyFarmChanged(db);
-  return true;
+  const raisedEntries = entries.length === 0
+    ? 0n
+    : (await db
+      .updateTable('encode_queue')
+      .set({ priority: 1, raised_at: sql<Date>`now()` })
+      .where('id', 'in', entries.map((e) => e.id))
+      .where('priority', '=', 0)
+      .executeTakeFirst()).numUpdatedRows;
+  const leases = await db.selectFrom('node_leases').select(['id', 'first_segment']).where('video_id', '=', videoId).where(coversSegmentOrNext).execute();
+  // A lease raised once (at grant, or by an earlier request) stays raised: nothing to tell again.
+  const raisedLeases = leases.length === 0
+    ? 0n
+    : (await db
+      .updateTable('node_leases')
+      .set({ raised_at: sql<Date>`now()` })
+      .where('id', 'in', leases.map((l) => l.id))
+      .where('raised_at', 'is', null)
+      .executeTakeFirst()).numUpdatedRows;
+  if (raisedEntries + raisedLeases > 0n) await notifyFarmChanged(db);
+  return [...entries, ...leases].some((row) => row.first_segment! <= segment);
 }
 
 /** The waiters of these entries are alive (rows not touched for a while are dropped by dispatch). */
@@ -124,7 +142,7 @@ export async function takeGrantedLeases(db: Db, ids: string[]): Promise<GrantedL
       .selectFrom('encode_queue as q')
       .leftJoin('node_leases as l', 'l.id', 'q.lease_id')
       .leftJoin('encode_nodes as n', 'n.id', 'l.node_id')
-      .select(['q.id as entryId', 'q.lease_id as grantedLeaseId', 'l.id as leaseId', 'q.priority', 'n.id as nodeId', 'n.address'])
+      .select(['q.id as entryId', 'q.lease_id as grantedLeaseId', 'l.id as leaseId', 'q.priority', 'l.raised_at', 'n.id as nodeId', 'n.address'])
       .where('q.id', 'in', ids)
       .where('q.lease_id', 'is not', null)
       .forUpdate('q')
@@ -135,7 +153,8 @@ export async function takeGrantedLeases(db: Db, ids: string[]): Promise<GrantedL
     if (dropped.length > 0) {
       await trx.updateTable('encode_queue').set({ lease_id: null }).where('id', 'in', dropped.map((g) => g.entryId)).execute();
     }
-    return taken.map((g) => ({ entryId: g.entryId, leaseId: g.leaseId!, nodeId: g.nodeId!, address: g.address!, urgent: g.priority > 0 }));
+    // A lease raised between its grant and now (its entry had no priority at grant) starts urgent.
+    return taken.map((g) => ({ entryId: g.entryId, leaseId: g.leaseId!, nodeId: g.nodeId!, address: g.address!, urgent: g.priority > 0 || g.raised_at !== null }));
   });
 }
 
@@ -166,7 +185,7 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
 
       const waiting = await trx
         .selectFrom('encode_queue')
-        .select(['id', 'video_id', 'job', 'priority'])
+        .select(['id', 'video_id', 'job', 'priority', 'renditions', 'first_segment', 'segment_count'])
         .where('lease_id', 'is', null)
         .orderBy('priority', 'desc')
         .orderBy('raised_at')
@@ -204,7 +223,21 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
       let granted = 0;
       const grant = async (entry: (typeof waiting)[number], nodeId: string, onDemand: boolean) => {
         const leaseId = `lease_${randomBase62(16)}`;
-        await trx.insertInto('node_leases').values({ id: leaseId, node_id: nodeId, video_id: entry.video_id, job: entry.job, on_demand: onDemand }).execute();
+        // The lease carries the segments its run makes: a viewer's request for one while it runs raises it.
+        await trx
+          .insertInto('node_leases')
+          .values({
+            id: leaseId,
+            node_id: nodeId,
+            video_id: entry.video_id,
+            job: entry.job,
+            on_demand: onDemand,
+            ...(entry.renditions
+              ? { renditions: sql<string[]>`${sql.val(entry.renditions)}::text[]`, first_segment: entry.first_segment, segment_count: entry.segment_count }
+              : {}),
+            ...(entry.priority > 0 ? { raised_at: sql<Date>`now()` } : {}),
+          })
+          .execute();
         await trx.updateTable('encode_queue').set({ lease_id: leaseId }).where('id', '=', entry.id).execute();
         if (onDemand) demandUsed.add(nodeId);
         else used.set(nodeId, (used.get(nodeId) ?? 0) + 1);

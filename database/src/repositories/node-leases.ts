@@ -81,9 +81,18 @@ export async function releaseJobLeases(db: Db, job: string): Promise<void> {
   if (released.numDeletedRows > 0n) await notifyFarmChanged(db);
 }
 
-/** Which of these leases still exist: the others were dropped (their node expired, was lost or left). */
-export async function leasesStillHeld(db: Db, leaseIds: string[]): Promise<Set<string>> {
-  if (leaseIds.length === 0) return new Set();
-  const rows = await db.selectFrom('node_leases').select('id').where('id', 'in', leaseIds).execute();
-  return new Set(rows.map((row) => row.id));
+/** A lease still held, as the dispatcher checks it (leasesStillHeld). */
+export interface HeldLease {
+  /** Someone waits for its run (raised_at): at grant, or a viewer's request while it runs. */
+  raised: boolean;
+}
+
+/**
+ * Which of these leases still exist (the others were dropped: their node expired, was lost or
+ * left), and whether each is raised.
+ */
+export async function leasesStillHeld(db: Db, leaseIds: string[]): Promise<Map<string, HeldLease>> {
+  if (leaseIds.length === 0) return new Map();
+  const rows = await db.selectFrom('node_leases').select(['id', 'raised_at']).where('id', 'in', leaseIds).execute();
+  return new Map(rows.map((row) => [row.id, { raised: row.raised_at !== null }]));
 }

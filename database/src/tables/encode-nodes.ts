@@ -31,6 +31,12 @@ export interface NodeLeasesTable {
   acquired_at: Generated<Date>;
   /** Held in the node's demand slot (one per node beside its slots): a viewer waits for this encode. */
   on_demand: Generated<boolean>;
+  /** The segments the lease's run makes, copied from its queue entry at grant (EncodeQueueTable); null for other work. */
+  renditions: Generated<string[] | null>;
+  first_segment: Generated<number | null>;
+  segment_count: Generated<number | null>;
+  /** When someone began waiting for it (at grant, or a viewer's request while it runs); null: background. */
+  raised_at: Generated<Date | null>;
 }
 
 /**

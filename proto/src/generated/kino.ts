@@ -16,6 +16,8 @@ import type { JobFailure as _kino_v1_JobFailure, JobFailure__Output as _kino_v1_
 import type { NodeRegistryClient as _kino_v1_NodeRegistryClient, NodeRegistryDefinition as _kino_v1_NodeRegistryDefinition } from './kino/v1/NodeRegistry.ts';
 import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from './kino/v1/ProbeRequest.ts';
 import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from './kino/v1/ProbeResult.ts';
+import type { RaisePriorityRequest as _kino_v1_RaisePriorityRequest, RaisePriorityRequest__Output as _kino_v1_RaisePriorityRequest__Output } from './kino/v1/RaisePriorityRequest.ts';
+import type { RaisePriorityResponse as _kino_v1_RaisePriorityResponse, RaisePriorityResponse__Output as _kino_v1_RaisePriorityResponse__Output } from './kino/v1/RaisePriorityResponse.ts';
 import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Output as _kino_v1_RegisterRequest__Output } from './kino/v1/RegisterRequest.ts';
 import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from './kino/v1/RegisterResponse.ts';
 import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from './kino/v1/RenditionDone.ts';
@@ -47,7 +49,7 @@ export interface ProtoGrpcType {
        * A node reads its input and writes its outputs only through the presigned URLs a request carries:
        * it never holds the bucket's credentials.
        * 
-       * Failures: every Probe, Encode, Thumbnail or Storyboard call the node itself fails carries a JobFailure
+       * Failures: every call of this service the node itself fails carries a JobFailure
        * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
        * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
        * without that trailer was not answered by the node: the connection was refused, dropped or reset,
@@ -64,6 +66,8 @@ export interface ProtoGrpcType {
       NodeRegistry: SubtypeConstructor<typeof grpc.Client, _kino_v1_NodeRegistryClient> & { service: _kino_v1_NodeRegistryDefinition }
       ProbeRequest: MessageTypeDefinition<_kino_v1_ProbeRequest, _kino_v1_ProbeRequest__Output>
       ProbeResult: MessageTypeDefinition<_kino_v1_ProbeResult, _kino_v1_ProbeResult__Output>
+      RaisePriorityRequest: MessageTypeDefinition<_kino_v1_RaisePriorityRequest, _kino_v1_RaisePriorityRequest__Output>
+      RaisePriorityResponse: MessageTypeDefinition<_kino_v1_RaisePriorityResponse, _kino_v1_RaisePriorityResponse__Output>
       RegisterRequest: MessageTypeDefinition<_kino_v1_RegisterRequest, _kino_v1_RegisterRequest__Output>
       RegisterResponse: MessageTypeDefinition<_kino_v1_RegisterResponse, _kino_v1_RegisterResponse__Output>
       RenditionDone: MessageTypeDefinition<_kino_v1_RenditionDone, _kino_v1_RenditionDone__Output>

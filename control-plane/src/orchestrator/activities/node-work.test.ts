@@ -76,16 +76,19 @@ interface Harness {
   released: NodeLease[];
   lost: string[];
   requests: EncodeRequest[];
+  /** The job ids RaisePriority was called with. */
+  raises: string[];
 }
 
 /** A farm with one node; `encode` plays the node's side of the call. */
 function harness({
   /** null: no node has a free slot. */
-  lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal } as NodeLease | null,
+  lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal, urgent: false, raised: new AbortController().signal } as NodeLease | null,
   encode = (() => Promise.resolve(done)) as EncodeClient['encode'],
   probe = (() => Promise.resolve(probedSource)) as EncodeClient['probe'],
   thumbnail = (() => Promise.resolve({ width: 640, height: 360, bytes: 1 })) as EncodeClient['thumbnail'],
   storyboard = (() => Promise.reject(new Error('no storyboard'))) as EncodeClient['storyboard'],
+  raisePriority = (() => Promise.resolve({ running: true })) as EncodeClient['raisePriority'],
   /** null: the uploaded object does not exist. */
   objectSize = 1000 as number | null,
   liveNodes = 1,
@@ -93,6 +96,7 @@ function harness({
   const released: NodeLease[] = [];
   const lost: string[] = [];
   const requests: EncodeRequest[] = [];
+  const raises: string[] = [];
   const client = {
     address: '127.0.0.1:1',
     probe,
@@ -102,6 +106,10 @@ function harness({
     },
     thumbnail,
     storyboard,
+    raisePriority: (request: { jobId: string }, options?: Parameters<EncodeClient['raisePriority']>[1]) => {
+      raises.push(request.jobId);
+      return raisePriority(request, options);
+    },
     close: () => {},
   } as unknown as EncodeClient;
   const farm: NodeFarm = {
@@ -125,7 +133,7 @@ function harness({
     presignGet: (key: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=get`),
     presignPut: (key: string, _seconds: number, contentType?: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
   } as unknown as Storage;
-  return { farm, storage, released, lost, requests };
+  return { farm, storage, released, lost, requests, raises };
 }
 
 function environment() {
@@ -261,7 +269,7 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
   const dropped = new AbortController();
   let aborted = false;
   const h = harness({
-    lease: { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: dropped.signal, urgent: false },
+    lease: { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: dropped.signal, urgent: false, raised: new AbortController().signal },
     encode: (_request, options) =>
       new Promise((_resolve, reject) => {
         // A hung node: progress once, then nothing, the stream open.
@@ -278,6 +286,96 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
   assert.equal(failure.type, 'NodeLost');
   assert.match(failure.message, /registry dropped the node/);
   assert.equal(h.released.length, 1);
+});
+
+/** A lease of a background encode, raised by the test: the dispatcher's `raised`. */
+function backgroundLease(): { lease: NodeLease; raise: () => void } {
+  const raised = new AbortController();
+  const lease: NodeLease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal, urgent: false, raised: raised.signal };
+  return { lease, raise: () => raised.abort(new Error('a viewer waits for this encode')) };
+}
+
+/** A node's encode that streams progress until `finish` is called, then answers done. */
+function runningEncode(): { encode: EncodeClient['encode']; progress: () => void; finish: () => void; started: Promise<void> } {
+  let finish = () => {};
+  let progress = () => {};
+  let started = () => {};
+  const startedPromise = new Promise<void>((resolve) => (started = resolve));
+  const encode: EncodeClient['encode'] = (_request, options) =>
+    new Promise((resolve) => {
+      progress = () => options?.onProgress?.({ percent: 10, encodedSeconds: 0.4, speed: 1 });
+      finish = () => resolve(done);
+      started();
+    });
+  return { encode, progress: () => progress(), finish: () => finish(), started: startedPromise };
+}
+
+/** Resolves once `check` holds (microtasks and the fake's promises settle in a few turns). */
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+test('a background encode a viewer starts waiting for while it runs: the node is asked once to raise it, by its job id', async () => {
+  const { lease, raise } = backgroundLease();
+  const node = runningEncode();
+  const h = harness({ lease, encode: node.encode });
+  const outcome = environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput);
+  await node.started;
+  node.progress();
+  assert.equal(h.requests[0]!.onDemand, false, 'started as background work');
+  assert.deepEqual(h.raises, []);
+  raise();
+  await until('the raise', () => h.raises.length > 0);
+  node.progress();
+  node.finish();
+  await outcome;
+  assert.deepEqual(h.raises, ['vid_1-a7-01234567'], 'once, with the job id');
+});
+
+test('a raise that overtakes the encode call (the node does not run it yet) is asked again once the node speaks; a failed raise never fails the encode', async () => {
+  const { lease, raise } = backgroundLease();
+  const node = runningEncode();
+  const answers = [{ running: false }, { running: true }];
+  const h = harness({ lease, encode: node.encode, raisePriority: () => Promise.resolve(answers.shift()!) });
+  const outcome = environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput);
+  await node.started;
+  raise();
+  await until('the first raise', () => h.raises.length === 1 && answers.length === 1);
+  node.progress();
+  await until('the second raise', () => h.raises.length === 2);
+  node.progress();
+  node.finish();
+  await outcome;
+  assert.equal(h.raises.length, 2);
+
+  const failing = backgroundLease();
+  const second = runningEncode();
+  const h2 = harness({ lease: failing.lease, encode: second.encode, raisePriority: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) });
+  const outcome2 = environment().run(createNodeActivities({ ...h2, logger }).encodeRendition, encodeInput);
+  await second.started;
+  second.progress();
+  failing.raise();
+  await until('the raise', () => h2.raises.length === 1);
+  second.finish();
+  assert.equal(((await outcome2) as EncodeOutcome).nodeId, 'node_a', 'the encode stands');
+  assert.deepEqual(h2.lost, []);
+});
+
+test('an urgent encode, or one raised before its call, starts as urgent work and is never raised again', async () => {
+  for (const lease of [{ ...backgroundLease().lease, urgent: true }, (() => {
+    const raised = backgroundLease();
+    raised.raise();
+    return raised.lease;
+  })()]) {
+    const h = harness({ lease });
+    await environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput);
+    assert.equal(h.requests[0]!.onDemand, true);
+    assert.deepEqual(h.raises, []);
+  }
 });
 
 test('probe: an empty or missing upload, or a file with neither picture nor sound, is InvalidSource at once; sound alone is an audio-only source', async () => {

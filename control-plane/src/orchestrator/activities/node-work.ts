@@ -64,6 +64,8 @@ const nodeBusyRetryDelayMs = 1_000;
 /** A node that sends nothing (no progress, no end) for this long is treated as lost. */
 const stallTimeoutMs = 120_000;
 const quickCallTimeoutMs = 120_000;
+/** RaisePriority only looks the job up and renices it: a node that takes longer is not answering. */
+const raiseTimeoutMs = 10_000;
 /** A storyboard decodes the whole source (no encode): minutes for a long one. */
 const storyboardCallTimeoutMs = 14 * 60_000;
 /** Presigned URLs live at least this long (seconds), longer when the attempt may run longer. */
@@ -316,7 +318,10 @@ export function createNodeActivities({
     const what = 'audioTrack' in job ? 'audio track' : 'chunk' in job ? `chunk ${job.chunk.index} of ${keys}` : `encode of ${keys}`;
 
     return runJobOnNode(videoId, what, { slot: true, ...(placement ? { placement } : {}) }, async (node, jobId, log, lease) => {
-      const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job, onDemand: lease?.urgent ?? false };
+      // Raised between the grant and now: the node starts it as urgent work.
+      const onDemand = lease !== undefined && (lease.urgent || lease.raised.aborted);
+      const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job, onDemand };
+      const client = farm.client(node.address);
       const callStartedAt = Date.now();
       let firstEventAt: number | undefined;
       // When ffmpeg reported the whole duration encoded: the rest is the node's final uploads.
@@ -330,14 +335,38 @@ export function createNodeActivities({
         if (Date.now() - lastEventAt > stallTimeoutMs) stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
         else beat();
       }, heartbeatIntervalMs);
+      // A viewer started waiting for this encode while it runs: the node runs its ffmpeg at the
+      // priority of urgent work from then on (docs/decisions/just-in-time.md). Asked once; should the
+      // node not run the job yet (the raise overtook the call: the node had sent nothing), once more
+      // when it has spoken.
+      let raiseAtFirstEvent = false;
+      const raise = () => {
+        const nodeHadSpoken = firstEventAt !== undefined;
+        client
+          .raisePriority({ jobId }, { timeoutMs: raiseTimeoutMs })
+          .then(({ running }) => {
+            if (running) log.info('raised on the node: a viewer waits for it');
+            else if (nodeHadSpoken) log.info('not raised: the node does not run it any more');
+            else if (firstEventAt !== undefined) raise();
+            else raiseAtFirstEvent = true;
+          })
+          // The encode goes on either way, niced: slower for the viewer, never failed for this.
+          .catch((error: unknown) => log.warn({ err: error }, 'could not raise the encode on the node'));
+      };
+      const watchRaise = lease && !onDemand ? lease.raised : undefined;
+      watchRaise?.addEventListener('abort', raise, { once: true });
       try {
-        const done = await farm.client(node.address).encode(request, {
+        const done = await client.encode(request, {
           // A lease the registry dropped (the node stopped heartbeating, or another call found it
           // lost) ends the call at once: the node is not coming back for this encode.
           signal: AbortSignal.any([context.cancellationSignal, stalled.signal, ...(lease ? [lease.dropped] : [])]),
           onProgress(progress) {
             lastEventAt = Date.now();
             firstEventAt ??= lastEventAt;
+            if (raiseAtFirstEvent) {
+              raiseAtFirstEvent = false;
+              raise();
+            }
             percent = Math.max(0, Math.min(100, progress.percent));
             if (percent >= 99.5) encodedAllAt ??= lastEventAt;
             beat();
@@ -367,6 +396,7 @@ export function createNodeActivities({
         throw error;
       } finally {
         clearInterval(timer);
+        watchRaise?.removeEventListener('abort', raise);
       }
     });
   }

@@ -6,6 +6,8 @@ import type { EncodeEvent as _kino_v1_EncodeEvent, EncodeEvent__Output as _kino_
 import type { EncodeRequest as _kino_v1_EncodeRequest, EncodeRequest__Output as _kino_v1_EncodeRequest__Output } from '../../kino/v1/EncodeRequest.ts';
 import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from '../../kino/v1/ProbeRequest.ts';
 import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from '../../kino/v1/ProbeResult.ts';
+import type { RaisePriorityRequest as _kino_v1_RaisePriorityRequest, RaisePriorityRequest__Output as _kino_v1_RaisePriorityRequest__Output } from '../../kino/v1/RaisePriorityRequest.ts';
+import type { RaisePriorityResponse as _kino_v1_RaisePriorityResponse, RaisePriorityResponse__Output as _kino_v1_RaisePriorityResponse__Output } from '../../kino/v1/RaisePriorityResponse.ts';
 import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest__Output as _kino_v1_StoryboardRequest__Output } from '../../kino/v1/StoryboardRequest.ts';
 import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from '../../kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from '../../kino/v1/ThumbnailRequest.ts';
@@ -16,7 +18,7 @@ import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Outp
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
- * Failures: every Probe, Encode, Thumbnail or Storyboard call the node itself fails carries a JobFailure
+ * Failures: every call of this service the node itself fails carries a JobFailure
  * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
  * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
  * without that trailer was not answered by the node: the connection was refused, dropped or reset,
@@ -42,6 +44,25 @@ export interface EncodeServiceClient extends grpc.Client {
   probe(argument: _kino_v1_ProbeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
   probe(argument: _kino_v1_ProbeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
   probe(argument: _kino_v1_ProbeRequest, callback: grpc.requestCallback<_kino_v1_ProbeResult__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Someone now waits for an encode that runs niced (a viewer asked for a segment of a background
+   * run already running): its ffmpeg, and any it starts later, run at the priority of urgent work
+   * from now on (docs/decisions/just-in-time.md).
+   */
+  RaisePriority(argument: _kino_v1_RaisePriorityRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  RaisePriority(argument: _kino_v1_RaisePriorityRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  RaisePriority(argument: _kino_v1_RaisePriorityRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  RaisePriority(argument: _kino_v1_RaisePriorityRequest, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Someone now waits for an encode that runs niced (a viewer asked for a segment of a background
+   * run already running): its ffmpeg, and any it starts later, run at the priority of urgent work
+   * from now on (docs/decisions/just-in-time.md).
+   */
+  raisePriority(argument: _kino_v1_RaisePriorityRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  raisePriority(argument: _kino_v1_RaisePriorityRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  raisePriority(argument: _kino_v1_RaisePriorityRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
+  raisePriority(argument: _kino_v1_RaisePriorityRequest, callback: grpc.requestCallback<_kino_v1_RaisePriorityResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Sprite sheets of frames at a fixed interval and the WebVTT mapping times to their tiles
@@ -76,7 +97,7 @@ export interface EncodeServiceClient extends grpc.Client {
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
- * Failures: every Probe, Encode, Thumbnail or Storyboard call the node itself fails carries a JobFailure
+ * Failures: every call of this service the node itself fails carries a JobFailure
  * (below), serialized in the binary trailing metadata `kino-job-failure-bin`, beside a gRPC status
  * code (see FailureReason). Callers decide on the reason, never on the status text. A failed call
  * without that trailer was not answered by the node: the connection was refused, dropped or reset,
@@ -91,6 +112,13 @@ export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation
   Probe: grpc.handleUnaryCall<_kino_v1_ProbeRequest__Output, _kino_v1_ProbeResult>;
   
   /**
+   * Someone now waits for an encode that runs niced (a viewer asked for a segment of a background
+   * run already running): its ffmpeg, and any it starts later, run at the priority of urgent work
+   * from now on (docs/decisions/just-in-time.md).
+   */
+  RaisePriority: grpc.handleUnaryCall<_kino_v1_RaisePriorityRequest__Output, _kino_v1_RaisePriorityResponse>;
+  
+  /**
    * Sprite sheets of frames at a fixed interval and the WebVTT mapping times to their tiles
    * (@kino/proto/contract storyboard.ts). Short and takes no encode slot, like Thumbnail.
    */
@@ -103,6 +131,7 @@ export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation
 export interface EncodeServiceDefinition extends grpc.ServiceDefinition {
   Encode: MethodDefinition<_kino_v1_EncodeRequest, _kino_v1_EncodeEvent, _kino_v1_EncodeRequest__Output, _kino_v1_EncodeEvent__Output>
   Probe: MethodDefinition<_kino_v1_ProbeRequest, _kino_v1_ProbeResult, _kino_v1_ProbeRequest__Output, _kino_v1_ProbeResult__Output>
+  RaisePriority: MethodDefinition<_kino_v1_RaisePriorityRequest, _kino_v1_RaisePriorityResponse, _kino_v1_RaisePriorityRequest__Output, _kino_v1_RaisePriorityResponse__Output>
   Storyboard: MethodDefinition<_kino_v1_StoryboardRequest, _kino_v1_StoryboardResult, _kino_v1_StoryboardRequest__Output, _kino_v1_StoryboardResult__Output>
   Thumbnail: MethodDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailResult, _kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult__Output>
 }

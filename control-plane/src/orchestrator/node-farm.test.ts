@@ -1,0 +1,50 @@
+// The dispatcher's watch over the leases this process holds, on PGlite (no notifications: it polls):
+// a viewer's request for a segment of a background run already running reaches that run's encode.
+import { afterAll, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { migrateToLatest, type Db } from '@kino/database';
+import { openPgliteDatabase } from '@kino/database/testing';
+import { raiseSegmentPriority, registerNode } from '@kino/database/repositories';
+import { createNodeFarm, type CountedNodeFarm } from './node-farm.ts';
+
+let db: Db;
+let farm: CountedNodeFarm;
+
+beforeAll(async () => {
+  db = await openPgliteDatabase();
+  await migrateToLatest(db);
+  farm = createNodeFarm({ db, nodeToken: 'token', heartbeatTimeoutMs: 60_000, pollMs: 50 });
+});
+
+afterAll(async () => {
+  await farm?.close();
+  await db?.destroy();
+});
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('a held lease a viewer raises while its encode runs: `raised` aborts, once; an urgent lease is never raised', async () => {
+  await registerNode(db, { address: '127.0.0.1:1', slots: 2, version: 'test', labels: {} });
+  const signal = new AbortController().signal;
+  const run = (first: number, priority: number) => ({ priority, rank: first, segments: { renditions: ['360p'], firstSegment: first, segmentCount: 2 } });
+  const urgent = await farm.acquire({ videoId: 'vid_1', job: 'run-0', signal, maxWaitMs: 10_000, placement: run(0, 1) });
+  const background = await farm.acquire({ videoId: 'vid_1', job: 'run-2', signal, maxWaitMs: 10_000, placement: run(2, 0) });
+  assert.ok(urgent && background);
+  assert.deepEqual([urgent.urgent, background.urgent], [true, false]);
+  assert.equal(background.raised.aborted, false);
+
+  // A viewer asks for segment 3, which the background run makes.
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_1', rendition: '360p', segment: 3 }), true);
+  await until('the background lease to be raised', () => background.raised.aborted);
+  // The same pass saw the urgent lease raised in the table (since its grant): left alone.
+  assert.equal(urgent.raised.aborted, false);
+  assert.equal(background.dropped.aborted, false, 'still held');
+  await farm.release(background);
+  await farm.release(urgent);
+});
