@@ -41,7 +41,9 @@ export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank =
     const previous = await trx.deleteFrom('encode_queue').where('job', '=', job).returning(['lease_id', 'priority']).execute();
     const leases = previous.map((row) => row.lease_id).filter((lease): lease is string => lease !== null);
     if (leases.length > 0) await trx.deleteFrom('node_leases').where('id', 'in', leases).execute();
-    // A retried attempt keeps a priority a viewer raised on the attempt before.
+    // A retried attempt keeps a priority a viewer raised while the attempt before was still queued.
+    // One that was running has no row left (its lease went with it): while a viewer waits, delivery
+    // raises the retry within a second.
     const raised = priority > 0 || previous.some((row) => row.priority > 0);
     await trx
       .insertInto('encode_queue')
