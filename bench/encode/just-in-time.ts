@@ -166,16 +166,26 @@ async function videoJobs(nodes: FarmNodeProcess[], videoId: string): Promise<Vid
   for (const node of nodes) {
     const chunkOf = new Map<string, VideoJob['chunk']>();
     const onDemand = new Set<string>();
+    const raisedAt = new Map<string, number>();
     for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
       if (!line.startsWith('{') || !line.includes(videoId)) continue;
-      const entry = JSON.parse(line) as { msg?: string; jobId?: string; chunk?: VideoJob['chunk']; onDemand?: boolean };
+      const entry = JSON.parse(line) as { msg?: string; jobId?: string; chunk?: VideoJob['chunk']; onDemand?: boolean; time?: number };
       if (entry.msg === 'encode starting' && entry.jobId && entry.chunk) chunkOf.set(entry.jobId, entry.chunk);
       if (entry.msg === 'encode started' && entry.jobId && entry.onDemand) onDemand.add(entry.jobId);
+      if (entry.msg?.startsWith('encode raised') && entry.jobId && entry.time !== undefined) raisedAt.set(entry.jobId, entry.time);
     }
     for (const job of await nodeJobs(node)) {
       if (!job.jobId.startsWith(videoId) || job.endedAt === undefined) continue;
       const chunk = chunkOf.get(job.jobId);
-      jobs.push({ ...(chunk ? { chunk } : {}), ...(job.kind ? { kind: job.kind } : {}), startedAt: job.startedAt, endedAt: job.endedAt, onDemand: onDemand.has(job.jobId) });
+      const raised = raisedAt.get(job.jobId);
+      jobs.push({
+        ...(chunk ? { chunk } : {}),
+        ...(job.kind ? { kind: job.kind } : {}),
+        startedAt: job.startedAt,
+        endedAt: job.endedAt,
+        onDemand: onDemand.has(job.jobId),
+        ...(raised !== undefined ? { raisedAt: raised } : {}),
+      });
     }
   }
   return jobs;
@@ -189,6 +199,8 @@ interface VideoJob {
   startedAt: number;
   endedAt: number;
   onDemand: boolean;
+  /** When the node reniced it to 0 (a viewer asked for one of its segments while it ran in the background). */
+  raisedAt?: number;
 }
 
 /**
@@ -203,7 +215,8 @@ function waitedFor(jobs: VideoJob[], at: number, since: number): string | undefi
   const { index, startSeconds, durationSeconds } = run.chunk!;
   const start = (run.startedAt - since) / 1000;
   const when = start >= 0 ? `${start.toFixed(1)} s after` : `${(-start).toFixed(1)} s before`;
-  return `run ${index} (${startSeconds}-${startSeconds + durationSeconds} s, ${run.onDemand ? 'urgent' : 'background'}) started ${when}, its encode ${sec(run.endedAt - run.startedAt)}`;
+  const raised = run.raisedAt !== undefined ? `, reniced to 0 ${((run.raisedAt - since) / 1000).toFixed(1)} s after` : '';
+  return `run ${index} (${startSeconds}-${startSeconds + durationSeconds} s, ${run.onDemand ? 'urgent' : 'background'}) started ${when}${raised}, its encode ${sec(run.endedAt - run.startedAt)}`;
 }
 
 /** The first run's ffmpeg alone: its wall and CPU time, and the rest of the machine's CPU meanwhile. */
