@@ -65,7 +65,7 @@ test('just in time: a raised entry goes ahead of everything, on the demand slot 
   assert.equal(await dispatch(), 0);
 });
 
-test('just in time: a request for a segment of a running run raises its lease once; the run of the next segment is raised with it', async () => {
+test('just in time: a request for a segment of a running run raises its lease once; the run of the next segment goes first among the background', async () => {
   await db.deleteFrom('node_leases').execute();
   await db.deleteFrom('encode_queue').execute();
   await db.deleteFrom('encode_nodes').execute();
@@ -88,12 +88,12 @@ test('just in time: a request for a segment of a running run raises its lease on
   await takeGrantedLeases(db, [first, urgent]);
 
   // A viewer asks for segment 2: run-1 runs (no entry), so its lease is raised; segment 3, which
-  // the viewer asks for next, is run-3's, whose entry is raised.
+  // the viewer asks for next, is run-3's, whose entry becomes the first of the background (not urgent).
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 2 }), true);
   held = await leases();
   assert.ok(held['run-1']!.raised_at, 'the running run is raised');
-  const queued = await db.selectFrom('encode_queue').select(['job', 'priority']).execute();
-  assert.deepEqual(queued.map((q) => [q.job, q.priority]), [['run-3', 1]], 'the next run goes ahead too');
+  const queued = await db.selectFrom('encode_queue').select(['job', 'priority', 'raised_at']).execute();
+  assert.deepEqual(queued.map((q) => [q.job, q.priority, q.raised_at !== null]), [['run-3', 0, true]], 'the next run goes first, in the background');
   const raisedAt = held['run-1']!.raised_at;
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 2 }), true, 'asked again (delivery does every second)');
   assert.deepEqual((await leases())['run-1']!.raised_at, raisedAt, 'raised once: the first time stays');
@@ -114,6 +114,27 @@ test('just in time: a request for a segment of a running run raises its lease on
   await db.deleteFrom('node_leases').execute();
   const later = await enqueueEncode(db, { videoId: 'vid_run', job: 'run-5', rank: 5, segments: segments(5) });
   assert.equal(await dispatch(), 2, 'run-3 and run-5');
+  assert.deepEqual(
+    (await db.selectFrom('node_leases').select(['job', 'raised_at']).execute()).map((l) => [l.job, l.raised_at]).sort(),
+    [['run-3', null], ['run-5', null]],
+    'the next run (run-3) went first, as background work',
+  );
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '360p', segment: 6 }), true);
   assert.deepEqual((await takeGrantedLeases(db, [later])).map((g) => g.urgent), [true]);
+});
+
+test('just in time: the run after a requested segment is granted before the video\'s earlier-ranked background runs, as background work', async () => {
+  await db.deleteFrom('node_leases').execute();
+  await db.deleteFrom('encode_queue').execute();
+  await db.deleteFrom('encode_nodes').execute();
+  await registerNode(db, { address: '127.0.0.1:4', slots: 1, version: 'test', labels: {} });
+  const segments = (first: number) => ({ renditions: ['720p'], firstSegment: first, segmentCount: 2 });
+  // Playback order says run-7 first (say the viewer played it already, and seeks back); the
+  // viewer now waits for segment 2, made already, and asks for 3 (run-3's) next.
+  await enqueueEncode(db, { videoId: 'vid_next', job: 'run-7', rank: 1, segments: segments(7) });
+  await enqueueEncode(db, { videoId: 'vid_next', job: 'run-3', rank: 2, segments: segments(3) });
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_next', rendition: '720p', segment: 2 }), false, 'no run makes segment 2');
+  assert.equal(await dispatchEncodeQueue(db, { heartbeatTimeoutMs: 60_000, staleMs: 60_000 }), 1);
+  const granted = await db.selectFrom('node_leases').select(['job', 'on_demand', 'raised_at']).execute();
+  assert.deepEqual(granted.map((l) => [l.job, l.on_demand, l.raised_at]), [['run-3', false, null]]);
 });

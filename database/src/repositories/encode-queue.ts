@@ -68,43 +68,60 @@ export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank =
  * background work. A queued entry is raised (the next free slot, or a node's demand slot, takes
  * it); a run already running has no entry any more, so its lease is marked raised and the
  * orchestrator holding it asks the node to run that ffmpeg at the priority of urgent work
- * (docs/decisions/just-in-time.md). The run of the next segment is raised too: a viewer waiting for
- * segment k asks for k+1 next, and hls.js, seeking to a segment boundary, asks for the segment
- * before its target first, so without it the two runs were waited for one after the other.
+ * (docs/decisions/just-in-time.md). The run of the next segment, when still queued, becomes the
+ * first of the video's background runs (`raised_at` at priority 0): a viewer waiting for segment k
+ * asks for k+1 next, and hls.js, seeking to a segment boundary, asks for the segment before its
+ * target first. It is not made urgent: two urgent runs on one node's cores would each take twice
+ * as long, and the viewer waits for the first one now (the bench saw seeks wait 16 to 19 s so).
  * Answers whether a queued entry or a lease covers the segment itself (false: made already, or not
  * the farm's to make, or its run is not queued yet).
  */
 export async function raiseSegmentPriority(db: Db, { videoId, rendition, segment }: { videoId: string; rendition: string; segment: number }): Promise<boolean> {
-  // The same columns on both tables: the rows making this rendition's segment or the next.
-  const coversSegmentOrNext = sql<boolean>`${rendition} = any(renditions) and first_segment <= ${segment + 1} and first_segment + segment_count > ${segment}`;
+  // The same columns on both tables: rows of this rendition from the segment's run to the next one's.
+  const makesSegmentOrNext = sql<boolean>`${rendition} = any(renditions) and first_segment <= ${segment + 1} and first_segment + segment_count > ${segment}`;
   // Entries first, then leases: an entry granted and taken in between is found by its lease.
   const entries = await db
     .selectFrom('encode_queue')
     .select(['id', 'first_segment'])
     .where('video_id', '=', videoId)
     .where('lease_id', 'is', null)
-    .where(coversSegmentOrNext)
+    .where(makesSegmentOrNext)
     .execute();
-  const raisedEntries = entries.length === 0
-    ? 0n
-    : (await db
+  // A row that starts at or before the segment makes it; one that starts after it makes the next.
+  const makesSegment = (row: { first_segment: number | null }) => row.first_segment! <= segment;
+  const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+  const urgent = entries.filter(makesSegment);
+  const next = entries.filter((row) => !makesSegment(row));
+  let changed = 0n;
+  if (urgent.length > 0) {
+    changed += (await db
       .updateTable('encode_queue')
       .set({ priority: 1, raised_at: sql<Date>`now()` })
-      .where('id', 'in', entries.map((e) => e.id))
+      .where('id', 'in', ids(urgent))
       .where('priority', '=', 0)
       .executeTakeFirst()).numUpdatedRows;
-  const leases = await db.selectFrom('node_leases').select(['id', 'first_segment']).where('video_id', '=', videoId).where(coversSegmentOrNext).execute();
-  // A lease raised once (at grant, or by an earlier request) stays raised: nothing to tell again.
-  const raisedLeases = leases.length === 0
-    ? 0n
-    : (await db
-      .updateTable('node_leases')
+  }
+  if (next.length > 0) {
+    changed += (await db
+      .updateTable('encode_queue')
       .set({ raised_at: sql<Date>`now()` })
-      .where('id', 'in', leases.map((l) => l.id))
+      .where('id', 'in', ids(next))
+      .where('priority', '=', 0)
       .where('raised_at', 'is', null)
       .executeTakeFirst()).numUpdatedRows;
-  if (raisedEntries + raisedLeases > 0n) await notifyFarmChanged(db);
-  return [...entries, ...leases].some((row) => row.first_segment! <= segment);
+  }
+  const leases = (await db.selectFrom('node_leases').select(['id', 'first_segment']).where('video_id', '=', videoId).where(makesSegmentOrNext).execute()).filter(makesSegment);
+  // A lease raised once (at grant, or by an earlier request) stays raised: nothing to tell again.
+  if (leases.length > 0) {
+    changed += (await db
+      .updateTable('node_leases')
+      .set({ raised_at: sql<Date>`now()` })
+      .where('id', 'in', ids(leases))
+      .where('raised_at', 'is', null)
+      .executeTakeFirst()).numUpdatedRows;
+  }
+  if (changed > 0n) await notifyFarmChanged(db);
+  return urgent.length > 0 || leases.length > 0;
 }
 
 /** The waiters of these entries are alive (rows not touched for a while are dropped by dispatch). */
