@@ -142,9 +142,7 @@ export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDon
       if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
         throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
       }
-      if (chunk.audioHead && (chunk.audioUrl || chunk.startSeconds > 0)) {
-        throw new InvalidRequestError('audio_head is for the first chunk of a video without its audio track (audio_url empty, start_seconds 0)');
-      }
+      if (chunk.audioHead && chunk.audioUrl) throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
       const window: ChunkWindow = {
         startSeconds: chunk.startSeconds,
         durationSeconds: chunk.durationSeconds,
@@ -365,8 +363,8 @@ async function runHlsJob(
       });
     const audio = outputs.find((o) => o.settings.audio)?.settings.audio;
     if (hlsJob.chunk?.audioHead && chunk && audio) {
-      // The audio track's first seconds, encoded as encodeAudioTrack encodes it (the same packets),
-      // a second past the window: the packets the encoder flushes at its end fall outside it.
+      // The audio track up to the window's end, encoded as encodeAudioTrack encodes it (the same
+      // packets), a second past it: the packets the encoder flushes at its end fall outside it.
       const audioInput = join(jobDir, 'audio-head.mp4');
       await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output: audioInput, endSeconds: chunk.startSeconds + chunk.durationSeconds + audioHeadMarginSeconds }), {
         signal: job.signal, logger, priority,

@@ -110,8 +110,8 @@ export interface EncodeChunkInput extends EncodeInput {
   /** The video's audio track (an `encodeAudioTrack` output); absent when the video has no audio. */
   audioTrackKey?: string;
   /**
-   * Set on a just-in-time video's first run (no `audioTrackKey`): the node encodes the track's first
-   * seconds itself (the same packets), so the video's first segment does not wait for the whole track.
+   * Set on a just-in-time video's early runs (no `audioTrackKey`): the node encodes the track up to
+   * the run's end itself (the same packets), so the first segments do not wait for the whole track.
    */
   audioHead?: true;
   /** The chunk plan's id (findFinishedChunks): where the chunk's record goes when it is done. */

@@ -146,6 +146,15 @@ export function encodeActivities(durationSeconds: number, twoPass: boolean, rend
   });
 }
 
+/**
+ * Just-in-time runs that end this early in the video make their own audio head rather than wait
+ * for the whole audio track: an audio-only pass over the whole source, which took 16 s beside the
+ * first run for a 5-minute 1080p source here, so a viewer at 1x reached the second run first and
+ * stalled. Each head encodes the audio from the start to its run's end (at most 31 s of AAC, a
+ * fraction of a CPU-second); by 30 s of playback the track is there.
+ */
+const audioHeadSeconds = 30;
+
 /** Fraction of the duration where the default thumbnail is taken: past intros and fades to black. */
 const thumbnailPosition = 0.1;
 
@@ -400,10 +409,12 @@ async function encodeInChunks(
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
   const withAudio = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0;
-  // Just in time, the audio track goes ahead of background work (every run copies its part of it)
-  // and the first run does not wait for it: it makes its own audio head, the track's first seconds
-  // (ChunkEncode.audio_head). Workflows started before the audio head replay awaiting the track first.
+  // Just in time, the audio track goes ahead of background work (later runs copy their part of it),
+  // and the H.264 runs of the first `audioHeadSeconds` do not wait for it: each makes its own audio
+  // head, the track up to its end (ChunkEncode.audio_head). Workflows started before the audio head
+  // replay awaiting the track first.
   const audioHead = publish !== undefined && withAudio && patched('just-in-time-audio-head');
+  const ownAudioHead = (g: number, chunk: ChunkPlan) => audioHead && g === 0 && chunk.startSeconds + chunk.durationSeconds <= audioHeadSeconds;
   // Its own scope: a failure of the runs cancels it (no upload races the cleanup).
   const trackScope = new CancellationScope();
   const makeAudioTrack = () =>
@@ -419,7 +430,7 @@ async function encodeInChunks(
       chunks.map((chunk) => async () => {
         const recordName = `${g}-${chunk.index}`;
         const first = publish !== undefined && g === 0 && chunk.index === 0;
-        const audioTrackKey = first && audioHead ? undefined : await audioTrack;
+        const audioTrackKey = ownAudioHead(g, chunk) ? undefined : await audioTrack;
         const outcomes =
           finished[recordName] ??
           (await runEncode(() =>
@@ -432,7 +443,7 @@ async function encodeInChunks(
               chunk,
               last: chunk.index === chunks.length - 1,
               ...(audioTrackKey ? { audioTrackKey } : {}),
-              ...(first && audioHead ? { audioHead: true as const } : {}),
+              ...(ownAudioHead(g, chunk) ? { audioHead: true as const } : {}),
               planId,
               recordName,
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),

@@ -35,11 +35,11 @@ export interface ChunkEncode {
    */
   'measureQuality'?: (boolean);
   /**
-   * Set (audio_url empty; the chunk starts at 0): the node first encodes the audio of the video's
-   * first seconds, as AudioTrackEncode encodes the whole track, and copies the chunk's audio from it.
-   * The same encoder from the same first sample makes the same AAC packets (byte for byte, but for
-   * the last few it flushes, past the chunk's end): a just-in-time video's first run starts before
-   * its whole track exists, and the next chunk, copied from the whole track, joins it seamlessly.
+   * Set (audio_url empty): the node first encodes the video's audio from its start to the chunk's
+   * end (and a second more), as AudioTrackEncode encodes the whole track, and copies the chunk's
+   * audio from it. The same encoder from the same first sample makes the same AAC packets (byte for
+   * byte, but for the last few it flushes, past the chunk's end): a just-in-time video's early runs
+   * start before its whole track exists, and join the chunks copied from it seamlessly.
    */
   'audioHead'?: (boolean);
 }
@@ -77,11 +77,11 @@ export interface ChunkEncode__Output {
    */
   'measureQuality': (boolean);
   /**
-   * Set (audio_url empty; the chunk starts at 0): the node first encodes the audio of the video's
-   * first seconds, as AudioTrackEncode encodes the whole track, and copies the chunk's audio from it.
-   * The same encoder from the same first sample makes the same AAC packets (byte for byte, but for
-   * the last few it flushes, past the chunk's end): a just-in-time video's first run starts before
-   * its whole track exists, and the next chunk, copied from the whole track, joins it seamlessly.
+   * Set (audio_url empty): the node first encodes the video's audio from its start to the chunk's
+   * end (and a second more), as AudioTrackEncode encodes the whole track, and copies the chunk's
+   * audio from it. The same encoder from the same first sample makes the same AAC packets (byte for
+   * byte, but for the last few it flushes, past the chunk's end): a just-in-time video's early runs
+   * start before its whole track exists, and join the chunks copied from it seamlessly.
    */
   'audioHead': (boolean);
 }
