@@ -308,11 +308,14 @@ async function runHlsJob(
   const job = new AbortController();
   const stopJob = () => job.abort();
   signal.addEventListener('abort', stopJob, { once: true });
-  let uploadFailure: unknown;
-  const uploads = new UploadQueue(uploadConcurrency, (error) => {
-    uploadFailure = error;
+  // What stopped the job first (an upload, or a scan for finished segments, that failed): reported
+  // rather than what its abort then caused (ffmpeg killed, the uploads in flight cut off).
+  let jobFailure: unknown;
+  const failJob = (error: unknown) => {
+    jobFailure ??= error;
     job.abort();
-  });
+  };
+  const uploads = new UploadQueue(uploadConcurrency, failJob);
   const uploaded = new Set<string>();
   const outDir = join(jobDir, 'hls');
   /** Uploads a file by its name relative to outDir, which is also its output_urls key. */
@@ -376,12 +379,8 @@ async function runHlsJob(
         program, cwd: ffmpegDir, durationSeconds, signal: job.signal, logger, priority, onProgress: report(firstPassShare, 0),
       });
     }
-    let scanFailure: unknown;
     scanner = setInterval(() => {
-      uploadFinishedSegments().catch((error: unknown) => {
-        scanFailure ??= error;
-        job.abort();
-      });
+      uploadFinishedSegments().catch(failJob);
     }, scanIntervalMs);
     let last: FfmpegProgress | undefined;
     let errorOutput = '';
@@ -393,7 +392,7 @@ async function runHlsJob(
       });
     } catch (error) {
       // An aborted ffmpeg because an upload or a scan failed: report that failure, not the abort.
-      if (error instanceof FfmpegAbortedError && !signal.aborted) throw uploadFailure ?? scanFailure ?? error;
+      if (error instanceof FfmpegAbortedError && !signal.aborted) throw jobFailure ?? error;
       throw error;
     } finally {
       clearInterval(scanner);
