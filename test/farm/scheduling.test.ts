@@ -123,10 +123,12 @@ test('a node that hangs (SIGSTOP) is dropped at the heartbeat timeout and its en
     await farm.waitForStatus(videoId, 'ready', 120_000);
     const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
     assert.equal(result.renditions[0]!.outcome.nodeId, other.nodeId, 'the encode moved to the other node');
-    // Dropped by the registry (no heartbeat), not by the encode's own silence timeout.
+    // Dropped by the registry (no heartbeat), or by gRPC's keepalive on the call (a ping every
+    // 15 s, answered within 10 s: it can come first when the last ping went out just before the
+    // node stopped); never by the encode's own silence timeout (`no word from the node`).
     const failure = await lastEncodeFailure(videoId);
     assert.equal(failure?.type, 'NodeLost', JSON.stringify(failure));
-    assert.match(failure!.message, /registry dropped the node/);
+    assert.match(failure!.message, /registry dropped the node|Connection dropped/);
     const row = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', hung.nodeId).executeTakeFirstOrThrow();
     assert.equal(row.state, 'gone');
     await assertPlaysEveryFrame(videoId);
