@@ -1,7 +1,35 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { pino } from 'pino';
+import { backgroundNiceness } from '@kino/ffmpeg';
 import { planStoryboard } from '@kino/proto/contract';
-import { storyboardVtt } from './storyboard-job.ts';
+import { runStoryboardJob, storyboardVtt } from './storyboard-job.ts';
+
+/** This process's children named `comm`, and the nice value of each of their threads (/proc, Linux). */
+function childThreadNiceness(comm: string): number[][] {
+  const children: number[][] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After the command's closing parenthesis: field 3 (state) on; the parent is field 4, nice field 19.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[4 - 3]) !== process.pid || !stat.includes(`(${comm})`)) continue;
+      children.push(
+        readdirSync(`/proc/${entry}/task`).map((tid) => {
+          const thread = readFileSync(`/proc/${entry}/task/${tid}/stat`, 'utf8');
+          return Number(thread.slice(thread.lastIndexOf(')') + 2).split(' ')[19 - 3]);
+        }),
+      );
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return children;
+}
 
 test('the VTT: a cue per tile, back to back from 0 to the end, row by row across sheets', () => {
   const vtt = storyboardVtt(planStoryboard(13.04), { width: 160, height: 90 }, 13.04);
@@ -19,4 +47,44 @@ test('the VTT: a cue per tile, back to back from 0 to the end, row by row across
   assert.ok(long.includes('storyboard-0.jpg#xywh=1440,810,160,90'));
   assert.deepEqual(long.slice(-3), ['00:08:20.000 --> 00:08:25.000', 'storyboard-1.jpg#xywh=0,0,160,90', '']);
   assert.ok(storyboardVtt(planStoryboard(4000), { width: 160, height: 90 }, 4000).includes('01:06:35.000 --> 01:06:40.000'));
+});
+
+test('a storyboard decodes at the background nice value: it never slows an encode somebody waits for', async () => {
+  // A source that never arrives keeps ffmpeg running, holding the connection, until the job is stopped.
+  let held: ServerResponse | undefined;
+  const server = createServer();
+  const connected = new Promise<void>((resolve) => {
+    server.on('request', (_request, response) => {
+      held = response;
+      resolve();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const stop = new AbortController();
+  const plan = planStoryboard(20);
+  const job = runStoryboardJob({
+    request: {
+      jobId: 'storyboard-niceness',
+      inputUrl: `http://127.0.0.1:${port}/source.mp4`,
+      durationSeconds: 20,
+      sheetUrls: Array.from({ length: plan.sheets }, (_, i) => `http://127.0.0.1:${port}/sheet-${i}`),
+      vttUrl: `http://127.0.0.1:${port}/vtt`,
+    },
+    workDir: tmpdir(),
+    signal: stop.signal,
+    logger: pino({ level: 'silent' }),
+  });
+  try {
+    await connected;
+    const [ffmpeg, ...others] = childThreadNiceness('ffmpeg');
+    assert.equal(others.length, 0, 'one ffmpeg');
+    assert.ok(ffmpeg && ffmpeg.length > 0);
+    assert.deepEqual(new Set(ffmpeg), new Set([backgroundNiceness]), 'every thread niced');
+  } finally {
+    stop.abort();
+    await job.catch(() => {});
+    held?.destroy();
+    server.close();
+  }
 });

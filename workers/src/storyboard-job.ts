@@ -13,7 +13,7 @@ import {
   storyboardVttName,
   type StoryboardPlan,
 } from '@kino/proto/contract';
-import { runFfmpeg, storyboardArgs } from '@kino/ffmpeg';
+import { ProcessPriority, backgroundNiceness, runFfmpeg, storyboardArgs } from '@kino/ffmpeg';
 import { FfmpegFailedError, InvalidRequestError } from './errors.ts';
 import { makeJobDir } from './job-dir.ts';
 import { jpegSize } from './thumbnail-job.ts';
@@ -36,9 +36,12 @@ export async function runStoryboardJob({ request, workDir, signal, logger }: Sto
   }
   const jobDir = await makeJobDir(workDir, request.jobId, 'storyboard');
   try {
+    // A storyboard decodes the whole source beside the encodes, and nobody waits for it as for an
+    // encode: it runs at the background nice value, so that it never slows an encode a viewer (or a
+    // just-in-time video's `ready`) waits for (docs/decisions/just-in-time.md).
     await runFfmpeg(
       storyboardArgs({ input: request.inputUrl, tileWidth: storyboardLayout.tileWidth, ...plan, outputPattern: join(jobDir, storyboardSheetPattern) }),
-      { signal, logger },
+      { signal, logger, priority: new ProcessPriority(backgroundNiceness) },
     );
     const sheets = await Promise.all(
       Array.from({ length: plan.sheets }, (_, i) => readFile(join(jobDir, storyboardSheetName(i))).catch(() => undefined)),

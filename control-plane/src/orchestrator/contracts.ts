@@ -134,8 +134,17 @@ export interface EncodeAudioTrackInput {
   rendition: RenditionPlan;
   durationSeconds: number;
   probe?: RecordedProbe;
-  /** A just-in-time video's: the runs a viewer soon waits for need it, so it goes ahead of background work. */
+  /**
+   * Urgent work: a just-in-time video whose every run waits for the track. Set by workflows started
+   * before audio heads (`justInTime` since).
+   */
   urgent?: boolean;
+  /**
+   * A just-in-time video whose first runs make their own audio heads: the track is the first of the
+   * video's background work (its first runs, which `ready` waits for, are not slowed by it), and a
+   * viewer's request for a segment of a run that waits for it (`awaiting`) raises it.
+   */
+  justInTime?: { awaiting?: { renditions: string[]; firstSegment: number; segmentCount: number } };
 }
 
 /** The `audio.m4a` download of a video with sound: the input of `makeAudioDownload`. */

@@ -347,8 +347,10 @@ test('just in time: ready with the first segment (planned playlists, declared ma
     [...runs].sort((a, b) => a.chunk.index - b.chunk.index).map((r) => [r.chunk.index, r.audioHead ?? false, r.audioTrackKey ?? null]),
     [[0, true, null], [1, true, null], [2, true, null], [3, false, `videos/${videoId}/work/audio-aac-128.mp4`]],
   );
-  const [track] = calls.encodeAudioTrack![0] as [{ urgent?: boolean }];
-  assert.equal(track.urgent, true, 'the audio track goes ahead of background work');
+  // Nobody waits for the track at first: background work, raised by a request for a segment of 30 s on (segment 5) in any rendition.
+  const [track] = calls.encodeAudioTrack![0] as [{ urgent?: boolean; justInTime?: unknown }];
+  assert.equal(track.urgent, undefined);
+  assert.deepEqual(track.justInTime, { awaiting: { renditions: ['360p', '480p', '720p'], firstSegment: 5, segmentCount: 2 } });
 
   const [planned] = calls.writePlannedPlaylists![0] as [{ renditions: Array<{ key: string }> }];
   assert.deepEqual(planned.renditions.map((r) => r.key), ['360p', '480p', '720p']);

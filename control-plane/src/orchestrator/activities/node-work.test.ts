@@ -19,7 +19,7 @@ import {
 import { createLogger, type Storage } from '@kino/infra';
 import { planLadder } from '../ladder.ts';
 import type { EncodeOutcome, SourceProbe } from '../contracts.ts';
-import type { FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
+import type { AcquireRequest, FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
 import { createNodeActivities } from './node-work.ts';
 import { heartbeatIntervalMs } from './heartbeat.ts';
 import { defaultEncodingParameters } from '@kino/proto/contract';
@@ -78,6 +78,8 @@ interface Harness {
   requests: EncodeRequest[];
   /** The job ids RaisePriority was called with. */
   raises: string[];
+  /** What each encode asked the queue for. */
+  acquired: AcquireRequest[];
 }
 
 /** A farm with one node; `encode` plays the node's side of the call. */
@@ -97,6 +99,7 @@ function harness({
   const lost: string[] = [];
   const requests: EncodeRequest[] = [];
   const raises: string[] = [];
+  const acquired: AcquireRequest[] = [];
   const client = {
     address: '127.0.0.1:1',
     probe,
@@ -115,7 +118,10 @@ function harness({
   const farm: NodeFarm = {
     hasLiveNode: ({ freeSlot }) => Promise.resolve(!freeSlot || lease !== null),
     liveNodeCount: () => Promise.resolve(liveNodes),
-    acquire: () => Promise.resolve(lease ?? undefined),
+    acquire: (request) => {
+      acquired.push(request);
+      return Promise.resolve(lease ?? undefined);
+    },
     release: (l) => {
       released.push(l);
       return Promise.resolve();
@@ -133,7 +139,7 @@ function harness({
     presignGet: (key: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=get`),
     presignPut: (key: string, _seconds: number, contentType?: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
   } as unknown as Storage;
-  return { farm, storage, released, lost, requests, raises };
+  return { farm, storage, released, lost, requests, raises, acquired };
 }
 
 function environment() {
@@ -376,6 +382,20 @@ test('an urgent encode, or one raised before its call, starts as urgent work and
     assert.equal(h.requests[0]!.onDemand, true);
     assert.deepEqual(h.raises, []);
   }
+});
+
+test('an audio track: just in time, the first of its video\'s background work, naming the segments that wait for it; urgent in older workflows; plain queue work otherwise', async () => {
+  const awaiting = { renditions: ['360p', '720p'], firstSegment: 5, segmentCount: 45 };
+  const track = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', rendition: rendition!, durationSeconds: 300, probe: probedSource };
+  const placements = [];
+  for (const input of [{ ...track, justInTime: { awaiting } }, { ...track, justInTime: {} }, { ...track, urgent: true }, track]) {
+    // Not in storage yet (an earlier attempt's track would be used as it is).
+    const h = harness({ objectSize: null });
+    await environment().run(createNodeActivities({ ...h, logger }).encodeAudioTrack, input);
+    assert.ok(h.requests[0] && 'audioTrack' in h.requests[0], 'the node was asked for the track');
+    placements.push(h.acquired[0]!.placement);
+  }
+  assert.deepEqual(placements, [{ priority: 0, rank: 0, segments: awaiting }, { priority: 0, rank: 0 }, { priority: 1 }, undefined]);
 });
 
 test('probe: an empty or missing upload, or a file with neither picture nor sound, is InvalidSource at once; sound alone is an audio-only source', async () => {

@@ -481,12 +481,19 @@ export function createNodeActivities({
      * The whole video's audio track for its chunks, encoded once with `rendition`'s audio settings
      * (every rendition shares them) on a node slot. Kept in storage: a retry of the video reuses it.
      */
-    async encodeAudioTrack({ videoId, storagePath, rendition, probe, urgent }: EncodeAudioTrackInput): Promise<string> {
+    async encodeAudioTrack({ videoId, storagePath, rendition, probe, urgent, justInTime }: EncodeAudioTrackInput): Promise<string> {
       const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
       if (await whileHeartbeating(() => storage.head(key))) return key;
       const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
       const audioTrack: AudioTrackEncode = { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps, outputUrl };
-      await callEncode({ videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack }, urgent ? { priority: 1 } : undefined);
+      // Just in time, the track ranks first in its video's playback order (its runs rank from 1 in
+      // the background), and its entry names the segments that wait for it: a request raises it.
+      const placement: QueuePlacement | undefined = urgent
+        ? { priority: 1 }
+        : justInTime
+          ? { priority: 0, rank: 0, ...(justInTime.awaiting ? { segments: justInTime.awaiting } : {}) }
+          : undefined;
+      await callEncode({ videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack }, placement);
       return key;
     },
 

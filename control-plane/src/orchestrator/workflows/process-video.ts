@@ -409,18 +409,33 @@ async function encodeInChunks(
   const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
   log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
   const withAudio = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0;
-  // Just in time, the audio track goes ahead of background work (later runs copy their part of it),
-  // and the H.264 runs of the first `audioHeadSeconds` do not wait for it: each makes its own audio
-  // head, the track up to its end (ChunkEncode.audio_head). Workflows started before the audio head
-  // replay awaiting the track first.
+  // Just in time, the H.264 runs of the first `audioHeadSeconds` do not wait for the audio track:
+  // each makes its own audio head, the track up to its end (ChunkEncode.audio_head); later runs
+  // copy their part of the track. Workflows started before the audio head replay awaiting the
+  // track first, made as urgent work.
   const audioHead = publish !== undefined && withAudio && patched('just-in-time-audio-head');
   const ownAudioHead = (g: number, chunk: ChunkPlan) => audioHead && g === 0 && chunk.startSeconds + chunk.durationSeconds <= audioHeadSeconds;
+  // With heads, nobody waits for the track at first: it is background work, first in its video's
+  // playback order, and a request for a segment of a run that waits for it raises it. Its entry
+  // names them from the first such run on, in every rendition (other codecs' runs all wait for it).
+  const awaiting = chunks.find((chunk) => groups.some((_, g) => !ownAudioHead(g, chunk)));
+  const lastRun = chunks[chunks.length - 1]!;
+  const segmentTotal = lastRun.firstSegment + lastRun.segmentCount;
+  const trackPlacement = !publish
+    ? {}
+    : !audioHead
+      ? { urgent: true }
+      : {
+        justInTime: awaiting
+          ? { awaiting: { renditions: ladder.map((plan) => plan.key), firstSegment: awaiting.firstSegment, segmentCount: segmentTotal - awaiting.firstSegment } }
+          : {},
+      };
   // Its own scope: a failure of the runs cancels it (no upload races the cleanup).
   const trackScope = new CancellationScope();
   const makeAudioTrack = () =>
     trackScope.run(() =>
       runEncode(() =>
-        encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...(publish ? { urgent: true } : {}) }),
+        encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...trackPlacement }),
       ),
     );
   const audioTrack: Promise<string | undefined> = !withAudio ? Promise.resolve(undefined) : audioHead ? makeAudioTrack() : Promise.resolve(await makeAudioTrack());
