@@ -42,6 +42,7 @@
 // and its decoding shares the cores with the encodes, as it would not for a real viewer.
 // Progress and each video's figures go to stderr; the tables and the goals to stdout.
 import { execFile } from 'node:child_process';
+import { openAsBlob } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -351,7 +352,7 @@ interface Bench {
 }
 
 /** One video of `source` in `mode`, from the process call to the end of its workflow. */
-async function makeVideo(bench: Bench, source: { bytes: Buffer; seconds: number }, preset: VideoQuality, mode: Mode): Promise<VideoRun> {
+async function makeVideo(bench: Bench, source: { bytes: Blob; seconds: number }, preset: VideoQuality, mode: Mode): Promise<VideoRun> {
   const { farm, nodes } = bench;
   // The environment's setting, through the SDK: read once per video when its processing starts, it
   // overrides the farm's JUST_IN_TIME, so the modes alternate without restarting the orchestrator.
@@ -444,8 +445,9 @@ async function main(): Promise<void> {
     `lengths ${lengths.join(', ')} s, presets ${presets.join(', ')}, ${compressionRatio} (the spec's default compressionRatio), ${runs} runs, ` +
       `${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
   );
-  const sources = new Map<number, Buffer>();
-  for (const seconds of new Set([warmUpSeconds, ...lengths])) sources.set(seconds, await readFile(await benchSource(seconds)));
+  // Streamed from their files: a 20-minute source is over the 2 GiB a Buffer holds.
+  const sources = new Map<number, Blob>();
+  for (const seconds of new Set([warmUpSeconds, ...lengths])) sources.set(seconds, await openAsBlob(await benchSource(seconds)));
 
   const [farm, browser, pageHost] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
