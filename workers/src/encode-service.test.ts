@@ -58,6 +58,9 @@ test('an encode runs niced unless someone waits for it; raising it by its job id
   again.finish();
   assert.equal(jobs.raise('run-3'), undefined, 'finished: not running any more');
   assert.equal(jobs.raise('run-'), undefined, 'a prefix of an id is not the id');
+  const unnamed = jobs.startEncode('');
+  assert.equal(jobs.raise(''), undefined, 'an encode called without an id cannot be raised');
+  assert.equal(unnamed.priority.niceness, backgroundNiceness);
 });
 
 test('draining refuses new jobs and resolves when the running ones finish', async () => {

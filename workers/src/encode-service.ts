@@ -24,8 +24,8 @@ export type JobKind = (typeof jobKinds)[number];
  */
 export class NodeJobs {
   private readonly running = new Map<string, JobKind>();
-  /** The nice value of each running encode's ffmpeg, by running id. */
-  private readonly priorities = new Map<string, ProcessPriority>();
+  /** Each running encode's ffmpeg nice value and the id its caller gave, by running id. */
+  private readonly priorities = new Map<string, { requestedId: string; priority: ProcessPriority }>();
   private encodes = 0;
   /** Whether the demand slot (one beside `slots`, for encodes a viewer waits for) is taken. */
   private demandTaken = false;
@@ -92,7 +92,7 @@ export class NodeJobs {
   startEncode(requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void; priority: ProcessPriority } {
     const job = this.start('encode', requestedId, { onDemand });
     const priority = new ProcessPriority(onDemand ? 0 : backgroundNiceness);
-    this.priorities.set(job.jobId, priority);
+    this.priorities.set(job.jobId, { requestedId, priority });
     return {
       jobId: job.jobId,
       priority,
@@ -109,9 +109,10 @@ export class NodeJobs {
    * no encode of that job runs here.
    */
   raise(requestedId: string): Renice | undefined {
-    const raised = [...this.priorities].filter(([jobId]) => jobId === requestedId || jobId.startsWith(`${requestedId}#`));
+    // A call without an id got one of the node's own (`start`): nobody can name it to raise it.
+    const raised = requestedId ? [...this.priorities.values()].filter((encode) => encode.requestedId === requestedId) : [];
     if (raised.length === 0) return undefined;
-    const results = raised.map(([, priority]) => priority.raise());
+    const results = raised.map(({ priority }) => priority.raise());
     return { threads: results.reduce((sum, r) => sum + r.threads, 0), refused: results.some((r) => r.refused) };
   }
 

@@ -339,7 +339,8 @@ export function createNodeActivities({
       // priority of urgent work from then on (docs/decisions/just-in-time.md). Asked once; should the
       // node not run the job yet (the raise overtook the call: the node had sent nothing), once more
       // when it has spoken.
-      let raiseAtFirstEvent = false;
+      let nodeSpoke: () => void = () => {};
+      const spoken = new Promise<void>((resolve) => (nodeSpoke = resolve));
       const raise = () => {
         const nodeHadSpoken = firstEventAt !== undefined;
         client
@@ -347,8 +348,7 @@ export function createNodeActivities({
           .then(({ running }) => {
             if (running) log.info('raised on the node: a viewer waits for it');
             else if (nodeHadSpoken) log.info('not raised: the node does not run it any more');
-            else if (firstEventAt !== undefined) raise();
-            else raiseAtFirstEvent = true;
+            else void spoken.then(raise);
           })
           // The encode goes on either way, niced: slower for the viewer, never failed for this.
           .catch((error: unknown) => log.warn({ err: error }, 'could not raise the encode on the node'));
@@ -363,10 +363,7 @@ export function createNodeActivities({
           onProgress(progress) {
             lastEventAt = Date.now();
             firstEventAt ??= lastEventAt;
-            if (raiseAtFirstEvent) {
-              raiseAtFirstEvent = false;
-              raise();
-            }
+            nodeSpoke();
             percent = Math.max(0, Math.min(100, progress.percent));
             if (percent >= 99.5) encodedAllAt ??= lastEventAt;
             beat();
