@@ -18,7 +18,7 @@ import { makeClip } from '../support/media.ts';
 import { MP4_OPENING } from './harness.ts';
 
 const STATUSES: (VideoStatus | undefined)[] = [undefined, 'transcoding', 'ready', 'failed'];
-const ROUNDS = 4;
+const ROUNDS = 2;
 const CREATES_PER_API_AND_ROUND = 3;
 // The spec's limits stay in force, raised so that this many calls in a minute are not refused.
 const RATE_LIMITS = 'general=100000,video=100000,uploadUrl=100000,uploadUrlPerKey=100000';

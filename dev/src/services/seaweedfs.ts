@@ -10,6 +10,13 @@ import { startProcess, type ManagedProcess } from '../managed-process.ts';
 import { createS3Client, type StorageConfig } from '@kino/infra';
 import { stopOnFailure, waitFor, WaitAbortedError } from '../wait.ts';
 
+/**
+ * How long a stop waits before SIGKILL. weed takes about 25 s to stop on SIGINT or SIGTERM (its
+ * meta aggregator keeps retrying the filer it stopped); its writes are on disk before it answers,
+ * so cutting that short loses nothing.
+ */
+export const seaweedStopGraceMs = 3000;
+
 export interface SeaweedServer {
   storage: StorageConfig;
   process: ManagedProcess;
@@ -86,7 +93,6 @@ export async function startSeaweed({
   const server = startProcess('seaweedfs', findBinary('weed'), args, {
     logFile,
     cwd: dataDir,
-    // weed lingers for 10 s on SIGTERM but shuts down in about 2 s on SIGINT.
     stopSignal: 'SIGINT',
     runIn,
     ...(credentialsFrom === 'environment' ? { env: { ...process.env, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } } : {}),
@@ -119,5 +125,5 @@ export async function startSeaweed({
     { timeoutMs: 60_000, intervalMs: 250 },
   ));
   s3.destroy();
-  return { storage, process: server, stop: () => server.stop() };
+  return { storage, process: server, stop: () => server.stop(seaweedStopGraceMs) };
 }

@@ -25,6 +25,7 @@ import {
   startClickHouse,
   startPostgres,
   startProcess,
+  seaweedStopGraceMs,
   startSeaweed,
   startTemporal,
   startDevIdentityProvider,
@@ -507,14 +508,13 @@ export class DevStackLauncher {
     this.markLog(name);
     // Tracked until the part is registered, so a stop during startup waits and stops it too.
     const tracked = start().then((service) => {
-      // SeaweedFS takes its time over a graceful stop and loses nothing when cut short (its writes
-      // are on disk before it answers), so it gets a short grace.
+      // SeaweedFS takes its time over a graceful stop and loses nothing when cut short.
       this.addPart({
         name,
         process: service.process,
         logFile: this.logFile(name),
         stopPhase: 3,
-        graceMs: name === 's3' ? 3000 : 15_000,
+        graceMs: name === 's3' ? seaweedStopGraceMs : 15_000,
         tail: tailErrorsToConsole(name, service.process.child, { fromKinoProcess: false, print: this.io.partError }),
         startAgain: start,
         kill9: service.kill9,

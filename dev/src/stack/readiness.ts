@@ -90,11 +90,15 @@ export async function readApiHealth(apiUrl: string): Promise<HealthAnswer> {
   return { status: response.status, failing: Object.keys(checks).filter((name) => !checkIsOk(checks[name])) };
 }
 
-/** Whether any worker polls the task queue: the orchestrator's Temporal worker is up. */
+/**
+ * Whether any worker polls the task queue: the orchestrator's Temporal worker is up. The legacy
+ * describe reads the pollers the matching service holds now; the default (enhanced) one answered
+ * about 5 s after the worker's first poll, which every start of a stack waited for.
+ */
 export async function taskQueueHasPollers(temporalAddress: string, taskQueue: string): Promise<boolean> {
   const { stdout } = await execFileAsync(
     findBinary('temporal'),
-    ['task-queue', 'describe', '--task-queue', taskQueue, '--address', temporalAddress, '--output', 'json'],
+    ['task-queue', 'describe', '--legacy-mode', '--task-queue', taskQueue, '--address', temporalAddress, '--output', 'json'],
     { timeout: 10_000 },
   );
   const described = JSON.parse(stdout) as { pollers?: unknown[] | null };

@@ -1,0 +1,11 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DevStackLauncher, freeDevPortBase } from '@kino/dev/stack';
+const dir = mkdtempSync(join(tmpdir(), 'kino-timing-'));
+const t0 = performance.now();
+const el = () => ((performance.now() - t0) / 1000).toFixed(2);
+const launcher = new DevStackLauncher({ durable: false, nodes: 1, dir: join(dir, 'stack'), portBase: await freeDevPortBase(), env: { orchestrator: { JUST_IN_TIME: 'false' } } } as never, { progress: (l) => console.log(el(), l.slice(0, 100)), partError: () => {} });
+await launcher.start();
+console.log(el(), 'started');
+await launcher.stop();
