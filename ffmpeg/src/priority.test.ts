@@ -3,24 +3,8 @@
 // here, as a node with CAP_SYS_NICE or RLIMIT_NICE 20 would.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { runFfmpeg, FfmpegAbortedError } from './command.ts';
-import { ProcessPriority, backgroundNiceness } from './priority.ts';
-
-/** The nice value of each thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat). */
-function threadNiceness(pid: number): number[] {
-  const values: number[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // The fields after the command's closing parenthesis start at field 3.
-      values.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19 - 3]));
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return values;
-}
+import { ProcessPriority, backgroundNiceness, threadNiceness } from './priority.ts';
 
 async function until<T>(what: string, check: () => T | undefined, deadlineMs = 15_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;

@@ -3,7 +3,7 @@
 // run a viewer starts waiting for is raised to 0 mid-run: every process it started and every thread
 // of each, and whatever it starts after.
 import { readdirSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /** The nice value of encodes nobody waits for: an encode a viewer waits for (at 0) takes the CPU first on a shared node. */
 export const backgroundNiceness = 10;
@@ -46,6 +46,18 @@ function threadsOf(pid: number): number[] {
     // No /proc (macOS), or the process is gone: the process itself.
     return [pid];
   }
+}
+
+/** The nice value of each thread of `pid` now (what `raise` changes); empty once it has exited. */
+export function threadNiceness(pid: number): number[] {
+  return threadsOf(pid).flatMap((tid) => {
+    try {
+      return [getPriority(tid)];
+    } catch (error) {
+      if (gone(error)) return [];
+      throw error;
+    }
+  });
 }
 
 /**

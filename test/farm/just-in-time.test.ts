@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { audioEncodingOf, objectKeys } from '@kino/proto/contract';
-import { audioTrackArgs, runFfmpeg } from '@kino/ffmpeg';
+import { audioTrackArgs, runFfmpeg, threadNiceness } from '@kino/ffmpeg';
 import { assertRunsOn, countDecodedFrames, countFramesInFile, makeClip, packetHashes, packetTimes } from '@kino/test/support/media';
 import { nodeJobs, registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
 
@@ -141,18 +141,6 @@ async function runFfmpegPids(videoId: string, firstSegment: number): Promise<num
   return pids;
 }
 
-/** The nice value of every thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat); empty once it has exited. */
-async function threadNiceness(pid: number): Promise<number[]> {
-  const values: number[] = [];
-  const tids = await readdir(`/proc/${pid}/task`).catch(() => []);
-  for (const tid of tids) {
-    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => undefined);
-    // The fields after the command's closing parenthesis start at field 3.
-    if (stat) values.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19 - 3]));
-  }
-  return values;
-}
-
 test('a viewer who asks for a segment of a background run already running: that run\'s ffmpeg leaves nice 10 for 0, every thread of it', async () => {
   const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
   await farm.waitForStatus(videoId, 'ready', 180_000);
@@ -161,7 +149,7 @@ test('a viewer who asks for a segment of a background run already running: that 
     'the first background run\'s ffmpeg, niced',
     async () => {
       for (const candidate of await runFfmpegPids(videoId, 1)) {
-        const values = await threadNiceness(candidate);
+        const values = threadNiceness(candidate);
         if (values.length > 0 && values.every((v) => v === 10)) return candidate;
       }
       return undefined;
@@ -174,7 +162,7 @@ test('a viewer who asks for a segment of a background run already running: that 
   await waitFor(
     'every thread of the run\'s ffmpeg at nice 0',
     async () => {
-      const values = await threadNiceness(pid);
+      const values = threadNiceness(pid);
       assert.ok(values.length > 0, 'the run ended before it was raised');
       return values.every((v) => v === 0);
     },

@@ -4,31 +4,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
-import { backgroundNiceness } from '@kino/ffmpeg';
+import { backgroundNiceness, threadNiceness } from '@kino/ffmpeg';
 import { planStoryboard } from '@kino/proto/contract';
 import { runStoryboardJob, storyboardVtt } from './storyboard-job.ts';
 
-/** This process's children named `comm`, and the nice value of each of their threads (/proc, Linux). */
-function childThreadNiceness(comm: string): number[][] {
-  const children: number[][] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+/** This process's children named `comm` (/proc, Linux): their pids. */
+function children(comm: string): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // After the command's closing parenthesis: field 3 (state) on; the parent is field 4, nice field 19.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[4 - 3]) !== process.pid || !stat.includes(`(${comm})`)) continue;
-      children.push(
-        readdirSync(`/proc/${entry}/task`).map((tid) => {
-          const thread = readFileSync(`/proc/${entry}/task/${tid}/stat`, 'utf8');
-          return Number(thread.slice(thread.lastIndexOf(')') + 2).split(' ')[19 - 3]);
-        }),
-      );
+      // After the command's closing parenthesis: field 3 (state) on; the parent is field 4.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4 - 3]);
+      return parent === process.pid && stat.includes(`(${comm})`) ? [Number(entry)] : [];
     } catch {
-      // Exited meanwhile.
+      return []; // exited meanwhile
     }
-  }
-  return children;
+  });
 }
 
 test('the VTT: a cue per tile, back to back from 0 to the end, row by row across sheets', () => {
@@ -77,10 +68,11 @@ test('a storyboard decodes at the background nice value: it never slows an encod
   });
   try {
     await connected;
-    const [ffmpeg, ...others] = childThreadNiceness('ffmpeg');
+    const [ffmpeg, ...others] = children('ffmpeg');
     assert.equal(others.length, 0, 'one ffmpeg');
-    assert.ok(ffmpeg && ffmpeg.length > 0);
-    assert.deepEqual(new Set(ffmpeg), new Set([backgroundNiceness]), 'every thread niced');
+    const threads = threadNiceness(ffmpeg!);
+    assert.ok(threads.length > 0);
+    assert.deepEqual(new Set(threads), new Set([backgroundNiceness]), 'every thread niced');
   } finally {
     stop.abort();
     await job.catch(() => {});

@@ -5,6 +5,7 @@ import type { EncodingParameters, VideoQuality, VideoStatus, WebhookPayload } fr
 import type { ChunkPlan } from './chunks.ts';
 import type { RenditionPlan } from './ladder.ts';
 import type { ProbeResult__Output } from '@kino/proto';
+import type { QueuedSegments } from '@kino/database/repositories';
 
 /** Error types that carry meaning across the workflow/activity boundary (ApplicationFailure.type). */
 export const failureTypes = {
@@ -144,7 +145,7 @@ export interface EncodeAudioTrackInput {
    * video's background work (its first runs, which `ready` waits for, are not slowed by it), and a
    * viewer's request for a segment of a run that waits for it (`awaiting`) raises it.
    */
-  justInTime?: { awaiting?: { renditions: string[]; firstSegment: number; segmentCount: number } };
+  justInTime?: { awaiting?: QueuedSegments };
 }
 
 /** The `audio.m4a` download of a video with sound: the input of `makeAudioDownload`. */
