@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import vitest from '@vitest/eslint-plugin';
 
-const processPackages = ['control-plane', 'workers', 'delivery', 'cli'];
+const processPackages = ['control-plane', 'encode-node', 'delivery', 'cli'];
 const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics'];
 
 export default tseslint.config(

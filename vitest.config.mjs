@@ -36,7 +36,7 @@ export default defineConfig({
       unit('analytics', ['analytics/src/**/*.test.ts']),
       unit('control-plane', ['control-plane/src/**/*.test.ts']),
       unit('ffmpeg', ['ffmpeg/src/**/*.test.ts']),
-      unit('workers', ['workers/src/**/*.test.ts']),
+      unit('encode-node', ['encode-node/src/**/*.test.ts']),
       unit('delivery', ['delivery/src/**/*.test.ts']),
       unit('sdk', ['sdk/src/**/*.test.ts']),
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),

@@ -28,7 +28,7 @@ const runtime = {
   analytics: [],
   ffmpeg: [],
   'control-plane': [],
-  workers: [],
+  'encode-node': [],
   delivery: [],
   sdk: [],
   cli: ['bin'],

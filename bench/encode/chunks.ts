@@ -24,7 +24,7 @@ import { parseArgs, promisify } from 'node:util';
 import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
 import { setNodeDrainRequested } from '@kino/database/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, renderMediaPlaylist, workflowIds } from '@kino/proto/contract';
-import { resolveHlsSettings } from '@kino/workers';
+import { resolveHlsSettings } from '@kino/encode-node';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { planChunks } from '../../control-plane/src/orchestrator/chunks.ts';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';

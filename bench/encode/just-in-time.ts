@@ -51,7 +51,7 @@ import type { Browser, Page } from 'playwright-core';
 import { getVideo } from '@kino/database/repositories';
 import { planLadder, type ProcessVideoResult } from '@kino/control-plane/orchestrator';
 import { hlsLadderArgs, probeMedia } from '@kino/ffmpeg';
-import { resolveHlsSettings } from '@kino/workers';
+import { resolveHlsSettings } from '@kino/encode-node';
 import { defaultEncodingParameters, workflowIds, type VideoQuality } from '@kino/proto/contract';
 import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';

@@ -4,7 +4,7 @@
 // (`videos/{id}/thumbs/derived/<source hash>/<w>x<h>.jpg`, so a new default thumbnail gets new
 // derived images) and in the node's local cache. Full-resolution chroma (4:4:4) so odd sizes
 // stay exact (4:2:0 would round them down to even). Concurrent requests for one size share one
-// ffmpeg run; at most two run at once per node. ffmpeg runs through the one wrapper (workers).
+// ffmpeg run; at most two run at once per node. ffmpeg runs through the one wrapper (@kino/ffmpeg).
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -9,7 +9,7 @@
 // since `autoDetect` needs the source's pixel format, which only the node reads.
 //
 // What this ffmpeg can do (Debian 12's 5.1: libx264 with 8- and 10-bit, the native AAC encoder)
-// is written down in workers/README.md.
+// is written down in encode-node/README.md.
 
 /** Quality presets (spec, "Quality presets"): each has its own bitrate ladder. */
 export const videoQualities = ['standard', 'high', 'ultra'] as const;

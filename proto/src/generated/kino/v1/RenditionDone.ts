@@ -26,7 +26,7 @@ export interface RenditionDone {
   'height'?: (number);
   /**
    * What was actually written, which can differ from the request (12-bit pixel formats become
-   * 10-bit, aac-he and aac-he-v2 become AAC-LC; see workers/README.md).
+   * 10-bit, aac-he and aac-he-v2 become AAC-LC; see encode-node/README.md).
    */
   'pixelFormat'?: (string);
   /**
@@ -74,7 +74,7 @@ export interface RenditionDone__Output {
   'height': (number);
   /**
    * What was actually written, which can differ from the request (12-bit pixel formats become
-   * 10-bit, aac-he and aac-he-v2 become AAC-LC; see workers/README.md).
+   * 10-bit, aac-he and aac-he-v2 become AAC-LC; see encode-node/README.md).
    */
   'pixelFormat': (string);
   /**

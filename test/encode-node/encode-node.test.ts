@@ -16,7 +16,7 @@ import { Storage, createLogger, newId } from '@kino/infra';
 import { waitFor } from '@kino/dev';
 import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
 import { hlsOutputFileNames } from '@kino/ffmpeg';
-import { processWorkDir } from '@kino/workers';
+import { processWorkDir } from '@kino/encode-node';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
