@@ -5,8 +5,8 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import vitest from '@vitest/eslint-plugin';
 
-const processPackages = ['control-plane', 'encode-node', 'delivery', 'cli'];
-const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics'];
+const processPackages = ['api', 'orchestrator', 'encode-node', 'delivery', 'cli'];
+const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics', 'webhooks', 'presenters'];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.kino/**', 'proto/src/generated/**', '**/dist/**', 'sdk/package/**', 'cli/package/**'] },
@@ -62,7 +62,7 @@ export default tseslint.config(
   })),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins there.
-    files: ['control-plane/src/orchestrator/workflows/**/*.ts'],
+    files: ['orchestrator/src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'crypto', 'child_process', '@kino/infra', 'pg', 'kysely'] }],
     },

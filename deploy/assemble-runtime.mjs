@@ -27,7 +27,10 @@ const runtime = {
   database: [],
   analytics: [],
   ffmpeg: [],
-  'control-plane': [],
+  webhooks: [],
+  presenters: [],
+  api: [],
+  orchestrator: [],
   'encode-node': [],
   delivery: [],
   sdk: [],
@@ -68,14 +71,14 @@ for (const [name, files] of Object.entries(runtime)) {
     cpSync(join(repoRoot, name, file), join(target, name, file), { recursive: true, filter: (path) => !path.endsWith('.tsbuildinfo') });
   }
 }
-// The API serves the dashboard's built assets (control-plane/dist/dashboard/plugin.js finds them here).
+// The API serves the dashboard's built assets (api/dist/dashboard/plugin.js finds them here).
 cpSync(join(repoRoot, 'dashboard', 'dist'), join(target, 'dashboard', 'dist'), { recursive: true });
 
 execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: target, stdio: 'inherit' });
-// The orchestrator's workflow bundle, made now into its cache (control-plane/src/orchestrator/
+// The orchestrator's workflow bundle, made now into its cache (orchestrator/src/
 // workflow-bundle.ts): every start of the image's orchestrator skips webpack, and the image's
 // user never needs to write the cache.
-const orchestratorDist = join(target, 'control-plane', 'dist', 'orchestrator');
+const orchestratorDist = join(target, 'orchestrator', 'dist');
 execFileSync(
   process.execPath,
   [

@@ -21,12 +21,12 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { nodeJobId, planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { nodeJobId, planLadder, type RenditionPlan } from '@kino/orchestrator';
 import { setNodeDrainRequested } from '@kino/database/repositories';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, renderMediaPlaylist, workflowIds } from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/encode-node';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '@kino/ffmpeg';
-import { planChunks } from '../../control-plane/src/orchestrator/chunks.ts';
+import { planChunks } from '@kino/orchestrator';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
 

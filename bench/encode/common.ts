@@ -5,7 +5,7 @@ import { rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getVideo } from '@kino/database/repositories';
-import type { ProcessVideoResult } from '@kino/control-plane/orchestrator';
+import type { ProcessVideoResult } from '@kino/orchestrator';
 import { workflowIds, type CompressionRatio, type VideoQuality } from '@kino/proto/contract';
 import { makeClip } from '@kino/test/support/media';
 import type { Farm } from '../../test/farm/farm.ts';

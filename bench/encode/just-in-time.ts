@@ -49,7 +49,7 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { getVideo } from '@kino/database/repositories';
-import { planLadder, type ProcessVideoResult } from '@kino/control-plane/orchestrator';
+import { planLadder, type ProcessVideoResult } from '@kino/orchestrator';
 import { hlsLadderArgs, probeMedia } from '@kino/ffmpeg';
 import { resolveHlsSettings } from '@kino/encode-node';
 import { defaultEncodingParameters, workflowIds, type VideoQuality } from '@kino/proto/contract';

@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { planLadder, type RenditionPlan } from '@kino/control-plane/orchestrator';
+import { planLadder, type RenditionPlan } from '@kino/orchestrator';
 import { keyframeArgs } from '@kino/ffmpeg';
 import { defaultEncodingParameters, workflowIds } from '@kino/proto/contract';
 import { startFarm, type Farm } from '../../test/farm/farm.ts';

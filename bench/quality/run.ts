@@ -42,7 +42,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findQualityFfmpeg } from '@kino/dev';
 import { hlsLadderArgs, parseMediaPlaylist, parseQualityLog, qualityArgs, type HlsEncodeSettings } from '@kino/ffmpeg';
-import { planLadder } from '@kino/control-plane/orchestrator';
+import { planLadder } from '@kino/orchestrator';
 import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, type VideoCodec, type X264Preset } from '@kino/proto/contract';
 
 const run = promisify(execFile);

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
-import { sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from '@kino/control-plane';
+import { sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from '@kino/api';
 import { countDecodedFrames, countFramesInFile, makeClip } from '../../test/support/media.ts';
 import { attemptsByActivity, startFarm, type Farm } from '../../test/farm/farm.ts';
 

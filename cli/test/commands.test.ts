@@ -11,7 +11,7 @@ const cliDir = new URL('..', import.meta.url).pathname;
 // From sources, as the tests run every process (cli/bin/kino.js runs the compiled dist/).
 const bin = join(cliDir, '..', 'dev', 'bin', 'kino.js');
 // The cli's own commands and those of the packages it loads as oclif plugins (cli/package.json).
-const commandsDirs = ['cli', 'control-plane', 'delivery', 'encode-node', 'dev'].map((pkg) => join(cliDir, '..', pkg, 'src', 'commands'));
+const commandsDirs = ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].map((pkg) => join(cliDir, '..', pkg, 'src', 'commands'));
 
 function commandFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -45,7 +45,7 @@ const topicIds = [
 ];
 // Described in the package.json of whichever package the CLI loads (oclif names topics with ':').
 const topicDescriptions = new Map(
-  ['cli', 'control-plane', 'delivery', 'encode-node', 'dev'].flatMap((pkg) => {
+  ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].flatMap((pkg) => {
     const { oclif } = JSON.parse(readFileSync(join(cliDir, '..', pkg, 'package.json'), 'utf8')) as { oclif?: { topics?: Record<string, { description: string }> } };
     return Object.entries(oclif?.topics ?? {}).map(([name, topic]) => [name.split(':').join(' '), topic.description] as const);
   }),
@@ -68,8 +68,8 @@ test('every topic has a description of its own, shown by its --help', async () =
  * resolution), which themselves import nothing heavier.
  */
 const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts', 'environment-settings.ts'].map((m) => join(cliDir, 'src', m));
-// control-plane's base of the `admin` commands (a process package's own, not the CLI's).
-lightModules.push(join(cliDir, '..', 'control-plane', 'src', 'admin-command.ts'));
+// the API package's base of the `admin` commands (a process package's own, not the CLI's).
+lightModules.push(join(cliDir, '..', 'api', 'src', 'admin-command.ts'));
 const lightNames = lightModules.map((path) => path.split('/').at(-1)!.replace('.', '\\.'));
 const lightImport = new RegExp(`from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(${lightNames.join('|')}))'|^import type `);
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
-const workspaces = ['proto', 'infra', 'database', 'analytics', 'ffmpeg', 'control-plane', 'encode-node', 'delivery', 'sdk', 'cli', 'dev'];
+const workspaces = ['proto', 'infra', 'database', 'analytics', 'ffmpeg', 'webhooks', 'presenters', 'api', 'orchestrator', 'encode-node', 'delivery', 'sdk', 'cli', 'dev'];
 const chosen = process.argv.length > 2 ? process.argv.slice(2) : workspaces;
 
 const failed = [];

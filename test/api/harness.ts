@@ -5,7 +5,8 @@ import { Client, Connection } from '@temporalio/client';
 import { createLogger, Storage, type StorageConfig } from '@kino/infra';
 import { freePort } from '@kino/dev';
 import type { TestServices } from '@kino/test/support/services';
-import { buildApp, parseApiConfig, type ApiApp, type ApiConfig, type ApiDeps, type HostResolver } from '@kino/control-plane';
+import { buildApp, parseApiConfig, type ApiApp, type ApiConfig, type ApiDeps } from '@kino/api';
+import type { HostResolver } from '@kino/webhooks';
 import { createApiKey, createEnvironment, createOrganization, revokeApiKey } from '@kino/database/repositories';
 import { migrateToLatest, openDatabase, type Db, type Environment, type Organization } from '@kino/database';
 

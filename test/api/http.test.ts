@@ -10,7 +10,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { createApiKey } from '@kino/database/repositories';
 import { openDatabase } from '@kino/database';
-import type { ApiApp } from '@kino/control-plane';
+import type { ApiApp } from '@kino/api';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import type { ApiApp } from '@kino/control-plane';
+import type { ApiApp } from '@kino/api';
 import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;

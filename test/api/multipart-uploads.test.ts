@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { NoSuchUploadError, Storage } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { findUpload } from '@kino/database/repositories';
-import { sweepAbandonedMultipartUploads } from '@kino/control-plane';
+import { sweepAbandonedMultipartUploads } from '@kino/api';
 import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 const MiB = 1024 ** 2;

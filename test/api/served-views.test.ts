@@ -15,7 +15,7 @@ import {
 } from '@kino/analytics';
 import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { copyServedSegments } from '@kino/control-plane';
+import { copyServedSegments } from '@kino/api';
 import { createVideo } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';

@@ -9,7 +9,7 @@ import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { Client, Connection } from '@temporalio/client';
 import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/database/repositories';
-import { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals } from '@kino/control-plane';
+import { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals } from '@kino/api';
 import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
 
 let services: TestServices;

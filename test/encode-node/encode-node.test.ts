@@ -22,9 +22,9 @@ import { startTestServices, type TestServices } from '@kino/test/support/service
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
 import { listEncodeNodes } from '@kino/database/repositories';
 import { migrateToLatest, openDatabase, type Db } from '@kino/database';
-import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
-import { createNodeFarm, planLadder } from '../../control-plane/src/orchestrator/index.ts';
-import { createNodeActivities } from '../../control-plane/src/orchestrator/activities/node-work.ts';
+import { startRegistryServer, type RegistryServer } from '@kino/orchestrator';
+import { createNodeFarm, planLadder } from '@kino/orchestrator';
+import { createNodeActivities } from '@kino/orchestrator';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 
 const run = promisify(execFile);

@@ -14,7 +14,7 @@ import { startTestServices, type TestServices } from '@kino/test/support/service
 import { countDecodedFrames, makeClip } from '@kino/test/support/media';
 import { acquireNodeSlot, listEncodeNodes, listLiveNodes } from '@kino/database/repositories';
 import { migrateToLatest, openDatabase, type Db } from '@kino/database';
-import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { startRegistryServer, type RegistryServer } from '@kino/orchestrator';
 import { startNodeProcess, type NodeProcess } from './node-process.ts';
 
 const token = 'lifecycle-token';

@@ -8,7 +8,7 @@ import { GrpcStatus, createRegistryClient, isServiceError } from '@kino/proto';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { acquireNodeSlot, listEncodeNodes, registerNode } from '@kino/database/repositories';
 import { migrateToLatest, openDatabase, type Db } from '@kino/database';
-import { startRegistryServer, type RegistryServer } from '../../control-plane/src/registry/index.ts';
+import { startRegistryServer, type RegistryServer } from '@kino/orchestrator';
 import { registryTableCases } from './registry-table-cases.ts';
 
 let services: TestServices;

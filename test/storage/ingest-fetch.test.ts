@@ -12,7 +12,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { CancelledFailure } from '@temporalio/common';
 import { waitFor } from '@kino/dev';
 import { createLogger, Storage } from '@kino/infra';
-import { createIngestActivities, ingestFetchMaxAttempts, ingestPartBytes } from '@kino/control-plane/orchestrator';
+import { createIngestActivities, ingestFetchMaxAttempts, ingestPartBytes } from '@kino/orchestrator';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 
 let services: TestServices;

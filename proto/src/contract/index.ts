@@ -11,6 +11,7 @@ export * from './resolution-bands.ts';
 export * from './share-links.ts';
 export * from './storage-layout.ts';
 export * from './storyboard.ts';
+export * from './uploads.ts';
 export * from './videos.ts';
 export * from './webhooks.ts';
 export * from './workflows.ts';

@@ -1,8 +1,8 @@
 // The Temporal contract between the API (which starts workflows) and the orchestrator (which runs
-// them): the task queue, the workflow ids and the workflows' inputs. The workflow type names are
-// the orchestrator's exported workflow functions (control-plane/src/orchestrator/workflows/index.ts);
-// the API starts them by those functions' types, so a renamed workflow or a changed input fails to
-// compile instead of failing at run time.
+// them): the task queue, the workflow ids, and each workflow's name, input and result
+// (`VideoWorkflows`). The API starts workflows by these signatures and the orchestrator's
+// workflows/index.ts checks its functions against them, so a renamed workflow or a changed input
+// fails to compile on both sides instead of failing at run time.
 import type { VideoWebhookPayload } from './webhooks.ts';
 
 /** Temporal's task queue for everything video: the API starts workflows on it, the orchestrator polls it. */
@@ -54,4 +54,17 @@ export interface MakeFrameAccurateClipInput {
   videoId: string;
   sourceVideoId: string;
   cuts: number[];
+}
+
+/**
+ * The workflows the orchestrator runs, by their Temporal type names (the exported function names).
+ * Results are what the API reads back; the rest it does not, and declares as unknown.
+ */
+export interface VideoWorkflows {
+  processVideo(input: ProcessVideoInput): Promise<unknown>;
+  deleteVideoContent(input: DeleteVideoContentInput): Promise<unknown>;
+  deliverWebhooks(input: DeliverWebhooksInput): Promise<unknown>;
+  /** The stored thumbnail's key. */
+  makeCustomThumbnail(input: MakeCustomThumbnailInput): Promise<string>;
+  makeFrameAccurateClip(input: MakeFrameAccurateClipInput): Promise<unknown>;
 }

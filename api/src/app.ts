@@ -1,0 +1,163 @@
+// The API as a Fastify instance built from injected dependencies: server.ts listens with it, tests
+// call `app.inject` or listen on a free port. Everything lives under /v1/api. It puts together the
+// API (api/) and the dashboard mounted beside it (dashboard/), so it sits outside both: dashboard/
+// uses api/, never the reverse.
+import Fastify from 'fastify';
+import cors from '@fastify/cors';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import './fastify-augment.ts';
+import type { ApiDeps } from './deps.ts';
+import accessPlugin from './plugins/access.ts';
+import { answerClientError, applyHttpServerLimits, httpServerLimits, httpServerOptions, Registry } from '@kino/infra';
+import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
+import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
+import idempotencyPlugin from './plugins/idempotency.ts';
+import metricsPlugin from './plugins/metrics.ts';
+import { registerRoutes } from './routes/index.ts';
+import { scheduleUploadSweeps } from './upload-sweeps.ts';
+import { typeboxValidatorCompiler } from './validation.ts';
+import { postgresServedSegments } from './served-segments.ts';
+import { apiVersion } from './version.ts';
+import { registerApiReference } from './api-reference.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { OidcClient } from './sessions/oidc.ts';
+import { DashboardSessions } from './sessions/sessions.ts';
+import { dashboardCookies } from './sessions/cookies.ts';
+import { dashboardPlugin } from './dashboard/plugin.ts';
+
+export const API_PREFIX = '/v1/api';
+
+export async function buildApp(given: ApiDeps) {
+  const { config } = given;
+  // The dashboard's sign-in, when configured (config.ts requires the provider's settings with DASHBOARD_URL).
+  const oidc = config.DASHBOARD_URL
+    ? new OidcClient({
+        issuer: config.OIDC_ISSUER!,
+        clientId: config.OIDC_CLIENT_ID!,
+        clientSecret: config.OIDC_CLIENT_SECRET!,
+        scopes: config.OIDC_SCOPES,
+        redirectUri: `${config.DASHBOARD_URL}/auth/callback`,
+        postLogoutRedirectUri: `${config.DASHBOARD_URL}/auth/signed-out`,
+      })
+    : undefined;
+  // `served` reads the copy the rollup refresher keeps in PostgreSQL (served-segments.ts); tests may hand in another source.
+  const deps: ApiDeps = {
+    ...given,
+    servedSegments: given.servedSegments ?? postgresServedSegments(given.db),
+    dashboard:
+      given.dashboard ??
+      (oidc
+        ? {
+            sessions: new DashboardSessions({
+              db: given.db,
+              oidc,
+              secret: config.DASHBOARD_SESSION_SECRET!,
+              idleMs: config.DASHBOARD_SESSION_IDLE_HOURS * 3600_000,
+              organizationsClaim: config.OIDC_ORGANIZATIONS_CLAIM,
+              logger: given.logger,
+              now: given.now,
+            }),
+            cookies: dashboardCookies(config.DASHBOARD_URL!),
+          }
+        : undefined),
+  };
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // The client's X-Request-Id when valid, else a new one; answered on every response and named in
+    // 5xx details, so an operator can find the log line.
+    genReqId: requestIdOf,
+    // Longer than any URL Node lets through (its 16 KB header limit answers 431 first), so a long
+    // path parameter is judged by the route's schema (400 with the field named), never a bare 414.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // Errors met before routing (a bad percent-encoding) and before Fastify (a request Node's parser
+    // refuses) answer in the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      void sendError(error, request, reply);
+    },
+    clientErrorHandler: answerClientError,
+    // Timeouts, header and body sizes, connections: infra/src/http-server-limits.ts (docs/security.md).
+    http: httpServerOptions,
+    requestTimeout: httpServerLimits.requestTimeoutMs,
+    keepAliveTimeout: httpServerLimits.keepAliveTimeoutMs,
+    bodyLimit: httpServerLimits.apiBodyLimitBytes,
+    // A `__proto__` or `constructor.prototype` key in a JSON body is dropped rather than refused:
+    // the body is still safe to use (no prototype is touched), and a field the schema allows as an
+    // extra property never turns a valid request into a 400.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  applyHttpServerLimits(app.server);
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  // First, so every answer carries it: routes, refusals, errors, the dashboard.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  await app.register(errorHandlerPlugin);
+  const declaredMethods = trackDeclaredMethods(app);
+
+  await app.register(cors, {
+    // Only configured origins get CORS headers; an empty list allows none.
+    origin: deps.config.API_CORS_ORIGINS,
+    methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
+    maxAge: 3600,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Kino API',
+        version: apiVersion,
+        description:
+          'Video hosting and delivery: signed uploads, transcoding to HLS, management and analytics. ' +
+          'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`. ' +
+          'Every response carries `X-Request-Id` (the one the request sent, when it is 1-128 characters of ' +
+          '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it. ' +
+          'Every POST takes an optional `Idempotency-Key` (a retry with the same key answers the first response). ' +
+          'This document is served at `/v1/api/openapi.json` and rendered at `/v1/api/docs`.',
+      },
+      servers: [{ url: API_PREFIX }],
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    // Paths in the document are relative to the server URL above, like the spec's.
+    transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
+  });
+
+  // Counts every request, errors and refusals included, so it goes first; serves GET /metrics.
+  await app.register(metricsPlugin, { deps, registry: deps.metricsRegistry ?? new Registry() });
+  // Cookies are read by the access hook (the dashboard's session); the secret signs the sign-in cookie.
+  await app.register(cookie, { secret: config.DASHBOARD_SESSION_SECRET });
+  await app.register(accessPlugin, { deps });
+  // After access (the key's organization is known), before the routes (it adds the header to each POST).
+  await app.register(idempotencyPlugin, { deps });
+
+  await app.register(
+    async (api) => {
+      api.get(
+        '/openapi.json',
+        { config: { auth: 'none' }, schema: { hide: true } },
+        async () => app.swagger(),
+      );
+      // The same document rendered for people, at /v1/api/docs.
+      await registerApiReference(api, API_PREFIX);
+      await registerRoutes(api, { deps });
+    },
+    { prefix: API_PREFIX },
+  );
+  if (oidc) await app.register(dashboardPlugin, { deps, oidc });
+  declaredMethods.answerUndeclaredMethods();
+  const stopSweep = scheduleUploadSweeps(deps, app.log);
+  app.addHook('onClose', async () => stopSweep());
+
+  return app;
+}
+
+export type ApiApp = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,12 @@
+// @kino/api: the HTTP API (`kino api`) and its configuration, the dashboard's server side, and the
+// operators' `kino admin` commands. The database it runs on is @kino/database.
+export { apiConfigShape, parseApiConfig, type ApiConfig } from './config.ts';
+export { buildApp, API_PREFIX, type ApiApp } from './app.ts';
+export { startApiServer, type RunningApi } from './server.ts';
+export type { ApiDeps, ServedSegmentsSource } from './deps.ts';
+export { copyServedSegments } from './served-segments.ts';
+export { ApiError } from './errors.ts';
+export { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from './upload-sweeps.ts';
+export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './rate-limits.ts';
+export { startProcessVideo, startDeleteVideoContent } from './workflows.ts';
+export * from './video-parameters.ts';

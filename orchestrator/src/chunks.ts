@@ -1,0 +1,101 @@
+// Chunked encoding (docs/architecture.md#chunked-encoding): where a video is cut into chunks, and
+// the rendition playlists written from the chunks' segments (renderMediaPlaylist, in the contract).
+// Pure and deterministic: the processVideo workflow plans with it.
+import type { QualityOutcome } from './activity-types.ts';
+
+
+/**
+ * The default chunk length: 30 s, five 6 s segments. Each chunk pays a fixed cost (an ffmpeg start,
+ * a probe, the decode from the source's keyframe before the chunk, x264's lookahead filling up),
+ * measured in bench/encode at about a second: under 5 % of a 30 s chunk's encode at every rung.
+ * Longer chunks spread a short video over fewer nodes and lose more to a node killed mid-chunk.
+ */
+export const defaultChunkSeconds = 30;
+
+/** One chunk of a video: a window of the source whose bounds are multiples of the segment length. */
+export interface ChunkPlan {
+  index: number;
+  startSeconds: number;
+  /** The last chunk's runs to the end of the video (and may be shorter). */
+  durationSeconds: number;
+  /** The whole video's number of the chunk's first segment. */
+  firstSegment: number;
+  /**
+   * Segments the chunk writes at most (its URLs are presigned for): its duration in segments, the
+   * last one shorter; the last chunk writes one fewer when its tail joins the segment before it.
+   */
+  segmentCount: number;
+}
+
+/**
+ * Cuts `durationSeconds` into chunks of `chunkSeconds` (rounded down to a multiple of the segment
+ * length, at least one segment; 0: never cut). A remainder shorter than one segment joins the chunk
+ * before it, so no chunk is a sliver. One chunk means the video is encoded whole, as before chunking.
+ */
+export function planChunks(durationSeconds: number, chunkSeconds: number, segmentSeconds: number): ChunkPlan[] {
+  if (chunkSeconds <= 0) {
+    const segmentCount = Math.max(1, Math.ceil(durationSeconds / segmentSeconds));
+    return [{ index: 0, startSeconds: 0, durationSeconds: Math.ceil(durationSeconds), firstSegment: 0, segmentCount }];
+  }
+  const length = Math.max(segmentSeconds, Math.floor(chunkSeconds / segmentSeconds) * segmentSeconds);
+  const starts: number[] = [];
+  for (let start = 0; start === 0 || durationSeconds - start > segmentSeconds; start += length) starts.push(start);
+  return starts.map((start, index) => {
+    const last = index === starts.length - 1;
+    // The last chunk asks for more than is left: ffmpeg stops at the end of the source.
+    const durationOfChunk = last ? Math.max(length, Math.ceil(durationSeconds - start)) : length;
+    return {
+      index,
+      startSeconds: start,
+      durationSeconds: durationOfChunk,
+      firstSegment: start / segmentSeconds,
+      segmentCount: Math.ceil((last ? durationSeconds - start : length) / segmentSeconds),
+    };
+  });
+}
+
+/**
+ * A just-in-time run's length after the first: 12 s, two segments. A viewer who asks for a segment
+ * waits for the run that makes it (its segments come out in order), so runs are short; each pays
+ * the chunk's fixed cost of about a second (docs/decisions/just-in-time.md has the figures).
+ */
+export const defaultJustInTimeRunSeconds = 12;
+
+/**
+ * The runs of a video published just in time: its first segment alone (what `ready` waits for),
+ * then runs of `runSeconds` in playback order, cut as planChunks cuts (the tail joins the run before
+ * it). One run for a video of one segment.
+ */
+export function planJustInTimeRuns(durationSeconds: number, runSeconds: number, segmentSeconds: number): ChunkPlan[] {
+  const head = planChunks(durationSeconds, segmentSeconds, segmentSeconds);
+  if (head.length === 1) return head;
+  const rest = planChunks(durationSeconds - segmentSeconds, runSeconds, segmentSeconds);
+  return [
+    head[0]!,
+    ...rest.map((run) => ({ ...run, index: run.index + 1, startSeconds: run.startSeconds + segmentSeconds, firstSegment: run.firstSegment + 1 })),
+  ];
+}
+
+/**
+ * The chunks whose renditions a node scores against the source (VMAF, PSNR), when the video's are
+ * measured: every chunk of a short video, else `samples` spread over it (the first, the middle and
+ * the last for three). Scoring costs about as much as an encode of the chunk's lowest rendition,
+ * so a long video is measured on a sample, not whole.
+ */
+export function qualitySampleChunks(chunkCount: number, samples = 3): Set<number> {
+  if (chunkCount <= samples) return new Set(Array.from({ length: chunkCount }, (_, i) => i));
+  return new Set(Array.from({ length: samples }, (_, k) => Math.round((k * (chunkCount - 1)) / (samples - 1))));
+}
+
+/** One rendition's quality over the chunks that were scored: their means weighted by frames scored. */
+export function meanQuality(parts: readonly { quality?: QualityOutcome }[]): QualityOutcome | undefined {
+  const scored = parts.flatMap((part) => (part.quality ? [part.quality] : []));
+  const frames = scored.reduce((sum, q) => sum + q.frames, 0);
+  if (frames === 0) return undefined;
+  return {
+    vmaf: scored.reduce((sum, q) => sum + q.vmaf * q.frames, 0) / frames,
+    psnr: scored.reduce((sum, q) => sum + q.psnr * q.frames, 0) / frames,
+    frames,
+  };
+}
+

@@ -1,0 +1,699 @@
+// The workflows against a real Temporal server (the dev server binary) with fake activities: the
+// orchestration logic alone, in seconds. The farm tests (test/farm) run it on real everything.
+import { afterAll, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Runtime, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createLogger } from '@kino/infra';
+import { workflowsPath } from './worker.ts';
+import { loadWorkflowBundle, workflowBundleCacheDir } from './workflow-bundle.ts';
+import { ApplicationFailure } from '@temporalio/common';
+import { findBinary } from '@kino/dev';
+import type { Activities } from './activities/index.ts';
+import { workflowIds, defaultEncodingParameters } from '@kino/proto/contract';
+import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './activity-types.ts';
+import type { RenditionPlan } from './ladder.ts';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+let counter = 0;
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  [env, bundle] = await Promise.all([
+    TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findBinary('temporal') } } }),
+    loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger: createLogger('workflows-test', 'warn') }),
+  ]);
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const probe720: SourceProbe = {
+  durationSeconds: 4,
+  videoDurationSeconds: 4,
+  audioChannels: 2,
+  audioSampleRate: 48000,
+  width: 1280,
+  height: 720,
+  frameRate: 30,
+  frameCount: 120,
+  videoCodec: 'h264',
+  pixelFormat: 'yuv420p',
+  hasAudio: true,
+  audioCodec: 'aac',
+  formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+  sizeBytes: 1_000_000,
+};
+
+function outcomeFor(plan: RenditionPlan): EncodeOutcome {
+  return {
+    key: plan.key,
+    width: plan.width,
+    height: plan.height,
+    codecs: 'avc1.64001f,mp4a.40.2',
+    bandwidth: plan.videoBitrateKbps * 1200,
+    averageBandwidth: plan.videoBitrateKbps * 1000,
+    segmentCount: 1,
+    frameCount: 120,
+    bytesWritten: 1000,
+    nodeId: 'node_fake',
+    timings: { prepareMs: 1, startupMs: 1, encodeMs: 1, finishMs: 1 },
+  };
+}
+
+interface Calls {
+  [name: string]: unknown[][];
+}
+
+/** Activities that succeed like a healthy farm, recording every call; a test overrides what it breaks. */
+function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): { activities: Activities; calls: Calls } {
+  const calls: Calls = {};
+  const job: VideoJob = {
+    videoId,
+    storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+    quality: 'standard',
+    parameters: { ...defaultEncodingParameters },
+    status: 'transcoding',
+    deleted: false,
+  };
+  const base: Activities = {
+    loadVideoJob: () => Promise.resolve(job),
+    markVideoReady: () => Promise.resolve(true),
+    markClipReady: () => Promise.resolve(true),
+    markVideoFailed: () => Promise.resolve(),
+    listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
+    waitForNodeCapacity: () => Promise.resolve(),
+    probeSource: () => Promise.resolve(probe720),
+    // One encode per rendition (ENCODE_GROUPING=rendition): the retry and cancellation tests below
+    // exercise that grouping; the ladder grouping has its own test.
+    encodeGrouping: () => Promise.resolve('rendition'),
+    encodeRenditions: ({ renditions }) => Promise.resolve(renditions.map(outcomeFor)),
+    // Called only by workflows started before the one encode protocol (workflow-replay.test.ts).
+    encodeRendition: ({ rendition }) => Promise.resolve(outcomeFor(rendition)),
+    makeThumbnail: ({ videoId: id }) => Promise.resolve(`videos/${id}/thumbs/default.jpg`),
+    makeStoryboard: ({ videoId: id }) => Promise.resolve(`videos/${id}/storyboard/storyboard.vtt`),
+    writeMasterPlaylist: ({ videoId: id }) => Promise.resolve(`videos/${id}/hls/master.m3u8`),
+    removeVideoOutputs: () => Promise.resolve({ removed: 0 }),
+    // Chunking off unless a test turns it on (its own test below).
+    encodeChunkSeconds: () => Promise.resolve(0),
+    findFinishedChunks: () => Promise.resolve({ planId: 'plan_1', finished: {} }),
+    encodeAudioTrack: ({ videoId: id }) => Promise.resolve(`videos/${id}/work/audio-aac-128.mp4`),
+    makeAudioDownload: ({ videoId: id }) => Promise.resolve(`videos/${id}/audio.m4a`),
+    encodeChunk: ({ renditions, chunk }) =>
+      Promise.resolve(
+        renditions.map((plan) => ({
+          ...outcomeFor(plan),
+          segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
+            name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
+            durationSeconds: 6,
+            sizeBytes: 6 * plan.videoBitrateKbps * 125,
+          })),
+        })),
+      ),
+    writeRenditionPlaylists: () => Promise.resolve(),
+    writePlannedPlaylists: ({ renditions }) => Promise.resolve({ segmentCounts: renditions.map(() => 10) }),
+    // Published whole unless a test turns just in time on (its own test below).
+    justInTimeRuns: () => Promise.resolve(null),
+    removeVideoOutputsButChunks: () => Promise.resolve({ removed: 0 }),
+    removeWorkFiles: () => Promise.resolve({ removed: 0 }),
+    removeVideoContent: () => Promise.resolve({ removed: 0 }),
+    sendWebhook: () => Promise.resolve({ status: 200 }),
+    // Stands for the details object: the events carry whatever the activity read, after the change.
+    videoDetails: ({ videoId: id }) => Promise.resolve({ publicID: id, readAfter: calls.markVideoReady ? 'ready' : calls.markVideoFailed ? 'failed' : 'nothing' }),
+    fetchIngestSource: () => Promise.resolve({ sizeBytes: 1_000_000, resumes: 0 }),
+  };
+  const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const activities = Object.fromEntries(
+    Object.entries(merged).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => {
+        (calls[name] ??= []).push(args);
+        return fn(...args);
+      },
+    ]),
+  ) as unknown as Activities;
+  return { activities, calls };
+}
+
+/** Runs processVideo for a fresh video id on a worker with `activities` until `until` (default: its result) settles. */
+async function runProcessVideo(
+  videoId: string,
+  activities: Activities,
+  until?: (result: Promise<ProcessVideoResult>) => Promise<unknown>,
+): Promise<ProcessVideoResult> {
+  const taskQueue = `test-${videoId}`;
+  const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+  const handle = await env.client.workflow.start('processVideo', {
+    taskQueue,
+    workflowId: workflowIds.processVideo(videoId),
+    args: [{ videoId }],
+  });
+  const result = handle.result() as Promise<ProcessVideoResult>;
+  await worker.runUntil(until ? until(result) : result);
+  return result;
+}
+
+const workerOptions = () => ({
+  connection: env.nativeConnection,
+  workflowBundle: bundle,
+  // As the orchestrator's worker: cancellation reaches a heartbeating activity within seconds.
+  maxHeartbeatThrottleInterval: '1 second' as const,
+});
+
+function nextVideoId(): string {
+  counter += 1;
+  return `vid_test${Date.now().toString(36)}${counter}`;
+}
+
+/** A promise and the function that resolves it: lets a fake activity tell the test it ran. */
+function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+test('happy path: probe, one encode per rung, master playlist, thumbnail, ready, completed webhook', async () => {
+  const videoId = nextVideoId();
+  const webhookSent = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    sendWebhook: () => {
+      webhookSent.resolve();
+      return Promise.resolve({ status: 200 });
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.probeSource?.length, 1);
+  assert.deepEqual(
+    calls.encodeRenditions?.map(([input]) => (input as { renditions: RenditionPlan[] }).renditions.map((r) => r.key)).sort(),
+    [['360p'], ['480p'], ['720p']],
+    'one encode activity per rung, each with a list of one',
+  );
+  assert.equal(calls.encodeRendition, undefined);
+  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
+  assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
+  assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
+  assert.deepEqual(calls.makeThumbnail?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, timestampSeconds: 0.4 });
+
+  assert.deepEqual(calls.makeStoryboard?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, durationSeconds: 4 });
+
+  const [ready] = calls.markVideoReady![0] as [{ renditions: unknown[]; thumbnailKey: string; storyboardKey: string; probe: SourceProbe }];
+  assert.equal(ready.renditions.length, 3);
+  assert.equal(ready.thumbnailKey, `videos/${videoId}/thumbs/default.jpg`);
+  assert.equal(ready.storyboardKey, `videos/${videoId}/storyboard/storyboard.vtt`);
+  assert.equal(ready.probe.durationSeconds, 4);
+  assert.equal(calls.markVideoFailed, undefined);
+  assert.equal(calls.removeVideoOutputs, undefined);
+
+  const [send] = calls.sendWebhook![0] as [{ messageId: string; payload: { event: string; videoId: string; status: string; timestamp: string; data: unknown } }];
+  assert.equal(send.payload.event, 'video.processing.completed');
+  assert.equal(send.payload.videoId, videoId);
+  assert.equal(send.payload.status, 'ready');
+  assert.deepEqual(send.payload.data, { publicID: videoId, readAfter: 'ready' });
+  assert.ok(!Number.isNaN(Date.parse(send.payload.timestamp)));
+  assert.match(send.messageId, /^msg_[0-9a-f]{32}$/);
+});
+
+test('a storyboard that cannot be made leaves the video ready, without a storyboard', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    makeStoryboard: () => Promise.reject(ApplicationFailure.nonRetryable('ffmpeg wrote 0 of 1 storyboard sheets', 'FfmpegFailed')),
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'ready');
+  const [ready] = calls.markVideoReady![0] as [{ thumbnailKey: string; storyboardKey: string | null }];
+  assert.equal(ready.storyboardKey, null);
+  assert.equal(ready.thumbnailKey, `videos/${videoId}/thumbs/default.jpg`);
+  assert.equal(calls.markVideoFailed, undefined);
+});
+
+test('ladder grouping (the default): one encode makes every rung from one decode; rows and master playlist as per rendition', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, { encodeGrouping: () => Promise.resolve('ladder') });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.encodeRendition, undefined);
+  assert.equal(calls.encodeRenditions?.length, 1, 'one encode activity for the whole ladder');
+  const [input] = calls.encodeRenditions![0] as [{ renditions: RenditionPlan[]; durationSeconds: number }];
+  assert.deepEqual(input.renditions.map((r) => r.key), ['360p', '480p', '720p']);
+  assert.equal(input.durationSeconds, 4);
+  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
+  assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
+  assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
+  const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ plan: RenditionPlan; outcome: EncodeOutcome }> }];
+  assert.deepEqual(ready.renditions.map((r) => [r.plan.key, r.outcome.key]), [['360p', '360p'], ['480p', '480p'], ['720p', '720p']]);
+});
+
+test('chunked: a 20 s video in 6 s chunks is the audio track, then 3 chunks of the ladder; finished chunks are not encoded again; playlists from their segments', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+    encodeChunkSeconds: () => Promise.resolve(6),
+    // A run before this one finished chunk 1 (its record is in storage): it is not encoded again.
+    findFinishedChunks: () =>
+      Promise.resolve({
+        planId: 'plan_1',
+        finished: {
+          '0-1': ['360p', '480p', '720p'].map((key) => ({
+            ...outcomeFor({ key, width: 0, height: 0 } as RenditionPlan),
+            frameCount: 180,
+            segments: [{ name: 'seg-00001.m4s', durationSeconds: 6, sizeBytes: 1000 }],
+          })),
+        },
+      }),
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.encodeRenditions, undefined, 'no whole-file encode');
+  assert.equal(calls.encodeAudioTrack?.length, 1, 'the audio is encoded once');
+  const chunkInputs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; startSeconds: number; firstSegment: number }; renditions: RenditionPlan[]; audioTrackKey: string; last: boolean });
+  assert.deepEqual(
+    chunkInputs.map((i) => [i.chunk.index, i.chunk.startSeconds, i.chunk.firstSegment, i.last, i.renditions.map((r) => r.key).join()]).sort(),
+    [[0, 0, 0, false, '360p,480p,720p'], [2, 12, 2, true, '360p,480p,720p']],
+    'every chunk makes the whole ladder; chunk 1 was already done',
+  );
+  assert.ok(chunkInputs.every((i) => i.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4`));
+  const [audioDownload] = calls.makeAudioDownload![0] as [{ audioTrackKey?: string }];
+  assert.equal(audioDownload.audioTrackKey, `videos/${videoId}/work/audio-aac-128.mp4`, 'audio.m4a may copy the audio track');
+  const removeWorkAt = Object.keys(calls).indexOf('removeWorkFiles');
+  assert.ok(removeWorkAt > Object.keys(calls).indexOf('makeAudioDownload'), 'audio.m4a is made before the work files go');
+  const [playlists] = calls.writeRenditionPlaylists![0] as [{ renditions: Array<{ shortEdgePixels: number; segments: Array<{ name: string }> }> }];
+  assert.deepEqual(playlists.renditions.map((r) => r.shortEdgePixels), [360, 480, 720]);
+  assert.deepEqual(playlists.renditions[0]!.segments.map((s) => s.name), ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
+  const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ outcome: EncodeOutcome }> }];
+  assert.equal(ready.renditions[0]!.outcome.segmentCount, 4);
+  assert.equal(ready.renditions[0]!.outcome.segments, undefined, 'per-chunk segments stay out of the result');
+  assert.equal(calls.removeWorkFiles?.length, 1);
+});
+
+test('chunked: a chunk that fails for good fails the video but keeps the finished chunks for a retry', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+    encodeChunkSeconds: () => Promise.resolve(6),
+    encodeChunk: ({ chunk }) =>
+      chunk.index === 2 ? Promise.reject(ApplicationFailure.nonRetryable('the source ends early', failureTypes.invalidSource)) : Promise.resolve([]),
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'failed');
+  assert.equal(calls.removeVideoOutputs, undefined);
+  assert.equal(calls.removeVideoOutputsButChunks?.length, 1);
+});
+
+test('just in time: ready with the first segment (planned playlists, declared master), the rest in runs in playback order, then the measured ladder; one completed webhook', async () => {
+  const videoId = nextVideoId();
+  // The audio track and the background runs finish only once the video is ready: a workflow that waited for them fails here.
+  const afterReady = async (what: string) => {
+    for (const started = Date.now(); !calls.markVideoReady; ) {
+      if (Date.now() - started > 10_000) throw ApplicationFailure.nonRetryable(`the video never became ready before its ${what}`, failureTypes.invalidSource);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeAudioTrack: async ({ videoId: id }) => {
+      await afterReady('audio track');
+      return `videos/${id}/work/audio-aac-128.mp4`;
+    },
+    encodeChunk: async ({ renditions, chunk }) => {
+      if (chunk.index > 0) await afterReady('background runs');
+      return renditions.map((plan) => ({
+        ...outcomeFor(plan),
+        segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
+          name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
+          durationSeconds: 6,
+          sizeBytes: 6 * plan.videoBitrateKbps * 125,
+        })),
+      }));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  const runs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; firstSegment: number; segmentCount: number }; audioTrackKey?: string; audioHead?: true; justInTime?: { rank: number; urgent: boolean } });
+  assert.deepEqual(
+    runs.map((r) => [r.chunk.index, r.chunk.firstSegment, r.chunk.segmentCount, r.justInTime?.rank, r.justInTime?.urgent]).sort((a, b) => Number(a[0]) - Number(b[0])),
+    [[0, 0, 1, 0, true], [1, 1, 2, 1, false], [2, 3, 2, 2, false], [3, 5, 2, 3, false]],
+    'the first segment alone and urgent, then 12 s runs ranked in playback order',
+  );
+  // The runs of the first 30 s make their own audio head (the track up to their end); the rest copy their audio from the track.
+  assert.deepEqual(
+    [...runs].sort((a, b) => a.chunk.index - b.chunk.index).map((r) => [r.chunk.index, r.audioHead ?? false, r.audioTrackKey ?? null]),
+    [[0, true, null], [1, true, null], [2, true, null], [3, false, `videos/${videoId}/work/audio-aac-128.mp4`]],
+  );
+  // Nobody waits for the track at first: background work, raised by a request for a segment of 30 s on (segment 5) in any rendition.
+  const [track] = calls.encodeAudioTrack![0] as [{ urgent?: boolean; justInTime?: unknown }];
+  assert.equal(track.urgent, undefined);
+  assert.deepEqual(track.justInTime, { awaiting: { renditions: ['360p', '480p', '720p'], firstSegment: 5, segmentCount: 2 } });
+
+  const [planned] = calls.writePlannedPlaylists![0] as [{ renditions: Array<{ key: string }> }];
+  assert.deepEqual(planned.renditions.map((r) => r.key), ['360p', '480p', '720p']);
+  const [declared] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ bandwidth: number; averageBandwidth: number }> }];
+  // 360p at 500 kbit/s VBR with 128 kbit/s of audio: 2x the target at the peak, plus audio and 5 %.
+  assert.equal(declared.variants[0]!.bandwidth, Math.ceil((1000 + 128) * 1000 * 1.05));
+  assert.equal(declared.variants[0]!.averageBandwidth, Math.ceil((500 + 128) * 1000 * 1.05));
+  assert.equal(calls.writeMasterPlaylist!.length, 2, 'written again with the measured figures once complete');
+
+  const readies = calls.markVideoReady!.map(([input]) => input as { segmentsPending?: boolean; renditions: Array<{ outcome: EncodeOutcome }> });
+  assert.deepEqual(readies.map((r) => r.segmentsPending), [true, false]);
+  assert.equal(readies[0]!.renditions[0]!.outcome.segmentCount, 10, 'the planned count (writePlannedPlaylists)');
+  assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
+  // Each event reads the details first (notify): one event, when the video became playable.
+  assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
+});
+
+test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeChunk: async ({ renditions, chunk }) => {
+      if (chunk.index === 3) {
+        // The tail: after the video went ready.
+        while (!calls.markVideoReady) await new Promise((resolve) => setTimeout(resolve, 20));
+        throw ApplicationFailure.nonRetryable('the source ends at about 31.0 s: the file is truncated or damaged', failureTypes.invalidSource);
+      }
+      return renditions.map((plan) => outcomeFor(plan));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'failed');
+  assert.equal(calls.markVideoReady?.length, 1, 'ready once, with its first segment');
+  const [failed] = calls.markVideoFailed![0] as [{ reason: string }];
+  assert.match(failed.reason, /truncated or damaged/);
+  assert.equal(calls.removeVideoOutputsButChunks?.length, 1, 'nothing plays any more; finished runs stay for a retry');
+  assert.deepEqual(calls.videoDetails?.map(() => 'event'), ['event', 'event'], 'completed when playable, then failed');
+  assert.ok(Object.keys(calls).indexOf('markVideoFailed') > Object.keys(calls).indexOf('markVideoReady'));
+});
+
+test('an invalid source fails the video at once: no retries, no encodes, cleanup, failed webhook', async () => {
+  const videoId = nextVideoId();
+  const webhookSent = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
+    sendWebhook: () => {
+      webhookSent.resolve();
+      return Promise.resolve({ status: 200 });
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
+
+  assert.deepEqual(result, { status: 'failed', reason: 'the file has no video stream' });
+  assert.equal(calls.probeSource?.length, 1, 'an invalid source is not retried');
+  assert.equal(calls.encodeRenditions, undefined);
+  assert.equal(calls.markVideoReady, undefined);
+  assert.deepEqual(calls.removeVideoOutputs, [[{ videoId }]]);
+  assert.deepEqual(calls.markVideoFailed, [[{ videoId, reason: 'the file has no video stream' }]]);
+  const [send] = calls.sendWebhook![0] as [{ payload: { event: string; status: string; data: unknown } }];
+  assert.equal(send.payload.event, 'video.processing.failed');
+  assert.equal(send.payload.status, 'failed');
+  assert.deepEqual(send.payload.data, { publicID: videoId, readAfter: 'failed' });
+});
+
+test('a URL ingest: the source is fetched into the storage path first, then processed as an upload', async () => {
+  const videoId = nextVideoId();
+  const storagePath = `ingests/org_1/env_1/${videoId}/source`;
+  const order: string[] = [];
+  const { activities, calls } = fakeActivities(videoId, {
+    loadVideoJob: () =>
+      Promise.resolve({ videoId, storagePath, sourceUrl: 'https://example.com/a.mp4', quality: 'standard', parameters: { ...defaultEncodingParameters }, status: 'transcoding', deleted: false }),
+    fetchIngestSource: () => (order.push('fetch'), Promise.resolve({ sizeBytes: 1_000_000, resumes: 1 })),
+    probeSource: () => (order.push('probe'), Promise.resolve(probe720)),
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'ready');
+  assert.deepEqual(calls.fetchIngestSource, [[{ videoId, url: 'https://example.com/a.mp4', storagePath }]]);
+  assert.deepEqual(order, ['fetch', 'probe']);
+  assert.equal((calls.probeSource![0]![0] as { storagePath: string }).storagePath, storagePath);
+});
+
+test('a URL ingest whose source answers 404 fails the video with the reason: no probe, failed webhook', async () => {
+  const videoId = nextVideoId();
+  const webhookSent = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    loadVideoJob: () =>
+      Promise.resolve({ videoId, storagePath: `ingests/org_1/env_1/${videoId}/source`, sourceUrl: 'https://example.com/gone.mp4', quality: 'standard', parameters: { ...defaultEncodingParameters }, status: 'transcoding', deleted: false }),
+    fetchIngestSource: () => Promise.reject(ApplicationFailure.nonRetryable('source_http_error: the source URL answered 404', failureTypes.invalidSource)),
+    sendWebhook: () => (webhookSent.resolve(), Promise.resolve({ status: 200 })),
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
+  assert.deepEqual(result, { status: 'failed', reason: 'source_http_error: the source URL answered 404' });
+  assert.equal(calls.fetchIngestSource?.length, 1, 'a final failure is not retried');
+  assert.equal(calls.probeSource, undefined);
+  assert.deepEqual(calls.markVideoFailed, [[{ videoId, reason: 'source_http_error: the source URL answered 404' }]]);
+  const [send] = calls.sendWebhook![0] as [{ payload: { event: string } }];
+  assert.equal(send.payload.event, 'video.processing.failed');
+});
+
+test('an uploaded video (no sourceUrl) fetches nothing', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId);
+  assert.equal((await runProcessVideo(videoId, activities)).status, 'ready');
+  assert.equal(calls.fetchIngestSource, undefined);
+});
+
+test('a node lost mid-encode: the encode is retried and the video becomes ready', async () => {
+  const videoId = nextVideoId();
+  let attempts720 = 0;
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRenditions: ({ renditions: [rendition] }) => {
+      if (rendition!.key === '720p' && ++attempts720 === 1) {
+        return Promise.reject(ApplicationFailure.retryable('node node_a lost during the encode of 720p: UNAVAILABLE', failureTypes.nodeLost));
+      }
+      return Promise.resolve([{ ...outcomeFor(rendition!), nodeId: attempts720 > 1 ? 'node_b' : 'node_a' }]);
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(attempts720, 2);
+  assert.equal(calls.encodeRenditions?.length, 4);
+  assert.equal(calls.markVideoFailed, undefined);
+  if (result.status === 'ready') assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
+});
+
+test('encode queue: encodes go straight to the queue (no slot poll first); one that waited its whole turn waits for a node, then queues again', async () => {
+  const videoId = nextVideoId();
+  let attempts720 = 0;
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRenditions: ({ renditions: [rendition] }) => {
+      if (rendition!.key === '720p' && ++attempts720 === 1) {
+        // As the activity after encodeQueueWaitMinutes without a slot: final for this activity.
+        return Promise.reject(ApplicationFailure.nonRetryable('no encode slot came free in 10 minutes', failureTypes.noNodeAvailable));
+      }
+      return Promise.resolve([outcomeFor(rendition!)]);
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.equal(result.status, 'ready');
+  assert.equal(attempts720, 2, 'queued again in a new activity');
+  assert.equal(calls.encodeRenditions?.length, 4);
+  // Capacity is asked for a live node only (probe, thumbnail, storyboard, and the one long wait): never for a free slot.
+  assert.ok((calls.waitForNodeCapacity ?? []).every(([options]) => (options as { freeSlot: boolean }).freeSlot === false));
+  assert.equal(calls.waitForNodeCapacity?.length, 4);
+});
+
+test('no node online: the workflow waits (video stays transcoding), then proceeds when capacity appears', async () => {
+  const videoId = nextVideoId();
+  let nodeOnline = false;
+  let refusals = 0;
+  const waitedTwice = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    waitForNodeCapacity: () => {
+      if (nodeOnline) return Promise.resolve();
+      if (++refusals === 2) waitedTwice.resolve();
+      return Promise.reject(ApplicationFailure.retryable('waiting for an encode node with a free slot', failureTypes.noNodeAvailable));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, async (r) => {
+    await waitedTwice.promise;
+    // Still waiting: nothing was probed, nothing marked; the pending activity shows why.
+    const description = await env.client.workflow.getHandle(workflowIds.processVideo(videoId)).describe();
+    assert.equal(description.status.name, 'RUNNING');
+    const pending = description.raw.pendingActivities ?? [];
+    assert.equal(pending[0]?.activityType?.name, 'waitForNodeCapacity');
+    assert.equal(calls.probeSource, undefined);
+    assert.equal(calls.markVideoFailed, undefined);
+    nodeOnline = true;
+    return r;
+  });
+  assert.equal(result.status, 'ready');
+  assert.ok(refusals >= 2);
+});
+
+test('a failing webhook endpoint never holds the video back', async () => {
+  const videoId = nextVideoId();
+  const firstAttempt = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    sendWebhook: () => {
+      firstAttempt.resolve();
+      return Promise.reject(new Error('webhook endpoint answered 500'));
+    },
+  });
+  const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, firstAttempt.promise]));
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.markVideoReady?.length, 1);
+
+  // The delivery goes on in its own workflow, which outlives the video's.
+  const deliveries = env.client.workflow.list({ query: `WorkflowType = 'deliverWebhooks' AND WorkflowId STARTS_WITH 'webhook:${videoId}:'` });
+  const found: string[] = [];
+  for await (const execution of deliveries) {
+    found.push(execution.status.name);
+    await env.client.workflow.getHandle(execution.workflowId).terminate('test over');
+  }
+  assert.deepEqual(found, ['RUNNING']);
+});
+
+test('an encode that fails for good cancels its siblings, cleans up and fails the video', async () => {
+  const videoId = nextVideoId();
+  const cancelled: string[] = [];
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRenditions: async ({ renditions: [rendition] }) => {
+      if (rendition!.key === '360p') throw ApplicationFailure.nonRetryable('ffmpeg could not decode the source', failureTypes.invalidSource);
+      // The others run until cancelled.
+      const { Context } = await import('@temporalio/activity');
+      const context = Context.current();
+      for (;;) {
+        context.heartbeat();
+        try {
+          await context.sleep(200);
+        } catch (error) {
+          cancelled.push(rendition!.key);
+          throw error;
+        }
+      }
+    },
+  });
+  const result = await runProcessVideo(videoId, activities);
+  assert.deepEqual(result, { status: 'failed', reason: 'ffmpeg could not decode the source' });
+  assert.deepEqual(cancelled.sort(), ['480p', '720p']);
+  assert.equal(calls.removeVideoOutputs?.length, 1);
+  assert.equal(calls.markVideoFailed?.length, 1);
+});
+
+test('a deleted or finished video is skipped', async () => {
+  const videoId = nextVideoId();
+  const { activities: healthy } = fakeActivities(videoId);
+  const job = (await healthy.loadVideoJob(videoId))!;
+  const { activities, calls } = fakeActivities(videoId, { loadVideoJob: () => Promise.resolve({ ...job, deleted: true }) });
+  const result = await runProcessVideo(videoId, activities);
+  assert.deepEqual(result, { status: 'skipped', reason: 'video deleted' });
+  assert.equal(calls.probeSource, undefined);
+});
+
+test('deleteVideoContent stops the video\'s processing and removes its files', async () => {
+  const videoId = nextVideoId();
+  const encoding = signal();
+  const removed = signal();
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeRenditions: async () => {
+      encoding.resolve();
+      const { Context } = await import('@temporalio/activity');
+      const context = Context.current();
+      for (;;) {
+        context.heartbeat();
+        await context.sleep(200);
+      }
+    },
+    removeVideoContent: () => {
+      removed.resolve();
+      return Promise.resolve({ removed: 3 });
+    },
+  });
+  const taskQueue = `test-${videoId}`;
+  const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+  await worker.runUntil(async () => {
+    const processing = await env.client.workflow.start('processVideo', { taskQueue, workflowId: workflowIds.processVideo(videoId), args: [{ videoId }] });
+    await encoding.promise;
+    const deleting = await env.client.workflow.start('deleteVideoContent', {
+      taskQueue,
+      workflowId: workflowIds.deleteVideoContent(videoId),
+      args: [{ videoId }],
+    });
+    await assert.rejects(processing.result(), /cancelled/i);
+    await removed.promise;
+    // The second sweep waits for late writes; the test has seen what it needs.
+    await deleting.terminate('test over');
+  });
+  assert.ok((calls.removeVideoOutputs?.length ?? 0) >= 1, 'the cancelled run cleaned its outputs');
+  assert.deepEqual(calls.removeVideoContent?.[0], [{ videoId }]);
+});
+
+test('no activity a video waits on can be lost for minutes: each has a heartbeat timeout, or a start-to-close timeout, of seconds', async () => {
+  // A chunked video (every kind of node work and storage housekeeping) and a failed one (its cleanup).
+  const chunked = nextVideoId();
+  await runProcessVideo(chunked, fakeActivities(chunked, {
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+    encodeChunkSeconds: () => Promise.resolve(6),
+  }).activities);
+  const failed = nextVideoId();
+  await runProcessVideo(failed, fakeActivities(failed, {
+    probeSource: () => Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
+  }).activities);
+
+  const seconds = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    duration ? Number(duration.seconds ?? 0) + (duration.nanos ?? 0) / 1e9 : 0;
+  const timeouts = new Map<string, { heartbeat: number; startToClose: number }>();
+  for (const videoId of [chunked, failed]) {
+    const history = await env.client.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+    for (const event of history.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (!scheduled) continue;
+      timeouts.set(scheduled.activityType!.name!, { heartbeat: seconds(scheduled.heartbeatTimeout), startToClose: seconds(scheduled.startToCloseTimeout) });
+    }
+  }
+  for (const name of ['probeSource', 'makeThumbnail', 'makeStoryboard', 'encodeAudioTrack', 'encodeChunk', 'findFinishedChunks', 'writeRenditionPlaylists', 'writeMasterPlaylist', 'removeWorkFiles', 'removeVideoOutputs']) {
+    assert.ok(timeouts.has(name), `${name} was scheduled`);
+  }
+  const lostForMinutes = [...timeouts].filter(([, t]) => !(t.heartbeat > 0 && t.heartbeat <= 20) && !(t.startToClose <= 30));
+  assert.deepEqual(lostForMinutes, []);
+});
+
+test('an audio-only source: one encode of the 0p rendition, no thumbnail, storyboard or chunks; audio.m4a; ready', async () => {
+  const videoId = nextVideoId();
+  const song: SourceProbe = { ...probe720, width: 0, height: 0, frameRate: 0, frameCount: 0, videoCodec: '', pixelFormat: '', durationSeconds: 30, videoDurationSeconds: 30 };
+  const { activities, calls } = fakeActivities(videoId, {
+    probeSource: () => Promise.resolve(song),
+    // Chunking on: an audio-only video is still one encode.
+    encodeChunkSeconds: () => Promise.resolve(6),
+    encodeRenditions: ({ renditions }) => Promise.resolve(renditions.map((plan) => ({ ...outcomeFor(plan), codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000, frameCount: 0 }))),
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  const [input] = calls.encodeRenditions![0] as [{ renditions: RenditionPlan[] }];
+  assert.deepEqual(input.renditions.map((r) => [r.key, r.width, r.height, r.videoBitrateKbps, r.audioBitrateKbps]), [['0p', 0, 0, 0, 128]]);
+  assert.equal(calls.encodeRenditions!.length, 1);
+  assert.equal(calls.encodeChunk, undefined, 'not chunked');
+  assert.equal(calls.encodeChunkSeconds, undefined);
+  assert.equal(calls.makeThumbnail, undefined, 'no picture to take');
+  assert.equal(calls.makeStoryboard, undefined);
+  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; width: number; height: number; frameRate: number; codecs: string }> }];
+  assert.deepEqual(master.variants, [{ key: '0p', width: 0, height: 0, frameRate: 0, codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000 }]);
+  const [download] = calls.makeAudioDownload![0] as [{ audioTrackKey?: string; rendition: RenditionPlan }];
+  assert.equal(download.audioTrackKey, undefined);
+  assert.equal(download.rendition.key, '0p');
+  const [ready] = calls.markVideoReady![0] as [{ thumbnailKey: string | null; storyboardKey: string | null; audioKey: string | null }];
+  assert.deepEqual([ready.thumbnailKey, ready.storyboardKey, ready.audioKey], [null, null, `videos/${videoId}/audio.m4a`]);
+});
+
+test('a silent video gets no audio.m4a; an audio.m4a that cannot be made leaves the video ready without one', async () => {
+  const silentId = nextVideoId();
+  const silent = fakeActivities(silentId, { probeSource: () => Promise.resolve({ ...probe720, hasAudio: false, audioCodec: '', audioChannels: 0, audioSampleRate: 0 }) });
+  assert.equal((await runProcessVideo(silentId, silent.activities)).status, 'ready');
+  assert.equal(silent.calls.makeAudioDownload, undefined);
+  assert.equal((silent.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);
+
+  const brokenId = nextVideoId();
+  const broken = fakeActivities(brokenId, {
+    makeAudioDownload: () => Promise.reject(ApplicationFailure.nonRetryable('ffmpeg said no', failureTypes.invalidRequest)),
+  });
+  assert.equal((await runProcessVideo(brokenId, broken.activities)).status, 'ready');
+  assert.equal((broken.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);
+});

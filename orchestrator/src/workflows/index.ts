@@ -1,0 +1,12 @@
+// Every workflow the orchestrator runs (Worker `workflowsPath` points here). The API starts them by
+// the contract's signatures (VideoWorkflows): a workflow that no longer fits them fails to compile here.
+import type { VideoWorkflows } from '@kino/proto/contract';
+import { processVideo } from './process-video.ts';
+import { deliverWebhooks } from './deliver-webhooks.ts';
+import { deleteVideoContent } from './delete-video-content.ts';
+import { makeCustomThumbnail } from './make-custom-thumbnail.ts';
+import { makeFrameAccurateClip } from './make-frame-accurate-clip.ts';
+
+export { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip };
+
+const _fitsTheContract: VideoWorkflows = { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip };

@@ -1,0 +1,50 @@
+// The details object of a video (GET /{orgID}/videos/{publicID}/details), made in one place: the
+// API's details, PATCH and webhook events, and the orchestrator's webhook events, all answer it.
+import type { CaptionTrack, Rendition, Video } from '@kino/database';
+import { getVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
+import { presentVideoDetails } from './videos.ts';
+import type { PresentationDeps } from './deps.ts';
+import { thumbnailUrlsFor } from './thumbnail-urls.ts';
+import { keyringFor } from './keyrings.ts';
+import { audioDownloadName, storyboardVttName } from '@kino/proto/contract';
+import { deliveryFileUrls } from './delivery-file-urls.ts';
+import { presentCaptionTracks } from './caption-tracks.ts';
+
+export type VideoDetails = ReturnType<typeof presentVideoDetails>;
+
+/** The details body of `video`, given the reads that need only its id (the caller makes them beside its own). */
+export async function detailsOf(
+  deps: PresentationDeps,
+  video: Video,
+  reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
+): Promise<VideoDetails> {
+  const [thumbnails, fileUrl] = await Promise.all([thumbnailUrlsFor(deps, [video]), deliveryFileUrls(keyringFor(deps), deps.config.DELIVERY_URL, video)]);
+  // Undefined while the video has no such file (not ready, silent, made before audio downloads),
+  // so that a client is never handed a URL that answers 404.
+  const ready = video.status === 'ready';
+  const storyboardUrl = ready && video.storyboard_key ? fileUrl(storyboardVttName) : undefined;
+  const audioUrl = ready && video.audio_key ? fileUrl(audioDownloadName) : undefined;
+  const captions = presentCaptionTracks(fileUrl, reads.captionTracks);
+  return presentVideoDetails(
+    video,
+    reads.renditions,
+    thumbnails.get(video.id) ?? null,
+    reads.served.get(video.id) ?? 0,
+    { storyboardUrl, audioUrl },
+    captions,
+  );
+}
+
+/** The details of a video read afresh, deleted or not; undefined when there is no such row. */
+export async function loadVideoDetails(
+  deps: PresentationDeps,
+  videoId: string,
+  served: Map<string, number> = new Map(),
+): Promise<VideoDetails | undefined> {
+  const [video, renditions, captionTracks] = await Promise.all([
+    getVideo(deps.db, videoId),
+    listRenditions(deps.db, videoId),
+    listCaptionTracks(deps.db, videoId),
+  ]);
+  return video && detailsOf(deps, video, { renditions, served, captionTracks });
+}
