@@ -1,5 +1,5 @@
 // The dashboard's build: `npm run build -w @kino/dashboard` writes dist/, which the API serves at
-// /dashboard/ (control-plane/src/dashboard/static.ts). Preact stands in for React (preact/compat), so
+// /dashboard/ (api/src/dashboard/static.ts). Preact stands in for React (preact/compat), so
 // React libraries such as @tanstack/react-query work unchanged.
 import { defineConfig } from 'vite';
 import preact from '@preact/preset-vite';

@@ -1,4 +1,4 @@
-// The API server: migrations, then listen; stop() closes it. `kino api` runs it (control-plane/src/commands/api.ts).
+// The API server: migrations, then listen; stop() closes it. `kino api` runs it (api/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
 import { ClickHouseHttp, migrateClickHouseInBackground, startRollupRefresher } from '@kino/analytics';
 import { createLogger, createMetricsRegistry, databaseConnectionErrors, Storage, type Logger } from '@kino/infra';

@@ -1,5 +1,5 @@
 // Prometheus metrics (docs/metrics.md lists every series). Each process has one registry: its own
-// metrics, made by its family's metrics module (control-plane/src/api/metrics.ts, orchestrator/
+// metrics, made by its family's metrics module (api/src/metrics.ts, orchestrator/
 // metrics.ts, encode-node/src/metrics.ts, delivery/src/metrics.ts), plus Node's process defaults
 // (CPU, memory, event loop lag, GC). This module is the one way to serve a registry as text at
 // `GET /metrics`: the API's route, delivery's HTTP server and the metrics server of the gRPC-only

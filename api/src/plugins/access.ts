@@ -11,7 +11,7 @@
 // environment key with what its environment holds. An environment of another organization in the
 // path is `environment_not_found` (404): from that organization's point of view it does not exist.
 // A dashboard session acts like a full key on each organization its user is a member of, checked on
-// every request (control-plane/src/sessions/sessions.ts); another organization is `not_a_member`.
+// every request (api/src/sessions/sessions.ts); another organization is `not_a_member`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '@kino/database';

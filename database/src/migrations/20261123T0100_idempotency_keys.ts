@@ -1,4 +1,4 @@
-// Idempotency keys of POST requests (control-plane/src/api/plugins/idempotency.ts), in the database
+// Idempotency keys of POST requests (api/src/plugins/idempotency.ts), in the database
 // so that every API instance sees the same keys.
 import type { Kysely } from 'kysely';
 

@@ -1,5 +1,5 @@
 // The all-time segments served per video, copied from the analytics rollups by the API's rollup
-// refresher (control-plane/src/api/served-segments.ts), so that lists and details read the `served`
+// refresher (api/src/served-segments.ts), so that lists and details read the `served`
 // estimate with their own indexed PostgreSQL reads instead of a query to ClickHouse per request
 // (docs/list-performance.md#served). A new, empty table: no lock on `videos`.
 import type { Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Dashboard sessions (control-plane/src/sessions/sessions.ts decides their rules): rows keyed by the
+// Dashboard sessions (api/src/sessions/sessions.ts decides their rules): rows keyed by the
 // SHA-256 of the cookie's opaque id.
 import type { Db } from '../database.ts';
 import type { DashboardSession, DashboardSessionsTable } from '../schema.ts';

@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 
-/** A dashboard sign-in (control-plane/src/sessions/sessions.ts). */
+/** A dashboard sign-in (api/src/sessions/sessions.ts). */
 export interface DashboardSessionsTable {
   /** SHA-256 (hex) of the cookie's opaque id: a leaked table row does not sign anyone in. */
   id_hash: string;
