@@ -384,9 +384,11 @@ export async function markClipReady(
 
 /**
  * `transcoding` → `failed` with a reason a user can read, and the renditions of the failed run go.
- * False (nothing changed) unless the video is live and transcoding. Both guards are the rule: a
- * ready video never turns failed (its viewers keep it), a deleted video is left as it was, and a
- * retried call after a commit changes nothing (the first reason stays).
+ * So does a just-in-time video that is `ready` while its ladder is still being made
+ * (`segments_pending`): a segment it cannot make fails it. False (nothing changed) for any other
+ * video. The guards are the rule: a complete ready video never turns failed (its viewers keep it),
+ * a deleted video is left as it was, and a retried call after a commit changes nothing (the first
+ * reason stays).
  */
 export async function markVideoFailed(db: Db, id: string, reason: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
