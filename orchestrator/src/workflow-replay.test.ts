@@ -16,6 +16,7 @@
 // in 6 s chunks, one of them already done in storage: the audio track, two encodeChunk, the
 // rendition playlists, the work files removed (recorded from workflows.test.ts's chunked test).
 import { beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createLogger } from '@kino/infra';
@@ -42,9 +43,39 @@ test('there are recorded histories to replay', () => {
   if (histories.length === 0) throw new Error('no fixtures/*.history.json');
 });
 
+function readHistory(name: string) {
+  return History.fromObject(JSON.parse(readFileSync(new URL(name, fixtures), 'utf8')) as Record<string, unknown>);
+}
+
 for (const name of histories) {
   test(`replays ${name}`, async () => {
-    const history = History.fromObject(JSON.parse(readFileSync(new URL(name, fixtures), 'utf8')) as Record<string, unknown>);
-    await Worker.runReplayHistory({ workflowBundle: bundle }, history, name);
+    await Worker.runReplayHistory({ workflowBundle: bundle }, readHistory(name), name);
   });
 }
+
+/** The patch ids a history's `core_patch` markers carry (each one's payload is `{ id, deprecated }`). */
+function patchMarkers(history: InstanceType<typeof History>): string[] {
+  return history.events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') return [];
+    const [payload] = marker.details?.['patch-data']?.payloads ?? [];
+    return payload?.data ? [(JSON.parse(new TextDecoder().decode(payload.data)) as { id: string }).id] : [];
+  });
+}
+
+// Every patch the workflow code names (`patched('…')` or `deprecatePatch('…')`) is replayed down its
+// patched path by at least one fixture: a history whose markers carry it. A new patch without a
+// recorded history fails here (record one: workflows.test.ts's recordHistory).
+test('every patch in the workflow code has a recorded history that took it', () => {
+  const workflows = new URL('./workflows/', import.meta.url);
+  const code = readdirSync(workflows)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(new URL(file, workflows), 'utf8'))
+    .join('\n');
+  const calls = code.match(/\b(?:patched|deprecatePatch)\(/g) ?? [];
+  const names = [...code.matchAll(/\b(?:patched|deprecatePatch)\('([^']+)'\)/g)].map((m) => m[1]!);
+  assert.equal(names.length, calls.length, 'every patched()/deprecatePatch() names its patch with a string literal');
+  const recorded = new Map<string, string[]>();
+  for (const name of histories) for (const id of patchMarkers(readHistory(name))) recorded.set(id, [...(recorded.get(id) ?? []), name]);
+  assert.deepEqual([...new Set(names)].filter((id) => !recorded.has(id)), [], 'patches without a fixture that took them');
+});
