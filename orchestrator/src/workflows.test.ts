@@ -2,6 +2,7 @@
 // orchestration logic alone, in seconds. The farm tests (test/farm) run it on real everything.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createLogger } from '@kino/infra';
@@ -13,6 +14,9 @@ import type { Activities } from './activities/index.ts';
 import { workflowIds, defaultEncodingParameters } from '@kino/proto/contract';
 import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './activity-types.ts';
 import type { RenditionPlan } from './ladder.ts';
+import temporalProto from '@temporalio/proto';
+
+const { History } = temporalProto.temporal.api.history.v1;
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -165,6 +169,22 @@ const workerOptions = () => ({
 function nextVideoId(): string {
   counter += 1;
   return `vid_test${Date.now().toString(36)}${counter}`;
+}
+
+/**
+ * Records the history of a test's processVideo as a replay fixture (fixtures/<fixture>.history.json,
+ * replayed by workflow-replay.test.ts) when KINO_RECORD_HISTORY names that fixture, else does
+ * nothing. A fixture keeps the commands of the code that recorded it: record a new one when a patch
+ * is added (its history must take the patched path), and never re-record an old one, which stands
+ * for workflows started before later patches. For example:
+ *   KINO_RECORD_HISTORY=process-video-just-in-time npx vitest run --project orchestrator workflows.test.ts -t 'just in time: ready'
+ */
+async function recordHistoryIfAsked(videoId: string, fixture: string): Promise<void> {
+  if (process.env.KINO_RECORD_HISTORY !== fixture) return;
+  const history = await env.client.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+  // Protobuf's JSON mapping with string longs and enums, as the replay test reads it.
+  const json = History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String });
+  writeFileSync(new URL(`./fixtures/${fixture}.history.json`, import.meta.url), JSON.stringify(json, null, 2));
 }
 
 /** A promise and the function that resolves it: lets a fake activity tell the test it ran. */
@@ -366,6 +386,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
   // Each event reads the details first (notify): one event, when the video became playable.
   assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
+  await recordHistoryIfAsked(videoId, 'process-video-just-in-time');
 });
 
 test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
@@ -681,6 +702,7 @@ test('an audio-only source: one encode of the 0p rendition, no thumbnail, storyb
   assert.equal(download.rendition.key, '0p');
   const [ready] = calls.markVideoReady![0] as [{ thumbnailKey: string | null; storyboardKey: string | null; audioKey: string | null }];
   assert.deepEqual([ready.thumbnailKey, ready.storyboardKey, ready.audioKey], [null, null, `videos/${videoId}/audio.m4a`]);
+  await recordHistoryIfAsked(videoId, 'process-video-audio-only');
 });
 
 test('a silent video gets no audio.m4a; an audio.m4a that cannot be made leaves the video ready without one', async () => {

@@ -215,10 +215,58 @@ interface LadderRun {
   published: boolean;
 }
 
-async function makeLadder(
-  job: VideoJob,
-  run: LadderRun,
-): Promise<{ probe: SourceProbe; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null }> {
+/** A made ladder: the renditions in ladder order and the keys of the files made beside them. */
+interface Ladder {
+  probe: SourceProbe;
+  renditions: RenditionResult[];
+  thumbnailKey: string | null;
+  storyboardKey?: string | null;
+  audioKey?: string | null;
+}
+
+/** Runs one encode on the farm, waiting for a slot as the workflow's version does. */
+type RunEncode = <T>(work: () => Promise<T>) => Promise<T>;
+type Encoding = ReturnType<typeof encodeActivities>;
+
+/**
+ * The ladder's story: fetch and probe the source, plan the ladder, start the pictures, encode
+ * (whole or in chunks, just in time or not), write the master playlist, then audio.m4a. The steps
+ * keep the order of the commands (patch markers and activities) of every recorded history.
+ */
+async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
+  const { probe, ladder } = await probeAndPlanLadder(job);
+  // An audio-only source (no picture, sound) has one rendition of audio alone: no pictures to take,
+  // no chunks (its audio encode is quick). Histories recorded before audio-only sources failed at
+  // the probe, so none reaches here with one: branching on the plan changes none of them.
+  const audioOnly = isAudioOnlyPlan(ladder[0]!);
+  const { thumbnail, storyboard } = startPictures(job, probe, audioOnly);
+  const encodes = await planEncodes(job, probe, ladder);
+  const { chunks, justInTime } = await planChunking(job, probe, ladder, audioOnly);
+  run.chunked = chunks.length > 1;
+  const publish = justInTime ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run) : undefined;
+  const { renditions, audioTrackKey } = await (
+    run.chunked
+      ? encodeInChunks(job, probe, ladder, chunks, queueThenRun, publish)
+      : encodeWhole(job, probe, ladder, encodes).then((whole) => ({ renditions: whole, audioTrackKey: undefined }))
+  ).catch(async (error: unknown) => {
+    // Settled before the caller cleans up, so no thumbnail or storyboard lands after the cleanup.
+    await Promise.all([thumbnail, storyboard]);
+    throw error;
+  });
+  await writeMeasuredMasterPlaylist(job.videoId, renditions);
+  // Every video with sound gets audio.m4a (before `ready`, while a chunked video's audio track is
+  // still in work/). Workflows started before audio downloads replay without it.
+  const audioKey = patched('audio-download')
+    ? probe.hasAudio
+      ? await makeAudioDownload(job, probe, ladder[0]!, audioTrackKey, encodes.runEncode, encodes.encoding)
+      : null
+    : undefined;
+  const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
+  return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}), ...(audioKey !== undefined ? { audioKey } : {}) };
+}
+
+/** The source fetched (an ingest's) and probed, and the ladder planned for it. */
+async function probeAndPlanLadder(job: VideoJob): Promise<{ probe: SourceProbe; ladder: RenditionPlan[] }> {
   const { videoId, storagePath } = job;
   // An ingested video's source is fetched first. Branches on the job (the recorded loadVideoJob
   // result), not a patch: histories from before URL ingest carry no sourceUrl and replay as they ran.
@@ -226,15 +274,30 @@ async function makeLadder(
   const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
   log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
+  return { probe, ladder };
+}
 
-  // An audio-only source (no picture, sound) has one rendition of audio alone: no pictures to take,
-  // no chunks (its audio encode is quick). Histories recorded before audio-only sources failed at
-  // the probe, so none reaches here with one: branching on the plan changes none of them.
-  const audioOnly = isAudioOnlyPlan(ladder[0]!);
-  // The thumbnail needs no encode slot: it is made while the renditions encode.
+/**
+ * The default thumbnail and the storyboard, started to be made while the renditions encode (they
+ * need no encode slot; neither rejects). Workflows started before storyboards replay without it.
+ */
+function startPictures(job: VideoJob, probe: SourceProbe, audioOnly: boolean): { thumbnail: Promise<string | null>; storyboard: Promise<string | null> | undefined } {
   const thumbnail = audioOnly ? Promise.resolve(null) : makeThumbnail(job, probe);
-  // The storyboard likewise. Workflows started before storyboards replay without it.
   const storyboard = patched('storyboard') ? (audioOnly ? Promise.resolve(null) : makeStoryboard(job, probe)) : undefined;
+  return { thumbnail, storyboard };
+}
+
+/** How the ladder's encodes are grouped and run, as the patches this workflow started with say. */
+interface EncodePlan {
+  grouping: EncodeGrouping;
+  /** Off only in workflows started before the one encode protocol: then an encode per rendition is `encodeRendition`. */
+  oneEncodeActivity: boolean;
+  groups: RenditionPlan[][];
+  runEncode: RunEncode;
+  encoding: Encoding;
+}
+
+async function planEncodes(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[]): Promise<EncodePlan> {
   // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
   // for one per rendition. Workflows started before grouping existed replay as one per rendition.
   const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
@@ -245,73 +308,40 @@ async function makeLadder(
   // Encodes wait for a slot in the encode queue, inside the activity. Workflows started before it
   // polled for a free slot first (waitForNodeCapacity, then the encode); they replay down that branch.
   const encodeQueue = patched('encode-queue');
-  const runEncode = <T>(work: () => Promise<T>): Promise<T> => (encodeQueue ? queueThenRun(work) : waitForNodeThenRun({ freeSlot: true }, work));
+  const runEncode: RunEncode = (work) => (encodeQueue ? queueThenRun(work) : waitForNodeThenRun({ freeSlot: true }, work));
   // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
-  const groups: RenditionPlan[][] =
-    grouping === 'ladder'
-      ? encodeGroups(ladder)
-      : ladder.map((plan) => [plan]);
+  const groups = grouping === 'ladder' ? encodeGroups(ladder) : ladder.map((plan) => [plan]);
   const encoding = encodeActivities(
     probe.durationSeconds,
     job.parameters.twoPassVBREncoding,
     Math.max(...groups.map((g) => g.length)),
     encodeQueue ? encodeQueueWaitMinutes : 0,
   );
+  return { grouping, oneEncodeActivity, groups, runEncode, encoding };
+}
+
+/**
+ * The chunks the ladder is encoded in: just-in-time runs, or chunks over every node, or none (one
+ * encode of the whole source). Each branch replays as its workflow ran: those started before just
+ * in time, or before chunking, replay without it.
+ */
+async function planChunking(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[], audioOnly: boolean): Promise<{ chunks: ChunkPlan[]; justInTime: boolean }> {
+  const segmentSeconds = ladder[0]!.segmentSeconds;
   // Just in time (docs/decisions/just-in-time.md): the video turns `ready` with its first segment,
   // the rest is made in short runs in playback order, and a viewer's request for a segment raises
-  // its run. Workflows started before it replay without it.
-  const justInTime = patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId }) : null;
+  // its run.
+  const justInTime = patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
+  if (justInTime) return { chunks: planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds), justInTime: true };
   // Videos longer than one chunk are encoded in chunks over every node (docs/architecture.md#chunked-encoding).
-  // Workflows started before chunking replay without it.
-  const chunks = justInTime
-    ? planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, ladder[0]!.segmentSeconds)
-    : patched('chunked-encoding') && !audioOnly ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), ladder[0]!.segmentSeconds) : [];
-  run.chunked = chunks.length > 1;
-  /** Publishes a just-in-time video with its first segments: playlists of every segment, then `ready`. */
-  const publish = async (first: RenditionResult[]): Promise<void> => {
-    const plans = first.map((r) => r.plan);
-    const { segmentCounts } = await storage.writePlannedPlaylists({
-      videoId,
-      durationSeconds: probe.durationSeconds,
-      videoSeconds: probe.videoDurationSeconds,
-      renditions: plans.map(({ key, frameRate, segmentSeconds }) => ({ key, frameRate, segmentSeconds })),
-    });
-    const variants = first.map(({ plan, outcome }) => declaredVariant(plan, outcome));
-    await storage.writeMasterPlaylist({ videoId, variants });
-    const marked = await database.markVideoReady({
-      videoId,
-      probe,
-      renditions: first.map(({ plan, outcome }, k) => ({
-        plan,
-        outcome: {
-          ...outcome,
-          bandwidth: variants[k]!.bandwidth,
-          averageBandwidth: variants[k]!.averageBandwidth,
-          segmentCount: segmentCounts[k]!,
-          frameCount: Math.round(probe.videoDurationSeconds * plan.frameRate),
-        },
-      })),
-      thumbnailKey: await thumbnail,
-      segmentsPending: true,
-    });
-    if (!marked) throw ApplicationFailure.nonRetryable('the video was deleted while processing');
-    run.published = true;
-    log.info('video ready, segments made just in time', { videoId, renditions: plans.map((p) => p.key) });
-    await notify('video.processing.completed', videoId, 'ready', { durationSeconds: probe.durationSeconds, renditions: plans.map((p) => p.key), thumbnailKey: await thumbnail });
-  };
-  // The chunked encode's audio track, for audio.m4a.
-  let audioTrackKey: string | undefined;
-  const renditions = run.chunked
-    ? await encodeInChunks(job, probe, ladder, chunks, queueThenRun, justInTime ? publish : undefined)
-        .then((chunked) => {
-          audioTrackKey = chunked.audioTrackKey;
-          return chunked.renditions;
-        })
-        .catch(async (error: unknown) => {
-          await Promise.all([thumbnail, storyboard]);
-          throw error;
-        })
-    : await allOrCancelRest(
+  const chunks = patched('chunked-encoding') && !audioOnly ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds) : [];
+  return { chunks, justInTime: false };
+}
+
+/** The ladder from the whole source: one encode per group, on any node, in ladder order whatever the grouping. */
+async function encodeWhole(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[], encodes: EncodePlan): Promise<RenditionResult[]> {
+  const { videoId, storagePath } = job;
+  const { grouping, oneEncodeActivity, groups, runEncode, encoding } = encodes;
+  const results = await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
       if (!oneEncodeActivity && grouping === 'rendition') {
         const plan = group[0]!;
@@ -321,21 +351,61 @@ async function makeLadder(
       }
       const outcomes = await runEncode(() =>
         encoding.encodeRenditions({
-          videoId, storagePath, renditions: group, durationSeconds: probe.durationSeconds, probe,
+          videoId,
+          storagePath,
+          renditions: group,
+          durationSeconds: probe.durationSeconds,
+          probe,
           ...(measuresQuality(job.parameters) ? { measureQuality: true } : {}),
         }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
     }),
-  )
-    // In ladder order, whatever the grouping.
-    .then((results) => ladder.map((plan) => results.flat().find((r) => r.plan.key === plan.key)!))
-    .catch(async (error: unknown) => {
-      // Settled before the caller cleans up, so no thumbnail or storyboard lands after the cleanup.
-      await Promise.all([thumbnail, storyboard]);
-      throw error;
-    });
+  );
+  return ladder.map((plan) => results.flat().find((r) => r.plan.key === plan.key)!);
+}
 
+/** Publishes a just-in-time video with its first segments: playlists of every segment, then `ready`. */
+async function publishFirstSegments(
+  videoId: string,
+  probe: SourceProbe,
+  first: RenditionResult[],
+  thumbnail: Promise<string | null>,
+  run: LadderRun,
+): Promise<void> {
+  const plans = first.map((r) => r.plan);
+  const { segmentCounts } = await storage.writePlannedPlaylists({
+    videoId,
+    durationSeconds: probe.durationSeconds,
+    videoSeconds: probe.videoDurationSeconds,
+    renditions: plans.map(({ key, frameRate, segmentSeconds }) => ({ key, frameRate, segmentSeconds })),
+  });
+  const variants = first.map(({ plan, outcome }) => declaredVariant(plan, outcome));
+  await storage.writeMasterPlaylist({ videoId, variants });
+  const marked = await database.markVideoReady({
+    videoId,
+    probe,
+    renditions: first.map(({ plan, outcome }, k) => ({
+      plan,
+      outcome: {
+        ...outcome,
+        bandwidth: variants[k]!.bandwidth,
+        averageBandwidth: variants[k]!.averageBandwidth,
+        segmentCount: segmentCounts[k]!,
+        frameCount: Math.round(probe.videoDurationSeconds * plan.frameRate),
+      },
+    })),
+    thumbnailKey: await thumbnail,
+    segmentsPending: true,
+  });
+  if (!marked) throw ApplicationFailure.nonRetryable('the video was deleted while processing');
+  run.published = true;
+  log.info('video ready, segments made just in time', { videoId, renditions: plans.map((p) => p.key) });
+  await notify('video.processing.completed', videoId, 'ready', { durationSeconds: probe.durationSeconds, renditions: plans.map((p) => p.key), thumbnailKey: await thumbnail });
+}
+
+/** The master playlist with the figures the encodes measured. */
+async function writeMeasuredMasterPlaylist(videoId: string, renditions: RenditionResult[]): Promise<void> {
   await storage.writeMasterPlaylist({
     videoId,
     variants: renditions.map(({ plan, outcome }) => ({
@@ -348,15 +418,6 @@ async function makeLadder(
       averageBandwidth: outcome.averageBandwidth,
     })),
   });
-  // Every video with sound gets audio.m4a (before `ready`, while a chunked video's audio track is
-  // still in work/). Workflows started before audio downloads replay without it.
-  const audioKey = patched('audio-download')
-    ? probe.hasAudio
-      ? await makeAudioDownload(job, probe, ladder[0]!, audioTrackKey, runEncode, encoding)
-      : null
-    : undefined;
-  const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
-  return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}), ...(audioKey !== undefined ? { audioKey } : {}) };
 }
 
 /**
@@ -369,8 +430,8 @@ async function makeAudioDownload(
   probe: SourceProbe,
   rendition: RenditionPlan,
   audioTrackKey: string | undefined,
-  runEncode: <T>(work: () => Promise<T>) => Promise<T>,
-  encoding: ReturnType<typeof encodeActivities>,
+  runEncode: RunEncode,
+  encoding: Encoding,
 ): Promise<string | null> {
   try {
     return await runEncode(() =>
@@ -381,6 +442,13 @@ async function makeAudioDownload(
     log.warn('no audio download', { videoId: job.videoId, reason: describeFailure(error) });
     return null;
   }
+}
+
+/** One chunk of one rendition group, done: its outcomes in the group's order. */
+interface ChunkDone {
+  group: RenditionPlan[];
+  chunk: ChunkPlan;
+  outcomes: EncodeOutcome[];
 }
 
 /**
@@ -394,7 +462,7 @@ async function encodeInChunks(
   probe: SourceProbe,
   ladder: RenditionPlan[],
   chunks: ChunkPlan[],
-  runEncode: <T>(work: () => Promise<T>) => Promise<T>,
+  runEncode: RunEncode,
   /**
    * Set: the chunks are just-in-time runs. The audio track and the first group's first run go first
    * (ahead of the farm's background work), and `publish` gets that run's renditions; the others
@@ -415,21 +483,9 @@ async function encodeInChunks(
   // track first, made as urgent work.
   const audioHead = publish !== undefined && withAudio && patched('just-in-time-audio-head');
   const ownAudioHead = (g: number, chunk: ChunkPlan) => audioHead && g === 0 && chunk.startSeconds + chunk.durationSeconds <= audioHeadSeconds;
-  // With heads, nobody waits for the track at first: it is background work, first in its video's
-  // playback order, and a request for a segment of a run that waits for it raises it. Its entry
-  // names them from the first such run on, in every rendition (other codecs' runs all wait for it).
+  // The first run that waits for the track, in any group (other codecs' runs all wait for it).
   const awaiting = chunks.find((chunk) => groups.some((_, g) => !ownAudioHead(g, chunk)));
-  const lastRun = chunks[chunks.length - 1]!;
-  const segmentTotal = lastRun.firstSegment + lastRun.segmentCount;
-  const trackPlacement = !publish
-    ? {}
-    : !audioHead
-      ? { urgent: true }
-      : {
-        justInTime: awaiting
-          ? { awaiting: { renditions: ladder.map((plan) => plan.key), firstSegment: awaiting.firstSegment, segmentCount: segmentTotal - awaiting.firstSegment } }
-          : {},
-      };
+  const trackPlacement = audioTrackPlacement(ladder, chunks, publish !== undefined, audioHead, awaiting);
   // Its own scope: a failure of the runs cancels it (no upload races the cleanup).
   const trackScope = new CancellationScope();
   const makeAudioTrack = () =>
@@ -442,7 +498,7 @@ async function encodeInChunks(
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
-      chunks.map((chunk) => async () => {
+      chunks.map((chunk) => async (): Promise<ChunkDone> => {
         const recordName = `${g}-${chunk.index}`;
         const first = publish !== undefined && g === 0 && chunk.index === 0;
         const audioTrackKey = ownAudioHead(g, chunk) ? undefined : await audioTrack;
@@ -475,7 +531,31 @@ async function encodeInChunks(
     await Promise.allSettled([audioTrack]);
     throw error;
   });
-  // Each rendition's chunks in order: their segments run on, and make its playlist and measurements.
+  return { renditions: await joinChunks(videoId, ladder, done), audioTrackKey: await audioTrack };
+}
+
+/**
+ * Where the audio track goes in the encode queue. Whole-farm chunks: as any encode. Just in time
+ * with audio heads: nobody waits for it at first, so it is background work, first in its video's
+ * playback order, and a request for a segment of a run that waits for it (`awaiting` on, in every
+ * rendition) raises it. Just in time without heads (workflows started before them): urgent.
+ */
+function audioTrackPlacement(ladder: RenditionPlan[], chunks: ChunkPlan[], justInTime: boolean, audioHead: boolean, awaiting: ChunkPlan | undefined) {
+  if (!justInTime) return {};
+  if (!audioHead) return { urgent: true };
+  if (!awaiting) return { justInTime: {} };
+  const lastRun = chunks[chunks.length - 1]!;
+  const segmentTotal = lastRun.firstSegment + lastRun.segmentCount;
+  return {
+    justInTime: { awaiting: { renditions: ladder.map((plan) => plan.key), firstSegment: awaiting.firstSegment, segmentCount: segmentTotal - awaiting.firstSegment } },
+  };
+}
+
+/**
+ * Each rendition's chunks in order: their segments run on, and make its playlist (written here)
+ * and its measurements (peak and average bandwidth of its segments, counts summed, quality meaned).
+ */
+async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkDone[]): Promise<RenditionResult[]> {
   const joined = ladder.map((plan) => {
     const parts: EncodeOutcome[] = done
       .filter((d) => d.group.includes(plan))
@@ -491,7 +571,7 @@ async function encodeInChunks(
       segments: segments.map(({ name, durationSeconds }) => ({ name, durationSeconds })),
     })),
   });
-  const renditions = joined.map(({ plan, parts, segments }): RenditionResult => {
+  return joined.map(({ plan, parts, segments }): RenditionResult => {
     const bandwidth = measureBandwidth(segments);
     const { segments: _perChunk, quality: _chunkQuality, ...first } = parts[0]!;
     const quality = meanQuality(parts);
@@ -508,8 +588,8 @@ async function encodeInChunks(
       },
     };
   });
-  return { renditions, audioTrackKey: await audioTrack };
 }
+
 
 /**
  * The default thumbnail. A video without one still plays, so its failure is not the video's: this
