@@ -1,128 +1,18 @@
-// The EncodeService of a node: token check, slots, the four jobs (probe, encode, thumbnail,
-// storyboard), and raising a running encode's priority.
+// The EncodeService of a node: the gRPC wiring of its calls (token check, a place in NodeJobs,
+// cancellation, progress, logs, metrics, the failure on the wire), each running one job of
+// src/jobs/, and raising a running encode's priority.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import {
-  tokenMetadataKey,
-  type EncodeServiceHandlers,
-  type ProbeResult,
-  type grpc,
-} from '@kino/proto';
-import { ProcessPriority, backgroundNiceness, probeMedia, type Renice } from '@kino/ffmpeg';
-import { runEncodeJob } from './encode-job.ts';
-import { runStoryboardJob } from './storyboard-job.ts';
-import { runThumbnailJob } from './thumbnail-job.ts';
-import { FfmpegFailedError, InvalidRequestError, NodeBusyError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
-
-export const jobKinds = ['probe', 'encode', 'thumbnail', 'storyboard'] as const;
-export type JobKind = (typeof jobKinds)[number];
-
-/**
- * What a node is doing: running jobs by id, how many encode slots are taken, whether it is
- * draining, and the nice value of each running encode. Probes, thumbnails and storyboards are short
- * and take no slot; encodes take one each.
- */
-export class NodeJobs {
-  private readonly running = new Map<string, JobKind>();
-  /** Each running encode's ffmpeg nice value and the id its caller gave, by running id. */
-  private readonly priorities = new Map<string, { requestedId: string; priority: ProcessPriority }>();
-  private encodes = 0;
-  /** Whether the demand slot (one beside `slots`, for encodes a viewer waits for) is taken. */
-  private demandTaken = false;
-  private draining = false;
-  private idleWaiters: (() => void)[] = [];
-  private sequence = 0;
-
-  constructor(readonly slots: number) {}
-
-  get isDraining(): boolean {
-    return this.draining;
-  }
-
-  get encodesRunning(): number {
-    return this.encodes;
-  }
-
-  /** How many jobs of each kind run now (metrics). */
-  runningByKind(): Record<JobKind, number> {
-    const counts = Object.fromEntries(jobKinds.map((kind) => [kind, 0])) as Record<JobKind, number>;
-    for (const kind of this.running.values()) counts[kind]++;
-    return counts;
-  }
-
-  /** Ids of every running job, for heartbeats. */
-  activeJobIds(): string[] {
-    return [...this.running.keys()];
-  }
-
-  /**
-   * Takes a place for a job, or throws NodeBusyError; returns the function that gives it back. An
-   * encode someone waits for (`onDemand`) takes the demand slot when every slot is busy.
-   */
-  start(kind: JobKind, requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void } {
-    if (this.draining) throw new NodeBusyError('node is draining: it takes no new jobs');
-    const inDemandSlot = kind === 'encode' && this.encodes >= this.slots && onDemand && !this.demandTaken;
-    if (kind === 'encode' && this.encodes >= this.slots && !inDemandSlot) {
-      throw new NodeBusyError(`all ${this.slots} encode slots of this node are busy`);
-    }
-    // Ids are the caller's, made unique here so two calls with one id cannot collide.
-    let jobId = requestedId || `${kind}-${++this.sequence}`;
-    if (this.running.has(jobId)) jobId = `${jobId}#${++this.sequence}`;
-    this.running.set(jobId, kind);
-    if (inDemandSlot) this.demandTaken = true;
-    else if (kind === 'encode') this.encodes++;
-    let finished = false;
-    return {
-      jobId,
-      finish: () => {
-        if (finished) return;
-        finished = true;
-        this.running.delete(jobId);
-        if (inDemandSlot) this.demandTaken = false;
-        else if (kind === 'encode') this.encodes--;
-        if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-      },
-    };
-  }
-
-  /**
-   * Takes a place for an encode (as `start`) with the nice value its ffmpeg runs at: 0 when someone
-   * waits for it (`onDemand`), `backgroundNiceness` otherwise, until `raise` finds it.
-   */
-  startEncode(requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void; priority: ProcessPriority } {
-    const job = this.start('encode', requestedId, { onDemand });
-    const priority = new ProcessPriority(onDemand ? 0 : backgroundNiceness);
-    this.priorities.set(job.jobId, { requestedId, priority });
-    return {
-      jobId: job.jobId,
-      priority,
-      finish: () => {
-        this.priorities.delete(job.jobId);
-        job.finish();
-      },
-    };
-  }
-
-  /**
-   * Someone now waits for the encodes of job `requestedId` (one, or more when an earlier call with
-   * the same id still runs: see `start`): their ffmpeg runs at nice 0 from now on. Undefined when
-   * no encode of that job runs here.
-   */
-  raise(requestedId: string): Renice | undefined {
-    // A call without an id got one of the node's own (`start`): nobody can name it to raise it.
-    const raised = requestedId ? [...this.priorities.values()].filter((encode) => encode.requestedId === requestedId) : [];
-    if (raised.length === 0) return undefined;
-    const results = raised.map(({ priority }) => priority.raise());
-    return { threads: results.reduce((sum, r) => sum + r.threads, 0), refused: results.some((r) => r.refused) };
-  }
-
-  /** Stops taking jobs; resolves once every running job has finished. */
-  drain(): Promise<void> {
-    this.draining = true;
-    if (this.running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-}
+import { tokenMetadataKey, type EncodeDone, type EncodeServiceHandlers, type grpc } from '@kino/proto';
+import { encodeSourceOf, type EncodeJobOptions } from './encode-options.ts';
+import { FfmpegFailedError, InvalidRequestError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
+import { runAudioTrackJob } from './jobs/audio-track.ts';
+import { runChunkJob } from './jobs/chunk.ts';
+import { checkProbeRequest, runProbeJob } from './jobs/probe.ts';
+import { runStoryboardJob } from './jobs/storyboard.ts';
+import { runThumbnailJob } from './jobs/thumbnail.ts';
+import { runWholeJob } from './jobs/whole.ts';
+import type { CallKind, NodeJobs } from './node-jobs.ts';
 
 export interface EncodeServiceOptions {
   token: string;
@@ -135,51 +25,109 @@ export interface EncodeServiceOptions {
   /** The node's id (assigned by the registry), for log lines. */
   nodeId: () => string;
   /** Counts each job's end by kind and result (the node's metrics). */
-  countJob?: (kind: JobKind, result: 'done' | 'failed' | 'refused') => void;
+  countJob?: (kind: CallKind, result: 'done' | 'failed' | 'refused') => void;
 }
+
+export function createEncodeServiceHandlers(options: EncodeServiceOptions): EncodeServiceHandlers {
+  const service = new EncodeService(options);
+  return {
+    Probe(call, callback) {
+      service.runUnary('probe', call, callback, ({ signal }) => runProbeJob({ request: call.request, signal }), {
+        check: () => checkProbeRequest(call.request),
+        doneMessage: 'probed',
+      });
+    },
+    Encode(call) {
+      service.runEncode(call);
+    },
+    RaisePriority(call, callback) {
+      service.raisePriority(call, callback);
+    },
+    Thumbnail(call, callback) {
+      service.runUnary('thumbnail', call, callback, (job) => runThumbnailJob({ request: call.request, ...job }));
+    },
+    Storyboard(call, callback) {
+      service.runUnary('storyboard', call, callback, (job) => runStoryboardJob({ request: call.request, ...job }));
+    },
+  };
+}
+
+/** The encode job the request names (its `job`, one of whole, chunk or audio_track), from the source probe it carries. */
+export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDone> {
+  const { request } = options;
+  if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
+  const source = encodeSourceOf(request);
+  switch (request.job) {
+    case 'whole':
+      return runWholeJob(options, source, request.whole!);
+    case 'chunk':
+      return runChunkJob(options, source, request.chunk!);
+    case 'audioTrack':
+      return runAudioTrackJob(options, source, request.audioTrack!);
+    default:
+      throw new InvalidRequestError('the request names no job: one of whole, chunk or audio_track');
+  }
+}
+
+type EncodeCall = Parameters<EncodeServiceHandlers['Encode']>[0];
+type RaisePriorityCall = Parameters<EncodeServiceHandlers['RaisePriority']>;
+
+// Progress goes out at most twice a second: enough for a progress bar and an activity heartbeat.
+const progressIntervalMs = 500;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-// Progress goes out at most twice a second: enough for a progress bar and an activity heartbeat.
-const progressIntervalMs = 500;
+class EncodeService {
+  private readonly expected: Buffer;
+  private readonly countJob: NonNullable<EncodeServiceOptions['countJob']>;
+  // Lowering a nice value is a privilege: said once, not on every raise.
+  private warnedNiceRefused = false;
 
-export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qualityFfmpeg, logger, nodeId, countJob = () => {} }: EncodeServiceOptions): EncodeServiceHandlers {
-  const expected = digest(token);
-  const authenticate = (metadata: grpc.Metadata) => {
+  constructor(private readonly options: EncodeServiceOptions) {
+    this.expected = digest(options.token);
+    this.countJob = options.countJob ?? (() => {});
+  }
+
+  private authenticate(metadata: grpc.Metadata): void {
     const presented = metadata.get(tokenMetadataKey)[0];
-    if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), expected)) {
+    if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), this.expected)) {
       throw new UnauthenticatedError(`missing or wrong ${tokenMetadataKey}`);
     }
-  };
-  // Lowering a nice value is a privilege: said once, not on every raise.
-  let warnedNiceRefused = false;
+  }
+
   // Failures of the request or of the world (bad source, storage down) are warnings; ffmpeg's own
   // failures and the node's internal errors are errors.
-  const logFailure = (log: Logger, error: unknown, what: string) => {
+  private logFailure(log: Logger, error: unknown, what: string): void {
     const jobError = asJobError(error);
     if (jobError && !(jobError instanceof FfmpegFailedError)) log.warn({ err: error }, `${what} failed`);
     else log.error({ err: error }, `${what} failed`);
-  };
+  }
 
-  /** A short job answered once (thumbnail, storyboard): no slot, cancelled with its call. */
-  function runUnaryJob<T>(
-    kind: 'thumbnail' | 'storyboard',
+  /**
+   * A short job answered once (probe, thumbnail, storyboard): no slot, cancelled with its call.
+   * `check` refuses a request before the job takes its place.
+   */
+  runUnary<T>(
+    kind: 'probe' | 'thumbnail' | 'storyboard',
     call: grpc.ServerUnaryCall<{ jobId: string }, T>,
     callback: grpc.sendUnaryData<T>,
-    run: (options: { workDir: string; signal: AbortSignal; logger: Logger }) => Promise<T>,
+    run: (job: { workDir: string; signal: AbortSignal; logger: Logger }) => Promise<T>,
+    { check = () => {}, doneMessage = `${kind} done` }: { check?: () => void; doneMessage?: string } = {},
   ): void {
+    const { jobs, logger, nodeId, workDir } = this.options;
     let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
     let finish = () => {};
     try {
-      authenticate(call.metadata);
+      this.authenticate(call.metadata);
+      check();
       const job = jobs.start(kind, call.request.jobId);
       finish = job.finish;
       log = log.child({ jobId: job.jobId });
     } catch (error) {
       log.warn({ err: error }, `${kind} refused`);
-      countJob(kind, 'refused');
+      this.countJob(kind, 'refused');
       callback(toGrpcStatus(error));
       return;
     }
@@ -187,171 +135,113 @@ export function createEncodeServiceHandlers({ token, jobs, workDir, threads, qua
     call.on('cancelled', () => controller.abort());
     run({ workDir, signal: controller.signal, logger: log })
       .then((result) => {
-        log.info({ [kind]: result }, `${kind} done`);
-        countJob(kind, 'done');
+        log.info({ [kind]: result }, doneMessage);
+        this.countJob(kind, 'done');
         callback(null, result);
       })
       .catch((error: unknown) => {
-        logFailure(log, error, kind);
-        countJob(kind, 'failed');
+        this.logFailure(log, error, kind);
+        this.countJob(kind, 'failed');
         callback(toGrpcStatus(error));
       })
       .finally(finish);
   }
 
-  return {
-    Probe(call, callback) {
-      let finish = () => {};
-      let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
-      try {
-        authenticate(call.metadata);
-        if (!call.request.inputUrl) throw new InvalidRequestError('input_url is required');
-        const job = jobs.start('probe', call.request.jobId);
-        finish = job.finish;
-        log = log.child({ jobId: job.jobId });
-      } catch (error) {
-        log.warn({ err: error }, 'probe refused');
-        countJob('probe', 'refused');
-        callback(toGrpcStatus(error));
-        return;
-      }
-      const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      probeMedia(call.request.inputUrl, { signal: controller.signal })
-        .then((info) => {
-          const result: ProbeResult = {
-            durationSeconds: info.durationSeconds,
-            width: info.width,
-            height: info.height,
-            frameRate: info.frameRate,
-            frameCount: info.frameCount,
-            videoCodec: info.videoCodec,
-            pixelFormat: info.pixelFormat,
-            hasAudio: info.hasAudio,
-            audioCodec: info.audioCodec,
-            audioChannels: info.audioChannels,
-            audioSampleRate: info.audioSampleRate,
-            formatName: info.formatName,
-            sizeBytes: info.sizeBytes,
-            videoDurationSeconds: info.videoDurationSeconds,
-          };
-          log.info({ probe: result }, 'probed');
-          countJob('probe', 'done');
-          callback(null, result);
-        })
-        .catch((error: unknown) => {
-          logFailure(log, error, 'probe');
-          countJob('probe', 'failed');
-          callback(toGrpcStatus(error));
-        })
-        .finally(finish);
-    },
-
-    Encode(call) {
-      const { request } = call;
-      let log = logger.child({
-        nodeId: nodeId(),
-        jobId: request.jobId,
-        videoId: request.videoId,
-        job: request.job,
-        rendition: (request.whole ?? request.chunk)?.renditions.map((r) => r.key).join(','),
-        ...(request.chunk ? { chunk: request.chunk.index } : {}),
-      });
-      let finish = () => {};
-      let priority: ProcessPriority | undefined;
-      try {
-        authenticate(call.metadata);
-        const job = jobs.startEncode(request.jobId, { onDemand: request.onDemand });
-        priority = job.priority;
-        finish = job.finish;
-        log = log.child({ jobId: job.jobId });
-        // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
-        // chunk or audioTrack (a chunked video's audio track, or an audio.m4a).
-        log.info({ job: request.job, onDemand: request.onDemand }, 'encode started');
-      } catch (error) {
-        log.warn({ err: error }, 'encode refused');
-        countJob('encode', 'refused');
-        call.emit('error', toGrpcStatus(error));
-        return;
-      }
-      const controller = new AbortController();
-      let settled = false;
-      // grpc-js also reports a stream closed after our own end() as cancelled: only a live job aborts.
-      call.on('cancelled', () => {
-        if (settled) return;
-        log.warn('encode cancelled by the caller');
-        controller.abort();
-      });
-      let lastSent = 0;
-      const started = Date.now();
-      runEncodeJob({
-        request,
-        workDir,
-        threads,
-        ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
-        priority: priority!,
-        signal: controller.signal,
-        logger: log,
-        onProgress(progress) {
-          const now = Date.now();
-          if (call.cancelled || (now - lastSent < progressIntervalMs && progress.percent < 100)) return;
-          lastSent = now;
-          call.write({ progress });
-        },
+  /** An encode of any kind: a slot, progress events, then one `done` (or the failure). */
+  runEncode(call: EncodeCall): void {
+    const { jobs, logger, nodeId, workDir, threads, qualityFfmpeg } = this.options;
+    const { request } = call;
+    let log = logger.child({
+      nodeId: nodeId(),
+      jobId: request.jobId,
+      videoId: request.videoId,
+      job: request.job,
+      rendition: (request.whole ?? request.chunk)?.renditions.map((r) => r.key).join(','),
+      ...(request.chunk ? { chunk: request.chunk.index } : {}),
+    });
+    let job: ReturnType<NodeJobs['startEncode']>;
+    try {
+      this.authenticate(call.metadata);
+      job = jobs.startEncode(request.jobId, { onDemand: request.onDemand });
+      log = log.child({ jobId: job.jobId });
+      // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
+      // chunk or audioTrack (a chunked video's audio track, or an audio.m4a).
+      log.info({ job: request.job, onDemand: request.onDemand }, 'encode started');
+    } catch (error) {
+      log.warn({ err: error }, 'encode refused');
+      this.countJob('encode', 'refused');
+      call.emit('error', toGrpcStatus(error));
+      return;
+    }
+    const controller = new AbortController();
+    let settled = false;
+    // grpc-js also reports a stream closed after our own end() as cancelled: only a live job aborts.
+    call.on('cancelled', () => {
+      if (settled) return;
+      log.warn('encode cancelled by the caller');
+      controller.abort();
+    });
+    let lastSent = 0;
+    const started = Date.now();
+    runEncodeJob({
+      request,
+      workDir,
+      threads,
+      ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
+      priority: job.priority,
+      signal: controller.signal,
+      logger: log,
+      onProgress(progress) {
+        const now = Date.now();
+        if (call.cancelled || (now - lastSent < progressIntervalMs && progress.percent < 100)) return;
+        lastSent = now;
+        call.write({ progress });
+      },
+    })
+      .then((done) => {
+        settled = true;
+        this.countJob('encode', 'done');
+        log.info({ done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 }, 'encode done');
+        if (call.cancelled) return;
+        call.write({ done });
+        call.end();
       })
-        .then((done) => {
-          settled = true;
-          countJob('encode', 'done');
-          log.info({ done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 }, 'encode done');
-          if (call.cancelled) return;
-          call.write({ done });
-          call.end();
-        })
-        .catch((error: unknown) => {
-          settled = true;
-          countJob('encode', 'failed');
-          logFailure(log, error, 'encode');
-          if (!call.cancelled) call.emit('error', toGrpcStatus(error));
-        })
-        .finally(finish);
-    },
+      .catch((error: unknown) => {
+        settled = true;
+        this.countJob('encode', 'failed');
+        this.logFailure(log, error, 'encode');
+        if (!call.cancelled) call.emit('error', toGrpcStatus(error));
+      })
+      .finally(job.finish);
+  }
 
-    RaisePriority(call, callback) {
-      const log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
-      try {
-        authenticate(call.metadata);
-      } catch (error) {
-        log.warn({ err: error }, 'raise refused');
-        callback(toGrpcStatus(error));
-        return;
+  raisePriority(call: RaisePriorityCall[0], callback: RaisePriorityCall[1]): void {
+    const log = this.options.logger.child({ nodeId: this.options.nodeId(), jobId: call.request.jobId });
+    try {
+      this.authenticate(call.metadata);
+    } catch (error) {
+      log.warn({ err: error }, 'raise refused');
+      callback(toGrpcStatus(error));
+      return;
+    }
+    try {
+      const renice = this.options.jobs.raise(call.request.jobId);
+      if (!renice) {
+        log.info('raise: no encode of that job runs here');
+      } else if (renice.refused) {
+        // The encode goes on at background priority: slower for the viewer, but made.
+        const message = 'raise: the system refused to lower the nice value of ffmpeg, so a background encode a viewer waits for stays niced; '
+          + 'the node needs CAP_SYS_NICE or RLIMIT_NICE of 20 (compose: `ulimits: { nice: 20 }`)';
+        if (this.warnedNiceRefused) log.debug(message);
+        else log.warn(message);
+        this.warnedNiceRefused = true;
+      } else {
+        log.info({ threads: renice.threads }, 'encode raised: its ffmpeg runs at nice 0');
       }
-      try {
-        const renice = jobs.raise(call.request.jobId);
-        if (!renice) {
-          log.info('raise: no encode of that job runs here');
-        } else if (renice.refused) {
-          // The encode goes on at background priority: slower for the viewer, but made.
-          const message = 'raise: the system refused to lower the nice value of ffmpeg, so a background encode a viewer waits for stays niced; '
-            + 'the node needs CAP_SYS_NICE or RLIMIT_NICE of 20 (compose: `ulimits: { nice: 20 }`)';
-          if (warnedNiceRefused) log.debug(message);
-          else log.warn(message);
-          warnedNiceRefused = true;
-        } else {
-          log.info({ threads: renice.threads }, 'encode raised: its ffmpeg runs at nice 0');
-        }
-        callback(null, { running: renice !== undefined });
-      } catch (error) {
-        log.warn({ err: error }, 'raise failed');
-        callback(toGrpcStatus(error));
-      }
-    },
-
-    Thumbnail(call, callback) {
-      runUnaryJob('thumbnail', call, callback, (options) => runThumbnailJob({ request: call.request, ...options }));
-    },
-
-    Storyboard(call, callback) {
-      runUnaryJob('storyboard', call, callback, (options) => runStoryboardJob({ request: call.request, ...options }));
-    },
-  };
+      callback(null, { running: renice !== undefined });
+    } catch (error) {
+      log.warn({ err: error }, 'raise failed');
+      callback(toGrpcStatus(error));
+    }
+  }
 }

@@ -3,7 +3,8 @@
 // (@kino/proto/contract), which the orchestrator plans jobs with.
 export { startEncodeNode, createNodeLogger, nodeVersion, type EncodeNodeOptions, type EncodeNodeHandle } from './node.ts';
 export { nodeConfigShape, nodeOptionsFromConfig, parseNodeConfig, type NodeConfig } from './config.ts';
-export { NodeJobs, createEncodeServiceHandlers, type EncodeServiceOptions } from './encode-service.ts';
+export { createEncodeServiceHandlers, type EncodeServiceOptions } from './encode-service.ts';
+export { NodeJobs } from './node-jobs.ts';
 export { resolveHlsSettings, resolvePixelFormat } from './encode-settings.ts';
 export { processWorkDir } from './job-dir.ts';
 export * from './errors.ts';

@@ -1,10 +1,10 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { makeJobDir, processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
+import { makeJobDir, processWorkDir, removeLeftoverJobDirs, withJobDir } from './job-dir.ts';
 
 test('a job id with slashes and colons still gets a directory inside the work dir', async () => {
   const workDir = join(mkdtempSync(join(tmpdir(), 'kino-jobdir-')), 'not-yet-made');
@@ -33,6 +33,35 @@ test('a starting node removes the job directories of node processes that are gon
 
     assert.deepEqual(await removeLeftoverJobDirs(workDir), [left]);
     assert.deepEqual(readdirSync(workDir).sort(), [...live.map((dir) => basename(dir)), 'not-a-node-dir'].sort());
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+});
+
+test('a job directory is removed after its work, whether the work succeeded or failed', async () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'kino-jobdir-'));
+  try {
+    let used = '';
+    const result = await withJobDir(workDir, 'vid_1-thumb', 'thumb', async (dir) => {
+      used = dir;
+      writeFileSync(join(dir, 'thumbnail.jpg'), 'jpeg');
+      return 'made';
+    });
+    assert.equal(result, 'made');
+    assert.equal(dirname(used), workDir);
+    assert.equal(existsSync(used), false, 'removed after success');
+
+    const failure = new Error('ffmpeg failed');
+    await assert.rejects(
+      withJobDir(workDir, 'vid_1-thumb', 'thumb', async (dir) => {
+        used = dir;
+        writeFileSync(join(dir, 'partial.jpg'), 'jp');
+        throw failure;
+      }),
+      (error: unknown) => error === failure,
+    );
+    assert.equal(existsSync(used), false, 'removed after failure');
+    assert.deepEqual(readdirSync(workDir), []);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+// Job directories: one per job under this node process's own directory, removed whatever happens.
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -42,4 +43,17 @@ export async function removeLeftoverJobDirs(workDir: string): Promise<string[]> 
 export async function makeJobDir(workDir: string, jobId: string, fallback: string): Promise<string> {
   await mkdir(workDir, { recursive: true });
   return mkdtemp(join(workDir, `${jobId.replace(/[^A-Za-z0-9_-]/g, '_') || fallback}-`));
+}
+
+/**
+ * Runs `work` in a fresh job directory (makeJobDir) and removes the directory afterwards, whether the
+ * work succeeded, failed or was cancelled.
+ */
+export async function withJobDir<T>(workDir: string, jobId: string, fallback: string, work: (jobDir: string) => Promise<T>): Promise<T> {
+  const jobDir = await makeJobDir(workDir, jobId, fallback);
+  try {
+    return await work(jobDir);
+  } finally {
+    await rm(jobDir, { recursive: true, force: true });
+  }
 }

@@ -2,7 +2,7 @@
 // heartbeats to the registry. Served by the node's metrics server (NODE_METRICS_PORT): the node's
 // other port speaks gRPC only.
 import { Counter, Gauge, type Registry } from '@kino/infra';
-import { jobKinds, type NodeJobs } from './encode-service.ts';
+import { callKinds, type NodeJobs } from './node-jobs.ts';
 
 export function createNodeMetrics(registry: Registry, jobs: NodeJobs) {
   new Gauge({
@@ -22,7 +22,7 @@ export function createNodeMetrics(registry: Registry, jobs: NodeJobs) {
     registers: [registry],
     collect() {
       const running = jobs.runningByKind();
-      for (const kind of jobKinds) this.set({ kind }, running[kind]);
+      for (const kind of callKinds) this.set({ kind }, running[kind]);
     },
   });
   const lastHeartbeat = { at: 0 };

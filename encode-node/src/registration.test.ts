@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { RegistryClient } from '@kino/proto';
-import type { NodeJobs } from './encode-service.ts';
+import type { NodeJobs } from './node-jobs.ts';
 import { Registration } from './registration.ts';
 
 describe('Registration.registerUntilDone', () => {

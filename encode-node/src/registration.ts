@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
 import type { RegistryClient } from '@kino/proto';
-import type { NodeJobs } from './encode-service.ts';
+import type { NodeJobs } from './node-jobs.ts';
 import type { NodeMetrics } from './metrics.ts';
 
 export interface RegistrationOptions {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { pino } from 'pino';
 import { backgroundNiceness, threadNiceness } from '@kino/ffmpeg';
 import { planStoryboard } from '@kino/proto/contract';
-import { runStoryboardJob, storyboardVtt } from './storyboard-job.ts';
+import { runStoryboardJob, storyboardVtt } from './storyboard.ts';
 
 /** This process's children named `comm` (/proc, Linux): their pids. */
 function children(comm: string): number[] {

@@ -1,6 +1,7 @@
-// A storyboard (@kino/proto/contract storyboard.ts): sprite sheets of frames at a fixed interval and
-// the WebVTT mapping each interval to its tile, uploaded through their presigned PUTs.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+// Storyboard (@kino/proto/contract storyboard.ts): sprite sheets of frames at a fixed interval, read
+// by ffmpeg from the source's presigned GET, and the WebVTT mapping each interval to its tile,
+// uploaded through their presigned PUTs. It takes no slot.
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { StoryboardRequest__Output, StoryboardResult } from '@kino/proto';
@@ -14,10 +15,10 @@ import {
   type StoryboardPlan,
 } from '@kino/proto/contract';
 import { ProcessPriority, backgroundNiceness, runFfmpeg, storyboardArgs } from '@kino/ffmpeg';
-import { FfmpegFailedError, InvalidRequestError } from './errors.ts';
-import { makeJobDir } from './job-dir.ts';
-import { jpegSize } from './thumbnail-job.ts';
-import { uploadFile } from './upload.ts';
+import { FfmpegFailedError, InvalidRequestError } from '../errors.ts';
+import { withJobDir } from '../job-dir.ts';
+import { jpegSize } from '../jpeg-size.ts';
+import { uploadFile } from '../upload.ts';
 
 export interface StoryboardJobOptions {
   request: StoryboardRequest__Output;
@@ -34,8 +35,7 @@ export async function runStoryboardJob({ request, workDir, signal, logger }: Sto
   if (request.sheetUrls.length !== plan.sheets) {
     throw new InvalidRequestError(`a ${request.durationSeconds} s video has ${plan.sheets} storyboard sheets, not ${request.sheetUrls.length}`);
   }
-  const jobDir = await makeJobDir(workDir, request.jobId, 'storyboard');
-  try {
+  return withJobDir(workDir, request.jobId, 'storyboard', async (jobDir) => {
     // A storyboard decodes the whole source beside the encodes, and nobody waits for it as for an
     // encode: it runs at the background nice value, so that it never slows an encode a viewer (or a
     // just-in-time video's `ready`) waits for (docs/decisions/just-in-time.md).
@@ -59,9 +59,7 @@ export async function runStoryboardJob({ request, workDir, signal, logger }: Sto
       uploadFile(vttPath, request.vttUrl, storyboardContentTypes.vtt, signal),
     ]);
     return { sheets: plan.sheets, tiles: plan.tiles, tileWidth: tile.width, tileHeight: tile.height };
-  } finally {
-    await rm(jobDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**

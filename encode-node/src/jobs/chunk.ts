@@ -1,0 +1,88 @@
+// Chunk: the renditions of one window of a longer video (docs/architecture.md#chunked-encoding), as
+// a whole encode makes them, with the source seeked to the window's start and its segments numbered
+// and timed for the whole video. Its audio is stream-copied from the video's audio track
+// (audio_url), or from an audio head it encodes first (audio_head), or encoded for the window. It
+// uploads no playlist (the orchestrator writes the video's), and the init segment only as the first
+// chunk (every chunk writes the same one).
+import { join } from 'node:path';
+import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
+import { hlsInitName, hlsPlaylistName } from '@kino/proto/contract';
+import { audioTrackArgs, encodeEndSeconds, runFfmpeg, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
+import type { EncodeJobOptions } from '../encode-options.ts';
+import { InvalidRequestError } from '../errors.ts';
+import { checkRenditions } from '../hls-checks.ts';
+import { encodeHls } from '../hls-encode.ts';
+import { describePlan, planHlsEncode } from '../hls-plan.ts';
+import { HlsUploads } from '../hls-uploads.ts';
+import { withJobDir } from '../job-dir.ts';
+import { notScored, scoreRenditions } from '../quality-score.ts';
+import { measureRenditions } from '../rendition-done.ts';
+
+type ChunkEncode = NonNullable<EncodeRequest__Output['chunk']>;
+
+/** How far past its chunk's window an audio head runs: the AAC encoder's flushed packets land beyond it. */
+const audioHeadMarginSeconds = 1;
+
+export async function runChunkJob(options: EncodeJobOptions, source: ProbeResult__Output, chunk: ChunkEncode): Promise<EncodeDone> {
+  const { request, signal, logger, onProgress } = options;
+  let window = windowOf(chunk);
+  const plan = planHlsEncode(chunk.renditions, chunk.outputUrls, chunk.index === 0 ? [hlsInitName] : [], source, options.qualityFfmpeg);
+  logger.info({ ...describePlan(plan, source), chunk: { index: chunk.index, ...window } }, 'encode starting');
+  return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {
+    const uploads = new HlsUploads(join(jobDir, 'hls'), chunk.outputUrls, signal);
+    try {
+      const audio = plan.renditions.find((r) => r.settings.audio)?.settings.audio;
+      if (chunk.audioHead && audio) window = { ...window, audioInput: await encodeAudioHead(options, audio, window, jobDir, uploads.jobSignal) };
+      const { last, errorOutput } = await encodeHls(options, source, plan, { jobDir, uploads, window });
+      const coverage = { expectedSeconds: encodeEndSeconds(source.videoDurationSeconds, window), startSeconds: window.startSeconds, source, errorOutput };
+      const keep = (name: string) => name !== hlsPlaylistName && (name !== hlsInitName || chunk.index === 0);
+      const encoded = await checkRenditions(plan.renditions, uploads, coverage, keep, logger);
+      const files = encoded.flatMap((e) => e.files);
+      await uploads.uploadRest(files);
+      // Scored on their first segment, all renditions at once (only chunks that asked).
+      const scores = chunk.measureQuality
+        ? await scoreRenditions(options, source, encoded, { outDir: uploads.outDir, jobDir, startSeconds: window.startSeconds })
+        : notScored();
+      const renditions = await measureRenditions(uploads.outDir, encoded, scores, last);
+      onProgress({ percent: 100, encodedSeconds: renditions[0]!.durationSeconds, speed: last?.speed ?? 0 });
+      return { bytesWritten: uploads.bytes, files, renditions };
+    } finally {
+      await uploads.close();
+    }
+  });
+}
+
+/**
+ * The chunk's window of the video. Without the audio track (a frame-accurate clip's first or last
+ * segment) the chunk encodes the source's audio for its window, as a whole encode does.
+ */
+function windowOf(chunk: ChunkEncode): ChunkWindow {
+  if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
+    throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
+  }
+  if (chunk.audioHead && chunk.audioUrl) throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
+  return {
+    startSeconds: chunk.startSeconds,
+    durationSeconds: chunk.durationSeconds,
+    firstSegment: chunk.firstSegment,
+    ...(chunk.audioUrl ? { audioInput: chunk.audioUrl } : {}),
+  };
+}
+
+/**
+ * The audio head: the audio track up to the window's end, encoded as jobs/audio-track.ts encodes
+ * the track (the same packets), a second past it: the packets the encoder flushes at its end fall
+ * outside it. Returns the file the chunk copies its audio from.
+ */
+async function encodeAudioHead(
+  { request, priority, logger }: EncodeJobOptions,
+  audio: NonNullable<HlsEncodeSettings['audio']>,
+  window: ChunkWindow,
+  jobDir: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const output = join(jobDir, 'audio-head.mp4');
+  const endSeconds = window.startSeconds + window.durationSeconds + audioHeadMarginSeconds;
+  await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output, endSeconds }), { signal, logger, priority });
+  return output;
+}
