@@ -1,13 +1,13 @@
 // The API as a Fastify instance built from injected dependencies: server.ts listens with it, tests
 // call `app.inject` or listen on a free port. Everything lives under /v1/api. It puts together the
-// API (api/) and the dashboard mounted beside it (dashboard/), so it sits outside both: dashboard/
-// uses api/, never the reverse.
+// API (routes/, plugins/) and the dashboard mounted beside it (dashboard/), so it sits outside both:
+// dashboard/ uses the API's parts, never the reverse.
 import Fastify from 'fastify';
 import cors from '@fastify/cors';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import './fastify-augment.ts';
+import './http/fastify-augment.ts';
 import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
 import { answerClientError, applyHttpServerLimits, httpServerLimits, httpServerOptions, Registry } from '@kino/infra';
@@ -16,12 +16,12 @@ import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import { registerRoutes } from './routes/index.ts';
-import { scheduleUploadSweeps } from './upload-sweeps.ts';
-import { typeboxValidatorCompiler } from './validation.ts';
-import { postgresServedSegments } from './served-segments.ts';
-import { apiVersion } from './version.ts';
-import { registerApiReference } from './api-reference.ts';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { scheduleUploadSweeps } from './uploads/sweeps.ts';
+import { typeboxValidatorCompiler } from './http/validation.ts';
+import { postgresServedSegments } from './videos/served-segments.ts';
+import { apiVersion } from './http/version.ts';
+import { registerApiReference } from './http/api-reference.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.ts';
 import { OidcClient } from './sessions/oidc.ts';
 import { DashboardSessions } from './sessions/sessions.ts';
 import { dashboardCookies } from './sessions/cookies.ts';
@@ -42,7 +42,7 @@ export async function buildApp(given: ApiDeps) {
         postLogoutRedirectUri: `${config.DASHBOARD_URL}/auth/signed-out`,
       })
     : undefined;
-  // `served` reads the copy the rollup refresher keeps in PostgreSQL (served-segments.ts); tests may hand in another source.
+  // `served` reads the copy the rollup refresher keeps in PostgreSQL (videos/served-segments.ts); tests may hand in another source.
   const deps: ApiDeps = {
     ...given,
     servedSegments: given.servedSegments ?? postgresServedSegments(given.db),

@@ -17,7 +17,7 @@ import {
   listEnvironments,
   getOrganization,
 } from '@kino/database/repositories';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.ts';
 import { Envelope, Id, StringEnum, Text } from '../schemas/common.ts';
 import { accessOf } from '../plugins/access.ts';
 import { drainNode, listFarmNodes, NodeSchema } from '../routes/operators.ts';

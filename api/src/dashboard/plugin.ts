@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { ApiDeps } from '../deps.ts';
-import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
 import { authRoutes } from './auth-routes.ts';
 import { dashboardApiRoutes } from './api-routes.ts';
 import type { OidcClient } from '../sessions/oidc.ts';

@@ -31,15 +31,15 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   type ApiError,
-} from '../errors.ts';
-import type { Access, Caller, PathEnvironment } from '../fastify-augment.ts';
+} from '../http/errors.ts';
+import type { Access, Caller, PathEnvironment } from '../http/fastify-augment.ts';
 import {
   bindingWindow,
   countRequest,
   resolveRateLimits,
   rulesByCategory,
   type RateLimitWindowState,
-} from '../rate-limits.ts';
+} from './rate-limits.ts';
 import type { RouteOptions } from '../deps.ts';
 
 const COUNTER_CLEANUP_INTERVAL_MS = 10 * 60_000;

@@ -28,7 +28,7 @@ import {
 import type { Db, IdempotencyKey } from '@kino/database';
 import type { RouteOptions } from '../deps.ts';
 import { callerId } from './access.ts';
-import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../errors.ts';
+import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../http/errors.ts';
 import { ErrorSchema, IDEMPOTENCY_KEY_PATTERN } from '../schemas/common.ts';
 
 const HEADER = 'idempotency-key';

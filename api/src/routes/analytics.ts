@@ -6,10 +6,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import type { Access } from '../fastify-augment.ts';
+import type { Access } from '../http/fastify-augment.ts';
 import { accessOf, assertEnvironmentReach, environmentScope } from '../plugins/access.ts';
-import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import { CalendarDate, Envelope, EnvParams, errorResponses, Id, OrgParams } from '../schemas/common.ts';
+import { NotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors.ts';
+import { CalendarDate, Envelope, EnvParams, errorResponses, Id, OrgParams, parseCalendarDate } from '../schemas/common.ts';
 import {
   DailyRecordSchema,
   DistributionEntrySchema,
@@ -24,7 +24,6 @@ import {
   UsageRecordSchema,
 } from '../schemas/analytics.ts';
 import { AnalyticsStore, type RollupScope } from '@kino/analytics';
-import { parseCalendarDate } from '../video-parameters.ts';
 import { listEnvironments, getVideo, storedVideoDurations, videoUsageByEnvironment, listRenditions } from '@kino/database/repositories';
 
 const DAY_MS = 24 * 3600_000;

@@ -14,11 +14,11 @@ import type { Rendition, Video } from '@kino/database';
 import { createClipVideo, deleteVideoRow, listRenditions, markClipReady } from '@kino/database/repositories';
 import type { RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
-import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../errors.ts';
-import { sendVideoEvent } from '../video-events.ts';
-import { startMakeFrameAccurateClip } from '../workflows.ts';
+import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../http/errors.ts';
+import { sendVideoEvent } from '../videos/video-events.ts';
+import { startMakeFrameAccurateClip } from '../videos/workflows.ts';
 import { Envelope, errorResponses, Id, Text, withExamples } from '../schemas/common.ts';
-import { liveVideoInReach } from '../video-in-reach.ts';
+import { liveVideoInReach } from '../videos/video-in-reach.ts';
 
 const ClipBody = Type.Object({
   startTime: Type.Number({ minimum: 0, description: 'Seconds into the source where the clip starts.' }),

@@ -20,7 +20,7 @@ import {
 } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { uploadFileFields } from './uploads.ts';
-import { BadRequestError, ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, storageUnavailable, ValidationError } from '../http/errors.ts';
 import { EnvParams, Envelope, errorResponses, Id, withExamples } from '../schemas/common.ts';
 import {
   expectedPartSize,
@@ -30,10 +30,9 @@ import {
   MIN_PART_BYTES,
   MULTIPART_UPLOAD_TTL_SECONDS,
   partLayout,
-  sourceSizeProblem,
-  storageFileName,
-  UPLOAD_URL_TTL_SECONDS,
-} from '../video-parameters.ts';
+} from '../uploads/multipart-parts.ts';
+import { sourceSizeProblem, UPLOAD_URL_TTL_SECONDS } from '../uploads/upload-limits.ts';
+import { storageFileName } from '../uploads/storage-file-name.ts';
 
 const CreateBody = Type.Object({
   ...uploadFileFields,

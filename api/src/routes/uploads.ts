@@ -10,10 +10,11 @@ import { defaultUploadContentType, objectKeys, uploadContentTypes } from '@kino/
 import type { RouteOptions } from '../deps.ts';
 import { createUpload } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
-import { storageUnavailable } from '../errors.ts';
+import { storageUnavailable } from '../http/errors.ts';
 import { EnvParams, Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
 import { MAX_UPLOAD_BYTES } from '@kino/proto/contract';
-import { storageFileName, UPLOAD_URL_TTL_SECONDS } from '../video-parameters.ts';
+import { storageFileName } from '../uploads/storage-file-name.ts';
+import { UPLOAD_URL_TTL_SECONDS } from '../uploads/upload-limits.ts';
 
 /** The file an upload is for: the fields of an upload URL request, and of a multipart upload's start. */
 export const uploadFileFields = {

@@ -22,7 +22,7 @@ import {
 } from '@kino/proto/contract';
 import type { Video } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { liveVideoInReach, videoInReach } from '../video-in-reach.ts';
+import { liveVideoInReach, videoInReach } from '../videos/video-in-reach.ts';
 import {
   findUpload,
   createVideo,
@@ -49,7 +49,7 @@ import {
   storageUnavailable,
   UnprocessableEntityError,
   ValidationError,
-} from '../errors.ts';
+} from '../http/errors.ts';
 import {
   CalendarDate,
   EnvParams,
@@ -58,6 +58,7 @@ import {
   Id,
   IntegerEnum,
   OrgParams,
+  parseCalendarDate,
   StringEnum,
   Text,
   WEBHOOK_URL_PATTERN,
@@ -73,19 +74,14 @@ import {
   VideoDetailsSchema,
   VideoListItemSchema,
 } from '../schemas/videos.ts';
-import {
-  checkEncodingParameters,
-  paginationOf,
-  parseCalendarDate,
-  sourceSizeProblem,
-  withDefaultParameters,
-} from '../video-parameters.ts';
+import { checkEncodingParameters, withDefaultParameters } from '../videos/encoding-parameters.ts';
+import { sourceSizeProblem } from '../uploads/upload-limits.ts';
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '@kino/proto/contract';
 import { presentVideoListItem } from '@kino/presenters';
 import { detailsOf } from '@kino/presenters';
-import { sendVideoEvent } from '../video-events.ts';
+import { sendVideoEvent } from '../videos/video-events.ts';
 import { thumbnailUrlsFor } from '@kino/presenters';
-import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../workflows.ts';
+import { restartProcessVideo, startDeleteVideoContent, startProcessVideo, WorkflowExecutionAlreadyStartedError } from '../videos/workflows.ts';
 
 /** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
 export const ProcessBody = Type.Object({
@@ -167,6 +163,16 @@ function nameFromUrl(url: URL): string {
     }
   }
   return name.slice(0, 255);
+}
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+}
+
+export function paginationOf({ page, pageSize }: PageRequest, total: number) {
+  const totalPages = Math.ceil(total / pageSize);
+  return { total, page, pageSize, totalPages, hasNext: page < totalPages, hasPrevious: page > 1 };
 }
 
 /** Far past any real listing, and small enough that its OFFSET stays an integer PostgreSQL takes. */

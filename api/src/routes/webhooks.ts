@@ -20,7 +20,7 @@ import type { Webhook, WebhookDelivery } from '@kino/database';
 import type { FastifyRequest } from 'fastify';
 import { sendWebhookMessage } from '@kino/webhooks';
 import { accessOf } from '../plugins/access.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { resolveWebhookDestination, WebhookDestinationError, type RefusedDestination } from '@kino/webhooks';
 import { EnvParams, Envelope, errorResponses, Id, StringEnum, WEBHOOK_URL_PATTERN, withExamples } from '../schemas/common.ts';
 

@@ -2,10 +2,10 @@
 // with, so "missing", "another organization's" and "another environment's" answer alike everywhere.
 import type { Video } from '@kino/database';
 import { getVideo } from '@kino/database/repositories';
-import type { ApiDeps } from './deps.ts';
-import type { Access } from './fastify-augment.ts';
-import { assertEnvironmentReach } from './plugins/access.ts';
-import { NotFoundError } from './errors.ts';
+import type { ApiDeps } from '../deps.ts';
+import type { Access } from '../http/fastify-augment.ts';
+import { assertEnvironmentReach } from '../plugins/access.ts';
+import { NotFoundError } from '../http/errors.ts';
 
 /** The video, deleted or not: 404 `video_not_found` when missing or in another organization, 403 across environments. */
 export async function videoInReach(deps: Pick<ApiDeps, 'db'>, access: Access, videoId: string): Promise<Video> {

@@ -1,6 +1,6 @@
 // Every error the API answers with is an ApiError: an HTTP status, a stable `code` naming the
 // condition (the spec's named errors), a human `detail`, and for validation the offending fields.
-// One handler (error-handler.ts) turns them into the spec's envelope.
+// One handler (plugins/error-handler.ts) turns them into the spec's envelope.
 
 import type { FieldError } from '@kino/proto/contract';
 

@@ -7,7 +7,7 @@ import { browserUploadCorsRule, parseConfig, storageConfigShape, Storage } from 
 import { migrateToLatest, openDatabase } from '@kino/database';
 import { createApiKey, createEnvironment, createOperatorToken, createOrganization, listOrganizations } from '@kino/database/admin';
 import { ClickHouseHttp, migrateClickHouse } from '@kino/analytics';
-import { apiConfigShape } from './config.ts';
+import { apiConfigShape } from '../config.ts';
 
 /** What bootstrap reads: the API's own variables for the database, storage and analytics store. */
 export const bootstrapConfigShape = {

@@ -6,7 +6,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
-import { DATE_PATTERN, IDEMPOTENCY_KEY_PATTERN, TEXT_PATTERN, WEBHOOK_URL_PATTERN } from './schemas/common.ts';
+import { DATE_PATTERN, IDEMPOTENCY_KEY_PATTERN, TEXT_PATTERN, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
 import type { FieldError } from './errors.ts';
 
 /** What a failed check reports to Fastify: it lands in `error.validation`. */

@@ -1,8 +1,8 @@
 // What routes declare in `config`, and what the access hook leaves on the request.
 import type { ApiKey, Environment } from '@kino/database';
-import type { RateLimitCategory } from './rate-limits.ts';
+import type { RateLimitCategory } from '../plugins/rate-limits.ts';
 import type { IdempotencyKeyId } from '@kino/database/repositories';
-import type { DashboardUser } from './sessions/sessions.ts';
+import type { DashboardUser } from '../sessions/sessions.ts';
 
 /** Who is calling: an API key, or a dashboard session (which acts like a full key on its user's organizations). */
 export type Caller = { kind: 'apiKey'; key: ApiKey } | { kind: 'session'; user: DashboardUser };

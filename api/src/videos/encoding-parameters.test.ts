@@ -1,12 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import {
-  checkEncodingParameters,
-  paginationOf,
-  parseCalendarDate,
-  storageFileName,
-  withDefaultParameters,
-} from './video-parameters.ts';
+import { checkEncodingParameters, withDefaultParameters } from './encoding-parameters.ts';
 import { audioEncodingOf, defaultEncodingParameters } from '@kino/proto/contract';
 import { planLadder } from '@kino/orchestrator';
 import { renditionSpecOf } from '@kino/orchestrator';
@@ -48,44 +42,5 @@ describe('encoding parameters', () => {
       assert.equal(errors[0]?.location, 'body.maxFrameRate');
       assert.equal(errors[0]?.value, bad);
     }
-  });
-});
-
-describe('upload file names', () => {
-  it('never add path segments to the storage key', () => {
-    assert.equal(storageFileName('clip.mp4'), 'clip.mp4');
-    assert.equal(storageFileName('../../etc/passwd'), 'etc_passwd');
-    assert.equal(storageFileName('my holiday/video (1).mov'), 'my_holiday_video_1_.mov');
-    assert.equal(storageFileName('café.mp4'), 'cafe_.mp4');
-    assert.equal(storageFileName('...'), 'upload');
-    assert.equal(storageFileName('a'.repeat(500) + '.mp4').length, 120);
-  });
-});
-
-describe('dates and pages', () => {
-  it('parse real calendar dates only', () => {
-    assert.equal(parseCalendarDate('2024-02-29')?.toISOString(), '2024-02-29T00:00:00.000Z');
-    assert.equal(parseCalendarDate('2023-02-29'), undefined);
-    assert.equal(parseCalendarDate('2024-13-01'), undefined);
-  });
-
-  it('describe the page', () => {
-    assert.deepEqual(paginationOf({ page: 1, pageSize: 20 }, 0), {
-      total: 0,
-      page: 1,
-      pageSize: 20,
-      totalPages: 0,
-      hasNext: false,
-      hasPrevious: false,
-    });
-    assert.deepEqual(paginationOf({ page: 2, pageSize: 2 }, 5), {
-      total: 5,
-      page: 2,
-      pageSize: 2,
-      totalPages: 3,
-      hasNext: true,
-      hasPrevious: true,
-    });
-    assert.equal(paginationOf({ page: 3, pageSize: 2 }, 5).hasNext, false);
   });
 });

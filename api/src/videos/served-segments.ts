@@ -9,7 +9,7 @@
 import { AnalyticsStore, type AfterRecompute, type ClickHouseHttp } from '@kino/analytics';
 import type { Db } from '@kino/database';
 import { recordServedSegments, servedSegmentsOf } from '@kino/database/repositories';
-import type { ServedSegmentsSource } from './deps.ts';
+import type { ServedSegmentsSource } from '../deps.ts';
 
 /** The rollup refresher's `afterRecompute`: copies the recomputed videos' all-time segments to PostgreSQL. */
 export function copyServedSegments(db: Db, clickhouse: ClickHouseHttp): AfterRecompute {

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
-import { IntegerEnum, StringEnum } from './schemas/common.ts';
+import { IntegerEnum, StringEnum } from '../schemas/common.ts';
 import { pickValidationCode, toFieldErrors, typeboxValidatorCompiler, type ValidationIssue } from './validation.ts';
 
 function validator(schema: Parameters<typeof typeboxValidatorCompiler>[0]['schema'], httpPart: string) {

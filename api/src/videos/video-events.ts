@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookEvent, WebhookVideoStatus } from '@kino/proto/contract';
 import { listWebhookSubscribers } from '@kino/database/repositories';
-import type { ApiDeps } from './deps.ts';
+import type { ApiDeps } from '../deps.ts';
 import { loadVideoDetails, type VideoDetails } from '@kino/presenters';
 import { startDeliverWebhooks } from './workflows.ts';
 
