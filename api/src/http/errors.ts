@@ -86,3 +86,9 @@ export function storageUnavailable(error: unknown, log: { error: (o: object, m: 
   log.error({ err: error }, `${doing} failed`);
   throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
 }
+
+/** A workflow that could not be started: logged, and the 503 to answer once the caller has undone its change. */
+export function workflowServiceUnavailable(error: unknown, log: { error: (o: object, m: string) => void }, doing: string): ApiError {
+  log.error({ err: error }, `${doing} failed`);
+  return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${doing}).`);
+}

@@ -14,7 +14,7 @@ import {
   type AudioEncoding,
   type X264Preset,
 } from '@kino/proto/contract';
-import { ProcessBody } from './routes/videos.ts';
+import { ProcessBody } from './process.ts';
 import { audioBitrateKbps, presetRungs } from '@kino/orchestrator';
 
 /** The values the schema accepts for a field (the `enum` of its JSON Schema). */
