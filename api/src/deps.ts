@@ -39,6 +39,11 @@ export interface ApiDeps {
   now?: () => Date;
 }
 
+/** The app's clock: `deps.now` where a test sets it, else the system's. */
+export function clockOf(deps: Pick<ApiDeps, 'now'>): () => Date {
+  return deps.now ?? (() => new Date());
+}
+
 /** Route plugins receive the dependencies as their options. */
 export interface RouteOptions {
   deps: ApiDeps;

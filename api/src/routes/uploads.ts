@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
 import { defaultUploadContentType, objectKeys, uploadContentTypes } from '@kino/proto/contract';
-import type { RouteOptions } from '../deps.ts';
+import { clockOf, type RouteOptions } from '../deps.ts';
 import { createUpload } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { storageUnavailable } from '../http/errors.ts';
@@ -32,7 +32,7 @@ const UploadTicket = Type.Object({
 });
 
 export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
-  const now = deps.now ?? (() => new Date());
+  const now = clockOf(deps);
 
   app.post(
     '/:orgID/environments/:envID/videos/upload-url',

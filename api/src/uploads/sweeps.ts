@@ -8,6 +8,7 @@
 import type { Db } from '@kino/database';
 import type { Storage } from '@kino/infra';
 import { closeMultipartUpload, listExpiredMultipartUploads, listUnsettledUploads, markUploadsSettled } from '@kino/database/repositories';
+import { clockOf } from '../deps.ts';
 
 export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** How long after its ticket expired an original no video was made from is kept (docs/decisions/uploads.md#originals-never-processed). */
@@ -46,7 +47,7 @@ export function scheduleUploadSweeps(
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void },
   intervalMs = UPLOAD_SWEEP_INTERVAL_MS,
 ): () => void {
-  const now = deps.now ?? (() => new Date());
+  const now = clockOf(deps);
   const sweep = async (at: Date) => {
     try {
       const ids = await sweepAbandonedMultipartUploads(deps, at);
