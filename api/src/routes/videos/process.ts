@@ -30,7 +30,6 @@ export const ProcessBody = Type.Object({
   ...processOptions(),
 });
 
-
 const processValidationCodes: Record<string, string> = {
   'body.storagePath': 'invalid_storage_path',
   'body.videoQuality': 'invalid_quality_preset',
