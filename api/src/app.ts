@@ -1,13 +1,13 @@
 // The API as a Fastify instance built from injected dependencies: server.ts listens with it, tests
 // call `app.inject` or listen on a free port. Everything lives under /v1/api. It puts together the
-// API (api/) and the dashboard mounted beside it (dashboard/), so it sits outside both: dashboard/
-// uses api/, never the reverse.
+// API (routes/, plugins/) and the dashboard mounted beside it (dashboard/), so it sits outside both:
+// dashboard/ uses the API's parts, never the reverse.
 import Fastify from 'fastify';
 import cors from '@fastify/cors';
 import cookie from '@fastify/cookie';
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import './fastify-augment.ts';
+import './http/fastify-augment.ts';
 import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
 import { answerClientError, applyHttpServerLimits, httpServerLimits, httpServerOptions, Registry } from '@kino/infra';
@@ -16,12 +16,12 @@ import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import { registerRoutes } from './routes/index.ts';
-import { scheduleUploadSweeps } from './upload-sweeps.ts';
-import { typeboxValidatorCompiler } from './validation.ts';
-import { postgresServedSegments } from './served-segments.ts';
-import { apiVersion } from './version.ts';
-import { registerApiReference } from './api-reference.ts';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { scheduleUploadSweeps } from './uploads/sweeps.ts';
+import { typeboxValidatorCompiler } from './http/validation.ts';
+import { postgresServedSegments } from './videos/served-segments.ts';
+import { apiVersion } from './http/version.ts';
+import { registerApiReference } from './http/api-reference.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.ts';
 import { OidcClient } from './sessions/oidc.ts';
 import { DashboardSessions } from './sessions/sessions.ts';
 import { dashboardCookies } from './sessions/cookies.ts';
@@ -29,39 +29,69 @@ import { dashboardPlugin } from './dashboard/plugin.ts';
 
 export const API_PREFIX = '/v1/api';
 
+/** The OpenAPI document of the API (@fastify/swagger), made of every route's schemas. */
+const openApiDocument: FastifyDynamicSwaggerOptions = {
+  openapi: {
+    openapi: '3.0.3',
+    info: {
+      title: 'Kino API',
+      version: apiVersion,
+      description:
+        'Video hosting and delivery: signed uploads, transcoding to HLS, management and analytics. ' +
+        'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`. ' +
+        'Every response carries `X-Request-Id` (the one the request sent, when it is 1-128 characters of ' +
+        '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it. ' +
+        'Every POST takes an optional `Idempotency-Key` (a retry with the same key answers the first response). ' +
+        'This document is served at `/v1/api/openapi.json` and rendered at `/v1/api/docs`.',
+    },
+    servers: [{ url: API_PREFIX }],
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+    },
+    security: [{ apiKey: [] }],
+  },
+  // Paths in the document are relative to the server URL above, like the spec's.
+  transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
+};
+
+/**
+ * The dashboard's sign-in and sessions when it is configured (config.ts requires the provider's
+ * settings with DASHBOARD_URL); sessions a test hands in win.
+ */
+function dashboardSignIn(given: ApiDeps): { oidc?: OidcClient; dashboard?: ApiDeps['dashboard'] } {
+  const { config } = given;
+  if (!config.DASHBOARD_URL) return { dashboard: given.dashboard };
+  const oidc = new OidcClient({
+    issuer: config.OIDC_ISSUER!,
+    clientId: config.OIDC_CLIENT_ID!,
+    clientSecret: config.OIDC_CLIENT_SECRET!,
+    scopes: config.OIDC_SCOPES,
+    redirectUri: `${config.DASHBOARD_URL}/auth/callback`,
+    postLogoutRedirectUri: `${config.DASHBOARD_URL}/auth/signed-out`,
+  });
+  const dashboard = given.dashboard ?? {
+    sessions: new DashboardSessions({
+      db: given.db,
+      oidc,
+      secret: config.DASHBOARD_SESSION_SECRET!,
+      idleMs: config.DASHBOARD_SESSION_IDLE_HOURS * 3600_000,
+      organizationsClaim: config.OIDC_ORGANIZATIONS_CLAIM,
+      logger: given.logger,
+      now: given.now,
+    }),
+    cookies: dashboardCookies(config.DASHBOARD_URL),
+  };
+  return { oidc, dashboard };
+}
+
 export async function buildApp(given: ApiDeps) {
   const { config } = given;
-  // The dashboard's sign-in, when configured (config.ts requires the provider's settings with DASHBOARD_URL).
-  const oidc = config.DASHBOARD_URL
-    ? new OidcClient({
-        issuer: config.OIDC_ISSUER!,
-        clientId: config.OIDC_CLIENT_ID!,
-        clientSecret: config.OIDC_CLIENT_SECRET!,
-        scopes: config.OIDC_SCOPES,
-        redirectUri: `${config.DASHBOARD_URL}/auth/callback`,
-        postLogoutRedirectUri: `${config.DASHBOARD_URL}/auth/signed-out`,
-      })
-    : undefined;
-  // `served` reads the copy the rollup refresher keeps in PostgreSQL (served-segments.ts); tests may hand in another source.
+  const { oidc, dashboard } = dashboardSignIn(given);
+  // `served` reads the copy the rollup refresher keeps in PostgreSQL (videos/served-segments.ts); tests may hand in another source.
   const deps: ApiDeps = {
     ...given,
     servedSegments: given.servedSegments ?? postgresServedSegments(given.db),
-    dashboard:
-      given.dashboard ??
-      (oidc
-        ? {
-            sessions: new DashboardSessions({
-              db: given.db,
-              oidc,
-              secret: config.DASHBOARD_SESSION_SECRET!,
-              idleMs: config.DASHBOARD_SESSION_IDLE_HOURS * 3600_000,
-              organizationsClaim: config.OIDC_ORGANIZATIONS_CLAIM,
-              logger: given.logger,
-              now: given.now,
-            }),
-            cookies: dashboardCookies(config.DASHBOARD_URL!),
-          }
-        : undefined),
+    dashboard,
   };
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -107,29 +137,7 @@ export async function buildApp(given: ApiDeps) {
     maxAge: 3600,
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Kino API',
-        version: apiVersion,
-        description:
-          'Video hosting and delivery: signed uploads, transcoding to HLS, management and analytics. ' +
-          'Every successful response is `{ "body": ... }`; errors are `{ title, status, detail, code, errors? }`. ' +
-          'Every response carries `X-Request-Id` (the one the request sent, when it is 1-128 characters of ' +
-          '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it. ' +
-          'Every POST takes an optional `Idempotency-Key` (a retry with the same key answers the first response). ' +
-          'This document is served at `/v1/api/openapi.json` and rendered at `/v1/api/docs`.',
-      },
-      servers: [{ url: API_PREFIX }],
-      components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
-      },
-      security: [{ apiKey: [] }],
-    },
-    // Paths in the document are relative to the server URL above, like the spec's.
-    transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
-  });
+  await app.register(swagger, openApiDocument);
 
   // Counts every request, errors and refusals included, so it goes first; serves GET /metrics.
   await app.register(metricsPlugin, { deps, registry: deps.metricsRegistry ?? new Registry() });

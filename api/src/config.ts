@@ -2,7 +2,7 @@
 // missing value stops the process at start with a message naming every such variable (parseApiConfig).
 import { env, metricsConfigShape, parseConfig, publicStorageConfigShape, storageConfigShape, z, type CrossCheck } from '@kino/infra';
 import { isKeyEncryptionKey } from '@kino/database';
-import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './rate-limits.ts';
+import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './plugins/rate-limits.ts';
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
 export const originPattern = /^https?:\/\/[^/\s:]+(:\d+)?$/;

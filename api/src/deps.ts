@@ -4,12 +4,12 @@ import type { ClickHouseHttp } from '@kino/analytics';
 import type { Logger, Registry, Storage } from '@kino/infra';
 import type { Db } from '@kino/database';
 import type { ApiConfig } from './config.ts';
-import type { RateLimitOverrides } from './rate-limits.ts';
+import type { RateLimitOverrides } from './plugins/rate-limits.ts';
 import type { DashboardSessions } from './sessions/sessions.ts';
 import type { DashboardCookies } from './sessions/cookies.ts';
 import type { HostResolver } from '@kino/webhooks';
 
-/** Segments served per video, for the `served` estimate (api/served-segments.ts). */
+/** Segments served per video, for the `served` estimate (videos/served-segments.ts). */
 export interface ServedSegmentsSource {
   segmentsServed(orgId: string, videoIds: string[]): Promise<Map<string, number>>;
 }
@@ -37,6 +37,11 @@ export interface ApiDeps {
   maxSourceBytes?: number;
   /** The clock of rate-limit windows and upload expiry. */
   now?: () => Date;
+}
+
+/** The app's clock: `deps.now` where a test sets it, else the system's. */
+export function clockOf(deps: Pick<ApiDeps, 'now'>): () => Date {
+  return deps.now ?? (() => new Date());
 }
 
 /** Route plugins receive the dependencies as their options. */

@@ -6,7 +6,7 @@ import { migrateToLatest, openDatabase, KeyEncryption, sealPlaintextSigningKeys 
 import type { ApiConfig } from './config.ts';
 import { API_PREFIX, buildApp, type ApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
-import { copyServedSegments } from './served-segments.ts';
+import { copyServedSegments } from './videos/served-segments.ts';
 
 export interface RunningApi {
   app: ApiApp;

@@ -68,10 +68,10 @@ test('every topic has a description of its own, shown by its --help', async () =
  * resolution), which themselves import nothing heavier.
  */
 const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts', 'environment-settings.ts'].map((m) => join(cliDir, 'src', m));
-// the API package's base of the `admin` commands (a process package's own, not the CLI's).
-lightModules.push(join(cliDir, '..', 'api', 'src', 'admin-command.ts'));
+// the API package's base of the `admin` commands (a process package's own, not the CLI's), in its admin/ folder.
+lightModules.push(join(cliDir, '..', 'api', 'src', 'admin', 'admin-command.ts'));
 const lightNames = lightModules.map((path) => path.split('/').at(-1)!.replace('.', '\\.'));
-const lightImport = new RegExp(`from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(${lightNames.join('|')}))'|^import type `);
+const lightImport = new RegExp(`from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(admin/)?(${lightNames.join('|')}))'|^import type `);
 
 function valueImports(file: string): string[] {
   return readFileSync(file, 'utf8').match(/^import .* from '([^']+)';$/gm) ?? [];

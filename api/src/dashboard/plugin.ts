@@ -8,9 +8,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { ApiDeps } from '../deps.ts';
-import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
 import { authRoutes } from './auth-routes.ts';
-import { dashboardApiRoutes } from './api-routes.ts';
+import { dashboardSessionRoutes } from './api/session.ts';
+import { dashboardKeyRoutes } from './api/keys.ts';
+import { dashboardEnvironmentRoutes } from './api/environments.ts';
+import { dashboardFarmRoutes } from './api/farm.ts';
 import type { OidcClient } from '../sessions/oidc.ts';
 
 /** `npm run build -w @kino/dashboard` writes it; the setup step of `npm run dev` and `npm test` runs that. */
@@ -65,7 +68,10 @@ export async function dashboardPlugin(app: FastifyInstance, { deps, oidc }: { de
   app.addHook('onClose', async () => clearInterval(sweep));
 
   await app.register(authRoutes, { deps, oidc, dashboardUrl });
-  await app.register(dashboardApiRoutes, { deps });
+  await app.register(dashboardSessionRoutes, { deps });
+  await app.register(dashboardKeyRoutes, { deps });
+  await app.register(dashboardEnvironmentRoutes, { deps });
+  await app.register(dashboardFarmRoutes, { deps });
 
   await app.register(fastifyStatic, {
     root: `${dashboardDistDir}assets`,

@@ -31,16 +31,16 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   type ApiError,
-} from '../errors.ts';
-import type { Access, Caller, PathEnvironment } from '../fastify-augment.ts';
+} from '../http/errors.ts';
+import type { Access, Caller, PathEnvironment } from '../http/fastify-augment.ts';
 import {
   bindingWindow,
   countRequest,
   resolveRateLimits,
   rulesByCategory,
   type RateLimitWindowState,
-} from '../rate-limits.ts';
-import type { RouteOptions } from '../deps.ts';
+} from './rate-limits.ts';
+import { clockOf, type RouteOptions } from '../deps.ts';
 
 const COUNTER_CLEANUP_INTERVAL_MS = 10 * 60_000;
 const COUNTER_RETENTION_MS = 24 * 3600_000;
@@ -174,7 +174,7 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
 
 async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promise<void> {
   const rules = resolveRateLimits({ ...deps.config.RATE_LIMITS, ...deps.rateLimits });
-  const now = deps.now ?? (() => new Date());
+  const now = clockOf(deps);
   const memory: AccessMemory = { keyTouches: new Map(), environments: new Map() };
 
   app.addHook('onRequest', async (request, reply) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { StorageUnavailableError } from '@kino/infra';
 import errorHandlerPlugin from './error-handler.ts';
-import { ConflictError } from '../errors.ts';
+import { ConflictError } from '../http/errors.ts';
 import { DatabaseUnavailableError } from '@kino/database';
 
 async function appWith(handler: () => Promise<unknown>) {

@@ -14,12 +14,12 @@ import {
   UnsupportedMediaTypeError,
   UriTooLongError,
   ValidationError,
-} from '../errors.ts';
+} from '../http/errors.ts';
 import { StorageUnavailableError } from '@kino/infra';
 import { errorEnvelope } from '@kino/proto/contract';
 import { DatabaseUnavailableError } from '@kino/database';
 import { ErrorSchema } from '../schemas/common.ts';
-import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../validation.ts';
+import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../http/validation.ts';
 
 /** Fastify's own request errors, by code, as named conditions. */
 const fastifyRequestErrors: Record<string, () => ApiError> = {

@@ -26,9 +26,9 @@ import {
   type IdempotencyKeyId,
 } from '@kino/database/repositories';
 import type { Db, IdempotencyKey } from '@kino/database';
-import type { RouteOptions } from '../deps.ts';
+import { clockOf, type RouteOptions } from '../deps.ts';
 import { callerId } from './access.ts';
-import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../errors.ts';
+import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../http/errors.ts';
 import { ErrorSchema, IDEMPOTENCY_KEY_PATTERN } from '../schemas/common.ts';
 
 const HEADER = 'idempotency-key';
@@ -85,7 +85,7 @@ async function claimKey(db: Db, id: IdempotencyKeyId, fingerprint: string, at: D
 }
 
 async function idempotencyPlugin(app: FastifyInstance, { deps }: RouteOptions): Promise<void> {
-  const now = deps.now ?? (() => new Date());
+  const now = clockOf(deps);
 
   // Every POST accepts the header: validated, with its named code, and listed in the OpenAPI document.
   app.addHook('onRoute', (route) => {

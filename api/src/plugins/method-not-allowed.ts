@@ -5,7 +5,7 @@
 // OPTIONS stays with CORS (preflights on every path); HEAD comes with each GET.
 import type { FastifyBaseLogger, FastifyInstance, FastifyTypeProvider, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MethodNotAllowedError } from '../errors.ts';
+import { MethodNotAllowedError } from '../http/errors.ts';
 
 export interface DeclaredMethods {
   /** Adds the 405 routes; call once every route is registered. */

@@ -12,13 +12,15 @@ import { newId } from '@kino/infra';
 import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, renderMediaPlaylist, selectClipSegments, clipCuts, type ClipSegments } from '@kino/proto/contract';
 import type { Rendition, Video } from '@kino/database';
 import { createClipVideo, deleteVideoRow, listRenditions, markClipReady } from '@kino/database/repositories';
-import type { RouteOptions } from '../deps.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
-import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../errors.ts';
-import { sendVideoEvent } from '../video-events.ts';
-import { startMakeFrameAccurateClip } from '../workflows.ts';
-import { Envelope, errorResponses, Id, Text, withExamples } from '../schemas/common.ts';
-import { liveVideoInReach } from '../video-in-reach.ts';
+import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../http/errors.ts';
+import { sendVideoEvent } from '../videos/video-events.ts';
+import { startMakeFrameAccurateClip } from '../videos/workflows.ts';
+import { Envelope, errorResponses, Text, withExamples } from '../schemas/common.ts';
+import { VideoParams } from '../schemas/videos.ts';
+import { liveVideoInReach } from '../videos/video-in-reach.ts';
 
 const ClipBody = Type.Object({
   startTime: Type.Number({ minimum: 0, description: 'Seconds into the source where the clip starts.' }),
@@ -37,8 +39,6 @@ const ClipBody = Type.Object({
   ),
 });
 
-const VideoParams = Type.Object({ orgID: Id, publicID: Id });
-
 /** A range ending this close past the duration is at the end (durations are measured, not exact). */
 const durationTolerance = 0.001;
 
@@ -49,6 +49,69 @@ function invalidRange(message: string, location: string, value: unknown): never 
 /** The rendition's playlist in storage: its folder is named after the key (`720p`, `720p-av1`). */
 function playlistKeyOf(videoId: string, rendition: Rendition): string {
   return objectKeys.renditionPlaylist(videoId, rendition.key);
+}
+
+/**
+ * What a clip may be cut from, and its range: 409 video_not_ready unless the source is ready with a
+ * complete ladder, 400 invalid_request from a clip that cannot be cut again, 400 invalid_clip_range
+ * unless 0 ≤ startTime < endTime ≤ duration.
+ */
+export function assertClippable(
+  source: Pick<Video, 'id' | 'status' | 'segments_pending' | 'clip_own_segments' | 'clip_of_video_id' | 'duration_seconds'>,
+  { startTime, endTime, frameAccurate }: { startTime: number; endTime: number; frameAccurate: boolean },
+): void {
+  if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
+  // A clip plays its source's segments as they are: a just-in-time video's ladder must be complete first.
+  if (source.segments_pending) throw new ConflictError('video_not_ready', `Video ${source.id} is still making its segments: clips are cut from a complete ladder. Try again in a moment.`);
+  // A frame-accurate clip's end segments are its own objects and it has no original upload: a
+  // clip of it would have to be cut from its source, which the caller can do (clipOf) as well.
+  if (source.clip_own_segments.length > 0 || (frameAccurate && source.clip_of_video_id !== null)) {
+    throw new ValidationError('invalid_request', `Video ${source.id} is a clip: cut a frame-accurate clip, or any clip of one, from its source (clipOf.videoId), its range moved by clipOf.startTime.`, [
+      { message: 'the video is a clip', location: 'path.publicID', value: source.id },
+    ]);
+  }
+  if (startTime >= endTime) invalidRange('startTime must be before endTime', 'body.startTime', startTime);
+  const duration = source.duration_seconds ?? 0;
+  if (endTime > duration + durationTolerance) invalidRange(`endTime must be at most the video's duration (${duration} s)`, 'body.endTime', endTime);
+}
+
+/**
+ * The source's master playlist and, per rendition, the segments the range overlaps. Every
+ * rendition is cut on the same segment grid, so each selects the same segments.
+ */
+async function readSourcePlaylists(
+  deps: Pick<ApiDeps, 'storage'>,
+  log: FastifyBaseLogger,
+  source: Video,
+  renditions: Rendition[],
+  startTime: number,
+  endTime: number,
+): Promise<{ master: Buffer; selections: ClipSegments[] }> {
+  let master: Buffer | undefined;
+  let playlists: (Buffer | undefined)[];
+  try {
+    [master, ...playlists] = await Promise.all([
+      deps.storage.get(objectKeys.master(source.id)),
+      ...renditions.map((rendition) => deps.storage.get(playlistKeyOf(source.id, rendition))),
+    ]);
+  } catch (error) {
+    storageUnavailable(error, log, 'reading a video\'s playlists');
+  }
+  if (!master || renditions.length === 0 || playlists.some((p) => !p)) {
+    throw new Error(`ready video ${source.id} is missing a playlist in storage`);
+  }
+  const selections = playlists.map((playlist) => {
+    try {
+      return selectClipSegments(mediaPlaylistDurations(playlist!.toString('utf8')), startTime, endTime);
+    } catch {
+      return invalidRange('the range holds no segment of the video', 'body.startTime', startTime);
+    }
+  });
+  const [first] = selections;
+  if (selections.some((s) => s.firstSegment !== first!.firstSegment || s.durations.length !== first!.durations.length)) {
+    throw new Error(`the renditions of video ${source.id} are not cut on one segment grid`);
+  }
+  return { master, selections };
 }
 
 export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
@@ -83,24 +146,12 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
     },
     async (request) => {
       const source = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
-      if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
-      // A clip plays its source's segments as they are: a just-in-time video's ladder must be complete first.
-      if (source.segments_pending) throw new ConflictError('video_not_ready', `Video ${source.id} is still making its segments: clips are cut from a complete ladder. Try again in a moment.`);
       const { startTime, endTime } = request.body;
       const frameAccurate = request.body.frameAccurate ?? false;
-      // A frame-accurate clip's end segments are its own objects and it has no original upload: a
-      // clip of it would have to be cut from its source, which the caller can do (clipOf) as well.
-      if (source.clip_own_segments.length > 0 || (frameAccurate && source.clip_of_video_id !== null)) {
-        throw new ValidationError('invalid_request', `Video ${source.id} is a clip: cut a frame-accurate clip, or any clip of one, from its source (clipOf.videoId), its range moved by clipOf.startTime.`, [
-          { message: 'the video is a clip', location: 'path.publicID', value: source.id },
-        ]);
-      }
-      if (startTime >= endTime) invalidRange('startTime must be before endTime', 'body.startTime', startTime);
-      const duration = source.duration_seconds ?? 0;
-      if (endTime > duration + durationTolerance) invalidRange(`endTime must be at most the video's duration (${duration} s)`, 'body.endTime', endTime);
+      assertClippable(source, { startTime, endTime, frameAccurate });
 
       const renditions = await listRenditions(deps.db, source.id);
-      const { master, selections } = await readSourcePlaylists(source, renditions, startTime, endTime);
+      const { master, selections } = await readSourcePlaylists(deps, request.log, source, renditions, startTime, endTime);
       const first = selections[0]!;
 
       const clipId = newId('vid');
@@ -149,41 +200,4 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
       return { body: { videoID: clipId } };
     },
   );
-
-  /**
-   * The source's master playlist and, per rendition, the segments the range overlaps. Every
-   * rendition is cut on the same segment grid, so each selects the same segments.
-   */
-  async function readSourcePlaylists(
-    source: Video,
-    renditions: Rendition[],
-    startTime: number,
-    endTime: number,
-  ): Promise<{ master: Buffer; selections: ClipSegments[] }> {
-    let master: Buffer | undefined;
-    let playlists: (Buffer | undefined)[];
-    try {
-      [master, ...playlists] = await Promise.all([
-        deps.storage.get(objectKeys.master(source.id)),
-        ...renditions.map((rendition) => deps.storage.get(playlistKeyOf(source.id, rendition))),
-      ]);
-    } catch (error) {
-      storageUnavailable(error, app.log, 'reading a video\'s playlists');
-    }
-    if (!master || renditions.length === 0 || playlists.some((p) => !p)) {
-      throw new Error(`ready video ${source.id} is missing a playlist in storage`);
-    }
-    const selections = playlists.map((playlist) => {
-      try {
-        return selectClipSegments(mediaPlaylistDurations(playlist!.toString('utf8')), startTime, endTime);
-      } catch {
-        return invalidRange('the range holds no segment of the video', 'body.startTime', startTime);
-      }
-    });
-    const [first] = selections;
-    if (selections.some((s) => s.firstSegment !== first!.firstSegment || s.durations.length !== first!.durations.length)) {
-      throw new Error(`the renditions of video ${source.id} are not cut on one segment grid`);
-    }
-    return { master, selections };
-  }
 };

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Environment } from '@kino/database';
 import type { RouteOptions } from '../deps.ts';
 import { listEnvironments, setEnvironmentJustInTime } from '@kino/database/repositories';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../http/errors.ts';
 import { accessOf, environmentScope } from '../plugins/access.ts';
 import { Envelope, EnvParams, errorResponses, OrgParams, withExamples } from '../schemas/common.ts';
 

@@ -7,7 +7,7 @@ import { pingDatabase } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { errorEnvelope } from '@kino/proto/contract';
 import { Envelope, StringEnum } from '../schemas/common.ts';
-import { apiVersion } from '../version.ts';
+import { apiVersion } from '../http/version.ts';
 
 const CHECK_TIMEOUT_MS = 3000;
 

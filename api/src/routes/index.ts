@@ -1,17 +1,33 @@
-// Every route of the API, by resource. Each module is a plugin receiving the dependencies.
+// Every route of the API, by resource. Each module is a plugin receiving the dependencies; the order
+// here is the order of the OpenAPI document's paths.
 import type { FastifyInstance } from 'fastify';
 import type { RouteOptions } from '../deps.ts';
 import { healthRoutes } from './health.ts';
 import { environmentRoutes } from './environments.ts';
 import { uploadRoutes } from './uploads.ts';
-import { multipartUploadRoutes } from './multipart-uploads.ts';
-import { videoRoutes } from './videos.ts';
-import { webhookRoutes } from './webhooks.ts';
+import { startMultipartUploadRoutes } from './multipart-uploads/start.ts';
+import { multipartPartUrlRoutes } from './multipart-uploads/part-urls.ts';
+import { multipartPartsRoutes } from './multipart-uploads/parts.ts';
+import { completeMultipartUploadRoutes } from './multipart-uploads/complete.ts';
+import { abortMultipartUploadRoutes } from './multipart-uploads/abort.ts';
+import { processVideoRoutes } from './videos/process.ts';
+import { ingestVideoRoutes } from './videos/ingest.ts';
+import { listVideoRoutes } from './videos/list.ts';
+import { videoDetailsRoutes } from './videos/details.ts';
+import { updateVideoRoutes } from './videos/update.ts';
+import { retryVideoRoutes } from './videos/retry.ts';
+import { deleteVideoRoutes } from './videos/delete.ts';
+import { webhookRegistrationRoutes } from './webhooks/registration.ts';
+import { webhookDeliveryRoutes } from './webhooks/deliveries.ts';
 import { shareLinkRoutes } from './share-links.ts';
 import { captionRoutes } from './captions.ts';
 import { clipRoutes } from './clips.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
-import { analyticsRoutes } from './analytics.ts';
+import { usageRoutes } from './analytics/usage.ts';
+import { dailyRoutes } from './analytics/daily.ts';
+import { storageRoutes } from './analytics/storage.ts';
+import { resolutionDistributionRoutes } from './analytics/resolution-distribution.ts';
+import { videoResolutionRoutes } from './analytics/video-resolutions.ts';
 import { playbackRoutes } from './playback.ts';
 import { operatorRoutes } from './operators.ts';
 
@@ -19,14 +35,29 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(healthRoutes, options);
   await api.register(environmentRoutes, options);
   await api.register(uploadRoutes, options);
-  await api.register(multipartUploadRoutes, options);
-  await api.register(videoRoutes, options);
-  await api.register(webhookRoutes, options);
+  await api.register(startMultipartUploadRoutes, options);
+  await api.register(multipartPartUrlRoutes, options);
+  await api.register(multipartPartsRoutes, options);
+  await api.register(completeMultipartUploadRoutes, options);
+  await api.register(abortMultipartUploadRoutes, options);
+  await api.register(processVideoRoutes, options);
+  await api.register(ingestVideoRoutes, options);
+  await api.register(listVideoRoutes, options);
+  await api.register(videoDetailsRoutes, options);
+  await api.register(updateVideoRoutes, options);
+  await api.register(retryVideoRoutes, options);
+  await api.register(deleteVideoRoutes, options);
+  await api.register(webhookRegistrationRoutes, options);
+  await api.register(webhookDeliveryRoutes, options);
   await api.register(shareLinkRoutes, options);
   await api.register(captionRoutes, options);
   await api.register(clipRoutes, options);
   await api.register(thumbnailRoutes, options);
-  await api.register(analyticsRoutes, options);
+  await api.register(usageRoutes, options);
+  await api.register(dailyRoutes, options);
+  await api.register(storageRoutes, options);
+  await api.register(resolutionDistributionRoutes, options);
+  await api.register(videoResolutionRoutes, options);
   await api.register(playbackRoutes, options);
   await api.register(operatorRoutes, options);
 }

@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import type { RouteOptions } from '../deps.ts';
 import type { EncodeNode, Db } from '@kino/database';
 import { findActiveOperatorToken, listEncodeNodesWithLoad, setNodeDrainRequested, touchOperatorToken } from '@kino/database/repositories';
-import { NotFoundError, UnauthorizedError } from '../errors.ts';
+import { NotFoundError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Id, StringEnum } from '../schemas/common.ts';
 
 export const NodeSchema = Type.Object({

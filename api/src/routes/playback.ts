@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteOptions } from '../deps.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
 import { Envelope, errorResponses, OrgParams, StringEnum } from '../schemas/common.ts';
 import { getVideo } from '@kino/database/repositories';

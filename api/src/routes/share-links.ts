@@ -6,10 +6,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { shareLinkLimits, shareLinkPaths } from '@kino/proto/contract';
 import type { ShareLink } from '@kino/database';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
-import { liveVideoInReach } from '../video-in-reach.ts';
+import { liveVideoInReach } from '../videos/video-in-reach.ts';
 import { createShareLink, listShareLinks, revokeShareLink } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../http/errors.ts';
 import { Envelope, errorResponses, StringEnum, withExamples } from '../schemas/common.ts';
 
 const ShareLinkSchema = Type.Object({

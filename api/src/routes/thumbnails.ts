@@ -8,10 +8,10 @@ import { objectKeys } from '@kino/proto/contract';
 import type { RouteOptions } from '../deps.ts';
 import { getVideo, setDefaultThumbnail } from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
-import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors.ts';
 import { Envelope, errorResponses, withExamples } from '../schemas/common.ts';
 import { thumbnailUrlsFor } from '@kino/presenters';
-import { makeCustomThumbnail } from '../workflows.ts';
+import { makeCustomThumbnail } from '../videos/workflows.ts';
 
 const Body = Type.Object({
   timestamp: Type.Number({ minimum: 0, description: 'Seconds into the video.' }),

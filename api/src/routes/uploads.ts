@@ -7,13 +7,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
 import { defaultUploadContentType, objectKeys, uploadContentTypes } from '@kino/proto/contract';
-import type { RouteOptions } from '../deps.ts';
+import { clockOf, type RouteOptions } from '../deps.ts';
 import { createUpload } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
-import { storageUnavailable } from '../errors.ts';
+import { storageUnavailable } from '../http/errors.ts';
 import { EnvParams, Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
 import { MAX_UPLOAD_BYTES } from '@kino/proto/contract';
-import { storageFileName, UPLOAD_URL_TTL_SECONDS } from '../video-parameters.ts';
+import { storageFileName } from '../uploads/storage-file-name.ts';
+import { UPLOAD_URL_TTL_SECONDS } from '../uploads/upload-limits.ts';
 
 /** The file an upload is for: the fields of an upload URL request, and of a multipart upload's start. */
 export const uploadFileFields = {
@@ -31,7 +32,7 @@ const UploadTicket = Type.Object({
 });
 
 export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
-  const now = deps.now ?? (() => new Date());
+  const now = clockOf(deps);
 
   app.post(
     '/:orgID/environments/:envID/videos/upload-url',

@@ -1,7 +1,6 @@
 // Schema helpers shared by the routes. TypeBox schemas are plain JSON Schema: the same objects
-// validate requests (validation.ts), serialize responses and feed the OpenAPI document.
+// validate requests (http/validation.ts), serialize responses and feed the OpenAPI document.
 import { FormatRegistry, Kind, Type, TypeRegistry, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { parseCalendarDate } from '../video-parameters.ts';
 
 // A closed set of values, written `{type, enum}` in the OpenAPI document (a union of literals would
 // become an unreadable anyOf there).
@@ -17,6 +16,12 @@ export function IntegerEnum<const T extends readonly number[]>(values: T, option
 
 /** A calendar date, YYYY-MM-DD. */
 export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
+/** A calendar date (YYYY-MM-DD, already pattern-checked) as the UTC midnight it starts, if it exists. */
+export function parseCalendarDate(text: string): Date | undefined {
+  const date = new Date(`${text}T00:00:00.000Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text ? undefined : date;
+}
 
 // `format: date` (RFC 3339 full-date) says in the OpenAPI document that a day must exist, which the
 // pattern alone cannot: clients and fuzzers then send real dates. Handlers read such a parameter

@@ -1,7 +1,12 @@
-// The video resources of the spec: list item, details, ladder entry, pagination.
+// The video resources of the spec: list item, details, ladder entry, pagination; the paths naming a video.
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from './common.ts';
+import { Id, StringEnum } from './common.ts';
 import { additionalVideoCodecs, encodingModes, videoCodecs, videoQualities, videoStatuses } from '@kino/proto/contract';
+
+/** `/{orgID}/videos/{publicID}/...`: a video's path. */
+export const VideoParams = Type.Object({ orgID: Id, publicID: Id });
+/** `/{orgID}/videos/{videoID}`: DELETE's and PATCH's path. */
+export const VideoIdParams = Type.Object({ orgID: Id, videoID: Id });
 
 /** A video's metadata as answered: only the fields that are set. */
 export const VideoMetadataSchema = Type.Object(

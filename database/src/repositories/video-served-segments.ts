@@ -1,5 +1,5 @@
 // The all-time segments served per video, a copy of the analytics rollups' figure kept by the API's
-// rollup refresher (api/src/served-segments.ts): lists and details read it here, one indexed query a page.
+// rollup refresher (api/src/videos/served-segments.ts): lists and details read it here, one indexed query a page.
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.ts';
-import type { BootstrapResult } from '../../bootstrap.ts';
+import { AdminCommand } from '../../admin/admin-command.ts';
+import type { BootstrapResult } from '../../admin/bootstrap.ts';
 
 export default class AdminBootstrap extends AdminCommand {
   static override description = [
@@ -24,7 +24,7 @@ export default class AdminBootstrap extends AdminCommand {
 
   async run(): Promise<BootstrapResult> {
     const { checkConfig, reportConfigCheck } = await import('@kino/infra');
-    const { bootstrap, bootstrapConfigShape, parseBootstrapConfig } = await import('../../bootstrap.ts');
+    const { bootstrap, bootstrapConfigShape, parseBootstrapConfig } = await import('../../admin/bootstrap.ts');
     const { originPattern } = await import('../../config.ts');
     const { flags } = await this.parse(AdminBootstrap);
     const corsOrigins = (flags['cors-origin'] ?? []).map((origin) => origin.trim().replace(/\/$/, ''));

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../../admin-command.ts';
+import { AdminCommand } from '../../../admin/admin-command.ts';
 
 export interface CreatedKey {
   /** The key in clear: printed this once, stored nowhere. */

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { AdminCommand } from '../../../admin-command.ts';
+import { AdminCommand } from '../../../admin/admin-command.ts';
 
 export default class AdminKeyRevoke extends AdminCommand {
   static override description = 'Revoke an API key: requests with it get 401 from now on. Revoking twice is harmless.';

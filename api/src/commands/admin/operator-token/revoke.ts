@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { AdminCommand } from '../../../admin-command.ts';
+import { AdminCommand } from '../../../admin/admin-command.ts';
 
 export default class AdminOperatorTokenRevoke extends AdminCommand {
   static override description = "Revoke an operator token: the operators' interface answers 401 to it from now on. Revoking twice is harmless.";

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../../admin-command.ts';
+import { AdminCommand } from '../../../admin/admin-command.ts';
 
 export default class AdminOrgCreate extends AdminCommand {
   static override description = 'Create an organization (DATABASE_URL, or the dev stack database of .kino/dev.json).';

@@ -1,4 +1,4 @@
-import { AdminCommand } from '../../../admin-command.ts';
+import { AdminCommand } from '../../../admin/admin-command.ts';
 
 export default class AdminOrgList extends AdminCommand {
   static override description = 'List organizations.';

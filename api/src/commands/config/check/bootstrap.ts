@@ -13,7 +13,7 @@ export default class ConfigCheckBootstrap extends Command {
   async run(): Promise<void> {
     const { flags } = await this.parse(ConfigCheckBootstrap);
     const { checkConfig, reportConfigCheck } = await import('@kino/infra');
-    const { bootstrapConfigShape, parseBootstrapConfig } = await import('../../../bootstrap.ts');
+    const { bootstrapConfigShape, parseBootstrapConfig } = await import('../../../admin/bootstrap.ts');
     const exitCode = reportConfigCheck(checkConfig('bootstrap', bootstrapConfigShape, parseBootstrapConfig), { json: flags.json });
     if (exitCode !== 0) this.exit(exitCode);
   }

@@ -1,0 +1,57 @@
+// The options of `videos/process` beside its source, which `videos/ingest` takes too: the quality
+// preset, access, name and the encoding parameters (each optional, at its default).
+import { Type } from '@sinclair/typebox';
+import {
+  additionalVideoCodecs,
+  audioCodecs,
+  compressionRatios,
+  defaultEncodingParameters as defaults,
+  encodingParameterNames,
+  encodingModes,
+  maxEdgeLengths,
+  maxFrameRateLimit,
+  pixelFormats,
+  rateControlModes,
+  videoQualities,
+} from '@kino/proto/contract';
+import { IntegerEnum, StringEnum, Text } from '../../schemas/common.ts';
+
+/** The options of `videos/process` beside the source: `videos/ingest` takes them all. */
+export function processOptions() {
+  return {
+    videoQuality: StringEnum(videoQualities),
+    allowPublicAccess: Type.Boolean(),
+    videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
+    maxEdgeLength: Type.Optional(IntegerEnum(maxEdgeLengths, { default: defaults.maxEdgeLength, description: '-1: no limit.' })),
+    maxFrameRate: Type.Optional(
+      Type.Integer({ minimum: -1, maximum: maxFrameRateLimit, default: defaults.maxFrameRate, description: `-1 (auto) or 1..${maxFrameRateLimit}.` }),
+    ),
+    pixelFormat: Type.Optional(StringEnum(pixelFormats, { default: defaults.pixelFormat })),
+    rateControlMode: Type.Optional(StringEnum(rateControlModes, { default: defaults.rateControlMode })),
+    twoPassVBREncoding: Type.Optional(Type.Boolean({ default: defaults.twoPassVBREncoding })),
+    compressionRatio: Type.Optional(StringEnum(compressionRatios, { default: defaults.compressionRatio })),
+    audioCodec: Type.Optional(StringEnum(audioCodecs, { default: defaults.audioCodec })),
+    encodingMode: Type.Optional(
+      StringEnum(encodingModes, {
+        default: defaults.encodingMode,
+        description:
+          "`fixed`: each rendition spends the preset's ladder bitrate. `contentAware`: each spends what the content needs, " +
+          'never more than that ladder value.',
+      }),
+    ),
+    additionalCodecs: Type.Optional(
+      Type.Array(StringEnum(additionalVideoCodecs), {
+        uniqueItems: true,
+        default: defaults.additionalCodecs,
+        description:
+          'Codecs to make renditions in beside the H.264 ladder, which every video keeps (and which alone has MP4 downloads), ' +
+          'each at most once; a codec rendition is keyed like its H.264 rung plus the codec (`720p-av1`).',
+      }),
+    ),
+  };
+}
+
+/** The named code of a validation error in an encoding parameter. */
+export const encodingParameterCodes: Record<string, string> = Object.fromEntries(
+  encodingParameterNames.map((field) => [`body.${field}`, 'invalid_parameters']),
+);
