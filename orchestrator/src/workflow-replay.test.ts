@@ -47,7 +47,7 @@ for (const name of histories) {
 }
 
 /** The patch ids a history's `core_patch` markers carry (each one's payload is `{ id, deprecated }`). */
-function patchMarkers(history: InstanceType<typeof History>): string[] {
+function patchMarkers(history: ReturnType<typeof readHistory>): string[] {
   return history.events.flatMap((event) => {
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_patch') return [];
