@@ -25,6 +25,7 @@ import {
   hlsInitName,
   hlsPlaylistName,
   hlsSegmentName,
+  isAacAudioCodec,
   objectKeys,
   planStoryboard,
   storyboardContentTypes,
@@ -107,15 +108,12 @@ function audioSetting(rendition: Pick<RenditionPlan, 'audioCodec' | 'audioBitrat
   return `${rendition.audioCodec}-${rendition.audioBitrateKbps}`;
 }
 
-/** What nodes write for these codecs is AAC (aac-he and aac-he-v2 become AAC-LC on a node). */
-const aacCodecs: ReadonlySet<string> = new Set(['aac', 'aac-he', 'aac-he-v2']);
-
 /** Where `audio.m4a` is made from, and whether it is a copy (see makeAudioDownload). */
 export function audioDownloadSource({ storagePath, rendition, probe, audioTrackKey }: Omit<AudioDownloadInput, 'videoId'>): {
   input: string;
   encoding: Omit<AudioTrackEncode, 'outputUrl'>;
 } {
-  const aacRendition = aacCodecs.has(rendition.audioCodec);
+  const aacRendition = isAacAudioCodec(rendition.audioCodec);
   if (probe.audioCodec === 'aac') return { input: storagePath, encoding: { copy: true } };
   if (audioTrackKey && aacRendition) return { input: audioTrackKey, encoding: { copy: true } };
   return {
