@@ -53,6 +53,7 @@ import type { RenditionPlan } from '../ladder.ts';
 import type { ActivityDeps } from './index.ts';
 import { defaultChunkSeconds } from '../chunks.ts';
 import { createOrchestratorMetrics } from '../metrics.ts';
+import { segmentBitsPerSecond } from '../master-playlist.ts';
 import { heartbeatIntervalMs, whileHeartbeating } from './heartbeat.ts';
 
 /**
@@ -613,7 +614,7 @@ function nodeStalled(reason: Error): NodeStalledError {
 
 /** Bits per second the playlist can announce when the node measured nothing: the planned rates plus container overhead. */
 function estimatedBandwidth(rendition: { videoBitrateKbps: number; audioBitrateKbps: number }): number {
-  return Math.round((rendition.videoBitrateKbps + rendition.audioBitrateKbps) * 1000 * 1.1);
+  return segmentBitsPerSecond(rendition.videoBitrateKbps + rendition.audioBitrateKbps);
 }
 
 /** How long to wait before the next attempt when storage was unreachable: outages outlast blips. */
