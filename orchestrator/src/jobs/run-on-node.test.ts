@@ -9,6 +9,7 @@ import type { EncodeOutcome } from '../activity-types.ts';
 import type { NodeLease } from '../node-farm.ts';
 import { createNodeActivities } from '../activities/node-work.ts';
 import { heartbeatIntervalMs } from '../activities/heartbeat.ts';
+import { describeEncode, encodeTimings, nodeJobId, storageRetryDelayMs } from './run-on-node.ts';
 import {
   done,
   encodeInput,
@@ -284,4 +285,29 @@ test('each failure reason a node answers with has its own retry rule; only a los
   const h = harness({ encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'could not upload')) });
   const storage = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, input));
   assert.equal(storage.nextRetryDelay, 15_000);
+});
+
+test('an Encode call is named by its kind and renditions in logs, failures and metrics', () => {
+  const spec = (key: string) => ({ key });
+  assert.deepEqual(describeEncode({ whole: { renditions: [spec('360p'), spec('720p')] } }), { what: 'encode of 360p, 720p', kind: 'whole', renditionKeys: ['360p', '720p'] });
+  assert.deepEqual(describeEncode({ chunk: { index: 3, renditions: [spec('360p')] } }), { what: 'chunk 3 of 360p', kind: 'chunk', renditionKeys: ['360p'] });
+  assert.deepEqual(describeEncode({ audioTrack: { audioCodec: 'aac' } }), { what: 'audio track', kind: 'audio', renditionKeys: ['audio'] });
+});
+
+test('an encode\'s time is cut at the call, the first progress, 100 % and done; without progress, all of it is startup', () => {
+  assert.deepEqual(encodeTimings({ startedAt: 0, callStartedAt: 100, firstEventAt: 300, encodedAllAt: 1300, finishedAt: 1500 }), {
+    prepareMs: 100, startupMs: 200, encodeMs: 1000, finishMs: 200,
+  });
+  assert.deepEqual(encodeTimings({ startedAt: 0, callStartedAt: 100, firstEventAt: undefined, encodedAllAt: undefined, finishedAt: 900 }), {
+    prepareMs: 100, startupMs: 800, encodeMs: 0, finishMs: 0,
+  });
+});
+
+test('storage outages are retried after 15 s, doubling per attempt up to 5 minutes', () => {
+  assert.deepEqual([1, 2, 3, 5, 6, 20].map(storageRetryDelayMs), [15_000, 30_000, 60_000, 240_000, 300_000, 300_000]);
+});
+
+test('a node job id: one per activity of a run, safe as a file name', () => {
+  assert.equal(nodeJobId('vid_1', '7', '0123456789ab'), 'vid_1-a7-01234567');
+  assert.equal(nodeJobId('vid_1', 'x/y', 'ab.cd/ef-gh'), 'vid_1-ax_y-ab_cd_ef');
 });
