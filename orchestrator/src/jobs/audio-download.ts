@@ -9,7 +9,10 @@ import { urlLifetimeSeconds } from './presign.ts';
 import type { NodeJobDeps } from './run-on-node.ts';
 
 /** Makes `audio.m4a` unless storage has it already; answers its key. */
-export async function makeAudioDownload(deps: NodeJobDeps, { videoId, storagePath, rendition, probe, audioTrackKey }: AudioDownloadInput): Promise<string> {
+export async function makeAudioDownload(
+  deps: NodeJobDeps,
+  { videoId, storagePath, rendition, probe, audioTrackKey }: AudioDownloadInput,
+): Promise<string> {
   const { storage } = deps;
   const key = objectKeys.audioDownload(videoId);
   if (await whileHeartbeating(() => storage.head(key))) return key;
@@ -26,7 +29,12 @@ export async function makeAudioDownload(deps: NodeJobDeps, { videoId, storagePat
  * codec is one written as AAC (aac-he and aac-he-v2 become AAC-LC on a node); an AAC-LC encode of
  * the source otherwise (at `rendition`'s bitrate when its codec is AAC, else 128 kbps).
  */
-export function audioDownloadSource({ storagePath, rendition, probe, audioTrackKey }: Omit<AudioDownloadInput, 'videoId'>): {
+export function audioDownloadSource({
+  storagePath,
+  rendition,
+  probe,
+  audioTrackKey,
+}: Omit<AudioDownloadInput, 'videoId'>): {
   input: string;
   encoding: Omit<AudioTrackEncode, 'outputUrl'>;
 } {
@@ -35,8 +43,9 @@ export function audioDownloadSource({ storagePath, rendition, probe, audioTrackK
   if (audioTrackKey && aacRendition) return { input: audioTrackKey, encoding: { copy: true } };
   return {
     input: storagePath,
-    encoding: aacRendition && rendition.audioBitrateKbps > 0
-      ? { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps }
-      : { audioCodec: 'aac', audioBitrateKbps: 128 },
+    encoding:
+      aacRendition && rendition.audioBitrateKbps > 0
+        ? { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps }
+        : { audioCodec: 'aac', audioBitrateKbps: 128 },
   };
 }

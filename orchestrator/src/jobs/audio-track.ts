@@ -18,8 +18,17 @@ export async function encodeAudioTrack(deps: NodeJobDeps, input: EncodeAudioTrac
   const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
   if (await whileHeartbeating(() => storage.head(key))) return key;
   const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
-  const audioTrack: AudioTrackEncode = { audioCodec: rendition.audioCodec, audioBitrateKbps: rendition.audioBitrateKbps, outputUrl };
-  await encodeOnNode(deps, { videoId, storagePath, ...(probe ? { probe } : {}) }, { audioTrack }, audioTrackPlacement(input));
+  const audioTrack: AudioTrackEncode = {
+    audioCodec: rendition.audioCodec,
+    audioBitrateKbps: rendition.audioBitrateKbps,
+    outputUrl,
+  };
+  await encodeOnNode(
+    deps,
+    { videoId, storagePath, ...(probe ? { probe } : {}) },
+    { audioTrack },
+    audioTrackPlacement(input),
+  );
   return key;
 }
 
@@ -33,7 +42,10 @@ export function audioSetting(rendition: Pick<RenditionPlan, 'audioCodec' | 'audi
  * (its runs rank from 1 in the background), and its entry names the segments that wait for it: a
  * request raises it. `urgent` (older workflows): someone waits. Otherwise plain queue work (undefined).
  */
-export function audioTrackPlacement({ urgent, justInTime }: Pick<EncodeAudioTrackInput, 'urgent' | 'justInTime'>): QueuePlacement | undefined {
+export function audioTrackPlacement({
+  urgent,
+  justInTime,
+}: Pick<EncodeAudioTrackInput, 'urgent' | 'justInTime'>): QueuePlacement | undefined {
   if (urgent) return { priority: 1 };
   if (justInTime) return { priority: 0, rank: 0, ...(justInTime.awaiting ? { segments: justInTime.awaiting } : {}) };
   return undefined;

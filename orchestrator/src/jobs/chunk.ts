@@ -17,7 +17,14 @@ import type { NodeJobDeps } from './run-on-node.ts';
 export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): Promise<EncodeOutcome[]> {
   const { storage } = deps;
   const lifetime = urlLifetimeSeconds();
-  const outputUrls = await presignHlsOutputs(storage, input.videoId, input.renditions, input.durationSeconds, input, lifetime);
+  const outputUrls = await presignHlsOutputs(
+    storage,
+    input.videoId,
+    input.renditions,
+    input.durationSeconds,
+    input,
+    lifetime,
+  );
   const chunk: ChunkEncode = {
     renditions: input.renditions.map(renditionSpecOf),
     outputUrls,
@@ -32,7 +39,11 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
   const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input));
   const outcomes = outcomesOf(input.renditions, done, node, timings);
   await whileHeartbeating(() =>
-    storage.put(objectKeys.chunkRecord(input.videoId, input.planId, input.recordName), JSON.stringify(outcomes), workContentTypes.chunkRecord),
+    storage.put(
+      objectKeys.chunkRecord(input.videoId, input.planId, input.recordName),
+      JSON.stringify(outcomes),
+      workContentTypes.chunkRecord,
+    ),
   );
   return outcomes;
 }
@@ -42,12 +53,20 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
  * viewer's request raises it), urgent when someone waits for it already; any other chunk is plain
  * queue work (undefined).
  */
-export function chunkPlacement({ justInTime, renditions, chunk }: Pick<EncodeChunkInput, 'justInTime' | 'renditions' | 'chunk'>): QueuePlacement | undefined {
+export function chunkPlacement({
+  justInTime,
+  renditions,
+  chunk,
+}: Pick<EncodeChunkInput, 'justInTime' | 'renditions' | 'chunk'>): QueuePlacement | undefined {
   if (!justInTime) return undefined;
   return {
     priority: justInTime.urgent ? 1 : 0,
     rank: justInTime.rank,
-    segments: { renditions: renditions.map((r) => r.key), firstSegment: chunk.firstSegment, segmentCount: chunk.segmentCount },
+    segments: {
+      renditions: renditions.map((r) => r.key),
+      firstSegment: chunk.firstSegment,
+      segmentCount: chunk.segmentCount,
+    },
   };
 }
 
@@ -56,7 +75,10 @@ export function chunkPlacement({ justInTime, renditions, chunk }: Pick<EncodeChu
  * bytes depend on (the source, the renditions, the chunk windows), so a video retried with the
  * same parameters reuses its chunks and one with other parameters starts afresh.
  */
-export async function findFinishedChunks({ storage }: Pick<NodeJobDeps, 'storage'>, { videoId, plan }: { videoId: string; plan: unknown }): Promise<FinishedChunks> {
+export async function findFinishedChunks(
+  { storage }: Pick<NodeJobDeps, 'storage'>,
+  { videoId, plan }: { videoId: string; plan: unknown },
+): Promise<FinishedChunks> {
   const planId = createHash('sha256').update(JSON.stringify(plan)).digest('hex').slice(0, 16);
   const finished: FinishedChunks['finished'] = {};
   const prefix = objectKeys.chunkRecord(videoId, planId, '');

@@ -49,7 +49,12 @@ export async function encodeOnNode(
 }
 
 /** The node's measurements of each rendition, in `renditions` order. */
-export function outcomesOf(renditions: RenditionPlan[], done: EncodeDone__Output, node: FarmNode, timings: EncodeTimings): EncodeOutcome[] {
+export function outcomesOf(
+  renditions: RenditionPlan[],
+  done: EncodeDone__Output,
+  node: FarmNode,
+  timings: EncodeTimings,
+): EncodeOutcome[] {
   return renditions.map((rendition): EncodeOutcome => {
     const result: RenditionDone__Output | undefined = done.renditions.find((r) => r.key === rendition.key);
     if (!result) throw new Error(`the node reported no result for rendition ${rendition.key}`);
@@ -66,9 +71,17 @@ export function outcomesOf(renditions: RenditionPlan[], done: EncodeDone__Output
       nodeId: node.nodeId,
       timings,
       ...(result.segments.length > 0
-        ? { segments: result.segments.map((s) => ({ name: s.name, durationSeconds: s.durationSeconds, sizeBytes: Number(s.sizeBytes) })) }
+        ? {
+            segments: result.segments.map((s) => ({
+              name: s.name,
+              durationSeconds: s.durationSeconds,
+              sizeBytes: Number(s.sizeBytes),
+            })),
+          }
         : {}),
-      ...(Number(result.qualityFrames) > 0 ? { quality: { vmaf: result.vmaf, psnr: result.psnr, frames: Number(result.qualityFrames) } } : {}),
+      ...(Number(result.qualityFrames) > 0
+        ? { quality: { vmaf: result.vmaf, psnr: result.psnr, frames: Number(result.qualityFrames) } }
+        : {}),
     };
   });
 }

@@ -50,13 +50,25 @@ export async function presignHlsOutputs(
       ? window.chunk.segmentCount + (window.last ? extraSegmentUrls : 0)
       : Math.ceil(durationSeconds / rendition.segmentSeconds) + extraSegmentUrls;
     if (!window) {
-      outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(objectKeys.renditionPlaylist(videoId, rendition.key), lifetime, hlsContentTypes.playlist);
+      outputUrls[prefix + hlsPlaylistName] = await storage.presignPut(
+        objectKeys.renditionPlaylist(videoId, rendition.key),
+        lifetime,
+        hlsContentTypes.playlist,
+      );
     }
     if (!window || window.chunk.index === 0) {
-      outputUrls[prefix + hlsInitName] = await storage.presignPut(objectKeys.renditionInit(videoId, rendition.key), lifetime, hlsContentTypes.init);
+      outputUrls[prefix + hlsInitName] = await storage.presignPut(
+        objectKeys.renditionInit(videoId, rendition.key),
+        lifetime,
+        hlsContentTypes.init,
+      );
     }
     for (let index = first; index < first + count; index += 1) {
-      outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(objectKeys.segment(videoId, rendition.key, index), lifetime, hlsContentTypes.segment);
+      outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(
+        objectKeys.segment(videoId, rendition.key, index),
+        lifetime,
+        hlsContentTypes.segment,
+      );
     }
   }
   return outputUrls;

@@ -24,7 +24,9 @@ import {
 
 test('a node that drops the connection mid-encode: NodeLost (retryable), the node is taken out, the slot freed', async () => {
   const h = harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) });
-  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  const failure = await failureOf(
+    environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput),
+  );
   assert.equal(failure.type, 'NodeLost');
   assert.equal(failure.nonRetryable, false);
   assert.deepEqual(h.lost, ['node_a']);
@@ -32,15 +34,23 @@ test('a node that drops the connection mid-encode: NodeLost (retryable), the nod
 });
 
 test('a busy node: NoNodeAvailable, and the node is not blamed', async () => {
-  const h = harness({ encode: () => Promise.reject(nodeFailure('NODE_BUSY', 'all 1 encode slots of this node are busy')) });
-  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  const h = harness({
+    encode: () => Promise.reject(nodeFailure('NODE_BUSY', 'all 1 encode slots of this node are busy')),
+  });
+  const failure = await failureOf(
+    environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput),
+  );
   assert.equal(failure.type, 'NoNodeAvailable');
   assert.deepEqual(h.lost, []);
 });
 
 test('storage down on the node side (STORAGE_UNAVAILABLE) is retried without blaming the node', async () => {
-  const h = harness({ encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'storage unreachable: Connection refused')) });
-  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  const h = harness({
+    encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'storage unreachable: Connection refused')),
+  });
+  const failure = await failureOf(
+    environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput),
+  );
   assert.equal(failure.nonRetryable, false);
   assert.notEqual(failure.type, 'NodeLost');
   assert.deepEqual(h.lost, []);
@@ -49,22 +59,33 @@ test('storage down on the node side (STORAGE_UNAVAILABLE) is retried without bla
 test('the node refuses the source: InvalidSource, final, without the presigned URL in the reason', async () => {
   const h = harness({
     encode: () =>
-      Promise.reject(nodeFailure('INVALID_SOURCE', 'the source is not a readable video: http://s3.test/u?X-Amz-Signature=x: Invalid data found when processing input')),
+      Promise.reject(
+        nodeFailure(
+          'INVALID_SOURCE',
+          'the source is not a readable video: http://s3.test/u?X-Amz-Signature=x: Invalid data found when processing input',
+        ),
+      ),
   });
-  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  const failure = await failureOf(
+    environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput),
+  );
   assert.equal(failure.type, 'InvalidSource');
   assert.equal(failure.nonRetryable, true);
   assert.equal(failure.message, 'the source is not a readable video: Invalid data found when processing input');
 });
 
-test('no slot came in the queue\'s wait: NoNodeAvailable before any call, final for this activity', async () => {
+test("no slot came in the queue's wait: NoNodeAvailable before any call, final for this activity", async () => {
   const h = harness({ lease: null });
-  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  const failure = await failureOf(
+    environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput),
+  );
   assert.equal(failure.type, 'NoNodeAvailable');
   assert.equal(failure.nonRetryable, true, 'the workflow waits for a node and queues a new activity');
   assert.deepEqual(h.requests, []);
   const env = environment();
-  const capacity = await failureOf(env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: true }));
+  const capacity = await failureOf(
+    env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: true }),
+  );
   assert.equal(capacity.type, 'NoNodeAvailable');
   await env.run(createNodeActivities({ ...h, logger }).waitForNodeCapacity, { freeSlot: false });
 });
@@ -86,7 +107,9 @@ test('cancellation aborts the node call, frees the slot and ends as cancelled', 
   });
   const env = environment();
   env.once('heartbeat', () => env.cancel());
-  const error = await env.run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput).catch((e: unknown) => e);
+  const error = await env
+    .run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput)
+    .catch((e: unknown) => e);
   assert.ok(error instanceof CancelledFailure, `cancelled, got ${String(error)}`);
   assert.ok(aborted, 'the gRPC call was cancelled');
   assert.equal(h.released.length, 1);
@@ -97,7 +120,14 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
   const dropped = new AbortController();
   let aborted = false;
   const h = harness({
-    lease: { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: dropped.signal, urgent: false, raised: new AbortController().signal },
+    lease: {
+      leaseId: 'lease_1',
+      nodeId: 'node_a',
+      address: '127.0.0.1:1',
+      dropped: dropped.signal,
+      urgent: false,
+      raised: new AbortController().signal,
+    },
     encode: (_request, options) =>
       new Promise((_resolve, reject) => {
         // A hung node: progress once, then nothing, the stream open.
@@ -109,7 +139,9 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
         setTimeout(() => dropped.abort(new Error('the registry dropped the node')), 10);
       }),
   });
-  const failure = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput));
+  const failure = await failureOf(
+    environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput),
+  );
   assert.ok(aborted, 'the gRPC call was cancelled');
   assert.equal(failure.type, 'NodeLost');
   assert.match(failure.message, /registry dropped the node/);
@@ -119,12 +151,24 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
 /** A lease of a background encode, raised by the test: the dispatcher's `raised`. */
 function backgroundLease(): { lease: NodeLease; raise: () => void } {
   const raised = new AbortController();
-  const lease: NodeLease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal, urgent: false, raised: raised.signal };
+  const lease: NodeLease = {
+    leaseId: 'lease_1',
+    nodeId: 'node_a',
+    address: '127.0.0.1:1',
+    dropped: new AbortController().signal,
+    urgent: false,
+    raised: raised.signal,
+  };
   return { lease, raise: () => raised.abort(new Error('a viewer waits for this encode')) };
 }
 
 /** A node's encode that streams progress until `finish` is called, then answers done. */
-function runningEncode(): { encode: EncodeClient['encode']; progress: () => void; finish: () => void; started: Promise<void> } {
+function runningEncode(): {
+  encode: EncodeClient['encode'];
+  progress: () => void;
+  finish: () => void;
+  started: Promise<void>;
+} {
   let finish = () => {};
   let progress = () => {};
   let started = () => {};
@@ -182,7 +226,11 @@ test('a raise that overtakes the encode call (the node does not run it yet) is a
 
   const failing = backgroundLease();
   const second = runningEncode();
-  const h2 = harness({ lease: failing.lease, encode: second.encode, raisePriority: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) });
+  const h2 = harness({
+    lease: failing.lease,
+    encode: second.encode,
+    raisePriority: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')),
+  });
   const outcome2 = environment().run(createNodeActivities({ ...h2, logger }).encodeRendition, encodeInput);
   await second.started;
   second.progress();
@@ -194,11 +242,14 @@ test('a raise that overtakes the encode call (the node does not run it yet) is a
 });
 
 test('an urgent encode, or one raised before its call, starts as urgent work and is never raised again', async () => {
-  for (const lease of [{ ...backgroundLease().lease, urgent: true }, (() => {
-    const raised = backgroundLease();
-    raised.raise();
-    return raised.lease;
-  })()]) {
+  for (const lease of [
+    { ...backgroundLease().lease, urgent: true },
+    (() => {
+      const raised = backgroundLease();
+      raised.raise();
+      return raised.lease;
+    })(),
+  ]) {
     const h = harness({ lease });
     await environment().run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput);
     assert.equal(h.requests[0]!.onDemand, true);
@@ -208,14 +259,41 @@ test('an urgent encode, or one raised before its call, starts as urgent work and
 
 test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as long as the node works', async () => {
   const video: ProbeResult__Output = {
-    durationSeconds: 4, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p',
-    hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000, videoDurationSeconds: 0,
+    durationSeconds: 4,
+    width: 640,
+    height: 360,
+    frameRate: 30,
+    frameCount: 120,
+    videoCodec: 'h264',
+    pixelFormat: 'yuv420p',
+    hasAudio: true,
+    audioCodec: 'aac',
+    audioChannels: 2,
+    audioSampleRate: 48000,
+    formatName: 'mov',
+    sizeBytes: 1000,
+    videoDurationSeconds: 0,
   };
   const source = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
   const jobs = [
-    { what: 'probe', answer: video as unknown, run: (a: ReturnType<typeof createNodeActivities>) => a.probeSource, input: source },
-    { what: 'thumbnail', answer: { width: 640, height: 360, bytes: 1 }, run: (a: ReturnType<typeof createNodeActivities>) => a.makeThumbnail, input: { ...source, timestampSeconds: 0.4 } },
-    { what: 'storyboard', answer: {}, run: (a: ReturnType<typeof createNodeActivities>) => a.makeStoryboard, input: { ...source, durationSeconds: 4 } },
+    {
+      what: 'probe',
+      answer: video as unknown,
+      run: (a: ReturnType<typeof createNodeActivities>) => a.probeSource,
+      input: source,
+    },
+    {
+      what: 'thumbnail',
+      answer: { width: 640, height: 360, bytes: 1 },
+      run: (a: ReturnType<typeof createNodeActivities>) => a.makeThumbnail,
+      input: { ...source, timestampSeconds: 0.4 },
+    },
+    {
+      what: 'storyboard',
+      answer: {},
+      run: (a: ReturnType<typeof createNodeActivities>) => a.makeStoryboard,
+      input: { ...source, durationSeconds: 4 },
+    },
   ];
   vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
   try {
@@ -231,7 +309,10 @@ test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as
       const env = environment();
       const beats: unknown[] = [];
       env.on('heartbeat', (details: unknown) => beats.push(details));
-      const running = env.run(run(createNodeActivities({ ...h, logger })) as (i: typeof input) => Promise<unknown>, input);
+      const running = env.run(
+        run(createNodeActivities({ ...h, logger })) as (i: typeof input) => Promise<unknown>,
+        input,
+      );
       await calledNode;
       // The node takes a minute: the beats go on every few seconds meanwhile.
       vi.advanceTimersByTime(60_000);
@@ -239,7 +320,11 @@ test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as
       await running;
       // (A probe beats once more before, while it looks at the upload in storage.)
       const whileOnNode = beats.filter((beat) => (beat as { nodeId?: string } | undefined)?.nodeId);
-      assert.equal(whileOnNode.length, 1 + 60_000 / heartbeatIntervalMs, `${what}: one beat at the call, then every ${heartbeatIntervalMs} ms`);
+      assert.equal(
+        whileOnNode.length,
+        1 + 60_000 / heartbeatIntervalMs,
+        `${what}: one beat at the call, then every ${heartbeatIntervalMs} ms`,
+      );
       for (const beat of whileOnNode) assert.deepEqual(beat, { nodeId: 'node_a', what });
     }
   } finally {
@@ -248,23 +333,68 @@ test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as
 });
 
 test('each failure reason a node answers with has its own retry rule; only a lost connection blames the node', async () => {
-  const input = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', renditions: [rendition!], durationSeconds: 4 };
+  const input = {
+    videoId: 'vid_1',
+    storagePath: 'uploads/o/e/u/clip.mp4',
+    renditions: [rendition!],
+    durationSeconds: 4,
+  };
   const rules: Array<[string, Error, { type: string; final: boolean; lost: boolean }]> = [
-    ['invalid source', nodeFailure('INVALID_SOURCE', 'not a video'), { type: 'InvalidSource', final: true, lost: false }],
+    [
+      'invalid source',
+      nodeFailure('INVALID_SOURCE', 'not a video'),
+      { type: 'InvalidSource', final: true, lost: false },
+    ],
     ['source gone', nodeFailure('SOURCE_NOT_FOUND', 'no object'), { type: 'InvalidSource', final: true, lost: false }],
-    ['malformed request', nodeFailure('INVALID_REQUEST', 'no URL for 360p/seg-00003.m4s'), { type: 'InvalidRequest', final: true, lost: false }],
-    ['thumbnail past the end', nodeFailure('TIMESTAMP_OUT_OF_RANGE', 'no frame'), { type: 'InvalidRequest', final: true, lost: false }],
+    [
+      'malformed request',
+      nodeFailure('INVALID_REQUEST', 'no URL for 360p/seg-00003.m4s'),
+      { type: 'InvalidRequest', final: true, lost: false },
+    ],
+    [
+      'thumbnail past the end',
+      nodeFailure('TIMESTAMP_OUT_OF_RANGE', 'no frame'),
+      { type: 'InvalidRequest', final: true, lost: false },
+    ],
     ['node busy', nodeFailure('NODE_BUSY', 'draining'), { type: 'NoNodeAvailable', final: false, lost: false }],
-    ['storage unavailable', nodeFailure('STORAGE_UNAVAILABLE', 'could not upload'), { type: 'StorageUnavailable', final: false, lost: false }],
+    [
+      'storage unavailable',
+      nodeFailure('STORAGE_UNAVAILABLE', 'could not upload'),
+      { type: 'StorageUnavailable', final: false, lost: false },
+    ],
     ['URL refused', nodeFailure('URL_REFUSED', 'HTTP 403'), { type: 'UrlRefused', final: false, lost: false }],
-    ['ffmpeg failed', nodeFailure('FFMPEG_FAILED', 'Cannot allocate memory'), { type: 'NodeWorkFailed', final: false, lost: false }],
+    [
+      'ffmpeg failed',
+      nodeFailure('FFMPEG_FAILED', 'Cannot allocate memory'),
+      { type: 'NodeWorkFailed', final: false, lost: false },
+    ],
     ['node internal error', nodeFailure('INTERNAL', 'EMFILE'), { type: 'NodeWorkFailed', final: false, lost: false }],
     // No JobFailure: the node did not answer.
-    ['connection refused', serviceError(grpc.status.UNAVAILABLE, 'No connection established'), { type: 'NodeLost', final: false, lost: true }],
-    ['connection reset', serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 2'), { type: 'NodeLost', final: false, lost: true }],
-    ['cancelled, not by us', serviceError(grpc.status.CANCELLED, 'Call cancelled'), { type: 'NodeLost', final: false, lost: true }],
-    ['deadline', serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'), { type: 'NodeLost', final: false, lost: true }],
-    ['stream ended without done', new EncodeStreamEndedError('127.0.0.1:1'), { type: 'NodeLost', final: false, lost: true }],
+    [
+      'connection refused',
+      serviceError(grpc.status.UNAVAILABLE, 'No connection established'),
+      { type: 'NodeLost', final: false, lost: true },
+    ],
+    [
+      'connection reset',
+      serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 2'),
+      { type: 'NodeLost', final: false, lost: true },
+    ],
+    [
+      'cancelled, not by us',
+      serviceError(grpc.status.CANCELLED, 'Call cancelled'),
+      { type: 'NodeLost', final: false, lost: true },
+    ],
+    [
+      'deadline',
+      serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
+      { type: 'NodeLost', final: false, lost: true },
+    ],
+    [
+      'stream ended without done',
+      new EncodeStreamEndedError('127.0.0.1:1'),
+      { type: 'NodeLost', final: false, lost: true },
+    ],
   ];
   for (const [what, error, rule] of rules) {
     const h = harness({ encode: () => Promise.reject(error) });
@@ -278,9 +408,18 @@ test('each failure reason a node answers with has its own retry rule; only a los
   }
   // A lost node's work is retried at once: the failure was the node's.
   const lostNode = await failureOf(
-    environment().run(createNodeActivities({ ...harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) }), logger }).encodeRenditions, input),
+    environment().run(
+      createNodeActivities({
+        ...harness({ encode: () => Promise.reject(serviceError(grpc.status.UNAVAILABLE, 'Connection dropped')) }),
+        logger,
+      }).encodeRenditions,
+      input,
+    ),
   );
-  assert.ok((lostNode.nextRetryDelay as number) <= 100, `retried at once, not after ${String(lostNode.nextRetryDelay)}`);
+  assert.ok(
+    (lostNode.nextRetryDelay as number) <= 100,
+    `retried at once, not after ${String(lostNode.nextRetryDelay)}`,
+  );
   // Storage outages outlast blips: the next attempt waits longer than the policy's first interval.
   const h = harness({ encode: () => Promise.reject(nodeFailure('STORAGE_UNAVAILABLE', 'could not upload')) });
   const storage = await failureOf(environment().run(createNodeActivities({ ...h, logger }).encodeRenditions, input));
@@ -289,18 +428,48 @@ test('each failure reason a node answers with has its own retry rule; only a los
 
 test('an Encode call is named by its kind and renditions in logs, failures and metrics', () => {
   const spec = (key: string) => ({ key });
-  assert.deepEqual(describeEncode({ whole: { renditions: [spec('360p'), spec('720p')] } }), { what: 'encode of 360p, 720p', kind: 'whole', renditionKeys: ['360p', '720p'] });
-  assert.deepEqual(describeEncode({ chunk: { index: 3, renditions: [spec('360p')] } }), { what: 'chunk 3 of 360p', kind: 'chunk', renditionKeys: ['360p'] });
-  assert.deepEqual(describeEncode({ audioTrack: { audioCodec: 'aac' } }), { what: 'audio track', kind: 'audio', renditionKeys: ['audio'] });
+  assert.deepEqual(describeEncode({ whole: { renditions: [spec('360p'), spec('720p')] } }), {
+    what: 'encode of 360p, 720p',
+    kind: 'whole',
+    renditionKeys: ['360p', '720p'],
+  });
+  assert.deepEqual(describeEncode({ chunk: { index: 3, renditions: [spec('360p')] } }), {
+    what: 'chunk 3 of 360p',
+    kind: 'chunk',
+    renditionKeys: ['360p'],
+  });
+  assert.deepEqual(describeEncode({ audioTrack: { audioCodec: 'aac' } }), {
+    what: 'audio track',
+    kind: 'audio',
+    renditionKeys: ['audio'],
+  });
 });
 
-test('an encode\'s time is cut at the call, the first progress, 100 % and done; without progress, all of it is startup', () => {
-  assert.deepEqual(encodeTimings({ startedAt: 0, callStartedAt: 100, firstEventAt: 300, encodedAllAt: 1300, finishedAt: 1500 }), {
-    prepareMs: 100, startupMs: 200, encodeMs: 1000, finishMs: 200,
-  });
-  assert.deepEqual(encodeTimings({ startedAt: 0, callStartedAt: 100, firstEventAt: undefined, encodedAllAt: undefined, finishedAt: 900 }), {
-    prepareMs: 100, startupMs: 800, encodeMs: 0, finishMs: 0,
-  });
+test("an encode's time is cut at the call, the first progress, 100 % and done; without progress, all of it is startup", () => {
+  assert.deepEqual(
+    encodeTimings({ startedAt: 0, callStartedAt: 100, firstEventAt: 300, encodedAllAt: 1300, finishedAt: 1500 }),
+    {
+      prepareMs: 100,
+      startupMs: 200,
+      encodeMs: 1000,
+      finishMs: 200,
+    },
+  );
+  assert.deepEqual(
+    encodeTimings({
+      startedAt: 0,
+      callStartedAt: 100,
+      firstEventAt: undefined,
+      encodedAllAt: undefined,
+      finishedAt: 900,
+    }),
+    {
+      prepareMs: 100,
+      startupMs: 800,
+      encodeMs: 0,
+      finishMs: 0,
+    },
+  );
 });
 
 test('storage outages are retried after 15 s, doubling per attempt up to 5 minutes', () => {

@@ -76,43 +76,80 @@ export async function runJobOnNode<T>(
   try {
     // An encode heartbeats with its progress (runEncodeOnNode); a short job, while the node works on it,
     // with the node's id: either way a dead orchestrator is noticed at the heartbeat timeout.
-    return slot ? await work(node, jobId, log, lease) : await whileHeartbeating(() => work(node, jobId, log, lease), () => ({ nodeId: node.nodeId, what }));
+    return slot
+      ? await work(node, jobId, log, lease)
+      : await whileHeartbeating(
+          () => work(node, jobId, log, lease),
+          () => ({ nodeId: node.nodeId, what }),
+        );
   } catch (error) {
-    throw await classifyNodeFailure(error, { farm, node, what, log, signal: context.cancellationSignal, attempt: info.attempt });
+    throw await classifyNodeFailure(error, {
+      farm,
+      node,
+      what,
+      log,
+      signal: context.cancellationSignal,
+      attempt: info.attempt,
+    });
   } finally {
-    if (lease) await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
+    if (lease)
+      await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
   }
 }
 
 /** Waits in the encode queue for a slot, heartbeating; a wait past encodeQueueWaitMinutes is final for this activity. */
 async function queueForSlot(
   { farm, logger }: Pick<NodeJobDeps, 'farm' | 'logger'>,
-  { videoId, jobId, what, placement }: { videoId: string; jobId: string; what: string; placement: QueuePlacement | undefined },
+  {
+    videoId,
+    jobId,
+    what,
+    placement,
+  }: { videoId: string; jobId: string; what: string; placement: QueuePlacement | undefined },
 ): Promise<NodeLease> {
   const context = Context.current();
   const queuedAt = Date.now();
   let lease: NodeLease | undefined;
   try {
     lease = await whileHeartbeating(
-      () => farm.acquire({ videoId, job: jobId, signal: context.cancellationSignal, maxWaitMs: encodeQueueWaitMinutes * 60_000, ...(placement ? { placement } : {}) }),
+      () =>
+        farm.acquire({
+          videoId,
+          job: jobId,
+          signal: context.cancellationSignal,
+          maxWaitMs: encodeQueueWaitMinutes * 60_000,
+          ...(placement ? { placement } : {}),
+        }),
       () => ({ nodeId: '', percent: 0, queued: true }),
     );
   } catch (error) {
     if (context.cancellationSignal.aborted) {
-      throw context.cancellationSignal.reason instanceof CancelledFailure ? context.cancellationSignal.reason : new CancelledFailure(`${what} cancelled while queued`);
+      throw context.cancellationSignal.reason instanceof CancelledFailure
+        ? context.cancellationSignal.reason
+        : new CancelledFailure(`${what} cancelled while queued`);
     }
     throw error;
   }
   if (!lease) {
     // Final for this activity: the workflow waits for a live node and queues a new one.
-    throw ApplicationFailure.nonRetryable(`no encode slot came free in ${encodeQueueWaitMinutes} minutes for the ${what}`, failureTypes.noNodeAvailable);
+    throw ApplicationFailure.nonRetryable(
+      `no encode slot came free in ${encodeQueueWaitMinutes} minutes for the ${what}`,
+      failureTypes.noNodeAvailable,
+    );
   }
-  logger.info({ videoId, jobId, nodeId: lease.nodeId, attempt: context.info.attempt, queuedMs: Date.now() - queuedAt }, `${what}: slot granted`);
+  logger.info(
+    { videoId, jobId, nodeId: lease.nodeId, attempt: context.info.attempt, queuedMs: Date.now() - queuedAt },
+    `${what}: slot granted`,
+  );
   return lease;
 }
 
 /** What an Encode call is in logs, failures and metrics: its `what`, its kind, the renditions it makes. */
-export function describeEncode(job: EncodeJob): { what: string; kind: 'whole' | 'chunk' | 'audio'; renditionKeys: string[] } {
+export function describeEncode(job: EncodeJob): {
+  what: string;
+  kind: 'whole' | 'chunk' | 'audio';
+  renditionKeys: string[];
+} {
   if ('audioTrack' in job) return { what: 'audio track', kind: 'audio', renditionKeys: ['audio'] };
   const renditionKeys = (('whole' in job ? job.whole.renditions : job.chunk.renditions) ?? []).map((r) => r.key ?? '');
   const keys = renditionKeys.join(', ');
@@ -136,7 +173,13 @@ export interface EncodeMoments {
 }
 
 /** Where an encode's time went: preparing, the node starting up, ffmpeg, the node's last uploads. */
-export function encodeTimings({ startedAt, callStartedAt, firstEventAt, encodedAllAt, finishedAt }: EncodeMoments): EncodeTimings {
+export function encodeTimings({
+  startedAt,
+  callStartedAt,
+  firstEventAt,
+  encodedAllAt,
+  finishedAt,
+}: EncodeMoments): EncodeTimings {
   return {
     prepareMs: callStartedAt - startedAt,
     startupMs: (firstEventAt ?? finishedAt) - callStartedAt,
@@ -165,8 +208,12 @@ export async function runEncodeOnNode(
   placement?: QueuePlacement,
 ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
   const { what } = describeEncode(job);
-  return runJobOnNode(deps, call.videoId, what, { slot: true, ...(placement ? { placement } : {}) }, (node, jobId, log, lease) =>
-    streamEncode(deps, call, job, { node, jobId, log, lease: lease! }),
+  return runJobOnNode(
+    deps,
+    call.videoId,
+    what,
+    { slot: true, ...(placement ? { placement } : {}) },
+    (node, jobId, log, lease) => streamEncode(deps, call, job, { node, jobId, log, lease: lease! }),
   );
 }
 
@@ -191,7 +238,8 @@ async function streamEncode(
   const beat = () => context.heartbeat({ nodeId: node.nodeId, percent });
   beat();
   const timer = setInterval(() => {
-    if (Date.now() - lastEventAt > stallTimeoutMs) stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
+    if (Date.now() - lastEventAt > stallTimeoutMs)
+      stalled.abort(new Error(`no word from the node for ${stallTimeoutMs / 1000} s`));
     else beat();
   }, heartbeatIntervalMs);
   const raising = raiseWhenWaitedFor(client, jobId, log, onDemand ? undefined : lease.raised);
@@ -211,10 +259,15 @@ async function streamEncode(
     });
     const finishedAt = Date.now();
     const { kind, renditionKeys } = describeEncode(job);
-    for (const rendition of renditionKeys) metrics.encodeSeconds.observe({ rendition, kind }, (finishedAt - callStartedAt) / 1000);
+    for (const rendition of renditionKeys)
+      metrics.encodeSeconds.observe({ rendition, kind }, (finishedAt - callStartedAt) / 1000);
     const timings = encodeTimings({ startedAt, callStartedAt, firstEventAt, encodedAllAt, finishedAt });
     log.info(
-      { ...timings, ...('chunk' in job ? { chunk: job.chunk.index } : {}), renditions: done.renditions.map((r) => ({ key: r.key, segments: r.segmentCount, frames: r.frameCount })) },
+      {
+        ...timings,
+        ...('chunk' in job ? { chunk: job.chunk.index } : {}),
+        renditions: done.renditions.map((r) => ({ key: r.key, segments: r.segmentCount, frames: r.frameCount })),
+      },
       'encoded',
     );
     return { done, node, timings };
@@ -236,7 +289,12 @@ async function streamEncode(
  * node not run the job yet (the raise overtook the call: the node had sent nothing), once more when it
  * has spoken (`nodeSpoke`, at each progress). Undefined `raised`: the encode is urgent already.
  */
-function raiseWhenWaitedFor(client: EncodeClient, jobId: string, log: Logger, raised: AbortSignal | undefined): { nodeSpoke(): void; stop(): void } {
+function raiseWhenWaitedFor(
+  client: EncodeClient,
+  jobId: string,
+  log: Logger,
+  raised: AbortSignal | undefined,
+): { nodeSpoke(): void; stop(): void } {
   let hasSpoken = false;
   let resolveSpoken: () => void = () => {};
   const spoken = new Promise<void>((resolve) => (resolveSpoken = resolve));
@@ -331,7 +389,10 @@ export async function classifyNodeFailure(error: unknown, failed: FailedCall): P
       default:
         // Something answered, but not a node of this protocol.
         log.warn({ code: GrpcStatus[error.code], detail }, `${what}: unexpected answer from the node`);
-        return ApplicationFailure.retryable(`${what} failed on node ${node.nodeId}: ${GrpcStatus[error.code]}: ${detail}`, failureTypes.nodeWorkFailed);
+        return ApplicationFailure.retryable(
+          `${what} failed on node ${node.nodeId}: ${GrpcStatus[error.code]}: ${detail}`,
+          failureTypes.nodeWorkFailed,
+        );
     }
   }
   log.warn({ err: error }, `${what} failed`);
@@ -349,7 +410,10 @@ export async function classifyNodeFailure(error: unknown, failed: FailedCall): P
  * A reason this orchestrator does not know (a newer node's): undefined, and the failure is classified
  * as any other error.
  */
-function failureOfNodeAnswer(error: NodeJobFailure, { node, what, log, attempt }: FailedCall): ApplicationFailure | undefined {
+function failureOfNodeAnswer(
+  error: NodeJobFailure,
+  { node, what, log, attempt }: FailedCall,
+): ApplicationFailure | undefined {
   const detail = redactUrls(error.details);
   log.warn({ reason: error.reason, detail }, `${what} failed on the node`);
   switch (error.reason) {
@@ -359,7 +423,10 @@ function failureOfNodeAnswer(error: NodeJobFailure, { node, what, log, attempt }
       return ApplicationFailure.nonRetryable(`the uploaded file is gone: ${detail}`, failureTypes.invalidSource);
     case 'INVALID_REQUEST':
     case 'TIMESTAMP_OUT_OF_RANGE':
-      return ApplicationFailure.nonRetryable(`node ${node.nodeId} refused the ${what}: ${detail}`, failureTypes.invalidRequest);
+      return ApplicationFailure.nonRetryable(
+        `node ${node.nodeId} refused the ${what}: ${detail}`,
+        failureTypes.invalidRequest,
+      );
     case 'NODE_BUSY':
       return ApplicationFailure.create({
         message: `node ${node.nodeId} is busy: ${detail}`,
@@ -373,13 +440,19 @@ function failureOfNodeAnswer(error: NodeJobFailure, { node, what, log, attempt }
         nextRetryDelay: storageRetryDelayMs(attempt),
       });
     case 'URL_REFUSED':
-      return ApplicationFailure.retryable(`${what} on node ${node.nodeId}: storage refused a URL: ${detail}`, failureTypes.urlRefused);
+      return ApplicationFailure.retryable(
+        `${what} on node ${node.nodeId}: storage refused a URL: ${detail}`,
+        failureTypes.urlRefused,
+      );
     case 'FFMPEG_FAILED':
     case 'CANCELLED': // by the node, not by us (checked in classifyNodeFailure)
     case 'UNAUTHENTICATED':
     case 'INTERNAL':
     case 'FAILURE_REASON_UNSPECIFIED':
-      return ApplicationFailure.retryable(`${what} failed on node ${node.nodeId}: ${detail}`, failureTypes.nodeWorkFailed);
+      return ApplicationFailure.retryable(
+        `${what} failed on node ${node.nodeId}: ${detail}`,
+        failureTypes.nodeWorkFailed,
+      );
   }
   return undefined;
 }

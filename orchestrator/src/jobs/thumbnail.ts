@@ -16,14 +16,23 @@ export interface ThumbnailInput {
 }
 
 /** Makes the thumbnail; answers its key. */
-export async function makeThumbnail({ storage, farm, logger }: NodeJobDeps, { videoId, storagePath, timestampSeconds, name = defaultThumbnailName }: ThumbnailInput): Promise<string> {
+export async function makeThumbnail(
+  { storage, farm, logger }: NodeJobDeps,
+  { videoId, storagePath, timestampSeconds, name = defaultThumbnailName }: ThumbnailInput,
+): Promise<string> {
   const key = objectKeys.thumbnail(videoId, name);
   const lifetime = urlLifetimeSeconds();
-  const [inputUrl, outputUrl] = await Promise.all([storage.presignGet(storagePath, lifetime), storage.presignPut(key, lifetime, hlsContentTypes.thumbnail)]);
+  const [inputUrl, outputUrl] = await Promise.all([
+    storage.presignGet(storagePath, lifetime),
+    storage.presignPut(key, lifetime, hlsContentTypes.thumbnail),
+  ]);
   await runJobOnNode({ farm, logger }, videoId, 'thumbnail', { slot: false }, (node, jobId) =>
     farm
       .client(node.address)
-      .thumbnail({ jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0 }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
+      .thumbnail(
+        { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0 },
+        { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs },
+      ),
   );
   return key;
 }

@@ -14,9 +14,20 @@ import type { NodeJobDeps } from './run-on-node.ts';
  * heartbeats while it streams. Outcomes in `renditions` order.
  */
 export async function encodeWhole(deps: NodeJobDeps, input: EncodeInput): Promise<EncodeOutcome[]> {
-  const outputUrls = await presignHlsOutputs(deps.storage, input.videoId, input.renditions, input.durationSeconds, undefined, urlLifetimeSeconds());
+  const outputUrls = await presignHlsOutputs(
+    deps.storage,
+    input.videoId,
+    input.renditions,
+    input.durationSeconds,
+    undefined,
+    urlLifetimeSeconds(),
+  );
   const { done, node, timings } = await encodeOnNode(deps, input, {
-    whole: { renditions: input.renditions.map(renditionSpecOf), outputUrls, measureQuality: input.measureQuality ?? false },
+    whole: {
+      renditions: input.renditions.map(renditionSpecOf),
+      outputUrls,
+      measureQuality: input.measureQuality ?? false,
+    },
   });
   return outcomesOf(input.renditions, done, node, timings);
 }
@@ -25,7 +36,10 @@ export async function encodeWhole(deps: NodeJobDeps, input: EncodeInput): Promis
  * The same for one rendition. Only workflows started before the one encode protocol call it (and
  * their histories name it); kept registered so they finish. Remove once none runs.
  */
-export async function encodeOneRendition(deps: NodeJobDeps, { videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput): Promise<EncodeOutcome> {
+export async function encodeOneRendition(
+  deps: NodeJobDeps,
+  { videoId, storagePath, rendition, durationSeconds }: EncodeRenditionInput,
+): Promise<EncodeOutcome> {
   // Its workflows never sent a probe: the encode probes the source once (sourceOf).
   const [outcome] = await encodeWhole(deps, { videoId, storagePath, renditions: [rendition], durationSeconds });
   return outcome!;

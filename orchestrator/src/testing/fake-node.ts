@@ -21,12 +21,25 @@ import { planLadder } from '../ladder.ts';
 import type { AcquireRequest, FarmNode, NodeFarm, NodeLease } from '../node-farm.ts';
 
 export const logger = createLogger('test', 'silent');
-export const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate: 30, hasAudio: true }, defaultEncodingParameters);
-export const encodeInput = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4', rendition: rendition!, durationSeconds: 4 };
+export const [rendition] = planLadder(
+  'standard',
+  { width: 640, height: 360, frameRate: 30, hasAudio: true },
+  defaultEncodingParameters,
+);
+export const encodeInput = {
+  videoId: 'vid_1',
+  storagePath: 'uploads/o/e/u/clip.mp4',
+  rendition: rendition!,
+  durationSeconds: 4,
+};
 
 /** A call that failed without an answer from the node (the transport's error: no JobFailure). */
 export function serviceError(code: grpc.status, details: string): grpc.ServiceError {
-  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
+  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), {
+    code,
+    details,
+    metadata: new grpc.Metadata(),
+  });
 }
 
 /** A call the node failed with `reason`, as the client hands it over (the JobFailure trailer decoded). */
@@ -62,8 +75,20 @@ export const done: EncodeDone__Output = {
 
 /** What the node's ffprobe says of the source, when an encode activity has to ask (no probe in its input). */
 export const probedSource: ProbeResult__Output = {
-  durationSeconds: 4, videoDurationSeconds: 4, width: 640, height: 360, frameRate: 30, frameCount: 120, videoCodec: 'h264', pixelFormat: 'yuv420p',
-  hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+  durationSeconds: 4,
+  videoDurationSeconds: 4,
+  width: 640,
+  height: 360,
+  frameRate: 30,
+  frameCount: 120,
+  videoCodec: 'h264',
+  pixelFormat: 'yuv420p',
+  hasAudio: true,
+  audioCodec: 'aac',
+  audioChannels: 2,
+  audioSampleRate: 48000,
+  formatName: 'mov',
+  sizeBytes: 1000,
 };
 
 export interface Harness {
@@ -81,7 +106,14 @@ export interface Harness {
 /** A farm with one node; `encode` plays the node's side of the call. */
 export function harness({
   /** null: no node has a free slot. */
-  lease = { leaseId: 'lease_1', nodeId: 'node_a', address: '127.0.0.1:1', dropped: new AbortController().signal, urgent: false, raised: new AbortController().signal } as NodeLease | null,
+  lease = {
+    leaseId: 'lease_1',
+    nodeId: 'node_a',
+    address: '127.0.0.1:1',
+    dropped: new AbortController().signal,
+    urgent: false,
+    raised: new AbortController().signal,
+  } as NodeLease | null,
   encode = (() => Promise.resolve(done)) as EncodeClient['encode'],
   probe = (() => Promise.resolve(probedSource)) as EncodeClient['probe'],
   thumbnail = (() => Promise.resolve({ width: 640, height: 360, bytes: 1 })) as EncodeClient['thumbnail'],
@@ -133,14 +165,19 @@ export function harness({
   const storage = {
     head: () => Promise.resolve(objectSize === null ? undefined : { size: objectSize }),
     presignGet: (key: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=get`),
-    presignPut: (key: string, _seconds: number, contentType?: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
+    presignPut: (key: string, _seconds: number, contentType?: string) =>
+      Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
   } as unknown as Storage;
   return { farm, storage, released, lost, requests, raises, acquired };
 }
 
 export function environment() {
   return new MockActivityEnvironment(
-    { startToCloseTimeoutMs: 3_600_000, activityId: '7', workflowExecution: { workflowId: 'video:vid_1', runId: '0123456789ab' } },
+    {
+      startToCloseTimeoutMs: 3_600_000,
+      activityId: '7',
+      workflowExecution: { workflowId: 'video:vid_1', runId: '0123456789ab' },
+    },
     // The SDK logs each failed activity; here failing is the point.
     { logger: new DefaultLogger('ERROR', () => {}) },
   );
@@ -154,4 +191,3 @@ export async function failureOf(promise: Promise<unknown>): Promise<ApplicationF
   assert.ok(error instanceof ApplicationFailure, `an ApplicationFailure, got ${String(error)}`);
   return error;
 }
-
