@@ -3,7 +3,9 @@
 export { orchestratorConfigShape, parseOrchestratorConfig, type OrchestratorConfig } from './config.ts';
 export { runOrchestrator, workflowsPath, type RunningOrchestrator } from './worker.ts';
 export { createActivities, type Activities, type ActivityDeps } from './activities/index.ts';
-export { createNodeActivities, nodeJobId, renditionSpecOf } from './activities/node-work.ts';
+export { createNodeActivities } from './activities/node-work.ts';
+export { nodeJobId } from './jobs/run-on-node.ts';
+export { renditionSpecOf } from './jobs/encode.ts';
 export { createIngestActivities, ingestPartBytes } from './activities/ingest.ts';
 export { createNodeFarm, type NodeFarm, type NodeLease, type FarmNode } from './node-farm.ts';
 export { planLadder, presetRungs, audioBitrateKbps, type RenditionPlan } from './ladder.ts';

@@ -30,6 +30,7 @@
 import {
   additionalVideoCodecs,
   hlsSegmentSeconds,
+  isAacAudioCodec,
   x264Presets,
   x264PresetOfCompressionRatio,
   type AdditionalVideoCodec,
@@ -220,12 +221,10 @@ export function measuresQuality(parameters: Pick<EncodingParameters, 'encodingMo
   return parameters.encodingMode === 'contentAware' || (parameters.additionalCodecs?.length ?? 0) > 0;
 }
 
-/** Codecs an audio-only rendition keeps as requested; any other is AAC-LC. */
-const aacCodecs: ReadonlySet<AudioCodec> = new Set(['aac', 'aac-he', 'aac-he-v2']);
-
 /** The one rendition of an audio-only source (see the decisions above). */
 function planAudioOnly(parameters: EncodingParameters): RenditionPlan {
-  const audioCodec: AudioCodec = aacCodecs.has(parameters.audioCodec) ? parameters.audioCodec : 'aac';
+  // An AAC codec (the contract's aacAudioCodecs) is kept as requested; any other becomes AAC-LC.
+  const audioCodec: AudioCodec = isAacAudioCodec(parameters.audioCodec) ? parameters.audioCodec : 'aac';
   return {
     key: '0p',
     width: 0,

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { renderMasterPlaylist } from './master-playlist.ts';
+import { renderMasterPlaylist, segmentBitsPerSecond } from './master-playlist.ts';
 
 test('master playlist lists every variant, lowest bandwidth first, with relative URIs', () => {
   const text = renderMasterPlaylist([
@@ -36,4 +36,10 @@ test('an empty ladder has no master playlist', () => {
 test('an audio-only variant has BANDWIDTH, AVERAGE-BANDWIDTH and CODECS, no RESOLUTION or FRAME-RATE', () => {
   const text = renderMasterPlaylist([{ key: '0p', width: 0, height: 0, frameRate: 0, codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000 }]);
   assert.equal(text, '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=140000,AVERAGE-BANDWIDTH=131000,CODECS="mp4a.40.2"\n0p/playlist.m3u8\n');
+});
+
+test('a stream in its segments: the media rate and 5 % for the container, rounded up', () => {
+  assert.equal(segmentBitsPerSecond(500 + 128), 659_400);
+  assert.equal(segmentBitsPerSecond(48), 50_400, 'the lowest rate written: aac-he-v2 alone');
+  assert.equal(segmentBitsPerSecond(0.0001), 1, 'never rounded down');
 });

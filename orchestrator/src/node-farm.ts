@@ -120,8 +120,13 @@ export interface CountedNodeFarm extends NodeFarm {
   encodes(): { queued: number; running: number };
 }
 
-export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): CountedNodeFarm {
-  const clients = new Map<string, EncodeClient>();
+/**
+ * The dispatcher of one orchestrator process: runs dispatch passes (one at a time; a wake-up during a
+ * pass runs one more after it) that hand granted slots to this process's waiters and check the
+ * leases it holds, on every farm notification (once `listen` was called) and every `pollMs` while
+ * it has waiters or leases.
+ */
+function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs }: Omit<NodeFarmOptions, 'nodeToken' | 'pollMs'> & { pollMs: number }) {
   const waiters = new Map<string, Waiter>();
   const held = new Map<string, HeldLease>();
   let listener: Promise<FarmListener | undefined> | undefined;
@@ -147,39 +152,43 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
   };
 
   async function pass(): Promise<void> {
-    if (waiters.size > 0) {
-      const ids = [...waiters.keys()];
-      if (Date.now() - lastTouchAt >= touchEveryMs) {
-        lastTouchAt = Date.now();
-        await touchQueueEntries(db, ids);
-      }
-      await dispatchEncodeQueue(db, { heartbeatTimeoutMs, staleMs: staleAfterMs });
-      for (const grant of await takeGrantedLeases(db, ids)) {
-        const waiter = waiters.get(grant.entryId);
-        if (!waiter) {
-          // Gave up while the grant was on its way: hand the slot on.
-          await releaseNodeSlot(db, grant.leaseId);
-          continue;
-        }
-        waiters.delete(grant.entryId);
-        const dropped = new AbortController();
-        const raised = new AbortController();
-        // An urgent lease runs as urgent work already: nothing to raise.
-        held.set(grant.leaseId, { dropped, raised: grant.urgent ? undefined : raised });
-        waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal, urgent: grant.urgent, raised: raised.signal });
-      }
+    if (waiters.size > 0) await grantWaiters();
+    if (held.size > 0) await checkHeldLeases();
+  }
+
+  async function grantWaiters(): Promise<void> {
+    const ids = [...waiters.keys()];
+    if (Date.now() - lastTouchAt >= touchEveryMs) {
+      lastTouchAt = Date.now();
+      await touchQueueEntries(db, ids);
     }
-    if (held.size > 0) {
-      const still = await leasesStillHeld(db, [...held.keys()]);
-      for (const [leaseId, lease] of held) {
-        const now = still.get(leaseId);
-        if (!now) {
-          held.delete(leaseId);
-          lease.dropped.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
-        } else if (now.raised && lease.raised) {
-          lease.raised.abort(new Error('a viewer waits for this encode'));
-          lease.raised = undefined;
-        }
+    await dispatchEncodeQueue(db, { heartbeatTimeoutMs, staleMs: staleAfterMs });
+    for (const grant of await takeGrantedLeases(db, ids)) {
+      const waiter = waiters.get(grant.entryId);
+      if (!waiter) {
+        // Gave up while the grant was on its way: hand the slot on.
+        await releaseNodeSlot(db, grant.leaseId);
+        continue;
+      }
+      waiters.delete(grant.entryId);
+      const dropped = new AbortController();
+      const raised = new AbortController();
+      // An urgent lease runs as urgent work already: nothing to raise.
+      held.set(grant.leaseId, { dropped, raised: grant.urgent ? undefined : raised });
+      waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal, urgent: grant.urgent, raised: raised.signal });
+    }
+  }
+
+  async function checkHeldLeases(): Promise<void> {
+    const still = await leasesStillHeld(db, [...held.keys()]);
+    for (const [leaseId, lease] of held) {
+      const now = still.get(leaseId);
+      if (!now) {
+        held.delete(leaseId);
+        lease.dropped.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
+      } else if (now.raised && lease.raised) {
+        lease.raised.abort(new Error('a viewer waits for this encode'));
+        lease.raised = undefined;
       }
     }
   }
@@ -200,6 +209,18 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
       return undefined;
     });
   }
+
+  async function close(): Promise<void> {
+    clearInterval(poll);
+    await (await listener)?.close();
+  }
+
+  return { waiters, held, wake, listen, close };
+}
+
+export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): CountedNodeFarm {
+  const clients = new Map<string, EncodeClient>();
+  const { waiters, held, wake, listen, ...dispatcher } = createDispatcher({ db, heartbeatTimeoutMs, pollMs, ...(databaseUrl ? { databaseUrl } : {}), ...(logger ? { logger } : {}) });
 
   return {
     encodes: () => ({ queued: waiters.size, running: held.size }),
@@ -263,8 +284,7 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
     },
 
     async close() {
-      clearInterval(poll);
-      await (await listener)?.close();
+      await dispatcher.close();
       for (const client of clients.values()) client.close();
       clients.clear();
     },

@@ -75,7 +75,7 @@ function rangeServer(body: Buffer, cutAt: number) {
 
 const partBytes = 64 * 1024;
 
-describe('fetchSource', () => {
+describe('fetchSource: resuming and aborting', () => {
   test('a connection cut mid-body is resumed with Range: the stored bytes are the source, byte for byte', async () => {
     const body = mp4Body(5 * partBytes + 1234);
     const server = rangeServer(body, 2 * partBytes + 777);
@@ -141,7 +141,9 @@ describe('fetchSource', () => {
     await expect(fetchSource({ url, sink, maxBytes: 10 * 1024 ** 2, partBytes, destination: anyAddress(), signal: controller.signal })).rejects.toBe(stopped);
     expect(requests).toBe(1);
   });
+});
 
+describe('fetchSource: statuses, limits, containers and redirects', () => {
   test('a 404 fails at once, final, naming the status', async () => {
     let requests = 0;
     const url = await serve((_request, response) => {

@@ -43,9 +43,13 @@ class RegistryRequestError extends Error {
   }
 }
 
-export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
-  const { db, token, heartbeatTimeoutMs, logger } = options;
-  const leaseGraceMs = options.leaseGraceMs ?? Math.max(30_000, heartbeatTimeoutMs * 3);
+/** What the registry's handlers answer with: the farm's tables, its token, its timings. */
+interface RegistryContext extends Pick<RegistryServerOptions, 'db' | 'token' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'> {
+  leaseGraceMs: number;
+}
+
+/** Register, Heartbeat and Deregister: each authenticates the farm token, then updates the node's rows. */
+function createRegistryHandlers({ db, token, heartbeatTimeoutMs, logger, leaseGraceMs, heartbeats }: RegistryContext): NodeRegistryHandlers {
   const expected = createHash('sha256').update(token).digest();
   const authenticate = (presented: string) => {
     if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) {
@@ -58,7 +62,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       ? { code: error.code, details: error.message }
       : { code: GrpcStatus.UNAVAILABLE, details: `registry error: ${error instanceof Error ? error.message : String(error)}` };
 
-  const handlers: NodeRegistryHandlers = {
+  return {
     Register(call, callback) {
       const request = call.request;
       (async () => {
@@ -98,7 +102,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
           activeJobs: request.activeJobs,
           leaseGraceMs,
         });
-        options.heartbeats?.inc({ result: known ? 'known' : 'unknown' });
+        heartbeats?.inc({ result: known ? 'known' : 'unknown' });
         if (!known && request.activeJobs.length > 0) {
           logger.warn(
             { nodeId: request.nodeId, staleJobs: request.activeJobs },
@@ -127,6 +131,12 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       );
     },
   };
+}
+
+export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
+  const { db, heartbeatTimeoutMs, logger } = options;
+  const leaseGraceMs = options.leaseGraceMs ?? Math.max(30_000, heartbeatTimeoutMs * 3);
+  const handlers = createRegistryHandlers({ ...options, leaseGraceMs });
 
   const server = new grpc.Server();
   server.addService(nodeRegistryDefinition, handlers);

@@ -1,7 +1,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import {
+  aacAudioCodecs,
   audioEncodingOf,
+  isAacAudioCodec,
   compressionRatios,
   pixelFormatOfX264,
   pixelFormats,
@@ -52,4 +54,11 @@ test('audio codecs: HE-AAC is written as AAC-LC; AC-3 and E-AC-3 keep 5.1', () =
   assert.equal(audioEncodingOf.mp3.encoder, 'libmp3lame');
   assert.equal(audioEncodingOf.ac3.maxChannels, 6);
   assert.equal(audioEncodingOf.eac3.encoder, 'eac3');
+});
+
+test('the AAC codecs are those written as AAC: aac, aac-he, aac-he-v2', () => {
+  assert.deepEqual(aacAudioCodecs, ['aac', 'aac-he', 'aac-he-v2']);
+  assert.equal(isAacAudioCodec('aac-he-v2'), true);
+  assert.equal(isAacAudioCodec('mp3'), false);
+  assert.equal(isAacAudioCodec('opus'), false, 'a name off the wire that is no codec of ours');
 });

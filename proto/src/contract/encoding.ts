@@ -253,6 +253,17 @@ export const audioEncodingOf: Readonly<Record<AudioCodec, AudioEncoding>> = {
   eac3: { format: 'eac3', encoder: 'eac3', maxChannels: 6 },
 };
 
+/**
+ * The codecs written as AAC (audioEncodingOf): an audio-only rendition keeps them as requested
+ * (hls.js plays AAC in fMP4), and `audio.m4a` copies a track in one of them as it is.
+ */
+export const aacAudioCodecs: readonly AudioCodec[] = audioCodecs.filter((codec) => audioEncodingOf[codec].format === 'aac');
+
+/** Whether `codec` is one of aacAudioCodecs. */
+export function isAacAudioCodec(codec: string): codec is AudioCodec {
+  return (aacAudioCodecs as readonly string[]).includes(codec);
+}
+
 /** Whether `value` is one of `values`, narrowing it (for values read off the wire or a database). */
 export function isOneOf<const T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);

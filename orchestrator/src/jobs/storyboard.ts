@@ -1,0 +1,51 @@
+// The storyboard job (contract storyboard.ts): its sheets and WebVTT under storyboard/, made by a
+// node from the source. Takes no encode slot.
+import { Context } from '@temporalio/activity';
+import {
+  objectKeys,
+  planStoryboard,
+  storyboardContentTypes,
+  storyboardSheetName,
+  storyboardVttName,
+} from '@kino/proto/contract';
+import { urlLifetimeSeconds } from './presign.ts';
+import { runJobOnNode, type NodeJobDeps } from './run-on-node.ts';
+
+/** A storyboard decodes the whole source (no encode): minutes for a long one. */
+const storyboardCallTimeoutMs = 14 * 60_000;
+
+export interface StoryboardInput {
+  videoId: string;
+  storagePath: string;
+  durationSeconds: number;
+}
+
+/** Makes the storyboard; answers the VTT's key. */
+export async function makeStoryboard(
+  { storage, farm, logger }: NodeJobDeps,
+  { videoId, storagePath, durationSeconds }: StoryboardInput,
+): Promise<string> {
+  const { sheets } = planStoryboard(durationSeconds);
+  const vttKey = objectKeys.storyboard(videoId, storyboardVttName);
+  const lifetime = urlLifetimeSeconds();
+  const [inputUrl, vttUrl, ...sheetUrls] = await Promise.all([
+    storage.presignGet(storagePath, lifetime),
+    storage.presignPut(vttKey, lifetime, storyboardContentTypes.vtt),
+    ...Array.from({ length: sheets }, (_, i) =>
+      storage.presignPut(
+        objectKeys.storyboard(videoId, storyboardSheetName(i)),
+        lifetime,
+        storyboardContentTypes.sheet,
+      ),
+    ),
+  ]);
+  await runJobOnNode({ farm, logger }, videoId, 'storyboard', { slot: false }, (node, jobId) =>
+    farm
+      .client(node.address)
+      .storyboard(
+        { jobId, inputUrl: inputUrl!, durationSeconds, sheetUrls, vttUrl: vttUrl! },
+        { signal: Context.current().cancellationSignal, timeoutMs: storyboardCallTimeoutMs },
+      ),
+  );
+  return vttKey;
+}
