@@ -25,7 +25,7 @@ export interface DeliveryDeps extends Omit<RouteDeps, 'captionFiles' | 'rewritte
 }
 
 /** The route handlers' deps: the node's, and what lives as long as its server (caches of made files, the segment recorder). */
-export function routeDepsOf(deps: DeliveryDeps): RouteDeps {
+function routeDepsOf(deps: DeliveryDeps): RouteDeps {
   const { counters } = deps.metrics;
   return {
     ...deps,
