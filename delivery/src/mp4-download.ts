@@ -15,7 +15,7 @@
 // and durations) and one storage HEAD per segment, and is kept in memory: a ready video's objects
 // never change. Bytes are then read part by part through the node's cache, so a Range request
 // (download managers, resumed downloads) touches only the segments it covers. A video still being
-// made (just in time) has no download until its ladder is complete (server.ts downloadBody): its
+// made (just in time) has no download until its ladder is complete (routes/downloads.ts): its
 // playlists are the planned ones, and its segments are not all stored.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,7 +1,7 @@
 // oEmbed 1.0 (https://oembed.com) for the delivery host's own pages (docs/decisions/delivery.md#embeds):
 // `/oembed?url=` takes an embed URL (`/embed/{videoId}`, with `?token=` for a private video) or a
 // share link's watch page (`/v1/share/{linkId}`) of this host, and answers a `video` whose `html`
-// is an iframe of that page. The parsing and the sizing are here; server.ts looks the video up.
+// is an iframe of that page. The parsing and the sizing are here; routes/oembed.ts looks the video up.
 import { DeliveryError } from './errors.ts';
 
 export type EmbeddableUrl =

@@ -167,7 +167,7 @@ test('renditions in other codecs (`720p-hevc`, `720p-av1`) in every family, exac
     assert.deepEqual(resource(`/vid_3/${key}.m3u8`), { type: 'rendition', quality: key }, key);
     assert.deepEqual(resource(`/vid_3/${key}/init.mp4`), { type: 'init', quality: key }, key);
     for (const name of ['seg-00004.m4s', '4.ts', 'seg-4.ts', '00004.m4s']) assert.deepEqual(resource(`/vid_3/${key}/${name}`), { type: 'segment', quality: key, index: 4 }, `${key} ${name}`);
-    // A download parses like any other; server.ts answers 404 for one that is not H.264.
+    // A download parses like any other; routes/downloads.ts answers 404 for one that is not H.264.
     assert.deepEqual(resource(`/vid_3/${key}.mp4`), { type: 'download', quality: key }, key);
     assert.deepEqual(resource(`${bases.private}/video-${key}.mp4`), { type: 'download', quality: key }, key);
   }

@@ -20,7 +20,7 @@
 // `subtitles-<lang>.vtt`; none is a stored object as such (delivery makes them from the track's file).
 // <q> is a rendition key as in storage (renditionKeyPattern): `720p` (the short edge; `0p` for an
 // audio-only video's one rendition), or `720p-hevc`, `720p-av1` for a rendition in another codec,
-// served in every family exactly as `720p` is. Downloads are H.264 only (server.ts).
+// served in every family exactly as `720p` is. Downloads are H.264 only (routes/downloads.ts).
 import {
   audioDownloadName,
   embedPaths,
@@ -194,7 +194,7 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
     case 'subtitles_playlist':
     case 'subtitles_segment':
     case 'captions_file':
-      throw new Error("captions are made from the track's stored file (server.ts)");
+      throw new Error("captions are made from the track's stored file (routes/captions.ts)");
   }
 }
 

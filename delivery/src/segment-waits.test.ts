@@ -62,9 +62,14 @@ async function stateOf(promise: Promise<unknown>): Promise<'pending' | 'settled'
   return settled ? 'settled' : 'pending';
 }
 
-describe('SegmentWaits', () => {
+/** Every test runs on a fake clock (the waits' polls and deadlines are timers). */
+function useFakeClock(): void {
   beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
   afterEach(() => vi.useRealTimers());
+}
+
+describe('SegmentWaits: how requests share a wait', () => {
+  useFakeClock();
 
   test('requests for one segment share one wait: one raise, one poll loop, all answered once it is stored', async () => {
     const { farm, waits } = fakeFarm();
@@ -140,6 +145,11 @@ describe('SegmentWaits', () => {
     await vi.advanceTimersByTimeAsync(segmentWaitTiming.progressEveryMs + segmentWaitTiming.pollMs);
     assert.equal(await stored, 'stored');
   });
+
+});
+
+describe('SegmentWaits: how a wait ends for its requests', () => {
+  useFakeClock();
 
   test('each request waits until its deadline at most; the loop stops when the last one has gone', async () => {
     const { farm, waits } = fakeFarm();

@@ -1,0 +1,70 @@
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { DeliveryError } from '../errors.ts';
+import type { PlayableVideo } from '../video-catalog.ts';
+import { openVideo } from './context.ts';
+
+const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
+  id: 'vid_1',
+  orgId: 'org_1',
+  envId: 'env_1',
+  name: 'clip',
+  width: null,
+  height: null,
+  allowPublicAccess,
+  thumbnailKey: null,
+  storyboardKey: null,
+  clipMedia: null,
+  segmentsPending: false,
+  audioKey: null,
+  renditions: new Map(),
+  captions: new Map(),
+});
+
+/** A catalog of one video and a token verifier that lets `good` in and records every check. */
+function depsOf(video: PlayableVideo | undefined) {
+  const checks: { token: string | null; what: string | undefined; origin: string | undefined }[] = [];
+  return {
+    checks,
+    catalog: { get: async (id: string) => (video?.id === id ? video : undefined), fresh: async () => undefined },
+    tokens: {
+      async authorize(token: string | null, _videoId: string, viewer: { origin?: string }, what?: 'playback' | 'image') {
+        checks.push({ token, what, origin: viewer.origin });
+        if (token !== 'good') throw new DeliveryError(401, 'token_required', 'no');
+        return { sub: 'vid_1', exp: 0 } as never;
+      },
+    },
+  };
+}
+
+const req = { headers: { origin: 'https://site.example' } } as unknown as IncomingMessage;
+const query = (token?: string) => new URLSearchParams(token ? { token } : {});
+const publicPath = (orgId = 'org_1') => ({ kind: 'playback' as const, family: 'public' as const, orgId, envId: 'env_1', videoId: 'vid_1', resource: { type: 'master' as const } });
+const privatePath = { kind: 'playback' as const, family: 'private' as const, videoId: 'vid_1', resource: { type: 'master' as const } };
+const statusOf = (promise: Promise<unknown>) => promise.then(() => 'opened', (error: DeliveryError) => `${error.status} ${error.code}`);
+
+test('openVideo: a public video on a public path opens with no token; on another org or env, or absent, it is not found', async () => {
+  const deps = depsOf(videoOf(true));
+  assert.deepEqual(await openVideo(deps, req, query('ignored'), publicPath()), { video: videoOf(true), access: 'public', token: null });
+  assert.deepEqual(deps.checks, [], 'no token asked for');
+  assert.equal(await statusOf(openVideo(deps, req, query(), publicPath('org_2'))), '404 video_not_found');
+  assert.equal(await statusOf(openVideo(depsOf(undefined), req, query(), publicPath())), '404 video_not_found');
+});
+
+test('openVideo: a private path always needs a token, and a private video needs one on every path', async () => {
+  const open = depsOf(videoOf(true));
+  assert.equal(await statusOf(openVideo(open, req, query(), privatePath)), '401 token_required');
+  assert.deepEqual(await openVideo(open, req, query('good'), privatePath), { video: videoOf(true), access: 'private', token: 'good' });
+  const closed = depsOf(videoOf(false));
+  assert.equal(await statusOf(openVideo(closed, req, query(), publicPath())), '401 token_required');
+  assert.equal((await openVideo(closed, req, query('good'), publicPath())).access, 'private');
+  assert.deepEqual(closed.checks.map((c) => c.origin), ['https://site.example', 'https://site.example'], 'the viewer\'s origin goes with the token');
+});
+
+test("openVideo: a thumbnail's token is checked for images, a file's for playback", async () => {
+  const deps = depsOf(videoOf(false));
+  await openVideo(deps, req, query('good'), { kind: 'thumbnail', videoId: 'vid_1', width: 640, height: 360 });
+  await openVideo(deps, req, query('good'), privatePath);
+  assert.deepEqual(deps.checks.map((c) => c.what), ['image', 'playback']);
+});

@@ -1,0 +1,31 @@
+// The delivery node's routes: every kind of path parseDeliveryPath knows, and the one handler that
+// answers it. createDeliveryServer looks the handler up here; nothing else dispatches on a route's kind.
+import type { DeliveryRoute } from '../paths.ts';
+import { sendJson } from '../responses.ts';
+import type { Exchange, RouteDeps, RouteHandler } from './context.ts';
+import { serveEmbedPage, servePlayerAsset } from './embed.ts';
+import { serveOembed } from './oembed.ts';
+import { servePlayback } from './playback.ts';
+import { serveShared, serveSharePage } from './share.ts';
+import { refuseThumbnailSize, serveThumbnail } from './thumbnails.ts';
+
+type RouteHandlers = { [K in DeliveryRoute['kind']]: RouteHandler<K> };
+
+export const routeHandlers: RouteHandlers = {
+  playback: servePlayback,
+  share: serveShared,
+  share_page: serveSharePage,
+  embed_page: serveEmbedPage,
+  player_asset: servePlayerAsset,
+  oembed: serveOembed,
+  thumbnail: serveThumbnail,
+  invalid_thumbnail_size: refuseThumbnailSize,
+  health: async (_deps, { req, res }) => sendJson(req, res, 200, { status: 'ok' }),
+};
+
+/** Answers a route with its kind's handler. */
+export function answerRoute(deps: RouteDeps, exchange: Exchange, route: DeliveryRoute): Promise<void> {
+  // The table is keyed by kind, so the handler it gives takes this route.
+  const handler = routeHandlers[route.kind] as RouteHandler<DeliveryRoute['kind']>;
+  return handler(deps, exchange, route);
+}
