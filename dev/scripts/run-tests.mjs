@@ -3,8 +3,9 @@
 // integration and end-to-end tests of test/, one file at a time; each file has a wall-clock bound
 // (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
 // behind are killed; one closing line `N passed, N failed`, and a non-zero exit on any failure.
-// Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [path-filter ...]
-// A filter is a substring of a test file's path (from the repository root), as vitest's own.
+// Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [--unit] [path-filter ...]
+// A filter is a substring of a test file's path (from the repository root), as vitest's own;
+// --unit runs the unit tests only (`npm run test:quick`).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +14,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
-const INTEGRATION = 'test'; // the project of test/
+// The projects of test/: `test`, and `test-shared-farm` (the files on one farm, vitest.config.mjs).
+const INTEGRATION = 'test*';
+const isIntegration = (project) => project.startsWith('test');
 
 const args = process.argv.slice(2);
 const config = args[0] === '--config' ? ['--config', args.splice(0, 2)[1]] : [];
+const unitOnly = args[0] === '--unit' && Boolean(args.shift());
 const filters = args;
 const work = mkdtempSync(join(tmpdir(), 'kino-tests-'));
 
@@ -27,7 +31,9 @@ if (listed.status !== 0 || !existsSync(listFile)) {
   console.error('run-tests: vitest could not list the test files');
   process.exit(1);
 }
-const files = JSON.parse(readFileSync(listFile, 'utf8')).map((f) => ({ path: relative(root, f.file), project: f.projectName }));
+const files = JSON.parse(readFileSync(listFile, 'utf8'))
+  .map((f) => ({ path: relative(root, f.file), project: f.projectName }))
+  .filter((f) => !unitOnly || !isIntegration(f.project));
 const unmatched = filters.filter((filter) => !files.some((f) => f.path.includes(filter)));
 if (files.length === 0 || unmatched.length > 0) {
   console.error(`run-tests: no test file matches ${(unmatched.length ? unmatched : filters).map((f) => `"${f}"`).join(', ')}`);
@@ -74,8 +80,8 @@ function tally(report, ok) {
 }
 
 const phases = [];
-if (files.some((f) => f.project !== INTEGRATION)) phases.push(['unit', [`--project=!${INTEGRATION}`]]);
-if (files.some((f) => f.project === INTEGRATION)) phases.push(['integration', [`--project=${INTEGRATION}`]]);
+if (files.some((f) => !isIntegration(f.project))) phases.push(['unit', [`--project=!${INTEGRATION}`]]);
+if (files.some((f) => isIntegration(f.project))) phases.push(['integration', [`--project=${INTEGRATION}`]]);
 let passed = 0;
 let failed = 0;
 let ok = true;
