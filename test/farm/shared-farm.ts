@@ -9,6 +9,7 @@
 // A file here must not stop, kill, restart or reconfigure a part of the farm: that is what a farm of
 // its own (startFarm) is for. A file that breaks the farm anyway fails the run: the next file to join
 // finds the part down and says which, and the teardown fails the run when a part exited.
+import { readFileSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { inject } from 'vitest';
 import { createApiKey, createEnvironment, createOrganization } from '@kino/database/repositories';
@@ -34,7 +35,7 @@ declare module 'vitest' {
   }
 }
 
-/** The parts a file on the shared farm relies on (the services are checked through them). */
+/** The farm's processes the files on it rely on: its services, its Kino processes and its encode node. */
 const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator', 'delivery', 'node-a'];
 
 /** vitest's globalSetup: starts the farm, provides its address, and returns the teardown. */
@@ -46,39 +47,32 @@ export default async function startSharedFarm(project: TestProject): Promise<() 
     await farm.stop();
     throw error;
   }
-  const processes = Object.fromEntries(parts.map((name) => [name, farm.launcher.process(name)]));
-  const exits: string[] = [];
-  for (const [name, child] of Object.entries(processes)) {
-    void child.exited.then((code) => exits.push(`${name} (exit ${code})`));
-  }
-  project.provide('sharedFarm', {
+  const address: SharedFarmAddress = {
     env: farm.env,
     apiUrl: farm.apiUrl,
     deliveryUrl: farm.deliveryUrl!,
     operatorToken: farm.operatorToken,
-    pids: Object.fromEntries(Object.entries(processes).map(([name, child]) => [name, child.child.pid!])),
+    pids: Object.fromEntries(parts.map((name) => [name, farm.launcher.process(name).child.pid!])),
     dir: farm.services.dir,
-  });
+  };
+  project.provide('sharedFarm', address);
   return async () => {
-    // Read before stopping: the stop itself ends every part.
-    const broken = [...exits];
+    // Looked at before stopping: the stop ends every part.
+    const gone = partsGone(address);
     await farm.stop();
-    if (broken.length > 0) {
-      throw new Error(`the shared farm lost ${broken.join(', ')} during the run: a file on it broke it (see which files failed first)`);
+    if (gone.length > 0) {
+      throw new Error(`the shared farm lost ${gone.join(', ')} during the run: a file on it broke it (the first file that failed says which)`);
     }
   };
 }
 
 /**
  * Joins the shared farm as a new tenant. Fails at once, naming the part, when a process of the
- * farm is gone (a file before this one broke it).
+ * farm is gone (a file before this one broke it); the tenant's stop() fails the same way.
  */
 export async function joinSharedFarm(name: string): Promise<FarmTenant> {
   const address = inject('sharedFarm');
-  const gone = Object.entries(address.pids).filter(([, pid]) => !isRunning(pid)).map(([part]) => part);
-  if (gone.length > 0) {
-    throw new Error(`the shared farm is broken: ${gone.join(', ')} no longer running (a file before this one broke it; logs in ${address.dir}/logs)`);
-  }
+  assertFarmRuns(address, 'a file before this one broke it');
   const db = await openDatabase(address.env.DATABASE_URL!);
   let tenancy: { orgId: string; envId: string; apiKey: string };
   try {
@@ -89,14 +83,36 @@ export async function joinSharedFarm(name: string): Promise<FarmTenant> {
   } finally {
     await db.destroy();
   }
-  return connectTenant({ env: address.env, apiUrl: address.apiUrl, operatorToken: address.operatorToken, deliveryUrl: address.deliveryUrl, tenancy });
+  const tenant = await connectTenant({ env: address.env, apiUrl: address.apiUrl, operatorToken: address.operatorToken, deliveryUrl: address.deliveryUrl, tenancy });
+  return {
+    ...tenant,
+    // The file that broke the farm fails too, not only the files after it.
+    async stop() {
+      await tenant.stop();
+      assertFarmRuns(address, `it broke while ${name} ran on it`);
+    },
+  };
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+/** Throws, naming the parts, when a process of the shared farm is gone. */
+function assertFarmRuns(address: SharedFarmAddress, why: string): void {
+  const gone = partsGone(address);
+  if (gone.length > 0) {
+    throw new Error(`the shared farm is broken: ${gone.join(', ')} no longer running (${why}; logs in ${address.dir}/logs)`);
   }
+}
+
+/** The parts whose process has ended: gone, or dead and not yet reaped by vitest's process (a zombie). */
+function partsGone(address: SharedFarmAddress): string[] {
+  return Object.entries(address.pids)
+    .filter(([, pid]) => {
+      try {
+        // /proc/PID/stat: `pid (command) state ...`; the command may hold spaces and parentheses.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+      } catch {
+        return true;
+      }
+    })
+    .map(([part]) => part);
 }
