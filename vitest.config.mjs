@@ -21,14 +21,18 @@ const unit = (name, include) => ({
   },
 });
 
-// Integration and end-to-end tests: one file at a time.
-const integration = (name, test) => ({
+// Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS, ClickHouse,
+// a farm of processes, Chromium). They run two files at a time: a file spends most of its time
+// waiting (for its services to start, an encode, a timeout, a fuzzing budget), so two of them keep
+// two cores busy. The files that need the machine to themselves run after, one at a time.
+const integration = (name, { workers, groupOrder, ...test }) => ({
   extends: true,
   test: {
     name,
     ...test,
-    fileParallelism: false,
-    maxWorkers: 1,
+    fileParallelism: workers > 1,
+    maxWorkers: workers,
+    sequence: { groupOrder },
     // A farm test waits minutes for an encode; `before` hooks start the services.
     testTimeout: 10 * minutes,
     hookTimeout: 5 * minutes,
@@ -36,8 +40,8 @@ const integration = (name, test) => ({
   },
 });
 
-// The files that only upload and play: each joins one farm as a tenant of its own (test/farm/shared-farm.ts)
-// instead of starting a farm (about 15 s each).
+// The files that only upload and play: each joins one farm as a tenant of its own
+// (test/farm/shared-farm.ts) instead of starting a farm of its own.
 const sharedFarmFiles = [
   'test/e2e/audio.test.ts',
   'test/e2e/captions-playback.test.ts',
@@ -46,6 +50,12 @@ const sharedFarmFiles = [
   'test/e2e/farm-playback.test.ts',
   'test/e2e/storyboards-and-downloads.test.ts',
   'test/farm/ingest.test.ts',
+];
+
+// The files that measure time against a bound tight enough that a second file's load could break
+// it: alone, after the others.
+const aloneFiles = [
+  'test/farm/scheduling.test.ts',
 ];
 
 export default defineConfig({
@@ -72,11 +82,9 @@ export default defineConfig({
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
       unit('dev', ['dev/src/**/*.test.ts', 'dev/scripts/**/*.test.mjs']),
       unit('dashboard', ['dashboard/src/**/*.test.ts']),
-      // Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS,
-      // ClickHouse, a farm of processes, Chromium).
-      integration('test', { include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...sharedFarmFiles] }),
-      // The files that only upload and play, on one farm that vitest starts once for them.
-      integration('test-shared-farm', { include: sharedFarmFiles, globalSetup: ['test/farm/shared-farm.ts'] }),
+      integration('test', { include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...sharedFarmFiles, ...aloneFiles], workers: 2, groupOrder: 1 }),
+      integration('test-shared-farm', { include: sharedFarmFiles, globalSetup: ['test/farm/shared-farm.ts'], workers: 2, groupOrder: 1 }),
+      integration('test-alone', { include: aloneFiles, workers: 1, groupOrder: 2 }),
     ],
     coverage: {
       provider: 'v8',
