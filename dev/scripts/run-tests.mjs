@@ -1,6 +1,7 @@
 // Runs the tests of every workspace on vitest (projects in vitest.config.mjs), with the guarantees CI
 // relies on: a filter that matches no test file fails; unit tests run first, in parallel, then the
-// integration and end-to-end tests of test/, one file at a time; each file has a wall-clock bound
+// integration and end-to-end tests of test/ (two files at a time, vitest.config.mjs says which run
+// alone and which share a farm); each file has a wall-clock bound
 // (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
 // behind are killed; one closing line `N passed, N failed`, and a non-zero exit on any failure.
 // Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [--checks] [--unit] [path-filter ...]
