@@ -52,11 +52,10 @@ const sharedFarmFiles = [
   'test/farm/ingest.test.ts',
 ];
 
-// The files that measure time against a bound tight enough that a second file's load could break
-// it: alone, after the others.
-const aloneFiles = [
-  'test/farm/scheduling.test.ts',
-];
+// The files that a second file's load breaks: they measure time against a bound (the slot hand-over),
+// race a player against an encode (just in time), or play in real time in Chromium, where a starved
+// player stalls. Alone, after the others: beside another file on a loaded machine, the last two failed.
+const aloneFiles = ['test/farm/scheduling.test.ts', 'test/farm/just-in-time.test.ts', 'test/e2e/browser-playback.test.ts'];
 
 export default defineConfig({
   test: {
