@@ -1,7 +1,7 @@
 // Every test of every workspace, on vitest. `npm test` runs them through dev/scripts/run-tests.mjs,
 // which adds the closing line, the check that a filter matches a file and the process-group cleanup;
 // `npx vitest run --project <name> [path-filter]` runs a part directly.
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // A bound on each test FILE's wall-clock time (vitest bounds single tests and hooks, not files):
 // past it, the file's process is killed and named (dev/scripts/vitest/file-watchdog.mjs).
@@ -20,6 +20,42 @@ const unit = (name, include) => ({
     env: { KINO_TEST_FILE_BOUND_MS: String(fileBound(5 * minutes)) },
   },
 });
+
+// Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS, ClickHouse,
+// a farm of processes, Chromium). They run two files at a time: a file spends most of its time
+// waiting (for its services to start, an encode, a timeout, a fuzzing budget), so two of them keep
+// two cores busy. The files that need the machine to themselves run after, one at a time.
+const integration = (name, { workers, groupOrder, ...test }) => ({
+  extends: true,
+  test: {
+    name,
+    ...test,
+    fileParallelism: workers > 1,
+    maxWorkers: workers,
+    sequence: { groupOrder },
+    // A farm test waits minutes for an encode; `before` hooks start the services.
+    testTimeout: 10 * minutes,
+    hookTimeout: 5 * minutes,
+    env: { KINO_TEST_FILE_BOUND_MS: String(fileBound(20 * minutes)) },
+  },
+});
+
+// The files that only upload and play: each joins one farm as a tenant of its own
+// (test/farm/shared-farm.ts) instead of starting a farm of its own.
+const sharedFarmFiles = [
+  'test/e2e/audio.test.ts',
+  'test/e2e/captions-playback.test.ts',
+  'test/e2e/clips.test.ts',
+  'test/e2e/embeds.test.ts',
+  'test/e2e/farm-playback.test.ts',
+  'test/e2e/storyboards-and-downloads.test.ts',
+  'test/farm/ingest.test.ts',
+];
+
+// The files that a second file's load breaks: they measure time against a bound (the slot hand-over),
+// race a player against an encode (just in time), or play in real time in Chromium, where a starved
+// player stalls. Alone, after the others: beside another file on a loaded machine, the last two failed.
+const aloneFiles = ['test/farm/scheduling.test.ts', 'test/farm/just-in-time.test.ts', 'test/e2e/browser-playback.test.ts'];
 
 export default defineConfig({
   test: {
@@ -45,21 +81,9 @@ export default defineConfig({
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
       unit('dev', ['dev/src/**/*.test.ts', 'dev/scripts/**/*.test.mjs']),
       unit('dashboard', ['dashboard/src/**/*.test.ts']),
-      {
-        // Integration and end-to-end tests start real services (PostgreSQL, Temporal, SeaweedFS,
-        // ClickHouse, a farm of processes, Chromium): one file at a time.
-        extends: true,
-        test: {
-          name: 'test',
-          include: ['test/**/*.test.ts'],
-          fileParallelism: false,
-          maxWorkers: 1,
-          // A farm test waits minutes for an encode; `before` hooks start the services.
-          testTimeout: 10 * minutes,
-          hookTimeout: 5 * minutes,
-          env: { KINO_TEST_FILE_BOUND_MS: String(fileBound(20 * minutes)) },
-        },
-      },
+      integration('test', { include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...sharedFarmFiles, ...aloneFiles], workers: 2, groupOrder: 1 }),
+      integration('test-shared-farm', { include: sharedFarmFiles, globalSetup: ['test/farm/shared-farm.ts'], workers: 2, groupOrder: 1 }),
+      integration('test-alone', { include: aloneFiles, workers: 1, groupOrder: 2 }),
     ],
     coverage: {
       provider: 'v8',

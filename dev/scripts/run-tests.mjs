@@ -1,10 +1,14 @@
 // Runs the tests of every workspace on vitest (projects in vitest.config.mjs), with the guarantees CI
 // relies on: a filter that matches no test file fails; unit tests run first, in parallel, then the
-// integration and end-to-end tests of test/, one file at a time; each file has a wall-clock bound
+// integration and end-to-end tests of test/ (two files at a time, vitest.config.mjs says which run
+// alone and which share a farm); each file has a wall-clock bound
 // (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
 // behind are killed; one closing line `N passed, N failed`, and a non-zero exit on any failure.
-// Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [path-filter ...]
+// Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [--checks] [--unit] [path-filter ...]
 // A filter is a substring of a test file's path (from the repository root), as vitest's own.
+// --checks also runs `npm run lint` and `npm run typecheck`, beside the unit tests (each is mostly
+// one busy core); a failed check counts as a failed test and the integration tests do not run.
+// --unit runs the unit tests only (`npm run test:quick` is --checks --unit).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +17,31 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
-const INTEGRATION = 'test'; // the project of test/
+// The projects of test/: `test`, and `test-shared-farm` (the files on one farm, vitest.config.mjs).
+const INTEGRATION = 'test*';
+const isIntegration = (project) => project.startsWith('test');
 
 const args = process.argv.slice(2);
 const config = args[0] === '--config' ? ['--config', args.splice(0, 2)[1]] : [];
+const withChecks = args[0] === '--checks' && Boolean(args.shift());
+const unitOnly = args[0] === '--unit' && Boolean(args.shift());
 const filters = args;
 const work = mkdtempSync(join(tmpdir(), 'kino-tests-'));
+
+/** An npm script run beside the tests, its output kept and printed whole when it ends. */
+function runCheck(script) {
+  const child = spawn('npm', ['run', '--silent', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      const text = Buffer.concat(output).toString().trim();
+      console.log(`\n${code === 0 ? 'passed' : 'FAILED'}: npm run ${script}${text ? `\n${text}` : ''}`);
+      resolve(code === 0);
+    });
+  });
+}
 
 // The files vitest would run: the check on filters and the choice of phases use vitest's own list.
 const listFile = join(work, 'files.json');
@@ -27,7 +50,9 @@ if (listed.status !== 0 || !existsSync(listFile)) {
   console.error('run-tests: vitest could not list the test files');
   process.exit(1);
 }
-const files = JSON.parse(readFileSync(listFile, 'utf8')).map((f) => ({ path: relative(root, f.file), project: f.projectName }));
+const files = JSON.parse(readFileSync(listFile, 'utf8'))
+  .map((f) => ({ path: relative(root, f.file), project: f.projectName }))
+  .filter((f) => !unitOnly || !isIntegration(f.project));
 const unmatched = filters.filter((filter) => !files.some((f) => f.path.includes(filter)));
 if (files.length === 0 || unmatched.length > 0) {
   console.error(`run-tests: no test file matches ${(unmatched.length ? unmatched : filters).map((f) => `"${f}"`).join(', ')}`);
@@ -73,18 +98,24 @@ function tally(report, ok) {
   return { passed: result.numPassedTests, failed: failed === 0 && !ok ? 1 : failed, ok };
 }
 
+// Started once the filters are known to match: a run that stops there leaves nothing running.
+const checks = withChecks ? Promise.all(['lint', 'typecheck'].map(runCheck)) : Promise.resolve([]);
 const phases = [];
-if (files.some((f) => f.project !== INTEGRATION)) phases.push(['unit', [`--project=!${INTEGRATION}`]]);
-if (files.some((f) => f.project === INTEGRATION)) phases.push(['integration', [`--project=${INTEGRATION}`]]);
+if (files.some((f) => !isIntegration(f.project))) phases.push(['unit', [`--project=!${INTEGRATION}`]]);
+if (files.some((f) => isIntegration(f.project))) phases.push(['integration', [`--project=${INTEGRATION}`]]);
 let passed = 0;
 let failed = 0;
 let ok = true;
 for (const [name, projectArgs] of phases) {
+  // The checks ran beside the unit tests; as `lint && typecheck && tests` did, a failed one stops
+  // the run before the integration tests.
+  if (name === 'integration' && (await checks).includes(false)) break;
   const result = await runPhase(name, projectArgs);
   passed += result.passed;
   failed += result.failed;
   ok &&= result.ok;
 }
+failed += (await checks).filter((passedCheck) => !passedCheck).length;
 rmSync(work, { recursive: true, force: true });
 // One closing line for the whole run (unit and integration together).
 console.log(`\n${passed} passed, ${failed} failed`);

@@ -39,6 +39,12 @@ describe('dev/scripts/run-tests.mjs', () => {
     assert.equal(run.closing, '2 passed, 0 failed', run.output);
   });
 
+  it('runs the unit tests only with --unit', () => {
+    const run = runTests('--unit');
+    assert.equal(run.closing, '2 passed, 1 failed', run.output);
+    assert.doesNotMatch(run.output, /integration-/);
+  });
+
   it('fails when a filter matches no test file, naming the filter', () => {
     const run = runTests('fixtures/unit-passes', 'no-such-test-file');
     assert.equal(run.status, 1, run.output);

@@ -13,11 +13,12 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { makeClip } from '@kino/test/support/media';
 import { launchChromium, playThrough, startPageHost, type PageHost } from '@kino/test/support/players';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
 
 const run = promisify(execFile);
 
-let farm: Farm;
+let farm: FarmTenant;
 let workDir: string;
 let browser: Browser;
 let host: PageHost;
@@ -84,7 +85,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-audio-'));
   let paths: string[];
   [farm, paths, browser, host] = await Promise.all([
-    startFarm({ playback: true }),
+    joinSharedFarm('audio'),
     Promise.all([
       makeSong(join(workDir, 'song.mp4'), songSeconds),
       makeSong(join(workDir, 'opus.webm'), songSeconds),
@@ -95,7 +96,6 @@ beforeAll(async () => {
     startPageHost(),
   ]);
   deliveryUrl = farm.deliveryUrl!;
-  await farm.startNode('a', { slots: 2 });
   const [song, opus, clip, silent] = paths;
   videos.song = await upload(song!, 'video/mp4', true);
   videos.opus = await upload(opus!, 'video/webm', false);

@@ -14,7 +14,8 @@ import type { Browser } from 'playwright-core';
 import type { CaptionTrack } from '@kino/sdk';
 import { makeClip } from '@kino/test/support/media';
 import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
 
 // Plays `?src=` with hls.js at twice real time and records the tracks hls.js lists, the one it
 // selects by itself (the master's DEFAULT=YES), and for every cue, when it first became active.
@@ -82,7 +83,7 @@ const english = [
 const cueTimes: Record<string, [number, number]> = { 'First words': [1, 3], 'Across the boundary': [5, 8], 'Near the end': [9.5, 11.5] };
 const french = '1\n00:00:02,000 --> 00:00:04,000\nPremiers mots\n';
 
-let farm: Farm;
+let farm: FarmTenant;
 let workDir: string;
 let pageHost: PageHost;
 let browser: Browser;
@@ -106,14 +107,13 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-captions-'));
   let clipPath: string;
   [farm, clipPath, pageHost, browser] = await Promise.all([
-    startFarm({ playback: true }),
+    joinSharedFarm('captions-playback'),
     // 13 s at 854x480: two renditions (360p, 480p) of three segments (6, 6, 1).
     makeClip({ seconds: 13, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
     startPageHost({ '/captions': page }),
     launchChromium(),
   ]);
   const clip = await readFile(clipPath);
-  await farm.startNode('a', { slots: 2 });
   [publicVideoId, privateVideoId] = await Promise.all([transcode(clip, true), transcode(clip, false)]);
 });
 

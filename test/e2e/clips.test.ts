@@ -15,9 +15,10 @@ import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { makeClip, streamField } from '@kino/test/support/media';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
 
-let farm: Farm;
+let farm: FarmTenant;
 let workDir: string;
 let source: Buffer;
 const fps = 25;
@@ -26,12 +27,11 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-clips-'));
   let sourcePath: string;
   [farm, sourcePath] = await Promise.all([
-    startFarm({ playback: true }),
+    joinSharedFarm('clips'),
     // 14 s: segments of 6, 6 and 2 s.
     makeClip({ seconds: 14, width: 640, height: 360, fps, audio: true, path: join(workDir, 'source.mp4') }),
   ]);
   source = await readFile(sourcePath);
-  await farm.startNode('a', { slots: 2 });
 });
 
 afterAll(async () => {

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { makeClip } from '@kino/test/support/media';
 import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
 
 // The embedding site: puts `?html=` (the oEmbed answer's html) into its body, as a CMS does.
 const sitePage = `<!doctype html>
@@ -23,7 +24,7 @@ const sitePage = `<!doctype html>
 
 const captions = ['WEBVTT', '', '00:00:01.000 --> 00:00:04.000', 'Hello from the embed', ''].join('\n');
 
-let farm: Farm;
+let farm: FarmTenant;
 let workDir: string;
 let site: PageHost;
 let browser: Browser;
@@ -50,7 +51,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-embeds-'));
   let clipPath: string;
   [farm, clipPath, site, browser] = await Promise.all([
-    startFarm({ playback: true }),
+    joinSharedFarm('embeds'),
     // 13 s at 854x480: two renditions, three segments, three storyboard tiles.
     makeClip({ seconds: 13, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
     startPageHost({ '/post': sitePage }),
@@ -58,7 +59,6 @@ beforeAll(async () => {
   ]);
   deliveryUrl = farm.deliveryUrl!;
   const clip = await readFile(clipPath);
-  await farm.startNode('a', { slots: 2 });
   [publicVideoId, privateVideoId] = await Promise.all([transcode(clip, true), transcode(clip, false)]);
 });
 

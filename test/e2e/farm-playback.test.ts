@@ -13,10 +13,11 @@ import type { ClickHouseHttp } from '@kino/analytics';
 import { waitFor } from '@kino/dev';
 import type { Kino } from '@kino/sdk';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
 import { variantUrls } from '../delivery/harness.ts';
 
-let farm: Farm;
+let farm: FarmTenant;
 let workDir: string;
 let clip: Buffer;
 let sourceFrames: number;
@@ -29,13 +30,12 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-playback-'));
   let clipPath: string;
   [farm, clipPath] = await Promise.all([
-    startFarm({ playback: true }),
+    joinSharedFarm('farm-playback'),
     // 854x480 on `standard`: a 360p and a 480p rendition.
     makeClip({ seconds: 4, width: 854, height: 480, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
   ]);
   clip = await readFile(clipPath);
   sourceFrames = await countFramesInFile(clipPath);
-  await farm.startNode('a', { slots: 2 });
   deliveryUrl = farm.deliveryUrl!;
   clickhouse = farm.clickhouse!;
   playbackApi = farm.kino;

@@ -16,11 +16,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
 
 const run = promisify(execFile);
 
-let farm: Farm;
+let farm: FarmTenant;
 let workDir: string;
 let browser: Browser;
 let pageServer: Server;
@@ -34,12 +35,11 @@ beforeAll(async () => {
   let clipPath: string;
   // 13 s: three storyboard tiles (5 s, 5 s, 3 s) and three HLS segments per rendition.
   [farm, clipPath] = await Promise.all([
-    startFarm({ playback: true }),
+    joinSharedFarm('storyboards-and-downloads'),
     makeClip({ seconds: 13, width: 640, height: 360, fps: 24, audio: true, path: join(workDir, 'clip.mp4') }),
   ]);
   sourceFrames = await countFramesInFile(clipPath);
   deliveryUrl = farm.deliveryUrl!;
-  await farm.startNode('a', { slots: 2 });
   const clip = await readFile(clipPath);
   for (const allowPublicAccess of [true, false]) {
     const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
 import { ClickHouseHttp } from '@kino/analytics';
-import { Storage } from '@kino/infra';
+import { parseConfig, Storage, storageConfigShape } from '@kino/infra';
 import { freePort, kinoBin, waitFor, type ManagedProcess } from '@kino/dev';
 import { objectKeys, workflowIds } from '@kino/proto/contract';
 import { openDatabase, type Db } from '@kino/database';
@@ -104,18 +104,16 @@ export interface VideoOptions {
   additionalCodecs?: ('hevc' | 'av1')[];
 }
 
-export interface Farm {
-  /** The dev stack's launcher that runs this farm (kill -9 and restart any part by name). */
-  launcher: DevStackLauncher;
-  services: TestServices;
+/**
+ * A farm as one tenant sees it: the SDK with an organization, an environment and a full-access key,
+ * and the database, storage and Temporal to observe what the API does not show. A file on the
+ * shared farm (shared-farm.ts) gets only this; a file with a farm of its own gets a Farm.
+ */
+export interface FarmTenant {
   db: Db;
   storage: Storage;
   temporal: Client;
-  nodeToken: string;
-  registryAddress: string;
-  orchestrator: ManagedProcess;
-  api: ManagedProcess;
-  /** The SDK, with the stack's full-access key (the dev stack's, made with `kino admin`) and its operator token (`kino.nodes`). */
+  /** The SDK, with the tenant's full-access key and the stack's operator token (`kino.nodes`). */
   kino: Kino;
   /** That key, for calls made without the SDK (what a client sees on the wire). */
   apiKey: string;
@@ -123,15 +121,9 @@ export interface Farm {
   envId: string;
   /** The API root (…/v1/api). */
   apiUrl: string;
-  /** Where each process of the stack serves its metrics, by part (api, orchestrator, delivery, analytics; nodes: FarmNodeProcess). */
-  metricsUrls: Record<string, string>;
   /** With `playback`: the delivery node the API's playback URLs point at, and the analytics store. */
   deliveryUrl?: string;
   clickhouse?: ClickHouseHttp;
-  /** Restarts the orchestrator, with more settings for this start when given (e.g. ENCODE_CHUNK_SECONDS). */
-  startOrchestrator(env?: Record<string, string>): Promise<ManagedProcess>;
-  /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
-  startNode(name: string, options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string }): Promise<FarmNodeProcess>;
   /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
   submitVideo(body: Uint8Array, options?: VideoOptions & { filename?: string }): Promise<string>;
   /** Polls the video's details (SDK) until it is `status`; fails early if it ends otherwise. */
@@ -141,6 +133,26 @@ export interface Farm {
   /** Each activity type's scheduled count, from the video's processVideo history. */
   scheduledActivities(videoId: string): Promise<Record<string, number>>;
   stop(): Promise<void>;
+}
+
+export interface Farm extends FarmTenant {
+  /** The dev stack's launcher that runs this farm (kill -9 and restart any part by name). */
+  launcher: DevStackLauncher;
+  services: TestServices;
+  /** The environment the farm's processes share (DATABASE_URL, TEMPORAL_ADDRESS, S3_*, NODE_TOKEN, ...). */
+  env: Record<string, string>;
+  /** The stack's operator token (`kino nodes`, the operators' routes). */
+  operatorToken: string;
+  nodeToken: string;
+  registryAddress: string;
+  orchestrator: ManagedProcess;
+  api: ManagedProcess;
+  /** Where each process of the stack serves its metrics, by part (api, orchestrator, delivery, analytics; nodes: FarmNodeProcess). */
+  metricsUrls: Record<string, string>;
+  /** Restarts the orchestrator, with more settings for this start when given (e.g. ENCODE_CHUNK_SECONDS). */
+  startOrchestrator(env?: Record<string, string>): Promise<ManagedProcess>;
+  /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
+  startNode(name: string, options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string }): Promise<FarmNodeProcess>;
 }
 
 export async function startFarm({
@@ -187,31 +199,25 @@ export async function startFarm({
     storage: stack.storage,
     stop: stack.stop,
   };
-  const db = await openDatabase(services.databaseUrl);
-  const storage = new Storage(services.storage);
-  const connection = await Connection.connect({ address: services.temporalAddress });
-  const temporal = new Client({ connection, namespace: 'default' });
   // The dev stack's tenant, made with the operators' commands (`kino admin ...`).
   const { orgId, envId, apiKey, apiUrl, operatorToken } = status.devJson;
-  const kino = new Kino({ apiUrl, apiKey, operatorToken });
-
+  const tenant = await connectTenant({
+    env,
+    apiUrl,
+    operatorToken,
+    deliveryUrl: playback ? status.devJson.deliveryUrl : undefined,
+    tenancy: { orgId, envId, apiKey },
+  });
   const farm: Farm = {
+    ...tenant,
     launcher,
     services,
-    db,
-    storage,
-    temporal,
+    env,
+    operatorToken,
     nodeToken: env.NODE_TOKEN!,
     registryAddress: env.KINO_CONTROL_PLANE!,
-    orgId,
-    envId,
     api: launcher.process('api'),
-    apiUrl,
     metricsUrls: status.devJson.metricsUrls,
-    kino,
-    apiKey,
-    deliveryUrl: playback ? status.devJson.deliveryUrl : undefined,
-    clickhouse: playback ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: (env) => launcher.restart('orchestrator', env),
 
@@ -219,6 +225,50 @@ export async function startFarm({
       const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name }, host, listenOn });
       return { ...node, name };
     },
+
+    async stop() {
+      await tenant.stop();
+      await stack.stop();
+    },
+  };
+  return farm;
+}
+
+/**
+ * A tenant's clients of a running farm, from the farm's environment (DATABASE_URL, TEMPORAL_ADDRESS,
+ * S3_*, CLICKHOUSE_URL): its stop() closes them and leaves the farm running.
+ */
+export async function connectTenant({
+  env,
+  apiUrl,
+  operatorToken,
+  deliveryUrl,
+  tenancy: { orgId, envId, apiKey },
+}: {
+  env: Record<string, string>;
+  apiUrl: string;
+  operatorToken: string;
+  /** When the farm plays videos (a delivery node and the analytics store). */
+  deliveryUrl?: string;
+  tenancy: { orgId: string; envId: string; apiKey: string };
+}): Promise<FarmTenant> {
+  const db = await openDatabase(env.DATABASE_URL!);
+  const storage = new Storage(parseConfig(storageConfigShape, env));
+  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection, namespace: 'default' });
+  const kino = new Kino({ apiUrl, apiKey, operatorToken });
+
+  return {
+    db,
+    storage,
+    temporal,
+    orgId,
+    envId,
+    apiUrl,
+    kino,
+    apiKey,
+    deliveryUrl,
+    clickhouse: deliveryUrl ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,
 
     async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4', ...options } = {}) {
       const ticket = await kino.uploads.createUrl(orgId, envId, { filename, fileSize: body.length, contentType: 'video/mp4' });
@@ -271,10 +321,8 @@ export async function startFarm({
       await connection.close();
       await db.destroy();
       storage.close();
-      await stack.stop();
     },
   };
-  return farm;
 }
 
 /** Each activity a video's workflow scheduled, in order, with the highest attempt it started (0: none yet). */
@@ -363,7 +411,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 }
 
 /** Registers a webhook for the farm's environment through the SDK; returns its secret (shown once). */
-export async function registerWebhook(farm: Farm, url: string): Promise<string> {
+export async function registerWebhook(farm: FarmTenant, url: string): Promise<string> {
   const created = await farm.kino.webhooks.create(farm.orgId, farm.envId, { url });
   return created.secret;
 }

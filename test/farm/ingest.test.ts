@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type WebhookReceiver } from './farm.ts';
+import { registerWebhook, startWebhookReceiver, type FarmTenant, type WebhookReceiver } from './farm.ts';
+import { joinSharedFarm } from './shared-farm.ts';
 
-let farm: Farm;
+let farm: FarmTenant;
 let receiver: WebhookReceiver;
 let workDir: string;
 let clipPath: string;
@@ -56,13 +57,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   [farm, receiver, clipPath] = await Promise.all([
-    startFarm(),
+    joinSharedFarm('ingest'),
     startWebhookReceiver(),
     makeClip({ seconds: 3, width: 640, height: 360, fps: 25, audio: true, path: join(tmpdir(), `kino-ingest-clip-${process.pid}.mp4`) }),
   ]);
   clip = await readFile(clipPath);
   receiver.secret = await registerWebhook(farm, receiver.url);
-  await farm.startNode('a');
 });
 
 afterAll(async () => {
