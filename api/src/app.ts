@@ -12,6 +12,8 @@ import type { ApiDeps } from './deps.ts';
 import accessPlugin from './plugins/access.ts';
 import { answerClientError, applyHttpServerLimits, httpServerLimits, httpServerOptions, Registry } from '@kino/infra';
 import errorHandlerPlugin, { sendError } from './plugins/error-handler.ts';
+import strictRequestsPlugin, { isNoBody } from './plugins/strict-requests.ts';
+import jsonBodyPlugin from './http/json-body.ts';
 import { trackDeclaredMethods } from './plugins/method-not-allowed.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import metricsPlugin from './plugins/metrics.ts';
@@ -42,6 +44,8 @@ const openApiDocument: FastifyDynamicSwaggerOptions = {
         'Every response carries `X-Request-Id` (the one the request sent, when it is 1-128 characters of ' +
         '`A-Z a-z 0-9 . _ : + = @ / -`); a 5xx detail names it. ' +
         'Every POST takes an optional `Idempotency-Key` (a retry with the same key answers the first response). ' +
+        'A JSON body or query string with a field the operation does not declare answers 400 `invalid_request` naming it ' +
+        '(`errors[].location`, e.g. `body.maxEdgeLenght`) and, when one is close, the field it most likely meant. ' +
         'This document is served at `/v1/api/openapi.json` and rendered at `/v1/api/docs`.',
     },
     servers: [{ url: API_PREFIX }],
@@ -50,8 +54,12 @@ const openApiDocument: FastifyDynamicSwaggerOptions = {
     },
     security: [{ apiKey: [] }],
   },
-  // Paths in the document are relative to the server URL above, like the spec's.
-  transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
+  // Paths in the document are relative to the server URL above, like the spec's. An operation that
+  // takes no body documents none (its NoBody schema only refuses fields: plugins/strict-requests.ts).
+  transform: ({ schema, url }) => ({
+    schema: schema && isNoBody(schema.body) ? { ...schema, body: undefined } : schema,
+    url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url,
+  }),
 };
 
 /**
@@ -126,6 +134,8 @@ export async function buildApp(given: ApiDeps) {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   await app.register(errorHandlerPlugin);
+  await app.register(strictRequestsPlugin);
+  await app.register(jsonBodyPlugin);
   const declaredMethods = trackDeclaredMethods(app);
 
   await app.register(cors, {

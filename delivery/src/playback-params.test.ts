@@ -18,3 +18,11 @@ test('invalid values are named', () => {
   assert.deepEqual(errorsOf('_HLS_part=1'), ['query._HLS_part']);
   assert.deepEqual(errorsOf('_HLS_skip=sometimes'), ['query._HLS_skip']);
 });
+
+test('a parameter the interface does not list is named, with the one it most likely meant', () => {
+  assert.deepEqual(validatePlaybackParams(new URLSearchParams('tokne=abc&bootstrap=true&foo=1')), [
+    { message: 'tokne is not a playback parameter; did you mean `token`?', location: 'query.tokne', value: 'abc' },
+    { message: 'foo is not a playback parameter', location: 'query.foo', value: '1' },
+  ]);
+  assert.deepEqual(errorsOf('token=x&token=y'), [], 'a repeated known parameter is not unknown');
+});

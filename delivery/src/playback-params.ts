@@ -2,14 +2,27 @@
 // (integer), `_HLS_part` (integer), `_HLS_skip` (boolean). They belong to low-latency HLS. Kino
 // serves on-demand video: every playlist is complete (EXT-X-ENDLIST), so a blocking reload is
 // answered at once and a delta update is the full playlist; the parameters are validated (a bad
-// value is 400) and otherwise do not change the response.
+// value is 400) and otherwise do not change the response. Any other parameter is refused, as the
+// API refuses an undeclared field: a misspelt `tokne=` answers 400 naming it (with the name it most
+// likely meant), not 401 for a missing token.
 import type { FieldError } from '@kino/proto/contract';
+import { closestName } from '@kino/infra';
+
+/** The interface's playback query parameters: the only ones a file, share or thumbnail path takes. */
+export const playbackParamNames = ['token', 'bootstrap', '_HLS_msn', '_HLS_part', '_HLS_skip'] as const;
+const known = new Set<string>(playbackParamNames);
 
 const booleans = new Set(['true', 'false', '1', '0', 'yes', 'no']);
 const integer = /^\d{1,10}$/;
 
 export function validatePlaybackParams(params: URLSearchParams): FieldError[] {
   const errors: FieldError[] = [];
+  for (const name of new Set(params.keys())) {
+    if (known.has(name)) continue;
+    const meant = closestName(name, playbackParamNames);
+    const message = `${name} is not a playback parameter${meant ? `; did you mean \`${meant}\`?` : ''}`;
+    errors.push({ message, location: `query.${name}`, value: params.get(name) });
+  }
   const check = (name: string, ok: (value: string) => boolean, message: string) => {
     const value = params.get(name);
     if (value !== null && !ok(value)) errors.push({ message, location: `query.${name}`, value });

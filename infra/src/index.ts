@@ -9,3 +9,4 @@ export * from './run-process.ts';
 export * from './http-client-error.ts';
 export * from './metrics.ts';
 export * from './http-server-limits.ts';
+export * from './closest-name.ts';

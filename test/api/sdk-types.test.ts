@@ -27,24 +27,26 @@ afterAll(async () => {
 });
 
 /**
- * Each operation and the SDK types of its request body and of the part of its answer's `body` the
- * SDK returns (`at`: a property path, `[]` for an array's items). null: a body the SDK does not type.
+ * Each operation and the SDK types of its request body, of the query parameters its call takes as
+ * one object (`query`; calls that take them as arguments send the documented names), and of the
+ * part of its answer's `body` the SDK returns (`at`: a property path, `[]` for an array's items).
+ * null: a body the SDK does not type.
  */
-const operations: Record<string, { request?: string; response: { at?: string; type: string } | null }> = {
+const operations: Record<string, { request?: string; query?: string; response: { at?: string; type: string } | null }> = {
   'GET /health': { response: { type: 'Health' } },
   'GET /{orgID}/environments': { response: { at: 'environments[]', type: 'Environment' } },
   'PATCH /{orgID}/environments/{envID}': { request: 'UpdateEnvironmentParams', response: { type: 'Environment' } },
   'POST /{orgID}/environments/{envID}/videos/upload-url': { request: 'CreateUploadUrlParams', response: { type: 'UploadTicket' } },
   'POST /{orgID}/environments/{envID}/videos/process': { request: 'ProcessVideoParams', response: { type: 'ProcessVideoResult' } },
   'POST /{orgID}/environments/{envID}/videos/ingest': { request: 'IngestVideoParams', response: { type: 'ProcessVideoResult' } },
-  'GET /{orgID}/environments/{envID}/videos': { response: { at: 'videos[]', type: 'Video' } },
-  'GET /{orgID}/videos': { response: { at: 'videos[]', type: 'OrganizationVideo' } },
+  'GET /{orgID}/environments/{envID}/videos': { query: 'ListVideosParams', response: { at: 'videos[]', type: 'Video' } },
+  'GET /{orgID}/videos': { query: 'ListVideosParams', response: { at: 'videos[]', type: 'OrganizationVideo' } },
   'GET /{orgID}/videos/{publicID}/details': { response: { type: 'VideoDetails' } },
   'PATCH /{orgID}/videos/{videoID}': { request: 'UpdateVideoParams', response: { type: 'VideoDetails' } },
   'DELETE /{orgID}/videos/{videoID}': { response: { type: 'DeleteVideoResult' } },
   'POST /{orgID}/videos/{publicID}/retry': { response: { type: 'RetryVideoResult' } },
   'POST /{orgID}/videos/{publicID}/clips': { request: 'CreateClipParams', response: { type: 'ProcessVideoResult' } },
-  'GET /{orgID}/videos/{publicID}/signed-url': { response: { type: 'SignedPlaybackUrl' } },
+  'GET /{orgID}/videos/{publicID}/signed-url': { query: 'SignedUrlParams', response: { type: 'SignedPlaybackUrl' } },
   'POST /{orgID}/videos/{publicID}/share': { request: 'CreateShareLinkParams', response: { type: 'ShareLink' } },
   'GET /{orgID}/videos/{publicID}/share': { response: { at: 'shareLinks[]', type: 'ShareLink' } },
   'DELETE /{orgID}/videos/{publicID}/share/{linkID}': { response: { type: 'RevokedShareLink' } },
@@ -166,6 +168,26 @@ describe('the SDK follows the OpenAPI document', () => {
         const body = described.responses['200'].content['application/json'].schema.properties.body;
         compare(checker, schemaAt(body, response.at), named(response.type), `${operation} answer: `, problems);
       }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  // The API refuses a query parameter it does not declare (issue 60): a field of the SDK's type the
+  // document does not list would be a 400 at every call that sets it.
+  it('has, for each query its calls take as one object, exactly the query parameters the document has', () => {
+    const { checker, named } = sdkTypes();
+    const problems: string[] = [];
+    for (const [operation, { query }] of Object.entries(operations)) {
+      if (!query) continue;
+      const [method, path] = operation.split(' ') as [string, string];
+      const parameters = (doc.paths[path][method.toLowerCase()].parameters as Json[]).filter((p) => p.in === 'query');
+      const documented = new Map(parameters.map((p) => [p.name as string, Boolean(p.required)]));
+      const typed = new Map(checker.getPropertiesOfType(named(query)).map((symbol) => [symbol.name, (symbol.flags & ts.SymbolFlags.Optional) === 0]));
+      for (const [name, required] of documented) {
+        if (!typed.has(name)) problems.push(`${operation} query: ${name}: in the API, not in the SDK`);
+        else if (typed.get(name) !== required) problems.push(`${operation} query: ${name}: ${required ? 'required' : 'optional'} in the API, not in the SDK`);
+      }
+      for (const name of typed.keys()) if (!documented.has(name)) problems.push(`${operation} query: ${name}: in the SDK, not in the API`);
     }
     assert.deepEqual(problems, []);
   });

@@ -418,6 +418,17 @@ describe('private playback', () => {
     }
   });
 
+  test('a misspelt token parameter is 400 naming it and the parameter it meant, not 401', async () => {
+    const token = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
+    for (const path of [`/v1/private/${priv.videoId}/master.m3u8`, `/t/${priv.videoId}/64x64.jpg`]) {
+      const response = await fetch(`${base}${path}?tokne=${token}`);
+      assert.equal(response.status, 400, path);
+      const error = (await response.json()) as { code: string; errors: unknown };
+      assert.equal(error.code, 'invalid_playback_parameters');
+      assert.deepEqual(error.errors, [{ message: 'tokne is not a playback parameter; did you mean `token`?', location: 'query.tokne', value: token }]);
+    }
+  });
+
   test('a token for one video never opens another; expired and tampered tokens are 401', async () => {
     const other = await createHlsFixture({
       db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: false,

@@ -6,6 +6,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
+import { closestName } from '@kino/infra';
 import { DATE_PATTERN, IDEMPOTENCY_KEY_PATTERN, TEXT_PATTERN, WEBHOOK_URL_PATTERN } from '../schemas/common.ts';
 import type { FieldError } from './errors.ts';
 
@@ -69,9 +70,24 @@ function describeExpectation(error: ValueError): string {
       return 'must not repeat an item';
     case ValueErrorType.Union:
       return 'is not an accepted value';
+    case ValueErrorType.ObjectAdditionalProperties:
+      return unknownFieldExpectation(error);
     default:
       return error.message;
   }
+}
+
+/**
+ * A field the object's schema does not declare (every request object is closed:
+ * plugins/strict-requests.ts), with the known field of the same object a typo most likely meant.
+ */
+function unknownFieldExpectation(error: ValueError): string {
+  const sent = error.path.split('/').at(-1)!.replace(/~1/g, '/').replace(/~0/g, '~');
+  const known = Object.keys((error.schema as { properties?: Record<string, unknown> }).properties ?? {});
+  const meant = closestName(sent, known);
+  if (!meant) return 'is not a field of this request';
+  const parent = fieldName(error.path.split('/').slice(0, -1).join('/'));
+  return `is not a field of this request; did you mean \`${parent ? `${parent}.${meant}` : meant}\`?`;
 }
 
 /** `/events/0` → `events[0]`. */
@@ -92,7 +108,7 @@ function toIssues(errors: ValueError[]): ValidationIssue[] {
   }
   return [...byPath.values()].map((error) => {
     const field = fieldName(error.path);
-    const missing = error.value === undefined;
+    const missing = error.value === undefined && error.type !== ValueErrorType.ObjectAdditionalProperties;
     const expectation = missing && field ? 'is required' : describeExpectation(error);
     return {
       instancePath: error.path,
@@ -135,12 +151,17 @@ function convertText(schema: TSchema, input: unknown): unknown {
   return result;
 }
 
+/** Whether a route's body may be left out: it has no schema, or its schema requires no field. */
+export function isOptionalBody(schema: unknown): boolean {
+  return !(schema as { required?: string[] } | undefined)?.required?.length;
+}
+
 export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = TypeCompiler.Compile(schema);
   const convert = httpPart !== 'body';
   return (input: unknown) => {
     // A body whose schema requires nothing may be left out (e.g. DELETE with an optional reason).
-    const omittedOptionalBody = !convert && (input === undefined || input === null) && !(schema.required as string[] | undefined)?.length;
+    const omittedOptionalBody = !convert && (input === undefined || input === null) && isOptionalBody(schema);
     let value = convert ? convertText(schema, input) : omittedOptionalBody ? {} : input;
     if (value !== undefined && value !== null) value = Value.Default(schema, value);
     if (check.Check(value)) return { value };

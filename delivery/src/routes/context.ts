@@ -91,11 +91,11 @@ export function closedSignal(res: ServerResponse): AbortSignal {
   return closed.signal;
 }
 
-/** The query of a path that serves a video's files (playback-params.ts), refused whole when a value is invalid. */
+/** The query of a path that serves a video's files (playback-params.ts), refused whole when a parameter is unknown or a value invalid. */
 export function checkPlaybackParams(params: URLSearchParams): void {
   const paramErrors = validatePlaybackParams(params);
   if (paramErrors.length > 0) {
-    throw new DeliveryError(400, 'invalid_playback_parameters', 'A playback query parameter has an invalid value.', paramErrors);
+    throw new DeliveryError(400, 'invalid_playback_parameters', 'A playback query parameter is unknown or has an invalid value.', paramErrors);
   }
 }
 
