@@ -4,7 +4,9 @@
 // a random encode node, the delivery node, the orchestrator or the API (each once per round of four,
 // in a random order), on a bounded schedule (--disruptions, one every --every seconds after the last
 // part is back) that runs to its end even when the videos are ready before it, so every kind of part
-// is reached. `--harsh` is an operator's bad day: 30 s clips, a disruption every 5 s. Each video, once
+// is reached. `--harsh` is an operator's bad day: 30 s clips, a disruption every 5 s, and among the
+// disruptions an encode node that hangs (SIGSTOP for twice the registry's heartbeat timeout, then
+// SIGCONT: its work moves on, and it comes back with stale work). Each video, once
 // ready, is played: every segment of its playlist fetched once from delivery (retried when delivery
 // is down). At the end it checks, and prints the counts of:
 //   - videos `ready`, each decoding every frame of the source (its master playlist, from storage),
@@ -57,6 +59,8 @@ const settleMs = 60_000;
 const log = (line: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nodeNames = ['a', 'b', 'c'];
+/** The registry's heartbeat timeout in the soak's farm: a node silent this long is gone. */
+const heartbeatTimeoutMs = 5_000;
 
 /** Retries an action while the part it talks to is down (a connection refused or reset, a 5xx). */
 async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 120): Promise<T> {
@@ -73,20 +77,31 @@ async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 1
 }
 
 /**
- * Kills and restarts random parts, one every `everyMs`, `disruptions` times, to the end of the
- * schedule; records what it did and when the last part was back (`state.endedAt`).
+ * Kills and restarts random parts (with `--harsh`, also hangs an encode node), one every `everyMs`,
+ * `disruptions` times, to the end of the schedule; records what it did and when the last part was
+ * back (`state.endedAt`).
  */
 async function chaos(farm: Farm, state: { chaosEndedAt?: number }): Promise<string[]> {
   const done: string[] = [];
-  const kinds = ['node', 'delivery', 'orchestrator', 'api'] as const;
+  const kinds = [...(options.harsh ? (['node-hang'] as const) : []), 'node', 'delivery', 'orchestrator', 'api'] as const;
   let round: Array<(typeof kinds)[number]> = [];
   for (let i = 0; i < disruptions; i++) {
     await sleep(everyMs);
     // Each round of four takes every kind once, in a random order: none is left out by chance.
     if (i % kinds.length === 0) round = [...kinds].sort(() => Math.random() - 0.5);
     const kind = round[i % kinds.length]!;
-    const part = kind === 'node' ? `node-${nodeNames[Math.floor(Math.random() * nodeNames.length)]}` : kind;
+    const part = kind === 'node' || kind === 'node-hang' ? `node-${nodeNames[Math.floor(Math.random() * nodeNames.length)]}` : kind;
     const startedAt = Date.now();
+    if (kind === 'node-hang') {
+      // Long enough for the registry to mark it gone and its jobs, of every kind, to move.
+      const process = farm.launcher.process(part);
+      process.pause();
+      await sleep(2 * heartbeatTimeoutMs);
+      process.resume();
+      done.push(`${part} (hung)`);
+      log(`hung ${part} (SIGSTOP, SIGCONT after ${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+      continue;
+    }
     await farm.launcher.kill9(part);
     await sleep(1000);
     await farm.launcher.restart(part);
@@ -162,7 +177,7 @@ async function main(): Promise<void> {
   // turn the churn under test into 429s, so they are lifted.
   const farm = await startFarm({
     playback: true,
-    heartbeatTimeoutMs: 5000,
+    heartbeatTimeoutMs,
     apiEnv: { RATE_LIMITS: 'general=1000000,video=1000000,uploadUrl=1000000,uploadUrlPerKey=1000000' },
   });
   const failures: string[] = [];

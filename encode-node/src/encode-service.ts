@@ -119,12 +119,16 @@ class EncodeService {
     const { jobs, logger, nodeId, workDir } = this.options;
     let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
     let finish = () => {};
+    let abandoned: AbortSignal | undefined;
     try {
       this.authenticate(call.metadata);
       check();
       const job = jobs.start(kind, call.request.jobId);
       finish = job.finish;
+      abandoned = job.abandoned;
       log = log.child({ jobId: job.jobId });
+      // With `${kind} done` (or failed), the job's timeline on this node, as `encode started` is an encode's.
+      log.info(`${kind} started`);
     } catch (error) {
       log.warn({ err: error }, `${kind} refused`);
       this.countJob(kind, 'refused');
@@ -133,7 +137,10 @@ class EncodeService {
     }
     const controller = new AbortController();
     call.on('cancelled', () => controller.abort());
-    run({ workDir, signal: controller.signal, logger: log })
+    // Cancelled before the node read it (it hung with the request unread, and the caller gave up):
+    // work already moved elsewhere, so none is done here.
+    if (call.cancelled) controller.abort();
+    run({ workDir, signal: abandoned ? AbortSignal.any([controller.signal, abandoned]) : controller.signal, logger: log })
       .then((result) => {
         log.info({ [kind]: result }, doneMessage);
         this.countJob(kind, 'done');
@@ -181,6 +188,10 @@ class EncodeService {
       log.warn('encode cancelled by the caller');
       controller.abort();
     });
+    if (call.cancelled) {
+      log.warn('encode cancelled by the caller before the node read it');
+      controller.abort();
+    }
     let lastSent = 0;
     const started = Date.now();
     runEncodeJob({
@@ -189,7 +200,7 @@ class EncodeService {
       threads,
       ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
       priority: job.priority,
-      signal: controller.signal,
+      signal: AbortSignal.any([controller.signal, job.abandoned]),
       logger: log,
       onProgress(progress) {
         const now = Date.now();

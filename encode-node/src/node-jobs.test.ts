@@ -76,3 +76,15 @@ test('draining refuses new jobs and resolves when the running ones finish', asyn
   assert.equal(drained, true);
   await new NodeJobs(1).drain(); // idle: at once
 });
+
+test('abandoning every running job (the registry marked the node gone) aborts each, once finished ones aside', () => {
+  const jobs = new NodeJobs(1);
+  const encode = jobs.startEncode('e');
+  const probe = jobs.start('probe', 'p');
+  const done = jobs.start('thumbnail', 't');
+  done.finish();
+  assert.equal(jobs.abandonAll('moved'), 2);
+  assert.equal(encode.abandoned.aborted, true);
+  assert.equal(probe.abandoned.aborted, true);
+  assert.equal(done.abandoned.aborted, false);
+});

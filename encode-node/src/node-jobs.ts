@@ -17,6 +17,8 @@ export type CallKind = (typeof callKinds)[number];
  */
 export class NodeJobs {
   private readonly running = new Map<string, CallKind>();
+  /** Each running job's abandonment (abandonAll), by running id. */
+  private readonly abandons = new Map<string, AbortController>();
   /** Each running encode's ffmpeg nice value and the id its caller gave, by running id. */
   private readonly priorities = new Map<string, { requestedId: string; priority: ProcessPriority }>();
   private encodes = 0;
@@ -43,6 +45,16 @@ export class NodeJobs {
     return counts;
   }
 
+  /**
+   * Abandons every running job (their `abandoned` aborts): the registry marked this node gone (it
+   * hung past the heartbeat timeout), so their work moved to other nodes and their results must not
+   * be written a second time. Answers how many there were.
+   */
+  abandonAll(reason: string): number {
+    for (const abandon of this.abandons.values()) abandon.abort(new Error(reason));
+    return this.abandons.size;
+  }
+
   /** Ids of every running job, for heartbeats. */
   activeJobIds(): string[] {
     return [...this.running.keys()];
@@ -52,7 +64,11 @@ export class NodeJobs {
    * Takes a place for a job, or throws NodeBusyError; returns the function that gives it back. An
    * encode someone waits for (`onDemand`) takes the demand slot when every slot is busy.
    */
-  start(kind: CallKind, requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void } {
+  start(
+    kind: CallKind,
+    requestedId: string,
+    { onDemand = false }: { onDemand?: boolean } = {},
+  ): { jobId: string; finish: () => void; abandoned: AbortSignal } {
     if (this.draining) throw new NodeBusyError('node is draining: it takes no new jobs');
     const inDemandSlot = kind === 'encode' && this.encodes >= this.slots && onDemand && !this.demandTaken;
     if (kind === 'encode' && this.encodes >= this.slots && !inDemandSlot) {
@@ -62,15 +78,19 @@ export class NodeJobs {
     let jobId = requestedId || `${kind}-${++this.sequence}`;
     if (this.running.has(jobId)) jobId = `${jobId}#${++this.sequence}`;
     this.running.set(jobId, kind);
+    const abandon = new AbortController();
+    this.abandons.set(jobId, abandon);
     if (inDemandSlot) this.demandTaken = true;
     else if (kind === 'encode') this.encodes++;
     let finished = false;
     return {
       jobId,
+      abandoned: abandon.signal,
       finish: () => {
         if (finished) return;
         finished = true;
         this.running.delete(jobId);
+        this.abandons.delete(jobId);
         if (inDemandSlot) this.demandTaken = false;
         else if (kind === 'encode') this.encodes--;
         if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
@@ -82,13 +102,17 @@ export class NodeJobs {
    * Takes a place for an encode (as `start`) with the nice value its ffmpeg runs at: 0 when someone
    * waits for it (`onDemand`), `backgroundNiceness` otherwise, until `raise` finds it.
    */
-  startEncode(requestedId: string, { onDemand = false }: { onDemand?: boolean } = {}): { jobId: string; finish: () => void; priority: ProcessPriority } {
+  startEncode(
+    requestedId: string,
+    { onDemand = false }: { onDemand?: boolean } = {},
+  ): { jobId: string; finish: () => void; priority: ProcessPriority; abandoned: AbortSignal } {
     const job = this.start('encode', requestedId, { onDemand });
     const priority = new ProcessPriority(onDemand ? 0 : backgroundNiceness);
     this.priorities.set(job.jobId, { requestedId, priority });
     return {
       jobId: job.jobId,
       priority,
+      abandoned: job.abandoned,
       finish: () => {
         this.priorities.delete(job.jobId);
         job.finish();

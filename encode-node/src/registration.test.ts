@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { RegistryClient } from '@kino/proto';
-import type { NodeJobs } from './node-jobs.ts';
+import { NodeJobs } from './node-jobs.ts';
 import { Registration } from './registration.ts';
 
 describe('Registration.registerUntilDone', () => {
@@ -31,5 +31,23 @@ describe('Registration.registerUntilDone', () => {
     // 250 ms, then 500 ms, then 1 s between attempts (timers fire no earlier than asked).
     const waits = calls.slice(1).map((at, i) => at - calls[i]!);
     assert.ok(waits[0]! >= 245 && waits[1]! >= 495 && waits[2]! >= 995, `waits ${waits.join(', ')}`);
+  });
+});
+
+describe('Registration heartbeats', () => {
+  it('a heartbeat the registry does not know (the node was marked gone: it hung) abandons the running jobs, then registers again', async () => {
+    const jobs = new NodeJobs(1);
+    const encode = jobs.startEncode('vid_1-a7-01234567');
+    let heartbeats = 0;
+    const registry = {
+      register: () => Promise.resolve({ nodeId: 'node_1', heartbeatIntervalMs: 10 }),
+      heartbeat: () => Promise.resolve({ known: ++heartbeats > 1 }),
+    } as unknown as RegistryClient;
+    const registration = new Registration({ registry, address: '127.0.0.1:1', slots: 1, version: 'test', labels: {}, jobs, logger: pino({ level: 'silent' }) });
+    await registration.registerUntilDone();
+    registration.start();
+    while (heartbeats < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await registration.stop();
+    assert.equal(encode.abandoned.aborted, true, 'its work moved on: nothing of it is written late');
   });
 });

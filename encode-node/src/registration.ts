@@ -72,6 +72,10 @@ export class Registration {
       if (this.needsRegister) await this.register();
       const response = await heartbeat();
       if (!response.known) {
+        // Marked gone (it hung past the heartbeat timeout, or a caller found it lost): the orchestrator
+        // gave up on what it runs and sent that work elsewhere, so none of it may answer or upload late.
+        const abandoned = jobs.abandonAll('the registry marked this node gone: its work moved to other nodes');
+        if (abandoned > 0) logger.warn({ nodeId: this.nodeId, abandoned }, 'back from gone: running jobs abandoned');
         logger.warn({ nodeId: this.nodeId }, 'registry does not know this node any more; registering again');
         this.needsRegister = true;
         await this.register();

@@ -1,10 +1,11 @@
 // The dispatcher's watch over the leases this process holds, on PGlite (no notifications: it polls):
-// a viewer's request for a segment of a background run already running reaches that run's encode.
+// a viewer's request for a segment of a background run already running reaches that run's encode,
+// and a node watched for a short job that the registry stops counting on ends that job.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { migrateToLatest, type Db } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
-import { raiseSegmentPriority, registerNode } from '@kino/database/repositories';
+import { markNodeLost, raiseSegmentPriority, registerNode, setNodeDrainRequested } from '@kino/database/repositories';
 import { createNodeFarm, type CountedNodeFarm } from './node-farm.ts';
 
 let db: Db;
@@ -47,4 +48,19 @@ test('a held lease a viewer raises while its encode runs: `raised` aborts, once;
   assert.equal(background.dropped.aborted, false, 'still held');
   await farm.release(background);
   await farm.release(urgent);
+});
+
+test('a node watched for a short job: `gone` aborts once the registry stops counting on it (lost, or silent past the heartbeat timeout), never for a drain', async () => {
+  const register = async (port: number) => (await registerNode(db, { address: `127.0.0.1:${port}`, slots: 1, version: 'test', labels: {} })).id;
+  const [drained, lost, silent] = [await register(2), await register(3), await register(4)];
+  const watches = [drained, lost, silent].map((nodeId) => farm.watchNode(nodeId));
+  const [drainedWatch, lostWatch, silentWatch] = watches as [(typeof watches)[0], (typeof watches)[0], (typeof watches)[0]];
+  await setNodeDrainRequested(db, drained, true);
+  await markNodeLost(db, lost);
+  await until('the lost node to be gone', () => lostWatch.gone.aborted);
+  // Hung: its last heartbeat older than the timeout, before the registry's sweep marks it gone.
+  await db.updateTable('encode_nodes').set({ last_heartbeat_at: new Date(Date.now() - 61_000) }).where('id', '=', silent).execute();
+  await until('the silent node to be gone', () => silentWatch.gone.aborted);
+  assert.equal(drainedWatch.gone.aborted, false, 'a drained node finishes what it runs');
+  for (const watch of watches) watch.stop();
 });

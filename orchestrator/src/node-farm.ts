@@ -8,6 +8,7 @@
 // notification: a lease given back, a node registered or dropped, a grant made elsewhere), and every
 // `pollMs` while it has waiters, as a safety net. Leases this process holds are checked on the same
 // wake-ups: one the registry dropped (its node expired, was lost or left) aborts its encode at once,
+// as a node watched for a short job (watchNode) that the registry stops counting on aborts that job;
 // and one a viewer raised while it runs (raiseSegmentPriority) tells its encode to raise the node's
 // ffmpeg.
 import { createEncodeClient, type EncodeClient } from '@kino/proto';
@@ -15,6 +16,7 @@ import type { Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
 import {
   findLiveNode,
+  findSilentNodes,
   listLiveNodes,
   markNodeLost,
   leasesStillHeld,
@@ -50,6 +52,12 @@ export interface NodeLease extends FarmNode {
   raised: AbortSignal;
 }
 
+/** A node watched for a job that holds no slot (NodeFarm.watchNode). */
+export interface NodeWatch {
+  gone: AbortSignal;
+  stop(): void;
+}
+
 export interface AcquireRequest {
   videoId: string;
   /**
@@ -82,6 +90,12 @@ export interface NodeFarm {
   release(lease: NodeLease): Promise<void>;
   /** A live node for a short job that takes no slot (probe, thumbnail), least loaded first. */
   pickNode(): Promise<FarmNode | undefined>;
+  /**
+   * Watches the node of a job that holds no slot (probe, thumbnail, storyboard): `gone` aborts when
+   * the registry stops counting on the node (silent for its heartbeat timeout, marked lost, left),
+   * as a lease's `dropped` does for an encode. stop() when the job is over.
+   */
+  watchNode(nodeId: string): NodeWatch;
   /** Gives no more work to a node that vanished mid-call and frees its slots. A live node re-registers on its next heartbeat. */
   markLost(nodeId: string): Promise<void>;
   client(address: string): EncodeClient;
@@ -129,6 +143,8 @@ export interface CountedNodeFarm extends NodeFarm {
 function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs }: Omit<NodeFarmOptions, 'nodeToken' | 'pollMs'> & { pollMs: number }) {
   const waiters = new Map<string, Waiter>();
   const held = new Map<string, HeldLease>();
+  /** The nodes of short jobs this process runs, each job's watch with its node's id. */
+  const watched = new Map<AbortController, string>();
   let listener: Promise<FarmListener | undefined> | undefined;
   let lastTouchAt = 0;
 
@@ -154,6 +170,7 @@ function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs 
   async function pass(): Promise<void> {
     if (waiters.size > 0) await grantWaiters();
     if (held.size > 0) await checkHeldLeases();
+    if (watched.size > 0) await checkWatchedNodes();
   }
 
   async function grantWaiters(): Promise<void> {
@@ -193,8 +210,17 @@ function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs 
     }
   }
 
+  async function checkWatchedNodes(): Promise<void> {
+    const silent = await findSilentNodes(db, [...new Set(watched.values())], { heartbeatTimeoutMs });
+    for (const [watch, nodeId] of watched) {
+      if (!silent.has(nodeId)) continue;
+      watched.delete(watch);
+      watch.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
+    }
+  }
+
   const poll = setInterval(() => {
-    if (waiters.size > 0 || held.size > 0) wake();
+    if (waiters.size > 0 || held.size > 0 || watched.size > 0) wake();
   }, pollMs);
   poll.unref();
 
@@ -215,12 +241,12 @@ function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs 
     await (await listener)?.close();
   }
 
-  return { waiters, held, wake, listen, close };
+  return { waiters, held, watched, wake, listen, close };
 }
 
 export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): CountedNodeFarm {
   const clients = new Map<string, EncodeClient>();
-  const { waiters, held, wake, listen, ...dispatcher } = createDispatcher({ db, heartbeatTimeoutMs, pollMs, ...(databaseUrl ? { databaseUrl } : {}), ...(logger ? { logger } : {}) });
+  const { waiters, held, watched, wake, listen, ...dispatcher } = createDispatcher({ db, heartbeatTimeoutMs, pollMs, ...(databaseUrl ? { databaseUrl } : {}), ...(logger ? { logger } : {}) });
 
   return {
     encodes: () => ({ queued: waiters.size, running: held.size }),
@@ -267,6 +293,18 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
     async pickNode() {
       const node = await findLiveNode(db, { heartbeatTimeoutMs });
       return node && { nodeId: node.id, address: node.address };
+    },
+
+    watchNode(nodeId) {
+      listen();
+      const watch = new AbortController();
+      watched.set(watch, nodeId);
+      return {
+        gone: watch.signal,
+        stop: () => {
+          watched.delete(watch);
+        },
+      };
     },
 
     async markLost(nodeId) {

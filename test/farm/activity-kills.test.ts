@@ -1,12 +1,14 @@
 // Every kind of long activity survives a crash of the process it runs on: the orchestrator, and
 // (for work on a node) the encode node, killed with SIGKILL while the activity runs. The video is
 // `ready`, every frame playing, within a minute of the restart: the activity is retried at its
-// heartbeat timeout (20 s), not at its start-to-close timeout (minutes).
+// heartbeat timeout (20 s), not at its start-to-close timeout (minutes). Every kind of work on a node
+// also survives the node hanging (SIGSTOP): it moves once the registry stops counting on the node
+// (the node's heartbeat timeout, 10 s here), and the node's late answer, once it runs again, is ignored.
 //
 // To kill at the right moment however fast the work, the activity is held first: a node (or
 // storage) that hangs (SIGSTOP) keeps its connections open and answers nothing, and the registry
-// still counts a hung node live (its heartbeat timeout here is a minute), so work goes to it and
-// waits. Which node gets the work is steered with the operators' drain and with slots: in an idle
+// still counts a hung node live for a few seconds (until its heartbeat timeout), so work sent to it
+// then waits. Which node gets the work is steered with the operators' drain and with slots: in an idle
 // farm short jobs (probe, thumbnail, storyboard) go to the least loaded node with the fewest free
 // slots, encodes to the one with the most.
 import { afterAll, afterEach, beforeAll, test } from 'vitest';
@@ -18,6 +20,13 @@ import { waitFor } from '@kino/dev';
 import temporalProto from '@temporalio/proto';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { attemptsByActivity, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+
+/**
+ * The registry's heartbeat timeout: long enough that a node hung just before work is sent to it is
+ * still picked (holdProbe, holdWorkAfterProbe), short enough that its work moves well within a minute.
+ * The product's default.
+ */
+const heartbeatTimeoutMs = 10_000;
 
 interface Clip {
   body: Buffer;
@@ -43,7 +52,7 @@ beforeAll(async () => {
     return { body: await readFile(path), frames: await countFramesInFile(path) };
   };
   [farm, wholeClip, chunkedClip] = await Promise.all([
-    startFarm({ heartbeatTimeoutMs: 60_000, orchestratorEnv: { ENCODE_CHUNK_SECONDS: '6' } }),
+    startFarm({ heartbeatTimeoutMs, orchestratorEnv: { ENCODE_CHUNK_SECONDS: '6' } }),
     clip(6),
     clip(14),
   ]);
@@ -121,22 +130,98 @@ async function holdProbe(clip: Clip): Promise<{ videoId: string; nodeId: string 
 }
 
 /**
- * The probe runs on the short-job node (the encode node drained) and hangs there; then that node is
- * drained and the encode node undrained and hung, and the probe let go: everything after the probe
- * (thumbnail, storyboard, audio track) goes to the encode node and waits on it.
+ * The probe runs on the short-job node (the encode node drained) and hangs there; then the encode
+ * node hangs and is undrained, the short-job node drained, and the probe let go: everything after
+ * the probe (thumbnail, storyboard, audio track) goes to the encode node and waits on it. Answers
+ * when the encode node stopped.
  */
 const afterProbe = ['makeThumbnail', 'makeStoryboard', 'encodeAudioTrack'];
-async function holdWorkAfterProbe(clip: Clip): Promise<string> {
+async function holdWorkAfterProbe(clip: Clip): Promise<{ videoId: string; stoppedAt: number }> {
   await farm.kino.nodes.drain(encodes.nodeId);
-  encodes.process.pause();
   shortJobs.process.pause();
   const videoId = await farm.submitVideo(clip.body);
   assert.equal((await running(videoId, 'probeSource')).nodeId, shortJobs.nodeId);
+  encodes.process.pause();
+  const stoppedAt = Date.now();
   await farm.kino.nodes.undrain(encodes.nodeId);
   await farm.kino.nodes.drain(shortJobs.nodeId);
   shortJobs.process.resume();
   for (const type of afterProbe) assert.equal((await running(videoId, type)).nodeId, encodes.nodeId, type);
-  return videoId;
+  return { videoId, stoppedAt };
+}
+
+/** How each activity's node job shows in a node's log: its start and its end (an Encode's with its `job`). */
+const nodeJobLines: Record<string, { started: string; done: string; job?: string }> = {
+  probeSource: { started: 'probe started', done: 'probed' },
+  makeThumbnail: { started: 'thumbnail started', done: 'thumbnail done' },
+  makeStoryboard: { started: 'storyboard started', done: 'storyboard done' },
+  encodeAudioTrack: { started: 'encode started', done: 'encode done', job: 'audioTrack' },
+};
+
+interface NodeLogLine {
+  msg?: string;
+  time: number;
+  jobId?: string;
+  job?: string;
+}
+
+/** The lines of a node's log about the video's jobs of `type` with the message `msg`. */
+async function jobLines(node: FarmNodeProcess, videoId: string, type: string, which: 'started' | 'done'): Promise<NodeLogLine[]> {
+  const lines = nodeJobLines[type]!;
+  return (await readFile(node.logFile, 'utf8'))
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as NodeLogLine)
+    .filter((line) => line.msg === lines[which] && line.jobId?.startsWith(videoId) && (!lines.job || line.job === lines.job));
+}
+
+/**
+ * `hung` stopped at `stoppedAt` holding the video's `types`: each starts on `other` once the
+ * registry stops counting on `hung`. The video is ready, every frame, within a minute of the stop;
+ * then `hung` runs again (SIGCONT; once back it may take new work, so it stays stopped until the
+ * video is ready, to tell its late answers from that): what it was sent goes nowhere, each job is
+ * done once, on `other`. Answers the seconds from the stop to each job starting on `other`.
+ */
+async function assertHangCostsSeconds(
+  videoId: string,
+  clip: Clip,
+  { hung, other, stoppedAt, types }: { hung: FarmNodeProcess; other: FarmNodeProcess; stoppedAt: number; types: string[] },
+): Promise<Record<string, number>> {
+  const moved: Record<string, number> = {};
+  for (const type of types) {
+    const [started] = await waitFor(
+      `${type} of ${videoId} to start on ${other.name}`,
+      async () => {
+        const lines = await jobLines(other, videoId, type, 'started');
+        return lines.length > 0 ? lines : undefined;
+      },
+      { timeoutMs: stoppedAt + 60_000 - Date.now(), intervalMs: 100 },
+    );
+    moved[type] = (started!.time - stoppedAt) / 1000;
+  }
+  await assertReadyAfterRetries(videoId, clip, types);
+  assert.ok(Date.now() - stoppedAt < 60_000, `ready ${(Date.now() - stoppedAt) / 1000} s after the stop`);
+  hung.process.resume();
+  const resumedAt = Date.now();
+  // Back, the hung node reads what it was sent and hears it was cancelled; it registers again once it heartbeats.
+  await waitFor(
+    `${hung.name} to register again`,
+    async () =>
+      (await readFile(hung.logFile, 'utf8'))
+        .split('\n')
+        .some((line) => line.startsWith('{') && (JSON.parse(line) as NodeLogLine).msg === 're-registered' && (JSON.parse(line) as NodeLogLine).time >= resumedAt)
+        ? true
+        : undefined,
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  for (const type of types) {
+    assert.equal((await jobLines(hung, videoId, type, 'done')).length, 0, `${type}: the hung node's late answer is not made`);
+    // Once per job (a video may have several of a kind: an audio track per audio setting).
+    const done = (await jobLines(other, videoId, type, 'done')).map((line) => line.jobId);
+    assert.ok(done.length > 0, `${type}: done`);
+    assert.deepEqual(done, [...new Set(done)], `${type}: each job done once`);
+  }
+  return moved;
 }
 
 test('the orchestrator killed while a probe runs: the video is ready within a minute of its restart', async () => {
@@ -158,7 +243,7 @@ test('the node killed while a probe runs on it: the probe moves to the other nod
 });
 
 test('the orchestrator killed while a thumbnail, a storyboard and an audio track run: the video is ready within a minute of its restart', async () => {
-  const videoId = await holdWorkAfterProbe(chunkedClip);
+  const { videoId } = await holdWorkAfterProbe(chunkedClip);
   await killAndRestartOrchestrator();
   await farm.kino.nodes.undrain(shortJobs.nodeId);
   encodes.process.resume();
@@ -166,10 +251,28 @@ test('the orchestrator killed while a thumbnail, a storyboard and an audio track
 });
 
 test('the node killed while a thumbnail, a storyboard and an audio track run on it: they move to the other node', async () => {
-  const videoId = await holdWorkAfterProbe(chunkedClip);
+  const { videoId } = await holdWorkAfterProbe(chunkedClip);
   await farm.kino.nodes.undrain(shortJobs.nodeId);
   encodes = await killNode(encodes);
   await assertReadyAfterRetries(videoId, chunkedClip, afterProbe);
+});
+
+test('the node hung (SIGSTOP) while a probe runs on it: the probe moves to the other node within the heartbeat timeout, the late answer ignored', async () => {
+  await farm.kino.nodes.drain(encodes.nodeId);
+  shortJobs.process.pause();
+  const stoppedAt = Date.now();
+  const videoId = await farm.submitVideo(wholeClip.body);
+  assert.equal((await running(videoId, 'probeSource')).nodeId, shortJobs.nodeId);
+  await farm.kino.nodes.undrain(encodes.nodeId);
+  const moved = await assertHangCostsSeconds(videoId, wholeClip, { hung: shortJobs, other: encodes, stoppedAt, types: ['probeSource'] });
+  console.log(`hang: seconds from SIGSTOP to the job starting on another node: ${JSON.stringify(moved)}`);
+});
+
+test('the node hung (SIGSTOP) while a thumbnail, a storyboard and an audio track run on it: each moves to the other node within the heartbeat timeout, the late answers ignored', async () => {
+  const { videoId, stoppedAt } = await holdWorkAfterProbe(chunkedClip);
+  await farm.kino.nodes.undrain(shortJobs.nodeId);
+  const moved = await assertHangCostsSeconds(videoId, chunkedClip, { hung: encodes, other: shortJobs, stoppedAt, types: afterProbe });
+  console.log(`hang: seconds from SIGSTOP to the job starting on another node: ${JSON.stringify(moved)}`);
 });
 
 test('the orchestrator killed while storage housekeeping runs (the master playlist): the video is ready within a minute of its restart', async () => {

@@ -146,6 +146,24 @@ export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
   });
 }
 
+/**
+ * Of `nodeIds`, those the registry no longer counts on: gone (expired, marked lost or left), unknown,
+ * or silent for longer than `heartbeatTimeoutMs` (the registry's sweep has not come by yet). A
+ * draining node is not among them: it finishes what it runs.
+ */
+export async function findSilentNodes(db: Db, nodeIds: string[], { heartbeatTimeoutMs }: { heartbeatTimeoutMs: number }): Promise<Set<string>> {
+  if (nodeIds.length === 0) return new Set();
+  const answering = await db
+    .selectFrom('encode_nodes')
+    .select('id')
+    .where('id', 'in', nodeIds)
+    .where('state', '!=', 'gone')
+    .where('last_heartbeat_at', '>', ago(heartbeatTimeoutMs))
+    .execute();
+  const live = new Set(answering.map((row) => row.id));
+  return new Set(nodeIds.filter((id) => !live.has(id)));
+}
+
 export interface LiveNode extends EncodeNode {
   /** Slots taken by leases. */
   used: number;

@@ -1,6 +1,6 @@
 // The probe job: ffprobe of the uploaded original, on a node (no slot). An empty, missing, unreadable
 // or picture-less file fails for good.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { failureTypes, type RecordedProbe, type SourceProbe } from '../activity-types.ts';
 import { whileHeartbeating } from '../activities/heartbeat.ts';
 import { urlLifetimeSeconds } from './presign.ts';
@@ -25,10 +25,8 @@ export async function probeSource(
   if (object.size === 0) throw invalidSource('the uploaded file is empty (0 bytes)');
   const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
 
-  const result = await runJobOnNode({ farm, logger }, videoId, 'probe', { slot: false }, (node, jobId) =>
-    farm
-      .client(node.address)
-      .probe({ jobId, inputUrl }, { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs }),
+  const result = await runJobOnNode({ farm, logger }, videoId, 'probe', { slot: false }, ({ node, jobId, signal }) =>
+    farm.client(node.address).probe({ jobId, inputUrl }, { signal, timeoutMs: quickCallTimeoutMs }),
   );
   // No picture is an audio-only video when there is sound; neither is not a video at all.
   if (!(result.width > 0 && result.height > 0) && !result.hasAudio)

@@ -148,6 +148,50 @@ test('a lease the registry drops mid-encode (the node stopped heartbeating) ends
   assert.equal(h.released.length, 1);
 });
 
+test('a probe, a thumbnail or a storyboard whose node the registry stops counting on (it hung) ends at once: NodeLost, the node watched no more', async () => {
+  const source = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
+  const jobs = [
+    { what: 'probe', run: (a: ReturnType<typeof createNodeActivities>) => a.probeSource, input: source },
+    {
+      what: 'thumbnail',
+      run: (a: ReturnType<typeof createNodeActivities>) => a.makeThumbnail,
+      input: { ...source, timestampSeconds: 0.4 },
+    },
+    {
+      what: 'storyboard',
+      run: (a: ReturnType<typeof createNodeActivities>) => a.makeStoryboard,
+      input: { ...source, durationSeconds: 4 },
+    },
+  ];
+  for (const { what, run, input } of jobs) {
+    const gone = new AbortController();
+    let aborted = false;
+    // A hung node: the call open, no answer, until the caller cancels it.
+    const hungCall = (_request: unknown, options?: { signal?: AbortSignal }) =>
+      new Promise((_resolve, reject) => {
+        options?.signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(serviceError(grpc.status.CANCELLED, 'Cancelled on client'));
+        });
+        setTimeout(() => gone.abort(new Error('the registry dropped the node (no heartbeat, lost or left)')), 10);
+      });
+    const h = harness({
+      probe: hungCall as never,
+      thumbnail: hungCall as never,
+      storyboard: hungCall as never,
+      nodeGone: gone.signal,
+    });
+    const failure = await failureOf(
+      environment().run(run(createNodeActivities({ ...h, logger })) as (i: typeof input) => Promise<unknown>, input),
+    );
+    assert.ok(aborted, `${what}: the gRPC call was cancelled (the node's late answer goes nowhere)`);
+    assert.equal(failure.type, 'NodeLost', what);
+    assert.match(failure.message, /registry dropped the node/, what);
+    assert.deepEqual(h.lost, ['node_a'], `${what}: the node is taken out`);
+    assert.deepEqual(h.watching, [], `${what}: the node is watched no more`);
+  }
+});
+
 /** A lease of a background encode, raised by the test: the dispatcher's `raised`. */
 function backgroundLease(): { lease: NodeLease; raise: () => void } {
   const raised = new AbortController();

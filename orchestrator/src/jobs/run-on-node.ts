@@ -1,7 +1,9 @@
 // How a job runs on an encode node, whatever its kind: an encode waits in the encode queue for a
 // slot (a lease) and gives it back in `finally`; a probe, a thumbnail or a storyboard (short, no
-// slot) just picks a live node. Both heartbeat while the node works; an Encode call also watches
-// for a node gone silent, for a lease the registry dropped and for a viewer starting to wait for it.
+// slot) just picks a live node. Both heartbeat while the node works, and both end at once when the
+// registry stops counting on the node (it stopped heartbeating: hung or dead, marked lost, left): the
+// one liveness signal of every job (jobSignals). An Encode call also watches for a stream gone silent
+// and for a viewer starting to wait for it.
 // Whatever fails comes out classified for the workflow's retry policy (classifyNodeFailure).
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import {
@@ -48,8 +50,38 @@ export interface NodeJobDeps {
 /** The kind of one Encode call, with its own fields (EncodeRequest's `job`). */
 export type EncodeJob = { whole: WholeEncode } | { chunk: ChunkEncode } | { audioTrack: AudioTrackEncode };
 
-/** The work of a job on its node: `lease` is the slot of an encode, undefined for a short job. */
-type NodeWork<T> = (node: FarmNode, jobId: string, log: Logger, lease: NodeLease | undefined) => Promise<T>;
+/** A job on its node, as its work sees it. */
+export interface JobOnNode {
+  node: FarmNode;
+  jobId: string;
+  log: Logger;
+  /** The slot of an encode; undefined for a short job. */
+  lease: NodeLease | undefined;
+  /**
+   * The node call's signal: aborts when the activity is cancelled or the registry stops counting on
+   * the node. An aborted call is cancelled on the node too, so its late answer goes nowhere.
+   */
+  signal: AbortSignal;
+}
+
+/** The work of a job on its node. */
+type NodeWork<T> = (job: JobOnNode) => Promise<T>;
+
+/**
+ * The signals a job's node call ends on: the activity's cancellation, and `nodeGone`, the one
+ * liveness signal of every job, whatever its kind: an encode's lease dropped by the registry, or for
+ * a job without a slot its node watched (NodeFarm.watchNode). Both come from the registry's heartbeat
+ * timeout, so a node that hangs costs every kind of job the same seconds.
+ */
+function jobSignals(
+  farm: NodeFarm,
+  node: FarmNode,
+  lease: NodeLease | undefined,
+): { nodeGone: AbortSignal; signal: AbortSignal; stop(): void } {
+  const watch = lease ? { gone: lease.dropped, stop: () => {} } : farm.watchNode(node.nodeId);
+  const signal = AbortSignal.any([Context.current().cancellationSignal, watch.gone]);
+  return { nodeGone: watch.gone, signal, stop: () => watch.stop() };
+}
 
 /**
  * Runs `work` on a node for the current activity, heartbeating throughout: an encode waits in the
@@ -73,17 +105,21 @@ export async function runJobOnNode<T>(
   }
   const log = logger.child({ videoId, jobId, nodeId: node.nodeId, attempt: info.attempt });
   log.info({ address: node.address }, `${what} on node`);
+  const { nodeGone, signal, stop } = jobSignals(farm, node, lease);
   try {
     // An encode heartbeats with its progress (runEncodeOnNode); a short job, while the node works on it,
     // with the node's id: either way a dead orchestrator is noticed at the heartbeat timeout.
+    const job = { node, jobId, log, lease, signal };
     return slot
-      ? await work(node, jobId, log, lease)
+      ? await work(job)
       : await whileHeartbeating(
-          () => work(node, jobId, log, lease),
+          () => work(job),
           () => ({ nodeId: node.nodeId, what }),
         );
   } catch (error) {
-    throw await classifyNodeFailure(error, {
+    const failure =
+      nodeGone.aborted && !context.cancellationSignal.aborted ? nodeStalled(nodeGone.reason as Error) : error;
+    throw await classifyNodeFailure(failure, {
       farm,
       node,
       what,
@@ -92,6 +128,7 @@ export async function runJobOnNode<T>(
       attempt: info.attempt,
     });
   } finally {
+    stop();
     if (lease)
       await farm.release(lease).catch((error: unknown) => log.error({ err: error }, 'could not release the node slot'));
   }
@@ -208,21 +245,17 @@ export async function runEncodeOnNode(
   placement?: QueuePlacement,
 ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
   const { what } = describeEncode(job);
-  return runJobOnNode(
-    deps,
-    call.videoId,
-    what,
-    { slot: true, ...(placement ? { placement } : {}) },
-    (node, jobId, log, lease) => streamEncode(deps, call, job, { node, jobId, log, lease: lease! }),
+  return runJobOnNode(deps, call.videoId, what, { slot: true, ...(placement ? { placement } : {}) }, (onNode) =>
+    streamEncode(deps, call, job, { ...onNode, lease: onNode.lease! }),
   );
 }
 
-/** The Encode call itself, on a held slot: progress as heartbeats, a silent node or a dropped lease ends it as stalled. */
+/** The Encode call itself, on a held slot: progress as heartbeats; a stream silent for too long ends it as stalled. */
 async function streamEncode(
   { farm, metrics }: NodeJobDeps,
   { videoId, inputUrl, source, startedAt }: EncodeCall,
   job: EncodeJob,
-  { node, jobId, log, lease }: { node: FarmNode; jobId: string; log: Logger; lease: NodeLease },
+  { node, jobId, log, lease, signal }: JobOnNode & { lease: NodeLease },
 ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
   const context = Context.current();
   // Raised between the grant and now: the node starts it as urgent work.
@@ -245,9 +278,7 @@ async function streamEncode(
   const raising = raiseWhenWaitedFor(client, jobId, log, onDemand ? undefined : lease.raised);
   try {
     const done = await client.encode(request, {
-      // A lease the registry dropped (the node stopped heartbeating, or another call found it
-      // lost) ends the call at once: the node is not coming back for this encode.
-      signal: AbortSignal.any([context.cancellationSignal, stalled.signal, lease.dropped]),
+      signal: AbortSignal.any([signal, stalled.signal]),
       onProgress(progress) {
         lastEventAt = Date.now();
         firstEventAt ??= lastEventAt;
@@ -272,10 +303,8 @@ async function streamEncode(
     );
     return { done, node, timings };
   } catch (error) {
-    if (!context.cancellationSignal.aborted) {
-      if (stalled.signal.aborted) throw nodeStalled(stalled.signal.reason as Error);
-      if (lease.dropped.aborted) throw nodeStalled(lease.dropped.reason as Error);
-    }
+    if (!context.cancellationSignal.aborted && stalled.signal.aborted)
+      throw nodeStalled(stalled.signal.reason as Error);
     throw error;
   } finally {
     clearInterval(timer);
@@ -322,7 +351,7 @@ function raiseWhenWaitedFor(
   };
 }
 
-/** The node went silent: no word on the stream for too long, or the registry dropped it. */
+/** The node went silent: no word on the stream for too long, or the registry stopped counting on it. */
 class NodeStalledError extends Error {}
 function nodeStalled(reason: Error): NodeStalledError {
   return new NodeStalledError(reason.message);
@@ -349,8 +378,8 @@ interface FailedCall {
  * Only a call the node did not answer means the node is lost (connection refused, dropped or reset,
  * deadline, cancelled not by us, the stream ended without `done`, or silence for too long):
  * NodeLost, retried at once (the next attempt queues for a slot on another node), and the node
- * is marked gone with its slots freed until it heartbeats again. A lease the registry dropped
- * (the node stopped heartbeating) ends the call the same way.
+ * is marked gone with its slots freed until it heartbeats again. A node the registry stopped
+ * counting on (jobSignals: it stopped heartbeating) ends the call of any kind the same way.
  * Cancelled by us: the CancelledFailure, so Temporal records a cancellation.
  */
 export async function classifyNodeFailure(error: unknown, failed: FailedCall): Promise<Error> {

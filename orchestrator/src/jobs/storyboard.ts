@@ -1,6 +1,5 @@
 // The storyboard job (contract storyboard.ts): its sheets and WebVTT under storyboard/, made by a
 // node from the source. Takes no encode slot.
-import { Context } from '@temporalio/activity';
 import {
   objectKeys,
   planStoryboard,
@@ -39,12 +38,12 @@ export async function makeStoryboard(
       ),
     ),
   ]);
-  await runJobOnNode({ farm, logger }, videoId, 'storyboard', { slot: false }, (node, jobId) =>
+  await runJobOnNode({ farm, logger }, videoId, 'storyboard', { slot: false }, ({ node, jobId, signal }) =>
     farm
       .client(node.address)
       .storyboard(
         { jobId, inputUrl: inputUrl!, durationSeconds, sheetUrls, vttUrl: vttUrl! },
-        { signal: Context.current().cancellationSignal, timeoutMs: storyboardCallTimeoutMs },
+        { signal, timeoutMs: storyboardCallTimeoutMs },
       ),
   );
   return vttKey;

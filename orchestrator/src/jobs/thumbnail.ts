@@ -1,6 +1,5 @@
 // The thumbnail job: one JPEG at a timestamp of the source, source-sized, under thumbs/: the default
 // thumbnail, or a custom one (from POST .../thumbnails). Takes no encode slot.
-import { Context } from '@temporalio/activity';
 import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { urlLifetimeSeconds } from './presign.ts';
 import { quickCallTimeoutMs, runJobOnNode, type NodeJobDeps } from './run-on-node.ts';
@@ -26,12 +25,12 @@ export async function makeThumbnail(
     storage.presignGet(storagePath, lifetime),
     storage.presignPut(key, lifetime, hlsContentTypes.thumbnail),
   ]);
-  await runJobOnNode({ farm, logger }, videoId, 'thumbnail', { slot: false }, (node, jobId) =>
+  await runJobOnNode({ farm, logger }, videoId, 'thumbnail', { slot: false }, ({ node, jobId, signal }) =>
     farm
       .client(node.address)
       .thumbnail(
         { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0 },
-        { signal: Context.current().cancellationSignal, timeoutMs: quickCallTimeoutMs },
+        { signal, timeoutMs: quickCallTimeoutMs },
       ),
   );
   return key;

@@ -101,6 +101,8 @@ export interface Harness {
   raises: string[];
   /** What each encode asked the queue for. */
   acquired: AcquireRequest[];
+  /** The nodes watched for short jobs (watchNode), while they are. */
+  watching: string[];
 }
 
 /** A farm with one node; `encode` plays the node's side of the call. */
@@ -122,7 +124,10 @@ export function harness({
   /** null: the uploaded object does not exist. */
   objectSize = 1000 as number | null,
   liveNodes = 1,
+  /** The `gone` of every node watched for a short job: abort it to play a node the registry stopped counting on. */
+  nodeGone = new AbortController().signal,
 } = {}): Harness {
+  const watching: string[] = [];
   const released: NodeLease[] = [];
   const lost: string[] = [];
   const requests: EncodeRequest[] = [];
@@ -155,6 +160,15 @@ export function harness({
       return Promise.resolve();
     },
     pickNode: () => Promise.resolve({ nodeId: 'node_a', address: '127.0.0.1:1' } as FarmNode),
+    watchNode: (nodeId) => {
+      watching.push(nodeId);
+      return {
+        gone: nodeGone,
+        stop: () => {
+          watching.splice(watching.indexOf(nodeId), 1);
+        },
+      };
+    },
     markLost: (nodeId) => {
       lost.push(nodeId);
       return Promise.resolve();
@@ -168,7 +182,7 @@ export function harness({
     presignPut: (key: string, _seconds: number, contentType?: string) =>
       Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
   } as unknown as Storage;
-  return { farm, storage, released, lost, requests, raises, acquired };
+  return { farm, storage, released, lost, requests, raises, acquired, watching };
 }
 
 export function environment() {
