@@ -9,7 +9,16 @@ const processPackages = ['api', 'orchestrator', 'encode-node', 'delivery', 'cli'
 const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics', 'webhooks', 'presenters'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.kino/**', 'proto/src/generated/**', '**/dist/**', 'sdk/package/**', 'cli/package/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '.kino/**',
+      'proto/src/generated/**',
+      '**/dist/**',
+      'sdk/package/**',
+      'cli/package/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -50,14 +59,33 @@ export default tseslint.config(
     files: [`${name}/src/**/*.ts`],
     ignores: ['**/*.test.ts', 'database/src/testing/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'], message: 'dev tooling: production code does not import it' },
-        { group: ['@kino/database/testing', '**/testing/pglite*', '@electric-sql/pglite', '@electric-sql/pglite/*', 'kysely-pglite'], message: 'PGlite is for tests: production code opens PostgreSQL' },
-        ...processPackages.filter((other) => other !== name).map((other) => ({
-          group: [`@kino/${other}`, `@kino/${other}/*`, `**/${other}/src/**`],
-          message: `${name} does not import the process package ${other}: move what both use to a shared package`,
-        })),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'],
+              message: 'dev tooling: production code does not import it',
+            },
+            {
+              group: [
+                '@kino/database/testing',
+                '**/testing/pglite*',
+                '@electric-sql/pglite',
+                '@electric-sql/pglite/*',
+                'kysely-pglite',
+              ],
+              message: 'PGlite is for tests: production code opens PostgreSQL',
+            },
+            ...processPackages
+              .filter((other) => other !== name)
+              .map((other) => ({
+                group: [`@kino/${other}`, `@kino/${other}/*`, `**/${other}/src/**`],
+                message: `${name} does not import the process package ${other}: move what both use to a shared package`,
+              })),
+          ],
+        },
+      ],
     },
   })),
   {
@@ -71,7 +99,10 @@ export default tseslint.config(
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins there.
     files: ['orchestrator/src/workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'crypto', 'child_process', '@kino/infra', 'pg', 'kysely'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['node:*', 'fs', 'path', 'crypto', 'child_process', '@kino/infra', 'pg', 'kysely'] },
+      ],
     },
   },
   {
@@ -79,7 +110,10 @@ export default tseslint.config(
     files: ['proto/src/contract/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'proto/src/contract imports nothing outside itself.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'proto/src/contract imports nothing outside itself.' }] },
+      ],
     },
   },
   {

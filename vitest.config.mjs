@@ -55,7 +55,11 @@ const sharedFarmFiles = [
 // The files that a second file's load breaks: they measure time against a bound (the slot hand-over),
 // race a player against an encode (just in time), or play in real time in Chromium, where a starved
 // player stalls. Alone, after the others: beside another file on a loaded machine, the last two failed.
-const aloneFiles = ['test/farm/scheduling.test.ts', 'test/farm/just-in-time.test.ts', 'test/e2e/browser-playback.test.ts'];
+const aloneFiles = [
+  'test/farm/scheduling.test.ts',
+  'test/farm/just-in-time.test.ts',
+  'test/e2e/browser-playback.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -81,8 +85,18 @@ export default defineConfig({
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
       unit('dev', ['dev/src/**/*.test.ts', 'dev/scripts/**/*.test.mjs']),
       unit('dashboard', ['dashboard/src/**/*.test.ts']),
-      integration('test', { include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...sharedFarmFiles, ...aloneFiles], workers: 2, groupOrder: 1 }),
-      integration('test-shared-farm', { include: sharedFarmFiles, globalSetup: ['test/farm/shared-farm.ts'], workers: 2, groupOrder: 1 }),
+      integration('test', {
+        include: ['test/**/*.test.ts'],
+        exclude: [...configDefaults.exclude, ...sharedFarmFiles, ...aloneFiles],
+        workers: 2,
+        groupOrder: 1,
+      }),
+      integration('test-shared-farm', {
+        include: sharedFarmFiles,
+        globalSetup: ['test/farm/shared-farm.ts'],
+        workers: 2,
+        groupOrder: 1,
+      }),
       integration('test-alone', { include: aloneFiles, workers: 1, groupOrder: 2 }),
     ],
     coverage: {

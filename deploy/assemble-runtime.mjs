@@ -38,9 +38,11 @@ const runtime = {
 };
 
 for (const name of Object.keys(runtime)) {
-  if (!existsSync(join(repoRoot, name, 'dist'))) throw new Error(`${name}/dist is missing: run \`npm run build\` first`);
+  if (!existsSync(join(repoRoot, name, 'dist')))
+    throw new Error(`${name}/dist is missing: run \`npm run build\` first`);
 }
-if (!existsSync(join(repoRoot, 'dashboard', 'dist', 'index.html'))) throw new Error('dashboard/dist is missing: run `npm run build` first');
+if (!existsSync(join(repoRoot, 'dashboard', 'dist', 'index.html')))
+  throw new Error('dashboard/dist is missing: run `npm run build` first');
 
 rmSync(target, { recursive: true, force: true });
 mkdirSync(target, { recursive: true });
@@ -57,7 +59,8 @@ function compiledManifest(name) {
   const exports = {};
   for (const [path, source] of Object.entries(manifest.exports ?? {})) {
     const compiled = source.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '');
-    if (existsSync(join(repoRoot, name, `${compiled}.js`))) exports[path] = { types: `${compiled}.d.ts`, default: `${compiled}.js` };
+    if (existsSync(join(repoRoot, name, `${compiled}.js`)))
+      exports[path] = { types: `${compiled}.d.ts`, default: `${compiled}.js` };
   }
   manifest.exports = exports;
   if (manifest.oclif?.commands) manifest.oclif.commands = manifest.oclif.commands.replace(/^\.\/src\//, './dist/');
@@ -68,13 +71,19 @@ for (const [name, files] of Object.entries(runtime)) {
   mkdirSync(join(target, name));
   writeFileSync(join(target, name, 'package.json'), `${JSON.stringify(compiledManifest(name), null, 2)}\n`);
   for (const file of ['dist', ...files]) {
-    cpSync(join(repoRoot, name, file), join(target, name, file), { recursive: true, filter: (path) => !path.endsWith('.tsbuildinfo') });
+    cpSync(join(repoRoot, name, file), join(target, name, file), {
+      recursive: true,
+      filter: (path) => !path.endsWith('.tsbuildinfo'),
+    });
   }
 }
 // The API serves the dashboard's built assets (api/dist/dashboard/plugin.js finds them here).
 cpSync(join(repoRoot, 'dashboard', 'dist'), join(target, 'dashboard', 'dist'), { recursive: true });
 
-execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: target, stdio: 'inherit' });
+execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], {
+  cwd: target,
+  stdio: 'inherit',
+});
 // The orchestrator's workflow bundle, made now into its cache (orchestrator/src/
 // workflow-bundle.ts): every start of the image's orchestrator skips webpack, and the image's
 // user never needs to write the cache.

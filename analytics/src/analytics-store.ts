@@ -62,10 +62,18 @@ const nextMonthStart = (day: string) => {
  * An inclusive day range as the whole months inside it (`months`, first days of months, open bounds
  * kept open; absent when it holds none) and the days at its ends outside them.
  */
-export function splitIntoMonths(from?: string, to?: string): { months?: { from?: string; to?: string }; days: { from: string; to: string }[] } {
+export function splitIntoMonths(
+  from?: string,
+  to?: string,
+): { months?: { from?: string; to?: string }; days: { from: string; to: string }[] } {
   const firstMonth = from === undefined ? undefined : from === monthStart(from) ? from : nextMonthStart(from);
   // The first day of the last whole month: `to`'s month when `to` is its last day.
-  const lastMonth = to === undefined ? undefined : nextMonthStart(to) === dayText(dayMs(to) + DAY_MS) ? monthStart(to) : dayText(Date.UTC(+to.slice(0, 4), +to.slice(5, 7) - 2, 1));
+  const lastMonth =
+    to === undefined
+      ? undefined
+      : nextMonthStart(to) === dayText(dayMs(to) + DAY_MS)
+        ? monthStart(to)
+        : dayText(Date.UTC(+to.slice(0, 4), +to.slice(5, 7) - 2, 1));
   if (from !== undefined && to !== undefined && firstMonth! > lastMonth!) return { days: [{ from, to }] };
   const days: { from: string; to: string }[] = [];
   if (from !== undefined && from < firstMonth!) days.push({ from, to: dayText(dayMs(firstMonth!) - DAY_MS) });
@@ -125,7 +133,10 @@ export class AnalyticsStore {
        FROM (${envDaily({ last_at: 'max(last_served)' }, scope)}) GROUP BY env_id`,
     );
     return new Map(
-      rows.map((r) => [r.env_id, { envId: r.env_id, totalSegments: Number(r.total), segmentsSince: Number(r.since), lastServed: r.last }]),
+      rows.map((r) => [
+        r.env_id,
+        { envId: r.env_id, totalSegments: Number(r.total), segmentsSince: Number(r.since), lastServed: r.last },
+      ]),
     );
   }
 
@@ -178,7 +189,10 @@ export class AnalyticsStore {
     const { months, days } = splitIntoMonths(scope.from, scope.to);
     const parts: string[] = [];
     const tenancy = where({ orgId: scope.orgId, envId: scope.envId });
-    if (months) parts.push(`SELECT rendition_height, video_id FROM ${SEGMENT_VIDEO_MONTHLY_TABLE} WHERE ${where({ ...scope, ...months }, 'month')}`);
+    if (months)
+      parts.push(
+        `SELECT rendition_height, video_id FROM ${SEGMENT_VIDEO_MONTHLY_TABLE} WHERE ${where({ ...scope, ...months }, 'month')}`,
+      );
     if (days.length > 0) {
       const ranges = days.map((d) => `(day >= ${date(d.from)} AND day <= ${date(d.to)})`).join(' OR ');
       parts.push(`SELECT rendition_height, video_id FROM ${SEGMENT_DAILY_TABLE} WHERE ${tenancy} AND (${ranges})`);
@@ -194,7 +208,9 @@ export class AnalyticsStore {
    * (undefined when it was never served there), from one query. Each key of the video's rollup is
    * one (day, height): a height's days are its keys, and the video's days the union of theirs.
    */
-  async videoSegments(scope: RollupScope & { videoId: string }): Promise<{ heights: HeightSegments[]; totals?: VideoSegments }> {
+  async videoSegments(
+    scope: RollupScope & { videoId: string },
+  ): Promise<{ heights: HeightSegments[]; totals?: VideoSegments }> {
     const rows = await this.clickhouse.query<HeightRow & { day_list: string[] }>(
       `SELECT rendition_height AS height, sum(seg) AS total, count() AS days, groupArray(toString(day)) AS day_list,
               toString(min(first_at)) AS first, toString(max(last_at)) AS last

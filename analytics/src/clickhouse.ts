@@ -89,7 +89,12 @@ export class ClickHouseHttp {
    * Inserts rows already encoded as they are, without parsing and re-encoding them: the delivery
    * spool's lines are TabSeparated in `columns`' order (JSONEachRow for spools older nodes wrote).
    */
-  async insertEncoded(table: string, columns: readonly string[], format: 'TabSeparated' | 'JSONEachRow', data: Buffer | string): Promise<void> {
+  async insertEncoded(
+    table: string,
+    columns: readonly string[],
+    format: 'TabSeparated' | 'JSONEachRow',
+    data: Buffer | string,
+  ): Promise<void> {
     if (data.length === 0) return;
     const { stream } = await this.client.exec({
       query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}`,

@@ -177,11 +177,13 @@ export class ClickHouseNotMigratedError extends Error {
  * process that writes to ClickHouse but does not migrate it (a delivery node) checks first.
  */
 export async function assertClickHouseMigrated(client: ClickHouseHttp): Promise<void> {
-  const versions = await client.query<{ version: number }>('SELECT version FROM schema_migrations FINAL').catch((error: unknown) => {
-    // ClickHouse's UNKNOWN_TABLE: nothing migrated yet.
-    if ((error as { code?: string }).code === '60') return [];
-    throw error;
-  });
+  const versions = await client
+    .query<{ version: number }>('SELECT version FROM schema_migrations FINAL')
+    .catch((error: unknown) => {
+      // ClickHouse's UNKNOWN_TABLE: nothing migrated yet.
+      if ((error as { code?: string }).code === '60') return [];
+      throw error;
+    });
   const applied = new Set(versions.map((r) => Number(r.version)));
   const missing = clickHouseMigrations.map((m) => m.version).filter((v) => !applied.has(v));
   if (missing.length > 0) throw new ClickHouseNotMigratedError(missing);
@@ -195,21 +197,28 @@ export async function assertClickHouseMigrated(client: ClickHouseHttp): Promise<
  */
 export function migrateClickHouseInBackground(
   client: ClickHouseHttp,
-  { retryMs = 2_000, onMigrated, onError }: { retryMs?: number; onMigrated: (versions: number[]) => void; onError: (error: unknown) => void },
+  {
+    retryMs = 2_000,
+    onMigrated,
+    onError,
+  }: { retryMs?: number; onMigrated: (versions: number[]) => void; onError: (error: unknown) => void },
 ): { migrated(): boolean; stop(): void } {
   let stopped = false;
   let migrated = false;
   let timer: NodeJS.Timeout | undefined;
   const attempt = () => {
-    migrateClickHouse(client).then((versions) => {
-      migrated = true;
-      onMigrated(versions);
-    }, (error: unknown) => {
-      if (stopped) return;
-      onError(error);
-      timer = setTimeout(attempt, retryMs);
-      timer.unref();
-    });
+    migrateClickHouse(client).then(
+      (versions) => {
+        migrated = true;
+        onMigrated(versions);
+      },
+      (error: unknown) => {
+        if (stopped) return;
+        onError(error);
+        timer = setTimeout(attempt, retryMs);
+        timer.unref();
+      },
+    );
   };
   attempt();
   return {

@@ -59,7 +59,10 @@ export function rollupDaysOf(rows: readonly { org_id: string; served_at: string 
 }
 
 /** Marks days for recomputation; call after their rows were inserted. */
-export async function markRollupDays(client: ClickHouseHttp, days: readonly { orgId: string; day: string }[]): Promise<void> {
+export async function markRollupDays(
+  client: ClickHouseHttp,
+  days: readonly { orgId: string; day: string }[],
+): Promise<void> {
   if (days.length === 0) return;
   const tuples = days.map((d) => `(${clickHouseString(d.orgId)}, ${clickHouseString(d.day)})`).join(', ');
   await client.exec(
@@ -73,8 +76,15 @@ export async function markRollupDays(client: ClickHouseHttp, days: readonly { or
  * largest `segments` as `segments` and the other `columns` (`max(c)` / `min(c)` expressions, each
  * monotone in the raw rows) under their own names.
  */
-export function latestRows(table: string, key: readonly string[], columns: Record<string, string>, where: string): string {
-  const values = Object.entries(columns).map(([name, expression]) => `, ${expression} AS ${name}`).join('');
+export function latestRows(
+  table: string,
+  key: readonly string[],
+  columns: Record<string, string>,
+  where: string,
+): string {
+  const values = Object.entries(columns)
+    .map(([name, expression]) => `, ${expression} AS ${name}`)
+    .join('');
   return `SELECT ${key.join(', ')}, max(segments) AS seg${values} FROM ${table} WHERE ${where} GROUP BY ${key.join(', ')}`;
 }
 
@@ -94,7 +104,11 @@ export interface RecomputedDays {
 export type AfterRecompute = (recomputed: readonly RecomputedDays[]) => Promise<void>;
 
 /** Recomputes the rollup rows of some days of one organization from the raw rows, then the daily tables derived from them. */
-export async function recomputeRollupDays(client: ClickHouseHttp, orgId: string, days: readonly string[]): Promise<void> {
+export async function recomputeRollupDays(
+  client: ClickHouseHttp,
+  orgId: string,
+  days: readonly string[],
+): Promise<void> {
   if (days.length === 0) return;
   const org = clickHouseString(orgId);
   // Each row once by counting distinct row ids rather than reading with FINAL: the same number (a
@@ -131,7 +145,11 @@ export async function recomputeRollupDays(client: ClickHouseHttp, orgId: string,
 }
 
 /** Recomputes the monthly per-video rows of one organization's months (`YYYY-MM` each) from `segment_daily`. */
-export async function recomputeRollupMonths(client: ClickHouseHttp, orgId: string, months: readonly string[]): Promise<void> {
+export async function recomputeRollupMonths(
+  client: ClickHouseHttp,
+  orgId: string,
+  months: readonly string[],
+): Promise<void> {
   for (const month of months) {
     const [year, monthNumber] = month.split('-').map(Number) as [number, number];
     const last = new Date(Date.UTC(year, monthNumber, 0)).toISOString().slice(0, 10);
@@ -170,7 +188,13 @@ export async function refreshRollups(
        WHERE marked_at >= toDateTime(${since})
        GROUP BY org_id, day, marked_at`,
     )
-  ).map((m) => ({ key: `${m.org_id}\n${m.mark_day}\n${m.at}`, orgId: m.org_id, day: m.mark_day, at: Number(m.at), marks: Number(m.marks) }));
+  ).map((m) => ({
+    key: `${m.org_id}\n${m.mark_day}\n${m.at}`,
+    orgId: m.org_id,
+    day: m.mark_day,
+    at: Number(m.at),
+    marks: Number(m.marks),
+  }));
   const fresh = marks.filter((m) => (seen.get(m.key)?.marks ?? 0) < m.marks);
   const byOrg = new Map<string, Set<string>>();
   for (const mark of fresh) byOrg.set(mark.orgId, (byOrg.get(mark.orgId) ?? new Set()).add(mark.day));
@@ -179,7 +203,8 @@ export async function refreshRollups(
   const recomputed: RecomputedDays[] = [];
   for (const [orgId, daySet] of byOrg) {
     const days = [...daySet].sort();
-    for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE) await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
+    for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE)
+      await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
     await recomputeRollupMonths(client, orgId, [...new Set(days.map((d) => d.slice(0, 7)))]);
     recomputed.push({ orgId, days });
   }
@@ -187,7 +212,8 @@ export async function refreshRollups(
   for (const mark of fresh) seen.set(mark.key, { at: mark.at, marks: mark.marks });
   const upto = Math.max(watermark, ...marks.map((m) => m.at));
   for (const [key, mark] of seen) if (mark.at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
-  if (upto > watermark) await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
+  if (upto > watermark)
+    await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
   return recomputed.reduce((sum, r) => sum + r.days.length, 0);
 }
 

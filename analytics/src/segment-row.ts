@@ -92,9 +92,16 @@ export class SegmentRowEncoder {
  * without parsing and re-encoding them, then marks their days for the rollups. After the rows,
  * before the caller forgets them: a crash in between replays both, and both are idempotent.
  */
-export async function insertSegmentRows(client: ClickHouseHttp, format: SegmentRowFormat, { data, text }: { data: Buffer; text: string }): Promise<void> {
+export async function insertSegmentRows(
+  client: ClickHouseHttp,
+  format: SegmentRowFormat,
+  { data, text }: { data: Buffer; text: string },
+): Promise<void> {
   await client.insertEncoded(SEGMENT_DELIVERIES_TABLE, segmentDeliveryColumnNames, format, data);
-  await markRollupDays(client, format === 'TabSeparated' ? rollupDaysOfTabSeparated(text) : rollupDaysOfJsonLines(text));
+  await markRollupDays(
+    client,
+    format === 'TabSeparated' ? rollupDaysOfTabSeparated(text) : rollupDaysOfJsonLines(text),
+  );
 }
 
 /**
@@ -103,14 +110,19 @@ export async function insertSegmentRows(client: ClickHouseHttp, format: SegmentR
  */
 function rollupDaysOfTabSeparated(text: string): { orgId: string; day: string }[] {
   const seen = new Map<string, { orgId: string; day: string }>();
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const end = text.indexOf('\n', start);
     const servedAt = text.indexOf('\t', start) + 1;
     const orgId = text.indexOf('\t', servedAt) + 1;
     const afterOrgId = text.indexOf('\t', orgId);
-    if (servedAt === 0 || orgId === 0 || afterOrgId === -1 || afterOrgId > end) throw new Error(`spool line without its columns: ${text.slice(start, end)}`);
+    if (servedAt === 0 || orgId === 0 || afterOrgId === -1 || afterOrgId > end)
+      throw new Error(`spool line without its columns: ${text.slice(start, end)}`);
     const key = text.slice(servedAt, servedAt + 10) + text.slice(orgId - 1, afterOrgId);
-    if (!seen.has(key)) seen.set(key, { orgId: fromTabSeparatedField(text.slice(orgId, afterOrgId)), day: text.slice(servedAt, servedAt + 10) });
+    if (!seen.has(key))
+      seen.set(key, {
+        orgId: fromTabSeparatedField(text.slice(orgId, afterOrgId)),
+        day: text.slice(servedAt, servedAt + 10),
+      });
     start = end + 1;
   }
   return [...seen.values()];
@@ -118,5 +130,10 @@ function rollupDaysOfTabSeparated(text: string): { orgId: string; day: string }[
 
 /** The (organization, day) pairs of JSONEachRow lines (batches an older node left). */
 function rollupDaysOfJsonLines(text: string): { orgId: string; day: string }[] {
-  return rollupDaysOf(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { org_id: string; served_at: string }));
+  return rollupDaysOf(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { org_id: string; served_at: string }),
+  );
 }

@@ -143,7 +143,14 @@ export async function buildApp(given: ApiDeps) {
     origin: deps.config.API_CORS_ORIGINS,
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
+    exposedHeaders: [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+      'Idempotent-Replayed',
+      'X-Request-Id',
+    ],
     maxAge: 3600,
   });
 
@@ -159,11 +166,7 @@ export async function buildApp(given: ApiDeps) {
 
   await app.register(
     async (api) => {
-      api.get(
-        '/openapi.json',
-        { config: { auth: 'none' }, schema: { hide: true } },
-        async () => app.swagger(),
-      );
+      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
       // The same document rendered for people, at /v1/api/docs.
       await registerApiReference(api, API_PREFIX);
       await registerRoutes(api, { deps });

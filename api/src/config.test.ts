@@ -63,19 +63,37 @@ describe('API configuration', () => {
     assert.ok(problemsOf(withoutDatabase).some((p) => p.startsWith('DATABASE_URL')));
     assert.ok(problemsOf({ ...minimal, API_PORT: 'seventy' }).some((p) => p.startsWith('API_PORT')));
     assert.ok(problemsOf({ ...minimal, TEMPORAL_ADDRESS: 'nowhere' }).some((p) => p.startsWith('TEMPORAL_ADDRESS')));
-    assert.ok(problemsOf({ ...minimal, API_CORS_ORIGINS: 'not an origin' }).some((p) => p.startsWith('API_CORS_ORIGINS')));
+    assert.ok(
+      problemsOf({ ...minimal, API_CORS_ORIGINS: 'not an origin' }).some((p) => p.startsWith('API_CORS_ORIGINS')),
+    );
     assert.ok(problemsOf({ ...minimal, DATABASE_URL: 'mysql://x' }).some((p) => p.startsWith('DATABASE_URL')));
   });
 
   it('names every problem at once, the dashboard settings DASHBOARD_URL requires among them', () => {
     const { DATABASE_URL: _omitted, ...withoutDatabase } = minimal;
-    const problems = problemsOf({ ...withoutDatabase, API_PORT: 'seventy', DASHBOARD_URL: 'https://kino.example.com/dashboard', OIDC_ISSUER: 'https://id.example.com' });
-    assert.deepEqual(problems.map((p) => p.split(':')[0]).sort(), ['API_PORT', 'DASHBOARD_SESSION_SECRET', 'DATABASE_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET']);
+    const problems = problemsOf({
+      ...withoutDatabase,
+      API_PORT: 'seventy',
+      DASHBOARD_URL: 'https://kino.example.com/dashboard',
+      OIDC_ISSUER: 'https://id.example.com',
+    });
+    assert.deepEqual(problems.map((p) => p.split(':')[0]).sort(), [
+      'API_PORT',
+      'DASHBOARD_SESSION_SECRET',
+      'DATABASE_URL',
+      'OIDC_CLIENT_ID',
+      'OIDC_CLIENT_SECRET',
+    ]);
   });
 
   it('takes S3_PUBLIC_ENDPOINT as a URL, optional', () => {
     assert.equal(parseApiConfig(minimal).S3_PUBLIC_ENDPOINT, undefined);
-    assert.equal(parseApiConfig({ ...minimal, S3_PUBLIC_ENDPOINT: 'https://s3.example.com' }).S3_PUBLIC_ENDPOINT, 'https://s3.example.com');
-    assert.ok(problemsOf({ ...minimal, S3_PUBLIC_ENDPOINT: 's3.example.com' }).some((p) => p.startsWith('S3_PUBLIC_ENDPOINT')));
+    assert.equal(
+      parseApiConfig({ ...minimal, S3_PUBLIC_ENDPOINT: 'https://s3.example.com' }).S3_PUBLIC_ENDPOINT,
+      'https://s3.example.com',
+    );
+    assert.ok(
+      problemsOf({ ...minimal, S3_PUBLIC_ENDPOINT: 's3.example.com' }).some((p) => p.startsWith('S3_PUBLIC_ENDPOINT')),
+    );
   });
 });

@@ -1,6 +1,14 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming every such variable (parseApiConfig).
-import { env, metricsConfigShape, parseConfig, publicStorageConfigShape, storageConfigShape, z, type CrossCheck } from '@kino/infra';
+import {
+  env,
+  metricsConfigShape,
+  parseConfig,
+  publicStorageConfigShape,
+  storageConfigShape,
+  z,
+  type CrossCheck,
+} from '@kino/infra';
 import { isKeyEncryptionKey } from '@kino/database';
 import { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './plugins/rate-limits.ts';
 
@@ -10,9 +18,7 @@ export const originPattern = /^https?:\/\/[^/\s:]+(:\d+)?$/;
 export const apiConfigShape = {
   API_HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: env.port(7080),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'),
   TEMPORAL_ADDRESS: env.hostPort(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   ...storageConfigShape,
@@ -23,14 +29,22 @@ export const apiConfigShape = {
   API_CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim().replace(/\/$/, ''))
+        .filter(Boolean),
+    )
     .refine((origins) => origins.every((origin) => originPattern.test(origin)), {
       message: 'expected a comma-separated list of origins such as https://app.example.com',
     }),
   /** Public base URL of the delivery host: thumbnail and playback URLs are built on it. */
   DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
   /** Public base URL of the web app, for share links; defaults to the delivery URL. */
-  WEB_APP_URL: env.url().transform((url) => url.replace(/\/$/, '')).optional(),
+  WEB_APP_URL: env
+    .url()
+    .transform((url) => url.replace(/\/$/, ''))
+    .optional(),
   /**
    * Other limits than the spec's, per rule: `video=100000,general=100000` (a benchmark measuring the
    * limiter at its real cost without hitting it). Empty: the spec's table.
@@ -38,9 +52,18 @@ export const apiConfigShape = {
   RATE_LIMITS: z
     .string()
     .default('')
-    .refine((value) => value.split(',').filter(Boolean).every((entry) => rateLimitEntryPattern.test(entry.trim()) && entry.split('=')[0]!.trim() in defaultRateLimits), {
-      message: `expected rule=limit pairs separated by commas; rules: ${Object.keys(defaultRateLimits).join(', ')}`,
-    })
+    .refine(
+      (value) =>
+        value
+          .split(',')
+          .filter(Boolean)
+          .every(
+            (entry) => rateLimitEntryPattern.test(entry.trim()) && entry.split('=')[0]!.trim() in defaultRateLimits,
+          ),
+      {
+        message: `expected rule=limit pairs separated by commas; rules: ${Object.keys(defaultRateLimits).join(', ')}`,
+      },
+    )
     .transform((value): RateLimitOverrides =>
       Object.fromEntries(
         value
@@ -65,7 +88,9 @@ export const apiConfigShape = {
   DASHBOARD_URL: env
     .url()
     .transform((url) => url.replace(/\/$/, ''))
-    .refine((url) => new URL(url).pathname === '/dashboard', { message: 'expected the dashboard\'s URL, ending in /dashboard' })
+    .refine((url) => new URL(url).pathname === '/dashboard', {
+      message: "expected the dashboard's URL, ending in /dashboard",
+    })
     .refine((url) => new URL(url).protocol === 'https:' || isLoopbackUrl(url), {
       message: 'plain http only on loopback (127.0.0.1, ::1, localhost): session cookies outside it are Secure',
     })
@@ -92,7 +117,9 @@ export const apiConfigShape = {
    * base64 (`openssl rand -base64 32`). Required: the API does not start without it. Keep it apart from
    * database backups; losing it means rotating the signing key (tokens already issued then fail).
    */
-  KINO_KEY_ENCRYPTION_KEY: z.string().refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
+  KINO_KEY_ENCRYPTION_KEY: z
+    .string()
+    .refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
   /**
    * Accept webhook URLs on any address, loopback and private networks included. Off (the default):
    * a webhook's host must resolve to public addresses only (docs/security.md). The dev stack turns it on.
@@ -111,7 +138,9 @@ const dashboardRequires = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'
 
 /** With DASHBOARD_URL set, the provider's settings are required too (a problem naming each missing one). */
 const dashboardSettings: CrossCheck = (values) =>
-  values.DASHBOARD_URL ? dashboardRequires.filter((name) => !values[name]).map((name) => `${name}: required when DASHBOARD_URL is set`) : [];
+  values.DASHBOARD_URL
+    ? dashboardRequires.filter((name) => !values[name]).map((name) => `${name}: required when DASHBOARD_URL is set`)
+    : [];
 
 const rateLimitEntryPattern = /^\s*\w+\s*=\s*\d+\s*$/;
 

@@ -6,6 +6,10 @@ export { startApiServer, type RunningApi } from './server.ts';
 export type { ApiDeps, ServedSegmentsSource } from './deps.ts';
 export { copyServedSegments } from './videos/served-segments.ts';
 export { ApiError } from './http/errors.ts';
-export { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals, UNPROCESSED_ORIGINAL_GRACE_MS } from './uploads/sweeps.ts';
+export {
+  sweepAbandonedMultipartUploads,
+  sweepUnprocessedOriginals,
+  UNPROCESSED_ORIGINAL_GRACE_MS,
+} from './uploads/sweeps.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './plugins/rate-limits.ts';
 export { startProcessVideo, startDeleteVideoContent } from './videos/workflows.ts';

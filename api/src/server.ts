@@ -20,7 +20,9 @@ export async function startApiServer(
   { logger = createLogger('api', config.LOG_LEVEL), ...overrides }: { logger?: Logger } & Partial<ApiDeps> = {},
 ): Promise<RunningApi> {
   const metricsRegistry = createMetricsRegistry();
-  const db = await openDatabase(config.DATABASE_URL, { onConnectionError: databaseConnectionErrors(metricsRegistry, logger) });
+  const db = await openDatabase(config.DATABASE_URL, {
+    onConnectionError: databaseConnectionErrors(metricsRegistry, logger),
+  });
   await migrateToLatest(db);
   const sealed = await sealPlaintextSigningKeys(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY));
   if (sealed > 0) logger.info({ sealed }, 'sealed playback signing keys stored in clear (KINO_KEY_ENCRYPTION_KEY)');
@@ -37,7 +39,11 @@ export async function startApiServer(
   const schema = clickhouse
     ? migrateClickHouseInBackground(clickhouse, {
         onMigrated: (migrated) => logger.debug({ migrated }, 'analytics schema current'),
-        onError: (error) => logger.warn({ err: error }, 'analytics schema not checked (store unreachable); served counts show 0 until it is'),
+        onError: (error) =>
+          logger.warn(
+            { err: error },
+            'analytics schema not checked (store unreachable); served counts show 0 until it is',
+          ),
       })
     : undefined;
   // The API process keeps the analytics rollup current (@kino/analytics' rollups.ts): it is
@@ -51,7 +57,17 @@ export async function startApiServer(
         afterRecompute: copyServedSegments(db, rollupClient),
       })
     : undefined;
-  const app = await buildApp({ db, storage, temporal, clickhouse, analyticsSchemaMigrated: schema?.migrated, config, logger, metricsRegistry, ...overrides });
+  const app = await buildApp({
+    db,
+    storage,
+    temporal,
+    clickhouse,
+    analyticsSchemaMigrated: schema?.migrated,
+    config,
+    logger,
+    metricsRegistry,
+    ...overrides,
+  });
   await app.listen({ host: config.API_HOST, port: config.API_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.API_PORT;

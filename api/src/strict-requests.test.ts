@@ -45,7 +45,13 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
   });
   const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS, interceptors: [] }) });
-  app = await buildApp({ db, storage: new Storage(config), temporal, config, logger: createLogger('strict-requests-test', 'silent') });
+  app = await buildApp({
+    db,
+    storage: new Storage(config),
+    temporal,
+    config,
+    logger: createLogger('strict-requests-test', 'silent'),
+  });
   doc = (await app.inject({ method: 'GET', url: '/v1/api/openapi.json' })).json();
 });
 
@@ -169,19 +175,34 @@ describe('every documented operation refuses a field its schema does not declare
 describe('an unknown field close to a known one', () => {
   const process = () => `/v1/api/${ids.orgID}/environments/${ids.envID}/videos/process`;
 
-  it('names the field it most likely meant, by edit distance over the schema\'s own names', async () => {
+  it("names the field it most likely meant, by edit distance over the schema's own names", async () => {
     const response = await app.inject({
       method: 'POST',
       url: process(),
       headers: { 'x-api-key': apiKey },
-      payload: { storagePath: 'uploads/a.mp4', videoQuality: 'standard', allowPublicAccess: true, maxEdgeLenght: 240, videoQualty: 'high', bogusField: 1 },
+      payload: {
+        storagePath: 'uploads/a.mp4',
+        videoQuality: 'standard',
+        allowPublicAccess: true,
+        maxEdgeLenght: 240,
+        videoQualty: 'high',
+        bogusField: 1,
+      },
     });
     assert.equal(response.statusCode, 400);
     const answer = response.json();
     assert.equal(answer.code, 'invalid_request');
     assert.deepEqual(answer.errors, [
-      { location: 'body.maxEdgeLenght', value: 240, message: 'maxEdgeLenght is not a field of this request; did you mean `maxEdgeLength`?' },
-      { location: 'body.videoQualty', value: 'high', message: 'videoQualty is not a field of this request; did you mean `videoQuality`?' },
+      {
+        location: 'body.maxEdgeLenght',
+        value: 240,
+        message: 'maxEdgeLenght is not a field of this request; did you mean `maxEdgeLength`?',
+      },
+      {
+        location: 'body.videoQualty',
+        value: 'high',
+        message: 'videoQualty is not a field of this request; did you mean `videoQuality`?',
+      },
       { location: 'body.bogusField', value: 1, message: 'bogusField is not a field of this request' },
     ]);
   });
@@ -195,12 +216,24 @@ describe('an unknown field close to a known one', () => {
     });
     assert.equal(patched.statusCode, 400);
     assert.deepEqual(patched.json().errors, [
-      { location: 'body.metadata.externalID', value: 'x', message: 'metadata.externalID is not a field of this request; did you mean `metadata.externalId`?' },
+      {
+        location: 'body.metadata.externalID',
+        value: 'x',
+        message: 'metadata.externalID is not a field of this request; did you mean `metadata.externalId`?',
+      },
     ]);
-    const listed = await app.inject({ method: 'GET', url: `/v1/api/${ids.orgID}/videos?pagesize=5`, headers: { 'x-api-key': apiKey } });
+    const listed = await app.inject({
+      method: 'GET',
+      url: `/v1/api/${ids.orgID}/videos?pagesize=5`,
+      headers: { 'x-api-key': apiKey },
+    });
     assert.equal(listed.statusCode, 400);
     assert.deepEqual(listed.json().errors, [
-      { location: 'query.pagesize', value: '5', message: 'pagesize is not a field of this request; did you mean `pageSize`?' },
+      {
+        location: 'query.pagesize',
+        value: '5',
+        message: 'pagesize is not a field of this request; did you mean `pageSize`?',
+      },
     ]);
   });
 });
@@ -209,7 +242,11 @@ describe('a JSON body left empty where the body is optional', () => {
   it('is no body: DELETE with Content-Type application/json and nothing else answers as without the header', async () => {
     const url = `/v1/api/${ids.orgID}/videos/vid_doesnotexist0000`;
     const bare = await app.inject({ method: 'DELETE', url, headers: { 'x-api-key': apiKey } });
-    const withHeader = await app.inject({ method: 'DELETE', url, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } });
+    const withHeader = await app.inject({
+      method: 'DELETE',
+      url,
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    });
     assert.equal(bare.statusCode, 404, bare.body);
     assert.equal(withHeader.statusCode, bare.statusCode, withHeader.body);
     assert.equal(withHeader.json().code, 'video_not_found');
@@ -218,11 +255,18 @@ describe('a JSON body left empty where the body is optional', () => {
   it('on every operation whose body is optional or absent', async () => {
     // PATCH of a video requires some change (minProperties): its empty body stays a 400, as without the header.
     const optional = operations().filter(
-      (operation) => operation.method !== 'GET' && !operation.body?.schema?.required?.length && !operation.body?.schema?.minProperties,
+      (operation) =>
+        operation.method !== 'GET' &&
+        !operation.body?.schema?.required?.length &&
+        !operation.body?.schema?.minProperties,
     );
     assert.ok(optional.length > 5);
     for (const operation of optional) {
-      const response = await app.inject({ method: operation.method, url: urlOf(operation), headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } });
+      const response = await app.inject({
+        method: operation.method,
+        url: urlOf(operation),
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      });
       assert.notEqual(response.json().code, 'invalid_json', `${operation.name}: ${response.body}`);
       assert.notEqual(response.statusCode, 400, `${operation.name}: ${response.body}`);
     }

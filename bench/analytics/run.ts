@@ -61,7 +61,8 @@ const BULK_CHUNK = 10_000_000;
 
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 const stack = await startTestStack({ nodes: 0, without: ['temporal', 'orchestrator', 'delivery'], analytics });
 const db = await openDatabase(stack.env.DATABASE_URL!);
@@ -69,7 +70,11 @@ const clickhouse = new ClickHouseHttp(stack.env.CLICKHOUSE_URL!, 1_800_000);
 const { apiUrl, apiKey, orgId, envId } = stack.status.devJson;
 try {
   // Tenancy and videos in PostgreSQL: 3 environments, 2,000 videos spread over them.
-  const envIds = [envId, (await createEnvironment(db, { orgId, name: 'staging' })).id, (await createEnvironment(db, { orgId, name: 'dev' })).id];
+  const envIds = [
+    envId,
+    (await createEnvironment(db, { orgId, name: 'staging' })).id,
+    (await createEnvironment(db, { orgId, name: 'dev' })).id,
+  ];
   const videoIds = Array.from({ length: VIDEOS }, () => newId('vid'));
   const qualities = ['standard', 'high', 'ultra'] as const;
   for (let i = 0; i < VIDEOS; i += 500) {
@@ -77,10 +82,25 @@ try {
       .insertInto('videos')
       .values(
         videoIds.slice(i, i + 500).map((id, j) => ({
-          id, org_id: orgId, env_id: envIds[(i + j) % 3]!, name: `bench ${i + j}`, description: null, status: 'ready' as const,
-          failure_reason: null, storage_path: `uploads/${orgId}/${id}/source.mp4`, video_quality: qualities[(i + j) % 3]!,
-          allow_public_access: true, parameters: '{}', duration_seconds: 30 + ((i + j) % 600), source_width: 1920, source_height: 1080,
-          source_frame_rate: 30, thumbnail_key: null, ready_at: new Date(), deleted_at: null, delete_reason: null,
+          id,
+          org_id: orgId,
+          env_id: envIds[(i + j) % 3]!,
+          name: `bench ${i + j}`,
+          description: null,
+          status: 'ready' as const,
+          failure_reason: null,
+          storage_path: `uploads/${orgId}/${id}/source.mp4`,
+          video_quality: qualities[(i + j) % 3]!,
+          allow_public_access: true,
+          parameters: '{}',
+          duration_seconds: 30 + ((i + j) % 600),
+          source_width: 1920,
+          source_height: 1080,
+          source_frame_rate: 30,
+          thumbnail_key: null,
+          ready_at: new Date(),
+          deleted_at: null,
+          delete_reason: null,
         })),
       )
       .execute();
@@ -122,8 +142,11 @@ try {
   const ingest: { recordedMs: number; ingestMs: number; nodeCpuMs: number; storeCpuMs: number }[] = [];
   for (let run = 0; run < runs; run++) {
     const segmentLog = SegmentLog.open({
-      dir: mkdtempSync(join(tmpdir(), 'kino-bench-spool-')), clickHouse: clickhouse, nodeId: 'bench-node',
-      shipIntervalMs: 1_000, logger: createLogger('bench-segment-log', 'warn'),
+      dir: mkdtempSync(join(tmpdir(), 'kino-bench-spool-')),
+      clickHouse: clickhouse,
+      nodeId: 'bench-node',
+      shipIntervalMs: 1_000,
+      logger: createLogger('bench-segment-log', 'warn'),
     });
     t0 = Date.now();
     const [nodeCpu0, storeCpu0] = [process.cpuUsage(), storeCpuMs()];
@@ -133,14 +156,25 @@ try {
     for (let n = 0; n < shippedRows; n++) {
       const v = n % VIDEOS;
       void segmentLog.record({
-        orgId, envId: envIds[v % 3]!, videoId: videoIds[v]!, renditionHeight: HEIGHTS[n % 5]!, segmentIndex: n % 100, bytes: 500_000, access: 'public',
+        orgId,
+        envId: envIds[v % 3]!,
+        videoId: videoIds[v]!,
+        renditionHeight: HEIGHTS[n % 5]!,
+        segmentIndex: n % 100,
+        bytes: 500_000,
+        access: 'public',
       });
       if (n % 100 === 99) await new Promise(setImmediate);
     }
     const recordedMs = Date.now() - t0;
     await segmentLog.flush();
     const nodeCpu = process.cpuUsage(nodeCpu0);
-    ingest.push({ recordedMs, ingestMs: Date.now() - t0, nodeCpuMs: (nodeCpu.user + nodeCpu.system) / 1000, storeCpuMs: storeCpuMs() - storeCpu0 });
+    ingest.push({
+      recordedMs,
+      ingestMs: Date.now() - t0,
+      nodeCpuMs: (nodeCpu.user + nodeCpu.system) / 1000,
+      storeCpuMs: storeCpuMs() - storeCpu0,
+    });
     await segmentLog.close();
     log(`ingest run ${run + 1}: ${shippedRows} rows in ${seconds(ingest.at(-1)!.ingestMs)}`);
   }
@@ -153,12 +187,16 @@ try {
     ` analytics store ${seconds(median(ingest.map((i) => i.storeCpuMs)))}`;
   if (ingestOnly) {
     const [stored] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM ${SEGMENT_DELIVERIES_TABLE}`);
-    if (Number(stored?.n) !== shippedRows * runs) throw new Error(`${Number(stored?.n)} rows stored, ${shippedRows * runs} shipped`);
+    if (Number(stored?.n) !== shippedRows * runs)
+      throw new Error(`${Number(stored?.n)} rows stored, ${shippedRows * runs} shipped`);
     console.log(`\nAnalytics ingest benchmark (${analytics}): ${runs} run(s) into an empty table, every row stored`);
-    console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${cpus().length} cores); medians of ${runs} run(s)`);
+    console.log(
+      `  load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (${cpus().length} cores); medians of ${runs} run(s)`,
+    );
     console.log(ingestLine());
   } else {
-
     // Marked like a shipped batch marks its days: the API's refresher recomputes them. After the
     // ingest runs, so that they measure the delivery path beside a refresher in its steady state.
     await clickhouse.exec(
@@ -172,7 +210,9 @@ try {
     const [raw] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM ${SEGMENT_DELIVERIES_TABLE}`);
     // Every rollup the endpoints read holds every row (the per-video ones are derived in the same pass).
     const rolledUp = async (table: string, key: string[]) => {
-      const [rolled] = await clickhouse.query<{ n: number }>(`SELECT sum(seg) AS n FROM (${latestRows(table, key, {}, '1')})`);
+      const [rolled] = await clickhouse.query<{ n: number }>(
+        `SELECT sum(seg) AS n FROM (${latestRows(table, key, {}, '1')})`,
+      );
       return Number(rolled?.n) === Number(raw?.n);
     };
     await waitFor(
@@ -190,7 +230,9 @@ try {
       [SEGMENT_VIDEO_MONTHLY_TABLE]: ['org_id', 'month', 'env_id', 'rendition_height', 'video_id'],
     };
     for (const [table, key] of Object.entries(keys)) {
-      const [rows] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM (${latestRows(table, key, {}, '1')})`);
+      const [rows] = await clickhouse.query<{ n: number }>(
+        `SELECT count() AS n FROM (${latestRows(table, key, {}, '1')})`,
+      );
       rollupCounts.push(`${table} ${Number(rows?.n).toLocaleString('en')}`);
     }
 
@@ -210,20 +252,43 @@ try {
     const dailyRaw = (env?: string) =>
       `SELECT toString(toDate(served_at)) AS d, count(), uniqExact(video_id), countIf(rendition_height >= 1080), countIf(rendition_height > 480 AND rendition_height < 1080), countIf(rendition_height <= 480) FROM ${SEGMENT_DELIVERIES_TABLE} WHERE org_id = ${org}${env ? ` AND env_id = ${clickHouseString(env)}` : ''} AND ${inRange(yearAgo)} GROUP BY d`;
     const dailyAnswer = (body: Body) =>
-      body.dailyUsage!.filter((d) => Number(d.segmentsServed) > 0).map((d) => [String(d.deliveryDate).slice(0, 10), d.segmentsServed, d.uniqueVideosServed, d.hdSegments, d.sdSegments, d.ldSegments]);
+      body
+        .dailyUsage!.filter((d) => Number(d.segmentsServed) > 0)
+        .map((d) => [
+          String(d.deliveryDate).slice(0, 10),
+          d.segmentsServed,
+          d.uniqueVideosServed,
+          d.hdSegments,
+          d.sdSegments,
+          d.ldSegments,
+        ]);
     const distributionRaw = (where: string) =>
       `SELECT rendition_height, count(), uniqExact(video_id), uniqExact(toDate(served_at)), toString(min(served_at)), toString(max(served_at)) FROM ${SEGMENT_DELIVERIES_TABLE} WHERE org_id = ${org}${where} GROUP BY rendition_height`;
     const distributionAnswer = (body: Body) =>
-      body.distribution!.map((d) => [d.resolutionHeight, d.segmentsServed, d.uniqueVideos, d.daysActive, text(d.firstServed), text(d.lastServed)]);
+      body.distribution!.map((d) => [
+        d.resolutionHeight,
+        d.segmentsServed,
+        d.uniqueVideos,
+        d.daysActive,
+        text(d.firstServed),
+        text(d.lastServed),
+      ]);
     const endpoints: { name: string; path: string; raw?: string; answer?: (body: Body) => unknown[][] }[] = [
       {
         name: 'usage (30 days)',
         path: `/${orgId}/analytics/usage`,
         raw: `SELECT env_id, count(), countIf(toDate(served_at) >= today() - 29), toString(max(served_at)) FROM ${SEGMENT_DELIVERIES_TABLE} WHERE org_id = ${org} GROUP BY env_id`,
         answer: (body) =>
-          body.usage!.filter((u) => Number(u.totalSegmentsServed) > 0).map((u) => [u.envId, u.totalSegmentsServed, u.segmentsServedInPeriod, text(u.lastSegmentServed)]),
+          body
+            .usage!.filter((u) => Number(u.totalSegmentsServed) > 0)
+            .map((u) => [u.envId, u.totalSegmentsServed, u.segmentsServedInPeriod, text(u.lastSegmentServed)]),
       },
-      { name: 'daily (365 days)', path: `/${orgId}/analytics/daily?startDate=${yearAgo}&endDate=${today}`, raw: dailyRaw(), answer: dailyAnswer },
+      {
+        name: 'daily (365 days)',
+        path: `/${orgId}/analytics/daily?startDate=${yearAgo}&endDate=${today}`,
+        raw: dailyRaw(),
+        answer: dailyAnswer,
+      },
       {
         name: 'daily, one environment',
         path: `/${orgId}/environments/${envIds[1]}/analytics/daily?startDate=${yearAgo}&endDate=${today}`,
@@ -235,9 +300,21 @@ try {
         name: 'video resolution (all time)',
         path: `/${orgId}/videos/${videoIds[7]}/analytics/resolution`,
         raw: `SELECT rendition_height, count(), uniqExact(toDate(served_at)), toString(min(served_at)), toString(max(served_at)) FROM ${SEGMENT_DELIVERIES_TABLE} WHERE org_id = ${org} AND video_id = ${clickHouseString(videoIds[7]!)} GROUP BY rendition_height`,
-        answer: (body) => body.resolutions!.map((r) => [r.resolutionHeight, r.timesServed, r.daysServed, text(r.firstServed), text(r.lastServed)]),
+        answer: (body) =>
+          body.resolutions!.map((r) => [
+            r.resolutionHeight,
+            r.timesServed,
+            r.daysServed,
+            text(r.firstServed),
+            text(r.lastServed),
+          ]),
       },
-      { name: 'resolution distribution (all time)', path: `/${orgId}/analytics/resolution-distribution`, raw: distributionRaw(''), answer: distributionAnswer },
+      {
+        name: 'resolution distribution (all time)',
+        path: `/${orgId}/analytics/resolution-distribution`,
+        raw: distributionRaw(''),
+        answer: distributionAnswer,
+      },
       {
         // Days at both ends outside whole months: the distinct-video count reads those days per video.
         name: 'resolution distribution (200 days)',
@@ -246,9 +323,14 @@ try {
         answer: distributionAnswer,
       },
     ];
-    const canonical = (rows: unknown[][]) => rows.map((row) => JSON.stringify(row.map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v)))).sort();
+    const canonical = (rows: unknown[][]) =>
+      rows
+        .map((row) => JSON.stringify(row.map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v))))
+        .sort();
     // Per run: every endpoint `calls` times, then its raw GROUP BY once; medians over the runs.
-    const rounds = new Map<string, { p50: number[]; p95: number[]; raw: number[] }>(endpoints.map((e) => [e.name, { p50: [], p95: [], raw: [] }]));
+    const rounds = new Map<string, { p50: number[]; p95: number[]; raw: number[] }>(
+      endpoints.map((e) => [e.name, { p50: [], p95: [], raw: [] }]),
+    );
     for (let run = 0; run < runs; run++) {
       for (const endpoint of endpoints) {
         // The analytics limit is 500 an hour: the bench starts each endpoint with fresh counters.
@@ -273,7 +355,9 @@ try {
           round.raw.push(performance.now() - began);
           const [api, raw] = [canonical(endpoint.answer(body)), canonical(rows.map((r) => Object.values(r)))];
           if (JSON.stringify(api) !== JSON.stringify(raw)) {
-            throw new Error(`${endpoint.name}: the endpoint and the raw GROUP BY disagree\n  api ${api.slice(0, 5).join(' ')}\n  raw ${raw.slice(0, 5).join(' ')}`);
+            throw new Error(
+              `${endpoint.name}: the endpoint and the raw GROUP BY disagree\n  api ${api.slice(0, 5).join(' ')}\n  raw ${raw.slice(0, 5).join(' ')}`,
+            );
           }
         }
       }
@@ -281,17 +365,32 @@ try {
     }
     const results = endpoints.map((e) => {
       const round = rounds.get(e.name)!;
-      return { name: e.name, p50: median(round.p50), p95: median(round.p95), raw: round.raw.length ? median(round.raw) : undefined };
+      return {
+        name: e.name,
+        p50: median(round.p50),
+        p95: median(round.p95),
+        raw: round.raw.length ? median(round.raw) : undefined,
+      };
     });
 
-    console.log(`\nAnalytics benchmark (${analytics}): ${Number(raw?.n).toLocaleString('en')} segment rows; rollup rows: ${rollupCounts.join(', ')}`);
-    console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${cpus().length} cores); medians of ${runs} run(s)`);
-    console.log(`  bulk load (INSERT ... SELECT numbers()): ${bulkRows.toLocaleString('en')} rows in ${seconds(bulkMs)} (${rate(bulkRows, bulkMs)} rows/s)`);
+    console.log(
+      `\nAnalytics benchmark (${analytics}): ${Number(raw?.n).toLocaleString('en')} segment rows; rollup rows: ${rollupCounts.join(', ')}`,
+    );
+    console.log(
+      `  load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (${cpus().length} cores); medians of ${runs} run(s)`,
+    );
+    console.log(
+      `  bulk load (INSERT ... SELECT numbers()): ${bulkRows.toLocaleString('en')} rows in ${seconds(bulkMs)} (${rate(bulkRows, bulkMs)} rows/s)`,
+    );
     console.log(ingestLine());
     console.log(`  rollup caught up (API refresher) in ${seconds(rollupMs)}`);
     console.log(`\n  ${'endpoint'.padEnd(36)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}   raw GROUP BY ms`);
     for (const r of results) {
-      console.log(`  ${r.name.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)}   ${r.raw === undefined ? '-' : r.raw.toFixed(0)}`);
+      console.log(
+        `  ${r.name.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)}   ${r.raw === undefined ? '-' : r.raw.toFixed(0)}`,
+      );
     }
     console.log(`  (${calls} calls per endpoint and run through ${apiUrl}; every answer equal to its raw GROUP BY's)`);
   }

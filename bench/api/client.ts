@@ -21,7 +21,10 @@ export interface TimedAnswer {
 
 /** Starts the caller process; `call` resolves with the answer and the time the call took in it. */
 export function startApiClient(): { call: (call: ApiCall) => Promise<TimedAnswer>; stop: () => void } {
-  const child: ChildProcess = fork(import.meta.filename, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(import.meta.filename, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let pending: { resolve: (answer: TimedAnswer) => void; reject: (error: Error) => void } | undefined;
   child.on('message', (answer: TimedAnswer | { error: string }) => {
     const waiting = pending;

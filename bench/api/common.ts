@@ -9,7 +9,8 @@ import { startTestStack } from '../../test/support/stack.ts';
 
 type Db = Awaited<ReturnType<typeof openDatabase>>;
 
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** A dev stack without orchestrator or delivery (Temporal runs: process starts a workflow no one picks up). */
 export async function startApiBenchStack(analytics: 'chdb' | 'none') {
@@ -17,7 +18,12 @@ export async function startApiBenchStack(analytics: 'chdb' | 'none') {
     nodes: 0,
     without: ['orchestrator', 'delivery'],
     analytics,
-    env: { api: { RATE_LIMITS: 'general=10000000,video=10000000,uploadUrl=10000000,uploadUrlPerKey=10000000', LOG_LEVEL: 'warn' } },
+    env: {
+      api: {
+        RATE_LIMITS: 'general=10000000,video=10000000,uploadUrl=10000000,uploadUrlPerKey=10000000',
+        LOG_LEVEL: 'warn',
+      },
+    },
   });
   return { stack, db: await openDatabase(stack.env.DATABASE_URL!), ...stack.status.devJson };
 }
@@ -27,7 +33,10 @@ export async function startApiBenchStack(analytics: 'chdb' | 'none') {
  * about 1 % say "keynote". Creation times step back 90 s per video (a million span about three
  * years). 90 % ready, 7 % transcoding, 3 % failed; 2 % deleted.
  */
-export async function seedVideos(db: Db, { orgId, envId, count }: { orgId: string; envId: string; count: number }): Promise<void> {
+export async function seedVideos(
+  db: Db,
+  { orgId, envId, count }: { orgId: string; envId: string; count: number },
+): Promise<void> {
   await sql`
     insert into videos (id, org_id, env_id, name, status, failure_reason, storage_path, video_quality, allow_public_access,
                         parameters, duration_seconds, source_width, source_height, source_frame_rate, created_at, updated_at, ready_at, deleted_at)
@@ -44,7 +53,9 @@ export async function seedVideos(db: Db, { orgId, envId, count }: { orgId: strin
            case when s.status = 'ready' then now() - i * interval '90 seconds' end,
            case when i % 50 = 7 then now() end
     from generate_series(1, ${count}::int) i,
-         lateral (select case when i % 100 < 90 then 'ready' when i % 100 < 97 then 'transcoding' else 'failed' end as status) s`.execute(db);
+         lateral (select case when i % 100 < 90 then 'ready' when i % 100 < 97 then 'transcoding' else 'failed' end as status) s`.execute(
+    db,
+  );
 }
 
 /**
@@ -53,7 +64,9 @@ export async function seedVideos(db: Db, { orgId, envId, count }: { orgId: strin
  */
 export async function seedServed(db: Db, envId: string): Promise<void> {
   await sql`insert into video_served_segments (video_id, segments)
-            select id, 1 + hashtext(id)::bigint % 100000 + 100000 from videos where env_id = ${envId} and status = 'ready'`.execute(db);
+            select id, 1 + hashtext(id)::bigint % 100000 + 100000 from videos where env_id = ${envId} and status = 'ready'`.execute(
+    db,
+  );
 }
 
 /**

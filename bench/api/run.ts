@@ -85,17 +85,23 @@ try {
   const vacuumMs = Date.now() - began;
   // What the migration's backfill holds writers for, at this size: one grouped count of the table.
   began = Date.now();
-  await sql`select env_id, status, min(org_id), count(*) from videos where deleted_at is null group by env_id, status`.execute(db);
+  await sql`select env_id, status, min(org_id), count(*) from videos where deleted_at is null group by env_id, status`.execute(
+    db,
+  );
   const backfillMs = Date.now() - began;
   // What 20261124T0100_video_search holds writers for: its copy of the live rows, here into a table
   // of the same shape (its key included), dropped after.
   await sql`create table search_backfill (like video_search including defaults, primary key (id))`.execute(db);
   began = Date.now();
   await sql`insert into search_backfill (id, org_id, env_id, name_folded, status, duration_seconds, created_at)
-            select id, org_id, env_id, lower(name), status, duration_seconds, created_at from videos where deleted_at is null`.execute(db);
+            select id, org_id, env_id, lower(name), status, duration_seconds, created_at from videos where deleted_at is null`.execute(
+    db,
+  );
   const searchBackfillMs = Date.now() - began;
   await sql`drop table search_backfill`.execute(db);
-  log(`seeded ${VIDEOS.toLocaleString('en')} + ${SMALL_ENVIRONMENTS}×${SMALL_ENVIRONMENT_VIDEOS} videos in ${(seedMs / 1000).toFixed(0)} s`);
+  log(
+    `seeded ${VIDEOS.toLocaleString('en')} + ${SMALL_ENVIRONMENTS}×${SMALL_ENVIRONMENT_VIDEOS} videos in ${(seedMs / 1000).toFixed(0)} s`,
+  );
 
   const live = await countLiveVideos(db, { orgId, envId });
   const deepPage = (page: number) => Math.min(page, Math.ceil(live / 20));
@@ -109,14 +115,30 @@ try {
     { name: 'list, sortBy=status', path: 'sortBy=status', query: { ...base, sortBy: 'status' } },
     { name: 'list, search=keynote', path: 'search=keynote', query: { ...base, search: 'keynote' } },
     { name: 'list, status=failed', path: 'status=failed', query: { ...base, status: 'failed' } },
-    { name: 'list, from/to (30 days)', path: `from=${from}&to=${to}`, query: { ...base, createdFrom: new Date(from), createdBefore: new Date(Date.parse(to) + 86_400_000) } },
+    {
+      name: 'list, from/to (30 days)',
+      path: `from=${from}&to=${to}`,
+      query: { ...base, createdFrom: new Date(from), createdBefore: new Date(Date.parse(to) + 86_400_000) },
+    },
     { name: 'list, page 100', path: 'page=100', query: { ...base, page: 100 } },
     { name: `list, page ${deepPage(4000)}`, path: `page=${deepPage(4000)}`, query: { ...base, page: deepPage(4000) } },
-    { name: `list, page ${deepPage(10_000)}`, path: `page=${deepPage(10_000)}`, query: { ...base, page: deepPage(10_000) } },
-    { name: `list, page ${deepPage(10_000)}, sortBy=name`, path: `page=${deepPage(10_000)}&sortBy=name`, query: { ...base, page: deepPage(10_000), sortBy: 'name' } },
+    {
+      name: `list, page ${deepPage(10_000)}`,
+      path: `page=${deepPage(10_000)}`,
+      query: { ...base, page: deepPage(10_000) },
+    },
+    {
+      name: `list, page ${deepPage(10_000)}, sortBy=name`,
+      path: `page=${deepPage(10_000)}&sortBy=name`,
+      query: { ...base, page: deepPage(10_000), sortBy: 'name' },
+    },
     { name: 'list, pageSize=100', path: 'pageSize=100', query: { ...base, pageSize: 100 } },
     { name: 'organization-wide list', path: 'org', query: { ...base, envId: undefined } },
-    { name: 'organization-wide, search=keynote', path: 'org:search=keynote', query: { ...base, envId: undefined, search: 'keynote' } },
+    {
+      name: 'organization-wide, search=keynote',
+      path: 'org:search=keynote',
+      query: { ...base, envId: undefined, search: 'keynote' },
+    },
     { name: 'list of an empty environment', path: 'empty', query: { ...base, envId: emptyEnv } },
   ];
   const urlOf = (path: string) => {
@@ -145,8 +167,13 @@ try {
     const first = await call('GET', urlOf(list.path));
     const pagination = first.body.pagination as { total: number };
     const direct = await listVideos(db, list.query);
-    if (pagination.total !== direct.total) throw new Error(`${list.name}: the API says ${pagination.total}, the repository ${direct.total}`);
-    const listFloor = async () => servedSegmentsOf(db, (await listVideos(db, list.query)).videos.map((v) => v.id));
+    if (pagination.total !== direct.total)
+      throw new Error(`${list.name}: the API says ${pagination.total}, the repository ${direct.total}`);
+    const listFloor = async () =>
+      servedSegmentsOf(
+        db,
+        (await listVideos(db, list.query)).videos.map((v) => v.id),
+      );
     await warmUp(() => call('GET', urlOf(list.path)));
     for (let i = 0; i < CALLS; i++) await call('GET', urlOf(list.path), undefined, api);
     await warmUp(listFloor);
@@ -159,7 +186,8 @@ try {
   const detailIds = (await listVideos(db, { ...base, page: 50, pageSize: CALLS })).videos.map((v) => v.id);
   const warmUpIds = (await listVideos(db, { ...base, page: 51, pageSize: CALLS })).videos.map((v) => v.id);
   const details = { name: 'details', api: [] as number[], floor: [] as number[] };
-  const detailsFloor = (id: string) => Promise.all([getVideo(db, id), listRenditions(db, id), servedSegmentsOf(db, [id])]);
+  const detailsFloor = (id: string) =>
+    Promise.all([getVideo(db, id), listRenditions(db, id), servedSegmentsOf(db, [id])]);
   await warmUp((i) => call('GET', `${apiUrl}/${orgId}/videos/${warmUpIds[i % warmUpIds.length]!}/details`));
   for (const id of detailIds) await call('GET', `${apiUrl}/${orgId}/videos/${id}/details`, undefined, details.api);
   await warmUp((i) => detailsFloor(warmUpIds[i % warmUpIds.length]!));
@@ -171,11 +199,17 @@ try {
   const processes = { name: 'process', api: [] as number[], floor: [] as number[] };
   const uploadUrl = `${apiUrl}/${orgId}/environments/${envId}/videos/upload-url`;
   const uploadAndProcess = async (name: string, timing?: { uploads: number[]; processes: number[] }) => {
-    const ticket = (await call('POST', uploadUrl, { filename: `${name}.mp4`, fileSize: MP4_OPENING.length }, timing?.uploads)).body as {
+    const ticket = (
+      await call('POST', uploadUrl, { filename: `${name}.mp4`, fileSize: MP4_OPENING.length }, timing?.uploads)
+    ).body as {
       signedURL: string;
       bucketPath: string;
     };
-    const put = await fetch(ticket.signedURL, { method: 'PUT', body: MP4_OPENING, headers: { 'content-type': 'video/mp4' } });
+    const put = await fetch(ticket.signedURL, {
+      method: 'PUT',
+      body: MP4_OPENING,
+      headers: { 'content-type': 'video/mp4' },
+    });
     await put.arrayBuffer();
     if (put.status !== 200) throw new Error(`PUT to the signed URL answered ${put.status}`);
     await call(
@@ -186,13 +220,20 @@ try {
     );
   };
   await warmUp((i) => uploadAndProcess(`warm-up-${i}`));
-  for (let i = 0; i < CALLS; i++) await uploadAndProcess(`bench-${i}`, { uploads: uploads.api, processes: processes.api });
+  for (let i = 0; i < CALLS; i++)
+    await uploadAndProcess(`bench-${i}`, { uploads: uploads.api, processes: processes.api });
   // Their SQL, directly (in the small environment, so the lists above are not changed).
   for (let i = 0; i < CALLS; i++) {
     const bucketPath = `uploads/${orgId}/${smallEnvs[0]}/floor-${i}/source.mp4`;
     await timed(uploads.floor, () =>
       createUpload(db, {
-        id: newId('upl'), orgId, envId: smallEnvs[0]!, bucketPath, filename: 'floor.mp4', contentType: 'video/mp4', fileSize: 24,
+        id: newId('upl'),
+        orgId,
+        envId: smallEnvs[0]!,
+        bucketPath,
+        filename: 'floor.mp4',
+        contentType: 'video/mp4',
+        fileSize: 24,
         expiresAt: new Date(Date.now() + 3600_000),
       }),
     );
@@ -200,20 +241,34 @@ try {
       await findUpload(db, { orgId, envId: smallEnvs[0]!, bucketPath });
       await findLiveVideoByStoragePath(db, bucketPath);
       await createVideo(db, {
-        id: newId('vid'), orgId, envId: smallEnvs[0]!, name: 'floor', storagePath: bucketPath, videoQuality: 'standard',
-        allowPublicAccess: true, parameters: defaultEncodingParameters,
+        id: newId('vid'),
+        orgId,
+        envId: smallEnvs[0]!,
+        name: 'floor',
+        storagePath: bucketPath,
+        videoQuality: 'standard',
+        allowPublicAccess: true,
+        parameters: defaultEncodingParameters,
       });
     });
   }
   results.push(uploads, processes);
 
-  console.log(`\nAPI benchmark: ${VIDEOS.toLocaleString('en')} videos in one environment, ${SMALL_ENVIRONMENTS} × ${SMALL_ENVIRONMENT_VIDEOS.toLocaleString('en')} in others, one empty`);
-  console.log(`  seeded in ${(seedMs / 1000).toFixed(1)} s (INSERT ... SELECT generate_series, list indexes, count and search triggers in place); vacuum analyze (until the visibility map covers the table) ${(vacuumMs / 1000).toFixed(1)} s`);
-  console.log(`  what migrations hold writers for at this size: video_counts' grouped count ${backfillMs.toFixed(0)} ms, video_search's copy ${searchBackfillMs.toFixed(0)} ms`);
+  console.log(
+    `\nAPI benchmark: ${VIDEOS.toLocaleString('en')} videos in one environment, ${SMALL_ENVIRONMENTS} × ${SMALL_ENVIRONMENT_VIDEOS.toLocaleString('en')} in others, one empty`,
+  );
+  console.log(
+    `  seeded in ${(seedMs / 1000).toFixed(1)} s (INSERT ... SELECT generate_series, list indexes, count and search triggers in place); vacuum analyze (until the visibility map covers the table) ${(vacuumMs / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  what migrations hold writers for at this size: video_counts' grouped count ${backfillMs.toFixed(0)} ms, video_search's copy ${searchBackfillMs.toFixed(0)} ms`,
+  );
   console.log(
     `  analytics store: ${flags.analytics} (lists and details read \`served\` from video_served_segments in PostgreSQL, one row per ready video)\n`,
   );
-  console.log(`  ${'call'.padEnd(52)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'SQL p50'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)}`);
+  console.log(
+    `  ${'call'.padEnd(52)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'SQL p50'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)}`,
+  );
   for (const r of results) {
     const api = summary(r.api);
     const floor = summary(r.floor);
@@ -221,7 +276,9 @@ try {
       `  ${r.name.padEnd(52)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${floor.p50.toFixed(1).padStart(8)} ${floor.p99.toFixed(1).padStart(8)} ${(api.p50 / floor.p50).toFixed(1).padStart(6)}`,
     );
   }
-  console.log(`  (${CALLS} sequential calls each through ${apiUrl}, after ${WARMUP_SECONDS} s of untimed calls; ratio = API p50 ÷ SQL p50)`);
+  console.log(
+    `  (${CALLS} sequential calls each through ${apiUrl}, after ${WARMUP_SECONDS} s of untimed calls; ratio = API p50 ÷ SQL p50)`,
+  );
 } finally {
   client.stop();
   await db.destroy();

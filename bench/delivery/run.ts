@@ -85,14 +85,22 @@ const videoSeconds = 180;
 const popularSegmentsPerVideo = 5;
 
 function ensureInstalled(binary: string, pkg: string): string {
-  const found = spawnSync('sh', ['-c', `command -v ${binary} || ls /usr/sbin/${binary} 2>/dev/null`], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  const found = spawnSync('sh', ['-c', `command -v ${binary} || ls /usr/sbin/${binary} 2>/dev/null`], {
+    encoding: 'utf8',
+  })
+    .stdout.trim()
+    .split('\n')[0];
   if (found) return found;
   process.stderr.write(`[bench] installing ${pkg} (apt)\n`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-  execFileSync(sudo[0] ?? 'apt-get', [...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', '--no-install-recommends', pkg], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  execFileSync(
+    sudo[0] ?? 'apt-get',
+    [...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', '--no-install-recommends', pkg],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    },
+  );
   return ensureInstalled(binary, pkg);
 }
 
@@ -151,7 +159,11 @@ function processCpuSeconds(pids: number[]): number {
 
 /** A process and its children (nginx's master and its workers, cache manager and loader). */
 function processTree(pid: number): number[] {
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number);
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
   return [pid, ...children.flatMap(processTree)];
 }
 
@@ -193,19 +205,32 @@ interface Load {
  * One timed run against `origin`; with several paths, requests take them in turn (the working-set
  * cases). `serverPid`: the server's process, whose CPU time (its children's included) is measured.
  */
-function runLoad(load: Load, origin: string, paths: string[], connections: number, duration: number, scriptDir: string, serverPid?: number, storagePid?: number): LoadResult {
+function runLoad(
+  load: Load,
+  origin: string,
+  paths: string[],
+  connections: number,
+  duration: number,
+  scriptDir: string,
+  serverPid?: number,
+  storagePid?: number,
+): LoadResult {
   // The client runs where this process does (core 0 when pinned: main() pins it, children inherit it).
   const pids = serverPid === undefined ? [] : processTree(serverPid);
   const storagePids = storagePid === undefined ? [] : processTree(storagePid);
   const cpuBefore = processCpuSeconds(pids);
   const storageCpuBefore = processCpuSeconds(storagePids);
   const before = coreTimes();
-  const result = load.client === 'wrk' ? runWrk(load.binary, origin, paths, connections, duration, scriptDir) : runLoadgen(load.binary, origin, paths, connections, duration, scriptDir);
+  const result =
+    load.client === 'wrk'
+      ? runWrk(load.binary, origin, paths, connections, duration, scriptDir)
+      : runLoadgen(load.binary, origin, paths, connections, duration, scriptDir);
   const after = coreTimes();
   const cpu = processCpuSeconds(pids) - cpuBefore;
   const storageCpu = processCpuSeconds(storagePids) - storageCpuBefore;
   return {
-    storageCpuMsPerRequest: storagePids.length && result.requests > 0 ? (storageCpu * 1000) / result.requests : Number.NaN,
+    storageCpuMsPerRequest:
+      storagePids.length && result.requests > 0 ? (storageCpu * 1000) / result.requests : Number.NaN,
     ...result,
     cpuMsPerRequest: pids.length && result.requests > 0 ? (cpu * 1000) / result.requests : Number.NaN,
     cpuSecondsPerGb: pids.length && result.bodyBytes > 0 ? cpu / (result.bodyBytes / 1e9) : Number.NaN,
@@ -214,9 +239,19 @@ function runLoad(load: Load, origin: string, paths: string[], connections: numbe
   };
 }
 
-type LoadFigures = Omit<LoadResult, 'serverCoreBusy' | 'clientCoreBusy' | 'cpuMsPerRequest' | 'cpuSecondsPerGb' | 'storageCpuMsPerRequest'>;
+type LoadFigures = Omit<
+  LoadResult,
+  'serverCoreBusy' | 'clientCoreBusy' | 'cpuMsPerRequest' | 'cpuSecondsPerGb' | 'storageCpuMsPerRequest'
+>;
 
-function runLoadgen(loadgen: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadFigures {
+function runLoadgen(
+  loadgen: string,
+  origin: string,
+  paths: string[],
+  connections: number,
+  duration: number,
+  scriptDir: string,
+): LoadFigures {
   const args = [`-c`, String(connections), `-d`, `${duration}s`, '-timeout', '10s'];
   if (paths.length > 1) {
     const list = join(scriptDir, `paths-${Math.random().toString(36).slice(2)}.txt`);
@@ -224,13 +259,32 @@ function runLoadgen(loadgen: string, origin: string, paths: string[], connection
     args.push('-paths', list);
   }
   // GOMAXPROCS=1: one thread, as `wrk -t1` has.
-  const out = execFileSync(loadgen, [...args, `${origin}${paths[0]}`], { encoding: 'utf8', env: { ...process.env, GOMAXPROCS: '1' } });
-  const figures = JSON.parse(out) as { requestsPerSecond: number; p50Ms: number; p99Ms: number; maxMs: number; non2xx: number; timeouts: number; requests: number; bodyBytes: number };
+  const out = execFileSync(loadgen, [...args, `${origin}${paths[0]}`], {
+    encoding: 'utf8',
+    env: { ...process.env, GOMAXPROCS: '1' },
+  });
+  const figures = JSON.parse(out) as {
+    requestsPerSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    non2xx: number;
+    timeouts: number;
+    requests: number;
+    bodyBytes: number;
+  };
   return { ...figures, bodyBytesPerRequest: figures.bodyBytes / figures.requests };
 }
 
 /** A wrk run; with several paths, a Lua script cycles through them. */
-function runWrk(wrk: string, origin: string, paths: string[], connections: number, duration: number, scriptDir: string): LoadFigures {
+function runWrk(
+  wrk: string,
+  origin: string,
+  paths: string[],
+  connections: number,
+  duration: number,
+  scriptDir: string,
+): LoadFigures {
   // A 10 s timeout (wrk's default is 2 s): on a loaded machine slow answers stay in the latencies.
   const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--timeout', '10s', '--latency'];
   if (paths.length > 1) {
@@ -270,7 +324,12 @@ const nginxVariants: Record<string, string> = {
   'aio threads + directio 4m': 'sendfile off; aio threads; directio 4m; output_buffers 2 1m;',
 };
 
-async function startNginx(nginx: string, dir: string, root: string, fileIo: string): Promise<{ url: string; process: ManagedProcess }> {
+async function startNginx(
+  nginx: string,
+  dir: string,
+  root: string,
+  fileIo: string,
+): Promise<{ url: string; process: ManagedProcess }> {
   const port = await freePort();
   mkdirSync(join(dir, 'nginx', 'logs'), { recursive: true });
   const conf = join(dir, 'nginx', 'nginx.conf');
@@ -307,7 +366,9 @@ http {
   mkdirSync(join(dir, 'nginx', 'tmp'), { recursive: true });
   // taskset execs nginx in place: its master and the worker it forks run on the server's core.
   const command = pinned ? ['taskset', '-c', serverCore, nginx] : [nginx];
-  const proc = startProcess('nginx', command[0]!, [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')], { logFile: join(dir, 'nginx', 'stdout.log') });
+  const proc = startProcess('nginx', command[0]!, [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')], {
+    logFile: join(dir, 'nginx', 'stdout.log'),
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitFor('nginx to answer', async () => (await fetch(`${url}/`)).status > 0);
   return { url, process: proc };
@@ -317,7 +378,12 @@ http {
  * nginx with proxy_cache in front of S3 (`s3`: its endpoint, http://host:port), its cache bounded at
  * `cacheMb` like the delivery node's: the peer for misses (see the top of this file for the tuning).
  */
-async function startProxyCacheNginx(nginx: string, dir: string, s3: string, cacheMb: number): Promise<{ url: string; process: ManagedProcess; statusLog: string }> {
+async function startProxyCacheNginx(
+  nginx: string,
+  dir: string,
+  s3: string,
+  cacheMb: number,
+): Promise<{ url: string; process: ManagedProcess; statusLog: string }> {
   const port = await freePort();
   const upstream = new URL(s3).host;
   for (const sub of ['logs', 'tmp', 'cache']) mkdirSync(join(dir, 'nginx', sub), { recursive: true });
@@ -374,7 +440,12 @@ http {
 `,
   );
   const command = pinned ? ['taskset', '-c', serverCore, nginx] : [nginx];
-  const proc = startProcess('nginx-proxy-cache', command[0]!, [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')], { logFile: join(dir, 'nginx', 'stdout.log') });
+  const proc = startProcess(
+    'nginx-proxy-cache',
+    command[0]!,
+    [...command.slice(1), '-c', conf, '-p', join(dir, 'nginx')],
+    { logFile: join(dir, 'nginx', 'stdout.log') },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor('nginx proxy_cache to answer', async () => (await fetch(`${url}/g0/`)).status > 0);
   return { url, process: proc, statusLog: join(dir, 'nginx', 'logs', 'cache-status.log') };
@@ -391,7 +462,11 @@ async function kinoLookups(url: string): Promise<{ hits: number; misses: number 
  * The share of MISS among the cache statuses nginx logged after line `from`, once the log (flushed
  * each second) holds at least `requests` more lines: the timed run's answers, besides its warm-up's.
  */
-async function proxyMissShare(statusLog: string, from: number, requests: number): Promise<{ share: number; lines: number }> {
+async function proxyMissShare(
+  statusLog: string,
+  from: number,
+  requests: number,
+): Promise<{ share: number; lines: number }> {
   const lines = await waitFor('nginx to flush its cache-status log', () => {
     const logged = readFileSync(statusLog, 'utf8').split('\n').filter(Boolean);
     return logged.length - from >= requests && logged;
@@ -420,7 +495,9 @@ function summarize(rows: Row[]) {
   const cases = [...new Set(rows.map((r) => `${r.work}\n${r.connections}\n${r.target}`))].map((key) => {
     const [work, connections, target] = key.split('\n') as [string, string, Row['target']];
     const mine = rows.filter((r) => r.work === work && r.connections === Number(connections) && r.target === target);
-    const peerOf = (r: Row, peer: Row['target']) => rows.find((n) => n.work === work && n.connections === r.connections && n.round === r.round && n.target === peer)?.result;
+    const peerOf = (r: Row, peer: Row['target']) =>
+      rows.find((n) => n.work === work && n.connections === r.connections && n.round === r.round && n.target === peer)
+        ?.result;
     const pairs = mine.map((r) => ({ mine: r.result, nginx: peerOf(r, 'nginx')!, proxy: peerOf(r, 'proxy') }));
     const ratio = (a: number, b: number) => (a > 0 && b > 0 ? a / b : Number.NaN);
     return {
@@ -439,7 +516,9 @@ function summarize(rows: Row[]) {
       storageCpuMsPerRequest: median(mine.map((r) => r.result.storageCpuMsPerRequest)),
       rpsRatio: median(pairs.map((p) => ratio(p.mine.requestsPerSecond, p.nginx.requestsPerSecond))),
       p99Ratio: median(pairs.map((p) => ratio(p.mine.p99Ms, p.nginx.p99Ms))),
-      proxyRpsRatio: median(pairs.map((p) => (p.proxy ? ratio(p.mine.requestsPerSecond, p.proxy.requestsPerSecond) : Number.NaN))),
+      proxyRpsRatio: median(
+        pairs.map((p) => (p.proxy ? ratio(p.mine.requestsPerSecond, p.proxy.requestsPerSecond) : Number.NaN)),
+      ),
       proxyP99Ratio: median(pairs.map((p) => (p.proxy ? ratio(p.mine.p99Ms, p.proxy.p99Ms) : Number.NaN))),
     };
   });
@@ -450,17 +529,47 @@ const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).to
 
 function printSummary(summary: ReturnType<typeof summarize>): void {
   const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-  const table = [[
-    'work', 'conns', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'timeouts', 'server core', 'client core', 'CPU ms/req', 'CPU s/GB', 'S3 CPU ms/req',
-    'req/s vs nginx', 'p99 vs nginx', 'req/s vs proxy_cache', 'p99 vs proxy_cache',
-  ]];
+  const table = [
+    [
+      'work',
+      'conns',
+      'target',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'timeouts',
+      'server core',
+      'client core',
+      'CPU ms/req',
+      'CPU s/GB',
+      'S3 CPU ms/req',
+      'req/s vs nginx',
+      'p99 vs nginx',
+      'req/s vs proxy_cache',
+      'p99 vs proxy_cache',
+    ],
+  ];
   const isKino = (c: { target: Row['target'] }) => c.target === 'public' || c.target === 'private';
   for (const c of summary) {
     table.push([
-      c.work, String(c.connections), c.target === 'proxy' ? 'nginx proxy_cache' : c.target, fixed(c.requestsPerSecond, 0), fixed(c.p50Ms, 2), fixed(c.p99Ms, 2), fixed(c.maxMs, 0), String(c.timeouts),
-      percent(c.serverCoreBusy), percent(c.clientCoreBusy), fixed(c.cpuMsPerRequest, 2), fixed(c.cpuSecondsPerGb, 2), fixed(c.storageCpuMsPerRequest, 2),
-      c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2), c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
-      isKino(c) ? fixed(c.proxyRpsRatio, 2) : '', isKino(c) ? fixed(c.proxyP99Ratio, 2) : '',
+      c.work,
+      String(c.connections),
+      c.target === 'proxy' ? 'nginx proxy_cache' : c.target,
+      fixed(c.requestsPerSecond, 0),
+      fixed(c.p50Ms, 2),
+      fixed(c.p99Ms, 2),
+      fixed(c.maxMs, 0),
+      String(c.timeouts),
+      percent(c.serverCoreBusy),
+      percent(c.clientCoreBusy),
+      fixed(c.cpuMsPerRequest, 2),
+      fixed(c.cpuSecondsPerGb, 2),
+      fixed(c.storageCpuMsPerRequest, 2),
+      c.target === 'nginx' ? '' : fixed(c.rpsRatio, 2),
+      c.target === 'nginx' ? '' : fixed(c.p99Ratio, 2),
+      isKino(c) ? fixed(c.proxyRpsRatio, 2) : '',
+      isKino(c) ? fixed(c.proxyP99Ratio, 2) : '',
     ]);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
@@ -544,11 +653,16 @@ function zipfOrder(items: number, count: number): number[] {
 }
 
 async function main(): Promise<void> {
-  const load: Load = client === 'wrk' ? { client, binary: ensureInstalled('wrk', 'wrk') } : { client: 'loadgen', binary: buildLoadgen(mkdtempSync(join(tmpdir(), 'kino-loadgen-'))) };
+  const load: Load =
+    client === 'wrk'
+      ? { client, binary: ensureInstalled('wrk', 'wrk') }
+      : { client: 'loadgen', binary: buildLoadgen(mkdtempSync(join(tmpdir(), 'kino-loadgen-'))) };
   const nginx = ensureInstalled('nginx', 'nginx');
   // This process's threads on core 0: every process started from here (the stack, the client) inherits it.
   if (pinned) execFileSync('taskset', ['-a', '-cp', stackCore, String(process.pid)], { stdio: 'ignore' });
-  process.stderr.write(`[bench] starting PostgreSQL, SeaweedFS, ClickHouse, the API and a delivery node (caches ${cacheMb} MB)\n`);
+  process.stderr.write(
+    `[bench] starting PostgreSQL, SeaweedFS, ClickHouse, the API and a delivery node (caches ${cacheMb} MB)\n`,
+  );
   const stack = await startDeliveryStack({
     analytics: 'clickhouse-server',
     shipIntervalMs: 1000,
@@ -556,19 +670,34 @@ async function main(): Promise<void> {
       DELIVERY_MEMORY_CACHE_MB: String(cacheMb),
       DELIVERY_CACHE_MAX_MB: String(cacheMb),
       // A V8 CPU profile of the delivery node, written when it stops (open it in Chrome DevTools).
-      ...(cpuProfileDir ? { NODE_OPTIONS: `--import ${join(import.meta.dirname, 'cpu-profile.mjs')}`, BENCH_CPU_PROFILE_DIR: cpuProfileDir } : {}),
+      ...(cpuProfileDir
+        ? {
+            NODE_OPTIONS: `--import ${join(import.meta.dirname, 'cpu-profile.mjs')}`,
+            BENCH_CPU_PROFILE_DIR: cpuProfileDir,
+          }
+        : {}),
     },
   });
   // Every thread of the delivery node (the event loop, libuv's pool, V8's) moves to the server's core.
-  if (pinned) execFileSync('taskset', ['-a', '-cp', serverCore, String(stack.delivery.process.child.pid)], { stdio: 'ignore' });
+  if (pinned)
+    execFileSync('taskset', ['-a', '-cp', serverCore, String(stack.delivery.process.child.pid)], { stdio: 'ignore' });
   const nginxServers: Record<string, { url: string; process: ManagedProcess }> = {};
   const dir = stack.services.dir;
   try {
-    process.stderr.write(`[bench] making ${videosPerKind} public and ${videosPerKind} private videos of ${videoSeconds} s at 720p, 2500 kb/s\n`);
+    process.stderr.write(
+      `[bench] making ${videosPerKind} public and ${videosPerKind} private videos of ${videoSeconds} s at 720p, 2500 kb/s\n`,
+    );
     const fixture = (allowPublicAccess: boolean) =>
       createHlsFixture({
-        db: stack.db, storage: stack.storage, workDir: dir, allowPublicAccess, orgId: stack.orgId, envId: stack.envId,
-        seconds: videoSeconds, ladder: [{ width: 1280, height: 720 }], videoBitrateKbps: 2500,
+        db: stack.db,
+        storage: stack.storage,
+        workDir: dir,
+        allowPublicAccess,
+        orgId: stack.orgId,
+        envId: stack.envId,
+        seconds: videoSeconds,
+        ladder: [{ width: 1280, height: 720 }],
+        videoBitrateKbps: 2500,
       });
     const videos: { pub: HlsFixture[]; priv: HlsFixture[] } = { pub: [], priv: [] };
     for (let i = 0; i < videosPerKind; i++) {
@@ -596,20 +725,38 @@ async function main(): Promise<void> {
       }
     }
     // SeaweedFS, whose CPU per request says what each side's misses cost storage.
-    const storagePid = Number(execFileSync('pgrep', ['-n', '-f', `weed server -dir=${dir}`], { encoding: 'utf8' }).trim()) || undefined;
-    const proxyCache = await startProxyCacheNginx(nginx, join(dir, 'nginx-proxy-cache'), stack.services.storage.S3_ENDPOINT!, cacheMb);
+    const storagePid =
+      Number(execFileSync('pgrep', ['-n', '-f', `weed server -dir=${dir}`], { encoding: 'utf8' }).trim()) || undefined;
+    const proxyCache = await startProxyCacheNginx(
+      nginx,
+      join(dir, 'nginx-proxy-cache'),
+      stack.services.storage.S3_ENDPOINT!,
+      cacheMb,
+    );
     nginxServers['proxy_cache'] = proxyCache;
     const tokens = new Map<string, string>();
-    for (const f of videos.priv) tokens.set(f.videoId, new URL(await signedUrlOf(stack, f.videoId, { expiration: '4h' })).searchParams.get('token')!);
+    for (const f of videos.priv)
+      tokens.set(
+        f.videoId,
+        new URL(await signedUrlOf(stack, f.videoId, { expiration: '4h' })).searchParams.get('token')!,
+      );
     const paths = {
-      nginx: (set: HlsFixture[]) => set.flatMap((f) => segmentsOf(f).map((i) => `/${f.videoId}/seg-${String(i).padStart(5, '0')}.m4s`)),
+      nginx: (set: HlsFixture[]) =>
+        set.flatMap((f) => segmentsOf(f).map((i) => `/${f.videoId}/seg-${String(i).padStart(5, '0')}.m4s`)),
       proxy: (set: HlsFixture[]) => set.flatMap((f) => segmentsOf(f).map((i) => presigned.get(`${f.videoId}/${i}`)!)),
-      public: (set: HlsFixture[]) => set.flatMap((f) => segmentsOf(f).map((i) => `/v1/public/${f.orgId}/${f.envId}/${f.videoId}/video-720p/seg-${i}.m4s`)),
+      public: (set: HlsFixture[]) =>
+        set.flatMap((f) =>
+          segmentsOf(f).map((i) => `/v1/public/${f.orgId}/${f.envId}/${f.videoId}/video-720p/seg-${i}.m4s`),
+        ),
       private: (set: HlsFixture[]) =>
-        set.flatMap((f) => segmentsOf(f).map((i) => `/v1/private/${f.videoId}/video-720p/seg-${i}.m4s?token=${tokens.get(f.videoId)!}`)),
+        set.flatMap((f) =>
+          segmentsOf(f).map((i) => `/v1/private/${f.videoId}/video-720p/seg-${i}.m4s?token=${tokens.get(f.videoId)!}`),
+        ),
     };
     const hotSize = videos.pub[0]!.objects.get(objectKeys.segment(videos.pub[0]!.videoId, 720, 0))!.length;
-    process.stderr.write(`[bench] working set: ${(workingSetBytes / 1024 / 1024).toFixed(0)} MB of public segments (${paths.public(videos.pub).length}), as much private; delivery caches ${cacheMb} MB\n`);
+    process.stderr.write(
+      `[bench] working set: ${(workingSetBytes / 1024 / 1024).toFixed(0)} MB of public segments (${paths.public(videos.pub).length}), as much private; delivery caches ${cacheMb} MB\n`,
+    );
 
     // The strongest nginx at each concurrency: every configuration on the hot segment, `rounds`
     // times in turn, and the one with the best median there serves that concurrency's cases. A
@@ -639,7 +786,9 @@ async function main(): Promise<void> {
       probes[connections] = Object.fromEntries(Object.entries(tried).map(([name, rates]) => [name, median(rates)]));
       bestAt[connections] = Object.entries(probes[connections]!).sort((a, b) => b[1] - a[1])[0]![0];
       process.stderr.write(
-        `[bench] nginx at ${connections} conns: ${Object.entries(tried).map(([name, rates]) => `${name} ${rates.map((r) => r.toFixed(0)).join('/')}`).join('; ')} req/s\n`,
+        `[bench] nginx at ${connections} conns: ${Object.entries(tried)
+          .map(([name, rates]) => `${name} ${rates.map((r) => r.toFixed(0)).join('/')}`)
+          .join('; ')} req/s\n`,
       );
     }
 
@@ -647,20 +796,33 @@ async function main(): Promise<void> {
     const segmentCount = paths.nginx(videos.pub).length;
     // Lists run video by video, segment by segment: the popular items are each video's first segments.
     const perVideo = videos.pub[0]!.renditions[0]!.segmentCount;
-    const popularItems = videos.pub.flatMap((_, v) => Array.from({ length: popularSegmentsPerVideo }, (_, i) => v * perVideo + i));
+    const popularItems = videos.pub.flatMap((_, v) =>
+      Array.from({ length: popularSegmentsPerVideo }, (_, i) => v * perVideo + i),
+    );
     const popular = zipfOrder(popularItems.length, 4_000).map((k) => popularItems[k]!);
     const cacheCapacity = Math.floor((cacheMb * 1024 * 1024) / hotSize);
     const hits = simulateLru(popular, cacheCapacity);
     // The peer's timed list outlasts any run (checked after each), its warm-up is played through in 1 s.
     const proxyWarmUpRequests = 500;
     const proxyTimedRequests = 30_000;
-    const works: Record<string, { public: HlsFixture[]; private: HlsFixture[]; order: (list: string[]) => string[] }> = {
-      [`hot: one segment (${(hotSize / 1024).toFixed(0)} KiB)`]: { public: videos.pub.slice(0, 1), private: videos.priv.slice(0, 1), order: (list) => list.slice(0, 1) },
-      [`popular: Zipf over ${popularItems.length} segments (~${Math.round(hits * 100)} % cache hits)`]: {
-        public: videos.pub, private: videos.priv, order: (list) => popular.map((i) => list[i]!),
-      },
-      [`cold: ${segmentCount} segments in turn (cache misses)`]: { public: videos.pub, private: videos.priv, order: (list) => list },
-    };
+    const works: Record<string, { public: HlsFixture[]; private: HlsFixture[]; order: (list: string[]) => string[] }> =
+      {
+        [`hot: one segment (${(hotSize / 1024).toFixed(0)} KiB)`]: {
+          public: videos.pub.slice(0, 1),
+          private: videos.priv.slice(0, 1),
+          order: (list) => list.slice(0, 1),
+        },
+        [`popular: Zipf over ${popularItems.length} segments (~${Math.round(hits * 100)} % cache hits)`]: {
+          public: videos.pub,
+          private: videos.priv,
+          order: (list) => popular.map((i) => list[i]!),
+        },
+        [`cold: ${segmentCount} segments in turn (cache misses)`]: {
+          public: videos.pub,
+          private: videos.priv,
+          order: (list) => list,
+        },
+      };
     const rows: Row[] = [];
     let proxyLogLines = 0;
     for (const [work, sets] of Object.entries(works)) {
@@ -668,25 +830,57 @@ async function main(): Promise<void> {
       for (const connections of concurrencies) {
         for (let round = 0; round < rounds; round++) {
           // Alternate who goes first, so a drift in the machine's load favours neither side.
-          const order = round % 2 === 0 ? (['nginx', 'proxy', 'public', 'private'] as const) : (['public', 'private', 'proxy', 'nginx'] as const);
+          const order =
+            round % 2 === 0
+              ? (['nginx', 'proxy', 'public', 'private'] as const)
+              : (['public', 'private', 'proxy', 'nginx'] as const);
           for (const target of order) {
-            const list = target === 'private' ? paths.private(sets.private) : target === 'public' ? paths.public(sets.public) : paths[target](sets.public);
+            const list =
+              target === 'private'
+                ? paths.private(sets.private)
+                : target === 'public'
+                  ? paths.public(sets.public)
+                  : paths[target](sets.public);
             const chosen = sets.order(list);
-            const server = target === 'nginx' ? nginxServers[bestAt[connections]!]! : target === 'proxy' ? proxyCache : { url: origins[target], process: stack.delivery.process };
+            const server =
+              target === 'nginx'
+                ? nginxServers[bestAt[connections]!]!
+                : target === 'proxy'
+                  ? proxyCache
+                  : { url: origins[target], process: stack.delivery.process };
             // The peer's lists: a warm-up short enough to be played through (so what the LRU keeps is
             // in nginx's cache), then a timed list longer than any run, continuing the same LRU.
             const lru = new LruGenerations(cacheCapacity);
             const warmUp = target === 'proxy' ? generationPaths(lru, chosen, 0, proxyWarmUpRequests) : chosen;
             const missesBefore = lru.misses;
-            const timed = target === 'proxy' ? generationPaths(lru, chosen, proxyWarmUpRequests, proxyTimedRequests) : chosen;
+            const timed =
+              target === 'proxy' ? generationPaths(lru, chosen, proxyWarmUpRequests, proxyTimedRequests) : chosen;
             runLoad(load, server.url, warmUp, connections, 1, dir); // warm-up: connections, JIT, and for hot, the cache
             const lookupsBefore = target === 'proxy' || target === 'nginx' ? undefined : await kinoLookups(server.url);
-            const result = runLoad(load, server.url, timed, connections, seconds, dir, server.process.child.pid, storagePid);
-            if (target === 'proxy' && result.requests > proxyTimedRequests) throw new Error(`the proxy peer served ${result.requests} requests, more than its list of ${proxyTimedRequests}: lengthen it`);
+            const result = runLoad(
+              load,
+              server.url,
+              timed,
+              connections,
+              seconds,
+              dir,
+              server.process.child.pid,
+              storagePid,
+            );
+            if (target === 'proxy' && result.requests > proxyTimedRequests)
+              throw new Error(
+                `the proxy peer served ${result.requests} requests, more than its list of ${proxyTimedRequests}: lengthen it`,
+              );
             if (result.non2xx > 0) throw new Error(`${target} ${work}: ${result.non2xx} responses were not 2xx`);
             // Every hot response carried the whole segment (loadgen counts body bytes; wrk does not).
-            if (work.startsWith('hot') && !Number.isNaN(result.bodyBytesPerRequest) && result.bodyBytesPerRequest !== hotSize) {
-              throw new Error(`${target} ${work}: ${result.bodyBytesPerRequest} body bytes per response, the segment has ${hotSize}`);
+            if (
+              work.startsWith('hot') &&
+              !Number.isNaN(result.bodyBytesPerRequest) &&
+              result.bodyBytesPerRequest !== hotSize
+            ) {
+              throw new Error(
+                `${target} ${work}: ${result.bodyBytesPerRequest} body bytes per response, the segment has ${hotSize}`,
+              );
             }
             rows.push({ work, connections, target, round, result });
             let misses = '';
@@ -709,18 +903,29 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`\nbench/delivery: ${client === 'wrk' ? 'wrk -t1' : 'loadgen, one thread'}, ${seconds} s per run, ${rounds} rounds per case (medians; max: the slowest response of any round; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, the client and the rest of the stack on core ${stackCore}` : ''}`);
+    console.log(
+      `\nbench/delivery: ${client === 'wrk' ? 'wrk -t1' : 'loadgen, one thread'}, ${seconds} s per run, ${rounds} rounds per case (medians; max: the slowest response of any round; ratios are medians of per-round ratios), loopback; nginx 1 worker, delivery 1 process${pinned ? `; the server under test alone on core ${serverCore}, the client and the rest of the stack on core ${stackCore}` : ''}`,
+    );
     for (const connections of concurrencies) {
-      const tried = Object.entries(probes[connections]!).map(([n, r]) => `${n} ${r.toFixed(0)}`).join('; ');
-      console.log(`nginx at ${connections} conns (hot segment, median req/s of ${rounds}): ${tried}; baseline "${bestAt[connections]}" (${nginxVariants[bestAt[connections]!]})`);
+      const tried = Object.entries(probes[connections]!)
+        .map(([n, r]) => `${n} ${r.toFixed(0)}`)
+        .join('; ');
+      console.log(
+        `nginx at ${connections} conns (hot segment, median req/s of ${rounds}): ${tried}; baseline "${bestAt[connections]}" (${nginxVariants[bestAt[connections]!]})`,
+      );
     }
     console.log('');
     const summary = summarize(rows);
     printSummary(summary);
     for (const c of summary.filter((r) => r.work.startsWith('hot') && r.target === 'public')) {
-      const p99 = Number.isFinite(c.p99Ratio) ? `${c.p99Ratio.toFixed(2)}x (<= 1.5: ${c.p99Ratio <= 1.5 ? 'met' : 'NOT met'})` : 'n/a (no latency measured: see timeouts)';
-      const nginxCase = summary.find((n) => n.work === c.work && n.connections === c.connections && n.target === 'nginx')!;
-      const busy = (x: { serverCoreBusy: number; clientCoreBusy: number }) => `server ${percent(x.serverCoreBusy)}, client ${percent(x.clientCoreBusy)}`;
+      const p99 = Number.isFinite(c.p99Ratio)
+        ? `${c.p99Ratio.toFixed(2)}x (<= 1.5: ${c.p99Ratio <= 1.5 ? 'met' : 'NOT met'})`
+        : 'n/a (no latency measured: see timeouts)';
+      const nginxCase = summary.find(
+        (n) => n.work === c.work && n.connections === c.connections && n.target === 'nginx',
+      )!;
+      const busy = (x: { serverCoreBusy: number; clientCoreBusy: number }) =>
+        `server ${percent(x.serverCoreBusy)}, client ${percent(x.clientCoreBusy)}`;
       console.log(
         `goal, hot public at ${c.connections} conns: req/s ${c.rpsRatio.toFixed(2)}x nginx (>= 1.0: ${c.rpsRatio >= 1 ? 'met' : 'NOT met'}), p99 ${p99}` +
           (pinned ? `; cores busy: Kino's run ${busy(c)}, nginx's ${busy(nginxCase)}` : ''),
@@ -734,10 +939,14 @@ async function main(): Promise<void> {
       );
     }
     for (const cold of summary.filter((r) => r.target === 'public' && r.work.startsWith('cold'))) {
-      const hot = summary.find((r) => r.target === 'public' && r.work.startsWith('hot') && r.connections === cold.connections);
+      const hot = summary.find(
+        (r) => r.target === 'public' && r.work.startsWith('hot') && r.connections === cold.connections,
+      );
       if (!hot) continue;
       const times = cold.cpuMsPerRequest / hot.cpuMsPerRequest;
-      console.log(`goal, Kino's CPU per miss vs per hit at ${cold.connections} conns: ${cold.cpuMsPerRequest.toFixed(2)} / ${hot.cpuMsPerRequest.toFixed(2)} ms = ${times.toFixed(2)}x (<= 2: ${times <= 2 ? 'met' : 'NOT met'})`);
+      console.log(
+        `goal, Kino's CPU per miss vs per hit at ${cold.connections} conns: ${cold.cpuMsPerRequest.toFixed(2)} / ${hot.cpuMsPerRequest.toFixed(2)} ms = ${times.toFixed(2)}x (<= 2: ${times <= 2 ? 'met' : 'NOT met'})`,
+      );
     }
     console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
     const loggedRows = await waitFor('segment rows in ClickHouse', async () => {

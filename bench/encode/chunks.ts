@@ -23,7 +23,14 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { nodeJobId, planLadder, type RenditionPlan } from '@kino/orchestrator';
 import { setNodeDrainRequested } from '@kino/database/repositories';
-import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, hlsSegmentSeconds, renderMediaPlaylist, workflowIds } from '@kino/proto/contract';
+import {
+  defaultEncodingParameters,
+  hlsInitName,
+  hlsPlaylistName,
+  hlsSegmentSeconds,
+  renderMediaPlaylist,
+  workflowIds,
+} from '@kino/proto/contract';
 import { resolveHlsSettings } from '@kino/encode-node';
 import { audioTrackArgs, hlsLadderArgs, parseMediaPlaylist, probeMedia, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { planChunks } from '@kino/orchestrator';
@@ -62,7 +69,18 @@ async function ffmpegCpuMs(args: string[], cwd: string, cores = '0'): Promise<nu
 async function psnr(playlist: string, source: string, width: number, height: number): Promise<number> {
   const { stderr } = await run(
     'ffmpeg',
-    ['-hide_banner', '-i', playlist, '-i', source, '-lavfi', `[1:v]scale=${width}:${height}:flags=bicubic,setsar=1[ref];[0:v][ref]psnr`, '-f', 'null', '-'],
+    [
+      '-hide_banner',
+      '-i',
+      playlist,
+      '-i',
+      source,
+      '-lavfi',
+      `[1:v]scale=${width}:${height}:flags=bicubic,setsar=1[ref];[0:v][ref]psnr`,
+      '-f',
+      'null',
+      '-',
+    ],
     { maxBuffer: 64 * 1024 * 1024 },
   );
   return Number(/average:([\d.]+)/.exec(stderr)?.[1] ?? 'NaN');
@@ -81,7 +99,10 @@ interface LocalRun {
   wholeCpuMs: number;
   chunkedCpuMs: number;
   /** Per rendition: kbps and PSNR of the whole-file and the chunked encode. */
-  renditions: Record<string, { target: number; wholeKbps: number; chunkedKbps: number; wholePsnr: number; chunkedPsnr: number }>;
+  renditions: Record<
+    string,
+    { target: number; wholeKbps: number; chunkedKbps: number; wholePsnr: number; chunkedPsnr: number }
+  >;
 }
 
 async function localRun(sourcePath: string, ladder: RenditionPlan[], settings: HlsEncodeSettings[]): Promise<LocalRun> {
@@ -90,18 +111,32 @@ async function localRun(sourcePath: string, ladder: RenditionPlan[], settings: H
     const outputs = (root: string) => ladder.map((r, k) => ({ settings: settings[k]!, dir: join(root, r.key) }));
     const whole = join(dir, 'whole');
     for (const o of outputs(whole)) await mkdir(o.dir, { recursive: true });
-    const wholeCpuMs = await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(whole), threads: 1, videoSeconds: seconds }), whole);
+    const wholeCpuMs = await ffmpegCpuMs(
+      hlsLadderArgs({ input: sourcePath, outputs: outputs(whole), threads: 1, videoSeconds: seconds }),
+      whole,
+    );
 
     const chunked = join(dir, 'chunked');
     await mkdir(chunked);
     const audioTrack = join(chunked, 'audio.mp4');
-    let chunkedCpuMs = await ffmpegCpuMs(audioTrackArgs({ input: sourcePath, audio: settings[0]!.audio!, output: audioTrack }), chunked);
+    let chunkedCpuMs = await ffmpegCpuMs(
+      audioTrackArgs({ input: sourcePath, audio: settings[0]!.audio!, output: audioTrack }),
+      chunked,
+    );
     const chunks = planChunks(seconds, chunkSeconds, hlsSegmentSeconds);
     for (const chunk of chunks) {
       const root = join(chunked, `chunk-${chunk.index}`);
       for (const o of outputs(root)) await mkdir(o.dir, { recursive: true });
-      const window = { startSeconds: chunk.startSeconds, durationSeconds: chunk.durationSeconds, firstSegment: chunk.firstSegment, audioInput: audioTrack };
-      chunkedCpuMs += await ffmpegCpuMs(hlsLadderArgs({ input: sourcePath, outputs: outputs(root), threads: 1, chunk: window, videoSeconds: seconds }), root);
+      const window = {
+        startSeconds: chunk.startSeconds,
+        durationSeconds: chunk.durationSeconds,
+        firstSegment: chunk.firstSegment,
+        audioInput: audioTrack,
+      };
+      chunkedCpuMs += await ffmpegCpuMs(
+        hlsLadderArgs({ input: sourcePath, outputs: outputs(root), threads: 1, chunk: window, videoSeconds: seconds }),
+        root,
+      );
     }
     // The chunks' segments joined as the orchestrator joins them: one playlist, the first chunk's init.
     for (const r of ladder) {
@@ -110,8 +145,14 @@ async function localRun(sourcePath: string, ladder: RenditionPlan[], settings: H
       const segments = [];
       for (const chunk of chunks) {
         const from = join(chunked, `chunk-${chunk.index}`, r.key);
-        for (const name of await readdir(from)) if (name.endsWith('.m4s')) await writeFile(join(joined, name), await readFile(join(from, name)));
-        segments.push(...parseMediaPlaylist(await readFile(join(from, hlsPlaylistName), 'utf8')).segments.map((seg) => ({ name: seg.uri, durationSeconds: seg.durationSeconds })));
+        for (const name of await readdir(from))
+          if (name.endsWith('.m4s')) await writeFile(join(joined, name), await readFile(join(from, name)));
+        segments.push(
+          ...parseMediaPlaylist(await readFile(join(from, hlsPlaylistName), 'utf8')).segments.map((seg) => ({
+            name: seg.uri,
+            durationSeconds: seg.durationSeconds,
+          })),
+        );
       }
       await writeFile(join(joined, hlsInitName), await readFile(join(chunked, 'chunk-0', r.key, hlsInitName)));
       await writeFile(join(joined, hlsPlaylistName), renderMediaPlaylist(segments));
@@ -169,8 +210,16 @@ async function workflowActivities(farm: Farm, videoId: string): Promise<Workflow
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityId) {
-      const input = JSON.parse(Buffer.from(scheduled.input?.payloads?.[0]?.data ?? '{}').toString('utf8')) as Pick<WorkflowActivity, 'chunk'>;
-      byEventId.set(Number(event.eventId), { activityId: scheduled.activityId, type: scheduled.activityType?.name ?? '', ...(input.chunk ? { chunk: input.chunk } : {}), attempt: 1 });
+      const input = JSON.parse(Buffer.from(scheduled.input?.payloads?.[0]?.data ?? '{}').toString('utf8')) as Pick<
+        WorkflowActivity,
+        'chunk'
+      >;
+      byEventId.set(Number(event.eventId), {
+        activityId: scheduled.activityId,
+        type: scheduled.activityType?.name ?? '',
+        ...(input.chunk ? { chunk: input.chunk } : {}),
+        attempt: 1,
+      });
     }
     const started = event.activityTaskStartedEventAttributes;
     const activity = started && byEventId.get(Number(started.scheduledEventId));
@@ -184,12 +233,21 @@ async function kinoRun(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Pr
   const { readyAt } = await waitForReady(farm, videoId);
   // Each activity's node job, by the id the orchestrator gave it (nodeJobId).
   const { runId } = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).describe();
-  const jobs = new Map((await Promise.all(nodes.map((node) => nodeJobs(node)))).flat().filter((j) => j.endedAt !== undefined).map((j) => [j.jobId, j]));
+  const jobs = new Map(
+    (await Promise.all(nodes.map((node) => nodeJobs(node))))
+      .flat()
+      .filter((j) => j.endedAt !== undefined)
+      .map((j) => [j.jobId, j]),
+  );
   const activities = await workflowActivities(farm, videoId);
   const jobOf = (activity: WorkflowActivity) => jobs.get(nodeJobId(videoId, activity.activityId, runId));
   const audio = jobOf(activities.find((a) => a.type === 'encodeAudioTrack')!);
-  const chunks = activities.filter((a) => a.type === 'encodeChunk').sort((x, y) => x.chunk!.index - y.chunk!.index).map(jobOf);
-  if (!audio || chunks.length === 0 || chunks.some((j) => !j)) throw new Error(`no audio track or chunk jobs for ${videoId} in the nodes' logs`);
+  const chunks = activities
+    .filter((a) => a.type === 'encodeChunk')
+    .sort((x, y) => x.chunk!.index - y.chunk!.index)
+    .map(jobOf);
+  if (!audio || chunks.length === 0 || chunks.some((j) => !j))
+    throw new Error(`no audio track or chunk jobs for ${videoId} in the nodes' logs`);
   return {
     totalMs: readyAt - calledAt,
     beforeMs: audio.startedAt - calledAt,
@@ -206,13 +264,28 @@ const describeRun = (r: KinoRun) =>
 const chunkSpread = (r: KinoRun) => Math.max(...r.chunkMs) / median(r.chunkMs);
 
 /** The raw ffmpeg ladder with every core: the nodes' own ladder command, x264 choosing its threads, local files. */
-async function rawLadderMs(sourcePath: string, ladder: RenditionPlan[], settings: HlsEncodeSettings[]): Promise<number> {
+async function rawLadderMs(
+  sourcePath: string,
+  ladder: RenditionPlan[],
+  settings: HlsEncodeSettings[],
+): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'kino-bench-raw-'));
   try {
     for (const r of ladder) await mkdir(join(dir, r.key));
     const started = performance.now();
     await new Promise<void>((resolve, reject) => {
-      const args = ['-hide_banner', '-loglevel', 'error', '-y', ...hlsLadderArgs({ input: sourcePath, outputs: ladder.map((r, k) => ({ settings: settings[k]!, dir: r.key })), threads: 0, videoSeconds: seconds })];
+      const args = [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        ...hlsLadderArgs({
+          input: sourcePath,
+          outputs: ladder.map((r, k) => ({ settings: settings[k]!, dir: r.key })),
+          threads: 0,
+          videoSeconds: seconds,
+        }),
+      ];
       const child = spawn('ffmpeg', args, { cwd: dir, stdio: 'ignore' });
       child.on('error', reject);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
@@ -228,11 +301,21 @@ async function rawLadderMs(sourcePath: string, ladder: RenditionPlan[], settings
  * design loses. The chunked side is read from the workflow's history: every chunk that needed a
  * second attempt was in flight on the killed node.
  */
-async function nodeLoss(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): Promise<{ chunkedLostSeconds: number; wholeFileLostSeconds: number }> {
+async function nodeLoss(
+  farm: Farm,
+  nodes: FarmNodeProcess[],
+  source: Buffer,
+): Promise<{ chunkedLostSeconds: number; wholeFileLostSeconds: number }> {
   const { videoId } = await submitBenchVideo(farm, source, compressionRatio);
   const chunks = planChunks(seconds, chunkSeconds, hlsSegmentSeconds);
   for (;;) {
-    const jobs = (await Promise.all(nodes.map(async (node) => (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)).map((j) => ({ node, j }))))).flat();
+    const jobs = (
+      await Promise.all(
+        nodes.map(async (node) =>
+          (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)).map((j) => ({ node, j })),
+        ),
+      )
+    ).flat();
     // The audio track, then the chunks.
     const finishedChunks = jobs.filter(({ j }) => j.endedAt !== undefined).length - 1;
     const running = jobs.find(({ j }) => j.endedAt === undefined);
@@ -241,7 +324,8 @@ async function nodeLoss(farm: Farm, nodes: FarmNodeProcess[], source: Buffer): P
       await waitForReady(farm, videoId);
       let chunkedLostSeconds = 0;
       for (const { type, chunk, attempt } of await workflowActivities(farm, videoId)) {
-        if (type === 'encodeChunk' && attempt > 1) chunkedLostSeconds += Math.min(chunk!.durationSeconds, seconds - chunk!.startSeconds);
+        if (type === 'encodeChunk' && attempt > 1)
+          chunkedLostSeconds += Math.min(chunk!.durationSeconds, seconds - chunk!.startSeconds);
       }
       // A whole-file encode on that node would have lost everything it had encoded: at least the finished chunks' seconds.
       const wholeFileLostSeconds = Math.min(seconds, finishedChunks * chunkSeconds + chunkedLostSeconds);
@@ -255,14 +339,22 @@ async function main(): Promise<void> {
   const sourcePath = await benchSource(seconds);
   const source = await readFile(sourcePath);
   const info = await probeMedia(sourcePath);
-  const ladder = planLadder('high', { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio }, { ...defaultEncodingParameters, compressionRatio });
+  const ladder = planLadder(
+    'high',
+    { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio },
+    { ...defaultEncodingParameters, compressionRatio },
+  );
   const settings = ladder.map((r) => resolveHlsSettings({ ...r, videoCodec: 'h264', minQuantizer: 0 }, info));
-  log(`source ${seconds} s 1080p30, ladder ${ladder.map((r) => r.key).join(' ')}, ${compressionRatio} (${ladder[0]!.x264Preset}), ${chunkSeconds} s chunks, ${runs} runs, ${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+  log(
+    `source ${seconds} s 1080p30, ladder ${ladder.map((r) => r.key).join(' ')}, ${compressionRatio} (${ladder[0]!.x264Preset}), ${chunkSeconds} s chunks, ${runs} runs, ${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
+  );
 
   const locals: LocalRun[] = [];
   for (let i = 0; i < (options['skip-local'] ? 0 : runs); i += 1) {
     const r = await localRun(sourcePath, ladder, settings);
-    log(`  one core: whole ${s(r.wholeCpuMs)} CPU, chunked ${s(r.chunkedCpuMs)} CPU (${((r.chunkedCpuMs / r.wholeCpuMs - 1) * 100).toFixed(1)} %)`);
+    log(
+      `  one core: whole ${s(r.wholeCpuMs)} CPU, chunked ${s(r.chunkedCpuMs)} CPU (${((r.chunkedCpuMs / r.wholeCpuMs - 1) * 100).toFixed(1)} %)`,
+    );
     locals.push(r);
   }
   const lines: string[] = [];
@@ -299,7 +391,11 @@ async function main(): Promise<void> {
         log(`  warm-up, 2 nodes: ${describeRun(await onNodes(2))}`);
         for (let i = 0; i < runs; i += 1) {
           // Alternating order: 1 node, 2 nodes, raw; then raw, 2 nodes, 1 node.
-          const steps = [async () => one.push(await onNodes(1)), async () => two.push(await onNodes(2)), async () => raw.push(await rawLadderMs(sourcePath, ladder, settings))];
+          const steps = [
+            async () => one.push(await onNodes(1)),
+            async () => two.push(await onNodes(2)),
+            async () => raw.push(await rawLadderMs(sourcePath, ladder, settings)),
+          ];
           for (const step of i % 2 === 0 ? steps : steps.reverse()) await step();
           log(`  run ${i + 1}: 1 node ${describeRun(one[i]!)}`);
           log(`         2 nodes ${describeRun(two[i]!)}; raw ffmpeg ${s(raw[i]!)}`);
@@ -308,10 +404,16 @@ async function main(): Promise<void> {
         const oneMs = one.map((r) => r.totalMs);
         const twoMs = two.map((r) => r.totalMs);
         const ratios = (x: number[], y: number[]) => median(x.map((t, i) => t / y[i]!)).toFixed(2);
-        lines.push(`scaling, time to ready: 1 node on 1 core ${s(median(oneMs))}, 2 nodes on 2 cores ${s(median(twoMs))}: speedup ${(median(oneMs) / median(twoMs)).toFixed(2)}, median of per-run ratios ${ratios(oneMs, twoMs)} (goal >= 1.8)`);
-        lines.push(`Kino on 2 pinned nodes against raw ffmpeg with every core: ${s(median(twoMs))} vs ${s(median(raw))}: ${(median(raw) / median(twoMs)).toFixed(2)} of raw's speed, Kino/raw time ${(median(twoMs) / median(raw)).toFixed(2)}, median of per-run ratios ${ratios(twoMs, raw)} (goal <= 0.9)`);
+        lines.push(
+          `scaling, time to ready: 1 node on 1 core ${s(median(oneMs))}, 2 nodes on 2 cores ${s(median(twoMs))}: speedup ${(median(oneMs) / median(twoMs)).toFixed(2)}, median of per-run ratios ${ratios(oneMs, twoMs)} (goal >= 1.8)`,
+        );
+        lines.push(
+          `Kino on 2 pinned nodes against raw ffmpeg with every core: ${s(median(twoMs))} vs ${s(median(raw))}: ${(median(raw) / median(twoMs)).toFixed(2)} of raw's speed, Kino/raw time ${(median(twoMs) / median(raw)).toFixed(2)}, median of per-run ratios ${ratios(twoMs, raw)} (goal <= 0.9)`,
+        );
         const m = (runs: KinoRun[], f: (r: KinoRun) => number) => s(median(runs.map(f)));
-        lines.push(`  2 nodes, medians: ${m(two, (r) => r.beforeMs)} before the audio track, audio ${m(two, (r) => r.audioMs)}, a chunk ${m(two, (r) => median(r.chunkMs))}, ${m(two, (r) => r.afterMs)} after the last chunk`);
+        lines.push(
+          `  2 nodes, medians: ${m(two, (r) => r.beforeMs)} before the audio track, audio ${m(two, (r) => r.audioMs)}, a chunk ${m(two, (r) => median(r.chunkMs))}, ${m(two, (r) => r.afterMs)} after the last chunk`,
+        );
         lines.push(
           `chunk spread, longest chunk over its video's median chunk: 2 nodes ${median(two.map(chunkSpread)).toFixed(2)} (max ${Math.max(...two.map(chunkSpread)).toFixed(2)}), ` +
             `1 node ${median(one.map(chunkSpread)).toFixed(2)} (max ${Math.max(...one.map(chunkSpread)).toFixed(2)}; the storyboard shares its core)`,
@@ -319,7 +421,9 @@ async function main(): Promise<void> {
       }
       await setNodeDrainRequested(farm.db, b.nodeId, false);
       const loss = await nodeLoss(farm, [a, b], source);
-      lines.push(`node killed mid-video: chunked loses ${loss.chunkedLostSeconds} s of video to re-encode, the whole-file design ${loss.wholeFileLostSeconds} s`);
+      lines.push(
+        `node killed mid-video: chunked loses ${loss.chunkedLostSeconds} s of video to re-encode, the whole-file design ${loss.wholeFileLostSeconds} s`,
+      );
     } finally {
       await farm.stop();
     }

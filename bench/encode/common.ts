@@ -42,7 +42,11 @@ export async function submitBenchVideo(
   videoQuality: VideoQuality = 'high',
 ): Promise<{ videoId: string; calledAt: number }> {
   const fileSize = source instanceof Blob ? source.size : source.byteLength;
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'bench.mp4', fileSize, contentType: 'video/mp4' });
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'bench.mp4',
+    fileSize,
+    contentType: 'video/mp4',
+  });
   await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
   const calledAt = Date.now();
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
@@ -56,8 +60,13 @@ export async function submitBenchVideo(
 }
 
 /** Waits for the video's workflow; it must end `ready`. Returns the result and when it became ready. */
-export async function waitForReady(farm: Farm, videoId: string): Promise<{ result: Extract<ProcessVideoResult, { status: 'ready' }>; readyAt: number }> {
-  const result = (await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).result()) as ProcessVideoResult;
+export async function waitForReady(
+  farm: Farm,
+  videoId: string,
+): Promise<{ result: Extract<ProcessVideoResult, { status: 'ready' }>; readyAt: number }> {
+  const result = (await farm.temporal.workflow
+    .getHandle(workflowIds.processVideo(videoId))
+    .result()) as ProcessVideoResult;
   if (result.status !== 'ready') throw new Error(`the run ended ${result.status}: ${JSON.stringify(result)}`);
   return { result, readyAt: (await getVideo(farm.db, videoId))!.ready_at!.getTime() };
 }

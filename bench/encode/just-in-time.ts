@@ -67,8 +67,11 @@ const { values: options } = parseArgs({
 const lengths = options.lengths.split(',').map(Number);
 const presets = options.presets.split(',') as VideoQuality[];
 const runs = Number(options.runs);
-if (lengths.some((l) => !(l > 0)) || !(runs >= 1)) throw new Error('--lengths are seconds (10,60,300,1200), --runs a count');
-for (const preset of presets) if (!['standard', 'high', 'ultra'].includes(preset)) throw new Error(`--presets: standard, high or ultra, not ${preset}`);
+if (lengths.some((l) => !(l > 0)) || !(runs >= 1))
+  throw new Error('--lengths are seconds (10,60,300,1200), --runs a count');
+for (const preset of presets)
+  if (!['standard', 'high', 'ultra'].includes(preset))
+    throw new Error(`--presets: standard, high or ultra, not ${preset}`);
 const compressionRatio = defaultEncodingParameters.compressionRatio;
 
 /** The issue's goals. */
@@ -152,11 +155,16 @@ const clockTicksPerSecond = 100;
  * the machine), which slows the encodes down.
  */
 async function machineBusyMs(): Promise<number> {
-  const [, user, nice, system, , , irq, softirq, steal] = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).map(Number);
+  const [, user, nice, system, , , irq, softirq, steal] = (await readFile('/proc/stat', 'utf8'))
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return (user! + nice! + system! + irq! + softirq! + steal!) * (1000 / clockTicksPerSecond);
 }
 
-const farmCpuMs = async (nodes: FarmNodeProcess[]) => (await Promise.all(nodes.map((n) => processCpuMs(n.process.child.pid!)))).reduce((a, b) => a + b, 0);
+const farmCpuMs = async (nodes: FarmNodeProcess[]) =>
+  (await Promise.all(nodes.map((n) => processCpuMs(n.process.child.pid!)))).reduce((a, b) => a + b, 0);
 
 /**
  * The encode jobs of a video on every node, from their logs: each job's slot time and, for a chunk
@@ -170,10 +178,17 @@ async function videoJobs(nodes: FarmNodeProcess[], videoId: string): Promise<Vid
     const raisedAt = new Map<string, number>();
     for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
       if (!line.startsWith('{') || !line.includes(videoId)) continue;
-      const entry = JSON.parse(line) as { msg?: string; jobId?: string; chunk?: VideoJob['chunk']; onDemand?: boolean; time?: number };
+      const entry = JSON.parse(line) as {
+        msg?: string;
+        jobId?: string;
+        chunk?: VideoJob['chunk'];
+        onDemand?: boolean;
+        time?: number;
+      };
       if (entry.msg === 'encode starting' && entry.jobId && entry.chunk) chunkOf.set(entry.jobId, entry.chunk);
       if (entry.msg === 'encode started' && entry.jobId && entry.onDemand) onDemand.add(entry.jobId);
-      if (entry.msg?.startsWith('encode raised') && entry.jobId && entry.time !== undefined) raisedAt.set(entry.jobId, entry.time);
+      if (entry.msg?.startsWith('encode raised') && entry.jobId && entry.time !== undefined)
+        raisedAt.set(entry.jobId, entry.time);
     }
     for (const job of await nodeJobs(node)) {
       if (!job.jobId.startsWith(videoId) || job.endedAt === undefined) continue;
@@ -211,12 +226,15 @@ interface VideoJob {
  * background (nice 10), and its encode's slot time.
  */
 function waitedFor(jobs: VideoJob[], at: number, since: number): string | undefined {
-  const run = jobs.find((j) => j.chunk && j.chunk.startSeconds <= at && at < j.chunk.startSeconds + j.chunk.durationSeconds);
+  const run = jobs.find(
+    (j) => j.chunk && j.chunk.startSeconds <= at && at < j.chunk.startSeconds + j.chunk.durationSeconds,
+  );
   if (!run) return undefined;
   const { index, startSeconds, durationSeconds } = run.chunk!;
   const start = (run.startedAt - since) / 1000;
   const when = start >= 0 ? `${start.toFixed(1)} s after` : `${(-start).toFixed(1)} s before`;
-  const raised = run.raisedAt !== undefined ? `, reniced to 0 ${((run.raisedAt - since) / 1000).toFixed(1)} s after` : '';
+  const raised =
+    run.raisedAt !== undefined ? `, reniced to 0 ${((run.raisedAt - since) / 1000).toFixed(1)} s after` : '';
   return `run ${index} (${startSeconds}-${startSeconds + durationSeconds} s, ${run.onDemand ? 'urgent' : 'background'}) started ${when}${raised}, its encode ${sec(run.endedAt - run.startedAt)}`;
 }
 
@@ -236,12 +254,25 @@ interface Alone {
  */
 async function firstSegmentAlone(sourcePath: string, seconds: number, preset: VideoQuality): Promise<Alone> {
   const info = await probeMedia(sourcePath);
-  const ladder = planLadder(preset, { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio }, { ...defaultEncodingParameters, compressionRatio });
+  const ladder = planLadder(
+    preset,
+    { width: info.width, height: info.height, frameRate: info.frameRate, hasAudio: info.hasAudio },
+    { ...defaultEncodingParameters, compressionRatio },
+  );
   const dir = await mkdtemp(join(tmpdir(), 'kino-bench-jit-'));
   try {
-    const outputs = ladder.map((r) => ({ settings: resolveHlsSettings({ ...r, videoCodec: 'h264', minQuantizer: 0 }, info), dir: r.key }));
+    const outputs = ladder.map((r) => ({
+      settings: resolveHlsSettings({ ...r, videoCodec: 'h264', minQuantizer: 0 }, info),
+      dir: r.key,
+    }));
     for (const o of outputs) await mkdir(join(dir, o.dir));
-    const args = hlsLadderArgs({ input: sourcePath, outputs, threads: 0, chunk: { startSeconds: 0, durationSeconds: 6, firstSegment: 0 }, videoSeconds: seconds });
+    const args = hlsLadderArgs({
+      input: sourcePath,
+      outputs,
+      threads: 0,
+      chunk: { startSeconds: 0, durationSeconds: 6, firstSegment: 0 },
+      videoSeconds: seconds,
+    });
     // The shell's `times` prints its children's user and sys time last.
     const script = 'ffmpeg -hide_banner -loglevel error -y "$@" >/dev/null || exit 1; times';
     const busyBefore = await machineBusyMs();
@@ -249,10 +280,15 @@ async function firstSegmentAlone(sourcePath: string, seconds: number, preset: Vi
     const { stdout } = await promisify(execFile)('sh', ['-c', script, 'sh', ...args], { cwd: dir });
     const wallMs = performance.now() - started;
     const busyMs = (await machineBusyMs()) - busyBefore;
-    const [user, sys] = stdout.trim().split('\n').at(-1)!.split(/\s+/).map((t) => {
-      const m = /(\d+)m([\d.]+)s/.exec(t)!;
-      return (Number(m[1]) * 60 + Number(m[2])) * 1000;
-    });
+    const [user, sys] = stdout
+      .trim()
+      .split('\n')
+      .at(-1)!
+      .split(/\s+/)
+      .map((t) => {
+        const m = /(\d+)m([\d.]+)s/.exec(t)!;
+        return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+      });
     return { wallMs, cpuMs: user! + sys!, otherCpuMs: busyMs - user! - sys! };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -325,17 +361,32 @@ const viewerPage = `<!doctype html>
 
 /** Plays the video as a viewer who starts at `ready`: the start and stalls, then the seeks. */
 async function watch(tab: Page, src: string, durationSeconds: number): Promise<Playback> {
-  await tab.evaluate(([url, patience]) => (window as unknown as { start: (src: string, ms: number) => Promise<void> }).start(url, patience), [src, viewerPatienceMs] as const);
+  await tab.evaluate(
+    ([url, patience]) =>
+      (window as unknown as { start: (src: string, ms: number) => Promise<void> }).start(url, patience),
+    [src, viewerPatienceMs] as const,
+  );
   const played = Math.min(watchSeconds, durationSeconds * 0.8);
   await tab
-    .waitForFunction((until) => { const v = document.querySelector('video')!; return v.currentTime >= until || v.ended; }, played, { timeout: viewerPatienceMs, polling: 100 })
+    .waitForFunction(
+      (until) => {
+        const v = document.querySelector('video')!;
+        return v.currentTime >= until || v.ended;
+      },
+      played,
+      { timeout: viewerPatienceMs, polling: 100 },
+    )
     .catch(() => log(`    the viewer did not reach ${played} s within ${viewerPatienceMs / 1000} s`));
   const seeks: Playback['seeks'] = [];
   // The random point is anywhere but the first and last 5 %.
   for (const share of [...seekShares, 0.05 + Math.random() * 0.9]) {
     const target = Math.round(share * durationSeconds * 10) / 10;
     const since = Date.now();
-    const ms = await tab.evaluate(([t, patience]) => (window as unknown as { seek: (t: number, ms: number) => Promise<number | null> }).seek(t, patience), [target, viewerPatienceMs] as const);
+    const ms = await tab.evaluate(
+      ([t, patience]) =>
+        (window as unknown as { seek: (t: number, ms: number) => Promise<number | null> }).seek(t, patience),
+      [target, viewerPatienceMs] as const,
+    );
     seeks.push({ target, since, ms });
     await tab.waitForTimeout(afterSeekMs);
   }
@@ -352,7 +403,12 @@ interface Bench {
 }
 
 /** One video of `source` in `mode`, from the process call to the end of its workflow. */
-async function makeVideo(bench: Bench, source: { bytes: Blob; seconds: number }, preset: VideoQuality, mode: Mode): Promise<VideoRun> {
+async function makeVideo(
+  bench: Bench,
+  source: { bytes: Blob; seconds: number },
+  preset: VideoQuality,
+  mode: Mode,
+): Promise<VideoRun> {
   const { farm, nodes } = bench;
   // The environment's setting, through the SDK: read once per video when its processing starts, it
   // overrides the farm's JUST_IN_TIME, so the modes alternate without restarting the orchestrator.
@@ -368,9 +424,12 @@ async function makeVideo(bench: Bench, source: { bytes: Blob; seconds: number },
     const src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
     const playback = tab ? await watch(tab, src, source.seconds) : undefined;
     await tab?.close();
-    const result = (await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).result()) as ProcessVideoResult;
+    const result = (await farm.temporal.workflow
+      .getHandle(workflowIds.processVideo(videoId))
+      .result()) as ProcessVideoResult;
     const completeAt = Date.now();
-    if (result.status !== 'ready') throw new Error(`video ${videoId} ended ${result.status}: ${JSON.stringify(result)}`);
+    if (result.status !== 'ready')
+      throw new Error(`video ${videoId} ended ${result.status}: ${JSON.stringify(result)}`);
     const video = (await getVideo(farm.db, videoId))!;
     if (video.segments_pending) throw new Error(`video ${videoId}: its workflow ended with segments still pending`);
     const cpuMs = (await farmCpuMs(nodes)) - cpuBefore;
@@ -390,8 +449,18 @@ async function makeVideo(bench: Bench, source: { bytes: Blob; seconds: number },
       completeMs: completeAt - calledAt,
       cpuMs,
       otherCpuMs,
-      ...(first ? { beforeMs: Math.min(first.startedAt, audioTrack?.startedAt ?? Infinity) - calledAt, firstRunMs: first.endedAt - first.startedAt } : {}),
-      ...(first && audioTrack ? { audioTrackMs: audioTrack.endedAt - audioTrack.startedAt, audioAwaited: first.startedAt >= audioTrack.endedAt } : {}),
+      ...(first
+        ? {
+            beforeMs: Math.min(first.startedAt, audioTrack?.startedAt ?? Infinity) - calledAt,
+            firstRunMs: first.endedAt - first.startedAt,
+          }
+        : {}),
+      ...(first && audioTrack
+        ? {
+            audioTrackMs: audioTrack.endedAt - audioTrack.startedAt,
+            audioAwaited: first.startedAt >= audioTrack.endedAt,
+          }
+        : {}),
       ...(background.length > 0 ? { runMs: median(background.map((j) => j.endedAt - j.startedAt)) } : {}),
       ...(playback ? { playback } : {}),
     };
@@ -402,7 +471,8 @@ async function makeVideo(bench: Bench, source: { bytes: Blob; seconds: number },
 
 /** The audio track's time on the path to `ready`: none when it ran beside the first run. */
 const awaitedAudioMs = (r: VideoRun) => (r.audioAwaited ? (r.audioTrackMs ?? 0) : 0);
-const sec = (ms: number | null | undefined, digits = 1) => (ms === null || ms === undefined || Number.isNaN(ms) ? '-' : `${(ms / 1000).toFixed(digits)} s`);
+const sec = (ms: number | null | undefined, digits = 1) =>
+  ms === null || ms === undefined || Number.isNaN(ms) ? '-' : `${(ms / 1000).toFixed(digits)} s`;
 const longestStall = (p: Playback) => Math.max(0, ...p.stalls.map((st) => st.ms));
 const totalStall = (p: Playback) => p.stalls.reduce((sum, st) => sum + st.ms, 0);
 /** The start counts as a stall for the goal: the viewer sees a still picture either way. */
@@ -410,17 +480,21 @@ const worstWait = (p: Playback) => Math.max(p.startMs ?? Infinity, longestStall(
 
 function describe(r: VideoRun): string {
   let line = `ready ${sec(r.readyMs)}, complete ${sec(r.completeMs)}, CPU ${sec(r.cpuMs)} (the rest of the machine ${sec(r.otherCpuMs)})`;
-  if (r.audioTrackMs !== undefined) line += `, audio track ${sec(r.audioTrackMs)} (${r.audioAwaited ? 'before' : 'beside'} the first run)`;
+  if (r.audioTrackMs !== undefined)
+    line += `, audio track ${sec(r.audioTrackMs)} (${r.audioAwaited ? 'before' : 'beside'} the first run)`;
   if (r.firstRunMs !== undefined) line += `, first run ${sec(r.firstRunMs)}`;
   if (r.runMs !== undefined) line += `, a background run ${sec(r.runMs)}`;
   const p = r.playback;
   if (p) {
     line += `; start ${sec(p.startMs, 2)}, ${p.stalls.length} stalls (longest ${sec(longestStall(p), 2)}, total ${sec(totalStall(p), 2)}${p.stalls.some((st) => st.open) ? ', some cut short' : ''})`;
     line += `, seeks ${p.seeks.map((sk) => `${sk.target} s: ${sec(sk.ms, 2)}`).join(', ')}`;
-    if (p.stalls.length > 0) line += `; stalls at ${p.stalls.map((st) => `${st.at.toFixed(1)} s (${sec(st.ms, 2)})`).join(', ')}`;
+    if (p.stalls.length > 0)
+      line += `; stalls at ${p.stalls.map((st) => `${st.at.toFixed(1)} s (${sec(st.ms, 2)})`).join(', ')}`;
     // What each wait of a second or more waited for (a run of the video), from the nodes' logs.
-    for (const st of p.stalls.filter((x) => x.ms >= 1000 && x.waitedFor)) line += `\n      stall at ${st.at.toFixed(1)} s waited for ${st.waitedFor}`;
-    for (const sk of p.seeks.filter((x) => (x.ms === null || x.ms >= 1000) && x.waitedFor)) line += `\n      seek to ${sk.target} s waited for ${sk.waitedFor}`;
+    for (const st of p.stalls.filter((x) => x.ms >= 1000 && x.waitedFor))
+      line += `\n      stall at ${st.at.toFixed(1)} s waited for ${st.waitedFor}`;
+    for (const sk of p.seeks.filter((x) => (x.ms === null || x.ms >= 1000) && x.waitedFor))
+      line += `\n      seek to ${sk.target} s waited for ${sk.waitedFor}`;
     if (p.errors.length > 0) line += `; hls.js: ${p.errors.join(', ')}`;
   }
   return line;
@@ -429,7 +503,8 @@ function describe(r: VideoRun): string {
 /** Fixed-width table rows: every column padded to its widest cell. */
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -447,7 +522,8 @@ async function main(): Promise<void> {
   );
   // Streamed from their files: a 20-minute source is over the 2 GiB a Buffer holds.
   const sources = new Map<number, Blob>();
-  for (const seconds of new Set([warmUpSeconds, ...lengths])) sources.set(seconds, await openAsBlob(await benchSource(seconds)));
+  for (const seconds of new Set([warmUpSeconds, ...lengths]))
+    sources.set(seconds, await openAsBlob(await benchSource(seconds)));
 
   const [farm, browser, pageHost] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
@@ -461,7 +537,9 @@ async function main(): Promise<void> {
     const bench: Bench = { farm, nodes, browser, pageHost };
     // A warm-up (the workers' first workflow and activities, the browser's first page), not counted.
     const warmUp = { bytes: sources.get(warmUpSeconds)!, seconds: warmUpSeconds };
-    log(`warm-up, ${warmUpSeconds} s ${presets[0]} with a viewer: ${describe(await makeVideo(bench, warmUp, presets[0]!, 'viewer'))}`);
+    log(
+      `warm-up, ${warmUpSeconds} s ${presets[0]} with a viewer: ${describe(await makeVideo(bench, warmUp, presets[0]!, 'viewer'))}`,
+    );
 
     for (const seconds of lengths) {
       for (const preset of presets) {
@@ -488,9 +566,16 @@ async function main(): Promise<void> {
   const alone = new Map<VideoQuality, Alone>();
   for (const preset of presets) {
     const samples = [];
-    for (let i = 0; i < 3; i += 1) samples.push(await firstSegmentAlone(await benchSource(warmUpSeconds), warmUpSeconds, preset));
-    alone.set(preset, { wallMs: median(samples.map((x) => x.wallMs)), cpuMs: median(samples.map((x) => x.cpuMs)), otherCpuMs: median(samples.map((x) => x.otherCpuMs)) });
-    log(`the first 6 s of the ${preset} ladder alone: ${samples.map((x) => `${sec(x.wallMs, 2)} (CPU ${sec(x.cpuMs, 2)}, the rest of the machine ${sec(x.otherCpuMs, 2)})`).join(', ')}`);
+    for (let i = 0; i < 3; i += 1)
+      samples.push(await firstSegmentAlone(await benchSource(warmUpSeconds), warmUpSeconds, preset));
+    alone.set(preset, {
+      wallMs: median(samples.map((x) => x.wallMs)),
+      cpuMs: median(samples.map((x) => x.cpuMs)),
+      otherCpuMs: median(samples.map((x) => x.otherCpuMs)),
+    });
+    log(
+      `the first 6 s of the ${preset} ladder alone: ${samples.map((x) => `${sec(x.wallMs, 2)} (CPU ${sec(x.cpuMs, 2)}, the rest of the machine ${sec(x.otherCpuMs, 2)})`).join(', ')}`,
+    );
   }
   process.stdout.write(`${report(cases, alone)}\n`);
 }
@@ -500,12 +585,20 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
   const name = (c: Case) => `${c.seconds} s ${c.preset}`;
   const m = (values: number[]) => median(values);
   const jit = (c: Case) => c.runs.flatMap((r) => [r.on, r.viewer]);
-  out.push(`${runs} runs per source and preset, each an off, an on and a viewer video in alternating order; 1080p30 sources, compressionRatio ${compressionRatio} (the default); 2 nodes x 1 slot`);
+  out.push(
+    `${runs} runs per source and preset, each an off, an on and a viewer video in alternating order; 1080p30 sources, compressionRatio ${compressionRatio} (the default); 2 nodes x 1 slot`,
+  );
 
   // Figures of the just-in-time videos that have a first run of their own (a source of one run has none).
-  const ofFirstRuns = (c: Case, f: (r: VideoRun) => number) => jit(c).flatMap((r) => (r.firstRunMs !== undefined ? [f(r)] : []));
-  out.push('', '1. From the process call to `ready` (medians; on: the on and viewer videos; on/off: median of the ratios of each on video to its run\'s off video)');
-  out.push('   and where the just-in-time time goes: before its first encode starts on a node (upload check, probe, plan, queue), the audio track\'s encode when the first run waited for it (else it runs beside), the first run\'s, the rest (dispatch between them, playlists, thumbnail, the row)');
+  const ofFirstRuns = (c: Case, f: (r: VideoRun) => number) =>
+    jit(c).flatMap((r) => (r.firstRunMs !== undefined ? [f(r)] : []));
+  out.push(
+    '',
+    "1. From the process call to `ready` (medians; on: the on and viewer videos; on/off: median of the ratios of each on video to its run's off video)",
+  );
+  out.push(
+    "   and where the just-in-time time goes: before its first encode starts on a node (upload check, probe, plan, queue), the audio track's encode when the first run waited for it (else it runs beside), the first run's, the rest (dispatch between them, playlists, thumbnail, the row)",
+  );
   out.push(
     table(
       ['source', 'on', 'on max', 'off', 'on/off', 'before encodes', 'audio track first', 'first run', 'the rest'],
@@ -524,12 +617,28 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
     ),
   );
 
-  out.push('', `2. A viewer from \`ready\` at 1x in hls.js (Chromium): start to currentTime advancing, stalls (waiting to playing), seeks to playing past the target (medians over runs; max: the worst run)`);
+  out.push(
+    '',
+    `2. A viewer from \`ready\` at 1x in hls.js (Chromium): start to currentTime advancing, stalls (waiting to playing), seeks to playing past the target (medians over runs; max: the worst run)`,
+  );
   const playbacks = (c: Case) => c.runs.map((r) => r.viewer.playback!);
   const seekAt = (c: Case, k: number) => playbacks(c).map((p) => p.seeks[k]!.ms ?? Infinity);
   out.push(
     table(
-      ['source', 'start', 'stalls', 'longest', 'longest max', 'total', 'seek 25 %', 'seek 50 %', 'seek 90 %', 'seek random', 'seek max', 'hls.js errors'],
+      [
+        'source',
+        'start',
+        'stalls',
+        'longest',
+        'longest max',
+        'total',
+        'seek 25 %',
+        'seek 50 %',
+        'seek 90 %',
+        'seek random',
+        'seek max',
+        'hls.js errors',
+      ],
       cases.map((c) => [
         name(c),
         sec(m(playbacks(c).map((p) => p.startMs ?? Infinity)), 2),
@@ -547,16 +656,40 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
   // What the viewer's waits of a second or more waited for: the run that made the segment.
   const longWaits = cases.flatMap((c) =>
     playbacks(c).flatMap((p) => [
-      ...p.stalls.filter((st) => st.ms >= 1000).map((st) => `  ${name(c)}: stall at ${st.at.toFixed(1)} s, ${sec(st.ms, 2)}: ${st.waitedFor ?? 'no run found'}`),
-      ...p.seeks.filter((sk) => sk.ms === null || sk.ms >= 1000).map((sk) => `  ${name(c)}: seek to ${sk.target} s, ${sec(sk.ms, 2)}: ${sk.waitedFor ?? 'no run found'}`),
+      ...p.stalls
+        .filter((st) => st.ms >= 1000)
+        .map(
+          (st) => `  ${name(c)}: stall at ${st.at.toFixed(1)} s, ${sec(st.ms, 2)}: ${st.waitedFor ?? 'no run found'}`,
+        ),
+      ...p.seeks
+        .filter((sk) => sk.ms === null || sk.ms >= 1000)
+        .map((sk) => `  ${name(c)}: seek to ${sk.target} s, ${sec(sk.ms, 2)}: ${sk.waitedFor ?? 'no run found'}`),
     ]),
   );
-  if (longWaits.length > 0) out.push('   the waits of 1 s or more, and the run each waited for (urgent: nice 0; background: nice 10; started: against the wait\'s start):', ...longWaits);
+  if (longWaits.length > 0)
+    out.push(
+      "   the waits of 1 s or more, and the run each waited for (urgent: nice 0; background: nice 10; started: against the wait's start):",
+      ...longWaits,
+    );
 
-  out.push('', '3. Encode CPU of the two nodes per video, until the ladder is complete (medians; ratios: medians of per-run ratios)');
+  out.push(
+    '',
+    '3. Encode CPU of the two nodes per video, until the ladder is complete (medians; ratios: medians of per-run ratios)',
+  );
   out.push(
     table(
-      ['source', 'on', 'viewer', 'viewer/on', 'off', 'off/on', 'on: complete', 'off: ready', 'video s per s (on, off)', 'rest of the machine, CPU s per s (on, viewer, off)'],
+      [
+        'source',
+        'on',
+        'viewer',
+        'viewer/on',
+        'off',
+        'off/on',
+        'on: complete',
+        'off: ready',
+        'video s per s (on, off)',
+        'rest of the machine, CPU s per s (on, viewer, off)',
+      ],
       cases.map((c) => [
         name(c),
         sec(m(c.runs.map((r) => r.on.cpuMs))),
@@ -568,22 +701,47 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
         sec(m(c.runs.map((r) => r.off.readyMs))),
         `${(c.seconds / (m(c.runs.map((r) => r.on.completeMs)) / 1000)).toFixed(2)}, ${(c.seconds / (m(c.runs.map((r) => r.off.readyMs)) / 1000)).toFixed(2)}`,
         // How busy the rest of the machine kept the cores while the nodes encoded (2.00: both cores).
-        (['on', 'viewer', 'off'] as const).map((mode) => m(c.runs.map((r) => r[mode].otherCpuMs / r[mode].completeMs)).toFixed(2)).join(', '),
+        (['on', 'viewer', 'off'] as const)
+          .map((mode) => m(c.runs.map((r) => r[mode].otherCpuMs / r[mode].completeMs)).toFixed(2))
+          .join(', '),
       ]),
     ),
   );
 
   const cpuPerVideoSecond = (c: Case) => m(c.runs.map((r) => r.off.cpuMs)) / 1000 / c.seconds;
-  out.push('', `4. What bounds them: the just-in-time encodes on their node (slot time, medians over the on and viewer videos); the first run's ffmpeg alone on this idle machine (${cpus().length} cores, median of 3); the ladder's CPU per second of video (off videos: probe, thumbnail, storyboard included)`);
+  out.push(
+    '',
+    `4. What bounds them: the just-in-time encodes on their node (slot time, medians over the on and viewer videos); the first run's ffmpeg alone on this idle machine (${cpus().length} cores, median of 3); the ladder's CPU per second of video (off videos: probe, thumbnail, storyboard included)`,
+  );
   out.push(
     table(
-      ['source', 'first run (6 s, every H.264 rung)', 'x real time', '12 s background run', 'x real time', 'first 6 s alone', 'its CPU', 'rest of the machine', 'CPU s per video s'],
+      [
+        'source',
+        'first run (6 s, every H.264 rung)',
+        'x real time',
+        '12 s background run',
+        'x real time',
+        'first 6 s alone',
+        'its CPU',
+        'rest of the machine',
+        'CPU s per video s',
+      ],
       cases.map((c) => {
         const first = m(ofFirstRuns(c, (r) => r.firstRunMs!));
         const run = m(jit(c).flatMap((r) => (r.runMs !== undefined ? [r.runMs] : [])));
         const speed = (seconds: number, ms: number) => (Number.isNaN(ms) ? '-' : ((seconds * 1000) / ms).toFixed(2));
         const { wallMs, cpuMs, otherCpuMs } = alone.get(c.preset)!;
-        return [name(c), sec(first, 2), speed(6, first), sec(run, 2), speed(12, run), sec(wallMs, 2), sec(cpuMs, 2), sec(otherCpuMs, 2), cpuPerVideoSecond(c).toFixed(2)];
+        return [
+          name(c),
+          sec(first, 2),
+          speed(6, first),
+          sec(run, 2),
+          speed(12, run),
+          sec(wallMs, 2),
+          sec(cpuMs, 2),
+          sec(otherCpuMs, 2),
+          cpuPerVideoSecond(c).toFixed(2),
+        ];
       }),
     ),
   );
@@ -591,13 +749,22 @@ function report(cases: Case[], alone: Map<VideoQuality, Alone>): string {
   // The goals, each over every case.
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const readies = cases.map((c) => [name(c), m(jit(c).map((r) => r.readyMs))] as const);
-  out.push('', `goal 1, ready within ${sec(readyGoalMs)} (median per source): ${met(readies.every(([, ms]) => ms <= readyGoalMs))}: ${readies.map(([n, ms]) => `${n} ${sec(ms, 2)}`).join(', ')}`);
+  out.push(
+    '',
+    `goal 1, ready within ${sec(readyGoalMs)} (median per source): ${met(readies.every(([, ms]) => ms <= readyGoalMs))}: ${readies.map(([n, ms]) => `${n} ${sec(ms, 2)}`).join(', ')}`,
+  );
   const waits = cases.map((c) => [name(c), Math.max(...playbacks(c).map(worstWait))] as const);
-  out.push(`goal 2a, no stall over ${sec(stallGoalMs)} (the start included; worst run): ${met(waits.every(([, ms]) => ms <= stallGoalMs))}: ${waits.map(([n, ms]) => `${n} ${sec(ms, 2)}`).join(', ')}`);
+  out.push(
+    `goal 2a, no stall over ${sec(stallGoalMs)} (the start included; worst run): ${met(waits.every(([, ms]) => ms <= stallGoalMs))}: ${waits.map(([n, ms]) => `${n} ${sec(ms, 2)}`).join(', ')}`,
+  );
   const seekMaxes = cases.map((c) => [name(c), Math.max(...[0, 1, 2, 3].flatMap((k) => seekAt(c, k)))] as const);
-  out.push(`goal 2b, every seek playing within ${sec(seekGoalMs)} (worst seek): ${met(seekMaxes.every(([, ms]) => ms <= seekGoalMs))}: ${seekMaxes.map(([n, ms]) => `${n} ${sec(ms, 2)}`).join(', ')}`);
+  out.push(
+    `goal 2b, every seek playing within ${sec(seekGoalMs)} (worst seek): ${met(seekMaxes.every(([, ms]) => ms <= seekGoalMs))}: ${seekMaxes.map(([n, ms]) => `${n} ${sec(ms, 2)}`).join(', ')}`,
+  );
   const cpuRatios = cases.map((c) => [name(c), m(c.runs.map((r) => r.viewer.cpuMs / r.on.cpuMs))] as const);
-  out.push(`goal 3, CPU with a viewer at most ${cpuGoalRatio}x without (median ratio): ${met(cpuRatios.every(([, x]) => x <= cpuGoalRatio))}: ${cpuRatios.map(([n, x]) => `${n} ${x.toFixed(3)}`).join(', ')}`);
+  out.push(
+    `goal 3, CPU with a viewer at most ${cpuGoalRatio}x without (median ratio): ${met(cpuRatios.every(([, x]) => x <= cpuGoalRatio))}: ${cpuRatios.map(([n, x]) => `${n} ${x.toFixed(3)}`).join(', ')}`,
+  );
   return out.join('\n');
 }
 

@@ -64,7 +64,8 @@ async function nodeLossRun(farm: Farm, source: Buffer, nodes: FarmNodeProcess[])
 
   const survivorJobs = (await nodeJobs(kept.node)).filter((j) => j.jobId.startsWith(`${videoId}-`));
   const restartIndex = survivorJobs.findIndex((j) => j.jobId === lost.jobId);
-  if (restartIndex < 1) throw new Error(`the lost encode did not run again on ${kept.node.name}: ${JSON.stringify(survivorJobs)}`);
+  if (restartIndex < 1)
+    throw new Error(`the lost encode did not run again on ${kept.node.name}: ${JSON.stringify(survivorJobs)}`);
   const restart = survivorJobs[restartIndex]!;
   return {
     totalMs,
@@ -76,7 +77,9 @@ async function nodeLossRun(farm: Farm, source: Buffer, nodes: FarmNodeProcess[])
 async function main(): Promise<void> {
   const sourcePath = await benchSource(seconds);
   const source = await readFile(sourcePath);
-  log('starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, two nodes with one slot each)...');
+  log(
+    'starting the farm (PostgreSQL, Temporal, SeaweedFS, kino api, kino orchestrator, two nodes with one slot each)...',
+  );
   const farm = await startFarm({
     heartbeatTimeoutMs: 10_000,
     // Whole-file encodes, as this benchmark has always measured them (chunks.ts measures chunking); ENCODE_CHUNK_SECONDS overrides.
@@ -94,7 +97,9 @@ async function main(): Promise<void> {
       log(`run ${run}: undisturbed ${s(ms)} to ready`);
       const loss = await nodeLossRun(farm, source, nodes);
       disturbed.push(loss);
-      log(`run ${run}: node loss   ${s(loss.totalMs)} to ready; kill -> restart ${s(loss.killToRestartMs)}, survivor's slot free ${s(loss.slotIdleMs)} before it`);
+      log(
+        `run ${run}: node loss   ${s(loss.totalMs)} to ready; kill -> restart ${s(loss.killToRestartMs)}, survivor's slot free ${s(loss.slotIdleMs)} before it`,
+      );
       // Back to two nodes for the next run.
       const alive = nodes.filter((n) => n.process.child.exitCode === null && n.process.child.signalCode === null);
       nodes.splice(0, nodes.length, ...alive, await startNode());

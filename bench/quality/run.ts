@@ -43,7 +43,13 @@ import { promisify } from 'node:util';
 import { findQualityFfmpeg } from '@kino/dev';
 import { hlsLadderArgs, parseMediaPlaylist, parseQualityLog, qualityArgs, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { planLadder } from '@kino/orchestrator';
-import { defaultEncodingParameters, hlsInitName, hlsPlaylistName, type VideoCodec, type X264Preset } from '@kino/proto/contract';
+import {
+  defaultEncodingParameters,
+  hlsInitName,
+  hlsPlaylistName,
+  type VideoCodec,
+  type X264Preset,
+} from '@kino/proto/contract';
 
 const run = promisify(execFile);
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -83,7 +89,14 @@ function corpusGraph(kind: string, codeFile: string): string {
         text('1. Faster uploads from phones', 100, 200, 34, 'gte(mod(t,8),4)'),
         text('2. Captions in twelve languages', 100, 260, 34, 'gte(mod(t,8),4)'),
         text('3. A player that starts at once', 100, 320, 34, 'gte(mod(t,8),4)'),
-        text('Small print - figures are unaudited and may change before the annual report.', 100, 660, 18, '1', '0x606060'),
+        text(
+          'Small print - figures are unaudited and may change before the annual report.',
+          100,
+          660,
+          18,
+          '1',
+          '0x606060',
+        ),
       ].join(',');
     case 'screen':
       return [
@@ -124,10 +137,38 @@ async function corpusFile(kind: string): Promise<string> {
   if (existsSync(path)) return path;
   await mkdir(dir, { recursive: true });
   const codeFile = join(dir, 'code.txt');
-  const code = Array.from({ length: 60 }, (_, i) => `${String(i + 1).padStart(3)}  ${i % 7 === 0 ? 'export async function' : '    const'} value${i} = await load(items[${i}], { retries: ${i % 5}, timeoutMs: ${1000 + i * 37} });`).join('\n');
+  const code = Array.from(
+    { length: 60 },
+    (_, i) =>
+      `${String(i + 1).padStart(3)}  ${i % 7 === 0 ? 'export async function' : '    const'} value${i} = await load(items[${i}], { retries: ${i % 5}, timeoutMs: ${1000 + i * 37} });`,
+  ).join('\n');
   await writeFile(codeFile, code);
   log(`making the ${kind} source (${seconds} s, ${width}x${height}, ${fps} fps, lossless)`);
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', corpusGraph(kind, codeFile), '-t', String(seconds), '-c:v', 'libx264', '-qp', '0', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', `${path}.partial.mkv`], { maxBuffer: 16 << 20 });
+  await run(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      corpusGraph(kind, codeFile),
+      '-t',
+      String(seconds),
+      '-c:v',
+      'libx264',
+      '-qp',
+      '0',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      `${path}.partial.mkv`,
+    ],
+    { maxBuffer: 16 << 20 },
+  );
   await rename(`${path}.partial.mkv`, path);
   return path;
 }
@@ -162,15 +203,29 @@ interface Measured {
   renditions: { key: string; kbps: number; vmaf: number; psnr: number }[];
 }
 
-async function measure(kind: string, source: string, variant: Variant, work: string, qualityFfmpeg: string): Promise<Measured> {
+async function measure(
+  kind: string,
+  source: string,
+  variant: Variant,
+  work: string,
+  qualityFfmpeg: string,
+): Promise<Measured> {
   const ladder = planLadder('standard', { width, height, frameRate: fps, hasAudio: false }, defaultEncodingParameters);
   const dir = join(work, kind, variant.name);
   await mkdir(dir, { recursive: true });
   const outputs = ladder.map((rung) => {
     const settings: HlsEncodeSettings = {
-      width: rung.width, height: rung.height, frameRate: fps, capFrameRate: false, pixelFormat: 'yuv420p',
-      videoCodec: variant.codec, x264Preset: variant.codec !== 'h264' && extraCodecSpeed ? extraCodecSpeed : rung.x264Preset, videoBitrateKbps: Math.round(rung.videoBitrateKbps * variant.rateFactor),
-      rateControl: 'variableBitrate', twoPass: false, segmentSeconds: rung.segmentSeconds,
+      width: rung.width,
+      height: rung.height,
+      frameRate: fps,
+      capFrameRate: false,
+      pixelFormat: 'yuv420p',
+      videoCodec: variant.codec,
+      x264Preset: variant.codec !== 'h264' && extraCodecSpeed ? extraCodecSpeed : rung.x264Preset,
+      videoBitrateKbps: Math.round(rung.videoBitrateKbps * variant.rateFactor),
+      rateControl: 'variableBitrate',
+      twoPass: false,
+      segmentSeconds: rung.segmentSeconds,
       ...(variant.crf === undefined ? {} : { constantQuality: variant.crf }),
       ...(variant.qmin === undefined ? {} : { minQuantizer: variant.qmin }),
     };
@@ -191,7 +246,18 @@ async function measure(kind: string, source: string, variant: Variant, work: str
     for (const segment of playlist.segments) bytes += (await stat(join(renditionDir, segment.uri))).size;
     const duration = playlist.segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
     const logPath = join(dir, `${key}-vmaf.json`);
-    await run(qualityFfmpeg, qualityArgs({ renditions: [{ input: whole, logPath }], reference: source, width, height, threads: cpus().length, subsample }), { maxBuffer: 16 << 20 });
+    await run(
+      qualityFfmpeg,
+      qualityArgs({
+        renditions: [{ input: whole, logPath }],
+        reference: source,
+        width,
+        height,
+        threads: cpus().length,
+        subsample,
+      }),
+      { maxBuffer: 16 << 20 },
+    );
     const score = parseQualityLog(await readFile(logPath, 'utf8'));
     renditions.push({ key, kbps: (bytes * 8) / 1000 / duration, vmaf: score.vmaf, psnr: score.psnr });
   }
@@ -205,7 +271,10 @@ async function measure(kind: string, source: string, variant: Variant, work: str
  * two and never less than the top point's bits (`beyond`). Extrapolating below the points instead
  * made nonsense where VMAF hardly moves with bits (slides: VMAF 97.39 at 154 kb/s and 97.40 at 151).
  */
-function kbpsAtVmaf(points: { kbps: number; vmaf: number }[], vmaf: number): { kbps: number; how: 'read' | 'atMost' | 'beyond' } {
+function kbpsAtVmaf(
+  points: { kbps: number; vmaf: number }[],
+  vmaf: number,
+): { kbps: number; how: 'read' | 'atMost' | 'beyond' } {
   const sorted = [...points].sort((x, y) => x.vmaf - y.vmaf);
   if (vmaf <= sorted[0]!.vmaf) return { kbps: Math.min(...sorted.map((p) => p.kbps)), how: 'atMost' };
   const top = sorted.at(-1)!;
@@ -231,7 +300,9 @@ async function main(): Promise<void> {
     ...hevcRates.map((rate) => ({ name: `hevc ${rate}x`, codec: 'hevc' as const, rateFactor: rate })),
     ...av1Rates.map((rate) => ({ name: `av1 ${rate}x`, codec: 'av1' as const, rateFactor: rate })),
   ];
-  log(`bench/quality: ${kinds.length} kinds x ${variants.length} encodes of the standard ladder, ${seconds} s each, ${cpus().length} cores, VMAF of every ${subsample === 1 ? '' : `${subsample}th `}frame; work in ${work}`);
+  log(
+    `bench/quality: ${kinds.length} kinds x ${variants.length} encodes of the standard ladder, ${seconds} s each, ${cpus().length} cores, VMAF of every ${subsample === 1 ? '' : `${subsample}th `}frame; work in ${work}`,
+  );
   const results: Measured[] = [];
   try {
     for (const kind of kinds) {
@@ -239,7 +310,9 @@ async function main(): Promise<void> {
       for (const variant of variants) {
         const measured = await measure(kind, source, variant, work, qualityFfmpeg);
         results.push(measured);
-        log(`  ${kind}, ${variant.name}: ${measured.cpuSeconds.toFixed(1)} CPU s; ${measured.renditions.map((r) => `${r.key} ${r.kbps.toFixed(0)} kb/s VMAF ${r.vmaf.toFixed(2)}`).join(', ')}`);
+        log(
+          `  ${kind}, ${variant.name}: ${measured.cpuSeconds.toFixed(1)} CPU s; ${measured.renditions.map((r) => `${r.key} ${r.kbps.toFixed(0)} kb/s VMAF ${r.vmaf.toFixed(2)}`).join(', ')}`,
+        );
       }
     }
   } finally {
@@ -247,41 +320,68 @@ async function main(): Promise<void> {
   }
 
   const of = (kind: string, name: string) => results.find((r) => r.kind === kind && r.variant.name === name)!;
-  console.log(`\nbench/quality: standard ladder, ${seconds} s of ${width}x${height} ${fps} fps per kind, x264/x265 ${defaultEncodingParameters.compressionRatio}, VMAF vmaf_v0.6.1 at ${width}x${height} (every ${subsample}th frame)\n`);
+  console.log(
+    `\nbench/quality: standard ladder, ${seconds} s of ${width}x${height} ${fps} fps per kind, x264/x265 ${defaultEncodingParameters.compressionRatio}, VMAF vmaf_v0.6.1 at ${width}x${height} (every ${subsample}th frame)\n`,
+  );
   const rows = [['kind', 'encode', 'CPU s', ...['360p', '480p', '720p'].flatMap((k) => [`${k} kb/s`, `${k} VMAF`])]];
-  for (const r of results) rows.push([r.kind, r.variant.name, r.cpuSeconds.toFixed(1), ...r.renditions.flatMap((x) => [x.kbps.toFixed(0), x.vmaf.toFixed(2)])]);
+  for (const r of results)
+    rows.push([
+      r.kind,
+      r.variant.name,
+      r.cpuSeconds.toFixed(1),
+      ...r.renditions.flatMap((x) => [x.kbps.toFixed(0), x.vmaf.toFixed(2)]),
+    ]);
   pad(rows);
 
   // The content-aware goals, per CRF: whole-ladder bits, the worst VMAF loss of any rendition of any kind, CPU.
   console.log('');
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const ladderKbps = (r: Measured) => sum(r.renditions.map((x) => x.kbps));
-  for (const name of [...crfs.map((crf) => `contentAware crf ${crf}`), ...qmins.map((qmin) => `contentAware qmin ${qmin}`)]) {
+  for (const name of [
+    ...crfs.map((crf) => `contentAware crf ${crf}`),
+    ...qmins.map((qmin) => `contentAware qmin ${qmin}`),
+  ]) {
     const bits = sum(kinds.map((k) => ladderKbps(of(k, name)))) / sum(kinds.map((k) => ladderKbps(of(k, 'fixed'))));
-    const losses = kinds.flatMap((k) => of(k, name).renditions.map((x, i) => ({ kind: k, key: x.key, loss: of(k, 'fixed').renditions[i]!.vmaf - x.vmaf })));
+    const losses = kinds.flatMap((k) =>
+      of(k, name).renditions.map((x, i) => ({
+        kind: k,
+        key: x.key,
+        loss: of(k, 'fixed').renditions[i]!.vmaf - x.vmaf,
+      })),
+    );
     const worst = losses.sort((a, b) => b.loss - a.loss)[0]!;
     const cpu = sum(kinds.map((k) => of(k, name).cpuSeconds)) / sum(kinds.map((k) => of(k, 'fixed').cpuSeconds));
-    const perKind = kinds.map((k) => `${k} ${((ladderKbps(of(k, name)) / ladderKbps(of(k, 'fixed')) - 1) * 100).toFixed(0)} %`).join(', ');
+    const perKind = kinds
+      .map((k) => `${k} ${((ladderKbps(of(k, name)) / ladderKbps(of(k, 'fixed')) - 1) * 100).toFixed(0)} %`)
+      .join(', ');
     console.log(
       `goal, ${name} vs fixed: bits ${((bits - 1) * 100).toFixed(1)} % (<= -25 %: ${bits <= 0.75 ? 'met' : 'NOT met'}); ` +
         `worst VMAF loss ${worst.loss.toFixed(2)} (${worst.kind} ${worst.key}; <= 1: ${worst.loss <= 1 ? 'met' : 'NOT met'}); CPU ${((cpu - 1) * 100).toFixed(1)} % (<= +30 %: ${cpu <= 1.3 ? 'met' : 'NOT met'}); by kind: ${perKind}`,
     );
   }
   // Each extra codec: the bits it needs for the VMAF of the H.264 ladder (fixed), over the corpus.
-  for (const [codec, rates] of [['hevc', hevcRates], ['av1', av1Rates]] as const) {
+  for (const [codec, rates] of [
+    ['hevc', hevcRates],
+    ['av1', av1Rates],
+  ] as const) {
     if (rates.length < 2) continue;
     let needed = 0;
     let h264 = 0;
     const how = { read: 0, atMost: 0, beyond: 0 };
     for (const k of kinds) {
       of(k, 'fixed').renditions.forEach((reference, i) => {
-        const at = kbpsAtVmaf(rates.map((rate) => of(k, `${codec} ${rate}x`).renditions[i]!), reference.vmaf);
+        const at = kbpsAtVmaf(
+          rates.map((rate) => of(k, `${codec} ${rate}x`).renditions[i]!),
+          reference.vmaf,
+        );
         needed += at.kbps;
         h264 += reference.kbps;
         how[at.how]++;
       });
     }
-    const cpu = sum(kinds.map((k) => sum(rates.map((rate) => of(k, `${codec} ${rate}x`).cpuSeconds)) / rates.length)) / sum(kinds.map((k) => of(k, 'fixed').cpuSeconds));
+    const cpu =
+      sum(kinds.map((k) => sum(rates.map((rate) => of(k, `${codec} ${rate}x`).cpuSeconds)) / rates.length)) /
+      sum(kinds.map((k) => of(k, 'fixed').cpuSeconds));
     console.log(
       `${codec === 'av1' ? 'goal, ' : ''}${codec} at the H.264 ladder's VMAF: bits ${((needed / h264 - 1) * 100).toFixed(1)} %` +
         (codec === 'av1' ? ` (<= -30 %: ${needed / h264 <= 0.7 ? 'met' : 'NOT met'})` : '') +

@@ -69,7 +69,10 @@ async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 1
       return await action();
     } catch (error) {
       const message = (error as Error).message;
-      const transient = /fetch failed|ECONNREFUSED|ECONNRESET|UND_ERR|socket|terminated|other side closed|50[234]|unavailable|timed? ?out/i.test(`${message} ${String((error as { cause?: unknown }).cause)}`);
+      const transient =
+        /fetch failed|ECONNREFUSED|ECONNRESET|UND_ERR|socket|terminated|other side closed|50[234]|unavailable|timed? ?out/i.test(
+          `${message} ${String((error as { cause?: unknown }).cause)}`,
+        );
       if (!transient || attempt >= attempts) throw new Error(`${what}: ${message}`);
       await sleep(500);
     }
@@ -83,14 +86,23 @@ async function whileDown<T>(what: string, action: () => Promise<T>, attempts = 1
  */
 async function chaos(farm: Farm, state: { chaosEndedAt?: number }): Promise<string[]> {
   const done: string[] = [];
-  const kinds = [...(options.harsh ? (['node-hang'] as const) : []), 'node', 'delivery', 'orchestrator', 'api'] as const;
+  const kinds = [
+    ...(options.harsh ? (['node-hang'] as const) : []),
+    'node',
+    'delivery',
+    'orchestrator',
+    'api',
+  ] as const;
   let round: Array<(typeof kinds)[number]> = [];
   for (let i = 0; i < disruptions; i++) {
     await sleep(everyMs);
     // Each round of four takes every kind once, in a random order: none is left out by chance.
     if (i % kinds.length === 0) round = [...kinds].sort(() => Math.random() - 0.5);
     const kind = round[i % kinds.length]!;
-    const part = kind === 'node' || kind === 'node-hang' ? `node-${nodeNames[Math.floor(Math.random() * nodeNames.length)]}` : kind;
+    const part =
+      kind === 'node' || kind === 'node-hang'
+        ? `node-${nodeNames[Math.floor(Math.random() * nodeNames.length)]}`
+        : kind;
     const startedAt = Date.now();
     if (kind === 'node-hang') {
       // Long enough for the registry to mark it gone and its jobs, of every kind, to move.
@@ -116,7 +128,11 @@ async function chaos(farm: Farm, state: { chaosEndedAt?: number }): Promise<stri
  * Waits until the video is `ready`; fails once it is still `transcoding` a minute after both the
  * last disruption ended and the last other video became ready, or if it ends `failed`.
  */
-async function waitUntilReady(farm: Farm, videoId: string, progress: { chaosEndedAt?: number; lastReadyAt: number }): Promise<void> {
+async function waitUntilReady(
+  farm: Farm,
+  videoId: string,
+  progress: { chaosEndedAt?: number; lastReadyAt: number },
+): Promise<void> {
   for (;;) {
     const details = await whileDown(`video ${videoId}`, () => farm.kino.videos.get(farm.orgId, videoId));
     if (details.status.ready) {
@@ -124,8 +140,13 @@ async function waitUntilReady(farm: Farm, videoId: string, progress: { chaosEnde
       return;
     }
     if (!details.status.transcoding) throw new Error(`video ${videoId} ended ${JSON.stringify(details.status)}`);
-    if (progress.chaosEndedAt !== undefined && Date.now() > Math.max(progress.chaosEndedAt, progress.lastReadyAt) + settleMs) {
-      throw new Error(`video ${videoId} still transcoding ${settleMs / 1000} s after the last disruption ended and the last other video became ready`);
+    if (
+      progress.chaosEndedAt !== undefined &&
+      Date.now() > Math.max(progress.chaosEndedAt, progress.lastReadyAt) + settleMs
+    ) {
+      throw new Error(
+        `video ${videoId} still transcoding ${settleMs / 1000} s after the last disruption ended and the last other video became ready`,
+      );
     }
     await sleep(500);
   }
@@ -161,7 +182,9 @@ async function play(farm: Farm, videoId: string): Promise<number> {
 
 async function filesUnder(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+    return (await readdir(dir, { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name));
   } catch {
     return [];
   }
@@ -169,10 +192,19 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 async function main(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'kino-soak-'));
-  const clipPath = await makeClip({ seconds, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') });
+  const clipPath = await makeClip({
+    seconds,
+    width: 640,
+    height: 360,
+    fps: 30,
+    audio: true,
+    path: join(workDir, 'clip.mp4'),
+  });
   const clip = await readFile(clipPath);
   const sourceFrames = await countFramesInFile(clipPath);
-  log(`starting the farm (three encode nodes with one slot each, delivery, analytics); ${uploads} uploads of a ${seconds} s 640x360 clip`);
+  log(
+    `starting the farm (three encode nodes with one slot each, delivery, analytics); ${uploads} uploads of a ${seconds} s 640x360 clip`,
+  );
   // Every client of the soak shares one key: the API's rate limits (a guard against one tenant) would
   // turn the churn under test into 429s, so they are lifted.
   const farm = await startFarm({
@@ -209,7 +241,9 @@ async function main(): Promise<void> {
       }),
     );
     const videoIds = outcomes.filter((id): id is string => id !== undefined);
-    log(`${videoIds.length} of ${uploads} videos ready and played in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+    log(
+      `${videoIds.length} of ${uploads} videos ready and played in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
+    );
     const disrupted = await chaosRun.catch((error: Error) => {
       failures.push(`chaos: ${error.message}`);
       return [`(stopped: ${error.message})`];
@@ -242,14 +276,20 @@ async function main(): Promise<void> {
     // Every segment served counted once: wait for delivery's spool to ship what it has.
     const ids = videoIds.map((id) => `'${id}'`).join(',');
     const count = async () =>
-      (await farm.clickhouse!.query<{ rows: number; distinct: number }>(
-        `SELECT count() AS rows, uniqExact(row_id) AS distinct FROM segment_deliveries WHERE video_id IN (${ids})`,
-      ))[0]!;
+      (
+        await farm.clickhouse!.query<{ rows: number; distinct: number }>(
+          `SELECT count() AS rows, uniqExact(row_id) AS distinct FROM segment_deliveries WHERE video_id IN (${ids})`,
+        )
+      )[0]!;
     let counted = await count();
-    await waitFor('analytics to count every segment served', async () => {
-      counted = await count();
-      return Number(counted.distinct) >= served ? true : undefined;
-    }, { timeoutMs: 120_000, intervalMs: 1000 }).catch(() => undefined);
+    await waitFor(
+      'analytics to count every segment served',
+      async () => {
+        counted = await count();
+        return Number(counted.distinct) >= served ? true : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    ).catch(() => undefined);
     if (Number(counted.distinct) !== served) failures.push(`segments served ${served}, counted ${counted.distinct}`);
 
     // Leftovers: storage objects that are not a ready video's or an original upload, work files.
@@ -265,26 +305,42 @@ async function main(): Promise<void> {
     // Originals no video was made from (an upload retried while the API was down), and the API's
     // sweep run with its clock a day past the last ticket's expiry: every one of them goes.
     const neverProcessed = async () => {
-      const storagePaths = new Set((await farm.db.selectFrom('videos').select('storage_path').execute()).map((v) => v.storage_path));
+      const storagePaths = new Set(
+        (await farm.db.selectFrom('videos').select('storage_path').execute()).map((v) => v.storage_path),
+      );
       return (await farm.storage.list('uploads/')).filter((key) => !storagePaths.has(key));
     };
     const originalsNeverProcessed = (await neverProcessed()).length;
-    const lastExpiry = (await farm.db.selectFrom('uploads').select((eb) => eb.fn.max('expires_at').as('last')).executeTakeFirst())?.last;
+    const lastExpiry = (
+      await farm.db
+        .selectFrom('uploads')
+        .select((eb) => eb.fn.max('expires_at').as('last'))
+        .executeTakeFirst()
+    )?.last;
     const sweptAt = new Date(new Date(lastExpiry ?? Date.now()).getTime() + UNPROCESSED_ORIGINAL_GRACE_MS + 1000);
     let originalsSwept = 0;
-    for (let batch = await sweepUnprocessedOriginals(farm, sweptAt); batch.length > 0; batch = await sweepUnprocessedOriginals(farm, sweptAt)) {
+    for (
+      let batch = await sweepUnprocessedOriginals(farm, sweptAt);
+      batch.length > 0;
+      batch = await sweepUnprocessedOriginals(farm, sweptAt)
+    ) {
       originalsSwept += batch.length;
     }
     const originalsLeftAfterSweep = (await neverProcessed()).length;
-    if (originalsLeftAfterSweep) failures.push(`${originalsLeftAfterSweep} originals never processed left after the sweep`);
+    if (originalsLeftAfterSweep)
+      failures.push(`${originalsLeftAfterSweep} originals never processed left after the sweep`);
     // Temporary files once the farm stops cleanly (a running delivery node holds an open batch and its lock).
     await farm.launcher.stop();
     const nodeFiles = await filesUnder(join(farm.services.dir, 'nodes'));
     const spoolFiles = await filesUnder(join(farm.services.dir, 'delivery', 'spool'));
-    if (workObjects.length) failures.push(`${workObjects.length} work objects left: ${workObjects.slice(0, 3).join(', ')}`);
-    if (strayObjects.length) failures.push(`${strayObjects.length} objects of no video: ${strayObjects.slice(0, 3).join(', ')}`);
-    if (nodeFiles.length) failures.push(`${nodeFiles.length} files left in node work directories: ${nodeFiles.slice(0, 3).join(', ')}`);
-    if (spoolFiles.length) failures.push(`${spoolFiles.length} files left in delivery's spool: ${spoolFiles.slice(0, 3).join(', ')}`);
+    if (workObjects.length)
+      failures.push(`${workObjects.length} work objects left: ${workObjects.slice(0, 3).join(', ')}`);
+    if (strayObjects.length)
+      failures.push(`${strayObjects.length} objects of no video: ${strayObjects.slice(0, 3).join(', ')}`);
+    if (nodeFiles.length)
+      failures.push(`${nodeFiles.length} files left in node work directories: ${nodeFiles.slice(0, 3).join(', ')}`);
+    if (spoolFiles.length)
+      failures.push(`${spoolFiles.length} files left in delivery's spool: ${spoolFiles.slice(0, 3).join(', ')}`);
 
     const summary = {
       uploads,

@@ -18,14 +18,20 @@ const source = JSON.parse(readFileSync(join(cliDir, 'package.json'), 'utf8'));
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path) : name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : [];
+    return statSync(path).isDirectory()
+      ? files(path)
+      : name.endsWith('.ts') && !name.endsWith('.test.ts')
+        ? [path]
+        : [];
   });
 }
 
 rmSync(packageDir, { recursive: true, force: true });
 // What the published package depends on: the CLI's registry dependencies, not the workspaces
 // (bundled, or absent: the process plugins).
-const dependencies = Object.fromEntries(Object.entries(source.dependencies).filter(([name]) => !name.startsWith('@kino/')));
+const dependencies = Object.fromEntries(
+  Object.entries(source.dependencies).filter(([name]) => !name.startsWith('@kino/')),
+);
 
 await build({
   entryPoints: files(join(cliDir, 'src', 'commands')),
@@ -51,7 +57,8 @@ delete oclif.devPlugins; // @kino/dev: the checkout's
 const manifest = {
   name: source.name,
   version: source.version,
-  description: 'The Kino command line: upload, process, list, wait for, share and sign videos, webhooks and usage analytics on a Kino API.',
+  description:
+    'The Kino command line: upload, process, list, wait for, share and sign videos, webhooks and usage analytics on a Kino API.',
   license: source.license,
   type: 'module',
   engines: { node: '>=22' },

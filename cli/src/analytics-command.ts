@@ -12,7 +12,7 @@ export const scopeFlags = {
 };
 
 export const dateRangeFlags = {
-  from: Flags.string({ description: 'first day, YYYY-MM-DD (UTC; the API\'s default when unset)' }),
+  from: Flags.string({ description: "first day, YYYY-MM-DD (UTC; the API's default when unset)" }),
   to: Flags.string({ description: 'last day, YYYY-MM-DD (UTC)' }),
 };
 
@@ -44,11 +44,27 @@ export abstract class AnalyticsCommand<Result> extends ApiCommand {
 
   async run(): Promise<Result> {
     const input = await this.parse();
-    const flags = input.flags as { from?: string; to?: string; 'all-envs'?: boolean; profile?: string; 'api-url'?: string; 'api-key'?: string; org?: string; env?: string };
+    const flags = input.flags as {
+      from?: string;
+      to?: string;
+      'all-envs'?: boolean;
+      profile?: string;
+      'api-url'?: string;
+      'api-key'?: string;
+      org?: string;
+      env?: string;
+    };
     // A command with `scopeFlags` reads the profile's environment unless --all-envs; the others the organization.
     const byEnvironment = 'all-envs' in (this.constructor as typeof AnalyticsCommand).flags && !flags['all-envs'];
-    const { kino, orgId, envId } = await this.api(flags, byEnvironment ? ['apiUrl', 'apiKey', 'orgId', 'envId'] : ['apiUrl', 'apiKey', 'orgId']);
-    const result = await this.read(kino, { orgId, envId: byEnvironment ? envId : undefined, startDate: flags.from, endDate: flags.to }, input);
+    const { kino, orgId, envId } = await this.api(
+      flags,
+      byEnvironment ? ['apiUrl', 'apiKey', 'orgId', 'envId'] : ['apiUrl', 'apiKey', 'orgId'],
+    );
+    const result = await this.read(
+      kino,
+      { orgId, envId: byEnvironment ? envId : undefined, startDate: flags.from, endDate: flags.to },
+      input,
+    );
     if (!this.jsonEnabled()) await this.show(result, await import('./output.ts'), input);
     return result;
   }

@@ -37,8 +37,14 @@ export interface ApiContext {
 
 export abstract class ApiCommand extends KinoCommand {
   static override baseFlags = {
-    profile: Flags.string({ description: 'profile of the config file to use (env KINO_PROFILE; default: the default profile)', helpGroup: 'CONNECTION' }),
-    'api-url': Flags.string({ description: 'API root, e.g. https://kino.example.com/v1/api (env KINO_API_URL)', helpGroup: 'CONNECTION' }),
+    profile: Flags.string({
+      description: 'profile of the config file to use (env KINO_PROFILE; default: the default profile)',
+      helpGroup: 'CONNECTION',
+    }),
+    'api-url': Flags.string({
+      description: 'API root, e.g. https://kino.example.com/v1/api (env KINO_API_URL)',
+      helpGroup: 'CONNECTION',
+    }),
     'api-key': Flags.string({ description: 'API key (env KINO_API_KEY)', helpGroup: 'CONNECTION' }),
     org: Flags.string({ description: 'organization id (env KINO_ORG)', helpGroup: 'CONNECTION' }),
     env: Flags.string({ description: 'environment id (env KINO_ENV)', helpGroup: 'CONNECTION' }),
@@ -46,7 +52,14 @@ export abstract class ApiCommand extends KinoCommand {
 
   /** The SDK client for the resolved connection; `need` names the settings this command cannot do without. */
   protected async api(
-    flags: { profile?: string; 'api-url'?: string; 'api-key'?: string; org?: string; env?: string; 'operator-token'?: string },
+    flags: {
+      profile?: string;
+      'api-url'?: string;
+      'api-key'?: string;
+      org?: string;
+      env?: string;
+      'operator-token'?: string;
+    },
     need: Setting[] = ['apiUrl', 'apiKey', 'orgId'],
   ): Promise<ApiContext> {
     // The Node entry: it opens file paths (uploads) and keeps resume state on disk.
@@ -85,10 +98,22 @@ export abstract class ApiCommand extends KinoCommand {
     let exit: number = exitCodes.apiError;
     let details: Record<string, unknown> = { name: error.name, message: error.message };
     if (error instanceof sdk.VideoProcessingFailedError) exit = exitCodes.videoFailed;
-    else if (error instanceof sdk.APIError) details = { ...details, status: error.status, code: error.code, errors: error.errors, requestId: error.requestId };
+    else if (error instanceof sdk.APIError)
+      details = {
+        ...details,
+        status: error.status,
+        code: error.code,
+        errors: error.errors,
+        requestId: error.requestId,
+      };
     else if (error instanceof Errors.CLIError) {
       // oclif's own parse errors (unknown flag, missing argument) are usage errors too.
-      exit = error.oclif.exit === exitCodes.videoFailed ? exitCodes.videoFailed : error.oclif.exit === 1 ? exitCodes.apiError : exitCodes.usage;
+      exit =
+        error.oclif.exit === exitCodes.videoFailed
+          ? exitCodes.videoFailed
+          : error.oclif.exit === 1
+            ? exitCodes.apiError
+            : exitCodes.usage;
     } else if (error instanceof sdk.KinoError) exit = exitCodes.apiError;
     else if (!(error instanceof Error)) throw error;
     if (error instanceof VideoFailedError && error.data !== undefined && this.jsonEnabled()) this.logJson(error.data);

@@ -22,15 +22,23 @@ export function formatDuration(seconds: number): string {
   const s = Math.round(seconds);
   const parts = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
   const [h, m, sec] = parts as [number, number, number];
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}` : `${m}:${String(sec).padStart(2, '0')}`;
+  return h > 0
+    ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`
+    : `${m}:${String(sec).padStart(2, '0')}`;
 }
 
 export function formatNumber(value: number): string {
-  return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toLocaleString('en-US', { maximumFractionDigits: 1 });
+  return Number.isInteger(value)
+    ? value.toLocaleString('en-US')
+    : value.toLocaleString('en-US', { maximumFractionDigits: 1 });
 }
 
 /** Prints rows as a table on stdout; `empty` instead when there are none. */
-export async function printTable<T extends Record<string, unknown>>(rows: T[], columns: Column<T>[], empty = 'nothing to show'): Promise<void> {
+export async function printTable<T extends Record<string, unknown>>(
+  rows: T[],
+  columns: Column<T>[],
+  empty = 'nothing to show',
+): Promise<void> {
   if (rows.length === 0) {
     process.stdout.write(`${empty}\n`);
     return;
@@ -38,7 +46,11 @@ export async function printTable<T extends Record<string, unknown>>(rows: T[], c
   const { printTable: print } = await import('@oclif/table');
   const options: TableOptions<T> = {
     data: rows,
-    columns: columns.map((column) => ({ key: column.key, name: column.name, horizontalAlignment: column.numeric ? 'right' : 'left' })) as TableOptions<T>['columns'],
+    columns: columns.map((column) => ({
+      key: column.key,
+      name: column.name,
+      horizontalAlignment: column.numeric ? 'right' : 'left',
+    })) as TableOptions<T>['columns'],
     headerOptions: { formatter: (header: string) => header },
     borderStyle: 'headers-only-with-underline',
     overflow: 'wrap',

@@ -15,13 +15,25 @@ mkdirSync(project, { recursive: true });
 mkdirSync(join(root, 'project', '.kino'));
 writeFileSync(
   join(root, 'project', '.kino', 'dev.json'),
-  JSON.stringify({ apiUrl: 'http://dev/v1/api', apiKey: 'dev-key', orgId: 'org_dev', envId: 'env_dev', operatorToken: 'otk_dev' }),
+  JSON.stringify({
+    apiUrl: 'http://dev/v1/api',
+    apiKey: 'dev-key',
+    orgId: 'org_dev',
+    envId: 'env_dev',
+    operatorToken: 'otk_dev',
+  }),
 );
 
 describe('resolveConnection', () => {
   it('falls back to the nearest .kino/dev.json above the working directory', () => {
     const { settings, sources } = resolveConnection({}, env, project);
-    assert.deepEqual(settings, { apiUrl: 'http://dev/v1/api', apiKey: 'dev-key', orgId: 'org_dev', envId: 'env_dev', operatorToken: 'otk_dev' });
+    assert.deepEqual(settings, {
+      apiUrl: 'http://dev/v1/api',
+      apiKey: 'dev-key',
+      orgId: 'org_dev',
+      envId: 'env_dev',
+      operatorToken: 'otk_dev',
+    });
     assert.equal(sources.apiKey, join(root, 'project', '.kino', 'dev.json'));
     assert.deepEqual(resolveConnection({}, env, root).settings, {});
   });
@@ -30,19 +42,31 @@ describe('resolveConnection', () => {
     writeConfigFile(
       {
         defaultProfile: 'main',
-        profiles: { main: { apiUrl: 'http://main/v1/api', apiKey: 'main-key', orgId: 'org_main' }, other: { apiKey: 'other-key' } },
+        profiles: {
+          main: { apiUrl: 'http://main/v1/api', apiKey: 'main-key', orgId: 'org_main' },
+          other: { apiKey: 'other-key' },
+        },
       },
       configPath(env),
     );
     assert.equal(statSync(configPath(env)).mode & 0o777, 0o600);
     const byDefault = resolveConnection({}, env, project);
-    assert.deepEqual(byDefault.settings, { apiUrl: 'http://main/v1/api', apiKey: 'main-key', orgId: 'org_main', envId: 'env_dev', operatorToken: 'otk_dev' });
+    assert.deepEqual(byDefault.settings, {
+      apiUrl: 'http://main/v1/api',
+      apiKey: 'main-key',
+      orgId: 'org_main',
+      envId: 'env_dev',
+      operatorToken: 'otk_dev',
+    });
     assert.equal(byDefault.sources.orgId, 'profile main');
 
     assert.equal(resolveConnection({ profile: 'other' }, env, project).settings.apiKey, 'other-key');
     assert.equal(resolveConnection({}, { ...env, KINO_PROFILE: 'other' }, project).settings.apiKey, 'other-key');
     assert.equal(resolveConnection({}, { ...env, KINO_API_KEY: 'env-key' }, project).settings.apiKey, 'env-key');
-    assert.equal(resolveConnection({ apiKey: 'flag-key' }, { ...env, KINO_API_KEY: 'env-key' }, project).settings.apiKey, 'flag-key');
+    assert.equal(
+      resolveConnection({ apiKey: 'flag-key' }, { ...env, KINO_API_KEY: 'env-key' }, project).settings.apiKey,
+      'flag-key',
+    );
     assert.throws(() => resolveConnection({ profile: 'missing' }, env, project), ProfileNotFoundError);
     assert.deepEqual(readConfigFile(configPath(env)).profiles.other, { apiKey: 'other-key' });
   });

@@ -98,7 +98,9 @@ export function resolveConnection(
   layers.push({ name: 'flag', values: flags });
   layers.push({
     name: 'environment',
-    values: Object.fromEntries(Object.entries(envNames).map(([setting, name]) => [setting, env[name] || undefined])) as Profile,
+    values: Object.fromEntries(
+      Object.entries(envNames).map(([setting, name]) => [setting, env[name] || undefined]),
+    ) as Profile,
   });
   const path = configPath(env);
   const config = readConfigFile(path);
@@ -115,7 +117,13 @@ export function resolveConnection(
     const dev = JSON.parse(readFileSync(devJsonPath, 'utf8')) as DevJson;
     layers.push({
       name: devJsonPath,
-      values: { apiUrl: dev.apiUrl, apiKey: dev.apiKey, orgId: dev.orgId, envId: dev.envId, operatorToken: dev.operatorToken },
+      values: {
+        apiUrl: dev.apiUrl,
+        apiKey: dev.apiKey,
+        orgId: dev.orgId,
+        envId: dev.envId,
+        operatorToken: dev.operatorToken,
+      },
     });
   }
 
@@ -135,7 +143,13 @@ export function resolveConnection(
 
 /** How to set a missing setting, for error messages. */
 export function howToSet(setting: Setting): string {
-  const flag = { apiUrl: '--api-url', apiKey: '--api-key', orgId: '--org', envId: '--env', operatorToken: '--operator-token' }[setting];
+  const flag = {
+    apiUrl: '--api-url',
+    apiKey: '--api-key',
+    orgId: '--org',
+    envId: '--env',
+    operatorToken: '--operator-token',
+  }[setting];
   return `${flag}, ${envNames[setting]}, or \`kino login\``;
 }
 

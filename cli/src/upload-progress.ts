@@ -15,7 +15,12 @@ export const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
 
 export async function uploadProgress(names: string[]): Promise<UploadBars> {
   if (!showsProgress()) {
-    return { update: () => undefined, finish: () => undefined, log: (line) => process.stderr.write(`${line}\n`), stop: () => undefined };
+    return {
+      update: () => undefined,
+      finish: () => undefined,
+      log: (line) => process.stderr.write(`${line}\n`),
+      stop: () => undefined,
+    };
   }
   const { MultiBar, Presets } = await import('cli-progress');
   const multibar = new MultiBar(
@@ -32,7 +37,9 @@ export async function uploadProgress(names: string[]): Promise<UploadBars> {
     Presets.shades_classic,
   );
   const width = Math.max(...names.map((name) => name.length));
-  const bars = names.map((name) => multibar.create(1, 0, { name: name.padEnd(width), sent: '0.0', size: '?', rate: '0.0' }));
+  const bars = names.map((name) =>
+    multibar.create(1, 0, { name: name.padEnd(width), sent: '0.0', size: '?', rate: '0.0' }),
+  );
   let stopped = false;
   return {
     update(index, { bytesSent, totalBytes, bytesPerSecond }) {

@@ -20,12 +20,18 @@ export function dashboardVideoUrl(apiUrl: string, videoId: string): string {
 }
 
 export async function videoLinks(kino: Kino, apiUrl: string, orgId: string, video: VideoDetails): Promise<VideoLinks> {
-  const signed = new URL((await kino.playback.signedUrl(orgId, video.id, { expiration: privateLinkExpiration })).signed_url);
+  const signed = new URL(
+    (await kino.playback.signedUrl(orgId, video.id, { expiration: privateLinkExpiration })).signed_url,
+  );
   const urls = videoDeliveryUrls(signed.origin, {
     videoId: video.id,
     orgId,
     envId: video.envId,
     token: video.allowPublicAccess ? null : signed.searchParams.get('token'),
   });
-  return { playbackUrl: urls.file(hlsMasterName), embedUrl: urls.embed, dashboardUrl: dashboardVideoUrl(apiUrl, video.id) };
+  return {
+    playbackUrl: urls.file(hlsMasterName),
+    embedUrl: urls.embed,
+    dashboardUrl: dashboardVideoUrl(apiUrl, video.id),
+  };
 }

@@ -10,7 +10,13 @@ import { videoState } from './video-state.ts';
  * ended. `labels` name the videos on stderr (the upload's file names, so its output shows each id
  * once); the ids by default.
  */
-export async function waitForVideos(kino: Kino, orgId: string, videoIds: string[], timeoutSeconds: number, labels: string[] = videoIds): Promise<VideoDetails[]> {
+export async function waitForVideos(
+  kino: Kino,
+  orgId: string,
+  videoIds: string[],
+  timeoutSeconds: number,
+  labels: string[] = videoIds,
+): Promise<VideoDetails[]> {
   const { VideoProcessingFailedError } = await import('@kino/sdk');
   const progress = showsProgress();
   const started = Date.now();

@@ -11,7 +11,9 @@ const cliDir = new URL('..', import.meta.url).pathname;
 // From sources, as the tests run every process (cli/bin/kino.js runs the compiled dist/).
 const bin = join(cliDir, '..', 'dev', 'bin', 'kino.js');
 // The cli's own commands and those of the packages it loads as oclif plugins (cli/package.json).
-const commandsDirs = ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].map((pkg) => join(cliDir, '..', pkg, 'src', 'commands'));
+const commandsDirs = ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].map((pkg) =>
+  join(cliDir, '..', pkg, 'src', 'commands'),
+);
 
 function commandFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -21,12 +23,16 @@ function commandFiles(dir: string): string[] {
   });
 }
 
-const commandIds = commandsDirs.flatMap((dir) => commandFiles(dir).map((file) => relative(dir, file).replace(/\.ts$/, '').split('/').join(' ')));
+const commandIds = commandsDirs.flatMap((dir) =>
+  commandFiles(dir).map((file) => relative(dir, file).replace(/\.ts$/, '').split('/').join(' ')),
+);
 
 test('every command file loads and answers --help with its usage', async () => {
   await Promise.all(
     commandIds.map(async (id) => {
-      const { stdout } = await run(process.execPath, [bin, ...id.split(' '), '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+      const { stdout } = await run(process.execPath, [bin, ...id.split(' '), '--help'], {
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       assert.match(stdout, new RegExp(`\\$ kino ${id}\\b`), `kino ${id} --help shows its usage`);
     }),
   );
@@ -46,8 +52,12 @@ const topicIds = [
 // Described in the package.json of whichever package the CLI loads (oclif names topics with ':').
 const topicDescriptions = new Map(
   ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].flatMap((pkg) => {
-    const { oclif } = JSON.parse(readFileSync(join(cliDir, '..', pkg, 'package.json'), 'utf8')) as { oclif?: { topics?: Record<string, { description: string }> } };
-    return Object.entries(oclif?.topics ?? {}).map(([name, topic]) => [name.split(':').join(' '), topic.description] as const);
+    const { oclif } = JSON.parse(readFileSync(join(cliDir, '..', pkg, 'package.json'), 'utf8')) as {
+      oclif?: { topics?: Record<string, { description: string }> };
+    };
+    return Object.entries(oclif?.topics ?? {}).map(
+      ([name, topic]) => [name.split(':').join(' '), topic.description] as const,
+    );
   }),
 );
 
@@ -55,8 +65,13 @@ test('every topic has a description of its own, shown by its --help', async () =
   await Promise.all(
     topicIds.map(async (id) => {
       const description = topicDescriptions.get(id);
-      assert.ok(description, `the topic "${id}" is described in a package.json's oclif.topics (with ':' between words)`);
-      const { stdout } = await run(process.execPath, [bin, ...id.split(' '), '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+      assert.ok(
+        description,
+        `the topic "${id}" is described in a package.json's oclif.topics (with ':' between words)`,
+      );
+      const { stdout } = await run(process.execPath, [bin, ...id.split(' '), '--help'], {
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       assert.equal(stdout.split('\n')[0], description, `kino ${id} --help`);
     }),
   );
@@ -67,11 +82,20 @@ test('every topic has a description of its own, shown by its --help', async () =
  * (which imports nothing), and the light shared modules (flags, the base commands, profile
  * resolution), which themselves import nothing heavier.
  */
-const lightModules = ['base-command.ts', 'api-command.ts', 'analytics-command.ts', 'node-flags.ts', 'profiles.ts', 'environment-settings.ts'].map((m) => join(cliDir, 'src', m));
+const lightModules = [
+  'base-command.ts',
+  'api-command.ts',
+  'analytics-command.ts',
+  'node-flags.ts',
+  'profiles.ts',
+  'environment-settings.ts',
+].map((m) => join(cliDir, 'src', m));
 // the API package's base of the `admin` commands (a process package's own, not the CLI's), in its admin/ folder.
 lightModules.push(join(cliDir, '..', 'api', 'src', 'admin', 'admin-command.ts'));
 const lightNames = lightModules.map((path) => path.split('/').at(-1)!.replace('.', '\\.'));
-const lightImport = new RegExp(`from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(admin/)?(${lightNames.join('|')}))'|^import type `);
+const lightImport = new RegExp(
+  `from '(@oclif/core|@kino/proto/contract|node:[a-z/_]+|(\\.\\./)*(\\./)?(admin/)?(${lightNames.join('|')}))'|^import type `,
+);
 
 function valueImports(file: string): string[] {
   return readFileSync(file, 'utf8').match(/^import .* from '([^']+)';$/gm) ?? [];
@@ -95,15 +119,45 @@ test('a process command with a missing variable stops at start and names it', as
 });
 
 /** The `  - NAME: message` lines a failed start or check prints. */
-const problemLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('  - ')).sort();
+const problemLines = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((line) => line.startsWith('  - '))
+    .sort();
 
 test('kino config check <process> names every problem, the same ones the process stops on', async () => {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
   const required = {
-    api: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY'],
-    orchestrator: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'NODE_TOKEN', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY'],
+    api: [
+      'DATABASE_URL',
+      'TEMPORAL_ADDRESS',
+      'S3_ENDPOINT',
+      'S3_BUCKET',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'DELIVERY_URL',
+      'KINO_KEY_ENCRYPTION_KEY',
+    ],
+    orchestrator: [
+      'DATABASE_URL',
+      'S3_ENDPOINT',
+      'S3_BUCKET',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'NODE_TOKEN',
+      'DELIVERY_URL',
+      'KINO_KEY_ENCRYPTION_KEY',
+    ],
     node: ['KINO_CONTROL_PLANE', 'NODE_TOKEN'],
-    delivery: ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'CONTROL_PLANE_URL', 'CLICKHOUSE_URL'],
+    delivery: [
+      'DATABASE_URL',
+      'S3_ENDPOINT',
+      'S3_BUCKET',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'CONTROL_PLANE_URL',
+      'CLICKHOUSE_URL',
+    ],
   };
   const start = { api: ['api'], orchestrator: ['orchestrator'], node: ['node', 'start'], delivery: ['delivery'] };
   // A wrong value and a cross-variable rule besides the missing ones: every one is named.
@@ -115,8 +169,18 @@ test('kino config check <process> names every problem, the same ones the process
         (error: { code: number; stderr: string }) => error,
       );
       assert.equal(checked.code, 1);
-      const expected = [...variables, 'LOG_LEVEL', ...(name === 'api' ? ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET'] : [])];
-      assert.deepEqual(problemLines(checked.stderr).map((line) => line.slice(4).split(':')[0]).sort(), expected.sort(), name);
+      const expected = [
+        ...variables,
+        'LOG_LEVEL',
+        ...(name === 'api' ? ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET'] : []),
+      ];
+      assert.deepEqual(
+        problemLines(checked.stderr)
+          .map((line) => line.slice(4).split(':')[0])
+          .sort(),
+        expected.sort(),
+        name,
+      );
       const started = await run(process.execPath, [bin, ...start[name as keyof typeof start]], { env: wrong }).then(
         () => assert.fail(`kino ${name} started with an empty environment`),
         (error: { code: number; stderr: string }) => error,
@@ -129,12 +193,19 @@ test('kino config check <process> names every problem, the same ones the process
   const ok = await run(process.execPath, [bin, 'config', 'check', 'node', '--json'], {
     env: { ...env, KINO_CONTROL_PLANE: '127.0.0.1:7090', NODE_TOKEN: 'farm-token-1234' },
   });
-  const report = JSON.parse(ok.stdout) as { process: string; ok: boolean; problems: string[]; variables: { name: string; value: string | null }[] };
+  const report = JSON.parse(ok.stdout) as {
+    process: string;
+    ok: boolean;
+    problems: string[];
+    variables: { name: string; value: string | null }[];
+  };
   assert.deepEqual([report.process, report.ok, report.problems], ['node', true, []]);
   assert.deepEqual(report.variables.find((v) => v.name === 'KINO_CONTROL_PLANE')?.value, '127.0.0.1:7090');
   assert.deepEqual(report.variables.find((v) => v.name === 'NODE_TOKEN')?.value, '(set, redacted)');
   assert.ok(!ok.stdout.includes('farm-token-1234'));
-  const human = await run(process.execPath, [bin, 'config', 'check', 'node'], { env: { ...env, KINO_CONTROL_PLANE: '127.0.0.1:7090', NODE_TOKEN: 'farm-token-1234' } });
+  const human = await run(process.execPath, [bin, 'config', 'check', 'node'], {
+    env: { ...env, KINO_CONTROL_PLANE: '127.0.0.1:7090', NODE_TOKEN: 'farm-token-1234' },
+  });
   assert.match(human.stdout, /^node: configuration ok/);
 });
 

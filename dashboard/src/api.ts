@@ -43,7 +43,11 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   const parsed: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
     const envelope = (parsed ?? {}) as Partial<ErrorEnvelope>;
-    throw new ApiError(response.status, envelope.code ?? 'unknown_error', envelope.detail ?? envelope.title ?? response.statusText);
+    throw new ApiError(
+      response.status,
+      envelope.code ?? 'unknown_error',
+      envelope.detail ?? envelope.title ?? response.statusText,
+    );
   }
   return (parsed as { body: T }).body;
 }

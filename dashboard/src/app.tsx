@@ -58,7 +58,11 @@ function Pickers() {
       </label>
       <label>
         Environment{' '}
-        <select data-testid="env-picker" value={session.env?.id ?? ''} onChange={(e) => session.setEnv(e.currentTarget.value)}>
+        <select
+          data-testid="env-picker"
+          value={session.env?.id ?? ''}
+          onChange={(e) => session.setEnv(e.currentTarget.value)}
+        >
           {session.org.environments.map((e) => (
             <option key={e.id} value={e.id}>
               {e.name}

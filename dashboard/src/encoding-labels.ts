@@ -4,4 +4,7 @@ import type { EncodingMode, VideoCodec } from '@kino/sdk';
 
 export const videoCodecLabels: Readonly<Record<VideoCodec, string>> = { h264: 'H.264', hevc: 'HEVC', av1: 'AV1' };
 
-export const encodingModeLabels: Readonly<Record<EncodingMode, string>> = { fixed: 'Fixed', contentAware: 'Content-aware' };
+export const encodingModeLabels: Readonly<Record<EncodingMode, string>> = {
+  fixed: 'Fixed',
+  contentAware: 'Content-aware',
+};

@@ -24,7 +24,10 @@ describe('the admin commands database', () => {
     writeFileSync(join(second, 'dev.json'), JSON.stringify({ databaseUrl: 'postgres://second' }));
     try {
       assert.equal(resolveAdminDatabaseUrl({ KINO_DEV_DIR: second }), 'postgres://second');
-      assert.equal(resolveAdminDatabaseUrl({ KINO_DEV_DIR: second, DATABASE_URL: 'postgres://explicit' }), 'postgres://explicit');
+      assert.equal(
+        resolveAdminDatabaseUrl({ KINO_DEV_DIR: second, DATABASE_URL: 'postgres://explicit' }),
+        'postgres://explicit',
+      );
     } finally {
       rmSync(second, { recursive: true, force: true });
     }
@@ -32,12 +35,15 @@ describe('the admin commands database', () => {
 
   it('says what to do when there is none', () => {
     rmSync(devJson, { force: true });
-    assert.throws(() => resolveAdminDatabaseUrl({}, devJson), (error: Error) => {
-      assert.ok(error instanceof AdminDatabaseError);
-      assert.match(error.message, /DATABASE_URL/);
-      assert.match(error.message, /npm run dev/);
-      return true;
-    });
+    assert.throws(
+      () => resolveAdminDatabaseUrl({}, devJson),
+      (error: Error) => {
+        assert.ok(error instanceof AdminDatabaseError);
+        assert.match(error.message, /DATABASE_URL/);
+        assert.match(error.message, /npm run dev/);
+        return true;
+      },
+    );
     writeFileSync(devJson, JSON.stringify({ apiUrl: 'http://x/v1/api' }));
     assert.throws(() => resolveAdminDatabaseUrl({}, devJson), /names no databaseUrl/);
     writeFileSync(devJson, '{not json');

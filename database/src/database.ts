@@ -1,6 +1,15 @@
 // Opens the metadata database: PostgreSQL from a `postgres://` URL. Tests may hand in another Kysely
 // dialect instead (PGlite, in-process: @kino/database/testing); the same migrations run on both.
-import { Kysely, Migrator, PostgresDialect, sql, type Dialect, type MigrationProvider, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  sql,
+  type Dialect,
+  type MigrationProvider,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { buildConcurrentIndexes, migrations } from './migrations/index.ts';
@@ -29,7 +38,8 @@ export class DatabaseUnavailableError extends Error {
 const unavailableStates = new Set(['57P01', '57P02', '57P03']);
 
 function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof pg.DatabaseError) return error.code?.startsWith('08') === true || unavailableStates.has(error.code ?? '');
+  if (error instanceof pg.DatabaseError)
+    return error.code?.startsWith('08') === true || unavailableStates.has(error.code ?? '');
   // The server answers every statement it refuses with a DatabaseError. Anything else a query
   // rejects with comes from the connection under it (a reset socket, "Connection terminated
   // unexpectedly"), except the driver's own refusal of a value it cannot send (TypeError).
@@ -94,7 +104,10 @@ export interface DatabaseOptions {
  */
 export type DatabaseTarget = string | { dialect: Dialect };
 
-export async function openDatabase(target: DatabaseTarget, { onConnectionError = () => undefined }: DatabaseOptions = {}): Promise<Db> {
+export async function openDatabase(
+  target: DatabaseTarget,
+  { onConnectionError = () => undefined }: DatabaseOptions = {},
+): Promise<Db> {
   if (typeof target !== 'string') return new Kysely<Database>({ dialect: target.dialect });
   const pool = new pg.Pool({ connectionString: target, max: 10 });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: typedFailures(pool, onConnectionError) }) });

@@ -52,7 +52,8 @@ function cacheOf(objects: Record<string, string>) {
 
 const objects = {
   [track.storageKey]: 'WEBVTT\n\n00:00:05.000 --> 00:00:07.000\nacross\n',
-  [objectKeys.renditionPlaylist('vid_1', 360)]: '#EXTM3U\n#EXTINF:6.000000,\nseg-00000.m4s\n#EXTINF:6.000000,\nseg-00001.m4s\n#EXTINF:1.000000,\nseg-00002.m4s\n#EXT-X-ENDLIST\n',
+  [objectKeys.renditionPlaylist('vid_1', 360)]:
+    '#EXTM3U\n#EXTINF:6.000000,\nseg-00000.m4s\n#EXTINF:6.000000,\nseg-00001.m4s\n#EXTINF:1.000000,\nseg-00002.m4s\n#EXT-X-ENDLIST\n',
 };
 
 test("the subtitles playlist follows the lowest rendition's segments and carries the token", async () => {
@@ -61,7 +62,10 @@ test("the subtitles playlist follows the lowest rendition's segments and carries
   const playlist = await files.get(video, track, { type: 'subtitles_playlist', language: 'en' }, 'T.K.N');
   assert.equal(playlist.contentType, 'application/vnd.apple.mpegurl');
   const text = playlist.data.toString();
-  assert.deepEqual([...text.matchAll(/^#EXTINF:(.+),$/gm)].map((m) => m[1]), ['6.000', '6.000', '1.000']);
+  assert.deepEqual(
+    [...text.matchAll(/^#EXTINF:(.+),$/gm)].map((m) => m[1]),
+    ['6.000', '6.000', '1.000'],
+  );
   assert.match(text, /^subtitles-en\/seg-00002\.vtt\?token=T\.K\.N$/m);
   assert.ok(cache.reads.includes(objectKeys.renditionPlaylist('vid_1', 360)), 'the lowest rendition');
 });
@@ -69,7 +73,8 @@ test("the subtitles playlist follows the lowest rendition's segments and carries
 test('segments are served by index, the whole file as stored; past the last segment is 404', async () => {
   const cache = cacheOf(objects);
   const files = new CaptionFiles(cache);
-  const segment = (index: number) => files.get(video, track, { type: 'subtitles_segment', language: 'en', index }, null);
+  const segment = (index: number) =>
+    files.get(video, track, { type: 'subtitles_segment', language: 'en', index }, null);
   assert.match((await segment(0)).data.toString(), /across/);
   assert.match((await segment(1)).data.toString(), /across/);
   assert.doesNotMatch((await segment(2)).data.toString(), /across/);
@@ -79,14 +84,17 @@ test('segments are served by index, the whole file as stored; past the last segm
   assert.equal(whole.data.toString(), objects[track.storageKey]);
 });
 
-test("a video still being made has its segment grid read past the cache (its playlists are written again once complete)", async () => {
+test('a video still being made has its segment grid read past the cache (its playlists are written again once complete)', async () => {
   const cache = cacheOf(objects);
   const files = new CaptionFiles(cache);
   const grid = objectKeys.renditionPlaylist('vid_1', 360);
   await files.get({ ...video, segmentsPending: true }, track, { type: 'subtitles_playlist', language: 'en' }, null);
   assert.deepEqual(cache.uncachedReads, [grid]);
   assert.ok(!cache.reads.includes(grid), 'not through the cache');
-  assert.ok(cache.reads.includes(track.storageKey), "the track's file is cached as always (a new key for every upload)");
+  assert.ok(
+    cache.reads.includes(track.storageKey),
+    "the track's file is cached as always (a new key for every upload)",
+  );
   await files.get(video, track, { type: 'subtitles_playlist', language: 'en' }, null);
   assert.ok(cache.reads.includes(grid), 'complete: cached');
 });

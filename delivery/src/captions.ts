@@ -20,7 +20,9 @@ import type { PlayableCaptionTrack, PlayableVideo } from './video-catalog.ts';
 export type CaptionResource = Extract<Resource, { type: 'subtitles_playlist' | 'subtitles_segment' | 'captions_file' }>;
 
 export function isCaptionResource(resource: Resource): resource is CaptionResource {
-  return resource.type === 'subtitles_playlist' || resource.type === 'subtitles_segment' || resource.type === 'captions_file';
+  return (
+    resource.type === 'subtitles_playlist' || resource.type === 'subtitles_segment' || resource.type === 'captions_file'
+  );
 }
 
 export interface CaptionFile {
@@ -38,7 +40,12 @@ export class CaptionFiles {
   constructor(private readonly cache: Pick<ObjectCache, 'get' | 'getUncached'>) {}
 
   /** `token`: put on every URI of the subtitles playlist, as on the video's own playlists. */
-  async get(video: PlayableVideo, track: PlayableCaptionTrack, resource: CaptionResource, token: string | null): Promise<CaptionFile> {
+  async get(
+    video: PlayableVideo,
+    track: PlayableCaptionTrack,
+    resource: CaptionResource,
+    token: string | null,
+  ): Promise<CaptionFile> {
     const file = await this.object(video, track.storageKey);
     if (resource.type === 'captions_file') {
       const data = await bytesOf(file);
@@ -60,7 +67,12 @@ export class CaptionFiles {
       this.cut.set(memoKey, segments);
     }
     const data = segments[resource.index];
-    if (!data) throw new DeliveryError(404, 'segment_not_found', `The "${track.language}" subtitles of video ${video.id} have ${segments.length} segments.`);
+    if (!data)
+      throw new DeliveryError(
+        404,
+        'segment_not_found',
+        `The "${track.language}" subtitles of video ${video.id} have ${segments.length} segments.`,
+      );
     return { data, etag: contentEtag(data), contentType: captionContentTypes.vtt };
   }
 

@@ -21,12 +21,14 @@ export class ObjectFill {
   async readFrom(body: AsyncIterable<Buffer>): Promise<void> {
     try {
       for await (const chunk of body) {
-        if (this.filled + chunk.length > this.size) throw new Error(`storage sent more than the ${this.size} bytes it announced`);
+        if (this.filled + chunk.length > this.size)
+          throw new Error(`storage sent more than the ${this.size} bytes it announced`);
         chunk.copy(this.data, this.filled);
         this.filled += chunk.length;
         this.wake();
       }
-      if (this.filled !== this.size) throw new Error(`storage sent ${this.filled} of the ${this.size} bytes it announced`);
+      if (this.filled !== this.size)
+        throw new Error(`storage sent ${this.filled} of the ${this.size} bytes it announced`);
     } catch (error) {
       this.failure = error instanceof Error ? error : new Error(String(error));
       this.wake();

@@ -6,7 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/database';
 import { findPlayableVideo, raiseSegmentPriority } from '@kino/database/repositories';
 import { ClickHouseHttp } from '@kino/analytics';
-import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, type Logger, type RunningProcess } from '@kino/infra';
+import {
+  Storage,
+  createLogger,
+  createMetricsRegistry,
+  databaseConnectionErrors,
+  type Logger,
+  type RunningProcess,
+} from '@kino/infra';
 import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';
@@ -25,7 +32,10 @@ export function createDeliveryLogger(config: DeliveryConfig): Logger {
 }
 
 /** Starts a delivery node; stop() finishes requests in flight and ships the spooled segment rows. */
-export async function startDelivery(config: DeliveryConfig, logger: Logger = createDeliveryLogger(config)): Promise<RunningProcess> {
+export async function startDelivery(
+  config: DeliveryConfig,
+  logger: Logger = createDeliveryLogger(config),
+): Promise<RunningProcess> {
   const nodeId = nodeIdOf(config);
   const registry = createMetricsRegistry();
   const db = await openDatabase(config.DATABASE_URL, { onConnectionError: databaseConnectionErrors(registry, logger) });
@@ -73,7 +83,10 @@ export async function startDelivery(config: DeliveryConfig, logger: Logger = cre
     server.listen(config.DELIVERY_PORT, config.DELIVERY_HOST, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  logger.info({ url: `http://${address.address}:${address.port}`, jwks: jwksUrlOf(config).href }, 'delivery node listening (metrics at /metrics)');
+  logger.info(
+    { url: `http://${address.address}:${address.port}`, jwks: jwksUrlOf(config).href },
+    'delivery node listening (metrics at /metrics)',
+  );
 
   return {
     async stop() {

@@ -29,7 +29,7 @@ function readCounter(registry: Registry, name: string, help: string, read: () =>
 export function createDeliveryMetrics(registry: Registry, { cache, segments }: DeliveryMetricSources) {
   new Counter({
     name: 'kino_delivery_cache_hits_total',
-    help: 'Object lookups answered by the node\'s cache, by tier (memory: the hot set; disk: the local cache; joined: a storage read already under way for the key).',
+    help: "Object lookups answered by the node's cache, by tier (memory: the hot set; disk: the local cache; joined: a storage read already under way for the key).",
     labelNames: ['tier'] as const,
     registers: [registry],
     collect() {
@@ -39,10 +39,30 @@ export function createDeliveryMetrics(registry: Registry, { cache, segments }: D
       this.inc({ tier: 'joined' }, cache.lookups.joinedHits);
     },
   });
-  readCounter(registry, 'kino_delivery_cache_misses_total', 'Object lookups the cache could not answer: read from storage.', () => cache.lookups.misses);
-  readCounter(registry, 'kino_delivery_segment_rows_spooled_total', 'Segment rows written to the spool by this process.', () => segments.counts.spooledRows);
-  readCounter(registry, 'kino_delivery_segment_rows_shipped_total', 'Segment rows inserted into ClickHouse by this process (replayed batches included).', () => segments.counts.shippedRows);
-  readCounter(registry, 'kino_delivery_segment_ship_failures_total', 'Shipping passes that failed (ClickHouse unreachable or refusing): the rows wait in the spool.', () => segments.counts.shipFailures);
+  readCounter(
+    registry,
+    'kino_delivery_cache_misses_total',
+    'Object lookups the cache could not answer: read from storage.',
+    () => cache.lookups.misses,
+  );
+  readCounter(
+    registry,
+    'kino_delivery_segment_rows_spooled_total',
+    'Segment rows written to the spool by this process.',
+    () => segments.counts.spooledRows,
+  );
+  readCounter(
+    registry,
+    'kino_delivery_segment_rows_shipped_total',
+    'Segment rows inserted into ClickHouse by this process (replayed batches included).',
+    () => segments.counts.shippedRows,
+  );
+  readCounter(
+    registry,
+    'kino_delivery_segment_ship_failures_total',
+    'Shipping passes that failed (ClickHouse unreachable or refusing): the rows wait in the spool.',
+    () => segments.counts.shipFailures,
+  );
   new Gauge({
     name: 'kino_delivery_spool_files',
     help: 'Spool files waiting to be shipped (sealed batches plus the open file when it holds rows).',
@@ -108,7 +128,10 @@ const accesses = ['public', 'private'] as const;
  */
 function segmentTallies(registry: Registry) {
   const tallies = Object.fromEntries(
-    families.map((family) => [family, Object.fromEntries(accesses.map((access) => [access, { segments: 0, bytes: 0 }]))]),
+    families.map((family) => [
+      family,
+      Object.fromEntries(accesses.map((access) => [access, { segments: 0, bytes: 0 }])),
+    ]),
   ) as Record<Family, Record<(typeof accesses)[number], { segments: number; bytes: number }>>;
   const readInto = (counter: Counter<'family' | 'access'>, field: 'segments' | 'bytes') => {
     counter.reset();

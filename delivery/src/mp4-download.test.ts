@@ -14,7 +14,10 @@ function box(type: string, ...payload: Buffer[]): Buffer {
 function init(): Buffer {
   const mvhd = Buffer.alloc(100);
   mvhd.writeUInt32BE(1000, 12);
-  return Buffer.concat([box('ftyp', Buffer.from('iso6')), box('moov', box('mvhd', mvhd), box('mvex', box('trex', Buffer.alloc(24))))]);
+  return Buffer.concat([
+    box('ftyp', Buffer.from('iso6')),
+    box('moov', box('mvhd', mvhd), box('mvex', box('trex', Buffer.alloc(24)))),
+  ]);
 }
 
 test('a fragmented init gains mehd with the duration in the movie timescale; moov and mvex grow by it', () => {
@@ -39,7 +42,15 @@ test('an init without mvex is refused', () => {
 });
 
 test('a media playlist gives its segment keys in order and their total duration', () => {
-  const text = ['#EXTM3U', '#EXT-X-MAP:URI="init.mp4"', '#EXTINF:6.000000,', 'seg-00000.m4s', '#EXTINF:1.500000,', 'seg-00001.m4s', '#EXT-X-ENDLIST'].join('\n');
+  const text = [
+    '#EXTM3U',
+    '#EXT-X-MAP:URI="init.mp4"',
+    '#EXTINF:6.000000,',
+    'seg-00000.m4s',
+    '#EXTINF:1.500000,',
+    'seg-00001.m4s',
+    '#EXT-X-ENDLIST',
+  ].join('\n');
   assert.deepEqual(parseMediaPlaylist(text, 'videos/v/hls/240p/playlist.m3u8'), {
     segments: ['videos/v/hls/240p/seg-00000.m4s', 'videos/v/hls/240p/seg-00001.m4s'],
     durationSeconds: 7.5,

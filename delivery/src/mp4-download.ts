@@ -97,7 +97,9 @@ export class Mp4Downloads {
     const parsed = parseMediaPlaylist(playlist, playlistKey);
     const durationSeconds = parsed.durationSeconds;
     // A clip's playlist names its own segments (seg-00000.m4s on); they are stored as its media video's.
-    const segments = video.clipMedia ? parsed.segments.map((_, index) => mediaKeyOf(video, { type: 'segment', quality: rendition.key, index })) : parsed.segments;
+    const segments = video.clipMedia
+      ? parsed.segments.map((_, index) => mediaKeyOf(video, { type: 'segment', quality: rendition.key, index }))
+      : parsed.segments;
     const init = withMovieDuration(initObject.data ?? (await readFile(initObject.path)), durationSeconds);
 
     const limit = pLimit(headConcurrency);

@@ -40,7 +40,9 @@ test('concurrent misses make one storage request; hits come from memory, then di
 });
 
 test('the disk bound evicts the least recently used; a restart finds what is left, with its ETags', async () => {
-  const objects = Object.fromEntries(['a', 'b', 'c'].map((name) => [`videos/v/hls/360p/${name}.m4s`, Buffer.alloc(400, name.charCodeAt(0))]));
+  const objects = Object.fromEntries(
+    ['a', 'b', 'c'].map((name) => [`videos/v/hls/360p/${name}.m4s`, Buffer.alloc(400, name.charCodeAt(0))]),
+  );
   const storage = fakeStorage(objects);
   const options = { storage, dir: join(dir, 'b'), maxBytes: 1000, memoryMaxBytes: 500 };
   const cache = new ObjectCache(options);
@@ -70,14 +72,23 @@ test("an object's ETag is storage's own when that is a plain strong tag, else a 
     [keys[1]!]: '"3858f62230ac3c915f300c664312c63f-3"',
     [keys[2]!]: 'W/"9e107d9d372bb6826bd81d3542a419d6"',
   };
-  const options = { storage: fakeStorage(Object.fromEntries(keys.map((key) => [key, body])), etags), dir: join(dir, 'c'), maxBytes: 1 << 20, memoryMaxBytes: 1 << 20 };
+  const options = {
+    storage: fakeStorage(Object.fromEntries(keys.map((key) => [key, body])), etags),
+    dir: join(dir, 'c'),
+    maxBytes: 1 << 20,
+    memoryMaxBytes: 1 << 20,
+  };
   const cache = new ObjectCache(options);
   await cache.init();
   const tags = await Promise.all(keys.map(async (key) => (await cache.get(key))?.etag));
   assert.deepEqual(tags, [etags[keys[0]!], etags[keys[1]!], contentEtag(body), contentEtag(body)]);
   const restarted = new ObjectCache(options);
   await restarted.init();
-  assert.deepEqual(await Promise.all(keys.map(async (key) => (await restarted.get(key))?.etag)), tags, 'a restart reads the tags back from the file names');
+  assert.deepEqual(
+    await Promise.all(keys.map(async (key) => (await restarted.get(key))?.etag)),
+    tags,
+    'a restart reads the tags back from the file names',
+  );
 });
 
 test('a miss is readable while it arrives; a read that ends short fails its readers and leaves nothing cached', async () => {
@@ -103,7 +114,11 @@ test('a miss is readable while it arrives; a read that ends short fails its read
   const first = await cache.open(key);
   const whole = cache.get(key);
   await first!.fill!.arrived(599);
-  assert.deepEqual(first!.fill!.data.subarray(0, 600), Buffer.alloc(600, 1), 'the head is readable before the tail left storage');
+  assert.deepEqual(
+    first!.fill!.data.subarray(0, 600),
+    Buffer.alloc(600, 1),
+    'the head is readable before the tail left storage',
+  );
   sendTail(undefined);
   await assert.rejects(first!.fill!.arrived(600), /connection reset/);
   await assert.rejects(whole, /connection reset/);
@@ -130,6 +145,10 @@ test('getUncached reads storage every time and keeps nothing: a file written aga
   assert.deepEqual(cache.lookups, { memoryHits: 0, diskHits: 0, joinedHits: 0, misses: 0 }, 'not a cache lookup');
   objects[key] = Buffer.from('measured');
   assert.equal((await cache.getUncached(key))?.data.toString(), 'measured');
-  assert.equal((await cache.get(key))?.data?.toString(), 'measured', 'the first cached read is of the file as it is now');
+  assert.equal(
+    (await cache.get(key))?.data?.toString(),
+    'measured',
+    'the first cached read is of the file as it is now',
+  );
   assert.equal(await cache.getUncached('videos/v/hls/360p/none.m3u8'), undefined);
 });

@@ -96,8 +96,13 @@ export class ObjectCache {
         continue;
       }
       const info = await stat(path);
-      const key = relative(this.objectsDir, join(entry.parentPath, entry.name.slice(0, marker))).split(sep).join('/');
-      found.push({ object: { key, path, size: info.size, etag: `"${entry.name.slice(marker + 1)}"` }, mtimeMs: info.mtimeMs });
+      const key = relative(this.objectsDir, join(entry.parentPath, entry.name.slice(0, marker)))
+        .split(sep)
+        .join('/');
+      found.push({
+        object: { key, path, size: info.size, etag: `"${entry.name.slice(marker + 1)}"` },
+        mtimeMs: info.mtimeMs,
+      });
     }
     found.sort((a, b) => a.mtimeMs - b.mtimeMs);
     for (const { object } of found) this.remember(object);
@@ -170,7 +175,12 @@ export class ObjectCache {
   }
 
   get stats() {
-    return { objects: this.index.size, diskBytes: this.diskBytes, memoryObjects: this.memory.size, memoryBytes: this.memoryBytes };
+    return {
+      objects: this.index.size,
+      diskBytes: this.diskBytes,
+      memoryObjects: this.memory.size,
+      memoryBytes: this.memoryBytes,
+    };
   }
 
   private async fetch(key: string): Promise<Fetching | undefined> {
@@ -186,7 +196,13 @@ export class ObjectCache {
       return { object, stored: Promise.resolve(object) };
     }
     const fill = new ObjectFill(stored.size);
-    const object: CachedObject = { key, path: join(this.objectsDir, `${key}~${tag}`), size: stored.size, etag: `"${tag}"`, fill };
+    const object: CachedObject = {
+      key,
+      path: join(this.objectsDir, `${key}~${tag}`),
+      size: stored.size,
+      etag: `"${tag}"`,
+      fill,
+    };
     return { object, stored: fill.readFrom(stored.body).then(() => this.stored(key, fill.data, tag)) };
   }
 

@@ -15,16 +15,48 @@ const statusOf = (fn: () => unknown) => {
 
 test('oEmbed urls: embed URLs (with their token) and share watch pages of this host only', () => {
   const host = 'cdn.example.com:7081';
-  assert.deepEqual(parseEmbeddableUrl('http://cdn.example.com:7081/embed/vid_1', host), { kind: 'embed', videoId: 'vid_1', token: null });
-  assert.deepEqual(parseEmbeddableUrl('https://cdn.example.com:7081/embed/vid_1/?token=a.b.c', host), { kind: 'embed', videoId: 'vid_1', token: 'a.b.c' });
-  assert.deepEqual(parseEmbeddableUrl('http://CDN.example.com:7081/v1/share/shr_1', host), { kind: 'share', linkId: 'shr_1' });
-  assert.equal(statusOf(() => parseEmbeddableUrl('http://other.example.com/embed/vid_1', host)), '404 not_found');
-  assert.equal(statusOf(() => parseEmbeddableUrl('http://cdn.example.com:7081/vid_1/master.m3u8', host)), '404 not_found');
-  assert.equal(statusOf(() => parseEmbeddableUrl('http://cdn.example.com:7081/embed/vid_1/master.m3u8', host)), '404 not_found');
-  assert.equal(statusOf(() => parseEmbeddableUrl('not a url', host)), '400 invalid_url');
-  assert.equal(statusOf(() => parseEmbeddableUrl(null, host)), '400 invalid_url');
-  assert.equal(statusOf(() => parseEmbeddableUrl('ftp://cdn.example.com:7081/embed/vid_1', host)), '400 invalid_url');
-  assert.equal(statusOf(() => parseEmbeddableUrl('http://cdn.example.com:7081/embed/vid_1', undefined)), '404 not_found');
+  assert.deepEqual(parseEmbeddableUrl('http://cdn.example.com:7081/embed/vid_1', host), {
+    kind: 'embed',
+    videoId: 'vid_1',
+    token: null,
+  });
+  assert.deepEqual(parseEmbeddableUrl('https://cdn.example.com:7081/embed/vid_1/?token=a.b.c', host), {
+    kind: 'embed',
+    videoId: 'vid_1',
+    token: 'a.b.c',
+  });
+  assert.deepEqual(parseEmbeddableUrl('http://CDN.example.com:7081/v1/share/shr_1', host), {
+    kind: 'share',
+    linkId: 'shr_1',
+  });
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl('http://other.example.com/embed/vid_1', host)),
+    '404 not_found',
+  );
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl('http://cdn.example.com:7081/vid_1/master.m3u8', host)),
+    '404 not_found',
+  );
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl('http://cdn.example.com:7081/embed/vid_1/master.m3u8', host)),
+    '404 not_found',
+  );
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl('not a url', host)),
+    '400 invalid_url',
+  );
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl(null, host)),
+    '400 invalid_url',
+  );
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl('ftp://cdn.example.com:7081/embed/vid_1', host)),
+    '400 invalid_url',
+  );
+  assert.equal(
+    statusOf(() => parseEmbeddableUrl('http://cdn.example.com:7081/embed/vid_1', undefined)),
+    '404 not_found',
+  );
 });
 
 test('oEmbed sizes: the video own size, scaled down to fit maxwidth and maxheight with its aspect ratio, never up', () => {
@@ -36,7 +68,10 @@ test('oEmbed sizes: the video own size, scaled down to fit maxwidth and maxheigh
   assert.deepEqual(embedSize(hd, { maxwidth: 640, maxheight: 100 }), { width: 178, height: 100 });
   assert.deepEqual(embedSize(hd, { maxwidth: 4000, maxheight: 4000 }), hd);
   // Portrait.
-  assert.deepEqual(embedSize({ width: 1080, height: 1920 }, { maxwidth: 500, maxheight: 500 }), { width: 281, height: 500 });
+  assert.deepEqual(embedSize({ width: 1080, height: 1920 }, { maxwidth: 500, maxheight: 500 }), {
+    width: 281,
+    height: 500,
+  });
   // Unknown size (audio only): 640x360.
   assert.deepEqual(embedSize(null, { maxwidth: 320 }), { width: 320, height: 180 });
   // The bound side is exactly the bound, the other rounded.
@@ -46,9 +81,18 @@ test('oEmbed sizes: the video own size, scaled down to fit maxwidth and maxheigh
 
 test('maxwidth and maxheight are positive integers', () => {
   assert.deepEqual(parseMaxSize(new URLSearchParams('maxwidth=640&maxheight=')), { maxwidth: 640 });
-  assert.equal(statusOf(() => parseMaxSize(new URLSearchParams('maxwidth=0'))), '400 invalid_oembed_parameters');
-  assert.equal(statusOf(() => parseMaxSize(new URLSearchParams('maxheight=1.5'))), '400 invalid_oembed_parameters');
-  assert.equal(statusOf(() => parseMaxSize(new URLSearchParams('maxheight=abc'))), '400 invalid_oembed_parameters');
+  assert.equal(
+    statusOf(() => parseMaxSize(new URLSearchParams('maxwidth=0'))),
+    '400 invalid_oembed_parameters',
+  );
+  assert.equal(
+    statusOf(() => parseMaxSize(new URLSearchParams('maxheight=1.5'))),
+    '400 invalid_oembed_parameters',
+  );
+  assert.equal(
+    statusOf(() => parseMaxSize(new URLSearchParams('maxheight=abc'))),
+    '400 invalid_oembed_parameters',
+  );
 });
 
 test('the iframe html: the page at its size, its attributes escaped', () => {

@@ -5,8 +5,7 @@
 import { DeliveryError } from './errors.ts';
 
 export type EmbeddableUrl =
-  | { kind: 'embed'; videoId: string; token: string | null }
-  | { kind: 'share'; linkId: string };
+  { kind: 'embed'; videoId: string; token: string | null } | { kind: 'share'; linkId: string };
 
 const embedPath = /^\/embed\/([A-Za-z0-9_-]{1,64})\/?$/;
 const sharePath = /^\/v1\/share\/([A-Za-z0-9_-]{1,64})\/?$/;
@@ -20,9 +19,12 @@ export function parseEmbeddableUrl(raw: string | null, host: string | undefined)
   try {
     url = new URL(raw ?? '');
   } catch {
-    throw new DeliveryError(400, 'invalid_url', 'The `url` query parameter must be an absolute embed or share URL of this host.', [
-      { message: 'must be an absolute http(s) URL', location: 'query.url', value: raw ?? '' },
-    ]);
+    throw new DeliveryError(
+      400,
+      'invalid_url',
+      'The `url` query parameter must be an absolute embed or share URL of this host.',
+      [{ message: 'must be an absolute http(s) URL', location: 'query.url', value: raw ?? '' }],
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new DeliveryError(400, 'invalid_url', 'The `url` query parameter must be an http(s) URL.', [
@@ -32,7 +34,8 @@ export function parseEmbeddableUrl(raw: string | null, host: string | undefined)
   const notHere = new DeliveryError(404, 'not_found', `${url.href} is not an embed or share URL of this host.`);
   if (!host || url.host !== host.toLowerCase()) throw notHere;
   let match: RegExpExecArray | null;
-  if ((match = embedPath.exec(url.pathname))) return { kind: 'embed', videoId: match[1]!, token: url.searchParams.get('token') };
+  if ((match = embedPath.exec(url.pathname)))
+    return { kind: 'embed', videoId: match[1]!, token: url.searchParams.get('token') };
   if ((match = sharePath.exec(url.pathname))) return { kind: 'share', linkId: match[1]! };
   throw notHere;
 }
@@ -51,9 +54,14 @@ export const defaultEmbedSize: Size = { width: 640, height: 360 };
  */
 export function embedSize(natural: Size | null, max: { maxwidth?: number; maxheight?: number }): Size {
   const base = natural && natural.width > 0 && natural.height > 0 ? natural : defaultEmbedSize;
-  const scale = Math.min(1, max.maxwidth ? max.maxwidth / base.width : 1, max.maxheight ? max.maxheight / base.height : 1);
+  const scale = Math.min(
+    1,
+    max.maxwidth ? max.maxwidth / base.width : 1,
+    max.maxheight ? max.maxheight / base.height : 1,
+  );
   // Rounded, then held to the bounds: the bound side is exactly the bound (854 × 480/854 is 479.99...).
-  const fit = (length: number, bound: number | undefined) => Math.max(1, Math.min(Math.round(length * scale), bound ?? Infinity));
+  const fit = (length: number, bound: number | undefined) =>
+    Math.max(1, Math.min(Math.round(length * scale), bound ?? Infinity));
   return { width: fit(base.width, max.maxwidth), height: fit(base.height, max.maxheight) };
 }
 
@@ -89,7 +97,8 @@ export interface OembedVideo {
 
 /** The iframe's HTML: the page at `src`, fullscreen and autoplay allowed. */
 export function iframeHtml(src: string, title: string, size: Size): string {
-  const attr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const attr = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return (
     `<iframe src="${attr(src)}" width="${size.width}" height="${size.height}" title="${attr(title)}" ` +
     `style="border:0" allow="autoplay; fullscreen; picture-in-picture; encrypted-media" allowfullscreen></iframe>`

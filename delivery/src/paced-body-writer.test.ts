@@ -5,7 +5,10 @@ import { PacedBodyWriter } from './paced-body-writer.ts';
 
 /** A response that records what it was ended with (the writer calls only `end` and reads `destroyed`). */
 function fakeResponse(name: string, ended: string[]): ServerResponse & { destroyed: boolean } {
-  return { destroyed: false, end: (data: Buffer) => ended.push(`${name}:${data.length}`) } as unknown as ServerResponse & { destroyed: boolean };
+  return {
+    destroyed: false,
+    end: (data: Buffer) => ended.push(`${name}:${data.length}`),
+  } as unknown as ServerResponse & { destroyed: boolean };
 }
 
 /** Turns end only when the test says, so it can look between them. */
@@ -28,7 +31,13 @@ test('bodies go out in arrival order, at most the budget per turn; an oversized 
   const ended: string[] = [];
   const turns = manualTurns();
   const writer = new PacedBodyWriter(4_000, turns.schedule);
-  for (const [name, size] of [['a', 2_000], ['b', 2_000], ['c', 2_000], ['d', 9_000], ['e', 100]] as const) {
+  for (const [name, size] of [
+    ['a', 2_000],
+    ['b', 2_000],
+    ['c', 2_000],
+    ['d', 9_000],
+    ['e', 100],
+  ] as const) {
     writer.end(fakeResponse(name, ended), Buffer.alloc(size));
   }
   assert.deepEqual(ended, ['a:2000', 'b:2000'], 'bodies go at once while the turn has budget');
@@ -89,6 +98,9 @@ test('a queue that never empties keeps its order across thousands of turns', () 
     writer.end(fakeResponse(String(next++), ended), Buffer.alloc(100));
     turns.endTurn();
   }
-  assert.deepEqual(ended, Array.from({ length: 3_001 }, (_, i) => `${i}:100`));
+  assert.deepEqual(
+    ended,
+    Array.from({ length: 3_001 }, (_, i) => `${i}:100`),
+  );
   assert.equal(writer.queued, next - 3_001);
 });

@@ -99,7 +99,16 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
   let match: RegExpExecArray | null;
   if ((match = publicBase.exec(path))) {
     const resource = parseV1Resource(match[4]!);
-    return resource && { kind: 'playback', family: 'public', orgId: match[1]!, envId: match[2]!, videoId: match[3]!, resource };
+    return (
+      resource && {
+        kind: 'playback',
+        family: 'public',
+        orgId: match[1]!,
+        envId: match[2]!,
+        videoId: match[3]!,
+        resource,
+      }
+    );
   }
   if ((match = privateBase.exec(path))) {
     const resource = parseV1Resource(match[2]!);
@@ -134,7 +143,8 @@ function parseSharedResource(rest: string): Resource | undefined {
   let match: RegExpExecArray | null;
   if ((match = storyboardSheet.exec(rest))) return { type: 'storyboard_sheet', index: Number(match[1]) };
   if ((match = subtitlesPlaylist.exec(rest))) return { type: 'subtitles_playlist', language: match[1]! };
-  if ((match = subtitlesSegment.exec(rest))) return { type: 'subtitles_segment', language: match[1]!, index: Number(match[2]) };
+  if ((match = subtitlesSegment.exec(rest)))
+    return { type: 'subtitles_segment', language: match[1]!, index: Number(match[2]) };
   if ((match = captionsFile.exec(rest))) return { type: 'captions_file', language: match[1]! };
   return undefined;
 }

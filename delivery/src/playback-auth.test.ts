@@ -63,35 +63,66 @@ test('a valid token plays its video', async () => {
   assert.equal(claims.sub, 'vid_a');
   // Cached: a second check does not verify again, but still checks the video.
   await verifier.authorize(token, 'vid_a', {});
-  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_b', {})), { status: 403, code: 'token_video_mismatch' });
+  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_b', {})), {
+    status: 403,
+    code: 'token_video_mismatch',
+  });
 });
 
 test('missing, expired, tampered and foreign tokens are refused with named codes', async () => {
   const key = await keyring.activeKey();
   assert.deepEqual(await rejection(verifier.authorize(null, 'vid_a', {})), { status: 401, code: 'token_required' });
-  const expired = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
+  const expired = await mintPlaybackToken(key, {
+    videoId: 'vid_a',
+    expiresInSeconds: 60,
+    issuedAt: Math.floor(Date.now() / 1000) - 3600,
+  });
   assert.deepEqual(await rejection(verifier.authorize(expired, 'vid_a', {})), { status: 401, code: 'token_expired' });
   const good = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60 });
   const [header, payload, signature] = good.split('.') as [string, string, string];
-  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), aud: 'vid_b', sub: 'vid_b' })).toString('base64url');
-  assert.deepEqual(await rejection(verifier.authorize(`${header}.${forged}.${signature}`, 'vid_b', {})), { status: 401, code: 'invalid_token' });
+  const forged = Buffer.from(
+    JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), aud: 'vid_b', sub: 'vid_b' }),
+  ).toString('base64url');
+  assert.deepEqual(await rejection(verifier.authorize(`${header}.${forged}.${signature}`, 'vid_b', {})), {
+    status: 401,
+    code: 'invalid_token',
+  });
   const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
-  assert.deepEqual(await rejection(verifier.authorize(`${header}.${payload}.${flipped}`, 'vid_a', {})), { status: 401, code: 'invalid_token' });
-  assert.deepEqual(await rejection(verifier.authorize('not-a-jwt', 'vid_a', {})), { status: 401, code: 'invalid_token' });
+  assert.deepEqual(await rejection(verifier.authorize(`${header}.${payload}.${flipped}`, 'vid_a', {})), {
+    status: 401,
+    code: 'invalid_token',
+  });
+  assert.deepEqual(await rejection(verifier.authorize('not-a-jwt', 'vid_a', {})), {
+    status: 401,
+    code: 'invalid_token',
+  });
   // Signed by a key the control plane never published.
   const strangerDb = await openPgliteDatabase();
   await migrateToLatest(strangerDb);
-  const stranger = await mintPlaybackToken(await new PlaybackKeyring(strangerDb, encryption).activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
+  const stranger = await mintPlaybackToken(await new PlaybackKeyring(strangerDb, encryption).activeKey(), {
+    videoId: 'vid_a',
+    expiresInSeconds: 60,
+  });
   assert.deepEqual(await rejection(verifier.authorize(stranger, 'vid_a', {})), { status: 401, code: 'invalid_token' });
   await strangerDb.destroy();
 });
 
 test('domains bind a token to the pages named by Origin or Referer', async () => {
-  const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60, domains: ['player.example', '*.example.org'] });
+  const token = await mintPlaybackToken(await keyring.activeKey(), {
+    videoId: 'vid_a',
+    expiresInSeconds: 60,
+    domains: ['player.example', '*.example.org'],
+  });
   await verifier.authorize(token, 'vid_a', { origin: 'https://player.example' });
   await verifier.authorize(token, 'vid_a', { referer: 'https://www.example.org/watch' });
-  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', { origin: 'https://evil.example' })), { status: 403, code: 'domain_not_allowed' });
-  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', {})), { status: 403, code: 'domain_not_allowed' });
+  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', { origin: 'https://evil.example' })), {
+    status: 403,
+    code: 'domain_not_allowed',
+  });
+  assert.deepEqual(await rejection(verifier.authorize(token, 'vid_a', {})), {
+    status: 403,
+    code: 'domain_not_allowed',
+  });
 });
 
 test('attacks on the token: alg none, HS256 keyed with the public key, a foreign kid, another video', async () => {
@@ -106,7 +137,9 @@ test('attacks on the token: alg none, HS256 keyed with the public key, a foreign
   const published = (await keyring.jwks()).keys.find((jwk) => jwk.kid === key.kid)!;
   const pem = await exportSPKI((await importJWK(published, 'ES256')) as CryptoKey);
   for (const secret of [pem, JSON.stringify(published)]) {
-    const confused = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: key.kid }).sign(new TextEncoder().encode(secret));
+    const confused = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: key.kid })
+      .sign(new TextEncoder().encode(secret));
     assert.deepEqual(await rejection(fresh().authorize(confused, 'vid_a', {})), { status: 401, code: 'invalid_token' });
   }
   // A real signature under a kid the key set does not hold.
@@ -117,16 +150,27 @@ test('attacks on the token: alg none, HS256 keyed with the public key, a foreign
   // A valid token of a video in another environment opens that video only (public ids are global).
   const otherEnvironments = await mintPlaybackToken(key, { videoId: 'vid_other_env', expiresInSeconds: 600 });
   await fresh().authorize(otherEnvironments, 'vid_other_env', {});
-  assert.deepEqual(await rejection(fresh().authorize(otherEnvironments, 'vid_a', {})), { status: 403, code: 'token_video_mismatch' });
+  assert.deepEqual(await rejection(fresh().authorize(otherEnvironments, 'vid_a', {})), {
+    status: 403,
+    code: 'token_video_mismatch',
+  });
 });
 
 test('an expired token is accepted within the clock skew and refused beyond it', async () => {
   const key = await keyring.activeKey();
   const now = Math.floor(Date.now() / 1000);
   // Expired half the skew ago: a delivery clock that far ahead of the control plane's still plays it.
-  const withinSkew = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60, issuedAt: now - 60 - PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS / 2 });
+  const withinSkew = await mintPlaybackToken(key, {
+    videoId: 'vid_a',
+    expiresInSeconds: 60,
+    issuedAt: now - 60 - PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS / 2,
+  });
   assert.equal((await fresh().authorize(withinSkew, 'vid_a', {})).sub, 'vid_a');
-  const beyondSkew = await mintPlaybackToken(key, { videoId: 'vid_a', expiresInSeconds: 60, issuedAt: now - 60 - PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS * 2 });
+  const beyondSkew = await mintPlaybackToken(key, {
+    videoId: 'vid_a',
+    expiresInSeconds: 60,
+    issuedAt: now - 60 - PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS * 2,
+  });
   assert.deepEqual(await rejection(fresh().authorize(beyondSkew, 'vid_a', {})), { status: 401, code: 'token_expired' });
 });
 
@@ -136,7 +180,9 @@ test('a key made by rotation is fetched when a token names it; tokens of the old
   await keyring.rotate();
   const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: 'vid_a', expiresInSeconds: 60 });
   // A try inside the refetch cooldown is refused; the node fetches the new key set after it.
-  const claims = await waitFor('the rotated key to verify', () => verifier.authorize(token, 'vid_a', {}), { timeoutMs: 10_000 });
+  const claims = await waitFor('the rotated key to verify', () => verifier.authorize(token, 'vid_a', {}), {
+    timeoutMs: 10_000,
+  });
   assert.equal(claims.sub, 'vid_a');
   assert.ok(jwksFetches > before, 'the key set was fetched again');
   // Issued before the rotation: the retired key is still in the key set, on this node and a new one.

@@ -43,7 +43,11 @@ export class PlaybackTokenVerifier {
     what: 'playback' | 'image' = 'playback',
   ): Promise<PlaybackClaims> {
     if (!token) {
-      throw new DeliveryError(401, 'token_required', 'This video is private: play it with a signed URL (its `token` query parameter).');
+      throw new DeliveryError(
+        401,
+        'token_required',
+        'This video is private: play it with a signed URL (its `token` query parameter).',
+      );
     }
     const claims = await this.verify(token);
     // The same tolerance jwtVerify applied: a remembered token expires when a fresh check would refuse it.
@@ -54,7 +58,11 @@ export class PlaybackTokenVerifier {
       throw new DeliveryError(403, 'token_video_mismatch', `The playback token is for another video, not ${videoId}.`);
     }
     if (claims.scope === IMAGE_TOKEN_SCOPE && what !== 'image') {
-      throw new DeliveryError(403, 'token_scope_mismatch', 'This token opens the video\'s images only: play it with a signed URL.');
+      throw new DeliveryError(
+        403,
+        'token_scope_mismatch',
+        "This token opens the video's images only: play it with a signed URL.",
+      );
     }
     if (!isDomainAllowed(claims.domains, headers.origin, headers.referer)) {
       throw new DeliveryError(
@@ -91,7 +99,10 @@ export class PlaybackTokenVerifier {
       ...(payload.scope === IMAGE_TOKEN_SCOPE ? { scope: IMAGE_TOKEN_SCOPE } : {}),
     };
     if (this.verified.size >= verifiedCacheMax) this.verified.clear();
-    this.verified.set(token, { claims, until: Math.min(now + verifiedCacheMs, (claims.exp + PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS) * 1000) });
+    this.verified.set(token, {
+      claims,
+      until: Math.min(now + verifiedCacheMs, (claims.exp + PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS) * 1000),
+    });
     return claims;
   }
 }
@@ -106,10 +117,22 @@ function mapJoseError(error: unknown): DeliveryError {
     (error instanceof joseErrors.JOSEError && error.constructor === joseErrors.JOSEError) ||
     (error instanceof TypeError && /fetch/i.test(error.message));
   if (keySetUnreachable) {
-    return new DeliveryError(503, 'keys_unavailable', 'The delivery node cannot reach the control plane for its signing keys; try again.');
+    return new DeliveryError(
+      503,
+      'keys_unavailable',
+      'The delivery node cannot reach the control plane for its signing keys; try again.',
+    );
   }
   if (error instanceof joseErrors.JOSEError) {
-    return new DeliveryError(401, 'invalid_token', `The playback token is not valid (${error.code}): it is malformed, tampered with or not signed by this service.`);
+    return new DeliveryError(
+      401,
+      'invalid_token',
+      `The playback token is not valid (${error.code}): it is malformed, tampered with or not signed by this service.`,
+    );
   }
-  return new DeliveryError(503, 'keys_unavailable', `Playback tokens cannot be checked now: ${(error as Error).message}`);
+  return new DeliveryError(
+    503,
+    'keys_unavailable',
+    `Playback tokens cannot be checked now: ${(error as Error).message}`,
+  );
 }

@@ -31,7 +31,11 @@ export function validatePlaybackParams(params: URLSearchParams): FieldError[] {
   check('_HLS_msn', (v) => integer.test(v), '_HLS_msn must be a non-negative integer');
   check('_HLS_part', (v) => integer.test(v), '_HLS_part must be a non-negative integer');
   // HLS: YES or v2; the spec calls it a boolean, so true/false are taken too.
-  check('_HLS_skip', (v) => v === 'YES' || v === 'v2' || booleans.has(v.toLowerCase()), '_HLS_skip must be YES, v2 or a boolean');
+  check(
+    '_HLS_skip',
+    (v) => v === 'YES' || v === 'v2' || booleans.has(v.toLowerCase()),
+    '_HLS_skip must be YES, v2 or a boolean',
+  );
   if (params.has('_HLS_part') && !params.has('_HLS_msn')) {
     errors.push({ message: '_HLS_part needs _HLS_msn', location: 'query._HLS_part', value: params.get('_HLS_part') });
   }

@@ -103,8 +103,12 @@ export function escapeHtml(text: string): string {
 }
 
 export function playerPage({ title, src, storyboard, oembed }: PlayerPageOptions): Buffer {
-  const discovery = oembed ? `\n<link rel="alternate" type="application/json+oembed" href="${escapeHtml(oembed)}" title="${escapeHtml(title)}">` : '';
-  const thumbnails = storyboard ? `\n  <track kind="metadata" label="thumbnails" default src="${escapeHtml(storyboard)}">` : '';
+  const discovery = oembed
+    ? `\n<link rel="alternate" type="application/json+oembed" href="${escapeHtml(oembed)}" title="${escapeHtml(title)}">`
+    : '';
+  const thumbnails = storyboard
+    ? `\n  <track kind="metadata" label="thumbnails" default src="${escapeHtml(storyboard)}">`
+    : '';
   return Buffer.from(`<!doctype html>
 <html lang="en">
 <head>

@@ -31,21 +31,27 @@ const rewriteFor = (family: 'public' | 'private' | 'direct', text: string, key: 
     return uri && (token ? `${uri}?token=${token}` : uri);
   });
 
-test('a master playlist points at the family\'s rendition playlists', () => {
+test("a master playlist points at the family's rendition playlists", () => {
   const out = rewriteFor('public', master, 'videos/vid_1/hls/master.m3u8');
-  assert.deepEqual(out.split('\n').filter((l) => l && !l.startsWith('#')), ['video-240p.m3u8', 'video-360p.m3u8']);
+  assert.deepEqual(
+    out.split('\n').filter((l) => l && !l.startsWith('#')),
+    ['video-240p.m3u8', 'video-360p.m3u8'],
+  );
   assert.ok(out.includes('CODECS="avc1.64000d,mp4a.40.2"'), 'tags are kept');
   const direct = rewriteFor('direct', master, 'videos/vid_1/hls/master.m3u8');
-  assert.deepEqual(direct.split('\n').filter((l) => l && !l.startsWith('#')), ['240p.m3u8', '360p.m3u8']);
+  assert.deepEqual(
+    direct.split('\n').filter((l) => l && !l.startsWith('#')),
+    ['240p.m3u8', '360p.m3u8'],
+  );
 });
 
 test('a private media playlist carries the token on the init and every segment', () => {
   const out = rewriteFor('private', media, 'videos/vid_1/hls/360p/playlist.m3u8', 'T.O.K');
   assert.ok(out.includes('#EXT-X-MAP:URI="video-360p/init.m4s?token=T.O.K"'));
-  assert.deepEqual(out.split('\n').filter((l) => l && !l.startsWith('#')), [
-    'video-360p/seg-00000.m4s?token=T.O.K',
-    'video-360p/seg-00001.m4s?token=T.O.K',
-  ]);
+  assert.deepEqual(
+    out.split('\n').filter((l) => l && !l.startsWith('#')),
+    ['video-360p/seg-00000.m4s?token=T.O.K', 'video-360p/seg-00001.m4s?token=T.O.K'],
+  );
   assert.ok(out.includes('#EXT-X-ENDLIST'));
 });
 

@@ -8,7 +8,11 @@
  * a URI points at into the URI to write, or undefined to leave the URI untouched (absolute URLs are
  * always left as they are).
  */
-export function rewritePlaylist(text: string, playlistKey: string, mapKey: (key: string) => string | undefined): string {
+export function rewritePlaylist(
+  text: string,
+  playlistKey: string,
+  mapKey: (key: string) => string | undefined,
+): string {
   const rewrite = (uri: string): string => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(uri)) return uri;
     const key = resolveKey(playlistKey, uri);
@@ -18,7 +22,8 @@ export function rewritePlaylist(text: string, playlistKey: string, mapKey: (key:
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.startsWith('#')) {
-      if (line.includes('URI="')) lines[i] = line.replace(/URI="([^"]*)"/g, (_, uri: string) => `URI="${rewrite(uri)}"`);
+      if (line.includes('URI="'))
+        lines[i] = line.replace(/URI="([^"]*)"/g, (_, uri: string) => `URI="${rewrite(uri)}"`);
     } else if (line.trim() !== '') {
       lines[i] = rewrite(line.trim());
     }

@@ -3,9 +3,7 @@
 // allows; a well-formed range that starts past the end is 416.
 
 export type RangeResult =
-  | { type: 'full' }
-  | { type: 'partial'; start: number; end: number }
-  | { type: 'unsatisfiable' };
+  { type: 'full' } | { type: 'partial'; start: number; end: number } | { type: 'unsatisfiable' };
 
 const single = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*$/;
 

@@ -76,7 +76,13 @@ export function objectBody(object: CachedObject): Pick<Body, 'etag' | 'size' | '
 
 /** An HTML page (player-page.ts) as a body, with the pages' Content-Security-Policy. */
 export function pageBody(data: Buffer): Omit<Body, 'cacheControl'> {
-  return { data, etag: contentEtag(data), size: data.length, contentType: 'text/html; charset=utf-8', contentSecurityPolicy: playerPageCsp };
+  return {
+    data,
+    etag: contentEtag(data),
+    size: data.length,
+    contentType: 'text/html; charset=utf-8',
+    contentSecurityPolicy: playerPageCsp,
+  };
 }
 
 /** Whether an If-None-Match header names this ETag (weak or strong, or `*`). */
@@ -93,7 +99,15 @@ function constantHeadersOf(contentType: string, cacheControl: string): readonly 
   const key = `${contentType}\n${cacheControl}`;
   let headers = constantHeaders.get(key);
   if (!headers) {
-    headers = [...Object.entries(corsHeaders).flat(), 'Cache-Control', cacheControl, 'Content-Type', contentType, 'Accept-Ranges', 'bytes'];
+    headers = [
+      ...Object.entries(corsHeaders).flat(),
+      'Cache-Control',
+      cacheControl,
+      'Content-Type',
+      contentType,
+      'Accept-Ranges',
+      'bytes',
+    ];
     constantHeaders.set(key, headers);
   }
   return headers;
@@ -115,16 +129,30 @@ export async function sendBody(
     return;
   }
   const ifRange = req.headers['if-range'];
-  const range = errorStatus || (ifRange && ifRange !== body.etag) ? { type: 'full' as const } : parseRange(req.headers.range, body.size);
+  const range =
+    errorStatus || (ifRange && ifRange !== body.etag)
+      ? { type: 'full' as const }
+      : parseRange(req.headers.range, body.size);
   if (range.type === 'unsatisfiable') {
-    res.writeHead(416, { ...corsHeaders, 'Content-Range': `bytes */${body.size}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    res.writeHead(416, {
+      ...corsHeaders,
+      'Content-Range': `bytes */${body.size}`,
+      'Cache-Control': 'no-store',
+      'Content-Length': '0',
+    });
     res.end();
     return;
   }
   const start = range.type === 'partial' ? range.start : 0;
   const end = range.type === 'partial' ? range.end : body.size - 1;
   const length = body.size === 0 ? 0 : end - start + 1;
-  const headers = [...constantHeadersOf(body.contentType, body.cacheControl), 'ETag', body.etag, 'Content-Length', String(length)];
+  const headers = [
+    ...constantHeadersOf(body.contentType, body.cacheControl),
+    'ETag',
+    body.etag,
+    'Content-Length',
+    String(length),
+  ];
   if (body.contentDisposition) headers.push('Content-Disposition', body.contentDisposition);
   if (body.contentSecurityPolicy) headers.push('Content-Security-Policy', body.contentSecurityPolicy);
   if (range.type === 'partial') headers.push('Content-Range', `bytes ${start}-${end}/${body.size}`);
@@ -171,7 +199,13 @@ export async function sendBody(
   stream.pipe(res);
 }
 
-export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, value: unknown, extra: OutgoingHttpHeaders = {}): void {
+export function sendJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  extra: OutgoingHttpHeaders = {},
+): void {
   const data = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
   res.writeHead(status, {
     ...corsHeaders,

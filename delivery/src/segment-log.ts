@@ -184,11 +184,15 @@ export class SegmentLog {
     for (const name of await readdir(dir)) {
       if (!name.startsWith('batch-') && !(name.startsWith('open-') && this.current.rows > 0)) continue;
       // A batch shipped (deleted) between the listing and here is simply no longer waiting.
-      const size = await stat(join(dir, name)).then((s) => s.size, () => undefined);
+      const size = await stat(join(dir, name)).then(
+        (s) => s.size,
+        () => undefined,
+      );
       if (size === undefined) continue;
       files++;
       bytes += size;
-      if (name.startsWith('batch-')) oldest = Math.min(oldest, Number(name.slice('batch-'.length).split('-')[0]) || now);
+      if (name.startsWith('batch-'))
+        oldest = Math.min(oldest, Number(name.slice('batch-'.length).split('-')[0]) || now);
     }
     return { files, bytes, oldestRowAgeSeconds: Math.max(0, (now - oldest) / 1000) };
   }
@@ -233,9 +237,11 @@ export class SegmentLog {
     if (!this.dirty) return;
     this.dirty = false;
     const fd = this.current.fd;
-    this.syncing = this.syncing.then(() => fdatasyncAsync(fd)).catch((error: unknown) => {
-      this.options.logger.error({ err: error }, 'segment spool fdatasync failed');
-    });
+    this.syncing = this.syncing
+      .then(() => fdatasyncAsync(fd))
+      .catch((error: unknown) => {
+        this.options.logger.error({ err: error }, 'segment spool fdatasync failed');
+      });
   }
 
   /** Seals the open file as a batch (synced, closed, renamed) and opens a new one. */
@@ -253,7 +259,9 @@ export class SegmentLog {
         await closeAsync(sealed.fd);
         await rename(sealed.path, join(this.options.dir, `batch-${sealed.name}`));
       })
-      .catch((error: unknown) => this.options.logger.error({ err: error, file: sealed.path }, 'sealing a segment spool file failed'));
+      .catch((error: unknown) =>
+        this.options.logger.error({ err: error, file: sealed.path }, 'sealing a segment spool file failed'),
+      );
   }
 
   /**
@@ -307,7 +315,10 @@ export class SegmentLog {
       // beside flush() and close(), which must try at once and report the failure.
       const backoffMs = Math.min(60_000, this.options.shipIntervalMs * 2 ** Math.min(this.failures, 10));
       this.retryAt = Date.now() + backoffMs;
-      logger.warn({ err: error, failures: this.failures, retryInMs: backoffMs }, 'segment rows not shipped yet; they wait in the spool');
+      logger.warn(
+        { err: error, failures: this.failures, retryInMs: backoffMs },
+        'segment rows not shipped yet; they wait in the spool',
+      );
       throw error;
     }
   }

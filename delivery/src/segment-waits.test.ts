@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import assert from 'node:assert/strict';
-import { SegmentWaits, segmentWaitTiming, type MissingSegment, type SharedWaitEnd, type VideoProgress } from './segment-waits.ts';
+import {
+  SegmentWaits,
+  segmentWaitTiming,
+  type MissingSegment,
+  type SharedWaitEnd,
+  type VideoProgress,
+} from './segment-waits.ts';
 
 const segment = (index: number): MissingSegment => ({
   videoId: 'vid_1',
@@ -145,7 +151,6 @@ describe('SegmentWaits: how requests share a wait', () => {
     await vi.advanceTimersByTimeAsync(segmentWaitTiming.progressEveryMs + segmentWaitTiming.pollMs);
     assert.equal(await stored, 'stored');
   });
-
 });
 
 describe('SegmentWaits: how a wait ends for its requests', () => {

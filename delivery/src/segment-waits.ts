@@ -145,7 +145,10 @@ export class SegmentWaits {
     shared.stop.abort();
   }
 
-  private async run(segment: MissingSegment, stop: AbortSignal): Promise<Exclude<WaitOutcome, 'timeout'> | 'abandoned'> {
+  private async run(
+    segment: MissingSegment,
+    stop: AbortSignal,
+  ): Promise<Exclude<WaitOutcome, 'timeout'> | 'abandoned'> {
     const { pollMs, raiseEveryMs, progressEveryMs } = segmentWaitTiming;
     let raiseAt = 0;
     let progressAt = Date.now() + progressEveryMs;
@@ -184,7 +187,11 @@ function pause(ms: number, stop: AbortSignal | undefined): Promise<boolean> {
 }
 
 /** `ended`'s outcome, `timeout` after `deadlineMs`, or a rejection with the signal's reason. */
-function untilDeadline<T>(ended: Promise<T>, deadlineMs: number, signal: AbortSignal | undefined): Promise<T | 'timeout'> {
+function untilDeadline<T>(
+  ended: Promise<T>,
+  deadlineMs: number,
+  signal: AbortSignal | undefined,
+): Promise<T | 'timeout'> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);

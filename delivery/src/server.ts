@@ -6,7 +6,14 @@
 // metrics and the error envelope. Each kind of route has one handler (routes/table.ts), one file
 // per family of routes in routes/; every file or page goes out through sendBody (responses.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { answerClientError, applyHttpServerLimits, httpServerOptions, serveMetrics, StorageUnavailableError, type Registry } from '@kino/infra';
+import {
+  answerClientError,
+  applyHttpServerLimits,
+  httpServerOptions,
+  serveMetrics,
+  StorageUnavailableError,
+  type Registry,
+} from '@kino/infra';
 import { DatabaseUnavailableError } from '@kino/database';
 import type { SegmentDelivery } from '@kino/analytics';
 import { CaptionFiles } from './captions.ts';
@@ -54,7 +61,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') {
-      throw new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`, undefined, { Allow: 'GET, HEAD, OPTIONS' });
+      throw new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`, undefined, {
+        Allow: 'GET, HEAD, OPTIONS',
+      });
     }
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
@@ -78,10 +87,18 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
     handle(req, res, route)
       .catch((error: unknown) => sendError(req, res, error))
       .finally(() => {
-        const method = req.method === 'HEAD' ? 'HEAD' : req.method === 'GET' ? 'GET' : req.method === 'OPTIONS' ? 'OPTIONS' : 'other';
+        const method =
+          req.method === 'HEAD'
+            ? 'HEAD'
+            : req.method === 'GET'
+              ? 'GET'
+              : req.method === 'OPTIONS'
+                ? 'OPTIONS'
+                : 'other';
         counters.http.requests.inc({ route: route.label, method, status: res.statusCode });
         // Media segments are the hot path: counted, not timed (docs/metrics.md).
-        if (!route.label.endsWith('/segment')) counters.http.seconds.observe({ route: route.label, method }, (performance.now() - started) / 1000);
+        if (!route.label.endsWith('/segment'))
+          counters.http.seconds.observe({ route: route.label, method }, (performance.now() - started) / 1000);
       });
   });
   applyHttpServerLimits(server);

@@ -51,10 +51,16 @@ function stateOf(
   { ignoreViews = false }: { ignoreViews?: boolean } = {},
 ): LinkState {
   if (!link) return new DeliveryError(404, 'share_link_not_found', `There is no share link ${linkId}.`);
-  if (link.revoked_at) return new DeliveryError(410, 'share_link_revoked', 'This share link was revoked by the video\'s owner.');
-  if (link.expired) return new DeliveryError(410, 'share_link_expired', `This share link expired at ${link.expires_at.toISOString()}.`);
+  if (link.revoked_at)
+    return new DeliveryError(410, 'share_link_revoked', "This share link was revoked by the video's owner.");
+  if (link.expired)
+    return new DeliveryError(410, 'share_link_expired', `This share link expired at ${link.expires_at.toISOString()}.`);
   if (!ignoreViews && link.max_views !== null && link.views >= link.max_views) {
-    return new DeliveryError(410, 'share_link_used_up', `This share link has been opened ${link.max_views} times, its limit.`);
+    return new DeliveryError(
+      410,
+      'share_link_used_up',
+      `This share link has been opened ${link.max_views} times, its limit.`,
+    );
   }
   return { videoId: link.video_id };
 }

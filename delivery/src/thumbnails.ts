@@ -30,7 +30,9 @@ export class ThumbnailMaker {
 
   /** The JPEG, or undefined when the video has no such thumbnail (`custom`: a custom thumbnail's id; absent: the default). */
   get(video: PlayableVideo, width: number, height: number, custom?: string): Promise<CachedObject | undefined> {
-    const sourceKey = custom ? objectKeys.thumbnail(video.id, objectKeys.customThumbnailName(custom)) : video.thumbnailKey;
+    const sourceKey = custom
+      ? objectKeys.thumbnail(video.id, objectKeys.customThumbnailName(custom))
+      : video.thumbnailKey;
     if (!sourceKey) return Promise.resolve(undefined);
     const sourceHash = createHash('sha256').update(sourceKey).digest('hex').slice(0, 12);
     const key = objectKeys.thumbnail(video.id, `derived/${sourceHash}/${width}x${height}.jpg`);

@@ -3,7 +3,20 @@ import assert from 'node:assert/strict';
 import { VideoCatalog, playableRenditions, type PlayableVideo } from './video-catalog.ts';
 
 const video = (id: string, allowPublicAccess = true): PlayableVideo => ({
-  id, orgId: 'org_1', envId: 'env_1', name: 'clip', width: null, height: null, allowPublicAccess, thumbnailKey: null, storyboardKey: null, audioKey: null, renditions: new Map(), captions: new Map(), clipMedia: null, segmentsPending: false,
+  id,
+  orgId: 'org_1',
+  envId: 'env_1',
+  name: 'clip',
+  width: null,
+  height: null,
+  allowPublicAccess,
+  thumbnailKey: null,
+  storyboardKey: null,
+  audioKey: null,
+  renditions: new Map(),
+  captions: new Map(),
+  clipMedia: null,
+  segmentsPending: false,
 });
 
 describe('VideoCatalog', () => {
@@ -51,9 +64,20 @@ describe('VideoCatalog', () => {
 });
 
 test('renditions lowest first, H.264 before HEVC and AV1 at one height: the first is the lowest H.264 rung', () => {
-  const row = (key: string, videoCodec: 'h264' | 'hevc' | 'av1') => ({ key, video_codec: videoCodec, segment_count: 2 });
+  const row = (key: string, videoCodec: 'h264' | 'hevc' | 'av1') => ({
+    key,
+    video_codec: videoCodec,
+    segment_count: 2,
+  });
   // Whatever order the rows come in: H.264 first is a rule, not the alphabet's luck.
-  const renditions = playableRenditions([row('360p-av1', 'av1'), row('360p-hevc', 'hevc'), row('360p', 'h264'), row('720p', 'h264'), row('240p', 'h264'), row('240p-av1', 'av1')]);
+  const renditions = playableRenditions([
+    row('360p-av1', 'av1'),
+    row('360p-hevc', 'hevc'),
+    row('360p', 'h264'),
+    row('720p', 'h264'),
+    row('240p', 'h264'),
+    row('240p-av1', 'av1'),
+  ]);
   assert.deepEqual([...renditions.keys()], ['240p', '240p-av1', '360p', '360p-av1', '360p-hevc', '720p']);
   assert.deepEqual(renditions.get('240p-av1'), { key: '240p-av1', height: 240, videoCodec: 'av1', segmentCount: 2 });
   assert.equal(renditions.values().next().value?.videoCodec, 'h264');

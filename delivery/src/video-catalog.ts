@@ -103,9 +103,16 @@ export class VideoCatalog {
 }
 
 /** A video's renditions by key, lowest first and H.264 first at one height (PlayableVideo.renditions). */
-export function playableRenditions(rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count'>[]): Map<string, PlayableRendition> {
+export function playableRenditions(
+  rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count'>[],
+): Map<string, PlayableRendition> {
   const sorted = rows
-    .map((r) => ({ key: r.key, height: Number.parseInt(r.key, 10), videoCodec: r.video_codec, segmentCount: r.segment_count }))
+    .map((r) => ({
+      key: r.key,
+      height: Number.parseInt(r.key, 10),
+      videoCodec: r.video_codec,
+      segmentCount: r.segment_count,
+    }))
     .filter((r) => Number.isInteger(r.height))
     .sort((a, b) => a.height - b.height || Number(a.videoCodec !== 'h264') - Number(b.videoCodec !== 'h264'));
   return new Map(sorted.map((r) => [r.key, r]));
@@ -128,10 +135,19 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     storyboardKey: row.storyboard_key,
     audioKey: row.audio_key,
     renditions: playableRenditions(renditions),
-    captions: new Map(captions.map((c) => [c.language, { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key }])),
+    captions: new Map(
+      captions.map((c) => [
+        c.language,
+        { language: c.language, label: c.label, isDefault: c.is_default, storageKey: c.storage_key },
+      ]),
+    ),
     clipMedia:
       row.clip_media_video_id !== null
-        ? { videoId: row.clip_media_video_id, firstSegment: row.clip_first_segment ?? 0, ownSegments: row.clip_own_segments }
+        ? {
+            videoId: row.clip_media_video_id,
+            firstSegment: row.clip_first_segment ?? 0,
+            ownSegments: row.clip_own_segments,
+          }
         : null,
     segmentsPending: row.segments_pending,
   };

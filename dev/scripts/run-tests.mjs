@@ -45,7 +45,10 @@ function runCheck(script) {
 
 // The files vitest would run: the check on filters and the choice of phases use vitest's own list.
 const listFile = join(work, 'files.json');
-const listed = spawnSync(vitest, ['list', '--filesOnly', `--json=${listFile}`, ...config, ...filters], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const listed = spawnSync(vitest, ['list', '--filesOnly', `--json=${listFile}`, ...config, ...filters], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 if (listed.status !== 0 || !existsSync(listFile)) {
   console.error('run-tests: vitest could not list the test files');
   process.exit(1);
@@ -55,7 +58,9 @@ const files = JSON.parse(readFileSync(listFile, 'utf8'))
   .filter((f) => !unitOnly || !isIntegration(f.project));
 const unmatched = filters.filter((filter) => !files.some((f) => f.path.includes(filter)));
 if (files.length === 0 || unmatched.length > 0) {
-  console.error(`run-tests: no test file matches ${(unmatched.length ? unmatched : filters).map((f) => `"${f}"`).join(', ')}`);
+  console.error(
+    `run-tests: no test file matches ${(unmatched.length ? unmatched : filters).map((f) => `"${f}"`).join(', ')}`,
+  );
   console.log('\n0 passed, 1 failed');
   process.exit(1);
 }
@@ -65,7 +70,15 @@ function runPhase(name, projectArgs) {
   const report = join(work, `${name}.json`);
   const child = spawn(
     vitest,
-    ['run', ...projectArgs, ...config, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...filters],
+    [
+      'run',
+      ...projectArgs,
+      ...config,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+      ...filters,
+    ],
     { cwd: root, stdio: 'inherit', detached: true },
   );
   const forward = (signal) => killGroup(child.pid, signal);

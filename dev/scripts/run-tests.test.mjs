@@ -9,7 +9,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function runTests(...filters) {
   // The run under test is a vitest of its own, not a worker of this one.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && !name.startsWith('KINO_TEST')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && !name.startsWith('KINO_TEST')),
+  );
   const result = spawnSync(
     process.execPath,
     ['dev/scripts/run-tests.mjs', '--config', 'dev/scripts/vitest/fixtures/vitest.config.mjs', ...filters],
@@ -23,7 +25,10 @@ describe('dev/scripts/run-tests.mjs', () => {
   it('names a file that passes its bound, fails the run and still runs the next file', () => {
     const run = runTests('fixtures/integration-');
     assert.equal(run.status, 1, run.output);
-    assert.match(run.output, /test file hung: dev\/scripts\/vitest\/fixtures\/integration-hangs\.fixture\.mjs \(still running after 3 s\)/);
+    assert.match(
+      run.output,
+      /test file hung: dev\/scripts\/vitest\/fixtures\/integration-hangs\.fixture\.mjs \(still running after 3 s\)/,
+    );
     assert.equal(run.closing, '1 passed, 1 failed', run.output);
   });
 

@@ -7,18 +7,37 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
-const workspaces = ['proto', 'infra', 'database', 'analytics', 'ffmpeg', 'webhooks', 'presenters', 'api', 'orchestrator', 'encode-node', 'delivery', 'sdk', 'cli', 'dev'];
+const workspaces = [
+  'proto',
+  'infra',
+  'database',
+  'analytics',
+  'ffmpeg',
+  'webhooks',
+  'presenters',
+  'api',
+  'orchestrator',
+  'encode-node',
+  'delivery',
+  'sdk',
+  'cli',
+  'dev',
+];
 const chosen = process.argv.length > 2 ? process.argv.slice(2) : workspaces;
 
 const failed = [];
 for (const workspace of chosen) {
-  if (!workspaces.includes(workspace)) throw new Error(`no unit-test project "${workspace}" (one of: ${workspaces.join(', ')})`);
+  if (!workspaces.includes(workspace))
+    throw new Error(`no unit-test project "${workspace}" (one of: ${workspaces.join(', ')})`);
   console.log(`\n== ${workspace} ==`);
   const result = spawnSync(
     vitest,
     [
-      'run', `--project=${workspace}`, '--coverage.enabled',
-      `--coverage.include=${workspace}/src/**/*.ts`, `--coverage.reportsDirectory=coverage/${workspace}`,
+      'run',
+      `--project=${workspace}`,
+      '--coverage.enabled',
+      `--coverage.include=${workspace}/src/**/*.ts`,
+      `--coverage.reportsDirectory=coverage/${workspace}`,
     ],
     { cwd: root, stdio: 'inherit' },
   );

@@ -30,9 +30,10 @@ export function startProcess(
     ...options
   }: SpawnOptions & { logFile?: string; stopSignal?: NodeJS.Signals; runIn?: string[] } = {},
 ): ManagedProcess {
-  const child = runIn.length === 0
-    ? spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawnIn(runIn, command, args, options);
+  const child =
+    runIn.length === 0
+      ? spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawnIn(runIn, command, args, options);
   if (logFile) {
     mkdirSync(dirname(logFile), { recursive: true });
     const log = createWriteStream(logFile, { flags: 'a' });
@@ -76,8 +77,17 @@ export function startProcess(
  * The prefix needs root (entering a namespace), so a process meant to run as another user (uid,
  * gid: PostgreSQL as `postgres`) drops to it after the prefix, with setpriv.
  */
-function spawnIn(runIn: string[], command: string, args: string[], { uid, gid, ...options }: SpawnOptions): ChildProcess {
-  const dropPrivileges = uid === undefined ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${gid ?? uid}`, '--clear-groups'];
+function spawnIn(
+  runIn: string[],
+  command: string,
+  args: string[],
+  { uid, gid, ...options }: SpawnOptions,
+): ChildProcess {
+  const dropPrivileges =
+    uid === undefined ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${gid ?? uid}`, '--clear-groups'];
   const [prefix, ...prefixArgs] = runIn;
-  return spawn(prefix!, [...prefixArgs, ...dropPrivileges, command, ...args], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(prefix!, [...prefixArgs, ...dropPrivileges, command, ...args], {
+    ...options,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

@@ -6,10 +6,14 @@ import type { EncodeNodeOptions } from './node.ts';
 const labelList = z
   .string()
   .regex(/^([^=,\s]+=[^,]*)(,[^=,\s]+=[^,]*)*$/, 'expected k=v[,k=v...]')
-  .transform((value) => Object.fromEntries(value.split(',').map((pair) => {
-    const eq = pair.indexOf('=');
-    return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
-  })));
+  .transform((value) =>
+    Object.fromEntries(
+      value.split(',').map((pair) => {
+        const eq = pair.indexOf('=');
+        return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+      }),
+    ),
+  );
 
 export const nodeConfigShape = {
   /** The control plane's NodeRegistry (the orchestrator process), HOST:PORT. */

@@ -7,13 +7,32 @@ import { ProcessPriority } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from './encode-options.ts';
 
 export const testSource: ProbeResult__Output = {
-  durationSeconds: 4, videoDurationSeconds: 4, width: 640, height: 360, frameRate: 25, frameCount: 100, videoCodec: 'h264',
-  pixelFormat: 'yuv420p', hasAudio: true, audioCodec: 'aac', audioChannels: 2, audioSampleRate: 48000, formatName: 'mov', sizeBytes: 1000,
+  durationSeconds: 4,
+  videoDurationSeconds: 4,
+  width: 640,
+  height: 360,
+  frameRate: 25,
+  frameCount: 100,
+  videoCodec: 'h264',
+  pixelFormat: 'yuv420p',
+  hasAudio: true,
+  audioCodec: 'aac',
+  audioChannels: 2,
+  audioSampleRate: 48000,
+  formatName: 'mov',
+  sizeBytes: 1000,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {
   return {
-    request: { jobId: 'job', videoId: 'vid', inputUrl: 'http://storage.test/clip.mp4', source: testSource, onDemand: false, ...request },
+    request: {
+      jobId: 'job',
+      videoId: 'vid',
+      inputUrl: 'http://storage.test/clip.mp4',
+      source: testSource,
+      onDemand: false,
+      ...request,
+    },
     workDir: tmpdir(),
     threads: 0,
     priority: new ProcessPriority(0),

@@ -10,8 +10,17 @@ function run(request: Partial<EncodeRequest__Output>) {
 }
 
 test('a request is one kind of job, with the source probe it is made from: anything else is refused before ffmpeg runs', async () => {
-  await assert.rejects(run({}), (error: unknown) => error instanceof InvalidRequestError && /names no job/.test(error.message));
+  await assert.rejects(
+    run({}),
+    (error: unknown) => error instanceof InvalidRequestError && /names no job/.test(error.message),
+  );
   const whole = { renditions: [], outputUrls: {}, measureQuality: false };
-  await assert.rejects(run({ job: 'whole', whole, source: null }), (error: unknown) => error instanceof InvalidRequestError && /source/.test(error.message));
-  await assert.rejects(run({ job: 'whole', whole, source: { ...source, videoDurationSeconds: 0 } }), InvalidRequestError);
+  await assert.rejects(
+    run({ job: 'whole', whole, source: null }),
+    (error: unknown) => error instanceof InvalidRequestError && /source/.test(error.message),
+  );
+  await assert.rejects(
+    run({ job: 'whole', whole, source: { ...source, videoDurationSeconds: 0 } }),
+    InvalidRequestError,
+  );
 });

@@ -140,7 +140,11 @@ class EncodeService {
     // Cancelled before the node read it (it hung with the request unread, and the caller gave up):
     // work already moved elsewhere, so none is done here.
     if (call.cancelled) controller.abort();
-    run({ workDir, signal: abandoned ? AbortSignal.any([controller.signal, abandoned]) : controller.signal, logger: log })
+    run({
+      workDir,
+      signal: abandoned ? AbortSignal.any([controller.signal, abandoned]) : controller.signal,
+      logger: log,
+    })
       .then((result) => {
         log.info({ [kind]: result }, doneMessage);
         this.countJob(kind, 'done');
@@ -212,7 +216,10 @@ class EncodeService {
       .then((done) => {
         settled = true;
         this.countJob('encode', 'done');
-        log.info({ done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 }, 'encode done');
+        log.info(
+          { done: { ...done, files: done.files?.length }, seconds: (Date.now() - started) / 1000 },
+          'encode done',
+        );
         if (call.cancelled) return;
         call.write({ done });
         call.end();
@@ -241,8 +248,9 @@ class EncodeService {
         log.info('raise: no encode of that job runs here');
       } else if (renice.refused) {
         // The encode goes on at background priority: slower for the viewer, but made.
-        const message = 'raise: the system refused to lower the nice value of ffmpeg, so a background encode a viewer waits for stays niced; '
-          + 'the node needs CAP_SYS_NICE or RLIMIT_NICE of 20 (compose: `ulimits: { nice: 20 }`)';
+        const message =
+          'raise: the system refused to lower the nice value of ffmpeg, so a background encode a viewer waits for stays niced; ' +
+          'the node needs CAP_SYS_NICE or RLIMIT_NICE of 20 (compose: `ulimits: { nice: 20 }`)';
         if (this.warnedNiceRefused) log.debug(message);
         else log.warn(message);
         this.warnedNiceRefused = true;

@@ -23,12 +23,19 @@ const spec: RenditionSpec__Output = {
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
 test('keeps the source frame rate when the cap is above it; caps when below', () => {
-  assert.deepEqual([resolveHlsSettings(spec, source).frameRate, resolveHlsSettings(spec, source).capFrameRate], [25, false]);
+  assert.deepEqual(
+    [resolveHlsSettings(spec, source).frameRate, resolveHlsSettings(spec, source).capFrameRate],
+    [25, false],
+  );
   const capped = resolveHlsSettings({ ...spec, frameRate: 30 }, { ...source, frameRate: 60 });
   assert.deepEqual([capped.frameRate, capped.capFrameRate], [30, true]);
   const ntsc = resolveHlsSettings({ ...spec, frameRate: 30 }, { ...source, frameRate: 30000 / 1001 });
   assert.equal(ntsc.capFrameRate, false, '29.97 is not re-timed to 30');
-  assert.equal(resolveHlsSettings({ ...spec, frameRate: 0 }, { ...source, frameRate: 60 }).capFrameRate, false, '0: no cap');
+  assert.equal(
+    resolveHlsSettings({ ...spec, frameRate: 0 }, { ...source, frameRate: 60 }).capFrameRate,
+    false,
+    '0: no cap',
+  );
 });
 
 test('odd sizes are rounded down to even; audio channels follow the source up to the codec limit', () => {
@@ -46,10 +53,17 @@ test('no audio track when the source has none or the rendition asks for none', (
 
 test('pixel formats by API name; x264 presets by x264 name (the orchestrator maps compression ratios)', () => {
   assert.equal(resolveHlsSettings({ ...spec, pixelFormat: 'yuv420p10b' }, source).pixelFormat, 'yuv420p10le');
-  assert.equal(resolveHlsSettings({ ...spec, pixelFormat: 'autoDetect' }, { ...source, pixelFormat: 'yuv444p' }).pixelFormat, 'yuv444p');
+  assert.equal(
+    resolveHlsSettings({ ...spec, pixelFormat: 'autoDetect' }, { ...source, pixelFormat: 'yuv444p' }).pixelFormat,
+    'yuv444p',
+  );
   assert.equal(resolveHlsSettings({ ...spec, x264Preset: 'placebo' }, source).x264Preset, 'placebo');
   assert.equal(resolveHlsSettings({ ...spec, x264Preset: 'slow' }, source).x264Preset, 'slow');
-  assert.throws(() => resolveHlsSettings({ ...spec, x264Preset: 'ultraslow' }, source), InvalidRequestError, 'an API name is not an x264 preset');
+  assert.throws(
+    () => resolveHlsSettings({ ...spec, x264Preset: 'ultraslow' }, source),
+    InvalidRequestError,
+    'an API name is not an x264 preset',
+  );
 });
 
 test('refuses what it cannot make', () => {
@@ -79,7 +93,10 @@ test('an audio-only rendition (0x0, no video bitrate): the audio settings alone;
   const settings = resolveHlsSettings(audioOnly, { frameRate: 0, pixelFormat: '', hasAudio: true, audioChannels: 2 });
   assert.equal(settings.audioOnly, true);
   assert.deepEqual([settings.audio?.bitrateKbps, settings.audio?.channels, settings.twoPass], [128, 2, false]);
-  assert.throws(() => resolveHlsSettings(audioOnly, { frameRate: 0, pixelFormat: '', hasAudio: false, audioChannels: 0 }), InvalidRequestError);
+  assert.throws(
+    () => resolveHlsSettings(audioOnly, { frameRate: 0, pixelFormat: '', hasAudio: false, audioChannels: 0 }),
+    InvalidRequestError,
+  );
   assert.throws(() => resolveHlsSettings({ ...audioOnly, twoPass: true }, { ...source, frameRate: 0 }), /not two-pass/);
   assert.equal(resolveHlsSettings(spec, source).audioOnly, undefined);
   // Only a spec without picture and video bitrate is audio-only: a 0x0 video rendition is still refused.
@@ -92,7 +109,13 @@ test('a rendition names its codec (none: H.264, as orchestrators before other co
   assert.equal(resolveHlsSettings({ ...spec, videoCodec: 'av1' }, source).videoCodec, 'av1');
   assert.equal(resolveHlsSettings({ ...spec, minQuantizer: 18 }, source).minQuantizer, 18);
   assert.equal(resolveHlsSettings(spec, source).minQuantizer, undefined, '0 is no floor');
-  assert.throws(() => resolveHlsSettings({ ...spec, videoCodec: 'vp9' }, source), (e: unknown) => e instanceof InvalidRequestError && /video codec "vp9"/.test(e.message));
+  assert.throws(
+    () => resolveHlsSettings({ ...spec, videoCodec: 'vp9' }, source),
+    (e: unknown) => e instanceof InvalidRequestError && /video codec "vp9"/.test(e.message),
+  );
   assert.throws(() => resolveHlsSettings({ ...spec, minQuantizer: 60 }, source), InvalidRequestError);
-  assert.throws(() => resolveHlsSettings({ ...spec, videoCodec: 'av1', minQuantizer: 18 }, source), /for H.264 renditions/);
+  assert.throws(
+    () => resolveHlsSettings({ ...spec, videoCodec: 'av1', minQuantizer: 18 }, source),
+    /for H.264 renditions/,
+  );
 });

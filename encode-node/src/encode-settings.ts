@@ -55,10 +55,7 @@ export function isAudioOnlySpec(spec: Pick<RenditionSpec__Output, 'width' | 'hei
   return spec.width === 0 && spec.height === 0 && spec.videoBitrateKbps === 0;
 }
 
-export function resolveHlsSettings(
-  spec: RenditionSpec__Output,
-  source: SourceFacts,
-): HlsEncodeSettings {
+export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
   if (isAudioOnlySpec(spec)) return resolveAudioOnlySettings(spec, source);
   if (!(spec.width > 0 && spec.height > 0 && spec.width <= maxEdge && spec.height <= maxEdge)) {
     throw new InvalidRequestError(`rendition size ${spec.width}x${spec.height} is out of range (1..${maxEdge})`);
@@ -68,7 +65,8 @@ export function resolveHlsSettings(
   }
   const { x264Preset, rateControlMode: rateControl, segmentSeconds } = spec;
   if (!isOneOf(x264Presets, x264Preset)) throw new InvalidRequestError(`unknown x264 preset "${x264Preset}"`);
-  if (!isOneOf(rateControlModes, rateControl)) throw new InvalidRequestError(`unknown rate control mode "${rateControl}"`);
+  if (!isOneOf(rateControlModes, rateControl))
+    throw new InvalidRequestError(`unknown rate control mode "${rateControl}"`);
   if (!(segmentSeconds >= 1 && segmentSeconds <= 60)) {
     throw new InvalidRequestError(`segment length ${segmentSeconds} s is out of range`);
   }
@@ -83,8 +81,10 @@ export function resolveHlsSettings(
   // Orchestrators before other codecs sent none: H.264.
   const videoCodec = spec.videoCodec || 'h264';
   if (!isOneOf(videoCodecs, videoCodec)) throw new InvalidRequestError(`unknown video codec "${spec.videoCodec}"`);
-  if (!(spec.minQuantizer >= 0 && spec.minQuantizer <= 51)) throw new InvalidRequestError(`quantizer floor ${spec.minQuantizer} is out of range (0..51)`);
-  if (spec.minQuantizer > 0 && videoCodec !== 'h264') throw new InvalidRequestError(`a quantizer floor is for H.264 renditions, not ${videoCodec}`);
+  if (!(spec.minQuantizer >= 0 && spec.minQuantizer <= 51))
+    throw new InvalidRequestError(`quantizer floor ${spec.minQuantizer} is out of range (0..51)`);
+  if (spec.minQuantizer > 0 && videoCodec !== 'h264')
+    throw new InvalidRequestError(`a quantizer floor is for H.264 renditions, not ${videoCodec}`);
 
   return {
     width: evenAtLeastTwo(spec.width),

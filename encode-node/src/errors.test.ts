@@ -2,7 +2,14 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { GrpcStatus, jobFailureOf } from '@kino/proto';
 import { FfmpegAbortedError, FfmpegError, NotAVideoError } from '@kino/ffmpeg';
-import { NodeBusyError, classifyInputFailure, toGrpcStatus, InvalidSourceError, StorageUnavailableError, UrlRefusedError } from './errors.ts';
+import {
+  NodeBusyError,
+  classifyInputFailure,
+  toGrpcStatus,
+  InvalidSourceError,
+  StorageUnavailableError,
+  UrlRefusedError,
+} from './errors.ts';
 
 test('failures map to the statuses the orchestrator acts on', () => {
   assert.equal(toGrpcStatus(new NodeBusyError('full')).code, GrpcStatus.RESOURCE_EXHAUSTED);
@@ -12,10 +19,16 @@ test('failures map to the statuses the orchestrator acts on', () => {
   assert.equal(toGrpcStatus(unreadable).code, GrpcStatus.INVALID_ARGUMENT);
   assert.ok(classifyInputFailure('moov atom not found') instanceof InvalidSourceError);
   assert.equal(classifyInputFailure('Server returned 404 Not Found')?.code, GrpcStatus.NOT_FOUND);
-  assert.equal(classifyInputFailure('Server returned 403 Forbidden (access denied)')?.code, GrpcStatus.PERMISSION_DENIED);
+  assert.equal(
+    classifyInputFailure('Server returned 403 Forbidden (access denied)')?.code,
+    GrpcStatus.PERMISSION_DENIED,
+  );
   assert.equal(classifyInputFailure('Connection refused')?.code, GrpcStatus.UNAVAILABLE);
   assert.equal(classifyInputFailure('Server returned 5XX Server Error reply')?.code, GrpcStatus.UNAVAILABLE);
-  assert.equal(classifyInputFailure('Server returned 4XX Client Error, but not one of 40{0,1,3,4}')?.code, GrpcStatus.INVALID_ARGUMENT);
+  assert.equal(
+    classifyInputFailure('Server returned 4XX Client Error, but not one of 40{0,1,3,4}')?.code,
+    GrpcStatus.INVALID_ARGUMENT,
+  );
   assert.equal(classifyInputFailure('Error while filtering: Cannot allocate memory'), undefined);
 });
 
@@ -36,5 +49,8 @@ test('every failure carries its reason in the kino-job-failure-bin trailer', () 
   assert.equal(toGrpcStatus(oom).code, GrpcStatus.INTERNAL);
   assert.equal(reasonOf(new FfmpegAbortedError('ffmpeg')), 'CANCELLED');
   assert.equal(reasonOf(new Error('boom')), 'INTERNAL');
-  assert.equal(toGrpcStatus(new Error('could not open http://s3/x?X-Amz-Signature=secret')).details, 'could not open (url)');
+  assert.equal(
+    toGrpcStatus(new Error('could not open http://s3/x?X-Amz-Signature=secret')).details,
+    'could not open (url)',
+  );
 });

@@ -3,7 +3,14 @@
 // the `kino-job-failure-bin` trailer, beside the status code that goes with it. The orchestrator
 // decides on the reason: INVALID_SOURCE fails the video for good, NODE_BUSY waits for capacity,
 // STORAGE_UNAVAILABLE retries later without blaming the node, URL_REFUSED presigns again.
-import { grpcStatusOf, jobFailureStatus, redactUrls, type FailureReason, type GrpcStatus, type grpc } from '@kino/proto';
+import {
+  grpcStatusOf,
+  jobFailureStatus,
+  redactUrls,
+  type FailureReason,
+  type GrpcStatus,
+  type grpc,
+} from '@kino/proto';
 import { FfmpegAbortedError, FfmpegError, NotAVideoError } from '@kino/ffmpeg';
 
 export abstract class JobError extends Error {
@@ -74,7 +81,8 @@ export class JobCancelledError extends JobError {
  * failure is not about the input (then ffmpeg itself failed: FFMPEG_FAILED).
  */
 export function classifyInputFailure(stderr: string): JobError | undefined {
-  if (/Server returned 404|HTTP error 404/.test(stderr)) return new SourceNotFoundError('the source object does not exist');
+  if (/Server returned 404|HTTP error 404/.test(stderr))
+    return new SourceNotFoundError('the source object does not exist');
   if (/Server returned (400|401|403)|HTTP error 403|access denied/i.test(stderr)) {
     return new UrlRefusedError('storage refused the source URL (expired or invalid presigned URL)');
   }
@@ -82,10 +90,18 @@ export function classifyInputFailure(stderr: string): JobError | undefined {
   if (/Server returned 4XX Client Error|Server returned 416/.test(stderr)) {
     return new InvalidSourceError('the source is empty or cannot be read (storage answered 4xx to a ranged read)');
   }
-  if (/Server returned 5(\d\d|XX)|Connection refused|Connection timed out|Network is unreachable|Failed to resolve|Connection reset/.test(stderr)) {
+  if (
+    /Server returned 5(\d\d|XX)|Connection refused|Connection timed out|Network is unreachable|Failed to resolve|Connection reset/.test(
+      stderr,
+    )
+  ) {
     return new StorageUnavailableError(`storage unreachable: ${stderr.trim().split('\n').pop() ?? ''}`);
   }
-  if (/Invalid data found when processing input|moov atom not found|could not find codec parameters|End of file|no such file|Invalid argument|does not contain any stream/i.test(stderr)) {
+  if (
+    /Invalid data found when processing input|moov atom not found|could not find codec parameters|End of file|no such file|Invalid argument|does not contain any stream/i.test(
+      stderr,
+    )
+  ) {
     return new InvalidSourceError(`the source is not a readable video: ${stderr.trim().split('\n').pop() ?? ''}`);
   }
   return undefined;
@@ -96,7 +112,8 @@ export function asJobError(error: unknown): JobError | undefined {
   if (error instanceof JobError) return error;
   if (error instanceof FfmpegAbortedError) return new JobCancelledError('the job was cancelled');
   if (error instanceof NotAVideoError) return new InvalidSourceError(error.message);
-  if (error instanceof FfmpegError) return classifyInputFailure(error.stderrTail) ?? new FfmpegFailedError(error.message);
+  if (error instanceof FfmpegError)
+    return classifyInputFailure(error.stderrTail) ?? new FfmpegFailedError(error.message);
   return undefined;
 }
 

@@ -35,7 +35,11 @@ export interface Coverage {
  * itself end early (its index promised more: final, the video cannot be made), else
  * StorageUnavailableError (the read of the source ended early: worth another try).
  */
-export function checkCoverage(key: string, playlist: MediaPlaylist, { expectedSeconds, startSeconds, source, errorOutput }: Coverage): void {
+export function checkCoverage(
+  key: string,
+  playlist: MediaPlaylist,
+  { expectedSeconds, startSeconds, source, errorOutput }: Coverage,
+): void {
   const encodedSeconds = playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
   if (encodedSeconds >= expectedSeconds * 0.97 - 0.5) return;
   if (reportsTruncatedInput(errorOutput)) {
@@ -61,15 +65,26 @@ export async function checkRenditions(
 ): Promise<EncodedRendition[]> {
   const encoded: EncodedRendition[] = [];
   for (const rendition of renditions) {
-    const playlist = parseMediaPlaylist(await readFile(join(uploads.outDir, rendition.prefix + hlsPlaylistName), 'utf8'));
+    const playlist = parseMediaPlaylist(
+      await readFile(join(uploads.outDir, rendition.prefix + hlsPlaylistName), 'utf8'),
+    );
     checkCoverage(rendition.spec.key, playlist, coverage);
     // The keyframes stop short of a sliver (keyframesEndSeconds): one here means the probed
     // duration was off, and the sliver may stall a player at the end.
     const last = playlist.segments.at(-1);
     if (playlist.segments.length > 1 && last && last.durationSeconds < hlsMinimumLastSegmentSeconds) {
-      logger.warn({ rendition: rendition.spec.key, lastSegmentSeconds: last.durationSeconds, videoSeconds: coverage.source.videoDurationSeconds }, 'the last segment is shorter than the minimum');
+      logger.warn(
+        {
+          rendition: rendition.spec.key,
+          lastSegmentSeconds: last.durationSeconds,
+          videoSeconds: coverage.source.videoDurationSeconds,
+        },
+        'the last segment is shorter than the minimum',
+      );
     }
-    const files = (await listFiles(join(uploads.outDir, rendition.prefix))).filter(keep).map((name) => rendition.prefix + name);
+    const files = (await listFiles(join(uploads.outDir, rendition.prefix)))
+      .filter(keep)
+      .map((name) => rendition.prefix + name);
     uploads.checkUrls(files);
     encoded.push({ rendition, playlist, files });
   }

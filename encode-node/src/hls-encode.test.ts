@@ -18,16 +18,52 @@ import { HlsUploads } from './hls-uploads.ts';
 const dir = mkdtempSync(join(tmpdir(), 'kino-hls-encode-'));
 const sourcePath = join(dir, 'source.mp4');
 // 8 s of 25 fps picture and sound, its index first (ffmpeg reads it as it arrives).
-const source: ProbeResult__Output = { ...testSource, width: 160, height: 90, durationSeconds: 8, videoDurationSeconds: 8, frameCount: 200 };
+const source: ProbeResult__Output = {
+  ...testSource,
+  width: 160,
+  height: 90,
+  durationSeconds: 8,
+  videoDurationSeconds: 8,
+  frameCount: 200,
+};
 const spec: RenditionSpec__Output = {
-  key: '90p', width: 160, height: 90, videoBitrateKbps: 200, audioBitrateKbps: 64, frameRate: 0, pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate', twoPass: false, x264Preset: 'ultrafast', audioCodec: 'aac', segmentSeconds: 2, videoCodec: 'h264', minQuantizer: 0,
+  key: '90p',
+  width: 160,
+  height: 90,
+  videoBitrateKbps: 200,
+  audioBitrateKbps: 64,
+  frameRate: 0,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPass: false,
+  x264Preset: 'ultrafast',
+  audioCodec: 'aac',
+  segmentSeconds: 2,
+  videoCodec: 'h264',
+  minQuantizer: 0,
 };
 
 beforeAll(() => {
   const made = spawnSync('ffmpeg', [
-    '-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=25:duration=8', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=8',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-movflags', '+faststart', sourcePath,
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=160x90:rate=25:duration=8',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=8',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-movflags',
+    '+faststart',
+    sourcePath,
   ]);
   assert.equal(made.status, 0, made.stderr.toString());
 });
@@ -66,16 +102,24 @@ afterAll(() => {
 
 /** An upload URL for every segment of the renditions `keys` (8 s in 2 s segments, and one spare). */
 const urlsOf = (...keys: string[]) =>
-  Object.fromEntries(keys.flatMap((key) => Array.from({ length: 5 }, (_, i) => [`${key}/seg-0000${i}.m4s`, `${base}/${key}/seg-${i}`])));
+  Object.fromEntries(
+    keys.flatMap((key) => Array.from({ length: 5 }, (_, i) => [`${key}/seg-0000${i}.m4s`, `${base}/${key}/seg-${i}`])),
+  );
 
 /** Encodes the plan of `specs` from `input`, with its progress kept; `outputUrls` for the scan's uploads. */
 async function encode(input: string, specs: RenditionSpec__Output[], outputUrls: Record<string, string>) {
   const jobDir = mkdtempSync(join(dir, 'job-'));
   const progress: EncodeJobProgress[] = [];
-  const options = { ...testEncodeOptions({ inputUrl: input, source }), onProgress: (p: EncodeJobProgress) => progress.push(p) };
+  const options = {
+    ...testEncodeOptions({ inputUrl: input, source }),
+    onProgress: (p: EncodeJobProgress) => progress.push(p),
+  };
   const uploads = new HlsUploads(join(jobDir, 'hls'), outputUrls, options.signal);
   try {
-    const encoded = await encodeHls(options, source, planHlsEncode(specs, outputUrls, [], source, undefined), { jobDir, uploads });
+    const encoded = await encodeHls(options, source, planHlsEncode(specs, outputUrls, [], source, undefined), {
+      jobDir,
+      uploads,
+    });
     return { encoded, progress, outDir: uploads.outDir };
   } finally {
     await uploads.close();
@@ -83,15 +127,31 @@ async function encode(input: string, specs: RenditionSpec__Output[], outputUrls:
 }
 
 test('several renditions are one ffmpeg run, each in its directory, with every frame and progress to 100', async () => {
-  const { encoded, progress, outDir } = await encode(sourcePath, [spec, { ...spec, key: '72p', width: 128, height: 72 }], urlsOf('90p', '72p'));
+  const { encoded, progress, outDir } = await encode(
+    sourcePath,
+    [spec, { ...spec, key: '72p', width: 128, height: 72 }],
+    urlsOf('90p', '72p'),
+  );
   assert.equal(encoded.last?.frame, 200);
   for (const key of ['90p', '72p']) {
     const playlist = parseMediaPlaylist(readFileSync(join(outDir, key, 'playlist.m3u8'), 'utf8'));
-    assert.deepEqual(playlist.segments.map((s) => [s.uri, s.durationSeconds]), [['seg-00000.m4s', 2], ['seg-00001.m4s', 2], ['seg-00002.m4s', 2], ['seg-00003.m4s', 2]]);
+    assert.deepEqual(
+      playlist.segments.map((s) => [s.uri, s.durationSeconds]),
+      [
+        ['seg-00000.m4s', 2],
+        ['seg-00001.m4s', 2],
+        ['seg-00002.m4s', 2],
+        ['seg-00003.m4s', 2],
+      ],
+    );
     assert.ok(statSync(join(outDir, key, 'init.mp4')).size > 0);
   }
   assert.ok(progress.length > 0);
-  assert.deepEqual(progress.map((p) => p.percent), progress.map((p) => p.percent).sort((a, b) => a - b), 'progress only grows');
+  assert.deepEqual(
+    progress.map((p) => p.percent),
+    progress.map((p) => p.percent).sort((a, b) => a - b),
+    'progress only grows',
+  );
   assert.equal(progress.at(-1)?.percent, 100);
 });
 
@@ -100,9 +160,18 @@ test('two-pass runs pass 1 as the first 35 % of the progress, then pass 2 to 100
   assert.equal(encoded.last?.frame, 200);
   assert.deepEqual(readdirSync(join(outDir, '90p')).filter((name) => name.startsWith('seg-')).length, 4);
   const percents = progress.map((p) => p.percent);
-  assert.ok(percents.some((p) => p > 0 && p <= 35), 'pass 1');
-  assert.ok(percents.some((p) => p > 35), 'pass 2');
-  assert.deepEqual(percents, [...percents].sort((a, b) => a - b));
+  assert.ok(
+    percents.some((p) => p > 0 && p <= 35),
+    'pass 1',
+  );
+  assert.ok(
+    percents.some((p) => p > 35),
+    'pass 2',
+  );
+  assert.deepEqual(
+    percents,
+    [...percents].sort((a, b) => a - b),
+  );
   assert.equal(percents.at(-1), 100);
 });
 
@@ -113,7 +182,10 @@ test('segments go up while ffmpeg still encodes; a refused upload stops ffmpeg a
   try {
     const started = Date.now();
     await assert.rejects(encode(`${base}/source.mp4`, [spec], urlsOf('90p')), UrlRefusedError);
-    assert.ok(puts.length > 0 && puts.every((path) => /^\/90p\/seg-[0-3]$/.test(path)), `finished segments went up while ffmpeg waited for the rest of the source: ${puts.join(', ')}`);
+    assert.ok(
+      puts.length > 0 && puts.every((path) => /^\/90p\/seg-[0-3]$/.test(path)),
+      `finished segments went up while ffmpeg waited for the rest of the source: ${puts.join(', ')}`,
+    );
     assert.ok(Date.now() - started < 20_000, 'ffmpeg was stopped, not left waiting for the source');
   } finally {
     refusing = false;

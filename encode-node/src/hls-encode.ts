@@ -50,7 +50,14 @@ export async function encodeHls(
   const encodeArgs = (pass: 1 | 2 | undefined) => {
     if (single) {
       const logFile = join(jobDir, 'x264-pass');
-      return hlsEncodeArgs({ input: request.inputUrl, settings: renditions[0]!.settings, threads, pass: pass ? { number: pass, logFile } : undefined, chunk: window, videoSeconds: source.videoDurationSeconds });
+      return hlsEncodeArgs({
+        input: request.inputUrl,
+        settings: renditions[0]!.settings,
+        threads,
+        pass: pass ? { number: pass, logFile } : undefined,
+        chunk: window,
+        videoSeconds: source.videoDurationSeconds,
+      });
     }
     const logFiles = renditions.map((_, k) => join(jobDir, `x264-pass-${k}`));
     return hlsLadderArgs({
@@ -71,7 +78,12 @@ export async function encodeHls(
   const run = { program, cwd: ffmpegDir, durationSeconds, signal: uploads.jobSignal, logger, priority };
 
   if (twoPass) await runFfmpeg(encodeArgs(1), { ...run, onProgress: report(firstPassShare, 0) });
-  const stopScan = scanFinishedSegments(outDir, renditions.map((r) => r.prefix), (names) => uploads.uploadNew(names), (error) => uploads.fail(error));
+  const stopScan = scanFinishedSegments(
+    outDir,
+    renditions.map((r) => r.prefix),
+    (names) => uploads.uploadNew(names),
+    (error) => uploads.fail(error),
+  );
   let errorOutput = '';
   try {
     const last = await runFfmpeg(encodeArgs(twoPass ? 2 : undefined), {

@@ -6,27 +6,60 @@ import { InvalidRequestError } from './errors.ts';
 import { planHlsEncode } from './hls-plan.ts';
 
 const spec: RenditionSpec__Output = {
-  key: '360p', width: 640, height: 360, videoBitrateKbps: 800, audioBitrateKbps: 128, frameRate: 0, pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate', twoPass: false, x264Preset: 'veryfast', audioCodec: 'aac', segmentSeconds: 6, videoCodec: 'h264', minQuantizer: 0,
+  key: '360p',
+  width: 640,
+  height: 360,
+  videoBitrateKbps: 800,
+  audioBitrateKbps: 128,
+  frameRate: 0,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPass: false,
+  x264Preset: 'veryfast',
+  audioCodec: 'aac',
+  segmentSeconds: 6,
+  videoCodec: 'h264',
+  minQuantizer: 0,
 };
 const whole = [spec, { ...spec, key: '240p', width: 426, height: 240 }];
 const urlsFor = (keys: string[], names = ['playlist.m3u8', 'init.mp4']) =>
-  Object.fromEntries(keys.flatMap((key) => names.map((name) => [`${key}/${name}`, `http://storage.test/${key}/${name}`])));
+  Object.fromEntries(
+    keys.flatMap((key) => names.map((name) => [`${key}/${name}`, `http://storage.test/${key}/${name}`])),
+  );
 
 test('a plan resolves each rendition, its files under its key, on the ffmpeg of its codec', () => {
   const plan = planHlsEncode(whole, urlsFor(['360p', '240p']), ['playlist.m3u8', 'init.mp4'], source, undefined);
-  assert.deepEqual(plan.renditions.map((r) => [r.prefix, r.settings.width, r.settings.height]), [['360p/', 640, 360], ['240p/', 426, 240]]);
+  assert.deepEqual(
+    plan.renditions.map((r) => [r.prefix, r.settings.width, r.settings.height]),
+    [
+      ['360p/', 640, 360],
+      ['240p/', 426, 240],
+    ],
+  );
   assert.equal(plan.program, undefined, 'H.264 runs on the ffmpeg on PATH');
   assert.equal(plan.twoPass, false);
-  const twoPass = planHlsEncode(whole.map((s) => ({ ...s, twoPass: true })), urlsFor(['360p', '240p']), [], source, undefined);
+  const twoPass = planHlsEncode(
+    whole.map((s) => ({ ...s, twoPass: true })),
+    urlsFor(['360p', '240p']),
+    [],
+    source,
+    undefined,
+  );
   assert.equal(twoPass.twoPass, true);
   const av1 = planHlsEncode([{ ...spec, videoCodec: 'av1' }], {}, [], source, '/opt/quality/ffmpeg');
   assert.equal(av1.program, '/opt/quality/ffmpeg', 'AV1 runs on the quality ffmpeg');
 });
 
 test('a plan refuses what the node cannot make as asked, before anything runs', () => {
-  const refuses = (specs: RenditionSpec__Output[], message: RegExp, { urls = urlsFor(specs.map((s) => s.key)), quality = undefined as string | undefined } = {}) =>
-    assert.throws(() => planHlsEncode(specs, urls, ['playlist.m3u8', 'init.mp4'], source, quality), (error: unknown) => error instanceof InvalidRequestError && message.test(error.message));
+  const refuses = (
+    specs: RenditionSpec__Output[],
+    message: RegExp,
+    { urls = urlsFor(specs.map((s) => s.key)), quality = undefined as string | undefined } = {},
+  ) =>
+    assert.throws(
+      () => planHlsEncode(specs, urls, ['playlist.m3u8', 'init.mp4'], source, quality),
+      (error: unknown) => error instanceof InvalidRequestError && message.test(error.message),
+    );
   refuses([], /renditions is empty/);
   refuses([{ ...spec, key: '../720p' }], /not a plain name/);
   refuses([spec, spec], /appears twice/);

@@ -34,7 +34,11 @@ export function planHlsEncode(
   qualityFfmpeg: string | undefined,
 ): HlsPlan {
   checkRenditionKeys(specs, outputUrls, requiredFiles);
-  const renditions = specs.map((spec) => ({ spec, settings: resolveHlsSettings(spec, source), prefix: `${spec.key}/` }));
+  const renditions = specs.map((spec) => ({
+    spec,
+    settings: resolveHlsSettings(spec, source),
+    prefix: `${spec.key}/`,
+  }));
   const program = ffmpegFor(renditions, qualityFfmpeg);
   const twoPass = renditions.some((r) => r.settings.twoPass);
   if (renditions.some((r) => r.settings.twoPass !== twoPass)) {
@@ -44,7 +48,11 @@ export function planHlsEncode(
   return { renditions, program, twoPass };
 }
 
-function checkRenditionKeys(specs: RenditionSpec__Output[], outputUrls: Record<string, string>, requiredFiles: string[]): void {
+function checkRenditionKeys(
+  specs: RenditionSpec__Output[],
+  outputUrls: Record<string, string>,
+  requiredFiles: string[],
+): void {
   if (specs.length === 0) throw new InvalidRequestError('renditions is empty: an encode makes at least one');
   const keys = new Set<string>();
   for (const spec of specs) {
@@ -66,9 +74,15 @@ function checkRenditionKeys(specs: RenditionSpec__Output[], outputUrls: Record<s
  */
 function ffmpegFor(renditions: HlsRendition[], qualityFfmpeg: string | undefined): string | undefined {
   const codecs = new Set(renditions.map((r) => r.settings.videoCodec));
-  if (codecs.size > 1) throw new InvalidRequestError(`renditions of one encode must share a video codec, not ${[...codecs].join(' and ')}`);
+  if (codecs.size > 1)
+    throw new InvalidRequestError(
+      `renditions of one encode must share a video codec, not ${[...codecs].join(' and ')}`,
+    );
   if (!codecs.has('av1')) return undefined;
-  if (!qualityFfmpeg) throw new InvalidRequestError('AV1 renditions need the quality ffmpeg, and this node has none (NODE_QUALITY_FFMPEG)');
+  if (!qualityFfmpeg)
+    throw new InvalidRequestError(
+      'AV1 renditions need the quality ffmpeg, and this node has none (NODE_QUALITY_FFMPEG)',
+    );
   return qualityFfmpeg;
 }
 

@@ -26,11 +26,13 @@ beforeAll(async () => {
     events.push(`arrived ${name}`);
     contentTypes.set(name, req.headers['content-type']);
     req.resume();
-    req.on('end', () => setImmediate(() => {
-      events.push(`answered ${name}`);
-      res.writeHead(refused.has(name) ? 403 : 200);
-      res.end();
-    }));
+    req.on('end', () =>
+      setImmediate(() => {
+        events.push(`answered ${name}`);
+        res.writeHead(refused.has(name) ? 403 : 200);
+        res.end();
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -50,16 +52,23 @@ test('each file goes up once, with its HLS content type; the playlist only once 
     uploads.uploadNew(['360p/seg-00000.m4s']);
     uploads.uploadNew(['360p/seg-00000.m4s']); // a scan finds it again: not uploaded twice
     await uploads.uploadRest(files, ['360p/playlist.m3u8']);
-    assert.deepEqual(events.filter((e) => e.startsWith('arrived')).sort(), files.map((name) => `arrived ${name}`).sort());
+    assert.deepEqual(
+      events.filter((e) => e.startsWith('arrived')).sort(),
+      files.map((name) => `arrived ${name}`).sort(),
+    );
     const playlistArrived = events.indexOf('arrived 360p/playlist.m3u8');
-    for (const name of files.slice(0, 3)) assert.ok(events.indexOf(`answered ${name}`) < playlistArrived, `${name} before the playlist`);
+    for (const name of files.slice(0, 3))
+      assert.ok(events.indexOf(`answered ${name}`) < playlistArrived, `${name} before the playlist`);
     assert.deepEqual(Object.fromEntries(contentTypes), {
       '360p/init.mp4': 'video/mp4',
       '360p/seg-00000.m4s': 'video/iso.segment',
       '360p/seg-00001.m4s': 'video/iso.segment',
       '360p/playlist.m3u8': 'application/vnd.apple.mpegurl',
     });
-    assert.equal(uploads.bytes, files.reduce((sum, name) => sum + `bytes of ${name}`.length, 0));
+    assert.equal(
+      uploads.bytes,
+      files.reduce((sum, name) => sum + `bytes of ${name}`.length, 0),
+    );
     assert.equal(uploads.jobSignal.aborted, false);
   } finally {
     await uploads.close();
@@ -70,11 +79,20 @@ test('each file goes up once, with its HLS content type; the playlist only once 
 test('a file without a URL is refused, naming it (and at most five of them)', async () => {
   const uploads = new HlsUploads(outDir, urlsOf(['360p/init.mp4']), new AbortController().signal);
   try {
-    assert.throws(() => uploads.uploadNew(['360p/seg-00000.m4s']), (error: unknown) =>
-      error instanceof InvalidRequestError && error.message === 'output_urls has no URL for 360p/seg-00000.m4s: the encode produced more segments than URLs were given');
+    assert.throws(
+      () => uploads.uploadNew(['360p/seg-00000.m4s']),
+      (error: unknown) =>
+        error instanceof InvalidRequestError &&
+        error.message ===
+          'output_urls has no URL for 360p/seg-00000.m4s: the encode produced more segments than URLs were given',
+    );
     const many = Array.from({ length: 7 }, (_, i) => `360p/seg-0000${i}.m4s`);
-    assert.throws(() => uploads.checkUrls(['360p/init.mp4', ...many]), (error: unknown) =>
-      error instanceof InvalidRequestError && error.message.startsWith(`output_urls has no URL for ${many.slice(0, 5).join(', ')}:`));
+    assert.throws(
+      () => uploads.checkUrls(['360p/init.mp4', ...many]),
+      (error: unknown) =>
+        error instanceof InvalidRequestError &&
+        error.message.startsWith(`output_urls has no URL for ${many.slice(0, 5).join(', ')}:`),
+    );
     assert.doesNotThrow(() => uploads.checkUrls(['360p/init.mp4']));
   } finally {
     await uploads.close();

@@ -91,5 +91,7 @@ export class HlsUploads {
 }
 
 function missingUrl(name: string): InvalidRequestError {
-  return new InvalidRequestError(`output_urls has no URL for ${name}: the encode produced more segments than URLs were given`);
+  return new InvalidRequestError(
+    `output_urls has no URL for ${name}: the encode produced more segments than URLs were given`,
+  );
 }

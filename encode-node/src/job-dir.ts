@@ -49,7 +49,12 @@ export async function makeJobDir(workDir: string, jobId: string, fallback: strin
  * Runs `work` in a fresh job directory (makeJobDir) and removes the directory afterwards, whether the
  * work succeeded, failed or was cancelled.
  */
-export async function withJobDir<T>(workDir: string, jobId: string, fallback: string, work: (jobDir: string) => Promise<T>): Promise<T> {
+export async function withJobDir<T>(
+  workDir: string,
+  jobId: string,
+  fallback: string,
+  work: (jobDir: string) => Promise<T>,
+): Promise<T> {
   const jobDir = await makeJobDir(workDir, jobId, fallback);
   try {
     return await work(jobDir);

@@ -7,7 +7,7 @@ import { callKinds, type NodeJobs } from './node-jobs.ts';
 export function createNodeMetrics(registry: Registry, jobs: NodeJobs) {
   new Gauge({
     name: 'kino_node_slots',
-    help: 'This node\'s encode slots, by state: total, or in_use (encodes running).',
+    help: "This node's encode slots, by state: total, or in_use (encodes running).",
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {

@@ -51,8 +51,16 @@ test('an encode runs niced unless someone waits for it; raising it by its job id
   assert.notEqual(again.jobId, background.jobId);
 
   assert.equal(jobs.raise('run-4'), undefined, 'no encode of that job runs here');
-  assert.deepEqual(jobs.raise('run-3'), { threads: 0, refused: false }, 'no ffmpeg running yet: only the value changes');
-  assert.deepEqual([background.priority.niceness, again.priority.niceness], [0, 0], 'their later ffmpeg runs start at 0');
+  assert.deepEqual(
+    jobs.raise('run-3'),
+    { threads: 0, refused: false },
+    'no ffmpeg running yet: only the value changes',
+  );
+  assert.deepEqual(
+    [background.priority.niceness, again.priority.niceness],
+    [0, 0],
+    'their later ffmpeg runs start at 0',
+  );
   background.finish();
   again.finish();
   assert.equal(jobs.raise('run-3'), undefined, 'finished: not running any more');

@@ -127,7 +127,9 @@ export class NodeJobs {
    */
   raise(requestedId: string): Renice | undefined {
     // A call without an id got one of the node's own (`start`): nobody can name it to raise it.
-    const raised = requestedId ? [...this.priorities.values()].filter((encode) => encode.requestedId === requestedId) : [];
+    const raised = requestedId
+      ? [...this.priorities.values()].filter((encode) => encode.requestedId === requestedId)
+      : [];
     if (raised.length === 0) return undefined;
     const results = raised.map(({ priority }) => priority.raise());
     return { threads: results.reduce((sum, r) => sum + r.threads, 0), refused: results.some((r) => r.refused) };

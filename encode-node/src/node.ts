@@ -82,19 +82,25 @@ function addressTowards(controlPlane: string): Promise<string> {
   const port = Number(controlPlane.slice(separator + 1));
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
-    socket.setTimeout(10_000, () => socket.destroy(new Error(`the registry at ${controlPlane} did not answer within 10 s`)));
+    socket.setTimeout(10_000, () =>
+      socket.destroy(new Error(`the registry at ${controlPlane} did not answer within 10 s`)),
+    );
     socket.once('connect', () => {
       const local = socket.localAddress ?? '';
       socket.destroy();
       resolve(local.includes(':') ? `[${local}]` : local);
     });
-    socket.once('error', (error) => reject(new Error(`cannot find the address to advertise: the registry at ${controlPlane}: ${error.message}`)));
+    socket.once('error', (error) =>
+      reject(new Error(`cannot find the address to advertise: the registry at ${controlPlane}: ${error.message}`)),
+    );
   });
 }
 
 function bind(server: grpc.Server, address: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    );
   });
 }
 
@@ -103,7 +109,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   const host = options.host ?? '127.0.0.1';
   const sharedWorkDir = options.workDir ?? join(tmpdir(), 'kino-node');
   const leftovers = await removeLeftoverJobDirs(sharedWorkDir);
-  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
+  if (leftovers.length > 0)
+    logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
   const workDir = processWorkDir(sharedWorkDir);
   await mkdir(workDir, { recursive: true });
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
@@ -130,7 +137,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     }),
   );
   const port = await bind(server, `${host}:${options.port ?? 0}`);
-  const address = options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
+  const address =
+    options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
 
   const registration = new Registration({
     registry,
@@ -145,7 +153,12 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   let metricsServer: MetricsServer | undefined;
   try {
     if (metricsRegistry) {
-      metricsServer = await startMetricsServer({ registry: metricsRegistry, host, port: options.metricsPort!, token: options.metricsToken });
+      metricsServer = await startMetricsServer({
+        registry: metricsRegistry,
+        host,
+        port: options.metricsPort!,
+        token: options.metricsToken,
+      });
     }
     await registration.registerUntilDone();
   } catch (error) {
@@ -157,7 +170,16 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   registration.start();
   const active = registration;
   identity.nodeId = active.nodeId;
-  logger.info({ nodeId: active.nodeId, address, slots: options.slots, workDir, metrics: metricsServer && `http://${metricsServer.address}/metrics` }, 'encode node ready');
+  logger.info(
+    {
+      nodeId: active.nodeId,
+      address,
+      slots: options.slots,
+      workDir,
+      metrics: metricsServer && `http://${metricsServer.address}/metrics`,
+    },
+    'encode node ready',
+  );
 
   let draining: Promise<void> | undefined;
   return {

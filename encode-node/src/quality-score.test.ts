@@ -11,8 +11,20 @@ import type { EncodedRendition } from './hls-checks.ts';
 import { scoreRenditions } from './quality-score.ts';
 
 const video: RenditionSpec__Output = {
-  key: '360p', width: 640, height: 360, videoBitrateKbps: 800, audioBitrateKbps: 128, frameRate: 0, pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate', twoPass: false, x264Preset: 'veryfast', audioCodec: 'aac', segmentSeconds: 6, videoCodec: 'h264', minQuantizer: 0,
+  key: '360p',
+  width: 640,
+  height: 360,
+  videoBitrateKbps: 800,
+  audioBitrateKbps: 128,
+  frameRate: 0,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPass: false,
+  x264Preset: 'veryfast',
+  audioCodec: 'aac',
+  segmentSeconds: 6,
+  videoCodec: 'h264',
+  minQuantizer: 0,
 };
 const audioOnly: RenditionSpec__Output = { ...video, key: 'audio', width: 0, height: 0, videoBitrateKbps: 0 };
 
@@ -25,7 +37,10 @@ function encodedOf(spec: RenditionSpec__Output): EncodedRendition {
 }
 
 /** Scores with a logger whose lines are kept. */
-async function score(encoded: EncodedRendition[], { qualityFfmpeg, signal }: { qualityFfmpeg?: string; signal?: AbortSignal } = {}) {
+async function score(
+  encoded: EncodedRendition[],
+  { qualityFfmpeg, signal }: { qualityFfmpeg?: string; signal?: AbortSignal } = {},
+) {
   const logs: string[] = [];
   const jobDir = mkdtempSync(join(tmpdir(), 'kino-quality-'));
   const options = {
@@ -43,7 +58,11 @@ async function score(encoded: EncodedRendition[], { qualityFfmpeg, signal }: { q
 }
 
 test('only renditions with a picture are scored, on a node with the quality ffmpeg; without it the encode stands, unscored, and says so', async () => {
-  assert.deepEqual(await score([encodedOf(audioOnly)]), { scores: new Map(), logs: [] }, 'audio alone: nothing to score, nothing said');
+  assert.deepEqual(
+    await score([encodedOf(audioOnly)]),
+    { scores: new Map(), logs: [] },
+    'audio alone: nothing to score, nothing said',
+  );
   assert.deepEqual(await score([encodedOf(video), encodedOf(audioOnly)]), {
     scores: new Map(),
     logs: ['quality not measured: this node has no quality ffmpeg (NODE_QUALITY_FFMPEG)'],
@@ -58,5 +77,7 @@ test('a scoring that fails leaves the encode standing, unscored; a cancelled one
   });
   const cancelled = new AbortController();
   cancelled.abort();
-  await assert.rejects(score([encodedOf(video)], { qualityFfmpeg: 'ffmpeg', signal: cancelled.signal }), { code: 'ENOENT' });
+  await assert.rejects(score([encodedOf(video)], { qualityFfmpeg: 'ffmpeg', signal: cancelled.signal }), {
+    code: 'ENOENT',
+  });
 });

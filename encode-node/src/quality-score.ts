@@ -53,7 +53,10 @@ export async function scoreRenditions(
   try {
     for (const [k, { rendition, playlist }] of scored.entries()) {
       const dir = join(outDir, rendition.spec.key);
-      await writeFile(renditions[k]!.input, Buffer.concat([await readFile(join(dir, hlsInitName)), await readFile(join(dir, playlist.segments[0]!.uri))]));
+      await writeFile(
+        renditions[k]!.input,
+        Buffer.concat([await readFile(join(dir, hlsInitName)), await readFile(join(dir, playlist.segments[0]!.uri))]),
+      );
     }
     const settings = scored[0]!.rendition.settings;
     await runFfmpeg(

@@ -43,7 +43,15 @@ describe('Registration heartbeats', () => {
       register: () => Promise.resolve({ nodeId: 'node_1', heartbeatIntervalMs: 10 }),
       heartbeat: () => Promise.resolve({ known: ++heartbeats > 1 }),
     } as unknown as RegistryClient;
-    const registration = new Registration({ registry, address: '127.0.0.1:1', slots: 1, version: 'test', labels: {}, jobs, logger: pino({ level: 'silent' }) });
+    const registration = new Registration({
+      registry,
+      address: '127.0.0.1:1',
+      slots: 1,
+      version: 'test',
+      labels: {},
+      jobs,
+      logger: pino({ level: 'silent' }),
+    });
     await registration.registerUntilDone();
     registration.start();
     while (heartbeats < 2) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -35,13 +35,19 @@ export class Registration {
 
   private async register(): Promise<void> {
     const { registry, address, slots, version, labels, logger } = this.options;
-    const response = await registry.register({ nodeId: this.nodeId, address, slots, version, labels }, { timeoutMs: 5_000 });
+    const response = await registry.register(
+      { nodeId: this.nodeId, address, slots, version, labels },
+      { timeoutMs: 5_000 },
+    );
     const reRegistered = this.nodeId !== '';
     this.nodeId = response.nodeId;
     this.intervalMs = response.heartbeatIntervalMs > 0 ? response.heartbeatIntervalMs : this.intervalMs;
     this.needsRegister = false;
     this.options.metrics?.acknowledged(false);
-    logger.info({ nodeId: this.nodeId, address, heartbeatIntervalMs: this.intervalMs }, reRegistered ? 're-registered' : 'registered');
+    logger.info(
+      { nodeId: this.nodeId, address, heartbeatIntervalMs: this.intervalMs },
+      reRegistered ? 're-registered' : 'registered',
+    );
   }
 
   /** Registers, retrying with backoff until the registry answers (it may start after the node). */
@@ -83,7 +89,8 @@ export class Registration {
       }
     } catch (error) {
       this.options.metrics?.heartbeatFailed();
-      if (!this.needsRegister) logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
+      if (!this.needsRegister)
+        logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
       this.needsRegister = true;
     }
   }
@@ -127,7 +134,10 @@ export class Registration {
       await this.options.registry.deregister(this.nodeId, { timeoutMs: 5_000 });
       this.options.logger.info({ nodeId: this.nodeId }, 'deregistered');
     } catch (error) {
-      this.options.logger.warn({ err: error, nodeId: this.nodeId }, 'deregister failed; the registry will expire this node');
+      this.options.logger.warn(
+        { err: error, nodeId: this.nodeId },
+        'deregister failed; the registry will expire this node',
+      );
     }
   }
 }

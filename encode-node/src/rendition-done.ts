@@ -43,9 +43,10 @@ export async function measureRenditions(
     const init = parseInitSegment(await readFile(join(outDir, prefix + hlsInitName)));
     // ffmpeg's progress counts the frames of its first video output; a rendition at another
     // frame rate (none today: one ladder, one frame rate) is counted from its duration.
-    const frames = settings.frameRate === firstFrameRate
-      ? (last?.frame ?? 0)
-      : Math.round(bandwidth.durationSeconds * settings.frameRate);
+    const frames =
+      settings.frameRate === firstFrameRate
+        ? (last?.frame ?? 0)
+        : Math.round(bandwidth.durationSeconds * settings.frameRate);
     results.push({
       key: spec.key,
       segmentCount: playlist.segments.length,

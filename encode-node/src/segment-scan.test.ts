@@ -7,7 +7,7 @@ import { listFiles, scanFinishedSegments } from './segment-scan.ts';
 
 /** Resolves once `condition` holds, checking every 10 ms (at most 10 s). */
 async function waitFor(condition: () => unknown): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !condition(); ) {
+  for (const deadline = Date.now() + 10_000; !condition();) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -25,13 +25,25 @@ test('a scan reports the finished segments of every rendition by their name unde
     writeFileSync(join(outDir, '720p', 'seg-00002.m4s.tmp'), 'being written');
     writeFileSync(join(outDir, '720p', 'init.mp4'), 'init');
     writeFileSync(join(outDir, '720p', 'playlist.m3u8.tmp'), '#EXTM3U');
-    stop = scanFinishedSegments(outDir, ['720p/', '360p/'], (names) => reported.push(names), (error) => errors.push(error), 20);
+    stop = scanFinishedSegments(
+      outDir,
+      ['720p/', '360p/'],
+      (names) => reported.push(names),
+      (error) => errors.push(error),
+      20,
+    );
     await waitFor(() => reported.length >= 2);
     assert.deepEqual(reported.slice(0, 2), [['720p/seg-00000.m4s', '720p/seg-00001.m4s'], []]);
 
     writeFileSync(join(outDir, '360p', 'seg-00000.m4s'), 'c');
     await waitFor(() => reported.at(-1)?.includes('360p/seg-00000.m4s'));
-    assert.deepEqual(await listFiles(join(outDir, '720p')), ['init.mp4', 'playlist.m3u8.tmp', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s.tmp']);
+    assert.deepEqual(await listFiles(join(outDir, '720p')), [
+      'init.mp4',
+      'playlist.m3u8.tmp',
+      'seg-00000.m4s',
+      'seg-00001.m4s',
+      'seg-00002.m4s.tmp',
+    ]);
     assert.deepEqual(errors, []);
   } finally {
     stop();
@@ -45,7 +57,13 @@ test('a scan that fails (a rendition directory gone) reports the failure; a stop
   try {
     const errors: unknown[] = [];
     let reports = 0;
-    const stop = scanFinishedSegments(outDir, ['720p/'], () => reports++, (error) => errors.push(error), 20);
+    const stop = scanFinishedSegments(
+      outDir,
+      ['720p/'],
+      () => reports++,
+      (error) => errors.push(error),
+      20,
+    );
     assert.equal(vi.getTimerCount(), 1);
     await vi.advanceTimersByTimeAsync(20);
     await waitFor(() => errors.length > 0);

@@ -73,7 +73,10 @@ describe('uploadFile', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await assert.rejects(uploadFile(file, `http://127.0.0.1:${port}/x`, 'video/mp2t'), /after 3 attempts: fetch failed/);
+    await assert.rejects(
+      uploadFile(file, `http://127.0.0.1:${port}/x`, 'video/mp2t'),
+      /after 3 attempts: fetch failed/,
+    );
   });
 });
 

@@ -10,7 +10,12 @@ const attempts = 3;
  * PUTs one file with the Content-Type its URL was signed for. Network errors and 5xx are retried
  * (twice, after 0.5 s and 1 s); 4xx is final: a refused presigned URL does not heal.
  */
-export async function uploadFile(path: string, url: string, contentType: string, signal?: AbortSignal): Promise<number> {
+export async function uploadFile(
+  path: string,
+  url: string,
+  contentType: string,
+  signal?: AbortSignal,
+): Promise<number> {
   const body = await readFile(path);
   const put = async () => {
     const response = await fetch(url, { method: 'PUT', body, headers: { 'content-type': contentType }, signal });
@@ -20,7 +25,9 @@ export async function uploadFile(path: string, url: string, contentType: string,
     }
     const text = (await response.text()).slice(0, 300);
     if (response.status >= 400 && response.status < 500) {
-      throw new AbortError(new UrlRefusedError(`storage refused the upload of ${basename(path)}: HTTP ${response.status} ${text}`));
+      throw new AbortError(
+        new UrlRefusedError(`storage refused the upload of ${basename(path)}: HTTP ${response.status} ${text}`),
+      );
     }
     throw new Error(`HTTP ${response.status} ${text}`);
   };

@@ -36,7 +36,11 @@ test('aborting kills ffmpeg at once', async () => {
   });
   await assert.rejects(run, FfmpegAbortedError);
   assert.ok(Date.now() - started < 10_000, 'stopped long before the 60 s input ended');
-  await assert.rejects(runFfmpeg(['-version'], { signal: controller.signal }), FfmpegAbortedError, 'already aborted: never starts');
+  await assert.rejects(
+    runFfmpeg(['-version'], { signal: controller.signal }),
+    FfmpegAbortedError,
+    'already aborted: never starts',
+  );
 });
 
 test('presigned URL queries never reach error messages', async () => {

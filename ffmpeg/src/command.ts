@@ -72,7 +72,8 @@ function run(
       const pid = child.pid;
       ended = () => priority.ended(pid);
       try {
-        if (priority.started(pid).refused) logger?.warn({ niceness: priority.niceness }, 'could not set the nice value of ffmpeg: the system refused');
+        if (priority.started(pid).refused)
+          logger?.warn({ niceness: priority.niceness }, 'could not set the nice value of ffmpeg: the system refused');
       } catch (error) {
         logger?.warn({ err: error, niceness: priority.niceness }, 'could not set the nice value of ffmpeg');
       }
@@ -161,10 +162,15 @@ export async function runFfprobe(args: string[], options: RunOptions = {}): Prom
 export function inputArgsFor(input: string): string[] {
   if (!/^https?:\/\//.test(input)) return [];
   return [
-    '-rw_timeout', '30000000',
-    '-reconnect', '1',
-    '-reconnect_on_network_error', '1',
-    '-reconnect_on_http_error', '5xx',
-    '-reconnect_delay_max', '10',
+    '-rw_timeout',
+    '30000000',
+    '-reconnect',
+    '1',
+    '-reconnect_on_network_error',
+    '1',
+    '-reconnect_on_http_error',
+    '5xx',
+    '-reconnect_delay_max',
+    '10',
   ];
 }

@@ -31,7 +31,14 @@ test('reads the segments of a rendition playlist', () => {
 });
 
 test('names every file an encode can write: one segment per started 6 s, plus a spare', () => {
-  assert.deepEqual(hlsOutputFileNames(13), ['playlist.m3u8', 'init.mp4', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
+  assert.deepEqual(hlsOutputFileNames(13), [
+    'playlist.m3u8',
+    'init.mp4',
+    'seg-00000.m4s',
+    'seg-00001.m4s',
+    'seg-00002.m4s',
+    'seg-00003.m4s',
+  ]);
   assert.equal(hlsOutputFileNames(12).length, 2 + 2 + 1);
   assert.equal(hlsOutputFileNames(0.5).length, 2 + 1 + 1);
 });

@@ -1,5 +1,13 @@
 // The one ffmpeg wrapper of Kino: every ffmpeg and ffprobe run goes through here.
-export { reportsTruncatedInput, runFfmpeg, runFfprobe, FfmpegError, FfmpegAbortedError, inputArgsFor, type FfmpegRunOptions } from './command.ts';
+export {
+  reportsTruncatedInput,
+  runFfmpeg,
+  runFfprobe,
+  FfmpegError,
+  FfmpegAbortedError,
+  inputArgsFor,
+  type FfmpegRunOptions,
+} from './command.ts';
 export { backgroundNiceness, ProcessPriority, threadNiceness, type Renice } from './priority.ts';
 export { ProgressParser, progressFromFields, clampPercent, type FfmpegProgress } from './progress.ts';
 export * from './presets.ts';

@@ -69,11 +69,18 @@ function audioEntry(type: 'ac-3' | 'ec-3'): Buffer {
 function track(entry: Buffer): Buffer {
   const stsdHeader = Buffer.alloc(8);
   stsdHeader.writeUInt32BE(1, 4);
-  return box('trak', box('tkhd', Buffer.alloc(84)), box('mdia', box('minf', box('stbl', box('stsd', stsdHeader, entry)))));
+  return box(
+    'trak',
+    box('tkhd', Buffer.alloc(84)),
+    box('mdia', box('minf', box('stbl', box('stsd', stsdHeader, entry)))),
+  );
 }
 
 function init(...entries: Buffer[]): Buffer {
-  return Buffer.concat([box('ftyp', Buffer.from('iso5\0\0\0\x01')), box('moov', box('mvhd', Buffer.alloc(100)), ...entries.map(track))]);
+  return Buffer.concat([
+    box('ftyp', Buffer.from('iso5\0\0\0\x01')),
+    box('moov', box('mvhd', Buffer.alloc(100)), ...entries.map(track)),
+  ]);
 }
 
 test('avc1.PPCCLL from avcC, the size from the sample entry', () => {
@@ -86,7 +93,8 @@ test('avc1.PPCCLL from avcC, the size from the sample entry', () => {
 });
 
 test('AAC by its audio object type: LC, HE, HE v2, and the escaped form', () => {
-  const aac = (config: number[]) => parseInitSegment(init(avc1(2, 2, 0x64, 0, 0x0a), mp4a(0x40, Buffer.from(config)))).codecs;
+  const aac = (config: number[]) =>
+    parseInitSegment(init(avc1(2, 2, 0x64, 0, 0x0a), mp4a(0x40, Buffer.from(config)))).codecs;
   assert.equal(aac([0x11, 0x90]), 'avc1.64000a,mp4a.40.2');
   assert.equal(aac([0x2b, 0x92, 0x08, 0x00]), 'avc1.64000a,mp4a.40.5');
   assert.equal(aac([0xeb, 0x8a, 0x08, 0x00]), 'avc1.64000a,mp4a.40.29');
@@ -118,7 +126,10 @@ async function realInitSegment(size: string, encoderArgs: string[], withAudio = 
   try {
     await runFfmpeg(
       [
-        '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25:duration=0.4`,
+        '-f',
+        'lavfi',
+        '-i',
+        `testsrc2=size=${size}:rate=25:duration=0.4`,
         ...(withAudio ? ['-f', 'lavfi', '-i', 'sine=duration=0.4', '-c:a', 'aac'] : []),
         ...encoderArgs,
         ...hlsMuxerArgs(2),
@@ -155,7 +166,8 @@ test('AV1 from SVT-AV1: 8 and 10 bits, level from the size', async () => {
 });
 
 test('HEVC: profile space, high tier, bit-reversed compatibility flags, trailing zero constraint bytes dropped', () => {
-  const hevc = (profileByte: number, compatibility: number, constraints: number[], level: number) => parseInitSegment(init(hvc1(profileByte, compatibility, constraints, level))).codecs;
+  const hevc = (profileByte: number, compatibility: number, constraints: number[], level: number) =>
+    parseInitSegment(init(hvc1(profileByte, compatibility, constraints, level))).codecs;
   // Apple's HLS authoring spec's example: Main, Main-compatible flags [1] and [2], level 3.1.
   assert.equal(hevc(0x01, 0x60000000, [0xb0, 0, 0, 0, 0, 0], 93), 'hvc1.1.6.L93.B0');
   // Profile space 1..3 as A..C; the tier flag as H; flags past the first hex digit.

@@ -57,7 +57,11 @@ function hex2(value: number): string {
 }
 
 /** MPEG-4 descriptors: a tag byte, then a length in up to four 7-bit groups. */
-function readDescriptor(data: Buffer, offset: number, end: number): { tag: number; start: number; end: number } | undefined {
+function readDescriptor(
+  data: Buffer,
+  offset: number,
+  end: number,
+): { tag: number; start: number; end: number } | undefined {
   if (offset >= end) return undefined;
   const tag = data.readUInt8(offset);
   let length = 0;
@@ -146,7 +150,10 @@ function av1Codec(data: Buffer, entryType: string, av1C: Mp4Box | undefined): st
 }
 
 /** The video sample entries we read, with the box holding each one's decoder configuration. */
-const videoCodecOf: ReadonlyMap<string, { config: string; codec: (data: Buffer, entryType: string, config: Mp4Box | undefined) => string }> = new Map([
+const videoCodecOf: ReadonlyMap<
+  string,
+  { config: string; codec: (data: Buffer, entryType: string, config: Mp4Box | undefined) => string }
+> = new Map([
   ['avc1', { config: 'avcC', codec: avcCodec }],
   ['avc3', { config: 'avcC', codec: avcCodec }],
   ['hvc1', { config: 'hvcC', codec: hevcCodec }],

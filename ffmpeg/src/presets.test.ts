@@ -1,6 +1,18 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { audioTrackArgs, hlsEncodeArgs, hlsLadderArgs, keyframeArgs, keyframesEndSeconds, rateControlArgs, storyboardArgs, thumbnailArgs, thumbnailFilter, videoFilterChain, type HlsEncodeSettings } from './presets.ts';
+import {
+  audioTrackArgs,
+  hlsEncodeArgs,
+  hlsLadderArgs,
+  keyframeArgs,
+  keyframesEndSeconds,
+  rateControlArgs,
+  storyboardArgs,
+  thumbnailArgs,
+  thumbnailFilter,
+  videoFilterChain,
+  type HlsEncodeSettings,
+} from './presets.ts';
 import { audioEncodingOf } from '@kino/proto/contract';
 
 const settings: HlsEncodeSettings = {
@@ -24,8 +36,17 @@ function valueOf(args: string[], flag: string): string | undefined {
   return index >= 0 ? args[index + 1] : undefined;
 }
 
-test('keyframes every 2 s at any frame rate, forced, with x264\'s own interval only a backstop past 2.5 s', () => {
-  assert.deepEqual(keyframeArgs({ frameRate: 25, segmentSeconds: 6 }, undefined), ['-g', '64', '-sc_threshold', '0', '-force_key_frames', 'expr:gte(t,n_forced*2)', '-forced-idr', '1']);
+test("keyframes every 2 s at any frame rate, forced, with x264's own interval only a backstop past 2.5 s", () => {
+  assert.deepEqual(keyframeArgs({ frameRate: 25, segmentSeconds: 6 }, undefined), [
+    '-g',
+    '64',
+    '-sc_threshold',
+    '0',
+    '-force_key_frames',
+    'expr:gte(t,n_forced*2)',
+    '-forced-idr',
+    '1',
+  ]);
   assert.equal(keyframeArgs({ frameRate: 30000 / 1001, segmentSeconds: 6 }, undefined)[1], '76');
   assert.equal(keyframeArgs({ frameRate: 0.2, segmentSeconds: 6 }, undefined)[1], '2');
   assert.equal(keyframeArgs({ frameRate: 24, segmentSeconds: 6 }, 6 + 1 / 24)[5], 'expr:gte(t,n_forced*2)*lt(t,6)');
@@ -52,7 +73,12 @@ test('the keyframes stop where less than half a second would be left: a short ta
 });
 
 test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no scene cuts', () => {
-  const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4?X-Amz-Signature=abc', settings, threads: 0, videoSeconds: 13 });
+  const args = hlsEncodeArgs({
+    input: 'https://s3.example/src.mp4?X-Amz-Signature=abc',
+    settings,
+    threads: 0,
+    videoSeconds: 13,
+  });
   assert.equal(valueOf(args, '-i'), 'https://s3.example/src.mp4?X-Amz-Signature=abc');
   assert.equal(valueOf(args, '-rw_timeout'), '30000000');
   assert.equal(valueOf(args, '-reconnect'), '1', 'a dropped connection resumes instead of truncating the video');
@@ -62,7 +88,11 @@ test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no 
   assert.equal(valueOf(args, '-pix_fmt'), 'yuv420p');
   assert.equal(valueOf(args, '-g'), '64');
   assert.equal(valueOf(args, '-sc_threshold'), '0');
-  assert.equal(valueOf(args, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,18)', 'every 2 s, so on every 6 s boundary; a last segment of 1 s');
+  assert.equal(
+    valueOf(args, '-force_key_frames'),
+    'expr:gte(t,n_forced*2)*lt(t,18)',
+    'every 2 s, so on every 6 s boundary; a last segment of 1 s',
+  );
   assert.equal(valueOf(args, '-forced-idr'), '1');
   assert.equal(valueOf(args, '-f'), 'hls');
   assert.equal(valueOf(args, '-hls_time'), '6');
@@ -73,7 +103,10 @@ test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no 
   assert.equal(valueOf(args, '-avoid_negative_ts'), 'disabled');
   assert.equal(valueOf(args, '-hls_segment_options'), 'movflags=+frag_discont');
   assert.equal(args.at(-1), 'playlist.m3u8');
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0', '0:a:0']);
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:v:0', '0:a:0'],
+  );
   assert.equal(valueOf(args, '-c:a'), 'aac');
   assert.equal(valueOf(args, '-b:a'), '128k');
   assert.equal(valueOf(args, '-ac'), '2');
@@ -83,26 +116,65 @@ test('HLS fMP4 with 6 s segments and keyframes forced on segment boundaries, no 
 test('variable bitrate caps peaks at 1.5x; constant bitrate pins min = max = target with HRD', () => {
   assert.deepEqual(rateControlArgs(settings), ['-b:v', '800k', '-maxrate', '1200k', '-bufsize', '2400k']);
   assert.deepEqual(rateControlArgs({ ...settings, rateControl: 'constantBitrate' }), [
-    '-b:v', '800k', '-minrate', '800k', '-maxrate', '800k', '-bufsize', '800k', '-x264-params', 'nal-hrd=cbr',
+    '-b:v',
+    '800k',
+    '-minrate',
+    '800k',
+    '-maxrate',
+    '800k',
+    '-bufsize',
+    '800k',
+    '-x264-params',
+    'nal-hrd=cbr',
   ]);
 });
 
 test('constant quality (the content-aware ladder): a CRF with peaks capped at the ladder bitrate, in every codec', () => {
   for (const videoCodec of ['h264', 'hevc', 'av1'] as const) {
-    assert.deepEqual(rateControlArgs({ ...settings, videoCodec, constantQuality: 23 }), ['-crf', '23', '-maxrate', '800k', '-bufsize', '1600k'], videoCodec);
+    assert.deepEqual(
+      rateControlArgs({ ...settings, videoCodec, constantQuality: 23 }),
+      ['-crf', '23', '-maxrate', '800k', '-bufsize', '1600k'],
+      videoCodec,
+    );
   }
   // A quantizer floor under the fixed rate control: the same VBV, easy content stops at the floor.
-  assert.deepEqual(rateControlArgs({ ...settings, minQuantizer: 20 }), ['-b:v', '800k', '-maxrate', '1200k', '-bufsize', '2400k', '-qmin', '20']);
+  assert.deepEqual(rateControlArgs({ ...settings, minQuantizer: 20 }), [
+    '-b:v',
+    '800k',
+    '-maxrate',
+    '1200k',
+    '-bufsize',
+    '2400k',
+    '-qmin',
+    '20',
+  ]);
   // Constant bitrate in x265: the VBV pinned at the target (x264's HRD parameter is x264's own).
-  assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'hevc', rateControl: 'constantBitrate' }), ['-b:v', '800k', '-maxrate', '800k', '-bufsize', '800k']);
+  assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'hevc', rateControl: 'constantBitrate' }), [
+    '-b:v',
+    '800k',
+    '-maxrate',
+    '800k',
+    '-bufsize',
+    '800k',
+  ]);
   // SVT-AV1 refuses a maximum bitrate outside constant quality: the target alone.
   assert.deepEqual(rateControlArgs({ ...settings, videoCodec: 'av1' }), ['-b:v', '800k']);
 });
 
 test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264, no scene-cut keyframes', () => {
   const h264 = hlsEncodeArgs({ input: '/in.mp4', settings, threads: 2, videoSeconds: 20 });
-  const hevc = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, videoCodec: 'hevc' }, threads: 2, videoSeconds: 20 });
-  const av1 = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, videoCodec: 'av1', x264Preset: 'medium' }, threads: 2, videoSeconds: 20 });
+  const hevc = hlsEncodeArgs({
+    input: '/in.mp4',
+    settings: { ...settings, videoCodec: 'hevc' },
+    threads: 2,
+    videoSeconds: 20,
+  });
+  const av1 = hlsEncodeArgs({
+    input: '/in.mp4',
+    settings: { ...settings, videoCodec: 'av1', x264Preset: 'medium' },
+    threads: 2,
+    videoSeconds: 20,
+  });
   assert.equal(valueOf(hevc, '-c:v'), 'libx265');
   assert.equal(valueOf(hevc, '-tag:v'), 'hvc1', 'the sample entry Safari plays');
   assert.equal(valueOf(hevc, '-x265-params'), 'scenecut=0:open-gop=0:log-level=error:pools=2');
@@ -110,7 +182,8 @@ test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264
   assert.equal(valueOf(av1, '-preset'), '8', 'x264 medium: SVT-AV1 8');
   assert.equal(valueOf(av1, '-svtav1-params'), 'scd=0:lp=2');
   for (const args of [hevc, av1]) {
-    for (const flag of ['-g', '-force_key_frames', '-vf', '-b:v']) assert.equal(valueOf(args, flag), valueOf(h264, flag), flag);
+    for (const flag of ['-g', '-force_key_frames', '-vf', '-b:v'])
+      assert.equal(valueOf(args, flag), valueOf(h264, flag), flag);
   }
   assert.equal(valueOf(hevc, '-maxrate'), valueOf(h264, '-maxrate'));
   assert.equal(valueOf(av1, '-forced-idr'), undefined, 'an option of x264 and x265 only');
@@ -118,9 +191,19 @@ test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264
 
 test('scales to the rendition size with square pixels; caps the frame rate only when asked', () => {
   assert.equal(videoFilterChain(settings), 'scale=640:360:flags=bicubic,setsar=1');
-  assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 30 }), 'fps=30,scale=640:360:flags=bicubic,setsar=1');
-  assert.equal(videoFilterChain({ ...settings, capFrameRate: true, frameRate: 29.97 }), 'fps=29.97,scale=640:360:flags=bicubic,setsar=1');
-  const capped = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, capFrameRate: true, frameRate: 30 }, threads: 2 });
+  assert.equal(
+    videoFilterChain({ ...settings, capFrameRate: true, frameRate: 30 }),
+    'fps=30,scale=640:360:flags=bicubic,setsar=1',
+  );
+  assert.equal(
+    videoFilterChain({ ...settings, capFrameRate: true, frameRate: 29.97 }),
+    'fps=29.97,scale=640:360:flags=bicubic,setsar=1',
+  );
+  const capped = hlsEncodeArgs({
+    input: '/in.mp4',
+    settings: { ...settings, capFrameRate: true, frameRate: 30 },
+    threads: 2,
+  });
   assert.equal(valueOf(capped, '-g'), '76');
   assert.equal(valueOf(capped, '-threads'), '2');
   assert.equal(valueOf(capped, '-rw_timeout'), undefined, 'local files need no network timeout');
@@ -128,60 +211,140 @@ test('scales to the rendition size with square pixels; caps the frame rate only 
 
 test('no audio in the source: no audio map, no audio encoder', () => {
   const args = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, audio: undefined }, threads: 0 });
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0']);
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:v:0'],
+  );
   assert.equal(valueOf(args, '-c:a'), undefined);
 });
 
 test('two-pass: pass 1 writes only statistics, pass 2 reads them and writes the HLS', () => {
   const two = { ...settings, twoPass: true };
-  const pass1 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 1, logFile: '/tmp/job/x264' }, videoSeconds: 6.1 });
+  const pass1 = hlsEncodeArgs({
+    input: '/in.mp4',
+    settings: two,
+    threads: 0,
+    pass: { number: 1, logFile: '/tmp/job/x264' },
+    videoSeconds: 6.1,
+  });
   assert.equal(valueOf(pass1, '-pass'), '1');
   assert.equal(valueOf(pass1, '-passlogfile'), '/tmp/job/x264');
   assert.ok(pass1.includes('-an'));
   assert.equal(valueOf(pass1, '-f'), 'null');
   assert.equal(valueOf(pass1, '-c:a'), undefined);
-  const pass2 = hlsEncodeArgs({ input: '/in.mp4', settings: two, threads: 0, pass: { number: 2, logFile: '/tmp/job/x264' }, videoSeconds: 6.1 });
+  const pass2 = hlsEncodeArgs({
+    input: '/in.mp4',
+    settings: two,
+    threads: 0,
+    pass: { number: 2, logFile: '/tmp/job/x264' },
+    videoSeconds: 6.1,
+  });
   assert.equal(valueOf(pass2, '-pass'), '2');
   assert.equal(valueOf(pass2, '-passlogfile'), '/tmp/job/x264');
   assert.equal(valueOf(pass2, '-f'), 'hls');
   // Both passes must see the same video settings or pass 2's statistics do not match.
-  for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-force_key_frames', '-preset', '-pix_fmt']) assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
+  for (const flag of ['-vf', '-b:v', '-maxrate', '-g', '-force_key_frames', '-preset', '-pix_fmt'])
+    assert.equal(valueOf(pass1, flag), valueOf(pass2, flag), flag);
 });
 
 test('a ladder from one decode: one split, each branch its own filter chain, encoder, audio and HLS muxer in its own directory', () => {
   const low = { ...settings, width: 426, height: 240, videoBitrateKbps: 400, audio: undefined };
-  const args = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }] });
+  const args = hlsLadderArgs({
+    input: '/in.mp4',
+    threads: 0,
+    outputs: [
+      { settings, dir: '360p' },
+      { settings: low, dir: '240p' },
+    ],
+  });
   assert.equal(args.filter((a) => a === '-i').length, 1, 'one input: one decode');
   assert.equal(
     valueOf(args, '-filter_complex'),
     '[0:v:0]split=2[s0][s1];[s0]scale=640:360:flags=bicubic,setsar=1[v0];[s1]scale=426:240:flags=bicubic,setsar=1[v1]',
   );
   assert.equal(valueOf(args, '-vf'), undefined);
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['[v0]', '0:a:0', '[v1]']);
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-b:v'), ['800k', '400k']);
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-hls_segment_filename'), ['360p/seg-%05d.m4s', '240p/seg-%05d.m4s']);
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-hls_fmp4_init_filename'), ['init.mp4', 'init.mp4']);
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-c:a'), ['aac'], 'audio only where the rendition has it');
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['[v0]', '0:a:0', '[v1]'],
+  );
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-b:v'),
+    ['800k', '400k'],
+  );
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-hls_segment_filename'),
+    ['360p/seg-%05d.m4s', '240p/seg-%05d.m4s'],
+  );
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-hls_fmp4_init_filename'),
+    ['init.mp4', 'init.mp4'],
+  );
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-c:a'),
+    ['aac'],
+    'audio only where the rendition has it',
+  );
   assert.equal(args.at(-1), '240p/playlist.m3u8');
-  assert.ok(args.indexOf('360p/playlist.m3u8') < args.indexOf('[v1]'), 'each output\'s options precede it');
+  assert.ok(args.indexOf('360p/playlist.m3u8') < args.indexOf('[v1]'), "each output's options precede it");
 
-  const pass1 = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }], pass: { number: 1, logFiles: ['/j/p0', '/j/p1'] } });
-  assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-passlogfile'), ['/j/p0', '/j/p1']);
-  assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-f'), ['null', 'null']);
-  assert.deepEqual(pass1.filter((a, i) => pass1[i - 1] === '-map'), ['[v0]', '0:a:0', '[v1]'], 'the stream layout of pass 2 (stats files are named by stream index)');
+  const pass1 = hlsLadderArgs({
+    input: '/in.mp4',
+    threads: 0,
+    outputs: [
+      { settings, dir: '360p' },
+      { settings: low, dir: '240p' },
+    ],
+    pass: { number: 1, logFiles: ['/j/p0', '/j/p1'] },
+  });
+  assert.deepEqual(
+    pass1.filter((a, i) => pass1[i - 1] === '-passlogfile'),
+    ['/j/p0', '/j/p1'],
+  );
+  assert.deepEqual(
+    pass1.filter((a, i) => pass1[i - 1] === '-f'),
+    ['null', 'null'],
+  );
+  assert.deepEqual(
+    pass1.filter((a, i) => pass1[i - 1] === '-map'),
+    ['[v0]', '0:a:0', '[v1]'],
+    'the stream layout of pass 2 (stats files are named by stream index)',
+  );
   assert.equal(valueOf(pass1, '-c:a'), 'copy');
-  const pass2 = hlsLadderArgs({ input: '/in.mp4', threads: 0, outputs: [{ settings, dir: '360p' }, { settings: low, dir: '240p' }], pass: { number: 2, logFiles: ['/j/p0', '/j/p1'] } });
-  assert.deepEqual(pass2.filter((a, i) => pass2[i - 1] === '-pass'), ['2', '2']);
-  assert.deepEqual(pass2.filter((a, i) => pass2[i - 1] === '-passlogfile'), ['/j/p0', '/j/p1']);
+  const pass2 = hlsLadderArgs({
+    input: '/in.mp4',
+    threads: 0,
+    outputs: [
+      { settings, dir: '360p' },
+      { settings: low, dir: '240p' },
+    ],
+    pass: { number: 2, logFiles: ['/j/p0', '/j/p1'] },
+  });
+  assert.deepEqual(
+    pass2.filter((a, i) => pass2[i - 1] === '-pass'),
+    ['2', '2'],
+  );
+  assert.deepEqual(
+    pass2.filter((a, i) => pass2[i - 1] === '-passlogfile'),
+    ['/j/p0', '/j/p1'],
+  );
   assert.equal(valueOf(pass1, '-filter_complex'), valueOf(pass2, '-filter_complex'));
 });
 
 test('thumbnails: exact size fills and crops, one edge keeps the aspect, none keeps the source size', () => {
-  assert.equal(thumbnailFilter(320, 180), 'scale=320:180:force_original_aspect_ratio=increase,crop=320:180,setsar=1,format=yuvj444p');
+  assert.equal(
+    thumbnailFilter(320, 180),
+    'scale=320:180:force_original_aspect_ratio=increase,crop=320:180,setsar=1,format=yuvj444p',
+  );
   assert.equal(thumbnailFilter(320, 0), 'scale=320:-2,setsar=1');
   assert.equal(thumbnailFilter(0, 240), 'scale=-2:240,setsar=1');
   assert.equal(thumbnailFilter(0, 0), undefined);
-  const args = thumbnailArgs({ input: 'http://s3/x', timestampSeconds: 2.5, width: 0, height: 0, output: '/tmp/t.jpg' });
+  const args = thumbnailArgs({
+    input: 'http://s3/x',
+    timestampSeconds: 2.5,
+    width: 0,
+    height: 0,
+    output: '/tmp/t.jpg',
+  });
   assert.ok(args.indexOf('-ss') < args.indexOf('-i'), 'input seeking');
   assert.equal(valueOf(args, '-ss'), '2.5');
   assert.equal(valueOf(args, '-frames:v'), '1');
@@ -191,7 +354,13 @@ test('thumbnails: exact size fills and crops, one edge keeps the aspect, none ke
 
 test('storyboard: frames at the interval, tiles of the width by the display aspect, sheets from 0', () => {
   const args = storyboardArgs({
-    input: '/in.mp4', intervalSeconds: 5, tileWidth: 160, columns: 10, rows: 2, sheets: 1, outputPattern: '/job/storyboard-%d.jpg',
+    input: '/in.mp4',
+    intervalSeconds: 5,
+    tileWidth: 160,
+    columns: 10,
+    rows: 2,
+    sheets: 1,
+    outputPattern: '/job/storyboard-%d.jpg',
   });
   assert.equal(args[args.indexOf('-vf') + 1], 'fps=1/5,scale=160:trunc(ow/dar/2)*2,setsar=1,tile=10x2');
   assert.equal(args[args.indexOf('-frames:v') + 1], '1');
@@ -199,44 +368,88 @@ test('storyboard: frames at the interval, tiles of the width by the display aspe
   assert.equal(args.at(-1), '/job/storyboard-%d.jpg');
 });
 
-test('a chunk: both inputs seeked to its start, its window from there with the video\'s timestamps, segments numbered for the video, audio copied from the track', () => {
+test("a chunk: both inputs seeked to its start, its window from there with the video's timestamps, segments numbered for the video, audio copied from the track", () => {
   const chunk = { startSeconds: 12, durationSeconds: 6, firstSegment: 2, audioInput: 'https://s3.example/audio.mp4' };
   const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4', settings, threads: 1, chunk, videoSeconds: 30 });
   const inputs = args.flatMap((a, i) => (a === '-i' ? [i] : []));
   assert.equal(inputs.length, 2);
   assert.deepEqual(args.slice(inputs[0]! - 2, inputs[0]! + 2), ['-ss', '12', '-i', 'https://s3.example/src.mp4']);
   assert.deepEqual(args.slice(inputs[1]! - 2, inputs[1]! + 2), ['-ss', '12', '-i', 'https://s3.example/audio.mp4']);
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:v:0', '1:a:0']);
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:v:0', '1:a:0'],
+  );
   const output = args.slice(inputs[1]! + 2);
   assert.equal(valueOf(output, '-ss'), '0', 'the audio packet straddling the start stays with the chunk before');
   assert.equal(valueOf(output, '-t'), '6');
   assert.equal(valueOf(output, '-output_ts_offset'), '12');
   assert.equal(valueOf(output, '-start_number'), '2');
   assert.equal(valueOf(output, '-c:a'), 'copy');
-  assert.equal(valueOf(output, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)', 'keyframes in the chunk\'s own time');
+  assert.equal(
+    valueOf(output, '-force_key_frames'),
+    'expr:gte(t,n_forced*2)*lt(t,6)',
+    "keyframes in the chunk's own time",
+  );
 
   // The first chunk seeks nothing (the audio's priming packet, before 0, stays); the ladder maps the track for every output.
-  const first = hlsLadderArgs({ input: 'src.mp4', outputs: [{ settings, dir: '360p' }, { settings, dir: '480p' }], threads: 1, chunk: { ...chunk, startSeconds: 0, firstSegment: 0 } });
+  const first = hlsLadderArgs({
+    input: 'src.mp4',
+    outputs: [
+      { settings, dir: '360p' },
+      { settings, dir: '480p' },
+    ],
+    threads: 1,
+    chunk: { ...chunk, startSeconds: 0, firstSegment: 0 },
+  });
   assert.equal(first.indexOf('-ss'), -1);
   assert.equal(first.indexOf('-start_number'), -1);
-  assert.deepEqual(first.filter((a, i) => first[i - 1] === '-map'), ['[v0]', '1:a:0', '[v1]', '1:a:0']);
-  assert.deepEqual(first.filter((a, i) => first[i - 1] === '-t'), ['6', '6']);
+  assert.deepEqual(
+    first.filter((a, i) => first[i - 1] === '-map'),
+    ['[v0]', '1:a:0', '[v1]', '1:a:0'],
+  );
+  assert.deepEqual(
+    first.filter((a, i) => first[i - 1] === '-t'),
+    ['6', '6'],
+  );
   // The last chunk of a 12.04 s video, 6 s to its end: its last frame joins its one segment.
-  const last = hlsLadderArgs({ input: 'src.mp4', outputs: [{ settings, dir: '360p' }, { settings, dir: '480p' }], threads: 1, chunk: { ...chunk, startSeconds: 6, firstSegment: 1, durationSeconds: 7 }, videoSeconds: 12.04 });
-  assert.deepEqual(last.filter((a, i) => last[i - 1] === '-force_key_frames'), ['expr:gte(t,n_forced*2)*lt(t,6)', 'expr:gte(t,n_forced*2)*lt(t,6)']);
+  const last = hlsLadderArgs({
+    input: 'src.mp4',
+    outputs: [
+      { settings, dir: '360p' },
+      { settings, dir: '480p' },
+    ],
+    threads: 1,
+    chunk: { ...chunk, startSeconds: 6, firstSegment: 1, durationSeconds: 7 },
+    videoSeconds: 12.04,
+  });
+  assert.deepEqual(
+    last.filter((a, i) => last[i - 1] === '-force_key_frames'),
+    ['expr:gte(t,n_forced*2)*lt(t,6)', 'expr:gte(t,n_forced*2)*lt(t,6)'],
+  );
 });
 
-test('the audio track of a chunked encode: the source\'s audio alone, encoded once, in MP4', () => {
+test("the audio track of a chunked encode: the source's audio alone, encoded once, in MP4", () => {
   const args = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: '/tmp/job/audio.mp4' });
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:a:0']);
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:a:0'],
+  );
   assert.ok(args.includes('-vn'));
   assert.equal(valueOf(args, '-c:a'), 'aac');
   assert.equal(valueOf(args, '-f'), 'mp4');
   assert.equal(args.at(-1), '/tmp/job/audio.mp4');
   // A chunk's audio head: the same encode of the input's first seconds only (read no further).
-  const head = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: '/tmp/job/audio-head.mp4', endSeconds: 7 });
+  const head = audioTrackArgs({
+    input: 'src.mp4',
+    audio: settings.audio!,
+    output: '/tmp/job/audio-head.mp4',
+    endSeconds: 7,
+  });
   assert.deepEqual(head.slice(head.indexOf('-t'), head.indexOf('-i') + 2), ['-t', '7', '-i', 'src.mp4']);
-  assert.deepEqual(head.slice(head.indexOf('-map')), args.slice(args.indexOf('-map')).map((a) => (a === '/tmp/job/audio.mp4' ? '/tmp/job/audio-head.mp4' : a)));
+  assert.deepEqual(
+    head.slice(head.indexOf('-map')),
+    args.slice(args.indexOf('-map')).map((a) => (a === '/tmp/job/audio.mp4' ? '/tmp/job/audio-head.mp4' : a)),
+  );
 });
 
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
@@ -244,15 +457,25 @@ test('audio.m4a from an AAC source is a remux (stream copy) with moov first', ()
   assert.equal(valueOf(args, '-c:a'), 'copy');
   assert.ok(!args.includes('-b:a'), 'nothing is encoded');
   assert.equal(valueOf(args, '-movflags'), '+faststart');
-  assert.equal(valueOf(audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'a.mp4' }), '-movflags'), '+faststart');
+  assert.equal(
+    valueOf(audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'a.mp4' }), '-movflags'),
+    '+faststart',
+  );
 });
 
 test('an audio-only rendition maps the audio alone into HLS: no video stream, no video encoder', () => {
   const args = hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true }, threads: 0 });
-  assert.deepEqual(args.filter((a, i) => args[i - 1] === '-map'), ['0:a:0']);
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:a:0'],
+  );
   assert.ok(args.includes('-vn'));
   assert.ok(!args.includes('-c:v') && !args.includes('-vf'));
   assert.equal(valueOf(args, '-c:a'), 'aac');
   assert.equal(valueOf(args, '-hls_segment_type'), 'fmp4');
-  assert.throws(() => hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true, audio: undefined }, threads: 0 }), /has audio/);
+  assert.throws(
+    () =>
+      hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true, audio: undefined }, threads: 0 }),
+    /has audio/,
+  );
 });

@@ -82,7 +82,8 @@ export interface ChunkWindow {
 function inputsFor(input: string, chunk: ChunkWindow | undefined, withAudioTrack: boolean): string[] {
   const seek = chunk && chunk.startSeconds > 0 ? ['-ss', formatNumber(chunk.startSeconds)] : [];
   const args = [...inputArgsFor(input), ...seek, '-i', input];
-  if (chunk?.audioInput && withAudioTrack) args.push(...inputArgsFor(chunk.audioInput), ...seek, '-i', chunk.audioInput);
+  if (chunk?.audioInput && withAudioTrack)
+    args.push(...inputArgsFor(chunk.audioInput), ...seek, '-i', chunk.audioInput);
   return args;
 }
 
@@ -96,13 +97,18 @@ function chunkOutputArgs(chunk: ChunkWindow | undefined): string[] {
   if (!chunk) return [];
   return [
     ...(chunk.startSeconds > 0 ? ['-ss', '0'] : []),
-    '-t', formatNumber(chunk.durationSeconds),
-    '-output_ts_offset', formatNumber(chunk.startSeconds),
+    '-t',
+    formatNumber(chunk.durationSeconds),
+    '-output_ts_offset',
+    formatNumber(chunk.startSeconds),
   ];
 }
 
 /** Where an encode's output ends, from its start: the whole video, or what is left of it in a chunk's window. */
-export function encodeEndSeconds(videoSeconds: number, chunk: Pick<ChunkWindow, 'startSeconds' | 'durationSeconds'> | undefined): number {
+export function encodeEndSeconds(
+  videoSeconds: number,
+  chunk: Pick<ChunkWindow, 'startSeconds' | 'durationSeconds'> | undefined,
+): number {
   return chunk ? Math.min(chunk.durationSeconds, Math.max(0, videoSeconds - chunk.startSeconds)) : videoSeconds;
 }
 
@@ -138,13 +144,19 @@ export { keyframesEndSeconds };
  * interval (`-g`) long enough never to add one in the last stretch (2 s and the folded tail); no
  * scene-cut keyframes, which would differ between renditions.
  */
-export function keyframeArgs(settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): string[] {
+export function keyframeArgs(
+  settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>,
+  endSeconds: number | undefined,
+): string[] {
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
   return ['-g', gop, '-sc_threshold', '0', '-force_key_frames', forceKeyFrames, '-forced-idr', '1'];
 }
 
 /** The grid's two settings: the encoder's own interval (`-g`) and ffmpeg's forced keyframes. */
-function keyframeGrid(settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>, endSeconds: number | undefined): { gop: string; forceKeyFrames: string } {
+function keyframeGrid(
+  settings: Pick<HlsEncodeSettings, 'frameRate' | 'segmentSeconds'>,
+  endSeconds: number | undefined,
+): { gop: string; forceKeyFrames: string } {
   const until = keyframesEndSeconds(settings, endSeconds);
   const forced = `gte(t,n_forced*${keyframeSeconds})`;
   return {
@@ -174,9 +186,21 @@ export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   const floor = settings.minQuantizer === undefined ? [] : ['-qmin', String(settings.minQuantizer)];
   const { maxrateKbps, bufsizeKbps } = videoBufferOf(settings.rateControl, kbps);
   if (settings.rateControl === 'constantBitrate') {
-    if (settings.videoCodec !== 'h264') return ['-b:v', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`];
+    if (settings.videoCodec !== 'h264')
+      return ['-b:v', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`];
     // A one-second VBV at exactly the target, with HRD signalling (filler data keeps it constant).
-    return ['-b:v', `${kbps}k`, '-minrate', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`, '-x264-params', 'nal-hrd=cbr'];
+    return [
+      '-b:v',
+      `${kbps}k`,
+      '-minrate',
+      `${kbps}k`,
+      '-maxrate',
+      `${maxrateKbps}k`,
+      '-bufsize',
+      `${bufsizeKbps}k`,
+      '-x264-params',
+      'nal-hrd=cbr',
+    ];
   }
   // Variable: average at the target, peaks capped at 1.5x over a two-second buffer.
   return ['-b:v', `${kbps}k`, '-maxrate', `${maxrateKbps}k`, '-bufsize', `${bufsizeKbps}k`, ...floor];
@@ -198,21 +222,54 @@ export function svtAv1PresetOf(preset: X264Preset): number {
  */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
-  const common = ['-pix_fmt', settings.pixelFormat, ...rateControlArgs(settings), '-g', gop, '-force_key_frames', forceKeyFrames];
+  const common = [
+    '-pix_fmt',
+    settings.pixelFormat,
+    ...rateControlArgs(settings),
+    '-g',
+    gop,
+    '-force_key_frames',
+    forceKeyFrames,
+  ];
   switch (settings.videoCodec) {
     case 'h264':
-      return ['-c:v', 'libx264', '-preset', settings.x264Preset, '-pix_fmt', settings.pixelFormat, ...rateControlArgs(settings), ...keyframeArgs(settings, endSeconds), '-threads', String(threads)];
+      return [
+        '-c:v',
+        'libx264',
+        '-preset',
+        settings.x264Preset,
+        '-pix_fmt',
+        settings.pixelFormat,
+        ...rateControlArgs(settings),
+        ...keyframeArgs(settings, endSeconds),
+        '-threads',
+        String(threads),
+      ];
     case 'hevc':
       // hvc1: the sample entry Apple's players ask for in fMP4 (hev1 does not play in Safari).
       return [
-        '-c:v', 'libx265', '-preset', settings.x264Preset, '-tag:v', 'hvc1', ...common, '-forced-idr', '1',
-        '-x265-params', `scenecut=0:open-gop=0:log-level=error${threads > 0 ? `:pools=${threads}` : ''}`,
+        '-c:v',
+        'libx265',
+        '-preset',
+        settings.x264Preset,
+        '-tag:v',
+        'hvc1',
+        ...common,
+        '-forced-idr',
+        '1',
+        '-x265-params',
+        `scenecut=0:open-gop=0:log-level=error${threads > 0 ? `:pools=${threads}` : ''}`,
       ];
     case 'av1':
       // SVT-AV1 honours forced keyframes (as key frames) from ffmpeg 6 on: the quality ffmpeg, not Debian's 5.1.
       return [
-        '-c:v', 'libsvtav1', '-preset', String(svtAv1PresetOf(settings.x264Preset)), ...common,
-        '-svtav1-params', `scd=0${threads > 0 ? `:lp=${threads}` : ''}`,
+        '-c:v',
+        'libsvtav1',
+        '-preset',
+        String(svtAv1PresetOf(settings.x264Preset)),
+        ...common,
+        '-svtav1-params',
+        `scd=0${threads > 0 ? `:lp=${threads}` : ''}`,
       ];
     default:
       throw new Error(`no encoder for video codec ${String(settings.videoCodec)}`);
@@ -225,10 +282,14 @@ function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: num
 
 function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
   return [
-    '-c:a', audio.encoding.encoder,
-    '-b:a', `${audio.bitrateKbps}k`,
-    '-ac', String(audio.channels),
-    '-ar', '48000', // every one of the four encoders takes 48 kHz
+    '-c:a',
+    audio.encoding.encoder,
+    '-b:a',
+    `${audio.bitrateKbps}k`,
+    '-ac',
+    String(audio.channels),
+    '-ar',
+    '48000', // every one of the four encoders takes 48 kHz
   ];
 }
 
@@ -238,18 +299,27 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
  */
 export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0): string[] {
   return [
-    '-f', 'hls',
-    '-hls_time', String(segmentSeconds),
+    '-f',
+    'hls',
+    '-hls_time',
+    String(segmentSeconds),
     ...(firstSegment > 0 ? ['-start_number', String(firstSegment)] : []),
-    '-hls_playlist_type', 'vod',
-    '-hls_segment_type', 'fmp4',
-    '-hls_fmp4_init_filename', hlsInitName,
-    '-hls_segment_filename', prefix + hlsSegmentPattern,
+    '-hls_playlist_type',
+    'vod',
+    '-hls_segment_type',
+    'fmp4',
+    '-hls_fmp4_init_filename',
+    hlsInitName,
+    '-hls_segment_filename',
+    prefix + hlsSegmentPattern,
     // temp_file: a segment is written under a temporary name and renamed once complete, so the node
     // uploads each one the moment it appears (a viewer may be waiting for it: just-in-time segments).
-    '-hls_flags', 'independent_segments+temp_file',
-    '-avoid_negative_ts', 'disabled',
-    '-hls_segment_options', 'movflags=+frag_discont',
+    '-hls_flags',
+    'independent_segments+temp_file',
+    '-avoid_negative_ts',
+    'disabled',
+    '-hls_segment_options',
+    'movflags=+frag_discont',
     prefix + hlsPlaylistName,
   ];
 }
@@ -259,8 +329,15 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
   if (settings.audioOnly) {
     if (!settings.audio || pass || chunk) throw new Error('an audio-only rendition has audio, one pass and no chunks');
     return [
-      ...inputsFor(input, undefined, false), '-map', '0:a:0', '-vn', ...audioArgs(settings.audio),
-      '-map_metadata', '-1', '-map_chapters', '-1',
+      ...inputsFor(input, undefined, false),
+      '-map',
+      '0:a:0',
+      '-vn',
+      ...audioArgs(settings.audio),
+      '-map_metadata',
+      '-1',
+      '-map_chapters',
+      '-1',
       ...hlsMuxerArgs(settings.segmentSeconds),
     ];
   }
@@ -268,8 +345,19 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
   if (pass?.number === 1) {
     // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
     return [
-      ...inputsFor(input, chunk, false), '-map', '0:v:0', ...chunkOutputArgs(chunk),
-      ...videoArgs(settings, threads, endSeconds), '-pass', '1', '-passlogfile', pass.logFile, '-an', '-f', 'null', '-',
+      ...inputsFor(input, chunk, false),
+      '-map',
+      '0:v:0',
+      ...chunkOutputArgs(chunk),
+      ...videoArgs(settings, threads, endSeconds),
+      '-pass',
+      '1',
+      '-passlogfile',
+      pass.logFile,
+      '-an',
+      '-f',
+      'null',
+      '-',
     ];
   }
   const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
@@ -301,11 +389,23 @@ export interface AudioTrackOptions {
  */
 export function audioTrackArgs({ input, audio, output, endSeconds }: AudioTrackOptions): string[] {
   return [
-    ...inputArgsFor(input), ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds)] : []), '-i', input,
-    '-map', '0:a:0', '-vn', ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio)),
-    '-map_metadata', '-1', '-map_chapters', '-1',
-    '-movflags', '+faststart',
-    '-f', 'mp4', output,
+    ...inputArgsFor(input),
+    ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds)] : []),
+    '-i',
+    input,
+    '-map',
+    '0:a:0',
+    '-vn',
+    ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio)),
+    '-map_metadata',
+    '-1',
+    '-map_chapters',
+    '-1',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    output,
   ];
 }
 
@@ -339,7 +439,14 @@ export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSecon
     if (pass?.number === 1) {
       // ffmpeg names a stats file after the stream's index among ALL outputs: pass 1 keeps the
       // audio streams of pass 2 (copied into the null output, nearly free) so the indices match.
-      args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds), '-pass', '1', '-passlogfile', pass.logFiles[k]!);
+      args.push(
+        ...chunkOutputArgs(chunk),
+        ...videoEncoderArgs(settings, threads, endSeconds),
+        '-pass',
+        '1',
+        '-passlogfile',
+        pass.logFiles[k]!,
+      );
       if (settings.audio) args.push('-map', audioMap(chunk), '-c:a', 'copy');
       else args.push('-an');
       args.push('-f', 'null', '-');
@@ -349,7 +456,13 @@ export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSecon
     args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
-    args.push('-map_metadata', '-1', '-map_chapters', '-1', ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk?.firstSegment));
+    args.push(
+      '-map_metadata',
+      '-1',
+      '-map_chapters',
+      '-1',
+      ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk?.firstSegment),
+    );
   });
   return args;
 }
@@ -379,14 +492,21 @@ export function thumbnailArgs({ input, timestampSeconds, width, height, output }
   const filter = thumbnailFilter(width, height);
   return [
     ...inputArgsFor(input),
-    '-ss', formatNumber(Math.max(0, timestampSeconds)),
-    '-i', input,
-    '-map', '0:v:0',
-    '-frames:v', '1',
+    '-ss',
+    formatNumber(Math.max(0, timestampSeconds)),
+    '-i',
+    input,
+    '-map',
+    '0:v:0',
+    '-frames:v',
+    '1',
     ...(filter ? ['-vf', filter] : []),
-    '-q:v', '3',
-    '-f', 'image2',
-    '-update', '1',
+    '-q:v',
+    '3',
+    '-f',
+    'image2',
+    '-update',
+    '1',
     output,
   ];
 }
@@ -408,17 +528,32 @@ export interface StoryboardOptions {
  * tiled `columns` x `rows` a sheet; the last sheet is padded. The decode is the cost: cheap next
  * to an encode, and the frames are dropped before scaling.
  */
-export function storyboardArgs({ input, intervalSeconds, tileWidth, columns, rows, sheets, outputPattern }: StoryboardOptions): string[] {
+export function storyboardArgs({
+  input,
+  intervalSeconds,
+  tileWidth,
+  columns,
+  rows,
+  sheets,
+  outputPattern,
+}: StoryboardOptions): string[] {
   return [
     ...inputArgsFor(input),
-    '-i', input,
-    '-map', '0:v:0',
+    '-i',
+    input,
+    '-map',
+    '0:v:0',
     '-an',
-    '-vf', `fps=1/${formatNumber(intervalSeconds)},scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
-    '-frames:v', String(sheets),
-    '-q:v', '5',
-    '-f', 'image2',
-    '-start_number', '0',
+    '-vf',
+    `fps=1/${formatNumber(intervalSeconds)},scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    '-frames:v',
+    String(sheets),
+    '-q:v',
+    '5',
+    '-f',
+    'image2',
+    '-start_number',
+    '0',
     outputPattern,
   ];
 }

@@ -17,7 +17,22 @@ async function until<T>(what: string, check: () => T | undefined, deadlineMs = 1
 }
 
 // An encode that runs until aborted, with encoder threads (x264's, and its lookahead).
-const endlessEncode = ['-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25', '-c:v', 'libx264', '-preset', 'ultrafast', '-threads', '4', '-f', 'null', '-'];
+const endlessEncode = [
+  '-re',
+  '-f',
+  'lavfi',
+  '-i',
+  'testsrc2=size=320x180:rate=25',
+  '-c:v',
+  'libx264',
+  '-preset',
+  'ultrafast',
+  '-threads',
+  '4',
+  '-f',
+  'null',
+  '-',
+];
 
 test('a background run raised while it runs: every thread of its ffmpeg, and the ffmpeg it starts next, run at nice 0', async () => {
   const priority = new ProcessPriority(backgroundNiceness);

@@ -4,7 +4,18 @@ import { NotAVideoError, isAudioOnly, parseProbeJson, type ProbeJson } from './p
 
 const clip: ProbeJson = {
   streams: [
-    { codec_type: 'video', codec_name: 'h264', width: 640, height: 360, pix_fmt: 'yuv420p', sample_aspect_ratio: '1:1', avg_frame_rate: '25/1', r_frame_rate: '25/1', nb_frames: '100', duration: '4.000000' },
+    {
+      codec_type: 'video',
+      codec_name: 'h264',
+      width: 640,
+      height: 360,
+      pix_fmt: 'yuv420p',
+      sample_aspect_ratio: '1:1',
+      avg_frame_rate: '25/1',
+      r_frame_rate: '25/1',
+      nb_frames: '100',
+      duration: '4.000000',
+    },
     { codec_type: 'audio', codec_name: 'aac', channels: 1, sample_rate: '48000' },
   ],
   format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '4.021333', size: '123456' },
@@ -54,20 +65,43 @@ test('frame count from duration × rate when the container does not say (WebM, M
 });
 
 test('no streams, no audio or video, still images, no duration: not a video', () => {
-  assert.throws(() => parseProbeJson({ streams: [], format: {} }), (error: unknown) => error instanceof NotAVideoError && /no media streams/.test(error.message));
+  assert.throws(
+    () => parseProbeJson({ streams: [], format: {} }),
+    (error: unknown) => error instanceof NotAVideoError && /no media streams/.test(error.message),
+  );
   assert.throws(
     () => parseProbeJson({ streams: [{ codec_type: 'subtitle', codec_name: 'mov_text' }], format: clip.format }),
     /neither a video nor an audio stream/,
   );
   assert.throws(
-    () => parseProbeJson({ streams: [{ codec_type: 'video', codec_name: 'png', width: 10, height: 10, avg_frame_rate: '0/0', r_frame_rate: '25/1' }], format: { format_name: 'png_pipe' } }),
+    () =>
+      parseProbeJson({
+        streams: [
+          {
+            codec_type: 'video',
+            codec_name: 'png',
+            width: 10,
+            height: 10,
+            avg_frame_rate: '0/0',
+            r_frame_rate: '25/1',
+          },
+        ],
+        format: { format_name: 'png_pipe' },
+      }),
     /still image/,
   );
   const noDuration = structuredClone(clip);
   delete noDuration.format!.duration;
   delete noDuration.streams![0]!.duration;
   assert.throws(() => parseProbeJson(noDuration), /no duration/);
-  assert.throws(() => parseProbeJson({ streams: [{ codec_type: 'audio', codec_name: 'aac', channels: 2 }], format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2' } }), /audio has no duration/);
+  assert.throws(
+    () =>
+      parseProbeJson({
+        streams: [{ codec_type: 'audio', codec_name: 'aac', channels: 2 }],
+        format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2' },
+      }),
+    /audio has no duration/,
+  );
 });
 
 test('a source with sound and no picture is audio-only: no size, no frame rate, the audio facts', () => {
@@ -81,7 +115,10 @@ test('a source with sound and no picture is audio-only: no size, no frame rate, 
   cover.streams![0]!.disposition = { attached_pic: 1 };
   assert.equal(isAudioOnly(parseProbeJson(cover)), true);
   // The audio stream's own duration when the container gives none.
-  const streamDuration = parseProbeJson({ streams: [{ ...clip.streams![1]!, duration: '3.5' }], format: { format_name: 'matroska,webm' } });
+  const streamDuration = parseProbeJson({
+    streams: [{ ...clip.streams![1]!, duration: '3.5' }],
+    format: { format_name: 'matroska,webm' },
+  });
   assert.equal(streamDuration.durationSeconds, 3.5);
   assert.equal(isAudioOnly(parseProbeJson(clip)), false);
 });

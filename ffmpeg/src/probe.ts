@@ -93,7 +93,9 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
   const audio = streams.find((s) => s.codec_type === 'audio');
   if (!video) {
     if (!audio) {
-      throw new NotAVideoError(streams.length === 0 ? 'the file has no media streams' : 'the file has neither a video nor an audio stream');
+      throw new NotAVideoError(
+        streams.length === 0 ? 'the file has no media streams' : 'the file has neither a video nor an audio stream',
+      );
     }
     return audioOnly(audio, formatName, positive(format.duration) || positive(audio.duration), format);
   }
@@ -138,7 +140,12 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
 }
 
 /** A source with sound and no picture (an audio-only video: one AAC rendition, no thumbnail). */
-function audioOnly(audio: ProbeStream, formatName: string, durationSeconds: number, format: NonNullable<ProbeJson['format']>): MediaInfo {
+function audioOnly(
+  audio: ProbeStream,
+  formatName: string,
+  durationSeconds: number,
+  format: NonNullable<ProbeJson['format']>,
+): MediaInfo {
   if (durationSeconds === 0) throw new NotAVideoError('the audio has no duration');
   return {
     durationSeconds,

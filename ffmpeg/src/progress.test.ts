@@ -3,12 +3,23 @@ import assert from 'node:assert/strict';
 import { ProgressParser, clampPercent, type FfmpegProgress } from './progress.ts';
 
 const block = (fields: Record<string, string>) =>
-  `${Object.entries(fields).map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
+  `${Object.entries(fields)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n`;
 
 test('parses one report per progress= line, with percent of the expected duration', () => {
   const seen: FfmpegProgress[] = [];
   const parser = new ProgressParser(10, (p) => seen.push(p));
-  parser.push(block({ frame: '50', fps: '25.0', out_time_us: '2000000', out_time_ms: '2000000', speed: '1.5x', progress: 'continue' }));
+  parser.push(
+    block({
+      frame: '50',
+      fps: '25.0',
+      out_time_us: '2000000',
+      out_time_ms: '2000000',
+      speed: '1.5x',
+      progress: 'continue',
+    }),
+  );
   parser.push(block({ frame: '250', out_time_us: '10000000', speed: '2x', progress: 'end' }));
   assert.deepEqual(seen, [
     { percent: 20, outTimeSeconds: 2, frame: 50, speed: 1.5, done: false },
@@ -33,7 +44,10 @@ test('clamps to 0..100: negative start times, overrun, N/A values, unknown durat
       block({ out_time_us: '2500000', speed: '1x', frame: '60', progress: 'continue' }) +
       block({ out_time_us: 'N/A', progress: 'continue' }),
   );
-  assert.deepEqual(seen.map((p) => p.percent), [0, 100, 0]);
+  assert.deepEqual(
+    seen.map((p) => p.percent),
+    [0, 100, 0],
+  );
   assert.equal(seen[0]?.speed, 0);
   const unknown: FfmpegProgress[] = [];
   new ProgressParser(0, (p) => unknown.push(p)).push(block({ out_time_us: '5000000', progress: 'continue' }));

@@ -32,7 +32,16 @@ export interface QualityOptions {
   frameRate?: number;
 }
 
-export function qualityArgs({ renditions, reference, width, height, threads, subsample, window, frameRate }: QualityOptions): string[] {
+export function qualityArgs({
+  renditions,
+  reference,
+  width,
+  height,
+  threads,
+  subsample,
+  window,
+  frameRate,
+}: QualityOptions): string[] {
   if (renditions.length === 0) throw new Error('nothing to score');
   // The same frames on both sides (frame numbers count from each input's first), then one size.
   const prepare = `select='not(mod(n\\,${subsample}))',scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,setpts=PTS-STARTPTS`;
@@ -51,10 +60,18 @@ export function qualityArgs({ renditions, reference, width, height, threads, sub
     }),
   ].join(';');
   return [
-    '-hide_banner', '-nostdin', '-loglevel', 'error',
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
     ...renditions.flatMap(({ input }) => ['-i', input]),
-    ...inputArgsFor(reference), ...seek, ...duration, '-i', reference,
-    '-lavfi', graph,
+    ...inputArgsFor(reference),
+    ...seek,
+    ...duration,
+    '-i',
+    reference,
+    '-lavfi',
+    graph,
     ...renditions.flatMap((_, k) => ['-map', `[scored${k}]`, '-f', 'null', '-']),
   ];
 }
@@ -72,7 +89,8 @@ export function parseQualityLog(json: string): QualityScore {
   const log = JSON.parse(json) as { frames?: unknown[]; pooled_metrics?: Record<string, { mean?: number }> };
   const vmaf = log.pooled_metrics?.vmaf?.mean;
   const psnr = log.pooled_metrics?.psnr_y?.mean;
-  if (typeof vmaf !== 'number' || typeof psnr !== 'number') throw new Error('the libvmaf log has no pooled vmaf and psnr_y');
+  if (typeof vmaf !== 'number' || typeof psnr !== 'number')
+    throw new Error('the libvmaf log has no pooled vmaf and psnr_y');
   return { vmaf, psnr, frames: log.frames?.length ?? 0 };
 }
 

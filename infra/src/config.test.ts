@@ -5,8 +5,18 @@ import { checkConfig, ConfigError, env, parseConfig, storageConfigShape, z, type
 const shape = { PORT: env.port(7080), ORIGINS: env.list().optional(), VERBOSE: env.bool(false), NAME: z.string() };
 
 test('defaults apply, lists split, booleans parse, empty strings count as unset', () => {
-  const config = parseConfig(shape, { NAME: 'kino', ORIGINS: 'https://a.example, https://b.example', VERBOSE: '1', PORT: '' });
-  assert.deepEqual(config, { PORT: 7080, ORIGINS: ['https://a.example', 'https://b.example'], VERBOSE: true, NAME: 'kino' });
+  const config = parseConfig(shape, {
+    NAME: 'kino',
+    ORIGINS: 'https://a.example, https://b.example',
+    VERBOSE: '1',
+    PORT: '',
+  });
+  assert.deepEqual(config, {
+    PORT: 7080,
+    ORIGINS: ['https://a.example', 'https://b.example'],
+    VERBOSE: true,
+    NAME: 'kino',
+  });
 });
 
 test('every wrong or missing value is named by its variable', () => {
@@ -15,7 +25,15 @@ test('every wrong or missing value is named by its variable', () => {
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       const named = error.problems.map((problem) => problem.split(':')[0]);
-      for (const variable of ['PORT', 'VERBOSE', 'NAME', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
+      for (const variable of [
+        'PORT',
+        'VERBOSE',
+        'NAME',
+        'S3_ENDPOINT',
+        'S3_BUCKET',
+        'S3_ACCESS_KEY_ID',
+        'S3_SECRET_ACCESS_KEY',
+      ]) {
         assert.ok(named.includes(variable), `${variable} named in ${error.message}`);
       }
       return true;
@@ -24,7 +42,8 @@ test('every wrong or missing value is named by its variable', () => {
 });
 
 test("cross checks are reported with the shape's problems, all in one error", () => {
-  const requiresName: CrossCheck = (values) => (values.VERBOSE && !values.NAME ? ['NAME: required when VERBOSE is set'] : []);
+  const requiresName: CrossCheck = (values) =>
+    values.VERBOSE && !values.NAME ? ['NAME: required when VERBOSE is set'] : [];
   assert.throws(
     () => parseConfig(shape, { PORT: 'x', VERBOSE: '1' }, [requiresName]),
     (error: unknown) => {
@@ -42,7 +61,12 @@ test('a check names every problem and lists the variables read, secrets and URL 
   const parse = (source: Record<string, string | undefined>) => parseConfig(secretShape, source);
   const failed = checkConfig('test', secretShape, parse, { PORT: 'seventy', API_TOKEN: 'hunter2hunter2' });
   assert.equal(failed.ok, false);
-  assert.deepEqual(failed.problems.map((problem) => problem.split(':')[0]).sort(), ['DATABASE_URL', 'NAME', 'PORT', 'S3_SECRET_ACCESS_KEY']);
+  assert.deepEqual(failed.problems.map((problem) => problem.split(':')[0]).sort(), [
+    'DATABASE_URL',
+    'NAME',
+    'PORT',
+    'S3_SECRET_ACCESS_KEY',
+  ]);
 
   const passed = checkConfig('test', secretShape, parse, {
     NAME: 'kino',

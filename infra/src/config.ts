@@ -30,7 +30,9 @@ export function parseConfig<S extends z.ZodRawShape>(
   const values = setValues(env);
   const result = z.object(shape).safeParse(values);
   const problems = [
-    ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${describeIssue(issue, values)}`)),
+    ...(result.success
+      ? []
+      : result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${describeIssue(issue, values)}`)),
     ...crossChecks.flatMap((check) => check(values)),
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
@@ -45,7 +47,9 @@ function describeIssue(issue: z.core.$ZodIssue, values: Record<string, string>):
 
 /** Empty strings count as unset, so `FOO= kino api` falls back to FOO's default. */
 function setValues(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+  );
 }
 
 /** Runs a process's parse function at its start: prints the problems and exits 78 (EX_CONFIG) on a ConfigError. */
@@ -94,7 +98,10 @@ export function checkConfig(
     problems = error.problems;
   }
   const values = setValues(env);
-  const variables = Object.keys(shape).map((name) => ({ name, value: name in values ? redact(name, values[name]!) : null }));
+  const variables = Object.keys(shape).map((name) => ({
+    name,
+    value: name in values ? redact(name, values[name]!) : null,
+  }));
   return { process: processName, ok: problems.length === 0, problems, variables };
 }
 
@@ -129,7 +136,9 @@ export function reportConfigCheck(check: ConfigCheck, { json }: { json: boolean 
     process.stdout.write(`${check.process}: configuration ok (${set} of ${check.variables.length} variables set)\n`);
   } else {
     const count = `${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}`;
-    process.stderr.write(`${check.process}: ${count} in the configuration:\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.stderr.write(
+      `${check.process}: ${count} in the configuration:\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
   }
   return check.ok ? 0 : 1;
 }
@@ -144,7 +153,13 @@ export const env = {
       .enum(['true', 'false', '1', '0'])
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1'),
-  list: () => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+  list: () =>
+    z.string().transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 

@@ -7,10 +7,18 @@ import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '@kino/proto/contract';
 
 /** The status and named condition of a parser error. */
-export function clientErrorCondition(error: Error & { code?: string }): { status: number; code: string; detail: string } {
+export function clientErrorCondition(error: Error & { code?: string }): {
+  status: number;
+  code: string;
+  detail: string;
+} {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, code: 'headers_too_large', detail: 'The request line and headers are larger than this server accepts (16 KB).' };
+      return {
+        status: 431,
+        code: 'headers_too_large',
+        detail: 'The request line and headers are larger than this server accepts (16 KB).',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
       return { status: 408, code: 'request_timeout', detail: 'The request was not received in time.' };

@@ -14,6 +14,8 @@ export function randomBase62(length: number): string {
 }
 
 /** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, opt_… (operator token), upl_…, whk_…, node_… */
-export function newId(prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'whd' | 'node' | 'job' | 'shr'): string {
+export function newId(
+  prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'whd' | 'node' | 'job' | 'shr',
+): string {
   return `${prefix}_${randomBase62(16)}`;
 }

@@ -48,7 +48,7 @@ export function httpRequestMetrics(registry: Registry) {
     }),
     seconds: new Histogram({
       name: 'kino_http_request_duration_seconds',
-      help: 'Time from a request\'s arrival until its answer is written (a streamed file: until it starts streaming), by route pattern and method; delivery does not time media segments.',
+      help: "Time from a request's arrival until its answer is written (a streamed file: until it starts streaming), by route pattern and method; delivery does not time media segments.",
       labelNames: ['route', 'method'] as const,
       buckets: requestSecondsBuckets,
       registers: [registry],
@@ -85,7 +85,11 @@ function digest(value: string): Buffer {
 }
 
 /** The answer to `GET /metrics`: the registry as text, or 401 in the error envelope when a token is required and missing. */
-export async function answerMetrics(registry: Registry, token: string | undefined, authorization: string | undefined): Promise<MetricsAnswer> {
+export async function answerMetrics(
+  registry: Registry,
+  token: string | undefined,
+  authorization: string | undefined,
+): Promise<MetricsAnswer> {
   if (token !== undefined) {
     const presented = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : '';
     if (!timingSafeEqual(digest(presented), digest(token))) {
@@ -95,16 +99,29 @@ export async function answerMetrics(registry: Registry, token: string | undefine
         detail: 'Metrics need the metrics token: send Authorization: Bearer <METRICS_TOKEN>.',
         code: 'unauthorized',
       });
-      return { status: 401, headers: { 'Content-Type': 'application/json; charset=utf-8', 'WWW-Authenticate': 'Bearer' }, body };
+      return {
+        status: 401,
+        headers: { 'Content-Type': 'application/json; charset=utf-8', 'WWW-Authenticate': 'Bearer' },
+        body,
+      };
     }
   }
   return { status: 200, headers: { 'Content-Type': registry.contentType }, body: await registry.metrics() };
 }
 
 /** Writes `answerMetrics`'s answer on a node:http response. */
-export async function serveMetrics(registry: Registry, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveMetrics(
+  registry: Registry,
+  token: string | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const answer = await answerMetrics(registry, token, req.headers.authorization);
-  res.writeHead(answer.status, { ...answer.headers, 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(answer.body)) });
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'Cache-Control': 'no-store',
+    'Content-Length': String(Buffer.byteLength(answer.body)),
+  });
   res.end(req.method === 'HEAD' ? undefined : answer.body);
 }
 
@@ -118,7 +135,17 @@ export interface MetricsServer {
  * The metrics server of a gRPC-only process: `GET /metrics` on its own HTTP port (anything else
  * is 404). The process prints the address at start (the dev stack writes it to dev.json).
  */
-export async function startMetricsServer({ registry, host, port, token }: { registry: Registry; host: string; port: number; token?: string }): Promise<MetricsServer> {
+export async function startMetricsServer({
+  registry,
+  host,
+  port,
+  token,
+}: {
+  registry: Registry;
+  host: string;
+  port: number;
+  token?: string;
+}): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -128,8 +155,16 @@ export async function startMetricsServer({ registry, host, port, token }: { regi
       });
       return;
     }
-    const body = JSON.stringify({ title: STATUS_CODES[404], status: 404, detail: 'Only GET /metrics is served here.', code: 'not_found' });
-    res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) });
+    const body = JSON.stringify({
+      title: STATUS_CODES[404],
+      status: 404,
+      detail: 'Only GET /metrics is served here.',
+      code: 'not_found',
+    });
+    res.writeHead(404, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+    });
     res.end(body);
   });
   await new Promise<void>((resolve, reject) => {

@@ -20,7 +20,8 @@ await runProcess({
         if (FIXTURE_STOP === 'fail') throw new Error('stop failed');
         clearInterval(keepAlive);
       },
-      finished: FIXTURE_FINISH === 'reject' ? Promise.reject(new Error('worker died')) : new Promise<void>(() => undefined),
+      finished:
+        FIXTURE_FINISH === 'reject' ? Promise.reject(new Error('worker died')) : new Promise<void>(() => undefined),
     };
   },
 });

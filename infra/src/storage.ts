@@ -60,14 +60,19 @@ function isUnavailable(error: unknown): boolean {
 
 function isNoSuchUpload(error: unknown): boolean {
   const failure = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
-  return failure.name === 'NoSuchUpload' || failure.Code === 'NoSuchUpload' || failure.$metadata?.httpStatusCode === 404;
+  return (
+    failure.name === 'NoSuchUpload' || failure.Code === 'NoSuchUpload' || failure.$metadata?.httpStatusCode === 404
+  );
 }
 
 /**
  * The headers a presigned PUT signs beside host. The presigner leaves Content-Type unsigned unless
  * named here; Content-Length is named too, so that a change in its defaults cannot unbind the size.
  */
-function signedBodyHeaders(contentType: string | undefined, contentLength: number | undefined): Set<string> | undefined {
+function signedBodyHeaders(
+  contentType: string | undefined,
+  contentLength: number | undefined,
+): Set<string> | undefined {
   const names = [...(contentType ? ['content-type'] : []), ...(contentLength !== undefined ? ['content-length'] : [])];
   return names.length > 0 ? new Set(names) : undefined;
 }
@@ -114,14 +119,24 @@ export function browserUploadCorsRule(origins: readonly string[]): CORSRule {
 /** Whether two rule lists allow the same (order of values and fields S3 adds on its own aside). */
 function sameCorsRules(a: readonly CORSRule[], b: readonly CORSRule[]): boolean {
   const normal = (rules: readonly CORSRule[]) =>
-    JSON.stringify(rules.map((rule) => [rule.AllowedOrigins, rule.AllowedMethods, rule.AllowedHeaders, rule.ExposeHeaders].map((values) => [...(values ?? [])].sort())));
+    JSON.stringify(
+      rules.map((rule) =>
+        [rule.AllowedOrigins, rule.AllowedMethods, rule.AllowedHeaders, rule.ExposeHeaders].map((values) =>
+          [...(values ?? [])].sort(),
+        ),
+      ),
+    );
   return normal(a) === normal(b);
 }
 
 /** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the SigV4 signer asks for. */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 const bytesOf = (data: SourceData): string | Uint8Array =>
-  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
 class NodeSha256 {
   private hash: Hash | Hmac;
   constructor(private readonly secret?: SourceData) {
@@ -196,7 +211,10 @@ class ObjectReader {
       headers: { host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
     });
     try {
-      return await request(`${this.endpoint.protocol}//${host}${path}`, { dispatcher: this.agent, headers: signed.headers });
+      return await request(`${this.endpoint.protocol}//${host}${path}`, {
+        dispatcher: this.agent,
+        headers: signed.headers,
+      });
     } catch (error) {
       // No answer at all: refused, reset, timed out.
       throw new StorageUnavailableError(error);
@@ -219,7 +237,9 @@ export class Storage {
   constructor(config: StorageConfig & Partial<PublicStorageConfig>) {
     this.s3 = createS3Client(config);
     this.reader = new ObjectReader(config);
-    this.presigner = config.S3_PUBLIC_ENDPOINT ? createS3Client({ ...config, S3_ENDPOINT: config.S3_PUBLIC_ENDPOINT }) : this.s3;
+    this.presigner = config.S3_PUBLIC_ENDPOINT
+      ? createS3Client({ ...config, S3_ENDPOINT: config.S3_PUBLIC_ENDPOINT })
+      : this.s3;
     this.bucket = config.S3_BUCKET;
   }
 
@@ -237,7 +257,9 @@ export class Storage {
   }
 
   presignGet(key: string, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+      expiresIn: expiresInSeconds,
+    });
   }
 
   /** Every request to storage: an outage comes out as StorageUnavailableError, whatever the SDK's words. */
@@ -262,7 +284,9 @@ export class Storage {
   }
 
   async put(key: string, body: string | Uint8Array, contentType: string): Promise<void> {
-    await this.reach(this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType })));
+    await this.reach(
+      this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType })),
+    );
   }
 
   /** The whole object, or undefined when there is none. */
@@ -286,11 +310,16 @@ export class Storage {
     if (response.statusCode === 200) {
       const length = response.headers['content-length'];
       const etag = response.headers.etag;
-      return { body: response.body, size: typeof length === 'string' ? Number(length) : undefined, etag: typeof etag === 'string' ? etag : undefined };
+      return {
+        body: response.body,
+        size: typeof length === 'string' ? Number(length) : undefined,
+        etag: typeof etag === 'string' ? etag : undefined,
+      };
     }
     const text = await response.body.text().catch(() => '');
     if (response.statusCode === 404) return undefined;
-    if (response.statusCode >= 500) throw new StorageUnavailableError(new Error(`storage answered ${response.statusCode}: ${text.slice(0, 300)}`));
+    if (response.statusCode >= 500)
+      throw new StorageUnavailableError(new Error(`storage answered ${response.statusCode}: ${text.slice(0, 300)}`));
     throw new Error(`storage refused GET ${key}: ${response.statusCode} ${text.slice(0, 300)}`);
   }
 
@@ -300,7 +329,9 @@ export class Storage {
    */
   async getFirstBytes(key: string, length: number): Promise<Buffer | undefined> {
     try {
-      const result = await this.reach(this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` })));
+      const result = await this.reach(
+        this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` })),
+      );
       return await readBody(result.Body as Readable);
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -316,9 +347,9 @@ export class Storage {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.reach(this.s3.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
-      ));
+      const page = await this.reach(
+        this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token })),
+      );
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -333,12 +364,14 @@ export class Storage {
   /** Removes these objects, up to 1000 per request (S3's limit); missing ones are fine. */
   async deleteMany(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
-      await this.reach(this.s3.send(
-        new DeleteObjectsCommand({
-          Bucket: this.bucket,
-          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
-        }),
-      ));
+      await this.reach(
+        this.s3.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+          }),
+        ),
+      );
     }
   }
 
@@ -351,16 +384,30 @@ export class Storage {
 
   /** Starts a multipart upload of `key`; returns storage's upload id. */
   async createMultipartUpload(key: string, contentType: string): Promise<string> {
-    const result = await this.reach(this.s3.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType })));
+    const result = await this.reach(
+      this.s3.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType })),
+    );
     if (!result.UploadId) throw new Error(`storage gave no upload id for ${key}`);
     return result.UploadId;
   }
 
   /** A PUT URL for one part (1..10,000) of a multipart upload, bound to its size as presignPut's is. */
-  presignUploadPart(key: string, uploadId: string, partNumber: number, contentLength: number, expiresInSeconds: number): Promise<string> {
+  presignUploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    contentLength: number,
+    expiresInSeconds: number,
+  ): Promise<string> {
     return getSignedUrl(
       this.presigner,
-      new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: contentLength }),
+      new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: key,
+        UploadId: uploadId,
+        PartNumber: partNumber,
+        ContentLength: contentLength,
+      }),
       { expiresIn: expiresInSeconds, signableHeaders: signedBodyHeaders(undefined, contentLength) },
     );
   }
@@ -369,11 +416,21 @@ export class Storage {
   async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array): Promise<StoredPart> {
     try {
       const result = await this.reach(
-        this.s3.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body, ContentLength: body.byteLength })),
+        this.s3.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            Body: body,
+            ContentLength: body.byteLength,
+          }),
+        ),
       );
       return { partNumber, size: body.byteLength, etag: result.ETag ?? '' };
     } catch (error) {
-      if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
+      if (isNoSuchUpload(error))
+        throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
       throw error;
     }
   }
@@ -384,14 +441,20 @@ export class Storage {
     let marker: string | undefined;
     try {
       do {
-        const page = await this.reach(this.s3.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker })));
+        const page = await this.reach(
+          this.s3.send(
+            new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+          ),
+        );
         for (const part of page.Parts ?? []) {
-          if (part.PartNumber !== undefined) parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag ?? '' });
+          if (part.PartNumber !== undefined)
+            parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag ?? '' });
         }
         marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
       } while (marker);
     } catch (error) {
-      if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
+      if (isNoSuchUpload(error))
+        throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
       throw error;
     }
     return parts.sort((a, b) => a.partNumber - b.partNumber);
@@ -400,16 +463,19 @@ export class Storage {
   /** Joins the parts (in part-number order) into the object `key`. */
   async completeMultipartUpload(key: string, uploadId: string, parts: readonly StoredPart[]): Promise<void> {
     try {
-      await this.reach(this.s3.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: uploadId,
-          MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })) },
-        }),
-      ));
+      await this.reach(
+        this.s3.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })) },
+          }),
+        ),
+      );
     } catch (error) {
-      if (isNoSuchUpload(error)) throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
+      if (isNoSuchUpload(error))
+        throw new NoSuchUploadError(`no multipart upload ${uploadId} for ${key}`, { cause: error });
       throw error;
     }
   }
@@ -417,7 +483,9 @@ export class Storage {
   /** Drops a multipart upload and its parts; one already gone is fine. */
   async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
     try {
-      await this.reach(this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })));
+      await this.reach(
+        this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })),
+      );
     } catch (error) {
       if (!isNoSuchUpload(error)) throw error;
     }
@@ -429,10 +497,18 @@ export class Storage {
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     do {
-      const page = await this.reach(this.s3.send(
-        new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
-      ));
-      for (const upload of page.Uploads ?? []) if (upload.Key && upload.UploadId) uploads.push({ key: upload.Key, uploadId: upload.UploadId });
+      const page = await this.reach(
+        this.s3.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: prefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        ),
+      );
+      for (const upload of page.Uploads ?? [])
+        if (upload.Key && upload.UploadId) uploads.push({ key: upload.Key, uploadId: upload.UploadId });
       const more = page.IsTruncated === true;
       keyMarker = more ? page.NextKeyMarker : undefined;
       uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
@@ -464,7 +540,9 @@ export class Storage {
       if (status !== 404) throw error;
     }
     if (sameCorsRules(current, rules)) return false;
-    await this.reach(this.s3.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })));
+    await this.reach(
+      this.s3.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: rules } })),
+    );
     return true;
   }
 

@@ -76,7 +76,8 @@ export type SourceProbe = ProbeResult__Output;
  * before the probe travelled with encodes, and without `videoDurationSeconds` when such a workflow
  * probed the source: the activity then probes the source itself, once.
  */
-export type RecordedProbe = Partial<SourceProbe> & Omit<SourceProbe, 'videoDurationSeconds' | 'audioChannels' | 'audioSampleRate'>;
+export type RecordedProbe = Partial<SourceProbe> &
+  Omit<SourceProbe, 'videoDurationSeconds' | 'audioChannels' | 'audioSampleRate'>;
 
 /** One rendition: the input of `encodeRendition`, which only workflows started before the one encode protocol call. */
 export interface EncodeRenditionInput {
@@ -243,7 +244,14 @@ export interface MarkReadyInput {
 }
 
 export type ProcessVideoResult =
-  | { status: 'ready'; renditions: RenditionResult[]; thumbnailKey: string | null; storyboardKey?: string | null; audioKey?: string | null; probe: SourceProbe }
+  | {
+      status: 'ready';
+      renditions: RenditionResult[];
+      thumbnailKey: string | null;
+      storyboardKey?: string | null;
+      audioKey?: string | null;
+      probe: SourceProbe;
+    }
   | { status: 'failed'; reason: string }
   /** Nothing to do: the video was deleted, is missing, or is not waiting to be processed. */
   | { status: 'skipped'; reason: string };

@@ -15,21 +15,25 @@ describe('planChunks', () => {
   });
 
   it('rounds the chunk length down to whole segments and joins a sliver to the chunk before it', () => {
-    assert.deepEqual(planChunks(125, 32, 6).map((c) => [c.startSeconds, c.durationSeconds, c.segmentCount]), [
-      [0, 30, 5],
-      [30, 30, 5],
-      [60, 30, 5],
-      [90, 35, 6],
-    ]);
+    assert.deepEqual(
+      planChunks(125, 32, 6).map((c) => [c.startSeconds, c.durationSeconds, c.segmentCount]),
+      [
+        [0, 30, 5],
+        [30, 30, 5],
+        [60, 30, 5],
+        [90, 35, 6],
+      ],
+    );
   });
 
   it('a video no longer than a chunk, or chunking off (0), is one chunk: the whole-file encode', () => {
     assert.equal(planChunks(30, 30, 6).length, 1);
     assert.equal(planChunks(35, 30, 6).length, 1);
-    assert.deepEqual(planChunks(600, 0, 6), [{ index: 0, startSeconds: 0, durationSeconds: 600, firstSegment: 0, segmentCount: 100 }]);
+    assert.deepEqual(planChunks(600, 0, 6), [
+      { index: 0, startSeconds: 0, durationSeconds: 600, firstSegment: 0, segmentCount: 100 },
+    ]);
   });
 });
-
 
 describe('quality samples', () => {
   it('score every chunk of a short video, and the first, middle and last of a long one', () => {
@@ -39,21 +43,38 @@ describe('quality samples', () => {
     assert.deepEqual([...qualitySampleChunks(40)], [0, 20, 39]);
   });
 
-  it('a rendition\'s mean weights each scored chunk by its frames; none scored is no score', () => {
-    const mean = meanQuality([{ quality: { vmaf: 90, psnr: 40, frames: 300 } }, {}, { quality: { vmaf: 80, psnr: 36, frames: 100 } }]);
+  it("a rendition's mean weights each scored chunk by its frames; none scored is no score", () => {
+    const mean = meanQuality([
+      { quality: { vmaf: 90, psnr: 40, frames: 300 } },
+      {},
+      { quality: { vmaf: 80, psnr: 36, frames: 100 } },
+    ]);
     assert.deepEqual(mean, { vmaf: 87.5, psnr: 39, frames: 400 });
     assert.equal(meanQuality([{}, {}]), undefined);
   });
 });
 
 describe('planJustInTimeRuns', () => {
-  const runs = (duration: number) => planJustInTimeRuns(duration, 12, 6).map((r) => [r.firstSegment, r.segmentCount, r.startSeconds, r.durationSeconds]);
+  const runs = (duration: number) =>
+    planJustInTimeRuns(duration, 12, 6).map((r) => [r.firstSegment, r.segmentCount, r.startSeconds, r.durationSeconds]);
 
   it('cuts the first segment alone, then runs of 12 s in playback order, the tail joining the run before it', () => {
-    assert.deepEqual(runs(40), [[0, 1, 0, 6], [1, 2, 6, 12], [3, 2, 18, 12], [5, 2, 30, 12]]);
+    assert.deepEqual(runs(40), [
+      [0, 1, 0, 6],
+      [1, 2, 6, 12],
+      [3, 2, 18, 12],
+      [5, 2, 30, 12],
+    ]);
     // 6 s + 12 s + 12 s + 3 s: the 3 s tail joins the last run (which asks for more than is left).
-    assert.deepEqual(runs(33), [[0, 1, 0, 6], [1, 2, 6, 12], [3, 3, 18, 15]]);
-    assert.deepEqual(planJustInTimeRuns(40, 12, 6).map((r) => r.index), [0, 1, 2, 3]);
+    assert.deepEqual(runs(33), [
+      [0, 1, 0, 6],
+      [1, 2, 6, 12],
+      [3, 3, 18, 15],
+    ]);
+    assert.deepEqual(
+      planJustInTimeRuns(40, 12, 6).map((r) => r.index),
+      [0, 1, 2, 3],
+    );
   });
 
   it('a video of one segment (a sliver past it included) is one run', () => {

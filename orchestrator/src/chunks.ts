@@ -3,7 +3,6 @@
 // Pure and deterministic: the processVideo workflow plans with it.
 import type { QualityOutcome } from './activity-types.ts';
 
-
 /**
  * The default chunk length: 30 s, five 6 s segments. Each chunk pays a fixed cost (an ffmpeg start,
  * a probe, the decode from the source's keyframe before the chunk, x264's lookahead filling up),
@@ -72,7 +71,12 @@ export function planJustInTimeRuns(durationSeconds: number, runSeconds: number, 
   const rest = planChunks(durationSeconds - segmentSeconds, runSeconds, segmentSeconds);
   return [
     head[0]!,
-    ...rest.map((run) => ({ ...run, index: run.index + 1, startSeconds: run.startSeconds + segmentSeconds, firstSegment: run.firstSegment + 1 })),
+    ...rest.map((run) => ({
+      ...run,
+      index: run.index + 1,
+      startSeconds: run.startSeconds + segmentSeconds,
+      firstSegment: run.firstSegment + 1,
+    })),
   ];
 }
 
@@ -98,4 +102,3 @@ export function meanQuality(parts: readonly { quality?: QualityOutcome }[]): Qua
     frames,
   };
 }
-

@@ -27,18 +27,30 @@ test('defaults fill what is not set', () => {
 });
 
 test('ENCODE_GROUPING: auto, ladder or rendition, nothing else', () => {
-  assert.equal(parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'rendition' }).ENCODE_GROUPING, 'rendition');
+  assert.equal(
+    parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'rendition' }).ENCODE_GROUPING,
+    'rendition',
+  );
   assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'node' }), /ENCODE_GROUPING/);
 });
 
 test('a missing or wrong value names its variable', () => {
   const { NODE_TOKEN: _omitted, ...withoutToken } = minimal;
-  assert.throws(() => parseConfig(orchestratorConfigShape, withoutToken), (error: unknown) => {
-    assert.ok(error instanceof ConfigError);
-    assert.match(error.message, /NODE_TOKEN/);
-    return true;
-  });
+  assert.throws(
+    () => parseConfig(orchestratorConfigShape, withoutToken),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /NODE_TOKEN/);
+      return true;
+    },
+  );
   assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, REGISTRY_PORT: 'seventy' }), /REGISTRY_PORT/);
-  assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, TEMPORAL_ADDRESS: 'nowhere' }), /TEMPORAL_ADDRESS/);
-  assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, NODE_HEARTBEAT_TIMEOUT_MS: '5' }), /NODE_HEARTBEAT_TIMEOUT_MS/);
+  assert.throws(
+    () => parseConfig(orchestratorConfigShape, { ...minimal, TEMPORAL_ADDRESS: 'nowhere' }),
+    /TEMPORAL_ADDRESS/,
+  );
+  assert.throws(
+    () => parseConfig(orchestratorConfigShape, { ...minimal, NODE_HEARTBEAT_TIMEOUT_MS: '5' }),
+    /NODE_HEARTBEAT_TIMEOUT_MS/,
+  );
 });

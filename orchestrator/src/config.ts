@@ -51,7 +51,9 @@ export const orchestratorConfigShape = {
    * (for a private video) signed with the playback key the second opens. The same values as the API's.
    */
   DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
-  KINO_KEY_ENCRYPTION_KEY: z.string().refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
+  KINO_KEY_ENCRYPTION_KEY: z
+    .string()
+    .refine(isKeyEncryptionKey, { message: 'expected 32 random bytes in base64 (openssl rand -base64 32)' }),
   LOG_LEVEL: env.logLevel(),
 };
 

@@ -1,7 +1,14 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { audioCodecs, type AudioCodec, defaultEncodingParameters, type EncodingParameters } from '@kino/proto/contract';
-import { encodeGroups, isAudioOnlyPlan, measuresQuality, planFrameRate, planLadder, type LadderSource } from './ladder.ts';
+import {
+  encodeGroups,
+  isAudioOnlyPlan,
+  measuresQuality,
+  planFrameRate,
+  planLadder,
+  type LadderSource,
+} from './ladder.ts';
 
 const defaults: EncodingParameters = defaultEncodingParameters;
 const fullHd: LadderSource = { width: 1920, height: 1080, frameRate: 30, hasAudio: true };
@@ -10,7 +17,10 @@ const sizes = (ladder: ReturnType<typeof planLadder>) => ladder.map((r) => `${r.
 test('standard preset on a 1080p landscape source: 360p, 480p, 720p with 16:9 sizes', () => {
   const ladder = planLadder('standard', fullHd, defaults);
   assert.deepEqual(sizes(ladder), ['360p:640x360', '480p:854x480', '720p:1280x720']);
-  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [500, 1000, 2500]);
+  assert.deepEqual(
+    ladder.map((r) => r.videoBitrateKbps),
+    [500, 1000, 2500],
+  );
   for (const r of ladder) {
     assert.equal(r.shortEdgeIsWidth, false);
     assert.equal(r.shortEdgePixels, r.height);
@@ -26,13 +36,19 @@ test('standard preset on a 1080p landscape source: 360p, 480p, 720p with 16:9 si
 test('high preset: 480p, 720p, 1080p at 1000..5000 kbps', () => {
   const ladder = planLadder('high', fullHd, defaults);
   assert.deepEqual(sizes(ladder), ['480p:854x480', '720p:1280x720', '1080p:1920x1080']);
-  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [1000, 2500, 5000]);
+  assert.deepEqual(
+    ladder.map((r) => r.videoBitrateKbps),
+    [1000, 2500, 5000],
+  );
 });
 
 test('ultra preset on a 4K source: 720p..2160p at 2000..15000 kbps', () => {
   const ladder = planLadder('ultra', { width: 3840, height: 2160, frameRate: 24, hasAudio: true }, defaults);
   assert.deepEqual(sizes(ladder), ['720p:1280x720', '1080p:1920x1080', '1440p:2560x1440', '2160p:3840x2160']);
-  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [2000, 4500, 8000, 15000]);
+  assert.deepEqual(
+    ladder.map((r) => r.videoBitrateKbps),
+    [2000, 4500, 8000, 15000],
+  );
 });
 
 test('every bitrate stays inside its preset range of the spec', () => {
@@ -43,7 +59,10 @@ test('every bitrate stays inside its preset range of the spec', () => {
       planLadder(preset, { width: 160, height: 90, frameRate: 60, hasAudio: true }, defaults),
     ]) {
       for (const r of ladder) {
-        assert.ok(r.videoBitrateKbps >= ranges[preset][0] && r.videoBitrateKbps <= ranges[preset][1], `${preset} ${r.key}`);
+        assert.ok(
+          r.videoBitrateKbps >= ranges[preset][0] && r.videoBitrateKbps <= ranges[preset][1],
+          `${preset} ${r.key}`,
+        );
       }
     }
   }
@@ -85,9 +104,10 @@ test('odd aspect ratios give even sizes on both edges', () => {
 });
 
 test('a source smaller than the lowest rung gets one rendition at its own (even) size', () => {
-  assert.deepEqual(sizes(planLadder('standard', { width: 320, height: 240, frameRate: 30, hasAudio: true }, defaults)), [
-    '240p:320x240',
-  ]);
+  assert.deepEqual(
+    sizes(planLadder('standard', { width: 320, height: 240, frameRate: 30, hasAudio: true }, defaults)),
+    ['240p:320x240'],
+  );
   assert.deepEqual(sizes(planLadder('standard', { width: 175, height: 99, frameRate: 30, hasAudio: true }, defaults)), [
     '98p:174x98',
   ]);
@@ -97,31 +117,51 @@ test('a source smaller than the lowest rung gets one rendition at its own (even)
 });
 
 test('maxEdgeLength caps the rung (short edge)', () => {
-  assert.deepEqual(sizes(planLadder('standard', fullHd, { ...defaults, maxEdgeLength: 480 })), ['360p:640x360', '480p:854x480']);
-  assert.deepEqual(sizes(planLadder('high', fullHd, { ...defaults, maxEdgeLength: 720 })), ['480p:854x480', '720p:1280x720']);
+  assert.deepEqual(sizes(planLadder('standard', fullHd, { ...defaults, maxEdgeLength: 480 })), [
+    '360p:640x360',
+    '480p:854x480',
+  ]);
+  assert.deepEqual(sizes(planLadder('high', fullHd, { ...defaults, maxEdgeLength: 720 })), [
+    '480p:854x480',
+    '720p:1280x720',
+  ]);
   assert.deepEqual(sizes(planLadder('high', fullHd, { ...defaults, maxEdgeLength: 2160 })), [
     '480p:854x480',
     '720p:1280x720',
     '1080p:1920x1080',
   ]);
   // Portrait: the cap applies to the short edge (the width), as the rung names say.
-  assert.deepEqual(sizes(planLadder('high', { width: 1080, height: 1920, frameRate: 30, hasAudio: true }, { ...defaults, maxEdgeLength: 720 })), [
-    '480p:480x854',
-    '720p:720x1280',
-  ]);
+  assert.deepEqual(
+    sizes(
+      planLadder(
+        'high',
+        { width: 1080, height: 1920, frameRate: 30, hasAudio: true },
+        { ...defaults, maxEdgeLength: 720 },
+      ),
+    ),
+    ['480p:480x854', '720p:720x1280'],
+  );
 });
 
-test('maxEdgeLength below the preset\'s lowest rung: one rendition at the cap', () => {
-  const ladder = planLadder('ultra', { width: 3840, height: 2160, frameRate: 30, hasAudio: true }, { ...defaults, maxEdgeLength: 480 });
+test("maxEdgeLength below the preset's lowest rung: one rendition at the cap", () => {
+  const ladder = planLadder(
+    'ultra',
+    { width: 3840, height: 2160, frameRate: 30, hasAudio: true },
+    { ...defaults, maxEdgeLength: 480 },
+  );
   assert.deepEqual(sizes(ladder), ['480p:854x480']);
   assert.equal(ladder[0]!.videoBitrateKbps, 2000);
 });
 
-test('maxFrameRate caps the frame rate; -1 keeps the source\'s', () => {
+test("maxFrameRate caps the frame rate; -1 keeps the source's", () => {
   const sixty: LadderSource = { ...fullHd, frameRate: 60 };
   assert.ok(planLadder('standard', sixty, { ...defaults, maxFrameRate: 30 }).every((r) => r.frameRate === 30));
   assert.ok(planLadder('standard', sixty, defaults).every((r) => r.frameRate === 60));
-  assert.ok(planLadder('standard', { ...fullHd, frameRate: 24 }, { ...defaults, maxFrameRate: 30 }).every((r) => r.frameRate === 24));
+  assert.ok(
+    planLadder('standard', { ...fullHd, frameRate: 24 }, { ...defaults, maxFrameRate: 30 }).every(
+      (r) => r.frameRate === 24,
+    ),
+  );
   assert.equal(planFrameRate(29.97, 25), 25);
   assert.equal(planFrameRate(0, -1), 30);
   assert.equal(planFrameRate(0, 24), 24);
@@ -132,7 +172,10 @@ test('audio bitrate per codec, 0 without an audio track', () => {
   for (const audioCodec of audioCodecs) {
     const kbps = cases[audioCodec];
     const ladder = planLadder('standard', fullHd, { ...defaults, audioCodec });
-    assert.ok(ladder.every((r) => r.audioBitrateKbps === kbps && r.audioCodec === audioCodec), audioCodec);
+    assert.ok(
+      ladder.every((r) => r.audioBitrateKbps === kbps && r.audioCodec === audioCodec),
+      audioCodec,
+    );
   }
   assert.ok(planLadder('standard', { ...fullHd, hasAudio: false }, defaults).every((r) => r.audioBitrateKbps === 0));
 });
@@ -156,7 +199,10 @@ test('encoding parameters are carried to every rendition; ultraslow maps to x264
 });
 
 test('a source without a picture size or audio is refused', () => {
-  assert.throws(() => planLadder('standard', { width: 0, height: 0, frameRate: 0, hasAudio: false }, defaults), /picture size .* no audio/);
+  assert.throws(
+    () => planLadder('standard', { width: 0, height: 0, frameRate: 0, hasAudio: false }, defaults),
+    /picture size .* no audio/,
+  );
 });
 
 test('an audio-only source: one rendition of audio alone, short edge 0, AAC whatever codec was asked', () => {
@@ -166,47 +212,113 @@ test('an audio-only source: one rendition of audio alone, short edge 0, AAC what
     assert.equal(ladder.length, 1);
     const [plan] = ladder;
     assert.deepEqual(
-      [plan!.key, plan!.width, plan!.height, plan!.shortEdgePixels, plan!.videoBitrateKbps, plan!.frameRate, plan!.twoPass],
+      [
+        plan!.key,
+        plan!.width,
+        plan!.height,
+        plan!.shortEdgePixels,
+        plan!.videoBitrateKbps,
+        plan!.frameRate,
+        plan!.twoPass,
+      ],
       ['0p', 0, 0, 0, 0, 0, false],
     );
     assert.deepEqual([plan!.audioCodec, plan!.audioBitrateKbps], ['aac', 128]);
     assert.equal(isAudioOnlyPlan(plan!), true);
   }
-  assert.deepEqual(planLadder('standard', song, { ...defaults, audioCodec: 'aac-he' }).map((r) => [r.audioCodec, r.audioBitrateKbps]), [['aac-he', 64]]);
-  assert.deepEqual(planLadder('standard', song, { ...defaults, audioCodec: 'ac3' }).map((r) => [r.audioCodec, r.audioBitrateKbps]), [['aac', 128]]);
-  assert.equal(planLadder('standard', song, { ...defaults, twoPassVBREncoding: true })[0]!.twoPass, false, 'nothing to make two passes over');
+  assert.deepEqual(
+    planLadder('standard', song, { ...defaults, audioCodec: 'aac-he' }).map((r) => [r.audioCodec, r.audioBitrateKbps]),
+    [['aac-he', 64]],
+  );
+  assert.deepEqual(
+    planLadder('standard', song, { ...defaults, audioCodec: 'ac3' }).map((r) => [r.audioCodec, r.audioBitrateKbps]),
+    [['aac', 128]],
+  );
+  assert.equal(
+    planLadder('standard', song, { ...defaults, twoPassVBREncoding: true })[0]!.twoPass,
+    false,
+    'nothing to make two passes over',
+  );
   assert.ok(planLadder('standard', fullHd, defaults).every((r) => !isAudioOnlyPlan(r)));
 });
 
 test('content-aware: the same rungs and bitrates (the ceilings), each H.264 rung with the quantizer floor', () => {
   const fixed = planLadder('standard', fullHd, defaults);
   const aware = planLadder('standard', fullHd, { ...defaults, encodingMode: 'contentAware' });
-  assert.deepEqual(aware.map(({ minQuantizer: _floor, ...rung }) => rung), fixed);
-  assert.deepEqual(aware.map((r) => r.minQuantizer), [18, 18, 18]);
-  assert.ok(fixed.every((r) => r.minQuantizer === undefined), 'a fixed ladder has no floor');
+  assert.deepEqual(
+    aware.map(({ minQuantizer: _floor, ...rung }) => rung),
+    fixed,
+  );
+  assert.deepEqual(
+    aware.map((r) => r.minQuantizer),
+    [18, 18, 18],
+  );
+  assert.ok(
+    fixed.every((r) => r.minQuantizer === undefined),
+    'a fixed ladder has no floor',
+  );
   // A video stored before encodingMode existed plans as fixed.
   const { encodingMode: _mode, additionalCodecs: _codecs, ...stored } = defaults;
   assert.deepEqual(planLadder('standard', fullHd, stored), fixed);
 });
 
 test('additional codecs: every H.264 rung again in each codec, after the H.264 ladder, at a share of its bits, single-pass', () => {
-  const ladder = planLadder('high', fullHd, { ...defaults, twoPassVBREncoding: true, encodingMode: 'contentAware', additionalCodecs: ['av1', 'hevc'] });
+  const ladder = planLadder('high', fullHd, {
+    ...defaults,
+    twoPassVBREncoding: true,
+    encodingMode: 'contentAware',
+    additionalCodecs: ['av1', 'hevc'],
+  });
   // The contract's order (hevc, then av1), whatever the request's.
-  assert.deepEqual(ladder.map((r) => r.key), ['480p', '720p', '1080p', '480p-hevc', '720p-hevc', '1080p-hevc', '480p-av1', '720p-av1', '1080p-av1']);
-  assert.deepEqual(ladder.map((r) => r.videoCodec ?? 'h264'), ['h264', 'h264', 'h264', 'hevc', 'hevc', 'hevc', 'av1', 'av1', 'av1']);
-  assert.deepEqual(ladder.map((r) => r.videoBitrateKbps), [1000, 2500, 5000, 750, 1875, 3750, 600, 1500, 3000]);
+  assert.deepEqual(
+    ladder.map((r) => r.key),
+    ['480p', '720p', '1080p', '480p-hevc', '720p-hevc', '1080p-hevc', '480p-av1', '720p-av1', '1080p-av1'],
+  );
+  assert.deepEqual(
+    ladder.map((r) => r.videoCodec ?? 'h264'),
+    ['h264', 'h264', 'h264', 'hevc', 'hevc', 'hevc', 'av1', 'av1', 'av1'],
+  );
+  assert.deepEqual(
+    ladder.map((r) => r.videoBitrateKbps),
+    [1000, 2500, 5000, 750, 1875, 3750, 600, 1500, 3000],
+  );
   // AV1 at SVT-AV1 preset 8 or slower; HEVC at the ladder's speed.
-  assert.deepEqual(ladder.map((r) => r.x264Preset), ['veryfast', 'veryfast', 'veryfast', 'veryfast', 'veryfast', 'veryfast', 'medium', 'medium', 'medium']);
-  assert.equal(planLadder('standard', fullHd, { ...defaults, compressionRatio: 'veryslow', additionalCodecs: ['av1'] }).at(-1)!.x264Preset, 'veryslow', 'a slower request slows AV1 too');
-  assert.deepEqual(ladder.map((r) => r.twoPass), [true, true, true, false, false, false, false, false, false]);
-  assert.deepEqual(ladder.map((r) => r.minQuantizer), [18, 18, 18, undefined, undefined, undefined, undefined, undefined, undefined], 'the floor is x264\'s');
+  assert.deepEqual(
+    ladder.map((r) => r.x264Preset),
+    ['veryfast', 'veryfast', 'veryfast', 'veryfast', 'veryfast', 'veryfast', 'medium', 'medium', 'medium'],
+  );
+  assert.equal(
+    planLadder('standard', fullHd, { ...defaults, compressionRatio: 'veryslow', additionalCodecs: ['av1'] }).at(-1)!
+      .x264Preset,
+    'veryslow',
+    'a slower request slows AV1 too',
+  );
+  assert.deepEqual(
+    ladder.map((r) => r.twoPass),
+    [true, true, true, false, false, false, false, false, false],
+  );
+  assert.deepEqual(
+    ladder.map((r) => r.minQuantizer),
+    [18, 18, 18, undefined, undefined, undefined, undefined, undefined, undefined],
+    "the floor is x264's",
+  );
   const h264 = ladder.slice(0, 3);
   for (const r of ladder.slice(3)) {
     const rung = h264.find((h) => r.key.startsWith(`${h.key}-`))!;
-    assert.deepEqual([r.width, r.height, r.frameRate, r.audioBitrateKbps, r.segmentSeconds], [rung.width, rung.height, rung.frameRate, rung.audioBitrateKbps, rung.segmentSeconds]);
+    assert.deepEqual(
+      [r.width, r.height, r.frameRate, r.audioBitrateKbps, r.segmentSeconds],
+      [rung.width, rung.height, rung.frameRate, rung.audioBitrateKbps, rung.segmentSeconds],
+    );
   }
   // One encode per codec and pass count: H.264's group is the one a plain ladder makes.
-  assert.deepEqual(encodeGroups(ladder).map((group) => group.map((r) => r.key)), [['480p', '720p', '1080p'], ['480p-hevc', '720p-hevc', '1080p-hevc'], ['480p-av1', '720p-av1', '1080p-av1']]);
+  assert.deepEqual(
+    encodeGroups(ladder).map((group) => group.map((r) => r.key)),
+    [
+      ['480p', '720p', '1080p'],
+      ['480p-hevc', '720p-hevc', '1080p-hevc'],
+      ['480p-av1', '720p-av1', '1080p-av1'],
+    ],
+  );
   const plain = planLadder('high', fullHd, defaults);
   assert.deepEqual(encodeGroups(plain), [plain]);
 });

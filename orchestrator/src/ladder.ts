@@ -108,7 +108,10 @@ export interface LadderSource {
  * parameters it carries as they are keep their types from EncodingParameters (workflows already
  * recorded hold plans of this flat form, so it stays flat).
  */
-export interface RenditionPlan extends Pick<EncodingParameters, 'audioCodec' | 'pixelFormat' | 'rateControlMode' | 'compressionRatio'> {
+export interface RenditionPlan extends Pick<
+  EncodingParameters,
+  'audioCodec' | 'pixelFormat' | 'rateControlMode' | 'compressionRatio'
+> {
   /** `720p`: the short edge followed by p; also the storage folder name. */
   key: string;
   width: number;
@@ -133,7 +136,11 @@ export interface RenditionPlan extends Pick<EncodingParameters, 'audioCodec' | '
 /** Frame rate used when the probe could not tell one (some containers do not say). */
 const fallbackFrameRate = 30;
 
-export function planLadder(preset: VideoQuality, source: LadderSource, parameters: EncodingParameters): RenditionPlan[] {
+export function planLadder(
+  preset: VideoQuality,
+  source: LadderSource,
+  parameters: EncodingParameters,
+): RenditionPlan[] {
   const rungs = presetRungs[preset];
   if (!rungs) throw new Error(`unknown quality preset ${String(preset)}`);
   if (!(source.width > 0 && source.height > 0)) {
@@ -150,7 +157,9 @@ export function planLadder(preset: VideoQuality, source: LadderSource, parameter
   const fitting = rungs.filter((rung) => rung.shortEdge <= limit);
   // Nothing of the preset fits: one rendition at the largest size allowed, even-sized for 4:2:0.
   const chosen: Rung[] =
-    fitting.length > 0 ? fitting : [{ shortEdge: Math.max(2, floorEven(limit)), videoBitrateKbps: rungs[0]!.videoBitrateKbps }];
+    fitting.length > 0
+      ? fitting
+      : [{ shortEdge: Math.max(2, floorEven(limit)), videoBitrateKbps: rungs[0]!.videoBitrateKbps }];
 
   const frameRate = planFrameRate(source.frameRate, parameters.maxFrameRate);
   const audioKbps = source.hasAudio ? audioBitrateKbps[parameters.audioCodec] : 0;

@@ -4,8 +4,24 @@ import { renderMasterPlaylist, segmentBitsPerSecond } from './master-playlist.ts
 
 test('master playlist lists every variant, lowest bandwidth first, with relative URIs', () => {
   const text = renderMasterPlaylist([
-    { key: '720p', width: 1280, height: 720, frameRate: 30, codecs: 'avc1.64001f,mp4a.40.2', bandwidth: 2_900_000, averageBandwidth: 2_600_000 },
-    { key: '360p', width: 640, height: 360, frameRate: 29.97, codecs: 'avc1.64001e,mp4a.40.2', bandwidth: 700_000, averageBandwidth: 620_000 },
+    {
+      key: '720p',
+      width: 1280,
+      height: 720,
+      frameRate: 30,
+      codecs: 'avc1.64001f,mp4a.40.2',
+      bandwidth: 2_900_000,
+      averageBandwidth: 2_600_000,
+    },
+    {
+      key: '360p',
+      width: 640,
+      height: 360,
+      frameRate: 29.97,
+      codecs: 'avc1.64001e,mp4a.40.2',
+      bandwidth: 700_000,
+      averageBandwidth: 620_000,
+    },
   ]);
   assert.equal(
     text,
@@ -24,7 +40,15 @@ test('master playlist lists every variant, lowest bandwidth first, with relative
 
 test('AVERAGE-BANDWIDTH never exceeds BANDWIDTH', () => {
   const text = renderMasterPlaylist([
-    { key: '240p', width: 320, height: 240, frameRate: 25, codecs: 'avc1.640015', bandwidth: 300_000, averageBandwidth: 310_000 },
+    {
+      key: '240p',
+      width: 320,
+      height: 240,
+      frameRate: 25,
+      codecs: 'avc1.640015',
+      bandwidth: 300_000,
+      averageBandwidth: 310_000,
+    },
   ]);
   assert.match(text, /BANDWIDTH=300000,AVERAGE-BANDWIDTH=300000,/);
 });
@@ -34,8 +58,21 @@ test('an empty ladder has no master playlist', () => {
 });
 
 test('an audio-only variant has BANDWIDTH, AVERAGE-BANDWIDTH and CODECS, no RESOLUTION or FRAME-RATE', () => {
-  const text = renderMasterPlaylist([{ key: '0p', width: 0, height: 0, frameRate: 0, codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000 }]);
-  assert.equal(text, '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=140000,AVERAGE-BANDWIDTH=131000,CODECS="mp4a.40.2"\n0p/playlist.m3u8\n');
+  const text = renderMasterPlaylist([
+    {
+      key: '0p',
+      width: 0,
+      height: 0,
+      frameRate: 0,
+      codecs: 'mp4a.40.2',
+      bandwidth: 140_000,
+      averageBandwidth: 131_000,
+    },
+  ]);
+  assert.equal(
+    text,
+    '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=140000,AVERAGE-BANDWIDTH=131000,CODECS="mp4a.40.2"\n0p/playlist.m3u8\n',
+  );
 });
 
 test('a stream in its segments: the media rate and 5 % for the container, rounded up', () => {

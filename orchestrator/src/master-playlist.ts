@@ -57,7 +57,17 @@ export function segmentBitsPerSecond(kbps: number): number {
  * figures once the ladder is complete. Size and CODECS come from the first segments' init segment.
  */
 export function declaredVariant(
-  plan: Pick<RenditionPlan, 'key' | 'width' | 'height' | 'frameRate' | 'rateControlMode' | 'videoBitrateKbps' | 'audioBitrateKbps' | 'segmentSeconds'>,
+  plan: Pick<
+    RenditionPlan,
+    | 'key'
+    | 'width'
+    | 'height'
+    | 'frameRate'
+    | 'rateControlMode'
+    | 'videoBitrateKbps'
+    | 'audioBitrateKbps'
+    | 'segmentSeconds'
+  >,
   made: { width: number; height: number; codecs: string },
 ): MasterVariant {
   const bits = (kbps: number) => segmentBitsPerSecond(kbps + plan.audioBitrateKbps);

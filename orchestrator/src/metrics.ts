@@ -64,7 +64,8 @@ export function registerFarmGauges(registry: Registry, { db, heartbeatTimeoutMs,
   // One query per scrape feeds the three farm gauges: the first to be collected reads, the others reuse it.
   let read: { at: number; nodes: Promise<Awaited<ReturnType<typeof listNodesForMetrics>>> } | undefined;
   const nodes = () => {
-    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), nodes: listNodesForMetrics(db, { heartbeatTimeoutMs }) };
+    if (!read || Date.now() - read.at > 1000)
+      read = { at: Date.now(), nodes: listNodesForMetrics(db, { heartbeatTimeoutMs }) };
     return read.nodes;
   };
   new Gauge({
@@ -83,8 +84,14 @@ export function registerFarmGauges(registry: Registry, { db, heartbeatTimeoutMs,
     async collect() {
       const live = (await nodes()).filter((node) => node.live);
       this.reset();
-      this.set({ state: 'total' }, live.reduce((sum, node) => sum + node.slots, 0));
-      this.set({ state: 'in_use' }, live.reduce((sum, node) => sum + node.used, 0));
+      this.set(
+        { state: 'total' },
+        live.reduce((sum, node) => sum + node.slots, 0),
+      );
+      this.set(
+        { state: 'in_use' },
+        live.reduce((sum, node) => sum + node.used, 0),
+      );
     },
   });
   new Gauge({

@@ -33,9 +33,25 @@ async function until(what: string, check: () => boolean): Promise<void> {
 test('a held lease a viewer raises while its encode runs: `raised` aborts, once; an urgent lease is never raised', async () => {
   await registerNode(db, { address: '127.0.0.1:1', slots: 2, version: 'test', labels: {} });
   const signal = new AbortController().signal;
-  const run = (first: number, priority: number) => ({ priority, rank: first, segments: { renditions: ['360p'], firstSegment: first, segmentCount: 2 } });
-  const urgent = await farm.acquire({ videoId: 'vid_1', job: 'run-0', signal, maxWaitMs: 10_000, placement: run(0, 1) });
-  const background = await farm.acquire({ videoId: 'vid_1', job: 'run-2', signal, maxWaitMs: 10_000, placement: run(2, 0) });
+  const run = (first: number, priority: number) => ({
+    priority,
+    rank: first,
+    segments: { renditions: ['360p'], firstSegment: first, segmentCount: 2 },
+  });
+  const urgent = await farm.acquire({
+    videoId: 'vid_1',
+    job: 'run-0',
+    signal,
+    maxWaitMs: 10_000,
+    placement: run(0, 1),
+  });
+  const background = await farm.acquire({
+    videoId: 'vid_1',
+    job: 'run-2',
+    signal,
+    maxWaitMs: 10_000,
+    placement: run(2, 0),
+  });
   assert.ok(urgent && background);
   assert.deepEqual([urgent.urgent, background.urgent], [true, false]);
   assert.equal(background.raised.aborted, false);
@@ -51,15 +67,24 @@ test('a held lease a viewer raises while its encode runs: `raised` aborts, once;
 });
 
 test('a node watched for a short job: `gone` aborts once the registry stops counting on it (lost, or silent past the heartbeat timeout), never for a drain', async () => {
-  const register = async (port: number) => (await registerNode(db, { address: `127.0.0.1:${port}`, slots: 1, version: 'test', labels: {} })).id;
+  const register = async (port: number) =>
+    (await registerNode(db, { address: `127.0.0.1:${port}`, slots: 1, version: 'test', labels: {} })).id;
   const [drained, lost, silent] = [await register(2), await register(3), await register(4)];
   const watches = [drained, lost, silent].map((nodeId) => farm.watchNode(nodeId));
-  const [drainedWatch, lostWatch, silentWatch] = watches as [(typeof watches)[0], (typeof watches)[0], (typeof watches)[0]];
+  const [drainedWatch, lostWatch, silentWatch] = watches as [
+    (typeof watches)[0],
+    (typeof watches)[0],
+    (typeof watches)[0],
+  ];
   await setNodeDrainRequested(db, drained, true);
   await markNodeLost(db, lost);
   await until('the lost node to be gone', () => lostWatch.gone.aborted);
   // Hung: its last heartbeat older than the timeout, before the registry's sweep marks it gone.
-  await db.updateTable('encode_nodes').set({ last_heartbeat_at: new Date(Date.now() - 61_000) }).where('id', '=', silent).execute();
+  await db
+    .updateTable('encode_nodes')
+    .set({ last_heartbeat_at: new Date(Date.now() - 61_000) })
+    .where('id', '=', silent)
+    .execute();
   await until('the silent node to be gone', () => silentWatch.gone.aborted);
   assert.equal(drainedWatch.gone.aborted, false, 'a drained node finishes what it runs');
   for (const watch of watches) watch.stop();

@@ -140,7 +140,13 @@ export interface CountedNodeFarm extends NodeFarm {
  * leases it holds, on every farm notification (once `listen` was called) and every `pollMs` while
  * it has waiters or leases.
  */
-function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs }: Omit<NodeFarmOptions, 'nodeToken' | 'pollMs'> & { pollMs: number }) {
+function createDispatcher({
+  db,
+  databaseUrl,
+  heartbeatTimeoutMs,
+  logger,
+  pollMs,
+}: Omit<NodeFarmOptions, 'nodeToken' | 'pollMs'> & { pollMs: number }) {
   const waiters = new Map<string, Waiter>();
   const held = new Map<string, HeldLease>();
   /** The nodes of short jobs this process runs, each job's watch with its node's id. */
@@ -192,7 +198,14 @@ function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs 
       const raised = new AbortController();
       // An urgent lease runs as urgent work already: nothing to raise.
       held.set(grant.leaseId, { dropped, raised: grant.urgent ? undefined : raised });
-      waiter.resolve({ leaseId: grant.leaseId, nodeId: grant.nodeId, address: grant.address, dropped: dropped.signal, urgent: grant.urgent, raised: raised.signal });
+      waiter.resolve({
+        leaseId: grant.leaseId,
+        nodeId: grant.nodeId,
+        address: grant.address,
+        dropped: dropped.signal,
+        urgent: grant.urgent,
+        raised: raised.signal,
+      });
     }
   }
 
@@ -228,7 +241,8 @@ function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs 
     if (listener || !databaseUrl?.startsWith('postgres')) return;
     listener = listenForFarmChanges(databaseUrl, {
       onChange: wake,
-      onError: (error) => logger?.warn({ err: error }, 'encode queue: farm notifications interrupted (polling meanwhile)'),
+      onError: (error) =>
+        logger?.warn({ err: error }, 'encode queue: farm notifications interrupted (polling meanwhile)'),
     }).catch((error: unknown) => {
       logger?.warn({ err: error }, 'encode queue: cannot listen for farm notifications (polling instead)');
       listener = undefined;
@@ -244,9 +258,22 @@ function createDispatcher({ db, databaseUrl, heartbeatTimeoutMs, logger, pollMs 
   return { waiters, held, watched, wake, listen, close };
 }
 
-export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs, logger, pollMs = 1_000 }: NodeFarmOptions): CountedNodeFarm {
+export function createNodeFarm({
+  db,
+  databaseUrl,
+  nodeToken,
+  heartbeatTimeoutMs,
+  logger,
+  pollMs = 1_000,
+}: NodeFarmOptions): CountedNodeFarm {
   const clients = new Map<string, EncodeClient>();
-  const { waiters, held, watched, wake, listen, ...dispatcher } = createDispatcher({ db, heartbeatTimeoutMs, pollMs, ...(databaseUrl ? { databaseUrl } : {}), ...(logger ? { logger } : {}) });
+  const { waiters, held, watched, wake, listen, ...dispatcher } = createDispatcher({
+    db,
+    heartbeatTimeoutMs,
+    pollMs,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(logger ? { logger } : {}),
+  });
 
   return {
     encodes: () => ({ queued: waiters.size, running: held.size }),
@@ -280,7 +307,9 @@ export function createNodeFarm({ db, databaseUrl, nodeToken, heartbeatTimeoutMs,
         if (onAbort) signal.removeEventListener('abort', onAbort);
         if (waiters.delete(entryId)) {
           // Gave up or cancelled: out of the queue, and a slot granted meanwhile goes back.
-          await leaveEncodeQueue(db, entryId).catch((error: unknown) => logger?.error({ err: error }, 'could not leave the encode queue'));
+          await leaveEncodeQueue(db, entryId).catch((error: unknown) =>
+            logger?.error({ err: error }, 'could not leave the encode queue'),
+          );
         }
       }
     },

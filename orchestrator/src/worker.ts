@@ -6,7 +6,15 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { Storage, createLogger, createMetricsRegistry, databaseConnectionErrors, startMetricsServer, type Logger, type MetricsServer } from '@kino/infra';
+import {
+  Storage,
+  createLogger,
+  createMetricsRegistry,
+  databaseConnectionErrors,
+  startMetricsServer,
+  type Logger,
+  type MetricsServer,
+} from '@kino/infra';
 import { migrateToLatest, openDatabase } from '@kino/database';
 import { startRegistryServer } from './registry/index.ts';
 import { createActivities } from './activities/index.ts';
@@ -52,10 +60,15 @@ function installTemporalRuntime(logger: Logger): void {
   }
 }
 
-export async function runOrchestrator(config: OrchestratorConfig, { logger = createLogger('orchestrator', config.LOG_LEVEL) }: { logger?: Logger } = {}): Promise<RunningOrchestrator> {
+export async function runOrchestrator(
+  config: OrchestratorConfig,
+  { logger = createLogger('orchestrator', config.LOG_LEVEL) }: { logger?: Logger } = {},
+): Promise<RunningOrchestrator> {
   installTemporalRuntime(logger);
   const metricsRegistry = createMetricsRegistry();
-  const db = await openDatabase(config.DATABASE_URL, { onConnectionError: databaseConnectionErrors(metricsRegistry, logger) });
+  const db = await openDatabase(config.DATABASE_URL, {
+    onConnectionError: databaseConnectionErrors(metricsRegistry, logger),
+  });
   await migrateToLatest(db);
   const storage = new Storage(config);
   const metrics = createOrchestratorMetrics(metricsRegistry);
@@ -76,7 +89,11 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'encode-queue' }),
   });
-  registerFarmGauges(metricsRegistry, { db, heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS, encodes: () => farm.encodes() });
+  registerFarmGauges(metricsRegistry, {
+    db,
+    heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
+    encodes: () => farm.encodes(),
+  });
 
   let connection: NativeConnection | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -95,7 +112,13 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
       taskQueue: videoTaskQueue,
       workflowBundle: await loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger }),
       activities: createActivities({
-        db, storage, farm, logger, metrics, encodeGrouping: config.ENCODE_GROUPING, chunkSeconds: config.ENCODE_CHUNK_SECONDS,
+        db,
+        storage,
+        farm,
+        logger,
+        metrics,
+        encodeGrouping: config.ENCODE_GROUPING,
+        chunkSeconds: config.ENCODE_CHUNK_SECONDS,
         justInTime: { enabled: config.JUST_IN_TIME, runSeconds: config.JUST_IN_TIME_RUN_SECONDS },
         webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
         videoDetails: { DELIVERY_URL: config.DELIVERY_URL, KINO_KEY_ENCRYPTION_KEY: config.KINO_KEY_ENCRYPTION_KEY },
@@ -124,7 +147,13 @@ export async function runOrchestrator(config: OrchestratorConfig, { logger = cre
     logger.info('orchestrator stopped');
   });
   logger.info(
-    { taskQueue: videoTaskQueue, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, registry: registry.address, metrics: `http://${metricsAddress}/metrics` },
+    {
+      taskQueue: videoTaskQueue,
+      temporal: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+      registry: registry.address,
+      metrics: `http://${metricsAddress}/metrics`,
+    },
     'orchestrator running',
   );
 

@@ -19,7 +19,9 @@ interface CachedBundle {
   code: string;
 }
 
-const bundlerVersion: string = JSON.parse(readFileSync(new URL(import.meta.resolve('@temporalio/worker/package.json')), 'utf8')).version;
+const bundlerVersion: string = JSON.parse(
+  readFileSync(new URL(import.meta.resolve('@temporalio/worker/package.json')), 'utf8'),
+).version;
 
 function sha256(content: Buffer | string): string {
   return createHash('sha256').update(content).digest('hex');
@@ -37,7 +39,10 @@ function unchanged(inputs: Record<string, string>): boolean {
 }
 
 /** The bundle of the workflows at `workflowsPath`: from `cacheDir` when still current, else built (and cached). */
-export async function loadWorkflowBundle(workflowsPath: string, { cacheDir, logger }: { cacheDir: string; logger: Logger }): Promise<WorkflowBundle> {
+export async function loadWorkflowBundle(
+  workflowsPath: string,
+  { cacheDir, logger }: { cacheDir: string; logger: Logger },
+): Promise<WorkflowBundle> {
   const cacheFile = join(cacheDir, `${sha256(`${workflowsPath}\n${bundlerVersion}`).slice(0, 16)}.json`);
   try {
     const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as CachedBundle;
@@ -69,5 +74,7 @@ export async function loadWorkflowBundle(workflowsPath: string, { cacheDir, logg
 /** The bundler's warnings and errors, in the process's log (its per-asset lines are left out). */
 function temporalLogger(logger: Logger): DefaultLogger {
   const log = logger.child({ component: 'workflow-bundle' });
-  return new DefaultLogger('WARN', ({ level, message, meta }) => (level === 'ERROR' ? log.error(meta ?? {}, message) : log.warn(meta ?? {}, message)));
+  return new DefaultLogger('WARN', ({ level, message, meta }) =>
+    level === 'ERROR' ? log.error(meta ?? {}, message) : log.warn(meta ?? {}, message),
+  );
 }

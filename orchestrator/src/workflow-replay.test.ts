@@ -25,7 +25,10 @@ let bundle: WorkflowBundle;
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   // The bundle the orchestrator runs (workflow-bundle.ts's cache included).
-  bundle = await loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger: createLogger('replay', 'warn') });
+  bundle = await loadWorkflowBundle(workflowsPath, {
+    cacheDir: workflowBundleCacheDir,
+    logger: createLogger('replay', 'warn'),
+  });
 });
 
 // Stored as protobuf's JSON mapping of History (toObject with string longs and enums): the SDK's
@@ -69,9 +72,18 @@ test('every patch in the workflow code has a recorded history that took it, and 
   const names = [...code.matchAll(/\b(?:patched|deprecatePatch)\('([^']+)'\)/g)].map((m) => m[1]!);
   assert.equal(names.length, calls.length, 'every patched()/deprecatePatch() names its patch with a string literal');
   const recorded = new Map<string, string[]>();
-  for (const name of histories) for (const id of patchMarkers(readHistory(name))) recorded.set(id, [...(recorded.get(id) ?? []), name]);
-  assert.deepEqual([...new Set(names)].filter((id) => !recorded.has(id)), [], 'patches without a fixture that took them');
+  for (const name of histories)
+    for (const id of patchMarkers(readHistory(name))) recorded.set(id, [...(recorded.get(id) ?? []), name]);
+  assert.deepEqual(
+    [...new Set(names)].filter((id) => !recorded.has(id)),
+    [],
+    'patches without a fixture that took them',
+  );
   // The written rule lists each one with its dates (a row of its table starts with the name).
   const rule = readFileSync(new URL('../../docs/decisions/orchestration.md', import.meta.url), 'utf8');
-  assert.deepEqual([...new Set(names)].filter((id) => !rule.includes(`\n| \`${id}\` |`)), [], 'patches missing from the table in docs/decisions/orchestration.md');
+  assert.deepEqual(
+    [...new Set(names)].filter((id) => !rule.includes(`\n| \`${id}\` |`)),
+    [],
+    'patches missing from the table in docs/decisions/orchestration.md',
+  );
 });

@@ -12,7 +12,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { findBinary } from '@kino/dev';
 import type { Activities } from './activities/index.ts';
 import { workflowIds, defaultEncodingParameters } from '@kino/proto/contract';
-import { failureTypes, type EncodeOutcome, type ProcessVideoResult, type SourceProbe, type VideoJob } from './activity-types.ts';
+import {
+  failureTypes,
+  type EncodeOutcome,
+  type ProcessVideoResult,
+  type SourceProbe,
+  type VideoJob,
+} from './activity-types.ts';
 import type { RenditionPlan } from './ladder.ts';
 import temporalProto from '@temporalio/proto';
 
@@ -25,8 +31,13 @@ let counter = 0;
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findBinary('temporal') } } }),
-    loadWorkflowBundle(workflowsPath, { cacheDir: workflowBundleCacheDir, logger: createLogger('workflows-test', 'warn') }),
+    TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: findBinary('temporal') } },
+    }),
+    loadWorkflowBundle(workflowsPath, {
+      cacheDir: workflowBundleCacheDir,
+      logger: createLogger('workflows-test', 'warn'),
+    }),
   ]);
 });
 
@@ -72,7 +83,10 @@ interface Calls {
 }
 
 /** Activities that succeed like a healthy farm, recording every call; a test overrides what it breaks. */
-function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): { activities: Activities; calls: Calls } {
+function fakeActivities(
+  videoId: string,
+  overrides: Partial<Activities> = {},
+): { activities: Activities; calls: Calls } {
   const calls: Calls = {};
   const job: VideoJob = {
     videoId,
@@ -125,7 +139,11 @@ function fakeActivities(videoId: string, overrides: Partial<Activities> = {}): {
     removeVideoContent: () => Promise.resolve({ removed: 0 }),
     sendWebhook: () => Promise.resolve({ status: 200 }),
     // Stands for the details object: the events carry whatever the activity read, after the change.
-    videoDetails: ({ videoId: id }) => Promise.resolve({ publicID: id, readAfter: calls.markVideoReady ? 'ready' : calls.markVideoFailed ? 'failed' : 'nothing' }),
+    videoDetails: ({ videoId: id }) =>
+      Promise.resolve({
+        publicID: id,
+        readAfter: calls.markVideoReady ? 'ready' : calls.markVideoFailed ? 'failed' : 'nothing',
+      }),
     fetchIngestSource: () => Promise.resolve({ sizeBytes: 1_000_000, resumes: 0 }),
   };
   const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
@@ -208,19 +226,34 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.equal(result.status, 'ready');
   assert.equal(calls.probeSource?.length, 1);
   assert.deepEqual(
-    calls.encodeRenditions?.map(([input]) => (input as { renditions: RenditionPlan[] }).renditions.map((r) => r.key)).sort(),
+    calls.encodeRenditions
+      ?.map(([input]) => (input as { renditions: RenditionPlan[] }).renditions.map((r) => r.key))
+      .sort(),
     [['360p'], ['480p'], ['720p']],
     'one encode activity per rung, each with a list of one',
   );
   assert.equal(calls.encodeRendition, undefined);
   const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
-  assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
+  assert.deepEqual(
+    master.variants.map((v) => v.key),
+    ['360p', '480p', '720p'],
+  );
   assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
-  assert.deepEqual(calls.makeThumbnail?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, timestampSeconds: 0.4 });
+  assert.deepEqual(calls.makeThumbnail?.[0]?.[0], {
+    videoId,
+    storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+    timestampSeconds: 0.4,
+  });
 
-  assert.deepEqual(calls.makeStoryboard?.[0]?.[0], { videoId, storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`, durationSeconds: 4 });
+  assert.deepEqual(calls.makeStoryboard?.[0]?.[0], {
+    videoId,
+    storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+    durationSeconds: 4,
+  });
 
-  const [ready] = calls.markVideoReady![0] as [{ renditions: unknown[]; thumbnailKey: string; storyboardKey: string; probe: SourceProbe }];
+  const [ready] = calls.markVideoReady![0] as [
+    { renditions: unknown[]; thumbnailKey: string; storyboardKey: string; probe: SourceProbe },
+  ];
   assert.equal(ready.renditions.length, 3);
   assert.equal(ready.thumbnailKey, `videos/${videoId}/thumbs/default.jpg`);
   assert.equal(ready.storyboardKey, `videos/${videoId}/storyboard/storyboard.vtt`);
@@ -228,7 +261,12 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
   assert.equal(calls.markVideoFailed, undefined);
   assert.equal(calls.removeVideoOutputs, undefined);
 
-  const [send] = calls.sendWebhook![0] as [{ messageId: string; payload: { event: string; videoId: string; status: string; timestamp: string; data: unknown } }];
+  const [send] = calls.sendWebhook![0] as [
+    {
+      messageId: string;
+      payload: { event: string; videoId: string; status: string; timestamp: string; data: unknown };
+    },
+  ];
   assert.equal(send.payload.event, 'video.processing.completed');
   assert.equal(send.payload.videoId, videoId);
   assert.equal(send.payload.status, 'ready');
@@ -240,7 +278,8 @@ test('happy path: probe, one encode per rung, master playlist, thumbnail, ready,
 test('a storyboard that cannot be made leaves the video ready, without a storyboard', async () => {
   const videoId = nextVideoId();
   const { activities, calls } = fakeActivities(videoId, {
-    makeStoryboard: () => Promise.reject(ApplicationFailure.nonRetryable('ffmpeg wrote 0 of 1 storyboard sheets', 'FfmpegFailed')),
+    makeStoryboard: () =>
+      Promise.reject(ApplicationFailure.nonRetryable('ffmpeg wrote 0 of 1 storyboard sheets', 'FfmpegFailed')),
   });
   const result = await runProcessVideo(videoId, activities);
   assert.equal(result.status, 'ready');
@@ -259,13 +298,26 @@ test('ladder grouping (the default): one encode makes every rung from one decode
   assert.equal(calls.encodeRendition, undefined);
   assert.equal(calls.encodeRenditions?.length, 1, 'one encode activity for the whole ladder');
   const [input] = calls.encodeRenditions![0] as [{ renditions: RenditionPlan[]; durationSeconds: number }];
-  assert.deepEqual(input.renditions.map((r) => r.key), ['360p', '480p', '720p']);
+  assert.deepEqual(
+    input.renditions.map((r) => r.key),
+    ['360p', '480p', '720p'],
+  );
   assert.equal(input.durationSeconds, 4);
   const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; bandwidth: number }> }];
-  assert.deepEqual(master.variants.map((v) => v.key), ['360p', '480p', '720p']);
+  assert.deepEqual(
+    master.variants.map((v) => v.key),
+    ['360p', '480p', '720p'],
+  );
   assert.equal(master.variants[2]!.bandwidth, 2500 * 1200);
   const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ plan: RenditionPlan; outcome: EncodeOutcome }> }];
-  assert.deepEqual(ready.renditions.map((r) => [r.plan.key, r.outcome.key]), [['360p', '360p'], ['480p', '480p'], ['720p', '720p']]);
+  assert.deepEqual(
+    ready.renditions.map((r) => [r.plan.key, r.outcome.key]),
+    [
+      ['360p', '360p'],
+      ['480p', '480p'],
+      ['720p', '720p'],
+    ],
+  );
 });
 
 test('chunked: a 20 s video in 6 s chunks is the audio track, then 3 chunks of the ladder; finished chunks are not encoded again; playlists from their segments', async () => {
@@ -291,20 +343,54 @@ test('chunked: a 20 s video in 6 s chunks is the audio track, then 3 chunks of t
   assert.equal(result.status, 'ready');
   assert.equal(calls.encodeRenditions, undefined, 'no whole-file encode');
   assert.equal(calls.encodeAudioTrack?.length, 1, 'the audio is encoded once');
-  const chunkInputs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; startSeconds: number; firstSegment: number }; renditions: RenditionPlan[]; audioTrackKey: string; last: boolean });
+  const chunkInputs = calls.encodeChunk!.map(
+    ([input]) =>
+      input as {
+        chunk: { index: number; startSeconds: number; firstSegment: number };
+        renditions: RenditionPlan[];
+        audioTrackKey: string;
+        last: boolean;
+      },
+  );
   assert.deepEqual(
-    chunkInputs.map((i) => [i.chunk.index, i.chunk.startSeconds, i.chunk.firstSegment, i.last, i.renditions.map((r) => r.key).join()]).sort(),
-    [[0, 0, 0, false, '360p,480p,720p'], [2, 12, 2, true, '360p,480p,720p']],
+    chunkInputs
+      .map((i) => [
+        i.chunk.index,
+        i.chunk.startSeconds,
+        i.chunk.firstSegment,
+        i.last,
+        i.renditions.map((r) => r.key).join(),
+      ])
+      .sort(),
+    [
+      [0, 0, 0, false, '360p,480p,720p'],
+      [2, 12, 2, true, '360p,480p,720p'],
+    ],
     'every chunk makes the whole ladder; chunk 1 was already done',
   );
   assert.ok(chunkInputs.every((i) => i.audioTrackKey === `videos/${videoId}/work/audio-aac-128.mp4`));
   const [audioDownload] = calls.makeAudioDownload![0] as [{ audioTrackKey?: string }];
-  assert.equal(audioDownload.audioTrackKey, `videos/${videoId}/work/audio-aac-128.mp4`, 'audio.m4a may copy the audio track');
+  assert.equal(
+    audioDownload.audioTrackKey,
+    `videos/${videoId}/work/audio-aac-128.mp4`,
+    'audio.m4a may copy the audio track',
+  );
   const removeWorkAt = Object.keys(calls).indexOf('removeWorkFiles');
-  assert.ok(removeWorkAt > Object.keys(calls).indexOf('makeAudioDownload'), 'audio.m4a is made before the work files go');
-  const [playlists] = calls.writeRenditionPlaylists![0] as [{ renditions: Array<{ shortEdgePixels: number; segments: Array<{ name: string }> }> }];
-  assert.deepEqual(playlists.renditions.map((r) => r.shortEdgePixels), [360, 480, 720]);
-  assert.deepEqual(playlists.renditions[0]!.segments.map((s) => s.name), ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
+  assert.ok(
+    removeWorkAt > Object.keys(calls).indexOf('makeAudioDownload'),
+    'audio.m4a is made before the work files go',
+  );
+  const [playlists] = calls.writeRenditionPlaylists![0] as [
+    { renditions: Array<{ shortEdgePixels: number; segments: Array<{ name: string }> }> },
+  ];
+  assert.deepEqual(
+    playlists.renditions.map((r) => r.shortEdgePixels),
+    [360, 480, 720],
+  );
+  assert.deepEqual(
+    playlists.renditions[0]!.segments.map((s) => s.name),
+    ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s'],
+  );
   const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ outcome: EncodeOutcome }> }];
   assert.equal(ready.renditions[0]!.outcome.segmentCount, 4);
   assert.equal(ready.renditions[0]!.outcome.segments, undefined, 'per-chunk segments stay out of the result');
@@ -317,7 +403,9 @@ test('chunked: a chunk that fails for good fails the video but keeps the finishe
     probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
     encodeChunkSeconds: () => Promise.resolve(6),
     encodeChunk: ({ chunk }) =>
-      chunk.index === 2 ? Promise.reject(ApplicationFailure.nonRetryable('the source ends early', failureTypes.invalidSource)) : Promise.resolve([]),
+      chunk.index === 2
+        ? Promise.reject(ApplicationFailure.nonRetryable('the source ends early', failureTypes.invalidSource))
+        : Promise.resolve([]),
   });
   const result = await runProcessVideo(videoId, activities);
   assert.equal(result.status, 'failed');
@@ -329,13 +417,18 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   const videoId = nextVideoId();
   // The audio track and the background runs finish only once the video is ready: a workflow that waited for them fails here.
   const afterReady = async (what: string) => {
-    for (const started = Date.now(); !calls.markVideoReady; ) {
-      if (Date.now() - started > 10_000) throw ApplicationFailure.nonRetryable(`the video never became ready before its ${what}`, failureTypes.invalidSource);
+    for (const started = Date.now(); !calls.markVideoReady;) {
+      if (Date.now() - started > 10_000)
+        throw ApplicationFailure.nonRetryable(
+          `the video never became ready before its ${what}`,
+          failureTypes.invalidSource,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
   const { activities, calls } = fakeActivities(videoId, {
-    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    probeSource: () =>
+      Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
     encodeAudioTrack: async ({ videoId: id }) => {
       await afterReady('audio track');
@@ -356,32 +449,66 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   const result = await runProcessVideo(videoId, activities);
 
   assert.equal(result.status, 'ready');
-  const runs = calls.encodeChunk!.map(([input]) => input as { chunk: { index: number; firstSegment: number; segmentCount: number }; audioTrackKey?: string; audioHead?: true; justInTime?: { rank: number; urgent: boolean } });
+  const runs = calls.encodeChunk!.map(
+    ([input]) =>
+      input as {
+        chunk: { index: number; firstSegment: number; segmentCount: number };
+        audioTrackKey?: string;
+        audioHead?: true;
+        justInTime?: { rank: number; urgent: boolean };
+      },
+  );
   assert.deepEqual(
-    runs.map((r) => [r.chunk.index, r.chunk.firstSegment, r.chunk.segmentCount, r.justInTime?.rank, r.justInTime?.urgent]).sort((a, b) => Number(a[0]) - Number(b[0])),
-    [[0, 0, 1, 0, true], [1, 1, 2, 1, false], [2, 3, 2, 2, false], [3, 5, 2, 3, false]],
+    runs
+      .map((r) => [r.chunk.index, r.chunk.firstSegment, r.chunk.segmentCount, r.justInTime?.rank, r.justInTime?.urgent])
+      .sort((a, b) => Number(a[0]) - Number(b[0])),
+    [
+      [0, 0, 1, 0, true],
+      [1, 1, 2, 1, false],
+      [2, 3, 2, 2, false],
+      [3, 5, 2, 3, false],
+    ],
     'the first segment alone and urgent, then 12 s runs ranked in playback order',
   );
   // The runs of the first 30 s make their own audio head (the track up to their end); the rest copy their audio from the track.
   assert.deepEqual(
-    [...runs].sort((a, b) => a.chunk.index - b.chunk.index).map((r) => [r.chunk.index, r.audioHead ?? false, r.audioTrackKey ?? null]),
-    [[0, true, null], [1, true, null], [2, true, null], [3, false, `videos/${videoId}/work/audio-aac-128.mp4`]],
+    [...runs]
+      .sort((a, b) => a.chunk.index - b.chunk.index)
+      .map((r) => [r.chunk.index, r.audioHead ?? false, r.audioTrackKey ?? null]),
+    [
+      [0, true, null],
+      [1, true, null],
+      [2, true, null],
+      [3, false, `videos/${videoId}/work/audio-aac-128.mp4`],
+    ],
   );
   // Nobody waits for the track at first: background work, raised by a request for a segment of 30 s on (segment 5) in any rendition.
   const [track] = calls.encodeAudioTrack![0] as [{ urgent?: boolean; justInTime?: unknown }];
   assert.equal(track.urgent, undefined);
-  assert.deepEqual(track.justInTime, { awaiting: { renditions: ['360p', '480p', '720p'], firstSegment: 5, segmentCount: 2 } });
+  assert.deepEqual(track.justInTime, {
+    awaiting: { renditions: ['360p', '480p', '720p'], firstSegment: 5, segmentCount: 2 },
+  });
 
   const [planned] = calls.writePlannedPlaylists![0] as [{ renditions: Array<{ key: string }> }];
-  assert.deepEqual(planned.renditions.map((r) => r.key), ['360p', '480p', '720p']);
-  const [declared] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ bandwidth: number; averageBandwidth: number }> }];
+  assert.deepEqual(
+    planned.renditions.map((r) => r.key),
+    ['360p', '480p', '720p'],
+  );
+  const [declared] = calls.writeMasterPlaylist![0] as [
+    { variants: Array<{ bandwidth: number; averageBandwidth: number }> },
+  ];
   // 360p at 500 kbit/s VBR with 128 kbit/s of audio: 2x the target at the peak, plus audio and 5 %.
   assert.equal(declared.variants[0]!.bandwidth, Math.ceil((1000 + 128) * 1000 * 1.05));
   assert.equal(declared.variants[0]!.averageBandwidth, Math.ceil((500 + 128) * 1000 * 1.05));
   assert.equal(calls.writeMasterPlaylist!.length, 2, 'written again with the measured figures once complete');
 
-  const readies = calls.markVideoReady!.map(([input]) => input as { segmentsPending?: boolean; renditions: Array<{ outcome: EncodeOutcome }> });
-  assert.deepEqual(readies.map((r) => r.segmentsPending), [true, false]);
+  const readies = calls.markVideoReady!.map(
+    ([input]) => input as { segmentsPending?: boolean; renditions: Array<{ outcome: EncodeOutcome }> },
+  );
+  assert.deepEqual(
+    readies.map((r) => r.segmentsPending),
+    [true, false],
+  );
   assert.equal(readies[0]!.renditions[0]!.outcome.segmentCount, 10, 'the planned count (writePlannedPlaylists)');
   assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
   // Each event reads the details first (notify): one event, when the video became playable.
@@ -392,13 +519,17 @@ test('just in time: ready with the first segment (planned playlists, declared ma
 test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
   const videoId = nextVideoId();
   const { activities, calls } = fakeActivities(videoId, {
-    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    probeSource: () =>
+      Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
     encodeChunk: async ({ renditions, chunk }) => {
       if (chunk.index === 3) {
         // The tail: after the video went ready.
         while (!calls.markVideoReady) await new Promise((resolve) => setTimeout(resolve, 20));
-        throw ApplicationFailure.nonRetryable('the source ends at about 31.0 s: the file is truncated or damaged', failureTypes.invalidSource);
+        throw ApplicationFailure.nonRetryable(
+          'the source ends at about 31.0 s: the file is truncated or damaged',
+          failureTypes.invalidSource,
+        );
       }
       return renditions.map((plan) => outcomeFor(plan));
     },
@@ -409,7 +540,11 @@ test('just in time: a run that fails for good after ready fails the video (ready
   const [failed] = calls.markVideoFailed![0] as [{ reason: string }];
   assert.match(failed.reason, /truncated or damaged/);
   assert.equal(calls.removeVideoOutputsButChunks?.length, 1, 'nothing plays any more; finished runs stay for a retry');
-  assert.deepEqual(calls.videoDetails?.map(() => 'event'), ['event', 'event'], 'completed when playable, then failed');
+  assert.deepEqual(
+    calls.videoDetails?.map(() => 'event'),
+    ['event', 'event'],
+    'completed when playable, then failed',
+  );
   assert.ok(Object.keys(calls).indexOf('markVideoFailed') > Object.keys(calls).indexOf('markVideoReady'));
 });
 
@@ -417,7 +552,8 @@ test('an invalid source fails the video at once: no retries, no encodes, cleanup
   const videoId = nextVideoId();
   const webhookSent = signal();
   const { activities, calls } = fakeActivities(videoId, {
-    probeSource: () => Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
+    probeSource: () =>
+      Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
     sendWebhook: () => {
       webhookSent.resolve();
       return Promise.resolve({ status: 200 });
@@ -443,7 +579,15 @@ test('a URL ingest: the source is fetched into the storage path first, then proc
   const order: string[] = [];
   const { activities, calls } = fakeActivities(videoId, {
     loadVideoJob: () =>
-      Promise.resolve({ videoId, storagePath, sourceUrl: 'https://example.com/a.mp4', quality: 'standard', parameters: { ...defaultEncodingParameters }, status: 'transcoding', deleted: false }),
+      Promise.resolve({
+        videoId,
+        storagePath,
+        sourceUrl: 'https://example.com/a.mp4',
+        quality: 'standard',
+        parameters: { ...defaultEncodingParameters },
+        status: 'transcoding',
+        deleted: false,
+      }),
     fetchIngestSource: () => (order.push('fetch'), Promise.resolve({ sizeBytes: 1_000_000, resumes: 1 })),
     probeSource: () => (order.push('probe'), Promise.resolve(probe720)),
   });
@@ -459,8 +603,19 @@ test('a URL ingest whose source answers 404 fails the video with the reason: no 
   const webhookSent = signal();
   const { activities, calls } = fakeActivities(videoId, {
     loadVideoJob: () =>
-      Promise.resolve({ videoId, storagePath: `ingests/org_1/env_1/${videoId}/source`, sourceUrl: 'https://example.com/gone.mp4', quality: 'standard', parameters: { ...defaultEncodingParameters }, status: 'transcoding', deleted: false }),
-    fetchIngestSource: () => Promise.reject(ApplicationFailure.nonRetryable('source_http_error: the source URL answered 404', failureTypes.invalidSource)),
+      Promise.resolve({
+        videoId,
+        storagePath: `ingests/org_1/env_1/${videoId}/source`,
+        sourceUrl: 'https://example.com/gone.mp4',
+        quality: 'standard',
+        parameters: { ...defaultEncodingParameters },
+        status: 'transcoding',
+        deleted: false,
+      }),
+    fetchIngestSource: () =>
+      Promise.reject(
+        ApplicationFailure.nonRetryable('source_http_error: the source URL answered 404', failureTypes.invalidSource),
+      ),
     sendWebhook: () => (webhookSent.resolve(), Promise.resolve({ status: 200 })),
   });
   const result = await runProcessVideo(videoId, activities, (r) => Promise.all([r, webhookSent.promise]));
@@ -485,7 +640,12 @@ test('a node lost mid-encode: the encode is retried and the video becomes ready'
   const { activities, calls } = fakeActivities(videoId, {
     encodeRenditions: ({ renditions: [rendition] }) => {
       if (rendition!.key === '720p' && ++attempts720 === 1) {
-        return Promise.reject(ApplicationFailure.retryable('node node_a lost during the encode of 720p: UNAVAILABLE', failureTypes.nodeLost));
+        return Promise.reject(
+          ApplicationFailure.retryable(
+            'node node_a lost during the encode of 720p: UNAVAILABLE',
+            failureTypes.nodeLost,
+          ),
+        );
       }
       return Promise.resolve([{ ...outcomeFor(rendition!), nodeId: attempts720 > 1 ? 'node_b' : 'node_a' }]);
     },
@@ -496,7 +656,8 @@ test('a node lost mid-encode: the encode is retried and the video becomes ready'
   assert.equal(attempts720, 2);
   assert.equal(calls.encodeRenditions?.length, 4);
   assert.equal(calls.markVideoFailed, undefined);
-  if (result.status === 'ready') assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
+  if (result.status === 'ready')
+    assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
 });
 
 test('encode queue: encodes go straight to the queue (no slot poll first); one that waited its whole turn waits for a node, then queues again', async () => {
@@ -506,7 +667,9 @@ test('encode queue: encodes go straight to the queue (no slot poll first); one t
     encodeRenditions: ({ renditions: [rendition] }) => {
       if (rendition!.key === '720p' && ++attempts720 === 1) {
         // As the activity after encodeQueueWaitMinutes without a slot: final for this activity.
-        return Promise.reject(ApplicationFailure.nonRetryable('no encode slot came free in 10 minutes', failureTypes.noNodeAvailable));
+        return Promise.reject(
+          ApplicationFailure.nonRetryable('no encode slot came free in 10 minutes', failureTypes.noNodeAvailable),
+        );
       }
       return Promise.resolve([outcomeFor(rendition!)]);
     },
@@ -516,7 +679,9 @@ test('encode queue: encodes go straight to the queue (no slot poll first); one t
   assert.equal(attempts720, 2, 'queued again in a new activity');
   assert.equal(calls.encodeRenditions?.length, 4);
   // Capacity is asked for a live node only (probe, thumbnail, storyboard, and the one long wait): never for a free slot.
-  assert.ok((calls.waitForNodeCapacity ?? []).every(([options]) => (options as { freeSlot: boolean }).freeSlot === false));
+  assert.ok(
+    (calls.waitForNodeCapacity ?? []).every(([options]) => (options as { freeSlot: boolean }).freeSlot === false),
+  );
   assert.equal(calls.waitForNodeCapacity?.length, 4);
 });
 
@@ -529,7 +694,9 @@ test('no node online: the workflow waits (video stays transcoding), then proceed
     waitForNodeCapacity: () => {
       if (nodeOnline) return Promise.resolve();
       if (++refusals === 2) waitedTwice.resolve();
-      return Promise.reject(ApplicationFailure.retryable('waiting for an encode node with a free slot', failureTypes.noNodeAvailable));
+      return Promise.reject(
+        ApplicationFailure.retryable('waiting for an encode node with a free slot', failureTypes.noNodeAvailable),
+      );
     },
   });
   const result = await runProcessVideo(videoId, activities, async (r) => {
@@ -562,7 +729,9 @@ test('a failing webhook endpoint never holds the video back', async () => {
   assert.equal(calls.markVideoReady?.length, 1);
 
   // The delivery goes on in its own workflow, which outlives the video's.
-  const deliveries = env.client.workflow.list({ query: `WorkflowType = 'deliverWebhooks' AND WorkflowId STARTS_WITH 'webhook:${videoId}:'` });
+  const deliveries = env.client.workflow.list({
+    query: `WorkflowType = 'deliverWebhooks' AND WorkflowId STARTS_WITH 'webhook:${videoId}:'`,
+  });
   const found: string[] = [];
   for await (const execution of deliveries) {
     found.push(execution.status.name);
@@ -576,7 +745,8 @@ test('an encode that fails for good cancels its siblings, cleans up and fails th
   const cancelled: string[] = [];
   const { activities, calls } = fakeActivities(videoId, {
     encodeRenditions: async ({ renditions: [rendition] }) => {
-      if (rendition!.key === '360p') throw ApplicationFailure.nonRetryable('ffmpeg could not decode the source', failureTypes.invalidSource);
+      if (rendition!.key === '360p')
+        throw ApplicationFailure.nonRetryable('ffmpeg could not decode the source', failureTypes.invalidSource);
       // The others run until cancelled.
       const { Context } = await import('@temporalio/activity');
       const context = Context.current();
@@ -602,13 +772,15 @@ test('a deleted or finished video is skipped', async () => {
   const videoId = nextVideoId();
   const { activities: healthy } = fakeActivities(videoId);
   const job = (await healthy.loadVideoJob(videoId))!;
-  const { activities, calls } = fakeActivities(videoId, { loadVideoJob: () => Promise.resolve({ ...job, deleted: true }) });
+  const { activities, calls } = fakeActivities(videoId, {
+    loadVideoJob: () => Promise.resolve({ ...job, deleted: true }),
+  });
   const result = await runProcessVideo(videoId, activities);
   assert.deepEqual(result, { status: 'skipped', reason: 'video deleted' });
   assert.equal(calls.probeSource, undefined);
 });
 
-test('deleteVideoContent stops the video\'s processing and removes its files', async () => {
+test("deleteVideoContent stops the video's processing and removes its files", async () => {
   const videoId = nextVideoId();
   const encoding = signal();
   const removed = signal();
@@ -630,7 +802,11 @@ test('deleteVideoContent stops the video\'s processing and removes its files', a
   const taskQueue = `test-${videoId}`;
   const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
   await worker.runUntil(async () => {
-    const processing = await env.client.workflow.start('processVideo', { taskQueue, workflowId: workflowIds.processVideo(videoId), args: [{ videoId }] });
+    const processing = await env.client.workflow.start('processVideo', {
+      taskQueue,
+      workflowId: workflowIds.processVideo(videoId),
+      args: [{ videoId }],
+    });
     await encoding.promise;
     const deleting = await env.client.workflow.start('deleteVideoContent', {
       taskQueue,
@@ -649,14 +825,21 @@ test('deleteVideoContent stops the video\'s processing and removes its files', a
 test('no activity a video waits on can be lost for minutes: each has a heartbeat timeout, or a start-to-close timeout, of seconds', async () => {
   // A chunked video (every kind of node work and storage housekeeping) and a failed one (its cleanup).
   const chunked = nextVideoId();
-  await runProcessVideo(chunked, fakeActivities(chunked, {
-    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
-    encodeChunkSeconds: () => Promise.resolve(6),
-  }).activities);
+  await runProcessVideo(
+    chunked,
+    fakeActivities(chunked, {
+      probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 20, frameCount: 600 }),
+      encodeChunkSeconds: () => Promise.resolve(6),
+    }).activities,
+  );
   const failed = nextVideoId();
-  await runProcessVideo(failed, fakeActivities(failed, {
-    probeSource: () => Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
-  }).activities);
+  await runProcessVideo(
+    failed,
+    fakeActivities(failed, {
+      probeSource: () =>
+        Promise.reject(ApplicationFailure.nonRetryable('the file has no video stream', failureTypes.invalidSource)),
+    }).activities,
+  );
 
   const seconds = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
     duration ? Number(duration.seconds ?? 0) + (duration.nanos ?? 0) / 1e9 : 0;
@@ -666,55 +849,114 @@ test('no activity a video waits on can be lost for minutes: each has a heartbeat
     for (const event of history.events ?? []) {
       const scheduled = event.activityTaskScheduledEventAttributes;
       if (!scheduled) continue;
-      timeouts.set(scheduled.activityType!.name!, { heartbeat: seconds(scheduled.heartbeatTimeout), startToClose: seconds(scheduled.startToCloseTimeout) });
+      timeouts.set(scheduled.activityType!.name!, {
+        heartbeat: seconds(scheduled.heartbeatTimeout),
+        startToClose: seconds(scheduled.startToCloseTimeout),
+      });
     }
   }
-  for (const name of ['probeSource', 'makeThumbnail', 'makeStoryboard', 'encodeAudioTrack', 'encodeChunk', 'findFinishedChunks', 'writeRenditionPlaylists', 'writeMasterPlaylist', 'removeWorkFiles', 'removeVideoOutputs']) {
+  for (const name of [
+    'probeSource',
+    'makeThumbnail',
+    'makeStoryboard',
+    'encodeAudioTrack',
+    'encodeChunk',
+    'findFinishedChunks',
+    'writeRenditionPlaylists',
+    'writeMasterPlaylist',
+    'removeWorkFiles',
+    'removeVideoOutputs',
+  ]) {
     assert.ok(timeouts.has(name), `${name} was scheduled`);
   }
-  const lostForMinutes = [...timeouts].filter(([, t]) => !(t.heartbeat > 0 && t.heartbeat <= 20) && !(t.startToClose <= 30));
+  const lostForMinutes = [...timeouts].filter(
+    ([, t]) => !(t.heartbeat > 0 && t.heartbeat <= 20) && !(t.startToClose <= 30),
+  );
   assert.deepEqual(lostForMinutes, []);
 });
 
 test('an audio-only source: one encode of the 0p rendition, no thumbnail, storyboard or chunks; audio.m4a; ready', async () => {
   const videoId = nextVideoId();
-  const song: SourceProbe = { ...probe720, width: 0, height: 0, frameRate: 0, frameCount: 0, videoCodec: '', pixelFormat: '', durationSeconds: 30, videoDurationSeconds: 30 };
+  const song: SourceProbe = {
+    ...probe720,
+    width: 0,
+    height: 0,
+    frameRate: 0,
+    frameCount: 0,
+    videoCodec: '',
+    pixelFormat: '',
+    durationSeconds: 30,
+    videoDurationSeconds: 30,
+  };
   const { activities, calls } = fakeActivities(videoId, {
     probeSource: () => Promise.resolve(song),
     // Chunking on: an audio-only video is still one encode.
     encodeChunkSeconds: () => Promise.resolve(6),
-    encodeRenditions: ({ renditions }) => Promise.resolve(renditions.map((plan) => ({ ...outcomeFor(plan), codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000, frameCount: 0 }))),
+    encodeRenditions: ({ renditions }) =>
+      Promise.resolve(
+        renditions.map((plan) => ({
+          ...outcomeFor(plan),
+          codecs: 'mp4a.40.2',
+          bandwidth: 140_000,
+          averageBandwidth: 131_000,
+          frameCount: 0,
+        })),
+      ),
   });
   const result = await runProcessVideo(videoId, activities);
 
   assert.equal(result.status, 'ready');
   const [input] = calls.encodeRenditions![0] as [{ renditions: RenditionPlan[] }];
-  assert.deepEqual(input.renditions.map((r) => [r.key, r.width, r.height, r.videoBitrateKbps, r.audioBitrateKbps]), [['0p', 0, 0, 0, 128]]);
+  assert.deepEqual(
+    input.renditions.map((r) => [r.key, r.width, r.height, r.videoBitrateKbps, r.audioBitrateKbps]),
+    [['0p', 0, 0, 0, 128]],
+  );
   assert.equal(calls.encodeRenditions!.length, 1);
   assert.equal(calls.encodeChunk, undefined, 'not chunked');
   assert.equal(calls.encodeChunkSeconds, undefined);
   assert.equal(calls.makeThumbnail, undefined, 'no picture to take');
   assert.equal(calls.makeStoryboard, undefined);
-  const [master] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ key: string; width: number; height: number; frameRate: number; codecs: string }> }];
-  assert.deepEqual(master.variants, [{ key: '0p', width: 0, height: 0, frameRate: 0, codecs: 'mp4a.40.2', bandwidth: 140_000, averageBandwidth: 131_000 }]);
+  const [master] = calls.writeMasterPlaylist![0] as [
+    { variants: Array<{ key: string; width: number; height: number; frameRate: number; codecs: string }> },
+  ];
+  assert.deepEqual(master.variants, [
+    {
+      key: '0p',
+      width: 0,
+      height: 0,
+      frameRate: 0,
+      codecs: 'mp4a.40.2',
+      bandwidth: 140_000,
+      averageBandwidth: 131_000,
+    },
+  ]);
   const [download] = calls.makeAudioDownload![0] as [{ audioTrackKey?: string; rendition: RenditionPlan }];
   assert.equal(download.audioTrackKey, undefined);
   assert.equal(download.rendition.key, '0p');
-  const [ready] = calls.markVideoReady![0] as [{ thumbnailKey: string | null; storyboardKey: string | null; audioKey: string | null }];
-  assert.deepEqual([ready.thumbnailKey, ready.storyboardKey, ready.audioKey], [null, null, `videos/${videoId}/audio.m4a`]);
+  const [ready] = calls.markVideoReady![0] as [
+    { thumbnailKey: string | null; storyboardKey: string | null; audioKey: string | null },
+  ];
+  assert.deepEqual(
+    [ready.thumbnailKey, ready.storyboardKey, ready.audioKey],
+    [null, null, `videos/${videoId}/audio.m4a`],
+  );
   await recordHistoryIfAsked(videoId, 'process-video-audio-only');
 });
 
 test('a silent video gets no audio.m4a; an audio.m4a that cannot be made leaves the video ready without one', async () => {
   const silentId = nextVideoId();
-  const silent = fakeActivities(silentId, { probeSource: () => Promise.resolve({ ...probe720, hasAudio: false, audioCodec: '', audioChannels: 0, audioSampleRate: 0 }) });
+  const silent = fakeActivities(silentId, {
+    probeSource: () =>
+      Promise.resolve({ ...probe720, hasAudio: false, audioCodec: '', audioChannels: 0, audioSampleRate: 0 }),
+  });
   assert.equal((await runProcessVideo(silentId, silent.activities)).status, 'ready');
   assert.equal(silent.calls.makeAudioDownload, undefined);
   assert.equal((silent.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);
 
   const brokenId = nextVideoId();
   const broken = fakeActivities(brokenId, {
-    makeAudioDownload: () => Promise.reject(ApplicationFailure.nonRetryable('ffmpeg said no', failureTypes.invalidRequest)),
+    makeAudioDownload: () =>
+      Promise.reject(ApplicationFailure.nonRetryable('ffmpeg said no', failureTypes.invalidRequest)),
   });
   assert.equal((await runProcessVideo(brokenId, broken.activities)).status, 'ready');
   assert.equal((broken.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);

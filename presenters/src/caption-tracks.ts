@@ -12,7 +12,10 @@ export interface PresentedCaptionTrack {
 }
 
 /** `fileUrl`: where a file of the video is on the delivery host (delivery-file-urls.ts). */
-export function presentCaptionTracks(fileUrl: (name: string) => string, tracks: readonly CaptionTrack[]): PresentedCaptionTrack[] {
+export function presentCaptionTracks(
+  fileUrl: (name: string) => string,
+  tracks: readonly CaptionTrack[],
+): PresentedCaptionTrack[] {
   return tracks.map((track) => ({
     language: track.language,
     label: track.label,

@@ -48,6 +48,9 @@ describe('thumbnails', () => {
   });
 
   it('point at the delivery host', () => {
-    assert.equal(thumbnailUrl('https://cdn.example.com', 'vid_1', 1280, 720), 'https://cdn.example.com/t/vid_1/640x360.jpg');
+    assert.equal(
+      thumbnailUrl('https://cdn.example.com', 'vid_1', 1280, 720),
+      'https://cdn.example.com/t/vid_1/640x360.jpg',
+    );
   });
 });

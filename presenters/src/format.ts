@@ -38,7 +38,10 @@ export function formatViews(views: number): string {
  * The default thumbnail size: 640 on the long edge, the source's aspect ratio, even sides
  * (640x360 for 16:9, 360x640 for a portrait 9:16); 640x360 while the size is not known.
  */
-export function thumbnailSize(width: number | null | undefined, height: number | null | undefined): { width: number; height: number } {
+export function thumbnailSize(
+  width: number | null | undefined,
+  height: number | null | undefined,
+): { width: number; height: number } {
   if (!width || !height || width <= 0 || height <= 0) return { width: 640, height: 360 };
   const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
   return width >= height
@@ -47,7 +50,12 @@ export function thumbnailSize(width: number | null | undefined, height: number |
 }
 
 /** The delivery host's thumbnail URL for a video (`/t/{id}/<w>x<h>.jpg`). */
-export function thumbnailUrl(deliveryUrl: string, videoId: string, width: number | null, height: number | null): string {
+export function thumbnailUrl(
+  deliveryUrl: string,
+  videoId: string,
+  width: number | null,
+  height: number | null,
+): string {
   const size = thumbnailSize(width, height);
   return `${deliveryUrl}${deliveryPaths.thumbnail(videoId, size.width, size.height)}`;
 }

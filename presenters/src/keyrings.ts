@@ -8,6 +8,7 @@ const keyrings = new WeakMap<Db, PlaybackKeyring>();
 
 export function keyringFor({ db, config }: { db: Db; config: { KINO_KEY_ENCRYPTION_KEY: string } }): PlaybackKeyring {
   let keyring = keyrings.get(db);
-  if (!keyring) keyrings.set(db, (keyring = new PlaybackKeyring(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))));
+  if (!keyring)
+    keyrings.set(db, (keyring = new PlaybackKeyring(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))));
   return keyring;
 }

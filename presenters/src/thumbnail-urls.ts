@@ -11,7 +11,10 @@ import { keyringFor } from './keyrings.ts';
 import type { PresentationDeps } from './deps.ts';
 import { thumbnailUrl } from './format.ts';
 
-export async function thumbnailUrlsFor(deps: PresentationDeps, videos: readonly Video[]): Promise<Map<string, string | null>> {
+export async function thumbnailUrlsFor(
+  deps: PresentationDeps,
+  videos: readonly Video[],
+): Promise<Map<string, string | null>> {
   const urls = new Map<string, string | null>();
   const needTokens = videos.some((v) => v.thumbnail_key && !v.allow_public_access);
   const key = needTokens ? await keyringFor(deps).activeKey() : undefined;
@@ -25,7 +28,11 @@ export async function thumbnailUrlsFor(deps: PresentationDeps, videos: readonly 
       urls.set(video.id, url);
       continue;
     }
-    const token = await mintPlaybackToken(key!, { videoId: video.id, expiresInSeconds: IMAGE_TOKEN_SECONDS, scope: IMAGE_TOKEN_SCOPE });
+    const token = await mintPlaybackToken(key!, {
+      videoId: video.id,
+      expiresInSeconds: IMAGE_TOKEN_SECONDS,
+      scope: IMAGE_TOKEN_SCOPE,
+    });
     urls.set(video.id, `${url}?token=${token}`);
   }
   return urls;

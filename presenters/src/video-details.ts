@@ -18,7 +18,10 @@ export async function detailsOf(
   video: Video,
   reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
 ): Promise<VideoDetails> {
-  const [thumbnails, fileUrl] = await Promise.all([thumbnailUrlsFor(deps, [video]), deliveryFileUrls(keyringFor(deps), deps.config.DELIVERY_URL, video)]);
+  const [thumbnails, fileUrl] = await Promise.all([
+    thumbnailUrlsFor(deps, [video]),
+    deliveryFileUrls(keyringFor(deps), deps.config.DELIVERY_URL, video),
+  ]);
   // Undefined while the video has no such file (not ready, silent, made before audio downloads),
   // so that a client is never handed a URL that answers 404.
   const ready = video.status === 'ready';

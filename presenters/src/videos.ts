@@ -23,7 +23,9 @@ export function presentVideoListItem(video: Video, thumbnailUrl: string | null, 
 }
 
 /** `{metadata}` with the fields that are set, or nothing when none is. */
-function presentMetadata(video: Video): { metadata?: { externalId?: string; creatorId?: string; passthrough?: string } } {
+function presentMetadata(video: Video): {
+  metadata?: { externalId?: string; creatorId?: string; passthrough?: string };
+} {
   const metadata = {
     ...(video.external_id !== null ? { externalId: video.external_id } : {}),
     ...(video.creator_id !== null ? { creatorId: video.creator_id } : {}),
@@ -74,7 +76,11 @@ export function presentVideoDetails(
     ...presentVideoListItem(video, thumbnailUrl, segmentsServed),
     publicID: video.id,
     envId: video.env_id,
-    status: { ready: video.status === 'ready', transcoding: video.status === 'transcoding', failed: video.status === 'failed' },
+    status: {
+      ready: video.status === 'ready',
+      transcoding: video.status === 'transcoding',
+      failed: video.status === 'failed',
+    },
     ...(video.status === 'failed' && video.failure_reason ? { failureReason: video.failure_reason } : {}),
     maxEdgeLength: parameters.maxEdgeLength,
     maxFrameRate: parameters.maxFrameRate,
@@ -91,7 +97,13 @@ export function presentVideoDetails(
     ...(audioUrl ? { audioUrl } : {}),
     captions,
     ...(video.clip_of_video_id !== null
-      ? { clipOf: { videoId: video.clip_of_video_id, startTime: video.clip_start_seconds!, endTime: video.clip_end_seconds! } }
+      ? {
+          clipOf: {
+            videoId: video.clip_of_video_id,
+            startTime: video.clip_start_seconds!,
+            endTime: video.clip_end_seconds!,
+          },
+        }
       : {}),
   };
 }

@@ -11,7 +11,10 @@ import { fileURLToPath } from 'node:url';
 const protoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = resolve(protoDir, process.argv[2] ?? 'src/generated');
 const require = createRequire(import.meta.url);
-const generator = join(dirname(require.resolve('@grpc/proto-loader/package.json')), 'build/bin/proto-loader-gen-types.js');
+const generator = join(
+  dirname(require.resolve('@grpc/proto-loader/package.json')),
+  'build/bin/proto-loader-gen-types.js',
+);
 
 rmSync(outDir, { recursive: true, force: true });
 execFileSync(
@@ -25,7 +28,8 @@ execFileSync(
     '--includeComments',
     '--grpcLib=@grpc/grpc-js',
     '--importFileExtension=.ts',
-    '-O', outDir,
+    '-O',
+    outDir,
     'kino.proto',
   ],
   { cwd: protoDir, stdio: ['ignore', 'ignore', 'inherit'] },

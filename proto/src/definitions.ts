@@ -9,7 +9,13 @@ import type { NodeRegistryClient as NodeRegistryGrpcClient } from './generated/k
 export const protoPath = fileURLToPath(new URL('../kino.proto', import.meta.url));
 
 /** The loader options; scripts/gen.mjs generates the types with the same ones. */
-export const protoLoaderOptions: Options = { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true };
+export const protoLoaderOptions: Options = {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 const kino = (grpc.loadPackageDefinition(loadSync(protoPath, protoLoaderOptions)) as unknown as ProtoGrpcType).kino.v1;
 

@@ -21,8 +21,16 @@ test('a JobFailure travels in the trailers and comes back as a NodeJobFailure wi
 });
 
 test('a failed call without the trailer (the node did not answer) has no JobFailure', () => {
-  assert.equal(jobFailureOf(callFailedWith({ code: grpc.status.UNAVAILABLE, details: 'Connection dropped', metadata: new grpc.Metadata() })), undefined);
+  assert.equal(
+    jobFailureOf(
+      callFailedWith({ code: grpc.status.UNAVAILABLE, details: 'Connection dropped', metadata: new grpc.Metadata() }),
+    ),
+    undefined,
+  );
   const garbled = new grpc.Metadata();
   garbled.set(jobFailureMetadataKey, Buffer.from([0xff, 0xff, 0xff]));
-  assert.equal(jobFailureOf(callFailedWith({ code: grpc.status.INTERNAL, details: 'x', metadata: garbled })), undefined);
+  assert.equal(
+    jobFailureOf(callFailedWith({ code: grpc.status.INTERNAL, details: 'x', metadata: garbled })),
+    undefined,
+  );
 });

@@ -69,9 +69,16 @@ export function jobFailureOf(error: grpc.ServiceError): NodeJobFailure | undefin
   if (!Buffer.isBuffer(bytes)) return undefined;
   let failure: JobFailure__Output;
   try {
-    failure = jobFailureType.toObject(jobFailureType.decode(bytes), { enums: String, defaults: true }) as JobFailure__Output;
+    failure = jobFailureType.toObject(jobFailureType.decode(bytes), {
+      enums: String,
+      defaults: true,
+    }) as JobFailure__Output;
   } catch {
     return undefined;
   }
-  return new NodeJobFailure(failure.reason, { ...error, message: error.message, details: failure.detail || error.details });
+  return new NodeJobFailure(failure.reason, {
+    ...error,
+    message: error.message,
+    details: failure.detail || error.details,
+  });
 }

@@ -21,7 +21,10 @@ test('regenerating the types from kino.proto changes nothing (run `npm run gen -
   try {
     execFileSync(process.execPath, [join(protoDir, 'scripts/gen.mjs'), fresh], { cwd: protoDir });
     const committed = join(protoDir, 'src/generated');
-    const names = (dir: string) => listFiles(dir).map((f) => relative(dir, f)).sort();
+    const names = (dir: string) =>
+      listFiles(dir)
+        .map((f) => relative(dir, f))
+        .sort();
     assert.deepEqual(names(fresh), names(committed));
     for (const name of names(committed)) {
       assert.equal(readFileSync(join(fresh, name), 'utf8'), readFileSync(join(committed, name), 'utf8'), name);
@@ -33,11 +36,19 @@ test('regenerating the types from kino.proto changes nothing (run `npm run gen -
 
 test('the runtime definitions load with camelCase fields and the oneof discriminator', async () => {
   const { encodeServiceDefinition, nodeRegistryDefinition } = await import('./index.ts');
-  assert.deepEqual(Object.keys(encodeServiceDefinition).sort(), ['Encode', 'Probe', 'RaisePriority', 'Storyboard', 'Thumbnail']);
+  assert.deepEqual(Object.keys(encodeServiceDefinition).sort(), [
+    'Encode',
+    'Probe',
+    'RaisePriority',
+    'Storyboard',
+    'Thumbnail',
+  ]);
   assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Deregister', 'Heartbeat', 'Register']);
   const encode = encodeServiceDefinition.Encode;
   assert.equal(encode.responseStream, true);
-  const bytes = encode.responseSerialize({ done: { renditions: [{ key: '360p', segmentCount: 3, peakBandwidth: 123_456_789_012, codecs: 'avc1.64001e' }] } });
+  const bytes = encode.responseSerialize({
+    done: { renditions: [{ key: '360p', segmentCount: 3, peakBandwidth: 123_456_789_012, codecs: 'avc1.64001e' }] },
+  });
   const event = encode.responseDeserialize(bytes);
   assert.equal(event.event, 'done');
   assert.equal(event.done?.renditions[0]?.segmentCount, 3);

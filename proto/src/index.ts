@@ -34,7 +34,10 @@ export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/
 export type { StoryboardRequest, StoryboardRequest__Output } from './generated/kino/v1/StoryboardRequest.ts';
 export type { StoryboardResult, StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
 export type { RaisePriorityRequest, RaisePriorityRequest__Output } from './generated/kino/v1/RaisePriorityRequest.ts';
-export type { RaisePriorityResponse, RaisePriorityResponse__Output } from './generated/kino/v1/RaisePriorityResponse.ts';
+export type {
+  RaisePriorityResponse,
+  RaisePriorityResponse__Output,
+} from './generated/kino/v1/RaisePriorityResponse.ts';
 export type { RegisterRequest, RegisterRequest__Output } from './generated/kino/v1/RegisterRequest.ts';
 export type { RegisterResponse, RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kino/v1/HeartbeatRequest.ts';
@@ -42,6 +45,20 @@ export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/k
 export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
 export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
 export { redactUrls } from './redact.ts';
-export { jobFailureMetadataKey, jobFailureStatus, grpcStatusOf, jobFailureOf, NodeJobFailure, type FailureReason } from './failures.ts';
+export {
+  jobFailureMetadataKey,
+  jobFailureStatus,
+  grpcStatusOf,
+  jobFailureOf,
+  NodeJobFailure,
+  type FailureReason,
+} from './failures.ts';
 export type { JobFailure, JobFailure__Output } from './generated/kino/v1/JobFailure.ts';
-export { createEncodeClient, createRegistryClient, EncodeStreamEndedError, type EncodeClient, type RegistryClient, type CallOptions } from './clients.ts';
+export {
+  createEncodeClient,
+  createRegistryClient,
+  EncodeStreamEndedError,
+  type EncodeClient,
+  type RegistryClient,
+  type CallOptions,
+} from './clients.ts';

@@ -33,17 +33,30 @@ function coreExternal(coreFile) {
       pluginBuild.onResolve({ filter: /^\./ }, (args) => {
         if (args.importer !== nodeEntry) return undefined;
         if (args.path === './index.ts') return { path: coreFile, external: true };
-        return { errors: [{ text: `node.ts imports ${args.path}: import the core through './index.ts' (a second copy of it would be bundled)` }] };
+        return {
+          errors: [
+            {
+              text: `node.ts imports ${args.path}: import the core through './index.ts' (a second copy of it would be bundled)`,
+            },
+          ],
+        };
       });
     },
   };
 }
 
-for (const [format, extension] of [['esm', '.js'], ['cjs', '.cjs']]) {
+for (const [format, extension] of [
+  ['esm', '.js'],
+  ['cjs', '.cjs'],
+]) {
   await build({
     // The browser entry bundles its few modules itself (the upload code, the progress meter, the
     // error classes): a page that sends a file need not load the API client.
-    entryPoints: { index: join(sdkDir, 'src', 'index.ts'), node: nodeEntry, browser: join(sdkDir, 'src', 'browser.ts') },
+    entryPoints: {
+      index: join(sdkDir, 'src', 'index.ts'),
+      node: nodeEntry,
+      browser: join(sdkDir, 'src', 'browser.ts'),
+    },
     outdir: distDir,
     outExtension: { '.js': extension },
     bundle: true,
@@ -60,12 +73,17 @@ for (const [format, extension] of [['esm', '.js'], ['cjs', '.cjs']]) {
 
 // No request of the browser entry streams its body: a browser sends none over HTTP/1.1.
 for (const file of ['browser.js', 'browser.cjs']) {
-  if (readFileSync(join(distDir, file), 'utf8').includes('duplex')) throw new Error(`${file} streams a request body (duplex): the browser entry must not`);
+  if (readFileSync(join(distDir, file), 'utf8').includes('duplex'))
+    throw new Error(`${file} streams a request body (duplex): the browser entry must not`);
 }
 
-execFileSync(process.execPath, [join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(sdkDir, 'tsconfig.build.json')], {
-  stdio: 'inherit',
-});
+execFileSync(
+  process.execPath,
+  [join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(sdkDir, 'tsconfig.build.json')],
+  {
+    stdio: 'inherit',
+  },
+);
 
 // Declarations import `./x.ts` (the sources' style) and `@kino/proto/contract` (a workspace that
 // is not published): point them at the emitted declarations instead. Each `.d.ts` (ESM, as the
@@ -77,8 +95,13 @@ function rewrite(dir) {
     if (statSync(path).isDirectory()) rewrite(path);
     else if (name.endsWith('.d.ts')) {
       const text = readFileSync(path, 'utf8');
-      for (const [extension, declaration] of [['.js', path], ['.cjs', path.replace(/\.d\.ts$/, '.d.cts')]]) {
-        let contract = relative(dirname(path), join(typesDir, 'proto', 'src', 'contract', `index${extension}`)).split('\\').join('/');
+      for (const [extension, declaration] of [
+        ['.js', path],
+        ['.cjs', path.replace(/\.d\.ts$/, '.d.cts')],
+      ]) {
+        let contract = relative(dirname(path), join(typesDir, 'proto', 'src', 'contract', `index${extension}`))
+          .split('\\')
+          .join('/');
         if (!contract.startsWith('.')) contract = `./${contract}`;
         const rewritten = text
           .replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.ts\2/g, `$1$2$3${extension}$2`)

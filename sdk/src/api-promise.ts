@@ -30,7 +30,10 @@ export class APIPromise<T> implements Promise<T> {
     return new APIPromise(this.answered.then(({ data, response }) => ({ data: pick(data), response })));
   }
 
-  then<A = T, B = never>(onfulfilled?: ((value: T) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+  then<A = T, B = never>(
+    onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
     return this.answered.then(({ data }) => data).then(onfulfilled, onrejected);
   }
 

@@ -42,7 +42,13 @@ type Reply = Response | Error | ((call: Call) => Response | Promise<Response>);
 function fakeFetch(replies: Reply[]) {
   const calls: Call[] = [];
   const fetch = async (input: string, init: RequestInit): Promise<Response> => {
-    const call: Call = { url: input, method: init.method ?? 'GET', headers: new Headers(init.headers), body: init.body, signal: init.signal ?? undefined };
+    const call: Call = {
+      url: input,
+      method: init.method ?? 'GET',
+      headers: new Headers(init.headers),
+      body: init.body,
+      signal: init.signal ?? undefined,
+    };
     calls.push(call);
     const reply = replies.shift();
     if (!reply) throw new Error(`unexpected request ${call.method} ${call.url}`);
@@ -96,7 +102,9 @@ function pagination(page: number, totalPages: number, total: number, pageSize: n
 
 describe('Kino client', () => {
   it('sends the key, unwraps body and builds paths from the ids', async () => {
-    const { fetch, calls } = fakeFetch([json(200, { body: { environments: [{ id: 'env_1', name: 'dev', createdAt: 'x' }] } })]);
+    const { fetch, calls } = fakeFetch([
+      json(200, { body: { environments: [{ id: 'env_1', name: 'dev', createdAt: 'x' }] } }),
+    ]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const environments = await kino.environments.list('org_1');
     assert.deepEqual(environments, [{ id: 'env_1', name: 'dev', createdAt: 'x' }]);
@@ -118,10 +126,17 @@ describe('Kino client', () => {
   it('sends JSON bodies and query parameters as the spec names them', async () => {
     const { fetch, calls } = fakeFetch([
       json(200, { body: { videoID: 'vid_1' } }),
-      json(200, { body: { signed_url: 'http://delivery.test/v1/private/vid_1/master.m3u8?token=t', expires_in: 14_400 } }),
+      json(200, {
+        body: { signed_url: 'http://delivery.test/v1/private/vid_1/master.m3u8?token=t', expires_in: 14_400 },
+      }),
       json(200, { body: { status: 'deleted', deletedAt: '2026-01-01T00:00:00Z', message: 'deleted' } }),
       json(200, { body: { id: 'vid_1', name: 'Renamed', metadata: { externalId: 'post-42' } } }),
-      json(200, { body: { videos: [], pagination: { total: 0, page: 1, pageSize: 20, totalPages: 0, hasNext: false, hasPrevious: false } } }),
+      json(200, {
+        body: {
+          videos: [],
+          pagination: { total: 0, page: 1, pageSize: 20, totalPages: 0, hasNext: false, hasPrevious: false },
+        },
+      }),
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const processed = await kino.videos.process('org_1', 'env_1', {
@@ -141,7 +156,10 @@ describe('Kino client', () => {
       maxEdgeLength: 720,
     });
 
-    const signed = await kino.playback.signedUrl('org_1', 'vid_1', { expiration: '4h', domains: ['a.example', 'b.example'] });
+    const signed = await kino.playback.signedUrl('org_1', 'vid_1', {
+      expiration: '4h',
+      domains: ['a.example', 'b.example'],
+    });
     assert.equal(signed.expires_in, 14_400);
     const signedUrl = new URL(calls[1]!.url);
     assert.equal(signedUrl.pathname, '/v1/api/org_1/videos/vid_1/signed-url');
@@ -152,11 +170,19 @@ describe('Kino client', () => {
     assert.equal(calls[2]!.method, 'DELETE');
     assert.deepEqual(JSON.parse(calls[2]!.body as string), { reason: 'user_request' });
 
-    const updated = await kino.videos.update('org_1', 'vid_1', { videoName: 'Renamed', description: null, metadata: { externalId: 'post-42', passthrough: null } });
+    const updated = await kino.videos.update('org_1', 'vid_1', {
+      videoName: 'Renamed',
+      description: null,
+      metadata: { externalId: 'post-42', passthrough: null },
+    });
     assert.equal(updated.metadata?.externalId, 'post-42');
     assert.equal(calls[3]!.method, 'PATCH');
     assert.equal(calls[3]!.url, `${apiUrl}/org_1/videos/vid_1`);
-    assert.deepEqual(JSON.parse(calls[3]!.body as string), { videoName: 'Renamed', description: null, metadata: { externalId: 'post-42', passthrough: null } });
+    assert.deepEqual(JSON.parse(calls[3]!.body as string), {
+      videoName: 'Renamed',
+      description: null,
+      metadata: { externalId: 'post-42', passthrough: null },
+    });
     await kino.videos.list('org_1', 'env_1', { externalId: 'post-42' });
     assert.equal(new URL(calls[4]!.url).searchParams.get('externalId'), 'post-42');
   });
@@ -172,7 +198,11 @@ describe('Kino client', () => {
     ] as const;
     for (const [status, code, ErrorClass] of cases) {
       const errors = [{ message: 'must be <= 100', location: 'query.pageSize', value: 101 }];
-      const { fetch } = fakeFetch([json(status, errorEnvelope(status, code, `the ${code} detail`, { errors }), { 'x-request-id': `req_${status}` })]);
+      const { fetch } = fakeFetch([
+        json(status, errorEnvelope(status, code, `the ${code} detail`, { errors }), {
+          'x-request-id': `req_${status}`,
+        }),
+      ]);
       const kino = new Kino({ apiUrl, apiKey, fetch });
       await assert.rejects(kino.videos.get('org_1', 'vid_1'), (error: unknown) => {
         assert.ok(error instanceof ErrorClass, `${status} → ${ErrorClass.name}`);
@@ -207,7 +237,11 @@ describe('Kino client', () => {
       json(200, { body: { environments: [] } }),
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch, maxRetries: 2 });
-    const params = { storagePath: 'uploads/org_1/env_1/upl_1/a.mp4', videoQuality: 'standard', allowPublicAccess: true } as const;
+    const params = {
+      storagePath: 'uploads/org_1/env_1/upl_1/a.mp4',
+      videoQuality: 'standard',
+      allowPublicAccess: true,
+    } as const;
     assert.equal((await kino.videos.process('org_1', 'env_1', params)).videoID, 'vid_1');
     assert.equal((await kino.videos.process('org_1', 'env_1', params)).videoID, 'vid_2');
     await kino.environments.list('org_1');
@@ -219,11 +253,14 @@ describe('Kino client', () => {
     assert.equal(keys[4], null, 'a GET carries none');
   });
 
-  it('takes per-call settings over the client\'s: retries, timeout, Idempotency-Key', async () => {
+  it("takes per-call settings over the client's: retries, timeout, Idempotency-Key", async () => {
     const { fetch, calls } = fakeFetch([
       json(503, errorEnvelope(503, 'service_unavailable', 'down'), { 'retry-after': '0' }),
       // Never answers: only this call's 20 ms timeout ends it.
-      (call) => new Promise<Response>((_resolve, reject) => call.signal?.addEventListener('abort', () => reject(new DOMException('timed out', 'TimeoutError')))),
+      (call) =>
+        new Promise<Response>((_resolve, reject) =>
+          call.signal?.addEventListener('abort', () => reject(new DOMException('timed out', 'TimeoutError'))),
+        ),
       json(200, { body: { videoID: 'vid_1' } }),
       json(200, { body: { videoID: 'vid_1' } }),
     ]);
@@ -231,20 +268,34 @@ describe('Kino client', () => {
     await assert.rejects(kino.environments.list('org_1', { maxRetries: 0 }), InternalServerError);
     assert.equal(calls.length, 1, 'maxRetries: 0 makes one attempt');
     await assert.rejects(kino.environments.list('org_1', { maxRetries: 0, timeoutMs: 20 }), APIConnectionTimeoutError);
-    const params = { storagePath: 'uploads/org_1/env_1/upl_1/a.mp4', videoQuality: 'standard', allowPublicAccess: true } as const;
+    const params = {
+      storagePath: 'uploads/org_1/env_1/upl_1/a.mp4',
+      videoQuality: 'standard',
+      allowPublicAccess: true,
+    } as const;
     await kino.videos.process('org_1', 'env_1', params, { idempotencyKey: 'order-42-video' });
     await kino.videos.process('org_1', 'env_1', params, { idempotencyKey: 'order-42-video', maxRetries: 0 });
-    assert.deepEqual(calls.slice(2).map((call) => call.headers.get('idempotency-key')), ['order-42-video', 'order-42-video']);
+    assert.deepEqual(
+      calls.slice(2).map((call) => call.headers.get('idempotency-key')),
+      ['order-42-video', 'order-42-video'],
+    );
   });
 
   it('answers the HTTP response beside the data with withResponse()', async () => {
     const { fetch } = fakeFetch([
-      json(200, { body: { environments: [{ id: 'env_1', name: 'production', createdAt: '2026-01-01T00:00:00Z' }] } }, { 'x-request-id': 'req_abc', 'x-ratelimit-remaining': '99' }),
+      json(
+        200,
+        { body: { environments: [{ id: 'env_1', name: 'production', createdAt: '2026-01-01T00:00:00Z' }] } },
+        { 'x-request-id': 'req_abc', 'x-ratelimit-remaining': '99' },
+      ),
       json(200, { body: { environments: [] } }),
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const { data, response } = await kino.environments.list('org_1').withResponse();
-    assert.deepEqual(data.map((e) => e.id), ['env_1']);
+    assert.deepEqual(
+      data.map((e) => e.id),
+      ['env_1'],
+    );
     assert.equal(response.headers.get('x-request-id'), 'req_abc');
     assert.equal(response.headers.get('x-ratelimit-remaining'), '99');
     assert.equal(response.status, 200);
@@ -252,7 +303,7 @@ describe('Kino client', () => {
     assert.deepEqual(await kino.environments.list('org_1'), []);
   });
 
-  it('gives up after maxRetries with the last answer\'s error', async () => {
+  it("gives up after maxRetries with the last answer's error", async () => {
     const { fetch, calls } = fakeFetch([
       json(500, errorEnvelope(500, 'internal', 'boom'), { 'retry-after': '0' }),
       json(500, errorEnvelope(500, 'internal', 'boom'), { 'retry-after': '0' }),
@@ -262,7 +313,10 @@ describe('Kino client', () => {
     assert.equal(calls.length, 2);
 
     const offline = fakeFetch([new TypeError('fetch failed')]);
-    await assert.rejects(new Kino({ apiUrl, apiKey, fetch: offline.fetch, maxRetries: 0 }).environments.list('org_1'), APIConnectionError);
+    await assert.rejects(
+      new Kino({ apiUrl, apiKey, fetch: offline.fetch, maxRetries: 0 }).environments.list('org_1'),
+      APIConnectionError,
+    );
   });
 
   it('does not retry a client error', async () => {
@@ -282,17 +336,21 @@ describe('Kino client', () => {
       }),
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch, maxRetries: 3 });
-    await assert.rejects(kino.uploads.createUrl('org_1', 'env_1', { filename: 'a.mp4', fileSize: 10 }), (error: unknown) => {
-      assert.ok(error instanceof RateLimitError);
-      assert.equal(error.code, 'rate_limit_exceeded');
-      assert.equal(error.resetAt?.getTime(), reset * 1000);
-      return true;
-    });
+    await assert.rejects(
+      kino.uploads.createUrl('org_1', 'env_1', { filename: 'a.mp4', fileSize: 10 }),
+      (error: unknown) => {
+        assert.ok(error instanceof RateLimitError);
+        assert.equal(error.code, 'rate_limit_exceeded');
+        assert.equal(error.resetAt?.getTime(), reset * 1000);
+        return true;
+      },
+    );
     assert.equal(calls.length, 1);
   });
 
   it('walks every page with for await, fetching a page only when needed', async () => {
-    const pageOf = (page: number, ids: string[]) => json(200, { body: { videos: ids.map(video), pagination: pagination(page, 3, 5, 2) } });
+    const pageOf = (page: number, ids: string[]) =>
+      json(200, { body: { videos: ids.map(video), pagination: pagination(page, 3, 5, 2) } });
     const { fetch, calls } = fakeFetch([pageOf(1, ['v1', 'v2']), pageOf(2, ['v3', 'v4']), pageOf(3, ['v5'])]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     const seen: string[] = [];
@@ -333,7 +391,10 @@ describe('Kino client', () => {
   });
 
   it('waitUntilReady resolves on ready and rejects with typed errors on failed or at the deadline', async () => {
-    const ready = fakeFetch([json(200, { body: details('v1', 'transcoding') }), json(200, { body: details('v1', 'ready') })]);
+    const ready = fakeFetch([
+      json(200, { body: details('v1', 'transcoding') }),
+      json(200, { body: details('v1', 'ready') }),
+    ]);
     const polled: boolean[] = [];
     const video1 = await new Kino({ apiUrl, apiKey, fetch: ready.fetch }).videos.waitUntilReady('org_1', 'v1', {
       intervalMs: 1,
@@ -351,7 +412,10 @@ describe('Kino client', () => {
 
     const slow = fakeFetch(Array.from({ length: 50 }, () => json(200, { body: details('v3', 'transcoding') })));
     await assert.rejects(
-      new Kino({ apiUrl, apiKey, fetch: slow.fetch }).videos.waitUntilReady('org_1', 'v3', { intervalMs: 5, timeoutMs: 20 }),
+      new Kino({ apiUrl, apiKey, fetch: slow.fetch }).videos.waitUntilReady('org_1', 'v3', {
+        intervalMs: 5,
+        timeoutMs: 20,
+      }),
       WaitTimeoutError,
     );
   });
@@ -368,7 +432,11 @@ describe('Kino client', () => {
       received.push({ size, type: call.headers.get('content-type'), key: call.headers.get('x-api-key') });
       return new Response('', { status: 200 });
     };
-    const ticket = { signedURL: 'http://s3.test/kino/uploads/a?X-Amz-Signature=abc', bucketPath: 'uploads/org_1/env_1/upl_1/clip.mov', expiresAt: 0 };
+    const ticket = {
+      signedURL: 'http://s3.test/kino/uploads/a?X-Amz-Signature=abc',
+      bucketPath: 'uploads/org_1/env_1/upl_1/clip.mov',
+      expiresAt: 0,
+    };
     const { fetch, calls } = fakeFetch([
       storageAnswer,
       json(200, { body: ticket }),
@@ -385,7 +453,11 @@ describe('Kino client', () => {
 
     const uploaded = await kino.uploads.upload('org_1', 'env_1', file);
     assert.equal(uploaded.bucketPath, ticket.bucketPath);
-    assert.deepEqual(JSON.parse(calls[1]!.body as string), { filename: 'clip.mov', fileSize: 1234, contentType: 'video/quicktime' });
+    assert.deepEqual(JSON.parse(calls[1]!.body as string), {
+      filename: 'clip.mov',
+      fileSize: 1234,
+      contentType: 'video/quicktime',
+    });
     assert.deepEqual(received[1], { size: 1234, type: 'video/quicktime', key: null });
 
     await assert.rejects(kino.uploads.putFile(ticket, new Uint8Array([1, 2, 3])), (error: unknown) => {
@@ -408,7 +480,14 @@ describe('Kino client', () => {
   it('fromDevStack reads .kino/dev.json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kino-sdk-dev-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
-    const devJson = { apiUrl, deliveryUrl: 'http://delivery.test', orgId: 'org_9', envId: 'env_9', apiKey, databaseUrl: 'postgres://x' };
+    const devJson = {
+      apiUrl,
+      deliveryUrl: 'http://delivery.test',
+      orgId: 'org_9',
+      envId: 'env_9',
+      apiKey,
+      databaseUrl: 'postgres://x',
+    };
     writeFileSync(join(dir, 'dev.json'), JSON.stringify(devJson));
     const { fetch, calls } = fakeFetch([json(200, { body: { environments: [] } })]);
     const kino = await NodeKino.fromDevStack({ path: join(dir, 'dev.json'), fetch });
@@ -449,7 +528,14 @@ describe('PagePromise', () => {
 
 describe('analytics', () => {
   it('calls each endpoint at its path (environment variants included) and returns its records', async () => {
-    const daily = { deliveryDate: '2026-11-22T00:00:00Z', segmentsServed: 3, uniqueVideosServed: 1, hdSegments: 0, sdSegments: 3, ldSegments: 0 };
+    const daily = {
+      deliveryDate: '2026-11-22T00:00:00Z',
+      segmentsServed: 3,
+      uniqueVideosServed: 1,
+      hdSegments: 0,
+      sdSegments: 3,
+      ldSegments: 0,
+    };
     const { fetch, calls } = fakeFetch([
       json(200, { body: { usage: [] } }),
       json(200, { body: { dailyUsage: [daily] } }),
@@ -460,11 +546,20 @@ describe('analytics', () => {
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     assert.deepEqual(await kino.analytics.usage('org_1', { periodDays: 7 }), []);
-    assert.deepEqual(await kino.analytics.daily('org_1', { envId: 'env_1', startDate: '2026-11-22', endDate: '2026-11-22' }), [daily]);
+    assert.deepEqual(
+      await kino.analytics.daily('org_1', { envId: 'env_1', startDate: '2026-11-22', endDate: '2026-11-22' }),
+      [daily],
+    );
     assert.deepEqual(await kino.analytics.storage('org_1'), { totalVideos: 0 });
-    assert.deepEqual(await kino.analytics.resolution('org_1', 'vid_1'), { summary: { vidId: 'vid_1' }, resolutions: [] });
+    assert.deepEqual(await kino.analytics.resolution('org_1', 'vid_1'), {
+      summary: { vidId: 'vid_1' },
+      resolutions: [],
+    });
     assert.deepEqual(await kino.analytics.resolutionDistribution('org_1', { startDate: '2026-01-01' }), []);
-    await assert.rejects(kino.analytics.usage('org_1', { periodDays: 400 }), (error: unknown) => error instanceof BadRequestError && error.code === 'invalid_period_days');
+    await assert.rejects(
+      kino.analytics.usage('org_1', { periodDays: 400 }),
+      (error: unknown) => error instanceof BadRequestError && error.code === 'invalid_period_days',
+    );
     assert.deepEqual(
       calls.map((c) => c.url.slice(apiUrl.length)),
       [

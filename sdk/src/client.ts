@@ -112,7 +112,11 @@ export class Kino {
    * if (health.status !== 'ok') console.warn(health.checks);
    */
   async health(options: { signal?: AbortSignal } = {}): Promise<Health> {
-    const { body } = await this.http.requestWithStatus<Health>('GET', '/health', { ...options, acceptStatuses: [503], maxRetries: 0 });
+    const { body } = await this.http.requestWithStatus<Health>('GET', '/health', {
+      ...options,
+      acceptStatuses: [503],
+      maxRetries: 0,
+    });
     return body;
   }
 }

@@ -15,7 +15,9 @@ const files = [
   'errors.ts',
   'pagination.ts',
   'webhook-signature.ts',
-  ...readdirSync(join(src, 'resources')).filter((file) => !file.endsWith('.test.ts')).map((file) => `resources/${file}`),
+  ...readdirSync(join(src, 'resources'))
+    .filter((file) => !file.endsWith('.test.ts'))
+    .map((file) => `resources/${file}`),
 ];
 /** The promise protocol's own methods, documented by the language. */
 const promiseProtocol = new Set(['then', 'catch', 'finally']);
@@ -37,10 +39,21 @@ describe('the SDK docs', () => {
       const visit = (node: ts.Node) => {
         if (ts.isClassDeclaration(node) && node.name) {
           for (const member of node.members) {
-            if (ts.isMethodDeclaration(member) && isPublic(member) && !promiseProtocol.has(member.name.getText()) && !hasExample(member)) missing.push(`${file}: ${node.name.text}.${member.name.getText()}`);
+            if (
+              ts.isMethodDeclaration(member) &&
+              isPublic(member) &&
+              !promiseProtocol.has(member.name.getText()) &&
+              !hasExample(member)
+            )
+              missing.push(`${file}: ${node.name.text}.${member.name.getText()}`);
           }
         }
-        if (ts.isFunctionDeclaration(node) && node.name && ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Export && !hasExample(node)) {
+        if (
+          ts.isFunctionDeclaration(node) &&
+          node.name &&
+          ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Export &&
+          !hasExample(node)
+        ) {
           missing.push(`${file}: ${node.name.text}`);
         }
         ts.forEachChild(node, visit);

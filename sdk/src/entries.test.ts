@@ -8,7 +8,15 @@ import { build } from 'esbuild';
 const src = import.meta.dirname;
 
 async function bundleForBrowser(entry: string) {
-  return build({ entryPoints: [join(src, entry)], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+  return build({
+    entryPoints: [join(src, entry)],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
 }
 
 describe('entry points', () => {
@@ -25,7 +33,10 @@ describe('entry points', () => {
     assert.deepEqual(result.errors, []);
     const inputs = Object.keys(result.metafile.inputs);
     assert.ok(inputs.some((input) => input.endsWith('sdk/src/uploads/direct.ts')));
-    assert.ok(!inputs.some((input) => input.endsWith('sdk/src/http.ts') || input.endsWith('sdk/src/client.ts')), inputs.join(', '));
+    assert.ok(
+      !inputs.some((input) => input.endsWith('sdk/src/http.ts') || input.endsWith('sdk/src/client.ts')),
+      inputs.join(', '),
+    );
     assert.ok(!result.outputFiles[0]!.text.includes('duplex'), 'no request of the browser entry streams its body');
   });
 

@@ -112,7 +112,9 @@ export class UploadError extends KinoError {
     /** Storage's own answer (S3 XML). */
     readonly responseText: string,
   ) {
-    super(`storage answered ${status} to the upload: ${/<Code>([^<]+)<\/Code>/.exec(responseText)?.[1] ?? responseText.slice(0, 200)}`);
+    super(
+      `storage answered ${status} to the upload: ${/<Code>([^<]+)<\/Code>/.exec(responseText)?.[1] ?? responseText.slice(0, 200)}`,
+    );
   }
 }
 

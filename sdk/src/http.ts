@@ -1,12 +1,7 @@
 // One request path for every resource: the API key header, the `{ body }` unwrapping, the error
 // classes, and retries with backoff on 429, 5xx and network failures (a POST carries an
 // Idempotency-Key, so that a retry is safe).
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  type KinoError,
-} from './errors.ts';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, type KinoError } from './errors.ts';
 import type { ErrorEnvelope } from './types.ts';
 import { APIPromise } from './api-promise.ts';
 
@@ -65,7 +60,8 @@ export interface FetchOptions extends Pick<RequestOptions, 'signal' | 'maxRetrie
  * Firefox and Safari: there the Blob itself is the body (a page that needs upload progress uses
  * `@kino/sdk/browser`'s `uploadFile`).
  */
-const streamsRequestBodies = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
+const streamsRequestBodies =
+  typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
 
 /** The size of the pieces an upload is read and sent in. */
 const uploadChunkBytes = 64 * 1024;
@@ -117,7 +113,11 @@ class UploadTimer {
  * The blob as a stream read one chunk at a time, only when the connection asks for more (so a
  * stalled connection stops the reading), telling `timer` of each chunk taken and of the end.
  */
-function chunkedStream(blob: Blob, timer: UploadTimer, onProgress?: (bytes: number) => void): ReadableStream<Uint8Array> {
+function chunkedStream(
+  blob: Blob,
+  timer: UploadTimer,
+  onProgress?: (bytes: number) => void,
+): ReadableStream<Uint8Array> {
   let offset = 0;
   return new ReadableStream<Uint8Array>(
     {
@@ -182,7 +182,11 @@ export class HttpClient {
   }
 
   /** Like `request`, also returning the status (for calls that accept a non-2xx answer). */
-  async requestWithStatus<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ status: number; body: T }> {
+  async requestWithStatus<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<{ status: number; body: T }> {
     const { response, payload } = await this.send(method, this.url(path, options.query), options);
     return { status: response.status, body: (payload as { body: T } | undefined)?.body as T };
   }
@@ -195,7 +199,11 @@ export class HttpClient {
     return url.toString();
   }
 
-  private async send(method: string, url: string, options: RequestOptions): Promise<{ response: Response; payload: unknown }> {
+  private async send(
+    method: string,
+    url: string,
+    options: RequestOptions,
+  ): Promise<{ response: Response; payload: unknown }> {
     const headers: Record<string, string> = {
       'X-Api-Key': this.options.apiKey,
       Accept: 'application/json',
@@ -206,7 +214,8 @@ export class HttpClient {
     // A POST retried after a lost answer must not act twice: one key per call, the same on every
     // retry of it, so the API replays the first answer instead of repeating the effect.
     if (method === 'POST' && options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
-    else if (method === 'POST' && (options.maxRetries ?? this.options.maxRetries) > 0) headers['Idempotency-Key'] = crypto.randomUUID();
+    else if (method === 'POST' && (options.maxRetries ?? this.options.maxRetries) > 0)
+      headers['Idempotency-Key'] = crypto.randomUUID();
     const init: RequestInit = { method, headers, body: hasBody ? JSON.stringify(options.body) : undefined };
     const response = await this.fetchWithRetries(url, init, options);
     const payload = await parseJson(response);
@@ -227,7 +236,14 @@ export class HttpClient {
   async fetchWithRetries(
     url: string,
     init: RequestInit,
-    { signal, maxRetries = this.options.maxRetries, timeoutMs = this.options.timeoutMs, acceptStatuses = [], upload, onUploadProgress }: FetchOptions = {},
+    {
+      signal,
+      maxRetries = this.options.maxRetries,
+      timeoutMs = this.options.timeoutMs,
+      acceptStatuses = [],
+      upload,
+      onUploadProgress,
+    }: FetchOptions = {},
   ): Promise<Response> {
     const sleep = this.options.sleep ?? sleepFor;
     for (let attempt = 0; ; attempt += 1) {
@@ -237,10 +253,18 @@ export class HttpClient {
       // A Blob body sent whole reports nothing until it is answered: no bound can tell a stalled
       // upload from a large one, so only the caller's signal ends it.
       const timeout = uploadTimer?.signal ?? (upload ? undefined : AbortSignal.timeout(timeoutMs));
-      const body = upload ? (uploadTimer ? { body: chunkedStream(upload, uploadTimer, onUploadProgress), duplex: 'half' } : { body: upload }) : {};
+      const body = upload
+        ? uploadTimer
+          ? { body: chunkedStream(upload, uploadTimer, onUploadProgress), duplex: 'half' }
+          : { body: upload }
+        : {};
       const signals = [signal, timeout].filter((one): one is AbortSignal => one !== undefined);
       try {
-        response = await this.options.fetch(url, { ...init, ...body, ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}) });
+        response = await this.options.fetch(url, {
+          ...init,
+          ...body,
+          ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+        });
       } catch (error) {
         if (signal?.aborted) throw error; // the caller cancelled: not ours to retry
         failure = !timeout?.aborted
@@ -251,7 +275,9 @@ export class HttpClient {
       } finally {
         uploadTimer?.clear();
       }
-      const retryable = failure !== undefined || (response !== undefined && isRetryableStatus(response.status) && !acceptStatuses.includes(response.status));
+      const retryable =
+        failure !== undefined ||
+        (response !== undefined && isRetryableStatus(response.status) && !acceptStatuses.includes(response.status));
       if (!retryable || attempt >= maxRetries) {
         if (failure) throw failure;
         return response!;

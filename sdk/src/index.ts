@@ -20,4 +20,9 @@ export type { AnalyticsScope } from './resources/analytics.ts';
 export { APIPromise } from './api-promise.ts';
 export type { CallOptions, FetchLike } from './http.ts';
 export type * from './types.ts';
-export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type WebhookHeaders } from './webhook-signature.ts';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookHeaders,
+} from './webhook-signature.ts';

@@ -29,12 +29,23 @@ describe('the Node entry', () => {
   it('the core client refuses a file path, naming the Node entry', async () => {
     const file = join(dir, 'clip.mp4');
     writeFileSync(file, Buffer.alloc(10));
-    const kino = new CoreKino({ apiUrl: 'http://api.test/v1/api', apiKey: `svc_test_${'a'.repeat(32)}`, fetch: () => Promise.reject(new Error('no call expected')) });
+    const kino = new CoreKino({
+      apiUrl: 'http://api.test/v1/api',
+      apiKey: `svc_test_${'a'.repeat(32)}`,
+      fetch: () => Promise.reject(new Error('no call expected')),
+    });
     await assert.rejects(kino.uploads.upload('org_1', 'env_1', file), /@kino\/sdk\/node/);
   });
 
   it('an http(s) URL given to uploads.upload names videos.ingest, without a request or a file lookup', async () => {
-    const kino = new NodeKino({ apiUrl: 'http://api.test/v1/api', apiKey: `svc_test_${'a'.repeat(32)}`, fetch: () => Promise.reject(new Error('no call expected')) });
-    await assert.rejects(kino.uploads.upload('org_1', 'env_1', 'https://example.com/talk.mp4'), /is a URL: Kino fetches it itself with videos\.ingest/);
+    const kino = new NodeKino({
+      apiUrl: 'http://api.test/v1/api',
+      apiKey: `svc_test_${'a'.repeat(32)}`,
+      fetch: () => Promise.reject(new Error('no call expected')),
+    });
+    await assert.rejects(
+      kino.uploads.upload('org_1', 'env_1', 'https://example.com/talk.mp4'),
+      /is a URL: Kino fetches it itself with videos\.ingest/,
+    );
   });
 });

@@ -6,7 +6,14 @@ import { chmod, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join, resolve } from 'node:path';
 // The core only through its entry: the build keeps `./index.ts` outside this file's bundle, so the
 // core's classes (KinoError, Kino, ...) exist once whichever entry a program imports.
-import { Kino as CoreKino, KinoError, type DevStackInfo, type FileAccess, type KinoOptions, type UploadResumeStore } from './index.ts';
+import {
+  Kino as CoreKino,
+  KinoError,
+  type DevStackInfo,
+  type FileAccess,
+  type KinoOptions,
+  type UploadResumeStore,
+} from './index.ts';
 
 export * from './index.ts';
 
@@ -56,11 +63,14 @@ export class Kino extends CoreKino {
         continue;
       }
       const info = JSON.parse(text) as DevStackInfo;
-      if (!info.apiUrl || !info.apiKey) throw new KinoError(`${candidate} has no apiUrl/apiKey: is the dev stack fully up?`);
+      if (!info.apiUrl || !info.apiKey)
+        throw new KinoError(`${candidate} has no apiUrl/apiKey: is the dev stack fully up?`);
       const { path: _path, ...rest } = options;
       return new Kino({ ...rest, apiUrl: info.apiUrl, apiKey: info.apiKey }, info);
     }
-    throw new KinoError(`no dev stack found (looked for ${candidates[0]}${candidates.length > 1 ? ' and above' : ''}): start one with \`npm run dev\``);
+    throw new KinoError(
+      `no dev stack found (looked for ${candidates[0]}${candidates.length > 1 ? ' and above' : ''}): start one with \`npm run dev\``,
+    );
   }
 }
 

@@ -7,11 +7,21 @@ import { Webhook, WebhookVerificationError as LibraryError } from 'standardwebho
 import { Kino, verifyWebhook, WebhookVerificationError, type VideoDetails, type WebhookTestPayload } from './index.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
-const body = JSON.stringify({ event: 'video.processing.completed', videoId: 'vid_1', status: 'ready', timestamp: '2026-11-23T04:00:00Z', data: {} });
+const body = JSON.stringify({
+  event: 'video.processing.completed',
+  videoId: 'vid_1',
+  status: 'ready',
+  timestamp: '2026-11-23T04:00:00Z',
+  data: {},
+});
 
 function signed(at: Date, id = 'msg_1', payload = body): Record<string, string> {
   const signature = new Webhook(secret).sign(id, at, payload);
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
 }
 
 describe('webhooks.verify', () => {
@@ -20,9 +30,15 @@ describe('webhooks.verify', () => {
     assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
     const kino = new Kino({ apiUrl: 'http://api.test/v1/api', apiKey: 'svc_test_x' });
     assert.deepEqual(await kino.webhooks.verify(body, headers, secret), JSON.parse(body));
-    assert.deepEqual(await verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret), JSON.parse(body));
+    assert.deepEqual(
+      await verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret),
+      JSON.parse(body),
+    );
     // A rotation sends several signatures; one matching is enough.
-    const rotated = { ...headers, 'webhook-signature': `v1,${randomBytes(32).toString('base64')} ${headers['webhook-signature']}` };
+    const rotated = {
+      ...headers,
+      'webhook-signature': `v1,${randomBytes(32).toString('base64')} ${headers['webhook-signature']}`,
+    };
     assert.deepEqual(await verifyWebhook(body, rotated, secret), JSON.parse(body));
     assert.deepEqual(new Webhook(secret).verify(body, rotated), JSON.parse(body));
   });
@@ -36,7 +52,12 @@ describe('webhooks.verify', () => {
       ['no signature', body, { ...signed(now), 'webhook-signature': '' }, secret],
       ['six minutes old', body, signed(new Date(now.getTime() - 6 * 60_000)), secret],
       ['six minutes ahead', body, signed(new Date(now.getTime() + 6 * 60_000)), secret],
-      ['another version', body, { ...signed(now), 'webhook-signature': signed(now)['webhook-signature']!.replace('v1,', 'v2,') }, secret],
+      [
+        'another version',
+        body,
+        { ...signed(now), 'webhook-signature': signed(now)['webhook-signature']!.replace('v1,', 'v2,') },
+        secret,
+      ],
     ];
     for (const [name, payload, headers, key] of cases) {
       assert.throws(() => new Webhook(key).verify(payload, headers), LibraryError, `the library accepted ${name}`);
@@ -47,8 +68,17 @@ describe('webhooks.verify', () => {
 
 describe('the verified payload', () => {
   it('narrows by event: a video event carries the details, a test event its webhook', async () => {
-    const test = JSON.stringify({ event: 'webhook.test', videoId: null, status: null, timestamp: '2026-11-27T09:00:00Z', data: { webhookId: 'whk_1', message: 'hi' } });
-    const payloads = [await verifyWebhook(body, signed(new Date()), secret), await verifyWebhook(test, signed(new Date(), 'msg_2', test), secret)];
+    const test = JSON.stringify({
+      event: 'webhook.test',
+      videoId: null,
+      status: null,
+      timestamp: '2026-11-27T09:00:00Z',
+      data: { webhookId: 'whk_1', message: 'hi' },
+    });
+    const payloads = [
+      await verifyWebhook(body, signed(new Date()), secret),
+      await verifyWebhook(test, signed(new Date(), 'msg_2', test), secret),
+    ];
     const seen: string[] = [];
     for (const payload of payloads) {
       if (payload.event === 'webhook.test') {

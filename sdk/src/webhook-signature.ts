@@ -59,9 +59,11 @@ export async function verifyWebhook(
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   const seconds = Number(timestamp);
-  if (!/^\d+$/.test(timestamp) || !Number.isSafeInteger(seconds)) throw new WebhookVerificationError('invalid webhook-timestamp');
+  if (!/^\d+$/.test(timestamp) || !Number.isSafeInteger(seconds))
+    throw new WebhookVerificationError('invalid webhook-timestamp');
   const nowSeconds = Math.floor(now / 1000);
   if (seconds < nowSeconds - WEBHOOK_TOLERANCE_SECONDS) throw new WebhookVerificationError('message timestamp too old');
   if (seconds > nowSeconds + WEBHOOK_TOLERANCE_SECONDS) throw new WebhookVerificationError('message timestamp too new');

@@ -24,7 +24,11 @@ const keyEncryptionKey = randomBytes(32).toString('base64');
 
 beforeAll(async () => {
   services = await startTestServices({ postgres: true, s3: true });
-  env = { ...(process.env as Record<string, string>), DATABASE_URL: services.databaseUrl, AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1' };
+  env = {
+    ...(process.env as Record<string, string>),
+    DATABASE_URL: services.databaseUrl,
+    AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1',
+  };
 });
 
 afterAll(async () => {
@@ -77,7 +81,10 @@ describe('kino admin and kino api', () => {
     envId = environment.id;
     // Listed with its just-in-time setting: null, the farm's default, until someone sets it.
     const listed = await runJson(['admin', 'env', 'list', '--org', orgId]);
-    assert.deepEqual(listed.map((e: { id: string; justInTime: boolean | null }) => [e.id, e.justInTime]), [[envId, null]]);
+    assert.deepEqual(
+      listed.map((e: { id: string; justInTime: boolean | null }) => [e.id, e.justInTime]),
+      [[envId, null]],
+    );
     const human = await run(['admin', 'env', 'list', '--org', orgId]);
     assert.match(human.stdout, new RegExp(`^${envId}  production  just-in-time default  `, 'm'));
     const missing = await run(['admin', 'env', 'create', '--org', 'org_doesnotexist00', '--name', 'x', '--json']);
@@ -158,14 +165,32 @@ describe('kino admin and kino api', () => {
 
     const own = await fetch(`${apiUrl}/${orgId}/environments`, { headers: { 'X-Api-Key': envKey.apiKey } });
     assert.equal(own.status, 200);
-    assert.deepEqual(((await own.json()) as Json).body.environments.map((e: Json) => e.id), [envId]);
-    const full = await fetch(`${apiUrl}/${orgId}/environments/${envId}/videos`, { headers: { 'X-Api-Key': fullKey.apiKey } });
+    assert.deepEqual(
+      ((await own.json()) as Json).body.environments.map((e: Json) => e.id),
+      [envId],
+    );
+    const full = await fetch(`${apiUrl}/${orgId}/environments/${envId}/videos`, {
+      headers: { 'X-Api-Key': fullKey.apiKey },
+    });
     assert.equal(full.status, 200);
     assert.ok(full.headers.get('x-ratelimit-remaining'));
 
-    const broken = await run(['api'], { DATABASE_URL: '', KINO_KEY_ENCRYPTION_KEY: '', TEMPORAL_ADDRESS: 'nowhere', S3_BUCKET: 'kino', DELIVERY_URL: 'x' });
+    const broken = await run(['api'], {
+      DATABASE_URL: '',
+      KINO_KEY_ENCRYPTION_KEY: '',
+      TEMPORAL_ADDRESS: 'nowhere',
+      S3_BUCKET: 'kino',
+      DELIVERY_URL: 'x',
+    });
     assert.equal(broken.code, 78);
-    for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'DELIVERY_URL', 'KINO_KEY_ENCRYPTION_KEY']) assert.match(broken.stderr, new RegExp(variable));
+    for (const variable of [
+      'DATABASE_URL',
+      'TEMPORAL_ADDRESS',
+      'S3_ENDPOINT',
+      'DELIVERY_URL',
+      'KINO_KEY_ENCRYPTION_KEY',
+    ])
+      assert.match(broken.stderr, new RegExp(variable));
   });
 
   it('revokes a key: the running API answers 401 to it at once; revoking again is harmless', async () => {
@@ -190,13 +215,20 @@ describe('kino admin and kino api', () => {
     assert.equal(Math.round(expiresIn / 86_400_000), 30);
     const listed = (await runJson(['admin', 'key', 'list', '--org', orgId])) as Json[];
     const entry = listed.find((k) => k.id === expiring.id);
-    assert.deepEqual({ expiresAt: entry.expiresAt, active: entry.active }, { expiresAt: expiring.expiresAt, active: true });
+    assert.deepEqual(
+      { expiresAt: entry.expiresAt, active: entry.active },
+      { expiresAt: expiring.expiresAt, active: true },
+    );
     assert.equal(listed.find((k) => k.id === fullKey.id).expiresAt, null);
     const served = await fetch(`${apiUrl}/${orgId}/environments`, { headers: { 'X-Api-Key': expiring.apiKey } });
     assert.equal(served.status, 200);
     // Thirty days pass: the database's clock is the one the API compares with.
     const db = await openDatabase(services.databaseUrl);
-    await db.updateTable('api_keys').set({ expires_at: sql<Date>`now() - interval '1 second'` }).where('id', '=', expiring.id).execute();
+    await db
+      .updateTable('api_keys')
+      .set({ expires_at: sql<Date>`now() - interval '1 second'` })
+      .where('id', '=', expiring.id)
+      .execute();
     await db.destroy();
     const refused = await fetch(`${apiUrl}/${orgId}/environments`, { headers: { 'X-Api-Key': expiring.apiKey } });
     assert.equal(refused.status, 401);
@@ -206,32 +238,57 @@ describe('kino admin and kino api', () => {
     const relisted = (await runJson(['admin', 'key', 'list', '--org', orgId])) as Json[];
     assert.equal(relisted.find((k) => k.id === expiring.id).active, false);
     for (const bad of ['0d', '30', '2w', '-1d']) {
-      const refusedFlag = await run(['admin', 'key', 'create', '--org', orgId, '--type', 'full', `--expires-in=${bad}`, '--json']);
+      const refusedFlag = await run([
+        'admin',
+        'key',
+        'create',
+        '--org',
+        orgId,
+        '--type',
+        'full',
+        `--expires-in=${bad}`,
+        '--json',
+      ]);
       assert.notEqual(refusedFlag.code, 0, bad);
       assert.match(refusedFlag.stdout + refusedFlag.stderr, /expected a positive number followed by m, h or d/);
     }
   });
 
   it('rotates the playback signing key: the running API publishes both, the old one until its tokens expire', async () => {
-    const jwksKids = async () => ((await (await fetch(`${apiUrl}/.well-known/jwks.json`)).json()) as Json).keys.map((k: Json) => k.kid).sort();
+    const jwksKids = async () =>
+      ((await (await fetch(`${apiUrl}/.well-known/jwks.json`)).json()) as Json).keys.map((k: Json) => k.kid).sort();
     const [first] = await jwksKids();
     assert.ok(first, 'the API made a signing key on first use');
     const before = (await runJson(['admin', 'playback-keys', 'list'])) as Json[];
-    assert.deepEqual(before.map((k) => [k.kid, k.state]), [[first, 'signing']]);
+    assert.deepEqual(
+      before.map((k) => [k.kid, k.state]),
+      [[first, 'signing']],
+    );
 
     const withoutKey = await run(['admin', 'playback-keys', 'rotate', '--json'], { KINO_KEY_ENCRYPTION_KEY: '' });
     assert.notEqual(withoutKey.code, 0);
     assert.match(withoutKey.stdout + withoutKey.stderr, /KINO_KEY_ENCRYPTION_KEY/);
 
-    const rotated = await run(['admin', 'playback-keys', 'rotate', '--json'], { KINO_KEY_ENCRYPTION_KEY: keyEncryptionKey });
+    const rotated = await run(['admin', 'playback-keys', 'rotate', '--json'], {
+      KINO_KEY_ENCRYPTION_KEY: keyEncryptionKey,
+    });
     assert.equal(rotated.code, 0, rotated.stderr);
     const { kid, retired } = JSON.parse(rotated.stdout) as Json;
     assert.notEqual(kid, first);
-    assert.deepEqual(retired.map((k: Json) => k.kid), [first]);
+    assert.deepEqual(
+      retired.map((k: Json) => k.kid),
+      [first],
+    );
     const graceDays = (Date.parse(retired[0].publishedUntil) - Date.now()) / 86_400_000;
     assert.ok(graceDays > 7 && graceDays < 7.1, `published for the longest token plus slack, not ${graceDays} days`);
     const after = (await runJson(['admin', 'playback-keys', 'list'])) as Json[];
-    assert.deepEqual(after.map((k) => [k.kid, k.state]), [[kid, 'signing'], [first, 'published']]);
+    assert.deepEqual(
+      after.map((k) => [k.kid, k.state]),
+      [
+        [kid, 'signing'],
+        [first, 'published'],
+      ],
+    );
     // The API reads the key set again within its cache time: both keys, so tokens of either verify.
     await waitFor('the API to publish the new key beside the old one', async () => {
       const kids = await jwksKids();
@@ -280,7 +337,13 @@ describe('kino admin bootstrap and operator tokens', () => {
   });
 
   it('names every missing or invalid variable, as `kino config check` does', async () => {
-    const refused = await run(['admin', 'bootstrap'], { DATABASE_URL: '', S3_ENDPOINT: 'not a url', S3_BUCKET: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '' });
+    const refused = await run(['admin', 'bootstrap'], {
+      DATABASE_URL: '',
+      S3_ENDPOINT: 'not a url',
+      S3_BUCKET: '',
+      S3_ACCESS_KEY_ID: '',
+      S3_SECRET_ACCESS_KEY: '',
+    });
     assert.equal(refused.code, 1);
     for (const variable of ['DATABASE_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
       assert.match(refused.stderr, new RegExp(`- ${variable}:`), variable);
@@ -291,7 +354,12 @@ describe('kino admin bootstrap and operator tokens', () => {
     const result = await run(['admin', 'bootstrap', '--org-name', 'Acme', '--json'], bootstrapEnv);
     assert.equal(result.code, 0, result.stderr);
     first = JSON.parse(result.stdout);
-    assert.deepEqual(first.bucket, { name: 'kino-bootstrap', created: true, corsRuleChanged: true, corsOrigins: ['*'] });
+    assert.deepEqual(first.bucket, {
+      name: 'kino-bootstrap',
+      created: true,
+      corsRuleChanged: true,
+      corsOrigins: ['*'],
+    });
     assert.ok(first.migrations.postgres.length > 0);
     assert.equal(first.migrations.clickhouse, null);
     assert.equal(first.created.organization.name, 'Acme');
@@ -332,8 +400,13 @@ describe('kino admin bootstrap and operator tokens', () => {
     const { organization, environment, apiKey, operatorToken } = first.created;
     const listed = await fetch(`${apiUrl}/${organization.id}/environments`, { headers: { 'X-Api-Key': apiKey.key } });
     assert.equal(listed.status, 200);
-    assert.deepEqual(((await listed.json()) as Json).body.environments.map((e: Json) => e.id), [environment.id]);
-    const nodes = await fetch(`${apiUrl}/operators/nodes`, { headers: { authorization: `Bearer ${operatorToken.token}` } });
+    assert.deepEqual(
+      ((await listed.json()) as Json).body.environments.map((e: Json) => e.id),
+      [environment.id],
+    );
+    const nodes = await fetch(`${apiUrl}/operators/nodes`, {
+      headers: { authorization: `Bearer ${operatorToken.token}` },
+    });
     assert.equal(nodes.status, 200);
   });
 
@@ -350,17 +423,31 @@ describe('kino admin bootstrap and operator tokens', () => {
     const human = await run(['admin', 'bootstrap'], bootstrapEnv);
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /Bucket kino-bootstrap: exists/);
-    assert.match(human.stdout, new RegExp(`Organizations exist \\(${first.created.organization.id} Acme\\): nothing created`));
+    assert.match(
+      human.stdout,
+      new RegExp(`Organizations exist \\(${first.created.organization.id} Acme\\): nothing created`),
+    );
     assert.doesNotMatch(human.stdout + human.stderr, /svc_live_|kino_op_/);
     const db = await openDatabase(bootstrapEnv.DATABASE_URL!);
-    const counts = await Promise.all(['organizations', 'environments', 'api_keys', 'operator_tokens'].map(async (table) =>
-      Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n)));
+    const counts = await Promise.all(
+      ['organizations', 'environments', 'api_keys', 'operator_tokens'].map(async (table) =>
+        Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n),
+      ),
+    );
     await db.destroy();
     assert.deepEqual(counts, [1, 1, 1, 1]);
 
     // Other origins: the rule is replaced (and only then).
-    const origins = await run(['admin', 'bootstrap', '--cors-origin', 'https://app.example.com', '--json'], bootstrapEnv);
-    assert.deepEqual((JSON.parse(origins.stdout) as Json).bucket, { name: 'kino-bootstrap', created: false, corsRuleChanged: true, corsOrigins: ['https://app.example.com'] });
+    const origins = await run(
+      ['admin', 'bootstrap', '--cors-origin', 'https://app.example.com', '--json'],
+      bootstrapEnv,
+    );
+    assert.deepEqual((JSON.parse(origins.stdout) as Json).bucket, {
+      name: 'kino-bootstrap',
+      created: false,
+      corsRuleChanged: true,
+      corsOrigins: ['https://app.example.com'],
+    });
   });
 
   it('operator tokens: created (shown once), listed by prefix, revoked by prefix; the running API answers 401 at once', async () => {
@@ -368,15 +455,19 @@ describe('kino admin bootstrap and operator tokens', () => {
     assert.equal(created.code, 0, created.stderr);
     const token = JSON.parse(created.stdout) as Json;
     assert.match(token.token, /^kino_op_/);
-    const asOperator = async () => (await fetch(`${apiUrl}/operators/nodes`, { headers: { authorization: `Bearer ${token.token}` } })).status;
+    const asOperator = async () =>
+      (await fetch(`${apiUrl}/operators/nodes`, { headers: { authorization: `Bearer ${token.token}` } })).status;
     assert.equal(await asOperator(), 200);
 
     const listed = await run(['admin', 'operator-token', 'list', '--json'], bootstrapEnv);
     const tokens = JSON.parse(listed.stdout) as Json[];
-    assert.deepEqual(tokens.map((t) => [t.name, t.prefix, t.revokedAt]), [
-      ['kino admin bootstrap', first.created.operatorToken.prefix, null],
-      ['on-call', token.prefix, null],
-    ]);
+    assert.deepEqual(
+      tokens.map((t) => [t.name, t.prefix, t.revokedAt]),
+      [
+        ['kino admin bootstrap', first.created.operatorToken.prefix, null],
+        ['on-call', token.prefix, null],
+      ],
+    );
     assert.ok(!listed.stdout.includes(token.token) && !listed.stdout.includes(first.created.operatorToken.token));
 
     const revoked = await run(['admin', 'operator-token', 'revoke', token.prefix, '--json'], bootstrapEnv);

@@ -3,9 +3,22 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createOperatorToken, createVideo, getApiKey, registerNode, revokeOperatorToken } from '@kino/database/repositories';
+import {
+  createOperatorToken,
+  createVideo,
+  getApiKey,
+  registerNode,
+  revokeOperatorToken,
+} from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -105,7 +118,10 @@ describe('environment keys', () => {
   it('reach their own environment', async () => {
     const r = await call(`/${t.org.id}/environments/${t.envA.id}/videos`, t.keys.envA);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.body.videos.map((v: { id: string }) => v.id), [videoA]);
+    assert.deepEqual(
+      r.body.body.videos.map((v: { id: string }) => v.id),
+      [videoA],
+    );
   });
 
   it('get 403 forbidden on another environment of the same organization', async () => {
@@ -122,10 +138,16 @@ describe('environment keys', () => {
   it('see only their own environment in organization-wide lists', async () => {
     const envs = await call(`/${t.org.id}/environments`, t.keys.envA);
     assert.equal(envs.status, 200);
-    assert.deepEqual(envs.body.body.environments.map((e: { id: string }) => e.id), [t.envA.id]);
+    assert.deepEqual(
+      envs.body.body.environments.map((e: { id: string }) => e.id),
+      [t.envA.id],
+    );
     const videos = await call(`/${t.org.id}/videos`, t.keys.envB);
     assert.equal(videos.status, 200);
-    assert.deepEqual(videos.body.body.videos.map((v: { id: string }) => v.id), [videoB]);
+    assert.deepEqual(
+      videos.body.body.videos.map((v: { id: string }) => v.id),
+      [videoB],
+    );
     assert.equal(videos.body.body.pagination.total, 1);
   });
 
@@ -149,7 +171,10 @@ describe('full-access keys', () => {
       assert.equal((await call(`/${t.org.id}/environments/${env.id}/videos`, t.keys.full)).status, 200);
     }
     const envs = await call(`/${t.org.id}/environments`, t.keys.full);
-    assert.deepEqual(envs.body.body.environments.map((e: { id: string }) => e.id).sort(), [t.envA.id, t.envB.id].sort());
+    assert.deepEqual(
+      envs.body.body.environments.map((e: { id: string }) => e.id).sort(),
+      [t.envA.id, t.envB.id].sort(),
+    );
     const videos = await call(`/${t.org.id}/videos`, t.keys.full);
     assert.deepEqual(videos.body.body.videos.map((v: { id: string }) => v.id).sort(), [videoA, videoB].sort());
   });
@@ -192,7 +217,10 @@ describe('system keys', () => {
     assert.equal(ours.status, 200);
     const theirs = await call(`/${t.otherOrg.id}/environments/${t.otherEnv.id}/videos`, t.keys.system);
     assert.equal(theirs.status, 200);
-    assert.deepEqual(theirs.body.body.videos.map((v: { id: string }) => v.id), [otherOrgVideo]);
+    assert.deepEqual(
+      theirs.body.body.videos.map((v: { id: string }) => v.id),
+      [otherOrgVideo],
+    );
     assert.equal((await call(`/${t.org.id}/videos/${videoB}/details`, t.keys.system)).status, 200);
     assert.equal((await call(`/${t.org.id}/environments`, t.keys.system)).body.body.environments.length, 2);
   });
@@ -215,7 +243,8 @@ describe("the operators' interface", () => {
 
   it('takes an operator token of the database, or OPERATOR_TOKEN when set, as a bearer, never an API key', async () => {
     // Without OPERATOR_TOKEN: the database's tokens only, each until it is revoked.
-    const asOperator = async (token: string) => (await call('/operators/nodes', undefined, { authorization: `Bearer ${token}` })).status;
+    const asOperator = async (token: string) =>
+      (await call('/operators/nodes', undefined, { authorization: `Bearer ${token}` })).status;
     assert.equal(await asOperator(operatorToken), 401);
     const stored = await createOperatorToken(api.db, { name: 'auth test' });
     assert.equal(await asOperator(stored.token), 200);
@@ -225,12 +254,26 @@ describe("the operators' interface", () => {
     assert.equal(await asOperator(stored.token), 401);
 
     const app = await api.buildAnother({ config: { ...api.config, OPERATOR_TOKEN: operatorToken } });
-    const node = await registerNode(api.db, { address: '10.9.8.7:7101', slots: 2, version: '0.1.0', labels: { zone: 'x' } });
-    const get = async (headers: Record<string, string>, url = '/v1/api/operators/nodes', method: 'GET' | 'POST' = 'GET') => {
+    const node = await registerNode(api.db, {
+      address: '10.9.8.7:7101',
+      slots: 2,
+      version: '0.1.0',
+      labels: { zone: 'x' },
+    });
+    const get = async (
+      headers: Record<string, string>,
+      url = '/v1/api/operators/nodes',
+      method: 'GET' | 'POST' = 'GET',
+    ) => {
       const response = await app.inject({ method, url, headers });
       return { status: response.statusCode, body: response.json() as Json };
     };
-    const wrong: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-token' }, { 'x-api-key': t.keys.system }, { authorization: operatorToken }];
+    const wrong: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not-the-token' },
+      { 'x-api-key': t.keys.system },
+      { authorization: operatorToken },
+    ];
     for (const headers of wrong) {
       const refused = await get(headers);
       assert.equal(refused.status, 401, JSON.stringify(headers));
@@ -241,12 +284,31 @@ describe("the operators' interface", () => {
     const shown = listed.body.body.nodes.find((n: Json) => n.id === node.id);
     assert.deepEqual(
       { ...shown, registeredAt: undefined, lastHeartbeatAt: undefined },
-      { id: node.id, address: '10.9.8.7:7101', version: '0.1.0', labels: { zone: 'x' }, slots: 2, slotsInUse: 0, state: 'active', drainRequestedAt: null, registeredAt: undefined, lastHeartbeatAt: undefined },
+      {
+        id: node.id,
+        address: '10.9.8.7:7101',
+        version: '0.1.0',
+        labels: { zone: 'x' },
+        slots: 2,
+        slotsInUse: 0,
+        state: 'active',
+        drainRequestedAt: null,
+        registeredAt: undefined,
+        lastHeartbeatAt: undefined,
+      },
     );
-    const drained = await get({ authorization: `Bearer ${operatorToken}` }, `/v1/api/operators/nodes/${node.id}/drain`, 'POST');
+    const drained = await get(
+      { authorization: `Bearer ${operatorToken}` },
+      `/v1/api/operators/nodes/${node.id}/drain`,
+      'POST',
+    );
     assert.equal(drained.body.body.state, 'draining');
     assert.ok(Date.parse(drained.body.body.drainRequestedAt) > 0);
-    const unknown = await get({ authorization: `Bearer ${operatorToken}` }, '/v1/api/operators/nodes/node_unknown/undrain', 'POST');
+    const unknown = await get(
+      { authorization: `Bearer ${operatorToken}` },
+      '/v1/api/operators/nodes/node_unknown/undrain',
+      'POST',
+    );
     assertErrorEnvelope(unknown.body, 404, 'node_not_found', assert);
   });
 });

@@ -8,7 +8,14 @@ import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo } from '@kino/database/repositories';
 import { captionMaxBytes, defaultEncodingParameters } from '@kino/proto/contract';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -25,7 +32,10 @@ afterAll(async () => {
   await services?.stop();
 });
 
-async function seedVideo({ status = 'ready', allowPublicAccess = true }: { status?: 'ready' | 'transcoding'; allowPublicAccess?: boolean } = {}): Promise<string> {
+async function seedVideo({
+  status = 'ready',
+  allowPublicAccess = true,
+}: { status?: 'ready' | 'transcoding'; allowPublicAccess?: boolean } = {}): Promise<string> {
   const id = newId('vid');
   await createVideo(api.db, {
     id,
@@ -41,7 +51,11 @@ async function seedVideo({ status = 'ready', allowPublicAccess = true }: { statu
   return id;
 }
 
-async function request(method: 'GET' | 'POST' | 'DELETE', url: string, { key = t.keys.full, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function request(
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  { key = t.keys.full, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await api.app.inject({
     method,
     url: `/v1/api${url}`,
@@ -53,12 +67,18 @@ async function request(method: 'GET' | 'POST' | 'DELETE', url: string, { key = t
 
 /** The key a track's file is stored under, from the table (the API does not show it). */
 async function storedKey(videoId: string, language: string): Promise<string> {
-  const row = await api.db.selectFrom('caption_tracks').select('storage_key').where('video_id', '=', videoId).where('language', '=', language).executeTakeFirstOrThrow();
+  const row = await api.db
+    .selectFrom('caption_tracks')
+    .select('storage_key')
+    .where('video_id', '=', videoId)
+    .where('language', '=', language)
+    .executeTakeFirstOrThrow();
   return row.storage_key;
 }
 
 const vtt = 'WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nHello\n\n00:00:05.000 --> 00:00:08.000\nAcross the boundary\n';
-const srt = '1\r\n00:00:01,000 --> 00:00:02,500\r\nOlá\r\n\r\n2\r\n00:00:03,000 --> 00:00:04,000\r\n<font color="red">mundo</font>\r\n';
+const srt =
+  '1\r\n00:00:01,000 --> 00:00:02,500\r\nOlá\r\n\r\n2\r\n00:00:03,000 --> 00:00:04,000\r\n<font color="red">mundo</font>\r\n';
 
 describe('caption tracks', () => {
   it('are uploaded as WebVTT and SRT (converted), listed by language, and shown in the details', async () => {
@@ -67,18 +87,37 @@ describe('caption tracks', () => {
     const en = await request('POST', path, { body: { language: 'en', content: vtt } });
     assert.equal(en.status, 200, JSON.stringify(en.body));
     const publicBase = `http://delivery.test/v1/public/${t.org.id}/${t.envA.id}/${videoId}`;
-    assert.deepEqual(en.body.body, { language: 'en', label: 'English', default: false, source: 'uploaded', url: `${publicBase}/subtitles-en.vtt` });
-    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.ok(en.headers[header], header);
+    assert.deepEqual(en.body.body, {
+      language: 'en',
+      label: 'English',
+      default: false,
+      source: 'uploaded',
+      url: `${publicBase}/subtitles-en.vtt`,
+    });
+    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      assert.ok(en.headers[header], header);
 
     // A lower-case region is the same language: stored under its canonical tag.
     const pt = await request('POST', path, { body: { language: 'pt-br', format: 'srt', content: srt, default: true } });
     assert.equal(pt.status, 200, JSON.stringify(pt.body));
-    assert.deepEqual(pt.body.body, { language: 'pt-BR', label: 'Brazilian Portuguese', default: true, source: 'uploaded', url: `${publicBase}/subtitles-pt-BR.vtt` });
+    assert.deepEqual(pt.body.body, {
+      language: 'pt-BR',
+      label: 'Brazilian Portuguese',
+      default: true,
+      source: 'uploaded',
+      url: `${publicBase}/subtitles-pt-BR.vtt`,
+    });
 
     const stored = await api.storage.getObject(await storedKey(videoId, 'pt-BR'));
     assert.ok(stored, 'the file is in storage');
-    assert.equal(stored.body.toString('utf8'), 'WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.500\nOlá\n\n2\n00:00:03.000 --> 00:00:04.000\nmundo\n');
-    assert.match(await storedKey(videoId, 'pt-BR'), new RegExp(`^videos/${videoId}/captions/pt-BR/[A-Za-z0-9]+\\.vtt$`));
+    assert.equal(
+      stored.body.toString('utf8'),
+      'WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.500\nOlá\n\n2\n00:00:03.000 --> 00:00:04.000\nmundo\n',
+    );
+    assert.match(
+      await storedKey(videoId, 'pt-BR'),
+      new RegExp(`^videos/${videoId}/captions/pt-BR/[A-Za-z0-9]+\\.vtt$`),
+    );
 
     const list = await request('GET', path);
     assert.equal(list.status, 200);
@@ -93,7 +132,9 @@ describe('caption tracks', () => {
     await request('POST', path, { body: { language: 'en', content: vtt, default: true } });
     const firstKey = await storedKey(videoId, 'en');
     await request('POST', path, { body: { language: 'fr', content: vtt } });
-    const replaced = await request('POST', path, { body: { language: 'en', label: 'English (CC)', content: vtt.replace('Hello', 'Hi'), default: false } });
+    const replaced = await request('POST', path, {
+      body: { language: 'en', label: 'English (CC)', content: vtt.replace('Hello', 'Hi'), default: false },
+    });
     assert.equal(replaced.status, 200);
     assert.equal(replaced.body.body.label, 'English (CC)');
     const secondKey = await storedKey(videoId, 'en');
@@ -106,13 +147,19 @@ describe('caption tracks', () => {
     const list = await request('GET', path);
     assert.deepEqual(
       list.body.body.captions.map((c: Json) => [c.language, c.default]),
-      [['en', false], ['fr', true]],
+      [
+        ['en', false],
+        ['fr', true],
+      ],
     );
     await request('POST', path, { body: { language: 'en', content: vtt, default: true } });
     const again = await request('GET', path);
     assert.deepEqual(
       again.body.body.captions.map((c: Json) => [c.language, c.default]),
-      [['en', true], ['fr', false]],
+      [
+        ['en', true],
+        ['fr', false],
+      ],
       'at most one default: taking it clears the other',
     );
   });
@@ -132,11 +179,18 @@ describe('caption tracks', () => {
     assertErrorEnvelope(again.body, 404, 'caption_not_found', assert);
   });
 
-  it("of a private video download with a playback token", async () => {
+  it('of a private video download with a playback token', async () => {
     const videoId = await seedVideo({ allowPublicAccess: false });
-    const added = await request('POST', `/${t.org.id}/videos/${videoId}/captions`, { body: { language: 'de', content: vtt } });
+    const added = await request('POST', `/${t.org.id}/videos/${videoId}/captions`, {
+      body: { language: 'de', content: vtt },
+    });
     assert.equal(added.status, 200);
-    assert.match(added.body.body.url, new RegExp(`^http://delivery\\.test/v1/private/${videoId}/subtitles-de\\.vtt\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`));
+    assert.match(
+      added.body.body.url,
+      new RegExp(
+        `^http://delivery\\.test/v1/private/${videoId}/subtitles-de\\.vtt\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`,
+      ),
+    );
   });
 
   it('honour Idempotency-Key: a repeated POST answers the first response without storing again', async () => {
@@ -162,13 +216,21 @@ describe('caption errors', () => {
     assert.equal(r.status, 400);
     assertErrorEnvelope(r.body, 400, 'invalid_caption', assert);
     assert.match(r.body.detail, /line 6: expected a timing line/);
-    assert.deepEqual(r.body.errors.map((e: Json) => [e.location, e.value]), [['body.content', 'line 6']]);
+    assert.deepEqual(
+      r.body.errors.map((e: Json) => [e.location, e.value]),
+      [['body.content', 'line 6']],
+    );
 
-    const badVtt = await request('POST', path, { body: { language: 'en', content: 'WEBVTT\n\n00:00:02.000 --> 00:00:01.000\nbackwards\n' } });
+    const badVtt = await request('POST', path, {
+      body: { language: 'en', content: 'WEBVTT\n\n00:00:02.000 --> 00:00:01.000\nbackwards\n' },
+    });
     assertErrorEnvelope(badVtt.body, 400, 'invalid_caption', assert);
     assert.match(badVtt.body.detail, /line 3: the cue ends/);
     // An SRT file sent as WebVTT (the default format) does not parse either.
-    assert.match((await request('POST', path, { body: { language: 'en', content: srt } })).body.detail, /line 1: a WebVTT file starts with "WEBVTT"/);
+    assert.match(
+      (await request('POST', path, { body: { language: 'en', content: srt } })).body.detail,
+      /line 1: a WebVTT file starts with "WEBVTT"/,
+    );
     assert.deepEqual((await request('GET', path)).body.body.captions, [], 'nothing was stored');
   });
 
@@ -195,14 +257,28 @@ describe('caption errors', () => {
 
   it('a video not ready is 409 video_not_ready; an unknown or unreachable one is 404 video_not_found', async () => {
     const transcoding = await seedVideo({ status: 'transcoding' });
-    const notReady = await request('POST', `/${t.org.id}/videos/${transcoding}/captions`, { body: { language: 'en', content: vtt } });
+    const notReady = await request('POST', `/${t.org.id}/videos/${transcoding}/captions`, {
+      body: { language: 'en', content: vtt },
+    });
     assert.equal(notReady.status, 409);
     assertErrorEnvelope(notReady.body, 409, 'video_not_ready', assert);
 
-    const missing = await request('POST', `/${t.org.id}/videos/vid_nope/captions`, { body: { language: 'en', content: vtt } });
+    const missing = await request('POST', `/${t.org.id}/videos/vid_nope/captions`, {
+      body: { language: 'en', content: vtt },
+    });
     assertErrorEnvelope(missing.body, 404, 'video_not_found', assert);
-    assertErrorEnvelope((await request('GET', `/${t.org.id}/videos/vid_nope/captions`)).body, 404, 'video_not_found', assert);
-    assertErrorEnvelope((await request('DELETE', `/${t.org.id}/videos/vid_nope/captions/en`)).body, 404, 'video_not_found', assert);
+    assertErrorEnvelope(
+      (await request('GET', `/${t.org.id}/videos/vid_nope/captions`)).body,
+      404,
+      'video_not_found',
+      assert,
+    );
+    assertErrorEnvelope(
+      (await request('DELETE', `/${t.org.id}/videos/vid_nope/captions/en`)).body,
+      404,
+      'video_not_found',
+      assert,
+    );
 
     const ready = await seedVideo();
     const otherOrg = await request('GET', `/${t.otherOrg.id}/videos/${ready}/captions`, { key: t.keys.otherFull });

@@ -11,7 +11,14 @@ import { newId } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo, markVideoReady } from '@kino/database/repositories';
 import { defaultEncodingParameters, hlsContentTypes, objectKeys } from '@kino/proto/contract';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -28,7 +35,8 @@ afterAll(async () => {
   await services?.stop();
 });
 
-const master = '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.64001e"\n360p/playlist.m3u8\n';
+const master =
+  '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.64001e"\n360p/playlist.m3u8\n';
 /** Five segments: 6, 6, 6, 6 and 2.5 s (26.5 s). */
 const durations = [6, 6, 6, 6, 2.5];
 const playlist = [
@@ -84,7 +92,11 @@ async function seedVideo(status: 'ready' | 'transcoding' = 'ready'): Promise<str
   return id;
 }
 
-async function request(method: 'GET' | 'POST', url: string, { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {}) {
+async function request(
+  method: 'GET' | 'POST',
+  url: string,
+  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await api.app.inject({
     method,
     url: `/v1/api${url}`,
@@ -99,9 +111,12 @@ const text = async (key: string) => (await api.storage.getObject(key))?.body.toS
 describe('clips', () => {
   it('are ready videos of their own that play the segments overlapping the range', async () => {
     const sourceId = await seedVideo();
-    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 7, endTime: 13.5, videoName: 'the middle' } });
+    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, {
+      body: { startTime: 7, endTime: 13.5, videoName: 'the middle' },
+    });
     assert.equal(made.status, 200, JSON.stringify(made.body));
-    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.ok(made.headers[header], header);
+    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      assert.ok(made.headers[header], header);
     const clipId = made.body.body.videoID as string;
     assert.notEqual(clipId, sourceId);
 
@@ -114,7 +129,10 @@ describe('clips', () => {
     assert.deepEqual(clip.clipOf, { videoId: sourceId, startTime: 7, endTime: 13.5 });
     // Segments 1 and 2 (6–18 s) overlap 7–13.5 s: the clip plays their 12 s.
     assert.equal(clip.durationSeconds, 12);
-    assert.deepEqual(clip.encodings.map((e: Json) => e.key), ['360p']);
+    assert.deepEqual(
+      clip.encodings.map((e: Json) => e.key),
+      ['360p'],
+    );
     const source = (await request('GET', `/${t.org.id}/videos/${sourceId}/details`)).body.body;
     assert.equal(source.clipOf, undefined, 'a video that is not a clip has no clipOf');
 
@@ -133,12 +151,18 @@ describe('clips', () => {
     assert.equal(renditions[0]?.segment_count, 2);
   });
 
-  it('of a clip play the first clip\'s media video, counted from its segments', async () => {
+  it("of a clip play the first clip's media video, counted from its segments", async () => {
     const sourceId = await seedVideo();
-    const first = (await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 6, endTime: 26.5 } })).body.body.videoID as string;
+    const first = (
+      await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 6, endTime: 26.5 } })
+    ).body.body.videoID as string;
     const second = await request('POST', `/${t.org.id}/videos/${first}/clips`, { body: { startTime: 6, endTime: 7 } });
     assert.equal(second.status, 200, JSON.stringify(second.body));
-    const row = await api.db.selectFrom('videos').selectAll().where('id', '=', second.body.body.videoID).executeTakeFirstOrThrow();
+    const row = await api.db
+      .selectFrom('videos')
+      .selectAll()
+      .where('id', '=', second.body.body.videoID)
+      .executeTakeFirstOrThrow();
     assert.equal(row.clip_of_video_id, first);
     assert.equal(row.clip_media_video_id, sourceId);
     assert.equal(row.clip_first_segment, 2, "the first clip's segment 1 is the source's segment 2");
@@ -162,7 +186,9 @@ describe('clips', () => {
 describe('frame-accurate clips', () => {
   it('are created transcoding, with the master playlist and a workflow that encodes their first and last segments', async () => {
     const sourceId = await seedVideo();
-    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 7.04, endTime: 20.2, frameAccurate: true } });
+    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, {
+      body: { startTime: 7.04, endTime: 20.2, frameAccurate: true },
+    });
     assert.equal(made.status, 200, JSON.stringify(made.body));
     const clipId = made.body.body.videoID as string;
     const clip = (await request('GET', `/${t.org.id}/videos/${clipId}/details`)).body.body;
@@ -175,20 +201,30 @@ describe('frame-accurate clips', () => {
     assert.equal(row.clip_first_segment, 1);
     assert.deepEqual(row.clip_own_segments, [0, 2]);
     assert.equal(await text(objectKeys.master(clipId)), master);
-    assert.equal(await text(objectKeys.renditionPlaylist(clipId, 360)), undefined, 'the workflow writes the media playlists');
+    assert.equal(
+      await text(objectKeys.renditionPlaylist(clipId, 360)),
+      undefined,
+      'the workflow writes the media playlists',
+    );
 
     const handle = api.temporal.workflow.getHandle(`video:${clipId}`);
     const described = await handle.describe();
     assert.equal(described.type, 'makeFrameAccurateClip');
     const history = await handle.fetchHistory();
     const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-    assert.deepEqual(JSON.parse(Buffer.from(input!).toString('utf8')), { videoId: clipId, sourceVideoId: sourceId, cuts: [7.04, 12, 18, 20.2] });
+    assert.deepEqual(JSON.parse(Buffer.from(input!).toString('utf8')), {
+      videoId: clipId,
+      sourceVideoId: sourceId,
+      cuts: [7.04, 12, 18, 20.2],
+    });
     await handle.terminate('the test is done with it');
   });
 
   it('inside one segment of the source have that one segment of their own', async () => {
     const sourceId = await seedVideo();
-    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, { body: { startTime: 7, endTime: 11, frameAccurate: true } });
+    const made = await request('POST', `/${t.org.id}/videos/${sourceId}/clips`, {
+      body: { startTime: 7, endTime: 11, frameAccurate: true },
+    });
     const clipId = made.body.body.videoID as string;
     const row = await api.db.selectFrom('videos').selectAll().where('id', '=', clipId).executeTakeFirstOrThrow();
     assert.deepEqual(row.clip_own_segments, [0]);
@@ -200,12 +236,17 @@ describe('clip errors', () => {
   it('a frame-accurate clip of a clip, or any clip of a frame-accurate clip, is 400 invalid_request', async () => {
     const sourceId = await seedVideo();
     const path = (id: string) => `/${t.org.id}/videos/${id}/clips`;
-    const segmentClip = (await request('POST', path(sourceId), { body: { startTime: 6, endTime: 26.5 } })).body.body.videoID as string;
-    const ofClip = await request('POST', path(segmentClip), { body: { startTime: 1, endTime: 2, frameAccurate: true } });
+    const segmentClip = (await request('POST', path(sourceId), { body: { startTime: 6, endTime: 26.5 } })).body.body
+      .videoID as string;
+    const ofClip = await request('POST', path(segmentClip), {
+      body: { startTime: 1, endTime: 2, frameAccurate: true },
+    });
     assert.equal(ofClip.status, 400);
     assertErrorEnvelope(ofClip.body, 400, 'invalid_request', assert);
 
-    const frameClip = (await request('POST', path(sourceId), { body: { startTime: 1, endTime: 2, frameAccurate: true } })).body.body.videoID as string;
+    const frameClip = (
+      await request('POST', path(sourceId), { body: { startTime: 1, endTime: 2, frameAccurate: true } })
+    ).body.body.videoID as string;
     await api.temporal.workflow.getHandle(`video:${frameClip}`).terminate('the test is done with it');
     // Made ready here as the workflow would: a clip of it is refused all the same.
     await api.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', frameClip).execute();
@@ -213,7 +254,6 @@ describe('clip errors', () => {
     assert.equal(ofFrameClip.status, 400);
     assertErrorEnvelope(ofFrameClip.body, 400, 'invalid_request', assert);
   });
-
 
   it('a range that is empty, reversed, negative or past the end is 400 invalid_clip_range', async () => {
     const sourceId = await seedVideo();
@@ -237,11 +277,15 @@ describe('clip errors', () => {
 
   it('a source still transcoding is 409 video_not_ready; an unknown or deleted one 404 video_not_found', async () => {
     const transcoding = await seedVideo('transcoding');
-    const notReady = await request('POST', `/${t.org.id}/videos/${transcoding}/clips`, { body: { startTime: 0, endTime: 1 } });
+    const notReady = await request('POST', `/${t.org.id}/videos/${transcoding}/clips`, {
+      body: { startTime: 0, endTime: 1 },
+    });
     assert.equal(notReady.status, 409);
     assertErrorEnvelope(notReady.body, 409, 'video_not_ready', assert);
 
-    const unknown = await request('POST', `/${t.org.id}/videos/vid_nosuchvideo/clips`, { body: { startTime: 0, endTime: 1 } });
+    const unknown = await request('POST', `/${t.org.id}/videos/vid_nosuchvideo/clips`, {
+      body: { startTime: 0, endTime: 1 },
+    });
     assert.equal(unknown.status, 404);
     assertErrorEnvelope(unknown.body, 404, 'video_not_found', assert);
 

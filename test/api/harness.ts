@@ -68,7 +68,10 @@ export async function startApiHarness(
   const db = await openDatabase(config.DATABASE_URL);
   await migrateToLatest(db);
   // No Temporal in this file: no retry interceptor either, so calls fail at once instead of retrying.
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS, ...(services.temporalAddress ? {} : { interceptors: [] }) });
+  const connection = Connection.lazy({
+    address: config.TEMPORAL_ADDRESS,
+    ...(services.temporalAddress ? {} : { interceptors: [] }),
+  });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const storage = new Storage(config);
   const logger = createLogger('api-test', process.env.KINO_TEST_LOG_LEVEL ?? 'silent');

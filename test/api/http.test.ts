@@ -11,7 +11,14 @@ import addFormats from 'ajv-formats';
 import { createApiKey } from '@kino/database/repositories';
 import { openDatabase } from '@kino/database';
 import type { ApiApp } from '@kino/api';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -73,14 +80,19 @@ describe('errors', () => {
       ['PUT', `/v1/api/${t.org.id}/videos/vid_x`, 'PATCH, DELETE, OPTIONS'],
     ] as const;
     for (const [method, url, allow] of cases) {
-      const r = await api.app.inject({ method, url, headers: { 'x-api-key': t.keys.full, 'content-type': 'text/plain' }, payload: 'x' });
+      const r = await api.app.inject({
+        method,
+        url,
+        headers: { 'x-api-key': t.keys.full, 'content-type': 'text/plain' },
+        payload: 'x',
+      });
       assert.equal(r.statusCode, 405, `${method} ${url}`);
       assertErrorEnvelope(r.json(), 405, 'method_not_allowed', assert);
       assert.equal(r.headers.allow, allow, `${method} ${url}`);
     }
   });
 
-  it('answer Fastify\'s own refusals in the envelope: 413 body too large, 400 bad percent-encoding', async () => {
+  it("answer Fastify's own refusals in the envelope: 413 body too large, 400 bad percent-encoding", async () => {
     const big = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/webhooks`, {
       key: t.keys.full,
       body: JSON.stringify({ url: `https://example.com/${'a'.repeat(1024 * 1024)}` }),
@@ -92,19 +104,27 @@ describe('errors', () => {
     assert.equal(badUrl.status, 400);
     assertErrorEnvelope(badUrl.body, 400, 'invalid_url_encoding', assert);
     // A long path parameter is judged by the schema, with the field named, not refused by the router.
-    const longId = await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos/${'v'.repeat(500)}/details`, { key: t.keys.full });
+    const longId = await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos/${'v'.repeat(500)}/details`, {
+      key: t.keys.full,
+    });
     assert.equal(longId.status, 400);
     assertErrorEnvelope(longId.body, 400, 'invalid_request', assert);
     assert.equal(longId.body.errors[0].location, 'params.publicID');
   });
 
-  it('answer what Node\'s parser refuses in the envelope over real HTTP: 431 oversized headers or URL, 400 malformed', async () => {
+  it("answer what Node's parser refuses in the envelope over real HTTP: 431 oversized headers or URL, 400 malformed", async () => {
     const app = await api.buildAnother();
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const longUrl = await sendRawHttp(base, `GET /v1/api/${t.org.id}/videos?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const longUrl = await sendRawHttp(
+      base,
+      `GET /v1/api/${t.org.id}/videos?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
     assert.match(longUrl.statusLine, /^HTTP\/1\.1 431 /);
     assertErrorEnvelope(JSON.parse(longUrl.body), 431, 'headers_too_large', assert);
-    const bigHeader = await sendRawHttp(base, `GET /v1/api/health HTTP/1.1\r\nHost: x\r\nX-Filler: ${'b'.repeat(20_000)}\r\n\r\n`);
+    const bigHeader = await sendRawHttp(
+      base,
+      `GET /v1/api/health HTTP/1.1\r\nHost: x\r\nX-Filler: ${'b'.repeat(20_000)}\r\n\r\n`,
+    );
     assertErrorEnvelope(JSON.parse(bigHeader.body), 431, 'headers_too_large', assert);
     const malformed = await sendRawHttp(base, 'GET /v1/api/health HTTP/1.1\r\nHost x\r\n\r\n');
     assert.match(malformed.statusLine, /^HTTP\/1\.1 400 /);
@@ -157,7 +177,9 @@ describe('errors', () => {
     });
     assert.equal(r.status, 400);
     assertErrorEnvelope(r.body, 400, 'invalid_page_size', assert);
-    assert.deepEqual(r.body.errors, [{ message: 'pageSize must be at most 100', location: 'query.pageSize', value: 101 }]);
+    assert.deepEqual(r.body.errors, [
+      { message: 'pageSize must be at most 100', location: 'query.pageSize', value: 101 },
+    ]);
     const ok = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos?pageSize=100`, {
       key: t.keys.full,
     });
@@ -195,29 +217,47 @@ describe('request ids', () => {
       await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`),
       await inject(api.app, 'GET', '/v1/api/nothing/here'),
       await inject(api.app, 'GET', `/v1/api/${t.org.id}/videos/%E0%A4%A/details`, { key: t.keys.full }),
-      await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/webhooks`, { key: t.keys.full, body: '{', headers: { 'content-type': 'application/json' } }),
+      await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/webhooks`, {
+        key: t.keys.full,
+        body: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
     ];
     const ids = answers.map((answer) => answer.headers['x-request-id']);
-    for (const [i, id] of ids.entries()) assert.match(String(id), /^req_[A-Za-z0-9_-]{16}$/, `answer ${i} (${answers[i]!.status})`);
+    for (const [i, id] of ids.entries())
+      assert.match(String(id), /^req_[A-Za-z0-9_-]{16}$/, `answer ${i} (${answers[i]!.status})`);
     assert.equal(new Set(ids).size, ids.length, 'each request has an id of its own');
   });
 
   it("answer the client's own id when it is a short token, and a new one for anything else", async () => {
     for (const given of ['0af7651916cd43dd8448eb211c80319c', '01JD7V3K9QX2M4N5P6R7S8T9VW', 'trace:abc/1.2-3_x=+@']) {
-      const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full, headers: { 'x-request-id': given } });
+      const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, {
+        key: t.keys.full,
+        headers: { 'x-request-id': given },
+      });
       assert.equal(r.headers['x-request-id'], given);
     }
     for (const given of ['a'.repeat(129), 'has space', 'quote"d', '']) {
-      const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full, headers: { 'x-request-id': given } });
+      const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, {
+        key: t.keys.full,
+        headers: { 'x-request-id': given },
+      });
       assert.match(String(r.headers['x-request-id']), /^req_/, JSON.stringify(given));
     }
   });
 
   it('are exposed to browsers of configured origins, which may send their own', async () => {
-    const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full, headers: { origin: 'https://app.example.com' } });
+    const r = await inject(api.app, 'GET', `/v1/api/${t.org.id}/environments`, {
+      key: t.keys.full,
+      headers: { origin: 'https://app.example.com' },
+    });
     assert.match(String(r.headers['access-control-expose-headers']), /X-Request-Id/);
     const preflight = await inject(api.app, 'OPTIONS', `/v1/api/${t.org.id}/environments`, {
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-request-id' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-request-id',
+      },
     });
     assert.match(String(preflight.headers['access-control-allow-headers']), /X-Request-Id/);
   });
@@ -276,7 +316,10 @@ describe('rate limits', () => {
   });
 
   it('apply the organization-wide upload limit across keys (limit shrunk for the test)', async () => {
-    const app = await api.buildAnother({ now: () => new Date('2031-05-01T10:30:00Z'), rateLimits: { uploadUrl: { limit: 3 } } });
+    const app = await api.buildAnother({
+      now: () => new Date('2031-05-01T10:30:00Z'),
+      rateLimits: { uploadUrl: { limit: 3 } },
+    });
     const keys = [t.keys.full, t.keys.envA, t.keys.full];
     const url = `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
     for (const key of keys) {
@@ -290,7 +333,10 @@ describe('rate limits', () => {
   });
 
   it('limit video operations separately from general calls', async () => {
-    const app = await api.buildAnother({ now: () => new Date('2031-06-01T10:30:00Z'), rateLimits: { video: { limit: 2 } } });
+    const app = await api.buildAnother({
+      now: () => new Date('2031-06-01T10:30:00Z'),
+      rateLimits: { video: { limit: 2 } },
+    });
     const list = `/v1/api/${t.org.id}/videos`;
     assert.equal((await inject(app, 'GET', list, { key: t.keys.full })).status, 200);
     assert.equal((await inject(app, 'GET', list, { key: t.keys.full })).status, 200);
@@ -301,7 +347,10 @@ describe('rate limits', () => {
   });
 
   it('refuse a flood of requests without a valid key per client address', async () => {
-    const app = await api.buildAnother({ now: () => new Date('2031-07-01T10:30:00Z'), rateLimits: { anonymous: { limit: 2 } } });
+    const app = await api.buildAnother({
+      now: () => new Date('2031-07-01T10:30:00Z'),
+      rateLimits: { anonymous: { limit: 2 } },
+    });
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`)).status, 401);
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: 'svc_test_guess' })).status, 401);
     const refused = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: 'svc_test_guess2' });
@@ -315,12 +364,17 @@ describe('rate limits', () => {
     const limits = { general: { limit: 6 } };
     const first = await api.buildAnother({ now: clock, rateLimits: limits });
     const second = await api.buildAnother({ now: clock, rateLimits: limits });
-    const urls = [await first.listen({ host: '127.0.0.1', port: 0 }), await second.listen({ host: '127.0.0.1', port: 0 })];
+    const urls = [
+      await first.listen({ host: '127.0.0.1', port: 0 }),
+      await second.listen({ host: '127.0.0.1', port: 0 }),
+    ];
     assert.notEqual(urls[0], urls[1]);
     const remaining: string[] = [];
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const response = await fetch(`${urls[i % 2]}/v1/api/${t.org.id}/environments`, { headers: { 'X-Api-Key': t.keys.full } });
+      const response = await fetch(`${urls[i % 2]}/v1/api/${t.org.id}/environments`, {
+        headers: { 'X-Api-Key': t.keys.full },
+      });
       statuses.push(response.status);
       remaining.push(response.headers.get('x-ratelimit-remaining') ?? '');
       await response.arrayBuffer();
@@ -341,7 +395,10 @@ describe('database down', () => {
       assert.equal(health.status, 503);
       assert.equal(health.body.body.checks.database.status, 'error');
       assert.match(health.body.detail, /database/);
-      assert.ok(health.body.detail.includes(`(request ${health.headers['x-request-id']})`), 'a 5xx names the request id');
+      assert.ok(
+        health.body.detail.includes(`(request ${health.headers['x-request-id']})`),
+        'a 5xx names the request id',
+      );
       const keyed = await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full });
       assert.equal(keyed.status, 503);
       assertErrorEnvelope(keyed.body, 503, 'service_unavailable', assert);
@@ -436,11 +493,15 @@ describe('OpenAPI', () => {
     assert.deepEqual(bodySchema.properties.videoQuality.enum, ['standard', 'high', 'ultra']);
     assert.deepEqual(bodySchema.required.sort(), ['allowPublicAccess', 'storagePath', 'videoQuality']);
     // Ingest takes every option of process, a URL in place of the storage path.
-    const ingestSchema = doc.paths['/{orgID}/environments/{envID}/videos/ingest'].post.requestBody.content['application/json'].schema;
+    const ingestSchema =
+      doc.paths['/{orgID}/environments/{envID}/videos/ingest'].post.requestBody.content['application/json'].schema;
     assert.deepEqual(ingestSchema.required.sort(), ['allowPublicAccess', 'url', 'videoQuality']);
     assert.deepEqual(
       Object.keys(ingestSchema.properties).sort(),
-      Object.keys(bodySchema.properties).filter((name) => name !== 'storagePath').concat('url').sort(),
+      Object.keys(bodySchema.properties)
+        .filter((name) => name !== 'storagePath')
+        .concat('url')
+        .sort(),
     );
     assert.equal(doc.paths['/openapi.json'], undefined);
   });
@@ -453,10 +514,12 @@ describe('OpenAPI', () => {
     const operationIds = new Set<string>();
     const checkExample = (where: string, media: Json) => {
       assert.ok(media, `${where} is JSON`);
-      const examples: unknown[] = media.example !== undefined ? [media.example] : Object.values(media.examples ?? {}).map((e: Json) => e.value);
+      const examples: unknown[] =
+        media.example !== undefined ? [media.example] : Object.values(media.examples ?? {}).map((e: Json) => e.value);
       assert.ok(examples.length > 0, `${where} has an example`);
       const validate = ajv.compile(media.schema);
-      for (const example of examples) assert.ok(validate(example), `${where}'s example fits its schema: ${ajv.errorsText(validate.errors)}`);
+      for (const example of examples)
+        assert.ok(validate(example), `${where}'s example fits its schema: ${ajv.errorsText(validate.errors)}`);
     };
     let operations = 0;
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
@@ -468,8 +531,10 @@ describe('OpenAPI', () => {
         operationIds.add(operation.operationId);
         assert.ok(operation.summary?.trim(), `${name} has a summary`);
         assert.ok(operation.description?.trim(), `${name} has a description`);
-        if (operation.requestBody) checkExample(`${name}'s request body`, operation.requestBody.content['application/json']);
-        if (operation.responses['200']) checkExample(`${name}'s 200 response`, operation.responses['200'].content?.['application/json']);
+        if (operation.requestBody)
+          checkExample(`${name}'s request body`, operation.requestBody.content['application/json']);
+        if (operation.responses['200'])
+          checkExample(`${name}'s 200 response`, operation.responses['200'].content?.['application/json']);
       }
     }
     assert.ok(operations > 30, `every route is documented (${operations} operations)`);

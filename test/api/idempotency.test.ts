@@ -8,7 +8,15 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import type { ApiApp } from '@kino/api';
-import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  MP4_OPENING,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -25,7 +33,11 @@ afterAll(async () => {
   await services?.stop();
 });
 
-async function post(url: string, body: unknown, { key = t.keys.full, idempotencyKey, app = api.app }: { key?: string; idempotencyKey?: string; app?: ApiApp } = {}) {
+async function post(
+  url: string,
+  body: unknown,
+  { key = t.keys.full, idempotencyKey, app = api.app }: { key?: string; idempotencyKey?: string; app?: ApiApp } = {},
+) {
   const response = await app.inject({
     method: 'POST',
     url: `/v1/api${url}`,
@@ -37,10 +49,17 @@ async function post(url: string, body: unknown, { key = t.keys.full, idempotency
 
 /** An uploaded object ready for processing. */
 async function uploadedPath(): Promise<string> {
-  const ticket = await post(`/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, { filename: 'clip.mp4', fileSize: MP4_OPENING.length });
+  const ticket = await post(`/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
+    filename: 'clip.mp4',
+    fileSize: MP4_OPENING.length,
+  });
   assert.equal(ticket.status, 200, JSON.stringify(ticket.body));
   const { signedURL, bucketPath } = ticket.body.body as { signedURL: string; bucketPath: string };
-  const put = await fetch(signedURL, { method: 'PUT', body: Buffer.from(MP4_OPENING), headers: { 'content-type': 'video/mp4' } });
+  const put = await fetch(signedURL, {
+    method: 'PUT',
+    body: Buffer.from(MP4_OPENING),
+    headers: { 'content-type': 'video/mp4' },
+  });
   await put.arrayBuffer();
   assert.equal(put.status, 200);
   return bucketPath;
@@ -67,7 +86,10 @@ describe('Idempotency-Key', () => {
     assert.equal(await videosAt(path), 1);
     // Another API instance on the same database answers alike.
     const other = await api.buildAnother();
-    const elsewhere = await post(processUrl(), processBody(path), { idempotencyKey: 'process-lost-response-1', app: other });
+    const elsewhere = await post(processUrl(), processBody(path), {
+      idempotencyKey: 'process-lost-response-1',
+      app: other,
+    });
     assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
     assert.deepEqual(elsewhere.body, first.body);
     // Without the key the same request is a new one, refused as before.
@@ -86,7 +108,11 @@ describe('Idempotency-Key', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     // The same key sent with another API key of the organization is another request.
     const url = `/${t.org.id}/environments/${t.envA.id}/videos/upload-url`;
-    const otherKey = await post(url, { filename: 'a.mp4', fileSize: 4 }, { idempotencyKey: 'same-key', key: t.keys.envA });
+    const otherKey = await post(
+      url,
+      { filename: 'a.mp4', fileSize: 4 },
+      { idempotencyKey: 'same-key', key: t.keys.envA },
+    );
     assert.equal(otherKey.status, 200, JSON.stringify(otherKey.body));
   });
 
@@ -97,17 +123,24 @@ describe('Idempotency-Key', () => {
     assert.equal(otherBody.status, 422);
     assertErrorEnvelope(otherBody.body, 422, 'idempotency_key_reused', assert);
     assert.equal(await videosAt(pathB), 0);
-    const otherPath = await post(`/${t.org.id}/environments/${t.envA.id}/webhooks`, { url: 'https://example.com/hook' }, { idempotencyKey: 'reused-key' });
+    const otherPath = await post(
+      `/${t.org.id}/environments/${t.envA.id}/webhooks`,
+      { url: 'https://example.com/hook' },
+      { idempotencyKey: 'reused-key' },
+    );
     assertErrorEnvelope(otherPath.body, 422, 'idempotency_key_reused', assert);
   });
 
   it('lets one of concurrent requests with the same key run: the others answer 409 idempotency_key_in_use or its replay', async () => {
     const path = await uploadedPath();
-    const results = await Promise.all([1, 2, 3].map(() => post(processUrl(), processBody(path), { idempotencyKey: 'concurrent-key' })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => post(processUrl(), processBody(path), { idempotencyKey: 'concurrent-key' })),
+    );
     const succeeded = results.filter((r) => r.status === 200);
     assert.ok(succeeded.length >= 1, JSON.stringify(results.map((r) => r.body)));
     for (const r of succeeded) assert.deepEqual(r.body, succeeded[0]!.body);
-    for (const r of results.filter((x) => x.status !== 200)) assertErrorEnvelope(r.body, 409, 'idempotency_key_in_use', assert);
+    for (const r of results.filter((x) => x.status !== 200))
+      assertErrorEnvelope(r.body, 409, 'idempotency_key_in_use', assert);
     assert.equal(await videosAt(path), 1);
   });
 
@@ -140,7 +173,9 @@ describe('Idempotency-Key', () => {
     const url = `/${t.org.id}/environments/${t.envA.id}/webhooks`;
     const first = await post(url, { url: 'https://example.com/first' }, { idempotencyKey: 'old-key' });
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    await sql`update idempotency_keys set created_at = created_at - interval '25 hours' where idempotency_key = 'old-key'`.execute(api.db);
+    await sql`update idempotency_keys set created_at = created_at - interval '25 hours' where idempotency_key = 'old-key'`.execute(
+      api.db,
+    );
     const later = await post(url, { url: 'https://example.com/first' }, { idempotencyKey: 'old-key' });
     assert.equal(later.status, 200, JSON.stringify(later.body));
     assert.notEqual(later.body.body.id, first.body.body.id);
@@ -155,7 +190,10 @@ describe('Idempotency-Key', () => {
       assert.ok(header, `POST ${path} documents Idempotency-Key`);
       assert.equal(header.required, false);
       assert.equal(header.schema.maxLength, 255);
-      assert.ok(operations.post.responses['409'] && operations.post.responses['422'], `POST ${path} documents 409 and 422`);
+      assert.ok(
+        operations.post.responses['409'] && operations.post.responses['422'],
+        `POST ${path} documents 409 and 422`,
+      );
     }
   });
 });

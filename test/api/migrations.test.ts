@@ -19,7 +19,14 @@ import {
   markVideoFailed,
   undoVideoDeleted,
 } from '@kino/database/repositories';
-import { CONCURRENT_INDEX_BUILD_LOCK, concurrentIndexes, migrateToLatest, migrations, openDatabase, type Db } from '@kino/database';
+import {
+  CONCURRENT_INDEX_BUILD_LOCK,
+  concurrentIndexes,
+  migrateToLatest,
+  migrations,
+  openDatabase,
+  type Db,
+} from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 
@@ -41,7 +48,13 @@ afterAll(async () => {
 /** Tables, columns (with types and nullability), indexes and constraints of the public schema (NOT NULL
  * constraints are left to the columns' nullability: PostgreSQL 18, which PGlite is, also lists them as constraints). */
 async function describeSchema(db: Db) {
-  const columns = await sql<{ table_name: string; column_name: string; data_type: string; is_nullable: string; column_default: string | null }>`
+  const columns = await sql<{
+    table_name: string;
+    column_name: string;
+    data_type: string;
+    is_nullable: string;
+    column_default: string | null;
+  }>`
     select table_name, column_name, data_type, is_nullable, column_default
     from information_schema.columns where table_schema = 'public'
     order by table_name, column_name`.execute(db);
@@ -60,18 +73,29 @@ for (const engine of ['pglite', 'postgres'] as const) {
       await migrateToLatest(db);
       await migrateToLatest(db);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-      assert.deepEqual(applied.rows.map((r) => r.name), Object.keys(migrations).sort());
+      assert.deepEqual(
+        applied.rows.map((r) => r.name),
+        Object.keys(migrations).sort(),
+      );
     });
 
     it('give a schema the API works on: keys, counters, search, the one-live-video-per-upload guard', async () => {
       const db = databases[engine];
       const org = await createOrganization(db, { name: `${engine} org` });
       const env = await createEnvironment(db, { orgId: org.id, name: 'production' });
-      const { apiKey, record } = await createApiKey(db, { orgId: org.id, envId: env.id, type: 'environment', live: false });
+      const { apiKey, record } = await createApiKey(db, {
+        orgId: org.id,
+        envId: env.id,
+        type: 'environment',
+        live: false,
+      });
       assert.equal((await findActiveApiKey(db, apiKey))?.id, record.id);
 
       const windowStart = new Date('2031-01-01T00:00:00Z');
-      const scopes = [{ scope: `organization:${org.id}:general:3600`, windowStart }, { scope: `key:${record.id}:uploadUrlPerKey:60`, windowStart }];
+      const scopes = [
+        { scope: `organization:${org.id}:general:3600`, windowStart },
+        { scope: `key:${record.id}:uploadUrlPerKey:60`, windowStart },
+      ];
       assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [1, 1]);
       assert.deepEqual([...(await incrementRateLimitCounters(db, scopes)).values()], [2, 2]);
       // The counters commit without waiting for the WAL flush, for their own transaction only: the
@@ -85,12 +109,31 @@ for (const engine of ['pglite', 'postgres'] as const) {
       });
 
       const storagePath = `uploads/${org.id}/${env.id}/upl_x/a.mp4`;
-      const base = { orgId: org.id, envId: env.id, storagePath, videoQuality: 'high' as const, allowPublicAccess: true, parameters: defaultEncodingParameters };
+      const base = {
+        orgId: org.id,
+        envId: env.id,
+        storagePath,
+        videoQuality: 'high' as const,
+        allowPublicAccess: true,
+        parameters: defaultEncodingParameters,
+      };
       await createVideo(db, { ...base, id: newId('vid'), name: '50% OFF sale' });
-      await assert.rejects(createVideo(db, { ...base, id: newId('vid'), name: 'duplicate' }), (error) => isUniqueViolation(error));
+      await assert.rejects(createVideo(db, { ...base, id: newId('vid'), name: 'duplicate' }), (error) =>
+        isUniqueViolation(error),
+      );
       await createVideo(db, { ...base, storagePath: `${storagePath}.2`, id: newId('vid'), name: '500 OFF' });
-      const found = await listVideos(db, { orgId: org.id, page: 1, pageSize: 10, sortBy: 'name', sortDir: 'asc', search: '0%' });
-      assert.deepEqual(found.videos.map((v) => v.name), ['50% OFF sale']);
+      const found = await listVideos(db, {
+        orgId: org.id,
+        page: 1,
+        pageSize: 10,
+        sortBy: 'name',
+        sortDir: 'asc',
+        search: '0%',
+      });
+      assert.deepEqual(
+        found.videos.map((v) => v.name),
+        ['50% OFF sale'],
+      );
       assert.equal(found.total, 1);
       assert.deepEqual(found.videos[0]?.parameters, defaultEncodingParameters);
     });
@@ -98,14 +141,23 @@ for (const engine of ['pglite', 'postgres'] as const) {
     it('keep video_counts and video_search equal to the live rows through inserts, status moves, renames, soft and hard deletes', async () => {
       const db = databases[engine];
       const org = await createOrganization(db, { name: `${engine} counted org` });
-      const envs = [await createEnvironment(db, { orgId: org.id, name: 'a' }), await createEnvironment(db, { orgId: org.id, name: 'b' })];
+      const envs = [
+        await createEnvironment(db, { orgId: org.id, name: 'a' }),
+        await createEnvironment(db, { orgId: org.id, name: 'b' }),
+      ];
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) {
         const id = newId('vid');
         ids.push(id);
         await createVideo(db, {
-          id, orgId: org.id, envId: envs[i % 2]!.id, name: `v${i}`, storagePath: `uploads/${org.id}/${id}`, videoQuality: 'standard',
-          allowPublicAccess: true, parameters: defaultEncodingParameters,
+          id,
+          orgId: org.id,
+          envId: envs[i % 2]!.id,
+          name: `v${i}`,
+          storagePath: `uploads/${org.id}/${id}`,
+          videoQuality: 'standard',
+          allowPublicAccess: true,
+          parameters: defaultEncodingParameters,
         });
       }
       // One statement moving several rows across statuses and environments, a soft delete, a hard delete.
@@ -114,20 +166,40 @@ for (const engine of ['pglite', 'postgres'] as const) {
       await markVideoFailed(db, ids[4]!, 'no video stream');
       await markVideoDeleted(db, ids[0]!, null);
       await db.deleteFrom('videos').where('id', '=', ids[5]!).execute();
-      await db.updateTable('videos').set({ name: 'Ünïcode KEYNOTE', duration_seconds: 12.5 }).where('id', '=', ids[1]!).execute();
+      await db
+        .updateTable('videos')
+        .set({ name: 'Ünïcode KEYNOTE', duration_seconds: 12.5 })
+        .where('id', '=', ids[1]!)
+        .execute();
       // Deleted, then back (a delete whose clean-up could not start is undone).
       await markVideoDeleted(db, ids[2]!, null);
       await undoVideoDeleted(db, ids[2]!);
-      const mirrored = await db.selectFrom('video_search').selectAll().where('org_id', '=', org.id).orderBy('id').execute();
+      const mirrored = await db
+        .selectFrom('video_search')
+        .selectAll()
+        .where('org_id', '=', org.id)
+        .orderBy('id')
+        .execute();
       const live = await db
         .selectFrom('videos')
-        .select(['id', 'org_id', 'env_id', sql<string>`lower(name)`.as('name_folded'), 'status', 'duration_seconds', 'created_at'])
+        .select([
+          'id',
+          'org_id',
+          'env_id',
+          sql<string>`lower(name)`.as('name_folded'),
+          'status',
+          'duration_seconds',
+          'created_at',
+        ])
         .where('org_id', '=', org.id)
         .where('deleted_at', 'is', null)
         .orderBy('id')
         .execute();
       assert.deepEqual(mirrored, live);
-      assert.deepEqual(mirrored.map((r) => r.id), [ids[1], ids[2], ids[3], ids[4]].sort());
+      assert.deepEqual(
+        mirrored.map((r) => r.id),
+        [ids[1], ids[2], ids[3], ids[4]].sort(),
+      );
       assert.equal(mirrored.find((r) => r.id === ids[1])?.name_folded, 'ünïcode keynote');
       for (const envId of [...envs.map((e) => e.id), undefined]) {
         for (const status of [undefined, 'transcoding', 'ready', 'failed'] as const) {
@@ -135,7 +207,11 @@ for (const engine of ['pglite', 'postgres'] as const) {
           if (envId) rows = rows.where('env_id', '=', envId);
           if (status) rows = rows.where('status', '=', status);
           const { count } = await rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-          assert.equal(await countLiveVideos(db, { orgId: org.id, envId, status }), Number(count), `${envId ?? 'org'} ${status ?? 'any'}`);
+          assert.equal(
+            await countLiveVideos(db, { orgId: org.id, envId, status }),
+            Number(count),
+            `${envId ?? 'org'} ${status ?? 'any'}`,
+          );
         }
       }
       assert.equal(await countLiveVideos(db, { orgId: org.id }), 4);
@@ -145,7 +221,13 @@ for (const engine of ['pglite', 'postgres'] as const) {
 
 describe('the concurrently built indexes on PostgreSQL', () => {
   const indexState = async (name: string) =>
-    (await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(databases.postgres)).rows[0];
+    (
+      await sql<{
+        valid: boolean;
+      }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(
+        databases.postgres,
+      )
+    ).rows[0];
 
   it('are built again when missing or left invalid, by the one process holding the build lock', async () => {
     const db = databases.postgres;
@@ -175,7 +257,9 @@ describe('the concurrently built indexes on PostgreSQL', () => {
     const db = databases.postgres;
     await migrateToLatest(db);
     // The search index of videos, before video_search.
-    await sql`create index videos_live_name_trgm_idx on videos using gin (name gin_trgm_ops) where deleted_at is null`.execute(db);
+    await sql`create index videos_live_name_trgm_idx on videos using gin (name gin_trgm_ops) where deleted_at is null`.execute(
+      db,
+    );
     assert.deepEqual(await indexState('videos_live_name_trgm_idx'), { valid: true });
     await migrateToLatest(db);
     assert.equal(await indexState('videos_live_name_trgm_idx'), undefined);
@@ -184,7 +268,10 @@ describe('the concurrently built indexes on PostgreSQL', () => {
 
 describe('PGlite and PostgreSQL', () => {
   it('end with the same schema', async () => {
-    const [embedded, server] = await Promise.all([describeSchema(databases.pglite), describeSchema(databases.postgres)]);
+    const [embedded, server] = await Promise.all([
+      describeSchema(databases.pglite),
+      describeSchema(databases.postgres),
+    ]);
     assert.ok(embedded.columns.length > 50);
     assert.deepEqual(embedded.columns, server.columns);
     assert.deepEqual(embedded.indexes, server.indexes);

@@ -7,7 +7,14 @@ import { NoSuchUploadError, Storage } from '@kino/infra';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { findUpload } from '@kino/database/repositories';
 import { sweepAbandonedMultipartUploads } from '@kino/api';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 const MiB = 1024 ** 2;
 const hour = 3600 * 1000;
@@ -19,7 +26,10 @@ let clock = Date.now();
 
 beforeAll(async () => {
   services = await startTestServices({ postgres: true, s3: true });
-  api = await startApiHarness(services, { rateLimits: { uploadUrlPerKey: { limit: 1000 } }, now: () => new Date(clock) });
+  api = await startApiHarness(services, {
+    rateLimits: { uploadUrlPerKey: { limit: 1000 } },
+    now: () => new Date(clock),
+  });
   t = await seedTenancy(api.db);
 });
 
@@ -39,9 +49,20 @@ async function call(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unkno
 }
 
 async function start(fileSize: number, partSize?: number) {
-  const r = await call('POST', '', { filename: 'big clip.mov', fileSize, contentType: 'video/quicktime', ...(partSize ? { partSize } : {}) });
+  const r = await call('POST', '', {
+    filename: 'big clip.mov',
+    fileSize,
+    contentType: 'video/quicktime',
+    ...(partSize ? { partSize } : {}),
+  });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.body as { uploadId: string; bucketPath: string; partSize: number; partCount: number; expiresAt: number };
+  return r.body.body as {
+    uploadId: string;
+    bucketPath: string;
+    partSize: number;
+    partCount: number;
+    expiresAt: number;
+  };
 }
 
 async function putParts(uploadId: string, parts: Record<number, Uint8Array>) {
@@ -54,7 +75,11 @@ async function putParts(uploadId: string, parts: Record<number, Uint8Array>) {
 }
 
 async function storageUploadIdOf(uploadId: string): Promise<string> {
-  const row = await api.db.selectFrom('multipart_uploads').select('storage_upload_id').where('upload_id', '=', uploadId).executeTakeFirstOrThrow();
+  const row = await api.db
+    .selectFrom('multipart_uploads')
+    .select('storage_upload_id')
+    .where('upload_id', '=', uploadId)
+    .executeTakeFirstOrThrow();
   return row.storage_upload_id;
 }
 
@@ -112,22 +137,43 @@ describe('multipart uploads', () => {
     const app = await api.buildAnother({ config, storage });
     try {
       const post = async (url: string, body?: object) => {
-        const response = await app.inject({ method: 'POST', url: `/v1/api/${t.org.id}/environments/${t.envA.id}${url}`, headers: { 'x-api-key': t.keys.full }, ...(body ? { payload: body } : {}) });
+        const response = await app.inject({
+          method: 'POST',
+          url: `/v1/api/${t.org.id}/environments/${t.envA.id}${url}`,
+          headers: { 'x-api-key': t.keys.full },
+          ...(body ? { payload: body } : {}),
+        });
         assert.equal(response.statusCode, 200, response.body);
         return (response.json() as Json).body;
       };
 
-      const single = await post('/videos/upload-url', { filename: 'clip.mp4', fileSize: 1000, contentType: 'video/mp4' });
+      const single = await post('/videos/upload-url', {
+        filename: 'clip.mp4',
+        fileSize: 1000,
+        contentType: 'video/mp4',
+      });
       assert.equal(new URL(single.signedURL).origin, publicEndpoint);
-      const put = await fetch(single.signedURL, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: Buffer.from(bytes(1000, 7)) });
+      const put = await fetch(single.signedURL, {
+        method: 'PUT',
+        headers: { 'content-type': 'video/mp4' },
+        body: Buffer.from(bytes(1000, 7)),
+      });
       assert.equal(put.status, 200, await put.text());
       assert.equal((await api.storage.head(single.bucketPath))?.size, 1000);
 
-      const multipart = await post('/uploads/multipart', { filename: 'big.mov', fileSize: 5 * MiB + 10, contentType: 'video/quicktime', partSize: 5 * MiB });
+      const multipart = await post('/uploads/multipart', {
+        filename: 'big.mov',
+        fileSize: 5 * MiB + 10,
+        contentType: 'video/quicktime',
+        partSize: 5 * MiB,
+      });
       const { parts } = await post(`/uploads/multipart/${multipart.uploadId}/parts`, { partNumbers: [1, 2] });
       for (const { partNumber, signedURL } of parts as Array<{ partNumber: number; signedURL: string }>) {
         assert.equal(new URL(signedURL).origin, publicEndpoint);
-        const response = await fetch(signedURL, { method: 'PUT', body: Buffer.from(bytes(partNumber === 1 ? 5 * MiB : 10, partNumber)) });
+        const response = await fetch(signedURL, {
+          method: 'PUT',
+          body: Buffer.from(bytes(partNumber === 1 ? 5 * MiB : 10, partNumber)),
+        });
         assert.equal(response.status, 200, await response.text());
       }
       await post(`/uploads/multipart/${multipart.uploadId}/complete`);
@@ -136,7 +182,11 @@ describe('multipart uploads', () => {
       // What the public address proves: a URL signed for it is refused at the other name (the signature binds the host).
       const elsewhere = new URL(single.signedURL);
       elsewhere.host = internal.host;
-      const refused = await fetch(elsewhere, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: Buffer.from(bytes(1000, 8)) });
+      const refused = await fetch(elsewhere, {
+        method: 'PUT',
+        headers: { 'content-type': 'video/mp4' },
+        body: Buffer.from(bytes(1000, 8)),
+      });
       assert.equal(refused.status, 403);
     } finally {
       storage.close();
@@ -160,12 +210,15 @@ describe('multipart uploads', () => {
     assertErrorEnvelope(beyond.body, 400, 'invalid_part_number', assert);
   });
 
-  it('take at each part URL only a body of that part\'s size: storage refuses a larger or smaller one', async () => {
+  it("take at each part URL only a body of that part's size: storage refuses a larger or smaller one", async () => {
     const fileSize = 5 * MiB + 1234;
     const upload = await start(fileSize, 5 * MiB);
     const r = await call('POST', `/${upload.uploadId}/parts`, { partNumbers: [1, 2] });
     const [first, last] = r.body.body.parts as Array<{ partNumber: number; signedURL: string }>;
-    assert.deepEqual(new URL(first!.signedURL).searchParams.get('X-Amz-SignedHeaders')?.split(';'), ['content-length', 'host']);
+    assert.deepEqual(new URL(first!.signedURL).searchParams.get('X-Amz-SignedHeaders')?.split(';'), [
+      'content-length',
+      'host',
+    ]);
     const send = async (url: string, size: number) => {
       const response = await fetch(url, { method: 'PUT', body: Buffer.from(bytes(size, 9)) });
       await response.arrayBuffer();
@@ -175,7 +228,8 @@ describe('multipart uploads', () => {
       [first!, [5 * MiB + 1, 5 * MiB - 1, 20 * MiB]],
       [last!, [1235, 1233, 5 * MiB]],
     ] as const) {
-      for (const size of sizes) assert.equal(await send(part.signedURL, size), 403, `part ${part.partNumber}: ${size} bytes`);
+      for (const size of sizes)
+        assert.equal(await send(part.signedURL, size), 403, `part ${part.partNumber}: ${size} bytes`);
     }
     assert.deepEqual((await call('GET', `/${upload.uploadId}/parts`)).body.body.parts, [], 'storage holds no part');
 
@@ -267,7 +321,10 @@ describe('multipart uploads', () => {
       const operation = document.paths[path]?.[method];
       assert.ok(operation, `${method} ${path} is documented`);
       assert.ok(operation.responses['200'], `${method} ${path} documents its answer`);
-      assert.ok(operation.responses['404']?.content['application/json'].schema, `${method} ${path} documents the error envelope`);
+      assert.ok(
+        operation.responses['404']?.content['application/json'].schema,
+        `${method} ${path} documents the error envelope`,
+      );
     }
   });
 });

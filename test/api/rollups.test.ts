@@ -51,7 +51,9 @@ const rows = (batch: string, count: number) =>
   }));
 
 async function rolledUp(): Promise<number> {
-  const [row] = await clickhouse.query<{ n: number }>(`SELECT toUInt64(sum(segments)) AS n FROM ${SEGMENT_DAILY_TABLE} FINAL WHERE org_id = 'org_rollups'`);
+  const [row] = await clickhouse.query<{ n: number }>(
+    `SELECT toUInt64(sum(segments)) AS n FROM ${SEGMENT_DAILY_TABLE} FINAL WHERE org_id = 'org_rollups'`,
+  );
   return Number(row?.n ?? 0);
 }
 

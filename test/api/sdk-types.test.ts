@@ -32,65 +32,106 @@ afterAll(async () => {
  * part of its answer's `body` the SDK returns (`at`: a property path, `[]` for an array's items).
  * null: a body the SDK does not type.
  */
-const operations: Record<string, { request?: string; query?: string; response: { at?: string; type: string } | null }> = {
-  'GET /health': { response: { type: 'Health' } },
-  'GET /{orgID}/environments': { response: { at: 'environments[]', type: 'Environment' } },
-  'PATCH /{orgID}/environments/{envID}': { request: 'UpdateEnvironmentParams', response: { type: 'Environment' } },
-  'POST /{orgID}/environments/{envID}/videos/upload-url': { request: 'CreateUploadUrlParams', response: { type: 'UploadTicket' } },
-  'POST /{orgID}/environments/{envID}/videos/process': { request: 'ProcessVideoParams', response: { type: 'ProcessVideoResult' } },
-  'POST /{orgID}/environments/{envID}/videos/ingest': { request: 'IngestVideoParams', response: { type: 'ProcessVideoResult' } },
-  'GET /{orgID}/environments/{envID}/videos': { query: 'ListVideosParams', response: { at: 'videos[]', type: 'Video' } },
-  'GET /{orgID}/videos': { query: 'ListVideosParams', response: { at: 'videos[]', type: 'OrganizationVideo' } },
-  'GET /{orgID}/videos/{publicID}/details': { response: { type: 'VideoDetails' } },
-  'PATCH /{orgID}/videos/{videoID}': { request: 'UpdateVideoParams', response: { type: 'VideoDetails' } },
-  'DELETE /{orgID}/videos/{videoID}': { response: { type: 'DeleteVideoResult' } },
-  'POST /{orgID}/videos/{publicID}/retry': { response: { type: 'RetryVideoResult' } },
-  'POST /{orgID}/videos/{publicID}/clips': { request: 'CreateClipParams', response: { type: 'ProcessVideoResult' } },
-  'GET /{orgID}/videos/{publicID}/signed-url': { query: 'SignedUrlParams', response: { type: 'SignedPlaybackUrl' } },
-  'POST /{orgID}/videos/{publicID}/share': { request: 'CreateShareLinkParams', response: { type: 'ShareLink' } },
-  'GET /{orgID}/videos/{publicID}/share': { response: { at: 'shareLinks[]', type: 'ShareLink' } },
-  'DELETE /{orgID}/videos/{publicID}/share/{linkID}': { response: { type: 'RevokedShareLink' } },
-  'POST /{orgID}/videos/{publicID}/thumbnails': { request: 'CreateThumbnailParams', response: { type: 'Thumbnail' } },
-  'POST /{orgID}/videos/{publicID}/captions': { request: 'AddCaptionParams', response: { type: 'CaptionTrack' } },
-  'GET /{orgID}/videos/{publicID}/captions': { response: { at: 'captions[]', type: 'CaptionTrack' } },
-  'DELETE /{orgID}/videos/{publicID}/captions/{language}': { response: { type: 'DeletedCaptionTrack' } },
-  'POST /{orgID}/environments/{envID}/webhooks': { request: 'CreateWebhookParams', response: { type: 'CreatedWebhook' } },
-  'GET /{orgID}/environments/{envID}/webhooks': { response: { at: 'webhooks[]', type: 'Webhook' } },
-  'DELETE /{orgID}/environments/{envID}/webhooks/{webhookID}': { response: null },
-  'GET /{orgID}/environments/{envID}/webhooks/{webhookID}/deliveries': { response: { at: 'deliveries[]', type: 'WebhookDelivery' } },
-  // Neither takes a body.
-  'POST /{orgID}/environments/{envID}/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver': { response: { type: 'WebhookDelivery' } },
-  'POST /{orgID}/environments/{envID}/webhooks/{webhookID}/test': { response: { type: 'WebhookDelivery' } },
-  'POST /{orgID}/environments/{envID}/uploads/multipart': { request: 'CreateMultipartUploadParams', response: { type: 'MultipartUpload' } },
-  // The SDK takes the part numbers as an argument, not as a params object.
-  'POST /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/parts': { response: { type: 'PartUrls' } },
-  'GET /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/parts': { response: { at: 'parts[]', type: 'UploadedPart' } },
-  'POST /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/complete': { response: { type: 'CompletedMultipartUpload' } },
-  'DELETE /{orgID}/environments/{envID}/uploads/multipart/{uploadId}': { response: { type: 'AbortedMultipartUpload' } },
-  ...Object.fromEntries(
-    ['/{orgID}', '/{orgID}/environments/{envID}'].flatMap((scope) => [
-      [`GET ${scope}/analytics/usage`, { response: { at: 'usage[]', type: 'UsageRecord' } }],
-      [`GET ${scope}/analytics/daily`, { response: { at: 'dailyUsage[]', type: 'DailyRecord' } }],
-      [`GET ${scope}/analytics/storage`, { response: { at: 'storage', type: 'StorageRecord' } }],
-      [`GET ${scope}/analytics/resolution-distribution`, { response: { at: 'distribution[]', type: 'DistributionEntry' } }],
-    ]),
-  ),
-  'GET /{orgID}/videos/{publicID}/analytics/resolution': { response: { type: 'VideoResolutions' } },
-  // The playback keys: for players' and servers' JWT libraries, not a call of the SDK.
-  'GET /.well-known/jwks.json': { response: null },
-};
+const operations: Record<string, { request?: string; query?: string; response: { at?: string; type: string } | null }> =
+  {
+    'GET /health': { response: { type: 'Health' } },
+    'GET /{orgID}/environments': { response: { at: 'environments[]', type: 'Environment' } },
+    'PATCH /{orgID}/environments/{envID}': { request: 'UpdateEnvironmentParams', response: { type: 'Environment' } },
+    'POST /{orgID}/environments/{envID}/videos/upload-url': {
+      request: 'CreateUploadUrlParams',
+      response: { type: 'UploadTicket' },
+    },
+    'POST /{orgID}/environments/{envID}/videos/process': {
+      request: 'ProcessVideoParams',
+      response: { type: 'ProcessVideoResult' },
+    },
+    'POST /{orgID}/environments/{envID}/videos/ingest': {
+      request: 'IngestVideoParams',
+      response: { type: 'ProcessVideoResult' },
+    },
+    'GET /{orgID}/environments/{envID}/videos': {
+      query: 'ListVideosParams',
+      response: { at: 'videos[]', type: 'Video' },
+    },
+    'GET /{orgID}/videos': { query: 'ListVideosParams', response: { at: 'videos[]', type: 'OrganizationVideo' } },
+    'GET /{orgID}/videos/{publicID}/details': { response: { type: 'VideoDetails' } },
+    'PATCH /{orgID}/videos/{videoID}': { request: 'UpdateVideoParams', response: { type: 'VideoDetails' } },
+    'DELETE /{orgID}/videos/{videoID}': { response: { type: 'DeleteVideoResult' } },
+    'POST /{orgID}/videos/{publicID}/retry': { response: { type: 'RetryVideoResult' } },
+    'POST /{orgID}/videos/{publicID}/clips': { request: 'CreateClipParams', response: { type: 'ProcessVideoResult' } },
+    'GET /{orgID}/videos/{publicID}/signed-url': { query: 'SignedUrlParams', response: { type: 'SignedPlaybackUrl' } },
+    'POST /{orgID}/videos/{publicID}/share': { request: 'CreateShareLinkParams', response: { type: 'ShareLink' } },
+    'GET /{orgID}/videos/{publicID}/share': { response: { at: 'shareLinks[]', type: 'ShareLink' } },
+    'DELETE /{orgID}/videos/{publicID}/share/{linkID}': { response: { type: 'RevokedShareLink' } },
+    'POST /{orgID}/videos/{publicID}/thumbnails': { request: 'CreateThumbnailParams', response: { type: 'Thumbnail' } },
+    'POST /{orgID}/videos/{publicID}/captions': { request: 'AddCaptionParams', response: { type: 'CaptionTrack' } },
+    'GET /{orgID}/videos/{publicID}/captions': { response: { at: 'captions[]', type: 'CaptionTrack' } },
+    'DELETE /{orgID}/videos/{publicID}/captions/{language}': { response: { type: 'DeletedCaptionTrack' } },
+    'POST /{orgID}/environments/{envID}/webhooks': {
+      request: 'CreateWebhookParams',
+      response: { type: 'CreatedWebhook' },
+    },
+    'GET /{orgID}/environments/{envID}/webhooks': { response: { at: 'webhooks[]', type: 'Webhook' } },
+    'DELETE /{orgID}/environments/{envID}/webhooks/{webhookID}': { response: null },
+    'GET /{orgID}/environments/{envID}/webhooks/{webhookID}/deliveries': {
+      response: { at: 'deliveries[]', type: 'WebhookDelivery' },
+    },
+    // Neither takes a body.
+    'POST /{orgID}/environments/{envID}/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver': {
+      response: { type: 'WebhookDelivery' },
+    },
+    'POST /{orgID}/environments/{envID}/webhooks/{webhookID}/test': { response: { type: 'WebhookDelivery' } },
+    'POST /{orgID}/environments/{envID}/uploads/multipart': {
+      request: 'CreateMultipartUploadParams',
+      response: { type: 'MultipartUpload' },
+    },
+    // The SDK takes the part numbers as an argument, not as a params object.
+    'POST /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/parts': { response: { type: 'PartUrls' } },
+    'GET /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/parts': {
+      response: { at: 'parts[]', type: 'UploadedPart' },
+    },
+    'POST /{orgID}/environments/{envID}/uploads/multipart/{uploadId}/complete': {
+      response: { type: 'CompletedMultipartUpload' },
+    },
+    'DELETE /{orgID}/environments/{envID}/uploads/multipart/{uploadId}': {
+      response: { type: 'AbortedMultipartUpload' },
+    },
+    ...Object.fromEntries(
+      ['/{orgID}', '/{orgID}/environments/{envID}'].flatMap((scope) => [
+        [`GET ${scope}/analytics/usage`, { response: { at: 'usage[]', type: 'UsageRecord' } }],
+        [`GET ${scope}/analytics/daily`, { response: { at: 'dailyUsage[]', type: 'DailyRecord' } }],
+        [`GET ${scope}/analytics/storage`, { response: { at: 'storage', type: 'StorageRecord' } }],
+        [
+          `GET ${scope}/analytics/resolution-distribution`,
+          { response: { at: 'distribution[]', type: 'DistributionEntry' } },
+        ],
+      ]),
+    ),
+    'GET /{orgID}/videos/{publicID}/analytics/resolution': { response: { type: 'VideoResolutions' } },
+    // The playback keys: for players' and servers' JWT libraries, not a call of the SDK.
+    'GET /.well-known/jwks.json': { response: null },
+  };
 
 /** The SDK's exported types, read through its entry as a user's compiler does. */
 function sdkTypes() {
   const entry = join(repoRoot, 'sdk', 'src', 'index.ts');
-  const program = ts.createProgram([entry], { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowImportingTsExtensions: true, noEmit: true });
+  const program = ts.createProgram([entry], {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    allowImportingTsExtensions: true,
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
   const exported = new Map(checker.getExportsOfModule(module).map((symbol) => [symbol.name, symbol]));
   const named = (name: string): ts.Type => {
     const symbol = exported.get(name);
     assert.ok(symbol, `the SDK exports a type ${name}`);
-    return checker.getDeclaredTypeOfSymbol(symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+    return checker.getDeclaredTypeOfSymbol(
+      symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol,
+    );
   };
   return { checker, named };
 }
@@ -132,17 +173,26 @@ function compare(checker: ts.TypeChecker, schema: Json, type: ts.Type, path: str
       continue;
     }
     const optional = (symbol.flags & ts.SymbolFlags.Optional) !== 0;
-    if (optional === required.has(name)) out.push(`${path}${name}: ${required.has(name) ? 'required' : 'optional'} in the API, ${optional ? 'optional' : 'required'} in the SDK`);
+    if (optional === required.has(name))
+      out.push(
+        `${path}${name}: ${required.has(name) ? 'required' : 'optional'} in the API, ${optional ? 'optional' : 'required'} in the SDK`,
+      );
     compare(checker, object.properties[name], checker.getTypeOfSymbol(symbol), `${path}${name}.`, out);
   }
-  for (const name of typed.keys()) if (!documented.includes(name)) out.push(`${path}${name}: in the SDK, not in the API`);
+  for (const name of typed.keys())
+    if (!documented.includes(name)) out.push(`${path}${name}: in the SDK, not in the API`);
 }
 
 /** The object types in a type: itself, an array's elements, a union's members (null and undefined dropped). */
 function objectTypes(checker: ts.TypeChecker, type: ts.Type): ts.Type[] {
   if (type.isUnion()) return type.types.flatMap((member) => objectTypes(checker, member));
   if (checker.isArrayType(type)) return objectTypes(checker, checker.getTypeArguments(type as ts.TypeReference)[0]!);
-  if (type.flags & ts.TypeFlags.Object && checker.getPropertiesOfType(type).length > 0 && !(type.getCallSignatures().length > 0)) return [type];
+  if (
+    type.flags & ts.TypeFlags.Object &&
+    checker.getPropertiesOfType(type).length > 0 &&
+    !(type.getCallSignatures().length > 0)
+  )
+    return [type];
   return [];
 }
 
@@ -163,7 +213,14 @@ describe('the SDK follows the OpenAPI document', () => {
     for (const [operation, { request, response }] of Object.entries(operations)) {
       const [method, path] = operation.split(' ') as [string, string];
       const described = doc.paths[path][method.toLowerCase()];
-      if (request) compare(checker, described.requestBody.content['application/json'].schema, named(request), `${operation} request: `, problems);
+      if (request)
+        compare(
+          checker,
+          described.requestBody.content['application/json'].schema,
+          named(request),
+          `${operation} request: `,
+          problems,
+        );
       if (response) {
         const body = described.responses['200'].content['application/json'].schema.properties.body;
         compare(checker, schemaAt(body, response.at), named(response.type), `${operation} answer: `, problems);
@@ -182,12 +239,20 @@ describe('the SDK follows the OpenAPI document', () => {
       const [method, path] = operation.split(' ') as [string, string];
       const parameters = (doc.paths[path][method.toLowerCase()].parameters as Json[]).filter((p) => p.in === 'query');
       const documented = new Map(parameters.map((p) => [p.name as string, Boolean(p.required)]));
-      const typed = new Map(checker.getPropertiesOfType(named(query)).map((symbol) => [symbol.name, (symbol.flags & ts.SymbolFlags.Optional) === 0]));
+      const typed = new Map(
+        checker
+          .getPropertiesOfType(named(query))
+          .map((symbol) => [symbol.name, (symbol.flags & ts.SymbolFlags.Optional) === 0]),
+      );
       for (const [name, required] of documented) {
         if (!typed.has(name)) problems.push(`${operation} query: ${name}: in the API, not in the SDK`);
-        else if (typed.get(name) !== required) problems.push(`${operation} query: ${name}: ${required ? 'required' : 'optional'} in the API, not in the SDK`);
+        else if (typed.get(name) !== required)
+          problems.push(
+            `${operation} query: ${name}: ${required ? 'required' : 'optional'} in the API, not in the SDK`,
+          );
       }
-      for (const name of typed.keys()) if (!documented.has(name)) problems.push(`${operation} query: ${name}: in the SDK, not in the API`);
+      for (const name of typed.keys())
+        if (!documented.has(name)) problems.push(`${operation} query: ${name}: in the SDK, not in the API`);
     }
     assert.deepEqual(problems, []);
   });

@@ -28,7 +28,11 @@ let t: Tenancy;
 
 beforeAll(async () => {
   services = await startTestServices({ postgres: true });
-  analytics = await startChdbHttpServer({ dataDir: join(services.dir, 'chdb'), host: '127.0.0.1', port: await freePort() });
+  analytics = await startChdbHttpServer({
+    dataDir: join(services.dir, 'chdb'),
+    host: '127.0.0.1',
+    port: await freePort(),
+  });
   clickhouse = new ClickHouseHttp(analytics.url);
   await migrateClickHouse(clickhouse);
   api = await startApiHarness(services, { clickhouse });
@@ -53,7 +57,11 @@ async function seedReadyVideo(name: string, durationSeconds: number): Promise<st
     allowPublicAccess: true,
     parameters: defaultEncodingParameters,
   });
-  await api.db.updateTable('videos').set({ status: 'ready', duration_seconds: durationSeconds }).where('id', '=', id).execute();
+  await api.db
+    .updateTable('videos')
+    .set({ status: 'ready', duration_seconds: durationSeconds })
+    .where('id', '=', id)
+    .execute();
   return id;
 }
 
@@ -100,9 +108,15 @@ describe('served', () => {
     await markRollupDays(clickhouse, rollupDaysOf([...rows, ...quietRows]));
     await refreshRollups(clickhouse, new Map(), copyServedSegments(api.db, clickhouse));
 
-    const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${popular}/details`, headers: { 'x-api-key': t.keys.full } });
+    const details = await api.app.inject({
+      url: `/v1/api/${t.org.id}/videos/${popular}/details`,
+      headers: { 'x-api-key': t.keys.full },
+    });
     assert.equal(details.json<Json>().body.served, '1.2K views');
-    const list = await api.app.inject({ url: `/v1/api/${t.org.id}/environments/${t.envA.id}/videos`, headers: { 'x-api-key': t.keys.full } });
+    const list = await api.app.inject({
+      url: `/v1/api/${t.org.id}/environments/${t.envA.id}/videos`,
+      headers: { 'x-api-key': t.keys.full },
+    });
     const served = Object.fromEntries(list.json<Json>().body.videos.map((v: Json) => [v.id, v.served]));
     assert.deepEqual(served, { [popular]: '1.2K views', [quiet]: '1 view', [unseen]: '0 views' });
   });

@@ -10,7 +10,15 @@ import { startTestServices, type TestServices } from '@kino/test/support/service
 import { Client, Connection } from '@temporalio/client';
 import { findLiveVideoByStoragePath, findUpload, getVideo } from '@kino/database/repositories';
 import { sweepAbandonedMultipartUploads, sweepUnprocessedOriginals } from '@kino/api';
-import { assertErrorEnvelope, MP4_OPENING, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  MP4_OPENING,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -29,7 +37,12 @@ afterAll(async () => {
 });
 
 async function post(url: string, body: unknown, key = t.keys.full) {
-  const response = await api.app.inject({ method: 'POST', url: `/v1/api${url}`, headers: { 'x-api-key': key }, payload: body as object });
+  const response = await api.app.inject({
+    method: 'POST',
+    url: `/v1/api${url}`,
+    headers: { 'x-api-key': key },
+    payload: body as object,
+  });
   return { status: response.statusCode, body: response.json() as Json };
 }
 
@@ -40,7 +53,11 @@ async function requestUpload(body: Record<string, unknown> = { filename: 'clip.m
 }
 
 async function put(url: string, contentType: string | undefined, body: Uint8Array = new Uint8Array([1, 2, 3, 4])) {
-  const response = await fetch(url, { method: 'PUT', body: Buffer.from(body), headers: contentType ? { 'content-type': contentType } : {} });
+  const response = await fetch(url, {
+    method: 'PUT',
+    body: Buffer.from(body),
+    headers: contentType ? { 'content-type': contentType } : {},
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -56,13 +73,20 @@ describe('upload URLs', () => {
   it('return a ticket at the design layout, valid one hour, recorded for this org and environment', async () => {
     const before = Math.floor(Date.now() / 1000);
     const ticket = await requestUpload({ filename: 'My clip (final).mp4', fileSize: 1234 });
-    assert.match(ticket.bucketPath, new RegExp(`^uploads/${t.org.id}/${t.envA.id}/upl_[0-9A-Za-z]{16}/My_clip_final_\\.mp4$`));
+    assert.match(
+      ticket.bucketPath,
+      new RegExp(`^uploads/${t.org.id}/${t.envA.id}/upl_[0-9A-Za-z]{16}/My_clip_final_\\.mp4$`),
+    );
     assert.ok(ticket.expiresAt >= before + 3600 && ticket.expiresAt <= Math.floor(Date.now() / 1000) + 3600);
     const url = new URL(ticket.signedURL);
     assert.equal(url.origin, services.storage.S3_ENDPOINT);
     assert.equal(url.pathname, `/${services.storage.S3_BUCKET}/${ticket.bucketPath}`);
     assert.equal(url.searchParams.get('X-Amz-Expires'), '3600');
-    assert.deepEqual(url.searchParams.get('X-Amz-SignedHeaders')?.split(';'), ['content-length', 'content-type', 'host']);
+    assert.deepEqual(url.searchParams.get('X-Amz-SignedHeaders')?.split(';'), [
+      'content-length',
+      'content-type',
+      'host',
+    ]);
     const upload = await findUpload(api.db, { orgId: t.org.id, envId: t.envA.id, bucketPath: ticket.bucketPath });
     assert.equal(upload?.filename, 'My clip (final).mp4');
     assert.equal(upload?.content_type, 'video/mp4');
@@ -180,7 +204,12 @@ describe('process', () => {
     // The limit shrunk to one byte below this upload: crossing the real 5 GB one would store 5 GB.
     const strict = await api.buildAnother({ maxSourceBytes: MP4_OPENING.length - 1 });
     const processOn = async (app: typeof strict, storagePath: string) => {
-      const r = await app.inject({ method: 'POST', url: `/v1/api${processUrl()}`, headers: { 'x-api-key': t.keys.full }, payload: valid(storagePath) });
+      const r = await app.inject({
+        method: 'POST',
+        url: `/v1/api${processUrl()}`,
+        headers: { 'x-api-key': t.keys.full },
+        payload: valid(storagePath),
+      });
       return { status: r.statusCode, body: r.json<Json>() };
     };
     const path = await uploadedPath();
@@ -253,7 +282,12 @@ describe('process', () => {
 
   it('creates a transcoding video with the parameters after defaults and starts workflow video:{id}', async () => {
     const path = await uploadedPath(t.envA.id, 'holiday.mov');
-    const r = await post(processUrl(), { storagePath: path, videoQuality: 'high', allowPublicAccess: false, audioCodec: 'aac-he' });
+    const r = await post(processUrl(), {
+      storagePath: path,
+      videoQuality: 'high',
+      allowPublicAccess: false,
+      audioCodec: 'aac-he',
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const videoId: string = r.body.body.videoID;
     assert.match(videoId, /^vid_[0-9A-Za-z]{16}$/);
@@ -284,7 +318,10 @@ describe('process', () => {
     const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     assert.deepEqual(JSON.parse(Buffer.from(payload!.data!).toString('utf8')), { videoId });
 
-    const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${videoId}/details`, headers: { 'x-api-key': t.keys.envA } });
+    const details = await api.app.inject({
+      url: `/v1/api/${t.org.id}/videos/${videoId}/details`,
+      headers: { 'x-api-key': t.keys.envA },
+    });
     const body = details.json<Json>().body;
     assert.deepEqual(body.status, { ready: false, transcoding: true, failed: false });
     assert.equal(body.compressionRatio, 'veryfast');
@@ -308,10 +345,18 @@ describe('process', () => {
       encodingMode: 'contentAware',
       additionalCodecs: ['av1', 'hevc'],
     };
-    const r = await post(processUrl(), { ...valid(path), videoQuality: 'ultra', videoName: 'Launch keynote', ...parameters });
+    const r = await post(processUrl(), {
+      ...valid(path),
+      videoQuality: 'ultra',
+      videoName: 'Launch keynote',
+      ...parameters,
+    });
     assert.equal(r.status, 200);
     assert.deepEqual((await getVideo(api.db, r.body.body.videoID))?.parameters, parameters);
-    const details = await api.app.inject({ url: `/v1/api/${t.org.id}/videos/${r.body.body.videoID}/details`, headers: { 'x-api-key': t.keys.full } });
+    const details = await api.app.inject({
+      url: `/v1/api/${t.org.id}/videos/${r.body.body.videoID}/details`,
+      headers: { 'x-api-key': t.keys.full },
+    });
     const body = details.json<Json>().body;
     assert.equal(body.name, 'Launch keynote');
     assert.equal(body.videoQuality, 'ultra');
@@ -320,7 +365,11 @@ describe('process', () => {
 
   it('ingest from a URL keeps the encoding mode and added codecs, and refuses bad ones as process does', async () => {
     const ingestUrl = `/${t.org.id}/environments/${t.envA.id}/videos/ingest`;
-    const source = { url: 'https://files.example.com/talks/keynote.mp4', videoQuality: 'standard', allowPublicAccess: true };
+    const source = {
+      url: 'https://files.example.com/talks/keynote.mp4',
+      videoQuality: 'standard',
+      allowPublicAccess: true,
+    };
     const r = await post(ingestUrl, { ...source, encodingMode: 'contentAware', additionalCodecs: ['hevc'] });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const video = await getVideo(api.db, r.body.body.videoID);
@@ -356,7 +405,12 @@ describe('process', () => {
     const app = await api.buildAnother({ temporal: new Client({ connection }) });
     const path = await uploadedPath();
     const started = Date.now();
-    const r = await app.inject({ method: 'POST', url: `/v1/api${processUrl()}`, headers: { 'x-api-key': t.keys.full }, payload: valid(path) });
+    const r = await app.inject({
+      method: 'POST',
+      url: `/v1/api${processUrl()}`,
+      headers: { 'x-api-key': t.keys.full },
+      payload: valid(path),
+    });
     assert.equal(r.statusCode, 503);
     assertErrorEnvelope(r.json(), 503, 'service_unavailable', assert);
     assert.equal(await findLiveVideoByStoragePath(api.db, path), undefined);
@@ -373,13 +427,21 @@ describe('originals never processed', () => {
   /** Every original the sweep removes at `now`, over as many runs as its batches take. */
   async function sweepAll(now: Date): Promise<string[]> {
     const removed: string[] = [];
-    for (let batch = await sweepUnprocessedOriginals(api, now); batch.length > 0; batch = await sweepUnprocessedOriginals(api, now)) removed.push(...batch);
+    for (
+      let batch = await sweepUnprocessedOriginals(api, now);
+      batch.length > 0;
+      batch = await sweepUnprocessedOriginals(api, now)
+    )
+      removed.push(...batch);
     return removed;
   }
 
   it('are removed a day after their ticket expired; one a video was made from stays', async () => {
     const processed = await uploadedPath();
-    assert.equal((await post(`/${t.org.id}/environments/${t.envA.id}/videos/process`, processBody(processed))).status, 200);
+    assert.equal(
+      (await post(`/${t.org.id}/environments/${t.envA.id}/videos/process`, processBody(processed))).status,
+      200,
+    );
     const ticket = await requestUpload({ filename: 'clip.mp4', fileSize: MP4_OPENING.length });
     assert.equal(await put(ticket.signedURL, 'video/mp4', MP4_OPENING), 200);
     const expired = ticket.expiresAt * 1000;
@@ -401,7 +463,10 @@ describe('originals never processed', () => {
   });
 
   it('leave an open multipart upload to the multipart sweep, which aborts it first', async () => {
-    const started = await post(`/${t.org.id}/environments/${t.envA.id}/uploads/multipart`, { filename: 'big.mp4', fileSize: 6 * 1024 * 1024 });
+    const started = await post(`/${t.org.id}/environments/${t.envA.id}/uploads/multipart`, {
+      filename: 'big.mp4',
+      fileSize: 6 * 1024 * 1024,
+    });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const open = started.body.body as { uploadId: string; bucketPath: string; expiresAt: number };
     const dayAfter = new Date(open.expiresAt * 1000 + 24 * hour + 1000);

@@ -48,16 +48,33 @@ beforeAll(async () => {
 
   const [apiPort, registryPort] = [await freePort(), await freePort()];
   secondApi = startProcess('api-2', process.execPath, [kinoBin, 'api'], {
-    env: { ...process.env, ...stack.env, API_HOST: '127.0.0.1', API_PORT: String(apiPort), RATE_LIMITS, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      ...stack.env,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(apiPort),
+      RATE_LIMITS,
+      LOG_LEVEL: 'warn',
+    },
     logFile: join(stack.dir, 'logs', 'api-2.log'),
   });
   // A second worker of the same task queue: workflows and activities land on either orchestrator.
   secondOrchestrator = startProcess('orchestrator-2', process.execPath, [kinoBin, 'orchestrator'], {
-    env: { ...process.env, ...stack.env, REGISTRY_HOST: '127.0.0.1', REGISTRY_PORT: String(registryPort), ORCHESTRATOR_METRICS_PORT: '0', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      ...stack.env,
+      REGISTRY_HOST: '127.0.0.1',
+      REGISTRY_PORT: String(registryPort),
+      ORCHESTRATOR_METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+    },
     logFile: join(stack.dir, 'logs', 'orchestrator-2.log'),
   });
   apiUrls = [stack.status.devJson.apiUrl, `http://127.0.0.1:${apiPort}/v1/api`];
-  await waitFor('the second API', async () => (await fetch(`${apiUrls[1]}/health`)).status === 200, { timeoutMs: 60_000, intervalMs: 200 });
+  await waitFor('the second API', async () => (await fetch(`${apiUrls[1]}/health`)).status === 200, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -79,10 +96,17 @@ async function call(apiUrl: string, method: 'GET' | 'POST' | 'DELETE', path: str
 
 /** Upload and process: a clip that becomes ready, or a file that opens like an MP4 and fails at the probe. */
 async function createVideo(apiUrl: string, envId: string, body: Uint8Array): Promise<void> {
-  const ticket = await call(apiUrl, 'POST', `/${orgId}/environments/${envId}/videos/upload-url`, { filename: 'clip.mp4', fileSize: body.length });
+  const ticket = await call(apiUrl, 'POST', `/${orgId}/environments/${envId}/videos/upload-url`, {
+    filename: 'clip.mp4',
+    fileSize: body.length,
+  });
   assert.equal(ticket.status, 200, JSON.stringify(ticket.json));
   const { signedURL, bucketPath } = ticket.json.body as { signedURL: string; bucketPath: string };
-  const put = await fetch(signedURL, { method: 'PUT', body: Buffer.from(body), headers: { 'content-type': 'video/mp4' } });
+  const put = await fetch(signedURL, {
+    method: 'PUT',
+    body: Buffer.from(body),
+    headers: { 'content-type': 'video/mp4' },
+  });
   await put.arrayBuffer();
   assert.equal(put.status, 200);
   const processed = await call(apiUrl, 'POST', `/${orgId}/environments/${envId}/videos/process`, {
@@ -102,7 +126,9 @@ async function listed(apiUrl: string, status: VideoStatus, pageSize: number): Pr
 
 /** One API's share of a round: creates in both environments, deletes a ready and a failed video, retries a failed one. */
 async function apiRound(apiUrl: string): Promise<void> {
-  const creates = Array.from({ length: CREATES_PER_API_AND_ROUND }, (_, i) => createVideo(apiUrl, envIds[i % envIds.length]!, i % 3 === 0 ? MP4_OPENING : clip));
+  const creates = Array.from({ length: CREATES_PER_API_AND_ROUND }, (_, i) =>
+    createVideo(apiUrl, envIds[i % envIds.length]!, i % 3 === 0 ? MP4_OPENING : clip),
+  );
   const deletes = (async () => {
     const ids = [...(await listed(apiUrl, 'ready', 1)), ...(await listed(apiUrl, 'failed', 1))];
     for (const id of ids) {
@@ -146,7 +172,12 @@ async function assertCountsTableExact(): Promise<void> {
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      const kept = await trx.selectFrom('video_counts').select(['env_id', 'status', 'videos']).where('org_id', '=', orgId).where('videos', '<>', 0).execute();
+      const kept = await trx
+        .selectFrom('video_counts')
+        .select(['env_id', 'status', 'videos'])
+        .where('org_id', '=', orgId)
+        .where('videos', '<>', 0)
+        .execute();
       const counted = await trx
         .selectFrom('videos')
         .select(['env_id', 'status', (eb) => eb.fn.countAll<number>().as('videos')])
@@ -158,8 +189,19 @@ async function assertCountsTableExact(): Promise<void> {
         rows.map((r) => `${r.env_id}/${r.status}=${Number(r.videos)}`).sort();
       assert.deepEqual(asText(kept), asText(counted));
       // video_search, what searches read, holds exactly the live rows, with their current status.
-      const searchable = await trx.selectFrom('video_search').select(['id', 'env_id', 'status']).where('org_id', '=', orgId).orderBy('id').execute();
-      const live = await trx.selectFrom('videos').select(['id', 'env_id', 'status']).where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('id').execute();
+      const searchable = await trx
+        .selectFrom('video_search')
+        .select(['id', 'env_id', 'status'])
+        .where('org_id', '=', orgId)
+        .orderBy('id')
+        .execute();
+      const live = await trx
+        .selectFrom('videos')
+        .select(['id', 'env_id', 'status'])
+        .where('org_id', '=', orgId)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
+        .execute();
       assert.deepEqual(searchable, live);
     });
 }
@@ -169,7 +211,13 @@ async function assertListTotalsExact(label: string): Promise<void> {
   let turn = 0;
   for (const envId of [...envIds, undefined]) {
     // Without a search the total comes from video_counts; with one, from counting video_search's rows.
-    for (const [status, search] of STATUSES.flatMap((status) => [[status, undefined], [status, 'CLIP']] as const)) {
+    for (const [status, search] of STATUSES.flatMap(
+      (status) =>
+        [
+          [status, undefined],
+          [status, 'CLIP'],
+        ] as const,
+    )) {
       const path = envId ? `/${orgId}/environments/${envId}/videos` : `/${orgId}/videos`;
       const filters = new URLSearchParams({ ...(status ? { status } : {}), ...(search ? { search } : {}) });
       const list = await call(apiUrls[turn++ % apiUrls.length]!, 'GET', `${path}?${filters}`);
@@ -194,9 +242,11 @@ describe('video list totals under concurrent writers', () => {
     for (let round = 1; round <= ROUNDS; round++) {
       let writing = true;
       // The orchestrators finish videos meanwhile; the round's writes end when they have settled.
-      const writes = Promise.all(apiUrls.map(apiRound)).then(settled).finally(() => {
-        writing = false;
-      });
+      const writes = Promise.all(apiUrls.map(apiRound))
+        .then(settled)
+        .finally(() => {
+          writing = false;
+        });
       // Snapshots taken while the writers run, until they are done.
       const watching = (async () => {
         while (writing) {
@@ -211,7 +261,11 @@ describe('video list totals under concurrent writers', () => {
     await assertListTotalsExact('at the end');
 
     // The run did what it claims: videos were created, finished both ways, deleted and checked mid-run.
-    const statuses = await db.selectFrom('videos').select(['status', 'deleted_at']).where('org_id', '=', orgId).execute();
+    const statuses = await db
+      .selectFrom('videos')
+      .select(['status', 'deleted_at'])
+      .where('org_id', '=', orgId)
+      .execute();
     assert.equal(statuses.length, ROUNDS * apiUrls.length * CREATES_PER_API_AND_ROUND);
     // Both orchestrators did some of the work.
     for (const log of ['orchestrator.log', 'orchestrator-2.log']) {

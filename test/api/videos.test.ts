@@ -9,10 +9,26 @@ import { Client, Connection } from '@temporalio/client';
 import { newId } from '@kino/infra';
 import { freePort } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
-import { createVideo, environmentJustInTime, getEnvironment, getVideo, listRenditions, markVideoFailed, replaceRenditions, type NewRendition } from '@kino/database/repositories';
+import {
+  createVideo,
+  environmentJustInTime,
+  getEnvironment,
+  getVideo,
+  listRenditions,
+  markVideoFailed,
+  replaceRenditions,
+  type NewRendition,
+} from '@kino/database/repositories';
 import type { EncodingParameters, VideoStatus } from '@kino/database';
 import { defaultEncodingParameters } from '@kino/proto/contract';
-import { assertErrorEnvelope, seedTenancy, startApiHarness, type ApiHarness, type Json, type Tenancy } from './harness.ts';
+import {
+  assertErrorEnvelope,
+  seedTenancy,
+  startApiHarness,
+  type ApiHarness,
+  type Json,
+  type Tenancy,
+} from './harness.ts';
 
 let services: TestServices;
 let api: ApiHarness;
@@ -95,7 +111,11 @@ function rendition(videoId: string, shortEdge: number, kbps: number): NewRenditi
   };
 }
 
-async function request(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, { key = t.keys.full, body }: { key?: string; body?: unknown } = {}) {
+async function request(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  { key = t.keys.full, body }: { key?: string; body?: unknown } = {},
+) {
   const response = await api.app.inject({
     method,
     url: `/v1/api${url}`,
@@ -119,7 +139,13 @@ describe('listing videos', () => {
     envId = env.id;
     const seeds: Seed[] = [
       { name: 'Summer Holiday', durationSeconds: 125.4, createdAt: '2024-01-10T23:59:59Z' },
-      { name: 'alpha launch', durationSeconds: 30, createdAt: '2024-01-11T00:00:00Z', status: 'failed', failureReason: 'unreadable' },
+      {
+        name: 'alpha launch',
+        durationSeconds: 30,
+        createdAt: '2024-01-11T00:00:00Z',
+        status: 'failed',
+        failureReason: 'unreadable',
+      },
       { name: 'Beta demo', durationSeconds: null, createdAt: '2024-01-12T12:00:00Z', status: 'transcoding' },
       { name: '100% pure', durationSeconds: 5, createdAt: '2024-01-13T08:00:00Z' },
       { name: 'snake_case clip', durationSeconds: 600, createdAt: '2024-01-14T08:00:00Z' },
@@ -136,17 +162,34 @@ describe('listing videos', () => {
     const first = await list('?pageSize=4');
     assert.equal(first.status, 200);
     assert.deepEqual(names(first.body), ['winter holiday', 'snake_case clip', '100% pure', 'Beta demo']);
-    assert.deepEqual(first.body.body.pagination, { total: 6, page: 1, pageSize: 4, totalPages: 2, hasNext: true, hasPrevious: false });
+    assert.deepEqual(first.body.body.pagination, {
+      total: 6,
+      page: 1,
+      pageSize: 4,
+      totalPages: 2,
+      hasNext: true,
+      hasPrevious: false,
+    });
     const second = await list('?pageSize=4&page=2');
     assert.deepEqual(names(second.body), ['alpha launch', 'Summer Holiday']);
-    assert.deepEqual(second.body.body.pagination, { total: 6, page: 2, pageSize: 4, totalPages: 2, hasNext: false, hasPrevious: true });
+    assert.deepEqual(second.body.body.pagination, {
+      total: 6,
+      page: 2,
+      pageSize: 4,
+      totalPages: 2,
+      hasNext: false,
+      hasPrevious: true,
+    });
     const beyond = await list('?pageSize=4&page=3');
     assert.deepEqual(beyond.body.body.videos, []);
     assert.equal((await list()).body.body.pagination.pageSize, 20);
   });
 
   it('sorts by created_at, name (case-insensitive), duration (unknown last) and status, both ways', async () => {
-    assert.deepEqual(names((await list('?sortBy=created_at&sortDir=asc')).body).slice(0, 2), ['Summer Holiday', 'alpha launch']);
+    assert.deepEqual(names((await list('?sortBy=created_at&sortDir=asc')).body).slice(0, 2), [
+      'Summer Holiday',
+      'alpha launch',
+    ]);
     assert.deepEqual(names((await list('?sortBy=name&sortDir=asc')).body), [
       '100% pure',
       'alpha launch',
@@ -233,14 +276,21 @@ describe('listing videos', () => {
     for (const v of r.body.body.videos) assert.ok(typeof v.envId === 'string' && v.status && v.duration !== undefined);
     assert.ok(!r.body.body.videos.some((v: Json) => v.id === ids.Gone));
     const filtered = await request('GET', `/${t.org.id}/videos?search=snake`);
-    assert.deepEqual(filtered.body.body.videos.map((v: Json) => [v.name, v.envId]), [['snake_case clip', envId]]);
+    assert.deepEqual(
+      filtered.body.body.videos.map((v: Json) => [v.name, v.envId]),
+      [['snake_case clip', envId]],
+    );
     assert.equal((await request('GET', `/${t.org.id}/videos?pageSize=101`)).body.code, 'invalid_page_size');
   });
 });
 
 describe('video details', () => {
   it('return every field of the spec, the status object and one encoding per rendition', async () => {
-    const id = await seedVideo({ name: 'Ready one', durationSeconds: 60, parameters: { maxEdgeLength: 1080, audioCodec: 'eac3' } });
+    const id = await seedVideo({
+      name: 'Ready one',
+      durationSeconds: 60,
+      parameters: { maxEdgeLength: 1080, audioCodec: 'eac3' },
+    });
     await replaceRenditions(api.db, id, [rendition(id, 720, 2500), rendition(id, 360, 500), rendition(id, 480, 1000)]);
     const r = await request('GET', `/${t.org.id}/videos/${id}/details`);
     assert.equal(r.status, 200);
@@ -264,7 +314,10 @@ describe('video details', () => {
     assert.equal(body.compressionRatio, 'veryfast');
     assert.equal(body.audioCodec, 'eac3');
     assert.equal(body.failureReason, undefined);
-    assert.deepEqual(body.encodings.map((e: Json) => e.key), ['360p', '480p', '720p']);
+    assert.deepEqual(
+      body.encodings.map((e: Json) => e.key),
+      ['360p', '480p', '720p'],
+    );
     assert.deepEqual(body.encodings[2], {
       key: '720p',
       shortEdgePixels: 720,
@@ -285,8 +338,16 @@ describe('video details', () => {
   });
 
   it('list the H.264 ladder first, then the added codecs, each rendition with its codec, VMAF and measured average', async () => {
-    const id = await seedVideo({ name: 'Codecs', parameters: { encodingMode: 'contentAware', additionalCodecs: ['av1', 'hevc'] } });
-    const codec = (shortEdge: number, kbps: number, videoCodec: 'hevc' | 'av1', measured: Partial<NewRendition>): NewRendition => ({
+    const id = await seedVideo({
+      name: 'Codecs',
+      parameters: { encodingMode: 'contentAware', additionalCodecs: ['av1', 'hevc'] },
+    });
+    const codec = (
+      shortEdge: number,
+      kbps: number,
+      videoCodec: 'hevc' | 'av1',
+      measured: Partial<NewRendition>,
+    ): NewRendition => ({
       ...rendition(id, shortEdge, kbps),
       key: `${shortEdge}p-${videoCodec}`,
       video_codec: videoCodec,
@@ -319,7 +380,11 @@ describe('video details', () => {
   it('answer fixed and no added codecs for a video processed before those options existed', async () => {
     const id = await seedVideo({ name: 'From before' });
     const { encodingMode: _mode, additionalCodecs: _codecs, ...before } = defaultEncodingParameters;
-    await api.db.updateTable('videos').set({ parameters: JSON.stringify(before) }).where('id', '=', id).execute();
+    await api.db
+      .updateTable('videos')
+      .set({ parameters: JSON.stringify(before) })
+      .where('id', '=', id)
+      .execute();
     assert.equal((await getVideo(api.db, id))?.parameters.encodingMode, undefined);
     const body = (await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body;
     assert.equal(body.encodingMode, 'fixed');
@@ -330,17 +395,28 @@ describe('video details', () => {
     const id = await seedVideo({ name: 'Popular', durationSeconds: 60 });
     // 60 s is 10 segments per view: 12,000 segments are 1,200 views.
     const app = await api.buildAnother({
-      servedSegments: { segmentsServed: async (_orgId, videoIds) => new Map(videoIds.map((v) => [v, v === id ? 12_000 : 0])) },
+      servedSegments: {
+        segmentsServed: async (_orgId, videoIds) => new Map(videoIds.map((v) => [v, v === id ? 12_000 : 0])),
+      },
     });
-    const details = await app.inject({ url: `/v1/api/${t.org.id}/videos/${id}/details`, headers: { 'x-api-key': t.keys.full } });
+    const details = await app.inject({
+      url: `/v1/api/${t.org.id}/videos/${id}/details`,
+      headers: { 'x-api-key': t.keys.full },
+    });
     assert.equal(details.json<Json>().body.served, '1.2K views');
-    const listed = await app.inject({ url: `/v1/api/${t.org.id}/videos?search=Popular`, headers: { 'x-api-key': t.keys.full } });
+    const listed = await app.inject({
+      url: `/v1/api/${t.org.id}/videos?search=Popular`,
+      headers: { 'x-api-key': t.keys.full },
+    });
     assert.equal(listed.json<Json>().body.videos[0].served, '1.2K views');
   });
 
   it('keep the aspect ratio of portrait sources in the thumbnail URL and say why a video failed', async () => {
     const portrait = await seedVideo({ name: 'Portrait', width: 1080, height: 1920 });
-    assert.equal((await request('GET', `/${t.org.id}/videos/${portrait}/details`)).body.body.thumbnailUrl, `http://delivery.test/t/${portrait}/360x640.jpg`);
+    assert.equal(
+      (await request('GET', `/${t.org.id}/videos/${portrait}/details`)).body.body.thumbnailUrl,
+      `http://delivery.test/t/${portrait}/360x640.jpg`,
+    );
     const failed = await seedVideo({ name: 'Broken', status: 'failed', failureReason: 'the file is not a video' });
     const body = (await request('GET', `/${t.org.id}/videos/${failed}/details`)).body.body;
     assert.deepEqual(body.status, { ready: false, transcoding: false, failed: true });
@@ -356,7 +432,10 @@ describe('video details', () => {
     assert.equal(`${url.origin}${url.pathname}`, `http://delivery.test/t/${id}/640x360.jpg`);
     const [, payload] = url.searchParams.get('token')!.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
-    assert.deepEqual({ sub: claims.sub, aud: claims.aud, scope: claims.scope, lifetime: claims.exp - claims.iat }, { sub: id, aud: id, scope: 'images', lifetime: 3600 });
+    assert.deepEqual(
+      { sub: claims.sub, aud: claims.aud, scope: claims.scope, lifetime: claims.exp - claims.iat },
+      { sub: id, aud: id, scope: 'images', lifetime: 3600 },
+    );
     const listed = (await request('GET', `/${t.org.id}/videos?search=Private%20one`)).body.body.videos[0];
     assert.match(listed.thumbnailUrl, new RegExp(`^http://delivery\\.test/t/${id}/640x360\\.jpg\\?token=`));
 
@@ -375,7 +454,8 @@ describe('video details', () => {
 });
 
 describe('changing a video (PATCH)', () => {
-  const patch = (id: string, body: unknown, key?: string) => request('PATCH', `/${t.org.id}/videos/${id}`, { body, ...(key ? { key } : {}) });
+  const patch = (id: string, body: unknown, key?: string) =>
+    request('PATCH', `/${t.org.id}/videos/${id}`, { body, ...(key ? { key } : {}) });
 
   it('renames it, describes it, makes it private and sets its metadata; answers the details after the change, which details and lists show', async () => {
     const id = await seedVideo({ name: 'Before the change' });
@@ -400,13 +480,25 @@ describe('changing a video (PATCH)', () => {
     const details = (await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body;
     assert.deepEqual(withoutToken(details), withoutToken(r.body.body), 'the details say what PATCH answered');
     // The new name is searchable at once (video_search follows by trigger), and the filter finds it by its external id.
-    const found = (await request('GET', `/${t.org.id}/environments/${t.envA.id}/videos?search=${encodeURIComponent('after the change')}`)).body.body.videos;
-    assert.deepEqual(found.map((v: Json) => v.id), [id]);
+    const found = (
+      await request(
+        'GET',
+        `/${t.org.id}/environments/${t.envA.id}/videos?search=${encodeURIComponent('after the change')}`,
+      )
+    ).body.body.videos;
+    assert.deepEqual(
+      found.map((v: Json) => v.id),
+      [id],
+    );
     assert.deepEqual(found[0].metadata, expected);
     assert.equal(found[0].description, 'A description');
     for (const path of [`/${t.org.id}/environments/${t.envA.id}/videos`, `/${t.org.id}/videos`]) {
       const byExternal = (await request('GET', `${path}?externalId=ext-${id}`)).body;
-      assert.deepEqual(byExternal.body.videos.map((v: Json) => v.id), [id], path);
+      assert.deepEqual(
+        byExternal.body.videos.map((v: Json) => v.id),
+        [id],
+        path,
+      );
       assert.equal(byExternal.body.pagination.total, 1, path);
     }
   });
@@ -438,7 +530,10 @@ describe('changing a video (PATCH)', () => {
       const r = await patch(id, body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assertErrorEnvelope(r.body, 400, 'invalid_request', assert);
-      assert.ok(r.body.errors.some((e: Json) => e.location === location), `${JSON.stringify(body)}: ${JSON.stringify(r.body.errors)}`);
+      assert.ok(
+        r.body.errors.some((e: Json) => e.location === location),
+        `${JSON.stringify(body)}: ${JSON.stringify(r.body.errors)}`,
+      );
     }
     assert.equal((await request('GET', `/${t.org.id}/videos/${id}/details`)).body.body.name, 'Refusals');
   });
@@ -589,7 +684,11 @@ describe('delete', () => {
     const id = await seedVideo({ name: 'Survives' });
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] });
     const app = await api.buildAnother({ temporal: new Client({ connection }) });
-    const r = await app.inject({ method: 'DELETE', url: `/v1/api/${t.org.id}/videos/${id}`, headers: { 'x-api-key': t.keys.full } });
+    const r = await app.inject({
+      method: 'DELETE',
+      url: `/v1/api/${t.org.id}/videos/${id}`,
+      headers: { 'x-api-key': t.keys.full },
+    });
     await connection.close();
     assert.equal(r.statusCode, 503);
     assertErrorEnvelope(r.json(), 503, 'service_unavailable', assert);
@@ -610,12 +709,25 @@ describe('environment settings (PATCH)', () => {
     }
     const video = await seedVideo({ name: 'In an environment whose setting changes' });
     // The environment's own key may change it, as a full key may.
-    for (const [justInTime, key] of [[false, t.keys.full], [true, t.keys.envA], [null, t.keys.full]] as const) {
+    for (const [justInTime, key] of [
+      [false, t.keys.full],
+      [true, t.keys.envA],
+      [null, t.keys.full],
+    ] as const) {
       const r = await patch(t.envA.id, { justInTime }, key);
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.deepEqual(r.body.body, { id: t.envA.id, name: 'production', createdAt: t.envA.created_at.toISOString(), justInTime });
+      assert.deepEqual(r.body.body, {
+        id: t.envA.id,
+        name: 'production',
+        createdAt: t.envA.created_at.toISOString(),
+        justInTime,
+      });
       assert.equal(await justInTimeOf(t.envA.id), justInTime);
-      assert.equal(await environmentJustInTime(api.db, video), justInTime, 'what the orchestrator reads for a video of the environment');
+      assert.equal(
+        await environmentJustInTime(api.db, video),
+        justInTime,
+        'what the orchestrator reads for a video of the environment',
+      );
       assert.equal(await justInTimeOf(t.envB.id), null, 'another environment keeps its own');
     }
   });
@@ -631,7 +743,10 @@ describe('environment settings (PATCH)', () => {
       const r = await patch(t.envB.id, body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assertErrorEnvelope(r.body, 400, 'invalid_request', assert);
-      assert.ok(r.body.errors.some((e: Json) => e.location === location), `${JSON.stringify(body)}: ${JSON.stringify(r.body.errors)}`);
+      assert.ok(
+        r.body.errors.some((e: Json) => e.location === location),
+        `${JSON.stringify(body)}: ${JSON.stringify(r.body.errors)}`,
+      );
     }
     assert.equal(await justInTimeOf(t.envB.id), false);
     await patch(t.envB.id, { justInTime: null });
@@ -643,7 +758,11 @@ describe('environment settings (PATCH)', () => {
       assert.equal(r.status, 404, envId);
       assertErrorEnvelope(r.body, 404, 'environment_not_found', assert);
     }
-    assert.equal((await getEnvironment(api.db, t.otherEnv.id))?.just_in_time, null, "the other organization's environment is untouched");
+    assert.equal(
+      (await getEnvironment(api.db, t.otherEnv.id))?.just_in_time,
+      null,
+      "the other organization's environment is untouched",
+    );
     const refused = await patch(t.envB.id, { justInTime: false }, t.keys.envA);
     assert.equal(refused.status, 403);
     assertErrorEnvelope(refused.body, 403, 'forbidden', assert);
@@ -677,12 +796,18 @@ describe('webhooks', () => {
   });
 
   it('register for chosen events only, per environment', async () => {
-    const r = await request('POST', base(), { key: t.keys.envA, body: { url: 'http://hooks.example.com:9999/hook', events: ['video.processing.failed'] } });
+    const r = await request('POST', base(), {
+      key: t.keys.envA,
+      body: { url: 'http://hooks.example.com:9999/hook', events: ['video.processing.failed'] },
+    });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.body.events, ['video.processing.failed']);
     const inB = await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`);
     assert.ok(!inB.body.body.webhooks.some((w: Json) => w.id === r.body.body.id));
-    assert.equal((await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`, { key: t.keys.envA })).status, 403);
+    assert.equal(
+      (await request('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks`, { key: t.keys.envA })).status,
+      403,
+    );
   });
 
   it('refuse bad URLs and events', async () => {
@@ -691,7 +816,13 @@ describe('webhooks', () => {
       assert.equal(r.status, 400, url);
       assertErrorEnvelope(r.body, 400, 'invalid_url', assert);
     }
-    for (const events of [['video.exploded'], ['webhook.test'], [], ['video.processing.failed', 'video.processing.failed'], 'video.processing.failed']) {
+    for (const events of [
+      ['video.exploded'],
+      ['webhook.test'],
+      [],
+      ['video.processing.failed', 'video.processing.failed'],
+      'video.processing.failed',
+    ]) {
       const r = await request('POST', base(), { body: { url: 'https://example.com/', events } });
       assert.equal(r.status, 400, JSON.stringify(events));
       assertErrorEnvelope(r.body, 400, 'invalid_events', assert);
@@ -721,7 +852,12 @@ describe('webhooks', () => {
       assert.equal(r.body.errors[0].location, 'body.url');
     }
     // IPv6 literals are no webhook URL at all (the URL pattern takes host names and IPv4 only).
-    for (const url of ['http://[::1]/hook', 'http://[fd12:3456::1]/hook', 'http://[fe80::1]/hook', 'http://[::ffff:127.0.0.1]/hook']) {
+    for (const url of [
+      'http://[::1]/hook',
+      'http://[fd12:3456::1]/hook',
+      'http://[fe80::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+    ]) {
       const r = await request('POST', base(), { body: { url } });
       assert.equal(r.status, 400, url);
       assertErrorEnvelope(r.body, 400, 'invalid_url', assert);
@@ -765,7 +901,8 @@ describe('webhooks', () => {
     };
     try {
       const port = (receiver.address() as AddressInfo).port;
-      const hook = (await call('POST', base(), { url: `http://127.0.0.1:${port}/hook`, events: ['video.deleted'] })).body.body;
+      const hook = (await call('POST', base(), { url: `http://127.0.0.1:${port}/hook`, events: ['video.deleted'] }))
+        .body.body;
 
       const tested = await call('POST', `${base()}/${hook.id}/test`);
       assert.equal(tested.status, 200);
@@ -774,12 +911,18 @@ describe('webhooks', () => {
         ['webhook.test', 1, 500, 'webhook endpoint answered 500'],
       );
       const sent = JSON.parse(seen[0]!.body) as Json;
-      assert.deepEqual([sent.event, sent.videoId, sent.status, sent.data], ['webhook.test', null, null, { webhookId: hook.id, message: sent.data.message }]);
+      assert.deepEqual(
+        [sent.event, sent.videoId, sent.status, sent.data],
+        ['webhook.test', null, null, { webhookId: hook.id, message: sent.data.message }],
+      );
       assert.equal(seen[0]!.id, tested.body.body.messageId);
 
       const again = await call('POST', `${base()}/${hook.id}/deliveries/${tested.body.body.id}/redeliver`);
       assert.equal(again.status, 200);
-      assert.deepEqual([again.body.body.attempt, again.body.body.responseStatus, again.body.body.error], [2, 204, null]);
+      assert.deepEqual(
+        [again.body.body.attempt, again.body.body.responseStatus, again.body.body.error],
+        [2, 204, null],
+      );
       assert.equal(seen[1]!.id, seen[0]!.id, 'a redelivery keeps the webhook-id');
       assert.equal(seen[1]!.body, seen[0]!.body, 'and the body');
 
@@ -796,7 +939,12 @@ describe('webhooks', () => {
       assertErrorEnvelope(unknownDelivery.body, 404, 'webhook_delivery_not_found', assert);
       const otherEnv = await call('GET', `/${t.org.id}/environments/${t.envB.id}/webhooks/${hook.id}/deliveries`);
       assertErrorEnvelope(otherEnv.body, 404, 'webhook_not_found', assert);
-      assertErrorEnvelope((await call('POST', `${base()}/whk_NoSuchWebhook001/test`)).body, 404, 'webhook_not_found', assert);
+      assertErrorEnvelope(
+        (await call('POST', `${base()}/whk_NoSuchWebhook001/test`)).body,
+        404,
+        'webhook_not_found',
+        assert,
+      );
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }

@@ -42,7 +42,13 @@ function kino(args: string[], env: Record<string, string> = {}): Promise<Run> {
       [kinoBin, ...args],
       {
         cwd: home,
-        env: { ...base, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), ...env },
+        env: {
+          ...base,
+          HOME: home,
+          XDG_CONFIG_HOME: join(home, 'config'),
+          XDG_STATE_HOME: join(home, 'state'),
+          ...env,
+        },
         maxBuffer: 16 * 1024 * 1024,
       },
       (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
@@ -51,7 +57,10 @@ function kino(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 /** Runs with --json, expects `code`, returns stdout parsed. */
-async function kinoJson<T>(args: string[], { code = 0, env = {} }: { code?: number; env?: Record<string, string> } = {}): Promise<T> {
+async function kinoJson<T>(
+  args: string[],
+  { code = 0, env = {} }: { code?: number; env?: Record<string, string> } = {},
+): Promise<T> {
   const run = await kino([...args, '--json'], env);
   assert.equal(run.code, code, `kino ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
   return JSON.parse(run.stdout) as T;
@@ -81,7 +90,11 @@ beforeAll(async () => {
   ]);
   [nodeA, nodeB] = await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })]);
   // What `kino login` is given: the dev stack's endpoint and key, and its operator token.
-  const devJson = JSON.parse(await readFile(join(farm.services.dir, 'dev.json'), 'utf8')) as { apiUrl: string; apiKey: string; operatorToken: string };
+  const devJson = JSON.parse(await readFile(join(farm.services.dir, 'dev.json'), 'utf8')) as {
+    apiUrl: string;
+    apiKey: string;
+    operatorToken: string;
+  };
   ({ apiUrl, apiKey, operatorToken } = devJson);
 }, 300_000);
 
@@ -90,19 +103,45 @@ afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
+describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
   let videoId: string;
 
   it('logs in: a profile in the config directory, mode 600; flags come before variables, variables before the profile', async () => {
     // A bad key is refused by the API (exit 1) and stores nothing.
-    await expectCode(['login', '--api-url', apiUrl, '--api-key', `svc_test_${'x'.repeat(32)}`, '--org', farm.orgId, '--env', farm.envId], 1);
+    await expectCode(
+      [
+        'login',
+        '--api-url',
+        apiUrl,
+        '--api-key',
+        `svc_test_${'x'.repeat(32)}`,
+        '--org',
+        farm.orgId,
+        '--env',
+        farm.envId,
+      ],
+      1,
+    );
     const configFile = join(home, 'config', 'kino', 'config.json');
     await assert.rejects(stat(configFile));
 
-    const login = await kinoJson<{ profile: string; default: boolean }>(['login', '--api-url', apiUrl, '--api-key', apiKey, '--org', farm.orgId, '--env', farm.envId]);
+    const login = await kinoJson<{ profile: string; default: boolean }>([
+      'login',
+      '--api-url',
+      apiUrl,
+      '--api-key',
+      apiKey,
+      '--org',
+      farm.orgId,
+      '--env',
+      farm.envId,
+    ]);
     assert.deepEqual(login.profile, 'default');
     assert.equal((await stat(configFile)).mode & 0o777, 0o600);
-    const config = JSON.parse(await readFile(configFile, 'utf8')) as { defaultProfile: string; profiles: Record<string, { apiKey: string; envId: string }> };
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as {
+      defaultProfile: string;
+      profiles: Record<string, { apiKey: string; envId: string }>;
+    };
     assert.equal(config.defaultProfile, 'default');
     assert.equal(config.profiles.default?.apiKey, apiKey);
 
@@ -112,7 +151,10 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     const refused = await expectCode(['videos', 'list', '--json'], 1, { KINO_ORG: 'org_someoneelse12345' });
     assert.equal((JSON.parse(refused.stderr) as { error: { status: number } }).error.status, 403);
     // ...and a flag over the variable.
-    assert.deepEqual(await kinoJson<unknown[]>(['videos', 'list', '--org', farm.orgId], { env: { KINO_ORG: 'org_someoneelse12345' } }), []);
+    assert.deepEqual(
+      await kinoJson<unknown[]>(['videos', 'list', '--org', farm.orgId], { env: { KINO_ORG: 'org_someoneelse12345' } }),
+      [],
+    );
     // A profile that does not exist is a usage error.
     await expectCode(['videos', 'list', '--profile', 'nope'], 2);
   });
@@ -123,8 +165,14 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     videoId = upload.stdout.split('\n')[0]!.trim();
     assert.match(videoId, /^vid_\w+$/);
     const read = `${upload.stdout}${upload.stderr}`;
-    assert.equal(read.replace(/https?:\/\/\S+/g, '').split(videoId).length - 1, 1, `the id once, outside the URLs:\n${read}`);
-    const links = Object.fromEntries([...upload.stdout.matchAll(/^ {2}(Playback|Embed|Dashboard) +(\S+)$/gm)].map(([, label, url]) => [label, url]));
+    assert.equal(
+      read.replace(/https?:\/\/\S+/g, '').split(videoId).length - 1,
+      1,
+      `the id once, outside the URLs:\n${read}`,
+    );
+    const links = Object.fromEntries(
+      [...upload.stdout.matchAll(/^ {2}(Playback|Embed|Dashboard) +(\S+)$/gm)].map(([, label, url]) => [label, url]),
+    );
     assert.deepEqual(Object.keys(links), ['Playback', 'Embed', 'Dashboard'], upload.stdout);
     assert.match(links.Playback!, new RegExp(`/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master\\.m3u8$`));
     const master = await fetch(links.Playback!);
@@ -144,17 +192,24 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${openedFile}'\n`, { mode: 0o755 });
     const opened = await expectCode(['videos', 'open', videoId], 0, { PATH: `${bin}:${process.env.PATH}` });
     assert.equal(opened.stdout.trim(), links.Dashboard);
-    await waitFor('the opener to be given the page', async () => ((await readFile(openedFile, 'utf8').catch(() => '')) === links.Dashboard ? true : undefined), {
-      timeoutMs: 10_000,
-      intervalMs: 50,
-    });
+    await waitFor(
+      'the opener to be given the page',
+      async () => ((await readFile(openedFile, 'utf8').catch(() => '')) === links.Dashboard ? true : undefined),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      },
+    );
     // ...prints it alone with --print, and says so when there is no opener (a PATH without one).
     await rm(openedFile);
-    assert.deepEqual(await kinoJson(['videos', 'open', videoId, '--print'], { env: { PATH: `${bin}:${process.env.PATH}` } }), {
-      videoId,
-      dashboardUrl: links.Dashboard,
-      opened: false,
-    });
+    assert.deepEqual(
+      await kinoJson(['videos', 'open', videoId, '--print'], { env: { PATH: `${bin}:${process.env.PATH}` } }),
+      {
+        videoId,
+        dashboardUrl: links.Dashboard,
+        opened: false,
+      },
+    );
     const noOpener = await expectCode(['videos', 'open', videoId], 0, { PATH: join(home, 'nothing-here') });
     assert.equal(noOpener.stdout.trim(), links.Dashboard);
     assert.match(noOpener.stderr, /No xdg-open/);
@@ -162,7 +217,10 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     await expectCode(['videos', 'open', 'vid_doesnotexist00000'], 1);
 
     const listed = await kinoJson<Array<{ id: string; status: string }>>(['videos', 'list']);
-    assert.deepEqual(listed.map((v) => [v.id, v.status]), [[videoId, 'ready']]);
+    assert.deepEqual(
+      listed.map((v) => [v.id, v.status]),
+      [[videoId, 'ready']],
+    );
     const table = await expectCode(['videos', 'list'], 0);
     assert.match(table.stdout, /ID\s+Name\s+Status/);
     assert.match(table.stdout, new RegExp(`${videoId}\\s+clip\\.mp4\\s+ready`));
@@ -173,17 +231,43 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     assert.equal(details.id, videoId);
     assert.equal(details.status.ready, true);
     assert.ok(details.encodings.length > 0);
-    assert.deepEqual([details.encodingMode, details.additionalCodecs], ['fixed', []], "the API's defaults, no flag given");
+    assert.deepEqual(
+      [details.encodingMode, details.additionalCodecs],
+      ['fixed', []],
+      "the API's defaults, no flag given",
+    );
     // As a person reads it: each rendition's codec, ladder and measured bitrates and VMAF ('-' until measured).
     const shown = await expectCode(['videos', 'get', videoId], 0);
     assert.match(shown.stdout, /^Encoding mode +fixed$/m);
-    assert.match(shown.stdout, /Encoding\s+Codec\s+Short edge\s+Video kbit\/s\s+Measured kbit\/s\s+VMAF\s+Audio kbit\/s/);
+    assert.match(
+      shown.stdout,
+      /Encoding\s+Codec\s+Short edge\s+Video kbit\/s\s+Measured kbit\/s\s+VMAF\s+Audio kbit\/s/,
+    );
     for (const e of details.encodings) {
-      const row = [e.key, e.videoCodec, e.shortEdgePixels, e.videoStreamBitrate, e.averageBitrate ?? '-', e.vmaf ?? '-'].map((cell) => String(cell).replace('.', '\\.'));
-      assert.match(shown.stdout, new RegExp(`^\\s*${row.join('\\s+')}\\s`, 'm'), `the row of ${e.key}:\n${shown.stdout}`);
+      const row = [
+        e.key,
+        e.videoCodec,
+        e.shortEdgePixels,
+        e.videoStreamBitrate,
+        e.averageBitrate ?? '-',
+        e.vmaf ?? '-',
+      ].map((cell) => String(cell).replace('.', '\\.'));
+      assert.match(
+        shown.stdout,
+        new RegExp(`^\\s*${row.join('\\s+')}\\s`, 'm'),
+        `the row of ${e.key}:\n${shown.stdout}`,
+      );
     }
 
-    const link = await kinoJson<{ shareUrl: string; maxViews: number | null }>(['videos', 'share', videoId, '--expires-hours', '2', '--max-views', '3']);
+    const link = await kinoJson<{ shareUrl: string; maxViews: number | null }>([
+      'videos',
+      'share',
+      videoId,
+      '--expires-hours',
+      '2',
+      '--max-views',
+      '3',
+    ]);
     assert.match(link.shareUrl, /\/v1\/share\/shr_/);
     assert.equal(link.maxViews, 3);
 
@@ -192,7 +276,15 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
     assert.match(thumbnail.url, new RegExp(`/t/${videoId}/`));
     await expectCode(['videos', 'thumbnail', videoId, '--at', 'soon'], 2);
 
-    const signed = await kinoJson<{ signed_url: string; expires_in: number }>(['playback', 'url', videoId, '--expires', '4h', '--domains', 'example.com,www.example.com']);
+    const signed = await kinoJson<{ signed_url: string; expires_in: number }>([
+      'playback',
+      'url',
+      videoId,
+      '--expires',
+      '4h',
+      '--domains',
+      'example.com,www.example.com',
+    ]);
     assert.equal(signed.expires_in, 4 * 3600);
     assert.match(signed.signed_url, new RegExp(`/${videoId}/master\\.m3u8\\?token=`));
     await expectCode(['playback', 'url', videoId, '--expires', '3h'], 2);
@@ -201,25 +293,60 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
   it('adds (SRT, converted), lists and removes caption tracks; a bad file fails naming its line', async () => {
     const srt = join(home, 'captions.srt');
     await writeFile(srt, '1\n00:00:00,500 --> 00:00:01,500\nHello\n');
-    const track = await kinoJson<{ language: string; label: string; default: boolean; url: string }>(['videos', 'captions', 'add', videoId, srt, '--language', 'pt-br', '--default']);
+    const track = await kinoJson<{ language: string; label: string; default: boolean; url: string }>([
+      'videos',
+      'captions',
+      'add',
+      videoId,
+      srt,
+      '--language',
+      'pt-br',
+      '--default',
+    ]);
     assert.deepEqual([track.language, track.label, track.default], ['pt-BR', 'Brazilian Portuguese', true]);
     assert.match(track.url, new RegExp(`/${videoId}/subtitles-pt-BR\\.vtt`));
     const listed = await kinoJson<Array<{ language: string }>>(['videos', 'captions', 'list', videoId]);
-    assert.deepEqual(listed.map((t) => t.language), ['pt-BR']);
-    assert.match((await expectCode(['videos', 'captions', 'list', videoId], 0)).stdout, /Language\s+Label\s+Default[\s\S]*pt-BR\s+Brazilian Portuguese\s+yes/);
+    assert.deepEqual(
+      listed.map((t) => t.language),
+      ['pt-BR'],
+    );
+    assert.match(
+      (await expectCode(['videos', 'captions', 'list', videoId], 0)).stdout,
+      /Language\s+Label\s+Default[\s\S]*pt-BR\s+Brazilian Portuguese\s+yes/,
+    );
     const bad = join(home, 'bad.vtt');
     await writeFile(bad, 'WEBVTT\n\n00:00:01.000 -> 00:00:02.000\nno arrow\n');
-    assert.match((await expectCode(['videos', 'captions', 'add', videoId, bad, '--language', 'en'], 1)).stderr, /line 3/);
+    assert.match(
+      (await expectCode(['videos', 'captions', 'add', videoId, bad, '--language', 'en'], 1)).stderr,
+      /line 3/,
+    );
     await kinoJson(['videos', 'captions', 'remove', videoId, 'pt-BR']);
     assert.deepEqual(await kinoJson<unknown[]>(['videos', 'captions', 'list', videoId]), []);
     await expectCode(['videos', 'captions', 'remove', videoId, 'pt-BR'], 1);
   });
 
   it('changes a video with update (name, access, metadata) and lists it by its external id', async () => {
-    const updated = await kinoJson<VideoDetails>(['videos', 'update', videoId, '--name', 'Renamed clip', '--private', '--external-id', 'post-42', '--passthrough', 'p']);
-    assert.deepEqual([updated.name, updated.allowPublicAccess, updated.metadata], ['Renamed clip', false, { externalId: 'post-42', passthrough: 'p' }]);
+    const updated = await kinoJson<VideoDetails>([
+      'videos',
+      'update',
+      videoId,
+      '--name',
+      'Renamed clip',
+      '--private',
+      '--external-id',
+      'post-42',
+      '--passthrough',
+      'p',
+    ]);
+    assert.deepEqual(
+      [updated.name, updated.allowPublicAccess, updated.metadata],
+      ['Renamed clip', false, { externalId: 'post-42', passthrough: 'p' }],
+    );
     const found = await kinoJson<Array<{ id: string }>>(['videos', 'list', '--external-id', 'post-42']);
-    assert.deepEqual(found.map((v) => v.id), [videoId]);
+    assert.deepEqual(
+      found.map((v) => v.id),
+      [videoId],
+    );
     const cleared = await kinoJson<VideoDetails>(['videos', 'update', videoId, '--public', '--passthrough', '']);
     assert.deepEqual([cleared.allowPublicAccess, cleared.metadata], [true, { externalId: 'post-42' }]);
     await expectCode(['videos', 'update', videoId], 2);
@@ -253,34 +380,78 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
   });
 
   it('cuts a clip of a ready video with --start and --end; a range past the end fails, a non-number is a usage error', async () => {
-    const made = await kinoJson<{ videoID: string }>(['videos', 'clip', videoId, '--start', '0.5', '--end', '1', '--name', 'a clip']);
-    const clip = await kinoJson<VideoDetails & { clipOf?: { videoId: string; startTime: number; endTime: number } }>(['videos', 'get', made.videoID]);
+    const made = await kinoJson<{ videoID: string }>([
+      'videos',
+      'clip',
+      videoId,
+      '--start',
+      '0.5',
+      '--end',
+      '1',
+      '--name',
+      'a clip',
+    ]);
+    const clip = await kinoJson<VideoDetails & { clipOf?: { videoId: string; startTime: number; endTime: number } }>([
+      'videos',
+      'get',
+      made.videoID,
+    ]);
     assert.equal(clip.name, 'a clip');
     assert.deepEqual(clip.status, { ready: true, transcoding: false, failed: false });
     assert.deepEqual(clip.clipOf, { videoId, startTime: 0.5, endTime: 1 });
-    assert.match((await expectCode(['videos', 'clip', videoId, '--start', '0', '--end', '9999'], 1)).stderr, /invalid_clip_range|duration/);
+    assert.match(
+      (await expectCode(['videos', 'clip', videoId, '--start', '0', '--end', '9999'], 1)).stderr,
+      /invalid_clip_range|duration/,
+    );
     await expectCode(['videos', 'clip', videoId, '--start', 'soon', '--end', '1'], 2);
     await kinoJson(['videos', 'delete', made.videoID, '--yes']);
   });
 
   it('adds, lists and removes webhooks', async () => {
-    const created = await kinoJson<{ id: string; secret: string }>(['webhooks', 'add', 'https://hooks.example.com/kino', '--events', 'video.processing.failed']);
+    const created = await kinoJson<{ id: string; secret: string }>([
+      'webhooks',
+      'add',
+      'https://hooks.example.com/kino',
+      '--events',
+      'video.processing.failed',
+    ]);
     assert.match(created.secret, /^whsec_/);
     const listed = await kinoJson<Array<{ id: string; url: string; events: string[] }>>(['webhooks', 'list']);
-    assert.deepEqual(listed.map((w) => [w.id, w.url, w.events]), [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]]);
-    assert.match((await expectCode(['webhooks', 'list'], 0)).stdout, new RegExp(`${created.id}\\s+https://hooks\\.example\\.com/kino`));
+    assert.deepEqual(
+      listed.map((w) => [w.id, w.url, w.events]),
+      [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]],
+    );
+    assert.match(
+      (await expectCode(['webhooks', 'list'], 0)).stdout,
+      new RegExp(`${created.id}\\s+https://hooks\\.example\\.com/kino`),
+    );
     // A test event is one logged attempt (nothing answers at hooks.example.com here: its error says why);
     // redeliver sends it again as attempt 2; the log lists both, newest first.
     assert.match((await expectCode(['webhooks', 'deliveries', created.id], 0)).stdout, /no deliveries/);
-    const tested = await kinoJson<{ id: string; event: string; attempt: number; error: string | null }>(['webhooks', 'test', created.id]);
+    const tested = await kinoJson<{ id: string; event: string; attempt: number; error: string | null }>([
+      'webhooks',
+      'test',
+      created.id,
+    ]);
     assert.deepEqual([tested.event, tested.attempt], ['webhook.test', 1]);
     assert.ok(tested.error);
-    const again = await kinoJson<{ attempt: number; messageId: string }>(['webhooks', 'redeliver', created.id, tested.id]);
+    const again = await kinoJson<{ attempt: number; messageId: string }>([
+      'webhooks',
+      'redeliver',
+      created.id,
+      tested.id,
+    ]);
     assert.equal(again.attempt, 2);
     const log = await kinoJson<Array<{ attempt: number; messageId: string }>>(['webhooks', 'deliveries', created.id]);
-    assert.deepEqual(log.map((d) => d.attempt), [2, 1]);
+    assert.deepEqual(
+      log.map((d) => d.attempt),
+      [2, 1],
+    );
     assert.equal(log[0]!.messageId, log[1]!.messageId);
-    assert.match((await expectCode(['webhooks', 'deliveries', created.id], 0)).stdout, new RegExp(`${tested.id}\\s+webhook\\.test\\s+1\\s`));
+    assert.match(
+      (await expectCode(['webhooks', 'deliveries', created.id], 0)).stdout,
+      new RegExp(`${tested.id}\\s+webhook\\.test\\s+1\\s`),
+    );
     await expectCode(['webhooks', 'redeliver', created.id, 'whd_NoSuchDelivery01'], 1);
     await kinoJson(['webhooks', 'remove', created.id]);
     assert.deepEqual(await kinoJson<unknown[]>(['webhooks', 'list']), []);
@@ -290,44 +461,77 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
   it("lists environments with their just-in-time setting and changes it: off, on, back to the farm's default", async () => {
     type Listed = Array<{ id: string; name: string; justInTime: boolean | null }>;
     const before = await kinoJson<Listed>(['environments', 'list']);
-    assert.deepEqual(before.map((e) => [e.id, e.justInTime]), [[farm.envId, null]]);
-    assert.match((await expectCode(['environments', 'list'], 0)).stdout, new RegExp(`${farm.envId}[^\\n]*\\bdefault\\b`));
-    for (const [word, justInTime] of [['off', false], ['on', true], ['default', null]] as const) {
-      const updated = await kinoJson<{ id: string; justInTime: boolean | null }>(['environments', 'update', farm.envId, '--just-in-time', word]);
+    assert.deepEqual(
+      before.map((e) => [e.id, e.justInTime]),
+      [[farm.envId, null]],
+    );
+    assert.match(
+      (await expectCode(['environments', 'list'], 0)).stdout,
+      new RegExp(`${farm.envId}[^\\n]*\\bdefault\\b`),
+    );
+    for (const [word, justInTime] of [
+      ['off', false],
+      ['on', true],
+      ['default', null],
+    ] as const) {
+      const updated = await kinoJson<{ id: string; justInTime: boolean | null }>([
+        'environments',
+        'update',
+        farm.envId,
+        '--just-in-time',
+        word,
+      ]);
       assert.deepEqual([updated.id, updated.justInTime], [farm.envId, justInTime], word);
       assert.equal((await kinoJson<Listed>(['environments', 'list']))[0]!.justInTime, justInTime, word);
-      if (word === 'off') assert.match((await expectCode(['environments', 'list'], 0)).stdout, new RegExp(`${farm.envId}[^\\n]*\\boff\\b`));
+      if (word === 'off')
+        assert.match(
+          (await expectCode(['environments', 'list'], 0)).stdout,
+          new RegExp(`${farm.envId}[^\\n]*\\boff\\b`),
+        );
     }
     await expectCode(['environments', 'update', farm.envId, '--just-in-time', 'yes'], 2);
     await expectCode(['environments', 'update', farm.envId], 2);
     await expectCode(['environments', 'update', 'env_doesnotexist00', '--just-in-time', 'off'], 1);
   });
 
-  it('shows analytics as tables, and as the API\'s data with --json', async () => {
+  it("shows analytics as tables, and as the API's data with --json", async () => {
     const usage = await kinoJson<Array<{ envId: string }>>(['analytics', 'usage', '--period-days', '7']);
     assert.ok(Array.isArray(usage));
     const daily = await kinoJson<Array<{ deliveryDate: string }>>(['analytics', 'daily', '--all-envs']);
     assert.ok(Array.isArray(daily));
     const storage = await kinoJson<{ totalVideos: number }>(['analytics', 'storage']);
     assert.equal(typeof storage.totalVideos, 'number');
-    const resolution = await kinoJson<{ summary: { vidId: string }; resolutions: unknown[] }>(['analytics', 'resolution', videoId]);
+    const resolution = await kinoJson<{ summary: { vidId: string }; resolutions: unknown[] }>([
+      'analytics',
+      'resolution',
+      videoId,
+    ]);
     assert.ok(Array.isArray(resolution.resolutions));
     assert.ok(Array.isArray(await kinoJson<unknown[]>(['analytics', 'distribution'])));
 
     assert.match((await expectCode(['analytics', 'storage'], 0)).stdout, /Videos\s+\d+/);
-    assert.match((await expectCode(['analytics', 'usage', '--all-envs'], 0)).stdout, /Environment\s+Videos\s+Duration|no usage yet/);
+    assert.match(
+      (await expectCode(['analytics', 'usage', '--all-envs'], 0)).stdout,
+      /Environment\s+Videos\s+Duration|no usage yet/,
+    );
     await expectCode(['analytics', 'daily', '--from', 'yesterday'], 1);
   });
 
   it('exits 3 when a video fails, 2 on a usage error, 1 on an API error; deletes with --yes', async () => {
     // An MP4's opening then text: the format check takes it, the probe fails.
     const garbage = join(home, 'garbage.mp4');
-    await writeFile(garbage, Buffer.concat([
-      Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
-      Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
-    ]));
+    await writeFile(
+      garbage,
+      Buffer.concat([
+        Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
+        Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
+      ]),
+    );
     // With encoding options, which the video keeps (it fails all the same: the file is no video).
-    const [failed] = await kinoJson<Uploaded[]>(['videos', 'upload', garbage, '--wait', '--encoding-mode', 'contentAware', '--codecs', 'av1,hevc,av1'], { code: 3 });
+    const [failed] = await kinoJson<Uploaded[]>(
+      ['videos', 'upload', garbage, '--wait', '--encoding-mode', 'contentAware', '--codecs', 'av1,hevc,av1'],
+      { code: 3 },
+    );
     assert.equal(failed?.video?.status.failed, true);
     assert.deepEqual([failed.video.encodingMode, failed.video.additionalCodecs], ['contentAware', ['av1', 'hevc']]);
     await expectCode(['videos', 'wait', failed.videoID], 3);
@@ -353,7 +557,7 @@ describe('kino, the developers\' CLI', { timeout: 300_000 }, () => {
   });
 });
 
-describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
+describe("kino nodes, the operators' commands", { timeout: 300_000 }, () => {
   const asOperator = () => ({ KINO_API_URL: apiUrl, KINO_OPERATOR_TOKEN: operatorToken });
 
   async function slotsInUse(nodeId: string): Promise<number> {
@@ -363,14 +567,19 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
 
   /** The node each rendition of a video was encoded on (the workflow's result). */
   async function encodedOn(videoId: string): Promise<string[]> {
-    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
+    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as {
+      renditions: Array<{ outcome: { nodeId: string } }>;
+    };
     return result.renditions.map((r) => r.outcome.nodeId);
   }
 
   it('lists the nodes with their labels, slots and state; refuses a wrong operator token', async () => {
     const nodes = await kinoJson<EncodeNode[]>(['nodes', 'list'], { env: asOperator() });
     const byId = new Map(nodes.map((n) => [n.id, n]));
-    for (const [node, name] of [[nodeA, 'a'], [nodeB, 'b']] as const) {
+    for (const [node, name] of [
+      [nodeA, 'a'],
+      [nodeB, 'b'],
+    ] as const) {
       const listed = byId.get(node.nodeId);
       assert.equal(listed?.address, node.address);
       assert.equal(listed?.state, 'active');
@@ -378,7 +587,10 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
       assert.equal(listed?.slots, 1);
       assert.ok(Date.parse(listed.lastHeartbeatAt) > 0);
     }
-    assert.match((await expectCode(['nodes', 'list'], 0, asOperator())).stdout, new RegExp(`${nodeA.nodeId}\\s+${nodeA.address.replace(/\./g, '\\.')}`));
+    assert.match(
+      (await expectCode(['nodes', 'list'], 0, asOperator())).stdout,
+      new RegExp(`${nodeA.nodeId}\\s+${nodeA.address.replace(/\./g, '\\.')}`),
+    );
     await expectCode(['nodes', 'list'], 1, { ...asOperator(), KINO_OPERATOR_TOKEN: 'not-the-operator-token' });
     await expectCode(['nodes', 'list'], 2, { KINO_API_URL: apiUrl });
     await expectCode(['nodes', 'drain', 'node_unknown'], 1, asOperator());
@@ -400,12 +612,18 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
     assert.equal((await nodeJobs(nodeA)).length, jobsOnABefore, 'no encode started on the drained node');
 
     // Undrained, with the other node drained: the next video can only go to it.
-    assert.equal((await kinoJson<EncodeNode>(['nodes', 'undrain', nodeA.nodeId], { env: asOperator() })).state, 'active');
+    assert.equal(
+      (await kinoJson<EncodeNode>(['nodes', 'undrain', nodeA.nodeId], { env: asOperator() })).state,
+      'active',
+    );
     await kinoJson(['nodes', 'drain', nodeB.nodeId], { env: asOperator() });
     // Long enough (veryslow, one thread) to still run when the drain below is sent.
     const long = await makeClip({ seconds: 5, width: 640, height: 360, fps: 30, path: join(home, 'long.mp4') });
     const [second] = await kinoJson<Uploaded[]>(['videos', 'upload', long, '--compression', 'veryslow']);
-    await waitFor(`an encode to hold node a's slot`, async () => (await slotsInUse(nodeA.nodeId)) === 1, { timeoutMs: 120_000, intervalMs: 200 });
+    await waitFor(`an encode to hold node a's slot`, async () => (await slotsInUse(nodeA.nodeId)) === 1, {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
 
     // Drained while its slot is in use: the encode it runs finishes there. Through the SDK the CLI
     // calls (no process start between seeing the slot taken and draining, however fast the encode).
@@ -416,7 +634,11 @@ describe('kino nodes, the operators\' commands', { timeout: 300_000 }, () => {
     // would wait for a node as long as they stay so. Node b takes it.
     await kinoJson(['nodes', 'undrain', nodeB.nodeId], { env: asOperator() });
     await farm.waitForStatus(second!.videoID, 'ready', 240_000);
-    assert.deepEqual(await encodedOn(second!.videoID), [nodeA.nodeId], 'the rendition finished on the node drained under it');
+    assert.deepEqual(
+      await encodedOn(second!.videoID),
+      [nodeA.nodeId],
+      'the rendition finished on the node drained under it',
+    );
     const lastJob = (await nodeJobs(nodeA)).at(-1);
     assert.ok(lastJob?.endedAt, 'the encode on the drained node ended');
   });
@@ -429,13 +651,25 @@ describe('kino installed from its tarball (npm install -g) on a machine with no 
     const dir = await mkdtemp(join(tmpdir(), 'kino-cli-global-'));
     try {
       await run(process.execPath, [join(repoRoot, 'cli', 'scripts', 'build-package.mjs')], { cwd: repoRoot });
-      const { stdout: packed } = await run('npm', ['pack', join(repoRoot, 'cli', 'package'), '--pack-destination', dir, '--silent'], { cwd: dir });
+      const { stdout: packed } = await run(
+        'npm',
+        ['pack', join(repoRoot, 'cli', 'package'), '--pack-destination', dir, '--silent'],
+        { cwd: dir },
+      );
       const tarball = join(dir, packed.trim().split('\n').pop()!);
       const prefix = join(dir, 'global');
       // Its dependencies come from the registry (or npm's cache): the package names no workspace.
-      await run('npm', ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
+      await run(
+        'npm',
+        ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--loglevel=error'],
+        { cwd: dir },
+      );
       const installed = join(prefix, 'lib', 'node_modules', '@kino', 'cli');
-      assert.deepEqual(await readdir(join(prefix, 'lib', 'node_modules', '@kino')), ['cli'], 'no other @kino package is installed');
+      assert.deepEqual(
+        await readdir(join(prefix, 'lib', 'node_modules', '@kino')),
+        ['cli'],
+        'no other @kino package is installed',
+      );
       assert.ok(!existsSync(join(installed, 'src')), 'compiled JavaScript only, no TypeScript sources');
 
       // A shell with the settings in its environment, in a directory outside the repository.
@@ -453,12 +687,23 @@ describe('kino installed from its tarball (npm install -g) on a machine with no 
         const { stdout } = await run('kino', [...args, '--json'], { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 });
         return JSON.parse(stdout) as T;
       };
-      const [uploaded] = await kinoInstalled<Uploaded[]>(['videos', 'upload', clip, '--name', 'from-the-tarball', '--compression', 'ultrafast']);
+      const [uploaded] = await kinoInstalled<Uploaded[]>([
+        'videos',
+        'upload',
+        clip,
+        '--name',
+        'from-the-tarball',
+        '--compression',
+        'ultrafast',
+      ]);
       assert.ok(uploaded?.videoID);
       const [waited] = await kinoInstalled<VideoDetails[]>(['videos', 'wait', uploaded.videoID]);
       assert.deepEqual(waited?.status, { ready: true, transcoding: false, failed: false });
       const listed = await kinoInstalled<Array<{ id: string; name: string; status: string }>>(['videos', 'list']);
-      assert.deepEqual(listed.filter((v) => v.id === uploaded.videoID).map((v) => [v.name, v.status]), [['from-the-tarball', 'ready']]);
+      assert.deepEqual(
+        listed.filter((v) => v.id === uploaded.videoID).map((v) => [v.name, v.status]),
+        [['from-the-tarball', 'ready']],
+      );
       // The processes and the operators' commands are the image's, not this package's.
       await assert.rejects(run('kino', ['api'], { cwd: dir, env }), /command api not found/);
     } finally {

@@ -64,16 +64,26 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     // Rows stay in the spool until a restart or a clean stop ships them: the test decides when.
     stack = await startDeliveryStack({ analytics, shipIntervalMs: 600_000 });
     env2 = (await createEnvironment(stack.db, { orgId: stack.orgId, name: 'staging' })).id;
-    env2Key = (await createApiKey(stack.db, { orgId: stack.orgId, envId: env2, type: 'environment', live: false })).apiKey;
+    env2Key = (await createApiKey(stack.db, { orgId: stack.orgId, envId: env2, type: 'environment', live: false }))
+      .apiKey;
     const fixture = (envId: string, seconds: number, height: number) =>
       createHlsFixture({
-        db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-        orgId: stack.orgId, envId, seconds, ladder: [{ width: 128, height }],
+        db: stack.db,
+        storage: stack.storage,
+        workDir: stack.services.dir,
+        allowPublicAccess: true,
+        orgId: stack.orgId,
+        envId,
+        seconds,
+        ladder: [{ width: 128, height }],
       });
     a = await fixture(stack.envId, 13, 720); // 3 segments
     b = await fixture(env2, 7, 1080); // 2 segments
     c = await fixture(stack.envId, 5, 240); // 1 segment
-    assert.deepEqual([a, b, c].map((v) => v.renditions[0]!.segmentCount), [3, 2, 1]);
+    assert.deepEqual(
+      [a, b, c].map((v) => v.renditions[0]!.segmentCount),
+      [3, 2, 1],
+    );
 
     // A twice (6 at 720p), B twice (4 at 1080p); the node is killed with -9 holding them, and its
     // spool file is also left as a batch copy, as if it had been inserted just before the kill.
@@ -82,7 +92,10 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     await stack.delivery.process.kill9();
     const [open] = readdirSync(stack.spoolDir).filter((name) => name.startsWith('open-'));
     assert.ok(open, 'the killed node left its spool file');
-    copyFileSync(join(stack.spoolDir, open), join(stack.spoolDir, open.replace(/^open-/, 'batch-').replace(/\.tsv$/, '-copy.tsv')));
+    copyFileSync(
+      join(stack.spoolDir, open),
+      join(stack.spoolDir, open.replace(/^open-/, 'batch-').replace(/\.tsv$/, '-copy.tsv')),
+    );
     await stack.restartDelivery();
     // Then A once more (3 at 720p) and C once (1 at 240p), shipped by a clean stop.
     await play(a, 1);
@@ -91,7 +104,9 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     // C is deleted afterwards: its analytics stay, storage no longer counts it.
     assert.ok(await markVideoDeleted(stack.db, c.videoId, null));
 
-    const days = await stack.clickhouse.query<{ d: string }>(`SELECT DISTINCT toString(toDate(served_at)) AS d FROM segment_deliveries`);
+    const days = await stack.clickhouse.query<{ d: string }>(
+      `SELECT DISTINCT toString(toDate(served_at)) AS d FROM segment_deliveries`,
+    );
     assert.equal(days.length, 1, 'every segment was served on one UTC day');
     day = days[0]!.d;
     // The rollup refresher in the API picks the rows up: within 60 s is the product's goal, which
@@ -104,7 +119,9 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
         // What a timeout then says: whether the rows or the rollup fell short.
         const [raw] = await stack.clickhouse.query<{ n: number }>(`SELECT count() AS n FROM segment_deliveries FINAL`);
         const [marks] = await stack.clickhouse.query<{ n: number }>(`SELECT count() AS n FROM segment_rollup_marks`);
-        throw new Error(`the rollup counts ${counted}; raw rows ${raw?.n}; marks ${marks?.n}; spool ${readdirSync(stack.spoolDir).join(', ')}`);
+        throw new Error(
+          `the rollup counts ${counted}; raw rows ${raw?.n}; marks ${marks?.n}; spool ${readdirSync(stack.spoolDir).join(', ')}`,
+        );
       },
       { timeoutMs: 180_000, intervalMs: 500 },
     );
@@ -158,29 +175,67 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
   });
 
   it('daily: every day of the range, HD/SD/LD split, zeros on quiet days', async () => {
-    const record = (segmentsServed: number, uniqueVideosServed: number, hdSegments: number, sdSegments: number, ldSegments: number) => ({
-      deliveryDate: `${day}T00:00:00Z`, segmentsServed, uniqueVideosServed, hdSegments, sdSegments, ldSegments,
+    const record = (
+      segmentsServed: number,
+      uniqueVideosServed: number,
+      hdSegments: number,
+      sdSegments: number,
+      ldSegments: number,
+    ) => ({
+      deliveryDate: `${day}T00:00:00Z`,
+      segmentsServed,
+      uniqueVideosServed,
+      hdSegments,
+      sdSegments,
+      ldSegments,
     });
-    assert.deepEqual((await ok(`/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage, [record(14, 3, 4, 9, 1)]);
-    assert.deepEqual((await ok(`/environments/${stack.envId}/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage, [record(10, 2, 0, 9, 1)]);
-    assert.deepEqual((await ok(`/environments/${env2}/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage, [record(4, 1, 4, 0, 0)]);
+    assert.deepEqual((await ok(`/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage, [
+      record(14, 3, 4, 9, 1),
+    ]);
+    assert.deepEqual(
+      (await ok(`/environments/${stack.envId}/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage,
+      [record(10, 2, 0, 9, 1)],
+    );
+    assert.deepEqual((await ok(`/environments/${env2}/analytics/daily?startDate=${day}&endDate=${day}`)).dailyUsage, [
+      record(4, 1, 4, 0, 0),
+    ]);
     const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     assert.deepEqual((await ok(`/analytics/daily?startDate=${next}&endDate=${next}`)).dailyUsage, [
-      { deliveryDate: `${next}T00:00:00Z`, segmentsServed: 0, uniqueVideosServed: 0, hdSegments: 0, sdSegments: 0, ldSegments: 0 },
+      {
+        deliveryDate: `${next}T00:00:00Z`,
+        segmentsServed: 0,
+        uniqueVideosServed: 0,
+        hdSegments: 0,
+        sdSegments: 0,
+        ldSegments: 0,
+      },
     ]);
     // Default: 30 days ago to today, 31 records, today's last.
     const defaults = (await ok('/analytics/daily')).dailyUsage;
     assert.equal(defaults.length, 31);
     assert.deepEqual(defaults.at(-1), record(14, 3, 4, 9, 1));
-    assert.equal(defaults.reduce((sum: number, d: Json) => sum + d.segmentsServed, 0), 14);
+    assert.equal(
+      defaults.reduce((sum: number, d: Json) => sum + d.segmentsServed, 0),
+      14,
+    );
   });
 
   it('storage: videos that still exist, duration per quality preset', async () => {
     assert.deepEqual((await ok('/analytics/storage')).storage, {
-      totalVideos: 2, totalDurationSeconds: 20, avgVideoDuration: 10, ultraQualityDuration: 0, highQualityDuration: 0, standardQualityDuration: 20,
+      totalVideos: 2,
+      totalDurationSeconds: 20,
+      avgVideoDuration: 10,
+      ultraQualityDuration: 0,
+      highQualityDuration: 0,
+      standardQualityDuration: 20,
     });
     assert.deepEqual((await ok(`/environments/${env2}/analytics/storage`)).storage, {
-      totalVideos: 1, totalDurationSeconds: 7, avgVideoDuration: 7, ultraQualityDuration: 0, highQualityDuration: 0, standardQualityDuration: 7,
+      totalVideos: 1,
+      totalDurationSeconds: 7,
+      avgVideoDuration: 7,
+      ultraQualityDuration: 0,
+      highQualityDuration: 0,
+      standardQualityDuration: 7,
     });
   });
 
@@ -189,23 +244,52 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     const naming = { vidId: a.videoId, vidPublicId: a.videoId, vidName: `fixture ${a.videoId}`, vidNameValid: true };
     assert.deepEqual(await ok(`/videos/${a.videoId}/analytics/resolution`), {
       summary: {
-        ...naming, vidLengthSeconds: 13, availableResolutions: 1, totalSegmentsServed: 9, totalDaysServed: 1,
-        firstServed: span.first, firstServedValid: true, lastServed: span.last, lastServedValid: true,
-        mostPopularResolution: 720, mostPopularResolutionValid: true,
+        ...naming,
+        vidLengthSeconds: 13,
+        availableResolutions: 1,
+        totalSegmentsServed: 9,
+        totalDaysServed: 1,
+        firstServed: span.first,
+        firstServedValid: true,
+        lastServed: span.last,
+        lastServedValid: true,
+        mostPopularResolution: 720,
+        mostPopularResolutionValid: true,
       },
       resolutions: [
-        { ...naming, resolutionHeight: 720, timesServed: 9, firstServed: span.first, firstServedValid: true, lastServed: span.last, lastServedValid: true, daysServed: 1 },
+        {
+          ...naming,
+          resolutionHeight: 720,
+          timesServed: 9,
+          firstServed: span.first,
+          firstServedValid: true,
+          lastServed: span.last,
+          lastServedValid: true,
+          daysServed: 1,
+        },
       ],
     });
     const deleted = await ok(`/videos/${c.videoId}/analytics/resolution?startDate=${day}&endDate=${day}`);
     assert.equal(deleted.summary.totalSegmentsServed, 1);
-    assert.deepEqual(deleted.resolutions.map((r: Json) => [r.resolutionHeight, r.timesServed]), [[240, 1]]);
+    assert.deepEqual(
+      deleted.resolutions.map((r: Json) => [r.resolutionHeight, r.timesServed]),
+      [[240, 1]],
+    );
     // A range without plays: nothing valid, timestamps "".
     const quiet = await ok(`/videos/${a.videoId}/analytics/resolution?startDate=2020-01-01&endDate=2020-01-31`);
     assert.deepEqual(quiet, {
       summary: {
-        ...naming, vidLengthSeconds: 13, availableResolutions: 1, totalSegmentsServed: 0, totalDaysServed: 0,
-        firstServed: '', firstServedValid: false, lastServed: '', lastServedValid: false, mostPopularResolution: 0, mostPopularResolutionValid: false,
+        ...naming,
+        vidLengthSeconds: 13,
+        availableResolutions: 1,
+        totalSegmentsServed: 0,
+        totalDaysServed: 0,
+        firstServed: '',
+        firstServedValid: false,
+        lastServed: '',
+        lastServedValid: false,
+        mostPopularResolution: 0,
+        mostPopularResolutionValid: false,
       },
       resolutions: [],
     });
@@ -215,14 +299,23 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     const entry = async (height: number, segmentsServed: number) => {
       const span = await rawSpan(`rendition_height = ${height}`);
       return {
-        resolutionHeight: height, segmentsServed, uniqueVideos: 1, daysActive: 1,
-        firstServed: span.first, firstServedValid: true, lastServed: span.last, lastServedValid: true,
+        resolutionHeight: height,
+        segmentsServed,
+        uniqueVideos: 1,
+        daysActive: 1,
+        firstServed: span.first,
+        firstServedValid: true,
+        lastServed: span.last,
+        lastServedValid: true,
       };
     };
     const [hd, sd, ld] = [await entry(1080, 4), await entry(720, 9), await entry(240, 1)];
     assert.deepEqual((await ok('/analytics/resolution-distribution')).distribution, [hd, sd, ld]);
     assert.deepEqual((await ok(`/analytics/resolution-distribution?startDate=${day}`)).distribution, [hd, sd, ld]);
-    assert.deepEqual((await ok(`/environments/${stack.envId}/analytics/resolution-distribution`)).distribution, [sd, ld]);
+    assert.deepEqual((await ok(`/environments/${stack.envId}/analytics/resolution-distribution`)).distribution, [
+      sd,
+      ld,
+    ]);
     assert.deepEqual((await ok('/analytics/resolution-distribution?endDate=2020-01-01')).distribution, []);
   });
 
@@ -230,18 +323,31 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     // The refresher copies the figures to PostgreSQL right after the pass the daily counts above
     // came from (one statement for all of the pass's videos): wait for the copy, then check it.
     let served = '0 views';
-    await waitFor('the served figures to be copied', async () => (served = (await ok(`/videos/${a.videoId}/details`)).served) !== '0 views', {
-      timeoutMs: 60_000,
-      intervalMs: 200,
-    });
+    await waitFor(
+      'the served figures to be copied',
+      async () => (served = (await ok(`/videos/${a.videoId}/details`)).served) !== '0 views',
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      },
+    );
     assert.equal(served, '4 views');
   });
 
   it('an environment key sees its own environment only', async () => {
-    assert.deepEqual((await ok('/analytics/usage', env2Key)).usage.map((u: Json) => u.envId), [env2]);
-    assert.equal((await ok(`/analytics/daily?startDate=${day}&endDate=${day}`, env2Key)).dailyUsage[0].segmentsServed, 4);
+    assert.deepEqual(
+      (await ok('/analytics/usage', env2Key)).usage.map((u: Json) => u.envId),
+      [env2],
+    );
+    assert.equal(
+      (await ok(`/analytics/daily?startDate=${day}&endDate=${day}`, env2Key)).dailyUsage[0].segmentsServed,
+      4,
+    );
     assert.equal((await ok('/analytics/storage', env2Key)).storage.totalVideos, 1);
-    assert.deepEqual((await ok('/analytics/resolution-distribution', env2Key)).distribution.map((d: Json) => d.resolutionHeight), [1080]);
+    assert.deepEqual(
+      (await ok('/analytics/resolution-distribution', env2Key)).distribution.map((d: Json) => d.resolutionHeight),
+      [1080],
+    );
     for (const path of [`/environments/${stack.envId}/analytics/usage`, `/videos/${a.videoId}/analytics/resolution`]) {
       const { status, json } = await get(path, env2Key);
       assert.equal(status, 403, path);
@@ -267,7 +373,9 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
       assert.equal(status, 400, path);
       assert.equal(json.code, code, `${path}: ${JSON.stringify(json)}`);
     }
-    const response = await fetch(`${stack.apiUrl}/${stack.orgId}/analytics/storage`, { headers: { 'X-Api-Key': stack.apiKey } });
+    const response = await fetch(`${stack.apiUrl}/${stack.orgId}/analytics/storage`, {
+      headers: { 'X-Api-Key': stack.apiKey },
+    });
     assert.equal(response.headers.get('x-ratelimit-limit'), '500');
     const missing = await get('/videos/vid_missing/analytics/resolution');
     assert.equal(missing.status, 404);

@@ -29,8 +29,17 @@ beforeAll(async () => {
   // 13 s: three segments (6 + 6 + 1), so a download has parts of several sizes to cross.
   const fixture = (allowPublicAccess: boolean) =>
     createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess,
-      orgId: stack.orgId, envId: stack.envId, seconds, ladder: [{ width: 320, height: 240 }, { width: 256, height: 144 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds,
+      ladder: [
+        { width: 320, height: 240 },
+        { width: 256, height: 144 },
+      ],
     });
   pub = await fixture(true);
   priv = await fixture(false);
@@ -44,9 +53,23 @@ const bytesOf = async (response: Response) => Buffer.from(await response.arrayBu
 const tokenOf = async (videoId: string) => new URL(await signedUrlOf(stack, videoId)).searchParams.get('token')!;
 
 async function probeDuration(url: string): Promise<{ format: number; video: number }> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,duration', '-of', 'json', url]);
-  const json = JSON.parse(stdout) as { format: { duration: string }; streams: { codec_type: string; duration: string }[] };
-  return { format: Number(json.format.duration), video: Number(json.streams.find((s) => s.codec_type === 'video')!.duration) };
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration:stream=codec_type,duration',
+    '-of',
+    'json',
+    url,
+  ]);
+  const json = JSON.parse(stdout) as {
+    format: { duration: string };
+    streams: { codec_type: string; duration: string }[];
+  };
+  return {
+    format: Number(json.format.duration),
+    video: Number(json.streams.find((s) => s.codec_type === 'video')!.duration),
+  };
 }
 
 describe('MP4 downloads', () => {
@@ -54,7 +77,11 @@ describe('MP4 downloads', () => {
     const token = await tokenOf(priv.videoId);
     const cases = [
       ...pub.renditions.flatMap((r) => [
-        { url: `${base}/v1/public/${pub.orgId}/${pub.envId}/${pub.videoId}/video-${r.key}.mp4`, video: pub, key: r.key },
+        {
+          url: `${base}/v1/public/${pub.orgId}/${pub.envId}/${pub.videoId}/video-${r.key}.mp4`,
+          video: pub,
+          key: r.key,
+        },
         { url: `${base}/${pub.videoId}/${r.key}.mp4`, video: pub, key: r.key },
       ]),
       { url: `${base}/v1/private/${priv.videoId}/video-144p.mp4?token=${token}`, video: priv, key: '144p' },
@@ -70,7 +97,9 @@ describe('MP4 downloads', () => {
       assert.equal(Number(response.headers.get('content-length')), body.length);
       // Nothing is stored for it: the file is the init (grown by its mehd box) and the segments.
       const height = Number.parseInt(key, 10);
-      const stored = [...video.objects].filter(([k]) => k.includes(`/hls/${height}p/`) && (k.endsWith('.m4s') || k.endsWith('init.mp4')));
+      const stored = [...video.objects].filter(
+        ([k]) => k.includes(`/hls/${height}p/`) && (k.endsWith('.m4s') || k.endsWith('init.mp4')),
+      );
       assert.equal(body.length, stored.reduce((sum, [, data]) => sum + data.length, 0) + 16);
 
       const duration = await probeDuration(url);
@@ -144,8 +173,14 @@ describe('MP4 downloads', () => {
 
   test('a rendition in another codec (240p-av1) plays in every family as 240p does, but is no download', async () => {
     const video = await createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-      orgId: stack.orgId, envId: stack.envId, seconds: 4, ladder: [{ width: 320, height: 240 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: true,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 4,
+      ladder: [{ width: 320, height: 240 }],
     });
     // A real AV1 rendition of the fixture's source (2 s: one segment), stored in its own folder
     // beside the H.264 rung, and its row, as the farm writes them.
@@ -153,22 +188,64 @@ describe('MP4 downloads', () => {
     const out = join(stack.services.dir, video.videoId, key);
     mkdirSync(out, { recursive: true });
     await run('ffmpeg', [
-      '-hide_banner', '-loglevel', 'error', '-y', '-t', '2', '-i', join(stack.services.dir, video.videoId, 'source.mp4'),
-      '-vf', 'scale=320:240', '-c:v', 'libsvtav1', '-preset', '12', '-an',
-      '-f', 'hls', '-hls_time', '6', '-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4',
-      '-hls_fmp4_init_filename', hlsInitName, '-hls_segment_filename', join(out, 'seg-%05d.m4s'), join(out, hlsPlaylistName),
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-t',
+      '2',
+      '-i',
+      join(stack.services.dir, video.videoId, 'source.mp4'),
+      '-vf',
+      'scale=320:240',
+      '-c:v',
+      'libsvtav1',
+      '-preset',
+      '12',
+      '-an',
+      '-f',
+      'hls',
+      '-hls_time',
+      '6',
+      '-hls_playlist_type',
+      'vod',
+      '-hls_segment_type',
+      'fmp4',
+      '-hls_fmp4_init_filename',
+      hlsInitName,
+      '-hls_segment_filename',
+      join(out, 'seg-%05d.m4s'),
+      join(out, hlsPlaylistName),
     ]);
     for (const name of readdirSync(out)) {
-      await stack.storage.put(`${objectKeys.renditionDir(video.videoId, key)}/${name}`, readFileSync(join(out, name)), contentTypeForHlsFile(name));
+      await stack.storage.put(
+        `${objectKeys.renditionDir(video.videoId, key)}/${name}`,
+        readFileSync(join(out, name)),
+        contentTypeForHlsFile(name),
+      );
     }
     const init = readFileSync(join(out, hlsInitName));
     await stack.db
       .insertInto('renditions')
       .values({
-        video_id: video.videoId, key, width: 320, height: 240, short_edge_pixels: 240, short_edge_is_width: false,
-        video_bitrate_kbps: 200, audio_bitrate_kbps: 0, audio_format: '', frame_rate: 24, pixel_format: 'yuv420p',
-        rate_control_mode: 'variableBitrate', two_pass: false, compression_ratio: 'ultrafast', video_codec: 'av1',
-        codecs: parseInitSegment(init).codecs, bandwidth: 200_000, segment_count: 1,
+        video_id: video.videoId,
+        key,
+        width: 320,
+        height: 240,
+        short_edge_pixels: 240,
+        short_edge_is_width: false,
+        video_bitrate_kbps: 200,
+        audio_bitrate_kbps: 0,
+        audio_format: '',
+        frame_rate: 24,
+        pixel_format: 'yuv420p',
+        rate_control_mode: 'variableBitrate',
+        two_pass: false,
+        compression_ratio: 'ultrafast',
+        video_codec: 'av1',
+        codecs: parseInitSegment(init).codecs,
+        bandwidth: 200_000,
+        segment_count: 1,
       })
       .execute();
 
@@ -185,23 +262,42 @@ describe('MP4 downloads', () => {
     const segment = readFileSync(join(out, 'seg-00000.m4s'));
     assert.deepEqual(await served(`${publicBase}/video-${key}/seg-00000.m4s`), segment);
     assert.deepEqual(await served(`${directBase}/${key}/seg-00000.m4s`), segment);
-    assert.match((await served(`${publicBase}/video-${key}.m3u8`)).toString('utf8'), new RegExp(`^video-${key}/seg-00000\\.m4s$`, 'm'));
-    assert.match((await served(`${directBase}/${key}.m3u8`)).toString('utf8'), new RegExp(`^${key}/seg-00000\\.m4s$`, 'm'));
+    assert.match(
+      (await served(`${publicBase}/video-${key}.m3u8`)).toString('utf8'),
+      new RegExp(`^video-${key}/seg-00000\\.m4s$`, 'm'),
+    );
+    assert.match(
+      (await served(`${directBase}/${key}.m3u8`)).toString('utf8'),
+      new RegExp(`^${key}/seg-00000\\.m4s$`, 'm'),
+    );
     // The lowest init (video/init.m4s) stays the H.264 rung's, whatever else shares its height.
-    assert.deepEqual(await served(`${publicBase}/video/init.m4s`), video.objects.get(objectKeys.renditionInit(video.videoId, '240p')));
+    assert.deepEqual(
+      await served(`${publicBase}/video/init.m4s`),
+      video.objects.get(objectKeys.renditionInit(video.videoId, '240p')),
+    );
 
     for (const url of [`${directBase}/${key}.mp4`, `${publicBase}/video-${key}.mp4`]) {
       const refused = await fetch(url);
       assert.equal(refused.status, 404, url);
       assert.equal(((await refused.json()) as { code: string }).code, 'rendition_not_found');
     }
-    assert.equal((await fetch(`${directBase}/240p.mp4`, { method: 'HEAD' })).status, 200, 'the H.264 rung still downloads');
+    assert.equal(
+      (await fetch(`${directBase}/240p.mp4`, { method: 'HEAD' })).status,
+      200,
+      'the H.264 rung still downloads',
+    );
   });
 
   test('a download logs one segment row per segment it sends, as playback does', async () => {
     const video = await createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-      orgId: stack.orgId, envId: stack.envId, seconds: 8, ladder: [{ width: 320, height: 240 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: true,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 8,
+      ladder: [{ width: 320, height: 240 }],
     });
     const url = `${base}/${video.videoId}/240p.mp4`;
     const full = await bytesOf(await fetch(url));
@@ -216,6 +312,12 @@ describe('MP4 downloads', () => {
       return found.length >= 2 && found;
     });
     const sizes = [0, 1].map((i) => video.objects.get(`videos/${video.videoId}/hls/240p/seg-0000${i}.m4s`)!.length);
-    assert.deepEqual(rows.map((r) => [r.segment_index, r.bytes]), [[0, sizes[0]], [1, sizes[1]]]);
+    assert.deepEqual(
+      rows.map((r) => [r.segment_index, r.bytes]),
+      [
+        [0, sizes[0]],
+        [1, sizes[1]],
+      ],
+    );
   });
 });

@@ -55,7 +55,13 @@ export async function startDeliveryStack({
     nodes: 0,
     without: ['temporal', 'orchestrator'],
     analytics,
-    env: { delivery: { DELIVERY_LOG_SHIP_INTERVAL_MS: String(shipIntervalMs), DELIVERY_NODE_ID: 'test-node', ...deliveryEnv } },
+    env: {
+      delivery: {
+        DELIVERY_LOG_SHIP_INTERVAL_MS: String(shipIntervalMs),
+        DELIVERY_NODE_ID: 'test-node',
+        ...deliveryEnv,
+      },
+    },
   });
   const { launcher, status, env } = test;
   const db = await openDatabase(env.DATABASE_URL!);
@@ -127,14 +133,21 @@ export async function requestSignedUrl(
   query: Record<string, string> = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const search = new URLSearchParams(query).toString();
-  const response = await fetch(`${stack.apiUrl}/${stack.orgId}/videos/${videoId}/signed-url${search ? `?${search}` : ''}`, {
-    headers: { 'X-Api-Key': stack.apiKey },
-  });
+  const response = await fetch(
+    `${stack.apiUrl}/${stack.orgId}/videos/${videoId}/signed-url${search ? `?${search}` : ''}`,
+    {
+      headers: { 'X-Api-Key': stack.apiKey },
+    },
+  );
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
 /** The signed URL of a video (asserting the API said 200). */
-export async function signedUrlOf(stack: DeliveryStack, videoId: string, query: Record<string, string> = {}): Promise<string> {
+export async function signedUrlOf(
+  stack: DeliveryStack,
+  videoId: string,
+  query: Record<string, string> = {},
+): Promise<string> {
   const { status, json } = await requestSignedUrl(stack, videoId, query);
   if (status !== 200) throw new Error(`signed-url answered ${status}: ${JSON.stringify(json)}`);
   return (json.body as { signed_url: string }).signed_url;

@@ -22,7 +22,8 @@ afterAll(async () => {
 
 const segmentName = (index: number) => `seg-${String(index).padStart(5, '0')}.m4s`;
 const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
-const errorOf = async (response: Response) => (await response.json()) as { status: number; code: string; detail: string };
+const errorOf = async (response: Response) =>
+  (await response.json()) as { status: number; code: string; detail: string };
 
 /**
  * A video published just in time, as the farm leaves it while its ladder is being made: ready with
@@ -30,10 +31,18 @@ const errorOf = async (response: Response) => (await response.json()) as { statu
  * yet (their bytes kept here, for the test to store as the farm would), and the encode queue entry
  * that makes segments 2 and 3 waiting at priority 0. 20 s: four segments, 0 to 3.
  */
-async function pendingVideo(missing: number[]): Promise<{ video: HlsFixture; made: Map<number, Buffer>; entryId: string; base: string }> {
+async function pendingVideo(
+  missing: number[],
+): Promise<{ video: HlsFixture; made: Map<number, Buffer>; entryId: string; base: string }> {
   const video = await createHlsFixture({
-    db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-    orgId: stack.orgId, envId: stack.envId, seconds: 20, ladder: [{ width: 640, height: 360 }],
+    db: stack.db,
+    storage: stack.storage,
+    workDir: stack.services.dir,
+    allowPublicAccess: true,
+    orgId: stack.orgId,
+    envId: stack.envId,
+    seconds: 20,
+    ladder: [{ width: 640, height: 360 }],
   });
   assert.equal(video.renditions[0]!.segmentCount, 4);
   const made = new Map<number, Buffer>();
@@ -82,12 +91,24 @@ describe('a segment not made yet', () => {
 
     await waitFor('the entry making segment 3 raised to priority 1', async () => (await priorityOf(entryId)) === 1);
     // The run is queued again at priority 0 (its node was lost): the waiting requests raise it again.
-    await stack.db.updateTable('encode_queue').set({ priority: 0, raised_at: null }).where('id', '=', entryId).execute();
+    await stack.db
+      .updateTable('encode_queue')
+      .set({ priority: 0, raised_at: null })
+      .where('id', '=', entryId)
+      .execute();
     await waitFor('the entry raised again', async () => (await priorityOf(entryId)) === 1);
-    assert.deepEqual(answered.map((a) => a.settled), [false, false], 'both requests are waiting, not answered');
+    assert.deepEqual(
+      answered.map((a) => a.settled),
+      [false, false],
+      'both requests are waiting, not answered',
+    );
 
     // The farm stores the segment.
-    await stack.storage.put(objectKeys.segment(video.videoId, 360, 3), made.get(3)!, contentTypeForHlsFile(segmentName(3)));
+    await stack.storage.put(
+      objectKeys.segment(video.videoId, 360, 3),
+      made.get(3)!,
+      contentTypeForHlsFile(segmentName(3)),
+    );
     const responses = await Promise.all(requests);
     for (const response of responses) {
       assert.equal(response.status, 200);
@@ -97,7 +118,8 @@ describe('a segment not made yet', () => {
     }
 
     const after = await scrape(`${stack.delivery.url}/metrics`);
-    const added = (family: string, labels: Record<string, string> = {}) => after.value(family, labels) - before.value(family, labels);
+    const added = (family: string, labels: Record<string, string> = {}) =>
+      after.value(family, labels) - before.value(family, labels);
     assert.equal(added('kino_delivery_segment_waits_total', { outcome: 'made' }), 1, 'one wait for both requests');
     assert.equal(added('kino_delivery_segment_wait_seconds'), 2, 'each request observed its wait');
 
@@ -142,7 +164,9 @@ describe('a segment not made yet', () => {
     const waited = Date.now() - started;
     assert.ok(waited >= 2_000 && waited < 6_000, `at the 2 s deadline, not before nor much later: ${waited} ms`);
     // The loop stops on its next turn after its last request has gone.
-    await scrapeUntil(`${node.url}/metrics`, (metrics) => assert.equal(metrics.value('kino_delivery_segment_waits_total', { outcome: 'abandoned' }), 1));
+    await scrapeUntil(`${node.url}/metrics`, (metrics) =>
+      assert.equal(metrics.value('kino_delivery_segment_waits_total', { outcome: 'abandoned' }), 1),
+    );
     // A download waits for the whole ladder, with the same deadline.
     const download = await fetch(`${node.url}/${video.videoId}/360p.mp4`);
     assert.equal(download.status, 503);
@@ -158,13 +182,24 @@ describe('a segment not made yet', () => {
     leaving.abort();
     await assert.rejects(request);
     // Stored after the viewer left: nobody is served it, so nothing is logged.
-    await stack.storage.put(objectKeys.segment(video.videoId, 360, 3), made.get(3)!, contentTypeForHlsFile(segmentName(3)));
-    const added = (after: Awaited<ReturnType<typeof scrape>>, family: string, labels: Record<string, string> = {}) => after.value(family, labels) - before.value(family, labels);
-    const after = await scrapeUntil(`${stack.delivery.url}/metrics`, (scraped) => assert.equal(added(scraped, 'kino_delivery_segment_waits_total'), 1, 'the wait ended'));
+    await stack.storage.put(
+      objectKeys.segment(video.videoId, 360, 3),
+      made.get(3)!,
+      contentTypeForHlsFile(segmentName(3)),
+    );
+    const added = (after: Awaited<ReturnType<typeof scrape>>, family: string, labels: Record<string, string> = {}) =>
+      after.value(family, labels) - before.value(family, labels);
+    const after = await scrapeUntil(`${stack.delivery.url}/metrics`, (scraped) =>
+      assert.equal(added(scraped, 'kino_delivery_segment_waits_total'), 1, 'the wait ended'),
+    );
     await (await fetch(`${base}/360p/${segmentName(0)}`)).arrayBuffer();
     await waitFor('a later row in chDB', async () => (await segmentRows(video.videoId, 0)) === 1);
     assert.equal(await segmentRows(video.videoId, 3), 0, 'no row for the viewer who left');
-    assert.equal(added(after, 'kino_delivery_segment_waits_total', { outcome: 'abandoned' }), 1, 'the wait stopped with its only request');
+    assert.equal(
+      added(after, 'kino_delivery_segment_waits_total', { outcome: 'abandoned' }),
+      1,
+      'the wait stopped with its only request',
+    );
     assert.equal(added(after, 'kino_http_requests_total', { route: 'direct/segment', status: '499' }), 1);
   });
 
@@ -175,7 +210,11 @@ describe('a segment not made yet', () => {
     const response = await fetch(`${base}/360p/${segmentName(3)}`);
     assert.equal(response.status, 404);
     assert.equal((await errorOf(response)).code, 'not_found');
-    assert.equal((await scrape(`${stack.delivery.url}/metrics`)).value('kino_delivery_segment_waits_total'), before, 'no wait');
+    assert.equal(
+      (await scrape(`${stack.delivery.url}/metrics`)).value('kino_delivery_segment_waits_total'),
+      before,
+      'no wait',
+    );
     assert.equal(await priorityOf(entryId), 0, 'nothing raised');
   });
 });
@@ -189,10 +228,17 @@ describe('the rest of a video still being made', () => {
     assert.match(await (await fetch(`${base}/360p.m3u8`)).text(), /360p\/seg-00003\.m4s/);
     // The ladder completes with the measured playlist (here: the planned one and a marker line).
     await put(planned.replace('#EXTM3U', '#EXTM3U\n#EXT-X-MEASURED:1'));
-    assert.match(await (await fetch(`${base}/360p.m3u8`)).text(), /#EXT-X-MEASURED:1/, 'the playlist as stored now, not a copy cached before');
+    assert.match(
+      await (await fetch(`${base}/360p.m3u8`)).text(),
+      /#EXT-X-MEASURED:1/,
+      'the playlist as stored now, not a copy cached before',
+    );
     await stack.db.updateTable('videos').set({ segments_pending: false }).where('id', '=', video.videoId).execute();
     // audio.m4a waits while the ladder is being made, and is 404 once complete (this video has none).
-    await waitFor('delivery to see the ladder complete', async () => (await fetch(`${base}/audio.m4a`, { method: 'HEAD' })).status === 404);
+    await waitFor(
+      'delivery to see the ladder complete',
+      async () => (await fetch(`${base}/audio.m4a`, { method: 'HEAD' })).status === 404,
+    );
     assert.match(await (await fetch(`${base}/360p.m3u8`)).text(), /#EXT-X-MEASURED:1/);
     // Complete, the playlist is cached again as any ready video's: a change in storage is not seen.
     await put(planned.replace('#EXTM3U', '#EXTM3U\n#EXT-X-CHANGED:1'));
@@ -207,7 +253,11 @@ describe('the rest of a video still being made', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     assert.equal(flag.settled, false, 'the download waits');
     assert.equal(await priorityOf(entryId), 0, 'a download goes ahead of no viewer');
-    await stack.storage.put(objectKeys.segment(video.videoId, 360, 3), made.get(3)!, contentTypeForHlsFile(segmentName(3)));
+    await stack.storage.put(
+      objectKeys.segment(video.videoId, 360, 3),
+      made.get(3)!,
+      contentTypeForHlsFile(segmentName(3)),
+    );
     await stack.db.updateTable('videos').set({ segments_pending: false }).where('id', '=', video.videoId).execute();
     const response = await pending;
     assert.equal(response.status, 200);

@@ -28,7 +28,14 @@ beforeAll(async () => {
   stack = await startDeliveryStack({ analytics: 'chdb' });
   base = stack.delivery.url;
   const fixture = (allowPublicAccess: boolean) =>
-    createHlsFixture({ db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess, orgId: stack.orgId, envId: stack.envId });
+    createHlsFixture({
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess,
+      orgId: stack.orgId,
+      envId: stack.envId,
+    });
   pub = await fixture(true);
   priv = await fixture(false);
 });
@@ -44,7 +51,8 @@ const stored = (f: HlsFixture, key: string) => {
   return data;
 };
 const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
-const errorOf = async (response: Response) => (await response.json()) as { title: string; status: number; detail: string; code: string };
+const errorOf = async (response: Response) =>
+  (await response.json()) as { title: string; status: number; detail: string; code: string };
 const uris = (playlist: string) => [
   ...playlist.split('\n').filter((line) => line.trim() && !line.startsWith('#')),
   ...[...playlist.matchAll(/URI="([^"]+)"/g)].map((m) => m[1]!),
@@ -55,7 +63,11 @@ describe('public playback: every path shape', () => {
     const response = await fetch(`${publicBase(pub)}/master.m3u8`);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/vnd.apple.mpegurl');
-    assert.equal(response.headers.get('cache-control'), 'public, no-cache', 'a master is revalidated on every load: it names caption tracks that change');
+    assert.equal(
+      response.headers.get('cache-control'),
+      'public, no-cache',
+      'a master is revalidated on every load: it names caption tracks that change',
+    );
     assert.ok(response.headers.get('etag'));
     const text = await response.text();
     assert.deepEqual(uris(text), ['video-240p.m3u8', 'video-360p.m3u8']);
@@ -66,7 +78,10 @@ describe('public playback: every path shape', () => {
     for (const rendition of pub.renditions) {
       const playlist = await (await fetch(`${publicBase(pub)}/video-${rendition.key}.m3u8`)).text();
       const expected = [
-        ...Array.from({ length: rendition.segmentCount }, (_, i) => `video-${rendition.key}/seg-${String(i).padStart(5, '0')}.m4s`),
+        ...Array.from(
+          { length: rendition.segmentCount },
+          (_, i) => `video-${rendition.key}/seg-${String(i).padStart(5, '0')}.m4s`,
+        ),
         `video-${rendition.key}/init.m4s`,
       ];
       assert.deepEqual(uris(playlist), expected);
@@ -83,7 +98,7 @@ describe('public playback: every path shape', () => {
     }
   });
 
-  test('video/init.m4s is the lowest rendition\'s init segment', async () => {
+  test("video/init.m4s is the lowest rendition's init segment", async () => {
     const response = await fetch(`${publicBase(pub)}/video/init.m4s`);
     assert.equal(response.status, 200);
     assert.deepEqual(await bytesOf(response), stored(pub, objectKeys.renditionInit(pub.videoId, 240)));
@@ -95,7 +110,10 @@ describe('public playback: every path shape', () => {
     assert.deepEqual(uris(master), ['240p.m3u8', '360p.m3u8']);
     const playlist = await (await fetch(`${direct}/360p.m3u8`)).text();
     assert.deepEqual(uris(playlist), ['360p/seg-00000.m4s', '360p/seg-00001.m4s', '360p/init.mp4']);
-    assert.deepEqual(await bytesOf(await fetch(`${direct}/360p/init.mp4`)), stored(pub, objectKeys.renditionInit(pub.videoId, 360)));
+    assert.deepEqual(
+      await bytesOf(await fetch(`${direct}/360p/init.mp4`)),
+      stored(pub, objectKeys.renditionInit(pub.videoId, 360)),
+    );
     const segment = stored(pub, objectKeys.segment(pub.videoId, 360, 1));
     for (const name of ['seg-00001.m4s', '1.ts', 'seg-1.ts']) {
       const response = await fetch(`${direct}/360p/${name}`);
@@ -148,10 +166,14 @@ describe('HTTP semantics', () => {
     assert.equal((await fetch(playlistUrl, { headers: { 'If-None-Match': `W/${playlistEtag}` } })).status, 304);
   });
 
-  test('CORS: any origin, the spec\'s methods, headers and max age; preflights answered 204', async () => {
+  test("CORS: any origin, the spec's methods, headers and max age; preflights answered 204", async () => {
     const preflight = await fetch(segmentUrl(), {
       method: 'OPTIONS',
-      headers: { Origin: 'https://player.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range' },
+      headers: {
+        Origin: 'https://player.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'range',
+      },
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
@@ -169,11 +191,18 @@ describe('HTTP semantics', () => {
   });
 
   test('requests the HTTP parser refuses answer in the envelope: 431 oversized URL or headers, 400 malformed', async () => {
-    const envelope = (body: string) => JSON.parse(body) as { status: number; code: string; title: string; detail: string };
-    const longUrl = await sendRawHttp(base, `GET /v1/public/x/y/z/master.m3u8?pad=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const envelope = (body: string) =>
+      JSON.parse(body) as { status: number; code: string; title: string; detail: string };
+    const longUrl = await sendRawHttp(
+      base,
+      `GET /v1/public/x/y/z/master.m3u8?pad=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
     assert.match(longUrl.statusLine, /^HTTP\/1\.1 431 /);
     assert.equal(envelope(longUrl.body).code, 'headers_too_large');
-    const bigHeader = await sendRawHttp(base, `GET /v1/public/x/y/z/master.m3u8 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`);
+    const bigHeader = await sendRawHttp(
+      base,
+      `GET /v1/public/x/y/z/master.m3u8 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`,
+    );
     assert.equal(envelope(bigHeader.body).status, 431);
     const malformed = await sendRawHttp(base, 'GET / HTTP/1.1\r\nHost x\r\n\r\n');
     assert.match(malformed.statusLine, /^HTTP\/1\.1 400 /);
@@ -184,11 +213,24 @@ describe('HTTP semantics', () => {
   });
 
   test('slow loris and oversized bodies against the API and delivery: slow connections closed, others served, memory bounded', async () => {
-    const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+    const rssOf = (pid: number) =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
     const targets: Array<{ name: string; url: string; pid: number; probe: string; headers: Record<string, string> }> = [
       // (This stack runs no Temporal, so /health answers 503: an authenticated listing is the normal request.)
-      { name: 'api', url: stack.apiUrl, pid: stack.apiProcess.child.pid!, probe: `${stack.apiUrl}/${stack.orgId}/environments`, headers: { 'x-api-key': stack.apiKey } },
-      { name: 'delivery', url: base, pid: stack.delivery.process.child.pid!, probe: `${publicBase(pub)}/master.m3u8`, headers: {} },
+      {
+        name: 'api',
+        url: stack.apiUrl,
+        pid: stack.apiProcess.child.pid!,
+        probe: `${stack.apiUrl}/${stack.orgId}/environments`,
+        headers: { 'x-api-key': stack.apiKey },
+      },
+      {
+        name: 'delivery',
+        url: base,
+        pid: stack.delivery.process.child.pid!,
+        probe: `${publicBase(pub)}/master.m3u8`,
+        headers: {},
+      },
     ];
     const connections = 300;
     for (const target of targets) {
@@ -201,8 +243,14 @@ describe('HTTP semantics', () => {
       await served.arrayBuffer();
       // The headers timeout (infra/src/http-server-limits.ts) closes each one, answering 408 in the envelope.
       const answers = await attack.closed;
-      assert.ok(answers.every((line) => line === '' || /^HTTP\/1\.1 408 /.test(line)), `${target.name}: ${[...new Set(answers)].join(', ')}`);
-      assert.ok(answers.some((line) => /^HTTP\/1\.1 408 /.test(line)), `${target.name} answered 408`);
+      assert.ok(
+        answers.every((line) => line === '' || /^HTTP\/1\.1 408 /.test(line)),
+        `${target.name}: ${[...new Set(answers)].join(', ')}`,
+      );
+      assert.ok(
+        answers.some((line) => /^HTTP\/1\.1 408 /.test(line)),
+        `${target.name} answered 408`,
+      );
       const grewMb = (rssOf(target.pid) - rssBefore) / 2 ** 20;
       assert.ok(grewMb < 64, `${target.name} grew ${grewMb.toFixed(1)} MB under ${connections} slow connections`);
     }
@@ -218,12 +266,15 @@ describe('HTTP semantics', () => {
       assert.equal(apiBody.status, 413);
       assert.equal((await errorOf(apiBody)).code, 'payload_too_large');
     }
-    const deliveryBody = await fetch(`${publicBase(pub)}/master.m3u8`, { method: 'POST', body: big }).catch((error: unknown) => error as Error);
+    const deliveryBody = await fetch(`${publicBase(pub)}/master.m3u8`, { method: 'POST', body: big }).catch(
+      (error: unknown) => error as Error,
+    );
     if (deliveryBody instanceof Response) {
       assert.equal(deliveryBody.status, 405);
       await deliveryBody.arrayBuffer();
     }
-    for (const target of targets) assert.equal((await fetch(target.probe, { headers: target.headers })).status, 200, `${target.name} still serves`);
+    for (const target of targets)
+      assert.equal((await fetch(target.probe, { headers: target.headers })).status, 200, `${target.name} still serves`);
   });
 
   test('low-latency parameters are validated and do not change a VOD playlist', async () => {
@@ -260,24 +311,44 @@ describe('HTTP semantics', () => {
 
   test('a video that is not ready plays nowhere; a deleted one stops playing within seconds', async () => {
     const video = await createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-      orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: true,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 2,
+      ladder: [{ width: 320, height: 240 }],
     });
     const url = `${publicBase(video)}/master.m3u8`;
     assert.equal((await fetch(url)).status, 200);
     await stack.db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', video.videoId).execute();
     // Delivery re-reads a video's row at most every DELIVERY_METADATA_TTL_MS (2 s): well within 5 s.
     await waitFor('the deleted video to 404', async () => (await fetch(url)).status === 404, { timeoutMs: 5_000 });
-    await stack.db.updateTable('videos').set({ deleted_at: null, status: 'transcoding' }).where('id', '=', video.videoId).execute();
-    await waitFor('the transcoding video to 404', async () => (await fetch(`${base}/${video.videoId}/240p/init.mp4`)).status === 404, { timeoutMs: 5_000 });
+    await stack.db
+      .updateTable('videos')
+      .set({ deleted_at: null, status: 'transcoding' })
+      .where('id', '=', video.videoId)
+      .execute();
+    await waitFor(
+      'the transcoding video to 404',
+      async () => (await fetch(`${base}/${video.videoId}/240p/init.mp4`)).status === 404,
+      { timeoutMs: 5_000 },
+    );
   });
 });
 
 describe('a video changed through the API (PATCH)', () => {
   test('made private, it stops playing without a token within the metadata bound and plays with one; made public again, it plays without', async () => {
     const video = await createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-      orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: true,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 2,
+      ladder: [{ width: 320, height: 240 }],
     });
     const patch = async (body: Record<string, unknown>) => {
       const response = await fetch(`${stack.apiUrl}/${stack.orgId}/videos/${video.videoId}`, {
@@ -302,7 +373,9 @@ describe('a video changed through the API (PATCH)', () => {
 
     await patch({ allowPublicAccess: true });
     for (const url of urls) {
-      await waitFor(`${url} to play without a token`, async () => (await fetch(url)).status === 200, { timeoutMs: 5_000 });
+      await waitFor(`${url} to play without a token`, async () => (await fetch(url)).status === 200, {
+        timeoutMs: 5_000,
+      });
     }
   });
 });
@@ -311,12 +384,24 @@ describe('thumbnails', () => {
   const probeSize = async (data: Buffer, name: string) => {
     const path = join(stack.services.dir, name);
     writeFileSync(path, data);
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height', '-of', 'csv=p=0', path]);
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'stream=codec_name,width,height',
+      '-of',
+      'csv=p=0',
+      path,
+    ]);
     return stdout.trim();
   };
 
   test('a JPEG of exactly the asked size, made once and kept in storage', async () => {
-    for (const [width, height] of [[320, 180], [17, 333], [100, 100]] as const) {
+    for (const [width, height] of [
+      [320, 180],
+      [17, 333],
+      [100, 100],
+    ] as const) {
       const response = await fetch(`${base}/t/${pub.videoId}/${width}x${height}.jpg`);
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('content-type'), 'image/jpeg');
@@ -348,7 +433,10 @@ describe('private playback', () => {
     assert.equal(status, 200);
     const body = json.body as { signed_url: string; expires_in: number };
     assert.equal(body.expires_in, 3600);
-    assert.match(body.signed_url, new RegExp(`^${base}/v1/private/${priv.videoId}/master\\.m3u8\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`));
+    assert.match(
+      body.signed_url,
+      new RegExp(`^${base}/v1/private/${priv.videoId}/master\\.m3u8\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`),
+    );
     const seconds = { '15m': 900, '30m': 1800, '1h': 3600, '4h': 14400, '24h': 86400, '7d': 604800 };
     for (const [expiration, expected] of Object.entries(seconds)) {
       const answer = await requestSignedUrl(stack, priv.videoId, { expiration });
@@ -371,7 +459,9 @@ describe('private playback', () => {
     const badDomains = await requestSignedUrl(stack, priv.videoId, { domains: 'https://a.example/' });
     assert.equal(badDomains.status, 400);
     assert.equal(badDomains.json.code, 'invalid_domains');
-    const jwks = (await (await fetch(`${stack.apiUrl}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
+    const jwks = (await (await fetch(`${stack.apiUrl}/.well-known/jwks.json`)).json()) as {
+      keys: Record<string, unknown>[];
+    };
     assert.ok(jwks.keys.length >= 1);
     assert.ok(jwks.keys.every((key) => key.kty === 'EC' && key.crv === 'P-256' && key.kid && !('d' in key)));
   });
@@ -425,26 +515,40 @@ describe('private playback', () => {
       assert.equal(response.status, 400, path);
       const error = (await response.json()) as { code: string; errors: unknown };
       assert.equal(error.code, 'invalid_playback_parameters');
-      assert.deepEqual(error.errors, [{ message: 'tokne is not a playback parameter; did you mean `token`?', location: 'query.tokne', value: token }]);
+      assert.deepEqual(error.errors, [
+        { message: 'tokne is not a playback parameter; did you mean `token`?', location: 'query.tokne', value: token },
+      ]);
     }
   });
 
   test('a token for one video never opens another; expired and tampered tokens are 401', async () => {
     const other = await createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: false,
-      orgId: stack.orgId, envId: stack.envId, seconds: 2, ladder: [{ width: 320, height: 240 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: false,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 2,
+      ladder: [{ width: 320, height: 240 }],
     });
     const tokenForOther = new URL(await signedUrlOf(stack, other.videoId)).searchParams.get('token')!;
     const mismatch = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${tokenForOther}`);
     assert.equal(mismatch.status, 403);
     assert.equal((await errorOf(mismatch)).code, 'token_video_mismatch');
-    const segmentWithOther = await fetch(`${base}/v1/private/${priv.videoId}/video-240p/seg-00000.m4s?token=${tokenForOther}`);
+    const segmentWithOther = await fetch(
+      `${base}/v1/private/${priv.videoId}/video-240p/seg-00000.m4s?token=${tokenForOther}`,
+    );
     assert.equal(segmentWithOther.status, 403);
     await segmentWithOther.arrayBuffer();
 
     // Signed with the control plane's own key, an hour ago, for ten minutes.
     const key = await new PlaybackKeyring(stack.db, new KeyEncryption(stack.keyEncryptionKey)).activeKey();
-    const expired = await mintPlaybackToken(key, { videoId: priv.videoId, expiresInSeconds: 600, issuedAt: Math.floor(Date.now() / 1000) - 3600 });
+    const expired = await mintPlaybackToken(key, {
+      videoId: priv.videoId,
+      expiresInSeconds: 600,
+      issuedAt: Math.floor(Date.now() / 1000) - 3600,
+    });
     const expiredAnswer = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${expired}`);
     assert.equal(expiredAnswer.status, 401);
     assert.equal((await errorOf(expiredAnswer)).code, 'token_expired');
@@ -452,8 +556,14 @@ describe('private playback', () => {
     const good = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
     const [header, payload, signature] = good.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
-    const longer = Buffer.from(JSON.stringify({ ...claims, exp: (claims.exp as number) + 86400 * 365 })).toString('base64url');
-    for (const tampered of [`${header}.${longer}.${signature}`, `${header}.${payload}.${signature.slice(0, -4)}AAAA`, 'garbage']) {
+    const longer = Buffer.from(JSON.stringify({ ...claims, exp: (claims.exp as number) + 86400 * 365 })).toString(
+      'base64url',
+    );
+    for (const tampered of [
+      `${header}.${longer}.${signature}`,
+      `${header}.${payload}.${signature.slice(0, -4)}AAAA`,
+      'garbage',
+    ]) {
       const answer = await fetch(`${base}/v1/private/${priv.videoId}/master.m3u8?token=${tampered}`);
       assert.equal(answer.status, 401, tampered);
       const error = await errorOf(answer);
@@ -485,8 +595,14 @@ describe('private playback', () => {
 describe('segment logs in chDB', () => {
   test('each media segment served becomes one row; init, playlists, HEAD, 304 and resumed ranges do not', async () => {
     const video = await createHlsFixture({
-      db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-      orgId: stack.orgId, envId: stack.envId, seconds: 8, ladder: [{ width: 320, height: 240 }],
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: true,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 8,
+      ladder: [{ width: 320, height: 240 }],
     });
     const segmentUrl = (i: number) => `${publicBase(video)}/video-240p/seg-${String(i).padStart(5, '0')}.m4s`;
     await (await fetch(`${publicBase(video)}/master.m3u8`)).text();
@@ -509,7 +625,10 @@ describe('segment logs in chDB', () => {
     });
     assert.equal(rows.length, 4);
     const summary = rows.map((r) => `${r.segment_index}:${r.bytes}:${r.access}`).sort();
-    assert.deepEqual(summary, [`0:${sizes[0]}:private`, `0:${sizes[0]}:public`, `1:100:public`, `1:${sizes[1]}:public`].sort());
+    assert.deepEqual(
+      summary,
+      [`0:${sizes[0]}:private`, `0:${sizes[0]}:public`, `1:100:public`, `1:${sizes[1]}:public`].sort(),
+    );
     for (const row of rows) {
       assert.equal(row.org_id, video.orgId);
       assert.equal(row.env_id, video.envId);
@@ -590,7 +709,9 @@ describe('cache misses (a node reading S3 through a counting proxy)', () => {
   let node: string;
   beforeAll(async () => {
     proxy = await startCountingS3Proxy(stack.services.storage.S3_ENDPOINT!);
-    node = (await stack.startAnotherDelivery('proxied-node', { S3_ENDPOINT: proxy.url, DELIVERY_LOG_SHIP_INTERVAL_MS: '200' })).url;
+    node = (
+      await stack.startAnotherDelivery('proxied-node', { S3_ENDPOINT: proxy.url, DELIVERY_LOG_SHIP_INTERVAL_MS: '200' })
+    ).url;
   });
   afterAll(async () => {
     await proxy?.close();
@@ -628,7 +749,7 @@ describe('cache misses (a node reading S3 through a counting proxy)', () => {
     assert.equal(rows, viewers, 'one row per viewer');
   });
 
-  test('an S3 read cut midway truncates its viewers\' bodies (never a complete-looking one) and caches nothing', async () => {
+  test("an S3 read cut midway truncates its viewers' bodies (never a complete-looking one) and caches nothing", async () => {
     const { key, url } = segment(1);
     const release = proxy.hold(key);
     const heads = await Promise.all(Array.from({ length: 2 }, async () => readHead(await fetch(url))));

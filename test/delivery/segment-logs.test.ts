@@ -16,8 +16,17 @@ beforeAll(async () => {
   // Shipping is slow on purpose: rows stay in the spool until a restart (or a clean stop) ships them.
   stack = await startDeliveryStack({ analytics: 'clickhouse-server', shipIntervalMs: 600_000 });
   video = await createHlsFixture({
-    db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: true,
-    orgId: stack.orgId, envId: stack.envId, seconds: 8, ladder: [{ width: 320, height: 240 }, { width: 256, height: 144 }],
+    db: stack.db,
+    storage: stack.storage,
+    workDir: stack.services.dir,
+    allowPublicAccess: true,
+    orgId: stack.orgId,
+    envId: stack.envId,
+    seconds: 8,
+    ladder: [
+      { width: 320, height: 240 },
+      { width: 256, height: 144 },
+    ],
   });
 });
 
@@ -50,8 +59,13 @@ async function rowsInClickHouse(): Promise<{ final: number; distinct: number }> 
 }
 
 test('the schema is migrated on the ClickHouse server, with its migrations recorded', async () => {
-  const migrations = await stack.clickhouse.query<{ version: number }>('SELECT version FROM schema_migrations FINAL ORDER BY version');
-  assert.deepEqual(migrations.map((m) => m.version), [1, 2, 3]);
+  const migrations = await stack.clickhouse.query<{ version: number }>(
+    'SELECT version FROM schema_migrations FINAL ORDER BY version',
+  );
+  assert.deepEqual(
+    migrations.map((m) => m.version),
+    [1, 2, 3],
+  );
   const [server] = await stack.clickhouse.query<{ v: string }>('SELECT version() AS v');
   assert.match(server!.v, /^18\./, 'this is the apt ClickHouse server, not chDB');
 });
@@ -81,9 +95,15 @@ test('a batch shipped twice (a kill between the insert and its removal) is count
   // As if the node had inserted this batch and died before deleting it: it is shipped again.
   const [spooled] = readdirSync(stack.spoolDir).filter((name) => name.startsWith('open-'));
   assert.ok(spooled);
-  copyFileSync(join(stack.spoolDir, spooled), join(stack.spoolDir, spooled.replace(/^open-/, 'batch-').replace(/\.tsv$/, '-copy.tsv')));
+  copyFileSync(
+    join(stack.spoolDir, spooled),
+    join(stack.spoolDir, spooled.replace(/^open-/, 'batch-').replace(/\.tsv$/, '-copy.tsv')),
+  );
   await stack.restartDelivery();
-  await waitFor('both copies shipped', () => readdirSync(stack.spoolDir).filter((n) => n.startsWith('batch-')).length === 0);
+  await waitFor(
+    'both copies shipped',
+    () => readdirSync(stack.spoolDir).filter((n) => n.startsWith('batch-')).length === 0,
+  );
   assert.deepEqual(await rowsInClickHouse(), { final: before + served, distinct: before + served });
 });
 
@@ -91,16 +111,31 @@ test('a clean stop ships what is spooled; rows carry the segment, rendition, byt
   const before = (await rowsInClickHouse()).final;
   const served = await playAllSegments();
   await stack.delivery.process.stop();
-  assert.deepEqual(readdirSync(stack.spoolDir).filter((name) => name.endsWith('.tsv')), []);
+  assert.deepEqual(
+    readdirSync(stack.spoolDir).filter((name) => name.endsWith('.tsv')),
+    [],
+  );
   assert.equal((await rowsInClickHouse()).final, before + served);
   const rows = await stack.clickhouse.query<{ h: number; i: number; bytes: number; access: string; n: number }>(
     `SELECT rendition_height AS h, segment_index AS i, any(bytes) AS bytes, toString(any(access)) AS access, count() AS n
      FROM segment_deliveries FINAL WHERE video_id = '${video.videoId}' GROUP BY h, i ORDER BY h, i`,
   );
   const expected = video.renditions
-    .flatMap((r) => Array.from({ length: r.segmentCount }, (_, i) => ({ h: r.height, i, bytes: video.objects.get(`videos/${video.videoId}/hls/${r.key}/seg-${String(i).padStart(5, '0')}.m4s`)!.length })))
+    .flatMap((r) =>
+      Array.from({ length: r.segmentCount }, (_, i) => ({
+        h: r.height,
+        i,
+        bytes: video.objects.get(`videos/${video.videoId}/hls/${r.key}/seg-${String(i).padStart(5, '0')}.m4s`)!.length,
+      })),
+    )
     .sort((a, b) => a.h - b.h || a.i - b.i);
-  assert.deepEqual(rows.map(({ h, i, bytes }) => ({ h, i, bytes })), expected);
-  assert.ok(rows.every((r) => r.access === 'public' && r.n === 3), 'three plays of each segment');
+  assert.deepEqual(
+    rows.map(({ h, i, bytes }) => ({ h, i, bytes })),
+    expected,
+  );
+  assert.ok(
+    rows.every((r) => r.access === 'public' && r.n === 3),
+    'three plays of each segment',
+  );
   await stack.restartDelivery();
 });

@@ -16,7 +16,14 @@ let priv: HlsFixture;
 beforeAll(async () => {
   stack = await startDeliveryStack({ analytics: 'chdb' });
   [priv, second] = await Promise.all([
-    createHlsFixture({ db: stack.db, storage: stack.storage, workDir: stack.services.dir, allowPublicAccess: false, orgId: stack.orgId, envId: stack.envId }),
+    createHlsFixture({
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: false,
+      orgId: stack.orgId,
+      envId: stack.envId,
+    }),
     stack.startAnotherDelivery('delivery-2'),
   ]);
 });
@@ -25,7 +32,11 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: { body?: unknown; code?: string } & Record<string, unknown> }> {
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: { body?: unknown; code?: string } & Record<string, unknown> }> {
   const response = await fetch(`${stack.apiUrl}/${stack.orgId}${path}`, {
     method,
     headers: { 'X-Api-Key': stack.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -40,13 +51,23 @@ async function share(videoId: string, options: Record<string, unknown> = {}): Pr
   return r.json.body as ShareLink;
 }
 
-const errorOf = async (response: Response) => (await response.json()) as { title: string; status: number; detail: string; code: string };
+const errorOf = async (response: Response) =>
+  (await response.json()) as { title: string; status: number; detail: string; code: string };
 
 describe('creating, listing and revoking', () => {
   test('a link has the design shape: defaults of 168 hours and no view limit; options are kept', async () => {
     const before = Date.now();
     const plain = await share(priv.videoId);
-    assert.deepEqual(Object.keys(plain).sort(), ['createdAt', 'directUrl', 'expiresAt', 'id', 'maxViews', 'shareUrl', 'viewerEmail', 'views']);
+    assert.deepEqual(Object.keys(plain).sort(), [
+      'createdAt',
+      'directUrl',
+      'expiresAt',
+      'id',
+      'maxViews',
+      'shareUrl',
+      'viewerEmail',
+      'views',
+    ]);
     assert.match(plain.id, /^shr_[0-9A-Za-z]{24}$/);
     assert.equal(plain.directUrl, `${stack.delivery.url}/v1/share/${plain.id}/master.m3u8`);
     assert.equal(plain.shareUrl, `${stack.delivery.url}/v1/share/${plain.id}`);
@@ -137,7 +158,8 @@ describe('playing through a link', () => {
     const statuses = responses.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 200).length, 5, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 410).length, 15, statuses.join(','));
-    for (const response of responses.filter((r) => r.status === 410)) assert.equal((await errorOf(response)).code, 'share_link_used_up');
+    for (const response of responses.filter((r) => r.status === 410))
+      assert.equal((await errorOf(response)).code, 'share_link_used_up');
     const listed = (await api('GET', `/videos/${priv.videoId}/share`)).json.body as { shareLinks: ShareLink[] };
     assert.equal(listed.shareLinks.find((l) => l.id === link.id)?.views, 5);
     // Another link of the same video and a signed URL still play.
@@ -151,14 +173,21 @@ describe('playing through a link', () => {
 
     const revoke = await api('DELETE', `/videos/${priv.videoId}/share/${revoked.id}`);
     assert.equal(revoke.status, 200);
-    assert.deepEqual({ ...(revoke.json.body as object), revokedAt: 'x' }, { id: revoked.id, status: 'revoked', revokedAt: 'x' });
+    assert.deepEqual(
+      { ...(revoke.json.body as object), revokedAt: 'x' },
+      { id: revoked.id, status: 'revoked', revokedAt: 'x' },
+    );
     const again = await api('DELETE', `/videos/${priv.videoId}/share/${revoked.id}`);
     assert.equal(again.status, 404);
     assert.equal(again.json.code, 'share_link_not_found');
     const listed = (await api('GET', `/videos/${priv.videoId}/share`)).json.body as { shareLinks: ShareLink[] };
     assert.ok(!listed.shareLinks.some((l) => l.id === revoked.id), 'a revoked link is no longer listed');
 
-    await stack.db.updateTable('share_links').set({ expires_at: sql<Date>`now() - interval '1 second'` }).where('id', '=', expired.id).execute();
+    await stack.db
+      .updateTable('share_links')
+      .set({ expires_at: sql<Date>`now() - interval '1 second'` })
+      .where('id', '=', expired.id)
+      .execute();
 
     for (const node of [stack.delivery.url, second.url]) {
       const r = await fetch(`${node}/v1/share/${revoked.id}/master.m3u8`);
@@ -195,13 +224,19 @@ describe('playing through a link', () => {
     });
     const link = await share(other.videoId);
     assert.equal((await fetch(link.directUrl)).status, 200);
-    await stack.db.updateTable('videos').set({ deleted_at: sql<Date>`now()` }).where('id', '=', other.videoId).execute();
+    await stack.db
+      .updateTable('videos')
+      .set({ deleted_at: sql<Date>`now()` })
+      .where('id', '=', other.videoId)
+      .execute();
     const gone = await waitFor('the deleted video to stop playing through its link', async () => {
       const r = await fetch(link.directUrl);
       return r.status === 404 ? r : undefined;
     });
     assert.equal((await errorOf(gone)).code, 'video_not_found');
-    const viewsOf = async () => (await stack.db.selectFrom('share_links').select('views').where('id', '=', link.id).executeTakeFirstOrThrow()).views;
+    const viewsOf = async () =>
+      (await stack.db.selectFrom('share_links').select('views').where('id', '=', link.id).executeTakeFirstOrThrow())
+        .views;
     const spent = await viewsOf();
     for (let i = 0; i < 3; i++) assert.equal((await fetch(link.directUrl)).status, 404);
     assert.equal(await viewsOf(), spent, 'refused loads of a deleted video spend no views');

@@ -35,36 +35,49 @@ async function configProblems(process_: string, environment: Record<string, stri
   const env = { ...environment, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
   return execFileAsync(process.execPath, [kinoBin, 'config', 'check', process_], { env }).then(
     () => undefined,
-    (error: Error & { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() || error.message,
+    (error: Error & { stdout?: string; stderr?: string }) =>
+      `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() || error.message,
   );
 }
 
 describe('deploy/kubernetes', () => {
   it('every manifest is valid for Kubernetes 1.37 (kubernetes-validate --strict)', async () => {
-    const { stdout, stderr } = await execFileAsync(findBinary('kubernetes-validate'), ['--strict', '--quiet', ...kubernetesFiles]).catch(
-      (error: Error & { stdout?: string; stderr?: string }) => {
-        throw new Error(`kubernetes-validate refused the manifests:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
-      },
-    );
+    const { stdout, stderr } = await execFileAsync(findBinary('kubernetes-validate'), [
+      '--strict',
+      '--quiet',
+      ...kubernetesFiles,
+    ]).catch((error: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`kubernetes-validate refused the manifests:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+    });
     assert.equal(`${stdout}${stderr}`.trim(), '');
   });
 
   it('the API, orchestrators, encode nodes and delivery nodes all run the one Kino image, several of each', () => {
     const deployments = readKubernetesObjects(kubernetesFiles).filter((doc) => doc.kind === 'Deployment');
-    const byComponent = Object.fromEntries(deployments.map((d) => [d.metadata.labels!['app.kubernetes.io/component']!, d]));
+    const byComponent = Object.fromEntries(
+      deployments.map((d) => [d.metadata.labels!['app.kubernetes.io/component']!, d]),
+    );
     assert.deepEqual(Object.keys(byComponent).sort(), ['api', 'delivery', 'node', 'orchestrator']);
     for (const [component, deployment] of Object.entries(byComponent)) {
       assert.ok((deployment.spec?.replicas ?? 1) >= 2, `${component} runs several replicas`);
-      assert.deepEqual(deployment.spec?.template?.spec.containers.map((c) => c.image), [image], component);
+      assert.deepEqual(
+        deployment.spec?.template?.spec.containers.map((c) => c.image),
+        [image],
+        component,
+      );
     }
   });
 
-  it('every pod runs as the image\'s numeric user (its USER), which the kubelet can verify as non-root', () => {
+  it("every pod runs as the image's numeric user (its USER), which the kubelet can verify as non-root", () => {
     const { user } = imageSettings();
-    assert.notEqual(user.uid, 0, 'the image\'s USER is not root');
+    assert.notEqual(user.uid, 0, "the image's USER is not root");
     const workloads = readKubernetesObjects(kubernetesFiles).filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
     assert.deepEqual(workloads.map((o) => `${o.kind}/${o.metadata.name}`).sort(), [
-      'Deployment/kino-api', 'Deployment/kino-delivery', 'Deployment/kino-node', 'Deployment/kino-orchestrator', 'Job/kino-bootstrap',
+      'Deployment/kino-api',
+      'Deployment/kino-delivery',
+      'Deployment/kino-node',
+      'Deployment/kino-orchestrator',
+      'Job/kino-bootstrap',
     ]);
     for (const workload of workloads) {
       assert.deepEqual(
@@ -76,7 +89,10 @@ describe('deploy/kubernetes', () => {
   });
 
   it('every Deployment and the bootstrap Job would start with the environment the ConfigMap, Secret and env give it (kino config check)', async () => {
-    const workloads = kubernetesWorkloads(readKubernetesObjects(kubernetesFiles), () => ({ 'status.podIP': '10.0.0.7', 'metadata.name': 'kino-pod-1' }));
+    const workloads = kubernetesWorkloads(readKubernetesObjects(kubernetesFiles), () => ({
+      'status.podIP': '10.0.0.7',
+      'metadata.name': 'kino-pod-1',
+    }));
     const failures = await Promise.all(
       workloads.map(async ({ name, args, environment }) => {
         const problems = await configProblems(kinoProcessOf(args), environment);
@@ -103,9 +119,20 @@ describe('deploy/compose.yaml', () => {
   it('runs every part of the production topology, Kino on its one image, reading only what it is given', () => {
     const { services } = compose;
     assert.deepEqual(Object.keys(services).sort(), [
-      'api', 'bootstrap', 'clickhouse', 'delivery', 'node', 'orchestrator', 'postgres', 's3', 'temporal', 'temporal-namespace', 'temporal-schema',
+      'api',
+      'bootstrap',
+      'clickhouse',
+      'delivery',
+      'node',
+      'orchestrator',
+      'postgres',
+      's3',
+      'temporal',
+      'temporal-namespace',
+      'temporal-schema',
     ]);
-    for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap']) assert.equal(services[name]!.image, image, name);
+    for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap'])
+      assert.equal(services[name]!.image, image, name);
     // Every Kino process finds the services it uses by a service's name, never loopback.
     for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap']) {
       for (const [key, value] of Object.entries(services[name]!.environment!)) {
@@ -128,7 +155,10 @@ describe('deploy/compose.yaml', () => {
 
   it('names a variable .env leaves out instead of starting without it', () => {
     const { KINO_KEY_ENCRYPTION_KEY: _left_out, ...withoutKey } = readEnvFile(join(deployDir, '.env.example'));
-    assert.throws(() => renderCompose(withoutKey), /services\.api\.environment\.KINO_KEY_ENCRYPTION_KEY: required variable KINO_KEY_ENCRYPTION_KEY/);
+    assert.throws(
+      () => renderCompose(withoutKey),
+      /services\.api\.environment\.KINO_KEY_ENCRYPTION_KEY: required variable KINO_KEY_ENCRYPTION_KEY/,
+    );
   });
 
   it('gives .env.example a comment for every variable the file reads, and reads every variable it lists', () => {

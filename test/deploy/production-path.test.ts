@@ -62,7 +62,17 @@ import {
 } from '@kino/test/support/production-farm';
 
 /** Every compose service that runs on a host of its own here (temporal-schema and temporal-namespace: the dev server needs neither). */
-const composeHostNames = ['postgres', 'temporal', 'clickhouse', 's3', 'bootstrap', 'api', 'orchestrator', 'node', 'delivery'] as const;
+const composeHostNames = [
+  'postgres',
+  'temporal',
+  'clickhouse',
+  's3',
+  'bootstrap',
+  'api',
+  'orchestrator',
+  'node',
+  'delivery',
+] as const;
 type ComposeHostName = (typeof composeHostNames)[number];
 
 let network: TestNetwork;
@@ -92,7 +102,10 @@ const kubernetes = {
  * the addresses clients reach, here the addresses of the hosts serving them (the s3 host's port, the
  * kino-delivery Service's port, as an Ingress exposes it). Only keys the ConfigMap has are set.
  */
-function setPublicAddresses(objects: KubernetesObject[], addresses: Record<'S3_PUBLIC_ENDPOINT' | 'DELIVERY_URL', string>): void {
+function setPublicAddresses(
+  objects: KubernetesObject[],
+  addresses: Record<'S3_PUBLIC_ENDPOINT' | 'DELIVERY_URL', string>,
+): void {
   const configMaps = objects.filter((object) => object.kind === 'ConfigMap');
   for (const [key, value] of Object.entries(addresses)) {
     const holder = configMaps.find((configMap) => configMap.data && key in configMap.data);
@@ -150,7 +163,10 @@ beforeAll(async () => {
   const analytics = hostPort(kinoEnv.CLICKHOUSE_URL!);
   const temporal = hostPort(services.api!.environment.TEMPORAL_ADDRESS!);
   // Each backing service where the Kino services' environment says it is, with its own service's credentials.
-  assert.deepEqual([database.hostname, temporal.host, storage.host, analytics.host], ['postgres', 'temporal', 's3', 'clickhouse']);
+  assert.deepEqual(
+    [database.hostname, temporal.host, storage.host, analytics.host],
+    ['postgres', 'temporal', 's3', 'clickhouse'],
+  );
   compose.backing = {
     postgres: {
       host: hosts.postgres,
@@ -177,7 +193,9 @@ beforeAll(async () => {
   // Kubernetes: a host per Deployment and Job, named by the Service that selects its pods, else by
   // the object (an encode node, the bootstrap Job: no Service).
   const objects = readKubernetesObjects(
-    readdirSync(join(deployDir, 'kubernetes')).filter((name) => name.endsWith('.yaml')).map((name) => join(deployDir, 'kubernetes', name)),
+    readdirSync(join(deployDir, 'kubernetes'))
+      .filter((name) => name.endsWith('.yaml'))
+      .map((name) => join(deployDir, 'kubernetes', name)),
   );
   kubernetes.services = kubernetesServices(objects);
   for (const object of objects.filter((candidate) => candidate.kind === 'Deployment' || candidate.kind === 'Job')) {
@@ -188,10 +206,11 @@ beforeAll(async () => {
   const apiService = kubernetes.services.find((service) => service.workload === 'Deployment/kino-api');
   const deliveryService = kubernetes.services.find((service) => service.workload === 'Deployment/kino-delivery');
   assert.ok(apiService && deliveryService, 'the API and delivery have a Service each');
-  const resolveWorkloads = () => kubernetesWorkloads(objects, (name) => ({
-    'status.podIP': podHost(name).address,
-    'metadata.name': `${name.split('/')[1]}-0`,
-  }));
+  const resolveWorkloads = () =>
+    kubernetesWorkloads(objects, (name) => ({
+      'status.podIP': podHost(name).address,
+      'metadata.name': `${name.split('/')[1]}-0`,
+    }));
   // The backing services are the external endpoints the ConfigMap and Secret name (the API's
   // environment names all four; no Service of the manifests is one): a host each, named so.
   const apiEnvironment = resolveWorkloads().find((candidate) => candidate.name === 'Deployment/kino-api')!.environment;
@@ -203,7 +222,10 @@ beforeAll(async () => {
   };
   const backingHosts = {} as Record<keyof typeof backingNames, NetworkHost>;
   for (const [role, hostName] of Object.entries(backingNames) as Array<[keyof typeof backingNames, string]>) {
-    assert.ok(!kubernetes.services.some((service) => service.dnsNames.includes(hostName)), `${hostName} is external, not a Service of the manifests`);
+    assert.ok(
+      !kubernetes.services.some((service) => service.dnsNames.includes(hostName)),
+      `${hostName} is external, not a Service of the manifests`,
+    );
     backingHosts[role] = network.addHost(hostName);
   }
   setPublicAddresses(objects, {
@@ -214,15 +236,24 @@ beforeAll(async () => {
   const kubernetesHosts = [...kubernetes.podHosts.values(), ...Object.values(backingHosts)];
   network.nameHosts(
     Object.fromEntries([
-      ...kubernetes.services.flatMap((service) => service.dnsNames.map((dnsName) => [dnsName, podHost(service.workload)] as const)),
-      ...Object.entries(backingNames).map(([role, hostName]) => [hostName, backingHosts[role as keyof typeof backingNames]] as const),
+      ...kubernetes.services.flatMap((service) =>
+        service.dnsNames.map((dnsName) => [dnsName, podHost(service.workload)] as const),
+      ),
+      ...Object.entries(backingNames).map(
+        ([role, hostName]) => [hostName, backingHosts[role as keyof typeof backingNames]] as const,
+      ),
     ]),
     kubernetesHosts,
   );
   // The services Kino uses with the Secret's credentials, as the pods get them.
   const kubeDatabase = new URL(setting(apiEnvironment, 'DATABASE_URL'));
   kubernetes.backing = {
-    postgres: { host: backingHosts.postgres, port: Number(kubeDatabase.port), database: kubeDatabase.pathname.slice(1), ...login(kubeDatabase.href) },
+    postgres: {
+      host: backingHosts.postgres,
+      port: Number(kubeDatabase.port),
+      database: kubeDatabase.pathname.slice(1),
+      ...login(kubeDatabase.href),
+    },
     temporal: { host: backingHosts.temporal, port: hostPort(setting(apiEnvironment, 'TEMPORAL_ADDRESS')).port },
     s3: {
       host: backingHosts.s3,
@@ -230,7 +261,11 @@ beforeAll(async () => {
       accessKeyId: setting(apiEnvironment, 'S3_ACCESS_KEY_ID'),
       secretAccessKey: setting(apiEnvironment, 'S3_SECRET_ACCESS_KEY'),
     },
-    clickhouse: { host: backingHosts.clickhouse, port: hostPort(setting(apiEnvironment, 'CLICKHOUSE_URL')).port, ...login(setting(apiEnvironment, 'CLICKHOUSE_URL')) },
+    clickhouse: {
+      host: backingHosts.clickhouse,
+      port: hostPort(setting(apiEnvironment, 'CLICKHOUSE_URL')).port,
+      ...login(setting(apiEnvironment, 'CLICKHOUSE_URL')),
+    },
   };
 
   // The image while both sets of backing services start.
@@ -240,13 +275,18 @@ beforeAll(async () => {
     startBackingServices(kubernetes.backing, join(workDir, 'kubernetes')),
     makeClip({ seconds: 4, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
   ]);
-  for (const started of [composeBacking, kubernetesBacking]) if (started.status === 'fulfilled') stops.unshift(started.value);
-  for (const result of [built, composeBacking, kubernetesBacking, clip]) if (result.status === 'rejected') throw result.reason;
+  for (const started of [composeBacking, kubernetesBacking])
+    if (started.status === 'fulfilled') stops.unshift(started.value);
+  for (const result of [built, composeBacking, kubernetesBacking, clip])
+    if (result.status === 'rejected') throw result.reason;
   image = (built as PromiseFulfilledResult<KinoImage>).value;
   clipPath = (clip as PromiseFulfilledResult<string>).value;
   compose.runtime = new ContainerRuntime(image, join(workDir, 'compose'));
   kubernetes.runtime = new ContainerRuntime(image, join(workDir, 'kubernetes'));
-  stops.unshift(() => compose.runtime.stopAll(), () => kubernetes.runtime.stopAll());
+  stops.unshift(
+    () => compose.runtime.stopAll(),
+    () => kubernetes.runtime.stopAll(),
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -268,14 +308,23 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
   for (const [name, service] of kino) {
     const processName = kinoProcessOf(service.command!);
     const problems = await runtime.configProblems(processName, service.environment);
-    assert.equal(problems, undefined, `compose service ${name}: \`kino config check ${processName}\` refuses the environment deploy/compose.yaml gives it:\n${problems}`);
+    assert.equal(
+      problems,
+      undefined,
+      `compose service ${name}: \`kino config check ${processName}\` refuses the environment deploy/compose.yaml gives it:\n${problems}`,
+    );
   }
 
   // The backing services hold the file's credentials and check them: wrong ones are refused.
   await assertCredentialsChecked(compose.backing, services.bootstrap!.environment);
 
   // docs/production.md step 4: bootstrap, then its output.
-  const container = (name: ComposeHostName) => ({ name, host: hosts[name], args: services[name]!.command!, environment: services[name]!.environment });
+  const container = (name: ComposeHostName) => ({
+    name,
+    host: hosts[name],
+    args: services[name]!.command!,
+    environment: services[name]!.environment,
+  });
   const installation = readBootstrapOutput(await runtime.run(container('bootstrap')));
 
   // docker compose up: the Kino services, each on its host; a node once the registry listens (compose:
@@ -288,20 +337,32 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
     return `http://${hosts[name].address}:${hostPortNumber}`;
   };
   const apiUrl = `${published('api')}/v1/api`;
-  await waitFor('the API to report every dependency healthy', async () => {
-    runtime.assertRunning('api');
-    const response = await fetch(`${apiUrl}/health`);
-    return response.status === 200 ? true : undefined;
-  }, { timeoutMs: 90_000, intervalMs: 250 });
-  await waitFor('delivery to answer /health', async () => {
-    runtime.assertRunning('delivery');
-    return (await fetch(`${published('delivery')}/health`)).ok || undefined;
-  }, { timeoutMs: 60_000, intervalMs: 250 });
+  await waitFor(
+    'the API to report every dependency healthy',
+    async () => {
+      runtime.assertRunning('api');
+      const response = await fetch(`${apiUrl}/health`);
+      return response.status === 200 ? true : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
+  await waitFor(
+    'delivery to answer /health',
+    async () => {
+      runtime.assertRunning('delivery');
+      return (await fetch(`${published('delivery')}/health`)).ok || undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
   const registry = hostPort(services.node!.environment.KINO_CONTROL_PLANE!);
-  await waitFor('the orchestrator\'s registry to listen', async () => {
-    runtime.assertRunning('orchestrator');
-    return connects(hosts[registry.host as ComposeHostName].address, registry.port);
-  }, { timeoutMs: 60_000, intervalMs: 250 });
+  await waitFor(
+    "the orchestrator's registry to listen",
+    async () => {
+      runtime.assertRunning('orchestrator');
+      return connects(hosts[registry.host as ComposeHostName].address, registry.port);
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
   runtime.start(container('node'));
   const client = new Kino({ apiUrl, apiKey: installation.apiKey, operatorToken: installation.operatorToken });
   await waitForActiveNode(client, () => ['api', 'orchestrator', 'node'].forEach((name) => runtime.assertRunning(name)));
@@ -336,15 +397,25 @@ net.createServer((client) => {
 
 async function startServiceProxy(service: KubernetesService, port: number, targetPort: number): Promise<void> {
   const host = podHost(service.workload);
-  const proxy: ManagedProcess = startProcess(`${service.name}:${port}`, process.execPath, ['-e', serviceProxyScript, host.address, String(port), String(targetPort)], {
-    runIn: host.runIn,
-    logFile: join(workDir, 'kubernetes', 'logs', `service-${service.name}-${port}.log`),
-  });
+  const proxy: ManagedProcess = startProcess(
+    `${service.name}:${port}`,
+    process.execPath,
+    ['-e', serviceProxyScript, host.address, String(port), String(targetPort)],
+    {
+      runIn: host.runIn,
+      logFile: join(workDir, 'kubernetes', 'logs', `service-${service.name}-${port}.log`),
+    },
+  );
   stops.unshift(() => proxy.stop());
-  await waitFor(`Service ${service.name} to forward port ${port}`, async () => {
-    if (proxy.child.exitCode !== null) throw new WaitAbortedError(`the forwarder of ${service.name}:${port} exited (${proxy.child.exitCode})`);
-    return connects(host.address, port);
-  }, { timeoutMs: 30_000, intervalMs: 100 });
+  await waitFor(
+    `Service ${service.name} to forward port ${port}`,
+    async () => {
+      if (proxy.child.exitCode !== null)
+        throw new WaitAbortedError(`the forwarder of ${service.name}:${port} exited (${proxy.child.exitCode})`);
+      return connects(host.address, port);
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
 }
 
 /** Waits until a Deployment's pod passes its readinessProbe, probed on the pod's address as the kubelet does. */
@@ -352,22 +423,34 @@ async function waitUntilReady(deployment: KubernetesWorkload): Promise<void> {
   const probe = deployment.readinessProbe;
   assert.ok(probe, `${deployment.name} has a readinessProbe`);
   const address = podHost(deployment.name).address;
-  await waitFor(`${deployment.name} to pass its readinessProbe`, async () => {
-    kubernetes.runtime.assertRunning(deployment.objectName);
-    if (probe.tcpSocket) return connects(address, containerPort(deployment, probe.tcpSocket.port));
-    if (probe.httpGet) {
-      const response = await fetch(`http://${address}:${containerPort(deployment, probe.httpGet.port)}${probe.httpGet.path}`);
-      return (response.status >= 200 && response.status < 400) || undefined;
-    }
-    throw new WaitAbortedError(`${deployment.name}: a readinessProbe this test does not run: ${JSON.stringify(probe)}`);
-  }, { timeoutMs: 90_000, intervalMs: 250 });
+  await waitFor(
+    `${deployment.name} to pass its readinessProbe`,
+    async () => {
+      kubernetes.runtime.assertRunning(deployment.objectName);
+      if (probe.tcpSocket) return connects(address, containerPort(deployment, probe.tcpSocket.port));
+      if (probe.httpGet) {
+        const response = await fetch(
+          `http://${address}:${containerPort(deployment, probe.httpGet.port)}${probe.httpGet.path}`,
+        );
+        return (response.status >= 200 && response.status < 400) || undefined;
+      }
+      throw new WaitAbortedError(
+        `${deployment.name}: a readinessProbe this test does not run: ${JSON.stringify(probe)}`,
+      );
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
 }
 
 test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every Deployment on a host named by its Service, upload, ready, played through the delivery Service', async () => {
   const { runtime, services, workloads } = kubernetes;
   await compose.runtime.stopAll(); // one farm at a time on the machine's cores
   assert.deepEqual(workloads.map((candidate) => candidate.name).sort(), [
-    'Deployment/kino-api', 'Deployment/kino-delivery', 'Deployment/kino-node', 'Deployment/kino-orchestrator', 'Job/kino-bootstrap',
+    'Deployment/kino-api',
+    'Deployment/kino-delivery',
+    'Deployment/kino-node',
+    'Deployment/kino-orchestrator',
+    'Job/kino-bootstrap',
   ]);
 
   // Each workload's environment as its process reads it (envFrom the ConfigMap and Secret, env with
@@ -375,7 +458,11 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
   for (const { name, args, environment } of workloads) {
     const processName = kinoProcessOf(args);
     const problems = await runtime.configProblems(processName, environment);
-    assert.equal(problems, undefined, `${name}: \`kino config check ${processName}\` refuses the environment deploy/kubernetes gives it:\n${problems}`);
+    assert.equal(
+      problems,
+      undefined,
+      `${name}: \`kino config check ${processName}\` refuses the environment deploy/kubernetes gives it:\n${problems}`,
+    );
   }
 
   // The services Kino uses hold the Secret's credentials and check them: wrong ones are refused.
@@ -409,16 +496,28 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
   // The client's view: the kino-api Service as an Ingress exposes it.
   const apiService = services.find((service) => service.workload === 'Deployment/kino-api')!;
   const apiUrl = `http://${podHost(apiService.workload).address}:${apiService.ports[0]!.port}/v1/api`;
-  await waitFor('the API to report every dependency healthy', async () => {
-    runtime.assertRunning('kino-api');
-    const response = await fetch(`${apiUrl}/health`);
-    return response.status === 200 ? true : undefined;
-  }, { timeoutMs: 90_000, intervalMs: 250 });
+  await waitFor(
+    'the API to report every dependency healthy',
+    async () => {
+      runtime.assertRunning('kino-api');
+      const response = await fetch(`${apiUrl}/health`);
+      return response.status === 200 ? true : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
   const client = new Kino({ apiUrl, apiKey: installation.apiKey, operatorToken: installation.operatorToken });
-  await waitForActiveNode(client, () => ['kino-api', 'kino-orchestrator', 'kino-node'].forEach((name) => runtime.assertRunning(name)));
+  await waitForActiveNode(client, () =>
+    ['kino-api', 'kino-orchestrator', 'kino-node'].forEach((name) => runtime.assertRunning(name)),
+  );
 
   // docs/production.md steps 5 and 6, on the ConfigMap's public addresses.
   const { S3_PUBLIC_ENDPOINT, DELIVERY_URL } = workload('Deployment/kino-api').environment;
-  await uploadProcessAndPlay({ client, installation, clipPath, uploadEndpoint: S3_PUBLIC_ENDPOINT!, deliveryUrl: DELIVERY_URL! });
+  await uploadProcessAndPlay({
+    client,
+    installation,
+    clipPath,
+    uploadEndpoint: S3_PUBLIC_ENDPOINT!,
+    deliveryUrl: DELIVERY_URL!,
+  });
   await runtime.stopAll();
 });

@@ -97,12 +97,21 @@ describe('kino dev', { timeout: 600_000 }, () => {
     assert.match(firstRun.envId, /^env_/);
     assert.match(firstRun.apiKey, /^svc_test_[0-9A-Za-z]{32}$/);
     assert.equal(firstRun.databaseUrl, `postgres://postgres@127.0.0.1:${layout.ports.postgres}/kino`);
-    assert.match(dev.output(), new RegExp(`curl -H 'X-Api-Key: ${firstRun.apiKey}' ${firstRun.apiUrl}/${firstRun.orgId}/environments`));
+    assert.match(
+      dev.output(),
+      new RegExp(`curl -H 'X-Api-Key: ${firstRun.apiKey}' ${firstRun.apiUrl}/${firstRun.orgId}/environments`),
+    );
     // The dashboard, its identity provider and the dev user's sign-in, printed and in dev.json.
     assert.equal(firstRun.dashboardUrl, `http://127.0.0.1:${layout.ports.api}/dashboard`);
     assert.equal(firstRun.oidcIssuer, `http://127.0.0.1:${layout.ports.identity}`);
     assert.equal(firstRun.dashboardUser.email, 'dev@kino.local');
-    assert.ok(dev.output().includes(`Dashboard   ${firstRun.dashboardUrl}   (sign in as dev@kino.local, password ${firstRun.dashboardUser.password}`));
+    assert.ok(
+      dev
+        .output()
+        .includes(
+          `Dashboard   ${firstRun.dashboardUrl}   (sign in as dev@kino.local, password ${firstRun.dashboardUser.password}`,
+        ),
+    );
     const discovery = await fetch(`${firstRun.oidcIssuer}/.well-known/openid-configuration`);
     assert.equal(((await discovery.json()) as { issuer: string }).issuer, firstRun.oidcIssuer);
 
@@ -120,13 +129,18 @@ describe('kino dev', { timeout: 600_000 }, () => {
     // The dev key lists the dev environment, through the SDK.
     const kino = await Kino.fromDevStack({ path: layout.devJson });
     const environments = await kino.environments.list(firstRun.orgId);
-    assert.deepEqual(environments.map((e) => e.id), [firstRun.envId]);
+    assert.deepEqual(
+      environments.map((e) => e.id),
+      [firstRun.envId],
+    );
 
     // The registry holds both encode nodes, active.
     const db = new pg.Client({ connectionString: firstRun.databaseUrl });
     await db.connect();
     try {
-      const { rows } = await db.query<{ address: string }>(`select address from encode_nodes where state = 'active' order by address`);
+      const { rows } = await db.query<{ address: string }>(
+        `select address from encode_nodes where state = 'active' order by address`,
+      );
       assert.deepEqual(
         rows.map((r) => r.address),
         layout.ports.nodes.map((port) => `127.0.0.1:${port}`),
@@ -152,7 +166,10 @@ describe('kino dev', { timeout: 600_000 }, () => {
       assert.equal(scraped.status, 200, part);
       assert.match(await scraped.text(), /^process_cpu_user_seconds_total /m, part);
     }
-    assert.match(dev.output(), new RegExp(`orchestrator ${url(layout.ports.orchestratorMetrics).replaceAll('.', '\\.')}`));
+    assert.match(
+      dev.output(),
+      new RegExp(`orchestrator ${url(layout.ports.orchestratorMetrics).replaceAll('.', '\\.')}`),
+    );
   });
 
   it('starts a part that exits unexpectedly again, after a backoff, and says so on the console', async () => {
@@ -162,26 +179,40 @@ describe('kino dev', { timeout: 600_000 }, () => {
     const apiPid = recorded.children.findLast((c) => c.name === 'api')!.pid;
     process.kill(apiPid, 'SIGKILL');
 
-    const again = await waitFor('the API to run again', () => /\[api\] running again \(pid (\d+)\)/.exec(running.output()) ?? undefined, {
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    });
+    const again = await waitFor(
+      'the API to run again',
+      () => /\[api\] running again \(pid (\d+)\)/.exec(running.output()) ?? undefined,
+      {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+      },
+    );
     assert.match(running.output(), /\[api\] exited \(SIGKILL\); starting it again in 1 s\./);
     const newPid = Number(again[1]);
     assert.notEqual(newPid, apiPid);
     assert.ok(pidIsAlive(newPid));
     // It serves again: the dev key lists the dev environment, through the SDK.
     const kino = await Kino.fromDevStack({ path: layout.devJson });
-    assert.deepEqual((await kino.environments.list(firstRun.orgId)).map((e) => e.id), [firstRun.envId]);
+    assert.deepEqual(
+      (await kino.environments.list(firstRun.orgId)).map((e) => e.id),
+      [firstRun.envId],
+    );
   });
 
   it('stops on SIGINT with exit 0, leaving nothing running or listening', async () => {
     assert.ok(dev, 'the stack of the previous test');
-    const recorded = JSON.parse(readFileSync(layout.pidsJson, 'utf8')) as { launcherPid: number; children: { name: string; pid: number }[] };
+    const recorded = JSON.parse(readFileSync(layout.pidsJson, 'utf8')) as {
+      launcherPid: number;
+      children: { name: string; pid: number }[];
+    };
     assert.ok(recorded.children.length >= 9, `every part recorded: ${recorded.children.map((c) => c.name).join(', ')}`);
 
     assert.equal(await stopDev(dev, 'SIGINT'), 0, dev.output());
-    assert.deepEqual(recorded.children.filter((c) => pidIsAlive(c.pid)).map((c) => c.name), [], 'no part still running');
+    assert.deepEqual(
+      recorded.children.filter((c) => pidIsAlive(c.pid)).map((c) => c.name),
+      [],
+      'no part still running',
+    );
     assert.equal(pidIsAlive(recorded.launcherPid), false, 'the supervisor has exited');
     const listening = [];
     for (const { name, port } of layoutPorts(layout)) if (await portAnswers(port)) listening.push(`${name} ${port}`);
@@ -203,7 +234,10 @@ describe('kino dev', { timeout: 600_000 }, () => {
       await db.end();
     }
     const kino = await Kino.fromDevStack({ path: layout.devJson });
-    assert.deepEqual((await kino.environments.list(secondRun.orgId)).map((e) => e.id), [secondRun.envId]);
+    assert.deepEqual(
+      (await kino.environments.list(secondRun.orgId)).map((e) => e.id),
+      [secondRun.envId],
+    );
 
     assert.equal(await stopDev(dev, 'SIGTERM'), 0, dev.output());
   });
@@ -214,7 +248,10 @@ describe('kino dev', { timeout: 600_000 }, () => {
     try {
       const blocked = startDev(dir, layout.ports.api - 80);
       assert.equal(await blocked.exited, 1);
-      assert.match(blocked.output(), new RegExp(`port already in use on 127\\.0\\.0\\.1: ${layout.ports.api} \\(API\\)`));
+      assert.match(
+        blocked.output(),
+        new RegExp(`port already in use on 127\\.0\\.0\\.1: ${layout.ports.api} \\(API\\)`),
+      );
     } finally {
       await new Promise((resolveClose) => blocker.close(resolveClose));
     }

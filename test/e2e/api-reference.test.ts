@@ -52,7 +52,8 @@ test('GET /v1/api/docs renders the OpenAPI document with assets from the API alo
   page.on('request', (request) => {
     const url = new URL(request.url());
     // data: and blob: URLs are the page's own; every network request must be to the API.
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== apiOrigin) elsewhere.push(request.url());
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== apiOrigin)
+      elsewhere.push(request.url());
   });
 
   const response = await page.goto(`${apiOrigin}/v1/api/docs`);

@@ -31,16 +31,38 @@ const clipSeconds = 4;
 /** A sound with no picture: a tone, in the container the extension names. */
 async function makeSong(path: string, seconds: number): Promise<string> {
   const codec = path.endsWith('.webm') ? ['-c:a', 'libopus', '-b:a', '96k'] : ['-c:a', 'aac', '-b:a', '96k'];
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`, ...codec, path]);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    ...codec,
+    path,
+  ]);
   return path;
 }
 
-async function upload(path: string, contentType: 'video/mp4' | 'video/webm', allowPublicAccess: boolean): Promise<string> {
+async function upload(
+  path: string,
+  contentType: 'video/mp4' | 'video/webm',
+  allowPublicAccess: boolean,
+): Promise<string> {
   const body = await readFile(path);
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: path.split('/').at(-1)!, fileSize: body.length, contentType });
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: path.split('/').at(-1)!,
+    fileSize: body.length,
+    contentType,
+  });
   await farm.kino.uploads.putFile(ticket, body, contentType);
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
-    storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess, compressionRatio: 'ultrafast',
+    storagePath: ticket.bucketPath,
+    videoQuality: 'standard',
+    allowPublicAccess,
+    compressionRatio: 'ultrafast',
   });
   return videoID;
 }
@@ -49,16 +71,48 @@ async function upload(path: string, contentType: 'video/mp4' | 'video/webm', all
 async function decodedAudioSeconds(input: string): Promise<number> {
   const { stdout, stderr } = await run(
     'ffmpeg',
-    ['-hide_banner', '-nostats', '-v', 'error', '-xerror', '-i', input, '-map', '0:a:0', '-c:a', 'pcm_s16le', '-ar', '48000', '-ac', '1', '-f', 's16le', '-'],
+    [
+      '-hide_banner',
+      '-nostats',
+      '-v',
+      'error',
+      '-xerror',
+      '-i',
+      input,
+      '-map',
+      '0:a:0',
+      '-c:a',
+      'pcm_s16le',
+      '-ar',
+      '48000',
+      '-ac',
+      '1',
+      '-f',
+      's16le',
+      '-',
+    ],
     { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 },
   );
   if (stderr.toString().trim()) throw new Error(`ffmpeg reported errors decoding ${input}:\n${stderr.toString()}`);
   return stdout.length / 2 / 48000;
 }
 
-async function probeOf(input: string): Promise<{ duration: number; streams: Array<{ codec_type: string; codec_name: string }> }> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,codec_name', '-of', 'json', input]);
-  const json = JSON.parse(stdout) as { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string }> };
+async function probeOf(
+  input: string,
+): Promise<{ duration: number; streams: Array<{ codec_type: string; codec_name: string }> }> {
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration:stream=codec_type,codec_name',
+    '-of',
+    'json',
+    input,
+  ]);
+  const json = JSON.parse(stdout) as {
+    format: { duration: string };
+    streams: Array<{ codec_type: string; codec_name: string }>;
+  };
   return { duration: Number(json.format.duration), streams: json.streams };
 }
 
@@ -89,8 +143,22 @@ beforeAll(async () => {
     Promise.all([
       makeSong(join(workDir, 'song.mp4'), songSeconds),
       makeSong(join(workDir, 'opus.webm'), songSeconds),
-      makeClip({ seconds: clipSeconds, width: 320, height: 180, fps: 25, audio: true, path: join(workDir, 'clip.mp4') }),
-      makeClip({ seconds: clipSeconds, width: 320, height: 180, fps: 25, audio: false, path: join(workDir, 'silent.mp4') }),
+      makeClip({
+        seconds: clipSeconds,
+        width: 320,
+        height: 180,
+        fps: 25,
+        audio: true,
+        path: join(workDir, 'clip.mp4'),
+      }),
+      makeClip({
+        seconds: clipSeconds,
+        width: 320,
+        height: 180,
+        fps: 25,
+        audio: false,
+        path: join(workDir, 'silent.mp4'),
+      }),
     ]),
     launchChromium(),
     startPageHost(),
@@ -117,7 +185,14 @@ describe('an audio-only source', () => {
     assert.equal(details.encodings.length, 1);
     const [encoding] = details.encodings;
     assert.deepEqual(
-      [encoding!.key, encoding!.shortEdgePixels, encoding!.videoStreamBitrate, encoding!.audioStreamBitrate, encoding!.audioFormat, encoding!.maxFrameRate],
+      [
+        encoding!.key,
+        encoding!.shortEdgePixels,
+        encoding!.videoStreamBitrate,
+        encoding!.audioStreamBitrate,
+        encoding!.audioFormat,
+        encoding!.maxFrameRate,
+      ],
       ['0p', 0, 0, 128, 'aac', 0],
     );
     assert.ok(Math.abs(details.durationSeconds - songSeconds) < 0.1, `${details.durationSeconds} s`);
@@ -134,7 +209,10 @@ describe('an audio-only source', () => {
     assert.match(variants[0]!, /BANDWIDTH=\d+,AVERAGE-BANDWIDTH=\d+,CODECS="mp4a\.40\.2"$/);
     assert.doesNotMatch(variants[0]!, /RESOLUTION|FRAME-RATE/);
     const probe = await probeOf(master);
-    assert.deepEqual(probe.streams.map((s) => [s.codec_type, s.codec_name]), [['audio', 'aac']]);
+    assert.deepEqual(
+      probe.streams.map((s) => [s.codec_type, s.codec_name]),
+      [['audio', 'aac']],
+    );
     const decoded = await decodedAudioSeconds(master);
     assert.ok(Math.abs(decoded - songSeconds) < 0.1, `${decoded} s decoded of ${songSeconds}`);
     // The direct family's names for the same rendition.
@@ -148,7 +226,11 @@ describe('an audio-only source', () => {
       rate: 4,
       timeoutMs: 60_000,
     });
-    assert.deepEqual(outcome.errors.filter((e) => e.endsWith('(fatal)')), [], outcome.errors.join('; '));
+    assert.deepEqual(
+      outcome.errors.filter((e) => e.endsWith('(fatal)')),
+      [],
+      outcome.errors.join('; '),
+    );
     assert.equal(outcome.ended, true, `stalled at ${outcome.currentTime} s of ${outcome.duration}`);
     assert.ok(Math.abs(outcome.duration - songSeconds) < 0.2, `duration ${outcome.duration}`);
     assert.equal(outcome.frames, 0, 'no picture');
@@ -156,8 +238,14 @@ describe('an audio-only source', () => {
 
   test('a private audio-only WebM (Opus) source: its AAC rendition decodes and its audio.m4a is AAC, with a token only', async () => {
     const details = await farm.kino.videos.get(farm.orgId, videos.opus);
-    assert.deepEqual(details.encodings.map((e) => [e.key, e.audioFormat]), [['0p', 'aac']]);
-    assert.ok(details.audioUrl?.startsWith(`${deliveryUrl}/v1/private/${videos.opus}/audio.m4a?token=`), details.audioUrl);
+    assert.deepEqual(
+      details.encodings.map((e) => [e.key, e.audioFormat]),
+      [['0p', 'aac']],
+    );
+    assert.ok(
+      details.audioUrl?.startsWith(`${deliveryUrl}/v1/private/${videos.opus}/audio.m4a?token=`),
+      details.audioUrl,
+    );
     await assertAudioFile(details.audioUrl!, details.durationSeconds);
   });
 });
@@ -165,7 +253,8 @@ describe('an audio-only source', () => {
 describe('audio.m4a', () => {
   test('of a public audio-only video: in the public and direct families without a token', async () => {
     const details = await farm.kino.videos.get(farm.orgId, videos.song);
-    for (const url of [details.audioUrl!, `${deliveryUrl}/${videos.song}/audio.m4a`]) await assertAudioFile(url, details.durationSeconds);
+    for (const url of [details.audioUrl!, `${deliveryUrl}/${videos.song}/audio.m4a`])
+      await assertAudioFile(url, details.durationSeconds);
     const head = await fetch(details.audioUrl!, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.ok(Number(head.headers.get('content-length')) > 0);
@@ -173,17 +262,34 @@ describe('audio.m4a', () => {
 
   test('of a private video with picture and sound: the token rules of MP4 downloads (401 without, 403 for another video, 200 with)', async () => {
     const details = await farm.kino.videos.get(farm.orgId, videos.clip);
-    assert.ok(details.audioUrl?.startsWith(`${deliveryUrl}/v1/private/${videos.clip}/audio.m4a?token=`), details.audioUrl);
+    assert.ok(
+      details.audioUrl?.startsWith(`${deliveryUrl}/v1/private/${videos.clip}/audio.m4a?token=`),
+      details.audioUrl,
+    );
     await assertAudioFile(details.audioUrl!, details.durationSeconds);
     const token = new URL(details.audioUrl!).searchParams.get('token')!;
-    const otherToken = new URL((await farm.kino.videos.get(farm.orgId, videos.opus)).audioUrl!).searchParams.get('token')!;
-    for (const path of [`/v1/private/${videos.clip}/audio.m4a`, `/v1/public/${farm.orgId}/${farm.envId}/${videos.clip}/audio.m4a`, `/${videos.clip}/audio.m4a`]) {
-      for (const [query, status] of [['', 401], [`?token=${otherToken}`, 403], [`?token=${token}`, 200]] as const) {
+    const otherToken = new URL((await farm.kino.videos.get(farm.orgId, videos.opus)).audioUrl!).searchParams.get(
+      'token',
+    )!;
+    for (const path of [
+      `/v1/private/${videos.clip}/audio.m4a`,
+      `/v1/public/${farm.orgId}/${farm.envId}/${videos.clip}/audio.m4a`,
+      `/${videos.clip}/audio.m4a`,
+    ]) {
+      for (const [query, status] of [
+        ['', 401],
+        [`?token=${otherToken}`, 403],
+        [`?token=${token}`, 200],
+      ] as const) {
         const response = await fetch(`${deliveryUrl}${path}${query}`, { method: 'HEAD' });
         assert.equal(response.status, status, `${path}${query.slice(0, 8)}`);
         // As for the rendition's MP4 download at the same place.
         const mp4 = path.replace('audio.m4a', path.startsWith('/v1') ? 'video-180p.mp4' : '180p.mp4');
-        assert.equal((await fetch(`${deliveryUrl}${mp4}${query}`, { method: 'HEAD' })).status, status, `${mp4}${query.slice(0, 8)}`);
+        assert.equal(
+          (await fetch(`${deliveryUrl}${mp4}${query}`, { method: 'HEAD' })).status,
+          status,
+          `${mp4}${query.slice(0, 8)}`,
+        );
       }
     }
   });
@@ -191,7 +297,10 @@ describe('audio.m4a', () => {
   test('of a silent video: 404 audio_not_found, and no audioUrl in its details', async () => {
     const details = await farm.kino.videos.get(farm.orgId, videos.silent);
     assert.equal(details.audioUrl, undefined);
-    for (const url of [`${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videos.silent}/audio.m4a`, `${deliveryUrl}/${videos.silent}/audio.m4a`]) {
+    for (const url of [
+      `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videos.silent}/audio.m4a`,
+      `${deliveryUrl}/${videos.silent}/audio.m4a`,
+    ]) {
       const response = await fetch(url);
       assert.equal(response.status, 404, url);
       const body = (await response.json()) as { code: string; status: number; detail: string };

@@ -118,7 +118,13 @@ const chunkedSources: (Source & { chunks: number })[] = [
   { name: '12 s + 1 frame', frames: 289, fps: 24, segments: [144, 145], chunks: 2 },
   { name: '12 s + 2 frames', frames: 290, fps: 24, segments: [144, 146], chunks: 2 },
   { name: '12 s + 3 frames', frames: 291, fps: 24, segments: [144, 147], chunks: 2 },
-  { name: '12 s + 12 frames, a last segment of the minimum', frames: 300, fps: 24, segments: [144, 144, 12], chunks: 2 },
+  {
+    name: '12 s + 12 frames, a last segment of the minimum',
+    frames: 300,
+    fps: 24,
+    segments: [144, 144, 12],
+    chunks: 2,
+  },
   { name: '18 s + 1 frame', frames: 433, fps: 24, segments: [144, 144, 145], chunks: 3 },
 ];
 const chunkSeconds = 6;
@@ -146,8 +152,16 @@ let paddedClipPath: string;
 const clips = new Map<Source, string>();
 
 /** Upload through the SDK, process on `standard` (360p and 480p), wait for `ready`. */
-async function transcode(clip: Buffer, allowPublicAccess: boolean, options: { additionalCodecs?: 'av1'[] } = {}): Promise<string> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
+async function transcode(
+  clip: Buffer,
+  allowPublicAccess: boolean,
+  options: { additionalCodecs?: 'av1'[] } = {},
+): Promise<string> {
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'clip.mp4',
+    fileSize: clip.length,
+    contentType: 'video/mp4',
+  });
   await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
     storagePath: ticket.bucketPath,
@@ -173,12 +187,27 @@ beforeAll(async () => {
     launchChromium(),
     ...[...wholeSources, ...chunkedSources].map(async (source, i) => {
       const seconds = source.frames / source.fps;
-      const path = await makeClip({ seconds, audioSeconds: seconds - audioShortBy, width: 320, height: 240, fps: source.fps, path: join(workDir, `tail-${i}.mp4`) });
+      const path = await makeClip({
+        seconds,
+        audioSeconds: seconds - audioShortBy,
+        width: 320,
+        height: 240,
+        fps: source.fps,
+        path: join(workDir, `tail-${i}.mp4`),
+      });
       assert.equal(await countFramesInFile(path), source.frames, `${source.name}: the clip has its frames`);
       clips.set(source, path);
     }),
   ]);
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', clipPath]);
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration',
+    '-of',
+    'csv=p=0',
+    clipPath,
+  ]);
   sourceSeconds = Number(stdout.trim());
   const clip = await readFile(clipPath);
   paddedClipPath = join(workDir, 'padded clip.mp4');
@@ -220,7 +249,15 @@ const uploadPage = `<!doctype html>
  */
 async function startApplication(): Promise<Server> {
   const sdkBrowserEntry = fileURLToPath(import.meta.resolve('@kino/sdk/browser'));
-  const bundle = await build({ entryPoints: [sdkBrowserEntry], bundle: true, format: 'iife', globalName: 'KinoBrowser', platform: 'browser', write: false, logLevel: 'silent' });
+  const bundle = await build({
+    entryPoints: [sdkBrowserEntry],
+    bundle: true,
+    format: 'iife',
+    globalName: 'KinoBrowser',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
   const script = bundle.outputFiles[0]!.text;
   const readJson = async (req: AsyncIterable<Buffer>) => {
     const chunks: Buffer[] = [];
@@ -228,7 +265,8 @@ async function startApplication(): Promise<Server> {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   };
   const server = createServer((req, res) => {
-    const send = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(body);
+    const send = (status: number, type: string, body: string) =>
+      res.writeHead(status, { 'Content-Type': type }).end(body);
     const answer = async () => {
       if (req.method === 'GET' && req.url === '/upload') return send(200, 'text/html; charset=utf-8', uploadPage);
       if (req.method === 'GET' && req.url === '/kino-browser.js') return send(200, 'text/javascript', script);
@@ -278,7 +316,8 @@ test('a page of the application uploads a file its server minted, in parallel pa
   /** The protocol of each answer storage gave the page (the page's own ones aside). */
   const storageProtocols = new Set<string>();
   cdp.on('Network.responseReceived', ({ response }) => {
-    if (/^https?:/.test(response.url) && !response.url.startsWith(applicationOrigin)) storageProtocols.add(`${new URL(response.url).origin} ${response.protocol}`);
+    if (/^https?:/.test(response.url) && !response.url.startsWith(applicationOrigin))
+      storageProtocols.add(`${new URL(response.url).origin} ${response.protocol}`);
   });
   /** Part PUTs in the order the page made them, by run; and how many were under way at once, at most. */
   const puts: string[] = [];
@@ -286,7 +325,8 @@ test('a page of the application uploads a file its server minted, in parallel pa
   let inFlight = 0;
   let mostInFlight = 0;
   const apiRequests: string[] = [];
-  const partOf = (request: Request) => (request.method() === 'PUT' ? new URL(request.url()).searchParams.get('partNumber') : null);
+  const partOf = (request: Request) =>
+    request.method() === 'PUT' ? new URL(request.url()).searchParams.get('partNumber') : null;
   tab.on('request', (request) => {
     if (request.url().startsWith(farm.apiUrl)) apiRequests.push(request.url());
     const part = partOf(request);
@@ -301,7 +341,12 @@ test('a page of the application uploads a file its server minted, in parallel pa
   tab.on('requestfailed', settled);
   try {
     await tab.goto(`${applicationOrigin}/upload`);
-    assert.equal(await tab.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).nextHopProtocol), 'http/1.1');
+    assert.equal(
+      await tab.evaluate(
+        () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).nextHopProtocol,
+      ),
+      'http/1.1',
+    );
     await tab.locator('#file').setInputFiles(paddedClipPath);
 
     // The first run: part 1 arrives, part 2 is held on its way to storage, and the page aborts.
@@ -320,11 +365,18 @@ test('a page of the application uploads a file its server minted, in parallel pa
       const controller = new AbortController();
       page.abortUpload = () => controller.abort();
       page.firstRun = (async () => {
-        const answer = await fetch('/uploads', { method: 'POST', body: JSON.stringify({ name: file.name, size: file.size }) });
+        const answer = await fetch('/uploads', {
+          method: 'POST',
+          body: JSON.stringify({ name: file.name, size: file.size }),
+        });
         page.upload = await answer.json();
         const { uploadFile } = (window as unknown as { KinoBrowser: KinoBrowser }).KinoBrowser;
         try {
-          await uploadFile(file, page.upload as DirectUpload, { concurrency: 1, resume: true, signal: controller.signal });
+          await uploadFile(file, page.upload as DirectUpload, {
+            concurrency: 1,
+            resume: true,
+            signal: controller.signal,
+          });
           return 'finished';
         } catch (error) {
           return (error as Error).name;
@@ -332,10 +384,15 @@ test('a page of the application uploads a file its server minted, in parallel pa
       })();
     });
     // uploadFile remembers each part storage took, under a key of the upload and the file.
-    await tab.waitForFunction(() => Object.keys(localStorage).some((key) => key.startsWith('kino-upload:') && localStorage.getItem(key) === '[1]'), undefined, {
-      polling: 50,
-      timeout: 60_000,
-    });
+    await tab.waitForFunction(
+      () =>
+        Object.keys(localStorage).some((key) => key.startsWith('kino-upload:') && localStorage.getItem(key) === '[1]'),
+      undefined,
+      {
+        polling: 50,
+        timeout: 60_000,
+      },
+    );
     const firstRun = await tab.evaluate(() => {
       const page = window as unknown as { abortUpload: () => void; firstRun: Promise<string> };
       page.abortUpload();
@@ -359,7 +416,11 @@ test('a page of the application uploads a file its server minted, in parallel pa
       const file = document.querySelector<HTMLInputElement>('#file')!.files![0]!;
       const progress: UploadProgress[] = [];
       try {
-        const { resumedBytes } = await page.KinoBrowser.uploadFile(file, page.upload, { concurrency: 3, resume: true, onProgress: (p) => progress.push(p) });
+        const { resumedBytes } = await page.KinoBrowser.uploadFile(file, page.upload, {
+          concurrency: 3,
+          resume: true,
+          onProgress: (p) => progress.push(p),
+        });
         const done = await fetch('/uploads/done', { method: 'POST', body: JSON.stringify(page.upload) });
         const { videoID } = (await done.json()) as { videoID: string };
         return { outcome: 'finished', resumedBytes, progress, videoID };
@@ -368,16 +429,35 @@ test('a page of the application uploads a file its server minted, in parallel pa
       }
     });
     assert.equal(secondRun.outcome, 'finished');
-    assert.deepEqual(puts.filter((put) => put.startsWith('second')).sort(), ['second 2', 'second 3', 'second 4'], 'part 1 is not sent again');
+    assert.deepEqual(
+      puts.filter((put) => put.startsWith('second')).sort(),
+      ['second 2', 'second 3', 'second 4'],
+      'part 1 is not sent again',
+    );
     assert.equal(secondRun.resumedBytes, directPartSize);
     assert.ok(mostInFlight >= 2, `parts go in parallel (at most ${mostInFlight} at once)`);
     const sent = secondRun.progress.map((p) => p.bytesSent);
     assert.ok(sent.length >= 2, `progress is reported (${sent.length} events)`);
-    assert.ok(sent.every((bytes, i) => bytes >= directPartSize && (i === 0 || bytes >= sent[i - 1]!)), `progress starts from the part already sent and grows: ${sent.join(', ')}`);
+    assert.ok(
+      sent.every((bytes, i) => bytes >= directPartSize && (i === 0 || bytes >= sent[i - 1]!)),
+      `progress starts from the part already sent and grows: ${sent.join(', ')}`,
+    );
     assert.equal(sent.at(-1), 3 * directPartSize + 1000);
-    assert.equal(await tab.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('kino-upload:')).length), 0, 'a finished upload is forgotten');
-    const storageOrigin = new URL(await tab.evaluate(() => (window as unknown as { upload: { parts: { signedURL: string }[] } }).upload.parts[0]!.signedURL)).origin;
-    assert.deepEqual([...storageProtocols], [`${storageOrigin} http/1.1`], 'storage answered every request over HTTP/1.1');
+    assert.equal(
+      await tab.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('kino-upload:')).length),
+      0,
+      'a finished upload is forgotten',
+    );
+    const storageOrigin = new URL(
+      await tab.evaluate(
+        () => (window as unknown as { upload: { parts: { signedURL: string }[] } }).upload.parts[0]!.signedURL,
+      ),
+    ).origin;
+    assert.deepEqual(
+      [...storageProtocols],
+      [`${storageOrigin} http/1.1`],
+      'storage answered every request over HTTP/1.1',
+    );
     assert.deepEqual(apiRequests, [], 'the page never calls the API');
 
     await farm.waitForStatus(secondRun.videoID!, 'ready', 240_000);
@@ -409,7 +489,11 @@ function assertPlayedThrough(outcome: Outcome, seconds = sourceSeconds, levels =
   assert.deepEqual(outcome.errors, []);
   assert.equal(outcome.ended, true);
   assert.equal(outcome.levels, levels, 'every rendition is a level');
-  assert.deepEqual([...outcome.levelsPlayed].sort(), Array.from({ length: levels }, (_, i) => i), 'every rendition was selected and loaded');
+  assert.deepEqual(
+    [...outcome.levelsPlayed].sort(),
+    Array.from({ length: levels }, (_, i) => i),
+    'every rendition was selected and loaded',
+  );
   assert.ok(Math.abs(outcome.duration - seconds) < 0.2, `duration ${outcome.duration} against the source's ${seconds}`);
   assert.ok(outcome.currentTime >= outcome.duration - 0.1, `stopped at ${outcome.currentTime} of ${outcome.duration}`);
   assert.ok(outcome.frames > 0, 'frames were decoded');
@@ -417,37 +501,64 @@ function assertPlayedThrough(outcome: Outcome, seconds = sourceSeconds, levels =
 }
 
 test('a public video Kino transcoded plays to the end in Chromium with hls.js, at every rendition', async () => {
-  const outcome = await playToTheEnd(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${publicVideoId}/master.m3u8`);
+  const outcome = await playToTheEnd(
+    `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${publicVideoId}/master.m3u8`,
+  );
   assertPlayedThrough(outcome);
 });
 
-test('a private video Kino transcoded plays to the end through its signed URL, bound to the page\'s domain', async () => {
-  const { signed_url } = await farm.kino.playback.signedUrl(farm.orgId, privateVideoId, { domains: ['127.0.0.1'], expiration: '15m' });
+test("a private video Kino transcoded plays to the end through its signed URL, bound to the page's domain", async () => {
+  const { signed_url } = await farm.kino.playback.signedUrl(farm.orgId, privateVideoId, {
+    domains: ['127.0.0.1'],
+    expiration: '15m',
+  });
   const outcome = await playToTheEnd(signed_url);
   assertPlayedThrough(outcome);
 });
 
 test('the same private video does not play from a page on another domain', async () => {
-  const { signed_url: signed } = await farm.kino.playback.signedUrl(farm.orgId, privateVideoId, { domains: ['player.example'] });
+  const { signed_url: signed } = await farm.kino.playback.signedUrl(farm.orgId, privateVideoId, {
+    domains: ['player.example'],
+  });
   const outcome = await playToTheEnd(signed);
   assert.equal(outcome.ended, false);
-  assert.ok(outcome.errors.some((e) => e.includes('manifestLoadError')), outcome.errors.join(', '));
+  assert.ok(
+    outcome.errors.some((e) => e.includes('manifestLoadError')),
+    outcome.errors.join(', '),
+  );
 });
 
 test('a video with AV1 renditions beside its H.264 ladder: hls.js in Chromium reads both codecs and plays every level of each to the end', async () => {
   // 640x360 on `standard`: one H.264 rung (360p) and its AV1 rendition; 13 s is three segments,
   // enough to load one at each level in turn.
-  const clipPath = await makeClip({ seconds: 13, width: 640, height: 360, fps: 24, audio: true, path: join(workDir, 'av1-clip.mp4') });
+  const clipPath = await makeClip({
+    seconds: 13,
+    width: 640,
+    height: 360,
+    fps: 24,
+    audio: true,
+    path: join(workDir, 'av1-clip.mp4'),
+  });
   const videoId = await transcode(await readFile(clipPath), true, { additionalCodecs: ['av1'] });
-  const master = await (await fetch(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`)).text();
+  const master = await (
+    await fetch(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`)
+  ).text();
   // Each variant's CODECS names its codec: players pick the levels they can decode.
   assert.deepEqual(
-    variantsOf(master).map((v) => `${v.uri} ${v.attributes.CODECS!.split('.')[0]}`).sort(),
+    variantsOf(master)
+      .map((v) => `${v.uri} ${v.attributes.CODECS!.split('.')[0]}`)
+      .sort(),
     ['video-360p-av1.m3u8 av01', 'video-360p.m3u8 avc1'],
   );
-  const outcome = await playToTheEnd(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`);
+  const outcome = await playToTheEnd(
+    `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`,
+  );
   assertPlayedThrough(outcome, 13, 2);
-  assert.deepEqual(outcome.levelCodecs.map((codec) => codec.split('.')[0]).sort(), ['av01', 'avc1'], outcome.levelCodecs.join(', '));
+  assert.deepEqual(
+    outcome.levelCodecs.map((codec) => codec.split('.')[0]).sort(),
+    ['av01', 'avc1'],
+    outcome.levelCodecs.join(', '),
+  );
 });
 
 /** The master's variants: their URI and attributes. */
@@ -455,7 +566,9 @@ function variantsOf(master: string): { uri: string; attributes: Record<string, s
   const lines = master.split('\n');
   return lines.flatMap((line, i) => {
     if (!line.startsWith('#EXT-X-STREAM-INF:')) return [];
-    const attributes = Object.fromEntries([...line.slice(18).matchAll(/([A-Z-]+)=("[^"]*"|[^,]*)/g)].map((m) => [m[1]!, m[2]!.replace(/"/g, '')]));
+    const attributes = Object.fromEntries(
+      [...line.slice(18).matchAll(/([A-Z-]+)=("[^"]*"|[^,]*)/g)].map((m) => [m[1]!, m[2]!.replace(/"/g, '')]),
+    );
     return [{ uri: lines[i + 1]!.trim(), attributes }];
   });
 }
@@ -487,13 +600,22 @@ async function assertSegments(videoId: string, source: Source): Promise<void> {
       source.segments,
       `${what}: segments of [${segments.map((s) => s.seconds).join(', ')}] s`,
     );
-    assert.ok(segments.at(-1)!.seconds >= hlsMinimumLastSegmentSeconds - 1e-6, `${what}: the last segment is no sliver`);
+    assert.ok(
+      segments.at(-1)!.seconds >= hlsMinimumLastSegmentSeconds - 1e-6,
+      `${what}: the last segment is no sliver`,
+    );
     const whole = segments.filter((s) => s.seconds >= hlsSegmentSeconds / 2).map((s) => s.bits / s.seconds);
     const [previous, last] = segments.slice(-2);
-    const lastRun = previous && last && last.seconds < hlsSegmentSeconds / 2 ? [(previous.bits + last.bits) / (previous.seconds + last.seconds)] : [];
+    const lastRun =
+      previous && last && last.seconds < hlsSegmentSeconds / 2
+        ? [(previous.bits + last.bits) / (previous.seconds + last.seconds)]
+        : [];
     const peak = Math.max(...whole, ...lastRun);
     const bandwidth = Number(variant.attributes.BANDWIDTH);
-    assert.ok(bandwidth >= Math.max(...whole) - 1, `${what}: BANDWIDTH ${bandwidth} bounds every whole segment (${whole.map(Math.round).join(', ')})`);
+    assert.ok(
+      bandwidth >= Math.max(...whole) - 1,
+      `${what}: BANDWIDTH ${bandwidth} bounds every whole segment (${whole.map(Math.round).join(', ')})`,
+    );
     assert.ok(Math.abs(bandwidth - peak) <= 1, `${what}: BANDWIDTH ${bandwidth} is the peak ${Math.round(peak)}`);
   }
 }
@@ -502,24 +624,49 @@ async function assertSegments(videoId: string, source: Source): Promise<void> {
  * Plays the video in each player to `ended`, for its picture's duration and every frame. `stalls`:
  * hls.js's non-fatal bufferStalledError is allowed (a player at 8x outruns segments made on request).
  */
-async function assertEveryPlayerEnds(videoId: string, source: Source, { stalls = false, playbackRate = rate } = {}): Promise<void> {
+async function assertEveryPlayerEnds(
+  videoId: string,
+  source: Source,
+  { stalls = false, playbackRate = rate } = {},
+): Promise<void> {
   const src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
   const seconds = source.frames / source.fps;
   for (const player of webPlayers) {
     const what = `${source.name} in ${player}`;
-    const outcome = await playThrough(browser, pageHost, { player, src, rate: playbackRate, timeoutMs: (seconds / playbackRate) * 1000 + 30_000 });
-    assert.deepEqual(outcome.errors.filter((e) => !(stalls && e === 'mediaError/bufferStalledError')), [], what);
-    assert.equal(outcome.ended, true, `${what}: stopped at ${outcome.currentTime} of ${outcome.duration} s, buffered ${JSON.stringify(outcome.buffered)}`);
+    const outcome = await playThrough(browser, pageHost, {
+      player,
+      src,
+      rate: playbackRate,
+      timeoutMs: (seconds / playbackRate) * 1000 + 30_000,
+    });
+    assert.deepEqual(
+      outcome.errors.filter((e) => !(stalls && e === 'mediaError/bufferStalledError')),
+      [],
+      what,
+    );
+    assert.equal(
+      outcome.ended,
+      true,
+      `${what}: stopped at ${outcome.currentTime} of ${outcome.duration} s, buffered ${JSON.stringify(outcome.buffered)}`,
+    );
     // The picture's duration, which its last frame ends (the sound stops before it).
-    assert.ok(outcome.duration >= seconds - 0.001 && outcome.duration <= seconds + aacFrameSeconds, `${what}: a duration of ${outcome.duration} s, not ${seconds}`);
-    assert.ok(outcome.currentTime >= outcome.duration - 0.001, `${what}: ended at ${outcome.currentTime} of ${outcome.duration} s`);
+    assert.ok(
+      outcome.duration >= seconds - 0.001 && outcome.duration <= seconds + aacFrameSeconds,
+      `${what}: a duration of ${outcome.duration} s, not ${seconds}`,
+    );
+    assert.ok(
+      outcome.currentTime >= outcome.duration - 0.001,
+      `${what}: ended at ${outcome.currentTime} of ${outcome.duration} s`,
+    );
     // Every frame went through the decoder (presented, or dropped when late).
     assert.ok(outcome.frames >= source.frames, `${what}: ${outcome.frames} frames of ${source.frames}`);
   }
 }
 
 async function encodeAll(sources: Source[]): Promise<string[]> {
-  const videoIds = await Promise.all(sources.map(async (source) => farm.submitVideo(await readFile(clips.get(source)!), { quality: 'standard' })));
+  const videoIds = await Promise.all(
+    sources.map(async (source) => farm.submitVideo(await readFile(clips.get(source)!), { quality: 'standard' })),
+  );
   for (const videoId of videoIds) await farm.waitForStatus(videoId, 'ready', 240_000);
   return videoIds;
 }
@@ -540,7 +687,11 @@ test('the same in 6 s chunks: the last chunk folds its tail the same way, and ea
   const videoIds = await encodeAll(chunkedSources);
   for (const [i, source] of chunkedSources.entries()) {
     const videoId = videoIds[i]!;
-    assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, source.chunks, `${source.name}: ${source.chunks} chunks`);
+    assert.equal(
+      (await farm.scheduledActivities(videoId)).encodeChunk,
+      source.chunks,
+      `${source.name}: ${source.chunks} chunks`,
+    );
     await assertSegments(videoId, source);
     await assertEveryPlayerEnds(videoId, source);
   }
@@ -551,10 +702,20 @@ test('a video published just in time plays from the moment it is ready, to its e
   farm.orchestrator = await farm.startOrchestrator({ JUST_IN_TIME: 'true', ENCODE_CHUNK_SECONDS: '30' });
   // 18 s: the first segment, then one run of 12 s (segments 1 and 2).
   const source: Source = { name: 'an 18 s clip published just in time', frames: 18 * 24, fps: 24, segments: [6, 6, 6] };
-  const path = await makeClip({ seconds: 18, width: 320, height: 240, fps: 24, path: join(workDir, 'just-in-time.mp4') });
+  const path = await makeClip({
+    seconds: 18,
+    width: 320,
+    height: 240,
+    fps: 24,
+    path: join(workDir, 'just-in-time.mp4'),
+  });
   const videoId = await farm.submitVideo(await readFile(path), { quality: 'standard' });
   await farm.waitForStatus(videoId, 'ready', 240_000);
-  const pending = await farm.db.selectFrom('videos').select('segments_pending').where('id', '=', videoId).executeTakeFirstOrThrow();
+  const pending = await farm.db
+    .selectFrom('videos')
+    .select('segments_pending')
+    .where('id', '=', videoId)
+    .executeTakeFirstOrThrow();
   assert.equal(pending.segments_pending, true, 'ready before its ladder is complete');
   // At real time, as a viewer: a wait for a segment being made may stall the player, never error it
   // (how long it stalls is measured by bench/encode/just-in-time.ts, not asserted on time here).

@@ -80,7 +80,11 @@ const english = [
   'Near the end',
   '',
 ].join('\n');
-const cueTimes: Record<string, [number, number]> = { 'First words': [1, 3], 'Across the boundary': [5, 8], 'Near the end': [9.5, 11.5] };
+const cueTimes: Record<string, [number, number]> = {
+  'First words': [1, 3],
+  'Across the boundary': [5, 8],
+  'Near the end': [9.5, 11.5],
+};
 const french = '1\n00:00:02,000 --> 00:00:04,000\nPremiers mots\n';
 
 let farm: FarmTenant;
@@ -93,11 +97,25 @@ let privateVideoId: string;
 const added = new Map<string, CaptionTrack[]>();
 
 async function transcode(clip: Buffer, allowPublicAccess: boolean): Promise<string> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'clip.mp4',
+    fileSize: clip.length,
+    contentType: 'video/mp4',
+  });
   await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
-  const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess, compressionRatio: 'superfast' });
+  const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+    storagePath: ticket.bucketPath,
+    videoQuality: 'standard',
+    allowPublicAccess,
+    compressionRatio: 'superfast',
+  });
   await farm.waitForStatus(videoID, 'ready', 240_000);
-  const en = await farm.kino.videos.addCaption(farm.orgId, videoID, { language: 'en', label: 'English', content: english, default: true });
+  const en = await farm.kino.videos.addCaption(farm.orgId, videoID, {
+    language: 'en',
+    label: 'English',
+    content: english,
+    default: true,
+  });
   const fr = await farm.kino.videos.addCaption(farm.orgId, videoID, { language: 'fr', content: french, format: 'srt' });
   added.set(videoID, [en, fr]);
   return videoID;
@@ -150,17 +168,26 @@ describe('what delivery serves of a caption track', () => {
     // The subtitles follow the video's segments exactly.
     const rendition = await text(`${base}/video-360p.m3u8`);
     const subtitles = await text(`${base}/subtitles-en.m3u8`);
-    const durations = (playlist: string) => [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(Number(m[1]).toFixed(3)));
+    const durations = (playlist: string) =>
+      [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(Number(m[1]).toFixed(3)));
     assert.deepEqual(durations(subtitles), durations(rendition));
     assert.equal(durations(subtitles).length, 3);
-    assert.deepEqual(uriLines(subtitles), ['subtitles-en/seg-00000.vtt', 'subtitles-en/seg-00001.vtt', 'subtitles-en/seg-00002.vtt']);
+    assert.deepEqual(uriLines(subtitles), [
+      'subtitles-en/seg-00000.vtt',
+      'subtitles-en/seg-00001.vtt',
+      'subtitles-en/seg-00002.vtt',
+    ]);
     assert.match(subtitles, /#EXT-X-PLAYLIST-TYPE:VOD/);
     assert.match(subtitles, /#EXT-X-ENDLIST/);
 
     const segments = await Promise.all(uriLines(subtitles).map((uri) => text(`${base}/${uri}`)));
     for (const segment of segments) assert.match(segment, /^WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00\.000\n/);
     const cuesOf = (segment: string) => [...segment.matchAll(/-->.*\n(.+)/g)].map((m) => m[1]);
-    assert.deepEqual(segments.map(cuesOf), [['First words', 'Across the boundary'], ['Across the boundary', 'Near the end'], []]);
+    assert.deepEqual(segments.map(cuesOf), [
+      ['First words', 'Across the boundary'],
+      ['Across the boundary', 'Near the end'],
+      [],
+    ]);
 
     // The whole file, at the track's url; SRT was stored as WebVTT.
     const [en, fr] = added.get(publicVideoId)!;
@@ -186,7 +213,8 @@ describe('what delivery serves of a caption track', () => {
     const subtitles = await text(`${base}/subtitles-en.m3u8?token=${token}`);
     for (const uri of uriLines(subtitles)) assert.ok(uri.endsWith(`?token=${token}`), uri);
     assert.match(await text(`${base}/${uriLines(subtitles)[1]}`), /Across the boundary/);
-    for (const name of ['subtitles-en.m3u8', 'subtitles-en/seg-00000.vtt', 'subtitles-en.vtt']) await text(`${base}/${name}`, 401);
+    for (const name of ['subtitles-en.m3u8', 'subtitles-en/seg-00000.vtt', 'subtitles-en.vtt'])
+      await text(`${base}/${name}`, 401);
     // The public family does not open a private video's captions either.
     await text(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${privateVideoId}/subtitles-en.vtt`, 401);
     // The track's url carries a token of its own.
@@ -226,17 +254,28 @@ function assertCaptionsShown(outcome: Outcome): void {
     const seen = outcome.cues[cueText]!;
     assert.equal(seen.language, 'en');
     // Placed at its time on the video's timeline (within 0.1 s: a B-frame delay is a frame or two)...
-    assert.ok(Math.abs(seen.start - start) < 0.1 && Math.abs(seen.end - end) < 0.1, `${cueText}: placed at ${seen.start}–${seen.end}, not ${start}–${end}`);
+    assert.ok(
+      Math.abs(seen.start - start) < 0.1 && Math.abs(seen.end - end) < 0.1,
+      `${cueText}: placed at ${seen.start}–${seen.end}, not ${start}–${end}`,
+    );
     // ...and shown while the video was within it, not before.
-    assert.ok(seen.at >= start - 0.05 && seen.at <= end, `${cueText}: shown at ${seen.at} s, its time is ${start}–${end} s`);
+    assert.ok(
+      seen.at >= start - 0.05 && seen.at <= end,
+      `${cueText}: shown at ${seen.at} s, its time is ${start}–${end} s`,
+    );
   }
 }
 
 test('hls.js lists the tracks of a public video and shows each cue at its time', async () => {
-  assertCaptionsShown(await play(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${publicVideoId}/master.m3u8`));
+  assertCaptionsShown(
+    await play(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${publicVideoId}/master.m3u8`),
+  );
 });
 
 test('hls.js lists the tracks of a private video through its signed URL and shows each cue at its time', async () => {
-  const { signed_url } = await farm.kino.playback.signedUrl(farm.orgId, privateVideoId, { domains: ['127.0.0.1'], expiration: '15m' });
+  const { signed_url } = await farm.kino.playback.signedUrl(farm.orgId, privateVideoId, {
+    domains: ['127.0.0.1'],
+    expiration: '15m',
+  });
   assertCaptionsShown(await play(signed_url));
 });

@@ -54,14 +54,20 @@ async function frameHashes(input: string): Promise<string[]> {
 }
 
 async function servedRows(videoId: string): Promise<Array<{ segment_index: number }>> {
-  return farm.clickhouse!.query<{ segment_index: number }>(`SELECT segment_index FROM segment_deliveries FINAL WHERE video_id = '${videoId}'`);
+  return farm.clickhouse!.query<{ segment_index: number }>(
+    `SELECT segment_index FROM segment_deliveries FINAL WHERE video_id = '${videoId}'`,
+  );
 }
 
 /** The source, uploaded and transcoded once for every test here. */
 let transcoded: Promise<{ sourceId: string; storagePath: string }> | undefined;
 function transcodedSource(): Promise<{ sourceId: string; storagePath: string }> {
   transcoded ??= (async () => {
-    const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'source.mp4', fileSize: source.length, contentType: 'video/mp4' });
+    const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+      filename: 'source.mp4',
+      fileSize: source.length,
+      contentType: 'video/mp4',
+    });
     await farm.kino.uploads.putFile(ticket, source, 'video/mp4');
     const { videoID: sourceId } = await farm.kino.videos.process(farm.orgId, farm.envId, {
       storagePath: ticket.bucketPath,
@@ -81,7 +87,24 @@ async function lumaFrames(input: string, width: number, height: number): Promise
     'ffmpeg',
     // passthrough: every decoded frame once (rawvideo is a constant-rate output, which would fill a
     // gap between segments' timestamps with a copied frame).
-    ['-hide_banner', '-nostats', '-v', 'error', '-xerror', '-i', input, '-map', '0:v:0', '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    [
+      '-hide_banner',
+      '-nostats',
+      '-v',
+      'error',
+      '-xerror',
+      '-i',
+      input,
+      '-map',
+      '0:v:0',
+      '-fps_mode',
+      'passthrough',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-',
+    ],
     { maxBuffer: 1024 * 1024 * 1024, encoding: 'buffer' },
   );
   const size = width * height;
@@ -102,7 +125,9 @@ function psnr(a: Buffer, b: Buffer): number {
  * re-encoded from the same picture is far nearer to it than to its neighbours.
  */
 function identify(frame: Buffer, sourceFrames: Buffer[], around: number[]): { index: number; psnr: number } {
-  return around.map((index) => ({ index, psnr: psnr(frame, sourceFrames[index]!) })).reduce((best, c) => (c.psnr > best.psnr ? c : best));
+  return around
+    .map((index) => ({ index, psnr: psnr(frame, sourceFrames[index]!) }))
+    .reduce((best, c) => (c.psnr > best.psnr ? c : best));
 }
 
 test('a frame-accurate clip is encoded, then plays exactly its range in every rendition, frame for frame', async () => {
@@ -112,13 +137,23 @@ test('a frame-accurate clip is encoded, then plays exactly its range in every re
   // second segment (6–12 s) is played as it is, its last is encoded from 12 to 13.2 s.
   const startTime = 3.52;
   const endTime = 13.2;
-  const { videoID: clipId } = await farm.kino.videos.createClip(farm.orgId, sourceId, { startTime, endTime, frameAccurate: true });
-  assert.equal((await farm.kino.videos.get(farm.orgId, clipId)).status.transcoding, true, 'transcoding while its segments are encoded');
+  const { videoID: clipId } = await farm.kino.videos.createClip(farm.orgId, sourceId, {
+    startTime,
+    endTime,
+    frameAccurate: true,
+  });
+  assert.equal(
+    (await farm.kino.videos.get(farm.orgId, clipId)).status.transcoding,
+    true,
+    'transcoding while its segments are encoded',
+  );
   await farm.waitForStatus(clipId, 'ready', 180_000);
   const clip = await farm.kino.videos.get(farm.orgId, clipId);
   assert.equal(clip.durationSeconds, endTime - startTime);
 
-  const keys = [...(await (await fetch(`${deliveryUrl}/${clipId}/master.m3u8`)).text()).matchAll(/^(\d+p)\.m3u8$/gm)].map((m) => m[1]!);
+  const keys = [
+    ...(await (await fetch(`${deliveryUrl}/${clipId}/master.m3u8`)).text()).matchAll(/^(\d+p)\.m3u8$/gm),
+  ].map((m) => m[1]!);
   assert.ok(keys.length > 0, 'the master playlist names the renditions');
   for (const key of keys) {
     const width = Number(await streamField(`${deliveryUrl}/${clipId}/${key}.m3u8`, 'v:0', 'width'));
@@ -130,23 +165,44 @@ test('a frame-accurate clip is encoded, then plays exactly its range in every re
     const first = Math.round(startTime * fps);
     const last = Math.round(endTime * fps) - 1;
     assert.equal(clipFrames.length, last - first + 1, `${key}: round((end - start) * fps) frames`);
-    const around = (index: number) => [index - 2, index - 1, index, index + 1, index + 2].filter((i) => i >= 0 && i < sourceFrames.length);
-    for (const [clipIndex, sourceIndex] of [[0, first], [clipFrames.length - 1, last]] as const) {
+    const around = (index: number) =>
+      [index - 2, index - 1, index, index + 1, index + 2].filter((i) => i >= 0 && i < sourceFrames.length);
+    for (const [clipIndex, sourceIndex] of [
+      [0, first],
+      [clipFrames.length - 1, last],
+    ] as const) {
       const found = identify(clipFrames[clipIndex]!, sourceFrames, around(sourceIndex));
-      assert.equal(found.index, sourceIndex, `${key}: the clip's frame ${clipIndex} is the source's frame ${sourceIndex}`);
-      assert.ok(found.psnr > 30, `${key}: the clip's frame ${clipIndex} is near the source's (${found.psnr.toFixed(1)} dB)`);
+      assert.equal(
+        found.index,
+        sourceIndex,
+        `${key}: the clip's frame ${clipIndex} is the source's frame ${sourceIndex}`,
+      );
+      assert.ok(
+        found.psnr > 30,
+        `${key}: the clip's frame ${clipIndex} is near the source's (${found.psnr.toFixed(1)} dB)`,
+      );
     }
     // The segment between is the source's own: its frames are the source's, bit for bit.
     const middle = 6 * fps - first;
-    assert.ok(clipFrames[middle]!.equals(sourceFrames[6 * fps]!), `${key}: the clip's frame ${middle} is the source's frame ${6 * fps}`);
-    assert.ok(clipFrames[middle + 6 * fps - 1]!.equals(sourceFrames[12 * fps - 1]!), `${key}: the source's segment plays whole`);
+    assert.ok(
+      clipFrames[middle]!.equals(sourceFrames[6 * fps]!),
+      `${key}: the clip's frame ${middle} is the source's frame ${6 * fps}`,
+    );
+    assert.ok(
+      clipFrames[middle + 6 * fps - 1]!.equals(sourceFrames[12 * fps - 1]!),
+      `${key}: the source's segment plays whole`,
+    );
   }
 
   // Deleted, it takes its own segments with it; the source's stay for the source.
   await farm.kino.videos.delete(farm.orgId, clipId);
-  await waitFor('the clip\'s objects removed', async () => ((await farm.storage.list(objectKeys.videoPrefix(clipId))).length === 0 ? true : undefined), {
-    timeoutMs: 60_000,
-  });
+  await waitFor(
+    "the clip's objects removed",
+    async () => ((await farm.storage.list(objectKeys.videoPrefix(clipId))).length === 0 ? true : undefined),
+    {
+      timeoutMs: 60_000,
+    },
+  );
   assert.ok(await farm.storage.head(objectKeys.segment(sourceId, 360, 1)), "the source's segment stays");
 });
 
@@ -159,7 +215,11 @@ test('a segment-accurate clip is ready at once, plays its segments frame for fra
   // 7–11 s lies in the second segment (6–12 s): the clip is that segment, ready when the call answers.
   const { videoID: clipId } = await farm.kino.videos.createClip(farm.orgId, sourceId, { startTime: 7, endTime: 11 });
   const clip = await farm.kino.videos.get(farm.orgId, clipId);
-  assert.deepEqual(clip.status, { ready: true, transcoding: false, failed: false }, 'ready when the call answers, with nothing encoded');
+  assert.deepEqual(
+    clip.status,
+    { ready: true, transcoding: false, failed: false },
+    'ready when the call answers, with nothing encoded',
+  );
   assert.deepEqual(clip.clipOf, { videoId: sourceId, startTime: 7, endTime: 11 });
   assert.equal(clip.durationSeconds, 6);
 
@@ -176,11 +236,19 @@ test('a segment-accurate clip is ready at once, plays its segments frame for fra
 
   // The source is deleted: its clean-up keeps the segments the clip plays (its original upload goes).
   await farm.kino.videos.delete(farm.orgId, sourceId);
-  await waitFor('the source\'s clean-up', async () => ((await farm.storage.head(storagePath)) ? undefined : true), { timeoutMs: 60_000 });
+  await waitFor("the source's clean-up", async () => ((await farm.storage.head(storagePath)) ? undefined : true), {
+    timeoutMs: 60_000,
+  });
   assert.ok(await farm.storage.head(objectKeys.segment(sourceId, 360, 1)), "the clip's segment is still in storage");
   // Delivery knows within its metadata TTL that the source is gone.
-  await waitFor('the source to stop playing', async () => ((await fetch(`${deliveryUrl}/${sourceId}/master.m3u8`)).status === 404 ? true : undefined));
-  assert.deepEqual(await frameHashes(`${deliveryUrl}/${clipId}/master.m3u8`), expected, 'the clip still plays every frame');
+  await waitFor('the source to stop playing', async () =>
+    (await fetch(`${deliveryUrl}/${sourceId}/master.m3u8`)).status === 404 ? true : undefined,
+  );
+  assert.deepEqual(
+    await frameHashes(`${deliveryUrl}/${clipId}/master.m3u8`),
+    expected,
+    'the clip still plays every frame',
+  );
 
   // The clip is deleted: the source's objects go with it.
   await farm.kino.videos.delete(farm.orgId, clipId);

@@ -25,7 +25,11 @@ async function curl(url: string, apiKey: string): Promise<{ status: number; body
 }
 
 /** A fetch from inside the page (its cookies, its origin), returning status and envelope. */
-async function fetchInPage(page: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+async function fetchInPage(
+  page: Page,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
   return page.evaluate(
     async ({ path, init }) => {
       const response = await fetch(path, { ...init, credentials: 'same-origin' });
@@ -45,7 +49,11 @@ let devContext: BrowserContext;
 let devPage: Page;
 
 beforeAll(async () => {
-  dash = await startDashboard('dashboard-auth', { without: ['temporal', 'orchestrator', 'delivery'], nodes: 0, analytics: 'none' });
+  dash = await startDashboard('dashboard-auth', {
+    without: ['temporal', 'orchestrator', 'delivery'],
+    nodes: 0,
+    analytics: 'none',
+  });
   db = await openDatabase(dash.stack.env.DATABASE_URL!);
   devContext = await dash.newContext();
   devPage = await devContext.newPage();
@@ -81,15 +89,23 @@ describe('dashboard sign-in and API keys', () => {
 
     const listed = await curl(`${dash.apiUrl}/${dash.orgId}/environments`, apiKey);
     assert.equal(listed.status, 200, listed.body);
-    assert.ok((JSON.parse(listed.body) as { body: { environments: { id: string }[] } }).body.environments.some((e) => e.id === dash.envId));
+    assert.ok(
+      (JSON.parse(listed.body) as { body: { environments: { id: string }[] } }).body.environments.some(
+        (e) => e.id === dash.envId,
+      ),
+    );
 
     // Shown once: not in the page after a reload, nor in anything the browser stores.
     await devPage.reload();
     await devPage.getByTestId('keys-table').waitFor();
     assert.equal(await devPage.getByTestId('new-key').count(), 0);
-    const stored = await devPage.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const stored = await devPage.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+    );
     assert.ok(!stored.includes(apiKey), 'the browser keeps no copy of the key');
-    const prefixes = await devPage.locator('tr[data-prefix]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-prefix')!));
+    const prefixes = await devPage
+      .locator('tr[data-prefix]')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-prefix')!));
     const prefix = prefixes.find((p) => apiKey.startsWith(p));
     assert.ok(prefix, 'the list shows the key by its prefix');
     const row = devPage.locator(`tr[data-prefix="${prefix}"]`);
@@ -134,7 +150,9 @@ describe('dashboard sign-in and API keys', () => {
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     try {
-      const forged = devPage.waitForResponse((response) => response.url() === target && response.request().method() === 'POST');
+      const forged = devPage.waitForResponse(
+        (response) => response.url() === target && response.request().method() === 'POST',
+      );
       await devPage.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
       const response = await forged;
       assert.equal(response.status(), 403);
@@ -148,10 +166,18 @@ describe('dashboard sign-in and API keys', () => {
     await devPage.getByTestId('keys-table').waitFor();
     const body = JSON.stringify({ type: 'full' });
     const headers = { 'Content-Type': 'application/json' };
-    const withoutToken = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers, body });
+    const withoutToken = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, {
+      method: 'POST',
+      headers,
+      body,
+    });
     assert.equal(withoutToken.status, 403);
     assert.equal(withoutToken.json?.code, 'csrf_token_invalid');
-    const wrongToken = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': 'forged' }, body });
+    const wrongToken = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, {
+      method: 'POST',
+      headers: { ...headers, 'X-CSRF-Token': 'forged' },
+      body,
+    });
     assert.equal(wrongToken.status, 403);
     // The ordinary API too: a session's POST there needs the token as well.
     const apiPost = await fetchInPage(devPage, `/v1/api/${dash.orgId}/environments/${dash.envId}/webhooks`, {
@@ -167,7 +193,11 @@ describe('dashboard sign-in and API keys', () => {
     // The same request with the session's token goes through: the token is what was missing.
     const session = await fetchInPage(devPage, '/dashboard/api/session');
     const csrfToken = (session.json?.body as { csrfToken: string }).csrfToken;
-    const genuine = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': csrfToken }, body });
+    const genuine = await fetchInPage(devPage, `/dashboard/api/${dash.orgId}/keys`, {
+      method: 'POST',
+      headers: { ...headers, 'X-CSRF-Token': csrfToken },
+      body,
+    });
     assert.equal(genuine.status, 201);
     // Creating a key counts against the API key operations limit (20 per hour); listing keys does not.
     assert.equal(genuine.rateLimit, '20');
@@ -179,20 +209,35 @@ describe('dashboard sign-in and API keys', () => {
     await devPage.getByTestId('env-name').fill('staging');
     await devPage.getByTestId('create-env').click();
     await devPage.getByTestId('environments-table').getByText('staging').waitFor();
-    const staging = await db.selectFrom('environments').selectAll().where('org_id', '=', dash.orgId).where('name', '=', 'staging').executeTakeFirst();
+    const staging = await db
+      .selectFrom('environments')
+      .selectAll()
+      .where('org_id', '=', dash.orgId)
+      .where('name', '=', 'staging')
+      .executeTakeFirst();
     assert.ok(staging, 'the environment exists');
     // The new environment becomes the current one once the session (which the pickers list) is read again.
     await devPage.getByTestId('env-picker').locator(`option[value="${staging.id}"]`).waitFor({ state: 'attached' });
-    await devPage.waitForFunction((id) => (document.querySelector('[data-testid=env-picker]') as HTMLSelectElement | null)?.value === id, staging.id);
+    await devPage.waitForFunction(
+      (id) => (document.querySelector('[data-testid=env-picker]') as HTMLSelectElement | null)?.value === id,
+      staging.id,
+    );
     await dash.screenshot(devPage, 'environments');
 
     // Just-in-time segments: the farm's default until set; Off goes to the API, and the list reads it back.
-    const justInTime = () => devPage.getByTestId('environments-table').locator('tr', { hasText: staging.id }).getByTestId('env-just-in-time');
+    const justInTime = () =>
+      devPage.getByTestId('environments-table').locator('tr', { hasText: staging.id }).getByTestId('env-just-in-time');
     assert.equal(await justInTime().inputValue(), '');
-    const patched = devPage.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(`/environments/${staging.id}`));
+    const patched = devPage.waitForResponse(
+      (r) => r.request().method() === 'PATCH' && r.url().endsWith(`/environments/${staging.id}`),
+    );
     await justInTime().selectOption('off');
     assert.equal((await patched).status(), 200);
-    const setting = await db.selectFrom('environments').select('just_in_time').where('id', '=', staging.id).executeTakeFirstOrThrow();
+    const setting = await db
+      .selectFrom('environments')
+      .select('just_in_time')
+      .where('id', '=', staging.id)
+      .executeTakeFirstOrThrow();
     assert.equal(setting.just_in_time, false);
     await devPage.reload();
     await justInTime().waitFor();
@@ -207,7 +252,10 @@ describe('dashboard sign-in and API keys', () => {
     await row.waitFor();
     await dash.screenshot(devPage, 'webhooks');
     const stored = await db.selectFrom('webhooks').selectAll().where('env_id', '=', staging.id).execute();
-    assert.deepEqual(stored.map((w) => w.url), ['https://example.com/hooks/kino']);
+    assert.deepEqual(
+      stored.map((w) => w.url),
+      ['https://example.com/hooks/kino'],
+    );
     // Its delivery log: a test event is one logged attempt (nothing answers at example.com here: the
     // row shows why), and Redeliver sends that message again as attempt 2.
     await row.getByTestId('show-deliveries').click();
@@ -218,8 +266,19 @@ describe('dashboard sign-in and API keys', () => {
     assert.match((await logRows.first().textContent()) ?? '', /webhook\.test/);
     await logRows.first().getByTestId('redeliver').click();
     await logRows.nth(1).waitFor();
-    const attempts = await db.selectFrom('webhook_deliveries').select(['event', 'attempt', 'message_id']).where('webhook_id', '=', stored[0]!.id).orderBy('attempt').execute();
-    assert.deepEqual(attempts.map((d) => [d.event, d.attempt]), [['webhook.test', 1], ['webhook.test', 2]]);
+    const attempts = await db
+      .selectFrom('webhook_deliveries')
+      .select(['event', 'attempt', 'message_id'])
+      .where('webhook_id', '=', stored[0]!.id)
+      .orderBy('attempt')
+      .execute();
+    assert.deepEqual(
+      attempts.map((d) => [d.event, d.attempt]),
+      [
+        ['webhook.test', 1],
+        ['webhook.test', 2],
+      ],
+    );
     assert.equal(attempts[0]!.message_id, attempts[1]!.message_id);
     await dash.screenshot(devPage, 'webhook-deliveries');
     devPage.once('dialog', (dialog) => void dialog.accept());
@@ -227,13 +286,26 @@ describe('dashboard sign-in and API keys', () => {
     await row.waitFor({ state: 'detached' });
 
     // A node as the registry records it (this stack runs no orchestrator): the page drains and undrains it.
-    const node = await registerNode(db, { address: '127.0.0.1:65001', slots: 2, version: 'test', labels: { name: 'node-x' } });
+    const node = await registerNode(db, {
+      address: '127.0.0.1:65001',
+      slots: 2,
+      version: 'test',
+      labels: { name: 'node-x' },
+    });
     await devPage.getByRole('link', { name: 'Farm' }).click();
     const nodeRow = devPage.getByTestId(`node-${node.id}`);
     await nodeRow.getByTestId('drain-node').click();
     await nodeRow.getByTestId('node-state').filter({ hasText: 'draining' }).waitFor();
     await dash.screenshot(devPage, 'farm');
-    assert.ok((await db.selectFrom('encode_nodes').select('drain_requested_at').where('id', '=', node.id).executeTakeFirstOrThrow()).drain_requested_at);
+    assert.ok(
+      (
+        await db
+          .selectFrom('encode_nodes')
+          .select('drain_requested_at')
+          .where('id', '=', node.id)
+          .executeTakeFirstOrThrow()
+      ).drain_requested_at,
+    );
     await nodeRow.getByTestId('undrain-node').click();
     await nodeRow.getByTestId('node-state').filter({ hasText: 'active' }).waitFor();
 
@@ -252,11 +324,19 @@ describe('dashboard sign-in and API keys', () => {
   it('sends a Content-Security-Policy that allows only its own files (an injected inline script does not run)', async () => {
     const response = await devPage.goto(`${dash.dashboardUrl}/keys`);
     const csp = (await response!.allHeaders())['content-security-policy'] ?? '';
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     assert.deepEqual(directives['script-src'], ["'self'"]);
     assert.deepEqual(directives['default-src'], ["'self'"]);
     assert.deepEqual(directives['frame-ancestors'], ["'none'"]);
-    assert.ok(directives['connect-src']?.includes(new URL(dash.stack.env.DELIVERY_URL!).origin), 'the player may reach delivery');
+    assert.ok(
+      directives['connect-src']?.includes(new URL(dash.stack.env.DELIVERY_URL!).origin),
+      'the player may reach delivery',
+    );
     await devPage.getByTestId('keys-table').waitFor();
     const violations: string[] = [];
     devPage.on('console', (message) => {
@@ -279,10 +359,15 @@ describe('dashboard sign-in and API keys', () => {
   });
 
   it('refreshes a session before its access token expires and ends it when the provider refuses a refresh', async () => {
-    const sessionRow = () => db.selectFrom('dashboard_sessions').selectAll().where('email', '=', devUser.email).executeTakeFirst();
+    const sessionRow = () =>
+      db.selectFrom('dashboard_sessions').selectAll().where('email', '=', devUser.email).executeTakeFirst();
     const before = (await sessionRow())!;
     // As if the access token were about to expire: the next request refreshes it.
-    await db.updateTable('dashboard_sessions').set({ access_expires_at: new Date(Date.now() + 5_000) }).where('id_hash', '=', before.id_hash).execute();
+    await db
+      .updateTable('dashboard_sessions')
+      .set({ access_expires_at: new Date(Date.now() + 5_000) })
+      .where('id_hash', '=', before.id_hash)
+      .execute();
     assert.equal((await fetchInPage(devPage, '/dashboard/api/session')).status, 200);
     const refreshed = (await sessionRow())!;
     assert.notEqual(refreshed.access_token, before.access_token);
@@ -290,15 +375,25 @@ describe('dashboard sign-in and API keys', () => {
 
     // The provider revokes the user's grant (an administrator disabled them): the next refresh is refused.
     await dash.stack.launcher.identityProvider.revokeUser(devUser.email);
-    await db.updateTable('dashboard_sessions').set({ access_expires_at: new Date(Date.now() + 5_000) }).where('id_hash', '=', before.id_hash).execute();
+    await db
+      .updateTable('dashboard_sessions')
+      .set({ access_expires_at: new Date(Date.now() + 5_000) })
+      .where('id_hash', '=', before.id_hash)
+      .execute();
     const ended = await fetchInPage(devPage, '/dashboard/api/session');
     assert.equal(ended.status, 401);
     assert.equal(await sessionRow(), undefined, 'the session is gone');
     // A page of the dashboard sends the browser to sign in again.
     const cookie = (await devContext.cookies()).find((c) => c.name === 'kino_session')!;
-    const page = await fetch(`${dash.dashboardUrl}/keys`, { redirect: 'manual', headers: { Cookie: `${cookie.name}=${cookie.value}` } });
+    const page = await fetch(`${dash.dashboardUrl}/keys`, {
+      redirect: 'manual',
+      headers: { Cookie: `${cookie.name}=${cookie.value}` },
+    });
     assert.equal(page.status, 302);
-    assert.equal(page.headers.get('location'), `/dashboard/auth/login?returnTo=${encodeURIComponent('/dashboard/keys')}`);
+    assert.equal(
+      page.headers.get('location'),
+      `/dashboard/auth/login?returnTo=${encodeURIComponent('/dashboard/keys')}`,
+    );
   });
 
   it('signs out: the session ends and its cookie no longer reaches the API', async () => {

@@ -53,7 +53,8 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-const videoStatus = (p: Page) => p.locator('[data-testid=video-page] [data-testid=video-status]').getAttribute('data-status');
+const videoStatus = (p: Page) =>
+  p.locator('[data-testid=video-page] [data-testid=video-status]').getAttribute('data-status');
 
 test('two files dropped on the upload panel go to storage side by side, each row links to its video, and one is seen to reach ready on its page', async () => {
   await page.goto(`${dash.dashboardUrl}/videos`);
@@ -75,14 +76,19 @@ test('two files dropped on the upload panel go to storage side by side, each row
   await page.getByTestId('upload-drop').dispatchEvent('drop', { dataTransfer });
   const rows = page.getByTestId('upload-row');
   await page.waitForFunction(
-    () => Array.from(document.querySelectorAll('[data-testid=upload-row]')).filter((row) => ['done', 'failed'].includes(row.getAttribute('data-state')!)).length === 2,
+    () =>
+      Array.from(document.querySelectorAll('[data-testid=upload-row]')).filter((row) =>
+        ['done', 'failed'].includes(row.getAttribute('data-state')!),
+      ).length === 2,
     undefined,
     { timeout: 60_000, polling: 200 },
   );
   const uploadError = page.getByTestId('upload-error');
   if ((await uploadError.count()) > 0) assert.fail(`an upload failed: ${await uploadError.first().textContent()}`);
   assert.equal(await rows.count(), 2);
-  const links = await rows.locator('[data-testid=upload-done] a').evaluateAll((anchors) => anchors.map((a) => [a.textContent!.trim(), a.getAttribute('href')]));
+  const links = await rows
+    .locator('[data-testid=upload-done] a')
+    .evaluateAll((anchors) => anchors.map((a) => [a.textContent!.trim(), a.getAttribute('href')]));
   assert.equal(links.length, 2, 'a link per file');
   assert.notEqual(links[0]![0], links[1]![0], 'two videos');
   for (const [id, href] of links) assert.equal(href, `/dashboard/videos/${id}`);
@@ -96,9 +102,14 @@ test('two files dropped on the upload panel go to storage side by side, each row
   await done.locator('a').click();
   await page.getByTestId('video-page').waitFor();
   // The page polls the details while the video transcodes: wait for the page to say ready.
-  await page.locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]').waitFor({ timeout: 240_000 });
+  await page
+    .locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]')
+    .waitFor({ timeout: 240_000 });
   assert.equal(await videoStatus(page), 'ready');
-  assert.ok((await page.getByTestId('encoding-ladder').locator('tbody tr').count()) >= 1, 'the ladder lists the renditions');
+  assert.ok(
+    (await page.getByTestId('encoding-ladder').locator('tbody tr').count()) >= 1,
+    'the ladder lists the renditions',
+  );
   // Each rendition's codec, bitrate (the measured average when known, else the ladder's, labelled)
   // and VMAF (— until measured), as the details have them.
   const details = await page.evaluate(
@@ -106,9 +117,15 @@ test('two files dropped on the upload panel go to storage side by side, each row
     `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`,
   );
   const codecLabels = { h264: 'H.264', hevc: 'HEVC', av1: 'AV1' };
-  const shown = await page.getByTestId('encoding-row').evaluateAll((rows) =>
-    rows.map((row) => ['encoding-codec', 'encoding-bitrate', 'encoding-vmaf'].map((id) => row.querySelector(`[data-testid=${id}]`)?.textContent?.trim())),
-  );
+  const shown = await page
+    .getByTestId('encoding-row')
+    .evaluateAll((rows) =>
+      rows.map((row) =>
+        ['encoding-codec', 'encoding-bitrate', 'encoding-vmaf'].map((id) =>
+          row.querySelector(`[data-testid=${id}]`)?.textContent?.trim(),
+        ),
+      ),
+    );
   assert.deepEqual(
     shown,
     details.encodings.map((e) => [
@@ -117,15 +134,26 @@ test('two files dropped on the upload panel go to storage side by side, each row
       e.vmaf === undefined ? '—' : e.vmaf.toFixed(2),
     ]),
   );
-  assert.deepEqual(shown.map(([codec]) => codec), ['H.264', 'AV1'], 'the 360p rung, then the same in AV1');
-  assert.ok(shown.every(([, bitrate, vmaf]) => /kbps measured$/.test(bitrate!) && /^\d+\.\d\d$/.test(vmaf!)), `every rendition measured: ${JSON.stringify(shown)}`);
+  assert.deepEqual(
+    shown.map(([codec]) => codec),
+    ['H.264', 'AV1'],
+    'the 360p rung, then the same in AV1',
+  );
+  assert.ok(
+    shown.every(([, bitrate, vmaf]) => /kbps measured$/.test(bitrate!) && /^\d+\.\d\d$/.test(vmaf!)),
+    `every rendition measured: ${JSON.stringify(shown)}`,
+  );
 });
 
 test('the video page plays the video to the end through its signed URL', async () => {
   const player = page.getByTestId('player');
   await player.waitFor();
   // hls.js has loaded the playlists and the first segment's metadata.
-  await page.waitForFunction(() => document.querySelector<HTMLVideoElement>('[data-testid=player]')!.readyState >= 1, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => document.querySelector<HTMLVideoElement>('[data-testid=player]')!.readyState >= 1,
+    undefined,
+    { timeout: 60_000 },
+  );
   const src = await page.evaluate(async () => {
     const video = document.querySelector<HTMLVideoElement>('[data-testid=player]')!;
     (window as unknown as { ended: boolean }).ended = false;
@@ -136,9 +164,15 @@ test('the video page plays the video to the end through its signed URL', async (
     return video.currentSrc;
   });
   assert.ok(src.startsWith('blob:'), `hls.js feeds the element through Media Source Extensions (${src})`);
-  await page.waitForFunction(() => (window as unknown as { ended: boolean }).ended, undefined, { timeout: 60_000, polling: 200 });
+  await page.waitForFunction(() => (window as unknown as { ended: boolean }).ended, undefined, {
+    timeout: 60_000,
+    polling: 200,
+  });
   assert.equal(await page.getByTestId('player-error').count(), 0);
-  const { currentTime, duration } = await player.evaluate((video: HTMLVideoElement) => ({ currentTime: video.currentTime, duration: video.duration }));
+  const { currentTime, duration } = await player.evaluate((video: HTMLVideoElement) => ({
+    currentTime: video.currentTime,
+    duration: video.duration,
+  }));
   assert.ok(Math.abs(duration - 7) < 0.3, `duration ${duration} of a 7 s clip`);
   assert.ok(currentTime >= duration - 0.1, `ended at ${currentTime} of ${duration}`);
 });
@@ -151,7 +185,12 @@ test('the thumbnail picker makes the scrubbed instant the default thumbnail', as
   await page.getByTestId('thumbnail-saved').waitFor({ timeout: 60_000 });
   const after = await page.getByTestId('current-thumbnail').getAttribute('src');
   assert.notEqual(after, before, 'the page shows the new default thumbnail');
-  assert.ok(await page.getByTestId('current-thumbnail').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0)), 'and it loads');
+  assert.ok(
+    await page
+      .getByTestId('current-thumbnail')
+      .evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0)),
+    'and it loads',
+  );
 
   await page.getByTestId('share-create').click();
   const shareUrl = await page.getByTestId('share-url').textContent();
@@ -175,7 +214,9 @@ test('the video page adds a caption track, the player lists it, and the page rem
   await page.waitForFunction(
     () => {
       const video = document.querySelector<HTMLVideoElement>('[data-testid=player]');
-      return !!video && Array.from(video.textTracks).some((track) => track.language === 'en' && track.label === 'English');
+      return (
+        !!video && Array.from(video.textTracks).some((track) => track.language === 'en' && track.label === 'English')
+      );
     },
     undefined,
     { timeout: 60_000, polling: 200 },
@@ -203,10 +244,14 @@ test("the Clip control makes a frame-accurate clip from the player's position an
   await page.getByTestId('clip-of').getByText(videoId).waitFor();
   assert.match((await page.getByTestId('clip-of').textContent()) ?? '', /0–6\.5 s/);
   // Its first and last segments encoded, the page turns ready by itself.
-  await page.locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]').waitFor({ timeout: 120_000 });
+  await page
+    .locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]')
+    .waitFor({ timeout: 120_000 });
   // It plays exactly 0–6.5 s (a segment-accurate clip would play the whole 7 s of both segments).
   await page.waitForFunction(
-    () => Math.abs(((document.querySelector('[data-testid=player]') as HTMLVideoElement | null)?.duration ?? 0) - 6.5) < 0.05,
+    () =>
+      Math.abs(((document.querySelector('[data-testid=player]') as HTMLVideoElement | null)?.duration ?? 0) - 6.5) <
+      0.05,
     undefined,
     { timeout: 30_000, polling: 200 },
   );
@@ -229,7 +274,10 @@ test("the video page shows the embed snippet: delivery's oEmbed iframe of the em
 
 /** The video's details as the API answers them, asked with the page's session. */
 const detailsOf = (id: string) =>
-  page.evaluate(async (url) => ((await (await fetch(url)).json()) as { body: VideoDetails }).body, `${dash.apiUrl}/${dash.orgId}/videos/${id}/details`);
+  page.evaluate(
+    async (url) => ((await (await fetch(url)).json()) as { body: VideoDetails }).body,
+    `${dash.apiUrl}/${dash.orgId}/videos/${id}/details`,
+  );
 
 test('the video page shows its playback and embed URLs to copy, downloads that answer, and the poster in a 16:9 box before play', async () => {
   await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
@@ -259,20 +307,33 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
   const master = await fetch(playbackUrl);
   assert.equal(master.status, 200);
   assert.match(await master.text(), /^#EXTM3U[\s\S]*#EXT-X-STREAM-INF/);
-  assert.equal(await links.getByTestId('embed-page-url').inputValue(), `${new URL(playbackUrl).origin}/embed/${videoId}${token ? `?token=${token}` : ''}`);
-  assert.equal(await links.getByTestId('embed-page-url').inputValue(), await page.getByTestId('embed-url').textContent());
+  assert.equal(
+    await links.getByTestId('embed-page-url').inputValue(),
+    `${new URL(playbackUrl).origin}/embed/${videoId}${token ? `?token=${token}` : ''}`,
+  );
+  assert.equal(
+    await links.getByTestId('embed-page-url').inputValue(),
+    await page.getByTestId('embed-url').textContent(),
+  );
   // The Copy button puts the URL on the clipboard.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await links.getByRole('button', { name: 'Copy' }).first().click();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), playbackUrl);
 
-  const downloads = await links.getByTestId('mp4-download').evaluateAll((anchors: HTMLAnchorElement[]) => anchors.map((a) => a.href));
+  const downloads = await links
+    .getByTestId('mp4-download')
+    .evaluateAll((anchors: HTMLAnchorElement[]) => anchors.map((a) => a.href));
   // An MP4 per H.264 rendition; none of the AV1 one (MP4 downloads stay H.264, which plays anywhere).
   assert.deepEqual(
     downloads,
-    details.encodings.filter((encoding) => encoding.videoCodec === 'h264').map((encoding) => playbackUrl.replace('/master.m3u8', `/video-${encoding.key}.mp4`)),
+    details.encodings
+      .filter((encoding) => encoding.videoCodec === 'h264')
+      .map((encoding) => playbackUrl.replace('/master.m3u8', `/video-${encoding.key}.mp4`)),
   );
-  assert.ok(details.encodings.some((encoding) => encoding.videoCodec === 'av1'), 'the video has an AV1 rendition');
+  assert.ok(
+    details.encodings.some((encoding) => encoding.videoCodec === 'av1'),
+    'the video has an AV1 rendition',
+  );
   // The page's details signed their own token: the same file.
   const audioUrl = (await links.getByTestId('audio-download').getAttribute('href')) ?? '';
   assert.equal(withoutQuery(audioUrl), withoutQuery(details.audioUrl));
@@ -307,7 +368,12 @@ test('the settings card renames the video, describes it, makes it private and se
   assert.equal(await settings.getByTestId('settings-error').count(), 0);
   // What the API says now, not only what the page shows (asked with the page's session).
   const details = await page.evaluate(
-    async (url) => ((await (await fetch(url)).json()) as { body: { name: string; description?: string; allowPublicAccess: boolean; metadata?: { externalId?: string } } }).body,
+    async (url) =>
+      (
+        (await (await fetch(url)).json()) as {
+          body: { name: string; description?: string; allowPublicAccess: boolean; metadata?: { externalId?: string } };
+        }
+      ).body,
     `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`,
   );
   assert.deepEqual(
@@ -315,7 +381,9 @@ test('the settings card renames the video, describes it, makes it private and se
     ['Renamed from the dashboard', 'Made in the dashboard test', false, { externalId: 'post-42' }],
   );
   await page.goto(`${dash.dashboardUrl}/videos`);
-  await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`, { hasText: 'Renamed from the dashboard' }).waitFor();
+  await page
+    .locator(`[data-testid=video-row][data-video-id="${videoId}"]`, { hasText: 'Renamed from the dashboard' })
+    .waitFor();
 });
 
 test("a failed video's page says why it failed", async () => {
@@ -323,15 +391,27 @@ test("a failed video's page says why it failed", async () => {
   const garbagePath = join(workDir, 'garbage.mp4');
   await writeFile(
     garbagePath,
-    Buffer.concat([Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'), Buffer.from('not a single frame in here\n'.repeat(100))]),
+    Buffer.concat([
+      Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
+      Buffer.from('not a single frame in here\n'.repeat(100)),
+    ]),
   );
   const kino = new Kino({ apiUrl: dash.apiUrl, apiKey: dash.stack.status.devJson.apiKey });
   const { bucketPath } = await kino.uploads.upload(dash.orgId, dash.envId, garbagePath);
-  failedId = (await kino.videos.process(dash.orgId, dash.envId, { storagePath: bucketPath, videoName: 'garbage', videoQuality: 'standard', allowPublicAccess: false })).videoID;
-  const failed = await kino.videos.waitUntilReady(dash.orgId, failedId, { timeoutMs: 120_000, intervalMs: 500 }).catch((error: unknown) => {
-    if (error instanceof VideoProcessingFailedError) return error.video;
-    throw error;
-  });
+  failedId = (
+    await kino.videos.process(dash.orgId, dash.envId, {
+      storagePath: bucketPath,
+      videoName: 'garbage',
+      videoQuality: 'standard',
+      allowPublicAccess: false,
+    })
+  ).videoID;
+  const failed = await kino.videos
+    .waitUntilReady(dash.orgId, failedId, { timeoutMs: 120_000, intervalMs: 500 })
+    .catch((error: unknown) => {
+      if (error instanceof VideoProcessingFailedError) return error.video;
+      throw error;
+    });
   assert.ok(failed.status.failed && failed.failureReason, `failed, with a reason: ${JSON.stringify(failed.status)}`);
   await page.goto(`${dash.dashboardUrl}/videos/${failedId}`);
   assert.equal(await page.getByTestId('failure-reason').textContent(), failed.failureReason);
@@ -368,7 +448,8 @@ test('every page fits the window at 1280 and 390 px: nothing scrolls the page si
             .slice(0, 5)
             .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
         }));
-        if (fit.scrollWidth > fit.innerWidth) overflowing.push(`${path} at ${width} px: ${fit.scrollWidth} px wide (${fit.past.join(', ')})`);
+        if (fit.scrollWidth > fit.innerWidth)
+          overflowing.push(`${path} at ${width} px: ${fit.scrollWidth} px wide (${fit.past.join(', ')})`);
         if (width === 390) await dash.screenshot(page, `phone-${name}`);
       }
     }
@@ -420,8 +501,10 @@ test('a file over the multipart threshold goes from the page to storage in parts
   const calls: string[] = [];
   const onRequest = (request: { method(): string; url(): string }) => {
     const url = new URL(request.url());
-    if (url.pathname.includes('/uploads/multipart')) calls.push(`${request.method()} ${url.pathname.replace(/^.*\/uploads\/multipart/, 'multipart')}`);
-    else if (request.method() === 'PUT' && url.searchParams.has('partNumber')) calls.push(`PUT part ${url.searchParams.get('partNumber')}`);
+    if (url.pathname.includes('/uploads/multipart'))
+      calls.push(`${request.method()} ${url.pathname.replace(/^.*\/uploads\/multipart/, 'multipart')}`);
+    else if (request.method() === 'PUT' && url.searchParams.has('partNumber'))
+      calls.push(`PUT part ${url.searchParams.get('partNumber')}`);
   };
   page.on('request', onRequest);
   try {
@@ -435,7 +518,11 @@ test('a file over the multipart threshold goes from the page to storage in parts
     page.off('request', onRequest);
   }
   const parts = calls.filter((call) => call.startsWith('PUT part')).sort();
-  assert.deepEqual(parts, ['PUT part 1', 'PUT part 2', 'PUT part 3', 'PUT part 4', 'PUT part 5'], 'five 16 MiB parts (the last shorter)');
+  assert.deepEqual(
+    parts,
+    ['PUT part 1', 'PUT part 2', 'PUT part 3', 'PUT part 4', 'PUT part 5'],
+    'five 16 MiB parts (the last shorter)',
+  );
   assert.equal(calls[0], 'POST multipart');
   assert.match(calls.at(-1) ?? '', /^POST multipart\/[^/]+\/complete$/);
 });
@@ -459,7 +546,11 @@ test('a URL given to the upload panel is ingested with the encoding chosen there
     `${dash.apiUrl}/${dash.orgId}/videos/${ingestedId}/details`,
   );
   assert.equal(details.name, 'Ingested from the dashboard');
-  assert.deepEqual([details.encodingMode, details.additionalCodecs], ['contentAware', ['av1']], 'the panel sends its encoding choices');
+  assert.deepEqual(
+    [details.encodingMode, details.additionalCodecs],
+    ['contentAware', ['av1']],
+    'the panel sends its encoding choices',
+  );
 });
 
 test('the media pages (player, storyboard tiles, charts, uploads) needed nothing the Content-Security-Policy refuses', () => {

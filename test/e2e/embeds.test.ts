@@ -33,7 +33,11 @@ let publicVideoId: string;
 let privateVideoId: string;
 
 async function transcode(clip: Buffer, allowPublicAccess: boolean): Promise<string> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'clip.mp4',
+    fileSize: clip.length,
+    contentType: 'video/mp4',
+  });
   await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
     storagePath: ticket.bucketPath,
@@ -43,7 +47,12 @@ async function transcode(clip: Buffer, allowPublicAccess: boolean): Promise<stri
     compressionRatio: 'superfast',
   });
   await farm.waitForStatus(videoID, 'ready', 240_000);
-  await farm.kino.videos.addCaption(farm.orgId, videoID, { language: 'en', label: 'English', content: captions, default: true });
+  await farm.kino.videos.addCaption(farm.orgId, videoID, {
+    language: 'en',
+    label: 'English',
+    content: captions,
+    default: true,
+  });
   return videoID;
 }
 
@@ -101,7 +110,10 @@ describe('oEmbed', () => {
     assert.equal(body.provider_name, 'Kino');
     assert.equal(body.title, 'Embedded "clip" <public>');
     assert.deepEqual([body.width, body.height], [480, 270]);
-    assert.match(body.html, new RegExp(`^<iframe src="${deliveryUrl}/embed/${publicVideoId}" width="480" height="270" `));
+    assert.match(
+      body.html,
+      new RegExp(`^<iframe src="${deliveryUrl}/embed/${publicVideoId}" width="480" height="270" `),
+    );
     assert.match(body.html, /allowfullscreen><\/iframe>$/);
     assert.equal(body.thumbnail_url, `${deliveryUrl}/t/${publicVideoId}/480x270.jpg`);
     const thumbnail = await fetch(body.thumbnail_url!);
@@ -145,8 +157,13 @@ describe('the embed page', () => {
     assert.match(csp, /script-src 'self'(;|$)/);
     const html = await response.text();
     assert.ok(html.includes('<title>Embedded &#34;clip&#34; &#60;public&#62;</title>'), html);
-    const oembedHref = /<link rel="alternate" type="application\/json\+oembed" href="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;/g, '&');
-    assert.equal(oembedHref, `${deliveryUrl}/oembed?url=${encodeURIComponent(`${deliveryUrl}/embed/${publicVideoId}`)}&format=json`);
+    const oembedHref = /<link rel="alternate" type="application\/json\+oembed" href="([^"]+)"/
+      .exec(html)?.[1]
+      ?.replace(/&#38;/g, '&');
+    assert.equal(
+      oembedHref,
+      `${deliveryUrl}/oembed?url=${encodeURIComponent(`${deliveryUrl}/embed/${publicVideoId}`)}&format=json`,
+    );
     for (const script of html.matchAll(/<script src="([^"]+)"/g)) {
       const asset = await fetch(new URL(script[1]!, deliveryUrl));
       assert.equal(asset.status, 200, script[1]);
@@ -188,7 +205,10 @@ async function playPast(frame: Frame, seconds: number): Promise<void> {
     (document.getElementById('player') as HTMLVideoElement).muted = true;
   });
   await frame.click('media-play-button');
-  await frame.waitForFunction((s) => (document.getElementById('player') as HTMLVideoElement).currentTime > s, seconds, { timeout: 60_000, polling: 100 });
+  await frame.waitForFunction((s) => (document.getElementById('player') as HTMLVideoElement).currentTime > s, seconds, {
+    timeout: 60_000,
+    polling: 100,
+  });
 }
 
 describe('in Chromium, inside a page of another origin', () => {
@@ -203,17 +223,23 @@ describe('in Chromium, inside a page of another origin', () => {
       await frame.waitForFunction(
         () =>
           Array.from((document.getElementById('player') as HTMLVideoElement).textTracks).some(
-            (track) => track.mode === 'showing' && Array.from(track.activeCues ?? []).some((cue) => (cue as VTTCue).text === 'Hello from the embed'),
+            (track) =>
+              track.mode === 'showing' &&
+              Array.from(track.activeCues ?? []).some((cue) => (cue as VTTCue).text === 'Hello from the embed'),
           ),
         undefined,
         { timeout: 30_000, polling: 100 },
       );
       // media-chrome's captions menu lists the track.
-      const listed = await frame.evaluate(() => document.querySelector('media-captions-menu-button')?.getAttribute('mediasubtitleslist') ?? '');
+      const listed = await frame.evaluate(
+        () => document.querySelector('media-captions-menu-button')?.getAttribute('mediasubtitleslist') ?? '',
+      );
       assert.match(listed, /English/);
       // The storyboard's cues (media-chrome's preview thumbnails) are loaded.
       const storyboardCues = await frame.evaluate(() => {
-        const track = Array.from((document.getElementById('player') as HTMLVideoElement).textTracks).find((t) => t.label === 'thumbnails');
+        const track = Array.from((document.getElementById('player') as HTMLVideoElement).textTracks).find(
+          (t) => t.label === 'thumbnails',
+        );
         return track?.cues?.length ?? -1;
       });
       assert.ok(storyboardCues > 0, `storyboard cues: ${storyboardCues}`);
@@ -237,7 +263,10 @@ describe('in Chromium, inside a page of another origin', () => {
     const without = await browser.newPage();
     try {
       const { frame } = await openEmbedded(without, body.html.replace(/\?token=[^"]+/, ''));
-      assert.equal(await frame.locator('#message').textContent(), 'This video is private: play it with a signed URL (its `token` query parameter).');
+      assert.equal(
+        await frame.locator('#message').textContent(),
+        'This video is private: play it with a signed URL (its `token` query parameter).',
+      );
       assert.equal(await frame.locator('video').count(), 0);
     } finally {
       await without.close();

@@ -48,7 +48,11 @@ afterAll(async () => {
 
 /** Upload, process (public or private) and wait for `ready`, all through the SDK. */
 async function transcode(allowPublicAccess: boolean): Promise<string> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'clip.mp4',
+    fileSize: clip.length,
+    contentType: 'video/mp4',
+  });
   await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
     storagePath: ticket.bucketPath,
@@ -67,7 +71,10 @@ test('a transcoded public video plays from every variant of its public master, a
   const master = await fetch(masterUrl);
   assert.equal(master.status, 200);
   const variants = variantUrls(masterUrl, await master.text());
-  assert.deepEqual(variants.map((v) => new URL(v).pathname.split('/').pop()), ['video-360p.m3u8', 'video-480p.m3u8']);
+  assert.deepEqual(
+    variants.map((v) => new URL(v).pathname.split('/').pop()),
+    ['video-360p.m3u8', 'video-480p.m3u8'],
+  );
   for (const variant of variants) assert.equal(await countDecodedFrames(variant), sourceFrames, variant);
   assert.equal(await countDecodedFrames(`${deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
 
@@ -78,7 +85,9 @@ test('a transcoded public video plays from every variant of its public master, a
   assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg');
 
   const rows = await waitFor('segment rows for the public video', async () => {
-    const [row] = await clickhouse.query<{ n: number }>(`SELECT count() AS n FROM segment_deliveries FINAL WHERE video_id = '${videoId}'`);
+    const [row] = await clickhouse.query<{ n: number }>(
+      `SELECT count() AS n FROM segment_deliveries FINAL WHERE video_id = '${videoId}'`,
+    );
     // Shipped in batches: wait for the condition itself, not for the first batch.
     return row && row.n >= 2 ? row.n : undefined;
   });
@@ -116,7 +125,8 @@ function jpegSize(jpeg: Buffer): { width: number; height: number } {
   while (at < jpeg.length) {
     const marker = jpeg[at + 1]!;
     const length = jpeg.readUInt16BE(at + 2);
-    if (marker >= 0xc0 && marker <= 0xc3) return { height: jpeg.readUInt16BE(at + 5), width: jpeg.readUInt16BE(at + 7) };
+    if (marker >= 0xc0 && marker <= 0xc3)
+      return { height: jpeg.readUInt16BE(at + 5), width: jpeg.readUInt16BE(at + 7) };
     at += 2 + length;
   }
   throw new Error('no start-of-frame marker');
@@ -152,16 +162,22 @@ test('a custom thumbnail is made on a node at any timestamp, served in any size,
   assert.deepEqual(jpegSize(defaultAfter), { width: 640, height: 360 });
 
   // Bad inputs: a timestamp outside the video (400), a video that is not ready (409).
-  await assert.rejects(playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 4.5 }), (error: { status?: number; code?: string }) => {
-    assert.deepEqual([error.status, error.code], [400, 'invalid_timestamp']);
-    return true;
-  });
+  await assert.rejects(
+    playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 4.5 }),
+    (error: { status?: number; code?: string }) => {
+      assert.deepEqual([error.status, error.code], [400, 'invalid_timestamp']);
+      return true;
+    },
+  );
   await farm.db.updateTable('videos').set({ status: 'transcoding' }).where('id', '=', videoId).execute();
   try {
-    await assert.rejects(playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 1 }), (error: { status?: number; code?: string }) => {
-      assert.deepEqual([error.status, error.code], [409, 'video_not_ready']);
-      return true;
-    });
+    await assert.rejects(
+      playbackApi.videos.createThumbnail(farm.orgId, videoId, { timestamp: 1 }),
+      (error: { status?: number; code?: string }) => {
+        assert.deepEqual([error.status, error.code], [409, 'video_not_ready']);
+        return true;
+      },
+    );
   } finally {
     await farm.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
   }

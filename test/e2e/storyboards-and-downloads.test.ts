@@ -42,10 +42,18 @@ beforeAll(async () => {
   deliveryUrl = farm.deliveryUrl!;
   const clip = await readFile(clipPath);
   for (const allowPublicAccess of [true, false]) {
-    const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: clip.length, contentType: 'video/mp4' });
+    const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+      filename: 'clip.mp4',
+      fileSize: clip.length,
+      contentType: 'video/mp4',
+    });
     await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
     const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
-      storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess, videoName: 'storyboard clip', compressionRatio: 'ultrafast',
+      storagePath: ticket.bucketPath,
+      videoQuality: 'standard',
+      allowPublicAccess,
+      videoName: 'storyboard clip',
+      compressionRatio: 'ultrafast',
     });
     videos[allowPublicAccess ? 'public' : 'private'] = videoID;
   }
@@ -53,11 +61,16 @@ beforeAll(async () => {
 
   pageServer = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html><head><meta charset="utf-8"><title>Kino storyboard</title></head><body></body></html>');
+    res.end(
+      '<!doctype html><html><head><meta charset="utf-8"><title>Kino storyboard</title></head><body></body></html>',
+    );
   });
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
   pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 });
 
 afterAll(async () => {
@@ -116,7 +129,16 @@ async function cuesInBrowser(vttUrl: string): Promise<BrowserCue[]> {
         if (!xywh) throw new Error(`cue without #xywh: ${lines[timing + 1]}`);
         target.hash = '';
         const [x, y, w, h] = xywh.slice(1).map(Number) as [number, number, number, number];
-        cues.push({ start: seconds(from!), end: seconds(to!), image: target.href, x, y, w, h, ...(await measure(target.href)) });
+        cues.push({
+          start: seconds(from!),
+          end: seconds(to!),
+          image: target.href,
+          x,
+          y,
+          w,
+          h,
+          ...(await measure(target.href)),
+        });
       }
       return cues;
     }, vttUrl);
@@ -132,9 +154,15 @@ function assertStoryboard(cues: BrowserCue[], durationSeconds: number): void {
     assert.ok(cue.end > cue.start, `cue ${i} is not empty`);
     if (i > 0) assert.equal(cue.start, cues[i - 1]!.end, `cue ${i} starts where cue ${i - 1} ends`);
     assert.ok(cue.w > 0 && cue.h > 0, `cue ${i} has a region`);
-    assert.ok(cue.x + cue.w <= cue.naturalWidth && cue.y + cue.h <= cue.naturalHeight, `cue ${i} region inside ${cue.naturalWidth}x${cue.naturalHeight}`);
+    assert.ok(
+      cue.x + cue.w <= cue.naturalWidth && cue.y + cue.h <= cue.naturalHeight,
+      `cue ${i} region inside ${cue.naturalWidth}x${cue.naturalHeight}`,
+    );
   });
-  assert.ok(Math.abs(cues.at(-1)!.end - durationSeconds) < 0.01, `cues end at ${cues.at(-1)!.end}, the video at ${durationSeconds}`);
+  assert.ok(
+    Math.abs(cues.at(-1)!.end - durationSeconds) < 0.01,
+    `cues end at ${cues.at(-1)!.end}, the video at ${durationSeconds}`,
+  );
   // Three different tiles of a 16:9 video, 160 px wide.
   assert.equal(new Set(cues.map((c) => `${c.image}#${c.x},${c.y}`)).size, 3);
   assert.equal(cues[0]!.w, 160);
@@ -159,12 +187,21 @@ describe('storyboards', () => {
   test('a private video: the details URL carries a token the VTT passes on to its sheets; without one, 401', async () => {
     const id = videos.private!;
     const details = await farm.kino.videos.get(farm.orgId, id);
-    assert.ok(details.storyboardUrl?.startsWith(`${deliveryUrl}/v1/private/${id}/storyboard.vtt?token=`), details.storyboardUrl);
+    assert.ok(
+      details.storyboardUrl?.startsWith(`${deliveryUrl}/v1/private/${id}/storyboard.vtt?token=`),
+      details.storyboardUrl,
+    );
     const token = new URL(details.storyboardUrl!).searchParams.get('token')!;
     const vtt = await (await fetch(details.storyboardUrl!)).text();
-    for (const line of vtt.split('\n').filter((l) => l.includes('#xywh='))) assert.ok(line.includes(`.jpg?token=${token}#xywh=`), line);
+    for (const line of vtt.split('\n').filter((l) => l.includes('#xywh=')))
+      assert.ok(line.includes(`.jpg?token=${token}#xywh=`), line);
     assertStoryboard(await cuesInBrowser(details.storyboardUrl!), details.durationSeconds);
-    for (const path of [`/v1/private/${id}/storyboard.vtt`, `/v1/public/${farm.orgId}/${farm.envId}/${id}/storyboard.vtt`, `/${id}/storyboard.vtt`, `/${id}/storyboard-0.jpg`]) {
+    for (const path of [
+      `/v1/private/${id}/storyboard.vtt`,
+      `/v1/public/${farm.orgId}/${farm.envId}/${id}/storyboard.vtt`,
+      `/${id}/storyboard.vtt`,
+      `/${id}/storyboard-0.jpg`,
+    ]) {
       const refused = await fetch(`${deliveryUrl}${path}`);
       assert.equal(refused.status, 401, path);
       await refused.arrayBuffer();
@@ -186,13 +223,27 @@ describe('MP4 downloads of a transcoded video', () => {
       const head = await fetch(url, { method: 'HEAD' });
       assert.equal(head.status, 200);
       assert.equal(head.headers.get('content-disposition'), `attachment; filename="${id}-${key}.mp4"`);
-      const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', url]);
-      assert.ok(Math.abs(Number(stdout.trim()) - details.durationSeconds) < 0.1, `${url}: ${stdout.trim()} s of ${details.durationSeconds}`);
+      const { stdout } = await run('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'format=duration',
+        '-of',
+        'csv=p=0',
+        url,
+      ]);
+      assert.ok(
+        Math.abs(Number(stdout.trim()) - details.durationSeconds) < 0.1,
+        `${url}: ${stdout.trim()} s of ${details.durationSeconds}`,
+      );
       assert.equal(await countDecodedFrames(url), sourceFrames, url);
     }
     const token = new URL(details.storyboardUrl!).searchParams.get('token');
     assert.equal(token, null, 'a public video needs no token');
     const privateId = videos.private!;
-    assert.equal((await fetch(`${deliveryUrl}/v1/private/${privateId}/video-240p.mp4`, { method: 'HEAD' })).status, 401);
+    assert.equal(
+      (await fetch(`${deliveryUrl}/v1/private/${privateId}/video-240p.mp4`, { method: 'HEAD' })).status,
+      401,
+    );
   });
 });

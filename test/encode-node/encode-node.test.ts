@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Storage, createLogger, newId } from '@kino/infra';
 import { waitFor } from '@kino/dev';
-import { GrpcStatus, NodeJobFailure, createEncodeClient, isServiceError, type EncodeClient, type EncodeProgress__Output, type EncodeRequest, type RenditionSpec } from '@kino/proto';
+import {
+  GrpcStatus,
+  NodeJobFailure,
+  createEncodeClient,
+  isServiceError,
+  type EncodeClient,
+  type EncodeProgress__Output,
+  type EncodeRequest,
+  type RenditionSpec,
+} from '@kino/proto';
 import { hlsOutputFileNames } from '@kino/ffmpeg';
 import { processWorkDir } from '@kino/encode-node';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
@@ -40,7 +49,12 @@ let dir: string;
 let workDir: string;
 let jobsDir: string;
 /** Source keys in the bucket. */
-const sources = { clip: 'uploads/org_t/env_t/upl_clip/clip.mp4', long: 'uploads/org_t/env_t/upl_long/long.mp4', silent: 'uploads/org_t/env_t/upl_silent/silent.mp4', tiny: 'uploads/org_t/env_t/upl_tiny/tiny.mp4' };
+const sources = {
+  clip: 'uploads/org_t/env_t/upl_clip/clip.mp4',
+  long: 'uploads/org_t/env_t/upl_long/long.mp4',
+  silent: 'uploads/org_t/env_t/upl_silent/silent.mp4',
+  tiny: 'uploads/org_t/env_t/upl_tiny/tiny.mp4',
+};
 
 const rendition = (overrides: Partial<RenditionSpec> = {}): RenditionSpec => ({
   key: '360p',
@@ -59,10 +73,18 @@ const rendition = (overrides: Partial<RenditionSpec> = {}): RenditionSpec => ({
 });
 
 /** Presigned PUTs for every file an encode of `durationSeconds` can write, at the storage layout. */
-async function outputUrlsFor(videoId: string, height: number, durationSeconds: number): Promise<Record<string, string>> {
+async function outputUrlsFor(
+  videoId: string,
+  height: number,
+  durationSeconds: number,
+): Promise<Record<string, string>> {
   const urls: Record<string, string> = {};
   for (const name of hlsOutputFileNames(durationSeconds)) {
-    urls[name] = await storage.presignPut(`${objectKeys.renditionDir(videoId, height)}/${name}`, 3600, contentTypeForHlsFile(name));
+    urls[name] = await storage.presignPut(
+      `${objectKeys.renditionDir(videoId, height)}/${name}`,
+      3600,
+      contentTypeForHlsFile(name),
+    );
   }
   return urls;
 }
@@ -76,9 +98,20 @@ function probeOf(inputUrl: string) {
  * A whole-video encode of `renditions`, with the source's probe: the request as the orchestrator
  * sends it (the node takes the duration from the probe: `durationSeconds` says what the test expects).
  */
-async function wholeEncode(
-  { jobId, videoId, inputUrl, renditions, outputUrls }: { jobId: string; videoId: string; inputUrl: string; durationSeconds?: number; renditions: RenditionSpec[]; outputUrls: Record<string, string> },
-): Promise<EncodeRequest> {
+async function wholeEncode({
+  jobId,
+  videoId,
+  inputUrl,
+  renditions,
+  outputUrls,
+}: {
+  jobId: string;
+  videoId: string;
+  inputUrl: string;
+  durationSeconds?: number;
+  renditions: RenditionSpec[];
+  outputUrls: Record<string, string>;
+}): Promise<EncodeRequest> {
   return { jobId, videoId, inputUrl, source: await probeOf(inputUrl), whole: { renditions, outputUrls } };
 }
 
@@ -87,20 +120,41 @@ async function wholeEncode(
  * output URLs under `<key>/`. Resolves with that rendition's result and the job's files.
  */
 async function encodeOne(
-  { rendition: spec, outputUrls, ...request }: { jobId: string; videoId: string; inputUrl: string; durationSeconds?: number; rendition: RenditionSpec; outputUrls: Record<string, string> },
+  {
+    rendition: spec,
+    outputUrls,
+    ...request
+  }: {
+    jobId: string;
+    videoId: string;
+    inputUrl: string;
+    durationSeconds?: number;
+    rendition: RenditionSpec;
+    outputUrls: Record<string, string>;
+  },
   options?: Parameters<EncodeClient['encode']>[1],
   via: EncodeClient = client,
 ) {
   const prefixed = Object.fromEntries(Object.entries(outputUrls).map(([name, url]) => [`${spec.key}/${name}`, url]));
   const done = await via.encode(await wholeEncode({ ...request, outputUrls: prefixed, renditions: [spec] }), options);
-  assert.deepEqual(done.renditions.map((r) => r.key), [spec.key]);
+  assert.deepEqual(
+    done.renditions.map((r) => r.key),
+    [spec.key],
+  );
   return { ...done.renditions[0]!, files: done.files };
 }
 
 /** Distinct non-empty lines (ffprobe lists an HLS stream twice: under its program and on its own). */
 function distinctLines(text: string): string[] {
   // (A stream with side data also ends its line with a comma.)
-  return [...new Set(text.split('\n').map((l) => l.trim().replace(/,+$/, '')).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split('\n')
+        .map((l) => l.trim().replace(/,+$/, ''))
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** Downloads a rendition's objects into a directory, to decode them with ffmpeg. */
@@ -114,7 +168,19 @@ async function download(videoId: string, height: number): Promise<string> {
 }
 
 async function keyframeTimes(playlist: string): Promise<number[]> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', playlist]);
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-skip_frame',
+    'nokey',
+    '-show_entries',
+    'frame=pts_time',
+    '-of',
+    'csv=p=0',
+    playlist,
+  ]);
   // One time per line; a frame with side data adds a trailing comma and a blank line.
   return [...stdout.matchAll(/^(-?[\d.]+)/gm)].map((m) => Math.round(Number(m[1]) * 1000) / 1000);
 }
@@ -132,14 +198,23 @@ beforeAll(async () => {
   storage = new Storage(services.storage);
   db = await openDatabase(services.databaseUrl);
   await migrateToLatest(db);
-  registry = await startRegistryServer({ db, host: '127.0.0.1', port: 0, token, heartbeatTimeoutMs: 3_000, logger: createLogger('registry', 'silent') });
+  registry = await startRegistryServer({
+    db,
+    host: '127.0.0.1',
+    port: 0,
+    token,
+    heartbeatTimeoutMs: 3_000,
+    logger: createLogger('registry', 'silent'),
+  });
   const clips: [string, Parameters<typeof makeClip>[0]][] = [
     [sources.clip, { seconds: 4, width: 640, height: 360, fps: 25, path: join(dir, 'clip.mp4') }],
     [sources.long, { seconds: 13, width: 640, height: 360, fps: 25, path: join(dir, 'long.mp4') }],
     [sources.silent, { seconds: 3, width: 320, height: 240, fps: 25, audio: false, path: join(dir, 'silent.mp4') }],
     [sources.tiny, { seconds: 2, width: 320, height: 180, fps: 25, path: join(dir, 'tiny.mp4') }],
   ];
-  await Promise.all(clips.map(async ([key, options]) => storage.put(key, readFileSync(await makeClip(options)), 'video/mp4')));
+  await Promise.all(
+    clips.map(async ([key, options]) => storage.put(key, readFileSync(await makeClip(options)), 'video/mp4')),
+  );
   node = await startNodeProcess({ controlPlane: registry.address, token, slots: 2, workDir });
   // The node keeps its job directories in a directory of its own process under the work dir.
   jobsDir = processWorkDir(workDir, node.process.child.pid!);
@@ -171,10 +246,23 @@ describe('an encode node process', () => {
     try {
       await assert.rejects(stranger.probe({ jobId: 'x', inputUrl }), grpcCode(GrpcStatus.UNAUTHENTICATED));
       await assert.rejects(
-        encodeOne({ jobId: 'x', videoId: 'v', inputUrl, rendition: rendition(), outputUrls: { 'playlist.m3u8': 'http://x', 'init.mp4': 'http://x' } }, {}, stranger),
+        encodeOne(
+          {
+            jobId: 'x',
+            videoId: 'v',
+            inputUrl,
+            rendition: rendition(),
+            outputUrls: { 'playlist.m3u8': 'http://x', 'init.mp4': 'http://x' },
+          },
+          {},
+          stranger,
+        ),
         grpcCode(GrpcStatus.UNAUTHENTICATED),
       );
-      await assert.rejects(stranger.thumbnail({ jobId: 'x', inputUrl, outputUrl: 'http://x', timestampSeconds: 0 }), grpcCode(GrpcStatus.UNAUTHENTICATED));
+      await assert.rejects(
+        stranger.thumbnail({ jobId: 'x', inputUrl, outputUrl: 'http://x', timestampSeconds: 0 }),
+        grpcCode(GrpcStatus.UNAUTHENTICATED),
+      );
       await assert.rejects(stranger.raisePriority({ jobId: 'x' }), grpcCode(GrpcStatus.UNAUTHENTICATED));
     } finally {
       stranger.close();
@@ -185,7 +273,10 @@ describe('an encode node process', () => {
     const result = await client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(sources.clip, 600) });
     assert.ok(Math.abs(result.durationSeconds - 4) < 0.1, `duration ${result.durationSeconds}`);
     assert.deepEqual([result.width, result.height, result.frameRate, result.frameCount], [640, 360, 25, 100]);
-    assert.deepEqual([result.videoCodec, result.pixelFormat, result.hasAudio, result.audioCodec], ['h264', 'yuv420p', true, 'aac']);
+    assert.deepEqual(
+      [result.videoCodec, result.pixelFormat, result.hasAudio, result.audioCodec],
+      ['h264', 'yuv420p', true, 'aac'],
+    );
     assert.equal(result.sizeBytes, (await storage.head(sources.clip))?.size);
   });
 
@@ -194,26 +285,59 @@ describe('an encode node process', () => {
     await storage.put('uploads/bad/text.mp4', 'this is not a video, just some words', 'video/mp4');
     // An MP4 holding one subtitle stream: a real container with neither picture nor sound.
     writeFileSync(join(dir, 'words.srt'), '1\n00:00:00,000 --> 00:00:01,000\nhello\n');
-    await run('ffmpeg', ['-v', 'error', '-i', join(dir, 'words.srt'), '-c:s', 'mov_text', '-y', join(dir, 'subtitles.mp4')]);
+    await run('ffmpeg', [
+      '-v',
+      'error',
+      '-i',
+      join(dir, 'words.srt'),
+      '-c:s',
+      'mov_text',
+      '-y',
+      join(dir, 'subtitles.mp4'),
+    ]);
     await storage.put('uploads/bad/subtitles.mp4', readFileSync(join(dir, 'subtitles.mp4')), 'video/mp4');
     for (const [key, pattern] of [
       ['uploads/bad/empty.mp4', /./],
       ['uploads/bad/text.mp4', /not a readable video|Invalid data/],
       ['uploads/bad/subtitles.mp4', /neither a video nor an audio stream/],
     ] as const) {
-      await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(key, 600) }), (error: unknown) => {
-        assert.ok(isServiceError(error), String(error));
-        assert.equal(error.code, GrpcStatus.INVALID_ARGUMENT, `${key}: ${error.details}`);
-        assert.match(error.details, pattern);
-        return true;
-      });
+      await assert.rejects(
+        client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(key, 600) }),
+        (error: unknown) => {
+          assert.ok(isServiceError(error), String(error));
+          assert.equal(error.code, GrpcStatus.INVALID_ARGUMENT, `${key}: ${error.details}`);
+          assert.match(error.details, pattern);
+          return true;
+        },
+      );
     }
-    await assert.rejects(client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/bad/missing.mp4', 600) }), grpcCode(GrpcStatus.NOT_FOUND));
+    await assert.rejects(
+      client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/bad/missing.mp4', 600) }),
+      grpcCode(GrpcStatus.NOT_FOUND),
+    );
 
-    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', '-y', join(dir, 'audio.mp4')]);
+    await run('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=duration=1',
+      '-c:a',
+      'aac',
+      '-y',
+      join(dir, 'audio.mp4'),
+    ]);
     await storage.put('uploads/audio/sine.mp4', readFileSync(join(dir, 'audio.mp4')), 'video/mp4');
-    const sound = await client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet('uploads/audio/sine.mp4', 600) });
-    assert.deepEqual([sound.width, sound.height, sound.hasAudio, sound.audioCodec], [0, 0, true, 'aac'], 'an audio-only source');
+    const sound = await client.probe({
+      jobId: newId('job'),
+      inputUrl: await storage.presignGet('uploads/audio/sine.mp4', 600),
+    });
+    assert.deepEqual(
+      [sound.width, sound.height, sound.hasAudio, sound.audioCodec],
+      [0, 0, true, 'aac'],
+      'an audio-only source',
+    );
     assert.ok(Math.abs(sound.durationSeconds - 1) < 0.1, `duration ${sound.durationSeconds}`);
   });
 
@@ -221,7 +345,14 @@ describe('an encode node process', () => {
     const videoId = newId('vid');
     const progress: EncodeProgress__Output[] = [];
     const done = await encodeOne(
-      { jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.clip, 600), outputUrls: await outputUrlsFor(videoId, 360, 4), durationSeconds: 4, rendition: rendition() },
+      {
+        jobId: newId('job'),
+        videoId,
+        inputUrl: await storage.presignGet(sources.clip, 600),
+        outputUrls: await outputUrlsFor(videoId, 360, 4),
+        durationSeconds: 4,
+        rendition: rendition(),
+      },
       { onProgress: (p) => progress.push(p) },
     );
     assert.ok(progress.length >= 1, 'progress events arrived');
@@ -229,8 +360,15 @@ describe('an encode node process', () => {
     assert.equal(progress.at(-1)?.percent, 100);
 
     const keys = (await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).sort();
-    assert.deepEqual(keys, [objectKeys.renditionInit(videoId, 360), objectKeys.renditionPlaylist(videoId, 360), objectKeys.segment(videoId, 360, 0)]);
-    assert.equal((await storage.head(objectKeys.renditionPlaylist(videoId, 360)))?.contentType, 'application/vnd.apple.mpegurl');
+    assert.deepEqual(keys, [
+      objectKeys.renditionInit(videoId, 360),
+      objectKeys.renditionPlaylist(videoId, 360),
+      objectKeys.segment(videoId, 360, 0),
+    ]);
+    assert.equal(
+      (await storage.head(objectKeys.renditionPlaylist(videoId, 360)))?.contentType,
+      'application/vnd.apple.mpegurl',
+    );
     assert.equal((await storage.head(objectKeys.renditionInit(videoId, 360)))?.contentType, 'video/mp4');
     assert.equal((await storage.head(objectKeys.segment(videoId, 360, 0)))?.contentType, 'video/iso.segment');
 
@@ -261,13 +399,32 @@ describe('an encode node process', () => {
     const inputUrl = await storage.presignGet(sources.long, 600);
     // One two-pass VBR, one single-pass CBR: segment boundaries must not depend on rate control.
     const [high, low] = await Promise.all([
-      encodeOne({ jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: rendition({ twoPass: true }) }),
       encodeOne({
-        jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 240, 13), durationSeconds: 13,
-        rendition: rendition({ key: '240p', width: 426, height: 240, videoBitrateKbps: 400, rateControlMode: 'constantBitrate' }),
+        jobId: newId('job'),
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 360, 13),
+        durationSeconds: 13,
+        rendition: rendition({ twoPass: true }),
+      }),
+      encodeOne({
+        jobId: newId('job'),
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 240, 13),
+        durationSeconds: 13,
+        rendition: rendition({
+          key: '240p',
+          width: 426,
+          height: 240,
+          videoBitrateKbps: 400,
+          rateControlMode: 'constantBitrate',
+        }),
       }),
     ]);
-    const playlists = await Promise.all([360, 240].map(async (h) => (await storage.get(objectKeys.renditionPlaylist(videoId, h)))!.toString('utf8')));
+    const playlists = await Promise.all(
+      [360, 240].map(async (h) => (await storage.get(objectKeys.renditionPlaylist(videoId, h)))!.toString('utf8')),
+    );
     for (const playlist of playlists) {
       assert.match(playlist, /#EXT-X-TARGETDURATION:6\n/);
       assert.deepEqual(extinfs(playlist), [6, 6, 1]);
@@ -275,9 +432,13 @@ describe('an encode node process', () => {
     assert.deepEqual([high.segmentCount, low.segmentCount], [3, 3]);
     assert.deepEqual([low.width, low.height], [426, 240]);
     const [dir360, dir240] = [await download(videoId, 360), await download(videoId, 240)];
-    const [keys360, keys240] = [await keyframeTimes(join(dir360, 'playlist.m3u8')), await keyframeTimes(join(dir240, 'playlist.m3u8'))];
+    const [keys360, keys240] = [
+      await keyframeTimes(join(dir360, 'playlist.m3u8')),
+      await keyframeTimes(join(dir240, 'playlist.m3u8')),
+    ];
     assert.deepEqual(keys360, keys240);
-    for (const boundary of [0, 6, 12]) assert.ok(keys360.includes(boundary), `keyframe at ${boundary} s: ${keys360.join(', ')}`);
+    for (const boundary of [0, 6, 12])
+      assert.ok(keys360.includes(boundary), `keyframe at ${boundary} s: ${keys360.join(', ')}`);
     assert.deepEqual(keys360, [0, 2, 4, 6, 8, 10, 12], 'a 2 s GOP, no scene-cut keyframes');
     assert.equal(await countDecodedFrames(join(dir360, 'playlist.m3u8')), 325);
     assert.equal(await countDecodedFrames(join(dir240, 'playlist.m3u8')), 325);
@@ -288,25 +449,53 @@ describe('an encode node process', () => {
       const videoId = newId('vid');
       const specs = [
         rendition({ key: '360p', twoPass }),
-        rendition({ key: '240p', width: 426, height: 240, videoBitrateKbps: 400, twoPass, rateControlMode: twoPass ? 'variableBitrate' : 'constantBitrate' }),
+        rendition({
+          key: '240p',
+          width: 426,
+          height: 240,
+          videoBitrateKbps: 400,
+          twoPass,
+          rateControlMode: twoPass ? 'variableBitrate' : 'constantBitrate',
+        }),
         rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, twoPass }),
       ];
       const outputUrls: Record<string, string> = {};
-      for (const [key, height] of [['360p', 360], ['240p', 240], ['180p', 180]] as const) {
-        for (const [name, url] of Object.entries(await outputUrlsFor(videoId, height, 13))) outputUrls[`${key}/${name}`] = url;
+      for (const [key, height] of [
+        ['360p', 360],
+        ['240p', 240],
+        ['180p', 180],
+      ] as const) {
+        for (const [name, url] of Object.entries(await outputUrlsFor(videoId, height, 13)))
+          outputUrls[`${key}/${name}`] = url;
       }
       const progress: EncodeProgress__Output[] = [];
       const done = await client.encode(
-        await wholeEncode({ jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls, durationSeconds: 13, renditions: specs }),
+        await wholeEncode({
+          jobId: newId('job'),
+          videoId,
+          inputUrl: await storage.presignGet(sources.long, 600),
+          outputUrls,
+          durationSeconds: 13,
+          renditions: specs,
+        }),
         { onProgress: (p) => progress.push(p) },
       );
       assert.equal(progress.at(-1)?.percent, 100, `two-pass ${twoPass}: progress reaches 100`);
-      assert.ok(progress.every((p, i) => i === 0 || p.percent >= progress[i - 1]!.percent), 'progress never goes back');
-      assert.deepEqual(done.renditions.map((r) => r.key), ['360p', '240p', '180p']);
+      assert.ok(
+        progress.every((p, i) => i === 0 || p.percent >= progress[i - 1]!.percent),
+        'progress never goes back',
+      );
+      assert.deepEqual(
+        done.renditions.map((r) => r.key),
+        ['360p', '240p', '180p'],
+      );
       let reference: number[] | undefined;
       for (const [index, height] of [360, 240, 180].entries()) {
         const result = done.renditions[index]!;
-        assert.deepEqual([result.width, result.height, result.segmentCount, result.durationSeconds], [specs[index]!.width, height, 3, 13]);
+        assert.deepEqual(
+          [result.width, result.height, result.segmentCount, result.durationSeconds],
+          [specs[index]!.width, height, 3, 13],
+        );
         assert.equal(result.frameCount, 325);
         assert.match(result.codecs, /^avc1\.64[0-9a-f]{4},mp4a\.40\.2$/);
         assert.deepEqual([result.pixelFormat, result.audioFormat], ['yuv420p', 'aac']);
@@ -315,7 +504,11 @@ describe('an encode node process', () => {
         assert.match(playlist, /#EXT-X-MAP:URI="init.mp4"/);
         assert.deepEqual(extinfs(playlist), [6, 6, 1], `${height}p: aligned 6 s segments`);
         const local = await download(videoId, height);
-        assert.equal(await countDecodedFrames(join(local, 'playlist.m3u8')), 325, `${height}p (two-pass ${twoPass}): decodes every source frame`);
+        assert.equal(
+          await countDecodedFrames(join(local, 'playlist.m3u8')),
+          325,
+          `${height}p (two-pass ${twoPass}): decodes every source frame`,
+        );
         const keyframes = await keyframeTimes(join(local, 'playlist.m3u8'));
         reference ??= keyframes;
         assert.deepEqual(keyframes, reference, `${height}p: keyframes on the same instants`);
@@ -327,36 +520,88 @@ describe('an encode node process', () => {
   });
 
   it('makes a playable output with each audio codec (aac-he is written as AAC-LC)', async () => {
-    const expected = { aac: ['mp4a.40.2', 'aac'], mp3: ['mp4a.40.34', 'mp3'], ac3: ['ac-3', 'ac3'], eac3: ['ec-3', 'eac3'], 'aac-he': ['mp4a.40.2', 'aac'] } as const;
+    const expected = {
+      aac: ['mp4a.40.2', 'aac'],
+      mp3: ['mp4a.40.34', 'mp3'],
+      ac3: ['ac-3', 'ac3'],
+      eac3: ['ec-3', 'eac3'],
+      'aac-he': ['mp4a.40.2', 'aac'],
+    } as const;
     const inputUrl = await storage.presignGet(sources.tiny, 600);
     for (const [audioCodec, [codec, format]] of Object.entries(expected)) {
       const videoId = newId('vid');
       const done = await encodeOne({
-        jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
-        rendition: rendition({ key: '180p', width: 320, height: 180, videoBitrateKbps: 200, audioBitrateKbps: 96, audioCodec }),
+        jobId: newId('job'),
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 180, 2),
+        durationSeconds: 2,
+        rendition: rendition({
+          key: '180p',
+          width: 320,
+          height: 180,
+          videoBitrateKbps: 200,
+          audioBitrateKbps: 96,
+          audioCodec,
+        }),
       });
       assert.equal(done.codecs.split(',')[1], codec, audioCodec);
       assert.equal(done.audioFormat, format, audioCodec);
       const local = await download(videoId, 180);
       assert.equal(await countDecodedFrames(join(local, 'playlist.m3u8')), 50, `${audioCodec}: video decodes`);
-      const { stderr } = await run('ffmpeg', ['-v', 'error', '-xerror', '-i', join(local, 'playlist.m3u8'), '-map', '0:a:0', '-f', 'null', '-']);
+      const { stderr } = await run('ffmpeg', [
+        '-v',
+        'error',
+        '-xerror',
+        '-i',
+        join(local, 'playlist.m3u8'),
+        '-map',
+        '0:a:0',
+        '-f',
+        'null',
+        '-',
+      ]);
       assert.equal(stderr.trim(), '', `${audioCodec}: audio decodes`);
-      const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', join(local, 'playlist.m3u8')]);
-      assert.deepEqual(distinctLines(stdout), [{ aac: 'aac', mp3: 'mp3', ac3: 'ac3', eac3: 'eac3', 'aac-he': 'aac' }[audioCodec]]);
+      const { stdout } = await run('ffprobe', [
+        '-v',
+        'error',
+        '-select_streams',
+        'a:0',
+        '-show_entries',
+        'stream=codec_name',
+        '-of',
+        'csv=p=0',
+        join(local, 'playlist.m3u8'),
+      ]);
+      assert.deepEqual(distinctLines(stdout), [
+        { aac: 'aac', mp3: 'mp3', ac3: 'ac3', eac3: 'eac3', 'aac-he': 'aac' }[audioCodec],
+      ]);
     }
   });
 
   it('writes no audio track for a silent source, and 10-bit when asked', async () => {
     const videoId = newId('vid');
     const done = await encodeOne({
-      jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.silent, 600), outputUrls: await outputUrlsFor(videoId, 240, 3), durationSeconds: 3,
+      jobId: newId('job'),
+      videoId,
+      inputUrl: await storage.presignGet(sources.silent, 600),
+      outputUrls: await outputUrlsFor(videoId, 240, 3),
+      durationSeconds: 3,
       rendition: rendition({ key: '240p', width: 320, height: 240, pixelFormat: 'yuv420p10b' }),
     });
     assert.match(done.codecs, /^avc1\.6e[0-9a-f]{4}$/, 'High 10, video only');
     assert.deepEqual([done.audioFormat, done.pixelFormat], ['', 'yuv420p10b']);
     const local = await download(videoId, 240);
     assert.equal(await countDecodedFrames(join(local, 'playlist.m3u8')), 75);
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,pix_fmt', '-of', 'csv=p=0', join(local, 'playlist.m3u8')]);
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'stream=codec_type,pix_fmt',
+      '-of',
+      'csv=p=0',
+      join(local, 'playlist.m3u8'),
+    ]);
     assert.deepEqual(distinctLines(stdout), ['video,yuv420p10le']);
   });
 
@@ -374,7 +619,12 @@ describe('an encode node process', () => {
     const object = await storage.head(key);
     assert.deepEqual([object?.size, object?.contentType], [result.bytes, 'image/jpeg']);
     await assert.rejects(
-      client.thumbnail({ jobId: newId('job'), inputUrl: await storage.presignGet(sources.clip, 600), outputUrl: await storage.presignPut(key, 600, 'image/jpeg'), timestampSeconds: 60 }),
+      client.thumbnail({
+        jobId: newId('job'),
+        inputUrl: await storage.presignGet(sources.clip, 600),
+        outputUrl: await storage.presignPut(key, 600, 'image/jpeg'),
+        timestampSeconds: 60,
+      }),
       grpcCode(GrpcStatus.OUT_OF_RANGE),
     );
   });
@@ -386,20 +636,44 @@ describe('an encode node process', () => {
     const started: string[] = [];
     const cancel = new AbortController();
     const first = encodeOne(
-      { jobId: 'slot-1', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 360, 13), durationSeconds: 13, rendition: slow },
+      {
+        jobId: 'slot-1',
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 360, 13),
+        durationSeconds: 13,
+        rendition: slow,
+      },
       { onProgress: () => started.push('slot-1') },
     );
     const second = encodeOne(
-      { jobId: 'slot-2', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 361, 13), durationSeconds: 13, rendition: slow },
+      {
+        jobId: 'slot-2',
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 361, 13),
+        durationSeconds: 13,
+        rendition: slow,
+      },
       { signal: cancel.signal, onProgress: () => started.push('slot-2') },
     );
-    const secondOutcome = second.then(() => 'finished', (error: unknown) => error);
+    const secondOutcome = second.then(
+      () => 'finished',
+      (error: unknown) => error,
+    );
     await waitFor('both encodes to run', () => started.includes('slot-1') && started.includes('slot-2'));
     // A running encode can be raised (someone waits for it now); a job the node does not run cannot.
     assert.deepEqual(await client.raisePriority({ jobId: 'slot-1' }), { running: true });
     assert.deepEqual(await client.raisePriority({ jobId: 'slot-9' }), { running: false });
     await assert.rejects(
-      encodeOne({ jobId: 'slot-3', videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 362, 13), durationSeconds: 13, rendition: slow }),
+      encodeOne({
+        jobId: 'slot-3',
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 362, 13),
+        durationSeconds: 13,
+        rendition: slow,
+      }),
       grpcCode(GrpcStatus.RESOURCE_EXHAUSTED),
     );
     cancel.abort();
@@ -408,7 +682,11 @@ describe('an encode node process', () => {
     // The cancelled encode's slot frees at once: a new encode is accepted while the first still runs.
     await waitFor('the cancelled job to leave the node', () => readdirSync(jobsDir).length === 1);
     const third = await encodeOne({
-      jobId: 'slot-3b', videoId, inputUrl: await storage.presignGet(sources.tiny, 600), outputUrls: await outputUrlsFor(videoId, 180, 2), durationSeconds: 2,
+      jobId: 'slot-3b',
+      videoId,
+      inputUrl: await storage.presignGet(sources.tiny, 600),
+      outputUrls: await outputUrlsFor(videoId, 180, 2),
+      durationSeconds: 2,
       rendition: rendition({ key: '180p', width: 320, height: 180 }),
     });
     assert.equal(third.frameCount, 50);
@@ -422,14 +700,29 @@ describe('an encode node process', () => {
     // reconnect, that reads as the end of the file and makes a truncated video with exit code 0.
     // (With the index up front, as uploads from most tools have it, ffmpeg reads straight through.)
     const faststart = join(dir, 'long-faststart.mp4');
-    await run('ffmpeg', ['-v', 'error', '-y', '-i', join(dir, 'long.mp4'), '-c', 'copy', '-movflags', '+faststart', faststart]);
+    await run('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      join(dir, 'long.mp4'),
+      '-c',
+      'copy',
+      '-movflags',
+      '+faststart',
+      faststart,
+    ]);
     const data = readFileSync(faststart);
     let cut = 0;
     const flaky = createServer((req, res) => {
       const range = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
       const start = range ? Number(range[1]) : 0;
       const end = range?.[2] ? Number(range[2]) : data.length - 1;
-      res.writeHead(range ? 206 : 200, { 'content-range': `bytes ${start}-${end}/${data.length}`, 'content-length': end - start + 1, 'accept-ranges': 'bytes' });
+      res.writeHead(range ? 206 : 200, {
+        'content-range': `bytes ${start}-${end}/${data.length}`,
+        'content-length': end - start + 1,
+        'accept-ranges': 'bytes',
+      });
       if (cut < 2 && end - start > 200_000) {
         cut++;
         res.write(data.subarray(start, start + 150_000), () => res.socket?.destroy());
@@ -443,7 +736,11 @@ describe('an encode node process', () => {
       const inputUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/long.mp4`;
       const videoId = newId('vid');
       const done = await encodeOne({
-        jobId: newId('job'), videoId, inputUrl, outputUrls: await outputUrlsFor(videoId, 240, 13), durationSeconds: 13,
+        jobId: newId('job'),
+        videoId,
+        inputUrl,
+        outputUrls: await outputUrlsFor(videoId, 240, 13),
+        durationSeconds: 13,
         rendition: rendition({ key: '240p', width: 426, height: 240, x264Preset: 'ultrafast' }),
       });
       assert.ok(cut >= 1, 'the connection was cut');
@@ -459,10 +756,23 @@ describe('an encode node process', () => {
     const urls = await outputUrlsFor(videoId, 360, 13);
     delete urls['seg-00002.m4s']; // (encodeOne puts it under 360p/)
     await assert.rejects(
-      encodeOne({ jobId: newId('job'), videoId, inputUrl: await storage.presignGet(sources.long, 600), outputUrls: urls, durationSeconds: 13, rendition: rendition() }),
-      (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT && /seg-00002\.m4s/.test(error.details),
+      encodeOne({
+        jobId: newId('job'),
+        videoId,
+        inputUrl: await storage.presignGet(sources.long, 600),
+        outputUrls: urls,
+        durationSeconds: 13,
+        rendition: rendition(),
+      }),
+      (error: unknown) =>
+        isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT && /seg-00002\.m4s/.test(error.details),
     );
-    assert.ok(!(await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).includes(objectKeys.renditionPlaylist(videoId, 360)), 'no playlist');
+    assert.ok(
+      !(await storage.list(`${objectKeys.renditionDir(videoId, 360)}/`)).includes(
+        objectKeys.renditionPlaylist(videoId, 360),
+      ),
+      'no playlist',
+    );
     assert.equal(readdirSync(jobsDir).length, 0);
   });
 
@@ -487,28 +797,62 @@ describe('an encode node process', () => {
 
     // The node's answer: a typed reason, whatever the status text says.
     const outputUrls: Record<string, string> = {};
-    for (const name of hlsOutputFileNames(2)) outputUrls[name] = await storageDown.presignPut(`${objectKeys.renditionDir(videoId, 180)}/${name}`, 600, contentTypeForHlsFile(name));
-    await assert.rejects(encodeOne({ jobId: newId('job'), videoId, inputUrl, outputUrls, durationSeconds: 2, rendition: spec }), (error: unknown) => {
-      assert.ok(error instanceof NodeJobFailure, String(error));
-      assert.equal(error.reason, 'STORAGE_UNAVAILABLE', error.details);
-      return true;
-    });
+    for (const name of hlsOutputFileNames(2))
+      outputUrls[name] = await storageDown.presignPut(
+        `${objectKeys.renditionDir(videoId, 180)}/${name}`,
+        600,
+        contentTypeForHlsFile(name),
+      );
+    await assert.rejects(
+      encodeOne({ jobId: newId('job'), videoId, inputUrl, outputUrls, durationSeconds: 2, rendition: spec }),
+      (error: unknown) => {
+        assert.ok(error instanceof NodeJobFailure, String(error));
+        assert.equal(error.reason, 'STORAGE_UNAVAILABLE', error.details);
+        return true;
+      },
+    );
 
     // The orchestrator's encode activity on the same node: retryable StorageUnavailable, the node stays live.
     const farm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
     try {
-      const activities = createNodeActivities({ storage: storageDown, farm, logger: createLogger('orchestrator', 'silent') });
-      const [plan] = planLadder('standard', { width: 320, height: 180, frameRate: 25, hasAudio: true }, {
-        maxEdgeLength: -1, maxFrameRate: -1, pixelFormat: 'yuv420p', rateControlMode: 'variableBitrate',
-        twoPassVBREncoding: false, compressionRatio: 'ultrafast', audioCodec: 'aac',
+      const activities = createNodeActivities({
+        storage: storageDown,
+        farm,
+        logger: createLogger('orchestrator', 'silent'),
       });
+      const [plan] = planLadder(
+        'standard',
+        { width: 320, height: 180, frameRate: 25, hasAudio: true },
+        {
+          maxEdgeLength: -1,
+          maxFrameRate: -1,
+          pixelFormat: 'yuv420p',
+          rateControlMode: 'variableBitrate',
+          twoPassVBREncoding: false,
+          compressionRatio: 'ultrafast',
+          audioCodec: 'aac',
+        },
+      );
       const env = new MockActivityEnvironment(
-        { startToCloseTimeoutMs: 600_000, activityId: '1', workflowExecution: { workflowId: `video:${videoId}`, runId: 'storage-down' } },
+        {
+          startToCloseTimeoutMs: 600_000,
+          activityId: '1',
+          workflowExecution: { workflowId: `video:${videoId}`, runId: 'storage-down' },
+        },
         { logger: new DefaultLogger('ERROR', () => {}) },
       );
       const failure = await env
-        .run(activities.encodeRenditions, { videoId, storagePath: sources.tiny, renditions: [plan!], durationSeconds: 2, probe: await probeOf(await storage.presignGet(sources.tiny, 600)) })
-        .then(() => assert.fail('the encode should fail'), (error: unknown) => error);
+        .run(activities.encodeRenditions, {
+          videoId,
+          storagePath: sources.tiny,
+          renditions: [plan!],
+          durationSeconds: 2,
+          probe: await probeOf(await storage.presignGet(sources.tiny, 600)),
+        })
+        .then(
+          () => assert.fail('the encode should fail'),
+          (error: unknown) => error,
+        );
       assert.ok(failure instanceof ApplicationFailure, String(failure));
       assert.equal(failure.type, 'StorageUnavailable', failure.message);
       assert.equal(failure.nonRetryable, false);

@@ -29,11 +29,23 @@ let dir: string;
 const nodes: NodeProcess[] = [];
 
 async function startRegistry(port = 0): Promise<RegistryServer> {
-  return startRegistryServer({ db, host: '127.0.0.1', port, token, heartbeatTimeoutMs, logger: createLogger('registry', 'silent') });
+  return startRegistryServer({
+    db,
+    host: '127.0.0.1',
+    port,
+    token,
+    heartbeatTimeoutMs,
+    logger: createLogger('registry', 'silent'),
+  });
 }
 
 async function startNode(slots = 1): Promise<NodeProcess> {
-  const node = await startNodeProcess({ controlPlane: registry.address, token, slots, workDir: join(dir, `jobs-${nodes.length}`) });
+  const node = await startNodeProcess({
+    controlPlane: registry.address,
+    token,
+    slots,
+    workDir: join(dir, `jobs-${nodes.length}`),
+  });
   nodes.push(node);
   return node;
 }
@@ -68,34 +80,63 @@ describe('encode node lifecycle', () => {
       const videoId = newId('vid');
       const outputUrls: Record<string, string> = {};
       for (const name of hlsOutputFileNames(13)) {
-        outputUrls[`360p/${name}`] = await storage.presignPut(`${objectKeys.renditionDir(videoId, 360)}/${name}`, 600, contentTypeForHlsFile(name));
+        outputUrls[`360p/${name}`] = await storage.presignPut(
+          `${objectKeys.renditionDir(videoId, 360)}/${name}`,
+          600,
+          contentTypeForHlsFile(name),
+        );
       }
       const progress: EncodeProgress__Output[] = [];
       const inputUrl = await storage.presignGet(source, 600);
       const encode = client.encode(
         {
-          jobId: newId('job'), videoId, inputUrl, source: await client.probe({ jobId: newId('job'), inputUrl }),
+          jobId: newId('job'),
+          videoId,
+          inputUrl,
+          source: await client.probe({ jobId: newId('job'), inputUrl }),
           whole: {
             outputUrls,
-            renditions: [{
-              key: '360p', width: 640, height: 360, videoBitrateKbps: 800, audioBitrateKbps: 128, frameRate: 25, pixelFormat: 'yuv420p',
-              rateControlMode: 'variableBitrate', twoPass: true, x264Preset: 'medium', audioCodec: 'aac', segmentSeconds: 6,
-            }],
+            renditions: [
+              {
+                key: '360p',
+                width: 640,
+                height: 360,
+                videoBitrateKbps: 800,
+                audioBitrateKbps: 128,
+                frameRate: 25,
+                pixelFormat: 'yuv420p',
+                rateControlMode: 'variableBitrate',
+                twoPass: true,
+                x264Preset: 'medium',
+                audioCodec: 'aac',
+                segmentSeconds: 6,
+              },
+            ],
           },
         },
         { onProgress: (p) => progress.push(p) },
       );
       let finished = false;
-      void encode.then(() => (finished = true), () => (finished = true));
+      void encode.then(
+        () => (finished = true),
+        () => (finished = true),
+      );
       await waitFor('the encode to be under way', () => progress.length > 0);
 
       node.process.child.kill('SIGTERM');
-      await waitFor('the registry to see the node draining', async () => (await nodeRow(node.nodeId))?.state === 'draining');
+      await waitFor(
+        'the registry to see the node draining',
+        async () => (await nodeRow(node.nodeId))?.state === 'draining',
+      );
       assert.equal(finished, false, 'the encode was still running when the node started draining');
-      assert.deepEqual(await listLiveNodes(db, { heartbeatTimeoutMs }).then((live) => live.map((n) => n.id).includes(node.nodeId)), false);
+      assert.deepEqual(
+        await listLiveNodes(db, { heartbeatTimeoutMs }).then((live) => live.map((n) => n.id).includes(node.nodeId)),
+        false,
+      );
       await assert.rejects(
         client.probe({ jobId: newId('job'), inputUrl: await storage.presignGet(source, 600) }),
-        (error: unknown) => isServiceError(error) && error.code === GrpcStatus.RESOURCE_EXHAUSTED && /draining/.test(error.details),
+        (error: unknown) =>
+          isServiceError(error) && error.code === GrpcStatus.RESOURCE_EXHAUSTED && /draining/.test(error.details),
       );
 
       const done = await encode;
@@ -121,13 +162,22 @@ describe('encode node lifecycle', () => {
     assert.ok(live.some((n) => n.id === node.nodeId));
     await node.process.kill9();
     const killedAt = Date.now();
-    await waitFor('the killed node to leave selection', async () => {
-      const nodesNow = await listLiveNodes(db, { heartbeatTimeoutMs });
-      return !nodesNow.some((n) => n.id === node.nodeId);
-    }, { timeoutMs: 10_000 });
+    await waitFor(
+      'the killed node to leave selection',
+      async () => {
+        const nodesNow = await listLiveNodes(db, { heartbeatTimeoutMs });
+        return !nodesNow.some((n) => n.id === node.nodeId);
+      },
+      { timeoutMs: 10_000 },
+    );
     assert.ok(Date.now() - killedAt <= heartbeatTimeoutMs + 1_000, 'within about one timeout');
-    assert.equal(await acquireNodeSlot(db, { videoId: 'vid_k', job: 'after-kill', heartbeatTimeoutMs, excludeNodeIds: others }), undefined);
-    await waitFor('the registry sweep to mark it gone', async () => (await nodeRow(node.nodeId))?.state === 'gone', { timeoutMs: 10_000 });
+    assert.equal(
+      await acquireNodeSlot(db, { videoId: 'vid_k', job: 'after-kill', heartbeatTimeoutMs, excludeNodeIds: others }),
+      undefined,
+    );
+    await waitFor('the registry sweep to mark it gone', async () => (await nodeRow(node.nodeId))?.state === 'gone', {
+      timeoutMs: 10_000,
+    });
   });
 
   it('registers again, keeping its id, when the registry forgets it or restarts', async () => {
@@ -143,10 +193,14 @@ describe('encode node lifecycle', () => {
     const stoppedAt = new Date();
     await waitFor('the node to notice', () => /heartbeat failed/.test(node.logs()), { timeoutMs: 10_000 });
     registry = await startRegistry(port);
-    await waitFor('the node back, active, same id', async () => {
-      const row = await nodeRow(node.nodeId);
-      return row?.state === 'active' && row.last_heartbeat_at > stoppedAt;
-    }, { timeoutMs: 10_000 });
+    await waitFor(
+      'the node back, active, same id',
+      async () => {
+        const row = await nodeRow(node.nodeId);
+        return row?.state === 'active' && row.last_heartbeat_at > stoppedAt;
+      },
+      { timeoutMs: 10_000 },
+    );
     assert.ok((await listLiveNodes(db, { heartbeatTimeoutMs })).some((n) => n.id === node.nodeId));
     await node.process.stop();
     assert.equal(await node.process.exited, 0);

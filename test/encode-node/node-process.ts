@@ -37,7 +37,20 @@ export async function startNodeProcess({
   const child = startProcess(
     'encode-node',
     process.execPath,
-    [kinoBin, 'node', 'start', '--control-plane', controlPlane, '--token', token, '--slots', String(slots), '--work-dir', workDir, ...extraArgs],
+    [
+      kinoBin,
+      'node',
+      'start',
+      '--control-plane',
+      controlPlane,
+      '--token',
+      token,
+      '--slots',
+      String(slots),
+      '--work-dir',
+      workDir,
+      ...extraArgs,
+    ],
     { cwd: repoRoot, env: { ...environmentWithoutStorage(), LOG_LEVEL: 'info' } },
   );
   let stdout = '';

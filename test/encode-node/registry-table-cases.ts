@@ -31,10 +31,23 @@ const timeout = 60_000;
 /** Registers the cases; `db()` returns the (migrated) database of the current run. */
 export function registryTableCases(db: () => Db): void {
   let port = 7100;
-  const register = (slots: number, extra: { nodeId?: string; address?: string; labels?: Record<string, string> } = {}) =>
-    registerNode(db(), { address: extra.address ?? `127.0.0.1:${++port}`, slots, version: '0.1.0', labels: extra.labels ?? {}, nodeId: extra.nodeId });
+  const register = (
+    slots: number,
+    extra: { nodeId?: string; address?: string; labels?: Record<string, string> } = {},
+  ) =>
+    registerNode(db(), {
+      address: extra.address ?? `127.0.0.1:${++port}`,
+      slots,
+      version: '0.1.0',
+      labels: extra.labels ?? {},
+      nodeId: extra.nodeId,
+    });
   const age = async (nodeId: string, ms: number) => {
-    await db().updateTable('encode_nodes').set({ last_heartbeat_at: sql<Date>`now() - (${ms}::double precision * interval '1 millisecond')` }).where('id', '=', nodeId).execute();
+    await db()
+      .updateTable('encode_nodes')
+      .set({ last_heartbeat_at: sql<Date>`now() - (${ms}::double precision * interval '1 millisecond')` })
+      .where('id', '=', nodeId)
+      .execute();
   };
   const reset = async () => {
     await db().deleteFrom('encode_queue').execute();
@@ -63,7 +76,10 @@ export function registryTableCases(db: () => Db): void {
     const fresh = await register(1, { address: '10.0.0.5:7101' });
     assert.notEqual(fresh.id, old.id);
     const live = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
-    assert.deepEqual(live.map((n) => n.id), [fresh.id]);
+    assert.deepEqual(
+      live.map((n) => n.id),
+      [fresh.id],
+    );
     assert.equal(live[0]?.used, 0, 'the old life’s lease is gone with it');
   });
 
@@ -72,9 +88,14 @@ export function registryTableCases(db: () => Db): void {
     const big = await register(2);
     const small = await register(1);
     const taken = [];
-    for (let i = 0; i < 3; i++) taken.push(await acquireNodeSlot(db(), { videoId: 'vid_b', job: `j${i}`, heartbeatTimeoutMs: timeout }));
+    for (let i = 0; i < 3; i++)
+      taken.push(await acquireNodeSlot(db(), { videoId: 'vid_b', job: `j${i}`, heartbeatTimeoutMs: timeout }));
     assert.deepEqual(taken.map((t) => t?.node.id).sort(), [big.id, big.id, small.id].sort());
-    assert.equal(await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'j3', heartbeatTimeoutMs: timeout }), undefined, 'all 3 slots taken');
+    assert.equal(
+      await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'j3', heartbeatTimeoutMs: timeout }),
+      undefined,
+      'all 3 slots taken',
+    );
     await releaseNodeSlot(db(), taken[0]!.leaseId);
     await releaseNodeSlot(db(), taken[0]!.leaseId); // twice is harmless
     const next = await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'j4', heartbeatTimeoutMs: timeout });
@@ -85,9 +106,17 @@ export function registryTableCases(db: () => Db): void {
     await reset();
     const a = await register(1);
     const b = await register(1);
-    const lease = await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout, excludeNodeIds: [a.id] });
+    const lease = await acquireNodeSlot(db(), {
+      videoId: 'v',
+      job: 'j',
+      heartbeatTimeoutMs: timeout,
+      excludeNodeIds: [a.id],
+    });
     assert.equal(lease?.node.id, b.id);
-    assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'k', heartbeatTimeoutMs: timeout, excludeNodeIds: [a.id] }), undefined);
+    assert.equal(
+      await acquireNodeSlot(db(), { videoId: 'v', job: 'k', heartbeatTimeoutMs: timeout, excludeNodeIds: [a.id] }),
+      undefined,
+    );
     assert.equal((await findLiveNode(db(), { heartbeatTimeoutMs: timeout, excludeNodeIds: [b.id] }))?.id, a.id);
   });
 
@@ -104,7 +133,11 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(shortJobNode?.id, second.id, 'an idle farm: the short job goes to the other end');
     await acquireNodeSlot(db(), { videoId: 'v', job: 'k', heartbeatTimeoutMs: timeout });
     await releaseNodeSlot(db(), granted.id);
-    assert.equal((await findLiveNode(db(), { heartbeatTimeoutMs: timeout }))?.id, first.id, 'a busy node is passed over');
+    assert.equal(
+      (await findLiveNode(db(), { heartbeatTimeoutMs: timeout }))?.id,
+      first.id,
+      'a busy node is passed over',
+    );
   });
 
   it('skips silent and draining nodes; heartbeats keep a node live and say when it is unknown', async () => {
@@ -112,11 +145,28 @@ export function registryTableCases(db: () => Db): void {
     const silent = await register(1);
     const draining = await register(1);
     await age(silent.id, timeout + 1_000);
-    assert.equal(await recordHeartbeat(db(), { nodeId: draining.id, draining: true, activeJobs: [], leaseGraceMs: 30_000 }), true);
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: draining.id, draining: true, activeJobs: [], leaseGraceMs: 30_000 }),
+      true,
+    );
     assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout }), undefined);
-    assert.equal(await recordHeartbeat(db(), { nodeId: silent.id, draining: false, activeJobs: [], leaseGraceMs: 30_000 }), true);
-    assert.equal((await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout }))?.node.id, silent.id);
-    assert.equal(await recordHeartbeat(db(), { nodeId: 'node_neverregistered0', draining: false, activeJobs: [], leaseGraceMs: 30_000 }), false);
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: silent.id, draining: false, activeJobs: [], leaseGraceMs: 30_000 }),
+      true,
+    );
+    assert.equal(
+      (await acquireNodeSlot(db(), { videoId: 'v', job: 'j', heartbeatTimeoutMs: timeout }))?.node.id,
+      silent.id,
+    );
+    assert.equal(
+      await recordHeartbeat(db(), {
+        nodeId: 'node_neverregistered0',
+        draining: false,
+        activeJobs: [],
+        leaseGraceMs: 30_000,
+      }),
+      false,
+    );
   });
 
   it('expires nodes that stopped heartbeating and frees their slots', async () => {
@@ -127,11 +177,19 @@ export function registryTableCases(db: () => Db): void {
     await age(dead.id, timeout + 1_000);
     assert.deepEqual(await expireDeadNodes(db(), timeout), [dead.id]);
     assert.deepEqual(await expireDeadNodes(db(), timeout), [], 'once');
-    const row = await db().selectFrom('encode_nodes').select('state').where('id', '=', dead.id).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('encode_nodes')
+      .select('state')
+      .where('id', '=', dead.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.state, 'gone');
     const leases = await db().selectFrom('node_leases').selectAll().where('node_id', '=', dead.id).execute();
     assert.equal(leases.length, 0);
-    assert.equal(await recordHeartbeat(db(), { nodeId: dead.id, draining: false, activeJobs: [], leaseGraceMs: 30_000 }), false, 'gone: must register again');
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: dead.id, draining: false, activeJobs: [], leaseGraceMs: 30_000 }),
+      false,
+      'gone: must register again',
+    );
     const back = await register(2, { nodeId: dead.id, address: dead.address });
     assert.equal(back.state, 'active');
   });
@@ -142,10 +200,27 @@ export function registryTableCases(db: () => Db): void {
     const running = await acquireNodeSlot(db(), { videoId: 'v', job: 'running-job', heartbeatTimeoutMs: timeout });
     const orphan = await acquireNodeSlot(db(), { videoId: 'v', job: 'orphan-job', heartbeatTimeoutMs: timeout });
     const young = await acquireNodeSlot(db(), { videoId: 'v', job: 'just-taken', heartbeatTimeoutMs: timeout });
-    await db().updateTable('node_leases').set({ acquired_at: sql<Date>`now() - interval '1 minute'` }).where('id', 'in', [running!.leaseId, orphan!.leaseId]).execute();
-    await recordHeartbeat(db(), { nodeId: node.id, draining: false, activeJobs: ['running-job'], leaseGraceMs: 30_000 });
-    const left = await db().selectFrom('node_leases').select('job').where('node_id', '=', node.id).orderBy('job').execute();
-    assert.deepEqual(left.map((l) => l.job), ['just-taken', 'running-job']);
+    await db()
+      .updateTable('node_leases')
+      .set({ acquired_at: sql<Date>`now() - interval '1 minute'` })
+      .where('id', 'in', [running!.leaseId, orphan!.leaseId])
+      .execute();
+    await recordHeartbeat(db(), {
+      nodeId: node.id,
+      draining: false,
+      activeJobs: ['running-job'],
+      leaseGraceMs: 30_000,
+    });
+    const left = await db()
+      .selectFrom('node_leases')
+      .select('job')
+      .where('node_id', '=', node.id)
+      .orderBy('job')
+      .execute();
+    assert.deepEqual(
+      left.map((l) => l.job),
+      ['just-taken', 'running-job'],
+    );
     assert.ok(young);
   });
 
@@ -163,14 +238,16 @@ export function registryTableCases(db: () => Db): void {
     await register(2);
     await register(1);
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => acquireNodeSlot(db(), { videoId: 'v', job: `c${i}`, heartbeatTimeoutMs: timeout })),
+      Array.from({ length: 12 }, (_, i) =>
+        acquireNodeSlot(db(), { videoId: 'v', job: `c${i}`, heartbeatTimeoutMs: timeout }),
+      ),
     );
     assert.equal(results.filter(Boolean).length, 3);
     const perNode = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
     for (const node of perNode) assert.equal(node.used, node.slots, node.id);
   });
 
-  it('counts the active nodes at these addresses heard from since a time (the dev stack\'s readiness)', async () => {
+  it("counts the active nodes at these addresses heard from since a time (the dev stack's readiness)", async () => {
     await reset();
     const before = new Date(Date.now() - 60_000);
     const a = await register(1, { address: '10.0.1.1:7101' });
@@ -184,16 +261,20 @@ export function registryTableCases(db: () => Db): void {
     assert.equal(await countActiveNodesSince(db(), [], before), 0);
   });
 
-  it('a job\'s leases from earlier attempts are dropped before it takes a slot again', async () => {
+  it("a job's leases from earlier attempts are dropped before it takes a slot again", async () => {
     await reset();
     await register(1);
     assert.ok(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }));
-    assert.equal(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }), undefined, 'the one slot is held');
+    assert.equal(
+      await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }),
+      undefined,
+      'the one slot is held',
+    );
     await releaseJobLeases(db(), 'encode-1');
     assert.ok(await acquireNodeSlot(db(), { videoId: 'v', job: 'encode-1', heartbeatTimeoutMs: timeout }));
   });
 
-  it('the encode queue grants free slots fairly: a long video\'s encodes take turns with a short video queued after them', async () => {
+  it("the encode queue grants free slots fairly: a long video's encodes take turns with a short video queued after them", async () => {
     await reset();
     const dispatch = () => dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 });
     assert.equal(await dispatch(), 0, 'nothing waits');
@@ -212,7 +293,10 @@ export function registryTableCases(db: () => Db): void {
     // A slot comes back: the long video's next encode, in queue order.
     await releaseNodeSlot(db(), first[0]!.leaseId);
     assert.equal(await dispatch(), 1);
-    assert.deepEqual((await takeGrantedLeases(db(), all)).map((g) => g.entryId), [long[1]]);
+    assert.deepEqual(
+      (await takeGrantedLeases(db(), all)).map((g) => g.entryId),
+      [long[1]],
+    );
 
     // A waiter that leaves gives back a slot granted meanwhile; a node lost takes its grants back.
     await releaseNodeSlot(db(), first[1]!.leaseId);
@@ -222,8 +306,13 @@ export function registryTableCases(db: () => Db): void {
     const [node] = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
     await markNodeLost(db(), node!.id);
     assert.deepEqual(await takeGrantedLeases(db(), [long[3]!]), [], 'its lease went with the node: no grant');
-    assert.equal((await db().selectFrom('encode_queue').select(['id', 'lease_id']).where('id', '=', long[3]!).executeTakeFirst())?.lease_id, null, 'queued again');
-    assert.deepEqual(await db().selectFrom('node_leases').select('id').execute(), [], 'the lost node\'s slots are free');
+    assert.equal(
+      (await db().selectFrom('encode_queue').select(['id', 'lease_id']).where('id', '=', long[3]!).executeTakeFirst())
+        ?.lease_id,
+      null,
+      'queued again',
+    );
+    assert.deepEqual(await db().selectFrom('node_leases').select('id').execute(), [], "the lost node's slots are free");
   });
 
   it('a node back from gone with stale work is quarantined: no work until a heartbeat says it runs nothing', async () => {
@@ -235,33 +324,56 @@ export function registryTableCases(db: () => Db): void {
     await age(hung.id, timeout + 1_000);
     assert.deepEqual(await expireDeadNodes(db(), timeout), [hung.id]);
     // SIGCONT: it heartbeats still running the stale encode, is told to register again, and does.
-    assert.equal(await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: ['stale'], leaseGraceMs: 0 }), false);
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: ['stale'], leaseGraceMs: 0 }),
+      false,
+    );
     const back = await register(1, { nodeId: hung.id, address: hung.address });
     assert.equal(back.state, 'draining');
     assert.ok(back.quarantined_at instanceof Date);
     const noWork = async (why: string) => {
-      assert.equal(await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }), undefined, why);
+      assert.equal(
+        await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }),
+        undefined,
+        why,
+      );
       assert.equal(await findLiveNode(db(), { heartbeatTimeoutMs: timeout }), undefined, why);
     };
     await noWork('no work right after it registers again');
     // Its heartbeats say `active` while the stale encode runs: the quarantine stands, and the stale job holds no slot.
-    assert.equal(await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: ['stale'], leaseGraceMs: 0 }), true);
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: ['stale'], leaseGraceMs: 0 }),
+      true,
+    );
     await noWork('no work while the stale encode runs');
     assert.deepEqual(await db().selectFrom('node_leases').selectAll().where('node_id', '=', hung.id).execute(), []);
     // Clean (the stale encode ended): it takes work again.
-    assert.equal(await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: [], leaseGraceMs: 0 }), true);
-    const row = await db().selectFrom('encode_nodes').select(['state', 'quarantined_at']).where('id', '=', hung.id).executeTakeFirstOrThrow();
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: hung.id, draining: false, activeJobs: [], leaseGraceMs: 0 }),
+      true,
+    );
+    const row = await db()
+      .selectFrom('encode_nodes')
+      .select(['state', 'quarantined_at'])
+      .where('id', '=', hung.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { state: 'active', quarantined_at: null });
-    assert.equal((await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }))?.node.id, hung.id);
+    assert.equal(
+      (await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }))?.node.id,
+      hung.id,
+    );
     // A node that died (no running job when it comes back) is not quarantined at all.
     const dead = await register(1);
     await age(dead.id, timeout + 1_000);
     await expireDeadNodes(db(), timeout);
-    assert.equal(await recordHeartbeat(db(), { nodeId: dead.id, draining: false, activeJobs: [], leaseGraceMs: 0 }), false);
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: dead.id, draining: false, activeJobs: [], leaseGraceMs: 0 }),
+      false,
+    );
     assert.equal((await register(1, { nodeId: dead.id, address: dead.address })).state, 'active');
   });
 
-  it('an operator\'s drain: no new slot, no grant, no short job; leases kept; heartbeats do not undo it; undrained, it takes work', async () => {
+  it("an operator's drain: no new slot, no grant, no short job; leases kept; heartbeats do not undo it; undrained, it takes work", async () => {
     await reset();
     const node = await register(2);
     const running = await acquireNodeSlot(db(), { videoId: 'vid_a', job: 'running', heartbeatTimeoutMs: timeout });
@@ -269,17 +381,31 @@ export function registryTableCases(db: () => Db): void {
     const drained = await setNodeDrainRequested(db(), node.id, true);
     assert.ok(drained?.drain_requested_at instanceof Date);
     // Its own heartbeat says `active`: the operator's drain stands.
-    assert.equal(await recordHeartbeat(db(), { nodeId: node.id, draining: false, activeJobs: ['running'], leaseGraceMs: 0 }), true);
-    assert.equal(await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }), undefined, 'no slot on a drained node');
+    assert.equal(
+      await recordHeartbeat(db(), { nodeId: node.id, draining: false, activeJobs: ['running'], leaseGraceMs: 0 }),
+      true,
+    );
+    assert.equal(
+      await acquireNodeSlot(db(), { videoId: 'vid_b', job: 'new', heartbeatTimeoutMs: timeout }),
+      undefined,
+      'no slot on a drained node',
+    );
     assert.equal(await findLiveNode(db(), { heartbeatTimeoutMs: timeout }), undefined, 'no short job either');
     const waiting = await enqueueEncode(db(), { videoId: 'vid_b', job: 'queued' });
     const dispatch = () => dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 });
     assert.equal(await dispatch(), 0, 'the queue grants it nothing');
-    assert.deepEqual((await db().selectFrom('node_leases').select('job').execute()).map((l) => l.job), ['running'], 'the running encode keeps its slot');
+    assert.deepEqual(
+      (await db().selectFrom('node_leases').select('job').execute()).map((l) => l.job),
+      ['running'],
+      'the running encode keeps its slot',
+    );
 
     assert.equal((await setNodeDrainRequested(db(), node.id, false))?.drain_requested_at, null);
     assert.equal(await dispatch(), 1);
-    assert.deepEqual((await takeGrantedLeases(db(), [waiting])).map((g) => g.nodeId), [node.id]);
+    assert.deepEqual(
+      (await takeGrantedLeases(db(), [waiting])).map((g) => g.nodeId),
+      [node.id],
+    );
     assert.equal(await setNodeDrainRequested(db(), 'node_unknown', true), undefined);
   });
 
@@ -288,9 +414,20 @@ export function registryTableCases(db: () => Db): void {
     await register(1);
     const dead = await enqueueEncode(db(), { videoId: 'vid_a', job: 'dead-waiter' });
     assert.equal(await dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 }), 1);
-    await db().updateTable('encode_queue').set({ touched_at: sql<Date>`now() - interval '2 minutes'` }).where('id', '=', dead).execute();
+    await db()
+      .updateTable('encode_queue')
+      .set({ touched_at: sql<Date>`now() - interval '2 minutes'` })
+      .where('id', '=', dead)
+      .execute();
     const alive = await enqueueEncode(db(), { videoId: 'vid_b', job: 'alive-waiter' });
-    assert.equal(await dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 }), 1, 'the dead waiter\'s slot goes on');
-    assert.deepEqual((await takeGrantedLeases(db(), [dead, alive])).map((g) => g.entryId), [alive]);
+    assert.equal(
+      await dispatchEncodeQueue(db(), { heartbeatTimeoutMs: timeout, staleMs: 60_000 }),
+      1,
+      "the dead waiter's slot goes on",
+    );
+    assert.deepEqual(
+      (await takeGrantedLeases(db(), [dead, alive])).map((g) => g.entryId),
+      [alive],
+    );
   });
 }

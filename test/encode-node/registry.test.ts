@@ -41,13 +41,16 @@ describe('registry tables on PostgreSQL', () => {
       for (let round = 0; round < 30; round++) {
         await db.deleteFrom('node_leases').execute();
         const results = await Promise.all(
-          others.map((other, i) => acquireNodeSlot(other, { videoId: 'vid_race', job: `race-${round}-${i}`, heartbeatTimeoutMs: 10_000 })),
+          others.map((other, i) =>
+            acquireNodeSlot(other, { videoId: 'vid_race', job: `race-${round}-${i}`, heartbeatTimeoutMs: 10_000 }),
+          ),
         );
         assert.equal(results.filter(Boolean).length, 5, `round ${round}`);
         const used = await db.selectFrom('node_leases').select(['node_id']).execute();
         const perNode = new Map<string, number>();
         for (const lease of used) perNode.set(lease.node_id, (perNode.get(lease.node_id) ?? 0) + 1);
-        for (const node of await listEncodeNodes(db)) assert.equal(perNode.get(node.id), node.slots, `round ${round}: ${node.address}`);
+        for (const node of await listEncodeNodes(db))
+          assert.equal(perNode.get(node.id), node.slots, `round ${round}: ${node.address}`);
       }
     } finally {
       await Promise.all(others.map((other) => other.destroy()));
@@ -58,7 +61,14 @@ describe('registry tables on PostgreSQL', () => {
 describe('NodeRegistry over gRPC', () => {
   let registry: RegistryServer;
   beforeAll(async () => {
-    registry = await startRegistryServer({ db, host: '127.0.0.1', port: 0, token: 'farm-secret', heartbeatTimeoutMs: 3_000, logger: createLogger('registry', 'silent') });
+    registry = await startRegistryServer({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      token: 'farm-secret',
+      heartbeatTimeoutMs: 3_000,
+      logger: createLogger('registry', 'silent'),
+    });
   });
   afterAll(() => registry?.stop());
 
@@ -70,7 +80,10 @@ describe('NodeRegistry over gRPC', () => {
         () => client.heartbeat({ nodeId: 'node_x', activeJobs: [], draining: false }),
         () => client.deregister('node_x'),
       ]) {
-        await assert.rejects(call(), (error: unknown) => isServiceError(error) && error.code === GrpcStatus.UNAUTHENTICATED);
+        await assert.rejects(
+          call(),
+          (error: unknown) => isServiceError(error) && error.code === GrpcStatus.UNAUTHENTICATED,
+        );
       }
     } finally {
       client.close();
@@ -80,17 +93,32 @@ describe('NodeRegistry over gRPC', () => {
   it('registers, answers heartbeats (known or not), deregisters', async () => {
     const client = createRegistryClient(registry.address, 'farm-secret');
     try {
-      const registered = await client.register({ nodeId: '', address: '127.0.0.1:7302', slots: 2, version: '9.9.9', labels: { gpu: 'none' } });
+      const registered = await client.register({
+        nodeId: '',
+        address: '127.0.0.1:7302',
+        slots: 2,
+        version: '9.9.9',
+        labels: { gpu: 'none' },
+      });
       assert.match(registered.nodeId, /^node_/);
       assert.equal(registered.heartbeatIntervalMs, 1_000, 'a third of the timeout');
       const row = (await listEncodeNodes(db)).find((n) => n.id === registered.nodeId);
-      assert.deepEqual([row?.address, row?.slots, row?.version, row?.labels, row?.state], ['127.0.0.1:7302', 2, '9.9.9', { gpu: 'none' }, 'active']);
-      assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: true }), { known: true });
+      assert.deepEqual(
+        [row?.address, row?.slots, row?.version, row?.labels, row?.state],
+        ['127.0.0.1:7302', 2, '9.9.9', { gpu: 'none' }, 'active'],
+      );
+      assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: true }), {
+        known: true,
+      });
       assert.equal((await listEncodeNodes(db)).find((n) => n.id === registered.nodeId)?.state, 'draining');
-      assert.deepEqual(await client.heartbeat({ nodeId: 'node_unknown', activeJobs: [], draining: false }), { known: false });
+      assert.deepEqual(await client.heartbeat({ nodeId: 'node_unknown', activeJobs: [], draining: false }), {
+        known: false,
+      });
       await client.deregister(registered.nodeId);
       assert.equal((await listEncodeNodes(db)).find((n) => n.id === registered.nodeId)?.state, 'gone');
-      assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: false }), { known: false });
+      assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: false }), {
+        known: false,
+      });
       await assert.rejects(
         client.register({ nodeId: '', address: 'no-port', slots: 1, version: 't', labels: {} }),
         (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT,

@@ -48,7 +48,14 @@ const { PENDING_ACTIVITY_STATE_STARTED } = temporalProto.temporal.api.enums.v1.P
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-activity-kills-'));
   const clip = async (seconds: number): Promise<Clip> => {
-    const path = await makeClip({ seconds, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, `clip-${seconds}.mp4`) });
+    const path = await makeClip({
+      seconds,
+      width: 640,
+      height: 360,
+      fps: 30,
+      audio: true,
+      path: join(workDir, `clip-${seconds}.mp4`),
+    });
     return { body: await readFile(path), frames: await countFramesInFile(path) };
   };
   [farm, wholeClip, chunkedClip] = await Promise.all([
@@ -56,7 +63,10 @@ beforeAll(async () => {
     clip(6),
     clip(14),
   ]);
-  [shortJobs, encodes] = await Promise.all([farm.startNode('short', { slots: 1 }), farm.startNode('encodes', { slots: 2 })]);
+  [shortJobs, encodes] = await Promise.all([
+    farm.startNode('short', { slots: 1 }),
+    farm.startNode('encodes', { slots: 2 }),
+  ]);
 });
 
 afterEach(async () => {
@@ -89,7 +99,9 @@ async function running(videoId: string, type: string, { onNode = true } = {}): P
       if (!activity) return undefined;
       if (!onNode) return { nodeId: '' };
       const payload = activity.heartbeatDetails?.payloads?.[0];
-      const details = payload?.data ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId?: string }) : {};
+      const details = payload?.data
+        ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId?: string })
+        : {};
       return details.nodeId ? { nodeId: details.nodeId } : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 100 },
@@ -166,13 +178,20 @@ interface NodeLogLine {
 }
 
 /** The lines of a node's log about the video's jobs of `type` with the message `msg`. */
-async function jobLines(node: FarmNodeProcess, videoId: string, type: string, which: 'started' | 'done'): Promise<NodeLogLine[]> {
+async function jobLines(
+  node: FarmNodeProcess,
+  videoId: string,
+  type: string,
+  which: 'started' | 'done',
+): Promise<NodeLogLine[]> {
   const lines = nodeJobLines[type]!;
   return (await readFile(node.logFile, 'utf8'))
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as NodeLogLine)
-    .filter((line) => line.msg === lines[which] && line.jobId?.startsWith(videoId) && (!lines.job || line.job === lines.job));
+    .filter(
+      (line) => line.msg === lines[which] && line.jobId?.startsWith(videoId) && (!lines.job || line.job === lines.job),
+    );
 }
 
 /**
@@ -185,7 +204,12 @@ async function jobLines(node: FarmNodeProcess, videoId: string, type: string, wh
 async function assertHangCostsSeconds(
   videoId: string,
   clip: Clip,
-  { hung, other, stoppedAt, types }: { hung: FarmNodeProcess; other: FarmNodeProcess; stoppedAt: number; types: string[] },
+  {
+    hung,
+    other,
+    stoppedAt,
+    types,
+  }: { hung: FarmNodeProcess; other: FarmNodeProcess; stoppedAt: number; types: string[] },
 ): Promise<Record<string, number>> {
   const moved: Record<string, number> = {};
   for (const type of types) {
@@ -209,13 +233,22 @@ async function assertHangCostsSeconds(
     async () =>
       (await readFile(hung.logFile, 'utf8'))
         .split('\n')
-        .some((line) => line.startsWith('{') && (JSON.parse(line) as NodeLogLine).msg === 're-registered' && (JSON.parse(line) as NodeLogLine).time >= resumedAt)
+        .some(
+          (line) =>
+            line.startsWith('{') &&
+            (JSON.parse(line) as NodeLogLine).msg === 're-registered' &&
+            (JSON.parse(line) as NodeLogLine).time >= resumedAt,
+        )
         ? true
         : undefined,
     { timeoutMs: 30_000, intervalMs: 100 },
   );
   for (const type of types) {
-    assert.equal((await jobLines(hung, videoId, type, 'done')).length, 0, `${type}: the hung node's late answer is not made`);
+    assert.equal(
+      (await jobLines(hung, videoId, type, 'done')).length,
+      0,
+      `${type}: the hung node's late answer is not made`,
+    );
     // Once per job (a video may have several of a kind: an audio track per audio setting).
     const done = (await jobLines(other, videoId, type, 'done')).map((line) => line.jobId);
     assert.ok(done.length > 0, `${type}: done`);
@@ -264,14 +297,24 @@ test('the node hung (SIGSTOP) while a probe runs on it: the probe moves to the o
   const videoId = await farm.submitVideo(wholeClip.body);
   assert.equal((await running(videoId, 'probeSource')).nodeId, shortJobs.nodeId);
   await farm.kino.nodes.undrain(encodes.nodeId);
-  const moved = await assertHangCostsSeconds(videoId, wholeClip, { hung: shortJobs, other: encodes, stoppedAt, types: ['probeSource'] });
+  const moved = await assertHangCostsSeconds(videoId, wholeClip, {
+    hung: shortJobs,
+    other: encodes,
+    stoppedAt,
+    types: ['probeSource'],
+  });
   console.log(`hang: seconds from SIGSTOP to the job starting on another node: ${JSON.stringify(moved)}`);
 });
 
 test('the node hung (SIGSTOP) while a thumbnail, a storyboard and an audio track run on it: each moves to the other node within the heartbeat timeout, the late answers ignored', async () => {
   const { videoId, stoppedAt } = await holdWorkAfterProbe(chunkedClip);
   await farm.kino.nodes.undrain(shortJobs.nodeId);
-  const moved = await assertHangCostsSeconds(videoId, chunkedClip, { hung: encodes, other: shortJobs, stoppedAt, types: afterProbe });
+  const moved = await assertHangCostsSeconds(videoId, chunkedClip, {
+    hung: encodes,
+    other: shortJobs,
+    stoppedAt,
+    types: afterProbe,
+  });
   console.log(`hang: seconds from SIGSTOP to the job starting on another node: ${JSON.stringify(moved)}`);
 });
 
@@ -285,7 +328,10 @@ test('the orchestrator killed while storage housekeeping runs (the master playli
   await waitFor('the node to take the encode', encodeOnNode, { timeoutMs: 60_000, intervalMs: 20 });
   const orchestrator = farm.orchestrator;
   orchestrator.pause();
-  await waitFor('the encode to be done on its node', async () => ((await encodeOnNode())?.endedAt ? true : undefined), { timeoutMs: 15_000, intervalMs: 100 });
+  await waitFor('the encode to be done on its node', async () => ((await encodeOnNode())?.endedAt ? true : undefined), {
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
   const storage = farm.launcher.process('s3');
   storage.pause();
   try {

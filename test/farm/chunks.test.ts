@@ -12,7 +12,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
-import { assertRunsOn, countDecodedFrames, countFramesInFile, makeClip, streamField, packetTimes } from '@kino/test/support/media';
+import {
+  assertRunsOn,
+  countDecodedFrames,
+  countFramesInFile,
+  makeClip,
+  streamField,
+  packetTimes,
+} from '@kino/test/support/media';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 const run = promisify(execFile);
@@ -52,17 +59,33 @@ async function assertPlaysLikeAWholeFileEncode(videoId: string): Promise<void> {
     const durations = [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1]));
     assert.deepEqual(durations, [6, 6, 6, 2], `${rendition}: 6 s segments, the last shorter`);
     // One init segment serves every chunk; the segments are numbered for the whole video.
-    const files = keys.filter((key) => key.startsWith(`${objectKeys.hlsPrefix(videoId)}${rendition}/`)).map((key) => key.slice(key.lastIndexOf('/') + 1));
-    assert.deepEqual(files.sort(), ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s', 'seg-00003.m4s']);
+    const files = keys
+      .filter((key) => key.startsWith(`${objectKeys.hlsPrefix(videoId)}${rendition}/`))
+      .map((key) => key.slice(key.lastIndexOf('/') + 1));
+    assert.deepEqual(files.sort(), [
+      'init.mp4',
+      'playlist.m3u8',
+      'seg-00000.m4s',
+      'seg-00001.m4s',
+      'seg-00002.m4s',
+      'seg-00003.m4s',
+    ]);
     // Packet timestamps run on across the joins at 6 and 12 s: one frame (1/30 s), one AAC frame (1024 samples at 48 kHz).
     const video = await packetTimes(playlistPath, 'v:0');
     assert.equal(video.length, sourceFrames);
     assertRunsOn(video, 1 / 30, `${rendition} video`);
     const audio = await packetTimes(playlistPath, 'a:0');
     assertRunsOn(audio, 1024 / 48_000, `${rendition} audio`);
-    assert.ok(Math.abs(audio.at(-1)! + 1024 / 48_000 - 20) < 0.05, `${rendition} audio runs to the end (${audio.at(-1)} s)`);
+    assert.ok(
+      Math.abs(audio.at(-1)! + 1024 / 48_000 - 20) < 0.05,
+      `${rendition} audio runs to the end (${audio.at(-1)} s)`,
+    );
   }
-  assert.deepEqual(keys.filter((key) => key.startsWith(objectKeys.workPrefix(videoId))), [], 'the chunks\' work files are gone once ready');
+  assert.deepEqual(
+    keys.filter((key) => key.startsWith(objectKeys.workPrefix(videoId))),
+    [],
+    "the chunks' work files are gone once ready",
+  );
 }
 
 test('a 20 s video in 6 s chunks: the audio track once, one activity per chunk, and it plays like a whole-file encode', async () => {
@@ -87,14 +110,21 @@ test('kill -9 a node with chunks in flight: only those chunks are encoded twice,
   const victim = await waitFor(
     'a node with a chunk in flight after a first chunk finished',
     async () => {
-      const jobs = await Promise.all(Object.values(nodes).map(async (node) => ({ node, jobs: (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)) })));
+      const jobs = await Promise.all(
+        Object.values(nodes).map(async (node) => ({
+          node,
+          jobs: (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId)),
+        })),
+      );
       const finished = jobs.flatMap((n) => n.jobs).filter((j) => j.endedAt !== undefined).length;
       return finished >= 2 ? jobs.find((n) => n.jobs.some((j) => j.endedAt === undefined))?.node : undefined;
     },
     { timeoutMs: 120_000, intervalMs: 100 },
   );
   await victim.process.kill9();
-  const inFlight = new Set((await nodeJobs(victim)).filter((j) => j.jobId.startsWith(videoId) && j.endedAt === undefined).map((j) => j.jobId));
+  const inFlight = new Set(
+    (await nodeJobs(victim)).filter((j) => j.jobId.startsWith(videoId) && j.endedAt === undefined).map((j) => j.jobId),
+  );
   assert.ok(inFlight.size > 0);
 
   await farm.waitForStatus(videoId, 'ready', 300_000);
@@ -103,10 +133,15 @@ test('kill -9 a node with chunks in flight: only those chunks are encoded twice,
   // Every encode (chunk or audio track) is one activity, one job id; count the nodes' starts of each.
   const starts = new Map<string, number>();
   for (const node of Object.values(nodes)) {
-    for (const job of await nodeJobs(node)) if (job.jobId.startsWith(videoId)) starts.set(job.jobId, (starts.get(job.jobId) ?? 0) + 1);
+    for (const job of await nodeJobs(node))
+      if (job.jobId.startsWith(videoId)) starts.set(job.jobId, (starts.get(job.jobId) ?? 0) + 1);
   }
   const encodedTwice = [...starts].filter(([, count]) => count > 1).map(([jobId]) => jobId);
-  assert.deepEqual(encodedTwice.sort(), [...inFlight].sort(), 'only the chunks in flight on the killed node were encoded again');
+  assert.deepEqual(
+    encodedTwice.sort(),
+    [...inFlight].sort(),
+    'only the chunks in flight on the killed node were encoded again',
+  );
   assert.ok([...starts.values()].every((count) => count <= 2));
   assert.equal(starts.size, 5, 'the audio track, 3 chunks and audio.m4a');
 });
@@ -117,7 +152,10 @@ interface ChunkEncodeInput {
 }
 
 /** The chunk encodes a run of the video's workflow scheduled (their inputs), and whether each completed, from its history. */
-async function chunkEncodes(videoId: string, runId?: string): Promise<{ input: ChunkEncodeInput; completed: boolean }[]> {
+async function chunkEncodes(
+  videoId: string,
+  runId?: string,
+): Promise<{ input: ChunkEncodeInput; completed: boolean }[]> {
   const history = await farm.temporal.workflow.getHandle(`video:${videoId}`, runId).fetchHistory();
   const scheduled = new Map<string, { input: ChunkEncodeInput; completed: boolean }>();
   for (const event of history.events ?? []) {
@@ -138,7 +176,10 @@ async function chunkRecords(videoId: string, runId: string): Promise<{ scheduled
   const chunks = await chunkEncodes(videoId, runId);
   return {
     scheduled: chunks.map((c) => c.input.recordName).sort(),
-    completed: chunks.filter((c) => c.completed).map((c) => c.input.recordName).sort(),
+    completed: chunks
+      .filter((c) => c.completed)
+      .map((c) => c.input.recordName)
+      .sort(),
   };
 }
 
@@ -150,7 +191,11 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
   nodes.c = await farm.startNode('c', { threads: 1 });
 
   const body = await readFile(clipPath);
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, { filename: 'clip.mp4', fileSize: body.length, contentType: 'video/mp4' });
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'clip.mp4',
+    fileSize: body.length,
+    contentType: 'video/mp4',
+  });
   await farm.kino.uploads.putFile(ticket, body, 'video/mp4');
   const { videoID: videoId } = await farm.kino.videos.process(farm.orgId, farm.envId, {
     storagePath: ticket.bucketPath,
@@ -162,13 +207,20 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
   });
   const workflow = farm.temporal.workflow.getHandle(`video:${videoId}`);
   const firstRun = (await workflow.describe()).runId;
-  await waitFor('a first chunk encoded', async () => (await chunkRecords(videoId, firstRun)).completed.length > 0 || undefined, { timeoutMs: 180_000, intervalMs: 200 });
+  await waitFor(
+    'a first chunk encoded',
+    async () => (await chunkRecords(videoId, firstRun)).completed.length > 0 || undefined,
+    { timeoutMs: 180_000, intervalMs: 200 },
+  );
   // The uploaded file vanishes mid-video: the next chunk cannot read it, and the video fails.
   await farm.storage.delete(ticket.bucketPath);
   await farm.waitForStatus(videoId, 'failed', 180_000);
   const first = await chunkRecords(videoId, firstRun);
   const allChunks = ['0-0', '0-1', '0-2'];
-  assert.ok(first.completed.length > 0 && first.completed.length < allChunks.length, `some chunks finished before the failure, not all (${first.completed.join(', ')})`);
+  assert.ok(
+    first.completed.length > 0 && first.completed.length < allChunks.length,
+    `some chunks finished before the failure, not all (${first.completed.join(', ')})`,
+  );
 
   // The same file again at the same path, and a retry: only the chunks not finished are encoded.
   await farm.storage.put(ticket.bucketPath, body, 'video/mp4');
@@ -177,13 +229,21 @@ test('retried after `failed` with unchanged parameters: the chunks finished befo
   const secondRun = (await workflow.describe()).runId;
   assert.notEqual(secondRun, firstRun);
   const second = await chunkRecords(videoId, secondRun);
-  assert.deepEqual(second.scheduled, allChunks.filter((name) => !first.completed.includes(name)), 'the retry encodes only the chunks the failed run did not finish');
+  assert.deepEqual(
+    second.scheduled,
+    allChunks.filter((name) => !first.completed.includes(name)),
+    'the retry encodes only the chunks the failed run did not finish',
+  );
   await assertPlaysLikeAWholeFileEncode(videoId);
 });
 
 /** The distinct HRD `cbr_flag` values the video stream's sequence headers carry, at every join (1: CBR). */
 async function cbrFlags(playlist: string): Promise<number> {
-  const { stderr } = await run('ffmpeg', ['-hide_banner', '-i', playlist, '-map', '0:v:0', '-c', 'copy', '-bsf:v', 'trace_headers', '-f', 'null', '-'], { maxBuffer: 256 * 1024 * 1024 });
+  const { stderr } = await run(
+    'ffmpeg',
+    ['-hide_banner', '-i', playlist, '-map', '0:v:0', '-c', 'copy', '-bsf:v', 'trace_headers', '-f', 'null', '-'],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
   const flags = new Set([...stderr.matchAll(/cbr_flag\[0\]\s+\S+ = (\d)/g)].map((m) => Number(m[1])));
   assert.equal(flags.size, 1, `one cbr_flag throughout (${[...flags].join(', ') || 'none'})`);
   return [...flags][0]!;
@@ -191,17 +251,29 @@ async function cbrFlags(playlist: string): Promise<number> {
 
 /** The video stream's mean bitrate in kbps over a playlist's joined segments, from its packet sizes. */
 async function videoKbps(playlist: string, seconds: number): Promise<number> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=size', '-of', 'csv=p=0', playlist], { maxBuffer: 64 * 1024 * 1024 });
-  const bytes = stdout.split('\n').filter(Boolean).reduce((sum, size) => sum + Number(size), 0);
+  const { stdout } = await run(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=size', '-of', 'csv=p=0', playlist],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  const bytes = stdout
+    .split('\n')
+    .filter(Boolean)
+    .reduce((sum, size) => sum + Number(size), 0);
   return (bytes * 8) / seconds / 1000;
 }
 
-test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15 fps, and CBR in 4:2:2 with AC-3', async () => {
+test("the process request's options hold in chunks: two-pass VBR with MP3 at 15 fps, and CBR in 4:2:2 with AC-3", async () => {
   nodes.d = await farm.startNode('d');
   const body = await readFile(clipPath);
   const [twoPass, cbr] = await Promise.all([
     farm.submitVideo(body, { quality: 'standard', twoPassVBREncoding: true, audioCodec: 'mp3', maxFrameRate: 15 }),
-    farm.submitVideo(body, { quality: 'standard', rateControlMode: 'constantBitrate', pixelFormat: 'yuv422p', audioCodec: 'ac3' }),
+    farm.submitVideo(body, {
+      quality: 'standard',
+      rateControlMode: 'constantBitrate',
+      pixelFormat: 'yuv422p',
+      audioCodec: 'ac3',
+    }),
   ]);
   const cases = [
     { videoId: twoPass, fps: 15, audio: 'mp3', samplesPerFrame: 1152, pixelFormat: 'yuv420p' },
@@ -218,7 +290,11 @@ test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15
       assert.equal(await countDecodedFrames(playlistPath), 20 * fps, `${what} decodes every frame at ${fps} fps`);
       const playlist = await readFile(playlistPath, 'utf8');
       assert.doesNotMatch(playlist, /DISCONTINUITY/);
-      assert.deepEqual([...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1])), [6, 6, 6, 2], `${what}: 6 s segments`);
+      assert.deepEqual(
+        [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1])),
+        [6, 6, 6, 2],
+        `${what}: 6 s segments`,
+      );
       assertRunsOn(await packetTimes(playlistPath, 'v:0'), 1 / fps, `${what} video`);
       assertRunsOn(await packetTimes(playlistPath, 'a:0'), samplesPerFrame / 48_000, `${what} audio`);
       assert.equal(await streamField(playlistPath, 'a:0', 'codec_name'), audio);
@@ -226,14 +302,21 @@ test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15
       if (videoId === cbr) {
         assert.equal(await cbrFlags(playlistPath), 1, `${what}: every chunk signals constant bitrate (HRD cbr_flag)`);
         const kbps = await videoKbps(playlistPath, 20);
-        assert.ok(Math.abs(kbps / encoding.videoStreamBitrate - 1) <= 0.1, `${what}: CBR video at ${kbps.toFixed(0)} kbps against a ${encoding.videoStreamBitrate} kbps target`);
+        assert.ok(
+          Math.abs(kbps / encoding.videoStreamBitrate - 1) <= 0.1,
+          `${what}: CBR video at ${kbps.toFixed(0)} kbps against a ${encoding.videoStreamBitrate} kbps target`,
+        );
       }
     }
   }
   // Two-pass: every chunk ran both passes for every rendition.
   const chunkInputs = (await chunkEncodes(twoPass)).map((chunk) => chunk.input);
   assert.equal(chunkInputs.length, 3);
-  assert.ok(chunkInputs.every((input) => input.renditions.length === 2 && input.renditions.every((rendition) => rendition.twoPass)));
+  assert.ok(
+    chunkInputs.every(
+      (input) => input.renditions.length === 2 && input.renditions.every((rendition) => rendition.twoPass),
+    ),
+  );
 });
 
 /**
@@ -241,13 +324,27 @@ test('the process request\'s options hold in chunks: two-pass VBR with MP3 at 15
  * (the AV1 decoder takes no -skip_frame, so decoded frames cannot tell).
  */
 async function keyframeTimes(playlist: string): Promise<number[]> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', playlist], { maxBuffer: 16 * 1024 * 1024 });
-  return [...stdout.matchAll(/^(-?[\d.]+),K/gm)].map((m) => Math.round(Number(m[1]) * 1000) / 1000).sort((a, b) => a - b);
+  const { stdout } = await run(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', playlist],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return [...stdout.matchAll(/^(-?[\d.]+),K/gm)]
+    .map((m) => Math.round(Number(m[1]) * 1000) / 1000)
+    .sort((a, b) => a - b);
 }
 
-test('content-aware with AV1 and HEVC renditions, in chunks: every rendition decodes every frame, cut on the H.264 ladder\'s keyframes, with its codec in CODECS and its VMAF measured; on a still picture H.264 spends less than fixed', async () => {
+test("content-aware with AV1 and HEVC renditions, in chunks: every rendition decodes every frame, cut on the H.264 ladder's keyframes, with its codec in CODECS and its VMAF measured; on a still picture H.264 spends less than fixed", async () => {
   // Colour bars that never move: the fixed ladder spends its bitrate on them anyway, the floor does not.
-  const stillPath = await makeClip({ seconds: 20, width: 854, height: 480, fps: 30, audio: true, path: join(workDir, 'still.mp4'), picture: 'still' });
+  const stillPath = await makeClip({
+    seconds: 20,
+    width: 854,
+    height: 480,
+    fps: 30,
+    audio: true,
+    path: join(workDir, 'still.mp4'),
+    picture: 'still',
+  });
   const body = await readFile(stillPath);
   const [fixedVideoId, videoId] = await Promise.all([
     farm.submitVideo(body, { quality: 'standard' }),
@@ -256,7 +353,10 @@ test('content-aware with AV1 and HEVC renditions, in chunks: every rendition dec
   await farm.waitForStatus(fixedVideoId, 'ready', 600_000);
   await farm.waitForStatus(videoId, 'ready', 600_000);
   const details = await farm.kino.videos.get(farm.orgId, videoId);
-  assert.deepEqual(details.encodings.map((e) => `${e.key} ${e.videoCodec}`), ['360p h264', '480p h264', '360p-hevc hevc', '480p-hevc hevc', '360p-av1 av1', '480p-av1 av1']);
+  assert.deepEqual(
+    details.encodings.map((e) => `${e.key} ${e.videoCodec}`),
+    ['360p h264', '480p h264', '360p-hevc hevc', '480p-hevc hevc', '360p-av1 av1', '480p-av1 av1'],
+  );
   // One activity per chunk per codec (and pass count): 3 chunks of H.264, of HEVC and of AV1.
   const scheduled = await farm.scheduledActivities(videoId);
   assert.equal(scheduled.encodeChunk, 9);
@@ -265,24 +365,45 @@ test('content-aware with AV1 and HEVC renditions, in chunks: every rendition dec
   await farm.downloadVideo(videoId, dir);
   const master = await readFile(join(dir, 'hls', 'master.m3u8'), 'utf8');
   const h264Keyframes = await keyframeTimes(join(dir, 'hls', '360p', 'playlist.m3u8'));
-  assert.deepEqual(h264Keyframes, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18], 'H.264: a keyframe every 2 s, so one starts every segment');
+  assert.deepEqual(
+    h264Keyframes,
+    [0, 2, 4, 6, 8, 10, 12, 14, 16, 18],
+    'H.264: a keyframe every 2 s, so one starts every segment',
+  );
   for (const encoding of details.encodings) {
     const playlistPath = join(dir, 'hls', encoding.key, 'playlist.m3u8');
     const what = `${encoding.key}`;
     assert.equal(await countDecodedFrames(playlistPath), 600, `${what} decodes every frame`);
     const playlist = await readFile(playlistPath, 'utf8');
-    assert.deepEqual([...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1])), [6, 6, 6, 2], `${what}: 6 s segments`);
-    assert.deepEqual(await keyframeTimes(playlistPath), h264Keyframes, `${what}: keyframes on the H.264 ladder's, so players switch between them at any segment`);
+    assert.deepEqual(
+      [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((m) => Number(m[1])),
+      [6, 6, 6, 2],
+      `${what}: 6 s segments`,
+    );
+    assert.deepEqual(
+      await keyframeTimes(playlistPath),
+      h264Keyframes,
+      `${what}: keyframes on the H.264 ladder's, so players switch between them at any segment`,
+    );
     assertRunsOn(await packetTimes(playlistPath, 'v:0'), 1 / 30, `${what} video`);
     // CODECS of each variant names its codec, as the init segment says.
     const variant = master.split('\n').findIndex((line) => line === `${encoding.key}/playlist.m3u8`);
     const codecs = /CODECS="([^"]+)"/.exec(master.split('\n')[variant - 1] ?? '')?.[1] ?? '';
     const sampleEntry = { h264: 'avc1.', hevc: 'hvc1.', av1: 'av01.' }[encoding.videoCodec];
     assert.ok(codecs.startsWith(sampleEntry) && codecs.endsWith(',mp4a.40.2'), `${what}: CODECS="${codecs}"`);
-    assert.equal(await streamField(playlistPath, 'v:0', 'codec_name'), { h264: 'h264', hevc: 'hevc', av1: 'av1' }[encoding.videoCodec]);
+    assert.equal(
+      await streamField(playlistPath, 'v:0', 'codec_name'),
+      { h264: 'h264', hevc: 'hevc', av1: 'av1' }[encoding.videoCodec],
+    );
     // Scored against the source on the nodes (every chunk of a video this short).
-    assert.ok(encoding.vmaf !== undefined && encoding.vmaf > 50 && encoding.vmaf <= 100, `${what}: VMAF ${encoding.vmaf}`);
-    assert.ok(encoding.averageBitrate !== undefined && encoding.averageBitrate > 0, `${what}: average bitrate ${encoding.averageBitrate}`);
+    assert.ok(
+      encoding.vmaf !== undefined && encoding.vmaf > 50 && encoding.vmaf <= 100,
+      `${what}: VMAF ${encoding.vmaf}`,
+    );
+    assert.ok(
+      encoding.averageBitrate !== undefined && encoding.averageBitrate > 0,
+      `${what}: average bitrate ${encoding.averageBitrate}`,
+    );
   }
   // Content-aware stops at the floor where fixed spends more on a picture that needs little.
   const fixedDir = join(workDir, fixedVideoId);
@@ -290,8 +411,14 @@ test('content-aware with AV1 and HEVC renditions, in chunks: every rendition dec
   for (const rendition of ['360p', '480p']) {
     const aware = await videoKbps(join(dir, 'hls', rendition, 'playlist.m3u8'), 20);
     const fixed = await videoKbps(join(fixedDir, 'hls', rendition, 'playlist.m3u8'), 20);
-    assert.ok(aware < fixed * 0.85, `${rendition}: content-aware video at ${aware.toFixed(1)} kbps against fixed at ${fixed.toFixed(1)}`);
+    assert.ok(
+      aware < fixed * 0.85,
+      `${rendition}: content-aware video at ${aware.toFixed(1)} kbps against fixed at ${fixed.toFixed(1)}`,
+    );
   }
   const fixedDetails = await farm.kino.videos.get(farm.orgId, fixedVideoId);
-  assert.ok(fixedDetails.encodings.every((e) => e.videoCodec === 'h264' && e.vmaf === undefined), 'a fixed H.264 ladder is not scored');
+  assert.ok(
+    fixedDetails.encodings.every((e) => e.videoCodec === 'h264' && e.vmaf === undefined),
+    'a fixed H.264 ladder is not scored',
+  );
 });

@@ -75,7 +75,10 @@ async function playOnce(): Promise<number> {
   const master = await fetch(masterUrl);
   const masterText = await master.text();
   if (master.status !== 200) return 0;
-  const playlistUrl = new URL(masterText.split('\n').find((line) => line.endsWith('.m3u8'))!, masterUrl);
+  const playlistUrl = new URL(
+    masterText.split('\n').find((line) => line.endsWith('.m3u8'))!,
+    masterUrl,
+  );
   const playlist = await fetch(playlistUrl);
   const playlistText = await playlist.text();
   if (playlist.status !== 200) return 0;
@@ -104,7 +107,10 @@ function startPlayer(): { stop(): Promise<number> } {
     return served;
   })();
   // Held until stop(), which rethrows: a player that fails is the test's failure, not a stray rejection.
-  const played = playLoop.then((served) => ({ served }), (error: unknown) => ({ error }));
+  const played = playLoop.then(
+    (served) => ({ served }),
+    (error: unknown) => ({ error }),
+  );
   return {
     stop: async () => {
       playing = false;
@@ -115,7 +121,10 @@ function startPlayer(): { stop(): Promise<number> } {
   };
 }
 
-async function apiHealth(): Promise<{ status: number; body: { code?: string; body: { status: string; checks: Record<string, { status: string }> } } }> {
+async function apiHealth(): Promise<{
+  status: number;
+  body: { code?: string; body: { status: string; checks: Record<string, { status: string }> } };
+}> {
   const response = await fetch(`${farm.apiUrl}/health`);
   return { status: response.status, body: (await response.json()) as never };
 }
@@ -127,7 +136,11 @@ async function assertPlaysEveryFrame(videoId: string): Promise<void> {
 }
 
 /** Processes a video while `service` is stopped (`how`) and started again; checks what clients see meanwhile. */
-async function rideThrough(service: (typeof dependencies)[number]['service'], check: string, how: 'fast' | 'kill9'): Promise<void> {
+async function rideThrough(
+  service: (typeof dependencies)[number]['service'],
+  check: string,
+  how: 'fast' | 'kill9',
+): Promise<void> {
   const videoId = await farm.submitVideo(clip);
   await farm.launcher.stopService(service, how);
 
@@ -143,7 +156,10 @@ async function rideThrough(service: (typeof dependencies)[number]['service'], ch
     const listing = await fetch(`${farm.apiUrl}/${farm.orgId}/environments`, { headers: { 'X-Api-Key': farm.apiKey } });
     assert.equal(listing.status, 503);
     const envelope = (await listing.json()) as { title: string; status: number; code: string; detail: string };
-    assert.deepEqual({ title: envelope.title, status: envelope.status, code: envelope.code }, { title: 'Service Unavailable', status: 503, code: 'service_unavailable' });
+    assert.deepEqual(
+      { title: envelope.title, status: envelope.status, code: envelope.code },
+      { title: 'Service Unavailable', status: 503, code: 'service_unavailable' },
+    );
     // Delivery has not met this video yet: it cannot look it up either.
     const unknown = await fetch(`${farm.deliveryUrl}/${videoId}/master.m3u8`);
     assert.equal(unknown.status, 503);
@@ -157,7 +173,10 @@ async function rideThrough(service: (typeof dependencies)[number]['service'], ch
   }
 
   await farm.launcher.startServiceAgain(service);
-  await waitFor('the API to be healthy again', async () => (await apiHealth()).status === 200, { timeoutMs: 30_000, intervalMs: 200 });
+  await waitFor('the API to be healthy again', async () => (await apiHealth()).status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
   await farm.waitForStatus(videoId, 'ready', 180_000);
   await assertPlaysEveryFrame(videoId);
 }
@@ -179,7 +198,9 @@ for (const { service, check } of dependencies) {
 test('every segment served during the restarts is counted once in analytics', async () => {
   assert.ok(segmentsServed > 0);
   // Rows wait in delivery's spool while the store is down and ship once it is back.
-  await scrapeUntil(farm.metricsUrls.delivery!, (scraped) => assert.equal(scraped.value('kino_delivery_spool_files'), 0));
+  await scrapeUntil(farm.metricsUrls.delivery!, (scraped) =>
+    assert.equal(scraped.value('kino_delivery_spool_files'), 0),
+  );
   const [rows] = await farm.clickhouse!.query<{ final: number; distinct: number }>(
     `SELECT count() AS final, uniqExact(row_id) AS distinct FROM segment_deliveries FINAL WHERE video_id = '${watched}'`,
   );

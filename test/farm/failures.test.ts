@@ -87,7 +87,11 @@ test('kill -9 an encode node mid-encode: the encode is retried on the other node
   await assertPlaysEveryFrame(videoId);
 
   // The dead node gets no more work; its slot is not held.
-  const dead = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', victim.nodeId).executeTakeFirstOrThrow();
+  const dead = await farm.db
+    .selectFrom('encode_nodes')
+    .select('state')
+    .where('id', '=', victim.nodeId)
+    .executeTakeFirstOrThrow();
   assert.equal(dead.state, 'gone');
   assert.deepEqual(await farm.db.selectFrom('node_leases').select('id').execute(), []);
 });
@@ -101,9 +105,13 @@ test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow
   await farm.waitForStatus(videoId, 'ready', 150_000);
   await assertPlaysEveryFrame(videoId);
   assert.ok(encodeAttempts(await attemptsByActivity(farm, videoId)) >= 2, 'the encode of the dead worker was retried');
-  await waitFor('every slot to be given back', async () => (await farm.db.selectFrom('node_leases').select('id').execute()).length === 0, {
-    timeoutMs: 30_000,
-  });
+  await waitFor(
+    'every slot to be given back',
+    async () => (await farm.db.selectFrom('node_leases').select('id').execute()).length === 0,
+    {
+      timeoutMs: 30_000,
+    },
+  );
 });
 
 test('SIGTERM stops the orchestrator cleanly: it exits 0', async () => {

@@ -51,7 +51,8 @@ export async function nodeJobs(node: FarmNodeProcess): Promise<NodeJob[]> {
     if (!line.startsWith('{')) continue;
     const entry = JSON.parse(line) as { msg?: string; jobId?: string; time?: number; nodeId?: string; job?: string };
     if (!entry.jobId || entry.time === undefined || entry.nodeId !== node.nodeId) continue;
-    if (entry.msg === 'encode started') jobs.push({ jobId: entry.jobId, startedAt: entry.time, ...(entry.job ? { kind: entry.job } : {}) });
+    if (entry.msg === 'encode started')
+      jobs.push({ jobId: entry.jobId, startedAt: entry.time, ...(entry.job ? { kind: entry.job } : {}) });
     else if (/^encode (done|failed|cancelled)/.test(entry.msg ?? '')) {
       const job = jobs.findLast((j) => j.jobId === entry.jobId && j.endedAt === undefined);
       if (job) job.endedAt = entry.time;
@@ -152,7 +153,10 @@ export interface Farm extends FarmTenant {
   /** Restarts the orchestrator, with more settings for this start when given (e.g. ENCODE_CHUNK_SECONDS). */
   startOrchestrator(env?: Record<string, string>): Promise<ManagedProcess>;
   /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
-  startNode(name: string, options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string }): Promise<FarmNodeProcess>;
+  startNode(
+    name: string,
+    options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string },
+  ): Promise<FarmNodeProcess>;
 }
 
 export async function startFarm({
@@ -270,8 +274,22 @@ export async function connectTenant({
     deliveryUrl,
     clickhouse: deliveryUrl ? new ClickHouseHttp(env.CLICKHOUSE_URL!) : undefined,
 
-    async submitVideo(body, { quality = 'standard', compressionRatio = 'ultrafast', maxFrameRate = -1, maxEdgeLength = -1, filename = 'clip.mp4', ...options } = {}) {
-      const ticket = await kino.uploads.createUrl(orgId, envId, { filename, fileSize: body.length, contentType: 'video/mp4' });
+    async submitVideo(
+      body,
+      {
+        quality = 'standard',
+        compressionRatio = 'ultrafast',
+        maxFrameRate = -1,
+        maxEdgeLength = -1,
+        filename = 'clip.mp4',
+        ...options
+      } = {},
+    ) {
+      const ticket = await kino.uploads.createUrl(orgId, envId, {
+        filename,
+        fileSize: body.length,
+        contentType: 'video/mp4',
+      });
       await kino.uploads.putFile(ticket, body, 'video/mp4');
       const { videoID } = await kino.videos.process(orgId, envId, {
         storagePath: ticket.bucketPath,
@@ -290,9 +308,13 @@ export async function connectTenant({
       return waitFor(
         `video ${videoId} to be ${status}`,
         async () => {
-          const details = (await kino.videos.get(orgId, videoId)) as Awaited<ReturnType<Kino['videos']['get']>> & { failureReason?: string };
+          const details = (await kino.videos.get(orgId, videoId)) as Awaited<ReturnType<Kino['videos']['get']>> & {
+            failureReason?: string;
+          };
           if (!details.status.transcoding && !details.status[status]) {
-            throw new Error(`video ended ${JSON.stringify(details.status)} (${details.failureReason ?? ''}), not ${status}`);
+            throw new Error(
+              `video ended ${JSON.stringify(details.status)} (${details.failureReason ?? ''}), not ${status}`,
+            );
           }
           return details.status[status] ? details : undefined;
         },
@@ -352,7 +374,13 @@ export interface ReceivedWebhook {
   id: string;
   timestamp: string;
   body: string;
-  payload: { event: string; videoId: string | null; status: string | null; timestamp: string; data: Record<string, unknown> };
+  payload: {
+    event: string;
+    videoId: string | null;
+    status: string | null;
+    timestamp: string;
+    data: Record<string, unknown>;
+  };
   signatureValid: boolean;
   /** Answered 503 (see failNext). */
   refused: boolean;
@@ -392,7 +420,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
           return version === 'v1' && presented.length === expected.length && timingSafeEqual(presented, expected);
         });
       const payload = JSON.parse(body) as ReceivedWebhook['payload'];
-      const refused = signatureValid && receiver.failNext > 0 && (receiver.failEvent === undefined || receiver.failEvent === payload.event);
+      const refused =
+        signatureValid &&
+        receiver.failNext > 0 &&
+        (receiver.failEvent === undefined || receiver.failEvent === payload.event);
       if (refused) receiver.failNext -= 1;
       received.push({ id, timestamp, body, payload, signatureValid, refused });
       response.writeHead(!signatureValid ? 401 : refused ? 503 : 204).end();

@@ -56,7 +56,9 @@ async function nodeState(nodeId: string): Promise<string | undefined> {
 }
 
 async function finalNode(videoId: string): Promise<string> {
-  const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
+  const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as {
+    renditions: Array<{ outcome: { nodeId: string } }>;
+  };
   return result.renditions[0]!.outcome.nodeId;
 }
 
@@ -90,9 +92,15 @@ test('every part on a host of its own: a node host cut off mid-encode and back, 
   let c: FarmNodeProcess;
   try {
     c = await farm.startNode('c', { threads: 1, host: hosts['node-c'], listenOn: '0.0.0.0' });
-    assert.equal(c.address.split(':')[0], hosts['node-c']!.address, 'a node on 0.0.0.0 advertises the address it reaches the registry from');
+    assert.equal(
+      c.address.split(':')[0],
+      hosts['node-c']!.address,
+      'a node on 0.0.0.0 advertises the address it reaches the registry from',
+    );
     await submit('while-cut');
-    await waitFor('node b to be dropped', async () => ((await nodeState(b.nodeId)) === 'gone' ? true : undefined), { timeoutMs: 60_000 });
+    await waitFor('node b to be dropped', async () => ((await nodeState(b.nodeId)) === 'gone' ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     await farm.waitForStatus(onB.videoId, 'ready', 180_000);
     assert.notEqual(await finalNode(onB.videoId), b.nodeId, 'the cut-off encode finished on another node');
   } finally {
@@ -100,7 +108,9 @@ test('every part on a host of its own: a node host cut off mid-encode and back, 
   }
 
   // Back on the network, node b registers again under its id and takes work.
-  await waitFor('node b to be back', async () => ((await nodeState(b.nodeId)) === 'active' ? true : undefined), { timeoutMs: 60_000 });
+  await waitFor('node b to be back', async () => ((await nodeState(b.nodeId)) === 'active' ? true : undefined), {
+    timeoutMs: 60_000,
+  });
   await submit('after-return');
   for (const videoId of videoIds) await farm.waitForStatus(videoId, 'ready', 180_000);
   const nodesUsed = new Set(await Promise.all(videoIds.map(finalNode)));

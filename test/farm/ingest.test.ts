@@ -38,7 +38,10 @@ function serveSource(request: IncomingMessage, response: ServerResponse): void {
   response.setHeader('accept-ranges', 'bytes');
   response.setHeader('etag', '"clip-v1"');
   if (match) {
-    response.writeHead(206, { 'content-length': clip.length - start, 'content-range': `bytes ${start}-${clip.length - 1}/${clip.length}` });
+    response.writeHead(206, {
+      'content-length': clip.length - start,
+      'content-range': `bytes ${start}-${clip.length - 1}/${clip.length}`,
+    });
     response.end(clip.subarray(start));
     return;
   }
@@ -59,7 +62,14 @@ beforeAll(async () => {
   [farm, receiver, clipPath] = await Promise.all([
     joinSharedFarm('ingest'),
     startWebhookReceiver(),
-    makeClip({ seconds: 3, width: 640, height: 360, fps: 25, audio: true, path: join(tmpdir(), `kino-ingest-clip-${process.pid}.mp4`) }),
+    makeClip({
+      seconds: 3,
+      width: 640,
+      height: 360,
+      fps: 25,
+      audio: true,
+      path: join(tmpdir(), `kino-ingest-clip-${process.pid}.mp4`),
+    }),
   ]);
   clip = await readFile(clipPath);
   receiver.secret = await registerWebhook(farm, receiver.url);
@@ -97,7 +107,11 @@ test('a source whose connection drops mid-body is resumed with Range, stored byt
   const dir = join(workDir, videoID);
   await farm.downloadVideo(videoID, dir);
   const sourceFrames = await countFramesInFile(clipPath);
-  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames, 'the ladder plays first to last frame');
+  assert.equal(
+    await countDecodedFrames(join(dir, 'hls', 'master.m3u8')),
+    sourceFrames,
+    'the ladder plays first to last frame',
+  );
 });
 
 test('a URL answering 404 ends failed with the named reason in the details and the failed webhook', async () => {
@@ -111,15 +125,25 @@ test('a URL answering 404 ends failed with the named reason in the details and t
 
   const hook = await waitFor(
     `the failed webhook of ${videoID}`,
-    () => receiver.received.find((w) => w.payload.videoId === videoID && w.payload.event === 'video.processing.failed' && !w.refused),
+    () =>
+      receiver.received.find(
+        (w) => w.payload.videoId === videoID && w.payload.event === 'video.processing.failed' && !w.refused,
+      ),
     { timeoutMs: 60_000 },
   );
   assert.ok(hook.signatureValid);
   assert.equal(hook.payload.data.failureReason, failed.failureReason);
   // Final at once: one request, one attempt, no probe.
   assert.equal(requests.filter((r) => r.path === '/missing.mp4').length, 1);
-  assert.deepEqual(await farm.scheduledActivities(videoID).then((s) => [s.fetchIngestSource, s.probeSource]), [1, undefined]);
-  assert.equal(await farm.storage.head(objectKeys.ingestSource(farm.orgId, farm.envId, videoID)), undefined, 'nothing stored');
+  assert.deepEqual(await farm.scheduledActivities(videoID).then((s) => [s.fetchIngestSource, s.probeSource]), [
+    1,
+    undefined,
+  ]);
+  assert.equal(
+    await farm.storage.head(objectKeys.ingestSource(farm.orgId, farm.envId, videoID)),
+    undefined,
+    'nothing stored',
+  );
 });
 
 test('the API refuses a URL that is not http(s) with invalid_url', async () => {

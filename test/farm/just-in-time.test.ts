@@ -15,8 +15,23 @@ import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { audioEncodingOf, objectKeys } from '@kino/proto/contract';
 import { audioTrackArgs, runFfmpeg, threadNiceness } from '@kino/ffmpeg';
-import { assertRunsOn, countDecodedFrames, countFramesInFile, makeClip, packetHashes, packetTimes } from '@kino/test/support/media';
-import { nodeJobs, registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
+import {
+  assertRunsOn,
+  countDecodedFrames,
+  countFramesInFile,
+  makeClip,
+  packetHashes,
+  packetTimes,
+} from '@kino/test/support/media';
+import {
+  nodeJobs,
+  registerWebhook,
+  startFarm,
+  startWebhookReceiver,
+  type Farm,
+  type FarmNodeProcess,
+  type WebhookReceiver,
+} from './farm.ts';
 
 const run = promisify(execFile);
 
@@ -48,7 +63,11 @@ afterAll(async () => {
 });
 
 async function videoRow(videoId: string) {
-  return farm.db.selectFrom('videos').select(['status', 'segments_pending', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
+  return farm.db
+    .selectFrom('videos')
+    .select(['status', 'segments_pending', 'failure_reason'])
+    .where('id', '=', videoId)
+    .executeTakeFirstOrThrow();
 }
 
 async function storedText(key: string): Promise<string | undefined> {
@@ -61,7 +80,10 @@ function durationsOf(playlist: string): number[] {
 
 function bandwidthsOf(master: string): Record<string, { peak: number; average: number }> {
   return Object.fromEntries(
-    [...master.matchAll(/BANDWIDTH=(\d+),AVERAGE-BANDWIDTH=(\d+).*\n(\w+)\//g)].map((m) => [m[3]!, { peak: Number(m[1]), average: Number(m[2]) }]),
+    [...master.matchAll(/BANDWIDTH=(\d+),AVERAGE-BANDWIDTH=(\d+).*\n(\w+)\//g)].map((m) => [
+      m[3]!,
+      { peak: Number(m[1]), average: Number(m[2]) },
+    ]),
   );
 }
 
@@ -71,7 +93,11 @@ test('ready with its first segment, playable through delivery at once (each segm
   assert.equal((await videoRow(videoId)).segments_pending, true, 'ready before the ladder is complete');
   const plannedMaster = (await storedText(objectKeys.master(videoId)))!;
   const planned = Object.fromEntries(
-    await Promise.all(['360p', '480p'].map(async (key) => [key, (await storedText(objectKeys.renditionPlaylist(videoId, key)))!] as const)),
+    await Promise.all(
+      ['360p', '480p'].map(
+        async (key) => [key, (await storedText(objectKeys.renditionPlaylist(videoId, key)))!] as const,
+      ),
+    ),
   );
   assert.deepEqual(durationsOf(planned['480p']!).length, 7, 'every segment is in the playlist from the start');
   assert.ok(await farm.storage.head(objectKeys.segment(videoId, '480p', 0)), 'the first segment is there');
@@ -81,18 +107,35 @@ test('ready with its first segment, playable through delivery at once (each segm
   const last = await fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00006.m4s`);
   assert.equal(last.status, 200);
   assert.ok((await last.arrayBuffer()).byteLength > 0);
-  assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 3)), undefined, 'the background had not reached the middle yet');
+  assert.equal(
+    await farm.storage.head(objectKeys.segment(videoId, '480p', 3)),
+    undefined,
+    'the background had not reached the middle yet',
+  );
 
   // A player from the start: every frame decodes through delivery while segments are still being made.
   assert.equal(await countDecodedFrames(`${farm.deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
 
-  await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, { timeoutMs: 180_000, intervalMs: 250 });
+  await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, {
+    timeoutMs: 180_000,
+    intervalMs: 250,
+  });
   const dir = join(workDir, videoId);
   await farm.downloadVideo(videoId, dir);
-  assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames, 'the stored ladder decodes every frame');
+  assert.equal(
+    await countDecodedFrames(join(dir, 'hls', 'master.m3u8')),
+    sourceFrames,
+    'the stored ladder decodes every frame',
+  );
   const track = join(workDir, `${videoId}-track.mp4`);
   // The ladder's audio: AAC at 128 kbit/s, in the source's one channel (a sine tone).
-  await runFfmpeg(audioTrackArgs({ input: clipPath, audio: { encoding: audioEncodingOf.aac, bitrateKbps: 128, channels: 1 }, output: track }));
+  await runFfmpeg(
+    audioTrackArgs({
+      input: clipPath,
+      audio: { encoding: audioEncodingOf.aac, bitrateKbps: 128, channels: 1 },
+      output: track,
+    }),
+  );
   const trackPackets = await packetHashes(track, 'a:0');
   for (const key of ['360p', '480p']) {
     // Packet timestamps run on across every join, and the audio is one AAC encode of the source's
@@ -103,16 +146,29 @@ test('ready with its first segment, playable through delivery at once (each segm
     assertRunsOn(await packetTimes(playlistPath, 'a:0'), 1024 / 48_000, `${key} audio`);
     const stored = await packetHashes(playlistPath, 'a:0');
     const differs = stored.findIndex((hash, k) => hash !== trackPackets[k]);
-    assert.deepEqual([stored.length, differs], [trackPackets.length, -1], `${key} audio: ${stored.length} packets against the track's ${trackPackets.length}, first differing at ${differs}`);
+    assert.deepEqual(
+      [stored.length, differs],
+      [trackPackets.length, -1],
+      `${key} audio: ${stored.length} packets against the track's ${trackPackets.length}, first differing at ${differs}`,
+    );
     const made = durationsOf(await readFile(join(dir, 'hls', key, 'playlist.m3u8'), 'utf8'));
     const plannedDurations = durationsOf(planned[key]!);
     assert.equal(made.length, plannedDurations.length, `${key}: as many segments as planned`);
-    made.forEach((d, k) => assert.ok(Math.abs(d - plannedDurations[k]!) < 1 / 30 + 1e-3, `${key} segment ${k}: planned ${plannedDurations[k]} s, made ${d} s`));
+    made.forEach((d, k) =>
+      assert.ok(
+        Math.abs(d - plannedDurations[k]!) < 1 / 30 + 1e-3,
+        `${key} segment ${k}: planned ${plannedDurations[k]} s, made ${d} s`,
+      ),
+    );
   }
   // The declared BANDWIDTH never undersold a segment: at least the measured peak.
   const declared = bandwidthsOf(plannedMaster);
   const measured = bandwidthsOf((await storedText(objectKeys.master(videoId)))!);
-  for (const key of ['360p', '480p']) assert.ok(declared[key]!.peak >= measured[key]!.peak, `${key}: declared ${declared[key]!.peak} against a measured peak of ${measured[key]!.peak}`);
+  for (const key of ['360p', '480p'])
+    assert.ok(
+      declared[key]!.peak >= measured[key]!.peak,
+      `${key}: declared ${declared[key]!.peak} against a measured peak of ${measured[key]!.peak}`,
+    );
 
   // One activity per run and one node job each: nothing was encoded twice.
   const scheduled = await farm.scheduledActivities(videoId);
@@ -120,7 +176,9 @@ test('ready with its first segment, playable through delivery at once (each segm
   assert.equal(scheduled.encodeAudioTrack, 1);
   const starts = (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId));
   assert.equal(new Set(starts.map((j) => j.jobId)).size, starts.length, 'each encode ran once');
-  const completed = receiver.received.filter((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed');
+  const completed = receiver.received.filter(
+    (w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed',
+  );
   assert.equal(completed.length, 1, 'one completed webhook, when it became playable');
 });
 
@@ -133,7 +191,8 @@ async function runFfmpegPids(videoId: string, firstSegment: number): Promise<num
       if (!(await readlink(`/proc/${entry}/cwd`)).includes(videoId)) continue;
       const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0');
       const start = args.indexOf('-start_number');
-      if (/ffmpeg$/.test(args[0] ?? '') && start > 0 && args[start + 1] === String(firstSegment)) pids.push(Number(entry));
+      if (/ffmpeg$/.test(args[0] ?? '') && start > 0 && args[start + 1] === String(firstSegment))
+        pids.push(Number(entry));
     } catch {
       // Not ours to read, or gone meanwhile.
     }
@@ -141,12 +200,12 @@ async function runFfmpegPids(videoId: string, firstSegment: number): Promise<num
   return pids;
 }
 
-test('a viewer who asks for a segment of a background run already running: that run\'s ffmpeg leaves nice 10 for 0, every thread of it', async () => {
+test("a viewer who asks for a segment of a background run already running: that run's ffmpeg leaves nice 10 for 0, every thread of it", async () => {
   const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
   await farm.waitForStatus(videoId, 'ready', 180_000);
   // The first background run (segments 1 and 2) on the node's one slot, niced.
   const pid = await waitFor(
-    'the first background run\'s ffmpeg, niced',
+    "the first background run's ffmpeg, niced",
     async () => {
       for (const candidate of await runFfmpegPids(videoId, 1)) {
         const values = threadNiceness(candidate);
@@ -156,11 +215,15 @@ test('a viewer who asks for a segment of a background run already running: that 
     },
     { timeoutMs: 120_000, intervalMs: 50 },
   );
-  assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 2)), undefined, 'its last segment is not made yet');
+  assert.equal(
+    await farm.storage.head(objectKeys.segment(videoId, '480p', 2)),
+    undefined,
+    'its last segment is not made yet',
+  );
 
   const segment = fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00002.m4s`);
   await waitFor(
-    'every thread of the run\'s ffmpeg at nice 0',
+    "every thread of the run's ffmpeg at nice 0",
     async () => {
       const values = threadNiceness(pid);
       assert.ok(values.length > 0, 'the run ended before it was raised');
@@ -171,13 +234,28 @@ test('a viewer who asks for a segment of a background run already running: that 
   const response = await segment;
   assert.equal(response.status, 200);
   assert.ok((await response.arrayBuffer()).byteLength > 0);
-  await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, { timeoutMs: 180_000, intervalMs: 250 });
+  await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, {
+    timeoutMs: 180_000,
+    intervalMs: 250,
+  });
 });
 
 test('a source whose tail is damaged: ready, then failed with the reason and the failed webhook; delivery answers an error for the segments it cannot make', async () => {
   // The index at the front (as phones and editors write it), the last 40 % of the bytes cut off.
   const faststart = join(workDir, 'faststart.mp4');
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', clipPath, '-c', 'copy', '-movflags', '+faststart', faststart]);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    clipPath,
+    '-c',
+    'copy',
+    '-movflags',
+    '+faststart',
+    faststart,
+  ]);
   const whole = await readFile(faststart);
   const truncated = join(workDir, 'truncated.mp4');
   await writeFile(truncated, whole.subarray(0, Math.floor(whole.length * 0.6)));

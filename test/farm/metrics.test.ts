@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
 import { makeClip } from '@kino/test/support/media';
 import { scrape, scrapeUntil } from '@kino/test/support/metrics';
-import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type FarmNodeProcess, type WebhookReceiver } from './farm.ts';
+import {
+  registerWebhook,
+  startFarm,
+  startWebhookReceiver,
+  type Farm,
+  type FarmNodeProcess,
+  type WebhookReceiver,
+} from './farm.ts';
 
 const metricsToken = `metrics-test-${process.pid}-token`;
 
@@ -25,7 +32,14 @@ beforeAll(async () => {
   [farm, receiver, clipPath] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { METRICS_TOKEN: metricsToken } }),
     startWebhookReceiver(),
-    makeClip({ seconds: 4, width: 640, height: 360, fps: 24, audio: true, path: join(tmpdir(), `kino-metrics-clip-${process.pid}.mp4`) }),
+    makeClip({
+      seconds: 4,
+      width: 640,
+      height: 360,
+      fps: 24,
+      audio: true,
+      path: join(tmpdir(), `kino-metrics-clip-${process.pid}.mp4`),
+    }),
   ]);
   receiver.secret = await registerWebhook(farm, receiver.url);
   node = await farm.startNode('a');
@@ -51,7 +65,11 @@ describe('metrics of a farm after real work', () => {
     await farm.waitForStatus(videoId, 'ready');
     await waitFor(
       'the completed webhook, accepted after one refusal',
-      () => receiver.received.find((hook) => hook.payload.videoId === videoId && hook.payload.event === 'video.processing.completed' && !hook.refused),
+      () =>
+        receiver.received.find(
+          (hook) =>
+            hook.payload.videoId === videoId && hook.payload.event === 'video.processing.completed' && !hook.refused,
+        ),
       { timeoutMs: 60_000 },
     );
 
@@ -69,7 +87,9 @@ describe('metrics of a farm after real work', () => {
     }
     assert.ok(segmentSizes.length >= 1, playlist);
     // The first segment once more, through the public family: served from the node's cache.
-    const publicSegment = await fetch(`${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/video-${qualities[0]}/seg-0.m4s`);
+    const publicSegment = await fetch(
+      `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/video-${qualities[0]}/seg-0.m4s`,
+    );
     assert.equal(publicSegment.status, 200);
     await publicSegment.arrayBuffer();
   });
@@ -80,7 +100,10 @@ describe('metrics of a farm after real work', () => {
       assert.equal(scraped.value('kino_delivery_segment_rows_shipped_total'), segmentSizes.length + 1);
       assert.equal(scraped.value('kino_delivery_spool_files'), 0);
     });
-    assert.equal(delivery.value('kino_delivery_segments_served_total', { family: 'direct', access: 'public' }), segmentSizes.length);
+    assert.equal(
+      delivery.value('kino_delivery_segments_served_total', { family: 'direct', access: 'public' }),
+      segmentSizes.length,
+    );
     assert.equal(delivery.value('kino_delivery_segments_served_total', { family: 'public', access: 'public' }), 1);
     assert.equal(delivery.value('kino_delivery_segments_served_total', { access: 'private' }), 0);
     const directBytes = segmentSizes.reduce((sum, size) => sum + size, 0);
@@ -90,9 +113,13 @@ describe('metrics of a farm after real work', () => {
     assert.equal(delivery.value('kino_delivery_spool_lag_seconds'), 0);
     assert.equal(delivery.value('kino_delivery_segment_ship_failures_total'), 0);
     // Requests by route pattern and status: the segments, and no raw path as a label.
-    assert.equal(delivery.value('kino_http_requests_total', { route: 'direct/segment', status: '200' }), segmentSizes.length);
+    assert.equal(
+      delivery.value('kino_http_requests_total', { route: 'direct/segment', status: '200' }),
+      segmentSizes.length,
+    );
     assert.equal(delivery.value('kino_http_requests_total', { route: 'direct/master', status: '200' }), 1);
-    for (const route of delivery.labelValues('kino_http_requests_total', 'route')) assert.ok(!route.includes(videoId), route);
+    for (const route of delivery.labelValues('kino_http_requests_total', 'route'))
+      assert.ok(!route.includes(videoId), route);
     // Segments are counted, not timed; playlists are timed.
     assert.equal(delivery.value('kino_http_request_duration_seconds', { route: 'direct/segment' }), 0);
     assert.equal(delivery.value('kino_http_request_duration_seconds', { route: 'direct/master' }), 1);
@@ -119,8 +146,15 @@ describe('metrics of a farm after real work', () => {
     );
     assert.equal(orchestrator.value('kino_encodes_queued'), 0);
     // One encode for the ladder (one node): one observation per rendition it made, and the audio.
-    assert.deepEqual(orchestrator.labelValues('kino_encode_seconds', 'rendition').filter((r) => r !== 'audio').sort(), [...qualities].sort());
-    for (const quality of qualities) assert.ok(orchestrator.value('kino_encode_seconds', { rendition: quality }) >= 1, quality);
+    assert.deepEqual(
+      orchestrator
+        .labelValues('kino_encode_seconds', 'rendition')
+        .filter((r) => r !== 'audio')
+        .sort(),
+      [...qualities].sort(),
+    );
+    for (const quality of qualities)
+      assert.ok(orchestrator.value('kino_encode_seconds', { rendition: quality }) >= 1, quality);
     assert.equal(orchestrator.value('kino_webhook_deliveries_total', { result: 'refused' }), 1);
     assert.ok(orchestrator.value('kino_webhook_deliveries_total', { result: 'delivered' }) >= 1);
     assert.equal(orchestrator.value('kino_webhook_deliveries_total', { result: 'unreachable' }), 0);

@@ -11,7 +11,14 @@ import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { registerWebhook, startFarm, startWebhookReceiver, type Farm, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
+import {
+  registerWebhook,
+  startFarm,
+  startWebhookReceiver,
+  type Farm,
+  type ReceivedWebhook,
+  type WebhookReceiver,
+} from './farm.ts';
 
 const run = promisify(execFile);
 
@@ -25,7 +32,14 @@ beforeAll(async () => {
   [farm, receiver, clipPath] = await Promise.all([
     startFarm(),
     startWebhookReceiver(),
-    makeClip({ seconds: 4, width: 1280, height: 720, fps: 30, audio: true, path: join(tmpdir(), `kino-farm-clip-${process.pid}.mp4`) }),
+    makeClip({
+      seconds: 4,
+      width: 1280,
+      height: 720,
+      fps: 30,
+      audio: true,
+      path: join(tmpdir(), `kino-farm-clip-${process.pid}.mp4`),
+    }),
   ]);
   receiver.secret = await registerWebhook(farm, receiver.url);
   assert.match(receiver.secret, /^whsec_/);
@@ -42,7 +56,10 @@ afterAll(async () => {
 function webhookFor(videoId: string | null, event: string, after = 0): Promise<ReceivedWebhook> {
   return waitFor(
     `the ${event} webhook of ${videoId}`,
-    () => receiver.received.slice(after).find((w) => w.payload.videoId === videoId && w.payload.event === event && !w.refused),
+    () =>
+      receiver.received
+        .slice(after)
+        .find((w) => w.payload.videoId === videoId && w.payload.event === event && !w.refused),
     { timeoutMs: 60_000 },
   );
 }
@@ -87,9 +104,23 @@ function avcCodecOf(init: Buffer): string {
   return `avc1.${hex(init[at + 5]!)}${hex(init[at + 6]!)}${hex(init[at + 7]!)}`;
 }
 
-async function probeStreams(path: string): Promise<Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }>> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,profile,width,height', '-of', 'json', path]);
-  return (JSON.parse(stdout) as { streams: Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }> }).streams;
+async function probeStreams(
+  path: string,
+): Promise<Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }>> {
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'stream=codec_type,codec_name,profile,width,height',
+    '-of',
+    'json',
+    path,
+  ]);
+  return (
+    JSON.parse(stdout) as {
+      streams: Array<{ codec_type: string; codec_name: string; profile?: string; width?: number; height?: number }>;
+    }
+  ).streams;
 }
 
 test('no node online: the video stays transcoding; when nodes join it becomes a ladder that plays first to last frame', async () => {
@@ -118,14 +149,21 @@ test('no node online: the video stays transcoding; when nodes join it becomes a 
   assert.ok(keys.includes(objectKeys.master(videoId)));
   assert.ok(keys.includes(objectKeys.thumbnail(videoId, 'default.jpg')));
   const variants = parseMaster(await readFile(join(dir, 'hls', 'master.m3u8'), 'utf8'));
-  assert.deepEqual(variants.map((v) => v.uri), ['360p/playlist.m3u8', '480p/playlist.m3u8', '720p/playlist.m3u8']);
+  assert.deepEqual(
+    variants.map((v) => v.uri),
+    ['360p/playlist.m3u8', '480p/playlist.m3u8', '720p/playlist.m3u8'],
+  );
   assert.equal(await countDecodedFrames(join(dir, 'hls', 'master.m3u8')), sourceFrames);
 
   const expectedSizes: Record<string, string> = { '360p': '640x360', '480p': '854x480', '720p': '1280x720' };
   for (const variant of variants) {
     const key = variant.uri.split('/')[0]!;
     const renditionDir = join(dir, 'hls', key);
-    assert.equal(await countDecodedFrames(join(renditionDir, 'playlist.m3u8')), sourceFrames, `${key} decodes every frame`);
+    assert.equal(
+      await countDecodedFrames(join(renditionDir, 'playlist.m3u8')),
+      sourceFrames,
+      `${key} decodes every frame`,
+    );
 
     // RESOLUTION, CODECS, BANDWIDTH and AVERAGE-BANDWIDTH match the files themselves.
     const streams = await probeStreams(join(renditionDir, 'playlist.m3u8'));
@@ -154,8 +192,14 @@ test('no node online: the video stays transcoding; when nodes join it becomes a 
     }
     const bandwidth = Number(variant.attributes.BANDWIDTH);
     const average = Number(variant.attributes['AVERAGE-BANDWIDTH']);
-    assert.ok(Math.abs(bandwidth - peak) / peak < 0.02, `${key} BANDWIDTH ${bandwidth} ~ measured peak ${Math.round(peak)}`);
-    assert.ok(Math.abs(average - bits / seconds) / (bits / seconds) < 0.02, `${key} AVERAGE-BANDWIDTH ${average} ~ ${Math.round(bits / seconds)}`);
+    assert.ok(
+      Math.abs(bandwidth - peak) / peak < 0.02,
+      `${key} BANDWIDTH ${bandwidth} ~ measured peak ${Math.round(peak)}`,
+    );
+    assert.ok(
+      Math.abs(average - bits / seconds) / (bits / seconds) < 0.02,
+      `${key} AVERAGE-BANDWIDTH ${average} ~ ${Math.round(bits / seconds)}`,
+    );
   }
 
   // The video's details, as the API shows them, and what it keeps about the source.
@@ -164,7 +208,15 @@ test('no node online: the video stays transcoding; when nodes join it becomes a 
   assert.ok(Math.abs(details.durationSeconds - 4) < 0.1);
   assert.equal(details.duration, '0:04');
   assert.deepEqual(
-    details.encodings.map((e) => [e.key, e.shortEdgePixels, e.shortEdgeIsWidth, e.videoStreamBitrate, e.audioStreamBitrate, e.audioFormat, e.compressionRatio]),
+    details.encodings.map((e) => [
+      e.key,
+      e.shortEdgePixels,
+      e.shortEdgeIsWidth,
+      e.videoStreamBitrate,
+      e.audioStreamBitrate,
+      e.audioFormat,
+      e.compressionRatio,
+    ]),
     [
       ['360p', 360, false, 500, 128, 'aac', 'ultrafast'],
       ['480p', 480, false, 1000, 128, 'aac', 'ultrafast'],
@@ -182,8 +234,13 @@ test('no node online: the video stays transcoding; when nodes join it becomes a 
   // The completed webhook, signed, retried after the endpoint's 503 under the same webhook-id.
   const hook = await webhookFor(videoId, 'video.processing.completed');
   assert.ok(hook.signatureValid, 'signature verifies with the secret');
-  const attempts = receiver.received.filter((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed');
-  assert.deepEqual(attempts.map((w) => w.refused), [true, false]);
+  const attempts = receiver.received.filter(
+    (w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed',
+  );
+  assert.deepEqual(
+    attempts.map((w) => w.refused),
+    [true, false],
+  );
   assert.equal(attempts[0]!.id, attempts[1]!.id, 'a retry keeps its webhook-id');
   assert.equal(attempts[0]!.body, attempts[1]!.body);
   assert.ok(Number(attempts[1]!.timestamp) > Number(attempts[0]!.timestamp), 'each attempt is signed at its own time');
@@ -206,7 +263,10 @@ test('a corrupt MP4 and an MP4 container with garbage inside fail with a reason,
   // An MP4's opening (so process's early format check takes it) followed by text: the codec problem
   // is found by the probe, later, and ends in failed. A file that opens no container at all is
   // refused by process itself (422 unsupported_format, test/api/uploads-and-processing.test.ts).
-  const garbage = Buffer.concat([whole.subarray(0, 32), Buffer.from('This is a text file that someone uploaded by mistake.\n'.repeat(200))]);
+  const garbage = Buffer.concat([
+    whole.subarray(0, 32),
+    Buffer.from('This is a text file that someone uploaded by mistake.\n'.repeat(200)),
+  ]);
   const cases = [
     { name: 'corrupt', body: corrupt, reason: /not a readable video|moov|invalid data|no video|neither a video/i },
     { name: 'garbage', body: garbage, reason: /not a readable video|moov|invalid data|no video|neither a video/i },
@@ -223,14 +283,25 @@ test('a corrupt MP4 and an MP4 container with garbage inside fail with a reason,
     assert.equal(hook.payload.status, 'failed');
     assert.equal(hook.payload.data.failureReason, failed.failureReason);
 
-    assert.deepEqual(await farm.storage.list(objectKeys.videoPrefix(videoId)), [], `${c.name}: nothing under videos/${videoId}/`);
+    assert.deepEqual(
+      await farm.storage.list(objectKeys.videoPrefix(videoId)),
+      [],
+      `${c.name}: nothing under videos/${videoId}/`,
+    );
     // Failed at once: the probe ran once, nothing was retried.
     const history = await farm.temporal.workflow.getHandle(`video:${videoId}`).fetchHistory();
-    const probes = history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'probeSource') ?? [];
+    const probes =
+      history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'probeSource') ?? [];
     assert.equal(probes.length, 1);
-    const probeAttempts = history.events?.filter((e) => e.activityTaskStartedEventAttributes && e.activityTaskStartedEventAttributes.attempt !== 1) ?? [];
+    const probeAttempts =
+      history.events?.filter(
+        (e) => e.activityTaskStartedEventAttributes && e.activityTaskStartedEventAttributes.attempt !== 1,
+      ) ?? [];
     assert.deepEqual(probeAttempts, [], `${c.name}: no activity needed a second attempt`);
-    const encodes = history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.startsWith('encodeRendition')) ?? [];
+    const encodes =
+      history.events?.filter((e) =>
+        e.activityTaskScheduledEventAttributes?.activityType?.name?.startsWith('encodeRendition'),
+      ) ?? [];
     assert.equal(encodes.length, 0);
   }
 });
@@ -245,7 +316,11 @@ test('every lifecycle event reaches the endpoint signed, with the details as dat
   const created = await webhookFor(videoId, 'video.created');
   assert.ok(created.signatureValid);
   assert.equal(created.payload.status, 'transcoding');
-  assert.deepEqual((created.payload.data as { status: unknown }).status, { ready: false, transcoding: true, failed: false });
+  assert.deepEqual((created.payload.data as { status: unknown }).status, {
+    ready: false,
+    transcoding: true,
+    failed: false,
+  });
   assert.equal(created.payload.data.publicID, videoId);
 
   // video.updated: data is what PATCH answers.
@@ -258,21 +333,28 @@ test('every lifecycle event reaches the endpoint signed, with the details as dat
 
   // video.caption.ready: data is the details, the new track in them.
   mark = receiver.received.length;
-  await kino.videos.addCaption(orgId, videoId, { language: 'en', content: 'WEBVTT\n\n00:00.000 --> 00:02.000\nHello\n' });
+  await kino.videos.addCaption(orgId, videoId, {
+    language: 'en',
+    content: 'WEBVTT\n\n00:00.000 --> 00:02.000\nHello\n',
+  });
   const captionHook = await webhookFor(videoId, 'video.caption.ready', mark);
   assert.ok(captionHook.signatureValid);
   assert.deepEqual(captionHook.payload.data, JSON.parse(JSON.stringify(await kino.videos.get(orgId, videoId))));
 
   // The log: the completed message's refused attempt (503, its error) and its accepted retry, one webhook-id.
   const log = await kino.webhooks.deliveries(orgId, envId, webhook.id);
-  const completedAttempts = log.filter((d) => d.event === 'video.processing.completed' && d.messageId === receiver.received.find((w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed')!.id);
-  assert.deepEqual(
-    completedAttempts.map((d) => [d.attempt, d.responseStatus, d.error]).reverse(),
-    [
-      [1, 503, 'webhook endpoint answered 503'],
-      [2, 204, null],
-    ],
+  const completedAttempts = log.filter(
+    (d) =>
+      d.event === 'video.processing.completed' &&
+      d.messageId ===
+        receiver.received.find(
+          (w) => w.payload.videoId === videoId && w.payload.event === 'video.processing.completed',
+        )!.id,
   );
+  assert.deepEqual(completedAttempts.map((d) => [d.attempt, d.responseStatus, d.error]).reverse(), [
+    [1, 503, 'webhook endpoint answered 503'],
+    [2, 204, null],
+  ]);
   for (const d of log) assert.ok(d.durationMs >= 0 && !Number.isNaN(Date.parse(d.createdAt)));
 
   // Redelivery: the same webhook-id and body again, the next attempt.

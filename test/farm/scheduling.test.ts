@@ -66,7 +66,8 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
   // One slot each, one ffmpeg thread and a slow preset: encodes last long enough to queue and interrupt.
   nodes.push(...(await Promise.all([farm.startNode('a', { threads: 1 }), farm.startNode('b', { threads: 1 })])));
   const videoIds: string[] = [];
-  for (let i = 0; i < 3; i += 1) videoIds.push(await farm.submitVideo(clip, { compressionRatio: 'slower', filename: `clip-${i}.mp4` }));
+  for (let i = 0; i < 3; i += 1)
+    videoIds.push(await farm.submitVideo(clip, { compressionRatio: 'slower', filename: `clip-${i}.mp4` }));
 
   const running = await waitForRunningEncodes(farm, videoIds, 2);
   const lost = running[0]!;
@@ -83,7 +84,9 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
   assert.equal(failure?.type, 'NodeLost', JSON.stringify(failure));
   // Every encode ended on a live node: the lost one and the queued one on the survivor.
   for (const videoId of [lost.videoId, queued]) {
-    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
+    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as {
+      renditions: Array<{ outcome: { nodeId: string } }>;
+    };
     assert.equal(result.renditions[0]!.outcome.nodeId, survivor.nodeId, `${videoId} ran on the survivor`);
   }
 
@@ -101,12 +104,17 @@ test('kill -9 a node running one of three encodes: the lost and the queued encod
     const idleMs = slotJobs[k]!.startedAt - slotJobs[k - 1]!.endedAt!;
     assert.ok(idleMs >= 0, `one job at a time on a one-slot node: ${JSON.stringify(slotJobs)}`);
     // An audio.m4a is scheduled only once its video's encode is done: it did not wait for the slot.
-    if (slotJobs[k]!.kind !== 'audioTrack') assert.ok(idleMs <= slotHandOverMs, `${slotJobs[k]!.jobId} waited ${idleMs} ms on the survivor's free slot`);
+    if (slotJobs[k]!.kind !== 'audioTrack')
+      assert.ok(idleMs <= slotHandOverMs, `${slotJobs[k]!.jobId} waited ${idleMs} ms on the survivor's free slot`);
   }
 
   for (const videoId of videoIds) await assertPlaysEveryFrame(videoId);
   // The dead node gets no more work; no slot is held.
-  const dead = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', victim.nodeId).executeTakeFirstOrThrow();
+  const dead = await farm.db
+    .selectFrom('encode_nodes')
+    .select('state')
+    .where('id', '=', victim.nodeId)
+    .executeTakeFirstOrThrow();
   assert.equal(dead.state, 'gone');
   assert.deepEqual(await farm.db.selectFrom('node_leases').select('id').execute(), []);
   assert.deepEqual(await farm.db.selectFrom('encode_queue').select('id').execute(), []);
@@ -117,11 +125,15 @@ test('a node that hangs (SIGSTOP) is dropped at the heartbeat timeout and its en
   const videoId = await farm.submitVideo(clip, { compressionRatio: 'slower', filename: 'hang.mp4' });
   const [running] = await waitForRunningEncodes(farm, [videoId], 1);
   const hung = nodes.find((n) => n.nodeId === running!.nodeId)!;
-  const other = nodes.find((n) => n.nodeId !== hung.nodeId && n.process.child.exitCode === null && n.process.child.signalCode === null)!;
+  const other = nodes.find(
+    (n) => n.nodeId !== hung.nodeId && n.process.child.exitCode === null && n.process.child.signalCode === null,
+  )!;
   hung.process.pause();
   try {
     await farm.waitForStatus(videoId, 'ready', 120_000);
-    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as { renditions: Array<{ outcome: { nodeId: string } }> };
+    const result = (await farm.temporal.workflow.getHandle(`video:${videoId}`).result()) as {
+      renditions: Array<{ outcome: { nodeId: string } }>;
+    };
     assert.equal(result.renditions[0]!.outcome.nodeId, other.nodeId, 'the encode moved to the other node');
     // Dropped by the registry (no heartbeat), or by gRPC's keepalive on the call (a ping every
     // 15 s, answered within 10 s: it can come first when the last ping went out just before the
@@ -129,7 +141,11 @@ test('a node that hangs (SIGSTOP) is dropped at the heartbeat timeout and its en
     const failure = await lastEncodeFailure(videoId);
     assert.equal(failure?.type, 'NodeLost', JSON.stringify(failure));
     assert.match(failure!.message, /registry dropped the node|Connection dropped/);
-    const row = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', hung.nodeId).executeTakeFirstOrThrow();
+    const row = await farm.db
+      .selectFrom('encode_nodes')
+      .select('state')
+      .where('id', '=', hung.nodeId)
+      .executeTakeFirstOrThrow();
     assert.equal(row.state, 'gone');
     await assertPlaysEveryFrame(videoId);
   } finally {

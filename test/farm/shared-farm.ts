@@ -61,7 +61,9 @@ export default async function startSharedFarm(project: TestProject): Promise<() 
     const gone = partsGone(address);
     await farm.stop();
     if (gone.length > 0) {
-      throw new Error(`the shared farm lost ${gone.join(', ')} during the run: a file on it broke it (the first file that failed says which)`);
+      throw new Error(
+        `the shared farm lost ${gone.join(', ')} during the run: a file on it broke it (the first file that failed says which)`,
+      );
     }
   };
 }
@@ -83,7 +85,13 @@ export async function joinSharedFarm(name: string): Promise<FarmTenant> {
   } finally {
     await db.destroy();
   }
-  const tenant = await connectTenant({ env: address.env, apiUrl: address.apiUrl, operatorToken: address.operatorToken, deliveryUrl: address.deliveryUrl, tenancy });
+  const tenant = await connectTenant({
+    env: address.env,
+    apiUrl: address.apiUrl,
+    operatorToken: address.operatorToken,
+    deliveryUrl: address.deliveryUrl,
+    tenancy,
+  });
   return {
     ...tenant,
     // The file that broke the farm fails too, not only the files after it.
@@ -98,7 +106,9 @@ export async function joinSharedFarm(name: string): Promise<FarmTenant> {
 function assertFarmRuns(address: SharedFarmAddress, why: string): void {
   const gone = partsGone(address);
   if (gone.length > 0) {
-    throw new Error(`the shared farm is broken: ${gone.join(', ')} no longer running (${why}; logs in ${address.dir}/logs)`);
+    throw new Error(
+      `the shared farm is broken: ${gone.join(', ')} no longer running (${why}; logs in ${address.dir}/logs)`,
+    );
   }
 }
 

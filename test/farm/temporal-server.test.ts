@@ -47,8 +47,14 @@ test('upload → ready on the Temporal server with PostgreSQL persistence', asyn
   const client = new pg.Client({ connectionString: temporalDb.toString() });
   await client.connect();
   try {
-    const { rows } = await client.query<{ workflow_id: string }>('select workflow_id from current_executions where workflow_id = $1', [`video:${videoId}`]);
-    assert.deepEqual(rows.map((row) => row.workflow_id), [`video:${videoId}`]);
+    const { rows } = await client.query<{ workflow_id: string }>(
+      'select workflow_id from current_executions where workflow_id = $1',
+      [`video:${videoId}`],
+    );
+    assert.deepEqual(
+      rows.map((row) => row.workflow_id),
+      [`video:${videoId}`],
+    );
   } finally {
     await client.end();
   }

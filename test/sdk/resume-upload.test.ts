@@ -130,7 +130,11 @@ describe('an interrupted upload', () => {
       'two parts on storage',
       async () => {
         if (first.exitCode !== null) throw new Error(`the upload exited early: ${firstOutput}`);
-        const row = await api.db.selectFrom('multipart_uploads').innerJoin('uploads', 'uploads.id', 'multipart_uploads.upload_id').select(['bucket_path', 'storage_upload_id']).executeTakeFirst();
+        const row = await api.db
+          .selectFrom('multipart_uploads')
+          .innerJoin('uploads', 'uploads.id', 'multipart_uploads.upload_id')
+          .select(['bucket_path', 'storage_upload_id'])
+          .executeTakeFirst();
         if (!row) return undefined;
         const parts = await storage.listParts(row.bucket_path, row.storage_upload_id);
         return parts.length >= 2 ? { ...row, parts } : undefined;
@@ -142,7 +146,7 @@ describe('an interrupted upload', () => {
     // What the dead process had already handed to its sockets still reaches storage once let through
     // (as it would on a real link): let it drain before looking at what arrived.
     proxy.release();
-    await waitFor('the killed upload\'s connections to close', () => proxy.heldConnections.size === 0);
+    await waitFor("the killed upload's connections to close", () => proxy.heldConnections.size === 0);
     const firstRunBytes = proxy.upstreamBytes;
     assert.equal(readdirSync(storeDir).length, 1, 'the resume store remembers the upload');
     const arrived = await storage.listParts(upload.bucket_path, upload.storage_upload_id);
@@ -153,7 +157,12 @@ describe('an interrupted upload', () => {
     proxy.upstreamBytes = 0;
     const { stdout } = await run(process.execPath, args, { cwd: repoRoot });
     const secondRunBytes = proxy.upstreamBytes;
-    const result = JSON.parse(stdout) as { bucketPath: string; fileSize: number; partCount: number; resumedBytes: number };
+    const result = JSON.parse(stdout) as {
+      bucketPath: string;
+      fileSize: number;
+      partCount: number;
+      resumedBytes: number;
+    };
     assert.equal(result.bucketPath, upload.bucket_path, 'the same upload, resumed');
     assert.equal(result.partCount, 6);
     // At least what was there after the kill (a part whose last bytes were in flight may have been
@@ -171,7 +180,10 @@ describe('an interrupted upload', () => {
     assert.ok(resent < 2 * partSize, `resent ${resent} bytes, two parts are ${2 * partSize}`);
 
     const stored = await storage.get(result.bucketPath);
-    assert.equal(createHash('sha256').update(stored!).digest('hex'), createHash('sha256').update(content).digest('hex'));
+    assert.equal(
+      createHash('sha256').update(stored!).digest('hex'),
+      createHash('sha256').update(content).digest('hex'),
+    );
     assert.deepEqual(readdirSync(storeDir), [], 'the resume store forgets a completed upload');
   });
 });

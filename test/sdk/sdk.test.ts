@@ -79,14 +79,29 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     };
     delete env.CLICKHOUSE_URL;
     const start = (name: string, ...args: string[]) => {
-      const child = startProcess(name, process.execPath, [kinoBin, ...args], { env, logFile: join(services.dir, `${name}.log`) });
+      const child = startProcess(name, process.execPath, [kinoBin, ...args], {
+        env,
+        logFile: join(services.dir, `${name}.log`),
+      });
       processes.push(child);
       return child;
     };
     const api = start('api', 'api');
     // The orchestrator and the node join while the API comes up; videos wait for a node anyway.
     start('orchestrator', 'orchestrator');
-    start('node', 'node', 'start', '--control-plane', `127.0.0.1:${registryPort}`, '--token', nodeToken, '--slots', '1', '--port', String(await freePort()));
+    start(
+      'node',
+      'node',
+      'start',
+      '--control-plane',
+      `127.0.0.1:${registryPort}`,
+      '--token',
+      nodeToken,
+      '--slots',
+      '1',
+      '--port',
+      String(await freePort()),
+    );
 
     apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;
     await waitFor(
@@ -139,7 +154,11 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       compressionRatio: 'ultrafast',
     });
     await assert.rejects(
-      kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: true }),
+      kino.videos.process(orgId, envId, {
+        storagePath: ticket.bucketPath,
+        videoQuality: 'standard',
+        allowPublicAccess: true,
+      }),
       (error: unknown) => error instanceof ConflictError && error.code === 'processing_in_progress',
     );
 
@@ -154,7 +173,10 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     assert.equal(readyVideo.name, 'SDK clip');
     assert.equal(readyVideo.compressionRatio, 'ultrafast');
     assert.ok(readyVideo.encodings.length >= 1, 'at least one rendition');
-    assert.ok(readyVideo.durationSeconds > 1.5 && readyVideo.durationSeconds < 2.5, `duration ${readyVideo.durationSeconds}`);
+    assert.ok(
+      readyVideo.durationSeconds > 1.5 && readyVideo.durationSeconds < 2.5,
+      `duration ${readyVideo.durationSeconds}`,
+    );
     assert.equal(polls.at(-1), 'ready');
   });
 
@@ -188,7 +210,11 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     writeFileSync(notAVideo, 'these are not the frames you are looking for\n'.repeat(100));
     const ticket = await kino.uploads.upload(orgId, envId, notAVideo);
     await assert.rejects(
-      kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: false }),
+      kino.videos.process(orgId, envId, {
+        storagePath: ticket.bucketPath,
+        videoQuality: 'standard',
+        allowPublicAccess: false,
+      }),
       (error: unknown) => error instanceof UnprocessableEntityError && error.code === 'unsupported_format',
     );
   });
@@ -196,37 +222,58 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
   it('rejects with VideoProcessingFailedError for an MP4 container with garbage inside, and retries it', async () => {
     const notAVideo = join(services.dir, 'garbage.mp4');
     // An MP4's opening (an ftyp box) then text: the format check takes it, the probe finds nothing.
-    writeFileSync(notAVideo, Buffer.concat([
-      Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
-      Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
-    ]));
+    writeFileSync(
+      notAVideo,
+      Buffer.concat([
+        Buffer.from('\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2', 'latin1'),
+        Buffer.from('these are not the frames you are looking for\n'.repeat(100)),
+      ]),
+    );
     const ticket = await kino.uploads.upload(orgId, envId, notAVideo);
-    const { videoID } = await kino.videos.process(orgId, envId, { storagePath: ticket.bucketPath, videoQuality: 'standard', allowPublicAccess: false });
-    failedVideoId = videoID;
-    await assert.rejects(kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }), (error: unknown) => {
-      assert.ok(error instanceof VideoProcessingFailedError);
-      assert.equal(error.video.id, videoID);
-      assert.equal(error.video.status.failed, true);
-      return true;
+    const { videoID } = await kino.videos.process(orgId, envId, {
+      storagePath: ticket.bucketPath,
+      videoQuality: 'standard',
+      allowPublicAccess: false,
     });
+    failedVideoId = videoID;
+    await assert.rejects(
+      kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }),
+      (error: unknown) => {
+        assert.ok(error instanceof VideoProcessingFailedError);
+        assert.equal(error.video.id, videoID);
+        assert.equal(error.video.status.failed, true);
+        return true;
+      },
+    );
 
     const retried = await kino.videos.retry(orgId, videoID);
     assert.deepEqual(retried, { videoID, status: 'transcoding' });
-    await assert.rejects(kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }), VideoProcessingFailedError);
+    await assert.rejects(
+      kino.videos.waitUntilReady(orgId, videoID, { timeoutMs: 120_000, intervalMs: 500 }),
+      VideoProcessingFailedError,
+    );
   });
 
   it('lists page by page and across the organization', async () => {
     const seen: string[] = [];
-    for await (const video of kino.videos.list(orgId, envId, { pageSize: 1, sortBy: 'created_at', sortDir: 'asc' })) seen.push(video.id);
+    for await (const video of kino.videos.list(orgId, envId, { pageSize: 1, sortBy: 'created_at', sortDir: 'asc' }))
+      seen.push(video.id);
     assert.deepEqual(seen, [readyVideo.id, failedVideoId]);
 
     const firstPage = await kino.videos.list(orgId, envId, { pageSize: 1 });
     assert.deepEqual(
-      { total: firstPage.pagination.total, totalPages: firstPage.pagination.totalPages, hasNext: firstPage.hasNextPage() },
+      {
+        total: firstPage.pagination.total,
+        totalPages: firstPage.pagination.totalPages,
+        hasNext: firstPage.hasNextPage(),
+      },
       { total: 2, totalPages: 2, hasNext: true },
     );
     const ready = await kino.videos.list(orgId, envId, { status: 'ready' });
-    assert.deepEqual(ready.videos.map((v) => [v.id, v.status, v.duration]), [[readyVideo.id, 'ready', '0:02']]);
+    assert.deepEqual(
+      ready.videos.map((v) => [v.id, v.status, v.duration]),
+      [[readyVideo.id, 'ready', '0:02']],
+    );
 
     const everywhere: string[] = [];
     for await (const video of kino.videos.listAll(orgId, { pageSize: 1 })) {
@@ -244,11 +291,17 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
   });
 
   it('creates, lists and deletes webhooks', async () => {
-    const created = await kino.webhooks.create(orgId, envId, { url: 'https://hooks.example.com/kino', events: ['video.processing.failed'] });
+    const created = await kino.webhooks.create(orgId, envId, {
+      url: 'https://hooks.example.com/kino',
+      events: ['video.processing.failed'],
+    });
     assert.match(created.id, /^whk_/);
     assert.ok(created.secret.length > 0, 'the secret is shown once');
     const listed = await kino.webhooks.list(orgId, envId);
-    assert.deepEqual(listed.map((w) => [w.id, w.url, w.events]), [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]]);
+    assert.deepEqual(
+      listed.map((w) => [w.id, w.url, w.events]),
+      [[created.id, 'https://hooks.example.com/kino', ['video.processing.failed']]],
+    );
     assert.equal('secret' in listed[0]!, false);
     await kino.webhooks.delete(orgId, envId, created.id);
     assert.deepEqual(await kino.webhooks.list(orgId, envId), []);
@@ -257,8 +310,14 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
   it('deletes a video: hidden at once, a second delete is already_deleted', async () => {
     const deleted = await kino.videos.delete(orgId, failedVideoId, { reason: 'user_request' });
     assert.equal(deleted.status, 'deleted');
-    await assert.rejects(kino.videos.get(orgId, failedVideoId), (error: unknown) => error instanceof NotFoundError && error.code === 'video_not_found');
-    await assert.rejects(kino.videos.delete(orgId, failedVideoId), (error: unknown) => error instanceof BadRequestError && error.code === 'already_deleted');
+    await assert.rejects(
+      kino.videos.get(orgId, failedVideoId),
+      (error: unknown) => error instanceof NotFoundError && error.code === 'video_not_found',
+    );
+    await assert.rejects(
+      kino.videos.delete(orgId, failedVideoId),
+      (error: unknown) => error instanceof BadRequestError && error.code === 'already_deleted',
+    );
   });
 
   it('installs from its npm pack tarball into an empty project outside the repository, and works there with plain node, by import and by require', async () => {
@@ -268,18 +327,30 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
     await run(process.execPath, [join(repoRoot, 'sdk', 'scripts', 'build.mjs')], { cwd: repoRoot });
     const project = mkdtempSync(join(tmpdir(), 'kino-sdk-consumer-'));
     try {
-      const { stdout: packed } = await run('npm', ['pack', join(repoRoot, 'sdk', 'package'), '--pack-destination', project, '--silent'], { cwd: project });
+      const { stdout: packed } = await run(
+        'npm',
+        ['pack', join(repoRoot, 'sdk', 'package'), '--pack-destination', project, '--silent'],
+        { cwd: project },
+      );
       const tarball = join(project, packed.trim().split('\n').pop()!);
       writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
       await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--silent'], { cwd: project });
       const installedDir = join(project, 'node_modules', '@kino', 'sdk');
       const installed = JSON.parse(readFileSync(join(installedDir, 'package.json'), 'utf8')) as Record<string, unknown>;
       assert.equal(installed.dependencies, undefined, 'no runtime dependencies');
-      assert.deepEqual(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')), ['@kino'], 'nothing else installed');
+      assert.deepEqual(
+        readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')),
+        ['@kino'],
+        'nothing else installed',
+      );
       assert.equal(installed.license, 'MIT');
       assert.deepEqual(installed.engines, { node: '>=22' });
-      for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md']) assert.ok(existsSync(join(installedDir, file)), `${file} ships`);
-      assert.match(readFileSync(join(installedDir, 'LICENSE'), 'utf8'), /MIT License[\s\S]*Copyright \(c\) 2026 The Kino authors/);
+      for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md'])
+        assert.ok(existsSync(join(installedDir, file)), `${file} ships`);
+      assert.match(
+        readFileSync(join(installedDir, 'LICENSE'), 'utf8'),
+        /MIT License[\s\S]*Copyright \(c\) 2026 The Kino authors/,
+      );
       assert.match(readFileSync(join(installedDir, 'CHANGELOG.md'), 'utf8'), /## \[0\.1\.0\]/);
 
       // The declarations resolve for a TypeScript user (no workspace package behind them) and type
@@ -300,7 +371,25 @@ export const ${format} = { file, quality, wrong, base };
       const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
       await run(
         process.execPath,
-        [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2023,dom', '--types', 'node', '--typeRoots', join(repoRoot, 'node_modules', '@types'), 'typed.mts', 'typed.cts'],
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'node16',
+          '--moduleResolution',
+          'node16',
+          '--target',
+          'es2022',
+          '--lib',
+          'es2023,dom',
+          '--types',
+          'node',
+          '--typeRoots',
+          join(repoRoot, 'node_modules', '@types'),
+          'typed.mts',
+          'typed.cts',
+        ],
         { cwd: project },
       ).catch((error: { stdout?: string }) => assert.fail(`tsc: ${error.stdout}`));
 
@@ -325,7 +414,10 @@ try { await kino.videos.get(orgId, 'vid_missing'); } catch (error) { notFound = 
 console.log(JSON.stringify({ file, videoID, status: video.status, listed, last: progress.at(-1), notFound, verify: typeof verifyWebhook }));
 `,
       );
-      const { stdout } = await run(process.execPath, ['script.mjs', apiUrl, fullKey, orgId, envId, clipPath], { cwd: project, timeout: 280_000 });
+      const { stdout } = await run(process.execPath, ['script.mjs', apiUrl, fullKey, orgId, envId, clipPath], {
+        cwd: project,
+        timeout: 280_000,
+      });
       const result = JSON.parse(stdout) as Json;
       assert.equal(result.file.partCount, 1, 'uploaded in parts');
       assert.match(result.file.bucketPath, new RegExp(`^uploads/${orgId}/${envId}/[^/]+/clip\\.mp4$`));
@@ -333,7 +425,7 @@ console.log(JSON.stringify({ file, videoID, status: video.status, listed, last: 
       assert.ok(result.listed.includes(result.videoID));
       const size = statSync(clipPath).size;
       assert.deepEqual([result.last.bytesSent, result.last.totalBytes], [size, size]);
-      assert.equal(result.notFound, true, 'the Node entry throws the core entry\'s NotFoundError');
+      assert.equal(result.notFound, true, "the Node entry throws the core entry's NotFoundError");
       assert.equal(result.verify, 'function');
 
       // CommonJS: the same calls by require (a single signed PUT this time); an error thrown through
@@ -353,12 +445,15 @@ const [apiUrl, apiKey, orgId, envId, clip] = process.argv.slice(2);
 })().catch((error) => { console.error(error); process.exitCode = 1; });
 `,
       );
-      const { stdout: cjsOut } = await run(process.execPath, ['script.cjs', apiUrl, fullKey, orgId, envId, clipPath], { cwd: project, timeout: 60_000 });
+      const { stdout: cjsOut } = await run(process.execPath, ['script.cjs', apiUrl, fullKey, orgId, envId, clipPath], {
+        cwd: project,
+        timeout: 60_000,
+      });
       const cjs = JSON.parse(cjsOut) as Json;
       assert.deepEqual([cjs.file.partCount, cjs.file.fileSize], [0, size], 'a single PUT of the whole clip');
       assert.match(cjs.file.bucketPath, new RegExp(`^uploads/${orgId}/${envId}/[^/]+/clip\\.mp4$`));
       assert.ok(cjs.listed.includes(result.videoID), 'lists the video the ESM script made');
-      assert.equal(cjs.notFound, true, 'the Node entry throws the core entry\'s NotFoundError');
+      assert.equal(cjs.notFound, true, "the Node entry throws the core entry's NotFoundError");
       assert.equal(cjs.verify, 'function');
     } finally {
       rmSync(project, { recursive: true, force: true });
@@ -367,24 +462,47 @@ const [apiUrl, apiKey, orgId, envId, clip] = process.argv.slice(2);
 
   it('maps authentication and permission failures to their error classes', async () => {
     const badKey = new Kino({ apiUrl, apiKey: `svc_test_${'x'.repeat(32)}` });
-    await assert.rejects(badKey.environments.list(orgId), (error: unknown) => error instanceof AuthenticationError && error.code === 'unauthorized');
+    await assert.rejects(
+      badKey.environments.list(orgId),
+      (error: unknown) => error instanceof AuthenticationError && error.code === 'unauthorized',
+    );
 
-    const { apiKey } = await admin<{ apiKey: string }>(env, 'key', 'create', '--org', orgId, '--env', envId, '--type', 'environment');
+    const { apiKey } = await admin<{ apiKey: string }>(
+      env,
+      'key',
+      'create',
+      '--org',
+      orgId,
+      '--env',
+      envId,
+      '--type',
+      'environment',
+    );
     const envKey = new Kino({ apiUrl, apiKey });
-    await assert.rejects(envKey.videos.list(orgId, otherEnvId), (error: unknown) => error instanceof PermissionDeniedError && error.code === 'forbidden');
+    await assert.rejects(
+      envKey.videos.list(orgId, otherEnvId),
+      (error: unknown) => error instanceof PermissionDeniedError && error.code === 'forbidden',
+    );
   });
 
   it('reports a spent rate limit as RateLimitError with its reset time', async () => {
     // Upload URLs: 10 per key per minute. A fresh key, and a client that will not wait a minute.
     const { apiKey } = await admin<{ apiKey: string }>(env, 'key', 'create', '--org', orgId, '--type', 'full');
     const impatient = new Kino({ apiUrl, apiKey, maxRetryDelayMs: 0 });
-    for (let i = 0; i < 10; i += 1) await impatient.uploads.createUrl(orgId, envId, { filename: `f${i}.mp4`, fileSize: 1000 });
-    await assert.rejects(impatient.uploads.createUrl(orgId, envId, { filename: 'f10.mp4', fileSize: 1000 }), (error: unknown) => {
-      assert.ok(error instanceof RateLimitError);
-      assert.equal(error.code, 'rate_limit_exceeded');
-      const resetAt = error.resetAt?.getTime() ?? 0;
-      assert.ok(resetAt > Date.now() && resetAt <= Date.now() + 61_000, `resets within the minute (${error.resetAt?.toISOString()})`);
-      return true;
-    });
+    for (let i = 0; i < 10; i += 1)
+      await impatient.uploads.createUrl(orgId, envId, { filename: `f${i}.mp4`, fileSize: 1000 });
+    await assert.rejects(
+      impatient.uploads.createUrl(orgId, envId, { filename: 'f10.mp4', fileSize: 1000 }),
+      (error: unknown) => {
+        assert.ok(error instanceof RateLimitError);
+        assert.equal(error.code, 'rate_limit_exceeded');
+        const resetAt = error.resetAt?.getTime() ?? 0;
+        assert.ok(
+          resetAt > Date.now() && resetAt <= Date.now() + 61_000,
+          `resets within the minute (${error.resetAt?.toISOString()})`,
+        );
+        return true;
+      },
+    );
   });
 });

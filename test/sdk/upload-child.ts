@@ -3,7 +3,14 @@
 // runs it again. Arguments: apiUrl apiKey orgId envId file storeDir.
 import { fileResumeStore, Kino } from '@kino/sdk/node';
 
-const [apiUrl, apiKey, orgId, envId, file, storeDir] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [apiUrl, apiKey, orgId, envId, file, storeDir] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const MiB = 1024 * 1024;
 const kino = new Kino({ apiUrl, apiKey });
 const uploaded = await kino.uploads.upload(orgId, envId, file, {

@@ -17,7 +17,11 @@ import { startTestServices, type TestServices } from '@kino/test/support/service
 
 let services: TestServices;
 let storage: Storage;
-let fetchIngestSource: (input: { videoId: string; url: string; storagePath: string }) => Promise<{ sizeBytes: number; resumes: number }>;
+let fetchIngestSource: (input: {
+  videoId: string;
+  url: string;
+  storagePath: string;
+}) => Promise<{ sizeBytes: number; resumes: number }>;
 let server: Server;
 let base: string;
 /** Whether the source answers (else 503, a failure worth retrying). */
@@ -31,7 +35,11 @@ beforeAll(async () => {
   services = await startTestServices({ s3: true });
   storage = new Storage(services.storage);
   // The dev allowance (WEBHOOK_ALLOW_PRIVATE): the source is on loopback.
-  ({ fetchIngestSource } = createIngestActivities({ storage, logger: createLogger('test', 'silent'), webhookDestinations: { allowPrivate: true } }));
+  ({ fetchIngestSource } = createIngestActivities({
+    storage,
+    logger: createLogger('test', 'silent'),
+    webhookDestinations: { allowPrivate: true },
+  }));
   server = createServer((request, response) => {
     if (request.url === '/gone.mp4') return void response.writeHead(404).end();
     if (request.url === '/stalls.mp4') {
@@ -43,7 +51,11 @@ beforeAll(async () => {
     ranges.push(request.headers.range);
     const start = Number(/^bytes=(\d+)-$/.exec(request.headers.range ?? '')?.[1] ?? 0);
     response.setHeader('etag', '"s1"');
-    if (start > 0) response.writeHead(206, { 'content-length': source.length - start, 'content-range': `bytes ${start}-${source.length - 1}/${source.length}` });
+    if (start > 0)
+      response.writeHead(206, {
+        'content-length': source.length - start,
+        'content-range': `bytes ${start}-${source.length - 1}/${source.length}`,
+      });
     else response.writeHead(200, { 'content-length': source.length });
     response.end(source.subarray(start));
   });
@@ -58,7 +70,6 @@ afterAll(async () => {
   await services?.stop();
 });
 
-
 /** What an attempt killed after its first part leaves: the upload, one whole part, its heartbeat. */
 async function interruptedAttempt(key: string): Promise<{ uploadId: string; validator: string }> {
   const uploadId = await storage.createMultipartUpload(key, 'application/octet-stream');
@@ -66,20 +77,37 @@ async function interruptedAttempt(key: string): Promise<{ uploadId: string; vali
   return { uploadId, validator: '"s1"' };
 }
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => assert.fail('the fetch succeeded'), (error: unknown) => error as Error & { nonRetryable: boolean });
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => assert.fail('the fetch succeeded'),
+    (error: unknown) => error as Error & { nonRetryable: boolean },
+  );
 
 test('a failed attempt with retries left keeps its upload; the next one resumes after the stored part', async () => {
   const key = 'ingests/org_1/env_1/vid_retry/source';
   const heartbeat = await interruptedAttempt(key);
   sourceUp = false;
-  const busy = await failureOf(new MockActivityEnvironment({ attempt: 2, heartbeatDetails: heartbeat }).run(fetchIngestSource, { videoId: 'vid_retry', url: `${base}/a.mp4`, storagePath: key }));
+  const busy = await failureOf(
+    new MockActivityEnvironment({ attempt: 2, heartbeatDetails: heartbeat }).run(fetchIngestSource, {
+      videoId: 'vid_retry',
+      url: `${base}/a.mp4`,
+      storagePath: key,
+    }),
+  );
   assert.equal(busy.nonRetryable, false);
   assert.equal(busy.message, 'source_http_error: the source URL answered 503');
-  assert.deepEqual(await storage.listMultipartUploads(key), [{ key, uploadId: heartbeat.uploadId }], 'kept for the next attempt');
+  assert.deepEqual(
+    await storage.listMultipartUploads(key),
+    [{ key, uploadId: heartbeat.uploadId }],
+    'kept for the next attempt',
+  );
 
   sourceUp = true;
   ranges.length = 0;
-  const result: { sizeBytes: number } = await new MockActivityEnvironment({ attempt: 3, heartbeatDetails: heartbeat }).run(fetchIngestSource, { videoId: 'vid_retry', url: `${base}/a.mp4`, storagePath: key });
+  const result: { sizeBytes: number } = await new MockActivityEnvironment({
+    attempt: 3,
+    heartbeatDetails: heartbeat,
+  }).run(fetchIngestSource, { videoId: 'vid_retry', url: `${base}/a.mp4`, storagePath: key });
   assert.deepEqual(ranges, [`bytes=${ingestPartBytes}-`], 'only the bytes after the stored part are asked for');
   assert.equal(result.sizeBytes, source.length);
   assert.ok((await storage.get(key))?.equals(source));
@@ -91,7 +119,10 @@ test('the last attempt failing aborts the upload: no parts stay in the bucket', 
   const heartbeat = await interruptedAttempt(key);
   sourceUp = false;
   const busy = await failureOf(
-    new MockActivityEnvironment({ attempt: ingestFetchMaxAttempts, heartbeatDetails: heartbeat }).run(fetchIngestSource, { videoId: 'vid_last', url: `${base}/a.mp4`, storagePath: key }),
+    new MockActivityEnvironment({ attempt: ingestFetchMaxAttempts, heartbeatDetails: heartbeat }).run(
+      fetchIngestSource,
+      { videoId: 'vid_last', url: `${base}/a.mp4`, storagePath: key },
+    ),
   );
   sourceUp = true;
   assert.equal(busy.message, 'source_http_error: the source URL answered 503');
@@ -102,7 +133,13 @@ test('the last attempt failing aborts the upload: no parts stay in the bucket', 
 test('a final failure (a 404) aborts the upload on any attempt', async () => {
   const key = 'ingests/org_1/env_1/vid_gone/source';
   const heartbeat = await interruptedAttempt(key);
-  const gone = await failureOf(new MockActivityEnvironment({ attempt: 2, heartbeatDetails: heartbeat }).run(fetchIngestSource, { videoId: 'vid_gone', url: `${base}/gone.mp4`, storagePath: key }));
+  const gone = await failureOf(
+    new MockActivityEnvironment({ attempt: 2, heartbeatDetails: heartbeat }).run(fetchIngestSource, {
+      videoId: 'vid_gone',
+      url: `${base}/gone.mp4`,
+      storagePath: key,
+    }),
+  );
   assert.equal(gone.nonRetryable, true);
   assert.equal(gone.message, 'source_http_error: the source URL answered 404');
   assert.deepEqual(await storage.listMultipartUploads(key), []);
@@ -111,7 +148,9 @@ test('a final failure (a 404) aborts the upload on any attempt', async () => {
 test('a cancelled fetch (its video deleted) stops and aborts its upload', async () => {
   const key = 'ingests/org_1/env_1/vid_cancel/source';
   const env = new MockActivityEnvironment({ attempt: 1 });
-  const fetching = failureOf(env.run(fetchIngestSource, { videoId: 'vid_cancel', url: `${base}/stalls.mp4`, storagePath: key }));
+  const fetching = failureOf(
+    env.run(fetchIngestSource, { videoId: 'vid_cancel', url: `${base}/stalls.mp4`, storagePath: key }),
+  );
   // Under way: the first part is stored and the fetch waits on the source for the rest.
   const [upload] = await waitFor('the first part stored', async () => {
     const uploads = await storage.listMultipartUploads(key);

@@ -20,7 +20,12 @@ afterAll(async () => {
 });
 
 test('put, head, get, list by prefix, delete one, delete many, delete a prefix', async () => {
-  const keys = ['videos/vid_s/hls/master.m3u8', 'videos/vid_s/hls/360p/seg-00000.m4s', 'videos/vid_s/thumbs/default.jpg', 'videos/vid_t/hls/master.m3u8'];
+  const keys = [
+    'videos/vid_s/hls/master.m3u8',
+    'videos/vid_s/hls/360p/seg-00000.m4s',
+    'videos/vid_s/thumbs/default.jpg',
+    'videos/vid_t/hls/master.m3u8',
+  ];
   for (const key of keys) await storage.put(key, `body of ${key}`, 'application/octet-stream');
   assert.equal((await storage.head(keys[0]!))?.size, `body of ${keys[0]}`.length);
   assert.equal((await storage.get(keys[1]!))?.toString(), `body of ${keys[1]}`);
@@ -36,7 +41,11 @@ test('put, head, get, list by prefix, delete one, delete many, delete a prefix',
   await storage.put(named, 'named body', 'video/mp4');
   assert.equal((await storage.get(named))?.toString(), 'named body');
   await storage.delete(named);
-  assert.deepEqual(await storage.list('videos/vid_s/'), [keys[1], keys[0], keys[2]], 'lexicographic, under the prefix only');
+  assert.deepEqual(
+    await storage.list('videos/vid_s/'),
+    [keys[1], keys[0], keys[2]],
+    'lexicographic, under the prefix only',
+  );
 
   await storage.delete(keys[2]!);
   assert.equal(await storage.head(keys[2]!), undefined);

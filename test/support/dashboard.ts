@@ -37,7 +37,10 @@ export function dashboardOutputDir(testName: string): string {
  * Starts a stack (default: the lean one, API and services only; pass the parts a test needs) and
  * Chromium. Stop it in afterAll.
  */
-export async function startDashboard(testName: string, options: Omit<DevStackOptions, 'dir' | 'portBase'> = {}): Promise<DashboardHarness> {
+export async function startDashboard(
+  testName: string,
+  options: Omit<DevStackOptions, 'dir' | 'portBase'> = {},
+): Promise<DashboardHarness> {
   const stack = await startTestStack(options);
   const outputDir = dashboardOutputDir(testName);
   mkdirSync(outputDir, { recursive: true });
@@ -45,7 +48,13 @@ export async function startDashboard(testName: string, options: Omit<DevStackOpt
   try {
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--autoplay-policy=no-user-gesture-required',
+      ],
     });
   } catch (error) {
     await stack.stop();

@@ -29,22 +29,28 @@ export function readEnvFile(path: string): Record<string, string> {
  * and `$VAR` are VAR's value or empty.
  */
 export function interpolate(text: string, variables: Readonly<Record<string, string>>, where: string): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([?-])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, name?: string, colon?: string, operator?: string, operand?: string, bare?: string) => {
-    if (whole === '$$') return '$';
-    if (bare) return variables[bare] ?? '';
-    const value = variables[name!];
-    const missing = value === undefined || (colon === ':' && value === '');
-    if (operator === '?' && missing) throw new Error(`${where}: required variable ${name} is missing a value: ${operand || 'not set'}`);
-    if (operator === '-' && missing) return operand!;
-    return value ?? '';
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([?-])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, name?: string, colon?: string, operator?: string, operand?: string, bare?: string) => {
+      if (whole === '$$') return '$';
+      if (bare) return variables[bare] ?? '';
+      const value = variables[name!];
+      const missing = value === undefined || (colon === ':' && value === '');
+      if (operator === '?' && missing)
+        throw new Error(`${where}: required variable ${name} is missing a value: ${operand || 'not set'}`);
+      if (operator === '-' && missing) return operand!;
+      return value ?? '';
+    },
+  );
 }
 
 function interpolateTree(node: unknown, variables: Readonly<Record<string, string>>, where: string): unknown {
   if (typeof node === 'string') return interpolate(node, variables, where);
   if (Array.isArray(node)) return node.map((item) => interpolateTree(item, variables, where));
   if (node && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, interpolateTree(value, variables, `${where}.${key}`)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [key, interpolateTree(value, variables, `${where}.${key}`)]),
+    );
   }
   return node;
 }
@@ -67,7 +73,10 @@ export function renderCompose(
   for (const [name, service] of Object.entries(raw.services)) {
     const rendered = interpolateTree(service, variables, `services.${name}`) as Record<string, unknown>;
     const environment = Object.fromEntries(
-      Object.entries((rendered.environment ?? {}) as Record<string, unknown>).map(([key, value]) => [key, value === null ? '' : String(value)]),
+      Object.entries((rendered.environment ?? {}) as Record<string, unknown>).map(([key, value]) => [
+        key,
+        value === null ? '' : String(value),
+      ]),
     );
     services[name] = { ...(rendered as Omit<ComposeService, 'environment'>), environment };
   }
@@ -143,7 +152,9 @@ export interface KubernetesWorkload {
 
 /** Every object of deploy/kubernetes/*.yaml. */
 export function readKubernetesObjects(files: readonly string[]): KubernetesObject[] {
-  return files.flatMap((file) => parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => doc.toJS() as KubernetesObject));
+  return files.flatMap((file) =>
+    parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => doc.toJS() as KubernetesObject),
+  );
 }
 
 /**
@@ -157,7 +168,11 @@ export function kubernetesWorkloads(
   fieldsOf: (workload: string) => Readonly<Record<string, string>>,
 ): KubernetesWorkload[] {
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
-  const secrets = new Map(objects.filter((o) => o.kind === 'Secret').map((o) => [o.metadata.name, { ...o.stringData, ...decodeSecretData(o.data) }]));
+  const secrets = new Map(
+    objects
+      .filter((o) => o.kind === 'Secret')
+      .map((o) => [o.metadata.name, { ...o.stringData, ...decodeSecretData(o.data) }]),
+  );
   const lookUp = (source: Map<string, Record<string, string>>, kind: string, name: string) => {
     const values = source.get(name);
     if (!values) throw new Error(`${kind} ${name} is referenced but not in deploy/kubernetes/`);
@@ -177,7 +192,11 @@ export function kubernetesWorkloads(
       for (const variable of container.env ?? []) {
         const { configMapKeyRef, secretKeyRef, fieldRef } = variable.valueFrom ?? {};
         let value: string | undefined;
-        if (variable.value !== undefined) value = variable.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => environment[name] ?? whole);
+        if (variable.value !== undefined)
+          value = variable.value.replace(
+            /\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g,
+            (whole, name: string) => environment[name] ?? whole,
+          );
         else if (configMapKeyRef) value = lookUp(configMaps, 'ConfigMap', configMapKeyRef.name)[configMapKeyRef.key];
         else if (secretKeyRef) value = lookUp(secrets, 'Secret', secretKeyRef.name)[secretKeyRef.key];
         else if (fieldRef) value = fields[fieldRef.fieldPath];
@@ -189,7 +208,9 @@ export function kubernetesWorkloads(
         objectName: object.metadata.name,
         args: container.args ?? [],
         environment,
-        ports: Object.fromEntries((container.ports ?? []).filter((port) => port.name).map((port) => [port.name!, port.containerPort])),
+        ports: Object.fromEntries(
+          (container.ports ?? []).filter((port) => port.name).map((port) => [port.name!, port.containerPort]),
+        ),
         mountPaths: (container.volumeMounts ?? []).map((mount) => mount.mountPath),
         ...(container.readinessProbe ? { readinessProbe: container.readinessProbe } : {}),
       });
@@ -219,27 +240,36 @@ export interface KubernetesService {
 /** Each Service with the workload its selector picks (by the pod template's labels, in its namespace). */
 export function kubernetesServices(objects: readonly KubernetesObject[]): KubernetesService[] {
   const podObjects = objects.filter((object) => object.kind === 'Deployment' || object.kind === 'Job');
-  return objects.filter((object) => object.kind === 'Service').map((object) => {
-    const { name, namespace = 'default' } = object.metadata;
-    const selector = Object.entries(object.spec?.selector ?? {});
-    const selected = podObjects.filter((pods) => {
-      const labels = pods.spec?.template?.metadata?.labels ?? {};
-      return (pods.metadata.namespace ?? 'default') === namespace && selector.every(([key, value]) => labels[key] === value);
+  return objects
+    .filter((object) => object.kind === 'Service')
+    .map((object) => {
+      const { name, namespace = 'default' } = object.metadata;
+      const selector = Object.entries(object.spec?.selector ?? {});
+      const selected = podObjects.filter((pods) => {
+        const labels = pods.spec?.template?.metadata?.labels ?? {};
+        return (
+          (pods.metadata.namespace ?? 'default') === namespace &&
+          selector.every(([key, value]) => labels[key] === value)
+        );
+      });
+      if (selector.length === 0 || selected.length !== 1) {
+        throw new Error(
+          `Service ${name} selects ${selected.map((pods) => pods.metadata.name).join(', ') || 'nothing'}, not one workload`,
+        );
+      }
+      return {
+        name,
+        dnsNames: [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`],
+        workload: `${selected[0]!.kind}/${selected[0]!.metadata.name}`,
+        ports: (object.spec?.ports ?? []).map(({ port, targetPort }) => ({ port, targetPort: targetPort ?? port })),
+      };
     });
-    if (selector.length === 0 || selected.length !== 1) {
-      throw new Error(`Service ${name} selects ${selected.map((pods) => pods.metadata.name).join(', ') || 'nothing'}, not one workload`);
-    }
-    return {
-      name,
-      dnsNames: [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`],
-      workload: `${selected[0]!.kind}/${selected[0]!.metadata.name}`,
-      ports: (object.spec?.ports ?? []).map(({ port, targetPort }) => ({ port, targetPort: targetPort ?? port })),
-    };
-  });
 }
 
 function decodeSecretData(data: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+  return Object.fromEntries(
+    Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]),
+  );
 }
 
 /** What the final stage of deploy/Dockerfile gives every container: its ENV, USER and WORKDIR. */
@@ -261,7 +291,11 @@ export function imageSettings(dockerfile = readFileSync(join(deployDir, 'Dockerf
   const user = /^(\d+):(\d+)$/.exec(last('USER'));
   if (!user) throw new Error(`deploy/Dockerfile's USER is not numeric uid:gid: ${last('USER')}`);
   return {
-    env: Object.fromEntries(last('ENV').split(/\s+/).map((pair) => pair.split('=') as [string, string])),
+    env: Object.fromEntries(
+      last('ENV')
+        .split(/\s+/)
+        .map((pair) => pair.split('=') as [string, string]),
+    ),
     user: { uid: Number(user[1]), gid: Number(user[2]) },
     workdir: last('WORKDIR'),
   };

@@ -70,7 +70,8 @@ export async function createHlsFixture({
   videoBitrateKbps,
   ...tenancy
 }: HlsFixtureOptions): Promise<HlsFixture> {
-  const { orgId, envId } = tenancy.orgId && tenancy.envId ? { orgId: tenancy.orgId, envId: tenancy.envId } : await createTenancy(db);
+  const { orgId, envId } =
+    tenancy.orgId && tenancy.envId ? { orgId: tenancy.orgId, envId: tenancy.envId } : await createTenancy(db);
   const videoId = newId('vid');
   const dir = join(workDir, videoId);
   mkdirSync(dir, { recursive: true });
@@ -84,15 +85,51 @@ export async function createHlsFixture({
     mkdirSync(out, { recursive: true });
     // Keyframes every 2 s and no scene cuts: 6 s segments land on the same frames in every rendition.
     await run('ffmpeg', [
-      '-hide_banner', '-loglevel', 'error', '-y', '-i', clip,
-      '-vf', `scale=${width}:${height}`, '-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'main', '-level:v', '3.0',
-      '-pix_fmt', 'yuv420p', '-g', String(fps * 2), '-keyint_min', String(fps * 2), '-sc_threshold', '0',
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      clip,
+      '-vf',
+      `scale=${width}:${height}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-profile:v',
+      'main',
+      '-level:v',
+      '3.0',
+      '-pix_fmt',
+      'yuv420p',
+      '-g',
+      String(fps * 2),
+      '-keyint_min',
+      String(fps * 2),
+      '-sc_threshold',
+      '0',
       ...(videoBitrateKbps
         ? ['-b:v', `${videoBitrateKbps}k`, '-maxrate', `${videoBitrateKbps}k`, '-bufsize', `${videoBitrateKbps * 2}k`]
         : []),
-      '-c:a', 'aac', '-b:a', '64k', '-ac', '2',
-      '-f', 'hls', '-hls_time', '6', '-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4',
-      '-hls_fmp4_init_filename', 'init.mp4', '-hls_segment_filename', join(out, 'seg-%05d.m4s'),
+      '-c:a',
+      'aac',
+      '-b:a',
+      '64k',
+      '-ac',
+      '2',
+      '-f',
+      'hls',
+      '-hls_time',
+      '6',
+      '-hls_playlist_type',
+      'vod',
+      '-hls_segment_type',
+      'fmp4',
+      '-hls_fmp4_init_filename',
+      'init.mp4',
+      '-hls_segment_filename',
+      join(out, 'seg-%05d.m4s'),
       join(out, 'playlist.m3u8'),
     ]);
     const files = readdirSync(out);
@@ -109,16 +146,30 @@ export async function createHlsFixture({
     '#EXTM3U',
     '#EXT-X-VERSION:7',
     '#EXT-X-INDEPENDENT-SEGMENTS',
-    ...[...renditions].reverse().flatMap((r) => [
-      `#EXT-X-STREAM-INF:BANDWIDTH=${r.height * 2000},RESOLUTION=${r.width}x${r.height},CODECS="avc1.4d401e,mp4a.40.2",FRAME-RATE=${fps.toFixed(3)}`,
-      `${r.key}/playlist.m3u8`,
-    ]),
+    ...[...renditions]
+      .reverse()
+      .flatMap((r) => [
+        `#EXT-X-STREAM-INF:BANDWIDTH=${r.height * 2000},RESOLUTION=${r.width}x${r.height},CODECS="avc1.4d401e,mp4a.40.2",FRAME-RATE=${fps.toFixed(3)}`,
+        `${r.key}/playlist.m3u8`,
+      ]),
   ].join('\n');
   await storage.put(objectKeys.master(videoId), `${master}\n`, contentTypeForHlsFile('master.m3u8'));
   objects.set(objectKeys.master(videoId), Buffer.from(`${master}\n`));
 
   const thumbnailPath = join(dir, 'thumb.jpg');
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-ss', '1', '-i', clip, '-frames:v', '1', thumbnailPath]);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-ss',
+    '1',
+    '-i',
+    clip,
+    '-frames:v',
+    '1',
+    thumbnailPath,
+  ]);
   const thumbnailKey = objectKeys.thumbnail(videoId, 'default.jpg');
   const thumbnail = readFileSync(thumbnailPath);
   await storage.put(thumbnailKey, thumbnail, 'image/jpeg');
@@ -138,8 +189,13 @@ export async function createHlsFixture({
       video_quality: 'standard',
       allow_public_access: allowPublicAccess,
       parameters: JSON.stringify({
-        maxEdgeLength: -1, maxFrameRate: -1, pixelFormat: 'yuv420p', rateControlMode: 'variableBitrate',
-        twoPassVBREncoding: false, compressionRatio: 'ultrafast', audioCodec: 'aac',
+        maxEdgeLength: -1,
+        maxFrameRate: -1,
+        pixelFormat: 'yuv420p',
+        rateControlMode: 'variableBitrate',
+        twoPassVBREncoding: false,
+        compressionRatio: 'ultrafast',
+        audioCodec: 'aac',
       }),
       duration_seconds: seconds,
       source_width: top!.width,
@@ -155,10 +211,23 @@ export async function createHlsFixture({
     await db
       .insertInto('renditions')
       .values({
-        video_id: videoId, key: r.key, width: r.width, height: r.height, short_edge_pixels: r.height,
-        short_edge_is_width: false, video_bitrate_kbps: r.height * 2, audio_bitrate_kbps: 64, audio_format: 'aac',
-        frame_rate: fps, pixel_format: 'yuv420p', rate_control_mode: 'variableBitrate', two_pass: false,
-        compression_ratio: 'ultrafast', codecs: 'avc1.4d401e,mp4a.40.2', bandwidth: r.height * 2000, segment_count: r.segmentCount,
+        video_id: videoId,
+        key: r.key,
+        width: r.width,
+        height: r.height,
+        short_edge_pixels: r.height,
+        short_edge_is_width: false,
+        video_bitrate_kbps: r.height * 2,
+        audio_bitrate_kbps: 64,
+        audio_format: 'aac',
+        frame_rate: fps,
+        pixel_format: 'yuv420p',
+        rate_control_mode: 'variableBitrate',
+        two_pass: false,
+        compression_ratio: 'ultrafast',
+        codecs: 'avc1.4d401e,mp4a.40.2',
+        bandwidth: r.height * 2000,
+        segment_count: r.segmentCount,
       })
       .execute();
   }

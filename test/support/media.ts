@@ -22,7 +22,16 @@ export interface ClipOptions {
 }
 
 /** A synthetic clip (moving test pattern or still colour bars, sine tone), H.264/AAC unless the extension says otherwise. */
-export async function makeClip({ seconds, width, height, fps, audio = true, audioSeconds = seconds, path, picture = 'moving' }: ClipOptions): Promise<string> {
+export async function makeClip({
+  seconds,
+  width,
+  height,
+  fps,
+  audio = true,
+  audioSeconds = seconds,
+  path,
+  picture = 'moving',
+}: ClipOptions): Promise<string> {
   const args = ['-hide_banner', '-loglevel', 'error', '-y'];
   const source = picture === 'still' ? 'smptebars' : 'testsrc2';
   args.push('-f', 'lavfi', '-i', `${source}=size=${width}x${height}:rate=${fps}:duration=${seconds}`);
@@ -44,7 +53,21 @@ export async function makeClip({ seconds, width, height, fps, audio = true, audi
 export async function countDecodedFrames(input: string, extraInputArgs: string[] = []): Promise<number> {
   const { stdout, stderr } = await run(
     'ffmpeg',
-    ['-hide_banner', '-nostats', '-v', 'error', '-xerror', ...extraInputArgs, '-i', input, '-map', '0:v:0', '-f', 'framemd5', '-'],
+    [
+      '-hide_banner',
+      '-nostats',
+      '-v',
+      'error',
+      '-xerror',
+      ...extraInputArgs,
+      '-i',
+      input,
+      '-map',
+      '0:v:0',
+      '-f',
+      'framemd5',
+      '-',
+    ],
     { maxBuffer: 256 * 1024 * 1024 },
   );
   if (stderr.trim()) throw new Error(`ffmpeg reported errors decoding ${input}:\n${stderr}`);
@@ -54,39 +77,83 @@ export async function countDecodedFrames(input: string, extraInputArgs: string[]
 /** Frames in a file's first video stream, counted by ffprobe reading every packet. */
 export async function countFramesInFile(path: string): Promise<number> {
   const { stdout } = await run('ffprobe', [
-    '-v', 'error', '-count_frames', '-select_streams', 'v:0',
-    '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', path,
+    '-v',
+    'error',
+    '-count_frames',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=nb_read_frames',
+    '-of',
+    'csv=p=0',
+    path,
   ]);
   return Number(stdout.trim());
 }
 
 /** One stream's field (e.g. codec_name, pix_fmt) as ffprobe reads a file or the joined segments of a playlist. */
 export async function streamField(input: string, stream: 'v:0' | 'a:0', field: string): Promise<string> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', `stream=${field}`, '-of', 'json', input]);
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    stream,
+    '-show_entries',
+    `stream=${field}`,
+    '-of',
+    'json',
+    input,
+  ]);
   return String((JSON.parse(stdout) as { streams: Record<string, unknown>[] }).streams[0]![field]);
 }
 
 /** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */
 export async function packetTimes(playlist: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', playlist],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   return stdout.split('\n').filter(Boolean).map(Number);
 }
 
 /** Each packet's MD5 (ffprobe's data hash), in decode order: two streams with equal lists carry the same bytes. */
 export async function packetHashes(media: string, stream: 'v:0' | 'a:0'): Promise<string[]> {
   // One `data_hash=` line per packet (csv breaks a packet with side data, the encoder's priming, over two lines).
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=data_hash', '-show_data_hash', 'md5', '-of', 'default=nw=1', media], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout.split('\n').filter((line) => line.startsWith('data_hash=')).map((line) => line.slice('data_hash='.length));
+  const { stdout } = await run(
+    'ffprobe',
+    [
+      '-v',
+      'error',
+      '-select_streams',
+      stream,
+      '-show_entries',
+      'packet=data_hash',
+      '-show_data_hash',
+      'md5',
+      '-of',
+      'default=nw=1',
+      media,
+    ],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('data_hash='))
+    .map((line) => line.slice('data_hash='.length));
 }
 
 /** Asserts consecutive timestamps step by `step` everywhere (within 2 ms): no gap, no overlap, no jump at a join. */
 export function assertRunsOn(times: number[], step: number, what: string): void {
   for (let i = 1; i < times.length; i += 1) {
     const delta = times[i]! - times[i - 1]!;
-    assert.ok(Math.abs(delta - step) < 0.002, `${what}: packet ${i} at ${times[i]} s follows ${times[i - 1]} s (step ${delta.toFixed(6)}, not ${step.toFixed(6)})`);
+    assert.ok(
+      Math.abs(delta - step) < 0.002,
+      `${what}: packet ${i} at ${times[i]} s follows ${times[i - 1]} s (step ${delta.toFixed(6)}, not ${step.toFixed(6)})`,
+    );
   }
 }

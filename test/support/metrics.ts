@@ -76,9 +76,14 @@ export class Scrape {
    */
   matching(family: string, labels: Record<string, string> = {}): Sample[] {
     const type = this.types.get(family);
-    assert.ok(type, `no metric ${family} in the scrape (Kino's: ${[...this.types.keys()].filter((n) => n.startsWith('kino_')).join(', ')})`);
+    assert.ok(
+      type,
+      `no metric ${family} in the scrape (Kino's: ${[...this.types.keys()].filter((n) => n.startsWith('kino_')).join(', ')})`,
+    );
     const name = type === 'histogram' ? `${family}_count` : family;
-    return this.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+    return this.samples.filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
   }
 
   /** The sum of the matching samples (a histogram: of their observation counts); 0 when none match. */
@@ -88,7 +93,13 @@ export class Scrape {
 
   /** Every value a label takes across a family's samples. */
   labelValues(family: string, label: string): string[] {
-    return [...new Set(this.matching(family).map((sample) => sample.labels[label]).filter((value): value is string => value !== undefined))];
+    return [
+      ...new Set(
+        this.matching(family)
+          .map((sample) => sample.labels[label])
+          .filter((value): value is string => value !== undefined),
+      ),
+    ];
   }
 }
 

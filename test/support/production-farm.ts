@@ -11,7 +11,17 @@
 //   - bootstrap's output, and the client's walk from an upload to a played video.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -51,7 +61,10 @@ export interface KinoImage {
 export async function buildImage(dir: string): Promise<KinoImage> {
   const runtimeDir = join(dir, 'opt-kino');
   await execFileAsync('npm', ['run', 'build'], { cwd: repoRoot, maxBuffer: 64 << 20 });
-  await execFileAsync(process.execPath, [join(deployDir, 'assemble-runtime.mjs'), runtimeDir], { cwd: repoRoot, maxBuffer: 64 << 20 });
+  await execFileAsync(process.execPath, [join(deployDir, 'assemble-runtime.mjs'), runtimeDir], {
+    cwd: repoRoot,
+    maxBuffer: 64 << 20,
+  });
   const node = join(dir, 'bin', 'node');
   mkdirSync(dirname(node), { recursive: true });
   try {
@@ -104,15 +117,20 @@ export class ContainerRuntime {
 
   /** `kino config check <process>` from the image: the output when it refuses `environment`, else undefined. */
   configProblems(processName: string, environment: Readonly<Record<string, string>>): Promise<string | undefined> {
-    return execFileAsync(this.image.node, [this.image.kinoJs, 'config', 'check', processName], { env: this.env(environment) }).then(
+    return execFileAsync(this.image.node, [this.image.kinoJs, 'config', 'check', processName], {
+      env: this.env(environment),
+    }).then(
       () => undefined,
-      (error: Error & { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() || error.message,
+      (error: Error & { stdout?: string; stderr?: string }) =>
+        `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() || error.message,
     );
   }
 
   /** The command prefix that puts a process in the container's host and mount namespace. */
   private prefix(container: Container): string[] {
-    const mountPaths = [this.image.settings.workdir, ...(container.mountPaths ?? [])].sort((a, b) => a.length - b.length);
+    const mountPaths = [this.image.settings.workdir, ...(container.mountPaths ?? [])].sort(
+      (a, b) => a.length - b.length,
+    );
     const pairs: string[] = [];
     for (const [index, mountPath] of mountPaths.entries()) {
       const source = join(this.workDir, 'containers', container.name, String(index));
@@ -125,16 +143,35 @@ export class ContainerRuntime {
       }
       pairs.push(source, mountPath);
     }
-    return [...container.host.runIn, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', mountAndExec, 'container', this.image.settings.workdir, ...pairs, '--'];
+    return [
+      ...container.host.runIn,
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      mountAndExec,
+      'container',
+      this.image.settings.workdir,
+      ...pairs,
+      '--',
+    ];
   }
 
   /** Runs the container to completion (a one-shot service, a Job): its output, or an error with it. */
   async run(container: Container): Promise<string> {
     const [command, ...args] = this.prefix(container);
-    const { stdout, stderr } = await execFileAsync(command!, [...args, this.image.node, this.image.kinoJs, ...container.args], {
-      env: this.env(container.environment),
-    }).catch((error: Error & { stdout?: string; stderr?: string }) => {
-      throw new Error(`${container.name} (\`kino ${container.args.join(' ')}\`) failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+    const { stdout, stderr } = await execFileAsync(
+      command!,
+      [...args, this.image.node, this.image.kinoJs, ...container.args],
+      {
+        env: this.env(container.environment),
+      },
+    ).catch((error: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(
+        `${container.name} (\`kino ${container.args.join(' ')}\`) failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`,
+      );
     });
     return `${stdout}${stderr}`;
   }
@@ -186,7 +223,10 @@ export interface BackingServiceSettings {
 }
 
 /** Starts them (each on its host, SeaweedFS's identity from its environment as compose gives it); resolves with their stop. */
-export async function startBackingServices(settings: BackingServiceSettings, dataDir: string): Promise<() => Promise<void>> {
+export async function startBackingServices(
+  settings: BackingServiceSettings,
+  dataDir: string,
+): Promise<() => Promise<void>> {
   const { postgres, temporal, s3, clickhouse } = settings;
   const log = (name: string) => join(dataDir, 'logs', `${name}.log`);
   const started = await Promise.allSettled([
@@ -200,7 +240,12 @@ export async function startBackingServices(settings: BackingServiceSettings, dat
       durable: false,
       logFile: log('postgres'),
     }),
-    startTemporal({ port: temporal.port, host: temporal.host.address, runIn: temporal.host.runIn, logFile: log('temporal') }),
+    startTemporal({
+      port: temporal.port,
+      host: temporal.host.address,
+      runIn: temporal.host.runIn,
+      logFile: log('temporal'),
+    }),
     startSeaweed({
       dataDir: join(dataDir, 's3'),
       s3Port: s3.port,
@@ -221,7 +266,10 @@ export async function startBackingServices(settings: BackingServiceSettings, dat
       logFile: log('clickhouse'),
     }),
   ]);
-  const stop = () => Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined))).then(() => undefined);
+  const stop = () =>
+    Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined))).then(
+      () => undefined,
+    );
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) {
     await stop();
@@ -231,7 +279,10 @@ export async function startBackingServices(settings: BackingServiceSettings, dat
 }
 
 /** Each backing service checks the credentials Kino's environment (`kinoEnv`, the bootstrap's) carries: wrong ones are refused. */
-export async function assertCredentialsChecked(settings: BackingServiceSettings, kinoEnv: Readonly<Record<string, string>>): Promise<void> {
+export async function assertCredentialsChecked(
+  settings: BackingServiceSettings,
+  kinoEnv: Readonly<Record<string, string>>,
+): Promise<void> {
   const { postgres, s3, clickhouse } = settings;
   const database = new pg.Client({
     connectionString: `postgres://${postgres.user}:not-the-password@${postgres.host.address}:${postgres.port}/${postgres.database}`,
@@ -288,17 +339,24 @@ export function readBootstrapOutput(output: string): FirstInstallation {
   const [, orgId, envId] = /Created organization (\S+) \(.*\) with environment (\S+) \(/.exec(output) ?? [];
   const [, apiKey] = /API key \(full, live, \S+\): (\S+)/.exec(output) ?? [];
   const [, operatorToken] = /Operator token \(\S+\): (\S+)/.exec(output) ?? [];
-  assert.ok(orgId && envId && apiKey && operatorToken, `bootstrap printed the organization, environment, key and token:\n${output}`);
+  assert.ok(
+    orgId && envId && apiKey && operatorToken,
+    `bootstrap printed the organization, environment, key and token:\n${output}`,
+  );
   return { orgId, envId, apiKey, operatorToken };
 }
 
 /** Waits until an encode node is active in the API's view; `assertRunning` ends the wait when a process it needs has exited. */
 export async function waitForActiveNode(client: Kino, assertRunning: () => void): Promise<void> {
-  await waitFor('the encode node to register with the orchestrator', async () => {
-    assertRunning();
-    const nodes = await client.nodes.list();
-    return nodes.some((node) => node.state === 'active') || undefined;
-  }, { timeoutMs: 60_000, intervalMs: 250 });
+  await waitFor(
+    'the encode node to register with the orchestrator',
+    async () => {
+      assertRunning();
+      const nodes = await client.nodes.list();
+      return nodes.some((node) => node.state === 'active') || undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
 }
 
 /**
@@ -320,8 +378,15 @@ export async function uploadProcessAndPlay({
   deliveryUrl: string;
 }): Promise<void> {
   const clip = await readFile(clipPath);
-  const ticket = await client.uploads.createUrl(orgId, envId, { filename: 'first.mp4', fileSize: clip.length, contentType: 'video/mp4' });
-  assert.ok(ticket.signedURL.startsWith(`${uploadEndpoint}/`), `the upload URL is on ${uploadEndpoint}: ${ticket.signedURL}`);
+  const ticket = await client.uploads.createUrl(orgId, envId, {
+    filename: 'first.mp4',
+    fileSize: clip.length,
+    contentType: 'video/mp4',
+  });
+  assert.ok(
+    ticket.signedURL.startsWith(`${uploadEndpoint}/`),
+    `the upload URL is on ${uploadEndpoint}: ${ticket.signedURL}`,
+  );
   await client.uploads.putFile(ticket, clip, 'video/mp4');
   const { videoID } = await client.videos.process(orgId, envId, {
     storagePath: ticket.bucketPath,
@@ -330,11 +395,18 @@ export async function uploadProcessAndPlay({
     videoName: 'first.mp4',
     allowPublicAccess: false,
   });
-  await waitFor(`video ${videoID} to be ready`, async () => {
-    const details = (await client.videos.get(orgId, videoID)) as Awaited<ReturnType<Kino['videos']['get']>> & { failureReason?: string };
-    if (!details.status.transcoding && !details.status.ready) throw new WaitAbortedError(`video ended ${JSON.stringify(details.status)} (${details.failureReason ?? ''})`);
-    return details.status.ready || undefined;
-  }, { timeoutMs: 180_000, intervalMs: 500 });
+  await waitFor(
+    `video ${videoID} to be ready`,
+    async () => {
+      const details = (await client.videos.get(orgId, videoID)) as Awaited<ReturnType<Kino['videos']['get']>> & {
+        failureReason?: string;
+      };
+      if (!details.status.transcoding && !details.status.ready)
+        throw new WaitAbortedError(`video ended ${JSON.stringify(details.status)} (${details.failureReason ?? ''})`);
+      return details.status.ready || undefined;
+    },
+    { timeoutMs: 180_000, intervalMs: 500 },
+  );
 
   // A signed playback URL on the delivery address the API was given; delivery checks it against
   // the API's JWKS (CONTROL_PLANE_URL, the internal address) and serves every file.
@@ -361,5 +433,9 @@ export async function uploadProcessAndPlay({
     }
   }
   assert.ok(segments >= variants.length * 2, `every variant has its init segment and media segments (${segments})`);
-  assert.equal(await countDecodedFrames(masterUrl), await countFramesInFile(clipPath), 'every frame plays from delivery');
+  assert.equal(
+    await countDecodedFrames(masterUrl),
+    await countFramesInFile(clipPath),
+    'every frame plays from delivery',
+  );
 }

@@ -8,7 +8,9 @@ export function sendRawHttp(url: string, request: string): Promise<{ statusLine:
     const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(request));
     let answer = '';
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    socket.on('close', () => resolve({ statusLine: answer.split('\r\n')[0] ?? '', body: answer.slice(answer.indexOf('\r\n\r\n') + 4) }));
+    socket.on('close', () =>
+      resolve({ statusLine: answer.split('\r\n')[0] ?? '', body: answer.slice(answer.indexOf('\r\n\r\n') + 4) }),
+    );
     socket.on('error', reject);
   });
 }
@@ -27,27 +29,34 @@ export interface SlowLoris {
 export async function startSlowLoris(url: string, connections: number, byteEveryMs = 500): Promise<SlowLoris> {
   const { hostname, port } = new URL(url);
   const sockets = await Promise.all(
-    Array.from({ length: connections }, () => new Promise<Socket>((resolve, reject) => {
-      const socket = connect({ host: hostname, port: Number(port) }, () => {
-        socket.off('error', reject);
-        resolve(socket);
-      });
-      socket.once('error', reject);
-    })),
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect({ host: hostname, port: Number(port) }, () => {
+            socket.off('error', reject);
+            resolve(socket);
+          });
+          socket.once('error', reject);
+        }),
+    ),
   );
   let openCount = sockets.length;
   const header = Buffer.from('GET / HTTP/1.1\r\nHost: slow\r\nX-Slow: ');
   let sent = 0;
   const closed = Promise.all(
-    sockets.map((socket) => new Promise<string>((resolve) => {
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        openCount -= 1;
-        resolve(answer.split('\r\n')[0] ?? '');
-      });
-    })),
+    sockets.map(
+      (socket) =>
+        new Promise<string>((resolve) => {
+          let answer = '';
+          socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+          socket.on('error', () => undefined);
+          socket.on('close', () => {
+            openCount -= 1;
+            resolve(answer.split('\r\n')[0] ?? '');
+          });
+        }),
+    ),
   );
   const trickle = setInterval(() => {
     const byte = sent < header.length ? header.subarray(sent, sent + 1) : Buffer.from('a');

@@ -4,7 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type StorageConfig } from '@kino/infra';
-import { freePort, startPostgres, startSeaweed, startTemporal, type PostgresServer, type SeaweedServer, type TemporalServer } from '@kino/dev';
+import {
+  freePort,
+  startPostgres,
+  startSeaweed,
+  startTemporal,
+  type PostgresServer,
+  type SeaweedServer,
+  type TemporalServer,
+} from '@kino/dev';
 
 export interface TestServices {
   dir: string;
@@ -24,9 +32,7 @@ export async function startTestServices(
           startPostgres({ dataDir: join(dir, 'pg'), port, logFile: join(dir, 'postgres.log'), durable: false }),
         )
       : undefined,
-    want.temporal
-      ? freePort().then((port) => startTemporal({ port, logFile: join(dir, 'temporal.log') }))
-      : undefined,
+    want.temporal ? freePort().then((port) => startTemporal({ port, logFile: join(dir, 'temporal.log') })) : undefined,
     want.s3
       ? freePort().then((s3Port) => startSeaweed({ dataDir: join(dir, 's3'), s3Port, logFile: join(dir, 's3.log') }))
       : undefined,

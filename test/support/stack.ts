@@ -43,7 +43,8 @@ export async function startTestStack(options: Omit<DevStackOptions, 'dir' | 'por
   try {
     status = await launcher.start();
     const failures = [...status.problems, ...status.missing];
-    if (failures.length > 0) throw new Error(`the test stack did not come up: ${failures.join('; ')}\n${errors.slice(-20).join('\n')}`);
+    if (failures.length > 0)
+      throw new Error(`the test stack did not come up: ${failures.join('; ')}\n${errors.slice(-20).join('\n')}`);
   } catch (error) {
     await stop();
     throw error;

@@ -1,11 +1,22 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { isPublicAddress, resolveWebhookDestination, WebhookDestinationError, type HostResolver } from './destinations.ts';
+import {
+  isPublicAddress,
+  resolveWebhookDestination,
+  WebhookDestinationError,
+  type HostResolver,
+} from './destinations.ts';
 
 const resolver: HostResolver = async (hostname) => {
   const table: Record<string, Array<{ address: string; family: number }>> = {
-    'public.test': [{ address: '93.184.215.14', family: 4 }, { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 }],
-    'mixed.test': [{ address: '93.184.215.14', family: 4 }, { address: '10.1.2.3', family: 4 }],
+    'public.test': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 },
+    ],
+    'mixed.test': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ],
     'metadata.test': [{ address: '169.254.169.254', family: 4 }],
     'ula.test': [{ address: 'fd00::1', family: 6 }],
   };
@@ -26,11 +37,32 @@ async function reasonOf(url: string): Promise<string> {
 
 describe('webhook destinations', () => {
   it('tells public unicast addresses from every other kind', () => {
-    for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111']) assert.equal(isPublicAddress(address), true, address);
+    for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])
+      assert.equal(isPublicAddress(address), true, address);
     const notPublic = [
-      '127.0.0.1', '127.9.9.9', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '169.254.0.1',
-      '100.64.0.1', '0.0.0.0', '255.255.255.255', '224.0.0.1', '192.0.2.1', '::1', '::', 'fe80::1', 'fd00::1', 'fc00::1',
-      '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', 'ff02::1', 'not-an-address',
+      '127.0.0.1',
+      '127.9.9.9',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '169.254.169.254',
+      '169.254.0.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '224.0.0.1',
+      '192.0.2.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::ffff:169.254.169.254',
+      'ff02::1',
+      'not-an-address',
     ];
     for (const address of notPublic) assert.equal(isPublicAddress(address), false, address);
     // Public IPv4 carried in an IPv4-mapped IPv6 address is public.

@@ -15,7 +15,11 @@ import ipaddr from 'ipaddr.js';
 export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: HostResolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
 
 /** Why a destination is refused. */
 export type RefusedDestination = 'not_public' | 'unresolvable';
@@ -39,7 +43,8 @@ export class WebhookDestinationError extends Error {
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   return parsed.range() === 'unicast';
 }
 
@@ -57,7 +62,10 @@ export async function resolvePublicAddresses(hostname: string, resolve: HostReso
     try {
       addresses = await resolve(hostname);
     } catch (error) {
-      throw new WebhookDestinationError('unresolvable', `${hostname} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new WebhookDestinationError(
+        'unresolvable',
+        `${hostname} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
     if (addresses.length === 0) throw new WebhookDestinationError('unresolvable', `${hostname} resolves to no address`);
   }
@@ -72,7 +80,10 @@ export async function resolvePublicAddresses(hostname: string, resolve: HostReso
 }
 
 /** The addresses a webhook URL may be sent to, all public; throws a WebhookDestinationError otherwise. */
-export function resolveWebhookDestination(url: string, resolve: HostResolver = systemResolver): Promise<LookupAddress[]> {
+export function resolveWebhookDestination(
+  url: string,
+  resolve: HostResolver = systemResolver,
+): Promise<LookupAddress[]> {
   return resolvePublicAddresses(hostOf(new URL(url)), resolve);
 }
 

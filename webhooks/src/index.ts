@@ -12,4 +12,10 @@ export {
   type RefusedDestination,
   type WebhookDestinationPolicy,
 } from './destinations.ts';
-export { sendWebhookMessage, type WebhookAttempt, type WebhookAttemptResult, type WebhookFetch, type WebhookSenderDeps } from './sender.ts';
+export {
+  sendWebhookMessage,
+  type WebhookAttempt,
+  type WebhookAttemptResult,
+  type WebhookFetch,
+  type WebhookSenderDeps,
+} from './sender.ts';

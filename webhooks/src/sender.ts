@@ -6,7 +6,12 @@ import type { Logger } from '@kino/infra';
 import type { WebhookPayload } from '@kino/proto/contract';
 import type { Db, Webhook, WebhookDelivery } from '@kino/database';
 import { recordWebhookDelivery } from '@kino/database/repositories';
-import { pinnedLookup, resolveWebhookDestination, WebhookDestinationError, type WebhookDestinationPolicy } from './destinations.ts';
+import {
+  pinnedLookup,
+  resolveWebhookDestination,
+  WebhookDestinationError,
+  type WebhookDestinationPolicy,
+} from './destinations.ts';
 import { signWebhook } from './signature.ts';
 
 const requestTimeoutMs = 15_000;
@@ -37,14 +42,23 @@ export interface WebhookAttempt {
 }
 
 export async function sendWebhookMessage(
-  { db, logger, fetch: send = undiciFetch as unknown as WebhookFetch, webhookDestinations = { allowPrivate: false } }: WebhookSenderDeps,
+  {
+    db,
+    logger,
+    fetch: send = undiciFetch as unknown as WebhookFetch,
+    webhookDestinations = { allowPrivate: false },
+  }: WebhookSenderDeps,
   { hook, messageId, payload }: { hook: Webhook; messageId: string; payload: WebhookPayload },
 ): Promise<WebhookAttempt> {
   const body = JSON.stringify(payload);
   const headers = signWebhook(hook.secret, messageId, Math.floor(Date.now() / 1000), body);
   const log = logger.child({ videoId: payload.videoId, webhookId: hook.id, messageId, event: payload.event });
   const started = performance.now();
-  const record = async (result: WebhookAttemptResult, responseStatus: number | null, error: string | null): Promise<WebhookAttempt> => {
+  const record = async (
+    result: WebhookAttemptResult,
+    responseStatus: number | null,
+    error: string | null,
+  ): Promise<WebhookAttempt> => {
     const delivery = await recordWebhookDelivery(db, {
       webhookId: hook.id,
       messageId,

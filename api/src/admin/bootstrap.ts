@@ -5,7 +5,13 @@
 // what is there (docs/decisions/operations.md#bootstrap).
 import { browserUploadCorsRule, parseConfig, storageConfigShape, Storage } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '@kino/database';
-import { createApiKey, createEnvironment, createOperatorToken, createOrganization, listOrganizations } from '@kino/database/admin';
+import {
+  createApiKey,
+  createEnvironment,
+  createOperatorToken,
+  createOrganization,
+  listOrganizations,
+} from '@kino/database/admin';
 import { ClickHouseHttp, migrateClickHouse } from '@kino/analytics';
 import { apiConfigShape } from '../config.ts';
 
@@ -76,8 +82,18 @@ export async function bootstrap(config: BootstrapConfig, options: BootstrapOptio
       return {
         organization: { id: organization.id, name: organization.name },
         environment: { id: environment.id, name: environment.name },
-        apiKey: { id: apiKey.record.id, key: apiKey.apiKey, prefix: apiKey.record.key_prefix, type: 'full' as const, live: true as const },
-        operatorToken: { id: operatorToken.record.id, token: operatorToken.token, prefix: operatorToken.record.token_prefix },
+        apiKey: {
+          id: apiKey.record.id,
+          key: apiKey.apiKey,
+          prefix: apiKey.record.key_prefix,
+          type: 'full' as const,
+          live: true as const,
+        },
+        operatorToken: {
+          id: operatorToken.record.id,
+          token: operatorToken.token,
+          prefix: operatorToken.record.token_prefix,
+        },
       };
     });
     const organizations = (await listOrganizations(db)).map((org) => ({ id: org.id, name: org.name }));

@@ -13,7 +13,9 @@ export interface AuthRouteOptions {
 
 /** Only a path inside the dashboard: `returnTo` never sends the browser elsewhere (no open redirect). */
 export function safeReturnTo(value: unknown): string {
-  return typeof value === 'string' && /^\/dashboard(\/[^\s\\]*)?$/.test(value) && !value.startsWith('//') ? value : '/dashboard/';
+  return typeof value === 'string' && /^\/dashboard(\/[^\s\\]*)?$/.test(value) && !value.startsWith('//')
+    ? value
+    : '/dashboard/';
 }
 
 export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { deps, oidc, dashboardUrl }) => {
@@ -37,8 +39,14 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { de
     const transaction = readTransaction(request, cookies.signIn.name);
     reply.clearCookie(cookies.signIn.name, cookies.signIn.options);
     const query = request.query as { error?: string; error_description?: string };
-    if (query.error) return signInProblem(reply, 400, `The identity provider refused the sign-in: ${query.error_description ?? query.error}.`);
-    if (!transaction) return signInProblem(reply, 400, 'This sign-in expired or was started in another browser. Sign in again.');
+    if (query.error)
+      return signInProblem(
+        reply,
+        400,
+        `The identity provider refused the sign-in: ${query.error_description ?? query.error}.`,
+      );
+    if (!transaction)
+      return signInProblem(reply, 400, 'This sign-in expired or was started in another browser. Sign in again.');
     const callbackUrl = new URL(request.url, new URL(dashboardUrl).origin);
     let sessionId: string;
     try {
@@ -53,16 +61,22 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { de
   });
 
   // A session route: the CSRF token is required, so another site cannot sign a user out.
-  app.post('/dashboard/auth/logout', { config: { auth: 'session' }, schema: { hide: true } }, async (request, reply) => {
-    const sessionId = request.cookies[cookies.session.name]!;
-    const idToken = await sessions.end(sessionId);
-    reply.clearCookie(cookies.session.name, cookies.session.options);
-    return { body: { redirectTo: await oidc.endSessionUrl(idToken) } };
-  });
+  app.post(
+    '/dashboard/auth/logout',
+    { config: { auth: 'session' }, schema: { hide: true } },
+    async (request, reply) => {
+      const sessionId = request.cookies[cookies.session.name]!;
+      const idToken = await sessions.end(sessionId);
+      reply.clearCookie(cookies.session.name, cookies.session.options);
+      return { body: { redirectTo: await oidc.endSessionUrl(idToken) } };
+    },
+  );
 
   // Where the provider's sign-out comes back to.
   app.get('/dashboard/auth/signed-out', open, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(page('Signed out', '<p>You are signed out of Kino.</p><p><a href="/dashboard/auth/login">Sign in</a></p>')),
+    reply
+      .type('text/html; charset=utf-8')
+      .send(page('Signed out', '<p>You are signed out of Kino.</p><p><a href="/dashboard/auth/login">Sign in</a></p>')),
   );
 };
 
@@ -82,7 +96,12 @@ function signInProblem(reply: FastifyReply, status: number, message: string): Fa
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .send(page('Sign-in failed', `<p role="alert">${escapeHtml(message)}</p><p><a href="/dashboard/auth/login">Sign in again</a></p>`));
+    .send(
+      page(
+        'Sign-in failed',
+        `<p role="alert">${escapeHtml(message)}</p><p><a href="/dashboard/auth/login">Sign in again</a></p>`,
+      ),
+    );
 }
 
 /** A plain page (no script, no inline style: the Content-Security-Policy allows neither). */

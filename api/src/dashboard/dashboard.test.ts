@@ -27,16 +27,26 @@ describe('dashboard configuration', () => {
     assert.equal(parseApiConfig(base).DASHBOARD_URL, undefined);
     assert.throws(
       () => parseApiConfig({ ...base, DASHBOARD_URL: 'https://kino.example.com/dashboard' }),
-      (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.startsWith('OIDC_CLIENT_SECRET:')),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems.some((p) => p.startsWith('OIDC_CLIENT_SECRET:')),
     );
     const config = parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'https://kino.example.com/dashboard/' });
     assert.equal(config.DASHBOARD_URL, 'https://kino.example.com/dashboard');
   });
 
   it('refuses plain http off loopback and a URL that is not the dashboard', () => {
-    assert.throws(() => parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'http://kino.example.com/dashboard' }), ConfigError);
-    assert.throws(() => parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'https://kino.example.com/' }), ConfigError);
-    assert.equal(parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'http://127.0.0.1:7080/dashboard' }).DASHBOARD_URL, 'http://127.0.0.1:7080/dashboard');
+    assert.throws(
+      () => parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'http://kino.example.com/dashboard' }),
+      ConfigError,
+    );
+    assert.throws(
+      () => parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'https://kino.example.com/' }),
+      ConfigError,
+    );
+    assert.equal(
+      parseApiConfig({ ...base, ...provider, DASHBOARD_URL: 'http://127.0.0.1:7080/dashboard' }).DASHBOARD_URL,
+      'http://127.0.0.1:7080/dashboard',
+    );
   });
 });
 
@@ -55,7 +65,15 @@ describe('dashboard cookies', () => {
 describe('the page to return to after sign-in', () => {
   it('is a dashboard path, never another site', () => {
     assert.equal(safeReturnTo('/dashboard/videos?status=ready'), '/dashboard/videos?status=ready');
-    for (const hostile of ['https://evil.example/dashboard', '//evil.example/dashboard', '/dashboardx', '/v1/api/x', '/dashboard\\@evil', undefined, 42]) {
+    for (const hostile of [
+      'https://evil.example/dashboard',
+      '//evil.example/dashboard',
+      '/dashboardx',
+      '/v1/api/x',
+      '/dashboard\\@evil',
+      undefined,
+      42,
+    ]) {
       assert.equal(safeReturnTo(hostile), '/dashboard/', String(hostile));
     }
   });

@@ -23,7 +23,10 @@ function originOf(url: string | undefined): string[] {
   return url ? [new URL(url).origin] : [];
 }
 
-export async function dashboardPlugin(app: FastifyInstance, { deps, oidc }: { deps: ApiDeps; oidc: OidcClient }): Promise<void> {
+export async function dashboardPlugin(
+  app: FastifyInstance,
+  { deps, oidc }: { deps: ApiDeps; oidc: OidcClient },
+): Promise<void> {
   const { config } = deps;
   const dashboardUrl = config.DASHBOARD_URL!;
   const { sessions, cookies } = deps.dashboard!;

@@ -12,7 +12,11 @@ import type { FastifyInstance } from 'fastify';
 export const API_REFERENCE_PATH = '/docs';
 
 // `@scalar/api-reference`'s entry is dist/index.js; its browser bundle sits beside it.
-const bundlePath = join(dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), 'browser', 'standalone.js');
+const bundlePath = join(
+  dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')),
+  'browser',
+  'standalone.js',
+);
 
 /**
  * Everything from this origin. Styles: the bundle injects its stylesheet as <style> elements and
@@ -74,7 +78,10 @@ export async function registerApiReference(api: FastifyInstance, prefix: string)
   const route = { config: { auth: 'none' as const }, schema: { hide: true } };
 
   api.get(API_REFERENCE_PATH, route, async (_request, reply) => {
-    reply.header('Content-Security-Policy', contentSecurityPolicy).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8');
+    reply
+      .header('Content-Security-Policy', contentSecurityPolicy)
+      .header('Cache-Control', 'no-cache')
+      .type('text/html; charset=utf-8');
     return html;
   });
   api.get(`${API_REFERENCE_PATH}/start.js`, route, async (_request, reply) => {

@@ -82,13 +82,23 @@ export class MethodNotAllowedError extends ApiError {
 export const INVALID_REQUEST = 'invalid_request';
 
 /** A storage call that failed: logged, and answered 503 (nothing was changed; the client tries again). */
-export function storageUnavailable(error: unknown, log: { error: (o: object, m: string) => void }, doing: string): never {
+export function storageUnavailable(
+  error: unknown,
+  log: { error: (o: object, m: string) => void },
+  doing: string,
+): never {
   log.error({ err: error }, `${doing} failed`);
   throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
 }
 
 /** A workflow that could not be started: logged, and the 503 to answer once the caller has undone its change. */
-export function workflowServiceUnavailable(error: unknown, log: { error: (o: object, m: string) => void }, doing: string): ApiError {
+export function workflowServiceUnavailable(
+  error: unknown,
+  log: { error: (o: object, m: string) => void },
+  doing: string,
+): ApiError {
   log.error({ err: error }, `${doing} failed`);
-  return new ServiceUnavailableError(`The workflow service is unavailable, so nothing was changed; try again shortly (${doing}).`);
+  return new ServiceUnavailableError(
+    `The workflow service is unavailable, so nothing was changed; try again shortly (${doing}).`,
+  );
 }

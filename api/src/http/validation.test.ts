@@ -22,7 +22,12 @@ const Body = Type.Object({
 describe('request validation', () => {
   it('checks bodies as sent: no coercion of "1" or null, defaults applied', () => {
     const check = validator(Body, 'body');
-    assert.deepEqual(check({ name: 'a', size: 1, quality: 'high' }).value, { name: 'a', size: 1, quality: 'high', edge: -1 });
+    assert.deepEqual(check({ name: 'a', size: 1, quality: 'high' }).value, {
+      name: 'a',
+      size: 1,
+      quality: 'high',
+      edge: -1,
+    });
     const result = check({ name: 'a', size: '1', quality: 'mega', public: null });
     const errors = toFieldErrors(result.error!, 'body');
     assert.deepEqual(errors, [
@@ -69,6 +74,13 @@ describe('request validation', () => {
     const codes = { 'body.videoQuality': 'invalid_quality_preset', 'body.maxEdgeLength': 'invalid_parameters' };
     assert.equal(pickValidationCode(errors, codes, 'invalid_request'), 'invalid_parameters');
     assert.equal(pickValidationCode(errors.slice(0, 1), codes, 'invalid_request'), 'invalid_request');
-    assert.equal(pickValidationCode([{ message: '', location: 'body.events[0]', value: 'x' }], { 'body.events': 'invalid_events' }, 'x'), 'invalid_events');
+    assert.equal(
+      pickValidationCode(
+        [{ message: '', location: 'body.events[0]', value: 'x' }],
+        { 'body.events': 'invalid_events' },
+        'x',
+      ),
+      'invalid_events',
+    );
   });
 });

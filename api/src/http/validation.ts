@@ -49,7 +49,9 @@ function describeExpectation(error: ValueError): string {
     case ValueErrorType.String:
       return 'must be a string';
     case ValueErrorType.StringMinLength:
-      return schema.minLength === 1 ? 'must not be empty' : `must be at least ${String(schema.minLength)} characters long`;
+      return schema.minLength === 1
+        ? 'must not be empty'
+        : `must be at least ${String(schema.minLength)} characters long`;
     case ValueErrorType.StringMaxLength:
       return `must be at most ${String(schema.maxLength)} characters long`;
     case ValueErrorType.StringPattern:
@@ -104,7 +106,8 @@ function toIssues(errors: ValueError[]): ValidationIssue[] {
   const byPath = new Map<string, ValueError>();
   for (const error of errors) {
     const seen = byPath.get(error.path);
-    if (!seen || (error.type === ValueErrorType.ObjectRequiredProperty && seen.type !== error.type)) byPath.set(error.path, error);
+    if (!seen || (error.type === ValueErrorType.ObjectRequiredProperty && seen.type !== error.type))
+      byPath.set(error.path, error);
   }
   return [...byPath.values()].map((error) => {
     const field = fieldName(error.path);
@@ -168,20 +171,31 @@ export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schem
     const errors = [...check.Errors(value)];
     // An Intersect or Union reports its members' failures again as its own: judge the leaves.
     const real = errors.filter((error) => !isUtf16LengthArtefact(error));
-    const leaves = real.filter((error) => error.type !== ValueErrorType.Intersect && error.type !== ValueErrorType.Union);
+    const leaves = real.filter(
+      (error) => error.type !== ValueErrorType.Intersect && error.type !== ValueErrorType.Union,
+    );
     if (leaves.length === 0 && errors.some(isUtf16LengthArtefact)) return { value };
     return { error: toIssues(real) as unknown as Error };
   };
 };
 
-const locationPrefix: Record<string, string> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
+const locationPrefix: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'params',
+  headers: 'headers',
+};
 
 /** Fastify's validation result → the spec's `errors[]` entries. */
 export function toFieldErrors(issues: ValidationIssue[], context: string | undefined): FieldError[] {
   const prefix = locationPrefix[context ?? 'body'] ?? 'body';
   return issues.map((issue) => {
     const field = fieldName(issue.instancePath);
-    return { message: issue.message, location: field ? `${prefix}.${field}` : prefix, value: issue.params?.value ?? null };
+    return {
+      message: issue.message,
+      location: field ? `${prefix}.${field}` : prefix,
+      value: issue.params?.value ?? null,
+    };
   });
 }
 
@@ -189,11 +203,19 @@ export function toFieldErrors(issues: ValidationIssue[], context: string | undef
  * The named condition for a set of field errors: routes map locations to codes
  * (`body.fileSize` → `invalid_file_size`); the first error with a named code decides.
  */
-export function pickValidationCode(errors: FieldError[], codes: Record<string, string> | undefined, fallback: string): string {
+export function pickValidationCode(
+  errors: FieldError[],
+  codes: Record<string, string> | undefined,
+  fallback: string,
+): string {
   if (!codes) return fallback;
   for (const error of errors) {
     for (const [location, code] of Object.entries(codes)) {
-      if (error.location === location || error.location.startsWith(`${location}.`) || error.location.startsWith(`${location}[`)) {
+      if (
+        error.location === location ||
+        error.location.startsWith(`${location}.`) ||
+        error.location.startsWith(`${location}[`)
+      ) {
         return code;
       }
     }

@@ -66,7 +66,11 @@ interface AccessMemory {
   environments: Map<string, PathEnvironment>;
 }
 
-async function environmentOf(db: RouteOptions['deps']['db'], memory: AccessMemory, envId: string): Promise<PathEnvironment | undefined> {
+async function environmentOf(
+  db: RouteOptions['deps']['db'],
+  memory: AccessMemory,
+  envId: string,
+): Promise<PathEnvironment | undefined> {
   const cached = memory.environments.get(envId);
   if (cached) return cached;
   const found = await getEnvironment(db, envId);
@@ -97,13 +101,18 @@ async function identifyCaller(
       user = await dashboard.sessions.authenticate(sessionId);
     } catch (error) {
       request.log.error({ err: error }, 'dashboard session lookup failed');
-      throw new ServiceUnavailableError('The API cannot check sessions right now (database unavailable). Try again shortly.');
+      throw new ServiceUnavailableError(
+        'The API cannot check sessions right now (database unavailable). Try again shortly.',
+      );
     }
     if (!user) return new UnauthorizedError('Your dashboard session has ended: sign in again.');
     // The cookie goes with any request the browser makes, a forged cross-site one too; the token
     // is readable only by the dashboard's own pages (GET /dashboard/api/session).
-    if (!SAFE_METHODS.has(request.method) && !dashboard.sessions.checkCsrfToken(user, headerValue(request, 'x-csrf-token'))) {
-      return new CsrfTokenError('This request needs the session\'s CSRF token in the X-CSRF-Token header.');
+    if (
+      !SAFE_METHODS.has(request.method) &&
+      !dashboard.sessions.checkCsrfToken(user, headerValue(request, 'x-csrf-token'))
+    ) {
+      return new CsrfTokenError("This request needs the session's CSRF token in the X-CSRF-Token header.");
     }
     return { kind: 'session', user };
   }
@@ -117,7 +126,12 @@ async function identifyCaller(
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], memory: AccessMemory, presented: string): Promise<Caller | ApiError> {
+async function identifyKey(
+  request: FastifyRequest,
+  deps: RouteOptions['deps'],
+  memory: AccessMemory,
+  presented: string,
+): Promise<Caller | ApiError> {
   let key: ApiKey | undefined;
   try {
     key = await findActiveApiKey(deps.db, presented);
@@ -129,7 +143,9 @@ async function identifyKey(request: FastifyRequest, deps: RouteOptions['deps'], 
   const now = Date.now();
   if (now - (memory.keyTouches.get(key.id) ?? -Infinity) >= KEY_TOUCH_INTERVAL_MS) {
     memory.keyTouches.set(key.id, now);
-    touchApiKey(deps.db, key.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+    touchApiKey(deps.db, key.id).catch((error: unknown) =>
+      request.log.warn({ err: error }, 'could not record key use'),
+    );
   }
   return { kind: 'apiKey', key };
 }
@@ -141,7 +157,12 @@ function setRateLimitHeaders(reply: FastifyReply, window: RateLimitWindowState, 
   if (window.exceeded) reply.header('Retry-After', Math.max(1, window.reset - nowSeconds));
 }
 
-async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOptions['deps'], memory: AccessMemory): Promise<Access | undefined> {
+async function authorize(
+  request: FastifyRequest,
+  caller: Caller,
+  deps: RouteOptions['deps'],
+  memory: AccessMemory,
+): Promise<Access | undefined> {
   const params = (request.params ?? {}) as { orgID?: string; envID?: string };
   const orgId = params.orgID;
   if (caller.kind === 'session') {
@@ -165,7 +186,10 @@ async function authorize(request: FastifyRequest, caller: Caller, deps: RouteOpt
     assertEnvironmentReach(access, params.envID);
     const environment = await environmentOf(deps.db, memory, params.envID);
     if (!environment || environment.org_id !== orgId) {
-      throw new NotFoundError('environment_not_found', `Environment ${params.envID} does not exist in organization ${orgId}.`);
+      throw new NotFoundError(
+        'environment_not_found',
+        `Environment ${params.envID} does not exist in organization ${orgId}.`,
+      );
     }
     access.environment = environment;
   }
@@ -197,7 +221,9 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
       request.log.error({ err: error }, 'rate-limit counters unavailable');
       // /health must still answer when the database is down; everything else needs the database anyway.
       if (!needsKey) return;
-      throw new ServiceUnavailableError('The API cannot count requests right now (database unavailable). Try again shortly.');
+      throw new ServiceUnavailableError(
+        'The API cannot count requests right now (database unavailable). Try again shortly.',
+      );
     }
     const binding = bindingWindow(windows);
     if (binding) setRateLimitHeaders(reply, binding, Math.floor(at.getTime() / 1000));
@@ -219,7 +245,8 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
 
   // Old windows are of no use: drop them now and then (any instance may; the delete is idempotent).
   const cleanup = setInterval(() => {
-    for (const [keyId, at] of memory.keyTouches) if (Date.now() - at >= KEY_TOUCH_INTERVAL_MS) memory.keyTouches.delete(keyId);
+    for (const [keyId, at] of memory.keyTouches)
+      if (Date.now() - at >= KEY_TOUCH_INTERVAL_MS) memory.keyTouches.delete(keyId);
     deleteRateLimitCountersBefore(deps.db, new Date(now().getTime() - COUNTER_RETENTION_MS)).catch((error: unknown) =>
       app.log.warn({ err: error }, 'rate-limit counter cleanup failed'),
     );
@@ -234,7 +261,10 @@ export default fp(accessPlugin, { name: 'kino-access', fastify: '5.x' });
  * Whose budget a request spends: its key's organization; for a system key or a session, the
  * organization in the path.
  */
-function rateLimitOwner(caller: Caller | undefined, pathOrgId: string | undefined): { organizationId?: string; keyId?: string } {
+function rateLimitOwner(
+  caller: Caller | undefined,
+  pathOrgId: string | undefined,
+): { organizationId?: string; keyId?: string } {
   if (!caller) return {};
   // A session spends the budget of an organization it is a member of; anything else (the dashboard's
   // own routes, another organization's path) counts against the user, at the same rates: a signed-in

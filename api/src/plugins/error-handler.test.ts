@@ -40,7 +40,10 @@ describe('error handler', () => {
     assert.ok(!response.body.includes('hunter2'));
     assert.ok(!response.body.includes('    at '));
     assert.match(body.detail, /^An internal error occurred \(request [^)]+\)\.?$/);
-    assert.ok(body.detail.includes(response.headers['x-request-id'] as string), 'the detail names the id the response carries');
+    assert.ok(
+      body.detail.includes(response.headers['x-request-id'] as string),
+      'the detail names the id the response carries',
+    );
   });
 
   const outages = [
@@ -58,7 +61,10 @@ describe('error handler', () => {
       assert.equal(body.code, 'service_unavailable');
       assert.equal(body.title, 'Service Unavailable');
       assert.ok(!response.body.includes('10.0.0.5'));
-      assert.ok(response.json<{ detail: string }>().detail.endsWith(`(request ${response.headers['x-request-id']}).`), 'a 5xx names the request id');
+      assert.ok(
+        response.json<{ detail: string }>().detail.endsWith(`(request ${response.headers['x-request-id']}).`),
+        'a 5xx names the request id',
+      );
     });
   }
 

@@ -24,15 +24,20 @@ import { pickValidationCode, toFieldErrors, type ValidationIssue } from '../http
 /** Fastify's own request errors, by code, as named conditions. */
 const fastifyRequestErrors: Record<string, () => ApiError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => new BadRequestError('invalid_json', 'The request body is not valid JSON.'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => new BadRequestError('invalid_json', 'The request says Content-Type application/json but its body is empty.'),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new UnsupportedMediaTypeError('Send JSON request bodies (Content-Type: application/json).'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new BadRequestError('invalid_request', 'The Content-Length header does not match the body.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new BadRequestError('invalid_json', 'The request says Content-Type application/json but its body is empty.'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new UnsupportedMediaTypeError('Send JSON request bodies (Content-Type: application/json).'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new BadRequestError('invalid_request', 'The Content-Length header does not match the body.'),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new PayloadTooLargeError('The request body is larger than 1 MB.'),
   FST_ERR_CTP_INVALID_TYPE: () => new UnsupportedMediaTypeError('The Content-Type header is not a valid media type.'),
   FST_ERR_BAD_URL: () => new BadRequestError('invalid_url_encoding', 'The URL holds an invalid percent-encoding.'),
   FST_ERR_MAX_PARAM_LENGTH: () => new UriTooLongError('A path parameter is longer than this API accepts.'),
-  FST_ERR_PROTO_POISONING: () => new BadRequestError('invalid_json', 'The request body may not use __proto__ as a key.'),
-  FST_ERR_CONSTRUCTOR_POISONING: () => new BadRequestError('invalid_json', 'The request body may not use constructor.prototype as a key.'),
+  FST_ERR_PROTO_POISONING: () =>
+    new BadRequestError('invalid_json', 'The request body may not use __proto__ as a key.'),
+  FST_ERR_CONSTRUCTOR_POISONING: () =>
+    new BadRequestError('invalid_json', 'The request body may not use constructor.prototype as a key.'),
 };
 
 /**
@@ -47,11 +52,16 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   // A route's query met a database that is restarting or gone: nothing was changed, try again.
-  if (error instanceof DatabaseUnavailableError) return new ServiceUnavailableError('The database is unavailable; try again shortly.');
-  if (error instanceof StorageUnavailableError) return new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+  if (error instanceof DatabaseUnavailableError)
+    return new ServiceUnavailableError('The database is unavailable; try again shortly.');
+  if (error instanceof StorageUnavailableError)
+    return new ServiceUnavailableError('Storage is unavailable; try again shortly.');
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const errors = toFieldErrors(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext);
+    const errors = toFieldErrors(
+      fastifyError.validation as unknown as ValidationIssue[],
+      fastifyError.validationContext,
+    );
     const code = pickValidationCode(errors, request.routeOptions.config?.validationCodes, INVALID_REQUEST);
     return new ValidationError(code, errors.map((e) => e.message).join('; '), errors);
   }
@@ -70,7 +80,8 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
 
 /** The envelope; a 5xx detail names the request id, which finds the log line that has the cause. */
 export function errorBody(error: ApiError, requestId?: string) {
-  const detail = error.statusCode >= 500 && requestId ? `${error.detail.replace(/\.$/, '')} (request ${requestId}).` : error.detail;
+  const detail =
+    error.statusCode >= 500 && requestId ? `${error.detail.replace(/\.$/, '')} (request ${requestId}).` : error.detail;
   return errorEnvelope(error.statusCode, error.code, detail, error.errors);
 }
 
@@ -82,11 +93,16 @@ export function sendError(error: FastifyError | Error, request: FastifyRequest, 
   if (apiError instanceof MethodNotAllowedError) reply.header('Allow', apiError.allow);
   // Errors met before routing skip the onRequest hooks that set it.
   reply.header('X-Request-Id', request.id);
-  return reply.status(apiError.statusCode).type('application/json; charset=utf-8').send(errorBody(apiError, request.id));
+  return reply
+    .status(apiError.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(apiError, request.id));
 }
 
 async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply));
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    sendError(error, request, reply),
+  );
 
   // Every operation documents the answers it may give before its handler runs.
   app.addHook('onRoute', (route) => {

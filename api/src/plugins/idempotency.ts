@@ -57,7 +57,11 @@ function fingerprintOf(request: FastifyRequest): string {
     Array.isArray(value)
       ? value.map(canonical)
       : value !== null && typeof value === 'object'
-        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]))
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, v]) => [k, canonical(v)]),
+          )
         : value;
   return createHash('sha256')
     .update(`${request.method} ${request.url}\n${JSON.stringify(canonical(request.body ?? null))}`)
@@ -68,7 +72,12 @@ function fingerprintOf(request: FastifyRequest): string {
  * Reserves the key for this request (`reserved`), or returns the request that holds it; `running`
  * when it stays held by another without being readable (released and taken again in between).
  */
-async function claimKey(db: Db, id: IdempotencyKeyId, fingerprint: string, at: Date): Promise<'reserved' | 'running' | IdempotencyKey> {
+async function claimKey(
+  db: Db,
+  id: IdempotencyKeyId,
+  fingerprint: string,
+  at: Date,
+): Promise<'reserved' | 'running' | IdempotencyKey> {
   // Twice: a key released or purged between the two statements is free on the second try.
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const reserved = await reserveIdempotencyKey(db, id, {
@@ -114,7 +123,9 @@ async function idempotencyPlugin(app: FastifyInstance, { deps }: RouteOptions): 
       claim = await claimKey(deps.db, id, fingerprint, at);
     } catch (error) {
       request.log.error({ err: error }, 'idempotency key lookup failed');
-      throw new ServiceUnavailableError('The API cannot check idempotency keys right now (database unavailable). Try again shortly.');
+      throw new ServiceUnavailableError(
+        'The API cannot check idempotency keys right now (database unavailable). Try again shortly.',
+      );
     }
     if (claim === 'reserved') {
       request.idempotencyReservation = { id, reservedAt: at };
@@ -127,7 +138,10 @@ async function idempotencyPlugin(app: FastifyInstance, { deps }: RouteOptions): 
       );
     }
     if (claim === 'running' || claim.response_status === null) {
-      throw new ConflictError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running: retry once it has answered.');
+      throw new ConflictError(
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still running: retry once it has answered.',
+      );
     }
     reply.header('Idempotent-Replayed', 'true').code(claim.response_status);
     if (claim.response_content_type) reply.type(claim.response_content_type);

@@ -7,7 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import { answerMetrics, httpRequestMetrics, type Registry } from '@kino/infra';
 import type { RouteOptions } from '../deps.ts';
 
-async function metricsPlugin(app: FastifyInstance, { deps, registry }: RouteOptions & { registry: Registry }): Promise<void> {
+async function metricsPlugin(
+  app: FastifyInstance,
+  { deps, registry }: RouteOptions & { registry: Registry },
+): Promise<void> {
   const http = httpRequestMetrics(registry);
   app.addHook('onResponse', async (request, reply) => {
     // Requests no route matched (404s, refused methods) share one label.
@@ -17,7 +20,10 @@ async function metricsPlugin(app: FastifyInstance, { deps, registry }: RouteOpti
   });
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     const answer = await answerMetrics(registry, deps.config.METRICS_TOKEN, request.headers.authorization);
-    return reply.code(answer.status).headers({ ...answer.headers, 'cache-control': 'no-store' }).send(answer.body);
+    return reply
+      .code(answer.status)
+      .headers({ ...answer.headers, 'cache-control': 'no-store' })
+      .send(answer.body);
   });
 }
 

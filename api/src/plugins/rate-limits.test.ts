@@ -1,8 +1,21 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { bindingWindow, defaultRateLimits, resolveRateLimits, rulesByCategory, windowStart, type RateLimitWindowState } from './rate-limits.ts';
+import {
+  bindingWindow,
+  defaultRateLimits,
+  resolveRateLimits,
+  rulesByCategory,
+  windowStart,
+  type RateLimitWindowState,
+} from './rate-limits.ts';
 
-const state = (rule: RateLimitWindowState['rule'], limit: number, remaining: number, reset: number, exceeded = false): RateLimitWindowState => ({
+const state = (
+  rule: RateLimitWindowState['rule'],
+  limit: number,
+  remaining: number,
+  reset: number,
+  exceeded = false,
+): RateLimitWindowState => ({
   rule,
   limit,
   remaining,
@@ -13,7 +26,9 @@ const state = (rule: RateLimitWindowState['rule'], limit: number, remaining: num
 describe('rate limits', () => {
   it('default to the spec table', () => {
     assert.deepEqual(
-      Object.fromEntries(Object.entries(defaultRateLimits).map(([name, rule]) => [name, [rule.limit, rule.windowSeconds, rule.per]])),
+      Object.fromEntries(
+        Object.entries(defaultRateLimits).map(([name, rule]) => [name, [rule.limit, rule.windowSeconds, rule.per]]),
+      ),
       {
         general: [10_000, 3600, 'organization'],
         video: [1_000, 3600, 'organization'],

@@ -4,14 +4,7 @@ import type { Db } from '@kino/database';
 import { incrementRateLimitCounters } from '@kino/database/repositories';
 
 export type RateLimitRuleName =
-  | 'general'
-  | 'video'
-  | 'analytics'
-  | 'uploadUrl'
-  | 'uploadUrlPerKey'
-  | 'thumbnails'
-  | 'apiKeys'
-  | 'anonymous';
+  'general' | 'video' | 'analytics' | 'uploadUrl' | 'uploadUrlPerKey' | 'thumbnails' | 'apiKeys' | 'anonymous';
 
 export interface RateLimitRule {
   limit: number;
@@ -51,7 +44,10 @@ export const rulesByCategory: Record<RateLimitCategory | 'anonymous', RateLimitR
 
 export function resolveRateLimits(overrides: RateLimitOverrides = {}): Record<RateLimitRuleName, RateLimitRule> {
   const rules = { ...defaultRateLimits };
-  for (const [name, override] of Object.entries(overrides) as [RateLimitRuleName, RateLimitOverrides[RateLimitRuleName]][]) {
+  for (const [name, override] of Object.entries(overrides) as [
+    RateLimitRuleName,
+    RateLimitOverrides[RateLimitRuleName],
+  ][]) {
     rules[name] = { ...rules[name], ...override };
   }
   return rules;
@@ -115,5 +111,8 @@ export async function countRequest(
 export function bindingWindow(states: RateLimitWindowState[]): RateLimitWindowState | undefined {
   const exceeded = states.filter((s) => s.exceeded);
   if (exceeded.length > 0) return exceeded.reduce((a, b) => (b.reset >= a.reset ? b : a));
-  return states.reduce<RateLimitWindowState | undefined>((a, b) => (!a || b.remaining <= a.remaining ? b : a), undefined);
+  return states.reduce<RateLimitWindowState | undefined>(
+    (a, b) => (!a || b.remaining <= a.remaining ? b : a),
+    undefined,
+  );
 }

@@ -27,13 +27,24 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function closeObjectSchemas<T extends TSchema>(schema: T): T {
   const closed: Record<string | symbol, unknown> = { ...(schema as Record<string | symbol, unknown>) };
-  if (schema.type === 'object' && schema.properties && schema.additionalProperties === undefined && !schema.patternProperties) {
+  if (
+    schema.type === 'object' &&
+    schema.properties &&
+    schema.additionalProperties === undefined &&
+    !schema.patternProperties
+  ) {
     closed.additionalProperties = false;
   }
   if (schema.properties) {
-    closed.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([name, property]) => [name, closeObjectSchemas(property)]));
+    closed.properties = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, TSchema>).map(([name, property]) => [
+        name,
+        closeObjectSchemas(property),
+      ]),
+    );
   }
-  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) closed.items = closeObjectSchemas(schema.items as TSchema);
+  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items))
+    closed.items = closeObjectSchemas(schema.items as TSchema);
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(schema[key])) closed[key] = (schema[key] as TSchema[]).map(closeObjectSchemas);
   }
@@ -49,7 +60,11 @@ async function strictRequestsPlugin(app: FastifyInstance): Promise<void> {
       ...route.schema,
       // A route without a query string declares no parameter: any one sent is unknown.
       querystring: querystring ? closeObjectSchemas(querystring) : Type.Object({}, { additionalProperties: false }),
-      ...(body ? { body: closeObjectSchemas(body) } : methods.some((m) => methodsWithBody.has(m)) ? { body: NoBody } : {}),
+      ...(body
+        ? { body: closeObjectSchemas(body) }
+        : methods.some((m) => methodsWithBody.has(m))
+          ? { body: NoBody }
+          : {}),
     };
   });
 }

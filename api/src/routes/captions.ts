@@ -6,12 +6,26 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBase62 } from '@kino/infra';
-import { captionContentTypes, captionFormats, captionMaxBytes, CaptionParseError, objectKeys, parseCaptionFile, renderWebVtt } from '@kino/proto/contract';
+import {
+  captionContentTypes,
+  captionFormats,
+  captionMaxBytes,
+  CaptionParseError,
+  objectKeys,
+  parseCaptionFile,
+  renderWebVtt,
+} from '@kino/proto/contract';
 import { deleteCaptionTrack, listCaptionTracks, putCaptionTrack } from '@kino/database/repositories';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { liveVideoInReach } from '../videos/video-in-reach.ts';
 import { accessOf } from '../plugins/access.ts';
-import { ConflictError, NotFoundError, PayloadTooLargeError, storageUnavailable, ValidationError } from '../http/errors.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  storageUnavailable,
+  ValidationError,
+} from '../http/errors.ts';
 import { sendVideoEvent } from '../videos/video-events.ts';
 import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
 import { CaptionTrackSchema, exampleCaptionTrack } from '../schemas/videos.ts';
@@ -23,10 +37,21 @@ const LANGUAGE_PATTERN = '^[A-Za-z0-9-]{1,35}$';
 
 const CreateBody = Type.Object({
   language: Type.String({ pattern: LANGUAGE_PATTERN, description: 'A BCP 47 language tag: `en`, `pt-BR`.' }),
-  label: Type.Optional(Text({ minLength: 1, maxLength: 128, description: 'The name players show; default: the language in English ("Brazilian Portuguese").' })),
+  label: Type.Optional(
+    Text({
+      minLength: 1,
+      maxLength: 128,
+      description: 'The name players show; default: the language in English ("Brazilian Portuguese").',
+    }),
+  ),
   format: Type.Optional(StringEnum(captionFormats, { default: 'vtt', description: 'SRT is converted to WebVTT.' })),
   content: Type.String({ description: `The file's text, at most ${captionMaxBytes} bytes of UTF-8.` }),
-  default: Type.Optional(Type.Boolean({ default: false, description: 'Players show this track unless the viewer picks another; clears any other default.' })),
+  default: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Players show this track unless the viewer picks another; clears any other default.',
+    }),
+  ),
 });
 
 const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
@@ -92,14 +117,27 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
           content: 'WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nWelcome to the launch.\n',
           default: true,
         }),
-        response: { 200: Envelope(CaptionTrackSchema, exampleCaptionTrack), ...errorResponses(400, 404, 409, 413, 503) },
+        response: {
+          200: Envelope(CaptionTrackSchema, exampleCaptionTrack),
+          ...errorResponses(400, 404, 409, 413, 503),
+        },
       },
     },
     async (request) => {
       const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
-      if (video.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${video.id} is ${video.status}: captions are added to a ready video.`);
+      if (video.status !== 'ready')
+        throw new ConflictError(
+          'video_not_ready',
+          `Video ${video.id} is ${video.status}: captions are added to a ready video.`,
+        );
       const body = request.body;
-      const language = canonicalLanguage(body.language) ?? invalidCaption('language must be a BCP 47 language tag such as "en" or "pt-BR"', 'body.language', body.language);
+      const language =
+        canonicalLanguage(body.language) ??
+        invalidCaption(
+          'language must be a BCP 47 language tag such as "en" or "pt-BR"',
+          'body.language',
+          body.language,
+        );
       if (Buffer.byteLength(body.content, 'utf8') > captionMaxBytes) {
         throw new PayloadTooLargeError(`A caption file is at most ${captionMaxBytes} bytes.`);
       }
@@ -109,7 +147,11 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         text = renderWebVtt(parseCaptionFile(body.content, format));
       } catch (error) {
         if (!(error instanceof CaptionParseError)) throw error;
-        invalidCaption(`The ${format === 'srt' ? 'SRT' : 'WebVTT'} file does not parse: ${error.message}`, 'body.content', `line ${error.line}`);
+        invalidCaption(
+          `The ${format === 'srt' ? 'SRT' : 'WebVTT'} file does not parse: ${error.message}`,
+          'body.content',
+          `line ${error.line}`,
+        );
       }
       const key = objectKeys.caption(video.id, language, randomBase62(12));
       try {
@@ -128,7 +170,9 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       });
       if (replacedKey) await removeCaptionFile(deps, request.log, replacedKey);
       request.log.info({ videoId: video.id, language, replaced: replacedKey !== undefined }, 'caption track stored');
-      const [presented] = presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), [track]);
+      const [presented] = presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), [
+        track,
+      ]);
       await sendVideoEvent(deps, request.log, { event: 'video.caption.ready', videoId: video.id });
       return { body: presented! };
     },
@@ -142,15 +186,23 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         tags: ['captions'],
         summary: "List a video's caption tracks",
         operationId: 'listCaptionTracks',
-        description: 'Every caption track of the video, by language, each with the URL of its whole WebVTT file. Errors: 404 video_not_found.',
+        description:
+          'Every caption track of the video, by language, each with the URL of its whole WebVTT file. Errors: 404 video_not_found.',
         params: VideoParams,
-        response: { 200: Envelope(Type.Object({ captions: Type.Array(CaptionTrackSchema) }), { captions: [exampleCaptionTrack] }), ...errorResponses(404) },
+        response: {
+          200: Envelope(Type.Object({ captions: Type.Array(CaptionTrackSchema) }), { captions: [exampleCaptionTrack] }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
       const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const tracks = await listCaptionTracks(deps.db, video.id);
-      return { body: { captions: presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), tracks) } };
+      return {
+        body: {
+          captions: presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), tracks),
+        },
+      };
     },
   );
 
@@ -165,7 +217,10 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         description: 'Players stop offering it within seconds (playlists are cached for 10 s).',
         params: TrackParams,
         response: {
-          200: Envelope(Type.Object({ language: Type.String(), status: StringEnum(['deleted'] as const) }), { language: 'en', status: 'deleted' }),
+          200: Envelope(Type.Object({ language: Type.String(), status: StringEnum(['deleted'] as const) }), {
+            language: 'en',
+            status: 'deleted',
+          }),
           ...errorResponses(404, 503),
         },
       },
@@ -174,7 +229,11 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const language = canonicalLanguage(request.params.language);
       const removed = language ? await deleteCaptionTrack(deps.db, { videoId: video.id, language }) : undefined;
-      if (!removed) throw new NotFoundError('caption_not_found', `Video ${video.id} has no caption track for "${request.params.language}".`);
+      if (!removed)
+        throw new NotFoundError(
+          'caption_not_found',
+          `Video ${video.id} has no caption track for "${request.params.language}".`,
+        );
       await removeCaptionFile(deps, request.log, removed.storage_key);
       request.log.info({ videoId: video.id, language: removed.language }, 'caption track removed');
       return { body: { language: removed.language, status: 'deleted' as const } };

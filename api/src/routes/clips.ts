@@ -9,7 +9,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
-import { hlsContentTypes, hlsSegmentName, mediaPlaylistDurations, objectKeys, renderMediaPlaylist, selectClipSegments, clipCuts, type ClipSegments } from '@kino/proto/contract';
+import {
+  hlsContentTypes,
+  hlsSegmentName,
+  mediaPlaylistDurations,
+  objectKeys,
+  renderMediaPlaylist,
+  selectClipSegments,
+  clipCuts,
+  type ClipSegments,
+} from '@kino/proto/contract';
 import type { Rendition, Video } from '@kino/database';
 import { createClipVideo, deleteVideoRow, listRenditions, markClipReady } from '@kino/database/repositories';
 import type { FastifyBaseLogger } from 'fastify';
@@ -26,8 +35,13 @@ const ClipBody = Type.Object({
   startTime: Type.Number({ minimum: 0, description: 'Seconds into the source where the clip starts.' }),
   // `minimum`, not `exclusiveMinimum: 0`: OpenAPI 3.0 reads exclusiveMinimum as a boolean beside a
   // minimum. endTime > startTime ≥ 0 is checked by the handler (400 invalid_clip_range).
-  endTime: Type.Number({ minimum: 0, description: "Seconds into the source where the clip ends: after startTime, at most the source's duration." }),
-  videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the source\'s name with " (clip)".' })),
+  endTime: Type.Number({
+    minimum: 0,
+    description: "Seconds into the source where the clip ends: after startTime, at most the source's duration.",
+  }),
+  videoName: Type.Optional(
+    Text({ minLength: 1, maxLength: 255, description: 'Default: the source\'s name with " (clip)".' }),
+  ),
   allowPublicAccess: Type.Optional(Type.Boolean({ description: "Default: the source's." })),
   frameAccurate: Type.Optional(
     Type.Boolean({
@@ -57,22 +71,36 @@ function playlistKeyOf(videoId: string, rendition: Rendition): string {
  * unless 0 ≤ startTime < endTime ≤ duration.
  */
 export function assertClippable(
-  source: Pick<Video, 'id' | 'status' | 'segments_pending' | 'clip_own_segments' | 'clip_of_video_id' | 'duration_seconds'>,
+  source: Pick<
+    Video,
+    'id' | 'status' | 'segments_pending' | 'clip_own_segments' | 'clip_of_video_id' | 'duration_seconds'
+  >,
   { startTime, endTime, frameAccurate }: { startTime: number; endTime: number; frameAccurate: boolean },
 ): void {
-  if (source.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${source.id} is ${source.status}: clips are cut from a ready video.`);
+  if (source.status !== 'ready')
+    throw new ConflictError(
+      'video_not_ready',
+      `Video ${source.id} is ${source.status}: clips are cut from a ready video.`,
+    );
   // A clip plays its source's segments as they are: a just-in-time video's ladder must be complete first.
-  if (source.segments_pending) throw new ConflictError('video_not_ready', `Video ${source.id} is still making its segments: clips are cut from a complete ladder. Try again in a moment.`);
+  if (source.segments_pending)
+    throw new ConflictError(
+      'video_not_ready',
+      `Video ${source.id} is still making its segments: clips are cut from a complete ladder. Try again in a moment.`,
+    );
   // A frame-accurate clip's end segments are its own objects and it has no original upload: a
   // clip of it would have to be cut from its source, which the caller can do (clipOf) as well.
   if (source.clip_own_segments.length > 0 || (frameAccurate && source.clip_of_video_id !== null)) {
-    throw new ValidationError('invalid_request', `Video ${source.id} is a clip: cut a frame-accurate clip, or any clip of one, from its source (clipOf.videoId), its range moved by clipOf.startTime.`, [
-      { message: 'the video is a clip', location: 'path.publicID', value: source.id },
-    ]);
+    throw new ValidationError(
+      'invalid_request',
+      `Video ${source.id} is a clip: cut a frame-accurate clip, or any clip of one, from its source (clipOf.videoId), its range moved by clipOf.startTime.`,
+      [{ message: 'the video is a clip', location: 'path.publicID', value: source.id }],
+    );
   }
   if (startTime >= endTime) invalidRange('startTime must be before endTime', 'body.startTime', startTime);
   const duration = source.duration_seconds ?? 0;
-  if (endTime > duration + durationTolerance) invalidRange(`endTime must be at most the video's duration (${duration} s)`, 'body.endTime', endTime);
+  if (endTime > duration + durationTolerance)
+    invalidRange(`endTime must be at most the video's duration (${duration} s)`, 'body.endTime', endTime);
 }
 
 /**
@@ -95,7 +123,7 @@ async function readSourcePlaylists(
       ...renditions.map((rendition) => deps.storage.get(playlistKeyOf(source.id, rendition))),
     ]);
   } catch (error) {
-    storageUnavailable(error, log, 'reading a video\'s playlists');
+    storageUnavailable(error, log, "reading a video's playlists");
   }
   if (!master || renditions.length === 0 || playlists.some((p) => !p)) {
     throw new Error(`ready video ${source.id} is missing a playlist in storage`);
@@ -108,7 +136,9 @@ async function readSourcePlaylists(
     }
   });
   const [first] = selections;
-  if (selections.some((s) => s.firstSegment !== first!.firstSegment || s.durations.length !== first!.durations.length)) {
+  if (
+    selections.some((s) => s.firstSegment !== first!.firstSegment || s.durations.length !== first!.durations.length)
+  ) {
     throw new Error(`the renditions of video ${source.id} are not cut on one segment grid`);
   }
   return { master, selections };
@@ -133,15 +163,18 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
         operationId: 'createClip',
         summary: 'Cut a clip out of a ready video',
         description:
-          'The clip is a new video in the same environment. It plays the source\'s segments that overlap [startTime, endTime) ' +
+          "The clip is a new video in the same environment. It plays the source's segments that overlap [startTime, endTime) " +
           'without copying or encoding them, is ready when the call answers, and stays playable after the source is deleted. ' +
           'With frameAccurate it plays exactly [startTime, endTime): its first and last segments are encoded again (the ones between ' +
-          'stay the source\'s), it is transcoding until then, and video.processing.completed is sent when it is ready. ' +
+          "stay the source's), it is transcoding until then, and video.processing.completed is sent when it is ready. " +
           'A frame-accurate clip cannot be cut from a clip. ' +
           '400 invalid_clip_range unless 0 ≤ startTime < endTime ≤ duration; 409 video_not_ready until the source is ready (and, for a video published just in time, until its ladder is complete).',
         params: VideoParams,
         body: withExamples(ClipBody, { startTime: 30, endTime: 45, videoName: 'The best 15 seconds' }),
-        response: { 200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_8Hk2Qw9ZrT4nLm1C' }), ...errorResponses(400, 404, 409, 503) },
+        response: {
+          200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_8Hk2Qw9ZrT4nLm1C' }),
+          ...errorResponses(400, 404, 409, 503),
+        },
       },
     },
     async (request) => {
@@ -151,7 +184,14 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
       assertClippable(source, { startTime, endTime, frameAccurate });
 
       const renditions = await listRenditions(deps.db, source.id);
-      const { master, selections } = await readSourcePlaylists(deps, request.log, source, renditions, startTime, endTime);
+      const { master, selections } = await readSourcePlaylists(
+        deps,
+        request.log,
+        source,
+        renditions,
+        startTime,
+        endTime,
+      );
       const first = selections[0]!;
 
       const clipId = newId('vid');
@@ -173,29 +213,61 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
         await deps.storage.put(objectKeys.master(clipId), master, hlsContentTypes.playlist);
         if (!frameAccurate) {
           for (const [index, rendition] of renditions.entries()) {
-            const segments = selections[index]!.durations.map((durationSeconds, i) => ({ name: hlsSegmentName(i), durationSeconds }));
-            await deps.storage.put(playlistKeyOf(clipId, rendition), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+            const segments = selections[index]!.durations.map((durationSeconds, i) => ({
+              name: hlsSegmentName(i),
+              durationSeconds,
+            }));
+            await deps.storage.put(
+              playlistKeyOf(clipId, rendition),
+              renderMediaPlaylist(segments),
+              hlsContentTypes.playlist,
+            );
           }
         }
       } catch (error) {
         // Never reported: the clip goes (a playlist already written is orphaned under its own prefix).
         await deleteVideoRow(deps.db, clipId);
-        storageUnavailable(error, request.log, 'writing a clip\'s playlists');
+        storageUnavailable(error, request.log, "writing a clip's playlists");
       }
       if (frameAccurate) {
         try {
-          await startMakeFrameAccurateClip(deps.temporal, { videoId: clipId, sourceVideoId: source.id, cuts: clipCuts(first, startTime, endTime) });
+          await startMakeFrameAccurateClip(deps.temporal, {
+            videoId: clipId,
+            sourceVideoId: source.id,
+            cuts: clipCuts(first, startTime, endTime),
+          });
         } catch (error) {
           await deleteVideoRow(deps.db, clipId);
           request.log.error({ err: error }, 'starting a frame-accurate clip failed');
-          throw new ServiceUnavailableError('The workflow service is unavailable, so nothing was changed; try again shortly (starting the clip).');
+          throw new ServiceUnavailableError(
+            'The workflow service is unavailable, so nothing was changed; try again shortly (starting the clip).',
+          );
         }
-        request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'frame-accurate clip started');
+        request.log.info(
+          {
+            videoId: clipId,
+            sourceId: source.id,
+            firstSegment: clip.clip_first_segment,
+            segments: first.durations.length,
+          },
+          'frame-accurate clip started',
+        );
         await sendVideoEvent(deps, request.log, { event: 'video.created', videoId: clipId });
         return { body: { videoID: clipId } };
       }
-      await markClipReady(deps.db, clipId, source, { durationSeconds: first.spanSeconds, segmentCount: first.durations.length });
-      request.log.info({ videoId: clipId, sourceId: source.id, firstSegment: clip.clip_first_segment, segments: first.durations.length }, 'clip made');
+      await markClipReady(deps.db, clipId, source, {
+        durationSeconds: first.spanSeconds,
+        segmentCount: first.durations.length,
+      });
+      request.log.info(
+        {
+          videoId: clipId,
+          sourceId: source.id,
+          firstSegment: clip.clip_first_segment,
+          segments: first.durations.length,
+        },
+        'clip made',
+      );
       await sendVideoEvent(deps, request.log, { event: 'video.created', videoId: clipId });
       return { body: { videoID: clipId } };
     },

@@ -58,10 +58,12 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
         summary: 'List the environments of an organization',
         operationId: 'listEnvironments',
         description:
-          "Each environment (production, staging, ...) keeps its own videos, webhooks and keys; an environment key sees only its own. Errors: 404 organization_not_found.",
+          'Each environment (production, staging, ...) keeps its own videos, webhooks and keys; an environment key sees only its own. Errors: 404 organization_not_found.',
         params: OrgParams,
         response: {
-          200: Envelope(Type.Object({ environments: Type.Array(EnvironmentSchema) }), { environments: [exampleEnvironment] }),
+          200: Envelope(Type.Object({ environments: Type.Array(EnvironmentSchema) }), {
+            environments: [exampleEnvironment],
+          }),
           ...errorResponses(404),
         },
       },
@@ -87,15 +89,26 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
           'after the change. Errors: 404 environment_not_found.',
         params: EnvParams,
         body: withExamples(UpdateBody, { justInTime: false }, { justInTime: null }),
-        response: { 200: Envelope(EnvironmentSchema, { ...exampleEnvironment, justInTime: false }), ...errorResponses(400, 404) },
+        response: {
+          200: Envelope(EnvironmentSchema, { ...exampleEnvironment, justInTime: false }),
+          ...errorResponses(400, 404),
+        },
       },
     },
     async (request) => {
       const access = accessOf(request);
       const envId = access.environment!.id;
-      const updated = await setEnvironmentJustInTime(deps.db, { orgId: access.orgId, id: envId, justInTime: request.body.justInTime });
+      const updated = await setEnvironmentJustInTime(deps.db, {
+        orgId: access.orgId,
+        id: envId,
+        justInTime: request.body.justInTime,
+      });
       // The access hook found it; environments are never deleted, so this is only a guard.
-      if (!updated) throw new NotFoundError('environment_not_found', `Environment ${envId} does not exist in organization ${access.orgId}.`);
+      if (!updated)
+        throw new NotFoundError(
+          'environment_not_found',
+          `Environment ${envId} does not exist in organization ${access.orgId}.`,
+        );
       request.log.info({ envId, justInTime: updated.just_in_time }, 'environment just-in-time setting changed');
       return { body: presentEnvironment(updated) };
     },

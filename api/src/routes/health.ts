@@ -86,14 +86,23 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       const [database, temporalCheck, storageCheck, analytics] = await Promise.all([
         runCheck('database', deps, () => pingDatabase(db)),
         runCheck('temporal', deps, () =>
-          temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.workflowService.getSystemInfo({})),
+          temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
+            temporal.workflowService.getSystemInfo({}),
+          ),
         ),
         runCheck('storage', deps, () => storage.ping()),
         // Reachable is not enough: delivery nodes ship rows only once the API created the schema.
-        runCheck('analytics', deps, clickhouse ? async () => {
-          await clickhouse.ping();
-          if (analyticsSchemaMigrated && !analyticsSchemaMigrated()) throw new Error('analytics schema not migrated yet');
-        } : undefined),
+        runCheck(
+          'analytics',
+          deps,
+          clickhouse
+            ? async () => {
+                await clickhouse.ping();
+                if (analyticsSchemaMigrated && !analyticsSchemaMigrated())
+                  throw new Error('analytics schema not migrated yet');
+              }
+            : undefined,
+        ),
       ]);
       const checks = { database, temporal: temporalCheck, storage: storageCheck, analytics };
       const failing = Object.entries(checks)
@@ -101,7 +110,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         .map(([name]) => name);
       const body = { status: failing.length ? ('degraded' as const) : ('ok' as const), version: apiVersion, checks };
       if (failing.length === 0) return { body };
-      return reply.status(503).send({ ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')} (request ${request.id}).`), body });
+      return reply
+        .status(503)
+        .send({
+          ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')} (request ${request.id}).`),
+          body,
+        });
     },
   );
 };

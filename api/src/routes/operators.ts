@@ -9,7 +9,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RouteOptions } from '../deps.ts';
 import type { EncodeNode, Db } from '@kino/database';
-import { findActiveOperatorToken, listEncodeNodesWithLoad, setNodeDrainRequested, touchOperatorToken } from '@kino/database/repositories';
+import {
+  findActiveOperatorToken,
+  listEncodeNodesWithLoad,
+  setNodeDrainRequested,
+  touchOperatorToken,
+} from '@kino/database/repositories';
 import { NotFoundError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Id, StringEnum } from '../schemas/common.ts';
 
@@ -51,7 +56,10 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 async function checkOperator(request: FastifyRequest, db: Db, operatorToken: string | undefined): Promise<void> {
   const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (!presented) throw new UnauthorizedError('Missing operator token: send it as `Authorization: Bearer <token>` (kino admin operator-token create).');
+  if (!presented)
+    throw new UnauthorizedError(
+      'Missing operator token: send it as `Authorization: Bearer <token>` (kino admin operator-token create).',
+    );
   if (operatorToken && timingSafeEqual(digest(presented), digest(operatorToken))) return;
   const stored = await findActiveOperatorToken(db, presented);
   if (!stored) throw new UnauthorizedError('Invalid operator token.');
@@ -66,9 +74,13 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
   // This plugin's own hook: it runs for the routes below only (after the rate limits are counted).
   app.addHook('onRequest', async (request) => checkOperator(request, deps.db, deps.config.OPERATOR_TOKEN));
 
-  app.get('/operators/nodes', { config, schema: { hide, response: { 200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema) })) } } }, async () => {
-    return { body: { nodes: await listFarmNodes(deps.db) } };
-  });
+  app.get(
+    '/operators/nodes',
+    { config, schema: { hide, response: { 200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema) })) } } },
+    async () => {
+      return { body: { nodes: await listFarmNodes(deps.db) } };
+    },
+  );
 
   const setDrain = (draining: boolean) => async (request: FastifyRequest<{ Params: { nodeID: string } }>) => ({
     body: await drainNode(deps.db, request.params.nodeID, draining),

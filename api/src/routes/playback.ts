@@ -19,7 +19,10 @@ import { mintPlaybackToken, signedPlaybackUrl } from '@kino/database/playback-ke
 
 const SignedUrlQuery = Type.Object({
   expiration: Type.Optional(
-    StringEnum(playbackExpirations, { default: DEFAULT_PLAYBACK_EXPIRATION, description: 'Token lifetime: 15m, 30m, 1h, 4h, 24h or 7d.' }),
+    StringEnum(playbackExpirations, {
+      default: DEFAULT_PLAYBACK_EXPIRATION,
+      description: 'Token lifetime: 15m, 30m, 1h, 4h, 24h or 7d.',
+    }),
   ),
   domains: Type.Optional(
     Type.String({
@@ -95,7 +98,8 @@ export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
         querystring: SignedUrlQuery,
         response: {
           200: Envelope(SignedUrlSchema, {
-            signed_url: 'https://media.example.com/v1/private/vid_5Rt2LmQ9xZk3Wv7A/master.m3u8?token=eyJhbGciOiJFUzI1NiJ9.…',
+            signed_url:
+              'https://media.example.com/v1/private/vid_5Rt2LmQ9xZk3Wv7A/master.m3u8?token=eyJhbGciOiJFUzI1NiJ9.…',
             expires_in: 3600,
           }),
           ...errorResponses(400, 404),
@@ -114,20 +118,32 @@ export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
       if (request.query.domains !== undefined) {
         const parsed = parseDomainList(request.query.domains);
         if ('invalid' in parsed) {
-          throw new ValidationError('invalid_domains', 'domains must be hostnames such as example.com or *.example.com (no scheme, port or path).', [
-            { message: 'must be comma-separated hostnames', location: 'query.domains', value: request.query.domains },
-          ]);
+          throw new ValidationError(
+            'invalid_domains',
+            'domains must be hostnames such as example.com or *.example.com (no scheme, port or path).',
+            [{ message: 'must be comma-separated hostnames', location: 'query.domains', value: request.query.domains }],
+          );
         }
         if (parsed.domains.length > MAX_PLAYBACK_DOMAINS) {
           throw new ValidationError('invalid_domains', `At most ${MAX_PLAYBACK_DOMAINS} domains.`, [
-            { message: `must list at most ${MAX_PLAYBACK_DOMAINS} domains`, location: 'query.domains', value: request.query.domains },
+            {
+              message: `must list at most ${MAX_PLAYBACK_DOMAINS} domains`,
+              location: 'query.domains',
+              value: request.query.domains,
+            },
           ]);
         }
         domains = parsed.domains;
       }
       const expiresIn = PLAYBACK_EXPIRATIONS[request.query.expiration ?? DEFAULT_PLAYBACK_EXPIRATION];
-      const token = await mintPlaybackToken(await keyring.activeKey(), { videoId: video.id, expiresInSeconds: expiresIn, domains });
-      return { body: { signed_url: signedPlaybackUrl(deps.config.DELIVERY_URL, video.id, token), expires_in: expiresIn } };
+      const token = await mintPlaybackToken(await keyring.activeKey(), {
+        videoId: video.id,
+        expiresInSeconds: expiresIn,
+        domains,
+      });
+      return {
+        body: { signed_url: signedPlaybackUrl(deps.config.DELIVERY_URL, video.id, token), expires_in: expiresIn },
+      };
     },
   );
 };

@@ -17,7 +17,9 @@ const ShareLinkSchema = Type.Object({
   shareUrl: Type.String({ description: 'A watch page with a player.' }),
   directUrl: Type.String({ description: 'The master playlist on the delivery host; plays without a key or token.' }),
   expiresAt: Type.String(),
-  maxViews: Type.Union([Type.Integer(), Type.Null()], { description: 'Master-playlist loads allowed; null: no limit.' }),
+  maxViews: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Master-playlist loads allowed; null: no limit.',
+  }),
   viewerEmail: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
   views: Type.Integer({ description: 'Master-playlist loads so far.' }),
@@ -25,7 +27,11 @@ const ShareLinkSchema = Type.Object({
 
 const CreateBody = Type.Object({
   expirationHours: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: shareLinkLimits.maxExpirationHours, default: shareLinkLimits.defaultExpirationHours }),
+    Type.Integer({
+      minimum: 1,
+      maximum: shareLinkLimits.maxExpirationHours,
+      default: shareLinkLimits.defaultExpirationHours,
+    }),
   ),
   maxViews: Type.Optional(Type.Integer({ minimum: 1, maximum: shareLinkLimits.maxViews })),
   // One @, no spaces, a dot in the domain: what a mail address looks like, without claiming RFC 5322.
@@ -70,7 +76,11 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       config: {
         rateLimit: 'video',
-        validationCodes: { 'body.expirationHours': 'invalid_expiration', 'body.maxViews': 'invalid_max_views', 'body.viewerEmail': 'invalid_email' },
+        validationCodes: {
+          'body.expirationHours': 'invalid_expiration',
+          'body.maxViews': 'invalid_max_views',
+          'body.viewerEmail': 'invalid_email',
+        },
       },
       schema: {
         tags: ['share links'],
@@ -78,7 +88,9 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         operationId: 'createShareLink',
         description: `expirationHours 1 to ${shareLinkLimits.maxExpirationHours} (default ${shareLinkLimits.defaultExpirationHours}); maxViews counts master-playlist loads.`,
         params: VideoParams,
-        body: Type.Optional(withExamples(CreateBody, { expirationHours: 72, maxViews: 100, viewerEmail: 'viewer@example.com' })),
+        body: Type.Optional(
+          withExamples(CreateBody, { expirationHours: 72, maxViews: 100, viewerEmail: 'viewer@example.com' }),
+        ),
         response: { 200: Envelope(ShareLinkSchema, exampleShareLink), ...errorResponses(400, 404) },
       },
     },
@@ -107,7 +119,10 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         operationId: 'listShareLinks',
         description: 'Every link that is not revoked, expired and used-up ones included, oldest first.',
         params: VideoParams,
-        response: { 200: Envelope(Type.Object({ shareLinks: Type.Array(ShareLinkSchema) }), { shareLinks: [exampleShareLink] }), ...errorResponses(404) },
+        response: {
+          200: Envelope(Type.Object({ shareLinks: Type.Array(ShareLinkSchema) }), { shareLinks: [exampleShareLink] }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
@@ -125,14 +140,18 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         tags: ['share links'],
         summary: 'Revoke a share link',
         operationId: 'revokeShareLink',
-        description: 'The link stops playing at once on every delivery node; the video and its other links are untouched.',
+        description:
+          'The link stops playing at once on every delivery node; the video and its other links are untouched.',
         params: LinkParams,
         response: {
-          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['revoked'] as const), revokedAt: Type.String() }), {
-            id: 'shr_Xw4Tb9Qe2Ny6Hs1K',
-            status: 'revoked',
-            revokedAt: '2026-11-27T08:00:00.000Z',
-          }),
+          200: Envelope(
+            Type.Object({ id: Type.String(), status: StringEnum(['revoked'] as const), revokedAt: Type.String() }),
+            {
+              id: 'shr_Xw4Tb9Qe2Ny6Hs1K',
+              status: 'revoked',
+              revokedAt: '2026-11-27T08:00:00.000Z',
+            },
+          ),
           ...errorResponses(404),
         },
       },
@@ -141,7 +160,10 @@ export const shareLinkRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
       const revoked = await revokeShareLink(deps.db, { videoId: video.id, linkId: request.params.linkID });
       if (!revoked?.revoked_at) {
-        throw new NotFoundError('share_link_not_found', `Video ${video.id} has no share link ${request.params.linkID} (or it is already revoked).`);
+        throw new NotFoundError(
+          'share_link_not_found',
+          `Video ${video.id} has no share link ${request.params.linkID} (or it is already revoked).`,
+        );
       }
       request.log.info({ videoId: video.id, linkId: revoked.id }, 'share link revoked');
       return { body: { id: revoked.id, status: 'revoked' as const, revokedAt: revoked.revoked_at.toISOString() } };

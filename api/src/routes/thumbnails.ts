@@ -48,16 +48,25 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         throw new NotFoundError('video_not_found', `Video ${request.params.publicID} does not exist.`);
       }
       assertEnvironmentReach(access, video.env_id);
-      if (video.status !== 'ready') throw new ConflictError('video_not_ready', `Video ${video.id} is ${video.status}: thumbnails are made from a ready video.`);
+      if (video.status !== 'ready')
+        throw new ConflictError(
+          'video_not_ready',
+          `Video ${video.id} is ${video.status}: thumbnails are made from a ready video.`,
+        );
       // An audio-only video (a source with no picture) was recorded with no picture size.
       if (!(video.source_width && video.source_height)) {
-        throw new ConflictError('video_has_no_picture', `Video ${video.id} is audio only: there is no picture to take a thumbnail from.`);
+        throw new ConflictError(
+          'video_has_no_picture',
+          `Video ${video.id} is audio only: there is no picture to take a thumbnail from.`,
+        );
       }
       const { timestamp, setAsDefault } = request.body;
       const duration = video.duration_seconds ?? 0;
       if (timestamp >= duration) {
         const message = `timestamp must be within the video: 0 to below ${duration} seconds`;
-        throw new ValidationError('invalid_timestamp', message, [{ message, location: 'body.timestamp', value: timestamp }]);
+        throw new ValidationError('invalid_timestamp', message, [
+          { message, location: 'body.timestamp', value: timestamp },
+        ]);
       }
       // One object per millisecond of the video: asking twice for one frame reuses its name.
       const thumbnailId = `c${Math.round(timestamp * 1000)}`;
@@ -65,12 +74,19 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
       try {
         key = await makeCustomThumbnail(
           deps.temporal,
-          { videoId: video.id, storagePath: video.storage_path, timestampSeconds: timestamp, name: objectKeys.customThumbnailName(thumbnailId) },
+          {
+            videoId: video.id,
+            storagePath: video.storage_path,
+            timestampSeconds: timestamp,
+            name: objectKeys.customThumbnailName(thumbnailId),
+          },
           `${thumbnailId}-${request.id}`,
         );
       } catch (error) {
         request.log.error({ err: error, videoId: video.id }, 'custom thumbnail failed');
-        throw new ServiceUnavailableError('The thumbnail could not be made now (no encode node answered in time); try again shortly.');
+        throw new ServiceUnavailableError(
+          'The thumbnail could not be made now (no encode node answered in time); try again shortly.',
+        );
       }
       if (setAsDefault && !(await setDefaultThumbnail(deps.db, video.id, key))) {
         throw new ConflictError('video_not_ready', `Video ${video.id} changed state while its thumbnail was made.`);

@@ -26,7 +26,9 @@ export const uploadFileFields = {
 const UploadUrlBody = Type.Object(uploadFileFields);
 
 const UploadTicket = Type.Object({
-  signedURL: Type.String({ description: 'PUT the file here with the same Content-Type and exactly fileSize bytes; valid 1 hour.' }),
+  signedURL: Type.String({
+    description: 'PUT the file here with the same Content-Type and exactly fileSize bytes; valid 1 hour.',
+  }),
   bucketPath: Type.String({ description: 'Pass it as storagePath to the process call.' }),
   expiresAt: Type.Integer({ description: 'Unix time at which signedURL expires.' }),
 });
@@ -52,7 +54,12 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         params: EnvParams,
         body: withExamples(UploadUrlBody, { filename: 'keynote.mp4', fileSize: 22807333, contentType: 'video/mp4' }),
         response: {
-          200: Envelope(UploadTicket, { signedURL: 'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…', bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4', expiresAt: 1795683600 }),
+          200: Envelope(UploadTicket, {
+            signedURL:
+              'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…',
+            bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4',
+            expiresAt: 1795683600,
+          }),
           ...errorResponses(400, 404),
         },
       },

@@ -3,11 +3,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 const Int64 = (description?: string) => Type.Integer(description ? { description } : {});
-const Timestamp = (description: string) => Type.String({ description: `${description} (UTC, YYYY-MM-DDThh:mm:ssZ; "" when not valid).` });
+const Timestamp = (description: string) =>
+  Type.String({ description: `${description} (UTC, YYYY-MM-DDThh:mm:ssZ; "" when not valid).` });
 
 export const UsageRecordSchema = Type.Object(
   {
-    authOrgId: Type.String({ description: 'The organization id (the identity provider’s id once the dashboard maps one).' }),
+    authOrgId: Type.String({
+      description: 'The organization id (the identity provider’s id once the dashboard maps one).',
+    }),
     envId: Type.String(),
     totalVideos: Int64('Videos that exist now (deleted ones excluded).'),
     totalVideoDurationSeconds: Type.Number(),
@@ -98,8 +101,18 @@ export const DistributionEntrySchema = Type.Object(
 
 // The examples of the OpenAPI document (and its reference page): the environment and video of the
 // video examples (schemas/videos.ts), watched mostly at 1080p.
-const served = { firstServed: '2026-11-20T10:02:11Z', firstServedValid: true, lastServed: '2026-11-26T08:41:57Z', lastServedValid: true };
-const naming = { vidId: 'vid_5Rt2LmQ9xZk3Wv7A', vidPublicId: 'vid_5Rt2LmQ9xZk3Wv7A', vidName: 'Product launch keynote', vidNameValid: true };
+const served = {
+  firstServed: '2026-11-20T10:02:11Z',
+  firstServedValid: true,
+  lastServed: '2026-11-26T08:41:57Z',
+  lastServedValid: true,
+};
+const naming = {
+  vidId: 'vid_5Rt2LmQ9xZk3Wv7A',
+  vidPublicId: 'vid_5Rt2LmQ9xZk3Wv7A',
+  vidName: 'Product launch keynote',
+  vidNameValid: true,
+};
 
 export const exampleUsageRecord: Static<typeof UsageRecordSchema> = {
   authOrgId: 'org_3fK9xQ2mLr7TzV1a',
@@ -141,7 +154,10 @@ export const exampleDistributionEntry: Static<typeof DistributionEntrySchema> = 
   ...served,
 };
 
-export const exampleVideoResolutions: { summary: Static<typeof ResolutionSummarySchema>; resolutions: Static<typeof ResolutionEntrySchema>[] } = {
+export const exampleVideoResolutions: {
+  summary: Static<typeof ResolutionSummarySchema>;
+  resolutions: Static<typeof ResolutionEntrySchema>[];
+} = {
   summary: {
     ...naming,
     vidLengthSeconds: 754.2,

@@ -6,11 +6,17 @@ import { FormatRegistry, Kind, Type, TypeRegistry, type Static, type TSchema, ty
 // become an unreadable anyOf there).
 TypeRegistry.Set<{ enum: unknown[] }>('KinoEnum', (schema, value) => schema.enum.includes(value));
 
-export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, [Kind]: 'KinoEnum', type: 'string', enum: [...values] });
 }
 
-export function IntegerEnum<const T extends readonly number[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+export function IntegerEnum<const T extends readonly number[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, [Kind]: 'KinoEnum', type: 'integer', enum: [...values] });
 }
 
@@ -52,8 +58,7 @@ export const Id = Type.String({ minLength: 1, maxLength: 64 });
 // number), an optional port 1–65535, an optional path; no credentials, no spaces.
 const octet = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const port = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})';
-export const WEBHOOK_URL_PATTERN =
-  `^https?://((${octet}\\.){3}${octet}|([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)(:${port})?(/[!-~]*)?$`;
+export const WEBHOOK_URL_PATTERN = `^https?://((${octet}\\.){3}${octet}|([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)(:${port})?(/[!-~]*)?$`;
 
 /** An `Idempotency-Key`: visible ASCII characters (its length is bounded apart, 1–255). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]+$';

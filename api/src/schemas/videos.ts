@@ -11,8 +11,10 @@ export const VideoIdParams = Type.Object({ orgID: Id, videoID: Id });
 /** A video's metadata as answered: only the fields that are set. */
 export const VideoMetadataSchema = Type.Object(
   {
-    externalId: Type.Optional(Type.String({ description: "The application's own id for the video; `externalId=` filters lists by it." })),
-    creatorId: Type.Optional(Type.String({ description: 'Who made the video, in the application\'s terms.' })),
+    externalId: Type.Optional(
+      Type.String({ description: "The application's own id for the video; `externalId=` filters lists by it." }),
+    ),
+    creatorId: Type.Optional(Type.String({ description: "Who made the video, in the application's terms." })),
     passthrough: Type.Optional(Type.String({ description: 'Stored and returned as given; Kino never reads it.' })),
   },
   { description: 'Present when any field is set (PATCH .../videos/{publicID}).' },
@@ -25,7 +27,8 @@ const listItemFields = {
   durationSeconds: Type.Number(),
   createdAt: Type.String({ description: 'ISO 8601, UTC' }),
   thumbnailUrl: Type.Union([Type.String(), Type.Null()], {
-    description: 'On the delivery host; carries a short-lived image token for a private video; null until the video has a thumbnail.',
+    description:
+      'On the delivery host; carries a short-lived image token for a private video; null until the video has a thumbnail.',
   }),
   description: Type.Optional(Type.String()),
   served: Type.String({ description: 'Estimated views, e.g. "1.2K views".' }),
@@ -55,13 +58,15 @@ export const EncodingSchema = Type.Object({
   twoPassVBREncoding: Type.Boolean(),
   compressionRatio: Type.String(),
   videoCodec: StringEnum(videoCodecs, {
-    description: '`h264` for the ladder every video has; `hevc` or `av1` for a rendition `additionalCodecs` asked for (its key ends `-hevc`, `-av1`).',
+    description:
+      '`h264` for the ladder every video has; `hevc` or `av1` for a rendition `additionalCodecs` asked for (its key ends `-hevc`, `-av1`).',
   }),
   vmaf: Type.Optional(
     Type.Number({
       minimum: 0,
       maximum: 100,
-      description: 'Mean VMAF (0 to 100) of this rendition against the source, to 2 decimals; absent when it was not measured.',
+      description:
+        'Mean VMAF (0 to 100) of this rendition against the source, to 2 decimals; absent when it was not measured.',
     }),
   ),
   averageBitrate: Type.Optional(
@@ -74,11 +79,19 @@ export const EncodingSchema = Type.Object({
 });
 
 export const CaptionTrackSchema = Type.Object({
-  language: Type.String({ description: 'BCP 47 language tag, canonical case (`en`, `pt-BR`); one track per language.' }),
+  language: Type.String({
+    description: 'BCP 47 language tag, canonical case (`en`, `pt-BR`); one track per language.',
+  }),
   label: Type.String({ description: 'The name players show.' }),
-  default: Type.Boolean({ description: 'Players show this track unless the viewer picks another; at most one per video.' }),
-  source: StringEnum(['uploaded', 'generated'] as const, { description: '`uploaded` through the API; `generated` is reserved for automatic captions.' }),
-  url: Type.String({ description: 'The whole WebVTT file on the delivery host; with a 24 h token for a private video.' }),
+  default: Type.Boolean({
+    description: 'Players show this track unless the viewer picks another; at most one per video.',
+  }),
+  source: StringEnum(['uploaded', 'generated'] as const, {
+    description: '`uploaded` through the API; `generated` is reserved for automatic captions.',
+  }),
+  url: Type.String({
+    description: 'The whole WebVTT file on the delivery host; with a 24 h token for a private video.',
+  }),
 });
 
 export const VideoDetailsSchema = Type.Object({
@@ -94,12 +107,15 @@ export const VideoDetailsSchema = Type.Object({
   twoPassVBREncoding: Type.Boolean(),
   compressionRatio: Type.String(),
   audioCodec: Type.String(),
-  encodingMode: StringEnum(encodingModes, { description: 'As asked at processing; `fixed` for videos processed before it existed.' }),
+  encodingMode: StringEnum(encodingModes, {
+    description: 'As asked at processing; `fixed` for videos processed before it existed.',
+  }),
   additionalCodecs: Type.Array(StringEnum(additionalVideoCodecs), {
     description: 'As asked at processing; empty for videos processed before it existed.',
   }),
   encodings: Type.Array(EncodingSchema, {
-    description: 'The H.264 ladder, smallest first, then the renditions of each added codec (hevc, then av1), smallest first.',
+    description:
+      'The H.264 ladder, smallest first, then the renditions of each added codec (hevc, then av1), smallest first.',
   }),
   storyboardUrl: Type.Optional(
     Type.String({
@@ -110,7 +126,7 @@ export const VideoDetailsSchema = Type.Object({
   audioUrl: Type.Optional(
     Type.String({
       description:
-        'The video\'s sound alone as one file to download (`audio.m4a`: AAC in MP4) on the delivery host; with a 24 h token for a private video. Absent for a video without sound. Also at `/{publicID}/audio.m4a` and `.../audio.m4a` in the public and private families, with the token rules of MP4 downloads.',
+        "The video's sound alone as one file to download (`audio.m4a`: AAC in MP4) on the delivery host; with a 24 h token for a private video. Absent for a video without sound. Also at `/{publicID}/audio.m4a` and `.../audio.m4a` in the public and private families, with the token rules of MP4 downloads.",
     }),
   ),
   captions: Type.Array(CaptionTrackSchema, { description: 'Caption tracks, by language.' }),
@@ -121,7 +137,10 @@ export const VideoDetailsSchema = Type.Object({
         startTime: Type.Number({ description: 'The range asked for, in seconds of that video.' }),
         endTime: Type.Number(),
       },
-      { description: "Only on clips (POST .../clips). `duration` is what the clip plays: the span of the source's segments the range overlaps." },
+      {
+        description:
+          "Only on clips (POST .../clips). `duration` is what the clip plays: the span of the source's segments the range overlaps.",
+      },
     ),
   ),
 });

@@ -98,7 +98,8 @@ export class OidcClient {
       return tokensOf(await oidc.refreshTokenGrant(config, refreshToken));
     } catch (error) {
       // The provider's own answer (invalid_grant and the like) ends the session; a network failure does not.
-      if (error instanceof oidc.ResponseBodyError) throw new RefreshRefusedError(`${error.error}: ${error.error_description ?? ''}`);
+      if (error instanceof oidc.ResponseBodyError)
+        throw new RefreshRefusedError(`${error.error}: ${error.error_description ?? ''}`);
       throw error;
     }
   }
@@ -126,4 +127,3 @@ function tokensOf(response: oidc.TokenEndpointResponse & oidc.TokenEndpointRespo
     claims: response.claims() as Record<string, unknown> | undefined,
   };
 }
-

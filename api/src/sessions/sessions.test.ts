@@ -87,7 +87,9 @@ describe('dashboard sessions', () => {
   });
 
   it('end when the provider refuses a refresh; survive an unreachable provider while the token lasts', async () => {
-    const refused = sessionsWith(fakeProvider(async () => Promise.reject(new RefreshRefusedError('invalid_grant'))).oidc);
+    const refused = sessionsWith(
+      fakeProvider(async () => Promise.reject(new RefreshRefusedError('invalid_grant'))).oidc,
+    );
     const id = await refused.create(tokens({ accessExpiresAt: new Date(Date.now() + 10_000) }));
     assert.equal(await refused.authenticate(id), undefined);
     assert.equal(await findDashboardSession(db, hashSessionId(id)), undefined);

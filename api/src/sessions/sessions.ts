@@ -69,7 +69,8 @@ export class DashboardSessions {
     const email = typeof claims.email === 'string' ? claims.email : undefined;
     if (!email) throw new SignInRefusedError('The identity provider sent no e-mail address (ask for the email scope).');
     // An address the provider has not verified could be anyone's: membership is by address.
-    if (claims.email_verified === false) throw new SignInRefusedError(`The identity provider has not verified ${email}.`);
+    if (claims.email_verified === false)
+      throw new SignInRefusedError(`The identity provider has not verified ${email}.`);
     const id = randomBytes(32).toString('base64url');
     await insertDashboardSession(this.options.db, {
       id_hash: hashSessionId(id),
@@ -159,7 +160,10 @@ export class DashboardSessions {
       tokens = await oidc.refresh(session.refresh_token);
     } catch (error) {
       if (error instanceof RefreshRefusedError) {
-        logger.info({ subject: session.subject, reason: error.message }, 'the identity provider refused a refresh: session ended');
+        logger.info(
+          { subject: session.subject, reason: error.message },
+          'the identity provider refused a refresh: session ended',
+        );
         await deleteDashboardSession(db, session.id_hash);
         return undefined;
       }
@@ -173,10 +177,15 @@ export class DashboardSessions {
       access_expires_at: tokens.accessExpiresAt,
       refresh_token: tokens.refreshToken,
       id_token: tokens.idToken,
-      ...(claims ? { claimed_org_ids: this.claimedOrgIds(claims), name: typeof claims.name === 'string' ? claims.name : null } : {}),
+      ...(claims
+        ? { claimed_org_ids: this.claimedOrgIds(claims), name: typeof claims.name === 'string' ? claims.name : null }
+        : {}),
     };
     await updateDashboardSessionTokens(db, session.id_hash, updated);
-    return { ...session, ...Object.fromEntries(Object.entries(updated).filter(([, v]) => v !== undefined)) } as DashboardSession;
+    return {
+      ...session,
+      ...Object.fromEntries(Object.entries(updated).filter(([, v]) => v !== undefined)),
+    } as DashboardSession;
   }
 
   private claimedOrgIds(claims: Record<string, unknown>): string[] {

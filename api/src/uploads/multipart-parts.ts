@@ -12,7 +12,8 @@ export const MAX_PART_URLS_PER_CALL = 100;
 
 /** The part size for a file: the one asked for, or the default grown (by whole MiB) to stay within MAX_PARTS. */
 export function partLayout(fileSize: number, requestedPartSize?: number): { partSize: number; partCount: number } {
-  const partSize = requestedPartSize ?? Math.max(DEFAULT_PART_BYTES, Math.ceil(fileSize / MAX_PARTS / 1024 ** 2) * 1024 ** 2);
+  const partSize =
+    requestedPartSize ?? Math.max(DEFAULT_PART_BYTES, Math.ceil(fileSize / MAX_PARTS / 1024 ** 2) * 1024 ** 2);
   return { partSize, partCount: Math.max(1, Math.ceil(fileSize / partSize)) };
 }
 

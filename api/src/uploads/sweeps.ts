@@ -7,7 +7,12 @@
 //   video was made from them; either way the upload is marked settled and not looked at again.
 import type { Db } from '@kino/database';
 import type { Storage } from '@kino/infra';
-import { closeMultipartUpload, listExpiredMultipartUploads, listUnsettledUploads, markUploadsSettled } from '@kino/database/repositories';
+import {
+  closeMultipartUpload,
+  listExpiredMultipartUploads,
+  listUnsettledUploads,
+  markUploadsSettled,
+} from '@kino/database/repositories';
 import { clockOf } from '../deps.ts';
 
 export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -19,7 +24,10 @@ const sweepBatch = 100;
 type SweepDeps = { db: Db; storage: Pick<Storage, 'abortMultipartUpload' | 'deleteMany'> };
 
 /** Aborts the open uploads whose time ran out before `now`; returns the ids aborted. */
-export async function sweepAbandonedMultipartUploads(deps: { db: Db; storage: Pick<Storage, 'abortMultipartUpload'> }, now: Date): Promise<string[]> {
+export async function sweepAbandonedMultipartUploads(
+  deps: { db: Db; storage: Pick<Storage, 'abortMultipartUpload'> },
+  now: Date,
+): Promise<string[]> {
   const aborted: string[] = [];
   for (const upload of await listExpiredMultipartUploads(deps.db, now, sweepBatch)) {
     await deps.storage.abortMultipartUpload(upload.bucket_path, upload.storage_upload_id);
@@ -32,12 +40,23 @@ export async function sweepAbandonedMultipartUploads(deps: { db: Db; storage: Pi
  * Settles the uploads whose ticket expired more than a day before `now`: removes the originals no
  * live video was made from, keeps the others. Returns the storage paths removed.
  */
-export async function sweepUnprocessedOriginals(deps: { db: Db; storage: Pick<Storage, 'deleteMany'> }, now: Date): Promise<string[]> {
-  const uploads = await listUnsettledUploads(deps.db, new Date(now.getTime() - UNPROCESSED_ORIGINAL_GRACE_MS), sweepBatch);
+export async function sweepUnprocessedOriginals(
+  deps: { db: Db; storage: Pick<Storage, 'deleteMany'> },
+  now: Date,
+): Promise<string[]> {
+  const uploads = await listUnsettledUploads(
+    deps.db,
+    new Date(now.getTime() - UNPROCESSED_ORIGINAL_GRACE_MS),
+    sweepBatch,
+  );
   const removed = uploads.filter((upload) => !upload.processed).map((upload) => upload.bucket_path);
   // Removed before the uploads are marked: a sweep that dies between the two removes them again.
   await deps.storage.deleteMany(removed);
-  await markUploadsSettled(deps.db, uploads.map((upload) => upload.id), now);
+  await markUploadsSettled(
+    deps.db,
+    uploads.map((upload) => upload.id),
+    now,
+  );
   return removed;
 }
 

@@ -18,12 +18,19 @@ describe('encoding parameters', () => {
       encodingMode: 'fixed',
       additionalCodecs: [],
     });
-    assert.equal(withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio, 'slower');
+    assert.equal(
+      withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio,
+      'slower',
+    );
   });
 
   // The defaults are applied here, once: what a request that names none puts on the wire.
   it('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', () => {
-    const [rendition] = planLadder('standard', { width: 640, height: 360, frameRate: 25, hasAudio: true }, withDefaultParameters({}));
+    const [rendition] = planLadder(
+      'standard',
+      { width: 640, height: 360, frameRate: 25, hasAudio: true },
+      withDefaultParameters({}),
+    );
     const spec = renditionSpecOf(rendition!);
     assert.equal(spec.segmentSeconds, 6);
     assert.equal(spec.rateControlMode, 'variableBitrate');

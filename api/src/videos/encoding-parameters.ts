@@ -1,6 +1,11 @@
 // A video's encoding parameters as the API takes them: the defaults of what a request left out, and
 // the checks its schema cannot express.
-import { defaultEncodingParameters, encodingParameterNames, maxFrameRateLimit, type EncodingParameters } from '@kino/proto/contract';
+import {
+  defaultEncodingParameters,
+  encodingParameterNames,
+  maxFrameRateLimit,
+  type EncodingParameters,
+} from '@kino/proto/contract';
 import type { FieldError } from '../http/errors.ts';
 
 /**

@@ -16,7 +16,8 @@ import type { ApiDeps, ServedSegmentsSource } from '../deps.ts';
 export function copyServedSegments(db: Db, clickhouse: ClickHouseHttp): AfterRecompute {
   const store = new AnalyticsStore(clickhouse);
   return async (recomputed) => {
-    for (const { orgId, days } of recomputed) await recordServedSegments(db, await store.segmentsOfVideosServedOn(orgId, days));
+    for (const { orgId, days } of recomputed)
+      await recordServedSegments(db, await store.segmentsOfVideosServedOn(orgId, days));
   };
 }
 
@@ -32,7 +33,10 @@ export async function segmentsServedFor(
 ): Promise<Map<string, number>> {
   if (!deps.servedSegments || videos.length === 0) return new Map();
   try {
-    return await deps.servedSegments.segmentsServed(videos[0]!.org_id, videos.map((v) => v.id));
+    return await deps.servedSegments.segmentsServed(
+      videos[0]!.org_id,
+      videos.map((v) => v.id),
+    );
   } catch (error) {
     // A view estimate is not worth failing a listing for.
     log.warn({ err: error }, 'served segments unavailable; reporting 0 views');

@@ -35,7 +35,11 @@ export async function sendVideoEvent(
     if ((await listWebhookSubscribers(deps.db, { videoId, event })).length === 0) return;
     const data = details ?? (await loadVideoDetails(deps, videoId));
     if (!data) return;
-    await startDeliverWebhooks(deps.temporal, { payload: { event, videoId, status: statusOf(event, data), timestamp, data } }, randomUUID());
+    await startDeliverWebhooks(
+      deps.temporal,
+      { payload: { event, videoId, status: statusOf(event, data), timestamp, data } },
+      randomUUID(),
+    );
   } catch (error) {
     log.error({ err: error, videoId, event }, 'could not start a webhook delivery');
   }

@@ -10,7 +10,8 @@ import { NotFoundError } from '../http/errors.ts';
 /** The video, deleted or not: 404 `video_not_found` when missing or in another organization, 403 across environments. */
 export async function videoInReach(deps: Pick<ApiDeps, 'db'>, access: Access, videoId: string): Promise<Video> {
   const video = await getVideo(deps.db, videoId);
-  if (!video || video.org_id !== access.orgId) throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
+  if (!video || video.org_id !== access.orgId)
+    throw new NotFoundError('video_not_found', `Video ${videoId} does not exist.`);
   assertEnvironmentReach(access, video.env_id);
   return video;
 }

@@ -8,17 +8,26 @@ function temporalWithOpenRun(closeAfterMs: number) {
   const closesAt = Date.now() + closeAfterMs;
   const starts: string[] = [];
   const withDeadline = async <T>(deadline: number, run: () => Promise<T>): Promise<T> =>
-    Promise.race([run(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('deadline exceeded')), deadline - Date.now()))]);
+    Promise.race([
+      run(),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('deadline exceeded')), deadline - Date.now()),
+      ),
+    ]);
   const client = {
     connection: { withDeadline },
     workflow: {
       async start(_name: string, options: { workflowId: string }) {
-        if (Date.now() < closesAt) throw new WorkflowExecutionAlreadyStartedError('already started', options.workflowId, 'processVideo');
+        if (Date.now() < closesAt)
+          throw new WorkflowExecutionAlreadyStartedError('already started', options.workflowId, 'processVideo');
         starts.push(options.workflowId);
       },
       getHandle: () => ({
         // The previous run failed: its result throws when it closes.
-        result: () => new Promise((_, reject) => setTimeout(() => reject(new Error('workflow failed')), Math.max(0, closesAt - Date.now()))),
+        result: () =>
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('workflow failed')), Math.max(0, closesAt - Date.now())),
+          ),
       }),
     },
   };

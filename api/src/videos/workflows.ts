@@ -4,7 +4,14 @@
 // from the `videos` row.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { videoTaskQueue, workflowIds, type DeliverWebhooksInput, type MakeCustomThumbnailInput, type MakeFrameAccurateClipInput, type VideoWorkflows } from '@kino/proto/contract';
+import {
+  videoTaskQueue,
+  workflowIds,
+  type DeliverWebhooksInput,
+  type MakeCustomThumbnailInput,
+  type MakeFrameAccurateClipInput,
+  type VideoWorkflows,
+} from '@kino/proto/contract';
 
 type Workflows = VideoWorkflows;
 
@@ -20,7 +27,9 @@ async function startWorkflow<Name extends keyof Workflows>(
   name: Name,
   options: WorkflowStartOptions<Workflows[Name]>,
 ): Promise<void> {
-  await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => temporal.workflow.start<Workflows[Name]>(name, options));
+  await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    temporal.workflow.start<Workflows[Name]>(name, options),
+  );
 }
 
 /** Starts processing; ALLOW_DUPLICATE lets a retry run the same id again once the last run closed. */
@@ -54,7 +63,11 @@ const PREVIOUS_RUN_CLOSE_WAIT_MS = 15_000;
  * it waits for that run to close, within a bound, rather than refusing a retry the caller could not
  * know was early. Still open after the bound: WorkflowExecutionAlreadyStartedError.
  */
-export async function restartProcessVideo(temporal: Client, videoId: string, closeWaitMs = PREVIOUS_RUN_CLOSE_WAIT_MS): Promise<void> {
+export async function restartProcessVideo(
+  temporal: Client,
+  videoId: string,
+  closeWaitMs = PREVIOUS_RUN_CLOSE_WAIT_MS,
+): Promise<void> {
   try {
     await startProcessVideo(temporal, videoId);
     return;
@@ -85,7 +98,11 @@ export async function startDeleteVideoContent(temporal: Client, videoId: string)
 const CUSTOM_THUMBNAIL_DEADLINE_MS = 90_000;
 
 /** Makes a custom thumbnail on a node and returns its storage key (the API waits for it). */
-export async function makeCustomThumbnail(temporal: Client, input: MakeCustomThumbnailInput, thumbnailId: string): Promise<string> {
+export async function makeCustomThumbnail(
+  temporal: Client,
+  input: MakeCustomThumbnailInput,
+  thumbnailId: string,
+): Promise<string> {
   const handle = await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
     temporal.workflow.start<Workflows['makeCustomThumbnail']>('makeCustomThumbnail', {
       taskQueue: videoTaskQueue,
@@ -103,7 +120,11 @@ export { WorkflowExecutionAlreadyStartedError };
  * Starts delivering one video event (deliverWebhooks: every subscribed webhook, each retried with
  * backoff for about 17 hours). Once started it survives the API's restart.
  */
-export async function startDeliverWebhooks(temporal: Client, input: DeliverWebhooksInput, deliveryId: string): Promise<void> {
+export async function startDeliverWebhooks(
+  temporal: Client,
+  input: DeliverWebhooksInput,
+  deliveryId: string,
+): Promise<void> {
   await startWorkflow(temporal, 'deliverWebhooks', {
     taskQueue: videoTaskQueue,
     workflowId: workflowIds.deliverWebhooks(input.payload.videoId, deliveryId),

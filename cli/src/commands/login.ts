@@ -13,7 +13,7 @@ export interface LoginResult {
 export default class Login extends ApiCommand {
   static override description = [
     'Store a profile: API URL, API key, organization and environment (asked for when not given and a terminal is attached).',
-    'The key is checked by listing the organization\'s environments. Profiles live in $XDG_CONFIG_HOME/kino/config.json',
+    "The key is checked by listing the organization's environments. Profiles live in $XDG_CONFIG_HOME/kino/config.json",
     '(~/.config/kino/config.json), mode 600. The first profile, or one stored with --default, is the default.',
   ].join('\n');
 
@@ -38,22 +38,31 @@ export default class Login extends ApiCommand {
     const apiUrl = flags['api-url'] ?? (await this.ask('API URL (…/v1/api)', existing.apiUrl));
     const apiKey = flags['api-key'] ?? (await this.ask('API key', existing.apiKey, true));
     const orgId = flags.org ?? (await this.ask('Organization id', existing.orgId));
-    if (!apiUrl || !apiKey || !orgId) throw new UsageError('login needs --api-url, --api-key and --org (or a terminal to ask on)');
+    if (!apiUrl || !apiKey || !orgId)
+      throw new UsageError('login needs --api-url, --api-key and --org (or a terminal to ask on)');
 
     const { Kino } = await import('@kino/sdk');
     const kino = new Kino({ apiUrl, apiKey });
     const environments = await kino.environments.list(orgId);
     let envId = flags.env ?? existing.envId;
     if (!envId && environments.length === 1) envId = environments[0]!.id;
-    if (!envId) envId = await this.ask(`Environment id (${environments.map((e) => `${e.id} ${e.name}`).join(', ')})`, undefined);
-    if (!envId) throw new UsageError(`login needs --env: one of ${environments.map((e) => `${e.id} (${e.name})`).join(', ')}`);
+    if (!envId)
+      envId = await this.ask(`Environment id (${environments.map((e) => `${e.id} ${e.name}`).join(', ')})`, undefined);
+    if (!envId)
+      throw new UsageError(`login needs --env: one of ${environments.map((e) => `${e.id} (${e.name})`).join(', ')}`);
     if (!environments.some((e) => e.id === envId)) {
-      throw new UsageError(`environment ${envId} is not one this key sees in ${orgId}: ${environments.map((e) => e.id).join(', ') || 'none'}`);
+      throw new UsageError(
+        `environment ${envId} is not one this key sees in ${orgId}: ${environments.map((e) => e.id).join(', ') || 'none'}`,
+      );
     }
 
     const operatorToken = flags['operator-token'] ?? existing.operatorToken;
     config.profiles[name] = { apiUrl, apiKey, orgId, envId, ...(operatorToken ? { operatorToken } : {}) };
-    const isDefault = flags.default || !config.defaultProfile || !config.profiles[config.defaultProfile] || config.defaultProfile === name;
+    const isDefault =
+      flags.default ||
+      !config.defaultProfile ||
+      !config.profiles[config.defaultProfile] ||
+      config.defaultProfile === name;
     if (isDefault) config.defaultProfile = name;
     writeConfigFile(config, path);
     this.note(`Logged in: profile ${name}${isDefault ? ' (default)' : ''} in ${path}`);

@@ -2,7 +2,17 @@
 // button that forgets it. It lives only in the page's memory: nothing stores it.
 import { useState } from 'preact/hooks';
 
-export function SecretOnce({ label, value, onDismiss, testId }: { label: string; value: string; onDismiss(): void; testId: string }) {
+export function SecretOnce({
+  label,
+  value,
+  onDismiss,
+  testId,
+}: {
+  label: string;
+  value: string;
+  onDismiss(): void;
+  testId: string;
+}) {
   const [copied, setCopied] = useState(false);
   return (
     <div class="secret" role="status">

@@ -19,7 +19,9 @@ const justInTimeChoices = [
 export function EnvironmentsPage() {
   const session = useSession();
   const org = session.org!;
-  const environments = useList(['environments', org.id], () => api<{ environments: Environment[] }>(`${API_ROOT}/${org.id}/environments`));
+  const environments = useList(['environments', org.id], () =>
+    api<{ environments: Environment[] }>(`${API_ROOT}/${org.id}/environments`),
+  );
   const [name, setName] = useState('');
   const create = useListChange(
     environments,
@@ -31,8 +33,10 @@ export function EnvironmentsPage() {
       session.setEnv(created.id);
     },
   );
-  const setJustInTime = useListChange(environments, ({ envId, justInTime }: { envId: string; justInTime: boolean | null }) =>
-    api<Environment>(`${API_ROOT}/${org.id}/environments/${envId}`, json('PATCH', { justInTime })),
+  const setJustInTime = useListChange(
+    environments,
+    ({ envId, justInTime }: { envId: string; justInTime: boolean | null }) =>
+      api<Environment>(`${API_ROOT}/${org.id}/environments/${envId}`, json('PATCH', { justInTime })),
   );
   const problem = firstError(create, setJustInTime, environments.list);
 
@@ -40,9 +44,10 @@ export function EnvironmentsPage() {
     <section>
       <h1>Environments</h1>
       <p class="muted">
-        Environments keep videos apart (development, staging, production); an environment key reaches one of them. Just-in-time: a
-        video plays once its first segments exist and the rest follow (on), or only once its whole ladder is made (off); the farm's
-        default is the operators' choice. Videos processed from then on follow a change.
+        Environments keep videos apart (development, staging, production); an environment key reaches one of them.
+        Just-in-time: a video plays once its first segments exist and the rest follow (on), or only once its whole
+        ladder is made (off); the farm's default is the operators' choice. Videos processed from then on follow a
+        change.
       </p>
       <form
         class="inline"
@@ -53,7 +58,13 @@ export function EnvironmentsPage() {
       >
         <label>
           Name
-          <input data-testid="env-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            data-testid="env-name"
+            required
+            maxLength={100}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </label>
         <button type="submit" class="primary" data-testid="create-env" disabled={create.isPending}>
           Create environment

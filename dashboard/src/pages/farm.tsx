@@ -26,7 +26,8 @@ export function FarmPage() {
       <h1>Farm</h1>
       <p class="muted">
         {live.length} node{live.length === 1 ? '' : 's'} live, {live.reduce((sum, n) => sum + n.slotsInUse, 0)} of{' '}
-        {live.reduce((sum, n) => sum + n.slots, 0)} slots in use. A drained node finishes what it runs and takes nothing new.
+        {live.reduce((sum, n) => sum + n.slots, 0)} slots in use. A drained node finishes what it runs and takes nothing
+        new.
       </p>
       <ErrorNote error={problem} />
       <table data-testid="farm-table">

@@ -38,15 +38,19 @@ export function KeysPage() {
       ),
     (key) => setCreated(key.apiKey),
   );
-  const revoke = useListChange(keys, (id: string) => api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }));
-  const envName = (id: string | null) => (id ? (org.environments.find((e) => e.id === id)?.name ?? id) : 'all environments');
+  const revoke = useListChange(keys, (id: string) =>
+    api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
+  );
+  const envName = (id: string | null) =>
+    id ? (org.environments.find((e) => e.id === id)?.name ?? id) : 'all environments';
   const problem = firstError(create, revoke, keys.list);
 
   return (
     <section>
       <h1>API keys</h1>
       <p class="muted">
-        A key reaches one environment, or every environment of {org.name} (full access). Send it in the <code>X-Api-Key</code> header.
+        A key reaches one environment, or every environment of {org.name} (full access). Send it in the{' '}
+        <code>X-Api-Key</code> header.
       </p>
       <form
         class="inline"
@@ -65,7 +69,11 @@ export function KeysPage() {
         {type === 'environment' && (
           <label>
             Environment
-            <select data-testid="key-env" value={envId || session.env?.id} onChange={(e) => setEnvId(e.currentTarget.value)}>
+            <select
+              data-testid="key-env"
+              value={envId || session.env?.id}
+              onChange={(e) => setEnvId(e.currentTarget.value)}
+            >
               {org.environments.map((e) => (
                 <option key={e.id} value={e.id}>
                   {e.name}
@@ -76,14 +84,17 @@ export function KeysPage() {
         )}
         <label>
           <span>
-            <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Live key (svc_live_)
+            <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Live key
+            (svc_live_)
           </span>
         </label>
         <button type="submit" class="primary" data-testid="create-key" disabled={create.isPending}>
           Create key
         </button>
       </form>
-      {created && <SecretOnce label="New API key." value={created} testId="new-key" onDismiss={() => setCreated(undefined)} />}
+      {created && (
+        <SecretOnce label="New API key." value={created} testId="new-key" onDismiss={() => setCreated(undefined)} />
+      )}
       <ErrorNote error={problem} testId="keys-error" />
       <table data-testid="keys-table">
         <thead>
@@ -115,7 +126,8 @@ export function KeysPage() {
                     class="danger"
                     data-testid="revoke-key"
                     onClick={() => {
-                      if (confirm(`Revoke ${key.prefix}…? Requests with it will be refused at once.`)) revoke.mutate(key.id);
+                      if (confirm(`Revoke ${key.prefix}…? Requests with it will be refused at once.`))
+                        revoke.mutate(key.id);
                     }}
                   >
                     Revoke

@@ -36,7 +36,9 @@ function DeliveryLog({ base, webhookId }: { base: string; webhookId: string }) {
   const log = useList(['webhook-deliveries', webhookId], () => api<{ deliveries: Delivery[] }>(`${path}/deliveries`), {
     refetchInterval: LOG_REFRESH_MS,
   });
-  const redeliver = useListChange(log, (deliveryId: string) => api<Delivery>(`${path}/deliveries/${deliveryId}/redeliver`, { method: 'POST' }));
+  const redeliver = useListChange(log, (deliveryId: string) =>
+    api<Delivery>(`${path}/deliveries/${deliveryId}/redeliver`, { method: 'POST' }),
+  );
   const test = useListChange(log, () => api<Delivery>(`${path}/test`, { method: 'POST' }));
   const deliveries = log.list.data?.deliveries;
   return (
@@ -71,7 +73,12 @@ function DeliveryLog({ base, webhookId }: { base: string; webhookId: string }) {
                 <td>{when(d.createdAt)}</td>
                 <td>{d.error ?? ''}</td>
                 <td>
-                  <button type="button" data-testid="redeliver" disabled={redeliver.isPending} onClick={() => redeliver.mutate(d.id)}>
+                  <button
+                    type="button"
+                    data-testid="redeliver"
+                    disabled={redeliver.isPending}
+                    onClick={() => redeliver.mutate(d.id)}
+                  >
                     Redeliver
                   </button>
                 </td>
@@ -89,7 +96,9 @@ export function WebhooksPage() {
   const org = session.org!;
   const env = session.env;
   const base = `${API_ROOT}/${org.id}/environments/${env?.id}/webhooks`;
-  const webhooks = useList(['webhooks', org.id, env?.id], () => api<{ webhooks: Webhook[] }>(base), { enabled: Boolean(env) });
+  const webhooks = useList(['webhooks', org.id, env?.id], () => api<{ webhooks: Webhook[] }>(base), {
+    enabled: Boolean(env),
+  });
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
   const [secret, setSecret] = useState<string | undefined>();
@@ -121,7 +130,15 @@ export function WebhooksPage() {
       >
         <label>
           URL
-          <input data-testid="webhook-url" type="url" required size={40} placeholder="https://example.com/hooks/kino" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          <input
+            data-testid="webhook-url"
+            type="url"
+            required
+            size={40}
+            placeholder="https://example.com/hooks/kino"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
         </label>
         {webhookEvents.map((name) => (
           <label key={name}>
@@ -129,7 +146,9 @@ export function WebhooksPage() {
               <input
                 type="checkbox"
                 checked={events.includes(name)}
-                onChange={(e) => setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))}
+                onChange={(e) =>
+                  setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
+                }
               />{' '}
               {name}
             </span>
@@ -139,7 +158,14 @@ export function WebhooksPage() {
           Add webhook
         </button>
       </form>
-      {secret && <SecretOnce label="Signing secret." value={secret} testId="webhook-secret" onDismiss={() => setSecret(undefined)} />}
+      {secret && (
+        <SecretOnce
+          label="Signing secret."
+          value={secret}
+          testId="webhook-secret"
+          onDismiss={() => setSecret(undefined)}
+        />
+      )}
       <ErrorNote error={problem} />
       <table data-testid="webhooks-table">
         <thead>

@@ -13,7 +13,10 @@ describe('key encryption (AES-256-GCM)', () => {
     assert.notEqual(box.seal('{"d":"private"}', 'kid-1'), sealed, 'a fresh IV each time');
     assert.equal(box.open(sealed, 'kid-1'), '{"d":"private"}');
     assert.throws(() => box.open(sealed, 'kid-2'), KeyEncryptionError);
-    assert.throws(() => new KeyEncryption(randomBytes(32).toString('base64')).open(sealed, 'kid-1'), KeyEncryptionError);
+    assert.throws(
+      () => new KeyEncryption(randomBytes(32).toString('base64')).open(sealed, 'kid-1'),
+      KeyEncryptionError,
+    );
     const [v, iv, tag, body] = sealed.split('.') as [string, string, string, string];
     const altered = `${v}.${iv}.${tag}.${body.slice(0, -2)}${body.endsWith('AA') ? 'BB' : 'AA'}`;
     assert.throws(() => box.open(altered, 'kid-1'), KeyEncryptionError);

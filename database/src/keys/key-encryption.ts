@@ -33,19 +33,24 @@ export class KeyEncryption {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(context));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [version, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return [version, iv, cipher.getAuthTag(), ciphertext]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   open(sealed: string, context: string): string {
     const [tag, iv, authTag, ciphertext] = sealed.split('.');
-    if (tag !== version || !iv || !authTag || ciphertext === undefined) throw new KeyEncryptionError(`not a sealed value of version ${version}`);
+    if (tag !== version || !iv || !authTag || ciphertext === undefined)
+      throw new KeyEncryptionError(`not a sealed value of version ${version}`);
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(Buffer.from(authTag, 'base64url'));
     try {
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
-      throw new KeyEncryptionError('a sealed key does not open with KINO_KEY_ENCRYPTION_KEY: the key changed, or the value was altered');
+      throw new KeyEncryptionError(
+        'a sealed key does not open with KINO_KEY_ENCRYPTION_KEY: the key changed, or the value was altered',
+      );
     }
   }
 }

@@ -11,6 +11,7 @@ import type { KeyEncryption } from './key-encryption.ts';
  */
 export async function sealPlaintextSigningKeys(db: Db, encryption: KeyEncryption): Promise<number> {
   const rows = await listPlaintextSigningKeys(db);
-  for (const row of rows) await storeSealedPrivateKey(db, row.kid, encryption.seal(JSON.stringify(row.private_jwk), row.kid));
+  for (const row of rows)
+    await storeSealedPrivateKey(db, row.kid, encryption.seal(JSON.stringify(row.private_jwk), row.kid));
   return rows.length;
 }

@@ -73,7 +73,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('videos_env_created_idx').on('videos').columns(['env_id', 'created_at']).execute();
   await db.schema.createIndex('videos_org_created_idx').on('videos').columns(['org_id', 'created_at']).execute();
   // At most one live (not deleted) video per uploaded object: the guard behind 409 processing_in_progress.
-  await sql`create unique index videos_storage_path_live_idx on videos (storage_path) where deleted_at is null`.execute(db);
+  await sql`create unique index videos_storage_path_live_idx on videos (storage_path) where deleted_at is null`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('renditions')

@@ -13,7 +13,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('touched_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('lease_id', 'text')
     .execute();
-  await db.schema.createIndex('encode_queue_order_idx').on('encode_queue').columns(['video_since', 'enqueued_at']).execute();
+  await db.schema
+    .createIndex('encode_queue_order_idx')
+    .on('encode_queue')
+    .columns(['video_since', 'enqueued_at'])
+    .execute();
   await db.schema.createIndex('node_leases_video_idx').on('node_leases').column('video_id').execute();
 }
 

@@ -60,7 +60,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // sequential count of the table (about a second at a million rows).
   await sql`
     insert into video_counts (env_id, status, org_id, videos)
-    select env_id, status, min(org_id), count(*) from videos where deleted_at is null group by env_id, status`.execute(db);
+    select env_id, status, min(org_id), count(*) from videos where deleted_at is null group by env_id, status`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -11,6 +11,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('encode_queue_order_idx').ifExists().execute();
-  await db.schema.createIndex('encode_queue_order_idx').on('encode_queue').columns(['video_since', 'enqueued_at']).execute();
+  await db.schema
+    .createIndex('encode_queue_order_idx')
+    .on('encode_queue')
+    .columns(['video_since', 'enqueued_at'])
+    .execute();
   await db.schema.alterTable('encode_queue').dropColumn('seq').execute();
 }

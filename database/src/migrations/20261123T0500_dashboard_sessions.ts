@@ -18,7 +18,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('last_seen_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex('dashboard_sessions_last_seen_idx').on('dashboard_sessions').column('last_seen_at').execute();
+  await db.schema
+    .createIndex('dashboard_sessions_last_seen_idx')
+    .on('dashboard_sessions')
+    .column('last_seen_at')
+    .execute();
 
   await db.schema
     .createTable('organization_members')

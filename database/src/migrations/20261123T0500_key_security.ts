@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('api_keys').addColumn('expires_at', 'timestamptz').execute();
   await db.schema.alterTable('signing_keys').addColumn('private_key_sealed', 'text').execute();
-  await db.schema.alterTable('signing_keys').alterColumn('private_jwk', (c) => c.dropNotNull()).execute();
+  await db.schema
+    .alterTable('signing_keys')
+    .alterColumn('private_jwk', (c) => c.dropNotNull())
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

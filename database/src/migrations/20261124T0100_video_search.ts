@@ -60,7 +60,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // table with no index but its key: about 3 s at a million videos (bench/api prints it).
   await sql`
     insert into video_search (id, org_id, env_id, name_folded, status, duration_seconds, created_at)
-    select id, org_id, env_id, lower(name), status, duration_seconds, created_at from videos where deleted_at is null`.execute(db);
+    select id, org_id, env_id, lower(name), status, duration_seconds, created_at from videos where deleted_at is null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

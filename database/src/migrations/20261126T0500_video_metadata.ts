@@ -14,5 +14,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('videos').dropColumn('external_id').dropColumn('creator_id').dropColumn('passthrough').execute();
+  await db.schema
+    .alterTable('videos')
+    .dropColumn('external_id')
+    .dropColumn('creator_id')
+    .dropColumn('passthrough')
+    .execute();
 }

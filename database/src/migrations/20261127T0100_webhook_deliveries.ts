@@ -20,8 +20,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex('webhook_deliveries_webhook_idx').on('webhook_deliveries').columns(['webhook_id', 'created_at desc', 'id desc']).execute();
-  await db.schema.createIndex('webhook_deliveries_message_idx').on('webhook_deliveries').columns(['webhook_id', 'message_id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_webhook_idx')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'created_at desc', 'id desc'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_message_idx')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'message_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -15,5 +15,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('renditions').dropColumn('video_codec').dropColumn('vmaf').dropColumn('average_bandwidth').execute();
+  await db.schema
+    .alterTable('renditions')
+    .dropColumn('video_codec')
+    .dropColumn('vmaf')
+    .dropColumn('average_bandwidth')
+    .execute();
 }

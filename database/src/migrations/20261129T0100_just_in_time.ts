@@ -12,7 +12,10 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('videos').addColumn('segments_pending', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('videos')
+    .addColumn('segments_pending', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
   await db.schema.alterTable('environments').addColumn('just_in_time', 'boolean').execute();
   await db.schema
     .alterTable('encode_queue')
@@ -23,7 +26,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('first_segment', 'integer')
     .addColumn('segment_count', 'integer')
     .execute();
-  await db.schema.alterTable('node_leases').addColumn('on_demand', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('node_leases')
+    .addColumn('on_demand', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -21,12 +21,21 @@ export const concurrentIndexes: ConcurrentIndex[] = [
       // sortBy=created_at (the default), date ranges, and deep pages as index-only scans.
       { name: `videos_live_${short}_created_idx`, on: `videos (${scope}, created_at, id) where deleted_at is null` },
       // sortBy=name; `name` is included so the scan that skips deep pages stays index-only.
-      { name: `videos_live_${short}_name_idx`, on: `videos (${scope}, lower(name), created_at, id) include (name) where deleted_at is null` },
+      {
+        name: `videos_live_${short}_name_idx`,
+        on: `videos (${scope}, lower(name), created_at, id) include (name) where deleted_at is null`,
+      },
       // sortBy=status, and status filters sorted by date.
-      { name: `videos_live_${short}_status_idx`, on: `videos (${scope}, status, created_at, id) where deleted_at is null` },
+      {
+        name: `videos_live_${short}_status_idx`,
+        on: `videos (${scope}, status, created_at, id) where deleted_at is null`,
+      },
       // sortBy=duration: videos without a duration sort last in both directions, so one index per direction
       // (asc reads this forwards; desc reads the nulls-first one backwards).
-      { name: `videos_live_${short}_duration_idx`, on: `videos (${scope}, duration_seconds, created_at, id) where deleted_at is null` },
+      {
+        name: `videos_live_${short}_duration_idx`,
+        on: `videos (${scope}, duration_seconds, created_at, id) where deleted_at is null`,
+      },
       {
         name: `videos_live_${short}_duration_nulls_first_idx`,
         on: `videos (${scope}, duration_seconds nulls first, created_at, id) where deleted_at is null`,
@@ -37,7 +46,10 @@ export const concurrentIndexes: ConcurrentIndex[] = [
   // holds live videos only, so the index needs no predicate.
   { name: 'video_search_name_trgm_idx', on: 'video_search using gin (name_folded gin_trgm_ops)' },
   // externalId= on a list: the application's own id for a video, within an organization.
-  { name: 'videos_live_org_external_id_idx', on: 'videos (org_id, external_id) where deleted_at is null and external_id is not null' },
+  {
+    name: 'videos_live_org_external_id_idx',
+    on: 'videos (org_id, external_id) where deleted_at is null and external_id is not null',
+  },
   // The originals sweep's work: uploads not yet settled, by when their ticket expired.
   { name: 'uploads_unsettled_idx', on: 'uploads (expires_at) where settled_at is null' },
 ];
@@ -56,9 +68,14 @@ export const CONCURRENT_INDEX_BUILD_LOCK = 7_361_520_001;
  * index left invalid by a build that died (a killed process) is dropped and built again: only the
  * lock holder builds, so an invalid index seen under the lock is never one still being built.
  */
-export async function buildConcurrentIndexes(db: Kysely<unknown>, indexes: ConcurrentIndex[] = concurrentIndexes): Promise<void> {
+export async function buildConcurrentIndexes(
+  db: Kysely<unknown>,
+  indexes: ConcurrentIndex[] = concurrentIndexes,
+): Promise<void> {
   await db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${CONCURRENT_INDEX_BUILD_LOCK}) as locked`.execute(connection);
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_lock(${CONCURRENT_INDEX_BUILD_LOCK}) as locked`.execute(connection);
     if (!rows[0]?.locked) return;
     try {
       for (const index of indexes) {
@@ -69,7 +86,8 @@ export async function buildConcurrentIndexes(db: Kysely<unknown>, indexes: Concu
         if (existing[0]) await sql`drop index concurrently if exists ${sql.id(index.name)}`.execute(connection);
         await sql`create index concurrently ${sql.id(index.name)} on ${sql.raw(index.on)}`.execute(connection);
       }
-      for (const name of retiredIndexes) await sql`drop index concurrently if exists ${sql.id(name)}`.execute(connection);
+      for (const name of retiredIndexes)
+        await sql`drop index concurrently if exists ${sql.id(name)}`.execute(connection);
     } finally {
       await sql`select pg_advisory_unlock(${CONCURRENT_INDEX_BUILD_LOCK})`.execute(connection);
     }

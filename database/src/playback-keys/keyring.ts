@@ -15,7 +15,11 @@ import {
   listSigningKeys,
   rotateSigningKeys,
 } from '../repositories/signing-keys.ts';
-import { MAX_PLAYBACK_TOKEN_SECONDS, PLAYBACK_TOKEN_ALGORITHM, PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS } from '@kino/proto/contract';
+import {
+  MAX_PLAYBACK_TOKEN_SECONDS,
+  PLAYBACK_TOKEN_ALGORITHM,
+  PLAYBACK_TOKEN_CLOCK_SKEW_SECONDS,
+} from '@kino/proto/contract';
 
 /** How long an API process keeps using the key it read before it looks again. */
 export const ACTIVE_KEY_CACHE_MS = 60_000;
@@ -54,7 +58,9 @@ export class PlaybackKeyring {
     if (this.active && this.now() - this.active.readAt < ACTIVE_KEY_CACHE_MS) return this.active.key;
     const row = (await this.newestActiveRow()) ?? (await this.createOnce());
     if (!row.private_key_sealed) {
-      throw new Error(`signing key ${row.kid} is stored in clear: start the API once with KINO_KEY_ENCRYPTION_KEY to seal it`);
+      throw new Error(
+        `signing key ${row.kid} is stored in clear: start the API once with KINO_KEY_ENCRYPTION_KEY to seal it`,
+      );
     }
     const privateJwk = JSON.parse(this.encryption.open(row.private_key_sealed, row.kid)) as JWK;
     const privateKey = (await importJWK(privateJwk, PLAYBACK_TOKEN_ALGORITHM)) as CryptoKey;
@@ -136,7 +142,19 @@ export async function listSigningKeyStatus(db: Db, now: number = Date.now()): Pr
   const signingKid = rows.find((row) => !row.retired_at)?.kid;
   return rows.map((row) => {
     const publishedUntil = row.retired_at ? new Date(row.retired_at.getTime() + RETIRED_KEY_GRACE_MS) : null;
-    const state = row.kid === signingKid ? 'signing' : !publishedUntil || publishedUntil.getTime() > now ? 'published' : 'unpublished';
-    return { kid: row.kid, algorithm: row.algorithm, createdAt: row.created_at, retiredAt: row.retired_at, state, publishedUntil };
+    const state =
+      row.kid === signingKid
+        ? 'signing'
+        : !publishedUntil || publishedUntil.getTime() > now
+          ? 'published'
+          : 'unpublished';
+    return {
+      kid: row.kid,
+      algorithm: row.algorithm,
+      createdAt: row.created_at,
+      retiredAt: row.retired_at,
+      state,
+      publishedUntil,
+    };
   });
 }

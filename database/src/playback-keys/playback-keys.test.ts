@@ -1,15 +1,17 @@
 import { describe, it, beforeAll, afterAll } from 'vitest';
 import assert from 'node:assert/strict';
-import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+} from 'jose';
 import { randomBytes } from 'node:crypto';
 import { migrateToLatest, type Db, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
-import {
-  PlaybackKeyring,
-  RETIRED_KEY_GRACE_MS,
-  mintPlaybackToken,
-  signedPlaybackUrl,
-} from './index.ts';
+import { PlaybackKeyring, RETIRED_KEY_GRACE_MS, mintPlaybackToken, signedPlaybackUrl } from './index.ts';
 import { isDomainAllowed, parseDomainList } from '@kino/proto/contract';
 import { insertSigningKey } from '@kino/database/repositories';
 
@@ -52,7 +54,10 @@ describe('playback signing keys and tokens', () => {
     await jwtVerify(oldToken, createLocalJWKSet(await keyring.jwks()), { issuer: 'kino', audience: 'vid_a' });
     now += RETIRED_KEY_GRACE_MS + 1000;
     const later = new PlaybackKeyring(db, encryption, () => now);
-    assert.deepEqual((await later.jwks()).keys.map((k) => k.kid), [newKid]);
+    assert.deepEqual(
+      (await later.jwks()).keys.map((k) => k.kid),
+      [newKid],
+    );
   });
 
   it('seals keys stored in clear before sealing existed, and signs with them afterwards', async () => {
@@ -85,12 +90,18 @@ describe('playback signing keys and tokens', () => {
   });
 
   it('parses domain lists and matches Origin/Referer hosts', () => {
-    assert.deepEqual(parseDomainList(' Example.com, *.cdn.example.org ,,'), { domains: ['example.com', '*.cdn.example.org'] });
+    assert.deepEqual(parseDomainList(' Example.com, *.cdn.example.org ,,'), {
+      domains: ['example.com', '*.cdn.example.org'],
+    });
     assert.deepEqual(parseDomainList('https://a.com,b.com:80,ok.com'), { invalid: ['https://a.com', 'b.com:80'] });
     assert.equal(isDomainAllowed(undefined, undefined, undefined), true);
     assert.equal(isDomainAllowed(['a.com'], 'https://a.com:8443', undefined), true);
     assert.equal(isDomainAllowed(['a.com'], undefined, 'https://A.com/watch?v=1'), true);
-    assert.equal(isDomainAllowed(['a.com'], 'https://www.a.com', undefined), false, 'exact entries do not cover subdomains');
+    assert.equal(
+      isDomainAllowed(['a.com'], 'https://www.a.com', undefined),
+      false,
+      'exact entries do not cover subdomains',
+    );
     assert.equal(isDomainAllowed(['*.a.com'], 'https://www.a.com', undefined), true);
     assert.equal(isDomainAllowed(['*.a.com'], 'https://x.y.a.com', undefined), true);
     assert.equal(isDomainAllowed(['*.a.com'], 'https://a.com', undefined), false);

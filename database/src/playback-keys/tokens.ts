@@ -18,7 +18,10 @@ export async function mintPlaybackToken(
   key: ActiveSigningKey,
   { videoId, expiresInSeconds, domains, scope, issuedAt = Math.floor(Date.now() / 1000) }: MintPlaybackTokenInput,
 ): Promise<string> {
-  const jwt = new SignJWT({ ...(domains && domains.length > 0 ? { domains: [...domains] } : {}), ...(scope ? { scope } : {}) })
+  const jwt = new SignJWT({
+    ...(domains && domains.length > 0 ? { domains: [...domains] } : {}),
+    ...(scope ? { scope } : {}),
+  })
     .setProtectedHeader({ alg: PLAYBACK_TOKEN_ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setIssuer(PLAYBACK_TOKEN_ISSUER)
     .setSubject(videoId)

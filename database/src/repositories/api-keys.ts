@@ -17,7 +17,8 @@ export interface CreateApiKeyInput {
 /** Creates a key; the returned `apiKey` is the only time the key exists in clear. */
 export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ apiKey: string; record: ApiKey }> {
   if (input.type === 'environment' && !input.envId) throw new Error('an environment key needs an environment');
-  if (input.type !== 'environment' && input.envId) throw new Error(`a ${input.type} key is not bound to an environment`);
+  if (input.type !== 'environment' && input.envId)
+    throw new Error(`a ${input.type} key is not bound to an environment`);
   const org = await db.selectFrom('organizations').select('id').where('id', '=', input.orgId).executeTakeFirst();
   if (!org) throw new Error(`organization ${input.orgId} does not exist`);
   if (input.envId) {
@@ -39,7 +40,10 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
       key_prefix: generated.prefix,
       revoked_at: null,
       // The database's clock, the one findActiveApiKey compares with.
-      expires_at: input.expiresInSeconds === undefined ? null : sql<Date>`now() + make_interval(secs => ${input.expiresInSeconds})`,
+      expires_at:
+        input.expiresInSeconds === undefined
+          ? null
+          : sql<Date>`now() + make_interval(secs => ${input.expiresInSeconds})`,
       last_used_at: null,
     })
     .returningAll()
@@ -64,12 +68,23 @@ export async function getApiKey(db: Db, id: string): Promise<ApiKey | undefined>
 }
 
 export async function listApiKeys(db: Db, orgId: string): Promise<ApiKey[]> {
-  return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Revokes a key; a key already revoked keeps its first revocation time. */
 export async function revokeApiKey(db: Db, id: string): Promise<ApiKey | undefined> {
-  await db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
   return getApiKey(db, id);
 }
 
@@ -79,6 +94,8 @@ export async function touchApiKey(db: Db, id: string): Promise<void> {
     .updateTable('api_keys')
     .set({ last_used_at: sql`now()` })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]),
+    )
     .execute();
 }

@@ -47,9 +47,18 @@ test('one track per language, one default per video, the replaced file named', a
   assert.equal(replaced.track.source, 'uploaded');
   await put('fr', true, 'k/fr-2');
   const tracks = await listCaptionTracks(db, videoId);
-  assert.deepEqual(tracks.map((t) => [t.language, t.is_default, t.storage_key]), [['en', false, 'k/en-2'], ['fr', true, 'k/fr-2']]);
+  assert.deepEqual(
+    tracks.map((t) => [t.language, t.is_default, t.storage_key]),
+    [
+      ['en', false, 'k/en-2'],
+      ['fr', true, 'k/fr-2'],
+    ],
+  );
 
   assert.equal((await deleteCaptionTrack(db, { videoId, language: 'en' }))?.storage_key, 'k/en-2');
   assert.equal(await deleteCaptionTrack(db, { videoId, language: 'en' }), undefined);
-  assert.deepEqual((await listCaptionTracks(db, videoId)).map((t) => t.language), ['fr']);
+  assert.deepEqual(
+    (await listCaptionTracks(db, videoId)).map((t) => t.language),
+    ['fr'],
+  );
 });

@@ -10,7 +10,15 @@ import type { CaptionSource, CaptionTrack } from '../schema.ts';
  */
 export async function putCaptionTrack(
   db: Db,
-  input: { videoId: string; language: string; label: string; isDefault: boolean; source: CaptionSource; storageKey: string; sizeBytes: number },
+  input: {
+    videoId: string;
+    language: string;
+    label: string;
+    isDefault: boolean;
+    source: CaptionSource;
+    storageKey: string;
+    sizeBytes: number;
+  },
 ): Promise<{ track: CaptionTrack; replacedKey?: string }> {
   return db.transaction().execute(async (trx) => {
     // One change to a video's tracks at a time: two uploads taking the default at once would
@@ -45,7 +53,9 @@ export async function putCaptionTrack(
       .onConflict((oc) => oc.columns(['video_id', 'language']).doUpdateSet({ ...values, updated_at: sql<Date>`now()` }))
       .returningAll()
       .executeTakeFirstOrThrow();
-    return previous && previous.storage_key !== input.storageKey ? { track, replacedKey: previous.storage_key } : { track };
+    return previous && previous.storage_key !== input.storageKey
+      ? { track, replacedKey: previous.storage_key }
+      : { track };
   });
 }
 
@@ -55,6 +65,14 @@ export async function listCaptionTracks(db: Db, videoId: string): Promise<Captio
 }
 
 /** Removes the video's track for `language`; undefined when it has none. */
-export async function deleteCaptionTrack(db: Db, { videoId, language }: { videoId: string; language: string }): Promise<CaptionTrack | undefined> {
-  return db.deleteFrom('caption_tracks').where('video_id', '=', videoId).where('language', '=', language).returningAll().executeTakeFirst();
+export async function deleteCaptionTrack(
+  db: Db,
+  { videoId, language }: { videoId: string; language: string },
+): Promise<CaptionTrack | undefined> {
+  return db
+    .deleteFrom('caption_tracks')
+    .where('video_id', '=', videoId)
+    .where('language', '=', language)
+    .returningAll()
+    .executeTakeFirst();
 }

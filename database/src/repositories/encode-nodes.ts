@@ -35,7 +35,14 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       .returning('id')
       .execute();
     if (stale.length > 0) {
-      await trx.deleteFrom('node_leases').where('node_id', 'in', stale.map((s) => s.id)).execute();
+      await trx
+        .deleteFrom('node_leases')
+        .where(
+          'node_id',
+          'in',
+          stale.map((s) => s.id),
+        )
+        .execute();
     }
     const values = {
       address: registration.address,
@@ -52,7 +59,9 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       .onConflict((oc) =>
         oc.column('id').doUpdateSet({
           ...values,
-          state: sql<'active' | 'draining'>`case when encode_nodes.quarantined_at is null then 'active' else 'draining' end`,
+          state: sql<
+            'active' | 'draining'
+          >`case when encode_nodes.quarantined_at is null then 'active' else 'draining' end`,
         }),
       )
       .returningAll()
@@ -76,13 +85,25 @@ export interface NodeHeartbeat {
 }
 
 /** Records a heartbeat. False when the registry does not know the node (never seen, or marked gone). */
-export async function recordHeartbeat(db: Db, { nodeId, draining, activeJobs, leaseGraceMs }: NodeHeartbeat): Promise<boolean> {
-  const before = await db.selectFrom('encode_nodes').select(['state', 'quarantined_at']).where('id', '=', nodeId).executeTakeFirst();
+export async function recordHeartbeat(
+  db: Db,
+  { nodeId, draining, activeJobs, leaseGraceMs }: NodeHeartbeat,
+): Promise<boolean> {
+  const before = await db
+    .selectFrom('encode_nodes')
+    .select(['state', 'quarantined_at'])
+    .where('id', '=', nodeId)
+    .executeTakeFirst();
   if (before?.state === 'gone') {
     // Back from silence (a hang, not a death) with work it was given before: that work has moved
     // on, so the node is quarantined until it runs nothing (docs/security.md#nodes-that-hang).
     if (activeJobs.length > 0) {
-      await db.updateTable('encode_nodes').set({ quarantined_at: sql<Date>`coalesce(quarantined_at, now())` }).where('id', '=', nodeId).where('state', '=', 'gone').execute();
+      await db
+        .updateTable('encode_nodes')
+        .set({ quarantined_at: sql<Date>`coalesce(quarantined_at, now())` })
+        .where('id', '=', nodeId)
+        .where('state', '=', 'gone')
+        .execute();
     }
     return false;
   }
@@ -140,7 +161,12 @@ export async function expireDeadNodes(db: Db, timeoutMs: number): Promise<string
  */
 export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).where('state', '!=', 'gone').execute();
+    await trx
+      .updateTable('encode_nodes')
+      .set({ state: 'gone' })
+      .where('id', '=', nodeId)
+      .where('state', '!=', 'gone')
+      .execute();
     const freed = await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).executeTakeFirst();
     if (freed.numDeletedRows > 0n) await notifyFarmChanged(trx);
   });
@@ -151,7 +177,11 @@ export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
  * or silent for longer than `heartbeatTimeoutMs` (the registry's sweep has not come by yet). A
  * draining node is not among them: it finishes what it runs.
  */
-export async function findSilentNodes(db: Db, nodeIds: string[], { heartbeatTimeoutMs }: { heartbeatTimeoutMs: number }): Promise<Set<string>> {
+export async function findSilentNodes(
+  db: Db,
+  nodeIds: string[],
+  { heartbeatTimeoutMs }: { heartbeatTimeoutMs: number },
+): Promise<Set<string>> {
   if (nodeIds.length === 0) return new Set();
   const answering = await db
     .selectFrom('encode_nodes')
@@ -204,20 +234,25 @@ export interface NodeLoad {
  * ids by code unit (not by locale, so it never depends on a collation).
  */
 export function compareNodeLoad(a: NodeLoad, b: NodeLoad): number {
-  return a.used / a.slots - b.used / b.slots || b.slots - b.used - (a.slots - a.used) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (
+    a.used / a.slots - b.used / b.slots ||
+    b.slots - b.used - (a.slots - a.used) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }
 
 /** Live nodes with their used slots, least loaded first; a node an operator drained is not live. */
-export async function listLiveNodes(db: Db, { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions): Promise<LiveNode[]> {
+export async function listLiveNodes(
+  db: Db,
+  { heartbeatTimeoutMs, excludeNodeIds = [] }: SelectionOptions,
+): Promise<LiveNode[]> {
   let query = nodesWithUsedSlots(db)
     .where('n.state', '=', 'active')
     .where('n.drain_requested_at', 'is', null)
     .where('n.last_heartbeat_at', '>', ago(heartbeatTimeoutMs));
   if (excludeNodeIds.length > 0) query = query.where('n.id', 'not in', excludeNodeIds);
   const rows = await query.execute();
-  return rows
-    .map((row) => ({ ...row, used: Number(row.used ?? 0) }))
-    .sort(compareNodeLoad);
+  return rows.map((row) => ({ ...row, used: Number(row.used ?? 0) })).sort(compareNodeLoad);
 }
 
 /**
@@ -250,7 +285,11 @@ export async function listEncodeNodesWithLoad(db: Db): Promise<LiveNode[]> {
  * (listLiveNodes skips it) and keeps its leases, so what it runs finishes. Undraining wakes the
  * encode queue, which hands the node work at once. Returns the node, or undefined if unknown.
  */
-export async function setNodeDrainRequested(db: Db, nodeId: string, draining: boolean): Promise<EncodeNode | undefined> {
+export async function setNodeDrainRequested(
+  db: Db,
+  nodeId: string,
+  draining: boolean,
+): Promise<EncodeNode | undefined> {
   return db.transaction().execute(async (trx) => {
     const node = await trx
       .updateTable('encode_nodes')
@@ -287,11 +326,16 @@ export interface NodeForMetrics extends LiveNode {
 }
 
 /** Every node not gone, with its used slots, liveness and heartbeat age (the orchestrator's metrics). */
-export async function listNodesForMetrics(db: Db, { heartbeatTimeoutMs }: Pick<SelectionOptions, 'heartbeatTimeoutMs'>): Promise<NodeForMetrics[]> {
+export async function listNodesForMetrics(
+  db: Db,
+  { heartbeatTimeoutMs }: Pick<SelectionOptions, 'heartbeatTimeoutMs'>,
+): Promise<NodeForMetrics[]> {
   const rows = await nodesWithUsedSlots(db)
     .select([
       sql<number>`extract(epoch from now() - n.last_heartbeat_at)::float8`.as('heartbeat_age_seconds'),
-      sql<boolean>`n.state = 'active' and n.drain_requested_at is null and n.last_heartbeat_at > ${ago(heartbeatTimeoutMs)}`.as('is_live'),
+      sql<boolean>`n.state = 'active' and n.drain_requested_at is null and n.last_heartbeat_at > ${ago(heartbeatTimeoutMs)}`.as(
+        'is_live',
+      ),
     ])
     .where('n.state', '!=', 'gone')
     .execute();

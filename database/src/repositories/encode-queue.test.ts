@@ -24,9 +24,10 @@ async function grantedJobs(): Promise<string[]> {
   return (await db.selectFrom('node_leases').select('job').execute()).map((row) => row.job).sort();
 }
 
-test('a long video\'s chunks queued first take turns with a short video queued after them', async () => {
+test("a long video's chunks queued first take turns with a short video queued after them", async () => {
   await registerNode(db, { address: '127.0.0.1:1', slots: 2, version: 'test', labels: {} });
-  for (let chunk = 0; chunk < 4; chunk += 1) await enqueueEncode(db, { videoId: 'vid_long', job: `long-chunk-${chunk}` });
+  for (let chunk = 0; chunk < 4; chunk += 1)
+    await enqueueEncode(db, { videoId: 'vid_long', job: `long-chunk-${chunk}` });
   await enqueueEncode(db, { videoId: 'vid_short', job: 'short-whole' });
 
   assert.equal(await dispatchEncodeQueue(db, { heartbeatTimeoutMs: 60_000, staleMs: 60_000 }), 2);
@@ -42,26 +43,61 @@ test('just in time: a raised entry goes ahead of everything, on the demand slot 
   await registerNode(db, { address: '127.0.0.1:2', slots: 1, version: 'test', labels: {} });
   // Enqueued out of playback order (activities start in any order): the rank decides.
   for (const first of [5, 3, 1]) {
-    await enqueueEncode(db, { videoId: 'vid_jit', job: `run-${first}`, rank: first, segments: { renditions: ['360p', '720p'], firstSegment: first, segmentCount: 2 } });
+    await enqueueEncode(db, {
+      videoId: 'vid_jit',
+      job: `run-${first}`,
+      rank: first,
+      segments: { renditions: ['360p', '720p'], firstSegment: first, segmentCount: 2 },
+    });
   }
   // A video's entries share its creation time (no videos row here: each took its own now()).
-  await db.updateTable('encode_queue').set({ video_since: new Date('2026-11-01T00:00:00Z') }).execute();
+  await db
+    .updateTable('encode_queue')
+    .set({ video_since: new Date('2026-11-01T00:00:00Z') })
+    .execute();
   assert.equal(await dispatch(), 1);
   assert.deepEqual(await grantedJobs(), ['run-1'], 'the one slot: the first run in playback order');
 
   // A viewer seeks to segment 6: its run (segments 5 and 6) is raised and takes the demand slot.
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '720p', segment: 6 }), true);
-  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '1080p', segment: 3 }), false, 'no run makes that rendition');
-  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '720p', segment: 9 }), false, 'no run makes it');
+  assert.equal(
+    await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '1080p', segment: 3 }),
+    false,
+    'no run makes that rendition',
+  );
+  assert.equal(
+    await raiseSegmentPriority(db, { videoId: 'vid_jit', rendition: '720p', segment: 9 }),
+    false,
+    'no run makes it',
+  );
   assert.equal(await dispatch(), 1);
   assert.deepEqual(await grantedJobs(), ['run-1', 'run-5']);
   const leases = await db.selectFrom('node_leases').select(['job', 'on_demand']).orderBy('job').execute();
-  assert.deepEqual(leases.map((l) => [l.job, l.on_demand]), [['run-1', false], ['run-5', true]]);
-  const granted = await takeGrantedLeases(db, (await db.selectFrom('encode_queue').select('id').execute()).map((row) => row.id));
-  assert.deepEqual(granted.map((g) => [g.urgent]).sort(), [[false], [true]], 'the raised entry is urgent: the node runs it ahead');
+  assert.deepEqual(
+    leases.map((l) => [l.job, l.on_demand]),
+    [
+      ['run-1', false],
+      ['run-5', true],
+    ],
+  );
+  const granted = await takeGrantedLeases(
+    db,
+    (await db.selectFrom('encode_queue').select('id').execute()).map((row) => row.id),
+  );
+  assert.deepEqual(
+    granted.map((g) => [g.urgent]).sort(),
+    [[false], [true]],
+    'the raised entry is urgent: the node runs it ahead',
+  );
 
   // One demand slot per node: a second raised entry waits for a slot.
-  await enqueueEncode(db, { videoId: 'vid_jit', job: 'run-7', rank: 7, priority: 1, segments: { renditions: ['360p'], firstSegment: 7, segmentCount: 2 } });
+  await enqueueEncode(db, {
+    videoId: 'vid_jit',
+    job: 'run-7',
+    rank: 7,
+    priority: 1,
+    segments: { renditions: ['360p'], firstSegment: 7, segmentCount: 2 },
+  });
   assert.equal(await dispatch(), 0);
 });
 
@@ -74,14 +110,29 @@ test('just in time: a request for a segment of a running run raises its lease on
   const segments = (first: number) => ({ renditions: ['360p', '720p'], firstSegment: first, segmentCount: 2 });
   const first = await enqueueEncode(db, { videoId: 'vid_run', job: 'run-1', rank: 1, segments: segments(1) });
   await enqueueEncode(db, { videoId: 'vid_run', job: 'run-3', rank: 3, segments: segments(3) });
-  const urgent = await enqueueEncode(db, { videoId: 'vid_other', job: 'first-run', priority: 1, segments: { renditions: ['360p'], firstSegment: 0, segmentCount: 1 } });
+  const urgent = await enqueueEncode(db, {
+    videoId: 'vid_other',
+    job: 'first-run',
+    priority: 1,
+    segments: { renditions: ['360p'], firstSegment: 0, segmentCount: 1 },
+  });
   assert.equal(await dispatch(), 2, 'the urgent entry, then the first run in playback order; run-3 waits');
   const leases = async () =>
-    Object.fromEntries((await db.selectFrom('node_leases').select(['job', 'renditions', 'first_segment', 'segment_count', 'raised_at']).execute()).map((l) => [l.job, l]));
+    Object.fromEntries(
+      (
+        await db
+          .selectFrom('node_leases')
+          .select(['job', 'renditions', 'first_segment', 'segment_count', 'raised_at'])
+          .execute()
+      ).map((l) => [l.job, l]),
+    );
   // The grant copies the run's segments; an entry raised before its grant is raised as a lease.
   let held = await leases();
   assert.deepEqual(Object.keys(held).sort(), ['first-run', 'run-1']);
-  assert.deepEqual([held['run-1']!.renditions, held['run-1']!.first_segment, held['run-1']!.segment_count], [['360p', '720p'], 1, 2]);
+  assert.deepEqual(
+    [held['run-1']!.renditions, held['run-1']!.first_segment, held['run-1']!.segment_count],
+    [['360p', '720p'], 1, 2],
+  );
   assert.equal(held['run-1']!.raised_at, null, 'a background run');
   assert.ok(held['first-run']!.raised_at, 'urgent from the start');
   const urgentRaisedAt = held['first-run']!.raised_at;
@@ -93,9 +144,17 @@ test('just in time: a request for a segment of a running run raises its lease on
   held = await leases();
   assert.ok(held['run-1']!.raised_at, 'the running run is raised');
   const queued = await db.selectFrom('encode_queue').select(['job', 'priority', 'raised_at']).execute();
-  assert.deepEqual(queued.map((q) => [q.job, q.priority, q.raised_at !== null]), [['run-3', 0, true]], 'the next run goes first, in the background');
+  assert.deepEqual(
+    queued.map((q) => [q.job, q.priority, q.raised_at !== null]),
+    [['run-3', 0, true]],
+    'the next run goes first, in the background',
+  );
   const raisedAt = held['run-1']!.raised_at;
-  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 2 }), true, 'asked again (delivery does every second)');
+  assert.equal(
+    await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 2 }),
+    true,
+    'asked again (delivery does every second)',
+  );
   assert.deepEqual((await leases())['run-1']!.raised_at, raisedAt, 'raised once: the first time stays');
   // The urgent lease is left alone, and the dispatcher sees which held leases are raised.
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_other', rendition: '360p', segment: 0 }), true);
@@ -107,7 +166,11 @@ test('just in time: a request for a segment of a running run raises its lease on
 
   // Only the segment asked for and the next: segment 0 of vid_run is no run's, and its next (1) is
   // run-1's; segment 5 is nobody's.
-  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 0 }), false, 'no run makes segment 0 here');
+  assert.equal(
+    await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 0 }),
+    false,
+    'no run makes segment 0 here',
+  );
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '720p', segment: 5 }), false);
 
   // Raised between its grant and its waiter taking it: the run starts urgent (its entry, granted, is not raised).
@@ -116,14 +179,20 @@ test('just in time: a request for a segment of a running run raises its lease on
   assert.equal(await dispatch(), 2, 'run-3 and run-5');
   assert.deepEqual(
     (await db.selectFrom('node_leases').select(['job', 'raised_at']).execute()).map((l) => [l.job, l.raised_at]).sort(),
-    [['run-3', null], ['run-5', null]],
+    [
+      ['run-3', null],
+      ['run-5', null],
+    ],
     'the next run (run-3) went first, as background work',
   );
   assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_run', rendition: '360p', segment: 6 }), true);
-  assert.deepEqual((await takeGrantedLeases(db, [later])).map((g) => g.urgent), [true]);
+  assert.deepEqual(
+    (await takeGrantedLeases(db, [later])).map((g) => g.urgent),
+    [true],
+  );
 });
 
-test('just in time: the run after a requested segment is granted before the video\'s earlier-ranked background runs, as background work', async () => {
+test("just in time: the run after a requested segment is granted before the video's earlier-ranked background runs, as background work", async () => {
   await db.deleteFrom('node_leases').execute();
   await db.deleteFrom('encode_queue').execute();
   await db.deleteFrom('encode_nodes').execute();
@@ -133,8 +202,15 @@ test('just in time: the run after a requested segment is granted before the vide
   // viewer now waits for segment 2, made already, and asks for 3 (run-3's) next.
   await enqueueEncode(db, { videoId: 'vid_next', job: 'run-7', rank: 1, segments: segments(7) });
   await enqueueEncode(db, { videoId: 'vid_next', job: 'run-3', rank: 2, segments: segments(3) });
-  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_next', rendition: '720p', segment: 2 }), false, 'no run makes segment 2');
+  assert.equal(
+    await raiseSegmentPriority(db, { videoId: 'vid_next', rendition: '720p', segment: 2 }),
+    false,
+    'no run makes segment 2',
+  );
   assert.equal(await dispatchEncodeQueue(db, { heartbeatTimeoutMs: 60_000, staleMs: 60_000 }), 1);
   const granted = await db.selectFrom('node_leases').select(['job', 'on_demand', 'raised_at']).execute();
-  assert.deepEqual(granted.map((l) => [l.job, l.on_demand, l.raised_at]), [['run-3', false, null]]);
+  assert.deepEqual(
+    granted.map((l) => [l.job, l.on_demand, l.raised_at]),
+    [['run-3', false, null]],
+  );
 });

@@ -35,10 +35,17 @@ export interface EnqueueRequest {
  * Puts an encode in the queue and returns its entry id. Rows and leases of an earlier attempt of
  * the same job (a worker that died) are dropped first. The video ranks by when it came.
  */
-export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank = 0, segments }: EnqueueRequest): Promise<string> {
+export async function enqueueEncode(
+  db: Db,
+  { videoId, job, priority = 0, rank = 0, segments }: EnqueueRequest,
+): Promise<string> {
   const id = `wait_${randomBase62(16)}`;
   await db.transaction().execute(async (trx) => {
-    const previous = await trx.deleteFrom('encode_queue').where('job', '=', job).returning(['lease_id', 'priority']).execute();
+    const previous = await trx
+      .deleteFrom('encode_queue')
+      .where('job', '=', job)
+      .returning(['lease_id', 'priority'])
+      .execute();
     const leases = previous.map((row) => row.lease_id).filter((lease): lease is string => lease !== null);
     if (leases.length > 0) await trx.deleteFrom('node_leases').where('id', 'in', leases).execute();
     // A retried attempt keeps a priority a viewer raised while the attempt before was still queued.
@@ -55,7 +62,11 @@ export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank =
         ...(raised ? { priority: 1, raised_at: sql<Date>`now()` } : {}),
         rank,
         ...(segments
-          ? { renditions: sql<string[]>`${sql.val(segments.renditions)}::text[]`, first_segment: segments.firstSegment, segment_count: segments.segmentCount }
+          ? {
+              renditions: sql<string[]>`${sql.val(segments.renditions)}::text[]`,
+              first_segment: segments.firstSegment,
+              segment_count: segments.segmentCount,
+            }
           : {}),
       })
       .execute();
@@ -76,7 +87,10 @@ export async function enqueueEncode(db: Db, { videoId, job, priority = 0, rank =
  * Answers whether a queued entry or a lease covers the segment itself (false: made already, or not
  * the farm's to make, or its run is not queued yet).
  */
-export async function raiseSegmentPriority(db: Db, { videoId, rendition, segment }: { videoId: string; rendition: string; segment: number }): Promise<boolean> {
+export async function raiseSegmentPriority(
+  db: Db,
+  { videoId, rendition, segment }: { videoId: string; rendition: string; segment: number },
+): Promise<boolean> {
   // The same columns on both tables: rows of this rendition from the segment's run to the next one's.
   const makesSegmentOrNext = sql<boolean>`${rendition} = any(renditions) and first_segment <= ${segment + 1} and first_segment + segment_count > ${segment}`;
   // Entries first, then leases: an entry granted and taken in between is found by its lease.
@@ -94,31 +108,44 @@ export async function raiseSegmentPriority(db: Db, { videoId, rendition, segment
   const next = entries.filter((row) => !makesSegment(row));
   let changed = 0n;
   if (urgent.length > 0) {
-    changed += (await db
-      .updateTable('encode_queue')
-      .set({ priority: 1, raised_at: sql<Date>`now()` })
-      .where('id', 'in', ids(urgent))
-      .where('priority', '=', 0)
-      .executeTakeFirst()).numUpdatedRows;
+    changed += (
+      await db
+        .updateTable('encode_queue')
+        .set({ priority: 1, raised_at: sql<Date>`now()` })
+        .where('id', 'in', ids(urgent))
+        .where('priority', '=', 0)
+        .executeTakeFirst()
+    ).numUpdatedRows;
   }
   if (next.length > 0) {
-    changed += (await db
-      .updateTable('encode_queue')
-      .set({ raised_at: sql<Date>`now()` })
-      .where('id', 'in', ids(next))
-      .where('priority', '=', 0)
-      .where('raised_at', 'is', null)
-      .executeTakeFirst()).numUpdatedRows;
+    changed += (
+      await db
+        .updateTable('encode_queue')
+        .set({ raised_at: sql<Date>`now()` })
+        .where('id', 'in', ids(next))
+        .where('priority', '=', 0)
+        .where('raised_at', 'is', null)
+        .executeTakeFirst()
+    ).numUpdatedRows;
   }
-  const leases = (await db.selectFrom('node_leases').select(['id', 'first_segment']).where('video_id', '=', videoId).where(makesSegmentOrNext).execute()).filter(makesSegment);
+  const leases = (
+    await db
+      .selectFrom('node_leases')
+      .select(['id', 'first_segment'])
+      .where('video_id', '=', videoId)
+      .where(makesSegmentOrNext)
+      .execute()
+  ).filter(makesSegment);
   // A lease raised once (at grant, or by an earlier request) stays raised: nothing to tell again.
   if (leases.length > 0) {
-    changed += (await db
-      .updateTable('node_leases')
-      .set({ raised_at: sql<Date>`now()` })
-      .where('id', 'in', ids(leases))
-      .where('raised_at', 'is', null)
-      .executeTakeFirst()).numUpdatedRows;
+    changed += (
+      await db
+        .updateTable('node_leases')
+        .set({ raised_at: sql<Date>`now()` })
+        .where('id', 'in', ids(leases))
+        .where('raised_at', 'is', null)
+        .executeTakeFirst()
+    ).numUpdatedRows;
   }
   if (changed > 0n) await notifyFarmChanged(db);
   return urgent.length > 0 || leases.length > 0;
@@ -127,7 +154,11 @@ export async function raiseSegmentPriority(db: Db, { videoId, rendition, segment
 /** The waiters of these entries are alive (rows not touched for a while are dropped by dispatch). */
 export async function touchQueueEntries(db: Db, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('encode_queue').set({ touched_at: sql<Date>`now()` }).where('id', 'in', ids).execute();
+  await db
+    .updateTable('encode_queue')
+    .set({ touched_at: sql<Date>`now()` })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Leaves the queue (gave up or cancelled): the row goes, and a lease granted meanwhile is given back. */
@@ -161,19 +192,49 @@ export async function takeGrantedLeases(db: Db, ids: string[]): Promise<GrantedL
       .selectFrom('encode_queue as q')
       .leftJoin('node_leases as l', 'l.id', 'q.lease_id')
       .leftJoin('encode_nodes as n', 'n.id', 'l.node_id')
-      .select(['q.id as entryId', 'q.lease_id as grantedLeaseId', 'l.id as leaseId', 'q.priority', 'l.raised_at', 'n.id as nodeId', 'n.address'])
+      .select([
+        'q.id as entryId',
+        'q.lease_id as grantedLeaseId',
+        'l.id as leaseId',
+        'q.priority',
+        'l.raised_at',
+        'n.id as nodeId',
+        'n.address',
+      ])
       .where('q.id', 'in', ids)
       .where('q.lease_id', 'is not', null)
       .forUpdate('q')
       .execute();
     const taken = granted.filter((g) => g.leaseId !== null && g.nodeId !== null && g.address !== null);
     const dropped = granted.filter((g) => !taken.includes(g));
-    if (taken.length > 0) await trx.deleteFrom('encode_queue').where('id', 'in', taken.map((g) => g.entryId)).execute();
+    if (taken.length > 0)
+      await trx
+        .deleteFrom('encode_queue')
+        .where(
+          'id',
+          'in',
+          taken.map((g) => g.entryId),
+        )
+        .execute();
     if (dropped.length > 0) {
-      await trx.updateTable('encode_queue').set({ lease_id: null }).where('id', 'in', dropped.map((g) => g.entryId)).execute();
+      await trx
+        .updateTable('encode_queue')
+        .set({ lease_id: null })
+        .where(
+          'id',
+          'in',
+          dropped.map((g) => g.entryId),
+        )
+        .execute();
     }
     // A lease raised between its grant and now (its entry had no priority at grant) starts urgent.
-    return taken.map((g) => ({ entryId: g.entryId, leaseId: g.leaseId!, nodeId: g.nodeId!, address: g.address!, urgent: g.priority > 0 || g.raised_at !== null }));
+    return taken.map((g) => ({
+      entryId: g.entryId,
+      leaseId: g.leaseId!,
+      nodeId: g.nodeId!,
+      address: g.address!,
+      urgent: g.priority > 0 || g.raised_at !== null,
+    }));
   });
 }
 
@@ -198,7 +259,11 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
   return oneTransactionAtATime(db, () =>
     db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${dispatchLockKey})`.execute(trx);
-      const stale = await trx.deleteFrom('encode_queue').where('touched_at', '<', ago(staleMs)).returning('lease_id').execute();
+      const stale = await trx
+        .deleteFrom('encode_queue')
+        .where('touched_at', '<', ago(staleMs))
+        .returning('lease_id')
+        .execute();
       const staleLeases = stale.map((row) => row.lease_id).filter((lease): lease is string => lease !== null);
       if (staleLeases.length > 0) await trx.deleteFrom('node_leases').where('id', 'in', staleLeases).execute();
 
@@ -252,7 +317,11 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
             job: entry.job,
             on_demand: onDemand,
             ...(entry.renditions
-              ? { renditions: sql<string[]>`${sql.val(entry.renditions)}::text[]`, first_segment: entry.first_segment, segment_count: entry.segment_count }
+              ? {
+                  renditions: sql<string[]>`${sql.val(entry.renditions)}::text[]`,
+                  first_segment: entry.first_segment,
+                  segment_count: entry.segment_count,
+                }
               : {}),
             ...(entry.priority > 0 ? { raised_at: sql<Date>`now()` } : {}),
           })

@@ -2,7 +2,10 @@ import { newId } from '@kino/infra';
 import type { Db } from '../database.ts';
 import type { Environment } from '../schema.ts';
 
-export async function createEnvironment(db: Db, { orgId, name }: { orgId: string; name: string }): Promise<Environment> {
+export async function createEnvironment(
+  db: Db,
+  { orgId, name }: { orgId: string; name: string },
+): Promise<Environment> {
   return db
     .insertInto('environments')
     .values({ id: newId('env'), org_id: orgId, name })

@@ -65,6 +65,9 @@ const transactionQueues = new WeakMap<Db, Promise<unknown>>();
 export function oneTransactionAtATime<T>(db: Db, task: () => Promise<T>): Promise<T> {
   const previous = transactionQueues.get(db) ?? Promise.resolve();
   const run = previous.then(task, task);
-  transactionQueues.set(db, run.catch(() => undefined));
+  transactionQueues.set(
+    db,
+    run.catch(() => undefined),
+  );
   return run;
 }

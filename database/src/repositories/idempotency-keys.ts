@@ -19,7 +19,12 @@ export interface IdempotencyKeyId {
 export async function reserveIdempotencyKey(
   db: Db,
   id: IdempotencyKeyId,
-  { fingerprint, now, expiredBefore, abandonedBefore }: { fingerprint: string; now: Date; expiredBefore: Date; abandonedBefore: Date },
+  {
+    fingerprint,
+    now,
+    expiredBefore,
+    abandonedBefore,
+  }: { fingerprint: string; now: Date; expiredBefore: Date; abandonedBefore: Date },
 ): Promise<boolean> {
   const reserved = await db
     .insertInto('idempotency_keys')
@@ -27,11 +32,20 @@ export async function reserveIdempotencyKey(
     .onConflict((oc) =>
       oc
         .columns(['org_id', 'api_key_id', 'idempotency_key'])
-        .doUpdateSet({ fingerprint, created_at: now, response_status: null, response_content_type: null, response_body: null })
+        .doUpdateSet({
+          fingerprint,
+          created_at: now,
+          response_status: null,
+          response_content_type: null,
+          response_body: null,
+        })
         .where((eb) =>
           eb.or([
             eb('idempotency_keys.created_at', '<', expiredBefore),
-            eb.and([eb('idempotency_keys.response_status', 'is', null), eb('idempotency_keys.created_at', '<', abandonedBefore)]),
+            eb.and([
+              eb('idempotency_keys.response_status', 'is', null),
+              eb('idempotency_keys.created_at', '<', abandonedBefore),
+            ]),
           ]),
         ),
     )
@@ -62,7 +76,11 @@ export async function completeIdempotencyKey(
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({ response_status: response.status, response_content_type: response.contentType, response_body: response.body })
+    .set({
+      response_status: response.status,
+      response_content_type: response.contentType,
+      response_body: response.body,
+    })
     .where('org_id', '=', id.orgId)
     .where('api_key_id', '=', id.apiKeyId)
     .where('idempotency_key', '=', id.key)

@@ -17,7 +17,12 @@ export async function createMultipartUpload(db: Db, input: CreateMultipartUpload
   const upload = await createUpload(db, input);
   const multipart = await db
     .insertInto('multipart_uploads')
-    .values({ upload_id: upload.id, storage_upload_id: input.storageUploadId, part_size: input.partSize, part_count: input.partCount })
+    .values({
+      upload_id: upload.id,
+      storage_upload_id: input.storageUploadId,
+      part_size: input.partSize,
+      part_count: input.partCount,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   const { upload_id: _uploadId, ...layout } = multipart;
@@ -51,7 +56,12 @@ export async function findMultipartUpload(
 }
 
 /** Marks an open upload completed or aborted; false when it was no longer open (another call closed it). */
-export async function closeMultipartUpload(db: Db, uploadId: string, state: Exclude<MultipartUploadState, 'open'>, at: Date): Promise<boolean> {
+export async function closeMultipartUpload(
+  db: Db,
+  uploadId: string,
+  state: Exclude<MultipartUploadState, 'open'>,
+  at: Date,
+): Promise<boolean> {
   const result = await db
     .updateTable('multipart_uploads')
     .set({ state, closed_at: at })

@@ -41,7 +41,11 @@ async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<No
     const locked = await trx
       .selectFrom('encode_nodes')
       .selectAll()
-      .where('id', 'in', candidates.map((candidate) => candidate.id))
+      .where(
+        'id',
+        'in',
+        candidates.map((candidate) => candidate.id),
+      )
       .where('state', '=', 'active')
       .where('last_heartbeat_at', '>', ago(options.heartbeatTimeoutMs))
       .orderBy('id')
@@ -58,7 +62,10 @@ async function acquireInTransaction(db: Db, options: AcquireOptions): Promise<No
         .executeTakeFirstOrThrow();
       if (Number(used) >= node.slots) continue;
       const leaseId = `lease_${randomBase62(16)}`;
-      await trx.insertInto('node_leases').values({ id: leaseId, node_id: node.id, video_id: options.videoId, job: options.job }).execute();
+      await trx
+        .insertInto('node_leases')
+        .values({ id: leaseId, node_id: node.id, video_id: options.videoId, job: options.job })
+        .execute();
       return { leaseId, node };
     }
     return undefined;

@@ -7,11 +7,21 @@ import { hashSecret } from '../keys/api-key-format.ts';
 import { generateOperatorToken, OPERATOR_TOKEN_PATTERN } from '../keys/operator-token-format.ts';
 
 /** Creates a token; the returned `token` is the only time it exists in clear. */
-export async function createOperatorToken(db: Db, { name }: { name: string }): Promise<{ token: string; record: OperatorToken }> {
+export async function createOperatorToken(
+  db: Db,
+  { name }: { name: string },
+): Promise<{ token: string; record: OperatorToken }> {
   const generated = generateOperatorToken();
   const record = await db
     .insertInto('operator_tokens')
-    .values({ id: newId('opt'), name, token_hash: generated.hash, token_prefix: generated.prefix, revoked_at: null, last_used_at: null })
+    .values({
+      id: newId('opt'),
+      name,
+      token_hash: generated.hash,
+      token_prefix: generated.prefix,
+      revoked_at: null,
+      last_used_at: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return { token: generated.token, record };
@@ -47,7 +57,12 @@ export async function listOperatorTokens(db: Db): Promise<OperatorToken[]> {
 
 /** Revokes a token; one already revoked keeps its first revocation time. */
 export async function revokeOperatorToken(db: Db, id: string): Promise<OperatorToken | undefined> {
-  await db.updateTable('operator_tokens').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('operator_tokens')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
   return getOperatorToken(db, id);
 }
 
@@ -57,6 +72,8 @@ export async function touchOperatorToken(db: Db, id: string): Promise<void> {
     .updateTable('operator_tokens')
     .set({ last_used_at: sql`now()` })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]),
+    )
     .execute();
 }

@@ -35,11 +35,21 @@ export async function removeOrganizationMember(db: Db, orgId: string, email: str
 }
 
 export async function listOrganizationMembers(db: Db, orgId: string): Promise<OrganizationMember[]> {
-  return db.selectFrom('organization_members').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('email').execute();
+  return db
+    .selectFrom('organization_members')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at')
+    .orderBy('email')
+    .execute();
 }
 
 /** The ids of the organizations an address is a member of. */
 export async function organizationIdsOfMember(db: Db, email: string): Promise<string[]> {
-  const rows = await db.selectFrom('organization_members').select('org_id').where('email', '=', normalizeEmail(email)).execute();
+  const rows = await db
+    .selectFrom('organization_members')
+    .select('org_id')
+    .where('email', '=', normalizeEmail(email))
+    .execute();
   return rows.map((row) => row.org_id);
 }

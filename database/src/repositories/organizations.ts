@@ -3,7 +3,11 @@ import type { Db } from '../database.ts';
 import type { Organization } from '../schema.ts';
 
 export async function createOrganization(db: Db, { name }: { name: string }): Promise<Organization> {
-  return db.insertInto('organizations').values({ id: newId('org'), name }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('organizations')
+    .values({ id: newId('org'), name })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function getOrganization(db: Db, id: string): Promise<Organization | undefined> {

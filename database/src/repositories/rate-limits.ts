@@ -22,7 +22,9 @@ export async function incrementRateLimitCounters(db: Db, windows: RateLimitWindo
   const rows = await db
     .insertInto('rate_limit_counters')
     .values(windows.map((w) => ({ scope: w.scope, window_start: w.windowStart, count: 1 })))
-    .onConflict((oc) => oc.columns(['scope', 'window_start']).doUpdateSet({ count: sql`rate_limit_counters.count + 1` }))
+    .onConflict((oc) =>
+      oc.columns(['scope', 'window_start']).doUpdateSet({ count: sql`rate_limit_counters.count + 1` }),
+    )
     .returning(['scope', 'count', sql<string>`set_config('synchronous_commit', 'off', true)`.as('synchronous_commit')])
     .execute();
   return new Map(rows.map((row) => [row.scope, Number(row.count)]));

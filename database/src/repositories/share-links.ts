@@ -13,7 +13,13 @@ export function newShareLinkId(): string {
 
 export async function createShareLink(
   db: Db,
-  input: { videoId: string; orgId: string; expiresInHours: number; maxViews: number | null; viewerEmail: string | null },
+  input: {
+    videoId: string;
+    orgId: string;
+    expiresInHours: number;
+    maxViews: number | null;
+    viewerEmail: string | null;
+  },
 ): Promise<ShareLink> {
   return db
     .insertInto('share_links')
@@ -43,7 +49,10 @@ export async function listShareLinks(db: Db, videoId: string): Promise<ShareLink
 }
 
 /** Revokes a link of this video; undefined when it has no such link or it was already revoked. */
-export async function revokeShareLink(db: Db, { videoId, linkId }: { videoId: string; linkId: string }): Promise<ShareLink | undefined> {
+export async function revokeShareLink(
+  db: Db,
+  { videoId, linkId }: { videoId: string; linkId: string },
+): Promise<ShareLink | undefined> {
   return db
     .updateTable('share_links')
     .set({ revoked_at: sql<Date>`now()` })

@@ -8,11 +8,20 @@ export type NewSigningKey = Insertable<SigningKeysTable>;
 
 /** The newest key that is not retired: the one new tokens are signed with. */
 export async function findNewestActiveSigningKey(db: Db): Promise<SigningKey | undefined> {
-  return db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('signing_keys')
+    .selectAll()
+    .where('retired_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Public keys of active keys and of keys retired after `retiredAfter`, newest first. */
-export async function listPublishedSigningKeys(db: Db, retiredAfter: Date): Promise<Array<Pick<SigningKey, 'kid' | 'public_jwk'>>> {
+export async function listPublishedSigningKeys(
+  db: Db,
+  retiredAfter: Date,
+): Promise<Array<Pick<SigningKey, 'kid' | 'public_jwk'>>> {
   return db
     .selectFrom('signing_keys')
     .select(['kid', 'public_jwk'])
@@ -22,8 +31,14 @@ export async function listPublishedSigningKeys(db: Db, retiredAfter: Date): Prom
 }
 
 /** Every key, newest first, for the operators' list (`kino admin playback-keys list`): no private half. */
-export async function listSigningKeys(db: Db): Promise<Array<Pick<SigningKey, 'kid' | 'algorithm' | 'created_at' | 'retired_at'>>> {
-  return db.selectFrom('signing_keys').select(['kid', 'algorithm', 'created_at', 'retired_at']).orderBy('created_at', 'desc').execute();
+export async function listSigningKeys(
+  db: Db,
+): Promise<Array<Pick<SigningKey, 'kid' | 'algorithm' | 'created_at' | 'retired_at'>>> {
+  return db
+    .selectFrom('signing_keys')
+    .select(['kid', 'algorithm', 'created_at', 'retired_at'])
+    .orderBy('created_at', 'desc')
+    .execute();
 }
 
 /** Keys whose private half is still stored in clear (written before keys were sealed). */
@@ -33,12 +48,20 @@ export async function listPlaintextSigningKeys(db: Db): Promise<Array<Pick<Signi
 
 /** Stores a key's sealed private half and clears the clear one. */
 export async function storeSealedPrivateKey(db: Db, kid: string, sealed: string): Promise<void> {
-  await db.updateTable('signing_keys').set({ private_key_sealed: sealed, private_jwk: null }).where('kid', '=', kid).execute();
+  await db
+    .updateTable('signing_keys')
+    .set({ private_key_sealed: sealed, private_jwk: null })
+    .where('kid', '=', kid)
+    .execute();
 }
 
 /** Adds a key unless one with its kid exists (another process made the same one: harmless). */
 export async function insertSigningKey(db: Db, key: NewSigningKey): Promise<void> {
-  await db.insertInto('signing_keys').values(key).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto('signing_keys')
+    .values(key)
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 /** Retires every active key at `retiredAt` and adds `fresh`, in one transaction. */

@@ -60,13 +60,26 @@ export async function listUnsettledUploads(db: Db, expiredBefore: Date, limit: n
     .select(['uploads.id', 'uploads.bucket_path'])
     .select((eb) =>
       eb
-        .exists(eb.selectFrom('videos').select('videos.id').whereRef('videos.storage_path', '=', 'uploads.bucket_path').where('videos.deleted_at', 'is', null))
+        .exists(
+          eb
+            .selectFrom('videos')
+            .select('videos.id')
+            .whereRef('videos.storage_path', '=', 'uploads.bucket_path')
+            .where('videos.deleted_at', 'is', null),
+        )
         .as('processed'),
     )
     .where('uploads.settled_at', 'is', null)
     .where('uploads.expires_at', '<', expiredBefore)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('multipart_uploads').select('multipart_uploads.upload_id').whereRef('multipart_uploads.upload_id', '=', 'uploads.id').where('multipart_uploads.state', '=', 'open'))),
+      not(
+        exists(
+          selectFrom('multipart_uploads')
+            .select('multipart_uploads.upload_id')
+            .whereRef('multipart_uploads.upload_id', '=', 'uploads.id')
+            .where('multipart_uploads.state', '=', 'open'),
+        ),
+      ),
     )
     .orderBy('uploads.expires_at')
     .limit(limit)

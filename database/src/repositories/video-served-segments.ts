@@ -10,7 +10,9 @@ import type { Db } from '../database.ts';
 export async function recordServedSegments(db: Db, counts: ReadonlyMap<string, number>): Promise<void> {
   // In id order, so that two processes recording the same videos take their row locks in the same
   // order (no deadlock); in batches under PostgreSQL's 65,535 parameters a statement.
-  const rows = [...counts].map(([video_id, segments]) => ({ video_id, segments })).sort((a, b) => (a.video_id < b.video_id ? -1 : 1));
+  const rows = [...counts]
+    .map(([video_id, segments]) => ({ video_id, segments }))
+    .sort((a, b) => (a.video_id < b.video_id ? -1 : 1));
   for (let i = 0; i < rows.length; i += RECORD_BATCH) {
     await db
       .insertInto('video_served_segments')

@@ -193,7 +193,12 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
   if (query.createdBefore) filtered = filtered.where('created_at', '<', query.createdBefore);
   if (query.externalId !== undefined) {
     // Not among the listed columns (video_search has no copy): the few videos holding the id, from its index.
-    const holding = db.selectFrom('videos').select('id').where('org_id', '=', query.orgId).where('external_id', '=', query.externalId).where('deleted_at', 'is', null);
+    const holding = db
+      .selectFrom('videos')
+      .select('id')
+      .where('org_id', '=', query.orgId)
+      .where('external_id', '=', query.externalId)
+      .where('deleted_at', 'is', null);
     filtered = filtered.where('id', 'in', holding);
   }
 
@@ -273,14 +278,21 @@ export async function markVideoDeleted(db: Db, id: string, reason: string | null
 
 /** Undoes a soft delete whose clean-up workflow could not start. */
 export async function undoVideoDeleted(db: Db, id: string): Promise<void> {
-  await db.updateTable('videos').set({ deleted_at: null, delete_reason: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('videos')
+    .set({ deleted_at: null, delete_reason: null, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
  * Sends a failed video back to `transcoding` for a retry: clears the failure and the renditions of
  * the failed run. Undefined when the video is not (or no longer) failed.
  */
-export async function resetFailedVideoForRetry(db: Db, id: string): Promise<{ video: Video; failureReason: string | null } | undefined> {
+export async function resetFailedVideoForRetry(
+  db: Db,
+  id: string,
+): Promise<{ video: Video; failureReason: string | null } | undefined> {
   return db.transaction().execute(async (trx) => {
     const before = await trx
       .selectFrom('videos')
@@ -337,7 +349,12 @@ export async function markVideoReady(
   },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const video = await trx.selectFrom('videos').select(['deleted_at']).where('id', '=', videoId).forUpdate().executeTakeFirst();
+    const video = await trx
+      .selectFrom('videos')
+      .select(['deleted_at'])
+      .where('id', '=', videoId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!video || video.deleted_at) return false;
     await replaceRenditions(trx, videoId, renditions);
     await trx
@@ -376,8 +393,17 @@ export async function markClipReady(
 ): Promise<boolean> {
   const renditions = await listRenditions(db, source.id);
   return markVideoReady(db, clipId, {
-    source: { durationSeconds, width: source.source_width ?? 0, height: source.source_height ?? 0, frameRate: source.source_frame_rate ?? 0 },
-    renditions: renditions.map(({ created_at: _created, ...rendition }) => ({ ...rendition, video_id: clipId, segment_count: segmentCount })),
+    source: {
+      durationSeconds,
+      width: source.source_width ?? 0,
+      height: source.source_height ?? 0,
+      frameRate: source.source_frame_rate ?? 0,
+    },
+    renditions: renditions.map(({ created_at: _created, ...rendition }) => ({
+      ...rendition,
+      video_id: clipId,
+      segment_count: segmentCount,
+    })),
     thumbnailKey: source.thumbnail_key,
   });
 }
@@ -397,7 +423,12 @@ export async function markVideoFailed(db: Db, id: string, reason: string): Promi
       .set({ status: 'failed', failure_reason: reason, segments_pending: false, updated_at: sql`now()` })
       .where('id', '=', id)
       // A just-in-time video is ready before its ladder is complete: a segment it cannot make fails it.
-      .where((eb) => eb.or([eb('status', '=', 'transcoding'), eb.and([eb('status', '=', 'ready'), eb('segments_pending', '=', true)])]))
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'transcoding'),
+          eb.and([eb('status', '=', 'ready'), eb('segments_pending', '=', true)]),
+        ]),
+      )
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
@@ -428,7 +459,22 @@ export type PlayableVideoRow = Pick<
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
-    .select(['id', 'org_id', 'env_id', 'name', 'source_width', 'source_height', 'allow_public_access', 'thumbnail_key', 'storyboard_key', 'audio_key', 'clip_media_video_id', 'clip_first_segment', 'clip_own_segments', 'segments_pending'])
+    .select([
+      'id',
+      'org_id',
+      'env_id',
+      'name',
+      'source_width',
+      'source_height',
+      'allow_public_access',
+      'thumbnail_key',
+      'storyboard_key',
+      'audio_key',
+      'clip_media_video_id',
+      'clip_first_segment',
+      'clip_own_segments',
+      'segments_pending',
+    ])
     .where('id', '=', id)
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)
@@ -498,11 +544,18 @@ export interface StoredVideoDurations {
 }
 
 /** Videos that exist (not deleted) and their durations per quality preset: the storage record. */
-export async function storedVideoDurations(db: Db, { orgId, envId }: { orgId: string; envId?: string }): Promise<StoredVideoDurations> {
+export async function storedVideoDurations(
+  db: Db,
+  { orgId, envId }: { orgId: string; envId?: string },
+): Promise<StoredVideoDurations> {
   let query = db.selectFrom('videos').where('org_id', '=', orgId).where('deleted_at', 'is', null);
   if (envId) query = query.where('env_id', '=', envId);
   const rows = await query
-    .select(['video_quality', sql<string>`count(*)`.as('videos'), sql<string | null>`sum(duration_seconds)`.as('duration')])
+    .select([
+      'video_quality',
+      sql<string>`count(*)`.as('videos'),
+      sql<string | null>`sum(duration_seconds)`.as('duration'),
+    ])
     .groupBy('video_quality')
     .execute();
   const byQuality: Record<VideoQuality, number> = { standard: 0, high: 0, ultra: 0 };

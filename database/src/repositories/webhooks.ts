@@ -68,7 +68,10 @@ export async function findLiveWebhook(db: Db, id: string): Promise<Webhook | und
  * stores the full list then, and refuses `[]`): a row can only hold `[]` when written some other
  * way, and its owner asked for no filter, not for silence.
  */
-export async function listWebhookSubscribers(db: Db, { videoId, event }: { videoId: string; event: WebhookEvent }): Promise<Webhook[]> {
+export async function listWebhookSubscribers(
+  db: Db,
+  { videoId, event }: { videoId: string; event: WebhookEvent },
+): Promise<Webhook[]> {
   const webhooks = await db
     .selectFrom('webhooks as w')
     .innerJoin('videos as v', (join) => join.onRef('v.env_id', '=', 'w.env_id').onRef('v.org_id', '=', 'w.org_id'))
@@ -156,7 +159,11 @@ export async function recordWebhookDelivery(
 }
 
 /** The latest deliveries of a webhook, newest first. */
-export async function listWebhookDeliveries(db: Db, webhookId: string, limit = webhookDeliveryLogSize): Promise<WebhookDelivery[]> {
+export async function listWebhookDeliveries(
+  db: Db,
+  webhookId: string,
+  limit = webhookDeliveryLogSize,
+): Promise<WebhookDelivery[]> {
   return db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -167,6 +174,14 @@ export async function listWebhookDeliveries(db: Db, webhookId: string, limit = w
     .execute();
 }
 
-export async function findWebhookDelivery(db: Db, { webhookId, id }: { webhookId: string; id: string }): Promise<WebhookDelivery | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
+export async function findWebhookDelivery(
+  db: Db,
+  { webhookId, id }: { webhookId: string; id: string },
+): Promise<WebhookDelivery | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

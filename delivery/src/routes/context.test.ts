@@ -29,7 +29,12 @@ function depsOf(video: PlayableVideo | undefined) {
     checks,
     catalog: { get: async (id: string) => (video?.id === id ? video : undefined), fresh: async () => undefined },
     tokens: {
-      async authorize(token: string | null, _videoId: string, viewer: { origin?: string }, what?: 'playback' | 'image') {
+      async authorize(
+        token: string | null,
+        _videoId: string,
+        viewer: { origin?: string },
+        what?: 'playback' | 'image',
+      ) {
         checks.push({ token, what, origin: viewer.origin });
         if (token !== 'good') throw new DeliveryError(401, 'token_required', 'no');
         return { sub: 'vid_1', exp: 0 } as never;
@@ -40,13 +45,33 @@ function depsOf(video: PlayableVideo | undefined) {
 
 const req = { headers: { origin: 'https://site.example' } } as unknown as IncomingMessage;
 const query = (token?: string) => new URLSearchParams(token ? { token } : {});
-const publicPath = (orgId = 'org_1') => ({ kind: 'playback' as const, family: 'public' as const, orgId, envId: 'env_1', videoId: 'vid_1', resource: { type: 'master' as const } });
-const privatePath = { kind: 'playback' as const, family: 'private' as const, videoId: 'vid_1', resource: { type: 'master' as const } };
-const statusOf = (promise: Promise<unknown>) => promise.then(() => 'opened', (error: DeliveryError) => `${error.status} ${error.code}`);
+const publicPath = (orgId = 'org_1') => ({
+  kind: 'playback' as const,
+  family: 'public' as const,
+  orgId,
+  envId: 'env_1',
+  videoId: 'vid_1',
+  resource: { type: 'master' as const },
+});
+const privatePath = {
+  kind: 'playback' as const,
+  family: 'private' as const,
+  videoId: 'vid_1',
+  resource: { type: 'master' as const },
+};
+const statusOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'opened',
+    (error: DeliveryError) => `${error.status} ${error.code}`,
+  );
 
 test('openVideo: a public video on a public path opens with no token; on another org or env, or absent, it is not found', async () => {
   const deps = depsOf(videoOf(true));
-  assert.deepEqual(await openVideo(deps, req, query('ignored'), publicPath()), { video: videoOf(true), access: 'public', token: null });
+  assert.deepEqual(await openVideo(deps, req, query('ignored'), publicPath()), {
+    video: videoOf(true),
+    access: 'public',
+    token: null,
+  });
   assert.deepEqual(deps.checks, [], 'no token asked for');
   assert.equal(await statusOf(openVideo(deps, req, query(), publicPath('org_2'))), '404 video_not_found');
   assert.equal(await statusOf(openVideo(depsOf(undefined), req, query(), publicPath())), '404 video_not_found');
@@ -55,16 +80,27 @@ test('openVideo: a public video on a public path opens with no token; on another
 test('openVideo: a private path always needs a token, and a private video needs one on every path', async () => {
   const open = depsOf(videoOf(true));
   assert.equal(await statusOf(openVideo(open, req, query(), privatePath)), '401 token_required');
-  assert.deepEqual(await openVideo(open, req, query('good'), privatePath), { video: videoOf(true), access: 'private', token: 'good' });
+  assert.deepEqual(await openVideo(open, req, query('good'), privatePath), {
+    video: videoOf(true),
+    access: 'private',
+    token: 'good',
+  });
   const closed = depsOf(videoOf(false));
   assert.equal(await statusOf(openVideo(closed, req, query(), publicPath())), '401 token_required');
   assert.equal((await openVideo(closed, req, query('good'), publicPath())).access, 'private');
-  assert.deepEqual(closed.checks.map((c) => c.origin), ['https://site.example', 'https://site.example'], 'the viewer\'s origin goes with the token');
+  assert.deepEqual(
+    closed.checks.map((c) => c.origin),
+    ['https://site.example', 'https://site.example'],
+    "the viewer's origin goes with the token",
+  );
 });
 
 test("openVideo: a thumbnail's token is checked for images, a file's for playback", async () => {
   const deps = depsOf(videoOf(false));
   await openVideo(deps, req, query('good'), { kind: 'thumbnail', videoId: 'vid_1', width: 640, height: 360 });
   await openVideo(deps, req, query('good'), privatePath);
-  assert.deepEqual(deps.checks.map((c) => c.what), ['image', 'playback']);
+  assert.deepEqual(
+    deps.checks.map((c) => c.what),
+    ['image', 'playback'],
+  );
 });

@@ -46,7 +46,11 @@ export interface Exchange {
 export type RouteOf<K extends DeliveryRoute['kind']> = Extract<DeliveryRoute, { kind: K }>;
 
 /** Answers one kind of route: writes the response (sendBody or sendJson) or throws a DeliveryError. */
-export type RouteHandler<K extends DeliveryRoute['kind']> = (deps: RouteDeps, exchange: Exchange, route: RouteOf<K>) => Promise<void>;
+export type RouteHandler<K extends DeliveryRoute['kind']> = (
+  deps: RouteDeps,
+  exchange: Exchange,
+  route: RouteOf<K>,
+) => Promise<void>;
 
 /**
  * A file of a video asked for on one of the families' paths, once the request was let in: the
@@ -95,7 +99,12 @@ export function closedSignal(res: ServerResponse): AbortSignal {
 export function checkPlaybackParams(params: URLSearchParams): void {
   const paramErrors = validatePlaybackParams(params);
   if (paramErrors.length > 0) {
-    throw new DeliveryError(400, 'invalid_playback_parameters', 'A playback query parameter is unknown or has an invalid value.', paramErrors);
+    throw new DeliveryError(
+      400,
+      'invalid_playback_parameters',
+      'A playback query parameter is unknown or has an invalid value.',
+      paramErrors,
+    );
   }
 }
 
@@ -112,12 +121,17 @@ export async function openVideo(
 ): Promise<{ video: PlayableVideo; access: Access; token: string | null }> {
   const video = await deps.catalog.get(route.videoId);
   if (!video) throw videoNotFound(route.videoId);
-  if (route.kind === 'playback' && route.family === 'public' && (route.orgId !== video.orgId || route.envId !== video.envId)) {
+  if (
+    route.kind === 'playback' &&
+    route.family === 'public' &&
+    (route.orgId !== video.orgId || route.envId !== video.envId)
+  ) {
     throw videoNotFound(route.videoId);
   }
   const needsToken = (route.kind === 'playback' && route.family === 'private') || !video.allowPublicAccess;
   const token = needsToken ? params.get('token') : null;
-  if (needsToken) await deps.tokens.authorize(token, video.id, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
+  if (needsToken)
+    await deps.tokens.authorize(token, video.id, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
   return { video, access: needsToken ? 'private' : 'public', token };
 }
 
@@ -125,7 +139,12 @@ export async function openVideo(
  * An object of a ready video, from the cache; a missing one is logged (storage lost it) and 404.
  * `stream`: a miss answers with the bytes still arriving (`fill`), for bodies sent as they are.
  */
-export async function storedObject(deps: Pick<RouteDeps, 'cache' | 'logger'>, video: PlayableVideo, key: string, read: 'whole' | 'stream' = 'whole') {
+export async function storedObject(
+  deps: Pick<RouteDeps, 'cache' | 'logger'>,
+  video: PlayableVideo,
+  key: string,
+  read: 'whole' | 'stream' = 'whole',
+) {
   const object = await (read === 'stream' ? deps.cache.open(key) : deps.cache.get(key));
   if (!object) throw lostObject(deps, video, key);
   return object;

@@ -24,7 +24,8 @@ export async function downloadBody(
   const { resource, access, family } = file;
   const video = await completeVideo(deps, file);
   if (resource.type === 'audio_download') {
-    if (!video.audioKey) throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
+    if (!video.audioKey)
+      throw new DeliveryError(404, 'audio_not_found', `Video ${video.id} has no sound, so no ${audioDownloadName}.`);
     const object = await storedObject(deps, video, video.audioKey, 'stream');
     return {
       ...objectBody(object),
@@ -38,7 +39,11 @@ export async function downloadBody(
   if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${quality} rendition.`);
   // H.264 only, which any player opens: `720p-av1.mp4` answers as an unknown rendition does.
   if (rendition.videoCodec !== 'h264') {
-    throw new DeliveryError(404, 'rendition_not_found', `Downloads are H.264 renditions only; ${quality} of video ${video.id} is ${rendition.videoCodec}.`);
+    throw new DeliveryError(
+      404,
+      'rendition_not_found',
+      `Downloads are H.264 renditions only; ${quality} of video ${video.id} is ${rendition.videoCodec}.`,
+    );
   }
   const layout = await deps.downloads.layout(video, rendition);
   return {
@@ -66,7 +71,10 @@ export async function downloadBody(
 }
 
 /** The video once its ladder is complete: at once for a ready one, after a wait for one still being made. */
-async function completeVideo(deps: Pick<RouteDeps, 'catalog' | 'segmentWaits'>, { video, resource, res }: FileRequest<DownloadResource>): Promise<PlayableVideo> {
+async function completeVideo(
+  deps: Pick<RouteDeps, 'catalog' | 'segmentWaits'>,
+  { video, resource, res }: FileRequest<DownloadResource>,
+): Promise<PlayableVideo> {
   if (!video.segmentsPending) return video;
   const file = resource.type === 'audio_download' ? audioDownloadName : `the ${resource.quality} MP4`;
   const outcome = await deps.segmentWaits.untilComplete(video.id, closedSignal(res));

@@ -14,7 +14,16 @@ import { oembedUrl, originOf, viewerOf, type RouteHandler } from './context.ts';
 export const serveEmbedPage: RouteHandler<'embed_page'> = async (deps, { req, res, params }, route) => {
   const video = await deps.catalog.get(route.videoId);
   if (!video) {
-    await sendBody(deps.recordSegment, req, res, { ...pageBody(messagePage('Video not found', 'This video does not exist, was deleted or is not ready yet.')), cacheControl: 'no-store' }, 404);
+    await sendBody(
+      deps.recordSegment,
+      req,
+      res,
+      {
+        ...pageBody(messagePage('Video not found', 'This video does not exist, was deleted or is not ready yet.')),
+        cacheControl: 'no-store',
+      },
+      404,
+    );
     return;
   }
   const token = video.allowPublicAccess ? null : params.get('token');
@@ -23,12 +32,20 @@ export const serveEmbedPage: RouteHandler<'embed_page'> = async (deps, { req, re
       await deps.tokens.authorize(token, video.id, viewerOf(req));
     } catch (error) {
       if (!(error instanceof DeliveryError) || error.status >= 500) throw error;
-      await sendBody(deps.recordSegment, req, res, { ...pageBody(messagePage('Private video', error.detail)), cacheControl: 'no-store' }, error.status);
+      await sendBody(
+        deps.recordSegment,
+        req,
+        res,
+        { ...pageBody(messagePage('Private video', error.detail)), cacheControl: 'no-store' },
+        error.status,
+      );
       return;
     }
   }
   const file = (name: string) =>
-    token ? `${deliveryPaths.privateFile(video.id, name)}?token=${encodeURIComponent(token)}` : deliveryPaths.publicFile(video.orgId, video.envId, video.id, name);
+    token
+      ? `${deliveryPaths.privateFile(video.id, name)}?token=${encodeURIComponent(token)}`
+      : deliveryPaths.publicFile(video.orgId, video.envId, video.id, name);
   const origin = originOf(req);
   const page = playerPage({
     title: video.name,
@@ -37,11 +54,20 @@ export const serveEmbedPage: RouteHandler<'embed_page'> = async (deps, { req, re
     oembed: oembedUrl(origin, `${origin}${req.url ?? embedPaths.page(video.id)}`),
   });
   // Short-lived like playlists: a renamed, deleted or privatised video changes the page.
-  await sendBody(deps.recordSegment, req, res, { ...pageBody(page), cacheControl: cacheControl.playlist[token ? 'private' : 'public'] });
+  await sendBody(deps.recordSegment, req, res, {
+    ...pageBody(page),
+    cacheControl: cacheControl.playlist[token ? 'private' : 'public'],
+  });
 };
 
 /** A file of the player (its scripts), by its path. */
 export const servePlayerAsset: RouteHandler<'player_asset'> = async (deps, { req, res }, route) => {
   const data = (await playerAsset(route.path))!;
-  await sendBody(deps.recordSegment, req, res, { data, etag: contentEtag(data), size: data.length, contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=86400' });
+  await sendBody(deps.recordSegment, req, res, {
+    data,
+    etag: contentEtag(data),
+    size: data.length,
+    contentType: 'text/javascript; charset=utf-8',
+    cacheControl: 'public, max-age=86400',
+  });
 };

@@ -13,7 +13,11 @@ export const serveOembed: RouteHandler<'oembed'> = async (deps, { req, res, para
   sendJson(req, res, 200, await oembedOf(deps, req, params));
 };
 
-export async function oembedOf(deps: Pick<RouteDeps, 'catalog' | 'tokens' | 'shareLinks'>, req: IncomingMessage, params: URLSearchParams): Promise<OembedVideo> {
+export async function oembedOf(
+  deps: Pick<RouteDeps, 'catalog' | 'tokens' | 'shareLinks'>,
+  req: IncomingMessage,
+  params: URLSearchParams,
+): Promise<OembedVideo> {
   const format = params.get('format');
   if (format !== null && format !== 'json') {
     throw new DeliveryError(501, 'format_not_implemented', `oEmbed answers in json only, not ${format}.`);
@@ -37,13 +41,17 @@ export async function oembedOf(deps: Pick<RouteDeps, 'catalog' | 'tokens' | 'sha
     }
   } else {
     video = await deps.catalog.get(await deps.shareLinks.open(target.linkId, { countView: false }));
-    if (!video) throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
+    if (!video)
+      throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
     src = `${origin}${shareLinkPaths.page(target.linkId)}`;
     if (!video.allowPublicAccess) thumbnailAccess = null;
   }
   const size = embedSize(video.width && video.height ? { width: video.width, height: video.height } : null, max);
   const thumbnail = embedSize(size, { maxwidth: THUMBNAIL_MAX_EDGE, maxheight: THUMBNAIL_MAX_EDGE });
-  const hasThumbnail = video.thumbnailKey !== null && thumbnailAccess !== null && Math.min(thumbnail.width, thumbnail.height) >= THUMBNAIL_MIN_EDGE;
+  const hasThumbnail =
+    video.thumbnailKey !== null &&
+    thumbnailAccess !== null &&
+    Math.min(thumbnail.width, thumbnail.height) >= THUMBNAIL_MIN_EDGE;
   return {
     version: '1.0',
     type: 'video',

@@ -27,18 +27,37 @@ const refusal = (fn: () => unknown) => {
 test("resolveResource: `video/init.m4s` is the lowest rendition's init; a named one is kept", () => {
   assert.deepEqual(resolveResource(video, { type: 'init', quality: null }), { type: 'init', quality: '360p' });
   assert.deepEqual(resolveResource(video, { type: 'init', quality: '720p' }), { type: 'init', quality: '720p' });
-  assert.deepEqual(resolveResource(video, { type: 'segment', quality: '720p', index: 3 }), { type: 'segment', quality: '720p', index: 3 });
+  assert.deepEqual(resolveResource(video, { type: 'segment', quality: '720p', index: 3 }), {
+    type: 'segment',
+    quality: '720p',
+    index: 3,
+  });
 });
 
 test("resolveResource: a rendition the video lacks, or a segment past its rendition's count, is refused; an unknown count is not", () => {
-  assert.equal(refusal(() => resolveResource(video, { type: 'rendition', quality: '480p' })), '404 rendition_not_found');
-  assert.equal(refusal(() => resolveResource(video, { type: 'download', quality: '480p' })), '404 rendition_not_found');
-  assert.equal(refusal(() => resolveResource(video, { type: 'segment', quality: '720p', index: 4 })), '404 segment_not_found');
-  assert.equal(refusal(() => resolveResource(video, { type: 'segment', quality: '1080p', index: 40 })), 'no error');
-  assert.equal(refusal(() => resolveResource({ id: 'vid_2', renditions: new Map() }, { type: 'init', quality: null })), '404 rendition_not_found');
+  assert.equal(
+    refusal(() => resolveResource(video, { type: 'rendition', quality: '480p' })),
+    '404 rendition_not_found',
+  );
+  assert.equal(
+    refusal(() => resolveResource(video, { type: 'download', quality: '480p' })),
+    '404 rendition_not_found',
+  );
+  assert.equal(
+    refusal(() => resolveResource(video, { type: 'segment', quality: '720p', index: 4 })),
+    '404 segment_not_found',
+  );
+  assert.equal(
+    refusal(() => resolveResource(video, { type: 'segment', quality: '1080p', index: 40 })),
+    'no error',
+  );
+  assert.equal(
+    refusal(() => resolveResource({ id: 'vid_2', renditions: new Map() }, { type: 'init', quality: null })),
+    '404 rendition_not_found',
+  );
 });
 
-test('resolveResource: files that are not a rendition\'s pass as they are, whatever the renditions', () => {
+test("resolveResource: files that are not a rendition's pass as they are, whatever the renditions", () => {
   const none = { id: 'vid_2', renditions: new Map() };
   for (const resource of [
     { type: 'master' },

@@ -10,13 +10,24 @@ import { rewritePlaylist } from '../playlist.ts';
 import { cacheControl, sendBody, type Body } from '../responses.ts';
 import type { PlayableVideo } from '../video-catalog.ts';
 import { captionBody } from './captions.ts';
-import { checkPlaybackParams, closedSignal, lostObject, openVideo, storedObject, type FileRequest, type RouteDeps, type RouteHandler } from './context.ts';
+import {
+  checkPlaybackParams,
+  closedSignal,
+  lostObject,
+  openVideo,
+  storedObject,
+  type FileRequest,
+  type RouteDeps,
+  type RouteHandler,
+} from './context.ts';
 import { downloadBody } from './downloads.ts';
 import { storyboardBody } from './storyboards.ts';
 
 const maxRewrittenPlaylists = 5_000;
 
-type FileBodies = { [T in Resource['type']]: (deps: RouteDeps, file: FileRequest<Extract<Resource, { type: T }>>) => Promise<Body> };
+type FileBodies = {
+  [T in Resource['type']]: (deps: RouteDeps, file: FileRequest<Extract<Resource, { type: T }>>) => Promise<Body>;
+};
 
 /** The body of each type of file a family serves. */
 export const fileBodies: FileBodies = {
@@ -39,17 +50,38 @@ export const servePlayback: RouteHandler<'playback'> = async (deps, { req, res, 
   const { resource } = route;
   // The table is keyed by the resource's own type, so the maker it gives takes this resource.
   const makeBody = fileBodies[resource.type] as (deps: RouteDeps, file: FileRequest) => Promise<Body>;
-  await sendBody(deps.recordSegment, req, res, await makeBody(deps, { video, family: route.family, resource, access, token, res }));
+  await sendBody(
+    deps.recordSegment,
+    req,
+    res,
+    await makeBody(deps, { video, family: route.family, resource, access, token, res }),
+  );
 };
 
 /** An init segment's rendition resolved (`video/init.m4s`: the lowest), and a rendition or segment the video does not have refused. */
 export function resolveResource(video: Pick<PlayableVideo, 'id' | 'renditions'>, resource: Resource): Resource {
-  if (resource.type === 'master' || resource.type === 'storyboard' || resource.type === 'storyboard_sheet' || resource.type === 'audio_download' || isCaptionResource(resource)) return resource;
+  if (
+    resource.type === 'master' ||
+    resource.type === 'storyboard' ||
+    resource.type === 'storyboard_sheet' ||
+    resource.type === 'audio_download' ||
+    isCaptionResource(resource)
+  )
+    return resource;
   const quality = resource.quality ?? video.renditions.keys().next().value;
   const rendition = quality ? video.renditions.get(quality) : undefined;
-  if (!rendition) throw new DeliveryError(404, 'rendition_not_found', `Video ${video.id} has no ${resource.quality ?? ''} rendition.`);
+  if (!rendition)
+    throw new DeliveryError(
+      404,
+      'rendition_not_found',
+      `Video ${video.id} has no ${resource.quality ?? ''} rendition.`,
+    );
   if (resource.type === 'segment' && rendition.segmentCount > 0 && resource.index >= rendition.segmentCount) {
-    throw new DeliveryError(404, 'segment_not_found', `Rendition ${quality} of video ${video.id} has ${rendition.segmentCount} segments.`);
+    throw new DeliveryError(
+      404,
+      'segment_not_found',
+      `Rendition ${quality} of video ${video.id} has ${rendition.segmentCount} segments.`,
+    );
   }
   return resource.type === 'init' ? { type: 'init', quality: rendition.key } : resource;
 }
@@ -64,7 +96,12 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
     const object = await playlistObject(deps, video, key);
     const playlist = await rewrite(deps, file, key, object, resource.type === 'master');
     const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
-    return { ...playlist, size: playlist.data.length, contentType: hlsContentTypes.playlist, cacheControl: caching[access] };
+    return {
+      ...playlist,
+      size: playlist.data.length,
+      contentType: hlsContentTypes.playlist,
+      cacheControl: caching[access],
+    };
   }
   // A miss answers with the bytes still arriving (`fill`). One storage has not got yet takes
   // madeOnRequest, the only segment path that costs more than a lookup.
@@ -135,7 +172,11 @@ async function rewrite(
  * its ladder is complete (the measured segments): they are read from storage on every request
  * until then, never cached (object-cache.ts).
  */
-async function playlistObject(deps: Pick<RouteDeps, 'cache' | 'logger'>, video: PlayableVideo, key: string): Promise<CachedObject | UncachedObject> {
+async function playlistObject(
+  deps: Pick<RouteDeps, 'cache' | 'logger'>,
+  video: PlayableVideo,
+  key: string,
+): Promise<CachedObject | UncachedObject> {
   if (!video.segmentsPending) return storedObject(deps, video, key);
   const object = await deps.cache.getUncached(key);
   if (!object) throw lostObject(deps, video, key);
@@ -153,9 +194,11 @@ async function madeOnRequest(
   resource: Resource,
   key: string,
 ): Promise<CachedObject> {
-  if (!video.segmentsPending || (resource.type !== 'segment' && resource.type !== 'init')) throw lostObject(deps, video, key);
+  if (!video.segmentsPending || (resource.type !== 'segment' && resource.type !== 'init'))
+    throw lostObject(deps, video, key);
   const rendition = resource.quality!; // resolveResource resolved an init's rendition
-  const what = resource.type === 'segment' ? `Segment ${resource.index} of ${rendition}` : `The init segment of ${rendition}`;
+  const what =
+    resource.type === 'segment' ? `Segment ${resource.index} of ${rendition}` : `The init segment of ${rendition}`;
   // An init segment is stored by the run that makes its rendition's first segment.
   const segment = resource.type === 'segment' ? resource.index : 0;
   const outcome = await deps.segmentWaits.wait({ videoId: video.id, rendition, segment, key }, closedSignal(res));
@@ -171,7 +214,12 @@ async function madeOnRequest(
       throw segmentStillBeingMade(video.id, what);
     case 'complete':
       // The ladder's real segments can be fewer than the planned playlist listed.
-      if (resource.type === 'segment') throw new DeliveryError(404, 'segment_not_found', `Rendition ${rendition} of video ${video.id} has no segment ${resource.index}.`);
+      if (resource.type === 'segment')
+        throw new DeliveryError(
+          404,
+          'segment_not_found',
+          `Rendition ${rendition} of video ${video.id} has no segment ${resource.index}.`,
+        );
       throw lostObject(deps, video, key);
   }
 }

@@ -17,7 +17,8 @@ export const serveShared: RouteHandler<'share'> = async (deps, { req, res, param
   const isMaster = resource.type === 'master';
   // The video is checked before a view is counted, so a link of a deleted video spends nothing.
   const video = await deps.catalog.get(await deps.shareLinks.open(route.linkId, { countView: false }));
-  if (!video) throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
+  if (!video)
+    throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
   if (isMaster) await deps.shareLinks.open(route.linkId, { countView: true });
   const access = video.allowPublicAccess ? 'public' : 'private';
   const body = isCaptionResource(resource)

@@ -17,7 +17,11 @@ export async function storyboardBody(
   const object = video.storyboardKey ? await deps.cache.get(key) : undefined;
   if (!object) throw new DeliveryError(404, 'storyboard_not_found', `Video ${video.id} has no such storyboard file.`);
   if (resource.type === 'storyboard_sheet') {
-    return { ...objectBody(object), contentType: storyboardContentTypes.sheet, cacheControl: cacheControl.media[access] };
+    return {
+      ...objectBody(object),
+      contentType: storyboardContentTypes.sheet,
+      cacheControl: cacheControl.media[access],
+    };
   }
   // The VTT is short-lived like a playlist (a deleted video stops offering its sheets soon).
   const vtt = { contentType: storyboardContentTypes.vtt, cacheControl: cacheControl.playlist[access] };

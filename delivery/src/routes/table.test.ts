@@ -37,7 +37,8 @@ test('every kind of route has exactly one handler, and the table has none for a 
   const kinds = pathOfEachKind.map((path) => parseDeliveryPath(path)?.kind);
   assert.equal(new Set(kinds).size, kinds.length, `one path per kind: ${kinds.join(', ')}`);
   assert.deepEqual([...kinds].sort(), Object.keys(routeHandlers).sort());
-  for (const kind of Object.keys(routeHandlers) as (keyof typeof routeHandlers)[]) assert.equal(typeof routeHandlers[kind], 'function', kind);
+  for (const kind of Object.keys(routeHandlers) as (keyof typeof routeHandlers)[])
+    assert.equal(typeof routeHandlers[kind], 'function', kind);
 });
 
 test('every type of file a family serves has exactly one body maker', () => {
@@ -48,5 +49,6 @@ test('every type of file a family serves has exactly one body maker', () => {
   });
   assert.equal(new Set(types).size, types.length, `one file per type: ${types.join(', ')}`);
   assert.deepEqual([...types].sort(), Object.keys(fileBodies).sort());
-  for (const type of Object.keys(fileBodies) as (keyof typeof fileBodies)[]) assert.equal(typeof fileBodies[type], 'function', type);
+  for (const type of Object.keys(fileBodies) as (keyof typeof fileBodies)[])
+    assert.equal(typeof fileBodies[type], 'function', type);
 });

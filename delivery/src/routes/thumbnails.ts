@@ -13,13 +13,31 @@ export const serveThumbnail: RouteHandler<'thumbnail'> = async (deps, { req, res
 };
 
 export const refuseThumbnailSize: RouteHandler<'invalid_thumbnail_size'> = async (_deps, _exchange, route) => {
-  throw new DeliveryError(400, 'invalid_thumbnail_size', `Thumbnail sizes are 16 to 3840 pixels on each edge; ${route.width}x${route.height} is not.`, [
-    { message: 'width and height must each be 16 to 3840', location: 'path.size', value: `${route.width}x${route.height}` },
-  ]);
+  throw new DeliveryError(
+    400,
+    'invalid_thumbnail_size',
+    `Thumbnail sizes are 16 to 3840 pixels on each edge; ${route.width}x${route.height} is not.`,
+    [
+      {
+        message: 'width and height must each be 16 to 3840',
+        location: 'path.size',
+        value: `${route.width}x${route.height}`,
+      },
+    ],
+  );
 };
 
-export async function thumbnailBody(deps: Pick<RouteDeps, 'thumbnails'>, video: PlayableVideo, route: RouteOf<'thumbnail'>, access: Access): Promise<Body> {
+export async function thumbnailBody(
+  deps: Pick<RouteDeps, 'thumbnails'>,
+  video: PlayableVideo,
+  route: RouteOf<'thumbnail'>,
+  access: Access,
+): Promise<Body> {
   const object = await deps.thumbnails.get(video, route.width, route.height, route.custom);
   if (!object) throw new DeliveryError(404, 'thumbnail_not_found', `Video ${video.id} has no thumbnail yet.`);
-  return { ...objectBody(object), contentType: hlsContentTypes.thumbnail, cacheControl: cacheControl.thumbnail[access] };
+  return {
+    ...objectBody(object),
+    contentType: hlsContentTypes.thumbnail,
+    cacheControl: cacheControl.thumbnail[access],
+  };
 }

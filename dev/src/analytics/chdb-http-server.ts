@@ -67,7 +67,10 @@ export async function startChdbHttpServer({
         await serveMetrics(registry, undefined, req, res);
         return;
       }
-      if (url.pathname === '/ping' || (url.pathname === '/' && !url.searchParams.has('query') && req.method !== 'POST')) {
+      if (
+        url.pathname === '/ping' ||
+        (url.pathname === '/' && !url.searchParams.has('query') && req.method !== 'POST')
+      ) {
         res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' });
         res.end(req.method === 'HEAD' ? undefined : 'Ok.\n');
         return;

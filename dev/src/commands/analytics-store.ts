@@ -2,7 +2,7 @@ import { Command } from '@oclif/core';
 
 export default class AnalyticsStore extends Command {
   static override description =
-    'Run the embedded analytics store: chDB behind ClickHouse\'s HTTP interface (ANALYTICS_HOST, ANALYTICS_PORT=7123, ANALYTICS_DATA_DIR). Other processes reach it through CLICKHOUSE_URL.';
+    "Run the embedded analytics store: chDB behind ClickHouse's HTTP interface (ANALYTICS_HOST, ANALYTICS_PORT=7123, ANALYTICS_DATA_DIR). Other processes reach it through CLICKHOUSE_URL.";
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {

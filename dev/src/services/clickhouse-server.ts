@@ -78,14 +78,18 @@ export async function startClickHouse({
       <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
-    </default>${login ? `
+    </default>${
+      login
+        ? `
     <${login.user}>
       <password>${login.password}</password>
       <networks><ip>::/0</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
       <access_management>1</access_management>
-    </${login.user}>` : ''}
+    </${login.user}>`
+        : ''
+    }
   </users>
   <quotas><default></default></quotas>
 </yandex>
@@ -103,7 +107,9 @@ export async function startClickHouse({
     'ClickHouse to answer /ping',
     async () => {
       if (server.child.exitCode !== null) {
-        throw new WaitAbortedError(`clickhouse-server exited (${server.child.exitCode}); see ${logs}/clickhouse.err.log`);
+        throw new WaitAbortedError(
+          `clickhouse-server exited (${server.child.exitCode}); see ${logs}/clickhouse.err.log`,
+        );
       }
       await client.ping();
       return true;

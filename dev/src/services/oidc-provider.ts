@@ -85,7 +85,8 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
       Interaction: 3600,
       AuthorizationCode: 60,
     },
-    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
     async findAccount(_ctx, id) {
       const user = users.get(id);
       if (!user) return undefined;
@@ -124,7 +125,12 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
       const email = (form.get('email') ?? '').trim().toLowerCase();
       const user = users.get(email);
       if (user && user.password === form.get('password')) {
-        await provider.interactionFinished(req, res, { login: { accountId: email } }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: email } },
+          { mergeWithLastSubmission: false },
+        );
         return;
       }
       sendLoginPage(res, details.uid, 'Unknown e-mail address or wrong password.');
@@ -169,10 +175,12 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
 
 async function withNoticesTo<T>(log: ((line: string) => void) | undefined, run: () => Promise<T>): Promise<T> {
   const { warn, info } = console;
-  const route = (original: (...args: unknown[]) => void) => (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider ')) log?.(args.map(String).join(' '));
-    else original(...args);
-  };
+  const route =
+    (original: (...args: unknown[]) => void) =>
+    (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider ')) log?.(args.map(String).join(' '));
+      else original(...args);
+    };
   console.warn = route(warn);
   console.info = route(info);
   try {

@@ -94,16 +94,21 @@ export async function startPostgres({
     chownSync(dataDir, ids.uid, ids.gid);
   }
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    execFileSync(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions'], {
-      stdio: 'pipe',
-      ...ids,
-    });
+    execFileSync(
+      join(bin, 'initdb'),
+      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions'],
+      {
+        stdio: 'pipe',
+        ...ids,
+      },
+    );
   }
   // initdb lets in loopback only: clients on other hosts of the network come from `samenet`.
   // A login role's line comes first: pg_hba.conf's first matching line decides.
   const hba = join(dataDir, 'pg_hba.conf');
   const loginLine = login ? `host all ${login.user} samenet scram-sha-256` : undefined;
-  if (host !== '127.0.0.1' && loginLine && !readFileSync(hba, 'utf8').includes(loginLine)) appendFileSync(hba, `${loginLine}\n`);
+  if (host !== '127.0.0.1' && loginLine && !readFileSync(hba, 'utf8').includes(loginLine))
+    appendFileSync(hba, `${loginLine}\n`);
   if (host !== '127.0.0.1' && !readFileSync(hba, 'utf8').includes(sameNetLine)) appendFileSync(hba, `${sameNetLine}\n`);
   const args = ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', `listen_addresses=${host}`];
   if (!durable) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
@@ -117,23 +122,26 @@ export async function startPostgres({
     ...ids,
   });
   const adminUrl = `postgres://postgres@${host}:${port}/postgres`;
-  await stopOnFailure(server, () => waitFor('PostgreSQL to accept connections', async () => {
-    if (server.child.exitCode !== null) throw new WaitAbortedError(`postgres exited (${server.child.exitCode}); see ${logFile}`);
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      if (login) {
-        const { rowCount: roles } = await client.query('select 1 from pg_roles where rolname = $1', [login.user]);
-        const password = client.escapeLiteral(login.password);
-        await client.query(`${roles ? 'alter' : 'create'} role "${login.user}" login password ${password}`);
+  await stopOnFailure(server, () =>
+    waitFor('PostgreSQL to accept connections', async () => {
+      if (server.child.exitCode !== null)
+        throw new WaitAbortedError(`postgres exited (${server.child.exitCode}); see ${logFile}`);
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        if (login) {
+          const { rowCount: roles } = await client.query('select 1 from pg_roles where rolname = $1', [login.user]);
+          const password = client.escapeLiteral(login.password);
+          await client.query(`${roles ? 'alter' : 'create'} role "${login.user}" login password ${password}`);
+        }
+        const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+        if (!rowCount) await client.query(`create database "${database}"${login ? ` owner "${login.user}"` : ''}`);
+      } finally {
+        await client.end();
       }
-      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
-      if (!rowCount) await client.query(`create database "${database}"${login ? ` owner "${login.user}"` : ''}`);
-    } finally {
-      await client.end();
-    }
-    return true;
-  }));
+      return true;
+    }),
+  );
   return {
     url: login
       ? `postgres://${login.user}:${encodeURIComponent(login.password)}@${host}:${port}/${database}`
@@ -143,7 +151,7 @@ export async function startPostgres({
     async kill9() {
       const backends = server.child.pid === undefined ? [] : childPids(server.child.pid);
       await server.kill9();
-      await waitFor('the killed postmaster\'s backends to exit', () => backends.every((pid) => !isRunning(pid)), {
+      await waitFor("the killed postmaster's backends to exit", () => backends.every((pid) => !isRunning(pid)), {
         timeoutMs: 30_000,
         intervalMs: 50,
       });

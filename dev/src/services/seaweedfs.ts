@@ -53,18 +53,19 @@ export async function startSeaweed({
 }): Promise<SeaweedServer> {
   mkdirSync(join(dataDir, 'data'), { recursive: true });
   const identities = join(dataDir, 's3-identities.json');
-  if (credentialsFrom === 'file') writeFileSync(
-    identities,
-    JSON.stringify({
-      identities: [
-        {
-          name: 'kino',
-          credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }],
-          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
-        },
-      ],
-    }),
-  );
+  if (credentialsFrom === 'file')
+    writeFileSync(
+      identities,
+      JSON.stringify({
+        identities: [
+          {
+            name: 'kino',
+            credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }],
+            actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+          },
+        ],
+      }),
+    );
   // Every internal port is chosen here: SeaweedFS's default of port+10000 for gRPC collides.
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = await Promise.all(
     Array.from({ length: 7 }, () => freePort()),
@@ -95,7 +96,9 @@ export async function startSeaweed({
     cwd: dataDir,
     stopSignal: 'SIGINT',
     runIn,
-    ...(credentialsFrom === 'environment' ? { env: { ...process.env, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } } : {}),
+    ...(credentialsFrom === 'environment'
+      ? { env: { ...process.env, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } }
+      : {}),
   });
   const storage: StorageConfig = {
     S3_ENDPOINT: `http://${host}:${s3Port}`,
@@ -106,24 +109,27 @@ export async function startSeaweed({
     S3_FORCE_PATH_STYLE: true,
   };
   const s3 = createS3Client(storage);
-  await stopOnFailure(server, () => waitFor(
-    'SeaweedFS S3 to answer',
-    async () => {
-      if (server.child.exitCode !== null) throw new WaitAbortedError(`weed exited (${server.child.exitCode}); see ${logFile}`);
-      if (bucket === null) {
-        await s3.send(new ListBucketsCommand({}));
+  await stopOnFailure(server, () =>
+    waitFor(
+      'SeaweedFS S3 to answer',
+      async () => {
+        if (server.child.exitCode !== null)
+          throw new WaitAbortedError(`weed exited (${server.child.exitCode}); see ${logFile}`);
+        if (bucket === null) {
+          await s3.send(new ListBucketsCommand({}));
+          return true;
+        }
+        try {
+          await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+        } catch (error) {
+          const name = (error as Error).name;
+          if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+        }
         return true;
-      }
-      try {
-        await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-      } catch (error) {
-        const name = (error as Error).name;
-        if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
-      }
-      return true;
-    },
-    { timeoutMs: 60_000, intervalMs: 250 },
-  ));
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    ),
+  );
   s3.destroy();
   return { storage, process: server, stop: () => server.stop(seaweedStopGraceMs) };
 }

@@ -124,13 +124,24 @@ dynamicConfigClient:
     waitFor(
       'the Temporal server to serve the default namespace',
       async () => {
-        if (server.child.exitCode !== null) throw new WaitAbortedError(`temporal-server exited (${server.child.exitCode}); see ${logFile}`);
+        if (server.child.exitCode !== null)
+          throw new WaitAbortedError(`temporal-server exited (${server.child.exitCode}); see ${logFile}`);
         const describe = ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', address];
         try {
           await execFileAsync(temporal, describe);
         } catch {
           // A fresh cluster has no namespace: register it (a second registration is refused, harmlessly).
-          await execFileAsync(temporal, ['operator', 'namespace', 'create', '--namespace', 'default', '--retention', '24h', '--address', address]).catch(() => undefined);
+          await execFileAsync(temporal, [
+            'operator',
+            'namespace',
+            'create',
+            '--namespace',
+            'default',
+            '--retention',
+            '24h',
+            '--address',
+            address,
+          ]).catch(() => undefined);
           await execFileAsync(temporal, describe);
         }
         return true;
@@ -142,7 +153,12 @@ dynamicConfigClient:
 }
 
 /** Creates the database if it is missing and brings its schema to the newest version (both idempotent). */
-async function createSchema(serverDir: string, database: URL, name: string, schema: 'temporal' | 'visibility'): Promise<void> {
+async function createSchema(
+  serverDir: string,
+  database: URL,
+  name: string,
+  schema: 'temporal' | 'visibility',
+): Promise<void> {
   const admin = new pg.Client({ connectionString: new URL('/postgres', database).toString() });
   await admin.connect();
   try {
@@ -153,17 +169,25 @@ async function createSchema(serverDir: string, database: URL, name: string, sche
   }
   const tool = join(serverDir, 'bin', 'temporal-sql-tool');
   const connection = [
-    '--plugin', 'postgres12',
-    '--endpoint', database.hostname,
-    '--port', database.port,
-    '--user', decodeURIComponent(database.username),
-    '--password', decodeURIComponent(database.password),
-    '--database', name,
+    '--plugin',
+    'postgres12',
+    '--endpoint',
+    database.hostname,
+    '--port',
+    database.port,
+    '--user',
+    decodeURIComponent(database.username),
+    '--password',
+    decodeURIComponent(database.password),
+    '--database',
+    name,
   ];
   const versioned = join(serverDir, 'schema', 'postgresql', 'v12', schema, 'versioned');
   // setup-schema -v 0.0 makes the version table (a no-op once there); update-schema applies what is new.
-  await execFileAsync(tool, [...connection, 'setup-schema', '-v', '0.0']).catch((error: Error & { stderr?: string }) => {
-    if (!/already exists/i.test(`${error.message} ${error.stderr ?? ''}`)) throw error;
-  });
+  await execFileAsync(tool, [...connection, 'setup-schema', '-v', '0.0']).catch(
+    (error: Error & { stderr?: string }) => {
+      if (!/already exists/i.test(`${error.message} ${error.stderr ?? ''}`)) throw error;
+    },
+  );
   await execFileAsync(tool, [...connection, 'update-schema', '-d', versioned]);
 }

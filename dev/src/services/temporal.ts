@@ -38,14 +38,25 @@ export async function startTemporal({
   if (dbFile) args.push('--db-filename', dbFile);
   const server = startProcess('temporal', temporal, args, { logFile, runIn });
   const address = `${host}:${port}`;
-  await stopOnFailure(server, () => waitFor(
-    'Temporal to serve the default namespace',
-    async () => {
-      if (server.child.exitCode !== null) throw new WaitAbortedError(`temporal exited (${server.child.exitCode}); see ${logFile}`);
-      await execFileAsync(temporal, ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', address]);
-      return true;
-    },
-    { timeoutMs: 60_000, intervalMs: 250 },
-  ));
+  await stopOnFailure(server, () =>
+    waitFor(
+      'Temporal to serve the default namespace',
+      async () => {
+        if (server.child.exitCode !== null)
+          throw new WaitAbortedError(`temporal exited (${server.child.exitCode}); see ${logFile}`);
+        await execFileAsync(temporal, [
+          'operator',
+          'namespace',
+          'describe',
+          '--namespace',
+          'default',
+          '--address',
+          address,
+        ]);
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    ),
+  );
   return { address, process: server, stop: () => server.stop() };
 }

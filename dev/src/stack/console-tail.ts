@@ -47,10 +47,20 @@ export function summarizeLine(line: string): string {
   const trimmed = line.trim();
   if (!trimmed.startsWith('{')) return trimmed;
   try {
-    const record = JSON.parse(trimmed) as { msg?: unknown; message?: unknown; err?: { message?: unknown }; error?: unknown };
+    const record = JSON.parse(trimmed) as {
+      msg?: unknown;
+      message?: unknown;
+      err?: { message?: unknown };
+      error?: unknown;
+    };
     const message = record.msg ?? record.message;
     if (typeof message !== 'string') return trimmed;
-    const cause = typeof record.err?.message === 'string' ? record.err.message : typeof record.error === 'string' ? record.error : '';
+    const cause =
+      typeof record.err?.message === 'string'
+        ? record.err.message
+        : typeof record.error === 'string'
+          ? record.error
+          : '';
     return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
   } catch {
     return trimmed;

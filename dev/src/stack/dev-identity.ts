@@ -7,4 +7,8 @@ export const devDashboardClientId = 'kino-dashboard';
 
 export const devUser: DevIdentityUser = { email: 'dev@kino.local', password: 'kino-dev', name: 'Dev User' };
 
-export const outsiderUser: DevIdentityUser = { email: 'outsider@kino.local', password: 'kino-outsider', name: 'Outsider' };
+export const outsiderUser: DevIdentityUser = {
+  email: 'outsider@kino.local',
+  password: 'kino-outsider',
+  name: 'Outsider',
+};

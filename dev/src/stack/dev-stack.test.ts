@@ -13,7 +13,7 @@ const dir = mkdtempSync(join(tmpdir(), 'kino-dev-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('dev stack layout', () => {
-  it('puts the design\'s dev ports on the default base', () => {
+  it("puts the design's dev ports on the default base", () => {
     const layout = devStackLayout({ dir, nodes: 2, slots: 1 });
     assert.deepEqual(layout.ports, {
       api: 7080,
@@ -47,7 +47,11 @@ describe('dev stack layout', () => {
       assert.equal(layout.ports.orchestratorMetrics, 20_091);
       assert.deepEqual(layout.ports.nodeMetrics, [20_201, 20_202, 20_203]);
       assert.equal(layout.nodeSlots, 2);
-      assert.equal(new Set(layoutPorts(layout).map((p) => p.port)).size, layoutPorts(layout).length, 'no port used twice');
+      assert.equal(
+        new Set(layoutPorts(layout).map((p) => p.port)).size,
+        layoutPorts(layout).length,
+        'no port used twice',
+      );
       process.env.KINO_DEV_PORT_BASE = 'lots';
       assert.throws(() => devStackLayout(), /KINO_DEV_PORT_BASE must be a non-negative integer/);
     } finally {
@@ -135,7 +139,11 @@ describe('console tail', () => {
     assert.equal(isErrorLine('I1121 06:00:00.000 master.go:1 started', 'stderr', false), false);
     assert.equal(isErrorLine('E1121 06:00:00.000 volume.go:1 disk full', 'stderr', false), true);
     assert.equal(
-      isErrorLine('E1121 06:24:21.122672 s3api_server.go:403 Failed to load IAM configuration: no signing key found for STS service', 'stderr', false),
+      isErrorLine(
+        'E1121 06:24:21.122672 s3api_server.go:403 Failed to load IAM configuration: no signing key found for STS service',
+        'stderr',
+        false,
+      ),
       false,
     );
     assert.equal(isErrorLine('2026-01-01 00:00:00 UTC [1] FATAL:  could not bind', 'stderr', false), true);
@@ -147,11 +155,17 @@ describe('console tail', () => {
       assert.equal(isErrorLine(line, 'stderr', false), false, line);
     }
     // Our own processes' resets are still shown: they are not SeaweedFS's ranged reads.
-    assert.equal(isErrorLine('{"level":50,"msg":"upload failed: read ECONNRESET connection reset by peer"}', 'stdout', true), true);
+    assert.equal(
+      isErrorLine('{"level":50,"msg":"upload failed: read ECONNRESET connection reset by peer"}', 'stdout', true),
+      true,
+    );
   });
 
   it('summarizes pino records to their message and error', () => {
-    assert.equal(summarizeLine('{"level":50,"msg":"encode failed","err":{"message":"ffmpeg exited 1"}}'), 'encode failed: ffmpeg exited 1');
+    assert.equal(
+      summarizeLine('{"level":50,"msg":"encode failed","err":{"message":"ffmpeg exited 1"}}'),
+      'encode failed: ffmpeg exited 1',
+    );
     assert.equal(summarizeLine('plain text'), 'plain text');
   });
 });

@@ -56,7 +56,10 @@ export async function tenancyExists(databaseUrl: string, orgId: string, envId: s
 
 /** A full-access test key (`svc_test_...`) for the dev organization. */
 export async function createDevKey(databaseUrl: string, orgId: string): Promise<string> {
-  const key = await runAdmin<{ apiKey?: string }>(['admin', 'key', 'create', '--org', orgId, '--type', 'full'], databaseUrl);
+  const key = await runAdmin<{ apiKey?: string }>(
+    ['admin', 'key', 'create', '--org', orgId, '--type', 'full'],
+    databaseUrl,
+  );
   if (!key.apiKey) throw new DevStackError('`kino admin key create` answered without an apiKey');
   return key.apiKey;
 }

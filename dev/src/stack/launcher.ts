@@ -46,7 +46,15 @@ import {
   tenancyExists,
   type DevTenancy,
 } from './dev-tenancy.ts';
-import { devStackLayout, maxNodes, portOffsets, type DevStackLayout, type DevStackOptions, type KinoPart, type StackHost } from './layout.ts';
+import {
+  devStackLayout,
+  maxNodes,
+  portOffsets,
+  type DevStackLayout,
+  type DevStackOptions,
+  type KinoPart,
+  type StackHost,
+} from './layout.ts';
 import { kinoArgs, kinoCommandExists } from './parts.ts';
 import { devDashboardClientId, devUser, outsiderUser } from './dev-identity.ts';
 import { assertPortsFree, clearLeftovers, DevStackError, recordPids } from './preflight.ts';
@@ -198,15 +206,25 @@ export class DevStackLauncher {
     await clearLeftovers(layout, io.progress);
 
     const analytics = this.options.analytics ?? 'chdb';
-    const hasAnalytics = analytics === 'clickhouse-server' || (analytics === 'chdb' && kinoCommandExists(['analytics-store']));
+    const hasAnalytics =
+      analytics === 'clickhouse-server' || (analytics === 'chdb' && kinoCommandExists(['analytics-store']));
     // Hosts of their own (network namespaces the caller just made) have every port free.
     if (!this.options.hosts) await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
     const secrets = loadOrCreateSecrets(layout);
     const adminMissing = adminCommandsMissing();
 
-    io.progress(`starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`);
+    io.progress(
+      `starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`,
+    );
     const postgresStart = this.startService('postgres', () =>
-      startPostgres({ dataDir: layout.postgresDir, port: ports.postgres, logFile: this.logFile('postgres'), durable: this.options.durable ?? true, host, runIn }),
+      startPostgres({
+        dataDir: layout.postgresDir,
+        port: ports.postgres,
+        logFile: this.logFile('postgres'),
+        durable: this.options.durable ?? true,
+        host,
+        runIn,
+      }),
     );
     const temporalStart = !this.has('temporal')
       ? undefined
@@ -214,11 +232,24 @@ export class DevStackLauncher {
         ? // The production server keeps its state in the stack's PostgreSQL.
           postgresStart.then((postgres) =>
             this.startService('temporal', () =>
-              startTemporalServer({ dir: layout.temporalServerDir, port: ports.temporal, postgresUrl: postgres.url, logFile: this.logFile('temporal'), host, runIn }),
+              startTemporalServer({
+                dir: layout.temporalServerDir,
+                port: ports.temporal,
+                postgresUrl: postgres.url,
+                logFile: this.logFile('temporal'),
+                host,
+                runIn,
+              }),
             ),
           )
         : this.startService('temporal', () =>
-            startTemporal({ port: ports.temporal, dbFile: layout.temporalDb, logFile: this.logFile('temporal'), host, runIn }),
+            startTemporal({
+              port: ports.temporal,
+              dbFile: layout.temporalDb,
+              logFile: this.logFile('temporal'),
+              host,
+              runIn,
+            }),
           );
     const [postgres, temporal, seaweed] = await Promise.all([
       postgresStart,
@@ -275,18 +306,31 @@ export class DevStackLauncher {
         : {}),
     };
     this.env = env;
-    writeDevEnv(layout, env, 'The dev stack\'s settings: `set -a; . .kino/dev.env; set +a` then run one part alone (README).');
+    writeDevEnv(
+      layout,
+      env,
+      "The dev stack's settings: `set -a; . .kino/dev.env; set +a` then run one part alone (README).",
+    );
 
     // Analytics first: the API's health and delivery's segment logs talk to it.
     if (analytics === 'clickhouse-server') {
       await this.startService('analytics', () =>
-        startClickHouse({ dataDir: join(layout.analyticsDir, 'clickhouse-server'), httpPort: ports.analytics, logFile: this.logFile('analytics') }),
+        startClickHouse({
+          dataDir: join(layout.analyticsDir, 'clickhouse-server'),
+          httpPort: ports.analytics,
+          logFile: this.logFile('analytics'),
+        }),
       );
     } else if (hasAnalytics) {
       await this.startPart('analytics', {
         kind: 'analytics',
         words: ['analytics-store'],
-        env: { ...env, ANALYTICS_HOST: host, ANALYTICS_PORT: String(ports.analytics), ANALYTICS_DATA_DIR: layout.analyticsDir },
+        env: {
+          ...env,
+          ANALYTICS_HOST: host,
+          ANALYTICS_PORT: String(ports.analytics),
+          ANALYTICS_DATA_DIR: layout.analyticsDir,
+        },
         args: [],
         stopPhase: 2,
         ready: (part) =>
@@ -306,10 +350,16 @@ export class DevStackLauncher {
     // start that the API has created the analytics schema.
     const apiStart = this.startApi(env, apiUrl, hasAnalytics);
     const orchestratorStart = this.has('orchestrator') ? this.startOrchestrator(env) : Promise.resolve(false);
-    const deliveryStart = this.has('delivery') ? apiStart.then(() => this.startDelivery(env, deliveryUrl)) : Promise.resolve();
+    const deliveryStart = this.has('delivery')
+      ? apiStart.then(() => this.startDelivery(env, deliveryUrl))
+      : Promise.resolve();
     const wantsNodes = layout.ports.nodes.length > 0;
-    const nodesStart = this.has('orchestrator') && wantsNodes ? this.startNodes(env, secrets, postgres.url, new Date(startedAt), orchestratorStart) : Promise.resolve();
-    if (!this.has('orchestrator') && wantsNodes) this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+    const nodesStart =
+      this.has('orchestrator') && wantsNodes
+        ? this.startNodes(env, secrets, postgres.url, new Date(startedAt), orchestratorStart)
+        : Promise.resolve();
+    if (!this.has('orchestrator') && wantsNodes)
+      this.missing.push("encode nodes (they register with the orchestrator's registry, which is not running)");
     const [apiUp, orchestratorUp] = await Promise.all([apiStart, orchestratorStart]);
     this.checkNotStopping();
 
@@ -321,7 +371,9 @@ export class DevStackLauncher {
     } else {
       tenancy = await this.ensureTenancy(postgres.url, apiUrl);
       if (tenancy) {
-        await ensureDevMember(postgres.url, tenancy.orgId, devUser.email).catch((error: unknown) => this.reportFailure('dev dashboard member', error));
+        await ensureDevMember(postgres.url, tenancy.orgId, devUser.email).catch((error: unknown) =>
+          this.reportFailure('dev dashboard member', error),
+        );
       }
     }
     await Promise.all([deliveryStart, nodesStart]);
@@ -341,7 +393,9 @@ export class DevStackLauncher {
         ...(this.has('delivery') ? { delivery: metricsUrl(ports.delivery) } : {}),
         ...(orchestratorUp ? { orchestrator: metricsUrl(ports.orchestratorMetrics) } : {}),
         ...(analytics === 'chdb' && hasAnalytics ? { analytics: metricsUrl(ports.analytics) } : {}),
-        ...(orchestratorUp ? Object.fromEntries(ports.nodeMetrics.map((port, i) => [`node-${i + 1}`, metricsUrl(port)])) : {}),
+        ...(orchestratorUp
+          ? Object.fromEntries(ports.nodeMetrics.map((port, i) => [`node-${i + 1}`, metricsUrl(port)]))
+          : {}),
       },
       dashboardUrl,
       oidcIssuer: this.identity?.issuer ?? '',
@@ -351,7 +405,14 @@ export class DevStackLauncher {
     if (tenancy) writeDevJson(layout, devJson);
     this.ready = true;
     this.watchForExits();
-    return { layout, devJson, startedInMs: Date.now() - startedAt, missing: this.missing, problems: this.problems, env };
+    return {
+      layout,
+      devJson,
+      startedInMs: Date.now() - startedAt,
+      missing: this.missing,
+      problems: this.problems,
+      env,
+    };
   }
 
   /** Stops everything that runs, in order; resolves with how many parts it stopped. Safe at any time, more than once. */
@@ -455,7 +516,14 @@ export class DevStackLauncher {
   }
 
   /** Starts one more encode node and waits until it has registered (tests start their nodes this way). */
-  async startNode({ name, slots = 1, threads, labels = {}, host = this.controlPlaneHost, listenOn = host.address }: {
+  async startNode({
+    name,
+    slots = 1,
+    threads,
+    labels = {},
+    host = this.controlPlaneHost,
+    listenOn = host.address,
+  }: {
     name: string;
     slots?: number;
     threads?: number;
@@ -475,7 +543,16 @@ export class DevStackLauncher {
       kind: 'node',
       words: ['node', 'start'],
       env: this.env,
-      args: this.nodeArgs({ name, host: listenOn, port, metricsPort, slots, threads, token: this.env.NODE_TOKEN!, labels: { name, ...labels } }),
+      args: this.nodeArgs({
+        name,
+        host: listenOn,
+        port,
+        metricsPort,
+        slots,
+        threads,
+        token: this.env.NODE_TOKEN!,
+        labels: { name, ...labels },
+      }),
       stopPhase: 0,
       runIn: host.runIn,
       ready: async (started) => {
@@ -483,12 +560,22 @@ export class DevStackLauncher {
       },
     });
     const metricsUrl = `http://${this.layout.host}:${metricsPort}/metrics`;
-    return { name, nodeId: registered!.nodeId, address: registered!.address, metricsUrl, process: part.process, logFile: part.logFile };
+    return {
+      name,
+      nodeId: registered!.nodeId,
+      address: registered!.address,
+      metricsUrl,
+      process: part.process,
+      logFile: part.logFile,
+    };
   }
 
   private findPart(name: string): Part {
     const part = this.parts.findLast((p) => p.name === name);
-    if (!part) throw new DevStackError(`no part named ${name} (parts: ${[...new Set(this.parts.map((p) => p.name))].join(', ')})`);
+    if (!part)
+      throw new DevStackError(
+        `no part named ${name} (parts: ${[...new Set(this.parts.map((p) => p.name))].join(', ')})`,
+      );
     return part;
   }
 
@@ -501,10 +588,7 @@ export class DevStackLauncher {
     return part;
   }
 
-  private async startService<T extends StartedService>(
-    name: string,
-    start: () => Promise<T>,
-  ): Promise<T> {
+  private async startService<T extends StartedService>(name: string, start: () => Promise<T>): Promise<T> {
     this.markLog(name);
     // Tracked until the part is registered, so a stop during startup waits and stops it too.
     const tracked = start().then((service) => {
@@ -531,7 +615,11 @@ export class DevStackLauncher {
     }
   }
 
-  private startKino(name: string, { words, args, stopPhase, runIn = this.controlPlaneHost.runIn }: KinoPartSpec, env: Record<string, string>): Part {
+  private startKino(
+    name: string,
+    { words, args, stopPhase, runIn = this.controlPlaneHost.runIn }: KinoPartSpec,
+    env: Record<string, string>,
+  ): Part {
     const logFile = this.markLog(name);
     const child = startProcess(name, process.execPath, kinoArgs(words, ...args), {
       cwd: repoRoot,
@@ -545,7 +633,12 @@ export class DevStackLauncher {
     return part;
   }
 
-  private waitForPart<T>(part: Part, what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  private waitForPart<T>(
+    part: Part,
+    what: string,
+    check: () => Promise<T | undefined>,
+    timeoutMs = 90_000,
+  ): Promise<T> {
     return pollUntil(
       what,
       async () => {
@@ -641,7 +734,9 @@ export class DevStackLauncher {
             const answer = await readApiHealth(apiUrl);
             if (answer.status === 200) return answer;
             if (answer.status === 503 && answer.failing.length > 0 && answer.failing.every(tolerated)) return answer;
-            throw new Error(`health answered ${answer.status}${answer.failing.length ? ` (failing: ${answer.failing.join(', ')})` : ''}`);
+            throw new Error(
+              `health answered ${answer.status}${answer.failing.length ? ` (failing: ${answer.failing.join(', ')})` : ''}`,
+            );
           });
         },
       });
@@ -665,15 +760,24 @@ export class DevStackLauncher {
       await this.startPart('orchestrator', {
         kind: 'orchestrator',
         words: ['orchestrator'],
-        env: { ...env, REGISTRY_HOST: host, REGISTRY_PORT: String(ports.registry), ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics) },
+        env: {
+          ...env,
+          REGISTRY_HOST: host,
+          REGISTRY_PORT: String(ports.registry),
+          ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics),
+        },
         args: [],
         stopPhase: 1,
         ready: async (part) => {
-          await this.waitForPart(part, `the node registry on ${host}:${ports.registry}`, async () =>
-            (await acceptsTcp(host, ports.registry)) || undefined,
+          await this.waitForPart(
+            part,
+            `the node registry on ${host}:${ports.registry}`,
+            async () => (await acceptsTcp(host, ports.registry)) || undefined,
           );
-          await this.waitForPart(part, `the orchestrator to poll Temporal task queue ${videoTaskQueue}`, async () =>
-            (await taskQueueHasPollers(env.TEMPORAL_ADDRESS!, videoTaskQueue)) || undefined,
+          await this.waitForPart(
+            part,
+            `the orchestrator to poll Temporal task queue ${videoTaskQueue}`,
+            async () => (await taskQueueHasPollers(env.TEMPORAL_ADDRESS!, videoTaskQueue)) || undefined,
           );
         },
       });
@@ -684,7 +788,13 @@ export class DevStackLauncher {
     }
   }
 
-  private async startNodes(env: Record<string, string>, secrets: DevSecrets, databaseUrl: string, since: Date, orchestratorStart: Promise<boolean>): Promise<void> {
+  private async startNodes(
+    env: Record<string, string>,
+    secrets: DevSecrets,
+    databaseUrl: string,
+    since: Date,
+    orchestratorStart: Promise<boolean>,
+  ): Promise<void> {
     if (!kinoCommandExists(['node', 'start'])) {
       this.missing.push('encode nodes (`kino node start` does not exist yet)');
       return;
@@ -699,7 +809,14 @@ export class DevStackLauncher {
         kind: 'node',
         words: ['node', 'start'],
         env,
-        args: this.nodeArgs({ name, host, port, metricsPort: ports.nodeMetrics[i]!, slots: nodeSlots, token: secrets.nodeToken }),
+        args: this.nodeArgs({
+          name,
+          host,
+          port,
+          metricsPort: ports.nodeMetrics[i]!,
+          slots: nodeSlots,
+          token: secrets.nodeToken,
+        }),
         stopPhase: 0,
         ready: (part) => this.waitForPart(part, `encode node ${name} to register`, async () => readyLine(part)),
       };
@@ -709,7 +826,7 @@ export class DevStackLauncher {
     });
     // The registry's table exists once the orchestrator has migrated the database.
     if (!(await orchestratorStart)) {
-      this.missing.push('encode nodes (they register with the orchestrator\'s registry, which is not running)');
+      this.missing.push("encode nodes (they register with the orchestrator's registry, which is not running)");
       return;
     }
     try {
@@ -727,7 +844,16 @@ export class DevStackLauncher {
     }
   }
 
-  private nodeArgs({ name, host, port, metricsPort, slots, token, threads, labels = {} }: {
+  private nodeArgs({
+    name,
+    host,
+    port,
+    metricsPort,
+    slots,
+    token,
+    threads,
+    labels = {},
+  }: {
     name: string;
     host: string;
     port: number;
@@ -739,14 +865,21 @@ export class DevStackLauncher {
   }): string[] {
     const { ports } = this.layout;
     return [
-      '--control-plane', `${this.layout.host}:${ports.registry}`,
-      '--token', token,
-      '--slots', String(slots),
-      '--host', host,
-      '--port', String(port),
-      '--metrics-port', String(metricsPort),
+      '--control-plane',
+      `${this.layout.host}:${ports.registry}`,
+      '--token',
+      token,
+      '--slots',
+      String(slots),
+      '--host',
+      host,
+      '--port',
+      String(port),
+      '--metrics-port',
+      String(metricsPort),
       // One work directory per node, as on separate machines; inside the state dir, not /tmp.
-      '--work-dir', join(this.layout.dir, 'nodes', name),
+      '--work-dir',
+      join(this.layout.dir, 'nodes', name),
       ...(threads === undefined ? [] : ['--threads', String(threads)]),
       ...Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]),
     ];
@@ -822,7 +955,8 @@ export class DevStackLauncher {
   private watchExit(part: Part): void {
     void part.process.exited.then((code) => {
       if (!this.ready || this.stopping || part.stoppedOnPurpose) return;
-      const restartable = this.options.restartExited === true && (part.spec !== undefined || part.startAgain !== undefined);
+      const restartable =
+        this.options.restartExited === true && (part.spec !== undefined || part.startAgain !== undefined);
       const delayMs = restartable ? this.nextRestartDelay(part) : 0;
       const then = restartable ? `starting it again in ${delayMs / 1000} s` : 'the rest of the stack keeps running';
       this.io.partError(`[${part.name}] exited (${code}); ${then}. Last lines of ${part.logFile}:`);
@@ -871,7 +1005,10 @@ function readyLine(part: Part): { nodeId: string; address: string } | undefined 
     const size = statSync(part.logFile).size - (part.logOffset ?? 0);
     const buffer = Buffer.alloc(Math.max(0, size));
     readSync(fd, buffer, 0, buffer.length, part.logOffset ?? 0);
-    const line = buffer.toString('utf8').split('\n').find((l) => l.startsWith('{"nodeId"'));
+    const line = buffer
+      .toString('utf8')
+      .split('\n')
+      .find((l) => l.startsWith('{"nodeId"'));
     return line ? (JSON.parse(line) as { nodeId: string; address: string }) : undefined;
   } finally {
     closeSync(fd);

@@ -128,7 +128,8 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
   // inside the machine: share the cores out among the nodes, at least one slot each.
   const nodeSlots =
     options.slots ?? intFromEnv('KINO_DEV_NODE_SLOTS') ?? Math.max(1, Math.floor(availableParallelism() / nodeCount));
-  if (base + portOffsets.temporal > 65_535) throw new Error(`port base ${base} is too high: Temporal would be above 65535`);
+  if (base + portOffsets.temporal > 65_535)
+    throw new Error(`port base ${base} is too high: Temporal would be above 65535`);
   return {
     dir,
     logsDir: join(dir, 'logs'),
@@ -187,7 +188,12 @@ export const maxNodes = portOffsets.analytics - portOffsets.firstNode;
  * listens on its port + 1000 (HTTP API).
  */
 export function freeDevPortBase(): Promise<number> {
-  const offsets = Object.values(portOffsets).filter((offset) => offset !== portOffsets.firstNode && offset !== portOffsets.firstNodeMetrics);
-  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => [portOffsets.firstNode + i, portOffsets.firstNodeMetrics + i]).flat();
+  const offsets = Object.values(portOffsets).filter(
+    (offset) => offset !== portOffsets.firstNode && offset !== portOffsets.firstNodeMetrics,
+  );
+  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => [
+    portOffsets.firstNode + i,
+    portOffsets.firstNodeMetrics + i,
+  ]).flat();
   return freePortBase([...offsets, ...nodeOffsets, portOffsets.temporal + 1000]);
 }

@@ -8,7 +8,9 @@ import { kinoBin } from '../source-runner.ts';
 
 /** The packages whose src/commands make up `kino`: the cli and the plugins it lists (process packages, @kino/dev). */
 function commandPackages(): string[] {
-  const { oclif } = JSON.parse(readFileSync(join(repoRoot, 'cli', 'package.json'), 'utf8')) as { oclif: { plugins: string[]; devPlugins: string[] } };
+  const { oclif } = JSON.parse(readFileSync(join(repoRoot, 'cli', 'package.json'), 'utf8')) as {
+    oclif: { plugins: string[]; devPlugins: string[] };
+  };
   const ours = [...oclif.plugins, ...oclif.devPlugins].filter((name) => name.startsWith('@kino/'));
   return ['cli', ...ours.map((name) => name.slice('@kino/'.length))];
 }

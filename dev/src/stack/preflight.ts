@@ -39,7 +39,10 @@ function isSameProcess(recorded: { pid: number; cmdline: string }): boolean {
 export async function clearLeftovers(layout: DevStackLayout, say: (line: string) => void): Promise<void> {
   const record = readJson<PidRecord>(layout.pidsJson);
   if (!record) return;
-  if (record.launcherPid !== process.pid && isSameProcess({ pid: record.launcherPid, cmdline: record.launcherCmdline })) {
+  if (
+    record.launcherPid !== process.pid &&
+    isSameProcess({ pid: record.launcherPid, cmdline: record.launcherCmdline })
+  ) {
     throw new DevStackError(
       `a dev stack is already running from ${layout.dir} (pid ${record.launcherPid}). ` +
         `Stop it first (Ctrl-C in its terminal, or kill ${record.launcherPid}), or use another KINO_DEV_DIR.`,
@@ -47,18 +50,25 @@ export async function clearLeftovers(layout: DevStackLayout, say: (line: string)
   }
   const leftovers = record.children.filter((child) => isSameProcess(child));
   if (leftovers.length > 0) {
-    say(`stopping ${leftovers.length} process(es) left by a dev stack that did not stop cleanly: ` +
-      leftovers.map((p) => `${p.name} (pid ${p.pid})`).join(', '));
+    say(
+      `stopping ${leftovers.length} process(es) left by a dev stack that did not stop cleanly: ` +
+        leftovers.map((p) => `${p.name} (pid ${p.pid})`).join(', '),
+    );
     for (const p of leftovers) process.kill(p.pid, 'SIGTERM');
     try {
-      await waitFor('leftover processes to exit', () => leftovers.every((p) => !isSameProcess(p)), { timeoutMs: 10_000 });
+      await waitFor('leftover processes to exit', () => leftovers.every((p) => !isSameProcess(p)), {
+        timeoutMs: 10_000,
+      });
     } catch {
       for (const p of leftovers.filter((p) => isSameProcess(p))) process.kill(p.pid, 'SIGKILL');
     }
   }
 }
 
-export function recordPids(layout: DevStackLayout, children: { name: string; pid: number | undefined; spawnargs: string[] }[]): void {
+export function recordPids(
+  layout: DevStackLayout,
+  children: { name: string; pid: number | undefined; spawnargs: string[] }[],
+): void {
   const record: PidRecord = {
     launcherPid: process.pid,
     launcherCmdline: cmdlineOf(process.pid) ?? '',

@@ -98,7 +98,17 @@ export async function readApiHealth(apiUrl: string): Promise<HealthAnswer> {
 export async function taskQueueHasPollers(temporalAddress: string, taskQueue: string): Promise<boolean> {
   const { stdout } = await execFileAsync(
     findBinary('temporal'),
-    ['task-queue', 'describe', '--legacy-mode', '--task-queue', taskQueue, '--address', temporalAddress, '--output', 'json'],
+    [
+      'task-queue',
+      'describe',
+      '--legacy-mode',
+      '--task-queue',
+      taskQueue,
+      '--address',
+      temporalAddress,
+      '--output',
+      'json',
+    ],
     { timeout: 10_000 },
   );
   const described = JSON.parse(stdout) as { pollers?: unknown[] | null };

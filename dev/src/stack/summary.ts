@@ -6,7 +6,8 @@ import type { DevStackStatus } from './launcher.ts';
 export function formatSummary(status: DevStackStatus): string {
   const { layout, devJson, env } = status;
   const { host, ports } = layout;
-  const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
+  const shown = (path: string) =>
+    relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.';
   const lines = [
     '',
     `Kino dev stack ${status.problems.length || status.missing.length ? 'running (see below)' : 'ready'} in ${(status.startedInMs / 1000).toFixed(1)} s`,
@@ -22,7 +23,10 @@ export function formatSummary(status: DevStackStatus): string {
   // The orchestrator and the nodes speak gRPC: their metrics have ports of their own (also in dev.json).
   const metrics = Object.entries(devJson.metricsUrls);
   if (metrics.length > 0) lines.push(`  Metrics     ${metrics.map(([part, url]) => `${part} ${url}`).join(', ')}`);
-  if (devJson.dashboardUrl) lines.push(`  Dashboard   ${devJson.dashboardUrl}   (sign in as ${devJson.dashboardUser.email}, password ${devJson.dashboardUser.password}; identity provider ${devJson.oidcIssuer})`);
+  if (devJson.dashboardUrl)
+    lines.push(
+      `  Dashboard   ${devJson.dashboardUrl}   (sign in as ${devJson.dashboardUser.email}, password ${devJson.dashboardUser.password}; identity provider ${devJson.oidcIssuer})`,
+    );
   if (devJson.orgId) {
     lines.push(
       '',

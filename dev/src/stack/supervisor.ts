@@ -14,10 +14,13 @@ export type SupervisorMessage = { type: 'stop' } | { type: 'force' };
 const options = JSON.parse(process.env.KINO_DEV_OPTIONS ?? '{}') as DevStackOptions;
 const progress = (line: string) => process.stderr.write(`[dev] ${line}\n`);
 // A part that exits unexpectedly is started again, as a process supervisor would in production.
-const launcher = new DevStackLauncher({ restartExited: true, ...options }, {
-  progress,
-  partError: (line) => process.stderr.write(`${line}\n`),
-});
+const launcher = new DevStackLauncher(
+  { restartExited: true, ...options },
+  {
+    progress,
+    partError: (line) => process.stderr.write(`${line}\n`),
+  },
+);
 
 let stopRequests = 0;
 async function stopAndExit(code: number): Promise<never> {
@@ -34,7 +37,7 @@ function requestStop(force: boolean): void {
     void launcher.stop({ force: true }).then(() => process.exit(1));
     return;
   }
-  progress('stopping: the farm\'s processes first, then the services');
+  progress("stopping: the farm's processes first, then the services");
   void stopAndExit(0);
 }
 

@@ -26,8 +26,12 @@ export async function runAudioTrackJob(
     const { durationSeconds } = source;
     logger.info({ audio }, 'audio track starting');
     await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output }), {
-      durationSeconds, signal, logger, priority,
-      onProgress: (progress) => onProgress({ percent: progress.percent, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
+      durationSeconds,
+      signal,
+      logger,
+      priority,
+      onProgress: (progress) =>
+        onProgress({ percent: progress.percent, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
     });
     const bytes = await uploadFile(output, track.outputUrl, workContentTypes.audioTrack, signal);
     onProgress({ percent: 100, encodedSeconds: durationSeconds, speed: 0 });

@@ -23,25 +23,45 @@ type ChunkEncode = NonNullable<EncodeRequest__Output['chunk']>;
 /** How far past its chunk's window an audio head runs: the AAC encoder's flushed packets land beyond it. */
 const audioHeadMarginSeconds = 1;
 
-export async function runChunkJob(options: EncodeJobOptions, source: ProbeResult__Output, chunk: ChunkEncode): Promise<EncodeDone> {
+export async function runChunkJob(
+  options: EncodeJobOptions,
+  source: ProbeResult__Output,
+  chunk: ChunkEncode,
+): Promise<EncodeDone> {
   const { request, signal, logger, onProgress } = options;
   let window = windowOf(chunk);
-  const plan = planHlsEncode(chunk.renditions, chunk.outputUrls, chunk.index === 0 ? [hlsInitName] : [], source, options.qualityFfmpeg);
+  const plan = planHlsEncode(
+    chunk.renditions,
+    chunk.outputUrls,
+    chunk.index === 0 ? [hlsInitName] : [],
+    source,
+    options.qualityFfmpeg,
+  );
   logger.info({ ...describePlan(plan, source), chunk: { index: chunk.index, ...window } }, 'encode starting');
   return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {
     const uploads = new HlsUploads(join(jobDir, 'hls'), chunk.outputUrls, signal);
     try {
       const audio = plan.renditions.find((r) => r.settings.audio)?.settings.audio;
-      if (chunk.audioHead && audio) window = { ...window, audioInput: await encodeAudioHead(options, audio, window, jobDir, uploads.jobSignal) };
+      if (chunk.audioHead && audio)
+        window = { ...window, audioInput: await encodeAudioHead(options, audio, window, jobDir, uploads.jobSignal) };
       const { last, errorOutput } = await encodeHls(options, source, plan, { jobDir, uploads, window });
-      const coverage = { expectedSeconds: encodeEndSeconds(source.videoDurationSeconds, window), startSeconds: window.startSeconds, source, errorOutput };
+      const coverage = {
+        expectedSeconds: encodeEndSeconds(source.videoDurationSeconds, window),
+        startSeconds: window.startSeconds,
+        source,
+        errorOutput,
+      };
       const keep = (name: string) => name !== hlsPlaylistName && (name !== hlsInitName || chunk.index === 0);
       const encoded = await checkRenditions(plan.renditions, uploads, coverage, keep, logger);
       const files = encoded.flatMap((e) => e.files);
       await uploads.uploadRest(files);
       // Scored on their first segment, all renditions at once (only chunks that asked).
       const scores = chunk.measureQuality
-        ? await scoreRenditions(options, source, encoded, { outDir: uploads.outDir, jobDir, startSeconds: window.startSeconds })
+        ? await scoreRenditions(options, source, encoded, {
+            outDir: uploads.outDir,
+            jobDir,
+            startSeconds: window.startSeconds,
+          })
         : notScored();
       const renditions = await measureRenditions(uploads.outDir, encoded, scores, last);
       onProgress({ percent: 100, encodedSeconds: renditions[0]!.durationSeconds, speed: last?.speed ?? 0 });
@@ -58,9 +78,12 @@ export async function runChunkJob(options: EncodeJobOptions, source: ProbeResult
  */
 function windowOf(chunk: ChunkEncode): ChunkWindow {
   if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
-    throw new InvalidRequestError(`chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`);
+    throw new InvalidRequestError(
+      `chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`,
+    );
   }
-  if (chunk.audioHead && chunk.audioUrl) throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
+  if (chunk.audioHead && chunk.audioUrl)
+    throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
   return {
     startSeconds: chunk.startSeconds,
     durationSeconds: chunk.durationSeconds,

@@ -9,7 +9,13 @@ export function checkProbeRequest(request: ProbeRequest__Output): void {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
 }
 
-export async function runProbeJob({ request, signal }: { request: ProbeRequest__Output; signal: AbortSignal }): Promise<ProbeResult> {
+export async function runProbeJob({
+  request,
+  signal,
+}: {
+  request: ProbeRequest__Output;
+  signal: AbortSignal;
+}): Promise<ProbeResult> {
   const info = await probeMedia(request.inputUrl, { signal });
   return {
     durationSeconds: info.durationSeconds,

@@ -10,16 +10,18 @@ import { runStoryboardJob, storyboardVtt } from './storyboard.ts';
 
 /** This process's children named `comm` (/proc, Linux): their pids. */
 function children(comm: string): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // After the command's closing parenthesis: field 3 (state) on; the parent is field 4.
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4 - 3]);
-      return parent === process.pid && stat.includes(`(${comm})`) ? [Number(entry)] : [];
-    } catch {
-      return []; // exited meanwhile
-    }
-  });
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // After the command's closing parenthesis: field 3 (state) on; the parent is field 4.
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4 - 3]);
+        return parent === process.pid && stat.includes(`(${comm})`) ? [Number(entry)] : [];
+      } catch {
+        return []; // exited meanwhile
+      }
+    });
 }
 
 test('the VTT: a cue per tile, back to back from 0 to the end, row by row across sheets', () => {
@@ -27,17 +29,26 @@ test('the VTT: a cue per tile, back to back from 0 to the end, row by row across
   assert.equal(
     vtt,
     [
-      'WEBVTT', '',
-      '00:00:00.000 --> 00:00:05.000', 'storyboard-0.jpg#xywh=0,0,160,90', '',
-      '00:00:05.000 --> 00:00:10.000', 'storyboard-0.jpg#xywh=160,0,160,90', '',
-      '00:00:10.000 --> 00:00:13.040', 'storyboard-0.jpg#xywh=320,0,160,90', '',
+      'WEBVTT',
+      '',
+      '00:00:00.000 --> 00:00:05.000',
+      'storyboard-0.jpg#xywh=0,0,160,90',
+      '',
+      '00:00:05.000 --> 00:00:10.000',
+      'storyboard-0.jpg#xywh=160,0,160,90',
+      '',
+      '00:00:10.000 --> 00:00:13.040',
+      'storyboard-0.jpg#xywh=320,0,160,90',
+      '',
     ].join('\n'),
   );
   // 505 s: 101 tiles, the 101st opens the second sheet at its top left; hours are written.
   const long = storyboardVtt(planStoryboard(505), { width: 160, height: 90 }, 505).split('\n');
   assert.ok(long.includes('storyboard-0.jpg#xywh=1440,810,160,90'));
   assert.deepEqual(long.slice(-3), ['00:08:20.000 --> 00:08:25.000', 'storyboard-1.jpg#xywh=0,0,160,90', '']);
-  assert.ok(storyboardVtt(planStoryboard(4000), { width: 160, height: 90 }, 4000).includes('01:06:35.000 --> 01:06:40.000'));
+  assert.ok(
+    storyboardVtt(planStoryboard(4000), { width: 160, height: 90 }, 4000).includes('01:06:35.000 --> 01:06:40.000'),
+  );
 });
 
 test('a storyboard decodes at the background nice value: it never slows an encode somebody waits for', async () => {

@@ -27,24 +27,38 @@ export interface StoryboardJobOptions {
   logger: Logger;
 }
 
-export async function runStoryboardJob({ request, workDir, signal, logger }: StoryboardJobOptions): Promise<StoryboardResult> {
+export async function runStoryboardJob({
+  request,
+  workDir,
+  signal,
+  logger,
+}: StoryboardJobOptions): Promise<StoryboardResult> {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
   if (!request.vttUrl) throw new InvalidRequestError('vtt_url is required');
   if (!(request.durationSeconds > 0)) throw new InvalidRequestError('duration_seconds must be more than 0');
   const plan = planStoryboard(request.durationSeconds);
   if (request.sheetUrls.length !== plan.sheets) {
-    throw new InvalidRequestError(`a ${request.durationSeconds} s video has ${plan.sheets} storyboard sheets, not ${request.sheetUrls.length}`);
+    throw new InvalidRequestError(
+      `a ${request.durationSeconds} s video has ${plan.sheets} storyboard sheets, not ${request.sheetUrls.length}`,
+    );
   }
   return withJobDir(workDir, request.jobId, 'storyboard', async (jobDir) => {
     // A storyboard decodes the whole source beside the encodes, and nobody waits for it as for an
     // encode: it runs at the background nice value, so that it never slows an encode a viewer (or a
     // just-in-time video's `ready`) waits for (docs/decisions/just-in-time.md).
     await runFfmpeg(
-      storyboardArgs({ input: request.inputUrl, tileWidth: storyboardLayout.tileWidth, ...plan, outputPattern: join(jobDir, storyboardSheetPattern) }),
+      storyboardArgs({
+        input: request.inputUrl,
+        tileWidth: storyboardLayout.tileWidth,
+        ...plan,
+        outputPattern: join(jobDir, storyboardSheetPattern),
+      }),
       { signal, logger, priority: new ProcessPriority(backgroundNiceness) },
     );
     const sheets = await Promise.all(
-      Array.from({ length: plan.sheets }, (_, i) => readFile(join(jobDir, storyboardSheetName(i))).catch(() => undefined)),
+      Array.from({ length: plan.sheets }, (_, i) =>
+        readFile(join(jobDir, storyboardSheetName(i))).catch(() => undefined),
+      ),
     );
     const first = sheets[0] && jpegSize(sheets[0]);
     if (!first || sheets.some((sheet) => !sheet || sheet.length === 0)) {
@@ -55,7 +69,9 @@ export async function runStoryboardJob({ request, workDir, signal, logger }: Sto
     const vttPath = join(jobDir, storyboardVttName);
     await writeFile(vttPath, storyboardVtt(plan, tile, request.durationSeconds));
     await Promise.all([
-      ...request.sheetUrls.map((url, i) => uploadFile(join(jobDir, storyboardSheetName(i)), url, storyboardContentTypes.sheet, signal)),
+      ...request.sheetUrls.map((url, i) =>
+        uploadFile(join(jobDir, storyboardSheetName(i)), url, storyboardContentTypes.sheet, signal),
+      ),
       uploadFile(vttPath, request.vttUrl, storyboardContentTypes.vtt, signal),
     ]);
     return { sheets: plan.sheets, tiles: plan.tiles, tileWidth: tile.width, tileHeight: tile.height };
@@ -66,7 +82,11 @@ export async function runStoryboardJob({ request, workDir, signal, logger }: Sto
  * The WebVTT: one cue per tile, back to back from 0 to the video's end (the last one shorter),
  * each naming its sheet (relative to the VTT) and region.
  */
-export function storyboardVtt(plan: StoryboardPlan, tile: { width: number; height: number }, durationSeconds: number): string {
+export function storyboardVtt(
+  plan: StoryboardPlan,
+  tile: { width: number; height: number },
+  durationSeconds: number,
+): string {
   const perSheet = plan.columns * plan.rows;
   const lines = ['WEBVTT', ''];
   for (let i = 0; i < plan.tiles; i++) {
@@ -75,7 +95,11 @@ export function storyboardVtt(plan: StoryboardPlan, tile: { width: number; heigh
     const inSheet = i % perSheet;
     const x = (inSheet % plan.columns) * tile.width;
     const y = Math.floor(inSheet / plan.columns) * tile.height;
-    lines.push(`${vttTime(start)} --> ${vttTime(end)}`, `${storyboardSheetName(Math.floor(i / perSheet))}#xywh=${x},${y},${tile.width},${tile.height}`, '');
+    lines.push(
+      `${vttTime(start)} --> ${vttTime(end)}`,
+      `${storyboardSheetName(Math.floor(i / perSheet))}#xywh=${x},${y},${tile.width},${tile.height}`,
+      '',
+    );
   }
   return lines.join('\n');
 }

@@ -18,7 +18,12 @@ export interface ThumbnailJobOptions {
   logger: Logger;
 }
 
-export async function runThumbnailJob({ request, workDir, signal, logger }: ThumbnailJobOptions): Promise<ThumbnailResult> {
+export async function runThumbnailJob({
+  request,
+  workDir,
+  signal,
+  logger,
+}: ThumbnailJobOptions): Promise<ThumbnailResult> {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
   if (!request.outputUrl) throw new InvalidRequestError('output_url is required');
   if (!(request.timestampSeconds >= 0)) throw new InvalidRequestError('timestamp_seconds must be 0 or more');
@@ -28,7 +33,13 @@ export async function runThumbnailJob({ request, workDir, signal, logger }: Thum
   return withJobDir(workDir, request.jobId, 'thumb', async (jobDir) => {
     const output = join(jobDir, 'thumbnail.jpg');
     await runFfmpeg(
-      thumbnailArgs({ input: request.inputUrl, timestampSeconds: request.timestampSeconds, width: request.width, height: request.height, output }),
+      thumbnailArgs({
+        input: request.inputUrl,
+        timestampSeconds: request.timestampSeconds,
+        width: request.width,
+        height: request.height,
+        output,
+      }),
       { signal, logger },
     );
     const jpeg = await readFile(output).catch(() => undefined);

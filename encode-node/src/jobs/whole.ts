@@ -20,7 +20,13 @@ export async function runWholeJob(
   whole: NonNullable<EncodeRequest__Output['whole']>,
 ): Promise<EncodeDone> {
   const { request, signal, logger, onProgress } = options;
-  const plan = planHlsEncode(whole.renditions, whole.outputUrls, [hlsPlaylistName, hlsInitName], source, options.qualityFfmpeg);
+  const plan = planHlsEncode(
+    whole.renditions,
+    whole.outputUrls,
+    [hlsPlaylistName, hlsInitName],
+    source,
+    options.qualityFfmpeg,
+  );
   logger.info(describePlan(plan, source), 'encode starting');
   return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {
     const uploads = new HlsUploads(join(jobDir, 'hls'), whole.outputUrls, signal);
@@ -29,7 +35,10 @@ export async function runWholeJob(
       const coverage = { expectedSeconds: source.videoDurationSeconds, startSeconds: 0, source, errorOutput };
       const encoded = await checkRenditions(plan.renditions, uploads, coverage, () => true, logger);
       const files = encoded.flatMap((e) => e.files);
-      await uploads.uploadRest(files, plan.renditions.map((r) => r.prefix + hlsPlaylistName));
+      await uploads.uploadRest(
+        files,
+        plan.renditions.map((r) => r.prefix + hlsPlaylistName),
+      );
       // Scored on their first segment, all renditions at once (only videos that asked).
       const scores = whole.measureQuality
         ? await scoreRenditions(options, source, encoded, { outDir: uploads.outDir, jobDir, startSeconds: 0 })

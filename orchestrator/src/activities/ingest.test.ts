@@ -25,7 +25,11 @@ beforeAll(async () => {
     ranges.push(request.headers.range);
     const start = Number(/^bytes=(\d+)-$/.exec(request.headers.range ?? '')?.[1] ?? 0);
     response.setHeader('etag', '"s1"');
-    if (start > 0) response.writeHead(206, { 'content-length': source.length - start, 'content-range': `bytes ${start}-${source.length - 1}/${source.length}` });
+    if (start > 0)
+      response.writeHead(206, {
+        'content-length': source.length - start,
+        'content-range': `bytes ${start}-${source.length - 1}/${source.length}`,
+      });
     else response.writeHead(200, { 'content-length': source.length });
     response.end(source.subarray(start));
   });
@@ -57,7 +61,9 @@ function memoryBucket() {
     listParts: async (_key: string, uploadId: string): Promise<StoredPart[]> => {
       const parts = uploads.get(uploadId);
       if (!parts) throw new NoSuchUploadError(uploadId);
-      return [...parts.entries()].sort(([a], [b]) => a - b).map(([partNumber, bytes]) => ({ partNumber, size: bytes.length, etag: `"${partNumber}"` }));
+      return [...parts.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([partNumber, bytes]) => ({ partNumber, size: bytes.length, etag: `"${partNumber}"` }));
     },
     completeMultipartUpload: async (key: string, uploadId: string, parts: readonly StoredPart[]) => {
       const stored = uploads.get(uploadId)!;
@@ -74,22 +80,38 @@ const key = 'ingests/org_1/env_1/vid_1/source';
 
 test('the guard refuses a loopback source for good (source_address_refused) unless WEBHOOK_ALLOW_PRIVATE', async () => {
   const bucket = memoryBucket();
-  const guarded = createIngestActivities({ storage: bucket.storage, logger, webhookDestinations: { allowPrivate: false } });
-  const error = await new MockActivityEnvironment().run(guarded.fetchIngestSource, { videoId: 'vid_1', url: `${base}/a.mp4`, storagePath: key }).catch((e: unknown) => e);
+  const guarded = createIngestActivities({
+    storage: bucket.storage,
+    logger,
+    webhookDestinations: { allowPrivate: false },
+  });
+  const error = await new MockActivityEnvironment()
+    .run(guarded.fetchIngestSource, { videoId: 'vid_1', url: `${base}/a.mp4`, storagePath: key })
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApplicationFailure);
   expect(error).toMatchObject({ type: failureTypes.invalidSource, nonRetryable: true });
-  expect((error as Error).message).toMatch(/^source_address_refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, not a public address/);
+  expect((error as Error).message).toMatch(
+    /^source_address_refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, not a public address/,
+  );
   expect(bucket.objects.size).toBe(0);
 
   const dev = createIngestActivities({ storage: bucket.storage, logger, webhookDestinations: { allowPrivate: true } });
-  const result = await new MockActivityEnvironment().run(dev.fetchIngestSource, { videoId: 'vid_1', url: `${base}/a.mp4`, storagePath: key });
+  const result = await new MockActivityEnvironment().run(dev.fetchIngestSource, {
+    videoId: 'vid_1',
+    url: `${base}/a.mp4`,
+    storagePath: key,
+  });
   expect(result).toMatchObject({ sizeBytes: source.length });
   expect(bucket.objects.get(key)?.equals(source)).toBe(true);
 });
 
-test('a later attempt resumes after the whole parts its heartbeat\'s upload holds', async () => {
+test("a later attempt resumes after the whole parts its heartbeat's upload holds", async () => {
   const bucket = memoryBucket();
-  const { fetchIngestSource } = createIngestActivities({ storage: bucket.storage, logger, webhookDestinations: { allowPrivate: true } });
+  const { fetchIngestSource } = createIngestActivities({
+    storage: bucket.storage,
+    logger,
+    webhookDestinations: { allowPrivate: true },
+  });
   // What a killed first attempt left: one whole part stored, the second one never finished.
   const uploadId = await bucket.storage.createMultipartUpload(key, 'application/octet-stream');
   await bucket.storage.uploadPart(key, uploadId, 1, source.subarray(0, ingestPartBytes));
@@ -103,10 +125,22 @@ test('a later attempt resumes after the whole parts its heartbeat\'s upload hold
 
 test('a 404 is final (InvalidSource, the upload aborted); a 503 is retried', async () => {
   const bucket = memoryBucket();
-  const { fetchIngestSource } = createIngestActivities({ storage: bucket.storage, logger, webhookDestinations: { allowPrivate: true } });
-  const gone = await new MockActivityEnvironment().run(fetchIngestSource, { videoId: 'vid_1', url: `${base}/gone.mp4`, storagePath: key }).catch((e: unknown) => e);
-  expect(gone).toMatchObject({ type: failureTypes.invalidSource, nonRetryable: true, message: 'source_http_error: the source URL answered 404' });
+  const { fetchIngestSource } = createIngestActivities({
+    storage: bucket.storage,
+    logger,
+    webhookDestinations: { allowPrivate: true },
+  });
+  const gone = await new MockActivityEnvironment()
+    .run(fetchIngestSource, { videoId: 'vid_1', url: `${base}/gone.mp4`, storagePath: key })
+    .catch((e: unknown) => e);
+  expect(gone).toMatchObject({
+    type: failureTypes.invalidSource,
+    nonRetryable: true,
+    message: 'source_http_error: the source URL answered 404',
+  });
   expect(bucket.uploads.size).toBe(0);
-  const busy = await new MockActivityEnvironment().run(fetchIngestSource, { videoId: 'vid_1', url: `${base}/busy.mp4`, storagePath: key }).catch((e: unknown) => e);
+  const busy = await new MockActivityEnvironment()
+    .run(fetchIngestSource, { videoId: 'vid_1', url: `${base}/busy.mp4`, storagePath: key })
+    .catch((e: unknown) => e);
   expect(busy).toMatchObject({ nonRetryable: false, message: 'source_http_error: the source URL answered 503' });
 });

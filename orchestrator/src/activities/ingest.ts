@@ -15,8 +15,20 @@ import { Agent } from 'undici';
 import { NoSuchUploadError, type StoredPart } from '@kino/infra';
 import { failureTypes, ingestFetchMaxAttempts } from '../activity-types.ts';
 import { MAX_UPLOAD_BYTES } from '@kino/proto/contract';
-import { pinnedLookup, resolveWebhookDestination, WebhookDestinationError, type WebhookDestinationPolicy } from '@kino/webhooks';
-import { anyAddress, fetchSource, ingestFailureReasons, SourceFetchError, type DestinationCheck, type PartSink } from '../ingest/fetch-source.ts';
+import {
+  pinnedLookup,
+  resolveWebhookDestination,
+  WebhookDestinationError,
+  type WebhookDestinationPolicy,
+} from '@kino/webhooks';
+import {
+  anyAddress,
+  fetchSource,
+  ingestFailureReasons,
+  SourceFetchError,
+  type DestinationCheck,
+  type PartSink,
+} from '../ingest/fetch-source.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -60,7 +72,11 @@ function guardedDestinations(policy: WebhookDestinationPolicy): { check: Destina
       } catch (error) {
         if (!(error instanceof WebhookDestinationError)) throw error;
         // A private address is refused for good; a name that does not resolve may resolve shortly.
-        throw new SourceFetchError(error.reason === 'not_public' ? ingestFailureReasons.addressRefused : ingestFailureReasons.httpError, error.message, error.reason === 'not_public');
+        throw new SourceFetchError(
+          error.reason === 'not_public' ? ingestFailureReasons.addressRefused : ingestFailureReasons.httpError,
+          error.message,
+          error.reason === 'not_public',
+        );
       }
     },
   };
@@ -77,7 +93,11 @@ export function createIngestActivities({
      * container, a refused address) is InvalidSource, never retried; a 5xx or no answer is retried
      * by the workflow's policy, each attempt resuming from the parts stored.
      */
-    async fetchIngestSource({ videoId, url, storagePath }: FetchIngestSourceInput): Promise<{ sizeBytes: number; resumes: number }> {
+    async fetchIngestSource({
+      videoId,
+      url,
+      storagePath,
+    }: FetchIngestSourceInput): Promise<{ sizeBytes: number; resumes: number }> {
       const log = logger.child({ videoId });
       const stored = await storage.head(storagePath);
       if (stored && stored.size > 0) {
@@ -104,10 +124,14 @@ export function createIngestActivities({
         }
       }
       uploadId ??= await storage.createMultipartUpload(storagePath, 'application/octet-stream');
-      const beat = () => context.heartbeat({ uploadId: uploadId!, ...(validator ? { validator } : {}) } satisfies IngestHeartbeat);
+      const beat = () =>
+        context.heartbeat({ uploadId: uploadId!, ...(validator ? { validator } : {}) } satisfies IngestHeartbeat);
       const sink: PartSink = {
         async writePart(partNumber, bytes) {
-          parts = [...parts.slice(0, partNumber - 1), await storage.uploadPart(storagePath, uploadId!, partNumber, bytes)];
+          parts = [
+            ...parts.slice(0, partNumber - 1),
+            await storage.uploadPart(storagePath, uploadId!, partNumber, bytes),
+          ];
         },
         async reset() {
           await storage.abortMultipartUpload(storagePath, uploadId!);
@@ -140,7 +164,10 @@ export function createIngestActivities({
           () => ({ uploadId, ...(validator ? { validator } : {}) }),
         );
         await storage.completeMultipartUpload(storagePath, uploadId, parts);
-        log.info({ url, size: fetched.sizeBytes, resumes: fetched.resumes, restarted: fetched.restarted }, 'ingest source stored');
+        log.info(
+          { url, size: fetched.sizeBytes, resumes: fetched.resumes, restarted: fetched.restarted },
+          'ingest source stored',
+        );
         return { sizeBytes: fetched.sizeBytes, resumes: fetched.resumes };
       } catch (error) {
         const final = (error instanceof SourceFetchError && error.final) || context.cancellationSignal.aborted;
@@ -148,10 +175,15 @@ export function createIngestActivities({
         // stored go with their upload, none stays in the bucket. Any earlier attempt keeps them for
         // the next to resume.
         if (final || context.info.attempt >= ingestFetchMaxAttempts) {
-          await storage.abortMultipartUpload(storagePath, uploadId).catch((abortError: unknown) => log.warn({ err: abortError, uploadId }, 'ingest upload not aborted'));
+          await storage
+            .abortMultipartUpload(storagePath, uploadId)
+            .catch((abortError: unknown) => log.warn({ err: abortError, uploadId }, 'ingest upload not aborted'));
         }
         if (!(error instanceof SourceFetchError)) throw error;
-        log.warn({ url, reason: error.reason, final: error.final, attempt: context.info.attempt, err: error }, 'ingest fetch failed');
+        log.warn(
+          { url, reason: error.reason, final: error.final, attempt: context.info.attempt, err: error },
+          'ingest fetch failed',
+        );
         if (!error.final) throw ApplicationFailure.retryable(error.message, 'SourceUnavailable');
         throw ApplicationFailure.nonRetryable(error.message, failureTypes.invalidSource);
       } finally {

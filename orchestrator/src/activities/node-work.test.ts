@@ -3,10 +3,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createNodeActivities } from './node-work.ts';
-import {
-  harness,
-  logger,
-} from '../testing/fake-node.ts';
+import { harness, logger } from '../testing/fake-node.ts';
 
 test('ENCODE_GROUPING auto: one decode for the ladder on a one-node farm, fan-out per rendition across several', async () => {
   const groupingWith = (liveNodes: number, encodeGrouping?: 'auto' | 'ladder' | 'rendition') =>

@@ -71,7 +71,8 @@ export function createNodeActivities({
     /** One chunk of a video, its record kept in storage (jobs/chunk.ts). */
     encodeChunk: (input: EncodeChunkInput): Promise<EncodeOutcome[]> => encodeChunk(deps, input),
     /** The chunks of a plan already done in storage (jobs/chunk.ts). */
-    findFinishedChunks: (input: { videoId: string; plan: unknown }): Promise<FinishedChunks> => findFinishedChunks(deps, input),
+    findFinishedChunks: (input: { videoId: string; plan: unknown }): Promise<FinishedChunks> =>
+      findFinishedChunks(deps, input),
     /** The whole video's audio track for its chunks (jobs/audio-track.ts). */
     encodeAudioTrack: (input: EncodeAudioTrackInput): Promise<string> => encodeAudioTrack(deps, input),
     /** The video's `audio.m4a` download (jobs/audio-download.ts). */

@@ -5,7 +5,13 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLogger, newId, type Storage } from '@kino/infra';
 import { migrateToLatest, type Db } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
-import { createClipVideo, createOrganization, createEnvironment, createVideo, markVideoDeleted } from '@kino/database/repositories';
+import {
+  createClipVideo,
+  createOrganization,
+  createEnvironment,
+  createVideo,
+  markVideoDeleted,
+} from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { createStorageActivities } from './storage-work.ts';
 
@@ -70,14 +76,17 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-test('removeVideoContent removes a deleted video\'s outputs and its original upload', async () => {
+test("removeVideoContent removes a deleted video's outputs and its original upload", async () => {
   const path = `uploads/${orgId}/${envId}/upl_a/clip.mp4`;
   const videoId = await video(path);
   await markVideoDeleted(db, videoId, null);
   const { result, beats } = await removeVideoContent(videoId);
   assert.deepEqual(result, { removed: 3 });
   assert.ok(beats >= 1, 'it heartbeats: an orchestrator killed midway is noticed at the heartbeat timeout');
-  assert.deepEqual([...objects.keys()].filter((key) => key.includes(videoId) || key === path), []);
+  assert.deepEqual(
+    [...objects.keys()].filter((key) => key.includes(videoId) || key === path),
+    [],
+  );
 });
 
 test('removeVideoContent keeps the original when a live video was made from the same upload since', async () => {
@@ -87,7 +96,7 @@ test('removeVideoContent keeps the original when a live video was made from the 
   const second = await video(path);
   assert.deepEqual((await removeVideoContent(first)).result, { removed: 2 });
   assert.ok(objects.has(path), 'the live video still needs its source');
-  assert.ok(objects.has(`videos/${second}/hls/master.m3u8`), 'another video\'s outputs are not touched');
+  assert.ok(objects.has(`videos/${second}/hls/master.m3u8`), "another video's outputs are not touched");
 });
 
 test("a deleted video's outputs stay while a live clip plays them, and go with the clip", async () => {
@@ -111,16 +120,32 @@ test("a deleted video's outputs stay while a live clip plays them, and go with t
 
   await markVideoDeleted(db, sourceId, null);
   assert.deepEqual((await removeVideoContent(sourceId)).result, { removed: 1 }, 'only the original upload goes');
-  assert.ok(objects.has(segment), 'the clip still plays the source\'s segment');
+  assert.ok(objects.has(segment), "the clip still plays the source's segment");
 
   await markVideoDeleted(db, clipId, null);
-  assert.deepEqual((await removeVideoContent(clipId)).result, { removed: 3 }, "the clip's playlist and the source's two objects");
-  assert.deepEqual([...objects.keys()].filter((key) => key.includes(sourceId) || key.includes(clipId)), []);
+  assert.deepEqual(
+    (await removeVideoContent(clipId)).result,
+    { removed: 3 },
+    "the clip's playlist and the source's two objects",
+  );
+  assert.deepEqual(
+    [...objects.keys()].filter((key) => key.includes(sourceId) || key.includes(clipId)),
+    [],
+  );
 });
 
 test('a clip is not made of a video that is not ready, or is deleted', async () => {
   const sourceId = await video(`uploads/${orgId}/${envId}/upl_d/source.mp4`);
-  const input = { id: newId('vid'), sourceId, name: 'c', allowPublicAccess: true, startSeconds: 0, endSeconds: 1, mediaVideoId: sourceId, firstSegment: 0 };
+  const input = {
+    id: newId('vid'),
+    sourceId,
+    name: 'c',
+    allowPublicAccess: true,
+    startSeconds: 0,
+    endSeconds: 1,
+    mediaVideoId: sourceId,
+    firstSegment: 0,
+  };
   assert.equal(await createClipVideo(db, input), undefined, 'transcoding');
   await db.updateTable('videos').set({ status: 'ready' }).where('id', '=', sourceId).execute();
   await markVideoDeleted(db, sourceId, null);

@@ -1,7 +1,14 @@
 // Activities on object storage: the master playlist, and removing a video's files. Each heartbeats
 // while it works (a long video's outputs are thousands of objects to list and delete): a worker
 // that dies midway is noticed at the heartbeat timeout.
-import { hlsContentTypes, hlsInitName, objectKeys, plannedSegments, renderMediaPlaylist, type PlaylistSegment } from '@kino/proto/contract';
+import {
+  hlsContentTypes,
+  hlsInitName,
+  objectKeys,
+  plannedSegments,
+  renderMediaPlaylist,
+  type PlaylistSegment,
+} from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
 import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
@@ -35,7 +42,11 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
     }): Promise<void> {
       await whileHeartbeating(async () => {
         for (const { key, shortEdgePixels, segments } of renditions) {
-          await storage.put(objectKeys.renditionPlaylist(videoId, key ?? shortEdgePixels), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+          await storage.put(
+            objectKeys.renditionPlaylist(videoId, key ?? shortEdgePixels),
+            renderMediaPlaylist(segments),
+            hlsContentTypes.playlist,
+          );
         }
       });
     },
@@ -60,7 +71,11 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
       await whileHeartbeating(async () => {
         for (const { key, frameRate, segmentSeconds } of renditions) {
           const segments = plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds });
-          await storage.put(objectKeys.renditionPlaylist(videoId, key), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+          await storage.put(
+            objectKeys.renditionPlaylist(videoId, key),
+            renderMediaPlaylist(segments),
+            hlsContentTypes.playlist,
+          );
           segmentCounts.push(segments.length);
         }
       });
@@ -80,7 +95,10 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
     async removeVideoOutputsButChunks({ videoId }: { videoId: string }): Promise<{ removed: number }> {
       const keys = await whileHeartbeating(async () => {
         const outputs = (await storage.list(objectKeys.videoPrefix(videoId))).filter(
-          (key) => !key.startsWith(objectKeys.workPrefix(videoId)) && !key.endsWith('.m4s') && !key.endsWith(`/${hlsInitName}`),
+          (key) =>
+            !key.startsWith(objectKeys.workPrefix(videoId)) &&
+            !key.endsWith('.m4s') &&
+            !key.endsWith(`/${hlsInitName}`),
         );
         await storage.deleteMany(outputs);
         return outputs;
@@ -104,9 +122,14 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
       return whileHeartbeating(async () => {
         const video = await getVideo(db, videoId);
         let removed = 0;
-        if (await hasLiveClips(db, videoId)) logger.info({ videoId }, 'video outputs kept: a live clip plays its segments');
+        if (await hasLiveClips(db, videoId))
+          logger.info({ videoId }, 'video outputs kept: a live clip plays its segments');
         else removed += await removeOutputs(videoId);
-        if (video && !(await findLiveVideoByStoragePath(db, video.storage_path)) && (await storage.head(video.storage_path))) {
+        if (
+          video &&
+          !(await findLiveVideoByStoragePath(db, video.storage_path)) &&
+          (await storage.head(video.storage_path))
+        ) {
           await storage.delete(video.storage_path);
           removed += 1;
           logger.info({ videoId, key: video.storage_path }, 'original upload removed');
@@ -116,7 +139,10 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
           const media = await getVideo(db, mediaVideoId);
           if (media?.deleted_at && !(await hasLiveClips(db, mediaVideoId))) {
             removed += await removeOutputs(mediaVideoId);
-            logger.info({ videoId, mediaVideoId }, "the last clip of a deleted video is gone: that video's outputs removed");
+            logger.info(
+              { videoId, mediaVideoId },
+              "the last clip of a deleted video is gone: that video's outputs removed",
+            );
           }
         }
         return { removed };

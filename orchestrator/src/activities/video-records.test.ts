@@ -103,7 +103,13 @@ beforeAll(async () => {
   orgId = newId('org');
   envId = newId('env');
   await db.insertInto('organizations').values({ id: orgId, name: 'o' }).execute();
-  await db.insertInto('environments').values([{ id: envId, org_id: orgId, name: 'e' }, { id: `${envId}x`, org_id: orgId, name: 'other' }]).execute();
+  await db
+    .insertInto('environments')
+    .values([
+      { id: envId, org_id: orgId, name: 'e' },
+      { id: `${envId}x`, org_id: orgId, name: 'other' },
+    ])
+    .execute();
   records = createVideoRecordActivities({ db, logger });
 });
 
@@ -127,31 +133,74 @@ test('loadVideoJob reads what processing needs; null for an unknown video', asyn
 
 test('markVideoReady records the ladder and the source, and a second run replaces the ladder', async () => {
   const videoId = await insertVideo();
-  assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: `videos/${videoId}/thumbs/default.jpg` }), true);
+  assert.equal(
+    await records.markVideoReady({
+      videoId,
+      probe,
+      renditions: resultsFor(probe),
+      thumbnailKey: `videos/${videoId}/thumbs/default.jpg`,
+    }),
+    true,
+  );
   const video = await db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
   assert.equal(video.status, 'ready');
   assert.equal(video.duration_seconds, 4.02);
   assert.equal(video.source_width, 1280);
   assert.equal(video.thumbnail_key, `videos/${videoId}/thumbs/default.jpg`);
   assert.ok(video.ready_at);
-  const rows = await db.selectFrom('renditions').selectAll().where('video_id', '=', videoId).orderBy('short_edge_pixels').execute();
-  assert.deepEqual(rows.map((r) => [r.key, r.width, r.height, r.video_bitrate_kbps, r.audio_bitrate_kbps, r.audio_format, r.bandwidth, r.codecs]), [
-    ['360p', 640, 360, 500, 128, 'aac', 650_000, 'avc1.64001f,mp4a.40.2'],
-    ['480p', 854, 480, 1000, 128, 'aac', 1_300_000, 'avc1.64001f,mp4a.40.2'],
-    ['720p', 1280, 720, 2500, 128, 'aac', 3_250_000, 'avc1.64001f,mp4a.40.2'],
-  ]);
+  const rows = await db
+    .selectFrom('renditions')
+    .selectAll()
+    .where('video_id', '=', videoId)
+    .orderBy('short_edge_pixels')
+    .execute();
+  assert.deepEqual(
+    rows.map((r) => [
+      r.key,
+      r.width,
+      r.height,
+      r.video_bitrate_kbps,
+      r.audio_bitrate_kbps,
+      r.audio_format,
+      r.bandwidth,
+      r.codecs,
+    ]),
+    [
+      ['360p', 640, 360, 500, 128, 'aac', 650_000, 'avc1.64001f,mp4a.40.2'],
+      ['480p', 854, 480, 1000, 128, 'aac', 1_300_000, 'avc1.64001f,mp4a.40.2'],
+      ['720p', 1280, 720, 2500, 128, 'aac', 3_250_000, 'avc1.64001f,mp4a.40.2'],
+    ],
+  );
 
   // A retried video (smaller source this time) ends with only its new ladder.
-  assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor({ width: 640, height: 360 }), thumbnailKey: null }), true);
+  assert.equal(
+    await records.markVideoReady({
+      videoId,
+      probe,
+      renditions: resultsFor({ width: 640, height: 360 }),
+      thumbnailKey: null,
+    }),
+    true,
+  );
   const again = await db.selectFrom('renditions').select('key').where('video_id', '=', videoId).execute();
-  assert.deepEqual(again.map((r) => r.key), ['360p']);
+  assert.deepEqual(
+    again.map((r) => r.key),
+    ['360p'],
+  );
 });
 
 test('markVideoReady changes nothing for a video deleted meanwhile', async () => {
   const videoId = await insertVideo();
   await db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', videoId).execute();
-  assert.equal(await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: null }), false);
-  const video = await db.selectFrom('videos').select(['status', 'ready_at']).where('id', '=', videoId).executeTakeFirstOrThrow();
+  assert.equal(
+    await records.markVideoReady({ videoId, probe, renditions: resultsFor(probe), thumbnailKey: null }),
+    false,
+  );
+  const video = await db
+    .selectFrom('videos')
+    .select(['status', 'ready_at'])
+    .where('id', '=', videoId)
+    .executeTakeFirstOrThrow();
   assert.deepEqual(video, { status: 'transcoding', ready_at: null });
   assert.deepEqual(await db.selectFrom('renditions').select('key').where('video_id', '=', videoId).execute(), []);
 });
@@ -159,29 +208,48 @@ test('markVideoReady changes nothing for a video deleted meanwhile', async () =>
 test('markVideoFailed keeps the reason', async () => {
   const videoId = await insertVideo();
   await records.markVideoFailed({ videoId, reason: 'the file has no video stream' });
-  const video = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', videoId).executeTakeFirstOrThrow();
+  const video = await db
+    .selectFrom('videos')
+    .select(['status', 'failure_reason'])
+    .where('id', '=', videoId)
+    .executeTakeFirstOrThrow();
   assert.deepEqual(video, { status: 'failed', failure_reason: 'the file has no video stream' });
   // A retry of the activity after its commit changes nothing: the first reason stays.
   await records.markVideoFailed({ videoId, reason: 'activity retried' });
-  assert.equal((await db.selectFrom('videos').select('failure_reason').where('id', '=', videoId).executeTakeFirstOrThrow()).failure_reason, 'the file has no video stream');
+  assert.equal(
+    (await db.selectFrom('videos').select('failure_reason').where('id', '=', videoId).executeTakeFirstOrThrow())
+      .failure_reason,
+    'the file has no video stream',
+  );
 });
 
 test('markVideoFailed fails only a live video in transcoding: a ready one keeps its ladder, a deleted one is left as it was', async () => {
   const ready = await insertVideo();
-  assert.equal(await records.markVideoReady({ videoId: ready, probe, renditions: resultsFor(probe), thumbnailKey: null }), true);
+  assert.equal(
+    await records.markVideoReady({ videoId: ready, probe, renditions: resultsFor(probe), thumbnailKey: null }),
+    true,
+  );
   await records.markVideoFailed({ videoId: ready, reason: 'late failure' });
-  const readyRow = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', ready).executeTakeFirstOrThrow();
+  const readyRow = await db
+    .selectFrom('videos')
+    .select(['status', 'failure_reason'])
+    .where('id', '=', ready)
+    .executeTakeFirstOrThrow();
   assert.deepEqual(readyRow, { status: 'ready', failure_reason: null });
   assert.equal((await db.selectFrom('renditions').select('key').where('video_id', '=', ready).execute()).length, 3);
 
   const deleted = await insertVideo();
   await db.updateTable('videos').set({ deleted_at: new Date() }).where('id', '=', deleted).execute();
   await records.markVideoFailed({ videoId: deleted, reason: 'failed after delete' });
-  const deletedRow = await db.selectFrom('videos').select(['status', 'failure_reason']).where('id', '=', deleted).executeTakeFirstOrThrow();
+  const deletedRow = await db
+    .selectFrom('videos')
+    .select(['status', 'failure_reason'])
+    .where('id', '=', deleted)
+    .executeTakeFirstOrThrow();
   assert.deepEqual(deletedRow, { status: 'transcoding', failure_reason: null });
 });
 
-test('webhook subscriptions: the video\'s environment, the event asked for, not deleted', async () => {
+test("webhook subscriptions: the video's environment, the event asked for, not deleted", async () => {
   const videoId = await insertVideo();
   const hook = (id: string, env: string, events: string[], deleted = false) => ({
     id,
@@ -204,11 +272,15 @@ test('webhook subscriptions: the video\'s environment, the event asked for, not 
     ])
     .execute();
   assert.deepEqual(
-    (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.completed' })).map((s) => s.webhookId).sort(),
+    (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.completed' }))
+      .map((s) => s.webhookId)
+      .sort(),
     ['whk_both', 'whk_every'],
   );
   assert.deepEqual(
-    (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.failed' })).map((s) => s.webhookId).sort(),
+    (await records.listWebhookSubscriptions({ videoId, event: 'video.processing.failed' }))
+      .map((s) => s.webhookId)
+      .sort(),
     ['whk_both', 'whk_every', 'whk_failed'],
   );
 });
@@ -218,7 +290,15 @@ test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answ
   const webhookId = newId('whk');
   await db
     .insertInto('webhooks')
-    .values({ id: webhookId, org_id: orgId, env_id: envId, url: 'http://127.0.0.1:9/hook', events: '[]', secret: `whsec_${secretKey.toString('base64')}`, deleted_at: null })
+    .values({
+      id: webhookId,
+      org_id: orgId,
+      env_id: envId,
+      url: 'http://127.0.0.1:9/hook',
+      events: '[]',
+      secret: `whsec_${secretKey.toString('base64')}`,
+      deleted_at: null,
+    })
     .execute();
   const sent: Array<{ url: string; init: RequestInit }> = [];
   let status = 204;
@@ -227,8 +307,19 @@ test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answ
     return Promise.resolve(new Response(null, { status }));
   }) as unknown as typeof fetch;
   // The dev stack's setting: this endpoint is on loopback (the next test is production's).
-  const { sendWebhook } = createWebhookActivities({ db, logger, fetch: fakeFetch, webhookDestinations: { allowPrivate: true } });
-  const payload: WebhookPayload = { event: 'video.processing.failed', videoId: 'vid_1', status: 'failed', timestamp: '2026-11-21T06:00:00.000Z', data: { reason: 'x' } };
+  const { sendWebhook } = createWebhookActivities({
+    db,
+    logger,
+    fetch: fakeFetch,
+    webhookDestinations: { allowPrivate: true },
+  });
+  const payload: WebhookPayload = {
+    event: 'video.processing.failed',
+    videoId: 'vid_1',
+    status: 'failed',
+    timestamp: '2026-11-21T06:00:00.000Z',
+    data: { reason: 'x' },
+  };
 
   assert.deepEqual(await sendWebhook({ webhookId, messageId: 'msg_1', payload }), { status: 204 });
   const [{ url, init }] = sent as [{ url: string; init: RequestInit }];
@@ -237,7 +328,9 @@ test('sendWebhook POSTs the payload signed per Standard Webhooks; a non-2xx answ
   assert.equal(init.method, 'POST');
   assert.deepEqual(JSON.parse(init.body as string), payload);
   assert.equal(headers['webhook-id'], 'msg_1');
-  const expected = createHmac('sha256', secretKey).update(`msg_1.${headers['webhook-timestamp']}.${init.body as string}`).digest('base64');
+  const expected = createHmac('sha256', secretKey)
+    .update(`msg_1.${headers['webhook-timestamp']}.${init.body as string}`)
+    .digest('base64');
   assert.equal(headers['webhook-signature'], `v1,${expected}`);
 
   status = 500;
@@ -268,10 +361,27 @@ test('sendWebhook in production reaches public addresses only, checked after DNS
   const port = (receiver.address() as AddressInfo).port;
   const hook = async (url: string) => {
     const id = newId('whk');
-    await db.insertInto('webhooks').values({ id, org_id: orgId, env_id: envId, url, events: '[]', secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`, deleted_at: null }).execute();
+    await db
+      .insertInto('webhooks')
+      .values({
+        id,
+        org_id: orgId,
+        env_id: envId,
+        url,
+        events: '[]',
+        secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+        deleted_at: null,
+      })
+      .execute();
     return id;
   };
-  const payload: WebhookPayload = { event: 'video.processing.failed', videoId: 'vid_1', status: 'failed', timestamp: '2026-11-21T06:00:00.000Z', data: {} };
+  const payload: WebhookPayload = {
+    event: 'video.processing.failed',
+    videoId: 'vid_1',
+    status: 'failed',
+    timestamp: '2026-11-21T06:00:00.000Z',
+    data: {},
+  };
   const lookups: string[] = [];
   const resolve: HostResolver = async (hostname) => {
     lookups.push(hostname);
@@ -281,22 +391,35 @@ test('sendWebhook in production reaches public addresses only, checked after DNS
   };
   try {
     const production = createWebhookActivities({ db, logger, webhookDestinations: { allowPrivate: false, resolve } });
-    for (const url of [`http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`, `http://loopback.test:${port}/hook`, 'http://metadata.test/latest/meta-data/', 'http://169.254.169.254/latest/meta-data/']) {
+    for (const url of [
+      `http://127.0.0.1:${port}/hook`,
+      `http://[::ffff:127.0.0.1]:${port}/hook`,
+      `http://loopback.test:${port}/hook`,
+      'http://metadata.test/latest/meta-data/',
+      'http://169.254.169.254/latest/meta-data/',
+    ]) {
       const webhookId = await hook(url);
-      await assert.rejects(production.sendWebhook({ webhookId, messageId: 'msg_p', payload }), (error: unknown) => {
-        assert.ok(error instanceof ApplicationFailure, String(error));
-        assert.equal(error.type, 'WebhookDestinationRefused');
-        assert.equal(error.nonRetryable, true);
-        return true;
-      }, url);
+      await assert.rejects(
+        production.sendWebhook({ webhookId, messageId: 'msg_p', payload }),
+        (error: unknown) => {
+          assert.ok(error instanceof ApplicationFailure, String(error));
+          assert.equal(error.type, 'WebhookDestinationRefused');
+          assert.equal(error.nonRetryable, true);
+          return true;
+        },
+        url,
+      );
     }
     assert.equal(received, 0, 'nothing reached the loopback receiver');
     // A name that does not resolve may later: retried, not final.
-    await assert.rejects(production.sendWebhook({ webhookId: await hook('http://gone.test/hook'), messageId: 'msg_p', payload }), (error: Error) => {
-      assert.ok(!(error instanceof ApplicationFailure && error.nonRetryable));
-      assert.match(error.message, /does not resolve/);
-      return true;
-    });
+    await assert.rejects(
+      production.sendWebhook({ webhookId: await hook('http://gone.test/hook'), messageId: 'msg_p', payload }),
+      (error: Error) => {
+        assert.ok(!(error instanceof ApplicationFailure && error.nonRetryable));
+        assert.match(error.message, /does not resolve/);
+        return true;
+      },
+    );
     assert.ok(lookups.includes('loopback.test'));
     // One lookup per delivery, and the connection is pinned to its answer (next test): a DNS answer that
     // changes between the check and the connection (rebinding) is never asked for.
@@ -321,7 +444,10 @@ test('sendWebhook in production reaches public addresses only, checked after DNS
 
     // The dev stack's setting: the same loopback receiver gets the delivery.
     const dev = createWebhookActivities({ db, logger, webhookDestinations: { allowPrivate: true } });
-    assert.deepEqual(await dev.sendWebhook({ webhookId: await hook(`http://127.0.0.1:${port}/hook`), messageId: 'msg_d', payload }), { status: 204 });
+    assert.deepEqual(
+      await dev.sendWebhook({ webhookId: await hook(`http://127.0.0.1:${port}/hook`), messageId: 'msg_d', payload }),
+      { status: 204 },
+    );
     assert.equal(received, 1);
   } finally {
     receiver.close();

@@ -2,11 +2,22 @@
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
 import type { MarkReadyInput, VideoJob } from '../activity-types.ts';
-import { environmentJustInTime, getVideo, markClipReady, markVideoFailed, markVideoReady, listWebhookSubscribers } from '@kino/database/repositories';
+import {
+  environmentJustInTime,
+  getVideo,
+  markClipReady,
+  markVideoFailed,
+  markVideoReady,
+  listWebhookSubscribers,
+} from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { defaultJustInTimeRunSeconds } from '../chunks.ts';
 
-export function createVideoRecordActivities({ db, logger, justInTime }: Pick<ActivityDeps, 'db' | 'logger' | 'justInTime'>) {
+export function createVideoRecordActivities({
+  db,
+  logger,
+  justInTime,
+}: Pick<ActivityDeps, 'db' | 'logger' | 'justInTime'>) {
   return {
     /**
      * Whether the video is published just in time (its environment's setting, else the farm's
@@ -37,7 +48,15 @@ export function createVideoRecordActivities({ db, logger, justInTime }: Pick<Act
      * Records the ladder and makes the video `ready`, in one transaction. Returns false (and
      * changes nothing) when the video was deleted meanwhile.
      */
-    async markVideoReady({ videoId, probe, renditions, thumbnailKey, storyboardKey, audioKey, segmentsPending }: MarkReadyInput): Promise<boolean> {
+    async markVideoReady({
+      videoId,
+      probe,
+      renditions,
+      thumbnailKey,
+      storyboardKey,
+      audioKey,
+      segmentsPending,
+    }: MarkReadyInput): Promise<boolean> {
       const marked = await markVideoReady(db, videoId, {
         source: probe,
         thumbnailKey,
@@ -67,7 +86,10 @@ export function createVideoRecordActivities({ db, logger, justInTime }: Pick<Act
           segment_count: outcome.segmentCount,
         })),
       });
-      logger.info({ videoId, marked, renditions: renditions.map((r) => r.plan.key) }, marked ? 'video ready' : 'video deleted before ready');
+      logger.info(
+        { videoId, marked, renditions: renditions.map((r) => r.plan.key) },
+        marked ? 'video ready' : 'video deleted before ready',
+      );
       return marked;
     },
 
@@ -75,7 +97,17 @@ export function createVideoRecordActivities({ db, logger, justInTime }: Pick<Act
      * Makes a frame-accurate clip `ready` with its source's ladder, `durationSeconds` long in
      * `segmentCount` segments. False when the clip, or the source whose ladder it takes, is gone.
      */
-    async markClipReady({ videoId, sourceVideoId, durationSeconds, segmentCount }: { videoId: string; sourceVideoId: string; durationSeconds: number; segmentCount: number }): Promise<boolean> {
+    async markClipReady({
+      videoId,
+      sourceVideoId,
+      durationSeconds,
+      segmentCount,
+    }: {
+      videoId: string;
+      sourceVideoId: string;
+      durationSeconds: number;
+      segmentCount: number;
+    }): Promise<boolean> {
       const source = await getVideo(db, sourceVideoId);
       const marked = source ? await markClipReady(db, videoId, source, { durationSeconds, segmentCount }) : false;
       logger.info({ videoId, sourceVideoId, marked }, marked ? 'clip ready' : 'clip deleted before ready');
@@ -85,11 +117,21 @@ export function createVideoRecordActivities({ db, logger, justInTime }: Pick<Act
     async markVideoFailed({ videoId, reason }: { videoId: string; reason: string }): Promise<void> {
       const marked = await markVideoFailed(db, videoId, reason);
       if (marked) logger.warn({ videoId, reason }, 'video failed');
-      else logger.warn({ videoId, reason }, 'video failed, but it is no longer a live video in transcoding: left as it is');
+      else
+        logger.warn(
+          { videoId, reason },
+          'video failed, but it is no longer a live video in transcoding: left as it is',
+        );
     },
 
     /** The webhooks of the video's environment that want `event`: ids only, secrets stay out of workflow history. */
-    async listWebhookSubscriptions({ videoId, event }: { videoId: string; event: WebhookEvent }): Promise<Array<{ webhookId: string }>> {
+    async listWebhookSubscriptions({
+      videoId,
+      event,
+    }: {
+      videoId: string;
+      event: WebhookEvent;
+    }): Promise<Array<{ webhookId: string }>> {
       const webhooks = await listWebhookSubscribers(db, { videoId, event });
       return webhooks.map((webhook) => ({ webhookId: webhook.id }));
     },

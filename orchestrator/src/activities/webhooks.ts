@@ -31,14 +31,19 @@ export function createWebhookActivities({
         { hook, messageId, payload },
       );
       deliveries.inc({ result });
-      if (result === 'blocked') throw ApplicationFailure.nonRetryable(delivery.error!, failureTypes.webhookDestinationRefused);
+      if (result === 'blocked')
+        throw ApplicationFailure.nonRetryable(delivery.error!, failureTypes.webhookDestinationRefused);
       if (result !== 'delivered') throw new Error(delivery.error!);
       return { status: delivery.response_status! };
     },
 
     /** The details object of a video, as GET details answers it (its view count aside: 0 here, with no analytics store). */
     async videoDetails({ videoId }: { videoId: string }): Promise<Record<string, unknown> | null> {
-      if (!videoDetails) throw ApplicationFailure.nonRetryable('DELIVERY_URL and KINO_KEY_ENCRYPTION_KEY are not configured', 'details_unconfigured');
+      if (!videoDetails)
+        throw ApplicationFailure.nonRetryable(
+          'DELIVERY_URL and KINO_KEY_ENCRYPTION_KEY are not configured',
+          'details_unconfigured',
+        );
       return (await loadVideoDetails({ db, config: videoDetails }, videoId)) ?? null;
     },
   };

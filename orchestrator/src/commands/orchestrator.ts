@@ -9,7 +9,9 @@ export default class Orchestrator extends Command {
     'METRICS_TOKEN, LOG_LEVEL (`kino config check orchestrator` checks them). SIGTERM or SIGINT stops it cleanly.',
   ].join('\n');
 
-  static override examples = ['NODE_TOKEN=... DATABASE_URL=postgres://... S3_ENDPOINT=... <%= config.bin %> orchestrator'];
+  static override examples = [
+    'NODE_TOKEN=... DATABASE_URL=postgres://... S3_ENDPOINT=... <%= config.bin %> orchestrator',
+  ];
   static override enableJsonFlag = false;
 
   async run(): Promise<void> {

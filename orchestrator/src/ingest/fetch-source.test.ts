@@ -58,7 +58,10 @@ function rangeServer(body: Buffer, cutAt: number) {
       response.setHeader('accept-ranges', 'bytes');
       response.setHeader('etag', '"v1"');
       if (match) {
-        response.writeHead(206, { 'content-length': body.length - start, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
+        response.writeHead(206, {
+          'content-length': body.length - start,
+          'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+        });
       } else {
         response.writeHead(200, { 'content-length': body.length });
       }
@@ -116,13 +119,21 @@ describe('fetchSource: resuming and aborting', () => {
     const sink = new MemorySink();
     await sink.writePart(1, body.subarray(0, partBytes));
     await sink.writePart(2, body.subarray(partBytes, 2 * partBytes));
-    const result = await fetchSource({ url, sink, maxBytes: 10 * 1024 ** 2, partBytes, destination: anyAddress(), storedParts: 2, validator: '"v1"' });
+    const result = await fetchSource({
+      url,
+      sink,
+      maxBytes: 10 * 1024 ** 2,
+      partBytes,
+      destination: anyAddress(),
+      storedParts: 2,
+      validator: '"v1"',
+    });
     expect(server.seen[0]).toBe(`bytes=${2 * partBytes}-`);
     expect(result).toMatchObject({ sizeBytes: body.length, parts: 5 });
     expect(sink.joined().equals(body)).toBe(true);
   });
 
-  test('an aborted fetch stops with the signal\'s reason, mid-body or before an answer, and does not resume', async () => {
+  test("an aborted fetch stops with the signal's reason, mid-body or before an answer, and does not resume", async () => {
     const body = mp4Body(3 * partBytes);
     let requests = 0;
     const url = await serve((_request, response) => {
@@ -134,11 +145,28 @@ describe('fetchSource: resuming and aborting', () => {
     const sink = new MemorySink();
     const controller = new AbortController();
     const stopped = new Error('the video was deleted');
-    const fetching = fetchSource({ url, sink, maxBytes: 10 * 1024 ** 2, partBytes, destination: anyAddress(), signal: controller.signal, onProgress: () => controller.abort(stopped) });
+    const fetching = fetchSource({
+      url,
+      sink,
+      maxBytes: 10 * 1024 ** 2,
+      partBytes,
+      destination: anyAddress(),
+      signal: controller.signal,
+      onProgress: () => controller.abort(stopped),
+    });
     await expect(fetching).rejects.toBe(stopped);
     expect(requests).toBe(1);
     expect(sink.parts.size).toBe(1);
-    await expect(fetchSource({ url, sink, maxBytes: 10 * 1024 ** 2, partBytes, destination: anyAddress(), signal: controller.signal })).rejects.toBe(stopped);
+    await expect(
+      fetchSource({
+        url,
+        sink,
+        maxBytes: 10 * 1024 ** 2,
+        partBytes,
+        destination: anyAddress(),
+        signal: controller.signal,
+      }),
+    ).rejects.toBe(stopped);
     expect(requests).toBe(1);
   });
 });
@@ -150,7 +178,13 @@ describe('fetchSource: statuses, limits, containers and redirects', () => {
       requests += 1;
       response.writeHead(404).end('not here');
     });
-    const error = await fetchSource({ url, sink: new MemorySink(), maxBytes: 1024 ** 2, partBytes, destination: anyAddress() }).catch((e: unknown) => e);
+    const error = await fetchSource({
+      url,
+      sink: new MemorySink(),
+      maxBytes: 1024 ** 2,
+      partBytes,
+      destination: anyAddress(),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceFetchError);
     expect(error).toMatchObject({ reason: ingestFailureReasons.httpError, final: true });
     expect((error as Error).message).toBe('source_http_error: the source URL answered 404');
@@ -159,7 +193,13 @@ describe('fetchSource: statuses, limits, containers and redirects', () => {
 
   test('a 503 is not final (the activity retries it)', async () => {
     const url = await serve((_request, response) => void response.writeHead(503).end());
-    const error = await fetchSource({ url, sink: new MemorySink(), maxBytes: 1024 ** 2, partBytes, destination: anyAddress() }).catch((e: unknown) => e);
+    const error = await fetchSource({
+      url,
+      sink: new MemorySink(),
+      maxBytes: 1024 ** 2,
+      partBytes,
+      destination: anyAddress(),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: ingestFailureReasons.httpError, final: false });
   });
 
@@ -171,45 +211,70 @@ describe('fetchSource: statuses, limits, containers and redirects', () => {
       // The rest never comes: the fetch must not wait for it.
     });
     const sink = new MemorySink();
-    const error = await fetchSource({ url, sink, maxBytes: 5 * 1024 ** 3, partBytes, destination: anyAddress() }).catch((e: unknown) => e);
+    const error = await fetchSource({ url, sink, maxBytes: 5 * 1024 ** 3, partBytes, destination: anyAddress() }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ reason: ingestFailureReasons.tooLarge, final: true });
     expect((error as Error).message).toContain('declares 6442450944 bytes');
     expect(sink.parts.size).toBe(0);
   });
 
-  test('a body streamed past the limit without a declared length fails once the limit is passed', { timeout: 10_000 }, async () => {
-    const maxBytes = 3 * partBytes;
-    const url = await serve((_request, response) => {
-      response.writeHead(200); // chunked: no Content-Length
-      response.write(mp4Body(partBytes));
-      // Keep sending until the client hangs up.
-      const more = () => {
-        if (response.destroyed) return;
-        response.write(randomBytes(partBytes), more);
-      };
-      more();
-    });
-    const sink = new MemorySink();
-    const error = await fetchSource({ url, sink, maxBytes, partBytes, destination: anyAddress() }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ reason: ingestFailureReasons.tooLarge, final: true });
-    expect((error as Error).message).toContain('sent more than');
-    expect(sink.parts.size).toBeLessThanOrEqual(3);
-  });
+  test(
+    'a body streamed past the limit without a declared length fails once the limit is passed',
+    { timeout: 10_000 },
+    async () => {
+      const maxBytes = 3 * partBytes;
+      const url = await serve((_request, response) => {
+        response.writeHead(200); // chunked: no Content-Length
+        response.write(mp4Body(partBytes));
+        // Keep sending until the client hangs up.
+        const more = () => {
+          if (response.destroyed) return;
+          response.write(randomBytes(partBytes), more);
+        };
+        more();
+      });
+      const sink = new MemorySink();
+      const error = await fetchSource({ url, sink, maxBytes, partBytes, destination: anyAddress() }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ reason: ingestFailureReasons.tooLarge, final: true });
+      expect((error as Error).message).toContain('sent more than');
+      expect(sink.parts.size).toBeLessThanOrEqual(3);
+    },
+  );
 
   test('a body that opens no accepted container fails as unsupported', async () => {
-    const url = await serve((_request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html>not a video</html>'));
-    const error = await fetchSource({ url, sink: new MemorySink(), maxBytes: 1024 ** 2, partBytes, destination: anyAddress() }).catch((e: unknown) => e);
+    const url = await serve(
+      (_request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html>not a video</html>'),
+    );
+    const error = await fetchSource({
+      url,
+      sink: new MemorySink(),
+      maxBytes: 1024 ** 2,
+      partBytes,
+      destination: anyAddress(),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: ingestFailureReasons.unsupportedFormat, final: true });
   });
 
   test('redirects are followed, each host through the destination check', async () => {
     const body = mp4Body(1000);
-    const target = await serve((_request, response) => void response.writeHead(200, { 'content-length': body.length }).end(body));
+    const target = await serve(
+      (_request, response) => void response.writeHead(200, { 'content-length': body.length }).end(body),
+    );
     const url = await serve((_request, response) => void response.writeHead(302, { location: target }).end());
     const checked: string[] = [];
     const agent = anyAddress();
     const sink = new MemorySink();
-    await fetchSource({ url, sink, maxBytes: 1024 ** 2, partBytes, destination: async (u) => (checked.push(u.href), agent(u)) });
+    await fetchSource({
+      url,
+      sink,
+      maxBytes: 1024 ** 2,
+      partBytes,
+      destination: async (u) => (checked.push(u.href), agent(u)),
+    });
     expect(checked).toEqual([url, target]);
     expect(sink.joined().equals(body)).toBe(true);
   });

@@ -112,24 +112,43 @@ function validatorOf(headers: Record<string, string | string[] | undefined>): st
 }
 
 /** One GET (following redirects, each host checked): the response, its status already judged. */
-async function open(url: string, destination: DestinationCheck, headers: Record<string, string>, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+async function open(
+  url: string,
+  destination: DestinationCheck,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw new SourceFetchError(ingestFailureReasons.httpError, `${target.protocol} URLs cannot be fetched (http and https only)`, true);
+      throw new SourceFetchError(
+        ingestFailureReasons.httpError,
+        `${target.protocol} URLs cannot be fetched (http and https only)`,
+        true,
+      );
     }
     const dispatcher = await destination(target);
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(target, { method: 'GET', headers: { ...headers, 'user-agent': userAgent }, dispatcher, ...(signal ? { signal } : {}) });
+      response = await request(target, {
+        method: 'GET',
+        headers: { ...headers, 'user-agent': userAgent },
+        dispatcher,
+        ...(signal ? { signal } : {}),
+      });
     } catch (error) {
       signal?.throwIfAborted();
-      throw new SourceFetchError(ingestFailureReasons.httpError, `${target.host} did not answer (${(error as Error).message})`, false);
+      throw new SourceFetchError(
+        ingestFailureReasons.httpError,
+        `${target.host} did not answer (${(error as Error).message})`,
+        false,
+      );
     }
     const location = headerOf(response.headers, 'location');
     if (response.statusCode >= 300 && response.statusCode < 400 && location) {
       discard(response);
-      if (hop >= maxRedirects) throw new SourceFetchError(ingestFailureReasons.httpError, `more than ${maxRedirects} redirects`, true);
+      if (hop >= maxRedirects)
+        throw new SourceFetchError(ingestFailureReasons.httpError, `more than ${maxRedirects} redirects`, true);
       target = new URL(location, target);
       continue;
     }
@@ -152,7 +171,11 @@ function discard(response: Dispatcher.ResponseData): void {
 }
 
 function tooLarge(size: number, maxBytes: number, how: string): SourceFetchError {
-  return new SourceFetchError(ingestFailureReasons.tooLarge, `the source ${how} ${size} bytes; at most ${maxBytes} bytes (5 GB) are accepted`, true);
+  return new SourceFetchError(
+    ingestFailureReasons.tooLarge,
+    `the source ${how} ${size} bytes; at most ${maxBytes} bytes (5 GB) are accepted`,
+    true,
+  );
 }
 
 /**
@@ -189,13 +212,22 @@ export async function fetchSource(options: FetchSourceOptions): Promise<FetchedS
 
   for (;;) {
     const from = received();
-    const response = await open(url, destination, from > 0 ? { range: `bytes=${from}-`, ...(validator ? { 'if-range': validator } : {}) } : {}, signal);
+    const response = await open(
+      url,
+      destination,
+      from > 0 ? { range: `bytes=${from}-`, ...(validator ? { 'if-range': validator } : {}) } : {},
+      signal,
+    );
     const contentLength = headerOf(response.headers, 'content-length');
     if (response.statusCode === 206) {
       const range = parseContentRange(headerOf(response.headers, 'content-range'));
       if (!range || range.start !== from) {
         discard(response);
-        throw new SourceFetchError(ingestFailureReasons.httpError, `the source answered a Range request for byte ${from} with ${headerOf(response.headers, 'content-range') ?? 'no Content-Range'}`, false);
+        throw new SourceFetchError(
+          ingestFailureReasons.httpError,
+          `the source answered a Range request for byte ${from} with ${headerOf(response.headers, 'content-range') ?? 'no Content-Range'}`,
+          false,
+        );
       }
       if (range.total !== undefined && range.total > maxBytes) {
         discard(response);
@@ -238,7 +270,11 @@ export async function fetchSource(options: FetchSourceOptions): Promise<FetchedS
       signal?.throwIfAborted();
       // The connection dropped mid-body: resume from the byte reached.
       if (resumes >= maxResumes) {
-        throw new SourceFetchError(ingestFailureReasons.httpError, `the connection dropped ${resumes + 1} times (last: ${(error as Error).message})`, false);
+        throw new SourceFetchError(
+          ingestFailureReasons.httpError,
+          `the connection dropped ${resumes + 1} times (last: ${(error as Error).message})`,
+          false,
+        );
       }
       resumes += 1;
       const delay = resumeDelayMs?.(resumes) ?? 0;
@@ -254,7 +290,9 @@ export async function fetchSource(options: FetchSourceOptions): Promise<FetchedS
 function unsupported(nonEmpty: boolean): SourceFetchError {
   return new SourceFetchError(
     ingestFailureReasons.unsupportedFormat,
-    nonEmpty ? 'the source is not an MP4, QuickTime, AVI, WebM or Matroska file (its first bytes open none of these containers)' : 'the source is empty',
+    nonEmpty
+      ? 'the source is not an MP4, QuickTime, AVI, WebM or Matroska file (its first bytes open none of these containers)'
+      : 'the source is empty',
     true,
   );
 }

@@ -44,12 +44,22 @@ class RegistryRequestError extends Error {
 }
 
 /** What the registry's handlers answer with: the farm's tables, its token, its timings. */
-interface RegistryContext extends Pick<RegistryServerOptions, 'db' | 'token' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'> {
+interface RegistryContext extends Pick<
+  RegistryServerOptions,
+  'db' | 'token' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
+> {
   leaseGraceMs: number;
 }
 
 /** Register, Heartbeat and Deregister: each authenticates the farm token, then updates the node's rows. */
-function createRegistryHandlers({ db, token, heartbeatTimeoutMs, logger, leaseGraceMs, heartbeats }: RegistryContext): NodeRegistryHandlers {
+function createRegistryHandlers({
+  db,
+  token,
+  heartbeatTimeoutMs,
+  logger,
+  leaseGraceMs,
+  heartbeats,
+}: RegistryContext): NodeRegistryHandlers {
   const expected = createHash('sha256').update(token).digest();
   const authenticate = (presented: string) => {
     if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) {
@@ -60,7 +70,10 @@ function createRegistryHandlers({ db, token, heartbeatTimeoutMs, logger, leaseGr
   const statusOf = (error: unknown): Partial<grpc.StatusObject> =>
     error instanceof RegistryRequestError
       ? { code: error.code, details: error.message }
-      : { code: GrpcStatus.UNAVAILABLE, details: `registry error: ${error instanceof Error ? error.message : String(error)}` };
+      : {
+          code: GrpcStatus.UNAVAILABLE,
+          details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
+        };
 
   return {
     Register(call, callback) {
@@ -68,9 +81,13 @@ function createRegistryHandlers({ db, token, heartbeatTimeoutMs, logger, leaseGr
       (async () => {
         authenticate(request.token);
         if (!/^[^\s:]+:\d{1,5}$/.test(request.address) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(request.address)) {
-          throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, `address must be HOST:PORT (got "${request.address}")`);
+          throw new RegistryRequestError(
+            GrpcStatus.INVALID_ARGUMENT,
+            `address must be HOST:PORT (got "${request.address}")`,
+          );
         }
-        if (!(request.slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
+        if (!(request.slots >= 1))
+          throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
         const node = await registerNode(db, {
           nodeId: request.nodeId,
           address: request.address,
@@ -79,7 +96,14 @@ function createRegistryHandlers({ db, token, heartbeatTimeoutMs, logger, leaseGr
           labels: request.labels,
         });
         logger.info(
-          { nodeId: node.id, address: node.address, slots: node.slots, version: node.version, labels: node.labels, reused: node.id === request.nodeId },
+          {
+            nodeId: node.id,
+            address: node.address,
+            slots: node.slots,
+            version: node.version,
+            labels: node.labels,
+            reused: node.id === request.nodeId,
+          },
           'node registered',
         );
         return { nodeId: node.id, heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs) };
@@ -109,7 +133,10 @@ function createRegistryHandlers({ db, token, heartbeatTimeoutMs, logger, leaseGr
             'node back from gone with stale work: quarantined (no new work) until a heartbeat reports no running job',
           );
         } else if (!known) {
-          logger.info({ nodeId: request.nodeId }, 'heartbeat from a node the registry does not know: it will register again');
+          logger.info(
+            { nodeId: request.nodeId },
+            'heartbeat from a node the registry does not know: it will register again',
+          );
         }
         return { known };
       })().then(

@@ -26,7 +26,9 @@ const sending = proxyActivities<Activities>({
   },
 });
 
-export async function deliverWebhooks({ payload }: DeliverWebhooksInput): Promise<{ delivered: number; failed: number }> {
+export async function deliverWebhooks({
+  payload,
+}: DeliverWebhooksInput): Promise<{ delivered: number; failed: number }> {
   const subscriptions = await database.listWebhookSubscriptions({ videoId: payload.videoId, event: payload.event });
   let delivered = 0;
   let failed = 0;
@@ -39,7 +41,10 @@ export async function deliverWebhooks({ payload }: DeliverWebhooksInput): Promis
         delivered += 1;
       } catch (error) {
         failed += 1;
-        const gone = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === failureTypes.webhookGone;
+        const gone =
+          error instanceof ActivityFailure &&
+          error.cause instanceof ApplicationFailure &&
+          error.cause.type === failureTypes.webhookGone;
         log.warn(gone ? 'webhook deleted before delivery' : 'webhook delivery gave up', {
           videoId: payload.videoId,
           webhookId,

@@ -9,4 +9,10 @@ import { makeFrameAccurateClip } from './make-frame-accurate-clip.ts';
 
 export { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip };
 
-const _fitsTheContract: VideoWorkflows = { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip };
+const _fitsTheContract: VideoWorkflows = {
+  processVideo,
+  deliverWebhooks,
+  deleteVideoContent,
+  makeCustomThumbnail,
+  makeFrameAccurateClip,
+};

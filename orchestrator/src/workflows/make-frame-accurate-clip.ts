@@ -9,11 +9,25 @@ import { hlsSegmentName, type MakeFrameAccurateClipInput } from '@kino/proto/con
 import type { ChunkPlan } from '../chunks.ts';
 import { encodeGroups, planLadder, type RenditionPlan } from '../ladder.ts';
 import { encodeQueueWaitMinutes, type EncodeOutcome } from '../activity-types.ts';
-import { allOrCancelRest, database, describeFailure, encodeActivities, notify, probing, queueThenRun, storage, waitForNodeThenRun } from './process-video.ts';
+import {
+  allOrCancelRest,
+  database,
+  describeFailure,
+  encodeActivities,
+  notify,
+  probing,
+  queueThenRun,
+  storage,
+  waitForNodeThenRun,
+} from './process-video.ts';
 
 export type MakeFrameAccurateClipResult = { status: 'ready' } | { status: 'failed' | 'skipped'; reason: string };
 
-export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: MakeFrameAccurateClipInput): Promise<MakeFrameAccurateClipResult> {
+export async function makeFrameAccurateClip({
+  videoId,
+  sourceVideoId,
+  cuts,
+}: MakeFrameAccurateClipInput): Promise<MakeFrameAccurateClipResult> {
   const [clip, source] = await Promise.all([database.loadVideoJob(videoId), database.loadVideoJob(sourceVideoId)]);
   if (!clip || clip.deleted) return { status: 'skipped', reason: 'clip deleted' };
   if (clip.status !== 'transcoding') return { status: 'skipped', reason: `clip is ${clip.status}, not transcoding` };
@@ -23,7 +37,9 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
     // The original upload, not a rendition: no generation loss, and the same input as the segments
     // between were encoded from. It goes with the source, so a source deleted before this ran
     // fails the clip here (the probe finds no file).
-    const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath: source.storagePath }));
+    const probe = await waitForNodeThenRun({ freeSlot: false }, () =>
+      probing.probeSource({ videoId, storagePath: source.storagePath }),
+    );
     const ladder = planLadder(source.quality, probe, source.parameters);
     const lastSegment = cuts.length - 2;
     // One window per encoded segment: the first (from startTime) and the last (to endTime), or the
@@ -68,7 +84,10 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
       const found = done.find((d) => d.window.firstSegment === segment && d.group.includes(plan))!;
       const outcome: EncodeOutcome = found.outcomes[found.group.indexOf(plan)]!;
       const segments = outcome.segments ?? [];
-      if (segments.length !== 1) throw new Error(`the ${plan.key} encode of the clip's segment ${segment} made ${segments.length} segments, not 1`);
+      if (segments.length !== 1)
+        throw new Error(
+          `the ${plan.key} encode of the clip's segment ${segment} made ${segments.length} segments, not 1`,
+        );
       return { name: segments[0]!.name, durationSeconds: segments[0]!.durationSeconds };
     };
     await storage.writeRenditionPlaylists({
@@ -76,22 +95,32 @@ export async function makeFrameAccurateClip({ videoId, sourceVideoId, cuts }: Ma
       renditions: ladder.map((plan) => ({
         key: plan.key,
         shortEdgePixels: plan.shortEdgePixels,
-        segments: cuts.slice(0, -1).map((start, segment) =>
-          segment === 0 || segment === lastSegment
-            ? encodedSegment(plan, segment)
-            : { name: hlsSegmentName(segment), durationSeconds: cuts[segment + 1]! - start },
-        ),
+        segments: cuts
+          .slice(0, -1)
+          .map((start, segment) =>
+            segment === 0 || segment === lastSegment
+              ? encodedSegment(plan, segment)
+              : { name: hlsSegmentName(segment), durationSeconds: cuts[segment + 1]! - start },
+          ),
       })),
     });
     // The encodes' records (work/): a ready video's files are all its own.
     await storage.removeWorkFiles({ videoId });
-    const marked = await database.markClipReady({ videoId, sourceVideoId, durationSeconds, segmentCount: cuts.length - 1 });
+    const marked = await database.markClipReady({
+      videoId,
+      sourceVideoId,
+      durationSeconds,
+      segmentCount: cuts.length - 1,
+    });
     if (!marked) {
       await storage.removeVideoOutputs({ videoId });
       return { status: 'skipped', reason: 'clip deleted while it was encoded' };
     }
     log.info('clip ready', { videoId, sourceVideoId, segments: cuts.length - 1 });
-    await notify('video.processing.completed', videoId, 'ready', { durationSeconds, renditions: ladder.map((plan) => plan.key) });
+    await notify('video.processing.completed', videoId, 'ready', {
+      durationSeconds,
+      renditions: ladder.map((plan) => plan.key),
+    });
     return { status: 'ready' };
   } catch (error) {
     if (isCancellation(error)) {

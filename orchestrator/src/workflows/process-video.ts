@@ -67,7 +67,11 @@ export const storage = proxyActivities<Activities>({
 const capacity = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   // Polled often (a cheap query): a queued encode starts within 2 s of a slot freeing up.
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 1.5, maximumInterval: '2 seconds' /* no maximumAttempts: unlimited */ },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 1.5,
+    maximumInterval: '2 seconds' /* no maximumAttempts: unlimited */,
+  },
 });
 
 /**
@@ -129,8 +133,14 @@ const storyboards = proxyActivities<Activities>({
  * another node when there is one; bad input is final. Lack of capacity is never a retry: the encode
  * waits in the queue (docs/architecture.md#encode-scheduling).
  */
-export function encodeActivities(durationSeconds: number, twoPass: boolean, renditionsPerEncode: number, queueWaitMinutes: number) {
-  const budgetMinutes = 30 + queueWaitMinutes + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
+export function encodeActivities(
+  durationSeconds: number,
+  twoPass: boolean,
+  renditionsPerEncode: number,
+  queueWaitMinutes: number,
+) {
+  const budgetMinutes =
+    30 + queueWaitMinutes + Math.ceil((durationSeconds * 20 * (twoPass ? 2 : 1) * renditionsPerEncode) / 60);
   return proxyActivities<Activities>({
     startToCloseTimeout: `${budgetMinutes} minutes`,
     heartbeatTimeout,
@@ -185,13 +195,17 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
       await storage.removeVideoOutputs({ videoId });
       return { status: 'skipped', reason: 'video deleted while processing' };
     }
-    log.info(run.published ? 'ladder complete' : 'video ready', { videoId, renditions: result.renditions.map((r) => r.plan.key) });
-    // A just-in-time video said `completed` when it became playable.
-    if (!run.published) await notify('video.processing.completed', videoId, 'ready', {
-      durationSeconds: result.probe.durationSeconds,
+    log.info(run.published ? 'ladder complete' : 'video ready', {
+      videoId,
       renditions: result.renditions.map((r) => r.plan.key),
-      thumbnailKey: result.thumbnailKey,
     });
+    // A just-in-time video said `completed` when it became playable.
+    if (!run.published)
+      await notify('video.processing.completed', videoId, 'ready', {
+        durationSeconds: result.probe.durationSeconds,
+        renditions: result.renditions.map((r) => r.plan.key),
+        thumbnailKey: result.thumbnailKey,
+      });
     return { status: 'ready', ...result };
   } catch (error) {
     if (isCancellation(error)) {
@@ -243,7 +257,9 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   const encodes = await planEncodes(job, probe, ladder);
   const { chunks, justInTime } = await planChunking(job, probe, ladder, audioOnly);
   run.chunked = chunks.length > 1;
-  const publish = justInTime ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run) : undefined;
+  const publish = justInTime
+    ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run)
+    : undefined;
   const { renditions, audioTrackKey } = await (
     run.chunked
       ? encodeInChunks(job, probe, ladder, chunks, queueThenRun, publish)
@@ -262,7 +278,13 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
       : null
     : undefined;
   const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
-  return { probe, renditions, thumbnailKey, ...(storyboard ? { storyboardKey } : {}), ...(audioKey !== undefined ? { audioKey } : {}) };
+  return {
+    probe,
+    renditions,
+    thumbnailKey,
+    ...(storyboard ? { storyboardKey } : {}),
+    ...(audioKey !== undefined ? { audioKey } : {}),
+  };
 }
 
 /** The source fetched (an ingest's) and probed, and the ladder planned for it. */
@@ -273,7 +295,10 @@ async function probeAndPlanLadder(job: VideoJob): Promise<{ probe: SourceProbe; 
   if (job.sourceUrl) await ingesting.fetchIngestSource({ videoId, url: job.sourceUrl, storagePath });
   const probe = await waitForNodeThenRun({ freeSlot: false }, () => probing.probeSource({ videoId, storagePath }));
   const ladder = planLadder(job.quality, probe, job.parameters);
-  log.info('ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`) });
+  log.info('ladder planned', {
+    videoId,
+    renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}@${r.videoBitrateKbps}k`),
+  });
   return { probe, ladder };
 }
 
@@ -281,9 +306,17 @@ async function probeAndPlanLadder(job: VideoJob): Promise<{ probe: SourceProbe; 
  * The default thumbnail and the storyboard, started to be made while the renditions encode (they
  * need no encode slot; neither rejects). Workflows started before storyboards replay without it.
  */
-function startPictures(job: VideoJob, probe: SourceProbe, audioOnly: boolean): { thumbnail: Promise<string | null>; storyboard: Promise<string | null> | undefined } {
+function startPictures(
+  job: VideoJob,
+  probe: SourceProbe,
+  audioOnly: boolean,
+): { thumbnail: Promise<string | null>; storyboard: Promise<string | null> | undefined } {
   const thumbnail = audioOnly ? Promise.resolve(null) : makeThumbnail(job, probe);
-  const storyboard = patched('storyboard') ? (audioOnly ? Promise.resolve(null) : makeStoryboard(job, probe)) : undefined;
+  const storyboard = patched('storyboard')
+    ? audioOnly
+      ? Promise.resolve(null)
+      : makeStoryboard(job, probe)
+    : undefined;
   return { thumbnail, storyboard };
 }
 
@@ -308,7 +341,8 @@ async function planEncodes(job: VideoJob, probe: SourceProbe, ladder: RenditionP
   // Encodes wait for a slot in the encode queue, inside the activity. Workflows started before it
   // polled for a free slot first (waitForNodeCapacity, then the encode); they replay down that branch.
   const encodeQueue = patched('encode-queue');
-  const runEncode: RunEncode = (work) => (encodeQueue ? queueThenRun(work) : waitForNodeThenRun({ freeSlot: true }, work));
+  const runEncode: RunEncode = (work) =>
+    encodeQueue ? queueThenRun(work) : waitForNodeThenRun({ freeSlot: true }, work);
   // (A node runs one encode's renditions in one ffmpeg, so they share single- or two-pass.)
   const groups = grouping === 'ladder' ? encodeGroups(ladder) : ladder.map((plan) => [plan]);
   const encoding = encodeActivities(
@@ -325,27 +359,50 @@ async function planEncodes(job: VideoJob, probe: SourceProbe, ladder: RenditionP
  * encode of the whole source). Each branch replays as its workflow ran: those started before just
  * in time, or before chunking, replay without it.
  */
-async function planChunking(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[], audioOnly: boolean): Promise<{ chunks: ChunkPlan[]; justInTime: boolean }> {
+async function planChunking(
+  job: VideoJob,
+  probe: SourceProbe,
+  ladder: RenditionPlan[],
+  audioOnly: boolean,
+): Promise<{ chunks: ChunkPlan[]; justInTime: boolean }> {
   const segmentSeconds = ladder[0]!.segmentSeconds;
   // Just in time (docs/decisions/just-in-time.md): the video turns `ready` with its first segment,
   // the rest is made in short runs in playback order, and a viewer's request for a segment raises
   // its run.
-  const justInTime = patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
-  if (justInTime) return { chunks: planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds), justInTime: true };
+  const justInTime =
+    patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
+  if (justInTime)
+    return {
+      chunks: planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds),
+      justInTime: true,
+    };
   // Videos longer than one chunk are encoded in chunks over every node (docs/architecture.md#chunked-encoding).
-  const chunks = patched('chunked-encoding') && !audioOnly ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds) : [];
+  const chunks =
+    patched('chunked-encoding') && !audioOnly
+      ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
+      : [];
   return { chunks, justInTime: false };
 }
 
 /** The ladder from the whole source: one encode per group, on any node, in ladder order whatever the grouping. */
-async function encodeWhole(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[], encodes: EncodePlan): Promise<RenditionResult[]> {
+async function encodeWhole(
+  job: VideoJob,
+  probe: SourceProbe,
+  ladder: RenditionPlan[],
+  encodes: EncodePlan,
+): Promise<RenditionResult[]> {
   const { videoId, storagePath } = job;
   const { grouping, oneEncodeActivity, groups, runEncode, encoding } = encodes;
   const results = await allOrCancelRest(
     groups.map((group) => async (): Promise<RenditionResult[]> => {
       if (!oneEncodeActivity && grouping === 'rendition') {
         const plan = group[0]!;
-        const input: EncodeRenditionInput = { videoId, storagePath, rendition: plan, durationSeconds: probe.durationSeconds };
+        const input: EncodeRenditionInput = {
+          videoId,
+          storagePath,
+          rendition: plan,
+          durationSeconds: probe.durationSeconds,
+        };
         const outcome = await runEncode(() => encoding.encodeRendition(input));
         return [{ plan, outcome }];
       }
@@ -401,7 +458,11 @@ async function publishFirstSegments(
   if (!marked) throw ApplicationFailure.nonRetryable('the video was deleted while processing');
   run.published = true;
   log.info('video ready, segments made just in time', { videoId, renditions: plans.map((p) => p.key) });
-  await notify('video.processing.completed', videoId, 'ready', { durationSeconds: probe.durationSeconds, renditions: plans.map((p) => p.key), thumbnailKey: await thumbnail });
+  await notify('video.processing.completed', videoId, 'ready', {
+    durationSeconds: probe.durationSeconds,
+    renditions: plans.map((p) => p.key),
+    thumbnailKey: await thumbnail,
+  });
 }
 
 /** The master playlist with the figures the encodes measured. */
@@ -435,7 +496,13 @@ async function makeAudioDownload(
 ): Promise<string | null> {
   try {
     return await runEncode(() =>
-      encoding.makeAudioDownload({ videoId: job.videoId, storagePath: job.storagePath, rendition, probe, ...(audioTrackKey ? { audioTrackKey } : {}) }),
+      encoding.makeAudioDownload({
+        videoId: job.videoId,
+        storagePath: job.storagePath,
+        rendition,
+        probe,
+        ...(audioTrackKey ? { audioTrackKey } : {}),
+      }),
     );
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -473,16 +540,30 @@ async function encodeInChunks(
   const { videoId, storagePath } = job;
   // One decode per chunk makes every rendition; two-pass and single-pass rungs run apart.
   const groups = encodeGroups(ladder);
-  const encoding = encodeActivities(chunks[0]!.durationSeconds, job.parameters.twoPassVBREncoding, Math.max(...groups.map((g) => g.length)), encodeQueueWaitMinutes);
-  const { planId, finished } = await storage.findFinishedChunks({ videoId, plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks } });
-  log.info('chunks planned', { videoId, chunks: chunks.length, groups: groups.length, alreadyDone: Object.keys(finished).length });
+  const encoding = encodeActivities(
+    chunks[0]!.durationSeconds,
+    job.parameters.twoPassVBREncoding,
+    Math.max(...groups.map((g) => g.length)),
+    encodeQueueWaitMinutes,
+  );
+  const { planId, finished } = await storage.findFinishedChunks({
+    videoId,
+    plan: { storagePath, sizeBytes: probe.sizeBytes, ladder, chunks },
+  });
+  log.info('chunks planned', {
+    videoId,
+    chunks: chunks.length,
+    groups: groups.length,
+    alreadyDone: Object.keys(finished).length,
+  });
   const withAudio = probe.hasAudio && ladder[0]!.audioBitrateKbps > 0;
   // Just in time, the H.264 runs of the first `audioHeadSeconds` do not wait for the audio track:
   // each makes its own audio head, the track up to its end (ChunkEncode.audio_head); later runs
   // copy their part of the track. Workflows started before the audio head replay awaiting the
   // track first, made as urgent work.
   const audioHead = publish !== undefined && withAudio && patched('just-in-time-audio-head');
-  const ownAudioHead = (g: number, chunk: ChunkPlan) => audioHead && g === 0 && chunk.startSeconds + chunk.durationSeconds <= audioHeadSeconds;
+  const ownAudioHead = (g: number, chunk: ChunkPlan) =>
+    audioHead && g === 0 && chunk.startSeconds + chunk.durationSeconds <= audioHeadSeconds;
   // The first run that waits for the track, in any group (other codecs' runs all wait for it).
   const awaiting = chunks.find((chunk) => groups.some((_, g) => !ownAudioHead(g, chunk)));
   const trackPlacement = audioTrackPlacement(ladder, chunks, publish !== undefined, audioHead, awaiting);
@@ -491,10 +572,21 @@ async function encodeInChunks(
   const makeAudioTrack = () =>
     trackScope.run(() =>
       runEncode(() =>
-        encoding.encodeAudioTrack({ videoId, storagePath, rendition: ladder[0]!, durationSeconds: probe.durationSeconds, probe, ...trackPlacement }),
+        encoding.encodeAudioTrack({
+          videoId,
+          storagePath,
+          rendition: ladder[0]!,
+          durationSeconds: probe.durationSeconds,
+          probe,
+          ...trackPlacement,
+        }),
       ),
     );
-  const audioTrack: Promise<string | undefined> = !withAudio ? Promise.resolve(undefined) : audioHead ? makeAudioTrack() : Promise.resolve(await makeAudioTrack());
+  const audioTrack: Promise<string | undefined> = !withAudio
+    ? Promise.resolve(undefined)
+    : audioHead
+      ? makeAudioTrack()
+      : Promise.resolve(await makeAudioTrack());
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
   const done = await allOrCancelRest(
     groups.flatMap((group, g) =>
@@ -522,7 +614,10 @@ async function encodeInChunks(
             }),
           ));
         // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
-        if (first) await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))));
+        if (first)
+          await CancellationScope.nonCancellable(() =>
+            publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))),
+          );
         return { group, chunk, outcomes };
       }),
     ),
@@ -540,14 +635,26 @@ async function encodeInChunks(
  * playback order, and a request for a segment of a run that waits for it (`awaiting` on, in every
  * rendition) raises it. Just in time without heads (workflows started before them): urgent.
  */
-function audioTrackPlacement(ladder: RenditionPlan[], chunks: ChunkPlan[], justInTime: boolean, audioHead: boolean, awaiting: ChunkPlan | undefined) {
+function audioTrackPlacement(
+  ladder: RenditionPlan[],
+  chunks: ChunkPlan[],
+  justInTime: boolean,
+  audioHead: boolean,
+  awaiting: ChunkPlan | undefined,
+) {
   if (!justInTime) return {};
   if (!audioHead) return { urgent: true };
   if (!awaiting) return { justInTime: {} };
   const lastRun = chunks[chunks.length - 1]!;
   const segmentTotal = lastRun.firstSegment + lastRun.segmentCount;
   return {
-    justInTime: { awaiting: { renditions: ladder.map((plan) => plan.key), firstSegment: awaiting.firstSegment, segmentCount: segmentTotal - awaiting.firstSegment } },
+    justInTime: {
+      awaiting: {
+        renditions: ladder.map((plan) => plan.key),
+        firstSegment: awaiting.firstSegment,
+        segmentCount: segmentTotal - awaiting.firstSegment,
+      },
+    },
   };
 }
 
@@ -590,7 +697,6 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
   });
 }
 
-
 /**
  * The default thumbnail. A video without one still plays, so its failure is not the video's: this
  * never rejects (a cancelled workflow is cancelled through its encodes).
@@ -605,7 +711,8 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
       }),
     );
   } catch (error) {
-    if (!isCancellation(error)) log.warn('no default thumbnail', { videoId: job.videoId, reason: describeFailure(error) });
+    if (!isCancellation(error))
+      log.warn('no default thumbnail', { videoId: job.videoId, reason: describeFailure(error) });
     return null;
   }
 }
@@ -614,7 +721,11 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
 async function makeStoryboard(job: VideoJob, probe: SourceProbe): Promise<string | null> {
   try {
     return await waitForNodeThenRun({ freeSlot: false }, () =>
-      storyboards.makeStoryboard({ videoId: job.videoId, storagePath: job.storagePath, durationSeconds: probe.durationSeconds }),
+      storyboards.makeStoryboard({
+        videoId: job.videoId,
+        storagePath: job.storagePath,
+        durationSeconds: probe.durationSeconds,
+      }),
     );
   } catch (error) {
     if (!isCancellation(error)) log.warn('no storyboard', { videoId: job.videoId, reason: describeFailure(error) });
@@ -702,12 +813,18 @@ export async function notify(
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (error) {
-    log.error('could not start webhook delivery', { videoId: payload.videoId, event: payload.event, error: String(error) });
+    log.error('could not start webhook delivery', {
+      videoId: payload.videoId,
+      event: payload.event,
+      error: String(error),
+    });
   }
 }
 
 function failureType(error: unknown): string | undefined {
-  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? (error.cause.type ?? undefined) : undefined;
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure
+    ? (error.cause.type ?? undefined)
+    : undefined;
 }
 
 /** The reason shown for a failed video: the innermost message, which says what went wrong. */

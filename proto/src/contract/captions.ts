@@ -62,14 +62,26 @@ function splitLines(text: string): string[] {
   return text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
 }
 
-function parseTimingLine(line: string, lineNumber: number, time: RegExp): { start: number; end: number; settings: string } {
+function parseTimingLine(
+  line: string,
+  lineNumber: number,
+  time: RegExp,
+): { start: number; end: number; settings: string } {
   const arrow = line.indexOf('-->');
-  if (arrow === -1) throw new CaptionParseError(lineNumber, `expected a timing line ("00:00:01.000 --> 00:00:02.000"), found "${clip(line)}"`);
+  if (arrow === -1)
+    throw new CaptionParseError(
+      lineNumber,
+      `expected a timing line ("00:00:01.000 --> 00:00:02.000"), found "${clip(line)}"`,
+    );
   const startText = line.slice(0, arrow).trim();
-  const [endText = '', ...settings] = line.slice(arrow + 3).trim().split(/[ \t]+/);
+  const [endText = '', ...settings] = line
+    .slice(arrow + 3)
+    .trim()
+    .split(/[ \t]+/);
   const start = parseTime(startText, time, lineNumber);
   const end = parseTime(endText, time, lineNumber);
-  if (end <= start) throw new CaptionParseError(lineNumber, `the cue ends (${endText}) before or when it starts (${startText})`);
+  if (end <= start)
+    throw new CaptionParseError(lineNumber, `the cue ends (${endText}) before or when it starts (${startText})`);
   return { start, end, settings: settings.join(' ') };
 }
 
@@ -87,11 +99,13 @@ function clip(text: string): string {
 /** Parses a WebVTT file strictly enough that every cue Kino serves has valid times. */
 export function parseWebVtt(text: string): WebVtt {
   const lines = splitLines(text);
-  if (!/^WEBVTT(?:[ \t].*)?$/.test(lines[0] ?? '')) throw new CaptionParseError(1, 'a WebVTT file starts with "WEBVTT"');
+  if (!/^WEBVTT(?:[ \t].*)?$/.test(lines[0] ?? ''))
+    throw new CaptionParseError(1, 'a WebVTT file starts with "WEBVTT"');
   let i = 1;
   // The header runs to the first blank line.
   while (i < lines.length && lines[i]!.trim() !== '') {
-    if (lines[i]!.includes('-->')) throw new CaptionParseError(i + 1, 'a blank line must separate the "WEBVTT" header from the first cue');
+    if (lines[i]!.includes('-->'))
+      throw new CaptionParseError(i + 1, 'a blank line must separate the "WEBVTT" header from the first cue');
     i += 1;
   }
   const preamble: string[] = [];
@@ -107,7 +121,8 @@ export function parseWebVtt(text: string): WebVtt {
     const first = block[0]!;
     if (/^NOTE(?:[ \t]|$)/.test(first)) continue;
     if (/^(?:STYLE|REGION)[ \t]*$/.test(first)) {
-      if (cues.length > 0) throw new CaptionParseError(blockStart + 1, `a ${first.trim()} block must come before the first cue`);
+      if (cues.length > 0)
+        throw new CaptionParseError(blockStart + 1, `a ${first.trim()} block must come before the first cue`);
       preamble.push(block.join('\n'));
       continue;
     }
@@ -116,12 +131,23 @@ export function parseWebVtt(text: string): WebVtt {
     if (hasId && /^(?:\d+:)?\d{1,2}:\d{2}[.,]\d+\s*-/.test(first)) parseTimingLine(first, blockStart + 1, vttTime);
     const timingIndex = hasId ? 1 : 0;
     const timing = block[timingIndex];
-    if (timing === undefined) throw new CaptionParseError(blockStart + 2, `the cue "${clip(first)}" has no timing line`);
+    if (timing === undefined)
+      throw new CaptionParseError(blockStart + 2, `the cue "${clip(first)}" has no timing line`);
     const { start, end, settings } = parseTimingLine(timing, blockStart + timingIndex + 1, vttTime);
     const payload = block.slice(timingIndex + 1);
     const arrowInText = payload.findIndex((line) => line.includes('-->'));
-    if (arrowInText !== -1) throw new CaptionParseError(blockStart + timingIndex + 2 + arrowInText, 'cue text may not contain "-->" (is a blank line missing before this cue?)');
-    cues.push({ ...(hasId ? { id: first } : {}), startSeconds: start, endSeconds: end, settings, text: payload.join('\n') });
+    if (arrowInText !== -1)
+      throw new CaptionParseError(
+        blockStart + timingIndex + 2 + arrowInText,
+        'cue text may not contain "-->" (is a blank line missing before this cue?)',
+      );
+    cues.push({
+      ...(hasId ? { id: first } : {}),
+      startSeconds: start,
+      endSeconds: end,
+      settings,
+      text: payload.join('\n'),
+    });
   }
   return { preamble, cues };
 }
@@ -137,15 +163,23 @@ export function parseSrt(text: string): WebVtt {
       continue;
     }
     const counter = lines[i]!.trim();
-    if (!/^\d+$/.test(counter)) throw new CaptionParseError(i + 1, `expected a subtitle number, found "${clip(counter)}"`);
+    if (!/^\d+$/.test(counter))
+      throw new CaptionParseError(i + 1, `expected a subtitle number, found "${clip(counter)}"`);
     const timing = lines[i + 1];
-    if (timing === undefined || timing.trim() === '') throw new CaptionParseError(i + 2, `subtitle ${counter} has no timing line`);
+    if (timing === undefined || timing.trim() === '')
+      throw new CaptionParseError(i + 2, `subtitle ${counter} has no timing line`);
     const { start, end, settings } = parseTimingLine(timing.trim(), i + 2, srtTime);
     if (settings !== '') throw new CaptionParseError(i + 2, `unexpected "${clip(settings)}" after the end time`);
     i += 2;
     const payload: string[] = [];
     while (i < lines.length && lines[i]!.trim() !== '') payload.push(lines[i++]!);
-    cues.push({ id: counter, startSeconds: start, endSeconds: end, settings: '', text: srtTextToVtt(payload.join('\n')) });
+    cues.push({
+      id: counter,
+      startSeconds: start,
+      endSeconds: end,
+      settings: '',
+      text: srtTextToVtt(payload.join('\n')),
+    });
   }
   return { preamble: [], cues };
 }
@@ -215,7 +249,13 @@ export function segmentWebVtt(vtt: WebVtt, segmentDurations: readonly number[]):
 /** The subtitles media playlist: one WebVTT segment per media segment of the video (`uriSuffix`: a token query). */
 export function renderSubtitlesPlaylist(language: string, segmentDurations: readonly number[], uriSuffix = ''): string {
   const target = Math.max(1, ...segmentDurations.map((d) => Math.round(d)));
-  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, '#EXT-X-MEDIA-SEQUENCE:0', '#EXT-X-PLAYLIST-TYPE:VOD'];
+  const lines = [
+    '#EXTM3U',
+    '#EXT-X-VERSION:3',
+    `#EXT-X-TARGETDURATION:${target}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+  ];
   segmentDurations.forEach((duration, index) => {
     lines.push(`#EXTINF:${duration.toFixed(3)},`, `${captionFileNames.segment(language, index)}${uriSuffix}`);
   });

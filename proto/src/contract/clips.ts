@@ -9,7 +9,8 @@ export function mediaPlaylistDurations(text: string): number[] {
   for (const line of text.split(/\r?\n/)) {
     if (!line.startsWith('#EXTINF:')) continue;
     const seconds = Number.parseFloat(line.slice('#EXTINF:'.length));
-    if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`a media playlist has a bad segment duration: ${line}`);
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new Error(`a media playlist has a bad segment duration: ${line}`);
     durations.push(seconds);
   }
   return durations;
@@ -30,7 +31,11 @@ export interface ClipSegments {
  * The segments whose span overlaps [startSeconds, endSeconds), given the video's segment durations.
  * Throws when none does (a range past the last segment).
  */
-export function selectClipSegments(durations: readonly number[], startSeconds: number, endSeconds: number): ClipSegments {
+export function selectClipSegments(
+  durations: readonly number[],
+  startSeconds: number,
+  endSeconds: number,
+): ClipSegments {
   let at = 0;
   let firstSegment = -1;
   let spanStartSeconds = 0;

@@ -23,7 +23,8 @@ export const mp4DownloadName = (quality: string) => `video-${quality}.mp4`;
 
 export const deliveryPaths = {
   /** A file of a public video (`master.m3u8`, `storyboard.vtt`, ...); the org and env must be the video's. */
-  publicFile: (orgId: string, envId: string, videoId: string, name: string) => `/v1/public/${id(orgId)}/${id(envId)}/${id(videoId)}/${name}`,
+  publicFile: (orgId: string, envId: string, videoId: string, name: string) =>
+    `/v1/public/${id(orgId)}/${id(envId)}/${id(videoId)}/${name}`,
   /** A file of any video behind a playback token (`?token=JWT`, appended by the caller). */
   privateFile: (videoId: string, name: string) => `/v1/private/${id(videoId)}/${name}`,
   /** A thumbnail of exactly width × height pixels. */
@@ -74,12 +75,17 @@ export interface VideoLocation {
  * upload summary): a file of its path family (`master.m3u8`, `video-720p.mp4`) and its embed page.
  * A public video's are the public paths and never expire; a private video's carry the token.
  */
-export function videoDeliveryUrls(deliveryUrl: string, video: VideoLocation): { file(name: string): string; embed: string } {
+export function videoDeliveryUrls(
+  deliveryUrl: string,
+  video: VideoLocation,
+): { file(name: string): string; embed: string } {
   const base = deliveryUrl.replace(/\/+$/, '');
   const query = video.token === null ? '' : `?token=${encodeURIComponent(video.token)}`;
   return {
     file: (name) =>
-      video.token === null ? `${base}${deliveryPaths.publicFile(video.orgId, video.envId, video.videoId, name)}` : `${base}${deliveryPaths.privateFile(video.videoId, name)}${query}`,
+      video.token === null
+        ? `${base}${deliveryPaths.publicFile(video.orgId, video.envId, video.videoId, name)}`
+        : `${base}${deliveryPaths.privateFile(video.videoId, name)}${query}`,
     embed: `${base}${embedPaths.page(video.videoId)}${query}`,
   };
 }

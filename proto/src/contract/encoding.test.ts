@@ -43,7 +43,8 @@ test('written pixel formats are reported under their API names', () => {
 });
 
 test('compression ratios are x264 presets of the same name, ultraslow is veryslow', () => {
-  for (const ratio of compressionRatios.filter((r) => r !== 'ultraslow')) assert.equal(x264PresetOfCompressionRatio[ratio], ratio);
+  for (const ratio of compressionRatios.filter((r) => r !== 'ultraslow'))
+    assert.equal(x264PresetOfCompressionRatio[ratio], ratio);
   assert.equal(x264PresetOfCompressionRatio.ultraslow, 'veryslow');
 });
 

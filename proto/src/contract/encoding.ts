@@ -257,7 +257,9 @@ export const audioEncodingOf: Readonly<Record<AudioCodec, AudioEncoding>> = {
  * The codecs written as AAC (audioEncodingOf): an audio-only rendition keeps them as requested
  * (hls.js plays AAC in fMP4), and `audio.m4a` copies a track in one of them as it is.
  */
-export const aacAudioCodecs: readonly AudioCodec[] = audioCodecs.filter((codec) => audioEncodingOf[codec].format === 'aac');
+export const aacAudioCodecs: readonly AudioCodec[] = audioCodecs.filter(
+  (codec) => audioEncodingOf[codec].format === 'aac',
+);
 
 /** Whether `codec` is one of aacAudioCodecs. */
 export function isAacAudioCodec(codec: string): codec is AudioCodec {

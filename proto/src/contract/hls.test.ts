@@ -1,6 +1,14 @@
 import { describe, it, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { contentTypeForHlsFile, hlsSegmentName, hlsSegmentPattern, hlsTargetDuration, measureBandwidth, plannedSegments, renderMediaPlaylist } from './hls.ts';
+import {
+  contentTypeForHlsFile,
+  hlsSegmentName,
+  hlsSegmentPattern,
+  hlsTargetDuration,
+  measureBandwidth,
+  plannedSegments,
+  renderMediaPlaylist,
+} from './hls.ts';
 import { declaredPeakKbps } from './encoding.ts';
 import { objectKeys } from './storage-layout.ts';
 
@@ -12,7 +20,8 @@ test('content types of HLS files', () => {
 });
 
 test("segment names are the ones ffmpeg's pattern writes", () => {
-  const printf = (pattern: string, n: number) => pattern.replace(/%0(\d)d/, (_, width: string) => String(n).padStart(Number(width), '0'));
+  const printf = (pattern: string, n: number) =>
+    pattern.replace(/%0(\d)d/, (_, width: string) => String(n).padStart(Number(width), '0'));
   for (const index of [0, 7, 12345, 123456]) assert.equal(hlsSegmentName(index), printf(hlsSegmentPattern, index));
   assert.equal(hlsSegmentName(3), 'seg-00003.m4s');
 });
@@ -47,9 +56,9 @@ test('BANDWIDTH is the peak segment rate, AVERAGE-BANDWIDTH all bits over all ti
 
 test('a short last segment counts only with the one before it: it cannot drive BANDWIDTH', () => {
   // The one-frame tail of #36: a keyframe at 2,363 kbit/s after a segment at 641 kbit/s.
-  const tail = { sizeBytes: Math.round((2_363_000 / 8) / 24), durationSeconds: 1 / 24 };
+  const tail = { sizeBytes: Math.round(2_363_000 / 8 / 24), durationSeconds: 1 / 24 };
   const measured = measureBandwidth([{ sizeBytes: (641_000 / 8) * 6, durationSeconds: 6 }, tail]);
-  const together = Math.ceil(((641_000 / 8) * 6 + tail.sizeBytes) * 8 / (6 + 1 / 24));
+  const together = Math.ceil((((641_000 / 8) * 6 + tail.sizeBytes) * 8) / (6 + 1 / 24));
   assert.equal(measured.peakBitsPerSecond, together);
   assert.ok(measured.peakBitsPerSecond < 660_000, `${measured.peakBitsPerSecond}`);
   // Every whole segment is still bounded, wherever it is.
@@ -60,9 +69,19 @@ test('a short last segment counts only with the one before it: it cannot drive B
     { sizeBytes: 60_000, durationSeconds: 0.6 }, // 800 kbit/s, a tail of its own
   ];
   assert.equal(measureBandwidth(segments).peakBitsPerSecond, 1_200_000);
-  assert.equal(measureBandwidth([...segments, { sizeBytes: 40_000, durationSeconds: 0.1 }]).peakBitsPerSecond, 1_200_000);
+  assert.equal(
+    measureBandwidth([...segments, { sizeBytes: 40_000, durationSeconds: 0.1 }]).peakBitsPerSecond,
+    1_200_000,
+  );
   // A run lasts between half and one and a half target durations: two short segments together count.
-  assert.equal(measureBandwidth([{ sizeBytes: 300_000, durationSeconds: 6 }, { sizeBytes: 600_000, durationSeconds: 2 }, { sizeBytes: 600_000, durationSeconds: 2 }]).peakBitsPerSecond, 2_400_000);
+  assert.equal(
+    measureBandwidth([
+      { sizeBytes: 300_000, durationSeconds: 6 },
+      { sizeBytes: 600_000, durationSeconds: 2 },
+      { sizeBytes: 600_000, durationSeconds: 2 },
+    ]).peakBitsPerSecond,
+    2_400_000,
+  );
   // Shorter than half a target duration in all: the average.
   assert.equal(measureBandwidth([{ sizeBytes: 1000, durationSeconds: 0.4 }]).peakBitsPerSecond, 20_000);
 });
@@ -88,20 +107,41 @@ describe('renderMediaPlaylist', () => {
   });
 
   it('refuses segments that do not run on (a chunk missing)', () => {
-    assert.throws(() => renderMediaPlaylist([{ name: 'seg-00000.m4s', durationSeconds: 6 }, { name: 'seg-00002.m4s', durationSeconds: 6 }]), /do not run on/);
+    assert.throws(
+      () =>
+        renderMediaPlaylist([
+          { name: 'seg-00000.m4s', durationSeconds: 6 },
+          { name: 'seg-00002.m4s', durationSeconds: 6 },
+        ]),
+      /do not run on/,
+    );
   });
 });
 
 test('planned segments: the cuts on the first frame at or past each 6 s, the tail folded as the keyframes are', () => {
   const planned = (durationSeconds: number, frameRate: number, videoSeconds = durationSeconds) =>
-    plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds: 6 }).map((s) => [s.name, s.durationSeconds]);
+    plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds: 6 }).map((s) => [
+      s.name,
+      s.durationSeconds,
+    ]);
   // 29.97 fps: the frame at or past 6 s is at 6.006 s.
-  assert.deepEqual(planned(20.02, 30000 / 1001), [['seg-00000.m4s', 6.006], ['seg-00001.m4s', 6.006], ['seg-00002.m4s', 6.006], ['seg-00003.m4s', 2.002]]);
+  assert.deepEqual(planned(20.02, 30000 / 1001), [
+    ['seg-00000.m4s', 6.006],
+    ['seg-00001.m4s', 6.006],
+    ['seg-00002.m4s', 6.006],
+    ['seg-00003.m4s', 2.002],
+  ]);
   // A few frames past 12 s fold into the segment before them.
-  assert.deepEqual(planned(12.08, 25), [['seg-00000.m4s', 6], ['seg-00001.m4s', 6.08]]);
+  assert.deepEqual(planned(12.08, 25), [
+    ['seg-00000.m4s', 6],
+    ['seg-00001.m4s', 6.08],
+  ]);
   assert.deepEqual(planned(4, 25), [['seg-00000.m4s', 4]]);
   // Audio a little longer than the picture: the last segment runs to the end of the audio.
-  assert.deepEqual(planned(12.3, 25, 12.2), [['seg-00000.m4s', 6], ['seg-00001.m4s', 6.3]]);
+  assert.deepEqual(planned(12.3, 25, 12.2), [
+    ['seg-00000.m4s', 6],
+    ['seg-00001.m4s', 6.3],
+  ]);
 });
 
 test('the peak a segment can reach under the rate control: 2x the target for 6 s of VBR, 1.17x for CBR', () => {

@@ -28,11 +28,15 @@ export const hlsMinimumLastSegmentSeconds = 0.5;
  * before them instead of making a sliver of them. `endSeconds` counts from the output's start (a
  * chunk's own start). Infinity when the end is unknown.
  */
-export function keyframesEndSeconds({ frameRate, segmentSeconds }: { frameRate: number; segmentSeconds: number }, endSeconds: number | undefined): number {
+export function keyframesEndSeconds(
+  { frameRate, segmentSeconds }: { frameRate: number; segmentSeconds: number },
+  endSeconds: number | undefined,
+): number {
   if (endSeconds === undefined || !(endSeconds > 0)) return Infinity;
   // The last boundary that still leaves a long enough last segment (0: none, the video is one segment).
   let lastCut = segmentSeconds * Math.floor(endSeconds / segmentSeconds);
-  while (lastCut > 0 && endSeconds - segmentCutSeconds(frameRate, lastCut) < hlsMinimumLastSegmentSeconds) lastCut -= segmentSeconds;
+  while (lastCut > 0 && endSeconds - segmentCutSeconds(frameRate, lastCut) < hlsMinimumLastSegmentSeconds)
+    lastCut -= segmentSeconds;
   return lastCut + segmentSeconds;
 }
 
@@ -48,10 +52,25 @@ function segmentCutSeconds(frameRate: number, boundary: number): number {
  * its picture's (where the keyframes stop). Names and durations as renderMediaPlaylist takes them;
  * the playlist written from the encoded segments replaces it once the ladder is complete.
  */
-export function plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds }: { durationSeconds: number; videoSeconds: number; frameRate: number; segmentSeconds: number }): PlaylistSegment[] {
+export function plannedSegments({
+  durationSeconds,
+  videoSeconds,
+  frameRate,
+  segmentSeconds,
+}: {
+  durationSeconds: number;
+  videoSeconds: number;
+  frameRate: number;
+  segmentSeconds: number;
+}): PlaylistSegment[] {
   const end = Math.max(durationSeconds, videoSeconds);
-  const count = Math.max(1, Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, videoSeconds) / segmentSeconds));
-  const cuts = Array.from({ length: count }, (_, k) => (k === 0 ? 0 : segmentCutSeconds(frameRate, k * segmentSeconds)));
+  const count = Math.max(
+    1,
+    Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, videoSeconds) / segmentSeconds),
+  );
+  const cuts = Array.from({ length: count }, (_, k) =>
+    k === 0 ? 0 : segmentCutSeconds(frameRate, k * segmentSeconds),
+  );
   return cuts.map((start, k) => ({
     name: hlsSegmentName(k),
     durationSeconds: Math.round(((k + 1 < count ? cuts[k + 1]! : end) - start) * 1e6) / 1e6,
@@ -150,7 +169,8 @@ export interface PlaylistSegment {
 export function renderMediaPlaylist(segments: readonly PlaylistSegment[]): string {
   if (segments.length === 0) throw new Error('a media playlist needs at least one segment');
   segments.forEach((segment, index) => {
-    if (segment.name !== hlsSegmentName(index)) throw new Error(`segment ${index} is ${segment.name}: the segments do not run on`);
+    if (segment.name !== hlsSegmentName(index))
+      throw new Error(`segment ${index} is ${segment.name}: the segments do not run on`);
   });
   const target = hlsTargetDuration(segments);
   const lines = [

@@ -25,8 +25,10 @@ export const objectKeys = {
    */
   renditionDir: (videoId: string, rendition: RenditionRef) =>
     `${objectKeys.hlsPrefix(videoId)}${typeof rendition === 'number' ? `${rendition}p` : rendition}`,
-  renditionPlaylist: (videoId: string, rendition: RenditionRef) => `${objectKeys.renditionDir(videoId, rendition)}/${hlsPlaylistName}`,
-  renditionInit: (videoId: string, rendition: RenditionRef) => `${objectKeys.renditionDir(videoId, rendition)}/${hlsInitName}`,
+  renditionPlaylist: (videoId: string, rendition: RenditionRef) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/${hlsPlaylistName}`,
+  renditionInit: (videoId: string, rendition: RenditionRef) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/${hlsInitName}`,
   segment: (videoId: string, rendition: RenditionRef, index: number) =>
     `${objectKeys.renditionDir(videoId, rendition)}/${hlsSegmentName(index)}`,
   /**
@@ -52,7 +54,8 @@ export const objectKeys = {
    * A caption track's whole WebVTT file (captions.ts). Each upload gets a new `revision` in its name:
    * delivery caches objects as immutable, so a replaced track must be a new key, never new bytes.
    */
-  caption: (videoId: string, language: string, revision: string) => `videos/${videoId}/captions/${language}/${revision}.vtt`,
+  caption: (videoId: string, language: string, revision: string) =>
+    `videos/${videoId}/captions/${language}/${revision}.vtt`,
 };
 
 /** Content types of the intermediate files under `work/`. */

@@ -2,7 +2,8 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sniffContainer } from './uploads.ts';
 
-const box = (type: string, size = 32) => Buffer.concat([Buffer.from([0, 0, 0, size]), Buffer.from(type, 'latin1'), Buffer.alloc(8)]);
+const box = (type: string, size = 32) =>
+  Buffer.concat([Buffer.from([0, 0, 0, size]), Buffer.from(type, 'latin1'), Buffer.alloc(8)]);
 
 describe('sniffContainer', () => {
   it('knows MP4 and QuickTime by their first box', () => {

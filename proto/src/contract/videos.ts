@@ -6,11 +6,23 @@ export const videoStatuses = ['transcoding', 'ready', 'failed'] as const;
 export type VideoStatus = (typeof videoStatuses)[number];
 
 /** The `reason` of DELETE /{orgID}/videos/{publicID}. */
-export const deleteReasons = ['user_request', 'policy_violation', 'copyright_claim', 'expired_content', 'admin_action'] as const;
+export const deleteReasons = [
+  'user_request',
+  'policy_violation',
+  'copyright_claim',
+  'expired_content',
+  'admin_action',
+] as const;
 export type DeleteReason = (typeof deleteReasons)[number];
 
 /** The `contentType` an upload may declare. */
-export const uploadContentTypes = ['video/mp4', 'video/quicktime', 'video/x-msvideo', 'video/webm', 'video/x-matroska'] as const;
+export const uploadContentTypes = [
+  'video/mp4',
+  'video/quicktime',
+  'video/x-msvideo',
+  'video/webm',
+  'video/x-matroska',
+] as const;
 export type UploadContentType = (typeof uploadContentTypes)[number];
 export const defaultUploadContentType: UploadContentType = 'video/mp4';
 

@@ -32,8 +32,13 @@ export class Analytics {
    * const usage = await kino.analytics.usage(orgId, { periodDays: 7 });
    * console.log(usage.map((u) => `${u.envId}: ${u.segmentsServedInPeriod} segments`));
    */
-  usage(orgId: string, { periodDays, envId, ...options }: AnalyticsScope & { periodDays?: number } = {}): APIPromise<UsageRecord[]> {
-    return this.http.request<{ usage: UsageRecord[] }>('GET', this.path(orgId, envId, 'usage'), { ...options, query: { periodDays } }).map((body) => body.usage);
+  usage(
+    orgId: string,
+    { periodDays, envId, ...options }: AnalyticsScope & { periodDays?: number } = {},
+  ): APIPromise<UsageRecord[]> {
+    return this.http
+      .request<{ usage: UsageRecord[] }>('GET', this.path(orgId, envId, 'usage'), { ...options, query: { periodDays } })
+      .map((body) => body.usage);
   }
 
   /**
@@ -42,9 +47,15 @@ export class Analytics {
    * @example
    * const days = await kino.analytics.daily(orgId, { startDate: '2026-01-01', endDate: '2026-01-31' });
    */
-  daily(orgId: string, { startDate, endDate, envId, ...options }: AnalyticsScope & DateRangeParams = {}): APIPromise<DailyRecord[]> {
+  daily(
+    orgId: string,
+    { startDate, endDate, envId, ...options }: AnalyticsScope & DateRangeParams = {},
+  ): APIPromise<DailyRecord[]> {
     return this.http
-      .request<{ dailyUsage: DailyRecord[] }>('GET', this.path(orgId, envId, 'daily'), { ...options, query: { startDate, endDate } })
+      .request<{ dailyUsage: DailyRecord[] }>('GET', this.path(orgId, envId, 'daily'), {
+        ...options,
+        query: { startDate, endDate },
+      })
       .map((body) => body.dailyUsage);
   }
 
@@ -54,7 +65,9 @@ export class Analytics {
    * const { totalVideos, totalDurationSeconds } = await kino.analytics.storage(orgId);
    */
   storage(orgId: string, { envId, ...options }: AnalyticsScope = {}): APIPromise<StorageRecord> {
-    return this.http.request<{ storage: StorageRecord }>('GET', this.path(orgId, envId, 'storage'), options).map((body) => body.storage);
+    return this.http
+      .request<{ storage: StorageRecord }>('GET', this.path(orgId, envId, 'storage'), options)
+      .map((body) => body.storage);
   }
 
   /**
@@ -64,11 +77,19 @@ export class Analytics {
    * const { summary, resolutions } = await kino.analytics.resolution(orgId, 'vid_123');
    * console.log(summary.mostPopularResolution, resolutions.length);
    */
-  resolution(orgId: string, videoId: string, { startDate, endDate, ...options }: DateRangeParams & CallOptions = {}): APIPromise<VideoResolutions> {
-    return this.http.request('GET', `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/analytics/resolution`, {
-      ...options,
-      query: { startDate, endDate },
-    });
+  resolution(
+    orgId: string,
+    videoId: string,
+    { startDate, endDate, ...options }: DateRangeParams & CallOptions = {},
+  ): APIPromise<VideoResolutions> {
+    return this.http.request(
+      'GET',
+      `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/analytics/resolution`,
+      {
+        ...options,
+        query: { startDate, endDate },
+      },
+    );
   }
 
   /**
@@ -76,9 +97,15 @@ export class Analytics {
    * @example
    * const distribution = await kino.analytics.resolutionDistribution(orgId, { envId });
    */
-  resolutionDistribution(orgId: string, { startDate, endDate, envId, ...options }: AnalyticsScope & DateRangeParams = {}): APIPromise<DistributionEntry[]> {
+  resolutionDistribution(
+    orgId: string,
+    { startDate, endDate, envId, ...options }: AnalyticsScope & DateRangeParams = {},
+  ): APIPromise<DistributionEntry[]> {
     return this.http
-      .request<{ distribution: DistributionEntry[] }>('GET', this.path(orgId, envId, 'resolution-distribution'), { ...options, query: { startDate, endDate } })
+      .request<{ distribution: DistributionEntry[] }>('GET', this.path(orgId, envId, 'resolution-distribution'), {
+        ...options,
+        query: { startDate, endDate },
+      })
       .map((body) => body.distribution);
   }
 }

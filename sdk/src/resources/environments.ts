@@ -12,7 +12,9 @@ export class Environments {
    * console.log(environments.map((e) => `${e.id} ${e.name}`));
    */
   list(orgId: string, options: CallOptions = {}): APIPromise<Environment[]> {
-    return this.http.request<{ environments: Environment[] }>('GET', `/${encodeURIComponent(orgId)}/environments`, options).map((body) => body.environments);
+    return this.http
+      .request<{ environments: Environment[] }>('GET', `/${encodeURIComponent(orgId)}/environments`, options)
+      .map((body) => body.environments);
   }
 
   /**
@@ -22,7 +24,16 @@ export class Environments {
    * // Publish only complete ladders in production; null would follow the farm's default again.
    * await kino.environments.update(orgId, envId, { justInTime: false });
    */
-  update(orgId: string, envId: string, changes: UpdateEnvironmentParams, options: CallOptions = {}): APIPromise<Environment> {
-    return this.http.request<Environment>('PATCH', `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}`, { ...options, body: changes });
+  update(
+    orgId: string,
+    envId: string,
+    changes: UpdateEnvironmentParams,
+    options: CallOptions = {},
+  ): APIPromise<Environment> {
+    return this.http.request<Environment>(
+      'PATCH',
+      `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}`,
+      { ...options, body: changes },
+    );
   }
 }

@@ -24,7 +24,11 @@ function fakeService({ stored = [], expireOnce = [], refuseUrls }: FakeOptions =
   let inFlight = 0;
   let maxInFlight = 0;
   const expiring = new Set(expireOnce);
-  const json = (body: unknown, status = 200) => new Response(JSON.stringify(status < 300 ? { body } : body), { status, headers: { 'content-type': 'application/json' } });
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(status < 300 ? { body } : body), {
+      status,
+      headers: { 'content-type': 'application/json' },
+    });
   const fetch = async (input: string, init: RequestInit): Promise<Response> => {
     const url = new URL(input);
     const method = init.method ?? 'GET';
@@ -34,7 +38,8 @@ function fakeService({ stored = [], expireOnce = [], refuseUrls }: FakeOptions =
       maxInFlight = Math.max(maxInFlight, inFlight);
       try {
         const size = (await new Response(init.body as ReadableStream).arrayBuffer()).byteLength;
-        if (expiring.delete(partNumber)) return new Response('<Error><Code>AccessDenied</Code></Error>', { status: 403 });
+        if (expiring.delete(partNumber))
+          return new Response('<Error><Code>AccessDenied</Code></Error>', { status: 403 });
         log.push(`PUT ${partNumber}`);
         parts.set(partNumber, size);
         return new Response('', { status: 200, headers: { etag: `"e${partNumber}"` } });
@@ -44,15 +49,29 @@ function fakeService({ stored = [], expireOnce = [], refuseUrls }: FakeOptions =
     }
     const path = url.pathname.replace('/v1/api/org_1/environments/env_1', '');
     log.push(`${method} ${path}`);
-    if (method === 'POST' && path === '/uploads/multipart') return json({ uploadId: 'upl_1', bucketPath: 'uploads/org_1/env_1/upl_1/a.mp4', partSize, partCount: 5, expiresAt: 1 });
-    if (method === 'GET' && path === '/uploads/multipart/upl_1/parts') return json({ parts: [...parts].map(([partNumber, size]) => ({ partNumber, size, etag: 'x' })) });
+    if (method === 'POST' && path === '/uploads/multipart')
+      return json({
+        uploadId: 'upl_1',
+        bucketPath: 'uploads/org_1/env_1/upl_1/a.mp4',
+        partSize,
+        partCount: 5,
+        expiresAt: 1,
+      });
+    if (method === 'GET' && path === '/uploads/multipart/upl_1/parts')
+      return json({ parts: [...parts].map(([partNumber, size]) => ({ partNumber, size, etag: 'x' })) });
     if (method === 'POST' && path === '/uploads/multipart/upl_1/parts') {
-      if (refuseUrls) return json({ title: 'Bad', status: refuseUrls, detail: 'no', code: 'invalid_part_number' }, refuseUrls);
+      if (refuseUrls)
+        return json({ title: 'Bad', status: refuseUrls, detail: 'no', code: 'invalid_part_number' }, refuseUrls);
       const { partNumbers } = JSON.parse(init.body as string) as { partNumbers: number[] };
-      return json({ parts: partNumbers.map((n) => ({ partNumber: n, signedURL: `http://s3.test/b/k?partNumber=${n}` })), expiresAt: 1 });
+      return json({
+        parts: partNumbers.map((n) => ({ partNumber: n, signedURL: `http://s3.test/b/k?partNumber=${n}` })),
+        expiresAt: 1,
+      });
     }
-    if (method === 'POST' && path === '/uploads/multipart/upl_1/complete') return json({ bucketPath: 'uploads/org_1/env_1/upl_1/a.mp4', fileSize });
-    if (method === 'DELETE' && path === '/uploads/multipart/upl_1') return json({ uploadId: 'upl_1', status: 'aborted' });
+    if (method === 'POST' && path === '/uploads/multipart/upl_1/complete')
+      return json({ bucketPath: 'uploads/org_1/env_1/upl_1/a.mp4', fileSize });
+    if (method === 'DELETE' && path === '/uploads/multipart/upl_1')
+      return json({ uploadId: 'upl_1', status: 'aborted' });
     throw new Error(`unexpected ${method} ${path}`);
   };
   return { fetch, log, parts, maxInFlight: () => maxInFlight };
@@ -68,15 +87,26 @@ function memoryStore(): UploadResumeStore & { entries: Map<string, unknown> } {
   };
 }
 
-const client = (fetch: ReturnType<typeof fakeService>['fetch']) => new Kino({ apiUrl: 'http://api.test/v1/api', apiKey: 'svc_test_x', fetch, maxRetries: 0 });
+const client = (fetch: ReturnType<typeof fakeService>['fetch']) =>
+  new Kino({ apiUrl: 'http://api.test/v1/api', apiKey: 'svc_test_x', fetch, maxRetries: 0 });
 const options = { filename: 'a.mp4', multipartThreshold: partSize, partsInFlight: 2 };
 
 describe('uploads.upload in parts', () => {
   it('sends every part, at most partsInFlight at once, reports progress to the total, and completes', async () => {
     const service = fakeService();
     const progress: UploadProgress[] = [];
-    const result = await client(service.fetch).uploads.upload('org_1', 'env_1', content, { ...options, onProgress: (p) => progress.push(p) });
-    assert.deepEqual(result, { bucketPath: 'uploads/org_1/env_1/upl_1/a.mp4', fileSize, contentType: 'video/mp4', partCount: 5, resumedBytes: 0, expiresAt: 1 });
+    const result = await client(service.fetch).uploads.upload('org_1', 'env_1', content, {
+      ...options,
+      onProgress: (p) => progress.push(p),
+    });
+    assert.deepEqual(result, {
+      bucketPath: 'uploads/org_1/env_1/upl_1/a.mp4',
+      fileSize,
+      contentType: 'video/mp4',
+      partCount: 5,
+      resumedBytes: 0,
+      expiresAt: 1,
+    });
     assert.deepEqual([...service.parts.keys()].sort(), [1, 2, 3, 4, 5]);
     assert.equal(service.parts.get(5), 500);
     assert.ok(service.maxInFlight() <= 2 && service.maxInFlight() >= 1);
@@ -101,7 +131,11 @@ describe('uploads.upload in parts', () => {
     service.log.length = 0;
 
     const progress: UploadProgress[] = [];
-    const result = await client(service.fetch).uploads.upload('org_1', 'env_1', content, { ...options, resumeStore: store, onProgress: (p) => progress.push(p) });
+    const result = await client(service.fetch).uploads.upload('org_1', 'env_1', content, {
+      ...options,
+      resumeStore: store,
+      onProgress: (p) => progress.push(p),
+    });
     assert.equal(result.resumedBytes, 2 * partSize);
     assert.deepEqual(service.log.filter((line) => line.startsWith('PUT')).sort(), ['PUT 2', 'PUT 4', 'PUT 5']);
     assert.ok(!service.log.includes('POST /uploads/multipart'), 'no new upload started');
@@ -118,7 +152,10 @@ describe('uploads.upload in parts', () => {
   it('aborts the upload and forgets it when the API refuses a request', async () => {
     const store = memoryStore();
     const service = fakeService({ refuseUrls: 400 });
-    await assert.rejects(client(service.fetch).uploads.upload('org_1', 'env_1', content, { ...options, resumeStore: store }), /invalid_part_number/);
+    await assert.rejects(
+      client(service.fetch).uploads.upload('org_1', 'env_1', content, { ...options, resumeStore: store }),
+      /invalid_part_number/,
+    );
     assert.equal(service.log.at(-1), 'DELETE /uploads/multipart/upl_1');
     assert.equal(store.entries.size, 0);
   });

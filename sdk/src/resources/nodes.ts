@@ -10,11 +10,24 @@ export class Nodes {
     private readonly operatorToken: string | undefined,
   ) {}
 
-  private async send<T>(method: 'GET' | 'POST', path: string, { signal, timeoutMs, maxRetries }: CallOptions): Promise<T> {
-    if (!this.operatorToken) throw new KinoError('operatorToken is required for the operators\' interface (or set KINO_OPERATOR_TOKEN)');
-    const headers = { Authorization: `Bearer ${this.operatorToken}`, Accept: 'application/json', 'User-Agent': 'kino-sdk/0.1.0' };
+  private async send<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    { signal, timeoutMs, maxRetries }: CallOptions,
+  ): Promise<T> {
+    if (!this.operatorToken)
+      throw new KinoError("operatorToken is required for the operators' interface (or set KINO_OPERATOR_TOKEN)");
+    const headers = {
+      Authorization: `Bearer ${this.operatorToken}`,
+      Accept: 'application/json',
+      'User-Agent': 'kino-sdk/0.1.0',
+    };
     // Draining is idempotent, so a retried POST is safe without an Idempotency-Key.
-    const response = await this.http.fetchWithRetries(this.http.url(path), { method, headers }, { signal, timeoutMs, maxRetries });
+    const response = await this.http.fetchWithRetries(
+      this.http.url(path),
+      { method, headers },
+      { signal, timeoutMs, maxRetries },
+    );
     const text = await response.text();
     const payload = text ? (JSON.parse(text) as { body?: T } & Partial<ErrorEnvelope>) : undefined;
     if (!response.ok) throw APIError.fromResponse(response.status, payload, response.headers);

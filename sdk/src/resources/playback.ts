@@ -14,10 +14,19 @@ export class Playback {
    *   domains: ['example.com'],
    * });
    */
-  signedUrl(orgId: string, videoId: string, params: SignedUrlParams = {}, options: CallOptions = {}): APIPromise<SignedPlaybackUrl> {
-    return this.http.request<SignedPlaybackUrl>('GET', `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/signed-url`, {
-      ...options,
-      query: { expiration: params.expiration, domains: params.domains?.join(',') },
-    });
+  signedUrl(
+    orgId: string,
+    videoId: string,
+    params: SignedUrlParams = {},
+    options: CallOptions = {},
+  ): APIPromise<SignedPlaybackUrl> {
+    return this.http.request<SignedPlaybackUrl>(
+      'GET',
+      `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/signed-url`,
+      {
+        ...options,
+        query: { expiration: params.expiration, domains: params.domains?.join(',') },
+      },
+    );
   }
 }

@@ -8,14 +8,19 @@ import { APIConnectionTimeoutError, Kino } from '../index.ts';
 
 const timeoutMs = 1000;
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function listen(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   afterAll(() => {
     server.closeAllConnections();
     server.close();
   });
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/kino/uploads/a.mp4?X-Amz-Signature=abc` };
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/kino/uploads/a.mp4?X-Amz-Signature=abc`,
+  };
 }
 
 function client(): Kino {
@@ -46,7 +51,10 @@ describe('uploads', () => {
 
     assert.equal(received, size);
     assert.equal(requests, 1);
-    assert.ok(elapsed > timeoutMs, `the upload took ${Math.round(elapsed)} ms, no longer than the timeout: the link was not slow`);
+    assert.ok(
+      elapsed > timeoutMs,
+      `the upload took ${Math.round(elapsed)} ms, no longer than the timeout: the link was not slow`,
+    );
   });
 
   it('fail with a timeout error once storage has taken no bytes for the timeout', async () => {
@@ -59,12 +67,15 @@ describe('uploads', () => {
     });
 
     const started = performance.now();
-    await assert.rejects(client().uploads.putFile({ signedURL: url }, new Uint8Array(32 * 1024 * 1024)), (error: unknown) => {
-      assert.ok(error instanceof APIConnectionTimeoutError, String(error));
-      assert.match(error.message, new RegExp(`no progress for ${timeoutMs} ms`));
-      assert.doesNotMatch(error.message, /Signature/, 'the signed URL stays out of the message');
-      return true;
-    });
+    await assert.rejects(
+      client().uploads.putFile({ signedURL: url }, new Uint8Array(32 * 1024 * 1024)),
+      (error: unknown) => {
+        assert.ok(error instanceof APIConnectionTimeoutError, String(error));
+        assert.match(error.message, new RegExp(`no progress for ${timeoutMs} ms`));
+        assert.doesNotMatch(error.message, /Signature/, 'the signed URL stays out of the message');
+        return true;
+      },
+    );
     assert.ok(performance.now() - started >= timeoutMs);
     assert.equal(requests, 1);
   });

@@ -123,8 +123,16 @@ export class Uploads {
    * @example
    * const ticket = await kino.uploads.createUrl(orgId, envId, { filename: 'talk.mp4', fileSize: 48_213_331 });
    */
-  createUrl(orgId: string, envId: string, params: CreateUploadUrlParams, options: CallOptions = {}): APIPromise<UploadTicket> {
-    return this.http.request<UploadTicket>('POST', `${this.base(orgId, envId)}/videos/upload-url`, { ...options, body: params });
+  createUrl(
+    orgId: string,
+    envId: string,
+    params: CreateUploadUrlParams,
+    options: CallOptions = {},
+  ): APIPromise<UploadTicket> {
+    return this.http.request<UploadTicket>('POST', `${this.base(orgId, envId)}/videos/upload-url`, {
+      ...options,
+      body: params,
+    });
   }
 
   /**
@@ -143,7 +151,9 @@ export class Uploads {
   ): Promise<void> {
     const { blob } = await prepareSource(source, this.files);
     const meter = new ProgressMeter(blob.size, options.onProgress);
-    await this.putBytes(ticket.signedURL, blob, { 'Content-Type': contentType }, options.signal, (bytes) => meter.sending(1, bytes));
+    await this.putBytes(ticket.signedURL, blob, { 'Content-Type': contentType }, options.signal, (bytes) =>
+      meter.sending(1, bytes),
+    );
     meter.done(1, blob.size);
     meter.finish();
   }
@@ -156,8 +166,16 @@ export class Uploads {
    * const upload = await kino.uploads.createMultipart(orgId, envId, { filename: 'film.mov', fileSize: 3_221_225_472 });
    * console.log(upload.uploadId, upload.partCount, upload.partSize);
    */
-  createMultipart(orgId: string, envId: string, params: CreateMultipartUploadParams, options: CallOptions = {}): APIPromise<MultipartUpload> {
-    return this.http.request<MultipartUpload>('POST', `${this.base(orgId, envId)}/uploads/multipart`, { ...options, body: params });
+  createMultipart(
+    orgId: string,
+    envId: string,
+    params: CreateMultipartUploadParams,
+    options: CallOptions = {},
+  ): APIPromise<MultipartUpload> {
+    return this.http.request<MultipartUpload>('POST', `${this.base(orgId, envId)}/uploads/multipart`, {
+      ...options,
+      body: params,
+    });
   }
 
   /**
@@ -166,11 +184,21 @@ export class Uploads {
    * const { parts } = await kino.uploads.partUrls(orgId, envId, upload.uploadId, [1, 2, 3]);
    * await fetch(parts[0].signedURL, { method: 'PUT', body: firstPart });
    */
-  partUrls(orgId: string, envId: string, uploadId: string, partNumbers: number[], options: CallOptions = {}): APIPromise<PartUrls> {
-    return this.http.request<PartUrls>('POST', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`, {
-      ...options,
-      body: { partNumbers },
-    });
+  partUrls(
+    orgId: string,
+    envId: string,
+    uploadId: string,
+    partNumbers: number[],
+    options: CallOptions = {},
+  ): APIPromise<PartUrls> {
+    return this.http.request<PartUrls>(
+      'POST',
+      `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`,
+      {
+        ...options,
+        body: { partNumbers },
+      },
+    );
   }
 
   /**
@@ -181,7 +209,11 @@ export class Uploads {
    */
   listParts(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<UploadedPart[]> {
     return this.http
-      .request<{ parts: UploadedPart[] }>('GET', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`, options)
+      .request<{ parts: UploadedPart[] }>(
+        'GET',
+        `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/parts`,
+        options,
+      )
       .map((body) => body.parts);
   }
 
@@ -192,7 +224,12 @@ export class Uploads {
    * const { bucketPath } = await kino.uploads.completeMultipart(orgId, envId, uploadId);
    * await kino.videos.process(orgId, envId, { storagePath: bucketPath, videoQuality: 'standard', allowPublicAccess: true });
    */
-  completeMultipart(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<CompletedMultipartUpload> {
+  completeMultipart(
+    orgId: string,
+    envId: string,
+    uploadId: string,
+    options: CallOptions = {},
+  ): APIPromise<CompletedMultipartUpload> {
     return this.http.request<CompletedMultipartUpload>(
       'POST',
       `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}/complete`,
@@ -205,8 +242,17 @@ export class Uploads {
    * @example
    * await kino.uploads.abortMultipart(orgId, envId, uploadId);
    */
-  abortMultipart(orgId: string, envId: string, uploadId: string, options: CallOptions = {}): APIPromise<AbortedMultipartUpload> {
-    return this.http.request<AbortedMultipartUpload>('DELETE', `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}`, options);
+  abortMultipart(
+    orgId: string,
+    envId: string,
+    uploadId: string,
+    options: CallOptions = {},
+  ): APIPromise<AbortedMultipartUpload> {
+    return this.http.request<AbortedMultipartUpload>(
+      'DELETE',
+      `${this.base(orgId, envId)}/uploads/multipart/${encodeURIComponent(uploadId)}`,
+      options,
+    );
   }
 
   /**
@@ -219,19 +265,34 @@ export class Uploads {
    * const upload = await kino.uploads.createDirectUpload(orgId, envId, { filename: 'talk.mp4', fileSize: 48_213_331 });
    * res.json(upload); // to the browser, which runs uploadFile(file, upload)
    */
-  async createDirectUpload(orgId: string, envId: string, params: CreateDirectUploadParams, options: CallOptions = {}): Promise<DirectUpload> {
+  async createDirectUpload(
+    orgId: string,
+    envId: string,
+    params: CreateDirectUploadParams,
+    options: CallOptions = {},
+  ): Promise<DirectUpload> {
     const { multipartThreshold = DEFAULT_MULTIPART_THRESHOLD, ...file } = params;
     const contentType = file.contentType ?? contentTypeFor(file.filename);
     if (file.fileSize <= multipartThreshold) {
       const { partSize: _partSize, ...single } = file;
       const ticket = await this.createUrl(orgId, envId, { ...single, contentType }, options);
-      return { kind: 'single', bucketPath: ticket.bucketPath, fileSize: file.fileSize, contentType, signedURL: ticket.signedURL, expiresAt: ticket.expiresAt };
+      return {
+        kind: 'single',
+        bucketPath: ticket.bucketPath,
+        fileSize: file.fileSize,
+        contentType,
+        signedURL: ticket.signedURL,
+        expiresAt: ticket.expiresAt,
+      };
     }
     const created = await this.createMultipart(orgId, envId, { ...file, contentType }, options);
     const numbers = Array.from({ length: created.partCount }, (_, index) => index + 1);
     const batches: number[][] = [];
-    for (let start = 0; start < numbers.length; start += partUrlsPerCall) batches.push(numbers.slice(start, start + partUrlsPerCall));
-    const signed = await Promise.all(batches.map((batch) => this.partUrls(orgId, envId, created.uploadId, batch, options)));
+    for (let start = 0; start < numbers.length; start += partUrlsPerCall)
+      batches.push(numbers.slice(start, start + partUrlsPerCall));
+    const signed = await Promise.all(
+      batches.map((batch) => this.partUrls(orgId, envId, created.uploadId, batch, options)),
+    );
     return {
       kind: 'multipart',
       uploadId: created.uploadId,
@@ -290,15 +351,34 @@ export class Uploads {
 
     if (blob.size <= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD)) {
       const ticket = await this.createUrl(orgId, envId, { filename, fileSize: blob.size, contentType }, { signal });
-      await this.putBytes(ticket.signedURL, blob, { 'Content-Type': contentType }, signal, (bytes) => meter.sending(1, bytes));
+      await this.putBytes(ticket.signedURL, blob, { 'Content-Type': contentType }, signal, (bytes) =>
+        meter.sending(1, bytes),
+      );
       meter.done(1, blob.size);
       meter.finish();
-      return { bucketPath: ticket.bucketPath, fileSize: blob.size, contentType, partCount: 0, resumedBytes: 0, expiresAt: ticket.expiresAt };
+      return {
+        bucketPath: ticket.bucketPath,
+        fileSize: blob.size,
+        contentType,
+        partCount: 0,
+        resumedBytes: 0,
+        expiresAt: ticket.expiresAt,
+      };
     }
 
     const store = options.resumeStore;
     const key = store
-      ? await sha256Hex(JSON.stringify([orgId, envId, filename, contentType, blob.size, options.partSize ?? null, await prepared.fingerprint()]))
+      ? await sha256Hex(
+          JSON.stringify([
+            orgId,
+            envId,
+            filename,
+            contentType,
+            blob.size,
+            options.partSize ?? null,
+            await prepared.fingerprint(),
+          ]),
+        )
       : undefined;
     let upload: ResumeState | undefined;
     let arrived: UploadedPart[] = [];
@@ -322,22 +402,42 @@ export class Uploads {
         { filename, fileSize: blob.size, contentType, ...(options.partSize ? { partSize: options.partSize } : {}) },
         { signal },
       );
-      upload = { uploadId: created.uploadId, bucketPath: created.bucketPath, partSize: created.partSize, partCount: created.partCount, fileSize: blob.size, expiresAt: created.expiresAt };
+      upload = {
+        uploadId: created.uploadId,
+        bucketPath: created.bucketPath,
+        partSize: created.partSize,
+        partCount: created.partCount,
+        fileSize: blob.size,
+        expiresAt: created.expiresAt,
+      };
       if (store && key) await store.set(key, upload);
     }
     const { uploadId, partSize, partCount, expiresAt } = upload;
     const sizeOf = (partNumber: number) => Math.min(partSize, blob.size - (partNumber - 1) * partSize);
 
     // A part counts as there only whole: a part storage has at another size is sent again.
-    const present = new Set(arrived.filter((part) => part.size === sizeOf(part.partNumber)).map((part) => part.partNumber));
+    const present = new Set(
+      arrived.filter((part) => part.size === sizeOf(part.partNumber)).map((part) => part.partNumber),
+    );
     let resumedBytes = 0;
     for (const partNumber of present) resumedBytes += sizeOf(partNumber);
     meter.alreadySent(resumedBytes);
-    const missing = Array.from({ length: partCount }, (_, index) => index + 1).filter((partNumber) => !present.has(partNumber));
+    const missing = Array.from({ length: partCount }, (_, index) => index + 1).filter(
+      (partNumber) => !present.has(partNumber),
+    );
 
     try {
       const partOf = (partNumber: number) => blob.slice((partNumber - 1) * partSize, partNumber * partSize);
-      await this.sendParts(orgId, envId, uploadId, missing, partOf, options.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT, meter, signal);
+      await this.sendParts(
+        orgId,
+        envId,
+        uploadId,
+        missing,
+        partOf,
+        options.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT,
+        meter,
+        signal,
+      );
       const completed = await this.completeMultipart(orgId, envId, uploadId, { signal });
       if (store && key) await store.delete(key);
       meter.finish();
@@ -398,7 +498,8 @@ export class Uploads {
           if (partSignal.aborted) return;
           try {
             const part = partOf(partNumber);
-            const send = async (url: string) => this.putBytes(url, part, {}, partSignal, (bytes) => meter.sending(partNumber, bytes));
+            const send = async (url: string) =>
+              this.putBytes(url, part, {}, partSignal, (bytes) => meter.sending(partNumber, bytes));
             try {
               await send(await urlFor(partNumber));
             } catch (error) {

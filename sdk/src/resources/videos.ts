@@ -55,7 +55,12 @@ export class Videos {
    *   videoName: 'Launch keynote',
    * });
    */
-  process(orgId: string, envId: string, params: ProcessVideoParams, options: CallOptions = {}): APIPromise<ProcessVideoResult> {
+  process(
+    orgId: string,
+    envId: string,
+    params: ProcessVideoParams,
+    options: CallOptions = {},
+  ): APIPromise<ProcessVideoResult> {
     return this.http.request<ProcessVideoResult>(
       'POST',
       `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/process`,
@@ -74,7 +79,12 @@ export class Videos {
    *   allowPublicAccess: true,
    * });
    */
-  ingest(orgId: string, envId: string, params: IngestVideoParams, options: CallOptions = {}): APIPromise<ProcessVideoResult> {
+  ingest(
+    orgId: string,
+    envId: string,
+    params: IngestVideoParams,
+    options: CallOptions = {},
+  ): APIPromise<ProcessVideoResult> {
     return this.http.request<ProcessVideoResult>(
       'POST',
       `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos/ingest`,
@@ -90,8 +100,16 @@ export class Videos {
    * @example
    * const { videoID } = await kino.videos.createClip(orgId, 'vid_123', { startTime: 30, endTime: 45 });
    */
-  createClip(orgId: string, videoId: string, params: CreateClipParams, options: CallOptions = {}): APIPromise<ProcessVideoResult> {
-    return this.http.request<ProcessVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/clips`, { ...options, body: params });
+  createClip(
+    orgId: string,
+    videoId: string,
+    params: CreateClipParams,
+    options: CallOptions = {},
+  ): APIPromise<ProcessVideoResult> {
+    return this.http.request<ProcessVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/clips`, {
+      ...options,
+      body: params,
+    });
   }
 
   /**
@@ -116,7 +134,10 @@ export class Videos {
    */
   listAll(orgId: string, params: ListVideosParams = {}, options: CallOptions = {}): PagePromise<OrganizationVideo> {
     return new PagePromise(params.page ?? 1, (page) =>
-      this.http.request<VideoList<OrganizationVideo>>('GET', `${org(orgId)}/videos`, { ...options, query: { ...params, page } }),
+      this.http.request<VideoList<OrganizationVideo>>('GET', `${org(orgId)}/videos`, {
+        ...options,
+        query: { ...params, page },
+      }),
     );
   }
 
@@ -127,7 +148,11 @@ export class Videos {
    * if (video.status.ready) console.log(video.encodings.map((e) => e.key));
    */
   get(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<VideoDetails> {
-    return this.http.request<VideoDetails>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/details`, options);
+    return this.http.request<VideoDetails>(
+      'GET',
+      `${org(orgId)}/videos/${encodeURIComponent(videoId)}/details`,
+      options,
+    );
   }
 
   /**
@@ -137,8 +162,16 @@ export class Videos {
    * await kino.videos.update(orgId, 'vid_123', { videoName: 'Keynote', metadata: { externalId: 'post-42' } });
    * const [video] = (await kino.videos.list(orgId, envId, { externalId: 'post-42' })).videos;
    */
-  update(orgId: string, videoId: string, changes: UpdateVideoParams, options: CallOptions = {}): APIPromise<VideoDetails> {
-    return this.http.request<VideoDetails>('PATCH', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, { ...options, body: changes });
+  update(
+    orgId: string,
+    videoId: string,
+    changes: UpdateVideoParams,
+    options: CallOptions = {},
+  ): APIPromise<VideoDetails> {
+    return this.http.request<VideoDetails>('PATCH', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, {
+      ...options,
+      body: changes,
+    });
   }
 
   /**
@@ -147,7 +180,11 @@ export class Videos {
    * @example
    * await kino.videos.delete(orgId, 'vid_123', { reason: 'user_request' });
    */
-  delete(orgId: string, videoId: string, { reason, ...options }: { reason?: DeleteReason } & CallOptions = {}): APIPromise<DeleteVideoResult> {
+  delete(
+    orgId: string,
+    videoId: string,
+    { reason, ...options }: { reason?: DeleteReason } & CallOptions = {},
+  ): APIPromise<DeleteVideoResult> {
     return this.http.request<DeleteVideoResult>('DELETE', `${org(orgId)}/videos/${encodeURIComponent(videoId)}`, {
       ...options,
       body: reason ? { reason } : undefined,
@@ -161,7 +198,11 @@ export class Videos {
    * await kino.videos.waitUntilReady(orgId, 'vid_123');
    */
   retry(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<RetryVideoResult> {
-    return this.http.request<RetryVideoResult>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/retry`, options);
+    return this.http.request<RetryVideoResult>(
+      'POST',
+      `${org(orgId)}/videos/${encodeURIComponent(videoId)}/retry`,
+      options,
+    );
   }
 
   /**
@@ -175,7 +216,11 @@ export class Videos {
    *   if (error instanceof VideoProcessingFailedError) console.error('failed', error.video.id);
    * }
    */
-  async waitUntilReady(orgId: string, videoId: string, { timeoutMs = 30 * 60_000, intervalMs = 2000, signal, onPoll }: WaitUntilReadyOptions = {}): Promise<VideoDetails> {
+  async waitUntilReady(
+    orgId: string,
+    videoId: string,
+    { timeoutMs = 30 * 60_000, intervalMs = 2000, signal, onPoll }: WaitUntilReadyOptions = {},
+  ): Promise<VideoDetails> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const video = await this.get(orgId, videoId, { signal });
@@ -193,8 +238,16 @@ export class Videos {
    * const link = await kino.videos.share(orgId, 'vid_123', { expirationHours: 24, maxViews: 10 });
    * console.log(link.shareUrl, link.directUrl);
    */
-  share(orgId: string, videoId: string, params: CreateShareLinkParams = {}, options: CallOptions = {}): APIPromise<ShareLink> {
-    return this.http.request<ShareLink>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, { ...options, body: params });
+  share(
+    orgId: string,
+    videoId: string,
+    params: CreateShareLinkParams = {},
+    options: CallOptions = {},
+  ): APIPromise<ShareLink> {
+    return this.http.request<ShareLink>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, {
+      ...options,
+      body: params,
+    });
   }
 
   /**
@@ -203,7 +256,9 @@ export class Videos {
    * for (const link of await kino.videos.listShareLinks(orgId, 'vid_123')) console.log(link.shareUrl, link.views);
    */
   listShareLinks(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<ShareLink[]> {
-    return this.http.request<{ shareLinks: ShareLink[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, options).map((body) => body.shareLinks);
+    return this.http
+      .request<{ shareLinks: ShareLink[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share`, options)
+      .map((body) => body.shareLinks);
   }
 
   /**
@@ -211,7 +266,12 @@ export class Videos {
    * @example
    * await kino.videos.revokeShareLink(orgId, 'vid_123', link.id);
    */
-  revokeShareLink(orgId: string, videoId: string, linkId: string, options: CallOptions = {}): APIPromise<RevokedShareLink> {
+  revokeShareLink(
+    orgId: string,
+    videoId: string,
+    linkId: string,
+    options: CallOptions = {},
+  ): APIPromise<RevokedShareLink> {
     return this.http.request<RevokedShareLink>(
       'DELETE',
       `${org(orgId)}/videos/${encodeURIComponent(videoId)}/share/${encodeURIComponent(linkId)}`,
@@ -224,8 +284,16 @@ export class Videos {
    * @example
    * const { url } = await kino.videos.createThumbnail(orgId, 'vid_123', { timestamp: 12.5, setAsDefault: true });
    */
-  createThumbnail(orgId: string, videoId: string, params: CreateThumbnailParams, options: CallOptions = {}): APIPromise<Thumbnail> {
-    return this.http.request<Thumbnail>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/thumbnails`, { ...options, body: params });
+  createThumbnail(
+    orgId: string,
+    videoId: string,
+    params: CreateThumbnailParams,
+    options: CallOptions = {},
+  ): APIPromise<Thumbnail> {
+    return this.http.request<Thumbnail>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/thumbnails`, {
+      ...options,
+      body: params,
+    });
   }
 
   /**
@@ -235,8 +303,16 @@ export class Videos {
    * const track = await kino.videos.addCaption(orgId, 'vid_123', { language: 'en', content: await readFile('en.srt', 'utf8'), format: 'srt', default: true });
    * console.log(track.url);
    */
-  addCaption(orgId: string, videoId: string, params: AddCaptionParams, options: CallOptions = {}): APIPromise<CaptionTrack> {
-    return this.http.request<CaptionTrack>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, { ...options, body: params });
+  addCaption(
+    orgId: string,
+    videoId: string,
+    params: AddCaptionParams,
+    options: CallOptions = {},
+  ): APIPromise<CaptionTrack> {
+    return this.http.request<CaptionTrack>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, {
+      ...options,
+      body: params,
+    });
   }
 
   /**
@@ -245,7 +321,13 @@ export class Videos {
    * for (const track of await kino.videos.listCaptions(orgId, 'vid_123')) console.log(track.language, track.label);
    */
   listCaptions(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<CaptionTrack[]> {
-    return this.http.request<{ captions: CaptionTrack[] }>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`, options).map((body) => body.captions);
+    return this.http
+      .request<{ captions: CaptionTrack[] }>(
+        'GET',
+        `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions`,
+        options,
+      )
+      .map((body) => body.captions);
   }
 
   /**
@@ -253,7 +335,12 @@ export class Videos {
    * @example
    * await kino.videos.removeCaption(orgId, 'vid_123', 'en');
    */
-  removeCaption(orgId: string, videoId: string, language: string, options: CallOptions = {}): APIPromise<DeletedCaptionTrack> {
+  removeCaption(
+    orgId: string,
+    videoId: string,
+    language: string,
+    options: CallOptions = {},
+  ): APIPromise<DeletedCaptionTrack> {
     return this.http.request<DeletedCaptionTrack>(
       'DELETE',
       `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions/${encodeURIComponent(language)}`,

@@ -19,7 +19,12 @@ export class Webhooks {
    *   events: ['video.processing.completed'],
    * });
    */
-  create(orgId: string, envId: string, params: CreateWebhookParams, options: CallOptions = {}): APIPromise<CreatedWebhook> {
+  create(
+    orgId: string,
+    envId: string,
+    params: CreateWebhookParams,
+    options: CallOptions = {},
+  ): APIPromise<CreatedWebhook> {
     return this.http.request<CreatedWebhook>('POST', this.path(orgId, envId), { ...options, body: params });
   }
 
@@ -29,7 +34,9 @@ export class Webhooks {
    * for (const webhook of await kino.webhooks.list(orgId, envId)) console.log(webhook.url, webhook.events);
    */
   list(orgId: string, envId: string, options: CallOptions = {}): APIPromise<Webhook[]> {
-    return this.http.request<{ webhooks: Webhook[] }>('GET', this.path(orgId, envId), options).map((body) => body.webhooks);
+    return this.http
+      .request<{ webhooks: Webhook[] }>('GET', this.path(orgId, envId), options)
+      .map((body) => body.webhooks);
   }
 
   /**
@@ -38,7 +45,9 @@ export class Webhooks {
    * await kino.webhooks.delete(orgId, envId, 'whk_123');
    */
   delete(orgId: string, envId: string, webhookId: string, options: CallOptions = {}): APIPromise<void> {
-    return this.http.request<unknown>('DELETE', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}`, options).map(() => undefined);
+    return this.http
+      .request<unknown>('DELETE', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}`, options)
+      .map(() => undefined);
   }
 
   /**
@@ -46,9 +55,18 @@ export class Webhooks {
    * @example
    * for (const d of await kino.webhooks.deliveries(orgId, envId, 'whk_123')) console.log(d.event, d.attempt, d.responseStatus, d.error);
    */
-  deliveries(orgId: string, envId: string, webhookId: string, options: CallOptions = {}): APIPromise<WebhookDelivery[]> {
+  deliveries(
+    orgId: string,
+    envId: string,
+    webhookId: string,
+    options: CallOptions = {},
+  ): APIPromise<WebhookDelivery[]> {
     return this.http
-      .request<{ deliveries: WebhookDelivery[] }>('GET', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}/deliveries`, options)
+      .request<{ deliveries: WebhookDelivery[] }>(
+        'GET',
+        `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}/deliveries`,
+        options,
+      )
       .map((body) => body.deliveries);
   }
 
@@ -58,7 +76,13 @@ export class Webhooks {
    * const attempt = await kino.webhooks.redeliver(orgId, envId, 'whk_123', 'whd_456');
    * if (attempt.error) console.log('still failing:', attempt.error);
    */
-  redeliver(orgId: string, envId: string, webhookId: string, deliveryId: string, options: CallOptions = {}): APIPromise<WebhookDelivery> {
+  redeliver(
+    orgId: string,
+    envId: string,
+    webhookId: string,
+    deliveryId: string,
+    options: CallOptions = {},
+  ): APIPromise<WebhookDelivery> {
     const path = `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`;
     return this.http.request<WebhookDelivery>('POST', path, options);
   }
@@ -70,7 +94,11 @@ export class Webhooks {
    * console.log(attempt.responseStatus);
    */
   test(orgId: string, envId: string, webhookId: string, options: CallOptions = {}): APIPromise<WebhookDelivery> {
-    return this.http.request<WebhookDelivery>('POST', `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}/test`, options);
+    return this.http.request<WebhookDelivery>(
+      'POST',
+      `${this.path(orgId, envId)}/${encodeURIComponent(webhookId)}/test`,
+      options,
+    );
   }
 
   /**
@@ -82,7 +110,12 @@ export class Webhooks {
    * const event = await kino.webhooks.verify(req.body, req.headers, process.env.KINO_WEBHOOK_SECRET);
    * if (event.event === 'video.processing.completed') console.log(event.videoId, 'is ready:', event.data.encodings.length, 'renditions');
    */
-  verify(body: string | Uint8Array, headers: WebhookHeaders, secret: string, options: { now?: number } = {}): Promise<WebhookPayload> {
+  verify(
+    body: string | Uint8Array,
+    headers: WebhookHeaders,
+    secret: string,
+    options: { now?: number } = {},
+  ): Promise<WebhookPayload> {
     return verifyWebhook(body, headers, secret, options);
   }
 }

@@ -73,11 +73,20 @@ const retryBaseDelayMs = 500;
 
 /** A failure another attempt may mend: no answer, or storage's 5xx, 408 or 429. A 403 (an expired URL) is not. */
 function isRetryable(error: unknown): boolean {
-  return error instanceof UploadError && (error.status === 0 || error.status >= 500 || error.status === 408 || error.status === 429);
+  return (
+    error instanceof UploadError &&
+    (error.status === 0 || error.status >= 500 || error.status === 408 || error.status === 429)
+  );
 }
 
 /** One PUT of `body` to a signed URL with XMLHttpRequest, telling `onProgress` the bytes sent so far. */
-function xhrPut(url: string, body: Blob, contentType: string | undefined, signal: AbortSignal, onProgress: (bytes: number) => void): Promise<void> {
+function xhrPut(
+  url: string,
+  body: Blob,
+  contentType: string | undefined,
+  signal: AbortSignal,
+  onProgress: (bytes: number) => void,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason as Error);
     const request = new XMLHttpRequest();
@@ -173,16 +182,24 @@ function remember(store: DirectUploadResumeStore | undefined, key: string, sent:
  * await uploadFile(file, upload, { resume: true, onProgress: ({ bytesSent, totalBytes }) => (bar.value = bytesSent / totalBytes) });
  * await fetch('/my-app/uploads/done', { method: 'POST', body: JSON.stringify(upload) });
  */
-export async function uploadFile(file: Blob, upload: DirectUpload, options: UploadFileOptions = {}): Promise<UploadFileResult> {
+export async function uploadFile(
+  file: Blob,
+  upload: DirectUpload,
+  options: UploadFileOptions = {},
+): Promise<UploadFileResult> {
   if (file.size !== upload.fileSize) {
-    throw new KinoError(`the file has ${file.size} bytes and the upload was minted for ${upload.fileSize}: mint one for this file`);
+    throw new KinoError(
+      `the file has ${file.size} bytes and the upload was minted for ${upload.fileSize}: mint one for this file`,
+    );
   }
   const signal = options.signal ?? new AbortController().signal;
   const retries = options.retries ?? defaultRetries;
   const meter = new ProgressMeter(file.size, options.onProgress);
 
   if (upload.kind === 'single') {
-    await putWithRetries(upload.signedURL, file, upload.contentType, signal, retries, (bytes) => meter.sending(1, bytes));
+    await putWithRetries(upload.signedURL, file, upload.contentType, signal, retries, (bytes) =>
+      meter.sending(1, bytes),
+    );
     meter.done(1, file.size);
     meter.finish();
     return { bucketPath: upload.bucketPath, resumedBytes: 0 };
@@ -222,7 +239,8 @@ export async function uploadFile(file: Blob, upload: DirectUpload, options: Uplo
   signal.throwIfAborted();
   const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failed) throw failed.reason;
-  if (sent.size < upload.partCount) throw new KinoError(`the upload lists ${upload.parts.length} part URLs for ${upload.partCount} parts`);
+  if (sent.size < upload.partCount)
+    throw new KinoError(`the upload lists ${upload.parts.length} part URLs for ${upload.partCount} parts`);
   store?.removeItem(key);
   meter.finish();
   return { bucketPath: upload.bucketPath, resumedBytes };

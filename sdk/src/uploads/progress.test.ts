@@ -6,7 +6,12 @@ describe('ProgressMeter', () => {
   it('counts bytes on storage and in flight, a retry starting a part again, and the rate over the last seconds', () => {
     let now = 0;
     const reports: UploadProgress[] = [];
-    const meter = new ProgressMeter(10_000, (p) => reports.push(p), 100, () => now);
+    const meter = new ProgressMeter(
+      10_000,
+      (p) => reports.push(p),
+      100,
+      () => now,
+    );
     meter.alreadySent(2000); // found on storage: counted, not in the rate
     now = 1000;
     meter.sending(1, 1000);
@@ -29,7 +34,12 @@ describe('ProgressMeter', () => {
   it('reports at most once per interval, and always at the end', () => {
     let now = 0;
     const reports: UploadProgress[] = [];
-    const meter = new ProgressMeter(1000, (p) => reports.push(p), 100, () => now);
+    const meter = new ProgressMeter(
+      1000,
+      (p) => reports.push(p),
+      100,
+      () => now,
+    );
     for (let bytes = 100; bytes <= 1000; bytes += 100) {
       now += 10;
       meter.sending(1, bytes);

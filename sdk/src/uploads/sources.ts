@@ -28,7 +28,8 @@ export interface PreparedSource {
 /** The size of the pieces a Blob's content is hashed in, so that hashing holds one piece at a time. */
 const hashPieceBytes = 16 * 1024 * 1024;
 
-const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+const hex = (buffer: ArrayBuffer) =>
+  [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 
 /** SHA-256 (hex) of a string, with the platform's Web Crypto. */
 export async function sha256Hex(text: string): Promise<string> {
@@ -63,7 +64,9 @@ export async function prepareSource(source: UploadSource, files: FileAccess | un
   if (typeof source === 'string') {
     // Kino fetches a URL itself: not an upload, and no file of that name.
     if (/^https?:\/\//i.test(source)) {
-      throw new KinoError(`${source} is a URL: Kino fetches it itself with videos.ingest(orgId, envId, { url, ... }), not uploads.upload`);
+      throw new KinoError(
+        `${source} is a URL: Kino fetches it itself with videos.ingest(orgId, envId, { url, ... }), not uploads.upload`,
+      );
     }
     if (!files) {
       throw new KinoError(
@@ -71,7 +74,11 @@ export async function prepareSource(source: UploadSource, files: FileAccess | un
       );
     }
     const opened = await files.open(source);
-    return { blob: opened.blob, name: source.split(/[\\/]/).pop(), fingerprint: async () => `file:${opened.fingerprint}` };
+    return {
+      blob: opened.blob,
+      name: source.split(/[\\/]/).pop(),
+      fingerprint: async () => `file:${opened.fingerprint}`,
+    };
   }
   if (source instanceof Blob) {
     const file = typeof File !== 'undefined' && source instanceof File ? source : undefined;
@@ -79,7 +86,10 @@ export async function prepareSource(source: UploadSource, files: FileAccess | un
       blob: source,
       name: file?.name || undefined,
       // A File names itself (name, size, modification time); other Blobs are known by their content.
-      fingerprint: file && file.lastModified ? async () => `file:${file.name}:${file.size}:${file.lastModified}` : () => contentFingerprint(source),
+      fingerprint:
+        file && file.lastModified
+          ? async () => `file:${file.name}:${file.size}:${file.lastModified}`
+          : () => contentFingerprint(source),
     };
   }
   let blob: Blob;

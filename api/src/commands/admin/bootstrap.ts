@@ -5,7 +5,7 @@ import type { BootstrapResult } from '../../admin/bootstrap.ts';
 export default class AdminBootstrap extends AdminCommand {
   static override description = [
     'Prepare a new installation, idempotently: create the bucket (S3_BUCKET) unless it exists and give it the CORS rule',
-    'browser uploads need, run the PostgreSQL migrations (and ClickHouse\'s when CLICKHOUSE_URL is set), and, only while no',
+    "browser uploads need, run the PostgreSQL migrations (and ClickHouse's when CLICKHOUSE_URL is set), and, only while no",
     'organization exists, create a first organization, environment, API key (full, live) and operator token, printed this',
     'once. A later run creates nothing and says what exists. Reads DATABASE_URL, S3_* and CLICKHOUSE_URL as `kino api` does.',
   ].join('\n');
@@ -17,7 +17,8 @@ export default class AdminBootstrap extends AdminCommand {
     'org-name': Flags.string({ description: 'Name of the first organization.', default: 'Default' }),
     'env-name': Flags.string({ description: 'Name of its first environment.', default: 'production' }),
     'cors-origin': Flags.string({
-      description: 'An origin browsers may upload from (repeatable); none: any origin (presigned URLs are the credential).',
+      description:
+        'An origin browsers may upload from (repeatable); none: any origin (presigned URLs are the credential).',
       multiple: true,
     }),
   };
@@ -29,28 +30,46 @@ export default class AdminBootstrap extends AdminCommand {
     const { flags } = await this.parse(AdminBootstrap);
     const corsOrigins = (flags['cors-origin'] ?? []).map((origin) => origin.trim().replace(/\/$/, ''));
     const badOrigin = corsOrigins.find((origin) => !originPattern.test(origin));
-    if (badOrigin) this.error(`--cors-origin ${badOrigin}: expected an origin such as https://app.example.com (scheme, host, optional port).`, { exit: 2 });
+    if (badOrigin)
+      this.error(
+        `--cors-origin ${badOrigin}: expected an origin such as https://app.example.com (scheme, host, optional port).`,
+        { exit: 2 },
+      );
     // The same report as `kino config check`: every missing or invalid variable, named.
     const check = checkConfig('kino admin bootstrap', bootstrapConfigShape, parseBootstrapConfig);
     if (!check.ok) {
       reportConfigCheck(check, { json: false });
       this.exit(1);
     }
-    const result = await bootstrap(parseBootstrapConfig(), { orgName: flags['org-name'], envName: flags['env-name'], corsOrigins });
+    const result = await bootstrap(parseBootstrapConfig(), {
+      orgName: flags['org-name'],
+      envName: flags['env-name'],
+      corsOrigins,
+    });
     if (!this.jsonEnabled()) this.show(result);
     return result;
   }
 
   private show({ bucket, migrations, created, organizations }: BootstrapResult): void {
     const origins = bucket.corsOrigins.join(', ');
-    this.log(`Bucket ${bucket.name}: ${bucket.created ? 'created' : 'exists'}; CORS rule for uploads from ${origins} ${bucket.corsRuleChanged ? 'set' : 'already set'}.`);
-    this.log(`PostgreSQL: ${migrations.postgres.length > 0 ? `${migrations.postgres.length} migrations applied` : 'schema current'}.`);
-    this.log(`ClickHouse: ${migrations.clickhouse === null ? 'not configured (CLICKHOUSE_URL unset)' : migrations.clickhouse.length > 0 ? `${migrations.clickhouse.length} migrations applied` : 'schema current'}.`);
+    this.log(
+      `Bucket ${bucket.name}: ${bucket.created ? 'created' : 'exists'}; CORS rule for uploads from ${origins} ${bucket.corsRuleChanged ? 'set' : 'already set'}.`,
+    );
+    this.log(
+      `PostgreSQL: ${migrations.postgres.length > 0 ? `${migrations.postgres.length} migrations applied` : 'schema current'}.`,
+    );
+    this.log(
+      `ClickHouse: ${migrations.clickhouse === null ? 'not configured (CLICKHOUSE_URL unset)' : migrations.clickhouse.length > 0 ? `${migrations.clickhouse.length} migrations applied` : 'schema current'}.`,
+    );
     if (!created) {
-      this.log(`Organizations exist (${organizations.map((org) => `${org.id} ${org.name}`).join(', ')}): nothing created, no secrets made.`);
+      this.log(
+        `Organizations exist (${organizations.map((org) => `${org.id} ${org.name}`).join(', ')}): nothing created, no secrets made.`,
+      );
       return;
     }
-    this.log(`Created organization ${created.organization.id} (${created.organization.name}) with environment ${created.environment.id} (${created.environment.name}).`);
+    this.log(
+      `Created organization ${created.organization.id} (${created.organization.name}) with environment ${created.environment.id} (${created.environment.name}).`,
+    );
     this.log(`API key (full, live, ${created.apiKey.id}): ${created.apiKey.key}`);
     this.log(`Operator token (${created.operatorToken.id}): ${created.operatorToken.token}`);
     this.note('The API key and the operator token are shown this once and stored only as hashes: store them now.');

@@ -16,10 +16,16 @@ export const dashboardFarmRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> =
       return { body: { nodes: await listFarmNodes(deps.db) } };
     },
   );
-  for (const [verb, draining] of [['drain', true], ['undrain', false]] as const) {
+  for (const [verb, draining] of [
+    ['drain', true],
+    ['undrain', false],
+  ] as const) {
     app.post(
       `/dashboard/api/farm/nodes/:nodeID/${verb}`,
-      { config: session, schema: { hide, params: Type.Object({ nodeID: Id }), response: { 200: Envelope(NodeSchema) } } },
+      {
+        config: session,
+        schema: { hide, params: Type.Object({ nodeID: Id }), response: { 200: Envelope(NodeSchema) } },
+      },
       async (request) => {
         checkOperator(deps, request);
         return { body: await drainNode(deps.db, request.params.nodeID, draining) };

@@ -40,7 +40,10 @@ export const dashboardKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
   const keys = { config: { ...session, rateLimit: 'api-keys' as const } };
   app.get(
     '/dashboard/api/:orgID/keys',
-    { config: session, schema: { hide, params: OrgParams, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeySchema) })) } } },
+    {
+      config: session,
+      schema: { hide, params: OrgParams, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeySchema) })) } },
+    },
     async (request) => {
       // System keys are the operators' (`kino admin key create --type system`): not shown, not revocable here.
       const listed = (await listApiKeys(deps.db, accessOf(request).orgId)).filter((key) => key.type !== 'system');
@@ -65,12 +68,17 @@ export const dashboardKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
     async (request, reply) => {
       const { orgId } = accessOf(request);
       const { type, envId, live = false } = request.body;
-      if (type === 'environment' && !envId) throw new BadRequestError('env_required', 'An environment key needs envId.');
-      if (type === 'full' && envId) throw new BadRequestError('env_not_allowed', 'A full-access key reaches every environment: leave envId out.');
+      if (type === 'environment' && !envId)
+        throw new BadRequestError('env_required', 'An environment key needs envId.');
+      if (type === 'full' && envId)
+        throw new BadRequestError('env_not_allowed', 'A full-access key reaches every environment: leave envId out.');
       if (envId) {
         const environment = await getEnvironment(deps.db, envId);
         if (!environment || environment.org_id !== orgId) {
-          throw new NotFoundError('environment_not_found', `Environment ${envId} does not exist in organization ${orgId}.`);
+          throw new NotFoundError(
+            'environment_not_found',
+            `Environment ${envId} does not exist in organization ${orgId}.`,
+          );
         }
       }
       const { apiKey, record } = await createApiKey(deps.db, { orgId, envId, type, live });
@@ -82,11 +90,15 @@ export const dashboardKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = 
 
   app.delete(
     '/dashboard/api/:orgID/keys/:keyID',
-    { ...keys, schema: { hide, params: Type.Object({ orgID: Id, keyID: Id }), response: { 200: Envelope(KeySchema) } } },
+    {
+      ...keys,
+      schema: { hide, params: Type.Object({ orgID: Id, keyID: Id }), response: { 200: Envelope(KeySchema) } },
+    },
     async (request) => {
       const { orgId } = accessOf(request);
       const key = await getApiKey(deps.db, request.params.keyID);
-      if (!key || key.org_id !== orgId || key.type === 'system') throw new NotFoundError('key_not_found', `API key ${request.params.keyID} does not exist.`);
+      if (!key || key.org_id !== orgId || key.type === 'system')
+        throw new NotFoundError('key_not_found', `API key ${request.params.keyID} does not exist.`);
       const revoked = (await revokeApiKey(deps.db, key.id)) ?? key;
       request.log.info({ keyId: key.id, orgId, by: userOf(request).email }, 'API key revoked in the dashboard');
       return { body: presentKey(revoked) };

@@ -54,7 +54,8 @@ export function scopeEnvironment(access: Access): string | undefined {
 }
 
 export function storeOf(deps: ApiDeps): AnalyticsStore {
-  if (!deps.clickhouse) throw new ServiceUnavailableError('Analytics are not configured on this server (no CLICKHOUSE_URL).');
+  if (!deps.clickhouse)
+    throw new ServiceUnavailableError('Analytics are not configured on this server (no CLICKHOUSE_URL).');
   return new AnalyticsStore(deps.clickhouse);
 }
 

@@ -46,7 +46,9 @@ export const dailyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
           params,
           querystring: DailyQuery,
           response: {
-            200: Envelope(Type.Object({ dailyUsage: Type.Array(DailyRecordSchema) }), { dailyUsage: [exampleDailyRecord] }),
+            200: Envelope(Type.Object({ dailyUsage: Type.Array(DailyRecordSchema) }), {
+              dailyUsage: [exampleDailyRecord],
+            }),
             ...errorResponses(400, 404, 503),
           },
         },
@@ -59,10 +61,19 @@ export const dailyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         checkOrder(start, end, query);
         if ((end.getTime() - start.getTime()) / DAY_MS > MAX_RANGE_DAYS) {
           throw new ValidationError('date_range_too_long', `The range may span at most ${MAX_RANGE_DAYS} days`, [
-            { message: `endDate may be at most ${MAX_RANGE_DAYS} days after startDate`, location: 'query.endDate', value: query.endDate ?? day(end) },
+            {
+              message: `endDate may be at most ${MAX_RANGE_DAYS} days after startDate`,
+              location: 'query.endDate',
+              value: query.endDate ?? day(end),
+            },
           ]);
         }
-        const scope: RollupScope = { orgId: access.orgId, envId: scopeEnvironment(access), from: day(start), to: day(end) };
+        const scope: RollupScope = {
+          orgId: access.orgId,
+          envId: scopeEnvironment(access),
+          from: day(start),
+          to: day(end),
+        };
         const byDay = new Map((await read(request, () => storeOf(deps).segmentsByDay(scope))).map((d) => [d.day, d]));
         const dailyUsage = [];
         for (let t = start.getTime(); t <= end.getTime(); t += DAY_MS) {

@@ -35,7 +35,9 @@ export const resolutionDistributionRoutes: FastifyPluginAsyncTypebox<RouteOption
           params,
           querystring: DateRangeQuery,
           response: {
-            200: Envelope(Type.Object({ distribution: Type.Array(DistributionEntrySchema) }), { distribution: [exampleDistributionEntry] }),
+            200: Envelope(Type.Object({ distribution: Type.Array(DistributionEntrySchema) }), {
+              distribution: [exampleDistributionEntry],
+            }),
             ...errorResponses(400, 404, 503),
           },
         },
@@ -46,7 +48,12 @@ export const resolutionDistributionRoutes: FastifyPluginAsyncTypebox<RouteOption
         const start = dateOf(query.startDate);
         const end = dateOf(query.endDate);
         checkOrder(start, end, query);
-        const scope: RollupScope = { orgId: access.orgId, envId: scopeEnvironment(access), from: start && day(start), to: end && day(end) };
+        const scope: RollupScope = {
+          orgId: access.orgId,
+          envId: scopeEnvironment(access),
+          from: start && day(start),
+          to: end && day(end),
+        };
         const heights = await read(request, () => storeOf(deps).segmentsByHeight(scope));
         return {
           body: {

@@ -18,9 +18,13 @@ export const storageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
           tags: ['analytics'],
           summary: 'Videos that exist and their duration per quality preset',
           operationId: `get${scope}Storage`,
-          description: 'What is stored now: the count of videos (deleted ones excluded), their total and mean duration, and seconds per quality preset.',
+          description:
+            'What is stored now: the count of videos (deleted ones excluded), their total and mean duration, and seconds per quality preset.',
           params,
-          response: { 200: Envelope(Type.Object({ storage: StorageRecordSchema }), { storage: exampleStorageRecord }), ...errorResponses(404) },
+          response: {
+            200: Envelope(Type.Object({ storage: StorageRecordSchema }), { storage: exampleStorageRecord }),
+            ...errorResponses(404),
+          },
         },
       },
       async (request) => {

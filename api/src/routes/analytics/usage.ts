@@ -6,10 +6,27 @@ import type { RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import { Envelope, errorResponses } from '../../schemas/common.ts';
 import { exampleUsageRecord, UsageRecordSchema } from '../../schemas/analytics.ts';
-import { DAY_MS, day, forOrganizationAndEnvironment, MAX_RANGE_DAYS, read, scopeEnvironment, storeOf, timestamp, todayOf } from './common.ts';
+import {
+  DAY_MS,
+  day,
+  forOrganizationAndEnvironment,
+  MAX_RANGE_DAYS,
+  read,
+  scopeEnvironment,
+  storeOf,
+  timestamp,
+  todayOf,
+} from './common.ts';
 
 const UsageQuery = Type.Object({
-  periodDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RANGE_DAYS, default: 30, description: 'The period: the last periodDays UTC days, today included.' })),
+  periodDays: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_RANGE_DAYS,
+      default: 30,
+      description: 'The period: the last periodDays UTC days, today included.',
+    }),
+  ),
 });
 
 export const usageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
@@ -27,7 +44,10 @@ export const usageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
             'all time and in the period, videos uploaded in the period. Errors: 400 invalid_period_days; 503 when analytics are down.',
           params,
           querystring: UsageQuery,
-          response: { 200: Envelope(Type.Object({ usage: Type.Array(UsageRecordSchema) }), { usage: [exampleUsageRecord] }), ...errorResponses(400, 404, 503) },
+          response: {
+            200: Envelope(Type.Object({ usage: Type.Array(UsageRecordSchema) }), { usage: [exampleUsageRecord] }),
+            ...errorResponses(400, 404, 503),
+          },
         },
       },
       async (request) => {
@@ -35,7 +55,9 @@ export const usageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
         const envId = scopeEnvironment(access);
         const { periodDays } = request.query as { periodDays: number };
         const since = new Date(todayOf(deps).getTime() - (periodDays - 1) * DAY_MS);
-        const environments = (await listEnvironments(deps.db, access.orgId)).filter((e) => envId === undefined || e.id === envId);
+        const environments = (await listEnvironments(deps.db, access.orgId)).filter(
+          (e) => envId === undefined || e.id === envId,
+        );
         const envIds = environments.map((e) => e.id);
         const [videos, segments] = await Promise.all([
           videoUsageByEnvironment(deps.db, { orgId: access.orgId, envIds, since }),

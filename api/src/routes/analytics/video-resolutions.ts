@@ -25,7 +25,10 @@ export const videoResolutionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
         params: VideoParams,
         querystring: DateRangeQuery,
         response: {
-          200: Envelope(Type.Object({ summary: ResolutionSummarySchema, resolutions: Type.Array(ResolutionEntrySchema) }), exampleVideoResolutions),
+          200: Envelope(
+            Type.Object({ summary: ResolutionSummarySchema, resolutions: Type.Array(ResolutionEntrySchema) }),
+            exampleVideoResolutions,
+          ),
           ...errorResponses(400, 404, 503),
         },
       },
@@ -39,7 +42,8 @@ export const videoResolutionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       checkOrder(start, end, query);
       // Deleted videos included: their analytics are kept.
       const video = await getVideo(deps.db, publicID);
-      if (!video || video.org_id !== access.orgId) throw new NotFoundError('video_not_found', `Video ${publicID} does not exist.`);
+      if (!video || video.org_id !== access.orgId)
+        throw new NotFoundError('video_not_found', `Video ${publicID} does not exist.`);
       assertEnvironmentReach(access, video.env_id);
       const scope = { orgId: access.orgId, videoId: video.id, from: start && day(start), to: end && day(end) };
       const [renditions, { heights, totals }] = await Promise.all([
@@ -48,7 +52,10 @@ export const videoResolutionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       ]);
       const naming = { vidId: video.id, vidPublicId: video.id, vidName: video.name, vidNameValid: true };
       // Most segments wins; on a tie the taller height (heights come tallest first).
-      const popular = heights.reduce<(typeof heights)[number] | undefined>((best, h) => (!best || h.segments > best.segments ? h : best), undefined);
+      const popular = heights.reduce<(typeof heights)[number] | undefined>(
+        (best, h) => (!best || h.segments > best.segments ? h : best),
+        undefined,
+      );
       return {
         body: {
           summary: {

@@ -18,7 +18,10 @@ export const abortMultipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions>
         operationId: 'abortMultipartUpload',
         description: 'Storage drops the parts it received. Errors: 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
-        response: { 200: Envelope(AbortedSchema, { uploadId: 'upl_Jq7Vn2Xc5Bd8Kp4M', status: 'aborted' }), ...errorResponses(404, 409, 503) },
+        response: {
+          200: Envelope(AbortedSchema, { uploadId: 'upl_Jq7Vn2Xc5Bd8Kp4M', status: 'aborted' }),
+          ...errorResponses(404, 409, 503),
+        },
       },
     },
     async (request) => {

@@ -18,6 +18,9 @@ describe('the parts a multipart upload still wants', () => {
   });
 
   it('ignores parts beyond the upload', () => {
-    assert.deepEqual(partsWanting(upload, [part(1, 16 * MiB), part(2, 16 * MiB), part(3, 8 * MiB), part(4, 5 * MiB)]), []);
+    assert.deepEqual(
+      partsWanting(upload, [part(1, 16 * MiB), part(2, 16 * MiB), part(3, 8 * MiB), part(4, 5 * MiB)]),
+      [],
+    );
   });
 });

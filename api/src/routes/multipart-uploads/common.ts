@@ -30,8 +30,13 @@ export async function openUpload(
   envId: string,
 ): Promise<MultipartUpload> {
   const upload = await findMultipartUpload(deps.db, { orgId, envId, uploadId: params.uploadId });
-  if (!upload || upload.state === 'aborted') throw new NotFoundError('upload_not_found', `No open multipart upload ${params.uploadId} in this environment.`);
-  if (upload.state === 'completed') throw new ConflictError('upload_already_completed', `Upload ${params.uploadId} is complete: process its bucketPath.`);
+  if (!upload || upload.state === 'aborted')
+    throw new NotFoundError('upload_not_found', `No open multipart upload ${params.uploadId} in this environment.`);
+  if (upload.state === 'completed')
+    throw new ConflictError(
+      'upload_already_completed',
+      `Upload ${params.uploadId} is complete: process its bucketPath.`,
+    );
   return upload;
 }
 
@@ -58,17 +63,22 @@ export async function storedParts(
   try {
     return await deps.storage.listParts(upload.bucket_path, upload.storage_upload_id);
   } catch (error) {
-    if (error instanceof NoSuchUploadError) throw new NotFoundError('upload_not_found', `Storage no longer holds upload ${upload.id}.`);
+    if (error instanceof NoSuchUploadError)
+      throw new NotFoundError('upload_not_found', `Storage no longer holds upload ${upload.id}.`);
     storageUnavailable(error, log, 'listing upload parts');
   }
 }
 
 /** The part numbers of `upload` that storage does not hold at their size (the last part holds what is left). */
-export function partsWanting(upload: Pick<MultipartUpload, 'part_count' | 'part_size' | 'file_size'>, parts: StoredPart[]): number[] {
+export function partsWanting(
+  upload: Pick<MultipartUpload, 'part_count' | 'part_size' | 'file_size'>,
+  parts: StoredPart[],
+): number[] {
   const byNumber = new Map(parts.map((part) => [part.partNumber, part]));
   const wanting: number[] = [];
   for (let partNumber = 1; partNumber <= upload.part_count; partNumber += 1) {
-    if (byNumber.get(partNumber)?.size !== expectedPartSize(upload.file_size, upload.part_size, partNumber)) wanting.push(partNumber);
+    if (byNumber.get(partNumber)?.size !== expectedPartSize(upload.file_size, upload.part_size, partNumber))
+      wanting.push(partNumber);
   }
   return wanting;
 }

@@ -28,7 +28,13 @@ export const completeMultipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptio
           'Errors: 400 invalid_file_size (the whole above the limit: the upload is aborted); 404 upload_not_found; ' +
           '409 upload_incomplete (naming the parts missing), upload_already_completed.',
         params: UploadParams,
-        response: { 200: Envelope(CompletedSchema, { bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4', fileSize: 2147483648 }), ...errorResponses(400, 404, 409, 503) },
+        response: {
+          200: Envelope(CompletedSchema, {
+            bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4',
+            fileSize: 2147483648,
+          }),
+          ...errorResponses(400, 404, 409, 503),
+        },
       },
     },
     async (request) => {
@@ -47,9 +53,14 @@ export const completeMultipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptio
         throw new BadRequestError('invalid_file_size', `${tooLarge}; the upload was aborted.`);
       }
       try {
-        await deps.storage.completeMultipartUpload(upload.bucket_path, upload.storage_upload_id, parts.filter((part) => part.partNumber <= upload.part_count));
+        await deps.storage.completeMultipartUpload(
+          upload.bucket_path,
+          upload.storage_upload_id,
+          parts.filter((part) => part.partNumber <= upload.part_count),
+        );
       } catch (error) {
-        if (error instanceof NoSuchUploadError) throw new NotFoundError('upload_not_found', `Storage no longer holds upload ${upload.id}.`);
+        if (error instanceof NoSuchUploadError)
+          throw new NotFoundError('upload_not_found', `Storage no longer holds upload ${upload.id}.`);
         storageUnavailable(error, request.log, 'completing a multipart upload');
       }
       await closeMultipartUpload(deps.db, upload.id, 'completed', clockOf(deps)());

@@ -22,7 +22,9 @@ const PartUrlsSchema = Type.Object({
   parts: Type.Array(
     Type.Object({
       partNumber: Type.Integer(),
-      signedURL: Type.String({ description: "PUT the part's bytes here, exactly partSize of them (the last part: what is left); valid 1 hour." }),
+      signedURL: Type.String({
+        description: "PUT the part's bytes here, exactly partSize of them (the last part: what is left); valid 1 hour.",
+      }),
     }),
   ),
   expiresAt: Type.Integer({ description: 'Unix time at which these URLs expire.' }),
@@ -37,14 +39,23 @@ export const multipartPartUrlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
         tags: ['uploads'],
         summary: 'Presigned URLs for parts of a multipart upload',
         operationId: 'createMultipartUploadPartUrls',
-        description: "PUT each part's bytes to its URL, then complete the upload. Errors: 400 invalid_part_number; 404 upload_not_found; 409 upload_already_completed.",
+        description:
+          "PUT each part's bytes to its URL, then complete the upload. Errors: 400 invalid_part_number; 404 upload_not_found; 409 upload_already_completed.",
         params: UploadParams,
         body: withExamples(PartUrlsBody, { partNumbers: [1, 2] }),
         response: {
           200: Envelope(PartUrlsSchema, {
             parts: [
-              { partNumber: 1, signedURL: 'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?partNumber=1&uploadId=…&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…' },
-              { partNumber: 2, signedURL: 'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?partNumber=2&uploadId=…&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…' },
+              {
+                partNumber: 1,
+                signedURL:
+                  'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?partNumber=1&uploadId=…&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…',
+              },
+              {
+                partNumber: 2,
+                signedURL:
+                  'https://storage.example.com/kino/uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4?partNumber=2&uploadId=…&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=…',
+              },
             ],
             expiresAt: 1795683600,
           }),
@@ -57,9 +68,11 @@ export const multipartPartUrlRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
       const upload = await openUpload(deps, request.params, access.orgId, access.environment!.id);
       const beyond = request.body.partNumbers.filter((partNumber) => partNumber > upload.part_count);
       if (beyond.length > 0) {
-        throw new ValidationError('invalid_part_number', `This upload has ${upload.part_count} parts, numbered from 1.`, [
-          { message: `must be at most ${upload.part_count}`, location: 'body.partNumbers', value: beyond },
-        ]);
+        throw new ValidationError(
+          'invalid_part_number',
+          `This upload has ${upload.part_count} parts, numbered from 1.`,
+          [{ message: `must be at most ${upload.part_count}`, location: 'body.partNumbers', value: beyond }],
+        );
       }
       const expiresAt = new Date(clockOf(deps)().getTime() + UPLOAD_URL_TTL_SECONDS * 1000);
       let parts: Array<{ partNumber: number; signedURL: string }>;

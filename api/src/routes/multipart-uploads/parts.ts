@@ -18,7 +18,8 @@ export const multipartPartsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asy
         tags: ['uploads'],
         summary: 'The parts of a multipart upload storage has received',
         operationId: 'listMultipartUploadParts',
-        description: 'What a resumed upload need not send again. Errors: 404 upload_not_found; 409 upload_already_completed.',
+        description:
+          'What a resumed upload need not send again. Errors: 404 upload_not_found; 409 upload_already_completed.',
         params: UploadParams,
         response: {
           200: Envelope(PartsSchema, {

@@ -8,7 +8,13 @@ import { clockOf, type RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import { storageUnavailable, ValidationError } from '../../http/errors.ts';
 import { EnvParams, Envelope, errorResponses, withExamples } from '../../schemas/common.ts';
-import { MAX_PART_BYTES, MAX_PARTS, MIN_PART_BYTES, MULTIPART_UPLOAD_TTL_SECONDS, partLayout } from '../../uploads/multipart-parts.ts';
+import {
+  MAX_PART_BYTES,
+  MAX_PARTS,
+  MIN_PART_BYTES,
+  MULTIPART_UPLOAD_TTL_SECONDS,
+  partLayout,
+} from '../../uploads/multipart-parts.ts';
 import { storageFileName } from '../../uploads/storage-file-name.ts';
 import { uploadFileFields } from '../uploads.ts';
 import { multipartBase, unixSeconds } from './common.ts';
@@ -38,7 +44,11 @@ export const startMultipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions>
     {
       config: {
         rateLimit: 'upload-url',
-        validationCodes: { 'body.fileSize': 'invalid_file_size', 'body.contentType': 'unsupported_format', 'body.partSize': 'invalid_part_size' },
+        validationCodes: {
+          'body.fileSize': 'invalid_file_size',
+          'body.contentType': 'unsupported_format',
+          'body.partSize': 'invalid_part_size',
+        },
       },
       schema: {
         tags: ['uploads'],
@@ -49,9 +59,20 @@ export const startMultipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions>
           'An upload not completed within a day is aborted and its parts dropped. ' +
           'Errors: 400 invalid_file_size, unsupported_format, invalid_part_size; 404 environment_not_found.',
         params: EnvParams,
-        body: withExamples(CreateBody, { filename: 'keynote.mp4', fileSize: 2147483648, contentType: 'video/mp4', partSize: 16777216 }),
+        body: withExamples(CreateBody, {
+          filename: 'keynote.mp4',
+          fileSize: 2147483648,
+          contentType: 'video/mp4',
+          partSize: 16777216,
+        }),
         response: {
-          200: Envelope(MultipartUploadSchema, { uploadId: 'upl_Jq7Vn2Xc5Bd8Kp4M', bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4', partSize: 16777216, partCount: 128, expiresAt: 1795766400 }),
+          200: Envelope(MultipartUploadSchema, {
+            uploadId: 'upl_Jq7Vn2Xc5Bd8Kp4M',
+            bucketPath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote.mp4',
+            partSize: 16777216,
+            partCount: 128,
+            expiresAt: 1795766400,
+          }),
           ...errorResponses(400, 404, 503),
         },
       },
@@ -63,9 +84,17 @@ export const startMultipartUploadRoutes: FastifyPluginAsyncTypebox<RouteOptions>
       const contentType = request.body.contentType ?? defaultUploadContentType;
       const { partSize, partCount } = partLayout(fileSize, request.body.partSize);
       if (partCount > MAX_PARTS) {
-        throw new ValidationError('invalid_part_size', `A part size of ${partSize} bytes cuts this file into ${partCount} parts; at most ${MAX_PARTS} are allowed.`, [
-          { message: `must be at least ${Math.ceil(fileSize / MAX_PARTS)} for this fileSize`, location: 'body.partSize', value: partSize },
-        ]);
+        throw new ValidationError(
+          'invalid_part_size',
+          `A part size of ${partSize} bytes cuts this file into ${partCount} parts; at most ${MAX_PARTS} are allowed.`,
+          [
+            {
+              message: `must be at least ${Math.ceil(fileSize / MAX_PARTS)} for this fileSize`,
+              location: 'body.partSize',
+              value: partSize,
+            },
+          ],
+        );
       }
       const uploadId = newId('upl');
       const bucketPath = objectKeys.upload(access.orgId, environment.id, uploadId, storageFileName(filename));

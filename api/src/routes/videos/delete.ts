@@ -31,11 +31,14 @@ export const deleteVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
         params: VideoIdParams,
         body: withExamples(DeleteBody, { reason: 'user_request' }),
         response: {
-          200: Envelope(Type.Object({ status: StringEnum(['deleted'] as const), deletedAt: Type.String(), message: Type.String() }), {
-            status: 'deleted',
-            deletedAt: '2026-11-26T10:00:00.000Z',
-            message: 'The video is deleted. Its files are removed within 24 hours; its analytics are kept.',
-          }),
+          200: Envelope(
+            Type.Object({ status: StringEnum(['deleted'] as const), deletedAt: Type.String(), message: Type.String() }),
+            {
+              status: 'deleted',
+              deletedAt: '2026-11-26T10:00:00.000Z',
+              message: 'The video is deleted. Its files are removed within 24 hours; its analytics are kept.',
+            },
+          ),
           ...errorResponses(400, 404, 409, 503),
         },
       },
@@ -45,7 +48,10 @@ export const deleteVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
       const video = await videoInReach(deps, access, request.params.videoID);
       if (video.deleted_at) throw new BadRequestError('already_deleted', `Video ${video.id} is already deleted.`);
       if (video.status === 'transcoding') {
-        throw new ConflictError('processing_in_progress', `Video ${video.id} is still transcoding; delete it once it is ready or failed.`);
+        throw new ConflictError(
+          'processing_in_progress',
+          `Video ${video.id} is still transcoding; delete it once it is ready or failed.`,
+        );
       }
       // The event's data: the details as they were, read before the video is gone from every read.
       const [renditions, served, captionTracks] = await Promise.all([

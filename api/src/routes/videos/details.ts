@@ -21,7 +21,7 @@ export const videoDetailsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
         operationId: 'getVideoDetails',
         description:
           'Everything about one video: its status (and why it failed), encoding options, its ladder, thumbnail, storyboard and ' +
-          "caption URLs (with tokens for a private video), metadata and estimated views. Errors: 404 video_not_found.",
+          'caption URLs (with tokens for a private video), metadata and estimated views. Errors: 404 video_not_found.',
         params: VideoParams,
         response: { 200: Envelope(VideoDetailsSchema, exampleVideoDetails), ...errorResponses(404) },
       },

@@ -44,7 +44,10 @@ describe('the API -> ffmpeg mapping covers every value the API accepts', () => {
       for (const source of ['yuv420p', 'yuv444p10le', 'rgb24']) {
         const written = x264PixelFormatFor(format as Parameters<typeof x264PixelFormatFor>[0], source);
         assert.ok(x264PixelFormats.includes(written), `pixelFormat ${format} (source ${source}) -> ${written}`);
-        assert.ok(accepted.includes(pixelFormatOfX264[written]), `${written} is reported as ${pixelFormatOfX264[written]}`);
+        assert.ok(
+          accepted.includes(pixelFormatOfX264[written]),
+          `${written} is reported as ${pixelFormatOfX264[written]}`,
+        );
       }
     }
   });
@@ -58,10 +61,12 @@ describe('the API -> ffmpeg mapping covers every value the API accepts', () => {
   });
 
   it('rateControlMode: one the encode nodes take', () => {
-    for (const mode of acceptedValues('rateControlMode')) assert.ok((rateControlModes as readonly string[]).includes(mode), mode);
+    for (const mode of acceptedValues('rateControlMode'))
+      assert.ok((rateControlModes as readonly string[]).includes(mode), mode);
   });
 
   it('videoQuality: a ladder for each', () => {
-    for (const quality of acceptedValues('videoQuality')) assert.ok(lookUp(presetRungs, quality)?.length, `videoQuality ${quality}`);
+    for (const quality of acceptedValues('videoQuality'))
+      assert.ok(lookUp(presetRungs, quality)?.length, `videoQuality ${quality}`);
   });
 });

@@ -21,11 +21,13 @@ export const IngestBody = Type.Object({
     // The webhook URL's pattern: http(s), a host name or dotted IPv4 address, no credentials.
     pattern: WEBHOOK_URL_PATTERN,
     description:
-      'An http or https URL the source is fetched from, inside the video\'s workflow (redirects followed). ' +
+      "An http or https URL the source is fetched from, inside the video's workflow (redirects followed). " +
       'Loopback, private, link-local and metadata addresses are refused (the video fails with source_address_refused).',
   }),
   ...processOptions(),
-  videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: "Default: the URL's last path segment." })),
+  videoName: Type.Optional(
+    Text({ minLength: 1, maxLength: 255, description: "Default: the URL's last path segment." }),
+  ),
 });
 
 const ingestValidationCodes: Record<string, string> = {
@@ -63,7 +65,11 @@ export const ingestVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
           'container or sits at a refused address ends `failed`, with the reason (source_http_error, source_too_large, ' +
           'source_unsupported_format, source_address_refused) in the details.',
         params: EnvParams,
-        body: withExamples(IngestBody, { url: 'https://files.example.com/talks/keynote.mp4', videoQuality: 'high', allowPublicAccess: false }),
+        body: withExamples(IngestBody, {
+          url: 'https://files.example.com/talks/keynote.mp4',
+          videoQuality: 'high',
+          allowPublicAccess: false,
+        }),
         response: {
           200: Envelope(Type.Object({ videoID: Type.String() }), { videoID: 'vid_5Rt2LmQ9xZk3Wv7A' }),
           ...errorResponses(400, 404, 503),
@@ -82,7 +88,11 @@ export const ingestVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
       const parameters = withDefaultParameters(body);
       const parameterErrors = checkEncodingParameters(parameters);
       if (parameterErrors.length) {
-        throw new ValidationError('invalid_parameters', parameterErrors.map((e) => e.message).join('; '), parameterErrors);
+        throw new ValidationError(
+          'invalid_parameters',
+          parameterErrors.map((e) => e.message).join('; '),
+          parameterErrors,
+        );
       }
       const videoId = newId('vid');
       await createVideo(deps.db, {

@@ -51,7 +51,9 @@ describe('list filters', () => {
     assert.throws(
       () => listFilters({ from: '2026-03-02', to: '2026-03-01' }),
       (error: unknown) =>
-        error instanceof ValidationError && error.code === 'invalid_date_range' && error.errors?.[0]?.location === 'query.from',
+        error instanceof ValidationError &&
+        error.code === 'invalid_date_range' &&
+        error.errors?.[0]?.location === 'query.from',
     );
   });
 });

@@ -8,7 +8,16 @@ import { presentVideoListItem, thumbnailUrlsFor } from '@kino/presenters';
 import type { RouteOptions } from '../../deps.ts';
 import { accessOf, environmentScope } from '../../plugins/access.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { CalendarDate, EnvParams, Envelope, errorResponses, OrgParams, parseCalendarDate, StringEnum, Text } from '../../schemas/common.ts';
+import {
+  CalendarDate,
+  EnvParams,
+  Envelope,
+  errorResponses,
+  OrgParams,
+  parseCalendarDate,
+  StringEnum,
+  Text,
+} from '../../schemas/common.ts';
 import {
   exampleIds,
   examplePagination,
@@ -43,7 +52,9 @@ const ListQuery = Type.Object({
   search: Type.Optional(Text({ maxLength: 200, description: 'Case-insensitive match in video names.' })),
   from: Type.Optional(CalendarDate('Created on or after this date (UTC), YYYY-MM-DD.')),
   to: Type.Optional(CalendarDate('Created on or before this date (UTC), YYYY-MM-DD.')),
-  externalId: Type.Optional(Text({ minLength: 1, maxLength: 128, description: 'Only the videos whose metadata.externalId is exactly this.' })),
+  externalId: Type.Optional(
+    Text({ minLength: 1, maxLength: 128, description: 'Only the videos whose metadata.externalId is exactly this.' }),
+  ),
 });
 type ListQueryValue = typeof ListQuery.static;
 
@@ -96,8 +107,15 @@ export const listVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     async (request) => {
       const access = accessOf(request);
       const filters = listFilters(request.query);
-      const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: access.environment!.id });
-      const [served, thumbnails] = await Promise.all([segmentsServedFor(deps, request.log, videos), thumbnailUrlsFor(deps, videos)]);
+      const { videos, total } = await listVideos(deps.db, {
+        ...filters,
+        orgId: access.orgId,
+        envId: access.environment!.id,
+      });
+      const [served, thumbnails] = await Promise.all([
+        segmentsServedFor(deps, request.log, videos),
+        thumbnailUrlsFor(deps, videos),
+      ]);
       return {
         body: {
           videos: videos.map((v) => presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0)),
@@ -132,11 +150,21 @@ export const listVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     async (request) => {
       const access = accessOf(request);
       const filters = listFilters(request.query);
-      const { videos, total } = await listVideos(deps.db, { ...filters, orgId: access.orgId, envId: environmentScope(access) });
-      const [served, thumbnails] = await Promise.all([segmentsServedFor(deps, request.log, videos), thumbnailUrlsFor(deps, videos)]);
+      const { videos, total } = await listVideos(deps.db, {
+        ...filters,
+        orgId: access.orgId,
+        envId: environmentScope(access),
+      });
+      const [served, thumbnails] = await Promise.all([
+        segmentsServedFor(deps, request.log, videos),
+        thumbnailUrlsFor(deps, videos),
+      ]);
       return {
         body: {
-          videos: videos.map((v) => ({ ...presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0), envId: v.env_id })),
+          videos: videos.map((v) => ({
+            ...presentVideoListItem(v, thumbnails.get(v.id) ?? null, served.get(v.id) ?? 0),
+            envId: v.env_id,
+          })),
           pagination: paginationOf(filters, total),
         },
       };

@@ -22,9 +22,16 @@ export function processOptions() {
     videoQuality: StringEnum(videoQualities),
     allowPublicAccess: Type.Boolean(),
     videoName: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'Default: the uploaded file name.' })),
-    maxEdgeLength: Type.Optional(IntegerEnum(maxEdgeLengths, { default: defaults.maxEdgeLength, description: '-1: no limit.' })),
+    maxEdgeLength: Type.Optional(
+      IntegerEnum(maxEdgeLengths, { default: defaults.maxEdgeLength, description: '-1: no limit.' }),
+    ),
     maxFrameRate: Type.Optional(
-      Type.Integer({ minimum: -1, maximum: maxFrameRateLimit, default: defaults.maxFrameRate, description: `-1 (auto) or 1..${maxFrameRateLimit}.` }),
+      Type.Integer({
+        minimum: -1,
+        maximum: maxFrameRateLimit,
+        default: defaults.maxFrameRate,
+        description: `-1 (auto) or 1..${maxFrameRateLimit}.`,
+      }),
     ),
     pixelFormat: Type.Optional(StringEnum(pixelFormats, { default: defaults.pixelFormat })),
     rateControlMode: Type.Optional(StringEnum(rateControlModes, { default: defaults.rateControlMode })),

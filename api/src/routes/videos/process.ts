@@ -6,7 +6,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { newId } from '@kino/infra';
 import { CONTAINER_SNIFF_BYTES, sniffContainer } from '@kino/proto/contract';
-import { createVideo, deleteVideoRow, findLiveVideoByStoragePath, findUpload, isUniqueViolation } from '@kino/database/repositories';
+import {
+  createVideo,
+  deleteVideoRow,
+  findLiveVideoByStoragePath,
+  findUpload,
+  isUniqueViolation,
+} from '@kino/database/repositories';
 import type { ApiDeps, RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import {
@@ -58,7 +64,12 @@ async function assertKnownContainer(deps: ApiDeps, request: FastifyRequest, stor
  * declared (a ticket issued before sizes were signed, or a file written to storage some other way),
  * and the object is removed: it would never be processed, only take space.
  */
-async function refuseOversizedSource(deps: ApiDeps, request: FastifyRequest, storagePath: string, size: number): Promise<void> {
+async function refuseOversizedSource(
+  deps: ApiDeps,
+  request: FastifyRequest,
+  storagePath: string,
+  size: number,
+): Promise<void> {
   const problem = sourceSizeProblem(size, deps.maxSourceBytes);
   if (!problem) return;
   let removed = false;
@@ -111,12 +122,22 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
       const parameters = withDefaultParameters(body);
       const parameterErrors = checkEncodingParameters(parameters);
       if (parameterErrors.length) {
-        throw new ValidationError('invalid_parameters', parameterErrors.map((e) => e.message).join('; '), parameterErrors);
+        throw new ValidationError(
+          'invalid_parameters',
+          parameterErrors.map((e) => e.message).join('; '),
+          parameterErrors,
+        );
       }
 
       const invalidPath = (why: string) =>
-        new ValidationError('invalid_storage_path', why, [{ message: why, location: 'body.storagePath', value: body.storagePath }]);
-      const upload = await findUpload(deps.db, { orgId: access.orgId, envId: environment.id, bucketPath: body.storagePath });
+        new ValidationError('invalid_storage_path', why, [
+          { message: why, location: 'body.storagePath', value: body.storagePath },
+        ]);
+      const upload = await findUpload(deps.db, {
+        orgId: access.orgId,
+        envId: environment.id,
+        bucketPath: body.storagePath,
+      });
       if (!upload) throw invalidPath('storagePath is not an upload URL issued to this organization and environment');
       let object: Awaited<ReturnType<ApiDeps['storage']['head']>>;
       try {
@@ -125,20 +146,26 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
         request.log.error({ err: error }, 'storage HEAD failed');
         throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
       }
-      if (!object) throw invalidPath('nothing has been uploaded to storagePath yet: PUT the file to the signed URL first');
+      if (!object)
+        throw invalidPath('nothing has been uploaded to storagePath yet: PUT the file to the signed URL first');
       await refuseOversizedSource(deps, request, body.storagePath, object.size);
 
       await assertKnownContainer(deps, request, body.storagePath);
 
       const existing = await findLiveVideoByStoragePath(deps.db, body.storagePath);
       if (existing?.status === 'transcoding') {
-        throw new ConflictError('processing_in_progress', `This file is already being processed as video ${existing.id}.`);
+        throw new ConflictError(
+          'processing_in_progress',
+          `This file is already being processed as video ${existing.id}.`,
+        );
       }
       if (existing) {
         throw new ConflictError(
           'already_processed',
           `This file was already processed as video ${existing.id} (${existing.status}). ` +
-            (existing.status === 'failed' ? 'Retry it with POST /{orgID}/videos/{publicID}/retry, or delete it first.' : 'Delete it first to process the file again.'),
+            (existing.status === 'failed'
+              ? 'Retry it with POST /{orgID}/videos/{publicID}/retry, or delete it first.'
+              : 'Delete it first to process the file again.'),
         );
       }
 
@@ -156,7 +183,8 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
         });
       } catch (error) {
         // Two process calls raced for the same file: the unique index let one through.
-        if (isUniqueViolation(error)) throw new ConflictError('processing_in_progress', 'This file is already being processed.');
+        if (isUniqueViolation(error))
+          throw new ConflictError('processing_in_progress', 'This file is already being processed.');
         throw error;
       }
       try {

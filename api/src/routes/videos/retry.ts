@@ -23,7 +23,10 @@ export const retryVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
           'Only a failed video can be retried (409 not_failed otherwise); it goes back to transcoding with the same source and options.',
         params: VideoParams,
         response: {
-          200: Envelope(Type.Object({ videoID: Type.String(), status: StringEnum(['transcoding'] as const) }), { videoID: 'vid_5Rt2LmQ9xZk3Wv7A', status: 'transcoding' }),
+          200: Envelope(Type.Object({ videoID: Type.String(), status: StringEnum(['transcoding'] as const) }), {
+            videoID: 'vid_5Rt2LmQ9xZk3Wv7A',
+            status: 'transcoding',
+          }),
           ...errorResponses(404, 409, 503),
         },
       },
@@ -43,7 +46,10 @@ export const retryVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         // Put the video back as it was: failed, with its reason.
         await markVideoFailed(deps.db, video.id, reset.failureReason ?? 'processing failed');
         if (error instanceof WorkflowExecutionAlreadyStartedError) {
-          throw new ConflictError('processing_in_progress', 'The previous processing run is still finishing; retry in a few seconds.');
+          throw new ConflictError(
+            'processing_in_progress',
+            'The previous processing run is still finishing; retry in a few seconds.',
+          );
         }
         throw workflowServiceUnavailable(error, request.log, 'starting processing');
       }

@@ -20,15 +20,20 @@ const MetadataField = (maxLength: number, description: string) =>
 export const UpdateBody = Type.Object(
   {
     videoName: Type.Optional(Text({ minLength: 1, maxLength: 255 })),
-    description: Type.Optional(Type.Union([Text({ maxLength: 5000 }), Type.Null()], { description: 'Null or "" clears it.' })),
+    description: Type.Optional(
+      Type.Union([Text({ maxLength: 5000 }), Type.Null()], { description: 'Null or "" clears it.' }),
+    ),
     allowPublicAccess: Type.Optional(
-      Type.Boolean({ description: 'false: delivery asks for a token from the next metadata refresh (within DELIVERY_METADATA_TTL_MS, 2 s by default).' }),
+      Type.Boolean({
+        description:
+          'false: delivery asks for a token from the next metadata refresh (within DELIVERY_METADATA_TTL_MS, 2 s by default).',
+      }),
     ),
     metadata: Type.Optional(
       Type.Object(
         {
           externalId: MetadataField(128, "The application's own id for the video (a list filter)."),
-          creatorId: MetadataField(128, 'Who made it, in the application\'s terms.'),
+          creatorId: MetadataField(128, "Who made it, in the application's terms."),
           passthrough: MetadataField(255, 'Stored and returned as given.'),
         },
         { additionalProperties: false },

@@ -4,7 +4,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { webhookDeliveryLogSize, webhookTestEvent, type TestWebhookPayload, type WebhookPayload } from '@kino/proto/contract';
+import {
+  webhookDeliveryLogSize,
+  webhookTestEvent,
+  type TestWebhookPayload,
+  type WebhookPayload,
+} from '@kino/proto/contract';
 import { findLiveWebhookInEnvironment, findWebhookDelivery, listWebhookDeliveries } from '@kino/database/repositories';
 import type { Webhook, WebhookDelivery } from '@kino/database';
 import { sendWebhookMessage } from '@kino/webhooks';
@@ -18,12 +23,20 @@ const DeliveryParams = Type.Object({ ...WebhookParams.properties, deliveryID: Id
 
 const DeliverySchema = Type.Object({
   id: Type.String({ description: 'This attempt: what redeliver takes.' }),
-  messageId: Type.String({ description: 'The Standard Webhooks webhook-id: the same on every attempt of the message, redeliveries included.' }),
+  messageId: Type.String({
+    description: 'The Standard Webhooks webhook-id: the same on every attempt of the message, redeliveries included.',
+  }),
   event: Type.String({ description: 'A video event, or webhook.test.' }),
-  attempt: Type.Integer({ description: "1 for the message's first attempt to this webhook; retries and redeliveries count on." }),
-  responseStatus: Type.Union([Type.Integer(), Type.Null()], { description: "The endpoint's HTTP status; null when none came." }),
+  attempt: Type.Integer({
+    description: "1 for the message's first attempt to this webhook; retries and redeliveries count on.",
+  }),
+  responseStatus: Type.Union([Type.Integer(), Type.Null()], {
+    description: "The endpoint's HTTP status; null when none came.",
+  }),
   durationMs: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed; null when the endpoint answered 2xx.' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why the attempt failed; null when the endpoint answered 2xx.',
+  }),
   createdAt: Type.String(),
 });
 
@@ -55,15 +68,24 @@ function presentDelivery(delivery: WebhookDelivery): Static<typeof DeliverySchem
 /** The live webhook the path names: 404 webhook_not_found otherwise. */
 async function webhookOf(deps: RouteOptions['deps'], request: FastifyRequest, webhookId: string): Promise<Webhook> {
   const access = accessOf(request);
-  const webhook = await findLiveWebhookInEnvironment(deps.db, { orgId: access.orgId, envId: access.environment!.id, id: webhookId });
-  if (!webhook) throw new NotFoundError('webhook_not_found', `Webhook ${webhookId} does not exist in this environment.`);
+  const webhook = await findLiveWebhookInEnvironment(deps.db, {
+    orgId: access.orgId,
+    envId: access.environment!.id,
+    id: webhookId,
+  });
+  if (!webhook)
+    throw new NotFoundError('webhook_not_found', `Webhook ${webhookId} does not exist in this environment.`);
   return webhook;
 }
 
 /** One attempt, now, from this process (no retry: the caller sees the answer and may try again). */
 async function sendOnce(deps: RouteOptions['deps'], webhook: Webhook, messageId: string, payload: WebhookPayload) {
   const { delivery } = await sendWebhookMessage(
-    { db: deps.db, logger: deps.logger, webhookDestinations: { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE, resolve: deps.webhookResolver } },
+    {
+      db: deps.db,
+      logger: deps.logger,
+      webhookDestinations: { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE, resolve: deps.webhookResolver },
+    },
     { hook: webhook, messageId, payload },
   );
   return { body: presentDelivery(delivery) };
@@ -116,9 +138,15 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
       const webhook = await webhookOf(deps, request, request.params.webhookID);
       const delivery = await findWebhookDelivery(deps.db, { webhookId: webhook.id, id: request.params.deliveryID });
       if (!delivery) {
-        throw new NotFoundError('webhook_delivery_not_found', `Delivery ${request.params.deliveryID} is not in the log of webhook ${webhook.id}.`);
+        throw new NotFoundError(
+          'webhook_delivery_not_found',
+          `Delivery ${request.params.deliveryID} is not in the log of webhook ${webhook.id}.`,
+        );
       }
-      request.log.info({ webhookId: webhook.id, deliveryId: delivery.id, messageId: delivery.message_id }, 'webhook redelivery');
+      request.log.info(
+        { webhookId: webhook.id, deliveryId: delivery.id, messageId: delivery.message_id },
+        'webhook redelivery',
+      );
       return sendOnce(deps, webhook, delivery.message_id, delivery.payload as unknown as WebhookPayload);
     },
   );
@@ -134,7 +162,10 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
           `Sends a ${webhookTestEvent} event to this webhook, whatever events it subscribes to: videoId and status null, data ` +
           `{webhookId, message}. ${oneAttempt} Errors: 404 webhook_not_found.`,
         params: WebhookParams,
-        response: { 200: Envelope(DeliverySchema, { ...exampleDelivery, event: webhookTestEvent, attempt: 1 }), ...errorResponses(404) },
+        response: {
+          200: Envelope(DeliverySchema, { ...exampleDelivery, event: webhookTestEvent, attempt: 1 }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
@@ -144,7 +175,10 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<RouteOptions> = as
         videoId: null,
         status: null,
         timestamp: new Date().toISOString(),
-        data: { webhookId: webhook.id, message: 'A test event from Kino: this endpoint receives and verifies webhooks.' },
+        data: {
+          webhookId: webhook.id,
+          message: 'A test event from Kino: this endpoint receives and verifies webhooks.',
+        },
       };
       request.log.info({ webhookId: webhook.id }, 'webhook test event');
       return sendOnce(deps, webhook, `msg_${randomUUID().replaceAll('-', '')}`, payload);

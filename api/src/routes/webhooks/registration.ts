@@ -11,7 +11,15 @@ import { resolveWebhookDestination, WebhookDestinationError, type RefusedDestina
 import type { RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import { NotFoundError, ValidationError } from '../../http/errors.ts';
-import { EnvParams, Envelope, errorResponses, Id, StringEnum, WEBHOOK_URL_PATTERN, withExamples } from '../../schemas/common.ts';
+import {
+  EnvParams,
+  Envelope,
+  errorResponses,
+  Id,
+  StringEnum,
+  WEBHOOK_URL_PATTERN,
+  withExamples,
+} from '../../schemas/common.ts';
 
 const WebhookSchema = Type.Object({
   id: Type.String(),
@@ -48,7 +56,12 @@ const CreateBody = Type.Object({
 export const WebhookParams = Type.Object({ ...EnvParams.properties, webhookID: Id });
 
 function presentWebhook(webhook: Webhook) {
-  return { id: webhook.id, url: webhook.url, events: webhook.events as WebhookEvent[], createdAt: webhook.created_at.toISOString() };
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events as WebhookEvent[],
+    createdAt: webhook.created_at.toISOString(),
+  };
 }
 
 /** The condition names of a refused destination (docs/security.md#webhook-destinations). */
@@ -65,7 +78,9 @@ async function checkWebhookDestination(url: string, deps: RouteOptions['deps']):
   } catch (error) {
     if (!(error instanceof WebhookDestinationError)) throw error;
     const message = `url: ${error.message}`;
-    throw new ValidationError(refusedDestinationCodes[error.reason], message, [{ message, location: 'body.url', value: url }]);
+    throw new ValidationError(refusedDestinationCodes[error.reason], message, [
+      { message, location: 'body.url', value: url },
+    ]);
   }
 }
 
@@ -96,7 +111,10 @@ export const webhookRegistrationRoutes: FastifyPluginAsyncTypebox<RouteOptions> 
           'webhook-signature) with the secret answered here once; a failed delivery is retried with backoff. The host must ' +
           'resolve to public addresses. Errors: 400 invalid_url, webhook_url_not_public, webhook_url_unresolvable.',
         params: EnvParams,
-        body: withExamples(CreateBody, { url: 'https://app.example.com/hooks/kino', events: ['video.processing.completed', 'video.processing.failed'] }),
+        body: withExamples(CreateBody, {
+          url: 'https://app.example.com/hooks/kino',
+          events: ['video.processing.completed', 'video.processing.failed'],
+        }),
         response: {
           200: Envelope(CreatedWebhookSchema, { ...exampleWebhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
           ...errorResponses(400, 404),
@@ -125,9 +143,13 @@ export const webhookRegistrationRoutes: FastifyPluginAsyncTypebox<RouteOptions> 
         tags: ['webhooks'],
         summary: 'List the webhooks of an environment',
         operationId: 'listWebhooks',
-        description: 'Every webhook of the environment, oldest first, without its secret (shown only when it was registered).',
+        description:
+          'Every webhook of the environment, oldest first, without its secret (shown only when it was registered).',
         params: EnvParams,
-        response: { 200: Envelope(Type.Object({ webhooks: Type.Array(WebhookSchema) }), { webhooks: [exampleWebhook] }), ...errorResponses(404) },
+        response: {
+          200: Envelope(Type.Object({ webhooks: Type.Array(WebhookSchema) }), { webhooks: [exampleWebhook] }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
@@ -147,15 +169,26 @@ export const webhookRegistrationRoutes: FastifyPluginAsyncTypebox<RouteOptions> 
         description: 'No new event is sent to it. Errors: 404 webhook_not_found.',
         params: WebhookParams,
         response: {
-          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['deleted'] as const) }), { id: 'whk_Lm3Rq8Vt1Zx5Cb7N', status: 'deleted' }),
+          200: Envelope(Type.Object({ id: Type.String(), status: StringEnum(['deleted'] as const) }), {
+            id: 'whk_Lm3Rq8Vt1Zx5Cb7N',
+            status: 'deleted',
+          }),
           ...errorResponses(404),
         },
       },
     },
     async (request) => {
       const access = accessOf(request);
-      const deleted = await deleteWebhook(deps.db, { orgId: access.orgId, envId: access.environment!.id, id: request.params.webhookID });
-      if (!deleted) throw new NotFoundError('webhook_not_found', `Webhook ${request.params.webhookID} does not exist in this environment.`);
+      const deleted = await deleteWebhook(deps.db, {
+        orgId: access.orgId,
+        envId: access.environment!.id,
+        id: request.params.webhookID,
+      });
+      if (!deleted)
+        throw new NotFoundError(
+          'webhook_not_found',
+          `Webhook ${request.params.webhookID} does not exist in this environment.`,
+        );
       request.log.info({ webhookId: deleted.id }, 'webhook removed');
       return { body: { id: deleted.id, status: 'deleted' as const } };
     },

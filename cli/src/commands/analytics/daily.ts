@@ -1,6 +1,12 @@
 import type { DailyRecord } from '@kino/sdk';
 import type { Kino } from '@kino/sdk/node';
-import { AnalyticsCommand, dateRangeFlags, scopeFlags, type AnalyticsScope, type Output } from '../../analytics-command.ts';
+import {
+  AnalyticsCommand,
+  dateRangeFlags,
+  scopeFlags,
+  type AnalyticsScope,
+  type Output,
+} from '../../analytics-command.ts';
 
 export default class AnalyticsDaily extends AnalyticsCommand<DailyRecord[]> {
   static override description = 'Segments served per day (UTC), by resolution band (HD ≥ 720p, SD, LD).';

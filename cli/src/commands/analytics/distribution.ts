@@ -1,6 +1,12 @@
 import type { DistributionEntry } from '@kino/sdk';
 import type { Kino } from '@kino/sdk/node';
-import { AnalyticsCommand, dateRangeFlags, scopeFlags, type AnalyticsScope, type Output } from '../../analytics-command.ts';
+import {
+  AnalyticsCommand,
+  dateRangeFlags,
+  scopeFlags,
+  type AnalyticsScope,
+  type Output,
+} from '../../analytics-command.ts';
 
 export default class AnalyticsDistribution extends AnalyticsCommand<DistributionEntry[]> {
   static override description = 'Segments served by resolution across videos.';

@@ -8,14 +8,24 @@ export default class AnalyticsResolution extends AnalyticsCommand<VideoResolutio
   static override args = { id: Args.string({ description: 'video id', required: true }) };
   static override flags = { ...dateRangeFlags };
 
-  protected read(kino: Kino, { orgId, startDate, endDate }: AnalyticsScope, { args }: { args: { id: string } }): Promise<VideoResolutions> {
+  protected read(
+    kino: Kino,
+    { orgId, startDate, endDate }: AnalyticsScope,
+    { args }: { args: { id: string } },
+  ): Promise<VideoResolutions> {
     return kino.analytics.resolution(orgId, args.id, { startDate, endDate });
   }
 
-  protected async show(result: VideoResolutions, { formatDate, formatNumber, printTable }: Output, { args }: { args: { id: string } }): Promise<void> {
+  protected async show(
+    result: VideoResolutions,
+    { formatDate, formatNumber, printTable }: Output,
+    { args }: { args: { id: string } },
+  ): Promise<void> {
     const s = result.summary;
-    this.log(`${s.vidNameValid ? s.vidName : args.id}: ${formatNumber(s.totalSegmentsServed)} segments on ${formatNumber(s.totalDaysServed)} days` +
-      (s.mostPopularResolutionValid ? `, mostly ${s.mostPopularResolution}p` : ''));
+    this.log(
+      `${s.vidNameValid ? s.vidName : args.id}: ${formatNumber(s.totalSegmentsServed)} segments on ${formatNumber(s.totalDaysServed)} days` +
+        (s.mostPopularResolutionValid ? `, mostly ${s.mostPopularResolution}p` : ''),
+    );
     await printTable(
       result.resolutions.map((r) => ({
         height: `${r.resolutionHeight}p`,

@@ -4,17 +4,28 @@ import type { Kino } from '@kino/sdk/node';
 import { AnalyticsCommand, scopeFlags, type AnalyticsScope, type Output } from '../../analytics-command.ts';
 
 export default class AnalyticsUsage extends AnalyticsCommand<UsageRecord[]> {
-  static override description = 'Usage per environment: videos, minutes stored, segments served, in all and in the last --period-days.';
+  static override description =
+    'Usage per environment: videos, minutes stored, segments served, in all and in the last --period-days.';
   static override flags = {
     ...scopeFlags,
-    'period-days': Flags.integer({ description: 'the period, in days up to today (the API\'s default when unset)', min: 1 }),
+    'period-days': Flags.integer({
+      description: "the period, in days up to today (the API's default when unset)",
+      min: 1,
+    }),
   };
 
-  protected read(kino: Kino, { orgId, envId }: AnalyticsScope, { flags }: { flags: { 'period-days'?: number } }): Promise<UsageRecord[]> {
+  protected read(
+    kino: Kino,
+    { orgId, envId }: AnalyticsScope,
+    { flags }: { flags: { 'period-days'?: number } },
+  ): Promise<UsageRecord[]> {
     return kino.analytics.usage(orgId, { envId, periodDays: flags['period-days'] });
   }
 
-  protected async show(usage: UsageRecord[], { formatDate, formatDuration, formatNumber, printTable }: Output): Promise<void> {
+  protected async show(
+    usage: UsageRecord[],
+    { formatDate, formatDuration, formatNumber, printTable }: Output,
+  ): Promise<void> {
     await printTable(
       usage.map((u) => ({
         env: u.envId,

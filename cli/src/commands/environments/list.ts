@@ -3,7 +3,8 @@ import { ApiCommand } from '../../api-command.ts';
 import { justInTimeWord } from '../../environment-settings.ts';
 
 export default class EnvironmentsList extends ApiCommand {
-  static override description = "List the organization's environments (an environment key sees its own) with their just-in-time setting.";
+  static override description =
+    "List the organization's environments (an environment key sees its own) with their just-in-time setting.";
 
   async run(): Promise<Environment[]> {
     const { flags } = await this.parse(EnvironmentsList);
@@ -12,7 +13,12 @@ export default class EnvironmentsList extends ApiCommand {
     if (!this.jsonEnabled()) {
       const { formatDate, printTable } = await import('../../output.ts');
       await printTable(
-        environments.map((e) => ({ id: e.id, name: e.name, justInTime: justInTimeWord(e.justInTime), created: formatDate(e.createdAt) })),
+        environments.map((e) => ({
+          id: e.id,
+          name: e.name,
+          justInTime: justInTimeWord(e.justInTime),
+          created: formatDate(e.createdAt),
+        })),
         [
           { key: 'id', name: 'ID' },
           { key: 'name', name: 'Name' },

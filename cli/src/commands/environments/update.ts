@@ -12,14 +12,22 @@ export default class EnvironmentsUpdate extends ApiCommand {
   ];
   static override args = { id: Args.string({ description: 'environment id', required: true }) };
   static override flags = {
-    'just-in-time': Flags.option({ options: justInTimeWords, description: "on, off, or default (the farm's setting)", required: true })(),
+    'just-in-time': Flags.option({
+      options: justInTimeWords,
+      description: "on, off, or default (the farm's setting)",
+      required: true,
+    })(),
   };
 
   async run(): Promise<Environment> {
     const { args, flags } = await this.parse(EnvironmentsUpdate);
     const { kino, orgId } = await this.api(flags);
-    const environment = await kino.environments.update(orgId, args.id, { justInTime: justInTimeSettings[flags['just-in-time']] });
-    this.note(`Updated ${environment.id} (${environment.name}): just-in-time ${justInTimeWord(environment.justInTime)}`);
+    const environment = await kino.environments.update(orgId, args.id, {
+      justInTime: justInTimeSettings[flags['just-in-time']],
+    });
+    this.note(
+      `Updated ${environment.id} (${environment.name}): just-in-time ${justInTimeWord(environment.justInTime)}`,
+    );
     return environment;
   }
 }

@@ -4,7 +4,8 @@ import { ApiCommand } from '../../api-command.ts';
 import { operatorFlags } from '../../node-flags.ts';
 
 export default class NodesList extends ApiCommand {
-  static override description = 'List the encode nodes: id, address, version, labels, slots in use, last heartbeat, state (gone ones with --all).';
+  static override description =
+    'List the encode nodes: id, address, version, labels, slots in use, last heartbeat, state (gone ones with --all).';
   static override flags = {
     ...operatorFlags,
     all: Flags.boolean({ description: 'include nodes that are gone' }),
@@ -21,7 +22,9 @@ export default class NodesList extends ApiCommand {
           id: n.id,
           address: n.address,
           version: n.version,
-          labels: Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(','),
+          labels: Object.entries(n.labels)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
           slots: `${n.slotsInUse}/${n.slots}`,
           heartbeat: formatDate(n.lastHeartbeatAt),
           state: n.state === 'draining' && n.drainRequestedAt ? 'draining (operator)' : n.state,

@@ -4,7 +4,8 @@ import { deleteReasons } from '@kino/proto/contract';
 import { ApiCommand, UsageError } from '../../api-command.ts';
 
 export default class VideosDelete extends ApiCommand {
-  static override description = 'Delete a video: its playback stops and its files go. Asks first on a terminal; --yes does not ask.';
+  static override description =
+    'Delete a video: its playback stops and its files go. Asks first on a terminal; --yes does not ask.';
   static override args = { id: Args.string({ description: 'video id', required: true }) };
   static override flags = {
     reason: Flags.option({ options: deleteReasons, description: 'why (recorded)', default: 'user_request' })(),

@@ -5,13 +5,22 @@ import { ApiCommand } from '../../api-command.ts';
 
 export default class VideosList extends ApiCommand {
   static override description = 'List the videos of the environment, newest first (every page up to --limit).';
-  static override examples = ['<%= config.bin %> videos list --status ready --limit 20', '<%= config.bin %> videos list --search trailer --json'];
+  static override examples = [
+    '<%= config.bin %> videos list --status ready --limit 20',
+    '<%= config.bin %> videos list --search trailer --json',
+  ];
 
   static override flags = {
     status: Flags.option({ options: videoStatuses, description: 'only videos in this state' })(),
     search: Flags.string({ description: 'text the name contains' }),
-    'external-id': Flags.string({ description: "only the videos with this metadata.externalId (set with `videos update`)" }),
-    sort: Flags.option({ options: ['created_at', 'name', 'duration', 'status'] as const, description: 'sort key', default: 'created_at' })(),
+    'external-id': Flags.string({
+      description: 'only the videos with this metadata.externalId (set with `videos update`)',
+    }),
+    sort: Flags.option({
+      options: ['created_at', 'name', 'duration', 'status'] as const,
+      description: 'sort key',
+      default: 'created_at',
+    })(),
     asc: Flags.boolean({ description: 'ascending order (default descending)' }),
     limit: Flags.integer({ description: 'at most this many videos', min: 1, default: 100 }),
   };
@@ -35,7 +44,15 @@ export default class VideosList extends ApiCommand {
     if (!this.jsonEnabled()) {
       const { formatDate, printTable } = await import('../../output.ts');
       await printTable(
-        videos.map((v) => ({ id: v.id, name: v.name, status: v.status, duration: v.duration, quality: v.videoQuality, public: v.allowPublicAccess ? 'yes' : 'no', created: formatDate(v.createdAt) })),
+        videos.map((v) => ({
+          id: v.id,
+          name: v.name,
+          status: v.status,
+          duration: v.duration,
+          quality: v.videoQuality,
+          public: v.allowPublicAccess ? 'yes' : 'no',
+          created: formatDate(v.createdAt),
+        })),
         [
           { key: 'id', name: 'ID' },
           { key: 'name', name: 'Name' },

@@ -18,7 +18,7 @@ function opener(url: string): { command: string; args: string[] } {
 
 export default class VideosOpen extends ApiCommand {
   static override description = [
-    'Open a video\'s page in the dashboard in the default browser (xdg-open, open or start).',
+    "Open a video's page in the dashboard in the default browser (xdg-open, open or start).",
     'The URL is printed on stdout too; --print only prints it (a terminal without a browser, an SSH session).',
   ].join('\n');
   static override examples = ['<%= config.bin %> videos open vid_123', '<%= config.bin %> videos open vid_123 --print'];

@@ -3,7 +3,8 @@ import type { RetryVideoResult, VideoDetails } from '@kino/sdk';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class VideosRetry extends ApiCommand {
-  static override description = 'Process a failed video again; --wait follows it to `ready` (exit 0) or `failed` (exit 3).';
+  static override description =
+    'Process a failed video again; --wait follows it to `ready` (exit 0) or `failed` (exit 3).';
   static override args = { id: Args.string({ description: 'video id', required: true }) };
   static override flags = {
     wait: Flags.boolean({ description: 'wait until the video is ready or failed' }),

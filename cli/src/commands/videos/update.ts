@@ -6,7 +6,8 @@ import { ApiCommand, UsageError } from '../../api-command.ts';
 const orNull = (value: string | undefined) => (value === undefined ? undefined : value === '' ? null : value);
 
 export default class VideosUpdate extends ApiCommand {
-  static override description = 'Change a video: its name, description, access or metadata. An empty value ("") clears a description or a metadata field.';
+  static override description =
+    'Change a video: its name, description, access or metadata. An empty value ("") clears a description or a metadata field.';
   static override examples = [
     '<%= config.bin %> videos update vid_123 --name "Keynote 2026" --private',
     '<%= config.bin %> videos update vid_123 --external-id post-42 --creator-id user-7',
@@ -18,7 +19,9 @@ export default class VideosUpdate extends ApiCommand {
     description: Flags.string({ description: 'the new description ("" clears it)' }),
     public: Flags.boolean({ description: 'anyone with the URL may play it', exclusive: ['private'] }),
     private: Flags.boolean({ description: 'playing it needs a signed URL', exclusive: ['public'] }),
-    'external-id': Flags.string({ description: "your application's id for the video (a `videos list --external-id` filter)" }),
+    'external-id': Flags.string({
+      description: "your application's id for the video (a `videos list --external-id` filter)",
+    }),
     'creator-id': Flags.string({ description: 'who made it, in your terms' }),
     passthrough: Flags.string({ description: 'any string, stored and returned as given' }),
   };
@@ -38,7 +41,9 @@ export default class VideosUpdate extends ApiCommand {
       ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     };
     if (Object.keys(changes).length === 0) {
-      throw new UsageError('Nothing to change: give at least one of --name, --description, --public, --private, --external-id, --creator-id, --passthrough.');
+      throw new UsageError(
+        'Nothing to change: give at least one of --name, --description, --public, --private, --external-id, --creator-id, --passthrough.',
+      );
     }
     const { kino, orgId } = await this.api(flags);
     const video = await kino.videos.update(orgId, args.id, changes);

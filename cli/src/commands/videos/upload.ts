@@ -24,7 +24,7 @@ export default class VideosUpload extends ApiCommand {
     'A progress bar per file (bytes, rate, time left) shows on stderr when it is a terminal.',
     'An http(s) URL in place of a file is ingested: Kino fetches it (resuming a dropped connection) and processes it.',
     'Large files go up in parts: interrupted (Ctrl-C), the same command run again resumes where it stopped.',
-    'Each video\'s id is printed on stdout as processing starts.',
+    "Each video's id is printed on stdout as processing starts.",
     '--wait follows processing: exit 0 when every video is ready (then its playback URL, embed URL and dashboard page are printed), 3 when one failed.',
   ].join('\n');
 
@@ -36,24 +36,30 @@ export default class VideosUpload extends ApiCommand {
   ];
 
   static override strict = false;
-  static override args = { file: Args.string({ description: 'video file or http(s) URL (several may be given)', required: true }) };
+  static override args = {
+    file: Args.string({ description: 'video file or http(s) URL (several may be given)', required: true }),
+  };
   static override flags = {
-    name: Flags.string({ description: 'the video\'s name (one file only; default the file name, or the URL\'s last path segment)' }),
+    name: Flags.string({
+      description: "the video's name (one file only; default the file name, or the URL's last path segment)",
+    }),
     quality: Flags.option({ options: videoQualities, description: 'rendition ladder', default: 'standard' })(),
     public: Flags.boolean({ description: 'playable without a signed URL (default: signed URLs only)', default: false }),
     compression: Flags.option({
       options: compressionRatios,
-      description: 'encoder speed against size (the API\'s default when unset)',
+      description: "encoder speed against size (the API's default when unset)",
     })(),
     'encoding-mode': Flags.option({
       options: encodingModes,
-      description: "fixed: the ladder's bitrates; contentAware: what the content needs, never more (the API's default, fixed, when unset)",
+      description:
+        "fixed: the ladder's bitrates; contentAware: what the content needs, never more (the API's default, fixed, when unset)",
     })(),
     codecs: Flags.option({
       options: additionalVideoCodecs,
       multiple: true,
       delimiter: ',',
-      description: 'renditions in these codecs too, comma-separated (av1,hevc), beside the H.264 ladder that every video has',
+      description:
+        'renditions in these codecs too, comma-separated (av1,hevc), beside the H.264 ladder that every video has',
     })(),
     wait: Flags.boolean({ description: 'wait until every video is ready or failed' }),
     timeout: Flags.integer({ description: 'with --wait: give up after this many seconds', default: 1800, min: 1 }),
@@ -62,7 +68,8 @@ export default class VideosUpload extends ApiCommand {
   async run(): Promise<UploadedVideo[]> {
     const { argv, flags } = await this.parse(VideosUpload);
     const files = argv as string[];
-    if (flags.name && files.length > 1) throw new UsageError('--name names one video: give one file, or leave --name out');
+    if (flags.name && files.length > 1)
+      throw new UsageError('--name names one video: give one file, or leave --name out');
     const { existsSync, statSync } = await import('node:fs');
     const isUrl = (arg: string) => /^https?:\/\//i.test(arg);
     const notFiles = files.filter((file) => !isUrl(file) && (!existsSync(file) || !statSync(file).isFile()));
@@ -117,7 +124,9 @@ export default class VideosUpload extends ApiCommand {
           ...encoding,
         });
         uploaded.push({ file, videoID, storagePath: result.bucketPath });
-        bars.log(`${basename(file)}: uploaded${result.resumedBytes > 0 ? ` (resumed: ${mib(result.resumedBytes)} MiB were already there)` : ''}, processing`);
+        bars.log(
+          `${basename(file)}: uploaded${result.resumedBytes > 0 ? ` (resumed: ${mib(result.resumedBytes)} MiB were already there)` : ''}, processing`,
+        );
       }
     } catch (error) {
       if (interrupt.signal.aborted) {
@@ -137,9 +146,21 @@ export default class VideosUpload extends ApiCommand {
     const { VideoFailedError } = await import('../../api-command.ts');
     try {
       const labels = uploaded.map((u) => (isUrl(u.file) ? u.file : basename(u.file)));
-      const videos = await waitForVideos(kino, orgId, uploaded.map((u) => u.videoID), flags.timeout, labels);
+      const videos = await waitForVideos(
+        kino,
+        orgId,
+        uploaded.map((u) => u.videoID),
+        flags.timeout,
+        labels,
+      );
       const { privateLinkExpiration, videoLinks } = await import('../../video-links.ts');
-      const ready = await Promise.all(uploaded.map(async (u, i) => ({ ...u, video: videos[i], ...(await videoLinks(kino, connection.settings.apiUrl!, orgId, videos[i]!)) })));
+      const ready = await Promise.all(
+        uploaded.map(async (u, i) => ({
+          ...u,
+          video: videos[i],
+          ...(await videoLinks(kino, connection.settings.apiUrl!, orgId, videos[i]!)),
+        })),
+      );
       if (!this.jsonEnabled()) {
         for (const [index, video] of ready.entries()) {
           this.log(`\n${labels[index]}`);
@@ -148,14 +169,19 @@ export default class VideosUpload extends ApiCommand {
           this.log(`  Dashboard  ${video.dashboardUrl}`);
         }
         if (ready.some((video) => !video.video?.allowPublicAccess)) {
-          this.note(`A private video's playback and embed URLs carry a token that works for ${privateLinkExpiration}; \`kino playback url\` makes others.`);
+          this.note(
+            `A private video's playback and embed URLs carry a token that works for ${privateLinkExpiration}; \`kino playback url\` makes others.`,
+          );
         }
       }
       return ready;
     } catch (error) {
       if (error instanceof VideoFailedError && Array.isArray(error.data)) {
         const videos = error.data as VideoDetails[];
-        throw new VideoFailedError(error.message, uploaded.map((u, i) => ({ ...u, video: videos[i] })));
+        throw new VideoFailedError(
+          error.message,
+          uploaded.map((u, i) => ({ ...u, video: videos[i] })),
+        );
       }
       throw error;
     }

@@ -3,7 +3,8 @@ import type { WebhookDelivery } from '@kino/sdk';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class WebhooksDeliveries extends ApiCommand {
-  static override description = "A webhook's delivery log: its latest attempts, newest first (each retry and redelivery is a row).";
+  static override description =
+    "A webhook's delivery log: its latest attempts, newest first (each retry and redelivery is a row).";
   static override args = { id: Args.string({ description: 'webhook id', required: true }) };
 
   async run(): Promise<WebhookDelivery[]> {

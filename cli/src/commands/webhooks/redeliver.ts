@@ -3,7 +3,8 @@ import type { WebhookDelivery } from '@kino/sdk';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class WebhooksRedeliver extends ApiCommand {
-  static override description = 'Send a logged delivery again, once: the same body and webhook-id. Prints the new attempt.';
+  static override description =
+    'Send a logged delivery again, once: the same body and webhook-id. Prints the new attempt.';
   static override args = {
     id: Args.string({ description: 'webhook id', required: true }),
     deliveryId: Args.string({ description: 'delivery id (from `kino webhooks deliveries`)', required: true }),

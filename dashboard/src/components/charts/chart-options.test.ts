@@ -33,9 +33,19 @@ describe('dailySegmentsOption', () => {
     const option = dailySegmentsOption([day('2026-11-22', 0, 0, 0), day('2026-11-23', 3, 5, 7)]);
     assert.deepEqual(categoriesOf(option), ['2026-11-22', '2026-11-23']);
     const series = seriesOf(option);
-    assert.deepEqual(series.map((s) => s.name), [bandStyles.hd.label, bandStyles.sd.label, bandStyles.ld.label]);
+    assert.deepEqual(
+      series.map((s) => s.name),
+      [bandStyles.hd.label, bandStyles.sd.label, bandStyles.ld.label],
+    );
     assert.ok(series.every((s) => s.type === 'bar' && s.stack === 'segments'));
-    assert.deepEqual(series.map((s) => s.data), [[0, 3], [0, 5], [0, 7]]);
+    assert.deepEqual(
+      series.map((s) => s.data),
+      [
+        [0, 3],
+        [0, 5],
+        [0, 7],
+      ],
+    );
   });
 
   it('names the bands by the heights the API sums them by', () => {
@@ -52,24 +62,40 @@ describe('dailySegmentsOption', () => {
 
 describe('usagePerEnvironmentOption', () => {
   it('shows each environment by name where known, by id otherwise', () => {
-    const usage = [{ envId: 'env_a', segmentsServedInPeriod: 9, videosUploadedInPeriod: 2 }, { envId: 'env_b', segmentsServedInPeriod: 0, videosUploadedInPeriod: 1 }] as UsageRecord[];
+    const usage = [
+      { envId: 'env_a', segmentsServedInPeriod: 9, videosUploadedInPeriod: 2 },
+      { envId: 'env_b', segmentsServedInPeriod: 0, videosUploadedInPeriod: 1 },
+    ] as UsageRecord[];
     const option = usagePerEnvironmentOption(usage, new Map([['env_a', 'production']]));
     assert.deepEqual(categoriesOf(option), ['production', 'env_b']);
-    assert.deepEqual(seriesOf(option).map((s) => s.data), [[9, 0], [2, 1]]);
+    assert.deepEqual(
+      seriesOf(option).map((s) => s.data),
+      [
+        [9, 0],
+        [2, 1],
+      ],
+    );
   });
 });
 
 describe('storageByTierOption', () => {
   it('shows minutes stored per quality tier', () => {
     const storage = { ultraQualityDuration: 90, highQualityDuration: 0, standardQualityDuration: 30 } as StorageRecord;
-    const [pie] = seriesOf(storageByTierOption(storage)) as unknown as Array<{ data: Array<{ name: string; value: number }> }>;
-    assert.deepEqual(pie!.data, [{ name: 'Ultra', value: 1.5 }, { name: 'High', value: 0 }, { name: 'Standard', value: 0.5 }]);
+    const [pie] = seriesOf(storageByTierOption(storage)) as unknown as Array<{
+      data: Array<{ name: string; value: number }>;
+    }>;
+    assert.deepEqual(pie!.data, [
+      { name: 'Ultra', value: 1.5 },
+      { name: 'High', value: 0 },
+      { name: 'Standard', value: 0.5 },
+    ]);
   });
 });
 
 describe('resolutionDistributionOption', () => {
   it('orders heights from the lowest and colours each bar by its band', () => {
-    const entry = (resolutionHeight: number, segmentsServed: number) => ({ resolutionHeight, segmentsServed }) as DistributionEntry;
+    const entry = (resolutionHeight: number, segmentsServed: number) =>
+      ({ resolutionHeight, segmentsServed }) as DistributionEntry;
     const option = resolutionDistributionOption([entry(1080, 4), entry(360, 1), entry(720, 2)]);
     assert.deepEqual(categoriesOf(option), ['360p', '720p', '1080p']);
     assert.deepEqual(seriesOf(option)[0]!.data, [

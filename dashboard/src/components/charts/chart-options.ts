@@ -19,7 +19,11 @@ export const dayOf = (deliveryDate: string) => deliveryDate.slice(0, 10);
 
 const heightLabel = (height: number) => `${height}p`;
 
-const bandFields: Record<ResolutionBand, 'hdSegments' | 'sdSegments' | 'ldSegments'> = { hd: 'hdSegments', sd: 'sdSegments', ld: 'ldSegments' };
+const bandFields: Record<ResolutionBand, 'hdSegments' | 'sdSegments' | 'ldSegments'> = {
+  hd: 'hdSegments',
+  sd: 'sdSegments',
+  ld: 'ldSegments',
+};
 
 /** Segments served per day, stacked by HD, SD and LD, every day of the range (the API includes zero days). */
 export function dailySegmentsOption(daily: DailyRecord[]): EChartsCoreOption {
@@ -40,7 +44,10 @@ export function dailySegmentsOption(daily: DailyRecord[]): EChartsCoreOption {
 }
 
 /** Segments served and videos uploaded in the period, one group per environment (named where known). */
-export function usagePerEnvironmentOption(usage: UsageRecord[], environmentNames: ReadonlyMap<string, string> = new Map()): EChartsCoreOption {
+export function usagePerEnvironmentOption(
+  usage: UsageRecord[],
+  environmentNames: ReadonlyMap<string, string> = new Map(),
+): EChartsCoreOption {
   const names = usage.map((record) => environmentNames.get(record.envId) ?? record.envId);
   return {
     tooltip: { trigger: 'axis' },
@@ -80,7 +87,10 @@ export function storageByTierOption(storage: StorageRecord): EChartsCoreOption {
 }
 
 /** Segments served per rendition height, lowest first, each bar in its band's colour. */
-function segmentsByHeightOption(rows: Array<{ height: number; segments: number }>, seriesName: string): EChartsCoreOption {
+function segmentsByHeightOption(
+  rows: Array<{ height: number; segments: number }>,
+  seriesName: string,
+): EChartsCoreOption {
   const sorted = [...rows].sort((a, b) => a.height - b.height);
   return {
     tooltip: { trigger: 'axis' },
@@ -91,7 +101,10 @@ function segmentsByHeightOption(rows: Array<{ height: number; segments: number }
       {
         name: seriesName,
         type: 'bar',
-        data: sorted.map((row) => ({ value: row.segments, itemStyle: { color: bandStyles[resolutionBandOf(row.height)].color } })),
+        data: sorted.map((row) => ({
+          value: row.segments,
+          itemStyle: { color: bandStyles[resolutionBandOf(row.height)].color },
+        })),
       },
     ],
   };

@@ -57,7 +57,11 @@ export function ThumbnailPicker({ durationSeconds, storyboardUrl, thumbnailUrl, 
     <div class="thumbnail-picker" data-testid="thumbnail-picker">
       <div class="frames">
         <figure>
-          {thumbnailUrl ? <img class="frame" src={thumbnailUrl} alt="Current thumbnail" data-testid="current-thumbnail" /> : <div class="frame" />}
+          {thumbnailUrl ? (
+            <img class="frame" src={thumbnailUrl} alt="Current thumbnail" data-testid="current-thumbnail" />
+          ) : (
+            <div class="frame" />
+          )}
           <figcaption class="muted">Current</figcaption>
         </figure>
         <figure>
@@ -94,7 +98,13 @@ export function ThumbnailPicker({ durationSeconds, storyboardUrl, thumbnailUrl, 
             Use the player's frame
           </button>
         )}
-        <button type="button" class="primary" disabled={saving === 'saving'} data-testid="thumbnail-set" onClick={() => void pick()}>
+        <button
+          type="button"
+          class="primary"
+          disabled={saving === 'saving'}
+          data-testid="thumbnail-set"
+          onClick={() => void pick()}
+        >
           Set as thumbnail
         </button>
         {saving === 'saved' && <span data-testid="thumbnail-saved">Saved.</span>}

@@ -6,14 +6,22 @@
 import { useRef, useState } from 'preact/hooks';
 import type { AdditionalVideoCodec, EncodingMode, ProcessVideoResult, VideoQuality } from '@kino/sdk';
 import { uploadFile, type UploadProgress } from '@kino/sdk/browser';
-import { additionalVideoCodecs, encodingModes, uploadContentTypeByExtension, uploadContentTypes } from '@kino/proto/contract';
+import {
+  additionalVideoCodecs,
+  encodingModes,
+  uploadContentTypeByExtension,
+  uploadContentTypes,
+} from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../../api.ts';
 import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
 import { completeDirectUpload, mintDirectUpload, type SessionApi } from './upload.ts';
 import './upload-panel.css';
 
 /** The file picker offers what the API accepts: by content type, and by extension for files the browser has no type for. */
-const acceptedFiles = [...uploadContentTypes, ...Object.keys(uploadContentTypeByExtension).map((extension) => `.${extension}`)].join(',');
+const acceptedFiles = [
+  ...uploadContentTypes,
+  ...Object.keys(uploadContentTypeByExtension).map((extension) => `.${extension}`),
+].join(',');
 
 const sessionApi: SessionApi = <T,>(path: string, init: { method: 'POST'; body?: unknown }) =>
   api<T>(`${API_ROOT}${path}`, init.body === undefined ? { method: init.method } : json(init.method, init.body));
@@ -56,7 +64,8 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
   const [rows, setRows] = useState<Row[]>([]);
   const nextKey = useRef(1);
 
-  const update = (key: number, change: Partial<Row>) => setRows((all) => all.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  const update = (key: number, change: Partial<Row>) =>
+    setRows((all) => all.map((row) => (row.key === key ? { ...row, ...change } : row)));
   const add = (row: Omit<Row, 'key'>): number => {
     const key = nextKey.current++;
     setRows((all) => [...all, { ...row, key }]);
@@ -74,7 +83,11 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
     additionalCodecs: additionalVideoCodecs.filter((codec) => extraCodecs.has(codec)),
   });
   const failed = (key: number, error: unknown, cancel?: AbortController) =>
-    update(key, { state: 'failed', error: cancel?.signal.aborted ? 'Upload cancelled.' : (error as Error).message, cancel: undefined });
+    update(key, {
+      state: 'failed',
+      error: cancel?.signal.aborted ? 'Upload cancelled.' : (error as Error).message,
+      cancel: undefined,
+    });
 
   async function send(file: File) {
     const cancel = new AbortController();
@@ -122,7 +135,11 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
       <div class="upload-settings">
         <label>
           Quality
-          <select value={quality} data-testid="upload-quality" onChange={(event) => setQuality(event.currentTarget.value as VideoQuality)}>
+          <select
+            value={quality}
+            data-testid="upload-quality"
+            onChange={(event) => setQuality(event.currentTarget.value as VideoQuality)}
+          >
             {qualities.map((q) => (
               <option key={q.value} value={q.value}>
                 {q.label}
@@ -132,7 +149,11 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
         </label>
         <label>
           Encoding
-          <select value={encodingMode} data-testid="upload-encoding-mode" onChange={(event) => setEncodingMode(event.currentTarget.value as EncodingMode)}>
+          <select
+            value={encodingMode}
+            data-testid="upload-encoding-mode"
+            onChange={(event) => setEncodingMode(event.currentTarget.value as EncodingMode)}
+          >
             {encodingModes.map((mode) => (
               <option key={mode} value={mode}>
                 {encodingModeLabels[mode]}
@@ -167,7 +188,13 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
         </div>
         <label class="checkbox">
           <span>
-            <input type="checkbox" checked={isPublic} data-testid="upload-public" onChange={(event) => setPublic(event.currentTarget.checked)} /> Public
+            <input
+              type="checkbox"
+              checked={isPublic}
+              data-testid="upload-public"
+              onChange={(event) => setPublic(event.currentTarget.checked)}
+            />{' '}
+            Public
           </span>
         </label>
       </div>
@@ -200,11 +227,22 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
       <form class="upload-ingest" onSubmit={(event) => void ingest(event)}>
         <label>
           or a URL for Kino to fetch
-          <input type="url" placeholder="https://…" value={sourceUrl} data-testid="upload-url" onInput={(event) => setSourceUrl(event.currentTarget.value)} />
+          <input
+            type="url"
+            placeholder="https://…"
+            value={sourceUrl}
+            data-testid="upload-url"
+            onInput={(event) => setSourceUrl(event.currentTarget.value)}
+          />
         </label>
         <label>
           Name
-          <input value={urlName} placeholder="from the URL" data-testid="upload-name" onInput={(event) => setUrlName(event.currentTarget.value)} />
+          <input
+            value={urlName}
+            placeholder="from the URL"
+            data-testid="upload-name"
+            onInput={(event) => setUrlName(event.currentTarget.value)}
+          />
         </label>
         <button type="submit" class="primary" disabled={!sourceUrl.trim()} data-testid="upload-ingest">
           Ingest
@@ -217,9 +255,15 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
               <span class="upload-row-label">{row.label}</span>
               {row.state === 'uploading' && (
                 <>
-                  <progress max={row.progress?.totalBytes ?? 1} value={row.progress?.bytesSent ?? 0} data-testid="upload-progress" />
+                  <progress
+                    max={row.progress?.totalBytes ?? 1}
+                    value={row.progress?.bytesSent ?? 0}
+                    data-testid="upload-progress"
+                  />
                   <span class="muted">
-                    {row.progress ? `${megabytes(row.progress.bytesSent)} of ${megabytes(row.progress.totalBytes)}` : 'Starting…'}
+                    {row.progress
+                      ? `${megabytes(row.progress.bytesSent)} of ${megabytes(row.progress.totalBytes)}`
+                      : 'Starting…'}
                   </span>
                   <button type="button" onClick={() => row.cancel?.abort()}>
                     Cancel

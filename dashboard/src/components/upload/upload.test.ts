@@ -5,16 +5,26 @@ import { completeDirectUpload, mintDirectUpload, uploadContentType, type Session
 /** A fake API that records the calls made to it; a multipart upload has parts of 10 bytes. */
 function fakeApi() {
   const calls: string[] = [];
-  const api: SessionApi = async <T,>(path: string, init: { method: string; body?: unknown }) => {
+  const api: SessionApi = async <T>(path: string, init: { method: string; body?: unknown }) => {
     calls.push(`${init.method} ${path}`);
-    if (path.endsWith('/videos/upload-url')) return { signedURL: 'https://storage/single', bucketPath: 'uploads/a.mp4', expiresAt: 7 } as T;
+    if (path.endsWith('/videos/upload-url'))
+      return { signedURL: 'https://storage/single', bucketPath: 'uploads/a.mp4', expiresAt: 7 } as T;
     if (path.endsWith('/uploads/multipart')) {
       const { fileSize } = init.body as { fileSize: number };
-      return { uploadId: 'up1', bucketPath: 'uploads/big.mp4', partSize: 10, partCount: Math.ceil(fileSize / 10), expiresAt: 0 } as T;
+      return {
+        uploadId: 'up1',
+        bucketPath: 'uploads/big.mp4',
+        partSize: 10,
+        partCount: Math.ceil(fileSize / 10),
+        expiresAt: 0,
+      } as T;
     }
     if (path.endsWith('/parts')) {
       const { partNumbers } = init.body as { partNumbers: number[] };
-      return { parts: partNumbers.map((partNumber) => ({ partNumber, signedURL: `https://storage/part/${partNumber}` })), expiresAt: 100 + partNumbers[0]! } as T;
+      return {
+        parts: partNumbers.map((partNumber) => ({ partNumber, signedURL: `https://storage/part/${partNumber}` })),
+        expiresAt: 100 + partNumbers[0]!,
+      } as T;
     }
     if (path.endsWith('/complete')) return { bucketPath: 'uploads/big.mp4', fileSize: 0 } as T;
     throw new Error(`unexpected ${path}`);
@@ -28,7 +38,14 @@ describe('mintDirectUpload', () => {
   it('mints one upload URL for a file up to the threshold, with the type the URL is signed for', async () => {
     const { api, calls } = fakeApi();
     const upload = await mintDirectUpload(api, target, { name: 'clip.mov', size: 25, type: '' }, 25);
-    assert.deepEqual(upload, { kind: 'single', bucketPath: 'uploads/a.mp4', fileSize: 25, contentType: 'video/quicktime', signedURL: 'https://storage/single', expiresAt: 7 });
+    assert.deepEqual(upload, {
+      kind: 'single',
+      bucketPath: 'uploads/a.mp4',
+      fileSize: 25,
+      contentType: 'video/quicktime',
+      signedURL: 'https://storage/single',
+      expiresAt: 7,
+    });
     assert.deepEqual(calls, ['POST /org1/environments/env1/videos/upload-url']);
     assert.equal(await completeDirectUpload(api, target, upload), 'uploads/a.mp4');
     assert.equal(calls.length, 1, 'a single upload has nothing to complete');

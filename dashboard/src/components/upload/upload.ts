@@ -2,7 +2,15 @@
 // API with its session (the same routes `uploads.createDirectUpload` calls with an API key), the
 // page sends the file with `@kino/sdk/browser`'s `uploadFile`, then the multipart upload is completed
 // and the video processed.
-import { DEFAULT_MULTIPART_THRESHOLD, contentTypeFor, type DirectUpload, type MultipartUpload, type PartUrls, type UploadContentType, type UploadTicket } from '@kino/sdk';
+import {
+  DEFAULT_MULTIPART_THRESHOLD,
+  contentTypeFor,
+  type DirectUpload,
+  type MultipartUpload,
+  type PartUrls,
+  type UploadContentType,
+  type UploadTicket,
+} from '@kino/sdk';
 import { isUploadContentType } from '@kino/proto/contract';
 
 /** An API call relative to `/v1/api` with the session, returning the answer's `body`. */
@@ -16,7 +24,8 @@ export function uploadContentType(file: { name: string; type: string }): UploadC
   return isUploadContentType(file.type) ? file.type : contentTypeFor(file.name);
 }
 
-const base = (orgId: string, envId: string) => `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}`;
+const base = (orgId: string, envId: string) =>
+  `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}`;
 
 /** A single upload URL up to the SDK's multipart threshold, else a multipart upload with every part's URL. */
 export async function mintDirectUpload(
@@ -30,14 +39,26 @@ export async function mintDirectUpload(
   const root = base(target.orgId, target.envId);
   if (file.size <= multipartThreshold) {
     const ticket = await api<UploadTicket>(`${root}/videos/upload-url`, { method: 'POST', body: fields });
-    return { kind: 'single', bucketPath: ticket.bucketPath, fileSize: file.size, contentType, signedURL: ticket.signedURL, expiresAt: ticket.expiresAt };
+    return {
+      kind: 'single',
+      bucketPath: ticket.bucketPath,
+      fileSize: file.size,
+      contentType,
+      signedURL: ticket.signedURL,
+      expiresAt: ticket.expiresAt,
+    };
   }
   const upload = await api<MultipartUpload>(`${root}/uploads/multipart`, { method: 'POST', body: fields });
   const numbers = Array.from({ length: upload.partCount }, (_, index) => index + 1);
   const signed: PartUrls[] = [];
   for (let start = 0; start < numbers.length; start += partUrlsPerCall) {
     const partNumbers = numbers.slice(start, start + partUrlsPerCall);
-    signed.push(await api<PartUrls>(`${root}/uploads/multipart/${encodeURIComponent(upload.uploadId)}/parts`, { method: 'POST', body: { partNumbers } }));
+    signed.push(
+      await api<PartUrls>(`${root}/uploads/multipart/${encodeURIComponent(upload.uploadId)}/parts`, {
+        method: 'POST',
+        body: { partNumbers },
+      }),
+    );
   }
   return {
     kind: 'multipart',
@@ -53,7 +74,11 @@ export async function mintDirectUpload(
 }
 
 /** Once the file is sent: a multipart upload is completed; either way, the path to process. */
-export async function completeDirectUpload(api: SessionApi, target: { orgId: string; envId: string }, upload: DirectUpload): Promise<string> {
+export async function completeDirectUpload(
+  api: SessionApi,
+  target: { orgId: string; envId: string },
+  upload: DirectUpload,
+): Promise<string> {
   if (upload.kind === 'single') return upload.bucketPath;
   const path = `${base(target.orgId, target.envId)}/uploads/multipart/${encodeURIComponent(upload.uploadId)}/complete`;
   return (await api<{ bucketPath: string }>(path, { method: 'POST' })).bucketPath;

@@ -12,7 +12,10 @@ describe('the analytics date range', () => {
   });
 
   it('reads a valid range from the page query, else the last 30 days', () => {
-    assert.deepEqual(rangeFromSearch('?from=2026-10-01&to=2026-10-31', now), { startDate: '2026-10-01', endDate: '2026-10-31' });
+    assert.deepEqual(rangeFromSearch('?from=2026-10-01&to=2026-10-31', now), {
+      startDate: '2026-10-01',
+      endDate: '2026-10-31',
+    });
     assert.deepEqual(rangeFromSearch('?from=2026-10-31&to=2026-10-01', now), lastDays(30, now));
     assert.deepEqual(rangeFromSearch('?from=2024-01-01&to=2026-10-01', now), lastDays(30, now), 'over 365 days');
     assert.deepEqual(rangeFromSearch('', now), lastDays(30, now));

@@ -5,7 +5,14 @@
 import { useMemo } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useQuery } from '@tanstack/react-query';
-import type { DailyRecord, DistributionEntry, StorageRecord, UsageRecord, VideoList, VideoResolutions } from '@kino/sdk';
+import type {
+  DailyRecord,
+  DistributionEntry,
+  StorageRecord,
+  UsageRecord,
+  VideoList,
+  VideoResolutions,
+} from '@kino/sdk';
 import { api, API_ROOT } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Chart } from '../../components/charts/chart.tsx';
@@ -53,7 +60,8 @@ export function AnalyticsPage() {
   });
   const usage = useQuery({
     queryKey: ['analytics-usage', orgId, periodDaysFor(range)],
-    queryFn: () => api<{ usage: UsageRecord[] }>(`${API_ROOT}/${orgId}/analytics/usage?periodDays=${periodDaysFor(range)}`),
+    queryFn: () =>
+      api<{ usage: UsageRecord[] }>(`${API_ROOT}/${orgId}/analytics/usage?periodDays=${periodDaysFor(range)}`),
     ...live,
   });
   const storage = useQuery({
@@ -62,7 +70,8 @@ export function AnalyticsPage() {
   });
   const distribution = useQuery({
     queryKey: ['analytics-distribution', scopePath, dates],
-    queryFn: () => api<{ distribution: DistributionEntry[] }>(`${scopePath}/analytics/resolution-distribution?${dates}`),
+    queryFn: () =>
+      api<{ distribution: DistributionEntry[] }>(`${scopePath}/analytics/resolution-distribution?${dates}`),
     ...live,
   });
   const videos = useQuery({
@@ -72,20 +81,34 @@ export function AnalyticsPage() {
   });
   const perVideo = useQuery({
     queryKey: ['analytics-video', orgId, videoId, dates],
-    queryFn: () => api<VideoResolutions>(`${API_ROOT}/${orgId}/videos/${encodeURIComponent(videoId)}/analytics/resolution?${dates}`),
+    queryFn: () =>
+      api<VideoResolutions>(`${API_ROOT}/${orgId}/videos/${encodeURIComponent(videoId)}/analytics/resolution?${dates}`),
     enabled: videoId !== '',
     ...live,
   });
 
-  const environmentNames = useMemo(() => new Map(session.org!.environments.map((env) => [env.id, env.name])), [session.org]);
+  const environmentNames = useMemo(
+    () => new Map(session.org!.environments.map((env) => [env.id, env.name])),
+    [session.org],
+  );
   const dailyOption = useMemo(() => daily.data && dailySegmentsOption(daily.data.dailyUsage), [daily.data]);
-  const usageOption = useMemo(() => usage.data && usagePerEnvironmentOption(usage.data.usage, environmentNames), [usage.data, environmentNames]);
+  const usageOption = useMemo(
+    () => usage.data && usagePerEnvironmentOption(usage.data.usage, environmentNames),
+    [usage.data, environmentNames],
+  );
   const storageOption = useMemo(() => storage.data && storageByTierOption(storage.data.storage), [storage.data]);
-  const distributionOption = useMemo(() => distribution.data && resolutionDistributionOption(distribution.data.distribution), [distribution.data]);
-  const perVideoOption = useMemo(() => perVideo.data && videoResolutionsOption(perVideo.data.resolutions), [perVideo.data]);
+  const distributionOption = useMemo(
+    () => distribution.data && resolutionDistributionOption(distribution.data.distribution),
+    [distribution.data],
+  );
+  const perVideoOption = useMemo(
+    () => perVideo.data && videoResolutionsOption(perVideo.data.resolutions),
+    [perVideo.data],
+  );
   const dailyTotal = daily.data && dailyChartTotal(daily.data.dailyUsage);
 
-  const failure = (query: { error: unknown }) => (query.error ? <p class="error">{(query.error as Error).message}</p> : null);
+  const failure = (query: { error: unknown }) =>
+    query.error ? <p class="error">{(query.error as Error).message}</p> : null;
 
   return (
     <section class="analytics-page">
@@ -93,11 +116,21 @@ export function AnalyticsPage() {
       <form class="inline range" onSubmit={(event) => event.preventDefault()}>
         <label>
           From
-          <input type="date" value={range.startDate} data-testid="range-from" onChange={(event) => show({ range: { ...range, startDate: event.currentTarget.value } })} />
+          <input
+            type="date"
+            value={range.startDate}
+            data-testid="range-from"
+            onChange={(event) => show({ range: { ...range, startDate: event.currentTarget.value } })}
+          />
         </label>
         <label>
           To
-          <input type="date" value={range.endDate} data-testid="range-to" onChange={(event) => show({ range: { ...range, endDate: event.currentTarget.value } })} />
+          <input
+            type="date"
+            value={range.endDate}
+            data-testid="range-to"
+            onChange={(event) => show({ range: { ...range, endDate: event.currentTarget.value } })}
+          />
         </label>
         {presets.map((days) => (
           <button key={days} type="button" onClick={() => show({ range: lastDays(days) })}>
@@ -106,7 +139,11 @@ export function AnalyticsPage() {
         ))}
         <label>
           Scope
-          <select value={wholeOrg ? 'org' : 'env'} data-testid="analytics-scope" onChange={(event) => show({ wholeOrg: event.currentTarget.value === 'org' })}>
+          <select
+            value={wholeOrg ? 'org' : 'env'}
+            data-testid="analytics-scope"
+            onChange={(event) => show({ wholeOrg: event.currentTarget.value === 'org' })}
+          >
             <option value="env">Environment {session.env?.name ?? ''}</option>
             <option value="org">Whole organization</option>
           </select>
@@ -123,7 +160,8 @@ export function AnalyticsPage() {
           </>
         )}
         <p class="muted">
-          A segment is 6 seconds of video delivered to a player. HD: 1080p and above; SD: 481p to 1079p (720p); LD: 480p and below.
+          A segment is 6 seconds of video delivered to a player. HD: 1080p and above; SD: 481p to 1079p (720p); LD: 480p
+          and below.
         </p>
       </section>
 
@@ -163,7 +201,8 @@ export function AnalyticsPage() {
           {storageOption && <Chart option={storageOption} testId="storage-chart" />}
           {storage.data && (
             <p class="muted">
-              {storage.data.storage.totalVideos} videos, {(storage.data.storage.totalDurationSeconds / 60).toFixed(1)} minutes in all (now, whatever the range).
+              {storage.data.storage.totalVideos} videos, {(storage.data.storage.totalDurationSeconds / 60).toFixed(1)}{' '}
+              minutes in all (now, whatever the range).
             </p>
           )}
         </section>
@@ -174,14 +213,20 @@ export function AnalyticsPage() {
         </section>
         <section class="card" data-testid="per-video">
           <h2>One video</h2>
-          <select value={videoId} data-testid="analytics-video" onChange={(event) => show({ videoId: event.currentTarget.value })}>
+          <select
+            value={videoId}
+            data-testid="analytics-video"
+            onChange={(event) => show({ videoId: event.currentTarget.value })}
+          >
             <option value="">Choose a video…</option>
             {videos.data?.videos.map((video) => (
               <option key={video.id} value={video.id}>
                 {video.name}
               </option>
             ))}
-            {videoId && !videos.data?.videos.some((video) => video.id === videoId) && <option value={videoId}>{videoId}</option>}
+            {videoId && !videos.data?.videos.some((video) => video.id === videoId) && (
+              <option value={videoId}>{videoId}</option>
+            )}
           </select>
           {failure(perVideo)}
           {perVideo.data && (
@@ -194,7 +239,11 @@ export function AnalyticsPage() {
                 <dt>Renditions</dt>
                 <dd>{perVideo.data.summary.availableResolutions}</dd>
                 <dt>Most popular</dt>
-                <dd>{perVideo.data.summary.mostPopularResolutionValid ? `${perVideo.data.summary.mostPopularResolution}p` : '—'}</dd>
+                <dd>
+                  {perVideo.data.summary.mostPopularResolutionValid
+                    ? `${perVideo.data.summary.mostPopularResolution}p`
+                    : '—'}
+                </dd>
               </dl>
               {perVideoOption && <Chart option={perVideoOption} testId="video-resolution-chart" height={220} />}
             </>

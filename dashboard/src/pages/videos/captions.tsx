@@ -6,14 +6,34 @@ import type { AddCaptionParams, CaptionTrack } from '@kino/sdk';
 import { api, json } from '../../api.ts';
 import { useList, useListChange } from '../../use-list.ts';
 
-export function Captions({ videoPath, orgId, videoId, onChange }: { videoPath: string; orgId: string; videoId: string; onChange: () => unknown }) {
-  const tracks = useList(['captions', orgId, videoId], () => api<{ captions: CaptionTrack[] }>(`${videoPath}/captions`));
+export function Captions({
+  videoPath,
+  orgId,
+  videoId,
+  onChange,
+}: {
+  videoPath: string;
+  orgId: string;
+  videoId: string;
+  onChange: () => unknown;
+}) {
+  const tracks = useList(['captions', orgId, videoId], () =>
+    api<{ captions: CaptionTrack[] }>(`${videoPath}/captions`),
+  );
   const [file, setFile] = useState<File>();
   const [language, setLanguage] = useState('');
   const [label, setLabel] = useState('');
   const [isDefault, setIsDefault] = useState(false);
-  const add = useListChange(tracks, (params: AddCaptionParams) => api<CaptionTrack>(`${videoPath}/captions`, json('POST', params)), onChange);
-  const remove = useListChange(tracks, (lang: string) => api(`${videoPath}/captions/${encodeURIComponent(lang)}`, { method: 'DELETE' }), onChange);
+  const add = useListChange(
+    tracks,
+    (params: AddCaptionParams) => api<CaptionTrack>(`${videoPath}/captions`, json('POST', params)),
+    onChange,
+  );
+  const remove = useListChange(
+    tracks,
+    (lang: string) => api(`${videoPath}/captions/${encodeURIComponent(lang)}`, { method: 'DELETE' }),
+    onChange,
+  );
 
   return (
     <section class="card" data-testid="captions">
@@ -36,19 +56,41 @@ export function Captions({ videoPath, orgId, videoId, onChange }: { videoPath: s
       >
         <label>
           File (.vtt, .srt)
-          <input type="file" accept=".vtt,.srt,text/vtt" data-testid="caption-file" required onChange={(event) => setFile(event.currentTarget.files?.[0])} />
+          <input
+            type="file"
+            accept=".vtt,.srt,text/vtt"
+            data-testid="caption-file"
+            required
+            onChange={(event) => setFile(event.currentTarget.files?.[0])}
+          />
         </label>
         <label>
           Language
-          <input value={language} placeholder="en, pt-BR" required data-testid="caption-language" onInput={(event) => setLanguage(event.currentTarget.value)} />
+          <input
+            value={language}
+            placeholder="en, pt-BR"
+            required
+            data-testid="caption-language"
+            onInput={(event) => setLanguage(event.currentTarget.value)}
+          />
         </label>
         <label>
           Label
-          <input value={label} placeholder="from the language" data-testid="caption-label" onInput={(event) => setLabel(event.currentTarget.value)} />
+          <input
+            value={label}
+            placeholder="from the language"
+            data-testid="caption-label"
+            onInput={(event) => setLabel(event.currentTarget.value)}
+          />
         </label>
         <label>
           Default
-          <input type="checkbox" checked={isDefault} data-testid="caption-default" onChange={(event) => setIsDefault(event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={isDefault}
+            data-testid="caption-default"
+            onChange={(event) => setIsDefault(event.currentTarget.checked)}
+          />
         </label>
         <button type="submit" class="primary" data-testid="caption-add" disabled={add.isPending || !file}>
           Add track
@@ -81,7 +123,12 @@ export function Captions({ videoPath, orgId, videoId, onChange }: { videoPath: s
                 <td>{track.label}</td>
                 <td>{track.default ? 'yes' : ''}</td>
                 <td>
-                  <button type="button" class="link" data-testid="caption-remove" onClick={() => remove.mutate(track.language)}>
+                  <button
+                    type="button"
+                    class="link"
+                    data-testid="caption-remove"
+                    onClick={() => remove.mutate(track.language)}
+                  >
                     Remove
                   </button>
                 </td>

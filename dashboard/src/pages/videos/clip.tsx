@@ -10,7 +10,15 @@ import { api, json } from '../../api.ts';
 
 const seconds = (value: number) => value.toFixed(2);
 
-export function ClipMaker({ videoPath, durationSeconds, video }: { videoPath: string; durationSeconds: number; video: HTMLVideoElement | null }) {
+export function ClipMaker({
+  videoPath,
+  durationSeconds,
+  video,
+}: {
+  videoPath: string;
+  durationSeconds: number;
+  video: HTMLVideoElement | null;
+}) {
   const [start, setStart] = useState('0');
   const [end, setEnd] = useState(seconds(Math.min(durationSeconds, 10)));
   const [frameAccurate, setFrameAccurate] = useState(false);
@@ -28,25 +36,50 @@ export function ClipMaker({ videoPath, durationSeconds, video }: { videoPath: st
         class="share-form"
         onSubmit={(event) => {
           event.preventDefault();
-          create.mutate({ startTime: Number(start), endTime: Number(end), ...(frameAccurate ? { frameAccurate: true } : {}) });
+          create.mutate({
+            startTime: Number(start),
+            endTime: Number(end),
+            ...(frameAccurate ? { frameAccurate: true } : {}),
+          });
         }}
       >
         <label>
           Start (s)
-          <input type="number" min="0" step="0.01" value={start} required data-testid="clip-start" onInput={(event) => setStart(event.currentTarget.value)} />
+          <input
+            type="number"
+            min="0"
+            step="0.01"
+            value={start}
+            required
+            data-testid="clip-start"
+            onInput={(event) => setStart(event.currentTarget.value)}
+          />
         </label>
         <button type="button" data-testid="clip-start-here" disabled={!video} onClick={here(setStart)}>
           Start here
         </button>
         <label>
           End (s)
-          <input type="number" min="0" step="0.01" value={end} required data-testid="clip-end" onInput={(event) => setEnd(event.currentTarget.value)} />
+          <input
+            type="number"
+            min="0"
+            step="0.01"
+            value={end}
+            required
+            data-testid="clip-end"
+            onInput={(event) => setEnd(event.currentTarget.value)}
+          />
         </label>
         <button type="button" data-testid="clip-end-here" disabled={!video} onClick={here(setEnd)}>
           End here
         </button>
         <label>
-          <input type="checkbox" checked={frameAccurate} data-testid="clip-frame-accurate" onChange={(event) => setFrameAccurate(event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={frameAccurate}
+            data-testid="clip-frame-accurate"
+            onChange={(event) => setFrameAccurate(event.currentTarget.checked)}
+          />
           Frame-accurate
         </label>
         <button type="submit" class="primary" data-testid="clip-create" disabled={create.isPending}>
@@ -54,8 +87,9 @@ export function ClipMaker({ videoPath, durationSeconds, video }: { videoPath: st
         </button>
       </form>
       <p class="muted">
-        The clip plays whole segments of this video (6 s each) covering the range, or with Frame-accurate exactly the range (its first and last
-        segments are encoded again: it is ready a little later). It stays after this video is deleted.
+        The clip plays whole segments of this video (6 s each) covering the range, or with Frame-accurate exactly the
+        range (its first and last segments are encoded again: it is ready a little later). It stays after this video is
+        deleted.
       </p>
       {create.error && (
         <p class="error" role="alert" data-testid="clip-error">

@@ -14,7 +14,12 @@ import { StatusBadge } from './status-badge.tsx';
 import { listQueryString, listStateFromSearch, pageSizes, sortedBy, type VideoListState } from './list-query.ts';
 import './videos.css';
 
-const columnLabels: Record<VideoListState['sortBy'], string> = { name: 'Name', status: 'Status', duration: 'Duration', created_at: 'Created' };
+const columnLabels: Record<VideoListState['sortBy'], string> = {
+  name: 'Name',
+  status: 'Status',
+  duration: 'Duration',
+  created_at: 'Created',
+};
 
 export function VideosPage() {
   const session = useSession();
@@ -45,7 +50,12 @@ export function VideosPage() {
 
   const header = (column: VideoListState['sortBy']) => (
     <th>
-      <button type="button" class="link sort" data-testid={`sort-${column}`} onClick={() => show(sortedBy(state, column))}>
+      <button
+        type="button"
+        class="link sort"
+        data-testid={`sort-${column}`}
+        onClick={() => show(sortedBy(state, column))}
+      >
         {columnLabels[column]}
         {state.sortBy === column ? (state.sortDir === 'asc' ? ' ▲' : ' ▼') : ''}
       </button>
@@ -76,14 +86,21 @@ export function VideosPage() {
       >
         <label>
           Search names
-          <input type="search" value={search} data-testid="video-search" onInput={(event) => setSearch(event.currentTarget.value)} />
+          <input
+            type="search"
+            value={search}
+            data-testid="video-search"
+            onInput={(event) => setSearch(event.currentTarget.value)}
+          />
         </label>
         <label>
           Status
           <select
             value={state.status ?? ''}
             data-testid="status-filter"
-            onChange={(event) => show({ ...state, status: (event.currentTarget.value || undefined) as VideoListState['status'], page: 1 })}
+            onChange={(event) =>
+              show({ ...state, status: (event.currentTarget.value || undefined) as VideoListState['status'], page: 1 })
+            }
           >
             <option value="">Any</option>
             {videoStatuses.map((status) => (
@@ -95,11 +112,19 @@ export function VideosPage() {
         </label>
         <label>
           Created from
-          <input type="date" value={state.from ?? ''} onChange={(event) => show({ ...state, from: event.currentTarget.value || undefined, page: 1 })} />
+          <input
+            type="date"
+            value={state.from ?? ''}
+            onChange={(event) => show({ ...state, from: event.currentTarget.value || undefined, page: 1 })}
+          />
         </label>
         <label>
           to
-          <input type="date" value={state.to ?? ''} onChange={(event) => show({ ...state, to: event.currentTarget.value || undefined, page: 1 })} />
+          <input
+            type="date"
+            value={state.to ?? ''}
+            onChange={(event) => show({ ...state, to: event.currentTarget.value || undefined, page: 1 })}
+          />
         </label>
         <button type="submit">Search</button>
       </form>
@@ -118,11 +143,14 @@ export function VideosPage() {
           </tr>
         </thead>
         <tbody>
-          {videos.data?.videos.map((video) => <VideoRow key={video.id} video={video} />)}
+          {videos.data?.videos.map((video) => (
+            <VideoRow key={video.id} video={video} />
+          ))}
           {videos.data?.videos.length === 0 && (
             <tr>
               <td colSpan={8} class="muted">
-                No videos{state.search || state.status || state.from || state.to ? ' match these filters' : ' yet: upload one'}.
+                No videos
+                {state.search || state.status || state.from || state.to ? ' match these filters' : ' yet: upload one'}.
               </td>
             </tr>
           )}
@@ -130,18 +158,26 @@ export function VideosPage() {
       </table>
       {pagination && (
         <div class="paging" data-testid="paging">
-          <button type="button" disabled={!pagination.hasPrevious} onClick={() => show({ ...state, page: state.page - 1 })}>
+          <button
+            type="button"
+            disabled={!pagination.hasPrevious}
+            onClick={() => show({ ...state, page: state.page - 1 })}
+          >
             ← Previous
           </button>
           <span>
-            Page {pagination.page} of {Math.max(1, pagination.totalPages)} · {pagination.total} video{pagination.total === 1 ? '' : 's'}
+            Page {pagination.page} of {Math.max(1, pagination.totalPages)} · {pagination.total} video
+            {pagination.total === 1 ? '' : 's'}
           </span>
           <button type="button" disabled={!pagination.hasNext} onClick={() => show({ ...state, page: state.page + 1 })}>
             Next →
           </button>
           <label>
             Per page{' '}
-            <select value={state.pageSize} onChange={(event) => show({ ...state, pageSize: Number(event.currentTarget.value), page: 1 })}>
+            <select
+              value={state.pageSize}
+              onChange={(event) => show({ ...state, pageSize: Number(event.currentTarget.value), page: 1 })}
+            >
               {pageSizes.map((size) => (
                 <option key={size} value={size}>
                   {size}
@@ -159,7 +195,9 @@ function VideoRow({ video }: { video: Video }) {
   const href = `/dashboard/videos/${video.id}`;
   return (
     <tr data-testid="video-row" data-video-id={video.id}>
-      <td class="thumb">{video.thumbnailUrl ? <img src={video.thumbnailUrl} alt="" loading="lazy" /> : <span class="no-thumb" />}</td>
+      <td class="thumb">
+        {video.thumbnailUrl ? <img src={video.thumbnailUrl} alt="" loading="lazy" /> : <span class="no-thumb" />}
+      </td>
       <td>
         <a href={href}>{video.name}</a>
       </td>

@@ -4,21 +4,46 @@ import { defaultListState, listQueryString, listStateFromSearch, sortedBy } from
 
 describe('the videos table state and the list query', () => {
   it('round-trips every parameter of the API list query', () => {
-    const state = { page: 3, pageSize: 50, sortBy: 'name', sortDir: 'asc', status: 'failed', search: 'cat video', from: '2026-11-01', to: '2026-11-23' } as const;
+    const state = {
+      page: 3,
+      pageSize: 50,
+      sortBy: 'name',
+      sortDir: 'asc',
+      status: 'failed',
+      search: 'cat video',
+      from: '2026-11-01',
+      to: '2026-11-23',
+    } as const;
     const query = listQueryString(state);
-    assert.equal(query, 'page=3&pageSize=50&sortBy=name&sortDir=asc&status=failed&search=cat+video&from=2026-11-01&to=2026-11-23');
+    assert.equal(
+      query,
+      'page=3&pageSize=50&sortBy=name&sortDir=asc&status=failed&search=cat+video&from=2026-11-01&to=2026-11-23',
+    );
     assert.deepEqual(listStateFromSearch(`?${query}`), state);
   });
 
   it('leaves defaults out and reads an empty query as the defaults', () => {
     assert.equal(listQueryString(defaultListState), '');
-    assert.deepEqual(listStateFromSearch(''), { ...defaultListState, status: undefined, search: undefined, from: undefined, to: undefined });
+    assert.deepEqual(listStateFromSearch(''), {
+      ...defaultListState,
+      status: undefined,
+      search: undefined,
+      from: undefined,
+      to: undefined,
+    });
   });
 
   it('falls back to the default for values the API would refuse', () => {
     const state = listStateFromSearch('?page=0&pageSize=500&sortBy=size&sortDir=up&status=gone&from=yesterday');
     assert.deepEqual(
-      { page: state.page, pageSize: state.pageSize, sortBy: state.sortBy, sortDir: state.sortDir, status: state.status, from: state.from },
+      {
+        page: state.page,
+        pageSize: state.pageSize,
+        sortBy: state.sortBy,
+        sortDir: state.sortDir,
+        status: state.status,
+        from: state.from,
+      },
       { page: 1, pageSize: 20, sortBy: 'created_at', sortDir: 'desc', status: undefined, from: undefined },
     );
   });

@@ -44,7 +44,8 @@ export function listQueryString(state: VideoListState): string {
   const params = new URLSearchParams();
   for (const name of ['page', 'pageSize', 'sortBy', 'sortDir', 'status', 'search', 'from', 'to'] as const) {
     const value = state[name];
-    if (value === undefined || value === '' || value === defaultListState[name as keyof typeof defaultListState]) continue;
+    if (value === undefined || value === '' || value === defaultListState[name as keyof typeof defaultListState])
+      continue;
     params.set(name, String(value));
   }
   return params.toString();

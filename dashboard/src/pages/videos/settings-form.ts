@@ -1,7 +1,14 @@
 // The video settings form's values and the PATCH body they make: only what changed, "" as null.
 import type { UpdateVideoParams, VideoDetails } from '@kino/sdk';
 
-export type SettingsForm = { name: string; description: string; public: boolean; externalId: string; creatorId: string; passthrough: string };
+export type SettingsForm = {
+  name: string;
+  description: string;
+  public: boolean;
+  externalId: string;
+  creatorId: string;
+  passthrough: string;
+};
 
 export function formOf(video: VideoDetails): SettingsForm {
   return {

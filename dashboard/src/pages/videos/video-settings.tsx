@@ -7,7 +7,6 @@ import type { UpdateVideoParams, VideoDetails } from '@kino/sdk';
 import { api, json } from '../../api.ts';
 import { changesOf, formOf, type SettingsForm as Form } from './settings-form.ts';
 
-
 export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails; videoPath: string; orgId: string }) {
   const queryClient = useQueryClient();
   const before = formOf(video);
@@ -40,25 +39,57 @@ export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails
         </label>
         <label>
           Description
-          <textarea value={form.description} maxLength={5000} rows={3} data-testid="settings-description" onInput={field('description')} />
+          <textarea
+            value={form.description}
+            maxLength={5000}
+            rows={3}
+            data-testid="settings-description"
+            onInput={field('description')}
+          />
         </label>
         <label class="inline">
-          <input type="checkbox" checked={form.public} data-testid="settings-public" onChange={(event) => setForm({ ...form, public: event.currentTarget.checked })} />
+          <input
+            type="checkbox"
+            checked={form.public}
+            data-testid="settings-public"
+            onChange={(event) => setForm({ ...form, public: event.currentTarget.checked })}
+          />
           Public (anyone with the URL plays it; otherwise signed URLs only)
         </label>
         <label>
           External id
-          <input value={form.externalId} maxLength={128} placeholder="your application's id" data-testid="settings-external-id" onInput={field('externalId')} />
+          <input
+            value={form.externalId}
+            maxLength={128}
+            placeholder="your application's id"
+            data-testid="settings-external-id"
+            onInput={field('externalId')}
+          />
         </label>
         <label>
           Creator id
-          <input value={form.creatorId} maxLength={128} data-testid="settings-creator-id" onInput={field('creatorId')} />
+          <input
+            value={form.creatorId}
+            maxLength={128}
+            data-testid="settings-creator-id"
+            onInput={field('creatorId')}
+          />
         </label>
         <label>
           Passthrough
-          <input value={form.passthrough} maxLength={255} data-testid="settings-passthrough" onInput={field('passthrough')} />
+          <input
+            value={form.passthrough}
+            maxLength={255}
+            data-testid="settings-passthrough"
+            onInput={field('passthrough')}
+          />
         </label>
-        <button type="submit" class="primary" data-testid="settings-save" disabled={save.isPending || Object.keys(changes).length === 0}>
+        <button
+          type="submit"
+          class="primary"
+          data-testid="settings-save"
+          disabled={save.isPending || Object.keys(changes).length === 0}
+        >
           Save
         </button>
       </form>
@@ -67,7 +98,11 @@ export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails
           {(save.error as Error).message}
         </p>
       )}
-      {save.isSuccess && Object.keys(changes).length === 0 && <p class="muted" data-testid="settings-saved">Saved.</p>}
+      {save.isSuccess && Object.keys(changes).length === 0 && (
+        <p class="muted" data-testid="settings-saved">
+          Saved.
+        </p>
+      )}
     </section>
   );
 }

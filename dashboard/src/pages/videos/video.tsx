@@ -7,7 +7,15 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { embedPaths, hlsMasterName, mp4DownloadName, videoDeliveryUrls } from '@kino/proto/contract';
-import type { CreateShareLinkParams, Encoding, ShareLink, SignedPlaybackUrl, Thumbnail, VideoDetails, VideoStatus } from '@kino/sdk';
+import type {
+  CreateShareLinkParams,
+  Encoding,
+  ShareLink,
+  SignedPlaybackUrl,
+  Thumbnail,
+  VideoDetails,
+  VideoStatus,
+} from '@kino/sdk';
 import { api, API_ROOT, ApiError, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
@@ -21,7 +29,8 @@ import { ClipMaker } from './clip.tsx';
 import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
 import './videos.css';
 
-const statusOf = (details: VideoDetails): VideoStatus => (details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding');
+const statusOf = (details: VideoDetails): VideoStatus =>
+  details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding';
 
 export function VideoPage({ publicID }: { publicID?: string }) {
   const session = useSession();
@@ -104,7 +113,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             data-testid="video-delete"
             disabled={remove.isPending}
             onClick={() => {
-              if (confirm(`Delete "${video.name}"? It disappears at once; its files are removed within a day.`)) remove.mutate();
+              if (confirm(`Delete "${video.name}"? It disappears at once; its files are removed within a day.`))
+                remove.mutate();
             }}
           >
             Delete
@@ -190,9 +200,13 @@ export function VideoPage({ publicID }: { publicID?: string }) {
                 {video.encodings.map((encoding) => (
                   <tr key={encoding.key} data-testid="encoding-row">
                     <td>{encoding.key}</td>
-                    <td data-testid="encoding-codec">{encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}</td>
+                    <td data-testid="encoding-codec">
+                      {encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}
+                    </td>
                     <td>
-                      {encoding.shortEdgePixels === 0 ? 'audio only' : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
+                      {encoding.shortEdgePixels === 0
+                        ? 'audio only'
+                        : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
                     </td>
                     <td data-testid="encoding-bitrate">
                       <Bitrate encoding={encoding} />
@@ -228,7 +242,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
               <>
                 <dt>Clip of</dt>
                 <dd data-testid="clip-of">
-                  <a href={`/dashboard/videos/${encodeURIComponent(video.clipOf.videoId)}`}>{video.clipOf.videoId}</a> ({video.clipOf.startTime}–{video.clipOf.endTime} s)
+                  <a href={`/dashboard/videos/${encodeURIComponent(video.clipOf.videoId)}`}>{video.clipOf.videoId}</a> (
+                  {video.clipOf.startTime}–{video.clipOf.endTime} s)
                 </dd>
               </>
             )}
@@ -244,7 +259,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             <dd>{video.compressionRatio}</dd>
             <dt>Encoding</dt>
             <dd data-testid="fact-encoding">
-              {encodingModeLabels[video.encodingMode]}, {['h264' as const, ...video.additionalCodecs].map((codec) => videoCodecLabels[codec]).join(' + ')}
+              {encodingModeLabels[video.encodingMode]},{' '}
+              {['h264' as const, ...video.additionalCodecs].map((codec) => videoCodecLabels[codec]).join(' + ')}
             </dd>
             <dt>Audio codec</dt>
             <dd>{video.audioCodec}</dd>
@@ -294,7 +310,9 @@ function Bitrate({ encoding }: { encoding: Encoding }) {
     );
   }
   return (
-    <span title={`Measured over the whole rendition, audio included; the ladder's target is ${encoding.videoStreamBitrate} kbps`}>
+    <span
+      title={`Measured over the whole rendition, audio included; the ladder's target is ${encoding.videoStreamBitrate} kbps`}
+    >
       {encoding.averageBitrate} kbps <span class="muted">measured</span>
     </span>
   );
@@ -323,7 +341,9 @@ interface DeliveryUrls {
 /** A signed URL minted for the delivery host's origin and, when the video is private, its token. */
 async function deliveryUrlsOf(videoPath: string, video: VideoDetails): Promise<DeliveryUrls> {
   const isPrivate = !video.allowPublicAccess;
-  const signed = await api<SignedPlaybackUrl>(`${videoPath}/signed-url?expiration=${isPrivate ? privateUrlExpiration : '15m'}`);
+  const signed = await api<SignedPlaybackUrl>(
+    `${videoPath}/signed-url?expiration=${isPrivate ? privateUrlExpiration : '15m'}`,
+  );
   const url = new URL(signed.signed_url);
   return {
     origin: url.origin,
@@ -354,7 +374,9 @@ function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDeta
   }
   const at = urlsOf(orgId, video, urls.data);
   // The delivery host makes MP4 downloads of the H.264 ladder only: other codecs play in HLS alone.
-  const renditions = video.encodings.filter((encoding) => encoding.shortEdgePixels > 0 && encoding.videoCodec === 'h264');
+  const renditions = video.encodings.filter(
+    (encoding) => encoding.shortEdgePixels > 0 && encoding.videoCodec === 'h264',
+  );
   return (
     <section class="card" data-testid="delivery-links">
       <h2>Playback URLs</h2>
@@ -389,8 +411,8 @@ function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDeta
 function PrivateExpiry({ expiresAt }: { expiresAt: Date }) {
   return (
     <p class="muted" data-testid="embed-expiry">
-      This video is private: these URLs carry a signed token that stops playing on {expiresAt.toLocaleString()} (7 days). Copy new ones then, or make
-      the video public for URLs that never expire.
+      This video is private: these URLs carry a signed token that stops playing on {expiresAt.toLocaleString()} (7
+      days). Copy new ones then, or make the video public for URLs that never expire.
     </p>
   );
 }
@@ -418,7 +440,9 @@ function EmbedSnippet({ orgId, video, urls }: { orgId: string; video: VideoDetai
     queryKey: ['embed-snippet', embedUrl, video.name],
     queryFn: async () => {
       const origin = urls.data!.origin;
-      const response = await fetch(`${origin}${embedPaths.oembed}?url=${encodeURIComponent(embedUrl!)}&maxwidth=640&format=json`);
+      const response = await fetch(
+        `${origin}${embedPaths.oembed}?url=${encodeURIComponent(embedUrl!)}&maxwidth=640&format=json`,
+      );
       if (!response.ok) throw new Error(`The delivery host answered ${response.status} for the embed.`);
       return ((await response.json()) as { html: string }).html;
     },
@@ -469,8 +493,12 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
   const [expirationHours, setExpirationHours] = useState('168');
   const [maxViews, setMaxViews] = useState('');
   const [viewerEmail, setViewerEmail] = useState('');
-  const create = useListChange(links, (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)));
-  const revoke = useListChange(links, (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }));
+  const create = useListChange(links, (params: CreateShareLinkParams) =>
+    api<ShareLink>(`${videoPath}/share`, json('POST', params)),
+  );
+  const revoke = useListChange(links, (linkId: string) =>
+    api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
+  );
 
   return (
     <section class="card" data-testid="share-links">
@@ -498,7 +526,13 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
         </label>
         <label>
           Max views
-          <input type="number" min={1} value={maxViews} placeholder="no limit" onInput={(event) => setMaxViews(event.currentTarget.value)} />
+          <input
+            type="number"
+            min={1}
+            value={maxViews}
+            placeholder="no limit"
+            onInput={(event) => setMaxViews(event.currentTarget.value)}
+          />
         </label>
         <label>
           Viewer email
@@ -512,7 +546,8 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
       {create.data && (
         <div class="secret" data-testid="share-created">
           <div class="share-url">
-            Watch page: <code data-testid="share-url">{create.data.shareUrl}</code> <CopyButton text={create.data.shareUrl} />
+            Watch page: <code data-testid="share-url">{create.data.shareUrl}</code>{' '}
+            <CopyButton text={create.data.shareUrl} />
           </div>
           <div class="share-url">
             Direct HLS: <code>{create.data.directUrl}</code> <CopyButton text={create.data.directUrl} />

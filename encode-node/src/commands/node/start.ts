@@ -7,7 +7,9 @@ export default class NodeStart extends Command {
     'running encodes finish, it deregisters and exits 0. Prints {"nodeId","address","metricsAddress"} as one JSON line when ready.',
   ].join('\n');
 
-  static override examples = ['<%= config.bin %> node start --control-plane 127.0.0.1:7090 --token $NODE_TOKEN --slots 2'];
+  static override examples = [
+    '<%= config.bin %> node start --control-plane 127.0.0.1:7090 --token $NODE_TOKEN --slots 2',
+  ];
   static override enableJsonFlag = false;
 
   static override flags = {
@@ -16,16 +18,23 @@ export default class NodeStart extends Command {
     slots: Flags.integer({ description: 'encodes run at once (env NODE_SLOTS, default 1)', min: 1 }),
     host: Flags.string({ description: 'interface to listen on (env NODE_HOST, default 127.0.0.1)' }),
     port: Flags.integer({ description: 'port to listen on, 0 for any free one (env NODE_PORT, default 0)', min: 0 }),
-    advertise: Flags.string({ description: 'HOST:PORT the orchestrator dials (env NODE_ADVERTISE; default host:port, or with --host 0.0.0.0 the address this machine reaches the control plane from)' }),
+    advertise: Flags.string({
+      description:
+        'HOST:PORT the orchestrator dials (env NODE_ADVERTISE; default host:port, or with --host 0.0.0.0 the address this machine reaches the control plane from)',
+    }),
     label: Flags.string({ description: 'k=v label, repeatable (env NODE_LABELS=k=v,k=v)', multiple: true }),
     'work-dir': Flags.string({ description: 'where job directories go (env NODE_WORK_DIR, default the temp dir)' }),
     threads: Flags.integer({ description: 'ffmpeg threads per encode, 0 automatic (env NODE_FFMPEG_THREADS)', min: 0 }),
-    'metrics-port': Flags.integer({ description: 'port of GET /metrics on the host, 0 for any free one (env NODE_METRICS_PORT, default 0)', min: 0 }),
+    'metrics-port': Flags.integer({
+      description: 'port of GET /metrics on the host, 0 for any free one (env NODE_METRICS_PORT, default 0)',
+      min: 0,
+    }),
   };
 
   async run(): Promise<void> {
     const { exitOnConfigError, runProcess } = await import('@kino/infra');
-    const { createNodeLogger, nodeOptionsFromConfig, parseNodeConfig, startEncodeNode } = await import('../../index.ts');
+    const { createNodeLogger, nodeOptionsFromConfig, parseNodeConfig, startEncodeNode } =
+      await import('../../index.ts');
     const { flags } = await this.parse(NodeStart);
     // Flags win over the environment; both go through the one validated config of the process.
     const fromFlags: Record<string, string | undefined> = {
@@ -50,7 +59,9 @@ export default class NodeStart extends Command {
       logger,
       start: async () => {
         const node = await startEncodeNode({ ...nodeOptionsFromConfig(config), logger });
-        process.stdout.write(`${JSON.stringify({ nodeId: node.nodeId, address: node.address, metricsAddress: node.metricsAddress })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ nodeId: node.nodeId, address: node.address, metricsAddress: node.metricsAddress })}\n`,
+        );
         // Stopping a node is draining it: no new jobs, running encodes finish, then it deregisters.
         return { stop: () => node.drain() };
       },

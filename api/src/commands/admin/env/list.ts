@@ -21,7 +21,8 @@ export default class AdminEnvList extends AdminCommand {
         createdAt: e.created_at.toISOString(),
       }));
       const word = (setting: boolean | null) => (setting === null ? 'default' : setting ? 'on' : 'off');
-      for (const env of envs) this.log(`${env.id}  ${env.name}  just-in-time ${word(env.justInTime)}  ${env.createdAt}`);
+      for (const env of envs)
+        this.log(`${env.id}  ${env.name}  just-in-time ${word(env.justInTime)}  ${env.createdAt}`);
       return envs;
     } finally {
       await db.destroy();

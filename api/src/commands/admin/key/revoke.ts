@@ -15,8 +15,16 @@ export default class AdminKeyRevoke extends AdminCommand {
       const before = await getApiKey(db, args.keyId);
       if (!before) this.error(`API key ${args.keyId} does not exist.`, { exit: 1 });
       const after = await revokeApiKey(db, args.keyId);
-      const result = { id: args.keyId, revokedAt: after!.revoked_at!.toISOString(), alreadyRevoked: before.revoked_at !== null };
-      this.log(result.alreadyRevoked ? `Key ${result.id} was already revoked (${result.revokedAt}).` : `Revoked key ${result.id}.`);
+      const result = {
+        id: args.keyId,
+        revokedAt: after!.revoked_at!.toISOString(),
+        alreadyRevoked: before.revoked_at !== null,
+      };
+      this.log(
+        result.alreadyRevoked
+          ? `Key ${result.id} was already revoked (${result.revokedAt}).`
+          : `Revoked key ${result.id}.`,
+      );
       return result;
     } finally {
       await db.destroy();

@@ -14,7 +14,10 @@ export default class AdminMemberAdd extends AdminCommand {
   static override examples = ['<%= config.bin %> admin member add --org org_... --email ada@example.com'];
   static override flags = {
     org: Flags.string({ description: 'Organization id.', required: true }),
-    email: Flags.string({ description: 'The member\'s e-mail address, as the identity provider reports it.', required: true }),
+    email: Flags.string({
+      description: "The member's e-mail address, as the identity provider reports it.",
+      required: true,
+    }),
   };
 
   async run(): Promise<Member> {

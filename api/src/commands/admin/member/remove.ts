@@ -6,7 +6,7 @@ export default class AdminMemberRemove extends AdminCommand {
     'Remove a member from an organization. Membership is checked on every request: their dashboard sessions lose the organization at once.';
   static override flags = {
     org: Flags.string({ description: 'Organization id.', required: true }),
-    email: Flags.string({ description: 'The member\'s e-mail address.', required: true }),
+    email: Flags.string({ description: "The member's e-mail address.", required: true }),
   };
 
   async run(): Promise<{ orgId: string; email: string; removed: boolean }> {

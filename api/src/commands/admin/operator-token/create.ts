@@ -26,8 +26,16 @@ export default class AdminOperatorTokenCreate extends AdminCommand {
     try {
       const { token, record } = await createOperatorToken(db, { name: flags.name });
       this.log(token);
-      this.note(`Created operator token ${record.id} (${record.token_prefix}…). This is the only time the token is shown: store it now.`);
-      return { token, id: record.id, name: record.name, prefix: record.token_prefix, createdAt: record.created_at.toISOString() };
+      this.note(
+        `Created operator token ${record.id} (${record.token_prefix}…). This is the only time the token is shown: store it now.`,
+      );
+      return {
+        token,
+        id: record.id,
+        name: record.name,
+        prefix: record.token_prefix,
+        createdAt: record.created_at.toISOString(),
+      };
     } finally {
       await db.destroy();
     }

@@ -11,7 +11,8 @@ export interface ListedOperatorToken {
 }
 
 export default class AdminOperatorTokenList extends AdminCommand {
-  static override description = 'List the operator tokens (prefixes only: tokens are never shown again). OPERATOR_TOKEN, a setting of the API, is not listed.';
+  static override description =
+    'List the operator tokens (prefixes only: tokens are never shown again). OPERATOR_TOKEN, a setting of the API, is not listed.';
 
   async run(): Promise<ListedOperatorToken[]> {
     const { listOperatorTokens, openAdminDatabase } = await import('@kino/database/admin');
@@ -27,7 +28,9 @@ export default class AdminOperatorTokenList extends AdminCommand {
         lastUsedAt: t.last_used_at?.toISOString() ?? null,
       }));
       for (const t of tokens) {
-        this.log(`${t.id}  ${t.prefix}…  ${t.revokedAt ? `revoked ${t.revokedAt}` : 'active'}  created ${t.createdAt}  ${t.name}`);
+        this.log(
+          `${t.id}  ${t.prefix}…  ${t.revokedAt ? `revoked ${t.revokedAt}` : 'active'}  created ${t.createdAt}  ${t.name}`,
+        );
       }
       return tokens;
     } finally {

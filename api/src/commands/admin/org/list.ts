@@ -7,7 +7,11 @@ export default class AdminOrgList extends AdminCommand {
     const { listOrganizations, openAdminDatabase } = await import('@kino/database/admin');
     const db = await openAdminDatabase();
     try {
-      const orgs = (await listOrganizations(db)).map((o) => ({ id: o.id, name: o.name, createdAt: o.created_at.toISOString() }));
+      const orgs = (await listOrganizations(db)).map((o) => ({
+        id: o.id,
+        name: o.name,
+        createdAt: o.created_at.toISOString(),
+      }));
       for (const org of orgs) this.log(`${org.id}  ${org.name}  ${org.createdAt}`);
       return orgs;
     } finally {

@@ -11,7 +11,8 @@ export interface ListedPlaybackKey {
 }
 
 export default class AdminPlaybackKeysList extends AdminCommand {
-  static override description = 'List the playback signing keys, newest first: which one signs, and until when retired ones stay in the JWKS.';
+  static override description =
+    'List the playback signing keys, newest first: which one signs, and until when retired ones stay in the JWKS.';
 
   async run(): Promise<ListedPlaybackKey[]> {
     const { openAdminDatabase } = await import('@kino/database/admin');

@@ -12,11 +12,12 @@ export default class AdminPlaybackKeysRotate extends AdminCommand {
     'Rotate the playback signing key: a new key signs every token from now on (each API process picks it up within ' +
     'a minute); the old key stays in the JWKS until every token it signed has expired (7 days, the longest token, ' +
     'plus clock skew and slack), so signed URLs already handed out keep playing. Delivery nodes fetch the new key ' +
-    'the first time a token names it. Needs KINO_KEY_ENCRYPTION_KEY (the API\'s), which seals the new private key.';
+    "the first time a token names it. Needs KINO_KEY_ENCRYPTION_KEY (the API's), which seals the new private key.";
   static override examples = ['KINO_KEY_ENCRYPTION_KEY=... <%= config.bin %> admin playback-keys rotate --json'];
 
   async run(): Promise<RotatedPlaybackKey> {
-    const { KeyEncryption, openAdminDatabase, resolveKeyEncryptionKey, sealPlaintextSigningKeys } = await import('@kino/database/admin');
+    const { KeyEncryption, openAdminDatabase, resolveKeyEncryptionKey, sealPlaintextSigningKeys } =
+      await import('@kino/database/admin');
     // The keyring (key generation, rotation, how long a retired key stays published) is the API's.
     const { PlaybackKeyring, listSigningKeyStatus } = await import('@kino/database/playback-keys');
     await this.parse(AdminPlaybackKeysRotate);

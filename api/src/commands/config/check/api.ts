@@ -7,7 +7,9 @@ export default class ConfigCheckApi extends Command {
   static override examples = ['<%= config.bin %> config check api', '<%= config.bin %> config check api --json'];
   static override enableJsonFlag = false;
   static override flags = {
-    json: Flags.boolean({ description: 'Print {process, ok, problems, variables} (secrets redacted) on stdout, also when it fails.' }),
+    json: Flags.boolean({
+      description: 'Print {process, ok, problems, variables} (secrets redacted) on stdout, also when it fails.',
+    }),
   };
 
   async run(): Promise<void> {

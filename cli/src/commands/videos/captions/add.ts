@@ -3,7 +3,8 @@ import type { CaptionTrack } from '@kino/sdk';
 import { ApiCommand } from '../../../api-command.ts';
 
 export default class VideosCaptionsAdd extends ApiCommand {
-  static override description = 'Add a caption track (WebVTT or SRT) to a ready video; a track of the same language is replaced.';
+  static override description =
+    'Add a caption track (WebVTT or SRT) to a ready video; a track of the same language is replaced.';
   static override examples = [
     '<%= config.bin %> videos captions add vid_123 ./english.vtt --language en --default',
     '<%= config.bin %> videos captions add vid_123 ./portugues.srt --language pt-BR --label "Português"',
@@ -15,7 +16,10 @@ export default class VideosCaptionsAdd extends ApiCommand {
   static override flags = {
     language: Flags.string({ description: 'BCP 47 language tag, e.g. en or pt-BR', required: true }),
     label: Flags.string({ description: "the name players show (default: the language's name)" }),
-    format: Flags.string({ description: 'the file format (default: from the file name, else vtt)', options: ['vtt', 'srt'] }),
+    format: Flags.string({
+      description: 'the file format (default: from the file name, else vtt)',
+      options: ['vtt', 'srt'],
+    }),
     default: Flags.boolean({ description: 'players show this track unless the viewer picks another' }),
   };
 

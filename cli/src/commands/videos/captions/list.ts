@@ -14,7 +14,13 @@ export default class VideosCaptionsList extends ApiCommand {
     if (!this.jsonEnabled()) {
       const { printTable } = await import('../../../output.ts');
       await printTable(
-        tracks.map((t) => ({ language: t.language, label: t.label, default: t.default ? 'yes' : '', source: t.source, url: t.url })),
+        tracks.map((t) => ({
+          language: t.language,
+          label: t.label,
+          default: t.default ? 'yes' : '',
+          source: t.source,
+          url: t.url,
+        })),
         [
           { key: 'language', name: 'Language' },
           { key: 'label', name: 'Label' },

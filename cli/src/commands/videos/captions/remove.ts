@@ -7,7 +7,7 @@ export default class VideosCaptionsRemove extends ApiCommand {
   static override examples = ['<%= config.bin %> videos captions remove vid_123 en'];
   static override args = {
     id: Args.string({ description: 'video id', required: true }),
-    language: Args.string({ description: 'the track\'s language tag', required: true }),
+    language: Args.string({ description: "the track's language tag", required: true }),
   };
 
   async run(): Promise<DeletedCaptionTrack> {
