@@ -2,7 +2,7 @@
 // language of a ready video (replacing that language's track), GET lists the tracks, DELETE removes
 // one. The file is checked and stored as WebVTT under the video's prefix; delivery adds the
 // subtitles group to the master playlist and cuts the file into segments at request time.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBase62 } from '@kino/infra';
@@ -29,9 +29,8 @@ import {
 import { sendVideoEvent } from '../videos/video-events.ts';
 import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
 import { CaptionTrackSchema, exampleCaptionTrack } from '../schemas/videos.ts';
-import { keyringFor } from '@kino/presenters';
-import { presentCaptionTracks } from '@kino/presenters';
-import { deliveryFileUrls } from '@kino/presenters';
+import { deliveryFileUrls, keyringFor, presentCaptionTracks } from '@kino/presenters';
+import type { PlaybackKeyring } from '@kino/database/playback-keys';
 
 const LANGUAGE_PATTERN = '^[A-Za-z0-9-]{1,35}$';
 
@@ -86,6 +85,63 @@ async function removeCaptionFile(deps: ApiDeps, log: FastifyBaseLogger, key: str
   }
 }
 
+/** POST .../captions: the file checked and stored as WebVTT, its track put in place of any of the same language. */
+async function storeCaptionTrack(
+  deps: ApiDeps,
+  keyring: PlaybackKeyring,
+  log: FastifyBaseLogger,
+  {
+    access,
+    publicID,
+    body,
+  }: { access: ReturnType<typeof accessOf>; publicID: string; body: Static<typeof CreateBody> },
+) {
+  const video = await liveVideoInReach(deps, access, publicID);
+  if (video.status !== 'ready')
+    throw new ConflictError(
+      'video_not_ready',
+      `Video ${video.id} is ${video.status}: captions are added to a ready video.`,
+    );
+  const language =
+    canonicalLanguage(body.language) ??
+    invalidCaption('language must be a BCP 47 language tag such as "en" or "pt-BR"', 'body.language', body.language);
+  if (Buffer.byteLength(body.content, 'utf8') > captionMaxBytes) {
+    throw new PayloadTooLargeError(`A caption file is at most ${captionMaxBytes} bytes.`);
+  }
+  const format = body.format ?? 'vtt';
+  let text: string;
+  try {
+    text = renderWebVtt(parseCaptionFile(body.content, format));
+  } catch (error) {
+    if (!(error instanceof CaptionParseError)) throw error;
+    invalidCaption(
+      `The ${format === 'srt' ? 'SRT' : 'WebVTT'} file does not parse: ${error.message}`,
+      'body.content',
+      `line ${error.line}`,
+    );
+  }
+  const key = objectKeys.caption(video.id, language, randomBase62(12));
+  try {
+    await deps.storage.put(key, text, captionContentTypes.vtt);
+  } catch (error) {
+    storageUnavailable(error, log, 'storing a caption file');
+  }
+  const { track, replacedKey } = await putCaptionTrack(deps.db, {
+    videoId: video.id,
+    language,
+    label: body.label ?? languageNames.of(language) ?? language,
+    isDefault: body.default ?? false,
+    source: 'uploaded',
+    storageKey: key,
+    sizeBytes: Buffer.byteLength(text, 'utf8'),
+  });
+  if (replacedKey) await removeCaptionFile(deps, log, replacedKey);
+  log.info({ videoId: video.id, language, replaced: replacedKey !== undefined }, 'caption track stored');
+  const [presented] = presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), [track]);
+  await sendVideoEvent(deps, log, { event: 'video.caption.ready', videoId: video.id });
+  return presented!;
+}
+
 export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   const keyring = keyringFor(deps);
 
@@ -123,59 +179,13 @@ export const captionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         },
       },
     },
-    async (request) => {
-      const video = await liveVideoInReach(deps, accessOf(request), request.params.publicID);
-      if (video.status !== 'ready')
-        throw new ConflictError(
-          'video_not_ready',
-          `Video ${video.id} is ${video.status}: captions are added to a ready video.`,
-        );
-      const body = request.body;
-      const language =
-        canonicalLanguage(body.language) ??
-        invalidCaption(
-          'language must be a BCP 47 language tag such as "en" or "pt-BR"',
-          'body.language',
-          body.language,
-        );
-      if (Buffer.byteLength(body.content, 'utf8') > captionMaxBytes) {
-        throw new PayloadTooLargeError(`A caption file is at most ${captionMaxBytes} bytes.`);
-      }
-      const format = body.format ?? 'vtt';
-      let text: string;
-      try {
-        text = renderWebVtt(parseCaptionFile(body.content, format));
-      } catch (error) {
-        if (!(error instanceof CaptionParseError)) throw error;
-        invalidCaption(
-          `The ${format === 'srt' ? 'SRT' : 'WebVTT'} file does not parse: ${error.message}`,
-          'body.content',
-          `line ${error.line}`,
-        );
-      }
-      const key = objectKeys.caption(video.id, language, randomBase62(12));
-      try {
-        await deps.storage.put(key, text, captionContentTypes.vtt);
-      } catch (error) {
-        storageUnavailable(error, request.log, 'storing a caption file');
-      }
-      const { track, replacedKey } = await putCaptionTrack(deps.db, {
-        videoId: video.id,
-        language,
-        label: body.label ?? languageNames.of(language) ?? language,
-        isDefault: body.default ?? false,
-        source: 'uploaded',
-        storageKey: key,
-        sizeBytes: Buffer.byteLength(text, 'utf8'),
-      });
-      if (replacedKey) await removeCaptionFile(deps, request.log, replacedKey);
-      request.log.info({ videoId: video.id, language, replaced: replacedKey !== undefined }, 'caption track stored');
-      const [presented] = presentCaptionTracks(await deliveryFileUrls(keyring, deps.config.DELIVERY_URL, video), [
-        track,
-      ]);
-      await sendVideoEvent(deps, request.log, { event: 'video.caption.ready', videoId: video.id });
-      return { body: presented! };
-    },
+    async (request) => ({
+      body: await storeCaptionTrack(deps, keyring, request.log, {
+        access: accessOf(request),
+        publicID: request.params.publicID,
+        body: request.body,
+      }),
+    }),
   );
 
   app.get(

@@ -144,6 +144,43 @@ async function readSourcePlaylists(
   return { master, selections };
 }
 
+/**
+ * The clip's master, and unless it is frame accurate (its workflow writes them) its media playlists
+ * over the source's segments. A storage failure removes the clip's row and answers 503: never
+ * reported, the clip goes (a playlist already written is orphaned under its own prefix).
+ */
+async function writeClipPlaylists(
+  deps: ApiDeps,
+  log: FastifyBaseLogger,
+  clipId: string,
+  {
+    master,
+    renditions,
+    selections,
+    frameAccurate,
+  }: {
+    master: Buffer;
+    renditions: Rendition[];
+    selections: Array<{ durations: number[] }>;
+    frameAccurate: boolean;
+  },
+): Promise<void> {
+  try {
+    await deps.storage.put(objectKeys.master(clipId), master, hlsContentTypes.playlist);
+    if (frameAccurate) return;
+    for (const [index, rendition] of renditions.entries()) {
+      const segments = selections[index]!.durations.map((durationSeconds, i) => ({
+        name: hlsSegmentName(i),
+        durationSeconds,
+      }));
+      await deps.storage.put(playlistKeyOf(clipId, rendition), renderMediaPlaylist(segments), hlsContentTypes.playlist);
+    }
+  } catch (error) {
+    await deleteVideoRow(deps.db, clipId);
+    storageUnavailable(error, log, "writing a clip's playlists");
+  }
+}
+
 export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   app.post(
     '/:orgID/videos/:publicID/clips',
@@ -209,26 +246,7 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
       });
       if (!clip) throw new ConflictError('video_not_ready', `Video ${source.id} is no longer ready.`);
 
-      try {
-        await deps.storage.put(objectKeys.master(clipId), master, hlsContentTypes.playlist);
-        if (!frameAccurate) {
-          for (const [index, rendition] of renditions.entries()) {
-            const segments = selections[index]!.durations.map((durationSeconds, i) => ({
-              name: hlsSegmentName(i),
-              durationSeconds,
-            }));
-            await deps.storage.put(
-              playlistKeyOf(clipId, rendition),
-              renderMediaPlaylist(segments),
-              hlsContentTypes.playlist,
-            );
-          }
-        }
-      } catch (error) {
-        // Never reported: the clip goes (a playlist already written is orphaned under its own prefix).
-        await deleteVideoRow(deps.db, clipId);
-        storageUnavailable(error, request.log, "writing a clip's playlists");
-      }
+      await writeClipPlaylists(deps, request.log, clipId, { master, renditions, selections, frameAccurate });
       if (frameAccurate) {
         try {
           await startMakeFrameAccurateClip(deps.temporal, {

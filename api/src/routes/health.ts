@@ -110,12 +110,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         .map(([name]) => name);
       const body = { status: failing.length ? ('degraded' as const) : ('ok' as const), version: apiVersion, checks };
       if (failing.length === 0) return { body };
-      return reply
-        .status(503)
-        .send({
-          ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')} (request ${request.id}).`),
-          body,
-        });
+      return reply.status(503).send({
+        ...errorEnvelope(503, 'service_unavailable', `Unavailable: ${failing.join(', ')} (request ${request.id}).`),
+        body,
+      });
     },
   );
 };

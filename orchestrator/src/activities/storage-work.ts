@@ -14,13 +14,14 @@ import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/databa
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 
-export function createStorageActivities({ db, storage, logger }: Pick<ActivityDeps, 'db' | 'storage' | 'logger'>) {
-  async function removeOutputs(videoId: string): Promise<number> {
-    const removed = await storage.deletePrefix(objectKeys.videoPrefix(videoId));
-    logger.info({ videoId, removed }, 'video outputs removed');
-    return removed;
-  }
+type StorageDeps = Pick<ActivityDeps, 'db' | 'storage' | 'logger'>;
 
+export function createStorageActivities(deps: StorageDeps) {
+  return { ...createPlaylistActivities(deps), ...createRemovalActivities(deps) };
+}
+
+/** The playlists a workflow writes itself: the master, a chunked encode's, a just-in-time video's planned ones. */
+function createPlaylistActivities({ storage }: StorageDeps) {
   return {
     async writeMasterPlaylist({ videoId, variants }: { videoId: string; variants: MasterVariant[] }): Promise<string> {
       const key = objectKeys.master(videoId);
@@ -81,7 +82,18 @@ export function createStorageActivities({ db, storage, logger }: Pick<ActivityDe
       });
       return { segmentCounts };
     },
+  };
+}
 
+/** Removing what a failed run, a finished chunked encode or a deletion leaves. */
+function createRemovalActivities({ db, storage, logger }: StorageDeps) {
+  async function removeOutputs(videoId: string): Promise<number> {
+    const removed = await storage.deletePrefix(objectKeys.videoPrefix(videoId));
+    logger.info({ videoId, removed }, 'video outputs removed');
+    return removed;
+  }
+
+  return {
     /** Everything under `videos/{id}/`: what a failed or cancelled run leaves behind. */
     async removeVideoOutputs({ videoId }: { videoId: string }): Promise<{ removed: number }> {
       return { removed: await whileHeartbeating(() => removeOutputs(videoId)) };

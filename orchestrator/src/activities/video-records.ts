@@ -117,13 +117,15 @@ export function createVideoRecordActivities({
     async markVideoFailed({ videoId, reason }: { videoId: string; reason: string }): Promise<void> {
       const marked = await markVideoFailed(db, videoId, reason);
       if (marked) logger.warn({ videoId, reason }, 'video failed');
-      else
-        logger.warn(
-          { videoId, reason },
-          'video failed, but it is no longer a live video in transcoding: left as it is',
-        );
+      else logger.warn({ videoId, reason }, 'video failed, but it is no longer live and unfinished: left as it is');
     },
 
+    ...createWebhookSubscriptionActivities({ db }),
+  };
+}
+
+function createWebhookSubscriptionActivities({ db }: Pick<ActivityDeps, 'db'>) {
+  return {
     /** The webhooks of the video's environment that want `event`: ids only, secrets stay out of workflow history. */
     async listWebhookSubscriptions({
       videoId,
