@@ -53,12 +53,14 @@ const sharedFarmFiles = [
 ];
 
 // The files that a second file's load breaks: they measure time against a bound (the slot hand-over),
-// race a player against an encode (just in time), or play in real time in Chromium, where a starved
-// player stalls. Alone, after the others: beside another file on a loaded machine, the last two failed.
+// race a player against an encode (just in time), play in real time in Chromium, where a starved
+// player stalls, or must catch one encode mid-flight to kill its node (failures). Alone, after the
+// others: beside another file on a loaded machine, each of the last three failed once.
 const aloneFiles = [
   'test/farm/scheduling.test.ts',
   'test/farm/just-in-time.test.ts',
   'test/e2e/browser-playback.test.ts',
+  'test/farm/failures.test.ts',
 ];
 
 export default defineConfig({
