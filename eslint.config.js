@@ -8,6 +8,35 @@ import vitest from '@vitest/eslint-plugin';
 const processPackages = ['api', 'orchestrator', 'encode-node', 'delivery', 'cli'];
 const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics', 'webhooks', 'presenters'];
 
+/**
+ * What the production code of package `name` may not import: dev tooling, PGlite, another process
+ * package.
+ */
+function boundaryPatterns(name) {
+  return [
+    {
+      group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'],
+      message: 'dev tooling: production code does not import it',
+    },
+    {
+      group: [
+        '@kino/database/testing',
+        '**/testing/pglite*',
+        '@electric-sql/pglite',
+        '@electric-sql/pglite/*',
+        'kysely-pglite',
+      ],
+      message: 'PGlite is for tests: production code opens PostgreSQL',
+    },
+    ...processPackages
+      .filter((other) => other !== name)
+      .map((other) => ({
+        group: [`@kino/${other}`, `@kino/${other}/*`, `**/${other}/src/**`],
+        message: `${name} does not import the process package ${other}: move what both use to a shared package`,
+      })),
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -58,35 +87,7 @@ export default tseslint.config(
   ...productionPackages.map((name) => ({
     files: [`${name}/src/**/*.ts`],
     ignores: ['**/*.test.ts', 'database/src/testing/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@kino/dev', '@kino/dev/*', '**/dev/src/**'],
-              message: 'dev tooling: production code does not import it',
-            },
-            {
-              group: [
-                '@kino/database/testing',
-                '**/testing/pglite*',
-                '@electric-sql/pglite',
-                '@electric-sql/pglite/*',
-                'kysely-pglite',
-              ],
-              message: 'PGlite is for tests: production code opens PostgreSQL',
-            },
-            ...processPackages
-              .filter((other) => other !== name)
-              .map((other) => ({
-                group: [`@kino/${other}`, `@kino/${other}/*`, `**/${other}/src/**`],
-                message: `${name} does not import the process package ${other}: move what both use to a shared package`,
-              })),
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: boundaryPatterns(name) }] },
   })),
   {
     // The processes' code stays in functions a reader holds in one view, and a helper that can be
@@ -99,9 +100,18 @@ export default tseslint.config(
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins there.
     files: ['orchestrator/src/workflows/**/*.ts'],
     rules: {
+      // Its own rule replaces the package's (flat config keeps the last), so the boundaries come along.
       'no-restricted-imports': [
         'error',
-        { patterns: ['node:*', 'fs', 'path', 'crypto', 'child_process', '@kino/infra', 'pg', 'kysely'] },
+        {
+          patterns: [
+            ...boundaryPatterns('orchestrator'),
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'child_process', '@kino/infra', 'pg', 'kysely'],
+              message: "workflow code runs in Temporal's deterministic sandbox",
+            },
+          ],
+        },
       ],
     },
   },

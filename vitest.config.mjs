@@ -55,7 +55,8 @@ const sharedFarmFiles = [
 // The files that a second file's load breaks: they measure time against a bound (the slot hand-over),
 // race a player against an encode (just in time), play in real time in Chromium, where a starved
 // player stalls, or must catch one encode mid-flight to kill its node (failures). Alone, after the
-// others: beside another file on a loaded machine, each of the last three failed once.
+// others (dev/scripts/run-tests.mjs runs them in a vitest of their own, so the shared farm is down by
+// then): beside another file on a loaded machine, each of the last three failed once.
 const aloneFiles = [
   'test/farm/scheduling.test.ts',
   'test/farm/just-in-time.test.ts',

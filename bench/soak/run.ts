@@ -1,8 +1,8 @@
 // bench/soak: the farm under churn (not in CI). N uploads (default 50) go in at once on the dev stack
 // (test/farm/farm.ts: PostgreSQL, Temporal, SeaweedFS, API, orchestrator, three encode nodes with one
 // slot each, delivery, the chDB analytics store) while a chaos loop kills with SIGKILL and restarts
-// a random encode node, the delivery node, the orchestrator or the API (each once per round of four,
-// in a random order), on a bounded schedule (--disruptions, one every --every seconds after the last
+// a random encode node, the delivery node, the orchestrator or the API (each once per round of
+// every kind, in a random order), on a bounded schedule (--disruptions, one every --every seconds after the last
 // part is back) that runs to its end even when the videos are ready before it, so every kind of part
 // is reached. `--harsh` is an operator's bad day: 30 s clips, a disruption every 5 s, and among the
 // disruptions an encode node that hangs (SIGSTOP for twice the registry's heartbeat timeout, then
@@ -96,7 +96,7 @@ async function chaos(farm: Farm, state: { chaosEndedAt?: number }): Promise<stri
   let round: Array<(typeof kinds)[number]> = [];
   for (let i = 0; i < disruptions; i++) {
     await sleep(everyMs);
-    // Each round of four takes every kind once, in a random order: none is left out by chance.
+    // Each round takes every kind once, in a random order: none is left out by chance.
     if (i % kinds.length === 0) round = [...kinds].sort(() => Math.random() - 0.5);
     const kind = round[i % kinds.length]!;
     const part =
@@ -106,10 +106,10 @@ async function chaos(farm: Farm, state: { chaosEndedAt?: number }): Promise<stri
     const startedAt = Date.now();
     if (kind === 'node-hang') {
       // Long enough for the registry to mark it gone and its jobs, of every kind, to move.
-      const process = farm.launcher.process(part);
-      process.pause();
+      const hung = farm.launcher.process(part);
+      hung.pause();
       await sleep(2 * heartbeatTimeoutMs);
-      process.resume();
+      hung.resume();
       done.push(`${part} (hung)`);
       log(`hung ${part} (SIGSTOP, SIGCONT after ${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
       continue;

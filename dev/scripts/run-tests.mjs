@@ -1,7 +1,8 @@
 // Runs the tests of every workspace on vitest (projects in vitest.config.mjs), with the guarantees CI
 // relies on: a filter that matches no test file fails; unit tests run first, in parallel, then the
-// integration and end-to-end tests of test/ (two files at a time, vitest.config.mjs says which run
-// alone and which share a farm); each file has a wall-clock bound
+// integration and end-to-end tests of test/ two files at a time (those on the shared farm among
+// them), then the files that run alone, in a vitest run of their own (vitest.config.mjs says which
+// are which); each file has a wall-clock bound
 // (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
 // behind are killed; one closing line `N passed, N failed`, and a non-zero exit on any failure.
 // Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [--checks] [--unit] [path-filter ...]
@@ -17,14 +18,23 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
-// The projects of test/: `test`, and `test-shared-farm` (the files on one farm, vitest.config.mjs).
-const INTEGRATION = 'test*';
+// The projects of test/ (vitest.config.mjs): `test` and `test-shared-farm` (the files on one farm)
+// run together; `test-alone` after them, in a vitest run of its own, so that the shared farm (which
+// lives as long as the run that set it up) is down while they run.
 const isIntegration = (project) => project.startsWith('test');
+const ALONE = 'test-alone';
 
 const args = process.argv.slice(2);
-const config = args[0] === '--config' ? ['--config', args.splice(0, 2)[1]] : [];
-const withChecks = args[0] === '--checks' && Boolean(args.shift());
-const unitOnly = args[0] === '--unit' && Boolean(args.shift());
+/** Takes `flag` (and, with `withValue`, the word after it) out of `args`, wherever it stands. */
+function takeFlag(flag, withValue = false) {
+  const at = args.indexOf(flag);
+  if (at === -1) return undefined;
+  return args.splice(at, withValue ? 2 : 1)[1] ?? true;
+}
+const configPath = takeFlag('--config', true);
+const config = configPath ? ['--config', configPath] : [];
+const withChecks = Boolean(takeFlag('--checks'));
+const unitOnly = Boolean(takeFlag('--unit'));
 const filters = args;
 const work = mkdtempSync(join(tmpdir(), 'kino-tests-'));
 
@@ -114,15 +124,17 @@ function tally(report, ok) {
 // Started once the filters are known to match: a run that stops there leaves nothing running.
 const checks = withChecks ? Promise.all(['lint', 'typecheck'].map(runCheck)) : Promise.resolve([]);
 const phases = [];
-if (files.some((f) => !isIntegration(f.project))) phases.push(['unit', [`--project=!${INTEGRATION}`]]);
-if (files.some((f) => isIntegration(f.project))) phases.push(['integration', [`--project=${INTEGRATION}`]]);
+if (files.some((f) => !isIntegration(f.project))) phases.push(['unit', ['--project=!test*']]);
+if (files.some((f) => isIntegration(f.project) && f.project !== ALONE))
+  phases.push(['integration', ['--project=test', '--project=test-shared-farm']]);
+if (files.some((f) => f.project === ALONE)) phases.push(['alone', [`--project=${ALONE}`]]);
 let passed = 0;
 let failed = 0;
 let ok = true;
 for (const [name, projectArgs] of phases) {
   // The checks ran beside the unit tests; as `lint && typecheck && tests` did, a failed one stops
   // the run before the integration tests.
-  if (name === 'integration' && (await checks).includes(false)) break;
+  if (name !== 'unit' && (await checks).includes(false)) break;
   const result = await runPhase(name, projectArgs);
   passed += result.passed;
   failed += result.failed;

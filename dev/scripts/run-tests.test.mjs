@@ -50,6 +50,12 @@ describe('dev/scripts/run-tests.mjs', () => {
     assert.doesNotMatch(run.output, /integration-/);
   });
 
+  it('takes its flags wherever they stand among the filters', () => {
+    const run = runTests('fixtures/unit-', '--unit');
+    assert.equal(run.closing, '2 passed, 1 failed', run.output);
+    assert.doesNotMatch(run.output, /no test file matches/);
+  });
+
   it('fails when a filter matches no test file, naming the filter', () => {
     const run = runTests('fixtures/unit-passes', 'no-such-test-file');
     assert.equal(run.status, 1, run.output);

@@ -5,7 +5,13 @@ import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { migrateToLatest, type Db } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
-import { markNodeLost, raiseSegmentPriority, registerNode, setNodeDrainRequested } from '@kino/database/repositories';
+import {
+  expireDeadNodes,
+  markNodeLost,
+  raiseSegmentPriority,
+  registerNode,
+  setNodeDrainRequested,
+} from '@kino/database/repositories';
 import { createNodeFarm, type CountedNodeFarm } from './node-farm.ts';
 
 let db: Db;
@@ -66,7 +72,7 @@ test('a held lease a viewer raises while its encode runs: `raised` aborts, once;
   await farm.release(urgent);
 });
 
-test('a node watched for a short job: `gone` aborts once the registry stops counting on it (lost, or silent past the heartbeat timeout), never for a drain', async () => {
+test('a node watched for a short job: `gone` aborts once the registry stops counting on it (lost, or expired by its sweep), never for a drain', async () => {
   const register = async (port: number) =>
     (await registerNode(db, { address: `127.0.0.1:${port}`, slots: 1, version: 'test', labels: {} })).id;
   const [drained, lost, silent] = [await register(2), await register(3), await register(4)];
@@ -79,13 +85,21 @@ test('a node watched for a short job: `gone` aborts once the registry stops coun
   await setNodeDrainRequested(db, drained, true);
   await markNodeLost(db, lost);
   await until('the lost node to be gone', () => lostWatch.gone.aborted);
-  // Hung: its last heartbeat older than the timeout, before the registry's sweep marks it gone.
+  // Hung: its last heartbeat older than the timeout; silent alone, it is still counted on until
+  // the registry's sweep expires it, as an encode's lease is.
   await db
     .updateTable('encode_nodes')
     .set({ last_heartbeat_at: new Date(Date.now() - 61_000) })
     .where('id', '=', silent)
     .execute();
-  await until('the silent node to be gone', () => silentWatch.gone.aborted);
+  // A pass after the backdating has run once a node lost since then is seen gone.
+  const witnessId = await register(5);
+  const witness = farm.watchNode(witnessId);
+  await markNodeLost(db, witnessId);
+  await until('a pass after the backdating', () => witness.gone.aborted);
+  assert.equal(silentWatch.gone.aborted, false, 'silent, not yet expired');
+  assert.deepEqual(await expireDeadNodes(db, 60_000), [silent]);
+  await until('the expired node to be gone', () => silentWatch.gone.aborted);
   assert.equal(drainedWatch.gone.aborted, false, 'a drained node finishes what it runs');
-  for (const watch of watches) watch.stop();
+  for (const watch of [...watches, witness]) watch.stop();
 });

@@ -16,7 +16,7 @@ import type { Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
 import {
   findLiveNode,
-  findSilentNodes,
+  findGoneNodes,
   listLiveNodes,
   markNodeLost,
   leasesStillHeld,
@@ -53,7 +53,7 @@ export interface NodeLease extends FarmNode {
 }
 
 /** A node watched for a job that holds no slot (NodeFarm.watchNode). */
-export interface NodeWatch {
+interface NodeWatch {
   gone: AbortSignal;
   stop(): void;
 }
@@ -88,12 +88,12 @@ export interface NodeFarm {
    */
   acquire(request: AcquireRequest): Promise<NodeLease | undefined>;
   release(lease: NodeLease): Promise<void>;
-  /** A live node for a short job that takes no slot (probe, thumbnail), least loaded first. */
+  /** A live node for a short job that takes no slot (probe, thumbnail, storyboard), least loaded first. */
   pickNode(): Promise<FarmNode | undefined>;
   /**
    * Watches the node of a job that holds no slot (probe, thumbnail, storyboard): `gone` aborts when
-   * the registry stops counting on the node (silent for its heartbeat timeout, marked lost, left),
-   * as a lease's `dropped` does for an encode. stop() when the job is over.
+   * the registry stops counting on the node (its sweep expired it, it was marked lost, it left), as
+   * a lease's `dropped` does for an encode, on the same rule. stop() when the job is over.
    */
   watchNode(nodeId: string): NodeWatch;
   /** Gives no more work to a node that vanished mid-call and frees its slots. A live node re-registers on its next heartbeat. */
@@ -135,6 +135,32 @@ export interface CountedNodeFarm extends NodeFarm {
 }
 
 /**
+ * The farm's PostgreSQL notifications (a lease given back, a node registered or dropped, a grant made
+ * elsewhere), listened for from the first call of `listen` on. Without a postgres:// URL (PGlite), or
+ * while the listener is down, the dispatcher polls only.
+ */
+function farmNotifications(databaseUrl: string | undefined, logger: Logger | undefined) {
+  let listener: Promise<FarmListener | undefined> | undefined;
+  return {
+    listen(onChange: () => void): void {
+      if (listener || !databaseUrl?.startsWith('postgres')) return;
+      listener = listenForFarmChanges(databaseUrl, {
+        onChange,
+        onError: (error) =>
+          logger?.warn({ err: error }, 'encode queue: farm notifications interrupted (polling meanwhile)'),
+      }).catch((error: unknown) => {
+        logger?.warn({ err: error }, 'encode queue: cannot listen for farm notifications (polling instead)');
+        listener = undefined;
+        return undefined;
+      });
+    },
+    async close(): Promise<void> {
+      await (await listener)?.close();
+    },
+  };
+}
+
+/**
  * The dispatcher of one orchestrator process: runs dispatch passes (one at a time; a wake-up during a
  * pass runs one more after it) that hand granted slots to this process's waiters and check the
  * leases it holds, on every farm notification (once `listen` was called) and every `pollMs` while
@@ -151,7 +177,7 @@ function createDispatcher({
   const held = new Map<string, HeldLease>();
   /** The nodes of short jobs this process runs, each job's watch with its node's id. */
   const watched = new Map<AbortController, string>();
-  let listener: Promise<FarmListener | undefined> | undefined;
+  const notifications = farmNotifications(databaseUrl, logger);
   let lastTouchAt = 0;
 
   // One pass at a time; a wake-up during a pass runs one more pass after it.
@@ -224,9 +250,9 @@ function createDispatcher({
   }
 
   async function checkWatchedNodes(): Promise<void> {
-    const silent = await findSilentNodes(db, [...new Set(watched.values())], { heartbeatTimeoutMs });
+    const gone = await findGoneNodes(db, [...new Set(watched.values())]);
     for (const [watch, nodeId] of watched) {
-      if (!silent.has(nodeId)) continue;
+      if (!gone.has(nodeId)) continue;
       watched.delete(watch);
       watch.abort(new Error('the registry dropped the node (no heartbeat, lost or left)'));
     }
@@ -237,25 +263,26 @@ function createDispatcher({
   }, pollMs);
   poll.unref();
 
-  function listen(): void {
-    if (listener || !databaseUrl?.startsWith('postgres')) return;
-    listener = listenForFarmChanges(databaseUrl, {
-      onChange: wake,
-      onError: (error) =>
-        logger?.warn({ err: error }, 'encode queue: farm notifications interrupted (polling meanwhile)'),
-    }).catch((error: unknown) => {
-      logger?.warn({ err: error }, 'encode queue: cannot listen for farm notifications (polling instead)');
-      listener = undefined;
-      return undefined;
-    });
-  }
+  const listen = (): void => notifications.listen(wake);
 
   async function close(): Promise<void> {
     clearInterval(poll);
-    await (await listener)?.close();
+    await notifications.close();
   }
 
-  return { waiters, held, watched, wake, listen, close };
+  /** A node watched for a short job: `gone` aborts on the pass that finds it gone. */
+  function watch(nodeId: string): NodeWatch {
+    const watcher = new AbortController();
+    watched.set(watcher, nodeId);
+    return {
+      gone: watcher.signal,
+      stop: () => {
+        watched.delete(watcher);
+      },
+    };
+  }
+
+  return { waiters, held, watch, wake, listen, close };
 }
 
 export function createNodeFarm({
@@ -267,7 +294,7 @@ export function createNodeFarm({
   pollMs = 1_000,
 }: NodeFarmOptions): CountedNodeFarm {
   const clients = new Map<string, EncodeClient>();
-  const { waiters, held, watched, wake, listen, ...dispatcher } = createDispatcher({
+  const { waiters, held, watch, wake, listen, ...dispatcher } = createDispatcher({
     db,
     heartbeatTimeoutMs,
     pollMs,
@@ -326,14 +353,7 @@ export function createNodeFarm({
 
     watchNode(nodeId) {
       listen();
-      const watch = new AbortController();
-      watched.set(watch, nodeId);
-      return {
-        gone: watch.signal,
-        stop: () => {
-          watched.delete(watch);
-        },
-      };
+      return watch(nodeId);
     },
 
     async markLost(nodeId) {

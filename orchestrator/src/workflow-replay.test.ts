@@ -61,7 +61,7 @@ function patchMarkers(history: ReturnType<typeof readHistory>): string[] {
 
 // Every patch the workflow code names (`patched('…')` or `deprecatePatch('…')`) is replayed down its
 // patched path by at least one fixture: a history whose markers carry it. A new patch without a
-// recorded history fails here (record one: workflows.test.ts's recordHistory).
+// recorded history fails here (record one: workflows.test.ts's recordHistoryIfAsked).
 test('every patch in the workflow code has a recorded history that took it, and a row in the written rule', () => {
   const workflows = new URL('./workflows/', import.meta.url);
   const code = readdirSync(workflows)

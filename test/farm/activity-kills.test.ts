@@ -222,6 +222,9 @@ async function assertHangCostsSeconds(
       { timeoutMs: stoppedAt + 60_000 - Date.now(), intervalMs: 100 },
     );
     moved[type] = (started!.time - stoppedAt) / 1000;
+    // The registry's sweep moved it (the timeout, plus at most half of it for the sweep to come by),
+    // not the call's own deadline (2 minutes for a probe or a thumbnail, 14 for a storyboard).
+    assert.ok(moved[type] < (2.5 * heartbeatTimeoutMs) / 1000, `${type} moved ${moved[type]} s after the stop`);
   }
   await assertReadyAfterRetries(videoId, clip, types);
   assert.ok(Date.now() - stoppedAt < 60_000, `ready ${(Date.now() - stoppedAt) / 1000} s after the stop`);

@@ -161,36 +161,33 @@ export async function expireDeadNodes(db: Db, timeoutMs: number): Promise<string
  */
 export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx
+    const marked = await trx
       .updateTable('encode_nodes')
       .set({ state: 'gone' })
       .where('id', '=', nodeId)
       .where('state', '!=', 'gone')
-      .execute();
+      .executeTakeFirst();
     const freed = await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).executeTakeFirst();
-    if (freed.numDeletedRows > 0n) await notifyFarmChanged(trx);
+    // Encodes on it learn from their leases going, short jobs on it from its row (findGoneNodes).
+    if (marked.numUpdatedRows > 0n || freed.numDeletedRows > 0n) await notifyFarmChanged(trx);
   });
 }
 
 /**
- * Of `nodeIds`, those the registry no longer counts on: gone (expired, marked lost or left), unknown,
- * or silent for longer than `heartbeatTimeoutMs` (the registry's sweep has not come by yet). A
+ * Of `nodeIds`, those the registry no longer counts on: gone (its sweep expired them at the heartbeat
+ * timeout, they were marked lost, or they left) or unknown. The registry's sweep is the one rule of
+ * when a silent node is dead, for a short job's node as for an encode's lease (leasesStillHeld). A
  * draining node is not among them: it finishes what it runs.
  */
-export async function findSilentNodes(
-  db: Db,
-  nodeIds: string[],
-  { heartbeatTimeoutMs }: { heartbeatTimeoutMs: number },
-): Promise<Set<string>> {
+export async function findGoneNodes(db: Db, nodeIds: string[]): Promise<Set<string>> {
   if (nodeIds.length === 0) return new Set();
-  const answering = await db
+  const counted = await db
     .selectFrom('encode_nodes')
     .select('id')
     .where('id', 'in', nodeIds)
     .where('state', '!=', 'gone')
-    .where('last_heartbeat_at', '>', ago(heartbeatTimeoutMs))
     .execute();
-  const live = new Set(answering.map((row) => row.id));
+  const live = new Set(counted.map((row) => row.id));
   return new Set(nodeIds.filter((id) => !live.has(id)));
 }
 

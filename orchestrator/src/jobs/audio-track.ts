@@ -33,7 +33,7 @@ export async function encodeAudioTrack(deps: NodeJobDeps, input: EncodeAudioTrac
 }
 
 /** The audio setting a track is encoded with, in its object's name: `aac-128`. */
-export function audioSetting(rendition: Pick<RenditionPlan, 'audioCodec' | 'audioBitrateKbps'>): string {
+function audioSetting(rendition: Pick<RenditionPlan, 'audioCodec' | 'audioBitrateKbps'>): string {
   return `${rendition.audioCodec}-${rendition.audioBitrateKbps}`;
 }
 

@@ -7,7 +7,7 @@ import type { RenditionPlan } from '../ladder.ts';
 import { segmentBitsPerSecond } from '../master-playlist.ts';
 import { sourceOf } from './probe.ts';
 import { urlLifetimeSeconds } from './presign.ts';
-import { runEncodeOnNode, type EncodeJob, type NodeJobDeps } from './run-on-node.ts';
+import { describeEncode, runJobOnNode, streamEncode, type EncodeJob, type NodeJobDeps } from './run-on-node.ts';
 
 /**
  * The wire form of a rendition the ladder planned: the one mapping to RenditionSpec. Every value is
@@ -34,7 +34,8 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
 
 /**
  * One Encode call of `job`: the source's probe (sourceOf), a presigned GET of the source, then a slot
- * and the call (runEncodeOnNode). Answers the node's `done`, the node, and where the time went.
+ * and the call on it (streamEncode), heartbeating throughout. Answers the node's `done`, the node, and
+ * where the time went.
  */
 export async function encodeOnNode(
   deps: NodeJobDeps,
@@ -45,7 +46,11 @@ export async function encodeOnNode(
   const startedAt = Date.now();
   const source = await sourceOf(deps, input);
   const inputUrl = await deps.storage.presignGet(input.storagePath, urlLifetimeSeconds());
-  return runEncodeOnNode(deps, { videoId: input.videoId, inputUrl, source, startedAt }, job, placement);
+  const call = { videoId: input.videoId, inputUrl, source, startedAt };
+  const slot = { slot: true, ...(placement ? { placement } : {}) };
+  return runJobOnNode(deps, input.videoId, describeEncode(job).what, slot, (onNode) =>
+    streamEncode(deps, call, job, { ...onNode, lease: onNode.lease! }),
+  );
 }
 
 /** The node's measurements of each rendition, in `renditions` order. */

@@ -11,7 +11,7 @@ import type { RenditionPlan } from '../ladder.ts';
 const minimumUrlLifetimeSeconds = 2 * 60 * 60;
 const maximumUrlLifetimeSeconds = 7 * 24 * 60 * 60; // SigV4's limit
 /** Segment URLs beyond ceil(duration / segment length), for a container duration that undersells. */
-export const extraSegmentUrls = 2;
+const extraSegmentUrls = 2;
 
 /**
  * How long a job's URLs live: the attempt's start-to-close timeout (the current activity's) and ten
@@ -23,7 +23,7 @@ export function urlLifetimeSeconds(attemptTimeoutMs: number = Context.current().
 }
 
 /** A chunk's part of the video, for its outputs: its segments, and whether it is the video's last chunk. */
-export interface ChunkWindow {
+interface ChunkWindow {
   chunk: Pick<ChunkPlan, 'index' | 'firstSegment' | 'segmentCount'>;
   last: boolean;
 }

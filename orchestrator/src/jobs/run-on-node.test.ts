@@ -18,6 +18,7 @@ import {
   harness,
   logger,
   nodeFailure,
+  probedSource,
   rendition,
   serviceError,
 } from '../testing/fake-node.ts';
@@ -302,22 +303,7 @@ test('an urgent encode, or one raised before its call, starts as urgent work and
 });
 
 test('a probe, a thumbnail and a storyboard heartbeat, naming their node, for as long as the node works', async () => {
-  const video: ProbeResult__Output = {
-    durationSeconds: 4,
-    width: 640,
-    height: 360,
-    frameRate: 30,
-    frameCount: 120,
-    videoCodec: 'h264',
-    pixelFormat: 'yuv420p',
-    hasAudio: true,
-    audioCodec: 'aac',
-    audioChannels: 2,
-    audioSampleRate: 48000,
-    formatName: 'mov',
-    sizeBytes: 1000,
-    videoDurationSeconds: 0,
-  };
+  const video: ProbeResult__Output = { ...probedSource, videoDurationSeconds: 0 };
   const source = { videoId: 'vid_1', storagePath: 'uploads/o/e/u/clip.mp4' };
   const jobs = [
     {

@@ -51,7 +51,7 @@ export interface NodeJobDeps {
 export type EncodeJob = { whole: WholeEncode } | { chunk: ChunkEncode } | { audioTrack: AudioTrackEncode };
 
 /** A job on its node, as its work sees it. */
-export interface JobOnNode {
+interface JobOnNode {
   node: FarmNode;
   jobId: string;
   log: Logger;
@@ -70,8 +70,9 @@ type NodeWork<T> = (job: JobOnNode) => Promise<T>;
 /**
  * The signals a job's node call ends on: the activity's cancellation, and `nodeGone`, the one
  * liveness signal of every job, whatever its kind: an encode's lease dropped by the registry, or for
- * a job without a slot its node watched (NodeFarm.watchNode). Both come from the registry's heartbeat
- * timeout, so a node that hangs costs every kind of job the same seconds.
+ * a job without a slot its node watched (NodeFarm.watchNode). Both come from the registry's sweep
+ * (the node silent past its heartbeat timeout is marked gone), so a node that hangs costs every kind
+ * of job the same seconds.
  */
 function jobSignals(
   farm: NodeFarm,
@@ -107,7 +108,7 @@ export async function runJobOnNode<T>(
   log.info({ address: node.address }, `${what} on node`);
   const { nodeGone, signal, stop } = jobSignals(farm, node, lease);
   try {
-    // An encode heartbeats with its progress (runEncodeOnNode); a short job, while the node works on it,
+    // An encode heartbeats with its progress (streamEncode); a short job, while the node works on it,
     // with the node's id: either way a dead orchestrator is noticed at the heartbeat timeout.
     const job = { node, jobId, log, lease, signal };
     return slot
@@ -196,7 +197,7 @@ export function describeEncode(job: EncodeJob): {
 }
 
 /** The moments of an encode the timings are cut at (Date.now() values). */
-export interface EncodeMoments {
+interface EncodeMoments {
   /** The activity began (before the probe and the presigning). */
   startedAt: number;
   /** The node was called (a slot held). */
@@ -226,7 +227,7 @@ export function encodeTimings({
 }
 
 /** One Encode call's request parts that are known before it runs. */
-export interface EncodeCall {
+interface EncodeCall {
   videoId: string;
   inputUrl: string;
   source: SourceProbe;
@@ -234,24 +235,8 @@ export interface EncodeCall {
   startedAt: number;
 }
 
-/**
- * Takes a slot, calls Encode on the node with the source's probe and `job`, and heartbeats while
- * it streams; answers the node's `done`, the node, and where the time went.
- */
-export async function runEncodeOnNode(
-  deps: NodeJobDeps,
-  call: EncodeCall,
-  job: EncodeJob,
-  placement?: QueuePlacement,
-): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
-  const { what } = describeEncode(job);
-  return runJobOnNode(deps, call.videoId, what, { slot: true, ...(placement ? { placement } : {}) }, (onNode) =>
-    streamEncode(deps, call, job, { ...onNode, lease: onNode.lease! }),
-  );
-}
-
 /** The Encode call itself, on a held slot: progress as heartbeats; a stream silent for too long ends it as stalled. */
-async function streamEncode(
+export async function streamEncode(
   { farm, metrics }: NodeJobDeps,
   { videoId, inputUrl, source, startedAt }: EncodeCall,
   job: EncodeJob,
@@ -382,7 +367,7 @@ interface FailedCall {
  * counting on (jobSignals: it stopped heartbeating) ends the call of any kind the same way.
  * Cancelled by us: the CancelledFailure, so Temporal records a cancellation.
  */
-export async function classifyNodeFailure(error: unknown, failed: FailedCall): Promise<Error> {
+async function classifyNodeFailure(error: unknown, failed: FailedCall): Promise<Error> {
   const { farm, node, what, log, signal } = failed;
   if (signal.aborted) {
     log.info({ reason: String(signal.reason) }, `${what} cancelled`);

@@ -4,7 +4,7 @@ import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { urlLifetimeSeconds } from './presign.ts';
 import { quickCallTimeoutMs, runJobOnNode, type NodeJobDeps } from './run-on-node.ts';
 
-export const defaultThumbnailName = 'default.jpg';
+const defaultThumbnailName = 'default.jpg';
 
 export interface ThumbnailInput {
   videoId: string;

@@ -263,7 +263,10 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   const { renditions, audioTrackKey } = await (
     run.chunked
       ? encodeInChunks(job, probe, ladder, chunks, queueThenRun, publish)
-      : encodeWhole(job, probe, ladder, encodes).then((whole) => ({ renditions: whole, audioTrackKey: undefined }))
+      : encodeFromWholeSource(job, probe, ladder, encodes).then((whole) => ({
+          renditions: whole,
+          audioTrackKey: undefined,
+        }))
   ).catch(async (error: unknown) => {
     // Settled before the caller cleans up, so no thumbnail or storyboard lands after the cleanup.
     await Promise.all([thumbnail, storyboard]);
@@ -385,7 +388,7 @@ async function planChunking(
 }
 
 /** The ladder from the whole source: one encode per group, on any node, in ladder order whatever the grouping. */
-async function encodeWhole(
+async function encodeFromWholeSource(
   job: VideoJob,
   probe: SourceProbe,
   ladder: RenditionPlan[],
@@ -566,7 +569,7 @@ async function encodeInChunks(
     audioHead && g === 0 && chunk.startSeconds + chunk.durationSeconds <= audioHeadSeconds;
   // The first run that waits for the track, in any group (other codecs' runs all wait for it).
   const awaiting = chunks.find((chunk) => groups.some((_, g) => !ownAudioHead(g, chunk)));
-  const trackPlacement = audioTrackPlacement(ladder, chunks, publish !== undefined, audioHead, awaiting);
+  const trackPlacement = audioTrackQueueing(ladder, chunks, publish !== undefined, audioHead, awaiting);
   // Its own scope: a failure of the runs cancels it (no upload races the cleanup).
   const trackScope = new CancellationScope();
   const makeAudioTrack = () =>
@@ -635,7 +638,7 @@ async function encodeInChunks(
  * playback order, and a request for a segment of a run that waits for it (`awaiting` on, in every
  * rendition) raises it. Just in time without heads (workflows started before them): urgent.
  */
-function audioTrackPlacement(
+function audioTrackQueueing(
   ladder: RenditionPlan[],
   chunks: ChunkPlan[],
   justInTime: boolean,
