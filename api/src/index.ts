@@ -13,3 +13,6 @@ export {
 } from './uploads/sweeps.ts';
 export { defaultRateLimits, type RateLimitOverrides, type RateLimitRuleName } from './plugins/rate-limits.ts';
 export { startProcessVideo, startDeleteVideoContent } from './videos/workflows.ts';
+// For test/api/encoding-mapping.test.ts, which checks them against the orchestrator's ladder.
+export { ProcessBody } from './routes/videos/process.ts';
+export { withDefaultParameters } from './videos/encoding-parameters.ts';

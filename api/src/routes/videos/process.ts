@@ -30,7 +30,7 @@ import { sendVideoEvent } from '../../videos/video-events.ts';
 import { startProcessVideo } from '../../videos/workflows.ts';
 import { encodingParameterCodes, processOptions } from './process-options.ts';
 
-/** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
+/** The body of `POST .../videos/process` (exported for test/api/encoding-mapping.test.ts, which maps every value it accepts to ffmpeg). */
 export const ProcessBody = Type.Object({
   storagePath: Text({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
   ...processOptions(),
