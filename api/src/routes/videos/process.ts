@@ -17,7 +17,6 @@ import type { ApiDeps, RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import {
   ConflictError,
-  ServiceUnavailableError,
   storageUnavailable,
   UnprocessableEntityError,
   ValidationError,
@@ -143,8 +142,7 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
       try {
         object = await deps.storage.head(body.storagePath);
       } catch (error) {
-        request.log.error({ err: error }, 'storage HEAD failed');
-        throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+        storageUnavailable(error, request.log, 'storage HEAD');
       }
       if (!object)
         throw invalidPath('nothing has been uploaded to storagePath yet: PUT the file to the signed URL first');
