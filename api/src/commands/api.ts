@@ -12,7 +12,8 @@ export default class Api extends Command {
     process.env.AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING ??= '1';
     // Imported here so other commands do not load the whole API.
     const { createLogger, exitOnConfigError, runProcess } = await import('@kino/infra');
-    const { parseApiConfig, startApiServer } = await import('../index.ts');
+    const { parseApiConfig } = await import('../config.ts');
+    const { startApiServer } = await import('../server.ts');
     // The same parse as `kino config check api`.
     const config = exitOnConfigError(() => parseApiConfig(process.env));
     const logger = createLogger('api', config.LOG_LEVEL);

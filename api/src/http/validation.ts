@@ -84,20 +84,31 @@ function describeExpectation(error: ValueError): string {
  * plugins/strict-requests.ts), with the known field of the same object a typo most likely meant.
  */
 function unknownFieldExpectation(error: ValueError): string {
-  const sent = error.path.split('/').at(-1)!.replace(/~1/g, '/').replace(/~0/g, '~');
+  const segments = pathSegments(error.path);
+  const sent = segments.at(-1) ?? '';
   const known = Object.keys((error.schema as { properties?: Record<string, unknown> }).properties ?? {});
   const meant = closestName(sent, known);
   if (!meant) return 'is not a field of this request';
-  const parent = fieldName(error.path.split('/').slice(0, -1).join('/'));
+  const parent = fieldName(segments.slice(0, -1));
   return `is not a field of this request; did you mean \`${parent ? `${parent}.${meant}` : meant}\`?`;
 }
 
-/** `/events/0` → `events[0]`. */
-function fieldName(instancePath: string): string {
+/**
+ * A JSON Pointer's segments, unescaped (`~1` is `/`, `~0` is `~`): `/a~1b/0` → `['a/b', '0']`, the
+ * whole document (`''`) → `[]`. An empty segment is kept: `{"": 1}` sends a field named ''.
+ */
+function pathSegments(instancePath: string): string[] {
+  if (instancePath === '') return [];
   return instancePath
+    .replace(/^\//, '')
     .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** `['events', '0']` (from `/events/0`) → `events[0]`. */
+function fieldName(segments: string[]): string {
+  return segments
     .filter(Boolean)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
 
@@ -110,7 +121,7 @@ function toIssues(errors: ValueError[]): ValidationIssue[] {
       byPath.set(error.path, error);
   }
   return [...byPath.values()].map((error) => {
-    const field = fieldName(error.path);
+    const field = fieldName(pathSegments(error.path));
     const missing = error.value === undefined && error.type !== ValueErrorType.ObjectAdditionalProperties;
     const expectation = missing && field ? 'is required' : describeExpectation(error);
     return {
@@ -190,7 +201,7 @@ const locationPrefix: Record<string, string> = {
 export function toFieldErrors(issues: ValidationIssue[], context: string | undefined): FieldError[] {
   const prefix = locationPrefix[context ?? 'body'] ?? 'body';
   return issues.map((issue) => {
-    const field = fieldName(issue.instancePath);
+    const field = fieldName(pathSegments(issue.instancePath));
     return {
       message: issue.message,
       location: field ? `${prefix}.${field}` : prefix,

@@ -11,7 +11,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 
 /** The body of an operation that takes none: absent, or `{}`. The OpenAPI document leaves it out (app.ts). */
-export const NoBody = Type.Object({}, { additionalProperties: false, 'x-kino-no-body': true });
+const NoBody = Type.Object({}, { additionalProperties: false, 'x-kino-no-body': true });
 
 /** Whether a route's body schema is NoBody, i.e. the operation documents no request body. */
 export function isNoBody(schema: unknown): boolean {
@@ -25,7 +25,7 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * schema says nothing of extra properties (one that allows them on purpose says so and stays open).
  * Members of an `allOf` stay as they are: closing each would refuse the other members' fields.
  */
-export function closeObjectSchemas<T extends TSchema>(schema: T): T {
+function closeObjectSchemas<T extends TSchema>(schema: T): T {
   const closed: Record<string | symbol, unknown> = { ...(schema as Record<string | symbol, unknown>) };
   if (
     schema.type === 'object' &&

@@ -24,7 +24,7 @@ import { createClipVideo, deleteVideoRow, listRenditions, markClipReady } from '
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
-import { ConflictError, ServiceUnavailableError, storageUnavailable, ValidationError } from '../http/errors.ts';
+import { ConflictError, storageUnavailable, ValidationError, workflowServiceUnavailable } from '../http/errors.ts';
 import { sendVideoEvent } from '../videos/video-events.ts';
 import { startMakeFrameAccurateClip } from '../videos/workflows.ts';
 import { Envelope, errorResponses, Text, withExamples } from '../schemas/common.ts';
@@ -256,10 +256,7 @@ export const clipRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, {
           });
         } catch (error) {
           await deleteVideoRow(deps.db, clipId);
-          request.log.error({ err: error }, 'starting a frame-accurate clip failed');
-          throw new ServiceUnavailableError(
-            'The workflow service is unavailable, so nothing was changed; try again shortly (starting the clip).',
-          );
+          throw workflowServiceUnavailable(error, request.log, 'starting the clip');
         }
         request.log.info(
           {

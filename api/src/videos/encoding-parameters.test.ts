@@ -1,9 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { checkEncodingParameters, withDefaultParameters } from './encoding-parameters.ts';
-import { audioEncodingOf, defaultEncodingParameters } from '@kino/proto/contract';
-import { planLadder } from '@kino/orchestrator';
-import { renditionSpecOf } from '@kino/orchestrator';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 
 describe('encoding parameters', () => {
   it('take the spec defaults, veryfast included', () => {
@@ -22,21 +20,6 @@ describe('encoding parameters', () => {
       withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio,
       'slower',
     );
-  });
-
-  // The defaults are applied here, once: what a request that names none puts on the wire.
-  it('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', () => {
-    const [rendition] = planLadder(
-      'standard',
-      { width: 640, height: 360, frameRate: 25, hasAudio: true },
-      withDefaultParameters({}),
-    );
-    const spec = renditionSpecOf(rendition!);
-    assert.equal(spec.segmentSeconds, 6);
-    assert.equal(spec.rateControlMode, 'variableBitrate');
-    assert.equal(spec.x264Preset, 'veryfast');
-    assert.equal(spec.pixelFormat, 'yuv420p');
-    assert.equal(audioEncodingOf[rendition!.audioCodec].encoder, 'aac');
   });
 
   it('accept -1 or 1..240 frames per second only', () => {

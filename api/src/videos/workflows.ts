@@ -1,7 +1,8 @@
-// Starting the video workflows. Task queue, workflow ids and inputs are the shared contract's
-// (@kino/proto/contract); the workflow types are the orchestrator's workflow functions, so a
-// misspelt name or a wrong input fails to compile. Both take `{ videoId }`: everything else is read
-// from the `videos` row.
+// Starting the video workflows. Task queue, workflow ids, inputs and the workflows' signatures are
+// the shared contract's (@kino/proto/contract): the API starts each workflow by its entry in
+// `VideoWorkflows`, which the orchestrator's functions are checked against, so a misspelt name or a
+// wrong input fails to compile on both sides. Processing and content removal take `{ videoId }`:
+// everything else is read from the `videos` row.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import {
@@ -13,22 +14,20 @@ import {
   type VideoWorkflows,
 } from '@kino/proto/contract';
 
-type Workflows = VideoWorkflows;
-
 /** Upper bound on a start call (the client retries while Temporal is unreachable): then 503. */
 const START_DEADLINE_MS = 10_000;
 
 /**
- * Starts the workflow the orchestrator exports as `name` (Temporal names a workflow after its
- * function), with arguments typed by that function.
+ * Starts the workflow named `name` (Temporal names a workflow after the orchestrator's function),
+ * with arguments typed by its signature in VideoWorkflows.
  */
-async function startWorkflow<Name extends keyof Workflows>(
+async function startWorkflow<Name extends keyof VideoWorkflows>(
   temporal: Client,
   name: Name,
-  options: WorkflowStartOptions<Workflows[Name]>,
+  options: WorkflowStartOptions<VideoWorkflows[Name]>,
 ): Promise<void> {
   await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-    temporal.workflow.start<Workflows[Name]>(name, options),
+    temporal.workflow.start<VideoWorkflows[Name]>(name, options),
   );
 }
 
@@ -104,7 +103,7 @@ export async function makeCustomThumbnail(
   thumbnailId: string,
 ): Promise<string> {
   const handle = await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-    temporal.workflow.start<Workflows['makeCustomThumbnail']>('makeCustomThumbnail', {
+    temporal.workflow.start<VideoWorkflows['makeCustomThumbnail']>('makeCustomThumbnail', {
       taskQueue: videoTaskQueue,
       workflowId: workflowIds.makeCustomThumbnail(input.videoId, thumbnailId),
       args: [input],

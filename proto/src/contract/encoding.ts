@@ -261,9 +261,13 @@ export const aacAudioCodecs: readonly AudioCodec[] = audioCodecs.filter(
   (codec) => audioEncodingOf[codec].format === 'aac',
 );
 
-/** Whether `codec` is one of aacAudioCodecs. */
-export function isAacAudioCodec(codec: string): codec is AudioCodec {
-  return (aacAudioCodecs as readonly string[]).includes(codec);
+/**
+ * Whether `codec` is one of aacAudioCodecs. A plain boolean, not a type guard: the AAC subset has no
+ * type of its own (it is derived from audioEncodingOf), and `codec is AudioCodec` would narrow an
+ * AudioCodec that is not AAC to `never`.
+ */
+export function isAacAudioCodec(codec: string): boolean {
+  return isOneOf(aacAudioCodecs, codec);
 }
 
 /** Whether `value` is one of `values`, narrowing it (for values read off the wire or a database). */

@@ -3,19 +3,15 @@
 // (config.auth 'session'): the access hook has checked the session, the CSRF token and, for
 // routes with an {orgID}, membership.
 // A file per family: session.ts, keys.ts, environments.ts, farm.ts; this one holds what they share.
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../../deps.ts';
 import { ForbiddenError } from '../../http/errors.ts';
-import { Id } from '../../schemas/common.ts';
 import type { DashboardUser } from '../../sessions/sessions.ts';
 
 /** The route config of a session-only route. */
 export const session = { auth: 'session' as const };
 /** None of these routes is in the OpenAPI document: they are the dashboard's, not the API's. */
 export const hide = true;
-
-export const OrgParams = Type.Object({ orgID: Id });
 
 /** The signed-in user (the access hook let only a session through). */
 export function userOf(request: FastifyRequest): DashboardUser {

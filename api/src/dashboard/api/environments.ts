@@ -4,10 +4,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createEnvironment } from '@kino/database/repositories';
 import type { ApiDeps } from '../../deps.ts';
 import { BadRequestError } from '../../http/errors.ts';
-import { Envelope, Text } from '../../schemas/common.ts';
+import { Envelope, OrgParams, Text } from '../../schemas/common.ts';
 import { accessOf } from '../../plugins/access.ts';
 import { EnvironmentSchema, presentEnvironment } from '../../routes/environments.ts';
-import { hide, OrgParams, session } from './common.ts';
+import { hide, session } from './common.ts';
 
 export const dashboardEnvironmentRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.post(

@@ -7,9 +7,9 @@ import type { ApiKey } from '@kino/database';
 import { createApiKey, getApiKey, getEnvironment, listApiKeys, revokeApiKey } from '@kino/database/repositories';
 import type { ApiDeps } from '../../deps.ts';
 import { BadRequestError, NotFoundError } from '../../http/errors.ts';
-import { Envelope, Id, StringEnum } from '../../schemas/common.ts';
+import { Envelope, Id, OrgParams, StringEnum } from '../../schemas/common.ts';
 import { accessOf } from '../../plugins/access.ts';
-import { hide, OrgParams, session, userOf } from './common.ts';
+import { hide, session, userOf } from './common.ts';
 
 const KeySchema = Type.Object({
   id: Type.String(),

@@ -13,12 +13,12 @@ import { NoSuchUploadError, type StoredPart } from '@kino/infra';
 import { closeMultipartUpload, findMultipartUpload, type MultipartUpload } from '@kino/database/repositories';
 import { clockOf, type ApiDeps } from '../../deps.ts';
 import { ConflictError, NotFoundError, storageUnavailable } from '../../http/errors.ts';
-import { Id } from '../../schemas/common.ts';
+import { EnvParams, Id } from '../../schemas/common.ts';
 import { expectedPartSize } from '../../uploads/multipart-parts.ts';
 
 export const multipartBase = '/:orgID/environments/:envID/uploads/multipart';
 
-export const UploadParams = Type.Object({ orgID: Id, envID: Id, uploadId: Id });
+export const UploadParams = Type.Object({ ...EnvParams.properties, uploadId: Id });
 
 export const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 

@@ -17,7 +17,6 @@ import type { ApiDeps, RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import {
   ConflictError,
-  ServiceUnavailableError,
   storageUnavailable,
   UnprocessableEntityError,
   ValidationError,
@@ -30,7 +29,7 @@ import { sendVideoEvent } from '../../videos/video-events.ts';
 import { startProcessVideo } from '../../videos/workflows.ts';
 import { encodingParameterCodes, processOptions } from './process-options.ts';
 
-/** The body of `POST .../videos/process` (exported for the test that maps every value it accepts to ffmpeg). */
+/** The body of `POST .../videos/process` (exported for test/api/encoding-mapping.test.ts, which maps every value it accepts to ffmpeg). */
 export const ProcessBody = Type.Object({
   storagePath: Text({ minLength: 1, maxLength: 1024, description: 'The bucketPath of an upload ticket.' }),
   ...processOptions(),
@@ -143,8 +142,7 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
       try {
         object = await deps.storage.head(body.storagePath);
       } catch (error) {
-        request.log.error({ err: error }, 'storage HEAD failed');
-        throw new ServiceUnavailableError('Storage is unavailable; try again shortly.');
+        storageUnavailable(error, request.log, 'storage HEAD');
       }
       if (!object)
         throw invalidPath('nothing has been uploaded to storagePath yet: PUT the file to the signed URL first');

@@ -5,7 +5,7 @@
 // refused as invalid_json, which says more than a list of missing fields would.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { isOptionalBody } from './validation.ts';
+import { isOptionalBody } from '../http/validation.ts';
 
 async function jsonBodyPlugin(app: FastifyInstance): Promise<void> {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;

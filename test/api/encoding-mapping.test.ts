@@ -1,6 +1,8 @@
 // Every encoding value the API accepts has its ffmpeg counterpart in the shared contract's one
-// mapping, and a ladder. TypeScript already proves the contract's tables cover the contract's
-// types; this checks the values the API's schema really lets through, read off the schema itself.
+// mapping, and a ladder in the orchestrator. TypeScript already proves the contract's tables cover
+// the contract's types; this checks the values the API's schema really lets through, read off the
+// schema itself. It imports two process packages, the API and the orchestrator, so it lives here
+// rather than beside either; it starts no services.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import {
@@ -14,8 +16,8 @@ import {
   type AudioEncoding,
   type X264Preset,
 } from '@kino/proto/contract';
-import { ProcessBody } from './process.ts';
-import { audioBitrateKbps, presetRungs } from '@kino/orchestrator';
+import { ProcessBody, withDefaultParameters } from '@kino/api';
+import { audioBitrateKbps, planLadder, presetRungs, renditionSpecOf } from '@kino/orchestrator';
 
 /** The values the schema accepts for a field (the `enum` of its JSON Schema). */
 function acceptedValues(field: keyof typeof ProcessBody.properties): string[] {
@@ -68,5 +70,22 @@ describe('the API -> ffmpeg mapping covers every value the API accepts', () => {
   it('videoQuality: a ladder for each', () => {
     for (const quality of acceptedValues('videoQuality'))
       assert.ok(lookUp(presetRungs, quality)?.length, `videoQuality ${quality}`);
+  });
+});
+
+describe('the API -> the orchestrator', () => {
+  // The defaults are applied by the API, once: what a request that names none puts on the wire.
+  it('defaults: 6 s segments, variable bitrate, veryfast, yuv420p, aac', () => {
+    const [rendition] = planLadder(
+      'standard',
+      { width: 640, height: 360, frameRate: 25, hasAudio: true },
+      withDefaultParameters({}),
+    );
+    const spec = renditionSpecOf(rendition!);
+    assert.equal(spec.segmentSeconds, 6);
+    assert.equal(spec.rateControlMode, 'variableBitrate');
+    assert.equal(spec.x264Preset, 'veryfast');
+    assert.equal(spec.pixelFormat, 'yuv420p');
+    assert.equal(audioEncodingOf[rendition!.audioCodec].encoder, 'aac');
   });
 });

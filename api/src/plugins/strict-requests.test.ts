@@ -11,8 +11,8 @@ import { createLogger, Storage } from '@kino/infra';
 import { migrateToLatest, type Db } from '@kino/database';
 import { openPgliteDatabase } from '@kino/database/testing';
 import { createApiKey, createEnvironment, createOrganization } from '@kino/database/repositories';
-import { buildApp, type ApiApp } from './app.ts';
-import { parseApiConfig } from './config.ts';
+import { buildApp, type ApiApp } from '../app.ts';
+import { parseApiConfig } from '../config.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the OpenAPI document is read as JSON
 type Json = any;
