@@ -93,6 +93,7 @@ test('abandoning every running job (the registry marked the node gone) aborts ea
   const done = jobs.start('thumbnail', 't');
   done.finish();
   assert.equal(jobs.abandonAll('moved'), 2);
+  assert.equal(jobs.abandonAll('moved'), 0, 'abandoned already (and still ending): not counted again');
   assert.equal(encode.abandoned.aborted, true);
   assert.equal(probe.abandoned.aborted, true);
   assert.equal(done.abandoned.aborted, false);

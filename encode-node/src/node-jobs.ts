@@ -49,11 +49,17 @@ export class NodeJobs {
    * Abandons every running job (their `abandoned` aborts): the registry marked this node gone (it
    * hung past the heartbeat timeout), so their work moved to other nodes and their results must not
    * be written a second time. Each fails as CANCELLED (a warning), not as an internal error, whether
-   * the abandonment cuts off ffmpeg or an upload. Answers how many there were.
+   * the abandonment cuts off ffmpeg or an upload. Answers how many it abandoned now (not those
+   * abandoned before and still ending).
    */
   abandonAll(reason: string): number {
-    for (const abandon of this.abandons.values()) abandon.abort(new JobAbandonedError(reason));
-    return this.abandons.size;
+    let abandoned = 0;
+    for (const abandon of this.abandons.values()) {
+      if (abandon.signal.aborted) continue;
+      abandon.abort(new JobAbandonedError(reason));
+      abandoned++;
+    }
+    return abandoned;
   }
 
   /** Ids of every running job, for heartbeats. */
