@@ -25,4 +25,9 @@ test('a parameter the interface does not list is named, with the one it most lik
     { message: 'foo is not a playback parameter', location: 'query.foo', value: '1' },
   ]);
   assert.deepEqual(errorsOf('token=x&token=y'), [], 'a repeated known parameter is not unknown');
+  assert.deepEqual(
+    validatePlaybackParams(new URLSearchParams('foo=1&token=x&foo=2')),
+    [{ message: 'foo is not a playback parameter', location: 'query.foo', value: '1' }],
+    'a repeated unknown parameter is named once, with its first value',
+  );
 });

@@ -16,12 +16,17 @@ const booleans = new Set(['true', 'false', '1', '0', 'yes', 'no']);
 const integer = /^\d{1,10}$/;
 
 export function validatePlaybackParams(params: URLSearchParams): FieldError[] {
+  // Most requests carry no query, or the token alone: they cost a size check, or one loop.
+  if (params.size === 0) return [];
   const errors: FieldError[] = [];
-  for (const name of new Set(params.keys())) {
+  for (const [name, value] of params) {
     if (known.has(name)) continue;
+    const location = `query.${name}`;
+    // An unknown name given twice is named once, with its first value.
+    if (errors.some((error) => error.location === location)) continue;
     const meant = closestName(name, playbackParamNames);
     const message = `${name} is not a playback parameter${meant ? `; did you mean \`${meant}\`?` : ''}`;
-    errors.push({ message, location: `query.${name}`, value: params.get(name) });
+    errors.push({ message, location, value });
   }
   const check = (name: string, ok: (value: string) => boolean, message: string) => {
     const value = params.get(name);

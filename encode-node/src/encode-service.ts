@@ -118,14 +118,11 @@ class EncodeService {
   ): void {
     const { jobs, logger, nodeId, workDir } = this.options;
     let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
-    let finish = () => {};
-    let abandoned: AbortSignal | undefined;
+    let job: ReturnType<NodeJobs['start']>;
     try {
       this.authenticate(call.metadata);
       check();
-      const job = jobs.start(kind, call.request.jobId);
-      finish = job.finish;
-      abandoned = job.abandoned;
+      job = jobs.start(kind, call.request.jobId);
       log = log.child({ jobId: job.jobId });
       // With `${kind} done` (or failed), the job's timeline on this node, as `encode started` is an encode's.
       log.info(`${kind} started`);
@@ -140,11 +137,7 @@ class EncodeService {
     // Cancelled before the node read it (it hung with the request unread, and the caller gave up):
     // work already moved elsewhere, so none is done here.
     if (call.cancelled) controller.abort();
-    run({
-      workDir,
-      signal: abandoned ? AbortSignal.any([controller.signal, abandoned]) : controller.signal,
-      logger: log,
-    })
+    run({ workDir, signal: AbortSignal.any([controller.signal, job.abandoned]), logger: log })
       .then((result) => {
         log.info({ [kind]: result }, doneMessage);
         this.countJob(kind, 'done');
@@ -155,7 +148,7 @@ class EncodeService {
         this.countJob(kind, 'failed');
         callback(toGrpcStatus(error));
       })
-      .finally(finish);
+      .finally(job.finish);
   }
 
   /** An encode of any kind: a slot, progress events, then one `done` (or the failure). */

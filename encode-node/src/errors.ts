@@ -77,6 +77,14 @@ export class JobCancelledError extends JobError {
 }
 
 /**
+ * The node abandoned the job (NodeJobs.abandonAll): the registry had marked it gone, and the job's
+ * work moved to another node. A cancellation as the caller's is, wherever it lands.
+ */
+export class JobAbandonedError extends JobError {
+  readonly reason = 'CANCELLED';
+}
+
+/**
  * What ffmpeg's stderr says about reading an input URL, as a JobError, or undefined when the
  * failure is not about the input (then ffmpeg itself failed: FFMPEG_FAILED).
  */

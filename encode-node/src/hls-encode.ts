@@ -1,4 +1,4 @@
-// The ffmpeg runs of an HLS encode (jobs/whole.ts, jobs/chunk.ts), with periodic progress: one
+// The ffmpeg runs of an HLS encode (hls-job.ts), with periodic progress: one
 // rendition is one plain ffmpeg run inside its directory; several are one ffmpeg, the source decoded
 // once and split across them. Two-pass runs pass 1 first, with a null output. Finished segments
 // upload while the next ones encode.

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidRequestError, UrlRefusedError } from './errors.ts';
+import { InvalidRequestError, JobCancelledError, UrlRefusedError } from './errors.ts';
 import { HlsUploads } from './hls-uploads.ts';
 
 // A stand-in for storage's presigned PUTs: records when each PUT arrives and when it is answered
@@ -121,4 +121,17 @@ test('a failed upload stops the job and is its first failure; the caller cancell
   assert.equal(cancelled.jobSignal.aborted, true);
   assert.equal(cancelled.firstFailure, undefined, 'a cancel is not a failure of the job');
   await cancelled.close();
+});
+
+test("an upload the caller cuts off fails with the caller's reason (a cancel, an abandonment), not a bare abort", async () => {
+  const caller = new AbortController();
+  const uploads = new HlsUploads(outDir, urlsOf(files), caller.signal);
+  try {
+    const rest = uploads.uploadRest(files, ['360p/playlist.m3u8']);
+    const reason = new JobCancelledError('the caller cancelled the call');
+    caller.abort(reason);
+    await assert.rejects(rest, (error: unknown) => error === reason);
+  } finally {
+    await uploads.close();
+  }
 });

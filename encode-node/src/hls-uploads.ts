@@ -13,7 +13,8 @@ export class HlsUploads {
   private readonly queue: UploadQueue;
   private readonly uploaded = new Set<string>();
   private failure: unknown;
-  private readonly stop = () => this.job.abort();
+  // With the caller's reason: an upload it cuts off fails with that (a cancel, an abandonment).
+  private readonly stop = () => this.job.abort(this.signal.reason);
 
   /**
    * @param outDir the directory the encode writes in: a file's name relative to it is its
@@ -26,7 +27,10 @@ export class HlsUploads {
     private readonly signal: AbortSignal,
   ) {
     this.queue = new UploadQueue(uploadConcurrency, (error) => this.fail(error));
-    signal.addEventListener('abort', this.stop, { once: true });
+    // A signal aborted already (the call was cancelled or abandoned before the encode started)
+    // fires no 'abort' event: the job stops now, before ffmpeg runs or anything uploads.
+    if (signal.aborted) this.stop();
+    else signal.addEventListener('abort', this.stop, { once: true });
   }
 
   /** Aborted when the caller cancels or the encode fails: every ffmpeg and upload of the job runs on it. */

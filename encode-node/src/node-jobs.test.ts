@@ -1,7 +1,8 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { backgroundNiceness } from '@kino/ffmpeg';
-import { NodeBusyError } from './errors.ts';
+import { GrpcStatus, jobFailureOf } from '@kino/proto';
+import { NodeBusyError, toGrpcStatus } from './errors.ts';
 import { NodeJobs } from './node-jobs.ts';
 
 test('encodes take slots; probes and thumbnails do not', () => {
@@ -92,7 +93,19 @@ test('abandoning every running job (the registry marked the node gone) aborts ea
   const done = jobs.start('thumbnail', 't');
   done.finish();
   assert.equal(jobs.abandonAll('moved'), 2);
+  assert.equal(jobs.abandonAll('moved'), 0, 'abandoned already (and still ending): not counted again');
   assert.equal(encode.abandoned.aborted, true);
   assert.equal(probe.abandoned.aborted, true);
   assert.equal(done.abandoned.aborted, false);
+});
+
+test('an abandoned job fails as CANCELLED wherever the abandonment lands (an upload, ffmpeg): a warning, not an internal error', () => {
+  const jobs = new NodeJobs(1);
+  const encode = jobs.startEncode('e');
+  jobs.abandonAll('moved');
+  // What an upload cut off by the abandonment throws: the signal's reason.
+  const status = toGrpcStatus(encode.abandoned.reason);
+  assert.equal(status.code, GrpcStatus.CANCELLED);
+  assert.equal(jobFailureOf(Object.assign(new Error(status.details), status))?.reason, 'CANCELLED');
+  assert.match(status.details, /moved/);
 });

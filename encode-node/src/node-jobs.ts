@@ -1,7 +1,7 @@
 // What a node is doing: its running jobs by call kind, its encode slots and demand slot, draining,
 // and the nice value of each running encode (raised when a viewer starts waiting for it).
 import { ProcessPriority, backgroundNiceness, type Renice } from '@kino/ffmpeg';
-import { NodeBusyError } from './errors.ts';
+import { JobAbandonedError, NodeBusyError } from './errors.ts';
 
 /**
  * The calls a node runs, as slots and metrics count them: every kind of encode (whole, chunk, audio
@@ -48,11 +48,18 @@ export class NodeJobs {
   /**
    * Abandons every running job (their `abandoned` aborts): the registry marked this node gone (it
    * hung past the heartbeat timeout), so their work moved to other nodes and their results must not
-   * be written a second time. Answers how many there were.
+   * be written a second time. Each fails as CANCELLED (a warning), not as an internal error, whether
+   * the abandonment cuts off ffmpeg or an upload. Answers how many it abandoned now (not those
+   * abandoned before and still ending).
    */
   abandonAll(reason: string): number {
-    for (const abandon of this.abandons.values()) abandon.abort(new Error(reason));
-    return this.abandons.size;
+    let abandoned = 0;
+    for (const abandon of this.abandons.values()) {
+      if (abandon.signal.aborted) continue;
+      abandon.abort(new JobAbandonedError(reason));
+      abandoned++;
+    }
+    return abandoned;
   }
 
   /** Ids of every running job, for heartbeats. */

@@ -58,4 +58,31 @@ describe('Registration heartbeats', () => {
     await registration.stop();
     assert.equal(encode.abandoned.aborted, true, 'its work moved on: nothing of it is written late');
   });
+
+  it('a heartbeat that fails (the first after a hang) registers again; an answer that the id was gone abandons the running jobs', async () => {
+    const jobs = new NodeJobs(1);
+    const encode = jobs.startEncode('vid_1-a7-01234567');
+    let registers = 0;
+    let heartbeats = 0;
+    const registry = {
+      register: () => Promise.resolve({ nodeId: 'node_1', heartbeatIntervalMs: 10, wasGone: ++registers > 1 }),
+      heartbeat: () =>
+        ++heartbeats === 1 ? Promise.reject(new Error('4 DEADLINE_EXCEEDED')) : Promise.resolve({ known: true }),
+    } as unknown as RegistryClient;
+    const registration = new Registration({
+      registry,
+      address: '127.0.0.1:1',
+      slots: 1,
+      version: 'test',
+      labels: {},
+      jobs,
+      logger: pino({ level: 'silent' }),
+    });
+    await registration.registerUntilDone();
+    assert.equal(encode.abandoned.aborted, false, 'registered as a new node: its jobs are its own');
+    registration.start();
+    while (registers < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await registration.stop();
+    assert.equal(encode.abandoned.aborted, true, 'its work moved on while it hung: nothing of it is written late');
+  });
 });

@@ -1,6 +1,7 @@
 // A node's side of the registry: register (with retries until the control plane answers), then
 // heartbeat with the running jobs; register again when the registry forgot the node (`known:
-// false`, e.g. after it was marked gone) or could not be reached.
+// false`, e.g. after it was marked gone) or could not be reached. Hearing that it was marked gone,
+// from a heartbeat or from the answer to registering again, the node abandons its running jobs.
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
 import type { RegistryClient } from '@kino/proto';
@@ -48,6 +49,20 @@ export class Registration {
       { nodeId: this.nodeId, address, heartbeatIntervalMs: this.intervalMs },
       reRegistered ? 're-registered' : 'registered',
     );
+    // Its heartbeat after a hang failed on the way, so the node registered again without hearing
+    // `known: false`: the answer says it instead.
+    if (response.wasGone) this.abandonJobs();
+  }
+
+  /**
+   * The registry had marked this node gone (it hung past the heartbeat timeout, or a caller found
+   * it lost): the orchestrator gave up on what it runs and sent that work elsewhere, so none of it
+   * may answer or upload late.
+   */
+  private abandonJobs(): void {
+    const abandoned = this.options.jobs.abandonAll('the registry marked this node gone: its work moved to other nodes');
+    if (abandoned > 0)
+      this.options.logger.warn({ nodeId: this.nodeId, abandoned }, 'back from gone: running jobs abandoned');
   }
 
   /** Registers, retrying with backoff until the registry answers (it may start after the node). */
@@ -78,10 +93,7 @@ export class Registration {
       if (this.needsRegister) await this.register();
       const response = await heartbeat();
       if (!response.known) {
-        // Marked gone (it hung past the heartbeat timeout, or a caller found it lost): the orchestrator
-        // gave up on what it runs and sent that work elsewhere, so none of it may answer or upload late.
-        const abandoned = jobs.abandonAll('the registry marked this node gone: its work moved to other nodes');
-        if (abandoned > 0) logger.warn({ nodeId: this.nodeId, abandoned }, 'back from gone: running jobs abandoned');
+        this.abandonJobs();
         logger.warn({ nodeId: this.nodeId }, 'registry does not know this node any more; registering again');
         this.needsRegister = true;
         await this.register();

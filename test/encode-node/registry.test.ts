@@ -102,6 +102,7 @@ describe('NodeRegistry over gRPC', () => {
       });
       assert.match(registered.nodeId, /^node_/);
       assert.equal(registered.heartbeatIntervalMs, 1_000, 'a third of the timeout');
+      assert.equal(registered.wasGone, false, 'a new node');
       const row = (await listEncodeNodes(db)).find((n) => n.id === registered.nodeId);
       assert.deepEqual(
         [row?.address, row?.slots, row?.version, row?.labels, row?.state],
@@ -119,6 +120,18 @@ describe('NodeRegistry over gRPC', () => {
       assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: false }), {
         known: false,
       });
+      const back = await client.register({
+        nodeId: registered.nodeId,
+        address: '127.0.0.1:7302',
+        slots: 2,
+        version: '9.9.9',
+        labels: {},
+      });
+      assert.deepEqual(
+        [back.nodeId, back.wasGone],
+        [registered.nodeId, true],
+        'registering again with an id marked gone: the answer says so (the node abandons its jobs)',
+      );
       await assert.rejects(
         client.register({ nodeId: '', address: 'no-port', slots: 1, version: 't', labels: {} }),
         (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT,

@@ -19,13 +19,30 @@ export interface NodeRegistration {
   labels: Record<string, string>;
 }
 
+/** A node as registering left it. */
+export interface RegisteredNode extends EncodeNode {
+  /**
+   * The node registered with an id the registry had marked gone (it hung past the heartbeat
+   * timeout, or left): whatever it still runs has moved to other nodes, and must neither answer
+   * nor upload (docs/security.md#nodes-that-hang).
+   */
+  wasGone: boolean;
+}
+
 /**
  * Adds or refreshes a node, `active` with a fresh heartbeat. Another row still claiming the same
  * address is a previous life of this node (restarted without its id): it is marked gone.
  */
-export async function registerNode(db: Db, registration: NodeRegistration): Promise<EncodeNode> {
+export async function registerNode(db: Db, registration: NodeRegistration): Promise<RegisteredNode> {
   const id = registration.nodeId && nodeIdPattern.test(registration.nodeId) ? registration.nodeId : newId('node');
   return db.transaction().execute(async (trx) => {
+    // Locked until the row is written: a node marked gone meanwhile is not revived unseen.
+    const before = await trx
+      .selectFrom('encode_nodes')
+      .select('state')
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
     const stale = await trx
       .updateTable('encode_nodes')
       .set({ state: 'gone' })
@@ -68,7 +85,7 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       .executeTakeFirstOrThrow();
     // New slots (and a previous life's freed): the encode queue hands them out at once.
     await notifyFarmChanged(trx);
-    return node;
+    return { ...node, wasGone: before?.state === 'gone' };
   });
 }
 

@@ -95,7 +95,10 @@ export function closedSignal(res: ServerResponse): AbortSignal {
   return closed.signal;
 }
 
-/** The query of a path that serves a video's files (playback-params.ts), refused whole when a parameter is unknown or a value invalid. */
+/**
+ * The query of a path that serves a video's files (playback-params.ts), refused whole when a
+ * parameter is unknown or a value invalid. routes/table.ts checks it for every such route, first.
+ */
 export function checkPlaybackParams(params: URLSearchParams): void {
   const paramErrors = validatePlaybackParams(params);
   if (paramErrors.length > 0) {

@@ -11,7 +11,6 @@ import { cacheControl, sendBody, type Body } from '../responses.ts';
 import type { PlayableVideo } from '../video-catalog.ts';
 import { captionBody } from './captions.ts';
 import {
-  checkPlaybackParams,
   closedSignal,
   lostObject,
   openVideo,
@@ -45,7 +44,6 @@ export const fileBodies: FileBodies = {
 };
 
 export const servePlayback: RouteHandler<'playback'> = async (deps, { req, res, params }, route) => {
-  checkPlaybackParams(params);
   const { video, access, token } = await openVideo(deps, req, params, route);
   const { resource } = route;
   // The table is keyed by the resource's own type, so the maker it gives takes this resource.

@@ -7,12 +7,11 @@ import { DeliveryError } from '../errors.ts';
 import { pageBody, sendBody } from '../responses.ts';
 import { watchPage } from '../share-links.ts';
 import { captionBody } from './captions.ts';
-import { checkPlaybackParams, oembedUrl, originOf, type RouteHandler } from './context.ts';
+import { oembedUrl, originOf, type RouteHandler } from './context.ts';
 import { hlsBody } from './playback.ts';
 
 /** A file of a share link's video. */
-export const serveShared: RouteHandler<'share'> = async (deps, { req, res, params }, route) => {
-  checkPlaybackParams(params);
+export const serveShared: RouteHandler<'share'> = async (deps, { req, res }, route) => {
   const { resource } = route;
   const isMaster = resource.type === 'master';
   // The video is checked before a view is counted, so a link of a deleted video spends nothing.

@@ -1,7 +1,10 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { embedPaths, playerAssetPaths } from '@kino/proto/contract';
-import { parseDeliveryPath } from '../paths.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DeliveryError } from '../errors.ts';
+import { parseDeliveryPath, type DeliveryRoute } from '../paths.ts';
+import type { RouteDeps, RouteHandler } from './context.ts';
 import { fileBodies } from './playback.ts';
 import { routeHandlers } from './table.ts';
 
@@ -51,4 +54,45 @@ test('every type of file a family serves has exactly one body maker', () => {
   assert.deepEqual([...types].sort(), Object.keys(fileBodies).sort());
   for (const type of Object.keys(fileBodies) as (keyof typeof fileBodies)[])
     assert.equal(typeof fileBodies[type], 'function', type);
+});
+
+/** Whether each kind of route serves a video's files (then its query is the playback parameters alone). */
+const servesFiles: Record<DeliveryRoute['kind'], boolean> = {
+  playback: true,
+  share: true,
+  thumbnail: true,
+  share_page: false,
+  embed_page: false,
+  player_asset: false,
+  oembed: false,
+  invalid_thumbnail_size: false,
+  health: false,
+};
+
+test('every kind of route that serves files refuses an unknown query parameter before it reads anything (its token among them)', async () => {
+  assert.deepEqual(
+    Object.keys(servesFiles).sort(),
+    Object.keys(routeHandlers).sort(),
+    'every kind is said to serve files or not',
+  );
+  // Dependencies that fail the test when a handler touches them: the query comes first.
+  const untouchable = new Proxy({} as RouteDeps, {
+    get: (_target, name) => assert.fail(`deps.${String(name)} read before the query was checked`),
+  });
+  const exchange = {
+    req: {} as IncomingMessage,
+    res: {} as ServerResponse,
+    params: new URLSearchParams('tokne=abc'),
+  };
+  const checked = pathOfEachKind.map((path) => parseDeliveryPath(path)!).filter((route) => servesFiles[route.kind]);
+  assert.deepEqual(checked.map((route) => route.kind).sort(), ['playback', 'share', 'thumbnail']);
+  for (const route of checked) {
+    const handler = routeHandlers[route.kind] as RouteHandler<DeliveryRoute['kind']>;
+    await assert.rejects(
+      handler(untouchable, exchange, route),
+      (error: unknown) =>
+        error instanceof DeliveryError && error.status === 400 && error.code === 'invalid_playback_parameters',
+      route.kind,
+    );
+  }
 });

@@ -2,7 +2,7 @@
 // answers it. createDeliveryServer looks the handler up here; nothing else dispatches on a route's kind.
 import type { DeliveryRoute } from '../paths.ts';
 import { sendJson } from '../responses.ts';
-import type { Exchange, RouteDeps, RouteHandler } from './context.ts';
+import { checkPlaybackParams, type Exchange, type RouteDeps, type RouteHandler } from './context.ts';
 import { serveEmbedPage, servePlayerAsset } from './embed.ts';
 import { serveOembed } from './oembed.ts';
 import { servePlayback } from './playback.ts';
@@ -11,14 +11,25 @@ import { refuseThumbnailSize, serveThumbnail } from './thumbnails.ts';
 
 type RouteHandlers = { [K in DeliveryRoute['kind']]: RouteHandler<K> };
 
+/**
+ * `serve` behind the check of its query: a route that serves a video's files takes the playback
+ * parameters alone (playback-params.ts), refused before anything else is read (its token among them).
+ */
+function checkingPlaybackParams<K extends DeliveryRoute['kind']>(serve: RouteHandler<K>): RouteHandler<K> {
+  return async (deps, exchange, route) => {
+    checkPlaybackParams(exchange.params);
+    await serve(deps, exchange, route);
+  };
+}
+
 export const routeHandlers: RouteHandlers = {
-  playback: servePlayback,
-  share: serveShared,
+  playback: checkingPlaybackParams(servePlayback),
+  share: checkingPlaybackParams(serveShared),
   share_page: serveSharePage,
   embed_page: serveEmbedPage,
   player_asset: servePlayerAsset,
   oembed: serveOembed,
-  thumbnail: serveThumbnail,
+  thumbnail: checkingPlaybackParams(serveThumbnail),
   invalid_thumbnail_size: refuseThumbnailSize,
   health: async (_deps, { req, res }) => sendJson(req, res, 200, { status: 'ok' }),
 };

@@ -4,10 +4,9 @@ import { hlsContentTypes } from '@kino/proto/contract';
 import { DeliveryError } from '../errors.ts';
 import type { PlayableVideo } from '../video-catalog.ts';
 import { cacheControl, objectBody, sendBody, type Access, type Body } from '../responses.ts';
-import { checkPlaybackParams, openVideo, type RouteDeps, type RouteHandler, type RouteOf } from './context.ts';
+import { openVideo, type RouteDeps, type RouteHandler, type RouteOf } from './context.ts';
 
 export const serveThumbnail: RouteHandler<'thumbnail'> = async (deps, { req, res, params }, route) => {
-  checkPlaybackParams(params);
   const { video, access } = await openVideo(deps, req, params, route);
   await sendBody(deps.recordSegment, req, res, await thumbnailBody(deps, video, route, access));
 };

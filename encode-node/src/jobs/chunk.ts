@@ -7,16 +7,12 @@
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
 import { hlsInitName, hlsPlaylistName } from '@kino/proto/contract';
-import { audioTrackArgs, encodeEndSeconds, runFfmpeg, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
+import { audioTrackArgs, runFfmpeg, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from '../encode-options.ts';
 import { InvalidRequestError } from '../errors.ts';
-import { checkRenditions } from '../hls-checks.ts';
-import { encodeHls } from '../hls-encode.ts';
+import { encodeHlsJob } from '../hls-job.ts';
 import { describePlan, planHlsEncode } from '../hls-plan.ts';
-import { HlsUploads } from '../hls-uploads.ts';
 import { withJobDir } from '../job-dir.ts';
-import { notScored, scoreRenditions } from '../quality-score.ts';
-import { measureRenditions } from '../rendition-done.ts';
 
 type ChunkEncode = NonNullable<EncodeRequest__Output['chunk']>;
 
@@ -28,7 +24,7 @@ export async function runChunkJob(
   source: ProbeResult__Output,
   chunk: ChunkEncode,
 ): Promise<EncodeDone> {
-  const { request, signal, logger, onProgress } = options;
+  const { request, logger } = options;
   let window = windowOf(chunk);
   const plan = planHlsEncode(
     chunk.renditions,
@@ -39,36 +35,17 @@ export async function runChunkJob(
   );
   logger.info({ ...describePlan(plan, source), chunk: { index: chunk.index, ...window } }, 'encode starting');
   return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {
-    const uploads = new HlsUploads(join(jobDir, 'hls'), chunk.outputUrls, signal);
-    try {
-      const audio = plan.renditions.find((r) => r.settings.audio)?.settings.audio;
-      if (chunk.audioHead && audio)
-        window = { ...window, audioInput: await encodeAudioHead(options, audio, window, jobDir, uploads.jobSignal) };
-      const { last, errorOutput } = await encodeHls(options, source, plan, { jobDir, uploads, window });
-      const coverage = {
-        expectedSeconds: encodeEndSeconds(source.videoDurationSeconds, window),
-        startSeconds: window.startSeconds,
-        source,
-        errorOutput,
-      };
-      const keep = (name: string) => name !== hlsPlaylistName && (name !== hlsInitName || chunk.index === 0);
-      const encoded = await checkRenditions(plan.renditions, uploads, coverage, keep, logger);
-      const files = encoded.flatMap((e) => e.files);
-      await uploads.uploadRest(files);
-      // Scored on their first segment, all renditions at once (only chunks that asked).
-      const scores = chunk.measureQuality
-        ? await scoreRenditions(options, source, encoded, {
-            outDir: uploads.outDir,
-            jobDir,
-            startSeconds: window.startSeconds,
-          })
-        : notScored();
-      const renditions = await measureRenditions(uploads.outDir, encoded, scores, last);
-      onProgress({ percent: 100, encodedSeconds: renditions[0]!.durationSeconds, speed: last?.speed ?? 0 });
-      return { bytesWritten: uploads.bytes, files, renditions };
-    } finally {
-      await uploads.close();
-    }
+    const audio = plan.renditions.find((r) => r.settings.audio)?.settings.audio;
+    if (chunk.audioHead && audio)
+      window = { ...window, audioInput: await encodeAudioHead(options, audio, window, jobDir) };
+    return encodeHlsJob(options, source, {
+      jobDir,
+      plan,
+      outputUrls: chunk.outputUrls,
+      measureQuality: chunk.measureQuality,
+      window,
+      keep: (name) => name !== hlsPlaylistName && (name !== hlsInitName || chunk.index === 0),
+    });
   });
 }
 
@@ -95,14 +72,14 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
 /**
  * The audio head: the audio track up to the window's end, encoded as jobs/audio-track.ts encodes
  * the track (the same packets), a second past it: the packets the encoder flushes at its end fall
- * outside it. Returns the file the chunk copies its audio from.
+ * outside it. Returns the file the chunk copies its audio from. It runs before the encode's uploads
+ * start: the caller's signal alone stops it.
  */
 async function encodeAudioHead(
-  { request, priority, logger }: EncodeJobOptions,
+  { request, priority, signal, logger }: EncodeJobOptions,
   audio: NonNullable<HlsEncodeSettings['audio']>,
   window: ChunkWindow,
   jobDir: string,
-  signal: AbortSignal,
 ): Promise<string> {
   const output = join(jobDir, 'audio-head.mp4');
   const endSeconds = window.startSeconds + window.durationSeconds + audioHeadMarginSeconds;

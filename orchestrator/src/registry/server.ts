@@ -103,10 +103,15 @@ function createRegistryHandlers({
             version: node.version,
             labels: node.labels,
             reused: node.id === request.nodeId,
+            wasGone: node.wasGone,
           },
           'node registered',
         );
-        return { nodeId: node.id, heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs) };
+        return {
+          nodeId: node.id,
+          heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs),
+          wasGone: node.wasGone,
+        };
       })().then(
         (response) => callback(null, response),
         (error: unknown) => {

@@ -4,9 +4,21 @@
 export interface RegisterResponse {
   'nodeId'?: (string);
   'heartbeatIntervalMs'?: (number);
+  /**
+   * The node registered with an id the registry had marked gone (it hung past the heartbeat
+   * timeout): the jobs it still runs have moved to other nodes, so it abandons them. False from a
+   * registry that predates the field, which a node that predates it ignores.
+   */
+  'wasGone'?: (boolean);
 }
 
 export interface RegisterResponse__Output {
   'nodeId': (string);
   'heartbeatIntervalMs': (number);
+  /**
+   * The node registered with an id the registry had marked gone (it hung past the heartbeat
+   * timeout): the jobs it still runs have moved to other nodes, so it abandons them. False from a
+   * registry that predates the field, which a node that predates it ignores.
+   */
+  'wasGone': (boolean);
 }

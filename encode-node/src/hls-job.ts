@@ -1,0 +1,59 @@
+// The steps an HLS encode job shares (jobs/whole.ts, jobs/chunk.ts), once its plan and window are
+// made: encode with segments uploading meanwhile, check what ffmpeg wrote, upload the rest (then
+// what goes last), score, measure, and answer. The uploads stop whatever happened.
+import { join } from 'node:path';
+import type { EncodeDone, ProbeResult__Output } from '@kino/proto';
+import { encodeEndSeconds, type ChunkWindow } from '@kino/ffmpeg';
+import type { EncodeJobOptions } from './encode-options.ts';
+import { checkRenditions } from './hls-checks.ts';
+import { encodeHls } from './hls-encode.ts';
+import type { HlsPlan } from './hls-plan.ts';
+import { HlsUploads } from './hls-uploads.ts';
+import { notScored, scoreRenditions } from './quality-score.ts';
+import { measureRenditions } from './rendition-done.ts';
+
+export interface HlsJob {
+  /** The job's directory (withJobDir): ffmpeg writes in its `hls/`. */
+  jobDir: string;
+  plan: HlsPlan;
+  outputUrls: Record<string, string>;
+  /** Score the renditions (only videos that asked). */
+  measureQuality: boolean;
+  /** A chunk's window of the video; absent: the whole video. */
+  window?: ChunkWindow;
+  /** Which files of a rendition's directory go up, by name (a chunk's: no playlist). */
+  keep: (name: string) => boolean;
+  /** Files that go up once every other one is in storage (a whole encode's playlists). */
+  last?: string[];
+}
+
+export async function encodeHlsJob(
+  options: EncodeJobOptions,
+  source: ProbeResult__Output,
+  { jobDir, plan, outputUrls, measureQuality, window, keep, last = [] }: HlsJob,
+): Promise<EncodeDone> {
+  const { signal, logger, onProgress } = options;
+  const uploads = new HlsUploads(join(jobDir, 'hls'), outputUrls, signal);
+  try {
+    const { last: lastProgress, errorOutput } = await encodeHls(options, source, plan, { jobDir, uploads, window });
+    const startSeconds = window?.startSeconds ?? 0;
+    const coverage = {
+      expectedSeconds: encodeEndSeconds(source.videoDurationSeconds, window),
+      startSeconds,
+      source,
+      errorOutput,
+    };
+    const encoded = await checkRenditions(plan.renditions, uploads, coverage, keep, logger);
+    const files = encoded.flatMap((e) => e.files);
+    await uploads.uploadRest(files, last);
+    // Scored on their first segment, all renditions at once.
+    const scores = measureQuality
+      ? await scoreRenditions(options, source, encoded, { outDir: uploads.outDir, jobDir, startSeconds })
+      : notScored();
+    const renditions = await measureRenditions(uploads.outDir, encoded, scores, lastProgress);
+    onProgress({ percent: 100, encodedSeconds: renditions[0]!.durationSeconds, speed: lastProgress?.speed ?? 0 });
+    return { bytesWritten: uploads.bytes, files, renditions };
+  } finally {
+    await uploads.close();
+  }
+}
