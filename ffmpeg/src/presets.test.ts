@@ -452,6 +452,56 @@ test("the audio track of a chunked encode: the source's audio alone, encoded onc
   );
 });
 
+test("the sound is padded with silence to the video's end, wherever it is encoded: a last segment always holds both", () => {
+  // A 7 s video whose sound ends at 5.9 s (the probe's duration is the longer stream's, the picture's).
+  const whole = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 7, durationSeconds: 7 });
+  assert.equal(valueOf(whole, '-af'), 'apad,atrim=end=7');
+  assert.ok(whole.indexOf('-af') > whole.indexOf('-map'), 'an output option of the HLS output');
+  const ladder = hlsLadderArgs({
+    input: 'src.mp4',
+    outputs: [
+      { settings, dir: '360p' },
+      { settings, dir: '480p' },
+    ],
+    threads: 0,
+    videoSeconds: 7,
+    durationSeconds: 7,
+  });
+  assert.deepEqual(
+    ladder.filter((a, i) => ladder[i - 1] === '-af'),
+    ['apad,atrim=end=7', 'apad,atrim=end=7'],
+    'every rendition',
+  );
+  // A window encoded with its own audio (a clip's first or last segment): to the window's end, or the video's.
+  const window = { startSeconds: 6, durationSeconds: 6, firstSegment: 1 };
+  const tail = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, chunk: window, durationSeconds: 7.5 });
+  assert.equal(valueOf(tail, '-af'), 'apad,atrim=end=1.5');
+  const inner = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, chunk: window, durationSeconds: 20 });
+  assert.equal(valueOf(inner, '-af'), 'apad,atrim=end=6');
+  // A chunk copying the track pads nothing itself: the track is padded.
+  const copied = hlsEncodeArgs({
+    input: 'src.mp4',
+    settings,
+    threads: 0,
+    chunk: { ...window, audioInput: 'audio.mp4' },
+    durationSeconds: 7,
+  });
+  assert.equal(valueOf(copied, '-af'), undefined);
+  const track = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'audio.mp4', durationSeconds: 7 });
+  assert.equal(valueOf(track, '-af'), 'apad,atrim=end=7');
+  // The head of the track for a chunk: padded as the track is, up to its own end.
+  const head = (endSeconds: number) =>
+    audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'head.mp4', endSeconds, durationSeconds: 7 });
+  assert.equal(valueOf(head(13), '-af'), 'apad,atrim=end=7');
+  assert.equal(valueOf(head(5), '-af'), 'apad,atrim=end=5');
+  // Nothing to pad: an audio-only rendition (the sound is the video), a copy, an unknown duration.
+  const song = hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true }, threads: 0 });
+  assert.equal(valueOf(song, '-af'), undefined);
+  const copy = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: 'a.m4a', durationSeconds: 7 });
+  assert.equal(valueOf(copy, '-af'), undefined);
+  assert.equal(valueOf(hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0 }), '-af'), undefined);
+});
+
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
   const args = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: '/tmp/job/audio.m4a' });
   assert.equal(valueOf(args, '-c:a'), 'copy');

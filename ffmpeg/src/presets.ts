@@ -112,9 +112,17 @@ export function encodeEndSeconds(
   return chunk ? Math.min(chunk.durationSeconds, Math.max(0, videoSeconds - chunk.startSeconds)) : videoSeconds;
 }
 
-/** A chunk copies the already encoded audio track; a whole-file encode encodes the source's audio. */
-function audioOutputArgs(audio: NonNullable<HlsEncodeSettings['audio']>, chunk: ChunkWindow | undefined): string[] {
-  return chunk?.audioInput ? ['-c:a', 'copy'] : audioArgs(audio);
+/**
+ * A chunk copies the already encoded audio track (padded when it was encoded); a whole-file encode
+ * encodes the source's audio, padded to the end of the output's video (audioArgs).
+ */
+function audioOutputArgs(
+  audio: NonNullable<HlsEncodeSettings['audio']>,
+  chunk: ChunkWindow | undefined,
+  durationSeconds: number | undefined,
+): string[] {
+  if (chunk?.audioInput) return ['-c:a', 'copy'];
+  return audioArgs(audio, durationSeconds === undefined ? undefined : encodeEndSeconds(durationSeconds, chunk));
 }
 
 export interface HlsEncodeOptions {
@@ -124,6 +132,8 @@ export interface HlsEncodeOptions {
   settings: HlsEncodeSettings;
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
+  /** How long the video lasts, its longest stream (the probe's duration): the sound is padded to it (audioArgs); absent: not padded. */
+  durationSeconds?: number;
   /** Encoder threads; 0 lets x264 decide (one per core and a half). */
   threads: number;
   /** Two-pass runs: pass 1 writes only the stats file, pass 2 reads it and writes the HLS. */
@@ -280,8 +290,19 @@ function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: num
   return ['-vf', videoFilterChain(settings), ...videoEncoderArgs(settings, threads, endSeconds)];
 }
 
-function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
+/**
+ * The audio encoder's options, and with `endSeconds` (the end of the output's video, from the
+ * output's start) a sound that stops before it padded with silence up to it: a last segment with
+ * picture and no sound stalls hls.js before its end for ever (issue 52), and a player that meets
+ * one track shorter than the other may stop at the shorter. `apad` pads without end and `atrim`
+ * cuts at that time on the output's timeline: apad's own `whole_dur` counts samples, which overshoots
+ * by the delay of a sound that starts after the picture. A sound longer than the picture is left
+ * as it is (atrim cuts nothing before the video's end).
+ */
+function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>, endSeconds: number | undefined): string[] {
+  const pad = endSeconds !== undefined && endSeconds > 0 ? ['-af', audioPadFilter(endSeconds)] : [];
   return [
+    ...pad,
     '-c:a',
     audio.encoding.encoder,
     '-b:a',
@@ -291,6 +312,11 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
     '-ar',
     '48000', // every one of the four encoders takes 48 kHz
   ];
+}
+
+/** The filter that pads a sound with silence to `endSeconds` on its timeline (and ends it there). */
+export function audioPadFilter(endSeconds: number): string {
+  return `apad,atrim=end=${formatNumber(endSeconds)}`;
 }
 
 /**
@@ -325,7 +351,15 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
 }
 
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
-export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeconds }: HlsEncodeOptions): string[] {
+export function hlsEncodeArgs({
+  input,
+  settings,
+  threads,
+  pass,
+  chunk,
+  videoSeconds,
+  durationSeconds,
+}: HlsEncodeOptions): string[] {
   if (settings.audioOnly) {
     if (!settings.audio || pass || chunk) throw new Error('an audio-only rendition has audio, one pass and no chunks');
     return [
@@ -333,7 +367,8 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
       '-map',
       '0:a:0',
       '-vn',
-      ...audioArgs(settings.audio),
+      // The sound is the whole video: nothing to pad it to.
+      ...audioArgs(settings.audio, undefined),
       '-map_metadata',
       '-1',
       '-map_chapters',
@@ -364,7 +399,7 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
   if (settings.audio) args.push('-map', audioMap(chunk));
   args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
-  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
+  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, durationSeconds));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
   return [...args, ...hlsMuxerArgs(settings.segmentSeconds, '', chunk?.firstSegment)];
 }
@@ -379,6 +414,12 @@ export interface AudioTrackOptions {
    * the whole track's, but for the last few, which the encoder flushes.
    */
   endSeconds?: number;
+  /**
+   * How long the video lasts (the probe's duration): an encoded track is padded with silence to it
+   * (or to `endSeconds`, the earlier), so the chunks that copy it hold sound to the picture's end
+   * (audioArgs). A copy (`audio.m4a` of an AAC source) is the source's sound as it is.
+   */
+  durationSeconds?: number;
 }
 
 /**
@@ -387,7 +428,8 @@ export interface AudioTrackOptions {
  * chunks that copy them), or the `audio.m4a` download. moov goes first (faststart): a player or a
  * chunk's ffmpeg reading it over HTTP starts without seeking to the end.
  */
-export function audioTrackArgs({ input, audio, output, endSeconds }: AudioTrackOptions): string[] {
+export function audioTrackArgs({ input, audio, output, endSeconds, durationSeconds }: AudioTrackOptions): string[] {
+  const padTo = durationSeconds === undefined ? undefined : Math.min(durationSeconds, endSeconds ?? Infinity);
   return [
     ...inputArgsFor(input),
     ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds)] : []),
@@ -396,7 +438,7 @@ export function audioTrackArgs({ input, audio, output, endSeconds }: AudioTrackO
     '-map',
     '0:a:0',
     '-vn',
-    ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio)),
+    ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio, padTo)),
     '-map_metadata',
     '-1',
     '-map_chapters',
@@ -417,6 +459,8 @@ export interface HlsLadderOptions {
   outputs: { settings: HlsEncodeSettings; dir: string }[];
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
+  /** How long the video lasts, its longest stream: the sound is padded to it (audioArgs); absent: not padded. */
+  durationSeconds?: number;
   threads: number;
   /** Two-pass runs: one stats file per rendition, in `outputs` order. */
   pass?: { number: 1 | 2; logFiles: string[] };
@@ -427,7 +471,15 @@ export interface HlsLadderOptions {
  * each branch runs that rendition's filter chain into its own encoder and HLS muxer (or, in pass 1,
  * a null output with its own stats file).
  */
-export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSeconds }: HlsLadderOptions): string[] {
+export function hlsLadderArgs({
+  input,
+  outputs,
+  threads,
+  pass,
+  chunk,
+  videoSeconds,
+  durationSeconds,
+}: HlsLadderOptions): string[] {
   const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
   const n = outputs.length;
   const split = `[0:v:0]split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
@@ -455,7 +507,7 @@ export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSecon
     if (settings.audio) args.push('-map', audioMap(chunk));
     args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
-    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
+    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, durationSeconds));
     args.push(
       '-map_metadata',
       '-1',

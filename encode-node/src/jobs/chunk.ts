@@ -37,7 +37,7 @@ export async function runChunkJob(
   return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {
     const audio = plan.renditions.find((r) => r.settings.audio)?.settings.audio;
     if (chunk.audioHead && audio)
-      window = { ...window, audioInput: await encodeAudioHead(options, audio, window, jobDir) };
+      window = { ...window, audioInput: await encodeAudioHead(options, audio, window, source, jobDir) };
     return encodeHlsJob(options, source, {
       jobDir,
       plan,
@@ -70,19 +70,25 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
 }
 
 /**
- * The audio head: the audio track up to the window's end, encoded as jobs/audio-track.ts encodes
- * the track (the same packets), a second past it: the packets the encoder flushes at its end fall
- * outside it. Returns the file the chunk copies its audio from. It runs before the encode's uploads
+ * The audio head: the audio track up to the window's end, encoded (and padded) as
+ * jobs/audio-track.ts encodes the track (the same packets), a second past it: the packets the
+ * encoder flushes at its end fall outside it. Returns the file the chunk copies its audio from. It runs before the encode's uploads
  * start: the caller's signal alone stops it.
  */
 async function encodeAudioHead(
   { request, priority, signal, logger }: EncodeJobOptions,
   audio: NonNullable<HlsEncodeSettings['audio']>,
   window: ChunkWindow,
+  source: ProbeResult__Output,
   jobDir: string,
 ): Promise<string> {
   const output = join(jobDir, 'audio-head.mp4');
   const endSeconds = window.startSeconds + window.durationSeconds + audioHeadMarginSeconds;
-  await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output, endSeconds }), { signal, logger, priority });
+  const { durationSeconds } = source;
+  await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output, endSeconds, durationSeconds }), {
+    signal,
+    logger,
+    priority,
+  });
   return output;
 }
