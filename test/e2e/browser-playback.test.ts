@@ -20,6 +20,9 @@
 // ever (bufferStalledError). Kino folds a tail shorter than hlsMinimumLastSegmentSeconds into the
 // segment before it: each rendition's segments are checked frame by frame, its target duration
 // stays 6 s, and its BANDWIDTH bounds every whole segment's bit rate without a short tail driving it.
+// A sound that ends a whole second before the picture (a 7 s video, sound to 5.9 s) left a last
+// segment of picture alone, and hls.js stalled the same way (issue 52): Kino pads every sound with
+// silence to the picture's end, so every rendition's sound now runs to its last frame.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -35,7 +38,7 @@ import type { Browser, Request, Route } from 'playwright-core';
 import type { DirectUpload, UploadProgress } from '@kino/sdk';
 import type * as KinoBrowserEntry from '@kino/sdk/browser';
 import { hlsMinimumLastSegmentSeconds, hlsSegmentSeconds } from '@kino/proto/contract';
-import { countFramesInFile, makeClip } from '@kino/test/support/media';
+import { countFramesInFile, makeClip, packetTimes } from '@kino/test/support/media';
 import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
 import { startFarm, type Farm } from '../farm/farm.ts';
 
@@ -99,6 +102,8 @@ interface Source {
   frames: number;
   fps: number;
   segments: number[];
+  /** How long its sound lasts: audioShortBy less than its picture unless said. */
+  audioSeconds?: number;
 }
 
 const ntsc = 30000 / 1001;
@@ -112,6 +117,8 @@ const wholeSources: Source[] = [
   { name: '12 s + 1 frame', frames: 289, fps: 24, segments: [144, 145] },
   // The cut at 6 s lands on the frame at 6.006 s.
   { name: '6 s + 1 frame at 29.97 fps', frames: 181, fps: ntsc, segments: [181] },
+  // A last segment of a whole second, which its sound never reaches.
+  { name: '7 s, its sound ending at 5.9 s', frames: 168, fps: 24, segments: [144, 24], audioSeconds: 5.9 },
 ];
 /** Encoded in 6 s chunks: the last chunk runs from 6 s (12 s) to the end, one segment and the tail. */
 const chunkedSources: (Source & { chunks: number })[] = [
@@ -189,7 +196,7 @@ beforeAll(async () => {
       const seconds = source.frames / source.fps;
       const path = await makeClip({
         seconds,
-        audioSeconds: seconds - audioShortBy,
+        audioSeconds: source.audioSeconds ?? seconds - audioShortBy,
         width: 320,
         height: 240,
         fps: source.fps,
@@ -603,6 +610,13 @@ async function assertSegments(videoId: string, source: Source): Promise<void> {
     assert.ok(
       segments.at(-1)!.seconds >= hlsMinimumLastSegmentSeconds - 1e-6,
       `${what}: the last segment is no sliver`,
+    );
+    // The sound, padded with silence, runs to the picture's end: no segment holds picture alone.
+    const pictureSeconds = source.frames / source.fps;
+    const soundEnd = (await packetTimes(join(renditionDir, 'playlist.m3u8'), 'a:0')).at(-1)! + aacFrameSeconds;
+    assert.ok(
+      soundEnd >= pictureSeconds - 1e-3 && soundEnd <= pictureSeconds + aacFrameSeconds,
+      `${what}: the sound ends at ${soundEnd} s, the picture at ${pictureSeconds} s`,
     );
     const whole = segments.filter((s) => s.seconds >= hlsSegmentSeconds / 2).map((s) => s.bits / s.seconds);
     const [previous, last] = segments.slice(-2);
