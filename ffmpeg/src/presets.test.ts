@@ -502,6 +502,40 @@ test("the sound is padded with silence to the video's end, wherever it is encode
   assert.equal(valueOf(hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0 }), '-af'), undefined);
 });
 
+test("a picture shorter than its sound holds its last frame to the sound's end, and its keyframes run on to there", () => {
+  // A 5 s picture with 9 s of sound: the probe's duration is the sound's.
+  const whole = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5, durationSeconds: 9 });
+  assert.equal(
+    valueOf(whole, '-vf'),
+    'tpad=stop_mode=clone:stop=-1,trim=end=8.999,scale=640:360:flags=bicubic,setsar=1',
+    'padded before any other filter',
+  );
+  assert.equal(valueOf(whole, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,12)', 'a segment from 6 s to 9 s');
+  assert.equal(valueOf(whole, '-af'), 'apad,atrim=end=9');
+  // The ladder pads once, before the split, in both passes (the same frames for the stats).
+  const ladder = (pass?: 1 | 2) =>
+    hlsLadderArgs({
+      input: 'src.mp4',
+      outputs: [
+        { settings, dir: '360p' },
+        { settings, dir: '480p' },
+      ],
+      threads: 0,
+      videoSeconds: 5,
+      durationSeconds: 9,
+      ...(pass ? { pass: { number: pass, logFiles: ['a', 'b'] } } : {}),
+    });
+  for (const args of [ladder(), ladder(1), ladder(2)])
+    assert.match(
+      valueOf(args, '-filter_complex')!,
+      /^\[0:v:0\]tpad=stop_mode=clone:stop=-1,trim=end=8.999,split=2\[s0\]\[s1\];/,
+    );
+  // A picture that reaches the end holds nothing (trim cuts at its end); without a known duration nothing is padded.
+  const unknown = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5 });
+  assert.equal(valueOf(unknown, '-vf'), 'scale=640:360:flags=bicubic,setsar=1');
+  assert.equal(valueOf(unknown, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)');
+});
+
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
   const args = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: '/tmp/job/audio.m4a' });
   assert.equal(valueOf(args, '-c:a'), 'copy');

@@ -114,15 +114,40 @@ export function encodeEndSeconds(
 
 /**
  * A chunk copies the already encoded audio track (padded when it was encoded); a whole-file encode
- * encodes the source's audio, padded to the end of the output's video (audioArgs).
+ * encodes the source's audio, padded to the output's end (audioArgs).
  */
 function audioOutputArgs(
   audio: NonNullable<HlsEncodeSettings['audio']>,
   chunk: ChunkWindow | undefined,
-  durationSeconds: number | undefined,
+  endSeconds: number | undefined,
 ): string[] {
-  if (chunk?.audioInput) return ['-c:a', 'copy'];
-  return audioArgs(audio, durationSeconds === undefined ? undefined : encodeEndSeconds(durationSeconds, chunk));
+  return chunk?.audioInput ? ['-c:a', 'copy'] : audioArgs(audio, endSeconds);
+}
+
+/**
+ * Where an output's streams end, from its start: the video's end (its longer stream, the probe's
+ * duration; the picture's when it says more), or what is left of it in a chunk's window. Every
+ * stream runs to it (issue 52): the sound padded with silence (audioArgs), the picture with its last
+ * frame held (picturePadFilter); the keyframe grid stops by it. Undefined when neither is known.
+ */
+export function outputEndSeconds(
+  videoSeconds: number | undefined,
+  durationSeconds: number | undefined,
+  chunk: Pick<ChunkWindow, 'startSeconds' | 'durationSeconds'> | undefined,
+): number | undefined {
+  const end = Math.max(videoSeconds ?? 0, durationSeconds ?? 0);
+  return end > 0 ? encodeEndSeconds(end, chunk) : undefined;
+}
+
+/**
+ * The picture held on its last frame up to `endSeconds` on its timeline, when the sound runs longer:
+ * tpad clones without end, trim cuts at that time (nothing of a picture that reaches it), so the last
+ * segment's picture, and its EXTINF, run as long as its sound. The cut is a millisecond early: a
+ * clone starting at the end itself (the probe's duration is rounded to the microsecond) is no frame
+ * of the video, and no frame is that short.
+ */
+export function picturePadFilter(endSeconds: number): string {
+  return `tpad=stop_mode=clone:stop=-1,trim=end=${formatNumber(endSeconds - 0.001)}`;
 }
 
 export interface HlsEncodeOptions {
@@ -132,7 +157,7 @@ export interface HlsEncodeOptions {
   settings: HlsEncodeSettings;
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
-  /** How long the video lasts, its longest stream (the probe's duration): the sound is padded to it (audioArgs); absent: not padded. */
+  /** How long the video lasts, its longer stream (the probe's duration): each stream is padded to it (outputEndSeconds); absent: not padded. */
   durationSeconds?: number;
   /** Encoder threads; 0 lets x264 decide (one per core and a half). */
   threads: number;
@@ -286,8 +311,15 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
   }
 }
 
-function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
-  return ['-vf', videoFilterChain(settings), ...videoEncoderArgs(settings, threads, endSeconds)];
+/** The picture's filters and encoder; with `padTo`, the picture held on its last frame up to it first. */
+function videoArgs(
+  settings: HlsEncodeSettings,
+  threads: number,
+  endSeconds: number | undefined,
+  padTo: number | undefined,
+): string[] {
+  const chain = [...(padTo === undefined ? [] : [picturePadFilter(padTo)]), videoFilterChain(settings)].join(',');
+  return ['-vf', chain, ...videoEncoderArgs(settings, threads, endSeconds)];
 }
 
 /**
@@ -297,7 +329,7 @@ function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: num
  * one track shorter than the other may stop at the shorter. `apad` pads without end and `atrim`
  * cuts at that time on the output's timeline: apad's own `whole_dur` counts samples, which overshoots
  * by the delay of a sound that starts after the picture. A sound longer than the picture is left
- * as it is (atrim cuts nothing before the video's end).
+ * as it is (the video's end is the sound's), and the picture is held to it (picturePadFilter).
  */
 function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>, endSeconds: number | undefined): string[] {
   const pad = endSeconds !== undefined && endSeconds > 0 ? ['-af', audioPadFilter(endSeconds)] : [];
@@ -376,7 +408,9 @@ export function hlsEncodeArgs({
       ...hlsMuxerArgs(settings.segmentSeconds),
     ];
   }
-  const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
+  const endSeconds = outputEndSeconds(videoSeconds, durationSeconds, chunk);
+  // Streams are padded only to a known duration: a picture's own length is not its end on the timeline.
+  const padTo = durationSeconds === undefined ? undefined : endSeconds;
   if (pass?.number === 1) {
     // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
     return [
@@ -384,7 +418,7 @@ export function hlsEncodeArgs({
       '-map',
       '0:v:0',
       ...chunkOutputArgs(chunk),
-      ...videoArgs(settings, threads, endSeconds),
+      ...videoArgs(settings, threads, endSeconds, padTo),
       '-pass',
       '1',
       '-passlogfile',
@@ -397,9 +431,9 @@ export function hlsEncodeArgs({
   }
   const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
   if (settings.audio) args.push('-map', audioMap(chunk));
-  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds));
+  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds, padTo));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
-  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, durationSeconds));
+  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, padTo));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
   return [...args, ...hlsMuxerArgs(settings.segmentSeconds, '', chunk?.firstSegment)];
 }
@@ -459,7 +493,7 @@ export interface HlsLadderOptions {
   outputs: { settings: HlsEncodeSettings; dir: string }[];
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
-  /** How long the video lasts, its longest stream: the sound is padded to it (audioArgs); absent: not padded. */
+  /** How long the video lasts, its longer stream: each stream is padded to it (outputEndSeconds); absent: not padded. */
   durationSeconds?: number;
   threads: number;
   /** Two-pass runs: one stats file per rendition, in `outputs` order. */
@@ -480,9 +514,12 @@ export function hlsLadderArgs({
   videoSeconds,
   durationSeconds,
 }: HlsLadderOptions): string[] {
-  const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
+  const endSeconds = outputEndSeconds(videoSeconds, durationSeconds, chunk);
+  // As hlsEncodeArgs: padded only to a known duration.
+  const padTo = durationSeconds === undefined ? undefined : endSeconds;
   const n = outputs.length;
-  const split = `[0:v:0]split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
+  const pad = padTo === undefined ? '' : `${picturePadFilter(padTo)},`;
+  const split = `[0:v:0]${pad}split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
   const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
   const withAudio = outputs.some((o) => o.settings.audio);
   const args = [...inputsFor(input, chunk, withAudio), '-filter_complex', [split, ...chains].join(';')];
@@ -507,7 +544,7 @@ export function hlsLadderArgs({
     if (settings.audio) args.push('-map', audioMap(chunk));
     args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
-    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, durationSeconds));
+    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, padTo));
     args.push(
       '-map_metadata',
       '-1',

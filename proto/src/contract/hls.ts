@@ -48,9 +48,11 @@ function segmentCutSeconds(frameRate: number, boundary: number): number {
 /**
  * A rendition's segments before any is encoded (just-in-time playlists): the cuts the keyframe grid
  * puts on the first frame at or past each multiple of the segment length, the tail folded as
- * keyframesEndSeconds folds it. `durationSeconds` is the video's (the encode's end), `videoSeconds`
- * its picture's (where the keyframes stop). Names and durations as renderMediaPlaylist takes them;
- * the playlist written from the encoded segments replaces it once the ladder is complete.
+ * keyframesEndSeconds folds it. `durationSeconds` is the video's, `videoSeconds` its picture's: the
+ * encode runs every stream to the longer (a picture shorter than its sound holds its last frame),
+ * and its keyframes stop by it (outputEndSeconds in the ffmpeg package). Names and durations as
+ * renderMediaPlaylist takes them; the playlist written from the encoded segments replaces it once
+ * the ladder is complete.
  */
 export function plannedSegments({
   durationSeconds,
@@ -64,10 +66,7 @@ export function plannedSegments({
   segmentSeconds: number;
 }): PlaylistSegment[] {
   const end = Math.max(durationSeconds, videoSeconds);
-  const count = Math.max(
-    1,
-    Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, videoSeconds) / segmentSeconds),
-  );
+  const count = Math.max(1, Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, end) / segmentSeconds));
   const cuts = Array.from({ length: count }, (_, k) =>
     k === 0 ? 0 : segmentCutSeconds(frameRate, k * segmentSeconds),
   );
