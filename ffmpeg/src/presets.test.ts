@@ -530,7 +530,15 @@ test("a picture shorter than its sound holds its last frame to the sound's end, 
       valueOf(args, '-filter_complex')!,
       /^\[0:v:0\]tpad=stop_mode=clone:stop=-1,trim=end=8.999,split=2\[s0\]\[s1\];/,
     );
-  // A picture that reaches the end holds nothing (trim cuts at its end); without a known duration nothing is padded.
+  // A sound longer by less than half a second rides in the last segment, as a short tail of frames does;
+  // and a picture as long as the video is never padded (a truncated source still falls short, and is refused).
+  for (const durationSeconds of [5.4, 5]) {
+    const args = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5, durationSeconds });
+    assert.equal(valueOf(args, '-vf'), 'scale=640:360:flags=bicubic,setsar=1', `${durationSeconds} s`);
+    assert.equal(valueOf(args, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)');
+    assert.equal(valueOf(args, '-af'), `apad,atrim=end=${durationSeconds}`);
+  }
+  // Without a known duration nothing is padded.
   const unknown = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5 });
   assert.equal(valueOf(unknown, '-vf'), 'scale=640:360:flags=bicubic,setsar=1');
   assert.equal(valueOf(unknown, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)');

@@ -1,6 +1,7 @@
 // ffmpeg argument lists as plain functions of their options: no I/O, no configuration, so each
 // decision (GOP, rate control, HLS muxing) is visible and unit-tested.
 import {
+  encodedPictureSeconds,
   hlsInitName,
   hlsMinimumLastSegmentSeconds,
   keyframesEndSeconds,
@@ -125,18 +126,30 @@ function audioOutputArgs(
 }
 
 /**
- * Where an output's streams end, from its start: the video's end (its longer stream, the probe's
- * duration; the picture's when it says more), or what is left of it in a chunk's window. Every
- * stream runs to it (issue 52): the sound padded with silence (audioArgs), the picture with its last
- * frame held (picturePadFilter); the keyframe grid stops by it. Undefined when neither is known.
+ * Where an output's streams end, from its start (a chunk's window cut from the video's): the sound is
+ * padded with silence to the video's duration (the probe's, its longer stream's); the picture is
+ * held on its last frame to it when the sound runs on past it (encodedPictureSeconds); the keyframe
+ * grid stops by the picture's end. Nothing is padded to an unknown duration: a stream's own length
+ * is not its end on the timeline when the streams start apart (MPEG-TS), and the pads trim on it.
  */
-export function outputEndSeconds(
+export function outputEnds(
   videoSeconds: number | undefined,
   durationSeconds: number | undefined,
   chunk: Pick<ChunkWindow, 'startSeconds' | 'durationSeconds'> | undefined,
-): number | undefined {
-  const end = Math.max(videoSeconds ?? 0, durationSeconds ?? 0);
-  return end > 0 ? encodeEndSeconds(end, chunk) : undefined;
+): { keyframesEnd?: number; soundPadTo?: number; picturePadTo?: number } {
+  const picture =
+    videoSeconds !== undefined && durationSeconds !== undefined
+      ? encodedPictureSeconds({ durationSeconds, videoSeconds })
+      : videoSeconds;
+  return {
+    ...(picture !== undefined ? { keyframesEnd: encodeEndSeconds(picture, chunk) } : {}),
+    ...(durationSeconds !== undefined
+      ? { soundPadTo: encodeEndSeconds(Math.max(durationSeconds, videoSeconds ?? 0), chunk) }
+      : {}),
+    ...(picture !== undefined && videoSeconds !== undefined && picture > videoSeconds
+      ? { picturePadTo: encodeEndSeconds(picture, chunk) }
+      : {}),
+  };
 }
 
 /**
@@ -157,7 +170,7 @@ export interface HlsEncodeOptions {
   settings: HlsEncodeSettings;
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
-  /** How long the video lasts, its longer stream (the probe's duration): each stream is padded to it (outputEndSeconds); absent: not padded. */
+  /** How long the video lasts, its longer stream (the probe's duration): the streams are padded to it (outputEnds); absent: not padded. */
   durationSeconds?: number;
   /** Encoder threads; 0 lets x264 decide (one per core and a half). */
   threads: number;
@@ -408,9 +421,7 @@ export function hlsEncodeArgs({
       ...hlsMuxerArgs(settings.segmentSeconds),
     ];
   }
-  const endSeconds = outputEndSeconds(videoSeconds, durationSeconds, chunk);
-  // Streams are padded only to a known duration: a picture's own length is not its end on the timeline.
-  const padTo = durationSeconds === undefined ? undefined : endSeconds;
+  const { keyframesEnd: endSeconds, soundPadTo, picturePadTo } = outputEnds(videoSeconds, durationSeconds, chunk);
   if (pass?.number === 1) {
     // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
     return [
@@ -418,7 +429,7 @@ export function hlsEncodeArgs({
       '-map',
       '0:v:0',
       ...chunkOutputArgs(chunk),
-      ...videoArgs(settings, threads, endSeconds, padTo),
+      ...videoArgs(settings, threads, endSeconds, picturePadTo),
       '-pass',
       '1',
       '-passlogfile',
@@ -431,9 +442,9 @@ export function hlsEncodeArgs({
   }
   const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
   if (settings.audio) args.push('-map', audioMap(chunk));
-  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds, padTo));
+  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds, picturePadTo));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
-  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, padTo));
+  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
   return [...args, ...hlsMuxerArgs(settings.segmentSeconds, '', chunk?.firstSegment)];
 }
@@ -493,7 +504,7 @@ export interface HlsLadderOptions {
   outputs: { settings: HlsEncodeSettings; dir: string }[];
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
-  /** How long the video lasts, its longer stream: each stream is padded to it (outputEndSeconds); absent: not padded. */
+  /** How long the video lasts, its longer stream: the streams are padded to it (outputEnds); absent: not padded. */
   durationSeconds?: number;
   threads: number;
   /** Two-pass runs: one stats file per rendition, in `outputs` order. */
@@ -514,11 +525,9 @@ export function hlsLadderArgs({
   videoSeconds,
   durationSeconds,
 }: HlsLadderOptions): string[] {
-  const endSeconds = outputEndSeconds(videoSeconds, durationSeconds, chunk);
-  // As hlsEncodeArgs: padded only to a known duration.
-  const padTo = durationSeconds === undefined ? undefined : endSeconds;
+  const { keyframesEnd: endSeconds, soundPadTo, picturePadTo } = outputEnds(videoSeconds, durationSeconds, chunk);
   const n = outputs.length;
-  const pad = padTo === undefined ? '' : `${picturePadFilter(padTo)},`;
+  const pad = picturePadTo === undefined ? '' : `${picturePadFilter(picturePadTo)},`;
   const split = `[0:v:0]${pad}split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
   const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
   const withAudio = outputs.some((o) => o.settings.audio);
@@ -544,7 +553,7 @@ export function hlsLadderArgs({
     if (settings.audio) args.push('-map', audioMap(chunk));
     args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
-    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, padTo));
+    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
     args.push(
       '-map_metadata',
       '-1',
