@@ -15,6 +15,7 @@ export const testSource: ProbeResult__Output = {
   frameCount: 100,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   audioChannels: 2,
