@@ -119,3 +119,15 @@ test('a rendition names its codec (none: H.264, as orchestrators before other co
     /for H.264 renditions/,
   );
 });
+
+test('every rendition of an HDR source is tone-mapped from its transfer; an SDR source, or a probe without a dynamic range, is not', () => {
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: 'hdr10' }).toneMapFrom, 'hdr10');
+  assert.equal(
+    resolveHlsSettings({ ...spec, videoCodec: 'hevc' }, { ...source, dynamicRange: 'hlg' }).toneMapFrom,
+    'hlg',
+  );
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: 'sdr' }).toneMapFrom, undefined);
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: '' }).toneMapFrom, undefined);
+  assert.equal(resolveHlsSettings(spec, source).toneMapFrom, undefined);
+  assert.throws(() => resolveHlsSettings(spec, { ...source, dynamicRange: 'dolby' }), InvalidRequestError);
+});

@@ -8,6 +8,7 @@ import type { RenditionSpec__Output } from '@kino/proto';
 import {
   audioCodecs,
   audioEncodingOf,
+  dynamicRanges,
   isOneOf,
   pixelFormats,
   rateControlModes,
@@ -15,6 +16,7 @@ import {
   x264PixelFormatFor,
   x264PixelFormats,
   x264Presets,
+  type HdrDynamicRange,
   type X264PixelFormat,
 } from '@kino/proto/contract';
 import type { HlsEncodeSettings, MediaInfo } from '@kino/ffmpeg';
@@ -32,7 +34,20 @@ export function resolvePixelFormat(requested: string, sourcePixelFormat: string)
   throw new InvalidRequestError(`unsupported pixel format "${requested}"`);
 }
 
-type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'>;
+type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'> & {
+  /** The probe's (ProbeResult.dynamic_range); empty from a probe made before it was read: SDR. */
+  dynamicRange?: string;
+};
+
+/**
+ * The HDR a rendition's picture is tone-mapped from: every rendition is SDR (BT.709), so an HDR
+ * source's renditions are all tone-mapped; undefined for an SDR source.
+ */
+export function toneMapFromOf(source: Pick<SourceFacts, 'dynamicRange'>): HdrDynamicRange | undefined {
+  const range = source.dynamicRange || 'sdr';
+  if (!isOneOf(dynamicRanges, range)) throw new InvalidRequestError(`unknown dynamic range "${range}"`);
+  return range === 'sdr' ? undefined : range;
+}
 
 /**
  * The audio of a rendition, or of a chunked video's audio track (the ladder's audio settings):
@@ -85,6 +100,7 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
     throw new InvalidRequestError(`quantizer floor ${spec.minQuantizer} is out of range (0..51)`);
   if (spec.minQuantizer > 0 && videoCodec !== 'h264')
     throw new InvalidRequestError(`a quantizer floor is for H.264 renditions, not ${videoCodec}`);
+  const toneMapFrom = toneMapFromOf(source);
 
   return {
     width: evenAtLeastTwo(spec.width),
@@ -92,6 +108,7 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
     frameRate,
     capFrameRate,
     pixelFormat: resolvePixelFormat(spec.pixelFormat, source.pixelFormat),
+    ...(toneMapFrom ? { toneMapFrom } : {}),
     videoCodec,
     x264Preset,
     videoBitrateKbps: spec.videoBitrateKbps,

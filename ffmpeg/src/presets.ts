@@ -9,6 +9,7 @@ import {
   videoBufferOf,
   x264Presets,
   type AudioEncoding,
+  type HdrDynamicRange,
   type VideoCodec,
   type X264PixelFormat,
   type X264Preset,
@@ -24,6 +25,11 @@ export interface HlsEncodeSettings {
   frameRate: number;
   capFrameRate: boolean;
   pixelFormat: X264PixelFormat;
+  /**
+   * Set: the source is HDR in this dynamic range and the rendition is SDR, so its picture is
+   * tone-mapped to BT.709 (toneMapFilter) and tagged so; absent: the source's code values, untouched.
+   */
+  toneMapFrom?: HdrDynamicRange;
   /** h264: libx264; hevc: libx265; av1: libsvtav1, which only the quality ffmpeg (quality.ts) runs. */
   videoCodec: VideoCodec;
   /** The speed of the encoder, in x264's names (x265 takes the same; SVT-AV1's are mapped). */
@@ -171,8 +177,46 @@ export function videoFilterChain(settings: HlsEncodeSettings): string {
   // The orchestrator computed a size with the source's display aspect; setsar=1 makes pixels square
   // so RESOLUTION in the master playlist is what players show.
   filters.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
+  // After scaling: the tone map (float RGB) costs per pixel, and a rung is smaller than the source.
+  if (settings.toneMapFrom) filters.push(toneMapFilter(settings.toneMapFrom, settings.pixelFormat));
   return filters.join(',');
 }
+
+/** zscale's name of each HDR transfer. */
+const hdrTransferOf: Readonly<Record<HdrDynamicRange, string>> = { hdr10: 'smpte2084', hlg: 'arib-std-b67' };
+
+/**
+ * HDR (PQ or HLG, BT.2020) to SDR BT.709, chosen by measurement (bench/tone-map/run.sh,
+ * docs/decisions/encoding.md "HDR sources"): to linear light with BT.2408's HDR reference white
+ * (203 cd/m²) as 1.0, so the SDR part of an HDR picture keeps its level; to BT.709 primaries; then
+ * Möbius, linear up to half of reference white and rolling off above it to a 1000 cd/m² peak (the
+ * HLG reference display, and the mastering peak of most HDR10), no desaturation; the colours
+ * BT.709 cannot show clipped to its gamut. The input's transfer, primaries and matrix are stated:
+ * HDR of either transfer is BT.2100 (BT.2020 primaries, non-constant-luminance matrix), and a
+ * stream tagged with its transfer alone still converts.
+ */
+export function toneMapFilter(from: HdrDynamicRange, pixelFormat: X264PixelFormat): string {
+  return [
+    `zscale=tin=${hdrTransferOf[from]}:pin=bt2020:min=bt2020nc:t=linear:p=bt2020:npl=${hdrReferenceWhiteNits}`,
+    'format=gbrpf32le',
+    'zscale=p=bt709',
+    `tonemap=tonemap=mobius:param=0.5:desat=0:peak=${formatNumber(hdrPeakNits / hdrReferenceWhiteNits)}`,
+    // Colours outside BT.709 come out of the primaries' conversion with negative components, which
+    // would drag the luma below black: clipped to the gamut in integer RGB before the matrix.
+    'zscale=t=bt709',
+    'format=gbrp16le',
+    'zscale=m=bt709:r=tv',
+    `format=${pixelFormat}`,
+  ].join(',');
+}
+
+/** BT.2408's HDR reference white (diffuse white, graphics white), cd/m²: SDR's 100 % in a tone map. */
+const hdrReferenceWhiteNits = 203;
+/** The brightest an HDR source is taken to be, cd/m² (brighter clips to SDR's white). */
+const hdrPeakNits = 1000;
+
+/** The colour tags of a tone-mapped rendition (the encoder writes them in its VUI, the muxer in `colr`). */
+const bt709Tags = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv'];
 
 export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   const kbps = settings.videoBitrateKbps;
@@ -222,9 +266,11 @@ export function svtAv1PresetOf(preset: X264Preset): number {
  */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
+  const tags = settings.toneMapFrom ? bt709Tags : [];
   const common = [
     '-pix_fmt',
     settings.pixelFormat,
+    ...tags,
     ...rateControlArgs(settings),
     '-g',
     gop,
@@ -240,6 +286,7 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
         settings.x264Preset,
         '-pix_fmt',
         settings.pixelFormat,
+        ...tags,
         ...rateControlArgs(settings),
         ...keyframeArgs(settings, endSeconds),
         '-threads',
