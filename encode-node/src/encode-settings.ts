@@ -39,14 +39,31 @@ type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'a
   dynamicRange?: string;
 };
 
-/**
- * The HDR a rendition's picture is tone-mapped from: every rendition is SDR (BT.709), so an HDR
- * source's renditions are all tone-mapped; undefined for an SDR source.
- */
-export function toneMapFromOf(source: Pick<SourceFacts, 'dynamicRange'>): HdrDynamicRange | undefined {
-  const range = source.dynamicRange || 'sdr';
-  if (!isOneOf(dynamicRanges, range)) throw new InvalidRequestError(`unknown dynamic range "${range}"`);
+/** A dynamic range on the wire: empty is SDR (a probe, or a rendition, from before it was sent). */
+function hdrOf(value: string | undefined, what: string): HdrDynamicRange | undefined {
+  const range = value || 'sdr';
+  if (!isOneOf(dynamicRanges, range)) throw new InvalidRequestError(`unknown dynamic range "${range}" of the ${what}`);
   return range === 'sdr' ? undefined : range;
+}
+
+/**
+ * The rendition's picture: an SDR rendition (BT.709) of an HDR source is tone-mapped from it
+ * (`toneMapFrom`); an HDR rendition keeps the source's (`hdr`), in 10-bit HEVC only, and only the
+ * source's own range (no HDR is made from SDR, nor HLG from PQ).
+ */
+export function resolveDynamicRange(
+  spec: Pick<RenditionSpec__Output, 'dynamicRange' | 'videoCodec'>,
+  source: Pick<SourceFacts, 'dynamicRange'>,
+  pixelFormat: X264PixelFormat,
+): Pick<HlsEncodeSettings, 'toneMapFrom' | 'hdr'> {
+  const sourceHdr = hdrOf(source.dynamicRange, 'source');
+  const renditionHdr = hdrOf(spec.dynamicRange, 'rendition');
+  if (!renditionHdr) return sourceHdr ? { toneMapFrom: sourceHdr } : {};
+  if (renditionHdr !== sourceHdr)
+    throw new InvalidRequestError(`an ${renditionHdr} rendition of a ${sourceHdr ?? 'sdr'} source`);
+  if (spec.videoCodec !== 'hevc' || !pixelFormat.includes('10'))
+    throw new InvalidRequestError(`an HDR rendition is 10-bit HEVC, not ${spec.videoCodec || 'h264'} ${pixelFormat}`);
+  return { hdr: renditionHdr };
 }
 
 /**
@@ -93,6 +110,7 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
   const frameRate = capFrameRate ? spec.frameRate : source.frameRate;
 
   const audio = resolveAudioSettings(spec, source);
+  const pixelFormat = resolvePixelFormat(spec.pixelFormat, source.pixelFormat);
   // Orchestrators before other codecs sent none: H.264.
   const videoCodec = spec.videoCodec || 'h264';
   if (!isOneOf(videoCodecs, videoCodec)) throw new InvalidRequestError(`unknown video codec "${spec.videoCodec}"`);
@@ -100,15 +118,14 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
     throw new InvalidRequestError(`quantizer floor ${spec.minQuantizer} is out of range (0..51)`);
   if (spec.minQuantizer > 0 && videoCodec !== 'h264')
     throw new InvalidRequestError(`a quantizer floor is for H.264 renditions, not ${videoCodec}`);
-  const toneMapFrom = toneMapFromOf(source);
 
   return {
     width: evenAtLeastTwo(spec.width),
     height: evenAtLeastTwo(spec.height),
     frameRate,
     capFrameRate,
-    pixelFormat: resolvePixelFormat(spec.pixelFormat, source.pixelFormat),
-    ...(toneMapFrom ? { toneMapFrom } : {}),
+    pixelFormat,
+    ...resolveDynamicRange(spec, source, pixelFormat),
     videoCodec,
     x264Preset,
     videoBitrateKbps: spec.videoBitrateKbps,

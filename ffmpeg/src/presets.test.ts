@@ -241,6 +241,24 @@ test('an HDR source: each rendition tone-mapped to SDR BT.709 at its own size, a
   assert.equal(valueOf(sdr, '-color_trc'), undefined);
 });
 
+test('an HDR rendition: HEVC Main 10 with the picture as it is, tagged BT.2020 with its transfer', () => {
+  for (const [hdr, transfer] of [
+    ['hdr10', 'smpte2084'],
+    ['hlg', 'arib-std-b67'],
+  ] as const) {
+    const args = hlsEncodeArgs({
+      input: '/in.mp4',
+      settings: { ...settings, videoCodec: 'hevc', pixelFormat: 'yuv420p10le', hdr },
+      threads: 0,
+    });
+    assert.doesNotMatch(valueOf(args, '-vf')!, /zscale|tonemap/);
+    assert.deepEqual(
+      ['-pix_fmt', '-color_primaries', '-color_trc', '-colorspace', '-tag:v'].map((flag) => valueOf(args, flag)),
+      ['yuv420p10le', 'bt2020', transfer, 'bt2020nc', 'hvc1'],
+    );
+  }
+});
+
 test('no audio in the source: no audio map, no audio encoder', () => {
   const args = hlsEncodeArgs({ input: '/in.mp4', settings: { ...settings, audio: undefined }, threads: 0 });
   assert.deepEqual(

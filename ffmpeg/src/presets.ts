@@ -30,6 +30,11 @@ export interface HlsEncodeSettings {
    * tone-mapped to BT.709 (toneMapFilter) and tagged so; absent: the source's code values, untouched.
    */
   toneMapFrom?: HdrDynamicRange;
+  /**
+   * Set: an HDR rendition in this range (10-bit HEVC), its picture the source's, tagged BT.2020 with
+   * the range's transfer; never with `toneMapFrom`.
+   */
+  hdr?: HdrDynamicRange;
   /** h264: libx264; hevc: libx265; av1: libsvtav1, which only the quality ffmpeg (quality.ts) runs. */
   videoCodec: VideoCodec;
   /** The speed of the encoder, in x264's names (x265 takes the same; SVT-AV1's are mapped). */
@@ -218,6 +223,18 @@ const hdrPeakNits = 1000;
 /** The colour tags of a tone-mapped rendition (the encoder writes them in its VUI, the muxer in `colr`). */
 const bt709Tags = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv'];
 
+/**
+ * The colour tags of a rendition: BT.709 for a tone-mapped one; BT.2100 (BT.2020 and the range's
+ * transfer) for an HDR one, which x265 writes in its VUI as HDR players look for it; none for the
+ * renditions of an SDR source, whose code values and description are the source's.
+ */
+function colourTags(settings: Pick<HlsEncodeSettings, 'toneMapFrom' | 'hdr'>): string[] {
+  if (settings.toneMapFrom) return bt709Tags;
+  if (!settings.hdr) return [];
+  const transfer = hdrTransferOf[settings.hdr];
+  return ['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc', '-color_range', 'tv'];
+}
+
 export function rateControlArgs(settings: HlsEncodeSettings): string[] {
   const kbps = settings.videoBitrateKbps;
   if (settings.constantQuality !== undefined) {
@@ -266,7 +283,7 @@ export function svtAv1PresetOf(preset: X264Preset): number {
  */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
-  const tags = settings.toneMapFrom ? bt709Tags : [];
+  const tags = colourTags(settings);
   const common = [
     '-pix_fmt',
     settings.pixelFormat,

@@ -129,7 +129,7 @@ const referenceToneMap =
   'scale=640:360,zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,' +
   'tonemap=tonemap=mobius:param=0.5:desat=0:peak=4.926108,zscale=t=bt709,format=gbrp16le,zscale=m=bt709:r=tv';
 
-test('an HDR10 and an HLG source: the H.264 ladder is SDR BT.709, its picture the reference tone map', async () => {
+test('an HDR10 and an HLG source: the H.264 ladder is SDR BT.709, its picture the reference tone map; HEVC stays HDR', async () => {
   const sources = await Promise.all(
     (['hdr10', 'hlg'] as const).map((hdr) =>
       makeClip({ seconds: 2, width: 640, height: 360, fps: 30, audio: false, hdr, path: join(workDir, `${hdr}.mp4`) }),
@@ -149,19 +149,28 @@ test('an HDR10 and an HLG source: the H.264 ladder is SDR BT.709, its picture th
         videoQuality: 'standard',
         allowPublicAccess: true,
         compressionRatio: 'ultrafast',
+        additionalCodecs: ['hevc'],
       });
       await farm.waitForStatus(videoID, 'ready', 180_000);
       return videoID;
     }),
   );
   for (const [k, source] of sources.entries()) {
+    const hdr = (['hdr10', 'hlg'] as const)[k]!;
     const masterUrl = `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoIds[k]}/master.m3u8`;
-    const [variant, ...others] = variantUrls(masterUrl, await (await fetch(masterUrl)).text());
-    assert.equal(others.length, 0, 'a 360p source on `standard`: one rung');
+    const master = await (await fetch(masterUrl)).text();
+    // A 360p source on `standard`: one rung, in H.264 (SDR) and in HEVC (the source's HDR).
+    const ranges = Object.fromEntries(
+      [...master.matchAll(/VIDEO-RANGE=(\w+)\n(\S+)/g)].map(([, range, uri]) => [uri!.split('/').pop(), range]),
+    );
+    assert.deepEqual(ranges, { 'video-360p.m3u8': 'SDR', 'video-360p-hevc.m3u8': { hdr10: 'PQ', hlg: 'HLG' }[hdr] });
+    const [sdr, hevc] = ['video-360p.m3u8', 'video-360p-hevc.m3u8'].map((name) =>
+      variantUrls(masterUrl, master).find((url) => url.endsWith(`/${name}`)),
+    );
     // Within 2 code values of 219 on the mean, 4 on the 10th and 90th percentiles: the encode's own
     // loss (its 500 kbps against the lossless reference moves them by under 0.2 here); the source's
     // code values passed through untouched are 9 to 40 away (PQ's and HLG's curves are not SDR's).
-    const [rendition, reference] = await Promise.all([lumaStats(variant!), lumaStats(source, referenceToneMap)]);
+    const [rendition, reference] = await Promise.all([lumaStats(sdr!), lumaStats(source, referenceToneMap)]);
     assert.ok(
       Math.abs(rendition.mean - reference.mean) <= 2,
       `${source} mean: ${rendition.mean} against ${reference.mean}`,
@@ -171,14 +180,25 @@ test('an HDR10 and an HLG source: the H.264 ladder is SDR BT.709, its picture th
         Math.abs(rendition[at] - reference[at]) <= 4,
         `${source} ${at}: ${rendition[at]} against ${reference[at]}`,
       );
-    const colour = await Promise.all(
-      ['pix_fmt', 'color_primaries', 'color_transfer', 'color_space'].map((field) =>
-        streamField(variant!, 'v:0', field),
-      ),
-    );
-    assert.deepEqual(colour, ['yuv420p', 'bt709', 'bt709', 'bt709'], source);
+    const colour = (variant: string) =>
+      Promise.all(
+        ['pix_fmt', 'color_primaries', 'color_transfer', 'color_space'].map((field) =>
+          streamField(variant, 'v:0', field),
+        ),
+      );
+    assert.deepEqual(await colour(sdr!), ['yuv420p', 'bt709', 'bt709', 'bt709'], source);
+    const transfer = { hdr10: 'smpte2084', hlg: 'arib-std-b67' }[hdr];
+    assert.deepEqual(await colour(hevc!), ['yuv420p10le', 'bt2020', transfer, 'bt2020nc'], `${source} in HEVC`);
+    assert.equal(await streamField(hevc!, 'v:0', 'profile'), 'Main 10');
     const details = await farm.kino.videos.get(farm.orgId, videoIds[k]!);
-    assert.equal(details.sourceDynamicRange, ['hdr10', 'hlg'][k], 'details say the source is HDR');
+    assert.equal(details.sourceDynamicRange, hdr, 'details say the source is HDR');
+    assert.deepEqual(
+      details.encodings.map((e) => [e.key, e.pixelFormat]),
+      [
+        ['360p', 'yuv420p'],
+        ['360p-hevc', 'yuv420p10b'],
+      ],
+    );
   }
 });
 

@@ -19,7 +19,7 @@ import {
 import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
-import { declaredVariant } from '../master-playlist.ts';
+import { declaredVariant, videoRangeOf } from '../master-playlist.ts';
 import { encodeGroups, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
@@ -480,6 +480,7 @@ async function writeMeasuredMasterPlaylist(videoId: string, renditions: Renditio
       codecs: outcome.codecs,
       bandwidth: outcome.bandwidth,
       averageBandwidth: outcome.averageBandwidth,
+      ...videoRangeOf(plan),
     })),
   });
 }
