@@ -39,11 +39,20 @@ type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'a
   dynamicRange?: string;
 };
 
-/** A dynamic range on the wire: empty is SDR (a probe, or a rendition, from before it was sent). */
-function hdrOf(value: string | undefined, what: string): HdrDynamicRange | undefined {
+/**
+ * A dynamic range on the wire as the HDR it is, undefined for SDR: empty is SDR (a probe, rendition
+ * or request from before it was sent); an unknown value is a malformed request.
+ */
+export function hdrOf(value: string | undefined, what: string): HdrDynamicRange | undefined {
   const range = value || 'sdr';
   if (!isOneOf(dynamicRanges, range)) throw new InvalidRequestError(`unknown dynamic range "${range}" of the ${what}`);
   return range === 'sdr' ? undefined : range;
+}
+
+/** A thumbnail's or storyboard's tone map (they are SDR JPEGs): the source's HDR, if it is. */
+export function toneMapOf(sourceDynamicRange: string): { toneMapFrom?: HdrDynamicRange } {
+  const hdr = hdrOf(sourceDynamicRange, 'source');
+  return hdr ? { toneMapFrom: hdr } : {};
 }
 
 /**

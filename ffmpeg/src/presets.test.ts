@@ -241,6 +241,31 @@ test('an HDR source: each rendition tone-mapped to SDR BT.709 at its own size, a
   assert.equal(valueOf(sdr, '-color_trc'), undefined);
 });
 
+test("an HDR source's thumbnails and storyboard tiles are tone-mapped as its SDR renditions are", () => {
+  const thumbnail = thumbnailArgs({
+    input: '/in.mp4',
+    timestampSeconds: 1,
+    width: 160,
+    height: 90,
+    output: '/t.jpg',
+    toneMapFrom: 'hlg',
+  });
+  assert.equal(valueOf(thumbnail, '-vf'), `${toneMapFilter('hlg', 'yuv444p')},${thumbnailFilter(160, 90)}`);
+  const sourceSize = thumbnailArgs({ input: '/in.mp4', timestampSeconds: 1, width: 0, height: 0, output: '/t.jpg' });
+  assert.equal(valueOf(sourceSize, '-vf'), undefined, 'an SDR source at its own size: no filter at all');
+  const storyboard = storyboardArgs({
+    input: '/in.mp4',
+    intervalSeconds: 2,
+    tileWidth: 160,
+    columns: 10,
+    rows: 10,
+    sheets: 1,
+    outputPattern: '/s-%d.jpg',
+    toneMapFrom: 'hdr10',
+  });
+  assert.ok(valueOf(storyboard, '-vf')!.startsWith(`fps=1/2,${toneMapFilter('hdr10', 'yuv420p')},scale=160:`));
+});
+
 test('an HDR rendition: HEVC Main 10 with the picture as it is, tagged BT.2020 with its transfer', () => {
   for (const [hdr, transfer] of [
     ['hdr10', 'smpte2084'],

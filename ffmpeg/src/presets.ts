@@ -538,6 +538,8 @@ export interface ThumbnailOptions {
   width: number;
   height: number;
   output: string;
+  /** Set: the source is HDR in this range; the JPEG is SDR, tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
@@ -552,8 +554,18 @@ export function thumbnailFilter(width: number, height: number): string | undefin
 }
 
 /** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
-export function thumbnailArgs({ input, timestampSeconds, width, height, output }: ThumbnailOptions): string[] {
-  const filter = thumbnailFilter(width, height);
+export function thumbnailArgs({
+  input,
+  timestampSeconds,
+  width,
+  height,
+  output,
+  toneMapFrom,
+}: ThumbnailOptions): string[] {
+  // Tone-mapped at the source's size (one frame), in 4:4:4 so that the exact size's crop stays exact.
+  const toSdr = toneMapFrom ? toneMapFilter(toneMapFrom, 'yuv444p') : undefined;
+  const resize = thumbnailFilter(width, height);
+  const filter = [toSdr, resize].filter(Boolean).join(',');
   return [
     ...inputArgsFor(input),
     '-ss',
@@ -584,6 +596,8 @@ export interface StoryboardOptions {
   sheets: number;
   /** An image2 pattern numbering sheets from 0 (storyboardSheetPattern in a job directory). */
   outputPattern: string;
+  /** Set: the source is HDR in this range; the tiles are tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 /**
@@ -600,7 +614,10 @@ export function storyboardArgs({
   rows,
   sheets,
   outputPattern,
+  toneMapFrom,
 }: StoryboardOptions): string[] {
+  // After the fps filter: only the frames kept are tone-mapped.
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv420p')},` : '';
   return [
     ...inputArgsFor(input),
     '-i',
@@ -609,7 +626,7 @@ export function storyboardArgs({
     '0:v:0',
     '-an',
     '-vf',
-    `fps=1/${formatNumber(intervalSeconds)},scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    `fps=1/${formatNumber(intervalSeconds)},${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
     '-frames:v',
     String(sheets),
     '-q:v',

@@ -6,7 +6,7 @@
 // gets its keys from the API's JWKS.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseHttp } from '@kino/analytics';
@@ -192,6 +192,14 @@ test('an HDR10 and an HLG source: the H.264 ladder is SDR BT.709, its picture th
     assert.equal(await streamField(hevc!, 'v:0', 'profile'), 'Main 10');
     const details = await farm.kino.videos.get(farm.orgId, videoIds[k]!);
     assert.equal(details.sourceDynamicRange, hdr, 'details say the source is HDR');
+    // The default thumbnail (the frame at a tenth of the video: frame 6 of 60) is SDR too.
+    const thumbnail = join(workDir, `${hdr}-thumbnail.jpg`);
+    await writeFile(thumbnail, Buffer.from(await (await fetch(details.thumbnailUrl!)).arrayBuffer()));
+    const [poster, frame] = await Promise.all([
+      lumaStats(thumbnail),
+      lumaStats(source, `trim=start_frame=6:end_frame=7,${referenceToneMap}`),
+    ]);
+    assert.ok(Math.abs(poster.mean - frame.mean) <= 2, `${source} thumbnail: ${poster.mean} against ${frame.mean}`);
     assert.deepEqual(
       details.encodings.map((e) => [e.key, e.pixelFormat]),
       [

@@ -702,6 +702,14 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
 }
 
 /**
+ * The source's range for a thumbnail or storyboard job, when it is HDR: an SDR source's inputs stay
+ * as they were before (and as the histories of its workflows recorded them).
+ */
+function hdrOf(probe: SourceProbe): { dynamicRange?: string } {
+  return probe.dynamicRange && probe.dynamicRange !== 'sdr' ? { dynamicRange: probe.dynamicRange } : {};
+}
+
+/**
  * The default thumbnail. A video without one still plays, so its failure is not the video's: this
  * never rejects (a cancelled workflow is cancelled through its encodes).
  */
@@ -712,6 +720,7 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
         videoId: job.videoId,
         storagePath: job.storagePath,
         timestampSeconds: probe.durationSeconds * thumbnailPosition,
+        ...hdrOf(probe),
       }),
     );
   } catch (error) {
@@ -729,6 +738,7 @@ async function makeStoryboard(job: VideoJob, probe: SourceProbe): Promise<string
         videoId: job.videoId,
         storagePath: job.storagePath,
         durationSeconds: probe.durationSeconds,
+        ...hdrOf(probe),
       }),
     );
   } catch (error) {
