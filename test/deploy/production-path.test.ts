@@ -7,7 +7,8 @@
 //      (what the image holds at /opt/kino); every Kino process runs from it with plain node, with
 //      the image's ENV and WORKDIR (built once for both files);
 //   2. the settings: compose's .env from deploy/.env.example, the ConfigMap and Secret of
-//      deploy/kubernetes/config.yaml, every value kept except the public addresses (below);
+//      deploy/kubernetes/01-config.yaml, every value kept except the public addresses (below) and
+//      the placeholder secrets, made with the commands the files give;
 //   3. the backing services with the file's credentials: for compose the services the file runs
 //      (PostgreSQL, Temporal's dev server, SeaweedFS checking signatures against the .env's keys,
 //      ClickHouse), for Kubernetes the external endpoints the ConfigMap and Secret name (the
@@ -24,7 +25,6 @@
 // Compose runs first; its Kino processes stop before the Kubernetes workloads start.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,12 +34,13 @@ import { makeClip } from '@kino/test/support/media';
 import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
 import {
   containerPort,
-  deployDir,
   kinoImage,
   kinoProcessOf,
   kubernetesServices,
   kubernetesWorkloads,
-  readEnvFile,
+  kubectlFiles,
+  makeEnvSecrets,
+  makeKubernetesSecrets,
   readKubernetesObjects,
   renderCompose,
   type ComposeService,
@@ -149,10 +150,11 @@ beforeAll(async () => {
   for (const name of composeHostNames) compose.hosts[name] = network.addHost(name);
   network.nameHosts(compose.hosts, Object.values(compose.hosts));
   const { hosts } = compose;
-  // The only values not from .env.example: where the test client (this machine) reaches the
+  // The only values not from .env.example: its secrets, made with the command the file gives for
+  // each (docs/production.md, step 2), and where the test client (this machine) reaches the
   // published ports, i.e. the addresses of the hosts that publish them. Every other value is the file's.
   compose.services = renderCompose({
-    ...readEnvFile(join(deployDir, '.env.example')),
+    ...makeEnvSecrets(),
     S3_PUBLIC_ENDPOINT: `http://${hosts.s3.address}:8333`,
     PUBLIC_DELIVERY_URL: `http://${hosts.delivery.address}:7081`,
   });
@@ -192,11 +194,9 @@ beforeAll(async () => {
 
   // Kubernetes: a host per Deployment and Job, named by the Service that selects its pods, else by
   // the object (an encode node, the bootstrap Job: no Service).
-  const objects = readKubernetesObjects(
-    readdirSync(join(deployDir, 'kubernetes'))
-      .filter((name) => name.endsWith('.yaml'))
-      .map((name) => join(deployDir, 'kubernetes', name)),
-  );
+  // The Secret's placeholders made, as docs/production.md (Kubernetes, step 3) makes them.
+  const objects = readKubernetesObjects(kubectlFiles());
+  makeKubernetesSecrets(objects);
   kubernetes.services = kubernetesServices(objects);
   for (const object of objects.filter((candidate) => candidate.kind === 'Deployment' || candidate.kind === 'Job')) {
     const name = `${object.kind}/${object.metadata.name}`;
