@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { findBinary, kinoBin, MALLOC_TUNABLES } from '@kino/dev';
+import { repoRoot } from '@kino/infra';
 import {
   deployDir,
   imageSettings,
@@ -297,6 +298,18 @@ describe('deploy/compose.yaml', () => {
       for (const key of given)
         assert.match(problems, new RegExp(`${key}: still the example value`), `service ${name} refuses its ${key}`);
     }
+  });
+
+  it("makes each secret in docs/production.md with the command .env.example's paragraph gives for it", () => {
+    const example = readFileSync(join(deployDir, '.env.example'), 'utf8');
+    const guide = readFileSync(join(repoRoot, 'docs', 'production.md'), 'utf8');
+    const made = [...example.matchAll(/^# Make it: (.+)\n([A-Z_][A-Z0-9_]*)=/gm)];
+    assert.ok(made.length >= 7, 'a command for each secret');
+    for (const [, command, name] of made)
+      assert.ok(
+        guide.includes(`sed -i "s|^${name}=.*|${name}=$(${command})|" deploy/.env`),
+        `docs/production.md makes ${name} with ${command}`,
+      );
   });
 
   it('names a variable .env leaves out instead of starting without it', () => {
