@@ -17,7 +17,8 @@
 //   4. each Kino service with EXACTLY the environment the file gives it plus what the image sets (its
 //      ENV line) and PATH/HOME, its command from the file, after `kino config check <process>`
 //      passes on that environment: bootstrap first (it prints the first API key and operator token),
-//      then the API, orchestrator, encode node and delivery;
+//      then the API, orchestrator, encode node and delivery; each Compose healthcheck, run on its
+//      service's host as Docker runs it, fails before the service starts and passes once it runs;
 //   5. a client outside those hosts (this process) uploads a video to the presigned URL the API
 //      hands out (on S3_PUBLIC_ENDPOINT), processes it, waits for `ready`;
 //   6. plays it from delivery with a signed URL: master playlist, every variant, every segment, and
@@ -27,9 +28,11 @@ import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Kino } from '@kino/sdk';
-import { startProcess, waitFor, WaitAbortedError, type ManagedProcess } from '@kino/dev';
+import { findBinary, startProcess, waitFor, WaitAbortedError, type ManagedProcess } from '@kino/dev';
 import { makeClip } from '@kino/test/support/media';
 import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
 import {
@@ -61,6 +64,8 @@ import {
   type BackingServiceSettings,
   type KinoImage,
 } from '@kino/test/support/production-farm';
+
+const execFileAsync = promisify(execFile);
 
 /** Every compose service that runs on a host of its own here (temporal-schema and temporal-namespace: the dev server needs neither). */
 const composeHostNames = [
@@ -127,6 +132,22 @@ function podHost(name: string): NetworkHost {
   const host = kubernetes.podHosts.get(name);
   assert.ok(host, `a host for ${name}`);
   return host;
+}
+
+/**
+ * A Compose service's healthcheck run on its host as Docker runs it in the container (no
+ * entrypoint, the container's network): `CMD node ...` with the image's node, any other program the
+ * machine's (curl for SeaweedFS's). Whether it passed (exit 0).
+ */
+async function composeHealthcheckPasses(name: ComposeHostName): Promise<boolean> {
+  const [form, program, ...args] = compose.services[name]!.healthcheck!.test;
+  assert.equal(form, 'CMD', `${name}'s healthcheck is CMD`);
+  const executable = program === 'node' ? image.node : findBinary(program!);
+  const [command, ...prefix] = compose.hosts[name].runIn;
+  return execFileAsync(command!, [...prefix, executable, ...args], { timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** A value the API's environment must have for this test to place the services it names. */
@@ -327,6 +348,11 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
   });
   const installation = readBootstrapOutput(await runtime.run(container('bootstrap')));
 
+  // The file's healthchecks, as Docker runs them: each fails while its service is not up yet.
+  for (const name of ['api', 'orchestrator', 'delivery', 'node'] as const)
+    assert.equal(await composeHealthcheckPasses(name), false, `${name}'s healthcheck fails before it starts`);
+  assert.ok(await composeHealthcheckPasses('s3'), "SeaweedFS's S3 answers its healthcheck");
+
   // docker compose up: the Kino services, each on its host; a node once the registry listens (compose:
   // depends_on, and the restart policy for a node that started first).
   for (const name of ['api', 'orchestrator', 'delivery'] as const) runtime.start(container(name));
@@ -366,6 +392,9 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
   runtime.start(container('node'));
   const client = new Kino({ apiUrl, apiKey: installation.apiKey, operatorToken: installation.operatorToken });
   await waitForActiveNode(client, () => ['api', 'orchestrator', 'node'].forEach((name) => runtime.assertRunning(name)));
+  // And each passes once its service runs.
+  for (const name of ['api', 'orchestrator', 'delivery', 'node'] as const)
+    assert.ok(await composeHealthcheckPasses(name), `${name}'s healthcheck passes while it runs`);
 
   // docs/production.md steps 5 and 6.
   await uploadProcessAndPlay({
