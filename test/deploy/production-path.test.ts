@@ -447,13 +447,16 @@ async function startServiceProxy(service: KubernetesService, port: number, targe
   );
 }
 
-/** Waits until a Deployment's pod passes its readinessProbe, probed on the pod's address as the kubelet does. */
-async function waitUntilReady(deployment: KubernetesWorkload): Promise<void> {
-  const probe = deployment.readinessProbe;
-  assert.ok(probe, `${deployment.name} has a readinessProbe`);
+/** Waits until a Deployment's pod passes its readiness (or liveness) probe, probed on the pod's address as the kubelet does. */
+async function waitUntilReady(
+  deployment: KubernetesWorkload,
+  kind: 'readinessProbe' | 'livenessProbe' = 'readinessProbe',
+): Promise<void> {
+  const probe = deployment[kind];
+  assert.ok(probe, `${deployment.name} has a ${kind}`);
   const address = podHost(deployment.name).address;
   await waitFor(
-    `${deployment.name} to pass its readinessProbe`,
+    `${deployment.name} to pass its ${kind}`,
     async () => {
       kubernetes.runtime.assertRunning(deployment.objectName);
       if (probe.tcpSocket) return connects(address, containerPort(deployment, probe.tcpSocket.port));
@@ -463,9 +466,7 @@ async function waitUntilReady(deployment: KubernetesWorkload): Promise<void> {
         );
         return (response.status >= 200 && response.status < 400) || undefined;
       }
-      throw new WaitAbortedError(
-        `${deployment.name}: a readinessProbe this test does not run: ${JSON.stringify(probe)}`,
-      );
+      throw new WaitAbortedError(`${deployment.name}: a ${kind} this test does not run: ${JSON.stringify(probe)}`);
     },
     { timeoutMs: 90_000, intervalMs: 250 },
   );
@@ -538,6 +539,9 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
   await waitForActiveNode(client, () =>
     ['kino-api', 'kino-orchestrator', 'kino-node'].forEach((name) => runtime.assertRunning(name)),
   );
+  // Every Deployment, the encode node too, passes its readiness and its liveness probe while it runs.
+  for (const deployment of [...servers, workload('Deployment/kino-node')])
+    for (const kind of ['readinessProbe', 'livenessProbe'] as const) await waitUntilReady(deployment, kind);
 
   // docs/production.md steps 5 and 6, on the ConfigMap's public addresses.
   const { S3_PUBLIC_ENDPOINT, DELIVERY_URL } = workload('Deployment/kino-api').environment;

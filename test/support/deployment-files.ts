@@ -154,7 +154,7 @@ interface KubernetesEnvVar {
   };
 }
 
-/** A readiness probe as these tests use it: a TCP connect or an HTTP GET, on a port by number or name. */
+/** A readiness or liveness probe as these tests use it: a TCP connect or an HTTP GET, on a port by number or name. */
 export interface KubernetesProbe {
   tcpSocket?: { port: number | string };
   httpGet?: { path: string; port: number | string };
@@ -209,6 +209,7 @@ export interface KubernetesWorkload {
   /** Where the container mounts its volumes. */
   mountPaths: string[];
   readinessProbe?: KubernetesProbe;
+  livenessProbe?: KubernetesProbe;
 }
 
 /** Every object of deploy/kubernetes/*.yaml. */
@@ -274,6 +275,7 @@ export function kubernetesWorkloads(
         ),
         mountPaths: (container.volumeMounts ?? []).map((mount) => mount.mountPath),
         ...(container.readinessProbe ? { readinessProbe: container.readinessProbe } : {}),
+        ...(container.livenessProbe ? { livenessProbe: container.livenessProbe } : {}),
       });
     }
   }
