@@ -13,7 +13,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
@@ -376,14 +376,14 @@ describe('deploy/compose.yaml', () => {
     assert.ok(mount, `a directory holding ${path} is mounted`);
     const [source, target] = mount;
     assert.ok(/^\.{0,2}\//.test(source!), `${target} comes from a directory of the repository`);
-    assert.ok(
-      existsSync(join(deployDir, source!, path.slice(target!.length))),
-      `deploy/${source}${path.slice(target!.length)} exists`,
-    );
+    const file = join(deployDir, source!, path.slice(target!.length));
+    assert.ok(existsSync(file), `deploy/${source}${path.slice(target!.length)} exists`);
+    // The server's file-based client reads a YAML map of settings.
+    const settings: unknown = parse(readFileSync(file, 'utf8'));
+    assert.ok(settings && typeof settings === 'object' && !Array.isArray(settings), `${file} is a YAML map`);
     // The entrypoint binds to the container's own address unless BIND_ON_IP says otherwise.
     if (temporal.healthcheck!.test.some((word) => word.includes('127.0.0.1')))
       assert.equal(temporal.environment.BIND_ON_IP, '0.0.0.0', 'the healthcheck reaches loopback');
-    assert.equal(dirname(path), target);
   });
 
   it('limits the memory and CPUs of every long-running Kino service', () => {

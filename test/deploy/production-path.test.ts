@@ -29,7 +29,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kino } from '@kino/sdk';
 import { findBinary, startProcess, waitFor, WaitAbortedError, type ManagedProcess } from '@kino/dev';
@@ -67,7 +67,7 @@ import {
 
 const execFileAsync = promisify(execFile);
 
-/** Every compose service that runs on a host of its own here (temporal-schema and temporal-namespace: the dev server needs neither). */
+/** Every compose service that runs on a host of its own here (temporal-schema: the dev server needs none; temporal-namespace's script runs on bootstrap's host). */
 const composeHostNames = [
   'postgres',
   'temporal',
@@ -338,6 +338,17 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
 
   // The backing services hold the file's credentials and check them: wrong ones are refused.
   await assertCredentialsChecked(compose.backing, services.bootstrap!.environment);
+
+  // temporal-namespace's script as the file gives it, with the shell and the Temporal CLI its image
+  // holds, on a host of the network: it waits for the cluster to answer healthy, then finds Kino's
+  // namespace (the dev server made it) or registers it.
+  const namespaceJob = services['temporal-namespace']!;
+  const [shell, ...shellFlags] = namespaceJob.entrypoint!;
+  const [netns, ...inHost] = hosts.bootstrap.runIn;
+  await execFileAsync(netns!, [...inHost, shell!, ...shellFlags, ...namespaceJob.command!], {
+    env: { PATH: `${dirname(findBinary('temporal'))}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '/' },
+    timeout: 150_000,
+  });
 
   // docs/production.md step 4: bootstrap, then its output.
   const container = (name: ComposeHostName) => ({
