@@ -386,10 +386,12 @@ describe('deploy/compose.yaml', () => {
       assert.equal(temporal.environment.BIND_ON_IP, '0.0.0.0', 'the healthcheck reaches loopback');
   });
 
-  it('limits the memory and CPUs of every long-running Kino service', () => {
+  it('limits the memory and CPUs of every long-running Kino service, each CPU limit one a 2-core host accepts', () => {
     for (const [name, service] of Object.entries(rendered()).filter(([, s]) => s.image === image && longRunning(s))) {
       const limits = service.deploy?.resources?.limits;
       assert.ok(limits?.memory && limits.cpus, `${name} has deploy.resources.limits memory and cpus`);
+      // Docker refuses to create a container whose CPU limit exceeds the host's CPU count.
+      assert.ok(Number(limits.cpus) <= 2, `${name}'s CPU limit ${limits.cpus} starts on a 2-core host`);
     }
   });
 
