@@ -15,6 +15,7 @@ export const testSource: ProbeResult__Output = {
   frameCount: 100,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   audioChannels: 2,
@@ -39,6 +40,7 @@ export const test90pSpec: RenditionSpec__Output = {
   segmentSeconds: 2,
   videoCodec: 'h264',
   minQuantizer: 0,
+  dynamicRange: '',
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

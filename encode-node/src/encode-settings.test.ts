@@ -19,6 +19,7 @@ const spec: RenditionSpec__Output = {
   segmentSeconds: 6,
   videoCodec: 'h264',
   minQuantizer: 0,
+  dynamicRange: '',
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
@@ -118,4 +119,30 @@ test('a rendition names its codec (none: H.264, as orchestrators before other co
     () => resolveHlsSettings({ ...spec, videoCodec: 'av1', minQuantizer: 18 }, source),
     /for H.264 renditions/,
   );
+});
+
+test('every rendition of an HDR source is tone-mapped from its transfer; an SDR source, or a probe without a dynamic range, is not', () => {
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: 'hdr10' }).toneMapFrom, 'hdr10');
+  assert.equal(
+    resolveHlsSettings({ ...spec, videoCodec: 'hevc' }, { ...source, dynamicRange: 'hlg' }).toneMapFrom,
+    'hlg',
+  );
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: 'sdr' }).toneMapFrom, undefined);
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: '' }).toneMapFrom, undefined);
+  assert.equal(resolveHlsSettings(spec, source).toneMapFrom, undefined);
+  assert.throws(() => resolveHlsSettings(spec, { ...source, dynamicRange: 'dolby' }), InvalidRequestError);
+});
+
+test('an HDR rendition (10-bit HEVC of an HDR source, in its range) keeps the picture; anything else HDR is refused', () => {
+  const hdrSpec = { ...spec, videoCodec: 'hevc', pixelFormat: 'yuv420p10b', dynamicRange: 'hlg' };
+  const settings = resolveHlsSettings(hdrSpec, { ...source, dynamicRange: 'hlg' });
+  assert.deepEqual([settings.hdr, settings.toneMapFrom, settings.pixelFormat], ['hlg', undefined, 'yuv420p10le']);
+  for (const [wrong, from] of [
+    [hdrSpec, 'hdr10'], // HLG made from PQ
+    [hdrSpec, 'sdr'], // HDR made from SDR
+    [{ ...hdrSpec, videoCodec: 'h264' }, 'hlg'], // HDR in H.264
+    [{ ...hdrSpec, pixelFormat: 'yuv420p' }, 'hlg'], // HDR in 8 bits
+    [{ ...hdrSpec, dynamicRange: 'dolby' }, 'hlg'],
+  ] as const)
+    assert.throws(() => resolveHlsSettings(wrong, { ...source, dynamicRange: from }), InvalidRequestError);
 });

@@ -9,6 +9,7 @@ import {
   videoBufferOf,
   x264Presets,
   type AudioEncoding,
+  type HdrDynamicRange,
   type VideoCodec,
   type X264PixelFormat,
   type X264Preset,
@@ -24,6 +25,16 @@ export interface HlsEncodeSettings {
   frameRate: number;
   capFrameRate: boolean;
   pixelFormat: X264PixelFormat;
+  /**
+   * Set: the source is HDR in this dynamic range and the rendition is SDR, so its picture is
+   * tone-mapped to BT.709 (toneMapFilter) and tagged so; absent: the source's code values, untouched.
+   */
+  toneMapFrom?: HdrDynamicRange;
+  /**
+   * Set: an HDR rendition in this range (10-bit HEVC), its picture the source's, tagged BT.2020 with
+   * the range's transfer; never with `toneMapFrom`.
+   */
+  hdr?: HdrDynamicRange;
   /** h264: libx264; hevc: libx265; av1: libsvtav1, which only the quality ffmpeg (quality.ts) runs. */
   videoCodec: VideoCodec;
   /** The speed of the encoder, in x264's names (x265 takes the same; SVT-AV1's are mapped). */
@@ -171,7 +182,57 @@ export function videoFilterChain(settings: HlsEncodeSettings): string {
   // The orchestrator computed a size with the source's display aspect; setsar=1 makes pixels square
   // so RESOLUTION in the master playlist is what players show.
   filters.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
+  // After scaling: the tone map (float RGB) costs per pixel, and a rung is smaller than the source.
+  if (settings.toneMapFrom) filters.push(toneMapFilter(settings.toneMapFrom, settings.pixelFormat));
   return filters.join(',');
+}
+
+/** zscale's name of each HDR transfer. */
+const hdrTransferOf: Readonly<Record<HdrDynamicRange, string>> = { hdr10: 'smpte2084', hlg: 'arib-std-b67' };
+
+/**
+ * HDR (PQ or HLG, BT.2020) to SDR BT.709, chosen by measurement (bench/tone-map/run.sh,
+ * docs/decisions/encoding.md "HDR sources"): to linear light with BT.2408's HDR reference white
+ * (203 cd/m²) as 1.0, so the SDR part of an HDR picture keeps its level; to BT.709 primaries; then
+ * Möbius, linear up to half of reference white and rolling off above it to a 1000 cd/m² peak (the
+ * HLG reference display, and the mastering peak of most HDR10), no desaturation; the colours
+ * BT.709 cannot show clipped to its gamut. The input's transfer, primaries and matrix are stated:
+ * HDR of either transfer is BT.2100 (BT.2020 primaries, non-constant-luminance matrix), and a
+ * stream tagged with its transfer alone still converts.
+ */
+export function toneMapFilter(from: HdrDynamicRange, pixelFormat: X264PixelFormat): string {
+  return [
+    `zscale=tin=${hdrTransferOf[from]}:pin=bt2020:min=bt2020nc:t=linear:p=bt2020:npl=${hdrReferenceWhiteNits}`,
+    'format=gbrpf32le',
+    'zscale=p=bt709',
+    `tonemap=tonemap=mobius:param=0.5:desat=0:peak=${formatNumber(hdrPeakNits / hdrReferenceWhiteNits)}`,
+    // Colours outside BT.709 come out of the primaries' conversion with negative components, which
+    // would drag the luma below black: clipped to the gamut in integer RGB before the matrix.
+    'zscale=t=bt709',
+    'format=gbrp16le',
+    'zscale=m=bt709:r=tv',
+    `format=${pixelFormat}`,
+  ].join(',');
+}
+
+/** BT.2408's HDR reference white (diffuse white, graphics white), cd/m²: SDR's 100 % in a tone map. */
+const hdrReferenceWhiteNits = 203;
+/** The brightest an HDR source is taken to be, cd/m² (brighter clips to SDR's white). */
+const hdrPeakNits = 1000;
+
+/** The colour tags of a tone-mapped rendition (the encoder writes them in its VUI, the muxer in `colr`). */
+const bt709Tags = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv'];
+
+/**
+ * The colour tags of a rendition: BT.709 for a tone-mapped one; BT.2100 (BT.2020 and the range's
+ * transfer) for an HDR one, which x265 writes in its VUI as HDR players look for it; none for the
+ * renditions of an SDR source, whose code values and description are the source's.
+ */
+function colourTags(settings: Pick<HlsEncodeSettings, 'toneMapFrom' | 'hdr'>): string[] {
+  if (settings.toneMapFrom) return bt709Tags;
+  if (!settings.hdr) return [];
+  const transfer = hdrTransferOf[settings.hdr];
+  return ['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc', '-color_range', 'tv'];
 }
 
 export function rateControlArgs(settings: HlsEncodeSettings): string[] {
@@ -222,9 +283,11 @@ export function svtAv1PresetOf(preset: X264Preset): number {
  */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
+  const tags = colourTags(settings);
   const common = [
     '-pix_fmt',
     settings.pixelFormat,
+    ...tags,
     ...rateControlArgs(settings),
     '-g',
     gop,
@@ -240,6 +303,7 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
         settings.x264Preset,
         '-pix_fmt',
         settings.pixelFormat,
+        ...tags,
         ...rateControlArgs(settings),
         ...keyframeArgs(settings, endSeconds),
         '-threads',
@@ -482,6 +546,8 @@ export interface ThumbnailOptions {
   width: number;
   height: number;
   output: string;
+  /** Set: the source is HDR in this range; the JPEG is SDR, tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
@@ -496,8 +562,18 @@ export function thumbnailFilter(width: number, height: number): string | undefin
 }
 
 /** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
-export function thumbnailArgs({ input, timestampSeconds, width, height, output }: ThumbnailOptions): string[] {
-  const filter = thumbnailFilter(width, height);
+export function thumbnailArgs({
+  input,
+  timestampSeconds,
+  width,
+  height,
+  output,
+  toneMapFrom,
+}: ThumbnailOptions): string[] {
+  // Tone-mapped at the source's size (one frame), in 4:4:4 so that the exact size's crop stays exact.
+  const toSdr = toneMapFrom ? toneMapFilter(toneMapFrom, 'yuv444p') : undefined;
+  const resize = thumbnailFilter(width, height);
+  const filter = [toSdr, resize].filter(Boolean).join(',');
   return [
     ...inputArgsFor(input),
     '-ss',
@@ -528,6 +604,8 @@ export interface StoryboardOptions {
   sheets: number;
   /** An image2 pattern numbering sheets from 0 (storyboardSheetPattern in a job directory). */
   outputPattern: string;
+  /** Set: the source is HDR in this range; the tiles are tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 /**
@@ -544,7 +622,10 @@ export function storyboardArgs({
   rows,
   sheets,
   outputPattern,
+  toneMapFrom,
 }: StoryboardOptions): string[] {
+  // After the fps filter: only the frames kept are tone-mapped.
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv420p')},` : '';
   return [
     ...inputArgsFor(input),
     '-i',
@@ -553,7 +634,7 @@ export function storyboardArgs({
     '0:v:0',
     '-an',
     '-vf',
-    `fps=1/${formatNumber(intervalSeconds)},scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    `fps=1/${formatNumber(intervalSeconds)},${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
     '-frames:v',
     String(sheets),
     '-q:v',

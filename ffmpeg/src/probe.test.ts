@@ -122,3 +122,51 @@ test('a source with sound and no picture is audio-only: no size, no frame rate, 
   assert.equal(streamDuration.durationSeconds, 3.5);
   assert.equal(isAudioOnly(parseProbeJson(clip)), false);
 });
+
+test('HDR by the transfer: PQ is hdr10, HLG is hlg, anything else sdr', () => {
+  const withTransfer = (color_transfer: string | undefined) => {
+    const source = structuredClone(clip);
+    Object.assign(source.streams![0]!, {
+      codec_name: 'hevc',
+      pix_fmt: 'yuv420p10le',
+      color_primaries: 'bt2020',
+      color_space: 'bt2020nc',
+      color_transfer,
+    });
+    return parseProbeJson(source).dynamicRange;
+  };
+  assert.equal(withTransfer('smpte2084'), 'hdr10');
+  assert.equal(withTransfer('arib-std-b67'), 'hlg');
+  // BT.2020 primaries alone (a wide-gamut SDR file) are not HDR; nor is an untagged stream.
+  assert.equal(withTransfer('bt2020-10'), 'sdr');
+  assert.equal(withTransfer('bt709'), 'sdr');
+  assert.equal(withTransfer(undefined), 'sdr');
+  assert.equal(parseProbeJson(clip).dynamicRange, 'sdr');
+});
+
+test('a Dolby Vision profile 8.1 phone video is its HDR10 base layer, rotated and all', () => {
+  // ffprobe 5.1's stream of an iPhone-style DV 8.x file: the DOVI record beside the display matrix.
+  const dolbyVision = structuredClone(clip);
+  Object.assign(dolbyVision.streams![0]!, {
+    codec_name: 'hevc',
+    pix_fmt: 'yuv420p10le',
+    color_transfer: 'smpte2084',
+    side_data_list: [
+      {
+        side_data_type: 'DOVI configuration record',
+        dv_version_major: 1,
+        dv_version_minor: 0,
+        dv_profile: 8,
+        dv_level: 4,
+        rpu_present_flag: 1,
+        el_present_flag: 0,
+        bl_present_flag: 1,
+        dv_bl_signal_compatibility_id: 1,
+      },
+      { side_data_type: 'Display Matrix', displaymatrix: '...', rotation: -90 },
+    ],
+  });
+  const info = parseProbeJson(dolbyVision);
+  assert.equal(info.dynamicRange, 'hdr10');
+  assert.deepEqual([info.width, info.height, info.rotation], [360, 640, 270]);
+});

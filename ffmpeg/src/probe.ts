@@ -1,5 +1,6 @@
 // ffprobe of a source: the facts the ladder is planned from. Parsing is a pure function of
 // ffprobe's JSON so odd files (rotated phones, anamorphic DVDs, audio-only) are unit-tested.
+import type { DynamicRange } from '@kino/proto/contract';
 import { inputArgsFor, runFfprobe } from './command.ts';
 
 export interface MediaInfo {
@@ -22,6 +23,8 @@ export interface MediaInfo {
   frameCount: number;
   videoCodec: string;
   pixelFormat: string;
+  /** From the video's transfer characteristics (dynamicRangeOf); `sdr` for an audio-only source. */
+  dynamicRange: DynamicRange;
   hasAudio: boolean;
   audioCodec: string;
   audioChannels: number;
@@ -44,6 +47,7 @@ interface ProbeStream {
   width?: number;
   height?: number;
   pix_fmt?: string;
+  color_transfer?: string;
   sample_aspect_ratio?: string;
   avg_frame_rate?: string;
   r_frame_rate?: string;
@@ -53,6 +57,7 @@ interface ProbeStream {
   sample_rate?: string;
   disposition?: { attached_pic?: number };
   tags?: Record<string, string>;
+  /** Display matrix (rotation), Dolby Vision configuration, mastering display, content light level... */
   side_data_list?: { side_data_type?: string; rotation?: number }[];
 }
 
@@ -79,6 +84,18 @@ function rotationOf(stream: ProbeStream): number {
   const degrees = fromMatrix ?? Number.parseFloat(stream.tags?.rotate ?? '0');
   if (!Number.isFinite(degrees)) return 0;
   return ((Math.round(degrees) % 360) + 360) % 360;
+}
+
+/**
+ * HDR by the transfer the stream is tagged with: PQ (`smpte2084`) or HLG (`arib-std-b67`). A Dolby
+ * Vision profile 8 stream carries one of them in its base layer, which is what ffmpeg decodes (its
+ * enhancement metadata is ignored), so it is HDR10 or HLG here; profile 5 (IPTPQc2, no base layer
+ * any other player decodes) is not recognised as HDR and is refused by no one: it comes out as SDR.
+ */
+export function dynamicRangeOf(colorTransfer: string | undefined): DynamicRange {
+  if (colorTransfer === 'smpte2084') return 'hdr10';
+  if (colorTransfer === 'arib-std-b67') return 'hlg';
+  return 'sdr';
 }
 
 // Demuxers of single pictures: an uploaded JPEG or PNG "has a video stream" but is not a video.
@@ -130,6 +147,7 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
     frameCount,
     videoCodec: video.codec_name ?? '',
     pixelFormat: video.pix_fmt ?? '',
+    dynamicRange: dynamicRangeOf(video.color_transfer),
     hasAudio: audio !== undefined,
     audioCodec: audio?.codec_name ?? '',
     audioChannels: audio?.channels ?? 0,
@@ -159,6 +177,7 @@ function audioOnly(
     frameCount: 0,
     videoCodec: '',
     pixelFormat: '',
+    dynamicRange: 'sdr',
     hasAudio: true,
     audioCodec: audio.codec_name ?? '',
     audioChannels: audio.channels ?? 0,

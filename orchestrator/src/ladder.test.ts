@@ -329,3 +329,23 @@ test('quality is measured for content-aware videos and videos with other codecs,
   assert.equal(measuresQuality({ encodingMode: 'fixed', additionalCodecs: ['av1'] }), true);
   assert.equal(measuresQuality({}), false, 'a video stored before either existed');
 });
+
+test('an HDR source: its HEVC renditions stay HDR in its transfer, 10-bit; the H.264 and AV1 renditions are SDR', () => {
+  for (const dynamicRange of ['hdr10', 'hlg'] as const) {
+    const ladder = planLadder(
+      'standard',
+      { ...fullHd, dynamicRange },
+      { ...defaults, additionalCodecs: ['hevc', 'av1'] },
+    );
+    for (const plan of ladder) {
+      const hevc = plan.videoCodec === 'hevc';
+      assert.equal(plan.dynamicRange, hevc ? dynamicRange : undefined, plan.key);
+      assert.equal(plan.pixelFormat, hevc ? 'yuv420p10b' : 'yuv420p', plan.key);
+    }
+  }
+  // An SDR source, or a probe from before the range was read: no HDR rendition.
+  for (const source of [{ ...fullHd, dynamicRange: 'sdr' }, { ...fullHd, dynamicRange: '' }, fullHd])
+    assert.ok(
+      planLadder('standard', source, { ...defaults, additionalCodecs: ['hevc'] }).every((r) => !r.dynamicRange),
+    );
+});

@@ -25,6 +25,10 @@
 //   `720p-av1` or `720p-hevc`, at a share of the rung's bitrate that still looks at least as good
 //   (codecBitrateShare), single-pass, on the same keyframe grid, AV1 never faster than SVT-AV1's
 //   preset 8 (av1FastestPreset); the H.264 ladder always stays and comes first. The floor is H.264's only.
+// - An HDR source (issue 52): the H.264 ladder (and AV1) is SDR, tone-mapped on the node; its HEVC
+//   renditions stay HDR in the source's transfer, in Main 10 (`yuv420p10b`), marked with their
+//   VIDEO-RANGE in the master: asking for `hevc` is asking for what Apple's HDR ladder is, so it
+//   takes no option of its own (docs/decisions/encoding.md#hdr-sources).
 // Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
@@ -36,6 +40,7 @@ import {
   type AdditionalVideoCodec,
   type AudioCodec,
   type EncodingParameters,
+  type HdrDynamicRange,
   type VideoCodec,
   type VideoQuality,
   type X264Preset,
@@ -101,6 +106,8 @@ export interface LadderSource {
   height: number;
   frameRate: number;
   hasAudio: boolean;
+  /** The probe's (`sdr`, `hdr10`, `hlg`); absent or empty in probes from before it was read: SDR. */
+  dynamicRange?: string;
 }
 
 /**
@@ -131,6 +138,11 @@ export interface RenditionPlan extends Pick<
   videoCodec?: VideoCodec;
   /** A content-aware rung's quantizer floor; absent: none. */
   minQuantizer?: number;
+  /**
+   * An HDR rendition in the source's transfer (HEVC Main 10 of an HDR source); absent: SDR BT.709,
+   * tone-mapped when the source is HDR (plans recorded before HDR renditions have none).
+   */
+  dynamicRange?: HdrDynamicRange;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
@@ -191,11 +203,21 @@ export function planLadder(
   });
   // In the contract's order, whatever the request's: the same parameters plan the same ladder.
   const codecs = additionalVideoCodecs.filter((codec) => parameters.additionalCodecs?.includes(codec));
-  return [...h264, ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec)))];
+  const hdr = hdrOf(source);
+  return [...h264, ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec, hdr)))];
+}
+
+/** The source's HDR, when it is: what an HEVC rendition keeps. */
+function hdrOf(source: LadderSource): HdrDynamicRange | undefined {
+  return source.dynamicRange === 'hdr10' || source.dynamicRange === 'hlg' ? source.dynamicRange : undefined;
 }
 
 /** The rendition of an H.264 rung in another codec (see the decisions above). */
-function codecRendition({ minQuantizer: _floor, ...rung }: RenditionPlan, codec: AdditionalVideoCodec): RenditionPlan {
+function codecRendition(
+  { minQuantizer: _floor, ...rung }: RenditionPlan,
+  codec: AdditionalVideoCodec,
+  hdr: HdrDynamicRange | undefined,
+): RenditionPlan {
   const slower = (a: X264Preset, b: X264Preset) => (x264Presets.indexOf(a) >= x264Presets.indexOf(b) ? a : b);
   return {
     ...rung,
@@ -204,6 +226,8 @@ function codecRendition({ minQuantizer: _floor, ...rung }: RenditionPlan, codec:
     videoBitrateKbps: Math.round(rung.videoBitrateKbps * codecBitrateShare[codec]),
     twoPass: false,
     x264Preset: codec === 'av1' ? slower(rung.x264Preset, av1FastestPreset) : rung.x264Preset,
+    // HEVC of an HDR source stays HDR, in Main 10 (HDR in 8 bits bands): Apple's HDR rendition.
+    ...(codec === 'hevc' && hdr ? { dynamicRange: hdr, pixelFormat: 'yuv420p10b' as const } : {}),
   };
 }
 

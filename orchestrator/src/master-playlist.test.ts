@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { renderMasterPlaylist, segmentBitsPerSecond } from './master-playlist.ts';
+import { declaredVariant, renderMasterPlaylist, segmentBitsPerSecond, videoRangeOf } from './master-playlist.ts';
 
 test('master playlist lists every variant, lowest bandwidth first, with relative URIs', () => {
   const text = renderMasterPlaylist([
@@ -79,4 +79,47 @@ test('a stream in its segments: the media rate and 5 % for the container, rounde
   assert.equal(segmentBitsPerSecond(500 + 128), 659_400);
   assert.equal(segmentBitsPerSecond(48), 50_400, 'the lowest rate written: aac-he-v2 alone');
   assert.equal(segmentBitsPerSecond(0.0001), 1, 'never rounded down');
+});
+
+test("a master with an HDR variant says every variant's VIDEO-RANGE (PQ or HLG, SDR on the others); one of SDR alone says none", () => {
+  const variant = (key: string, bandwidth: number, videoRange?: 'SDR' | 'PQ' | 'HLG') => ({
+    key,
+    width: 1280,
+    height: 720,
+    frameRate: 30,
+    codecs: key.endsWith('hevc') ? 'hvc1.2.4.L93.B0,mp4a.40.2' : 'avc1.64001f,mp4a.40.2',
+    bandwidth,
+    averageBandwidth: bandwidth,
+    ...(videoRange ? { videoRange } : {}),
+  });
+  for (const hdr of ['PQ', 'HLG'] as const) {
+    const lines = renderMasterPlaylist([variant('720p', 3_000_000, 'SDR'), variant('720p-hevc', 2_000_000, hdr)])
+      .split('\n')
+      .filter((line) => line.startsWith('#EXT-X-STREAM-INF:'));
+    assert.deepEqual(
+      lines.map((line) => line.match(/,VIDEO-RANGE=(\w+)$/)?.[1]),
+      [hdr, 'SDR'],
+    );
+  }
+  const sdr = renderMasterPlaylist([variant('720p', 3_000_000, 'SDR'), variant('480p', 1_000_000)]);
+  assert.doesNotMatch(sdr, /VIDEO-RANGE/);
+  assert.deepEqual(
+    [videoRangeOf({ dynamicRange: 'hdr10' }), videoRangeOf({ dynamicRange: 'hlg' }), videoRangeOf({})],
+    [{ videoRange: 'PQ' }, { videoRange: 'HLG' }, {}],
+  );
+  const declared = declaredVariant(
+    {
+      key: '720p-hevc',
+      width: 1280,
+      height: 720,
+      frameRate: 30,
+      rateControlMode: 'variableBitrate',
+      videoBitrateKbps: 1875,
+      audioBitrateKbps: 128,
+      segmentSeconds: 6,
+      dynamicRange: 'hlg',
+    },
+    { width: 1280, height: 720, codecs: 'hvc1.2.4.L93.B0,mp4a.40.2' },
+  );
+  assert.equal(declared.videoRange, 'HLG', 'a just-in-time master says it too');
 });

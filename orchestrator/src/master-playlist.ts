@@ -15,11 +15,28 @@ export interface MasterVariant {
   bandwidth: number;
   /** Average bits per second over the whole rendition (AVERAGE-BANDWIDTH). */
   averageBandwidth: number;
+  /** VIDEO-RANGE: SDR, or the HDR transfer of an HDR rendition (absent: SDR, as in plans of before). */
+  videoRange?: VideoRange;
+}
+
+export type VideoRange = 'SDR' | 'PQ' | 'HLG';
+
+/**
+ * A rendition's VIDEO-RANGE in its variant: the transfer of an HDR rendition; none for an SDR one,
+ * SDR being what an absent one means (so the variants of an SDR video are as they were).
+ */
+export function videoRangeOf(plan: Pick<RenditionPlan, 'dynamicRange'>): Pick<MasterVariant, 'videoRange'> {
+  if (plan.dynamicRange === 'hdr10') return { videoRange: 'PQ' };
+  if (plan.dynamicRange === 'hlg') return { videoRange: 'HLG' };
+  return {};
 }
 
 export function renderMasterPlaylist(variants: readonly MasterVariant[]): string {
   if (variants.length === 0) throw new Error('a master playlist needs at least one variant');
   const lines = ['#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-INDEPENDENT-SEGMENTS'];
+  // A master with an HDR variant says every variant's range (Apple's rules: players then skip what
+  // their screen cannot show); one of SDR variants alone says none, SDR being what an absent one means.
+  const withRanges = variants.some((v) => v.videoRange !== undefined && v.videoRange !== 'SDR');
   // Lowest first: players that start with the first listed variant start fast.
   for (const v of [...variants].sort((a, b) => a.bandwidth - b.bandwidth)) {
     // An audio-only variant (no picture: width, height and frame rate 0) has no RESOLUTION or FRAME-RATE.
@@ -30,6 +47,7 @@ export function renderMasterPlaylist(variants: readonly MasterVariant[]): string
       ...(picture ? [`RESOLUTION=${v.width}x${v.height}`] : []),
       `CODECS="${v.codecs}"`,
       ...(picture && v.frameRate > 0 ? [`FRAME-RATE=${v.frameRate.toFixed(3)}`] : []),
+      ...(picture && withRanges ? [`VIDEO-RANGE=${v.videoRange ?? 'SDR'}`] : []),
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/${hlsPlaylistName}`);
   }
@@ -67,6 +85,7 @@ export function declaredVariant(
     | 'videoBitrateKbps'
     | 'audioBitrateKbps'
     | 'segmentSeconds'
+    | 'dynamicRange'
   >,
   made: { width: number; height: number; codecs: string },
 ): MasterVariant {
@@ -79,5 +98,6 @@ export function declaredVariant(
     codecs: made.codecs,
     bandwidth: bits(declaredPeakKbps(plan.rateControlMode, plan.videoBitrateKbps, plan.segmentSeconds)),
     averageBandwidth: bits(plan.videoBitrateKbps),
+    ...videoRangeOf(plan),
   };
 }

@@ -56,6 +56,7 @@ const probe720: SourceProbe = {
   frameCount: 120,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   formatName: 'mov,mp4,m4a,3gp,3g2,mj2',

@@ -25,6 +25,7 @@ export async function runProbeJob({
     frameCount: info.frameCount,
     videoCodec: info.videoCodec,
     pixelFormat: info.pixelFormat,
+    dynamicRange: info.dynamicRange,
     hasAudio: info.hasAudio,
     audioCodec: info.audioCodec,
     audioChannels: info.audioChannels,

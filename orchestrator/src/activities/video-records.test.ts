@@ -43,6 +43,7 @@ const probe: SourceProbe = {
   frameCount: 120,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   formatName: 'mov',

@@ -26,6 +26,7 @@ test('probe: an empty or missing upload, or a file with neither picture nor soun
     frameCount: 0,
     videoCodec: '',
     pixelFormat: '',
+    dynamicRange: 'sdr',
     hasAudio: true,
     audioCodec: 'aac',
     audioChannels: 2,

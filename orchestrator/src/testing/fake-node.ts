@@ -83,6 +83,7 @@ export const probedSource: ProbeResult__Output = {
   frameCount: 120,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   audioChannels: 2,

@@ -19,7 +19,7 @@ import {
 import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
-import { declaredVariant } from '../master-playlist.ts';
+import { declaredVariant, videoRangeOf } from '../master-playlist.ts';
 import { encodeGroups, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
@@ -480,6 +480,7 @@ async function writeMeasuredMasterPlaylist(videoId: string, renditions: Renditio
       codecs: outcome.codecs,
       bandwidth: outcome.bandwidth,
       averageBandwidth: outcome.averageBandwidth,
+      ...videoRangeOf(plan),
     })),
   });
 }
@@ -701,6 +702,14 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
 }
 
 /**
+ * The source's range for a thumbnail or storyboard job, when it is HDR: an SDR source's inputs stay
+ * as they were before (and as the histories of its workflows recorded them).
+ */
+function hdrOf(probe: SourceProbe): { dynamicRange?: string } {
+  return probe.dynamicRange && probe.dynamicRange !== 'sdr' ? { dynamicRange: probe.dynamicRange } : {};
+}
+
+/**
  * The default thumbnail. A video without one still plays, so its failure is not the video's: this
  * never rejects (a cancelled workflow is cancelled through its encodes).
  */
@@ -711,6 +720,7 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
         videoId: job.videoId,
         storagePath: job.storagePath,
         timestampSeconds: probe.durationSeconds * thumbnailPosition,
+        ...hdrOf(probe),
       }),
     );
   } catch (error) {
@@ -728,6 +738,7 @@ async function makeStoryboard(job: VideoJob, probe: SourceProbe): Promise<string
         videoId: job.videoId,
         storagePath: job.storagePath,
         durationSeconds: probe.durationSeconds,
+        ...hdrOf(probe),
       }),
     );
   } catch (error) {

@@ -28,6 +28,11 @@ export interface ProbeResult {
    * duration_seconds: where the keyframes of an encode end.
    */
   'videoDurationSeconds'?: (number | string);
+  /**
+   * sdr, hdr10 or hlg, from the video's transfer characteristics (the contract's dynamicRanges);
+   * empty from nodes before it: sdr.
+   */
+  'dynamicRange'?: (string);
 }
 
 /**
@@ -56,4 +61,9 @@ export interface ProbeResult__Output {
    * duration_seconds: where the keyframes of an encode end.
    */
   'videoDurationSeconds': (number);
+  /**
+   * sdr, hdr10 or hlg, from the video's transfer characteristics (the contract's dynamicRanges);
+   * empty from nodes before it: sdr.
+   */
+  'dynamicRange': (string);
 }

@@ -48,6 +48,11 @@ export interface RenditionSpec {
    * bits below it; 0: none (docs/decisions/quality.md).
    */
   'minQuantizer'?: (number);
+  /**
+   * Empty (or sdr): an SDR BT.709 rendition, tone-mapped when the source is HDR. hdr10 or hlg (the
+   * source's own): an HDR rendition in that transfer, 10-bit HEVC, its picture as the source's.
+   */
+  'dynamicRange'?: (string);
 }
 
 /**
@@ -97,4 +102,9 @@ export interface RenditionSpec__Output {
    * bits below it; 0: none (docs/decisions/quality.md).
    */
   'minQuantizer': (number);
+  /**
+   * Empty (or sdr): an SDR BT.709 rendition, tone-mapped when the source is HDR. hdr10 or hlg (the
+   * source's own): an HDR rendition in that transfer, 10-bit HEVC, its picture as the source's.
+   */
+  'dynamicRange': (string);
 }
