@@ -7,6 +7,7 @@ import { ProcessPriority } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from './encode-options.ts';
 
 export const testSource: ProbeResult__Output = {
+  audioTracks: [],
   durationSeconds: 4,
   videoDurationSeconds: 4,
   width: 640,

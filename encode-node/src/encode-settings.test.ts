@@ -19,6 +19,7 @@ const spec: RenditionSpec__Output = {
   segmentSeconds: 6,
   videoCodec: 'h264',
   minQuantizer: 0,
+  audioStream: 0,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
@@ -118,4 +119,13 @@ test('a rendition names its codec (none: H.264, as orchestrators before other co
     () => resolveHlsSettings({ ...spec, videoCodec: 'av1', minQuantizer: 18 }, source),
     /for H.264 renditions/,
   );
+});
+
+test("an alternate audio rendition takes its own stream of the source, with that stream's channels", () => {
+  const alternate = { ...spec, key: '0p-a2', width: 0, height: 0, videoBitrateKbps: 0, frameRate: 0, audioStream: 1 };
+  const dubbed = { ...source, audioChannels: 2, audioTracks: [{ channels: 2 }, { channels: 1 }] };
+  const settings = resolveHlsSettings(alternate, dubbed);
+  assert.deepEqual([settings.audioOnly, settings.audioStream, settings.audio?.channels], [true, 1, 1]);
+  assert.throws(() => resolveHlsSettings({ ...alternate, audioStream: 2 }, dubbed), /audio stream 2.*has 2/);
+  assert.equal(resolveHlsSettings({ ...alternate, audioStream: 0 }, dubbed).audioStream, undefined);
 });

@@ -32,7 +32,10 @@ export function resolvePixelFormat(requested: string, sourcePixelFormat: string)
   throw new InvalidRequestError(`unsupported pixel format "${requested}"`);
 }
 
-type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'>;
+type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'> & {
+  /** Every audio stream (the probe's audio_tracks); absent or empty from orchestrators that send none. */
+  audioTracks?: Pick<MediaInfo['audioTracks'][number], 'channels'>[];
+};
 
 /**
  * The audio of a rendition, or of a chunked video's audio track (the ladder's audio settings):
@@ -103,9 +106,17 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
   };
 }
 
-/** An audio-only rendition: the audio settings alone (the video fields are zeros, never read). */
+/**
+ * An audio-only rendition: the audio settings alone (the video fields are zeros, never read), of
+ * the source's audio stream `spec.audioStream` (one of several tracks), with that stream's channels.
+ */
 function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
-  const audio = resolveAudioSettings(spec, source);
+  const stream = spec.audioStream;
+  const tracks = source.audioTracks ?? [];
+  if (stream > 0 && stream >= tracks.length)
+    throw new InvalidRequestError(`audio stream ${stream} was asked for; the source has ${tracks.length}`);
+  const audioChannels = stream > 0 ? tracks[stream]!.channels : source.audioChannels;
+  const audio = resolveAudioSettings(spec, { ...source, audioChannels });
   if (!audio) throw new InvalidRequestError('an audio-only rendition needs a source with audio and an audio bitrate');
   if (spec.twoPass) throw new InvalidRequestError('an audio-only rendition is not two-pass');
   if (!(spec.segmentSeconds >= 1 && spec.segmentSeconds <= 60)) {
@@ -125,5 +136,6 @@ function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFac
     segmentSeconds: spec.segmentSeconds,
     audio,
     audioOnly: true,
+    ...(stream > 0 ? { audioStream: stream } : {}),
   };
 }

@@ -41,6 +41,7 @@ const spec: RenditionSpec__Output = {
   segmentSeconds: 2,
   videoCodec: 'h264',
   minQuantizer: 0,
+  audioStream: 0,
 };
 
 beforeAll(() => {

@@ -27,6 +27,7 @@ const spec: RenditionSpec__Output = {
   segmentSeconds: 1,
   videoCodec: 'h264',
   minQuantizer: 0,
+  audioStream: 0,
 };
 
 beforeAll(() => {

@@ -479,3 +479,16 @@ test('an audio-only rendition maps the audio alone into HLS: no video stream, no
     /has audio/,
   );
 });
+
+test('an alternate audio rendition maps its own track of the source (the second: 0:a:1), audio alone', () => {
+  const args = hlsEncodeArgs({
+    input: 'dubbed.mp4',
+    settings: { ...settings, audioOnly: true, audioStream: 1 },
+    threads: 0,
+  });
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:a:1'],
+  );
+  assert.ok(args.includes('-vn'));
+});

@@ -52,6 +52,11 @@ export interface HlsEncodeSettings {
    * read). Never two-pass, never chunked.
    */
   audioOnly?: boolean;
+  /**
+   * An audio-only rendition's source stream among the audio streams (`0:a:N`): one of a source's
+   * several tracks, each its own alternate audio rendition. Absent: the first.
+   */
+  audioStream?: number;
 }
 
 /**
@@ -331,7 +336,7 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
     return [
       ...inputsFor(input, undefined, false),
       '-map',
-      '0:a:0',
+      `0:a:${settings.audioStream ?? 0}`,
       '-vn',
       ...audioArgs(settings.audio),
       '-map_metadata',

@@ -46,6 +46,7 @@ afterAll(async () => {
 });
 
 const probe720: SourceProbe = {
+  audioTracks: [],
   durationSeconds: 4,
   videoDurationSeconds: 4,
   audioChannels: 2,

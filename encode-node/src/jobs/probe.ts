@@ -32,5 +32,6 @@ export async function runProbeJob({
     formatName: info.formatName,
     sizeBytes: info.sizeBytes,
     videoDurationSeconds: info.videoDurationSeconds,
+    audioTracks: info.audioTracks,
   };
 }

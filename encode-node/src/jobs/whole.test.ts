@@ -75,6 +75,7 @@ test('a call cancelled (or abandoned) before its encode started runs no ffmpeg a
         segmentSeconds: 2,
         videoCodec: 'h264' as const,
         minQuantizer: 0,
+        audioStream: 0,
       },
     ],
     outputUrls: Object.fromEntries(names.map((name) => [`90p/${name}`, `${base}/90p/${name}`])),

@@ -48,6 +48,11 @@ export interface RenditionSpec {
    * bits below it; 0: none (docs/decisions/quality.md).
    */
   'minQuantizer'?: (number);
+  /**
+   * An audio-only rendition's source stream among the audio streams (0:a:N): one of a source's
+   * several tracks, each an alternate audio rendition. 0: the first.
+   */
+  'audioStream'?: (number);
 }
 
 /**
@@ -97,4 +102,9 @@ export interface RenditionSpec__Output {
    * bits below it; 0: none (docs/decisions/quality.md).
    */
   'minQuantizer': (number);
+  /**
+   * An audio-only rendition's source stream among the audio streams (0:a:N): one of a source's
+   * several tracks, each an alternate audio rendition. 0: the first.
+   */
+  'audioStream': (number);
 }
