@@ -29,6 +29,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     segmentSeconds: rendition.segmentSeconds,
     videoCodec: rendition.videoCodec ?? 'h264',
     minQuantizer: rendition.minQuantizer ?? 0,
+    audioStream: rendition.audioTrack?.stream ?? 0,
   };
 }
 
