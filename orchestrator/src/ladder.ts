@@ -36,6 +36,7 @@
 
 import {
   additionalVideoCodecs,
+  alternateAudioKey,
   audioEncodingOf,
   hlsSegmentSeconds,
   isAacAudioCodec,
@@ -238,7 +239,7 @@ function planAlternateAudio(tracks: readonly SourceAudioTrack[], parameters: Enc
     const maxChannels = audioEncodingOf[plan.audioCodec].maxChannels;
     return {
       ...plan,
-      key: `0p-a${stream + 1}`,
+      key: alternateAudioKey(stream),
       audioTrack: {
         stream,
         language: languageTagOf(track.language),

@@ -13,6 +13,16 @@ const id = (value: string) => encodeURIComponent(value);
  */
 export const renditionKeyPattern = `\\d{1,5}p(?:-(?:${additionalVideoCodecs.join('|')}|a\\d{1,2}))?`;
 
+/** The key of the alternate audio rendition of a source's audio stream `stream` (from 0): `0p-a1` for the first. */
+export function alternateAudioKey(stream: number): string {
+  return `0p-a${stream + 1}`;
+}
+
+/** Whether a rendition key is an alternate audio rendition's (alternateAudioKey). */
+export function isAlternateAudioKey(key: string): boolean {
+  return /^0p-a\d{1,2}$/.test(key);
+}
+
 /** The audio download's name at the base of every path family (`/{id}/audio.m4a`, `.../audio.m4a`). */
 export const audioDownloadName = 'audio.m4a';
 
