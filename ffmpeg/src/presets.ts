@@ -301,8 +301,16 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
 /**
  * HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory, or
  * into its subdirectory `prefix` (e.g. `720p/`; the init segment goes beside the playlist).
+ *
+ * Timestamps stay as encoded (`-avoid_negative_ts disabled`: a chunk's are the video's), but for
+ * `audioAlone`, an audio-only rendition's, which start at 0 (`make_zero`): AAC's priming puts the
+ * first packet 1024 samples before 0, which fMP4 writes as a base media decode time of 2^64 - 1024,
+ * and Shaka, which offsets each segment by its own, then has Chromium refuse it ("PTS for audio
+ * frame exceeds range"). Where the sound is muxed with a picture, the picture's time leads and the
+ * same packets play. Alone, the sound starts 21 ms (1024 samples at 48 kHz) after the picture's
+ * time 0, within lip-sync tolerance.
  */
-export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0): string[] {
+export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0, audioAlone = false): string[] {
   return [
     '-f',
     'hls',
@@ -322,7 +330,7 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
     '-hls_flags',
     'independent_segments+temp_file',
     '-avoid_negative_ts',
-    'disabled',
+    audioAlone ? 'make_zero' : 'disabled',
     '-hls_segment_options',
     'movflags=+frag_discont',
     prefix + hlsPlaylistName,
@@ -343,7 +351,7 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
       '-1',
       '-map_chapters',
       '-1',
-      ...hlsMuxerArgs(settings.segmentSeconds),
+      ...hlsMuxerArgs(settings.segmentSeconds, '', 0, true),
     ];
   }
   const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
