@@ -128,4 +128,8 @@ test("an alternate audio rendition takes its own stream of the source, with that
   assert.deepEqual([settings.audioOnly, settings.audioStream, settings.audio?.channels], [true, 1, 1]);
   assert.throws(() => resolveHlsSettings({ ...alternate, audioStream: 2 }, dubbed), /audio stream 2.*has 2/);
   assert.equal(resolveHlsSettings({ ...alternate, audioStream: 0 }, dubbed).audioStream, undefined);
+  // A track of a source with a picture lasts as long as the picture; an audio-only source's sound is as it is.
+  const pictured = { ...dubbed, width: 640, height: 360, videoDurationSeconds: 8.04 };
+  assert.equal(resolveHlsSettings(alternate, pictured).audioPadSeconds, 8.04);
+  assert.equal(resolveHlsSettings(alternate, { ...pictured, width: 0, height: 0 }).audioPadSeconds, undefined);
 });

@@ -35,7 +35,7 @@ export function resolvePixelFormat(requested: string, sourcePixelFormat: string)
 type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'> & {
   /** Every audio stream (the probe's audio_tracks); absent or empty from orchestrators that send none. */
   audioTracks?: Pick<MediaInfo['audioTracks'][number], 'channels'>[];
-};
+} & Partial<Pick<MediaInfo, 'width' | 'height' | 'videoDurationSeconds'>>;
 
 /**
  * The audio of a rendition, or of a chunked video's audio track (the ladder's audio settings):
@@ -137,5 +137,9 @@ function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFac
     audio,
     audioOnly: true,
     ...(stream > 0 ? { audioStream: stream } : {}),
+    // A source with a picture: this is one of its tracks, which lasts as long as the picture.
+    ...(source.width && source.height && source.videoDurationSeconds
+      ? { audioPadSeconds: source.videoDurationSeconds }
+      : {}),
   };
 }

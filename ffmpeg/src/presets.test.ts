@@ -494,4 +494,11 @@ test('an alternate audio rendition maps its own track of the source (the second:
     ['0:a:1'],
   );
   assert.ok(args.includes('-vn'));
+  assert.equal(valueOf(args, '-af'), undefined, 'as the track is');
+  const padded = hlsEncodeArgs({
+    input: 'dubbed.mp4',
+    settings: { ...settings, audioOnly: true, audioStream: 1, audioPadSeconds: 7.04 },
+    threads: 0,
+  });
+  assert.equal(valueOf(padded, '-af'), 'apad=whole_dur=7.04', 'padded with silence to the picture, never cut');
 });

@@ -57,6 +57,12 @@ export interface HlsEncodeSettings {
    * several tracks, each its own alternate audio rendition. Absent: the first.
    */
   audioStream?: number;
+  /**
+   * An alternate audio rendition lasts at least as long as the picture: a shorter track is padded
+   * with silence to this many seconds (a track that ended early would fail the encode's coverage
+   * check, and a player stalls where the sound ends before the picture). Absent: as the track is.
+   */
+  audioPadSeconds?: number;
 }
 
 /**
@@ -346,6 +352,7 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
       '-map',
       `0:a:${settings.audioStream ?? 0}`,
       '-vn',
+      ...(settings.audioPadSeconds ? ['-af', `apad=whole_dur=${formatNumber(settings.audioPadSeconds)}`] : []),
       ...audioArgs(settings.audio),
       '-map_metadata',
       '-1',

@@ -42,10 +42,15 @@ const clipSeconds = 4;
 const dubbedSeconds = 8;
 /** Each track's tone: what tells them apart once decoded. */
 const tones = { en: 440, es: 880 };
+/** The Spanish track ends before the picture, as dubs do: its rendition is padded with silence. */
+const spanishSeconds = 6;
 
-/** A small picture with two audio tracks, English then Spanish (language tags as ffmpeg writes them: `eng`, `spa`). */
+/**
+ * A small picture with two audio tracks, English then Spanish (language tags as ffmpeg writes them:
+ * `eng`, `spa`), the Spanish one shorter.
+ */
 async function makeDubbed(path: string): Promise<string> {
-  const tone = (hz: number) => `sine=frequency=${hz}:sample_rate=48000:duration=${dubbedSeconds}`;
+  const tone = (hz: number, seconds: number) => `sine=frequency=${hz}:sample_rate=48000:duration=${seconds}`;
   await run('ffmpeg', [
     '-hide_banner',
     '-loglevel',
@@ -58,11 +63,11 @@ async function makeDubbed(path: string): Promise<string> {
     '-f',
     'lavfi',
     '-i',
-    tone(tones.en),
+    tone(tones.en, dubbedSeconds),
     '-f',
     'lavfi',
     '-i',
-    tone(tones.es),
+    tone(tones.es, spanishSeconds),
     '-map',
     '0:v',
     '-map',
@@ -132,17 +137,17 @@ async function decodedAudioSeconds(input: string): Promise<number> {
   return (await decodedAudio(input)).length / 2 / 48000;
 }
 
-/** The frequency of a pure tone in `input`'s audio: its zero crossings, two a period. */
+/** The frequency of a pure tone in `input`'s first 4 s of audio: its zero crossings, two a period. */
 async function toneOf(input: string): Promise<number> {
-  const pcm = await decodedAudio(input);
+  const pcm = await decodedAudio(input, 4);
   let crossings = 0;
   for (let offset = 2; offset + 1 < pcm.length; offset += 2)
     if (pcm.readInt16LE(offset - 2) < 0 !== pcm.readInt16LE(offset) < 0) crossings += 1;
   return crossings / 2 / (pcm.length / 2 / 48000);
 }
 
-/** Every audio sample of `input`, mono 48 kHz s16le; ffmpeg's errors throw. */
-async function decodedAudio(input: string): Promise<Buffer> {
+/** Every audio sample of `input` (its first `seconds`), mono 48 kHz s16le; ffmpeg's errors throw. */
+async function decodedAudio(input: string, seconds?: number): Promise<Buffer> {
   const { stdout, stderr } = await run(
     'ffmpeg',
     [
@@ -153,6 +158,7 @@ async function decodedAudio(input: string): Promise<Buffer> {
       '-xerror',
       '-i',
       input,
+      ...(seconds === undefined ? [] : ['-t', String(seconds)]),
       '-map',
       '0:a:0',
       '-c:a',
@@ -451,7 +457,8 @@ describe('a source with two audio tracks', () => {
       assert.match(variant, /AUDIO="audio"/, 'every variant names the group');
       assert.match(variant, /CODECS="avc1\.[0-9a-f]+,mp4a\.40\.2"/, 'and lists the audio codec');
     }
-    // Each rendition is its own track: decoded, the tone of that track, the video's length.
+    // Each rendition is its own track: decoded, the tone of that track, the picture's length (the
+    // Spanish one padded with silence).
     const renditions = media.map((line) => new URL(/URI="([^"]*)"/.exec(line)![1]!, masterOf()).href);
     const heard = await Promise.all(renditions.map((url) => toneOf(url)));
     assert.ok(
