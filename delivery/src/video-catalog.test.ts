@@ -53,6 +53,25 @@ describe('VideoCatalog', () => {
     assert.equal(reads.length, 2);
   });
 
+  it('fresh reads past a read already under way, and that older read does not replace what fresh found', async () => {
+    let current = video('vid_1', true);
+    const pending: (() => void)[] = [];
+    const catalog = new VideoCatalog(async () => {
+      const seen = current;
+      await new Promise<void>((resolve) => pending.push(resolve));
+      return seen;
+    }, 2_000);
+    const before = catalog.get('vid_1'); // began before the change
+    current = video('vid_1', false); // e.g. a caption track added through the API
+    const now = catalog.fresh('vid_1');
+    assert.equal(pending.length, 2, 'fresh did not join the read under way');
+    pending[1]!();
+    assert.equal((await now)?.allowPublicAccess, false);
+    pending[0]!();
+    assert.equal((await before)?.allowPublicAccess, true);
+    assert.equal((await catalog.get('vid_1'))?.allowPublicAccess, false, "the entry is fresh's");
+  });
+
   it('an entry not refreshed ends on time: the next lookup waits for a read', async () => {
     const reads: number[] = [];
     const catalog = new VideoCatalog(async () => (reads.push(Date.now()), undefined), 2_000);

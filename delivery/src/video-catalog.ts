@@ -62,8 +62,10 @@ export interface PlayableCaptionTrack {
 const maxEntries = 50_000;
 
 export class VideoCatalog {
-  private readonly entries = new Map<string, { video: PlayableVideo | undefined; expiresAt: number }>();
+  /** `readAt`: the number of the read that made the entry (reads are numbered as they start): an older read never replaces a newer one. */
+  private readonly entries = new Map<string, { video: PlayableVideo | undefined; expiresAt: number; readAt: number }>();
   private readonly inflight = new Map<string, Promise<PlayableVideo | undefined>>();
+  private reads = 0;
 
   constructor(
     /** Reads one video from the metadata database (`readPlayableVideo`). */
@@ -81,25 +83,39 @@ export class VideoCatalog {
     return this.load(videoId);
   }
 
-  /** The video as the database has it now (its entry replaced): after it changed under a waiting request. */
-  fresh(videoId: string): Promise<PlayableVideo | undefined> {
-    return this.load(videoId);
+  /**
+   * The video as the database has it now (its entry replaced): after it changed under a waiting
+   * request, or for a file that must show a change made just before it (routes/context.ts
+   * currentVideo). A read of its own: one already under way may have begun before the change.
+   */
+  async fresh(videoId: string): Promise<PlayableVideo | undefined> {
+    const readAt = ++this.reads;
+    const video = await this.read(videoId);
+    this.store(videoId, video, readAt);
+    return video;
   }
 
   /** One query per video at a time; its answer replaces the entry. */
   private load(videoId: string): Promise<PlayableVideo | undefined> {
     let pending = this.inflight.get(videoId);
     if (!pending) {
+      const readAt = ++this.reads;
       pending = this.read(videoId)
         .then((video) => {
-          if (this.entries.size >= maxEntries) this.entries.clear();
-          this.entries.set(videoId, { video, expiresAt: Date.now() + this.ttlMs });
+          this.store(videoId, video, readAt);
           return video;
         })
         .finally(() => this.inflight.delete(videoId));
       this.inflight.set(videoId, pending);
     }
     return pending;
+  }
+
+  private store(videoId: string, video: PlayableVideo | undefined, readAt: number): void {
+    const entry = this.entries.get(videoId);
+    if (entry && entry.readAt > readAt) return;
+    if (this.entries.size >= maxEntries) this.entries.clear();
+    this.entries.set(videoId, { video, expiresAt: Date.now() + this.ttlMs, readAt });
   }
 }
 

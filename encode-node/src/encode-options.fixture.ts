@@ -2,7 +2,7 @@
 // checks that refuse a request before ffmpeg runs.
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
-import type { EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
+import type { EncodeRequest__Output, ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
 import { ProcessPriority } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from './encode-options.ts';
 
@@ -22,6 +22,25 @@ export const testSource: ProbeResult__Output = {
   audioSampleRate: 48000,
   formatName: 'mov',
   sizeBytes: 1000,
+};
+
+/** A small H.264 rendition that encodes fast: 160x90, AAC sound, 2 s segments. */
+export const test90pSpec: RenditionSpec__Output = {
+  key: '90p',
+  width: 160,
+  height: 90,
+  videoBitrateKbps: 200,
+  audioBitrateKbps: 64,
+  frameRate: 0,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPass: false,
+  x264Preset: 'ultrafast',
+  audioCodec: 'aac',
+  segmentSeconds: 2,
+  videoCodec: 'h264',
+  minQuantizer: 0,
+  audioStream: 0,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

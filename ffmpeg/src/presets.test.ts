@@ -452,6 +452,32 @@ test("the audio track of a chunked encode: the source's audio alone, encoded onc
   );
 });
 
+test("a window's own audio: from its start to its end, timed on the input's timeline", () => {
+  const args = audioTrackArgs({
+    input: 'src.mp4',
+    audio: settings.audio!,
+    output: '/tmp/job/window-audio.mp4',
+    startSeconds: 2.5,
+    endSeconds: 7,
+  });
+  assert.deepEqual(args.slice(args.indexOf('-ss'), args.indexOf('-i') + 2), [
+    '-ss',
+    '2.5',
+    '-t',
+    '4.5',
+    '-i',
+    'src.mp4',
+  ]);
+  // The packets keep the input's times: the chunk seeks this file as it seeks the source.
+  assert.equal(valueOf(args, '-output_ts_offset'), '2.5');
+  assert.ok(
+    !audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'a.mp4', startSeconds: 0, endSeconds: 7 }).some(
+      (a) => a === '-ss' || a === '-output_ts_offset',
+    ),
+    'from 0: the audio head, as before',
+  );
+});
+
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
   const args = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: '/tmp/job/audio.m4a' });
   assert.equal(valueOf(args, '-c:a'), 'copy');

@@ -77,9 +77,9 @@ export interface ChunkWindow {
   durationSeconds: number;
   firstSegment: number;
   /**
-   * The video's audio track (an encodeAudioTrack output). Absent: the source's audio is encoded for
-   * the window, as a whole encode does (a frame-accurate clip's first and last segments: one
-   * segment each, so there is no join of their own to keep seamless).
+   * The video's audio on the video's timeline (the audio track, an encodeAudioTrack output, or the
+   * window's own audio: audioTrackArgs with a start). Absent: the source's audio is encoded with
+   * the picture, as a whole encode does.
    */
   audioInput?: string;
 }
@@ -395,10 +395,15 @@ export interface AudioTrackOptions {
   audio: NonNullable<HlsEncodeSettings['audio']> | 'copy';
   output: string;
   /**
-   * Set: only the input's first `endSeconds` (a chunk's audio head, ChunkWindow): its packets are
-   * the whole track's, but for the last few, which the encoder flushes.
+   * Set: only the input up to `endSeconds` (a chunk's audio head, ChunkWindow): from 0 its packets
+   * are the whole track's, but for the last few, which the encoder flushes.
    */
   endSeconds?: number;
+  /**
+   * Set above 0: the input from `startSeconds` (to `endSeconds`), its packets timed on the input's
+   * timeline (a chunk seeks it as it seeks the source).
+   */
+  startSeconds?: number;
 }
 
 /**
@@ -407,10 +412,12 @@ export interface AudioTrackOptions {
  * chunks that copy them), or the `audio.m4a` download. moov goes first (faststart): a player or a
  * chunk's ffmpeg reading it over HTTP starts without seeking to the end.
  */
-export function audioTrackArgs({ input, audio, output, endSeconds }: AudioTrackOptions): string[] {
+export function audioTrackArgs({ input, audio, output, startSeconds = 0, endSeconds }: AudioTrackOptions): string[] {
+  const from = startSeconds > 0 ? ['-ss', formatNumber(startSeconds)] : [];
   return [
     ...inputArgsFor(input),
-    ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds)] : []),
+    ...from,
+    ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds - startSeconds)] : []),
     '-i',
     input,
     '-map',
@@ -421,6 +428,7 @@ export function audioTrackArgs({ input, audio, output, endSeconds }: AudioTrackO
     '-1',
     '-map_chapters',
     '-1',
+    ...(startSeconds > 0 ? ['-output_ts_offset', formatNumber(startSeconds)] : []),
     '-movflags',
     '+faststart',
     '-f',
