@@ -100,4 +100,16 @@ test('renditions lowest first, H.264 before HEVC and AV1 at one height: the firs
   assert.deepEqual([...renditions.keys()], ['240p', '240p-av1', '360p', '360p-av1', '360p-hevc', '720p']);
   assert.deepEqual(renditions.get('240p-av1'), { key: '240p-av1', height: 240, videoCodec: 'av1', segmentCount: 2 });
   assert.equal(renditions.values().next().value?.videoCodec, 'h264');
+  // A source's audio tracks (no picture, short edge 0) come after every picture.
+  assert.deepEqual(
+    [
+      ...playableRenditions([
+        row('0p-a2', 'h264'),
+        row('360p', 'h264'),
+        row('0p-a1', 'h264'),
+        row('240p', 'h264'),
+      ]).keys(),
+    ],
+    ['240p', '360p', '0p-a1', '0p-a2'],
+  );
 });

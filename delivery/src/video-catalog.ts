@@ -6,7 +6,7 @@
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
 import type { Db, Rendition } from '@kino/database';
-import type { VideoCodec } from '@kino/proto/contract';
+import { isAlternateAudioKey, type VideoCodec } from '@kino/proto/contract';
 import type { ClipMedia } from './paths.ts';
 import { findPlayableVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
 
@@ -34,8 +34,9 @@ export interface PlayableVideo {
   /** `audio.m4a` (objectKeys.audioDownload), when the video has sound and processing made it. */
   audioKey: string | null;
   /**
-   * By key; iteration order is lowest first, H.264 before other codecs at one height, so the first
-   * is always the lowest H.264 rung (`video/init.m4s`, the captions' segment durations).
+   * By key; iteration order is lowest first, H.264 before other codecs at one height, and alternate
+   * audio renditions (`0p-a1`: no picture) last, so the first is always the lowest H.264 rung
+   * (`video/init.m4s`, the captions' segment durations).
    */
   renditions: Map<string, PlayableRendition>;
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
@@ -118,7 +119,7 @@ export class VideoCatalog {
   }
 }
 
-/** A video's renditions by key, lowest first and H.264 first at one height (PlayableVideo.renditions). */
+/** A video's renditions by key, lowest first, H.264 first at one height, alternate audio last (PlayableVideo.renditions). */
 export function playableRenditions(
   rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count'>[],
 ): Map<string, PlayableRendition> {
@@ -130,7 +131,13 @@ export function playableRenditions(
       segmentCount: r.segment_count,
     }))
     .filter((r) => Number.isInteger(r.height))
-    .sort((a, b) => a.height - b.height || Number(a.videoCodec !== 'h264') - Number(b.videoCodec !== 'h264'));
+    .sort(
+      (a, b) =>
+        Number(isAlternateAudioKey(a.key)) - Number(isAlternateAudioKey(b.key)) ||
+        a.height - b.height ||
+        Number(a.videoCodec !== 'h264') - Number(b.videoCodec !== 'h264') ||
+        a.key.localeCompare(b.key, 'en', { numeric: true }),
+    );
   return new Map(sorted.map((r) => [r.key, r]));
 }
 

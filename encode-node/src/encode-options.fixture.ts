@@ -7,6 +7,7 @@ import { ProcessPriority } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from './encode-options.ts';
 
 export const testSource: ProbeResult__Output = {
+  audioTracks: [],
   durationSeconds: 4,
   videoDurationSeconds: 4,
   width: 640,
@@ -41,6 +42,7 @@ export const test90pSpec: RenditionSpec__Output = {
   videoCodec: 'h264',
   minQuantizer: 0,
   dynamicRange: '',
+  audioStream: 0,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

@@ -20,6 +20,7 @@ const spec: RenditionSpec__Output = {
   videoCodec: 'h264',
   minQuantizer: 0,
   dynamicRange: '',
+  audioStream: 0,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
@@ -145,4 +146,17 @@ test('an HDR rendition (10-bit HEVC of an HDR source, in its range) keeps the pi
     [{ ...hdrSpec, dynamicRange: 'dolby' }, 'hlg'],
   ] as const)
     assert.throws(() => resolveHlsSettings(wrong, { ...source, dynamicRange: from }), InvalidRequestError);
+});
+
+test("an alternate audio rendition takes its own stream of the source, with that stream's channels", () => {
+  const alternate = { ...spec, key: '0p-a2', width: 0, height: 0, videoBitrateKbps: 0, frameRate: 0, audioStream: 1 };
+  const dubbed = { ...source, audioChannels: 2, audioTracks: [{ channels: 2 }, { channels: 1 }] };
+  const settings = resolveHlsSettings(alternate, dubbed);
+  assert.deepEqual([settings.audioOnly, settings.audioStream, settings.audio?.channels], [true, 1, 1]);
+  assert.throws(() => resolveHlsSettings({ ...alternate, audioStream: 2 }, dubbed), /audio stream 2.*has 2/);
+  assert.equal(resolveHlsSettings({ ...alternate, audioStream: 0 }, dubbed).audioStream, undefined);
+  // A track of a source with a picture lasts to the video's end; an audio-only source's sound is as it is.
+  const pictured = { ...dubbed, width: 640, height: 360, durationSeconds: 8.04 };
+  assert.equal(resolveHlsSettings(alternate, pictured).audioPadSeconds, 8.04);
+  assert.equal(resolveHlsSettings(alternate, { ...pictured, width: 0, height: 0 }).audioPadSeconds, undefined);
 });

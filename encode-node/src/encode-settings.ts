@@ -37,7 +37,9 @@ export function resolvePixelFormat(requested: string, sourcePixelFormat: string)
 type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'> & {
   /** The probe's (ProbeResult.dynamic_range); empty from a probe made before it was read: SDR. */
   dynamicRange?: string;
-};
+  /** Every audio stream (the probe's audio_tracks); absent or empty from orchestrators that send none. */
+  audioTracks?: Pick<MediaInfo['audioTracks'][number], 'channels'>[];
+} & Partial<Pick<MediaInfo, 'width' | 'height' | 'durationSeconds'>>;
 
 /**
  * A dynamic range on the wire as the HDR it is, undefined for SDR: empty is SDR (a probe, rendition
@@ -146,9 +148,17 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
   };
 }
 
-/** An audio-only rendition: the audio settings alone (the video fields are zeros, never read). */
+/**
+ * An audio-only rendition: the audio settings alone (the video fields are zeros, never read), of
+ * the source's audio stream `spec.audioStream` (one of several tracks), with that stream's channels.
+ */
 function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
-  const audio = resolveAudioSettings(spec, source);
+  const stream = spec.audioStream;
+  const tracks = source.audioTracks ?? [];
+  if (stream > 0 && stream >= tracks.length)
+    throw new InvalidRequestError(`audio stream ${stream} was asked for; the source has ${tracks.length}`);
+  const audioChannels = stream > 0 ? tracks[stream]!.channels : source.audioChannels;
+  const audio = resolveAudioSettings(spec, { ...source, audioChannels });
   if (!audio) throw new InvalidRequestError('an audio-only rendition needs a source with audio and an audio bitrate');
   if (spec.twoPass) throw new InvalidRequestError('an audio-only rendition is not two-pass');
   if (!(spec.segmentSeconds >= 1 && spec.segmentSeconds <= 60)) {
@@ -168,5 +178,9 @@ function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFac
     segmentSeconds: spec.segmentSeconds,
     audio,
     audioOnly: true,
+    ...(stream > 0 ? { audioStream: stream } : {}),
+    // A source with a picture: this is one of its tracks, which lasts to the video's end (its
+    // longest stream, as the picture and the first track are padded to: ffmpeg/src/presets.ts).
+    ...(source.width && source.height && source.durationSeconds ? { audioPadSeconds: source.durationSeconds } : {}),
   };
 }

@@ -572,6 +572,9 @@ test('an audio-only rendition maps the audio alone into HLS: no video stream, no
   );
   assert.ok(args.includes('-vn'));
   assert.ok(!args.includes('-c:v') && !args.includes('-vf'));
+  // Its timestamps start at 0: AAC's priming would make the first fragment's decode time negative,
+  // which Shaka cannot offset (Chromium refuses the segment).
+  assert.equal(valueOf(args, '-avoid_negative_ts'), 'make_zero');
   assert.equal(valueOf(args, '-c:a'), 'aac');
   assert.equal(valueOf(args, '-hls_segment_type'), 'fmp4');
   assert.throws(
@@ -579,4 +582,24 @@ test('an audio-only rendition maps the audio alone into HLS: no video stream, no
       hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true, audio: undefined }, threads: 0 }),
     /has audio/,
   );
+});
+
+test('an alternate audio rendition maps its own track of the source (the second: 0:a:1), audio alone', () => {
+  const args = hlsEncodeArgs({
+    input: 'dubbed.mp4',
+    settings: { ...settings, audioOnly: true, audioStream: 1 },
+    threads: 0,
+  });
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:a:1'],
+  );
+  assert.ok(args.includes('-vn'));
+  assert.equal(valueOf(args, '-af'), undefined, 'as the track is');
+  const padded = hlsEncodeArgs({
+    input: 'dubbed.mp4',
+    settings: { ...settings, audioOnly: true, audioStream: 1, audioPadSeconds: 7.04 },
+    threads: 0,
+  });
+  assert.equal(valueOf(padded, '-af'), 'apad=whole_dur=7.04', 'padded with silence to the picture, never cut');
 });

@@ -63,6 +63,17 @@ export interface HlsEncodeSettings {
    * read). Never two-pass, never chunked.
    */
   audioOnly?: boolean;
+  /**
+   * An audio-only rendition's source stream among the audio streams (`0:a:N`): one of a source's
+   * several tracks, each its own alternate audio rendition. Absent: the first.
+   */
+  audioStream?: number;
+  /**
+   * An alternate audio rendition lasts at least as long as the picture: a shorter track is padded
+   * with silence to this many seconds (a track that ended early would fail the encode's coverage
+   * check, and a player stalls where the sound ends before the picture). Absent: as the track is.
+   */
+  audioPadSeconds?: number;
 }
 
 /**
@@ -360,8 +371,16 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
 /**
  * HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory, or
  * into its subdirectory `prefix` (e.g. `720p/`; the init segment goes beside the playlist).
+ *
+ * Timestamps stay as encoded (`-avoid_negative_ts disabled`: a chunk's are the video's), but for
+ * `audioAlone`, an audio-only rendition's, which start at 0 (`make_zero`): AAC's priming puts the
+ * first packet 1024 samples before 0, which fMP4 writes as a base media decode time of 2^64 - 1024,
+ * and Shaka, which offsets each segment by its own, then has Chromium refuse it ("PTS for audio
+ * frame exceeds range"). Where the sound is muxed with a picture, the picture's time leads and the
+ * same packets play. Alone, the sound starts 21 ms (1024 samples at 48 kHz) after the picture's
+ * time 0, within lip-sync tolerance.
  */
-export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0): string[] {
+export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0, audioAlone = false): string[] {
   return [
     '-f',
     'hls',
@@ -381,7 +400,7 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
     '-hls_flags',
     'independent_segments+temp_file',
     '-avoid_negative_ts',
-    'disabled',
+    audioAlone ? 'make_zero' : 'disabled',
     '-hls_segment_options',
     'movflags=+frag_discont',
     prefix + hlsPlaylistName,
@@ -395,14 +414,15 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
     return [
       ...inputsFor(input, undefined, false),
       '-map',
-      '0:a:0',
+      `0:a:${settings.audioStream ?? 0}`,
       '-vn',
+      ...(settings.audioPadSeconds ? ['-af', `apad=whole_dur=${formatNumber(settings.audioPadSeconds)}`] : []),
       ...audioArgs(settings.audio),
       '-map_metadata',
       '-1',
       '-map_chapters',
       '-1',
-      ...hlsMuxerArgs(settings.segmentSeconds),
+      ...hlsMuxerArgs(settings.segmentSeconds, '', 0, true),
     ];
   }
   const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);

@@ -170,3 +170,34 @@ test('a Dolby Vision profile 8.1 phone video is its HDR10 base layer, rotated an
   assert.equal(info.dynamicRange, 'hdr10');
   assert.deepEqual([info.width, info.height, info.rotation], [360, 640, 270]);
 });
+
+test('every audio stream is a track, with its language, title and default disposition', () => {
+  const dubbed = structuredClone(clip);
+  dubbed.streams = [
+    dubbed.streams![0]!,
+    { codec_type: 'audio', codec_name: 'aac', channels: 2, tags: { language: 'eng' }, disposition: { default: 0 } },
+    {
+      codec_type: 'audio',
+      codec_name: 'ac3',
+      channels: 6,
+      tags: { language: 'spa', title: 'Español (latino)' },
+      disposition: { default: 1 },
+    },
+    { codec_type: 'audio', codec_name: 'aac', channels: 1 },
+  ];
+  const info = parseProbeJson(dubbed);
+  assert.deepEqual(info.audioTracks, [
+    { language: 'eng', title: '', isDefault: false, channels: 2 },
+    { language: 'spa', title: 'Español (latino)', isDefault: true, channels: 6 },
+    { language: '', title: '', isDefault: false, channels: 1 },
+  ]);
+  // The first stream stays the one a single-track encode maps (0:a:0).
+  assert.equal(info.audioChannels, 2);
+});
+
+test('a source with one audio stream has one track; one without sound has none', () => {
+  assert.equal(parseProbeJson(clip).audioTracks.length, 1);
+  const silent = structuredClone(clip);
+  silent.streams = [silent.streams![0]!];
+  assert.deepEqual(parseProbeJson(silent).audioTracks, []);
+});

@@ -29,8 +29,23 @@ export interface MediaInfo {
   audioCodec: string;
   audioChannels: number;
   audioSampleRate: number;
+  /**
+   * Every audio stream, in the source's order (track k is ffmpeg's `0:a:k`); the fields above
+   * describe the first. A source with several is offered as alternate audio renditions.
+   */
+  audioTracks: AudioTrackInfo[];
   formatName: string;
   sizeBytes: number;
+}
+
+/** One audio stream of a source: its tags as the container gives them ('' when absent). */
+export interface AudioTrackInfo {
+  /** The language tag as written (ISO 639-2 in MP4 and Matroska: `eng`). */
+  language: string;
+  title: string;
+  /** The container marks it as the track to play by default. */
+  isDefault: boolean;
+  channels: number;
 }
 
 /** The input is not a video we can encode: failing again will not help. */
@@ -55,7 +70,7 @@ interface ProbeStream {
   duration?: string;
   channels?: number;
   sample_rate?: string;
-  disposition?: { attached_pic?: number };
+  disposition?: { attached_pic?: number; default?: number };
   tags?: Record<string, string>;
   /** Display matrix (rotation), Dolby Vision configuration, mastering display, content light level... */
   side_data_list?: { side_data_type?: string; rotation?: number }[];
@@ -107,14 +122,15 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
   const format = json.format ?? {};
   const formatName = format.format_name ?? '';
   const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
-  const audio = streams.find((s) => s.codec_type === 'audio');
+  const audioStreams = streams.filter((s) => s.codec_type === 'audio');
+  const audio = audioStreams[0];
   if (!video) {
     if (!audio) {
       throw new NotAVideoError(
         streams.length === 0 ? 'the file has no media streams' : 'the file has neither a video nor an audio stream',
       );
     }
-    return audioOnly(audio, formatName, positive(format.duration) || positive(audio.duration), format);
+    return audioOnly(audioStreams, formatName, positive(format.duration) || positive(audio.duration), format);
   }
   const durationSeconds = positive(format.duration) || positive(video.duration);
   if (imageFormats.test(formatName) || (imageCodecs.has(video.codec_name ?? '') && durationSeconds === 0)) {
@@ -152,6 +168,7 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
     audioCodec: audio?.codec_name ?? '',
     audioChannels: audio?.channels ?? 0,
     audioSampleRate: Math.round(positive(audio?.sample_rate)),
+    audioTracks: audioStreams.map(audioTrackOf),
     formatName,
     sizeBytes: Math.round(positive(format.size)),
   };
@@ -159,12 +176,13 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
 
 /** A source with sound and no picture (an audio-only video: one AAC rendition, no thumbnail). */
 function audioOnly(
-  audio: ProbeStream,
+  audioStreams: ProbeStream[],
   formatName: string,
   durationSeconds: number,
   format: NonNullable<ProbeJson['format']>,
 ): MediaInfo {
   if (durationSeconds === 0) throw new NotAVideoError('the audio has no duration');
+  const audio = audioStreams[0]!;
   return {
     durationSeconds,
     videoDurationSeconds: durationSeconds,
@@ -182,8 +200,18 @@ function audioOnly(
     audioCodec: audio.codec_name ?? '',
     audioChannels: audio.channels ?? 0,
     audioSampleRate: Math.round(positive(audio.sample_rate)),
+    audioTracks: audioStreams.map(audioTrackOf),
     formatName,
     sizeBytes: Math.round(positive(format.size)),
+  };
+}
+
+function audioTrackOf(stream: ProbeStream): AudioTrackInfo {
+  return {
+    language: stream.tags?.language ?? '',
+    title: stream.tags?.title ?? '',
+    isDefault: stream.disposition?.default === 1,
+    channels: stream.channels ?? 0,
   };
 }
 

@@ -123,3 +123,61 @@ test("a master with an HDR variant says every variant's VIDEO-RANGE (PQ or HLG, 
   );
   assert.equal(declared.videoRange, 'HLG', 'a just-in-time master says it too');
 });
+
+test('a source with several audio tracks: one EXT-X-MEDIA per track, one default, and variants that name the group', () => {
+  const audio = (key: string, language: string, name: string, isDefault: boolean) => ({
+    key,
+    language,
+    name,
+    isDefault,
+    channels: 2,
+    codecs: 'mp4a.40.2',
+    bandwidth: 140_000,
+    averageBandwidth: 134_000,
+  });
+  const text = renderMasterPlaylist(
+    [
+      {
+        key: '360p',
+        width: 640,
+        height: 360,
+        frameRate: 25,
+        codecs: 'avc1.64001e',
+        bandwidth: 560_000,
+        averageBandwidth: 500_000,
+      },
+    ],
+    [audio('0p-a1', 'en', 'English', true), audio('0p-a2', 'es', 'Spanish "latino"', false)],
+  );
+  assert.equal(
+    text,
+    [
+      '#EXTM3U',
+      '#EXT-X-VERSION:7',
+      '#EXT-X-INDEPENDENT-SEGMENTS',
+      '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",LANGUAGE="en",NAME="English",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="0p-a1/playlist.m3u8"',
+      `#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",LANGUAGE="es",NAME="Spanish 'latino'",DEFAULT=NO,AUTOSELECT=YES,CHANNELS="2",URI="0p-a2/playlist.m3u8"`,
+      '#EXT-X-STREAM-INF:BANDWIDTH=700000,AVERAGE-BANDWIDTH=634000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",FRAME-RATE=25.000,AUDIO="audio"',
+      '360p/playlist.m3u8',
+      '',
+    ].join('\n'),
+  );
+  // A track of unknown language has no LANGUAGE attribute.
+  assert.doesNotMatch(
+    renderMasterPlaylist(
+      [
+        {
+          key: '360p',
+          width: 640,
+          height: 360,
+          frameRate: 25,
+          codecs: 'avc1.64001e',
+          bandwidth: 1,
+          averageBandwidth: 1,
+        },
+      ],
+      [audio('0p-a1', '', 'Audio 1', true)],
+    ),
+    /LANGUAGE/,
+  );
+});

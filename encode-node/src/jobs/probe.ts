@@ -33,5 +33,6 @@ export async function runProbeJob({
     formatName: info.formatName,
     sizeBytes: info.sizeBytes,
     videoDurationSeconds: info.videoDurationSeconds,
+    audioTracks: info.audioTracks,
   };
 }

@@ -33,6 +33,7 @@ const parameters: EncodingParameters = {
   audioCodec: 'aac',
 };
 const probe: SourceProbe = {
+  audioTracks: [],
   durationSeconds: 4.02,
   videoDurationSeconds: 4.02,
   audioChannels: 2,

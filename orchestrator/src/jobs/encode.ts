@@ -30,6 +30,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     videoCodec: rendition.videoCodec ?? 'h264',
     minQuantizer: rendition.minQuantizer ?? 0,
     dynamicRange: rendition.dynamicRange ?? '',
+    audioStream: rendition.audioTrack?.stream ?? 0,
   };
 }
 

@@ -1,5 +1,6 @@
 // Original file: kino.proto
 
+import type { ProbeAudioTrack as _kino_v1_ProbeAudioTrack, ProbeAudioTrack__Output as _kino_v1_ProbeAudioTrack__Output } from '../../kino/v1/ProbeAudioTrack.ts';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -33,6 +34,11 @@ export interface ProbeResult {
    * empty from nodes before it: sdr.
    */
   'dynamicRange'?: (string);
+  /**
+   * Every audio stream, in the source's order (track k is ffmpeg's 0:a:k); the audio fields above
+   * describe the first. Nodes of an earlier version send none.
+   */
+  'audioTracks'?: (_kino_v1_ProbeAudioTrack)[];
 }
 
 /**
@@ -66,4 +72,9 @@ export interface ProbeResult__Output {
    * empty from nodes before it: sdr.
    */
   'dynamicRange': (string);
+  /**
+   * Every audio stream, in the source's order (track k is ffmpeg's 0:a:k); the audio fields above
+   * describe the first. Nodes of an earlier version send none.
+   */
+  'audioTracks': (_kino_v1_ProbeAudioTrack__Output)[];
 }

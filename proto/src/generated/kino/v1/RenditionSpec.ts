@@ -53,6 +53,11 @@ export interface RenditionSpec {
    * source's own): an HDR rendition in that transfer, 10-bit HEVC, its picture as the source's.
    */
   'dynamicRange'?: (string);
+  /**
+   * An audio-only rendition's source stream among the audio streams (0:a:N): one of a source's
+   * several tracks, each an alternate audio rendition. 0: the first.
+   */
+  'audioStream'?: (number);
 }
 
 /**
@@ -107,4 +112,9 @@ export interface RenditionSpec__Output {
    * source's own): an HDR rendition in that transfer, 10-bit HEVC, its picture as the source's.
    */
   'dynamicRange': (string);
+  /**
+   * An audio-only rendition's source stream among the audio streams (0:a:N): one of a source's
+   * several tracks, each an alternate audio rendition. 0: the first.
+   */
+  'audioStream': (number);
 }
