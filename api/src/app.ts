@@ -106,6 +106,9 @@ export async function buildApp(given: ApiDeps) {
     // The client's X-Request-Id when valid, else a new one; answered on every response and named in
     // 5xx details, so an operator can find the log line.
     genReqId: requestIdOf,
+    // Behind a reverse proxy the client is the address it forwards (API_TRUSTED_PROXIES); trusted
+    // from nowhere else, so no client passes for another by sending the header.
+    trustProxy: deps.config.API_TRUSTED_PROXIES.length > 0 ? deps.config.API_TRUSTED_PROXIES : false,
     // Longer than any URL Node lets through (its 16 KB header limit answers 431 first), so a long
     // path parameter is judged by the route's schema (400 with the field named), never a bare 414.
     routerOptions: { maxParamLength: 16 * 1024 },

@@ -48,6 +48,20 @@ describe('API configuration', () => {
     assert.deepEqual(config.API_CORS_ORIGINS, ['https://app.example.com', 'http://localhost:3000']);
   });
 
+  it('reads the trusted proxies as addresses, CIDR ranges and named ranges, and refuses anything else', () => {
+    assert.deepEqual(parseApiConfig(minimal).API_TRUSTED_PROXIES, []);
+    assert.deepEqual(
+      parseApiConfig({ ...minimal, API_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,fd00::/8, loopback' })
+        .API_TRUSTED_PROXIES,
+      ['10.0.0.0/8', '127.0.0.1', 'fd00::/8', 'loopback'],
+    );
+    for (const wrong of ['caddy', '10.0.0.0/33', '10.0.0.1/8/2', 'fd00::/129', '*'])
+      assert.ok(
+        problemsOf({ ...minimal, API_TRUSTED_PROXIES: wrong }).some((p) => p.startsWith('API_TRUSTED_PROXIES')),
+        wrong,
+      );
+  });
+
   it('reads other rate limits than the spec table from RATE_LIMITS', () => {
     assert.deepEqual(parseApiConfig(minimal).RATE_LIMITS, {});
     assert.deepEqual(parseApiConfig({ ...minimal, RATE_LIMITS: 'video=100000, general = 200000' }).RATE_LIMITS, {

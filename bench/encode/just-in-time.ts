@@ -262,7 +262,10 @@ async function firstSegmentAlone(sourcePath: string, seconds: number, preset: Vi
   const dir = await mkdtemp(join(tmpdir(), 'kino-bench-jit-'));
   try {
     const outputs = ladder.map((r) => ({
-      settings: resolveHlsSettings({ ...r, videoCodec: 'h264', minQuantizer: 0 }, info),
+      settings: resolveHlsSettings(
+        { ...r, videoCodec: 'h264', minQuantizer: 0, dynamicRange: '', audioStream: 0 },
+        info,
+      ),
       dir: r.key,
     }));
     for (const o of outputs) await mkdir(join(dir, o.dir));

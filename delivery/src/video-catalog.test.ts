@@ -53,6 +53,25 @@ describe('VideoCatalog', () => {
     assert.equal(reads.length, 2);
   });
 
+  it('fresh reads past a read already under way, and that older read does not replace what fresh found', async () => {
+    let current = video('vid_1', true);
+    const pending: (() => void)[] = [];
+    const catalog = new VideoCatalog(async () => {
+      const seen = current;
+      await new Promise<void>((resolve) => pending.push(resolve));
+      return seen;
+    }, 2_000);
+    const before = catalog.get('vid_1'); // began before the change
+    current = video('vid_1', false); // e.g. a caption track added through the API
+    const now = catalog.fresh('vid_1');
+    assert.equal(pending.length, 2, 'fresh did not join the read under way');
+    pending[1]!();
+    assert.equal((await now)?.allowPublicAccess, false);
+    pending[0]!();
+    assert.equal((await before)?.allowPublicAccess, true);
+    assert.equal((await catalog.get('vid_1'))?.allowPublicAccess, false, "the entry is fresh's");
+  });
+
   it('an entry not refreshed ends on time: the next lookup waits for a read', async () => {
     const reads: number[] = [];
     const catalog = new VideoCatalog(async () => (reads.push(Date.now()), undefined), 2_000);
@@ -81,4 +100,16 @@ test('renditions lowest first, H.264 before HEVC and AV1 at one height: the firs
   assert.deepEqual([...renditions.keys()], ['240p', '240p-av1', '360p', '360p-av1', '360p-hevc', '720p']);
   assert.deepEqual(renditions.get('240p-av1'), { key: '240p-av1', height: 240, videoCodec: 'av1', segmentCount: 2 });
   assert.equal(renditions.values().next().value?.videoCodec, 'h264');
+  // A source's audio tracks (no picture, short edge 0) come after every picture.
+  assert.deepEqual(
+    [
+      ...playableRenditions([
+        row('0p-a2', 'h264'),
+        row('360p', 'h264'),
+        row('0p-a1', 'h264'),
+        row('240p', 'h264'),
+      ]).keys(),
+    ],
+    ['240p', '360p', '0p-a1', '0p-a2'],
+  );
 });

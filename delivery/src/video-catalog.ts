@@ -6,7 +6,7 @@
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
 import type { Db, Rendition } from '@kino/database';
-import type { VideoCodec } from '@kino/proto/contract';
+import { isAlternateAudioKey, type VideoCodec } from '@kino/proto/contract';
 import type { ClipMedia } from './paths.ts';
 import { findPlayableVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
 
@@ -34,8 +34,9 @@ export interface PlayableVideo {
   /** `audio.m4a` (objectKeys.audioDownload), when the video has sound and processing made it. */
   audioKey: string | null;
   /**
-   * By key; iteration order is lowest first, H.264 before other codecs at one height, so the first
-   * is always the lowest H.264 rung (`video/init.m4s`, the captions' segment durations).
+   * By key; iteration order is lowest first, H.264 before other codecs at one height, and alternate
+   * audio renditions (`0p-a1`: no picture) last, so the first is always the lowest H.264 rung
+   * (`video/init.m4s`, the captions' segment durations).
    */
   renditions: Map<string, PlayableRendition>;
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
@@ -61,8 +62,10 @@ export interface PlayableCaptionTrack {
 const maxEntries = 50_000;
 
 export class VideoCatalog {
-  private readonly entries = new Map<string, { video: PlayableVideo | undefined; expiresAt: number }>();
+  /** `readAt`: the number of the read that made the entry (reads are numbered as they start): an older read never replaces a newer one. */
+  private readonly entries = new Map<string, { video: PlayableVideo | undefined; expiresAt: number; readAt: number }>();
   private readonly inflight = new Map<string, Promise<PlayableVideo | undefined>>();
+  private reads = 0;
 
   constructor(
     /** Reads one video from the metadata database (`readPlayableVideo`). */
@@ -80,19 +83,26 @@ export class VideoCatalog {
     return this.load(videoId);
   }
 
-  /** The video as the database has it now (its entry replaced): after it changed under a waiting request. */
-  fresh(videoId: string): Promise<PlayableVideo | undefined> {
-    return this.load(videoId);
+  /**
+   * The video as the database has it now (its entry replaced): after it changed under a waiting
+   * request, or for a file that must show a change made just before it (routes/context.ts
+   * currentVideo). A read of its own: one already under way may have begun before the change.
+   */
+  async fresh(videoId: string): Promise<PlayableVideo | undefined> {
+    const readAt = ++this.reads;
+    const video = await this.read(videoId);
+    this.store(videoId, video, readAt);
+    return video;
   }
 
   /** One query per video at a time; its answer replaces the entry. */
   private load(videoId: string): Promise<PlayableVideo | undefined> {
     let pending = this.inflight.get(videoId);
     if (!pending) {
+      const readAt = ++this.reads;
       pending = this.read(videoId)
         .then((video) => {
-          if (this.entries.size >= maxEntries) this.entries.clear();
-          this.entries.set(videoId, { video, expiresAt: Date.now() + this.ttlMs });
+          this.store(videoId, video, readAt);
           return video;
         })
         .finally(() => this.inflight.delete(videoId));
@@ -100,9 +110,16 @@ export class VideoCatalog {
     }
     return pending;
   }
+
+  private store(videoId: string, video: PlayableVideo | undefined, readAt: number): void {
+    const entry = this.entries.get(videoId);
+    if (entry && entry.readAt > readAt) return;
+    if (this.entries.size >= maxEntries) this.entries.clear();
+    this.entries.set(videoId, { video, expiresAt: Date.now() + this.ttlMs, readAt });
+  }
 }
 
-/** A video's renditions by key, lowest first and H.264 first at one height (PlayableVideo.renditions). */
+/** A video's renditions by key, lowest first, H.264 first at one height, alternate audio last (PlayableVideo.renditions). */
 export function playableRenditions(
   rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count'>[],
 ): Map<string, PlayableRendition> {
@@ -114,7 +131,13 @@ export function playableRenditions(
       segmentCount: r.segment_count,
     }))
     .filter((r) => Number.isInteger(r.height))
-    .sort((a, b) => a.height - b.height || Number(a.videoCodec !== 'h264') - Number(b.videoCodec !== 'h264'));
+    .sort(
+      (a, b) =>
+        Number(isAlternateAudioKey(a.key)) - Number(isAlternateAudioKey(b.key)) ||
+        a.height - b.height ||
+        Number(a.videoCodec !== 'h264') - Number(b.videoCodec !== 'h264') ||
+        a.key.localeCompare(b.key, 'en', { numeric: true }),
+    );
   return new Map(sorted.map((r) => [r.key, r]));
 }
 

@@ -9,7 +9,7 @@
 # Prints the directory on stdout. Idempotent: a second run only checks. Needs Go (1.21 or newer; the module asks for 1.25, which a
 # newer local Go satisfies and GOTOOLCHAIN=auto otherwise fetches through the Go module proxy).
 # setup.sh runs it in test mode (test/farm/temporal-server.test.ts runs the farm on this server);
-# `npm run dev` does not need it. A cold build takes minutes (the README has the figure).
+# `npm run dev` does not need it. A cold build takes minutes (docs/production.md has the figure).
 # KINO_TOOLS_DIR overrides the tools directory (default .kino/tools).
 set -euo pipefail
 version=v1.30.8

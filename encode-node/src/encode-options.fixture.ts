@@ -2,11 +2,12 @@
 // checks that refuse a request before ffmpeg runs.
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
-import type { EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
+import type { EncodeRequest__Output, ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
 import { ProcessPriority } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from './encode-options.ts';
 
 export const testSource: ProbeResult__Output = {
+  audioTracks: [],
   durationSeconds: 4,
   videoDurationSeconds: 4,
   width: 640,
@@ -15,12 +16,33 @@ export const testSource: ProbeResult__Output = {
   frameCount: 100,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   audioChannels: 2,
   audioSampleRate: 48000,
   formatName: 'mov',
   sizeBytes: 1000,
+};
+
+/** A small H.264 rendition that encodes fast: 160x90, AAC sound, 2 s segments. */
+export const test90pSpec: RenditionSpec__Output = {
+  key: '90p',
+  width: 160,
+  height: 90,
+  videoBitrateKbps: 200,
+  audioBitrateKbps: 64,
+  frameRate: 0,
+  pixelFormat: 'yuv420p',
+  rateControlMode: 'variableBitrate',
+  twoPass: false,
+  x264Preset: 'ultrafast',
+  audioCodec: 'aac',
+  segmentSeconds: 2,
+  videoCodec: 'h264',
+  minQuantizer: 0,
+  dynamicRange: '',
+  audioStream: 0,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

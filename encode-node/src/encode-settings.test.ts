@@ -19,6 +19,8 @@ const spec: RenditionSpec__Output = {
   segmentSeconds: 6,
   videoCodec: 'h264',
   minQuantizer: 0,
+  dynamicRange: '',
+  audioStream: 0,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
@@ -118,4 +120,43 @@ test('a rendition names its codec (none: H.264, as orchestrators before other co
     () => resolveHlsSettings({ ...spec, videoCodec: 'av1', minQuantizer: 18 }, source),
     /for H.264 renditions/,
   );
+});
+
+test('every rendition of an HDR source is tone-mapped from its transfer; an SDR source, or a probe without a dynamic range, is not', () => {
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: 'hdr10' }).toneMapFrom, 'hdr10');
+  assert.equal(
+    resolveHlsSettings({ ...spec, videoCodec: 'hevc' }, { ...source, dynamicRange: 'hlg' }).toneMapFrom,
+    'hlg',
+  );
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: 'sdr' }).toneMapFrom, undefined);
+  assert.equal(resolveHlsSettings(spec, { ...source, dynamicRange: '' }).toneMapFrom, undefined);
+  assert.equal(resolveHlsSettings(spec, source).toneMapFrom, undefined);
+  assert.throws(() => resolveHlsSettings(spec, { ...source, dynamicRange: 'dolby' }), InvalidRequestError);
+});
+
+test('an HDR rendition (10-bit HEVC of an HDR source, in its range) keeps the picture; anything else HDR is refused', () => {
+  const hdrSpec = { ...spec, videoCodec: 'hevc', pixelFormat: 'yuv420p10b', dynamicRange: 'hlg' };
+  const settings = resolveHlsSettings(hdrSpec, { ...source, dynamicRange: 'hlg' });
+  assert.deepEqual([settings.hdr, settings.toneMapFrom, settings.pixelFormat], ['hlg', undefined, 'yuv420p10le']);
+  for (const [wrong, from] of [
+    [hdrSpec, 'hdr10'], // HLG made from PQ
+    [hdrSpec, 'sdr'], // HDR made from SDR
+    [{ ...hdrSpec, videoCodec: 'h264' }, 'hlg'], // HDR in H.264
+    [{ ...hdrSpec, pixelFormat: 'yuv420p' }, 'hlg'], // HDR in 8 bits
+    [{ ...hdrSpec, dynamicRange: 'dolby' }, 'hlg'],
+  ] as const)
+    assert.throws(() => resolveHlsSettings(wrong, { ...source, dynamicRange: from }), InvalidRequestError);
+});
+
+test("an alternate audio rendition takes its own stream of the source, with that stream's channels", () => {
+  const alternate = { ...spec, key: '0p-a2', width: 0, height: 0, videoBitrateKbps: 0, frameRate: 0, audioStream: 1 };
+  const dubbed = { ...source, audioChannels: 2, audioTracks: [{ channels: 2 }, { channels: 1 }] };
+  const settings = resolveHlsSettings(alternate, dubbed);
+  assert.deepEqual([settings.audioOnly, settings.audioStream, settings.audio?.channels], [true, 1, 1]);
+  assert.throws(() => resolveHlsSettings({ ...alternate, audioStream: 2 }, dubbed), /audio stream 2.*has 2/);
+  assert.equal(resolveHlsSettings({ ...alternate, audioStream: 0 }, dubbed).audioStream, undefined);
+  // A track of a source with a picture lasts to the video's end; an audio-only source's sound is as it is.
+  const pictured = { ...dubbed, width: 640, height: 360, durationSeconds: 8.04 };
+  assert.equal(resolveHlsSettings(alternate, pictured).audioPadSeconds, 8.04);
+  assert.equal(resolveHlsSettings(alternate, { ...pictured, width: 0, height: 0 }).audioPadSeconds, undefined);
 });

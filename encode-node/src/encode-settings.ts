@@ -8,6 +8,7 @@ import type { RenditionSpec__Output } from '@kino/proto';
 import {
   audioCodecs,
   audioEncodingOf,
+  dynamicRanges,
   isOneOf,
   pixelFormats,
   rateControlModes,
@@ -15,6 +16,7 @@ import {
   x264PixelFormatFor,
   x264PixelFormats,
   x264Presets,
+  type HdrDynamicRange,
   type X264PixelFormat,
 } from '@kino/proto/contract';
 import type { HlsEncodeSettings, MediaInfo } from '@kino/ffmpeg';
@@ -32,7 +34,48 @@ export function resolvePixelFormat(requested: string, sourcePixelFormat: string)
   throw new InvalidRequestError(`unsupported pixel format "${requested}"`);
 }
 
-type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'>;
+type SourceFacts = Pick<MediaInfo, 'frameRate' | 'pixelFormat' | 'hasAudio' | 'audioChannels'> & {
+  /** The probe's (ProbeResult.dynamic_range); empty from a probe made before it was read: SDR. */
+  dynamicRange?: string;
+  /** Every audio stream (the probe's audio_tracks); absent or empty from orchestrators that send none. */
+  audioTracks?: Pick<MediaInfo['audioTracks'][number], 'channels'>[];
+} & Partial<Pick<MediaInfo, 'width' | 'height' | 'durationSeconds'>>;
+
+/**
+ * A dynamic range on the wire as the HDR it is, undefined for SDR: empty is SDR (a probe, rendition
+ * or request from before it was sent); an unknown value is a malformed request.
+ */
+export function hdrOf(value: string | undefined, what: string): HdrDynamicRange | undefined {
+  const range = value || 'sdr';
+  if (!isOneOf(dynamicRanges, range)) throw new InvalidRequestError(`unknown dynamic range "${range}" of the ${what}`);
+  return range === 'sdr' ? undefined : range;
+}
+
+/** A thumbnail's or storyboard's tone map (they are SDR JPEGs): the source's HDR, if it is. */
+export function toneMapOf(sourceDynamicRange: string): { toneMapFrom?: HdrDynamicRange } {
+  const hdr = hdrOf(sourceDynamicRange, 'source');
+  return hdr ? { toneMapFrom: hdr } : {};
+}
+
+/**
+ * The rendition's picture: an SDR rendition (BT.709) of an HDR source is tone-mapped from it
+ * (`toneMapFrom`); an HDR rendition keeps the source's (`hdr`), in 10-bit HEVC only, and only the
+ * source's own range (no HDR is made from SDR, nor HLG from PQ).
+ */
+export function resolveDynamicRange(
+  spec: Pick<RenditionSpec__Output, 'dynamicRange' | 'videoCodec'>,
+  source: Pick<SourceFacts, 'dynamicRange'>,
+  pixelFormat: X264PixelFormat,
+): Pick<HlsEncodeSettings, 'toneMapFrom' | 'hdr'> {
+  const sourceHdr = hdrOf(source.dynamicRange, 'source');
+  const renditionHdr = hdrOf(spec.dynamicRange, 'rendition');
+  if (!renditionHdr) return sourceHdr ? { toneMapFrom: sourceHdr } : {};
+  if (renditionHdr !== sourceHdr)
+    throw new InvalidRequestError(`an ${renditionHdr} rendition of a ${sourceHdr ?? 'sdr'} source`);
+  if (spec.videoCodec !== 'hevc' || !pixelFormat.includes('10'))
+    throw new InvalidRequestError(`an HDR rendition is 10-bit HEVC, not ${spec.videoCodec || 'h264'} ${pixelFormat}`);
+  return { hdr: renditionHdr };
+}
 
 /**
  * The audio of a rendition, or of a chunked video's audio track (the ladder's audio settings):
@@ -78,6 +121,7 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
   const frameRate = capFrameRate ? spec.frameRate : source.frameRate;
 
   const audio = resolveAudioSettings(spec, source);
+  const pixelFormat = resolvePixelFormat(spec.pixelFormat, source.pixelFormat);
   // Orchestrators before other codecs sent none: H.264.
   const videoCodec = spec.videoCodec || 'h264';
   if (!isOneOf(videoCodecs, videoCodec)) throw new InvalidRequestError(`unknown video codec "${spec.videoCodec}"`);
@@ -91,7 +135,8 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
     height: evenAtLeastTwo(spec.height),
     frameRate,
     capFrameRate,
-    pixelFormat: resolvePixelFormat(spec.pixelFormat, source.pixelFormat),
+    pixelFormat,
+    ...resolveDynamicRange(spec, source, pixelFormat),
     videoCodec,
     x264Preset,
     videoBitrateKbps: spec.videoBitrateKbps,
@@ -103,9 +148,17 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
   };
 }
 
-/** An audio-only rendition: the audio settings alone (the video fields are zeros, never read). */
+/**
+ * An audio-only rendition: the audio settings alone (the video fields are zeros, never read), of
+ * the source's audio stream `spec.audioStream` (one of several tracks), with that stream's channels.
+ */
 function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
-  const audio = resolveAudioSettings(spec, source);
+  const stream = spec.audioStream;
+  const tracks = source.audioTracks ?? [];
+  if (stream > 0 && stream >= tracks.length)
+    throw new InvalidRequestError(`audio stream ${stream} was asked for; the source has ${tracks.length}`);
+  const audioChannels = stream > 0 ? tracks[stream]!.channels : source.audioChannels;
+  const audio = resolveAudioSettings(spec, { ...source, audioChannels });
   if (!audio) throw new InvalidRequestError('an audio-only rendition needs a source with audio and an audio bitrate');
   if (spec.twoPass) throw new InvalidRequestError('an audio-only rendition is not two-pass');
   if (!(spec.segmentSeconds >= 1 && spec.segmentSeconds <= 60)) {
@@ -125,5 +178,9 @@ function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFac
     segmentSeconds: spec.segmentSeconds,
     audio,
     audioOnly: true,
+    ...(stream > 0 ? { audioStream: stream } : {}),
+    // A source with a picture: this is one of its tracks, which lasts to the video's end (its
+    // longest stream, as the picture and the first track are padded to: ffmpeg/src/presets.ts).
+    ...(source.width && source.height && source.durationSeconds ? { audioPadSeconds: source.durationSeconds } : {}),
   };
 }

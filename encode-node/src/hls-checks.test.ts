@@ -69,6 +69,8 @@ test('each rendition is checked as written: its playlist covers the encode, a sh
     segmentSeconds: 6,
     videoCodec: 'h264',
     minQuantizer: 0,
+    dynamicRange: '',
+    audioStream: 0,
   } satisfies RenditionSpec__Output;
   const rendition = { spec, settings: resolveHlsSettings(spec, source), prefix: '360p/' };
   const coverage: Coverage = { expectedSeconds: 12, startSeconds: 0, source, errorOutput: '' };

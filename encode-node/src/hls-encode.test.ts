@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
 import { parseMediaPlaylist } from '@kino/ffmpeg';
-import { testEncodeOptions, testSource } from './encode-options.fixture.ts';
+import { test90pSpec, testEncodeOptions, testSource } from './encode-options.fixture.ts';
 import type { EncodeJobProgress } from './encode-options.ts';
 import { UrlRefusedError } from './errors.ts';
 import { encodeHls } from './hls-encode.ts';
@@ -26,22 +26,7 @@ const source: ProbeResult__Output = {
   videoDurationSeconds: 8,
   frameCount: 200,
 };
-const spec: RenditionSpec__Output = {
-  key: '90p',
-  width: 160,
-  height: 90,
-  videoBitrateKbps: 200,
-  audioBitrateKbps: 64,
-  frameRate: 0,
-  pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate',
-  twoPass: false,
-  x264Preset: 'ultrafast',
-  audioCodec: 'aac',
-  segmentSeconds: 2,
-  videoCodec: 'h264',
-  minQuantizer: 0,
-};
+const spec: RenditionSpec__Output = test90pSpec;
 
 beforeAll(() => {
   const made = spawnSync('ffmpeg', [

@@ -20,6 +20,8 @@ const spec: RenditionSpec__Output = {
   segmentSeconds: 6,
   videoCodec: 'h264',
   minQuantizer: 0,
+  dynamicRange: '',
+  audioStream: 0,
 };
 const whole = [spec, { ...spec, key: '240p', width: 426, height: 240 }];
 const urlsFor = (keys: string[], names = ['playlist.m3u8', 'init.mp4']) =>

@@ -25,6 +25,8 @@ const video: RenditionSpec__Output = {
   segmentSeconds: 6,
   videoCodec: 'h264',
   minQuantizer: 0,
+  dynamicRange: '',
+  audioStream: 0,
 };
 const audioOnly: RenditionSpec__Output = { ...video, key: 'audio', width: 0, height: 0, videoBitrateKbps: 0 };
 

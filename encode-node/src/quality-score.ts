@@ -69,6 +69,7 @@ export async function scoreRenditions(
         subsample: qualitySubsample,
         window: { startSeconds, durationSeconds: scored[0]!.playlist.segments[0]!.durationSeconds },
         ...(settings.capFrameRate ? { frameRate: settings.frameRate } : {}),
+        ...(settings.toneMapFrom ? { toneMapFrom: settings.toneMapFrom } : {}),
       }),
       { program: qualityFfmpeg, signal, logger, priority },
     );

@@ -5,6 +5,19 @@ import type { RegistryClient } from '@kino/proto';
 import { NodeJobs } from './node-jobs.ts';
 import { Registration } from './registration.ts';
 
+/** A node of one slot registering with `registry`, its running jobs `jobs`. */
+function registrationOf(registry: RegistryClient, jobs: NodeJobs): Registration {
+  return new Registration({
+    registry,
+    address: '127.0.0.1:1',
+    slots: 1,
+    version: 'test',
+    labels: {},
+    jobs,
+    logger: pino({ level: 'silent' }),
+  });
+}
+
 describe('Registration.registerUntilDone', () => {
   it('retries with growing waits until the registry answers, then keeps its node id', async () => {
     const calls: number[] = [];
@@ -16,15 +29,7 @@ describe('Registration.registerUntilDone', () => {
         return { nodeId: 'node_1', heartbeatIntervalMs: 1_000 };
       },
     } as unknown as RegistryClient;
-    const registration = new Registration({
-      registry,
-      address: '127.0.0.1:1',
-      slots: 1,
-      version: 'test',
-      labels: {},
-      jobs: {} as NodeJobs,
-      logger: pino({ level: 'silent' }),
-    });
+    const registration = registrationOf(registry, {} as NodeJobs);
     await registration.registerUntilDone();
     assert.equal(registration.nodeId, 'node_1');
     assert.equal(calls.length, 4);
@@ -43,15 +48,7 @@ describe('Registration heartbeats', () => {
       register: () => Promise.resolve({ nodeId: 'node_1', heartbeatIntervalMs: 10 }),
       heartbeat: () => Promise.resolve({ known: ++heartbeats > 1 }),
     } as unknown as RegistryClient;
-    const registration = new Registration({
-      registry,
-      address: '127.0.0.1:1',
-      slots: 1,
-      version: 'test',
-      labels: {},
-      jobs,
-      logger: pino({ level: 'silent' }),
-    });
+    const registration = registrationOf(registry, jobs);
     await registration.registerUntilDone();
     registration.start();
     while (heartbeats < 2) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -69,15 +66,7 @@ describe('Registration heartbeats', () => {
       heartbeat: () =>
         ++heartbeats === 1 ? Promise.reject(new Error('4 DEADLINE_EXCEEDED')) : Promise.resolve({ known: true }),
     } as unknown as RegistryClient;
-    const registration = new Registration({
-      registry,
-      address: '127.0.0.1:1',
-      slots: 1,
-      version: 'test',
-      labels: {},
-      jobs,
-      logger: pino({ level: 'silent' }),
-    });
+    const registration = registrationOf(registry, jobs);
     await registration.registerUntilDone();
     assert.equal(encode.abandoned.aborted, false, 'registered as a new node: its jobs are its own');
     registration.start();

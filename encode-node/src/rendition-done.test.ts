@@ -7,27 +7,12 @@ import { join } from 'node:path';
 import { parseMediaPlaylist } from '@kino/ffmpeg';
 import type { RenditionSpec__Output } from '@kino/proto';
 import { resolveHlsSettings } from './encode-settings.ts';
-import { testSource as source } from './encode-options.fixture.ts';
+import { test90pSpec, testSource as source } from './encode-options.fixture.ts';
 import type { EncodedRendition } from './hls-checks.ts';
 import { measureRenditions } from './rendition-done.ts';
 
 const outDir = mkdtempSync(join(tmpdir(), 'kino-rendition-done-'));
-const spec: RenditionSpec__Output = {
-  key: '90p',
-  width: 160,
-  height: 90,
-  videoBitrateKbps: 200,
-  audioBitrateKbps: 64,
-  frameRate: 0,
-  pixelFormat: 'yuv420p',
-  rateControlMode: 'variableBitrate',
-  twoPass: false,
-  x264Preset: 'ultrafast',
-  audioCodec: 'aac',
-  segmentSeconds: 1,
-  videoCodec: 'h264',
-  minQuantizer: 0,
-};
+const spec: RenditionSpec__Output = { ...test90pSpec, segmentSeconds: 1 };
 
 beforeAll(() => {
   // 2.5 s of H.264 and AAC-LC, as fMP4 HLS in 1 s segments: what an encode leaves in a rendition's directory.

@@ -11,7 +11,15 @@ export {
 export { backgroundNiceness, ProcessPriority, threadNiceness, type Renice } from './priority.ts';
 export { ProgressParser, progressFromFields, clampPercent, type FfmpegProgress } from './progress.ts';
 export * from './presets.ts';
-export { probeMedia, parseProbeJson, isAudioOnly, NotAVideoError, type MediaInfo, type ProbeJson } from './probe.ts';
+export {
+  probeMedia,
+  parseProbeJson,
+  isAudioOnly,
+  NotAVideoError,
+  type AudioTrackInfo,
+  type MediaInfo,
+  type ProbeJson,
+} from './probe.ts';
 export { parseInitSegment, readMp4Boxes, type InitSegmentInfo, type Mp4Box } from './mp4.ts';
 export * from './hls.ts';
 export { qualityArgs, parseQualityLog, type QualityOptions, type QualityScore } from './quality.ts';

@@ -10,6 +10,7 @@ import {
   storyboardArgs,
   thumbnailArgs,
   thumbnailFilter,
+  toneMapFilter,
   videoFilterChain,
   type HlsEncodeSettings,
 } from './presets.ts';
@@ -207,6 +208,80 @@ test('scales to the rendition size with square pixels; caps the frame rate only 
   assert.equal(valueOf(capped, '-g'), '76');
   assert.equal(valueOf(capped, '-threads'), '2');
   assert.equal(valueOf(capped, '-rw_timeout'), undefined, 'local files need no network timeout');
+});
+
+test('an HDR source: each rendition tone-mapped to SDR BT.709 at its own size, and tagged BT.709', () => {
+  assert.equal(
+    toneMapFilter('hdr10', 'yuv420p'),
+    'zscale=tin=smpte2084:pin=bt2020:min=bt2020nc:t=linear:p=bt2020:npl=203,format=gbrpf32le,zscale=p=bt709,' +
+      'tonemap=tonemap=mobius:param=0.5:desat=0:peak=4.926108,zscale=t=bt709,format=gbrp16le,zscale=m=bt709:r=tv,' +
+      'format=yuv420p',
+  );
+  assert.match(toneMapFilter('hlg', 'yuv420p10le'), /^zscale=tin=arib-std-b67:.*,format=yuv420p10le$/);
+  const hdr10 = { ...settings, toneMapFrom: 'hdr10' as const };
+  assert.equal(videoFilterChain(hdr10), `scale=640:360:flags=bicubic,setsar=1,${toneMapFilter('hdr10', 'yuv420p')}`);
+  const bt709 = { '-color_primaries': 'bt709', '-color_trc': 'bt709', '-colorspace': 'bt709', '-color_range': 'tv' };
+  const tagsOf = (args: string[]) => Object.fromEntries(Object.keys(bt709).map((flag) => [flag, valueOf(args, flag)]));
+  const whole = hlsEncodeArgs({ input: '/in.mp4', settings: hdr10, threads: 0 });
+  assert.equal(valueOf(whole, '-vf'), videoFilterChain(hdr10));
+  assert.deepEqual(tagsOf(whole), bt709);
+  const ladder = hlsLadderArgs({
+    input: '/in.mp4',
+    outputs: [
+      { settings: { ...settings, toneMapFrom: 'hlg' }, dir: '360p' },
+      { settings: { ...settings, toneMapFrom: 'hlg', videoCodec: 'hevc' }, dir: '360p-hevc' },
+    ],
+    threads: 0,
+  });
+  assert.equal(valueOf(ladder, '-filter_complex')!.match(/zscale=tin=arib-std-b67/g)?.length, 2);
+  assert.equal(ladder.filter((arg) => arg === '-color_trc').length, 2, 'both renditions, H.264 and HEVC, tagged');
+  // An SDR source: no tone map and no tags, its code values and colour description as they were.
+  const sdr = hlsEncodeArgs({ input: '/in.mp4', settings, threads: 0 });
+  assert.doesNotMatch(valueOf(sdr, '-vf')!, /zscale|tonemap/);
+  assert.equal(valueOf(sdr, '-color_trc'), undefined);
+});
+
+test("an HDR source's thumbnails and storyboard tiles are tone-mapped as its SDR renditions are", () => {
+  const thumbnail = thumbnailArgs({
+    input: '/in.mp4',
+    timestampSeconds: 1,
+    width: 160,
+    height: 90,
+    output: '/t.jpg',
+    toneMapFrom: 'hlg',
+  });
+  assert.equal(valueOf(thumbnail, '-vf'), `${toneMapFilter('hlg', 'yuv444p')},${thumbnailFilter(160, 90)}`);
+  const sourceSize = thumbnailArgs({ input: '/in.mp4', timestampSeconds: 1, width: 0, height: 0, output: '/t.jpg' });
+  assert.equal(valueOf(sourceSize, '-vf'), undefined, 'an SDR source at its own size: no filter at all');
+  const storyboard = storyboardArgs({
+    input: '/in.mp4',
+    intervalSeconds: 2,
+    tileWidth: 160,
+    columns: 10,
+    rows: 10,
+    sheets: 1,
+    outputPattern: '/s-%d.jpg',
+    toneMapFrom: 'hdr10',
+  });
+  assert.ok(valueOf(storyboard, '-vf')!.startsWith(`fps=1/2,${toneMapFilter('hdr10', 'yuv420p')},scale=160:`));
+});
+
+test('an HDR rendition: HEVC Main 10 with the picture as it is, tagged BT.2020 with its transfer', () => {
+  for (const [hdr, transfer] of [
+    ['hdr10', 'smpte2084'],
+    ['hlg', 'arib-std-b67'],
+  ] as const) {
+    const args = hlsEncodeArgs({
+      input: '/in.mp4',
+      settings: { ...settings, videoCodec: 'hevc', pixelFormat: 'yuv420p10le', hdr },
+      threads: 0,
+    });
+    assert.doesNotMatch(valueOf(args, '-vf')!, /zscale|tonemap/);
+    assert.deepEqual(
+      ['-pix_fmt', '-color_primaries', '-color_trc', '-colorspace', '-tag:v'].map((flag) => valueOf(args, flag)),
+      ['yuv420p10le', 'bt2020', transfer, 'bt2020nc', 'hvc1'],
+    );
+  }
 });
 
 test('no audio in the source: no audio map, no audio encoder', () => {
@@ -544,6 +619,42 @@ test("a picture shorter than its sound holds its last frame to the sound's end, 
   assert.equal(valueOf(unknown, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)');
 });
 
+test("a window's own audio: from its start to its end, timed on the input's timeline", () => {
+  const args = audioTrackArgs({
+    input: 'src.mp4',
+    audio: settings.audio!,
+    output: '/tmp/job/window-audio.mp4',
+    startSeconds: 2.5,
+    endSeconds: 7,
+  });
+  assert.deepEqual(args.slice(args.indexOf('-ss'), args.indexOf('-i') + 2), [
+    '-ss',
+    '2.5',
+    '-t',
+    '4.5',
+    '-i',
+    'src.mp4',
+  ]);
+  // The packets keep the input's times: the chunk seeks this file as it seeks the source.
+  assert.equal(valueOf(args, '-output_ts_offset'), '2.5');
+  assert.ok(
+    !audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'a.mp4', startSeconds: 0, endSeconds: 7 }).some(
+      (a) => a === '-ss' || a === '-output_ts_offset',
+    ),
+    'from 0: the audio head, as before',
+  );
+  // Padded to the video's end (6 s here) on its own timeline, which starts at the seek point.
+  const padded = audioTrackArgs({
+    input: 'src.mp4',
+    audio: settings.audio!,
+    output: 'a.mp4',
+    startSeconds: 2.5,
+    endSeconds: 7,
+    durationSeconds: 6,
+  });
+  assert.equal(valueOf(padded, '-af'), 'apad,atrim=end=3.5');
+});
+
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
   const args = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: '/tmp/job/audio.m4a' });
   assert.equal(valueOf(args, '-c:a'), 'copy');
@@ -563,6 +674,9 @@ test('an audio-only rendition maps the audio alone into HLS: no video stream, no
   );
   assert.ok(args.includes('-vn'));
   assert.ok(!args.includes('-c:v') && !args.includes('-vf'));
+  // Its timestamps start at 0: AAC's priming would make the first fragment's decode time negative,
+  // which Shaka cannot offset (Chromium refuses the segment).
+  assert.equal(valueOf(args, '-avoid_negative_ts'), 'make_zero');
   assert.equal(valueOf(args, '-c:a'), 'aac');
   assert.equal(valueOf(args, '-hls_segment_type'), 'fmp4');
   assert.throws(
@@ -570,4 +684,25 @@ test('an audio-only rendition maps the audio alone into HLS: no video stream, no
       hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true, audio: undefined }, threads: 0 }),
     /has audio/,
   );
+});
+
+test('an alternate audio rendition maps its own track of the source (the second: 0:a:1), audio alone', () => {
+  const args = hlsEncodeArgs({
+    input: 'dubbed.mp4',
+    settings: { ...settings, audioOnly: true, audioStream: 1 },
+    threads: 0,
+  });
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:a:1'],
+  );
+  assert.ok(args.includes('-vn'));
+  assert.equal(valueOf(args, '-af'), undefined, 'as the track is');
+  const padded = hlsEncodeArgs({
+    input: 'dubbed.mp4',
+    settings: { ...settings, audioOnly: true, audioStream: 1, audioPadSeconds: 7.04 },
+    threads: 0,
+  });
+  // As the first track is (audioPadFilter): to the video's end, which no track outlasts (the probe's duration).
+  assert.equal(valueOf(padded, '-af'), 'apad,atrim=end=7.04', 'padded with silence to the video, on its timeline');
 });

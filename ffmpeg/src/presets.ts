@@ -10,6 +10,7 @@ import {
   videoBufferOf,
   x264Presets,
   type AudioEncoding,
+  type HdrDynamicRange,
   type VideoCodec,
   type X264PixelFormat,
   type X264Preset,
@@ -25,6 +26,16 @@ export interface HlsEncodeSettings {
   frameRate: number;
   capFrameRate: boolean;
   pixelFormat: X264PixelFormat;
+  /**
+   * Set: the source is HDR in this dynamic range and the rendition is SDR, so its picture is
+   * tone-mapped to BT.709 (toneMapFilter) and tagged so; absent: the source's code values, untouched.
+   */
+  toneMapFrom?: HdrDynamicRange;
+  /**
+   * Set: an HDR rendition in this range (10-bit HEVC), its picture the source's, tagged BT.2020 with
+   * the range's transfer; never with `toneMapFrom`.
+   */
+  hdr?: HdrDynamicRange;
   /** h264: libx264; hevc: libx265; av1: libsvtav1, which only the quality ffmpeg (quality.ts) runs. */
   videoCodec: VideoCodec;
   /** The speed of the encoder, in x264's names (x265 takes the same; SVT-AV1's are mapped). */
@@ -53,6 +64,18 @@ export interface HlsEncodeSettings {
    * read). Never two-pass, never chunked.
    */
   audioOnly?: boolean;
+  /**
+   * An audio-only rendition's source stream among the audio streams (`0:a:N`): one of a source's
+   * several tracks, each its own alternate audio rendition. Absent: the first.
+   */
+  audioStream?: number;
+  /**
+   * An alternate audio rendition lasts as long as the video: a shorter track is padded with silence
+   * to this many seconds, the video's duration, as the first track is (audioArgs; a track that ended
+   * early would fail the encode's coverage check, and a player stalls where the sound ends before the
+   * picture). Absent: as the track is.
+   */
+  audioPadSeconds?: number;
 }
 
 /**
@@ -67,9 +90,9 @@ export interface ChunkWindow {
   durationSeconds: number;
   firstSegment: number;
   /**
-   * The video's audio track (an encodeAudioTrack output). Absent: the source's audio is encoded for
-   * the window, as a whole encode does (a frame-accurate clip's first and last segments: one
-   * segment each, so there is no join of their own to keep seamless).
+   * The video's audio on the video's timeline (the audio track, an encodeAudioTrack output, or the
+   * window's own audio: audioTrackArgs with a start). Absent: the source's audio is encoded with
+   * the picture, as a whole encode does.
    */
   audioInput?: string;
 }
@@ -219,7 +242,57 @@ export function videoFilterChain(settings: HlsEncodeSettings): string {
   // The orchestrator computed a size with the source's display aspect; setsar=1 makes pixels square
   // so RESOLUTION in the master playlist is what players show.
   filters.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
+  // After scaling: the tone map (float RGB) costs per pixel, and a rung is smaller than the source.
+  if (settings.toneMapFrom) filters.push(toneMapFilter(settings.toneMapFrom, settings.pixelFormat));
   return filters.join(',');
+}
+
+/** zscale's name of each HDR transfer. */
+const hdrTransferOf: Readonly<Record<HdrDynamicRange, string>> = { hdr10: 'smpte2084', hlg: 'arib-std-b67' };
+
+/**
+ * HDR (PQ or HLG, BT.2020) to SDR BT.709, chosen by measurement (bench/tone-map/run.sh,
+ * docs/decisions/encoding.md "HDR sources"): to linear light with BT.2408's HDR reference white
+ * (203 cd/m²) as 1.0, so the SDR part of an HDR picture keeps its level; to BT.709 primaries; then
+ * Möbius, linear up to half of reference white and rolling off above it to a 1000 cd/m² peak (the
+ * HLG reference display, and the mastering peak of most HDR10), no desaturation; the colours
+ * BT.709 cannot show clipped to its gamut. The input's transfer, primaries and matrix are stated:
+ * HDR of either transfer is BT.2100 (BT.2020 primaries, non-constant-luminance matrix), and a
+ * stream tagged with its transfer alone still converts.
+ */
+export function toneMapFilter(from: HdrDynamicRange, pixelFormat: X264PixelFormat): string {
+  return [
+    `zscale=tin=${hdrTransferOf[from]}:pin=bt2020:min=bt2020nc:t=linear:p=bt2020:npl=${hdrReferenceWhiteNits}`,
+    'format=gbrpf32le',
+    'zscale=p=bt709',
+    `tonemap=tonemap=mobius:param=0.5:desat=0:peak=${formatNumber(hdrPeakNits / hdrReferenceWhiteNits)}`,
+    // Colours outside BT.709 come out of the primaries' conversion with negative components, which
+    // would drag the luma below black: clipped to the gamut in integer RGB before the matrix.
+    'zscale=t=bt709',
+    'format=gbrp16le',
+    'zscale=m=bt709:r=tv',
+    `format=${pixelFormat}`,
+  ].join(',');
+}
+
+/** BT.2408's HDR reference white (diffuse white, graphics white), cd/m²: SDR's 100 % in a tone map. */
+const hdrReferenceWhiteNits = 203;
+/** The brightest an HDR source is taken to be, cd/m² (brighter clips to SDR's white). */
+const hdrPeakNits = 1000;
+
+/** The colour tags of a tone-mapped rendition (the encoder writes them in its VUI, the muxer in `colr`). */
+const bt709Tags = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv'];
+
+/**
+ * The colour tags of a rendition: BT.709 for a tone-mapped one; BT.2100 (BT.2020 and the range's
+ * transfer) for an HDR one, which x265 writes in its VUI as HDR players look for it; none for the
+ * renditions of an SDR source, whose code values and description are the source's.
+ */
+function colourTags(settings: Pick<HlsEncodeSettings, 'toneMapFrom' | 'hdr'>): string[] {
+  if (settings.toneMapFrom) return bt709Tags;
+  if (!settings.hdr) return [];
+  const transfer = hdrTransferOf[settings.hdr];
+  return ['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc', '-color_range', 'tv'];
 }
 
 export function rateControlArgs(settings: HlsEncodeSettings): string[] {
@@ -270,9 +343,11 @@ export function svtAv1PresetOf(preset: X264Preset): number {
  */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
+  const tags = colourTags(settings);
   const common = [
     '-pix_fmt',
     settings.pixelFormat,
+    ...tags,
     ...rateControlArgs(settings),
     '-g',
     gop,
@@ -288,6 +363,7 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
         settings.x264Preset,
         '-pix_fmt',
         settings.pixelFormat,
+        ...tags,
         ...rateControlArgs(settings),
         ...keyframeArgs(settings, endSeconds),
         '-threads',
@@ -367,8 +443,16 @@ export function audioPadFilter(endSeconds: number): string {
 /**
  * HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory, or
  * into its subdirectory `prefix` (e.g. `720p/`; the init segment goes beside the playlist).
+ *
+ * Timestamps stay as encoded (`-avoid_negative_ts disabled`: a chunk's are the video's), but for
+ * `audioAlone`, an audio-only rendition's, which start at 0 (`make_zero`): AAC's priming puts the
+ * first packet 1024 samples before 0, which fMP4 writes as a base media decode time of 2^64 - 1024,
+ * and Shaka, which offsets each segment by its own, then has Chromium refuse it ("PTS for audio
+ * frame exceeds range"). Where the sound is muxed with a picture, the picture's time leads and the
+ * same packets play. Alone, the sound starts 21 ms (1024 samples at 48 kHz) after the picture's
+ * time 0, within lip-sync tolerance.
  */
-export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0): string[] {
+export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0, audioAlone = false): string[] {
   return [
     '-f',
     'hls',
@@ -388,7 +472,7 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
     '-hls_flags',
     'independent_segments+temp_file',
     '-avoid_negative_ts',
-    'disabled',
+    audioAlone ? 'make_zero' : 'disabled',
     '-hls_segment_options',
     'movflags=+frag_discont',
     prefix + hlsPlaylistName,
@@ -410,15 +494,16 @@ export function hlsEncodeArgs({
     return [
       ...inputsFor(input, undefined, false),
       '-map',
-      '0:a:0',
+      `0:a:${settings.audioStream ?? 0}`,
       '-vn',
-      // The sound is the whole video: nothing to pad it to.
-      ...audioArgs(settings.audio, undefined),
+      // An alternate track of a video with a picture runs to the video's end as the first track does
+      // (audioPadSeconds); an audio-only source's sound is the whole video, nothing to pad it to.
+      ...audioArgs(settings.audio, settings.audioPadSeconds),
       '-map_metadata',
       '-1',
       '-map_chapters',
       '-1',
-      ...hlsMuxerArgs(settings.segmentSeconds),
+      ...hlsMuxerArgs(settings.segmentSeconds, '', 0, true),
     ];
   }
   const { keyframesEnd: endSeconds, soundPadTo, picturePadTo } = outputEnds(videoSeconds, durationSeconds, chunk);
@@ -455,10 +540,15 @@ export interface AudioTrackOptions {
   audio: NonNullable<HlsEncodeSettings['audio']> | 'copy';
   output: string;
   /**
-   * Set: only the input's first `endSeconds` (a chunk's audio head, ChunkWindow): its packets are
-   * the whole track's, but for the last few, which the encoder flushes.
+   * Set: only the input up to `endSeconds` (a chunk's audio head, ChunkWindow): from 0 its packets
+   * are the whole track's, but for the last few, which the encoder flushes.
    */
   endSeconds?: number;
+  /**
+   * Set above 0: the input from `startSeconds` (to `endSeconds`), its packets timed on the input's
+   * timeline (a chunk seeks it as it seeks the source).
+   */
+  startSeconds?: number;
   /**
    * How long the video lasts (the probe's duration): an encoded track is padded with silence to it
    * (or to `endSeconds`, the earlier), so the chunks that copy it hold sound to the picture's end
@@ -473,11 +563,22 @@ export interface AudioTrackOptions {
  * chunks that copy them), or the `audio.m4a` download. moov goes first (faststart): a player or a
  * chunk's ffmpeg reading it over HTTP starts without seeking to the end.
  */
-export function audioTrackArgs({ input, audio, output, endSeconds, durationSeconds }: AudioTrackOptions): string[] {
-  const padTo = durationSeconds === undefined ? undefined : Math.min(durationSeconds, endSeconds ?? Infinity);
+export function audioTrackArgs({
+  input,
+  audio,
+  output,
+  startSeconds = 0,
+  endSeconds,
+  durationSeconds,
+}: AudioTrackOptions): string[] {
+  const from = startSeconds > 0 ? ['-ss', formatNumber(startSeconds)] : [];
+  // The pad's end on the filters' timeline, which starts at the seek point.
+  const padTo =
+    durationSeconds === undefined ? undefined : Math.min(durationSeconds, endSeconds ?? Infinity) - startSeconds;
   return [
     ...inputArgsFor(input),
-    ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds)] : []),
+    ...from,
+    ...(endSeconds !== undefined ? ['-t', formatNumber(endSeconds - startSeconds)] : []),
     '-i',
     input,
     '-map',
@@ -488,6 +589,7 @@ export function audioTrackArgs({ input, audio, output, endSeconds, durationSecon
     '-1',
     '-map_chapters',
     '-1',
+    ...(startSeconds > 0 ? ['-output_ts_offset', formatNumber(startSeconds)] : []),
     '-movflags',
     '+faststart',
     '-f',
@@ -572,6 +674,8 @@ export interface ThumbnailOptions {
   width: number;
   height: number;
   output: string;
+  /** Set: the source is HDR in this range; the JPEG is SDR, tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
@@ -586,8 +690,18 @@ export function thumbnailFilter(width: number, height: number): string | undefin
 }
 
 /** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
-export function thumbnailArgs({ input, timestampSeconds, width, height, output }: ThumbnailOptions): string[] {
-  const filter = thumbnailFilter(width, height);
+export function thumbnailArgs({
+  input,
+  timestampSeconds,
+  width,
+  height,
+  output,
+  toneMapFrom,
+}: ThumbnailOptions): string[] {
+  // Tone-mapped at the source's size (one frame), in 4:4:4 so that the exact size's crop stays exact.
+  const toSdr = toneMapFrom ? toneMapFilter(toneMapFrom, 'yuv444p') : undefined;
+  const resize = thumbnailFilter(width, height);
+  const filter = [toSdr, resize].filter(Boolean).join(',');
   return [
     ...inputArgsFor(input),
     '-ss',
@@ -618,6 +732,8 @@ export interface StoryboardOptions {
   sheets: number;
   /** An image2 pattern numbering sheets from 0 (storyboardSheetPattern in a job directory). */
   outputPattern: string;
+  /** Set: the source is HDR in this range; the tiles are tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 /**
@@ -634,7 +750,10 @@ export function storyboardArgs({
   rows,
   sheets,
   outputPattern,
+  toneMapFrom,
 }: StoryboardOptions): string[] {
+  // After the fps filter: only the frames kept are tone-mapped.
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv420p')},` : '';
   return [
     ...inputArgsFor(input),
     '-i',
@@ -643,7 +762,7 @@ export function storyboardArgs({
     '0:v:0',
     '-an',
     '-vf',
-    `fps=1/${formatNumber(intervalSeconds)},scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    `fps=1/${formatNumber(intervalSeconds)},${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
     '-frames:v',
     String(sheets),
     '-q:v',

@@ -122,3 +122,82 @@ test('a source with sound and no picture is audio-only: no size, no frame rate, 
   assert.equal(streamDuration.durationSeconds, 3.5);
   assert.equal(isAudioOnly(parseProbeJson(clip)), false);
 });
+
+test('HDR by the transfer: PQ is hdr10, HLG is hlg, anything else sdr', () => {
+  const withTransfer = (color_transfer: string | undefined) => {
+    const source = structuredClone(clip);
+    Object.assign(source.streams![0]!, {
+      codec_name: 'hevc',
+      pix_fmt: 'yuv420p10le',
+      color_primaries: 'bt2020',
+      color_space: 'bt2020nc',
+      color_transfer,
+    });
+    return parseProbeJson(source).dynamicRange;
+  };
+  assert.equal(withTransfer('smpte2084'), 'hdr10');
+  assert.equal(withTransfer('arib-std-b67'), 'hlg');
+  // BT.2020 primaries alone (a wide-gamut SDR file) are not HDR; nor is an untagged stream.
+  assert.equal(withTransfer('bt2020-10'), 'sdr');
+  assert.equal(withTransfer('bt709'), 'sdr');
+  assert.equal(withTransfer(undefined), 'sdr');
+  assert.equal(parseProbeJson(clip).dynamicRange, 'sdr');
+});
+
+test('a Dolby Vision profile 8.1 phone video is its HDR10 base layer, rotated and all', () => {
+  // ffprobe 5.1's stream of an iPhone-style DV 8.x file: the DOVI record beside the display matrix.
+  const dolbyVision = structuredClone(clip);
+  Object.assign(dolbyVision.streams![0]!, {
+    codec_name: 'hevc',
+    pix_fmt: 'yuv420p10le',
+    color_transfer: 'smpte2084',
+    side_data_list: [
+      {
+        side_data_type: 'DOVI configuration record',
+        dv_version_major: 1,
+        dv_version_minor: 0,
+        dv_profile: 8,
+        dv_level: 4,
+        rpu_present_flag: 1,
+        el_present_flag: 0,
+        bl_present_flag: 1,
+        dv_bl_signal_compatibility_id: 1,
+      },
+      { side_data_type: 'Display Matrix', displaymatrix: '...', rotation: -90 },
+    ],
+  });
+  const info = parseProbeJson(dolbyVision);
+  assert.equal(info.dynamicRange, 'hdr10');
+  assert.deepEqual([info.width, info.height, info.rotation], [360, 640, 270]);
+});
+
+test('every audio stream is a track, with its language, title and default disposition', () => {
+  const dubbed = structuredClone(clip);
+  dubbed.streams = [
+    dubbed.streams![0]!,
+    { codec_type: 'audio', codec_name: 'aac', channels: 2, tags: { language: 'eng' }, disposition: { default: 0 } },
+    {
+      codec_type: 'audio',
+      codec_name: 'ac3',
+      channels: 6,
+      tags: { language: 'spa', title: 'Español (latino)' },
+      disposition: { default: 1 },
+    },
+    { codec_type: 'audio', codec_name: 'aac', channels: 1 },
+  ];
+  const info = parseProbeJson(dubbed);
+  assert.deepEqual(info.audioTracks, [
+    { language: 'eng', title: '', isDefault: false, channels: 2 },
+    { language: 'spa', title: 'Español (latino)', isDefault: true, channels: 6 },
+    { language: '', title: '', isDefault: false, channels: 1 },
+  ]);
+  // The first stream stays the one a single-track encode maps (0:a:0).
+  assert.equal(info.audioChannels, 2);
+});
+
+test('a source with one audio stream has one track; one without sound has none', () => {
+  assert.equal(parseProbeJson(clip).audioTracks.length, 1);
+  const silent = structuredClone(clip);
+  silent.streams = [silent.streams![0]!];
+  assert.deepEqual(parseProbeJson(silent).audioTracks, []);
+});

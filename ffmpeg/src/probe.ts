@@ -1,5 +1,6 @@
 // ffprobe of a source: the facts the ladder is planned from. Parsing is a pure function of
 // ffprobe's JSON so odd files (rotated phones, anamorphic DVDs, audio-only) are unit-tested.
+import type { DynamicRange } from '@kino/proto/contract';
 import { inputArgsFor, runFfprobe } from './command.ts';
 
 export interface MediaInfo {
@@ -22,12 +23,29 @@ export interface MediaInfo {
   frameCount: number;
   videoCodec: string;
   pixelFormat: string;
+  /** From the video's transfer characteristics (dynamicRangeOf); `sdr` for an audio-only source. */
+  dynamicRange: DynamicRange;
   hasAudio: boolean;
   audioCodec: string;
   audioChannels: number;
   audioSampleRate: number;
+  /**
+   * Every audio stream, in the source's order (track k is ffmpeg's `0:a:k`); the fields above
+   * describe the first. A source with several is offered as alternate audio renditions.
+   */
+  audioTracks: AudioTrackInfo[];
   formatName: string;
   sizeBytes: number;
+}
+
+/** One audio stream of a source: its tags as the container gives them ('' when absent). */
+export interface AudioTrackInfo {
+  /** The language tag as written (ISO 639-2 in MP4 and Matroska: `eng`). */
+  language: string;
+  title: string;
+  /** The container marks it as the track to play by default. */
+  isDefault: boolean;
+  channels: number;
 }
 
 /** The input is not a video we can encode: failing again will not help. */
@@ -44,6 +62,7 @@ interface ProbeStream {
   width?: number;
   height?: number;
   pix_fmt?: string;
+  color_transfer?: string;
   sample_aspect_ratio?: string;
   avg_frame_rate?: string;
   r_frame_rate?: string;
@@ -51,8 +70,9 @@ interface ProbeStream {
   duration?: string;
   channels?: number;
   sample_rate?: string;
-  disposition?: { attached_pic?: number };
+  disposition?: { attached_pic?: number; default?: number };
   tags?: Record<string, string>;
+  /** Display matrix (rotation), Dolby Vision configuration, mastering display, content light level... */
   side_data_list?: { side_data_type?: string; rotation?: number }[];
 }
 
@@ -81,6 +101,18 @@ function rotationOf(stream: ProbeStream): number {
   return ((Math.round(degrees) % 360) + 360) % 360;
 }
 
+/**
+ * HDR by the transfer the stream is tagged with: PQ (`smpte2084`) or HLG (`arib-std-b67`). A Dolby
+ * Vision profile 8 stream carries one of them in its base layer, which is what ffmpeg decodes (its
+ * enhancement metadata is ignored), so it is HDR10 or HLG here; profile 5 (IPTPQc2, no base layer
+ * any other player decodes) is not recognised as HDR and is refused by no one: it comes out as SDR.
+ */
+export function dynamicRangeOf(colorTransfer: string | undefined): DynamicRange {
+  if (colorTransfer === 'smpte2084') return 'hdr10';
+  if (colorTransfer === 'arib-std-b67') return 'hlg';
+  return 'sdr';
+}
+
 // Demuxers of single pictures: an uploaded JPEG or PNG "has a video stream" but is not a video.
 const imageFormats = /(^|,)(image2|[a-z0-9]+_pipe|apng|webp|gif_pipe)(,|$)/;
 const imageCodecs = new Set(['png', 'mjpeg', 'bmp', 'tiff', 'webp', 'jpegls', 'jpeg2000', 'gif']);
@@ -90,14 +122,15 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
   const format = json.format ?? {};
   const formatName = format.format_name ?? '';
   const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
-  const audio = streams.find((s) => s.codec_type === 'audio');
+  const audioStreams = streams.filter((s) => s.codec_type === 'audio');
+  const audio = audioStreams[0];
   if (!video) {
     if (!audio) {
       throw new NotAVideoError(
         streams.length === 0 ? 'the file has no media streams' : 'the file has neither a video nor an audio stream',
       );
     }
-    return audioOnly(audio, formatName, positive(format.duration) || positive(audio.duration), format);
+    return audioOnly(audioStreams, formatName, positive(format.duration) || positive(audio.duration), format);
   }
   const durationSeconds = positive(format.duration) || positive(video.duration);
   if (imageFormats.test(formatName) || (imageCodecs.has(video.codec_name ?? '') && durationSeconds === 0)) {
@@ -130,10 +163,12 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
     frameCount,
     videoCodec: video.codec_name ?? '',
     pixelFormat: video.pix_fmt ?? '',
+    dynamicRange: dynamicRangeOf(video.color_transfer),
     hasAudio: audio !== undefined,
     audioCodec: audio?.codec_name ?? '',
     audioChannels: audio?.channels ?? 0,
     audioSampleRate: Math.round(positive(audio?.sample_rate)),
+    audioTracks: audioStreams.map(audioTrackOf),
     formatName,
     sizeBytes: Math.round(positive(format.size)),
   };
@@ -141,12 +176,13 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
 
 /** A source with sound and no picture (an audio-only video: one AAC rendition, no thumbnail). */
 function audioOnly(
-  audio: ProbeStream,
+  audioStreams: ProbeStream[],
   formatName: string,
   durationSeconds: number,
   format: NonNullable<ProbeJson['format']>,
 ): MediaInfo {
   if (durationSeconds === 0) throw new NotAVideoError('the audio has no duration');
+  const audio = audioStreams[0]!;
   return {
     durationSeconds,
     videoDurationSeconds: durationSeconds,
@@ -159,12 +195,23 @@ function audioOnly(
     frameCount: 0,
     videoCodec: '',
     pixelFormat: '',
+    dynamicRange: 'sdr',
     hasAudio: true,
     audioCodec: audio.codec_name ?? '',
     audioChannels: audio.channels ?? 0,
     audioSampleRate: Math.round(positive(audio.sample_rate)),
+    audioTracks: audioStreams.map(audioTrackOf),
     formatName,
     sizeBytes: Math.round(positive(format.size)),
+  };
+}
+
+function audioTrackOf(stream: ProbeStream): AudioTrackInfo {
+  return {
+    language: stream.tags?.language ?? '',
+    title: stream.tags?.title ?? '',
+    isDefault: stream.disposition?.default === 1,
+    channels: stream.channels ?? 0,
   };
 }
 

@@ -1,5 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
+import { toneMapFilter } from './presets.ts';
 import { parseQualityLog, qualityArgs } from './quality.ts';
 
 test('VMAF and PSNR in one pass: the rendition first, both at the compared size, every n-th frame', () => {
@@ -73,6 +74,21 @@ test('several renditions against one decode of the reference; a chunk against it
     window: { startSeconds: 0, durationSeconds: 6 },
   });
   assert.ok(!first.includes('-ss'), 'the first chunk is not seeked');
+});
+
+test('tone-mapped renditions are scored against the reference tone-mapped the same way', () => {
+  const args = qualityArgs({
+    renditions: [{ input: '/w/720p.mp4', logPath: '/w/720p.json' }],
+    reference: '/w/hlg.mov',
+    width: 1280,
+    height: 720,
+    threads: 2,
+    subsample: 1,
+    toneMapFrom: 'hlg',
+  });
+  const [reference, distorted] = args[args.indexOf('-lavfi') + 1]!.split(';');
+  assert.ok(reference!.startsWith(`[1:v:0]${toneMapFilter('hlg', 'yuv420p')},select=`), reference);
+  assert.doesNotMatch(distorted!, /tonemap/);
 });
 
 test("the pooled means of libvmaf's log; a log without them is an error", () => {

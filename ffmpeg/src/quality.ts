@@ -8,7 +8,9 @@
 // would upscale a low rendition to the screen), bicubic, square pixels, 8-bit 4:2:0, their
 // timestamps from zero; `subsample` scores every n-th frame (the score of a 10 s chunk moves by a
 // few hundredths when n is 1 against 3, and the run is about n times cheaper).
+import type { HdrDynamicRange } from '@kino/proto/contract';
 import { inputArgsFor } from './command.ts';
+import { toneMapFilter } from './presets.ts';
 
 export interface QualityOptions {
   /**
@@ -30,6 +32,8 @@ export interface QualityOptions {
   window?: { startSeconds: number; durationSeconds: number };
   /** The renditions' frame rate when it was lowered from the reference's: the reference is taken to it. */
   frameRate?: number;
+  /** The renditions were tone-mapped from this HDR: so is the reference, with the same tone map. */
+  toneMapFrom?: HdrDynamicRange;
 }
 
 export function qualityArgs({
@@ -41,12 +45,14 @@ export function qualityArgs({
   subsample,
   window,
   frameRate,
+  toneMapFrom,
 }: QualityOptions): string[] {
   if (renditions.length === 0) throw new Error('nothing to score');
   // The same frames on both sides (frame numbers count from each input's first), then one size.
   const prepare = `select='not(mod(n\\,${subsample}))',scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,setpts=PTS-STARTPTS`;
   // Frame for frame: renditions at a lower rate are compared with the reference at that rate.
-  const prepareReference = frameRate ? `fps=${frameRate},${prepare}` : prepare;
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv420p')},` : '';
+  const prepareReference = `${frameRate ? `fps=${frameRate},` : ''}${toSdr}${prepare}`;
   // The same input seek as the chunk's encode (presets.ts inputsFor): the same first frame.
   const seek = window && window.startSeconds > 0 ? ['-ss', String(window.startSeconds)] : [];
   const duration = window ? ['-t', String(window.durationSeconds)] : [];

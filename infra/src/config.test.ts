@@ -90,3 +90,37 @@ test('a check names every problem and lists the variables read, secrets and URL 
     ],
   });
 });
+
+test("a value still at the deployment files' example (change-me, or a key spelling text) is refused, named, once", () => {
+  const secretShape = {
+    DATABASE_URL: z.string(),
+    NODE_TOKEN: z.string().min(8),
+    KINO_KEY_ENCRYPTION_KEY: z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'not 32 bytes'),
+  };
+  const example = {
+    DATABASE_URL: 'postgres://kino:change-me-postgres-password@postgres:5432/kino',
+    NODE_TOKEN: 'CHANGE-ME',
+    KINO_KEY_ENCRYPTION_KEY: 'change-me-openssl-rand-base64-32',
+  };
+  assert.throws(
+    () => parseConfig(secretShape, example),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(
+        error.problems.map((problem) => problem.split(':')[0]),
+        ['DATABASE_URL', 'NODE_TOKEN', 'KINO_KEY_ENCRYPTION_KEY'],
+      );
+      assert.match(error.problems[0]!, /still the example value/);
+      return true;
+    },
+  );
+  // The key the earlier example published: valid base64 of 32 bytes, all printable text.
+  const publishedKey = Buffer.from('example-key-for-trying-only-32by').toString('base64');
+  assert.throws(() => parseConfig(secretShape, { ...example, KINO_KEY_ENCRYPTION_KEY: publishedKey }), ConfigError);
+  const generated = {
+    DATABASE_URL: 'postgres://kino:3f9c2a@postgres:5432/kino',
+    NODE_TOKEN: 'tSx1m6QmE3b1',
+    KINO_KEY_ENCRYPTION_KEY: Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37) % 256)).toString('base64'),
+  };
+  assert.deepEqual(parseConfig(secretShape, generated), generated);
+});

@@ -29,14 +29,35 @@ export function parseConfig<S extends z.ZodRawShape>(
 ): z.infer<z.ZodObject<S>> {
   const values = setValues(env);
   const result = z.object(shape).safeParse(values);
+  const placeholders = Object.keys(shape).filter((name) => name in values && isPlaceholder(name, values[name]!));
   const problems = [
+    ...placeholders.map((name) => `${name}: ${placeholderProblem}`),
+    // A placeholder's own shape problem (a KEK that is not base64) would only repeat it.
     ...(result.success
       ? []
-      : result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${describeIssue(issue, values)}`)),
+      : result.error.issues
+          .filter((issue) => !placeholders.includes(String(issue.path[0])))
+          .map((issue) => `${issue.path.join('.') || '(root)'}: ${describeIssue(issue, values)}`)),
     ...crossChecks.flatMap((check) => check(values)),
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return result.data;
+}
+
+const placeholderProblem =
+  'still the example value of the deployment files, which is public: replace it with a secret of your own (docs/production.md gives the command for each)';
+
+/**
+ * A value the deployment files publish as an example (deploy/.env.example, deploy/kubernetes/'s
+ * Secret): every one of them says `change-me`, also inside a URL's password. A key-encryption key
+ * that decodes to printable text is one too: the examples once were valid keys spelling a sentence,
+ * and 32 random bytes are all printable with a chance of about 1e-17.
+ */
+export function isPlaceholder(name: string, value: string): boolean {
+  if (/change-me/i.test(value)) return true;
+  if (!name.endsWith('ENCRYPTION_KEY')) return false;
+  const bytes = Buffer.from(value, 'base64');
+  return bytes.length === 32 && bytes.every((byte) => byte >= 0x20 && byte < 0x7f);
 }
 
 /** zod's words, except for a variable that is not set at all, which is said plainly. */

@@ -74,10 +74,11 @@ export type SourceProbe = ProbeResult__Output;
 /**
  * The probe an encode activity sends its node. Absent in activities scheduled by workflows started
  * before the probe travelled with encodes, and without `videoDurationSeconds` when such a workflow
- * probed the source: the activity then probes the source itself, once.
+ * probed the source: the activity then probes the source itself, once. Without `dynamicRange` when
+ * probed before it was read: sent as it is, the node takes the source for SDR, as it did then.
  */
 export type RecordedProbe = Partial<SourceProbe> &
-  Omit<SourceProbe, 'videoDurationSeconds' | 'audioChannels' | 'audioSampleRate'>;
+  Omit<SourceProbe, 'videoDurationSeconds' | 'audioChannels' | 'audioSampleRate' | 'dynamicRange'>;
 
 /** One rendition: the input of `encodeRendition`, which only workflows started before the one encode protocol call. */
 export interface EncodeRenditionInput {

@@ -329,3 +329,75 @@ test('quality is measured for content-aware videos and videos with other codecs,
   assert.equal(measuresQuality({ encodingMode: 'fixed', additionalCodecs: ['av1'] }), true);
   assert.equal(measuresQuality({}), false, 'a video stored before either existed');
 });
+
+test('an HDR source: its HEVC renditions stay HDR in its transfer, 10-bit; the H.264 and AV1 renditions are SDR', () => {
+  for (const dynamicRange of ['hdr10', 'hlg'] as const) {
+    const ladder = planLadder(
+      'standard',
+      { ...fullHd, dynamicRange },
+      { ...defaults, additionalCodecs: ['hevc', 'av1'] },
+    );
+    for (const plan of ladder) {
+      const hevc = plan.videoCodec === 'hevc';
+      assert.equal(plan.dynamicRange, hevc ? dynamicRange : undefined, plan.key);
+      assert.equal(plan.pixelFormat, hevc ? 'yuv420p10b' : 'yuv420p', plan.key);
+    }
+  }
+  // An SDR source, or a probe from before the range was read: no HDR rendition.
+  for (const source of [{ ...fullHd, dynamicRange: 'sdr' }, { ...fullHd, dynamicRange: '' }, fullHd])
+    assert.ok(
+      planLadder('standard', source, { ...defaults, additionalCodecs: ['hevc'] }).every((r) => !r.dynamicRange),
+    );
+});
+
+test('several audio tracks: an alternate audio rendition per track, named, one default, and pictures without sound', () => {
+  const track = (language: string, title = '', isDefault = false, channels = 2) => ({
+    language,
+    title,
+    isDefault,
+    channels,
+  });
+  const dubbed: LadderSource = {
+    ...fullHd,
+    audioTracks: [track('eng'), track('spa', '', true, 6), track('', 'Commentary', false, 1), track('und')],
+  };
+  const ladder = planLadder('standard', dubbed, { ...defaults, audioCodec: 'ac3' });
+  assert.deepEqual(
+    ladder.map((r) => r.key),
+    ['360p', '480p', '720p', '0p-a1', '0p-a2', '0p-a3', '0p-a4'],
+  );
+  for (const rung of ladder.slice(0, 3)) assert.equal(rung.audioBitrateKbps, 0, `${rung.key} has no sound of its own`);
+  const audio = ladder.slice(3);
+  assert.deepEqual(
+    audio.map((r) => r.audioTrack),
+    [
+      { stream: 0, language: 'en', name: 'English', isDefault: false, channels: 2 },
+      { stream: 1, language: 'es', name: 'Spanish', isDefault: true, channels: 2 },
+      { stream: 2, language: '', name: 'Commentary', isDefault: false, channels: 1 },
+      { stream: 3, language: '', name: 'Audio 4', isDefault: false, channels: 2 },
+    ],
+  );
+  for (const r of audio) {
+    assert.ok(isAudioOnlyPlan(r));
+    assert.deepEqual(
+      [r.audioCodec, r.audioBitrateKbps, r.twoPass],
+      ['aac', 128, false],
+      'AAC, as an audio-only rendition',
+    );
+  }
+  // No track marked default: the first is.
+  const unmarked = planLadder('standard', { ...fullHd, audioTracks: [track('eng'), track('spa')] }, defaults);
+  assert.deepEqual(
+    unmarked.filter((r) => r.audioTrack?.isDefault).map((r) => r.key),
+    ['0p-a1'],
+  );
+});
+
+test('one audio track (or a probe that lists none) plans the ladder it always did', () => {
+  const one = planLadder(
+    'standard',
+    { ...fullHd, audioTracks: [{ language: 'eng', title: '', isDefault: true, channels: 2 }] },
+    defaults,
+  );
+  assert.deepEqual(one, planLadder('standard', fullHd, defaults));
+});

@@ -25,10 +25,23 @@
 //   `720p-av1` or `720p-hevc`, at a share of the rung's bitrate that still looks at least as good
 //   (codecBitrateShare), single-pass, on the same keyframe grid, AV1 never faster than SVT-AV1's
 //   preset 8 (av1FastestPreset); the H.264 ladder always stays and comes first. The floor is H.264's only.
+// - An HDR source (issue 52): the H.264 ladder (and AV1) is SDR, tone-mapped on the node; its HEVC
+//   renditions stay HDR in the source's transfer, in Main 10 (`yuv420p10b`), marked with their
+//   VIDEO-RANGE in the master: asking for `hevc` is asking for what Apple's HDR ladder is, so it
+//   takes no option of its own (docs/decisions/encoding.md#hdr-sources).
+// - Several audio tracks (issue 52): each track of the source is an alternate audio rendition of
+//   its own (key `0p-a1`, `0p-a2`, ... in the source's order), audio alone as an audio-only
+//   source's rendition is (AAC), and the picture renditions carry no sound: Shaka cannot mix sound
+//   in the variants with alternate renditions, so the variants are pictures alone and name the
+//   audio group. Its LANGUAGE is the track's language tag in BCP 47's form (`eng` becomes `en`),
+//   its NAME the track's title, else the language's English name, else `Audio N`; the default is
+//   the track the source marks default, else the first. A source with one track is unchanged.
 // Imports only types and the contract (which imports nothing): the workflow sandbox loads this file.
 
 import {
   additionalVideoCodecs,
+  alternateAudioKey,
+  audioEncodingOf,
   hlsSegmentSeconds,
   isAacAudioCodec,
   x264Presets,
@@ -36,6 +49,7 @@ import {
   type AdditionalVideoCodec,
   type AudioCodec,
   type EncodingParameters,
+  type HdrDynamicRange,
   type VideoCodec,
   type VideoQuality,
   type X264Preset,
@@ -101,6 +115,30 @@ export interface LadderSource {
   height: number;
   frameRate: number;
   hasAudio: boolean;
+  /** The probe's (`sdr`, `hdr10`, `hlg`); absent or empty in probes from before it was read: SDR. */
+  dynamicRange?: string;
+  /** Every audio stream (the probe's); absent in probes recorded before it was reported. */
+  audioTracks?: readonly SourceAudioTrack[];
+}
+
+/** An audio stream of the source, as the probe reports it. */
+export interface SourceAudioTrack {
+  language: string;
+  title: string;
+  isDefault: boolean;
+  channels: number;
+}
+
+/** The track an alternate audio rendition is made of, and how the master playlist names it. */
+export interface AlternateAudioTrack {
+  /** The source's audio stream (`0:a:N`). */
+  stream: number;
+  /** BCP 47 (`en`); empty when the source does not say. */
+  language: string;
+  name: string;
+  isDefault: boolean;
+  /** The channels the rendition has: the track's, up to the codec's limit. */
+  channels: number;
 }
 
 /**
@@ -131,6 +169,13 @@ export interface RenditionPlan extends Pick<
   videoCodec?: VideoCodec;
   /** A content-aware rung's quantizer floor; absent: none. */
   minQuantizer?: number;
+  /**
+   * An HDR rendition in the source's transfer (HEVC Main 10 of an HDR source); absent: SDR BT.709,
+   * tone-mapped when the source is HDR (plans recorded before HDR renditions have none).
+   */
+  dynamicRange?: HdrDynamicRange;
+  /** Set: an alternate audio rendition, one of the source's several audio tracks (audio alone). */
+  audioTrack?: AlternateAudioTrack;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
@@ -162,7 +207,9 @@ export function planLadder(
       : [{ shortEdge: Math.max(2, floorEven(limit)), videoBitrateKbps: rungs[0]!.videoBitrateKbps }];
 
   const frameRate = planFrameRate(source.frameRate, parameters.maxFrameRate);
-  const audioKbps = source.hasAudio ? audioBitrateKbps[parameters.audioCodec] : 0;
+  const alternateAudio = planAlternateAudio(source.audioTracks ?? [], parameters);
+  // With alternate audio renditions, the pictures carry no sound of their own.
+  const audioKbps = source.hasAudio && alternateAudio.length === 0 ? audioBitrateKbps[parameters.audioCodec] : 0;
   const x264Preset = x264PresetOfCompressionRatio[parameters.compressionRatio];
 
   const contentAware = parameters.encodingMode === 'contentAware';
@@ -191,11 +238,70 @@ export function planLadder(
   });
   // In the contract's order, whatever the request's: the same parameters plan the same ladder.
   const codecs = additionalVideoCodecs.filter((codec) => parameters.additionalCodecs?.includes(codec));
-  return [...h264, ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec)))];
+  const hdr = hdrOf(source);
+  return [
+    ...h264,
+    ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec, hdr))),
+    ...alternateAudio,
+  ];
+}
+
+/** The source's HDR, when it is: what an HEVC rendition keeps. */
+function hdrOf(source: LadderSource): HdrDynamicRange | undefined {
+  return source.dynamicRange === 'hdr10' || source.dynamicRange === 'hlg' ? source.dynamicRange : undefined;
+}
+
+/** One audio-only rendition per track of a source with several (see the decisions above); none for one track. */
+function planAlternateAudio(tracks: readonly SourceAudioTrack[], parameters: EncodingParameters): RenditionPlan[] {
+  if (tracks.length < 2) return [];
+  const marked = tracks.findIndex((track) => track.isDefault);
+  const defaultTrack = marked >= 0 ? marked : 0;
+  return tracks.map((track, stream) => {
+    const plan = planAudioOnly(parameters);
+    const maxChannels = audioEncodingOf[plan.audioCodec].maxChannels;
+    return {
+      ...plan,
+      key: alternateAudioKey(stream),
+      audioTrack: {
+        stream,
+        language: languageTagOf(track.language),
+        name: track.title || languageNameOf(track.language) || `Audio ${stream + 1}`,
+        isDefault: stream === defaultTrack,
+        channels: Math.min(Math.max(track.channels, 1), maxChannels),
+      },
+    };
+  });
+}
+
+/** A container's language tag (ISO 639-2 `eng`, or BCP 47) as BCP 47 (`en`); '' for none or `und`. */
+export function languageTagOf(tag: string): string {
+  try {
+    const canonical = Intl.getCanonicalLocales(tag.trim())[0] ?? '';
+    return canonical === 'und' ? '' : canonical;
+  } catch {
+    return '';
+  }
+}
+
+/** The English name of a language tag (`Spanish`), or '' when it is unknown. */
+export function languageNameOf(tag: string): string {
+  const language = languageTagOf(tag);
+  if (!language) return '';
+  const name = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' }).of(language);
+  return name ?? '';
+}
+
+/** Whether a plan is an alternate audio rendition (one of a source's several tracks). */
+export function isAlternateAudioPlan(plan: Pick<RenditionPlan, 'audioTrack'>): boolean {
+  return plan.audioTrack !== undefined;
 }
 
 /** The rendition of an H.264 rung in another codec (see the decisions above). */
-function codecRendition({ minQuantizer: _floor, ...rung }: RenditionPlan, codec: AdditionalVideoCodec): RenditionPlan {
+function codecRendition(
+  { minQuantizer: _floor, ...rung }: RenditionPlan,
+  codec: AdditionalVideoCodec,
+  hdr: HdrDynamicRange | undefined,
+): RenditionPlan {
   const slower = (a: X264Preset, b: X264Preset) => (x264Presets.indexOf(a) >= x264Presets.indexOf(b) ? a : b);
   return {
     ...rung,
@@ -204,6 +310,8 @@ function codecRendition({ minQuantizer: _floor, ...rung }: RenditionPlan, codec:
     videoBitrateKbps: Math.round(rung.videoBitrateKbps * codecBitrateShare[codec]),
     twoPass: false,
     x264Preset: codec === 'av1' ? slower(rung.x264Preset, av1FastestPreset) : rung.x264Preset,
+    // HEVC of an HDR source stays HDR, in Main 10 (HDR in 8 bits bands): Apple's HDR rendition.
+    ...(codec === 'hevc' && hdr ? { dynamicRange: hdr, pixelFormat: 'yuv420p10b' as const } : {}),
   };
 }
 

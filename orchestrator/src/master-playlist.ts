@@ -1,6 +1,6 @@
 // The HLS master (multivariant) playlist of a video: one EXT-X-STREAM-INF per rendition, variant
 // URIs relative to the master (`720p/playlist.m3u8`) so the same file plays from any host path.
-import { declaredPeakKbps, hlsPlaylistName } from '@kino/proto/contract';
+import { declaredPeakKbps, hlsPlaylistName, quoted } from '@kino/proto/contract';
 import type { RenditionPlan } from './ladder.ts';
 
 export interface MasterVariant {
@@ -15,25 +15,118 @@ export interface MasterVariant {
   bandwidth: number;
   /** Average bits per second over the whole rendition (AVERAGE-BANDWIDTH). */
   averageBandwidth: number;
+  /** VIDEO-RANGE: SDR, or the HDR transfer of an HDR rendition (absent: SDR, as in plans of before). */
+  videoRange?: VideoRange;
 }
 
-export function renderMasterPlaylist(variants: readonly MasterVariant[]): string {
+export type VideoRange = 'SDR' | 'PQ' | 'HLG';
+
+/**
+ * A rendition's VIDEO-RANGE in its variant: the transfer of an HDR rendition; none for an SDR one,
+ * SDR being what an absent one means (so the variants of an SDR video are as they were).
+ */
+export function videoRangeOf(plan: Pick<RenditionPlan, 'dynamicRange'>): Pick<MasterVariant, 'videoRange'> {
+  if (plan.dynamicRange === 'hdr10') return { videoRange: 'PQ' };
+  if (plan.dynamicRange === 'hlg') return { videoRange: 'HLG' };
+  return {};
+}
+
+/**
+ * One alternate audio rendition (a source with several audio tracks): audio alone, in its own
+ * directory (`0p-a1`), offered to every variant as a member of the one audio group.
+ */
+export interface MasterAudio {
+  key: string;
+  /** BCP 47 (`en`); empty: unknown, and the attribute is left out. */
+  language: string;
+  name: string;
+  isDefault: boolean;
+  channels: number;
+  /** RFC 6381, e.g. `mp4a.40.2`. */
+  codecs: string;
+  bandwidth: number;
+  averageBandwidth: number;
+}
+
+/** An alternate audio rendition as the master names it: its plan's track, the encode's figures. */
+export function masterAudioOf(
+  plan: Pick<RenditionPlan, 'key' | 'audioTrack'>,
+  outcome: { codecs: string; bandwidth: number; averageBandwidth: number },
+): MasterAudio {
+  const track = plan.audioTrack;
+  if (!track) throw new Error(`rendition ${plan.key} is not an alternate audio rendition`);
+  return {
+    key: plan.key,
+    language: track.language,
+    name: track.name,
+    isDefault: track.isDefault,
+    channels: track.channels,
+    codecs: outcome.codecs,
+    bandwidth: outcome.bandwidth,
+    averageBandwidth: outcome.averageBandwidth,
+  };
+}
+
+/** The GROUP-ID of the alternate audio renditions, which every variant names in its AUDIO attribute. */
+export const audioGroupId = 'audio';
+
+/**
+ * The master playlist. With `audio` (a source's several tracks), the variants are pictures alone
+ * and each names the audio group: its CODECS list the audio's too, and its BANDWIDTH and
+ * AVERAGE-BANDWIDTH add those of the group's largest rendition (RFC 8216 4.3.4.2, Apple's rules).
+ * Without, the variants carry their own sound and the file is what it always was.
+ */
+export function renderMasterPlaylist(variants: readonly MasterVariant[], audio: readonly MasterAudio[] = []): string {
   if (variants.length === 0) throw new Error('a master playlist needs at least one variant');
-  const lines = ['#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-INDEPENDENT-SEGMENTS'];
+  const lines = ['#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-INDEPENDENT-SEGMENTS', ...audio.map(audioMediaLine)];
+  const group = audioGroupOf(audio);
+  // A master with an HDR variant says every variant's range (Apple's rules: players then skip what
+  // their screen cannot show); one of SDR variants alone says none, SDR being what an absent one means.
+  const withRanges = variants.some((v) => v.videoRange !== undefined && v.videoRange !== 'SDR');
   // Lowest first: players that start with the first listed variant start fast.
   for (const v of [...variants].sort((a, b) => a.bandwidth - b.bandwidth)) {
     // An audio-only variant (no picture: width, height and frame rate 0) has no RESOLUTION or FRAME-RATE.
     const picture = v.width > 0 && v.height > 0;
+    const bandwidth = v.bandwidth + group.bandwidth;
+    const averageBandwidth = Math.min(v.averageBandwidth, v.bandwidth) + group.averageBandwidth;
     const attributes = [
-      `BANDWIDTH=${Math.round(v.bandwidth)}`,
-      `AVERAGE-BANDWIDTH=${Math.round(Math.min(v.averageBandwidth, v.bandwidth))}`,
+      `BANDWIDTH=${Math.round(bandwidth)}`,
+      `AVERAGE-BANDWIDTH=${Math.round(averageBandwidth)}`,
       ...(picture ? [`RESOLUTION=${v.width}x${v.height}`] : []),
-      `CODECS="${v.codecs}"`,
+      `CODECS="${[v.codecs, ...group.codecs].join(',')}"`,
       ...(picture && v.frameRate > 0 ? [`FRAME-RATE=${v.frameRate.toFixed(3)}`] : []),
+      ...(picture && withRanges ? [`VIDEO-RANGE=${v.videoRange ?? 'SDR'}`] : []),
+      ...(audio.length > 0 ? [`AUDIO="${audioGroupId}"`] : []),
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/${hlsPlaylistName}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function audioMediaLine(track: MasterAudio): string {
+  return [
+    '#EXT-X-MEDIA:TYPE=AUDIO',
+    `GROUP-ID="${audioGroupId}"`,
+    ...(track.language ? [`LANGUAGE=${quoted(track.language)}`] : []),
+    `NAME=${quoted(track.name)}`,
+    `DEFAULT=${track.isDefault ? 'YES' : 'NO'}`,
+    'AUTOSELECT=YES',
+    ...(track.channels > 0 ? [`CHANNELS="${track.channels}"`] : []),
+    `URI="${track.key}/${hlsPlaylistName}"`,
+  ].join(',');
+}
+
+/** What a variant adds for the audio group: its largest rendition's rates, and every codec in it. */
+function audioGroupOf(audio: readonly MasterAudio[]): {
+  bandwidth: number;
+  averageBandwidth: number;
+  codecs: string[];
+} {
+  return {
+    bandwidth: Math.max(0, ...audio.map((a) => a.bandwidth)),
+    averageBandwidth: Math.max(0, ...audio.map((a) => Math.min(a.averageBandwidth, a.bandwidth))),
+    codecs: [...new Set(audio.map((a) => a.codecs))],
+  };
 }
 
 /**
@@ -67,6 +160,7 @@ export function declaredVariant(
     | 'videoBitrateKbps'
     | 'audioBitrateKbps'
     | 'segmentSeconds'
+    | 'dynamicRange'
   >,
   made: { width: number; height: number; codecs: string },
 ): MasterVariant {
@@ -79,5 +173,6 @@ export function declaredVariant(
     codecs: made.codecs,
     bandwidth: bits(declaredPeakKbps(plan.rateControlMode, plan.videoBitrateKbps, plan.segmentSeconds)),
     averageBandwidth: bits(plan.videoBitrateKbps),
+    ...videoRangeOf(plan),
   };
 }

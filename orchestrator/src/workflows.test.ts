@@ -46,6 +46,7 @@ afterAll(async () => {
 });
 
 const probe720: SourceProbe = {
+  audioTracks: [],
   durationSeconds: 4,
   videoDurationSeconds: 4,
   audioChannels: 2,
@@ -56,6 +57,7 @@ const probe720: SourceProbe = {
   frameCount: 120,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
@@ -960,4 +962,97 @@ test('a silent video gets no audio.m4a; an audio.m4a that cannot be made leaves 
   });
   assert.equal((await runProcessVideo(brokenId, broken.activities)).status, 'ready');
   assert.equal((broken.calls.markVideoReady![0] as [{ audioKey: string | null }])[0].audioKey, null);
+});
+
+test('several audio tracks: each is an alternate audio rendition of its own encode, the pictures have no sound, the master and the records have them', async () => {
+  const dubbedProbe: SourceProbe = {
+    ...probe720,
+    audioTracks: [
+      { language: 'eng', title: '', isDefault: true, channels: 2 },
+      { language: 'spa', title: '', isDefault: false, channels: 2 },
+    ],
+  };
+  const audioOutcome = (plan: RenditionPlan): EncodeOutcome => ({
+    ...outcomeFor(plan),
+    codecs: 'mp4a.40.2',
+    bandwidth: 140_000,
+    averageBandwidth: 134_000,
+  });
+  const encodeRenditions: Activities['encodeRenditions'] = ({ renditions }) =>
+    Promise.resolve(renditions.map((plan) => (plan.audioTrack ? audioOutcome(plan) : outcomeFor(plan))));
+  type Master = {
+    variants: Array<{ key: string }>;
+    audio?: Array<{ key: string; language: string; isDefault: boolean }>;
+  };
+  const masterAudio = (calls: Calls) =>
+    calls.writeMasterPlaylist!.map(([input]) => (input as Master).audio?.map((a) => [a.key, a.language, a.isDefault]));
+  const encoded = (calls: Calls) =>
+    (calls.encodeRenditions ?? []).map(([input]) =>
+      (input as { renditions: RenditionPlan[] }).renditions.map((r) => [r.key, r.audioBitrateKbps]),
+    );
+
+  // Whole: the pictures' encodes and one encode per track.
+  const whole = nextVideoId();
+  const { activities, calls } = fakeActivities(whole, {
+    probeSource: () => Promise.resolve(dubbedProbe),
+    encodeRenditions,
+  });
+  assert.equal((await runProcessVideo(whole, activities)).status, 'ready');
+  assert.deepEqual(encoded(calls).sort(), [
+    [['0p-a1', 128]],
+    [['0p-a2', 128]],
+    [['360p', 0]],
+    [['480p', 0]],
+    [['720p', 0]],
+  ]);
+  assert.deepEqual(masterAudio(calls), [
+    [
+      ['0p-a1', 'en', true],
+      ['0p-a2', 'es', false],
+    ],
+  ]);
+  assert.deepEqual(
+    (calls.writeMasterPlaylist![0]![0] as Master).variants.map((v) => v.key),
+    ['360p', '480p', '720p'],
+  );
+  const [ready] = calls.markVideoReady![0] as [{ renditions: Array<{ plan: RenditionPlan }> }];
+  assert.deepEqual(
+    ready.renditions.map((r) => r.plan.key),
+    ['360p', '480p', '720p', '0p-a1', '0p-a2'],
+  );
+
+  // Just in time: no audio track or heads for the runs; the master written at ready has the tracks already.
+  const jit = nextVideoId();
+  const timed = fakeActivities(jit, {
+    probeSource: () =>
+      Promise.resolve({ ...dubbedProbe, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
+    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeRenditions,
+  });
+  assert.equal((await runProcessVideo(jit, timed.activities)).status, 'ready');
+  assert.equal(timed.calls.encodeAudioTrack, undefined, 'the runs carry no sound');
+  for (const [input] of timed.calls.encodeChunk!) {
+    const chunk = input as { renditions: RenditionPlan[]; audioHead?: boolean; audioTrackKey?: string };
+    assert.deepEqual(
+      [chunk.audioHead, chunk.audioTrackKey, chunk.renditions.every((r) => r.audioBitrateKbps === 0)],
+      [undefined, undefined, true],
+    );
+  }
+  assert.deepEqual(masterAudio(timed.calls), [
+    [
+      ['0p-a1', 'en', true],
+      ['0p-a2', 'es', false],
+    ],
+    [
+      ['0p-a1', 'en', true],
+      ['0p-a2', 'es', false],
+    ],
+  ]);
+  const [published] = timed.calls.markVideoReady![0] as [
+    { renditions: Array<{ plan: RenditionPlan }>; segmentsPending: boolean },
+  ];
+  assert.deepEqual(
+    [published.segmentsPending, published.renditions.map((r) => r.plan.key)],
+    [true, ['360p', '480p', '720p', '0p-a1', '0p-a2']],
+  );
 });

@@ -92,6 +92,8 @@ export function presentVideoDetails(
     // Videos processed before these options existed have neither: they were made fixed, in H.264 alone.
     encodingMode: parameters.encodingMode ?? 'fixed',
     additionalCodecs: parameters.additionalCodecs ?? [],
+    // Read from the probe when the video became ready; videos made before it was read have none.
+    ...(video.source_dynamic_range !== null ? { sourceDynamicRange: video.source_dynamic_range } : {}),
     encodings: inLadderOrder(renditions).map(presentEncoding),
     ...(storyboardUrl ? { storyboardUrl } : {}),
     ...(audioUrl ? { audioUrl } : {}),

@@ -7,6 +7,7 @@ import type {
   AudioCodec,
   CompressionRatio,
   DeleteReason,
+  DynamicRange,
   EncodingMode,
   ErrorEnvelope,
   MaxEdgeLength,
@@ -25,6 +26,7 @@ export type {
   AudioCodec,
   CompressionRatio,
   DeleteReason,
+  DynamicRange,
   EncodingMode,
   ErrorEnvelope,
   MaxEdgeLength,
@@ -147,6 +149,12 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   encodingMode: EncodingMode;
   /** As asked at processing; empty for videos processed before it existed. */
   additionalCodecs: AdditionalVideoCodec[];
+  /**
+   * The source's dynamic range: `hdr10` (PQ), `hlg` or `sdr`. The H.264 ladder is SDR BT.709 either
+   * way (an HDR source's picture is tone-mapped). Absent until the video is ready, and for videos
+   * processed before it was read. An extension: the interface spec does not name it.
+   */
+  sourceDynamicRange?: DynamicRange;
   /** The H.264 ladder, smallest first, then each added codec's renditions (hevc, then av1). */
   encodings: Encoding[];
   /**

@@ -359,6 +359,27 @@ describe('rate limits', () => {
     assert.equal((await inject(app, 'GET', `/v1/api/${t.org.id}/environments`, { key: t.keys.full })).status, 200);
   });
 
+  it('count each client behind a trusted proxy on its own, and ignore the forwarded address from anyone else', async () => {
+    const rateLimits = { anonymous: { limit: 1 } };
+    const anonymous = (app: ApiApp, client: string) =>
+      app
+        .inject({ method: 'GET', url: `/v1/api/${t.org.id}/environments`, headers: { 'x-forwarded-for': client } })
+        .then((response) => response.statusCode);
+    // inject's requests come from 127.0.0.1: the proxy.
+    const behindProxy = await api.buildAnother({
+      now: () => new Date('2031-07-02T10:30:00Z'),
+      rateLimits,
+      config: { ...api.config, API_TRUSTED_PROXIES: ['127.0.0.1'] },
+    });
+    assert.equal(await anonymous(behindProxy, '203.0.113.7'), 401);
+    assert.equal(await anonymous(behindProxy, '203.0.113.7'), 429, "the first client's budget is spent");
+    assert.equal(await anonymous(behindProxy, '198.51.100.9'), 401, 'another client has its own');
+    // Not a trusted proxy: the header names no one, and every request is 127.0.0.1's.
+    const direct = await api.buildAnother({ now: () => new Date('2031-07-03T10:30:00Z'), rateLimits });
+    assert.equal(await anonymous(direct, '203.0.113.7'), 401);
+    assert.equal(await anonymous(direct, '198.51.100.9'), 429, 'a forwarded address from a client is not believed');
+  });
+
   it('share one counter between two API instances on the same database (real HTTP)', async () => {
     const clock = () => new Date('2031-08-01T10:30:00Z');
     const limits = { general: { limit: 6 } };

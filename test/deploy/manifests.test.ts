@@ -4,31 +4,53 @@
 // (deploy/schemas/). Both also check what a schema cannot: every Kino process uses the one image and
 // a numeric non-root user, and every process would start with the environment the file gives it
 // (`kino config check <process>`, the process's own parse), so a variable missing from a manifest
-// fails here. test/deploy/production-path.test.ts then runs them on real services.
+// fails here; the example secrets are refused until made. And they are read as Compose and kubectl
+// read them: the directory in kubectl's order (each object's namespace created first), Compose's
+// `depends_on` conditions against what each service is, each healthcheck's program against what its
+// pinned image holds, each workload given only the secrets its process reads.
+// test/deploy/production-path.test.ts then runs them on real services.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { findBinary, kinoBin, MALLOC_TUNABLES } from '@kino/dev';
+import { repoRoot } from '@kino/infra';
 import {
   deployDir,
   imageSettings,
+  imageTools,
   kinoImage as image,
   kinoProcessOf,
+  kubectlFiles,
   kubernetesWorkloads,
+  makeEnvSecrets,
+  makeKubernetesSecrets,
   readEnvFile,
   readKubernetesObjects,
   renderCompose,
+  type ComposeService,
+  type KubernetesObject,
 } from '@kino/test/support/deployment-files';
 
 const execFileAsync = promisify(execFile);
-const kubernetesFiles = readdirSync(join(deployDir, 'kubernetes'))
-  .filter((name) => name.endsWith('.yaml'))
-  .map((name) => join(deployDir, 'kubernetes', name));
+/** The manifests in the order `kubectl apply -f deploy/kubernetes/` reads them. */
+const kubernetesFiles = kubectlFiles();
+
+/** Every variable a process reads (`kino config check <process> --json`). */
+async function variablesRead(process_: string): Promise<Set<string>> {
+  const { stdout } = await execFileAsync(process.execPath, [kinoBin, 'config', 'check', process_, '--json'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' },
+  }).catch((error: Error & { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  const check = JSON.parse(stdout) as { variables: { name: string }[] };
+  return new Set(check.variables.map((variable) => variable.name));
+}
+
+/** Names that hold secrets in the deployment files (the .env's secrets, the Secret's keys). */
+const secretVariable = /PASSWORD|SECRET|TOKEN|ENCRYPTION_KEY|DATABASE_URL|CLICKHOUSE_URL|ACCESS_KEY/;
 
 /** `kino config check <process>` (from sources) with exactly `environment` (plus PATH and HOME): its output when it fails. */
 async function configProblems(process_: string, environment: Record<string, string>): Promise<string | undefined> {
@@ -88,18 +110,127 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  it('every Deployment and the bootstrap Job would start with the environment the ConfigMap, Secret and env give it (kino config check)', async () => {
-    const workloads = kubernetesWorkloads(readKubernetesObjects(kubernetesFiles), () => ({
-      'status.podIP': '10.0.0.7',
-      'metadata.name': 'kino-pod-1',
-    }));
+  const podFields = () => ({ 'status.podIP': '10.0.0.7', 'metadata.name': 'kino-pod-1' });
+
+  it("every Deployment and the bootstrap Job would start with the environment the ConfigMap, Secret and env give it, the Secret's placeholders made (kino config check)", async () => {
+    const objects = readKubernetesObjects(kubernetesFiles);
+    makeKubernetesSecrets(objects);
     const failures = await Promise.all(
-      workloads.map(async ({ name, args, environment }) => {
+      kubernetesWorkloads(objects, podFields).map(async ({ name, args, environment }) => {
         const problems = await configProblems(kinoProcessOf(args), environment);
         return problems && `${name} (kino config check ${kinoProcessOf(args)}):\n${problems}`;
       }),
     );
     assert.deepEqual(failures.filter(Boolean), []);
+  });
+
+  it("refuses the Secret's placeholders: every workload's config check names each one it is given", async () => {
+    const objects = readKubernetesObjects(kubernetesFiles);
+    const secret = objects.find((object) => object.kind === 'Secret')!;
+    const placeholders = Object.keys(secret.stringData ?? {});
+    assert.ok(placeholders.length > 0);
+    for (const { name, args, environment } of kubernetesWorkloads(objects, podFields)) {
+      const given = placeholders.filter((key) => key in environment);
+      const problems = (await configProblems(kinoProcessOf(args), environment)) ?? '';
+      for (const key of given)
+        assert.match(problems, new RegExp(`${key}: still the example value`), `${name} refuses its ${key}`);
+    }
+  });
+
+  it('applies in the order kubectl reads the directory: every file an object, each namespace created before what goes in it', () => {
+    const created = new Set(['default']);
+    for (const file of kubernetesFiles) {
+      for (const object of readKubernetesObjects([file])) {
+        const where = `${file.slice(deployDir.length + 1)}: ${object.kind}/${object.metadata?.name}`;
+        assert.ok(object.apiVersion && !object.apiVersion.startsWith('kustomize.'), `${where} is a Kubernetes object`);
+        if (object.kind === 'Namespace') created.add(object.metadata.name);
+        else
+          assert.ok(
+            created.has(object.metadata.namespace ?? 'default'),
+            `${where} goes in namespace ${object.metadata.namespace}, which no earlier file creates`,
+          );
+      }
+    }
+  });
+
+  it('deploy/kustomization.yaml lists every manifest, in the order a plain apply reads them', () => {
+    const kustomization = parse(readFileSync(join(deployDir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+    assert.deepEqual(
+      kustomization.resources.map((resource) => join(deployDir, resource)),
+      kubernetesFiles,
+    );
+  });
+
+  it('gives each workload only the Secret keys its process reads (kino config check), never the whole Secret', async () => {
+    const objects = readKubernetesObjects(kubernetesFiles);
+    for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+      for (const container of object.spec!.template!.spec.containers) {
+        const where = `${object.kind}/${object.metadata.name}`;
+        assert.ok(!container.envFrom?.some((from) => from.secretRef), `${where} takes no envFrom of a Secret`);
+        const read = await variablesRead(kinoProcessOf(container.args ?? []));
+        for (const variable of container.env ?? []) {
+          if (variable.valueFrom?.secretKeyRef)
+            assert.ok(read.has(variable.name), `${where} is given ${variable.name}, which its process never reads`);
+        }
+      }
+    }
+  });
+
+  it('every Deployment has a readiness and a liveness probe, on a port its container declares', () => {
+    const deployments = readKubernetesObjects(kubernetesFiles).filter((o) => o.kind === 'Deployment');
+    for (const deployment of deployments) {
+      for (const container of deployment.spec!.template!.spec.containers) {
+        const ports = new Set((container.ports ?? []).flatMap((port) => [port.name, port.containerPort]));
+        for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
+          const probe = container[kind];
+          const port = probe?.tcpSocket?.port ?? probe?.httpGet?.port;
+          assert.ok(
+            port !== undefined && ports.has(port),
+            `${deployment.metadata.name} has a ${kind} on a declared port`,
+          );
+        }
+      }
+    }
+  });
+
+  it('lets only what must talk, talk: ingress denied by default, each Deployment open on its declared ports, the registry and the encode nodes to each other only', () => {
+    const objects = readKubernetesObjects(kubernetesFiles);
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+    const selects = (policy: KubernetesObject, labels: Record<string, string>) =>
+      Object.entries(policy.spec?.podSelector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+    assert.ok(
+      policies.some(
+        (policy) =>
+          Object.keys(policy.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+          policy.spec?.policyTypes?.includes('Ingress') &&
+          !policy.spec.ingress,
+      ),
+      'a policy that takes every pod of the namespace out of reach first',
+    );
+    const componentOf = (labels: Record<string, string> | undefined) => labels?.['app.kubernetes.io/component'];
+    const allowed = new Map<string, Set<string>>();
+    for (const deployment of objects.filter((o) => o.kind === 'Deployment')) {
+      const labels = deployment.spec!.template!.metadata!.labels!;
+      const component = componentOf(labels)!;
+      const declared = new Set(
+        deployment.spec!.template!.spec.containers.flatMap((c) => c.ports ?? []).map((p) => p.name),
+      );
+      const rules = policies
+        .filter((policy) => selects(policy, labels))
+        .flatMap((policy) => policy.spec?.ingress ?? []);
+      assert.ok(rules.length > 0, `a policy lets ${component}'s clients in`);
+      for (const rule of rules) {
+        for (const { port } of rule.ports ?? [])
+          assert.ok(declared.has(String(port)), `${component} declares port ${port}`);
+        const from = (rule.from ?? []).map((peer) => componentOf(peer.podSelector?.matchLabels) ?? 'anywhere');
+        for (const port of rule.ports ?? []) {
+          const key = `${component}:${port.port}`;
+          allowed.set(key, new Set([...(allowed.get(key) ?? []), ...(from.length ? from : ['anywhere'])]));
+        }
+      }
+    }
+    assert.deepEqual([...(allowed.get('orchestrator:registry') ?? [])], ['node']);
+    assert.deepEqual([...(allowed.get('node:grpc') ?? [])], ['orchestrator']);
   });
 });
 
@@ -141,8 +272,8 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it('every Kino service would start with the environment the file gives it from .env.example (kino config check)', async () => {
-    const services = renderCompose(readEnvFile(join(deployDir, '.env.example')));
+  it("every Kino service would start with the environment the file gives it from .env.example, its secrets made with the file's commands (kino config check)", async () => {
+    const services = renderCompose(makeEnvSecrets());
     const kino = Object.entries(services).filter(([, service]) => service.image === image);
     const failures = await Promise.all(
       kino.map(async ([name, service]) => {
@@ -151,6 +282,34 @@ describe('deploy/compose.yaml', () => {
       }),
     );
     assert.deepEqual(failures.filter(Boolean), []);
+  });
+
+  it("refuses .env.example's secrets as they are: each Kino service's config check names every placeholder it is given", async () => {
+    const example = readEnvFile(join(deployDir, '.env.example'));
+    const secrets = ['POSTGRES_PASSWORD', 'CLICKHOUSE_PASSWORD', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+    for (const name of [...secrets, 'KINO_KEY_ENCRYPTION_KEY', 'NODE_TOKEN', 'METRICS_TOKEN'])
+      assert.match(example[name] ?? '', /change-me/i, `.env.example's ${name} is a placeholder`);
+    const services = renderCompose(example);
+    for (const [name, service] of Object.entries(services).filter(([, candidate]) => candidate.image === image)) {
+      const problems = (await configProblems(kinoProcessOf(service.command!), service.environment)) ?? '';
+      // Each variable that carries one of .env.example's placeholders (inside a URL too).
+      const given = Object.keys(service.environment).filter((key) => /change-me/i.test(service.environment[key]!));
+      assert.ok(given.length > 0, `${name} is given secrets`);
+      for (const key of given)
+        assert.match(problems, new RegExp(`${key}: still the example value`), `service ${name} refuses its ${key}`);
+    }
+  });
+
+  it("makes each secret in docs/production.md with the command .env.example's paragraph gives for it", () => {
+    const example = readFileSync(join(deployDir, '.env.example'), 'utf8');
+    const guide = readFileSync(join(repoRoot, 'docs', 'production.md'), 'utf8');
+    const made = [...example.matchAll(/^# Make it: (.+)\n([A-Z_][A-Z0-9_]*)=/gm)];
+    assert.ok(made.length >= 7, 'a command for each secret');
+    for (const [, command, name] of made)
+      assert.ok(
+        guide.includes(`sed -i "s|^${name}=.*|${name}=$(${command})|" deploy/.env`),
+        `docs/production.md makes ${name} with ${command}`,
+      );
   });
 
   it('names a variable .env leaves out instead of starting without it', () => {
@@ -169,6 +328,94 @@ describe('deploy/compose.yaml', () => {
     // Each paragraph that sets variables says what they are in a comment.
     for (const paragraph of example.split(/\n\s*\n/).filter((p) => /^[A-Z_]+=/m.test(p))) {
       assert.match(paragraph, /^# \S/m, `a comment for ${paragraph}`);
+    }
+  });
+
+  const rendered = () => renderCompose(makeEnvSecrets());
+  /** Services that run until stopped (the others run once: schema, namespace, bootstrap). */
+  const longRunning = (service: ComposeService) => service.restart === 'unless-stopped' || service.restart === 'always';
+
+  it('waits on each dependency as what it is: a one-shot service to complete, a long-running one to be healthy', () => {
+    const services = rendered();
+    for (const [name, service] of Object.entries(services)) {
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        const target = services[dependency];
+        assert.ok(target, `${name} depends on ${dependency}, a service of the file`);
+        const expected = longRunning(target) ? 'service_healthy' : 'service_completed_successfully';
+        assert.equal(condition, expected, `${name} waits for ${dependency} with ${expected}`);
+        if (condition === 'service_healthy') assert.ok(target.healthcheck, `${dependency} has a healthcheck`);
+      }
+    }
+  });
+
+  it('checks the health of S3 and every long-running Kino service, each with a program its pinned image holds', () => {
+    const services = rendered();
+    for (const [name, service] of Object.entries(services)) {
+      const test = service.healthcheck?.test;
+      if (!test) continue;
+      const tools = imageTools(service.image!);
+      const [form, program] =
+        test[0] === 'CMD-SHELL' ? ['CMD-SHELL', test[1]!.trim().split(/\s+/)[0]!] : [test[0], test[1]!];
+      assert.ok(form === 'CMD' || form === 'CMD-SHELL', `${name}'s healthcheck is CMD or CMD-SHELL`);
+      if (form === 'CMD-SHELL') assert.ok(tools.includes('sh'), `${name}'s image has sh for CMD-SHELL`);
+      assert.ok(
+        tools.includes(program),
+        `${name}'s healthcheck runs ${program}, which ${service.image} does not hold (it has ${tools.join(', ')})`,
+      );
+    }
+    for (const name of ['s3', 'api', 'orchestrator', 'node', 'delivery'])
+      assert.ok(services[name]!.healthcheck, `${name} has a healthcheck`);
+  });
+
+  it("gives the Temporal server what its image's embedded config reads: the dynamic config file, mounted, and an address the healthcheck reaches", () => {
+    const temporal = rendered().temporal!;
+    const path = temporal.environment.DYNAMIC_CONFIG_FILE_PATH ?? '/etc/temporal/config/dynamicconfig/docker.yaml';
+    const mount = (temporal.volumes ?? [])
+      .map((volume) => volume.split(':'))
+      .find(([, target]) => path.startsWith(`${target}/`));
+    assert.ok(mount, `a directory holding ${path} is mounted`);
+    const [source, target] = mount;
+    assert.ok(/^\.{0,2}\//.test(source!), `${target} comes from a directory of the repository`);
+    const file = join(deployDir, source!, path.slice(target!.length));
+    assert.ok(existsSync(file), `deploy/${source}${path.slice(target!.length)} exists`);
+    // The server's file-based client reads a YAML map of settings.
+    const settings: unknown = parse(readFileSync(file, 'utf8'));
+    assert.ok(settings && typeof settings === 'object' && !Array.isArray(settings), `${file} is a YAML map`);
+    // The entrypoint binds to the container's own address unless BIND_ON_IP says otherwise.
+    if (temporal.healthcheck!.test.some((word) => word.includes('127.0.0.1')))
+      assert.equal(temporal.environment.BIND_ON_IP, '0.0.0.0', 'the healthcheck reaches loopback');
+  });
+
+  it('limits the memory and CPUs of every long-running Kino service, each CPU limit one a 2-core host accepts', () => {
+    for (const [name, service] of Object.entries(rendered()).filter(([, s]) => s.image === image && longRunning(s))) {
+      const limits = service.deploy?.resources?.limits;
+      assert.ok(limits?.memory && limits.cpus, `${name} has deploy.resources.limits memory and cpus`);
+      // Docker refuses to create a container whose CPU limit exceeds the host's CPU count.
+      assert.ok(Number(limits.cpus) <= 2, `${name}'s CPU limit ${limits.cpus} starts on a 2-core host`);
+    }
+  });
+
+  it("keeps delivery's spool on a volume, so a new container ships what the last one spooled", () => {
+    const delivery = rendered().delivery!;
+    const spool = delivery.environment.DELIVERY_SPOOL_DIR;
+    assert.ok(spool, 'delivery has DELIVERY_SPOOL_DIR');
+    const volume = (delivery.volumes ?? []).map((entry) => entry.split(':')).find(([, target]) => target === spool);
+    assert.ok(volume && /^[a-z]/.test(volume[0]!), `a named volume is mounted at ${spool}`);
+    assert.ok(volume[0]! in ((compose as { volumes?: object }).volumes ?? {}), `volume ${volume[0]} is declared`);
+  });
+
+  it('gives each Kino service only the secrets its process reads (kino config check)', async () => {
+    for (const [name, service] of Object.entries(rendered()).filter(([, s]) => s.image === image)) {
+      const read = await variablesRead(kinoProcessOf(service.command!));
+      for (const key of Object.keys(service.environment).filter((key) => secretVariable.test(key)))
+        assert.ok(read.has(key), `${name} is given ${key}, which its process never reads`);
+    }
+  });
+
+  it('pins every image to a version whose recipe was read', () => {
+    for (const [name, service] of Object.entries(rendered())) {
+      assert.match(service.image!, /:\d+(\.\d+)*$/, `${name}'s image has a version tag`);
+      assert.ok(imageTools(service.image!).length > 0, `${name}'s image ${service.image} is one whose recipe was read`);
     }
   });
 

@@ -7,7 +7,8 @@
 //      (what the image holds at /opt/kino); every Kino process runs from it with plain node, with
 //      the image's ENV and WORKDIR (built once for both files);
 //   2. the settings: compose's .env from deploy/.env.example, the ConfigMap and Secret of
-//      deploy/kubernetes/config.yaml, every value kept except the public addresses (below);
+//      deploy/kubernetes/01-config.yaml, every value kept except the public addresses (below) and
+//      the placeholder secrets, made with the commands the files give;
 //   3. the backing services with the file's credentials: for compose the services the file runs
 //      (PostgreSQL, Temporal's dev server, SeaweedFS checking signatures against the .env's keys,
 //      ClickHouse), for Kubernetes the external endpoints the ConfigMap and Secret name (the
@@ -16,7 +17,8 @@
 //   4. each Kino service with EXACTLY the environment the file gives it plus what the image sets (its
 //      ENV line) and PATH/HOME, its command from the file, after `kino config check <process>`
 //      passes on that environment: bootstrap first (it prints the first API key and operator token),
-//      then the API, orchestrator, encode node and delivery;
+//      then the API, orchestrator, encode node and delivery; each Compose healthcheck, run on its
+//      service's host as Docker runs it, fails before the service starts and passes once it runs;
 //   5. a client outside those hosts (this process) uploads a video to the presigned URL the API
 //      hands out (on S3_PUBLIC_ENDPOINT), processes it, waits for `ready`;
 //   6. plays it from delivery with a signed URL: master playlist, every variant, every segment, and
@@ -24,22 +26,24 @@
 // Compose runs first; its Kino processes stop before the Kubernetes workloads start.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { Kino } from '@kino/sdk';
-import { startProcess, waitFor, WaitAbortedError, type ManagedProcess } from '@kino/dev';
+import { findBinary, startProcess, waitFor, WaitAbortedError, type ManagedProcess } from '@kino/dev';
 import { makeClip } from '@kino/test/support/media';
 import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
 import {
   containerPort,
-  deployDir,
   kinoImage,
   kinoProcessOf,
   kubernetesServices,
   kubernetesWorkloads,
-  readEnvFile,
+  kubectlFiles,
+  makeEnvSecrets,
+  makeKubernetesSecrets,
   readKubernetesObjects,
   renderCompose,
   type ComposeService,
@@ -61,7 +65,9 @@ import {
   type KinoImage,
 } from '@kino/test/support/production-farm';
 
-/** Every compose service that runs on a host of its own here (temporal-schema and temporal-namespace: the dev server needs neither). */
+const execFileAsync = promisify(execFile);
+
+/** Every compose service that runs on a host of its own here (temporal-schema: the dev server needs none; temporal-namespace's script runs on bootstrap's host). */
 const composeHostNames = [
   'postgres',
   'temporal',
@@ -128,6 +134,22 @@ function podHost(name: string): NetworkHost {
   return host;
 }
 
+/**
+ * A Compose service's healthcheck run on its host as Docker runs it in the container (no
+ * entrypoint, the container's network): `CMD node ...` with the image's node, any other program the
+ * machine's (curl for SeaweedFS's). Whether it passed (exit 0).
+ */
+async function composeHealthcheckPasses(name: ComposeHostName): Promise<boolean> {
+  const [form, program, ...args] = compose.services[name]!.healthcheck!.test;
+  assert.equal(form, 'CMD', `${name}'s healthcheck is CMD`);
+  const executable = program === 'node' ? image.node : findBinary(program!);
+  const [command, ...prefix] = compose.hosts[name].runIn;
+  return execFileAsync(command!, [...prefix, executable, ...args], { timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** A value the API's environment must have for this test to place the services it names. */
 function setting(environment: Readonly<Record<string, string>>, key: string): string {
   const value = environment[key];
@@ -149,10 +171,11 @@ beforeAll(async () => {
   for (const name of composeHostNames) compose.hosts[name] = network.addHost(name);
   network.nameHosts(compose.hosts, Object.values(compose.hosts));
   const { hosts } = compose;
-  // The only values not from .env.example: where the test client (this machine) reaches the
+  // The only values not from .env.example: its secrets, made with the command the file gives for
+  // each (docs/production.md, step 2), and where the test client (this machine) reaches the
   // published ports, i.e. the addresses of the hosts that publish them. Every other value is the file's.
   compose.services = renderCompose({
-    ...readEnvFile(join(deployDir, '.env.example')),
+    ...makeEnvSecrets(),
     S3_PUBLIC_ENDPOINT: `http://${hosts.s3.address}:8333`,
     PUBLIC_DELIVERY_URL: `http://${hosts.delivery.address}:7081`,
   });
@@ -192,11 +215,9 @@ beforeAll(async () => {
 
   // Kubernetes: a host per Deployment and Job, named by the Service that selects its pods, else by
   // the object (an encode node, the bootstrap Job: no Service).
-  const objects = readKubernetesObjects(
-    readdirSync(join(deployDir, 'kubernetes'))
-      .filter((name) => name.endsWith('.yaml'))
-      .map((name) => join(deployDir, 'kubernetes', name)),
-  );
+  // The Secret's placeholders made, as docs/production.md (Kubernetes, step 3) makes them.
+  const objects = readKubernetesObjects(kubectlFiles());
+  makeKubernetesSecrets(objects);
   kubernetes.services = kubernetesServices(objects);
   for (const object of objects.filter((candidate) => candidate.kind === 'Deployment' || candidate.kind === 'Job')) {
     const name = `${object.kind}/${object.metadata.name}`;
@@ -318,6 +339,17 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
   // The backing services hold the file's credentials and check them: wrong ones are refused.
   await assertCredentialsChecked(compose.backing, services.bootstrap!.environment);
 
+  // temporal-namespace's script as the file gives it, with the shell and the Temporal CLI its image
+  // holds, on a host of the network: it waits for the cluster to answer healthy, then finds Kino's
+  // namespace (the dev server made it) or registers it.
+  const namespaceJob = services['temporal-namespace']!;
+  const [shell, ...shellFlags] = namespaceJob.entrypoint!;
+  const [netns, ...inHost] = hosts.bootstrap.runIn;
+  await execFileAsync(netns!, [...inHost, shell!, ...shellFlags, ...namespaceJob.command!], {
+    env: { PATH: `${dirname(findBinary('temporal'))}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '/' },
+    timeout: 150_000,
+  });
+
   // docs/production.md step 4: bootstrap, then its output.
   const container = (name: ComposeHostName) => ({
     name,
@@ -326,6 +358,11 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
     environment: services[name]!.environment,
   });
   const installation = readBootstrapOutput(await runtime.run(container('bootstrap')));
+
+  // The file's healthchecks, as Docker runs them: each fails while its service is not up yet.
+  for (const name of ['api', 'orchestrator', 'delivery', 'node'] as const)
+    assert.equal(await composeHealthcheckPasses(name), false, `${name}'s healthcheck fails before it starts`);
+  assert.ok(await composeHealthcheckPasses('s3'), "SeaweedFS's S3 answers its healthcheck");
 
   // docker compose up: the Kino services, each on its host; a node once the registry listens (compose:
   // depends_on, and the restart policy for a node that started first).
@@ -366,6 +403,9 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
   runtime.start(container('node'));
   const client = new Kino({ apiUrl, apiKey: installation.apiKey, operatorToken: installation.operatorToken });
   await waitForActiveNode(client, () => ['api', 'orchestrator', 'node'].forEach((name) => runtime.assertRunning(name)));
+  // And each passes once its service runs.
+  for (const name of ['api', 'orchestrator', 'delivery', 'node'] as const)
+    assert.ok(await composeHealthcheckPasses(name), `${name}'s healthcheck passes while it runs`);
 
   // docs/production.md steps 5 and 6.
   await uploadProcessAndPlay({
@@ -418,13 +458,16 @@ async function startServiceProxy(service: KubernetesService, port: number, targe
   );
 }
 
-/** Waits until a Deployment's pod passes its readinessProbe, probed on the pod's address as the kubelet does. */
-async function waitUntilReady(deployment: KubernetesWorkload): Promise<void> {
-  const probe = deployment.readinessProbe;
-  assert.ok(probe, `${deployment.name} has a readinessProbe`);
+/** Waits until a Deployment's pod passes its readiness (or liveness) probe, probed on the pod's address as the kubelet does. */
+async function waitUntilReady(
+  deployment: KubernetesWorkload,
+  kind: 'readinessProbe' | 'livenessProbe' = 'readinessProbe',
+): Promise<void> {
+  const probe = deployment[kind];
+  assert.ok(probe, `${deployment.name} has a ${kind}`);
   const address = podHost(deployment.name).address;
   await waitFor(
-    `${deployment.name} to pass its readinessProbe`,
+    `${deployment.name} to pass its ${kind}`,
     async () => {
       kubernetes.runtime.assertRunning(deployment.objectName);
       if (probe.tcpSocket) return connects(address, containerPort(deployment, probe.tcpSocket.port));
@@ -434,9 +477,7 @@ async function waitUntilReady(deployment: KubernetesWorkload): Promise<void> {
         );
         return (response.status >= 200 && response.status < 400) || undefined;
       }
-      throw new WaitAbortedError(
-        `${deployment.name}: a readinessProbe this test does not run: ${JSON.stringify(probe)}`,
-      );
+      throw new WaitAbortedError(`${deployment.name}: a ${kind} this test does not run: ${JSON.stringify(probe)}`);
     },
     { timeoutMs: 90_000, intervalMs: 250 },
   );
@@ -509,6 +550,9 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
   await waitForActiveNode(client, () =>
     ['kino-api', 'kino-orchestrator', 'kino-node'].forEach((name) => runtime.assertRunning(name)),
   );
+  // Every Deployment, the encode node too, passes its readiness and its liveness probe while it runs.
+  for (const deployment of [...servers, workload('Deployment/kino-node')])
+    for (const kind of ['readinessProbe', 'livenessProbe'] as const) await waitUntilReady(deployment, kind);
 
   // docs/production.md steps 5 and 6, on the ConfigMap's public addresses.
   const { S3_PUBLIC_ENDPOINT, DELIVERY_URL } = workload('Deployment/kino-api').environment;

@@ -2,7 +2,9 @@
 // video stream becomes an audio-only video (one AAC rendition, no thumbnail) whose HLS decodes to
 // the source's duration and plays to its end in hls.js in Chromium; every video with sound gets
 // `audio.m4a` (AAC in MP4, moov first) in the public, private and direct families with the token
-// rules of MP4 downloads, which decodes to the video's duration; a silent video's is 404.
+// rules of MP4 downloads, which decodes to the video's duration; a silent video's is 404. A source
+// with two audio tracks (English at 440 Hz, Spanish at 880 Hz) is offered as two alternate audio
+// renditions, each of its own track, one default; hls.js and Shaka in Chromium switch between them.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,9 +12,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
 import { makeClip } from '@kino/test/support/media';
-import { launchChromium, playThrough, startPageHost, type PageHost } from '@kino/test/support/players';
+import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
 import type { FarmTenant } from '../farm/farm.ts';
 import { joinSharedFarm } from '../farm/shared-farm.ts';
 
@@ -23,10 +25,73 @@ let workDir: string;
 let browser: Browser;
 let host: PageHost;
 let deliveryUrl: string;
-/** song: AAC audio only, public (remuxed); opus: Opus audio only in WebM, private (encoded); clip: picture and sound, private; silent: picture only, public. */
-const videos: Record<'song' | 'opus' | 'clip' | 'silent', string> = { song: '', opus: '', clip: '', silent: '' };
+/**
+ * song: AAC audio only, public (remuxed); opus: Opus audio only in WebM, private (encoded); clip:
+ * picture and sound, private; silent: picture only, public; dubbed: picture and two audio tracks, public.
+ */
+const videos: Record<'song' | 'opus' | 'clip' | 'silent' | 'dubbed', string> = {
+  song: '',
+  opus: '',
+  clip: '',
+  silent: '',
+  dubbed: '',
+};
 const songSeconds = 8;
 const clipSeconds = 4;
+/** Two segments: a player switching tracks after the first still has one to fetch in the other. */
+const dubbedSeconds = 8;
+/** Each track's tone: what tells them apart once decoded. */
+const tones = { en: 440, es: 880 };
+/** The Spanish track ends before the picture, as dubs do: its rendition is padded with silence. */
+const spanishSeconds = 6;
+
+/**
+ * A small picture with two audio tracks, English then Spanish (language tags as ffmpeg writes them:
+ * `eng`, `spa`), the Spanish one shorter.
+ */
+async function makeDubbed(path: string): Promise<string> {
+  const tone = (hz: number, seconds: number) => `sine=frequency=${hz}:sample_rate=48000:duration=${seconds}`;
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=160x90:rate=25:duration=${dubbedSeconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    tone(tones.en, dubbedSeconds),
+    '-f',
+    'lavfi',
+    '-i',
+    tone(tones.es, spanishSeconds),
+    '-map',
+    '0:v',
+    '-map',
+    '1:a',
+    '-map',
+    '2:a',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    '-metadata:s:a:0',
+    'language=eng',
+    '-metadata:s:a:1',
+    'language=spa',
+    path,
+  ]);
+  return path;
+}
 
 /** A sound with no picture: a tone, in the container the extension names. */
 async function makeSong(path: string, seconds: number): Promise<string> {
@@ -69,6 +134,20 @@ async function upload(
 
 /** Decodes every audio frame of `input` (a file or a playlist URL): errors throw; answers the decoded seconds. */
 async function decodedAudioSeconds(input: string): Promise<number> {
+  return (await decodedAudio(input)).length / 2 / 48000;
+}
+
+/** The frequency of a pure tone in `input`'s first 4 s of audio: its zero crossings, two a period. */
+async function toneOf(input: string): Promise<number> {
+  const pcm = await decodedAudio(input, 4);
+  let crossings = 0;
+  for (let offset = 2; offset + 1 < pcm.length; offset += 2)
+    if (pcm.readInt16LE(offset - 2) < 0 !== pcm.readInt16LE(offset) < 0) crossings += 1;
+  return crossings / 2 / (pcm.length / 2 / 48000);
+}
+
+/** Every audio sample of `input` (its first `seconds`), mono 48 kHz s16le; ffmpeg's errors throw. */
+async function decodedAudio(input: string, seconds?: number): Promise<Buffer> {
   const { stdout, stderr } = await run(
     'ffmpeg',
     [
@@ -79,6 +158,7 @@ async function decodedAudioSeconds(input: string): Promise<number> {
       '-xerror',
       '-i',
       input,
+      ...(seconds === undefined ? [] : ['-t', String(seconds)]),
       '-map',
       '0:a:0',
       '-c:a',
@@ -94,7 +174,7 @@ async function decodedAudioSeconds(input: string): Promise<number> {
     { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 },
   );
   if (stderr.toString().trim()) throw new Error(`ffmpeg reported errors decoding ${input}:\n${stderr.toString()}`);
-  return stdout.length / 2 / 48000;
+  return stdout;
 }
 
 async function probeOf(
@@ -159,16 +239,18 @@ beforeAll(async () => {
         audio: false,
         path: join(workDir, 'silent.mp4'),
       }),
+      makeDubbed(join(workDir, 'dubbed.mp4')),
     ]),
     launchChromium(),
     startPageHost(),
   ]);
   deliveryUrl = farm.deliveryUrl!;
-  const [song, opus, clip, silent] = paths;
+  const [song, opus, clip, silent, dubbed] = paths;
   videos.song = await upload(song!, 'video/mp4', true);
   videos.opus = await upload(opus!, 'video/webm', false);
   videos.clip = await upload(clip!, 'video/mp4', false);
   videos.silent = await upload(silent!, 'video/mp4', true);
+  videos.dubbed = await upload(dubbed!, 'video/mp4', true);
   await Promise.all(Object.values(videos).map((id) => farm.waitForStatus(id, 'ready', 240_000)));
 });
 
@@ -219,9 +301,9 @@ describe('an audio-only source', () => {
     assert.ok(Math.abs((await decodedAudioSeconds(`${deliveryUrl}/${videos.song}/master.m3u8`)) - songSeconds) < 0.1);
   });
 
-  test('plays to its end in hls.js in Chromium', async () => {
+  test.each(webPlayers)('plays to its end in %s in Chromium', async (player) => {
     const outcome = await playThrough(browser, host, {
-      player: 'hls.js',
+      player,
       src: `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videos.song}/master.m3u8`,
       rate: 4,
       timeoutMs: 60_000,
@@ -309,3 +391,131 @@ describe('audio.m4a', () => {
     }
   });
 });
+
+/**
+ * A page that plays `?src=` with `?player=` (hls.js or shaka) and lets the test switch its audio
+ * track: `window.audio.tracks` (language and default of each, once the player knows them),
+ * `window.switchAudio(language)`, and the player's fatal errors in `window.audio.errors`.
+ */
+const audioSwitchPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Kino audio tracks</title>
+<script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
+<body><video id="v" muted playsinline></video>
+<script>
+  const state = { tracks: [], errors: [] };
+  window.audio = state;
+  const video = document.getElementById('v');
+  const query = new URLSearchParams(location.search);
+  const play = () => video.play().catch((error) => state.errors.push('play(): ' + error.message));
+  if (query.get('player') === 'hls.js') {
+    const hls = new Hls();
+    hls.on(Hls.Events.ERROR, (_event, data) => data.fatal && state.errors.push(data.type + '/' + data.details));
+    hls.on(Hls.Events.AUDIO_TRACKS_UPDATED, () => {
+      state.tracks = hls.audioTracks.map((t) => ({ language: t.lang, isDefault: t.default }));
+    });
+    hls.on(Hls.Events.MANIFEST_PARSED, play);
+    window.switchAudio = (language) => { hls.audioTrack = hls.audioTracks.findIndex((t) => t.lang === language); };
+    hls.loadSource(query.get('src'));
+    hls.attachMedia(video);
+  } else {
+    shaka.polyfill.installAll();
+    const player = new shaka.Player();
+    player.addEventListener('error', (event) => state.errors.push('shaka ' + event.detail.code + ' ' + JSON.stringify(event.detail.data)));
+    window.switchAudio = (language) => {
+      player.selectAudioTrack(player.getAudioTracks().find((t) => t.language === language));
+    };
+    player.attach(video).then(() => player.load(query.get('src'))).then(() => {
+      state.tracks = player.getAudioTracks().map((t) => ({ language: t.language, isDefault: t.active }));
+      play();
+    }, (error) => state.errors.push('shaka ' + error.code));
+  }
+</script></body></html>`;
+
+describe('a source with two audio tracks', () => {
+  const masterOf = () => `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videos.dubbed}/master.m3u8`;
+
+  test('is offered as two alternate audio renditions, each its own track, English the default', async () => {
+    const text = await (await fetch(masterOf())).text();
+    const media = text.split('\n').filter((line) => line.startsWith('#EXT-X-MEDIA:TYPE=AUDIO'));
+    assert.deepEqual(
+      media.map((line) => [
+        /LANGUAGE="([^"]*)"/.exec(line)?.[1],
+        /NAME="([^"]*)"/.exec(line)?.[1],
+        /DEFAULT=(YES|NO)/.exec(line)?.[1],
+        /AUTOSELECT=(YES|NO)/.exec(line)?.[1],
+        /GROUP-ID="([^"]*)"/.exec(line)?.[1],
+      ]),
+      [
+        ['en', 'English', 'YES', 'YES', 'audio'],
+        ['es', 'Spanish', 'NO', 'YES', 'audio'],
+      ],
+      text,
+    );
+    const variants = text.split('\n').filter((line) => line.startsWith('#EXT-X-STREAM-INF:'));
+    assert.ok(variants.length > 0, text);
+    for (const variant of variants) {
+      assert.match(variant, /AUDIO="audio"/, 'every variant names the group');
+      assert.match(variant, /CODECS="avc1\.[0-9a-f]+,mp4a\.40\.2"/, 'and lists the audio codec');
+    }
+    // Each rendition is its own track: decoded, the tone of that track, the picture's length (the
+    // Spanish one padded with silence).
+    const renditions = media.map((line) => new URL(/URI="([^"]*)"/.exec(line)![1]!, masterOf()).href);
+    const heard = await Promise.all(renditions.map((url) => toneOf(url)));
+    assert.ok(
+      Math.abs(heard[0]! - tones.en) < 20 && Math.abs(heard[1]! - tones.es) < 20,
+      `tones ${heard.join(', ')} Hz`,
+    );
+    for (const url of renditions) {
+      const seconds = await decodedAudioSeconds(url);
+      assert.ok(Math.abs(seconds - dubbedSeconds) < 0.1, `${url}: ${seconds} s`);
+    }
+    // The pictures carry no sound of their own.
+    const picture = new URL(
+      text.split('\n').find((line) => line.startsWith('video-') && !line.includes('0p-a'))!,
+      masterOf(),
+    );
+    assert.deepEqual(
+      (await probeOf(picture.href)).streams.map((s) => s.codec_type),
+      ['video'],
+    );
+  });
+
+  for (const player of webPlayers) {
+    test(`${player} in Chromium starts in English and switches to Spanish`, async () => {
+      const pageHost = await startPageHost({ '/audio': audioSwitchPage });
+      const tab = await browser.newPage();
+      const requested: string[] = [];
+      tab.on('request', (request: Request) => requested.push(request.url()));
+      const audioSegment = (key: string) => (request: Request) => request.url().includes(`/video-${key}/seg-`);
+      try {
+        const english = tab.waitForRequest(audioSegment('0p-a1'), { timeout: 60_000 });
+        await tab.goto(`${pageHost.origin}/audio?${new URLSearchParams({ player, src: masterOf() })}`);
+        await english;
+        const state = await pageState(tab);
+        assert.deepEqual(state.errors, []);
+        assert.deepEqual(
+          state.tracks.map((t) => [t.language, t.isDefault]),
+          [
+            ['en', true],
+            ['es', false],
+          ],
+        );
+        assert.ok(!requested.some((url) => url.includes('/video-0p-a2/seg-')), 'no Spanish segment before the switch');
+        const spanish = tab.waitForRequest(audioSegment('0p-a2'), { timeout: 60_000 });
+        await tab.evaluate(() => (window as unknown as { switchAudio: (language: string) => void }).switchAudio('es'));
+        await spanish;
+        assert.deepEqual((await pageState(tab)).errors, []);
+      } finally {
+        await tab.close();
+        await pageHost.close();
+      }
+    });
+  }
+});
+
+async function pageState(tab: Awaited<ReturnType<Browser['newPage']>>) {
+  return tab.evaluate(
+    () =>
+      (window as unknown as { audio: { tracks: { language: string; isDefault: boolean }[]; errors: string[] } }).audio,
+  );
+}

@@ -279,3 +279,18 @@ test('hls.js lists the tracks of a private video through its signed URL and show
   });
   assertCaptionsShown(await play(signed_url));
 });
+
+test('a track added or removed through the API is in the very next master a player loads', async () => {
+  const base = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${publicVideoId}`;
+  const languages = async () =>
+    [...(await text(`${base}/master.m3u8`)).matchAll(/TYPE=SUBTITLES,[^\n]*LANGUAGE="([^"]+)"/g)].map((m) => m[1]);
+  // Loaded first, so delivery holds the video as it was before the change.
+  assert.deepEqual(await languages(), ['en', 'fr']);
+  const de = await farm.kino.videos.addCaption(farm.orgId, publicVideoId, { language: 'de', content: english });
+  assert.deepEqual(await languages(), ['de', 'en', 'fr'], 'listed as soon as the call answered');
+  assert.equal(await text(de.url), english, "the track's file is served at once too");
+  await text(`${base}/subtitles-de.m3u8`);
+  await farm.kino.videos.removeCaption(farm.orgId, publicVideoId, 'de');
+  assert.deepEqual(await languages(), ['en', 'fr'], 'gone as soon as the call answered');
+  await text(`${base}/subtitles-de.m3u8`, 404);
+});

@@ -81,12 +81,19 @@ function transcodedSource(): Promise<{ sourceId: string; storagePath: string }> 
   return transcoded;
 }
 
-/** Every frame of the first video stream as 8-bit luma, `width` x `height` bytes each, in order. */
-async function lumaFrames(input: string, width: number, height: number): Promise<Buffer[]> {
+/**
+ * Every frame of the first video stream as 8-bit luma, `width` x `height` bytes each, in order.
+ * `passthrough`: every decoded frame once; `cfr`: as a remux or a player times them (rawvideo's
+ * default), a frame copied to fill any time before it that the file's other streams start in.
+ */
+async function lumaFrames(
+  input: string,
+  width: number,
+  height: number,
+  fpsMode: 'passthrough' | 'cfr' = 'passthrough',
+): Promise<Buffer[]> {
   const { stdout } = await promisify(execFile)(
     'ffmpeg',
-    // passthrough: every decoded frame once (rawvideo is a constant-rate output, which would fill a
-    // gap between segments' timestamps with a copied frame).
     [
       '-hide_banner',
       '-nostats',
@@ -98,7 +105,7 @@ async function lumaFrames(input: string, width: number, height: number): Promise
       '-map',
       '0:v:0',
       '-fps_mode',
-      'passthrough',
+      fpsMode,
       '-f',
       'rawvideo',
       '-pix_fmt',
@@ -165,6 +172,11 @@ test('a frame-accurate clip is encoded, then plays exactly its range in every re
     const first = Math.round(startTime * fps);
     const last = Math.round(endTime * fps) - 1;
     assert.equal(clipFrames.length, last - first + 1, `${key}: round((end - start) * fps) frames`);
+    // Timed as a player times them: the clip's sound starts no earlier than its picture (an encoder's
+    // priming before the first frame would show that frame twice), so the count holds.
+    const timedFrames = await lumaFrames(`${deliveryUrl}/${clipId}/${key}.m3u8`, width, height, 'cfr');
+    assert.equal(timedFrames.length, clipFrames.length, `${key}: every frame once, timed as a player times them`);
+    assert.ok(!timedFrames[1]!.equals(timedFrames[0]!), `${key}: the clip's first frame is not held twice`);
     const around = (index: number) =>
       [index - 2, index - 1, index, index + 1, index + 2].filter((i) => i >= 0 && i < sourceFrames.length);
     for (const [clipIndex, sourceIndex] of [

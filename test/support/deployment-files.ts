@@ -4,13 +4,58 @@
 // a container's environment (envFrom ConfigMaps and Secrets, then `env`, with `$(VAR)` references),
 // its ports, volume mounts and readiness probe, and which pods each Service selects on which port;
 // and what the final stage of deploy/Dockerfile gives every container (ENV, USER, WORKDIR).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { repoRoot } from '@kino/infra';
+import { isPlaceholder, repoRoot } from '@kino/infra';
 
 export const deployDir = join(repoRoot, 'deploy');
 export const kinoImage = 'kino:0.1.0';
+
+/**
+ * The files `kubectl apply -f <dir>` reads, in its order: every .json, .yaml and .yml file of the
+ * directory, names sorted (it walks the directory with Go's filepath.Walk, which sorts).
+ */
+export function kubectlFiles(dir = join(deployDir, 'kubernetes')): string[] {
+  return readdirSync(dir)
+    .filter((name) => ['.json', '.yaml', '.yml'].includes(extname(name)))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/**
+ * A .env file's values with each secret still at its placeholder made as the file says: the
+ * `# Make it: <command>` line of its paragraph, run by sh (docs/production.md, step 2).
+ */
+export function makeEnvSecrets(path = join(deployDir, '.env.example')): Record<string, string> {
+  const values = readEnvFile(path);
+  for (const paragraph of readFileSync(path, 'utf8').split(/\n\s*\n/)) {
+    const command = /^# Make it: (.+)$/m.exec(paragraph)?.[1];
+    for (const [, name] of paragraph.matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)) {
+      if (!isPlaceholder(name!, values[name!]!)) continue;
+      if (!command) throw new Error(`${path}: ${name} is a placeholder with no "# Make it:" command`);
+      values[name!] = execFileSync('sh', ['-c', command], { encoding: 'utf8' }).trim();
+    }
+  }
+  return values;
+}
+
+/**
+ * Each Secret's placeholders (`CHANGE-ME`, also inside a URL) replaced by a secret made with the
+ * command its comment in deploy/kubernetes/01-config.yaml gives: a key-encryption key with
+ * `openssl rand -base64 32`, everything else with `openssl rand -hex 24` (URL-safe).
+ */
+export function makeKubernetesSecrets(objects: KubernetesObject[]): void {
+  const make = (command: string) => execFileSync('sh', ['-c', command], { encoding: 'utf8' }).trim();
+  for (const secret of objects.filter((object) => object.kind === 'Secret')) {
+    for (const [key, value] of Object.entries(secret.stringData ?? {})) {
+      if (!isPlaceholder(key, value)) continue;
+      const command = key.endsWith('ENCRYPTION_KEY') ? 'openssl rand -base64 32' : 'openssl rand -hex 24';
+      secret.stringData![key] = value.replace(/CHANGE-ME/g, () => make(command));
+    }
+  }
+}
 
 /** A KEY=VALUE file as Compose reads `.env`: comments and blank lines skipped, optional quotes removed. */
 export function readEnvFile(path: string): Record<string, string> {
@@ -58,9 +103,16 @@ function interpolateTree(node: unknown, variables: Readonly<Record<string, strin
 export interface ComposeService {
   image?: string;
   command?: string[];
+  entrypoint?: string[];
   /** As the container gets it: every value a string (Compose's `KEY: 7080` is "7080"). */
   environment: Record<string, string>;
   ports?: string[];
+  restart?: string;
+  /** `name:/path[:ro]`: a named volume or (starting with `.` or `/`) a host path, relative to the file. */
+  volumes?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  deploy?: { replicas?: number; resources?: { limits?: { cpus?: string; memory?: string } } };
 }
 
 /** deploy/compose.yaml (or `composeText`) as Compose renders it with `variables` (the .env's). */
@@ -102,13 +154,13 @@ interface KubernetesEnvVar {
   };
 }
 
-/** A readiness probe as these tests use it: a TCP connect or an HTTP GET, on a port by number or name. */
+/** A readiness or liveness probe as these tests use it: a TCP connect or an HTTP GET, on a port by number or name. */
 export interface KubernetesProbe {
   tcpSocket?: { port: number | string };
   httpGet?: { path: string; port: number | string };
 }
 
-interface KubernetesContainer {
+export interface KubernetesContainer {
   name: string;
   image: string;
   args?: string[];
@@ -117,9 +169,11 @@ interface KubernetesContainer {
   ports?: { name?: string; containerPort: number }[];
   volumeMounts?: { name: string; mountPath: string }[];
   readinessProbe?: KubernetesProbe;
+  livenessProbe?: KubernetesProbe;
 }
 
 export interface KubernetesObject {
+  apiVersion?: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   data?: Record<string, string>;
@@ -128,6 +182,13 @@ export interface KubernetesObject {
     replicas?: number;
     /** A Service's. */
     selector?: Record<string, string>;
+    /** A NetworkPolicy's. */
+    podSelector?: { matchLabels?: Record<string, string> };
+    policyTypes?: string[];
+    ingress?: Array<{
+      from?: Array<{ podSelector?: { matchLabels?: Record<string, string> } }>;
+      ports?: Array<{ port: number | string }>;
+    }>;
     ports?: { name?: string; port: number; targetPort?: number | string }[];
     template?: {
       metadata?: { labels?: Record<string, string> };
@@ -148,6 +209,7 @@ export interface KubernetesWorkload {
   /** Where the container mounts its volumes. */
   mountPaths: string[];
   readinessProbe?: KubernetesProbe;
+  livenessProbe?: KubernetesProbe;
 }
 
 /** Every object of deploy/kubernetes/*.yaml. */
@@ -213,6 +275,7 @@ export function kubernetesWorkloads(
         ),
         mountPaths: (container.volumeMounts ?? []).map((mount) => mount.mountPath),
         ...(container.readinessProbe ? { readinessProbe: container.readinessProbe } : {}),
+        ...(container.livenessProbe ? { livenessProbe: container.livenessProbe } : {}),
       });
     }
   }
@@ -299,4 +362,66 @@ export function imageSettings(dockerfile = readFileSync(join(deployDir, 'Dockerf
     user: { uid: Number(user[1]), gid: Number(user[2]) },
     workdir: last('WORKDIR'),
   };
+}
+
+/**
+ * The programs each image deploy/compose.yaml pins can run, as its recipe builds it (a healthcheck
+ * or a command runs inside the container, with only these). Read from each image's own build file
+ * at the tag pinned (docs/decisions/operations.md, "Deployment files", says which file and where):
+ * Alpine's busybox gives sh, nc and wget; Debian's base gives sh and bash.
+ */
+const pinnedImageTools: Readonly<Record<string, readonly string[]>> = {
+  // docker-library/postgres 16/bookworm/Dockerfile: Debian bookworm and PostgreSQL's client tools.
+  'postgres:16': ['sh', 'bash', 'pg_isready', 'psql', 'postgres'],
+  // temporalio/temporal v1.30.8 docker/targets/server.Dockerfile: alpine:3.23.5, ca-certificates,
+  // tzdata, temporal-server and /etc/temporal/entrypoint.sh; no temporal CLI, no curl.
+  'temporalio/server:1.30.8': ['sh', 'nc', 'wget', 'temporal-server', '/etc/temporal/entrypoint.sh'],
+  // temporalio/temporal v1.30.8 docker/targets/admin-tools.Dockerfile: the same Alpine with the CLI
+  // and the schema tools.
+  'temporalio/admin-tools:1.30.8': [
+    'sh',
+    'nc',
+    'wget',
+    'temporal',
+    'temporal-sql-tool',
+    'temporal-cassandra-tool',
+    'temporal-elasticsearch-tool',
+    'tdbg',
+  ],
+  // ClickHouse/ClickHouse docker/server/Dockerfile.ubuntu: Ubuntu with wget, no curl.
+  'clickhouse/clickhouse-server:25.8': ['sh', 'bash', 'wget', 'clickhouse', 'clickhouse-client', 'clickhouse-server'],
+  // seaweedfs/seaweedfs docker/Dockerfile.go_build: Alpine, `apk add fuse curl su-exec ...`, weed.
+  'chrislusf/seaweedfs:4.48': ['sh', 'nc', 'wget', 'curl', 'weed'],
+};
+
+/** What the programs of a Debian package the Kino image installs are called. */
+const debianPackagePrograms: Readonly<Record<string, readonly string[]>> = {
+  ffmpeg: ['ffmpeg', 'ffprobe'],
+  tini: ['tini', '/usr/bin/tini'],
+  'ca-certificates': [],
+};
+
+/**
+ * The programs an image deploy/compose.yaml uses can run. For the Kino image, read from
+ * deploy/Dockerfile's final stage: its base (node:24-bookworm-slim: Debian's sh and bash, node, npm),
+ * the Debian packages it installs and the files it copies into /usr/local/bin.
+ */
+export function imageTools(image: string, dockerfile = readFileSync(join(deployDir, 'Dockerfile'), 'utf8')): string[] {
+  if (image !== kinoImage) {
+    const tools = pinnedImageTools[image];
+    if (!tools) throw new Error(`no recipe read for image ${image}: add what it holds to pinnedImageTools`);
+    return [...tools];
+  }
+  const lines = dockerfile.split('\n');
+  const finalStage = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM '))).join('\n');
+  if (!/^FROM node:\d+-bookworm-slim$/m.test(finalStage))
+    throw new Error(`deploy/Dockerfile's final stage is not on node:<version>-bookworm-slim:\n${finalStage}`);
+  const packages = /apt-get install -y --no-install-recommends ([^\\&\n]+)/.exec(finalStage)?.[1]?.trim().split(/\s+/);
+  const programs = (packages ?? []).flatMap((name) => {
+    const known = debianPackagePrograms[name];
+    if (!known) throw new Error(`deploy/Dockerfile installs ${name}: add its programs to debianPackagePrograms`);
+    return known;
+  });
+  const copied = [...finalStage.matchAll(/^COPY .* (\/usr\/local\/bin\/\S+)$/gm)].map((match) => match[1]!);
+  return ['sh', 'bash', 'node', 'npm', ...programs, ...copied, ...copied.map((path) => path.split('/').pop()!)];
 }

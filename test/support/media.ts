@@ -19,6 +19,11 @@ export interface ClipOptions {
   path: string;
   /** `still`: colour bars that never move (content that needs few bits); else a moving test pattern. */
   picture?: 'moving' | 'still';
+  /**
+   * An HDR source, as phones and cameras write it: 10-bit HEVC (hvc1) in BT.2020, tagged in the
+   * stream and the container with PQ (`hdr10`) or HLG (`hlg`) as its transfer.
+   */
+  hdr?: 'hdr10' | 'hlg';
 }
 
 /** A synthetic clip (moving test pattern or still colour bars, sine tone), H.264/AAC unless the extension says otherwise. */
@@ -31,12 +36,21 @@ export async function makeClip({
   audioSeconds = seconds,
   path,
   picture = 'moving',
+  hdr,
 }: ClipOptions): Promise<string> {
   const args = ['-hide_banner', '-loglevel', 'error', '-y'];
   const source = picture === 'still' ? 'smptebars' : 'testsrc2';
   args.push('-f', 'lavfi', '-i', `${source}=size=${width}x${height}:rate=${fps}:duration=${seconds}`);
   if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${audioSeconds}`);
-  if (path.endsWith('.webm')) args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
+  if (hdr) {
+    const transfer = hdr === 'hdr10' ? 'smpte2084' : 'arib-std-b67';
+    args.push(
+      ...['-c:v', 'libx265', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p10le', '-tag:v', 'hvc1'],
+      ...['-x265-params', `log-level=error:colorprim=bt2020:transfer=${transfer}:colormatrix=bt2020nc`],
+      ...['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc'],
+    );
+  } else if (path.endsWith('.webm'))
+    args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
   else args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
   if (audio) args.push(...(path.endsWith('.webm') ? ['-c:a', 'libopus'] : ['-c:a', 'aac', '-b:a', '96k']));
   // -shortest ends the file with its streams; a sound shorter or longer on purpose stays so.
@@ -105,6 +119,29 @@ export async function streamField(input: string, stream: 'v:0' | 'a:0', field: s
     input,
   ]);
   return String((JSON.parse(stdout) as { streams: Record<string, unknown>[] }).streams[0]![field]);
+}
+
+/**
+ * The luma of a video's pictures (8-bit code values), averaged over its frames: the mean, and the
+ * 10th and 90th percentiles (signalstats' YAVG, YLOW, YHIGH), after `filter` when given.
+ */
+export async function lumaStats(input: string, filter?: string): Promise<{ mean: number; p10: number; p90: number }> {
+  const { stdout } = await run(
+    'ffmpeg',
+    [
+      ...['-hide_banner', '-nostats', '-v', 'error', '-i', input, '-map', '0:v:0'],
+      ...['-vf', `${filter ? `${filter},` : ''}format=yuv420p,signalstats,metadata=print:file=-`, '-f', 'null', '-'],
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  const average = (key: string) => {
+    const values = [...stdout.matchAll(new RegExp(`lavfi\\.signalstats\\.${key}=([0-9.]+)`, 'g'))].map((m) =>
+      Number(m[1]),
+    );
+    assert.ok(values.length > 0, `no ${key} for ${input}`);
+    return values.reduce((sum, value) => sum + value, 0) / values.length;
+  };
+  return { mean: average('YAVG'), p10: average('YLOW'), p90: average('YHIGH') };
 }
 
 /** Decode timestamps of a stream of an HLS playlist, in seconds, as ffprobe reads the joined segments. */

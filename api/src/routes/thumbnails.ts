@@ -79,6 +79,10 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
             storagePath: video.storage_path,
             timestampSeconds: timestamp,
             name: objectKeys.customThumbnailName(thumbnailId),
+            // An HDR source's frame is tone-mapped; an SDR source's input is as it was.
+            ...(video.source_dynamic_range && video.source_dynamic_range !== 'sdr'
+              ? { dynamicRange: video.source_dynamic_range }
+              : {}),
           },
           `${thumbnailId}-${request.id}`,
         );

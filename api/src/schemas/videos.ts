@@ -1,7 +1,14 @@
 // The video resources of the spec: list item, details, ladder entry, pagination; the paths naming a video.
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, StringEnum } from './common.ts';
-import { additionalVideoCodecs, encodingModes, videoCodecs, videoQualities, videoStatuses } from '@kino/proto/contract';
+import {
+  additionalVideoCodecs,
+  dynamicRanges,
+  encodingModes,
+  videoCodecs,
+  videoQualities,
+  videoStatuses,
+} from '@kino/proto/contract';
 
 /** `/{orgID}/videos/{publicID}/...`: a video's path. */
 export const VideoParams = Type.Object({ orgID: Id, publicID: Id });
@@ -113,6 +120,12 @@ export const VideoDetailsSchema = Type.Object({
   additionalCodecs: Type.Array(StringEnum(additionalVideoCodecs), {
     description: 'As asked at processing; empty for videos processed before it existed.',
   }),
+  sourceDynamicRange: Type.Optional(
+    StringEnum(dynamicRanges, {
+      description:
+        "The source's dynamic range, by its transfer: `hdr10` (PQ, also Dolby Vision 8.1's base layer), `hlg` (hybrid log-gamma, as phones record HDR), else `sdr`. The H.264 ladder is SDR BT.709 whatever the source: an HDR source's picture is tone-mapped. Absent until the video is ready, and for videos processed before it was read.",
+    }),
+  ),
   encodings: Type.Array(EncodingSchema, {
     description:
       'The H.264 ladder, smallest first, then the renditions of each added codec (hevc, then av1), smallest first.',
@@ -196,6 +209,7 @@ export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
   audioCodec: 'aac',
   encodingMode: 'contentAware',
   additionalCodecs: ['av1'],
+  sourceDynamicRange: 'sdr',
   encodings: [
     {
       key: '1080p',

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { objectKeys } from '@kino/proto/contract';
+import { dynamicRanges, isOneOf, objectKeys, type DynamicRange } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
 import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../schema.ts';
 import { listRenditions, replaceRenditions, type NewRendition } from './renditions.ts';
@@ -320,6 +320,13 @@ export interface VideoSource {
   width: number;
   height: number;
   frameRate: number;
+  /** Absent or empty: not known (a probe from before it was read). */
+  dynamicRange?: string;
+}
+
+/** The source's dynamic range as recorded: null when its probe did not say (a node before it was read). */
+function dynamicRangeOf({ dynamicRange }: VideoSource): DynamicRange | null {
+  return dynamicRange !== undefined && isOneOf(dynamicRanges, dynamicRange) ? dynamicRange : null;
 }
 
 /**
@@ -366,6 +373,7 @@ export async function markVideoReady(
         source_width: source.width,
         source_height: source.height,
         source_frame_rate: source.frameRate,
+        source_dynamic_range: dynamicRangeOf(source),
         thumbnail_key: thumbnailKey,
         storyboard_key: storyboardKey,
         audio_key: audioKey,
@@ -388,7 +396,10 @@ export async function markVideoReady(
 export async function markClipReady(
   db: Db,
   clipId: string,
-  source: Pick<Video, 'id' | 'source_width' | 'source_height' | 'source_frame_rate' | 'thumbnail_key'>,
+  source: Pick<
+    Video,
+    'id' | 'source_width' | 'source_height' | 'source_frame_rate' | 'source_dynamic_range' | 'thumbnail_key'
+  >,
   { durationSeconds, segmentCount }: { durationSeconds: number; segmentCount: number },
 ): Promise<boolean> {
   const renditions = await listRenditions(db, source.id);
@@ -398,6 +409,7 @@ export async function markClipReady(
       width: source.source_width ?? 0,
       height: source.source_height ?? 0,
       frameRate: source.source_frame_rate ?? 0,
+      ...(source.source_dynamic_range ? { dynamicRange: source.source_dynamic_range } : {}),
     },
     renditions: renditions.map(({ created_at: _created, ...rendition }) => ({
       ...rendition,

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { EncodingParameters, VideoQuality, VideoStatus } from '@kino/proto/contract';
+import type { DynamicRange, EncodingParameters, VideoQuality, VideoStatus } from '@kino/proto/contract';
 
 export type { EncodingParameters, VideoQuality, VideoStatus } from '@kino/proto/contract';
 
@@ -28,6 +28,8 @@ export interface VideosTable {
   source_width: number | null;
   source_height: number | null;
   source_frame_rate: number | null;
+  /** From the source's probe, set when the video becomes ready; null before, and for videos made before it was read. */
+  source_dynamic_range: ColumnType<DynamicRange | null, DynamicRange | null | undefined, DynamicRange | null>;
   thumbnail_key: string | null;
   /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
   storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { DeliveryError } from '../errors.ts';
 import type { PlayableVideo } from '../video-catalog.ts';
+import type { Resource } from '../paths.ts';
 import { openVideo } from './context.ts';
 
 const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
@@ -22,12 +23,21 @@ const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
   captions: new Map(),
 });
 
-/** A catalog of one video and a token verifier that lets `good` in and records every check. */
+/**
+ * A catalog of one video (`reads` records how each lookup went: the entry, or the database now) and
+ * a token verifier that lets `good` in and records every check.
+ */
 function depsOf(video: PlayableVideo | undefined) {
   const checks: { token: string | null; what: string | undefined; origin: string | undefined }[] = [];
+  const reads: ('get' | 'fresh')[] = [];
+  const lookup = (read: 'get' | 'fresh') => async (id: string) => (
+    reads.push(read),
+    video?.id === id ? video : undefined
+  );
   return {
     checks,
-    catalog: { get: async (id: string) => (video?.id === id ? video : undefined), fresh: async () => undefined },
+    reads,
+    catalog: { get: lookup('get'), fresh: lookup('fresh') },
     tokens: {
       async authorize(
         token: string | null,
@@ -103,4 +113,25 @@ test("openVideo: a thumbnail's token is checked for images, a file's for playbac
     deps.checks.map((c) => c.what),
     ['image', 'playback'],
   );
+});
+
+test('openVideo reads the files that list caption tracks from the database now, every other file from the catalog', async () => {
+  const deps = depsOf(videoOf(true));
+  const open = (resource: Resource) => openVideo(deps, req, query(), { ...publicPath(), resource });
+  for (const resource of [
+    { type: 'master' },
+    { type: 'subtitles_playlist', language: 'en' },
+    { type: 'captions_file', language: 'en' },
+  ] as const)
+    await open(resource);
+  assert.deepEqual(deps.reads, ['fresh', 'fresh', 'fresh']);
+  deps.reads.length = 0;
+  for (const resource of [
+    { type: 'rendition', quality: '360p' },
+    { type: 'segment', quality: '360p', index: 0 },
+    { type: 'subtitles_segment', language: 'en', index: 0 },
+  ] as const)
+    await open(resource);
+  await openVideo(deps, req, query(), { kind: 'thumbnail', videoId: 'vid_1', width: 320, height: 180 });
+  assert.deepEqual(deps.reads, ['get', 'get', 'get', 'get']);
 });

@@ -116,13 +116,30 @@ export function checkPlaybackParams(params: URLSearchParams): void {
  * and env must be the video's; private paths always need a token, and a private video needs one on
  * every path (a thumbnail's token is checked for images).
  */
+/**
+ * The video a request for `resource` reads: the catalog's entry, or, for the files that list its
+ * caption tracks (the master, a subtitles playlist, a whole captions file), the video as the
+ * database has it now. A track added or removed through the API is in the next master a player
+ * loads, on every node, not a catalog lifetime later; and the entry those reads replace is current
+ * for the subtitles segments that follow. A master is loaded once a playback: the read costs little.
+ */
+export function currentVideo(
+  deps: Pick<RouteDeps, 'catalog'>,
+  videoId: string,
+  resource: Resource | undefined,
+): Promise<PlayableVideo | undefined> {
+  const listsTracks =
+    resource?.type === 'master' || resource?.type === 'subtitles_playlist' || resource?.type === 'captions_file';
+  return listsTracks ? deps.catalog.fresh(videoId) : deps.catalog.get(videoId);
+}
+
 export async function openVideo(
   deps: Pick<RouteDeps, 'catalog' | 'tokens'>,
   req: IncomingMessage,
   params: URLSearchParams,
   route: RouteOf<'playback' | 'thumbnail'>,
 ): Promise<{ video: PlayableVideo; access: Access; token: string | null }> {
-  const video = await deps.catalog.get(route.videoId);
+  const video = await currentVideo(deps, route.videoId, route.kind === 'playback' ? route.resource : undefined);
   if (!video) throw videoNotFound(route.videoId);
   if (
     route.kind === 'playback' &&

@@ -7,7 +7,7 @@ import { DeliveryError } from '../errors.ts';
 import { pageBody, sendBody } from '../responses.ts';
 import { watchPage } from '../share-links.ts';
 import { captionBody } from './captions.ts';
-import { oembedUrl, originOf, type RouteHandler } from './context.ts';
+import { currentVideo, oembedUrl, originOf, type RouteHandler } from './context.ts';
 import { hlsBody } from './playback.ts';
 
 /** A file of a share link's video. */
@@ -15,7 +15,8 @@ export const serveShared: RouteHandler<'share'> = async (deps, { req, res }, rou
   const { resource } = route;
   const isMaster = resource.type === 'master';
   // The video is checked before a view is counted, so a link of a deleted video spends nothing.
-  const video = await deps.catalog.get(await deps.shareLinks.open(route.linkId, { countView: false }));
+  const videoId = await deps.shareLinks.open(route.linkId, { countView: false });
+  const video = await currentVideo(deps, videoId, resource);
   if (!video)
     throw new DeliveryError(404, 'video_not_found', 'The video of this share link was deleted or is not playable.');
   if (isMaster) await deps.shareLinks.open(route.linkId, { countView: true });

@@ -1,7 +1,8 @@
 // Chunk: the renditions of one window of a longer video (docs/architecture.md#chunked-encoding), as
 // a whole encode makes them, with the source seeked to the window's start and its segments numbered
 // and timed for the whole video. Its audio is stream-copied from the video's audio track
-// (audio_url), or from an audio head it encodes first (audio_head), or encoded for the window. It
+// (audio_url), or from an audio head it encodes first (audio_head), or from the window's own audio,
+// encoded first from a little before the window (a frame-accurate clip's first or last segment). It
 // uploads no playlist (the orchestrator writes the video's), and the init segment only as the first
 // chunk (every chunk writes the same one).
 import { join } from 'node:path';
@@ -16,8 +17,12 @@ import { withJobDir } from '../job-dir.ts';
 
 type ChunkEncode = NonNullable<EncodeRequest__Output['chunk']>;
 
-/** How far past its chunk's window an audio head runs: the AAC encoder's flushed packets land beyond it. */
-const audioHeadMarginSeconds = 1;
+/**
+ * How far past its chunk's window an audio head runs (the AAC encoder's flushed packets land beyond
+ * it), and how far before its window a window's own audio starts (the encoder's priming lands before
+ * the window, and the chunk's seek drops it with what else comes before the window's start).
+ */
+const audioMarginSeconds = 1;
 
 export async function runChunkJob(
   options: EncodeJobOptions,
@@ -36,8 +41,12 @@ export async function runChunkJob(
   logger.info({ ...describePlan(plan, source), chunk: { index: chunk.index, ...window } }, 'encode starting');
   return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {
     const audio = plan.renditions.find((r) => r.settings.audio)?.settings.audio;
-    if (chunk.audioHead && audio)
-      window = { ...window, audioInput: await encodeAudioHead(options, audio, window, source, jobDir) };
+    // Copied, never encoded with the picture: an encoder's priming (1024 samples) would start the
+    // window's sound 21 ms before its first frame, and a player or a remux would show that frame twice.
+    if (audio && !window.audioInput) {
+      const fromSeconds = chunk.audioHead ? 0 : Math.max(0, window.startSeconds - audioMarginSeconds);
+      window = { ...window, audioInput: await encodeWindowAudio(options, audio, window, fromSeconds, source, jobDir) };
+    }
     return encodeHlsJob(options, source, {
       jobDir,
       plan,
@@ -51,7 +60,7 @@ export async function runChunkJob(
 
 /**
  * The chunk's window of the video. Without the audio track (a frame-accurate clip's first or last
- * segment) the chunk encodes the source's audio for its window, as a whole encode does.
+ * segment, or a chunk that makes its audio head) the chunk encodes its audio first (encodeWindowAudio).
  */
 function windowOf(chunk: ChunkEncode): ChunkWindow {
   if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
@@ -70,25 +79,30 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
 }
 
 /**
- * The audio head: the audio track up to the window's end, encoded (and padded) as
- * jobs/audio-track.ts encodes the track (the same packets), a second past it: the packets the
- * encoder flushes at its end fall outside it. Returns the file the chunk copies its audio from. It runs before the encode's uploads
- * start: the caller's signal alone stops it.
+ * The window's audio, from `fromSeconds` to a second past the window's end (the packets the encoder
+ * flushes at its end fall outside it), on the video's timeline, padded with silence as the track is.
+ * From 0 it is the audio head: encoded as jobs/audio-track.ts encodes the track, the same packets,
+ * so it joins the chunks that copy the track. Returns the file the chunk copies its audio from. It
+ * runs before the encode's uploads start: the caller's signal alone stops it.
  */
-async function encodeAudioHead(
+async function encodeWindowAudio(
   { request, priority, signal, logger }: EncodeJobOptions,
   audio: NonNullable<HlsEncodeSettings['audio']>,
   window: ChunkWindow,
-  source: ProbeResult__Output,
+  fromSeconds: number,
+  { durationSeconds }: ProbeResult__Output,
   jobDir: string,
 ): Promise<string> {
-  const output = join(jobDir, 'audio-head.mp4');
-  const endSeconds = window.startSeconds + window.durationSeconds + audioHeadMarginSeconds;
-  const { durationSeconds } = source;
-  await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output, endSeconds, durationSeconds }), {
-    signal,
-    logger,
-    priority,
+  const output = join(jobDir, 'window-audio.mp4');
+  const endSeconds = window.startSeconds + window.durationSeconds + audioMarginSeconds;
+  const args = audioTrackArgs({
+    input: request.inputUrl,
+    audio,
+    output,
+    startSeconds: fromSeconds,
+    endSeconds,
+    durationSeconds,
   });
+  await runFfmpeg(args, { signal, logger, priority });
   return output;
 }

@@ -25,6 +25,7 @@ export async function runProbeJob({
     frameCount: info.frameCount,
     videoCodec: info.videoCodec,
     pixelFormat: info.pixelFormat,
+    dynamicRange: info.dynamicRange,
     hasAudio: info.hasAudio,
     audioCodec: info.audioCodec,
     audioChannels: info.audioChannels,
@@ -32,5 +33,6 @@ export async function runProbeJob({
     formatName: info.formatName,
     sizeBytes: info.sizeBytes,
     videoDurationSeconds: info.videoDurationSeconds,
+    audioTracks: info.audioTracks,
   };
 }

@@ -72,6 +72,7 @@ test('a storyboard decodes at the background nice value: it never slows an encod
       durationSeconds: 20,
       sheetUrls: Array.from({ length: plan.sheets }, (_, i) => `http://127.0.0.1:${port}/sheet-${i}`),
       vttUrl: `http://127.0.0.1:${port}/vtt`,
+      dynamicRange: '',
     },
     workDir: tmpdir(),
     signal: stop.signal,

@@ -16,6 +16,7 @@ import {
 } from '@kino/proto/contract';
 import { ProcessPriority, backgroundNiceness, runFfmpeg, storyboardArgs } from '@kino/ffmpeg';
 import { FfmpegFailedError, InvalidRequestError } from '../errors.ts';
+import { toneMapOf } from '../encode-settings.ts';
 import { withJobDir } from '../job-dir.ts';
 import { jpegSize } from '../jpeg-size.ts';
 import { uploadFile } from '../upload.ts';
@@ -52,6 +53,7 @@ export async function runStoryboardJob({
         tileWidth: storyboardLayout.tileWidth,
         ...plan,
         outputPattern: join(jobDir, storyboardSheetPattern),
+        ...toneMapOf(request.dynamicRange),
       }),
       { signal, logger, priority: new ProcessPriority(backgroundNiceness) },
     );

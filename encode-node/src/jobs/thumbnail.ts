@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ThumbnailRequest__Output, ThumbnailResult } from '@kino/proto';
 import { hlsContentTypes } from '@kino/proto/contract';
 import { runFfmpeg, thumbnailArgs } from '@kino/ffmpeg';
+import { toneMapOf } from '../encode-settings.ts';
 import { InvalidRequestError, TimestampOutOfRangeError } from '../errors.ts';
 import { withJobDir } from '../job-dir.ts';
 import { jpegSize } from '../jpeg-size.ts';
@@ -39,6 +40,7 @@ export async function runThumbnailJob({
         width: request.width,
         height: request.height,
         output,
+        ...toneMapOf(request.dynamicRange),
       }),
       { signal, logger },
     );

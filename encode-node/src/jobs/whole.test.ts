@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeResult__Output } from '@kino/proto';
 import { FfmpegAbortedError } from '@kino/ffmpeg';
-import { testEncodeOptions, testSource as source } from '../encode-options.fixture.ts';
+import { test90pSpec, testEncodeOptions, testSource as source } from '../encode-options.fixture.ts';
 import type { EncodeJobProgress } from '../encode-options.ts';
 import { InvalidRequestError, asJobError } from '../errors.ts';
 import { runWholeJob } from './whole.ts';
@@ -59,24 +59,7 @@ afterAll(() => {
 test('a call cancelled (or abandoned) before its encode started runs no ffmpeg and uploads nothing', async () => {
   const names = ['init.mp4', 'playlist.m3u8', 'seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s'];
   const whole = {
-    renditions: [
-      {
-        key: '90p',
-        width: 160,
-        height: 90,
-        videoBitrateKbps: 200,
-        audioBitrateKbps: 64,
-        frameRate: 0,
-        pixelFormat: 'yuv420p',
-        rateControlMode: 'variableBitrate' as const,
-        twoPass: false,
-        x264Preset: 'ultrafast',
-        audioCodec: 'aac' as const,
-        segmentSeconds: 2,
-        videoCodec: 'h264' as const,
-        minQuantizer: 0,
-      },
-    ],
+    renditions: [test90pSpec],
     outputUrls: Object.fromEntries(names.map((name) => [`90p/${name}`, `${base}/90p/${name}`])),
     measureQuality: false,
   };

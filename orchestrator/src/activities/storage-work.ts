@@ -9,7 +9,7 @@ import {
   renderMediaPlaylist,
   type PlaylistSegment,
 } from '@kino/proto/contract';
-import { renderMasterPlaylist, type MasterVariant } from '../master-playlist.ts';
+import { renderMasterPlaylist, type MasterAudio, type MasterVariant } from '../master-playlist.ts';
 import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
@@ -23,9 +23,18 @@ export function createStorageActivities(deps: StorageDeps) {
 /** The playlists a workflow writes itself: the master, a chunked encode's, a just-in-time video's planned ones. */
 function createPlaylistActivities({ storage }: StorageDeps) {
   return {
-    async writeMasterPlaylist({ videoId, variants }: { videoId: string; variants: MasterVariant[] }): Promise<string> {
+    /** `audio`: the alternate audio renditions of a source with several tracks (absent: none). */
+    async writeMasterPlaylist({
+      videoId,
+      variants,
+      audio = [],
+    }: {
+      videoId: string;
+      variants: MasterVariant[];
+      audio?: MasterAudio[];
+    }): Promise<string> {
       const key = objectKeys.master(videoId);
-      await whileHeartbeating(() => storage.put(key, renderMasterPlaylist(variants), hlsContentTypes.playlist));
+      await whileHeartbeating(() => storage.put(key, renderMasterPlaylist(variants, audio), hlsContentTypes.playlist));
       return key;
     },
 

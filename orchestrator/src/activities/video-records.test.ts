@@ -33,6 +33,7 @@ const parameters: EncodingParameters = {
   audioCodec: 'aac',
 };
 const probe: SourceProbe = {
+  audioTracks: [],
   durationSeconds: 4.02,
   videoDurationSeconds: 4.02,
   audioChannels: 2,
@@ -43,6 +44,7 @@ const probe: SourceProbe = {
   frameCount: 120,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   formatName: 'mov',

@@ -29,6 +29,8 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     segmentSeconds: rendition.segmentSeconds,
     videoCodec: rendition.videoCodec ?? 'h264',
     minQuantizer: rendition.minQuantizer ?? 0,
+    dynamicRange: rendition.dynamicRange ?? '',
+    audioStream: rendition.audioTrack?.stream ?? 0,
   };
 }
 

@@ -19,6 +19,7 @@ test('probe: an empty or missing upload, or a file with neither picture nor soun
   assert.equal(missing.type, 'InvalidSource');
 
   const audioOnly: ProbeResult__Output = {
+    audioTracks: [],
     durationSeconds: 4,
     width: 0,
     height: 0,
@@ -26,6 +27,7 @@ test('probe: an empty or missing upload, or a file with neither picture nor soun
     frameCount: 0,
     videoCodec: '',
     pixelFormat: '',
+    dynamicRange: 'sdr',
     hasAudio: true,
     audioCodec: 'aac',
     audioChannels: 2,

@@ -17,12 +17,14 @@ export interface StoryboardInput {
   videoId: string;
   storagePath: string;
   durationSeconds: number;
+  /** The source's (its probe's): an HDR source's tiles are tone-mapped. Absent (workflows of before): SDR. */
+  dynamicRange?: string;
 }
 
 /** Makes the storyboard; answers the VTT's key. */
 export async function makeStoryboard(
   { storage, farm, logger }: NodeJobDeps,
-  { videoId, storagePath, durationSeconds }: StoryboardInput,
+  { videoId, storagePath, durationSeconds, dynamicRange = '' }: StoryboardInput,
 ): Promise<string> {
   const { sheets } = planStoryboard(durationSeconds);
   const vttKey = objectKeys.storyboard(videoId, storyboardVttName);
@@ -42,7 +44,7 @@ export async function makeStoryboard(
     farm
       .client(node.address)
       .storyboard(
-        { jobId, inputUrl: inputUrl!, durationSeconds, sheetUrls, vttUrl: vttUrl! },
+        { jobId, inputUrl: inputUrl!, durationSeconds, sheetUrls, vttUrl: vttUrl!, dynamicRange },
         { signal, timeoutMs: storyboardCallTimeoutMs },
       ),
   );

@@ -12,12 +12,14 @@ export interface ThumbnailInput {
   timestampSeconds: number;
   /** The thumbnail's file name; defaultThumbnailName when unset. */
   name?: string;
+  /** The source's (its probe's): an HDR source's frame is tone-mapped. Absent (workflows of before): SDR. */
+  dynamicRange?: string;
 }
 
 /** Makes the thumbnail; answers its key. */
 export async function makeThumbnail(
   { storage, farm, logger }: NodeJobDeps,
-  { videoId, storagePath, timestampSeconds, name = defaultThumbnailName }: ThumbnailInput,
+  { videoId, storagePath, timestampSeconds, name = defaultThumbnailName, dynamicRange = '' }: ThumbnailInput,
 ): Promise<string> {
   const key = objectKeys.thumbnail(videoId, name);
   const lifetime = urlLifetimeSeconds();
@@ -29,7 +31,7 @@ export async function makeThumbnail(
     farm
       .client(node.address)
       .thumbnail(
-        { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0 },
+        { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0, dynamicRange },
         { signal, timeoutMs: quickCallTimeoutMs },
       ),
   );

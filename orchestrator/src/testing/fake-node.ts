@@ -75,6 +75,7 @@ export const done: EncodeDone__Output = {
 
 /** What the node's ffprobe says of the source, when an encode activity has to ask (no probe in its input). */
 export const probedSource: ProbeResult__Output = {
+  audioTracks: [],
   durationSeconds: 4,
   videoDurationSeconds: 4,
   width: 640,
@@ -83,6 +84,7 @@ export const probedSource: ProbeResult__Output = {
   frameCount: 120,
   videoCodec: 'h264',
   pixelFormat: 'yuv420p',
+  dynamicRange: 'sdr',
   hasAudio: true,
   audioCodec: 'aac',
   audioChannels: 2,

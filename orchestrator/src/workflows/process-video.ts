@@ -19,8 +19,8 @@ import {
 import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
-import { declaredVariant } from '../master-playlist.ts';
-import { encodeGroups, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
+import { declaredVariant, masterAudioOf, videoRangeOf } from '../master-playlist.ts';
+import { encodeGroups, isAlternateAudioPlan, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
   activityHeartbeatTimeoutSeconds,
@@ -248,17 +248,22 @@ type Encoding = ReturnType<typeof encodeActivities>;
  * keep the order of the commands (patch markers and activities) of every recorded history.
  */
 async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
-  const { probe, ladder } = await probeAndPlanLadder(job);
+  const { probe, ladder: planned } = await probeAndPlanLadder(job);
+  // A source with several audio tracks: the pictures (`ladder`, without sound) go the usual way, the
+  // tracks' alternate audio renditions are encoded beside them. Histories recorded before the probe
+  // listed tracks plan none, so they replay as they ran.
+  const ladder = planned.filter((plan) => !isAlternateAudioPlan(plan));
   // An audio-only source (no picture, sound) has one rendition of audio alone: no pictures to take,
   // no chunks (its audio encode is quick). Histories recorded before audio-only sources failed at
   // the probe, so none reaches here with one: branching on the plan changes none of them.
   const audioOnly = isAudioOnlyPlan(ladder[0]!);
   const { thumbnail, storyboard } = startPictures(job, probe, audioOnly);
   const encodes = await planEncodes(job, probe, ladder);
+  const alternateAudio = startAlternateAudio(job, probe, planned.filter(isAlternateAudioPlan), encodes);
   const { chunks, justInTime } = await planChunking(job, probe, ladder, audioOnly);
   run.chunked = chunks.length > 1;
   const publish = justInTime
-    ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run)
+    ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run, alternateAudio.done)
     : undefined;
   const { renditions, audioTrackKey } = await (
     run.chunked
@@ -268,11 +273,14 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
           audioTrackKey: undefined,
         }))
   ).catch(async (error: unknown) => {
-    // Settled before the caller cleans up, so no thumbnail or storyboard lands after the cleanup.
+    // Settled before the caller cleans up, so no thumbnail, storyboard or audio lands after the cleanup.
+    alternateAudio.cancel();
+    await Promise.allSettled([alternateAudio.done]);
     await Promise.all([thumbnail, storyboard]);
     throw error;
   });
-  await writeMeasuredMasterPlaylist(job.videoId, renditions);
+  const audioRenditions = await alternateAudio.done;
+  await writeMeasuredMasterPlaylist(job.videoId, renditions, audioRenditions);
   // Every video with sound gets audio.m4a (before `ready`, while a chunked video's audio track is
   // still in work/). Workflows started before audio downloads replay without it.
   const audioKey = patched('audio-download')
@@ -283,7 +291,7 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   const [thumbnailKey, storyboardKey] = await Promise.all([thumbnail, storyboard]);
   return {
     probe,
-    renditions,
+    renditions: [...renditions, ...audioRenditions],
     thumbnailKey,
     ...(storyboard ? { storyboardKey } : {}),
     ...(audioKey !== undefined ? { audioKey } : {}),
@@ -425,14 +433,53 @@ async function encodeFromWholeSource(
   return ladder.map((plan) => results.flat().find((r) => r.plan.key === plan.key)!);
 }
 
-/** Publishes a just-in-time video with its first segments: playlists of every segment, then `ready`. */
+/**
+ * The alternate audio renditions of a source with several tracks, each one encode of its track
+ * alone (seconds of AAC for minutes of video), started now and run beside the pictures; `cancel`
+ * stops them (the pictures failed). None for a source with one track.
+ */
+function startAlternateAudio(
+  job: VideoJob,
+  probe: SourceProbe,
+  plans: RenditionPlan[],
+  { runEncode, encoding }: EncodePlan,
+): { done: Promise<RenditionResult[]>; cancel: () => void } {
+  if (plans.length === 0) return { done: Promise.resolve([]), cancel: () => undefined };
+  const scope = new CancellationScope();
+  const done = scope.run(() =>
+    allOrCancelRest(
+      plans.map((plan) => async (): Promise<RenditionResult> => {
+        const [outcome] = await runEncode(() =>
+          encoding.encodeRenditions({
+            videoId: job.videoId,
+            storagePath: job.storagePath,
+            renditions: [plan],
+            durationSeconds: probe.durationSeconds,
+            probe,
+          }),
+        );
+        return { plan, outcome: outcome! };
+      }),
+    ),
+  );
+  // Awaited by makeLadder (or the first segments' publishing); a failure meanwhile is not unhandled.
+  done.catch(() => undefined);
+  return { done, cancel: () => scope.cancel() };
+}
+
+/**
+ * Publishes a just-in-time video with its first segments: playlists of every segment, then `ready`.
+ * Its alternate audio renditions (`alternateAudio`, complete) are in the master from the start.
+ */
 async function publishFirstSegments(
   videoId: string,
   probe: SourceProbe,
   first: RenditionResult[],
   thumbnail: Promise<string | null>,
   run: LadderRun,
+  alternateAudio: Promise<RenditionResult[]>,
 ): Promise<void> {
+  const audio = await alternateAudio;
   const plans = first.map((r) => r.plan);
   const { segmentCounts } = await storage.writePlannedPlaylists({
     videoId,
@@ -441,20 +488,22 @@ async function publishFirstSegments(
     renditions: plans.map(({ key, frameRate, segmentSeconds }) => ({ key, frameRate, segmentSeconds })),
   });
   const variants = first.map(({ plan, outcome }) => declaredVariant(plan, outcome));
-  await storage.writeMasterPlaylist({ videoId, variants });
+  await storage.writeMasterPlaylist({ videoId, variants, ...masterAudioInput(audio) });
   const marked = await database.markVideoReady({
     videoId,
     probe,
-    renditions: first.map(({ plan, outcome }, k) => ({
-      plan,
-      outcome: {
-        ...outcome,
-        bandwidth: variants[k]!.bandwidth,
-        averageBandwidth: variants[k]!.averageBandwidth,
-        segmentCount: segmentCounts[k]!,
-        frameCount: Math.round(probe.videoDurationSeconds * plan.frameRate),
-      },
-    })),
+    renditions: first
+      .map(({ plan, outcome }, k) => ({
+        plan,
+        outcome: {
+          ...outcome,
+          bandwidth: variants[k]!.bandwidth,
+          averageBandwidth: variants[k]!.averageBandwidth,
+          segmentCount: segmentCounts[k]!,
+          frameCount: Math.round(probe.videoDurationSeconds * plan.frameRate),
+        },
+      }))
+      .concat(audio),
     thumbnailKey: await thumbnail,
     segmentsPending: true,
   });
@@ -468,9 +517,19 @@ async function publishFirstSegments(
   });
 }
 
+/** The master's alternate audio, when there is any (the activity's input is as before without). */
+function masterAudioInput(audio: RenditionResult[]) {
+  return audio.length > 0 ? { audio: audio.map(({ plan, outcome }) => masterAudioOf(plan, outcome)) } : {};
+}
+
 /** The master playlist with the figures the encodes measured. */
-async function writeMeasuredMasterPlaylist(videoId: string, renditions: RenditionResult[]): Promise<void> {
+async function writeMeasuredMasterPlaylist(
+  videoId: string,
+  renditions: RenditionResult[],
+  audio: RenditionResult[],
+): Promise<void> {
   await storage.writeMasterPlaylist({
+    ...masterAudioInput(audio),
     videoId,
     variants: renditions.map(({ plan, outcome }) => ({
       key: plan.key,
@@ -480,6 +539,7 @@ async function writeMeasuredMasterPlaylist(videoId: string, renditions: Renditio
       codecs: outcome.codecs,
       bandwidth: outcome.bandwidth,
       averageBandwidth: outcome.averageBandwidth,
+      ...videoRangeOf(plan),
     })),
   });
 }
@@ -701,6 +761,14 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
 }
 
 /**
+ * The source's range for a thumbnail or storyboard job, when it is HDR: an SDR source's inputs stay
+ * as they were before (and as the histories of its workflows recorded them).
+ */
+function hdrOf(probe: SourceProbe): { dynamicRange?: string } {
+  return probe.dynamicRange && probe.dynamicRange !== 'sdr' ? { dynamicRange: probe.dynamicRange } : {};
+}
+
+/**
  * The default thumbnail. A video without one still plays, so its failure is not the video's: this
  * never rejects (a cancelled workflow is cancelled through its encodes).
  */
@@ -711,6 +779,7 @@ async function makeThumbnail(job: VideoJob, probe: SourceProbe): Promise<string 
         videoId: job.videoId,
         storagePath: job.storagePath,
         timestampSeconds: probe.durationSeconds * thumbnailPosition,
+        ...hdrOf(probe),
       }),
     );
   } catch (error) {
@@ -728,6 +797,7 @@ async function makeStoryboard(job: VideoJob, probe: SourceProbe): Promise<string
         videoId: job.videoId,
         storagePath: job.storagePath,
         durationSeconds: probe.durationSeconds,
+        ...hdrOf(probe),
       }),
     );
   } catch (error) {

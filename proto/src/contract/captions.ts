@@ -274,7 +274,8 @@ export interface SubtitlesTrack {
   isDefault: boolean;
 }
 
-function quoted(value: string): string {
+/** A playlist attribute's quoted string (NAME, LANGUAGE of an EXT-X-MEDIA). */
+export function quoted(value: string): string {
   // Quoted strings in a playlist cannot hold a double quote or a line break (RFC 8216 4.2).
   return `"${value.replace(/["\r\n]/g, "'")}"`;
 }

@@ -8,9 +8,20 @@ const id = (value: string) => encodeURIComponent(value);
 /**
  * A rendition key as storage and every path family name it (a RegExp source, no anchors): the H.264
  * rung's short edge (`720p`; `0p` for an audio-only video's one rendition), or that key and
- * another codec (`720p-hevc`, `720p-av1`) for a rendition in it.
+ * another codec (`720p-hevc`, `720p-av1`) for a rendition in it, or `0p-a1`, `0p-a2`, ... for the
+ * alternate audio renditions of a source with several audio tracks (audio alone, short edge 0).
  */
-export const renditionKeyPattern = `\\d{1,5}p(?:-(?:${additionalVideoCodecs.join('|')}))?`;
+export const renditionKeyPattern = `\\d{1,5}p(?:-(?:${additionalVideoCodecs.join('|')}|a\\d{1,2}))?`;
+
+/** The key of the alternate audio rendition of a source's audio stream `stream` (from 0): `0p-a1` for the first. */
+export function alternateAudioKey(stream: number): string {
+  return `0p-a${stream + 1}`;
+}
+
+/** Whether a rendition key is an alternate audio rendition's (alternateAudioKey). */
+export function isAlternateAudioKey(key: string): boolean {
+  return /^0p-a\d{1,2}$/.test(key);
+}
 
 /** The audio download's name at the base of every path family (`/{id}/audio.m4a`, `.../audio.m4a`). */
 export const audioDownloadName = 'audio.m4a';

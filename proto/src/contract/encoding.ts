@@ -55,6 +55,17 @@ export type EncodingMode = (typeof encodingModes)[number];
 export const additionalVideoCodecs = ['hevc', 'av1'] as const;
 export type AdditionalVideoCodec = (typeof additionalVideoCodecs)[number];
 
+/**
+ * A source's dynamic range, from its transfer characteristics (ffprobe's `color_transfer`): `hdr10`
+ * is PQ (SMPTE ST 2084, HDR10 and the base layer of Dolby Vision 8.1), `hlg` is hybrid log-gamma
+ * (ARIB STD-B67, the HDR of phones and broadcast, and of Dolby Vision 8.4), anything else `sdr`.
+ * Shown in a video's details (`sourceDynamicRange`); an SDR rendition of an HDR source is tone-mapped
+ * to BT.709 (docs/decisions/encoding.md, "HDR sources").
+ */
+export const dynamicRanges = ['sdr', 'hdr10', 'hlg'] as const;
+export type DynamicRange = (typeof dynamicRanges)[number];
+export type HdrDynamicRange = Exclude<DynamicRange, 'sdr'>;
+
 export const rateControlModes = ['constantBitrate', 'variableBitrate'] as const;
 export type RateControlMode = (typeof rateControlModes)[number];
 

@@ -26,6 +26,8 @@ export interface MakeCustomThumbnailInput {
   timestampSeconds: number;
   /** The object's name under the video's thumbs/ (objectKeys.customThumbnail). */
   name: string;
+  /** The source's (videos.source_dynamic_range): an HDR source's frame is tone-mapped. Absent: SDR. */
+  dynamicRange?: string;
 }
 
 /** processVideo's input: everything else is read from the `videos` row. */

@@ -14,6 +14,7 @@ import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__O
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from './kino/v1/HeartbeatResponse.ts';
 import type { JobFailure as _kino_v1_JobFailure, JobFailure__Output as _kino_v1_JobFailure__Output } from './kino/v1/JobFailure.ts';
 import type { NodeRegistryClient as _kino_v1_NodeRegistryClient, NodeRegistryDefinition as _kino_v1_NodeRegistryDefinition } from './kino/v1/NodeRegistry.ts';
+import type { ProbeAudioTrack as _kino_v1_ProbeAudioTrack, ProbeAudioTrack__Output as _kino_v1_ProbeAudioTrack__Output } from './kino/v1/ProbeAudioTrack.ts';
 import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from './kino/v1/ProbeRequest.ts';
 import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_v1_ProbeResult__Output } from './kino/v1/ProbeResult.ts';
 import type { RaisePriorityRequest as _kino_v1_RaisePriorityRequest, RaisePriorityRequest__Output as _kino_v1_RaisePriorityRequest__Output } from './kino/v1/RaisePriorityRequest.ts';
@@ -64,6 +65,7 @@ export interface ProtoGrpcType {
        * Served by the control plane (the orchestrator process). Nodes present the farm token.
        */
       NodeRegistry: SubtypeConstructor<typeof grpc.Client, _kino_v1_NodeRegistryClient> & { service: _kino_v1_NodeRegistryDefinition }
+      ProbeAudioTrack: MessageTypeDefinition<_kino_v1_ProbeAudioTrack, _kino_v1_ProbeAudioTrack__Output>
       ProbeRequest: MessageTypeDefinition<_kino_v1_ProbeRequest, _kino_v1_ProbeRequest__Output>
       ProbeResult: MessageTypeDefinition<_kino_v1_ProbeResult, _kino_v1_ProbeResult__Output>
       RaisePriorityRequest: MessageTypeDefinition<_kino_v1_RaisePriorityRequest, _kino_v1_RaisePriorityRequest__Output>

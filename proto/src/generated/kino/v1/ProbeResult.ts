@@ -1,5 +1,6 @@
 // Original file: kino.proto
 
+import type { ProbeAudioTrack as _kino_v1_ProbeAudioTrack, ProbeAudioTrack__Output as _kino_v1_ProbeAudioTrack__Output } from '../../kino/v1/ProbeAudioTrack.ts';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -28,6 +29,16 @@ export interface ProbeResult {
    * duration_seconds: where the keyframes of an encode end.
    */
   'videoDurationSeconds'?: (number | string);
+  /**
+   * sdr, hdr10 or hlg, from the video's transfer characteristics (the contract's dynamicRanges);
+   * empty from nodes before it: sdr.
+   */
+  'dynamicRange'?: (string);
+  /**
+   * Every audio stream, in the source's order (track k is ffmpeg's 0:a:k); the audio fields above
+   * describe the first. Nodes of an earlier version send none.
+   */
+  'audioTracks'?: (_kino_v1_ProbeAudioTrack)[];
 }
 
 /**
@@ -56,4 +67,14 @@ export interface ProbeResult__Output {
    * duration_seconds: where the keyframes of an encode end.
    */
   'videoDurationSeconds': (number);
+  /**
+   * sdr, hdr10 or hlg, from the video's transfer characteristics (the contract's dynamicRanges);
+   * empty from nodes before it: sdr.
+   */
+  'dynamicRange': (string);
+  /**
+   * Every audio stream, in the source's order (track k is ffmpeg's 0:a:k); the audio fields above
+   * describe the first. Nodes of an earlier version send none.
+   */
+  'audioTracks': (_kino_v1_ProbeAudioTrack__Output)[];
 }

@@ -48,6 +48,16 @@ export interface RenditionSpec {
    * bits below it; 0: none (docs/decisions/quality.md).
    */
   'minQuantizer'?: (number);
+  /**
+   * Empty (or sdr): an SDR BT.709 rendition, tone-mapped when the source is HDR. hdr10 or hlg (the
+   * source's own): an HDR rendition in that transfer, 10-bit HEVC, its picture as the source's.
+   */
+  'dynamicRange'?: (string);
+  /**
+   * An audio-only rendition's source stream among the audio streams (0:a:N): one of a source's
+   * several tracks, each an alternate audio rendition. 0: the first.
+   */
+  'audioStream'?: (number);
 }
 
 /**
@@ -97,4 +107,14 @@ export interface RenditionSpec__Output {
    * bits below it; 0: none (docs/decisions/quality.md).
    */
   'minQuantizer': (number);
+  /**
+   * Empty (or sdr): an SDR BT.709 rendition, tone-mapped when the source is HDR. hdr10 or hlg (the
+   * source's own): an HDR rendition in that transfer, 10-bit HEVC, its picture as the source's.
+   */
+  'dynamicRange': (string);
+  /**
+   * An audio-only rendition's source stream among the audio streams (0:a:N): one of a source's
+   * several tracks, each an alternate audio rendition. 0: the first.
+   */
+  'audioStream': (number);
 }

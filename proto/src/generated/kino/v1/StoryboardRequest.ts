@@ -16,6 +16,10 @@ export interface StoryboardRequest {
    * presigned PUT, text/vtt
    */
   'vttUrl'?: (string);
+  /**
+   * the source's, as ThumbnailRequest's
+   */
+  'dynamicRange'?: (string);
 }
 
 export interface StoryboardRequest__Output {
@@ -33,4 +37,8 @@ export interface StoryboardRequest__Output {
    * presigned PUT, text/vtt
    */
   'vttUrl': (string);
+  /**
+   * the source's, as ThumbnailRequest's
+   */
+  'dynamicRange': (string);
 }

@@ -14,6 +14,11 @@ export interface ThumbnailRequest {
    * presigned PUT, image/jpeg
    */
   'outputUrl'?: (string);
+  /**
+   * The source's (ProbeResult.dynamic_range): an HDR source's picture is tone-mapped to SDR, as its
+   * SDR renditions are; empty: sdr.
+   */
+  'dynamicRange'?: (string);
 }
 
 export interface ThumbnailRequest__Output {
@@ -29,4 +34,9 @@ export interface ThumbnailRequest__Output {
    * presigned PUT, image/jpeg
    */
   'outputUrl': (string);
+  /**
+   * The source's (ProbeResult.dynamic_range): an HDR source's picture is tone-mapped to SDR, as its
+   * SDR renditions are; empty: sdr.
+   */
+  'dynamicRange': (string);
 }
