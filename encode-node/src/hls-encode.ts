@@ -57,6 +57,7 @@ export async function encodeHls(
         pass: pass ? { number: pass, logFile } : undefined,
         chunk: window,
         videoSeconds: source.videoDurationSeconds,
+        durationSeconds: source.durationSeconds,
       });
     }
     const logFiles = renditions.map((_, k) => join(jobDir, `x264-pass-${k}`));
@@ -67,6 +68,7 @@ export async function encodeHls(
       pass: pass ? { number: pass, logFiles } : undefined,
       chunk: window,
       videoSeconds: source.videoDurationSeconds,
+      durationSeconds: source.durationSeconds,
     });
   };
   const report = (share: number, offset: number) => (progress: FfmpegProgress) =>

@@ -527,6 +527,98 @@ test("the audio track of a chunked encode: the source's audio alone, encoded onc
   );
 });
 
+test("the sound is padded with silence to the video's end, wherever it is encoded: a last segment always holds both", () => {
+  // A 7 s video whose sound ends at 5.9 s (the probe's duration is the longer stream's, the picture's).
+  const whole = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 7, durationSeconds: 7 });
+  assert.equal(valueOf(whole, '-af'), 'apad,atrim=end=7');
+  assert.ok(whole.indexOf('-af') > whole.indexOf('-map'), 'an output option of the HLS output');
+  const ladder = hlsLadderArgs({
+    input: 'src.mp4',
+    outputs: [
+      { settings, dir: '360p' },
+      { settings, dir: '480p' },
+    ],
+    threads: 0,
+    videoSeconds: 7,
+    durationSeconds: 7,
+  });
+  assert.deepEqual(
+    ladder.filter((a, i) => ladder[i - 1] === '-af'),
+    ['apad,atrim=end=7', 'apad,atrim=end=7'],
+    'every rendition',
+  );
+  // A window encoded with its own audio (a clip's first or last segment): to the window's end, or the video's.
+  const window = { startSeconds: 6, durationSeconds: 6, firstSegment: 1 };
+  const tail = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, chunk: window, durationSeconds: 7.5 });
+  assert.equal(valueOf(tail, '-af'), 'apad,atrim=end=1.5');
+  const inner = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, chunk: window, durationSeconds: 20 });
+  assert.equal(valueOf(inner, '-af'), 'apad,atrim=end=6');
+  // A chunk copying the track pads nothing itself: the track is padded.
+  const copied = hlsEncodeArgs({
+    input: 'src.mp4',
+    settings,
+    threads: 0,
+    chunk: { ...window, audioInput: 'audio.mp4' },
+    durationSeconds: 7,
+  });
+  assert.equal(valueOf(copied, '-af'), undefined);
+  const track = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'audio.mp4', durationSeconds: 7 });
+  assert.equal(valueOf(track, '-af'), 'apad,atrim=end=7');
+  // The head of the track for a chunk: padded as the track is, up to its own end.
+  const head = (endSeconds: number) =>
+    audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: 'head.mp4', endSeconds, durationSeconds: 7 });
+  assert.equal(valueOf(head(13), '-af'), 'apad,atrim=end=7');
+  assert.equal(valueOf(head(5), '-af'), 'apad,atrim=end=5');
+  // Nothing to pad: an audio-only rendition (the sound is the video), a copy, an unknown duration.
+  const song = hlsEncodeArgs({ input: 'song.m4a', settings: { ...settings, audioOnly: true }, threads: 0 });
+  assert.equal(valueOf(song, '-af'), undefined);
+  const copy = audioTrackArgs({ input: 'src.mp4', audio: 'copy', output: 'a.m4a', durationSeconds: 7 });
+  assert.equal(valueOf(copy, '-af'), undefined);
+  assert.equal(valueOf(hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0 }), '-af'), undefined);
+});
+
+test("a picture shorter than its sound holds its last frame to the sound's end, and its keyframes run on to there", () => {
+  // A 5 s picture with 9 s of sound: the probe's duration is the sound's.
+  const whole = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5, durationSeconds: 9 });
+  assert.equal(
+    valueOf(whole, '-vf'),
+    'tpad=stop_mode=clone:stop=-1,trim=end=8.999,scale=640:360:flags=bicubic,setsar=1',
+    'padded before any other filter',
+  );
+  assert.equal(valueOf(whole, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,12)', 'a segment from 6 s to 9 s');
+  assert.equal(valueOf(whole, '-af'), 'apad,atrim=end=9');
+  // The ladder pads once, before the split, in both passes (the same frames for the stats).
+  const ladder = (pass?: 1 | 2) =>
+    hlsLadderArgs({
+      input: 'src.mp4',
+      outputs: [
+        { settings, dir: '360p' },
+        { settings, dir: '480p' },
+      ],
+      threads: 0,
+      videoSeconds: 5,
+      durationSeconds: 9,
+      ...(pass ? { pass: { number: pass, logFiles: ['a', 'b'] } } : {}),
+    });
+  for (const args of [ladder(), ladder(1), ladder(2)])
+    assert.match(
+      valueOf(args, '-filter_complex')!,
+      /^\[0:v:0\]tpad=stop_mode=clone:stop=-1,trim=end=8.999,split=2\[s0\]\[s1\];/,
+    );
+  // A sound longer by less than half a second rides in the last segment, as a short tail of frames does;
+  // and a picture as long as the video is never padded (a truncated source still falls short, and is refused).
+  for (const durationSeconds of [5.4, 5]) {
+    const args = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5, durationSeconds });
+    assert.equal(valueOf(args, '-vf'), 'scale=640:360:flags=bicubic,setsar=1', `${durationSeconds} s`);
+    assert.equal(valueOf(args, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)');
+    assert.equal(valueOf(args, '-af'), `apad,atrim=end=${durationSeconds}`);
+  }
+  // Without a known duration nothing is padded.
+  const unknown = hlsEncodeArgs({ input: 'src.mp4', settings, threads: 0, videoSeconds: 5 });
+  assert.equal(valueOf(unknown, '-vf'), 'scale=640:360:flags=bicubic,setsar=1');
+  assert.equal(valueOf(unknown, '-force_key_frames'), 'expr:gte(t,n_forced*2)*lt(t,6)');
+});
+
 test("a window's own audio: from its start to its end, timed on the input's timeline", () => {
   const args = audioTrackArgs({
     input: 'src.mp4',
@@ -551,6 +643,16 @@ test("a window's own audio: from its start to its end, timed on the input's time
     ),
     'from 0: the audio head, as before',
   );
+  // Padded to the video's end (6 s here) on its own timeline, which starts at the seek point.
+  const padded = audioTrackArgs({
+    input: 'src.mp4',
+    audio: settings.audio!,
+    output: 'a.mp4',
+    startSeconds: 2.5,
+    endSeconds: 7,
+    durationSeconds: 6,
+  });
+  assert.equal(valueOf(padded, '-af'), 'apad,atrim=end=3.5');
 });
 
 test('audio.m4a from an AAC source is a remux (stream copy) with moov first', () => {
@@ -601,5 +703,6 @@ test('an alternate audio rendition maps its own track of the source (the second:
     settings: { ...settings, audioOnly: true, audioStream: 1, audioPadSeconds: 7.04 },
     threads: 0,
   });
-  assert.equal(valueOf(padded, '-af'), 'apad=whole_dur=7.04', 'padded with silence to the picture, never cut');
+  // As the first track is (audioPadFilter): to the video's end, which no track outlasts (the probe's duration).
+  assert.equal(valueOf(padded, '-af'), 'apad,atrim=end=7.04', 'padded with silence to the video, on its timeline');
 });

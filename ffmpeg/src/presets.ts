@@ -1,6 +1,7 @@
 // ffmpeg argument lists as plain functions of their options: no I/O, no configuration, so each
 // decision (GOP, rate control, HLS muxing) is visible and unit-tested.
 import {
+  encodedPictureSeconds,
   hlsInitName,
   hlsMinimumLastSegmentSeconds,
   keyframesEndSeconds,
@@ -69,9 +70,10 @@ export interface HlsEncodeSettings {
    */
   audioStream?: number;
   /**
-   * An alternate audio rendition lasts at least as long as the picture: a shorter track is padded
-   * with silence to this many seconds (a track that ended early would fail the encode's coverage
-   * check, and a player stalls where the sound ends before the picture). Absent: as the track is.
+   * An alternate audio rendition lasts as long as the video: a shorter track is padded with silence
+   * to this many seconds, the video's duration, as the first track is (audioArgs; a track that ended
+   * early would fail the encode's coverage check, and a player stalls where the sound ends before the
+   * picture). Absent: as the track is.
    */
   audioPadSeconds?: number;
 }
@@ -134,9 +136,54 @@ export function encodeEndSeconds(
   return chunk ? Math.min(chunk.durationSeconds, Math.max(0, videoSeconds - chunk.startSeconds)) : videoSeconds;
 }
 
-/** A chunk copies the already encoded audio track; a whole-file encode encodes the source's audio. */
-function audioOutputArgs(audio: NonNullable<HlsEncodeSettings['audio']>, chunk: ChunkWindow | undefined): string[] {
-  return chunk?.audioInput ? ['-c:a', 'copy'] : audioArgs(audio);
+/**
+ * A chunk copies the already encoded audio track (padded when it was encoded); a whole-file encode
+ * encodes the source's audio, padded to the output's end (audioArgs).
+ */
+function audioOutputArgs(
+  audio: NonNullable<HlsEncodeSettings['audio']>,
+  chunk: ChunkWindow | undefined,
+  endSeconds: number | undefined,
+): string[] {
+  return chunk?.audioInput ? ['-c:a', 'copy'] : audioArgs(audio, endSeconds);
+}
+
+/**
+ * Where an output's streams end, from its start (a chunk's window cut from the video's): the sound is
+ * padded with silence to the video's duration (the probe's, its longer stream's); the picture is
+ * held on its last frame to it when the sound runs on past it (encodedPictureSeconds); the keyframe
+ * grid stops by the picture's end. Nothing is padded to an unknown duration: a stream's own length
+ * is not its end on the timeline when the streams start apart (MPEG-TS), and the pads trim on it.
+ */
+export function outputEnds(
+  videoSeconds: number | undefined,
+  durationSeconds: number | undefined,
+  chunk: Pick<ChunkWindow, 'startSeconds' | 'durationSeconds'> | undefined,
+): { keyframesEnd?: number; soundPadTo?: number; picturePadTo?: number } {
+  const picture =
+    videoSeconds !== undefined && durationSeconds !== undefined
+      ? encodedPictureSeconds({ durationSeconds, videoSeconds })
+      : videoSeconds;
+  return {
+    ...(picture !== undefined ? { keyframesEnd: encodeEndSeconds(picture, chunk) } : {}),
+    ...(durationSeconds !== undefined
+      ? { soundPadTo: encodeEndSeconds(Math.max(durationSeconds, videoSeconds ?? 0), chunk) }
+      : {}),
+    ...(picture !== undefined && videoSeconds !== undefined && picture > videoSeconds
+      ? { picturePadTo: encodeEndSeconds(picture, chunk) }
+      : {}),
+  };
+}
+
+/**
+ * The picture held on its last frame up to `endSeconds` on its timeline, when the sound runs longer:
+ * tpad clones without end, trim cuts at that time (nothing of a picture that reaches it), so the last
+ * segment's picture, and its EXTINF, run as long as its sound. The cut is a millisecond early: a
+ * clone starting at the end itself (the probe's duration is rounded to the microsecond) is no frame
+ * of the video, and no frame is that short.
+ */
+export function picturePadFilter(endSeconds: number): string {
+  return `tpad=stop_mode=clone:stop=-1,trim=end=${formatNumber(endSeconds - 0.001)}`;
 }
 
 export interface HlsEncodeOptions {
@@ -146,6 +193,8 @@ export interface HlsEncodeOptions {
   settings: HlsEncodeSettings;
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
+  /** How long the video lasts, its longer stream (the probe's duration): the streams are padded to it (outputEnds); absent: not padded. */
+  durationSeconds?: number;
   /** Encoder threads; 0 lets x264 decide (one per core and a half). */
   threads: number;
   /** Two-pass runs: pass 1 writes only the stats file, pass 2 reads it and writes the HLS. */
@@ -351,12 +400,30 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
   }
 }
 
-function videoArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
-  return ['-vf', videoFilterChain(settings), ...videoEncoderArgs(settings, threads, endSeconds)];
+/** The picture's filters and encoder; with `padTo`, the picture held on its last frame up to it first. */
+function videoArgs(
+  settings: HlsEncodeSettings,
+  threads: number,
+  endSeconds: number | undefined,
+  padTo: number | undefined,
+): string[] {
+  const chain = [...(padTo === undefined ? [] : [picturePadFilter(padTo)]), videoFilterChain(settings)].join(',');
+  return ['-vf', chain, ...videoEncoderArgs(settings, threads, endSeconds)];
 }
 
-function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
+/**
+ * The audio encoder's options, and with `endSeconds` (the end of the output's video, from the
+ * output's start) a sound that stops before it padded with silence up to it: a last segment with
+ * picture and no sound stalls hls.js before its end for ever (issue 52), and a player that meets
+ * one track shorter than the other may stop at the shorter. `apad` pads without end and `atrim`
+ * cuts at that time on the output's timeline: apad's own `whole_dur` counts samples, which overshoots
+ * by the delay of a sound that starts after the picture. A sound longer than the picture is left
+ * as it is (the video's end is the sound's), and the picture is held to it (picturePadFilter).
+ */
+function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>, endSeconds: number | undefined): string[] {
+  const pad = endSeconds !== undefined && endSeconds > 0 ? ['-af', audioPadFilter(endSeconds)] : [];
   return [
+    ...pad,
     '-c:a',
     audio.encoding.encoder,
     '-b:a',
@@ -366,6 +433,11 @@ function audioArgs(audio: NonNullable<HlsEncodeSettings['audio']>): string[] {
     '-ar',
     '48000', // every one of the four encoders takes 48 kHz
   ];
+}
+
+/** The filter that pads a sound with silence to `endSeconds` on its timeline (and ends it there). */
+export function audioPadFilter(endSeconds: number): string {
+  return `apad,atrim=end=${formatNumber(endSeconds)}`;
 }
 
 /**
@@ -408,7 +480,15 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
 }
 
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
-export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeconds }: HlsEncodeOptions): string[] {
+export function hlsEncodeArgs({
+  input,
+  settings,
+  threads,
+  pass,
+  chunk,
+  videoSeconds,
+  durationSeconds,
+}: HlsEncodeOptions): string[] {
   if (settings.audioOnly) {
     if (!settings.audio || pass || chunk) throw new Error('an audio-only rendition has audio, one pass and no chunks');
     return [
@@ -416,8 +496,9 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
       '-map',
       `0:a:${settings.audioStream ?? 0}`,
       '-vn',
-      ...(settings.audioPadSeconds ? ['-af', `apad=whole_dur=${formatNumber(settings.audioPadSeconds)}`] : []),
-      ...audioArgs(settings.audio),
+      // An alternate track of a video with a picture runs to the video's end as the first track does
+      // (audioPadSeconds); an audio-only source's sound is the whole video, nothing to pad it to.
+      ...audioArgs(settings.audio, settings.audioPadSeconds),
       '-map_metadata',
       '-1',
       '-map_chapters',
@@ -425,7 +506,7 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
       ...hlsMuxerArgs(settings.segmentSeconds, '', 0, true),
     ];
   }
-  const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
+  const { keyframesEnd: endSeconds, soundPadTo, picturePadTo } = outputEnds(videoSeconds, durationSeconds, chunk);
   if (pass?.number === 1) {
     // Pass 1 only gathers statistics: no audio, no output file (the same frames as pass 2).
     return [
@@ -433,7 +514,7 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
       '-map',
       '0:v:0',
       ...chunkOutputArgs(chunk),
-      ...videoArgs(settings, threads, endSeconds),
+      ...videoArgs(settings, threads, endSeconds, picturePadTo),
       '-pass',
       '1',
       '-passlogfile',
@@ -446,9 +527,9 @@ export function hlsEncodeArgs({ input, settings, threads, pass, chunk, videoSeco
   }
   const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
   if (settings.audio) args.push('-map', audioMap(chunk));
-  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds));
+  args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds, picturePadTo));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
-  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
+  if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
   return [...args, ...hlsMuxerArgs(settings.segmentSeconds, '', chunk?.firstSegment)];
 }
@@ -468,6 +549,12 @@ export interface AudioTrackOptions {
    * timeline (a chunk seeks it as it seeks the source).
    */
   startSeconds?: number;
+  /**
+   * How long the video lasts (the probe's duration): an encoded track is padded with silence to it
+   * (or to `endSeconds`, the earlier), so the chunks that copy it hold sound to the picture's end
+   * (audioArgs). A copy (`audio.m4a` of an AAC source) is the source's sound as it is.
+   */
+  durationSeconds?: number;
 }
 
 /**
@@ -476,8 +563,18 @@ export interface AudioTrackOptions {
  * chunks that copy them), or the `audio.m4a` download. moov goes first (faststart): a player or a
  * chunk's ffmpeg reading it over HTTP starts without seeking to the end.
  */
-export function audioTrackArgs({ input, audio, output, startSeconds = 0, endSeconds }: AudioTrackOptions): string[] {
+export function audioTrackArgs({
+  input,
+  audio,
+  output,
+  startSeconds = 0,
+  endSeconds,
+  durationSeconds,
+}: AudioTrackOptions): string[] {
   const from = startSeconds > 0 ? ['-ss', formatNumber(startSeconds)] : [];
+  // The pad's end on the filters' timeline, which starts at the seek point.
+  const padTo =
+    durationSeconds === undefined ? undefined : Math.min(durationSeconds, endSeconds ?? Infinity) - startSeconds;
   return [
     ...inputArgsFor(input),
     ...from,
@@ -487,7 +584,7 @@ export function audioTrackArgs({ input, audio, output, startSeconds = 0, endSeco
     '-map',
     '0:a:0',
     '-vn',
-    ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio)),
+    ...(audio === 'copy' ? ['-c:a', 'copy'] : audioArgs(audio, padTo)),
     '-map_metadata',
     '-1',
     '-map_chapters',
@@ -509,6 +606,8 @@ export interface HlsLadderOptions {
   outputs: { settings: HlsEncodeSettings; dir: string }[];
   /** How long the source's video lasts (see keyframesEndSeconds); absent: unknown. */
   videoSeconds?: number;
+  /** How long the video lasts, its longer stream: the streams are padded to it (outputEnds); absent: not padded. */
+  durationSeconds?: number;
   threads: number;
   /** Two-pass runs: one stats file per rendition, in `outputs` order. */
   pass?: { number: 1 | 2; logFiles: string[] };
@@ -519,10 +618,19 @@ export interface HlsLadderOptions {
  * each branch runs that rendition's filter chain into its own encoder and HLS muxer (or, in pass 1,
  * a null output with its own stats file).
  */
-export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSeconds }: HlsLadderOptions): string[] {
-  const endSeconds = videoSeconds === undefined ? undefined : encodeEndSeconds(videoSeconds, chunk);
+export function hlsLadderArgs({
+  input,
+  outputs,
+  threads,
+  pass,
+  chunk,
+  videoSeconds,
+  durationSeconds,
+}: HlsLadderOptions): string[] {
+  const { keyframesEnd: endSeconds, soundPadTo, picturePadTo } = outputEnds(videoSeconds, durationSeconds, chunk);
   const n = outputs.length;
-  const split = `[0:v:0]split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
+  const pad = picturePadTo === undefined ? '' : `${picturePadFilter(picturePadTo)},`;
+  const split = `[0:v:0]${pad}split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
   const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
   const withAudio = outputs.some((o) => o.settings.audio);
   const args = [...inputsFor(input, chunk, withAudio), '-filter_complex', [split, ...chains].join(';')];
@@ -547,7 +655,7 @@ export function hlsLadderArgs({ input, outputs, threads, pass, chunk, videoSecon
     if (settings.audio) args.push('-map', audioMap(chunk));
     args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
-    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk));
+    if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
     args.push(
       '-map_metadata',
       '-1',

@@ -69,6 +69,13 @@ async function uploadedPath(envId = t.envA.id, filename = 'clip.mp4', body: Uint
   return ticket.bucketPath;
 }
 
+/** The first packets of an MPEG-TS file: 188 bytes each, or 192 (M2TS: a 4-byte timestamp, then the packet). */
+function tsOpening(packetSize: 188 | 192): Uint8Array {
+  const bytes = new Uint8Array(packetSize * 8);
+  for (let k = 0; k < 8; k++) bytes[k * packetSize + packetSize - 188] = 0x47;
+  return bytes;
+}
+
 describe('upload URLs', () => {
   it('return a ticket at the design layout, valid one hour, recorded for this org and environment', async () => {
     const before = Math.floor(Date.now() / 1000);
@@ -94,11 +101,18 @@ describe('upload URLs', () => {
   });
 
   it('accept a PUT with the signed Content-Type: the object lands in storage', async () => {
-    const ticket = await requestUpload({ filename: 'clip.webm', fileSize: 4, contentType: 'video/webm' });
-    assert.equal(await put(ticket.signedURL, 'video/webm'), 200);
-    const object = await api.storage.head(ticket.bucketPath);
-    assert.equal(object?.size, 4);
-    assert.equal(object?.contentType, 'video/webm');
+    // video/mp2t and application/mxf: Kino's own, beyond the interface's five (camera and broadcast files).
+    for (const [filename, contentType] of [
+      ['clip.webm', 'video/webm'],
+      ['00001.MTS', 'video/mp2t'],
+      ['A001.mxf', 'application/mxf'],
+    ]) {
+      const ticket = await requestUpload({ filename, fileSize: 4, contentType });
+      assert.equal(await put(ticket.signedURL, contentType), 200, contentType);
+      const object = await api.storage.head(ticket.bucketPath);
+      assert.equal(object?.size, 4);
+      assert.equal(object?.contentType, contentType);
+    }
   });
 
   it('are refused by storage (403) when tampered with or sent with another Content-Type', async () => {
@@ -193,6 +207,9 @@ describe('process', () => {
       ['mov', new Uint8Array(Buffer.from('\x00\x00\x00\x08wide\x00\x00\x10\x00mdat', 'latin1'))],
       ['avi', new Uint8Array(Buffer.from('RIFF\x24\x00\x00\x00AVI LIST', 'latin1'))],
       ['webm', new Uint8Array([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01])],
+      ['ts', tsOpening(188)],
+      ['m2ts', tsOpening(192)],
+      ['mxf', new Uint8Array(Buffer.from('060e2b34020501010d01020101020400', 'hex'))],
     ];
     for (const [name, body] of accepted) {
       const r = await post(processUrl(), valid(await uploadedPath(t.envA.id, `opening.${name}`, body)));

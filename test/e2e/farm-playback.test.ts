@@ -3,16 +3,26 @@
 // every variant of the public and of the signed master decodes with the source's frame count, the
 // default thumbnail resizes, and the segments served become rows in chDB. The farm is the dev
 // stack's launcher with delivery and analytics: the API's DELIVERY_URL names the delivery node, which
-// gets its keys from the API's JWKS.
+// gets its keys from the API's JWKS. Camera and broadcast files (MPEG-TS, AVCHD's M2TS, MXF) play
+// the same way.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { ClickHouseHttp } from '@kino/analytics';
 import { waitFor } from '@kino/dev';
-import type { Kino } from '@kino/sdk';
-import { countDecodedFrames, countFramesInFile, lumaStats, makeClip, streamField } from '@kino/test/support/media';
+import type { Kino, UploadContentType } from '@kino/sdk';
+import {
+  countDecodedFrames,
+  countFramesInFile,
+  lumaStats,
+  makeClip,
+  packetTimes,
+  streamField,
+} from '@kino/test/support/media';
 import type { FarmTenant } from '../farm/farm.ts';
 import { joinSharedFarm } from '../farm/shared-farm.ts';
 import { variantUrls } from '../delivery/harness.ts';
@@ -47,13 +57,20 @@ afterAll(async () => {
 });
 
 /** Upload, process (public or private) and wait for `ready`, all through the SDK. */
-async function transcode(allowPublicAccess: boolean): Promise<string> {
-  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+async function transcode(
+  allowPublicAccess: boolean,
+  file: { body: Buffer; filename: string; contentType: UploadContentType } = {
+    body: clip,
     filename: 'clip.mp4',
-    fileSize: clip.length,
     contentType: 'video/mp4',
+  },
+): Promise<string> {
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: file.filename,
+    fileSize: file.body.length,
+    contentType: file.contentType,
   });
-  await farm.kino.uploads.putFile(ticket, clip, 'video/mp4');
+  await farm.kino.uploads.putFile(ticket, file.body, file.contentType);
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
     storagePath: ticket.bucketPath,
     videoQuality: 'standard',
@@ -271,5 +288,64 @@ test('a custom thumbnail is made on a node at any timestamp, served in any size,
     );
   } finally {
     await farm.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
+  }
+});
+
+/** Camera and broadcast files as their devices fill them: 3 s at 25 fps, a tone to the end. */
+const cameraFiles: { filename: string; contentType: UploadContentType; args: string[] }[] = [
+  // Broadcast MPEG-TS: MPEG-2 video and MPEG-1 Layer II audio in 188-byte packets.
+  {
+    filename: 'news.ts',
+    contentType: 'video/mp2t',
+    args: ['-c:v', 'mpeg2video', '-b:v', '2M', '-c:a', 'mp2', '-b:a', '192k', '-f', 'mpegts'],
+  },
+  // AVCHD: H.264 and AC-3 in M2TS's 192-byte packets (a 4-byte timestamp before each).
+  {
+    filename: '00001.MTS',
+    contentType: 'video/mp2t',
+    args: [
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'ac3'],
+      ...['-f', 'mpegts', '-mpegts_m2ts_mode', '1'],
+    ],
+  },
+  // Professional cameras: MPEG-2 video and 16-bit PCM at 48 kHz in MXF.
+  {
+    filename: 'A001C001.mxf',
+    contentType: 'application/mxf',
+    args: ['-c:v', 'mpeg2video', '-b:v', '4M', '-c:a', 'pcm_s16le', '-f', 'mxf'],
+  },
+];
+
+test('camera and broadcast files (MPEG-TS, AVCHD M2TS, MXF) become videos that play every frame, their sound to the end', async () => {
+  const seconds = 3;
+  const frames = seconds * 25;
+  const videoIds = await Promise.all(
+    cameraFiles.map(async ({ filename, contentType, args }) => {
+      const path = join(workDir, filename);
+      await promisify(execFile)('ffmpeg', [
+        ...['-hide_banner', '-loglevel', 'error', '-y'],
+        ...['-f', 'lavfi', '-i', `testsrc2=size=320x240:rate=25:duration=${seconds}`],
+        ...['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`],
+        ...args,
+        path,
+      ]);
+      return transcode(true, { body: await readFile(path), filename, contentType });
+    }),
+  );
+  for (const [k, videoId] of videoIds.entries()) {
+    const { filename } = cameraFiles[k]!;
+    const details = await farm.kino.videos.get(farm.orgId, videoId);
+    // An MPEG-TS file's timestamps start where its recording did (1.4 s here): the duration is the picture's.
+    assert.ok(Math.abs(details.durationSeconds - seconds) < 0.1, `${filename}: ${details.durationSeconds} s`);
+    const master = `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+    assert.equal(await countDecodedFrames(master), frames, `${filename}: every frame decodes`);
+    assert.equal(await streamField(master, 'a:0', 'codec_name'), 'aac', `${filename}: its sound, in AAC`);
+    // The sound runs to the video's end (its last AAC frame of 1024 samples may reach past it).
+    const aacFrameSeconds = 1024 / 48_000;
+    const audioEnd = (await packetTimes(master, 'a:0')).at(-1)! + aacFrameSeconds;
+    assert.ok(
+      audioEnd >= details.durationSeconds - 1e-3 && audioEnd <= details.durationSeconds + aacFrameSeconds + 1e-3,
+      `${filename}: sound to ${audioEnd} s of ${details.durationSeconds}`,
+    );
   }
 });

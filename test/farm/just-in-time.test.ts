@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { audioEncodingOf, objectKeys } from '@kino/proto/contract';
-import { audioTrackArgs, runFfmpeg, threadNiceness } from '@kino/ffmpeg';
+import { audioTrackArgs, probeMedia, runFfmpeg, threadNiceness } from '@kino/ffmpeg';
 import {
   assertRunsOn,
   countDecodedFrames,
@@ -134,6 +134,8 @@ test('ready with its first segment, playable through delivery at once (each segm
       input: clipPath,
       audio: { encoding: audioEncodingOf.aac, bitrateKbps: 128, channels: 1 },
       output: track,
+      // Padded to the video's duration, as the node pads it.
+      durationSeconds: (await probeMedia(clipPath)).durationSeconds,
     }),
   );
   const trackPackets = await packetHashes(track, 'a:0');

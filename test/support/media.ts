@@ -53,8 +53,8 @@ export async function makeClip({
     args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
   else args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
   if (audio) args.push(...(path.endsWith('.webm') ? ['-c:a', 'libopus'] : ['-c:a', 'aac', '-b:a', '96k']));
-  // -shortest ends the file with its streams; a shorter sound on purpose must not cut the picture.
-  if (audioSeconds >= seconds) args.push('-shortest');
+  // -shortest ends the file with its streams; a sound shorter or longer on purpose stays so.
+  if (audioSeconds === seconds) args.push('-shortest');
   args.push(path);
   await run('ffmpeg', args);
   return path;

@@ -25,7 +25,7 @@ export async function runAudioTrackJob(
     const output = join(jobDir, 'audio.mp4');
     const { durationSeconds } = source;
     logger.info({ audio }, 'audio track starting');
-    await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output }), {
+    await runFfmpeg(audioTrackArgs({ input: request.inputUrl, audio, output, durationSeconds }), {
       durationSeconds,
       signal,
       logger,

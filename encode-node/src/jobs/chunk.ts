@@ -45,7 +45,7 @@ export async function runChunkJob(
     // window's sound 21 ms before its first frame, and a player or a remux would show that frame twice.
     if (audio && !window.audioInput) {
       const fromSeconds = chunk.audioHead ? 0 : Math.max(0, window.startSeconds - audioMarginSeconds);
-      window = { ...window, audioInput: await encodeWindowAudio(options, audio, window, fromSeconds, jobDir) };
+      window = { ...window, audioInput: await encodeWindowAudio(options, audio, window, fromSeconds, source, jobDir) };
     }
     return encodeHlsJob(options, source, {
       jobDir,
@@ -80,21 +80,29 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
 
 /**
  * The window's audio, from `fromSeconds` to a second past the window's end (the packets the encoder
- * flushes at its end fall outside it), on the video's timeline. From 0 it is the audio head:
- * encoded as jobs/audio-track.ts encodes the track, the same packets, so it joins the chunks that
- * copy the track. Returns the file the chunk copies its audio from. It runs before the encode's
- * uploads start: the caller's signal alone stops it.
+ * flushes at its end fall outside it), on the video's timeline, padded with silence as the track is.
+ * From 0 it is the audio head: encoded as jobs/audio-track.ts encodes the track, the same packets,
+ * so it joins the chunks that copy the track. Returns the file the chunk copies its audio from. It
+ * runs before the encode's uploads start: the caller's signal alone stops it.
  */
 async function encodeWindowAudio(
   { request, priority, signal, logger }: EncodeJobOptions,
   audio: NonNullable<HlsEncodeSettings['audio']>,
   window: ChunkWindow,
   fromSeconds: number,
+  { durationSeconds }: ProbeResult__Output,
   jobDir: string,
 ): Promise<string> {
   const output = join(jobDir, 'window-audio.mp4');
   const endSeconds = window.startSeconds + window.durationSeconds + audioMarginSeconds;
-  const args = audioTrackArgs({ input: request.inputUrl, audio, output, startSeconds: fromSeconds, endSeconds });
+  const args = audioTrackArgs({
+    input: request.inputUrl,
+    audio,
+    output,
+    startSeconds: fromSeconds,
+    endSeconds,
+    durationSeconds,
+  });
   await runFfmpeg(args, { signal, logger, priority });
   return output;
 }

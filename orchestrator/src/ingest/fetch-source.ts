@@ -4,7 +4,7 @@
 // Free of Temporal: the activity (activities/ingest.ts) gives it a part sink over S3 multipart and
 // heartbeats; the unit tests give it an in-memory sink and a local server.
 import { Agent, request, type Dispatcher } from 'undici';
-import { sniffContainer, CONTAINER_SNIFF_BYTES } from '@kino/proto/contract';
+import { ACCEPTED_CONTAINERS_TEXT, sniffContainer, CONTAINER_SNIFF_BYTES } from '@kino/proto/contract';
 
 /** Why an ingest failed, first in the video's failure reason (`<reason>: <what happened>`). */
 export const ingestFailureReasons = {
@@ -281,7 +281,8 @@ export async function fetchSource(options: FetchSourceOptions): Promise<FetchedS
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       continue;
     }
-    if (!sniffed) throw unsupported(received() > 0);
+    // A body shorter than the check reads is judged by what it holds.
+    if (!sniffed && !sniffContainer(Buffer.concat(buffered, bufferedBytes))) throw unsupported(received() > 0);
     await flush(true);
     return { sizeBytes: received(), parts: storedParts, resumes, restarted };
   }
@@ -291,7 +292,7 @@ function unsupported(nonEmpty: boolean): SourceFetchError {
   return new SourceFetchError(
     ingestFailureReasons.unsupportedFormat,
     nonEmpty
-      ? 'the source is not an MP4, QuickTime, AVI, WebM or Matroska file (its first bytes open none of these containers)'
+      ? `the source is not ${ACCEPTED_CONTAINERS_TEXT} (its first bytes open none of these containers)`
       : 'the source is empty',
     true,
   );

@@ -142,6 +142,13 @@ test('planned segments: the cuts on the first frame at or past each 6 s, the tai
     ['seg-00000.m4s', 6],
     ['seg-00001.m4s', 6.3],
   ]);
+  // Audio longer by less than half a second: in the last segment, the picture's keyframes unchanged.
+  assert.deepEqual(planned(6.3, 24, 5.9), [['seg-00000.m4s', 6.3]]);
+  // Audio much longer than the picture: the picture holds its last frame to the sound's end, cut as any picture.
+  assert.deepEqual(planned(9, 24, 5), [
+    ['seg-00000.m4s', 6],
+    ['seg-00001.m4s', 3],
+  ]);
 });
 
 test('the peak a segment can reach under the rate control: 2x the target for 6 s of VBR, 1.17x for CBR', () => {

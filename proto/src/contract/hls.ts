@@ -40,6 +40,24 @@ export function keyframesEndSeconds(
   return lastCut + segmentSeconds;
 }
 
+/**
+ * Where the picture an encode writes ends (issue 52): the source's picture, or the video's end (its
+ * sound's) when the sound runs on past the picture by hlsMinimumLastSegmentSeconds or more: the
+ * last frame is held that long, in segments cut as any picture's. A shorter overrun rides in the
+ * last segment, as a short tail of frames does. Only a sound the probe says is longer: a truncated
+ * source (picture and sound ending early, the index announcing both to the end) is not padded, so
+ * its encode still falls short and is refused.
+ */
+export function encodedPictureSeconds({
+  durationSeconds,
+  videoSeconds,
+}: {
+  durationSeconds: number;
+  videoSeconds: number;
+}): number {
+  return durationSeconds - videoSeconds >= hlsMinimumLastSegmentSeconds ? durationSeconds : videoSeconds;
+}
+
 /** Where the muxer cuts at `boundary`: the first frame at or past it (6.006 s at 29.97 fps). */
 function segmentCutSeconds(frameRate: number, boundary: number): number {
   return frameRate > 0 ? Math.ceil(boundary * frameRate - 1e-6) / frameRate : boundary;
@@ -49,8 +67,9 @@ function segmentCutSeconds(frameRate: number, boundary: number): number {
  * A rendition's segments before any is encoded (just-in-time playlists): the cuts the keyframe grid
  * puts on the first frame at or past each multiple of the segment length, the tail folded as
  * keyframesEndSeconds folds it. `durationSeconds` is the video's (the encode's end), `videoSeconds`
- * its picture's (where the keyframes stop). Names and durations as renderMediaPlaylist takes them;
- * the playlist written from the encoded segments replaces it once the ladder is complete.
+ * its picture's; the keyframes stop by the encoded picture's end (encodedPictureSeconds). Names and durations as
+ * renderMediaPlaylist takes them; the playlist written from the encoded segments replaces it once
+ * the ladder is complete.
  */
 export function plannedSegments({
   durationSeconds,
@@ -64,10 +83,8 @@ export function plannedSegments({
   segmentSeconds: number;
 }): PlaylistSegment[] {
   const end = Math.max(durationSeconds, videoSeconds);
-  const count = Math.max(
-    1,
-    Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, videoSeconds) / segmentSeconds),
-  );
+  const picture = encodedPictureSeconds({ durationSeconds, videoSeconds });
+  const count = Math.max(1, Math.round(keyframesEndSeconds({ frameRate, segmentSeconds }, picture) / segmentSeconds));
   const cuts = Array.from({ length: count }, (_, k) =>
     k === 0 ? 0 : segmentCutSeconds(frameRate, k * segmentSeconds),
   );

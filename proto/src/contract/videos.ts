@@ -15,13 +15,19 @@ export const deleteReasons = [
 ] as const;
 export type DeleteReason = (typeof deleteReasons)[number];
 
-/** The `contentType` an upload may declare. */
+/**
+ * The `contentType` an upload may declare: the interface's five, then two of Kino's own for camera
+ * and broadcast files (docs/decisions/uploads.md#camera-and-broadcast-containers): MPEG-TS and
+ * M2TS (`video/mp2t`) and MXF (`application/mxf`, its registered type, RFC 4539).
+ */
 export const uploadContentTypes = [
   'video/mp4',
   'video/quicktime',
   'video/x-msvideo',
   'video/webm',
   'video/x-matroska',
+  'video/mp2t',
+  'application/mxf',
 ] as const;
 export type UploadContentType = (typeof uploadContentTypes)[number];
 export const defaultUploadContentType: UploadContentType = 'video/mp4';
@@ -38,4 +44,8 @@ export const uploadContentTypeByExtension: Readonly<Record<string, UploadContent
   avi: 'video/x-msvideo',
   webm: 'video/webm',
   mkv: 'video/x-matroska',
+  ts: 'video/mp2t',
+  mts: 'video/mp2t',
+  m2ts: 'video/mp2t',
+  mxf: 'application/mxf',
 };

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { newId } from '@kino/infra';
-import { CONTAINER_SNIFF_BYTES, sniffContainer } from '@kino/proto/contract';
+import { ACCEPTED_CONTAINERS_TEXT, CONTAINER_SNIFF_BYTES, sniffContainer } from '@kino/proto/contract';
 import {
   createVideo,
   deleteVideoRow,
@@ -53,7 +53,7 @@ async function assertKnownContainer(deps: ApiDeps, request: FastifyRequest, stor
   throw new UnprocessableEntityError(
     'unsupported_format',
     head?.length
-      ? 'The uploaded file is not an MP4, QuickTime, AVI, WebM or Matroska file (its first bytes open none of these containers).'
+      ? `The uploaded file is not ${ACCEPTED_CONTAINERS_TEXT} (its first bytes open none of these containers).`
       : 'The uploaded file is empty.',
   );
 }

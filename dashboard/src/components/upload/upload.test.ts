@@ -74,5 +74,9 @@ describe('uploadContentType', () => {
     assert.equal(uploadContentType({ name: 'a.webm', type: 'video/webm' }), 'video/webm');
     assert.equal(uploadContentType({ name: 'a.mov', type: '' }), 'video/quicktime');
     assert.equal(uploadContentType({ name: 'a.mkv', type: 'application/octet-stream' }), 'video/x-matroska');
+    // Camera and broadcast files, whose types browsers name in several ways (.mts as `model/vnd.mts`).
+    assert.equal(uploadContentType({ name: '00001.MTS', type: 'model/vnd.mts' }), 'video/mp2t');
+    assert.equal(uploadContentType({ name: 'news.ts', type: 'video/vnd.dlna.mpeg-tts' }), 'video/mp2t');
+    assert.equal(uploadContentType({ name: 'A001C002.mxf', type: '' }), 'application/mxf');
   });
 });
