@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
-import { attemptsByActivity, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+import { attemptsByActivity, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 let farm: Farm;
 let workDir: string;
@@ -20,8 +20,9 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-failures-'));
   [farm, clipPath] = await Promise.all([
     startFarm(),
-    // 640x360 on `standard`: one rendition (360p), so one encode to interrupt.
-    makeClip({ seconds: 6, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
+    // 640x360 on `standard`: one rendition (360p), so one encode to interrupt; 12 s, so that it
+    // lasts seconds on one thread.
+    makeClip({ seconds: 12, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
   ]);
   sourceFrames = await countFramesInFile(clipPath);
   // One ffmpeg thread per node and a slow x264 preset: an encode lasts long enough to be interrupted.
@@ -41,24 +42,23 @@ function encodeAttempts(attempts: Record<string, number>): number {
 }
 
 /**
- * The running encode of a video: which node, how far. Its heartbeat names the node as the call
- * starts; Temporal throttles later beats to every 16 s, so a short encode may never show more than 0 %.
+ * The node running the encode of a video, read from the nodes' own logs (`encode started`, not yet
+ * done): an encode's heartbeat cannot say it, as the first beat (queued, no node yet) goes out at
+ * once and Temporal holds the later ones back for 16 s, longer than this encode lasts on an idle
+ * machine.
  */
-async function encodeInProgress(videoId: string): Promise<{ nodeId: string; percent: number; attempt: number }> {
+async function encodeInProgress(videoId: string): Promise<{ nodeId: string }> {
   return waitFor(
-    `an encode of ${videoId} to report progress`,
+    `an encode of ${videoId} to run on a node`,
     async () => {
-      const description = await farm.temporal.workflow.getHandle(`video:${videoId}`).describe();
-      for (const activity of description.raw.pendingActivities ?? []) {
-        if (!encodeActivityTypes.includes(activity.activityType?.name ?? '')) continue;
-        const payload = activity.heartbeatDetails?.payloads?.[0];
-        if (!payload?.data) continue;
-        const details = JSON.parse(Buffer.from(payload.data).toString('utf8')) as { nodeId: string; percent: number };
-        if (details.nodeId && details.percent < 90) return { ...details, attempt: activity.attempt ?? 1 };
+      for (const node of Object.values(nodes)) {
+        const jobs = await nodeJobs(node);
+        if (jobs.some((job) => job.jobId.startsWith(`${videoId}-`) && job.kind === 'whole' && !job.endedAt))
+          return { nodeId: node.nodeId };
       }
       return undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 100 },
+    { timeoutMs: 60_000, intervalMs: 50 },
   );
 }
 
