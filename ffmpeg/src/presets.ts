@@ -280,19 +280,17 @@ const hdrReferenceWhiteNits = 203;
 /** The brightest an HDR source is taken to be, cd/m² (brighter clips to SDR's white). */
 const hdrPeakNits = 1000;
 
-/** The colour tags of a tone-mapped rendition (the encoder writes them in its VUI, the muxer in `colr`). */
-const bt709Tags = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv'];
-
 /**
  * The colour tags of a rendition: BT.709 for a tone-mapped one; BT.2100 (BT.2020 and the range's
  * transfer) for an HDR one, which x265 writes in its VUI as HDR players look for it; none for the
  * renditions of an SDR source, whose code values and description are the source's.
  */
 function colourTags(settings: Pick<HlsEncodeSettings, 'toneMapFrom' | 'hdr'>): string[] {
-  if (settings.toneMapFrom) return bt709Tags;
-  if (!settings.hdr) return [];
-  const transfer = hdrTransferOf[settings.hdr];
-  return ['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc', '-color_range', 'tv'];
+  if (!settings.toneMapFrom && !settings.hdr) return [];
+  const [primaries, transfer, matrix] = settings.hdr
+    ? ['bt2020', hdrTransferOf[settings.hdr], 'bt2020nc']
+    : ['bt709', 'bt709', 'bt709'];
+  return ['-color_primaries', primaries, '-color_trc', transfer, '-colorspace', matrix, '-color_range', 'tv'];
 }
 
 export function rateControlArgs(settings: HlsEncodeSettings): string[] {

@@ -238,7 +238,7 @@ export function planLadder(
   });
   // In the contract's order, whatever the request's: the same parameters plan the same ladder.
   const codecs = additionalVideoCodecs.filter((codec) => parameters.additionalCodecs?.includes(codec));
-  const hdr = hdrOf(source);
+  const hdr = sourceHdrOf(source);
   return [
     ...h264,
     ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec, hdr))),
@@ -247,7 +247,7 @@ export function planLadder(
 }
 
 /** The source's HDR, when it is: what an HEVC rendition keeps. */
-function hdrOf(source: LadderSource): HdrDynamicRange | undefined {
+export function sourceHdrOf(source: Pick<LadderSource, 'dynamicRange'>): HdrDynamicRange | undefined {
   return source.dynamicRange === 'hdr10' || source.dynamicRange === 'hlg' ? source.dynamicRange : undefined;
 }
 

@@ -20,7 +20,14 @@ import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhoo
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
 import { declaredVariant, masterAudioOf, videoRangeOf } from '../master-playlist.ts';
-import { encodeGroups, isAlternateAudioPlan, isAudioOnlyPlan, measuresQuality, planLadder } from '../ladder.ts';
+import {
+  encodeGroups,
+  isAlternateAudioPlan,
+  isAudioOnlyPlan,
+  measuresQuality,
+  planLadder,
+  sourceHdrOf,
+} from '../ladder.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import {
   activityHeartbeatTimeoutSeconds,
@@ -765,7 +772,8 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
  * as they were before (and as the histories of its workflows recorded them).
  */
 function hdrOf(probe: SourceProbe): { dynamicRange?: string } {
-  return probe.dynamicRange && probe.dynamicRange !== 'sdr' ? { dynamicRange: probe.dynamicRange } : {};
+  const hdr = sourceHdrOf(probe);
+  return hdr ? { dynamicRange: hdr } : {};
 }
 
 /**
