@@ -36,7 +36,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { Connection, Client as TemporalClient } from '@temporalio/client';
 import { Kino } from '@kino/sdk';
-import { repoRoot } from '@kino/infra';
+import { parseConfig, repoRoot, Storage, storageConfigShape } from '@kino/infra';
 import { ClickHouseHttp } from '@kino/analytics';
 import {
   kinoBin,
@@ -105,11 +105,31 @@ function setting(service: string, key: string): string {
 }
 
 /** The database URL as the test (outside the hosts) reaches it: by the postgres host's address. */
-function databaseUrl(database = 'kino'): string {
+function databaseUrl(): string {
   const url = new URL(setting('api', 'DATABASE_URL'));
   url.hostname = hosts.postgres.address;
-  url.pathname = `/${database}`;
   return url.toString();
+}
+
+/** Every object of the bucket (bootstrap's settings, by the s3 host's address): its key, size and content type. */
+async function bucketListing(): Promise<string[]> {
+  const endpoint = new URL(setting('bootstrap', 'S3_ENDPOINT'));
+  endpoint.hostname = hosts.s3.address;
+  const storage = new Storage(
+    parseConfig(storageConfigShape, { ...environmentOf('bootstrap'), S3_ENDPOINT: endpoint.origin }),
+  );
+  try {
+    const keys = await storage.list('');
+    const objects = await Promise.all(
+      keys.map(async (key) => {
+        const head = await storage.head(key);
+        return `${key} ${head?.size} ${head?.contentType}`;
+      }),
+    );
+    return objects.sort();
+  } finally {
+    storage.close();
+  }
 }
 
 function analyticsUrl(): string {
@@ -485,6 +505,7 @@ test('a backup taken as the guide says restores into fresh services: every video
   const analyticsBefore = await analyticsAnswers();
   const videosBefore = await listVideos();
   assert.equal(videosBefore.length, 3);
+  const bucketBefore = await bucketListing();
 
   // The backup, as the guide gives it; then the farm is gone.
   for (const line of backupLines) await runGuideLine(line);
@@ -499,6 +520,7 @@ test('a backup taken as the guide says restores into fresh services: every video
   // Analytics first, before anything plays again.
   assert.deepEqual(await analyticsAnswers(), analyticsBefore, 'the analytics routes answer as before the backup');
   assert.deepEqual(await listVideos(), videosBefore, 'every video is back, ready');
+  assert.deepEqual(await bucketListing(), bucketBefore, 'every object is back, with its size and content type');
 
   // A second restore changes nothing.
   await runGuideLine(restoreLines.find((line) => / admin restore /.test(line))!);
@@ -508,6 +530,7 @@ test('a backup taken as the guide says restores into fresh services: every video
     'a second restore leaves the analytics answers as they were',
   );
   assert.deepEqual(await listVideos(), videosBefore);
+  assert.deepEqual(await bucketListing(), bucketBefore);
 
   // Every video plays as before: the private one with the URL signed before the backup.
   for (const [key, url] of Object.entries(masters))
