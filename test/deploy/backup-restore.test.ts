@@ -21,10 +21,11 @@
 // segment-accurate clip of the public one, each played from delivery (every segment, every frame) so
 // that ClickHouse has their segment rows. After the restore, into fresh services on the same hosts:
 // bootstrap creates nothing, the analytics routes answer exactly as before (asked before anything
-// plays again), every video is ready and plays as before, captions too, the Temporal server has
-// their workflows, the private video's URL signed before the backup plays, one signed after does too,
-// and a tampered token is refused. A second `kino admin restore` changes neither the bucket nor the
-// analytics answers.
+// plays again), the bucket holds every object with its size and content type (a 65 MiB one, put
+// back as a multipart upload, byte for byte), every video is ready and plays as before, captions
+// too, the Temporal server has their workflows, the private video's URL signed before the backup
+// plays, one signed after does too, and a tampered token is refused. A second `kino admin restore`
+// changes neither the bucket nor the analytics answers.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
