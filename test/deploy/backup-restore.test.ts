@@ -66,7 +66,9 @@ const execFileAsync = promisify(execFile);
 
 const backingNames = ['postgres', 'temporal', 's3', 'clickhouse'] as const;
 const kinoNames = ['bootstrap', 'api', 'orchestrator', 'node', 'delivery'] as const;
-type HostName = (typeof backingNames)[number] | (typeof kinoNames)[number];
+type BackingName = (typeof backingNames)[number];
+type HostName = BackingName | (typeof kinoNames)[number];
+type Stoppable = { stop(): Promise<void> };
 /** What `docker compose up` starts here (temporal-schema and temporal-namespace are the Temporal server's start). */
 const upNames = new Set<string>([...backingNames, ...kinoNames, 'temporal-schema', 'temporal-namespace']);
 
@@ -79,7 +81,7 @@ let installation: FirstInstallation;
 let client: Kino;
 
 /** The farm of the moment: the one backed up, then the one restored (same hosts, fresh data). */
-let farm: { dataDir: string; running: Map<string, { stop(): Promise<void> }>; bootstrapOutput?: string };
+let farm: { dataDir: string; running: Map<string, Stoppable>; bootstrapOutput?: string };
 
 /** The guide's two blocks of commands: [backup, restore], each a list of lines. */
 function guideCommands(): [string[], string[]] {
@@ -150,11 +152,9 @@ function logFile(name: string): string {
   return join(farm.dataDir, 'logs', `${name}.log`);
 }
 
-/** A backing service of the compose file, started on the farm's data directory, with the file's credentials. */
-async function startBacking(name: (typeof backingNames)[number]): Promise<{ stop(): Promise<void> }> {
-  const host = hosts[name];
-  const dataDir = join(farm.dataDir, name);
-  if (name === 'postgres') {
+/** Each backing service of the compose file, started on its host and a data directory, with the file's credentials. */
+const backingStarters: Record<BackingName, (host: NetworkHost, dataDir: string) => Promise<Stoppable>> = {
+  async postgres(host, dataDir) {
     const environment = environmentOf('postgres');
     const server = await startPostgres({
       dataDir,
@@ -164,7 +164,7 @@ async function startBacking(name: (typeof backingNames)[number]): Promise<{ stop
       database: environment.POSTGRES_DB!,
       login: { user: environment.POSTGRES_USER!, password: environment.POSTGRES_PASSWORD! },
       durable: false,
-      logFile: logFile(name),
+      logFile: logFile('postgres'),
     });
     // The postgres image makes POSTGRES_USER a superuser: temporal-schema creates its databases with it.
     const admin = new pg.Client({
@@ -174,41 +174,42 @@ async function startBacking(name: (typeof backingNames)[number]): Promise<{ stop
     await admin.query(`alter role "${environment.POSTGRES_USER!}" superuser`);
     await admin.end();
     return server;
-  }
-  if (name === 'temporal') {
-    // The server, its schema in the two databases (temporal-schema) and the default namespace (temporal-namespace).
-    return startTemporalServer({
+  },
+  // The server, its schema in the two databases (temporal-schema) and the default namespace (temporal-namespace).
+  temporal: (host, dataDir) =>
+    startTemporalServer({
       dir: dataDir,
       port: hostPort(setting('api', 'TEMPORAL_ADDRESS')).port,
       host: host.address,
       runIn: host.runIn,
       postgresUrl: databaseUrl(),
-      logFile: logFile(name),
-    });
-  }
-  if (name === 's3') {
-    const environment = environmentOf('s3');
-    return startSeaweed({
+      logFile: logFile('temporal'),
+    }),
+  s3: (host, dataDir) =>
+    startSeaweed({
       dataDir,
       s3Port: hostPort(setting('api', 'S3_ENDPOINT')).port,
       host: host.address,
       runIn: host.runIn,
       bucket: null,
       credentialsFrom: 'environment',
-      accessKeyId: environment.AWS_ACCESS_KEY_ID!,
-      secretAccessKey: environment.AWS_SECRET_ACCESS_KEY!,
-      logFile: logFile(name),
-    });
-  }
-  const environment = environmentOf('clickhouse');
-  return startClickHouse({
-    dataDir,
-    httpPort: hostPort(setting('api', 'CLICKHOUSE_URL')).port,
-    host: host.address,
-    runIn: host.runIn,
-    login: { user: environment.CLICKHOUSE_USER!, password: environment.CLICKHOUSE_PASSWORD! },
-    logFile: logFile(name),
-  });
+      accessKeyId: setting('s3', 'AWS_ACCESS_KEY_ID'),
+      secretAccessKey: setting('s3', 'AWS_SECRET_ACCESS_KEY'),
+      logFile: logFile('s3'),
+    }),
+  clickhouse: (host, dataDir) =>
+    startClickHouse({
+      dataDir,
+      httpPort: hostPort(setting('api', 'CLICKHOUSE_URL')).port,
+      host: host.address,
+      runIn: host.runIn,
+      login: { user: setting('clickhouse', 'CLICKHOUSE_USER'), password: setting('clickhouse', 'CLICKHOUSE_PASSWORD') },
+      logFile: logFile('clickhouse'),
+    }),
+};
+
+function startBackingService(name: BackingName): Promise<Stoppable> {
+  return backingStarters[name](hosts[name], join(farm.dataDir, name));
 }
 
 /**
@@ -267,23 +268,24 @@ async function startKino(name: Exclude<(typeof kinoNames)[number], 'bootstrap'>)
 async function composeUp(names: readonly string[]): Promise<void> {
   for (const name of names) assert.ok(upNames.has(name), `this test runs compose service ${name}`);
   const wanted = (name: string) => names.length === 0 || names.includes(name);
-  const start = async (name: string, starting: () => Promise<{ stop(): Promise<void> }>) => {
+  const start = async (name: string, starting: () => Promise<Stoppable>) => {
     if (!wanted(name) || farm.running.has(name)) return;
     farm.running.set(name, await starting());
   };
   await Promise.all(
-    backingNames.filter((name) => name !== 'temporal').map((name) => start(name, () => startBacking(name))),
+    backingNames.filter((name) => name !== 'temporal').map((name) => start(name, () => startBackingService(name))),
   );
-  await start('temporal', () => startBacking('temporal'));
+  // The Temporal server keeps its state in PostgreSQL: after it.
+  await start('temporal', () => startBackingService('temporal'));
   if (wanted('bootstrap') && !farm.bootstrapOutput)
     farm.bootstrapOutput = await runKino('bootstrap', services.bootstrap!.command as string[]);
   await Promise.all([start('api', () => startKino('api')), start('orchestrator', () => startKino('orchestrator'))]);
   await Promise.all([start('node', () => startKino('node')), start('delivery', () => startKino('delivery'))]);
 }
 
-/** Stops every process of the farm: Kino's first, then the services. */
+/** Stops every process of the farm: Kino's first, then the services, the Temporal server before PostgreSQL. */
 async function stopFarm(): Promise<void> {
-  const order = [...kinoNames, ...backingNames];
+  const order = [...kinoNames, ...[...backingNames].reverse()];
   for (const name of order) {
     await farm.running.get(name)?.stop();
     farm.running.delete(name);
