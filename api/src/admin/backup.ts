@@ -70,7 +70,7 @@ async function inParallel<T>(items: readonly T[], workers: number, work: (item: 
 }
 
 /** The file an object's key is kept in; a key that would land outside `dir/storage/objects` is refused. */
-function objectPath(dir: string, key: string): string {
+export function objectPath(dir: string, key: string): string {
   const root = resolve(objectsDir(dir));
   const path = resolve(root, key);
   if (!path.startsWith(`${root}/`) || key.endsWith('/'))
