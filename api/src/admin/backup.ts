@@ -96,6 +96,8 @@ export async function backup(
     const copied: (StoredObject | undefined)[] = [];
     let done = 0;
     await inParallel([...keys.entries()], objectWorkers, async ([index, key]) => {
+      // A folder marker (an empty object that S3 consoles make): nothing of Kino's, and no file name.
+      if (key.endsWith('/')) return;
       const path = objectPath(dir, key);
       const object = await storage.getObjectStream(key);
       // Deleted since the listing (a video deleted meanwhile): nothing to keep.
