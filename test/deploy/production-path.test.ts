@@ -699,6 +699,13 @@ test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bo
     container('bootstrap', ['admin', 'member', 'add', '--org', installation.orgId, '--email', devUser.email]),
   );
   assert.match(member, new RegExp(devUser.email.replace('.', '\\.')));
+  // And another key, as the guide's example makes it: it works through the proxy.
+  const keyOutput = await runtime.run(
+    container('bootstrap', ['admin', 'key', 'create', '--org', installation.orgId, '--type', 'full', '--live']),
+  );
+  const [madeKey] = /svc_live_[0-9A-Za-z]+/.exec(keyOutput) ?? [];
+  assert.ok(madeKey, `admin key create printed a key:\n${keyOutput}`);
+  await new Kino({ apiUrl, apiKey: madeKey }).videos.list(installation.orgId, installation.envId);
   await signInToDashboard(
     readFileSync(join(compose.caddyData, 'caddy', 'pki', 'authorities', 'local', 'intermediate.crt'), 'utf8'),
   );
