@@ -439,18 +439,22 @@ beforeAll(async () => {
   network = createTestNetwork();
   for (const name of [...backingNames, ...kinoNames]) hosts[name] = network.addHost(name);
   network.nameHosts(hosts);
-  // The public addresses are the hosts that publish the ports (8333, 7081), as in the production-path test.
-  services = renderCompose({
-    ...makeEnvSecrets(),
-    S3_PUBLIC_ENDPOINT: `http://${hosts.s3.address}:8333`,
-    PUBLIC_DELIVERY_URL: `http://${hosts.delivery.address}:7081`,
-  });
+  services = renderCompose(makeEnvSecrets());
+  // No proxy here (HTTPS through Caddy is the production-path test's): the addresses the API and the
+  // orchestrator hand to clients are S3's and delivery's own, over http.
+  for (const name of ['api', 'orchestrator']) {
+    const environment = environmentOf(name);
+    environment.DELIVERY_URL = `http://${hosts.delivery.address}:${setting('delivery', 'DELIVERY_PORT')}`;
+    if ('S3_PUBLIC_ENDPOINT' in environment)
+      environment.S3_PUBLIC_ENDPOINT = `http://${hosts.s3.address}:${hostPort(setting(name, 'S3_ENDPOINT')).port}`;
+  }
   newFarm('farm');
   [clipPath] = await Promise.all([
     makeClip({ seconds: 3, width: 320, height: 240, fps: 25, audio: true, path: join(workDir, 'source.mp4') }),
     composeUp([]),
   ]);
-  installation = readBootstrapOutput(farm.bootstrapOutput!);
+  // The first organization, key and token, as the guide's step 4 makes them in bootstrap's container.
+  installation = readBootstrapOutput(await runKino('bootstrap', ['admin', 'bootstrap']));
   client = new Kino({
     apiUrl: `http://${hosts.api.address}:${setting('api', 'API_PORT')}/v1/api`,
     apiKey: installation.apiKey,
