@@ -11,8 +11,9 @@
 // test/deploy/production-path.test.ts then runs them on real services.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
@@ -438,6 +439,31 @@ describe('the Kino image tag', () => {
     for (const [name, service] of kino) assert.equal(service.image, 'kino:9.8.7', `${name} runs the tag .env names`);
     const { KINO_VERSION: _, ...withoutVersion } = secrets;
     assert.throws(() => renderCompose(withoutVersion), /required variable KINO_VERSION is missing a value/);
+  });
+
+  it("docs/production.md's commands set it in .env, whether the .env has the variable or not (Upgrades, step 3)", () => {
+    const guide = readFileSync(join(repoRoot, 'docs', 'production.md'), 'utf8');
+    // The guide's lines that touch KINO_VERSION in deploy/.env, run by sh on a copy of the file.
+    const lines = guide
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+#.*$/, ''))
+      .filter((line) => line.includes('KINO_VERSION') && line.endsWith('deploy/.env'));
+    assert.equal(lines.length, 2, `docs/production.md adds KINO_VERSION if missing, then sets it: ${lines.join('; ')}`);
+    const example = readFileSync(join(deployDir, '.env.example'), 'utf8');
+    const dir = mkdtempSync(join(tmpdir(), 'kino-env-'));
+    try {
+      for (const before of [example, example.replace(/^KINO_VERSION=.*\n/m, '')]) {
+        const env = join(dir, '.env');
+        writeFileSync(env, before);
+        for (const line of lines) execFileSync('sh', ['-c', line.replaceAll('deploy/.env', '"$1"'), 'sh', env]);
+        const version = readEnvFile(env).KINO_VERSION!;
+        assert.match(version, /^\d+\.\d+\.\d+$/);
+        assert.notEqual(version, kinoVersion, 'the commands set the new version');
+        assert.equal(renderCompose({ ...makeEnvSecrets(), ...readEnvFile(env) }).api!.image, `kino:${version}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("Kubernetes: the kustomization sets it for every workload, and each manifest names this tree's version", () => {

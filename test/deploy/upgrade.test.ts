@@ -512,6 +512,13 @@ test('a farm of the previous release, with a video processed, one ready just in 
   // (a failure below names them), the replay fixtures of orchestrator/src/fixtures in their format.
   for (const [name, videoId] of Object.entries({ whole, midEncode, jit })) await saveHistory(name, videoId);
 
+  // docs/production.md, Upgrades step 3: every process of this tree takes the settings as they are.
+  await Promise.all(
+    (['bootstrap', 'api', 'orchestrator', 'node', 'delivery'] as const).map((name) =>
+      runKino(current, ['config', 'check', name], environments[name]),
+    ),
+  );
+
   // This tree's bootstrap migrates the database (and ClickHouse), and creates nothing.
   const migrated = await runKino(current, ['admin', 'bootstrap'], environments.bootstrap);
   assert.match(migrated, /PostgreSQL: \d+ migrations applied\./, migrated);
