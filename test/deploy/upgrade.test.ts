@@ -14,9 +14,11 @@
 //      node (its slot's lease and the node's own log say so);
 //   4. SIGTERM to every process of the previous release at once, as `docker compose stop` or a
 //      rollout sends it (the node drains, the orchestrator's worker cancels what it runs);
-//   5. this tree's bootstrap (the migrations), then its processes on the same services: the
-//      previous release's workflows go on in this tree's worker (their recorded histories replayed
-//      by this tree's workflow code: a change without its `patched()` fails here);
+//   5. this tree's `kino config check` of every process on the environment as it was, its bootstrap
+//      (the migrations), then its processes on the same services: the previous release's workflows
+//      go on in this tree's worker (their recorded histories replayed by this tree's workflow code:
+//      a change without its `patched()`, or one that reorders commands, fails here; the histories
+//      are saved, and kept with KINO_FARM_LOGS=1, for a replay fixture of orchestrator/src/fixtures);
 //   6. every video reaches `ready` with its whole ladder, and plays to its end from delivery: every
 //      segment of every variant, every frame.
 import { afterAll, beforeAll, test } from 'vitest';
@@ -376,7 +378,8 @@ async function waitForWorkflow(videoId: string, timeoutMs: number): Promise<void
       if (failed) {
         const { cause, failure } = failed.workflowTaskFailedEventAttributes!;
         throw new WaitAbortedError(
-          `video ${videoId}'s workflow task failed (${String(cause)}): ${failure?.message ?? 'no message'}`,
+          `video ${videoId}'s workflow task failed (${String(cause)}): ${failure?.message ?? 'no message'}; ` +
+            `the previous release's histories are in ${workDir}/histories (kept with KINO_FARM_LOGS=1)`,
         );
       }
       return undefined;
@@ -508,8 +511,8 @@ test('a farm of the previous release, with a video processed, one ready just in 
     'the previous release stopped with a just-in-time video ready and segments still to make',
   );
 
-  // The previous release's histories as it recorded them: with KINO_FARM_LOGS, kept beside the logs
-  // (a failure below names them), the replay fixtures of orchestrator/src/fixtures in their format.
+  // The previous release's histories as it recorded them, in the format of the replay fixtures
+  // (orchestrator/src/fixtures): a workflow that fails to replay below names where they are.
   for (const [name, videoId] of Object.entries({ whole, midEncode, jit })) await saveHistory(name, videoId);
 
   // docs/production.md, Upgrades step 3: every process of this tree takes the settings as they are.
