@@ -20,7 +20,8 @@
 #                      schemathesis (fuzzes the API against its OpenAPI document, test/api) and
 #                      kubernetes-validate (checks deploy/kubernetes/, test/deploy)
 #   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
-#                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts)
+#                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts,
+#                      test/deploy/backup-restore.test.ts)
 #   dashboard          dashboard/dist (Vite build), when missing or older than dashboard/'s sources
 set -euo pipefail
 mode="${1:-dev}"
@@ -59,7 +60,7 @@ fi
 # Debian packages.
 apt_packages=(ffmpeg python3-venv)
 [ -x "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || apt_packages+=(postgresql)
-if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium); fi
+if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy); fi
 missing=()
 for p in "${apt_packages[@]}"; do
   case "$p" in

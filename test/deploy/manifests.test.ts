@@ -24,6 +24,7 @@ import {
   deployDir,
   imageSettings,
   imageTools,
+  kinoImage,
   kinoImage as image,
   kinoVersion,
   kinoProcessOf,
@@ -49,6 +50,18 @@ async function variablesRead(process_: string): Promise<Set<string>> {
   }).catch((error: Error & { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   const check = JSON.parse(stdout) as { variables: { name: string }[] };
   return new Set(check.variables.map((variable) => variable.name));
+}
+
+/** A rule of an Ingress: one host's paths, each to a Service's named port. */
+interface IngressRule {
+  host: string;
+  http: { paths: Array<{ path: string; backend: { service: { name: string; port: { name: string } } } }> };
+}
+
+/** A route of Caddy's JSON configuration, as `caddy adapt` prints it. */
+interface CaddyRoute {
+  match?: Array<{ host?: string[] }>;
+  handle: unknown[];
 }
 
 /** Names that hold secrets in the deployment files (the .env's secrets, the Secret's keys). */
@@ -163,6 +176,16 @@ describe('deploy/kubernetes', () => {
     );
   });
 
+  it("has `kino` on the image's PATH for `kubectl exec` (docs/production.md), running what its ENTRYPOINT runs", () => {
+    assert.ok(imageTools(kinoImage).includes('kino'), 'the image copies a kino program into /usr/local/bin');
+    const dockerfile = readFileSync(join(deployDir, 'Dockerfile'), 'utf8');
+    const entrypoint = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(dockerfile)![1]!) as string[];
+    const program = entrypoint.slice(entrypoint.indexOf('--') + 1).join(' ');
+    assert.match(readFileSync(join(deployDir, 'kino'), 'utf8'), new RegExp(`^exec ${program} "\\$@"$`, 'm'));
+    const guide = readFileSync(join(repoRoot, 'docs', 'production.md'), 'utf8');
+    assert.match(guide, /kubectl -n kino exec deploy\/kino-api -- kino admin bootstrap/);
+  });
+
   it('gives each workload only the Secret keys its process reads (kino config check), never the whole Secret', async () => {
     const objects = readKubernetesObjects(kubernetesFiles);
     for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
@@ -234,6 +257,38 @@ describe('deploy/kubernetes', () => {
     assert.deepEqual([...(allowed.get('orchestrator:registry') ?? [])], ['node']);
     assert.deepEqual([...(allowed.get('node:grpc') ?? [])], ['orchestrator']);
   });
+
+  it("the Ingress example serves the API's and delivery's public names over TLS, through their Services, with no body limit and no request buffering", () => {
+    const objects = readKubernetesObjects(kubernetesFiles);
+    const ingress = objects.find((object) => object.kind === 'Ingress') as KubernetesObject & {
+      metadata: { annotations?: Record<string, string> };
+      spec: { tls: Array<{ hosts: string[] }>; rules: IngressRule[] };
+    };
+    assert.ok(ingress, 'deploy/kubernetes has an Ingress');
+    const config = objects.find((object) => object.kind === 'ConfigMap')!.data!;
+    const backendOf = (url: string) => {
+      const host = new URL(url).hostname;
+      assert.ok(
+        ingress.spec.tls.some((tls) => tls.hosts.includes(host)),
+        `${host} is served over TLS`,
+      );
+      const rule = ingress.spec.rules.find((candidate) => candidate.host === host);
+      assert.ok(rule, `the Ingress has a rule for ${host}`);
+      return rule.http.paths.map((path) => [path.path, path.backend.service.name, path.backend.service.port.name]);
+    };
+    assert.deepEqual(backendOf(config.DASHBOARD_URL!), [['/', 'kino-api', 'http']]);
+    assert.deepEqual(backendOf(config.DELIVERY_URL!), [['/', 'kino-delivery', 'http']]);
+    for (const name of ['kino-api', 'kino-delivery']) {
+      const service = objects.find((object) => object.kind === 'Service' && object.metadata.name === name) as
+        (KubernetesObject & { spec: { ports: Array<{ name?: string }> } }) | undefined;
+      assert.ok(
+        service?.spec.ports.some((port) => port.name === 'http'),
+        `Service ${name} has a port named http`,
+      );
+    }
+    assert.equal(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'], '0');
+    assert.equal(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-request-buffering'], 'off');
+  });
 });
 
 describe('deploy/compose.yaml', () => {
@@ -259,6 +314,7 @@ describe('deploy/compose.yaml', () => {
       'node',
       'orchestrator',
       'postgres',
+      'proxy',
       's3',
       'temporal',
       'temporal-namespace',
@@ -336,6 +392,43 @@ describe('deploy/compose.yaml', () => {
   const rendered = () => renderCompose(makeEnvSecrets());
   /** Services that run until stopped (the others run once: schema, namespace, bootstrap). */
   const longRunning = (service: ComposeService) => service.restart === 'unless-stopped' || service.restart === 'always';
+
+  it("publishes the proxy's ports only, and the Caddyfile sends each public name to its service's port with the Host header as sent, no body limit and no request buffering", () => {
+    const services = rendered();
+    const publishing = Object.entries(services).filter(([, service]) => (service.ports ?? []).length > 0);
+    assert.deepEqual(
+      publishing.map(([name, service]) => [name, service.ports]),
+      [['proxy', ['80:80', '443:443', '443:443/udp']]],
+    );
+    // Caddy's own reading of the file (`caddy adapt`), with the names the proxy's environment gives it.
+    const adapted = JSON.parse(
+      execFileSync(findBinary('caddy'), ['adapt', '--config', join(deployDir, 'caddy', 'Caddyfile')], {
+        env: { ...process.env, ...services.proxy!.environment },
+        encoding: 'utf8',
+      }),
+    ) as { apps: { http: { servers: Record<string, { routes: CaddyRoute[] }> } } };
+    const routes = Object.values(adapted.apps.http.servers).flatMap((server) => server.routes);
+    const upstreamOf = (host: string) => {
+      const route = routes.find((candidate) => candidate.match?.some((match) => match.host?.includes(host)));
+      assert.ok(route, `the Caddyfile serves ${host}`);
+      const handlers = JSON.stringify(route.handle);
+      // Caddy passes Host through and streams bodies unless a handler says otherwise.
+      for (const setting of ['"Host"', 'request_buffers', 'max_size', 'request_body'])
+        assert.ok(!handlers.includes(setting), `${host}: the proxy sets no ${setting}`);
+      return [...handlers.matchAll(/"dial":"([^"]+)"/g)].map((match) => match[1]);
+    };
+    const environment = services.proxy!.environment;
+    const portOf = (name: string, variable: string) => `${name}:${services[name]!.environment[variable]}`;
+    assert.deepEqual(upstreamOf(environment.API_DOMAIN!), [portOf('api', 'API_PORT')]);
+    assert.deepEqual(upstreamOf(environment.DELIVERY_DOMAIN!), [portOf('delivery', 'DELIVERY_PORT')]);
+    assert.deepEqual(upstreamOf(environment.UPLOAD_DOMAIN!), [
+      `s3:${/-s3\.port=(\d+)/.exec(services.s3!.command!.join(' '))![1]}`,
+    ]);
+    // The API's public URLs are the proxy's names, on https.
+    assert.equal(services.api!.environment.S3_PUBLIC_ENDPOINT, `https://${environment.UPLOAD_DOMAIN}`);
+    assert.equal(services.api!.environment.DELIVERY_URL, `https://${environment.DELIVERY_DOMAIN}`);
+    assert.equal(services.api!.environment.DASHBOARD_URL, `https://${environment.API_DOMAIN}/dashboard`);
+  });
 
   it('waits on each dependency as what it is: a one-shot service to complete, a long-running one to be healthy', () => {
     const services = rendered();

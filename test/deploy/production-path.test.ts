@@ -20,23 +20,45 @@
 //      then the API, orchestrator, encode node and delivery; each Compose healthcheck, run on its
 //      service's host as Docker runs it, fails before the service starts and passes once it runs;
 //   5. a client outside those hosts (this process) uploads a video to the presigned URL the API
-//      hands out (on S3_PUBLIC_ENDPOINT), processes it, waits for `ready`;
+//      hands out, processes it, waits for `ready`;
 //   6. plays it from delivery with a signed URL: master playlist, every variant, every segment, and
 //      every frame decoded.
+// For Compose, the client reaches everything over HTTPS through the proxy (Debian's Caddy with the
+// file's Caddyfile; the three public names resolve to its host, its certificates come from its
+// own CA, which the client trusts): the first secrets come from a one-off bootstrap container (the
+// service's own log holds none), the upload is multipart in 64 MiB parts, an operator's command
+// (`admin member add`) runs in a container, and Chromium signs in to the dashboard through an
+// OpenID provider (the dev stack's, over HTTPS with a certificate of the test's own CA, which the
+// file's EXTRA_CA_CERTS gives the API). For Kubernetes, the first secrets come from `kubectl exec`
+// in the API's container.
 // Compose runs first; its Kino processes stop before the Kubernetes workloads start.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash, X509Certificate } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { Kino } from '@kino/sdk';
-import { findBinary, startProcess, waitFor, WaitAbortedError, type ManagedProcess } from '@kino/dev';
-import { makeClip } from '@kino/test/support/media';
+import { chromium } from 'playwright-core';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { Kino } from '@kino/sdk/node';
+import {
+  findBinary,
+  startDevIdentityProvider,
+  startProcess,
+  waitFor,
+  WaitAbortedError,
+  type ManagedProcess,
+} from '@kino/dev';
+import { devUser, signIn } from '@kino/test/support/dashboard';
+import { countDecodedFrames, makeClip } from '@kino/test/support/media';
 import { createTestNetwork, type NetworkHost, type TestNetwork } from '@kino/test/support/network-hosts';
 import {
   containerPort,
+  deployDir,
   kinoImage,
   kinoProcessOf,
   kubernetesServices,
@@ -53,16 +75,19 @@ import {
 } from '@kino/test/support/deployment-files';
 import {
   assertCredentialsChecked,
+  assertPreparedOnly,
   buildImage,
   connects,
   ContainerRuntime,
   hostPort,
+  makeTestCa,
   readBootstrapOutput,
   startBackingServices,
   uploadProcessAndPlay,
   waitForActiveNode,
   type BackingServiceSettings,
   type KinoImage,
+  type TestCa,
 } from '@kino/test/support/production-farm';
 
 const execFileAsync = promisify(execFile);
@@ -78,6 +103,7 @@ const composeHostNames = [
   'orchestrator',
   'node',
   'delivery',
+  'proxy',
 ] as const;
 type ComposeHostName = (typeof composeHostNames)[number];
 
@@ -87,8 +113,22 @@ let image: KinoImage;
 let clipPath: string;
 const stops: Array<() => Promise<void>> = [];
 
+/** The OpenID provider the dashboard signs in through (the test's, in this process), as .env's OIDC_ISSUER names it. */
+const identityHost = 'id.example.com';
+const identityPort = 8443;
+
 const compose = {
   hosts: {} as Record<ComposeHostName, NetworkHost>,
+  /** API_DOMAIN, DELIVERY_DOMAIN and UPLOAD_DOMAIN: each resolves to the proxy's host. */
+  publicNames: [] as string[],
+  /** What the file mounts as ./certs (deploy/certs/): the test CA's PEM, as an operator puts theirs. */
+  certsDir: '',
+  identity: undefined as unknown as TestCa,
+  /** Where the proxy keeps its certificates and CA (the caddy-data volume). */
+  caddyData: '',
+  /** A raw-video source of more than 64 MiB: a multipart upload's part that size goes through the proxy. */
+  bigClipPath: '',
+  originalDispatcher: undefined as unknown as Dispatcher,
   services: {} as Record<string, ComposeService>,
   backing: undefined as unknown as BackingServiceSettings,
   runtime: undefined as unknown as ContainerRuntime,
@@ -150,6 +190,150 @@ async function composeHealthcheckPasses(name: ComposeHostName): Promise<boolean>
   );
 }
 
+/** The file's bind mounts of a Kino service (`./certs:/etc/kino/certs:ro`): ./certs is the test's stand-in for deploy/certs/. */
+function composeBinds(name: ComposeHostName): Array<{ source: string; path: string }> {
+  return (compose.services[name]!.volumes ?? [])
+    .filter((volume) => volume.startsWith('./'))
+    .map((volume) => {
+      const [source, path] = volume.split(':');
+      assert.equal(source, './certs', `${name} mounts ${source}: a directory this test does not stand in for`);
+      return { source: compose.certsDir, path: path! };
+    });
+}
+
+/**
+ * The `proxy` service: Debian's Caddy with the file's Caddyfile (mounted at /etc/caddy/Caddyfile)
+ * and environment, the caddy-data and caddy-config volumes as directories (XDG_DATA_HOME and
+ * XDG_CONFIG_HOME, as the image sets them), on the proxy's host.
+ */
+function startProxy(): ManagedProcess {
+  const service = compose.services.proxy!;
+  const volume = (path: string) => {
+    const entry = service.volumes!.find((candidate) => candidate.split(':')[1] === path);
+    assert.ok(entry, `the proxy mounts ${path}`);
+    return entry.split(':')[0]!;
+  };
+  assert.equal(volume('/etc/caddy/Caddyfile'), './caddy/Caddyfile');
+  assert.equal(volume('/data'), 'caddy-data');
+  compose.caddyData = join(workDir, 'compose', 'caddy-data');
+  const caddyConfig = join(workDir, 'compose', 'caddy-config');
+  mkdirSync(compose.caddyData, { recursive: true });
+  mkdirSync(caddyConfig, { recursive: true });
+  const proxy = startProcess(
+    'proxy',
+    findBinary('caddy'),
+    ['run', '--config', join(deployDir, 'caddy', 'Caddyfile'), '--adapter', 'caddyfile'],
+    {
+      env: {
+        ...service.environment,
+        XDG_DATA_HOME: compose.caddyData,
+        XDG_CONFIG_HOME: caddyConfig,
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/',
+      },
+      runIn: compose.hosts.proxy.runIn,
+      logFile: join(workDir, 'compose', 'logs', 'proxy.log'),
+    },
+  );
+  stops.unshift(() => proxy.stop());
+  return proxy;
+}
+
+/**
+ * This process as a client on the Internet: the three public names resolve to the proxy's host
+ * and the provider's name to this machine, and TLS is checked against Caddy's CA and the test's.
+ */
+function httpsClient({ caddyRoot }: { caddyRoot: string }): { dispatcher: Agent } {
+  const addresses = new Map<string, string>([
+    ...compose.publicNames.map((name) => [name, compose.hosts.proxy.address] as const),
+    [identityHost, network.gatewayAddress],
+  ]);
+  const lookup = (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    const address = addresses.get(hostname);
+    if (!address) return dnsLookup(hostname, options, callback as never);
+    if (options.all) callback(null, [{ address, family: 4 }]);
+    else callback(null, address, 4);
+  };
+  return { dispatcher: new Agent({ connect: { ca: [caddyRoot, compose.identity.caCert], lookup } }) };
+}
+
+/**
+ * Every frame of a master playlist decoded by ffmpeg on a host of the network whose /etc/hosts
+ * maps the public names (the proxy's own: it resolves them to itself). ffmpeg does not check the
+ * certificate by default; this process's fetches of every file did.
+ */
+function decodeOnHost(host: NetworkHost, masterUrl: string): Promise<number> {
+  return countDecodedFrames(masterUrl, [], host.runIn);
+}
+
+/**
+ * The dashboard's sign-in through the OpenID provider (the dev provider, over HTTPS with the test
+ * CA's certificate, registered with the .env's client id and secret), in Chromium, every name
+ * resolved as on the Internet; the dashboard then lists the video.
+ */
+async function signInToDashboard(caddyIntermediate: string): Promise<void> {
+  const api = compose.services.api!.environment;
+  const dashboardUrl = api.DASHBOARD_URL!;
+  const provider = await startDevIdentityProvider({
+    host: network.gatewayAddress,
+    port: identityPort,
+    tls: { key: compose.identity.key, cert: compose.identity.cert, issuerHost: identityHost },
+    users: [devUser],
+    client: {
+      clientId: api.OIDC_CLIENT_ID!,
+      clientSecret: api.OIDC_CLIENT_SECRET!,
+      redirectUris: [`${dashboardUrl}/auth/callback`],
+      postLogoutRedirectUris: [`${dashboardUrl}/`],
+    },
+  });
+  stops.unshift(() => provider.stop());
+  assert.equal(provider.issuer, api.OIDC_ISSUER, "the provider's issuer is the .env's OIDC_ISSUER");
+  const rules = [
+    ...compose.publicNames.map((name) => `MAP ${name} ${compose.hosts.proxy.address}`),
+    `MAP ${identityHost} ${network.gatewayAddress}`,
+  ];
+  // Chromium trusts no CA of ours: it is told public keys of the chains the two servers present
+  // (Caddy's intermediate CA, the provider's own certificate) instead.
+  const spki = [caddyIntermediate, compose.identity.cert].map(spkiHash);
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      `--host-resolver-rules=${rules.join(', ')}`,
+      `--ignore-certificate-errors-spki-list=${spki.join(',')}`,
+    ],
+  });
+  try {
+    const page = await (await browser.newContext()).newPage();
+    try {
+      await signIn(page, dashboardUrl, devUser);
+      await page.getByText('raw.mkv').first().waitFor();
+    } catch (error) {
+      const text = await page
+        .locator('body')
+        .innerText()
+        .catch(() => '(no page)');
+      throw new Error(
+        `${(error as Error).message}\nat ${page.url()}:\n${text.slice(0, 2000)}\napi: ${compose.runtime.logOf('api')}`,
+      );
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The base64 SHA-256 of a certificate's public key (SubjectPublicKeyInfo), as Chromium's SPKI list takes it. */
+function spkiHash(pem: string): string {
+  const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spki).digest('base64');
+}
+
 /** A value the API's environment must have for this test to place the services it names. */
 function setting(environment: Readonly<Record<string, string>>, key: string): string {
   const value = environment[key];
@@ -169,17 +353,35 @@ beforeAll(async () => {
 
   // Compose: a host per service, named as the service.
   for (const name of composeHostNames) compose.hosts[name] = network.addHost(name);
-  network.nameHosts(compose.hosts, Object.values(compose.hosts));
   const { hosts } = compose;
   // The only values not from .env.example: its secrets, made with the command the file gives for
-  // each (docs/production.md, step 2), and where the test client (this machine) reaches the
-  // published ports, i.e. the addresses of the hosts that publish them. Every other value is the file's.
+  // each (docs/production.md, step 2), and the OpenID provider's, whose certificate the test's own
+  // CA signed (its PEM where the file mounts deploy/certs/); Caddy's certificates from its own CA.
+  // Every other value is the file's, its three public names too (each resolves to the proxy's host).
+  const testCa = makeTestCa(join(workDir, 'ca'), identityHost);
+  compose.certsDir = join(workDir, 'compose-certs');
+  mkdirSync(compose.certsDir);
+  writeFileSync(join(compose.certsDir, 'test-ca.pem'), testCa.caCert);
+  compose.identity = testCa;
   compose.services = renderCompose({
     ...makeEnvSecrets(),
-    S3_PUBLIC_ENDPOINT: `http://${hosts.s3.address}:8333`,
-    PUBLIC_DELIVERY_URL: `http://${hosts.delivery.address}:7081`,
+    CADDY_GLOBAL_OPTIONS: 'local_certs\nskip_install_trust',
+    OIDC_ISSUER: `https://${identityHost}:${identityPort}`,
+    EXTRA_CA_CERTS: '/etc/kino/certs/test-ca.pem',
   });
   const { services } = compose;
+  compose.publicNames = ['API_DOMAIN', 'DELIVERY_DOMAIN', 'UPLOAD_DOMAIN'].map(
+    (name) => services.proxy!.environment[name]!,
+  );
+  network.nameHosts(
+    {
+      ...compose.hosts,
+      ...Object.fromEntries(compose.publicNames.map((name) => [name, compose.hosts.proxy])),
+      // The provider runs in this process, on the network's gateway address.
+      [identityHost]: { address: network.gatewayAddress } as NetworkHost,
+    },
+    Object.values(compose.hosts),
+  );
   const kinoEnv = services.bootstrap!.environment;
   const database = new URL(kinoEnv.DATABASE_URL!);
   const storage = hostPort(kinoEnv.S3_ENDPOINT!);
@@ -290,18 +492,21 @@ beforeAll(async () => {
   };
 
   // The image while both sets of backing services start.
-  const [built, composeBacking, kubernetesBacking, clip] = await Promise.allSettled([
+  const [built, composeBacking, kubernetesBacking, clip, rawClip] = await Promise.allSettled([
     buildImage(workDir),
     startBackingServices(compose.backing, join(workDir, 'compose')),
     startBackingServices(kubernetes.backing, join(workDir, 'kubernetes')),
     makeClip({ seconds: 4, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
+    // 7 s of raw 360p video: 73 MB, a 64 MiB part and a second one.
+    makeClip({ seconds: 7, width: 640, height: 360, fps: 30, raw: true, path: join(workDir, 'raw.mkv') }),
   ]);
   for (const started of [composeBacking, kubernetesBacking])
     if (started.status === 'fulfilled') stops.unshift(started.value);
-  for (const result of [built, composeBacking, kubernetesBacking, clip])
+  for (const result of [built, composeBacking, kubernetesBacking, clip, rawClip])
     if (result.status === 'rejected') throw result.reason;
   image = (built as PromiseFulfilledResult<KinoImage>).value;
   clipPath = (clip as PromiseFulfilledResult<string>).value;
+  compose.bigClipPath = (rawClip as PromiseFulfilledResult<string>).value;
   compose.runtime = new ContainerRuntime(image, join(workDir, 'compose'));
   kubernetes.runtime = new ContainerRuntime(image, join(workDir, 'kubernetes'));
   stops.unshift(
@@ -319,7 +524,7 @@ afterAll(async () => {
   }
 });
 
-test('from deploy/compose.yaml and .env.example to a played video: bootstrap, upload through the published S3 port, ready, played from delivery', async () => {
+test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bootstrap, the first secrets from a one-off container, a multipart upload through the proxy, ready, played from delivery, the dashboard signed in through an OpenID provider', async () => {
   const { hosts, services, runtime } = compose;
   // Every Kino service of the file runs the image, with the command kino.js takes.
   const kino = Object.entries(services).filter(([, service]) => service.image === kinoImage);
@@ -350,47 +555,29 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
     timeout: 150_000,
   });
 
-  // docs/production.md step 4: bootstrap, then its output.
-  const container = (name: ComposeHostName) => ({
+  // docs/production.md steps 3 and 4: `up` runs the bootstrap service (bucket, migrations; no
+  // organization, so no secret in its kept log); the operator then makes the first organization,
+  // key and token with `docker compose run --rm bootstrap admin bootstrap`: the same container with
+  // that command, its output on the terminal and gone with the container.
+  const container = (name: ComposeHostName, args = services[name]!.command!) => ({
     name,
     host: hosts[name],
-    args: services[name]!.command!,
+    args,
     environment: services[name]!.environment,
+    binds: composeBinds(name),
   });
-  const installation = readBootstrapOutput(await runtime.run(container('bootstrap')));
+  assertPreparedOnly(await runtime.run(container('bootstrap')));
+  const installation = readBootstrapOutput(await runtime.run(container('bootstrap', ['admin', 'bootstrap'])));
 
   // The file's healthchecks, as Docker runs them: each fails while its service is not up yet.
-  for (const name of ['api', 'orchestrator', 'delivery', 'node'] as const)
+  for (const name of ['api', 'orchestrator', 'delivery', 'node', 'proxy'] as const)
     assert.equal(await composeHealthcheckPasses(name), false, `${name}'s healthcheck fails before it starts`);
   assert.ok(await composeHealthcheckPasses('s3'), "SeaweedFS's S3 answers its healthcheck");
 
   // docker compose up: the Kino services, each on its host; a node once the registry listens (compose:
-  // depends_on, and the restart policy for a node that started first).
+  // depends_on, and the restart policy for a node that started first); the proxy once the API,
+  // delivery and S3 are healthy.
   for (const name of ['api', 'orchestrator', 'delivery'] as const) runtime.start(container(name));
-
-  // The client's view: the published ports, at the addresses of the hosts that publish them.
-  const published = (name: 'api' | 'delivery') => {
-    const [hostPortNumber] = services[name]!.ports![0]!.split(':');
-    return `http://${hosts[name].address}:${hostPortNumber}`;
-  };
-  const apiUrl = `${published('api')}/v1/api`;
-  await waitFor(
-    'the API to report every dependency healthy',
-    async () => {
-      runtime.assertRunning('api');
-      const response = await fetch(`${apiUrl}/health`);
-      return response.status === 200 ? true : undefined;
-    },
-    { timeoutMs: 90_000, intervalMs: 250 },
-  );
-  await waitFor(
-    'delivery to answer /health',
-    async () => {
-      runtime.assertRunning('delivery');
-      return (await fetch(`${published('delivery')}/health`)).ok || undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 250 },
-  );
   const registry = hostPort(services.node!.environment.KINO_CONTROL_PLANE!);
   await waitFor(
     "the orchestrator's registry to listen",
@@ -401,25 +588,88 @@ test('from deploy/compose.yaml and .env.example to a played video: bootstrap, up
     { timeoutMs: 60_000, intervalMs: 250 },
   );
   runtime.start(container('node'));
-  const client = new Kino({ apiUrl, apiKey: installation.apiKey, operatorToken: installation.operatorToken });
-  await waitForActiveNode(client, () => ['api', 'orchestrator', 'node'].forEach((name) => runtime.assertRunning(name)));
+  for (const name of ['api', 'delivery'] as const)
+    await waitFor(`${name}'s healthcheck to pass`, async () => {
+      runtime.assertRunning(name);
+      return (await composeHealthcheckPasses(name)) || undefined;
+    });
+  const proxy = startProxy();
+
+  // The client's view: the three public names, each resolving to the proxy's host, over HTTPS
+  // with certificates of Caddy's own CA (`local_certs`), which this client trusts as a LAN's would.
+  const caddyRoot = await waitFor(
+    "Caddy's CA to issue",
+    async () => {
+      if (proxy.child.exitCode !== null) throw new WaitAbortedError(`caddy exited (${proxy.child.exitCode})`);
+      const root = join(compose.caddyData, 'caddy', 'pki', 'authorities', 'local', 'root.crt');
+      return existsSync(root) ? readFileSync(root, 'utf8') : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  const [apiDomain, deliveryDomain, uploadDomain] = compose.publicNames;
+  const client = httpsClient({ caddyRoot });
+  compose.originalDispatcher = getGlobalDispatcher();
+  setGlobalDispatcher(client.dispatcher);
+  const apiUrl = `https://${apiDomain}/v1/api`;
+  await waitFor(
+    'the API to report every dependency healthy through the proxy',
+    async () => {
+      runtime.assertRunning('api');
+      const response = await fetch(`${apiUrl}/health`).catch(() => undefined);
+      return response?.status === 200 ? true : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
+  const sdk = new Kino({ apiUrl, apiKey: installation.apiKey, operatorToken: installation.operatorToken });
+  await waitForActiveNode(sdk, () => ['api', 'orchestrator', 'node'].forEach((name) => runtime.assertRunning(name)));
   // And each passes once its service runs.
-  for (const name of ['api', 'orchestrator', 'delivery', 'node'] as const)
+  for (const name of ['api', 'orchestrator', 'delivery', 'node', 'proxy'] as const)
     assert.ok(await composeHealthcheckPasses(name), `${name}'s healthcheck passes while it runs`);
 
-  // docs/production.md steps 5 and 6.
+  // The proxy names the client to the API (X-Forwarded-For, API_TRUSTED_PROXIES): the request log
+  // has this machine's address, not the proxy's.
+  await waitFor(
+    'the API to log a request from this client',
+    async () => runtime.logOf('api').includes(`"remoteAddress":"${network.gatewayAddress}"`) || undefined,
+  );
+
+  // docs/production.md steps 5 and 6, through the proxy: a multipart upload whose one part is 64 MiB
+  // or more (a raw-video source), streamed to S3 with its Host and signature intact, then a private
+  // video played from delivery with a signed URL.
   await uploadProcessAndPlay({
-    client,
+    client: sdk,
     installation,
-    clipPath,
-    uploadEndpoint: services.api!.environment.S3_PUBLIC_ENDPOINT!,
-    deliveryUrl: published('delivery'),
+    clipPath: compose.bigClipPath,
+    uploadEndpoint: `https://${uploadDomain}`,
+    deliveryUrl: `https://${deliveryDomain}`,
+    multipartPartSize: 64 * 1024 * 1024,
+    decode: (masterUrl) => decodeOnHost(hosts.proxy, masterUrl),
   });
+
+  // The dashboard (docs/production.md, "The dashboard"): the operator makes the provider's user a
+  // member (`docker compose run --rm bootstrap admin member add ...`), who signs in through the
+  // provider over HTTPS and sees the video.
+  const member = await runtime.run(
+    container('bootstrap', ['admin', 'member', 'add', '--org', installation.orgId, '--email', devUser.email]),
+  );
+  assert.match(member, new RegExp(devUser.email.replace('.', '\\.')));
+  // And another key, as the guide's example makes it: it works through the proxy.
+  const keyOutput = await runtime.run(
+    container('bootstrap', ['admin', 'key', 'create', '--org', installation.orgId, '--type', 'full', '--live']),
+  );
+  const [madeKey] = /svc_live_[0-9A-Za-z]+/.exec(keyOutput) ?? [];
+  assert.ok(madeKey, `admin key create printed a key:\n${keyOutput}`);
+  await new Kino({ apiUrl, apiKey: madeKey }).videos.list(installation.orgId, installation.envId);
+  await signInToDashboard(
+    readFileSync(join(compose.caddyData, 'caddy', 'pki', 'authorities', 'local', 'intermediate.crt'), 'utf8'),
+  );
 
   // Compose runs bootstrap at every `up`: a second run changes nothing and makes no secrets.
   const again = await runtime.run(container('bootstrap'));
   assert.match(again, /Bucket kino: exists; CORS rule for uploads from \* already set\./);
   assert.match(again, /Organizations exist \(.*\): nothing created, no secrets made\./);
+  setGlobalDispatcher(compose.originalDispatcher);
+  await proxy.stop();
   await runtime.stopAll();
 });
 
@@ -525,13 +775,22 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
     environment: deployment.environment,
     mountPaths: deployment.mountPaths,
   });
-  const installation = readBootstrapOutput(await runtime.run(container(workload('Job/kino-bootstrap'))));
+  assertPreparedOnly(await runtime.run(container(workload('Job/kino-bootstrap'))));
 
   // The Deployments, each ready by its own readinessProbe; an encode node once the registry is ready
   // (the kubelet restarts a node that found no registry: restartPolicy Always).
   const servers = ['Deployment/kino-api', 'Deployment/kino-orchestrator', 'Deployment/kino-delivery'].map(workload);
   for (const deployment of servers) runtime.start(container(deployment));
   for (const deployment of servers) await waitUntilReady(deployment);
+  // The first organization, key and token: `kubectl -n kino exec deploy/kino-api -- kino admin
+  // bootstrap`, a process in the API's container with its environment, its output on the terminal.
+  const installation = readBootstrapOutput(
+    await runtime.run({
+      ...container(workload('Deployment/kino-api')),
+      name: 'kino-api-exec',
+      args: ['admin', 'bootstrap'],
+    }),
+  );
   runtime.start(container(workload('Deployment/kino-node')));
 
   // The client's view: the kino-api Service as an Ingress exposes it.

@@ -40,7 +40,6 @@ import { makeEnvSecrets } from '@kino/test/support/deployment-files';
 import type { NetworkHost } from '@kino/test/support/network-hosts';
 import {
   connects,
-  readBootstrapOutput,
   startBackingServices,
   waitForActiveNode,
   type BackingServiceSettings,
@@ -57,6 +56,22 @@ async function previousRelease(): Promise<{ version: string; commit: string }> {
   const commit = /^Commit ([0-9a-f]{40})\b/m.exec(body ?? '')?.[1];
   assert.ok(version && commit, 'CHANGELOG.md names its latest release and that release\'s commit ("Commit <hash>")');
   return { version, commit };
+}
+
+/**
+ * What the previous release's `kino admin bootstrap` printed on a first run: it migrated and made
+ * the first organization in one run (this tree's bootstrap service only prepares: readBootstrapOutput).
+ */
+function readFirstRunOutput(output: string): FirstInstallation {
+  assert.match(output, /PostgreSQL: \d+ migrations applied\./);
+  const [, orgId, envId] = /Created organization (\S+) \(.*\) with environment (\S+) \(/.exec(output) ?? [];
+  const [, apiKey] = /API key \(full, live, \S+\): (\S+)/.exec(output) ?? [];
+  const [, operatorToken] = /Operator token \(\S+\): (\S+)/.exec(output) ?? [];
+  assert.ok(
+    orgId && envId && apiKey && operatorToken,
+    `bootstrap printed the first organization and secrets:\n${output}`,
+  );
+  return { orgId, envId, apiKey, operatorToken };
 }
 
 /** One release's `kino`: the program every process and operator command of that release runs. */
@@ -448,7 +463,7 @@ test('a farm of the previous release, with a video processed, one ready just in 
   // The previous release: bootstrap (the first organization, environment, key and token), its
   // processes, and a second environment with just-in-time segments (the farm's default, on), the
   // first one publishing whole.
-  const installation = readBootstrapOutput(await runKino(previous, ['admin', 'bootstrap'], environments.bootstrap));
+  const installation = readFirstRunOutput(await runKino(previous, ['admin', 'bootstrap'], environments.bootstrap));
   const { orgId, envId } = installation;
   let client = await startRelease(previous, installation);
   const jitEnv = JSON.parse(
@@ -522,8 +537,8 @@ test('a farm of the previous release, with a video processed, one ready just in 
     ),
   );
 
-  // This tree's bootstrap migrates the database (and ClickHouse), and creates nothing.
-  const migrated = await runKino(current, ['admin', 'bootstrap'], environments.bootstrap);
+  // This tree's bootstrap, as its service runs it, migrates the database (and ClickHouse), and creates nothing.
+  const migrated = await runKino(current, ['admin', 'bootstrap', '--prepare-only'], environments.bootstrap);
   assert.match(migrated, /PostgreSQL: \d+ migrations applied\./, migrated);
   assert.match(migrated, /Organizations exist \(.*\): nothing created, no secrets made\./, migrated);
   client = await startRelease(current, installation);

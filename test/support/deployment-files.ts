@@ -396,6 +396,9 @@ const pinnedImageTools: Readonly<Record<string, readonly string[]>> = {
   'clickhouse/clickhouse-server:25.8': ['sh', 'bash', 'wget', 'clickhouse', 'clickhouse-client', 'clickhouse-server'],
   // seaweedfs/seaweedfs docker/Dockerfile.go_build: Alpine, `apk add fuse curl su-exec ...`, weed.
   'chrislusf/seaweedfs:4.48': ['sh', 'nc', 'wget', 'curl', 'weed'],
+  // caddyserver/caddy-docker 2.10/alpine/Dockerfile: alpine:3.22 (busybox's sh, nc, wget),
+  // `apk add ca-certificates libcap mailcap`, /usr/bin/caddy.
+  'caddy:2.10.2': ['sh', 'nc', 'wget', 'caddy'],
 };
 
 /** What the programs of a Debian package the Kino image installs are called. */

@@ -10,7 +10,7 @@
 //     credentials the file names, each checking them;
 //   - bootstrap's output, and the client's walk from an upload to a played video.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -21,10 +21,12 @@ import {
   readFileSync,
   realpathSync,
   rmdirSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListBucketsCommand } from '@aws-sdk/client-s3';
 import pg from 'pg';
@@ -86,6 +88,8 @@ export interface Container {
   environment: Readonly<Record<string, string>>;
   /** Where the file mounts a volume (an emptyDir, a fresh directory each). */
   mountPaths?: readonly string[];
+  /** Directories of the machine the file bind-mounts (Compose's `./certs:/etc/kino/certs`): source, then path. */
+  binds?: ReadonlyArray<{ source: string; path: string }>;
 }
 
 // In the container's mount namespace: each source directory bind-mounted on its path, then the
@@ -128,12 +132,14 @@ export class ContainerRuntime {
 
   /** The command prefix that puts a process in the container's host and mount namespace. */
   private prefix(container: Container): string[] {
-    const mountPaths = [this.image.settings.workdir, ...(container.mountPaths ?? [])].sort(
-      (a, b) => a.length - b.length,
-    );
+    const fresh = [this.image.settings.workdir, ...(container.mountPaths ?? [])].map((path, index) => ({
+      source: join(this.workDir, 'containers', container.name, String(index)),
+      path,
+    }));
+    const mounts = [...fresh, ...(container.binds ?? [])].sort((a, b) => a.path.length - b.path.length);
+    const mountPaths = mounts.map((mount) => mount.path);
     const pairs: string[] = [];
-    for (const [index, mountPath] of mountPaths.entries()) {
-      const source = join(this.workDir, 'containers', container.name, String(index));
+    for (const { source, path: mountPath } of mounts) {
       mkdirSync(source, { recursive: true });
       // A mount point outside every other mount of this container is on the machine itself.
       const nested = mountPaths.some((other) => other !== mountPath && mountPath.startsWith(`${other}/`));
@@ -331,11 +337,21 @@ export interface FirstInstallation {
   operatorToken: string;
 }
 
-/** What `kino admin bootstrap` printed on its first run (docs/production.md step 4). */
-export function readBootstrapOutput(output: string): FirstInstallation {
+/**
+ * What the deployment file's bootstrap (`kino admin bootstrap --prepare-only`) printed on its first
+ * run: the bucket made, the migrations applied, no organization and no secret (its log is kept).
+ */
+export function assertPreparedOnly(output: string): void {
   assert.match(output, /Bucket kino: created; CORS rule for uploads from \* set\./);
   assert.match(output, /PostgreSQL: \d+ migrations applied\./);
   assert.match(output, /ClickHouse: \d+ migrations applied\./);
+  assert.match(output, /No organization yet: run `kino admin bootstrap` where its output is not kept/);
+  assert.doesNotMatch(output, /svc_live_|svc_test_|kino_op_/, 'no secret in the kept log');
+}
+
+/** What `kino admin bootstrap`, run by the operator on a prepared installation, printed (docs/production.md step 4). */
+export function readBootstrapOutput(output: string): FirstInstallation {
+  assert.match(output, /PostgreSQL: schema current\./);
   const [, orgId, envId] = /Created organization (\S+) \(.*\) with environment (\S+) \(/.exec(output) ?? [];
   const [, apiKey] = /API key \(full, live, \S+\): (\S+)/.exec(output) ?? [];
   const [, operatorToken] = /Operator token \(\S+\): (\S+)/.exec(output) ?? [];
@@ -361,8 +377,10 @@ export async function waitForActiveNode(client: Kino, assertRunning: () => void)
 
 /**
  * docs/production.md steps 5 and 6, as a client outside every host: uploads the clip to the presigned
- * URL the API hands out (on `uploadEndpoint`), processes it, waits for `ready`, and plays it from
- * delivery with a signed URL (on `deliveryUrl`): master playlist, every variant and segment, every frame.
+ * URL the API hands out (on `uploadEndpoint`; with `multipartPartSize`, as a multipart upload in parts
+ * that size), processes it, waits for `ready`, and plays it from delivery with a signed URL (on
+ * `deliveryUrl`): master playlist, every variant and segment, every frame (decoded by `decode`,
+ * default ffmpeg on this machine). The video is named by the clip's file name.
  */
 export async function uploadProcessAndPlay({
   client,
@@ -370,29 +388,60 @@ export async function uploadProcessAndPlay({
   clipPath,
   uploadEndpoint,
   deliveryUrl,
+  multipartPartSize,
+  decode = (masterUrl) => countDecodedFrames(masterUrl),
 }: {
   client: Kino;
   installation: FirstInstallation;
   clipPath: string;
   uploadEndpoint: string;
   deliveryUrl: string;
+  multipartPartSize?: number;
+  decode?: (masterUrl: string) => Promise<number>;
 }): Promise<void> {
-  const clip = await readFile(clipPath);
-  const ticket = await client.uploads.createUrl(orgId, envId, {
-    filename: 'first.mp4',
-    fileSize: clip.length,
-    contentType: 'video/mp4',
-  });
-  assert.ok(
-    ticket.signedURL.startsWith(`${uploadEndpoint}/`),
-    `the upload URL is on ${uploadEndpoint}: ${ticket.signedURL}`,
-  );
-  await client.uploads.putFile(ticket, clip, 'video/mp4');
+  const videoName = basename(clipPath);
+  let bucketPath: string;
+  if (multipartPartSize) {
+    const first = await client.uploads.createMultipart(orgId, envId, {
+      filename: videoName,
+      fileSize: statSync(clipPath).size,
+      partSize: multipartPartSize,
+    });
+    const [partUrl] = (await client.uploads.partUrls(orgId, envId, first.uploadId, [1])).parts;
+    assert.ok(
+      partUrl?.signedURL.startsWith(`${uploadEndpoint}/`),
+      `the part URLs are on ${uploadEndpoint}: ${partUrl?.signedURL}`,
+    );
+    await client.uploads.abortMultipart(orgId, envId, first.uploadId);
+    const uploaded = await client.uploads.upload(orgId, envId, clipPath, {
+      multipartThreshold: multipartPartSize,
+      partSize: multipartPartSize,
+      partsInFlight: 1,
+    });
+    assert.ok(
+      uploaded.partCount >= 2,
+      `a multipart upload in parts of ${multipartPartSize} bytes (${uploaded.partCount})`,
+    );
+    bucketPath = uploaded.bucketPath;
+  } else {
+    const clip = await readFile(clipPath);
+    const ticket = await client.uploads.createUrl(orgId, envId, {
+      filename: videoName,
+      fileSize: clip.length,
+      contentType: 'video/mp4',
+    });
+    assert.ok(
+      ticket.signedURL.startsWith(`${uploadEndpoint}/`),
+      `the upload URL is on ${uploadEndpoint}: ${ticket.signedURL}`,
+    );
+    await client.uploads.putFile(ticket, clip, 'video/mp4');
+    bucketPath = ticket.bucketPath;
+  }
   const { videoID } = await client.videos.process(orgId, envId, {
-    storagePath: ticket.bucketPath,
+    storagePath: bucketPath,
     videoQuality: 'standard',
     compressionRatio: 'ultrafast',
-    videoName: 'first.mp4',
+    videoName,
     allowPublicAccess: false,
   });
   await waitFor(
@@ -433,9 +482,64 @@ export async function uploadProcessAndPlay({
     }
   }
   assert.ok(segments >= variants.length * 2, `every variant has its init segment and media segments (${segments})`);
-  assert.equal(
-    await countDecodedFrames(masterUrl),
-    await countFramesInFile(clipPath),
-    'every frame plays from delivery',
+  assert.equal(await decode(masterUrl), await countFramesInFile(clipPath), 'every frame plays from delivery');
+}
+
+/** A CA of the test's own and a certificate it signed for `serverName`, in PEM (openssl). */
+export interface TestCa {
+  caCert: string;
+  key: string;
+  cert: string;
+}
+
+export function makeTestCa(dir: string, serverName: string): TestCa {
+  mkdirSync(dir, { recursive: true });
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Kino test CA',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
   );
+  openssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    `/CN=${serverName}`,
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+  );
+  writeFileSync(join(dir, 'server.ext'), `subjectAltName=DNS:${serverName}\n`);
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+    '-out',
+    'server.pem',
+  );
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+  return { caCert: read('ca.pem'), key: read('server.key'), cert: read('server.pem') };
 }

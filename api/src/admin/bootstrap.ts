@@ -34,6 +34,11 @@ export interface BootstrapOptions {
   envName: string;
   /** Origins allowed to upload from a browser; empty: any origin. */
   corsOrigins: string[];
+  /**
+   * Make the first organization, API key and operator token when none exists (default). False for a
+   * process whose output is kept, such as a service run at every start: its log would hold them.
+   */
+  createFirstOrganization?: boolean;
 }
 
 /** `kino admin bootstrap --json`: what this run did and what exists. */
@@ -73,7 +78,7 @@ export async function bootstrap(config: BootstrapConfig, options: BootstrapOptio
     };
     // One transaction: a failure halfway leaves no organization without its key.
     const created = await db.transaction().execute(async (trx) => {
-      if ((await listOrganizations(trx)).length > 0) return null;
+      if (options.createFirstOrganization === false || (await listOrganizations(trx)).length > 0) return null;
       const organization = await createOrganization(trx, { name: options.orgName });
       const environment = await createEnvironment(trx, { orgId: organization.id, name: options.envName });
       // A full key: the first operator uses it to look around every environment of the organization.

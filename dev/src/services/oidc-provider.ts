@@ -4,6 +4,7 @@
 // page is this file's (oidc-provider's development pages accept any name and password); consent is
 // given at once, the dashboard being Kino's own. State is in memory: a restart signs everyone out.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Configuration } from 'oidc-provider';
 
@@ -27,6 +28,11 @@ export interface DevIdentityProviderOptions {
   client: DevIdentityClient;
   /** Access token lifetime (default 10 minutes). */
   accessTokenTtlSeconds?: number;
+  /**
+   * Serve HTTPS with this certificate, under the issuer `https://<issuerHost>:<port>` (a name the
+   * certificate covers; the production-path test's provider). Unset: plain http on `host`.
+   */
+  tls?: { key: string; cert: string; issuerHost: string };
   /** Where oidc-provider's own notices go (the dev stack: logs/identity.log) instead of the console. */
   log?: (line: string) => void;
 }
@@ -39,7 +45,9 @@ export interface DevIdentityProvider {
 }
 
 export async function startDevIdentityProvider(options: DevIdentityProviderOptions): Promise<DevIdentityProvider> {
-  const issuer = `http://${options.host}:${options.port}`;
+  const issuer = options.tls
+    ? `https://${options.tls.issuerHost}:${options.port}`
+    : `http://${options.host}:${options.port}`;
   const users = new Map(options.users.map((user) => [user.email.toLowerCase(), user]));
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const grantsByAccount = new Map<string, Set<string>>();
@@ -139,7 +147,7 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
     sendLoginPage(res, details.uid);
   }
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url?.startsWith('/interaction/')) {
       interaction(req, res).catch((error: unknown) => {
         res.statusCode = 400;
@@ -148,7 +156,10 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
       return;
     }
     void handleProvider(req, res);
-  });
+  };
+  const server: Server = options.tls
+    ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler)
+    : createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

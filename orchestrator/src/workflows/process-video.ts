@@ -286,7 +286,10 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
     : patched('chunked-encoding') && !audioOnly
       ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
       : [];
-  run.chunked = chunks.length > 1;
+  // Just in time, a video short enough for one run (up to two segments) is made as a longer
+  // video's first run is: urgent, and ready as it ends. Before, it was one encode of the whole
+  // source, queued as background work behind every other video's runs.
+  run.chunked = chunks.length > 1 || (justInTime !== null && patched('just-in-time-one-run'));
   const publish = justInTime
     ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run, alternateAudio.done)
     : undefined;

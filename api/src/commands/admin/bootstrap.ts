@@ -8,10 +8,12 @@ export default class AdminBootstrap extends AdminCommand {
     "browser uploads need, run the PostgreSQL migrations (and ClickHouse's when CLICKHOUSE_URL is set), and, only while no",
     'organization exists, create a first organization, environment, API key (full, live) and operator token, printed this',
     'once. A later run creates nothing and says what exists. Reads DATABASE_URL, S3_* and CLICKHOUSE_URL as `kino api` does.',
+    'With --prepare-only it never creates them (a service run at every start, whose log is kept, runs it so).',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> admin bootstrap',
     '<%= config.bin %> admin bootstrap --org-name Acme --env-name production --cors-origin https://app.acme.example --json',
+    '<%= config.bin %> admin bootstrap --prepare-only',
   ];
   static override flags = {
     'org-name': Flags.string({ description: 'Name of the first organization.', default: 'Default' }),
@@ -20,6 +22,11 @@ export default class AdminBootstrap extends AdminCommand {
       description:
         'An origin browsers may upload from (repeatable); none: any origin (presigned URLs are the credential).',
       multiple: true,
+    }),
+    'prepare-only': Flags.boolean({
+      description:
+        'Only the bucket and the migrations: no first organization, key or token even when none exists (their secrets would stay in a kept log).',
+      default: false,
     }),
   };
 
@@ -45,6 +52,7 @@ export default class AdminBootstrap extends AdminCommand {
       orgName: flags['org-name'],
       envName: flags['env-name'],
       corsOrigins,
+      createFirstOrganization: !flags['prepare-only'],
     });
     if (!this.jsonEnabled()) this.show(result);
     return result;
@@ -61,6 +69,15 @@ export default class AdminBootstrap extends AdminCommand {
     this.log(
       `ClickHouse: ${migrations.clickhouse === null ? 'not configured (CLICKHOUSE_URL unset)' : migrations.clickhouse.length > 0 ? `${migrations.clickhouse.length} migrations applied` : 'schema current'}.`,
     );
+    if (!created && organizations.length === 0) {
+      this.log(
+        'No organization yet: run `kino admin bootstrap` where its output is not kept to create the first and its secrets',
+      );
+      this.log(
+        '(docker compose run --rm bootstrap admin bootstrap; kubectl -n kino exec deploy/kino-api -- kino admin bootstrap).',
+      );
+      return;
+    }
     if (!created) {
       this.log(
         `Organizations exist (${organizations.map((org) => `${org.id} ${org.name}`).join(', ')}): nothing created, no secrets made.`,
