@@ -21,6 +21,7 @@
 // <q> is a rendition key as in storage (renditionKeyPattern): `720p` (the short edge; `0p` for an
 // audio-only video's one rendition), or `720p-hevc`, `720p-av1` for a rendition in another codec,
 // served in every family exactly as `720p` is. Downloads are H.264 only (routes/downloads.ts).
+import type { PictureFormat } from '@kino/ffmpeg';
 import {
   audioDownloadName,
   embedPaths,
@@ -61,8 +62,11 @@ export type DeliveryRoute =
   /** `/embed/{videoId}`: the player page for an iframe. */
   | { kind: 'embed_page'; videoId: string }
   | { kind: 'oembed' }
-  /** `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail. */
-  | { kind: 'thumbnail'; videoId: string; width: number; height: number; custom?: string }
+  /**
+   * `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail,
+   * or with `?time=` the frame at that moment. `.jpg`, `.png` or `.webp`.
+   */
+  | { kind: 'thumbnail'; videoId: string; width: number; height: number; format: PictureFormat; custom?: string }
   | { kind: 'invalid_thumbnail_size'; width: number; height: number }
   | { kind: 'health' };
 
@@ -79,7 +83,7 @@ const shareBase = new RegExp(`^/v1/share/${id}/(.+)$`);
 const sharePage = new RegExp(`^/v1/share/${id}/?$`);
 const embedPage = new RegExp(`^/embed/${id}/?$`);
 const playerAssets = new Set(Object.values(playerAssetPaths));
-const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.jpg$`);
+const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.(jpg|png|webp)$`);
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
@@ -127,7 +131,8 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
     const height = Number(match[4]);
     const inBounds = (n: number) => n >= THUMBNAIL_MIN_EDGE && n <= THUMBNAIL_MAX_EDGE;
     if (!inBounds(width) || !inBounds(height)) return { kind: 'invalid_thumbnail_size', width, height };
-    return { kind: 'thumbnail', videoId: match[1]!, width, height, ...(match[2] ? { custom: match[2] } : {}) };
+    const format = match[5] as PictureFormat;
+    return { kind: 'thumbnail', videoId: match[1]!, width, height, format, ...(match[2] ? { custom: match[2] } : {}) };
   }
   if (path === '/health') return { kind: 'health' };
   if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't' && match[1] !== 'embed') {

@@ -672,9 +672,21 @@ export interface ThumbnailOptions {
   width: number;
   height: number;
   output: string;
-  /** Set: the source is HDR in this range; the JPEG is SDR, tone-mapped as the SDR renditions are. */
+  /** Set: the source is HDR in this range; the picture is SDR, tone-mapped as the SDR renditions are. */
   toneMapFrom?: HdrDynamicRange;
+  /** The picture's format (default `jpg`): JPEG at quality 3, lossless PNG, or WebP at quality 85. */
+  format?: PictureFormat;
 }
+
+/** The still pictures Kino makes: thumbnails, and frames of any moment (delivery's `/t/` paths). */
+export const pictureFormats = ['jpg', 'png', 'webp'] as const;
+export type PictureFormat = (typeof pictureFormats)[number];
+
+const pictureEncoderArgs: Record<PictureFormat, string[]> = {
+  jpg: ['-q:v', '3'],
+  png: [],
+  webp: ['-c:v', 'libwebp', '-quality', '85'],
+};
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
   if (width > 0 && height > 0) {
@@ -687,7 +699,7 @@ export function thumbnailFilter(width: number, height: number): string | undefin
   return undefined;
 }
 
-/** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
+/** One picture at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
 export function thumbnailArgs({
   input,
   timestampSeconds,
@@ -695,6 +707,7 @@ export function thumbnailArgs({
   height,
   output,
   toneMapFrom,
+  format = 'jpg',
 }: ThumbnailOptions): string[] {
   // Tone-mapped at the source's size (one frame), in 4:4:4 so that the exact size's crop stays exact.
   const toSdr = toneMapFrom ? toneMapFilter(toneMapFrom, 'yuv444p') : undefined;
@@ -711,8 +724,7 @@ export function thumbnailArgs({
     '-frames:v',
     '1',
     ...(filter ? ['-vf', filter] : []),
-    '-q:v',
-    '3',
+    ...pictureEncoderArgs[format],
     '-f',
     'image2',
     '-update',
