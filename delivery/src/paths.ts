@@ -21,7 +21,7 @@
 // <q> is a rendition key as in storage (renditionKeyPattern): `720p` (the short edge; `0p` for an
 // audio-only video's one rendition), or `720p-hevc`, `720p-av1` for a rendition in another codec,
 // served in every family exactly as `720p` is. Downloads are H.264 only (routes/downloads.ts).
-import type { PictureFormat } from '@kino/ffmpeg';
+import type { AnimatedFormat, PictureFormat } from '@kino/ffmpeg';
 import {
   audioDownloadName,
   embedPaths,
@@ -51,7 +51,9 @@ export type Resource =
   | { type: 'storyboard_sheet'; index: number }
   | { type: 'subtitles_playlist'; language: string }
   | { type: 'subtitles_segment'; language: string; index: number }
-  | { type: 'captions_file'; language: string };
+  | { type: 'captions_file'; language: string }
+  /** `animated.webp` or `animated.gif`: a looping preview of a stretch of the video (routes/animated.ts). */
+  | { type: 'animated'; format: AnimatedFormat };
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
@@ -90,6 +92,7 @@ const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
 const v1Download = new RegExp(`^video-${quality}\\.mp4$`);
 const directDownload = new RegExp(`^${quality}\\.mp4$`);
 const storyboardSheet = /^storyboard-(\d{1,5})\.jpg$/;
+const animatedPreview = /^animated\.(webp|gif)$/;
 const language = '([A-Za-z0-9-]{1,35})';
 const subtitlesPlaylist = new RegExp(`^subtitles-${language}\\.m3u8$`);
 const subtitlesSegment = new RegExp(`^subtitles-${language}/seg-${index}\\.vtt$`);
@@ -151,6 +154,7 @@ function parseSharedResource(rest: string): Resource | undefined {
   if ((match = subtitlesSegment.exec(rest)))
     return { type: 'subtitles_segment', language: match[1]!, index: Number(match[2]) };
   if ((match = captionsFile.exec(rest))) return { type: 'captions_file', language: match[1]! };
+  if ((match = animatedPreview.exec(rest))) return { type: 'animated', format: match[1] as AnimatedFormat };
   return undefined;
 }
 
@@ -210,6 +214,8 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
     case 'subtitles_segment':
     case 'captions_file':
       throw new Error("captions are made from the track's stored file (routes/captions.ts)");
+    case 'animated':
+      throw new Error('an animated preview is made from the source (routes/animated.ts)');
   }
 }
 

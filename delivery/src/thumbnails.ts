@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { type Logger, type Storage } from '@kino/infra';
 import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
-import { runFfmpeg, thumbnailArgs, type PictureFormat } from '@kino/ffmpeg';
+import { animatedPreviewArgs, runFfmpeg, thumbnailArgs, type AnimatedFormat, type PictureFormat } from '@kino/ffmpeg';
 import type { HdrDynamicRange } from '@kino/proto/contract';
 import type { CachedObject, ObjectCache } from './object-cache.ts';
 import type { PlayableVideo } from './video-catalog.ts';
@@ -85,6 +85,29 @@ export class ThumbnailMaker {
     ) as Promise<CachedObject>;
   }
 
+  /** A looping preview of a stretch of the video (`source`: where it is decoded from). */
+  animated(
+    video: PlayableVideo,
+    source: PictureSource,
+    { startSeconds, endSeconds, width, fps }: { startSeconds: number; endSeconds: number; width: number; fps: number },
+    format: AnimatedFormat,
+  ): Promise<CachedObject> {
+    const start = Math.round(startSeconds * 1000);
+    const end = Math.round(endSeconds * 1000);
+    const key = objectKeys.thumbnail(video.id, `derived/animated/${start}-${end}/${width}w-${fps}fps.${format}`);
+    return this.once(key, () =>
+      this.render(video, key, format, {
+        input: source.url,
+        startSeconds: source.offsetSeconds + start / 1000,
+        durationSeconds: (end - start) / 1000,
+        width,
+        fps,
+        format,
+        ...(source.toneMapFrom ? { toneMapFrom: source.toneMapFrom } : {}),
+      }),
+    ) as Promise<CachedObject>;
+  }
+
   /** Concurrent requests for one picture share one run. */
   private once(key: string, make: () => Promise<CachedObject | undefined>): Promise<CachedObject | undefined> {
     let pending = this.inflight.get(key);
@@ -98,31 +121,47 @@ export class ThumbnailMaker {
     return pending;
   }
 
-  private async make(
+  private make(
     video: PlayableVideo,
     key: string,
     { width, height, format }: PictureRequest,
     from: { input: string; timestampSeconds: number; toneMapFrom?: HdrDynamicRange },
   ): Promise<CachedObject> {
-    const out = join(this.tmpDir, `thumb-${randomBytes(8).toString('hex')}.${format}`);
+    return this.render(video, key, format, { ...from, width, height, format });
+  }
+
+  /** One ffmpeg run in a render slot, its output kept in storage and the cache. */
+  private async render(
+    video: PlayableVideo,
+    key: string,
+    format: PictureFormat | AnimatedFormat,
+    args:
+      Omit<Parameters<typeof thumbnailArgs>[0], 'output'> | Omit<Parameters<typeof animatedPreviewArgs>[0], 'output'>,
+  ): Promise<CachedObject> {
+    const out = join(this.tmpDir, `picture-${randomBytes(8).toString('hex')}.${format}`);
     const data = await this.renderSlot(async () => {
       try {
-        await runFfmpeg(thumbnailArgs({ ...from, width, height, format, output: out }));
+        await runFfmpeg(
+          'timestampSeconds' in args
+            ? thumbnailArgs({ ...args, output: out })
+            : animatedPreviewArgs({ ...args, output: out }),
+        );
         return await readFile(out);
       } finally {
         await rm(out, { force: true });
       }
     });
     await this.storage.put(key, data, pictureContentTypes[format]);
-    this.logger.info({ videoId: video.id, width, height, format, at: from.timestampSeconds }, 'picture made');
+    this.logger.info({ videoId: video.id, key }, 'picture made');
     return this.cache.put(key, data);
   }
 }
 
-export const pictureContentTypes: Record<PictureFormat, string> = {
+export const pictureContentTypes: Record<PictureFormat | AnimatedFormat, string> = {
   jpg: hlsContentTypes.thumbnail,
   png: 'image/png',
   webp: 'image/webp',
+  gif: 'image/gif',
 };
 
 const pictureName = ({ width, height, format }: PictureRequest) => `${width}x${height}.${format}`;

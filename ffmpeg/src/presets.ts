@@ -733,6 +733,65 @@ export function thumbnailArgs({
   ];
 }
 
+/** The animated previews Kino makes (delivery's `animated.webp` and `animated.gif`). */
+export const animatedFormats = ['webp', 'gif'] as const;
+export type AnimatedFormat = (typeof animatedFormats)[number];
+
+export interface AnimatedPreviewOptions {
+  input: string;
+  startSeconds: number;
+  durationSeconds: number;
+  /** Pixels; the height follows the picture's aspect (even). */
+  width: number;
+  fps: number;
+  format: AnimatedFormat;
+  output: string;
+  /** Set: the source is HDR in this range; the preview is SDR, tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
+}
+
+/**
+ * An animated preview: `durationSeconds` from `startSeconds` (input seeking, exact), at `fps` and
+ * `width`, looping. WebP: lossy at quality 70, each frame whole (libwebp_anim). GIF: one palette
+ * made for the whole clip (palettegen), applied with ordered dithering, so flat areas do not crawl.
+ */
+export function animatedPreviewArgs({
+  input,
+  startSeconds,
+  durationSeconds,
+  width,
+  fps,
+  format,
+  output,
+  toneMapFrom,
+}: AnimatedPreviewOptions): string[] {
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv444p')},` : '';
+  const picture = `${toSdr}fps=${fps},scale=${width}:-2:flags=lanczos,setsar=1`;
+  const filter =
+    format === 'gif'
+      ? `${picture},split[frames][again];[again]palettegen=stats_mode=diff[palette];[frames][palette]paletteuse=dither=bayer`
+      : picture;
+  return [
+    ...inputArgsFor(input),
+    '-ss',
+    formatNumber(Math.max(0, startSeconds)),
+    '-t',
+    formatNumber(durationSeconds),
+    '-i',
+    input,
+    '-map',
+    '0:v:0',
+    '-vf',
+    filter,
+    ...(format === 'webp' ? ['-c:v', 'libwebp_anim', '-quality', '70'] : ['-c:v', 'gif']),
+    '-loop',
+    '0',
+    '-f',
+    format,
+    output,
+  ];
+}
+
 export interface StoryboardOptions {
   input: string;
   intervalSeconds: number;

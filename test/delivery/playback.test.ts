@@ -501,6 +501,80 @@ describe('pictures of any moment', () => {
   });
 });
 
+describe('animated previews', () => {
+  /** An animated WebP's canvas and frame count, read from its RIFF chunks (VP8X, one ANMF per frame). */
+  const webpAnimation = (data: Buffer) => {
+    assert.equal(data.toString('latin1', 0, 4), 'RIFF');
+    assert.equal(data.toString('latin1', 8, 12), 'WEBP');
+    let width = 0;
+    let height = 0;
+    let frames = 0;
+    for (let at = 12; at + 8 <= data.length;) {
+      const fourcc = data.toString('latin1', at, at + 4);
+      const size = data.readUInt32LE(at + 4);
+      if (fourcc === 'VP8X') {
+        width = data.readUIntLE(at + 12, 3) + 1;
+        height = data.readUIntLE(at + 15, 3) + 1;
+      }
+      if (fourcc === 'ANMF') frames += 1;
+      at += 8 + size + (size % 2);
+    }
+    return { width, height, frames };
+  };
+
+  test('animated.webp and animated.gif: the stretch asked for, at its width and rate, in every family', async () => {
+    const webp = await fetch(`${publicBase(pub)}/animated.webp?start=1&end=3&width=200&fps=10`);
+    assert.equal(webp.status, 200, await webp.clone().text());
+    assert.equal(webp.headers.get('content-type'), 'image/webp');
+    // 640x360 at 200 wide: 112 high (even); 2 s at 10 fps.
+    assert.deepEqual(webpAnimation(await bytesOf(webp)), { width: 200, height: 112, frames: 20 });
+
+    const gif = await fetch(`${base}/${pub.videoId}/animated.gif?start=2&end=3.5&fps=12`);
+    assert.equal(gif.status, 200, await gif.clone().text());
+    assert.equal(gif.headers.get('content-type'), 'image/gif');
+    const path = join(stack.services.dir, 'preview.gif');
+    writeFileSync(path, await bytesOf(gif));
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,width,height,nb_read_frames'],
+      ...['-of', 'csv=p=0', path],
+    ]);
+    assert.equal(stdout.trim(), 'gif,320,180,18', 'the default width, 1.5 s at 12 fps');
+
+    // Defaults: 0 to 5 s, 320 wide, 15 fps; a private video's needs its token.
+    assert.equal((await fetch(`${base}/v1/private/${priv.videoId}/animated.webp`)).status, 401);
+    const signed = new URL(await signedUrlOf(stack, priv.videoId));
+    const token = signed.searchParams.get('token')!;
+    const privateWebp = await fetch(`${base}/v1/private/${priv.videoId}/animated.webp?token=${token}`);
+    assert.equal(privateWebp.status, 200);
+    assert.deepEqual(webpAnimation(await bytesOf(privateWebp)), { width: 320, height: 180, frames: 75 });
+  });
+
+  test('a stretch longer than 10 s, out of the video, too wide or too fast is 400 naming the parameter', async () => {
+    for (const [query, field] of [
+      ['start=0&end=10.5', 'query.end'],
+      ['start=3&end=2', 'query.end'],
+      ['start=7', 'query.start'],
+      ['end=8', 'query.end'],
+      ['width=641', 'query.width'],
+      ['width=abc', 'query.width'],
+      ['fps=0', 'query.fps'],
+      ['fps=31', 'query.fps'],
+      ['time=1', 'query.time'],
+    ] as const) {
+      const response = await fetch(`${base}/${pub.videoId}/animated.webp?${query}`);
+      assert.equal(response.status, 400, query);
+      const error = (await response.json()) as { code: string; errors: Array<{ location: string }> };
+      assert.equal(error.code, 'invalid_playback_parameters', query);
+      assert.deepEqual(
+        error.errors.map((e) => e.location),
+        [field],
+        query,
+      );
+    }
+    assert.equal((await fetch(`${base}/${pub.videoId}/master.m3u8?start=1`)).status, 400, 'not a playlist parameter');
+  });
+});
+
 describe('private playback', () => {
   test('signed-url: default 1h, every allowed expiration, invalid_expiration, video_not_found', async () => {
     const { status, json } = await requestSignedUrl(stack, priv.videoId);

@@ -22,7 +22,7 @@ export interface RouteDeps {
   catalog: Pick<VideoCatalog, 'get' | 'fresh'>;
   cache: Pick<ObjectCache, 'get' | 'open' | 'getUncached'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
-  thumbnails: Pick<ThumbnailMaker, 'get' | 'at' | 'sourceOf'>;
+  thumbnails: Pick<ThumbnailMaker, 'get' | 'at' | 'animated' | 'sourceOf'>;
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
   /** Segments of a video still being made, made on request (segment-waits.ts). */
@@ -64,6 +64,8 @@ export interface FileRequest<R extends Resource = Resource> {
   token: string | null;
   /** A wait for a file still being made ends when its client goes (closedSignal). */
   res: ServerResponse;
+  /** The request's query (an animated preview's stretch, size and rate). */
+  params: URLSearchParams;
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {

@@ -2,7 +2,8 @@
 // answers it. createDeliveryServer looks the handler up here; nothing else dispatches on a route's kind.
 import type { DeliveryRoute } from '../paths.ts';
 import { sendJson } from '../responses.ts';
-import { checkPlaybackParams, type Exchange, type RouteDeps, type RouteHandler } from './context.ts';
+import { checkPlaybackParams, type Exchange, type RouteDeps, type RouteHandler, type RouteOf } from './context.ts';
+import { animatedParamNames } from './animated.ts';
 import { serveEmbedPage, servePlayerAsset } from './embed.ts';
 import { serveOembed } from './oembed.ts';
 import { servePlayback } from './playback.ts';
@@ -18,12 +19,17 @@ type RouteHandlers = { [K in DeliveryRoute['kind']]: RouteHandler<K> };
  */
 function checkingPlaybackParams<K extends DeliveryRoute['kind']>(
   serve: RouteHandler<K>,
-  routeParams: readonly string[] = [],
+  routeParams: (route: RouteOf<K>) => readonly string[] = filesParams,
 ): RouteHandler<K> {
   return async (deps, exchange, route) => {
-    checkPlaybackParams(exchange.params, routeParams);
+    checkPlaybackParams(exchange.params, routeParams(route));
     await serve(deps, exchange, route);
   };
+}
+
+/** A file's own parameters besides the playback ones: an animated preview's. */
+function filesParams(route: DeliveryRoute): readonly string[] {
+  return 'resource' in route && route.resource.type === 'animated' ? animatedParamNames : [];
 }
 
 export const routeHandlers: RouteHandlers = {
@@ -33,7 +39,7 @@ export const routeHandlers: RouteHandlers = {
   embed_page: serveEmbedPage,
   player_asset: servePlayerAsset,
   oembed: serveOembed,
-  thumbnail: checkingPlaybackParams(serveThumbnail, pictureParamNames),
+  thumbnail: checkingPlaybackParams(serveThumbnail, () => pictureParamNames),
   invalid_thumbnail_size: refuseThumbnailSize,
   health: async (_deps, { req, res }) => sendJson(req, res, 200, { status: 'ok' }),
 };
