@@ -672,9 +672,21 @@ export interface ThumbnailOptions {
   width: number;
   height: number;
   output: string;
-  /** Set: the source is HDR in this range; the JPEG is SDR, tone-mapped as the SDR renditions are. */
+  /** Set: the source is HDR in this range; the picture is SDR, tone-mapped as the SDR renditions are. */
   toneMapFrom?: HdrDynamicRange;
+  /** The picture's format (default `jpg`): JPEG at quality 3, lossless PNG, or WebP at quality 85. */
+  format?: PictureFormat;
 }
+
+/** The still pictures Kino makes: thumbnails, and frames of any moment (delivery's `/t/` paths). */
+export const pictureFormats = ['jpg', 'png', 'webp'] as const;
+export type PictureFormat = (typeof pictureFormats)[number];
+
+const pictureEncoderArgs: Record<PictureFormat, string[]> = {
+  jpg: ['-q:v', '3'],
+  png: [],
+  webp: ['-c:v', 'libwebp', '-quality', '85'],
+};
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
   if (width > 0 && height > 0) {
@@ -687,7 +699,7 @@ export function thumbnailFilter(width: number, height: number): string | undefin
   return undefined;
 }
 
-/** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
+/** One picture at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
 export function thumbnailArgs({
   input,
   timestampSeconds,
@@ -695,6 +707,7 @@ export function thumbnailArgs({
   height,
   output,
   toneMapFrom,
+  format = 'jpg',
 }: ThumbnailOptions): string[] {
   // Tone-mapped at the source's size (one frame), in 4:4:4 so that the exact size's crop stays exact.
   const toSdr = toneMapFrom ? toneMapFilter(toneMapFrom, 'yuv444p') : undefined;
@@ -711,12 +724,70 @@ export function thumbnailArgs({
     '-frames:v',
     '1',
     ...(filter ? ['-vf', filter] : []),
-    '-q:v',
-    '3',
+    ...pictureEncoderArgs[format],
     '-f',
     'image2',
     '-update',
     '1',
+    output,
+  ];
+}
+
+/** The animated previews Kino makes (delivery's `animated.webp` and `animated.gif`). */
+export const animatedFormats = ['webp', 'gif'] as const;
+export type AnimatedFormat = (typeof animatedFormats)[number];
+
+export interface AnimatedPreviewOptions {
+  input: string;
+  startSeconds: number;
+  durationSeconds: number;
+  /** Pixels; the height follows the picture's aspect (even). */
+  width: number;
+  fps: number;
+  format: AnimatedFormat;
+  output: string;
+  /** Set: the source is HDR in this range; the preview is SDR, tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
+}
+
+/**
+ * An animated preview: `durationSeconds` from `startSeconds` (input seeking, exact), at `fps` and
+ * `width`, looping. WebP: lossy at quality 70, each frame whole (libwebp_anim). GIF: one palette
+ * made for the whole clip (palettegen), applied with ordered dithering, so flat areas do not crawl.
+ */
+export function animatedPreviewArgs({
+  input,
+  startSeconds,
+  durationSeconds,
+  width,
+  fps,
+  format,
+  output,
+  toneMapFrom,
+}: AnimatedPreviewOptions): string[] {
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv444p')},` : '';
+  const picture = `${toSdr}fps=${fps},scale=${width}:-2:flags=lanczos,setsar=1`;
+  const filter =
+    format === 'gif'
+      ? `${picture},split[frames][again];[again]palettegen=stats_mode=diff[palette];[frames][palette]paletteuse=dither=bayer`
+      : picture;
+  return [
+    ...inputArgsFor(input),
+    '-ss',
+    formatNumber(Math.max(0, startSeconds)),
+    '-t',
+    formatNumber(durationSeconds),
+    '-i',
+    input,
+    '-map',
+    '0:v:0',
+    '-vf',
+    filter,
+    ...(format === 'webp' ? ['-c:v', 'libwebp_anim', '-quality', '70'] : ['-c:v', 'gif']),
+    '-loop',
+    '0',
+    '-f',
+    format,
     output,
   ];
 }
