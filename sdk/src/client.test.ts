@@ -91,6 +91,7 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
     ...defaultEncodingParameters,
     encodingMode: 'fixed',
     additionalCodecs: [],
+    nodeLabels: [],
     encodings: [],
     captions: [],
   };

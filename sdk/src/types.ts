@@ -149,6 +149,13 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   encodingMode: EncodingMode;
   /** As asked at processing; empty for videos processed before it existed. */
   additionalCodecs: AdditionalVideoCodec[];
+  /** The node labels its encodes asked for; empty for videos processed before it existed. An extension. */
+  nodeLabels: string[];
+  /**
+   * Why some of its encodes wait while it is transcoding: no live encode node can run them (AV1 with
+   * no node that has the quality ffmpeg, a label no node carries). An extension of the spec.
+   */
+  waitingFor?: string;
   /**
    * The source's dynamic range: `hdr10` (PQ), `hlg` or `sdr`. The H.264 ladder is SDR BT.709 either
    * way (an HDR source's picture is tone-mapped). Absent until the video is ready, and for videos
@@ -333,6 +340,11 @@ export interface ProcessVideoParams {
    * downloads); each at most once. Default none.
    */
   additionalCodecs?: AdditionalVideoCodec[];
+  /**
+   * Labels every encode node of the video must carry (`acme`: a customer's own nodes). Default none.
+   * An extension of the spec.
+   */
+  nodeLabels?: string[];
 }
 
 export interface ProcessVideoResult {
