@@ -689,11 +689,25 @@ export interface DateRangeParams {
 export type ErrorDetail = NonNullable<ErrorEnvelope['errors']>[number];
 
 /** An encode node as the operators' interface shows it (`kino.nodes`). */
+/** An encode no live node can run (it needs a codec, a quality score or labels none has), and why. */
+export interface WaitingEncode {
+  videoId: string;
+  /** The encode's job id (as nodes and logs name it). */
+  job: string;
+  /** E.g. `no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)`. */
+  waitingFor: string;
+  enqueuedAt: string;
+}
+
 export interface EncodeNode {
   id: string;
   address: string;
   version: string;
   labels: Record<string, string>;
+  /** The encoders of its ffmpeg that passed a test encode (`libx264`, `hevc_nvenc`, ...); empty from older nodes. */
+  encoders: string[];
+  /** Its quality ffmpeg (SVT-AV1, libvmaf) works: AV1 renditions and quality scores run only on such nodes. */
+  qualityFfmpeg: boolean;
   slots: number;
   slotsInUse: number;
   /** `draining`: the node is stopping, or an operator drained it (`drainRequestedAt` set). */
