@@ -117,8 +117,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
   if (!options.token) throw new Error('a farm token is required');
 
-  // Tested while the server starts: about a second of one-frame encodes.
-  const detecting = detectCapabilities(options.qualityFfmpeg);
+  // About a second of one-frame encodes, before the node serves: its jobs use the hardware found.
+  const capabilities = await detectCapabilities(options.qualityFfmpeg);
   const jobs = new NodeJobs(options.slots);
   const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
   const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
@@ -134,6 +134,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       workDir,
       threads: options.threads ?? 0,
       ...(options.qualityFfmpeg ? { qualityFfmpeg: options.qualityFfmpeg } : {}),
+      encoders: capabilities.encoders,
       logger,
       nodeId: () => identity.nodeId,
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
@@ -143,7 +144,6 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   const address =
     options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
 
-  const capabilities = await detecting;
   if (options.qualityFfmpeg && !capabilities.qualityFfmpeg)
     logger.warn(
       { qualityFfmpeg: options.qualityFfmpeg },

@@ -96,6 +96,7 @@ export function presentVideoDetails(
     encodingMode: parameters.encodingMode ?? 'fixed',
     additionalCodecs: parameters.additionalCodecs ?? [],
     nodeLabels: parameters.nodeLabels ?? [],
+    hardwareEncoding: parameters.hardwareEncoding ?? 'never',
     // Read from the probe when the video became ready; videos made before it was read have none.
     ...(video.source_dynamic_range !== null ? { sourceDynamicRange: video.source_dynamic_range } : {}),
     encodings: inLadderOrder(renditions).map(presentEncoding),

@@ -92,6 +92,7 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
     encodingMode: 'fixed',
     additionalCodecs: [],
     nodeLabels: [],
+    hardwareEncoding: 'never',
     encodings: [],
     captions: [],
   };

@@ -51,12 +51,20 @@ export interface Environment {
    * made; null, the farm's default.
    */
   justInTime: boolean | null;
+  /** The default of its videos' `hardwareEncoding` (`never` unless set). An extension of the spec. */
+  hardwareEncoding: 'never' | 'allowed';
+  /** The default of its videos' `nodeLabels` (empty: any node). An extension of the spec. */
+  nodeLabels: string[];
 }
 
-/** `PATCH /{orgID}/environments/{envID}`: its settings. */
+/** `PATCH /{orgID}/environments/{envID}`: the settings to change, at least one. */
 export interface UpdateEnvironmentParams {
   /** true or false; null follows the farm's default again. Videos read it when their processing starts. */
-  justInTime: boolean | null;
+  justInTime?: boolean | null;
+  /** `allowed`: its videos' renditions may use nodes' working hardware encoders; `never`: software only. */
+  hardwareEncoding?: 'never' | 'allowed';
+  /** Labels every encode node of its videos must carry; empty: any node. */
+  nodeLabels?: string[];
 }
 
 /** A video as lists show it. */
@@ -151,6 +159,8 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   additionalCodecs: AdditionalVideoCodec[];
   /** The node labels its encodes asked for; empty for videos processed before it existed. An extension. */
   nodeLabels: string[];
+  /** Whether its renditions could be made on hardware encoders; `never` for videos before it existed. An extension. */
+  hardwareEncoding: 'never' | 'allowed';
   /**
    * Why some of its encodes wait while it is transcoding: no live encode node can run them (AV1 with
    * no node that has the quality ffmpeg, a label no node carries). An extension of the spec.
@@ -345,6 +355,11 @@ export interface ProcessVideoParams {
    * An extension of the spec.
    */
   nodeLabels?: string[];
+  /**
+   * `allowed`: nodes with a working hardware encoder of a rendition's codec may use it; `never`:
+   * software only. Default: the environment's setting. An extension of the spec.
+   */
+  hardwareEncoding?: 'never' | 'allowed';
 }
 
 export interface ProcessVideoResult {

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, StringEnum } from './common.ts';
 import {
+  hardwareEncodingModes,
   additionalVideoCodecs,
   dynamicRanges,
   encodingModes,
@@ -126,6 +127,10 @@ export const VideoDetailsSchema = Type.Object({
   additionalCodecs: Type.Array(StringEnum(additionalVideoCodecs), {
     description: 'As asked at processing; empty for videos processed before it existed.',
   }),
+  hardwareEncoding: StringEnum(hardwareEncodingModes, {
+    description:
+      'Whether its renditions could be made on hardware encoders, as at processing; `never` for videos processed before it existed.',
+  }),
   nodeLabels: Type.Array(Type.String(), {
     description:
       'The node labels its encodes asked for, as at processing; empty for videos processed before it existed.',
@@ -220,6 +225,7 @@ export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
   encodingMode: 'contentAware',
   additionalCodecs: ['av1'],
   nodeLabels: [],
+  hardwareEncoding: 'never',
   sourceDynamicRange: 'sdr',
   encodings: [
     {

@@ -50,3 +50,12 @@ test("what an encode needs of its node comes from its renditions' codecs, its qu
   // The audio track of a labelled video runs on its labelled nodes too.
   assert.deepEqual(encodeNeeds({ audioTrack: { outputUrl: 'u' } }, ['acme']), { labels: ['acme'] });
 });
+
+test('HEVC allowed hardware may run on a node whose HEVC encoder is a hardware one', () => {
+  const hevc = { ...renditionSpecOf({ ...rendition!, videoCodec: 'hevc' }), hardwareEncodingAllowed: true };
+  assert.deepEqual(encodeNeeds({ whole: { renditions: [hevc], outputUrls: {}, measureQuality: false } }, undefined), {
+    encoderOneOf: ['libx265', 'hevc_nvenc', 'hevc_vaapi'],
+  });
+  assert.equal(renditionSpecOf(rendition!).hardwareEncodingAllowed, false);
+  assert.equal(renditionSpecOf({ ...rendition!, hardwareEncodingAllowed: true }).hardwareEncodingAllowed, true);
+});

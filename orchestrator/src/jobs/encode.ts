@@ -4,7 +4,7 @@ import type { EncodeDone__Output, RenditionDone__Output, RenditionSpec } from '@
 import type { EncodeInput, EncodeOutcome, EncodeTimings } from '../activity-types.ts';
 import type { FarmNode, QueuePlacement } from '../node-farm.ts';
 import type { RenditionPlan } from '../ladder.ts';
-import { needsOfEncode, type JobNeeds, type VideoCodec } from '@kino/proto/contract';
+import { hardwareEncodersOf, needsOfEncode, type JobNeeds, type VideoCodec } from '@kino/proto/contract';
 import { segmentBitsPerSecond } from '../master-playlist.ts';
 import { sourceOf } from './probe.ts';
 import { urlLifetimeSeconds } from './presign.ts';
@@ -32,6 +32,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     minQuantizer: rendition.minQuantizer ?? 0,
     dynamicRange: rendition.dynamicRange ?? '',
     audioStream: rendition.audioTrack?.stream ?? 0,
+    hardwareEncodingAllowed: rendition.hardwareEncodingAllowed ?? false,
   };
 }
 
@@ -65,10 +66,14 @@ export async function encodeOnNode(
  */
 export function encodeNeeds(job: EncodeJob, nodeLabels: readonly string[] | undefined): JobNeeds {
   const encode = 'whole' in job ? job.whole : 'chunk' in job ? job.chunk : undefined;
+  const renditions = encode?.renditions ?? [];
+  const hardware = renditions.some((rendition) => rendition.hardwareEncodingAllowed);
   return needsOfEncode({
-    codecs: (encode?.renditions ?? []).map((rendition) => (rendition.videoCodec ?? 'h264') as VideoCodec),
+    codecs: renditions.map((rendition) => (rendition.videoCodec ?? 'h264') as VideoCodec),
     measureQuality: encode?.measureQuality ?? false,
     ...(nodeLabels ? { labels: nodeLabels } : {}),
+    // HEVC allowed hardware runs on a node with a working hardware HEVC encoder too.
+    ...(hardware ? { hevcEncoders: ['libx265', ...hardwareEncodersOf('hevc')] } : {}),
   });
 }
 

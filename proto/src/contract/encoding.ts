@@ -125,6 +125,11 @@ export interface EncodingParameters {
    * docs/decisions/encoding.md, "Where encodes run"). Absent on videos processed before it existed: none.
    */
   nodeLabels?: string[];
+  /**
+   * `allowed`: a node with a working hardware encoder of a rendition's codec may use it (its
+   * environment's setting, unless the process call gives one); absent or `never`: software only.
+   */
+  hardwareEncoding?: 'never' | 'allowed';
 }
 
 /** A node label as a video may ask for it: a name, or name=value (`NODE_LABELS` on the node). */
@@ -142,6 +147,7 @@ export const defaultEncodingParameters: Readonly<EncodingParameters> = {
   encodingMode: 'fixed',
   additionalCodecs: [],
   nodeLabels: [],
+  hardwareEncoding: 'never',
 };
 
 /** The names of the encoding parameters (the process request's fields that are one), from the defaults above. */

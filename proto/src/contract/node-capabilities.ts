@@ -31,6 +31,11 @@ export const hardwareEncoderCodecs: Record<HardwareVideoEncoder, VideoCodec> = {
   h264_qsv: 'h264',
 };
 
+/** The hardware encoders that make `codec`. */
+export function hardwareEncodersOf(codec: VideoCodec): HardwareVideoEncoder[] {
+  return hardwareVideoEncoders.filter((encoder) => hardwareEncoderCodecs[encoder] === codec);
+}
+
 /**
  * An environment's `hardwareEncoding`: `never` (the default) encodes in software only; `allowed`
  * lets a node with a working hardware encoder of a rendition's codec use it.

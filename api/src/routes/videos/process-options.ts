@@ -9,6 +9,7 @@ import {
   encodingParameterNames,
   encodingModes,
   maxEdgeLengths,
+  hardwareEncodingModes,
   maxFrameRateLimit,
   nodeLabelPattern,
   pixelFormats,
@@ -54,6 +55,13 @@ export function processOptions() {
         description:
           'Codecs to make renditions in beside the H.264 ladder, which every video keeps (and which alone has MP4 downloads), ' +
           'each at most once; a codec rendition is keyed like its H.264 rung plus the codec (`720p-av1`).',
+      }),
+    ),
+    hardwareEncoding: Type.Optional(
+      StringEnum(hardwareEncodingModes, {
+        description:
+          "`allowed`: a node with a working hardware encoder (NVENC, VA-API, Quick Sync) of a rendition's codec may use it, " +
+          "under x264's rate and keyframe rules; `never`: software only. Default: the environment's setting (`never` unless set).",
       }),
     ),
     nodeLabels: Type.Optional(
