@@ -394,7 +394,8 @@ async function recordWhyWaiting(
 ): Promise<void> {
   const byReason = new Map<string | null, string[]>();
   for (const entry of waiting) {
-    // With no live node at all every entry waits for one: only needs no node meets are a reason.
+    // With no live node at all, plain work just waits for one (no reason written, as before); work
+    // with needs says that no node is live.
     const reason = (liveNodes.length > 0 || entry.needs ? whyNoNodeCanRun(entry.needs, liveNodes) : undefined) ?? null;
     if (reason === entry.waiting_for) continue;
     byReason.set(reason, [...(byReason.get(reason) ?? []), entry.id]);

@@ -29,7 +29,6 @@ export default class EnvironmentsUpdate extends ApiCommand {
 
   async run(): Promise<Environment> {
     const { args, flags } = await this.parse(EnvironmentsUpdate);
-    const { kino, orgId } = await this.api(flags);
     const labels = flags['node-labels'];
     const settings = {
       ...(flags['just-in-time'] ? { justInTime: justInTimeSettings[flags['just-in-time']] } : {}),
@@ -38,6 +37,7 @@ export default class EnvironmentsUpdate extends ApiCommand {
     };
     if (Object.keys(settings).length === 0)
       throw new UsageError('give a setting to change: --just-in-time, --hardware-encoding or --node-labels');
+    const { kino, orgId } = await this.api(flags);
     const environment = await kino.environments.update(orgId, args.id, settings);
     this.note(
       `Updated ${environment.id} (${environment.name}): just-in-time ${justInTimeWord(environment.justInTime)}, ` +
