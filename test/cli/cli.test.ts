@@ -507,6 +507,26 @@ describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
           new RegExp(`${farm.envId}[^\\n]*\\boff\\b`),
         );
     }
+    // Its videos' encode defaults (issue 54), beside just-in-time, which stays.
+    const encodeDefaults = await kinoJson<{
+      justInTime: boolean | null;
+      hardwareEncoding: string;
+      nodeLabels: string[];
+    }>(['environments', 'update', farm.envId, '--hardware-encoding', 'allowed', '--node-labels', 'acme,gpu']);
+    assert.deepEqual(
+      [encodeDefaults.justInTime, encodeDefaults.hardwareEncoding, encodeDefaults.nodeLabels],
+      [null, 'allowed', ['acme', 'gpu']],
+    );
+    const cleared = await kinoJson<{ hardwareEncoding: string; nodeLabels: string[] }>([
+      'environments',
+      'update',
+      farm.envId,
+      '--hardware-encoding',
+      'never',
+      '--node-labels',
+      '',
+    ]);
+    assert.deepEqual([cleared.hardwareEncoding, cleared.nodeLabels], ['never', []]);
     await expectCode(['environments', 'update', farm.envId, '--just-in-time', 'yes'], 2);
     await expectCode(['environments', 'update', farm.envId], 2);
     await expectCode(['environments', 'update', 'env_doesnotexist00', '--just-in-time', 'off'], 1);

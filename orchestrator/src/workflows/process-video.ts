@@ -421,6 +421,7 @@ async function encodeFromWholeSource(
           durationSeconds: probe.durationSeconds,
           probe,
           ...(measuresQuality(job.parameters) ? { measureQuality: true } : {}),
+          ...nodeLabelsOf(job),
         }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -638,6 +639,7 @@ async function encodeInChunks(
           durationSeconds: probe.durationSeconds,
           probe,
           ...trackPlacement,
+          ...nodeLabelsOf(job),
         }),
       ),
     );
@@ -670,6 +672,7 @@ async function encodeInChunks(
               recordName,
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
               ...(publish ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first } } : {}),
+              ...nodeLabelsOf(job),
             }),
           ));
         // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
@@ -754,6 +757,12 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
       },
     };
   });
+}
+
+/** The labels the video's encode nodes must carry, for an encode's input; none: any node (issue 54). */
+function nodeLabelsOf(job: VideoJob): { nodeLabels?: string[] } {
+  const labels = job.parameters.nodeLabels ?? [];
+  return labels.length > 0 ? { nodeLabels: labels } : {};
 }
 
 /**

@@ -58,6 +58,12 @@ export interface RenditionSpec {
    * several tracks, each an alternate audio rendition. 0: the first.
    */
   'audioStream'?: (number);
+  /**
+   * The video's environment allows hardware encoders (hardwareEncoding: allowed): the node encodes
+   * the rendition with a working hardware encoder of its codec where it has one and the rendition's
+   * rules can be met on it (@kino/ffmpeg hardwareEncoderFor); false: software only.
+   */
+  'hardwareEncodingAllowed'?: (boolean);
 }
 
 /**
@@ -117,4 +123,10 @@ export interface RenditionSpec__Output {
    * several tracks, each an alternate audio rendition. 0: the first.
    */
   'audioStream': (number);
+  /**
+   * The video's environment allows hardware encoders (hardwareEncoding: allowed): the node encodes
+   * the rendition with a working hardware encoder of its codec where it has one and the rendition's
+   * rules can be met on it (@kino/ffmpeg hardwareEncoderFor); false: software only.
+   */
+  'hardwareEncodingAllowed': (boolean);
 }
