@@ -34,6 +34,7 @@ const fileOfEachType = [
   'subtitles-en.m3u8',
   'subtitles-en/seg-00000.vtt',
   'subtitles-en.vtt',
+  'animated.webp',
 ];
 
 test('every kind of route has exactly one handler, and the table has none for a kind that does not exist', () => {
