@@ -361,6 +361,24 @@ function planAudioOnly(parameters: EncodingParameters): RenditionPlan {
   };
 }
 
+/**
+ * The alternate audio rendition of a track added to a ready video (`key` from audio_tracks): the
+ * source tracks' plan, of the added file's first audio stream.
+ */
+export function planAddedAudio(
+  parameters: EncodingParameters,
+  key: string,
+  track: { language: string; name: string; isDefault: boolean; channels: number },
+): RenditionPlan {
+  const plan = planAudioOnly(parameters);
+  const maxChannels = audioEncodingOf[plan.audioCodec].maxChannels;
+  return {
+    ...plan,
+    key,
+    audioTrack: { ...track, stream: 0, channels: Math.min(Math.max(track.channels, 1), maxChannels) },
+  };
+}
+
 /** Whether a plan is an audio-only source's one rendition. */
 export function isAudioOnlyPlan(plan: Pick<RenditionPlan, 'width' | 'height' | 'videoBitrateKbps'>): boolean {
   return plan.width === 0 && plan.height === 0 && plan.videoBitrateKbps === 0;
