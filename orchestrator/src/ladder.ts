@@ -176,6 +176,11 @@ export interface RenditionPlan extends Pick<
   dynamicRange?: HdrDynamicRange;
   /** Set: an alternate audio rendition, one of the source's several audio tracks (audio alone). */
   audioTrack?: AlternateAudioTrack;
+  /**
+   * A track added to a ready video: its sound padded or cut to this time (the video's duration),
+   * its file's length being no part of the video. Absent: a source's own track, run to the source's.
+   */
+  audioEndSeconds?: number;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
@@ -363,12 +368,13 @@ function planAudioOnly(parameters: EncodingParameters): RenditionPlan {
 
 /**
  * The alternate audio rendition of a track added to a ready video (`key` from audio_tracks): the
- * source tracks' plan, of the added file's first audio stream.
+ * source tracks' plan, of the added file's first audio stream, padded or cut to the video's duration.
  */
 export function planAddedAudio(
   parameters: EncodingParameters,
   key: string,
   track: { language: string; name: string; isDefault: boolean; channels: number },
+  videoDurationSeconds: number,
 ): RenditionPlan {
   const plan = planAudioOnly(parameters);
   const maxChannels = audioEncodingOf[plan.audioCodec].maxChannels;
@@ -376,6 +382,7 @@ export function planAddedAudio(
     ...plan,
     key,
     audioTrack: { ...track, stream: 0, channels: Math.min(Math.max(track.channels, 1), maxChannels) },
+    audioEndSeconds: videoDurationSeconds,
   };
 }
 

@@ -1110,7 +1110,7 @@ test("addAudioTrack: the file probed, its first audio stream one alternate audio
     encode!.renditions.map((r) => [r.key, r.width, r.videoBitrateKbps, r.audioBitrateKbps, r.audioTrack]),
     [['0p-a3', 0, 0, 128, { language: 'es', name: 'Spanish', isDefault: false, channels: 1, stream: 0 }]],
   );
-  assert.deepEqual([encode!.durationSeconds, encode!.probe.durationSeconds], [4, 4]);
+  assert.deepEqual([encode!.durationSeconds, encode!.renditions[0]!.audioEndSeconds], [4, 4]);
   const [ready] = made.calls.markAudioTrackReady![0] as [{ language: string; result: { plan: RenditionPlan } }];
   assert.deepEqual([ready.language, ready.result.plan.key], ['es', '0p-a3']);
   assert.equal(made.calls.markAudioTrackFailed, undefined);

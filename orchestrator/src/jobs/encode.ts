@@ -31,6 +31,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     minQuantizer: rendition.minQuantizer ?? 0,
     dynamicRange: rendition.dynamicRange ?? '',
     audioStream: rendition.audioTrack?.stream ?? 0,
+    audioEndSeconds: rendition.audioEndSeconds ?? 0,
   };
 }
 

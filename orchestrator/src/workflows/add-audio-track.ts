@@ -33,12 +33,17 @@ export async function addAudioTrack({
     );
     if (!probe.hasAudio)
       throw ApplicationFailure.nonRetryable('the file has no audio stream', failureTypes.invalidSource);
-    const plan = planAddedAudio(job.parameters, renditionKey, {
-      language,
-      name: job.name,
-      isDefault: job.isDefault,
-      channels: probe.audioTracks?.[0]?.channels ?? probe.audioChannels ?? 2,
-    });
+    const plan = planAddedAudio(
+      job.parameters,
+      renditionKey,
+      {
+        language,
+        name: job.name,
+        isDefault: job.isDefault,
+        channels: probe.audioTracks?.[0]?.channels ?? probe.audioChannels ?? 2,
+      },
+      job.durationSeconds,
+    );
     // An audio encode takes seconds a minute of sound: one rendition, no second pass.
     const encoding = encodeActivities(job.durationSeconds, false, 1, encodeQueueWaitMinutes);
     const [outcome] = await queueThenRun(() =>
@@ -47,8 +52,7 @@ export async function addAudioTrack({
         storagePath: job.storagePath,
         renditions: [plan],
         durationSeconds: job.durationSeconds,
-        // The track lasts as long as the video: the node pads or cuts the sound at the probe's duration.
-        probe: { ...probe, durationSeconds: job.durationSeconds },
+        probe,
       }),
     );
     const marked = await database.markAudioTrackReady({ videoId, language, result: { plan, outcome: outcome! } });

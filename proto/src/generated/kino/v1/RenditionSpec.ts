@@ -58,6 +58,12 @@ export interface RenditionSpec {
    * several tracks, each an alternate audio rendition. 0: the first.
    */
   'audioStream'?: (number);
+  /**
+   * An audio-only rendition of a track added to a ready video: its sound padded with silence, or
+   * cut, to this time from its start (the video's duration), whatever its file's own length. 0: as
+   * the source says (one of a pictured source's tracks runs to the source's duration).
+   */
+  'audioEndSeconds'?: (number | string);
 }
 
 /**
@@ -117,4 +123,10 @@ export interface RenditionSpec__Output {
    * several tracks, each an alternate audio rendition. 0: the first.
    */
   'audioStream': (number);
+  /**
+   * An audio-only rendition of a track added to a ready video: its sound padded with silence, or
+   * cut, to this time from its start (the video's duration), whatever its file's own length. 0: as
+   * the source says (one of a pictured source's tracks runs to the source's duration).
+   */
+  'audioEndSeconds': (number);
 }
