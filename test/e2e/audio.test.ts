@@ -639,7 +639,10 @@ describe('a track added to a ready video', () => {
       new URL(pictures(text)[0]!, masterOf()).href,
     ]);
     // (The HLS demuxer lists the stream once per program: every line is its count.)
-    const counts = stdout.split('\n').filter((line) => line.trim() !== '').map(Number);
+    const counts = stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(Number);
     assert.ok(
       counts.length > 0 && counts.every((n) => n === dubbedSeconds * 25),
       `every frame of the picture: ${stdout}`,
@@ -678,6 +681,16 @@ describe('a track added to a ready video', () => {
       await refusal(farm.kino.videos.removeAudioTrack(farm.orgId, videos.dubbed, 'de')),
       '404 audio_track_not_found',
     );
+    // Its file went with it: the same storagePath again finds nothing to probe.
+    await farm.kino.videos.addAudioTrack(farm.orgId, videos.dubbed, { storagePath, language: 'de' });
+    const again = await settledAudioTrack(videos.dubbed, 'de');
+    assert.equal(again.status, 'failed');
+    assert.notEqual(
+      again.reason,
+      'the file has no audio stream',
+      `the file is gone, not probed again: ${again.reason}`,
+    );
+    await farm.kino.videos.removeAudioTrack(farm.orgId, videos.dubbed, 'de');
   });
 
   test('refused: a missing video, a bad language, a video not ready yet, a video whose sound is in its pictures', async () => {

@@ -9,6 +9,7 @@ import { isAlternateAudioKey } from '@kino/proto/contract';
 import {
   AudioRenditionsExhausted,
   deleteAudioTrack,
+  findLiveVideoByStoragePath,
   findUpload,
   listAudioTracks,
   listRenditions,
@@ -86,6 +87,21 @@ async function assertAlternateAudio(deps: ApiDeps, video: Video): Promise<void> 
     );
 }
 
+/**
+ * Removes the uploaded file of a track replaced or removed: its rendition is made (or never will
+ * be), and a deleted video's content removal no longer sees it. Kept while a live video was made
+ * from it or a track of the video still uses it; a failure leaves it in the bucket, logged.
+ */
+async function removeTrackFile(deps: ApiDeps, log: FastifyBaseLogger, videoId: string, storagePath: string) {
+  if (await findLiveVideoByStoragePath(deps.db, storagePath)) return;
+  if ((await listAudioTracks(deps.db, videoId)).some((t) => t.storage_path === storagePath)) return;
+  try {
+    await deps.storage.delete(storagePath);
+  } catch (error) {
+    log.warn({ err: error, videoId, storagePath }, 'the file of a replaced or removed audio track stays in storage');
+  }
+}
+
 /** POST .../audio-tracks: the track put (processing) and its workflow started. */
 async function addAudioTrack(
   deps: ApiDeps,
@@ -137,6 +153,7 @@ async function addAudioTrack(
     { videoId: video.id, language, key: track.rendition_key, replaced: put.replaced !== undefined },
     'audio track started',
   );
+  if (put.replaced) await removeTrackFile(deps, log, video.id, put.replaced.storage_path);
   return presentAudioTrack(track);
 }
 
@@ -236,6 +253,7 @@ export const audioTrackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
           'audio_track_not_found',
           `Video ${video.id} has no added audio track for "${request.params.language}".`,
         );
+      await removeTrackFile(deps, request.log, video.id, removed.storage_path);
       request.log.info({ videoId: video.id, language: removed.language }, 'audio track removed');
       return { body: { language: removed.language, status: 'deleted' as const } };
     },
