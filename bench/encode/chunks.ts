@@ -345,7 +345,10 @@ async function main(): Promise<void> {
     { ...defaultEncodingParameters, compressionRatio },
   );
   const settings = ladder.map((r) =>
-    resolveHlsSettings({ ...r, videoCodec: 'h264', minQuantizer: 0, dynamicRange: '', audioStream: 0, audioEndSeconds: 0 }, info),
+    resolveHlsSettings(
+      { ...r, videoCodec: 'h264', minQuantizer: 0, dynamicRange: '', audioStream: 0, audioEndSeconds: 0 },
+      info,
+    ),
   );
   log(
     `source ${seconds} s 1080p30, ladder ${ladder.map((r) => r.key).join(' ')}, ${compressionRatio} (${ladder[0]!.x264Preset}), ${chunkSeconds} s chunks, ${runs} runs, ${cpus().length} cores, load ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
