@@ -1,8 +1,8 @@
 // The analytics store, reached through the official ClickHouse client (`@clickhouse/client`) over
 // ClickHouse's HTTP interface. In the dev stack the URL points at the chDB-backed analytics process
 // (`kino analytics-store`, dev/src/analytics/chdb-http-server.ts); in production at a ClickHouse server.
-// Kino needs four operations (a statement, a SELECT, an INSERT of rows or of rows already encoded), named here once
-// so that every caller sends the same settings.
+// Kino needs five operations (a statement, a SELECT, an INSERT of rows or of rows already encoded,
+// a SELECT's rows as encoded, for backups), named here once so that every caller sends the same settings.
 //
 // The SQL Kino sends must run on chDB 26 and on ClickHouse 18.16 (Debian's package) alike: no query
 // parameters, no DateTime64, no LowCardinality, no TTL, no JSONCompactEachRow. What the client sends
@@ -87,20 +87,27 @@ export class ClickHouseHttp {
 
   /**
    * Inserts rows already encoded as they are, without parsing and re-encoding them: the delivery
-   * spool's lines are TabSeparated in `columns`' order (JSONEachRow for spools older nodes wrote).
+   * spool's lines are TabSeparated in `columns`' order (JSONEachRow for spools older nodes wrote),
+   * a backup's table is a TabSeparated file streamed from disk.
    */
   async insertEncoded(
     table: string,
     columns: readonly string[],
     format: 'TabSeparated' | 'JSONEachRow',
-    data: Buffer | string,
+    data: Buffer | string | Readable,
   ): Promise<void> {
-    if (data.length === 0) return;
+    if (!(data instanceof Readable) && data.length === 0) return;
     const { stream } = await this.client.exec({
       query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}`,
-      values: Readable.from([data], { objectMode: false }),
+      values: data instanceof Readable ? data : Readable.from([data], { objectMode: false }),
     });
     for await (const chunk of stream) void chunk;
+  }
+
+  /** A SELECT's rows as the store encodes them (`... FORMAT TabSeparated`), streamed: a backup of a whole table. */
+  async selectEncoded(sql: string): Promise<Readable> {
+    const { stream } = await this.client.exec({ query: sql });
+    return stream;
   }
 
   /** Closes the client's idle connections. */

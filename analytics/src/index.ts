@@ -5,3 +5,4 @@ export * from './migrations.ts';
 export * from './segment-row.ts';
 export * from './rollups.ts';
 export * from './analytics-store.ts';
+export * from './backup.ts';

@@ -16,6 +16,13 @@ import {
 } from './rollups.ts';
 import { SEGMENT_DELIVERIES_TABLE, segmentDeliveryColumnsDdl } from './segment-row.ts';
 
+/**
+ * Marks every day that has raw rows for the rollup refresher: after rows arrived other than through
+ * the delivery shipper (rows logged before the rollups existed, a restored backup).
+ */
+export const markEveryServedDay = `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
+  SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE}`;
+
 export interface ClickHouseMigration {
   version: number;
   name: string;
@@ -72,8 +79,7 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       ) ENGINE = ReplacingMergeTree(watermark)
       ORDER BY id`,
       // Rows logged before this migration: mark their days so the first refresh rolls them up.
-      `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
-       SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE}`,
+      markEveryServedDay,
     ],
   },
   {
@@ -135,8 +141,7 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       PARTITION BY toYear(month)
       ORDER BY (org_id, month, env_id, rendition_height, video_id)`,
       // Days rolled up before this migration: mark them again so the refresher fills the new tables.
-      `INSERT INTO ${SEGMENT_ROLLUP_MARKS_TABLE} (org_id, day, marked_at)
-       SELECT DISTINCT org_id, toDate(served_at), now() FROM ${SEGMENT_DELIVERIES_TABLE}`,
+      markEveryServedDay,
     ],
   },
 ];

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@kino/database';
-import { findPlayableVideo, raiseSegmentPriority } from '@kino/database/repositories';
+import { findPictureSource, findPlayableVideo, raiseSegmentPriority } from '@kino/database/repositories';
 import { ClickHouseHttp } from '@kino/analytics';
 import {
   Storage,
@@ -25,6 +25,9 @@ import { ShareLinkGate } from './share-links.ts';
 import { createDeliveryServer } from './server.ts';
 import { ThumbnailMaker } from './thumbnails.ts';
 import { readPlayableVideo, VideoCatalog } from './video-catalog.ts';
+
+/** How long the presigned URL a picture of any moment is decoded from stays valid. */
+const pictureUrlSeconds = 600;
 
 /** The node's logger: every line names the node. */
 export function createDeliveryLogger(config: DeliveryConfig): Logger {
@@ -61,7 +64,19 @@ export async function startDelivery(
     cache,
     tokens: new PlaybackTokenVerifier(jwksUrlOf(config)),
     segments,
-    thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger),
+    thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger, async (videoId) => {
+      const row = await findPictureSource(db, videoId);
+      if (!row) return undefined;
+      // Long enough for one decode; ffmpeg reads the source with range requests.
+      const url = await storage.presignGet(row.storagePath, pictureUrlSeconds);
+      const hdr = row.sourceDynamicRange === 'sdr' ? null : row.sourceDynamicRange;
+      return {
+        url,
+        offsetSeconds: row.offsetSeconds,
+        durationSeconds: row.durationSeconds,
+        ...(hdr ? { toneMapFrom: hdr } : {}),
+      };
+    }),
     shareLinks: new ShareLinkGate(db, config.DELIVERY_METADATA_TTL_MS),
     downloads: new Mp4Downloads(cache, storage),
     segmentWaits: new SegmentWaits(

@@ -73,18 +73,28 @@ test('direct patterns, with .ts and bare-number segment aliases', () => {
   assert.equal(parseDeliveryPath('/v1/master.m3u8'), undefined, 'v1 is never a video id');
 });
 
-test('thumbnails: sizes 16..3840 on each edge', () => {
+test('thumbnails: sizes 16..3840 on each edge, in JPEG, PNG or WebP', () => {
   assert.deepEqual(parseDeliveryPath('/t/vid_3/640x360.jpg'), {
     kind: 'thumbnail',
     videoId: 'vid_3',
     width: 640,
     height: 360,
+    format: 'jpg',
   });
-  assert.deepEqual(parseDeliveryPath('/t/vid_3/16x3840.jpg'), {
+  assert.deepEqual(parseDeliveryPath('/t/vid_3/16x3840.png'), {
     kind: 'thumbnail',
     videoId: 'vid_3',
     width: 16,
     height: 3840,
+    format: 'png',
+  });
+  assert.deepEqual(parseDeliveryPath('/t/vid_3/c12/320x180.webp'), {
+    kind: 'thumbnail',
+    videoId: 'vid_3',
+    width: 320,
+    height: 180,
+    format: 'webp',
+    custom: 'c12',
   });
   assert.deepEqual(parseDeliveryPath('/t/vid_3/15x100.jpg'), {
     kind: 'invalid_thumbnail_size',
@@ -96,7 +106,7 @@ test('thumbnails: sizes 16..3840 on each edge', () => {
     width: 100,
     height: 3841,
   });
-  assert.equal(parseDeliveryPath('/t/vid_3/100x100.png'), undefined);
+  assert.equal(parseDeliveryPath('/t/vid_3/100x100.gif'), undefined);
   assert.deepEqual(parseDeliveryPath('/health'), { kind: 'health' });
 });
 

@@ -21,6 +21,7 @@
 // <q> is a rendition key as in storage (renditionKeyPattern): `720p` (the short edge; `0p` for an
 // audio-only video's one rendition), or `720p-hevc`, `720p-av1` for a rendition in another codec,
 // served in every family exactly as `720p` is. Downloads are H.264 only (routes/downloads.ts).
+import type { AnimatedFormat, PictureFormat } from '@kino/ffmpeg';
 import {
   audioDownloadName,
   embedPaths,
@@ -50,7 +51,9 @@ export type Resource =
   | { type: 'storyboard_sheet'; index: number }
   | { type: 'subtitles_playlist'; language: string }
   | { type: 'subtitles_segment'; language: string; index: number }
-  | { type: 'captions_file'; language: string };
+  | { type: 'captions_file'; language: string }
+  /** `animated.webp` or `animated.gif`: a looping preview of a stretch of the video (routes/animated.ts). */
+  | { type: 'animated'; format: AnimatedFormat };
 
 export type DeliveryRoute =
   | { kind: 'playback'; family: Family; videoId: string; orgId?: string; envId?: string; resource: Resource }
@@ -61,8 +64,11 @@ export type DeliveryRoute =
   /** `/embed/{videoId}`: the player page for an iframe. */
   | { kind: 'embed_page'; videoId: string }
   | { kind: 'oembed' }
-  /** `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail. */
-  | { kind: 'thumbnail'; videoId: string; width: number; height: number; custom?: string }
+  /**
+   * `custom`: a custom thumbnail's id (`/t/{id}/c12500/<w>x<h>.jpg`); absent: the default thumbnail,
+   * or with `?time=` the frame at that moment. `.jpg`, `.png` or `.webp`.
+   */
+  | { kind: 'thumbnail'; videoId: string; width: number; height: number; format: PictureFormat; custom?: string }
   | { kind: 'invalid_thumbnail_size'; width: number; height: number }
   | { kind: 'health' };
 
@@ -79,13 +85,14 @@ const shareBase = new RegExp(`^/v1/share/${id}/(.+)$`);
 const sharePage = new RegExp(`^/v1/share/${id}/?$`);
 const embedPage = new RegExp(`^/embed/${id}/?$`);
 const playerAssets = new Set(Object.values(playerAssetPaths));
-const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.jpg$`);
+const thumbnail = new RegExp(`^/t/${id}/(?:(c\\d{1,10})/)?(\\d{1,5})x(\\d{1,5})\\.(jpg|png|webp)$`);
 const v1Rendition = new RegExp(`^video-${quality}\\.m3u8$`);
 const v1Init = new RegExp(`^video-${quality}/init\\.m4s$`);
 const v1Segment = new RegExp(`^video-${quality}/seg-${index}\\.m4s$`);
 const v1Download = new RegExp(`^video-${quality}\\.mp4$`);
 const directDownload = new RegExp(`^${quality}\\.mp4$`);
 const storyboardSheet = /^storyboard-(\d{1,5})\.jpg$/;
+const animatedPreview = /^animated\.(webp|gif)$/;
 const language = '([A-Za-z0-9-]{1,35})';
 const subtitlesPlaylist = new RegExp(`^subtitles-${language}\\.m3u8$`);
 const subtitlesSegment = new RegExp(`^subtitles-${language}/seg-${index}\\.vtt$`);
@@ -127,7 +134,8 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
     const height = Number(match[4]);
     const inBounds = (n: number) => n >= THUMBNAIL_MIN_EDGE && n <= THUMBNAIL_MAX_EDGE;
     if (!inBounds(width) || !inBounds(height)) return { kind: 'invalid_thumbnail_size', width, height };
-    return { kind: 'thumbnail', videoId: match[1]!, width, height, ...(match[2] ? { custom: match[2] } : {}) };
+    const format = match[5] as PictureFormat;
+    return { kind: 'thumbnail', videoId: match[1]!, width, height, format, ...(match[2] ? { custom: match[2] } : {}) };
   }
   if (path === '/health') return { kind: 'health' };
   if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't' && match[1] !== 'embed') {
@@ -146,6 +154,7 @@ function parseSharedResource(rest: string): Resource | undefined {
   if ((match = subtitlesSegment.exec(rest)))
     return { type: 'subtitles_segment', language: match[1]!, index: Number(match[2]) };
   if ((match = captionsFile.exec(rest))) return { type: 'captions_file', language: match[1]! };
+  if ((match = animatedPreview.exec(rest))) return { type: 'animated', format: match[1] as AnimatedFormat };
   return undefined;
 }
 
@@ -205,6 +214,8 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
     case 'subtitles_segment':
     case 'captions_file':
       throw new Error("captions are made from the track's stored file (routes/captions.ts)");
+    case 'animated':
+      throw new Error('an animated preview is made from the source (routes/animated.ts)');
   }
 }
 

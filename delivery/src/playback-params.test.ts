@@ -31,3 +31,11 @@ test('a parameter the interface does not list is named, with the one it most lik
     'a repeated unknown parameter is named once, with its first value',
   );
 });
+
+test("a route's own parameters are known on that route only, and meant when misspelt there", () => {
+  assert.deepEqual(validatePlaybackParams(new URLSearchParams('time=3&token=x'), ['time']), []);
+  assert.deepEqual(errorsOf('time=3'), ['query.time'], 'not a parameter of playlists and segments');
+  assert.deepEqual(validatePlaybackParams(new URLSearchParams('tme=3'), ['time']), [
+    { message: 'tme is not a playback parameter; did you mean `time`?', location: 'query.tme', value: '3' },
+  ]);
+});

@@ -15,16 +15,20 @@ const known = new Set<string>(playbackParamNames);
 const booleans = new Set(['true', 'false', '1', '0', 'yes', 'no']);
 const integer = /^\d{1,10}$/;
 
-export function validatePlaybackParams(params: URLSearchParams): FieldError[] {
+/**
+ * The errors of a query, by field. `routeParams`: parameters the route takes besides the playback
+ * ones (a picture's `time`), known here and checked by the route.
+ */
+export function validatePlaybackParams(params: URLSearchParams, routeParams: readonly string[] = []): FieldError[] {
   // Most requests carry no query, or the token alone: they cost a size check, or one loop.
   if (params.size === 0) return [];
   const errors: FieldError[] = [];
   for (const [name, value] of params) {
-    if (known.has(name)) continue;
+    if (known.has(name) || routeParams.includes(name)) continue;
     const location = `query.${name}`;
     // An unknown name given twice is named once, with its first value.
     if (errors.some((error) => error.location === location)) continue;
-    const meant = closestName(name, playbackParamNames);
+    const meant = closestName(name, [...playbackParamNames, ...routeParams]);
     const message = `${name} is not a playback parameter${meant ? `; did you mean \`${meant}\`?` : ''}`;
     errors.push({ message, location, value });
   }

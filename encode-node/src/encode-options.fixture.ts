@@ -43,6 +43,7 @@ export const test90pSpec: RenditionSpec__Output = {
   minQuantizer: 0,
   dynamicRange: '',
   audioStream: 0,
+  hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
 };
 

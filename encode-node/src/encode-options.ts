@@ -19,6 +19,8 @@ export interface EncodeJobOptions {
   threads: number;
   /** The quality ffmpeg (libvmaf, SVT-AV1 2+): AV1 encodes and quality scores run on it; absent: neither. */
   qualityFfmpeg?: string;
+  /** The node's working encoders (capabilities.ts): hardware ones serve renditions allowed them. */
+  encoders?: readonly string[];
   /**
    * The nice value every ffmpeg of the job runs at (NodeJobs.startEncode: 0 when someone waits for
    * it, `backgroundNiceness` otherwise); raised while the job runs when a viewer starts waiting.

@@ -21,6 +21,8 @@ export interface EncodeServiceOptions {
   threads: number;
   /** The quality ffmpeg (EncodeNodeOptions.qualityFfmpeg), when the node has one. */
   qualityFfmpeg?: string;
+  /** The node's working encoders (capabilities.ts). */
+  encoders?: readonly string[];
   logger: Logger;
   /** The node's id (assigned by the registry), for log lines. */
   nodeId: () => string;
@@ -153,7 +155,7 @@ class EncodeService {
 
   /** An encode of any kind: a slot, progress events, then one `done` (or the failure). */
   runEncode(call: EncodeCall): void {
-    const { jobs, logger, nodeId, workDir, threads, qualityFfmpeg } = this.options;
+    const { jobs, logger, nodeId, workDir, threads, qualityFfmpeg, encoders } = this.options;
     const { request } = call;
     let log = logger.child({
       nodeId: nodeId(),
@@ -196,6 +198,7 @@ class EncodeService {
       workDir,
       threads,
       ...(qualityFfmpeg ? { qualityFfmpeg } : {}),
+      ...(encoders ? { encoders } : {}),
       priority: job.priority,
       signal: AbortSignal.any([controller.signal, job.abandoned]),
       logger: log,

@@ -21,6 +21,7 @@ const spec: RenditionSpec__Output = {
   minQuantizer: 0,
   dynamicRange: '',
   audioStream: 0,
+  hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };

@@ -71,6 +71,7 @@ test('each rendition is checked as written: its playlist covers the encode, a sh
     minQuantizer: 0,
     dynamicRange: '',
     audioStream: 0,
+    hardwareEncodingAllowed: false,
     audioEndSeconds: 0,
   } satisfies RenditionSpec__Output;
   const rendition = { spec, settings: resolveHlsSettings(spec, source), prefix: '360p/' };

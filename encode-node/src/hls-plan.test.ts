@@ -22,6 +22,7 @@ const spec: RenditionSpec__Output = {
   minQuantizer: 0,
   dynamicRange: '',
   audioStream: 0,
+  hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
 };
 const whole = [spec, { ...spec, key: '240p', width: 426, height: 240 }];
@@ -73,4 +74,17 @@ test('a plan refuses what the node cannot make as asked, before anything runs', 
   refuses([{ ...spec, width: 0 }], /out of range/);
   // A chunk after the first needs no URL of its own before it runs: it writes no playlist nor init segment.
   assert.doesNotThrow(() => planHlsEncode([spec], {}, [], source, undefined));
+});
+
+test("a rendition allowed hardware gets one of the node's working hardware encoders of its codec, where its rules can be met on it (a fake encoder list: no GPU here)", () => {
+  const gpu = ['libx264', 'libx265', 'h264_nvenc', 'hevc_vaapi'];
+  const encoderOf = (specs: RenditionSpec__Output[], encoders: string[]) =>
+    planHlsEncode(specs, {}, [], source, undefined, encoders).renditions.map((r) => r.settings.hardwareEncoder);
+  const allowed = { ...spec, hardwareEncodingAllowed: true };
+  assert.deepEqual(encoderOf([allowed], gpu), ['h264_nvenc']);
+  assert.deepEqual(encoderOf([{ ...allowed, videoCodec: 'hevc' }], gpu), ['hevc_vaapi']);
+  assert.deepEqual(encoderOf([spec], gpu), [undefined], 'not allowed: x264');
+  assert.deepEqual(encoderOf([allowed], ['libx264', 'libx265']), [undefined], 'no hardware encoder: x264');
+  assert.deepEqual(encoderOf([{ ...allowed, twoPass: true }], gpu), [undefined], 'two-pass stays on x264');
+  assert.deepEqual(encoderOf([{ ...allowed, minQuantizer: 20 }], gpu), [undefined], 'a quantizer floor stays on x264');
 });

@@ -1,7 +1,7 @@
 // What an HLS encode (jobs/whole.ts, jobs/chunk.ts) will make, checked before anything runs: its
 // renditions with their ffmpeg settings, the ffmpeg they run on, and whether they are two-pass.
 import type { ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
-import type { HlsEncodeSettings } from '@kino/ffmpeg';
+import { hardwareEncoderFor, type HlsEncodeSettings } from '@kino/ffmpeg';
 import { resolveHlsSettings } from './encode-settings.ts';
 import { InvalidRequestError } from './errors.ts';
 
@@ -32,11 +32,13 @@ export function planHlsEncode(
   requiredFiles: string[],
   source: ProbeResult__Output,
   qualityFfmpeg: string | undefined,
+  /** The node's working encoders (capabilities.ts): a rendition allowed hardware uses one of them where it can. */
+  encoders: readonly string[] = [],
 ): HlsPlan {
   checkRenditionKeys(specs, outputUrls, requiredFiles);
   const renditions = specs.map((spec) => ({
     spec,
-    settings: resolveHlsSettings(spec, source),
+    settings: withHardwareEncoder(resolveHlsSettings(spec, source), spec, encoders),
     prefix: `${spec.key}/`,
   }));
   const program = ffmpegFor(renditions, qualityFfmpeg);
@@ -46,6 +48,16 @@ export function planHlsEncode(
     throw new InvalidRequestError('renditions of one encode must all be two-pass or all single-pass');
   }
   return { renditions, program, twoPass };
+}
+
+/** The settings with the hardware encoder the rendition may use here (hardwareEncoderFor), when it is allowed one. */
+function withHardwareEncoder(
+  settings: HlsEncodeSettings,
+  spec: RenditionSpec__Output,
+  encoders: readonly string[],
+): HlsEncodeSettings {
+  const hardwareEncoder = spec.hardwareEncodingAllowed ? hardwareEncoderFor(settings, encoders) : undefined;
+  return hardwareEncoder ? { ...settings, hardwareEncoder } : settings;
 }
 
 function checkRenditionKeys(

@@ -12,6 +12,7 @@ import { createEncodeServiceHandlers } from './encode-service.ts';
 import { NodeJobs } from './node-jobs.ts';
 import { createNodeMetrics } from './metrics.ts';
 import { Registration } from './registration.ts';
+import { detectCapabilities } from './capabilities.ts';
 import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
 
 export interface EncodeNodeOptions {
@@ -116,6 +117,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
   if (!options.token) throw new Error('a farm token is required');
 
+  // About a second of one-frame encodes, before the node serves: its jobs use the hardware found.
+  const capabilities = await detectCapabilities(options.qualityFfmpeg);
   const jobs = new NodeJobs(options.slots);
   const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
   const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
@@ -131,6 +134,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       workDir,
       threads: options.threads ?? 0,
       ...(options.qualityFfmpeg ? { qualityFfmpeg: options.qualityFfmpeg } : {}),
+      encoders: capabilities.encoders,
       logger,
       nodeId: () => identity.nodeId,
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
@@ -140,12 +144,19 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   const address =
     options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
 
+  if (options.qualityFfmpeg && !capabilities.qualityFfmpeg)
+    logger.warn(
+      { qualityFfmpeg: options.qualityFfmpeg },
+      'the quality ffmpeg does not work (no libvmaf, or SVT-AV1 fails a test encode): this node takes no AV1 or scored work',
+    );
+  logger.info(capabilities, 'capabilities detected');
   const registration = new Registration({
     registry,
     address,
     slots: options.slots,
     version: nodeVersion,
     labels: options.labels ?? {},
+    ...capabilities,
     jobs,
     logger,
     metrics,

@@ -13,6 +13,8 @@ function registrationOf(registry: RegistryClient, jobs: NodeJobs): Registration 
     slots: 1,
     version: 'test',
     labels: {},
+    encoders: ['libx264'],
+    qualityFfmpeg: false,
     jobs,
     logger: pino({ level: 'silent' }),
   });

@@ -15,6 +15,9 @@ export interface RegistrationOptions {
   slots: number;
   version: string;
   labels: Record<string, string>;
+  /** The encoders of its ffmpeg that work, and whether its quality ffmpeg does (capabilities.ts). */
+  encoders: string[];
+  qualityFfmpeg: boolean;
   jobs: NodeJobs;
   logger: Logger;
   /** Told of each answer of the registry and each failed heartbeat (the node's metrics). */
@@ -35,9 +38,9 @@ export class Registration {
   constructor(private readonly options: RegistrationOptions) {}
 
   private async register(): Promise<void> {
-    const { registry, address, slots, version, labels, logger } = this.options;
+    const { registry, address, slots, version, labels, encoders, qualityFfmpeg, logger } = this.options;
     const response = await registry.register(
-      { nodeId: this.nodeId, address, slots, version, labels },
+      { nodeId: this.nodeId, address, slots, version, labels, encoders, qualityFfmpeg },
       { timeoutMs: 5_000 },
     );
     const reRegistered = this.nodeId !== '';

@@ -147,6 +147,12 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
   return last;
 }
 
+/** Runs `program` (an ffmpeg asked what it has: `-encoders`, `-filters`, a test encode) and returns its stdout. */
+export async function runProgram(program: string, args: string[], options: RunOptions = {}): Promise<string> {
+  const { stdout } = await run(program, args, options);
+  return stdout;
+}
+
 /** Runs ffprobe and returns its stdout (callers ask for JSON with `-of json`). */
 export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<string> {
   const { stdout } = await run('ffprobe', ['-hide_banner', '-loglevel', 'error', ...args], options);

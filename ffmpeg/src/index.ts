@@ -22,4 +22,15 @@ export {
 } from './probe.ts';
 export { parseInitSegment, readMp4Boxes, type InitSegmentInfo, type Mp4Box } from './mp4.ts';
 export * from './hls.ts';
+export {
+  detectWorkingEncoders,
+  encoderDeviceArgs,
+  encoderUploadFilter,
+  isWorkingQualityFfmpeg,
+  parseEncoderList,
+  parseFilterList,
+  runForDetection,
+  testEncodeArgs,
+  type ProgramRunner,
+} from './encoders.ts';
 export { qualityArgs, parseQualityLog, type QualityOptions, type QualityScore } from './quality.ts';

@@ -10,12 +10,16 @@ import {
   videoBufferOf,
   x264Presets,
   type AudioEncoding,
+  hardwareEncoderCodecs,
+  hardwareVideoEncoders,
+  type HardwareVideoEncoder,
   type HdrDynamicRange,
   type VideoCodec,
   type X264PixelFormat,
   type X264Preset,
 } from '@kino/proto/contract';
 import { inputArgsFor } from './command.ts';
+import { encoderDeviceArgs, encoderUploadFilter } from './encoders.ts';
 
 /** Everything one rendition's encode needs, fully decided (see encode-settings.ts). */
 export interface HlsEncodeSettings {
@@ -38,6 +42,11 @@ export interface HlsEncodeSettings {
   hdr?: HdrDynamicRange;
   /** h264: libx264; hevc: libx265; av1: libsvtav1, which only the quality ffmpeg (quality.ts) runs. */
   videoCodec: VideoCodec;
+  /**
+   * Set: the rendition is encoded with this working hardware encoder of the node instead of the
+   * codec's software one (hardwareEncoderFor decides; hardwareVideoEncoderArgs maps the settings).
+   */
+  hardwareEncoder?: HardwareVideoEncoder;
   /** The speed of the encoder, in x264's names (x265 takes the same; SVT-AV1's are mapped). */
   x264Preset: X264Preset;
   /** The rendition's bitrate: the average (fixed), or the cap of a constant-quality encode. */
@@ -244,6 +253,9 @@ export function videoFilterChain(settings: HlsEncodeSettings): string {
   filters.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
   // After scaling: the tone map (float RGB) costs per pixel, and a rung is smaller than the source.
   if (settings.toneMapFrom) filters.push(toneMapFilter(settings.toneMapFrom, settings.pixelFormat));
+  // Last: the finished picture goes to the GPU (VA-API, Quick Sync); NVENC takes it from memory.
+  const upload = settings.hardwareEncoder && encoderUploadFilter(settings.hardwareEncoder);
+  if (upload) filters.push(upload);
   return filters.join(',');
 }
 
@@ -340,6 +352,7 @@ export function svtAv1PresetOf(preset: X264Preset): number {
  * rendition cut on the same frames as the H.264 ladder's; scene-cut keyframes are off in each.
  */
 function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSeconds: number | undefined): string[] {
+  if (settings.hardwareEncoder) return hardwareVideoEncoderArgs(settings, settings.hardwareEncoder, endSeconds);
   const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
   const tags = colourTags(settings);
   const common = [
@@ -396,6 +409,128 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
     default:
       throw new Error(`no encoder for video codec ${String(settings.videoCodec)}`);
   }
+}
+
+/**
+ * The hardware encoder a rendition may use on a node whose working encoders are `working`, or
+ * undefined (software). Only where the software rules can be met the same way: the fixed ladder's
+ * one-pass rate control (no two-pass, no capped CRF or quantizer floor, which have no equal on the
+ * GPU), 8-bit 4:2:0 (what every one of them takes), SDR; H.264 and HEVC (the AV1 renditions run on
+ * the quality ffmpeg, whose hardware encoders a node does not test).
+ */
+export function hardwareEncoderFor(
+  settings: Pick<
+    HlsEncodeSettings,
+    'videoCodec' | 'pixelFormat' | 'twoPass' | 'constantQuality' | 'minQuantizer' | 'hdr' | 'audioOnly'
+  >,
+  working: readonly string[],
+): HardwareVideoEncoder | undefined {
+  if (settings.audioOnly || settings.videoCodec === 'av1' || settings.twoPass || settings.hdr) return undefined;
+  if (settings.constantQuality !== undefined || settings.minQuantizer !== undefined) return undefined;
+  if (settings.pixelFormat !== 'yuv420p') return undefined;
+  return hardwareVideoEncoders.find(
+    (encoder) => hardwareEncoderCodecs[encoder] === settings.videoCodec && working.includes(encoder),
+  );
+}
+
+/** NVENC's presets (p1 fastest .. p7 slowest) for x264's speeds. */
+const nvencPresetOf: Readonly<Record<X264Preset, string>> = {
+  ultrafast: 'p1',
+  superfast: 'p1',
+  veryfast: 'p2',
+  faster: 'p3',
+  fast: 'p4',
+  medium: 'p5',
+  slow: 'p6',
+  slower: 'p7',
+  veryslow: 'p7',
+  placebo: 'p7',
+};
+
+/** Quick Sync's presets (veryfast .. veryslow) for x264's speeds. */
+const qsvPresetOf: Readonly<Record<X264Preset, string>> = {
+  ultrafast: 'veryfast',
+  superfast: 'veryfast',
+  veryfast: 'veryfast',
+  faster: 'faster',
+  fast: 'fast',
+  medium: 'medium',
+  slow: 'slow',
+  slower: 'slower',
+  veryslow: 'veryslow',
+  placebo: 'veryslow',
+};
+
+/**
+ * A hardware encoder's options for the rules x264's rungs meet (docs/decisions/encoding.md,
+ * "Hardware encoders"): the same rate and buffer (videoBufferOf: the segments' measured peak still
+ * becomes BANDWIDTH), keyframes forced on the same 2 s grid as IDR frames with the encoder's own
+ * interval no shorter (so the segments cut on the same frames as x264's and renditions from
+ * different nodes join), no scene-cut keyframes, no B-frames (every GOP closed, frames in
+ * presentation order), the same colour tags, and for HEVC the hvc1 sample entry.
+ */
+export function hardwareVideoEncoderArgs(
+  settings: HlsEncodeSettings,
+  encoder: HardwareVideoEncoder,
+  endSeconds: number | undefined,
+): string[] {
+  const { gop, forceKeyFrames } = keyframeGrid(settings, endSeconds);
+  const kbps = settings.videoBitrateKbps;
+  const { maxrateKbps, bufsizeKbps } = videoBufferOf(settings.rateControl, kbps);
+  const cbr = settings.rateControl === 'constantBitrate';
+  const rate = [
+    '-b:v',
+    `${kbps}k`,
+    ...(cbr ? ['-minrate', `${kbps}k`] : []),
+    '-maxrate',
+    `${maxrateKbps}k`,
+    '-bufsize',
+    `${bufsizeKbps}k`,
+  ];
+  const grid = ['-g', gop, '-force_key_frames', forceKeyFrames, '-bf', '0'];
+  const tail = [...colourTags(settings), ...(hardwareEncoderCodecs[encoder] === 'hevc' ? ['-tag:v', 'hvc1'] : [])];
+  if (encoder.endsWith('_nvenc'))
+    return [
+      '-c:v',
+      encoder,
+      '-preset',
+      nvencPresetOf[settings.x264Preset],
+      '-tune',
+      'hq',
+      '-rc',
+      cbr ? 'cbr' : 'vbr',
+      ...rate,
+      ...grid,
+      '-forced-idr',
+      '1',
+      '-no-scenecut',
+      '1',
+      '-pix_fmt',
+      'yuv420p',
+      ...tail,
+    ];
+  if (encoder.endsWith('_qsv'))
+    return [
+      '-c:v',
+      encoder,
+      '-preset',
+      qsvPresetOf[settings.x264Preset],
+      ...rate,
+      ...grid,
+      '-forced_idr',
+      '1',
+      '-look_ahead',
+      '0',
+      ...tail,
+    ];
+  // VA-API makes every forced keyframe an IDR frame by itself; its frames arrive as nv12 (the upload filter).
+  return ['-c:v', encoder, '-rc_mode', cbr ? 'CBR' : 'VBR', ...rate, ...grid, ...tail];
+}
+
+/** The options that open the hardware device of an encode's renditions, before its inputs (none in software). */
+function hardwareDeviceArgs(settings: readonly HlsEncodeSettings[]): string[] {
+  const encoder = settings.find((s) => s.hardwareEncoder)?.hardwareEncoder;
+  return encoder ? encoderDeviceArgs(encoder) : [];
 }
 
 /** The picture's filters and encoder; with `padTo`, the picture held on its last frame up to it first. */
@@ -523,7 +658,12 @@ export function hlsEncodeArgs({
       '-',
     ];
   }
-  const args = [...inputsFor(input, chunk, Boolean(settings.audio)), '-map', '0:v:0'];
+  const args = [
+    ...hardwareDeviceArgs([settings]),
+    ...inputsFor(input, chunk, Boolean(settings.audio)),
+    '-map',
+    '0:v:0',
+  ];
   if (settings.audio) args.push('-map', audioMap(chunk));
   args.push(...chunkOutputArgs(chunk), ...videoArgs(settings, threads, endSeconds, picturePadTo));
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
@@ -631,7 +771,12 @@ export function hlsLadderArgs({
   const split = `[0:v:0]${pad}split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
   const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
   const withAudio = outputs.some((o) => o.settings.audio);
-  const args = [...inputsFor(input, chunk, withAudio), '-filter_complex', [split, ...chains].join(';')];
+  const args = [
+    ...hardwareDeviceArgs(outputs.map((o) => o.settings)),
+    ...inputsFor(input, chunk, withAudio),
+    '-filter_complex',
+    [split, ...chains].join(';'),
+  ];
   outputs.forEach(({ settings, dir }, k) => {
     args.push('-map', `[v${k}]`);
     if (pass?.number === 1) {
@@ -672,9 +817,21 @@ export interface ThumbnailOptions {
   width: number;
   height: number;
   output: string;
-  /** Set: the source is HDR in this range; the JPEG is SDR, tone-mapped as the SDR renditions are. */
+  /** Set: the source is HDR in this range; the picture is SDR, tone-mapped as the SDR renditions are. */
   toneMapFrom?: HdrDynamicRange;
+  /** The picture's format (default `jpg`): JPEG at quality 3, lossless PNG, or WebP at quality 85. */
+  format?: PictureFormat;
 }
+
+/** The still pictures Kino makes: thumbnails, and frames of any moment (delivery's `/t/` paths). */
+export const pictureFormats = ['jpg', 'png', 'webp'] as const;
+export type PictureFormat = (typeof pictureFormats)[number];
+
+const pictureEncoderArgs: Record<PictureFormat, string[]> = {
+  jpg: ['-q:v', '3'],
+  png: [],
+  webp: ['-c:v', 'libwebp', '-quality', '85'],
+};
 
 export function thumbnailFilter(width: number, height: number): string | undefined {
   if (width > 0 && height > 0) {
@@ -687,7 +844,7 @@ export function thumbnailFilter(width: number, height: number): string | undefin
   return undefined;
 }
 
-/** One JPEG at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
+/** One picture at a timestamp (input seeking: fast, and exact to the frame with re-encoding). */
 export function thumbnailArgs({
   input,
   timestampSeconds,
@@ -695,6 +852,7 @@ export function thumbnailArgs({
   height,
   output,
   toneMapFrom,
+  format = 'jpg',
 }: ThumbnailOptions): string[] {
   // Tone-mapped at the source's size (one frame), in 4:4:4 so that the exact size's crop stays exact.
   const toSdr = toneMapFrom ? toneMapFilter(toneMapFrom, 'yuv444p') : undefined;
@@ -711,12 +869,70 @@ export function thumbnailArgs({
     '-frames:v',
     '1',
     ...(filter ? ['-vf', filter] : []),
-    '-q:v',
-    '3',
+    ...pictureEncoderArgs[format],
     '-f',
     'image2',
     '-update',
     '1',
+    output,
+  ];
+}
+
+/** The animated previews Kino makes (delivery's `animated.webp` and `animated.gif`). */
+export const animatedFormats = ['webp', 'gif'] as const;
+export type AnimatedFormat = (typeof animatedFormats)[number];
+
+export interface AnimatedPreviewOptions {
+  input: string;
+  startSeconds: number;
+  durationSeconds: number;
+  /** Pixels; the height follows the picture's aspect (even). */
+  width: number;
+  fps: number;
+  format: AnimatedFormat;
+  output: string;
+  /** Set: the source is HDR in this range; the preview is SDR, tone-mapped as the SDR renditions are. */
+  toneMapFrom?: HdrDynamicRange;
+}
+
+/**
+ * An animated preview: `durationSeconds` from `startSeconds` (input seeking, exact), at `fps` and
+ * `width`, looping. WebP: lossy at quality 70, each frame whole (libwebp_anim). GIF: one palette
+ * made for the whole clip (palettegen), applied with ordered dithering, so flat areas do not crawl.
+ */
+export function animatedPreviewArgs({
+  input,
+  startSeconds,
+  durationSeconds,
+  width,
+  fps,
+  format,
+  output,
+  toneMapFrom,
+}: AnimatedPreviewOptions): string[] {
+  const toSdr = toneMapFrom ? `${toneMapFilter(toneMapFrom, 'yuv444p')},` : '';
+  const picture = `${toSdr}fps=${fps},scale=${width}:-2:flags=lanczos,setsar=1`;
+  const filter =
+    format === 'gif'
+      ? `${picture},split[frames][again];[again]palettegen=stats_mode=diff[palette];[frames][palette]paletteuse=dither=bayer`
+      : picture;
+  return [
+    ...inputArgsFor(input),
+    '-ss',
+    formatNumber(Math.max(0, startSeconds)),
+    '-t',
+    formatNumber(durationSeconds),
+    '-i',
+    input,
+    '-map',
+    '0:v:0',
+    '-vf',
+    filter,
+    ...(format === 'webp' ? ['-c:v', 'libwebp_anim', '-quality', '70'] : ['-c:v', 'gif']),
+    '-loop',
+    '0',
+    '-f',
+    format,
     output,
   ];
 }

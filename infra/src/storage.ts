@@ -301,19 +301,23 @@ export class Storage {
   }
 
   /**
-   * The object as it arrives: its body stream, its size (Content-Length) and its ETag, once storage
+   * The object as it arrives: its body stream, its size (Content-Length), ETag and type, once storage
    * has answered the GET's headers; undefined when there is none. The caller must read or destroy
    * `body`. A delivery node's cache miss streams it to the viewer while it fills the cache.
    */
-  async getObjectStream(key: string): Promise<{ body: Readable; size?: number; etag?: string } | undefined> {
+  async getObjectStream(
+    key: string,
+  ): Promise<{ body: Readable; size?: number; etag?: string; contentType?: string } | undefined> {
     const response = await this.reader.get(key);
     if (response.statusCode === 200) {
       const length = response.headers['content-length'];
       const etag = response.headers.etag;
+      const contentType = response.headers['content-type'];
       return {
         body: response.body,
         size: typeof length === 'string' ? Number(length) : undefined,
         etag: typeof etag === 'string' ? etag : undefined,
+        contentType: typeof contentType === 'string' ? contentType : undefined,
       };
     }
     const text = await response.body.text().catch(() => '');

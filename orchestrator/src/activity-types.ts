@@ -100,6 +100,8 @@ export interface EncodeInput {
   probe?: RecordedProbe;
   /** Score every rendition against the source (VMAF, PSNR) on the node before answering. */
   measureQuality?: boolean;
+  /** Labels its node must carry, every one (the video's `nodeLabels`); absent: any node. */
+  nodeLabels?: string[];
 }
 
 /**
@@ -137,6 +139,8 @@ export interface EncodeAudioTrackInput {
   rendition: RenditionPlan;
   durationSeconds: number;
   probe?: RecordedProbe;
+  /** Labels its node must carry, every one (the video's `nodeLabels`); absent: any node. */
+  nodeLabels?: string[];
   /**
    * Urgent work: a just-in-time video whose every run waits for the track. Set by workflows started
    * before audio heads (`justInTime` since).

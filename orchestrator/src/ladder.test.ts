@@ -401,3 +401,16 @@ test('one audio track (or a probe that lists none) plans the ladder it always di
   );
   assert.deepEqual(one, planLadder('standard', fullHd, defaults));
 });
+
+test('hardwareEncoding allowed marks every picture rendition so (its node decides whether it can); never, or a video from before, leaves the plan as it was', () => {
+  const allowed = planLadder('standard', fullHd, {
+    ...defaults,
+    hardwareEncoding: 'allowed',
+    additionalCodecs: ['hevc'],
+  });
+  assert.ok(allowed.length > 0 && allowed.every((r) => r.hardwareEncodingAllowed === true));
+  const never = planLadder('standard', fullHd, { ...defaults, additionalCodecs: ['hevc'] });
+  assert.ok(never.every((r) => !('hardwareEncodingAllowed' in r)));
+  const { hardwareEncoding: _hardware, ...stored } = defaults;
+  assert.deepEqual(planLadder('standard', fullHd, { ...stored, additionalCodecs: ['hevc'] }), never);
+});

@@ -176,6 +176,8 @@ export interface RenditionPlan extends Pick<
   dynamicRange?: HdrDynamicRange;
   /** Set: an alternate audio rendition, one of the source's several audio tracks (audio alone). */
   audioTrack?: AlternateAudioTrack;
+  /** Set: the video allows hardware encoders (`hardwareEncoding: allowed`); absent: software only. */
+  hardwareEncodingAllowed?: true;
   /**
    * A track added to a ready video: its sound padded or cut to this time (the video's duration),
    * its file's length being no part of the video. Absent: a source's own track, run to the source's.
@@ -244,9 +246,11 @@ export function planLadder(
   // In the contract's order, whatever the request's: the same parameters plan the same ladder.
   const codecs = additionalVideoCodecs.filter((codec) => parameters.additionalCodecs?.includes(codec));
   const hdr = sourceHdrOf(source);
+  const pictures = [...h264, ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec, hdr)))];
+  // Each node decides which picture it can make on its hardware (hardwareEncoderFor); plans without it stay as before.
+  const allowed = parameters.hardwareEncoding === 'allowed';
   return [
-    ...h264,
-    ...codecs.flatMap((codec) => h264.map((rung) => codecRendition(rung, codec, hdr))),
+    ...(allowed ? pictures.map((rendition) => ({ ...rendition, hardwareEncodingAllowed: true as const })) : pictures),
     ...alternateAudio,
   ];
 }

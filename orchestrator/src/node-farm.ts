@@ -70,12 +70,12 @@ export interface AcquireRequest {
   signal: AbortSignal;
   /** Gives up after waiting this long: undefined comes back. */
   maxWaitMs: number;
-  /** Where the entry goes in the queue (just-in-time runs: priority, playback order, the segments it makes). */
+  /** Where the entry goes in the queue (just-in-time runs: priority, playback order, the segments it makes) and what it needs of its node. */
   placement?: QueuePlacement;
 }
 
 /** An encode's place in the queue (repositories/encode-queue.ts EnqueueRequest). */
-export type QueuePlacement = Pick<EnqueueRequest, 'priority' | 'rank' | 'segments'>;
+export type QueuePlacement = Pick<EnqueueRequest, 'priority' | 'rank' | 'segments' | 'needs'>;
 
 export interface NodeFarm {
   /** True when some live node is there, with a free encode slot when `freeSlot`. */

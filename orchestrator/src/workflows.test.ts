@@ -409,6 +409,46 @@ test('chunked: a 20 s video in 6 s chunks is the audio track, then 3 chunks of t
   assert.equal(calls.removeWorkFiles?.length, 1);
 });
 
+test("just in time, a video of one run: the run is urgent and makes it ready, as a longer video's first run does, not a background encode of the whole source", async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    // 10 s: one segment's plan would leave a 4 s tail, so one run of two segments.
+    probeSource: () => Promise.resolve({ ...probe720, durationSeconds: 10, videoDurationSeconds: 10, frameCount: 300 }),
+    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
+    encodeAudioTrack: ({ videoId: id }) => Promise.resolve(`videos/${id}/work/audio-aac-128.mp4`),
+    encodeChunk: ({ renditions, chunk }) =>
+      Promise.resolve(
+        renditions.map((plan) => ({
+          ...outcomeFor(plan),
+          segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
+            name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
+            durationSeconds: 5,
+            sizeBytes: 5 * plan.videoBitrateKbps * 125,
+          })),
+        })),
+      ),
+  });
+  const result = await runProcessVideo(videoId, activities);
+
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.encodeRenditions, undefined, 'no background encode of the whole source');
+  const runs = calls.encodeChunk!.map(
+    ([input]) => input as { chunk: { index: number; segmentCount: number }; justInTime?: { urgent: boolean } },
+  );
+  assert.deepEqual(
+    runs.map((r) => [r.chunk.index, r.chunk.segmentCount, r.justInTime?.urgent]),
+    [[0, 2, true]],
+    'one run, urgent',
+  );
+  assert.deepEqual(
+    calls.markVideoReady!.map(([input]) => (input as { segmentsPending?: boolean }).segmentsPending),
+    [true, false],
+    'ready as the run ends, then complete',
+  );
+  assert.equal(calls.removeWorkFiles?.length, 1, 'its work files (the audio track) go once it is complete');
+  await recordHistoryIfAsked(videoId, 'process-video-just-in-time-one-run');
+});
+
 test('chunked: a chunk that fails for good fails the video but keeps the finished chunks for a retry', async () => {
   const videoId = nextVideoId();
   const { activities, calls } = fakeActivities(videoId, {

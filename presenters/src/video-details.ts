@@ -1,7 +1,7 @@
 // The details object of a video (GET /{orgID}/videos/{publicID}/details), made in one place: the
 // API's details, PATCH and webhook events, and the orchestrator's webhook events, all answer it.
 import type { CaptionTrack, Rendition, Video } from '@kino/database';
-import { getVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
+import { findWhyWaiting, getVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
 import { presentVideoDetails } from './videos.ts';
 import type { PresentationDeps } from './deps.ts';
 import { thumbnailUrlsFor } from './thumbnail-urls.ts';
@@ -18,9 +18,11 @@ export async function detailsOf(
   video: Video,
   reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
 ): Promise<VideoDetails> {
-  const [thumbnails, fileUrl] = await Promise.all([
+  const [thumbnails, fileUrl, waitingFor] = await Promise.all([
     thumbnailUrlsFor(deps, [video]),
     deliveryFileUrls(keyringFor(deps), deps.config.DELIVERY_URL, video),
+    // Only a video in the making has encodes waiting for a node that can run them.
+    video.status === 'transcoding' ? findWhyWaiting(deps.db, video.id) : undefined,
   ]);
   // Undefined while the video has no such file (not ready, silent, made before audio downloads),
   // so that a client is never handed a URL that answers 404.
@@ -35,6 +37,7 @@ export async function detailsOf(
     reads.served.get(video.id) ?? 0,
     { storyboardUrl, audioUrl },
     captions,
+    waitingFor,
   );
 }
 

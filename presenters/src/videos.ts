@@ -70,6 +70,8 @@ export function presentVideoDetails(
   /** Files on the delivery host, each absent while the video has none. */
   { storyboardUrl, audioUrl }: { storyboardUrl: string | undefined; audioUrl: string | undefined },
   captions: PresentedCaptionTrack[],
+  /** Why some of its encodes wait: no live node can run them (the encode queue's `waiting_for`). */
+  waitingFor?: string,
 ) {
   const parameters = video.parameters;
   return {
@@ -82,6 +84,7 @@ export function presentVideoDetails(
       failed: video.status === 'failed',
     },
     ...(video.status === 'failed' && video.failure_reason ? { failureReason: video.failure_reason } : {}),
+    ...(waitingFor ? { waitingFor } : {}),
     maxEdgeLength: parameters.maxEdgeLength,
     maxFrameRate: parameters.maxFrameRate,
     pixelFormat: parameters.pixelFormat,
@@ -92,6 +95,8 @@ export function presentVideoDetails(
     // Videos processed before these options existed have neither: they were made fixed, in H.264 alone.
     encodingMode: parameters.encodingMode ?? 'fixed',
     additionalCodecs: parameters.additionalCodecs ?? [],
+    nodeLabels: parameters.nodeLabels ?? [],
+    hardwareEncoding: parameters.hardwareEncoding ?? 'never',
     // Read from the probe when the video became ready; videos made before it was read have none.
     ...(video.source_dynamic_range !== null ? { sourceDynamicRange: video.source_dynamic_range } : {}),
     encodings: inLadderOrder(renditions).map(presentEncoding),

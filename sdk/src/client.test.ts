@@ -91,6 +91,8 @@ function details(id: string, status: 'ready' | 'transcoding' | 'failed'): VideoD
     ...defaultEncodingParameters,
     encodingMode: 'fixed',
     additionalCodecs: [],
+    nodeLabels: [],
+    hardwareEncoding: 'never',
     encodings: [],
     captions: [],
   };

@@ -18,6 +18,12 @@ export type { DirectUpload, DirectSingleUpload, DirectMultipartUpload } from './
 export type { WaitUntilReadyOptions } from './resources/videos.ts';
 export type { AnalyticsScope } from './resources/analytics.ts';
 export { APIPromise } from './api-promise.ts';
+export {
+  animatedPreviewUrl,
+  pictureUrl,
+  type AnimatedPreviewUrlOptions,
+  type PictureUrlOptions,
+} from './delivery-urls.ts';
 export type { CallOptions, FetchLike } from './http.ts';
 export type * from './types.ts';
 export {

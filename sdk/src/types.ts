@@ -51,12 +51,20 @@ export interface Environment {
    * made; null, the farm's default.
    */
   justInTime: boolean | null;
+  /** The default of its videos' `hardwareEncoding` (`never` unless set). An extension of the spec. */
+  hardwareEncoding: 'never' | 'allowed';
+  /** The default of its videos' `nodeLabels` (empty: any node). An extension of the spec. */
+  nodeLabels: string[];
 }
 
-/** `PATCH /{orgID}/environments/{envID}`: its settings. */
+/** `PATCH /{orgID}/environments/{envID}`: the settings to change, at least one. */
 export interface UpdateEnvironmentParams {
   /** true or false; null follows the farm's default again. Videos read it when their processing starts. */
-  justInTime: boolean | null;
+  justInTime?: boolean | null;
+  /** `allowed`: its videos' renditions may use nodes' working hardware encoders; `never`: software only. */
+  hardwareEncoding?: 'never' | 'allowed';
+  /** Labels every encode node of its videos must carry; empty: any node. */
+  nodeLabels?: string[];
 }
 
 /** A video as lists show it. */
@@ -149,6 +157,15 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   encodingMode: EncodingMode;
   /** As asked at processing; empty for videos processed before it existed. */
   additionalCodecs: AdditionalVideoCodec[];
+  /** The node labels its encodes asked for; empty for videos processed before it existed. An extension. */
+  nodeLabels: string[];
+  /** Whether its renditions could be made on hardware encoders; `never` for videos before it existed. An extension. */
+  hardwareEncoding: 'never' | 'allowed';
+  /**
+   * Why some of its encodes wait while it is transcoding: no live encode node can run them (AV1 with
+   * no node that has the quality ffmpeg, a label no node carries). An extension of the spec.
+   */
+  waitingFor?: string;
   /**
    * The source's dynamic range: `hdr10` (PQ), `hlg` or `sdr`. The H.264 ladder is SDR BT.709 either
    * way (an HDR source's picture is tone-mapped). Absent until the video is ready, and for videos
@@ -333,6 +350,16 @@ export interface ProcessVideoParams {
    * downloads); each at most once. Default none.
    */
   additionalCodecs?: AdditionalVideoCodec[];
+  /**
+   * Labels every encode node of the video must carry (`acme`: a customer's own nodes). Default none.
+   * An extension of the spec.
+   */
+  nodeLabels?: string[];
+  /**
+   * `allowed`: nodes with a working hardware encoder of a rendition's codec may use it; `never`:
+   * software only. Default: the environment's setting. An extension of the spec.
+   */
+  hardwareEncoding?: 'never' | 'allowed';
 }
 
 export interface ProcessVideoResult {
@@ -703,11 +730,25 @@ export interface DateRangeParams {
 export type ErrorDetail = NonNullable<ErrorEnvelope['errors']>[number];
 
 /** An encode node as the operators' interface shows it (`kino.nodes`). */
+/** An encode no live node can run (it needs a codec, a quality score or labels none has), and why. */
+export interface WaitingEncode {
+  videoId: string;
+  /** The encode's job id (as nodes and logs name it). */
+  job: string;
+  /** E.g. `no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)`. */
+  waitingFor: string;
+  enqueuedAt: string;
+}
+
 export interface EncodeNode {
   id: string;
   address: string;
   version: string;
   labels: Record<string, string>;
+  /** The encoders of its ffmpeg that passed a test encode (`libx264`, `hevc_nvenc`, ...); empty from older nodes. */
+  encoders: string[];
+  /** Its quality ffmpeg (SVT-AV1, libvmaf) works: AV1 renditions and quality scores run only on such nodes. */
+  qualityFfmpeg: boolean;
   slots: number;
   slotsInUse: number;
   /** `draining`: the node is stopping, or an operator drained it (`drainRequestedAt` set). */

@@ -259,6 +259,8 @@ describe("the operators' interface", () => {
       slots: 2,
       version: '0.1.0',
       labels: { zone: 'x' },
+      encoders: ['libx264', 'hevc_nvenc'],
+      qualityFfmpeg: true,
     });
     const get = async (
       headers: Record<string, string>,
@@ -289,6 +291,8 @@ describe("the operators' interface", () => {
         address: '10.9.8.7:7101',
         version: '0.1.0',
         labels: { zone: 'x' },
+        encoders: ['libx264', 'hevc_nvenc'],
+        qualityFfmpeg: true,
         slots: 2,
         slotsInUse: 0,
         state: 'active',

@@ -324,6 +324,8 @@ describe('process', () => {
       audioCodec: 'aac-he',
       encodingMode: 'fixed',
       additionalCodecs: [],
+      nodeLabels: [],
+      hardwareEncoding: 'never',
     });
 
     const handle = api.temporal.workflow.getHandle(`video:${videoId}`);

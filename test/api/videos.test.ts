@@ -704,7 +704,14 @@ describe('environment settings (PATCH)', () => {
 
   it("answer justInTime null (the farm's default) until set; PATCH sets true, false and null, answers the environment, and the list and the orchestrator's read show it", async () => {
     for (const env of await environments()) {
-      assert.deepEqual(Object.keys(env).sort(), ['createdAt', 'id', 'justInTime', 'name']);
+      assert.deepEqual(Object.keys(env).sort(), [
+        'createdAt',
+        'hardwareEncoding',
+        'id',
+        'justInTime',
+        'name',
+        'nodeLabels',
+      ]);
       assert.equal(env.justInTime, null, env.name);
     }
     const video = await seedVideo({ name: 'In an environment whose setting changes' });
@@ -721,6 +728,8 @@ describe('environment settings (PATCH)', () => {
         name: 'production',
         createdAt: t.envA.created_at.toISOString(),
         justInTime,
+        hardwareEncoding: 'never',
+        nodeLabels: [],
       });
       assert.equal(await justInTimeOf(t.envA.id), justInTime);
       assert.equal(
@@ -737,7 +746,9 @@ describe('environment settings (PATCH)', () => {
     for (const [body, location] of [
       [{ justInTime: 'yes' }, 'body.justInTime'],
       [{ justInTime: 1 }, 'body.justInTime'],
-      [{}, 'body.justInTime'],
+      [{}, 'body'],
+      [{ hardwareEncoding: 'sometimes' }, 'body.hardwareEncoding'],
+      [{ nodeLabels: ['a,b'] }, 'body.nodeLabels[0]'],
       [{ justInTime: true, name: 'renamed' }, 'body.name'],
     ] as const) {
       const r = await patch(t.envB.id, body);
@@ -750,6 +761,23 @@ describe('environment settings (PATCH)', () => {
     }
     assert.equal(await justInTimeOf(t.envB.id), false);
     await patch(t.envB.id, { justInTime: null });
+  });
+
+  it('set the encode defaults of its videos (hardwareEncoding, nodeLabels) beside just-in-time, which stays (issue 54)', async () => {
+    await patch(t.envB.id, { justInTime: false });
+    const r = await patch(t.envB.id, { hardwareEncoding: 'allowed', nodeLabels: ['acme', 'region=eu'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(
+      [r.body.body.justInTime, r.body.body.hardwareEncoding, r.body.body.nodeLabels],
+      [false, 'allowed', ['acme', 'region=eu']],
+    );
+    const listed = (await environments()).find((env) => env.id === t.envB.id)!;
+    assert.deepEqual([listed.hardwareEncoding, listed.nodeLabels], ['allowed', ['acme', 'region=eu']]);
+    const back = await patch(t.envB.id, { justInTime: null, hardwareEncoding: 'never', nodeLabels: [] });
+    assert.deepEqual(
+      [back.body.body.justInTime, back.body.body.hardwareEncoding, back.body.body.nodeLabels],
+      [null, 'never', []],
+    );
   });
 
   it("answer 404 environment_not_found for an unknown environment or another organization's, and 403 to another environment's key", async () => {

@@ -288,6 +288,24 @@ describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
     assert.equal(signed.expires_in, 4 * 3600);
     assert.match(signed.signed_url, new RegExp(`/${videoId}/master\\.m3u8\\?token=`));
     await expectCode(['playback', 'url', videoId, '--expires', '3h'], 2);
+
+    // Pictures on the delivery host: a frame of a moment and an animated preview, each fetched.
+    const picture = await kinoJson<{ url: string }>([
+      ...['playback', 'picture', videoId, '--size', '320x180', '--time', '1.5', '--format', 'png'],
+    ]);
+    assert.match(picture.url, new RegExp(`/t/${videoId}/320x180\\.png\\?time=1\\.5&token=`));
+    const frame = await fetch(picture.url);
+    assert.equal(frame.status, 200, picture.url);
+    assert.equal(frame.headers.get('content-type'), 'image/png');
+    const preview = await kinoJson<{ url: string }>([
+      ...['playback', 'preview', videoId, '--start', '0', '--end', '1', '--width', '160', '--format', 'gif'],
+    ]);
+    assert.match(preview.url, new RegExp(`/${videoId}/animated\\.gif\\?start=0&end=1&width=160&token=`));
+    const gif = await fetch(preview.url);
+    assert.equal(gif.status, 200, preview.url);
+    assert.equal(gif.headers.get('content-type'), 'image/gif');
+    await expectCode(['playback', 'picture', videoId, '--size', 'big'], 2);
+    await expectCode(['playback', 'preview', videoId, '--fps', '31'], 2);
   });
 
   it('adds (SRT, converted), lists and removes caption tracks; a bad file fails naming its line', async () => {
@@ -489,6 +507,26 @@ describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
           new RegExp(`${farm.envId}[^\\n]*\\boff\\b`),
         );
     }
+    // Its videos' encode defaults (issue 54), beside just-in-time, which stays.
+    const encodeDefaults = await kinoJson<{
+      justInTime: boolean | null;
+      hardwareEncoding: string;
+      nodeLabels: string[];
+    }>(['environments', 'update', farm.envId, '--hardware-encoding', 'allowed', '--node-labels', 'acme,gpu']);
+    assert.deepEqual(
+      [encodeDefaults.justInTime, encodeDefaults.hardwareEncoding, encodeDefaults.nodeLabels],
+      [null, 'allowed', ['acme', 'gpu']],
+    );
+    const cleared = await kinoJson<{ hardwareEncoding: string; nodeLabels: string[] }>([
+      'environments',
+      'update',
+      farm.envId,
+      '--hardware-encoding',
+      'never',
+      '--node-labels',
+      '',
+    ]);
+    assert.deepEqual([cleared.hardwareEncoding, cleared.nodeLabels], ['never', []]);
     await expectCode(['environments', 'update', farm.envId, '--just-in-time', 'yes'], 2);
     await expectCode(['environments', 'update', farm.envId], 2);
     await expectCode(['environments', 'update', 'env_doesnotexist00', '--just-in-time', 'off'], 1);

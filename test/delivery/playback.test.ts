@@ -12,6 +12,7 @@ import { KeyEncryption } from '@kino/database';
 import { PlaybackKeyring, mintPlaybackToken } from '@kino/database/playback-keys';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
+import { thumbnailFilter } from '@kino/ffmpeg';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
 import { sendRawHttp, startSlowLoris } from '@kino/test/support/raw-http';
@@ -424,6 +425,153 @@ describe('thumbnails', () => {
     assert.equal((await fetch(`${base}/t/${priv.videoId}/64x64.jpg`)).status, 401);
     const token = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
     assert.equal((await fetch(`${base}/t/${priv.videoId}/64x64.jpg?token=${token}`)).status, 200);
+  });
+});
+
+describe('pictures of any moment', () => {
+  /** A frame as a PNG file: `ref` from the source by frame number, through the thumbnail's own filter. */
+  const sourceFrame = async (n: number, width: number, height: number, path: string) => {
+    await run('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-i', pub.sourcePath],
+      ...['-vf', `select=eq(n\\,${n}),${thumbnailFilter(width, height)}`, '-frames:v', '1', path],
+    ]);
+    return path;
+  };
+  /** PSNR of two pictures of one size (inf when identical). */
+  const psnr = async (a: string, b: string) => {
+    const { stderr } = await run('ffmpeg', ['-hide_banner', '-i', a, '-i', b, '-lavfi', 'psnr', '-f', 'null', '-']);
+    const average = /average:(inf|[\d.]+)/.exec(stderr)?.[1];
+    assert.ok(average, stderr);
+    return average === 'inf' ? Infinity : Number(average);
+  };
+
+  test('?time= is the frame at that moment, exact to the frame, as PNG, JPEG or WebP; made once and kept', async () => {
+    // The fixture is 24 fps: frame 36 is the picture from 1.5 s to 1.5417 s.
+    const [width, height] = [320, 180];
+    const response = await fetch(`${base}/t/${pub.videoId}/${width}x${height}.png?time=1.5`);
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal(response.headers.get('content-type'), 'image/png');
+    const got = join(stack.services.dir, 'moment.png');
+    writeFileSync(got, await bytesOf(response));
+    const dir = stack.services.dir;
+    const exact = await psnr(got, await sourceFrame(36, width, height, join(dir, 'f36.png')));
+    for (const neighbour of [35, 37]) {
+      const other = await psnr(got, await sourceFrame(neighbour, width, height, join(dir, `f${neighbour}.png`)));
+      assert.ok(exact > other + 3, `frame 36 (${exact} dB) and not ${neighbour} (${other} dB)`);
+    }
+    assert.ok(exact >= 45, `the source's frame 36, at ${exact} dB`);
+    for (const [format, type, codec] of [
+      ['jpg', 'image/jpeg', 'mjpeg'],
+      ['webp', 'image/webp', 'webp'],
+    ] as const) {
+      const picture = await fetch(`${base}/t/${pub.videoId}/${width}x${height}.${format}?time=1.5`);
+      assert.equal(picture.status, 200, format);
+      assert.equal(picture.headers.get('content-type'), type);
+      const path = join(dir, `moment.${format}`);
+      writeFileSync(path, await bytesOf(picture));
+      const { stdout } = await run('ffprobe', [
+        ...['-v', 'error', '-show_entries', 'stream=codec_name,width,height', '-of', 'csv=p=0', path],
+      ]);
+      assert.equal(stdout.trim(), `${codec},${width},${height}`);
+    }
+    const again = await fetch(`${base}/t/${pub.videoId}/${width}x${height}.png?time=1.5`);
+    assert.equal(again.headers.get('etag'), response.headers.get('etag'), 'kept, not made again');
+    const kept = await stack.storage.list(`videos/${pub.videoId}/thumbs/derived/at/1500/`);
+    assert.deepEqual(kept.map((key) => key.split('/').pop()).sort(), ['320x180.jpg', '320x180.png', '320x180.webp']);
+  });
+
+  test('a time that is not seconds, at or past the end, or on a custom thumbnail is 400 naming time; private videos need a token', async () => {
+    for (const query of ['time=abc', 'time=-1', 'time=1.2345', 'time=7', 'time=99']) {
+      const response = await fetch(`${base}/t/${pub.videoId}/64x64.jpg?${query}`);
+      assert.equal(response.status, 400, query);
+      const error = (await response.json()) as { code: string; errors: Array<{ location: string }> };
+      assert.equal(error.code, 'invalid_playback_parameters', query);
+      assert.deepEqual(
+        error.errors.map((e) => e.location),
+        ['query.time'],
+        query,
+      );
+    }
+    assert.equal((await fetch(`${base}/t/${pub.videoId}/c1/64x64.jpg?time=1`)).status, 400);
+    const misspelt = await fetch(`${base}/t/${pub.videoId}/64x64.jpg?tme=1`);
+    assert.match(JSON.stringify(await misspelt.json()), /did you mean `time`/);
+    assert.equal((await fetch(`${base}/t/${priv.videoId}/64x64.jpg?time=1`)).status, 401);
+    const token = new URL(await signedUrlOf(stack, priv.videoId)).searchParams.get('token')!;
+    assert.equal((await fetch(`${base}/t/${priv.videoId}/64x64.jpg?time=1&token=${token}`)).status, 200);
+  });
+});
+
+describe('animated previews', () => {
+  /** An animated WebP's canvas and frame count, read from its RIFF chunks (VP8X, one ANMF per frame). */
+  const webpAnimation = (data: Buffer) => {
+    assert.equal(data.toString('latin1', 0, 4), 'RIFF');
+    assert.equal(data.toString('latin1', 8, 12), 'WEBP');
+    let width = 0;
+    let height = 0;
+    let frames = 0;
+    for (let at = 12; at + 8 <= data.length;) {
+      const fourcc = data.toString('latin1', at, at + 4);
+      const size = data.readUInt32LE(at + 4);
+      if (fourcc === 'VP8X') {
+        width = data.readUIntLE(at + 12, 3) + 1;
+        height = data.readUIntLE(at + 15, 3) + 1;
+      }
+      if (fourcc === 'ANMF') frames += 1;
+      at += 8 + size + (size % 2);
+    }
+    return { width, height, frames };
+  };
+
+  test('animated.webp and animated.gif: the stretch asked for, at its width and rate, in every family', async () => {
+    const webp = await fetch(`${publicBase(pub)}/animated.webp?start=1&end=3&width=200&fps=10`);
+    assert.equal(webp.status, 200, await webp.clone().text());
+    assert.equal(webp.headers.get('content-type'), 'image/webp');
+    // 640x360 at 200 wide: 112 high (even); 2 s at 10 fps.
+    assert.deepEqual(webpAnimation(await bytesOf(webp)), { width: 200, height: 112, frames: 20 });
+
+    const gif = await fetch(`${base}/${pub.videoId}/animated.gif?start=2&end=3.5&fps=12`);
+    assert.equal(gif.status, 200, await gif.clone().text());
+    assert.equal(gif.headers.get('content-type'), 'image/gif');
+    const path = join(stack.services.dir, 'preview.gif');
+    writeFileSync(path, await bytesOf(gif));
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,width,height,nb_read_frames'],
+      ...['-of', 'csv=p=0', path],
+    ]);
+    assert.equal(stdout.trim(), 'gif,320,180,18', 'the default width, 1.5 s at 12 fps');
+
+    // Defaults: 0 to 5 s, 320 wide, 15 fps; a private video's needs its token.
+    assert.equal((await fetch(`${base}/v1/private/${priv.videoId}/animated.webp`)).status, 401);
+    const signed = new URL(await signedUrlOf(stack, priv.videoId));
+    const token = signed.searchParams.get('token')!;
+    const privateWebp = await fetch(`${base}/v1/private/${priv.videoId}/animated.webp?token=${token}`);
+    assert.equal(privateWebp.status, 200);
+    assert.deepEqual(webpAnimation(await bytesOf(privateWebp)), { width: 320, height: 180, frames: 75 });
+  });
+
+  test('a stretch longer than 10 s, out of the video, too wide or too fast is 400 naming the parameter', async () => {
+    for (const [query, field] of [
+      ['start=0&end=10.5', 'query.end'],
+      ['start=3&end=2', 'query.end'],
+      ['start=7', 'query.start'],
+      ['end=8', 'query.end'],
+      ['width=641', 'query.width'],
+      ['width=abc', 'query.width'],
+      ['fps=0', 'query.fps'],
+      ['fps=31', 'query.fps'],
+      ['time=1', 'query.time'],
+    ] as const) {
+      const response = await fetch(`${base}/${pub.videoId}/animated.webp?${query}`);
+      assert.equal(response.status, 400, query);
+      const error = (await response.json()) as { code: string; errors: Array<{ location: string }> };
+      assert.equal(error.code, 'invalid_playback_parameters', query);
+      assert.deepEqual(
+        error.errors.map((e) => e.location),
+        [field],
+        query,
+      );
+    }
+    assert.equal((await fetch(`${base}/${pub.videoId}/master.m3u8?start=1`)).status, 400, 'not a playlist parameter');
   });
 });
 

@@ -12,7 +12,8 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
@@ -25,6 +26,7 @@ import {
   imageTools,
   kinoImage,
   kinoImage as image,
+  kinoVersion,
   kinoProcessOf,
   kubectlFiles,
   kubernetesWorkloads,
@@ -319,7 +321,7 @@ describe('deploy/compose.yaml', () => {
       'temporal-schema',
     ]);
     for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap'])
-      assert.equal(services[name]!.image, image, name);
+      assert.equal(renderCompose(makeEnvSecrets())[name]!.image, image, name);
     // Every Kino process finds the services it uses by a service's name, never loopback.
     for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap']) {
       for (const [key, value] of Object.entries(services[name]!.environment!)) {
@@ -515,5 +517,58 @@ describe('deploy/compose.yaml', () => {
   it('runs PostgreSQL and delivery with the malloc setting the dev stack measured (dev/src/malloc-tunables.ts)', () => {
     assert.equal(compose.services.postgres!.environment!.GLIBC_TUNABLES, MALLOC_TUNABLES);
     assert.equal(compose.services.delivery!.environment!.GLIBC_TUNABLES, MALLOC_TUNABLES);
+  });
+});
+
+// The image tag an upgrade changes (docs/production.md, "Upgrades"): one setting per deployment file,
+// the version of this tree everywhere a file names one.
+describe('the Kino image tag', () => {
+  it("Compose takes it from .env's KINO_VERSION, required, and .env.example's is this tree's version", () => {
+    const secrets = makeEnvSecrets();
+    assert.equal(readEnvFile(join(deployDir, '.env.example')).KINO_VERSION, kinoVersion);
+    const services = renderCompose({ ...secrets, KINO_VERSION: '9.8.7' });
+    const kino = Object.entries(services).filter(([, service]) => service.image?.startsWith('kino:'));
+    assert.deepEqual(kino.map(([name]) => name).sort(), ['api', 'bootstrap', 'delivery', 'node', 'orchestrator']);
+    for (const [name, service] of kino) assert.equal(service.image, 'kino:9.8.7', `${name} runs the tag .env names`);
+    const { KINO_VERSION: _, ...withoutVersion } = secrets;
+    assert.throws(() => renderCompose(withoutVersion), /required variable KINO_VERSION is missing a value/);
+  });
+
+  it("docs/production.md's commands set it in .env, whether the .env has the variable or not (Upgrades, step 3)", () => {
+    const guide = readFileSync(join(repoRoot, 'docs', 'production.md'), 'utf8');
+    // The guide's lines that touch KINO_VERSION in deploy/.env, run by sh on a copy of the file.
+    const lines = guide
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+#.*$/, ''))
+      .filter((line) => line.includes('KINO_VERSION') && line.endsWith('deploy/.env'));
+    assert.equal(lines.length, 2, `docs/production.md adds KINO_VERSION if missing, then sets it: ${lines.join('; ')}`);
+    const example = readFileSync(join(deployDir, '.env.example'), 'utf8');
+    const dir = mkdtempSync(join(tmpdir(), 'kino-env-'));
+    try {
+      for (const before of [example, example.replace(/^KINO_VERSION=.*\n/m, '')]) {
+        const env = join(dir, '.env');
+        writeFileSync(env, before);
+        for (const line of lines) execFileSync('sh', ['-c', line.replaceAll('deploy/.env', '"$1"'), 'sh', env]);
+        const version = readEnvFile(env).KINO_VERSION!;
+        assert.match(version, /^\d+\.\d+\.\d+$/);
+        assert.notEqual(version, kinoVersion, 'the commands set the new version');
+        assert.equal(renderCompose({ ...makeEnvSecrets(), ...readEnvFile(env) }).api!.image, `kino:${version}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("Kubernetes: the kustomization sets it for every workload, and each manifest names this tree's version", () => {
+    const kustomization = parse(readFileSync(join(deployDir, 'kustomization.yaml'), 'utf8')) as {
+      images?: { name: string; newTag?: string }[];
+    };
+    assert.deepEqual(kustomization.images, [{ name: 'kino', newTag: kinoVersion }]);
+    const containers = readKubernetesObjects(kubernetesFiles).flatMap(
+      (object) => object.spec?.template?.spec.containers ?? [],
+    );
+    const kino = containers.filter((container) => container.image.split(':')[0] === 'kino');
+    assert.equal(kino.length, 5, 'the API, orchestrator, node, delivery and bootstrap containers');
+    for (const container of kino) assert.equal(container.image, image, container.name);
   });
 });

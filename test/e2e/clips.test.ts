@@ -9,11 +9,12 @@ import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
+import { thumbnailFilter } from '@kino/ffmpeg';
 import { makeClip, streamField } from '@kino/test/support/media';
 import type { FarmTenant } from '../farm/farm.ts';
 import { joinSharedFarm } from '../farm/shared-farm.ts';
@@ -38,6 +39,44 @@ afterAll(async () => {
   await farm?.stop();
   await rm(workDir, { recursive: true, force: true });
 });
+
+/**
+ * The picture delivery serves of a video at `time` (PNG, 320x180) is the source's frame `n`: its
+ * PSNR against that frame (through the thumbnail's own filter) is high and beats both neighbours'.
+ */
+async function assertPictureIsSourceFrame(videoId: string, time: number, n: number): Promise<void> {
+  const response = await fetch(`${farm.deliveryUrl}/t/${videoId}/320x180.png?time=${time}`);
+  assert.equal(response.status, 200, await response.clone().text());
+  const got = join(workDir, `${videoId}-${time}.png`);
+  await writeFile(got, Buffer.from(await response.arrayBuffer()));
+  const run = promisify(execFile);
+  const psnrWith = async (frame: number) => {
+    const reference = join(workDir, `source-${frame}.png`);
+    await run('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-i', join(workDir, 'source.mp4')],
+      ...['-vf', `select=eq(n\\,${frame}),${thumbnailFilter(320, 180)}`, '-frames:v', '1', reference],
+    ]);
+    const { stderr } = await run('ffmpeg', [
+      '-hide_banner',
+      '-i',
+      got,
+      '-i',
+      reference,
+      '-lavfi',
+      'psnr',
+      '-f',
+      'null',
+      '-',
+    ]);
+    const average = /average:(inf|[\d.]+)/.exec(stderr)?.[1];
+    return average === 'inf' ? Infinity : Number(average);
+  };
+  const [exact, before, after] = await Promise.all([psnrWith(n), psnrWith(n - 1), psnrWith(n + 1)]);
+  assert.ok(
+    exact >= 45 && exact > before + 3 && exact > after + 3,
+    `frame ${n}: ${exact} dB (${before}, ${after} beside)`,
+  );
+}
 
 /** The MD5 of every decoded frame of the first video stream, in order (ffmpeg's framemd5); throws on any decoding error. */
 async function frameHashes(input: string): Promise<string[]> {
@@ -157,6 +196,8 @@ test('a frame-accurate clip is encoded, then plays exactly its range in every re
   await farm.waitForStatus(clipId, 'ready', 180_000);
   const clip = await farm.kino.videos.get(farm.orgId, clipId);
   assert.equal(clip.durationSeconds, endTime - startTime);
+  // A picture of any moment: the clip's 0.2 s is the source's 3.72 s (frame 93).
+  await assertPictureIsSourceFrame(clipId, 0.2, 93);
 
   const keys = [
     ...(await (await fetch(`${deliveryUrl}/${clipId}/master.m3u8`)).text()).matchAll(/^(\d+p)\.m3u8$/gm),
@@ -238,6 +279,9 @@ test('a segment-accurate clip is ready at once, plays its segments frame for fra
   const clipMaster = `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${clipId}/master.m3u8`;
   const expected = sourceHashes.slice(6 * fps, 12 * fps);
   assert.deepEqual(await frameHashes(clipMaster), expected, "the clip's frames are the source's from 6 s to 12 s");
+  // A picture of any moment: the clip's 0.52 s is the source's 6.52 s (frame 163), and the source's own 2 s its frame 50.
+  await assertPictureIsSourceFrame(clipId, 0.52, 163);
+  await assertPictureIsSourceFrame(sourceId, 2, 50);
 
   // Its segments are logged against the clip, under its own numbering (one segment: index 0).
   const rows = await waitFor('segment rows for the clip', async () => {
@@ -261,6 +305,10 @@ test('a segment-accurate clip is ready at once, plays its segments frame for fra
     expected,
     'the clip still plays every frame',
   );
+  // Its upload gone, no picture of any moment can be made: 404, not an error of the server.
+  const gone = await fetch(`${deliveryUrl}/t/${clipId}/320x180.png?time=1`);
+  assert.equal(gone.status, 404);
+  assert.equal(((await gone.json()) as { code: string }).code, 'thumbnail_not_found');
 
   // The clip is deleted: the source's objects go with it.
   await farm.kino.videos.delete(farm.orgId, clipId);

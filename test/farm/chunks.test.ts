@@ -422,3 +422,74 @@ test("content-aware with AV1 and HEVC renditions, in chunks: every rendition dec
     'a fixed H.264 ladder is not scored',
   );
 });
+
+/** The codecs of the encodes `node` started for `videoId`, from its `encode starting` log lines. */
+async function codecsEncodedBy(node: FarmNodeProcess, videoId: string): Promise<string[]> {
+  const codecs: string[] = [];
+  for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; jobId?: string; settings?: { videoCodec?: string }[] };
+    if (entry.msg === 'encode starting' && entry.jobId?.startsWith(videoId))
+      codecs.push(...(entry.settings ?? []).map((s) => s.videoCodec ?? 'audio'));
+  }
+  return codecs;
+}
+
+test('AV1 on a farm where one node lacks the quality ffmpeg: the AV1 encodes wait, saying why, while no node has it, and all run on the one that joins with it (issue 54)', async () => {
+  // Only a node without the quality ffmpeg is live: the earlier tests' nodes leave.
+  await Promise.all(Object.values(nodes).map((node) => node.process.stop()));
+  const plain = await farm.startNode('plain', { threads: 1, qualityFfmpeg: false });
+  // 12 s of 640x360: one rendition (360p), in H.264 and in AV1. With AV1 asked for, the picture's
+  // encodes are scored (VMAF): each needs the quality ffmpeg. Its sound's (the MP4 download's AAC)
+  // needs nothing.
+  const shortClip = await makeClip({
+    seconds: 12,
+    width: 640,
+    height: 360,
+    fps: 30,
+    audio: true,
+    path: join(workDir, 'av1.mp4'),
+  });
+  const videoId = await farm.submitVideo(await readFile(shortClip), { quality: 'standard', additionalCodecs: ['av1'] });
+
+  const waiting = await waitFor(
+    "the video's details to say why its encodes wait",
+    async () => (await farm.kino.videos.get(farm.orgId, videoId)).waitingFor,
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+  assert.equal(waiting, 'no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)');
+  // The operators see the same: the waiting encodes, each with its reason (kino nodes list prints them).
+  const queue = (await farm.kino.nodes.waiting()).filter((w) => w.videoId === videoId);
+  assert.ok(queue.length >= 2, `the H.264 and the AV1 encodes wait (${queue.length})`);
+  assert.ok(queue.every((w) => w.waitingFor === waiting));
+  const listed = (await farm.kino.nodes.list()).find((n) => n.id === plain.nodeId)!;
+  assert.equal(listed.qualityFfmpeg, false);
+  assert.ok(listed.encoders.includes('libx264'), `the node's encoders: ${listed.encoders.join(', ')}`);
+  assert.equal((await farm.kino.videos.get(farm.orgId, videoId)).status.transcoding, true);
+
+  // A node with the quality ffmpeg joins: the waiting encodes run on it at once, none on the plain
+  // node, which is live throughout.
+  const quality = await farm.startNode('quality', { threads: 1 });
+  await farm.waitForStatus(videoId, 'ready', 300_000);
+  const details = await farm.kino.videos.get(farm.orgId, videoId);
+  assert.equal(details.waitingFor, undefined);
+  assert.deepEqual(
+    details.encodings.map((e) => e.key),
+    ['360p', '360p-av1'],
+  );
+  assert.deepEqual(await codecsEncodedBy(plain, videoId), [], 'the plain node encoded no picture');
+  const scheduled = await farm.scheduledActivities(videoId);
+  const onQuality = await codecsEncodedBy(quality, videoId);
+  assert.deepEqual(
+    [...new Set(onQuality)].sort(),
+    ['av1', 'h264'],
+    `every encode of a picture ran on the quality node (${JSON.stringify(scheduled)})`,
+  );
+  const dir = join(workDir, videoId);
+  await farm.downloadVideo(videoId, dir);
+  assert.equal(await countDecodedFrames(join(dir, 'hls', '360p-av1', 'playlist.m3u8')), 360, 'AV1 decodes every frame');
+  assert.deepEqual(
+    (await farm.kino.nodes.waiting()).filter((w) => w.videoId === videoId),
+    [],
+  );
+});

@@ -155,7 +155,14 @@ export interface Farm extends FarmTenant {
   /** Another host (see test/support/network-hosts.ts) and interface: default the control plane's. */
   startNode(
     name: string,
-    options?: { slots?: number; threads?: number; host?: StackHost; listenOn?: string },
+    options?: {
+      slots?: number;
+      threads?: number;
+      host?: StackHost;
+      listenOn?: string;
+      /** Default true; false: a node without NODE_QUALITY_FFMPEG (no AV1, no quality scores). */
+      qualityFfmpeg?: boolean;
+    },
   ): Promise<FarmNodeProcess>;
 }
 
@@ -225,8 +232,16 @@ export async function startFarm({
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: (env) => launcher.restart('orchestrator', env),
 
-    async startNode(name, { slots = 1, threads = 0, host, listenOn } = {}) {
-      const node = await launcher.startNode({ name: `node-${name}`, slots, threads, labels: { name }, host, listenOn });
+    async startNode(name, { slots = 1, threads = 0, host, listenOn, qualityFfmpeg } = {}) {
+      const node = await launcher.startNode({
+        name: `node-${name}`,
+        slots,
+        threads,
+        labels: { name },
+        host,
+        listenOn,
+        ...(qualityFfmpeg === undefined ? {} : { qualityFfmpeg }),
+      });
       return { ...node, name };
     },
 

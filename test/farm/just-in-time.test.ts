@@ -202,7 +202,8 @@ async function runFfmpegPids(videoId: string, firstSegment: number): Promise<num
   return pids;
 }
 
-test("a viewer who asks for a segment of a background run already running: that run's ffmpeg leaves nice 10 for 0, every thread of it", async () => {
+test("a viewer who asks for a segment of a background run already running: that run's ffmpeg leaves nice 10 for 0, every thread of it; a short video sent meanwhile goes ahead of the runs still queued", async () => {
+  const short = makeClip({ seconds: 5, width: 640, height: 360, fps: 30, path: join(workDir, 'short.mp4') });
   const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
   await farm.waitForStatus(videoId, 'ready', 180_000);
   // The first background run (segments 1 and 2) on the node's one slot, niced.
@@ -236,10 +237,29 @@ test("a viewer who asks for a segment of a background run already running: that 
   const response = await segment;
   assert.equal(response.status, 200);
   assert.ok((await response.arrayBuffer()).byteLength > 0);
+
+  // A video of one run (5 s), sent while this one's background runs hold the node's one slot: its
+  // run is urgent, as a longer video's first run is, so it starts at once in the node's demand slot
+  // beside the running run instead of waiting for the slot.
+  const shortId = await farm.submitVideo(await readFile(await short), { quality: 'standard' });
+  await farm.waitForStatus(shortId, 'ready', 180_000);
   await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, {
     timeoutMs: 180_000,
     intervalMs: 250,
   });
+  const jobs = await nodeJobs(node);
+  const shortRun = jobs.find((job) => job.jobId.startsWith(`${shortId}-`));
+  assert.ok(shortRun, 'the short video ran on the node');
+  const alongside = jobs.find(
+    (job) =>
+      job.jobId.startsWith(`${videoId}-`) &&
+      job.startedAt < shortRun.startedAt &&
+      (job.endedAt ?? Infinity) > shortRun.startedAt,
+  );
+  assert.ok(
+    alongside,
+    `the short video's run started while a run of the longer one was running: ${JSON.stringify(jobs)}`,
+  );
 });
 
 test('a source whose tail is damaged: ready, then failed with the reason and the failed webhook; delivery answers an error for the segments it cannot make', async () => {

@@ -11,7 +11,11 @@ import { parse, parseAllDocuments } from 'yaml';
 import { isPlaceholder, repoRoot } from '@kino/infra';
 
 export const deployDir = join(repoRoot, 'deploy');
-export const kinoImage = 'kino:0.1.0';
+/** The version of this tree (`kino version`: the CLI's package): the Kino image's tag in every deployment file. */
+export const kinoVersion = (
+  JSON.parse(readFileSync(join(repoRoot, 'cli', 'package.json'), 'utf8')) as { version: string }
+).version;
+export const kinoImage = `kino:${kinoVersion}`;
 
 /**
  * The files `kubectl apply -f <dir>` reads, in its order: every .json, .yaml and .yml file of the

@@ -28,8 +28,10 @@ export interface HlsFixture {
   frameCount: number;
   renditions: FixtureRendition[];
   thumbnailKey: string;
-  /** Every object uploaded, key → bytes. */
+  /** Every object uploaded but the source, key → bytes. */
   objects: Map<string, Buffer>;
+  /** The source on this machine; stored at the video's storage_path too, as an upload is. */
+  sourcePath: string;
 }
 
 export interface HlsFixtureOptions {
@@ -175,6 +177,8 @@ export async function createHlsFixture({
   await storage.put(thumbnailKey, thumbnail, 'image/jpeg');
   objects.set(thumbnailKey, thumbnail);
 
+  const storagePath = `uploads/${orgId}/${envId}/${newId('upl')}/source.mp4`;
+  await storage.put(storagePath, readFileSync(clip), 'video/mp4');
   await db
     .insertInto('videos')
     .values({
@@ -185,7 +189,7 @@ export async function createHlsFixture({
       description: null,
       status: 'ready',
       failure_reason: null,
-      storage_path: `uploads/${orgId}/${envId}/${newId('upl')}/source.mp4`,
+      storage_path: storagePath,
       video_quality: 'standard',
       allow_public_access: allowPublicAccess,
       parameters: JSON.stringify({
@@ -231,5 +235,5 @@ export async function createHlsFixture({
       })
       .execute();
   }
-  return { videoId, orgId, envId, frameCount: seconds * fps, renditions, thumbnailKey, objects };
+  return { videoId, orgId, envId, frameCount: seconds * fps, renditions, thumbnailKey, objects, sourcePath: clip };
 }

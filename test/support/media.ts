@@ -24,6 +24,8 @@ export interface ClipOptions {
    * stream and the container with PQ (`hdr10`) or HLG (`hlg`) as its transfer.
    */
   hdr?: 'hdr10' | 'hlg';
+  /** Uncompressed picture and sound (rawvideo, PCM: Matroska or AVI), for a large file quickly made. */
+  raw?: boolean;
 }
 
 /** A synthetic clip (moving test pattern or still colour bars, sine tone), H.264/AAC unless the extension says otherwise. */
@@ -37,6 +39,7 @@ export async function makeClip({
   path,
   picture = 'moving',
   hdr,
+  raw = false,
 }: ClipOptions): Promise<string> {
   const args = ['-hide_banner', '-loglevel', 'error', '-y'];
   const source = picture === 'still' ? 'smptebars' : 'testsrc2';
@@ -49,10 +52,14 @@ export async function makeClip({
       ...['-x265-params', `log-level=error:colorprim=bt2020:transfer=${transfer}:colormatrix=bt2020nc`],
       ...['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc'],
     );
-  } else if (path.endsWith('.webm'))
+  } else if (raw) args.push('-c:v', 'rawvideo', '-pix_fmt', 'yuv420p');
+  else if (path.endsWith('.webm'))
     args.push('-c:v', 'libvpx', '-b:v', '500k', '-deadline', 'realtime', '-cpu-used', '8');
   else args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
-  if (audio) args.push(...(path.endsWith('.webm') ? ['-c:a', 'libopus'] : ['-c:a', 'aac', '-b:a', '96k']));
+  if (audio)
+    args.push(
+      ...(raw ? ['-c:a', 'pcm_s16le'] : path.endsWith('.webm') ? ['-c:a', 'libopus'] : ['-c:a', 'aac', '-b:a', '96k']),
+    );
   // -shortest ends the file with its streams; a sound shorter or longer on purpose stays so.
   if (audioSeconds === seconds) args.push('-shortest');
   args.push(path);
@@ -62,12 +69,19 @@ export async function makeClip({
 
 /**
  * Decodes every frame of the first video stream of `input` (a file, or an HLS playlist URL) and
- * returns how many there were. Throws if ffmpeg reports any decoding or input error.
+ * returns how many there were. Throws if ffmpeg reports any decoding or input error. `runIn`: a
+ * command prefix to run ffmpeg under (a network host's `ip netns exec`, whose /etc/hosts names it uses).
  */
-export async function countDecodedFrames(input: string, extraInputArgs: string[] = []): Promise<number> {
+export async function countDecodedFrames(
+  input: string,
+  extraInputArgs: string[] = [],
+  runIn: readonly string[] = [],
+): Promise<number> {
+  const [program, ...prefix] = [...runIn, 'ffmpeg'];
   const { stdout, stderr } = await run(
-    'ffmpeg',
+    program!,
     [
+      ...prefix,
       '-hide_banner',
       '-nostats',
       '-v',

@@ -12,6 +12,7 @@ import type { EncodeNode, Db } from '@kino/database';
 import {
   findActiveOperatorToken,
   listEncodeNodesWithLoad,
+  listWaitingEncodes,
   setNodeDrainRequested,
   touchOperatorToken,
 } from '@kino/database/repositories';
@@ -23,6 +24,10 @@ export const NodeSchema = Type.Object({
   address: Type.String(),
   version: Type.String(),
   labels: Type.Record(Type.String(), Type.String()),
+  /** The encoders of its ffmpeg that passed a test encode (issue 54); empty from nodes that predate it. */
+  encoders: Type.Array(Type.String()),
+  /** Its quality ffmpeg (SVT-AV1, libvmaf) works: AV1 renditions and quality scores run only on such nodes. */
+  qualityFfmpeg: Type.Boolean(),
   slots: Type.Integer(),
   slotsInUse: Type.Integer(),
   /** `draining` when the node drains itself (stopping) or an operator drained it. */
@@ -38,6 +43,8 @@ export function presentNode(node: EncodeNode, slotsInUse: number) {
     address: node.address,
     version: node.version,
     labels: node.labels,
+    encoders: node.encoders,
+    qualityFfmpeg: node.quality_ffmpeg,
     slots: node.slots,
     slotsInUse,
     state: node.state === 'active' && node.drain_requested_at ? ('draining' as const) : node.state,
@@ -66,6 +73,14 @@ async function checkOperator(request: FastifyRequest, db: Db, operatorToken: str
   await touchOperatorToken(db, stored.id);
 }
 
+/** An encode no live node can run (its needs: a codec, a quality score, labels), and why. */
+export const WaitingEncodeSchema = Type.Object({
+  videoId: Type.String(),
+  job: Type.String(),
+  waitingFor: Type.String(),
+  enqueuedAt: Type.String(),
+});
+
 const NodeParams = Type.Object({ nodeID: Id });
 
 export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
@@ -76,9 +91,28 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
 
   app.get(
     '/operators/nodes',
-    { config, schema: { hide, response: { 200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema) })) } } },
+    {
+      config,
+      schema: {
+        hide,
+        response: {
+          200: Envelope(Type.Object({ nodes: Type.Array(NodeSchema), waiting: Type.Array(WaitingEncodeSchema) })),
+        },
+      },
+    },
     async () => {
-      return { body: { nodes: await listFarmNodes(deps.db) } };
+      const [nodes, waiting] = await Promise.all([listFarmNodes(deps.db), listWaitingEncodes(deps.db)]);
+      return {
+        body: {
+          nodes,
+          waiting: waiting.map((w) => ({
+            videoId: w.videoId,
+            job: w.job,
+            waitingFor: w.waitingFor,
+            enqueuedAt: w.enqueuedAt.toISOString(),
+          })),
+        },
+      };
     },
   );
 

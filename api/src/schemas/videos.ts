@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, StringEnum } from './common.ts';
 import {
+  hardwareEncodingModes,
   additionalVideoCodecs,
   dynamicRanges,
   encodingModes,
@@ -122,6 +123,12 @@ export const VideoDetailsSchema = Type.Object({
   envId: Type.String(),
   status: Type.Object({ ready: Type.Boolean(), transcoding: Type.Boolean(), failed: Type.Boolean() }),
   failureReason: Type.Optional(Type.String({ description: 'Why processing failed; only on failed videos.' })),
+  waitingFor: Type.Optional(
+    Type.String({
+      description:
+        'Why some of its encodes wait while it is transcoding: no live encode node can run them (e.g. "no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)" for AV1, or a `nodeLabels` label no node carries). They start the moment such a node joins.',
+    }),
+  ),
   maxEdgeLength: Type.Integer(),
   maxFrameRate: Type.Number(),
   pixelFormat: Type.String(),
@@ -134,6 +141,14 @@ export const VideoDetailsSchema = Type.Object({
   }),
   additionalCodecs: Type.Array(StringEnum(additionalVideoCodecs), {
     description: 'As asked at processing; empty for videos processed before it existed.',
+  }),
+  hardwareEncoding: StringEnum(hardwareEncodingModes, {
+    description:
+      'Whether its renditions could be made on hardware encoders, as at processing; `never` for videos processed before it existed.',
+  }),
+  nodeLabels: Type.Array(Type.String(), {
+    description:
+      'The node labels its encodes asked for, as at processing; empty for videos processed before it existed.',
   }),
   sourceDynamicRange: Type.Optional(
     StringEnum(dynamicRanges, {
@@ -231,6 +246,8 @@ export const exampleVideoDetails: Static<typeof VideoDetailsSchema> = {
   audioCodec: 'aac',
   encodingMode: 'contentAware',
   additionalCodecs: ['av1'],
+  nodeLabels: [],
+  hardwareEncoding: 'never',
   sourceDynamicRange: 'sdr',
   encodings: [
     {

@@ -15,6 +15,8 @@ describe('encoding parameters', () => {
       audioCodec: 'aac',
       encodingMode: 'fixed',
       additionalCodecs: [],
+      nodeLabels: [],
+      hardwareEncoding: 'never',
     });
     assert.equal(
       withDefaultParameters({ compressionRatio: 'slower', twoPassVBREncoding: true }).compressionRatio,
@@ -33,4 +35,17 @@ describe('encoding parameters', () => {
       assert.equal(errors[0]?.value, bad);
     }
   });
+});
+
+it("the environment's encode settings are the defaults of what a call leaves out; what the call gives wins (issue 54)", () => {
+  const environment = { hardware_encoding: 'allowed' as const, node_labels: ['acme'] };
+  const fromEnvironment = withDefaultParameters({}, environment);
+  assert.equal(fromEnvironment.hardwareEncoding, 'allowed');
+  assert.deepEqual(fromEnvironment.nodeLabels, ['acme']);
+  const fromCall = withDefaultParameters({ hardwareEncoding: 'never', nodeLabels: ['gpu'] }, environment);
+  assert.equal(fromCall.hardwareEncoding, 'never');
+  assert.deepEqual(fromCall.nodeLabels, ['gpu']);
+  const unset = withDefaultParameters({}, { hardware_encoding: null, node_labels: [] });
+  assert.equal(unset.hardwareEncoding, 'never');
+  assert.deepEqual(unset.nodeLabels, []);
 });

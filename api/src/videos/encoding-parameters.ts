@@ -6,18 +6,35 @@ import {
   maxFrameRateLimit,
   type EncodingParameters,
 } from '@kino/proto/contract';
+import type { Environment } from '@kino/database';
 import type { FieldError } from '../http/errors.ts';
 
 /**
  * The encoding parameters of a process request (its other fields left out), each one it left out at
- * its default. The only place defaults are applied: the video row keeps the result, the orchestrator
+ * its environment's setting where it has one, else at its default. The only place defaults are applied: the video row keeps the result, the orchestrator
  * plans from it and sends every value on the wire, and a node fills in nothing.
  */
-export function withDefaultParameters(request: Partial<EncodingParameters>): EncodingParameters {
+export function withDefaultParameters(
+  request: Partial<EncodingParameters>,
+  environment?: Pick<Environment, 'hardware_encoding' | 'node_labels'>,
+): EncodingParameters {
   const given = Object.fromEntries(
     encodingParameterNames.filter((name) => request[name] !== undefined).map((name) => [name, request[name]]),
   ) as Partial<EncodingParameters>;
-  return { ...defaultEncodingParameters, ...given };
+  return { ...defaultEncodingParameters, ...environmentDefaults(environment), ...given };
+}
+
+/**
+ * The environment's settings that are defaults of its process calls (issue 54): `hardwareEncoding`
+ * and `nodeLabels`, where it has them; what a call gives wins.
+ */
+function environmentDefaults(
+  environment: Pick<Environment, 'hardware_encoding' | 'node_labels'> | undefined,
+): Partial<EncodingParameters> {
+  return {
+    ...(environment?.hardware_encoding ? { hardwareEncoding: environment.hardware_encoding } : {}),
+    ...(environment?.node_labels?.length ? { nodeLabels: environment.node_labels } : {}),
+  };
 }
 
 /** What the schema cannot say: `maxFrameRate` is -1 (auto) or 1..240, never 0 or another negative. */

@@ -26,9 +26,11 @@ import * as webhookDeliveries from './20261127T0100_webhook_deliveries.ts';
 import * as clipOwnSegments from './20261127T0200_clip_own_segments.ts';
 import * as renditionCodecs from './20261128T0100_rendition_codecs.ts';
 import * as justInTime from './20261129T0100_just_in_time.ts';
+import * as nodeCapabilities from './20261202T0100_node_capabilities.ts';
+import * as environmentEncodeSettings from './20261202T0200_environment_encode_settings.ts';
 import * as leaseSegments from './20261130T0100_lease_segments.ts';
 import * as videoSourceDynamicRange from './20261201T0100_video_source_dynamic_range.ts';
-import * as audioTracks from './20261202T0100_audio_tracks.ts';
+import * as audioTracks from './20261202T0300_audio_tracks.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -61,5 +63,7 @@ export const migrations: Record<string, Migration> = {
   '20261129T0100_just_in_time': justInTime,
   '20261130T0100_lease_segments': leaseSegments,
   '20261201T0100_video_source_dynamic_range': videoSourceDynamicRange,
-  '20261202T0100_audio_tracks': audioTracks,
+  '20261202T0100_node_capabilities': nodeCapabilities,
+  '20261202T0200_environment_encode_settings': environmentEncodeSettings,
+  '20261202T0300_audio_tracks': audioTracks,
 };

@@ -17,6 +17,10 @@ export interface NodeRegistration {
   slots: number;
   version: string;
   labels: Record<string, string>;
+  /** The encoders its ffmpeg has that work; absent (a node that predates them): none reported. */
+  encoders?: string[];
+  /** Its quality ffmpeg works. */
+  qualityFfmpeg?: boolean;
 }
 
 /** A node as registering left it. */
@@ -66,6 +70,8 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       slots: registration.slots,
       version: registration.version,
       labels: JSON.stringify(registration.labels),
+      encoders: sql<string[]>`${sql.val(registration.encoders ?? [])}::text[]`,
+      quality_ffmpeg: registration.qualityFfmpeg ?? false,
       state: 'active' as const,
       last_heartbeat_at: sql<Date>`now()`,
     };

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { migrateToLatest, type Db } from '../database.ts';
 import { openPgliteDatabase } from '../testing/pglite.ts';
 import { registerNode } from './encode-nodes.ts';
-import { dispatchEncodeQueue, enqueueEncode, raiseSegmentPriority, takeGrantedLeases } from './encode-queue.ts';
+import {
+  dispatchEncodeQueue,
+  enqueueEncode,
+  findWhyWaiting,
+  listWaitingEncodes,
+  raiseSegmentPriority,
+  takeGrantedLeases,
+} from './encode-queue.ts';
 import { leasesStillHeld } from './node-leases.ts';
 
 let db: Db;
@@ -213,4 +220,68 @@ test("just in time: the run after a requested segment is granted before the vide
     granted.map((l) => [l.job, l.on_demand, l.raised_at]),
     [['run-3', false, null]],
   );
+});
+
+test('an encode goes only to a node that can run it; the rest of the queue does not wait behind it; one no node can run says why', async () => {
+  await db.deleteFrom('node_leases').execute();
+  await db.deleteFrom('encode_queue').execute();
+  await db.deleteFrom('encode_nodes').execute();
+  const dispatch = () => dispatchEncodeQueue(db, { heartbeatTimeoutMs: 60_000, staleMs: 60_000 });
+  const plain = await registerNode(db, {
+    address: '127.0.0.1:5',
+    slots: 2,
+    version: 'test',
+    labels: {},
+    encoders: ['libx264', 'libx265'],
+  });
+  const av1 = await enqueueEncode(db, { videoId: 'vid_av1', job: 'av1-chunk-0', needs: { qualityFfmpeg: true } });
+  const acme = await enqueueEncode(db, { videoId: 'vid_acme', job: 'acme-whole', needs: { labels: ['acme'] } });
+  await enqueueEncode(db, { videoId: 'vid_h264', job: 'h264-whole' });
+  await enqueueEncode(db, { videoId: 'vid_hevc', job: 'hevc-whole', needs: { encoderOneOf: ['libx265'] } });
+
+  assert.equal(await dispatch(), 2, 'the H.264 and HEVC encodes, queued after the two the node cannot run');
+  assert.deepEqual(await grantedJobs(), ['h264-whole', 'hevc-whole']);
+  assert.equal(await findWhyWaiting(db, 'vid_av1'), 'no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)');
+  assert.equal(await findWhyWaiting(db, 'vid_acme'), 'no live encode node has the label acme');
+  assert.deepEqual(
+    (await listWaitingEncodes(db)).map((w) => [w.job, w.waitingFor]),
+    [
+      ['av1-chunk-0', 'no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)'],
+      ['acme-whole', 'no live encode node has the label acme'],
+    ],
+  );
+
+  // A node with the quality ffmpeg joins: the AV1 chunk goes there (not to the plain node's free
+  // slot: it has none left anyway), and its reason is gone; the labelled encode still waits.
+  await db.deleteFrom('node_leases').where('node_id', '=', plain.id).execute();
+  const quality = await registerNode(db, {
+    address: '127.0.0.1:6',
+    slots: 1,
+    version: 'test',
+    labels: { name: 'q' },
+    encoders: ['libx264'],
+    qualityFfmpeg: true,
+  });
+  assert.equal(await dispatch(), 1);
+  assert.deepEqual(
+    (await takeGrantedLeases(db, [av1, acme])).map((g) => [g.entryId, g.nodeId]),
+    [[av1, quality.id]],
+    'the plain node had two free slots, and the AV1 chunk still went to the quality node',
+  );
+  assert.equal(await findWhyWaiting(db, 'vid_av1'), undefined);
+  assert.equal(await findWhyWaiting(db, 'vid_acme'), 'no live encode node has the label acme');
+
+  // A node labelled acme (and more) joins: the labelled encode runs there.
+  const acmeNode = await registerNode(db, {
+    address: '127.0.0.1:7',
+    slots: 1,
+    version: 'test',
+    labels: { acme: '', gpu: '' },
+  });
+  assert.equal(await dispatch(), 1);
+  assert.deepEqual(
+    (await takeGrantedLeases(db, [acme])).map((g) => g.nodeId),
+    [acmeNode.id],
+  );
+  assert.deepEqual(await listWaitingEncodes(db), []);
 });

@@ -10,6 +10,7 @@ import type { Db } from '../database.ts';
 import { ago } from './db-clock.ts';
 import { notifyFarmChanged, oneTransactionAtATime } from './farm-changes.ts';
 import { compareNodeLoad } from './encode-nodes.ts';
+import { canRun, whyNoNodeCanRun, type JobNeeds, type NodeCapabilities } from '@kino/proto/contract';
 
 /** Serializes dispatch passes across orchestrators (pg_advisory_xact_lock key). */
 const dispatchLockKey = 7_301_401;
@@ -29,6 +30,8 @@ export interface EnqueueRequest {
   /** Its place in the video's playback order; 0 otherwise. */
   rank?: number;
   segments?: QueuedSegments;
+  /** What the encode needs of its node (codecs, quality scores, labels); absent: any node runs it. */
+  needs?: JobNeeds;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface EnqueueRequest {
  */
 export async function enqueueEncode(
   db: Db,
-  { videoId, job, priority = 0, rank = 0, segments }: EnqueueRequest,
+  { videoId, job, priority = 0, rank = 0, segments, needs }: EnqueueRequest,
 ): Promise<string> {
   const id = `wait_${randomBase62(16)}`;
   await db.transaction().execute(async (trx) => {
@@ -61,6 +64,7 @@ export async function enqueueEncode(
         video_since: sql<Date>`coalesce((select created_at from videos where id = ${videoId}), now())`,
         ...(raised ? { priority: 1, raised_at: sql<Date>`now()` } : {}),
         rank,
+        ...(needs && Object.keys(needs).length > 0 ? { needs: JSON.stringify(needs) } : {}),
         ...(segments
           ? {
               renditions: sql<string[]>`${sql.val(segments.renditions)}::text[]`,
@@ -269,7 +273,17 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
 
       const waiting = await trx
         .selectFrom('encode_queue')
-        .select(['id', 'video_id', 'job', 'priority', 'renditions', 'first_segment', 'segment_count'])
+        .select([
+          'id',
+          'video_id',
+          'job',
+          'priority',
+          'renditions',
+          'first_segment',
+          'segment_count',
+          'needs',
+          'waiting_for',
+        ])
         .where('lease_id', 'is', null)
         .orderBy('priority', 'desc')
         .orderBy('raised_at')
@@ -279,15 +293,17 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
         .execute();
       if (waiting.length === 0) return 0;
       // Locked as acquireNodeSlot locks them, so a grant never overbooks a node.
-      const nodes = await trx
+      const rows = await trx
         .selectFrom('encode_nodes')
-        .select(['id', 'slots'])
+        .select(['id', 'slots', 'encoders', 'quality_ffmpeg', 'labels'])
         .where('state', '=', 'active')
         .where('drain_requested_at', 'is', null)
         .where('last_heartbeat_at', '>', ago(heartbeatTimeoutMs))
         .orderBy('id')
         .forUpdate()
         .execute();
+      const nodes = rows.map((n) => ({ ...n, qualityFfmpeg: n.quality_ffmpeg }));
+      await recordWhyWaiting(trx, waiting, nodes);
       if (nodes.length === 0) return 0;
       const leases = await trx.selectFrom('node_leases').select(['node_id', 'video_id', 'on_demand']).execute();
       const used = new Map<string, number>();
@@ -298,8 +314,10 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
         else used.set(lease.node_id, (used.get(lease.node_id) ?? 0) + 1);
         running.set(lease.video_id, (running.get(lease.video_id) ?? 0) + 1);
       }
-      const freeNode = () =>
+      // The least loaded node with a free slot that can run the entry (its needs: codecs, labels).
+      const freeNode = (entry: (typeof waiting)[number]) =>
         nodes
+          .filter((n) => canRun(n, entry.needs))
           .map((n) => ({ id: n.id, slots: n.slots, used: used.get(n.id) ?? 0 }))
           .filter((n) => n.used < n.slots)
           .sort(compareNodeLoad)[0];
@@ -335,29 +353,91 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
 
       const urgent = waiting.filter((entry) => entry.priority > 0);
       for (const entry of urgent) {
-        const node = freeNode();
+        const node = freeNode(entry);
         if (node) {
           await grant(entry, node.id, false);
           continue;
         }
-        const demand = nodes.find((n) => !demandUsed.has(n.id));
-        if (!demand) break;
-        await grant(entry, demand.id, true);
+        // An entry no node can run waits; the next urgent one may still fit a demand slot.
+        const demand = nodes.find((n) => !demandUsed.has(n.id) && canRun(n, entry.needs));
+        if (demand) await grant(entry, demand.id, true);
       }
       const queue = waiting.filter((entry) => entry.priority === 0);
       for (;;) {
-        const node = freeNode();
-        if (!node || queue.length === 0) break;
-        // The first (in queue order) among the entries whose video holds the fewest slots.
-        let best = 0;
-        for (let k = 1; k < queue.length; k += 1) {
-          if ((running.get(queue[k]!.video_id) ?? 0) < (running.get(queue[best]!.video_id) ?? 0)) best = k;
+        // The first (in queue order) among the entries a free slot can take whose video holds the
+        // fewest slots: an entry only some nodes can run does not hold up the rest.
+        let best: { k: number; node: { id: string } } | undefined;
+        for (let k = 0; k < queue.length; k += 1) {
+          if (best && (running.get(queue[k]!.video_id) ?? 0) >= (running.get(queue[best.k]!.video_id) ?? 0)) continue;
+          const node = freeNode(queue[k]!);
+          if (node) best = { k, node };
         }
-        const [entry] = queue.splice(best, 1);
-        await grant(entry!, node.id, false);
+        if (!best) break;
+        const [entry] = queue.splice(best.k, 1);
+        await grant(entry!, best.node.id, false);
       }
       if (granted > 0) await notifyFarmChanged(trx);
       return granted;
     }),
   );
+}
+
+/**
+ * Writes on each waiting entry why no live node can run it (whyNoNodeCanRun over `liveNodes`), or
+ * clears it when one can: the video's details and the operators' list read it (findWhyWaiting,
+ * listWaitingEncodes). Only the rows whose reason changed are written.
+ */
+async function recordWhyWaiting(
+  trx: Db,
+  waiting: { id: string; needs: JobNeeds | null; waiting_for: string | null }[],
+  liveNodes: NodeCapabilities[],
+): Promise<void> {
+  const byReason = new Map<string | null, string[]>();
+  for (const entry of waiting) {
+    // With no live node at all, plain work just waits for one (no reason written, as before); work
+    // with needs says that no node is live.
+    const reason = (liveNodes.length > 0 || entry.needs ? whyNoNodeCanRun(entry.needs, liveNodes) : undefined) ?? null;
+    if (reason === entry.waiting_for) continue;
+    byReason.set(reason, [...(byReason.get(reason) ?? []), entry.id]);
+  }
+  for (const [reason, ids] of byReason)
+    await trx.updateTable('encode_queue').set({ waiting_for: reason }).where('id', 'in', ids).execute();
+}
+
+/** Why an encode of this video waits for a node that can run it (the first such entry's reason), or undefined. */
+export async function findWhyWaiting(db: Db, videoId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('encode_queue')
+    .select('waiting_for')
+    .where('video_id', '=', videoId)
+    .where('waiting_for', 'is not', null)
+    .orderBy('seq')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.waiting_for ?? undefined;
+}
+
+export interface WaitingEncode {
+  videoId: string;
+  job: string;
+  needs: JobNeeds | null;
+  waitingFor: string;
+  enqueuedAt: Date;
+}
+
+/** Every encode that waits because no live node can run it, oldest first (the operators' list). */
+export async function listWaitingEncodes(db: Db): Promise<WaitingEncode[]> {
+  const rows = await db
+    .selectFrom('encode_queue')
+    .select(['video_id', 'job', 'needs', 'waiting_for', 'enqueued_at'])
+    .where('waiting_for', 'is not', null)
+    .orderBy('seq')
+    .execute();
+  return rows.map((row) => ({
+    videoId: row.video_id,
+    job: row.job,
+    needs: row.needs,
+    waitingFor: row.waiting_for!,
+    enqueuedAt: row.enqueued_at,
+  }));
 }

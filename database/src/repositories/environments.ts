@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { newId } from '@kino/infra';
 import type { Db } from '../database.ts';
 import type { Environment } from '../schema.ts';
@@ -38,6 +39,33 @@ export async function setEnvironmentJustInTime(
   return db
     .updateTable('environments')
     .set({ just_in_time: justInTime })
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface EnvironmentEncodeSettings {
+  hardwareEncoding?: 'never' | 'allowed' | null;
+  nodeLabels?: string[] | null;
+}
+
+/**
+ * Sets an environment's encode settings, those given (null: back to none). Undefined when the
+ * organization has no such environment.
+ */
+export async function setEnvironmentEncodeSettings(
+  db: Db,
+  { orgId, id, hardwareEncoding, nodeLabels }: { orgId: string; id: string } & EnvironmentEncodeSettings,
+): Promise<Environment | undefined> {
+  return db
+    .updateTable('environments')
+    .set({
+      ...(hardwareEncoding !== undefined ? { hardware_encoding: hardwareEncoding } : {}),
+      ...(nodeLabels !== undefined
+        ? { node_labels: nodeLabels === null ? null : sql<string[]>`${sql.val(nodeLabels)}::text[]` }
+        : {}),
+    })
     .where('id', '=', id)
     .where('org_id', '=', orgId)
     .returningAll()

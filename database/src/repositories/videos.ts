@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { dynamicRanges, isOneOf, objectKeys, type DynamicRange } from '@kino/proto/contract';
+import { dynamicRanges, hlsSegmentSeconds, isOneOf, objectKeys, type DynamicRange } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
 import type { EncodingParameters, Video, VideoQuality, VideoStatus } from '../schema.ts';
 import { listRenditions, replaceRenditions, type NewRendition } from './renditions.ts';
@@ -491,6 +491,66 @@ export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVid
     .where('status', '=', 'ready')
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/** Where a video's pictures of any moment come from (delivery's `/t/{id}/<w>x<h>.jpg?time=`). */
+export interface PictureSourceRow {
+  /** The uploaded source object: a clip's is its media video's (the original it plays). */
+  storagePath: string;
+  /** Where the video's time 0 is in that source: 0 for an original; a clip's first frame's time. */
+  offsetSeconds: number;
+  /** The video's own duration (a clip's is what it plays). */
+  durationSeconds: number | null;
+  sourceDynamicRange: Video['source_dynamic_range'];
+}
+
+/** Clips of clips nest; a chain longer than this is not followed (none is made that deep). */
+const maxClipDepth = 16;
+
+const pictureColumns = [
+  'storage_path',
+  'duration_seconds',
+  'source_dynamic_range',
+  'clip_of_video_id',
+  'clip_start_seconds',
+  'clip_media_video_id',
+  'clip_first_segment',
+  'clip_own_segments',
+  'deleted_at',
+] as const;
+
+/**
+ * The source a video's frame at any moment is taken from, and where the video starts in it. An
+ * original: its own source, from 0. A clip plays its media video's segments (the original; a clip of
+ * a clip plays the same original): its time 0 is the start of the first one it plays
+ * (`clip_first_segment` on the 6 s grid), unless that first segment is its own (a frame-accurate
+ * start, re-encoded from `clip_start_seconds` of the video it was cut from, whose own start adds).
+ * Undefined when a video of the chain is gone, or the media video was deleted (its upload with it).
+ */
+export async function findPictureSource(db: Db, videoId: string): Promise<PictureSourceRow | undefined> {
+  const read = (id: string) => db.selectFrom('videos').select(pictureColumns).where('id', '=', id).executeTakeFirst();
+  const video = await read(videoId);
+  if (!video) return undefined;
+  const media = video.clip_media_video_id === null ? video : await read(video.clip_media_video_id);
+  if (!media || media.deleted_at !== null) return undefined;
+  let offsetSeconds = 0;
+  let clip: typeof video | undefined = video;
+  for (let depth = 0; clip && clip.clip_of_video_id !== null; depth += 1) {
+    if (depth === maxClipDepth) return undefined;
+    if (!clip.clip_own_segments.includes(0)) {
+      offsetSeconds += (clip.clip_first_segment ?? 0) * hlsSegmentSeconds;
+      break;
+    }
+    offsetSeconds += clip.clip_start_seconds ?? 0;
+    clip = await read(clip.clip_of_video_id);
+    if (!clip) return undefined;
+  }
+  return {
+    storagePath: media.storage_path,
+    offsetSeconds,
+    durationSeconds: video.duration_seconds,
+    sourceDynamicRange: media.source_dynamic_range,
+  };
 }
 
 /** Makes a stored thumbnail the default of a ready, not deleted video; false when it is neither. */

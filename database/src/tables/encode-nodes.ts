@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { JobNeeds } from '@kino/proto/contract';
 
 /** The registry of encode nodes: what registered, where to reach it, and when it last spoke. */
 export interface EncodeNodesTable {
@@ -7,6 +8,10 @@ export interface EncodeNodesTable {
   slots: number;
   version: string;
   labels: ColumnType<Record<string, string>, string, string>;
+  /** The encoders of its ffmpeg that passed a test encode (the contract's NodeCapabilities); empty from older nodes. */
+  encoders: ColumnType<string[], string[] | undefined, string[]>;
+  /** Its quality ffmpeg (SVT-AV1 2+, libvmaf) works. */
+  quality_ffmpeg: Generated<boolean>;
   /** `active` takes work; `draining` finishes what it has; `gone` stopped heartbeating. */
   state: 'active' | 'draining' | 'gone';
   registered_at: Generated<Date>;
@@ -66,4 +71,8 @@ export interface EncodeQueueTable {
   renditions: Generated<string[] | null>;
   first_segment: Generated<number | null>;
   segment_count: Generated<number | null>;
+  /** What the encode needs of its node (the contract's JobNeeds); null: any node runs it. */
+  needs: ColumnType<JobNeeds | null, string | null | undefined, string | null>;
+  /** Why no live node can run it (whyNoNodeCanRun), set by each dispatch pass; null: it waits for a slot at most. */
+  waiting_for: Generated<string | null>;
 }

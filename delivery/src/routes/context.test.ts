@@ -108,7 +108,13 @@ test('openVideo: a private path always needs a token, and a private video needs 
 
 test("openVideo: a thumbnail's token is checked for images, a file's for playback", async () => {
   const deps = depsOf(videoOf(false));
-  await openVideo(deps, req, query('good'), { kind: 'thumbnail', videoId: 'vid_1', width: 640, height: 360 });
+  await openVideo(deps, req, query('good'), {
+    kind: 'thumbnail',
+    videoId: 'vid_1',
+    width: 640,
+    height: 360,
+    format: 'jpg',
+  });
   await openVideo(deps, req, query('good'), privatePath);
   assert.deepEqual(
     deps.checks.map((c) => c.what),
@@ -133,6 +139,6 @@ test('openVideo reads the files that list caption tracks from the database now, 
     { type: 'subtitles_segment', language: 'en', index: 0 },
   ] as const)
     await open(resource);
-  await openVideo(deps, req, query(), { kind: 'thumbnail', videoId: 'vid_1', width: 320, height: 180 });
+  await openVideo(deps, req, query(), { kind: 'thumbnail', videoId: 'vid_1', width: 320, height: 180, format: 'jpg' });
   assert.deepEqual(deps.reads, ['get', 'get', 'get', 'get']);
 });

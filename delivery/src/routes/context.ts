@@ -22,7 +22,7 @@ export interface RouteDeps {
   catalog: Pick<VideoCatalog, 'get' | 'fresh'>;
   cache: Pick<ObjectCache, 'get' | 'open' | 'getUncached'>;
   tokens: Pick<PlaybackTokenVerifier, 'authorize'>;
-  thumbnails: Pick<ThumbnailMaker, 'get'>;
+  thumbnails: Pick<ThumbnailMaker, 'get' | 'at' | 'animated' | 'sourceOf'>;
   shareLinks: Pick<ShareLinkGate, 'open'>;
   downloads: Mp4Downloads;
   /** Segments of a video still being made, made on request (segment-waits.ts). */
@@ -64,6 +64,8 @@ export interface FileRequest<R extends Resource = Resource> {
   token: string | null;
   /** A wait for a file still being made ends when its client goes (closedSignal). */
   res: ServerResponse;
+  /** The request's query (an animated preview's stretch, size and rate). */
+  params: URLSearchParams;
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {
@@ -99,8 +101,8 @@ export function closedSignal(res: ServerResponse): AbortSignal {
  * The query of a path that serves a video's files (playback-params.ts), refused whole when a
  * parameter is unknown or a value invalid. routes/table.ts checks it for every such route, first.
  */
-export function checkPlaybackParams(params: URLSearchParams): void {
-  const paramErrors = validatePlaybackParams(params);
+export function checkPlaybackParams(params: URLSearchParams, routeParams: readonly string[] = []): void {
+  const paramErrors = validatePlaybackParams(params, routeParams);
   if (paramErrors.length > 0) {
     throw new DeliveryError(
       400,

@@ -19,6 +19,7 @@ import {
   type RouteDeps,
   type RouteHandler,
 } from './context.ts';
+import { animatedBody } from './animated.ts';
 import { downloadBody } from './downloads.ts';
 import { storyboardBody } from './storyboards.ts';
 
@@ -41,6 +42,7 @@ export const fileBodies: FileBodies = {
   subtitles_playlist: captionBody,
   subtitles_segment: captionBody,
   captions_file: captionBody,
+  animated: animatedBody,
 };
 
 export const servePlayback: RouteHandler<'playback'> = async (deps, { req, res, params }, route) => {
@@ -52,7 +54,7 @@ export const servePlayback: RouteHandler<'playback'> = async (deps, { req, res, 
     deps.recordSegment,
     req,
     res,
-    await makeBody(deps, { video, family: route.family, resource, access, token, res }),
+    await makeBody(deps, { video, family: route.family, resource, access, token, res, params }),
   );
 };
 
@@ -63,6 +65,7 @@ export function resolveResource(video: Pick<PlayableVideo, 'id' | 'renditions'>,
     resource.type === 'storyboard' ||
     resource.type === 'storyboard_sheet' ||
     resource.type === 'audio_download' ||
+    resource.type === 'animated' ||
     isCaptionResource(resource)
   )
     return resource;

@@ -2,24 +2,34 @@
 // answers it. createDeliveryServer looks the handler up here; nothing else dispatches on a route's kind.
 import type { DeliveryRoute } from '../paths.ts';
 import { sendJson } from '../responses.ts';
-import { checkPlaybackParams, type Exchange, type RouteDeps, type RouteHandler } from './context.ts';
+import { checkPlaybackParams, type Exchange, type RouteDeps, type RouteHandler, type RouteOf } from './context.ts';
+import { animatedParamNames } from './animated.ts';
 import { serveEmbedPage, servePlayerAsset } from './embed.ts';
 import { serveOembed } from './oembed.ts';
 import { servePlayback } from './playback.ts';
 import { serveShared, serveSharePage } from './share.ts';
-import { refuseThumbnailSize, serveThumbnail } from './thumbnails.ts';
+import { pictureParamNames, refuseThumbnailSize, serveThumbnail } from './thumbnails.ts';
 
 type RouteHandlers = { [K in DeliveryRoute['kind']]: RouteHandler<K> };
 
 /**
  * `serve` behind the check of its query: a route that serves a video's files takes the playback
- * parameters alone (playback-params.ts), refused before anything else is read (its token among them).
+ * parameters (playback-params.ts) and its own (`routeParams`, whose values it checks), refused
+ * before anything else is read (its token among them).
  */
-function checkingPlaybackParams<K extends DeliveryRoute['kind']>(serve: RouteHandler<K>): RouteHandler<K> {
+function checkingPlaybackParams<K extends DeliveryRoute['kind']>(
+  serve: RouteHandler<K>,
+  routeParams: (route: RouteOf<K>) => readonly string[] = filesParams,
+): RouteHandler<K> {
   return async (deps, exchange, route) => {
-    checkPlaybackParams(exchange.params);
+    checkPlaybackParams(exchange.params, routeParams(route));
     await serve(deps, exchange, route);
   };
+}
+
+/** A file's own parameters besides the playback ones: an animated preview's. */
+function filesParams(route: DeliveryRoute): readonly string[] {
+  return 'resource' in route && route.resource.type === 'animated' ? animatedParamNames : [];
 }
 
 export const routeHandlers: RouteHandlers = {
@@ -29,7 +39,7 @@ export const routeHandlers: RouteHandlers = {
   embed_page: serveEmbedPage,
   player_asset: servePlayerAsset,
   oembed: serveOembed,
-  thumbnail: checkingPlaybackParams(serveThumbnail),
+  thumbnail: checkingPlaybackParams(serveThumbnail, () => pictureParamNames),
   invalid_thumbnail_size: refuseThumbnailSize,
   health: async (_deps, { req, res }) => sendJson(req, res, 200, { status: 'ok' }),
 };

@@ -521,6 +521,7 @@ export class DevStackLauncher {
     slots = 1,
     threads,
     labels = {},
+    qualityFfmpeg = true,
     host = this.controlPlaneHost,
     listenOn = host.address,
   }: {
@@ -528,6 +529,8 @@ export class DevStackLauncher {
     slots?: number;
     threads?: number;
     labels?: Record<string, string>;
+    /** With the quality ffmpeg (NODE_QUALITY_FFMPEG, the default), or without: no AV1, no quality scores. */
+    qualityFfmpeg?: boolean;
     /** The host it runs on (default: the control plane's). */
     host?: StackHost;
     /** The interface it listens on (default the host's address; 0.0.0.0: every one, and it finds its address itself). */
@@ -542,7 +545,8 @@ export class DevStackLauncher {
     const part = await this.startPart(name, {
       kind: 'node',
       words: ['node', 'start'],
-      env: this.env,
+      // Empty is unset (the node's configuration drops empty values).
+      env: qualityFfmpeg ? this.env : { ...this.env, NODE_QUALITY_FFMPEG: '' },
       args: this.nodeArgs({
         name,
         host: listenOn,

@@ -37,6 +37,7 @@ export async function runChunkJob(
     chunk.index === 0 ? [hlsInitName] : [],
     source,
     options.qualityFfmpeg,
+    options.encoders,
   );
   logger.info({ ...describePlan(plan, source), chunk: { index: chunk.index, ...window } }, 'encode starting');
   return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) => {

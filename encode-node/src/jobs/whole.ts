@@ -21,6 +21,7 @@ export async function runWholeJob(
     [hlsPlaylistName, hlsInitName],
     source,
     options.qualityFfmpeg,
+    options.encoders,
   );
   logger.info(describePlan(plan, source), 'encode starting');
   return withJobDir(options.workDir, request.jobId, 'job', (jobDir) =>

@@ -14,7 +14,7 @@ import type { NodeJobDeps } from './run-on-node.ts';
 /** Encodes the track unless storage has it already; answers its key. */
 export async function encodeAudioTrack(deps: NodeJobDeps, input: EncodeAudioTrackInput): Promise<string> {
   const { storage } = deps;
-  const { videoId, storagePath, rendition, probe } = input;
+  const { videoId, storagePath, rendition, probe, nodeLabels } = input;
   const key = objectKeys.audioTrack(videoId, audioSetting(rendition));
   if (await whileHeartbeating(() => storage.head(key))) return key;
   const outputUrl = await storage.presignPut(key, urlLifetimeSeconds(), workContentTypes.audioTrack);
@@ -25,7 +25,7 @@ export async function encodeAudioTrack(deps: NodeJobDeps, input: EncodeAudioTrac
   };
   await encodeOnNode(
     deps,
-    { videoId, storagePath, ...(probe ? { probe } : {}) },
+    { videoId, storagePath, ...(probe ? { probe } : {}), ...(nodeLabels ? { nodeLabels } : {}) },
     { audioTrack },
     audioTrackPlacement(input),
   );

@@ -3,7 +3,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { done, rendition } from '../testing/fake-node.ts';
-import { outcomesOf } from './encode.ts';
+import { encodeNeeds, outcomesOf, renditionSpecOf } from './encode.ts';
 
 const node = { nodeId: 'node_a', address: '127.0.0.1:1' };
 const timings = { prepareMs: 1, startupMs: 2, encodeMs: 3, finishMs: 4 };
@@ -35,4 +35,27 @@ test('a rendition the node did not report fails the encode', () => {
     () => outcomesOf([{ ...rendition!, key: '720p' }], done, node, timings),
     /no result for rendition 720p/,
   );
+});
+
+test("what an encode needs of its node comes from its renditions' codecs, its quality score and the video's labels", () => {
+  const spec = (videoCodec: 'h264' | 'hevc' | 'av1') => renditionSpecOf({ ...rendition!, videoCodec });
+  const whole = (videoCodec: 'h264' | 'hevc' | 'av1', measureQuality = false) => ({
+    whole: { renditions: [spec(videoCodec)], outputUrls: {}, measureQuality },
+  });
+  assert.deepEqual(encodeNeeds(whole('h264'), undefined), {});
+  assert.deepEqual(encodeNeeds(whole('h264', true), undefined), { qualityFfmpeg: true });
+  assert.deepEqual(encodeNeeds(whole('hevc'), ['acme']), { encoderOneOf: ['libx265'], labels: ['acme'] });
+  const chunk = { chunk: { renditions: [spec('av1')], measureQuality: false } };
+  assert.deepEqual(encodeNeeds(chunk, undefined), { qualityFfmpeg: true });
+  // The audio track of a labelled video runs on its labelled nodes too.
+  assert.deepEqual(encodeNeeds({ audioTrack: { outputUrl: 'u' } }, ['acme']), { labels: ['acme'] });
+});
+
+test('HEVC allowed hardware may run on a node whose HEVC encoder is a hardware one', () => {
+  const hevc = { ...renditionSpecOf({ ...rendition!, videoCodec: 'hevc' }), hardwareEncodingAllowed: true };
+  assert.deepEqual(encodeNeeds({ whole: { renditions: [hevc], outputUrls: {}, measureQuality: false } }, undefined), {
+    encoderOneOf: ['libx265', 'hevc_nvenc', 'hevc_vaapi'],
+  });
+  assert.equal(renditionSpecOf(rendition!).hardwareEncodingAllowed, false);
+  assert.equal(renditionSpecOf({ ...rendition!, hardwareEncodingAllowed: true }).hardwareEncodingAllowed, true);
 });

@@ -4,6 +4,7 @@ import type { EncodeDone__Output, RenditionDone__Output, RenditionSpec } from '@
 import type { EncodeInput, EncodeOutcome, EncodeTimings } from '../activity-types.ts';
 import type { FarmNode, QueuePlacement } from '../node-farm.ts';
 import type { RenditionPlan } from '../ladder.ts';
+import { hardwareEncodersOf, needsOfEncode, type JobNeeds, type VideoCodec } from '@kino/proto/contract';
 import { segmentBitsPerSecond } from '../master-playlist.ts';
 import { sourceOf } from './probe.ts';
 import { urlLifetimeSeconds } from './presign.ts';
@@ -31,6 +32,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     minQuantizer: rendition.minQuantizer ?? 0,
     dynamicRange: rendition.dynamicRange ?? '',
     audioStream: rendition.audioTrack?.stream ?? 0,
+    hardwareEncodingAllowed: rendition.hardwareEncodingAllowed ?? false,
     audioEndSeconds: rendition.audioEndSeconds ?? 0,
   };
 }
@@ -42,7 +44,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
  */
 export async function encodeOnNode(
   deps: NodeJobDeps,
-  input: Pick<EncodeInput, 'videoId' | 'storagePath' | 'probe'>,
+  input: Pick<EncodeInput, 'videoId' | 'storagePath' | 'probe' | 'nodeLabels'>,
   job: EncodeJob,
   placement?: QueuePlacement,
 ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
@@ -50,10 +52,30 @@ export async function encodeOnNode(
   const source = await sourceOf(deps, input);
   const inputUrl = await deps.storage.presignGet(input.storagePath, urlLifetimeSeconds());
   const call = { videoId: input.videoId, inputUrl, source, startedAt };
-  const slot = { slot: true, ...(placement ? { placement } : {}) };
+  const needs = encodeNeeds(job, input.nodeLabels);
+  const queued: QueuePlacement = { ...placement, ...(Object.keys(needs).length > 0 ? { needs } : {}) };
+  const slot = { slot: true, ...(Object.keys(queued).length > 0 ? { placement: queued } : {}) };
   return runJobOnNode(deps, input.videoId, describeEncode(job).what, slot, (onNode) =>
     streamEncode(deps, call, job, { ...onNode, lease: onNode.lease! }),
   );
+}
+
+/**
+ * What an Encode call needs of its node (the contract's needsOfEncode): its renditions' codecs (AV1:
+ * the quality ffmpeg; HEVC: libx265), a quality score (the quality ffmpeg), the video's labels. The
+ * encode queue grants it only a node that meets them.
+ */
+export function encodeNeeds(job: EncodeJob, nodeLabels: readonly string[] | undefined): JobNeeds {
+  const encode = 'whole' in job ? job.whole : 'chunk' in job ? job.chunk : undefined;
+  const renditions = encode?.renditions ?? [];
+  const hardware = renditions.some((rendition) => rendition.hardwareEncodingAllowed);
+  return needsOfEncode({
+    codecs: renditions.map((rendition) => (rendition.videoCodec ?? 'h264') as VideoCodec),
+    measureQuality: encode?.measureQuality ?? false,
+    ...(nodeLabels ? { labels: nodeLabels } : {}),
+    // HEVC allowed hardware runs on a node with a working hardware HEVC encoder too.
+    ...(hardware ? { hevcEncoders: ['libx265', ...hardwareEncodersOf('hevc')] } : {}),
+  });
 }
 
 /** The node's measurements of each rendition, in `renditions` order. */

@@ -94,6 +94,8 @@ function createRegistryHandlers({
           slots: request.slots,
           version: request.version,
           labels: request.labels,
+          encoders: request.encoders,
+          qualityFfmpeg: request.qualityFfmpeg,
         });
         logger.info(
           {
@@ -102,6 +104,8 @@ function createRegistryHandlers({
             slots: node.slots,
             version: node.version,
             labels: node.labels,
+            encoders: node.encoders,
+            qualityFfmpeg: node.quality_ffmpeg,
             reused: node.id === request.nodeId,
             wasGone: node.wasGone,
           },

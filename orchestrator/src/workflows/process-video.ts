@@ -265,10 +265,31 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   // the probe, so none reaches here with one: branching on the plan changes none of them.
   const audioOnly = isAudioOnlyPlan(ladder[0]!);
   const { thumbnail, storyboard } = startPictures(job, probe, audioOnly);
-  const encodes = await planEncodes(job, probe, ladder);
+  // Each await that precedes a command stays in this function, as when release 0.1.0 recorded its
+  // histories: an await inside a helper adds microtask turns before the caller's next command, in
+  // which a thumbnail or storyboard whose node wait ended in the same activation schedules its
+  // activity first, and the history no longer replays (test/deploy/upgrade.test.ts found it).
+  // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
+  // for one per rendition. Workflows started before grouping existed replay as one per rendition.
+  const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
+  const encodes = planEncodes(job, probe, ladder, grouping);
   const alternateAudio = startAlternateAudio(job, probe, planned.filter(isAlternateAudioPlan), encodes);
-  const { chunks, justInTime } = await planChunking(job, probe, ladder, audioOnly);
-  run.chunked = chunks.length > 1;
+  // Just in time (docs/decisions/just-in-time.md): the video turns `ready` with its first segment,
+  // the rest is made in short runs in playback order, and a viewer's request for a segment raises
+  // its run. Else videos longer than one chunk are encoded in chunks over every node
+  // (docs/architecture.md#chunked-encoding). Workflows started before either replay without it.
+  const segmentSeconds = ladder[0]!.segmentSeconds;
+  const justInTime =
+    patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
+  const chunks = justInTime
+    ? planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds)
+    : patched('chunked-encoding') && !audioOnly
+      ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
+      : [];
+  // Just in time, a video short enough for one run (up to two segments) is made as a longer
+  // video's first run is: urgent, and ready as it ends. Before, it was one encode of the whole
+  // source, queued as background work behind every other video's runs.
+  run.chunked = chunks.length > 1 || (justInTime !== null && patched('just-in-time-one-run'));
   const publish = justInTime
     ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run, alternateAudio.done)
     : undefined;
@@ -348,10 +369,8 @@ interface EncodePlan {
   encoding: Encoding;
 }
 
-async function planEncodes(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[]): Promise<EncodePlan> {
-  // One encode for the whole ladder (one decode of the source) unless the orchestrator is configured
-  // for one per rendition. Workflows started before grouping existed replay as one per rendition.
-  const grouping: EncodeGrouping = patched('encode-grouping') ? await database.encodeGrouping() : 'rendition';
+/** The encodes' plan once the grouping is known: synchronous, so no await comes between its commands and the next. */
+function planEncodes(job: VideoJob, probe: SourceProbe, ladder: RenditionPlan[], grouping: EncodeGrouping): EncodePlan {
   // Every encode is one `encodeRenditions` with a list (of one when fanned out). Workflows started
   // before that called `encodeRendition` per rendition; their histories name it, so they replay
   // down the old branch (and the activity stays registered) until none runs.
@@ -370,36 +389,6 @@ async function planEncodes(job: VideoJob, probe: SourceProbe, ladder: RenditionP
     encodeQueue ? encodeQueueWaitMinutes : 0,
   );
   return { grouping, oneEncodeActivity, groups, runEncode, encoding };
-}
-
-/**
- * The chunks the ladder is encoded in: just-in-time runs, or chunks over every node, or none (one
- * encode of the whole source). Each branch replays as its workflow ran: those started before just
- * in time, or before chunking, replay without it.
- */
-async function planChunking(
-  job: VideoJob,
-  probe: SourceProbe,
-  ladder: RenditionPlan[],
-  audioOnly: boolean,
-): Promise<{ chunks: ChunkPlan[]; justInTime: boolean }> {
-  const segmentSeconds = ladder[0]!.segmentSeconds;
-  // Just in time (docs/decisions/just-in-time.md): the video turns `ready` with its first segment,
-  // the rest is made in short runs in playback order, and a viewer's request for a segment raises
-  // its run.
-  const justInTime =
-    patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
-  if (justInTime)
-    return {
-      chunks: planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds),
-      justInTime: true,
-    };
-  // Videos longer than one chunk are encoded in chunks over every node (docs/architecture.md#chunked-encoding).
-  const chunks =
-    patched('chunked-encoding') && !audioOnly
-      ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
-      : [];
-  return { chunks, justInTime: false };
 }
 
 /** The ladder from the whole source: one encode per group, on any node, in ladder order whatever the grouping. */
@@ -432,6 +421,7 @@ async function encodeFromWholeSource(
           durationSeconds: probe.durationSeconds,
           probe,
           ...(measuresQuality(job.parameters) ? { measureQuality: true } : {}),
+          ...nodeLabelsOf(job),
         }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -649,6 +639,7 @@ async function encodeInChunks(
           durationSeconds: probe.durationSeconds,
           probe,
           ...trackPlacement,
+          ...nodeLabelsOf(job),
         }),
       ),
     );
@@ -681,6 +672,7 @@ async function encodeInChunks(
               recordName,
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
               ...(publish ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first } } : {}),
+              ...nodeLabelsOf(job),
             }),
           ));
         // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
@@ -765,6 +757,12 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
       },
     };
   });
+}
+
+/** The labels the video's encode nodes must carry, for an encode's input; none: any node (issue 54). */
+function nodeLabelsOf(job: VideoJob): { nodeLabels?: string[] } {
+  const labels = job.parameters.nodeLabels ?? [];
+  return labels.length > 0 ? { nodeLabels: labels } : {};
 }
 
 /**

@@ -120,7 +120,20 @@ export interface EncodingParameters {
   encodingMode?: EncodingMode;
   /** Absent on videos processed before it existed: none. */
   additionalCodecs?: AdditionalVideoCodec[];
+  /**
+   * Labels the encode nodes of this video must carry, every one (a customer's own nodes: `acme`;
+   * docs/decisions/encoding.md, "Where encodes run"). Absent on videos processed before it existed: none.
+   */
+  nodeLabels?: string[];
+  /**
+   * `allowed`: a node with a working hardware encoder of a rendition's codec may use it (its
+   * environment's setting, unless the process call gives one); absent or `never`: software only.
+   */
+  hardwareEncoding?: 'never' | 'allowed';
 }
+
+/** A node label as a video may ask for it: a name, or name=value (`NODE_LABELS` on the node). */
+export const nodeLabelPattern = '^[^=,\\s]+(=[^,\\s]*)?$';
 
 /** Spec defaults (compressionRatio `veryfast`: the parameter table wins over the prose, docs/decisions/uploads.md). */
 export const defaultEncodingParameters: Readonly<EncodingParameters> = {
@@ -133,6 +146,8 @@ export const defaultEncodingParameters: Readonly<EncodingParameters> = {
   audioCodec: 'aac',
   encodingMode: 'fixed',
   additionalCodecs: [],
+  nodeLabels: [],
+  hardwareEncoding: 'never',
 };
 
 /** The names of the encoding parameters (the process request's fields that are one), from the defaults above. */

@@ -2,7 +2,7 @@
 // It takes the control plane's operator token (KinoOptions.operatorToken), not an API key.
 import { APIError, KinoError } from '../errors.ts';
 import type { CallOptions, HttpClient } from '../http.ts';
-import type { EncodeNode, ErrorEnvelope } from '../types.ts';
+import type { EncodeNode, ErrorEnvelope, WaitingEncode } from '../types.ts';
 
 export class Nodes {
   constructor(
@@ -43,6 +43,17 @@ export class Nodes {
   async list(options: CallOptions = {}): Promise<EncodeNode[]> {
     const body = await this.send<{ nodes: EncodeNode[] }>('GET', '/operators/nodes', options);
     return body.nodes;
+  }
+
+  /**
+   * The encodes that wait because no live node can run them (AV1 with no node that has the quality
+   * ffmpeg, labels no node carries), oldest first, each with why; they start when such a node joins.
+   * @example
+   * for (const w of await kino.nodes.waiting()) console.log(w.videoId, w.waitingFor);
+   */
+  async waiting(options: CallOptions = {}): Promise<WaitingEncode[]> {
+    const body = await this.send<{ waiting: WaitingEncode[] }>('GET', '/operators/nodes', options);
+    return body.waiting;
   }
 
   /**

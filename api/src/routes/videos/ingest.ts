@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
 import { objectKeys } from '@kino/proto/contract';
-import { createVideo, deleteVideoRow } from '@kino/database/repositories';
+import { createVideo, deleteVideoRow, getEnvironment } from '@kino/database/repositories';
 import type { RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import { ValidationError, workflowServiceUnavailable } from '../../http/errors.ts';
@@ -85,7 +85,8 @@ export const ingestVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
         const message = 'url must be an absolute http(s) URL without credentials';
         throw new ValidationError('invalid_url', message, [{ message, location: 'body.url', value: body.url }]);
       }
-      const parameters = withDefaultParameters(body);
+      // The environment's encode settings are the defaults of what the call leaves out.
+      const parameters = withDefaultParameters(body, await getEnvironment(deps.db, environment.id));
       const parameterErrors = checkEncodingParameters(parameters);
       if (parameterErrors.length) {
         throw new ValidationError(

@@ -9,7 +9,9 @@ import {
   encodingParameterNames,
   encodingModes,
   maxEdgeLengths,
+  hardwareEncodingModes,
   maxFrameRateLimit,
+  nodeLabelPattern,
   pixelFormats,
   rateControlModes,
   videoQualities,
@@ -53,6 +55,23 @@ export function processOptions() {
         description:
           'Codecs to make renditions in beside the H.264 ladder, which every video keeps (and which alone has MP4 downloads), ' +
           'each at most once; a codec rendition is keyed like its H.264 rung plus the codec (`720p-av1`).',
+      }),
+    ),
+    hardwareEncoding: Type.Optional(
+      StringEnum(hardwareEncodingModes, {
+        description:
+          "`allowed`: a node with a working hardware encoder (NVENC, VA-API, Quick Sync) of a rendition's codec may use it, " +
+          "under x264's rate and keyframe rules; `never`: software only. Default: the environment's setting (`never` unless set).",
+      }),
+    ),
+    nodeLabels: Type.Optional(
+      Type.Array(Type.String({ pattern: nodeLabelPattern, maxLength: 100 }), {
+        uniqueItems: true,
+        maxItems: 16,
+        default: defaults.nodeLabels,
+        description:
+          "Labels every encode node of this video must carry (`acme`: a customer's own nodes; `name=value` too). " +
+          "While no live node carries them all, the video's encodes wait, and its details say why (`waitingFor`).",
       }),
     ),
   };

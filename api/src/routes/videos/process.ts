@@ -10,6 +10,7 @@ import {
   createVideo,
   deleteVideoRow,
   findLiveVideoByStoragePath,
+  getEnvironment,
   findUpload,
   isUniqueViolation,
 } from '@kino/database/repositories';
@@ -118,7 +119,8 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
       const access = accessOf(request);
       const environment = access.environment!;
       const body = request.body;
-      const parameters = withDefaultParameters(body);
+      // The environment's encode settings are the defaults of what the call leaves out.
+      const parameters = withDefaultParameters(body, await getEnvironment(deps.db, environment.id));
       const parameterErrors = checkEncodingParameters(parameters);
       if (parameterErrors.length) {
         throw new ValidationError(

@@ -21,6 +21,8 @@ export default class VideosGet extends ApiCommand {
         ['Quality', video.videoQuality],
         ['Encoding mode', video.encodingMode],
         ['Extra codecs', video.additionalCodecs.join(', ') || 'none'],
+        ...(video.nodeLabels.length > 0 ? [['Node labels', video.nodeLabels.join(', ')] as [string, string]] : []),
+        ...(video.waitingFor ? [['Waiting for', video.waitingFor] as [string, string]] : []),
         ['Public', video.allowPublicAccess ? 'yes' : 'no'],
         ['Created', formatDate(video.createdAt)],
         ['Public id', video.publicID],

@@ -61,6 +61,11 @@ export default class VideosUpload extends ApiCommand {
       description:
         'renditions in these codecs too, comma-separated (av1,hevc), beside the H.264 ladder that every video has',
     })(),
+    'node-labels': Flags.string({
+      multiple: true,
+      delimiter: ',',
+      description: 'labels every encode node of the video must carry, comma-separated (acme: your own nodes)',
+    }),
     wait: Flags.boolean({ description: 'wait until every video is ready or failed' }),
     timeout: Flags.integer({ description: 'with --wait: give up after this many seconds', default: 1800, min: 1 }),
   };
@@ -93,6 +98,7 @@ export default class VideosUpload extends ApiCommand {
       ...(flags['encoding-mode'] ? { encodingMode: flags['encoding-mode'] } : {}),
       // `--codecs av1,av1` means av1: the API takes each codec once.
       ...(flags.codecs ? { additionalCodecs: [...new Set(flags.codecs)] } : {}),
+      ...(flags['node-labels'] ? { nodeLabels: [...new Set(flags['node-labels'])] } : {}),
     };
     const uploaded: UploadedVideo[] = [];
     try {

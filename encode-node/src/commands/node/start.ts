@@ -22,7 +22,14 @@ export default class NodeStart extends Command {
       description:
         'HOST:PORT the orchestrator dials (env NODE_ADVERTISE; default host:port, or with --host 0.0.0.0 the address this machine reaches the control plane from)',
     }),
-    label: Flags.string({ description: 'k=v label, repeatable (env NODE_LABELS=k=v,k=v)', multiple: true }),
+    labels: Flags.string({
+      description:
+        'labels jobs may ask for (nodeLabels), comma-separated: name or name=value (env NODE_LABELS=gpu,acme)',
+    }),
+    label: Flags.string({
+      description: 'one label, name or name=value, repeatable (adds to --labels)',
+      multiple: true,
+    }),
     'work-dir': Flags.string({ description: 'where job directories go (env NODE_WORK_DIR, default the temp dir)' }),
     threads: Flags.integer({ description: 'ffmpeg threads per encode, 0 automatic (env NODE_FFMPEG_THREADS)', min: 0 }),
     'metrics-port': Flags.integer({
@@ -44,7 +51,10 @@ export default class NodeStart extends Command {
       NODE_HOST: flags.host,
       NODE_PORT: flags.port?.toString(),
       NODE_ADVERTISE: flags.advertise,
-      NODE_LABELS: flags.label?.join(','),
+      NODE_LABELS:
+        flags.labels !== undefined || flags.label !== undefined
+          ? [flags.labels, ...(flags.label ?? [])].filter((part) => part !== undefined).join(',')
+          : undefined,
       NODE_WORK_DIR: flags['work-dir'],
       NODE_FFMPEG_THREADS: flags.threads?.toString(),
       NODE_METRICS_PORT: flags['metrics-port']?.toString(),

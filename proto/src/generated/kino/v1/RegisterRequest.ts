@@ -14,6 +14,14 @@ export interface RegisterRequest {
   'slots'?: (number);
   'version'?: (string);
   'labels'?: ({[key: string]: string});
+  /**
+   * What the node can do (issue 54): the encoders of its ffmpeg that passed a one-frame test encode
+   * (libx264, libx265, libsvtav1, and hardware ones: h264_nvenc, hevc_vaapi, ...), and whether its
+   * quality ffmpeg (SVT-AV1 2+, libvmaf) works. The encode queue gives a node only the jobs it can run.
+   * Empty from a node that predates them: it gets only H.264 work that needs no quality ffmpeg.
+   */
+  'encoders'?: (string)[];
+  'qualityFfmpeg'?: (boolean);
 }
 
 export interface RegisterRequest__Output {
@@ -29,4 +37,12 @@ export interface RegisterRequest__Output {
   'slots': (number);
   'version': (string);
   'labels': ({[key: string]: string});
+  /**
+   * What the node can do (issue 54): the encoders of its ffmpeg that passed a one-frame test encode
+   * (libx264, libx265, libsvtav1, and hardware ones: h264_nvenc, hevc_vaapi, ...), and whether its
+   * quality ffmpeg (SVT-AV1 2+, libvmaf) works. The encode queue gives a node only the jobs it can run.
+   * Empty from a node that predates them: it gets only H.264 work that needs no quality ffmpeg.
+   */
+  'encoders': (string)[];
+  'qualityFfmpeg': (boolean);
 }

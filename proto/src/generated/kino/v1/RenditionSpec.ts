@@ -59,6 +59,12 @@ export interface RenditionSpec {
    */
   'audioStream'?: (number);
   /**
+   * The video's environment allows hardware encoders (hardwareEncoding: allowed): the node encodes
+   * the rendition with a working hardware encoder of its codec where it has one and the rendition's
+   * rules can be met on it (@kino/ffmpeg hardwareEncoderFor); false: software only.
+   */
+  'hardwareEncodingAllowed'?: (boolean);
+  /**
    * An audio-only rendition of a track added to a ready video: its sound padded with silence, or
    * cut, to this time from its start (the video's duration), whatever its file's own length. 0: as
    * the source says (one of a pictured source's tracks runs to the source's duration).
@@ -123,6 +129,12 @@ export interface RenditionSpec__Output {
    * several tracks, each an alternate audio rendition. 0: the first.
    */
   'audioStream': (number);
+  /**
+   * The video's environment allows hardware encoders (hardwareEncoding: allowed): the node encodes
+   * the rendition with a working hardware encoder of its codec where it has one and the rendition's
+   * rules can be met on it (@kino/ffmpeg hardwareEncoderFor); false: software only.
+   */
+  'hardwareEncodingAllowed': (boolean);
   /**
    * An audio-only rendition of a track added to a ready video: its sound padded with silence, or
    * cut, to this time from its start (the video's duration), whatever its file's own length. 0: as

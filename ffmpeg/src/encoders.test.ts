@@ -1,0 +1,107 @@
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { runProgram } from './command.ts';
+import {
+  detectWorkingEncoders,
+  isWorkingQualityFfmpeg,
+  parseEncoderList,
+  parseFilterList,
+  testEncodeArgs,
+  type ProgramRunner,
+} from './encoders.ts';
+
+// The shape of `ffmpeg -hide_banner -encoders` (ffmpeg 5.1 to 9), cut to the lines that matter.
+const encoderList = `Encoders:
+ V..... = Video
+ A..... = Audio
+ ------
+ V....D libx264              libx264 H.264 / AVC / MPEG-4 AVC / MPEG-4 part 10 (codec h264)
+ V....D libx264rgb           libx264 H.264 / AVC / MPEG-4 AVC / MPEG-4 part 10 RGB (codec h264)
+ V....D h264_nvenc           NVIDIA NVENC H.264 encoder (codec h264)
+ V..... h264_qsv             H.264 / AVC / MPEG-4 AVC / MPEG-4 part 10 (Intel Quick Sync Video acceleration) (codec h264)
+ V....D h264_vaapi           H.264/AVC (VAAPI) (codec h264)
+ V....D libx265              libx265 H.265 / HEVC (codec hevc)
+ V....D hevc_nvenc           NVIDIA NVENC hevc encoder (codec hevc)
+ V....D hevc_vaapi           H.265/HEVC (VAAPI) (codec hevc)
+ A....D aac                  AAC (Advanced Audio Coding)
+`;
+
+const filterList = `Filters:
+  T.. = Timeline support
+ ... abench            A->A       Benchmark part of a filtergraph.
+ .. libvmaf           VV->V      Calculate the VMAF between two video streams.
+ TSC scale             V->V       Scale the input video size and/or convert the image format.
+`;
+
+/** A fake ffmpeg: lists `listing`, and a test encode succeeds only with an encoder of `working`. */
+function fakeFfmpeg(listing: string, working: string[], filters = filterList) {
+  const calls: string[][] = [];
+  const run: ProgramRunner = async (_program, args) => {
+    calls.push(args);
+    if (args.includes('-encoders')) return { ok: true, stdout: listing };
+    if (args.includes('-filters')) return { ok: true, stdout: filters };
+    return { ok: working.includes(args[args.indexOf('-c:v') + 1]!), stdout: '' };
+  };
+  return { run, calls };
+}
+
+test('the encoder list gives video encoders by name, not the legend, not audio', () => {
+  assert.deepEqual(parseEncoderList(encoderList), [
+    'libx264',
+    'libx264rgb',
+    'h264_nvenc',
+    'h264_qsv',
+    'h264_vaapi',
+    'libx265',
+    'hevc_nvenc',
+    'hevc_vaapi',
+  ]);
+  assert.deepEqual(parseFilterList(filterList), ['abench', 'libvmaf', 'scale']);
+});
+
+test('an encoder counts when listed and its one-frame test encode works: listed alone is not enough', async () => {
+  // A machine with an NVIDIA card and no Intel GPU: NVENC opens, VA-API and Quick Sync fail.
+  const { run, calls } = fakeFfmpeg(encoderList, ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc']);
+  assert.deepEqual(await detectWorkingEncoders('ffmpeg', run), ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc']);
+  // Every listed candidate was tried once; an unlisted one (libsvtav1, av1_nvenc) never.
+  const tried = calls.filter((args) => args.includes('-c:v')).map((args) => args[args.indexOf('-c:v') + 1]);
+  assert.deepEqual(tried, ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc', 'h264_vaapi', 'hevc_vaapi', 'h264_qsv']);
+});
+
+test('an ffmpeg that cannot run reports no encoder', async () => {
+  assert.deepEqual(await detectWorkingEncoders('missing', async () => ({ ok: false, stdout: '' })), []);
+});
+
+test('each device family opens its device in the test encode', () => {
+  const vaapi = testEncodeArgs('hevc_vaapi');
+  assert.deepEqual(vaapi.slice(vaapi.indexOf('-vaapi_device'), vaapi.indexOf('-vaapi_device') + 2), [
+    '-vaapi_device',
+    '/dev/dri/renderD128',
+  ]);
+  assert.equal(vaapi[vaapi.indexOf('-vf') + 1], 'format=nv12,hwupload');
+  const qsv = testEncodeArgs('h264_qsv');
+  assert.ok(qsv.indexOf('-init_hw_device') < qsv.indexOf('-i'));
+  assert.equal(qsv[qsv.indexOf('-vf') + 1], 'format=nv12,hwupload=extra_hw_frames=64');
+  const nvenc = testEncodeArgs('h264_nvenc');
+  assert.ok(!nvenc.includes('-vf') && !nvenc.includes('-vaapi_device'));
+  assert.deepEqual(nvenc.slice(-7), ['-frames:v', '1', '-c:v', 'h264_nvenc', '-f', 'null', '-']);
+});
+
+test('the quality ffmpeg needs libvmaf and a working SVT-AV1', async () => {
+  const withSvt = `${encoderList} V..... libsvtav1            SVT-AV1(Scalable Video Technology for AV1) encoder (codec av1)\n`;
+  assert.equal(await isWorkingQualityFfmpeg('q', fakeFfmpeg(withSvt, ['libsvtav1']).run), true);
+  assert.equal(await isWorkingQualityFfmpeg('q', fakeFfmpeg(withSvt, []).run), false);
+  assert.equal(await isWorkingQualityFfmpeg('q', fakeFfmpeg(encoderList, ['libsvtav1']).run), false);
+  assert.equal(await isWorkingQualityFfmpeg('q', fakeFfmpeg(withSvt, ['libsvtav1'], 'Filters:\n').run), false);
+});
+
+test("Debian's ffmpeg, for real: libx264 and libx265 work; NVENC, VA-API and Quick Sync are listed and fail here", async () => {
+  const listed = parseEncoderList(await runProgram('ffmpeg', ['-hide_banner', '-encoders']));
+  assert.ok(listed.includes('h264_nvenc') && listed.includes('h264_vaapi'), 'this build lists hardware encoders');
+  // No GPU on the machines that run the tests: a machine with one would report its encoder here.
+  const working = await detectWorkingEncoders('ffmpeg');
+  assert.deepEqual(
+    working.filter((encoder) => !encoder.includes('_')),
+    ['libx264', 'libx265', 'libsvtav1'].filter((encoder) => listed.includes(encoder)),
+  );
+});
