@@ -346,7 +346,15 @@ async function main(): Promise<void> {
   );
   const settings = ladder.map((r) =>
     resolveHlsSettings(
-      { ...r, videoCodec: 'h264', minQuantizer: 0, dynamicRange: '', audioStream: 0, hardwareEncodingAllowed: false },
+      {
+        ...r,
+        videoCodec: 'h264',
+        minQuantizer: 0,
+        dynamicRange: '',
+        audioStream: 0,
+        hardwareEncodingAllowed: false,
+        audioEndSeconds: 0,
+      },
       info,
     ),
   );

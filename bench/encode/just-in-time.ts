@@ -263,7 +263,15 @@ async function firstSegmentAlone(sourcePath: string, seconds: number, preset: Vi
   try {
     const outputs = ladder.map((r) => ({
       settings: resolveHlsSettings(
-        { ...r, videoCodec: 'h264', minQuantizer: 0, dynamicRange: '', audioStream: 0, hardwareEncodingAllowed: false },
+        {
+          ...r,
+          videoCodec: 'h264',
+          minQuantizer: 0,
+          dynamicRange: '',
+          audioStream: 0,
+          hardwareEncodingAllowed: false,
+          audioEndSeconds: 0,
+        },
         info,
       ),
       dir: r.key,

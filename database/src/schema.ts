@@ -19,6 +19,7 @@ import type { ShareLinksTable } from './tables/share-links.ts';
 import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
 import type { OrganizationMembersTable } from './tables/organization-members.ts';
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
+import type { AudioTracksTable } from './tables/audio-tracks.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -44,6 +45,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   organization_members: OrganizationMembersTable;
   caption_tracks: CaptionTracksTable;
+  audio_tracks: AudioTracksTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -64,4 +66,5 @@ export type * from './tables/idempotency-keys.ts';
 export type * from './tables/share-links.ts';
 export type * from './tables/dashboard-sessions.ts';
 export type * from './tables/caption-tracks.ts';
+export type * from './tables/audio-tracks.ts';
 export type * from './tables/organization-members.ts';

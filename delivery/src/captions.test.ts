@@ -21,9 +21,10 @@ const video: PlayableVideo = {
   segmentsPending: false,
   audioKey: null,
   renditions: new Map([
-    ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3 }],
-    ['720p', { key: '720p', height: 720, videoCodec: 'h264', segmentCount: 3 }],
+    ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3, bandwidth: 1, averageBandwidth: 1 }],
+    ['720p', { key: '720p', height: 720, videoCodec: 'h264', segmentCount: 3, bandwidth: 1, averageBandwidth: 1 }],
   ]),
+  addedAudio: [],
   captions: new Map([['en', track]]),
 };
 

@@ -14,6 +14,7 @@ const video = (id: string, allowPublicAccess = true): PlayableVideo => ({
   storyboardKey: null,
   audioKey: null,
   renditions: new Map(),
+  addedAudio: [],
   captions: new Map(),
   clipMedia: null,
   segmentsPending: false,
@@ -87,6 +88,8 @@ test('renditions lowest first, H.264 before HEVC and AV1 at one height: the firs
     key,
     video_codec: videoCodec,
     segment_count: 2,
+    bandwidth: 500_000,
+    average_bandwidth: null,
   });
   // Whatever order the rows come in: H.264 first is a rule, not the alphabet's luck.
   const renditions = playableRenditions([
@@ -98,7 +101,14 @@ test('renditions lowest first, H.264 before HEVC and AV1 at one height: the firs
     row('240p-av1', 'av1'),
   ]);
   assert.deepEqual([...renditions.keys()], ['240p', '240p-av1', '360p', '360p-av1', '360p-hevc', '720p']);
-  assert.deepEqual(renditions.get('240p-av1'), { key: '240p-av1', height: 240, videoCodec: 'av1', segmentCount: 2 });
+  assert.deepEqual(renditions.get('240p-av1'), {
+    key: '240p-av1',
+    height: 240,
+    videoCodec: 'av1',
+    segmentCount: 2,
+    bandwidth: 500_000,
+    averageBandwidth: 500_000,
+  });
   assert.equal(renditions.values().next().value?.videoCodec, 'h264');
   // A source's audio tracks (no picture, short edge 0) come after every picture.
   assert.deepEqual(

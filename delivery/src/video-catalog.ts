@@ -6,9 +6,15 @@
 // background during the last quarter of its entry's life, so a busy video's requests never wait
 // on the database (the entry still ends on time: a deleted video stops within the TTL).
 import type { Db, Rendition } from '@kino/database';
-import { isAlternateAudioKey, type VideoCodec } from '@kino/proto/contract';
+import { isAlternateAudioKey, type MasterAudio, type VideoCodec } from '@kino/proto/contract';
 import type { ClipMedia } from './paths.ts';
-import { findPlayableVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
+import {
+  findPlayableVideo,
+  listCaptionTracks,
+  listReadyAudioTracks,
+  listRenditions,
+  type ReadyAudioTrack,
+} from '@kino/database/repositories';
 
 export interface PlayableRendition {
   /** `720p`; `720p-av1`, `720p-hevc` for a rendition in another codec. */
@@ -16,6 +22,9 @@ export interface PlayableRendition {
   height: number;
   videoCodec: VideoCodec;
   segmentCount: number;
+  /** Its measured peak and average bits per second (the master's rates for an added audio track). */
+  bandwidth: number;
+  averageBandwidth: number;
 }
 
 export interface PlayableVideo {
@@ -39,6 +48,11 @@ export interface PlayableVideo {
    * (`video/init.m4s`, the captions' segment durations).
    */
   renditions: Map<string, PlayableRendition>;
+  /**
+   * The audio tracks added to the video once ready, in language order: the master's audio group
+   * gains them when it is served (docs/decisions/encoding.md#audio).
+   */
+  addedAudio: MasterAudio[];
   /** Caption tracks by language, in language order (the master playlist's subtitles group). */
   captions: Map<string, PlayableCaptionTrack>;
   /** A clip's media (paths.ts mediaKeyOf). Null for other videos. The clip's playlists are its own objects. */
@@ -121,7 +135,7 @@ export class VideoCatalog {
 
 /** A video's renditions by key, lowest first, H.264 first at one height, alternate audio last (PlayableVideo.renditions). */
 export function playableRenditions(
-  rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count'>[],
+  rows: Pick<Rendition, 'key' | 'video_codec' | 'segment_count' | 'bandwidth' | 'average_bandwidth'>[],
 ): Map<string, PlayableRendition> {
   const sorted = rows
     .map((r) => ({
@@ -129,6 +143,8 @@ export function playableRenditions(
       height: Number.parseInt(r.key, 10),
       videoCodec: r.video_codec,
       segmentCount: r.segment_count,
+      bandwidth: r.bandwidth,
+      averageBandwidth: r.average_bandwidth ?? r.bandwidth,
     }))
     .filter((r) => Number.isInteger(r.height))
     .sort(
@@ -145,7 +161,11 @@ export function playableRenditions(
 export async function readPlayableVideo(db: Db, videoId: string): Promise<PlayableVideo | undefined> {
   const row = await findPlayableVideo(db, videoId);
   if (!row) return undefined;
-  const [renditions, captions] = await Promise.all([listRenditions(db, videoId), listCaptionTracks(db, videoId)]);
+  const [renditions, captions, addedAudio] = await Promise.all([
+    listRenditions(db, videoId),
+    listCaptionTracks(db, videoId),
+    listReadyAudioTracks(db, videoId),
+  ]);
   return {
     id: row.id,
     orgId: row.org_id,
@@ -158,6 +178,7 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
     storyboardKey: row.storyboard_key,
     audioKey: row.audio_key,
     renditions: playableRenditions(renditions),
+    addedAudio: addedAudio.map(masterAudioOfTrack),
     captions: new Map(
       captions.map((c) => [
         c.language,
@@ -173,5 +194,19 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
           }
         : null,
     segmentsPending: row.segments_pending,
+  };
+}
+
+/** An added track as the master names it. */
+function masterAudioOfTrack(track: ReadyAudioTrack): MasterAudio {
+  return {
+    key: track.rendition_key,
+    language: track.language,
+    name: track.name,
+    isDefault: track.is_default,
+    channels: track.channels ?? 0,
+    codecs: track.codecs,
+    bandwidth: track.bandwidth,
+    averageBandwidth: track.average_bandwidth ?? track.bandwidth,
   };
 }

@@ -44,6 +44,7 @@ export const test90pSpec: RenditionSpec__Output = {
   dynamicRange: '',
   audioStream: 0,
   hardwareEncodingAllowed: false,
+  audioEndSeconds: 0,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

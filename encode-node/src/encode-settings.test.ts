@@ -22,6 +22,7 @@ const spec: RenditionSpec__Output = {
   dynamicRange: '',
   audioStream: 0,
   hardwareEncodingAllowed: false,
+  audioEndSeconds: 0,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
@@ -160,4 +161,7 @@ test("an alternate audio rendition takes its own stream of the source, with that
   const pictured = { ...dubbed, width: 640, height: 360, durationSeconds: 8.04 };
   assert.equal(resolveHlsSettings(alternate, pictured).audioPadSeconds, 8.04);
   assert.equal(resolveHlsSettings(alternate, { ...pictured, width: 0, height: 0 }).audioPadSeconds, undefined);
+  // A track added to a ready video (a file of sound alone) ends where the video does, its own length aside.
+  const added = { ...alternate, audioStream: 0, audioEndSeconds: 8 };
+  assert.equal(resolveHlsSettings(added, { ...dubbed, width: 0, height: 0, durationSeconds: 10 }).audioPadSeconds, 8);
 });

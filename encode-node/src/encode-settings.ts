@@ -179,8 +179,21 @@ function resolveAudioOnlySettings(spec: RenditionSpec__Output, source: SourceFac
     audio,
     audioOnly: true,
     ...(stream > 0 ? { audioStream: stream } : {}),
-    // A source with a picture: this is one of its tracks, which lasts to the video's end (its
-    // longest stream, as the picture and the first track are padded to: ffmpeg/src/presets.ts).
-    ...(source.width && source.height && source.durationSeconds ? { audioPadSeconds: source.durationSeconds } : {}),
+    ...audioEndOf(spec, source),
   };
+}
+
+/**
+ * Where an audio-only rendition's sound ends (padded with silence, or cut: ffmpeg/src/presets.ts):
+ * a track added to a ready video at the video's duration (`audioEndSeconds`); one of a pictured
+ * source's tracks at the video's end, its longest stream, as the picture and the first track are;
+ * an audio-only source's sound is the whole video, nothing to pad it to.
+ */
+function audioEndOf(
+  spec: Pick<RenditionSpec__Output, 'audioEndSeconds'>,
+  source: Pick<SourceFacts, 'width' | 'height' | 'durationSeconds'>,
+): Pick<HlsEncodeSettings, 'audioPadSeconds'> {
+  if (spec.audioEndSeconds > 0) return { audioPadSeconds: spec.audioEndSeconds };
+  if (source.width && source.height && source.durationSeconds) return { audioPadSeconds: source.durationSeconds };
+  return {};
 }

@@ -38,7 +38,7 @@ export async function encodeHlsJob(
     const { last: lastProgress, errorOutput } = await encodeHls(options, source, plan, { jobDir, uploads, window });
     const startSeconds = window?.startSeconds ?? 0;
     const coverage = {
-      expectedSeconds: encodeEndSeconds(source.videoDurationSeconds, window),
+      expectedSeconds: encodeEndSeconds(coveredSeconds(plan, source), window),
       startSeconds,
       source,
       errorOutput,
@@ -56,4 +56,13 @@ export async function encodeHlsJob(
   } finally {
     await uploads.close();
   }
+}
+
+/**
+ * The seconds of the video an encode covers: the source's picture, or for a track added to a ready
+ * video the video's duration it is padded or cut to (its file's own length is no part of it).
+ */
+function coveredSeconds(plan: HlsPlan, source: ProbeResult__Output): number {
+  const added = plan.renditions.find((r) => r.spec.audioEndSeconds > 0);
+  return added ? added.spec.audioEndSeconds : source.videoDurationSeconds;
 }

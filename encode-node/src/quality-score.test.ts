@@ -28,6 +28,7 @@ const video: RenditionSpec__Output = {
   dynamicRange: '',
   audioStream: 0,
   hardwareEncodingAllowed: false,
+  audioEndSeconds: 0,
 };
 const audioOnly: RenditionSpec__Output = { ...video, key: 'audio', width: 0, height: 0, videoBitrateKbps: 0 };
 

@@ -178,6 +178,11 @@ export interface RenditionPlan extends Pick<
   audioTrack?: AlternateAudioTrack;
   /** Set: the video allows hardware encoders (`hardwareEncoding: allowed`); absent: software only. */
   hardwareEncodingAllowed?: true;
+  /**
+   * A track added to a ready video: its sound padded or cut to this time (the video's duration),
+   * its file's length being no part of the video. Absent: a source's own track, run to the source's.
+   */
+  audioEndSeconds?: number;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
@@ -362,6 +367,26 @@ function planAudioOnly(parameters: EncodingParameters): RenditionPlan {
     compressionRatio: parameters.compressionRatio,
     x264Preset: x264PresetOfCompressionRatio[parameters.compressionRatio],
     segmentSeconds,
+  };
+}
+
+/**
+ * The alternate audio rendition of a track added to a ready video (`key` from audio_tracks): the
+ * source tracks' plan, of the added file's first audio stream, padded or cut to the video's duration.
+ */
+export function planAddedAudio(
+  parameters: EncodingParameters,
+  key: string,
+  track: { language: string; name: string; isDefault: boolean; channels: number },
+  videoDurationSeconds: number,
+): RenditionPlan {
+  const plan = planAudioOnly(parameters);
+  const maxChannels = audioEncodingOf[plan.audioCodec].maxChannels;
+  return {
+    ...plan,
+    key,
+    audioTrack: { ...track, stream: 0, channels: Math.min(Math.max(track.channels, 1), maxChannels) },
+    audioEndSeconds: videoDurationSeconds,
   };
 }
 

@@ -1,7 +1,16 @@
 // The HLS master (multivariant) playlist of a video: one EXT-X-STREAM-INF per rendition, variant
 // URIs relative to the master (`720p/playlist.m3u8`) so the same file plays from any host path.
-import { declaredPeakKbps, hlsPlaylistName, quoted } from '@kino/proto/contract';
+import {
+  audioGroupId,
+  audioGroupRates,
+  audioMediaLine,
+  declaredPeakKbps,
+  hlsPlaylistName,
+  type MasterAudio,
+} from '@kino/proto/contract';
 import type { RenditionPlan } from './ladder.ts';
+
+export type { MasterAudio } from '@kino/proto/contract';
 
 export interface MasterVariant {
   /** `720p`: the rendition folder. */
@@ -31,23 +40,6 @@ export function videoRangeOf(plan: Pick<RenditionPlan, 'dynamicRange'>): Pick<Ma
   return {};
 }
 
-/**
- * One alternate audio rendition (a source with several audio tracks): audio alone, in its own
- * directory (`0p-a1`), offered to every variant as a member of the one audio group.
- */
-export interface MasterAudio {
-  key: string;
-  /** BCP 47 (`en`); empty: unknown, and the attribute is left out. */
-  language: string;
-  name: string;
-  isDefault: boolean;
-  channels: number;
-  /** RFC 6381, e.g. `mp4a.40.2`. */
-  codecs: string;
-  bandwidth: number;
-  averageBandwidth: number;
-}
-
 /** An alternate audio rendition as the master names it: its plan's track, the encode's figures. */
 export function masterAudioOf(
   plan: Pick<RenditionPlan, 'key' | 'audioTrack'>,
@@ -66,9 +58,6 @@ export function masterAudioOf(
     averageBandwidth: outcome.averageBandwidth,
   };
 }
-
-/** The GROUP-ID of the alternate audio renditions, which every variant names in its AUDIO attribute. */
-export const audioGroupId = 'audio';
 
 /**
  * The master playlist. With `audio` (a source's several tracks), the variants are pictures alone
@@ -103,30 +92,13 @@ export function renderMasterPlaylist(variants: readonly MasterVariant[], audio: 
   return `${lines.join('\n')}\n`;
 }
 
-function audioMediaLine(track: MasterAudio): string {
-  return [
-    '#EXT-X-MEDIA:TYPE=AUDIO',
-    `GROUP-ID="${audioGroupId}"`,
-    ...(track.language ? [`LANGUAGE=${quoted(track.language)}`] : []),
-    `NAME=${quoted(track.name)}`,
-    `DEFAULT=${track.isDefault ? 'YES' : 'NO'}`,
-    'AUTOSELECT=YES',
-    ...(track.channels > 0 ? [`CHANNELS="${track.channels}"`] : []),
-    `URI="${track.key}/${hlsPlaylistName}"`,
-  ].join(',');
-}
-
 /** What a variant adds for the audio group: its largest rendition's rates, and every codec in it. */
 function audioGroupOf(audio: readonly MasterAudio[]): {
   bandwidth: number;
   averageBandwidth: number;
   codecs: string[];
 } {
-  return {
-    bandwidth: Math.max(0, ...audio.map((a) => a.bandwidth)),
-    averageBandwidth: Math.max(0, ...audio.map((a) => Math.min(a.averageBandwidth, a.bandwidth))),
-    codecs: [...new Set(audio.map((a) => a.codecs))],
-  };
+  return { ...audioGroupRates(audio), codecs: [...new Set(audio.map((a) => a.codecs))] };
 }
 
 /**

@@ -103,6 +103,16 @@ function fakeActivities(
     markVideoReady: () => Promise.resolve(true),
     markClipReady: () => Promise.resolve(true),
     markVideoFailed: () => Promise.resolve(),
+    loadAudioTrackJob: () =>
+      Promise.resolve({
+        storagePath: `uploads/org_1/env_1/upl_2/${videoId}-es.m4a`,
+        name: 'Spanish',
+        isDefault: false,
+        durationSeconds: 4,
+        parameters: { ...defaultEncodingParameters },
+      }),
+    markAudioTrackReady: () => Promise.resolve(true),
+    markAudioTrackFailed: () => Promise.resolve(),
     listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
     waitForNodeCapacity: () => Promise.resolve(),
     probeSource: () => Promise.resolve(probe720),
@@ -1095,4 +1105,71 @@ test('several audio tracks: each is an alternate audio rendition of its own enco
     [published.segmentsPending, published.renditions.map((r) => r.plan.key)],
     [true, ['360p', '480p', '720p', '0p-a1', '0p-a2']],
   );
+});
+
+test("addAudioTrack: the file probed, its first audio stream one alternate audio rendition of the video's length, the track ready; a file without sound fails it", async () => {
+  const run = async (overrides: Partial<Activities>) => {
+    const videoId = nextVideoId();
+    const { activities, calls } = fakeActivities(videoId, overrides);
+    const taskQueue = `test-${videoId}`;
+    const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+    const handle = await env.client.workflow.start('addAudioTrack', {
+      taskQueue,
+      workflowId: workflowIds.addAudioTrack(videoId, '0p-a3'),
+      args: [{ videoId, language: 'es', renditionKey: '0p-a3' }],
+    });
+    const result = (await worker.runUntil(handle.result())) as { status: string; reason?: string };
+    return { result, calls };
+  };
+  // A track of 7 s for a video of 4 s (loadAudioTrackJob's): encoded to the video's length.
+  const spanish: SourceProbe = {
+    ...probe720,
+    width: 0,
+    height: 0,
+    frameRate: 0,
+    frameCount: 0,
+    durationSeconds: 7,
+    videoDurationSeconds: 0,
+    audioTracks: [{ language: 'spa', title: '', isDefault: true, channels: 1 }],
+  };
+  const made = await run({
+    probeSource: () => Promise.resolve(spanish),
+    encodeRenditions: ({ renditions }) =>
+      Promise.resolve(renditions.map((plan) => ({ ...outcomeFor(plan), codecs: 'mp4a.40.2', bandwidth: 140_000 }))),
+  });
+  assert.deepEqual(made.result, { status: 'ready' });
+  const [encode] = made.calls.encodeRenditions!.map(([input]) => input) as Array<{
+    storagePath: string;
+    renditions: RenditionPlan[];
+    durationSeconds: number;
+    probe: SourceProbe;
+  }>;
+  assert.equal(made.calls.encodeRenditions!.length, 1);
+  assert.match(encode!.storagePath, /-es\.m4a$/);
+  assert.deepEqual(
+    encode!.renditions.map((r) => [r.key, r.width, r.videoBitrateKbps, r.audioBitrateKbps, r.audioTrack]),
+    [['0p-a3', 0, 0, 128, { language: 'es', name: 'Spanish', isDefault: false, channels: 1, stream: 0 }]],
+  );
+  assert.deepEqual([encode!.durationSeconds, encode!.renditions[0]!.audioEndSeconds], [4, 4]);
+  const [ready] = made.calls.markAudioTrackReady![0] as [{ language: string; result: { plan: RenditionPlan } }];
+  assert.deepEqual([ready.language, ready.result.plan.key], ['es', '0p-a3']);
+  assert.equal(made.calls.markAudioTrackFailed, undefined);
+  assert.equal(made.calls.writeMasterPlaylist, undefined, 'the stored master is not written again');
+
+  const silent = await run({ probeSource: () => Promise.resolve({ ...probe720, hasAudio: false }) });
+  assert.deepEqual(silent.result, { status: 'failed', reason: 'the file has no audio stream' });
+  assert.equal(silent.calls.encodeRenditions, undefined);
+  assert.deepEqual(silent.calls.markAudioTrackFailed![0], [
+    {
+      videoId: (silent.calls.loadAudioTrackJob![0]![0] as { videoId: string }).videoId,
+      language: 'es',
+      renditionKey: '0p-a3',
+      reason: 'the file has no audio stream',
+    },
+  ]);
+
+  // Replaced or removed before the run began: nothing is made.
+  const gone = await run({ loadAudioTrackJob: () => Promise.resolve(null) });
+  assert.equal(gone.result.status, 'skipped');
+  assert.equal(gone.calls.probeSource, undefined);
 });

@@ -459,6 +459,32 @@ export interface DeletedCaptionTrack {
   status: 'deleted';
 }
 
+export interface AddAudioTrackParams {
+  /** The bucketPath of an upload ticket of the video's environment: a file with an audio stream. */
+  storagePath: string;
+  /** BCP 47 language tag (`es`, `pt-BR`); a second upload for a language replaces its track. */
+  language: string;
+  /** The name players show; default: the language's English name. */
+  name?: string;
+  /** Players start with this track unless the viewer picks another; clears any other added track's default. */
+  default?: boolean;
+}
+
+export interface AudioTrack {
+  language: string;
+  name: string;
+  default: boolean;
+  /** `processing` while its rendition is made; `ready` once the master playlist offers it; `failed` with `reason`. */
+  status: 'processing' | 'ready' | 'failed';
+  /** Why the track failed; only on failed tracks. */
+  reason?: string;
+}
+
+export interface DeletedAudioTrack {
+  language: string;
+  status: 'deleted';
+}
+
 export interface CreateThumbnailParams {
   /** Seconds into the video. */
   timestamp: number;

@@ -5,6 +5,10 @@
 // rules of MP4 downloads, which decodes to the video's duration; a silent video's is 404. A source
 // with two audio tracks (English at 440 Hz, Spanish at 880 Hz) is offered as two alternate audio
 // renditions, each of its own track, one default; hls.js and Shaka in Chromium switch between them.
+// A French track added to that video once ready (POST .../audio-tracks, a tone longer than the
+// video) becomes a third rendition of the video's length, which the master offers and both players
+// switch to; a file without sound fails with the reason; a missing, unfinished or muxed-sound video
+// is refused.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Request } from 'playwright-core';
+import { APIError, type AudioTrack } from '@kino/sdk';
 import { makeClip } from '@kino/test/support/media';
 import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
 import type { FarmTenant } from '../farm/farm.ts';
@@ -36,12 +41,16 @@ const videos: Record<'song' | 'opus' | 'clip' | 'silent' | 'dubbed', string> = {
   silent: '',
   dubbed: '',
 };
+/** Sources kept for the added-track cases: the French track, and a file with no sound. */
+const files = { french: '', silent: '' };
 const songSeconds = 8;
 const clipSeconds = 4;
 /** Two segments: a player switching tracks after the first still has one to fetch in the other. */
 const dubbedSeconds = 8;
-/** Each track's tone: what tells them apart once decoded. */
-const tones = { en: 440, es: 880 };
+/** Each track's tone: what tells them apart once decoded (fr: the added track's). */
+const tones = { en: 440, es: 880, fr: 660 };
+/** The added French track runs past the video's end: its rendition is cut at the video's duration. */
+const frenchSeconds = 10;
 /** The Spanish track ends before the picture, as dubs do: its rendition is padded with silence. */
 const spanishSeconds = 6;
 
@@ -93,6 +102,26 @@ async function makeDubbed(path: string): Promise<string> {
   return path;
 }
 
+/** A tone of `hz` alone, AAC in MP4 (an `.m4a`), tagged with no language: the API names it. */
+async function makeTone(path: string, hz: number, seconds: number): Promise<string> {
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=${hz}:sample_rate=48000:duration=${seconds}`,
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    path,
+  ]);
+  return path;
+}
+
 /** A sound with no picture: a tone, in the container the extension names. */
 async function makeSong(path: string, seconds: number): Promise<string> {
   const codec = path.endsWith('.webm') ? ['-c:a', 'libopus', '-b:a', '96k'] : ['-c:a', 'aac', '-b:a', '96k'];
@@ -111,11 +140,8 @@ async function makeSong(path: string, seconds: number): Promise<string> {
   return path;
 }
 
-async function upload(
-  path: string,
-  contentType: 'video/mp4' | 'video/webm',
-  allowPublicAccess: boolean,
-): Promise<string> {
+/** Uploads a file through an upload URL: its storagePath. */
+async function uploadFile(path: string, contentType: 'video/mp4' | 'video/webm'): Promise<string> {
   const body = await readFile(path);
   const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
     filename: path.split('/').at(-1)!,
@@ -123,8 +149,16 @@ async function upload(
     contentType,
   });
   await farm.kino.uploads.putFile(ticket, body, contentType);
+  return ticket.bucketPath;
+}
+
+async function upload(
+  path: string,
+  contentType: 'video/mp4' | 'video/webm',
+  allowPublicAccess: boolean,
+): Promise<string> {
   const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
-    storagePath: ticket.bucketPath,
+    storagePath: await uploadFile(path, contentType),
     videoQuality: 'standard',
     allowPublicAccess,
     compressionRatio: 'ultrafast',
@@ -240,12 +274,15 @@ beforeAll(async () => {
         path: join(workDir, 'silent.mp4'),
       }),
       makeDubbed(join(workDir, 'dubbed.mp4')),
+      makeTone(join(workDir, 'french.m4a'), tones.fr, frenchSeconds),
     ]),
     launchChromium(),
     startPageHost(),
   ]);
   deliveryUrl = farm.deliveryUrl!;
-  const [song, opus, clip, silent, dubbed] = paths;
+  const [song, opus, clip, silent, dubbed, french] = paths;
+  files.french = french!;
+  files.silent = silent!;
   videos.song = await upload(song!, 'video/mp4', true);
   videos.opus = await upload(opus!, 'video/webm', false);
   videos.clip = await upload(clip!, 'video/mp4', false);
@@ -482,35 +519,199 @@ describe('a source with two audio tracks', () => {
 
   for (const player of webPlayers) {
     test(`${player} in Chromium starts in English and switches to Spanish`, async () => {
-      const pageHost = await startPageHost({ '/audio': audioSwitchPage });
-      const tab = await browser.newPage();
-      const requested: string[] = [];
-      tab.on('request', (request: Request) => requested.push(request.url()));
-      const audioSegment = (key: string) => (request: Request) => request.url().includes(`/video-${key}/seg-`);
-      try {
-        const english = tab.waitForRequest(audioSegment('0p-a1'), { timeout: 60_000 });
-        await tab.goto(`${pageHost.origin}/audio?${new URLSearchParams({ player, src: masterOf() })}`);
-        await english;
-        const state = await pageState(tab);
-        assert.deepEqual(state.errors, []);
-        assert.deepEqual(
-          state.tracks.map((t) => [t.language, t.isDefault]),
-          [
-            ['en', true],
-            ['es', false],
-          ],
-        );
-        assert.ok(!requested.some((url) => url.includes('/video-0p-a2/seg-')), 'no Spanish segment before the switch');
-        const spanish = tab.waitForRequest(audioSegment('0p-a2'), { timeout: 60_000 });
-        await tab.evaluate(() => (window as unknown as { switchAudio: (language: string) => void }).switchAudio('es'));
-        await spanish;
-        assert.deepEqual((await pageState(tab)).errors, []);
-      } finally {
-        await tab.close();
-        await pageHost.close();
-      }
+      await switchAudio(player, masterOf(), {
+        tracks: [
+          ['en', true],
+          ['es', false],
+        ],
+        to: { language: 'es', key: '0p-a2' },
+      });
     });
   }
+});
+
+/**
+ * Plays `master` in `player` in Chromium: it starts on English (`0p-a1`'s segments) with `tracks`
+ * offered and none of `to`'s segments, then, told to switch, fetches `to`'s, with no error.
+ */
+async function switchAudio(
+  player: (typeof webPlayers)[number],
+  master: string,
+  { tracks, to }: { tracks: [string, boolean][]; to: { language: string; key: string } },
+): Promise<void> {
+  const pageHost = await startPageHost({ '/audio': audioSwitchPage });
+  const tab = await browser.newPage();
+  const requested: string[] = [];
+  tab.on('request', (request: Request) => requested.push(request.url()));
+  const audioSegment = (key: string) => (request: Request) => request.url().includes(`/video-${key}/seg-`);
+  try {
+    const english = tab.waitForRequest(audioSegment('0p-a1'), { timeout: 60_000 });
+    await tab.goto(`${pageHost.origin}/audio?${new URLSearchParams({ player, src: master })}`);
+    await english;
+    const state = await pageState(tab);
+    assert.deepEqual(state.errors, []);
+    assert.deepEqual(
+      state.tracks.map((t) => [t.language, t.isDefault]),
+      tracks,
+    );
+    assert.ok(
+      !requested.some((url) => url.includes(`/video-${to.key}/seg-`)),
+      `no ${to.language} segment before the switch`,
+    );
+    const switched = tab.waitForRequest(audioSegment(to.key), { timeout: 60_000 });
+    await tab.evaluate(
+      (language) => (window as unknown as { switchAudio: (language: string) => void }).switchAudio(language),
+      to.language,
+    );
+    await switched;
+    assert.deepEqual((await pageState(tab)).errors, []);
+  } finally {
+    await tab.close();
+    await pageHost.close();
+  }
+}
+
+/** Polls the video's added tracks until `language`'s is no longer processing: that track. */
+async function settledAudioTrack(videoId: string, language: string): Promise<AudioTrack> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const track = (await farm.kino.videos.listAudioTracks(farm.orgId, videoId)).find((t) => t.language === language);
+    assert.ok(track, `the ${language} track is listed`);
+    if (track.status !== 'processing') return track;
+    assert.ok(Date.now() < deadline, `the ${language} track of ${videoId} is still processing after 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The API's refusal of `call`, as `status code`. */
+async function refusal(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof APIError) return `${error.status} ${error.code}`;
+    throw error;
+  }
+  return 'accepted';
+}
+
+// After 'a source with two audio tracks' (vitest runs a file's tests in order): the video it
+// checked with two tracks gets a third here.
+describe('a track added to a ready video', () => {
+  const masterOf = () => `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videos.dubbed}/master.m3u8`;
+
+  test("a French file becomes a third alternate rendition of the video's length, offered in the master; the pictures untouched", async () => {
+    const before = await (await fetch(masterOf())).text();
+    const added = await farm.kino.videos.addAudioTrack(farm.orgId, videos.dubbed, {
+      storagePath: await uploadFile(files.french, 'video/mp4'),
+      language: 'fr',
+    });
+    assert.deepEqual(added, { language: 'fr', name: 'French', default: false, status: 'processing' });
+    assert.equal((await settledAudioTrack(videos.dubbed, 'fr')).status, 'ready');
+    const text = await (await fetch(masterOf())).text();
+    const media = text.split('\n').filter((line) => line.startsWith('#EXT-X-MEDIA:TYPE=AUDIO'));
+    assert.deepEqual(
+      media.map((line) => [
+        /LANGUAGE="([^"]*)"/.exec(line)?.[1],
+        /NAME="([^"]*)"/.exec(line)?.[1],
+        /DEFAULT=(YES|NO)/.exec(line)?.[1],
+        /URI="[^"]*video-(0p-a\d+)\.m3u8/.exec(line)?.[1],
+      ]),
+      [
+        ['en', 'English', 'YES', '0p-a1'],
+        ['es', 'Spanish', 'NO', '0p-a2'],
+        ['fr', 'French', 'NO', '0p-a3'],
+      ],
+      text,
+    );
+    // The pictures are the same renditions as before, and every frame of the lowest still decodes.
+    const pictures = (master: string) => master.split('\n').filter((line) => line.startsWith('video-'));
+    assert.deepEqual(pictures(text), pictures(before));
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-count_frames',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=nb_read_frames',
+      '-of',
+      'csv=p=0',
+      new URL(pictures(text)[0]!, masterOf()).href,
+    ]);
+    // (The HLS demuxer lists the stream once per program: every line is its count.)
+    const counts = stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(Number);
+    assert.ok(
+      counts.length > 0 && counts.every((n) => n === dubbedSeconds * 25),
+      `every frame of the picture: ${stdout}`,
+    );
+    // The added rendition: the French tone, cut at the video's duration (the file is longer).
+    const french = new URL(/URI="([^"]*)"/.exec(media[2]!)![1]!, masterOf()).href;
+    assert.ok(Math.abs((await toneOf(french)) - tones.fr) < 20, 'the French tone');
+    const seconds = await decodedAudioSeconds(french);
+    assert.ok(Math.abs(seconds - dubbedSeconds) < 0.1, `${french}: ${seconds} s of ${dubbedSeconds}`);
+  });
+
+  for (const player of webPlayers) {
+    test(`${player} in Chromium switches from English to the added French track`, async () => {
+      await switchAudio(player, masterOf(), {
+        tracks: [
+          ['en', true],
+          ['es', false],
+          ['fr', false],
+        ],
+        to: { language: 'fr', key: '0p-a3' },
+      });
+    });
+  }
+
+  test('a file with no sound fails the track with the reason; it is never offered, and is removed', async () => {
+    const storagePath = await uploadFile(files.silent, 'video/mp4');
+    await farm.kino.videos.addAudioTrack(farm.orgId, videos.dubbed, { storagePath, language: 'de' });
+    const failed = await settledAudioTrack(videos.dubbed, 'de');
+    assert.deepEqual([failed.status, failed.reason], ['failed', 'the file has no audio stream']);
+    assert.doesNotMatch(await (await fetch(masterOf())).text(), /LANGUAGE="de"/);
+    assert.deepEqual(await farm.kino.videos.removeAudioTrack(farm.orgId, videos.dubbed, 'de'), {
+      language: 'de',
+      status: 'deleted',
+    });
+    assert.equal(
+      await refusal(farm.kino.videos.removeAudioTrack(farm.orgId, videos.dubbed, 'de')),
+      '404 audio_track_not_found',
+    );
+    // Its file went with it: the same storagePath again finds nothing to probe.
+    await farm.kino.videos.addAudioTrack(farm.orgId, videos.dubbed, { storagePath, language: 'de' });
+    const again = await settledAudioTrack(videos.dubbed, 'de');
+    assert.equal(again.status, 'failed');
+    assert.notEqual(
+      again.reason,
+      'the file has no audio stream',
+      `the file is gone, not probed again: ${again.reason}`,
+    );
+    await farm.kino.videos.removeAudioTrack(farm.orgId, videos.dubbed, 'de');
+  });
+
+  test('refused: a missing video, a bad language, a video not ready yet, a video whose sound is in its pictures', async () => {
+    const storagePath = await uploadFile(files.french, 'video/mp4');
+    const add = (videoId: string, language = 'fr') =>
+      refusal(farm.kino.videos.addAudioTrack(farm.orgId, videoId, { storagePath, language }));
+    assert.equal(await add('vid_doesnotexist'), '404 video_not_found');
+    assert.equal(await add(videos.dubbed, 'not a language!'), '400 invalid_audio_track');
+    assert.equal(await add(videos.clip), '409 audio_tracks_unsupported');
+    // Processing takes seconds: the call right after process finds it transcoding.
+    const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+      storagePath: await uploadFile(files.silent, 'video/mp4'),
+      videoQuality: 'standard',
+      allowPublicAccess: false,
+      compressionRatio: 'ultrafast',
+    });
+    assert.equal(await add(videoID), '409 video_not_ready');
+    // A video is deleted once it is ready or failed: none is left to the farm's stop.
+    await farm.waitForStatus(videoID, 'ready');
+    await farm.kino.videos.delete(farm.orgId, videoID);
+  });
 });
 
 async function pageState(tab: Awaited<ReturnType<Browser['newPage']>>) {

@@ -21,6 +21,7 @@ import { webhookRegistrationRoutes } from './webhooks/registration.ts';
 import { webhookDeliveryRoutes } from './webhooks/deliveries.ts';
 import { shareLinkRoutes } from './share-links.ts';
 import { captionRoutes } from './captions.ts';
+import { audioTrackRoutes } from './audio-tracks.ts';
 import { clipRoutes } from './clips.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
 import { usageRoutes } from './analytics/usage.ts';
@@ -51,6 +52,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(webhookDeliveryRoutes, options);
   await api.register(shareLinkRoutes, options);
   await api.register(captionRoutes, options);
+  await api.register(audioTrackRoutes, options);
   await api.register(clipRoutes, options);
   await api.register(thumbnailRoutes, options);
   await api.register(usageRoutes, options);

@@ -102,6 +102,21 @@ export const CaptionTrackSchema = Type.Object({
   }),
 });
 
+export const AudioTrackSchema = Type.Object({
+  language: Type.String({
+    description: 'BCP 47 language tag, canonical case (`es`, `pt-BR`); one added track per language.',
+  }),
+  name: Type.String({ description: 'The name players show.' }),
+  default: Type.Boolean({
+    description: 'Players start with this track unless the viewer picks another; at most one added track per video.',
+  }),
+  status: StringEnum(['processing', 'ready', 'failed'] as const, {
+    description:
+      '`processing` while its rendition is made; `ready` once the master playlist offers it; `failed` with a reason.',
+  }),
+  reason: Type.Optional(Type.String({ description: 'Why the track failed; only on failed tracks.' })),
+});
+
 export const VideoDetailsSchema = Type.Object({
   ...listItemFields,
   publicID: Type.String(),
@@ -193,6 +208,13 @@ export const exampleCaptionTrack: Static<typeof CaptionTrackSchema> = {
   default: true,
   source: 'uploaded',
   url: `${exampleFiles}/subtitles-en.vtt`,
+};
+
+export const exampleAudioTrack: Static<typeof AudioTrackSchema> = {
+  language: 'es',
+  name: 'Spanish',
+  default: false,
+  status: 'processing',
 };
 
 export const exampleVideoListItem: Static<typeof VideoListItemSchema> = {

@@ -8,6 +8,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import {
   videoTaskQueue,
   workflowIds,
+  type AddAudioTrackInput,
   type DeliverWebhooksInput,
   type MakeCustomThumbnailInput,
   type MakeFrameAccurateClipInput,
@@ -49,6 +50,15 @@ export async function startMakeFrameAccurateClip(temporal: Client, input: MakeFr
   await startWorkflow(temporal, 'makeFrameAccurateClip', {
     taskQueue: videoTaskQueue,
     workflowId: workflowIds.processVideo(input.videoId),
+    args: [input],
+  });
+}
+
+/** Starts making a track added to a ready video: one run per track (its rendition key is never given twice). */
+export async function startAddAudioTrack(temporal: Client, input: AddAudioTrackInput): Promise<void> {
+  await startWorkflow(temporal, 'addAudioTrack', {
+    taskQueue: videoTaskQueue,
+    workflowId: workflowIds.addAudioTrack(input.videoId, input.renditionKey),
     args: [input],
   });
 }

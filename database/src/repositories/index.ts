@@ -23,3 +23,4 @@ export * from './share-links.ts';
 export * from './organization-members.ts';
 export * from './dashboard-sessions.ts';
 export * from './caption-tracks.ts';
+export * from './audio-tracks.ts';

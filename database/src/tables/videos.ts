@@ -30,6 +30,8 @@ export interface VideosTable {
   source_frame_rate: number | null;
   /** From the source's probe, set when the video becomes ready; null before, and for videos made before it was read. */
   source_dynamic_range: ColumnType<DynamicRange | null, DynamicRange | null | undefined, DynamicRange | null>;
+  /** The highest N of an added audio track's rendition key (`0p-a<N>`) given out (audio-tracks.ts). */
+  last_audio_rendition: Generated<number>;
   thumbnail_key: string | null;
   /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
   storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;

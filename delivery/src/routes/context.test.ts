@@ -20,6 +20,7 @@ const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
   segmentsPending: false,
   audioKey: null,
   renditions: new Map(),
+  addedAudio: [],
   captions: new Map(),
 });
 

@@ -1,7 +1,7 @@
 // The playback route: a file of a video on one of the families' paths (public, private, direct;
 // paths.ts). Which body a file is made of follows from its resource type alone (`fileBodies`): the
 // HLS playlists and segments here, downloads, storyboards and captions in their own files.
-import { addSubtitlesToMaster, hlsContentTypes } from '@kino/proto/contract';
+import { addAudioToMaster, addSubtitlesToMaster, audioGroupRates, hlsContentTypes } from '@kino/proto/contract';
 import { isCaptionResource } from '../captions.ts';
 import { DeliveryError, segmentStillBeingMade, videoNotFound } from '../errors.ts';
 import { bytesOf, contentEtag, type CachedObject, type UncachedObject } from '../object-cache.ts';
@@ -143,13 +143,17 @@ async function rewrite(
   isMaster: boolean,
 ): Promise<{ data: Buffer; etag: string }> {
   const rewritten = deps.rewrittenPlaylists;
-  // A master names the video's caption tracks, which change without the stored file changing.
+  // A master names the video's caption tracks and added audio tracks, which change without the stored file changing.
   const tracks = isMaster ? [...video.captions.values()] : [];
-  const tracksTag = tracks.map((t) => `${t.storageKey}:${t.isDefault ? 1 : 0}:${t.label}`).join(',');
+  const audio = isMaster ? video.addedAudio : [];
+  const tracksTag = [
+    ...tracks.map((t) => `${t.storageKey}:${t.isDefault ? 1 : 0}:${t.label}`),
+    ...audio.map((a) => `${a.key}:${a.isDefault ? 1 : 0}:${a.name}`),
+  ].join(',');
   const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}`;
   const memo = memoKey && rewritten.get(memoKey);
   if (memo) return memo;
-  const text = (await bytesOf(object)).toString('utf8');
+  const text = withAddedAudio(video, (await bytesOf(object)).toString('utf8'), audio);
   const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
   const out = addSubtitlesToMaster(
     rewritePlaylist(text, key, (target) => {
@@ -166,6 +170,23 @@ async function rewrite(
     rewritten.set(memoKey, result);
   }
   return result;
+}
+
+/**
+ * A stored master with the tracks added to the video (addAudioToMaster), the variants' rates raised
+ * by what those measure above the renditions the stored group names.
+ */
+export function withAddedAudio(
+  video: Pick<PlayableVideo, 'renditions'>,
+  master: string,
+  added: PlayableVideo['addedAudio'],
+): string {
+  if (added.length === 0) return master;
+  const listed = [...master.matchAll(/^#EXT-X-MEDIA:TYPE=AUDIO,.*URI="([^"/]+)\//gm)].flatMap(([, key]) => {
+    const rendition = video.renditions.get(key!);
+    return rendition ? [rendition] : [];
+  });
+  return addAudioToMaster(master, added, audioGroupRates(listed));
 }
 
 /**

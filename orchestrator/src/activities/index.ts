@@ -6,6 +6,7 @@ import type { NodeFarm } from '../node-farm.ts';
 import type { EncodeGroupingSetting } from '../activity-types.ts';
 import type { OrchestratorMetrics } from '../metrics.ts';
 import { createVideoRecordActivities } from './video-records.ts';
+import { createAudioTrackRecordActivities } from './audio-track-records.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
 import { createIngestActivities } from './ingest.ts';
@@ -44,6 +45,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createVideoRecordActivities(deps),
+    ...createAudioTrackRecordActivities(deps),
     ...createNodeActivities(deps),
     ...createStorageActivities(deps),
     ...createIngestActivities(deps),

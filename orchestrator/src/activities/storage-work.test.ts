@@ -11,6 +11,7 @@ import {
   createEnvironment,
   createVideo,
   markVideoDeleted,
+  putAudioTrack,
 } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { createStorageActivities } from './storage-work.ts';
@@ -87,6 +88,17 @@ test("removeVideoContent removes a deleted video's outputs and its original uplo
     [...objects.keys()].filter((key) => key.includes(videoId) || key === path),
     [],
   );
+});
+
+test("removeVideoContent removes a deleted video's added audio tracks' files too", async () => {
+  const path = `uploads/${orgId}/${envId}/upl_d/film.mp4`;
+  const dub = `uploads/${orgId}/${envId}/upl_e/es.m4a`;
+  const videoId = await video(path);
+  objects.set(dub, 'spanish');
+  await putAudioTrack(db, { videoId, language: 'es', name: 'Spanish', isDefault: false, storagePath: dub });
+  await markVideoDeleted(db, videoId, null);
+  assert.deepEqual((await removeVideoContent(videoId)).result, { removed: 4 });
+  assert.ok(!objects.has(dub), 'the track file is gone with the video');
 });
 
 test('removeVideoContent keeps the original when a live video was made from the same upload since', async () => {

@@ -10,7 +10,7 @@ import {
   type PlaylistSegment,
 } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterAudio, type MasterVariant } from '../master-playlist.ts';
-import { findLiveVideoByStoragePath, getVideo, hasLiveClips } from '@kino/database/repositories';
+import { findLiveVideoByStoragePath, getVideo, hasLiveClips, listAudioTracks } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 
@@ -102,6 +102,22 @@ function createRemovalActivities({ db, storage, logger }: StorageDeps) {
     return removed;
   }
 
+  /**
+   * The uploaded files of a deleted video's added audio tracks (their renditions are under its
+   * prefix), unless a live video was made from one of them. A replaced or removed track's file went
+   * when it was replaced or removed (api/src/routes/audio-tracks.ts).
+   */
+  async function removeAddedTrackFiles(videoId: string): Promise<number> {
+    let removed = 0;
+    for (const track of await listAudioTracks(db, videoId)) {
+      if ((await findLiveVideoByStoragePath(db, track.storage_path)) || !(await storage.head(track.storage_path)))
+        continue;
+      await storage.delete(track.storage_path);
+      removed += 1;
+    }
+    return removed;
+  }
+
   return {
     /** Everything under `videos/{id}/`: what a failed or cancelled run leaves behind. */
     async removeVideoOutputs({ videoId }: { videoId: string }): Promise<{ removed: number }> {
@@ -155,6 +171,7 @@ function createRemovalActivities({ db, storage, logger }: StorageDeps) {
           removed += 1;
           logger.info({ videoId, key: video.storage_path }, 'original upload removed');
         }
+        removed += await removeAddedTrackFiles(videoId);
         const mediaVideoId = video?.clip_media_video_id;
         if (mediaVideoId) {
           const media = await getVideo(db, mediaVideoId);

@@ -1,7 +1,7 @@
 // Activities on the `videos`, `renditions` and `webhooks` rows: short database work, each through
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
-import type { MarkReadyInput, VideoJob } from '../activity-types.ts';
+import type { MarkReadyInput, RenditionResult, VideoJob } from '../activity-types.ts';
 import {
   environmentJustInTime,
   getVideo,
@@ -9,6 +9,7 @@ import {
   markVideoFailed,
   markVideoReady,
   listWebhookSubscribers,
+  type NewRendition,
 } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { defaultJustInTimeRunSeconds } from '../chunks.ts';
@@ -63,28 +64,7 @@ export function createVideoRecordActivities({
         storyboardKey,
         audioKey,
         segmentsPending: segmentsPending ?? false,
-        renditions: renditions.map(({ plan, outcome }) => ({
-          video_id: videoId,
-          key: plan.key,
-          width: outcome.width || plan.width,
-          height: outcome.height || plan.height,
-          short_edge_pixels: plan.shortEdgePixels,
-          short_edge_is_width: plan.shortEdgeIsWidth,
-          video_bitrate_kbps: plan.videoBitrateKbps,
-          audio_bitrate_kbps: plan.audioBitrateKbps,
-          audio_format: plan.audioBitrateKbps > 0 ? plan.audioCodec : 'none',
-          frame_rate: plan.frameRate,
-          pixel_format: plan.pixelFormat,
-          rate_control_mode: plan.rateControlMode,
-          two_pass: plan.twoPass,
-          compression_ratio: plan.compressionRatio,
-          video_codec: plan.videoCodec ?? 'h264',
-          codecs: outcome.codecs,
-          bandwidth: Math.round(outcome.bandwidth),
-          average_bandwidth: Math.round(outcome.averageBandwidth),
-          vmaf: outcome.quality?.vmaf ?? null,
-          segment_count: outcome.segmentCount,
-        })),
+        renditions: renditions.map((result) => renditionRowOf(videoId, result)),
       });
       logger.info(
         { videoId, marked, renditions: renditions.map((r) => r.plan.key) },
@@ -137,5 +117,31 @@ function createWebhookSubscriptionActivities({ db }: Pick<ActivityDeps, 'db'>) {
       const webhooks = await listWebhookSubscribers(db, { videoId, event });
       return webhooks.map((webhook) => ({ webhookId: webhook.id }));
     },
+  };
+}
+
+/** A made rendition's row: its plan's settings, the encode's figures. */
+export function renditionRowOf(videoId: string, { plan, outcome }: RenditionResult): NewRendition {
+  return {
+    video_id: videoId,
+    key: plan.key,
+    width: outcome.width || plan.width,
+    height: outcome.height || plan.height,
+    short_edge_pixels: plan.shortEdgePixels,
+    short_edge_is_width: plan.shortEdgeIsWidth,
+    video_bitrate_kbps: plan.videoBitrateKbps,
+    audio_bitrate_kbps: plan.audioBitrateKbps,
+    audio_format: plan.audioBitrateKbps > 0 ? plan.audioCodec : 'none',
+    frame_rate: plan.frameRate,
+    pixel_format: plan.pixelFormat,
+    rate_control_mode: plan.rateControlMode,
+    two_pass: plan.twoPass,
+    compression_ratio: plan.compressionRatio,
+    video_codec: plan.videoCodec ?? 'h264',
+    codecs: outcome.codecs,
+    bandwidth: Math.round(outcome.bandwidth),
+    average_bandwidth: Math.round(outcome.averageBandwidth),
+    vmaf: outcome.quality?.vmaf ?? null,
+    segment_count: outcome.segmentCount,
   };
 }

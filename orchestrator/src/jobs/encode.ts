@@ -33,6 +33,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     dynamicRange: rendition.dynamicRange ?? '',
     audioStream: rendition.audioTrack?.stream ?? 0,
     hardwareEncodingAllowed: rendition.hardwareEncodingAllowed ?? false,
+    audioEndSeconds: rendition.audioEndSeconds ?? 0,
   };
 }
 

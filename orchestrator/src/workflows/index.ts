@@ -6,8 +6,9 @@ import { deliverWebhooks } from './deliver-webhooks.ts';
 import { deleteVideoContent } from './delete-video-content.ts';
 import { makeCustomThumbnail } from './make-custom-thumbnail.ts';
 import { makeFrameAccurateClip } from './make-frame-accurate-clip.ts';
+import { addAudioTrack } from './add-audio-track.ts';
 
-export { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip };
+export { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip, addAudioTrack };
 
 const _fitsTheContract: VideoWorkflows = {
   processVideo,
@@ -15,4 +16,5 @@ const _fitsTheContract: VideoWorkflows = {
   deleteVideoContent,
   makeCustomThumbnail,
   makeFrameAccurateClip,
+  addAudioTrack,
 };

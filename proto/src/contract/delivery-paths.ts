@@ -18,6 +18,9 @@ export function alternateAudioKey(stream: number): string {
   return `0p-a${stream + 1}`;
 }
 
+/** The most alternate audio renditions a video can have: the key pattern's two digits. */
+export const maxAlternateAudioRenditions = 99;
+
 /** Whether a rendition key is an alternate audio rendition's (alternateAudioKey). */
 export function isAlternateAudioKey(key: string): boolean {
   return /^0p-a\d{1,2}$/.test(key);

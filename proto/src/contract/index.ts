@@ -7,6 +7,7 @@ export * from './encoding.ts';
 export * from './errors.ts';
 export * from './hls.ts';
 export * from './node-capabilities.ts';
+export * from './master-audio.ts';
 export * from './playback-claims.ts';
 export * from './resolution-bands.ts';
 export * from './share-links.ts';

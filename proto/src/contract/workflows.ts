@@ -17,7 +17,19 @@ export const workflowIds = {
   deleteVideoContent: (videoId: string) => `delete:${videoId}`,
   deliverWebhooks: (videoId: string, deliveryId: string) => `webhook:${videoId}:${deliveryId}`,
   makeCustomThumbnail: (videoId: string, thumbnailId: string) => `thumbnail:${videoId}:${thumbnailId}`,
+  /** One run per added track: its rendition key is never given twice in a video. */
+  addAudioTrack: (videoId: string, renditionKey: string) => `audio-track:${videoId}:${renditionKey}`,
 };
+
+/**
+ * addAudioTrack's input (POST /{orgID}/videos/{publicID}/audio-tracks): the track put for `language`
+ * with `renditionKey`; the rest (its file, the video's duration and parameters) is read from the rows.
+ */
+export interface AddAudioTrackInput {
+  videoId: string;
+  language: string;
+  renditionKey: string;
+}
 
 /** makeCustomThumbnail's input (POST /{orgID}/videos/{publicID}/thumbnails). Its result is the stored key. */
 export interface MakeCustomThumbnailInput {
@@ -69,4 +81,5 @@ export interface VideoWorkflows {
   /** The stored thumbnail's key. */
   makeCustomThumbnail(input: MakeCustomThumbnailInput): Promise<string>;
   makeFrameAccurateClip(input: MakeFrameAccurateClipInput): Promise<unknown>;
+  addAudioTrack(input: AddAudioTrackInput): Promise<unknown>;
 }

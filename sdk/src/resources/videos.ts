@@ -3,10 +3,13 @@ import type { APIPromise } from '../api-promise.ts';
 import type { CallOptions, HttpClient } from '../http.ts';
 import { PagePromise } from '../pagination.ts';
 import type {
+  AddAudioTrackParams,
   AddCaptionParams,
+  AudioTrack,
   CaptionTrack,
   CreateClipParams,
   CreateShareLinkParams,
+  DeletedAudioTrack,
   DeletedCaptionTrack,
   CreateThumbnailParams,
   DeleteReason,
@@ -344,6 +347,60 @@ export class Videos {
     return this.http.request<DeletedCaptionTrack>(
       'DELETE',
       `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions/${encodeURIComponent(language)}`,
+      options,
+    );
+  }
+
+  /**
+   * Adds an audio track (a second language) to a ready video from an uploaded file, replacing the
+   * added track of that language. Answers with the track `processing`; `listAudioTracks` says when
+   * it is `ready` (the master playlist then offers it) or `failed` with the reason.
+   * @example
+   * const ticket = await kino.uploads.createUrl(orgId, envId, { filename: 'es.m4a', fileSize, contentType: 'video/mp4' });
+   * await kino.uploads.putFile(ticket, bytes, 'video/mp4');
+   * await kino.videos.addAudioTrack(orgId, 'vid_123', { storagePath: ticket.bucketPath, language: 'es' });
+   */
+  addAudioTrack(
+    orgId: string,
+    videoId: string,
+    params: AddAudioTrackParams,
+    options: CallOptions = {},
+  ): APIPromise<AudioTrack> {
+    return this.http.request<AudioTrack>('POST', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/audio-tracks`, {
+      ...options,
+      body: params,
+    });
+  }
+
+  /**
+   * The audio tracks added to the video, by language, each with its status.
+   * @example
+   * for (const track of await kino.videos.listAudioTracks(orgId, 'vid_123')) console.log(track.language, track.status);
+   */
+  listAudioTracks(orgId: string, videoId: string, options: CallOptions = {}): APIPromise<AudioTrack[]> {
+    return this.http
+      .request<{ audioTracks: AudioTrack[] }>(
+        'GET',
+        `${org(orgId)}/videos/${encodeURIComponent(videoId)}/audio-tracks`,
+        options,
+      )
+      .map((body) => body.audioTracks);
+  }
+
+  /**
+   * Removes the video's added audio track for a language; players stop offering it within seconds.
+   * @example
+   * await kino.videos.removeAudioTrack(orgId, 'vid_123', 'es');
+   */
+  removeAudioTrack(
+    orgId: string,
+    videoId: string,
+    language: string,
+    options: CallOptions = {},
+  ): APIPromise<DeletedAudioTrack> {
+    return this.http.request<DeletedAudioTrack>(
+      'DELETE',
+      `${org(orgId)}/videos/${encodeURIComponent(videoId)}/audio-tracks/${encodeURIComponent(language)}`,
       options,
     );
   }

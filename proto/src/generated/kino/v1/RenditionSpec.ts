@@ -64,6 +64,12 @@ export interface RenditionSpec {
    * rules can be met on it (@kino/ffmpeg hardwareEncoderFor); false: software only.
    */
   'hardwareEncodingAllowed'?: (boolean);
+  /**
+   * An audio-only rendition of a track added to a ready video: its sound padded with silence, or
+   * cut, to this time from its start (the video's duration), whatever its file's own length. 0: as
+   * the source says (one of a pictured source's tracks runs to the source's duration).
+   */
+  'audioEndSeconds'?: (number | string);
 }
 
 /**
@@ -129,4 +135,10 @@ export interface RenditionSpec__Output {
    * rules can be met on it (@kino/ffmpeg hardwareEncoderFor); false: software only.
    */
   'hardwareEncodingAllowed': (boolean);
+  /**
+   * An audio-only rendition of a track added to a ready video: its sound padded with silence, or
+   * cut, to this time from its start (the video's duration), whatever its file's own length. 0: as
+   * the source says (one of a pictured source's tracks runs to the source's duration).
+   */
+  'audioEndSeconds': (number);
 }
