@@ -1,5 +1,4 @@
 import { Args, Flags } from '@oclif/core';
-import { pictureUrl } from '@kino/sdk';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class PlaybackPicture extends ApiCommand {
@@ -22,6 +21,7 @@ export default class PlaybackPicture extends ApiCommand {
     if (!size) this.error(`--size ${flags.size}: expected WIDTHxHEIGHT, such as 640x360.`, { exit: 2 });
     if (flags.time !== undefined && !/^\d+(\.\d{1,3})?$/.test(flags.time))
       this.error(`--time ${flags.time}: expected seconds, such as 12.5.`, { exit: 2 });
+    const { pictureUrl } = await import('@kino/sdk');
     const { kino, orgId } = await this.api(flags);
     const { signed_url } = await kino.playback.signedUrl(orgId, args.id);
     const url = pictureUrl(signed_url, {

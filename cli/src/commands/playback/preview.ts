@@ -1,5 +1,4 @@
 import { Args, Flags } from '@oclif/core';
-import { animatedPreviewUrl } from '@kino/sdk';
 import { ApiCommand } from '../../api-command.ts';
 
 export default class PlaybackPreview extends ApiCommand {
@@ -24,6 +23,7 @@ export default class PlaybackPreview extends ApiCommand {
       if (value !== undefined && !/^\d+(\.\d{1,3})?$/.test(value))
         this.error(`--${name} ${value}: expected seconds, such as 12.5.`, { exit: 2 });
     }
+    const { animatedPreviewUrl } = await import('@kino/sdk');
     const { kino, orgId } = await this.api(flags);
     const { signed_url } = await kino.playback.signedUrl(orgId, args.id);
     const url = animatedPreviewUrl(signed_url, {
