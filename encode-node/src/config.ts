@@ -1,13 +1,15 @@
 // The configuration of an encode node process (`kino node start`). Flags of the command override
 // these environment variables; a wrong or missing value stops the node naming the variable.
 import { env, metricsConfigShape, parseConfig, z } from '@kino/infra';
+import { nodeLabelListPattern } from '@kino/proto/contract';
 import type { EncodeNodeOptions } from './node.ts';
 
 // Labels are names (`gpu,acme`) or names with a value (`region=eu`): a job asking for `gpu` runs on a
-// node labelled `gpu`, one asking for `region=eu` on a node labelled `region=eu` (labelsHeld).
+// node labelled `gpu`, one asking for `region=eu` on a node labelled `region=eu` (labelsHeld). Their
+// characters are those a video may ask for (nodeLabelPattern).
 const labelList = z
   .string()
-  .regex(/^([^=,\s]+(=[^,]*)?)(,[^=,\s]+(=[^,]*)?)*$/, 'expected name[=value][,name[=value]...]')
+  .regex(nodeLabelListPattern, 'expected name[=value][,name[=value]...] of letters, digits, ".", "_" and "-"')
   .transform((value) =>
     Object.fromEntries(
       value.split(',').map((pair) => {

@@ -371,7 +371,12 @@ describe('process', () => {
       ...parameters,
     });
     assert.equal(r.status, 200);
-    assert.deepEqual((await getVideo(api.db, r.body.body.videoID))?.parameters, parameters);
+    // Stored with the farm's choices the call left to their defaults (issue 54).
+    assert.deepEqual((await getVideo(api.db, r.body.body.videoID))?.parameters, {
+      ...parameters,
+      nodeLabels: [],
+      hardwareEncoding: 'never',
+    });
     const details = await api.app.inject({
       url: `/v1/api/${t.org.id}/videos/${r.body.body.videoID}/details`,
       headers: { 'x-api-key': t.keys.full },

@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Connection, Client as TemporalClient } from '@temporalio/client';
-import { Kino } from '@kino/sdk';
+import { ConflictError, Kino } from '@kino/sdk';
 import { parseConfig, repoRoot, Storage, storageConfigShape } from '@kino/infra';
 import { ClickHouseHttp } from '@kino/analytics';
 import {
@@ -481,7 +481,18 @@ test('a backup taken as the guide says restores into fresh services: every video
   ]);
   const caption = 'WEBVTT\n\n00:00:00.000 --> 00:00:02.000\nBefore the backup\n';
   await client.videos.addCaption(orgId, publicId, { language: 'en', content: caption, default: true });
-  const { videoID: clipId } = await client.videos.createClip(orgId, publicId, { startTime: 0, endTime: 2 });
+  // Just in time (the Compose file's default), a video turns ready with its ladder's last work still
+  // running; a clip is cut from a complete ladder, so the call says 409 until then, as clients retry.
+  const { videoID: clipId } = await waitFor(
+    'the ladder complete, to cut a clip',
+    () =>
+      client.videos
+        .createClip(orgId, publicId, { startTime: 0, endTime: 2 })
+        .catch((error: unknown) =>
+          error instanceof ConflictError && error.code === 'video_not_ready' ? undefined : Promise.reject(error),
+        ),
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
   await waitForReady(clipId);
   farmVideos = { publicId, privateId, clipId };
 

@@ -132,8 +132,16 @@ export interface EncodingParameters {
   hardwareEncoding?: 'never' | 'allowed';
 }
 
-/** A node label as a video may ask for it: a name, or name=value (`NODE_LABELS` on the node). */
-export const nodeLabelPattern = '^[^=,\\s]+(=[^,\\s]*)?$';
+/**
+ * A node label as a node carries it (`NODE_LABELS`) and a video asks for it: a name (`gpu`) or a
+ * name with a value (`region=eu`), of letters, digits, `.`, `_` and `-`, as Kubernetes labels are.
+ * Nothing else: a label is stored and compared as text, and PostgreSQL refuses some characters
+ * (NUL) outright.
+ */
+const nodeLabelSource = '[A-Za-z0-9][A-Za-z0-9._-]*(?:=[A-Za-z0-9._-]*)?';
+export const nodeLabelPattern = `^${nodeLabelSource}$`;
+/** `NODE_LABELS`: labels separated by commas (spaces around them allowed). */
+export const nodeLabelListPattern = new RegExp(`^\\s*${nodeLabelSource}(?:\\s*,\\s*${nodeLabelSource})*\\s*$`);
 
 /** Spec defaults (compressionRatio `veryfast`: the parameter table wins over the prose, docs/decisions/uploads.md). */
 export const defaultEncodingParameters: Readonly<EncodingParameters> = {

@@ -8,6 +8,7 @@ import {
   whyNoNodeCanRun,
   type NodeCapabilities,
 } from './node-capabilities.ts';
+import { nodeLabelListPattern, nodeLabelPattern } from './encoding.ts';
 
 const plain: NodeCapabilities = { encoders: ['libx264', 'libx265'], qualityFfmpeg: false, labels: {} };
 const quality: NodeCapabilities = { encoders: ['libx264', 'libx265'], qualityFfmpeg: true, labels: { name: 'q' } };
@@ -64,4 +65,13 @@ test('why a job waits: no live node meets its needs (a free slot is not the ques
   );
   assert.equal(whyNoNodeCanRun({}, []), 'no encode node is live');
   assert.equal(whyNoNodeCanRun(null, [older]), undefined);
+});
+
+test('a node label is letters, digits, ".", "_" and "-", with an optional value: nothing PostgreSQL could refuse', () => {
+  const label = new RegExp(nodeLabelPattern);
+  for (const ok of ['gpu', 'acme', 'region=eu', 'tier=', 'a.b_c-d=x.y']) assert.ok(label.test(ok), ok);
+  for (const bad of ['', '=eu', 'gp u', 'gpu,acme', 'a\u0000b', '\ud9ee', 'é', '-x'])
+    assert.ok(!label.test(bad), JSON.stringify(bad));
+  assert.ok(nodeLabelListPattern.test('gpu, region=eu,acme'));
+  assert.ok(!nodeLabelListPattern.test('gpu,,acme'));
 });
