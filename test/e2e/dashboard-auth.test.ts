@@ -14,6 +14,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { openDatabase, type Db } from '@kino/database';
 import { registerNode } from '@kino/database/repositories';
 import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
+import { waitFor } from '@kino/dev';
 
 const execFileAsync = promisify(execFile);
 
@@ -103,11 +104,13 @@ describe('dashboard sign-in and API keys', () => {
       () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
     );
     assert.ok(!stored.includes(apiKey), 'the browser keeps no copy of the key');
-    const prefixes = await devPage
-      .locator('tr[data-prefix]')
-      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-prefix')!));
-    const prefix = prefixes.find((p) => apiKey.startsWith(p));
-    assert.ok(prefix, 'the list shows the key by its prefix');
+    // The table's frame comes before its rows (they follow the list call): wait for the key's row.
+    const prefix = await waitFor('the list to show the key by its prefix', async () => {
+      const prefixes = await devPage
+        .locator('tr[data-prefix]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-prefix')!));
+      return prefixes.find((p) => apiKey.startsWith(p));
+    });
     const row = devPage.locator(`tr[data-prefix="${prefix}"]`);
 
     devPage.once('dialog', (dialog) => void dialog.accept());
