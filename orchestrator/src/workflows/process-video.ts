@@ -16,7 +16,14 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { measureBandwidth, workflowIds, type ProcessVideoInput, type VideoWebhookPayload } from '@kino/proto/contract';
+import {
+  measureBandwidth,
+  workflowIds,
+  type EncodingParameters,
+  type ProcessVideoInput,
+  type VideoWebhookPayload,
+  type Watermark,
+} from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
 import { declaredVariant, masterAudioOf, videoRangeOf } from '../master-playlist.ts';
@@ -422,6 +429,7 @@ async function encodeFromWholeSource(
           probe,
           ...(measuresQuality(job.parameters) ? { measureQuality: true } : {}),
           ...nodeLabelsOf(job),
+          ...watermarkOf(job.parameters),
         }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -673,6 +681,7 @@ async function encodeInChunks(
               ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
               ...(publish ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first } } : {}),
               ...nodeLabelsOf(job),
+              ...watermarkOf(job.parameters),
             }),
           ));
         // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
@@ -757,6 +766,14 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
       },
     };
   });
+}
+
+/**
+ * The video's watermark, for an encode of its pictures (issue 57): every rendition, whole or in
+ * chunks, just in time or not, carries it; none for the audio track.
+ */
+export function watermarkOf(parameters: EncodingParameters): { watermark?: Watermark } {
+  return parameters.watermark ? { watermark: parameters.watermark } : {};
 }
 
 /** The labels the video's encode nodes must carry, for an encode's input; none: any node (issue 54). */
