@@ -19,6 +19,7 @@ import type { ShareLinksTable } from './tables/share-links.ts';
 import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
 import type { OrganizationMembersTable } from './tables/organization-members.ts';
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
+import type { ImagesTable } from './tables/images.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
 
 export interface Database {
@@ -46,6 +47,7 @@ export interface Database {
   organization_members: OrganizationMembersTable;
   caption_tracks: CaptionTracksTable;
   audio_tracks: AudioTracksTable;
+  images: ImagesTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -67,4 +69,5 @@ export type * from './tables/share-links.ts';
 export type * from './tables/dashboard-sessions.ts';
 export type * from './tables/caption-tracks.ts';
 export type * from './tables/audio-tracks.ts';
+export type * from './tables/images.ts';
 export type * from './tables/organization-members.ts';
