@@ -153,7 +153,7 @@ test('every tile holds a picture: a 2 s video has its one, an 11 s video its thr
       assert.equal(result.tiles, Math.ceil(seconds / 5));
       const lumas = tileLumas(
         sheets.get(`/${seconds}/sheet-0`)!,
-        { width: result.tileWidth, height: result.tileHeight },
+        { width: Number(result.tileWidth), height: Number(result.tileHeight) },
         plan.columns,
         plan.rows,
       );
