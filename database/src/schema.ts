@@ -20,6 +20,7 @@ import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
 import type { OrganizationMembersTable } from './tables/organization-members.ts';
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
+import type { LiveStreamsTable } from './tables/live-streams.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -46,6 +47,7 @@ export interface Database {
   organization_members: OrganizationMembersTable;
   caption_tracks: CaptionTracksTable;
   audio_tracks: AudioTracksTable;
+  live_streams: LiveStreamsTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -67,4 +69,5 @@ export type * from './tables/share-links.ts';
 export type * from './tables/dashboard-sessions.ts';
 export type * from './tables/caption-tracks.ts';
 export type * from './tables/audio-tracks.ts';
+export type * from './tables/live-streams.ts';
 export type * from './tables/organization-members.ts';
