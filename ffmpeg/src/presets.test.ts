@@ -263,7 +263,9 @@ test("an HDR source's thumbnails and storyboard tiles are tone-mapped as its SDR
     outputPattern: '/s-%d.jpg',
     toneMapFrom: 'hdr10',
   });
-  assert.ok(valueOf(storyboard, '-vf')!.startsWith(`fps=1/2:eof_action=pass,${toneMapFilter('hdr10', 'yuv420p')},scale=160:`));
+  assert.ok(
+    valueOf(storyboard, '-vf')!.startsWith(`fps=1/2:eof_action=pass,${toneMapFilter('hdr10', 'yuv420p')},scale=160:`),
+  );
 });
 
 test('an HDR rendition: HEVC Main 10 with the picture as it is, tagged BT.2020 with its transfer', () => {
