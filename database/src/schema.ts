@@ -20,6 +20,7 @@ import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
 import type { OrganizationMembersTable } from './tables/organization-members.ts';
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
+import type { FarmAuthorityTable, NodeCredentialsTable } from './tables/farm-credentials.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -46,6 +47,8 @@ export interface Database {
   organization_members: OrganizationMembersTable;
   caption_tracks: CaptionTracksTable;
   audio_tracks: AudioTracksTable;
+  farm_authority: FarmAuthorityTable;
+  node_credentials: NodeCredentialsTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -68,3 +71,4 @@ export type * from './tables/dashboard-sessions.ts';
 export type * from './tables/caption-tracks.ts';
 export type * from './tables/audio-tracks.ts';
 export type * from './tables/organization-members.ts';
+export type * from './tables/farm-credentials.ts';

@@ -24,3 +24,4 @@ export * from './organization-members.ts';
 export * from './dashboard-sessions.ts';
 export * from './caption-tracks.ts';
 export * from './audio-tracks.ts';
+export * from './farm-credentials.ts';
