@@ -52,6 +52,16 @@ function checkRegistration({ address, slots }: { address: string; slots: number 
   if (!(slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
 }
 
+// One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
+function statusOf(error: unknown): Partial<grpc.StatusObject> {
+  return error instanceof RegistryRequestError
+    ? { code: error.code, details: error.message }
+    : {
+        code: GrpcStatus.UNAVAILABLE,
+        details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
+      };
+}
+
 /** What the registry's handlers answer with: the farm's tables, its credentials, its timings. */
 interface RegistryContext extends Pick<
   RegistryServerOptions,
@@ -75,15 +85,6 @@ function createRegistryHandlers({
   heartbeats,
 }: RegistryContext): NodeRegistryHandlers {
   const authenticate = createNodeAuthenticator({ db, token, tls: tls !== undefined });
-  // One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
-  const statusOf = (error: unknown): Partial<grpc.StatusObject> =>
-    error instanceof RegistryRequestError
-      ? { code: error.code, details: error.message }
-      : {
-          code: GrpcStatus.UNAVAILABLE,
-          details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
-        };
-
   return {
     Register(call, callback) {
       const request = call.request;
@@ -111,6 +112,8 @@ function createRegistryHandlers({
             qualityFfmpeg: node.quality_ffmpeg,
             reused: node.id === request.nodeId,
             wasGone: node.wasGone,
+            // A node with a credential has its enrollment's labels: its own NODE_LABELS are not used.
+            ...(credential && Object.keys(request.labels).length > 0 ? { ignoredLabels: request.labels } : {}),
           },
           'node registered',
         );
