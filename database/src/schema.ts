@@ -21,6 +21,7 @@ import type { OrganizationMembersTable } from './tables/organization-members.ts'
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
 import type { LiveStreamsTable } from './tables/live-streams.ts';
+import type { FarmAuthorityTable, NodeCredentialsTable } from './tables/farm-credentials.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -48,6 +49,8 @@ export interface Database {
   caption_tracks: CaptionTracksTable;
   audio_tracks: AudioTracksTable;
   live_streams: LiveStreamsTable;
+  farm_authority: FarmAuthorityTable;
+  node_credentials: NodeCredentialsTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -71,3 +74,4 @@ export type * from './tables/caption-tracks.ts';
 export type * from './tables/audio-tracks.ts';
 export type * from './tables/live-streams.ts';
 export type * from './tables/organization-members.ts';
+export type * from './tables/farm-credentials.ts';

@@ -744,6 +744,16 @@ export interface WaitingEncode {
   enqueuedAt: string;
 }
 
+/** A node whose credential was revoked (`kino.nodes.revoke`). */
+export interface RevokedNode {
+  id: string;
+  /** The name it was enrolled with. */
+  name: string;
+  /** Null: revoked before its enrollment token was used. */
+  enrolledAt: string | null;
+  revokedAt: string;
+}
+
 export interface EncodeNode {
   id: string;
   address: string;

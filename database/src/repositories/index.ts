@@ -25,3 +25,4 @@ export * from './dashboard-sessions.ts';
 export * from './caption-tracks.ts';
 export * from './audio-tracks.ts';
 export * from './live-streams.ts';
+export * from './farm-credentials.ts';
