@@ -24,7 +24,8 @@
 // segment of picture alone, and hls.js stalled the same way (issue 52): Kino pads every sound with
 // silence to the picture's end, so every rendition's sound now runs to its last frame; and a picture
 // shorter than its sound (5 s, sound to 8 s) holds its last frame to the sound's end, in segments
-// cut as any picture's.
+// cut as any picture's. A video published just in time plays from the moment it is ready, from its
+// bootstrap master (2 s bootstrap segments first, issue 55), public and through its signed URL.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -4,7 +4,8 @@
 // complete encode makes: every frame, the planned playlists confirmed by the segments made, each
 // segment made once. A source whose tail is damaged turns a ready video `failed`, with the reason
 // and the failed webhook, and delivery stops answering its segments. A request for a segment of a
-// background run already running un-nices that run's ffmpeg.
+// background run already running un-nices that run's ffmpeg. Its first segment is made as three
+// 2 s bootstrap segments (issue 55): `ready` after the first; the three are the 6 s segment's bytes.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
