@@ -21,6 +21,8 @@ import type { OrganizationMembersTable } from './tables/organization-members.ts'
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 import type { ImagesTable } from './tables/images.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
+import type { LiveStreamsTable } from './tables/live-streams.ts';
+import type { FarmAuthorityTable, NodeCredentialsTable } from './tables/farm-credentials.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -48,6 +50,9 @@ export interface Database {
   caption_tracks: CaptionTracksTable;
   audio_tracks: AudioTracksTable;
   images: ImagesTable;
+  live_streams: LiveStreamsTable;
+  farm_authority: FarmAuthorityTable;
+  node_credentials: NodeCredentialsTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -70,4 +75,6 @@ export type * from './tables/dashboard-sessions.ts';
 export type * from './tables/caption-tracks.ts';
 export type * from './tables/audio-tracks.ts';
 export type * from './tables/images.ts';
+export type * from './tables/live-streams.ts';
 export type * from './tables/organization-members.ts';
+export type * from './tables/farm-credentials.ts';

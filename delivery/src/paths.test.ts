@@ -116,6 +116,22 @@ test('storage keys and family URIs map both ways onto the one layout', () => {
   assert.equal(storageKeyOf('v', { type: 'init', quality: '720p' }), 'videos/v/hls/720p/init.mp4');
   assert.equal(storageKeyOf('v', { type: 'segment', quality: '720p', index: 3 }), 'videos/v/hls/720p/seg-00003.m4s');
   assert.equal(familyUriOf('public', 'v', 'videos/v/hls/720p/playlist.m3u8'), 'video-720p.m3u8');
+  assert.equal(familyUriOf('public', 'v', 'videos/v/hls/720p/boot-1.m4s'), 'video-720p/boot-1.m4s');
+  assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p/boot-2.m4s'), '720p/boot-2.m4s');
+  for (const path of ['/v1/private/v/video-720p/boot-1.m4s', '/v/720p/boot-1.m4s']) {
+    const route = parseDeliveryPath(path);
+    assert.deepEqual(route?.kind === 'playback' && route.resource, {
+      type: 'segment',
+      quality: '720p',
+      index: 0,
+      part: 1,
+    });
+    assert.equal(
+      storageKeyOf('v', (route as { resource: Parameters<typeof storageKeyOf>[1] }).resource),
+      'videos/v/hls/720p/boot-1.m4s',
+    );
+  }
+  assert.equal(parseDeliveryPath('/v/720p/boot-3.m4s'), undefined, 'three bootstrap segments');
   assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p/init.mp4'), 'video-720p/init.m4s');
   assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p/seg-00003.m4s'), 'video-720p/seg-00003.m4s');
   assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p/playlist.m3u8'), '720p.m3u8');

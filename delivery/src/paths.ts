@@ -24,6 +24,7 @@
 import type { AnimatedFormat, PictureFormat } from '@kino/ffmpeg';
 import {
   audioDownloadName,
+  hlsBootstrapCount,
   embedPaths,
   hlsMasterName,
   hlsSegmentName,
@@ -42,7 +43,11 @@ export type Resource =
   | { type: 'rendition'; quality: string }
   /** quality null: the lowest rendition (`video/init.m4s`). */
   | { type: 'init'; quality: string | null }
-  | { type: 'segment'; quality: string; index: number }
+  /**
+   * `part`: bootstrap segment `part` of the first segment (`boot-<n>.m4s`, issue 55; index is then
+   * 0, the segment it is part of).
+   */
+  | { type: 'segment'; quality: string; index: number; part?: number }
   /** One rendition as one MP4 file, assembled from its init and segments. */
   | { type: 'download'; quality: string }
   /** `audio.m4a`: the video's audio alone (objectKeys.audioDownload), served as MP4 downloads are. */
@@ -100,6 +105,9 @@ const captionsFile = new RegExp(`^subtitles-${language}\\.vtt$`);
 const directRendition = new RegExp(`^${quality}\\.m3u8$`);
 const directInit = new RegExp(`^${quality}/init\\.mp4$`);
 const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
+const bootstrapIndex = '(\\d)';
+const v1Bootstrap = new RegExp(`^video-${quality}/boot-${bootstrapIndex}\\.m4s$`);
+const directBootstrap = new RegExp(`^${quality}/boot-${bootstrapIndex}\\.m4s$`);
 
 /** The route for a request path (without its query), or undefined for a path Kino does not serve. */
 export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
@@ -168,6 +176,7 @@ function parseV1Resource(rest: string): Resource | undefined {
   if ((match = v1Rendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = v1Init.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = v1Segment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  if ((match = v1Bootstrap.exec(rest))) return bootstrapSegment(match[1]!, Number(match[2]));
   if ((match = v1Download.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
@@ -181,8 +190,14 @@ function parseDirectResource(rest: string): Resource | undefined {
   if ((match = directRendition.exec(rest))) return { type: 'rendition', quality: match[1]! };
   if ((match = directInit.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = directSegment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
+  if ((match = directBootstrap.exec(rest))) return bootstrapSegment(match[1]!, Number(match[2]));
   if ((match = directDownload.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
+}
+
+/** Bootstrap segment `part` of a rendition's first segment; none past the last. */
+function bootstrapSegment(quality: string, part: number): Resource | undefined {
+  return part < hlsBootstrapCount ? { type: 'segment', quality, index: 0, part } : undefined;
 }
 
 /** The height in a rendition key: `720p` → 720, `720p-av1` → 720. */
@@ -201,7 +216,9 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       if (!resource.quality) throw new Error('resolve the init segment quality first');
       return objectKeys.renditionInit(videoId, resource.quality);
     case 'segment':
-      return objectKeys.segment(videoId, resource.quality, resource.index);
+      return resource.part === undefined
+        ? objectKeys.segment(videoId, resource.quality, resource.index)
+        : objectKeys.bootstrapSegment(videoId, resource.quality, resource.part);
     case 'storyboard':
       return objectKeys.storyboard(videoId, storyboardVttName);
     case 'storyboard_sheet':
@@ -238,7 +255,13 @@ export interface ClipMedia {
  */
 export function mediaKeyOf(video: { id: string; clipMedia: ClipMedia | null }, resource: Resource): string {
   const media = video.clipMedia;
-  if (media && resource.type === 'segment' && !media.ownSegments.includes(resource.index)) {
+  // A clip has no bootstrap segments of its own, nor offers its media video's (their first segment is not its).
+  if (
+    media &&
+    resource.type === 'segment' &&
+    resource.part === undefined &&
+    !media.ownSegments.includes(resource.index)
+  ) {
     return storageKeyOf(media.videoId, { ...resource, index: media.firstSegment + resource.index });
   }
   if (media && resource.type === 'segment') return storageKeyOf(video.id, resource);
@@ -249,6 +272,7 @@ export function mediaKeyOf(video: { id: string; clipMedia: ClipMedia | null }, r
 const storedRendition = new RegExp(`^${quality}/playlist\\.m3u8$`);
 const storedInit = new RegExp(`^${quality}/init\\.mp4$`);
 const storedSegment = new RegExp(`^${quality}/seg-${index}\\.m4s$`);
+const storedBootstrap = new RegExp(`^${quality}/(boot-\\d\\.m4s)$`);
 
 /**
  * The URI, relative to a playlist served at the family's base, of a stored object of the video
@@ -269,5 +293,6 @@ export function familyUriOf(family: Family, videoId: string, key: string): strin
     const name = hlsSegmentName(Number(match[2]));
     return v1 ? `video-${match[1]}/${name}` : `${match[1]}/${name}`;
   }
+  if ((match = storedBootstrap.exec(rest))) return v1 ? `video-${match[1]}/${match[2]}` : `${match[1]}/${match[2]}`;
   return undefined;
 }

@@ -1,8 +1,9 @@
 // The spec's playback query parameters besides `token`: `bootstrap` (boolean), `_HLS_msn`
-// (integer), `_HLS_part` (integer), `_HLS_skip` (boolean). They belong to low-latency HLS. Kino
-// serves on-demand video: every playlist is complete (EXT-X-ENDLIST), so a blocking reload is
-// answered at once and a delta update is the full playlist; the parameters are validated (a bad
-// value is 400) and otherwise do not change the response. Any other parameter is refused, as the
+// (integer), `_HLS_part` (integer), `_HLS_skip` (boolean). `bootstrap=true` asks for a video's
+// bootstrap segments (routes/playback.ts; docs/decisions/just-in-time.md#bootstrap-segments). The
+// others belong to low-latency HLS. Kino serves on-demand video: every playlist is complete
+// (EXT-X-ENDLIST), so a blocking reload is answered at once and a delta update is the full
+// playlist; they are validated (a bad value is 400) and otherwise do not change the response. Any other parameter is refused, as the
 // API refuses an undeclared field: a misspelt `tokne=` answers 400 naming it (with the name it most
 // likely meant), not 401 for a missing token.
 import type { FieldError } from '@kino/proto/contract';

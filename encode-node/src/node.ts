@@ -6,7 +6,14 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { createRegistryClient, encodeServiceDefinition, grpc } from '@kino/proto';
+import {
+  createRegistryClient,
+  encodeServiceDefinition,
+  grpc,
+  nodeChannelCredentials,
+  nodeServerCredentials,
+  type NodeCredential,
+} from '@kino/proto';
 import { createMetricsRegistry, startMetricsServer, type MetricsServer } from '@kino/infra';
 import { createEncodeServiceHandlers } from './encode-service.ts';
 import { NodeJobs } from './node-jobs.ts';
@@ -14,12 +21,19 @@ import { createNodeMetrics } from './metrics.ts';
 import { Registration } from './registration.ts';
 import { detectCapabilities } from './capabilities.ts';
 import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
+import { loadOrEnrollCredential } from './credential.ts';
 
 export interface EncodeNodeOptions {
   /** HOST:PORT of the NodeRegistry (the orchestrator process). */
   controlPlane: string;
-  /** The farm token: checked on every call to this node, presented to the registry. */
-  token: string;
+  /**
+   * The node's own credential over TLS (a farm with its CA): kept in `stateDir`, traded for
+   * `enrollToken` at the first start. The registry knows the node by it, and only the orchestrator's
+   * certificate may call the node.
+   */
+  credential?: { stateDir: string; enrollToken?: string | undefined };
+  /** Without a credential, on plaintext: the shared farm token, checked on every call to this node, presented to the registry. */
+  token?: string | undefined;
   /** Encodes run at once; one more is refused with RESOURCE_EXHAUSTED. */
   slots: number;
   /** Interface to listen on (default 127.0.0.1). */
@@ -57,6 +71,8 @@ export interface EncodeNodeHandle {
   readonly nodeId: string;
   /** Stops taking jobs, lets running ones finish, deregisters and closes the server. */
   drain(): Promise<void>;
+  /** Settles when the registry says this node's credential was revoked: it abandoned its jobs and stopped heartbeating. */
+  readonly revoked: Promise<Error>;
 }
 
 export const nodeVersion: string = (
@@ -97,15 +113,29 @@ function addressTowards(controlPlane: string): Promise<string> {
   });
 }
 
-function bind(server: grpc.Server, address: string): Promise<number> {
+function bind(server: grpc.Server, address: string, credential: NodeCredential | undefined): Promise<number> {
+  const credentials = credential ? nodeServerCredentials(credential) : grpc.ServerCredentials.createInsecure();
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) =>
-      error ? reject(error) : resolve(port),
-    );
+    server.bindAsync(address, credentials, (error, port) => (error ? reject(error) : resolve(port)));
   });
 }
 
+function logCapabilities(
+  logger: Logger,
+  capabilities: Awaited<ReturnType<typeof detectCapabilities>>,
+  qualityFfmpeg: string | undefined,
+): void {
+  if (qualityFfmpeg && !capabilities.qualityFfmpeg)
+    logger.warn(
+      { qualityFfmpeg },
+      'the quality ffmpeg does not work (no libvmaf, or SVT-AV1 fails a test encode): this node takes no AV1 or scored work',
+    );
+  logger.info(capabilities, 'capabilities detected');
+}
+
 export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
+  if (!options.credential && !options.token)
+    throw new Error('a credential (https registry) or the farm token is required');
   const logger = options.logger ?? createNodeLogger();
   const host = options.host ?? '127.0.0.1';
   const sharedWorkDir = options.workDir ?? join(tmpdir(), 'kino-node');
@@ -115,21 +145,29 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   const workDir = processWorkDir(sharedWorkDir);
   await mkdir(workDir, { recursive: true });
   if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
-  if (!options.token) throw new Error('a farm token is required');
+  if (!options.credential && !options.token)
+    throw new Error('a credential (https registry) or the farm token is required');
 
+  // First: an enrollment the registry refuses stops the node at once, before a second of encoder tests.
+  const credential =
+    options.credential &&
+    (await loadOrEnrollCredential({ registry: options.controlPlane, ...options.credential, logger }));
   // About a second of one-frame encodes, before the node serves: its jobs use the hardware found.
   const capabilities = await detectCapabilities(options.qualityFfmpeg);
   const jobs = new NodeJobs(options.slots);
   const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
   const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
-  const registry = createRegistryClient(options.controlPlane, options.token);
+  const registry = createRegistryClient(
+    options.controlPlane,
+    credential ? nodeChannelCredentials(credential) : options.token!,
+  );
   // The registry assigns the node's id after the server is listening; log lines read it from here.
   const identity = { nodeId: '' };
   const server = new grpc.Server();
   server.addService(
     encodeServiceDefinition,
     createEncodeServiceHandlers({
-      token: options.token,
+      ...(credential ? {} : { token: options.token! }),
       jobs,
       workDir,
       threads: options.threads ?? 0,
@@ -140,16 +178,11 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
     }),
   );
-  const port = await bind(server, `${host}:${options.port ?? 0}`);
+  const port = await bind(server, `${host}:${options.port ?? 0}`, credential);
   const address =
     options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
 
-  if (options.qualityFfmpeg && !capabilities.qualityFfmpeg)
-    logger.warn(
-      { qualityFfmpeg: options.qualityFfmpeg },
-      'the quality ffmpeg does not work (no libvmaf, or SVT-AV1 fails a test encode): this node takes no AV1 or scored work',
-    );
-  logger.info(capabilities, 'capabilities detected');
+  logCapabilities(logger, capabilities, options.qualityFfmpeg);
   const registration = new Registration({
     registry,
     address,
@@ -196,6 +229,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   return {
     address,
     metricsAddress: metricsServer?.address,
+    revoked: active.revoked,
     get nodeId() {
       return active.nodeId;
     },

@@ -4,7 +4,7 @@
 // from a heartbeat or from the answer to registering again, the node abandons its running jobs.
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
-import type { RegistryClient } from '@kino/proto';
+import { GrpcStatus, isServiceError, type RegistryClient } from '@kino/proto';
 import type { NodeJobs } from './node-jobs.ts';
 import type { NodeMetrics } from './metrics.ts';
 
@@ -27,6 +27,18 @@ export interface RegistrationOptions {
 const firstRetryMs = 250;
 const maxRetryMs = 5_000;
 
+/** The registry refused the node itself (an unknown or wrong credential or token): retrying cannot help. */
+function isRefusal(error: unknown): boolean {
+  return (
+    isServiceError(error) && (error.code === GrpcStatus.UNAUTHENTICATED || error.code === GrpcStatus.PERMISSION_DENIED)
+  );
+}
+
+/** The node's credential was revoked (the registry's PERMISSION_DENIED, node-identity.ts): the node stops for good. */
+function isRevocation(error: unknown): boolean {
+  return isServiceError(error) && error.code === GrpcStatus.PERMISSION_DENIED;
+}
+
 export class Registration {
   nodeId = '';
   private intervalMs = 2_000;
@@ -34,6 +46,11 @@ export class Registration {
   private stopped = false;
   private wake: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
+  private markRevoked: (error: Error) => void = () => {};
+  /** Settles with the registry's answer when it says this node's credential was revoked. */
+  readonly revoked = new Promise<Error>((resolve) => {
+    this.markRevoked = resolve;
+  });
 
   constructor(private readonly options: RegistrationOptions) {}
 
@@ -74,6 +91,7 @@ export class Registration {
       retries: Infinity,
       minTimeout: firstRetryMs,
       maxTimeout: maxRetryMs,
+      shouldRetry: ({ error }) => !isRefusal(error),
       onFailedAttempt: ({ error, attemptNumber }) => {
         this.options.logger.warn({ err: error, attempt: attemptNumber }, 'registry unreachable, will retry');
       },
@@ -104,6 +122,14 @@ export class Registration {
       }
     } catch (error) {
       this.options.metrics?.heartbeatFailed();
+      if (isRevocation(error)) {
+        // Its work has moved on (the registry dropped its leases): none of it may answer or upload.
+        this.abandonJobs();
+        this.stopped = true;
+        logger.error({ err: error, nodeId: this.nodeId }, 'this node was revoked: it stops');
+        this.markRevoked(error as Error);
+        return;
+      }
       if (!this.needsRegister)
         logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
       this.needsRegister = true;

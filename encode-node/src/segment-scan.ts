@@ -5,7 +5,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const segmentName = /^seg-(\d+)\.m4s$/;
+// A 6 s segment, or a bootstrap segment of the first one (ChunkEncode.bootstrap).
+const segmentName = /^(seg-\d+|boot-\d)\.m4s$/;
 const scanIntervalMs = 500;
 
 /** The names of a directory's files, sorted. */

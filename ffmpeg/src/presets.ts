@@ -7,6 +7,8 @@ import {
   keyframesEndSeconds,
   hlsPlaylistName,
   hlsSegmentPattern,
+  hlsBootstrapPattern,
+  hlsBootstrapSeconds,
   videoBufferOf,
   x264Presets,
   type AudioEncoding,
@@ -101,6 +103,11 @@ export interface ChunkWindow {
   startSeconds: number;
   durationSeconds: number;
   firstSegment: number;
+  /**
+   * The window lies inside the video's first segment: it is written as that segment's bootstrap
+   * segments (hlsBootstrapName, 2 s each, numbered from the window's start), not as 6 s segments.
+   */
+  bootstrap?: boolean;
   /**
    * The video's audio on the video's timeline (the audio track, an encodeAudioTrack output, or the
    * window's own audio: audioTrackArgs with a start). Absent: the source's audio is encoded with
@@ -669,7 +676,13 @@ export function audioPadFilter(endSeconds: number): string {
  * same packets play. Alone, the sound starts 21 ms (1024 samples at 48 kHz) after the picture's
  * time 0, within lip-sync tolerance.
  */
-export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment = 0, audioAlone = false): string[] {
+export function hlsMuxerArgs(
+  segmentSeconds: number,
+  prefix = '',
+  firstSegment = 0,
+  audioAlone = false,
+  pattern = hlsSegmentPattern,
+): string[] {
   return [
     '-f',
     'hls',
@@ -683,7 +696,7 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
     '-hls_fmp4_init_filename',
     hlsInitName,
     '-hls_segment_filename',
-    prefix + hlsSegmentPattern,
+    prefix + pattern,
     // temp_file: a segment is written under a temporary name and renamed once complete, so the node
     // uploads each one the moment it appears (a viewer may be waiting for it: just-in-time segments).
     '-hls_flags',
@@ -694,6 +707,16 @@ export function hlsMuxerArgs(segmentSeconds: number, prefix = '', firstSegment =
     'movflags=+frag_discont',
     prefix + hlsPlaylistName,
   ];
+}
+
+/**
+ * The HLS muxer of a video's (or a chunk's) picture: 6 s segments numbered for the whole video, or a
+ * bootstrap window's 2 s bootstrap segments (ChunkWindow.bootstrap), cut on the same keyframe grid.
+ */
+function chunkMuxerArgs(segmentSeconds: number, prefix: string, chunk: ChunkWindow | undefined): string[] {
+  if (!chunk?.bootstrap) return hlsMuxerArgs(segmentSeconds, prefix, chunk?.firstSegment);
+  const first = Math.round(chunk.startSeconds / hlsBootstrapSeconds);
+  return hlsMuxerArgs(hlsBootstrapSeconds, prefix, first, false, hlsBootstrapPattern);
 }
 
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
@@ -753,7 +776,7 @@ export function hlsEncodeArgs({
   if (pass) args.push('-pass', '2', '-passlogfile', pass.logFile);
   if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
   args.push('-map_metadata', '-1', '-map_chapters', '-1');
-  return [...args, ...hlsMuxerArgs(settings.segmentSeconds, '', chunk?.firstSegment)];
+  return [...args, ...chunkMuxerArgs(settings.segmentSeconds, '', chunk)];
 }
 
 export interface AudioTrackOptions {
@@ -890,7 +913,7 @@ export function hlsLadderArgs({
       '-1',
       '-map_chapters',
       '-1',
-      ...hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk?.firstSegment),
+      ...chunkMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk),
     );
   });
   return args;
@@ -1040,7 +1063,10 @@ export interface StoryboardOptions {
  * Sprite sheets: one frame every `intervalSeconds` (the fps filter, so every tile is the frame at
  * its time, not the nearest keyframe), scaled to `tileWidth` (height by the display aspect, even),
  * tiled `columns` x `rows` a sheet; the last sheet is padded. The decode is the cost: cheap next
- * to an encode, and the frames are dropped before scaling.
+ * to an encode, and the frames are dropped before scaling. `eof_action=pass`: the fps filter
+ * rounds each output time to the nearest input frame, so a last interval shorter than half its
+ * length had no frame (a 2 s video no tile at all, and its storyboard failed on every retry; an
+ * 11 s one a black third tile); passed at the end, it is the video's last frame, one per tile.
  */
 export function storyboardArgs({
   input,
@@ -1062,7 +1088,7 @@ export function storyboardArgs({
     '0:v:0',
     '-an',
     '-vf',
-    `fps=1/${formatNumber(intervalSeconds)},${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    `fps=1/${formatNumber(intervalSeconds)}:eof_action=pass,${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
     '-frames:v',
     String(sheets),
     '-q:v',

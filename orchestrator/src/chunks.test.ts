@@ -81,4 +81,31 @@ describe('planJustInTimeRuns', () => {
     assert.deepEqual(runs(6), [[0, 1, 0, 6]]);
     assert.deepEqual(runs(8), [[0, 2, 0, 8]]);
   });
+
+  it('with bootstrap segments, the first segment is two runs (2 s, then 4 s), both of segment 0', () => {
+    const plan = (duration: number) =>
+      planJustInTimeRuns(duration, 12, 6, true).map((r) => [
+        r.index,
+        r.firstSegment,
+        r.segmentCount,
+        r.startSeconds,
+        r.durationSeconds,
+        r.bootstrap ?? false,
+      ]);
+    assert.deepEqual(plan(40), [
+      [0, 0, 1, 0, 2, true],
+      [1, 0, 1, 2, 4, true],
+      [2, 1, 2, 6, 12, false],
+      [3, 3, 2, 18, 12, false],
+      [4, 5, 2, 30, 12, false],
+    ]);
+    // 10 s: one run without; the first segment is whole, so it is made as bootstrap segments.
+    assert.deepEqual(plan(10), [
+      [0, 0, 1, 0, 2, true],
+      [1, 0, 1, 2, 4, true],
+      [2, 1, 1, 6, 12, false],
+    ]);
+    // Under 7 s the video is one segment (a tail folded in): one run, as without.
+    assert.deepEqual(plan(6.5), [[0, 0, 2, 0, 7, false]]);
+  });
 });

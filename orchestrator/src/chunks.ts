@@ -1,6 +1,7 @@
 // Chunked encoding (docs/architecture.md#chunked-encoding): where a video is cut into chunks, and
 // the rendition playlists written from the chunks' segments (renderMediaPlaylist, in the contract).
 // Pure and deterministic: the processVideo workflow plans with it.
+import { hlsBootstrapSeconds } from '@kino/proto/contract';
 import type { QualityOutcome } from './activity-types.ts';
 
 /**
@@ -24,6 +25,11 @@ export interface ChunkPlan {
    * last one shorter; the last chunk writes one fewer when its tail joins the segment before it.
    */
   segmentCount: number;
+  /**
+   * A window inside the first segment, written as its bootstrap segments (ChunkEncode.bootstrap):
+   * the first 2 s, then the 4 s after. `segmentCount` is 1 (segment 0, which the two make).
+   */
+  bootstrap?: boolean;
 }
 
 /**
@@ -65,15 +71,39 @@ export const defaultJustInTimeRunSeconds = 12;
  * then runs of `runSeconds` in playback order, cut as planChunks cuts (the tail joins the run before
  * it). One run for a video of one segment.
  */
-export function planJustInTimeRuns(durationSeconds: number, runSeconds: number, segmentSeconds: number): ChunkPlan[] {
+export function planJustInTimeRuns(
+  durationSeconds: number,
+  runSeconds: number,
+  segmentSeconds: number,
+  /**
+   * The first segment made as bootstrap segments (issue 55): its first 2 s alone (what `ready` then
+   * waits for), then its other 4 s, each a run. Only where the first segment is a whole one: a video
+   * a second or more longer than one segment (a shorter one is one segment, its tail folded in).
+   */
+  bootstrap = false,
+): ChunkPlan[] {
   const head = planChunks(durationSeconds, segmentSeconds, segmentSeconds);
-  if (head.length === 1) return head;
+  const withBootstrap = bootstrap && durationSeconds - segmentSeconds >= 1;
+  if (head.length === 1 && !withBootstrap) return head;
   const rest = planChunks(durationSeconds - segmentSeconds, runSeconds, segmentSeconds);
+  const segmentZero = { index: 0, startSeconds: 0, firstSegment: 0, segmentCount: 1 };
+  const first: ChunkPlan[] = withBootstrap
+    ? [
+        { ...segmentZero, durationSeconds: hlsBootstrapSeconds, bootstrap: true },
+        {
+          ...segmentZero,
+          index: 1,
+          startSeconds: hlsBootstrapSeconds,
+          durationSeconds: segmentSeconds - hlsBootstrapSeconds,
+          bootstrap: true,
+        },
+      ]
+    : [head[0]!];
   return [
-    head[0]!,
+    ...first,
     ...rest.map((run) => ({
       ...run,
-      index: run.index + 1,
+      index: run.index + first.length,
       startSeconds: run.startSeconds + segmentSeconds,
       firstSegment: run.firstSegment + 1,
     })),

@@ -11,7 +11,7 @@
 // as a node watched for a short job (watchNode) that the registry stops counting on aborts that job;
 // and one a viewer raised while it runs (raiseSegmentPriority) tells its encode to raise the node's
 // ffmpeg.
-import { createEncodeClient, type EncodeClient } from '@kino/proto';
+import { createEncodeClient, type EncodeClient, type FarmAuth } from '@kino/proto';
 import type { Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
 import {
@@ -107,7 +107,8 @@ export interface NodeFarmOptions {
   db: Db;
   /** A postgres:// URL: the dispatcher LISTENs for farm changes. Without it (PGlite), it polls only. */
   databaseUrl?: string;
-  nodeToken: string;
+  /** How the orchestrator calls nodes: the farm's TLS (orchestratorToNodeCredentials), or the shared token. */
+  nodeAuth: FarmAuth;
   heartbeatTimeoutMs: number;
   logger?: Logger;
   /** How often the dispatcher looks again while it has waiters or leases without a notification. */
@@ -172,7 +173,7 @@ function createDispatcher({
   heartbeatTimeoutMs,
   logger,
   pollMs,
-}: Omit<NodeFarmOptions, 'nodeToken' | 'pollMs'> & { pollMs: number }) {
+}: Omit<NodeFarmOptions, 'nodeAuth' | 'pollMs'> & { pollMs: number }) {
   const waiters = new Map<string, Waiter>();
   const held = new Map<string, HeldLease>();
   /** The nodes of short jobs this process runs, each job's watch with its node's id. */
@@ -288,7 +289,7 @@ function createDispatcher({
 export function createNodeFarm({
   db,
   databaseUrl,
-  nodeToken,
+  nodeAuth,
   heartbeatTimeoutMs,
   logger,
   pollMs = 1_000,
@@ -364,7 +365,7 @@ export function createNodeFarm({
       // One channel per node, kept: gRPC reconnects it by itself when the node comes back.
       let client = clients.get(address);
       if (!client) {
-        client = createEncodeClient(address, nodeToken);
+        client = createEncodeClient(address, nodeAuth);
         clients.set(address, client);
       }
       return client;

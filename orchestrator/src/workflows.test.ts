@@ -20,6 +20,7 @@ import {
   type VideoJob,
 } from './activity-types.ts';
 import type { RenditionPlan } from './ladder.ts';
+import type { ChunkPlan } from './chunks.ts';
 import temporalProto from '@temporalio/proto';
 
 const { History } = temporalProto.temporal.api.history.v1;
@@ -144,6 +145,7 @@ function fakeActivities(
       ),
     writeRenditionPlaylists: () => Promise.resolve(),
     writePlannedPlaylists: ({ renditions }) => Promise.resolve({ segmentCounts: renditions.map(() => 10) }),
+    joinBootstrapSegments: () => Promise.resolve(),
     // Published whole unless a test turns just in time on (its own test below).
     justInTimeRuns: () => Promise.resolve(null),
     removeVideoOutputsButChunks: () => Promise.resolve({ removed: 0 }),
@@ -215,6 +217,21 @@ async function recordHistoryIfAsked(videoId: string, fixture: string): Promise<v
   // Protobuf's JSON mapping with string longs and enums, as the replay test reads it.
   const json = History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String });
   writeFileSync(new URL(`./fixtures/${fixture}.history.json`, import.meta.url), JSON.stringify(json, null, 2));
+}
+
+/** The segments a run makes as a node reports them: a bootstrap run's 2 s bootstrap segments, or `seconds`-long segments. */
+function segmentsOf(chunk: ChunkPlan, plan: RenditionPlan, seconds: number) {
+  if (chunk.bootstrap)
+    return Array.from({ length: chunk.durationSeconds / 2 }, (_, k) => ({
+      name: `boot-${chunk.startSeconds / 2 + k}.m4s`,
+      durationSeconds: 2,
+      sizeBytes: 2 * plan.videoBitrateKbps * 125,
+    }));
+  return Array.from({ length: chunk.segmentCount }, (_, k) => ({
+    name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
+    durationSeconds: seconds,
+    sizeBytes: seconds * plan.videoBitrateKbps * 125,
+  }));
 }
 
 /** A promise and the function that resolves it: lets a fake activity tell the test it ran. */
@@ -417,16 +434,7 @@ test("just in time, a video of one run: the run is urgent and makes it ready, as
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
     encodeAudioTrack: ({ videoId: id }) => Promise.resolve(`videos/${id}/work/audio-aac-128.mp4`),
     encodeChunk: ({ renditions, chunk }) =>
-      Promise.resolve(
-        renditions.map((plan) => ({
-          ...outcomeFor(plan),
-          segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
-            name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
-            durationSeconds: 5,
-            sizeBytes: 5 * plan.videoBitrateKbps * 125,
-          })),
-        })),
-      ),
+      Promise.resolve(renditions.map((plan) => ({ ...outcomeFor(plan), segments: segmentsOf(chunk, plan, 5) }))),
   });
   const result = await runProcessVideo(videoId, activities);
 
@@ -436,9 +444,15 @@ test("just in time, a video of one run: the run is urgent and makes it ready, as
     ([input]) => input as { chunk: { index: number; segmentCount: number }; justInTime?: { urgent: boolean } },
   );
   assert.deepEqual(
-    runs.map((r) => [r.chunk.index, r.chunk.segmentCount, r.justInTime?.urgent]),
-    [[0, 2, true]],
-    'one run, urgent',
+    runs
+      .map((r) => [r.chunk.index, r.chunk.segmentCount, r.justInTime?.urgent])
+      .sort((a, b) => Number(a[0]) - Number(b[0])),
+    [
+      [0, 1, true],
+      [1, 1, true],
+      [2, 1, false],
+    ],
+    'the first segment in two urgent bootstrap runs (2 s, then 4 s), then the rest',
   );
   assert.deepEqual(
     calls.markVideoReady!.map(([input]) => (input as { segmentsPending?: boolean }).segmentsPending),
@@ -488,14 +502,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
     },
     encodeChunk: async ({ renditions, chunk }) => {
       if (chunk.index > 0) await afterReady('background runs');
-      return renditions.map((plan) => ({
-        ...outcomeFor(plan),
-        segments: Array.from({ length: chunk.segmentCount }, (_, k) => ({
-          name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
-          durationSeconds: 6,
-          sizeBytes: 6 * plan.videoBitrateKbps * 125,
-        })),
-      }));
+      return renditions.map((plan) => ({ ...outcomeFor(plan), segments: segmentsOf(chunk, plan, 6) }));
     },
   });
   const result = await runProcessVideo(videoId, activities);
@@ -516,12 +523,22 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       .sort((a, b) => Number(a[0]) - Number(b[0])),
     [
       [0, 0, 1, 0, true],
-      [1, 1, 2, 1, false],
-      [2, 3, 2, 2, false],
-      [3, 5, 2, 3, false],
+      [1, 0, 1, 1, true],
+      [2, 1, 2, 2, false],
+      [3, 3, 2, 3, false],
+      [4, 5, 2, 4, false],
     ],
-    'the first segment alone and urgent, then 12 s runs ranked in playback order',
+    'the first segment in two urgent bootstrap runs (2 s, then 4 s), then 12 s runs ranked in playback order',
   );
+  assert.deepEqual(calls.joinBootstrapSegments, [[{ videoId, renditions: ['360p', '480p', '720p'] }]]);
+  const [made] = calls.writeRenditionPlaylists![0] as [
+    { renditions: Array<{ segments: Array<{ name: string }>; bootstrap?: Array<{ name: string }> }> },
+  ];
+  assert.deepEqual(
+    made.renditions[0]!.bootstrap?.map((b) => b.name),
+    ['boot-0.m4s', 'boot-1.m4s', 'boot-2.m4s'],
+  );
+  assert.equal(made.renditions[0]!.segments[0]!.name, 'seg-00000.m4s', 'joined into the first segment');
   // The runs of the first 30 s make their own audio head (the track up to their end); the rest copy their audio from the track.
   assert.deepEqual(
     [...runs]
@@ -531,7 +548,8 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       [0, true, null],
       [1, true, null],
       [2, true, null],
-      [3, false, `videos/${videoId}/work/audio-aac-128.mp4`],
+      [3, true, null],
+      [4, false, `videos/${videoId}/work/audio-aac-128.mp4`],
     ],
   );
   // Nobody waits for the track at first: background work, raised by a request for a segment of 30 s on (segment 5) in any rendition.
@@ -541,7 +559,8 @@ test('just in time: ready with the first segment (planned playlists, declared ma
     awaiting: { renditions: ['360p', '480p', '720p'], firstSegment: 5, segmentCount: 2 },
   });
 
-  const [planned] = calls.writePlannedPlaylists![0] as [{ renditions: Array<{ key: string }> }];
+  const [planned] = calls.writePlannedPlaylists![0] as [{ renditions: Array<{ key: string }>; bootstrap?: boolean }];
+  assert.equal(planned.bootstrap, true, 'the bootstrap playlists planned too');
   assert.deepEqual(
     planned.renditions.map((r) => r.key),
     ['360p', '480p', '720p'],
@@ -565,7 +584,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
   // Each event reads the details first (notify): one event, when the video became playable.
   assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
-  await recordHistoryIfAsked(videoId, 'process-video-just-in-time');
+  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-segments');
 });
 
 test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
@@ -575,7 +594,7 @@ test('just in time: a run that fails for good after ready fails the video (ready
       Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
     encodeChunk: async ({ renditions, chunk }) => {
-      if (chunk.index === 3) {
+      if (chunk.index === 4) {
         // The tail: after the video went ready.
         while (!calls.markVideoReady) await new Promise((resolve) => setTimeout(resolve, 20));
         throw ApplicationFailure.nonRetryable(

@@ -1,5 +1,6 @@
 // Promise-shaped clients over the generated gRPC ones: what the orchestrator uses to drive a node,
-// and what a node uses to talk to the registry. Both present the farm token on every call.
+// and what a node uses to talk to the registry. Each authenticates with FarmAuth: the shared farm
+// token on plaintext, or the farm's TLS credentials (farm-tls/credentials.ts builds them).
 import {
   EncodeServiceClient,
   NodeRegistryClient,
@@ -26,6 +27,18 @@ import type { RegisterRequest } from './generated/kino/v1/RegisterRequest.ts';
 import type { RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 import type { HeartbeatRequest } from './generated/kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
+import type { EnrollRequest } from './generated/kino/v1/EnrollRequest.ts';
+import type { EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
+
+/**
+ * How a client authenticates: the shared farm token (a string: plaintext, the token on every call),
+ * or TLS channel credentials of the farm, whose certificate is the credential.
+ */
+export type FarmAuth = string | grpc.ChannelCredentials;
+
+function channelCredentialsOf(auth: FarmAuth): grpc.ChannelCredentials {
+  return typeof auth === 'string' ? grpc.credentials.createInsecure() : auth;
+}
 
 export interface CallOptions {
   /** Aborting cancels the call; the node then kills its ffmpeg. The promise rejects with gRPC CANCELLED. */
@@ -117,12 +130,12 @@ function unary<Req, Res>(
   });
 }
 
-/** A client of one encode node at `address` (HOST:PORT), presenting `token` as `x-kino-token`. */
-export function createEncodeClient(address: string, token: string): EncodeClient {
-  const client = new EncodeServiceClient(address, grpc.credentials.createInsecure(), channelOptions);
+/** A client of one encode node at `address` (HOST:PORT): over TLS, or presenting the farm token as `x-kino-token`. */
+export function createEncodeClient(address: string, auth: FarmAuth): EncodeClient {
+  const client = new EncodeServiceClient(address, channelCredentialsOf(auth), channelOptions);
   const metadata = () => {
     const m = new grpc.Metadata();
-    m.set(tokenMetadataKey, token);
+    if (typeof auth === 'string') m.set(tokenMetadataKey, auth);
     return m;
   };
   return {
@@ -163,13 +176,16 @@ export interface RegistryClient {
   register(request: Omit<RegisterRequest, 'token'>, options?: CallOptions): Promise<RegisterResponse__Output>;
   heartbeat(request: Omit<HeartbeatRequest, 'token'>, options?: CallOptions): Promise<HeartbeatResponse__Output>;
   deregister(nodeId: string, options?: CallOptions): Promise<void>;
+  /** Trades an enrollment token for the node's certificate (over TLS, before the node has one). */
+  enroll(request: EnrollRequest, options?: CallOptions): Promise<EnrollResponse__Output>;
   close(): void;
   readonly grpc: NodeRegistryGrpcClient;
 }
 
-/** A client of the control plane's NodeRegistry at `address`; the farm token goes in each request body. */
-export function createRegistryClient(address: string, token: string): RegistryClient {
-  const client = new NodeRegistryClient(address, grpc.credentials.createInsecure());
+/** A client of the control plane's NodeRegistry at `address` (HOST:PORT); a shared farm token goes in each request body. */
+export function createRegistryClient(address: string, auth: FarmAuth): RegistryClient {
+  const client = new NodeRegistryClient(address, channelCredentialsOf(auth));
+  const token = typeof auth === 'string' ? auth : '';
   const metadata = new grpc.Metadata();
   return {
     address,
@@ -179,6 +195,7 @@ export function createRegistryClient(address: string, token: string): RegistryCl
     async deregister(nodeId, options) {
       await unary(client.deregister.bind(client), { token, nodeId }, metadata, options);
     },
+    enroll: (request, options) => unary(client.enroll.bind(client), request, metadata, options),
     close: () => client.close(),
   };
 }

@@ -45,6 +45,19 @@ export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kin
 export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
 export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
 export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
+export type { EnrollRequest, EnrollRequest__Output } from './generated/kino/v1/EnrollRequest.ts';
+export type { EnrollResponse, EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
+export {
+  nodeChannelCredentials,
+  enrollingChannelCredentials,
+  registryServerCredentials,
+  nodeServerCredentials,
+  orchestratorToNodeCredentials,
+  verifiedPeerOf,
+  fetchPinnedCaCertificate,
+  orchestratorCommonName,
+  type NodeCredential,
+} from './farm-tls/credentials.ts';
 export { redactUrls } from './redact.ts';
 export {
   jobFailureMetadataKey,
@@ -62,4 +75,5 @@ export {
   type EncodeClient,
   type RegistryClient,
   type CallOptions,
+  type FarmAuth,
 } from './clients.ts';

@@ -24,7 +24,8 @@
 // segment of picture alone, and hls.js stalled the same way (issue 52): Kino pads every sound with
 // silence to the picture's end, so every rendition's sound now runs to its last frame; and a picture
 // shorter than its sound (5 s, sound to 8 s) holds its last frame to the sound's end, in segments
-// cut as any picture's.
+// cut as any picture's. A video published just in time plays from the moment it is ready, from its
+// bootstrap master (2 s bootstrap segments first, issue 55), public and through its signed URL.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -41,7 +42,14 @@ import type { DirectUpload, UploadProgress } from '@kino/sdk';
 import type * as KinoBrowserEntry from '@kino/sdk/browser';
 import { hlsMinimumLastSegmentSeconds, hlsSegmentSeconds } from '@kino/proto/contract';
 import { countFramesInFile, makeClip, packetTimes } from '@kino/test/support/media';
-import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
+import {
+  launchChromium,
+  playThrough,
+  startPageHost,
+  webPlayers,
+  type PageHost,
+  type PlayerOutcome,
+} from '@kino/test/support/players';
 import { startFarm, type Farm } from '../farm/farm.ts';
 
 // The player page: plays `?src=` to the end, fast, and leaves the outcome on window.playback.
@@ -656,10 +664,14 @@ async function assertSegments(videoId: string, source: Source): Promise<void> {
 async function assertEveryPlayerEnds(
   videoId: string,
   source: Source,
-  { stalls = false, playbackRate = rate } = {},
-): Promise<void> {
-  const src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+  {
+    stalls = false,
+    playbackRate = rate,
+    src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`,
+  } = {},
+): Promise<PlayerOutcome[]> {
   const seconds = endOf(source);
+  const outcomes: PlayerOutcome[] = [];
   for (const player of webPlayers) {
     const what = `${source.name} in ${player}`;
     const outcome = await playThrough(browser, pageHost, {
@@ -689,7 +701,9 @@ async function assertEveryPlayerEnds(
     );
     // Every frame went through the decoder (presented, or dropped when late).
     assert.ok(outcome.frames >= framesOf(source), `${what}: ${outcome.frames} frames of ${framesOf(source)}`);
+    outcomes.push(outcome);
   }
+  return outcomes;
 }
 
 async function encodeAll(sources: Source[]): Promise<string[]> {
@@ -748,6 +762,31 @@ test('a video published just in time plays from the moment it is ready, to its e
   assert.equal(pending.segments_pending, true, 'ready before its ladder is complete');
   // At real time, as a viewer: a wait for a segment being made may stall the player, never error it
   // (how long it stalls is measured by bench/encode/just-in-time.ts, not asserted on time here).
-  await assertEveryPlayerEnds(videoId, source, { stalls: true, playbackRate: 1 });
-  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 2, 'each run once');
+  // The master with `bootstrap=true`, as the embed page asks for it: each player starts on the 2 s
+  // bootstrap segments (issue 55), ready once the first of them was made in every rung.
+  const publicSrc = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8?bootstrap=true`;
+  const outcomes = await assertEveryPlayerEnds(videoId, source, { stalls: true, playbackRate: 1, src: publicSrc });
+  // The same from its signed URL (private family), faster: the token goes onto every URL, or delivery refuses it.
+  const { signed_url } = await farm.kino.playback.signedUrl(farm.orgId, videoId, { domains: ['127.0.0.1'] });
+  const privateSrc = `${signed_url}&bootstrap=true`;
+  outcomes.push(...(await assertEveryPlayerEnds(videoId, source, { src: privateSrc })));
+  const delivery = farm.deliveryUrl!;
+  for (const [k, outcome] of outcomes.entries()) {
+    const what = `${webPlayers[k % 2]} (${k < 2 ? 'public' : 'private'})`;
+    const media = outcome.requested.filter((url) => url.startsWith(delivery) && /\.m4s\b/.test(url));
+    const names = media.map((url) => new URL(url).pathname.split('/').pop());
+    assert.ok(
+      ['boot-0.m4s', 'boot-1.m4s', 'boot-2.m4s', 'seg-00001.m4s'].every((name) => names.includes(name)),
+      `${what}: played the bootstrap segments, then the 6 s ones: ${names.join(' ')}`,
+    );
+    assert.ok(!names.includes('seg-00000.m4s'), `${what}: not the 6 s first segment`);
+    if (k >= 2)
+      assert.deepEqual(
+        outcome.requested.filter((url) => url.startsWith(delivery) && !new URL(url).searchParams.get('token')),
+        [],
+        `${what}: the token on every URL`,
+      );
+  }
+  // The first segment in two bootstrap runs, then one run of 12 s, each once.
+  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 3, 'each run once');
 });

@@ -813,7 +813,7 @@ describe('an encode node process', () => {
     );
 
     // The orchestrator's encode activity on the same node: retryable StorageUnavailable, the node stays live.
-    const farm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
+    const farm = createNodeFarm({ db, nodeAuth: token, heartbeatTimeoutMs: 3_000 });
     try {
       const activities = createNodeActivities({
         storage: storageDown,

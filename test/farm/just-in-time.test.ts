@@ -4,7 +4,8 @@
 // complete encode makes: every frame, the planned playlists confirmed by the segments made, each
 // segment made once. A source whose tail is damaged turns a ready video `failed`, with the reason
 // and the failed webhook, and delivery stops answering its segments. A request for a segment of a
-// background run already running un-nices that run's ffmpeg.
+// background run already running un-nices that run's ffmpeg. Its first segment is made as three
+// 2 s bootstrap segments (issue 55): `ready` after the first; the three are the 6 s segment's bytes.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
@@ -100,8 +101,46 @@ test('ready with its first segment, playable through delivery at once (each segm
     ),
   );
   assert.deepEqual(durationsOf(planned['480p']!).length, 7, 'every segment is in the playlist from the start');
-  assert.ok(await farm.storage.head(objectKeys.segment(videoId, '480p', 0)), 'the first segment is there');
+  // Ready with the first bootstrap segment (the first 2 s) of every rung; the rest of the first
+  // segment follows. A viewer's request for one not made yet waits for it (segment 0's run).
+  for (const key of ['360p', '480p'])
+    assert.ok(await farm.storage.head(objectKeys.bootstrapSegment(videoId, key, 0)), `${key}: boot-0 is there`);
+  const bootstrapParts = await Promise.all(
+    [2, 1, 0].map(async (k) => {
+      const response = await fetch(`${farm.deliveryUrl}/${videoId}/480p/boot-${k}.m4s?bootstrap=true`);
+      assert.equal(response.status, 200, `boot-${k}.m4s`);
+      return Buffer.from(await response.arrayBuffer());
+    }),
+  );
   assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 6)), undefined, 'the last is not made yet');
+  // Without `bootstrap` the first segment is the 6 s one (joined once the second run ends: delivery
+  // waits for it), byte for byte its bootstrap segments in order.
+  const first = await fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00000.m4s`);
+  assert.ok(
+    Buffer.from(await first.arrayBuffer()).equals(Buffer.concat(bootstrapParts.reverse())),
+    'seg-00000 = boot-0..2',
+  );
+  // Ready before the rest of the first segment was made: the second bootstrap run ended after it.
+  const readyAt = (
+    await farm.db.selectFrom('videos').select('ready_at').where('id', '=', videoId).executeTakeFirstOrThrow()
+  ).ready_at!.getTime();
+  const restEnded = await waitFor(
+    'the end of the second bootstrap run in the node log',
+    async () => (await bootstrapRestJob(videoId)).endedAt,
+  );
+  assert.ok(restEnded > readyAt, `ready at ${readyAt}, the rest of the first segment made at ${restEnded}`);
+  const bootstrapPlaylist = await (await fetch(`${farm.deliveryUrl}/${videoId}/480p.m3u8?bootstrap=true`)).text();
+  assert.match(
+    bootstrapPlaylist,
+    /^#EXTINF:2\.000000,\n480p\/boot-0\.m4s\n#EXTINF:2\.000000,\n480p\/boot-1\.m4s\n#EXTINF:2\.000000,\n480p\/boot-2\.m4s\n#EXTINF:6\.000000,\n480p\/seg-00001\.m4s$/m,
+  );
+  assert.doesNotMatch(await (await fetch(`${farm.deliveryUrl}/${videoId}/480p.m3u8`)).text(), /boot-/);
+  assert.match(
+    await (await fetch(`${farm.deliveryUrl}/${videoId}/master.m3u8?bootstrap=true`)).text(),
+    /^480p\.m3u8\?bootstrap=true$/m,
+    'the master carries bootstrap onto its variants',
+  );
+  assert.equal((await fetch(`${farm.deliveryUrl}/${videoId}/master.m3u8?bootstrap=maybe`)).status, 400);
 
   // A viewer seeks to the end: the run of segments 5 and 6 is made ahead of the background runs.
   const last = await fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00006.m4s`);
@@ -115,6 +154,7 @@ test('ready with its first segment, playable through delivery at once (each segm
 
   // A player from the start: every frame decodes through delivery while segments are still being made.
   assert.equal(await countDecodedFrames(`${farm.deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
+  assert.equal(await countDecodedFrames(`${farm.deliveryUrl}/${videoId}/master.m3u8?bootstrap=true`), sourceFrames);
 
   await waitFor('the ladder complete', async () => !(await videoRow(videoId)).segments_pending, {
     timeoutMs: 180_000,
@@ -163,6 +203,25 @@ test('ready with its first segment, playable through delivery at once (each segm
       ),
     );
   }
+  // The bootstrap segments' boundaries are the same frames in every rung: 60 frames each at 30 fps.
+  const bootstrapDurations = new Set<string>();
+  for (const key of ['360p', '480p']) {
+    const bootstrapMade = await readFile(join(dir, 'hls', key, 'bootstrap.m3u8'), 'utf8');
+    bootstrapDurations.add(JSON.stringify(durationsOf(bootstrapMade).slice(0, 3)));
+    const init = await readFile(join(dir, 'hls', key, 'init.mp4'));
+    const frames: number[] = [];
+    for (const k of [0, 1, 2]) {
+      const alone = join(workDir, `${videoId}-${key}-boot-${k}.mp4`);
+      await writeFile(alone, Buffer.concat([init, await readFile(join(dir, 'hls', key, `boot-${k}.m4s`))]));
+      frames.push(await countFramesInFile(alone));
+    }
+    assert.deepEqual(frames, [60, 60, 60], `${key}: the frames of boot-0..2`);
+  }
+  assert.equal(
+    bootstrapDurations.size,
+    1,
+    `the same bootstrap cuts in every rung: ${[...bootstrapDurations].join(' ')}`,
+  );
   // The declared BANDWIDTH never undersold a segment: at least the measured peak.
   const declared = bandwidthsOf(plannedMaster);
   const measured = bandwidthsOf((await storedText(objectKeys.master(videoId)))!);
@@ -174,7 +233,9 @@ test('ready with its first segment, playable through delivery at once (each segm
 
   // One activity per run and one node job each: nothing was encoded twice.
   const scheduled = await farm.scheduledActivities(videoId);
-  assert.equal(scheduled.encodeChunk, 4);
+  // The first segment in two runs (its first 2 s, then the 4 s after), then runs of 12 s.
+  assert.equal(scheduled.encodeChunk, 5);
+  assert.equal(scheduled.joinBootstrapSegments, 1);
   assert.equal(scheduled.encodeAudioTrack, 1);
   const starts = (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId));
   assert.equal(new Set(starts.map((j) => j.jobId)).size, starts.length, 'each encode ran once');
@@ -183,6 +244,24 @@ test('ready with its first segment, playable through delivery at once (each segm
   );
   assert.equal(completed.length, 1, 'one completed webhook, when it became playable');
 });
+
+/** The node's job that made the rest of `videoId`'s first segment (the window from 2 s, as bootstrap segments). */
+async function bootstrapRestJob(videoId: string) {
+  const lines = (await readFile(node.logFile, 'utf8')).split('\n').filter((line) => line.startsWith('{'));
+  const starting = lines
+    .map(
+      (line) =>
+        JSON.parse(line) as { msg?: string; jobId?: string; chunk?: { startSeconds?: number; bootstrap?: boolean } },
+    )
+    .find(
+      (e) =>
+        e.msg === 'encode starting' && e.jobId?.startsWith(videoId) && e.chunk?.bootstrap && e.chunk.startSeconds === 2,
+    );
+  assert.ok(starting, 'the second bootstrap run ran');
+  const job = (await nodeJobs(node)).find((j) => j.jobId === starting.jobId);
+  assert.ok(job, 'its job');
+  return job;
+}
 
 /** The ffmpeg processes on this machine encoding a run of `videoId` that starts at `firstSegment` (its job directory names the video). */
 async function runFfmpegPids(videoId: string, firstSegment: number): Promise<number[]> {

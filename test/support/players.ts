@@ -69,6 +69,8 @@ export interface PlayerOutcome {
   frames: number;
   /** The media element's buffered ranges. */
   buffered: [number, number][];
+  /** Every URL the page requested, in order (its resource timing entries): the playlists and segments. */
+  requested: string[];
 }
 
 /**
@@ -80,8 +82,9 @@ const playerPage = `<!doctype html>
 <script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [] };
+  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [] };
   window.playback = outcome;
+  performance.setResourceTimingBufferSize(10000);
   const video = document.getElementById('v');
   const query = new URLSearchParams(location.search);
   const src = query.get('src');
@@ -90,6 +93,7 @@ const playerPage = `<!doctype html>
     outcome.duration = video.duration;
     outcome.frames = video.getVideoPlaybackQuality().totalVideoFrames;
     outcome.buffered = Array.from({ length: video.buffered.length }, (_, i) => [video.buffered.start(i), video.buffered.end(i)]);
+    outcome.requested = performance.getEntriesByType('resource').map((entry) => entry.name);
   };
   setInterval(note, 250);
   video.addEventListener('ended', () => { note(); outcome.ended = true; });

@@ -47,9 +47,11 @@ export const serveEmbedPage: RouteHandler<'embed_page'> = async (deps, { req, re
       ? `${deliveryPaths.privateFile(video.id, name)}?token=${encodeURIComponent(token)}`
       : deliveryPaths.publicFile(video.orgId, video.envId, video.id, name);
   const origin = originOf(req);
+  // The player starts on 2 s bootstrap segments where the video has them (issue 55).
+  const master = file('master.m3u8');
   const page = playerPage({
     title: video.name,
-    src: file('master.m3u8'),
+    src: `${master}${master.includes('?') ? '&' : '?'}bootstrap=true`,
     ...(video.storyboardKey ? { storyboard: file(storyboardVttName) } : {}),
     oembed: oembedUrl(origin, `${origin}${req.url ?? embedPaths.page(video.id)}`),
   });

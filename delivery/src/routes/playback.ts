@@ -1,7 +1,13 @@
 // The playback route: a file of a video on one of the families' paths (public, private, direct;
 // paths.ts). Which body a file is made of follows from its resource type alone (`fileBodies`): the
 // HLS playlists and segments here, downloads, storyboards and captions in their own files.
-import { addAudioToMaster, addSubtitlesToMaster, audioGroupRates, hlsContentTypes } from '@kino/proto/contract';
+import {
+  addAudioToMaster,
+  addSubtitlesToMaster,
+  audioGroupRates,
+  hlsContentTypes,
+  objectKeys,
+} from '@kino/proto/contract';
 import { isCaptionResource } from '../captions.ts';
 import { DeliveryError, segmentStillBeingMade, videoNotFound } from '../errors.ts';
 import { bytesOf, contentEtag, type CachedObject, type UncachedObject } from '../object-cache.ts';
@@ -94,8 +100,22 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
   const key = mediaKeyOf(video, resource);
   const isPlaylist = resource.type === 'master' || resource.type === 'rendition';
   if (isPlaylist) {
-    const object = await playlistObject(deps, video, key);
-    const playlist = await rewrite(deps, file, key, object, resource.type === 'master');
+    const bootstrap = wantsBootstrap(file.params);
+    const bootstrapKey =
+      bootstrap && resource.type === 'rendition' ? objectKeys.bootstrapPlaylist(video.id, resource.quality) : undefined;
+    // A rendition's bootstrap playlist where its video has one (its first segment made as bootstrap
+    // segments); else the playlist, as without the parameter.
+    const stored =
+      bootstrapKey && !video.clipMedia ? await bootstrapPlaylistObject(deps, video, bootstrapKey) : undefined;
+    const object = stored ?? (await playlistObject(deps, video, key));
+    const playlist = await rewrite(
+      deps,
+      file,
+      stored ? bootstrapKey! : key,
+      object,
+      resource.type === 'master',
+      bootstrap,
+    );
     const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
     return {
       ...playlist,
@@ -141,6 +161,8 @@ async function rewrite(
   key: string,
   object: CachedObject | UncachedObject,
   isMaster: boolean,
+  /** `bootstrap=true` was asked for: a master carries it onto the URIs it names, as it carries the token. */
+  bootstrap = false,
 ): Promise<{ data: Buffer; etag: string }> {
   const rewritten = deps.rewrittenPlaylists;
   // A master names the video's caption tracks and added audio tracks, which change without the stored file changing.
@@ -150,11 +172,13 @@ async function rewrite(
     ...tracks.map((t) => `${t.storageKey}:${t.isDefault ? 1 : 0}:${t.label}`),
     ...audio.map((a) => `${a.key}:${a.isDefault ? 1 : 0}:${a.name}`),
   ].join(',');
-  const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}`;
+  const carried = isMaster && bootstrap;
+  const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}|${carried ? 'b' : ''}`;
   const memo = memoKey && rewritten.get(memoKey);
   if (memo) return memo;
   const text = withAddedAudio(video, (await bytesOf(object)).toString('utf8'), audio);
-  const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
+  const query = [...(token ? [`token=${encodeURIComponent(token)}`] : []), ...(carried ? ['bootstrap=true'] : [])];
+  const suffix = query.length > 0 ? `?${query.join('&')}` : '';
   const out = addSubtitlesToMaster(
     rewritePlaylist(text, key, (target) => {
       const uri = familyUriOf(family, video.id, target);
@@ -187,6 +211,24 @@ export function withAddedAudio(
     return rendition ? [rendition] : [];
   });
   return addAudioToMaster(master, added, audioGroupRates(listed));
+}
+
+/** Whether the query asks for bootstrap segments (validated by then: one of the booleans playback-params.ts takes). */
+function wantsBootstrap(params: URLSearchParams): boolean {
+  const value = params.get('bootstrap')?.toLowerCase();
+  return value === 'true' || value === '1' || value === 'yes';
+}
+
+/**
+ * A rendition's bootstrap playlist, or undefined where its video has none (made before bootstrap
+ * segments, or not just in time). Read as the playlist is: uncached while the video is being made.
+ */
+async function bootstrapPlaylistObject(
+  deps: Pick<RouteDeps, 'cache'>,
+  video: PlayableVideo,
+  key: string,
+): Promise<CachedObject | UncachedObject | undefined> {
+  return video.segmentsPending ? deps.cache.getUncached(key) : deps.cache.get(key);
 }
 
 /**

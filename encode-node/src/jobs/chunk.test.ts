@@ -15,6 +15,7 @@ test("a chunk's audio comes from the track or from its own audio head, never bot
     audioUrl: 'http://storage.test/audio.mp4',
     measureQuality: false,
     audioHead: true,
+    bootstrap: false,
   };
   await assert.rejects(
     runChunkJob(testEncodeOptions({ job: 'chunk', chunk }), source, chunk),

@@ -7,7 +7,7 @@
 // chunk (every chunk writes the same one).
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
-import { hlsInitName, hlsPlaylistName } from '@kino/proto/contract';
+import { hlsInitName, hlsPlaylistName, hlsSegmentSeconds } from '@kino/proto/contract';
 import { audioTrackArgs, runFfmpeg, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from '../encode-options.ts';
 import { InvalidRequestError } from '../errors.ts';
@@ -70,12 +70,15 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
       `chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`,
     );
   }
+  if (chunk.bootstrap && (chunk.firstSegment !== 0 || chunk.startSeconds + chunk.durationSeconds > hlsSegmentSeconds))
+    throw new InvalidRequestError('a bootstrap window lies inside the first segment');
   if (chunk.audioHead && chunk.audioUrl)
     throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
   return {
     startSeconds: chunk.startSeconds,
     durationSeconds: chunk.durationSeconds,
     firstSegment: chunk.firstSegment,
+    ...(chunk.bootstrap ? { bootstrap: true } : {}),
     ...(chunk.audioUrl ? { audioInput: chunk.audioUrl } : {}),
   };
 }

@@ -2,9 +2,11 @@
 // while it works (a long video's outputs are thousands of objects to list and delete): a worker
 // that dies midway is noticed at the heartbeat timeout.
 import {
+  hlsBootstrapCount,
   hlsContentTypes,
   hlsInitName,
   objectKeys,
+  plannedBootstrapSegments,
   plannedSegments,
   renderMediaPlaylist,
   type PlaylistSegment,
@@ -47,16 +49,50 @@ function createPlaylistActivities({ storage }: StorageDeps) {
       renditions,
     }: {
       videoId: string;
-      /** `key` is absent in workflows started before codec renditions: an H.264 rung, named by its short edge. */
-      renditions: { key?: string; shortEdgePixels: number; segments: PlaylistSegment[] }[];
+      /**
+       * `key` is absent in workflows started before codec renditions: an H.264 rung, named by its
+       * short edge. `bootstrap`: the first segment's bootstrap segments, for its bootstrap playlist.
+       */
+      renditions: {
+        key?: string;
+        shortEdgePixels: number;
+        segments: PlaylistSegment[];
+        bootstrap?: PlaylistSegment[];
+      }[];
     }): Promise<void> {
       await whileHeartbeating(async () => {
-        for (const { key, shortEdgePixels, segments } of renditions) {
+        for (const { key, shortEdgePixels, segments, bootstrap } of renditions) {
+          const rendition = key ?? shortEdgePixels;
+          // The bootstrap playlist first: a playlist in storage means what it lists is there.
+          if (bootstrap)
+            await storage.put(
+              objectKeys.bootstrapPlaylist(videoId, rendition),
+              renderMediaPlaylist(segments, bootstrap),
+              hlsContentTypes.playlist,
+            );
           await storage.put(
-            objectKeys.renditionPlaylist(videoId, key ?? shortEdgePixels),
+            objectKeys.renditionPlaylist(videoId, rendition),
             renderMediaPlaylist(segments),
             hlsContentTypes.playlist,
           );
+        }
+      });
+    },
+
+    /**
+     * A rendition's first segment joined from its bootstrap segments (issue 55): fMP4 fragments
+     * concatenate, so the 6 s segment players without `bootstrap` get is their bytes in order.
+     */
+    async joinBootstrapSegments({ videoId, renditions }: { videoId: string; renditions: string[] }): Promise<void> {
+      await whileHeartbeating(async () => {
+        for (const key of renditions) {
+          const parts: Buffer[] = [];
+          for (let k = 0; k < hlsBootstrapCount; k += 1) {
+            const part = await storage.get(objectKeys.bootstrapSegment(videoId, key, k));
+            if (!part) throw new Error(`bootstrap segment ${k} of ${key} is not in storage`);
+            parts.push(part);
+          }
+          await storage.put(objectKeys.segment(videoId, key, 0), Buffer.concat(parts), hlsContentTypes.segment);
         }
       });
     },
@@ -71,16 +107,25 @@ function createPlaylistActivities({ storage }: StorageDeps) {
       durationSeconds,
       videoSeconds,
       renditions,
+      bootstrap = false,
     }: {
       videoId: string;
       durationSeconds: number;
       videoSeconds: number;
       renditions: { key: string; frameRate: number; segmentSeconds: number }[];
+      /** The first segment is made as bootstrap segments: each rendition's bootstrap playlist too. */
+      bootstrap?: boolean;
     }): Promise<{ segmentCounts: number[] }> {
       const segmentCounts: number[] = [];
       await whileHeartbeating(async () => {
         for (const { key, frameRate, segmentSeconds } of renditions) {
           const segments = plannedSegments({ durationSeconds, videoSeconds, frameRate, segmentSeconds });
+          if (bootstrap)
+            await storage.put(
+              objectKeys.bootstrapPlaylist(videoId, key),
+              renderMediaPlaylist(segments, plannedBootstrapSegments(segments[0]!, frameRate)),
+              hlsContentTypes.playlist,
+            );
           await storage.put(
             objectKeys.renditionPlaylist(videoId, key),
             renderMediaPlaylist(segments),

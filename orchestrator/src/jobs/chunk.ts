@@ -35,6 +35,7 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     audioUrl: input.audioTrackKey ? await storage.presignGet(input.audioTrackKey, lifetime) : '',
     measureQuality: input.measureQuality ?? false,
     audioHead: input.audioHead ?? false,
+    bootstrap: input.chunk.bootstrap ?? false,
   };
   const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input));
   const outcomes = outcomesOf(input.renditions, done, node, timings);

@@ -32,7 +32,7 @@ test('a chunk: its own segments only; the init segment with the first chunk, 2 s
         'vid_1',
         renditions,
         60,
-        { chunk: { index, firstSegment, segmentCount: 2 }, last },
+        { chunk: { index, firstSegment, segmentCount: 2, startSeconds: firstSegment * 6, durationSeconds: 12 }, last },
         7200,
       ),
     );

@@ -3,7 +3,15 @@
 // storage refuses anything else, so objects always carry the type delivery serves them with.
 import { Context } from '@temporalio/activity';
 import type { Storage } from '@kino/infra';
-import { hlsContentTypes, hlsInitName, hlsPlaylistName, hlsSegmentName, objectKeys } from '@kino/proto/contract';
+import {
+  hlsBootstrapName,
+  hlsBootstrapSeconds,
+  hlsContentTypes,
+  hlsInitName,
+  hlsPlaylistName,
+  hlsSegmentName,
+  objectKeys,
+} from '@kino/proto/contract';
 import type { ChunkPlan } from '../chunks.ts';
 import type { RenditionPlan } from '../ladder.ts';
 
@@ -24,7 +32,7 @@ export function urlLifetimeSeconds(attemptTimeoutMs: number = Context.current().
 
 /** A chunk's part of the video, for its outputs: its segments, and whether it is the video's last chunk. */
 interface ChunkWindow {
-  chunk: Pick<ChunkPlan, 'index' | 'firstSegment' | 'segmentCount'>;
+  chunk: Pick<ChunkPlan, 'index' | 'firstSegment' | 'segmentCount' | 'bootstrap' | 'startSeconds' | 'durationSeconds'>;
   last: boolean;
 }
 
@@ -62,6 +70,19 @@ export async function presignHlsOutputs(
         lifetime,
         hlsContentTypes.init,
       );
+    }
+    if (window?.chunk.bootstrap) {
+      // A window of the first segment: its bootstrap segments, not 6 s ones.
+      const { startSeconds, durationSeconds: seconds } = window.chunk;
+      const firstPart = Math.round(startSeconds / hlsBootstrapSeconds);
+      for (let k = firstPart; k < Math.round((startSeconds + seconds) / hlsBootstrapSeconds); k += 1) {
+        outputUrls[prefix + hlsBootstrapName(k)] = await storage.presignPut(
+          objectKeys.bootstrapSegment(videoId, rendition.key, k),
+          lifetime,
+          hlsContentTypes.segment,
+        );
+      }
+      continue;
     }
     for (let index = first; index < first + count; index += 1) {
       outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(

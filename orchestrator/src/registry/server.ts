@@ -1,18 +1,29 @@
-// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes register,
-// heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { GrpcStatus, grpc, nodeRegistryDefinition, type NodeRegistryHandlers } from '@kino/proto';
+// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes enroll, register,
+// heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone. With the
+// farm's TLS it serves over TLS and knows each node by its certificate (node-identity.ts).
+import {
+  GrpcStatus,
+  grpc,
+  nodeRegistryDefinition,
+  registryServerCredentials,
+  type NodeRegistryHandlers,
+} from '@kino/proto';
 import type { Counter, Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
 import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '@kino/database/repositories';
+import { enrollNode } from './enroll.ts';
+import type { FarmTls } from './farm-tls.ts';
+import { RegistryRequestError, createNodeAuthenticator } from './node-identity.ts';
 
 export interface RegistryServerOptions {
   db: Db;
   host: string;
   /** 0 picks a free port (see the handle's `port`). */
   port: number;
-  /** The farm token every node presents. */
-  token: string;
+  /** The shared farm token nodes present on plaintext (REGISTRY_ACCEPT_NODE_TOKEN); unused with TLS. */
+  token?: string;
+  /** The farm's TLS: the registry serves over it and nodes authenticate with their certificates. */
+  tls?: FarmTls;
   /** A node silent for this long is gone: no more work, its slots freed. */
   heartbeatTimeoutMs: number;
   logger: Logger;
@@ -34,66 +45,59 @@ export function heartbeatIntervalFor(heartbeatTimeoutMs: number): number {
   return Math.max(100, Math.floor(heartbeatTimeoutMs / 3));
 }
 
-class RegistryRequestError extends Error {
-  constructor(
-    readonly code: GrpcStatus,
-    message: string,
-  ) {
-    super(message);
-  }
+/** Refuses a registration whose address or slots cannot be used. */
+function checkRegistration({ address, slots }: { address: string; slots: number }): void {
+  if (!/^[^\s:]+:\d{1,5}$/.test(address) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(address))
+    throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, `address must be HOST:PORT (got "${address}")`);
+  if (!(slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
 }
 
-/** What the registry's handlers answer with: the farm's tables, its token, its timings. */
+// One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
+function statusOf(error: unknown): Partial<grpc.StatusObject> {
+  return error instanceof RegistryRequestError
+    ? { code: error.code, details: error.message }
+    : {
+        code: GrpcStatus.UNAVAILABLE,
+        details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
+      };
+}
+
+/** What the registry's handlers answer with: the farm's tables, its credentials, its timings. */
 interface RegistryContext extends Pick<
   RegistryServerOptions,
-  'db' | 'token' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
+  'db' | 'token' | 'tls' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
 > {
   leaseGraceMs: number;
 }
 
-/** Register, Heartbeat and Deregister: each authenticates the farm token, then updates the node's rows. */
+/**
+ * Register, Heartbeat and Deregister: each authenticates the node (its certificate, or the shared
+ * token), then updates the node's rows; a node with a credential is the node its credential names,
+ * with the labels it was enrolled with. Enroll trades a token for a credential.
+ */
 function createRegistryHandlers({
   db,
   token,
+  tls,
   heartbeatTimeoutMs,
   logger,
   leaseGraceMs,
   heartbeats,
 }: RegistryContext): NodeRegistryHandlers {
-  const expected = createHash('sha256').update(token).digest();
-  const authenticate = (presented: string) => {
-    if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) {
-      throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, 'wrong or missing farm token');
-    }
-  };
-  // One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
-  const statusOf = (error: unknown): Partial<grpc.StatusObject> =>
-    error instanceof RegistryRequestError
-      ? { code: error.code, details: error.message }
-      : {
-          code: GrpcStatus.UNAVAILABLE,
-          details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
-        };
-
+  const authenticate = createNodeAuthenticator({ db, token, tls: tls !== undefined });
   return {
     Register(call, callback) {
       const request = call.request;
       (async () => {
-        authenticate(request.token);
-        if (!/^[^\s:]+:\d{1,5}$/.test(request.address) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(request.address)) {
-          throw new RegistryRequestError(
-            GrpcStatus.INVALID_ARGUMENT,
-            `address must be HOST:PORT (got "${request.address}")`,
-          );
-        }
-        if (!(request.slots >= 1))
-          throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
+        const credential = await authenticate(call, request.token);
+        checkRegistration(request);
         const node = await registerNode(db, {
-          nodeId: request.nodeId,
+          nodeId: credential?.node_id ?? request.nodeId,
           address: request.address,
           slots: request.slots,
           version: request.version,
-          labels: request.labels,
+          // The operator's labels at enrollment: a node cannot claim a customer's label by itself.
+          labels: credential?.labels ?? request.labels,
           encoders: request.encoders,
           qualityFfmpeg: request.qualityFfmpeg,
         });
@@ -108,6 +112,8 @@ function createRegistryHandlers({
             qualityFfmpeg: node.quality_ffmpeg,
             reused: node.id === request.nodeId,
             wasGone: node.wasGone,
+            // A node with a credential has its enrollment's labels: its own NODE_LABELS are not used.
+            ...(credential && Object.keys(request.labels).length > 0 ? { ignoredLabels: request.labels } : {}),
           },
           'node registered',
         );
@@ -128,9 +134,9 @@ function createRegistryHandlers({
     Heartbeat(call, callback) {
       const request = call.request;
       (async () => {
-        authenticate(request.token);
+        const credential = await authenticate(call, request.token);
         const known = await recordHeartbeat(db, {
-          nodeId: request.nodeId,
+          nodeId: credential?.node_id ?? request.nodeId,
           draining: request.draining,
           activeJobs: request.activeJobs,
           leaseGraceMs,
@@ -157,13 +163,27 @@ function createRegistryHandlers({
     Deregister(call, callback) {
       const request = call.request;
       (async () => {
-        authenticate(request.token);
-        await deregisterNode(db, request.nodeId);
-        logger.info({ nodeId: request.nodeId }, 'node deregistered');
+        const credential = await authenticate(call, request.token);
+        const nodeId = credential?.node_id ?? request.nodeId;
+        await deregisterNode(db, nodeId);
+        logger.info({ nodeId }, 'node deregistered');
         return {};
       })().then(
         (response) => callback(null, response),
         (error: unknown) => callback(statusOf(error)),
+      );
+    },
+
+    Enroll(call, callback) {
+      enrollNode(db, tls, call.request).then(
+        (response) => {
+          logger.info({ nodeId: response.nodeId }, 'node enrolled');
+          callback(null, response);
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'enrollment refused');
+          callback(statusOf(error));
+        },
       );
     },
   };
@@ -177,8 +197,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   const server = new grpc.Server();
   server.addService(nodeRegistryDefinition, handlers);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
+    server.bindAsync(
+      `${options.host}:${options.port}`,
+      options.tls ? registryServerCredentials(options.tls.identity) : grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
     ),
   );
 
@@ -200,7 +222,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   sweep.unref();
 
   const address = `${options.host}:${port}`;
-  logger.info({ address, heartbeatTimeoutMs }, 'node registry listening');
+  logger.info({ address, heartbeatTimeoutMs, tls: options.tls !== undefined }, 'node registry listening');
   return {
     address,
     port,

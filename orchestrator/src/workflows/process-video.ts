@@ -17,9 +17,12 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import {
+  hlsSegmentName,
+  isHlsBootstrapName,
   measureBandwidth,
   workflowIds,
   type EncodingParameters,
+  type PlaylistSegment,
   type ProcessVideoInput,
   type VideoWebhookPayload,
   type Watermark,
@@ -46,6 +49,7 @@ import {
   type EncodeRenditionInput,
   type ProcessVideoResult,
   type RenditionResult,
+  type SegmentOutcome,
   type SourceProbe,
   type VideoJob,
 } from '../activity-types.ts';
@@ -289,7 +293,7 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   const justInTime =
     patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
   const chunks = justInTime
-    ? planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds)
+    ? planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds, patched('bootstrap-segments'))
     : patched('chunked-encoding') && !audioOnly
       ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
       : [];
@@ -298,7 +302,8 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   // source, queued as background work behind every other video's runs.
   run.chunked = chunks.length > 1 || (justInTime !== null && patched('just-in-time-one-run'));
   const publish = justInTime
-    ? (first: RenditionResult[]) => publishFirstSegments(job.videoId, probe, first, thumbnail, run, alternateAudio.done)
+    ? (first: RenditionResult[]) =>
+        publishFirstSegments(job.videoId, probe, first, thumbnail, run, alternateAudio.done, chunks[0]?.bootstrap)
     : undefined;
   const { renditions, audioTrackKey } = await (
     run.chunked
@@ -483,6 +488,8 @@ async function publishFirstSegments(
   thumbnail: Promise<string | null>,
   run: LadderRun,
   alternateAudio: Promise<RenditionResult[]>,
+  /** The first segment is made as bootstrap segments: their playlists are written too. */
+  bootstrap: boolean | undefined,
 ): Promise<void> {
   const audio = await alternateAudio;
   const plans = first.map((r) => r.plan);
@@ -491,6 +498,7 @@ async function publishFirstSegments(
     durationSeconds: probe.durationSeconds,
     videoSeconds: probe.videoDurationSeconds,
     renditions: plans.map(({ key, frameRate, segmentSeconds }) => ({ key, frameRate, segmentSeconds })),
+    ...(bootstrap ? { bootstrap } : {}),
   });
   const variants = first.map(({ plan, outcome }) => declaredVariant(plan, outcome));
   await storage.writeMasterPlaylist({ videoId, variants, ...masterAudioInput(audio) });
@@ -657,47 +665,112 @@ async function encodeInChunks(
       ? makeAudioTrack()
       : Promise.resolve(await makeAudioTrack());
   const measured = measuresQuality(job.parameters) ? qualitySampleChunks(chunks.length) : new Set<number>();
+  const runs: ChunkRuns = {
+    job,
+    probe,
+    chunks,
+    encoding,
+    runEncode,
+    finished,
+    planId,
+    audioTrack,
+    ownAudioHead,
+    measured,
+    publish,
+    bootstrapHeads: new Map(),
+  };
   const done = await allOrCancelRest(
-    groups.flatMap((group, g) =>
-      chunks.map((chunk) => async (): Promise<ChunkDone> => {
-        const recordName = `${g}-${chunk.index}`;
-        const first = publish !== undefined && g === 0 && chunk.index === 0;
-        const audioTrackKey = ownAudioHead(g, chunk) ? undefined : await audioTrack;
-        const outcomes =
-          finished[recordName] ??
-          (await runEncode(() =>
-            encoding.encodeChunk({
-              videoId,
-              storagePath,
-              renditions: group,
-              durationSeconds: probe.durationSeconds,
-              probe,
-              chunk,
-              last: chunk.index === chunks.length - 1,
-              ...(audioTrackKey ? { audioTrackKey } : {}),
-              ...(ownAudioHead(g, chunk) ? { audioHead: true as const } : {}),
-              planId,
-              recordName,
-              ...(measured.has(chunk.index) ? { measureQuality: true } : {}),
-              ...(publish ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first } } : {}),
-              ...nodeLabelsOf(job),
-              ...watermarkOf(job.parameters),
-            }),
-          ));
-        // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
-        if (first)
-          await CancellationScope.nonCancellable(() =>
-            publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))),
-          );
-        return { group, chunk, outcomes };
-      }),
-    ),
+    groups.flatMap((group, g) => chunks.map((chunk) => () => runChunk(runs, group, g, chunk))),
   ).catch(async (error: unknown) => {
     trackScope.cancel();
     await Promise.allSettled([audioTrack]);
     throw error;
   });
   return { renditions: await joinChunks(videoId, ladder, done), audioTrackKey: await audioTrack };
+}
+
+/** What every run of a chunked encode shares (encodeInChunks, runChunk). */
+interface ChunkRuns {
+  job: VideoJob;
+  probe: SourceProbe;
+  chunks: ChunkPlan[];
+  encoding: Encoding;
+  runEncode: RunEncode;
+  finished: Record<string, EncodeOutcome[]>;
+  planId: string;
+  audioTrack: Promise<string | undefined>;
+  ownAudioHead: (g: number, chunk: ChunkPlan) => boolean;
+  measured: Set<number>;
+  publish: ((first: RenditionResult[]) => Promise<void>) | undefined;
+  /** Each group's first bootstrap run (its first 2 s) encoded, which its second (the 4 s after) follows. */
+  bootstrapHeads: Map<number, Promise<void>>;
+}
+
+/** A promise settled from outside; a rejection nobody waits for is not unhandled. */
+function settledLater(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+/**
+ * One run (chunk `chunk` of group `g`): encoded unless a finished record has it; the first run of a
+ * just-in-time video publishes it. The second bootstrap run starts once the first is encoded, as
+ * urgent as it, and joins the group's first segment from their bootstrap segments.
+ */
+async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chunk: ChunkPlan): Promise<ChunkDone> {
+  const { job, probe, chunks, encoding, publish } = runs;
+  const { videoId, storagePath } = job;
+  const recordName = `${g}-${chunk.index}`;
+  const first = publish !== undefined && g === 0 && chunk.index === 0;
+  const bootstrapRest = chunk.bootstrap === true && chunk.index === 1;
+  // Set before the next run of the list starts (allOrCancelRest starts them in order, each up to
+  // its first await), settled as soon as this run is encoded, before it is published.
+  const head = chunk.bootstrap === true && chunk.index === 0 ? settledLater() : undefined;
+  if (head) runs.bootstrapHeads.set(g, head.promise);
+  if (bootstrapRest) await runs.bootstrapHeads.get(g);
+  const audioTrackKey = runs.ownAudioHead(g, chunk) ? undefined : await runs.audioTrack;
+  let outcomes: EncodeOutcome[];
+  try {
+    outcomes =
+      runs.finished[recordName] ??
+      (await runs.runEncode(() =>
+        encoding.encodeChunk({
+          videoId,
+          storagePath,
+          renditions: group,
+          durationSeconds: probe.durationSeconds,
+          probe,
+          chunk,
+          last: chunk.index === chunks.length - 1,
+          ...(audioTrackKey ? { audioTrackKey } : {}),
+          ...(runs.ownAudioHead(g, chunk) ? { audioHead: true as const } : {}),
+          planId: runs.planId,
+          recordName,
+          ...(runs.measured.has(chunk.index) ? { measureQuality: true } : {}),
+          ...(publish
+            ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first || (g === 0 && bootstrapRest) } }
+            : {}),
+          ...nodeLabelsOf(job),
+          ...watermarkOf(job.parameters),
+        }),
+      ));
+  } catch (error) {
+    head?.reject(error);
+    throw error;
+  }
+  head?.resolve();
+  // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
+  if (first)
+    await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))));
+  // Its three bootstrap segments made, the first segment is their concatenation.
+  if (bootstrapRest) await storage.joinBootstrapSegments({ videoId, renditions: group.map((plan) => plan.key) });
+  return { group, chunk, outcomes };
 }
 
 /**
@@ -739,14 +812,15 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
       .filter((d) => d.group.includes(plan))
       .sort((a, b) => a.chunk.index - b.chunk.index)
       .map((d) => d.outcomes[d.group.indexOf(plan)]!);
-    return { plan, parts, segments: parts.flatMap((part) => part.segments ?? []) };
+    return { plan, parts, ...withBootstrapJoined(parts.flatMap((part) => part.segments ?? [])) };
   });
   await storage.writeRenditionPlaylists({
     videoId,
-    renditions: joined.map(({ plan, segments }) => ({
+    renditions: joined.map(({ plan, segments, bootstrap }) => ({
       key: plan.key,
       shortEdgePixels: plan.shortEdgePixels,
       segments: segments.map(({ name, durationSeconds }) => ({ name, durationSeconds })),
+      ...(bootstrap.length > 0 ? { bootstrap } : {}),
     })),
   });
   return joined.map(({ plan, parts, segments }): RenditionResult => {
@@ -774,6 +848,25 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
  */
 export function watermarkOf(parameters: EncodingParameters): { watermark?: Watermark } {
   return parameters.watermark ? { watermark: parameters.watermark } : {};
+}
+
+/**
+ * A rendition's segments as its runs made them, the bootstrap segments (hlsBootstrapName, first)
+ * counted as the first segment they join into (joinBootstrapSegments) and listed apart for the
+ * bootstrap playlist.
+ */
+function withBootstrapJoined(made: SegmentOutcome[]): { segments: SegmentOutcome[]; bootstrap: PlaylistSegment[] } {
+  const parts = made.filter((segment) => isHlsBootstrapName(segment.name));
+  if (parts.length === 0) return { segments: made, bootstrap: [] };
+  const first: SegmentOutcome = {
+    name: hlsSegmentName(0),
+    durationSeconds: Math.round(parts.reduce((sum, part) => sum + part.durationSeconds, 0) * 1e6) / 1e6,
+    sizeBytes: parts.reduce((sum, part) => sum + part.sizeBytes, 0),
+  };
+  return {
+    segments: [first, ...made.slice(parts.length)],
+    bootstrap: parts.map(({ name, durationSeconds }) => ({ name, durationSeconds })),
+  };
 }
 
 /** The labels the video's encode nodes must carry, for an encode's input; none: any node (issue 54). */

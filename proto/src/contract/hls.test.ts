@@ -6,6 +6,7 @@ import {
   hlsSegmentPattern,
   hlsTargetDuration,
   measureBandwidth,
+  plannedBootstrapSegments,
   plannedSegments,
   renderMediaPlaylist,
 } from './hls.ts';
@@ -154,4 +155,30 @@ test('planned segments: the cuts on the first frame at or past each 6 s, the tai
 test('the peak a segment can reach under the rate control: 2x the target for 6 s of VBR, 1.17x for CBR', () => {
   assert.equal(declaredPeakKbps('variableBitrate', 1000, 6), 2000);
   assert.equal(Math.round(declaredPeakKbps('constantBitrate', 1200, 6)), 1400);
+});
+
+test('bootstrap segments: the first segment cut on the 2 s keyframe grid, listed in its place in the bootstrap playlist', () => {
+  const segments = plannedSegments({
+    durationSeconds: 13,
+    videoSeconds: 13,
+    frameRate: 30000 / 1001,
+    segmentSeconds: 6,
+  });
+  const bootstrap = plannedBootstrapSegments(segments[0]!, 30000 / 1001);
+  // The first frame at or past 2, 4 and 6 s at 29.97 fps: frames 60, 120 and 180 (2.002, 4.004, 6.006 s).
+  assert.deepEqual(
+    bootstrap.map((b) => [b.name, b.durationSeconds]),
+    [
+      ['boot-0.m4s', 2.002],
+      ['boot-1.m4s', 2.002],
+      ['boot-2.m4s', 2.002],
+    ],
+  );
+  const playlist = renderMediaPlaylist(segments, bootstrap);
+  assert.deepEqual(
+    playlist.split('\n').filter((line) => line && !line.startsWith('#')),
+    ['boot-0.m4s', 'boot-1.m4s', 'boot-2.m4s', 'seg-00001.m4s', 'seg-00002.m4s'],
+  );
+  assert.match(playlist, /#EXT-X-TARGETDURATION:6\n/, 'the 6 s segments set the target');
+  assert.doesNotMatch(renderMediaPlaylist(segments), /boot-/);
 });

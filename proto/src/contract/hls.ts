@@ -94,6 +94,45 @@ export function plannedSegments({
   }));
 }
 
+/**
+ * Bootstrap segments (issue 55; docs/decisions/just-in-time.md#bootstrap-segments): a video's first
+ * segment is also made as short segments on the 2 s keyframe grid, which concatenate into it byte for
+ * byte. A player given a playlist with `bootstrap=true` starts on the first of them: a just-in-time
+ * video turns `ready` once that one exists in every H.264 rung.
+ */
+export const hlsBootstrapSeconds = 2;
+/** How many bootstrap segments make the first segment. */
+export const hlsBootstrapCount = hlsSegmentSeconds / hlsBootstrapSeconds;
+/** A rendition's bootstrap playlist: its media playlist with the first segment as its bootstrap segments. */
+export const hlsBootstrapPlaylistName = 'bootstrap.m3u8';
+
+/** The name of bootstrap segment `index` (from 0) of a rendition's first segment: `boot-0.m4s`, ... */
+export function hlsBootstrapName(index: number): string {
+  return `boot-${index}.m4s`;
+}
+
+/** Whether `name` is one of hlsBootstrapName's. */
+export function isHlsBootstrapName(name: string): boolean {
+  return /^boot-\d+\.m4s$/.test(name);
+}
+
+/** ffmpeg's `-hls_segment_filename` pattern that writes `hlsBootstrapName`'s names. */
+export const hlsBootstrapPattern = 'boot-%d.m4s';
+
+/**
+ * The bootstrap segments of a first segment `first` (plannedSegments' or the encoded one): cut as
+ * the keyframe grid cuts, on the first frame at or past each multiple of hlsBootstrapSeconds.
+ */
+export function plannedBootstrapSegments(first: PlaylistSegment, frameRate: number): PlaylistSegment[] {
+  const cuts = Array.from({ length: hlsBootstrapCount }, (_, k) =>
+    k === 0 ? 0 : segmentCutSeconds(frameRate, k * hlsBootstrapSeconds),
+  );
+  return cuts.map((start, k) => ({
+    name: hlsBootstrapName(k),
+    durationSeconds: Math.round(((k + 1 < cuts.length ? cuts[k + 1]! : first.durationSeconds) - start) * 1e6) / 1e6,
+  }));
+}
+
 /** The master playlist, beside the rendition directories. */
 export const hlsMasterName = 'master.m3u8';
 /** A rendition's media playlist, in the rendition's directory. */
@@ -183,12 +222,21 @@ export interface PlaylistSegment {
  * whole-file encode, for the segments of every chunk (the orchestrator) and of a clip (the API).
  * One init segment serves them all.
  */
-export function renderMediaPlaylist(segments: readonly PlaylistSegment[]): string {
+export function renderMediaPlaylist(
+  segments: readonly PlaylistSegment[],
+  /** Set: the bootstrap playlist, the first segment listed as these (hlsBootstrapName's names). */
+  bootstrap?: readonly PlaylistSegment[],
+): string {
   if (segments.length === 0) throw new Error('a media playlist needs at least one segment');
   segments.forEach((segment, index) => {
     if (segment.name !== hlsSegmentName(index))
       throw new Error(`segment ${index} is ${segment.name}: the segments do not run on`);
   });
+  bootstrap?.forEach((segment, index) => {
+    if (segment.name !== hlsBootstrapName(index))
+      throw new Error(`bootstrap segment ${index} is ${segment.name}: the segments do not run on`);
+  });
+  // Kept at the 6 s segments' target: the bootstrap segments are shorter.
   const target = hlsTargetDuration(segments);
   const lines = [
     '#EXTM3U',
@@ -199,7 +247,8 @@ export function renderMediaPlaylist(segments: readonly PlaylistSegment[]): strin
     '#EXT-X-INDEPENDENT-SEGMENTS',
     `#EXT-X-MAP:URI="${hlsInitName}"`,
   ];
-  for (const segment of segments) lines.push(`#EXTINF:${segment.durationSeconds.toFixed(6)},`, segment.name);
+  const listed = bootstrap ? [...bootstrap, ...segments.slice(1)] : segments;
+  for (const segment of listed) lines.push(`#EXTINF:${segment.durationSeconds.toFixed(6)},`, segment.name);
   lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
 }

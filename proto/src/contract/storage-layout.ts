@@ -1,6 +1,13 @@
 // The bucket layout: where every object of Kino lives. The API writes uploads, the orchestrator
 // presigns a node's outputs and removes a deleted video's objects, delivery reads them back.
-import { hlsInitName, hlsMasterName, hlsPlaylistName, hlsSegmentName } from './hls.ts';
+import {
+  hlsBootstrapName,
+  hlsBootstrapPlaylistName,
+  hlsInitName,
+  hlsMasterName,
+  hlsPlaylistName,
+  hlsSegmentName,
+} from './hls.ts';
 
 /** A rendition's key (`720p`, `720p-av1`), or an H.264 rung's short edge (720 for `720p`). */
 export type RenditionRef = string | number;
@@ -36,6 +43,12 @@ export const objectKeys = {
     `${objectKeys.renditionDir(videoId, rendition)}/${hlsInitName}`,
   segment: (videoId: string, rendition: RenditionRef, index: number) =>
     `${objectKeys.renditionDir(videoId, rendition)}/${hlsSegmentName(index)}`,
+  /** Bootstrap segment `index` of the rendition's first segment (hlsBootstrapName). */
+  bootstrapSegment: (videoId: string, rendition: RenditionRef, index: number) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/${hlsBootstrapName(index)}`,
+  /** The rendition's bootstrap playlist, beside its playlist (written for videos that have bootstrap segments). */
+  bootstrapPlaylist: (videoId: string, rendition: RenditionRef) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/${hlsBootstrapPlaylistName}`,
   /**
    * Intermediate files of a chunked encode (docs/architecture.md#chunked-encoding): the video's
    * audio track and one record per finished chunk. Removed when the video is ready.

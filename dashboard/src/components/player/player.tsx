@@ -21,7 +21,15 @@ export interface PlayerProps {
 /** Reloads of a master playlist that lacks an expected caption track; past them, the player plays what it has. */
 const masterReloads = 5;
 
-export function Player({ src, onVideoElement, subtitleLanguages = [], poster }: PlayerProps) {
+/** The master with `bootstrap=true`: the player starts on the video's 2 s bootstrap segments where it has them (issue 55). */
+function withBootstrap(src: string): string {
+  const url = new URL(src, window.location.href);
+  url.searchParams.set('bootstrap', 'true');
+  return url.toString();
+}
+
+export function Player({ src: master, onVideoElement, subtitleLanguages = [], poster }: PlayerProps) {
+  const src = withBootstrap(master);
   const videoRef = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string>();
 

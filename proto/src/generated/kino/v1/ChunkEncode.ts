@@ -42,6 +42,12 @@ export interface ChunkEncode {
    * start before its whole track exists, and join the chunks copied from it seamlessly.
    */
   'audioHead'?: (boolean);
+  /**
+   * Set: the window lies inside the video's first segment (a just-in-time video's first 2 s, then
+   * the 4 s after): it is written as that segment's 2 s bootstrap segments, `<key>/boot-<n>.m4s`
+   * numbered from start_seconds / 2, which the orchestrator joins into seg-00000.m4s.
+   */
+  'bootstrap'?: (boolean);
 }
 
 /**
@@ -84,4 +90,10 @@ export interface ChunkEncode__Output {
    * start before its whole track exists, and join the chunks copied from it seamlessly.
    */
   'audioHead': (boolean);
+  /**
+   * Set: the window lies inside the video's first segment (a just-in-time video's first 2 s, then
+   * the 4 s after): it is written as that segment's 2 s bootstrap segments, `<key>/boot-<n>.m4s`
+   * numbered from start_seconds / 2, which the orchestrator joins into seg-00000.m4s.
+   */
+  'bootstrap': (boolean);
 }

@@ -14,7 +14,8 @@ import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__O
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from '../../kino/v1/ThumbnailResult.ts';
 
 /**
- * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+ * Served by every encode node. An enrolled node serves it over TLS and takes only the orchestrator's
+ * certificate; one on the shared farm token takes the token as metadata `x-kino-token`.
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
@@ -93,7 +94,8 @@ export interface EncodeServiceClient extends grpc.Client {
 }
 
 /**
- * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+ * Served by every encode node. An enrolled node serves it over TLS and takes only the orchestrator's
+ * certificate; one on the shared farm token takes the token as metadata `x-kino-token`.
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
