@@ -49,6 +49,7 @@ const sharedFarmFiles = [
   'test/e2e/embeds.test.ts',
   'test/e2e/farm-playback.test.ts',
   'test/e2e/storyboards-and-downloads.test.ts',
+  'test/e2e/watermarks.test.ts',
   'test/farm/ingest.test.ts',
 ];
 

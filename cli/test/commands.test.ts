@@ -89,6 +89,7 @@ const lightModules = [
   'node-flags.ts',
   'profiles.ts',
   'environment-settings.ts',
+  'watermark-flags.ts',
   'live-streams.ts',
 ].map((m) => join(cliDir, 'src', m));
 // the API package's base of the `admin` commands (a process package's own, not the CLI's), in its admin/ folder.

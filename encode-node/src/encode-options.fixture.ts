@@ -55,6 +55,7 @@ export function testEncodeOptions(request: Partial<EncodeRequest__Output>): Enco
       inputUrl: 'http://storage.test/clip.mp4',
       source: testSource,
       onDemand: false,
+      watermark: null,
       ...request,
     },
     workDir: tmpdir(),

@@ -11,7 +11,7 @@ import {
   thumbnailArgs,
   thumbnailFilter,
   toneMapFilter,
-  videoFilterChain,
+  videoFilterGraph,
   type HlsEncodeSettings,
 } from './presets.ts';
 import { audioEncodingOf } from '@kino/proto/contract';
@@ -191,13 +191,13 @@ test('HEVC and AV1 renditions: their encoders on the same keyframe grid as H.264
 });
 
 test('scales to the rendition size with square pixels; caps the frame rate only when asked', () => {
-  assert.equal(videoFilterChain(settings), 'scale=640:360:flags=bicubic,setsar=1');
+  assert.equal(videoFilterGraph(settings), 'scale=640:360:flags=bicubic,setsar=1');
   assert.equal(
-    videoFilterChain({ ...settings, capFrameRate: true, frameRate: 30 }),
+    videoFilterGraph({ ...settings, capFrameRate: true, frameRate: 30 }),
     'fps=30,scale=640:360:flags=bicubic,setsar=1',
   );
   assert.equal(
-    videoFilterChain({ ...settings, capFrameRate: true, frameRate: 29.97 }),
+    videoFilterGraph({ ...settings, capFrameRate: true, frameRate: 29.97 }),
     'fps=29.97,scale=640:360:flags=bicubic,setsar=1',
   );
   const capped = hlsEncodeArgs({
@@ -219,11 +219,11 @@ test('an HDR source: each rendition tone-mapped to SDR BT.709 at its own size, a
   );
   assert.match(toneMapFilter('hlg', 'yuv420p10le'), /^zscale=tin=arib-std-b67:.*,format=yuv420p10le$/);
   const hdr10 = { ...settings, toneMapFrom: 'hdr10' as const };
-  assert.equal(videoFilterChain(hdr10), `scale=640:360:flags=bicubic,setsar=1,${toneMapFilter('hdr10', 'yuv420p')}`);
+  assert.equal(videoFilterGraph(hdr10), `scale=640:360:flags=bicubic,setsar=1,${toneMapFilter('hdr10', 'yuv420p')}`);
   const bt709 = { '-color_primaries': 'bt709', '-color_trc': 'bt709', '-colorspace': 'bt709', '-color_range': 'tv' };
   const tagsOf = (args: string[]) => Object.fromEntries(Object.keys(bt709).map((flag) => [flag, valueOf(args, flag)]));
   const whole = hlsEncodeArgs({ input: '/in.mp4', settings: hdr10, threads: 0 });
-  assert.equal(valueOf(whole, '-vf'), videoFilterChain(hdr10));
+  assert.equal(valueOf(whole, '-vf'), videoFilterGraph(hdr10));
   assert.deepEqual(tagsOf(whole), bt709);
   const ladder = hlsLadderArgs({
     input: '/in.mp4',

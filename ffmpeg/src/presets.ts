@@ -19,6 +19,7 @@ import {
   type VideoCodec,
   type X264PixelFormat,
   type X264Preset,
+  type Watermark,
 } from '@kino/proto/contract';
 import { inputArgsFor } from './command.ts';
 import { encoderDeviceArgs, encoderUploadFilter } from './encoders.ts';
@@ -87,6 +88,8 @@ export interface HlsEncodeSettings {
    * picture). Absent: as the track is.
    */
   audioPadSeconds?: number;
+  /** Set: the image laid over the picture at this rung's share of it (videoFilterGraph). */
+  watermark?: WatermarkOverlay;
 }
 
 /**
@@ -252,18 +255,98 @@ function keyframeGrid(
   };
 }
 
-export function videoFilterChain(settings: HlsEncodeSettings): string {
-  const filters: string[] = [];
-  if (settings.capFrameRate) filters.push(`fps=${formatNumber(settings.frameRate)}`);
+/**
+ * The picture's filters of one rendition: the frame rate capped, the picture scaled to the rung
+ * (and tone-mapped), the watermark laid over it, then handed to a hardware encoder. `before`:
+ * filters that come first (the picture held to its end, picturePadFilter). In a complex graph the
+ * rendition's picture comes from the stream labelled `input` and goes to `output`, `id` telling its
+ * labels from other renditions'; without labels (`-vf`) the graph's one open input and output are
+ * the stream's.
+ */
+export function videoFilterGraph(
+  settings: HlsEncodeSettings,
+  { input, output, before = [], id = '' }: { input?: string; output?: string; before?: string[]; id?: string } = {},
+): string {
+  const from = input === undefined ? '' : `[${input}]`;
+  const to = output === undefined ? '' : `[${output}]`;
+  const picture = [...before];
+  if (settings.capFrameRate) picture.push(`fps=${formatNumber(settings.frameRate)}`);
   // The orchestrator computed a size with the source's display aspect; setsar=1 makes pixels square
   // so RESOLUTION in the master playlist is what players show.
-  filters.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
+  picture.push(`scale=${settings.width}:${settings.height}:flags=bicubic`, 'setsar=1');
   // After scaling: the tone map (float RGB) costs per pixel, and a rung is smaller than the source.
-  if (settings.toneMapFrom) filters.push(toneMapFilter(settings.toneMapFrom, settings.pixelFormat));
+  if (settings.toneMapFrom) picture.push(toneMapFilter(settings.toneMapFrom, settings.pixelFormat));
   // Last: the finished picture goes to the GPU (VA-API, Quick Sync); NVENC takes it from memory.
   const upload = settings.hardwareEncoder && encoderUploadFilter(settings.hardwareEncoder);
-  if (upload) filters.push(upload);
+  if (!settings.watermark) return `${from}${[...picture, ...(upload ? [upload] : [])].join(',')}${to}`;
+  // On the finished picture, at the rung's size: the same share of the picture at every rung, drawn
+  // in the picture's own colours (after the tone map), before the upload to the GPU.
+  const overlay = [watermarkOverlayFilter(settings.watermark, settings), ...(upload ? [upload] : [])].join(',');
+  return [
+    `${from}${picture.join(',')}[pic${id}]`,
+    `${watermarkImageFilter(settings.watermark, settings.width)}[wm${id}]`,
+    `[pic${id}][wm${id}]${overlay}${to}`,
+  ].join(';');
+}
+
+/** A watermark of a rendition: the contract's, with the image as a local file the node fetched. */
+export interface WatermarkOverlay extends Omit<Watermark, 'imageId'> {
+  imageFile: string;
+}
+
+/** The watermark's size and margins in pixels at a rung: shares of the picture's width (and height, for the top and bottom margin). */
+export function watermarkPixels(
+  watermark: Pick<WatermarkOverlay, 'widthPercent' | 'marginPercent'>,
+  picture: { width: number; height: number },
+): { width: number; marginX: number; marginY: number } {
+  return {
+    // Even: chroma is subsampled 2:1, and an odd width would blur its last column into the picture.
+    width: Math.max(2, 2 * Math.round((picture.width * watermark.widthPercent) / 200)),
+    marginX: Math.round((picture.width * watermark.marginPercent) / 100),
+    marginY: Math.round((picture.height * watermark.marginPercent) / 100),
+  };
+}
+
+/**
+ * The watermark image as a source of the graph: read once (movie), scaled to its width at the rung
+ * (its height by its own aspect), with alpha, faded to its opacity. The one frame it makes is laid
+ * over every frame of the picture (overlay repeats the last frame of its second input).
+ */
+export function watermarkImageFilter(watermark: WatermarkOverlay, pictureWidth: number): string {
+  const { width } = watermarkPixels(watermark, { width: pictureWidth, height: 0 });
+  const filters = [
+    `movie=filename=${escapeFilterValue(watermark.imageFile)}`,
+    `scale=${width}:-1:flags=lanczos`,
+    'format=rgba',
+    ...(watermark.opacity < 1 ? [`colorchannelmixer=aa=${formatNumber(watermark.opacity)}`] : []),
+  ];
   return filters.join(',');
+}
+
+/** Where the watermark goes on the picture: its corner (or the centre), the margins from the edges. */
+export function watermarkOverlayFilter(
+  watermark: WatermarkOverlay,
+  picture: { width: number; height: number },
+): string {
+  const { marginX, marginY } = watermarkPixels(watermark, picture);
+  const [x, y] = {
+    'top-left': [`${marginX}`, `${marginY}`],
+    'top-right': [`main_w-overlay_w-${marginX}`, `${marginY}`],
+    'bottom-left': [`${marginX}`, `main_h-overlay_h-${marginY}`],
+    'bottom-right': [`main_w-overlay_w-${marginX}`, `main_h-overlay_h-${marginY}`],
+    center: ['(main_w-overlay_w)/2', '(main_h-overlay_h)/2'],
+  }[watermark.position];
+  return `overlay=x=${x}:y=${y}:format=auto`;
+}
+
+/**
+ * A file name as the value of a filter's option inside a filtergraph: escaped once for the option
+ * (`'`, `\` and `:`) and again for the graph (`'`, `\`, `[`, `]`, `,` and `;`), as ffmpeg's
+ * filtergraph documentation asks.
+ */
+export function escapeFilterValue(value: string): string {
+  const option = value.replace(/[\\':]/g, (c) => `\\${c}`);
+  return option.replace(/[\\'[\],;]/g, (c) => `\\${c}`);
 }
 
 /** zscale's name of each HDR transfer. */
@@ -547,8 +630,9 @@ function videoArgs(
   endSeconds: number | undefined,
   padTo: number | undefined,
 ): string[] {
-  const chain = [...(padTo === undefined ? [] : [picturePadFilter(padTo)]), videoFilterChain(settings)].join(',');
-  return ['-vf', chain, ...videoEncoderArgs(settings, threads, endSeconds)];
+  const before = padTo === undefined ? [] : [picturePadFilter(padTo)];
+  const graph = videoFilterGraph(settings, { before });
+  return ['-vf', graph, ...videoEncoderArgs(settings, threads, endSeconds)];
 }
 
 /**
@@ -792,7 +876,9 @@ export function hlsLadderArgs({
   const n = outputs.length;
   const pad = picturePadTo === undefined ? '' : `${picturePadFilter(picturePadTo)},`;
   const split = `[0:v:0]${pad}split=${n}${outputs.map((_, k) => `[s${k}]`).join('')}`;
-  const chains = outputs.map(({ settings }, k) => `[s${k}]${videoFilterChain(settings)}[v${k}]`);
+  const chains = outputs.map(({ settings }, k) =>
+    videoFilterGraph(settings, { input: `s${k}`, output: `v${k}`, id: String(k) }),
+  );
   const withAudio = outputs.some((o) => o.settings.audio);
   const args = [
     ...hardwareDeviceArgs(outputs.map((o) => o.settings)),

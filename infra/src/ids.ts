@@ -13,9 +13,9 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, opt_… (operator token), upl_…, whk_…, node_… */
+/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, opt_… (operator token), upl_…, whk_…, node_…, img_… */
 export function newId(
-  prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'whd' | 'node' | 'job' | 'shr',
+  prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'whd' | 'node' | 'job' | 'shr' | 'img',
 ): string {
   return `${prefix}_${randomBase62(16)}`;
 }

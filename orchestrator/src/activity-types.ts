@@ -1,7 +1,7 @@
 // What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
 // history), no imports of code: the workflow sandbox reads these as types only. The task queue,
 // workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
-import type { EncodingParameters, VideoQuality, VideoStatus, WebhookPayload } from '@kino/proto/contract';
+import type { EncodingParameters, VideoQuality, VideoStatus, Watermark, WebhookPayload } from '@kino/proto/contract';
 import type { ChunkPlan } from './chunks.ts';
 import type { RenditionPlan } from './ladder.ts';
 import type { ProbeResult__Output } from '@kino/proto';
@@ -102,6 +102,8 @@ export interface EncodeInput {
   measureQuality?: boolean;
   /** Labels its node must carry, every one (the video's `nodeLabels`); absent: any node. */
   nodeLabels?: string[];
+  /** The video's watermark, laid over every picture rendition; absent: none (and in histories before it). */
+  watermark?: Watermark;
 }
 
 /**

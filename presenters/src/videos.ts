@@ -97,6 +97,7 @@ export function presentVideoDetails(
     additionalCodecs: parameters.additionalCodecs ?? [],
     nodeLabels: parameters.nodeLabels ?? [],
     hardwareEncoding: parameters.hardwareEncoding ?? 'never',
+    ...(parameters.watermark ? { watermark: parameters.watermark } : {}),
     // Read from the probe when the video became ready; videos made before it was read have none.
     ...(video.source_dynamic_range !== null ? { sourceDynamicRange: video.source_dynamic_range } : {}),
     encodings: inLadderOrder(renditions).map(presentEncoding),

@@ -20,6 +20,7 @@ export type { NodeRegistryHandlers, NodeRegistryDefinition } from './generated/k
 export type { ProbeRequest, ProbeRequest__Output } from './generated/kino/v1/ProbeRequest.ts';
 export type { ProbeResult, ProbeResult__Output } from './generated/kino/v1/ProbeResult.ts';
 export type { RenditionSpec, RenditionSpec__Output } from './generated/kino/v1/RenditionSpec.ts';
+export type { Watermark, Watermark__Output } from './generated/kino/v1/Watermark.ts';
 export type { EncodeRequest, EncodeRequest__Output } from './generated/kino/v1/EncodeRequest.ts';
 export type { EncodeEvent, EncodeEvent__Output } from './generated/kino/v1/EncodeEvent.ts';
 export type { EncodeProgress, EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';

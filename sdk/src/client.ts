@@ -2,6 +2,7 @@ import { KinoError } from './errors.ts';
 import { HttpClient, type FetchLike } from './http.ts';
 import { Analytics } from './resources/analytics.ts';
 import { Environments } from './resources/environments.ts';
+import { Images } from './resources/images.ts';
 import { LiveStreams } from './resources/live-streams.ts';
 import { Nodes } from './resources/nodes.ts';
 import { Playback } from './resources/playback.ts';
@@ -66,6 +67,7 @@ function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export class Kino {
   readonly environments: Environments;
+  readonly images: Images;
   readonly uploads: Uploads;
   readonly videos: Videos;
   readonly playback: Playback;
@@ -98,6 +100,7 @@ export class Kino {
     });
     this.devStack = devStack;
     this.environments = new Environments(this.http);
+    this.images = new Images(this.http);
     this.uploads = new Uploads(this.http, (this.constructor as typeof Kino).fileAccess);
     this.videos = new Videos(this.http, sleepUnlessAborted);
     this.playback = new Playback(this.http);

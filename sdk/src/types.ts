@@ -20,10 +20,18 @@ import type {
   VideoCodec,
   VideoQuality,
   VideoStatus,
+  Watermark,
+  WatermarkPosition,
+  WatermarkRequest,
   WebhookEvent,
+  ImageFormat,
 } from '@kino/proto/contract';
 
 export type {
+  Watermark,
+  WatermarkPosition,
+  WatermarkRequest,
+  ImageFormat,
   AdditionalVideoCodec,
   AudioCodec,
   CompressionRatio,
@@ -59,6 +67,8 @@ export interface Environment {
   hardwareEncoding: 'never' | 'allowed';
   /** The default of its videos' `nodeLabels` (empty: any node). An extension of the spec. */
   nodeLabels: string[];
+  /** The watermark of its videos whose process call names none (defaults applied); null: none. */
+  watermark: Watermark | null;
 }
 
 /** `PATCH /{orgID}/environments/{envID}`: the settings to change, at least one. */
@@ -69,6 +79,18 @@ export interface UpdateEnvironmentParams {
   hardwareEncoding?: 'never' | 'allowed';
   /** Labels every encode node of its videos must carry; empty: any node. */
   nodeLabels?: string[];
+  /** The default watermark of its videos (an image of the environment: `kino.images.upload`); null: none. */
+  watermark?: WatermarkRequest | null;
+}
+
+/** `POST /{orgID}/environments/{envID}/images`: an image a watermark names. */
+export interface Image {
+  imageId: string;
+  format: ImageFormat;
+  width: number;
+  height: number;
+  sizeBytes: number;
+  createdAt: string;
 }
 
 /** A video as lists show it. */
@@ -165,6 +187,8 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   nodeLabels: string[];
   /** Whether its renditions could be made on hardware encoders; `never` for videos before it existed. An extension. */
   hardwareEncoding: 'never' | 'allowed';
+  /** The image burnt into its renditions (the call's or its environment's, defaults applied); absent: none. */
+  watermark?: Watermark;
   /**
    * Why some of its encodes wait while it is transcoding: no live encode node can run them (AV1 with
    * no node that has the quality ffmpeg, a label no node carries). An extension of the spec.
@@ -364,6 +388,12 @@ export interface ProcessVideoParams {
    * software only. Default: the environment's setting. An extension of the spec.
    */
   hardwareEncoding?: 'never' | 'allowed';
+  /**
+   * An image of the environment (`kino.images.upload`) burnt into every rendition at `position`, its
+   * width (default 12) and margins (default 3) percentages of the picture, at `opacity` (default 1).
+   * Default: the environment's `watermark`.
+   */
+  watermark?: WatermarkRequest;
 }
 
 export interface ProcessVideoResult {

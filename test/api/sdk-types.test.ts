@@ -37,6 +37,7 @@ const operations: Record<string, { request?: string; query?: string; response: {
     'GET /health': { response: { type: 'Health' } },
     'GET /{orgID}/environments': { response: { at: 'environments[]', type: 'Environment' } },
     'PATCH /{orgID}/environments/{envID}': { request: 'UpdateEnvironmentParams', response: { type: 'Environment' } },
+    'POST /{orgID}/environments/{envID}/images': { response: { type: 'Image' } },
     'POST /{orgID}/environments/{envID}/videos/upload-url': {
       request: 'CreateUploadUrlParams',
       response: { type: 'UploadTicket' },

@@ -711,8 +711,10 @@ describe('environment settings (PATCH)', () => {
         'justInTime',
         'name',
         'nodeLabels',
+        'watermark',
       ]);
       assert.equal(env.justInTime, null, env.name);
+      assert.equal(env.watermark, null, env.name);
     }
     const video = await seedVideo({ name: 'In an environment whose setting changes' });
     // The environment's own key may change it, as a full key may.
@@ -730,6 +732,7 @@ describe('environment settings (PATCH)', () => {
         justInTime,
         hardwareEncoding: 'never',
         nodeLabels: [],
+        watermark: null,
       });
       assert.equal(await justInTimeOf(t.envA.id), justInTime);
       assert.equal(

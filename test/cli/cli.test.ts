@@ -643,6 +643,60 @@ describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
     assert.equal(deleted.status, 'deleted');
     await expectCode(['videos', 'get', videoId], 1);
   });
+
+  it('uploads an image and names it as a watermark: --watermark-* on upload, the default with environments update', async () => {
+    const logo = join(home, 'logo.png');
+    // A second of a small picture: the video is waited for below, and should cost next to nothing.
+    const logoArgs = ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=white:s=120x40', '-frames:v', '1', logo];
+    const [tiny] = await Promise.all([
+      makeClip({ seconds: 1, width: 160, height: 90, fps: 24, audio: false, path: join(home, 'tiny.mp4') }),
+      promisify(execFile)('ffmpeg', logoArgs),
+    ]);
+    const image = await kinoJson<{ imageId: string; format: string; width: number }>(['images', 'upload', logo]);
+    assert.match(image.imageId, /^img_\w+$/);
+    assert.deepEqual([image.format, image.width], ['png', 120]);
+    // Kept on the video as asked, its defaults applied (the encode itself: test/e2e/watermarks.test.ts).
+    const [marked] = await kinoJson<Uploaded[]>([
+      ...['videos', 'upload', tiny, '--compression', 'ultrafast', '--watermark', image.imageId],
+      ...['--watermark-position', 'bottom-left', '--watermark-width', '10', '--watermark-opacity', '0.5'],
+    ]);
+    const details = await kinoJson<VideoDetails>(['videos', 'get', marked!.videoID]);
+    assert.deepEqual(details.watermark, {
+      imageId: image.imageId,
+      position: 'bottom-left',
+      widthPercent: 10,
+      marginPercent: 3,
+      opacity: 0.5,
+    });
+    // Ready before it goes: nothing of it is left encoding for the tests after this one.
+    await expectCode(['videos', 'wait', marked!.videoID], 0);
+    await kinoJson(['videos', 'delete', marked!.videoID, '--yes']);
+    // Not a number: a usage error; out of range: the API's 400, naming the field.
+    await expectCode(['videos', 'upload', tiny, '--watermark', image.imageId, '--watermark-width', 'wide'], 2);
+    const refused = await expectCode(
+      ['videos', 'upload', tiny, '--watermark', image.imageId, '--watermark-width', '70', '--json'],
+      1,
+    );
+    assert.match(refused.stderr, /body\.watermark\.widthPercent/);
+    await expectCode(['images', 'upload', tiny], 1);
+
+    const standing = await kinoJson<{ watermark: unknown }>([
+      'environments',
+      'update',
+      farm.envId,
+      '--watermark',
+      image.imageId,
+    ]);
+    assert.deepEqual(standing.watermark, {
+      imageId: image.imageId,
+      position: 'top-right',
+      widthPercent: 12,
+      marginPercent: 3,
+      opacity: 1,
+    });
+    const none = await kinoJson<{ watermark: unknown }>(['environments', 'update', farm.envId, '--watermark', 'none']);
+    assert.equal(none.watermark, null);
+  });
 });
 
 describe("kino nodes, the operators' commands", { timeout: 300_000 }, () => {

@@ -73,6 +73,13 @@ test('two files dropped on the upload panel go to storage side by side, each row
   // Content-aware with AV1 beside H.264: the ladder below then has codec renditions and VMAF scores.
   await page.getByTestId('upload-encoding-mode').selectOption('contentAware');
   await page.getByTestId('upload-codec-av1').check();
+  // A watermark: the image goes to the environment once, and both videos name it.
+  const logo = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  await page.getByTestId('upload-watermark').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logo });
+  await page.getByTestId('upload-watermark-position').selectOption('bottom-left');
   await page.getByTestId('upload-drop').dispatchEvent('drop', { dataTransfer });
   const rows = page.getByTestId('upload-row');
   await page.waitForFunction(
@@ -116,6 +123,8 @@ test('two files dropped on the upload panel go to storage side by side, each row
     async (url) => ((await (await fetch(url)).json()) as { body: VideoDetails }).body,
     `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`,
   );
+  assert.equal(details.watermark?.position, 'bottom-left', 'the watermark chosen in the upload panel');
+  assert.match(details.watermark?.imageId ?? '', /^img_\w+$/);
   const codecLabels = { h264: 'H.264', hevc: 'HEVC', av1: 'AV1' };
   const shown = await page
     .getByTestId('encoding-row')

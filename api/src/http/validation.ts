@@ -179,7 +179,7 @@ export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schem
     let value = convert ? convertText(schema, input) : omittedOptionalBody ? {} : input;
     if (value !== undefined && value !== null) value = Value.Default(schema, value);
     if (check.Check(value)) return { value };
-    const errors = [...check.Errors(value)];
+    const errors = [...check.Errors(value)].flatMap(unionLeaves);
     // An Intersect or Union reports its members' failures again as its own: judge the leaves.
     const real = errors.filter((error) => !isUtf16LengthArtefact(error));
     const leaves = real.filter(
@@ -196,6 +196,17 @@ const locationPrefix: Record<string, string> = {
   params: 'params',
   headers: 'headers',
 };
+
+/**
+ * A union's failure as the failures inside its value, where a member got that far: `{…} or null`
+ * given an object with a number out of range names that number (`body.watermark.widthPercent`), not
+ * the union. A value no member could look into (a string for an object) stays the union's failure.
+ */
+function unionLeaves(error: ValueError): ValueError[] {
+  if (error.type !== ValueErrorType.Union) return [error];
+  const inner = error.errors.flatMap((member) => [...member]).filter((e) => e.path.startsWith(`${error.path}/`));
+  return inner.length > 0 ? inner.flatMap(unionLeaves) : [error];
+}
 
 /** Fastify's validation result → the spec's `errors[]` entries. */
 export function toFieldErrors(issues: ValidationIssue[], context: string | undefined): FieldError[] {

@@ -3,14 +3,15 @@
 // its own environment.
 // PATCH /{orgID}/environments/{envID} changes an environment's settings: its just-in-time choice
 // (docs/decisions/api.md#environment-settings) and its videos' encode defaults, `hardwareEncoding`
-// and `nodeLabels` (issue 54). Whoever reaches the environment may change
+// and `nodeLabels` (issue 54), and `watermark` (issue 57). Whoever reaches the environment may change
 // it, as with its webhooks: a full key, a session, or that environment's own key.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Environment } from '@kino/database';
 import type { RouteOptions } from '../deps.ts';
 import { listEnvironments, setEnvironmentEncodeSettings, setEnvironmentJustInTime } from '@kino/database/repositories';
-import { hardwareEncodingModes, nodeLabelPattern } from '@kino/proto/contract';
+import { hardwareEncodingModes, nodeLabelPattern, withWatermarkDefaults } from '@kino/proto/contract';
+import { assertWatermarkImage, watermarkRequestSchema, WatermarkSchema } from '../schemas/watermarks.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { accessOf, environmentScope } from '../plugins/access.ts';
 import { Envelope, EnvParams, errorResponses, OrgParams, StringEnum, withExamples } from '../schemas/common.ts';
@@ -23,6 +24,9 @@ const justInTimeDescription =
 const hardwareEncodingDescription =
   "The default of its videos' `hardwareEncoding`: `allowed`, a node with a working hardware encoder (NVENC, VA-API, Quick Sync) " +
   "of a rendition's codec may use it, under x264's rate and keyframe rules; `never` (the default), software only. A process call may say otherwise.";
+const watermarkDescription =
+  "The default of its videos' `watermark`: an image of the environment burnt into every rendition of a video whose process " +
+  'or ingest call names none. null: none.';
 const nodeLabelsDescription =
   "The default of its videos' `nodeLabels`: labels every encode node of its videos must carry (a customer's own nodes). " +
   'Empty: any node. A process call may say otherwise.';
@@ -35,6 +39,7 @@ export const EnvironmentSchema = Type.Object({
   justInTime: Type.Union([Type.Boolean(), Type.Null()], { description: justInTimeDescription }),
   hardwareEncoding: StringEnum(hardwareEncodingModes, { description: hardwareEncodingDescription }),
   nodeLabels: Type.Array(Type.String(), { description: nodeLabelsDescription }),
+  watermark: Type.Union([WatermarkSchema, Type.Null()], { description: watermarkDescription }),
 });
 
 export function presentEnvironment(environment: Environment): Static<typeof EnvironmentSchema> {
@@ -45,6 +50,7 @@ export function presentEnvironment(environment: Environment): Static<typeof Envi
     justInTime: environment.just_in_time,
     hardwareEncoding: environment.hardware_encoding ?? 'never',
     nodeLabels: environment.node_labels ?? [],
+    watermark: environment.watermark,
   };
 }
 
@@ -56,6 +62,7 @@ const exampleEnvironment: Static<typeof EnvironmentSchema> = {
   justInTime: null,
   hardwareEncoding: 'never',
   nodeLabels: [],
+  watermark: null,
 };
 
 /** The body of PATCH: the settings to change, at least one (null is a value: the farm's default, or none). */
@@ -70,6 +77,7 @@ const UpdateBody = Type.Object(
         description: nodeLabelsDescription,
       }),
     ),
+    watermark: Type.Optional(Type.Union([watermarkRequestSchema(watermarkDescription), Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -104,15 +112,16 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
   app.patch(
     '/:orgID/environments/:envID',
     {
+      config: { validationCodes: { 'body.watermark': 'invalid_watermark' } },
       schema: {
         tags: ['environments'],
         summary: "Change an environment's settings",
         operationId: 'updateEnvironment',
         description:
           "Sets whether the environment's videos are published just in time (true or false), or follow the farm's default (null); " +
-          'and the defaults of its process calls: `hardwareEncoding` and `nodeLabels`. ' +
+          'and the defaults of its process calls: `hardwareEncoding`, `nodeLabels` and `watermark`. ' +
           'A video reads the setting when its processing starts: videos already processing keep theirs. Answers the environment ' +
-          'after the change. Errors: 404 environment_not_found.',
+          'after the change. Errors: 400 invalid_watermark (a bad value, or an imageId of no image of the environment); 404 environment_not_found.',
         params: EnvParams,
         body: withExamples(UpdateBody, { justInTime: false }, { justInTime: null }, { hardwareEncoding: 'allowed' }),
         response: {
@@ -124,17 +133,20 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
     async (request) => {
       const access = accessOf(request);
       const envId = access.environment!.id;
-      const { justInTime, hardwareEncoding, nodeLabels } = request.body;
+      const { justInTime, hardwareEncoding, nodeLabels, watermark } = request.body;
+      if (watermark) await assertWatermarkImage(deps, { orgId: access.orgId, envId }, watermark, 'invalid_watermark');
       // The body has at least one setting (minProperties): each write answers the row after it.
       let updated: Environment | undefined;
       if (justInTime !== undefined)
         updated = await setEnvironmentJustInTime(deps.db, { orgId: access.orgId, id: envId, justInTime });
-      if (hardwareEncoding !== undefined || nodeLabels !== undefined)
+      if (hardwareEncoding !== undefined || nodeLabels !== undefined || watermark !== undefined)
         updated = await setEnvironmentEncodeSettings(deps.db, {
           orgId: access.orgId,
           id: envId,
           ...(hardwareEncoding !== undefined ? { hardwareEncoding } : {}),
           ...(nodeLabels !== undefined ? { nodeLabels } : {}),
+          // Stored with its defaults applied: a video takes it as it is.
+          ...(watermark !== undefined ? { watermark: watermark && withWatermarkDefaults(watermark) } : {}),
         });
       // The access hook found it; environments are never deleted, so this is only a guard.
       if (!updated)
@@ -148,6 +160,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
           justInTime: updated.just_in_time,
           hardwareEncoding: updated.hardware_encoding,
           nodeLabels: updated.node_labels,
+          watermark: updated.watermark,
         },
         'environment settings changed',
       );

@@ -24,6 +24,7 @@ import { captionRoutes } from './captions.ts';
 import { audioTrackRoutes } from './audio-tracks.ts';
 import { clipRoutes } from './clips.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
+import { imageRoutes } from './images.ts';
 import { usageRoutes } from './analytics/usage.ts';
 import { dailyRoutes } from './analytics/daily.ts';
 import { storageRoutes } from './analytics/storage.ts';
@@ -56,6 +57,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(audioTrackRoutes, options);
   await api.register(clipRoutes, options);
   await api.register(thumbnailRoutes, options);
+  await api.register(imageRoutes, options);
   await api.register(usageRoutes, options);
   await api.register(dailyRoutes, options);
   await api.register(storageRoutes, options);

@@ -1,6 +1,7 @@
 // The video resources of the spec: list item, details, ladder entry, pagination; the paths naming a video.
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, StringEnum } from './common.ts';
+import { WatermarkSchema } from './watermarks.ts';
 import {
   hardwareEncodingModes,
   additionalVideoCodecs,
@@ -150,6 +151,7 @@ export const VideoDetailsSchema = Type.Object({
     description:
       'The node labels its encodes asked for, as at processing; empty for videos processed before it existed.',
   }),
+  watermark: Type.Optional(WatermarkSchema),
   sourceDynamicRange: Type.Optional(
     StringEnum(dynamicRanges, {
       description:

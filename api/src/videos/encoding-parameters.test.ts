@@ -49,3 +49,27 @@ it("the environment's encode settings are the defaults of what a call leaves out
   assert.equal(unset.hardwareEncoding, 'never');
   assert.deepEqual(unset.nodeLabels, []);
 });
+
+it("a call's watermark takes its defaults; without one the environment's applies; with neither there is none (issue 57)", () => {
+  const standing = {
+    imageId: 'img_env',
+    position: 'top-left' as const,
+    marginPercent: 5,
+    widthPercent: 20,
+    opacity: 0.5,
+  };
+  const environment = { hardware_encoding: null, node_labels: null, watermark: standing };
+  assert.deepEqual(withDefaultParameters({}, environment).watermark, standing);
+  assert.deepEqual(
+    withDefaultParameters({ watermark: { imageId: 'img_call', position: 'center' } }, environment).watermark,
+    {
+      imageId: 'img_call',
+      position: 'center',
+      marginPercent: 3,
+      widthPercent: 12,
+      opacity: 1,
+    },
+  );
+  const none = withDefaultParameters({}, { ...environment, watermark: null });
+  assert.equal('watermark' in none, false, 'no key: parameters stored as before watermarks');
+});

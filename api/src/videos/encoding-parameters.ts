@@ -4,7 +4,9 @@ import {
   defaultEncodingParameters,
   encodingParameterNames,
   maxFrameRateLimit,
+  withWatermarkDefaults,
   type EncodingParameters,
+  type WatermarkRequest,
 } from '@kino/proto/contract';
 import type { Environment } from '@kino/database';
 import type { FieldError } from '../http/errors.ts';
@@ -15,18 +17,26 @@ import type { FieldError } from '../http/errors.ts';
  * plans from it and sends every value on the wire, and a node fills in nothing.
  */
 export function withDefaultParameters(
-  request: Partial<EncodingParameters>,
-  environment?: Pick<Environment, 'hardware_encoding' | 'node_labels'>,
+  request: Partial<Omit<EncodingParameters, 'watermark'>> & { watermark?: WatermarkRequest },
+  environment?: Pick<Environment, 'hardware_encoding' | 'node_labels'> & Partial<Pick<Environment, 'watermark'>>,
 ): EncodingParameters {
   const given = Object.fromEntries(
     encodingParameterNames.filter((name) => request[name] !== undefined).map((name) => [name, request[name]]),
   ) as Partial<EncodingParameters>;
-  return { ...defaultEncodingParameters, ...environmentDefaults(environment), ...given };
+  const watermark = request.watermark ? withWatermarkDefaults(request.watermark) : environment?.watermark;
+  return {
+    ...defaultEncodingParameters,
+    ...environmentDefaults(environment),
+    ...given,
+    // None unless asked for, by the call or the environment: no key at all, as before watermarks.
+    ...(watermark ? { watermark } : {}),
+  };
 }
 
 /**
  * The environment's settings that are defaults of its process calls (issue 54): `hardwareEncoding`
- * and `nodeLabels`, where it has them; what a call gives wins.
+ * and `nodeLabels`, where it has them; what a call gives wins. (Its `watermark`, issue 57, too:
+ * withDefaultParameters takes the call's whole, or else the environment's.)
  */
 function environmentDefaults(
   environment: Pick<Environment, 'hardware_encoding' | 'node_labels'> | undefined,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
 import type { Db } from '../database.ts';
+import type { Watermark } from '@kino/proto/contract';
 import type { Environment } from '../schema.ts';
 
 export async function createEnvironment(
@@ -48,6 +49,7 @@ export async function setEnvironmentJustInTime(
 export interface EnvironmentEncodeSettings {
   hardwareEncoding?: 'never' | 'allowed' | null;
   nodeLabels?: string[] | null;
+  watermark?: Watermark | null;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface EnvironmentEncodeSettings {
  */
 export async function setEnvironmentEncodeSettings(
   db: Db,
-  { orgId, id, hardwareEncoding, nodeLabels }: { orgId: string; id: string } & EnvironmentEncodeSettings,
+  { orgId, id, hardwareEncoding, nodeLabels, watermark }: { orgId: string; id: string } & EnvironmentEncodeSettings,
 ): Promise<Environment | undefined> {
   return db
     .updateTable('environments')
@@ -65,6 +67,7 @@ export async function setEnvironmentEncodeSettings(
       ...(nodeLabels !== undefined
         ? { node_labels: nodeLabels === null ? null : sql<string[]>`${sql.val(nodeLabels)}::text[]` }
         : {}),
+      ...(watermark !== undefined ? { watermark: watermark === null ? null : JSON.stringify(watermark) } : {}),
     })
     .where('id', '=', id)
     .where('org_id', '=', orgId)

@@ -1,4 +1,5 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Watermark } from '@kino/proto/contract';
 
 export interface EnvironmentsTable {
   id: string;
@@ -10,6 +11,8 @@ export interface EnvironmentsTable {
   hardware_encoding: Generated<'never' | 'allowed' | null>;
   /** Labels every encode node of its videos must carry; null or empty: any node. */
   node_labels: Generated<string[] | null>;
+  /** The watermark of its videos whose process call gives none (issue 57); null: none. */
+  watermark: ColumnType<Watermark | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 export type Environment = Selectable<EnvironmentsTable>;

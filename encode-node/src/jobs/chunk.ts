@@ -14,6 +14,7 @@ import { InvalidRequestError } from '../errors.ts';
 import { encodeHlsJob } from '../hls-job.ts';
 import { describePlan, planHlsEncode } from '../hls-plan.ts';
 import { withJobDir } from '../job-dir.ts';
+import { watermarkedPlan } from '../watermark.ts';
 
 type ChunkEncode = NonNullable<EncodeRequest__Output['chunk']>;
 
@@ -50,7 +51,7 @@ export async function runChunkJob(
     }
     return encodeHlsJob(options, source, {
       jobDir,
-      plan,
+      plan: await watermarkedPlan(plan, request.watermark, jobDir, options.signal),
       outputUrls: chunk.outputUrls,
       measureQuality: chunk.measureQuality,
       window,

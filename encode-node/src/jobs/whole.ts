@@ -8,6 +8,7 @@ import type { EncodeJobOptions } from '../encode-options.ts';
 import { encodeHlsJob } from '../hls-job.ts';
 import { describePlan, planHlsEncode } from '../hls-plan.ts';
 import { withJobDir } from '../job-dir.ts';
+import { watermarkedPlan } from '../watermark.ts';
 
 export async function runWholeJob(
   options: EncodeJobOptions,
@@ -24,10 +25,10 @@ export async function runWholeJob(
     options.encoders,
   );
   logger.info(describePlan(plan, source), 'encode starting');
-  return withJobDir(options.workDir, request.jobId, 'job', (jobDir) =>
+  return withJobDir(options.workDir, request.jobId, 'job', async (jobDir) =>
     encodeHlsJob(options, source, {
       jobDir,
-      plan,
+      plan: await watermarkedPlan(plan, request.watermark, jobDir, options.signal),
       outputUrls: whole.outputUrls,
       measureQuality: whole.measureQuality,
       keep: () => true,

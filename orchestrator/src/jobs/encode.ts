@@ -1,10 +1,17 @@
 // What every Encode job (whole, chunk, audio track, audio download) shares: the wire form of the
 // renditions it makes, the source's probe and input URL it carries, and the outcomes the node reports.
-import type { EncodeDone__Output, RenditionDone__Output, RenditionSpec } from '@kino/proto';
+import type { EncodeDone__Output, RenditionDone__Output, RenditionSpec, Watermark } from '@kino/proto';
 import type { EncodeInput, EncodeOutcome, EncodeTimings } from '../activity-types.ts';
 import type { FarmNode, QueuePlacement } from '../node-farm.ts';
 import type { RenditionPlan } from '../ladder.ts';
-import { hardwareEncodersOf, needsOfEncode, type JobNeeds, type VideoCodec } from '@kino/proto/contract';
+import {
+  hardwareEncodersOf,
+  needsOfEncode,
+  objectKeys,
+  type JobNeeds,
+  type VideoCodec,
+  type Watermark as VideoWatermark,
+} from '@kino/proto/contract';
 import { segmentBitsPerSecond } from '../master-playlist.ts';
 import { sourceOf } from './probe.ts';
 import { urlLifetimeSeconds } from './presign.ts';
@@ -44,20 +51,32 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
  */
 export async function encodeOnNode(
   deps: NodeJobDeps,
-  input: Pick<EncodeInput, 'videoId' | 'storagePath' | 'probe' | 'nodeLabels'>,
+  input: Pick<EncodeInput, 'videoId' | 'storagePath' | 'probe' | 'nodeLabels' | 'watermark'>,
   job: EncodeJob,
   placement?: QueuePlacement,
 ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
   const startedAt = Date.now();
   const source = await sourceOf(deps, input);
   const inputUrl = await deps.storage.presignGet(input.storagePath, urlLifetimeSeconds());
-  const call = { videoId: input.videoId, inputUrl, source, startedAt };
+  const watermark = input.watermark && (await watermarkOf(deps, input.watermark));
+  const call = { videoId: input.videoId, inputUrl, source, startedAt, ...(watermark ? { watermark } : {}) };
   const needs = encodeNeeds(job, input.nodeLabels);
   const queued: QueuePlacement = { ...placement, ...(Object.keys(needs).length > 0 ? { needs } : {}) };
   const slot = { slot: true, ...(Object.keys(queued).length > 0 ? { placement: queued } : {}) };
   return runJobOnNode(deps, input.videoId, describeEncode(job).what, slot, (onNode) =>
     streamEncode(deps, call, job, { ...onNode, lease: onNode.lease! }),
   );
+}
+
+/** The wire form of a video's watermark: its image presigned for the node, as the source is. */
+async function watermarkOf(deps: NodeJobDeps, watermark: VideoWatermark): Promise<Watermark> {
+  return {
+    imageUrl: await deps.storage.presignGet(objectKeys.image(watermark.imageId), urlLifetimeSeconds()),
+    position: watermark.position,
+    marginPercent: watermark.marginPercent,
+    widthPercent: watermark.widthPercent,
+    opacity: watermark.opacity,
+  };
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   type EncodeClient,
   type EncodeDone__Output,
   type EncodeRequest,
+  type Watermark,
   type WholeEncode,
 } from '@kino/proto';
 import type { Logger, Storage } from '@kino/infra';
@@ -231,6 +232,8 @@ interface EncodeCall {
   videoId: string;
   inputUrl: string;
   source: SourceProbe;
+  /** The video's watermark, its image presigned; absent: none. */
+  watermark?: Watermark;
   /** When the activity began: its timings count from here. */
   startedAt: number;
 }
@@ -238,14 +241,22 @@ interface EncodeCall {
 /** The Encode call itself, on a held slot: progress as heartbeats; a stream silent for too long ends it as stalled. */
 export async function streamEncode(
   { farm, metrics }: NodeJobDeps,
-  { videoId, inputUrl, source, startedAt }: EncodeCall,
+  { videoId, inputUrl, source, watermark, startedAt }: EncodeCall,
   job: EncodeJob,
   { node, jobId, log, lease, signal }: JobOnNode & { lease: NodeLease },
 ): Promise<{ done: EncodeDone__Output; node: FarmNode; timings: EncodeTimings }> {
   const context = Context.current();
   // Raised between the grant and now: the node starts it as urgent work.
   const onDemand = lease.urgent || lease.raised.aborted;
-  const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job, onDemand };
+  const request: EncodeRequest = {
+    jobId,
+    videoId,
+    inputUrl,
+    source,
+    ...job,
+    onDemand,
+    ...(watermark ? { watermark } : {}),
+  };
   const client = farm.client(node.address);
   const callStartedAt = Date.now();
   let firstEventAt: number | undefined;

@@ -19,6 +19,7 @@ import {
   queueThenRun,
   storage,
   waitForNodeThenRun,
+  watermarkOf,
 } from './process-video.ts';
 
 export type MakeFrameAccurateClipResult = { status: 'ready' } | { status: 'failed' | 'skipped'; reason: string };
@@ -75,6 +76,8 @@ export async function makeFrameAccurateClip({
               probe,
               chunk: window,
               last: false,
+              // The source's watermark: the re-encoded ends match the segments the clip copies.
+              ...watermarkOf(source.parameters),
               // No audio track: the node encodes the source's audio for the window with the picture.
               planId: 'clip',
               recordName: `${g}-${window.index}`,

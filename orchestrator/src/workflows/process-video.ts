@@ -21,9 +21,11 @@ import {
   isHlsBootstrapName,
   measureBandwidth,
   workflowIds,
+  type EncodingParameters,
   type PlaylistSegment,
   type ProcessVideoInput,
   type VideoWebhookPayload,
+  type Watermark,
 } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
@@ -432,6 +434,7 @@ async function encodeFromWholeSource(
           probe,
           ...(measuresQuality(job.parameters) ? { measureQuality: true } : {}),
           ...nodeLabelsOf(job),
+          ...watermarkOf(job.parameters),
         }),
       );
       return group.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
@@ -754,6 +757,7 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
             ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first || (g === 0 && bootstrapRest) } }
             : {}),
           ...nodeLabelsOf(job),
+          ...watermarkOf(job.parameters),
         }),
       ));
   } catch (error) {
@@ -836,6 +840,14 @@ async function joinChunks(videoId: string, ladder: RenditionPlan[], done: ChunkD
       },
     };
   });
+}
+
+/**
+ * The video's watermark, for an encode of its pictures (issue 57): every rendition, whole or in
+ * chunks, just in time or not, carries it; none for the audio track.
+ */
+export function watermarkOf(parameters: EncodingParameters): { watermark?: Watermark } {
+  return parameters.watermark ? { watermark: parameters.watermark } : {};
 }
 
 /**

@@ -10,6 +10,7 @@
 //
 // What this ffmpeg can do (Debian 12's 5.1: libx264 with 8- and 10-bit, the native AAC encoder)
 // is written down in encode-node/README.md.
+import type { Watermark } from './watermarks.ts';
 
 /** Quality presets (spec, "Quality presets"): each has its own bitrate ladder. */
 export const videoQualities = ['standard', 'high', 'ultra'] as const;
@@ -130,6 +131,11 @@ export interface EncodingParameters {
    * environment's setting, unless the process call gives one); absent or `never`: software only.
    */
   hardwareEncoding?: 'never' | 'allowed';
+  /**
+   * An image burnt into every picture rendition (watermarks.ts): the process call's, else its
+   * environment's default; absent: none.
+   */
+  watermark?: Watermark;
 }
 
 /**

@@ -16,5 +16,6 @@ export * from './storage-layout.ts';
 export * from './storyboard.ts';
 export * from './uploads.ts';
 export * from './videos.ts';
+export * from './watermarks.ts';
 export * from './webhooks.ts';
 export * from './workflows.ts';

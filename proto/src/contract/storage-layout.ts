@@ -13,6 +13,11 @@ import {
 export type RenditionRef = string | number;
 
 export const objectKeys = {
+  /**
+   * An image of an environment's (a watermark's, POST .../images), named by its id alone: a video's
+   * parameters keep the id, and the workflow presigns the image from it for the nodes.
+   */
+  image: (imageId: string) => `images/${imageId}`,
   upload: (orgId: string, envId: string, uploadId: string, filename: string) =>
     `uploads/${orgId}/${envId}/${uploadId}/${filename}`,
   /**

@@ -3,12 +3,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newId } from '@kino/infra';
 import { objectKeys } from '@kino/proto/contract';
-import { createVideo, deleteVideoRow, getEnvironment } from '@kino/database/repositories';
+import { createVideo, deleteVideoRow } from '@kino/database/repositories';
 import type { RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
 import { ValidationError, workflowServiceUnavailable } from '../../http/errors.ts';
 import { EnvParams, Envelope, errorResponses, Text, WEBHOOK_URL_PATTERN, withExamples } from '../../schemas/common.ts';
-import { checkEncodingParameters, withDefaultParameters } from '../../videos/encoding-parameters.ts';
+import { parametersOfRequest } from '../../videos/request-parameters.ts';
 import { sendVideoEvent } from '../../videos/video-events.ts';
 import { startProcessVideo } from '../../videos/workflows.ts';
 import { encodingParameterCodes, processOptions } from './process-options.ts';
@@ -85,16 +85,7 @@ export const ingestVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
         const message = 'url must be an absolute http(s) URL without credentials';
         throw new ValidationError('invalid_url', message, [{ message, location: 'body.url', value: body.url }]);
       }
-      // The environment's encode settings are the defaults of what the call leaves out.
-      const parameters = withDefaultParameters(body, await getEnvironment(deps.db, environment.id));
-      const parameterErrors = checkEncodingParameters(parameters);
-      if (parameterErrors.length) {
-        throw new ValidationError(
-          'invalid_parameters',
-          parameterErrors.map((e) => e.message).join('; '),
-          parameterErrors,
-        );
-      }
+      const parameters = await parametersOfRequest(deps, { orgId: access.orgId, envId: environment.id }, body);
       const videoId = newId('vid');
       await createVideo(deps.db, {
         id: videoId,

@@ -17,6 +17,7 @@ import {
   videoQualities,
 } from '@kino/proto/contract';
 import { IntegerEnum, StringEnum, Text } from '../../schemas/common.ts';
+import { watermarkRequestSchema } from '../../schemas/watermarks.ts';
 
 /** The options of `videos/process` beside the source: `videos/ingest` takes them all. */
 export function processOptions() {
@@ -74,10 +75,16 @@ export function processOptions() {
           "While no live node carries them all, the video's encodes wait, and its details say why (`waitingFor`).",
       }),
     ),
+    watermark: Type.Optional(
+      watermarkRequestSchema(
+        'An image of the environment burnt into every rendition (and so every MP4 download), at its position, its width and ' +
+          "margins shares of the picture: the same look at every rung. Default: the environment's `watermark`, if any.",
+      ),
+    ),
   };
 }
 
 /** The named code of a validation error in an encoding parameter. */
 export const encodingParameterCodes: Record<string, string> = Object.fromEntries(
-  encodingParameterNames.map((field) => [`body.${field}`, 'invalid_parameters']),
+  [...encodingParameterNames, 'watermark'].map((field) => [`body.${field}`, 'invalid_parameters']),
 );

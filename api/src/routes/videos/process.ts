@@ -10,7 +10,6 @@ import {
   createVideo,
   deleteVideoRow,
   findLiveVideoByStoragePath,
-  getEnvironment,
   findUpload,
   isUniqueViolation,
 } from '@kino/database/repositories';
@@ -24,7 +23,7 @@ import {
   workflowServiceUnavailable,
 } from '../../http/errors.ts';
 import { EnvParams, Envelope, errorResponses, Text, withExamples } from '../../schemas/common.ts';
-import { checkEncodingParameters, withDefaultParameters } from '../../videos/encoding-parameters.ts';
+import { parametersOfRequest } from '../../videos/request-parameters.ts';
 import { sourceSizeProblem } from '../../uploads/upload-limits.ts';
 import { sendVideoEvent } from '../../videos/video-events.ts';
 import { startProcessVideo } from '../../videos/workflows.ts';
@@ -119,16 +118,7 @@ export const processVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async
       const access = accessOf(request);
       const environment = access.environment!;
       const body = request.body;
-      // The environment's encode settings are the defaults of what the call leaves out.
-      const parameters = withDefaultParameters(body, await getEnvironment(deps.db, environment.id));
-      const parameterErrors = checkEncodingParameters(parameters);
-      if (parameterErrors.length) {
-        throw new ValidationError(
-          'invalid_parameters',
-          parameterErrors.map((e) => e.message).join('; '),
-          parameterErrors,
-        );
-      }
+      const parameters = await parametersOfRequest(deps, { orgId: access.orgId, envId: environment.id }, body);
 
       const invalidPath = (why: string) =>
         new ValidationError('invalid_storage_path', why, [

@@ -3,6 +3,7 @@ import type { VideoDetails } from '@kino/sdk';
 import { additionalVideoCodecs, compressionRatios, encodingModes, videoQualities } from '@kino/proto/contract';
 import { ApiCommand, UsageError } from '../../api-command.ts';
 import type { VideoLinks } from '../../video-links.ts';
+import { watermarkFlags, watermarkOfFlags } from '../../watermark-flags.ts';
 
 export interface UploadedVideo {
   /** The argument: a file, or an http(s) URL Kino fetched (ingest). */
@@ -33,6 +34,7 @@ export default class VideosUpload extends ApiCommand {
     '<%= config.bin %> videos upload *.mov --quality high --public --json',
     '<%= config.bin %> videos upload https://example.com/talk.mp4 --wait',
     '<%= config.bin %> videos upload talk.mp4 --encoding-mode contentAware --codecs av1,hevc',
+    '<%= config.bin %> videos upload talk.mp4 --watermark img_123 --watermark-position bottom-right --watermark-width 10',
   ];
 
   static override strict = false;
@@ -66,6 +68,7 @@ export default class VideosUpload extends ApiCommand {
       delimiter: ',',
       description: 'labels every encode node of the video must carry, comma-separated (acme: your own nodes)',
     }),
+    ...watermarkFlags,
     wait: Flags.boolean({ description: 'wait until every video is ready or failed' }),
     timeout: Flags.integer({ description: 'with --wait: give up after this many seconds', default: 1800, min: 1 }),
   };
@@ -79,6 +82,7 @@ export default class VideosUpload extends ApiCommand {
     const isUrl = (arg: string) => /^https?:\/\//i.test(arg);
     const notFiles = files.filter((file) => !isUrl(file) && (!existsSync(file) || !statSync(file).isFile()));
     if (notFiles.length > 0) throw new UsageError(`not a file: ${notFiles.join(', ')}`);
+    const watermark = watermarkOfFlags(flags, (message) => new UsageError(message));
     const { basename } = await import('node:path');
     const { kino, orgId, envId, connection } = await this.api(flags, ['apiUrl', 'apiKey', 'orgId', 'envId']);
     const { fileResumeStore } = await import('@kino/sdk/node');
@@ -99,6 +103,7 @@ export default class VideosUpload extends ApiCommand {
       // `--codecs av1,av1` means av1: the API takes each codec once.
       ...(flags.codecs ? { additionalCodecs: [...new Set(flags.codecs)] } : {}),
       ...(flags['node-labels'] ? { nodeLabels: [...new Set(flags['node-labels'])] } : {}),
+      ...(watermark ? { watermark } : {}),
     };
     const uploaded: UploadedVideo[] = [];
     try {

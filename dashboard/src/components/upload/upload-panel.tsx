@@ -1,16 +1,27 @@
 // "Upload videos": files chosen or dropped on the drop zone go up at once, several side by side, each
 // minted through the API with the session (upload.ts), sent straight to storage by the SDK's browser
 // entry (`uploadFile`: parts in parallel, progress) and then processed; or a URL, which the API
-// ingests (Kino fetches it). Quality, access and the encoding options (mode, extra codecs) apply to
-// both. Each gets a row with its progress and, once processing has started, a link to its video page.
+// ingests (Kino fetches it). Quality, access, the encoding options (mode, extra codecs) and a
+// watermark (an image uploaded once to the environment, then named by each video) apply to both.
+// Each gets a row with its progress and, once processing has started, a link to its video page.
 import { useRef, useState } from 'preact/hooks';
-import type { AdditionalVideoCodec, EncodingMode, ProcessVideoResult, VideoQuality } from '@kino/sdk';
+import type {
+  AdditionalVideoCodec,
+  EncodingMode,
+  Image,
+  ProcessVideoResult,
+  VideoQuality,
+  WatermarkPosition,
+  WatermarkRequest,
+} from '@kino/sdk';
 import { uploadFile, type UploadProgress } from '@kino/sdk/browser';
 import {
   additionalVideoCodecs,
   encodingModes,
+  imageContentTypes,
   uploadContentTypeByExtension,
   uploadContentTypes,
+  watermarkPositions,
 } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../../api.ts';
 import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
@@ -44,6 +55,16 @@ interface Row {
   cancel?: AbortController;
 }
 
+/** A file's bytes in base64, as POST .../images takes them (a data URL, its prefix dropped). */
+function base64Of(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}
+
 const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 export interface UploadPanelProps {
@@ -60,9 +81,25 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
   const [isPublic, setPublic] = useState(false);
   const [encodingMode, setEncodingMode] = useState<EncodingMode>('fixed');
   const [extraCodecs, setExtraCodecs] = useState<ReadonlySet<AdditionalVideoCodec>>(new Set());
+  const [watermarkFile, setWatermarkFile] = useState<File | null>(null);
+  const [watermarkPosition, setWatermarkPosition] = useState<WatermarkPosition>('top-right');
   const [dragging, setDragging] = useState(false);
   const [rows, setRows] = useState<Row[]>([]);
   const nextKey = useRef(1);
+  // The chosen image is uploaded once, when the first video needs it; the next videos name the same id.
+  const watermarkImage = useRef<{ file: File; imageId: Promise<string> } | null>(null);
+  const watermark = async (): Promise<{ watermark?: WatermarkRequest }> => {
+    if (!watermarkFile) return {};
+    if (watermarkImage.current?.file !== watermarkFile) {
+      const imageId = base64Of(watermarkFile)
+        .then((content) => api<Image>(`${API_ROOT}/${orgId}/environments/${envId}/images`, json('POST', { content })))
+        .then((image) => image.imageId);
+      // A failed upload is tried again by the next video.
+      imageId.catch(() => (watermarkImage.current = null));
+      watermarkImage.current = { file: watermarkFile, imageId };
+    }
+    return { watermark: { imageId: await watermarkImage.current.imageId, position: watermarkPosition } };
+  };
 
   const update = (key: number, change: Partial<Row>) =>
     setRows((all) => all.map((row) => (row.key === key ? { ...row, ...change } : row)));
@@ -98,9 +135,10 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
       await uploadFile(file, upload, { signal: cancel.signal, onProgress: (progress) => update(key, { progress }) });
       update(key, { state: 'processing', cancel: undefined });
       const storagePath = await completeDirectUpload(sessionApi, target, upload);
+      const marked = await watermark();
       const { videoID } = await api<ProcessVideoResult>(
         `${API_ROOT}/${orgId}/environments/${envId}/videos/process`,
-        json('POST', { storagePath, ...options(), videoName: file.name.replace(/\.[^.]+$/, '') }),
+        json('POST', { storagePath, ...options(), ...marked, videoName: file.name.replace(/\.[^.]+$/, '') }),
       );
       started(key, videoID);
     } catch (error) {
@@ -116,9 +154,10 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
     setSourceUrl('');
     setUrlName('');
     try {
+      const marked = await watermark();
       const { videoID } = await api<ProcessVideoResult>(
         `${API_ROOT}/${orgId}/environments/${envId}/videos/ingest`,
-        json('POST', { url, ...options(), ...(urlName.trim() ? { videoName: urlName.trim() } : {}) }),
+        json('POST', { url, ...options(), ...marked, ...(urlName.trim() ? { videoName: urlName.trim() } : {}) }),
       );
       started(key, videoID);
     } catch (error) {
@@ -186,6 +225,31 @@ export function UploadPanel({ orgId, envId, onProcessing }: UploadPanelProps) {
             ))}
           </div>
         </div>
+        {/* An image (PNG or JPEG, at most 2 MB) burnt into every rendition, 12 % of the picture's width. */}
+        <label>
+          Watermark
+          <input
+            type="file"
+            accept={Object.values(imageContentTypes).join(',')}
+            data-testid="upload-watermark"
+            onChange={(event) => setWatermarkFile(event.currentTarget.files?.[0] ?? null)}
+          />
+        </label>
+        <label>
+          Watermark position
+          <select
+            value={watermarkPosition}
+            disabled={!watermarkFile}
+            data-testid="upload-watermark-position"
+            onChange={(event) => setWatermarkPosition(event.currentTarget.value as WatermarkPosition)}
+          >
+            {watermarkPositions.map((position) => (
+              <option key={position} value={position}>
+                {position}
+              </option>
+            ))}
+          </select>
+        </label>
         <label class="checkbox">
           <span>
             <input

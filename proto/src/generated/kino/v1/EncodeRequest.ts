@@ -4,6 +4,7 @@ import type { ProbeResult as _kino_v1_ProbeResult, ProbeResult__Output as _kino_
 import type { WholeEncode as _kino_v1_WholeEncode, WholeEncode__Output as _kino_v1_WholeEncode__Output } from '../../kino/v1/WholeEncode.ts';
 import type { ChunkEncode as _kino_v1_ChunkEncode, ChunkEncode__Output as _kino_v1_ChunkEncode__Output } from '../../kino/v1/ChunkEncode.ts';
 import type { AudioTrackEncode as _kino_v1_AudioTrackEncode, AudioTrackEncode__Output as _kino_v1_AudioTrackEncode__Output } from '../../kino/v1/AudioTrackEncode.ts';
+import type { Watermark as _kino_v1_Watermark, Watermark__Output as _kino_v1_Watermark__Output } from '../../kino/v1/Watermark.ts';
 
 /**
  * One encode of one video: the whole video, one chunk of it, or its audio track, told apart by
@@ -23,6 +24,11 @@ export interface EncodeRequest {
    * other encodes, which run niced (docs/decisions/just-in-time.md).
    */
   'onDemand'?: (boolean);
+  /**
+   * Set: an image laid over every picture rendition of the request (the video's watermark,
+   * @kino/proto/contract watermarks.ts); unset: none. Audio-only renditions have no picture.
+   */
+  'watermark'?: (_kino_v1_Watermark | null);
   'job'?: "whole"|"chunk"|"audioTrack";
 }
 
@@ -44,5 +50,10 @@ export interface EncodeRequest__Output {
    * other encodes, which run niced (docs/decisions/just-in-time.md).
    */
   'onDemand': (boolean);
+  /**
+   * Set: an image laid over every picture rendition of the request (the video's watermark,
+   * @kino/proto/contract watermarks.ts); unset: none. Audio-only renditions have no picture.
+   */
+  'watermark': (_kino_v1_Watermark__Output | null);
   'job'?: "whole"|"chunk"|"audioTrack";
 }

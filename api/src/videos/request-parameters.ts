@@ -1,0 +1,25 @@
+// The encoding parameters of a process or ingest call, as the video keeps them: the call's, its
+// environment's defaults and the contract's (withDefaultParameters), checked (400
+// invalid_parameters naming the field), a watermark's image found among the environment's.
+import { getEnvironment } from '@kino/database/repositories';
+import type { EncodingParameters, WatermarkRequest } from '@kino/proto/contract';
+import type { ApiDeps } from '../deps.ts';
+import { ValidationError } from '../http/errors.ts';
+import { assertWatermarkImage } from '../schemas/watermarks.ts';
+import { checkEncodingParameters, withDefaultParameters } from './encoding-parameters.ts';
+
+export async function parametersOfRequest(
+  deps: ApiDeps,
+  { orgId, envId }: { orgId: string; envId: string },
+  body: Partial<Omit<EncodingParameters, 'watermark'>> & { watermark?: WatermarkRequest },
+): Promise<EncodingParameters> {
+  // The environment's encode settings are the defaults of what the call leaves out.
+  const parameters = withDefaultParameters(body, await getEnvironment(deps.db, envId));
+  const errors = checkEncodingParameters(parameters);
+  if (errors.length) {
+    throw new ValidationError('invalid_parameters', errors.map((e) => e.message).join('; '), errors);
+  }
+  // The environment's own was checked when it was set (images are never removed).
+  if (body.watermark) await assertWatermarkImage(deps, { orgId, envId }, body.watermark, 'invalid_parameters');
+  return parameters;
+}
