@@ -784,7 +784,8 @@ describe('a track added to a video whose sound is in its pictures', () => {
       language: 'es',
     });
     assert.equal(added.status, 'processing');
-    assert.equal((await settledAudioTrack(videos.muxed, 'es')).status, 'ready');
+    const spanish = await settledAudioTrack(videos.muxed, 'es');
+    assert.equal(spanish.status, 'ready', spanish.reason);
     const text = await (await fetch(`${base()}/master.m3u8`)).text();
     const media = text.split('\n').filter((line) => line.startsWith('#EXT-X-MEDIA:TYPE=AUDIO'));
     assert.deepEqual(
@@ -830,11 +831,11 @@ describe('a track added to a video whose sound is in its pictures', () => {
       const seconds = await decodedAudioSeconds(url);
       assert.ok(Math.abs(seconds - dubbedSeconds) < 0.1, `${url}: ${seconds} s`);
     }
-    // The details list the ladder once (no copies), and the video's own sound as an audio rendition.
+    // The details list the ladder once (no copies), and the video's own sound and the track as audio renditions.
     const details = await farm.kino.videos.get(farm.orgId, videos.muxed);
     assert.deepEqual(
       details.encodings.map((e) => e.key),
-      ['0p-a1', ...originals.map((line) => /^video-(\d+p)\.m3u8/.exec(line)![1]!)],
+      ['0p-a1', '0p-a2', ...originals.map((line) => /^video-(\d+p)\.m3u8/.exec(line)![1]!)],
     );
     // A second track joins the same group: the separation is not made again.
     const french = await farm.kino.videos.addAudioTrack(farm.orgId, videos.muxed, {
