@@ -354,6 +354,7 @@ async function main(): Promise<void> {
         audioStream: 0,
         hardwareEncodingAllowed: false,
         audioEndSeconds: 0,
+        pictureCopy: false,
       },
       info,
     ),

@@ -271,6 +271,7 @@ async function firstSegmentAlone(sourcePath: string, seconds: number, preset: Vi
           audioStream: 0,
           hardwareEncodingAllowed: false,
           audioEndSeconds: 0,
+          pictureCopy: false,
         },
         info,
       ),

@@ -19,6 +19,7 @@ const video: PlayableVideo = {
   storyboardKey: null,
   clipMedia: null,
   segmentsPending: false,
+  masterKey: null,
   audioKey: null,
   renditions: new Map([
     ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3, bandwidth: 1, averageBandwidth: 1 }],

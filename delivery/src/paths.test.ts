@@ -296,13 +296,13 @@ test("audio.m4a at the base of the public, private and direct families; an audio
   assert.equal(familyUriOf('direct', 'vid_3', 'videos/vid_3/hls/0p/init.mp4'), '0p/init.mp4');
 });
 
-test('renditions in other codecs (`720p-hevc`, `720p-av1`) and alternate audio (`0p-a2`) in every family, exactly as `720p`; stored in their own folders', () => {
+test('renditions in other codecs (`720p-hevc`, `720p-av1`), alternate audio (`0p-a2`) and pictures without sound (`720p-v`, `720p-av1-v`) in every family, exactly as `720p`; stored in their own folders', () => {
   const bases = { public: '/v1/public/org_1/env_2/vid_3', private: '/v1/private/vid_3', share: '/v1/share/shr_1' };
   const resource = (path: string) => {
     const route = parseDeliveryPath(path);
     return route && 'resource' in route ? route.resource : undefined;
   };
-  for (const key of ['720p-hevc', '720p-av1', '0p', '720p', '0p-a2']) {
+  for (const key of ['720p-hevc', '720p-av1', '0p', '720p', '0p-a2', '720p-v', '720p-av1-v']) {
     for (const [family, base] of Object.entries(bases)) {
       assert.deepEqual(resource(`${base}/video-${key}.m3u8`), { type: 'rendition', quality: key }, `${family} ${key}`);
       assert.deepEqual(resource(`${base}/video-${key}/init.m4s`), { type: 'init', quality: key }, `${family} ${key}`);
@@ -334,6 +334,9 @@ test('renditions in other codecs (`720p-hevc`, `720p-av1`) and alternate audio (
     '720p-av1/init.m4s',
     '0p-a.m3u8',
     '0p-a123.m3u8',
+    '720p-v-av1.m3u8',
+    '0p-a1-v.m3u8',
+    '720p-v-v.m3u8',
   ]) {
     assert.equal(resource(`/vid_3/${bad}`), undefined, bad);
   }

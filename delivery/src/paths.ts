@@ -253,7 +253,12 @@ export interface ClipMedia {
  * The init is always the media video's: a frame-accurate clip's own segments are encoded with the
  * same settings, whose init segment is the same bytes. Anything else: storageKeyOf.
  */
-export function mediaKeyOf(video: { id: string; clipMedia: ClipMedia | null }, resource: Resource): string {
+export function mediaKeyOf(
+  video: { id: string; clipMedia: ClipMedia | null; masterKey?: string | null },
+  resource: Resource,
+): string {
+  // A video whose sound was separated from its pictures serves its second master (PlayableVideo.masterKey).
+  if (resource.type === 'master' && video.masterKey) return video.masterKey;
   const media = video.clipMedia;
   // A clip has no bootstrap segments of its own, nor offers its media video's (their first segment is not its).
   if (

@@ -18,6 +18,7 @@ const video = (id: string, allowPublicAccess = true): PlayableVideo => ({
   captions: new Map(),
   clipMedia: null,
   segmentsPending: false,
+  masterKey: null,
 });
 
 describe('VideoCatalog', () => {

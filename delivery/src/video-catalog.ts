@@ -63,6 +63,12 @@ export interface PlayableVideo {
    * once the ladder is complete).
    */
   segmentsPending: boolean;
+  /**
+   * The stored master to serve: null for the one processing wrote; the second master of a video
+   * whose sound was muxed in its pictures once a track added to it separated them
+   * (docs/decisions/encoding.md#audio).
+   */
+  masterKey: string | null;
 }
 
 export interface PlayableCaptionTrack {
@@ -194,6 +200,7 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
           }
         : null,
     segmentsPending: row.segments_pending,
+    masterKey: row.master_key,
   };
 }
 

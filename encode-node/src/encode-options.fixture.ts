@@ -45,6 +45,7 @@ export const test90pSpec: RenditionSpec__Output = {
   audioStream: 0,
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
+  pictureCopy: false,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

@@ -23,6 +23,7 @@ const spec: RenditionSpec__Output = {
   audioStream: 0,
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
+  pictureCopy: false,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 
@@ -164,4 +165,18 @@ test("an alternate audio rendition takes its own stream of the source, with that
   // A track added to a ready video (a file of sound alone) ends where the video does, its own length aside.
   const added = { ...alternate, audioStream: 0, audioEndSeconds: 8 };
   assert.equal(resolveHlsSettings(added, { ...dubbed, width: 0, height: 0, durationSeconds: 10 }).audioPadSeconds, 8);
+});
+
+test("a picture copy: the original rendition's picture settings, copied without sound in one pass; sound or no picture is refused", () => {
+  const copy = { ...spec, key: '360p-v', audioBitrateKbps: 0, twoPass: true, pictureCopy: true };
+  const settings = resolveHlsSettings(copy, source);
+  assert.deepEqual(
+    [settings.pictureCopy, settings.audio, settings.twoPass, settings.width, settings.segmentSeconds],
+    [true, undefined, false, 640, 6],
+  );
+  assert.throws(() => resolveHlsSettings({ ...copy, audioBitrateKbps: 128 }, source), /no sound/);
+  assert.throws(
+    () => resolveHlsSettings({ ...copy, width: 0, height: 0, videoBitrateKbps: 0 }, source),
+    /rendition with a picture/,
+  );
 });

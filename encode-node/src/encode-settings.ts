@@ -99,6 +99,7 @@ export function isAudioOnlySpec(spec: Pick<RenditionSpec__Output, 'width' | 'hei
 }
 
 export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
+  if (spec.pictureCopy) return resolvePictureCopySettings(spec, source);
   if (isAudioOnlySpec(spec)) return resolveAudioOnlySettings(spec, source);
   if (!(spec.width > 0 && spec.height > 0 && spec.width <= maxEdge && spec.height <= maxEdge)) {
     throw new InvalidRequestError(`rendition size ${spec.width}x${spec.height} is out of range (1..${maxEdge})`);
@@ -196,4 +197,15 @@ function audioEndOf(
   if (spec.audioEndSeconds > 0) return { audioPadSeconds: spec.audioEndSeconds };
   if (source.width && source.height && source.durationSeconds) return { audioPadSeconds: source.durationSeconds };
   return {};
+}
+
+/**
+ * A picture rendition copied without its sound (RenditionSpec.picture_copy): the original's
+ * settings, read only to check they are a picture's, with no audio, one pass and no hardware.
+ */
+function resolvePictureCopySettings(spec: RenditionSpec__Output, source: SourceFacts): HlsEncodeSettings {
+  if (isAudioOnlySpec(spec)) throw new InvalidRequestError('a picture copy is of a rendition with a picture');
+  if (spec.audioBitrateKbps > 0) throw new InvalidRequestError('a picture copy has no sound: audio bitrate 0');
+  const settings = resolveHlsSettings({ ...spec, pictureCopy: false, twoPass: false }, source);
+  return { ...settings, pictureCopy: true };
 }

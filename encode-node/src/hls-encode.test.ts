@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
 import { parseMediaPlaylist } from '@kino/ffmpeg';
+import { withAbsoluteUris } from '@kino/proto/contract';
 import { test90pSpec, testEncodeOptions, testSource } from './encode-options.fixture.ts';
 import type { EncodeJobProgress } from './encode-options.ts';
 import { UrlRefusedError } from './errors.ts';
@@ -175,5 +176,54 @@ test('segments go up while ffmpeg still encodes; a refused upload stops ffmpeg a
   } finally {
     refusing = false;
     holding = false;
+  }
+});
+
+test("a picture copy: the rendition's picture alone, from its playlist of presigned URLs, cut where the original was", async () => {
+  const original = await encode(sourcePath, [{ ...spec, segmentSeconds: 6 }], urlsOf('90p'));
+  const originalDir = join(original.outDir, '90p');
+  // Storage's presigned GETs of the original's files: any query, the file by its path.
+  const files = createServer((request, response) => {
+    const name = new URL(request.url!, 'http://storage.test').pathname.slice(1);
+    response.writeHead(200).end(readFileSync(join(originalDir, name)));
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  try {
+    const filesBase = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    const input = withAbsoluteUris(
+      readFileSync(join(originalDir, 'playlist.m3u8'), 'utf8'),
+      (uri) => `${filesBase}/${uri}?X-Amz-Signature=a%2Fb&X-Amz-Expires=60`,
+    );
+    writeFileSync(join(originalDir, 'input.m3u8'), input);
+    const copy = await encode(
+      `${filesBase}/input.m3u8?X-Amz-Signature=c`,
+      [{ ...spec, key: '90p-v', segmentSeconds: 6, audioBitrateKbps: 0, pictureCopy: true }],
+      urlsOf('90p-v'),
+    );
+    const durations = (playlist: string) => parseMediaPlaylist(readFileSync(playlist, 'utf8')).segments;
+    const copied = durations(join(copy.outDir, '90p-v', 'playlist.m3u8'));
+    assert.deepEqual(copied, durations(join(originalDir, 'playlist.m3u8')));
+    assert.deepEqual(
+      copied.map((s) => s.durationSeconds),
+      [6, 2],
+    );
+    const streamsOf = (dir: string) =>
+      spawnSync('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'stream=codec_type',
+        '-of',
+        'csv=p=0',
+        join(dir, 'init.mp4'),
+      ])
+        .stdout.toString()
+        .trim()
+        .split('\n');
+    assert.deepEqual(streamsOf(originalDir), ['video', 'audio']);
+    assert.deepEqual(streamsOf(join(copy.outDir, '90p-v')), ['video'], 'the picture alone');
+    assert.equal(copy.encoded.last?.frame, 200, 'every frame, none encoded again');
+  } finally {
+    files.close();
   }
 });

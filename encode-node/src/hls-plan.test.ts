@@ -24,6 +24,7 @@ const spec: RenditionSpec__Output = {
   audioStream: 0,
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
+  pictureCopy: false,
 };
 const whole = [spec, { ...spec, key: '240p', width: 426, height: 240 }];
 const urlsFor = (keys: string[], names = ['playlist.m3u8', 'init.mp4']) =>

@@ -90,7 +90,8 @@ function ffmpegFor(renditions: HlsRendition[], qualityFfmpeg: string | undefined
     throw new InvalidRequestError(
       `renditions of one encode must share a video codec, not ${[...codecs].join(' and ')}`,
     );
-  if (!codecs.has('av1')) return undefined;
+  // A copy runs no encoder: any ffmpeg copies AV1.
+  if (!codecs.has('av1') || renditions.every((r) => r.settings.pictureCopy)) return undefined;
   if (!qualityFfmpeg)
     throw new InvalidRequestError(
       'AV1 renditions need the quality ffmpeg, and this node has none (NODE_QUALITY_FFMPEG)',

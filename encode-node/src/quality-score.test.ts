@@ -29,6 +29,7 @@ const video: RenditionSpec__Output = {
   audioStream: 0,
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
+  pictureCopy: false,
 };
 const audioOnly: RenditionSpec__Output = { ...video, key: 'audio', width: 0, height: 0, videoBitrateKbps: 0 };
 

@@ -708,3 +708,29 @@ test('an alternate audio rendition maps its own track of the source (the second:
   // As the first track is (audioPadFilter): to the video's end, which no track outlasts (the probe's duration).
   assert.equal(valueOf(padded, '-af'), 'apad,atrim=end=7.04', 'padded with silence to the video, on its timeline');
 });
+
+test("a picture copy maps the rendition's picture alone and copies it into the same HLS muxer: no encoder, no filter, no sound", () => {
+  const input = 'https://s3.test/videos/v/work/picture-copy/720p.m3u8?X-Amz-Signature=a';
+  const args = hlsEncodeArgs({ input, settings: { ...settings, audio: undefined, pictureCopy: true }, threads: 0 });
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '-map'),
+    ['0:v:0'],
+  );
+  assert.equal(valueOf(args, '-i'), input);
+  assert.equal(valueOf(args, '-c:v'), 'copy');
+  assert.ok(args.includes('-an') && !args.includes('-vf') && !args.includes('-force_key_frames'));
+  assert.equal(valueOf(args, '-hls_time'), '6');
+  // The timestamps as the original's muxer kept them: the same cuts, the same times.
+  assert.equal(valueOf(args, '-avoid_negative_ts'), 'disabled');
+  assert.ok(args.includes('-reconnect'), 'a dropped read of storage resumes');
+  assert.throws(
+    () =>
+      hlsEncodeArgs({
+        input,
+        settings: { ...settings, pictureCopy: true },
+        threads: 0,
+        pass: { number: 1, logFile: 'x' },
+      }),
+    /one pass/,
+  );
+});

@@ -90,6 +90,12 @@ export interface HlsEncodeSettings {
   audioPadSeconds?: number;
   /** Set: the image laid over the picture at this rung's share of it (videoFilterGraph). */
   watermark?: WatermarkOverlay;
+  /**
+   * The input is an HLS rendition of the video (its playlist) and its picture is copied, not
+   * encoded, into the same HLS muxer without its sound (pictureCopyArgs): the video fields say what
+   * the original is and are not read. Never two-pass, never chunked.
+   */
+  pictureCopy?: boolean;
 }
 
 /**
@@ -719,6 +725,30 @@ function chunkMuxerArgs(segmentSeconds: number, prefix: string, chunk: ChunkWind
   return hlsMuxerArgs(hlsBootstrapSeconds, prefix, first, false, hlsBootstrapPattern);
 }
 
+/**
+ * A picture rendition copied without its sound from its playlist (`input`, naming its init and
+ * segments): the same packets into the same HLS muxer at the same segment length, so the cuts fall
+ * on the same keyframes and each segment lasts what the original's did (the caller checks). The
+ * timestamps stay as they are, as the original's muxer kept them.
+ */
+export function pictureCopyArgs(input: string, segmentSeconds: number): string[] {
+  return [
+    ...inputArgsFor(input),
+    '-i',
+    input,
+    '-map',
+    '0:v:0',
+    '-c:v',
+    'copy',
+    '-an',
+    '-map_metadata',
+    '-1',
+    '-map_chapters',
+    '-1',
+    ...hlsMuxerArgs(segmentSeconds),
+  ];
+}
+
 /** One ffmpeg run of a rendition (or one pass of a two-pass encode). */
 export function hlsEncodeArgs({
   input,
@@ -729,6 +759,10 @@ export function hlsEncodeArgs({
   videoSeconds,
   durationSeconds,
 }: HlsEncodeOptions): string[] {
+  if (settings.pictureCopy) {
+    if (pass || chunk) throw new Error('a picture copy is one pass of the whole rendition');
+    return pictureCopyArgs(input, settings.segmentSeconds);
+  }
   if (settings.audioOnly) {
     if (!settings.audio || pass || chunk) throw new Error('an audio-only rendition has audio, one pass and no chunks');
     return [

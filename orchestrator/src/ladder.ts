@@ -44,6 +44,7 @@ import {
   audioEncodingOf,
   hlsSegmentSeconds,
   isAacAudioCodec,
+  pictureOnlyKey,
   x264Presets,
   x264PresetOfCompressionRatio,
   type AdditionalVideoCodec,
@@ -183,6 +184,11 @@ export interface RenditionPlan extends Pick<
    * its file's length being no part of the video. Absent: a source's own track, run to the source's.
    */
   audioEndSeconds?: number;
+  /**
+   * A picture rendition copied without its sound from the rendition of this plan's key less `-v`
+   * (pictureOnlyKey), not encoded (docs/decisions/encoding.md#audio). Absent: encoded.
+   */
+  pictureCopy?: true;
 }
 
 /** Frame rate used when the probe could not tell one (some containers do not say). */
@@ -407,4 +413,55 @@ function roundEven(value: number): number {
 
 function floorEven(value: number): number {
   return Math.floor(value / 2) * 2;
+}
+
+/**
+ * A video's own sound as its first alternate audio rendition (`0p-a1`), made when a track is added to
+ * a video whose sound was muxed in its pictures: the source's first audio stream, as a source's tracks
+ * are, padded or cut to the video's duration as the muxed sound was; named as the source names it,
+ * and the default (an added track marked default takes it in the master).
+ */
+export function planSourceSound(
+  parameters: EncodingParameters,
+  track: SourceAudioTrack,
+  videoDurationSeconds: number,
+): RenditionPlan {
+  const name = track.title || languageNameOf(track.language) || 'Audio 1';
+  return planAddedAudio(
+    parameters,
+    alternateAudioKey(0),
+    { language: languageTagOf(track.language), name, isDefault: true, channels: track.channels },
+    videoDurationSeconds,
+  );
+}
+
+/** The copy without sound of a picture rendition as its row records it (pictureOnlyKey, RenditionPlan.pictureCopy). */
+export function planPictureCopy(
+  parameters: EncodingParameters,
+  rendition: Pick<
+    RenditionPlan,
+    | 'key'
+    | 'width'
+    | 'height'
+    | 'shortEdgePixels'
+    | 'shortEdgeIsWidth'
+    | 'videoBitrateKbps'
+    | 'frameRate'
+    | 'pixelFormat'
+    | 'rateControlMode'
+    | 'compressionRatio'
+    | 'videoCodec'
+    | 'dynamicRange'
+  >,
+): RenditionPlan {
+  return {
+    ...rendition,
+    key: pictureOnlyKey(rendition.key),
+    audioBitrateKbps: 0,
+    audioCodec: parameters.audioCodec,
+    twoPass: false,
+    x264Preset: x264PresetOfCompressionRatio[rendition.compressionRatio],
+    segmentSeconds,
+    pictureCopy: true,
+  };
 }

@@ -19,7 +19,7 @@ import {
   type SourceProbe,
   type VideoJob,
 } from './activity-types.ts';
-import type { RenditionPlan } from './ladder.ts';
+import { planPictureCopy, type RenditionPlan } from './ladder.ts';
 import type { ChunkPlan } from './chunks.ts';
 import temporalProto from '@temporalio/proto';
 
@@ -114,6 +114,31 @@ function fakeActivities(
       }),
     markAudioTrackReady: () => Promise.resolve(true),
     markAudioTrackFailed: () => Promise.resolve(),
+    // A video whose sound is in its pictures, 360p and 720p (the addAudioTrack test below).
+    loadSoundSeparationJob: () =>
+      Promise.resolve({
+        storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+        durationSeconds: 4,
+        parameters: { ...defaultEncodingParameters },
+        copies: [360, 720].map((edge) =>
+          planPictureCopy(defaultEncodingParameters, {
+            key: `${edge}p`,
+            width: (edge * 16) / 9,
+            height: edge,
+            shortEdgePixels: edge,
+            shortEdgeIsWidth: false,
+            videoBitrateKbps: edge * 4,
+            frameRate: 30,
+            pixelFormat: defaultEncodingParameters.pixelFormat,
+            rateControlMode: defaultEncodingParameters.rateControlMode,
+            compressionRatio: defaultEncodingParameters.compressionRatio,
+          }),
+        ),
+        videoRanges: {},
+      }),
+    writePictureCopyInput: ({ videoId: id, original }) =>
+      Promise.resolve(`videos/${id}/work/picture-copy/${original}.m3u8`),
+    finishSoundSeparation: () => Promise.resolve(true),
     listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
     waitForNodeCapacity: () => Promise.resolve(),
     probeSource: () => Promise.resolve(probe720),
@@ -1191,4 +1216,77 @@ test("addAudioTrack: the file probed, its first audio stream one alternate audio
   const gone = await run({ loadAudioTrackJob: () => Promise.resolve(null) });
   assert.equal(gone.result.status, 'skipped');
   assert.equal(gone.calls.probeSource, undefined);
+  // A video of alternate audio already (a source with several tracks): its sound is not separated again.
+  assert.equal(made.calls.loadSoundSeparationJob, undefined);
+});
+
+test('addAudioTrack of a video whose sound is in its pictures: its sound made 0p-a1 from the source and each picture copied without it, once, beside the track; a failed separation fails the track', async () => {
+  const run = async (overrides: Partial<Activities>) => {
+    const videoId = nextVideoId();
+    const { activities, calls } = fakeActivities(videoId, {
+      loadAudioTrackJob: () =>
+        Promise.resolve({
+          storagePath: `uploads/org_1/env_1/upl_2/${videoId}-es.m4a`,
+          name: 'Spanish',
+          isDefault: false,
+          durationSeconds: 4,
+          parameters: { ...defaultEncodingParameters },
+          soundInPictures: true,
+        }),
+      ...overrides,
+    });
+    const taskQueue = `test-${videoId}`;
+    const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+    const handle = await env.client.workflow.start('addAudioTrack', {
+      taskQueue,
+      workflowId: workflowIds.addAudioTrack(videoId, '0p-a2'),
+      args: [{ videoId, language: 'es', renditionKey: '0p-a2' }],
+    });
+    const result = (await worker.runUntil(handle.result())) as { status: string; reason?: string };
+    return { result, calls, videoId };
+  };
+  const english = { ...probe720, audioTracks: [{ language: 'eng', title: '', isDefault: true, channels: 2 }] };
+  const made = await run({ probeSource: () => Promise.resolve(english) });
+  assert.deepEqual(made.result, { status: 'ready' });
+  const encodes = made.calls.encodeRenditions!.map(([input]) => input) as Array<{
+    storagePath: string;
+    renditions: RenditionPlan[];
+  }>;
+  const byKey = Object.fromEntries(encodes.map((e) => [e.renditions[0]!.key, e]));
+  assert.deepEqual(Object.keys(byKey).sort(), ['0p-a1', '0p-a2', '360p-v', '720p-v']);
+  // The video's own sound: from its source, named as the source names it, the default, the video's length.
+  assert.match(byKey['0p-a1']!.storagePath, new RegExp(`upl_1/${made.videoId}\\.mp4$`));
+  assert.deepEqual(byKey['0p-a1']!.renditions[0]!.audioTrack, {
+    language: 'en',
+    name: 'English',
+    isDefault: true,
+    channels: 2,
+    stream: 0,
+  });
+  assert.equal(byKey['0p-a1']!.renditions[0]!.audioEndSeconds, 4);
+  // Each picture from its own playlist, copied.
+  for (const edge of [360, 720]) {
+    assert.equal(byKey[`${edge}p-v`]!.storagePath, `videos/${made.videoId}/work/picture-copy/${edge}p.m3u8`);
+    assert.equal(byKey[`${edge}p-v`]!.renditions[0]!.pictureCopy, true);
+  }
+  const [finish] = made.calls.finishSoundSeparation![0] as [
+    { sound: { plan: RenditionPlan }; copies: Array<{ plan: RenditionPlan }> },
+  ];
+  assert.deepEqual([finish.sound.plan.key, finish.copies.map((c) => c.plan.key)], ['0p-a1', ['360p-v', '720p-v']]);
+  assert.equal(made.calls.markAudioTrackReady!.length, 1);
+
+  // Separated before (another track's run did it): nothing made again, the track made.
+  const before = await run({ loadSoundSeparationJob: () => Promise.resolve(null) });
+  assert.deepEqual(before.result, { status: 'ready' });
+  assert.equal(before.calls.encodeRenditions!.length, 1);
+
+  // A copy cut apart from its original: the track fails with that reason.
+  const reason = 'the copy of 720p without sound is cut apart from it (segments of 6, 1.2 s, not 6, 1.3 s)';
+  const apart = await run({
+    probeSource: () => Promise.resolve(english),
+    finishSoundSeparation: () => Promise.reject(ApplicationFailure.nonRetryable(reason, 'InvalidRequest')),
+  });
+  assert.deepEqual(apart.result, { status: 'failed', reason });
+  assert.equal(apart.calls.markAudioTrackReady, undefined);
+  assert.equal((apart.calls.markAudioTrackFailed![0]![0] as { reason: string }).reason, reason);
 });

@@ -1,6 +1,6 @@
 // Database rows → the spec's resources.
 import type { Rendition, Video } from '@kino/database';
-import { videoCodecs } from '@kino/proto/contract';
+import { isPictureOnlyKey, videoCodecs } from '@kino/proto/contract';
 import type { PresentedCaptionTrack } from './caption-tracks.ts';
 import { estimateViews, formatDuration, formatViews } from './format.ts';
 
@@ -56,10 +56,13 @@ export function presentEncoding(rendition: Rendition) {
 
 /**
  * The H.264 ladder first, as it was before other codecs existed, then each added codec's renditions
- * (in `videoCodecs` order); within a codec, listRenditions' order (smallest first).
+ * (in `videoCodecs` order); within a codec, listRenditions' order (smallest first). A picture's copy
+ * without sound (`720p-v`, made when a track was added to a video whose sound was in its pictures)
+ * is its original again, and is not listed.
  */
 function inLadderOrder(renditions: Rendition[]): Rendition[] {
-  return videoCodecs.flatMap((codec) => renditions.filter((rendition) => rendition.video_codec === codec));
+  const ladder = renditions.filter((rendition) => !isPictureOnlyKey(rendition.key));
+  return videoCodecs.flatMap((codec) => ladder.filter((rendition) => rendition.video_codec === codec));
 }
 
 export function presentVideoDetails(

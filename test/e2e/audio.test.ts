@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import type { Browser, Request } from 'playwright-core';
 import { APIError, type AudioTrack } from '@kino/sdk';
 import { makeClip } from '@kino/test/support/media';
+import { mediaPlaylistDurations } from '@kino/proto/contract';
 import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
 import type { FarmTenant } from '../farm/farm.ts';
 import { joinSharedFarm } from '../farm/shared-farm.ts';
@@ -34,15 +35,16 @@ let deliveryUrl: string;
  * song: AAC audio only, public (remuxed); opus: Opus audio only in WebM, private (encoded); clip:
  * picture and sound, private; silent: picture only, public; dubbed: picture and two audio tracks, public.
  */
-const videos: Record<'song' | 'opus' | 'clip' | 'silent' | 'dubbed', string> = {
+const videos: Record<'song' | 'opus' | 'clip' | 'silent' | 'dubbed' | 'muxed', string> = {
   song: '',
   opus: '',
   clip: '',
   silent: '',
   dubbed: '',
+  muxed: '',
 };
-/** Sources kept for the added-track cases: the French track, and a file with no sound. */
-const files = { french: '', silent: '' };
+/** Sources kept for the added-track cases: the French and Spanish tracks, and a file with no sound. */
+const files = { french: '', spanish: '', silent: '' };
 const songSeconds = 8;
 const clipSeconds = 4;
 /** Two segments: a player switching tracks after the first still has one to fetch in the other. */
@@ -97,6 +99,41 @@ async function makeDubbed(path: string): Promise<string> {
     'language=eng',
     '-metadata:s:a:1',
     'language=spa',
+    path,
+  ]);
+  return path;
+}
+
+/**
+ * A small picture with one audio track, English (`eng`), muxed as most uploads are: its variants
+ * carry its sound until a track is added to it.
+ */
+async function makeMuxed(path: string): Promise<string> {
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=160x90:rate=25:duration=${dubbedSeconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=${tones.en}:sample_rate=48000:duration=${dubbedSeconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    '-metadata:s:a:0',
+    'language=eng',
     path,
   ]);
   return path;
@@ -275,19 +312,23 @@ beforeAll(async () => {
       }),
       makeDubbed(join(workDir, 'dubbed.mp4')),
       makeTone(join(workDir, 'french.m4a'), tones.fr, frenchSeconds),
+      makeMuxed(join(workDir, 'muxed.mp4')),
+      makeTone(join(workDir, 'spanish.m4a'), tones.es, dubbedSeconds),
     ]),
     launchChromium(),
     startPageHost(),
   ]);
   deliveryUrl = farm.deliveryUrl!;
-  const [song, opus, clip, silent, dubbed, french] = paths;
+  const [song, opus, clip, silent, dubbed, french, muxed, spanish] = paths;
   files.french = french!;
+  files.spanish = spanish!;
   files.silent = silent!;
   videos.song = await upload(song!, 'video/mp4', true);
   videos.opus = await upload(opus!, 'video/webm', false);
   videos.clip = await upload(clip!, 'video/mp4', false);
   videos.silent = await upload(silent!, 'video/mp4', true);
   videos.dubbed = await upload(dubbed!, 'video/mp4', true);
+  videos.muxed = await upload(muxed!, 'video/mp4', true);
   await Promise.all(Object.values(videos).map((id) => farm.waitForStatus(id, 'ready', 240_000)));
 });
 
@@ -439,9 +480,10 @@ const audioSwitchPage = `<!doctype html>
 <script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const state = { tracks: [], errors: [] };
+  const state = { tracks: [], errors: [], ended: false };
   window.audio = state;
   const video = document.getElementById('v');
+  video.addEventListener('ended', () => { state.ended = true; });
   const query = new URLSearchParams(location.search);
   const play = () => video.play().catch((error) => state.errors.push('play(): ' + error.message));
   if (query.get('player') === 'hls.js') {
@@ -537,7 +579,11 @@ describe('a source with two audio tracks', () => {
 async function switchAudio(
   player: (typeof webPlayers)[number],
   master: string,
-  { tracks, to }: { tracks: [string, boolean][]; to: { language: string; key: string } },
+  {
+    tracks,
+    to,
+    toEnd = false,
+  }: { tracks: [string, boolean][]; to: { language: string; key: string }; toEnd?: boolean },
 ): Promise<void> {
   const pageHost = await startPageHost({ '/audio': audioSwitchPage });
   const tab = await browser.newPage();
@@ -564,6 +610,13 @@ async function switchAudio(
       to.language,
     );
     await switched;
+    if (toEnd) {
+      // Four times real time: the end is what is checked, not the seconds of play before it.
+      await tab.evaluate(() => ((document.getElementById('v') as HTMLVideoElement).playbackRate = 4));
+      await tab.waitForFunction(() => (window as unknown as { audio: { ended: boolean } }).audio.ended, undefined, {
+        timeout: 60_000,
+      });
+    }
     assert.deepEqual((await pageState(tab)).errors, []);
   } finally {
     await tab.close();
@@ -693,13 +746,14 @@ describe('a track added to a ready video', () => {
     await farm.kino.videos.removeAudioTrack(farm.orgId, videos.dubbed, 'de');
   });
 
-  test('refused: a missing video, a bad language, a video not ready yet, a video whose sound is in its pictures', async () => {
+  test('refused: a missing video, a bad language, a video not ready yet, a silent or audio-only video', async () => {
     const storagePath = await uploadFile(files.french, 'video/mp4');
     const add = (videoId: string, language = 'fr') =>
       refusal(farm.kino.videos.addAudioTrack(farm.orgId, videoId, { storagePath, language }));
     assert.equal(await add('vid_doesnotexist'), '404 video_not_found');
     assert.equal(await add(videos.dubbed, 'not a language!'), '400 invalid_audio_track');
-    assert.equal(await add(videos.clip), '409 audio_tracks_unsupported');
+    assert.equal(await add(videos.silent), '409 audio_tracks_unsupported');
+    assert.equal(await add(videos.song), '409 audio_tracks_unsupported');
     // Processing takes seconds: the call right after process finds it transcoding.
     const { videoID } = await farm.kino.videos.process(farm.orgId, farm.envId, {
       storagePath: await uploadFile(files.silent, 'video/mp4'),
@@ -711,6 +765,141 @@ describe('a track added to a ready video', () => {
     // A video is deleted once it is ready or failed: none is left to the farm's stop.
     await farm.waitForStatus(videoID, 'ready');
     await farm.kino.videos.delete(farm.orgId, videoID);
+  });
+});
+
+describe('a track added to a video whose sound is in its pictures', () => {
+  const base = () => `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videos.muxed}`;
+  /** The master as it was before the track: what a viewer who started then still plays. */
+  let first = '';
+  const pictures = (master: string) => master.split('\n').filter((line) => line.startsWith('video-'));
+  const durations = async (playlist: string) =>
+    mediaPlaylistDurations(await (await fetch(new URL(playlist, `${base()}/`))).text());
+
+  test('its sound becomes an alternate rendition beside the Spanish track, its pictures copies without it cut where they were', async () => {
+    first = await (await fetch(`${base()}/master.m3u8`)).text();
+    assert.doesNotMatch(first, /TYPE=AUDIO/, 'sound muxed in the pictures');
+    const added = await farm.kino.videos.addAudioTrack(farm.orgId, videos.muxed, {
+      storagePath: await uploadFile(files.spanish, 'video/mp4'),
+      language: 'es',
+    });
+    assert.equal(added.status, 'processing');
+    const spanish = await settledAudioTrack(videos.muxed, 'es');
+    assert.equal(spanish.status, 'ready', spanish.reason);
+    const text = await (await fetch(`${base()}/master.m3u8`)).text();
+    const media = text.split('\n').filter((line) => line.startsWith('#EXT-X-MEDIA:TYPE=AUDIO'));
+    assert.deepEqual(
+      media.map((line) => [
+        /LANGUAGE="([^"]*)"/.exec(line)?.[1],
+        /NAME="([^"]*)"/.exec(line)?.[1],
+        /DEFAULT=(YES|NO)/.exec(line)?.[1],
+        /URI="[^"]*video-(0p-a\d+)\.m3u8/.exec(line)?.[1],
+      ]),
+      [
+        ['en', 'English', 'YES', '0p-a1'],
+        ['es', 'Spanish', 'NO', '0p-a2'],
+      ],
+      text,
+    );
+    // Every picture is its original's copy without sound, on the same cuts, every segment as long.
+    const originals = pictures(first);
+    assert.deepEqual(
+      pictures(text),
+      originals.map((line) => line.replace(/^video-(\d+p)\.m3u8/, 'video-$1-v.m3u8')),
+      text,
+    );
+    for (const variant of text.split('\n').filter((line) => line.startsWith('#EXT-X-STREAM-INF:'))) {
+      assert.match(variant, /AUDIO="audio"/);
+      assert.match(variant, /CODECS="avc1\.[0-9a-f]+,mp4a\.40\.2"/);
+    }
+    for (const [index, copy] of pictures(text).entries()) {
+      const [copied, original] = await Promise.all([durations(copy), durations(originals[index]!)]);
+      assert.ok(copied.length === 2, `${copy}: ${copied.join(', ')}`);
+      assert.deepEqual(copied, original, copy);
+      const probe = await probeOf(new URL(copy, `${base()}/`).href);
+      assert.deepEqual(
+        [...new Set(probe.streams.map((s) => s.codec_type))],
+        ['video'],
+        `${copy} holds the picture alone`,
+      );
+    }
+    // Its own sound, from the source (440 Hz), and the Spanish track (880 Hz), each the video's length.
+    const renditions = media.map((line) => new URL(/URI="([^"]*)"/.exec(line)![1]!, `${base()}/`).href);
+    const heard = await Promise.all(renditions.map((url) => toneOf(url)));
+    assert.ok(Math.abs(heard[0]! - tones.en) < 20 && Math.abs(heard[1]! - tones.es) < 20, `tones ${heard.join(', ')}`);
+    for (const url of renditions) {
+      const seconds = await decodedAudioSeconds(url);
+      assert.ok(Math.abs(seconds - dubbedSeconds) < 0.1, `${url}: ${seconds} s`);
+    }
+    // The details list the ladder once (no copies), and the video's own sound and the track as audio renditions.
+    const details = await farm.kino.videos.get(farm.orgId, videos.muxed);
+    assert.deepEqual(
+      details.encodings.map((e) => e.key),
+      ['0p-a1', '0p-a2', ...originals.map((line) => /^video-(\d+p)\.m3u8/.exec(line)![1]!)],
+    );
+    // A second track joins the same group: the separation is not made again.
+    const french = await farm.kino.videos.addAudioTrack(farm.orgId, videos.muxed, {
+      storagePath: await uploadFile(files.french, 'video/mp4'),
+      language: 'fr',
+    });
+    assert.equal(french.status, 'processing');
+    assert.equal((await settledAudioTrack(videos.muxed, 'fr')).status, 'ready');
+    const third = await (await fetch(`${base()}/master.m3u8`)).text();
+    assert.deepEqual(pictures(third), pictures(text));
+    assert.match(third, /LANGUAGE="fr".*URI="[^"]*video-0p-a3\.m3u8/);
+    assert.equal((await farm.kino.videos.removeAudioTrack(farm.orgId, videos.muxed, 'fr')).status, 'deleted');
+  });
+
+  for (const player of webPlayers) {
+    test(`${player} in Chromium starts on its own sound, switches to the Spanish track and plays to the end`, async () => {
+      await switchAudio(player, `${base()}/master.m3u8`, {
+        tracks: [
+          ['en', true],
+          ['es', false],
+        ],
+        to: { language: 'es', key: '0p-a2' },
+        toEnd: true,
+      });
+    });
+  }
+
+  test('the master a viewer loaded before the track still plays: its renditions with their sound stay', async () => {
+    assert.ok(first, 'the first test read it');
+    // That master as the viewer holds it: its variants at their addresses.
+    const held = first
+      .split('\n')
+      .map((line) => (line.startsWith('video-') ? new URL(line, `${base()}/`).href : line))
+      .join('\n');
+    const pageHost = await startPageHost({ '/first.m3u8': held });
+    try {
+      const outcome = await playThrough(browser, pageHost, {
+        player: 'hls.js',
+        src: `${pageHost.origin}/first.m3u8`,
+        rate: 4,
+      });
+      assert.deepEqual([outcome.ended, outcome.errors], [true, []]);
+      const lowest = new URL(pictures(first)[0]!, `${base()}/`).href;
+      assert.deepEqual((await probeOf(lowest)).streams.map((s) => s.codec_type).sort(), ['audio', 'video']);
+      assert.ok(Math.abs((await decodedAudioSeconds(lowest)) - dubbedSeconds) < 0.1);
+    } finally {
+      await pageHost.close();
+    }
+  });
+
+  test('its downloads and a clip cut after the separation keep the picture with its sound', async () => {
+    await assertAudioFile(`${base()}/audio.m4a`, dubbedSeconds);
+    const quality = /^video-(\d+p)\.m3u8/.exec(pictures(first)[0]!)![1]!;
+    const download = join(workDir, 'muxed-download.mp4');
+    await writeFile(download, Buffer.from(await (await fetch(`${base()}/video-${quality}.mp4`)).arrayBuffer()));
+    assert.deepEqual((await probeOf(download)).streams.map((s) => s.codec_type).sort(), ['audio', 'video']);
+    // A segment-accurate clip plays the originals, with their sound, from the first master.
+    const { videoID } = await farm.kino.videos.createClip(farm.orgId, videos.muxed, { startTime: 0, endTime: 6 });
+    await farm.waitForStatus(videoID, 'ready');
+    const clipBase = `${deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoID}`;
+    const clipMaster = await (await fetch(`${clipBase}/master.m3u8`)).text();
+    const variant = new URL(pictures(clipMaster)[0]!, `${clipBase}/`).href;
+    assert.deepEqual((await probeOf(variant)).streams.map((s) => s.codec_type).sort(), ['audio', 'video']);
+    assert.ok(Math.abs((await decodedAudioSeconds(variant)) - 6) < 0.1);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   deleteAudioTrack,
   findLiveVideoByStoragePath,
   findUpload,
+  hasSoundInPictures,
   listAudioTracks,
   listRenditions,
   markAudioTrackFailed,
@@ -70,20 +71,29 @@ export function presentAudioTrack(track: AudioTrack): Static<typeof AudioTrackSc
 }
 
 /**
- * 409 unless the video offers its sound as alternate audio renditions (a source with several
- * tracks): one whose sound is muxed in its pictures needs pictures without sound first (not built).
+ * 409 video_not_ready unless the video is ready with a complete ladder (a just-in-time video's
+ * segments all made: a track is encoded to the video's measured length, and a video whose sound is
+ * in its pictures has them copied); 409 audio_tracks_unsupported unless it offers its sound as
+ * alternate audio renditions (a source with several tracks) or muxed in its pictures (one track:
+ * the first track added separates it, docs/decisions/encoding.md#audio). An audio-only video and a
+ * silent one have no audio group to join.
  */
-async function assertAlternateAudio(deps: ApiDeps, video: Video): Promise<void> {
+async function assertTracksCanBeAdded(deps: ApiDeps, video: Video): Promise<void> {
   if (video.status !== 'ready')
     throw new ConflictError(
       'video_not_ready',
       `Video ${video.id} is ${video.status}: audio tracks are added to a ready video.`,
     );
+  if (video.segments_pending)
+    throw new ConflictError(
+      'video_not_ready',
+      `Video ${video.id} is still making its segments: audio tracks are added once they are all made. Try again in a moment.`,
+    );
   const renditions = await listRenditions(deps.db, video.id);
-  if (!renditions.some((r) => isAlternateAudioKey(r.key)))
+  if (!renditions.some((r) => isAlternateAudioKey(r.key)) && !hasSoundInPictures(renditions))
     throw new ConflictError(
       'audio_tracks_unsupported',
-      `Video ${video.id} carries its sound in its pictures: a track can be added only to a video made from a source with several audio tracks, for now.`,
+      `Video ${video.id} has no picture or no sound: audio tracks are added to a video with both.`,
     );
 }
 
@@ -116,7 +126,7 @@ async function addAudioTrack(
   const language =
     canonicalLanguage(body.language) ??
     invalidAudioTrack('language must be a BCP 47 language tag such as "es" or "pt-BR"', 'body.language', body.language);
-  await assertAlternateAudio(deps, video);
+  await assertTracksCanBeAdded(deps, video);
   const upload = await findUpload(deps.db, { orgId: video.org_id, envId: video.env_id, bucketPath: body.storagePath });
   if (!upload)
     invalidAudioTrack(
@@ -175,7 +185,7 @@ export const audioTrackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         summary: 'Add or replace an audio track',
         operationId: 'createAudioTrack',
         description:
-          "A second language for a ready video, from a file uploaded through an upload URL (its first audio stream, padded or cut to the video's duration). One added track per language: a second upload for a language replaces it. Answers 202 with the track `processing`; GET .../audio-tracks says when it is `ready` (the master playlist then offers it) or `failed` (a file with no audio stream, with the reason). 400 invalid_audio_track for a bad language or storagePath; 409 video_not_ready until the video is ready; 409 audio_tracks_unsupported for a video whose sound is in its pictures (a source with one track), for now.",
+          "A second language for a ready video, from a file uploaded through an upload URL (its first audio stream, padded or cut to the video's duration). One added track per language: a second upload for a language replaces it. Answers 202 with the track `processing`; GET .../audio-tracks says when it is `ready` (the master playlist then offers it) or `failed` (a file with no audio stream, with the reason). 400 invalid_audio_track for a bad language or storagePath; 409 video_not_ready until the video is ready; 409 audio_tracks_unsupported for an audio-only or silent video. The first track added to a video whose sound is in its pictures (a source with one track) also makes that sound an alternate track and the pictures copies without it, once; the master then offers both.",
         params: VideoParams,
         body: withExamples(CreateBody, {
           storagePath: 'uploads/org_3fK9xQ2mLr7TzV1a/env_8HcPq4Ws0dYbN6eJ/upl_Jq7Vn2Xc5Bd8Kp4M/keynote-es.m4a',

@@ -8,11 +8,13 @@ import { migrateToLatest, type Db } from '../database.ts';
 import { openPgliteDatabase } from '../testing/pglite.ts';
 import {
   deleteAudioTrack,
+  hasSoundInPictures,
   listAudioTracks,
   listReadyAudioTracks,
   markAudioTrackFailed,
   markAudioTrackReady,
   putAudioTrack,
+  recordSeparatedSound,
 } from './audio-tracks.ts';
 import { createEnvironment } from './environments.ts';
 import { createOrganization } from './organizations.ts';
@@ -126,4 +128,68 @@ test('keys after the source tracks and never given twice; ready with its renditi
   assert.equal(await deleteAudioTrack(db, { videoId, language: 'fr' }), undefined);
   assert.deepEqual(await listReadyAudioTracks(db, videoId), []);
   assert.equal((await put('fr', false)).track.rendition_key, '0p-a6');
+});
+
+test('a video whose sound is in its pictures: 0p-a1 kept for that sound; separated once, its row then naming the second master', async () => {
+  const muxed = 'vid_muxed';
+  const [video] = await db.selectFrom('videos').select(['org_id', 'env_id']).where('id', '=', videoId).execute();
+  await createVideo(db, {
+    id: muxed,
+    orgId: video!.org_id,
+    envId: video!.env_id,
+    name: 'muxed',
+    storagePath: 'uploads/x/muxed.mp4',
+    videoQuality: 'standard',
+    allowPublicAccess: true,
+    parameters: defaultEncodingParameters,
+  });
+  const picture = (key: string, audioKbps: number): NewRendition => ({
+    ...audioRendition(key, 900_000),
+    video_id: muxed,
+    width: 640,
+    height: 360,
+    short_edge_pixels: 360,
+    video_bitrate_kbps: 800,
+    audio_bitrate_kbps: audioKbps,
+    codecs: 'avc1.64001e,mp4a.40.2',
+  });
+  await replaceRenditions(db, muxed, [picture('360p', 128)]);
+  const rows = await db.selectFrom('renditions').selectAll().where('video_id', '=', muxed).execute();
+  assert.equal(hasSoundInPictures(rows), true);
+  assert.equal(hasSoundInPictures(rows.map((r) => ({ ...r, audio_bitrate_kbps: 0 }))), false, 'a silent video');
+  assert.equal(hasSoundInPictures([{ key: '0p', width: 0, audio_bitrate_kbps: 128 }]), false, 'an audio-only video');
+
+  const spanish = await putAudioTrack(db, {
+    videoId: muxed,
+    language: 'es',
+    name: 'Spanish',
+    isDefault: false,
+    storagePath: 'uploads/x/es.m4a',
+  });
+  assert.equal(spanish.track.rendition_key, '0p-a2', "0p-a1 is the video's own sound");
+
+  const separated = {
+    videoId: muxed,
+    masterKey: `videos/${muxed}/hls/master-separated-sound.m3u8`,
+    renditions: [{ ...audioRendition('0p-a1', 140_000), video_id: muxed }, { ...picture('360p-v', 0) }],
+  };
+  assert.equal(await recordSeparatedSound(db, separated), true);
+  assert.equal(await recordSeparatedSound(db, separated), false, 'once');
+  const after = await db.selectFrom('videos').select('master_key').where('id', '=', muxed).executeTakeFirstOrThrow();
+  assert.equal(after.master_key, separated.masterKey);
+  const keys = await db
+    .selectFrom('renditions')
+    .select(['key', 'width', 'audio_bitrate_kbps'])
+    .where('video_id', '=', muxed)
+    .execute();
+  assert.deepEqual(keys.map((k) => k.key).sort(), ['0p-a1', '360p', '360p-v']);
+  assert.equal(hasSoundInPictures(keys), false, 'its sound is an alternate rendition now');
+  const french = await putAudioTrack(db, {
+    videoId: muxed,
+    language: 'fr',
+    name: 'French',
+    isDefault: false,
+    storagePath: 'uploads/x/fr.m4a',
+  });
+  assert.equal(french.track.rendition_key, '0p-a3');
 });

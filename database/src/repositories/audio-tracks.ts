@@ -15,6 +15,19 @@ export class AudioRenditionsExhausted extends Error {
 }
 
 /**
+ * Whether a video's sound is muxed in its pictures (a source with one track, most uploads): its
+ * picture renditions have sound and it has no alternate audio rendition. Adding a track to such a
+ * video first makes its sound the alternate rendition `0p-a1` (sound-separation in the orchestrator),
+ * so the added tracks' numbers start at 2. An audio-only video (no picture) or a silent one is not.
+ */
+export function hasSoundInPictures(
+  renditions: readonly Pick<Rendition, 'key' | 'width' | 'audio_bitrate_kbps'>[],
+): boolean {
+  if (renditions.some((r) => isAlternateAudioKey(r.key))) return false;
+  return renditions.some((r) => r.width > 0 && r.audio_bitrate_kbps > 0);
+}
+
+/**
  * Creates or replaces the video's track for `language` (one per language), `processing` with a new
  * rendition key: the next after the video's source tracks and every key given before. `replaced`
  * is the track it replaced. A default track takes the default from any other track of the video,
@@ -32,9 +45,14 @@ export async function putAudioTrack(
       .where('id', '=', input.videoId)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const keys = await trx.selectFrom('renditions').select('key').where('video_id', '=', input.videoId).execute();
+    const keys = await trx
+      .selectFrom('renditions')
+      .select(['key', 'width', 'audio_bitrate_kbps'])
+      .where('video_id', '=', input.videoId)
+      .execute();
+    // A video whose sound is in its pictures keeps `0p-a1` for that sound (hasSoundInPictures).
     const highestSourceTrack = Math.max(
-      0,
+      hasSoundInPictures(keys) ? 1 : 0,
       ...keys.filter((r) => isAlternateAudioKey(r.key)).map((r) => Number(r.key.slice(r.key.lastIndexOf('a') + 1))),
     );
     const number = Math.max(video.last_audio_rendition, highestSourceTrack) + 1;
@@ -155,4 +173,29 @@ export async function deleteAudioTrack(
     .where('language', '=', language)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * A video whose sound was muxed in its pictures, separated: its sound's rendition and its pictures'
+ * copies without sound recorded, and its row pointed at the second master (`masterKey`), in one
+ * transaction: delivery serves that master, with the added tracks in its audio group, from then.
+ * False when it was separated before (the first run's records stand) or the video is gone.
+ */
+export async function recordSeparatedSound(
+  db: Db,
+  input: { videoId: string; masterKey: string; renditions: NewRendition[] },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('videos')
+      .set({ master_key: input.masterKey })
+      .where('id', '=', input.videoId)
+      .where('master_key', 'is', null)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) return false;
+    await trx.insertInto('renditions').values(input.renditions).execute();
+    return true;
+  });
 }

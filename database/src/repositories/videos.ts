@@ -465,6 +465,7 @@ export type PlayableVideoRow = Pick<
   | 'clip_first_segment'
   | 'clip_own_segments'
   | 'segments_pending'
+  | 'master_key'
 >;
 
 /** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
@@ -486,6 +487,7 @@ export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVid
       'clip_first_segment',
       'clip_own_segments',
       'segments_pending',
+      'master_key',
     ])
     .where('id', '=', id)
     .where('status', '=', 'ready')

@@ -32,6 +32,12 @@ export interface VideosTable {
   source_dynamic_range: ColumnType<DynamicRange | null, DynamicRange | null | undefined, DynamicRange | null>;
   /** The highest N of an added audio track's rendition key (`0p-a<N>`) given out (audio-tracks.ts). */
   last_audio_rendition: Generated<number>;
+  /**
+   * The stored master playlist delivery serves: null for objectKeys.master, the one processing
+   * wrote; objectKeys.separatedSoundMaster once its sound muxed in its pictures became an alternate
+   * rendition (sound-separation.ts). Optional on insert.
+   */
+  master_key: ColumnType<string | null, string | null | undefined, string | null>;
   thumbnail_key: string | null;
   /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
   storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;

@@ -18,6 +18,7 @@ const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
   storyboardKey: null,
   clipMedia: null,
   segmentsPending: false,
+  masterKey: null,
   audioKey: null,
   renditions: new Map(),
   addedAudio: [],

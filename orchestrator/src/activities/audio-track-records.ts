@@ -1,6 +1,13 @@
 // Activities on the `audio_tracks` rows of tracks added to a ready video (workflows/add-audio-track.ts),
 // each through the repository that is the one writer of its table.
-import { getVideo, listAudioTracks, markAudioTrackFailed, markAudioTrackReady } from '@kino/database/repositories';
+import {
+  getVideo,
+  hasSoundInPictures,
+  listAudioTracks,
+  listRenditions,
+  markAudioTrackFailed,
+  markAudioTrackReady,
+} from '@kino/database/repositories';
 import type { EncodingParameters } from '@kino/proto/contract';
 import type { RenditionResult } from '../activity-types.ts';
 import type { ActivityDeps } from './index.ts';
@@ -14,6 +21,12 @@ export interface AudioTrackJob {
   /** The video's (its longest stream's): the track is padded or cut to it. */
   durationSeconds: number;
   parameters: EncodingParameters;
+  /**
+   * The video's sound is muxed in its pictures (hasSoundInPictures): it must be separated first
+   * (workflows/separate-sound.ts). Absent in jobs recorded before separation existed, whose videos
+   * all had alternate audio (the API refused the others).
+   */
+  soundInPictures?: boolean;
 }
 
 export function createAudioTrackRecordActivities({ db, logger }: Pick<ActivityDeps, 'db' | 'logger'>) {
@@ -31,7 +44,11 @@ export function createAudioTrackRecordActivities({ db, logger }: Pick<ActivityDe
       language: string;
       renditionKey: string;
     }): Promise<AudioTrackJob | null> {
-      const [video, tracks] = await Promise.all([getVideo(db, videoId), listAudioTracks(db, videoId)]);
+      const [video, tracks, renditions] = await Promise.all([
+        getVideo(db, videoId),
+        listAudioTracks(db, videoId),
+        listRenditions(db, videoId),
+      ]);
       const track = tracks.find((t) => t.language === language && t.rendition_key === renditionKey);
       if (!video || video.deleted_at !== null || video.status !== 'ready' || video.duration_seconds === null)
         return null;
@@ -42,6 +59,7 @@ export function createAudioTrackRecordActivities({ db, logger }: Pick<ActivityDe
         isDefault: track.is_default,
         durationSeconds: video.duration_seconds,
         parameters: video.parameters,
+        soundInPictures: hasSoundInPictures(renditions),
       };
     },
 

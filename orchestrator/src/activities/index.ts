@@ -7,6 +7,7 @@ import type { EncodeGroupingSetting } from '../activity-types.ts';
 import type { OrchestratorMetrics } from '../metrics.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createAudioTrackRecordActivities } from './audio-track-records.ts';
+import { createSoundSeparationActivities } from './sound-separation.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
 import { createIngestActivities } from './ingest.ts';
@@ -46,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createVideoRecordActivities(deps),
     ...createAudioTrackRecordActivities(deps),
+    ...createSoundSeparationActivities(deps),
     ...createNodeActivities(deps),
     ...createStorageActivities(deps),
     ...createIngestActivities(deps),

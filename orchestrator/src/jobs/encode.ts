@@ -41,6 +41,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     audioStream: rendition.audioTrack?.stream ?? 0,
     hardwareEncodingAllowed: rendition.hardwareEncodingAllowed ?? false,
     audioEndSeconds: rendition.audioEndSeconds ?? 0,
+    pictureCopy: rendition.pictureCopy ?? false,
   };
 }
 

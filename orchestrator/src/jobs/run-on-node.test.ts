@@ -250,7 +250,7 @@ test('a background encode a viewer starts waiting for while it runs: the node is
   node.progress();
   node.finish();
   await outcome;
-  assert.deepEqual(h.raises, ['vid_1-a7-01234567'], 'once, with the job id');
+  assert.deepEqual(h.raises, ['vid_1-a7-0123456789ab'], 'once, with the job id');
 });
 
 test('a raise that overtakes the encode call (the node does not run it yet) is asked again once the node speaks; a failed raise never fails the encode', async () => {
@@ -507,6 +507,11 @@ test('storage outages are retried after 15 s, doubling per attempt up to 5 minut
 });
 
 test('a node job id: one per activity of a run, safe as a file name', () => {
-  assert.equal(nodeJobId('vid_1', '7', '0123456789ab'), 'vid_1-a7-01234567');
-  assert.equal(nodeJobId('vid_1', 'x/y', 'ab.cd/ef-gh'), 'vid_1-ax_y-ab_cd_ef');
+  assert.equal(nodeJobId('vid_1', '7', '0123456789ab'), 'vid_1-a7-0123456789ab');
+  assert.equal(nodeJobId('vid_1', 'x/y', 'ab.cd/ef-gh'), 'vid_1-ax_y-ab_cd_efgh');
+  // Two runs started in the same minute (UUIDv7: the time first) get jobs of their own.
+  assert.notEqual(
+    nodeJobId('vid_1', '4', '01a223bf-2b84-7243-85f8-f90b8e748003'),
+    nodeJobId('vid_1', '4', '01a223bf-9a42-7616-8571-a2f1970db4f7'),
+  );
 });

@@ -485,8 +485,12 @@ function failureOfNodeAnswer(
 /**
  * The id of the node job an activity runs: one per activity (not per attempt), so the node reports
  * it in heartbeats and a retry drops the lease an attempt of a dead worker left behind. Safe as a
- * file name (nodes name job directories after it): `vid_…-a12-01a1fcba`.
+ * file name (nodes name job directories after it): `vid_…-a12-8e5c0a7d41f3`. The run id's last
+ * twelve hex digits, its random ones: Temporal's run ids are UUIDv7, whose first eight are the
+ * time and are shared by runs started within a minute of each other, so two workflows of one video
+ * (a track's run and its sound separation) gave their fourth activities one id, and a retry of one
+ * dropped the other's place in the encode queue, which then never ran.
  */
 export function nodeJobId(videoId: string, activityId: string, workflowRunId: string): string {
-  return `${videoId}-a${activityId}-${workflowRunId.slice(0, 8)}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  return `${videoId}-a${activityId}-${workflowRunId.replace(/-/g, '').slice(-12)}`.replace(/[^A-Za-z0-9_-]/g, '_');
 }

@@ -21,7 +21,7 @@ test('an encode presigns every output (bound to its type), forwards progress as 
   const outcome = (await env.run(createNodeActivities({ ...h, logger }).encodeRendition, encodeInput)) as EncodeOutcome;
 
   const [request] = h.requests;
-  assert.equal(request!.jobId, 'vid_1-a7-01234567');
+  assert.equal(request!.jobId, 'vid_1-a7-0123456789ab');
   assert.equal(request!.inputUrl, 'http://s3.test/uploads/o/e/u/clip.mp4?X-Amz-Signature=get');
   assert.deepEqual(Object.keys(request!.whole!.outputUrls!).sort(), [
     '360p/init.mp4',

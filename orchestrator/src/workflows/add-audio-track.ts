@@ -5,8 +5,9 @@
 // segment length), then record it and make the track `ready` in one transaction, from which
 // delivery's master names it. Any failure makes the track `failed` with its reason; the video is
 // untouched either way.
-import { ApplicationFailure, isCancellation, log } from '@temporalio/workflow';
-import type { AddAudioTrackInput } from '@kino/proto/contract';
+import { ApplicationFailure, executeChild, isCancellation, log } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { workflowIds, type AddAudioTrackInput } from '@kino/proto/contract';
 import { planAddedAudio } from '../ladder.ts';
 import { encodeQueueWaitMinutes, failureTypes } from '../activity-types.ts';
 import {
@@ -17,6 +18,7 @@ import {
   queueThenRun,
   waitForNodeThenRun,
 } from './process-video.ts';
+import { separateSound } from './separate-sound.ts';
 
 export type AddAudioTrackResult = { status: 'ready' } | { status: 'failed' | 'skipped'; reason: string };
 
@@ -46,7 +48,7 @@ export async function addAudioTrack({
     );
     // An audio encode takes seconds a minute of sound: one rendition, no second pass.
     const encoding = encodeActivities(job.durationSeconds, false, 1, encodeQueueWaitMinutes);
-    const [outcome] = await queueThenRun(() =>
+    const encoded = queueThenRun(() =>
       encoding.encodeRenditions({
         videoId,
         storagePath: job.storagePath,
@@ -55,6 +57,9 @@ export async function addAudioTrack({
         probe,
       }),
     );
+    // Beside it, a video whose sound is in its pictures has it separated (once: another track's run
+    // may be at it); the track is offered once the video's master has the audio group.
+    const [[outcome]] = await Promise.all([encoded, job.soundInPictures ? soundSeparated(videoId) : undefined]);
     const marked = await database.markAudioTrackReady({ videoId, language, result: { plan, outcome: outcome! } });
     if (!marked) return { status: 'skipped', reason: 'the track was replaced or removed while it was made' };
     log.info('audio track ready', { videoId, language, key: renditionKey });
@@ -64,5 +69,20 @@ export async function addAudioTrack({
     const reason = describeFailure(error);
     await database.markAudioTrackFailed({ videoId, language, renditionKey, reason });
     return { status: 'failed', reason };
+  }
+}
+
+/**
+ * Separates the video's sound from its pictures (separateSound) in a child of one id per video, so
+ * that two tracks added at once make it once: when another track's run has it running, this one
+ * goes on without waiting (its track is offered once that run switches the master). A failed
+ * separation fails the track, with its reason; the next track added tries again.
+ */
+async function soundSeparated(videoId: string): Promise<void> {
+  try {
+    await executeChild(separateSound, { workflowId: workflowIds.separateSound(videoId), args: [{ videoId }] });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
   }
 }

@@ -7,8 +7,17 @@ import { deleteVideoContent } from './delete-video-content.ts';
 import { makeCustomThumbnail } from './make-custom-thumbnail.ts';
 import { makeFrameAccurateClip } from './make-frame-accurate-clip.ts';
 import { addAudioTrack } from './add-audio-track.ts';
+import { separateSound } from './separate-sound.ts';
 
-export { processVideo, deliverWebhooks, deleteVideoContent, makeCustomThumbnail, makeFrameAccurateClip, addAudioTrack };
+export {
+  processVideo,
+  deliverWebhooks,
+  deleteVideoContent,
+  makeCustomThumbnail,
+  makeFrameAccurateClip,
+  addAudioTrack,
+  separateSound,
+};
 
 const _fitsTheContract: VideoWorkflows = {
   processVideo,

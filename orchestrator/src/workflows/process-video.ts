@@ -5,6 +5,7 @@
 import {
   ActivityCancellationType,
   ActivityFailure,
+  ChildWorkflowFailure,
   ApplicationFailure,
   CancellationScope,
   ParentClosePolicy,
@@ -1018,6 +1019,8 @@ function failureType(error: unknown): string | undefined {
 
 /** The reason shown for a failed video: the innermost message, which says what went wrong. */
 export function describeFailure(error: unknown): string {
+  // A child's failure says only that it failed: its cause says why.
+  if (error instanceof ChildWorkflowFailure && error.cause) return describeFailure(error.cause);
   if (error instanceof ActivityFailure) {
     const what = error.activityType ?? 'activity';
     if (error.cause instanceof TimeoutFailure) return `${what} timed out (${error.cause.timeoutType})`;

@@ -9,9 +9,11 @@ const id = (value: string) => encodeURIComponent(value);
  * A rendition key as storage and every path family name it (a RegExp source, no anchors): the H.264
  * rung's short edge (`720p`; `0p` for an audio-only video's one rendition), or that key and
  * another codec (`720p-hevc`, `720p-av1`) for a rendition in it, or `0p-a1`, `0p-a2`, ... for the
- * alternate audio renditions of a source with several audio tracks (audio alone, short edge 0).
+ * alternate audio renditions of a source with several audio tracks (audio alone, short edge 0), or
+ * a picture rendition's key and `-v` (`720p-v`, `720p-av1-v`) for its copy without sound
+ * (pictureOnlyKey).
  */
-export const renditionKeyPattern = `\\d{1,5}p(?:-(?:${additionalVideoCodecs.join('|')}|a\\d{1,2}))?`;
+export const renditionKeyPattern = `\\d{1,5}p(?:-a\\d{1,2}|(?:-(?:${additionalVideoCodecs.join('|')}))?(?:-v)?)`;
 
 /** The key of the alternate audio rendition of a source's audio stream `stream` (from 0): `0p-a1` for the first. */
 export function alternateAudioKey(stream: number): string {
@@ -24,6 +26,20 @@ export const maxAlternateAudioRenditions = 99;
 /** Whether a rendition key is an alternate audio rendition's (alternateAudioKey). */
 export function isAlternateAudioKey(key: string): boolean {
   return /^0p-a\d{1,2}$/.test(key);
+}
+
+/**
+ * The key of a picture rendition's copy without its sound (`720p` → `720p-v`): made when a track is
+ * added to a video whose sound was muxed in its pictures, which then plays its sound as an
+ * alternate rendition (docs/decisions/encoding.md#audio). The original stays for viewers playing it.
+ */
+export function pictureOnlyKey(key: string): string {
+  return `${key}-v`;
+}
+
+/** Whether a rendition key is a picture rendition's copy without sound (pictureOnlyKey). */
+export function isPictureOnlyKey(key: string): boolean {
+  return key.endsWith('-v');
 }
 
 /** The audio download's name at the base of every path family (`/{id}/audio.m4a`, `.../audio.m4a`). */

@@ -9,6 +9,7 @@ import {
   plannedBootstrapSegments,
   plannedSegments,
   renderMediaPlaylist,
+  withAbsoluteUris,
 } from './hls.ts';
 import { declaredPeakKbps } from './encoding.ts';
 import { objectKeys } from './storage-layout.ts';
@@ -181,4 +182,26 @@ test('bootstrap segments: the first segment cut on the 2 s keyframe grid, listed
   );
   assert.match(playlist, /#EXT-X-TARGETDURATION:6\n/, 'the 6 s segments set the target');
   assert.doesNotMatch(renderMediaPlaylist(segments), /boot-/);
+});
+
+test('a playlist made readable from one URL: its init and segments named by absolute URLs, every other line kept', () => {
+  const playlist = renderMediaPlaylist([
+    { name: 'seg-00000.m4s', durationSeconds: 6 },
+    { name: 'seg-00001.m4s', durationSeconds: 1.3 },
+  ]);
+  const absolute = withAbsoluteUris(
+    playlist,
+    (uri) => `https://s3.test/videos/v/hls/720p/${uri}?X-Amz-Signature=a%2Fb&x=1`,
+  );
+  assert.deepEqual(
+    absolute.split('\n').filter((line) => line.includes('https:') || line.startsWith('#EXTINF')),
+    [
+      '#EXT-X-MAP:URI="https://s3.test/videos/v/hls/720p/init.mp4?X-Amz-Signature=a%2Fb&x=1"',
+      '#EXTINF:6.000000,',
+      'https://s3.test/videos/v/hls/720p/seg-00000.m4s?X-Amz-Signature=a%2Fb&x=1',
+      '#EXTINF:1.300000,',
+      'https://s3.test/videos/v/hls/720p/seg-00001.m4s?X-Amz-Signature=a%2Fb&x=1',
+    ],
+  );
+  assert.equal(absolute.split('\n').length, playlist.split('\n').length);
 });

@@ -252,3 +252,19 @@ export function renderMediaPlaylist(
   lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * A media playlist with its init and segment URIs replaced by `urlOf(uri)` (absolute URLs, e.g.
+ * presigned GETs): a rendition in storage made readable by ffmpeg from one URL, as its relative
+ * names cannot be resolved against a presigned playlist URL. Every other line is kept.
+ */
+export function withAbsoluteUris(playlist: string, urlOf: (uri: string) => string): string {
+  return playlist
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('#EXT-X-MAP:'))
+        return line.replace(/URI="([^"]+)"/, (_, uri: string) => `URI="${urlOf(uri)}"`);
+      return line === '' || line.startsWith('#') ? line : urlOf(line.trim());
+    })
+    .join('\n');
+}

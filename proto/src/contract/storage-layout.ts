@@ -31,6 +31,14 @@ export const objectKeys = {
   hlsPrefix: (videoId: string) => `videos/${videoId}/hls/`,
   master: (videoId: string) => `${objectKeys.hlsPrefix(videoId)}${hlsMasterName}`,
   /**
+   * A second master, written when a track is added to a video whose sound was muxed in its pictures:
+   * its pictures without sound (pictureOnlyKey) and its sound as an alternate rendition. The video's
+   * row names it (`master_key`); the first stays for viewers playing it (caches keep it immutable).
+   */
+  separatedSoundMaster: (videoId: string) => `${objectKeys.hlsPrefix(videoId)}master-separated-sound.m3u8`,
+  /** The input playlist of a picture copy: the rendition's own, its files named by presigned URLs. */
+  pictureCopyInput: (videoId: string, key: string) => `videos/${videoId}/work/picture-copy/${key}.m3u8`,
+  /**
    * A rendition's directory, named after its key: `720p` (the short edge) for an H.264 rung,
    * `720p-av1` for a rendition in another codec (renditionKeyPattern, delivery-paths.ts). A number
    * is a short edge: the H.264 rung's key.

@@ -19,6 +19,8 @@ export const workflowIds = {
   makeCustomThumbnail: (videoId: string, thumbnailId: string) => `thumbnail:${videoId}:${thumbnailId}`,
   /** One run per added track: its rendition key is never given twice in a video. */
   addAudioTrack: (videoId: string, renditionKey: string) => `audio-track:${videoId}:${renditionKey}`,
+  /** One per video at a time: the first added track's run separates the sound muxed in its pictures. */
+  separateSound: (videoId: string) => `sound-separation:${videoId}`,
 };
 
 /**

@@ -70,6 +70,14 @@ export interface RenditionSpec {
    * the source says (one of a pictured source's tracks runs to the source's duration).
    */
   'audioEndSeconds'?: (number | string);
+  /**
+   * The input is a rendition of this video (a playlist naming its init and segments by absolute
+   * URLs): its picture is copied into the HLS muxer, not encoded, without its sound, so its
+   * segments are cut on the same keyframes as the original's (the re-packaging of a video whose
+   * sound is muxed in its pictures, docs/decisions/encoding.md#audio). The other fields say what the
+   * original is; audio_bitrate_kbps is 0.
+   */
+  'pictureCopy'?: (boolean);
 }
 
 /**
@@ -141,4 +149,12 @@ export interface RenditionSpec__Output {
    * the source says (one of a pictured source's tracks runs to the source's duration).
    */
   'audioEndSeconds': (number);
+  /**
+   * The input is a rendition of this video (a playlist naming its init and segments by absolute
+   * URLs): its picture is copied into the HLS muxer, not encoded, without its sound, so its
+   * segments are cut on the same keyframes as the original's (the re-packaging of a video whose
+   * sound is muxed in its pictures, docs/decisions/encoding.md#audio). The other fields say what the
+   * original is; audio_bitrate_kbps is 0.
+   */
+  'pictureCopy': (boolean);
 }
