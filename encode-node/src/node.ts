@@ -1,8 +1,9 @@
-// An encode node: the EncodeService gRPC server, registered with the control plane's registry.
-// It holds no storage credentials: every job brings presigned URLs for its input and outputs.
+// An encode node: the EncodeService gRPC server, run inside the node's own connection to the control
+// plane's registry (its Connect stream): it listens on no network port, so it joins from behind NAT
+// or a firewall that lets nothing in. It holds no storage credentials: every job brings presigned
+// URLs for its input and outputs.
 import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -22,15 +23,8 @@ export interface EncodeNodeOptions {
   token: string;
   /** Encodes run at once; one more is refused with RESOURCE_EXHAUSTED. */
   slots: number;
-  /** Interface to listen on (default 127.0.0.1). */
+  /** Interface of the metrics server (default 127.0.0.1): the node's only listening port, when it has one. */
   host?: string;
-  /** Port to listen on; 0 (default) picks a free one. */
-  port?: number;
-  /**
-   * HOST:PORT the orchestrator should dial, when it differs from host:port (NAT). Default host:port,
-   * or with a wildcard host (0.0.0.0) the address this machine reaches the registry from.
-   */
-  advertise?: string;
   labels?: Record<string, string>;
   /** Where job directories go (default: the OS temp dir). */
   workDir?: string;
@@ -50,7 +44,7 @@ export interface EncodeNodeOptions {
 }
 
 export interface EncodeNodeHandle {
-  /** HOST:PORT the node registered (its advertised address). */
+  /** HOST:PORT of the relay the orchestrators call this node through (the one holding its connection now). */
   readonly address: string;
   /** HOST:PORT of the metrics server, when it runs one. */
   readonly metricsAddress: string | undefined;
@@ -66,43 +60,6 @@ export const nodeVersion: string = (
 /** Logs of a node go to stderr: its stdout carries the one "ready" line the CLI prints. */
 export function createNodeLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino({ level, base: { service: 'encode-node' } }, pino.destination(2));
-}
-
-function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '';
-}
-
-/**
- * A node listening on every interface advertises the address it reaches the control plane from:
- * the interface the kernel routes the registry's traffic through is the one the orchestrator can
- * dial back (loopback only when the control plane is on this machine's loopback).
- */
-function addressTowards(controlPlane: string): Promise<string> {
-  const separator = controlPlane.lastIndexOf(':');
-  const host = controlPlane.slice(0, separator).replace(/^\[|\]$/g, '');
-  const port = Number(controlPlane.slice(separator + 1));
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(10_000, () =>
-      socket.destroy(new Error(`the registry at ${controlPlane} did not answer within 10 s`)),
-    );
-    socket.once('connect', () => {
-      const local = socket.localAddress ?? '';
-      socket.destroy();
-      resolve(local.includes(':') ? `[${local}]` : local);
-    });
-    socket.once('error', (error) =>
-      reject(new Error(`cannot find the address to advertise: the registry at ${controlPlane}: ${error.message}`)),
-    );
-  });
-}
-
-function bind(server: grpc.Server, address: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) =>
-      error ? reject(error) : resolve(port),
-    );
-  });
 }
 
 export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
@@ -123,8 +80,9 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
   const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
   const registry = createRegistryClient(options.controlPlane, options.token);
-  // The registry assigns the node's id after the server is listening; log lines read it from here.
+  // The registry assigns the node's id when it connects; log lines read it from here.
   const identity = { nodeId: '' };
+  // Bound to no port: each connection to the registry is injected into it (its tunnel).
   const server = new grpc.Server();
   server.addService(
     encodeServiceDefinition,
@@ -140,9 +98,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
     }),
   );
-  const port = await bind(server, `${host}:${options.port ?? 0}`);
-  const address =
-    options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
 
   if (options.qualityFfmpeg && !capabilities.qualityFfmpeg)
     logger.warn(
@@ -152,7 +108,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   logger.info(capabilities, 'capabilities detected');
   const registration = new Registration({
     registry,
-    address,
+    serve: (tunnel) => injector.injectConnection(tunnel),
     slots: options.slots,
     version: nodeVersion,
     labels: options.labels ?? {},
@@ -173,6 +129,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     }
     await registration.registerUntilDone();
   } catch (error) {
+    injector.destroy();
     server.forceShutdown();
     await metricsServer?.stop();
     registry.close();
@@ -184,7 +141,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   logger.info(
     {
       nodeId: active.nodeId,
-      address,
+      registry: options.controlPlane,
+      relay: active.relayAddress,
       slots: options.slots,
       workDir,
       metrics: metricsServer && `http://${metricsServer.address}/metrics`,
@@ -194,7 +152,9 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
 
   let draining: Promise<void> | undefined;
   return {
-    address,
+    get address() {
+      return active.relayAddress;
+    },
     metricsAddress: metricsServer?.address,
     get nodeId() {
       return active.nodeId;
@@ -207,6 +167,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
         await idle;
         await active.stop();
         await active.deregister();
+        active.disconnect();
+        injector.destroy();
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         registry.close();
         await metricsServer?.stop();

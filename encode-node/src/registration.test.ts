@@ -1,15 +1,26 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import type { RegistryClient } from '@kino/proto';
+import { PassThrough } from 'node:stream';
+import type { NodeConnection, RegisterResponse__Output, RegistryClient } from '@kino/proto';
 import { NodeJobs } from './node-jobs.ts';
 import { Registration } from './registration.ts';
+
+/** A connection the registry welcomed with `welcome`, open until the test ends. */
+function connectionOf(welcome: Partial<RegisterResponse__Output>): NodeConnection {
+  return {
+    welcome: { relayAddress: '127.0.0.1:1', wasGone: false, ...welcome } as RegisterResponse__Output,
+    tunnel: new PassThrough(),
+    ended: new Promise(() => {}),
+    close: () => {},
+  };
+}
 
 /** A node of one slot registering with `registry`, its running jobs `jobs`. */
 function registrationOf(registry: RegistryClient, jobs: NodeJobs): Registration {
   return new Registration({
     registry,
-    address: '127.0.0.1:1',
+    serve: () => {},
     slots: 1,
     version: 'test',
     labels: {},
@@ -25,10 +36,10 @@ describe('Registration.registerUntilDone', () => {
     const calls: number[] = [];
     const registry = {
       address: 'registry.test:1',
-      async register() {
+      async connect() {
         calls.push(performance.now());
         if (calls.length < 4) throw new Error('14 UNAVAILABLE: No connection established');
-        return { nodeId: 'node_1', heartbeatIntervalMs: 1_000 };
+        return connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 1_000 });
       },
     } as unknown as RegistryClient;
     const registration = registrationOf(registry, {} as NodeJobs);
@@ -47,7 +58,7 @@ describe('Registration heartbeats', () => {
     const encode = jobs.startEncode('vid_1-a7-01234567');
     let heartbeats = 0;
     const registry = {
-      register: () => Promise.resolve({ nodeId: 'node_1', heartbeatIntervalMs: 10 }),
+      connect: () => Promise.resolve(connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 10 })),
       heartbeat: () => Promise.resolve({ known: ++heartbeats > 1 }),
     } as unknown as RegistryClient;
     const registration = registrationOf(registry, jobs);
@@ -64,7 +75,8 @@ describe('Registration heartbeats', () => {
     let registers = 0;
     let heartbeats = 0;
     const registry = {
-      register: () => Promise.resolve({ nodeId: 'node_1', heartbeatIntervalMs: 10, wasGone: ++registers > 1 }),
+      connect: () =>
+        Promise.resolve(connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 10, wasGone: ++registers > 1 })),
       heartbeat: () =>
         ++heartbeats === 1 ? Promise.reject(new Error('4 DEADLINE_EXCEEDED')) : Promise.resolve({ known: true }),
     } as unknown as RegistryClient;
@@ -75,5 +87,37 @@ describe('Registration heartbeats', () => {
     while (registers < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     await registration.stop();
     assert.equal(encode.abandoned.aborted, true, 'its work moved on while it hung: nothing of it is written late');
+  });
+});
+
+describe('Registration connections', () => {
+  it('connects again at once when its connection ends, and serves each connection it gets', async () => {
+    const ends: Array<() => void> = [];
+    const served: unknown[] = [];
+    const registry = {
+      connect: () => {
+        const connection = connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 60_000 });
+        return Promise.resolve({ ...connection, ended: new Promise<void>((resolve) => ends.push(resolve)) });
+      },
+      heartbeat: () => Promise.resolve({ known: true }),
+    } as unknown as RegistryClient;
+    const registration = new Registration({
+      registry,
+      serve: (tunnel) => served.push(tunnel),
+      slots: 1,
+      version: 'test',
+      labels: {},
+      encoders: [],
+      qualityFfmpeg: false,
+      jobs: new NodeJobs(1),
+      logger: pino({ level: 'silent' }),
+    });
+    await registration.registerUntilDone();
+    registration.start();
+    // The heartbeat interval is a minute: only the connection ending makes it connect again.
+    ends[0]!();
+    while (ends.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await registration.stop();
+    assert.equal(served.length, 2, 'both tunnels served');
   });
 });

@@ -34,7 +34,7 @@ import {
 
 export interface FarmNode {
   nodeId: string;
-  /** HOST:PORT of the node's EncodeService. */
+  /** HOST:PORT of the relay of the orchestrator holding the node's connection: its calls go there. */
   address: string;
 }
 
@@ -98,7 +98,8 @@ export interface NodeFarm {
   watchNode(nodeId: string): NodeWatch;
   /** Gives no more work to a node that vanished mid-call and frees its slots. A live node re-registers on its next heartbeat. */
   markLost(nodeId: string): Promise<void>;
-  client(address: string): EncodeClient;
+  /** A client of the node, through the relay holding its connection (registry/relay.ts). */
+  client(node: FarmNode): EncodeClient;
   /** Stops listening and closes the node channels (at shutdown). */
   close(): Promise<void>;
 }
@@ -360,12 +361,13 @@ export function createNodeFarm({
       await markNodeLost(db, nodeId);
     },
 
-    client(address) {
-      // One channel per node, kept: gRPC reconnects it by itself when the node comes back.
-      let client = clients.get(address);
+    client({ nodeId, address }) {
+      // One channel per node and relay, kept: a node that connects to another orchestrator gets another.
+      const key = `${nodeId}@${address}`;
+      let client = clients.get(key);
       if (!client) {
-        client = createEncodeClient(address, nodeToken);
-        clients.set(address, client);
+        client = createEncodeClient(address, nodeToken, nodeId);
+        clients.set(key, client);
       }
       return client;
     },

@@ -77,6 +77,8 @@ export async function runOrchestrator(
     db,
     host: config.REGISTRY_HOST,
     port: config.REGISTRY_PORT,
+    relayPort: config.RELAY_PORT,
+    ...(config.RELAY_ADVERTISE ? { relayAdvertise: config.RELAY_ADVERTISE } : {}),
     token: config.NODE_TOKEN,
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'registry' }),

@@ -10,6 +10,7 @@ export {
   encodeServiceDefinition,
   nodeRegistryDefinition,
   tokenMetadataKey,
+  nodeMetadataKey,
   grpc,
   GrpcStatus,
   isServiceError,
@@ -44,6 +45,9 @@ export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kin
 export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
 export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
 export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
+export type { NodeFrame, NodeFrame__Output } from './generated/kino/v1/NodeFrame.ts';
+export type { RegistryFrame, RegistryFrame__Output } from './generated/kino/v1/RegistryFrame.ts';
+export { tunnelOver, type FrameStream } from './tunnel.ts';
 export { redactUrls } from './redact.ts';
 export {
   jobFailureMetadataKey,
@@ -60,5 +64,6 @@ export {
   EncodeStreamEndedError,
   type EncodeClient,
   type RegistryClient,
+  type NodeConnection,
   type CallOptions,
 } from './clients.ts';

@@ -218,7 +218,7 @@ beforeAll(async () => {
   node = await startNodeProcess({ controlPlane: registry.address, token, slots: 2, workDir });
   // The node keeps its job directories in a directory of its own process under the work dir.
   jobsDir = processWorkDir(workDir, node.process.child.pid!);
-  client = createEncodeClient(node.address, token);
+  client = createEncodeClient(node.address, token, node.nodeId);
 });
 
 afterAll(async () => {
@@ -241,7 +241,7 @@ describe('an encode node process', () => {
   });
 
   it('refuses callers without the farm token (UNAUTHENTICATED)', async () => {
-    const stranger = createEncodeClient(node.address, 'wrong-token');
+    const stranger = createEncodeClient(node.address, 'wrong-token', node.nodeId);
     const inputUrl = await storage.presignGet(sources.clip, 600);
     try {
       await assert.rejects(stranger.probe({ jobId: 'x', inputUrl }), grpcCode(GrpcStatus.UNAUTHENTICATED));

@@ -159,7 +159,6 @@ export interface Farm extends FarmTenant {
       slots?: number;
       threads?: number;
       host?: StackHost;
-      listenOn?: string;
       /** Default true; false: a node without NODE_QUALITY_FFMPEG (no AV1, no quality scores). */
       qualityFfmpeg?: boolean;
     },
@@ -232,14 +231,13 @@ export async function startFarm({
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: (env) => launcher.restart('orchestrator', env),
 
-    async startNode(name, { slots = 1, threads = 0, host, listenOn, qualityFfmpeg } = {}) {
+    async startNode(name, { slots = 1, threads = 0, host, qualityFfmpeg } = {}) {
       const node = await launcher.startNode({
         name: `node-${name}`,
         slots,
         threads,
         labels: { name },
         host,
-        listenOn,
         ...(qualityFfmpeg === undefined ? {} : { qualityFfmpeg }),
       });
       return { ...node, name };

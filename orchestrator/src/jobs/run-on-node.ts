@@ -246,7 +246,7 @@ export async function streamEncode(
   // Raised between the grant and now: the node starts it as urgent work.
   const onDemand = lease.urgent || lease.raised.aborted;
   const request: EncodeRequest = { jobId, videoId, inputUrl, source, ...job, onDemand };
-  const client = farm.client(node.address);
+  const client = farm.client(node);
   const callStartedAt = Date.now();
   let firstEventAt: number | undefined;
   let encodedAllAt: number | undefined;

@@ -1,10 +1,28 @@
-// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes register,
-// heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
+// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes connect (and so
+// register), heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
+// Beside it runs the relay (relay.ts) the orchestrators call the nodes connected here through.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GrpcStatus, grpc, nodeRegistryDefinition, type NodeRegistryHandlers } from '@kino/proto';
+import {
+  GrpcStatus,
+  grpc,
+  nodeRegistryDefinition,
+  tunnelOver,
+  type NodeRegistryHandlers,
+  type NodeFrame__Output,
+  type RegisterRequest__Output,
+  type RegisterResponse,
+  type RegistryFrame,
+} from '@kino/proto';
 import type { Counter, Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
-import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '@kino/database/repositories';
+import {
+  deregisterNode,
+  expireDeadNodes,
+  markNodeLostAt,
+  recordHeartbeat,
+  registerNode,
+} from '@kino/database/repositories';
+import { startRelay, type Relay } from './relay.ts';
 
 export interface RegistryServerOptions {
   db: Db;
@@ -20,12 +38,17 @@ export interface RegistryServerOptions {
   leaseGraceMs?: number;
   /** Counts the heartbeats answered, by result (known / unknown): the orchestrator's metrics. */
   heartbeats?: Counter<'result'>;
+  /** The relay's port (0, the default: any free one) and the address recorded for the nodes connected here (relay.ts). */
+  relayPort?: number;
+  relayAdvertise?: string;
 }
 
 export interface RegistryServer {
   /** HOST:PORT the server listens on. */
   readonly address: string;
   readonly port: number;
+  /** HOST:PORT of the relay the nodes connected here are called through. */
+  readonly relayAddress: string;
   stop(): Promise<void>;
 }
 
@@ -49,17 +72,101 @@ interface RegistryContext extends Pick<
   'db' | 'token' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
 > {
   leaseGraceMs: number;
+  relay: Relay;
 }
 
-/** Register, Heartbeat and Deregister: each authenticates the farm token, then updates the node's rows. */
-function createRegistryHandlers({
-  db,
-  token,
-  heartbeatTimeoutMs,
-  logger,
-  leaseGraceMs,
-  heartbeats,
-}: RegistryContext): NodeRegistryHandlers {
+type ConnectCall = Parameters<NodeRegistryHandlers['Connect']>[0];
+
+/** How long a node has to say hello once its stream is open. */
+const helloTimeoutMs = 10_000;
+
+/** The first frame of a Connect stream, which must be the node's hello. */
+function readHello(call: ConnectCall): Promise<RegisterRequest__Output> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new RegistryRequestError(GrpcStatus.DEADLINE_EXCEEDED, 'no hello')),
+      helloTimeoutMs,
+    );
+    const done = () => {
+      clearTimeout(timer);
+      call.off('data', onFrame);
+    };
+    const onFrame = (frame: NodeFrame__Output) => {
+      done();
+      if (frame.frame === 'hello' && frame.hello) resolve(frame.hello);
+      else reject(new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'the first frame must be the hello'));
+    };
+    call.on('data', onFrame);
+    call.once('end', () => {
+      done();
+      reject(new RegistryRequestError(GrpcStatus.CANCELLED, 'the node left before its hello'));
+    });
+  });
+}
+
+/** Registers the node of a hello (its token checked), called through this orchestrator's relay. */
+async function registerHello(
+  { db, logger, heartbeatTimeoutMs, relay }: RegistryContext,
+  request: RegisterRequest__Output,
+): Promise<RegisterResponse> {
+  if (!(request.slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
+  const node = await registerNode(db, {
+    nodeId: request.nodeId,
+    address: relay.address,
+    slots: request.slots,
+    version: request.version,
+    labels: request.labels,
+    encoders: request.encoders,
+    qualityFfmpeg: request.qualityFfmpeg,
+  });
+  logger.info(
+    {
+      nodeId: node.id,
+      relay: node.address,
+      slots: node.slots,
+      version: node.version,
+      labels: node.labels,
+      encoders: node.encoders,
+      qualityFfmpeg: node.quality_ffmpeg,
+      reused: node.id === request.nodeId,
+      wasGone: node.wasGone,
+    },
+    'node connected',
+  );
+  return {
+    nodeId: node.id,
+    heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs),
+    wasGone: node.wasGone,
+    relayAddress: relay.address,
+  };
+}
+
+/**
+ * Welcomes a registered node and runs the HTTP/2 session of its tunnel in the relay until the
+ * stream ends. Then the calls in it have failed (their callers take the node for lost), so the node
+ * is marked lost at once and its slots freed, unless it connected again meanwhile (here: the relay
+ * holds a newer session; elsewhere: its row names another relay).
+ */
+function holdConnection({ db, logger, relay }: RegistryContext, call: ConnectCall, welcome: RegisterResponse): void {
+  const nodeId = welcome.nodeId!;
+  const tunnel = tunnelOver<RegistryFrame>(call, () => call.end());
+  call.write({ welcome });
+  const session = relay.attach(nodeId, tunnel);
+  session.once('close', () => {
+    if (!relay.detach(nodeId, session)) return;
+    markNodeLostAt(db, nodeId, relay.address)
+      .then((lost) => {
+        if (lost) logger.warn({ nodeId }, "node's connection ended: marked lost");
+      })
+      .catch((error: unknown) =>
+        logger.error({ err: error, nodeId }, 'marking a disconnected node lost failed (the sweep will)'),
+      );
+  });
+}
+
+/** Connect, Heartbeat and Deregister: each authenticates the farm token, then updates the node's rows. */
+function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers {
+  const { db, token, logger, leaseGraceMs, heartbeats } = context;
   const expected = createHash('sha256').update(token).digest();
   const authenticate = (presented: string) => {
     if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) {
@@ -76,53 +183,15 @@ function createRegistryHandlers({
         };
 
   return {
-    Register(call, callback) {
-      const request = call.request;
+    Connect(call) {
       (async () => {
-        authenticate(request.token);
-        if (!/^[^\s:]+:\d{1,5}$/.test(request.address) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(request.address)) {
-          throw new RegistryRequestError(
-            GrpcStatus.INVALID_ARGUMENT,
-            `address must be HOST:PORT (got "${request.address}")`,
-          );
-        }
-        if (!(request.slots >= 1))
-          throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
-        const node = await registerNode(db, {
-          nodeId: request.nodeId,
-          address: request.address,
-          slots: request.slots,
-          version: request.version,
-          labels: request.labels,
-          encoders: request.encoders,
-          qualityFfmpeg: request.qualityFfmpeg,
-        });
-        logger.info(
-          {
-            nodeId: node.id,
-            address: node.address,
-            slots: node.slots,
-            version: node.version,
-            labels: node.labels,
-            encoders: node.encoders,
-            qualityFfmpeg: node.quality_ffmpeg,
-            reused: node.id === request.nodeId,
-            wasGone: node.wasGone,
-          },
-          'node registered',
-        );
-        return {
-          nodeId: node.id,
-          heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs),
-          wasGone: node.wasGone,
-        };
-      })().then(
-        (response) => callback(null, response),
-        (error: unknown) => {
-          logger.warn({ err: error, address: request.address }, 'node registration refused');
-          callback(statusOf(error));
-        },
-      );
+        const hello = await readHello(call);
+        authenticate(hello.token);
+        holdConnection(context, call, await registerHello(context, hello));
+      })().catch((error: unknown) => {
+        logger.warn({ err: error }, 'node connection refused');
+        call.emit('error', statusOf(error));
+      });
     },
 
     Heartbeat(call, callback) {
@@ -172,7 +241,13 @@ function createRegistryHandlers({
 export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
   const { db, heartbeatTimeoutMs, logger } = options;
   const leaseGraceMs = options.leaseGraceMs ?? Math.max(30_000, heartbeatTimeoutMs * 3);
-  const handlers = createRegistryHandlers({ ...options, leaseGraceMs });
+  const relay = await startRelay({
+    host: options.host,
+    port: options.relayPort ?? 0,
+    ...(options.relayAdvertise ? { advertise: options.relayAdvertise } : {}),
+    logger,
+  });
+  const handlers = createRegistryHandlers({ ...options, leaseGraceMs, relay });
 
   const server = new grpc.Server();
   server.addService(nodeRegistryDefinition, handlers);
@@ -180,7 +255,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
       error ? reject(error) : resolve(bound),
     ),
-  );
+  ).catch(async (error: unknown) => {
+    await relay.close();
+    throw error;
+  });
 
   // Nodes that stopped heartbeating lose their leases here; selection already skips them by age.
   const sweepEveryMs = Math.max(100, Math.floor(heartbeatTimeoutMs / 2));
@@ -204,8 +282,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   return {
     address,
     port,
+    relayAddress: relay.address,
     async stop() {
       clearInterval(sweep);
+      await relay.close();
       await new Promise<void>((resolve) => {
         // Give in-flight calls a moment, then cut: nodes retry against the next orchestrator.
         const timer = setTimeout(() => server.forceShutdown(), 2_000);

@@ -14,7 +14,10 @@ import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__O
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from '../../kino/v1/ThumbnailResult.ts';
 
 /**
- * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+ * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
+ * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
+ * node's stream, naming the node in metadata `x-kino-node`; the caller presents the farm token as
+ * metadata `x-kino-token`.
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
@@ -93,7 +96,10 @@ export interface EncodeServiceClient extends grpc.Client {
 }
 
 /**
- * Served by every encode node. The caller presents the farm token as metadata `x-kino-token`.
+ * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
+ * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
+ * node's stream, naming the node in metadata `x-kino-node`; the caller presents the farm token as
+ * metadata `x-kino-token`.
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
