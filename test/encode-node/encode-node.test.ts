@@ -280,6 +280,37 @@ describe('an encode node process', () => {
     assert.equal(result.sizeBytes, (await storage.head(sources.clip))?.size);
   });
 
+  it("an orchestrator not holding the node's connection calls it through the relay of the one that does", async () => {
+    // A second orchestrator's registry and farm on the same database: the node stays connected to the first.
+    const other = await startRegistryServer({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      heartbeatTimeoutMs: 3_000,
+      logger: createLogger('registry', 'silent'),
+    });
+    const otherFarm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
+    const stranger = createEncodeClient(other.relayAddress, token, node.nodeId);
+    try {
+      const picked = await otherFarm.pickNode();
+      assert.deepEqual(picked, { nodeId: node.nodeId, address: registry.relayAddress });
+      assert.notEqual(other.relayAddress, registry.relayAddress);
+      const inputUrl = await storage.presignGet(sources.clip, 600);
+      const result = await otherFarm.client(picked!).probe({ jobId: newId('job'), inputUrl });
+      assert.equal(result.frameCount, 100);
+      // Its own relay does not hold the node: a call there is a node lost (UNAVAILABLE, no node failure).
+      await assert.rejects(
+        stranger.probe({ jobId: newId('job'), inputUrl }),
+        (error: unknown) => grpcCode(GrpcStatus.UNAVAILABLE)(error) && !(error instanceof NodeJobFailure),
+      );
+    } finally {
+      stranger.close();
+      await otherFarm.close();
+      await other.stop();
+    }
+  });
+
   it('answers INVALID_ARGUMENT for empty, unreadable and picture-and-soundless files, NOT_FOUND for a missing one; sound alone probes as audio-only', async () => {
     await storage.put('uploads/bad/empty.mp4', new Uint8Array(0), 'video/mp4');
     await storage.put('uploads/bad/text.mp4', 'this is not a video, just some words', 'video/mp4');

@@ -249,7 +249,9 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   });
   const handlers = createRegistryHandlers({ ...options, leaseGraceMs, relay });
 
-  const server = new grpc.Server();
+  // Keepalive pings end the Connect stream of a node whose host vanished without a word (its
+  // session in the relay closes with it); the heartbeat sweep has marked it gone by then.
+  const server = new grpc.Server({ 'grpc.keepalive_time_ms': 15_000, 'grpc.keepalive_timeout_ms': 10_000 });
   server.addService(nodeRegistryDefinition, handlers);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
