@@ -69,22 +69,49 @@ describe('Registration heartbeats', () => {
     assert.equal(encode.abandoned.aborted, true, 'its work moved on: nothing of it is written late');
   });
 
-  it('a heartbeat that fails (the first after a hang) registers again; an answer that the id was gone abandons the running jobs', async () => {
+  it('a heartbeat that fails with its connection open keeps the connection (the calls in it go on) and tries again', async () => {
     const jobs = new NodeJobs(1);
     const encode = jobs.startEncode('vid_1-a7-01234567');
-    let registers = 0;
+    let connects = 0;
     let heartbeats = 0;
     const registry = {
-      connect: () =>
-        Promise.resolve(connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 10, wasGone: ++registers > 1 })),
+      connect: () => {
+        connects += 1;
+        return Promise.resolve(connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 10 }));
+      },
       heartbeat: () =>
         ++heartbeats === 1 ? Promise.reject(new Error('4 DEADLINE_EXCEEDED')) : Promise.resolve({ known: true }),
     } as unknown as RegistryClient;
     const registration = registrationOf(registry, jobs);
     await registration.registerUntilDone();
+    registration.start();
+    while (heartbeats < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    await registration.stop();
+    assert.equal(connects, 1, 'one connection all along');
+    assert.equal(encode.abandoned.aborted, false);
+  });
+
+  it('a connection that ended during a hang connects again; a welcome saying the id was gone abandons the running jobs', async () => {
+    const jobs = new NodeJobs(1);
+    const encode = jobs.startEncode('vid_1-a7-01234567');
+    let connects = 0;
+    let endFirst = () => {};
+    const registry = {
+      connect: () => {
+        connects += 1;
+        const connection = connectionOf({ nodeId: 'node_1', heartbeatIntervalMs: 10, wasGone: connects > 1 });
+        if (connects > 1) return Promise.resolve(connection);
+        return Promise.resolve({ ...connection, ended: new Promise<void>((resolve) => (endFirst = resolve)) });
+      },
+      heartbeat: () => Promise.resolve({ known: true }),
+    } as unknown as RegistryClient;
+    const registration = registrationOf(registry, jobs);
+    await registration.registerUntilDone();
     assert.equal(encode.abandoned.aborted, false, 'registered as a new node: its jobs are its own');
     registration.start();
-    while (registers < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The registry's keepalive closed the connection of the node that hung.
+    endFirst();
+    while (connects < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     await registration.stop();
     assert.equal(encode.abandoned.aborted, true, 'its work moved on while it hung: nothing of it is written late');
   });

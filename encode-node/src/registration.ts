@@ -35,6 +35,8 @@ export class Registration {
   /** HOST:PORT of the relay the orchestrators call this node through (the registry's welcome says). */
   relayAddress = '';
   private connection: NodeConnection | undefined;
+  /** The connection is open: the registry holds the node (a failed heartbeat alone is no reason to connect again). */
+  private connected = false;
   private intervalMs = 2_000;
   private needsRegister = true;
   private stopped = false;
@@ -53,9 +55,11 @@ export class Registration {
       { timeoutMs: 5_000 },
     );
     this.connection = connection;
+    this.connected = true;
     this.options.serve(connection.tunnel);
     void connection.ended.then(() => {
       if (this.connection !== connection || this.stopped) return;
+      this.connected = false;
       logger.warn({ nodeId: this.nodeId }, 'the connection to the registry ended; connecting again');
       this.needsRegister = true;
       this.wake?.();
@@ -123,6 +127,13 @@ export class Registration {
       }
     } catch (error) {
       this.options.metrics?.heartbeatFailed();
+      // With its connection open the registry still holds the node: connecting again would end that
+      // connection and with it every call running in it. The next heartbeat tries again; a registry
+      // that dropped the node answers it `known: false`.
+      if (this.connected) {
+        logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; its connection is open: trying again');
+        return;
+      }
       if (!this.needsRegister)
         logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; will register again');
       this.needsRegister = true;
@@ -165,6 +176,7 @@ export class Registration {
   disconnect(): void {
     this.connection?.close();
     this.connection = undefined;
+    this.connected = false;
   }
 
   /** Tells the registry this node is leaving. Best effort: a node that cannot say so expires anyway. */
