@@ -60,6 +60,10 @@ export const apiConfigShape = {
     }),
   /** Public base URL of the delivery host: thumbnail and playback URLs are built on it. */
   DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
+  /** Where encoders publish live streams over RTMP (OBS's "Server"), as the API shows it (issue 56). */
+  LIVE_RTMP_URL: env.url().default('rtmp://localhost:1935/live'),
+  /** Where encoders publish over SRT, as the API shows it; each stream's URL adds `streamid=<its key>`. */
+  LIVE_SRT_URL: env.url().default('srt://localhost:9710'),
   /** Public base URL of the web app, for share links; defaults to the delivery URL. */
   WEB_APP_URL: env
     .url()

@@ -89,6 +89,7 @@ const lightModules = [
   'node-flags.ts',
   'profiles.ts',
   'environment-settings.ts',
+  'live-streams.ts',
 ].map((m) => join(cliDir, 'src', m));
 // the API package's base of the `admin` commands (a process package's own, not the CLI's), in its admin/ folder.
 lightModules.push(join(cliDir, '..', 'api', 'src', 'admin', 'admin-command.ts'));
@@ -144,11 +145,11 @@ test('kino config check <process> names every problem, the same ones the process
       'S3_BUCKET',
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
-      'NODE_TOKEN',
       'DELIVERY_URL',
       'KINO_KEY_ENCRYPTION_KEY',
     ],
-    node: ['KINO_CONTROL_PLANE', 'NODE_TOKEN'],
+    // NODE_TOKEN only with a plaintext registry (HOST:PORT), which is not set here.
+    node: ['KINO_CONTROL_PLANE'],
     delivery: [
       'DATABASE_URL',
       'S3_ENDPOINT',

@@ -10,12 +10,14 @@ import { AnalyticsPage } from './pages/analytics/index.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+import { LivePage } from './pages/live.tsx';
 import { FarmPage } from './pages/farm.tsx';
 
 export const BASE = '/dashboard';
 
 const nav: { path: string; label: string; operatorsOnly?: boolean }[] = [
   { path: `${BASE}/videos`, label: 'Videos' },
+  { path: `${BASE}/live`, label: 'Live' },
   { path: `${BASE}/analytics`, label: 'Analytics' },
   { path: `${BASE}/keys`, label: 'API keys' },
   { path: `${BASE}/environments`, label: 'Environments' },
@@ -106,6 +108,7 @@ function Layout() {
           <Router>
             <Route path={`${BASE}/videos`} component={VideosPage} />
             <Route path={`${BASE}/videos/:publicID`} component={VideoPage} />
+            <Route path={`${BASE}/live`} component={LivePage} />
             <Route path={`${BASE}/analytics`} component={AnalyticsPage} />
             <Route path={`${BASE}/keys`} component={KeysPage} />
             <Route path={`${BASE}/environments`} component={EnvironmentsPage} />

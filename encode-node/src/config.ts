@@ -1,7 +1,9 @@
 // The configuration of an encode node process (`kino node start`). Flags of the command override
 // these environment variables; a wrong or missing value stops the node naming the variable.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { env, metricsConfigShape, parseConfig, z } from '@kino/infra';
-import { nodeLabelListPattern } from '@kino/proto/contract';
+import { nodeLabelListPattern, parseNodeLabelList } from '@kino/proto/contract';
 import type { EncodeNodeOptions } from './node.ts';
 
 // Labels are names (`gpu,acme`) or names with a value (`region=eu`): a job asking for `gpu` runs on a
@@ -10,19 +12,33 @@ import type { EncodeNodeOptions } from './node.ts';
 const labelList = z
   .string()
   .regex(nodeLabelListPattern, 'expected name[=value][,name[=value]...] of letters, digits, ".", "_" and "-"')
-  .transform((value) =>
-    Object.fromEntries(
-      value.split(',').map((pair) => {
-        const eq = pair.indexOf('=');
-        return eq < 0 ? [pair.trim(), ''] : [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
-      }),
-    ),
-  );
+  .transform(parseNodeLabelList);
+
+/** `https://HOST:PORT` (TLS, the node's own credential) or `HOST:PORT` (plaintext, the shared NODE_TOKEN). */
+const registryAddress = z
+  .string()
+  .regex(/^(https:\/\/)?[^:\s/]+:\d+\/?$/, 'expected https://HOST:PORT (or HOST:PORT for a farm on the shared token)')
+  .transform((value) => ({
+    tls: value.startsWith('https://'),
+    hostPort: value.replace(/^https:\/\//, '').replace(/\/$/, ''),
+  }));
 
 export const nodeConfigShape = {
-  /** The control plane's NodeRegistry (the orchestrator process), HOST:PORT. */
-  KINO_CONTROL_PLANE: env.hostPort(),
-  NODE_TOKEN: z.string().min(1),
+  /**
+   * The control plane's NodeRegistry (the orchestrator process): `https://HOST:PORT` for a farm with
+   * its certificate authority (the node enrolls, then presents its own credential), or `HOST:PORT`
+   * on plaintext with the shared NODE_TOKEN.
+   */
+  KINO_CONTROL_PLANE: registryAddress,
+  /** The shared farm token, for a plaintext registry only. */
+  NODE_TOKEN: z.string().min(1).optional(),
+  /** A one-time token of `kino admin nodes enroll`, traded at the first start for the node's credential. */
+  NODE_ENROLL_TOKEN: z.string().min(1).optional(),
+  /** Where the node keeps its credential (default ~/.local/state/kino-node). */
+  NODE_STATE_DIR: z
+    .string()
+    .min(1)
+    .default(join(homedir(), '.local', 'state', 'kino-node')),
   NODE_SLOTS: z.coerce.number().int().min(1).max(64).default(1),
   /** The interface of the metrics server: a node listens on no other port (it dials the registry). */
   NODE_HOST: z.string().min(1).default('127.0.0.1'),
@@ -41,13 +57,22 @@ export type NodeConfig = z.infer<z.ZodObject<typeof nodeConfigShape>>;
 
 /** A node's configuration, or a ConfigError naming every problem: `kino node start` and `kino config check node` both call this. */
 export function parseNodeConfig(source: Record<string, string | undefined> = process.env): NodeConfig {
-  return parseConfig(nodeConfigShape, source);
+  return parseConfig(nodeConfigShape, source, [
+    (values) =>
+      values.KINO_CONTROL_PLANE && !values.KINO_CONTROL_PLANE.startsWith('https://') && !values.NODE_TOKEN
+        ? [
+            'NODE_TOKEN: required with a plaintext registry (HOST:PORT); a farm with TLS takes https://HOST:PORT and an enrollment token',
+          ]
+        : [],
+  ]);
 }
 
 export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOptions, 'logger'> {
   return {
-    controlPlane: config.KINO_CONTROL_PLANE,
-    token: config.NODE_TOKEN,
+    controlPlane: config.KINO_CONTROL_PLANE.hostPort,
+    ...(config.KINO_CONTROL_PLANE.tls
+      ? { credential: { stateDir: config.NODE_STATE_DIR, enrollToken: config.NODE_ENROLL_TOKEN } }
+      : { token: config.NODE_TOKEN }),
     slots: config.NODE_SLOTS,
     host: config.NODE_HOST,
     labels: config.NODE_LABELS ?? {},

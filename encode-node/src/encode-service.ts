@@ -15,7 +15,11 @@ import { runWholeJob } from './jobs/whole.ts';
 import type { CallKind, NodeJobs } from './node-jobs.ts';
 
 export interface EncodeServiceOptions {
-  token: string;
+  /**
+   * The shared farm token callers present (a node without a credential, on plaintext). Unset: the
+   * node has its own credential, and its calls come inside its TLS connection to the registry.
+   */
+  token?: string;
   jobs: NodeJobs;
   workDir: string;
   threads: number;
@@ -82,18 +86,21 @@ function digest(value: string): Buffer {
 }
 
 class EncodeService {
-  private readonly expected: Buffer;
+  private readonly expected: Buffer | undefined;
   private readonly countJob: NonNullable<EncodeServiceOptions['countJob']>;
   // Lowering a nice value is a privilege: said once, not on every raise.
   private warnedNiceRefused = false;
 
   constructor(private readonly options: EncodeServiceOptions) {
-    this.expected = digest(options.token);
+    this.expected = options.token === undefined ? undefined : digest(options.token);
     this.countJob = options.countJob ?? (() => {});
   }
 
-  private authenticate(metadata: grpc.Metadata): void {
-    const presented = metadata.get(tokenMetadataKey)[0];
+  private authenticate(call: Pick<grpc.ServerUnaryCall<unknown, unknown>, 'metadata'>): void {
+    // A node with a credential takes what comes through its own TLS connection to the registry (the
+    // farm CA's certificate, checked at the handshake): nothing else can reach its EncodeService.
+    if (!this.expected) return;
+    const presented = call.metadata.get(tokenMetadataKey)[0];
     if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), this.expected)) {
       throw new UnauthenticatedError(`missing or wrong ${tokenMetadataKey}`);
     }
@@ -122,7 +129,7 @@ class EncodeService {
     let log = logger.child({ nodeId: nodeId(), jobId: call.request.jobId });
     let job: ReturnType<NodeJobs['start']>;
     try {
-      this.authenticate(call.metadata);
+      this.authenticate(call);
       check();
       job = jobs.start(kind, call.request.jobId);
       log = log.child({ jobId: job.jobId });
@@ -167,7 +174,7 @@ class EncodeService {
     });
     let job: ReturnType<NodeJobs['startEncode']>;
     try {
-      this.authenticate(call.metadata);
+      this.authenticate(call);
       job = jobs.startEncode(request.jobId, { onDemand: request.onDemand });
       log = log.child({ jobId: job.jobId });
       // When this node's slot went to the job: with `encode done`, the slot's timeline. `job`: whole,
@@ -232,7 +239,7 @@ class EncodeService {
   raisePriority(call: RaisePriorityCall[0], callback: RaisePriorityCall[1]): void {
     const log = this.options.logger.child({ nodeId: this.options.nodeId(), jobId: call.request.jobId });
     try {
-      this.authenticate(call.metadata);
+      this.authenticate(call);
     } catch (error) {
       log.warn({ err: error }, 'raise refused');
       callback(toGrpcStatus(error));

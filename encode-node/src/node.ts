@@ -7,7 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { createRegistryClient, encodeServiceDefinition, grpc } from '@kino/proto';
+import { createRegistryClient, encodeServiceDefinition, grpc, nodeChannelCredentials } from '@kino/proto';
 import { createMetricsRegistry, startMetricsServer, type MetricsServer } from '@kino/infra';
 import { createEncodeServiceHandlers } from './encode-service.ts';
 import { NodeJobs } from './node-jobs.ts';
@@ -15,12 +15,19 @@ import { createNodeMetrics } from './metrics.ts';
 import { Registration } from './registration.ts';
 import { detectCapabilities } from './capabilities.ts';
 import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
+import { loadOrEnrollCredential } from './credential.ts';
 
 export interface EncodeNodeOptions {
   /** HOST:PORT of the NodeRegistry (the orchestrator process). */
   controlPlane: string;
-  /** The farm token: checked on every call to this node, presented to the registry. */
-  token: string;
+  /**
+   * The node's own credential over TLS (a farm with its CA): kept in `stateDir`, traded for
+   * `enrollToken` at the first start. The registry knows the node by it; calls reach the node only
+   * inside its TLS connection to the registry, whose certificate it checked against the farm CA.
+   */
+  credential?: { stateDir: string; enrollToken?: string | undefined };
+  /** Without a credential, on plaintext: the shared farm token, presented to the registry and checked on every call to this node. */
+  token?: string | undefined;
   /** Encodes run at once; one more is refused with RESOURCE_EXHAUSTED. */
   slots: number;
   /** Interface of the metrics server (default 127.0.0.1): the node's only listening port, when it has one. */
@@ -51,6 +58,8 @@ export interface EncodeNodeHandle {
   readonly nodeId: string;
   /** Stops taking jobs, lets running ones finish, deregisters and closes the server. */
   drain(): Promise<void>;
+  /** Settles when the registry says this node's credential was revoked: it abandoned its jobs and stopped heartbeating. */
+  readonly revoked: Promise<Error>;
 }
 
 export const nodeVersion: string = (
@@ -62,24 +71,50 @@ export function createNodeLogger(level = process.env.LOG_LEVEL ?? 'info'): Logge
   return pino({ level, base: { service: 'encode-node' } }, pino.destination(2));
 }
 
-export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
-  const logger = options.logger ?? createNodeLogger();
-  const host = options.host ?? '127.0.0.1';
-  const sharedWorkDir = options.workDir ?? join(tmpdir(), 'kino-node');
+function logCapabilities(
+  logger: Logger,
+  capabilities: Awaited<ReturnType<typeof detectCapabilities>>,
+  qualityFfmpeg: string | undefined,
+): void {
+  if (qualityFfmpeg && !capabilities.qualityFfmpeg)
+    logger.warn(
+      { qualityFfmpeg },
+      'the quality ffmpeg does not work (no libvmaf, or SVT-AV1 fails a test encode): this node takes no AV1 or scored work',
+    );
+  logger.info(capabilities, 'capabilities detected');
+}
+
+/** This process's work directory under `sharedWorkDir`, after removing those of node processes that are gone. */
+async function prepareWorkDir(sharedWorkDir: string, logger: Logger): Promise<string> {
   const leftovers = await removeLeftoverJobDirs(sharedWorkDir);
   if (leftovers.length > 0)
     logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
   const workDir = processWorkDir(sharedWorkDir);
   await mkdir(workDir, { recursive: true });
-  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
-  if (!options.token) throw new Error('a farm token is required');
+  return workDir;
+}
 
+export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
+  if (!options.credential && !options.token)
+    throw new Error('a credential (https registry) or the farm token is required');
+  const logger = options.logger ?? createNodeLogger();
+  const host = options.host ?? '127.0.0.1';
+  const workDir = await prepareWorkDir(options.workDir ?? join(tmpdir(), 'kino-node'), logger);
+  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
+
+  // First: an enrollment the registry refuses stops the node at once, before a second of encoder tests.
+  const credential =
+    options.credential &&
+    (await loadOrEnrollCredential({ registry: options.controlPlane, ...options.credential, logger }));
   // About a second of one-frame encodes, before the node serves: its jobs use the hardware found.
   const capabilities = await detectCapabilities(options.qualityFfmpeg);
   const jobs = new NodeJobs(options.slots);
   const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
   const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
-  const registry = createRegistryClient(options.controlPlane, options.token);
+  const registry = createRegistryClient(
+    options.controlPlane,
+    credential ? nodeChannelCredentials(credential) : options.token!,
+  );
   // The registry assigns the node's id when it connects; log lines read it from here.
   const identity = { nodeId: '' };
   // Bound to no port: each connection to the registry is injected into it (its tunnel).
@@ -87,7 +122,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   server.addService(
     encodeServiceDefinition,
     createEncodeServiceHandlers({
-      token: options.token,
+      ...(credential ? {} : { token: options.token! }),
       jobs,
       workDir,
       threads: options.threads ?? 0,
@@ -100,12 +135,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   );
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
 
-  if (options.qualityFfmpeg && !capabilities.qualityFfmpeg)
-    logger.warn(
-      { qualityFfmpeg: options.qualityFfmpeg },
-      'the quality ffmpeg does not work (no libvmaf, or SVT-AV1 fails a test encode): this node takes no AV1 or scored work',
-    );
-  logger.info(capabilities, 'capabilities detected');
+  logCapabilities(logger, capabilities, options.qualityFfmpeg);
   const registration = new Registration({
     registry,
     serve: (tunnel) => injector.injectConnection(tunnel),
@@ -156,6 +186,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       return active.relayAddress;
     },
     metricsAddress: metricsServer?.address,
+    revoked: active.revoked,
     get nodeId() {
       return active.nodeId;
     },

@@ -7,7 +7,7 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
-import type { NodeConnection, RegistryClient } from '@kino/proto';
+import { GrpcStatus, isServiceError, type NodeConnection, type RegistryClient } from '@kino/proto';
 import type { NodeJobs } from './node-jobs.ts';
 import type { NodeMetrics } from './metrics.ts';
 
@@ -30,6 +30,18 @@ export interface RegistrationOptions {
 const firstRetryMs = 250;
 const maxRetryMs = 5_000;
 
+/** The registry refused the node itself (an unknown or wrong credential or token): retrying cannot help. */
+function isRefusal(error: unknown): boolean {
+  return (
+    isServiceError(error) && (error.code === GrpcStatus.UNAUTHENTICATED || error.code === GrpcStatus.PERMISSION_DENIED)
+  );
+}
+
+/** The node's credential was revoked (the registry's PERMISSION_DENIED, node-identity.ts): the node stops for good. */
+function isRevocation(error: unknown): boolean {
+  return isServiceError(error) && error.code === GrpcStatus.PERMISSION_DENIED;
+}
+
 export class Registration {
   nodeId = '';
   /** HOST:PORT of the relay the orchestrators call this node through (the registry's welcome says). */
@@ -42,6 +54,11 @@ export class Registration {
   private stopped = false;
   private wake: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
+  private markRevoked: (error: Error) => void = () => {};
+  /** Settles with the registry's answer when it says this node's credential was revoked. */
+  readonly revoked = new Promise<Error>((resolve) => {
+    this.markRevoked = resolve;
+  });
 
   constructor(private readonly options: RegistrationOptions) {}
 
@@ -97,6 +114,7 @@ export class Registration {
       retries: Infinity,
       minTimeout: firstRetryMs,
       maxTimeout: maxRetryMs,
+      shouldRetry: ({ error }) => !isRefusal(error),
       onFailedAttempt: ({ error, attemptNumber }) => {
         this.options.logger.warn({ err: error, attempt: attemptNumber }, 'registry unreachable, will retry');
       },
@@ -127,6 +145,16 @@ export class Registration {
       }
     } catch (error) {
       this.options.metrics?.heartbeatFailed();
+      if (isRevocation(error)) {
+        // Its work has moved on (the registry dropped its leases): none of it may answer or upload.
+        this.abandonJobs();
+        this.stopped = true;
+        logger.error({ err: error, nodeId: this.nodeId }, 'this node was revoked: it stops');
+        this.markRevoked(error as Error);
+        // Its stream goes too (the registry ends it as well): nothing more runs in it.
+        this.disconnect();
+        return;
+      }
       // With its connection open the registry still holds the node: connecting again would end that
       // connection and with it every call running in it. The next heartbeat tries again; a registry
       // that dropped the node answers it `known: false`.

@@ -65,7 +65,38 @@ test('an encoder counts when listed and its one-frame test encode works: listed 
   assert.deepEqual(await detectWorkingEncoders('ffmpeg', run), ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc']);
   // Every listed candidate was tried once; an unlisted one (libsvtav1, av1_nvenc) never.
   const tried = calls.filter((args) => args.includes('-c:v')).map((args) => args[args.indexOf('-c:v') + 1]);
-  assert.deepEqual(tried, ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc', 'h264_vaapi', 'hevc_vaapi', 'h264_qsv']);
+  assert.deepEqual(tried.toSorted(), [
+    'h264_nvenc',
+    'h264_qsv',
+    'h264_vaapi',
+    'hevc_nvenc',
+    'hevc_vaapi',
+    'libx264',
+    'libx265',
+  ]);
+});
+
+test('software test encodes run at once; those on one GPU one after another', async () => {
+  const running: string[] = [];
+  const overlaps: string[][] = [];
+  const run: ProgramRunner = async (_program, args) => {
+    if (args.includes('-encoders')) return { ok: true, stdout: encoderList };
+    const encoder = args[args.indexOf('-c:v') + 1]!;
+    running.push(encoder);
+    overlaps.push([...running]);
+    await new Promise((resolveLater) => setTimeout(resolveLater, 5));
+    running.splice(running.indexOf(encoder), 1);
+    return { ok: true, stdout: '' };
+  };
+  await detectWorkingEncoders('ffmpeg', run);
+  const together = (a: string, b: string) => overlaps.some((set) => set.includes(a) && set.includes(b));
+  assert.ok(together('libx264', 'libx265'), 'software encoders test at the same time');
+  assert.ok(together('libx264', 'h264_nvenc') && together('h264_nvenc', 'h264_vaapi'), 'each GPU beside the others');
+  assert.ok(!together('h264_nvenc', 'hevc_nvenc'), 'one NVENC test at a time');
+  assert.ok(
+    !together('h264_vaapi', 'hevc_vaapi') && !together('h264_vaapi', 'h264_qsv') && !together('hevc_vaapi', 'h264_qsv'),
+    'one test at a time on the render node VA-API and Quick Sync share',
+  );
 });
 
 test('an ffmpeg that cannot run reports no encoder', async () => {

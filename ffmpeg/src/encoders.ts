@@ -86,9 +86,20 @@ export function testEncodeArgs(encoder: string): string[] {
 }
 
 /**
+ * The device an encoder's test encode opens: software encoders share none, so theirs run at once;
+ * NVENC opens the NVIDIA card, VA-API and Quick Sync the Intel or AMD one (the same GPU, mostly).
+ */
+function encoderDevice(encoder: string): 'none' | 'nvidia' | 'dri' {
+  if (encoder.endsWith('_nvenc')) return 'nvidia';
+  if (encoder.endsWith('_vaapi') || encoder.endsWith('_qsv')) return 'dri';
+  return 'none';
+}
+
+/**
  * The encoders among detectedVideoEncoders that `program` lists and that pass a test encode, in
- * detectedVideoEncoders' order. The test encodes run one after another: two on one GPU at once
- * could fail for each other.
+ * detectedVideoEncoders' order. Test encodes on one GPU run one after another (two at once could
+ * fail for each other); software encoders' and each GPU's run at the same time, which halves a
+ * node's start (about 0.2 s an encode).
  */
 export async function detectWorkingEncoders(
   program: string,
@@ -97,11 +108,17 @@ export async function detectWorkingEncoders(
   const listing = await run(program, ['-hide_banner', '-encoders']);
   if (!listing.ok) return [];
   const listed = new Set(parseEncoderList(listing.stdout));
-  const working: DetectedVideoEncoder[] = [];
-  for (const encoder of detectedVideoEncoders) {
-    if (listed.has(encoder) && (await run(program, testEncodeArgs(encoder))).ok) working.push(encoder);
-  }
-  return working;
+  const candidates = detectedVideoEncoders.filter((encoder) => listed.has(encoder));
+  const works = new Map<DetectedVideoEncoder, boolean>();
+  const testOne = async (encoder: DetectedVideoEncoder) => {
+    works.set(encoder, (await run(program, testEncodeArgs(encoder))).ok);
+  };
+  const oneAfterAnother = async (encoders: DetectedVideoEncoder[]) => {
+    for (const encoder of encoders) await testOne(encoder);
+  };
+  const on = (device: string) => candidates.filter((encoder) => encoderDevice(encoder) === device);
+  await Promise.all([...on('none').map(testOne), oneAfterAnother(on('nvidia')), oneAfterAnother(on('dri'))]);
+  return candidates.filter((encoder) => works.get(encoder));
 }
 
 /**

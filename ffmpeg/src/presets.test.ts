@@ -263,7 +263,9 @@ test("an HDR source's thumbnails and storyboard tiles are tone-mapped as its SDR
     outputPattern: '/s-%d.jpg',
     toneMapFrom: 'hdr10',
   });
-  assert.ok(valueOf(storyboard, '-vf')!.startsWith(`fps=1/2,${toneMapFilter('hdr10', 'yuv420p')},scale=160:`));
+  assert.ok(
+    valueOf(storyboard, '-vf')!.startsWith(`fps=1/2:eof_action=pass,${toneMapFilter('hdr10', 'yuv420p')},scale=160:`),
+  );
 });
 
 test('an HDR rendition: HEVC Main 10 with the picture as it is, tagged BT.2020 with its transfer', () => {
@@ -437,7 +439,7 @@ test('storyboard: frames at the interval, tiles of the width by the display aspe
     sheets: 1,
     outputPattern: '/job/storyboard-%d.jpg',
   });
-  assert.equal(args[args.indexOf('-vf') + 1], 'fps=1/5,scale=160:trunc(ow/dar/2)*2,setsar=1,tile=10x2');
+  assert.equal(args[args.indexOf('-vf') + 1], 'fps=1/5:eof_action=pass,scale=160:trunc(ow/dar/2)*2,setsar=1,tile=10x2');
   assert.equal(args[args.indexOf('-frames:v') + 1], '1');
   assert.equal(args[args.indexOf('-start_number') + 1], '0');
   assert.equal(args.at(-1), '/job/storyboard-%d.jpg');

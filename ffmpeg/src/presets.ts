@@ -954,7 +954,10 @@ export interface StoryboardOptions {
  * Sprite sheets: one frame every `intervalSeconds` (the fps filter, so every tile is the frame at
  * its time, not the nearest keyframe), scaled to `tileWidth` (height by the display aspect, even),
  * tiled `columns` x `rows` a sheet; the last sheet is padded. The decode is the cost: cheap next
- * to an encode, and the frames are dropped before scaling.
+ * to an encode, and the frames are dropped before scaling. `eof_action=pass`: the fps filter
+ * rounds each output time to the nearest input frame, so a last interval shorter than half its
+ * length had no frame (a 2 s video no tile at all, and its storyboard failed on every retry; an
+ * 11 s one a black third tile); passed at the end, it is the video's last frame, one per tile.
  */
 export function storyboardArgs({
   input,
@@ -976,7 +979,7 @@ export function storyboardArgs({
     '0:v:0',
     '-an',
     '-vf',
-    `fps=1/${formatNumber(intervalSeconds)},${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
+    `fps=1/${formatNumber(intervalSeconds)}:eof_action=pass,${toSdr}scale=${tileWidth}:trunc(ow/dar/2)*2,setsar=1,tile=${columns}x${rows}`,
     '-frames:v',
     String(sheets),
     '-q:v',

@@ -1,7 +1,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { ConfigError, parseConfig } from '@kino/infra';
-import { orchestratorConfigShape } from './config.ts';
+import { orchestratorConfigShape, parseOrchestratorConfig, registryTlsNames } from './config.ts';
 
 const minimal = {
   DATABASE_URL: 'postgres://kino@127.0.0.1:7432/kino',
@@ -34,13 +34,41 @@ test('ENCODE_GROUPING: auto, ladder or rendition, nothing else', () => {
   assert.throws(() => parseConfig(orchestratorConfigShape, { ...minimal, ENCODE_GROUPING: 'node' }), /ENCODE_GROUPING/);
 });
 
-test('a missing or wrong value names its variable', () => {
+test('the shared NODE_TOKEN: off by default, required when REGISTRY_ACCEPT_NODE_TOKEN turns it on', () => {
   const { NODE_TOKEN: _omitted, ...withoutToken } = minimal;
+  assert.equal(parseOrchestratorConfig(withoutToken).REGISTRY_ACCEPT_NODE_TOKEN, false);
   assert.throws(
-    () => parseConfig(orchestratorConfigShape, withoutToken),
+    () => parseOrchestratorConfig({ ...withoutToken, REGISTRY_ACCEPT_NODE_TOKEN: 'true' }),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /NODE_TOKEN/);
+      assert.match(error.message, /NODE_TOKEN: required with REGISTRY_ACCEPT_NODE_TOKEN=true/);
+      return true;
+    },
+  );
+});
+
+test("the registry certificate's names: REGISTRY_TLS_NAMES, else a REGISTRY_HOST that is not a wildcard", () => {
+  assert.deepEqual(registryTlsNames(parseOrchestratorConfig(minimal)), ['127.0.0.1']);
+  assert.deepEqual(registryTlsNames(parseOrchestratorConfig({ ...minimal, REGISTRY_HOST: '0.0.0.0' })), []);
+  assert.deepEqual(
+    registryTlsNames(
+      parseOrchestratorConfig({
+        ...minimal,
+        REGISTRY_HOST: '0.0.0.0',
+        REGISTRY_TLS_NAMES: 'registry.example.com, 10.0.0.5',
+      }),
+    ),
+    ['registry.example.com', '10.0.0.5'],
+  );
+});
+
+test('a missing or wrong value names its variable', () => {
+  const { DATABASE_URL: _omitted, ...withoutDatabase } = minimal;
+  assert.throws(
+    () => parseConfig(orchestratorConfigShape, withoutDatabase),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /DATABASE_URL/);
       return true;
     },
   );

@@ -22,8 +22,20 @@ export const orchestratorConfigShape = {
   /** The metrics server (`GET /metrics`, on REGISTRY_HOST): the orchestrator has no other HTTP port. 0: any free port (logged at start). */
   ORCHESTRATOR_METRICS_PORT: env.port(7091),
   ...metricsConfigShape,
-  /** The farm token: nodes present it to register, the orchestrator presents it to nodes. */
-  NODE_TOKEN: z.string().min(8, 'NODE_TOKEN must be at least 8 characters'),
+  /**
+   * Nodes join with a credential of their own (`kino admin nodes enroll`) over TLS once the farm has
+   * its certificate authority (`kino admin bootstrap`). True: a farm without one runs on plaintext,
+   * its nodes registering with the shared NODE_TOKEN, as before issue 54 (farms upgrading; the dev
+   * stack). Off in the deployment files.
+   */
+  REGISTRY_ACCEPT_NODE_TOKEN: env.bool(false),
+  /** The shared farm token (REGISTRY_ACCEPT_NODE_TOKEN): nodes present it to register, the orchestrator to nodes. */
+  NODE_TOKEN: z.string().min(8, 'NODE_TOKEN must be at least 8 characters').optional(),
+  /**
+   * The host names and addresses nodes dial the registry at, comma-separated: the registry's
+   * certificate names them. Default: REGISTRY_HOST (unless it is a wildcard).
+   */
+  REGISTRY_TLS_NAMES: env.list().optional(),
   /** A node silent for longer than this is dropped and gets no more work. */
   NODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
   /**
@@ -69,5 +81,16 @@ export type OrchestratorConfig = z.infer<z.ZodObject<typeof orchestratorConfigSh
 
 /** The orchestrator's configuration, or a ConfigError naming every problem: its start and `kino config check orchestrator` both call this. */
 export function parseOrchestratorConfig(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
-  return parseConfig(orchestratorConfigShape, source);
+  return parseConfig(orchestratorConfigShape, source, [
+    (values) =>
+      ['true', '1'].includes(values.REGISTRY_ACCEPT_NODE_TOKEN ?? '') && !values.NODE_TOKEN
+        ? ['NODE_TOKEN: required with REGISTRY_ACCEPT_NODE_TOKEN=true (the shared token nodes present)']
+        : [],
+  ]);
+}
+
+/** The names of the registry's certificate: REGISTRY_TLS_NAMES, else REGISTRY_HOST unless it is a wildcard. */
+export function registryTlsNames(config: Pick<OrchestratorConfig, 'REGISTRY_TLS_NAMES' | 'REGISTRY_HOST'>): string[] {
+  if (config.REGISTRY_TLS_NAMES?.length) return config.REGISTRY_TLS_NAMES;
+  return ['0.0.0.0', '::', ''].includes(config.REGISTRY_HOST) ? [] : [config.REGISTRY_HOST];
 }

@@ -108,7 +108,11 @@ export interface NodeFarmOptions {
   db: Db;
   /** A postgres:// URL: the dispatcher LISTENs for farm changes. Without it (PGlite), it polls only. */
   databaseUrl?: string;
-  nodeToken: string;
+  /**
+   * The shared farm token, presented on each call to a node on a farm without TLS. Unset with TLS: a
+   * node with its own credential takes what comes through its connection to the registry.
+   */
+  nodeToken?: string | undefined;
   heartbeatTimeoutMs: number;
   logger?: Logger;
   /** How often the dispatcher looks again while it has waiters or leases without a notification. */

@@ -17,8 +17,9 @@ import {
 } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '@kino/database';
 import { startRegistryServer } from './registry/index.ts';
+import { loadFarmTls } from './registry/farm-tls.ts';
 import { createActivities } from './activities/index.ts';
-import type { OrchestratorConfig } from './config.ts';
+import { registryTlsNames, type OrchestratorConfig } from './config.ts';
 import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
 import { createOrchestratorMetrics, registerFarmGauges } from './metrics.ts';
@@ -73,13 +74,24 @@ export async function runOrchestrator(
   const storage = new Storage(config);
   const metrics = createOrchestratorMetrics(metricsRegistry);
 
+  const tls = await loadFarmTls(db, {
+    keyEncryptionKey: config.KINO_KEY_ENCRYPTION_KEY,
+    names: registryTlsNames(config),
+    acceptNodeToken: config.REGISTRY_ACCEPT_NODE_TOKEN,
+  }).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
+  // With TLS, nodes are their certificates: the shared token is not taken (node-identity.ts).
+  const nodeToken = tls ? undefined : config.NODE_TOKEN;
   const registry = await startRegistryServer({
     db,
     host: config.REGISTRY_HOST,
     port: config.REGISTRY_PORT,
     relayPort: config.RELAY_PORT,
     ...(config.RELAY_ADVERTISE ? { relayAdvertise: config.RELAY_ADVERTISE } : {}),
-    token: config.NODE_TOKEN,
+    ...(nodeToken ? { token: nodeToken } : {}),
+    ...(tls ? { tls } : {}),
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'registry' }),
     heartbeats: metrics.heartbeats,
@@ -87,7 +99,7 @@ export async function runOrchestrator(
   const farm = createNodeFarm({
     db,
     databaseUrl: config.DATABASE_URL,
-    nodeToken: config.NODE_TOKEN,
+    nodeToken,
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'encode-queue' }),
   });

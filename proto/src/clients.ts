@@ -1,6 +1,8 @@
 // Promise-shaped clients over the generated gRPC ones: what the orchestrator uses to drive a node
-// (through the relay holding the node's connection), and what a node uses to talk to the registry
-// (its Connect stream, heartbeats, deregistering). Both present the farm token on every call.
+// (through the relay holding the node's connection: plaintext, between orchestrators on the private
+// network), and what a node uses to talk to the registry (its Connect stream, heartbeats,
+// deregistering, enrolling). A node authenticates with FarmAuth: the shared farm token on plaintext,
+// or the farm's TLS credentials (farm-tls/credentials.ts builds them).
 import type { Duplex } from 'node:stream';
 import {
   EncodeServiceClient,
@@ -32,6 +34,18 @@ import { tunnelOver } from './tunnel.ts';
 import type { RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 import type { HeartbeatRequest } from './generated/kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
+import type { EnrollRequest } from './generated/kino/v1/EnrollRequest.ts';
+import type { EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
+
+/**
+ * How a client authenticates: the shared farm token (a string: plaintext, the token on every call),
+ * or TLS channel credentials of the farm, whose certificate is the credential.
+ */
+export type FarmAuth = string | grpc.ChannelCredentials;
+
+function channelCredentialsOf(auth: FarmAuth): grpc.ChannelCredentials {
+  return typeof auth === 'string' ? grpc.credentials.createInsecure() : auth;
+}
 
 export interface CallOptions {
   /** Aborting cancels the call; the node then kills its ffmpeg. The promise rejects with gRPC CANCELLED. */
@@ -127,13 +141,14 @@ function unary<Req, Res>(
 
 /**
  * A client of encode node `nodeId` through the relay at `address` (HOST:PORT: the orchestrator that
- * holds the node's Connect stream), presenting `token` as `x-kino-token`.
+ * holds the node's Connect stream), presenting the shared farm `token` as `x-kino-token` on a farm
+ * without TLS (a node with its own credential takes what comes through its connection).
  */
-export function createEncodeClient(address: string, token: string, nodeId: string): EncodeClient {
+export function createEncodeClient(address: string, token: string | undefined, nodeId: string): EncodeClient {
   const client = new EncodeServiceClient(address, grpc.credentials.createInsecure(), channelOptions);
   const metadata = () => {
     const m = new grpc.Metadata();
-    m.set(tokenMetadataKey, token);
+    if (token !== undefined) m.set(tokenMetadataKey, token);
     m.set(nodeMetadataKey, nodeId);
     return m;
   };
@@ -190,6 +205,8 @@ export interface RegistryClient {
   connect(request: Omit<RegisterRequest, 'token' | 'address'>, options?: CallOptions): Promise<NodeConnection>;
   heartbeat(request: Omit<HeartbeatRequest, 'token'>, options?: CallOptions): Promise<HeartbeatResponse__Output>;
   deregister(nodeId: string, options?: CallOptions): Promise<void>;
+  /** Trades an enrollment token for the node's certificate (over TLS, before the node has one). */
+  enroll(request: EnrollRequest, options?: CallOptions): Promise<EnrollResponse__Output>;
   close(): void;
   readonly grpc: NodeRegistryGrpcClient;
 }
@@ -231,10 +248,11 @@ function openConnection(
   });
 }
 
-/** A client of the control plane's NodeRegistry at `address`; the farm token goes in each request body. */
-export function createRegistryClient(address: string, token: string): RegistryClient {
+/** A client of the control plane's NodeRegistry at `address` (HOST:PORT); a shared farm token goes in each request body. */
+export function createRegistryClient(address: string, auth: FarmAuth): RegistryClient {
   // Keepalive pings notice a registry whose host vanished: the node connects again elsewhere.
-  const client = new NodeRegistryClient(address, grpc.credentials.createInsecure(), channelOptions);
+  const client = new NodeRegistryClient(address, channelCredentialsOf(auth), channelOptions);
+  const token = typeof auth === 'string' ? auth : '';
   const metadata = new grpc.Metadata();
   return {
     address,
@@ -244,6 +262,7 @@ export function createRegistryClient(address: string, token: string): RegistryCl
     async deregister(nodeId, options) {
       await unary(client.deregister.bind(client), { token, nodeId }, metadata, options);
     },
+    enroll: (request, options) => unary(client.enroll.bind(client), request, metadata, options),
     close: () => client.close(),
   };
 }

@@ -48,6 +48,17 @@ export type { DeregisterResponse, DeregisterResponse__Output } from './generated
 export type { NodeFrame, NodeFrame__Output } from './generated/kino/v1/NodeFrame.ts';
 export type { RegistryFrame, RegistryFrame__Output } from './generated/kino/v1/RegistryFrame.ts';
 export { tunnelOver, type FrameStream } from './tunnel.ts';
+export type { EnrollRequest, EnrollRequest__Output } from './generated/kino/v1/EnrollRequest.ts';
+export type { EnrollResponse, EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
+export {
+  nodeChannelCredentials,
+  enrollingChannelCredentials,
+  registryServerCredentials,
+  verifiedPeerOf,
+  fetchPinnedCaCertificate,
+  orchestratorCommonName,
+  type NodeCredential,
+} from './farm-tls/credentials.ts';
 export { redactUrls } from './redact.ts';
 export {
   jobFailureMetadataKey,
@@ -66,4 +77,5 @@ export {
   type RegistryClient,
   type NodeConnection,
   type CallOptions,
+  type FarmAuth,
 } from './clients.ts';

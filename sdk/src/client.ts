@@ -2,6 +2,7 @@ import { KinoError } from './errors.ts';
 import { HttpClient, type FetchLike } from './http.ts';
 import { Analytics } from './resources/analytics.ts';
 import { Environments } from './resources/environments.ts';
+import { LiveStreams } from './resources/live-streams.ts';
 import { Nodes } from './resources/nodes.ts';
 import { Playback } from './resources/playback.ts';
 import { Uploads, type FileAccess } from './resources/uploads.ts';
@@ -71,6 +72,7 @@ export class Kino {
   readonly webhooks: Webhooks;
   readonly analytics: Analytics;
   readonly nodes: Nodes;
+  readonly liveStreams: LiveStreams;
   /**
    * How file paths are opened for upload: none in the core (it runs where there is no file
    * system); the Node entry's `Kino` sets Node's.
@@ -102,6 +104,7 @@ export class Kino {
     this.webhooks = new Webhooks(this.http);
     this.analytics = new Analytics(this.http);
     this.nodes = new Nodes(this.http, operatorToken);
+    this.liveStreams = new LiveStreams(this.http);
   }
 
   /**

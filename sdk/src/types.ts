@@ -10,6 +10,8 @@ import type {
   DynamicRange,
   EncodingMode,
   ErrorEnvelope,
+  LiveStreamLatency,
+  LiveStreamStatus,
   MaxEdgeLength,
   PixelFormat,
   PlaybackExpiration,
@@ -29,6 +31,8 @@ export type {
   DynamicRange,
   EncodingMode,
   ErrorEnvelope,
+  LiveStreamLatency,
+  LiveStreamStatus,
   MaxEdgeLength,
   PixelFormat,
   RateControlMode,
@@ -740,6 +744,16 @@ export interface WaitingEncode {
   enqueuedAt: string;
 }
 
+/** A node whose credential was revoked (`kino.nodes.revoke`). */
+export interface RevokedNode {
+  id: string;
+  /** The name it was enrolled with. */
+  name: string;
+  /** Null: revoked before its enrollment token was used. */
+  enrolledAt: string | null;
+  revokedAt: string;
+}
+
 export interface EncodeNode {
   id: string;
   address: string;
@@ -756,4 +770,72 @@ export interface EncodeNode {
   drainRequestedAt: string | null;
   registeredAt: string;
   lastHeartbeatAt: string;
+}
+
+/** A live stream's settings (issue 56): what `create` takes, each optional, and `update` changes. */
+export interface LiveStreamSettings {
+  /** Default `Live stream`. */
+  name?: string;
+  /** Default false: play it through signed URLs (`liveStreams.playbackUrl`). */
+  allowPublicAccess?: boolean;
+  /** `low` (the default): parts of at most 1 s; `standard`: 6 s segments. */
+  latency?: LiveStreamLatency;
+  /** The ladder's preset; null or absent: the environment's. */
+  videoQuality?: VideoQuality | null;
+  /** Default true: each broadcast stays an on-demand video when it ends. */
+  record?: boolean;
+  /** 0..300, default 60: a publisher reconnecting within it continues the same broadcast. */
+  reconnectWindowSeconds?: number;
+}
+
+export type CreateLiveStreamParams = LiveStreamSettings;
+/** At least one setting. */
+export type UpdateLiveStreamParams = LiveStreamSettings;
+
+export interface LiveStream {
+  /** `ls_…` */
+  liveStreamId: string;
+  name: string;
+  status: LiveStreamStatus;
+  latency: LiveStreamLatency;
+  allowPublicAccess: boolean;
+  videoQuality: VideoQuality | null;
+  record: boolean;
+  reconnectWindowSeconds: number;
+  /** The publisher's credential: keep it secret, reset it when it leaks. */
+  streamKey: string;
+  ingest: {
+    /** The server URL for an RTMP encoder (OBS's "Server"); the stream key goes apart. */
+    rtmp: string;
+    /** The whole SRT URL, the stream key as `streamid`. */
+    srt: string;
+  };
+  /** The stream's own master playlist (its current or last broadcast) when public; null when private. */
+  playback: { master: string | null };
+  /** The running broadcast's video. */
+  activeVideoId: string | null;
+  createdAt: string;
+}
+
+export interface LiveStreamList {
+  liveStreams: LiveStream[];
+  pagination: Pagination;
+}
+
+export interface ListLiveStreamsParams {
+  page?: number;
+  /** 1..100, default 20. */
+  pageSize?: number;
+}
+
+export interface DeletedLiveStream {
+  liveStreamId: string;
+  deleted: true;
+}
+
+export interface LiveStreamPlaybackUrlParams {
+  /** Default `1h`; at most `7d`. */
+  expiration?: SignedUrlExpiration;
+  /** Comma-separated hostnames allowed to play (`example.com,*.example.org`). */
+  domains?: string;
 }

@@ -63,6 +63,27 @@ const operations: Record<string, { request?: string; query?: string; response: {
     'POST /{orgID}/videos/{publicID}/share': { request: 'CreateShareLinkParams', response: { type: 'ShareLink' } },
     'GET /{orgID}/videos/{publicID}/share': { response: { at: 'shareLinks[]', type: 'ShareLink' } },
     'DELETE /{orgID}/videos/{publicID}/share/{linkID}': { response: { type: 'RevokedShareLink' } },
+    'POST /{orgID}/environments/{envID}/live-streams': {
+      request: 'CreateLiveStreamParams',
+      response: { type: 'LiveStream' },
+    },
+    'GET /{orgID}/environments/{envID}/live-streams': {
+      query: 'ListLiveStreamsParams',
+      response: { at: 'liveStreams[]', type: 'LiveStream' },
+    },
+    'GET /{orgID}/live-streams/{liveStreamId}': { response: { type: 'LiveStream' } },
+    'PATCH /{orgID}/live-streams/{liveStreamId}': {
+      request: 'UpdateLiveStreamParams',
+      response: { type: 'LiveStream' },
+    },
+    'DELETE /{orgID}/live-streams/{liveStreamId}': { response: { type: 'DeletedLiveStream' } },
+    'POST /{orgID}/live-streams/{liveStreamId}/reset-stream-key': { response: { type: 'LiveStream' } },
+    'POST /{orgID}/live-streams/{liveStreamId}/disable': { response: { type: 'LiveStream' } },
+    'POST /{orgID}/live-streams/{liveStreamId}/enable': { response: { type: 'LiveStream' } },
+    'POST /{orgID}/live-streams/{liveStreamId}/playback-url': {
+      request: 'LiveStreamPlaybackUrlParams',
+      response: { type: 'SignedPlaybackUrl' },
+    },
     'POST /{orgID}/videos/{publicID}/thumbnails': { request: 'CreateThumbnailParams', response: { type: 'Thumbnail' } },
     'POST /{orgID}/videos/{publicID}/captions': { request: 'AddCaptionParams', response: { type: 'CaptionTrack' } },
     'GET /{orgID}/videos/{publicID}/captions': { response: { at: 'captions[]', type: 'CaptionTrack' } },

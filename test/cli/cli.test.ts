@@ -425,6 +425,56 @@ describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
     await kinoJson(['videos', 'delete', made.videoID, '--yes']);
   });
 
+  it('creates a live stream and prints what an encoder needs; lists, changes, re-keys, disables, signs and deletes it', async () => {
+    interface Stream {
+      liveStreamId: string;
+      name: string;
+      status: string;
+      latency: string;
+      allowPublicAccess: boolean;
+      record: boolean;
+      streamKey: string;
+      ingest: { rtmp: string; srt: string };
+      playback: { master: string | null };
+    }
+    const created = await expectCode(['live', 'create', '--name', 'Sunday service', '--public'], 0);
+    const id = /^(ls_\w+) {2}Sunday service {2}idle$/m.exec(created.stdout)?.[1];
+    assert.ok(id, created.stdout);
+    const stream = await kinoJson<Stream>(['live', 'get', id]);
+    // As a person reads it: the server and key OBS asks for, the SRT URL, where it plays.
+    assert.match(created.stdout, new RegExp(`^ {2}RTMP server +${stream.ingest.rtmp}$`, 'm'));
+    assert.match(created.stdout, new RegExp(`^ {2}Stream key +${stream.streamKey}$`, 'm'));
+    assert.ok(created.stdout.includes(stream.ingest.srt) && stream.ingest.srt.endsWith(`streamid=${stream.streamKey}`));
+    assert.ok(created.stdout.includes(stream.playback.master!), created.stdout);
+    assert.match(
+      (await expectCode(['live', 'list'], 0)).stdout,
+      new RegExp(`${id}\\s+Sunday service\\s+idle\\s+low\\s+public`),
+    );
+
+    const changed = await kinoJson<Stream>([
+      'live',
+      'update',
+      id,
+      '--latency',
+      'standard',
+      '--no-public',
+      '--no-record',
+    ]);
+    assert.deepEqual(
+      [changed.name, changed.latency, changed.allowPublicAccess, changed.record, changed.playback.master],
+      ['Sunday service', 'standard', false, false, null],
+    );
+    await expectCode(['live', 'update', id], 2);
+    const rekeyed = await kinoJson<Stream>(['live', 'reset-key', id]);
+    assert.notEqual(rekeyed.streamKey, stream.streamKey);
+    assert.equal((await kinoJson<Stream>(['live', 'disable', id])).status, 'disabled');
+    assert.equal((await kinoJson<Stream>(['live', 'enable', id])).status, 'idle');
+    const signed = await kinoJson<{ signed_url: string }>(['live', 'playback-url', id, '--expires', '4h']);
+    assert.match(signed.signed_url, new RegExp(`/v1/private/${id}/master\\.m3u8\\?token=`));
+    assert.match((await expectCode(['live', 'delete', id], 0)).stdout, new RegExp(`Deleted ${id}`));
+    await expectCode(['live', 'get', id], 1);
+  });
+
   it('adds, lists and removes webhooks', async () => {
     const created = await kinoJson<{ id: string; secret: string }>([
       'webhooks',

@@ -177,6 +177,8 @@ beforeAll(async () => {
       REGISTRY_PORT: String(ports.registry),
       RELAY_PORT: String(ports.relay),
       ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics),
+      // The farm keeps its nodes on the shared token, as the deployment files do (Upgrades, step 2).
+      REGISTRY_ACCEPT_NODE_TOKEN: 'true',
       NODE_TOKEN: dotEnv.NODE_TOKEN!,
       NODE_HEARTBEAT_TIMEOUT_MS: '10000',
       DELIVERY_URL: deliveryUrl,

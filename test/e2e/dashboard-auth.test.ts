@@ -324,6 +324,52 @@ describe('dashboard sign-in and API keys', () => {
     }
   });
 
+  it('creates a live stream and shows what an encoder needs; resets its key, disables, enables and deletes it', async () => {
+    await devPage.goto(`${dash.dashboardUrl}/live`);
+    await devPage.getByTestId('live-name').fill('Sunday service');
+    await devPage.getByTestId('live-public').check();
+    await devPage.getByTestId('create-live-stream').click();
+    const card = devPage.locator('article', { hasText: 'Sunday service' });
+    await card.waitFor();
+    const row = await db
+      .selectFrom('live_streams')
+      .selectAll()
+      .where('name', '=', 'Sunday service')
+      .executeTakeFirstOrThrow();
+    const read = () => fetchInPage(devPage, `/v1/api/${dash.orgId}/live-streams/${row.id}`);
+    const stream = (await read()).json!.body as { streamKey: string; ingest: { rtmp: string; srt: string } };
+    // The server and key OBS asks for, the key hidden until shown; where it plays.
+    assert.equal((await card.getByTestId('rtmp-url').textContent())?.trim(), stream.ingest.rtmp);
+    assert.doesNotMatch((await card.getByTestId('stream-key').textContent()) ?? '', /sk_/);
+    await card.getByRole('button', { name: 'Show Stream key' }).click();
+    assert.equal((await card.getByTestId('stream-key').textContent())?.trim(), stream.streamKey);
+    assert.match((await card.getByTestId('playback-url').textContent()) ?? '', new RegExp(`/${row.id}/master\\.m3u8$`));
+    await dash.screenshot(devPage, 'live');
+
+    await card.getByTestId('reset-key').click();
+    await card.getByTestId('stream-key').filter({ hasNotText: stream.streamKey }).waitFor();
+    const reset = (await read()).json!.body as { streamKey: string };
+    assert.notEqual(reset.streamKey, stream.streamKey);
+    assert.equal((await card.getByTestId('stream-key').textContent())?.trim(), reset.streamKey);
+
+    await card.getByTestId('toggle-stream').click();
+    await card.getByText('disabled', { exact: true }).waitFor();
+    assert.ok(
+      (await db.selectFrom('live_streams').select('disabled_at').where('id', '=', row.id).executeTakeFirstOrThrow())
+        .disabled_at,
+    );
+    await card.getByTestId('toggle-stream').click();
+    await card.getByText('idle', { exact: true }).waitFor();
+
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await card.getByTestId('delete-stream').click();
+    await card.waitFor({ state: 'detached' });
+    assert.equal(
+      await db.selectFrom('live_streams').select('id').where('id', '=', row.id).executeTakeFirst(),
+      undefined,
+    );
+  });
+
   it('sends a Content-Security-Policy that allows only its own files (an injected inline script does not run)', async () => {
     const response = await devPage.goto(`${dash.dashboardUrl}/keys`);
     const csp = (await response!.allHeaders())['content-security-policy'] ?? '';

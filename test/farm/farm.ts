@@ -161,6 +161,8 @@ export interface Farm extends FarmTenant {
       host?: StackHost;
       /** Default true; false: a node without NODE_QUALITY_FFMPEG (no AV1, no quality scores). */
       qualityFfmpeg?: boolean;
+      /** A farm with its CA: the node joins over TLS with this enrollment token and state directory. */
+      enroll?: { token: string; stateDir: string };
     },
   ): Promise<FarmNodeProcess>;
 }
@@ -231,8 +233,9 @@ export async function startFarm({
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: (env) => launcher.restart('orchestrator', env),
 
-    async startNode(name, { slots = 1, threads = 0, host, qualityFfmpeg } = {}) {
+    async startNode(name, { slots = 1, threads = 0, host, qualityFfmpeg, enroll } = {}) {
       const node = await launcher.startNode({
+        ...(enroll ? { enroll } : {}),
         name: `node-${name}`,
         slots,
         threads,

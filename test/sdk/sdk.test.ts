@@ -72,6 +72,8 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       REGISTRY_HOST: '127.0.0.1',
       REGISTRY_PORT: String(registryPort),
       ORCHESTRATOR_METRICS_PORT: '0',
+      // A farm without a CA: its node on the shared token, on plaintext.
+      REGISTRY_ACCEPT_NODE_TOKEN: 'true',
       NODE_TOKEN: nodeToken,
       NODE_WORK_DIR: join(services.dir, 'node-work'),
       LOG_LEVEL: 'info',

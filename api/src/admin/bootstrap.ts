@@ -4,7 +4,8 @@
 // operator token, whose secrets are returned this once. A later run creates nothing and reports
 // what is there (docs/decisions/operations.md#bootstrap).
 import { browserUploadCorsRule, parseConfig, storageConfigShape, Storage } from '@kino/infra';
-import { migrateToLatest, openDatabase } from '@kino/database';
+import { KeyEncryption, migrateToLatest, openDatabase } from '@kino/database';
+import { ensureFarmAuthority } from '@kino/database/farm-authority';
 import {
   createApiKey,
   createEnvironment,
@@ -15,11 +16,15 @@ import {
 import { ClickHouseHttp, migrateClickHouse } from '@kino/analytics';
 import { apiConfigShape } from '../config.ts';
 
-/** What bootstrap reads: the API's own variables for the database, storage and analytics store. */
+/**
+ * What bootstrap reads: the API's own variables for the database, storage and analytics store, and
+ * the key encryption key, which seals the farm's certificate authority (made when it is set).
+ */
 export const bootstrapConfigShape = {
   DATABASE_URL: apiConfigShape.DATABASE_URL,
   ...storageConfigShape,
   CLICKHOUSE_URL: apiConfigShape.CLICKHOUSE_URL,
+  KINO_KEY_ENCRYPTION_KEY: apiConfigShape.KINO_KEY_ENCRYPTION_KEY.optional(),
 };
 
 export type BootstrapConfig = ReturnType<typeof parseBootstrapConfig>;
@@ -55,6 +60,11 @@ export interface BootstrapResult {
   } | null;
   /** Every organization after this run. */
   organizations: { id: string; name: string }[];
+  /**
+   * The farm's certificate authority (encode nodes enroll with it and the registry serves TLS with it):
+   * its certificate's SHA-256, which enrollment tokens carry; null when KINO_KEY_ENCRYPTION_KEY is unset.
+   */
+  farmAuthority: { fingerprint: string; created: boolean } | null;
 }
 
 export async function bootstrap(config: BootstrapConfig, options: BootstrapOptions): Promise<BootstrapResult> {
@@ -102,7 +112,16 @@ export async function bootstrap(config: BootstrapConfig, options: BootstrapOptio
       };
     });
     const organizations = (await listOrganizations(db)).map((org) => ({ id: org.id, name: org.name }));
-    return { bucket, migrations, created, organizations };
+    const farmAuthority = config.KINO_KEY_ENCRYPTION_KEY
+      ? await ensureFarmAuthority(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))
+      : null;
+    return {
+      bucket,
+      migrations,
+      created,
+      organizations,
+      farmAuthority: farmAuthority && { fingerprint: farmAuthority.fingerprint, created: farmAuthority.created },
+    };
   } finally {
     await db.destroy();
     await clickhouse?.close();

@@ -31,6 +31,7 @@ import { resolutionDistributionRoutes } from './analytics/resolution-distributio
 import { videoResolutionRoutes } from './analytics/video-resolutions.ts';
 import { playbackRoutes } from './playback.ts';
 import { operatorRoutes } from './operators.ts';
+import { liveStreamActionRoutes, liveStreamCollectionRoutes, liveStreamRoutes } from './live-streams.ts';
 
 export async function registerRoutes(api: FastifyInstance, options: RouteOptions): Promise<void> {
   await api.register(healthRoutes, options);
@@ -61,5 +62,8 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(resolutionDistributionRoutes, options);
   await api.register(videoResolutionRoutes, options);
   await api.register(playbackRoutes, options);
+  await api.register(liveStreamCollectionRoutes, options);
+  await api.register(liveStreamRoutes, options);
+  await api.register(liveStreamActionRoutes, options);
   await api.register(operatorRoutes, options);
 }

@@ -1,4 +1,5 @@
-// The operators' interface (`kino nodes`): the encode nodes the registry knows, and draining one.
+// The operators' interface (`kino nodes`): the encode nodes the registry knows, draining one, and
+// revoking one's credential.
 // Not for API keys: an operator presents, as `Authorization: Bearer`, an operator token (made by
 // `kino admin operator-token create` or `kino admin bootstrap`, stored hashed) or the control plane's
 // OPERATOR_TOKEN when one is configured. Left out of the public OpenAPI document, which describes
@@ -13,6 +14,7 @@ import {
   findActiveOperatorToken,
   listEncodeNodesWithLoad,
   listWaitingEncodes,
+  revokeNodeCredential,
   setNodeDrainRequested,
   touchOperatorToken,
 } from '@kino/database/repositories';
@@ -83,6 +85,16 @@ export const WaitingEncodeSchema = Type.Object({
 
 const NodeParams = Type.Object({ nodeID: Id });
 
+/** A node's credential after `revoke`: the node was dropped, and its certificate works no more. */
+export const RevokedNodeSchema = Type.Object({
+  id: Type.String(),
+  /** The name it was enrolled with (`kino admin nodes enroll --name`). */
+  name: Type.String(),
+  /** Null: revoked before its token was traded. */
+  enrolledAt: Type.Union([Type.String(), Type.Null()]),
+  revokedAt: Type.String(),
+});
+
 export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   const config = { auth: 'none' as const };
   const hide = true;
@@ -122,7 +134,32 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
   const schema = { hide, params: NodeParams, response: { 200: Envelope(NodeSchema) } };
   app.post('/operators/nodes/:nodeID/drain', { config, schema }, setDrain(true));
   app.post('/operators/nodes/:nodeID/undrain', { config, schema }, setDrain(false));
+  app.post(
+    '/operators/nodes/:nodeID/revoke',
+    { config, schema: { hide, params: NodeParams, response: { 200: Envelope(RevokedNodeSchema) } } },
+    async (request) => ({ body: await revokeNode(deps.db, request.params.nodeID) }),
+  );
 };
+
+/**
+ * Revokes a node's credential (operators, the dashboard): the registry refuses its certificate from
+ * its next call on, and the node is dropped now, its running encodes failing over as a lost node's
+ * do. node_not_found for a node with no credential (one on the shared token: change NODE_TOKEN).
+ */
+export async function revokeNode(db: Db, nodeId: string) {
+  const credential = await revokeNodeCredential(db, nodeId);
+  if (!credential)
+    throw new NotFoundError(
+      'node_not_found',
+      `Encode node ${nodeId} has no credential of this farm (kino admin nodes enroll makes them; a node on the shared NODE_TOKEN is cut off by changing the token).`,
+    );
+  return {
+    id: credential.node_id,
+    name: credential.name,
+    enrolledAt: credential.enrolled_at?.toISOString() ?? null,
+    revokedAt: credential.revoked_at!.toISOString(),
+  };
+}
 
 /** The farm's nodes as operators see them (this interface and the dashboard's farm page). */
 export async function listFarmNodes(db: Db) {

@@ -32,6 +32,27 @@ const SignedUrlQuery = Type.Object({
   ),
 });
 
+/**
+ * The hostnames a token may play on, from `a.com,*.b.com` at `location` (`query.domains`); 400
+ * invalid_domains for anything else, or more than MAX_PLAYBACK_DOMAINS of them.
+ */
+export function playbackDomainsOf(value: string, location: string): string[] {
+  const parsed = parseDomainList(value);
+  if ('invalid' in parsed) {
+    throw new ValidationError(
+      'invalid_domains',
+      'domains must be hostnames such as example.com or *.example.com (no scheme, port or path).',
+      [{ message: 'must be comma-separated hostnames', location, value }],
+    );
+  }
+  if (parsed.domains.length > MAX_PLAYBACK_DOMAINS) {
+    throw new ValidationError('invalid_domains', `At most ${MAX_PLAYBACK_DOMAINS} domains.`, [
+      { message: `must list at most ${MAX_PLAYBACK_DOMAINS} domains`, location, value },
+    ]);
+  }
+  return parsed.domains;
+}
+
 const SignedUrlSchema = Type.Object({
   signed_url: Type.String({ description: 'The private master playlist on the delivery host, with its token.' }),
   expires_in: Type.Integer({ description: 'Seconds until the token expires.' }),
@@ -114,27 +135,8 @@ export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
         throw new NotFoundError('video_not_found', `Video ${publicID} does not exist.`);
       }
       assertEnvironmentReach(access, video.env_id);
-      let domains: string[] | undefined;
-      if (request.query.domains !== undefined) {
-        const parsed = parseDomainList(request.query.domains);
-        if ('invalid' in parsed) {
-          throw new ValidationError(
-            'invalid_domains',
-            'domains must be hostnames such as example.com or *.example.com (no scheme, port or path).',
-            [{ message: 'must be comma-separated hostnames', location: 'query.domains', value: request.query.domains }],
-          );
-        }
-        if (parsed.domains.length > MAX_PLAYBACK_DOMAINS) {
-          throw new ValidationError('invalid_domains', `At most ${MAX_PLAYBACK_DOMAINS} domains.`, [
-            {
-              message: `must list at most ${MAX_PLAYBACK_DOMAINS} domains`,
-              location: 'query.domains',
-              value: request.query.domains,
-            },
-          ]);
-        }
-        domains = parsed.domains;
-      }
+      const domains =
+        request.query.domains === undefined ? undefined : playbackDomainsOf(request.query.domains, 'query.domains');
       const expiresIn = PLAYBACK_EXPIRATIONS[request.query.expiration ?? DEFAULT_PLAYBACK_EXPIRATION];
       const token = await mintPlaybackToken(await keyring.activeKey(), {
         videoId: video.id,

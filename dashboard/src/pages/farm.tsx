@@ -1,5 +1,5 @@
-// The farm (operators): encode nodes with their slots in use, last heartbeat and state; drain and
-// undrain. /dashboard/api/farm/nodes runs the operators' interface's code with an operator's session.
+// The farm (operators): encode nodes with their slots in use, last heartbeat and state; drain,
+// undrain and revoke (a node's credential, for good). /dashboard/api/farm/nodes runs the operators' interface's code with an operator's session.
 import type { EncodeNode } from '@kino/sdk';
 import { api } from '../api.ts';
 import { useSession } from '../session.tsx';
@@ -17,8 +17,11 @@ export function FarmPage() {
   const drain = useListChange(nodes, ({ id, draining }: { id: string; draining: boolean }) =>
     api<EncodeNode>(`/dashboard/api/farm/nodes/${id}/${draining ? 'drain' : 'undrain'}`, { method: 'POST' }),
   );
+  const revoke = useListChange(nodes, ({ id }: { id: string }) =>
+    api(`/dashboard/api/farm/nodes/${id}/revoke`, { method: 'POST' }),
+  );
   if (!session.operator) return <p class="muted">The farm is for operators.</p>;
-  const problem = firstError(drain, nodes.list);
+  const problem = firstError(drain, revoke, nodes.list);
   const live = nodes.list.data?.nodes.filter((n) => n.state !== 'gone') ?? [];
 
   return (
@@ -70,7 +73,18 @@ export function FarmPage() {
                   >
                     {node.drainRequestedAt ? 'Undrain' : 'Drain'}
                   </button>
-                )}
+                )}{' '}
+                <button
+                  type="button"
+                  data-testid="revoke-node"
+                  onClick={() => {
+                    // For good: the node's credential never works again, and its encodes move to other nodes.
+                    if (window.confirm(`Revoke ${node.id}? Its credential will never work again.`))
+                      revoke.mutate({ id: node.id });
+                  }}
+                >
+                  Revoke
+                </button>
               </td>
             </tr>
           ))}

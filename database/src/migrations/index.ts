@@ -31,6 +31,8 @@ import * as environmentEncodeSettings from './20261202T0200_environment_encode_s
 import * as leaseSegments from './20261130T0100_lease_segments.ts';
 import * as videoSourceDynamicRange from './20261201T0100_video_source_dynamic_range.ts';
 import * as audioTracks from './20261202T0300_audio_tracks.ts';
+import * as farmCredentials from './20261203T0300_farm_credentials.ts';
+import * as liveStreams from './20261203T0600_live_streams.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -66,4 +68,6 @@ export const migrations: Record<string, Migration> = {
   '20261202T0100_node_capabilities': nodeCapabilities,
   '20261202T0200_environment_encode_settings': environmentEncodeSettings,
   '20261202T0300_audio_tracks': audioTracks,
+  '20261203T0300_farm_credentials': farmCredentials,
+  '20261203T0600_live_streams': liveStreams,
 };

@@ -24,3 +24,5 @@ export * from './organization-members.ts';
 export * from './dashboard-sessions.ts';
 export * from './caption-tracks.ts';
 export * from './audio-tracks.ts';
+export * from './live-streams.ts';
+export * from './farm-credentials.ts';

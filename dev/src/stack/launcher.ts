@@ -523,8 +523,14 @@ export class DevStackLauncher {
     labels = {},
     qualityFfmpeg = true,
     host = this.controlPlaneHost,
+    enroll,
   }: {
     name: string;
+    /**
+     * Joins a farm with its certificate authority: over TLS, trading `token` (kino admin nodes enroll)
+     * for its credential kept in `stateDir` (or with the one already there). Default: the shared token.
+     */
+    enroll?: { token: string; stateDir: string };
     slots?: number;
     threads?: number;
     labels?: Record<string, string>;
@@ -551,6 +557,7 @@ export class DevStackLauncher {
         threads,
         token: this.env.NODE_TOKEN!,
         labels: { name, ...labels },
+        enroll,
       }),
       stopPhase: 0,
       runIn: host.runIn,
@@ -688,6 +695,9 @@ export class DevStackLauncher {
       // Empty means unset (loadConfig), which overrides a CLICKHOUSE_URL of the developer's shell.
       CLICKHOUSE_URL: clickhouseUrl,
       NODE_TOKEN: secrets.nodeToken,
+      // The dev stack's nodes register with the shared token on loopback: it makes no farm CA. A
+      // test that enrolls nodes makes one (kino admin bootstrap) and restarts the orchestrator.
+      REGISTRY_ACCEPT_NODE_TOKEN: 'true',
       // The nodes' AV1 encoder and quality scorer (the ffmpeg of imageio-ffmpeg, which setup installs).
       NODE_QUALITY_FFMPEG: findQualityFfmpeg(),
       // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
@@ -852,6 +862,7 @@ export class DevStackLauncher {
     token,
     threads,
     labels = {},
+    enroll,
   }: {
     name: string;
     /** The interface of its metrics server (a node listens on no other port). */
@@ -861,13 +872,14 @@ export class DevStackLauncher {
     token: string;
     threads?: number;
     labels?: Record<string, string>;
+    enroll?: { token: string; stateDir: string } | undefined;
   }): string[] {
     const { ports } = this.layout;
+    const registry = `${this.layout.host}:${ports.registry}`;
     return [
-      '--control-plane',
-      `${this.layout.host}:${ports.registry}`,
-      '--token',
-      token,
+      ...(enroll
+        ? ['--registry', `https://${registry}`, '--enroll', enroll.token, '--state-dir', enroll.stateDir]
+        : ['--control-plane', registry, '--token', token]),
       '--slots',
       String(slots),
       '--host',

@@ -1,8 +1,10 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { backgroundNiceness, threadNiceness } from '@kino/ffmpeg';
 import { planStoryboard } from '@kino/proto/contract';
@@ -90,5 +92,77 @@ test('a storyboard decodes at the background nice value: it never slows an encod
     await job.catch(() => {});
     held?.destroy();
     server.close();
+  }
+});
+
+/** The mean luma of each tile of a storyboard sheet (a JPEG), row by row: decoded by ffmpeg to gray. */
+function tileLumas(sheet: Buffer, tile: { width: number; height: number }, columns: number, rows: number): number[] {
+  const gray = execFileSync('ffmpeg', ['-v', 'error', '-i', '-', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], {
+    input: sheet,
+  });
+  const width = tile.width * columns;
+  const means: number[] = [];
+  for (let row = 0; row < rows; row++) {
+    for (let column = 0; column < columns; column++) {
+      let sum = 0;
+      for (let y = row * tile.height; y < (row + 1) * tile.height; y++) {
+        for (let x = column * tile.width; x < (column + 1) * tile.width; x++) sum += gray[y * width + x]!;
+      }
+      means.push(sum / (tile.width * tile.height));
+    }
+  }
+  return means;
+}
+
+test('every tile holds a picture: a 2 s video has its one, an 11 s video its three (the last from its final second)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kino-storyboard-'));
+  const sheets = new Map<string, Buffer>();
+  const storage = createServer((request, response) => {
+    const body: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => body.push(chunk));
+    request.on('end', () => {
+      sheets.set(request.url!, Buffer.concat(body));
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+  const { port } = storage.address() as { port: number };
+  try {
+    for (const seconds of [2, 11]) {
+      const source = join(dir, `${seconds}.mp4`);
+      // Bright, moving pictures: a tile left empty is the tile filter's black padding.
+      const made = spawnSync('ffmpeg', [
+        ...['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=320x180:rate=25:duration=${seconds}`],
+        ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', source],
+      ]);
+      assert.equal(made.status, 0, String(made.stderr));
+      const plan = planStoryboard(seconds);
+      const result = await runStoryboardJob({
+        request: {
+          jobId: `storyboard-${seconds}`,
+          inputUrl: source,
+          durationSeconds: seconds,
+          sheetUrls: Array.from({ length: plan.sheets }, (_, i) => `http://127.0.0.1:${port}/${seconds}/sheet-${i}`),
+          vttUrl: `http://127.0.0.1:${port}/${seconds}/vtt`,
+          dynamicRange: '',
+        },
+        workDir: dir,
+        signal: new AbortController().signal,
+        logger: pino({ level: 'silent' }),
+      });
+      assert.equal(result.tiles, Math.ceil(seconds / 5));
+      const lumas = tileLumas(
+        sheets.get(`/${seconds}/sheet-0`)!,
+        { width: Number(result.tileWidth), height: Number(result.tileHeight) },
+        plan.columns,
+        plan.rows,
+      );
+      assert.equal(lumas.length, result.tiles);
+      for (const [i, luma] of lumas.entries())
+        assert.ok(luma > 60, `tile ${i} of the ${seconds} s video is dark (${luma})`);
+    }
+  } finally {
+    storage.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -18,6 +18,8 @@ export interface Relay {
   attach(nodeId: string, tunnel: Duplex): ClientHttp2Session;
   /** Forgets `session` if it is still the node's (a newer connection of the node stays). */
   detach(nodeId: string, session: ClientHttp2Session): boolean;
+  /** Ends the node's connection here, if it has one (its credential was revoked); true if it had. */
+  disconnect(nodeId: string): boolean;
   /** The ids of the nodes connected here. */
   connectedNodes(): string[];
   close(): Promise<void>;
@@ -160,6 +162,12 @@ export async function startRelay({ host, port, advertise, logger }: RelayOptions
       if (sessions.get(nodeId) !== session) return false;
       sessions.delete(nodeId);
       return true;
+    },
+    disconnect(nodeId) {
+      const session = sessions.get(nodeId);
+      // Its 'close' (server.ts) detaches it and marks the node lost.
+      session?.destroy();
+      return session !== undefined;
     },
     connectedNodes: () => [...sessions.keys()],
     async close() {

@@ -1,12 +1,14 @@
-// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes connect (and so
-// register), heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
+// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes enroll, connect (and
+// so register), heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
+// With the farm's TLS it serves over TLS and knows each node by its certificate (node-identity.ts).
 // Beside it runs the relay (relay.ts) the orchestrators call the nodes connected here through.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   GrpcStatus,
   grpc,
   nodeRegistryDefinition,
+  registryServerCredentials,
   tunnelOver,
+  verifiedPeerOf,
   type NodeRegistryHandlers,
   type NodeFrame__Output,
   type RegisterRequest__Output,
@@ -14,7 +16,7 @@ import {
   type RegistryFrame,
 } from '@kino/proto';
 import type { Counter, Logger } from '@kino/infra';
-import type { Db } from '@kino/database';
+import type { Db, NodeCredential } from '@kino/database';
 import {
   deregisterNode,
   expireDeadNodes,
@@ -22,6 +24,9 @@ import {
   recordHeartbeat,
   registerNode,
 } from '@kino/database/repositories';
+import { enrollNode } from './enroll.ts';
+import type { FarmTls } from './farm-tls.ts';
+import { RegistryRequestError, createNodeAuthenticator } from './node-identity.ts';
 import { startRelay, type Relay } from './relay.ts';
 
 export interface RegistryServerOptions {
@@ -29,8 +34,10 @@ export interface RegistryServerOptions {
   host: string;
   /** 0 picks a free port (see the handle's `port`). */
   port: number;
-  /** The farm token every node presents. */
-  token: string;
+  /** The shared farm token nodes present on plaintext (REGISTRY_ACCEPT_NODE_TOKEN); unused with TLS. */
+  token?: string;
+  /** The farm's TLS: the registry serves over it and nodes authenticate with their certificates. */
+  tls?: FarmTls;
   /** A node silent for this long is gone: no more work, its slots freed. */
   heartbeatTimeoutMs: number;
   logger: Logger;
@@ -57,19 +64,20 @@ export function heartbeatIntervalFor(heartbeatTimeoutMs: number): number {
   return Math.max(100, Math.floor(heartbeatTimeoutMs / 3));
 }
 
-class RegistryRequestError extends Error {
-  constructor(
-    readonly code: GrpcStatus,
-    message: string,
-  ) {
-    super(message);
-  }
+// One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
+function statusOf(error: unknown): Partial<grpc.StatusObject> {
+  return error instanceof RegistryRequestError
+    ? { code: error.code, details: error.message }
+    : {
+        code: GrpcStatus.UNAVAILABLE,
+        details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
+      };
 }
 
-/** What the registry's handlers answer with: the farm's tables, its token, its timings. */
+/** What the registry's handlers answer with: the farm's tables, its credentials, its timings, its relay. */
 interface RegistryContext extends Pick<
   RegistryServerOptions,
-  'db' | 'token' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
+  'db' | 'token' | 'tls' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
 > {
   leaseGraceMs: number;
   relay: Relay;
@@ -104,18 +112,23 @@ function readHello(call: ConnectCall): Promise<RegisterRequest__Output> {
   });
 }
 
-/** Registers the node of a hello (its token checked), called through this orchestrator's relay. */
+/**
+ * Registers the node of a hello, called through this orchestrator's relay. A node with a credential
+ * is the node its credential names, with the labels it was enrolled with.
+ */
 async function registerHello(
   { db, logger, heartbeatTimeoutMs, relay }: RegistryContext,
   request: RegisterRequest__Output,
+  credential: NodeCredential | undefined,
 ): Promise<RegisterResponse> {
   if (!(request.slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
   const node = await registerNode(db, {
-    nodeId: request.nodeId,
+    nodeId: credential?.node_id ?? request.nodeId,
     address: relay.address,
     slots: request.slots,
     version: request.version,
-    labels: request.labels,
+    // The operator's labels at enrollment: a node cannot claim a customer's label by itself.
+    labels: credential?.labels ?? request.labels,
     encoders: request.encoders,
     qualityFfmpeg: request.qualityFfmpeg,
   });
@@ -130,6 +143,8 @@ async function registerHello(
       qualityFfmpeg: node.quality_ffmpeg,
       reused: node.id === request.nodeId,
       wasGone: node.wasGone,
+      // A node with a credential has its enrollment's labels: its own NODE_LABELS are not used.
+      ...(credential && Object.keys(request.labels).length > 0 ? { ignoredLabels: request.labels } : {}),
     },
     'node connected',
   );
@@ -164,30 +179,33 @@ function holdConnection({ db, logger, relay }: RegistryContext, call: ConnectCal
   });
 }
 
-/** Connect, Heartbeat and Deregister: each authenticates the farm token, then updates the node's rows. */
-function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers {
-  const { db, token, logger, leaseGraceMs, heartbeats } = context;
-  const expected = createHash('sha256').update(token).digest();
-  const authenticate = (presented: string) => {
-    if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) {
-      throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, 'wrong or missing farm token');
-    }
-  };
-  // One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
-  const statusOf = (error: unknown): Partial<grpc.StatusObject> =>
-    error instanceof RegistryRequestError
-      ? { code: error.code, details: error.message }
-      : {
-          code: GrpcStatus.UNAVAILABLE,
-          details: `registry error: ${error instanceof Error ? error.message : String(error)}`,
-        };
+/**
+ * A refusal of a revoked node's call (PERMISSION_DENIED) also ends its Connect stream here, if it
+ * holds one: the node's calls fail, its work moves on, whether or not the node itself stops.
+ */
+function endRevokedConnection(
+  { relay, logger }: RegistryContext,
+  call: Parameters<typeof verifiedPeerOf>[0],
+  error: unknown,
+): void {
+  if (!(error instanceof RegistryRequestError) || error.code !== GrpcStatus.PERMISSION_DENIED) return;
+  const nodeId = verifiedPeerOf(call)?.commonName;
+  if (nodeId && relay.disconnect(nodeId)) logger.warn({ nodeId }, "a revoked node's connection ended");
+}
 
+/**
+ * Connect, Heartbeat and Deregister: each authenticates the node (its certificate, or the shared
+ * token), then updates the node's rows. Enroll trades a token for a credential.
+ */
+function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers {
+  const { db, token, tls, logger, leaseGraceMs, heartbeats } = context;
+  const authenticate = createNodeAuthenticator({ db, token, tls: tls !== undefined });
   return {
     Connect(call) {
       (async () => {
         const hello = await readHello(call);
-        authenticate(hello.token);
-        holdConnection(context, call, await registerHello(context, hello));
+        const credential = await authenticate(call, hello.token);
+        holdConnection(context, call, await registerHello(context, hello, credential));
       })().catch((error: unknown) => {
         logger.warn({ err: error }, 'node connection refused');
         call.emit('error', statusOf(error));
@@ -197,9 +215,9 @@ function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers 
     Heartbeat(call, callback) {
       const request = call.request;
       (async () => {
-        authenticate(request.token);
+        const credential = await authenticate(call, request.token);
         const known = await recordHeartbeat(db, {
-          nodeId: request.nodeId,
+          nodeId: credential?.node_id ?? request.nodeId,
           draining: request.draining,
           activeJobs: request.activeJobs,
           leaseGraceMs,
@@ -219,20 +237,37 @@ function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers 
         return { known };
       })().then(
         (response) => callback(null, response),
-        (error: unknown) => callback(statusOf(error)),
+        (error: unknown) => {
+          endRevokedConnection(context, call, error);
+          callback(statusOf(error));
+        },
       );
     },
 
     Deregister(call, callback) {
       const request = call.request;
       (async () => {
-        authenticate(request.token);
-        await deregisterNode(db, request.nodeId);
-        logger.info({ nodeId: request.nodeId }, 'node deregistered');
+        const credential = await authenticate(call, request.token);
+        const nodeId = credential?.node_id ?? request.nodeId;
+        await deregisterNode(db, nodeId);
+        logger.info({ nodeId }, 'node deregistered');
         return {};
       })().then(
         (response) => callback(null, response),
         (error: unknown) => callback(statusOf(error)),
+      );
+    },
+
+    Enroll(call, callback) {
+      enrollNode(db, tls, call.request).then(
+        (response) => {
+          logger.info({ nodeId: response.nodeId }, 'node enrolled');
+          callback(null, response);
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'enrollment refused');
+          callback(statusOf(error));
+        },
       );
     },
   };
@@ -254,8 +289,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   const server = new grpc.Server({ 'grpc.keepalive_time_ms': 15_000, 'grpc.keepalive_timeout_ms': 10_000 });
   server.addService(nodeRegistryDefinition, handlers);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
+    server.bindAsync(
+      `${options.host}:${options.port}`,
+      options.tls ? registryServerCredentials(options.tls.identity) : grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
     ),
   ).catch(async (error: unknown) => {
     await relay.close();
@@ -280,7 +317,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   sweep.unref();
 
   const address = `${options.host}:${port}`;
-  logger.info({ address, heartbeatTimeoutMs }, 'node registry listening');
+  logger.info({ address, heartbeatTimeoutMs, tls: options.tls !== undefined }, 'node registry listening');
   return {
     address,
     port,

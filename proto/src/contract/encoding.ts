@@ -143,6 +143,16 @@ export const nodeLabelPattern = `^${nodeLabelSource}$`;
 /** `NODE_LABELS`: labels separated by commas (spaces around them allowed). */
 export const nodeLabelListPattern = new RegExp(`^\\s*${nodeLabelSource}(?:\\s*,\\s*${nodeLabelSource})*\\s*$`);
 
+/** A label list matching nodeLabelListPattern as the node registers it: `gpu,region=eu` is `{ gpu: '', region: 'eu' }`. */
+export function parseNodeLabelList(value: string): Record<string, string> {
+  return Object.fromEntries(
+    value.split(',').map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? [pair.trim(), ''] : [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+    }),
+  );
+}
+
 /** Spec defaults (compressionRatio `veryfast`: the parameter table wins over the prose, docs/decisions/uploads.md). */
 export const defaultEncodingParameters: Readonly<EncodingParameters> = {
   maxEdgeLength: -1,

@@ -10,6 +10,8 @@ import type { EncodeEvent as _kino_v1_EncodeEvent, EncodeEvent__Output as _kino_
 import type { EncodeProgress as _kino_v1_EncodeProgress, EncodeProgress__Output as _kino_v1_EncodeProgress__Output } from './kino/v1/EncodeProgress.ts';
 import type { EncodeRequest as _kino_v1_EncodeRequest, EncodeRequest__Output as _kino_v1_EncodeRequest__Output } from './kino/v1/EncodeRequest.ts';
 import type { EncodeServiceClient as _kino_v1_EncodeServiceClient, EncodeServiceDefinition as _kino_v1_EncodeServiceDefinition } from './kino/v1/EncodeService.ts';
+import type { EnrollRequest as _kino_v1_EnrollRequest, EnrollRequest__Output as _kino_v1_EnrollRequest__Output } from './kino/v1/EnrollRequest.ts';
+import type { EnrollResponse as _kino_v1_EnrollResponse, EnrollResponse__Output as _kino_v1_EnrollResponse__Output } from './kino/v1/EnrollResponse.ts';
 import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__Output as _kino_v1_HeartbeatRequest__Output } from './kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from './kino/v1/HeartbeatResponse.ts';
 import type { JobFailure as _kino_v1_JobFailure, JobFailure__Output as _kino_v1_JobFailure__Output } from './kino/v1/JobFailure.ts';
@@ -50,8 +52,9 @@ export interface ProtoGrpcType {
       /**
        * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
        * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
-       * node's stream, naming the node in metadata `x-kino-node`; the caller presents the farm token as
-       * metadata `x-kino-token`.
+       * node's stream, naming the node in metadata `x-kino-node`. The tunnel runs in the node's own
+       * connection to the registry (over TLS with its certificate, or on plaintext with the shared farm
+       * token, which callers then also present as metadata `x-kino-token`).
        * A node reads its input and writes its outputs only through the presigned URLs a request carries:
        * it never holds the bucket's credentials.
        * 
@@ -62,13 +65,17 @@ export interface ProtoGrpcType {
        * or the deadline passed; only then is the node taken for lost.
        */
       EncodeService: SubtypeConstructor<typeof grpc.Client, _kino_v1_EncodeServiceClient> & { service: _kino_v1_EncodeServiceDefinition }
+      EnrollRequest: MessageTypeDefinition<_kino_v1_EnrollRequest, _kino_v1_EnrollRequest__Output>
+      EnrollResponse: MessageTypeDefinition<_kino_v1_EnrollResponse, _kino_v1_EnrollResponse__Output>
       FailureReason: EnumTypeDefinition
       HeartbeatRequest: MessageTypeDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatRequest__Output>
       HeartbeatResponse: MessageTypeDefinition<_kino_v1_HeartbeatResponse, _kino_v1_HeartbeatResponse__Output>
       JobFailure: MessageTypeDefinition<_kino_v1_JobFailure, _kino_v1_JobFailure__Output>
       NodeFrame: MessageTypeDefinition<_kino_v1_NodeFrame, _kino_v1_NodeFrame__Output>
       /**
-       * Served by the control plane (the orchestrator process). Nodes present the farm token.
+       * Served by the control plane (the orchestrator process). Over TLS (a farm with its certificate
+       * authority) an enrolled node presents its certificate; a farm without one, on plaintext, takes the
+       * shared farm token in each request (REGISTRY_ACCEPT_NODE_TOKEN).
        */
       NodeRegistry: SubtypeConstructor<typeof grpc.Client, _kino_v1_NodeRegistryClient> & { service: _kino_v1_NodeRegistryDefinition }
       ProbeAudioTrack: MessageTypeDefinition<_kino_v1_ProbeAudioTrack, _kino_v1_ProbeAudioTrack__Output>

@@ -1,8 +1,8 @@
-// The operators' interface (`/operators/nodes`): the encode nodes of the farm, and draining one.
+// The operators' interface (`/operators/nodes`): the encode nodes of the farm, draining one, revoking one.
 // It takes the control plane's operator token (KinoOptions.operatorToken), not an API key.
 import { APIError, KinoError } from '../errors.ts';
 import type { CallOptions, HttpClient } from '../http.ts';
-import type { EncodeNode, ErrorEnvelope, WaitingEncode } from '../types.ts';
+import type { EncodeNode, ErrorEnvelope, RevokedNode, WaitingEncode } from '../types.ts';
 
 export class Nodes {
   constructor(
@@ -22,7 +22,7 @@ export class Nodes {
       Accept: 'application/json',
       'User-Agent': 'kino-sdk/0.1.0',
     };
-    // Draining is idempotent, so a retried POST is safe without an Idempotency-Key.
+    // Draining and revoking are idempotent, so a retried POST is safe without an Idempotency-Key.
     const response = await this.http.fetchWithRetries(
       this.http.url(path),
       { method, headers },
@@ -74,5 +74,17 @@ export class Nodes {
    */
   undrain(nodeId: string, options: CallOptions = {}): Promise<EncodeNode> {
     return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/undrain`, options);
+  }
+
+  /**
+   * Revokes a node's credential for good: the registry refuses its certificate from its next call
+   * on, and the node is dropped now (the encodes it runs move to other nodes). Enroll a new
+   * node to replace it. Rejects with NotFoundError (`node_not_found`) for a node without a credential.
+   * @example
+   * const revoked = await kino.nodes.revoke('node_abc');
+   * console.log(revoked.revokedAt);
+   */
+  revoke(nodeId: string, options: CallOptions = {}): Promise<RevokedNode> {
+    return this.send('POST', `/operators/nodes/${encodeURIComponent(nodeId)}/revoke`, options);
   }
 }

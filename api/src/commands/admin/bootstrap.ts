@@ -9,6 +9,8 @@ export default class AdminBootstrap extends AdminCommand {
     'organization exists, create a first organization, environment, API key (full, live) and operator token, printed this',
     'once. A later run creates nothing and says what exists. Reads DATABASE_URL, S3_* and CLICKHOUSE_URL as `kino api` does.',
     'With --prepare-only it never creates them (a service run at every start, whose log is kept, runs it so).',
+    "With KINO_KEY_ENCRYPTION_KEY (the API's and the orchestrator's), it also makes the farm's certificate authority unless",
+    'it exists (its key sealed in PostgreSQL): the registry then serves nodes over TLS, and nodes join with `kino admin nodes enroll`.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> admin bootstrap',
@@ -58,7 +60,7 @@ export default class AdminBootstrap extends AdminCommand {
     return result;
   }
 
-  private show({ bucket, migrations, created, organizations }: BootstrapResult): void {
+  private show({ bucket, migrations, created, organizations, farmAuthority }: BootstrapResult): void {
     const origins = bucket.corsOrigins.join(', ');
     this.log(
       `Bucket ${bucket.name}: ${bucket.created ? 'created' : 'exists'}; CORS rule for uploads from ${origins} ${bucket.corsRuleChanged ? 'set' : 'already set'}.`,
@@ -68,6 +70,11 @@ export default class AdminBootstrap extends AdminCommand {
     );
     this.log(
       `ClickHouse: ${migrations.clickhouse === null ? 'not configured (CLICKHOUSE_URL unset)' : migrations.clickhouse.length > 0 ? `${migrations.clickhouse.length} migrations applied` : 'schema current'}.`,
+    );
+    this.log(
+      farmAuthority
+        ? `Farm certificate authority: ${farmAuthority.created ? 'created' : 'exists'} (SHA-256 ${farmAuthority.fingerprint}).`
+        : 'Farm certificate authority: not made (KINO_KEY_ENCRYPTION_KEY unset): the registry serves nodes without TLS.',
     );
     if (!created && organizations.length === 0) {
       this.log(

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../../deps.ts';
 import { Envelope, Id } from '../../schemas/common.ts';
-import { drainNode, listFarmNodes, NodeSchema } from '../../routes/operators.ts';
+import { drainNode, listFarmNodes, NodeSchema, revokeNode, RevokedNodeSchema } from '../../routes/operators.ts';
 import { checkOperator, hide, session } from './common.ts';
 
 export const dashboardFarmRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -32,4 +32,15 @@ export const dashboardFarmRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> =
       },
     );
   }
+  app.post(
+    '/dashboard/api/farm/nodes/:nodeID/revoke',
+    {
+      config: session,
+      schema: { hide, params: Type.Object({ nodeID: Id }), response: { 200: Envelope(RevokedNodeSchema) } },
+    },
+    async (request) => {
+      checkOperator(deps, request);
+      return { body: await revokeNode(deps.db, request.params.nodeID) };
+    },
+  );
 };

@@ -9,13 +9,25 @@ export default class NodeStart extends Command {
   ].join('\n');
 
   static override examples = [
+    '<%= config.bin %> node start --registry https://registry.example.com:7090 --enroll kino_enroll_… --slots 2',
     '<%= config.bin %> node start --control-plane 127.0.0.1:7090 --token $NODE_TOKEN --slots 2',
   ];
   static override enableJsonFlag = false;
 
   static override flags = {
-    'control-plane': Flags.string({ description: 'HOST:PORT of the node registry (env KINO_CONTROL_PLANE)' }),
-    token: Flags.string({ description: 'the farm token (env NODE_TOKEN)' }),
+    registry: Flags.string({
+      description:
+        'the node registry: https://HOST:PORT for a farm with TLS (the node enrolls), or HOST:PORT on the shared token (env KINO_CONTROL_PLANE)',
+      aliases: ['control-plane'],
+    }),
+    enroll: Flags.string({
+      description:
+        'a one-time enrollment token (kino admin nodes enroll), traded at the first start for the node’s own credential (env NODE_ENROLL_TOKEN)',
+    }),
+    'state-dir': Flags.string({
+      description: 'where the node keeps its credential (env NODE_STATE_DIR, default ~/.local/state/kino-node)',
+    }),
+    token: Flags.string({ description: 'the shared farm token, for a registry on plaintext (env NODE_TOKEN)' }),
     slots: Flags.integer({ description: 'encodes run at once (env NODE_SLOTS, default 1)', min: 1 }),
     host: Flags.string({ description: 'interface of the metrics server (env NODE_HOST, default 127.0.0.1)' }),
     labels: Flags.string({
@@ -41,7 +53,9 @@ export default class NodeStart extends Command {
     const { flags } = await this.parse(NodeStart);
     // Flags win over the environment; both go through the one validated config of the process.
     const fromFlags: Record<string, string | undefined> = {
-      KINO_CONTROL_PLANE: flags['control-plane'],
+      KINO_CONTROL_PLANE: flags.registry,
+      NODE_ENROLL_TOKEN: flags.enroll,
+      NODE_STATE_DIR: flags['state-dir'],
       NODE_TOKEN: flags.token,
       NODE_SLOTS: flags.slots?.toString(),
       NODE_HOST: flags.host,
@@ -67,7 +81,13 @@ export default class NodeStart extends Command {
           `${JSON.stringify({ nodeId: node.nodeId, address: node.address, metricsAddress: node.metricsAddress })}\n`,
         );
         // Stopping a node is draining it: no new jobs, running encodes finish, then it deregisters.
-        return { stop: () => node.drain() };
+        // A revoked node ends on its own, failed (exit 1): restarting it cannot help.
+        return {
+          stop: () => node.drain(),
+          finished: node.revoked.then((error) => {
+            throw error;
+          }),
+        };
       },
     });
   }

@@ -16,8 +16,9 @@ import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Outp
 /**
  * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
  * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
- * node's stream, naming the node in metadata `x-kino-node`; the caller presents the farm token as
- * metadata `x-kino-token`.
+ * node's stream, naming the node in metadata `x-kino-node`. The tunnel runs in the node's own
+ * connection to the registry (over TLS with its certificate, or on plaintext with the shared farm
+ * token, which callers then also present as metadata `x-kino-token`).
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
@@ -98,8 +99,9 @@ export interface EncodeServiceClient extends grpc.Client {
 /**
  * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
  * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
- * node's stream, naming the node in metadata `x-kino-node`; the caller presents the farm token as
- * metadata `x-kino-token`.
+ * node's stream, naming the node in metadata `x-kino-node`. The tunnel runs in the node's own
+ * connection to the registry (over TLS with its certificate, or on plaintext with the shared farm
+ * token, which callers then also present as metadata `x-kino-token`).
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 

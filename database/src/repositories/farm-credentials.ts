@@ -1,0 +1,133 @@
+// The farm's certificate authority (one row) and the encode nodes' credentials: enrollment tokens
+// (one use, their hash only), the certificate each was traded for, revocation.
+import { sql } from 'kysely';
+import { newId } from '@kino/infra';
+import type { Db } from '../database.ts';
+import type { FarmAuthority, NodeCredential } from '../schema.ts';
+import { notifyFarmChanged } from './farm-changes.ts';
+
+const farmAuthorityId = 'farm';
+
+export async function findFarmAuthority(db: Db): Promise<FarmAuthority | undefined> {
+  return db.selectFrom('farm_authority').selectAll().where('id', '=', farmAuthorityId).executeTakeFirst();
+}
+
+/** Stores the farm CA unless one exists (two bootstraps at once keep the first); returns the one stored. */
+export async function insertFarmAuthority(
+  db: Db,
+  authority: { certificate: string; privateKeySealed: string },
+): Promise<{ authority: FarmAuthority; created: boolean }> {
+  const inserted = await db
+    .insertInto('farm_authority')
+    .values({
+      id: farmAuthorityId,
+      certificate: authority.certificate,
+      private_key_sealed: authority.privateKeySealed,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { authority: inserted, created: true };
+  return { authority: (await findFarmAuthority(db))!, created: false };
+}
+
+/** The sealed key's context (GCM's additional data): it opens only as this row's. */
+export const farmAuthorityKeyContext = `farm_authority:${farmAuthorityId}`;
+
+/** A node credential waiting for its node: the token's hash, valid `tokenValidSeconds` from now (the database's clock). */
+export async function createNodeCredential(
+  db: Db,
+  {
+    name,
+    labels,
+    tokenHash,
+    tokenValidSeconds,
+  }: { name: string; labels: Record<string, string>; tokenHash: string; tokenValidSeconds: number },
+): Promise<NodeCredential> {
+  return db
+    .insertInto('node_credentials')
+    .values({
+      node_id: newId('node'),
+      name,
+      labels: JSON.stringify(labels),
+      token_hash: tokenHash,
+      token_expires_at: sql<Date>`now() + make_interval(secs => ${tokenValidSeconds})`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Why an enrollment token does not enroll: each has its own message for the node's operator. */
+export type EnrollmentRefusal = 'unknown' | 'expired' | 'used' | 'revoked';
+
+/**
+ * Trades an enrollment token (by its hash) for a certificate, once: under the row's lock, a token
+ * that is unknown, past its hour, already traded or revoked is refused; otherwise `issue` makes
+ * the certificate and its serial is recorded in the same transaction.
+ */
+export async function enrollNodeCredential<T extends { serial: string; expiresAt: Date }>(
+  db: Db,
+  tokenHash: string,
+  issue: (credential: NodeCredential) => Promise<T>,
+): Promise<{ credential: NodeCredential; issued: T } | { refused: EnrollmentRefusal; credential?: NodeCredential }> {
+  return db.transaction().execute(async (trx) => {
+    const credential = await trx
+      .selectFrom('node_credentials')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!credential) return { refused: 'unknown' as const };
+    if (credential.revoked_at) return { refused: 'revoked' as const, credential };
+    if (credential.enrolled_at) return { refused: 'used' as const, credential };
+    const { now } = await sql<{ now: Date }>`select now() as now`.execute(trx).then((r) => r.rows[0]!);
+    if (credential.token_expires_at <= now) return { refused: 'expired' as const, credential };
+    const issued = await issue(credential);
+    const enrolled = await trx
+      .updateTable('node_credentials')
+      .set({
+        enrolled_at: sql<Date>`now()`,
+        certificate_serial: issued.serial,
+        certificate_expires_at: issued.expiresAt,
+      })
+      .where('node_id', '=', credential.node_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { credential: enrolled, issued };
+  });
+}
+
+/** The credential a certificate was issued under (revoked ones included: the caller refuses them). */
+export async function findNodeCredentialBySerial(db: Db, serial: string): Promise<NodeCredential | undefined> {
+  return db
+    .selectFrom('node_credentials')
+    .selectAll()
+    .where('certificate_serial', '=', serial.toUpperCase())
+    .executeTakeFirst();
+}
+
+export async function findNodeCredential(db: Db, nodeId: string): Promise<NodeCredential | undefined> {
+  return db.selectFrom('node_credentials').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+}
+
+/**
+ * Revokes a node's credential (its enrollment token too, when not traded yet) and drops the node
+ * as a lost one is dropped: gone, its leases deleted in the same transaction, the farm woken, so
+ * the encodes it runs fail over as NodeLost and are retried elsewhere. A credential already revoked
+ * keeps its first revocation time. Undefined: no credential of that node.
+ */
+export async function revokeNodeCredential(db: Db, nodeId: string): Promise<NodeCredential | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const revoked = await trx
+      .updateTable('node_credentials')
+      .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
+      .where('node_id', '=', nodeId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!revoked) return undefined;
+    await trx.updateTable('encode_nodes').set({ state: 'gone' }).where('id', '=', nodeId).execute();
+    await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).execute();
+    await notifyFarmChanged(trx);
+    return revoked;
+  });
+}

@@ -1,0 +1,147 @@
+import { sql } from 'kysely';
+import { randomBase62 } from '@kino/infra';
+import type { LiveStreamLatency, VideoQuality } from '@kino/proto/contract';
+import type { Db } from '../database.ts';
+import type { LiveStream } from '../schema.ts';
+
+export function newLiveStreamId(): string {
+  return `ls_${randomBase62(16)}`;
+}
+
+/** What a stream is created with and may change (PATCH), beside its key. */
+export interface LiveStreamSettings {
+  name: string;
+  allowPublicAccess: boolean;
+  latency: LiveStreamLatency;
+  videoQuality: VideoQuality | null;
+  record: boolean;
+  reconnectWindowSeconds: number;
+}
+
+/** The key as stored: its hash (the lookup) and the key sealed under the stream's id. */
+export interface StoredStreamKey {
+  hash: string;
+  sealed: string;
+}
+
+export async function createLiveStream(
+  db: Db,
+  input: { id: string; orgId: string; envId: string; key: StoredStreamKey } & LiveStreamSettings,
+): Promise<LiveStream> {
+  return db
+    .insertInto('live_streams')
+    .values({
+      id: input.id,
+      org_id: input.orgId,
+      env_id: input.envId,
+      name: input.name,
+      allow_public_access: input.allowPublicAccess,
+      latency: input.latency,
+      video_quality: input.videoQuality,
+      record: input.record,
+      reconnect_window_seconds: input.reconnectWindowSeconds,
+      stream_key_hash: input.key.hash,
+      stream_key_sealed: input.key.sealed,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function getLiveStream(db: Db, id: string): Promise<LiveStream | undefined> {
+  return db.selectFrom('live_streams').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The stream a presented key opens (ingest's check), by the key's SHA-256. */
+export async function findLiveStreamByKeyHash(db: Db, hash: string): Promise<LiveStream | undefined> {
+  return db.selectFrom('live_streams').selectAll().where('stream_key_hash', '=', hash).executeTakeFirst();
+}
+
+/** A page of an environment's streams, newest first, and how many it has. */
+export async function listLiveStreams(
+  db: Db,
+  { envId, page, pageSize }: { envId: string; page: number; pageSize: number },
+): Promise<{ streams: LiveStream[]; total: number }> {
+  const [streams, counted] = await Promise.all([
+    db
+      .selectFrom('live_streams')
+      .selectAll()
+      .where('env_id', '=', envId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db
+      .selectFrom('live_streams')
+      .select((eb) => eb.fn.countAll<string>().as('total'))
+      .where('env_id', '=', envId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { streams, total: Number(counted.total) };
+}
+
+/** Changes the settings given; undefined when the stream is gone. */
+export async function updateLiveStream(
+  db: Db,
+  id: string,
+  changes: Partial<LiveStreamSettings>,
+): Promise<LiveStream | undefined> {
+  return db
+    .updateTable('live_streams')
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.allowPublicAccess !== undefined ? { allow_public_access: changes.allowPublicAccess } : {}),
+      ...(changes.latency !== undefined ? { latency: changes.latency } : {}),
+      ...(changes.videoQuality !== undefined ? { video_quality: changes.videoQuality } : {}),
+      ...(changes.record !== undefined ? { record: changes.record } : {}),
+      ...(changes.reconnectWindowSeconds !== undefined
+        ? { reconnect_window_seconds: changes.reconnectWindowSeconds }
+        : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A new key in place of the old, which stops opening the stream with this write. */
+export async function replaceLiveStreamKey(db: Db, id: string, key: StoredStreamKey): Promise<LiveStream | undefined> {
+  return db
+    .updateTable('live_streams')
+    .set({ stream_key_hash: key.hash, stream_key_sealed: key.sealed, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Disables (ingest refuses its key) or enables the stream; a second disable keeps the first time. */
+export async function setLiveStreamDisabled(db: Db, id: string, disabled: boolean): Promise<LiveStream | undefined> {
+  return db
+    .updateTable('live_streams')
+    .set({
+      disabled_at: disabled ? sql<Date>`coalesce(disabled_at, now())` : null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Deletes the stream unless a broadcast runs (its recordings stay as videos). `deleted: false` with
+ * the row: it is active; undefined: there was no such stream.
+ */
+export async function deleteIdleLiveStream(
+  db: Db,
+  id: string,
+): Promise<{ deleted: true } | { deleted: false; stream: LiveStream } | undefined> {
+  const deleted = await db
+    .deleteFrom('live_streams')
+    .where('id', '=', id)
+    .where('active_video_id', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (deleted) return { deleted: true };
+  const stream = await getLiveStream(db, id);
+  return stream ? { deleted: false, stream } : undefined;
+}

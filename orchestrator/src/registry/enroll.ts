@@ -1,0 +1,61 @@
+// Enroll: a node trades its one-time enrollment token for its own certificate, signed by the farm
+// CA for the key pair the node made (its request proves it holds the private key, which never leaves
+// it). Each way a token fails has its own message, for the operator who runs the node.
+import { GrpcStatus, type EnrollRequest__Output, type EnrollResponse } from '@kino/proto';
+import { issueCertificate, publicKeyOfRequest } from '@kino/proto/farm-tls';
+import type { Db } from '@kino/database';
+import { hashSecret } from '@kino/database';
+import { enrollNodeCredential, type EnrollmentRefusal } from '@kino/database/repositories';
+import type { FarmTls } from './farm-tls.ts';
+import { RegistryRequestError } from './node-identity.ts';
+
+/** How long a node's certificate lasts. Revocation, not expiry, is how a node loses it; renewal is not built yet. */
+export const nodeCertificateDays = 5 * 365;
+
+const secretPattern = /^kino_enroll_[0-9A-Za-z]{40}$/;
+
+const refusals: Record<
+  EnrollmentRefusal,
+  (credential?: { node_id: string; enrolled_at: Date | null; token_expires_at: Date }) => string
+> = {
+  unknown: () => 'unknown enrollment token: mistyped, or made for another farm (kino admin nodes enroll makes one)',
+  expired: (c) =>
+    `the enrollment token expired at ${c!.token_expires_at.toISOString()} (tokens last an hour): make another with kino admin nodes enroll`,
+  used: (c) =>
+    `the enrollment token was already used (node ${c!.node_id} enrolled with it at ${c!.enrolled_at!.toISOString()}); a token enrolls one node once: make another with kino admin nodes enroll`,
+  revoked: (c) => `node ${c!.node_id} was revoked: its enrollment token no longer works`,
+};
+
+export async function enrollNode(
+  db: Db,
+  tls: FarmTls | undefined,
+  request: EnrollRequest__Output,
+): Promise<EnrollResponse> {
+  if (!tls)
+    throw new RegistryRequestError(
+      GrpcStatus.FAILED_PRECONDITION,
+      'this farm has no certificate authority, so nodes cannot enroll: run `kino admin bootstrap` with KINO_KEY_ENCRYPTION_KEY, then restart the orchestrator',
+    );
+  if (!secretPattern.test(request.token))
+    throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, 'not an enrollment token (kino_enroll_...)');
+  let publicKey: Awaited<ReturnType<typeof publicKeyOfRequest>>;
+  try {
+    publicKey = await publicKeyOfRequest(request.certificateRequest);
+  } catch (error) {
+    throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, (error as Error).message);
+  }
+  const result = await enrollNodeCredential(db, hashSecret(request.token), (credential) =>
+    issueCertificate(tls.authority, publicKey, {
+      commonName: credential.node_id,
+      usages: ['clientAuth', 'serverAuth'],
+      validityDays: nodeCertificateDays,
+    }),
+  );
+  if ('refused' in result)
+    throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, refusals[result.refused](result.credential));
+  return {
+    nodeId: result.credential.node_id,
+    certificate: result.issued.certificate,
+    caCertificate: tls.authority.certificate,
+  };
+}

@@ -1,0 +1,285 @@
+// Nodes with credentials of their own over TLS (issue 54, items 2 and 3), on real processes: the
+// farm's CA made by `kino admin bootstrap`, the orchestrator restarted onto TLS, nodes enrolled with
+// `kino admin nodes enroll` and started with `kino node start --registry https://… --enroll`. They
+// register under their enrolled ids and encode a chunked video while tcpdump watches every byte
+// between them and the orchestrator; one is revoked mid-encode, its chunk goes to the other, it stops,
+// and it cannot come back. Forged, expired, used and revoked tokens, another farm's certificate and
+// plaintext clients are refused, each with its own error.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { waitFor } from '@kino/dev';
+import {
+  GrpcStatus,
+  createRegistryClient,
+  enrollingChannelCredentials,
+  fetchPinnedCaCertificate,
+  isServiceError,
+  nodeChannelCredentials,
+} from '@kino/proto';
+import {
+  createCertificateRequest,
+  createFarmCa,
+  issueCertificate,
+  parseEnrollmentToken,
+  publicKeyOfRequest,
+} from '@kino/proto/farm-tls';
+import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { kinoBin, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../farm/farm.ts';
+
+const run = promisify(execFile);
+
+interface Enrollment {
+  token: string;
+  nodeId: string;
+  name: string;
+  labels: Record<string, string>;
+  expiresAt: string;
+  caFingerprint: string;
+}
+
+let farm: Farm;
+let dir: string;
+let clipPath: string;
+let caFingerprint: string;
+let caCertificate: string;
+const enrollments: Record<string, Enrollment> = {};
+const nodes: Record<string, FarmNodeProcess> = {};
+
+/** `kino <args>` as an operator runs it, with the farm's environment. */
+async function kino(args: string[], env: Record<string, string> = {}) {
+  return run(process.execPath, [kinoBin, ...args], { env: { ...process.env, ...farm.env, ...env }, timeout: 60_000 });
+}
+
+async function enroll(name: string): Promise<Enrollment> {
+  const { stdout } = await kino(['admin', 'nodes', 'enroll', '--name', name, '--labels', `name=${name}`, '--json']);
+  return JSON.parse(stdout) as Enrollment;
+}
+
+/** The registry's answer to an Enroll with `token`, from a client that pinned this farm's CA. */
+async function enrollDirectly(token: string): Promise<unknown> {
+  const { request } = await createCertificateRequest('kino node');
+  const client = createRegistryClient(farm.registryAddress, enrollingChannelCredentials(caCertificate));
+  try {
+    return await client.enroll({ token: parseEnrollmentToken(token)!.secret, certificateRequest: request });
+  } catch (error) {
+    return error;
+  } finally {
+    client.close();
+  }
+}
+
+function assertRefused(answer: unknown, code: GrpcStatus, message: RegExp): void {
+  assert.ok(isServiceError(answer), `refused, got ${JSON.stringify(answer)}`);
+  assert.equal(answer.code, code, answer.details);
+  assert.match(answer.details, message);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kino-farm-credentials-'));
+  [farm, clipPath] = await Promise.all([
+    // 6 s chunks: an 18 s clip is three chunks, spread over both nodes.
+    startFarm({ heartbeatTimeoutMs: 3_000, orchestratorEnv: { ENCODE_CHUNK_SECONDS: '6' } }),
+    makeClip({ seconds: 18, width: 640, height: 360, fps: 30, path: join(dir, 'clip.mp4') }),
+  ]);
+  // The operator's steps: the farm CA (bootstrap, with the key encryption key), the orchestrator onto TLS.
+  const { stdout } = await kino(['admin', 'bootstrap', '--prepare-only', '--json']);
+  const bootstrap = JSON.parse(stdout) as { farmAuthority: { fingerprint: string; created: boolean } };
+  assert.equal(bootstrap.farmAuthority.created, true);
+  caFingerprint = bootstrap.farmAuthority.fingerprint;
+  await farm.startOrchestrator();
+  caCertificate = await fetchPinnedCaCertificate(farm.registryAddress, caFingerprint);
+  [enrollments.a, enrollments.b] = await Promise.all([enroll('a'), enroll('b')]);
+  const start = (name: string) =>
+    farm.startNode(name, { threads: 1, enroll: { token: enrollments[name]!.token, stateDir: join(dir, name) } });
+  [nodes.a, nodes.b] = await Promise.all([start('a'), start('b')]);
+});
+
+afterAll(async () => {
+  if (process.env.KEEP_LOGS) for (const node of Object.values(nodes)) console.log(node.logFile);
+  await farm?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * tcpdump on loopback, of the registry's port: every byte between a node and the farm (its enrollment,
+ * its Connect stream with every call to it inside, heartbeats) goes there. Nothing dials a node; the
+ * relay behind the registry is the orchestrators' own, on the private network (node-connect.md).
+ */
+async function capture(path: string, ports: number[]): Promise<ChildProcess> {
+  const filter = ports.map((port) => `tcp port ${port}`).join(' or ');
+  const tcpdump = spawn('tcpdump', ['-i', 'lo', '-U', '-s', '0', '-w', path, filter], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  tcpdump.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitFor('tcpdump to listen', async () => {
+    if (tcpdump.exitCode !== null) throw new Error(`tcpdump exited: ${stderr}`);
+    return /listening on/.test(stderr) || undefined;
+  });
+  return tcpdump;
+}
+
+const portOf = (address: string) => Number(address.slice(address.lastIndexOf(':') + 1));
+
+describe('enrolled nodes over TLS', () => {
+  it('register under their enrolled ids with their enrolled labels', async () => {
+    const listed = await farm.kino.nodes.list();
+    for (const name of ['a', 'b']) {
+      assert.equal(nodes[name]!.nodeId, enrollments[name]!.nodeId);
+      const node = listed.find((n) => n.id === enrollments[name]!.nodeId);
+      assert.equal(node?.state, 'active');
+      assert.deepEqual(node?.labels, { name });
+    }
+  });
+
+  it('encode a chunked video with nothing readable on the wire; a node revoked mid-encode hands its chunk on and cannot come back', async () => {
+    const pcap = join(dir, 'farm.pcap');
+    const tcpdump = await capture(pcap, [portOf(farm.registryAddress)]);
+    const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'slower' });
+    const leaseOfB = () =>
+      farm.db.selectFrom('node_leases').select(['job']).where('node_id', '=', nodes.b!.nodeId).executeTakeFirst();
+    await waitFor(
+      'node b to run a chunk',
+      async () => (await nodeJobs(nodes.b!)).some((job) => job.kind === 'chunk' && job.endedAt === undefined),
+      { timeoutMs: 90_000 },
+    );
+    const chunkOnB = (await leaseOfB())?.job;
+    assert.ok(chunkOnB, 'node b holds the lease of its chunk');
+
+    const revokedAt = Date.now();
+    const revoked = await farm.kino.nodes.revoke(nodes.b!.nodeId);
+    assert.equal(revoked.name, 'b');
+    // Dropped at once: its lease goes in the same transaction; at the node's next heartbeat the registry
+    // ends its connection and the node stops.
+    assert.equal(await leaseOfB(), undefined);
+    const exit = await nodes.b!.process.exited;
+    const stoppedMs = Date.now() - revokedAt;
+    expect(stoppedMs).toBeLessThan(5_000);
+    assert.equal(exit, 1, 'a revoked node ends failed');
+    assert.match(await readFile(nodes.b!.logFile, 'utf8'), /this node was revoked/);
+
+    await farm.waitForStatus(videoId, 'ready', 180_000);
+    tcpdump.kill('SIGTERM');
+    await new Promise((resolve) => tcpdump.once('exit', resolve));
+    // The chunk b had ran again, on a, after the revocation.
+    const rerun = (await nodeJobs(nodes.a!)).find((job) => job.jobId === chunkOnB);
+    assert.ok(rerun && rerun.startedAt >= revokedAt, `chunk ${chunkOnB} ran again on node a`);
+    const videoDir = join(dir, videoId);
+    await farm.downloadVideo(videoId, videoDir);
+    assert.equal(
+      await countDecodedFrames(join(videoDir, 'hls', 'master.m3u8')),
+      await countFramesInFile(clipPath),
+      'every frame plays',
+    );
+
+    // The whole conversation went by (registrations, heartbeats, encodes with their presigned URLs)...
+    const captured = await readFile(pcap);
+    expect(captured.length).toBeGreaterThan(20_000);
+    // ...and none of it in clear: no presigned URL, no farm token.
+    for (const clear of ['X-Amz-Signature', 'X-Amz-Credential', `/${farm.env.S3_BUCKET}/`, farm.nodeToken])
+      assert.equal(captured.includes(clear), false, `${clear} in clear on the wire`);
+
+    // Its credential never works again: the same node, started again from its state directory, is refused.
+    const again = await kino([
+      'node',
+      'start',
+      '--registry',
+      `https://${farm.registryAddress}`,
+      '--state-dir',
+      join(dir, 'b'),
+    ]).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    assert.equal(again?.code, 1);
+    assert.match(again?.stderr ?? '', /was revoked at/);
+  });
+});
+
+describe('refused', () => {
+  it('a forged token, before the node does anything else', async () => {
+    const forged = `kino_enroll_${'x'.repeat(40)}.${caFingerprint}`;
+    const answer = await kino([
+      'node',
+      'start',
+      '--registry',
+      `https://${farm.registryAddress}`,
+      '--enroll',
+      forged,
+      '--state-dir',
+      join(dir, 'forged'),
+    ]).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    assert.equal(answer?.code, 1);
+    assert.match(answer?.stderr ?? '', /refused the enrollment: unknown enrollment token/);
+  });
+
+  it('an expired token, a used one and a revoked one', async () => {
+    const expired = await enroll('expired');
+    await sql`update node_credentials set token_expires_at = now() - interval '1 second' where node_id = ${expired.nodeId}`.execute(
+      farm.db,
+    );
+    assertRefused(await enrollDirectly(expired.token), GrpcStatus.UNAUTHENTICATED, /expired at .* make another/);
+    assertRefused(await enrollDirectly(enrollments.a!.token), GrpcStatus.UNAUTHENTICATED, /already used \(node node_/);
+    const revoked = await enroll('revoked');
+    await farm.kino.nodes.revoke(revoked.nodeId);
+    assertRefused(await enrollDirectly(revoked.token), GrpcStatus.UNAUTHENTICATED, /was revoked/);
+  });
+
+  it('a registry that does not serve the CA the token pins', async () => {
+    const other = await createFarmCa('another farm');
+    const { certificateFingerprint } = await import('@kino/proto/farm-tls');
+    await assert.rejects(
+      fetchPinnedCaCertificate(farm.registryAddress, certificateFingerprint(other.certificate)),
+      /does not present the farm CA the enrollment token names/,
+    );
+  });
+
+  it("another farm's certificate, a client without one, and a plaintext client", async () => {
+    const hello = { nodeId: '', slots: 1, version: 't', labels: {} };
+    // Another farm's CA signs a certificate in node a's name.
+    const other = await createFarmCa('another farm');
+    const { request, privateKey } = await createCertificateRequest('kino node');
+    const { certificate } = await issueCertificate(other, await publicKeyOfRequest(request), {
+      commonName: nodes.a!.nodeId,
+      usages: ['clientAuth'],
+      validityDays: 1,
+    });
+    const clients = {
+      stranger: createRegistryClient(
+        farm.registryAddress,
+        nodeChannelCredentials({ certificate, privateKey, caCertificate }),
+      ),
+      anonymous: createRegistryClient(farm.registryAddress, enrollingChannelCredentials(caCertificate)),
+      plaintext: createRegistryClient(farm.registryAddress, farm.nodeToken),
+    };
+    try {
+      const answers = await Promise.all(
+        Object.values(clients).map((client) =>
+          client.connect(hello, { timeoutMs: 10_000 }).then(
+            (connection) => {
+              connection.close();
+              return connection.welcome;
+            },
+            (error: unknown) => error,
+          ),
+        ),
+      );
+      assertRefused(answers[0], GrpcStatus.UNAUTHENTICATED, /no client certificate of this farm: enroll the node/);
+      assertRefused(answers[1], GrpcStatus.UNAUTHENTICATED, /no client certificate of this farm: enroll the node/);
+      // A TLS server cannot answer a plaintext client in gRPC: the connection fails.
+      assert.ok(isServiceError(answers[2]));
+      assert.equal(answers[2].code, GrpcStatus.UNAVAILABLE);
+    } finally {
+      for (const client of Object.values(clients)) client.close();
+    }
+  });
+});
