@@ -129,4 +129,21 @@ describe('the node relay', () => {
       client.close();
     }
   });
+
+  it("ends a node's connection on disconnect (a revoked node): its calls fail as a lost node's", async () => {
+    const { session } = connectNode('node_d');
+    const client = createEncodeClient(relay.address, token, 'node_d');
+    try {
+      assert.equal((await client.probe({ jobId: 'ok', inputUrl: 'http://x' })).durationSeconds, 12.5);
+      assert.equal(relay.disconnect('node_d'), true);
+      assert.equal(session.destroyed, true);
+      await assert.rejects(
+        client.probe({ jobId: 'ok', inputUrl: 'http://x' }),
+        (error: unknown) => isServiceError(error) && error.code === GrpcStatus.UNAVAILABLE,
+      );
+      assert.equal(relay.disconnect('node_elsewhere'), false);
+    } finally {
+      client.close();
+    }
+  });
 });
