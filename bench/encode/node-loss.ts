@@ -9,8 +9,13 @@
 //
 // Timelines come from the nodes' own logs (`encode started`, `encode done`: when a slot went to a
 // job and came back; test/farm/farm.ts nodeJobs) and the video's `ready_at`.
+//
+// Before the runs it also times dispatch: round trips of a call that does no work (RaisePriority of
+// a job the node does not run) on the path every job's calls take, from the orchestrator's side to
+// the node and back (through the relay and the node's own connection: docs/decisions/node-connect.md).
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { createEncodeClient } from '@kino/proto';
 import { nodeJobs, startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, s, submitBenchVideo, waitForReady } from './common.ts';
 
@@ -74,6 +79,27 @@ async function nodeLossRun(farm: Farm, source: Buffer, nodes: FarmNodeProcess[])
   };
 }
 
+/** Round trips (ms) of `count` calls that do no work, to `node` as the orchestrator calls it, after a few to warm the channel. */
+async function dispatchRoundTrips(farm: Farm, node: FarmNodeProcess, count: number): Promise<number[]> {
+  const row = await farm.db
+    .selectFrom('encode_nodes')
+    .select('address')
+    .where('id', '=', node.nodeId)
+    .executeTakeFirstOrThrow();
+  const client = createEncodeClient(row.address, farm.nodeToken, node.nodeId);
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < count + 5; i += 1) {
+      const started = performance.now();
+      await client.raisePriority({ jobId: 'bench-no-such-job' });
+      if (i >= 5) times.push(performance.now() - started);
+    }
+    return times;
+  } finally {
+    client.close();
+  }
+}
+
 async function main(): Promise<void> {
   const sourcePath = await benchSource(seconds);
   const source = await readFile(sourcePath);
@@ -89,6 +115,9 @@ async function main(): Promise<void> {
     let started = 0;
     const startNode = () => farm.startNode(`loss-${(started += 1)}`, { slots: 1 });
     const nodes = [await startNode(), await startNode()];
+    const roundTrips = (await dispatchRoundTrips(farm, nodes[0]!, 200)).sort((a, b) => a - b);
+    const dispatchLine = `dispatch round trip (200 calls): median ${median(roundTrips).toFixed(2)} ms, p95 ${roundTrips[Math.floor(roundTrips.length * 0.95)]!.toFixed(2)} ms, max ${roundTrips.at(-1)!.toFixed(2)} ms`;
+    log(dispatchLine);
     const undisturbed: number[] = [];
     const disturbed: NodeLossRun[] = [];
     for (let run = 1; run <= runs; run += 1) {
@@ -108,6 +137,7 @@ async function main(): Promise<void> {
       [
         '',
         `bench/encode node loss: ${seconds} s 1080p30 + audio, preset high (three encodes), 2 nodes x 1 slot, ${runs} run(s) each`,
+        dispatchLine,
         `undisturbed (process -> ready):          ${undisturbed.map(s).join(', ')}  median ${s(median(undisturbed))}`,
         `node killed mid-encode (process -> ready): ${disturbed.map((d) => s(d.totalMs)).join(', ')}  median ${s(median(disturbed.map((d) => d.totalMs)))}`,
         `  kill -> lost encode restarted:         ${disturbed.map((d) => s(d.killToRestartMs)).join(', ')}  median ${s(median(disturbed.map((d) => d.killToRestartMs)))}`,

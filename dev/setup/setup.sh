@@ -62,7 +62,8 @@ fi
 # Debian packages.
 apt_packages=(ffmpeg python3-venv)
 [ -x "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || apt_packages+=(postgresql)
-if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy tcpdump); fi
+# iptables: the multi-host test gives a node a host that drops every inbound connection.
+if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy tcpdump iptables); fi
 missing=()
 for p in "${apt_packages[@]}"; do
   case "$p" in

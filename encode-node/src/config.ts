@@ -40,15 +40,14 @@ export const nodeConfigShape = {
     .min(1)
     .default(join(homedir(), '.local', 'state', 'kino-node')),
   NODE_SLOTS: z.coerce.number().int().min(1).max(64).default(1),
+  /** The interface of the metrics server: a node listens on no other port (it dials the registry). */
   NODE_HOST: z.string().min(1).default('127.0.0.1'),
-  NODE_PORT: env.port(0),
-  NODE_ADVERTISE: env.hostPort().optional(),
   NODE_LABELS: labelList.optional(),
   NODE_WORK_DIR: z.string().min(1).optional(),
   NODE_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   /** An ffmpeg with libvmaf and SVT-AV1 2+ (imageio-ffmpeg's): AV1 renditions and quality scores need it. */
   NODE_QUALITY_FFMPEG: z.string().min(1).optional(),
-  /** The metrics server's port (`GET /metrics` on NODE_HOST): a node's other port speaks gRPC only. 0: any free one, printed at start. */
+  /** The metrics server's port (`GET /metrics` on NODE_HOST). 0: any free one, printed at start. */
   NODE_METRICS_PORT: env.port(0),
   ...metricsConfigShape,
   LOG_LEVEL: env.logLevel(),
@@ -76,8 +75,6 @@ export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOption
       : { token: config.NODE_TOKEN }),
     slots: config.NODE_SLOTS,
     host: config.NODE_HOST,
-    port: config.NODE_PORT,
-    advertise: config.NODE_ADVERTISE,
     labels: config.NODE_LABELS ?? {},
     workDir: config.NODE_WORK_DIR,
     threads: config.NODE_FFMPEG_THREADS,

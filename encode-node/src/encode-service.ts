@@ -3,14 +3,7 @@
 // src/jobs/, and raising a running encode's priority.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import {
-  orchestratorCommonName,
-  tokenMetadataKey,
-  verifiedPeerOf,
-  type EncodeDone,
-  type EncodeServiceHandlers,
-  type grpc,
-} from '@kino/proto';
+import { tokenMetadataKey, type EncodeDone, type EncodeServiceHandlers, type grpc } from '@kino/proto';
 import { encodeSourceOf, type EncodeJobOptions } from './encode-options.ts';
 import { FfmpegFailedError, InvalidRequestError, UnauthenticatedError, asJobError, toGrpcStatus } from './errors.ts';
 import { runAudioTrackJob } from './jobs/audio-track.ts';
@@ -24,7 +17,7 @@ import type { CallKind, NodeJobs } from './node-jobs.ts';
 export interface EncodeServiceOptions {
   /**
    * The shared farm token callers present (a node without a credential, on plaintext). Unset: the
-   * node serves over TLS with its certificate and takes calls only from the orchestrator's.
+   * node has its own credential, and its calls come inside its TLS connection to the registry.
    */
   token?: string;
   jobs: NodeJobs;
@@ -103,14 +96,10 @@ class EncodeService {
     this.countJob = options.countJob ?? (() => {});
   }
 
-  private authenticate(call: Pick<grpc.ServerUnaryCall<unknown, unknown>, 'metadata' | 'getAuthContext'>): void {
-    if (!this.expected) {
-      // The handshake checked the farm CA; a node's own certificate is the CA's too, so the caller's name is checked.
-      const caller = verifiedPeerOf(call)?.commonName;
-      if (caller !== orchestratorCommonName)
-        throw new UnauthenticatedError(`only the orchestrator's certificate may call a node (got ${caller ?? 'none'})`);
-      return;
-    }
+  private authenticate(call: Pick<grpc.ServerUnaryCall<unknown, unknown>, 'metadata'>): void {
+    // A node with a credential takes what comes through its own TLS connection to the registry (the
+    // farm CA's certificate, checked at the handshake): nothing else can reach its EncodeService.
+    if (!this.expected) return;
     const presented = call.metadata.get(tokenMetadataKey)[0];
     if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), this.expected)) {
       throw new UnauthenticatedError(`missing or wrong ${tokenMetadataKey}`);

@@ -1,6 +1,6 @@
 // An encode node's metrics (docs/metrics.md): its slots, the jobs it runs and has run, and its
-// heartbeats to the registry. Served by the node's metrics server (NODE_METRICS_PORT): the node's
-// other port speaks gRPC only.
+// heartbeats to the registry. Served by the node's metrics server (NODE_METRICS_PORT), its only
+// listening port: its jobs come inside the connection it opens to the registry.
 import { Counter, Gauge, type Registry } from '@kino/infra';
 import { callKinds, type NodeJobs } from './node-jobs.ts';
 

@@ -1,19 +1,13 @@
-// An encode node: the EncodeService gRPC server, registered with the control plane's registry.
-// It holds no storage credentials: every job brings presigned URLs for its input and outputs.
+// An encode node: the EncodeService gRPC server, run inside the node's own connection to the control
+// plane's registry (its Connect stream): it listens on no network port, so it joins from behind NAT
+// or a firewall that lets nothing in. It holds no storage credentials: every job brings presigned
+// URLs for its input and outputs.
 import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import {
-  createRegistryClient,
-  encodeServiceDefinition,
-  grpc,
-  nodeChannelCredentials,
-  nodeServerCredentials,
-  type NodeCredential,
-} from '@kino/proto';
+import { createRegistryClient, encodeServiceDefinition, grpc, nodeChannelCredentials } from '@kino/proto';
 import { createMetricsRegistry, startMetricsServer, type MetricsServer } from '@kino/infra';
 import { createEncodeServiceHandlers } from './encode-service.ts';
 import { NodeJobs } from './node-jobs.ts';
@@ -28,23 +22,16 @@ export interface EncodeNodeOptions {
   controlPlane: string;
   /**
    * The node's own credential over TLS (a farm with its CA): kept in `stateDir`, traded for
-   * `enrollToken` at the first start. The registry knows the node by it, and only the orchestrator's
-   * certificate may call the node.
+   * `enrollToken` at the first start. The registry knows the node by it; calls reach the node only
+   * inside its TLS connection to the registry, whose certificate it checked against the farm CA.
    */
   credential?: { stateDir: string; enrollToken?: string | undefined };
-  /** Without a credential, on plaintext: the shared farm token, checked on every call to this node, presented to the registry. */
+  /** Without a credential, on plaintext: the shared farm token, presented to the registry and checked on every call to this node. */
   token?: string | undefined;
   /** Encodes run at once; one more is refused with RESOURCE_EXHAUSTED. */
   slots: number;
-  /** Interface to listen on (default 127.0.0.1). */
+  /** Interface of the metrics server (default 127.0.0.1): the node's only listening port, when it has one. */
   host?: string;
-  /** Port to listen on; 0 (default) picks a free one. */
-  port?: number;
-  /**
-   * HOST:PORT the orchestrator should dial, when it differs from host:port (NAT). Default host:port,
-   * or with a wildcard host (0.0.0.0) the address this machine reaches the registry from.
-   */
-  advertise?: string;
   labels?: Record<string, string>;
   /** Where job directories go (default: the OS temp dir). */
   workDir?: string;
@@ -64,7 +51,7 @@ export interface EncodeNodeOptions {
 }
 
 export interface EncodeNodeHandle {
-  /** HOST:PORT the node registered (its advertised address). */
+  /** HOST:PORT of the relay the orchestrators call this node through (the one holding its connection now). */
   readonly address: string;
   /** HOST:PORT of the metrics server, when it runs one. */
   readonly metricsAddress: string | undefined;
@@ -84,42 +71,6 @@ export function createNodeLogger(level = process.env.LOG_LEVEL ?? 'info'): Logge
   return pino({ level, base: { service: 'encode-node' } }, pino.destination(2));
 }
 
-function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '';
-}
-
-/**
- * A node listening on every interface advertises the address it reaches the control plane from:
- * the interface the kernel routes the registry's traffic through is the one the orchestrator can
- * dial back (loopback only when the control plane is on this machine's loopback).
- */
-function addressTowards(controlPlane: string): Promise<string> {
-  const separator = controlPlane.lastIndexOf(':');
-  const host = controlPlane.slice(0, separator).replace(/^\[|\]$/g, '');
-  const port = Number(controlPlane.slice(separator + 1));
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(10_000, () =>
-      socket.destroy(new Error(`the registry at ${controlPlane} did not answer within 10 s`)),
-    );
-    socket.once('connect', () => {
-      const local = socket.localAddress ?? '';
-      socket.destroy();
-      resolve(local.includes(':') ? `[${local}]` : local);
-    });
-    socket.once('error', (error) =>
-      reject(new Error(`cannot find the address to advertise: the registry at ${controlPlane}: ${error.message}`)),
-    );
-  });
-}
-
-function bind(server: grpc.Server, address: string, credential: NodeCredential | undefined): Promise<number> {
-  const credentials = credential ? nodeServerCredentials(credential) : grpc.ServerCredentials.createInsecure();
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, credentials, (error, port) => (error ? reject(error) : resolve(port)));
-  });
-}
-
 function logCapabilities(
   logger: Logger,
   capabilities: Awaited<ReturnType<typeof detectCapabilities>>,
@@ -133,20 +84,23 @@ function logCapabilities(
   logger.info(capabilities, 'capabilities detected');
 }
 
-export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
-  if (!options.credential && !options.token)
-    throw new Error('a credential (https registry) or the farm token is required');
-  const logger = options.logger ?? createNodeLogger();
-  const host = options.host ?? '127.0.0.1';
-  const sharedWorkDir = options.workDir ?? join(tmpdir(), 'kino-node');
+/** This process's work directory under `sharedWorkDir`, after removing those of node processes that are gone. */
+async function prepareWorkDir(sharedWorkDir: string, logger: Logger): Promise<string> {
   const leftovers = await removeLeftoverJobDirs(sharedWorkDir);
   if (leftovers.length > 0)
     logger.info({ removed: leftovers }, 'removed the job directories of node processes that are gone');
   const workDir = processWorkDir(sharedWorkDir);
   await mkdir(workDir, { recursive: true });
-  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
+  return workDir;
+}
+
+export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
   if (!options.credential && !options.token)
     throw new Error('a credential (https registry) or the farm token is required');
+  const logger = options.logger ?? createNodeLogger();
+  const host = options.host ?? '127.0.0.1';
+  const workDir = await prepareWorkDir(options.workDir ?? join(tmpdir(), 'kino-node'), logger);
+  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
 
   // First: an enrollment the registry refuses stops the node at once, before a second of encoder tests.
   const credential =
@@ -161,8 +115,9 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     options.controlPlane,
     credential ? nodeChannelCredentials(credential) : options.token!,
   );
-  // The registry assigns the node's id after the server is listening; log lines read it from here.
+  // The registry assigns the node's id when it connects; log lines read it from here.
   const identity = { nodeId: '' };
+  // Bound to no port: each connection to the registry is injected into it (its tunnel).
   const server = new grpc.Server();
   server.addService(
     encodeServiceDefinition,
@@ -178,14 +133,12 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
     }),
   );
-  const port = await bind(server, `${host}:${options.port ?? 0}`, credential);
-  const address =
-    options.advertise ?? `${isWildcard(host) ? await addressTowards(options.controlPlane) : host}:${port}`;
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
 
   logCapabilities(logger, capabilities, options.qualityFfmpeg);
   const registration = new Registration({
     registry,
-    address,
+    serve: (tunnel) => injector.injectConnection(tunnel),
     slots: options.slots,
     version: nodeVersion,
     labels: options.labels ?? {},
@@ -206,6 +159,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     }
     await registration.registerUntilDone();
   } catch (error) {
+    injector.destroy();
     server.forceShutdown();
     await metricsServer?.stop();
     registry.close();
@@ -217,7 +171,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   logger.info(
     {
       nodeId: active.nodeId,
-      address,
+      registry: options.controlPlane,
+      relay: active.relayAddress,
       slots: options.slots,
       workDir,
       metrics: metricsServer && `http://${metricsServer.address}/metrics`,
@@ -227,7 +182,9 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
 
   let draining: Promise<void> | undefined;
   return {
-    address,
+    get address() {
+      return active.relayAddress;
+    },
     metricsAddress: metricsServer?.address,
     revoked: active.revoked,
     get nodeId() {
@@ -241,6 +198,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
         await idle;
         await active.stop();
         await active.deregister();
+        active.disconnect();
+        injector.destroy();
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         registry.close();
         await metricsServer?.stop();

@@ -1,17 +1,20 @@
-// A node's side of the registry: register (with retries until the control plane answers), then
-// heartbeat with the running jobs; register again when the registry forgot the node (`known:
-// false`, e.g. after it was marked gone) or could not be reached. Hearing that it was marked gone,
-// from a heartbeat or from the answer to registering again, the node abandons its running jobs.
+// A node's side of the registry: connect (its Connect stream, which registers it; with retries
+// until the control plane answers), then heartbeat with the running jobs; connect again when the
+// stream ended, the registry forgot the node (`known: false`, e.g. after it was marked gone) or could
+// not be reached. Hearing that it was marked gone, from a heartbeat or from the welcome of
+// connecting again, the node abandons its running jobs. Each connection's tunnel goes to `serve`:
+// the node's EncodeService runs inside it.
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import pRetry from 'p-retry';
-import { GrpcStatus, isServiceError, type RegistryClient } from '@kino/proto';
+import { GrpcStatus, isServiceError, type NodeConnection, type RegistryClient } from '@kino/proto';
 import type { NodeJobs } from './node-jobs.ts';
 import type { NodeMetrics } from './metrics.ts';
 
 export interface RegistrationOptions {
   registry: RegistryClient;
-  /** HOST:PORT the orchestrator dials. */
-  address: string;
+  /** Serves the node's EncodeService on a connection's tunnel. */
+  serve: (tunnel: Duplex) => void;
   slots: number;
   version: string;
   labels: Record<string, string>;
@@ -41,6 +44,11 @@ function isRevocation(error: unknown): boolean {
 
 export class Registration {
   nodeId = '';
+  /** HOST:PORT of the relay the orchestrators call this node through (the registry's welcome says). */
+  relayAddress = '';
+  private connection: NodeConnection | undefined;
+  /** The connection is open: the registry holds the node (a failed heartbeat alone is no reason to connect again). */
+  private connected = false;
   private intervalMs = 2_000;
   private needsRegister = true;
   private stopped = false;
@@ -55,18 +63,33 @@ export class Registration {
   constructor(private readonly options: RegistrationOptions) {}
 
   private async register(): Promise<void> {
-    const { registry, address, slots, version, labels, encoders, qualityFfmpeg, logger } = this.options;
-    const response = await registry.register(
-      { nodeId: this.nodeId, address, slots, version, labels, encoders, qualityFfmpeg },
+    const { registry, slots, version, labels, encoders, qualityFfmpeg, logger } = this.options;
+    // One connection at a time: a new one replaces the last (the registry marks the node lost when
+    // the last one ends; the welcome of this one then says the node was gone).
+    this.connection?.close();
+    const connection = await registry.connect(
+      { nodeId: this.nodeId, slots, version, labels, encoders, qualityFfmpeg },
       { timeoutMs: 5_000 },
     );
+    this.connection = connection;
+    this.connected = true;
+    this.options.serve(connection.tunnel);
+    void connection.ended.then(() => {
+      if (this.connection !== connection || this.stopped) return;
+      this.connected = false;
+      logger.warn({ nodeId: this.nodeId }, 'the connection to the registry ended; connecting again');
+      this.needsRegister = true;
+      this.wake?.();
+    });
+    const response = connection.welcome;
     const reRegistered = this.nodeId !== '';
     this.nodeId = response.nodeId;
+    this.relayAddress = response.relayAddress;
     this.intervalMs = response.heartbeatIntervalMs > 0 ? response.heartbeatIntervalMs : this.intervalMs;
     this.needsRegister = false;
     this.options.metrics?.acknowledged(false);
     logger.info(
-      { nodeId: this.nodeId, address, heartbeatIntervalMs: this.intervalMs },
+      { nodeId: this.nodeId, relay: this.relayAddress, heartbeatIntervalMs: this.intervalMs },
       reRegistered ? 're-registered' : 'registered',
     );
     // Its heartbeat after a hang failed on the way, so the node registered again without hearing
@@ -128,6 +151,15 @@ export class Registration {
         this.stopped = true;
         logger.error({ err: error, nodeId: this.nodeId }, 'this node was revoked: it stops');
         this.markRevoked(error as Error);
+        // Its stream goes too (the registry ends it as well): nothing more runs in it.
+        this.disconnect();
+        return;
+      }
+      // With its connection open the registry still holds the node: connecting again would end that
+      // connection and with it every call running in it. The next heartbeat tries again; a registry
+      // that dropped the node answers it `known: false`.
+      if (this.connected) {
+        logger.warn({ err: error, nodeId: this.nodeId }, 'heartbeat failed; its connection is open: trying again');
         return;
       }
       if (!this.needsRegister)
@@ -166,6 +198,13 @@ export class Registration {
     this.stopped = true;
     this.wake?.();
     await this.loopDone;
+  }
+
+  /** Closes the connection (after deregister: nothing runs in it any more). */
+  disconnect(): void {
+    this.connection?.close();
+    this.connection = undefined;
+    this.connected = false;
   }
 
   /** Tells the registry this node is leaving. Best effort: a node that cannot say so expires anyway. */

@@ -11,6 +11,14 @@ export const orchestratorConfigShape = {
   /** The NodeRegistry gRPC server this process hosts; encode nodes register here. */
   REGISTRY_HOST: z.string().min(1).default('127.0.0.1'),
   REGISTRY_PORT: env.port(7090),
+  /**
+   * The node relay (on REGISTRY_HOST): every orchestrator calls an encode node through the relay of
+   * the orchestrator holding the node's connection, so it must be reachable from the other
+   * orchestrators (never from outside the private network). 0: any free port.
+   */
+  RELAY_PORT: env.port(7092),
+  /** HOST:PORT the other orchestrators reach this relay on; default REGISTRY_HOST:RELAY_PORT, or this machine's first non-internal IPv4 when REGISTRY_HOST is 0.0.0.0. */
+  RELAY_ADVERTISE: env.hostPort().optional(),
   /** The metrics server (`GET /metrics`, on REGISTRY_HOST): the orchestrator has no other HTTP port. 0: any free port (logged at start). */
   ORCHESTRATOR_METRICS_PORT: env.port(7091),
   ...metricsConfigShape,

@@ -20,7 +20,7 @@ let farm: CountedNodeFarm;
 beforeAll(async () => {
   db = await openPgliteDatabase();
   await migrateToLatest(db);
-  farm = createNodeFarm({ db, nodeAuth: 'token', heartbeatTimeoutMs: 60_000, pollMs: 50 });
+  farm = createNodeFarm({ db, nodeToken: 'token', heartbeatTimeoutMs: 60_000, pollMs: 50 });
 });
 
 afterAll(async () => {

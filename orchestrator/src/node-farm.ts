@@ -11,7 +11,7 @@
 // as a node watched for a short job (watchNode) that the registry stops counting on aborts that job;
 // and one a viewer raised while it runs (raiseSegmentPriority) tells its encode to raise the node's
 // ffmpeg.
-import { createEncodeClient, type EncodeClient, type FarmAuth } from '@kino/proto';
+import { createEncodeClient, type EncodeClient } from '@kino/proto';
 import type { Logger } from '@kino/infra';
 import type { Db } from '@kino/database';
 import {
@@ -34,7 +34,7 @@ import {
 
 export interface FarmNode {
   nodeId: string;
-  /** HOST:PORT of the node's EncodeService. */
+  /** HOST:PORT of the relay of the orchestrator holding the node's connection: its calls go there. */
   address: string;
 }
 
@@ -98,7 +98,8 @@ export interface NodeFarm {
   watchNode(nodeId: string): NodeWatch;
   /** Gives no more work to a node that vanished mid-call and frees its slots. A live node re-registers on its next heartbeat. */
   markLost(nodeId: string): Promise<void>;
-  client(address: string): EncodeClient;
+  /** A client of the node, through the relay holding its connection (registry/relay.ts). */
+  client(node: FarmNode): EncodeClient;
   /** Stops listening and closes the node channels (at shutdown). */
   close(): Promise<void>;
 }
@@ -107,8 +108,11 @@ export interface NodeFarmOptions {
   db: Db;
   /** A postgres:// URL: the dispatcher LISTENs for farm changes. Without it (PGlite), it polls only. */
   databaseUrl?: string;
-  /** How the orchestrator calls nodes: the farm's TLS (orchestratorToNodeCredentials), or the shared token. */
-  nodeAuth: FarmAuth;
+  /**
+   * The shared farm token, presented on each call to a node on a farm without TLS. Unset with TLS: a
+   * node with its own credential takes what comes through its connection to the registry.
+   */
+  nodeToken?: string | undefined;
   heartbeatTimeoutMs: number;
   logger?: Logger;
   /** How often the dispatcher looks again while it has waiters or leases without a notification. */
@@ -173,7 +177,7 @@ function createDispatcher({
   heartbeatTimeoutMs,
   logger,
   pollMs,
-}: Omit<NodeFarmOptions, 'nodeAuth' | 'pollMs'> & { pollMs: number }) {
+}: Omit<NodeFarmOptions, 'nodeToken' | 'pollMs'> & { pollMs: number }) {
   const waiters = new Map<string, Waiter>();
   const held = new Map<string, HeldLease>();
   /** The nodes of short jobs this process runs, each job's watch with its node's id. */
@@ -289,7 +293,7 @@ function createDispatcher({
 export function createNodeFarm({
   db,
   databaseUrl,
-  nodeAuth,
+  nodeToken,
   heartbeatTimeoutMs,
   logger,
   pollMs = 1_000,
@@ -361,12 +365,13 @@ export function createNodeFarm({
       await markNodeLost(db, nodeId);
     },
 
-    client(address) {
-      // One channel per node, kept: gRPC reconnects it by itself when the node comes back.
-      let client = clients.get(address);
+    client({ nodeId, address }) {
+      // One channel per node and relay, kept: a node that connects to another orchestrator gets another.
+      const key = `${nodeId}@${address}`;
+      let client = clients.get(key);
       if (!client) {
-        client = createEncodeClient(address, nodeAuth);
-        clients.set(address, client);
+        client = createEncodeClient(address, nodeToken, nodeId);
+        clients.set(key, client);
       }
       return client;
     },

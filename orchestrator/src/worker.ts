@@ -16,7 +16,6 @@ import {
   type MetricsServer,
 } from '@kino/infra';
 import { migrateToLatest, openDatabase } from '@kino/database';
-import { orchestratorToNodeCredentials } from '@kino/proto';
 import { startRegistryServer } from './registry/index.ts';
 import { loadFarmTls } from './registry/farm-tls.ts';
 import { createActivities } from './activities/index.ts';
@@ -89,6 +88,8 @@ export async function runOrchestrator(
     db,
     host: config.REGISTRY_HOST,
     port: config.REGISTRY_PORT,
+    relayPort: config.RELAY_PORT,
+    ...(config.RELAY_ADVERTISE ? { relayAdvertise: config.RELAY_ADVERTISE } : {}),
     ...(nodeToken ? { token: nodeToken } : {}),
     ...(tls ? { tls } : {}),
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
@@ -98,7 +99,7 @@ export async function runOrchestrator(
   const farm = createNodeFarm({
     db,
     databaseUrl: config.DATABASE_URL,
-    nodeAuth: tls ? orchestratorToNodeCredentials(tls.identity) : (nodeToken ?? ''),
+    nodeToken,
     heartbeatTimeoutMs: config.NODE_HEARTBEAT_TIMEOUT_MS,
     logger: logger.child({ component: 'encode-queue' }),
   });

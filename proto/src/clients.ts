@@ -1,11 +1,15 @@
-// Promise-shaped clients over the generated gRPC ones: what the orchestrator uses to drive a node,
-// and what a node uses to talk to the registry. Each authenticates with FarmAuth: the shared farm
-// token on plaintext, or the farm's TLS credentials (farm-tls/credentials.ts builds them).
+// Promise-shaped clients over the generated gRPC ones: what the orchestrator uses to drive a node
+// (through the relay holding the node's connection: plaintext, between orchestrators on the private
+// network), and what a node uses to talk to the registry (its Connect stream, heartbeats,
+// deregistering, enrolling). A node authenticates with FarmAuth: the shared farm token on plaintext,
+// or the farm's TLS credentials (farm-tls/credentials.ts builds them).
+import type { Duplex } from 'node:stream';
 import {
   EncodeServiceClient,
   NodeRegistryClient,
   grpc,
   tokenMetadataKey,
+  nodeMetadataKey,
   isServiceError,
   type EncodeServiceGrpcClient,
   type NodeRegistryGrpcClient,
@@ -24,6 +28,9 @@ import type { ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResul
 import type { RaisePriorityRequest } from './generated/kino/v1/RaisePriorityRequest.ts';
 import type { RaisePriorityResponse__Output } from './generated/kino/v1/RaisePriorityResponse.ts';
 import type { RegisterRequest } from './generated/kino/v1/RegisterRequest.ts';
+import type { RegistryFrame__Output } from './generated/kino/v1/RegistryFrame.ts';
+import type { NodeFrame } from './generated/kino/v1/NodeFrame.ts';
+import { tunnelOver } from './tunnel.ts';
 import type { RegisterResponse__Output } from './generated/kino/v1/RegisterResponse.ts';
 import type { HeartbeatRequest } from './generated/kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
@@ -54,7 +61,9 @@ export interface CallOptions {
  * deadline, cancelled), or an EncodeStreamEndedError.
  */
 export interface EncodeClient {
+  /** HOST:PORT of the relay the calls go through. */
   readonly address: string;
+  readonly nodeId: string;
   /** ffprobe of `inputUrl` on the node. An unreadable, empty or non-video input fails with INVALID_SOURCE. */
   probe(request: ProbeRequest, options?: CallOptions): Promise<ProbeResult__Output>;
   /**
@@ -130,16 +139,22 @@ function unary<Req, Res>(
   });
 }
 
-/** A client of one encode node at `address` (HOST:PORT): over TLS, or presenting the farm token as `x-kino-token`. */
-export function createEncodeClient(address: string, auth: FarmAuth): EncodeClient {
-  const client = new EncodeServiceClient(address, channelCredentialsOf(auth), channelOptions);
+/**
+ * A client of encode node `nodeId` through the relay at `address` (HOST:PORT: the orchestrator that
+ * holds the node's Connect stream), presenting the shared farm `token` as `x-kino-token` on a farm
+ * without TLS (a node with its own credential takes what comes through its connection).
+ */
+export function createEncodeClient(address: string, token: string | undefined, nodeId: string): EncodeClient {
+  const client = new EncodeServiceClient(address, grpc.credentials.createInsecure(), channelOptions);
   const metadata = () => {
     const m = new grpc.Metadata();
-    if (typeof auth === 'string') m.set(tokenMetadataKey, auth);
+    if (token !== undefined) m.set(tokenMetadataKey, token);
+    m.set(nodeMetadataKey, nodeId);
     return m;
   };
   return {
     address,
+    nodeId,
     grpc: client,
     probe: (request, options) => unary(client.probe.bind(client), request, metadata(), options),
     thumbnail: (request, options) => unary(client.thumbnail.bind(client), request, metadata(), options),
@@ -171,9 +186,23 @@ export function createEncodeClient(address: string, auth: FarmAuth): EncodeClien
   };
 }
 
+/** A node's open Connect stream: the registry's welcome, and the tunnel its EncodeService runs in. */
+export interface NodeConnection {
+  readonly welcome: RegisterResponse__Output;
+  /** The bytes of the HTTP/2 connection the orchestrators call the node on (grpc.Server connection injector). */
+  readonly tunnel: Duplex;
+  /** Resolves when the stream is over (the registry went away, the network broke, or close()). */
+  readonly ended: Promise<void>;
+  close(): void;
+}
+
 export interface RegistryClient {
   readonly address: string;
-  register(request: Omit<RegisterRequest, 'token'>, options?: CallOptions): Promise<RegisterResponse__Output>;
+  /**
+   * Opens the node's Connect stream and says hello (registers): resolves once the registry welcomed
+   * it; rejects as a failed call (UNAUTHENTICATED, INVALID_ARGUMENT, UNAVAILABLE, ...) otherwise.
+   */
+  connect(request: Omit<RegisterRequest, 'token' | 'address'>, options?: CallOptions): Promise<NodeConnection>;
   heartbeat(request: Omit<HeartbeatRequest, 'token'>, options?: CallOptions): Promise<HeartbeatResponse__Output>;
   deregister(nodeId: string, options?: CallOptions): Promise<void>;
   /** Trades an enrollment token for the node's certificate (over TLS, before the node has one). */
@@ -182,15 +211,53 @@ export interface RegistryClient {
   readonly grpc: NodeRegistryGrpcClient;
 }
 
+/** Opens a Connect stream on `client`, sends `hello` and waits for the welcome. */
+function openConnection(
+  client: NodeRegistryGrpcClient,
+  hello: RegisterRequest,
+  options: CallOptions | undefined,
+): Promise<NodeConnection> {
+  const call = client.connect();
+  const ended = new Promise<void>((resolve) => {
+    call.on('close', resolve);
+    call.on('error', () => resolve());
+  });
+  return new Promise((resolve, reject) => {
+    const timer = options?.timeoutMs ? setTimeout(() => call.cancel(), options.timeoutMs) : undefined;
+    const detach = cancelOnAbort(call, options?.signal);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      detach();
+      reject(error);
+    };
+    call.on('error', fail);
+    call.on('end', () => fail(new Error('the registry closed the connection without a welcome')));
+    const onFrame = (frame: RegistryFrame__Output) => {
+      if (frame.frame !== 'welcome' || !frame.welcome) return;
+      call.off('data', onFrame);
+      call.off('error', fail);
+      // Errors after the welcome end the stream: `ended` says so.
+      call.on('error', () => {});
+      clearTimeout(timer);
+      detach();
+      const tunnel = tunnelOver<NodeFrame>(call, () => call.cancel());
+      resolve({ welcome: frame.welcome, tunnel, ended, close: () => call.cancel() });
+    };
+    call.on('data', onFrame);
+    call.write({ hello });
+  });
+}
+
 /** A client of the control plane's NodeRegistry at `address` (HOST:PORT); a shared farm token goes in each request body. */
 export function createRegistryClient(address: string, auth: FarmAuth): RegistryClient {
-  const client = new NodeRegistryClient(address, channelCredentialsOf(auth));
+  // Keepalive pings notice a registry whose host vanished: the node connects again elsewhere.
+  const client = new NodeRegistryClient(address, channelCredentialsOf(auth), channelOptions);
   const token = typeof auth === 'string' ? auth : '';
   const metadata = new grpc.Metadata();
   return {
     address,
     grpc: client,
-    register: (request, options) => unary(client.register.bind(client), { ...request, token }, metadata, options),
+    connect: (request, options) => openConnection(client, { ...request, token }, options),
     heartbeat: (request, options) => unary(client.heartbeat.bind(client), { ...request, token }, metadata, options),
     async deregister(nodeId, options) {
       await unary(client.deregister.bind(client), { token, nodeId }, metadata, options);

@@ -28,6 +28,8 @@ export const nodeRegistryDefinition = kino.NodeRegistry.service;
 
 /** Metadata key under which callers of EncodeService present the farm token. */
 export const tokenMetadataKey = 'x-kino-token';
+/** Metadata key naming the node a call to the relay is for (EncodeService through an orchestrator). */
+export const nodeMetadataKey = 'x-kino-node';
 
 export type { EncodeServiceGrpcClient, NodeRegistryGrpcClient };
 

@@ -43,7 +43,7 @@ test('the runtime definitions load with camelCase fields and the oneof discrimin
     'Storyboard',
     'Thumbnail',
   ]);
-  assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Deregister', 'Enroll', 'Heartbeat', 'Register']);
+  assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Connect', 'Deregister', 'Enroll', 'Heartbeat']);
   const encode = encodeServiceDefinition.Encode;
   assert.equal(encode.responseStream, true);
   const bytes = encode.responseSerialize({

@@ -10,6 +10,7 @@ export {
   encodeServiceDefinition,
   nodeRegistryDefinition,
   tokenMetadataKey,
+  nodeMetadataKey,
   grpc,
   GrpcStatus,
   isServiceError,
@@ -45,14 +46,15 @@ export type { HeartbeatRequest, HeartbeatRequest__Output } from './generated/kin
 export type { HeartbeatResponse, HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
 export type { DeregisterRequest, DeregisterRequest__Output } from './generated/kino/v1/DeregisterRequest.ts';
 export type { DeregisterResponse, DeregisterResponse__Output } from './generated/kino/v1/DeregisterResponse.ts';
+export type { NodeFrame, NodeFrame__Output } from './generated/kino/v1/NodeFrame.ts';
+export type { RegistryFrame, RegistryFrame__Output } from './generated/kino/v1/RegistryFrame.ts';
+export { tunnelOver, type FrameStream } from './tunnel.ts';
 export type { EnrollRequest, EnrollRequest__Output } from './generated/kino/v1/EnrollRequest.ts';
 export type { EnrollResponse, EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
 export {
   nodeChannelCredentials,
   enrollingChannelCredentials,
   registryServerCredentials,
-  nodeServerCredentials,
-  orchestratorToNodeCredentials,
   verifiedPeerOf,
   fetchPinnedCaCertificate,
   orchestratorCommonName,
@@ -74,6 +76,7 @@ export {
   EncodeStreamEndedError,
   type EncodeClient,
   type RegistryClient,
+  type NodeConnection,
   type CallOptions,
   type FarmAuth,
 } from './clients.ts';

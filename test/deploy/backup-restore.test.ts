@@ -249,7 +249,9 @@ async function startKino(name: Exclude<(typeof kinoNames)[number], 'bootstrap'>)
     runIn: hosts[name].runIn,
     logFile: logFile(name),
   });
-  const port = { api: 'API_PORT', orchestrator: 'REGISTRY_PORT', node: 'NODE_PORT', delivery: 'DELIVERY_PORT' }[name];
+  const port = { api: 'API_PORT', orchestrator: 'REGISTRY_PORT', node: 'NODE_METRICS_PORT', delivery: 'DELIVERY_PORT' }[
+    name
+  ];
   await waitFor(
     `${name} to accept connections`,
     async () => {

@@ -255,7 +255,12 @@ describe('deploy/kubernetes', () => {
       }
     }
     assert.deepEqual([...(allowed.get('orchestrator:registry') ?? [])], ['node']);
-    assert.deepEqual([...(allowed.get('node:grpc') ?? [])], ['orchestrator']);
+    assert.deepEqual([...(allowed.get('orchestrator:relay') ?? [])], ['orchestrator']);
+    // Nodes dial out: nothing may connect to them but the metrics scraper.
+    assert.deepEqual(
+      [...allowed.keys()].filter((key) => key.startsWith('node:')),
+      ['node:metrics'],
+    );
   });
 
   it("the Ingress example serves the API's and delivery's public names over TLS, through their Services, with no body limit and no request buffering", () => {

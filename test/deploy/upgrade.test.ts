@@ -112,8 +112,8 @@ beforeAll(async () => {
     'api',
     'delivery',
     'registry',
+    'relay',
     'orchestratorMetrics',
-    'node',
     'nodeMetrics',
   ] as const;
   const ports = {} as Record<(typeof portNames)[number], number>;
@@ -175,6 +175,7 @@ beforeAll(async () => {
       ...processEnv,
       REGISTRY_HOST: '127.0.0.1',
       REGISTRY_PORT: String(ports.registry),
+      RELAY_PORT: String(ports.relay),
       ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics),
       // The farm keeps its nodes on the shared token, as the deployment files do (Upgrades, step 2).
       REGISTRY_ACCEPT_NODE_TOKEN: 'true',
@@ -189,7 +190,6 @@ beforeAll(async () => {
       KINO_CONTROL_PLANE: `127.0.0.1:${ports.registry}`,
       NODE_TOKEN: dotEnv.NODE_TOKEN!,
       NODE_HOST: '127.0.0.1',
-      NODE_PORT: String(ports.node),
       NODE_METRICS_PORT: String(ports.nodeMetrics),
       // Two slots: the whole encode and the just-in-time runs side by side. One thread each: the
       // encodes last long enough to be caught running, and leave a core to the rest of the machine.

@@ -134,7 +134,7 @@ describe('kino dev', { timeout: 600_000 }, () => {
       [firstRun.envId],
     );
 
-    // The registry holds both encode nodes, active.
+    // The registry holds both encode nodes, active, called through the orchestrator's relay.
     const db = new pg.Client({ connectionString: firstRun.databaseUrl });
     await db.connect();
     try {
@@ -143,7 +143,7 @@ describe('kino dev', { timeout: 600_000 }, () => {
       );
       assert.deepEqual(
         rows.map((r) => r.address),
-        layout.ports.nodes.map((port) => `127.0.0.1:${port}`),
+        layout.ports.nodeMetrics.map(() => `127.0.0.1:${layout.ports.relay}`),
       );
     } finally {
       await db.end();

@@ -218,7 +218,7 @@ beforeAll(async () => {
   node = await startNodeProcess({ controlPlane: registry.address, token, slots: 2, workDir });
   // The node keeps its job directories in a directory of its own process under the work dir.
   jobsDir = processWorkDir(workDir, node.process.child.pid!);
-  client = createEncodeClient(node.address, token);
+  client = createEncodeClient(node.address, token, node.nodeId);
 });
 
 afterAll(async () => {
@@ -241,7 +241,7 @@ describe('an encode node process', () => {
   });
 
   it('refuses callers without the farm token (UNAUTHENTICATED)', async () => {
-    const stranger = createEncodeClient(node.address, 'wrong-token');
+    const stranger = createEncodeClient(node.address, 'wrong-token', node.nodeId);
     const inputUrl = await storage.presignGet(sources.clip, 600);
     try {
       await assert.rejects(stranger.probe({ jobId: 'x', inputUrl }), grpcCode(GrpcStatus.UNAUTHENTICATED));
@@ -278,6 +278,37 @@ describe('an encode node process', () => {
       ['h264', 'yuv420p', true, 'aac'],
     );
     assert.equal(result.sizeBytes, (await storage.head(sources.clip))?.size);
+  });
+
+  it("an orchestrator not holding the node's connection calls it through the relay of the one that does", async () => {
+    // A second orchestrator's registry and farm on the same database: the node stays connected to the first.
+    const other = await startRegistryServer({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      heartbeatTimeoutMs: 3_000,
+      logger: createLogger('registry', 'silent'),
+    });
+    const otherFarm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
+    const stranger = createEncodeClient(other.relayAddress, token, node.nodeId);
+    try {
+      const picked = await otherFarm.pickNode();
+      assert.deepEqual(picked, { nodeId: node.nodeId, address: registry.relayAddress });
+      assert.notEqual(other.relayAddress, registry.relayAddress);
+      const inputUrl = await storage.presignGet(sources.clip, 600);
+      const result = await otherFarm.client(picked!).probe({ jobId: newId('job'), inputUrl });
+      assert.equal(result.frameCount, 100);
+      // Its own relay does not hold the node: a call there is a node lost (UNAVAILABLE, no node failure).
+      await assert.rejects(
+        stranger.probe({ jobId: newId('job'), inputUrl }),
+        (error: unknown) => grpcCode(GrpcStatus.UNAVAILABLE)(error) && !(error instanceof NodeJobFailure),
+      );
+    } finally {
+      stranger.close();
+      await otherFarm.close();
+      await other.stop();
+    }
   });
 
   it('answers INVALID_ARGUMENT for empty, unreadable and picture-and-soundless files, NOT_FOUND for a missing one; sound alone probes as audio-only', async () => {
@@ -813,7 +844,7 @@ describe('an encode node process', () => {
     );
 
     // The orchestrator's encode activity on the same node: retryable StorageUnavailable, the node stays live.
-    const farm = createNodeFarm({ db, nodeAuth: token, heartbeatTimeoutMs: 3_000 });
+    const farm = createNodeFarm({ db, nodeToken: token, heartbeatTimeoutMs: 3_000 });
     try {
       const activities = createNodeActivities({
         storage: storageDown,

@@ -106,7 +106,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** tcpdump on loopback, of the registry's port and the nodes' (the orchestrator dials them). */
+/**
+ * tcpdump on loopback, of the registry's port: every byte between a node and the farm (its enrollment,
+ * its Connect stream with every call to it inside, heartbeats) goes there. Nothing dials a node; the
+ * relay behind the registry is the orchestrators' own, on the private network (node-connect.md).
+ */
 async function capture(path: string, ports: number[]): Promise<ChildProcess> {
   const filter = ports.map((port) => `tcp port ${port}`).join(' or ');
   const tcpdump = spawn('tcpdump', ['-i', 'lo', '-U', '-s', '0', '-w', path, filter], {
@@ -136,11 +140,7 @@ describe('enrolled nodes over TLS', () => {
 
   it('encode a chunked video with nothing readable on the wire; a node revoked mid-encode hands its chunk on and cannot come back', async () => {
     const pcap = join(dir, 'farm.pcap');
-    const tcpdump = await capture(pcap, [
-      portOf(farm.registryAddress),
-      portOf(nodes.a!.address),
-      portOf(nodes.b!.address),
-    ]);
+    const tcpdump = await capture(pcap, [portOf(farm.registryAddress)]);
     const videoId = await farm.submitVideo(await readFile(clipPath), { compressionRatio: 'slower' });
     const leaseOfB = () =>
       farm.db.selectFrom('node_leases').select(['job']).where('node_id', '=', nodes.b!.nodeId).executeTakeFirst();
@@ -155,7 +155,8 @@ describe('enrolled nodes over TLS', () => {
     const revokedAt = Date.now();
     const revoked = await farm.kino.nodes.revoke(nodes.b!.nodeId);
     assert.equal(revoked.name, 'b');
-    // Dropped at once: its lease goes in the same transaction; the node hears it at its next heartbeat and stops.
+    // Dropped at once: its lease goes in the same transaction; at the node's next heartbeat the registry
+    // ends its connection and the node stops.
     assert.equal(await leaseOfB(), undefined);
     const exit = await nodes.b!.process.exited;
     const stoppedMs = Date.now() - revokedAt;
@@ -243,7 +244,7 @@ describe('refused', () => {
   });
 
   it("another farm's certificate, a client without one, and a plaintext client", async () => {
-    const registration = { nodeId: '', address: '127.0.0.1:1', slots: 1, version: 't', labels: {} };
+    const hello = { nodeId: '', slots: 1, version: 't', labels: {} };
     // Another farm's CA signs a certificate in node a's name.
     const other = await createFarmCa('another farm');
     const { request, privateKey } = await createCertificateRequest('kino node');
@@ -263,7 +264,13 @@ describe('refused', () => {
     try {
       const answers = await Promise.all(
         Object.values(clients).map((client) =>
-          client.register(registration, { timeoutMs: 10_000 }).catch((error: unknown) => error),
+          client.connect(hello, { timeoutMs: 10_000 }).then(
+            (connection) => {
+              connection.close();
+              return connection.welcome;
+            },
+            (error: unknown) => error,
+          ),
         ),
       );
       assertRefused(answers[0], GrpcStatus.UNAUTHENTICATED, /no client certificate of this farm: enroll the node/);

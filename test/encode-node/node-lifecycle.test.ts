@@ -75,7 +75,7 @@ afterAll(async () => {
 describe('encode node lifecycle', () => {
   it('SIGTERM mid-encode: refuses new work, finishes the encode, deregisters, exits 0', async () => {
     const node = await startNode();
-    const client = createEncodeClient(node.address, token);
+    const client = createEncodeClient(node.address, token, node.nodeId);
     try {
       const videoId = newId('vid');
       const outputUrls: Record<string, string> = {};
@@ -191,7 +191,10 @@ describe('encode node lifecycle', () => {
     const port = registry.port;
     await registry.stop();
     const stoppedAt = new Date();
-    await waitFor('the node to notice', () => /heartbeat failed/.test(node.logs()), { timeoutMs: 10_000 });
+    // Its connection ends with the registry (or, were it cut without a word, its next heartbeat fails).
+    await waitFor('the node to notice', () => /connection to the registry ended|heartbeat failed/.test(node.logs()), {
+      timeoutMs: 10_000,
+    });
     registry = await startRegistry(port);
     await waitFor(
       'the node back, active, same id',

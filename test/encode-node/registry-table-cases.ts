@@ -13,6 +13,7 @@ import {
   takeGrantedLeases,
   deregisterNode,
   markNodeLost,
+  markNodeLostAt,
   releaseJobLeases,
   expireDeadNodes,
   findLiveNode,
@@ -68,19 +69,27 @@ export function registryTableCases(db: () => Db): void {
     assert.notEqual(invalidId.id, 'not a valid id!');
   });
 
-  it('a node restarting without its id replaces its previous life at the same address', async () => {
+  it('nodes connected through one relay share its address; a connection ending marks its node lost only at that relay', async () => {
     await reset();
-    const old = await register(1, { address: '10.0.0.5:7101' });
+    const relay = '10.0.0.5:7092';
+    const first = await register(1, { address: relay });
+    const second = await register(1, { address: relay });
     const lease = await acquireNodeSlot(db(), { videoId: 'vid_a', job: 'j1', heartbeatTimeoutMs: timeout });
-    assert.equal(lease?.node.id, old.id);
-    const fresh = await register(1, { address: '10.0.0.5:7101' });
-    assert.notEqual(fresh.id, old.id);
+    const held = lease!.node.id;
+    const other = held === first.id ? second.id : first.id;
+    assert.deepEqual(
+      (await listLiveNodes(db(), { heartbeatTimeoutMs: timeout })).map((n) => n.id).sort(),
+      [first.id, second.id].sort(),
+    );
+    // The node connected again to another orchestrator: its old connection ending there changes nothing.
+    await register(1, { nodeId: held, address: '10.0.0.6:7092' });
+    assert.equal(await markNodeLostAt(db(), held, relay), false);
+    assert.equal(await markNodeLostAt(db(), other, relay), true);
     const live = await listLiveNodes(db(), { heartbeatTimeoutMs: timeout });
     assert.deepEqual(
       live.map((n) => n.id),
-      [fresh.id],
+      [held],
     );
-    assert.equal(live[0]?.used, 0, 'the old life’s lease is gone with it');
   });
 
   it('takes slots on the least loaded live node, never more than its slots', async () => {

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createLogger } from '@kino/infra';
-import { GrpcStatus, createRegistryClient, isServiceError } from '@kino/proto';
+import { waitFor } from '@kino/dev';
+import { GrpcStatus, createRegistryClient, isServiceError, type NodeConnection } from '@kino/proto';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { acquireNodeSlot, listEncodeNodes, registerNode } from '@kino/database/repositories';
 import { migrateToLatest, openDatabase, type Db } from '@kino/database';
@@ -76,7 +77,7 @@ describe('NodeRegistry over gRPC', () => {
     const client = createRegistryClient(registry.address, 'not-the-token');
     try {
       for (const call of [
-        () => client.register({ nodeId: '', address: '127.0.0.1:7301', slots: 1, version: 't', labels: {} }),
+        () => client.connect({ nodeId: '', slots: 1, version: 't', labels: {} }),
         () => client.heartbeat({ nodeId: 'node_x', activeJobs: [], draining: false }),
         () => client.deregister('node_x'),
       ]) {
@@ -90,23 +91,24 @@ describe('NodeRegistry over gRPC', () => {
     }
   });
 
-  it('registers, answers heartbeats (known or not), deregisters', async () => {
+  it('registers a node that connects, answers heartbeats (known or not), deregisters', async () => {
     const client = createRegistryClient(registry.address, 'farm-secret');
+    const connections: NodeConnection[] = [];
+    const connect = async (request: Parameters<typeof client.connect>[0]) => {
+      const connection = await client.connect(request);
+      connections.push(connection);
+      return connection.welcome;
+    };
     try {
-      const registered = await client.register({
-        nodeId: '',
-        address: '127.0.0.1:7302',
-        slots: 2,
-        version: '9.9.9',
-        labels: { gpu: 'none' },
-      });
+      const registered = await connect({ nodeId: '', slots: 2, version: '9.9.9', labels: { gpu: 'none' } });
       assert.match(registered.nodeId, /^node_/);
       assert.equal(registered.heartbeatIntervalMs, 1_000, 'a third of the timeout');
       assert.equal(registered.wasGone, false, 'a new node');
+      assert.equal(registered.relayAddress, registry.relayAddress, 'called through the relay of this registry');
       const row = (await listEncodeNodes(db)).find((n) => n.id === registered.nodeId);
       assert.deepEqual(
         [row?.address, row?.slots, row?.version, row?.labels, row?.state],
-        ['127.0.0.1:7302', 2, '9.9.9', { gpu: 'none' }, 'active'],
+        [registry.relayAddress, 2, '9.9.9', { gpu: 'none' }, 'active'],
       );
       assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: true }), {
         known: true,
@@ -120,25 +122,31 @@ describe('NodeRegistry over gRPC', () => {
       assert.deepEqual(await client.heartbeat({ nodeId: registered.nodeId, activeJobs: [], draining: false }), {
         known: false,
       });
-      const back = await client.register({
-        nodeId: registered.nodeId,
-        address: '127.0.0.1:7302',
-        slots: 2,
-        version: '9.9.9',
-        labels: {},
-      });
+      const back = await connect({ nodeId: registered.nodeId, slots: 2, version: '9.9.9', labels: {} });
       assert.deepEqual(
         [back.nodeId, back.wasGone],
         [registered.nodeId, true],
         'registering again with an id marked gone: the answer says so (the node abandons its jobs)',
       );
       await assert.rejects(
-        client.register({ nodeId: '', address: 'no-port', slots: 1, version: 't', labels: {} }),
+        client.connect({ nodeId: '', slots: 0, version: 't', labels: {} }),
         (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT,
       );
-      await assert.rejects(
-        client.register({ nodeId: '', address: '127.0.0.1:7303', slots: 0, version: 't', labels: {} }),
-        (error: unknown) => isServiceError(error) && error.code === GrpcStatus.INVALID_ARGUMENT,
+    } finally {
+      for (const connection of connections) connection.close();
+      client.close();
+    }
+  });
+
+  it('marks a node lost the moment its connection ends', async () => {
+    const client = createRegistryClient(registry.address, 'farm-secret');
+    try {
+      const connection = await client.connect({ nodeId: '', slots: 1, version: 't', labels: {} });
+      const { nodeId } = connection.welcome;
+      assert.equal((await listEncodeNodes(db)).find((n) => n.id === nodeId)?.state, 'active');
+      connection.close();
+      await waitFor('the node marked gone', async () =>
+        (await listEncodeNodes(db)).find((n) => n.id === nodeId)?.state === 'gone' ? true : undefined,
       );
     } finally {
       client.close();

@@ -159,7 +159,6 @@ export interface Farm extends FarmTenant {
       slots?: number;
       threads?: number;
       host?: StackHost;
-      listenOn?: string;
       /** Default true; false: a node without NODE_QUALITY_FFMPEG (no AV1, no quality scores). */
       qualityFfmpeg?: boolean;
       /** A farm with its CA: the node joins over TLS with this enrollment token and state directory. */
@@ -234,7 +233,7 @@ export async function startFarm({
     orchestrator: launcher.process('orchestrator'),
     startOrchestrator: (env) => launcher.restart('orchestrator', env),
 
-    async startNode(name, { slots = 1, threads = 0, host, listenOn, qualityFfmpeg, enroll } = {}) {
+    async startNode(name, { slots = 1, threads = 0, host, qualityFfmpeg, enroll } = {}) {
       const node = await launcher.startNode({
         ...(enroll ? { enroll } : {}),
         name: `node-${name}`,
@@ -242,7 +241,6 @@ export async function startFarm({
         threads,
         labels: { name },
         host,
-        listenOn,
         ...(qualityFfmpeg === undefined ? {} : { qualityFfmpeg }),
       });
       return { ...node, name };

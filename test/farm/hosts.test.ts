@@ -2,12 +2,13 @@
 // the orchestrator) on one host, encode nodes on hosts of their own, delivery on another, each a
 // network namespace with its own address (test/support/network-hosts.ts). Nothing is on a shared
 // loopback: a part that dials 127.0.0.1 for another part finds nothing there. Videos go through it
-// while a node's host is cut off mid-encode and comes back, and while a third node joins (listening
-// on every interface, so it finds its own address to advertise); every video ends `ready` and plays
-// every frame from the delivery host.
+// while a node's host is cut off mid-encode and comes back, and while a third node joins from a host
+// that drops every inbound connection (nodes dial out and are called inside their own connection);
+// every video ends `ready` and plays every frame from the delivery host.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
@@ -50,6 +51,20 @@ afterAll(async () => {
   }
 });
 
+/** Whether a TCP connection to host:port opens within `timeoutMs` (refused or dropped: false). */
+function connects(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (opened: boolean) => {
+      socket.destroy();
+      resolve(opened);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 async function nodeState(nodeId: string): Promise<string | undefined> {
   const row = await farm.db.selectFrom('encode_nodes').select('state').where('id', '=', nodeId).executeTakeFirst();
   return row?.state;
@@ -62,7 +77,7 @@ async function finalNode(videoId: string): Promise<string> {
   return result.renditions[0]!.outcome.nodeId;
 }
 
-test('every part on a host of its own: a node host cut off mid-encode and back, a third node joining; every video plays every frame from the delivery host', async () => {
+test('every part on a host of its own: a node host cut off mid-encode and back, a third node joining from a host that refuses every inbound connection; every video plays every frame from the delivery host', async () => {
   // Every address the parts were given is a host's, none loopback.
   assert.equal(new URL(farm.services.storage.S3_ENDPOINT).hostname, hosts.control!.address);
   assert.equal(new URL(farm.services.databaseUrl).hostname, hosts.control!.address);
@@ -73,8 +88,9 @@ test('every part on a host of its own: a node host cut off mid-encode and back, 
     farm.startNode('a', { threads: 1, host: hosts['node-a'] }),
     farm.startNode('b', { threads: 1, host: hosts['node-b'] }),
   ]);
-  assert.equal(a.address.split(':')[0], hosts['node-a']!.address);
-  assert.equal(b.address.split(':')[0], hosts['node-b']!.address);
+  // Nodes listen on no port: the orchestrators call them through the relay holding their connection.
+  assert.equal(a.address.split(':')[0], hosts.control!.address);
+  assert.equal(b.address.split(':')[0], hosts.control!.address);
 
   const videoIds: string[] = [];
   const submit = async (name: string) => {
@@ -87,16 +103,17 @@ test('every part on a host of its own: a node host cut off mid-encode and back, 
   assert.ok(onB, `one encode runs on node b: ${JSON.stringify(running)}`);
 
   // Node b's host is cut off mid-encode: the registry drops it at the heartbeat timeout and its
-  // encode moves on. Meanwhile a third node joins on every interface of its host.
+  // encode moves on. Meanwhile a third node joins from a host nothing can connect to.
   network.cut(hosts['node-b']!);
   let c: FarmNodeProcess;
   try {
-    c = await farm.startNode('c', { threads: 1, host: hosts['node-c'], listenOn: '0.0.0.0' });
-    assert.equal(
-      c.address.split(':')[0],
-      hosts['node-c']!.address,
-      'a node on 0.0.0.0 advertises the address it reaches the registry from',
-    );
+    network.refuseInbound(hosts['node-c']!);
+    c = await farm.startNode('c', { threads: 1, host: hosts['node-c'] });
+    // Its one listening port (metrics, on its host's address) cannot be reached, as node a's can: nothing gets in.
+    const metricsPort = (node: FarmNodeProcess) => Number(new URL(node.metricsUrl).port);
+    assert.equal(await connects(hosts['node-a']!.address, metricsPort(a), 2_000), true, "node a's metrics answer");
+    assert.equal(await connects(hosts['node-c']!.address, metricsPort(c), 2_000), false, 'node c refuses connections');
+    assert.equal(c.address.split(':')[0], hosts.control!.address, 'node c is called through the relay');
     await submit('while-cut');
     await waitFor('node b to be dropped', async () => ((await nodeState(b.nodeId)) === 'gone' ? true : undefined), {
       timeoutMs: 60_000,

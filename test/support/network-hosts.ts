@@ -27,6 +27,11 @@ export interface TestNetwork {
   cut(host: NetworkHost): void;
   restore(host: NetworkHost): void;
   /**
+   * Drops every connection attempt that reaches the host (iptables in its namespace: only replies to
+   * the connections it opened itself get in), as a machine behind NAT or a closed firewall.
+   */
+  refuseInbound(host: NetworkHost): void;
+  /**
    * Lets every host of `among` (default: every host added so far) resolve each name to its host's
    * address, as a container network's DNS resolves service names: /etc/hosts inside each namespace.
    */
@@ -141,6 +146,13 @@ export function createTestNetwork(): TestNetwork {
     },
     restore(host) {
       ip('link', 'set', host.link, 'up');
+    },
+    refuseInbound(host) {
+      const iptables = (...args: string[]) =>
+        execFileSync('ip', ['netns', 'exec', host.namespace, 'iptables', ...args], { stdio: 'pipe' });
+      iptables('-A', 'INPUT', '-i', 'lo', '-j', 'ACCEPT');
+      iptables('-A', 'INPUT', '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT');
+      iptables('-P', 'INPUT', 'DROP');
     },
     nameHosts(names, among = hosts) {
       const lines = ['127.0.0.1 localhost', ...Object.entries(names).map(([name, host]) => `${host.address} ${name}`)];

@@ -1,5 +1,5 @@
 // The encode_nodes table: what the NodeRegistry writes when nodes register, heartbeat and leave,
-// and which nodes are live. A node that goes (deregistered, expired, replaced, lost) frees its
+// and which nodes are live. A node that goes (deregistered, expired, lost) frees its
 // slots in node_leases in the same transaction. Every clock comparison is the database's `now()`.
 import { sql } from 'kysely';
 import { newId } from '@kino/infra';
@@ -13,6 +13,7 @@ const nodeIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 export interface NodeRegistration {
   /** The id the node had before (a restart or a re-registration keeps it); empty for a new node. */
   nodeId?: string;
+  /** HOST:PORT of the relay of the orchestrator holding the node's connection (its calls go there). */
   address: string;
   slots: number;
   version: string;
@@ -34,8 +35,9 @@ export interface RegisteredNode extends EncodeNode {
 }
 
 /**
- * Adds or refreshes a node, `active` with a fresh heartbeat. Another row still claiming the same
- * address is a previous life of this node (restarted without its id): it is marked gone.
+ * Adds or refreshes a node, `active` with a fresh heartbeat. `address` is the relay of the
+ * orchestrator holding its connection, shared by every node connected there: a previous life of a
+ * node restarted without its id is not found by it, but was marked lost when its connection ended.
  */
 export async function registerNode(db: Db, registration: NodeRegistration): Promise<RegisteredNode> {
   const id = registration.nodeId && nodeIdPattern.test(registration.nodeId) ? registration.nodeId : newId('node');
@@ -47,24 +49,6 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       .where('id', '=', id)
       .forUpdate()
       .executeTakeFirst();
-    const stale = await trx
-      .updateTable('encode_nodes')
-      .set({ state: 'gone' })
-      .where('address', '=', registration.address)
-      .where('id', '!=', id)
-      .where('state', '!=', 'gone')
-      .returning('id')
-      .execute();
-    if (stale.length > 0) {
-      await trx
-        .deleteFrom('node_leases')
-        .where(
-          'node_id',
-          'in',
-          stale.map((s) => s.id),
-        )
-        .execute();
-    }
     const values = {
       address: registration.address,
       slots: registration.slots,
@@ -89,7 +73,7 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       )
       .returningAll()
       .executeTakeFirstOrThrow();
-    // New slots (and a previous life's freed): the encode queue hands them out at once.
+    // New slots: the encode queue hands them out at once.
     await notifyFarmChanged(trx);
     return { ...node, wasGone: before?.state === 'gone' };
   });
@@ -193,6 +177,28 @@ export async function markNodeLost(db: Db, nodeId: string): Promise<void> {
     const freed = await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).executeTakeFirst();
     // Encodes on it learn from their leases going, short jobs on it from its row (findGoneNodes).
     if (marked.numUpdatedRows > 0n || freed.numDeletedRows > 0n) await notifyFarmChanged(trx);
+  });
+}
+
+/**
+ * markNodeLost for a node whose connection to the orchestrator with relay `address` ended: only
+ * while its row still names that relay (it did not connect again to another orchestrator since).
+ * True when it was marked.
+ */
+export async function markNodeLostAt(db: Db, nodeId: string, address: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const marked = await trx
+      .updateTable('encode_nodes')
+      .set({ state: 'gone' })
+      .where('id', '=', nodeId)
+      .where('address', '=', address)
+      .where('state', '!=', 'gone')
+      .returning('id')
+      .execute();
+    if (marked.length === 0) return false;
+    await trx.deleteFrom('node_leases').where('node_id', '=', nodeId).execute();
+    await notifyFarmChanged(trx);
+    return true;
   });
 }
 
@@ -323,14 +329,14 @@ export async function setNodeDrainRequested(
 }
 
 /**
- * How many of these addresses are active nodes that registered or heartbeat at or after `since`
- * (the dev stack waits for its own nodes this way).
+ * How many active nodes at these addresses (the relays of the orchestrators holding their
+ * connections) registered or heartbeat at or after `since` (the dev stack waits for its own nodes this way).
  */
 export async function countActiveNodesSince(db: Db, addresses: string[], since: Date): Promise<number> {
   if (addresses.length === 0) return 0;
   const row = await db
     .selectFrom('encode_nodes')
-    .select(sql<number>`count(distinct address)::int`.as('count'))
+    .select(sql<number>`count(*)::int`.as('count'))
     .where('state', '=', 'active')
     .where('address', 'in', addresses)
     .where('last_heartbeat_at', '>=', since)

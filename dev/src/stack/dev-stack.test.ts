@@ -22,7 +22,7 @@ describe('dev stack layout', () => {
       analytics: 7123,
       registry: 7090,
       orchestratorMetrics: 7091,
-      nodes: [7101, 7102],
+      relay: 7092,
       nodeMetrics: [7201, 7202],
       s3: 7333,
       postgres: 7432,
@@ -43,7 +43,7 @@ describe('dev stack layout', () => {
       assert.equal(layout.dir, join(dir, 'other'));
       assert.equal(layout.ports.api, 20_080);
       assert.equal(layout.ports.temporal, 30_233);
-      assert.deepEqual(layout.ports.nodes, [20_101, 20_102, 20_103]);
+      assert.equal(layout.ports.relay, 20_092);
       assert.equal(layout.ports.orchestratorMetrics, 20_091);
       assert.deepEqual(layout.ports.nodeMetrics, [20_201, 20_202, 20_203]);
       assert.equal(layout.nodeSlots, 2);

@@ -353,7 +353,7 @@ export class DevStackLauncher {
     const deliveryStart = this.has('delivery')
       ? apiStart.then(() => this.startDelivery(env, deliveryUrl))
       : Promise.resolve();
-    const wantsNodes = layout.ports.nodes.length > 0;
+    const wantsNodes = layout.ports.nodeMetrics.length > 0;
     const nodesStart =
       this.has('orchestrator') && wantsNodes
         ? this.startNodes(env, secrets, postgres.url, new Date(startedAt), orchestratorStart)
@@ -523,7 +523,6 @@ export class DevStackLauncher {
     labels = {},
     qualityFfmpeg = true,
     host = this.controlPlaneHost,
-    listenOn = host.address,
     enroll,
   }: {
     name: string;
@@ -539,12 +538,9 @@ export class DevStackLauncher {
     qualityFfmpeg?: boolean;
     /** The host it runs on (default: the control plane's). */
     host?: StackHost;
-    /** The interface it listens on (default the host's address; 0.0.0.0: every one, and it finds its address itself). */
-    listenOn?: string;
   }): Promise<StartedNode> {
     if (this.nodesStarted >= maxNodes) throw new DevStackError(`a stack runs at most ${maxNodes} encode nodes`);
     const base = this.layout.ports.api - portOffsets.api;
-    const port = base + portOffsets.firstNode + this.nodesStarted;
     const metricsPort = base + portOffsets.firstNodeMetrics + this.nodesStarted;
     this.nodesStarted += 1;
     let registered: { nodeId: string; address: string } | undefined;
@@ -555,8 +551,7 @@ export class DevStackLauncher {
       env: qualityFfmpeg ? this.env : { ...this.env, NODE_QUALITY_FFMPEG: '' },
       args: this.nodeArgs({
         name,
-        host: listenOn,
-        port,
+        host: host.address,
         metricsPort,
         slots,
         threads,
@@ -778,6 +773,7 @@ export class DevStackLauncher {
           ...env,
           REGISTRY_HOST: host,
           REGISTRY_PORT: String(ports.registry),
+          RELAY_PORT: String(ports.relay),
           ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics),
         },
         args: [],
@@ -814,10 +810,11 @@ export class DevStackLauncher {
       return;
     }
     const { host, ports, nodeSlots } = this.layout;
-    const addresses = ports.nodes.map((port) => `${host}:${port}`);
-    this.nodesStarted = ports.nodes.length;
+    // Every node connects to the one orchestrator: they are all called through its relay.
+    const relays = [`${host}:${ports.relay}`];
+    this.nodesStarted = ports.nodeMetrics.length;
     // Started together, ready together: the registry sees them all (one query for all of them).
-    const nodes = ports.nodes.map((port, i) => {
+    const nodes = ports.nodeMetrics.map((metricsPort, i) => {
       const name = `node-${i + 1}`;
       const spec: KinoPartSpec = {
         kind: 'node',
@@ -826,8 +823,7 @@ export class DevStackLauncher {
         args: this.nodeArgs({
           name,
           host,
-          port,
-          metricsPort: ports.nodeMetrics[i]!,
+          metricsPort,
           slots: nodeSlots,
           token: secrets.nodeToken,
         }),
@@ -848,7 +844,7 @@ export class DevStackLauncher {
         `the registry to see ${nodes.length} encode nodes`,
         async () => {
           for (const node of nodes) assertRunning(node.process, node.logFile);
-          return (await countLiveNodes(databaseUrl, addresses, since)) >= nodes.length || undefined;
+          return (await countLiveNodes(databaseUrl, relays, since)) >= nodes.length || undefined;
         },
         { timeoutMs: 90_000, signal: this.abort.signal },
       );
@@ -861,7 +857,6 @@ export class DevStackLauncher {
   private nodeArgs({
     name,
     host,
-    port,
     metricsPort,
     slots,
     token,
@@ -870,8 +865,8 @@ export class DevStackLauncher {
     enroll,
   }: {
     name: string;
+    /** The interface of its metrics server (a node listens on no other port). */
     host: string;
-    port: number;
     metricsPort: number;
     slots: number;
     token: string;
@@ -889,8 +884,6 @@ export class DevStackLauncher {
       String(slots),
       '--host',
       host,
-      '--port',
-      String(port),
       '--metrics-port',
       String(metricsPort),
       // One work directory per node, as on separate machines; inside the state dir, not /tmp.

@@ -17,9 +17,10 @@ export const portOffsets = {
   identity: 85,
   analytics: 123,
   registry: 90,
-  /** GET /metrics of the orchestrator and of each encode node: their other ports speak gRPC only. */
+  /** GET /metrics of the orchestrator and of each encode node. */
   orchestratorMetrics: 91,
-  firstNode: 101,
+  /** The orchestrator's node relay: calls to the encode nodes connected to it go there (nodes listen on no port). */
+  relay: 92,
   firstNodeMetrics: 201,
   s3: 333,
   postgres: 432,
@@ -101,8 +102,8 @@ export interface DevStackLayout {
     analytics: number;
     registry: number;
     orchestratorMetrics: number;
-    nodes: number[];
-    /** The metrics port of each node of `nodes`, in the same order. */
+    relay: number;
+    /** The metrics port of each encode node the stack starts (one entry per node). */
     nodeMetrics: number[];
     s3: number;
     postgres: number;
@@ -152,7 +153,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
       analytics: base + portOffsets.analytics,
       registry: base + portOffsets.registry,
       orchestratorMetrics: base + portOffsets.orchestratorMetrics,
-      nodes: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNode + i),
+      relay: base + portOffsets.relay,
       nodeMetrics: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNodeMetrics + i),
       s3: base + portOffsets.s3,
       postgres: base + portOffsets.postgres,
@@ -175,25 +176,20 @@ export function layoutPorts(layout: DevStackLayout): { name: string; port: numbe
     { name: 'orchestrator metrics', port: ports.orchestratorMetrics },
     { name: 'delivery', port: ports.delivery },
     { name: 'dev identity provider', port: ports.identity },
-    ...ports.nodes.map((port, i) => ({ name: `encode node ${i + 1}`, port })),
+    { name: 'node relay (orchestrator)', port: ports.relay },
     ...ports.nodeMetrics.map((port, i) => ({ name: `encode node ${i + 1} metrics`, port })),
   ];
 }
 
-/** Encode nodes a stack can run (their ports are base + firstNode + i, below the analytics port). */
-export const maxNodes = portOffsets.analytics - portOffsets.firstNode;
+/** Encode nodes a stack can run (each has a metrics port, base + firstNodeMetrics + i). */
+export const maxNodes = 22;
 
 /**
  * A port base with every port of a stack free (tests, a second stack). Temporal's dev server also
  * listens on its port + 1000 (HTTP API).
  */
 export function freeDevPortBase(): Promise<number> {
-  const offsets = Object.values(portOffsets).filter(
-    (offset) => offset !== portOffsets.firstNode && offset !== portOffsets.firstNodeMetrics,
-  );
-  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => [
-    portOffsets.firstNode + i,
-    portOffsets.firstNodeMetrics + i,
-  ]).flat();
+  const offsets = Object.values(portOffsets).filter((offset) => offset !== portOffsets.firstNodeMetrics);
+  const nodeOffsets = Array.from({ length: maxNodes }, (_, i) => portOffsets.firstNodeMetrics + i);
   return freePortBase([...offsets, ...nodeOffsets, portOffsets.temporal + 1000]);
 }

@@ -14,7 +14,7 @@ export function formatSummary(status: DevStackStatus): string {
     '',
     `  API         ${devJson.apiUrl}   (OpenAPI: ${devJson.apiUrl}/openapi.json)`,
     `  Delivery    ${devJson.deliveryUrl}`,
-    `  Registry    ${host}:${ports.registry}   (${ports.nodes.length} encode nodes on ${ports.nodes.join(', ')}, ${layout.nodeSlots} slot${layout.nodeSlots > 1 ? 's' : ''} each)`,
+    `  Registry    ${host}:${ports.registry}   (${ports.nodeMetrics.length} encode nodes connected, relay ${host}:${ports.relay}, ${layout.nodeSlots} slot${layout.nodeSlots > 1 ? 's' : ''} each)`,
     `  Temporal    ${env.TEMPORAL_ADDRESS}`,
     `  S3          ${env.S3_ENDPOINT}   (bucket ${env.S3_BUCKET})`,
     `  PostgreSQL  ${devJson.databaseUrl}`,

@@ -26,7 +26,7 @@ export async function probeSource(
   const inputUrl = await storage.presignGet(storagePath, urlLifetimeSeconds());
 
   const result = await runJobOnNode({ farm, logger }, videoId, 'probe', { slot: false }, ({ node, jobId, signal }) =>
-    farm.client(node.address).probe({ jobId, inputUrl }, { signal, timeoutMs: quickCallTimeoutMs }),
+    farm.client(node).probe({ jobId, inputUrl }, { signal, timeoutMs: quickCallTimeoutMs }),
   );
   // No picture is an audio-only video when there is sound; neither is not a video at all.
   if (!(result.width > 0 && result.height > 0) && !result.hasAudio)

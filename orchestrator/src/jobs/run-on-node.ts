@@ -257,7 +257,7 @@ export async function streamEncode(
     onDemand,
     ...(watermark ? { watermark } : {}),
   };
-  const client = farm.client(node.address);
+  const client = farm.client(node);
   const callStartedAt = Date.now();
   let firstEventAt: number | undefined;
   let encodedAllAt: number | undefined;

@@ -42,7 +42,7 @@ export async function makeStoryboard(
   ]);
   await runJobOnNode({ farm, logger }, videoId, 'storyboard', { slot: false }, ({ node, jobId, signal }) =>
     farm
-      .client(node.address)
+      .client(node)
       .storyboard(
         { jobId, inputUrl: inputUrl!, durationSeconds, sheetUrls, vttUrl: vttUrl!, dynamicRange },
         { signal, timeoutMs: storyboardCallTimeoutMs },

@@ -29,7 +29,7 @@ export async function makeThumbnail(
   ]);
   await runJobOnNode({ farm, logger }, videoId, 'thumbnail', { slot: false }, ({ node, jobId, signal }) =>
     farm
-      .client(node.address)
+      .client(node)
       .thumbnail(
         { jobId, inputUrl, outputUrl, timestampSeconds, width: 0, height: 0, dynamicRange },
         { signal, timeoutMs: quickCallTimeoutMs },

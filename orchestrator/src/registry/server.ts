@@ -1,19 +1,33 @@
-// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes enroll, register,
-// heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone. With the
-// farm's TLS it serves over TLS and knows each node by its certificate (node-identity.ts).
+// The NodeRegistry gRPC server, hosted by the orchestrator process: encode nodes enroll, connect (and
+// so register), heartbeat and deregister here; a sweep marks nodes that stopped heartbeating as gone.
+// With the farm's TLS it serves over TLS and knows each node by its certificate (node-identity.ts).
+// Beside it runs the relay (relay.ts) the orchestrators call the nodes connected here through.
 import {
   GrpcStatus,
   grpc,
   nodeRegistryDefinition,
   registryServerCredentials,
+  tunnelOver,
+  verifiedPeerOf,
   type NodeRegistryHandlers,
+  type NodeFrame__Output,
+  type RegisterRequest__Output,
+  type RegisterResponse,
+  type RegistryFrame,
 } from '@kino/proto';
 import type { Counter, Logger } from '@kino/infra';
-import type { Db } from '@kino/database';
-import { deregisterNode, expireDeadNodes, recordHeartbeat, registerNode } from '@kino/database/repositories';
+import type { Db, NodeCredential } from '@kino/database';
+import {
+  deregisterNode,
+  expireDeadNodes,
+  markNodeLostAt,
+  recordHeartbeat,
+  registerNode,
+} from '@kino/database/repositories';
 import { enrollNode } from './enroll.ts';
 import type { FarmTls } from './farm-tls.ts';
 import { RegistryRequestError, createNodeAuthenticator } from './node-identity.ts';
+import { startRelay, type Relay } from './relay.ts';
 
 export interface RegistryServerOptions {
   db: Db;
@@ -31,25 +45,23 @@ export interface RegistryServerOptions {
   leaseGraceMs?: number;
   /** Counts the heartbeats answered, by result (known / unknown): the orchestrator's metrics. */
   heartbeats?: Counter<'result'>;
+  /** The relay's port (0, the default: any free one) and the address recorded for the nodes connected here (relay.ts). */
+  relayPort?: number;
+  relayAdvertise?: string;
 }
 
 export interface RegistryServer {
   /** HOST:PORT the server listens on. */
   readonly address: string;
   readonly port: number;
+  /** HOST:PORT of the relay the nodes connected here are called through. */
+  readonly relayAddress: string;
   stop(): Promise<void>;
 }
 
 /** How often nodes should heartbeat: three chances before the timeout. */
 export function heartbeatIntervalFor(heartbeatTimeoutMs: number): number {
   return Math.max(100, Math.floor(heartbeatTimeoutMs / 3));
-}
-
-/** Refuses a registration whose address or slots cannot be used. */
-function checkRegistration({ address, slots }: { address: string; slots: number }): void {
-  if (!/^[^\s:]+:\d{1,5}$/.test(address) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(address))
-    throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, `address must be HOST:PORT (got "${address}")`);
-  if (!(slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
 }
 
 // One mapping from failures to statuses; database trouble is UNAVAILABLE so nodes just retry.
@@ -62,73 +74,142 @@ function statusOf(error: unknown): Partial<grpc.StatusObject> {
       };
 }
 
-/** What the registry's handlers answer with: the farm's tables, its credentials, its timings. */
+/** What the registry's handlers answer with: the farm's tables, its credentials, its timings, its relay. */
 interface RegistryContext extends Pick<
   RegistryServerOptions,
   'db' | 'token' | 'tls' | 'heartbeatTimeoutMs' | 'logger' | 'heartbeats'
 > {
   leaseGraceMs: number;
+  relay: Relay;
+}
+
+type ConnectCall = Parameters<NodeRegistryHandlers['Connect']>[0];
+
+/** How long a node has to say hello once its stream is open. */
+const helloTimeoutMs = 10_000;
+
+/** The first frame of a Connect stream, which must be the node's hello. */
+function readHello(call: ConnectCall): Promise<RegisterRequest__Output> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new RegistryRequestError(GrpcStatus.DEADLINE_EXCEEDED, 'no hello')),
+      helloTimeoutMs,
+    );
+    const done = () => {
+      clearTimeout(timer);
+      call.off('data', onFrame);
+    };
+    const onFrame = (frame: NodeFrame__Output) => {
+      done();
+      if (frame.frame === 'hello' && frame.hello) resolve(frame.hello);
+      else reject(new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'the first frame must be the hello'));
+    };
+    call.on('data', onFrame);
+    call.once('end', () => {
+      done();
+      reject(new RegistryRequestError(GrpcStatus.CANCELLED, 'the node left before its hello'));
+    });
+  });
 }
 
 /**
- * Register, Heartbeat and Deregister: each authenticates the node (its certificate, or the shared
- * token), then updates the node's rows; a node with a credential is the node its credential names,
- * with the labels it was enrolled with. Enroll trades a token for a credential.
+ * Registers the node of a hello, called through this orchestrator's relay. A node with a credential
+ * is the node its credential names, with the labels it was enrolled with.
  */
-function createRegistryHandlers({
-  db,
-  token,
-  tls,
-  heartbeatTimeoutMs,
-  logger,
-  leaseGraceMs,
-  heartbeats,
-}: RegistryContext): NodeRegistryHandlers {
+async function registerHello(
+  { db, logger, heartbeatTimeoutMs, relay }: RegistryContext,
+  request: RegisterRequest__Output,
+  credential: NodeCredential | undefined,
+): Promise<RegisterResponse> {
+  if (!(request.slots >= 1)) throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, 'slots must be 1 or more');
+  const node = await registerNode(db, {
+    nodeId: credential?.node_id ?? request.nodeId,
+    address: relay.address,
+    slots: request.slots,
+    version: request.version,
+    // The operator's labels at enrollment: a node cannot claim a customer's label by itself.
+    labels: credential?.labels ?? request.labels,
+    encoders: request.encoders,
+    qualityFfmpeg: request.qualityFfmpeg,
+  });
+  logger.info(
+    {
+      nodeId: node.id,
+      relay: node.address,
+      slots: node.slots,
+      version: node.version,
+      labels: node.labels,
+      encoders: node.encoders,
+      qualityFfmpeg: node.quality_ffmpeg,
+      reused: node.id === request.nodeId,
+      wasGone: node.wasGone,
+      // A node with a credential has its enrollment's labels: its own NODE_LABELS are not used.
+      ...(credential && Object.keys(request.labels).length > 0 ? { ignoredLabels: request.labels } : {}),
+    },
+    'node connected',
+  );
+  return {
+    nodeId: node.id,
+    heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs),
+    wasGone: node.wasGone,
+    relayAddress: relay.address,
+  };
+}
+
+/**
+ * Welcomes a registered node and runs the HTTP/2 session of its tunnel in the relay until the
+ * stream ends. Then the calls in it have failed (their callers take the node for lost), so the node
+ * is marked lost at once and its slots freed, unless it connected again meanwhile (here: the relay
+ * holds a newer session; elsewhere: its row names another relay).
+ */
+function holdConnection({ db, logger, relay }: RegistryContext, call: ConnectCall, welcome: RegisterResponse): void {
+  const nodeId = welcome.nodeId!;
+  const tunnel = tunnelOver<RegistryFrame>(call, () => call.end());
+  call.write({ welcome });
+  const session = relay.attach(nodeId, tunnel);
+  session.once('close', () => {
+    if (!relay.detach(nodeId, session)) return;
+    markNodeLostAt(db, nodeId, relay.address)
+      .then((lost) => {
+        if (lost) logger.warn({ nodeId }, "node's connection ended: marked lost");
+      })
+      .catch((error: unknown) =>
+        logger.error({ err: error, nodeId }, 'marking a disconnected node lost failed (the sweep will)'),
+      );
+  });
+}
+
+/**
+ * A refusal of a revoked node's call (PERMISSION_DENIED) also ends its Connect stream here, if it
+ * holds one: the node's calls fail, its work moves on, whether or not the node itself stops.
+ */
+function endRevokedConnection(
+  { relay, logger }: RegistryContext,
+  call: Parameters<typeof verifiedPeerOf>[0],
+  error: unknown,
+): void {
+  if (!(error instanceof RegistryRequestError) || error.code !== GrpcStatus.PERMISSION_DENIED) return;
+  const nodeId = verifiedPeerOf(call)?.commonName;
+  if (nodeId && relay.disconnect(nodeId)) logger.warn({ nodeId }, "a revoked node's connection ended");
+}
+
+/**
+ * Connect, Heartbeat and Deregister: each authenticates the node (its certificate, or the shared
+ * token), then updates the node's rows. Enroll trades a token for a credential.
+ */
+function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers {
+  const { db, token, tls, logger, leaseGraceMs, heartbeats } = context;
   const authenticate = createNodeAuthenticator({ db, token, tls: tls !== undefined });
   return {
-    Register(call, callback) {
-      const request = call.request;
+    Connect(call) {
       (async () => {
-        const credential = await authenticate(call, request.token);
-        checkRegistration(request);
-        const node = await registerNode(db, {
-          nodeId: credential?.node_id ?? request.nodeId,
-          address: request.address,
-          slots: request.slots,
-          version: request.version,
-          // The operator's labels at enrollment: a node cannot claim a customer's label by itself.
-          labels: credential?.labels ?? request.labels,
-          encoders: request.encoders,
-          qualityFfmpeg: request.qualityFfmpeg,
-        });
-        logger.info(
-          {
-            nodeId: node.id,
-            address: node.address,
-            slots: node.slots,
-            version: node.version,
-            labels: node.labels,
-            encoders: node.encoders,
-            qualityFfmpeg: node.quality_ffmpeg,
-            reused: node.id === request.nodeId,
-            wasGone: node.wasGone,
-            // A node with a credential has its enrollment's labels: its own NODE_LABELS are not used.
-            ...(credential && Object.keys(request.labels).length > 0 ? { ignoredLabels: request.labels } : {}),
-          },
-          'node registered',
-        );
-        return {
-          nodeId: node.id,
-          heartbeatIntervalMs: heartbeatIntervalFor(heartbeatTimeoutMs),
-          wasGone: node.wasGone,
-        };
-      })().then(
-        (response) => callback(null, response),
-        (error: unknown) => {
-          logger.warn({ err: error, address: request.address }, 'node registration refused');
-          callback(statusOf(error));
-        },
-      );
+        const hello = await readHello(call);
+        const credential = await authenticate(call, hello.token);
+        holdConnection(context, call, await registerHello(context, hello, credential));
+      })().catch((error: unknown) => {
+        logger.warn({ err: error }, 'node connection refused');
+        call.emit('error', statusOf(error));
+      });
     },
 
     Heartbeat(call, callback) {
@@ -156,7 +237,10 @@ function createRegistryHandlers({
         return { known };
       })().then(
         (response) => callback(null, response),
-        (error: unknown) => callback(statusOf(error)),
+        (error: unknown) => {
+          endRevokedConnection(context, call, error);
+          callback(statusOf(error));
+        },
       );
     },
 
@@ -192,9 +276,17 @@ function createRegistryHandlers({
 export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
   const { db, heartbeatTimeoutMs, logger } = options;
   const leaseGraceMs = options.leaseGraceMs ?? Math.max(30_000, heartbeatTimeoutMs * 3);
-  const handlers = createRegistryHandlers({ ...options, leaseGraceMs });
+  const relay = await startRelay({
+    host: options.host,
+    port: options.relayPort ?? 0,
+    ...(options.relayAdvertise ? { advertise: options.relayAdvertise } : {}),
+    logger,
+  });
+  const handlers = createRegistryHandlers({ ...options, leaseGraceMs, relay });
 
-  const server = new grpc.Server();
+  // Keepalive pings end the Connect stream of a node whose host vanished without a word (its
+  // session in the relay closes with it); the heartbeat sweep has marked it gone by then.
+  const server = new grpc.Server({ 'grpc.keepalive_time_ms': 15_000, 'grpc.keepalive_timeout_ms': 10_000 });
   server.addService(nodeRegistryDefinition, handlers);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
@@ -202,7 +294,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       options.tls ? registryServerCredentials(options.tls.identity) : grpc.ServerCredentials.createInsecure(),
       (error, bound) => (error ? reject(error) : resolve(bound)),
     ),
-  );
+  ).catch(async (error: unknown) => {
+    await relay.close();
+    throw error;
+  });
 
   // Nodes that stopped heartbeating lose their leases here; selection already skips them by age.
   const sweepEveryMs = Math.max(100, Math.floor(heartbeatTimeoutMs / 2));
@@ -226,8 +321,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   return {
     address,
     port,
+    relayAddress: relay.address,
     async stop() {
       clearInterval(sweep);
+      await relay.close();
       await new Promise<void>((resolve) => {
         // Give in-flight calls a moment, then cut: nodes retry against the next orchestrator.
         const timer = setTimeout(() => server.forceShutdown(), 2_000);

@@ -4,8 +4,8 @@
 //   registry uses the same);
 // - the registry asks for a client certificate but lets a call without one reach it (Enroll needs
 //   none); every other call reads the verified certificate (verifiedPeerOf) and refuses without one;
-// - orchestrator -> node EncodeService (until nodes dial out): the node serves with its own
-//   certificate and takes only the orchestrator's.
+// - nothing dials a node: its EncodeService runs inside its Connect stream to the registry, so the
+//   node's TLS to the registry covers every call to it (docs/decisions/node-connect.md).
 import { X509Certificate, createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { connect, type PeerCertificate } from 'node:tls';
@@ -16,11 +16,11 @@ export interface NodeCredential {
   /** Its certificate, signed by the farm CA; its common name is the node's id. */
   certificate: string;
   privateKey: string;
-  /** The farm CA's certificate: the only authority the node trusts for the registry and its callers. */
+  /** The farm CA's certificate: the only authority the node trusts for the registry. */
   caCertificate: string;
 }
 
-/** The orchestrator's own certificate (server of the registry, client of nodes): its common name. */
+/** The orchestrator's own certificate (the registry's, issued at each start): its common name. */
 export const orchestratorCommonName = 'kino orchestrator';
 
 /** The credentials a node dials the registry with: the farm CA only, and its own certificate. */
@@ -78,39 +78,6 @@ export function registryServerCredentials({
     privateKey: Buffer.from(privateKey),
   });
   return grpc.experimental.createCertificateProviderServerCredentials(provider, provider, false);
-}
-
-/** A node's EncodeService: its own certificate, and only clients of the farm CA (the handler checks which). */
-export function nodeServerCredentials(credential: NodeCredential): grpc.ServerCredentials {
-  return grpc.ServerCredentials.createSsl(
-    Buffer.from(credential.caCertificate),
-    [{ cert_chain: Buffer.from(credential.certificate), private_key: Buffer.from(credential.privateKey) }],
-    true,
-  );
-}
-
-/**
- * The orchestrator dialing a node's EncodeService: the node's certificate must be the farm CA's. Nodes
- * are dialed by address and their certificates name no host, so the name checked is the common name:
- * a node's id (`node_...`), never the orchestrator's own.
- */
-export function orchestratorToNodeCredentials({
-  caCertificate,
-  certificate,
-  privateKey,
-}: {
-  caCertificate: string;
-  certificate: string;
-  privateKey: string;
-}): grpc.ChannelCredentials {
-  return grpc.credentials.createSsl(Buffer.from(caCertificate), Buffer.from(privateKey), Buffer.from(certificate), {
-    checkServerIdentity: (_host, peer) => {
-      const commonName = String(peer.subject?.CN ?? '');
-      return /^node_[A-Za-z0-9]+$/.test(commonName)
-        ? undefined
-        : new Error(`the peer's certificate is not a node's (common name "${commonName}")`);
-    },
-  });
 }
 
 /** The client certificate a call came with, verified against the farm CA at the handshake; undefined without one. */

@@ -15,6 +15,7 @@ import type { EnrollResponse as _kino_v1_EnrollResponse, EnrollResponse__Output 
 import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__Output as _kino_v1_HeartbeatRequest__Output } from './kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from './kino/v1/HeartbeatResponse.ts';
 import type { JobFailure as _kino_v1_JobFailure, JobFailure__Output as _kino_v1_JobFailure__Output } from './kino/v1/JobFailure.ts';
+import type { NodeFrame as _kino_v1_NodeFrame, NodeFrame__Output as _kino_v1_NodeFrame__Output } from './kino/v1/NodeFrame.ts';
 import type { NodeRegistryClient as _kino_v1_NodeRegistryClient, NodeRegistryDefinition as _kino_v1_NodeRegistryDefinition } from './kino/v1/NodeRegistry.ts';
 import type { ProbeAudioTrack as _kino_v1_ProbeAudioTrack, ProbeAudioTrack__Output as _kino_v1_ProbeAudioTrack__Output } from './kino/v1/ProbeAudioTrack.ts';
 import type { ProbeRequest as _kino_v1_ProbeRequest, ProbeRequest__Output as _kino_v1_ProbeRequest__Output } from './kino/v1/ProbeRequest.ts';
@@ -23,6 +24,7 @@ import type { RaisePriorityRequest as _kino_v1_RaisePriorityRequest, RaisePriori
 import type { RaisePriorityResponse as _kino_v1_RaisePriorityResponse, RaisePriorityResponse__Output as _kino_v1_RaisePriorityResponse__Output } from './kino/v1/RaisePriorityResponse.ts';
 import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Output as _kino_v1_RegisterRequest__Output } from './kino/v1/RegisterRequest.ts';
 import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from './kino/v1/RegisterResponse.ts';
+import type { RegistryFrame as _kino_v1_RegistryFrame, RegistryFrame__Output as _kino_v1_RegistryFrame__Output } from './kino/v1/RegistryFrame.ts';
 import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from './kino/v1/RenditionDone.ts';
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from './kino/v1/RenditionSpec.ts';
 import type { SegmentDone as _kino_v1_SegmentDone, SegmentDone__Output as _kino_v1_SegmentDone__Output } from './kino/v1/SegmentDone.ts';
@@ -49,8 +51,11 @@ export interface ProtoGrpcType {
       EncodeProgress: MessageTypeDefinition<_kino_v1_EncodeProgress, _kino_v1_EncodeProgress__Output>
       EncodeRequest: MessageTypeDefinition<_kino_v1_EncodeRequest, _kino_v1_EncodeRequest__Output>
       /**
-       * Served by every encode node. An enrolled node serves it over TLS and takes only the orchestrator's
-       * certificate; one on the shared farm token takes the token as metadata `x-kino-token`.
+       * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
+       * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
+       * node's stream, naming the node in metadata `x-kino-node`. The tunnel runs in the node's own
+       * connection to the registry (over TLS with its certificate, or on plaintext with the shared farm
+       * token, which callers then also present as metadata `x-kino-token`).
        * A node reads its input and writes its outputs only through the presigned URLs a request carries:
        * it never holds the bucket's credentials.
        * 
@@ -67,6 +72,7 @@ export interface ProtoGrpcType {
       HeartbeatRequest: MessageTypeDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatRequest__Output>
       HeartbeatResponse: MessageTypeDefinition<_kino_v1_HeartbeatResponse, _kino_v1_HeartbeatResponse__Output>
       JobFailure: MessageTypeDefinition<_kino_v1_JobFailure, _kino_v1_JobFailure__Output>
+      NodeFrame: MessageTypeDefinition<_kino_v1_NodeFrame, _kino_v1_NodeFrame__Output>
       /**
        * Served by the control plane (the orchestrator process). Over TLS (a farm with its certificate
        * authority) an enrolled node presents its certificate; a farm without one, on plaintext, takes the
@@ -80,6 +86,7 @@ export interface ProtoGrpcType {
       RaisePriorityResponse: MessageTypeDefinition<_kino_v1_RaisePriorityResponse, _kino_v1_RaisePriorityResponse__Output>
       RegisterRequest: MessageTypeDefinition<_kino_v1_RegisterRequest, _kino_v1_RegisterRequest__Output>
       RegisterResponse: MessageTypeDefinition<_kino_v1_RegisterResponse, _kino_v1_RegisterResponse__Output>
+      RegistryFrame: MessageTypeDefinition<_kino_v1_RegistryFrame, _kino_v1_RegistryFrame__Output>
       RenditionDone: MessageTypeDefinition<_kino_v1_RenditionDone, _kino_v1_RenditionDone__Output>
       RenditionSpec: MessageTypeDefinition<_kino_v1_RenditionSpec, _kino_v1_RenditionSpec__Output>
       SegmentDone: MessageTypeDefinition<_kino_v1_SegmentDone, _kino_v1_SegmentDone__Output>

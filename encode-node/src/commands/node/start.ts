@@ -2,9 +2,10 @@ import { Command, Flags } from '@oclif/core';
 
 export default class NodeStart extends Command {
   static override description = [
-    'Start an encode node: a gRPC EncodeService that runs ffmpeg, registered with the control plane.',
-    'It holds no storage credentials (each job brings presigned URLs). SIGTERM drains it: no new jobs,',
-    'running encodes finish, it deregisters and exits 0. Prints {"nodeId","address","metricsAddress"} as one JSON line when ready.',
+    'Start an encode node: a gRPC EncodeService that runs ffmpeg, inside the one connection it opens to the',
+    'control plane (it listens on no port but its metrics). It holds no storage credentials (each job brings',
+    'presigned URLs). SIGTERM drains it: no new jobs, running encodes finish, it deregisters and exits 0.',
+    'Prints {"nodeId","address","metricsAddress"} as one JSON line when ready (address: the relay it is called through).',
   ].join('\n');
 
   static override examples = [
@@ -28,12 +29,7 @@ export default class NodeStart extends Command {
     }),
     token: Flags.string({ description: 'the shared farm token, for a registry on plaintext (env NODE_TOKEN)' }),
     slots: Flags.integer({ description: 'encodes run at once (env NODE_SLOTS, default 1)', min: 1 }),
-    host: Flags.string({ description: 'interface to listen on (env NODE_HOST, default 127.0.0.1)' }),
-    port: Flags.integer({ description: 'port to listen on, 0 for any free one (env NODE_PORT, default 0)', min: 0 }),
-    advertise: Flags.string({
-      description:
-        'HOST:PORT the orchestrator dials (env NODE_ADVERTISE; default host:port, or with --host 0.0.0.0 the address this machine reaches the control plane from)',
-    }),
+    host: Flags.string({ description: 'interface of the metrics server (env NODE_HOST, default 127.0.0.1)' }),
     labels: Flags.string({
       description:
         'labels jobs may ask for (nodeLabels), comma-separated: name or name=value (env NODE_LABELS=gpu,acme)',
@@ -63,8 +59,6 @@ export default class NodeStart extends Command {
       NODE_TOKEN: flags.token,
       NODE_SLOTS: flags.slots?.toString(),
       NODE_HOST: flags.host,
-      NODE_PORT: flags.port?.toString(),
-      NODE_ADVERTISE: flags.advertise,
       NODE_LABELS:
         flags.labels !== undefined || flags.label !== undefined
           ? [flags.labels, ...(flags.label ?? [])].filter((part) => part !== undefined).join(',')

@@ -14,8 +14,11 @@ import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__O
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from '../../kino/v1/ThumbnailResult.ts';
 
 /**
- * Served by every encode node. An enrolled node serves it over TLS and takes only the orchestrator's
- * certificate; one on the shared farm token takes the token as metadata `x-kino-token`.
+ * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
+ * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
+ * node's stream, naming the node in metadata `x-kino-node`. The tunnel runs in the node's own
+ * connection to the registry (over TLS with its certificate, or on plaintext with the shared farm
+ * token, which callers then also present as metadata `x-kino-token`).
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 
@@ -94,8 +97,11 @@ export interface EncodeServiceClient extends grpc.Client {
 }
 
 /**
- * Served by every encode node. An enrolled node serves it over TLS and takes only the orchestrator's
- * certificate; one on the shared farm token takes the token as metadata `x-kino-token`.
+ * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
+ * listens on no port. The orchestrators call it through the relay of the orchestrator holding the
+ * node's stream, naming the node in metadata `x-kino-node`. The tunnel runs in the node's own
+ * connection to the registry (over TLS with its certificate, or on plaintext with the shared farm
+ * token, which callers then also present as metadata `x-kino-token`).
  * A node reads its input and writes its outputs only through the presigned URLs a request carries:
  * it never holds the bucket's credentials.
  * 

@@ -8,8 +8,8 @@ import type { EnrollRequest as _kino_v1_EnrollRequest, EnrollRequest__Output as 
 import type { EnrollResponse as _kino_v1_EnrollResponse, EnrollResponse__Output as _kino_v1_EnrollResponse__Output } from '../../kino/v1/EnrollResponse.ts';
 import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__Output as _kino_v1_HeartbeatRequest__Output } from '../../kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from '../../kino/v1/HeartbeatResponse.ts';
-import type { RegisterRequest as _kino_v1_RegisterRequest, RegisterRequest__Output as _kino_v1_RegisterRequest__Output } from '../../kino/v1/RegisterRequest.ts';
-import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__Output as _kino_v1_RegisterResponse__Output } from '../../kino/v1/RegisterResponse.ts';
+import type { NodeFrame as _kino_v1_NodeFrame, NodeFrame__Output as _kino_v1_NodeFrame__Output } from '../../kino/v1/NodeFrame.ts';
+import type { RegistryFrame as _kino_v1_RegistryFrame, RegistryFrame__Output as _kino_v1_RegistryFrame__Output } from '../../kino/v1/RegistryFrame.ts';
 
 /**
  * Served by the control plane (the orchestrator process). Over TLS (a farm with its certificate
@@ -17,6 +17,25 @@ import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__O
  * shared farm token in each request (REGISTRY_ACCEPT_NODE_TOKEN).
  */
 export interface NodeRegistryClient extends grpc.Client {
+  /**
+   * A node's one connection to the farm (docs/decisions/node-connect.md): it dials out, says hello
+   * (what registering says) and keeps the stream open. The orchestrator answers with a welcome; from
+   * then on both directions carry the bytes of an HTTP/2 connection on which the node serves its
+   * EncodeService, so jobs, cancellations and priority raises reach a node that has no inbound route.
+   * The stream ending is the node lost: every call in it fails and its work moves on.
+   */
+  Connect(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_kino_v1_NodeFrame, _kino_v1_RegistryFrame__Output>;
+  Connect(options?: grpc.CallOptions): grpc.ClientDuplexStream<_kino_v1_NodeFrame, _kino_v1_RegistryFrame__Output>;
+  /**
+   * A node's one connection to the farm (docs/decisions/node-connect.md): it dials out, says hello
+   * (what registering says) and keeps the stream open. The orchestrator answers with a welcome; from
+   * then on both directions carry the bytes of an HTTP/2 connection on which the node serves its
+   * EncodeService, so jobs, cancellations and priority raises reach a node that has no inbound route.
+   * The stream ending is the node lost: every call in it fails and its work moves on.
+   */
+  connect(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_kino_v1_NodeFrame, _kino_v1_RegistryFrame__Output>;
+  connect(options?: grpc.CallOptions): grpc.ClientDuplexStream<_kino_v1_NodeFrame, _kino_v1_RegistryFrame__Output>;
+  
   Deregister(argument: _kino_v1_DeregisterRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_DeregisterResponse__Output>): grpc.ClientUnaryCall;
   Deregister(argument: _kino_v1_DeregisterRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_DeregisterResponse__Output>): grpc.ClientUnaryCall;
   Deregister(argument: _kino_v1_DeregisterRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_DeregisterResponse__Output>): grpc.ClientUnaryCall;
@@ -54,15 +73,6 @@ export interface NodeRegistryClient extends grpc.Client {
   heartbeat(argument: _kino_v1_HeartbeatRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_HeartbeatResponse__Output>): grpc.ClientUnaryCall;
   heartbeat(argument: _kino_v1_HeartbeatRequest, callback: grpc.requestCallback<_kino_v1_HeartbeatResponse__Output>): grpc.ClientUnaryCall;
   
-  Register(argument: _kino_v1_RegisterRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  Register(argument: _kino_v1_RegisterRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  Register(argument: _kino_v1_RegisterRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  Register(argument: _kino_v1_RegisterRequest, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  register(argument: _kino_v1_RegisterRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  register(argument: _kino_v1_RegisterRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  register(argument: _kino_v1_RegisterRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  register(argument: _kino_v1_RegisterRequest, callback: grpc.requestCallback<_kino_v1_RegisterResponse__Output>): grpc.ClientUnaryCall;
-  
 }
 
 /**
@@ -71,6 +81,15 @@ export interface NodeRegistryClient extends grpc.Client {
  * shared farm token in each request (REGISTRY_ACCEPT_NODE_TOKEN).
  */
 export interface NodeRegistryHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * A node's one connection to the farm (docs/decisions/node-connect.md): it dials out, says hello
+   * (what registering says) and keeps the stream open. The orchestrator answers with a welcome; from
+   * then on both directions carry the bytes of an HTTP/2 connection on which the node serves its
+   * EncodeService, so jobs, cancellations and priority raises reach a node that has no inbound route.
+   * The stream ending is the node lost: every call in it fails and its work moves on.
+   */
+  Connect: grpc.handleBidiStreamingCall<_kino_v1_NodeFrame__Output, _kino_v1_RegistryFrame>;
+  
   Deregister: grpc.handleUnaryCall<_kino_v1_DeregisterRequest__Output, _kino_v1_DeregisterResponse>;
   
   /**
@@ -82,13 +101,11 @@ export interface NodeRegistryHandlers extends grpc.UntypedServiceImplementation 
   
   Heartbeat: grpc.handleUnaryCall<_kino_v1_HeartbeatRequest__Output, _kino_v1_HeartbeatResponse>;
   
-  Register: grpc.handleUnaryCall<_kino_v1_RegisterRequest__Output, _kino_v1_RegisterResponse>;
-  
 }
 
 export interface NodeRegistryDefinition extends grpc.ServiceDefinition {
+  Connect: MethodDefinition<_kino_v1_NodeFrame, _kino_v1_RegistryFrame, _kino_v1_NodeFrame__Output, _kino_v1_RegistryFrame__Output>
   Deregister: MethodDefinition<_kino_v1_DeregisterRequest, _kino_v1_DeregisterResponse, _kino_v1_DeregisterRequest__Output, _kino_v1_DeregisterResponse__Output>
   Enroll: MethodDefinition<_kino_v1_EnrollRequest, _kino_v1_EnrollResponse, _kino_v1_EnrollRequest__Output, _kino_v1_EnrollResponse__Output>
   Heartbeat: MethodDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatResponse, _kino_v1_HeartbeatRequest__Output, _kino_v1_HeartbeatResponse__Output>
-  Register: MethodDefinition<_kino_v1_RegisterRequest, _kino_v1_RegisterResponse, _kino_v1_RegisterRequest__Output, _kino_v1_RegisterResponse__Output>
 }

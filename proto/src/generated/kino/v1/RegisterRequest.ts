@@ -8,7 +8,7 @@ export interface RegisterRequest {
    */
   'nodeId'?: (string);
   /**
-   * HOST:PORT where its EncodeService is reachable
+   * unused since nodes dial out (Connect): the registry records its relay
    */
   'address'?: (string);
   'slots'?: (number);
@@ -31,7 +31,7 @@ export interface RegisterRequest__Output {
    */
   'nodeId': (string);
   /**
-   * HOST:PORT where its EncodeService is reachable
+   * unused since nodes dial out (Connect): the registry records its relay
    */
   'address': (string);
   'slots': (number);

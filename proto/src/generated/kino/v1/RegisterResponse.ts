@@ -10,6 +10,11 @@ export interface RegisterResponse {
    * registry that predates the field, which a node that predates it ignores.
    */
   'wasGone'?: (boolean);
+  /**
+   * HOST:PORT of the relay the orchestrators call this node through (the orchestrator holding its
+   * Connect stream): for logs and tests; nothing dials the node itself.
+   */
+  'relayAddress'?: (string);
 }
 
 export interface RegisterResponse__Output {
@@ -21,4 +26,9 @@ export interface RegisterResponse__Output {
    * registry that predates the field, which a node that predates it ignores.
    */
   'wasGone': (boolean);
+  /**
+   * HOST:PORT of the relay the orchestrators call this node through (the orchestrator holding its
+   * Connect stream): for logs and tests; nothing dials the node itself.
+   */
+  'relayAddress': (string);
 }
