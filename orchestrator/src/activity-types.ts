@@ -127,10 +127,11 @@ export interface EncodeChunkInput extends EncodeInput {
   recordName: string;
   /**
    * A just-in-time run (docs/decisions/just-in-time.md): its place in the video's playback order,
-   * and whether someone waits for it from the start (the video's first segment). Absent: a chunk of
-   * a video published whole.
+   * and whether someone waits for it from the start (the video's first segment). `ahead`: the first
+   * of the video's background work (its second bootstrap run, queued beside the first). Absent: a
+   * chunk of a video published whole.
    */
-  justInTime?: { rank: number; urgent: boolean };
+  justInTime?: { rank: number; urgent: boolean; ahead?: true };
 }
 
 /** The audio track of a chunked video: the input of `encodeAudioTrack`. */

@@ -75,7 +75,7 @@ export interface AcquireRequest {
 }
 
 /** An encode's place in the queue (repositories/encode-queue.ts EnqueueRequest). */
-export type QueuePlacement = Pick<EnqueueRequest, 'priority' | 'rank' | 'segments' | 'needs'>;
+export type QueuePlacement = Pick<EnqueueRequest, 'priority' | 'rank' | 'ahead' | 'segments' | 'needs'>;
 
 export interface NodeFarm {
   /** True when some live node is there, with a free encode slot when `freeSlot`. */

@@ -474,10 +474,10 @@ test("just in time, a video of one run: the run is urgent and makes it ready, as
       .sort((a, b) => Number(a[0]) - Number(b[0])),
     [
       [0, 1, true],
-      [1, 1, true],
+      [1, 1, false],
       [2, 1, false],
     ],
-    'the first segment in two urgent bootstrap runs (2 s, then 4 s), then the rest',
+    'the first segment in two bootstrap runs (2 s urgent, then 4 s ahead of the background), then the rest',
   );
   assert.deepEqual(
     calls.markVideoReady!.map(([input]) => (input as { segmentsPending?: boolean }).segmentsPending),
@@ -504,19 +504,19 @@ test('chunked: a chunk that fails for good fails the video but keeps the finishe
   assert.equal(calls.removeVideoOutputsButChunks?.length, 1);
 });
 
+/** Waits up to 10 s for a condition in a fake activity, else fails it (for good) with `failure`. */
+async function until(failure: string, condition: () => boolean): Promise<void> {
+  for (const started = Date.now(); !condition();) {
+    if (Date.now() - started > 10_000) throw ApplicationFailure.nonRetryable(failure, failureTypes.invalidSource);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 test('just in time: ready with the first segment (planned playlists, declared master), the rest in runs in playback order, then the measured ladder; one completed webhook', async () => {
   const videoId = nextVideoId();
   // The audio track and the background runs finish only once the video is ready: a workflow that waited for them fails here.
-  const afterReady = async (what: string) => {
-    for (const started = Date.now(); !calls.markVideoReady;) {
-      if (Date.now() - started > 10_000)
-        throw ApplicationFailure.nonRetryable(
-          `the video never became ready before its ${what}`,
-          failureTypes.invalidSource,
-        );
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const afterReady = (what: string) =>
+    until(`the video never became ready before its ${what}`, () => calls.markVideoReady !== undefined);
   const { activities, calls } = fakeActivities(videoId, {
     probeSource: () =>
       Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
@@ -526,7 +526,13 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       return `videos/${id}/work/audio-aac-128.mp4`;
     },
     encodeChunk: async ({ renditions, chunk }) => {
-      if (chunk.index > 0) await afterReady('background runs');
+      // The first run ends only once the second is queued beside it: a workflow that queued the
+      // second after the first ended (a background run then took the freed slot) fails here.
+      if (chunk.index === 0)
+        await until('the first bootstrap run ended before the second was queued', () =>
+          calls.encodeChunk!.some(([input]) => (input as { chunk: ChunkPlan }).chunk.index === 1),
+        );
+      if (chunk.index > 1) await afterReady('background runs');
       return renditions.map((plan) => ({ ...outcomeFor(plan), segments: segmentsOf(chunk, plan, 6) }));
     },
   });
@@ -539,21 +545,28 @@ test('just in time: ready with the first segment (planned playlists, declared ma
         chunk: { index: number; firstSegment: number; segmentCount: number };
         audioTrackKey?: string;
         audioHead?: true;
-        justInTime?: { rank: number; urgent: boolean };
+        justInTime?: { rank: number; urgent: boolean; ahead?: true };
       },
   );
   assert.deepEqual(
     runs
-      .map((r) => [r.chunk.index, r.chunk.firstSegment, r.chunk.segmentCount, r.justInTime?.rank, r.justInTime?.urgent])
+      .map((r) => [
+        r.chunk.index,
+        r.chunk.firstSegment,
+        r.chunk.segmentCount,
+        r.justInTime?.rank,
+        r.justInTime?.urgent,
+        r.justInTime?.ahead ?? false,
+      ])
       .sort((a, b) => Number(a[0]) - Number(b[0])),
     [
-      [0, 0, 1, 0, true],
-      [1, 0, 1, 1, true],
-      [2, 1, 2, 2, false],
-      [3, 3, 2, 3, false],
-      [4, 5, 2, 4, false],
+      [0, 0, 1, 0, true, false],
+      [1, 0, 1, 1, false, true],
+      [2, 1, 2, 2, false, false],
+      [3, 3, 2, 3, false, false],
+      [4, 5, 2, 4, false, false],
     ],
-    'the first segment in two urgent bootstrap runs (2 s, then 4 s), then 12 s runs ranked in playback order',
+    'the first segment in two bootstrap runs queued together (2 s urgent, then 4 s ahead of the background work), then 12 s runs ranked in playback order',
   );
   assert.deepEqual(calls.joinBootstrapSegments, [[{ videoId, renditions: ['360p', '480p', '720p'] }]]);
   const [made] = calls.writeRenditionPlaylists![0] as [
@@ -609,7 +622,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
   // Each event reads the details first (notify): one event, when the video became playable.
   assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
-  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-segments');
+  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-second-run-ahead');
 });
 
 test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {

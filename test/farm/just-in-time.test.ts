@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
-import { audioEncodingOf, objectKeys } from '@kino/proto/contract';
+import { audioEncodingOf, hlsBootstrapPattern, objectKeys } from '@kino/proto/contract';
 import { audioTrackArgs, probeMedia, runFfmpeg, threadNiceness } from '@kino/ffmpeg';
 import {
   assertRunsOn,
@@ -263,7 +263,11 @@ async function bootstrapRestJob(videoId: string) {
   return job;
 }
 
-/** The ffmpeg processes on this machine encoding a run of `videoId` that starts at `firstSegment` (its job directory names the video). */
+/**
+ * The ffmpeg processes on this machine encoding a run of `videoId` that starts at `firstSegment` (its
+ * job directory names the video); not a bootstrap run, whose own numbering (boot-1 and boot-2) starts
+ * at 1 too and which runs niced beside the first run.
+ */
 async function runFfmpegPids(videoId: string, firstSegment: number): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
@@ -272,7 +276,8 @@ async function runFfmpegPids(videoId: string, firstSegment: number): Promise<num
       if (!(await readlink(`/proc/${entry}/cwd`)).includes(videoId)) continue;
       const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0');
       const start = args.indexOf('-start_number');
-      if (/ffmpeg$/.test(args[0] ?? '') && start > 0 && args[start + 1] === String(firstSegment))
+      const bootstrap = args.some((arg) => arg.endsWith(hlsBootstrapPattern));
+      if (/ffmpeg$/.test(args[0] ?? '') && !bootstrap && start > 0 && args[start + 1] === String(firstSegment))
         pids.push(Number(entry));
     } catch {
       // Not ours to read, or gone meanwhile.

@@ -222,6 +222,40 @@ test("just in time: the run after a requested segment is granted before the vide
   );
 });
 
+test("just in time: an entry queued `ahead` (a second bootstrap run) takes a free slot before the video's audio track and earlier-ranked runs, as background work; a request for its segment makes it urgent", async () => {
+  await db.deleteFrom('node_leases').execute();
+  await db.deleteFrom('encode_queue').execute();
+  await db.deleteFrom('encode_nodes').execute();
+  await registerNode(db, { address: '127.0.0.1:5', slots: 1, version: 'test', labels: {} });
+  const dispatch = () => dispatchEncodeQueue(db, { heartbeatTimeoutMs: 60_000, staleMs: 60_000 });
+  // The audio track ranks first in playback order; the second bootstrap run is queued last.
+  await enqueueEncode(db, { videoId: 'vid_boot', job: 'audio-track', rank: 0 });
+  await enqueueEncode(db, {
+    videoId: 'vid_boot',
+    job: 'run-2',
+    rank: 2,
+    segments: { renditions: ['720p'], firstSegment: 1, segmentCount: 2 },
+  });
+  await enqueueEncode(db, {
+    videoId: 'vid_boot',
+    job: 'boot-1',
+    rank: 1,
+    ahead: true,
+    segments: { renditions: ['720p'], firstSegment: 0, segmentCount: 1 },
+  });
+  assert.equal(await dispatch(), 1);
+  const granted = await db.selectFrom('node_leases').select(['job', 'on_demand', 'raised_at']).execute();
+  assert.deepEqual(
+    granted.map((l) => [l.job, l.on_demand, l.raised_at]),
+    [['boot-1', false, null]],
+    'the free slot, as background work (nice 10 beside the urgent first run)',
+  );
+  // A player asks for segment 0 while it runs: its lease is raised (the node renices it to 0).
+  assert.equal(await raiseSegmentPriority(db, { videoId: 'vid_boot', rendition: '720p', segment: 0 }), true);
+  const raised = await db.selectFrom('node_leases').select('raised_at').where('job', '=', 'boot-1').executeTakeFirst();
+  assert.notEqual(raised?.raised_at, null);
+});
+
 test('an encode goes only to a node that can run it; the rest of the queue does not wait behind it; one no node can run says why', async () => {
   await db.deleteFrom('node_leases').execute();
   await db.deleteFrom('encode_queue').execute();

@@ -29,6 +29,11 @@ export interface EnqueueRequest {
   priority?: number;
   /** Its place in the video's playback order; 0 otherwise. */
   rank?: number;
+  /**
+   * Background work that goes first (`raised_at` at priority 0), as a request's read-ahead makes
+   * the next run: a just-in-time video's second bootstrap run, queued beside its first.
+   */
+  ahead?: boolean;
   segments?: QueuedSegments;
   /** What the encode needs of its node (codecs, quality scores, labels); absent: any node runs it. */
   needs?: JobNeeds;
@@ -40,7 +45,7 @@ export interface EnqueueRequest {
  */
 export async function enqueueEncode(
   db: Db,
-  { videoId, job, priority = 0, rank = 0, segments, needs }: EnqueueRequest,
+  { videoId, job, priority = 0, rank = 0, ahead = false, segments, needs }: EnqueueRequest,
 ): Promise<string> {
   const id = `wait_${randomBase62(16)}`;
   await db.transaction().execute(async (trx) => {
@@ -62,7 +67,7 @@ export async function enqueueEncode(
         video_id: videoId,
         job,
         video_since: sql<Date>`coalesce((select created_at from videos where id = ${videoId}), now())`,
-        ...(raised ? { priority: 1, raised_at: sql<Date>`now()` } : {}),
+        ...(raised ? { priority: 1, raised_at: sql<Date>`now()` } : ahead ? { raised_at: sql<Date>`now()` } : {}),
         rank,
         ...(needs && Object.keys(needs).length > 0 ? { needs: JSON.stringify(needs) } : {}),
         ...(segments

@@ -63,6 +63,7 @@ export function chunkPlacement({
   return {
     priority: justInTime.urgent ? 1 : 0,
     rank: justInTime.rank,
+    ...(justInTime.ahead ? { ahead: true } : {}),
     segments: {
       renditions: renditions.map((r) => r.key),
       firstSegment: chunk.firstSegment,

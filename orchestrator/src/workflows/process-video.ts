@@ -679,6 +679,7 @@ async function encodeInChunks(
     measured,
     publish,
     bootstrapHeads: new Map(),
+    bootstrapRestAhead: chunks.some((chunk) => chunk.bootstrap) && patched('bootstrap-second-run-ahead'),
   };
   const done = await allOrCancelRest(
     groups.flatMap((group, g) => chunks.map((chunk) => () => runChunk(runs, group, g, chunk))),
@@ -705,6 +706,8 @@ interface ChunkRuns {
   publish: ((first: RenditionResult[]) => Promise<void>) | undefined;
   /** Each group's first bootstrap run (its first 2 s) encoded, which its second (the 4 s after) follows. */
   bootstrapHeads: Map<number, Promise<void>>;
+  /** The second bootstrap run is queued with the first, ahead of background work (patch `bootstrap-second-run-ahead`). */
+  bootstrapRestAhead: boolean;
 }
 
 /** A promise settled from outside; a rejection nobody waits for is not unhandled. */
@@ -721,8 +724,9 @@ function settledLater(): { promise: Promise<void>; resolve: () => void; reject: 
 
 /**
  * One run (chunk `chunk` of group `g`): encoded unless a finished record has it; the first run of a
- * just-in-time video publishes it. The second bootstrap run starts once the first is encoded, as
- * urgent as it, and joins the group's first segment from their bootstrap segments.
+ * just-in-time video publishes it. The second bootstrap run is queued with the first, ahead of the
+ * background runs (before patch `bootstrap-second-run-ahead`: once the first is encoded, as urgent
+ * as it), and once both are encoded joins the group's first segment from their bootstrap segments.
  */
 async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chunk: ChunkPlan): Promise<ChunkDone> {
   const { job, probe, chunks, encoding, publish } = runs;
@@ -734,7 +738,14 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
   // its first await), settled as soon as this run is encoded, before it is published.
   const head = chunk.bootstrap === true && chunk.index === 0 ? settledLater() : undefined;
   if (head) runs.bootstrapHeads.set(g, head.promise);
-  if (bootstrapRest) await runs.bootstrapHeads.get(g);
+  // The second bootstrap run is queued beside the first, the first of the video's background work
+  // (the H.264 group's; another codec's follows its own first run in the queue's order): it takes
+  // the slot a background run would, at nice 10 beside the first run, and a request for segment 0 or
+  // its bootstrap segments raises it. Queued only once the first ended (workflows started before),
+  // a background run took the freed slot first and a player without `bootstrap` waited for the two
+  // runs one after the other, the second on a busy node.
+  const rest = bootstrapRest ? (runs.bootstrapRestAhead ? 'beside' : 'after') : undefined;
+  if (rest === 'after') await runs.bootstrapHeads.get(g);
   const audioTrackKey = runs.ownAudioHead(g, chunk) ? undefined : await runs.audioTrack;
   let outcomes: EncodeOutcome[];
   try {
@@ -755,7 +766,13 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
           recordName,
           ...(runs.measured.has(chunk.index) ? { measureQuality: true } : {}),
           ...(publish
-            ? { justInTime: { rank: g * chunks.length + chunk.index, urgent: first || (g === 0 && bootstrapRest) } }
+            ? {
+                justInTime: {
+                  rank: g * chunks.length + chunk.index,
+                  urgent: first || (g === 0 && rest === 'after'),
+                  ...(g === 0 && rest === 'beside' ? { ahead: true as const } : {}),
+                },
+              }
             : {}),
           ...nodeLabelsOf(job),
           ...watermarkOf(job.parameters),
@@ -769,7 +786,9 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
   // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
   if (first)
     await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))));
-  // Its three bootstrap segments made, the first segment is their concatenation.
+  // Its three bootstrap segments made (the first run's too, which may end after this one), the first
+  // segment is their concatenation.
+  if (rest === 'beside') await runs.bootstrapHeads.get(g);
   if (bootstrapRest) await storage.joinBootstrapSegments({ videoId, renditions: group.map((plan) => plan.key) });
   return { group, chunk, outcomes };
 }
