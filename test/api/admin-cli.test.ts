@@ -418,6 +418,8 @@ describe('kino admin bootstrap and operator tokens', () => {
       bucket: { name: 'kino-bootstrap', created: false, corsRuleChanged: false, corsOrigins: ['*'] },
       migrations: { postgres: [], clickhouse: null },
       created: null,
+      // No KINO_KEY_ENCRYPTION_KEY here: no farm certificate authority is made or read.
+      farmAuthority: null,
       organizations: [first.created.organization],
     });
     const human = await run(['admin', 'bootstrap'], bootstrapEnv);

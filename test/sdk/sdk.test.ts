@@ -57,7 +57,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
 
   beforeAll(async () => {
     services = await startTestServices();
-    const [apiPort, registryPort] = await Promise.all([freePort(), freePort()]);
+    const [apiPort, registryPort, relayPort] = await Promise.all([freePort(), freePort(), freePort()]);
     const nodeToken = `sdk-test-${newId('key')}`;
     env = {
       ...(process.env as Record<string, string>),
@@ -71,6 +71,7 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       WEBHOOK_ALLOW_PRIVATE: '1',
       REGISTRY_HOST: '127.0.0.1',
       REGISTRY_PORT: String(registryPort),
+      RELAY_PORT: String(relayPort),
       ORCHESTRATOR_METRICS_PORT: '0',
       // A farm without a CA: its node on the shared token, on plaintext.
       REGISTRY_ACCEPT_NODE_TOKEN: 'true',
@@ -101,8 +102,6 @@ describe('@kino/sdk against the real API', { timeout: 300_000 }, () => {
       nodeToken,
       '--slots',
       '1',
-      '--port',
-      String(await freePort()),
     );
 
     apiUrl = `http://127.0.0.1:${apiPort}/v1/api`;

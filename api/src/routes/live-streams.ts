@@ -33,7 +33,16 @@ import type { ApiDeps, RouteOptions } from '../deps.ts';
 import type { Access } from '../http/fastify-augment.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
-import { Envelope, EnvParams, errorResponses, Id, StringEnum, Text, withExamples } from '../schemas/common.ts';
+import {
+  Envelope,
+  EnvParams,
+  errorResponses,
+  Id,
+  NullableStringEnum,
+  StringEnum,
+  Text,
+  withExamples,
+} from '../schemas/common.ts';
 import { examplePagination, PaginationSchema } from '../schemas/videos.ts';
 import { paginationOf } from './videos/list.ts';
 import { playbackDomainsOf } from './playback.ts';
@@ -46,7 +55,7 @@ const LiveStreamSchema = Type.Object({
   }),
   latency: StringEnum(liveStreamLatencies),
   allowPublicAccess: Type.Boolean(),
-  videoQuality: Type.Union([StringEnum(videoQualities), Type.Null()], {
+  videoQuality: NullableStringEnum(videoQualities, {
     description: "The ladder's preset; null: the environment's, as for videos.",
   }),
   record: Type.Boolean({ description: 'Whether each broadcast stays an on-demand video when it ends.' }),
@@ -103,7 +112,7 @@ function settingsSchema(withDefaults: boolean) {
           description: '`low`: parts of at most 1 s (low-latency HLS); `standard`: 6 s segments.',
         }),
       ),
-      videoQuality: Type.Optional(Type.Union([StringEnum(videoQualities), Type.Null()])),
+      videoQuality: Type.Optional(NullableStringEnum(videoQualities)),
       record: Type.Optional(Type.Boolean(orDefault(true))),
       reconnectWindowSeconds: Type.Optional(
         Type.Integer({
