@@ -445,15 +445,49 @@ describe('dashboard sign-in and API keys', () => {
     );
   });
 
-  it('signs out: the session ends and its cookie no longer reaches the API', async () => {
+  it('signs in and out on a phone: the pages around the app are styled, fit 390 px, and nothing answers 404 (the favicon)', async () => {
     const context = await dash.newContext();
     try {
       const page = await context.newPage();
-      await signIn(page, dash.dashboardUrl, devUser);
+      await page.setViewportSize({ width: 390, height: 844 });
+      const missing: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() === 404) missing.push(response.url());
+      });
+      // A page around the app: laid out for the phone's width (a viewport tag), in the product's
+      // look (its system font and background, not the browser's Times on white), its favicon found.
+      const assertProductPage = async (name: string) => {
+        const look = await page.evaluate(() => ({
+          viewport: document.querySelector('meta[name=viewport]')?.getAttribute('content') ?? null,
+          scrollWidth: document.documentElement.scrollWidth,
+          font: getComputedStyle(document.body).fontFamily,
+          background: getComputedStyle(document.body).backgroundColor,
+          icon: document.querySelector('link[rel=icon]')?.getAttribute('href') ?? null,
+        }));
+        assert.match(look.viewport ?? '', /width=device-width/, `${name}: a viewport tag`);
+        assert.ok(look.scrollWidth <= 390, `${name}: ${look.scrollWidth} px wide at 390`);
+        assert.match(look.font, /system-ui/, `${name}: the product's font`);
+        assert.equal(look.background, 'rgb(246, 247, 249)', `${name}: the product's background`);
+        assert.ok(look.icon, `${name}: a favicon`);
+        await dash.screenshot(page, `phone-${name}`);
+      };
+      await page.goto(`${dash.dashboardUrl}/videos`);
+      await page.locator('input[name=email]').waitFor();
+      await assertProductPage('provider-sign-in');
+      await page.locator('input[name=email]').fill(devUser.email);
+      await page.locator('input[name=password]').fill(devUser.password);
+      await page.locator('button[type=submit]').click();
+      await page.getByTestId('user').filter({ hasText: devUser.email }).waitFor();
+      assert.ok(
+        await page.evaluate(() => document.querySelector('link[rel=icon]')?.getAttribute('href')),
+        'the dashboard names its favicon',
+      );
       await page.getByTestId('sign-out').click();
       await page.getByText('You are signed out of Kino.').waitFor();
+      await assertProductPage('signed-out');
       const after = await fetchInPage(page, `/v1/api/${dash.orgId}/environments`);
       assert.equal(after.status, 401);
+      assert.deepEqual(missing, [], 'no request answered 404');
     } finally {
       await context.close();
     }

@@ -427,7 +427,7 @@ test("a failed video's page says why it failed", async () => {
   await page.getByTestId('video-retry').waitFor();
 });
 
-test('every page fits the window at 1280 and 390 px: nothing scrolls the page sideways', async () => {
+test("every page fits the window at 1280 and 390 px: nothing scrolls the page sideways, every checkbox on its words' line", async () => {
   // A page, what shows it is drawn, and what to click first (the upload panel opens on the videos page).
   const pages: [name: string, path: string, shown: string, open?: string][] = [
     ['videos', '/videos', 'paging'],
@@ -456,7 +456,20 @@ test('every page fits the window at 1280 and 390 px: nothing scrolls the page si
             .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
             .slice(0, 5)
             .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+          // Checkboxes whose words are not on their line (their middles more than 3 px apart).
+          adrift: Array.from(document.querySelectorAll('label')).flatMap((label) => {
+            const box = label.querySelector(':scope > input[type=checkbox]');
+            const words = Array.from(label.childNodes).find((node) => node.nodeType === 3 && node.textContent!.trim());
+            if (!box || !words) return [];
+            const range = document.createRange();
+            range.selectNodeContents(words);
+            const [a, b] = [box.getBoundingClientRect(), range.getBoundingClientRect()];
+            const apart = Math.abs(a.top + a.height / 2 - (b.top + b.height / 2));
+            return apart > 3 ? [`"${words.textContent!.trim()}" ${apart.toFixed(1)} px`] : [];
+          }),
         }));
+        if (fit.adrift.length > 0)
+          overflowing.push(`${path} at ${width} px: checkboxes off their words' line: ${fit.adrift.join(', ')}`);
         if (fit.scrollWidth > fit.innerWidth)
           overflowing.push(`${path} at ${width} px: ${fit.scrollWidth} px wide (${fit.past.join(', ')})`);
         if (width === 390) await dash.screenshot(page, `phone-${name}`);

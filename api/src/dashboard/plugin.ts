@@ -86,6 +86,21 @@ export async function dashboardPlugin(
     decorateReply: false,
   });
 
+  // The files around the app, copied from dashboard/public as they are: the favicon, and the
+  // stylesheet of the pages the API serves without the dashboard's script (signed out, sign-in failed).
+  const publicFiles = { 'favicon.svg': 'image/svg+xml', 'page.css': 'text/css; charset=utf-8' };
+  for (const [name, type] of Object.entries(publicFiles)) {
+    app.get(
+      `/dashboard/${name}`,
+      { config: { auth: 'none' as const }, schema: { hide: true } },
+      async (_request, reply) =>
+        reply
+          .header('Cache-Control', 'public, max-age=3600')
+          .type(type)
+          .send(await readFile(`${dashboardDistDir}${name}`)),
+    );
+  }
+
   // Every page path answers index.html (the browser's router picks the page); without a live
   // session the browser goes to sign-in first.
   const pageHandler = async (request: FastifyRequest, reply: FastifyReply) => {
