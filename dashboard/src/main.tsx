@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app.tsx';
 import { SessionProvider } from './session.tsx';
+import { labelTableCells } from './table-labels.ts';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -17,3 +18,4 @@ render(
   </QueryClientProvider>,
   document.getElementById('app')!,
 );
+labelTableCells(document.getElementById('app')!);

@@ -427,7 +427,7 @@ test("a failed video's page says why it failed", async () => {
   await page.getByTestId('video-retry').waitFor();
 });
 
-test("every page fits the window at 1280 and 390 px: nothing scrolls the page sideways, every checkbox on its words' line", async () => {
+test("every page fits the window at 1280 and 390 px: nothing scrolls the page sideways, no table is wider than its container, every checkbox on its words' line", async () => {
   // A page, what shows it is drawn, and what to click first (the upload panel opens on the videos page).
   const pages: [name: string, path: string, shown: string, open?: string][] = [
     ['videos', '/videos', 'paging'],
@@ -441,6 +441,13 @@ test("every page fits the window at 1280 and 390 px: nothing scrolls the page si
     ['farm', '/farm', 'farm-table'],
   ];
   const overflowing: string[] = [];
+  // A webhook to a long URL, for every event: the longest row the webhooks table shows.
+  await page.goto(`${dash.dashboardUrl}/webhooks`);
+  await page
+    .getByTestId('webhook-url')
+    .fill(`https://hooks.example.com/kino/${'a-long-path-segment/'.repeat(6)}receive`);
+  await page.getByTestId('add-webhook').click();
+  await page.getByTestId('webhook-secret').waitFor();
   try {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });
@@ -456,6 +463,14 @@ test("every page fits the window at 1280 and 390 px: nothing scrolls the page si
             .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
             .slice(0, 5)
             .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+          // Tables wider than their container, or scrolling inside themselves (nothing shows that they do).
+          tables: Array.from(document.querySelectorAll('main table')).flatMap((table) => {
+            const room = table.parentElement!.clientWidth;
+            const wide = Math.max(table.getBoundingClientRect().width, table.scrollWidth);
+            const name =
+              table.getAttribute('data-testid') ?? table.closest('section')?.querySelector('h2')?.textContent;
+            return wide > room + 1 ? [`table ${name}: ${Math.round(wide)} px in ${room}`] : [];
+          }),
           // Checkboxes whose words are not on their line (their middles more than 3 px apart).
           adrift: Array.from(document.querySelectorAll('label')).flatMap((label) => {
             const box = label.querySelector(':scope > input[type=checkbox]');
@@ -468,6 +483,7 @@ test("every page fits the window at 1280 and 390 px: nothing scrolls the page si
             return apart > 3 ? [`"${words.textContent!.trim()}" ${apart.toFixed(1)} px`] : [];
           }),
         }));
+        if (fit.tables.length > 0) overflowing.push(`${path} at ${width} px: ${fit.tables.join(', ')}`);
         if (fit.adrift.length > 0)
           overflowing.push(`${path} at ${width} px: checkboxes off their words' line: ${fit.adrift.join(', ')}`);
         if (fit.scrollWidth > fit.innerWidth)

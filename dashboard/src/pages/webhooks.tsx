@@ -179,8 +179,16 @@ export function WebhooksPage() {
         <tbody>
           {webhooks.list.data?.webhooks.map((hook) => [
             <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
-              <td>{hook.url}</td>
-              <td>{hook.events.join(', ')}</td>
+              <td class="truncate" title={hook.url}>
+                {hook.url}
+              </td>
+              <td>
+                <ul class="chips">
+                  {hook.events.map((event) => (
+                    <li key={event}>{event}</li>
+                  ))}
+                </ul>
+              </td>
               <td>{when(hook.createdAt)}</td>
               <td>
                 <button

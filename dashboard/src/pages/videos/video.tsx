@@ -177,56 +177,6 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             />
           </section>
         )}
-        <section class="card">
-          <h2>Encoding ladder</h2>
-          {video.encodings.length === 0 ? (
-            <p class="muted">No renditions yet.</p>
-          ) : (
-            <table data-testid="encoding-ladder">
-              <thead>
-                <tr>
-                  <th>Rendition</th>
-                  <th>Codec</th>
-                  <th>Short edge</th>
-                  <th>Bitrate</th>
-                  <th>VMAF</th>
-                  <th>Audio</th>
-                  <th>Frame rate</th>
-                  <th>Pixel format</th>
-                  <th>Rate control</th>
-                </tr>
-              </thead>
-              <tbody>
-                {video.encodings.map((encoding) => (
-                  <tr key={encoding.key} data-testid="encoding-row">
-                    <td>{encoding.key}</td>
-                    <td data-testid="encoding-codec">
-                      {encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}
-                    </td>
-                    <td>
-                      {encoding.shortEdgePixels === 0
-                        ? 'audio only'
-                        : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
-                    </td>
-                    <td data-testid="encoding-bitrate">
-                      <Bitrate encoding={encoding} />
-                    </td>
-                    <td data-testid="encoding-vmaf">{encoding.vmaf === undefined ? '—' : encoding.vmaf.toFixed(2)}</td>
-                    <td>
-                      {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
-                    </td>
-                    <td>{encoding.maxFrameRate}</td>
-                    <td>{encoding.pixelFormat}</td>
-                    <td>
-                      {encoding.rateControlMode}
-                      {encoding.twoPassVBREncoding ? ', two-pass' : ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </section>
       </div>
       <div>
         <section class="card">
@@ -287,6 +237,59 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         {ready && <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />}
         {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
         {ready && <EmbedSnippet orgId={orgId} video={video} urls={deliveryUrls} />}
+      </div>
+      {/* Tables of many columns take the page's whole width. */}
+      <div class="wide">
+        <section class="card">
+          <h2>Encoding ladder</h2>
+          {video.encodings.length === 0 ? (
+            <p class="muted">No renditions yet.</p>
+          ) : (
+            <table data-testid="encoding-ladder">
+              <thead>
+                <tr>
+                  <th>Rendition</th>
+                  <th>Codec</th>
+                  <th>Short edge</th>
+                  <th>Bitrate</th>
+                  <th>VMAF</th>
+                  <th>Audio</th>
+                  <th>Frame rate</th>
+                  <th>Pixel format</th>
+                  <th>Rate control</th>
+                </tr>
+              </thead>
+              <tbody>
+                {video.encodings.map((encoding) => (
+                  <tr key={encoding.key} data-testid="encoding-row">
+                    <td>{encoding.key}</td>
+                    <td data-testid="encoding-codec">
+                      {encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}
+                    </td>
+                    <td>
+                      {encoding.shortEdgePixels === 0
+                        ? 'audio only'
+                        : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
+                    </td>
+                    <td data-testid="encoding-bitrate">
+                      <Bitrate encoding={encoding} />
+                    </td>
+                    <td data-testid="encoding-vmaf">{encoding.vmaf === undefined ? '—' : encoding.vmaf.toFixed(2)}</td>
+                    <td>
+                      {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
+                    </td>
+                    <td>{encoding.maxFrameRate}</td>
+                    <td>{encoding.pixelFormat}</td>
+                    <td>
+                      {encoding.rateControlMode}
+                      {encoding.twoPassVBREncoding ? ', two-pass' : ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>
     </div>
