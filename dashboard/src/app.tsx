@@ -12,6 +12,7 @@ import { EnvironmentsPage } from './pages/environments.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { LivePage } from './pages/live.tsx';
 import { FarmPage } from './pages/farm.tsx';
+import { ToastProvider } from './components/toasts.tsx';
 
 export const BASE = '/dashboard';
 
@@ -133,7 +134,9 @@ function Layout() {
 export function App() {
   return (
     <LocationProvider>
-      <Layout />
+      <ToastProvider>
+        <Layout />
+      </ToastProvider>
     </LocationProvider>
   );
 }

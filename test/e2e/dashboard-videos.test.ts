@@ -372,6 +372,8 @@ test('the settings card renames the video, describes it, makes it private and se
   await settings.getByTestId('settings-description').fill('Made in the dashboard test');
   await settings.getByTestId('settings-save').click();
   await page.locator('h1', { hasText: 'Renamed from the dashboard' }).waitFor({ timeout: 30_000 });
+  // The form is rebuilt from the saved values; the toast above the page still says it saved.
+  await page.getByTestId('toast').filter({ hasText: 'Settings saved.' }).waitFor();
   await page.getByTestId('fact-external-id').getByText('post-42').waitFor();
   assert.equal(await page.getByText('private (signed URLs)').count(), 1);
   assert.equal(await settings.getByTestId('settings-error').count(), 0);

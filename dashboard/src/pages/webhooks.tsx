@@ -7,6 +7,7 @@ import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { useToast } from '../components/toasts.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface Webhook {
@@ -103,15 +104,21 @@ export function WebhooksPage() {
   const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
   const [secret, setSecret] = useState<string | undefined>();
   const [openLog, setOpenLog] = useState<string | undefined>();
+  const toast = useToast();
   const add = useListChange(
     webhooks,
     () => api<Webhook & { secret: string }>(base, json('POST', { url, events })),
     (created) => {
       setSecret(created.secret);
       setUrl('');
+      toast('Webhook added.');
     },
   );
-  const remove = useListChange(webhooks, (id: string) => api(`${base}/${id}`, { method: 'DELETE' }));
+  const remove = useListChange(
+    webhooks,
+    (id: string) => api(`${base}/${id}`, { method: 'DELETE' }),
+    () => toast('Webhook removed.'),
+  );
   if (!env) return <p class="muted">This organization has no environment yet.</p>;
   const problem = firstError(add, remove, webhooks.list);
 

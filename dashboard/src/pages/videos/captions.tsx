@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import type { AddCaptionParams, CaptionTrack } from '@kino/sdk';
 import { api, json } from '../../api.ts';
 import { useList, useListChange } from '../../use-list.ts';
+import { useToast } from '../../components/toasts.tsx';
 
 export function Captions({
   videoPath,
@@ -24,15 +25,22 @@ export function Captions({
   const [language, setLanguage] = useState('');
   const [label, setLabel] = useState('');
   const [isDefault, setIsDefault] = useState(false);
+  const toast = useToast();
   const add = useListChange(
     tracks,
     (params: AddCaptionParams) => api<CaptionTrack>(`${videoPath}/captions`, json('POST', params)),
-    onChange,
+    async (track) => {
+      toast(`Caption track ${track.language} added.`);
+      await onChange();
+    },
   );
   const remove = useListChange(
     tracks,
     (lang: string) => api(`${videoPath}/captions/${encodeURIComponent(lang)}`, { method: 'DELETE' }),
-    onChange,
+    async () => {
+      toast('Caption track removed.');
+      await onChange();
+    },
   );
 
   return (

@@ -20,6 +20,7 @@ import { api, API_ROOT, ApiError, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
+import { useToast } from '../../components/toasts.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
 import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
@@ -496,11 +497,16 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
   const [expirationHours, setExpirationHours] = useState('168');
   const [maxViews, setMaxViews] = useState('');
   const [viewerEmail, setViewerEmail] = useState('');
-  const create = useListChange(links, (params: CreateShareLinkParams) =>
-    api<ShareLink>(`${videoPath}/share`, json('POST', params)),
+  const toast = useToast();
+  const create = useListChange(
+    links,
+    (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)),
+    () => toast('Share link created.'),
   );
-  const revoke = useListChange(links, (linkId: string) =>
-    api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
+  const revoke = useListChange(
+    links,
+    (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
+    () => toast('Share link revoked.'),
   );
 
   return (
