@@ -324,6 +324,18 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
     await links.getByTestId('embed-page-url').inputValue(),
     await page.getByTestId('embed-url').textContent(),
   );
+  // The animated preview answers a WebP of the first 5 s, from the same family and token.
+  const preview = await links.getByTestId('animated-preview-url').inputValue();
+  assert.equal(withoutQuery(preview), withoutQuery(playbackUrl).replace(/master\.m3u8$/, 'animated.webp'));
+  const webp = await fetch(preview);
+  assert.equal(webp.status, 200, await webp.clone().text());
+  assert.equal(webp.headers.get('content-type'), 'image/webp');
+  assert.equal(
+    Buffer.from(await webp.arrayBuffer())
+      .subarray(8, 12)
+      .toString('latin1'),
+    'WEBP',
+  );
   // The Copy button puts the URL on the clipboard.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await links.getByRole('button', { name: 'Copy' }).first().click();

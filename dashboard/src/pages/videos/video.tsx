@@ -19,6 +19,7 @@ import type {
 import { api, API_ROOT, ApiError, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
+import { animatedPreviewUrl } from '@kino/sdk/browser';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
 import { useToast } from '../../components/toasts.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
@@ -386,6 +387,13 @@ function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDeta
       <h2>Playback URLs</h2>
       <CopyableUrl label="Playback URL (HLS)" url={at.file(hlsMasterName)} testId="playback-url" />
       <CopyableUrl label="Embed URL" url={at.embed} testId="embed-page-url" />
+      {!isAudioOnly(video) && (
+        <CopyableUrl
+          label="Animated preview (WebP, the first 5 s)"
+          url={animatedPreviewUrl(at.file(hlsMasterName), { start: 0, end: 5, width: 320 })}
+          testId="animated-preview-url"
+        />
+      )}
       {urls.data.expiresAt && <PrivateExpiry expiresAt={urls.data.expiresAt} />}
       {(renditions.length > 0 || video.audioUrl) && (
         <>
