@@ -247,6 +247,8 @@ describe('dashboard sign-in and API keys', () => {
     assert.equal(await justInTime().inputValue(), 'off');
 
     await devPage.getByRole('link', { name: 'Webhooks' }).click();
+    // A new environment has none: the page says what they are for and the command that adds one.
+    await devPage.getByTestId('empty-state').filter({ hasText: 'kino webhooks add https://' }).waitFor();
     await devPage.getByTestId('webhook-url').fill('https://example.com/hooks/kino');
     await devPage.getByTestId('add-webhook').click();
     const secret = (await devPage.getByTestId('webhook-secret').textContent())!.trim();

@@ -233,7 +233,7 @@ test('the video page adds a caption track, the player lists it, and the page rem
   await dash.screenshot(page, 'captions');
 
   await row.getByTestId('caption-remove').click();
-  await captions.getByText('No caption tracks.').waitFor({ timeout: 30_000 });
+  await captions.getByTestId('empty-state').filter({ hasText: 'No caption tracks' }).waitFor({ timeout: 30_000 });
   assert.equal(await captions.getByTestId('caption-error').count(), 0);
 });
 

@@ -6,6 +6,7 @@ import { api, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface ApiKey {
@@ -138,7 +139,14 @@ export function KeysPage() {
           ))}
         </tbody>
       </table>
-      {keys.list.data?.keys.length === 0 && <p class="muted">No keys yet.</p>}
+      {keys.list.data?.keys.length === 0 && (
+        <EmptyState
+          title="No API keys yet"
+          command="curl -H 'X-Api-Key: <key>' https://<api host>/v1/api/<org>/environments"
+        >
+          Create a key above for your application or the CLI: its secret is shown once. Then call the API with it:
+        </EmptyState>
+      )}
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
 import { useToast } from '../components/toasts.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface Webhook {
@@ -228,7 +229,15 @@ export function WebhooksPage() {
           ])}
         </tbody>
       </table>
-      {webhooks.list.data?.webhooks.length === 0 && <p class="muted">No webhooks in {env.name}.</p>}
+      {webhooks.list.data?.webhooks.length === 0 && (
+        <EmptyState
+          title={`No webhooks in ${env.name} yet`}
+          command="kino webhooks add https://example.com/hooks/kino --events video.processing.completed"
+        >
+          Add a URL above and Kino POSTs each event of this environment to it, signed with the webhook's secret. Or from
+          a terminal:
+        </EmptyState>
+      )}
     </section>
   );
 }

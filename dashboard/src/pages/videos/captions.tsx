@@ -6,6 +6,7 @@ import type { AddCaptionParams, CaptionTrack } from '@kino/sdk';
 import { api, json } from '../../api.ts';
 import { useList, useListChange } from '../../use-list.ts';
 import { useToast } from '../../components/toasts.tsx';
+import { EmptyState } from '../../components/empty-state.tsx';
 
 export function Captions({
   videoPath,
@@ -109,7 +110,14 @@ export function Captions({
           {((add.error ?? remove.error) as Error).message}
         </p>
       )}
-      {tracks.list.data && tracks.list.data.captions.length === 0 && <p class="muted">No caption tracks.</p>}
+      {tracks.list.data && tracks.list.data.captions.length === 0 && (
+        <EmptyState
+          title="No caption tracks"
+          command={`kino videos captions add ${videoId} captions.vtt --language en`}
+        >
+          Add a WebVTT or SRT file above, in the language it is written in. Or from a terminal:
+        </EmptyState>
+      )}
       {tracks.list.data && tracks.list.data.captions.length > 0 && (
         <table>
           <thead>
