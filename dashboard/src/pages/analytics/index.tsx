@@ -211,6 +211,11 @@ export function AnalyticsPage() {
           <h2>Resolution distribution</h2>
           {failure(distribution)}
           {distributionOption && <Chart option={distributionOption} testId="distribution-chart" />}
+          {distribution.data && !distributionOption && (
+            <p class="muted" data-testid="distribution-empty">
+              No segments served in this range: the chart fills in once videos are played.
+            </p>
+          )}
         </section>
         <section class="card" data-testid="per-video">
           <h2>One video</h2>
@@ -246,7 +251,11 @@ export function AnalyticsPage() {
                     : '—'}
                 </dd>
               </dl>
-              {perVideoOption && <Chart option={perVideoOption} testId="video-resolution-chart" height={220} />}
+              {perVideoOption ? (
+                <Chart option={perVideoOption} testId="video-resolution-chart" height={220} />
+              ) : (
+                <p class="muted">Not played in this range.</p>
+              )}
             </>
           )}
         </section>
