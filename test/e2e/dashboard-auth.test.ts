@@ -120,6 +120,15 @@ describe('dashboard sign-in and API keys', () => {
     await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
     await dash.screenshot(devPage, 'keys-revoked');
 
+    // A key revoked while its secret is still on the page: the secret's box goes with it.
+    await devPage.getByTestId('create-key').click();
+    const second = (await devPage.getByTestId('new-key').textContent())!.trim();
+    const secondRow = devPage.locator(`tr[data-prefix="${second.slice(0, prefix.length)}"]`);
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await secondRow.getByTestId('revoke-key').click();
+    await secondRow.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
+    await devPage.getByTestId('new-key').waitFor({ state: 'detached' });
+
     const refused = await curl(`${dash.apiUrl}/${dash.orgId}/environments`, apiKey);
     assert.equal(refused.status, 401, refused.body);
     assert.equal((JSON.parse(refused.body) as { code: string }).code, 'unauthorized');
