@@ -2,8 +2,10 @@
 // through the dev stack's OpenID provider, creates a key on the keys page and a real `curl` uses it
 // against the API; revoked, the API refuses it. A signed-in user who is not a member is refused, a
 // forged POST (from a page of another origin, or carrying the cookie without the CSRF token) is
-// refused, a session refreshes its tokens and ends when the provider refuses a refresh. Screenshots
-// of each page go to .kino/test-output/dashboard/dashboard-auth/.
+// refused, a session refreshes its tokens and ends when the provider refuses a refresh. A tab open
+// on a transcoding video stays quiet, spends none of the API keys' budget and hears changes live; a
+// 429 reads plainly and is asked again only after Retry-After (issue 59). Screenshots of each page go
+// to .kino/test-output/dashboard/dashboard-auth/.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
