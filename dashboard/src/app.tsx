@@ -4,6 +4,7 @@ import { LocationProvider, Router, Route, useLocation } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { api, ApiError } from './api.ts';
 import { useSession } from './session.tsx';
+import { useLiveUpdates } from './live-updates.ts';
 import { VideosPage } from './pages/videos/index.tsx';
 import { VideoPage } from './pages/videos/video.tsx';
 import { AnalyticsPage } from './pages/analytics/index.tsx';
@@ -80,6 +81,7 @@ function Pickers() {
 function Layout() {
   const session = useSession();
   const { path } = useLocation();
+  useLiveUpdates(session.org?.id);
   return (
     <div class="layout">
       <header>

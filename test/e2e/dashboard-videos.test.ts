@@ -102,13 +102,13 @@ test('two files dropped on the upload panel go to storage side by side, each row
   const done = rows.filter({ hasText: 'dashboard clip.mp4' }).getByTestId('upload-done');
   videoId = (await done.locator('a').textContent())!.trim();
   assert.match(videoId, /\S+/);
-  // The table shows the new video (it polls while one is transcoding).
+  // The table shows the new video (the upload panel and the live updates mark it stale).
   await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`).waitFor({ timeout: 30_000 });
   await dash.screenshot(page, 'videos');
 
   await done.locator('a').click();
   await page.getByTestId('video-page').waitFor();
-  // The page polls the details while the video transcodes: wait for the page to say ready.
+  // The orchestrator's processing event reaches the page as a live update: wait for it to say ready.
   await page
     .locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]')
     .waitFor({ timeout: 240_000 });

@@ -14,6 +14,7 @@ import { dashboardSessionRoutes } from './api/session.ts';
 import { dashboardKeyRoutes } from './api/keys.ts';
 import { dashboardEnvironmentRoutes } from './api/environments.ts';
 import { dashboardFarmRoutes } from './api/farm.ts';
+import { dashboardEventRoutes } from './api/events.ts';
 import type { OidcClient } from '../sessions/oidc.ts';
 
 /** `npm run build -w @kino/dashboard` writes it; the setup step of `npm run dev` and `npm test` runs that. */
@@ -75,6 +76,7 @@ export async function dashboardPlugin(
   await app.register(dashboardKeyRoutes, { deps });
   await app.register(dashboardEnvironmentRoutes, { deps });
   await app.register(dashboardFarmRoutes, { deps });
+  await app.register(dashboardEventRoutes, { deps });
 
   await app.register(fastifyStatic, {
     root: `${dashboardDistDir}assets`,

@@ -28,7 +28,8 @@ export function KeysPage() {
   const [envId, setEnvId] = useState(session.env?.id ?? '');
   const [live, setLive] = useState(false);
   // The new key in clear: this component's state only, gone at "Done" or when the page is left.
-  const [created, setCreated] = useState<string | undefined>();
+  // Kept with its id: revoking that key takes its box away (a dead secret is not worth copying).
+  const [created, setCreated] = useState<{ id: string; apiKey: string } | undefined>();
 
   const create = useListChange(
     keys,
@@ -37,10 +38,12 @@ export function KeysPage() {
         `/dashboard/api/${org.id}/keys`,
         json('POST', { type, live, ...(type === 'environment' ? { envId: envId || session.env?.id } : {}) }),
       ),
-    (key) => setCreated(key.apiKey),
+    (key) => setCreated({ id: key.id, apiKey: key.apiKey }),
   );
-  const revoke = useListChange(keys, (id: string) =>
-    api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
+  const revoke = useListChange(
+    keys,
+    (id: string) => api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
+    (revoked) => setCreated((shown) => (shown?.id === revoked.id ? undefined : shown)),
   );
   const envName = (id: string | null) =>
     id ? (org.environments.find((e) => e.id === id)?.name ?? id) : 'all environments';
@@ -94,7 +97,12 @@ export function KeysPage() {
         </button>
       </form>
       {created && (
-        <SecretOnce label="New API key." value={created} testId="new-key" onDismiss={() => setCreated(undefined)} />
+        <SecretOnce
+          label="New API key."
+          value={created.apiKey}
+          testId="new-key"
+          onDismiss={() => setCreated(undefined)}
+        />
       )}
       <ErrorNote error={problem} testId="keys-error" />
       <table data-testid="keys-table">

@@ -1,5 +1,5 @@
-// One video: the player (a signed URL minted by the API for the session), status (polled while
-// transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
+// One video: the player (a signed URL minted by the API for the session), status (read again when
+// the live updates say the video changed), the encoding ladder and settings, delete and retry, share links, and the thumbnail
 // picker, caption tracks, settings (name, description, access, metadata), a clip from the player's
 // position, the URLs to copy (playback, embed) and the downloads (MP4 per rendition, audio), the
 // embed snippet, and why a failed video failed. Every call is the ordinary API's (and the delivery host's oEmbed).
@@ -16,13 +16,13 @@ import type {
   VideoDetails,
   VideoStatus,
 } from '@kino/sdk';
-import { api, API_ROOT, ApiError, json } from '../../api.ts';
+import { api, API_ROOT, ApiError, isRateLimited, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
 import { animatedPreviewUrl } from '@kino/sdk/browser';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
 import { useToast } from '../../components/toasts.tsx';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { describeError, ErrorNote } from '../../components/error-note.tsx';
 import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
@@ -46,9 +46,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
   const details = useQuery({
     queryKey: ['video', orgId, id],
     queryFn: () => api<VideoDetails>(`${videoPath}/details`),
-    // Poll while transcoding: the page shows the video become ready (or failed) on its own.
-    refetchInterval: (q) => (q.state.data?.status.transcoding ? 3000 : false),
-    retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 2,
+    // No timer: the live updates (live-updates.ts) mark it stale when the video changes, so the page
+    // shows it become ready (or failed) on its own.
   });
   const ready = details.data?.status.ready === true;
   const playback = useQuery({
@@ -82,8 +81,13 @@ export function VideoPage({ publicID }: { publicID?: string }) {
     return (
       <section>
         <h1>{notFound ? 'No such video' : 'Video'}</h1>
-        <p class="error" role="alert">
-          {notFound ? `Video ${id} does not exist or was deleted.` : (details.error as Error).message}
+        <p
+          class="error"
+          role="alert"
+          data-testid="video-error"
+          data-rate-limited={isRateLimited(details.error) || undefined}
+        >
+          {notFound ? `Video ${id} does not exist or was deleted.` : describeError(details.error)}
         </p>
         <a href="/dashboard/videos">← Videos</a>
       </section>
