@@ -6,11 +6,11 @@
 /** Labels the cells of every table under `root` now and whenever rows are rendered. */
 export function labelTableCells(root: HTMLElement): void {
   const label = () => {
-    for (const table of root.querySelectorAll('table')) {
+    for (const table of Array.from(root.querySelectorAll('table'))) {
       const headers = Array.from(table.querySelectorAll('thead th'), (th) => th.textContent?.trim() ?? '');
-      for (const row of table.querySelectorAll('tbody tr')) {
-        Array.from(row.children).forEach((cell, k) => {
-          const text = (cell as HTMLTableCellElement).colSpan > 1 ? '' : (headers[k] ?? '');
+      for (const row of Array.from(table.querySelectorAll('tbody tr'))) {
+        row.querySelectorAll<HTMLTableCellElement>(':scope > td, :scope > th').forEach((cell, k) => {
+          const text = cell.colSpan > 1 ? '' : (headers[k] ?? '');
           if (cell.getAttribute('data-label') !== text) cell.setAttribute('data-label', text);
         });
       }

@@ -85,7 +85,7 @@ i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submi
           );
         },
         // Shown only when a sign-out names no page to return to (the dashboard always names one).
-        logoutSuccessSource: async (ctx) => {
+        postLogoutSuccessSource: async (ctx) => {
           ctx.type = 'html';
           ctx.body = providerPage('Signed out', '<p>You are signed out of the Kino dev identity provider.</p>');
         },
