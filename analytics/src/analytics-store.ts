@@ -126,10 +126,18 @@ const heightSegments = (r: HeightRow, videos: number): HeightSegments => ({
 export class AnalyticsStore {
   constructor(private readonly clickhouse: ClickHouseHttp) {}
 
-  /** All-time segments per environment, those on or after `since`, and the last one served. */
-  async segmentsByEnvironment(scope: RollupScope, since: string): Promise<Map<string, EnvironmentSegments>> {
+  /**
+   * All-time segments per environment, those from `since` to `until` (UTC days, both included; no
+   * end when omitted), and the last one served.
+   */
+  async segmentsByEnvironment(
+    scope: RollupScope,
+    since: string,
+    until?: string,
+  ): Promise<Map<string, EnvironmentSegments>> {
+    const inPeriod = until === undefined ? `day >= ${date(since)}` : `day >= ${date(since)} AND day <= ${date(until)}`;
     const rows = await this.clickhouse.query<{ env_id: string; total: number; since: number; last: string }>(
-      `SELECT env_id, sum(seg) AS total, sumIf(seg, day >= ${date(since)}) AS since, toString(max(last_at)) AS last
+      `SELECT env_id, sum(seg) AS total, sumIf(seg, ${inPeriod}) AS since, toString(max(last_at)) AS last
        FROM (${envDaily({ last_at: 'max(last_served)' }, scope)}) GROUP BY env_id`,
     );
     return new Map(

@@ -635,7 +635,7 @@ export interface UsageRecord {
   totalSegmentsServed: number;
   /** Videos created in the period, deleted since or not. */
   videosUploadedInPeriod: number;
-  /** Over the last `periodDays` UTC days, today included. */
+  /** Over the `periodDays` UTC days ending with `endDate` (today by default), both included. */
   segmentsServedInPeriod: number;
   firstVideoUploaded: string;
   firstVideoUploadedValid: boolean;

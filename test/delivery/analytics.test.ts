@@ -172,6 +172,14 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
     assert.deepEqual((await ok('/analytics/usage')).usage, [env1Record, env2Record]);
     assert.deepEqual((await ok('/analytics/usage?periodDays=1')).usage, [env1Record, env2Record]);
     assert.deepEqual((await ok(`/environments/${env2}/analytics/usage?periodDays=365`)).usage, [env2Record]);
+    // A period that ends yesterday: everything was uploaded and served today, so none of it is in the
+    // period; the all-time figures stay.
+    const yesterday = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 10);
+    const before = { videosUploadedInPeriod: 0, segmentsServedInPeriod: 0 };
+    assert.deepEqual((await ok(`/analytics/usage?periodDays=30&endDate=${yesterday}`)).usage, [
+      { ...env1Record, ...before },
+      { ...env2Record, ...before },
+    ]);
   });
 
   it('daily: every day of the range, HD/SD/LD split, zeros on quiet days', async () => {
@@ -360,6 +368,7 @@ describe.each(['chdb', 'clickhouse-server'] as const)('analytics on %s', (analyt
       ['/analytics/usage?periodDays=0', 'invalid_period_days'],
       ['/analytics/usage?periodDays=366', 'invalid_period_days'],
       ['/analytics/usage?periodDays=week', 'invalid_period_days'],
+      ['/analytics/usage?endDate=2026-13-01', 'invalid_date'],
       ['/analytics/daily?startDate=2026-02-30', 'invalid_date'],
       ['/analytics/daily?endDate=yesterday', 'invalid_date'],
       ['/analytics/daily?startDate=2026-03-02&endDate=2026-03-01', 'invalid_date_range'],

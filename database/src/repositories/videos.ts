@@ -581,7 +581,7 @@ export interface EnvironmentVideoUsage {
 /** Per environment of an organization (or of the given ones): what the usage record takes from PostgreSQL. */
 export async function videoUsageByEnvironment(
   db: Db,
-  { orgId, envIds, since }: { orgId: string; envIds: string[]; since: Date },
+  { orgId, envIds, since, before }: { orgId: string; envIds: string[]; since: Date; before?: Date },
 ): Promise<Map<string, EnvironmentVideoUsage>> {
   if (envIds.length === 0) return new Map();
   const rows = await db
@@ -592,7 +592,10 @@ export async function videoUsageByEnvironment(
       'env_id',
       sql<string>`count(*) filter (where deleted_at is null)`.as('total_videos'),
       sql<string | null>`sum(duration_seconds) filter (where deleted_at is null)`.as('total_duration'),
-      sql<string>`count(*) filter (where created_at >= ${since})`.as('uploaded_since'),
+      (before
+        ? sql<string>`count(*) filter (where created_at >= ${since} and created_at < ${before})`
+        : sql<string>`count(*) filter (where created_at >= ${since})`
+      ).as('uploaded_since'),
       eb.fn.min('created_at').as('first_uploaded_at'),
     ])
     .groupBy('env_id')

@@ -27,17 +27,21 @@ export class Analytics {
   }
 
   /**
-   * Usage per environment over the last `periodDays` (1..365, default 30).
+   * Usage per environment over the `periodDays` (1..365, default 30) ending with `endDate`
+   * (YYYY-MM-DD, UTC; default today).
    * @example
-   * const usage = await kino.analytics.usage(orgId, { periodDays: 7 });
+   * const usage = await kino.analytics.usage(orgId, { periodDays: 7, endDate: '2026-11-01' });
    * console.log(usage.map((u) => `${u.envId}: ${u.segmentsServedInPeriod} segments`));
    */
   usage(
     orgId: string,
-    { periodDays, envId, ...options }: AnalyticsScope & { periodDays?: number } = {},
+    { periodDays, endDate, envId, ...options }: AnalyticsScope & { periodDays?: number; endDate?: string } = {},
   ): APIPromise<UsageRecord[]> {
     return this.http
-      .request<{ usage: UsageRecord[] }>('GET', this.path(orgId, envId, 'usage'), { ...options, query: { periodDays } })
+      .request<{ usage: UsageRecord[] }>('GET', this.path(orgId, envId, 'usage'), {
+        ...options,
+        query: { periodDays, endDate },
+      })
       .map((body) => body.usage);
   }
 

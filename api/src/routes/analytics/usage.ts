@@ -1,4 +1,5 @@
-// Usage per environment over the last periodDays days, for the organization and under /environments/{envID}.
+// Usage per environment over the periodDays days up to endDate (today by default), for the organization and
+// under /environments/{envID}.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listEnvironments, videoUsageByEnvironment } from '@kino/database/repositories';
@@ -9,6 +10,9 @@ import { exampleUsageRecord, UsageRecordSchema } from '../../schemas/analytics.t
 import {
   DAY_MS,
   day,
+  dateCodes,
+  dateOf,
+  dateParam,
   forOrganizationAndEnvironment,
   MAX_RANGE_DAYS,
   read,
@@ -24,9 +28,10 @@ const UsageQuery = Type.Object({
       minimum: 1,
       maximum: MAX_RANGE_DAYS,
       default: 30,
-      description: 'The period: the last periodDays UTC days, today included.',
+      description: 'The period: the periodDays UTC days ending with endDate, endDate included.',
     }),
   ),
+  endDate: dateParam("The period's last UTC day, YYYY-MM-DD (inclusive). Default: today."),
 });
 
 export const usageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
@@ -34,14 +39,17 @@ export const usageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     app.get(
       path,
       {
-        config: { rateLimit: 'analytics', validationCodes: { 'query.periodDays': 'invalid_period_days' } },
+        config: {
+          rateLimit: 'analytics',
+          validationCodes: { 'query.periodDays': 'invalid_period_days', 'query.endDate': dateCodes['query.endDate'] },
+        },
         schema: {
           tags: ['analytics'],
           summary: 'Usage per environment over the last periodDays days',
           operationId: `get${scope}Usage`,
           description:
             'One record per environment (one for an environment path or key): videos and their duration now, segments served ' +
-            'all time and in the period, videos uploaded in the period. Errors: 400 invalid_period_days; 503 when analytics are down.',
+            'all time and in the period, videos uploaded in the period. Errors: 400 invalid_period_days, invalid_date; 503 when analytics are down.',
           params,
           querystring: UsageQuery,
           response: {
@@ -53,15 +61,23 @@ export const usageRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       async (request) => {
         const access = accessOf(request);
         const envId = scopeEnvironment(access);
-        const { periodDays } = request.query as { periodDays: number };
-        const since = new Date(todayOf(deps).getTime() - (periodDays - 1) * DAY_MS);
+        const { periodDays, endDate } = request.query as { periodDays: number; endDate?: string };
+        const until = dateOf(endDate) ?? todayOf(deps);
+        const since = new Date(until.getTime() - (periodDays - 1) * DAY_MS);
         const environments = (await listEnvironments(deps.db, access.orgId)).filter(
           (e) => envId === undefined || e.id === envId,
         );
         const envIds = environments.map((e) => e.id);
         const [videos, segments] = await Promise.all([
-          videoUsageByEnvironment(deps.db, { orgId: access.orgId, envIds, since }),
-          read(request, () => storeOf(deps).segmentsByEnvironment({ orgId: access.orgId, envId }, day(since))),
+          videoUsageByEnvironment(deps.db, {
+            orgId: access.orgId,
+            envIds,
+            since,
+            before: new Date(until.getTime() + DAY_MS),
+          }),
+          read(request, () =>
+            storeOf(deps).segmentsByEnvironment({ orgId: access.orgId, envId }, day(since), day(until)),
+          ),
         ]);
         return {
           body: {

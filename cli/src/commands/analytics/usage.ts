@@ -5,21 +5,22 @@ import { AnalyticsCommand, scopeFlags, type AnalyticsScope, type Output } from '
 
 export default class AnalyticsUsage extends AnalyticsCommand<UsageRecord[]> {
   static override description =
-    'Usage per environment: videos, minutes stored, segments served, in all and in the last --period-days.';
+    'Usage per environment: videos, minutes stored, segments served, in all and in the --period-days up to --to.';
   static override flags = {
     ...scopeFlags,
     'period-days': Flags.integer({
-      description: "the period, in days up to today (the API's default when unset)",
+      description: "the period, in days up to --to (the API's default when unset)",
       min: 1,
     }),
+    to: Flags.string({ description: "the period's last day, YYYY-MM-DD (UTC; default today)" }),
   };
 
   protected read(
     kino: Kino,
-    { orgId, envId }: AnalyticsScope,
+    { orgId, envId, endDate }: AnalyticsScope,
     { flags }: { flags: { 'period-days'?: number } },
   ): Promise<UsageRecord[]> {
-    return kino.analytics.usage(orgId, { envId, periodDays: flags['period-days'] });
+    return kino.analytics.usage(orgId, { envId, periodDays: flags['period-days'], endDate });
   }
 
   protected async show(

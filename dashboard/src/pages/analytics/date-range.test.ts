@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { lastDays, periodDaysFor, rangeDays, rangeFromSearch } from './date-range.ts';
+import { lastDays, rangeDays, rangeFromSearch, usageQueryFor } from './date-range.ts';
 
 const now = new Date('2026-11-23T07:30:00Z');
 
@@ -21,9 +21,8 @@ describe('the analytics date range', () => {
     assert.deepEqual(rangeFromSearch('', now), lastDays(30, now));
   });
 
-  it("gives usage the days from the range's start to today, within 1..365", () => {
-    assert.equal(periodDaysFor(lastDays(7, now), now), 7);
-    assert.equal(periodDaysFor({ startDate: '2026-11-01', endDate: '2026-11-10' }, now), 23);
-    assert.equal(periodDaysFor({ startDate: '2020-01-01', endDate: '2020-01-10' }, now), 365);
+  it('asks usage for the range itself: its days, ending with its end date', () => {
+    assert.equal(usageQueryFor(lastDays(7, now)), `periodDays=7&endDate=${lastDays(7, now).endDate}`);
+    assert.equal(usageQueryFor({ startDate: '2026-11-01', endDate: '2026-11-10' }), 'periodDays=10&endDate=2026-11-10');
   });
 });

@@ -34,11 +34,7 @@ export function rangeFromSearch(search: string, now = new Date()): DateRange {
   return lastDays(30, now);
 }
 
-/**
- * The usage endpoint's `periodDays` for a range: usage counts the last N days up to today, so the
- * range's start decides N (clamped to the API's 1..365).
- */
-export function periodDaysFor({ startDate }: DateRange, now = new Date()): number {
-  const days = rangeDays({ startDate, endDate: utcDay(now) });
-  return Math.min(MAX_RANGE_DAYS, Math.max(1, days));
+/** The usage endpoint's query for a range: its `periodDays` days ending with its `endDate`. */
+export function usageQueryFor(range: DateRange): string {
+  return `periodDays=${Math.min(MAX_RANGE_DAYS, Math.max(1, rangeDays(range)))}&endDate=${range.endDate}`;
 }

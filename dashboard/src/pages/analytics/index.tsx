@@ -25,7 +25,7 @@ import {
   usagePerEnvironmentOption,
   videoResolutionsOption,
 } from '../../components/charts/chart-options.ts';
-import { lastDays, periodDaysFor, rangeFromSearch, type DateRange } from './date-range.ts';
+import { lastDays, rangeFromSearch, usageQueryFor, type DateRange } from './date-range.ts';
 import '../videos/videos.css';
 
 const presets = [7, 30, 90, 365] as const;
@@ -61,9 +61,8 @@ export function AnalyticsPage() {
     ...live,
   });
   const usage = useQuery({
-    queryKey: ['analytics-usage', orgId, periodDaysFor(range)],
-    queryFn: () =>
-      api<{ usage: UsageRecord[] }>(`${API_ROOT}/${orgId}/analytics/usage?periodDays=${periodDaysFor(range)}`),
+    queryKey: ['analytics-usage', orgId, usageQueryFor(range)],
+    queryFn: () => api<{ usage: UsageRecord[] }>(`${API_ROOT}/${orgId}/analytics/usage?${usageQueryFor(range)}`),
     ...live,
   });
   const storage = useQuery({
