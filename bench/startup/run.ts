@@ -11,7 +11,10 @@
 //    it would. Goals: with bootstrap, at most 3 s on `standard`, 4 s on `high`; the ratio of each run's
 //    bootstrap video to its plain one is printed beside them. After each video its workflow is
 //    cancelled and the bench waits for its encodes to leave the farm, so every video starts on an
-//    idle farm (a 20-minute ladder would otherwise keep both nodes busy for an hour).
+//    idle farm (a 20-minute ladder would otherwise keep both nodes busy for an hour). With `--busy`,
+//    another video's ladder is made in the background throughout instead (60 s sources on
+//    `standard`, one after another, the first ready before the first measured video), and the goals
+//    are 1 s longer, as the issue asks of a busy farm.
 // 2. A video already ready (its ladder complete): from page load (navigation start) to the first
 //    frame, from Kino's delivery node against the same bytes (its master with `bootstrap=true`, the
 //    playlists and segments that master names, fetched from delivery and written under the same
@@ -21,7 +24,7 @@
 //    ratios (Kino / nginx) at most 1.1, per player.
 //
 //   npm run bench:startup -- [--lengths 10,60,1200] [--presets standard,high] [--players hls.js]
-//                            [--runs 1] [--ready-rounds 5] [--ready-length 60] [--parts startup,ready]
+//                            [--runs 1] [--ready-rounds 5] [--ready-length 60] [--parts startup,ready] [--busy]
 //   npm run bench:startup -- --lengths 10 --presets standard --ready-rounds 3   (a quick run, minutes)
 //
 // The 20-minute source (2.3 GB) is made once and kept in the temp directory, as every encode bench's
@@ -59,6 +62,7 @@ const { values: options } = parseArgs({
     'ready-length': { type: 'string', default: '60' },
     'ready-players': { type: 'string', default: webPlayers.join(',') },
     parts: { type: 'string', default: 'startup,ready' },
+    busy: { type: 'boolean', default: false },
   },
 });
 const lengths = options.lengths.split(',').map(Number);
@@ -69,6 +73,7 @@ const runs = Number(options.runs);
 const readyRounds = Number(options['ready-rounds']);
 const readyLength = Number(options['ready-length']);
 const parts = new Set(options.parts.split(','));
+const busy = options.busy;
 if (lengths.some((l) => !(l > 0)) || !(runs >= 1) || !(readyRounds >= 1) || !(readyLength >= 7))
   throw new Error('--lengths are seconds (10,60,1200), --runs and --ready-rounds counts, --ready-length at least 7 s');
 for (const preset of presets)
@@ -81,7 +86,11 @@ for (const part of parts) if (!['startup', 'ready'].includes(part)) throw new Er
 /** The ladder's default (the spec's), as a user who sets nothing gets. */
 const compressionRatio = defaultEncodingParameters.compressionRatio;
 /** The issue's goals: the first frame with bootstrap segments, by preset; a ready video against nginx. */
-const startupGoalMs: Partial<Record<VideoQuality, number>> = { standard: 3_000, high: 4_000 };
+const startupGoalMs: Partial<Record<VideoQuality, number>> = busy
+  ? { standard: 4_000, high: 5_000 }
+  : { standard: 3_000, high: 4_000 };
+/** The background video of a busy farm (`--busy`). */
+const busySeconds = 60;
 const readyGoalRatio = 1.1;
 /** How long a viewer waits for the first frame before the bench records none. */
 const firstFramePatienceMs = 180_000;
@@ -193,7 +202,48 @@ interface StartupCase {
   runs: Record<Mode, Startup>[];
 }
 
+/**
+ * Another video's ladder made in the background until stopped (`--busy`): one video after another,
+ * each submitted when the last completes; `ready` resolves once the first is ready (its ladder then
+ * running in the background).
+ */
+function keepFarmBusy(farm: Farm, source: Blob): { ready: Promise<void>; stop(): Promise<void> } {
+  let stopped = false;
+  let current: string | undefined;
+  let firstReady!: () => void;
+  const ready = new Promise<void>((resolve) => (firstReady = resolve));
+  const loop = (async () => {
+    while (!stopped) {
+      current = (await submitBenchVideo(farm, source, compressionRatio, 'standard')).videoId;
+      await readyAt(farm, current);
+      firstReady();
+      await farm.temporal.workflow
+        .getHandle(workflowIds.processVideo(current))
+        .result()
+        .catch(() => undefined);
+    }
+  })();
+  return {
+    ready,
+    async stop() {
+      stopped = true;
+      if (current) await stopVideo(farm, current);
+      await loop;
+    },
+  };
+}
+
 async function startupPart(farm: Farm, browser: Browser, host: PageHost): Promise<StartupCase[]> {
+  const background = busy ? keepFarmBusy(farm, await openAsBlob(await benchSource(busySeconds))) : undefined;
+  try {
+    await background?.ready;
+    return await measureStartups(farm, browser, host);
+  } finally {
+    await background?.stop();
+  }
+}
+
+async function measureStartups(farm: Farm, browser: Browser, host: PageHost): Promise<StartupCase[]> {
   const cases: StartupCase[] = [];
   for (const seconds of lengths) {
     const source = await openAsBlob(await benchSource(seconds));
@@ -376,7 +426,7 @@ function report(startups: StartupCase[], readies: ReadyCase[]): string {
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   if (startups.length > 0) {
     out.push(
-      `1. From the process call to the first frame (medians over ${runs} runs; a run: one video with bootstrap=true, one without, alternating); 1080p30 sources, 2 nodes x 1 slot, just in time`,
+      `1. From the process call to the first frame (medians over ${runs} runs; a run: one video with bootstrap=true, one without, alternating); 1080p30 sources, 2 nodes x 1 slot, just in time; ${busy ? `the farm busy with a ${busySeconds} s video's ladder` : 'an idle farm'}`,
       table(
         ['source', 'player', 'bootstrap', 'max', 'plain', 'bootstrap/plain', 'ready (bootstrap)', 'goal'],
         startups.map((c) => [
@@ -394,7 +444,7 @@ function report(startups: StartupCase[], readies: ReadyCase[]): string {
     const goals = startups.filter((c) => startupGoalMs[c.preset] !== undefined);
     const figure = (c: StartupCase) => median(c.runs.map((r) => orInfinity(r.bootstrap.firstFrameMs)));
     out.push(
-      `goal: the first frame with bootstrap=true within 3 s on standard, 4 s on high (median): ${met(goals.every((c) => figure(c) <= startupGoalMs[c.preset]!))}: ` +
+      `goal: the first frame with bootstrap=true within ${sec(startupGoalMs.standard, 0)} on standard, ${sec(startupGoalMs.high, 0)} on high${busy ? ' (busy: 1 s more)' : ''} (median): ${met(goals.every((c) => figure(c) <= startupGoalMs[c.preset]!))}: ` +
         goals
           .map(
             (c) => `${c.seconds} s ${c.preset} ${c.player} ${sec(figure(c))} (goal ${sec(startupGoalMs[c.preset], 0)})`,
@@ -430,7 +480,8 @@ async function main(): Promise<void> {
       `${cpus().length} cores, load ${await loadAverage()}`,
   );
   // Made (once) before the farm starts, so that making them is not beside any measurement.
-  for (const seconds of new Set([warmUpSeconds, readyLength, ...lengths])) await benchSource(seconds);
+  for (const seconds of new Set([warmUpSeconds, readyLength, ...(busy ? [busySeconds] : []), ...lengths]))
+    await benchSource(seconds);
   const [farm, browser, host] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
     launchChromium(),
