@@ -24,6 +24,7 @@ import {
   releaseNodeSlot,
   dispatchEncodeQueue,
   enqueueEncode,
+  raiseSegmentPriority,
   leaveEncodeQueue,
   takeGrantedLeases,
   touchQueueEntries,
@@ -88,6 +89,12 @@ export interface NodeFarm {
    */
   acquire(request: AcquireRequest): Promise<NodeLease | undefined>;
   release(lease: NodeLease): Promise<void>;
+  /**
+   * Someone waits for this segment of a just-in-time video now: the runs that make it, queued or
+   * running, become urgent (a queued entry priority 1, a running one reniced by the orchestrator
+   * holding its lease). Without read-ahead: the next segment's run keeps its place.
+   */
+  raiseSegment(request: { videoId: string; rendition: string; segment: number }): Promise<void>;
   /** A live node for a short job that takes no slot (probe, thumbnail, storyboard), least loaded first. */
   pickNode(): Promise<FarmNode | undefined>;
   /**
@@ -349,6 +356,10 @@ export function createNodeFarm({
     async release(lease) {
       held.delete(lease.leaseId);
       await releaseNodeSlot(db, lease.leaseId);
+    },
+
+    async raiseSegment(request) {
+      await raiseSegmentPriority(db, { ...request, readAhead: false });
     },
 
     async pickNode() {

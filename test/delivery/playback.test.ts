@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { KeyEncryption } from '@kino/database';
 import { PlaybackKeyring, mintPlaybackToken } from '@kino/database/playback-keys';
 import { waitFor } from '@kino/dev';
-import { objectKeys } from '@kino/proto/contract';
+import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { thumbnailFilter } from '@kino/ffmpeg';
 import { createHlsFixture, type HlsFixture } from '@kino/test/support/hls-fixture';
 import { countDecodedFrames } from '@kino/test/support/media';
@@ -783,6 +783,46 @@ describe('segment logs in chDB', () => {
       assert.equal(row.rendition_height, 240);
       assert.equal(row.node_id, 'test-node');
     }
+  });
+
+  test("a bootstrap player's three parts of the first segment are one row of segment 0: its first part's (issue 55)", async () => {
+    const video = await createHlsFixture({
+      db: stack.db,
+      storage: stack.storage,
+      workDir: stack.services.dir,
+      allowPublicAccess: true,
+      orgId: stack.orgId,
+      envId: stack.envId,
+      seconds: 8,
+      ladder: [{ width: 320, height: 240 }],
+    });
+    // Delivery serves what storage holds under the parts' keys: three slices of the 6 s segment, as the farm's join is their concatenation.
+    const whole = stored(video, objectKeys.segment(video.videoId, '240p', 0));
+    const cuts = [0, whole.length >> 2, whole.length >> 1, whole.length];
+    for (let k = 0; k < 3; k++)
+      await stack.storage.put(
+        objectKeys.bootstrapSegment(video.videoId, '240p', k),
+        whole.subarray(cuts[k], cuts[k + 1]),
+        hlsContentTypes.segment,
+      );
+    const partUrl = (k: number) => `${publicBase(video)}/video-240p/boot-${k}.m4s`;
+    for (let k = 0; k < 3; k++) assert.equal((await bytesOf(await fetch(partUrl(k)))).length, cuts[k + 1]! - cuts[k]!);
+    // Then segment 1, so the rows are complete once its row is in.
+    const next = (await bytesOf(await fetch(`${publicBase(video)}/video-240p/seg-00001.m4s`))).length;
+
+    const rows = await waitFor('the row of segment 1 in chDB', async () => {
+      const found = await stack.clickhouse.query<{ segment_index: number; bytes: number }>(
+        `SELECT segment_index, bytes FROM segment_deliveries FINAL WHERE video_id = '${video.videoId}' ORDER BY segment_index`,
+      );
+      return found.some((r) => Number(r.segment_index) === 1) && found;
+    });
+    assert.deepEqual(
+      rows.map((r) => [Number(r.segment_index), Number(r.bytes)]),
+      [
+        [0, cuts[1]],
+        [1, next],
+      ],
+    );
   });
 });
 

@@ -71,6 +71,12 @@ export interface PlayerOutcome {
   buffered: [number, number][];
   /** Every URL the page requested, in order (its resource timing entries): the playlists and segments. */
   requested: string[];
+  /**
+   * When the first decoded frame was presented (requestVideoFrameCallback's `now`), in ms from the
+   * page's navigation start (`timeOrigin`, epoch ms); null until then.
+   */
+  firstFrameMs: number | null;
+  timeOrigin: number;
 }
 
 /**
@@ -82,7 +88,7 @@ const playerPage = `<!doctype html>
 <script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [] };
+  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [], firstFrameMs: null, timeOrigin: performance.timeOrigin };
   window.playback = outcome;
   performance.setResourceTimingBufferSize(10000);
   const video = document.getElementById('v');
@@ -96,6 +102,7 @@ const playerPage = `<!doctype html>
     outcome.requested = performance.getEntriesByType('resource').map((entry) => entry.name);
   };
   setInterval(note, 250);
+  video.requestVideoFrameCallback((now) => { outcome.firstFrameMs = now; });
   video.addEventListener('ended', () => { note(); outcome.ended = true; });
   video.addEventListener('error', () => outcome.errors.push('video element: ' + (video.error && video.error.message) + ' (fatal)'));
   const play = () => {
@@ -119,6 +126,14 @@ const playerPage = `<!doctype html>
   }
 </script></body></html>`;
 
+/** The URL of `playerPage` on `host` playing `src` with `player`. */
+export function playerPageUrl(
+  host: PageHost,
+  { player, src, rate = 1 }: { player: WebPlayer; src: string; rate?: number },
+) {
+  return `${host.origin}/player?${new URLSearchParams({ player, src, rate: String(rate) })}`;
+}
+
 /**
  * Plays `src` with `player` on `playerPage` (at `host`) until `ended`, a fatal error, or
  * `timeoutMs`, and answers what the page saw: a stall shows as `ended` false.
@@ -130,8 +145,7 @@ export async function playThrough(
 ): Promise<PlayerOutcome> {
   const tab = await browser.newPage();
   try {
-    const query = new URLSearchParams({ player, src, rate: String(rate) });
-    await tab.goto(`${host.origin}/player?${query}`);
+    await tab.goto(playerPageUrl(host, { player, src, rate }));
     await tab
       .waitForFunction(
         () => {

@@ -319,3 +319,31 @@ test('an encode goes only to a node that can run it; the rest of the queue does 
   );
   assert.deepEqual(await listWaitingEncodes(db), []);
 });
+
+test("without read-ahead, a raise leaves the next segment's run in the background's order: a first bootstrap run raising the rest of segment 0", async () => {
+  await db.deleteFrom('node_leases').execute();
+  await db.deleteFrom('encode_queue').execute();
+  const run = (job: string, firstSegment: number, segmentCount: number) =>
+    enqueueEncode(db, {
+      videoId: 'vid_boot',
+      job,
+      rank: firstSegment,
+      segments: { renditions: ['360p', '720p'], firstSegment, segmentCount },
+    });
+  // The second bootstrap run (the 2-6 s of segment 0) and the run of segments 1 and 2.
+  await run('boot-rest', 0, 1);
+  await run('run-1', 1, 2);
+  assert.equal(
+    await raiseSegmentPriority(db, { videoId: 'vid_boot', rendition: '360p', segment: 0, readAhead: false }),
+    true,
+  );
+  const queued = await db.selectFrom('encode_queue').select(['job', 'priority', 'raised_at']).orderBy('job').execute();
+  assert.deepEqual(
+    queued.map((q) => [q.job, q.priority, q.raised_at !== null]),
+    [
+      ['boot-rest', 1, true],
+      ['run-1', 0, false],
+    ],
+    'the rest of segment 0 is urgent; the next run keeps its place',
+  );
+});

@@ -94,11 +94,17 @@ export async function enqueueEncode(
  * target first. It is not made urgent: two urgent runs on one node's cores would each take twice
  * as long, and the viewer waits for the first one now (the bench saw seeks wait 16 to 19 s so).
  * Answers whether a queued entry or a lease covers the segment itself (false: made already, or not
- * the farm's to make, or its run is not queued yet).
+ * the farm's to make, or its run is not queued yet). `readAhead` false: the segment's runs only (a
+ * video's first bootstrap run raising the rest of its first segment, which no viewer asked for yet).
  */
 export async function raiseSegmentPriority(
   db: Db,
-  { videoId, rendition, segment }: { videoId: string; rendition: string; segment: number },
+  {
+    videoId,
+    rendition,
+    segment,
+    readAhead = true,
+  }: { videoId: string; rendition: string; segment: number; readAhead?: boolean },
 ): Promise<boolean> {
   // The same columns on both tables: rows of this rendition from the segment's run to the next one's.
   const makesSegmentOrNext = sql<boolean>`${rendition} = any(renditions) and first_segment <= ${segment + 1} and first_segment + segment_count > ${segment}`;
@@ -114,7 +120,7 @@ export async function raiseSegmentPriority(
   const makesSegment = (row: { first_segment: number | null }) => row.first_segment! <= segment;
   const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
   const urgent = entries.filter(makesSegment);
-  const next = entries.filter((row) => !makesSegment(row));
+  const next = readAhead ? entries.filter((row) => !makesSegment(row)) : [];
   let changed = 0n;
   if (urgent.length > 0) {
     changed += (

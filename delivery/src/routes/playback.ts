@@ -136,8 +136,12 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
     fill: object.fill,
     contentType: resource.type === 'init' ? hlsContentTypes.init : hlsContentTypes.segment,
     cacheControl: cacheControl.media[access],
+    // A segment's row in the segment log: the 6 s segment, or the first of its bootstrap parts
+    // (issue 55). A bootstrap player asks for segment 0 as three parts, and analytics count 6 s
+    // segments (views are segments over duration / 6): its first part stands for the segment, the
+    // other two write no row (docs/decisions/just-in-time.md#bootstrap-segments).
     segment:
-      resource.type === 'segment'
+      resource.type === 'segment' && !resource.part
         ? {
             delivery: {
               orgId: video.orgId,

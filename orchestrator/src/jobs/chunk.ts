@@ -38,6 +38,7 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     bootstrap: input.chunk.bootstrap ?? false,
   };
   const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input));
+  if (isFirstBootstrapRun(input)) await raiseRestOfFirstSegment(deps, input);
   const outcomes = outcomesOf(input.renditions, done, node, timings);
   await whileHeartbeating(() =>
     storage.put(
@@ -47,6 +48,27 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     ),
   );
   return outcomes;
+}
+
+/** The urgent first 2 s of a just-in-time video's first segment, made as bootstrap segments (issue 55). */
+function isFirstBootstrapRun({ chunk, justInTime }: Pick<EncodeChunkInput, 'chunk' | 'justInTime'>): boolean {
+  return chunk.bootstrap === true && chunk.index === 0 && justInTime?.urgent === true;
+}
+
+/**
+ * The first run encoded, the rest of the first segment (the second bootstrap run, 2-6 s, queued
+ * beside it at nice 10) becomes urgent at once, whether anybody watches yet or not: a player without
+ * `bootstrap` waits for the whole 6 s segment, and one with it asks for the rest within seconds. Until
+ * now the run stays niced, not to take the cores from the first. A failure here slows the rest, never
+ * fails this encode.
+ */
+async function raiseRestOfFirstSegment(
+  { farm, logger }: Pick<NodeJobDeps, 'farm' | 'logger'>,
+  { videoId, renditions }: Pick<EncodeChunkInput, 'videoId' | 'renditions'>,
+): Promise<void> {
+  await farm
+    .raiseSegment({ videoId, rendition: renditions[0]!.key, segment: 0 })
+    .catch((error: unknown) => logger.warn({ err: error, videoId }, 'could not raise the rest of the first segment'));
 }
 
 /**

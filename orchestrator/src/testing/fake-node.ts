@@ -101,6 +101,8 @@ export interface Harness {
   requests: EncodeRequest[];
   /** The job ids RaisePriority was called with. */
   raises: string[];
+  /** The segments raised through the farm (raiseSegment). */
+  raisedSegments: { videoId: string; rendition: string; segment: number }[];
   /** What each encode asked the queue for. */
   acquired: AcquireRequest[];
   /** The nodes watched for short jobs (watchNode), while they are. */
@@ -134,6 +136,7 @@ export function harness({
   const lost: string[] = [];
   const requests: EncodeRequest[] = [];
   const raises: string[] = [];
+  const raisedSegments: Harness['raisedSegments'] = [];
   const acquired: AcquireRequest[] = [];
   const client = {
     address: '127.0.0.1:1',
@@ -161,6 +164,10 @@ export function harness({
       released.push(l);
       return Promise.resolve();
     },
+    raiseSegment: (request) => {
+      raisedSegments.push(request);
+      return Promise.resolve();
+    },
     pickNode: () => Promise.resolve({ nodeId: 'node_a', address: '127.0.0.1:1' } as FarmNode),
     watchNode: (nodeId) => {
       watching.push(nodeId);
@@ -183,8 +190,9 @@ export function harness({
     presignGet: (key: string) => Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=get`),
     presignPut: (key: string, _seconds: number, contentType?: string) =>
       Promise.resolve(`http://s3.test/${key}?X-Amz-Signature=put&type=${contentType}`),
+    put: () => Promise.resolve(),
   } as unknown as Storage;
-  return { farm, storage, released, lost, requests, raises, acquired, watching };
+  return { farm, storage, released, lost, requests, raises, raisedSegments, acquired, watching };
 }
 
 export function environment() {
