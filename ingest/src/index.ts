@@ -1,0 +1,4 @@
+export * from './config.ts';
+export * from './main.ts';
+export * from './broadcasts.ts';
+export * from './publish-sessions.ts';
