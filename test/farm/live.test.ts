@@ -1,12 +1,12 @@
 // Live streams through the farm (issue 56): a real ffmpeg publishes over RTMP to `kino ingest`.
 // A wrong key and a disabled stream's key are refused at connect; a good key starts a broadcast (a
-// video of the stream's environment that names it, the stream `active`), and the publisher's end
+// video of the stream's environment that names it and is `live`, the stream `active`), and the publisher's end
 // (after the stream's reconnect window, 0 s here) makes the stream idle again.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { waitFor } from '@kino/dev';
-import { getLiveStream, getVideo } from '@kino/database/repositories';
+import { getLiveStream } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
@@ -103,9 +103,10 @@ describe('live ingest', () => {
       { timeoutMs: 15_000, intervalMs: 200 },
     );
     const videoId = active.activeVideoId!;
-    const video = await getVideo(farm.db, videoId);
-    assert.equal(video?.live_stream_id, stream.liveStreamId);
-    assert.equal(video?.env_id, farm.envId);
+    const running = await farm.kino.videos.get(farm.orgId, videoId);
+    assert.equal(running.liveStreamId, stream.liveStreamId);
+    assert.equal(running.live, true);
+    assert.equal(running.envId, farm.envId);
     const published = await publishing;
     assert.equal(published.exitCode, 0, published.stderr);
     const idle = await waitFor(
@@ -117,5 +118,7 @@ describe('live ingest', () => {
       { timeoutMs: 15_000, intervalMs: 200 },
     );
     assert.equal(idle.last_video_id, videoId);
+    const ended = await farm.kino.videos.get(farm.orgId, videoId);
+    assert.equal(ended.live, false);
   });
 });
