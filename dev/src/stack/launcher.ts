@@ -715,8 +715,8 @@ export class DevStackLauncher {
       KINO_CONTROL_PLANE: `${host}:${ports.registry}`,
       CONTROL_PLANE_URL: apiUrl,
       DELIVERY_URL: deliveryUrl,
-      // The RTMP server URL the API shows a live stream's publisher: this stack's ingest.
-      LIVE_RTMP_URL: `rtmp://${host}:${ports.ingestRtmp}/live`,
+      // The RTMP server URL the API shows a live stream's publisher: this stack's ingest, when it runs.
+      ...(this.has('ingest') ? { LIVE_RTMP_URL: `rtmp://${host}:${ports.ingestRtmp}/live` } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       // The AWS SDK's notice on a Node older than 22 (the pinned Node 24 never shows it; a node on
       // PATH still may): the name of the contract and the name this SDK version reads.
