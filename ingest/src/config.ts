@@ -10,6 +10,11 @@ export const ingestConfigShape = {
   DATABASE_URL: z.string().min(1),
   /** The RTMP library's own small state (its session history); nothing of a broadcast is kept here. */
   INGEST_STATE_DIR: z.string().default(join(kinoDir, 'ingest')),
+  /**
+   * How often ingest reads the streams it is receiving: a publisher whose stream was disabled or
+   * whose key was reset is cut off within this.
+   */
+  INGEST_KEY_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   LOG_LEVEL: env.logLevel(),
 };
 export type IngestConfig = z.infer<z.ZodObject<typeof ingestConfigShape>>;

@@ -5,11 +5,12 @@ import { mkdir } from 'node:fs/promises';
 import NodeMediaServer from 'node-media-server';
 import nmsLogger from 'node-media-server/src/core/logger.js';
 import { hashSecret, openDatabase } from '@kino/database';
-import { findLiveStreamByKeyHash } from '@kino/database/repositories';
+import { findLiveStreamByKeyHash, getLiveStreams } from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
 import { admitPublisher, finishBroadcast } from './broadcasts.ts';
 import type { IngestConfig } from './config.ts';
 import { PublishSessions } from './publish-sessions.ts';
+import { watchStreamKeys } from './key-watch.ts';
 
 export function createIngestLogger(config: IngestConfig): Logger {
   return createLogger('ingest', config.LOG_LEVEL);
@@ -55,9 +56,16 @@ export async function startIngest(
   server.on('donePublish', (session) => sessions.onDonePublish(session));
   server.on('prePlay', (session) => sessions.onPrePlay(session));
   await server.run();
+  const keyWatch = watchStreamKeys({
+    sessions,
+    readStreams: (ids) => getLiveStreams(db, ids),
+    intervalMs: config.INGEST_KEY_CHECK_MS,
+    logger,
+  });
   logger.info({ rtmp: `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}/live` }, 'ingest listening');
   return {
     async stop() {
+      keyWatch.stop();
       await server.stop();
       await db.destroy();
     },

@@ -1,12 +1,14 @@
 // The publish gate on stand-ins for node-media-server's sessions: nothing is read from a publisher
 // (its socket stays paused) until its key is admitted; a refused one is cut off; only the holder of
-// a broadcast's token may play it; the end of a broadcast closes its players.
+// a broadcast's token may play it; the end of a broadcast closes its players; a publisher whose
+// stream was disabled or whose key was reset is cut off.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import type { NmsSession } from 'node-media-server';
 import { createLogger } from '@kino/infra';
-import type { LiveStream, Video } from '@kino/database';
+import { hashSecret, type LiveStream, type Video } from '@kino/database';
 import type { PublishDecision } from './broadcasts.ts';
+import { whyCutOff } from './key-watch.ts';
 import { PublishSessions, type HeldBroadcast } from './publish-sessions.ts';
 
 function fakeSession(name: string, { app = 'live', query = {} as Record<string, string> } = {}) {
@@ -102,5 +104,36 @@ describe('publish sessions', () => {
     assert.deepEqual(relay.events, ['close']);
     assert.equal(finished[0]?.videoId, 'vid_sk_good');
     assert.equal(sessions.heldAt(publisher.session.streamPath), undefined);
+  });
+
+  it('cuts a held publisher off at once, without its reconnect window', async () => {
+    const { sessions, finished } = gate(accepted);
+    const publisher = fakeSession('sk_good');
+    sessions.onPrePublish(publisher.session);
+    await settled();
+    const [broadcast] = sessions.heldBroadcasts();
+    sessions.cutOff(broadcast!, 'stream key reset');
+    assert.deepEqual(publisher.events, ['pause', 'resume', 'destroy']);
+    assert.equal(publisher.session.broadcast.publishGraceMs, 0);
+    // The library's end of the publish follows the destroyed socket.
+    sessions.onDonePublish(publisher.session);
+    await settled();
+    assert.equal(finished.length, 1);
+  });
+});
+
+describe('the key watch', () => {
+  const broadcast = { liveStreamId: 'ls_1', videoId: 'vid_1', sessionId: 's', playToken: 't', key: 'sk_one' };
+  const stream = (changes: Partial<LiveStream> = {}) =>
+    ({ id: 'ls_1', disabled_at: null, stream_key_hash: hashSecret('sk_one'), ...changes }) as LiveStream;
+
+  it('keeps a publisher whose key still opens its enabled stream', () => {
+    assert.equal(whyCutOff(broadcast, stream()), undefined);
+  });
+
+  it('cuts off a publisher whose stream was deleted, disabled or given a new key', () => {
+    assert.equal(whyCutOff(broadcast, undefined), 'stream deleted');
+    assert.equal(whyCutOff(broadcast, stream({ disabled_at: new Date() })), 'stream disabled');
+    assert.equal(whyCutOff(broadcast, stream({ stream_key_hash: hashSecret('sk_two') })), 'stream key reset');
   });
 });

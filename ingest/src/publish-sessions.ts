@@ -17,6 +17,8 @@ export interface HeldBroadcast {
   sessionId: string;
   /** Unguessable, for the node that pulls the stream from ingest (`?token=`): no one else may play it. */
   playToken: string;
+  /** The key it was opened with: a reset replaces the stream's, and then this publisher is cut off. */
+  key: string;
 }
 
 export interface PublishSessionsDeps {
@@ -34,12 +36,31 @@ export interface PublishSessionsDeps {
 export class PublishSessions {
   /** By stream path (`/live/<key>`): one broadcast per key at a time. */
   private readonly held = new Map<string, HeldBroadcast>();
+  /** The session publishing each held broadcast, by stream path. */
+  private readonly publishers = new Map<string, NmsSession>();
 
   constructor(private readonly deps: PublishSessionsDeps) {}
 
   /** The broadcast a path holds, for the relay's play check. */
   heldAt(streamPath: string): HeldBroadcast | undefined {
     return this.held.get(streamPath);
+  }
+
+  /** Every broadcast this ingest holds (its key watch reads their streams). */
+  heldBroadcasts(): HeldBroadcast[] {
+    return [...this.held.values()];
+  }
+
+  /**
+   * Cuts a broadcast's publisher off now, without its reconnect window (its stream was disabled or
+   * its key reset): the broadcast ends as if the window had passed.
+   */
+  cutOff(broadcast: HeldBroadcast, why: string): void {
+    const path = [...this.held].find(([, held]) => held === broadcast)?.[0];
+    const session = path === undefined ? undefined : this.publishers.get(path);
+    if (!session) return;
+    this.deps.logger.info({ ...logFields(broadcast), why }, 'publisher cut off');
+    refuse(session);
   }
 
   /** node-media-server's `prePublish`: pause, check, then resume or cut off. */
@@ -64,6 +85,7 @@ export class PublishSessions {
     const broadcast = this.held.get(session.streamPath);
     if (!broadcast || broadcast.sessionId !== session.id) return;
     this.held.delete(session.streamPath);
+    this.publishers.delete(session.streamPath);
     // The node pulling the stream reads to its end: its encode finishes and uploads the last segments.
     for (const player of session.broadcast.subscribers.values()) player.close();
     void this.deps.finished(broadcast).catch((error: unknown) => {
@@ -89,6 +111,7 @@ export class PublishSessions {
     if (resuming) {
       if (!(await this.deps.mayResume(key, resuming.liveStreamId))) return false;
       resuming.sessionId = session.id;
+      this.publishers.set(session.streamPath, session);
       this.deps.logger.info({ ...logFields(resuming), ip: session.ip }, 'publisher back within its reconnect window');
       return true;
     }
@@ -105,10 +128,12 @@ export class PublishSessions {
       videoId: decision.video.id,
       sessionId: session.id,
       playToken: randomBase62(32),
+      key,
     };
     // The library's grace for a dropped publisher is the stream's own reconnect window.
     session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;
     this.held.set(session.streamPath, broadcast);
+    this.publishers.set(session.streamPath, session);
     this.deps.logger.info({ ...logFields(broadcast), ip: session.ip }, 'broadcast started');
     await this.deps.started(broadcast, session);
     return true;

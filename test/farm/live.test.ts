@@ -1,7 +1,8 @@
 // Live streams through the farm (issue 56): a real ffmpeg publishes over RTMP to `kino ingest`.
 // A wrong key and a disabled stream's key are refused at connect; a good key starts a broadcast (a
 // video of the stream's environment that names it and is `live`, the stream `active`), and the publisher's end
-// (after the stream's reconnect window, 0 s here) makes the stream idle again.
+// (after the stream's reconnect window, 0 s here) makes the stream idle again; a key reset while
+// publishing cuts the publisher off.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -120,5 +121,32 @@ describe('live ingest', () => {
     assert.equal(idle.last_video_id, videoId);
     const ended = await farm.kino.videos.get(farm.orgId, videoId);
     assert.equal(ended.live, false);
+  });
+
+  it('cuts a publisher off when its stream key is reset, and ends its broadcast', async () => {
+    const stream = await createStream('reset');
+    const startedAt = Date.now();
+    const publishing = publish(stream.ingest.rtmp, stream.streamKey, 30);
+    const active = await waitFor(
+      'the stream to be active',
+      async () => {
+        const now = await farm.kino.liveStreams.get(farm.orgId, stream.liveStreamId);
+        return now.status === 'active' ? now : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    await farm.kino.liveStreams.resetStreamKey(farm.orgId, stream.liveStreamId);
+    const cut = await publishing;
+    assert.notEqual(cut.exitCode, 0, 'the publisher was cut off');
+    assert.ok(Date.now() - startedAt < 20_000, 'cut off long before its 30 s ended');
+    const after = await waitFor(
+      'the stream to be idle',
+      async () => {
+        const now = await getLiveStream(farm.db, stream.liveStreamId);
+        return now?.active_video_id === null ? now : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+    assert.equal(after.last_video_id, active.activeVideoId);
   });
 });

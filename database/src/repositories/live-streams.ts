@@ -195,3 +195,9 @@ export async function endBroadcast(db: Db, input: { streamId: string; videoId: s
     .executeTakeFirst();
   return ended.numUpdatedRows > 0n;
 }
+
+/** The streams of these ids that exist (ingest's watch over the broadcasts it holds). */
+export async function getLiveStreams(db: Db, ids: readonly string[]): Promise<LiveStream[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('live_streams').selectAll().where('id', 'in', ids).execute();
+}
