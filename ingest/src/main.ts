@@ -45,6 +45,7 @@ export async function startIngest(
       const stream = await findLiveStreamByKeyHash(db, hashSecret(key));
       return stream?.id === liveStreamId && !stream.disabled_at;
     },
+    // The farm's workflow starts here (docs/decisions/live.md, the next steps: 1).
     started: async () => {},
     finished: async (broadcast) => {
       await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
@@ -66,6 +67,7 @@ export async function startIngest(
   return {
     async stop() {
       keyWatch.stop();
+      await sessions.releaseAll();
       await server.stop();
       await db.destroy();
     },

@@ -122,6 +122,17 @@ describe('publish sessions', () => {
   });
 });
 
+describe('an ingest stopping', () => {
+  it('ends every broadcast it holds', async () => {
+    const { sessions, finished } = gate(accepted);
+    for (const key of ['sk_one', 'sk_two']) sessions.onPrePublish(fakeSession(key).session);
+    await settled();
+    await sessions.releaseAll();
+    assert.deepEqual(finished.map((b) => b.videoId).sort(), ['vid_sk_one', 'vid_sk_two']);
+    assert.deepEqual(sessions.heldBroadcasts(), []);
+  });
+});
+
 describe('the key watch', () => {
   const broadcast = { liveStreamId: 'ls_1', videoId: 'vid_1', sessionId: 's', playToken: 't', key: 'sk_one' };
   const stream = (changes: Partial<LiveStream> = {}) =>

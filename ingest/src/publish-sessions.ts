@@ -52,6 +52,23 @@ export class PublishSessions {
   }
 
   /**
+   * Gives up every broadcast (ingest stops): each is ended as if its window had passed, so no stream
+   * stays `active` behind an ingest that is gone. Its publishers are cut off by the library's stop.
+   */
+  async releaseAll(): Promise<void> {
+    const held = [...this.held.values()];
+    this.held.clear();
+    this.publishers.clear();
+    await Promise.all(
+      held.map((broadcast) =>
+        this.deps.finished(broadcast).catch((error: unknown) => {
+          this.deps.logger.error({ err: error, ...logFields(broadcast) }, 'ending the broadcast failed');
+        }),
+      ),
+    );
+  }
+
+  /**
    * Cuts a broadcast's publisher off now, without its reconnect window (its stream was disabled or
    * its key reset): the broadcast ends as if the window had passed.
    */
