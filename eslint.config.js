@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import vitest from '@vitest/eslint-plugin';
 
-const processPackages = ['api', 'orchestrator', 'encode-node', 'delivery', 'cli'];
+const processPackages = ['api', 'orchestrator', 'encode-node', 'delivery', 'ingest', 'cli'];
 const productionPackages = [...processPackages, 'infra', 'database', 'ffmpeg', 'analytics', 'webhooks', 'presenters'];
 
 /**
@@ -93,7 +93,13 @@ export default tseslint.config(
     // The processes' code stays in functions a reader holds in one view, and a helper that can be
     // tested alone: no closure of hundreds of lines holding a whole process's handlers (every line
     // counts, comments and blanks too).
-    files: ['api/src/**/*.ts', 'orchestrator/src/**/*.ts', 'encode-node/src/**/*.ts', 'delivery/src/**/*.ts'],
+    files: [
+      'api/src/**/*.ts',
+      'orchestrator/src/**/*.ts',
+      'encode-node/src/**/*.ts',
+      'delivery/src/**/*.ts',
+      'ingest/src/**/*.ts',
+    ],
     rules: { 'max-lines-per-function': ['error', { max: 120 }] },
   },
   {

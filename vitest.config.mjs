@@ -51,6 +51,7 @@ const sharedFarmFiles = [
   'test/e2e/storyboards-and-downloads.test.ts',
   'test/e2e/watermarks.test.ts',
   'test/farm/ingest.test.ts',
+  'test/farm/live.test.ts',
 ];
 
 // The files that a second file's load breaks: they measure time against a bound (the slot hand-over),
@@ -85,6 +86,7 @@ export default defineConfig({
       unit('ffmpeg', ['ffmpeg/src/**/*.test.ts']),
       unit('encode-node', ['encode-node/src/**/*.test.ts']),
       unit('delivery', ['delivery/src/**/*.test.ts']),
+      unit('ingest', ['ingest/src/**/*.test.ts']),
       unit('sdk', ['sdk/src/**/*.test.ts']),
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
       unit('dev', ['dev/src/**/*.test.ts', 'dev/scripts/**/*.test.mjs']),

@@ -33,6 +33,7 @@ const runtime = {
   orchestrator: [],
   'encode-node': [],
   delivery: [],
+  ingest: [],
   sdk: [],
   cli: ['bin'],
 };

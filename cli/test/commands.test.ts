@@ -11,7 +11,7 @@ const cliDir = new URL('..', import.meta.url).pathname;
 // From sources, as the tests run every process (cli/bin/kino.js runs the compiled dist/).
 const bin = join(cliDir, '..', 'dev', 'bin', 'kino.js');
 // The cli's own commands and those of the packages it loads as oclif plugins (cli/package.json).
-const commandsDirs = ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].map((pkg) =>
+const commandsDirs = ['cli', 'api', 'orchestrator', 'delivery', 'ingest', 'encode-node', 'dev'].map((pkg) =>
   join(cliDir, '..', pkg, 'src', 'commands'),
 );
 
@@ -51,7 +51,7 @@ const topicIds = [
 ];
 // Described in the package.json of whichever package the CLI loads (oclif names topics with ':').
 const topicDescriptions = new Map(
-  ['cli', 'api', 'orchestrator', 'delivery', 'encode-node', 'dev'].flatMap((pkg) => {
+  ['cli', 'api', 'orchestrator', 'delivery', 'ingest', 'encode-node', 'dev'].flatMap((pkg) => {
     const { oclif } = JSON.parse(readFileSync(join(cliDir, '..', pkg, 'package.json'), 'utf8')) as {
       oclif?: { topics?: Record<string, { description: string }> };
     };
@@ -160,8 +160,15 @@ test('kino config check <process> names every problem, the same ones the process
       'CONTROL_PLANE_URL',
       'CLICKHOUSE_URL',
     ],
+    ingest: ['DATABASE_URL'],
   };
-  const start = { api: ['api'], orchestrator: ['orchestrator'], node: ['node', 'start'], delivery: ['delivery'] };
+  const start = {
+    api: ['api'],
+    orchestrator: ['orchestrator'],
+    node: ['node', 'start'],
+    delivery: ['delivery'],
+    ingest: ['ingest'],
+  };
   // A wrong value and a cross-variable rule besides the missing ones: every one is named.
   const wrong = { ...env, LOG_LEVEL: 'chatty', DASHBOARD_URL: 'http://127.0.0.1:7080/dashboard' };
   await Promise.all(

@@ -19,6 +19,7 @@ const workspaces = [
   'orchestrator',
   'encode-node',
   'delivery',
+  'ingest',
   'sdk',
   'cli',
   'dev',

@@ -688,6 +688,7 @@ export function hlsMuxerArgs(
   firstSegment = 0,
   audioAlone = false,
   pattern = hlsSegmentPattern,
+  live = false,
 ): string[] {
   return [
     '-f',
@@ -695,8 +696,10 @@ export function hlsMuxerArgs(
     '-hls_time',
     String(segmentSeconds),
     ...(firstSegment > 0 ? ['-start_number', String(firstSegment)] : []),
+    // A broadcast's playlist (issue 56) grows while it runs and keeps every segment (the recording
+    // and DVR): EVENT, ended by EXT-X-ENDLIST only when the input ends.
     '-hls_playlist_type',
-    'vod',
+    live ? 'event' : 'vod',
     '-hls_segment_type',
     'fmp4',
     '-hls_fmp4_init_filename',
@@ -705,8 +708,10 @@ export function hlsMuxerArgs(
     prefix + pattern,
     // temp_file: a segment is written under a temporary name and renamed once complete, so the node
     // uploads each one the moment it appears (a viewer may be waiting for it: just-in-time segments).
+    // A live segment carries its wall-clock time (EXT-X-PROGRAM-DATE-TIME): players place the live
+    // edge by it, and latency is measured against it.
     '-hls_flags',
-    'independent_segments+temp_file',
+    live ? 'independent_segments+temp_file+program_date_time' : 'independent_segments+temp_file',
     '-avoid_negative_ts',
     audioAlone ? 'make_zero' : 'disabled',
     '-hls_segment_options',
@@ -890,6 +895,12 @@ export interface HlsLadderOptions {
   threads: number;
   /** Two-pass runs: one stats file per rendition, in `outputs` order. */
   pass?: { number: 1 | 2; logFiles: string[] };
+  /**
+   * A broadcast read as it is published (an RTMP URL; issue 56): the same ladder, each rung's
+   * playlist an EVENT playlist with EXT-X-PROGRAM-DATE-TIME, ended when the input ends. No chunks, no
+   * passes, no length known.
+   */
+  live?: boolean;
 }
 
 /**
@@ -905,7 +916,10 @@ export function hlsLadderArgs({
   chunk,
   videoSeconds,
   durationSeconds,
+  live = false,
 }: HlsLadderOptions): string[] {
+  if (live && (chunk || pass || videoSeconds !== undefined))
+    throw new Error('a live ladder is one pass of an open input');
   const { keyframesEnd: endSeconds, soundPadTo, picturePadTo } = outputEnds(videoSeconds, durationSeconds, chunk);
   const n = outputs.length;
   const pad = picturePadTo === undefined ? '' : `${picturePadFilter(picturePadTo)},`;
@@ -940,6 +954,10 @@ export function hlsLadderArgs({
     }
     if (settings.audio) args.push('-map', audioMap(chunk));
     args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
+    // FLV times frames in whole milliseconds (33, 67, 100 ms at 30 fps): a constant-rate output
+    // would duplicate a frame where the rounding adds up, and a recording must hold exactly the frames
+    // published. Each frame keeps its own time.
+    if (live) args.push('-fps_mode:v', 'passthrough');
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
     args.push(
@@ -947,7 +965,9 @@ export function hlsLadderArgs({
       '-1',
       '-map_chapters',
       '-1',
-      ...chunkMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk),
+      ...(live
+        ? hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, 0, false, hlsSegmentPattern, true)
+        : chunkMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk)),
     );
   });
   return args;

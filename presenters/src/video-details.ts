@@ -1,7 +1,13 @@
 // The details object of a video (GET /{orgID}/videos/{publicID}/details), made in one place: the
 // API's details, PATCH and webhook events, and the orchestrator's webhook events, all answer it.
 import type { CaptionTrack, Rendition, Video } from '@kino/database';
-import { findWhyWaiting, getVideo, listCaptionTracks, listRenditions } from '@kino/database/repositories';
+import {
+  findWhyWaiting,
+  getLiveStream,
+  getVideo,
+  listCaptionTracks,
+  listRenditions,
+} from '@kino/database/repositories';
 import { presentVideoDetails } from './videos.ts';
 import type { PresentationDeps } from './deps.ts';
 import { thumbnailUrlsFor } from './thumbnail-urls.ts';
@@ -18,11 +24,13 @@ export async function detailsOf(
   video: Video,
   reads: { renditions: Rendition[]; served: Map<string, number>; captionTracks: CaptionTrack[] },
 ): Promise<VideoDetails> {
-  const [thumbnails, fileUrl, waitingFor] = await Promise.all([
+  const [thumbnails, fileUrl, waitingFor, stream] = await Promise.all([
     thumbnailUrlsFor(deps, [video]),
     deliveryFileUrls(keyringFor(deps), deps.config.DELIVERY_URL, video),
     // Only a video in the making has encodes waiting for a node that can run them.
     video.status === 'transcoding' ? findWhyWaiting(deps.db, video.id) : undefined,
+    // A broadcast's video is live while its stream's active video is this one (never stored twice).
+    video.live_stream_id ? getLiveStream(deps.db, video.live_stream_id) : undefined,
   ]);
   // Undefined while the video has no such file (not ready, silent, made before audio downloads),
   // so that a client is never handed a URL that answers 404.
@@ -38,6 +46,7 @@ export async function detailsOf(
     { storyboardUrl, audioUrl },
     captions,
     waitingFor,
+    stream?.active_video_id === video.id,
   );
 }
 

@@ -75,6 +75,8 @@ export function presentVideoDetails(
   captions: PresentedCaptionTrack[],
   /** Why some of its encodes wait: no live node can run them (the encode queue's `waiting_for`). */
   waitingFor?: string,
+  /** A broadcast's video: whether the broadcast still runs (its stream's active video is this one). */
+  live?: boolean,
 ) {
   const parameters = video.parameters;
   return {
@@ -116,5 +118,6 @@ export function presentVideoDetails(
           },
         }
       : {}),
+    ...(video.live_stream_id !== null ? { liveStreamId: video.live_stream_id, live: live ?? false } : {}),
   };
 }

@@ -217,6 +217,10 @@ export interface VideoDetails extends Omit<Video, 'status'> {
   captions: CaptionTrack[];
   /** Only on a clip: the video it was cut from and the range asked for. */
   clipOf?: ClipOf;
+  /** Only on a broadcast's video: the live stream (`ls_…`) it records. */
+  liveStreamId?: string;
+  /** Only on a broadcast's video: true while the broadcast runs. */
+  live?: boolean;
 }
 
 /** A clip's source and range (`duration` is what the clip plays: whole segments of the source covering the range). */

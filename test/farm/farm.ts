@@ -175,7 +175,10 @@ export async function startFarm({
   hosts,
   temporalServer,
   durable = false,
+  ingest = false,
 }: {
+  /** Also `kino ingest`, RTMP publishers in (live streams; the farm's LIVE_RTMP_URL). */
+  ingest?: boolean;
   /**
    * PostgreSQL syncing its commits (default off, for speed). A test that kills PostgreSQL with -9
    * needs it: without synchronous_commit a crash loses commits it had already acknowledged.
@@ -202,6 +205,7 @@ export async function startFarm({
     hosts,
     temporal: temporalServer,
     durable,
+    ingest,
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {

@@ -36,11 +36,11 @@ declare module 'vitest' {
 }
 
 /** The farm's processes the files on it rely on: its services, its Kino processes and its encode node. */
-const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator', 'delivery', 'node-a'];
+const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator', 'delivery', 'ingest', 'node-a'];
 
 /** vitest's globalSetup: starts the farm, provides its address, and returns the teardown. */
 export default async function startSharedFarm(project: TestProject): Promise<() => Promise<void>> {
-  const farm = await startFarm({ playback: true });
+  const farm = await startFarm({ playback: true, ingest: true });
   try {
     await farm.startNode('a', { slots: 2 });
   } catch (error) {

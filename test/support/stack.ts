@@ -25,12 +25,19 @@ export interface TestStack {
  */
 const testOrchestratorDefaults = { JUST_IN_TIME: 'false' };
 
-export async function startTestStack(options: Omit<DevStackOptions, 'dir' | 'portBase'>): Promise<TestStack> {
+export async function startTestStack({
+  ingest = false,
+  ...options
+}: Omit<DevStackOptions, 'dir' | 'portBase'> & {
+  /** Also `kino ingest` (live streams): off unless asked, a process fewer for the files that publish nothing. */
+  ingest?: boolean;
+}): Promise<TestStack> {
   const dir = mkdtempSync(join(tmpdir(), 'kino-test-'));
   const errors: string[] = [];
   const env = { ...options.env, orchestrator: { ...testOrchestratorDefaults, ...options.env?.orchestrator } };
+  const without = ingest ? options.without : [...(options.without ?? []), 'ingest' as const];
   const launcher = new DevStackLauncher(
-    { durable: false, ...options, env, dir, portBase: await freeDevPortBase() },
+    { durable: false, ...options, without, env, dir, portBase: await freeDevPortBase() },
     { progress: () => undefined, partError: (line) => errors.push(line) },
   );
   const stop = async () => {

@@ -188,6 +188,14 @@ export const VideoDetailsSchema = Type.Object({
       },
     ),
   ),
+  liveStreamId: Type.Optional(
+    Type.String({ description: "Only on a broadcast's video: the live stream (`ls_…`) it records." }),
+  ),
+  live: Type.Optional(
+    Type.Boolean({
+      description: "Only on a broadcast's video: true while the broadcast runs, false once its publisher is gone.",
+    }),
+  ),
 });
 
 export const PaginationSchema = Type.Object({

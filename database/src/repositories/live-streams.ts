@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { randomBase62 } from '@kino/infra';
 import type { LiveStreamLatency, VideoQuality } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
-import type { LiveStream } from '../schema.ts';
+import type { LiveStream, Video } from '../schema.ts';
+import { createVideo, type CreateVideoInput } from './videos.ts';
 
 export function newLiveStreamId(): string {
   return `ls_${randomBase62(16)}`;
@@ -144,4 +145,59 @@ export async function deleteIdleLiveStream(
   if (deleted) return { deleted: true };
   const stream = await getLiveStream(db, id);
   return stream ? { deleted: false, stream } : undefined;
+}
+
+/**
+ * Starts a broadcast (ingest, at a publisher's connect): its video, created in the stream's
+ * environment, becomes the stream's active video in the same transaction. Undefined, and nothing
+ * created, when the stream is gone, disabled or already broadcasting (a second publisher is refused).
+ */
+export async function startBroadcast(
+  db: Db,
+  input: { streamId: string; video: Omit<CreateVideoInput, 'orgId' | 'envId' | 'liveStreamId'> },
+): Promise<{ stream: LiveStream; video: Video } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const stream = await trx
+      .selectFrom('live_streams')
+      .selectAll()
+      .where('id', '=', input.streamId)
+      .where('disabled_at', 'is', null)
+      .where('active_video_id', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!stream) return undefined;
+    const video = await createVideo(trx, {
+      ...input.video,
+      orgId: stream.org_id,
+      envId: stream.env_id,
+      liveStreamId: stream.id,
+    });
+    const started = await trx
+      .updateTable('live_streams')
+      .set({ active_video_id: video.id, updated_at: sql<Date>`now()` })
+      .where('id', '=', stream.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { stream: started, video };
+  });
+}
+
+/**
+ * Ends a broadcast: the stream is idle again and remembers the video as its last. Only while that
+ * video is the active one, so a late end never clears a newer broadcast. Whether it ended it.
+ */
+export async function endBroadcast(db: Db, input: { streamId: string; videoId: string }): Promise<boolean> {
+  const ended = await db
+    .updateTable('live_streams')
+    .set({ active_video_id: null, last_video_id: input.videoId, updated_at: sql<Date>`now()` })
+    .where('id', '=', input.streamId)
+    .where('active_video_id', '=', input.videoId)
+    .executeTakeFirst();
+  return ended.numUpdatedRows > 0n;
+}
+
+/** The streams of these ids that exist (ingest's watch over the broadcasts it holds). */
+export async function getLiveStreams(db: Db, ids: readonly string[]): Promise<LiveStream[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('live_streams').selectAll().where('id', 'in', ids).execute();
 }

@@ -14,6 +14,8 @@ export interface CreateVideoInput {
   storagePath: string;
   /** A URL ingest's source address: the workflow fetches it into storagePath first. */
   sourceUrl?: string;
+  /** A broadcast's video: the live stream it records (issue 56). */
+  liveStreamId?: string;
   videoQuality: VideoQuality;
   allowPublicAccess: boolean;
   parameters: EncodingParameters;
@@ -36,6 +38,7 @@ function newVideoRow(input: CreateVideoInput) {
     failure_reason: null,
     storage_path: input.storagePath,
     source_url: input.sourceUrl ?? null,
+    live_stream_id: input.liveStreamId ?? null,
     video_quality: input.videoQuality,
     allow_public_access: input.allowPublicAccess,
     parameters: JSON.stringify(input.parameters),

@@ -38,6 +38,8 @@ export interface VideosTable {
    * rendition (sound-separation.ts). Optional on insert.
    */
   master_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The live stream whose broadcast this video records (issue 56); null for every other video. */
+  live_stream_id: ColumnType<string | null, string | null | undefined, string | null>;
   thumbnail_key: string | null;
   /** The storyboard's WebVTT (objectKeys.storyboard), when processing made one; optional on insert. */
   storyboard_key: ColumnType<string | null, string | null | undefined, string | null>;

@@ -23,6 +23,7 @@ describe('dev stack layout', () => {
       registry: 7090,
       orchestratorMetrics: 7091,
       relay: 7092,
+      ingestRtmp: 7935,
       nodeMetrics: [7201, 7202],
       s3: 7333,
       postgres: 7432,

@@ -17,6 +17,7 @@
 import { videoTaskQueue } from '@kino/proto/contract';
 import { appendFileSync, mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '@kino/infra';
 import {
@@ -183,7 +184,7 @@ export class DevStackLauncher {
     return this.options.hosts?.delivery ?? this.controlPlaneHost;
   }
 
-  private has(part: 'temporal' | 'orchestrator' | 'delivery'): boolean {
+  private has(part: 'temporal' | 'orchestrator' | 'delivery' | 'ingest'): boolean {
     return !this.options.without?.includes(part);
   }
 
@@ -353,6 +354,8 @@ export class DevStackLauncher {
     const deliveryStart = this.has('delivery')
       ? apiStart.then(() => this.startDelivery(env, deliveryUrl))
       : Promise.resolve();
+    // Ingest reads live streams: after the API, whose start migrates the database.
+    const ingestStart = this.has('ingest') ? apiStart.then(() => this.startIngest(env)) : Promise.resolve();
     const wantsNodes = layout.ports.nodeMetrics.length > 0;
     const nodesStart =
       this.has('orchestrator') && wantsNodes
@@ -376,7 +379,7 @@ export class DevStackLauncher {
         );
       }
     }
-    await Promise.all([deliveryStart, nodesStart]);
+    await Promise.all([deliveryStart, ingestStart, nodesStart]);
     this.checkNotStopping();
 
     const metricsUrl = (port: number) => `http://${host}:${port}/metrics`;
@@ -712,6 +715,8 @@ export class DevStackLauncher {
       KINO_CONTROL_PLANE: `${host}:${ports.registry}`,
       CONTROL_PLANE_URL: apiUrl,
       DELIVERY_URL: deliveryUrl,
+      // The RTMP server URL the API shows a live stream's publisher: this stack's ingest, when it runs.
+      ...(this.has('ingest') ? { LIVE_RTMP_URL: `rtmp://${host}:${ports.ingestRtmp}/live` } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       // The AWS SDK's notice on a Node older than 22 (the pinned Node 24 never shows it; a node on
       // PATH still may): the name of the contract and the name this SDK version reads.
@@ -927,6 +932,34 @@ export class DevStackLauncher {
     }
   }
 
+  private async startIngest(env: Record<string, string>): Promise<void> {
+    if (!kinoCommandExists(['ingest'])) {
+      this.missing.push('ingest (`kino ingest` does not exist yet)');
+      return;
+    }
+    const { host, ports } = this.layout;
+    try {
+      await this.startPart('ingest', {
+        kind: 'ingest',
+        words: ['ingest'],
+        env: {
+          ...env,
+          INGEST_HOST: host,
+          INGEST_RTMP_PORT: String(ports.ingestRtmp),
+          INGEST_STATE_DIR: this.layout.ingestDir,
+        },
+        args: [],
+        stopPhase: 0,
+        ready: (part) =>
+          this.waitForPart(part, `ingest on rtmp://${host}:${ports.ingestRtmp}`, () =>
+            acceptsConnections(host, ports.ingestRtmp),
+          ),
+      });
+    } catch (error) {
+      this.reportFailure(this.findPart('ingest'), error);
+    }
+  }
+
   /** Re-uses the previous run's organization, environment and key; makes what is missing. */
   private async ensureTenancy(databaseUrl: string, apiUrl: string): Promise<DevTenancy | undefined> {
     try {
@@ -1022,4 +1055,21 @@ function readyLine(part: Part): { nodeId: string; address: string } | undefined 
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether something listens on host:port (RTMP has no health URL): true, or undefined to wait on. */
+function acceptsConnections(host: string, port: number): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(undefined));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+  });
 }

@@ -21,6 +21,8 @@ export const portOffsets = {
   orchestratorMetrics: 91,
   /** The orchestrator's node relay: calls to the encode nodes connected to it go there (nodes listen on no port). */
   relay: 92,
+  /** Live ingest's RTMP listener (`kino ingest`; 1935 outside the stack), publishers' rtmp://…/live. */
+  ingestRtmp: 935,
   firstNodeMetrics: 201,
   s3: 333,
   postgres: 432,
@@ -28,7 +30,7 @@ export const portOffsets = {
 } as const;
 
 /** The farm's processes, each a `kino` command; 'node' is every encode node. */
-export type KinoPart = 'api' | 'orchestrator' | 'node' | 'delivery' | 'analytics';
+export type KinoPart = 'api' | 'orchestrator' | 'node' | 'delivery' | 'ingest' | 'analytics';
 
 export interface DevStackOptions {
   /** State directory; default `.kino/` at the repo root (env KINO_DEV_DIR). */
@@ -41,7 +43,7 @@ export interface DevStackOptions {
   slots?: number;
   // The options below are for tests and benchmarks; `kino dev` runs everything with the defaults.
   /** Parts to leave out (default: none). Without Temporal the API answers with Temporal unreachable. */
-  without?: ('temporal' | 'orchestrator' | 'delivery')[];
+  without?: ('temporal' | 'orchestrator' | 'delivery' | 'ingest')[];
   /** The analytics store: chDB behind `kino analytics-store` (default), Debian's ClickHouse server, or none. */
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
@@ -86,6 +88,8 @@ export interface DevStackLayout {
   analyticsDir: string;
   deliveryCacheDir: string;
   deliverySpoolDir: string;
+  /** Ingest's RTMP library's own state (its session history). */
+  ingestDir: string;
   /** `{apiUrl, deliveryUrl, orgId, envId, apiKey, databaseUrl}`: what clients read. */
   devJson: string;
   /** Shell-sourceable settings for running one part alone against the dev stack's services. */
@@ -103,6 +107,7 @@ export interface DevStackLayout {
     registry: number;
     orchestratorMetrics: number;
     relay: number;
+    ingestRtmp: number;
     /** The metrics port of each encode node the stack starts (one entry per node). */
     nodeMetrics: number[];
     s3: number;
@@ -141,6 +146,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
     analyticsDir: join(dir, 'analytics'),
     deliveryCacheDir: join(dir, 'delivery', 'cache'),
     deliverySpoolDir: join(dir, 'delivery', 'spool'),
+    ingestDir: join(dir, 'ingest'),
     devJson: join(dir, 'dev.json'),
     devEnv: join(dir, 'dev.env'),
     secretsJson: join(dir, 'secrets.json'),
@@ -154,6 +160,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
       registry: base + portOffsets.registry,
       orchestratorMetrics: base + portOffsets.orchestratorMetrics,
       relay: base + portOffsets.relay,
+      ingestRtmp: base + portOffsets.ingestRtmp,
       nodeMetrics: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNodeMetrics + i),
       s3: base + portOffsets.s3,
       postgres: base + portOffsets.postgres,
@@ -177,6 +184,7 @@ export function layoutPorts(layout: DevStackLayout): { name: string; port: numbe
     { name: 'delivery', port: ports.delivery },
     { name: 'dev identity provider', port: ports.identity },
     { name: 'node relay (orchestrator)', port: ports.relay },
+    { name: 'ingest (RTMP)', port: ports.ingestRtmp },
     ...ports.nodeMetrics.map((port, i) => ({ name: `encode node ${i + 1} metrics`, port })),
   ];
 }

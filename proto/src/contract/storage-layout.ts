@@ -25,6 +25,11 @@ export const objectKeys = {
    * an upload's is for an uploaded one: kept beside the outputs, removed when the video is deleted).
    */
   ingestSource: (orgId: string, envId: string, videoId: string) => `ingests/${orgId}/${envId}/${videoId}/source`,
+  /**
+   * A broadcast's source (issue 56): its publisher's stream, which nothing stores yet; the name keeps
+   * every video's storage path unique and tells where a live recording came from.
+   */
+  liveSource: (orgId: string, envId: string, videoId: string) => `live/${orgId}/${envId}/${videoId}/source`,
   /** Everything of a video: removed as a whole when it is deleted. */
   videoPrefix: (videoId: string) => `videos/${videoId}/`,
   /** The HLS of a video: the master playlist beside one directory per rendition. */

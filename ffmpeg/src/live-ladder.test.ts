@@ -1,0 +1,120 @@
+// The ladder of a broadcast (issue 56), run by real ffmpeg on what a publisher sends (H.264 and AAC
+// in FLV, its own keyframes every 2 s): the same rungs as a file's, each an EVENT playlist of 6 s
+// fMP4 segments with their wall-clock times, ended only when the input ends, with every frame in.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { audioEncodingOf, hlsPlaylistName } from '@kino/proto/contract';
+import { runFfmpeg } from './command.ts';
+import { parseMediaPlaylist } from './hls.ts';
+import { hlsLadderArgs, type HlsEncodeSettings } from './presets.ts';
+
+const run = promisify(execFile);
+
+const rung: HlsEncodeSettings = {
+  width: 640,
+  height: 360,
+  frameRate: 30,
+  capFrameRate: false,
+  pixelFormat: 'yuv420p',
+  videoCodec: 'h264',
+  x264Preset: 'ultrafast',
+  videoBitrateKbps: 600,
+  rateControl: 'variableBitrate',
+  twoPass: false,
+  segmentSeconds: 6,
+  audio: { encoding: audioEncodingOf.aac, bitrateKbps: 96, channels: 2 },
+};
+
+const seconds = 13;
+const frames = seconds * 30;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kino-live-ladder-'));
+  // As `ffmpeg -c:v libx264 -g 60 -c:a aac -f flv rtmp://…` publishes it.
+  await runFfmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=640x360:rate=30:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '60',
+    '-c:a',
+    'aac',
+    '-f',
+    'flv',
+    '-y',
+    join(dir, 'published.flv'),
+  ]);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a live ladder', () => {
+  it('writes EVENT playlists of 6 s segments with their wall-clock times, every frame in', async () => {
+    const outputs = [
+      { settings: rung, dir: '360p' },
+      { settings: { ...rung, width: 426, height: 240, videoBitrateKbps: 300 }, dir: '240p' },
+    ];
+    await Promise.all(outputs.map((o) => mkdir(join(dir, o.dir))));
+    await runFfmpeg(['-y', ...hlsLadderArgs({ input: join(dir, 'published.flv'), outputs, threads: 1, live: true })], {
+      cwd: dir,
+    });
+    for (const { dir: rendition } of outputs) {
+      const text = await readFile(join(dir, rendition, hlsPlaylistName), 'utf8');
+      assert.match(text, /#EXT-X-PLAYLIST-TYPE:EVENT/, `${rendition}: an EVENT playlist`);
+      const playlist = parseMediaPlaylist(text);
+      assert.equal(playlist.endList, true, `${rendition}: ended once the input ended`);
+      // Every segment but the last (the input's end) is 6 s: cut on the 2 s keyframe grid.
+      assert.deepEqual(
+        playlist.segments.slice(0, -1).map((s) => Math.round(s.durationSeconds * 1000) / 1000),
+        [6, 6],
+        `${rendition}: 6 s segments on the keyframe grid`,
+      );
+      const times = text.split('\n').filter((line) => line.startsWith('#EXT-X-PROGRAM-DATE-TIME:'));
+      assert.equal(times.length, playlist.segments.length, `${rendition}: a wall-clock time for every segment`);
+      const decoded = await countFrames(join(dir, rendition, hlsPlaylistName));
+      assert.equal(decoded, frames, `${rendition}: every frame published`);
+    }
+  });
+
+  it('refuses chunks, passes and a known length: a broadcast is one pass of an open input', () => {
+    assert.throws(() =>
+      hlsLadderArgs({ input: 'rtmp://ingest/live/x', outputs: [], threads: 1, live: true, videoSeconds: 10 }),
+    );
+  });
+});
+
+async function countFrames(playlist: string): Promise<number> {
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-count_frames',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=nb_read_frames',
+    '-of',
+    'csv=p=0',
+    playlist,
+  ]);
+  // The HLS demuxer shows the stream once in its program and once on its own: the same count.
+  const counts = new Set(stdout.split('\n').filter(Boolean));
+  assert.equal(counts.size, 1, stdout);
+  return Number([...counts][0]);
+}

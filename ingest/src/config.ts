@@ -1,0 +1,25 @@
+// The ingest process's configuration (environment variables), read once at start.
+import { join } from 'node:path';
+import { env, kinoDir, parseConfig, z } from '@kino/infra';
+
+export const ingestConfigShape = {
+  /** Where publishers connect: every interface of a public ingest host, loopback in the dev stack. */
+  INGEST_HOST: z.string().default('127.0.0.1'),
+  /** RTMP's own port; OBS and ffmpeg assume it when a URL names none. */
+  INGEST_RTMP_PORT: env.port(1935),
+  DATABASE_URL: z.string().min(1),
+  /** The RTMP library's own small state (its session history); nothing of a broadcast is kept here. */
+  INGEST_STATE_DIR: z.string().default(join(kinoDir, 'ingest')),
+  /**
+   * How often ingest reads the streams it is receiving: a publisher whose stream was disabled or
+   * whose key was reset is cut off within this.
+   */
+  INGEST_KEY_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  LOG_LEVEL: env.logLevel(),
+};
+export type IngestConfig = z.infer<z.ZodObject<typeof ingestConfigShape>>;
+
+/** An ingest's configuration, or a ConfigError naming every problem: `kino ingest` and `kino config check ingest` both call this. */
+export function parseIngestConfig(source: Record<string, string | undefined> = process.env): IngestConfig {
+  return parseConfig(ingestConfigShape, source);
+}

@@ -1,0 +1,75 @@
+// One ingest (`kino ingest` runs it through runProcess): RTMP publishers in, their broadcasts out.
+// Several can run behind a TCP balancer: a broadcast lives on the ingest its publisher reached, and
+// the database's one active video per stream keeps a second publisher of the same key out anywhere.
+import { mkdir } from 'node:fs/promises';
+import NodeMediaServer from 'node-media-server';
+import nmsLogger from 'node-media-server/src/core/logger.js';
+import { hashSecret, openDatabase } from '@kino/database';
+import { findLiveStreamByKeyHash, getLiveStreams } from '@kino/database/repositories';
+import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
+import { admitPublisher, finishBroadcast } from './broadcasts.ts';
+import type { IngestConfig } from './config.ts';
+import { PublishSessions } from './publish-sessions.ts';
+import { watchStreamKeys } from './key-watch.ts';
+
+export function createIngestLogger(config: IngestConfig): Logger {
+  return createLogger('ingest', config.LOG_LEVEL);
+}
+
+/** The library's own console lines, through our logger (it logs every session at debug). */
+function routeLibraryLog(logger: Logger): void {
+  const library = logger.child({ library: 'node-media-server' });
+  nmsLogger.log = (message: string, level = 'info') => {
+    if (level === 'error') library.error(message);
+    else if (level === 'warn') library.warn(message);
+    else library.debug(message);
+  };
+}
+
+export async function startIngest(
+  config: IngestConfig,
+  logger: Logger = createIngestLogger(config),
+): Promise<RunningProcess> {
+  const db = await openDatabase(config.DATABASE_URL);
+  await mkdir(config.INGEST_STATE_DIR, { recursive: true });
+  const server = new NodeMediaServer({
+    bind: config.INGEST_HOST,
+    rtmp: { port: config.INGEST_RTMP_PORT },
+    store: { path: config.INGEST_STATE_DIR },
+    webadmin: { enable: false },
+  });
+  routeLibraryLog(logger);
+  const sessions = new PublishSessions({
+    admit: (key) => admitPublisher(db, key),
+    mayResume: async (key, liveStreamId) => {
+      const stream = await findLiveStreamByKeyHash(db, hashSecret(key));
+      return stream?.id === liveStreamId && !stream.disabled_at;
+    },
+    // The farm's workflow starts here (docs/decisions/live.md, the next steps: 1).
+    started: async () => {},
+    finished: async (broadcast) => {
+      await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
+      logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast ended');
+    },
+    logger,
+  });
+  server.on('prePublish', (session) => sessions.onPrePublish(session));
+  server.on('donePublish', (session) => sessions.onDonePublish(session));
+  server.on('prePlay', (session) => sessions.onPrePlay(session));
+  await server.run();
+  const keyWatch = watchStreamKeys({
+    sessions,
+    readStreams: (ids) => getLiveStreams(db, ids),
+    intervalMs: config.INGEST_KEY_CHECK_MS,
+    logger,
+  });
+  logger.info({ rtmp: `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}/live` }, 'ingest listening');
+  return {
+    async stop() {
+      keyWatch.stop();
+      await sessions.releaseAll();
+      await server.stop();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// The publish gate on stand-ins for node-media-server's sessions: nothing is read from a publisher
+// (its socket stays paused) until its key is admitted; a refused one is cut off; only the holder of
+// a broadcast's token may play it; the end of a broadcast closes its players; a publisher whose
+// stream was disabled or whose key was reset is cut off.
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import type { NmsSession } from 'node-media-server';
+import { createLogger } from '@kino/infra';
+import { hashSecret, type LiveStream, type Video } from '@kino/database';
+import type { PublishDecision } from './broadcasts.ts';
+import { whyCutOff } from './key-watch.ts';
+import { PublishSessions, type HeldBroadcast } from './publish-sessions.ts';
+
+function fakeSession(name: string, { app = 'live', query = {} as Record<string, string> } = {}) {
+  const events: string[] = [];
+  const subscribers = new Map<string, NmsSession>();
+  const session = {
+    id: `s-${name}-${Math.random()}`,
+    ip: '127.0.0.1',
+    protocol: 'rtmp',
+    isPublisher: true,
+    streamApp: app,
+    streamName: name,
+    streamPath: `/${app}/${name}`,
+    streamQuery: query,
+    socket: {
+      pause: () => events.push('pause'),
+      resume: () => events.push('resume'),
+      destroy: () => events.push('destroy'),
+    },
+    broadcast: { publishGraceMs: 30_000, subscribers, getPublishStatus: () => 'publishing' as const },
+    close: () => events.push('close'),
+  } as unknown as NmsSession;
+  return { session, events, subscribers };
+}
+
+const accepted = (key: string): PublishDecision => ({
+  accepted: true,
+  stream: { id: `ls_${key}`, reconnect_window_seconds: 7 } as LiveStream,
+  video: { id: `vid_${key}` } as Video,
+});
+
+function gate(decide: (key: string) => PublishDecision) {
+  const started: HeldBroadcast[] = [];
+  const finished: HeldBroadcast[] = [];
+  const sessions = new PublishSessions({
+    admit: async (key) => decide(key),
+    mayResume: async () => true,
+    started: async (broadcast) => void started.push(broadcast),
+    finished: async (broadcast) => void finished.push(broadcast),
+    logger: createLogger('ingest-test', 'silent'),
+  });
+  return { sessions, started, finished };
+}
+
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('publish sessions', () => {
+  it('reads nothing until the key is admitted, then holds the broadcast with its window', async () => {
+    const { sessions, started } = gate(accepted);
+    const { session, events } = fakeSession('sk_good');
+    sessions.onPrePublish(session);
+    assert.deepEqual(events, ['pause']);
+    await settled();
+    assert.deepEqual(events, ['pause', 'resume']);
+    assert.equal(started[0]?.videoId, 'vid_sk_good');
+    assert.equal(session.broadcast.publishGraceMs, 7000);
+    assert.ok(sessions.heldAt(session.streamPath)?.playToken.length === 32);
+  });
+
+  it('cuts off a refused publisher without a reconnect window', async () => {
+    const { sessions, started } = gate(() => ({ accepted: false, reason: 'unknown_key' }));
+    const { session, events } = fakeSession('sk_wrong');
+    sessions.onPrePublish(session);
+    await settled();
+    assert.deepEqual(events, ['pause', 'destroy']);
+    assert.equal(session.broadcast.publishGraceMs, 0);
+    assert.equal(started.length, 0);
+  });
+
+  it('refuses another application than `live` without asking the database', async () => {
+    const { sessions } = gate(() => assert.fail('no lookup for another application'));
+    const { session, events } = fakeSession('sk_good', { app: 'other' });
+    sessions.onPrePublish(session);
+    await settled();
+    assert.deepEqual(events, ['pause', 'destroy']);
+  });
+
+  it('lets only the token holder play, and closes the players when the broadcast ends', async () => {
+    const { sessions, finished } = gate(accepted);
+    const publisher = fakeSession('sk_good');
+    sessions.onPrePublish(publisher.session);
+    await settled();
+    const token = sessions.heldAt(publisher.session.streamPath)!.playToken;
+    const stranger = fakeSession('sk_good', { query: { token: 'guess' } });
+    sessions.onPrePlay(stranger.session);
+    assert.deepEqual(stranger.events, ['destroy']);
+    const relay = fakeSession('sk_good', { query: { token } });
+    sessions.onPrePlay(relay.session);
+    assert.deepEqual(relay.events, []);
+    publisher.subscribers.set(relay.session.id, relay.session);
+    sessions.onDonePublish(publisher.session);
+    await settled();
+    assert.deepEqual(relay.events, ['close']);
+    assert.equal(finished[0]?.videoId, 'vid_sk_good');
+    assert.equal(sessions.heldAt(publisher.session.streamPath), undefined);
+  });
+
+  it('cuts a held publisher off at once, without its reconnect window', async () => {
+    const { sessions, finished } = gate(accepted);
+    const publisher = fakeSession('sk_good');
+    sessions.onPrePublish(publisher.session);
+    await settled();
+    const [broadcast] = sessions.heldBroadcasts();
+    sessions.cutOff(broadcast!, 'stream key reset');
+    assert.deepEqual(publisher.events, ['pause', 'resume', 'destroy']);
+    assert.equal(publisher.session.broadcast.publishGraceMs, 0);
+    // The library's end of the publish follows the destroyed socket.
+    sessions.onDonePublish(publisher.session);
+    await settled();
+    assert.equal(finished.length, 1);
+  });
+});
+
+describe('an ingest stopping', () => {
+  it('ends every broadcast it holds', async () => {
+    const { sessions, finished } = gate(accepted);
+    for (const key of ['sk_one', 'sk_two']) sessions.onPrePublish(fakeSession(key).session);
+    await settled();
+    await sessions.releaseAll();
+    assert.deepEqual(finished.map((b) => b.videoId).sort(), ['vid_sk_one', 'vid_sk_two']);
+    assert.deepEqual(sessions.heldBroadcasts(), []);
+  });
+});
+
+describe('the key watch', () => {
+  const broadcast = { liveStreamId: 'ls_1', videoId: 'vid_1', sessionId: 's', playToken: 't', key: 'sk_one' };
+  const stream = (changes: Partial<LiveStream> = {}) =>
+    ({ id: 'ls_1', disabled_at: null, stream_key_hash: hashSecret('sk_one'), ...changes }) as LiveStream;
+
+  it('keeps a publisher whose key still opens its enabled stream', () => {
+    assert.equal(whyCutOff(broadcast, stream()), undefined);
+  });
+
+  it('cuts off a publisher whose stream was deleted, disabled or given a new key', () => {
+    assert.equal(whyCutOff(broadcast, undefined), 'stream deleted');
+    assert.equal(whyCutOff(broadcast, stream({ disabled_at: new Date() })), 'stream disabled');
+    assert.equal(whyCutOff(broadcast, stream({ stream_key_hash: hashSecret('sk_two') })), 'stream key reset');
+  });
+});

@@ -1,0 +1,168 @@
+// The RTMP library's sessions as broadcasts. node-media-server tells of a publish after it has
+// answered the publisher's `publish` command but before it reads any media: the socket is paused
+// there, so nothing is read until the key is checked, and a refused publisher is cut off with its
+// media unread. A publisher that drops is given its stream's reconnect window (the library resumes
+// a publisher coming back from the same address); the broadcast ends when the window passes.
+import type { NmsSession } from 'node-media-server';
+import { randomBase62, type Logger } from '@kino/infra';
+import type { PublishDecision } from './broadcasts.ts';
+
+/** The RTMP application publishers use: `rtmp://host/live/<stream key>`. */
+export const publishApp = 'live';
+
+/** A broadcast this ingest holds: its stream, its video, the session publishing, the relay's token. */
+export interface HeldBroadcast {
+  liveStreamId: string;
+  videoId: string;
+  sessionId: string;
+  /** Unguessable, for the node that pulls the stream from ingest (`?token=`): no one else may play it. */
+  playToken: string;
+  /** The key it was opened with: a reset replaces the stream's, and then this publisher is cut off. */
+  key: string;
+}
+
+export interface PublishSessionsDeps {
+  /** Checks the key and starts a broadcast (broadcasts.ts's admitPublisher). */
+  admit: (key: string) => Promise<PublishDecision>;
+  /** Whether the key still opens this stream, enabled: a publisher back within its window continues. */
+  mayResume: (key: string, liveStreamId: string) => Promise<boolean>;
+  /** The broadcast started (the farm takes it from here). */
+  started: (broadcast: HeldBroadcast, session: NmsSession) => Promise<void>;
+  /** The reconnect window passed: the broadcast is over. */
+  finished: (broadcast: HeldBroadcast) => Promise<void>;
+  logger: Logger;
+}
+
+export class PublishSessions {
+  /** By stream path (`/live/<key>`): one broadcast per key at a time. */
+  private readonly held = new Map<string, HeldBroadcast>();
+  /** The session publishing each held broadcast, by stream path. */
+  private readonly publishers = new Map<string, NmsSession>();
+
+  constructor(private readonly deps: PublishSessionsDeps) {}
+
+  /** The broadcast a path holds, for the relay's play check. */
+  heldAt(streamPath: string): HeldBroadcast | undefined {
+    return this.held.get(streamPath);
+  }
+
+  /** Every broadcast this ingest holds (its key watch reads their streams). */
+  heldBroadcasts(): HeldBroadcast[] {
+    return [...this.held.values()];
+  }
+
+  /**
+   * Gives up every broadcast (ingest stops): each is ended as if its window had passed, so no stream
+   * stays `active` behind an ingest that is gone. Its publishers are cut off by the library's stop.
+   */
+  async releaseAll(): Promise<void> {
+    const held = [...this.held.values()];
+    this.held.clear();
+    this.publishers.clear();
+    await Promise.all(
+      held.map((broadcast) =>
+        this.deps.finished(broadcast).catch((error: unknown) => {
+          this.deps.logger.error({ err: error, ...logFields(broadcast) }, 'ending the broadcast failed');
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Cuts a broadcast's publisher off now, without its reconnect window (its stream was disabled or
+   * its key reset): the broadcast ends as if the window had passed.
+   */
+  cutOff(broadcast: HeldBroadcast, why: string): void {
+    const path = [...this.held].find(([, held]) => held === broadcast)?.[0];
+    const session = path === undefined ? undefined : this.publishers.get(path);
+    if (!session) return;
+    this.deps.logger.info({ ...logFields(broadcast), why }, 'publisher cut off');
+    refuse(session);
+  }
+
+  /** node-media-server's `prePublish`: pause, check, then resume or cut off. */
+  onPrePublish(session: NmsSession): void {
+    session.socket.pause();
+    // Read now: the library resumes (or ends) a dropped publisher's broadcast right after this event.
+    const reconnecting = session.broadcast.getPublishStatus() === 'reconnecting';
+    void this.decide(session, reconnecting).then(
+      (accepted) => {
+        if (accepted) session.socket.resume();
+        else refuse(session);
+      },
+      (error: unknown) => {
+        this.deps.logger.error({ err: error, sessionId: session.id }, 'publish check failed: publisher refused');
+        refuse(session);
+      },
+    );
+  }
+
+  /** node-media-server's `donePublish`, after the window: end the broadcast and cut off its relays. */
+  onDonePublish(session: NmsSession): void {
+    const broadcast = this.held.get(session.streamPath);
+    if (!broadcast || broadcast.sessionId !== session.id) return;
+    this.held.delete(session.streamPath);
+    this.publishers.delete(session.streamPath);
+    // The node pulling the stream reads to its end: its encode finishes and uploads the last segments.
+    for (const player of session.broadcast.subscribers.values()) player.close();
+    void this.deps.finished(broadcast).catch((error: unknown) => {
+      this.deps.logger.error({ err: error, ...logFields(broadcast) }, 'ending the broadcast failed');
+    });
+  }
+
+  /** node-media-server's `prePlay`: only a holder of the broadcast's token may read it. */
+  onPrePlay(session: NmsSession): void {
+    const broadcast = this.held.get(session.streamPath);
+    const token = session.streamQuery.token;
+    if (broadcast && typeof token === 'string' && token === broadcast.playToken) return;
+    this.deps.logger.warn({ sessionId: session.id, ip: session.ip }, 'play refused: no broadcast or a wrong token');
+    session.socket.destroy();
+  }
+
+  private async decide(session: NmsSession, reconnecting: boolean): Promise<boolean> {
+    const key = session.streamName;
+    if (session.streamApp !== publishApp || !key) return false;
+    const resuming = this.held.get(session.streamPath);
+    // A second publisher while the first still publishes: the library refuses it too.
+    if (resuming && !reconnecting) return false;
+    if (resuming) {
+      if (!(await this.deps.mayResume(key, resuming.liveStreamId))) return false;
+      resuming.sessionId = session.id;
+      this.publishers.set(session.streamPath, session);
+      this.deps.logger.info({ ...logFields(resuming), ip: session.ip }, 'publisher back within its reconnect window');
+      return true;
+    }
+    const decision = await this.deps.admit(key);
+    if (!decision.accepted) {
+      this.deps.logger.warn(
+        { reason: decision.reason, liveStreamId: decision.liveStreamId, ip: session.ip },
+        'publisher refused',
+      );
+      return false;
+    }
+    const broadcast: HeldBroadcast = {
+      liveStreamId: decision.stream.id,
+      videoId: decision.video.id,
+      sessionId: session.id,
+      playToken: randomBase62(32),
+      key,
+    };
+    // The library's grace for a dropped publisher is the stream's own reconnect window.
+    session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;
+    this.held.set(session.streamPath, broadcast);
+    this.publishers.set(session.streamPath, session);
+    this.deps.logger.info({ ...logFields(broadcast), ip: session.ip }, 'broadcast started');
+    await this.deps.started(broadcast, session);
+    return true;
+  }
+}
+
+/** Cut off at once, media unread; no reconnect window for a publisher never admitted. */
+function refuse(session: NmsSession): void {
+  session.broadcast.publishGraceMs = 0;
+  session.socket.destroy();
+}
+
+function logFields(broadcast: HeldBroadcast) {
+  return { liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId };
+}
