@@ -19,6 +19,7 @@ const workspaces = [
   'orchestrator',
   'encode-node',
   'delivery',
+  'player',
   'sdk',
   'cli',
   'dev',
