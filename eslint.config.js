@@ -68,8 +68,8 @@ export default tseslint.config(
     },
   },
   {
-    // The dashboard runs in the browser (dashboard/tsconfig.json: Preact's JSX, DOM globals).
-    files: ['dashboard/src/**/*.ts', 'dashboard/src/**/*.tsx'],
+    // The dashboard and the player run in the browser (dashboard/tsconfig.json: Preact's JSX, DOM globals).
+    files: ['dashboard/src/**/*.ts', 'dashboard/src/**/*.tsx', 'player/src/**/*.ts'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.browser },

@@ -91,6 +91,7 @@ export default defineConfig({
       unit('cli', ['cli/test/**/*.test.ts', 'cli/src/**/*.test.ts']),
       unit('dev', ['dev/src/**/*.test.ts', 'dev/scripts/**/*.test.mjs']),
       unit('dashboard', ['dashboard/src/**/*.test.ts']),
+      unit('player', ['player/src/**/*.test.ts']),
       integration('test', {
         include: ['test/**/*.test.ts'],
         exclude: [...configDefaults.exclude, ...sharedFarmFiles, ...aloneFiles],

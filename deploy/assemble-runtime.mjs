@@ -32,6 +32,8 @@ const runtime = {
   api: [],
   orchestrator: [],
   'encode-node': [],
+  // Delivery serves the player's bundle (player/scripts/build.mjs writes it into player/dist).
+  player: [],
   delivery: [],
   ingest: [],
   sdk: [],
@@ -59,6 +61,11 @@ function compiledManifest(name) {
   const manifest = JSON.parse(readFileSync(join(repoRoot, name, 'package.json'), 'utf8'));
   const exports = {};
   for (const [path, source] of Object.entries(manifest.exports ?? {})) {
+    // Already a built file (the player's bundle, made by its own build script): kept as it is.
+    if (source.startsWith('./dist/')) {
+      exports[path] = source;
+      continue;
+    }
     const compiled = source.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '');
     if (existsSync(join(repoRoot, name, `${compiled}.js`)))
       exports[path] = { types: `${compiled}.d.ts`, default: `${compiled}.js` };

@@ -153,11 +153,11 @@ test('share link paths: the watch page, the player script and the /v1 names unde
     resource: { type: 'segment', quality: '720p', index: 3 },
   });
   assert.deepEqual(parseDeliveryPath('/v1/share/shr_abc'), { kind: 'share_page', linkId: 'shr_abc' });
-  assert.deepEqual(parseDeliveryPath('/v1/assets/hls.min.js'), { kind: 'player_asset', path: '/v1/assets/hls.min.js' });
-  assert.deepEqual(parseDeliveryPath('/v1/assets/media-chrome.js'), {
+  assert.deepEqual(parseDeliveryPath('/v1/assets/kino-player.js'), {
     kind: 'player_asset',
-    path: '/v1/assets/media-chrome.js',
+    path: '/v1/assets/kino-player.js',
   });
+  assert.deepEqual(parseDeliveryPath('/v1/assets/hls.min.js'), undefined, 'hls.js is inside the player bundle');
   assert.deepEqual(parseDeliveryPath('/v1/assets/other.js'), undefined);
   assert.deepEqual(parseDeliveryPath('/embed/vid_1'), { kind: 'embed_page', videoId: 'vid_1' });
   assert.deepEqual(parseDeliveryPath('/embed/vid_1/master.m3u8'), undefined);

@@ -20,6 +20,7 @@ const workspaces = [
   'encode-node',
   'delivery',
   'ingest',
+  'player',
   'sdk',
   'cli',
   'dev',

@@ -24,6 +24,7 @@
 #   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
 #                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts,
 #                      test/deploy/backup-restore.test.ts)
+#   player             player/dist/kino-player.js (esbuild), when missing or older than player/'s sources
 #   dashboard          dashboard/dist (Vite build), when missing or older than dashboard/'s sources
 set -euo pipefail
 mode="${1:-dev}"
@@ -49,6 +50,14 @@ node_dir="$(bash "$root/dev/setup/node.sh" --install)"
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# The player (player/, esbuild): its bundle, which delivery serves to the embed and watch pages, built
+# into player/dist when missing or older than its sources.
+player_built="player/dist/kino-player.js"
+if [ ! -f "$player_built" ] || [ -n "$(find player/src player/scripts player/package.json package-lock.json -newer "$player_built" -print -quit)" ]; then
+  say "building the player (npm run build -w @kino/player)"
+  bash "$root/dev/setup/node.sh" npm run build -w @kino/player --silent >/dev/null
 fi
 
 # The dashboard (dashboard/, Vite): built into dashboard/dist when missing or older than its sources;

@@ -131,19 +131,21 @@ describe('playing through a link', () => {
     assert.ok(rows > 0);
   });
 
-  test('shareUrl is a watch page whose player (hls.js) is served by delivery itself', async () => {
+  test('shareUrl is a watch page whose player (<kino-player>, hls.js inside) is served by delivery itself', async () => {
     const link = await share(priv.videoId);
     const page = await fetch(link.shareUrl);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     const html = await page.text();
     assert.ok(html.includes(`/v1/share/${link.id}/master.m3u8`));
-    const script = /<script src="([^"]+)"><\/script>/.exec(html)?.[1];
-    assert.equal(script, '/v1/assets/hls.min.js');
-    const hls = await fetch(new URL(script, link.shareUrl));
-    assert.equal(hls.status, 200);
-    assert.match(hls.headers.get('content-type') ?? '', /javascript/);
-    assert.match(await hls.text(), /isSupported/);
+    const script = /<script type="module" src="([^"]+)"><\/script>/.exec(html)?.[1];
+    assert.equal(script, '/v1/assets/kino-player.js');
+    const player = await fetch(new URL(script, link.shareUrl));
+    assert.equal(player.status, 200);
+    assert.match(player.headers.get('content-type') ?? '', /javascript/);
+    const bundle = await player.text();
+    assert.match(bundle, /customElements\.define\("kino-player"/);
+    assert.match(bundle, /isSupported/);
     // Opening the page counts no view: only master-playlist loads do.
     const listed = (await api('GET', `/videos/${priv.videoId}/share`)).json.body as { shareLinks: ShareLink[] };
     assert.equal(listed.shareLinks.find((l) => l.id === link.id)?.views, 0);

@@ -1,14 +1,16 @@
 // Embeds end to end, as a site that embeds a Kino video uses them: videos the real farm made (with a
 // caption track and a storyboard), `/oembed` asked for the iframe's HTML, and that HTML put in a page
 // of another origin (the page host, another port) opened in Debian's Chromium. Inside the iframe the
-// embed page (media-chrome around hls.js) plays the public video with its captions and storyboard,
-// with no Content-Security-Policy error in the console; a private video plays with a token and shows
-// why it does not without one.
+// embed page (<kino-player>, @kino/player: its controls around hls.js) plays the public video with its
+// captions and storyboard previews, with no Content-Security-Policy error in the console; a private
+// video plays with a token to its end and shows why it does not without one. The player's menus
+// (captions, quality, speed), keys and accessibility (axe-core) are proved on the same page.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { makeClip } from '@kino/test/support/media';
 import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
@@ -164,9 +166,12 @@ describe('the embed page', () => {
       oembedHref,
       `${deliveryUrl}/oembed?url=${encodeURIComponent(`${deliveryUrl}/embed/${publicVideoId}`)}&format=json`,
     );
-    for (const script of html.matchAll(/<script src="([^"]+)"/g)) {
-      const asset = await fetch(new URL(script[1]!, deliveryUrl));
-      assert.equal(asset.status, 200, script[1]);
+    const scripts = [...html.matchAll(/<script[^>]* src="([^"]+)"/g)].map((match) => match[1]!);
+    assert.deepEqual(scripts, ['/v1/assets/kino-player.js']);
+    for (const script of scripts) {
+      const asset = await fetch(new URL(script, deliveryUrl));
+      assert.equal(asset.status, 200, script);
+      assert.match(asset.headers.get('content-type') ?? '', /^text\/javascript/);
       assert.match(asset.headers.get('cache-control') ?? '', /max-age=\d+/);
     }
     const gone = await fetch(`${deliveryUrl}/embed/vid_nosuchvideo`);
@@ -199,16 +204,35 @@ async function openEmbedded(tab: Page, html: string): Promise<InFrame> {
   return { frame, consoleErrors };
 }
 
-/** Clicks media-chrome's play button and waits until the video has played past `seconds`. */
+/** The page's <kino-player>: its <video> is `media` (in its shadow root), hls.js is `hls`. */
+interface PlayerElement extends HTMLElement {
+  media: HTMLVideoElement;
+  hls: { levels: { height: number }[]; currentLevel: number; autoLevelEnabled: boolean } | null;
+}
+
+/** Mutes the player, presses its Play button and waits until the video has played past `seconds`. */
 async function playPast(frame: Frame, seconds: number): Promise<void> {
   await frame.evaluate(() => {
-    (document.getElementById('player') as HTMLVideoElement).muted = true;
+    (document.getElementById('player') as PlayerElement).media.muted = true;
   });
-  await frame.click('media-play-button');
-  await frame.waitForFunction((s) => (document.getElementById('player') as HTMLVideoElement).currentTime > s, seconds, {
-    timeout: 60_000,
-    polling: 100,
-  });
+  await frame.getByRole('button', { name: 'Play', exact: true }).click();
+  await frame.waitForFunction(
+    (s) => (document.getElementById('player') as PlayerElement).media.currentTime > s,
+    seconds,
+    {
+      timeout: 60_000,
+      polling: 100,
+    },
+  );
+}
+
+/** The choices a menu of the control bar lists, opened by its button (`Captions: Off`, `Quality: Auto`). */
+async function menuChoices(frame: Frame, menu: string): Promise<string[]> {
+  const button = frame.getByRole('button', { name: new RegExp(`^${menu}:`) });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  const items = frame.getByRole('menu', { name: menu }).getByRole('menuitemradio');
+  await items.first().waitFor();
+  return items.allTextContents();
 }
 
 describe('in Chromium, inside a page of another origin', () => {
@@ -222,7 +246,7 @@ describe('in Chromium, inside a page of another origin', () => {
       // hls.js selected the default track from the master playlist; its cue is active at 1–4 s.
       await frame.waitForFunction(
         () =>
-          Array.from((document.getElementById('player') as HTMLVideoElement).textTracks).some(
+          Array.from((document.getElementById('player') as PlayerElement).media.textTracks).some(
             (track) =>
               track.mode === 'showing' &&
               Array.from(track.activeCues ?? []).some((cue) => (cue as VTTCue).text === 'Hello from the embed'),
@@ -230,19 +254,23 @@ describe('in Chromium, inside a page of another origin', () => {
         undefined,
         { timeout: 30_000, polling: 100 },
       );
-      // media-chrome's captions menu lists the track.
-      const listed = await frame.evaluate(
-        () => document.querySelector('media-captions-menu-button')?.getAttribute('mediasubtitleslist') ?? '',
-      );
-      assert.match(listed, /English/);
-      // The storyboard's cues (media-chrome's preview thumbnails) are loaded.
-      const storyboardCues = await frame.evaluate(() => {
-        const track = Array.from((document.getElementById('player') as HTMLVideoElement).textTracks).find(
-          (t) => t.label === 'thumbnails',
-        );
-        return track?.cues?.length ?? -1;
-      });
-      assert.ok(storyboardCues > 0, `storyboard cues: ${storyboardCues}`);
+      // The captions menu lists the track, chosen.
+      assert.deepEqual(await menuChoices(frame, 'Captions'), ['Off', 'English']);
+      assert.equal(await frame.getByRole('menuitemradio', { name: 'English' }).getAttribute('aria-checked'), 'true');
+      await tab.keyboard.press('Escape');
+      // Hovering the seek bar near its end previews the storyboard's tile of that moment (13 s: three
+      // tiles of 5 s, the third at x 320 of sheet 0).
+      const sheet = tab.waitForResponse((response) => /storyboard-0\.jpg/.test(response.url()));
+      const seek = frame.getByRole('slider', { name: 'Seek' });
+      const box = (await seek.boundingBox())!;
+      await tab.mouse.move(box.x + box.width * 0.95, box.y + box.height / 2);
+      const tile = await frame.locator('kino-player .tile').evaluate((element: HTMLElement) => ({
+        image: element.style.backgroundImage,
+        position: element.style.backgroundPosition,
+      }));
+      assert.match(tile.image, new RegExp(`/v1/public/.+/${publicVideoId}/storyboard-0\\.jpg`));
+      assert.equal(tile.position, '-320px 0px');
+      assert.equal((await sheet).status(), 200);
       assert.deepEqual(consoleErrors, []);
     } finally {
       await tab.close();
@@ -267,9 +295,198 @@ describe('in Chromium, inside a page of another origin', () => {
         await frame.locator('#message').textContent(),
         'This video is private: play it with a signed URL (its `token` query parameter).',
       );
-      assert.equal(await frame.locator('video').count(), 0);
+      assert.equal(await frame.locator('kino-player').count(), 0);
     } finally {
       await without.close();
+    }
+  });
+});
+
+describe('<kino-player> on the embed page of the captioned private video', () => {
+  const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+  /** The embed page of the private video with a fresh token, opened straight (no site around it). */
+  async function openPlayer(tab: Page): Promise<{ frame: Frame; consoleErrors: string[] }> {
+    const consoleErrors: string[] = [];
+    tab.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    tab.on('pageerror', (error) => consoleErrors.push(error.message));
+    tab.on('response', (response) => {
+      if (response.status() >= 400) consoleErrors.push(`${response.status()} ${response.url()}`);
+    });
+    await tab.goto(`${deliveryUrl}/embed/${privateVideoId}?token=${await privateToken()}`);
+    await tab.waitForFunction(
+      () => (document.getElementById('player') as PlayerElement).media.readyState >= 1,
+      undefined,
+      {
+        timeout: 60_000,
+        polling: 100,
+      },
+    );
+    return { frame: tab.mainFrame(), consoleErrors };
+  }
+
+  test('plays to its end at 2× chosen in the speed menu, its caption showing and its poster the thumbnail', async () => {
+    const tab = await browser.newPage();
+    try {
+      const { frame, consoleErrors } = await openPlayer(tab);
+      const poster = await frame.evaluate(() => (document.getElementById('player') as PlayerElement).media.poster);
+      assert.match(poster, new RegExp(`/t/${privateVideoId}/854x480\\.jpg\\?token=`));
+      assert.equal((await fetch(poster)).status, 200);
+      assert.deepEqual(await menuChoices(frame, 'Speed'), ['0.5×', '0.75×', 'Normal', '1.25×', '1.5×', '2×']);
+      await frame.getByRole('menuitemradio', { name: '2×' }).click();
+      assert.equal(await frame.getByRole('button', { name: /^Speed:/ }).textContent(), 'Speed: 2×');
+      await playPast(frame, 1.5);
+      assert.equal(
+        await frame.evaluate(() => (document.getElementById('player') as PlayerElement).media.playbackRate),
+        2,
+      );
+      await frame.waitForFunction(
+        () =>
+          Array.from((document.getElementById('player') as PlayerElement).media.textTracks).some(
+            (track) =>
+              track.mode === 'showing' &&
+              Array.from(track.activeCues ?? []).some((cue) => (cue as VTTCue).text === 'Hello from the embed'),
+          ),
+        undefined,
+        { timeout: 30_000, polling: 50 },
+      );
+      await frame.waitForFunction(() => (document.getElementById('player') as PlayerElement).media.ended, undefined, {
+        timeout: 60_000,
+        polling: 100,
+      });
+      const end = await frame.evaluate(() => {
+        const media = (document.getElementById('player') as PlayerElement).media;
+        return { currentTime: media.currentTime, duration: media.duration };
+      });
+      assert.ok(Math.abs(end.currentTime - end.duration) < 0.5 && end.duration > 12, JSON.stringify(end));
+      assert.equal(
+        await frame.getByRole('button', { name: 'Play', exact: true }).count(),
+        1,
+        'the button offers Play again',
+      );
+      assert.deepEqual(consoleErrors, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test('the quality menu lists Auto and every rung; choosing one holds playback on it, Auto hands it back to hls.js', async () => {
+    const tab = await browser.newPage();
+    try {
+      const { frame } = await openPlayer(tab);
+      const master = await (
+        await fetch(`${deliveryUrl}/v1/private/${privateVideoId}/master.m3u8?token=${await privateToken()}`)
+      ).text();
+      const heights = [...master.matchAll(/RESOLUTION=\d+x(\d+)/g)].map((match) => Number(match[1]));
+      assert.ok(heights.length >= 2, master);
+      const rungs = [...new Set(heights)].sort((a, b) => b - a).map((height) => `${height}p`);
+      assert.deepEqual(await menuChoices(frame, 'Quality'), ['Auto', ...rungs]);
+      await playPast(frame, 0.5);
+      // The highest rung, then the lowest: each choice holds hls.js on that level (no longer Auto), and
+      // the pictures decoded are that rung's; Auto gives the choice back to hls.js.
+      const onLevel = (height: number) =>
+        frame.waitForFunction(
+          (height) => {
+            const player = document.getElementById('player') as PlayerElement;
+            const level = player.hls!.levels[player.hls!.currentLevel];
+            return !player.hls!.autoLevelEnabled && level?.height === height && player.media.videoHeight === height;
+          },
+          height,
+          { timeout: 30_000, polling: 100 },
+        );
+      for (const chosen of [Math.max(...heights), Math.min(...heights)]) {
+        await menuChoices(frame, 'Quality');
+        await frame.getByRole('menuitemradio', { name: `${chosen}p` }).click();
+        await onLevel(chosen);
+        assert.equal(await frame.getByRole('button', { name: /^Quality:/ }).textContent(), `Quality: ${chosen}p`);
+      }
+      await menuChoices(frame, 'Quality');
+      await frame.getByRole('menuitemradio', { name: 'Auto' }).click();
+      assert.equal(
+        await frame.evaluate(() => (document.getElementById('player') as PlayerElement).hls!.autoLevelEnabled),
+        true,
+      );
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test('keys: space toggles play, arrows seek by 5 s, and Tab reaches every control by its label', async () => {
+    const tab = await browser.newPage();
+    try {
+      const { frame } = await openPlayer(tab);
+      const state = () =>
+        frame.evaluate(() => {
+          const media = (document.getElementById('player') as PlayerElement).media;
+          return { paused: media.paused, time: media.currentTime };
+        });
+      await frame.evaluate(() => {
+        const player = document.getElementById('player') as PlayerElement;
+        player.media.muted = true;
+        player.focus();
+      });
+      await tab.keyboard.press('Space');
+      await frame.waitForFunction(() => (document.getElementById('player') as PlayerElement).media.currentTime > 0.3);
+      await tab.keyboard.press('Space');
+      const paused = await state();
+      assert.equal(paused.paused, true);
+      await tab.keyboard.press('ArrowRight');
+      await frame.waitForFunction(() => !(document.getElementById('player') as PlayerElement).media.seeking);
+      assert.ok(
+        Math.abs((await state()).time - (paused.time + 5)) < 0.01,
+        `${(await state()).time} after ${paused.time}`,
+      );
+      await tab.keyboard.press('ArrowLeft');
+      assert.ok(Math.abs((await state()).time - paused.time) < 0.01);
+      assert.equal((await state()).paused, true);
+      // From the player itself, Tab walks the control bar in order; each stop has a name.
+      const stops: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        await tab.keyboard.press('Tab');
+        const label = await frame.evaluate(() => {
+          const inner = document.getElementById('player')!.shadowRoot!.activeElement;
+          return inner ? (inner.getAttribute('aria-label') ?? inner.textContent ?? '') : null;
+        });
+        if (label === null) break;
+        stops.push(label);
+      }
+      const expected = ['Play', 'Seek', 'Unmute', 'Volume', 'Captions: English', 'Quality: Auto', 'Speed: Normal'];
+      const pip = await frame.evaluate(() => document.pictureInPictureEnabled);
+      const fullscreen = await frame.evaluate(() => document.fullscreenEnabled);
+      if (pip) expected.push('Picture in picture');
+      if (fullscreen) expected.push('Fullscreen');
+      assert.deepEqual(stops, expected);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test('axe-core finds no serious or critical violation, with the controls shown and with a menu open', async () => {
+    // The page's CSP allows this host's scripts only; axe is put in by the test, so CSP is bypassed here.
+    const context = await browser.newContext({ bypassCSP: true });
+    try {
+      const tab = await context.newPage();
+      const { frame } = await openPlayer(tab);
+      await frame.addScriptTag({ content: await axeSource });
+      const audit = () =>
+        frame.evaluate(async () => {
+          const axe = (
+            window as unknown as {
+              axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
+            }
+          ).axe;
+          const { violations } = await axe.run();
+          return violations
+            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+            .map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length} nodes)`);
+        });
+      assert.deepEqual(await audit(), []);
+      await menuChoices(frame, 'Quality');
+      assert.deepEqual(await audit(), []);
+    } finally {
+      await context.close();
     }
   });
 });

@@ -3,9 +3,13 @@
 import { deliveryPaths, embedPaths, storyboardVttName } from '@kino/proto/contract';
 import { DeliveryError } from '../errors.ts';
 import { contentEtag } from '../object-cache.ts';
+import { embedSize } from '../oembed.ts';
+import { THUMBNAIL_MIN_EDGE } from '../paths.ts';
 import { messagePage, playerAsset, playerPage } from '../player-page.ts';
 import { cacheControl, pageBody, sendBody } from '../responses.ts';
 import { oembedUrl, originOf, viewerOf, type RouteHandler } from './context.ts';
+
+const posterMaxEdge = 1280;
 
 /**
  * The player page, or a page saying why it cannot play (a deleted or unready video: 404; a private
@@ -47,11 +51,21 @@ export const serveEmbedPage: RouteHandler<'embed_page'> = async (deps, { req, re
       ? `${deliveryPaths.privateFile(video.id, name)}?token=${encodeURIComponent(token)}`
       : deliveryPaths.publicFile(video.orgId, video.envId, video.id, name);
   const origin = originOf(req);
-  // The player starts on 2 s bootstrap segments where the video has them (issue 55).
-  const master = file('master.m3u8');
+  // The poster is the default thumbnail at the source's aspect, at most the player's 1280 px.
+  const posterSize = embedSize(video.width && video.height ? { width: video.width, height: video.height } : null, {
+    maxwidth: posterMaxEdge,
+    maxheight: posterMaxEdge,
+  });
+  const hasPoster = video.thumbnailKey !== null && Math.min(posterSize.width, posterSize.height) >= THUMBNAIL_MIN_EDGE;
   const page = playerPage({
     title: video.name,
-    src: `${master}${master.includes('?') ? '&' : '?'}bootstrap=true`,
+    // The player asks for 2 s bootstrap segments itself, where the video has them (issue 55).
+    src: file('master.m3u8'),
+    ...(hasPoster
+      ? {
+          poster: `${deliveryPaths.thumbnail(video.id, posterSize.width, posterSize.height)}${token ? `?token=${encodeURIComponent(token)}` : ''}`,
+        }
+      : {}),
     ...(video.storyboardKey ? { storyboard: file(storyboardVttName) } : {}),
     oembed: oembedUrl(origin, `${origin}${req.url ?? embedPaths.page(video.id)}`),
   });
@@ -62,7 +76,7 @@ export const serveEmbedPage: RouteHandler<'embed_page'> = async (deps, { req, re
   });
 };
 
-/** A file of the player (its scripts), by its path. */
+/** A file of the player (its bundle), by its path. */
 export const servePlayerAsset: RouteHandler<'player_asset'> = async (deps, { req, res }, route) => {
   const data = (await playerAsset(route.path))!;
   await sendBody(deps.recordSegment, req, res, {

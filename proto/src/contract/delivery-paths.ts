@@ -71,8 +71,6 @@ export const shareLinkPaths = {
   page: (linkId: string) => `/v1/share/${linkId}`,
   /** The master playlist: `directUrl`; each load counts one view. */
   master: (linkId: string) => `/v1/share/${linkId}/master.m3u8`,
-  /** hls.js, served by delivery itself for the watch page (no CDN). */
-  playerScript: '/v1/assets/hls.min.js',
 };
 
 /**
@@ -84,11 +82,12 @@ export const embedPaths = {
   oembed: '/oembed',
 };
 
-/** The player's files, served by delivery itself (no CDN) to the watch and embed pages. */
+/**
+ * The player's files, served by delivery itself (no CDN) to the watch and embed pages: `@kino/player`'s
+ * bundle, the <kino-player> element with hls.js in it (docs/decisions/player.md).
+ */
 export const playerAssetPaths = {
-  hls: shareLinkPaths.playerScript,
-  mediaChrome: '/v1/assets/media-chrome.js',
-  player: '/v1/assets/player.js',
+  player: '/v1/assets/kino-player.js',
 };
 
 /** What says where a video's files are: its ids, and a playback token when it is private. */
