@@ -11,9 +11,43 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     readonly detail: string,
+    /** For a 429: when the limit's window ends (the answer's Retry-After), in ms since the epoch. */
+    readonly retryAt?: number,
   ) {
     super(`${status} ${code}: ${detail}`);
   }
+}
+
+/** Whether a call was refused by a rate limit (429). */
+export function isRateLimited(error: unknown): error is ApiError & { retryAt: number } {
+  return error instanceof ApiError && error.status === 429 && error.retryAt !== undefined;
+}
+
+/**
+ * How long a query waits before asking again after a 429: until the limit's window ends, never
+ * sooner (every attempt in the window would be refused and counted). Undefined for anything else.
+ */
+export function rateLimitWaitMs(error: unknown): number | undefined {
+  return isRateLimited(error) ? Math.max(1000, error.retryAt - Date.now()) : undefined;
+}
+
+/**
+ * Whether a failed query is tried again at once (react-query's `retry`): a network failure or a 5xx
+ * twice; a 4xx never, a 429 included (it waits for Retry-After instead: `rateLimitWaitMs`).
+ */
+export function retryQuery(failures: number, error: unknown): boolean {
+  if (error instanceof ApiError && error.status < 500) return false;
+  return failures < 2;
+}
+
+/** Retry-After: seconds, or an HTTP date. */
+function retryAtOf(response: Response): number | undefined {
+  const value = response.headers.get('Retry-After');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Date.now() + seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : date;
 }
 
 let csrfToken: string | undefined;
@@ -47,6 +81,7 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
       response.status,
       envelope.code ?? 'unknown_error',
       envelope.detail ?? envelope.title ?? response.statusText,
+      response.status === 429 ? retryAtOf(response) : undefined,
     );
   }
   return (parsed as { body: T }).body;

@@ -4,6 +4,7 @@ import { LocationProvider, Router, Route, useLocation } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { api, ApiError } from './api.ts';
 import { useSession } from './session.tsx';
+import { useLiveUpdates } from './live-updates.ts';
 import { VideosPage } from './pages/videos/index.tsx';
 import { VideoPage } from './pages/videos/video.tsx';
 import { AnalyticsPage } from './pages/analytics/index.tsx';
@@ -12,6 +13,7 @@ import { EnvironmentsPage } from './pages/environments.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { LivePage } from './pages/live.tsx';
 import { FarmPage } from './pages/farm.tsx';
+import { ToastProvider } from './components/toasts.tsx';
 
 export const BASE = '/dashboard';
 
@@ -79,6 +81,7 @@ function Pickers() {
 function Layout() {
   const session = useSession();
   const { path } = useLocation();
+  useLiveUpdates(session.org?.id);
   return (
     <div class="layout">
       <header>
@@ -133,7 +136,9 @@ function Layout() {
 export function App() {
   return (
     <LocationProvider>
-      <Layout />
+      <ToastProvider>
+        <Layout />
+      </ToastProvider>
     </LocationProvider>
   );
 }

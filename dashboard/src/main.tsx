@@ -2,11 +2,21 @@
 import { render } from 'preact';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app.tsx';
+import { rateLimitWaitMs, retryQuery } from './api.ts';
 import { SessionProvider } from './session.tsx';
+import { labelTableCells } from './table-labels.ts';
 import './styles.css';
 
 const queryClient = new QueryClient({
-  defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: true } },
+  defaultOptions: {
+    queries: {
+      staleTime: 5_000,
+      refetchOnWindowFocus: true,
+      retry: retryQuery,
+      // A query refused by a rate limit asks again when the limit's window ends (Retry-After).
+      refetchInterval: (query) => rateLimitWaitMs(query.state.error) ?? false,
+    },
+  },
 });
 
 render(
@@ -17,3 +27,4 @@ render(
   </QueryClientProvider>,
   document.getElementById('app')!,
 );
+labelTableCells(document.getElementById('app')!);

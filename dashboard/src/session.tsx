@@ -4,7 +4,7 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError, setCsrfToken, signInUrl } from './api.ts';
+import { api, ApiError, rateLimitWaitMs, setCsrfToken, signInUrl } from './api.ts';
 
 export interface SessionEnvironment {
   id: string;
@@ -51,7 +51,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     retry: false,
     // The server refreshes the provider's tokens as requests come; asking now and then keeps an
     // idle open page's session alive (and notices one that ended).
-    refetchInterval: 60_000,
+    refetchInterval: (q) => rateLimitWaitMs(q.state.error) ?? 60_000,
   });
   const [orgId, setOrgId] = useState(remembered.get('org'));
   const [envId, setEnvId] = useState(remembered.get('env'));

@@ -2,17 +2,24 @@
 // under its query key, each change fetches it again once it succeeds, and the page shows the first
 // failure of its changes or of the list (ErrorNote).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { rateLimitWaitMs } from './api.ts';
 
 export interface ListOptions {
   /** False while the page lacks what the list needs (no environment, not an operator). */
   enabled?: boolean;
-  /** Milliseconds between fetches, for a list that changes by itself. */
+  /** Milliseconds between fetches, for a list that changes by itself (after a 429: when its window ends). */
   refetchInterval?: number;
 }
 
 export function useList<T>(queryKey: readonly unknown[], fetchList: () => Promise<T>, options: ListOptions = {}) {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey, queryFn: fetchList, ...options });
+  const { enabled, refetchInterval } = options;
+  const list = useQuery({
+    queryKey,
+    queryFn: fetchList,
+    enabled,
+    refetchInterval: (query) => rateLimitWaitMs(query.state.error) ?? refetchInterval ?? false,
+  });
   const refetch = () => queryClient.invalidateQueries({ queryKey });
   return { list, refetch };
 }

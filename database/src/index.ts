@@ -8,3 +8,4 @@ export * from './keys/api-key-format.ts';
 export * from './keys/stream-key-format.ts';
 export { KeyEncryption, KeyEncryptionError, isKeyEncryptionKey } from './keys/key-encryption.ts';
 export { sealPlaintextSigningKeys } from './keys/seal-signing-keys.ts';
+export * from './video-events.ts';

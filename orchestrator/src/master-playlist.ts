@@ -40,6 +40,28 @@ export function videoRangeOf(plan: Pick<RenditionPlan, 'dynamicRange'>): Pick<Ma
   return {};
 }
 
+/**
+ * A picture rendition as the master names it once encoded: its plan's size (the encode's where it
+ * told one), rate and range, the encode's codecs and measured bandwidths. `videoRange` overrides the
+ * plan's where the range was read elsewhere (a copy of a rendition keeps the original's).
+ */
+export function masterVariantOf(
+  plan: Pick<RenditionPlan, 'key' | 'width' | 'height' | 'frameRate' | 'dynamicRange'>,
+  outcome: { width: number; height: number; codecs: string; bandwidth: number; averageBandwidth: number },
+  range: Pick<MasterVariant, 'videoRange'> = videoRangeOf(plan),
+): MasterVariant {
+  return {
+    key: plan.key,
+    width: outcome.width || plan.width,
+    height: outcome.height || plan.height,
+    frameRate: plan.frameRate,
+    codecs: outcome.codecs,
+    bandwidth: outcome.bandwidth,
+    averageBandwidth: outcome.averageBandwidth,
+    ...range,
+  };
+}
+
 /** An alternate audio rendition as the master names it: its plan's track, the encode's figures. */
 export function masterAudioOf(
   plan: Pick<RenditionPlan, 'key' | 'audioTrack'>,

@@ -15,6 +15,7 @@ import {
   type ApiHarness,
   type Json,
   type Tenancy,
+  apiRequest,
 } from './harness.ts';
 
 let services: TestServices;
@@ -51,19 +52,12 @@ async function seedVideo({
   return id;
 }
 
-async function request(
-  method: 'GET' | 'POST' | 'DELETE',
+/** A call to the API with the full key unless another is named. */
+const request = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: string,
-  { key = t.keys.full, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-) {
-  const response = await api.app.inject({
-    method,
-    url: `/v1/api${url}`,
-    headers: { 'x-api-key': key, ...headers },
-    ...(body === undefined ? {} : { payload: body as object }),
-  });
-  return { status: response.statusCode, headers: response.headers, body: response.json() as Json };
-}
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) => apiRequest(api.app, method, url, { key: t.keys.full, ...options });
 
 /** The key a track's file is stored under, from the table (the API does not show it). */
 async function storedKey(videoId: string, language: string): Promise<string> {

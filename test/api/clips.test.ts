@@ -18,6 +18,7 @@ import {
   type ApiHarness,
   type Json,
   type Tenancy,
+  apiRequest,
 } from './harness.ts';
 
 let services: TestServices;
@@ -92,19 +93,12 @@ async function seedVideo(status: 'ready' | 'transcoding' = 'ready'): Promise<str
   return id;
 }
 
-async function request(
-  method: 'GET' | 'POST',
+/** A call to the API with the full key unless another is named. */
+const request = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: string,
-  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {},
-) {
-  const response = await api.app.inject({
-    method,
-    url: `/v1/api${url}`,
-    headers: { 'x-api-key': t.keys.full, ...headers },
-    ...(body === undefined ? {} : { payload: body as object }),
-  });
-  return { status: response.statusCode, headers: response.headers, body: response.json() as Json };
-}
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+) => apiRequest(api.app, method, url, { key: t.keys.full, ...options });
 
 const text = async (key: string) => (await api.storage.getObject(key))?.body.toString('utf8');
 

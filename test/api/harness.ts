@@ -166,6 +166,29 @@ export function assertErrorEnvelope(
   assert.ok(!JSON.stringify(body).includes('    at '), 'no stack trace');
 }
 
+/** What a test's call to the API answered: the status, the headers and the parsed JSON body. */
+export interface ApiAnswer {
+  status: number;
+  headers: Record<string, unknown>;
+  body: Json;
+}
+
+/** One call to the API as a client holding `key` makes it, through Fastify's inject (no socket). */
+export async function apiRequest(
+  app: ApiApp,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  { key, body, headers = {} }: { key: string; body?: unknown; headers?: Record<string, string> },
+): Promise<ApiAnswer> {
+  const response = await app.inject({
+    method,
+    url: `/v1/api${url}`,
+    headers: { 'x-api-key': key, ...headers },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+  return { status: response.statusCode, headers: response.headers, body: response.json() as Json };
+}
+
 /** A parsed response body: the tests check it member by member, so it is typed loosely on purpose. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;

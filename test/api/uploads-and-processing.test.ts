@@ -18,6 +18,7 @@ import {
   type ApiHarness,
   type Json,
   type Tenancy,
+  apiRequest,
 } from './harness.ts';
 
 let services: TestServices;
@@ -36,15 +37,7 @@ afterAll(async () => {
   await services?.stop();
 });
 
-async function post(url: string, body: unknown, key = t.keys.full) {
-  const response = await api.app.inject({
-    method: 'POST',
-    url: `/v1/api${url}`,
-    headers: { 'x-api-key': key },
-    payload: body as object,
-  });
-  return { status: response.statusCode, body: response.json() as Json };
-}
+const post = (url: string, body: unknown, key = t.keys.full) => apiRequest(api.app, 'POST', url, { key, body });
 
 async function requestUpload(body: Record<string, unknown> = { filename: 'clip.mp4', fileSize: 4 }, envId = t.envA.id) {
   const r = await post(`/${t.org.id}/environments/${envId}/videos/upload-url`, body);

@@ -28,6 +28,7 @@ import {
   type ApiHarness,
   type Json,
   type Tenancy,
+  apiRequest,
 } from './harness.ts';
 
 let services: TestServices;
@@ -111,19 +112,12 @@ function rendition(videoId: string, shortEdge: number, kbps: number): NewRenditi
   };
 }
 
-async function request(
+/** A call to the API with the full key unless another is named. */
+const request = (
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: string,
-  { key = t.keys.full, body }: { key?: string; body?: unknown } = {},
-) {
-  const response = await api.app.inject({
-    method,
-    url: `/v1/api${url}`,
-    headers: { 'x-api-key': key },
-    ...(body === undefined ? {} : { payload: body as object }),
-  });
-  return { status: response.statusCode, body: response.json() as Json };
-}
+  options: { key?: string; body?: unknown } = {},
+) => apiRequest(api.app, method, url, { key: t.keys.full, ...options });
 
 describe('listing videos', () => {
   // A separate environment so other tests' videos do not count.

@@ -56,88 +56,50 @@ const frenchSeconds = 10;
 /** The Spanish track ends before the picture, as dubs do: its rendition is padded with silence. */
 const spanishSeconds = 6;
 
-/**
- * A small picture with two audio tracks, English then Spanish (language tags as ffmpeg writes them:
- * `eng`, `spa`), the Spanish one shorter.
- */
-async function makeDubbed(path: string): Promise<string> {
-  const tone = (hz: number, seconds: number) => `sine=frequency=${hz}:sample_rate=48000:duration=${seconds}`;
+/** One audio track of a made source: a tone, its length, and the language tag ffmpeg writes. */
+interface ToneTrack {
+  hz: number;
+  seconds: number;
+  language: string;
+}
+
+/** A small picture (`dubbedSeconds` long) with a tone track for each of `tracks`, in order. */
+async function makeWithTracks(path: string, tracks: ToneTrack[]): Promise<string> {
+  const inputs = tracks.flatMap(({ hz, seconds }) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=${hz}:sample_rate=48000:duration=${seconds}`,
+  ]);
+  const maps = tracks.flatMap((_, k) => ['-map', `${k + 1}:a`]);
+  const languages = tracks.flatMap(({ language }, k) => [`-metadata:s:a:${k}`, `language=${language}`]);
   await run('ffmpeg', [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=size=160x90:rate=25:duration=${dubbedSeconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    tone(tones.en, dubbedSeconds),
-    '-f',
-    'lavfi',
-    '-i',
-    tone(tones.es, spanishSeconds),
-    '-map',
-    '0:v',
-    '-map',
-    '1:a',
-    '-map',
-    '2:a',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '64k',
-    '-metadata:s:a:0',
-    'language=eng',
-    '-metadata:s:a:1',
-    'language=spa',
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...['-f', 'lavfi', '-i', `testsrc2=size=160x90:rate=25:duration=${dubbedSeconds}`],
+    ...inputs,
+    ...['-map', '0:v', ...maps],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k'],
+    ...languages,
     path,
   ]);
   return path;
 }
 
 /**
- * A small picture with one audio track, English (`eng`), muxed as most uploads are: its variants
- * carry its sound until a track is added to it.
+ * Two audio tracks, English then Spanish (language tags as ffmpeg writes them: `eng`, `spa`), the
+ * Spanish one shorter.
  */
-async function makeMuxed(path: string): Promise<string> {
-  await run('ffmpeg', [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=size=160x90:rate=25:duration=${dubbedSeconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=${tones.en}:sample_rate=48000:duration=${dubbedSeconds}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '64k',
-    '-metadata:s:a:0',
-    'language=eng',
-    path,
+const makeDubbed = (path: string) =>
+  makeWithTracks(path, [
+    { hz: tones.en, seconds: dubbedSeconds, language: 'eng' },
+    { hz: tones.es, seconds: spanishSeconds, language: 'spa' },
   ]);
-  return path;
-}
+
+/**
+ * One audio track, English (`eng`), muxed as most uploads are: its variants carry their sound
+ * until a track is added to the video.
+ */
+const makeMuxed = (path: string) => makeWithTracks(path, [{ hz: tones.en, seconds: dubbedSeconds, language: 'eng' }]);
 
 /** A tone of `hz` alone, AAC in MP4 (an `.m4a`), tagged with no language: the API names it. */
 async function makeTone(path: string, hz: number, seconds: number): Promise<string> {

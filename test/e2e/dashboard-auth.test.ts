@@ -2,8 +2,10 @@
 // through the dev stack's OpenID provider, creates a key on the keys page and a real `curl` uses it
 // against the API; revoked, the API refuses it. A signed-in user who is not a member is refused, a
 // forged POST (from a page of another origin, or carrying the cookie without the CSRF token) is
-// refused, a session refreshes its tokens and ends when the provider refuses a refresh. Screenshots
-// of each page go to .kino/test-output/dashboard/dashboard-auth/.
+// refused, a session refreshes its tokens and ends when the provider refuses a refresh. A tab open
+// on a transcoding video stays quiet, spends none of the API keys' budget and hears changes live; a
+// 429 reads plainly and is asked again only after Retry-After (issue 59). Screenshots of each page go
+// to .kino/test-output/dashboard/dashboard-auth/.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,8 +13,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
-import { openDatabase, type Db } from '@kino/database';
-import { createNodeCredential, registerNode } from '@kino/database/repositories';
+import { announceVideoEvent, openDatabase, type Db } from '@kino/database';
+import {
+  createApiKey,
+  createNodeCredential,
+  createVideo,
+  markVideoFailed,
+  registerNode,
+} from '@kino/database/repositories';
+import { newId } from '@kino/infra';
+import { defaultEncodingParameters } from '@kino/proto/contract';
 import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
 import { waitFor } from '@kino/dev';
 
@@ -117,6 +127,15 @@ describe('dashboard sign-in and API keys', () => {
     await row.getByTestId('revoke-key').click();
     await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
     await dash.screenshot(devPage, 'keys-revoked');
+
+    // A key revoked while its secret is still on the page: the secret's box goes with it.
+    await devPage.getByTestId('create-key').click();
+    const second = (await devPage.getByTestId('new-key').textContent())!.trim();
+    const secondRow = devPage.locator(`tr[data-prefix="${second.slice(0, prefix.length)}"]`);
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await secondRow.getByTestId('revoke-key').click();
+    await secondRow.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
+    await devPage.getByTestId('new-key').waitFor({ state: 'detached' });
 
     const refused = await curl(`${dash.apiUrl}/${dash.orgId}/environments`, apiKey);
     assert.equal(refused.status, 401, refused.body);
@@ -247,6 +266,8 @@ describe('dashboard sign-in and API keys', () => {
     assert.equal(await justInTime().inputValue(), 'off');
 
     await devPage.getByRole('link', { name: 'Webhooks' }).click();
+    // A new environment has none: the page says what they are for and the command that adds one.
+    await devPage.getByTestId('empty-state').filter({ hasText: 'kino webhooks add https://' }).waitFor();
     await devPage.getByTestId('webhook-url').fill('https://example.com/hooks/kino');
     await devPage.getByTestId('add-webhook').click();
     const secret = (await devPage.getByTestId('webhook-secret').textContent())!.trim();
@@ -455,6 +476,131 @@ describe('dashboard sign-in and API keys', () => {
     assert.deepEqual(violations, []);
   });
 
+  /** A video left in `transcoding` (this stack has no farm): what a tab would watch for a long time. */
+  async function transcodingVideo(name: string): Promise<string> {
+    const id = newId('vid');
+    await createVideo(db, {
+      id,
+      orgId: dash.orgId,
+      envId: dash.envId,
+      name,
+      storagePath: `uploads/${dash.orgId}/${dash.envId}/${id}/source.mp4`,
+      videoQuality: 'high',
+      allowPublicAccess: true,
+      parameters: defaultEncodingParameters,
+    });
+    return id;
+  }
+
+  it("keeps a tab open on a transcoding video to a few requests, none of them against the API keys' budget, and shows its changes live", async () => {
+    const { apiKey } = await createApiKey(db, { orgId: dash.orgId, type: 'full', live: false });
+    const videoId = await transcodingVideo('watched');
+    const detailsUrl = `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/details`;
+    // What the organization's keys have left of the video budget the details count against.
+    const keysRemaining = async () => {
+      const response = await fetch(detailsUrl, { headers: { 'X-Api-Key': apiKey } });
+      await response.arrayBuffer();
+      assert.equal(response.status, 200);
+      return Number(response.headers.get('x-ratelimit-remaining'));
+    };
+    const before = await keysRemaining();
+
+    const page = await devContext.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+    try {
+      await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+      await page.locator('[data-testid=video-page] [data-testid=video-status][data-status=transcoding]').waitFor();
+      await waitFor('the live updates to connect', async () => requests.some((path) => path.endsWith('/events')));
+      const loaded = requests.length;
+      // The page at rest: it used to ask for the details every 3 s (4 times in this window).
+      // Watching a quiet page is the measurement itself, so this waits a fixed time.
+      const quietMs = 12_000;
+      await new Promise((resolve) => setTimeout(resolve, quietMs));
+      const atRest = requests.slice(loaded);
+      assert.ok(atRest.length <= 1, `requests in ${quietMs / 1000} s at rest: ${atRest.join(' ')}`);
+      // The page's requests, loading included, spent the member's budget: the keys' lost only this file's two reads.
+      assert.equal(before - (await keysRemaining()), 1, 'only the key itself spent the keys’ budget');
+
+      // A change made through the API with a key reaches the open page as an event (no timer would show it).
+      const renamed = await fetch(`${dash.apiUrl}/${dash.orgId}/videos/${videoId}`, {
+        method: 'PATCH',
+        headers: { 'X-Api-Key': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ videoName: 'renamed while watched' }),
+      });
+      assert.equal(renamed.status, 200, await renamed.text());
+      await page
+        .locator('[data-testid=video-page] h1')
+        .filter({ hasText: 'renamed while watched' })
+        .waitFor({ timeout: 10_000 });
+      // The status change as the orchestrator makes it: the row, then the announcement its delivery workflow makes.
+      await markVideoFailed(db, videoId, 'the source has no video stream');
+      await announceVideoEvent(db, { event: 'video.processing.failed', videoId, timestamp: new Date().toISOString() });
+      await page
+        .locator('[data-testid=video-page] [data-testid=video-status][data-status=failed]')
+        .waitFor({ timeout: 10_000 });
+      await dash.screenshot(page, 'video-live-update');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('says plainly when the member’s limit is hit, and asks again only once the limit’s window ends (Retry-After)', async () => {
+    const videoId = await transcodingVideo('limited');
+    const { subject } = await db
+      .selectFrom('dashboard_sessions')
+      .select('subject')
+      .where('email', '=', devUser.email)
+      .executeTakeFirstOrThrow();
+    // The member's video window of this hour, spent (as a busy member would have spent it).
+    const counter = {
+      scope: `member:${dash.orgId}:${subject}:video:3600`,
+      window_start: new Date(Math.floor(Date.now() / 3600_000) * 3600_000),
+    };
+    await db
+      .insertInto('rate_limit_counters')
+      .values({ ...counter, count: 1_000_000 })
+      .onConflict((oc) => oc.columns(['scope', 'window_start']).doUpdateSet({ count: 1_000_000 }))
+      .execute();
+
+    const page = await devContext.newPage();
+    // The page's timers run on a clock the test moves: an hour's window passes in a moment.
+    await page.clock.install();
+    const detailsAsked: number[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith(`/videos/${videoId}/details`)) detailsAsked.push(Date.now());
+    });
+    try {
+      const refused = page.waitForResponse((response) => response.url().endsWith(`/videos/${videoId}/details`));
+      await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+      const retryAfter = Number((await refused).headers()['retry-after']);
+      assert.ok(retryAfter >= 1, 'a 429 with Retry-After');
+      const note = page.locator('[data-testid=video-error][data-rate-limited]');
+      await note.waitFor({ timeout: 5_000 });
+      const text = (await note.textContent())!;
+      assert.match(text, /reached its request limit/);
+      assert.match(text, /API keys .* not affected/);
+      assert.doesNotMatch(text, /429|rate_limit_exceeded/);
+      await dash.screenshot(page, 'video-rate-limited');
+      // No retry before the window ends: three quick retries would only spend more of it.
+      assert.equal(detailsAsked.length, 1);
+      if (retryAfter > 2) await page.clock.fastForward((retryAfter - 2) * 1000);
+      assert.equal(detailsAsked.length, 1, 'asked again before Retry-After');
+
+      // The window ends: the page asks again by itself and shows the video.
+      await db
+        .deleteFrom('rate_limit_counters')
+        .where('scope', '=', counter.scope)
+        .where('window_start', '=', counter.window_start)
+        .execute();
+      await page.clock.fastForward(5_000);
+      await page.locator('[data-testid=video-page] [data-testid=video-status][data-status=transcoding]').waitFor();
+      assert.equal(detailsAsked.length, 2);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('refreshes a session before its access token expires and ends it when the provider refuses a refresh', async () => {
     const sessionRow = () =>
       db.selectFrom('dashboard_sessions').selectAll().where('email', '=', devUser.email).executeTakeFirst();
@@ -493,15 +639,49 @@ describe('dashboard sign-in and API keys', () => {
     );
   });
 
-  it('signs out: the session ends and its cookie no longer reaches the API', async () => {
+  it('signs in and out on a phone: the pages around the app are styled, fit 390 px, and nothing answers 404 (the favicon)', async () => {
     const context = await dash.newContext();
     try {
       const page = await context.newPage();
-      await signIn(page, dash.dashboardUrl, devUser);
+      await page.setViewportSize({ width: 390, height: 844 });
+      const missing: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() === 404) missing.push(response.url());
+      });
+      // A page around the app: laid out for the phone's width (a viewport tag), in the product's
+      // look (its system font and background, not the browser's Times on white), its favicon found.
+      const assertProductPage = async (name: string) => {
+        const look = await page.evaluate(() => ({
+          viewport: document.querySelector('meta[name=viewport]')?.getAttribute('content') ?? null,
+          scrollWidth: document.documentElement.scrollWidth,
+          font: getComputedStyle(document.body).fontFamily,
+          background: getComputedStyle(document.body).backgroundColor,
+          icon: document.querySelector('link[rel=icon]')?.getAttribute('href') ?? null,
+        }));
+        assert.match(look.viewport ?? '', /width=device-width/, `${name}: a viewport tag`);
+        assert.ok(look.scrollWidth <= 390, `${name}: ${look.scrollWidth} px wide at 390`);
+        assert.match(look.font, /system-ui/, `${name}: the product's font`);
+        assert.equal(look.background, 'rgb(246, 247, 249)', `${name}: the product's background`);
+        assert.ok(look.icon, `${name}: a favicon`);
+        await dash.screenshot(page, `phone-${name}`);
+      };
+      await page.goto(`${dash.dashboardUrl}/videos`);
+      await page.locator('input[name=email]').waitFor();
+      await assertProductPage('provider-sign-in');
+      await page.locator('input[name=email]').fill(devUser.email);
+      await page.locator('input[name=password]').fill(devUser.password);
+      await page.locator('button[type=submit]').click();
+      await page.getByTestId('user').filter({ hasText: devUser.email }).waitFor();
+      assert.ok(
+        await page.evaluate(() => document.querySelector('link[rel=icon]')?.getAttribute('href')),
+        'the dashboard names its favicon',
+      );
       await page.getByTestId('sign-out').click();
       await page.getByText('You are signed out of Kino.').waitFor();
+      await assertProductPage('signed-out');
       const after = await fetchInPage(page, `/v1/api/${dash.orgId}/environments`);
       assert.equal(after.status, 401);
+      assert.deepEqual(missing, [], 'no request answered 404');
     } finally {
       await context.close();
     }

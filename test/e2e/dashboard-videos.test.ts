@@ -102,13 +102,13 @@ test('two files dropped on the upload panel go to storage side by side, each row
   const done = rows.filter({ hasText: 'dashboard clip.mp4' }).getByTestId('upload-done');
   videoId = (await done.locator('a').textContent())!.trim();
   assert.match(videoId, /\S+/);
-  // The table shows the new video (it polls while one is transcoding).
+  // The table shows the new video (the upload panel and the live updates mark it stale).
   await page.locator(`[data-testid=video-row][data-video-id="${videoId}"]`).waitFor({ timeout: 30_000 });
   await dash.screenshot(page, 'videos');
 
   await done.locator('a').click();
   await page.getByTestId('video-page').waitFor();
-  // The page polls the details while the video transcodes: wait for the page to say ready.
+  // The orchestrator's processing event reaches the page as a live update: wait for it to say ready.
   await page
     .locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]')
     .waitFor({ timeout: 240_000 });
@@ -233,7 +233,7 @@ test('the video page adds a caption track, the player lists it, and the page rem
   await dash.screenshot(page, 'captions');
 
   await row.getByTestId('caption-remove').click();
-  await captions.getByText('No caption tracks.').waitFor({ timeout: 30_000 });
+  await captions.getByTestId('empty-state').filter({ hasText: 'No caption tracks' }).waitFor({ timeout: 30_000 });
   assert.equal(await captions.getByTestId('caption-error').count(), 0);
 });
 
@@ -324,6 +324,18 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
     await links.getByTestId('embed-page-url').inputValue(),
     await page.getByTestId('embed-url').textContent(),
   );
+  // The animated preview answers a WebP of the first 5 s, from the same family and token.
+  const preview = await links.getByTestId('animated-preview-url').inputValue();
+  assert.equal(withoutQuery(preview), withoutQuery(playbackUrl).replace(/master\.m3u8$/, 'animated.webp'));
+  const webp = await fetch(preview);
+  assert.equal(webp.status, 200, await webp.clone().text());
+  assert.equal(webp.headers.get('content-type'), 'image/webp');
+  assert.equal(
+    Buffer.from(await webp.arrayBuffer())
+      .subarray(8, 12)
+      .toString('latin1'),
+    'WEBP',
+  );
   // The Copy button puts the URL on the clipboard.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await links.getByRole('button', { name: 'Copy' }).first().click();
@@ -372,6 +384,8 @@ test('the settings card renames the video, describes it, makes it private and se
   await settings.getByTestId('settings-description').fill('Made in the dashboard test');
   await settings.getByTestId('settings-save').click();
   await page.locator('h1', { hasText: 'Renamed from the dashboard' }).waitFor({ timeout: 30_000 });
+  // The form is rebuilt from the saved values; the toast above the page still says it saved.
+  await page.getByTestId('toast').filter({ hasText: 'Settings saved.' }).waitFor();
   await page.getByTestId('fact-external-id').getByText('post-42').waitFor();
   assert.equal(await page.getByText('private (signed URLs)').count(), 1);
   assert.equal(await settings.getByTestId('settings-error').count(), 0);
@@ -427,7 +441,7 @@ test("a failed video's page says why it failed", async () => {
   await page.getByTestId('video-retry').waitFor();
 });
 
-test('every page fits the window at 1280 and 390 px: nothing scrolls the page sideways', async () => {
+test("every page fits the window at 1280 and 390 px: nothing scrolls the page sideways, no table is wider than its container, every checkbox on its words' line", async () => {
   // A page, what shows it is drawn, and what to click first (the upload panel opens on the videos page).
   const pages: [name: string, path: string, shown: string, open?: string][] = [
     ['videos', '/videos', 'paging'],
@@ -441,6 +455,13 @@ test('every page fits the window at 1280 and 390 px: nothing scrolls the page si
     ['farm', '/farm', 'farm-table'],
   ];
   const overflowing: string[] = [];
+  // A webhook to a long URL, for every event: the longest row the webhooks table shows.
+  await page.goto(`${dash.dashboardUrl}/webhooks`);
+  await page
+    .getByTestId('webhook-url')
+    .fill(`https://hooks.example.com/kino/${'a-long-path-segment/'.repeat(6)}receive`);
+  await page.getByTestId('add-webhook').click();
+  await page.getByTestId('webhook-secret').waitFor();
   try {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });
@@ -456,7 +477,29 @@ test('every page fits the window at 1280 and 390 px: nothing scrolls the page si
             .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
             .slice(0, 5)
             .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+          // Tables wider than their container, or scrolling inside themselves (nothing shows that they do).
+          tables: Array.from(document.querySelectorAll('main table')).flatMap((table) => {
+            const room = table.parentElement!.clientWidth;
+            const wide = Math.max(table.getBoundingClientRect().width, table.scrollWidth);
+            const name =
+              table.getAttribute('data-testid') ?? table.closest('section')?.querySelector('h2')?.textContent;
+            return wide > room + 1 ? [`table ${name}: ${Math.round(wide)} px in ${room}`] : [];
+          }),
+          // Checkboxes whose words are not on their line (their middles more than 3 px apart).
+          adrift: Array.from(document.querySelectorAll('label')).flatMap((label) => {
+            const box = label.querySelector(':scope > input[type=checkbox]');
+            const words = Array.from(label.childNodes).find((node) => node.nodeType === 3 && node.textContent!.trim());
+            if (!box || !words) return [];
+            const range = document.createRange();
+            range.selectNodeContents(words);
+            const [a, b] = [box.getBoundingClientRect(), range.getBoundingClientRect()];
+            const apart = Math.abs(a.top + a.height / 2 - (b.top + b.height / 2));
+            return apart > 3 ? [`"${words.textContent!.trim()}" ${apart.toFixed(1)} px`] : [];
+          }),
         }));
+        if (fit.tables.length > 0) overflowing.push(`${path} at ${width} px: ${fit.tables.join(', ')}`);
+        if (fit.adrift.length > 0)
+          overflowing.push(`${path} at ${width} px: checkboxes off their words' line: ${fit.adrift.join(', ')}`);
         if (fit.scrollWidth > fit.innerWidth)
           overflowing.push(`${path} at ${width} px: ${fit.scrollWidth} px wide (${fit.past.join(', ')})`);
         if (width === 390) await dash.screenshot(page, `phone-${name}`);

@@ -106,7 +106,7 @@ function signInProblem(reply: FastifyReply, status: number, message: string): Fa
 
 /** A plain page (no script, no inline style: the Content-Security-Policy allows neither). */
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Kino</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Kino</title><link rel="icon" type="image/svg+xml" href="/dashboard/favicon.svg"><link rel="stylesheet" href="/dashboard/page.css"></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 function escapeHtml(text: string): string {

@@ -14,6 +14,7 @@ import { dashboardSessionRoutes } from './api/session.ts';
 import { dashboardKeyRoutes } from './api/keys.ts';
 import { dashboardEnvironmentRoutes } from './api/environments.ts';
 import { dashboardFarmRoutes } from './api/farm.ts';
+import { dashboardEventRoutes } from './api/events.ts';
 import type { OidcClient } from '../sessions/oidc.ts';
 
 /** `npm run build -w @kino/dashboard` writes it; the setup step of `npm run dev` and `npm test` runs that. */
@@ -75,6 +76,7 @@ export async function dashboardPlugin(
   await app.register(dashboardKeyRoutes, { deps });
   await app.register(dashboardEnvironmentRoutes, { deps });
   await app.register(dashboardFarmRoutes, { deps });
+  await app.register(dashboardEventRoutes, { deps });
 
   await app.register(fastifyStatic, {
     root: `${dashboardDistDir}assets`,
@@ -85,6 +87,21 @@ export async function dashboardPlugin(
     index: false,
     decorateReply: false,
   });
+
+  // The files around the app, copied from dashboard/public as they are: the favicon, and the
+  // stylesheet of the pages the API serves without the dashboard's script (signed out, sign-in failed).
+  const publicFiles = { 'favicon.svg': 'image/svg+xml', 'page.css': 'text/css; charset=utf-8' };
+  for (const [name, type] of Object.entries(publicFiles)) {
+    app.get(
+      `/dashboard/${name}`,
+      { config: { auth: 'none' as const }, schema: { hide: true } },
+      async (_request, reply) =>
+        reply
+          .header('Cache-Control', 'public, max-age=3600')
+          .type(type)
+          .send(await readFile(`${dashboardDistDir}${name}`)),
+    );
+  }
 
   // Every page path answers index.html (the browser's router picks the page); without a live
   // session the browser goes to sign-in first.

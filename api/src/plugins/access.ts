@@ -258,20 +258,21 @@ async function accessPlugin(app: FastifyInstance, { deps }: RouteOptions): Promi
 export default fp(accessPlugin, { name: 'kino-access', fastify: '5.x' });
 
 /**
- * Whose budget a request spends: its key's organization; for a system key or a session, the
- * organization in the path.
+ * Whose budget a request spends: its key's organization; for a system key, the organization in the
+ * path. A session spends its member's own budget in that organization, at the same rates as an
+ * organization's and never the one the API keys share: an open dashboard cannot lock the
+ * organization's integrations out, nor one member another (docs/decisions/dashboard.md#budgets).
  */
 function rateLimitOwner(
   caller: Caller | undefined,
   pathOrgId: string | undefined,
-): { organizationId?: string; keyId?: string } {
+): { organizationId?: string; memberId?: string; keyId?: string } {
   if (!caller) return {};
-  // A session spends the budget of an organization it is a member of; anything else (the dashboard's
-  // own routes, another organization's path) counts against the user, at the same rates: a signed-in
-  // stranger cannot use up an organization's budget.
   if (caller.kind === 'session') {
+    // Outside an organization of theirs (the dashboard's own routes, another organization's path),
+    // the user's budget is counted under no organization.
     const member = pathOrgId !== undefined && caller.user.organizationIds.has(pathOrgId);
-    return { organizationId: member ? pathOrgId : callerId(caller), keyId: callerId(caller) };
+    return { organizationId: member ? pathOrgId : undefined, memberId: caller.user.subject, keyId: callerId(caller) };
   }
   const { key } = caller;
   return { organizationId: key.type === 'system' ? (pathOrgId ?? key.org_id) : key.org_id, keyId: key.id };

@@ -5,6 +5,7 @@ import {
   defaultRateLimits,
   resolveRateLimits,
   rulesByCategory,
+  scopeOf,
   windowStart,
   type RateLimitWindowState,
 } from './rate-limits.ts';
@@ -51,6 +52,19 @@ describe('rate limits', () => {
     const rules = resolveRateLimits({ general: { limit: 5 } });
     assert.deepEqual(rules.general, { limit: 5, windowSeconds: 3600, per: 'organization' });
     assert.deepEqual(rules.video, defaultRateLimits.video);
+  });
+
+  it("count a dashboard member apart from the organization's keys and from other members", () => {
+    const { video, uploadUrlPerKey } = defaultRateLimits;
+    const key = { organizationId: 'org_1', keyId: 'key_1', clientAddress: '10.0.0.1' };
+    const member = { organizationId: 'org_1', memberId: 'sub-a', keyId: 'user:sub-a', clientAddress: '10.0.0.1' };
+    const other = { ...member, memberId: 'sub-b', keyId: 'user:sub-b' };
+    const scopes = [key, member, other].map((subject) => scopeOf('video', video, subject));
+    assert.equal(new Set(scopes).size, 3, scopes.join(' '));
+    assert.equal(scopes[0], 'organization:org_1:video:3600');
+    assert.equal(scopes[1], 'member:org_1:sub-a:video:3600');
+    // Per-key windows stay per caller.
+    assert.equal(scopeOf('uploadUrlPerKey', uploadUrlPerKey, member), 'key:user:sub-a:uploadUrlPerKey:60');
   });
 
   it('use fixed windows aligned on the window size', () => {

@@ -55,6 +55,11 @@ export function resolveRateLimits(overrides: RateLimitOverrides = {}): Record<Ra
 
 export interface RateLimitSubject {
   organizationId?: string;
+  /**
+   * A dashboard member (the session's user): their organization-wide windows are their own, kept
+   * apart from the ones the organization's API keys spend (docs/decisions/dashboard.md#budgets).
+   */
+  memberId?: string;
   keyId?: string;
   clientAddress: string;
 }
@@ -73,7 +78,10 @@ export function windowStart(now: Date, windowSeconds: number): Date {
   return new Date(Math.floor(now.getTime() / windowMs) * windowMs);
 }
 
-function scopeOf(name: RateLimitRuleName, rule: RateLimitRule, subject: RateLimitSubject): string | undefined {
+export function scopeOf(name: RateLimitRuleName, rule: RateLimitRule, subject: RateLimitSubject): string | undefined {
+  if (rule.per === 'organization' && subject.memberId !== undefined) {
+    return `member:${subject.organizationId ?? ''}:${subject.memberId}:${name}:${rule.windowSeconds}`;
+  }
   const owner = { organization: subject.organizationId, key: subject.keyId, client: subject.clientAddress }[rule.per];
   return owner === undefined ? undefined : `${rule.per}:${owner}:${name}:${rule.windowSeconds}`;
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookEvent, WebhookVideoStatus } from '@kino/proto/contract';
+import { announceVideoEvent } from '@kino/database';
 import { listWebhookSubscribers } from '@kino/database/repositories';
 import type { ApiDeps } from '../deps.ts';
 import { loadVideoDetails, type VideoDetails } from '@kino/presenters';
@@ -32,6 +33,8 @@ export async function sendVideoEvent(
 ): Promise<void> {
   const timestamp = new Date().toISOString();
   try {
+    // Listeners inside Kino (the dashboard) hear of every event, subscribed or not.
+    await announceVideoEvent(deps.db, { event, videoId, timestamp });
     if ((await listWebhookSubscribers(deps.db, { videoId, event })).length === 0) return;
     const data = details ?? (await loadVideoDetails(deps, videoId));
     if (!data) return;

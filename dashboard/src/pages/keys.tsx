@@ -6,6 +6,7 @@ import { api, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface ApiKey {
@@ -27,7 +28,8 @@ export function KeysPage() {
   const [envId, setEnvId] = useState(session.env?.id ?? '');
   const [live, setLive] = useState(false);
   // The new key in clear: this component's state only, gone at "Done" or when the page is left.
-  const [created, setCreated] = useState<string | undefined>();
+  // Kept with its id: revoking that key takes its box away (a dead secret is not worth copying).
+  const [created, setCreated] = useState<{ id: string; apiKey: string } | undefined>();
 
   const create = useListChange(
     keys,
@@ -36,10 +38,12 @@ export function KeysPage() {
         `/dashboard/api/${org.id}/keys`,
         json('POST', { type, live, ...(type === 'environment' ? { envId: envId || session.env?.id } : {}) }),
       ),
-    (key) => setCreated(key.apiKey),
+    (key) => setCreated({ id: key.id, apiKey: key.apiKey }),
   );
-  const revoke = useListChange(keys, (id: string) =>
-    api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
+  const revoke = useListChange(
+    keys,
+    (id: string) => api<ApiKey>(`/dashboard/api/${org.id}/keys/${id}`, { method: 'DELETE' }),
+    (revoked) => setCreated((shown) => (shown?.id === revoked.id ? undefined : shown)),
   );
   const envName = (id: string | null) =>
     id ? (org.environments.find((e) => e.id === id)?.name ?? id) : 'all environments';
@@ -93,7 +97,12 @@ export function KeysPage() {
         </button>
       </form>
       {created && (
-        <SecretOnce label="New API key." value={created} testId="new-key" onDismiss={() => setCreated(undefined)} />
+        <SecretOnce
+          label="New API key."
+          value={created.apiKey}
+          testId="new-key"
+          onDismiss={() => setCreated(undefined)}
+        />
       )}
       <ErrorNote error={problem} testId="keys-error" />
       <table data-testid="keys-table">
@@ -138,7 +147,14 @@ export function KeysPage() {
           ))}
         </tbody>
       </table>
-      {keys.list.data?.keys.length === 0 && <p class="muted">No keys yet.</p>}
+      {keys.list.data?.keys.length === 0 && (
+        <EmptyState
+          title="No API keys yet"
+          command="curl -H 'X-Api-Key: <key>' https://<api host>/v1/api/<org>/environments"
+        >
+          Create a key above for your application or the CLI: its secret is shown once. Then call the API with it:
+        </EmptyState>
+      )}
     </section>
   );
 }

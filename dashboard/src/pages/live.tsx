@@ -7,6 +7,7 @@ import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface LiveStream {
@@ -177,7 +178,11 @@ export function LivePage() {
         </button>
       </form>
       <ErrorNote error={firstError(create, act, streams.list)} />
-      {streams.list.data?.liveStreams.length === 0 && <p class="muted">No live streams yet.</p>}
+      {streams.list.data?.liveStreams.length === 0 && (
+        <EmptyState title="No live streams yet" command="kino live create --name 'Sunday service' --public">
+          Create a stream above, then point OBS or ffmpeg at its RTMP server with its key. Or from a terminal:
+        </EmptyState>
+      )}
       {streams.list.data?.liveStreams.map((stream) => (
         <StreamCard
           key={stream.liveStreamId}

@@ -7,6 +7,8 @@ import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { useToast } from '../components/toasts.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 interface Webhook {
@@ -103,15 +105,21 @@ export function WebhooksPage() {
   const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
   const [secret, setSecret] = useState<string | undefined>();
   const [openLog, setOpenLog] = useState<string | undefined>();
+  const toast = useToast();
   const add = useListChange(
     webhooks,
     () => api<Webhook & { secret: string }>(base, json('POST', { url, events })),
     (created) => {
       setSecret(created.secret);
       setUrl('');
+      toast('Webhook added.');
     },
   );
-  const remove = useListChange(webhooks, (id: string) => api(`${base}/${id}`, { method: 'DELETE' }));
+  const remove = useListChange(
+    webhooks,
+    (id: string) => api(`${base}/${id}`, { method: 'DELETE' }),
+    () => toast('Webhook removed.'),
+  );
   if (!env) return <p class="muted">This organization has no environment yet.</p>;
   const problem = firstError(add, remove, webhooks.list);
 
@@ -179,8 +187,16 @@ export function WebhooksPage() {
         <tbody>
           {webhooks.list.data?.webhooks.map((hook) => [
             <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
-              <td>{hook.url}</td>
-              <td>{hook.events.join(', ')}</td>
+              <td class="truncate" title={hook.url}>
+                {hook.url}
+              </td>
+              <td>
+                <ul class="chips">
+                  {hook.events.map((event) => (
+                    <li key={event}>{event}</li>
+                  ))}
+                </ul>
+              </td>
               <td>{when(hook.createdAt)}</td>
               <td>
                 <button
@@ -213,7 +229,15 @@ export function WebhooksPage() {
           ])}
         </tbody>
       </table>
-      {webhooks.list.data?.webhooks.length === 0 && <p class="muted">No webhooks in {env.name}.</p>}
+      {webhooks.list.data?.webhooks.length === 0 && (
+        <EmptyState
+          title={`No webhooks in ${env.name} yet`}
+          command="kino webhooks add https://example.com/hooks/kino --events video.processing.completed"
+        >
+          Add a URL above and Kino POSTs each event of this environment to it, signed with the webhook's secret. Or from
+          a terminal:
+        </EmptyState>
+      )}
     </section>
   );
 }

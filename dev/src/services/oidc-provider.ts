@@ -76,10 +76,18 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         enabled: true,
         logoutSource: async (ctx, form) => {
           ctx.type = 'html';
-          ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing out</title></head><body>${form}
+          ctx.body = providerPage(
+            'Signing out',
+            `<p>Signing you out…</p>${form}
 <noscript><button form="op.logoutForm" name="logout" value="yes">Sign out</button></noscript>
 <script>const f = document.getElementById('op.logoutForm'); const i = document.createElement('input');
-i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submit();</script></body></html>`;
+i.type = 'hidden'; i.name = 'logout'; i.value = 'yes'; f.appendChild(i); f.submit();</script>`,
+          );
+        },
+        // Shown only when a sign-out names no page to return to (the dashboard always names one).
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.body = providerPage('Signed out', '<p>You are signed out of the Kino dev identity provider.</p>');
         },
       },
       revocation: { enabled: true },
@@ -216,12 +224,44 @@ function sendLoginPage(res: ServerResponse, uid: string, problem?: string): void
   res.statusCode = problem ? 401 : 200;
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Kino dev identity provider</title></head>
-<body><h1>Kino dev identity provider</h1>
-${problem ? `<p role="alert">${escape(problem)}</p>` : ''}
+  res.end(
+    providerPage(
+      'Sign in',
+      `${problem ? `<p role="alert">${escape(problem)}</p>` : ''}
 <form method="post" action="/interaction/${escape(uid)}">
 <label>E-mail <input name="email" type="email" autocomplete="username" required autofocus></label>
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
-</form></body></html>`);
+</form>`,
+    ),
+  );
 }
+
+/**
+ * A page of the provider: laid out for a phone's width, in Kino's look (a provider of its own
+ * origin, so its style and icon travel inside the page rather than from the dashboard's files).
+ */
+function providerPage(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Kino dev identity provider</title>
+<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(favicon)}">
+<style>${providerStyle}</style></head>
+<body><main><p class="brand">Kino dev identity provider</p><h1>${title}</h1>${body}</main></body></html>`;
+}
+
+const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#3b5bdb"/><path d="M12 9.5v13l10.5-6.5z" fill="#fff"/></svg>`;
+
+const providerStyle = `
+body { margin: 0; min-height: 100vh; display: grid; place-items: center; padding: 16px; box-sizing: border-box;
+  font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; color: #1d2330; background: #f6f7f9; }
+main { width: 100%; max-width: 380px; box-sizing: border-box; background: #fff; border: 1px solid #d9dde3;
+  border-radius: 8px; padding: 24px; }
+.brand { margin: 0 0 4px; color: #5c6470; font-size: 0.85rem; }
+h1 { margin: 0 0 16px; font-size: 1.25rem; }
+form { display: grid; gap: 12px; }
+label { display: grid; gap: 4px; font-size: 0.9rem; }
+input { font: inherit; padding: 8px 10px; border: 1px solid #d9dde3; border-radius: 6px; width: 100%; box-sizing: border-box; }
+button { font: inherit; padding: 9px 12px; border: 0; border-radius: 6px; background: #3b5bdb; color: #fff; cursor: pointer; }
+[role=alert] { color: #c92a2a; margin: 0 0 12px; }
+`;

@@ -16,7 +16,7 @@ import {
 } from '@kino/proto/contract';
 import { failureTypes, type RenditionResult } from '../activity-types.ts';
 import { planPictureCopy, type RenditionPlan } from '../ladder.ts';
-import { masterAudioOf, renderMasterPlaylist, type MasterVariant, type VideoRange } from '../master-playlist.ts';
+import { masterAudioOf, masterVariantOf, renderMasterPlaylist, type VideoRange } from '../master-playlist.ts';
 import { urlLifetimeSeconds } from '../jobs/presign.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 import type { ActivityDeps } from './index.ts';
@@ -117,18 +117,9 @@ export function createSoundSeparationActivities({ db, storage, logger }: Deps) {
       const masterKey = objectKeys.separatedSoundMaster(videoId);
       await whileHeartbeating(async () => {
         for (const { plan } of copies) await checkSameCuts(storage, videoId, plan.key);
-        const variants = copies.map(({ plan, outcome }): MasterVariant => {
+        const variants = copies.map(({ plan, outcome }) => {
           const range = videoRanges[plan.key];
-          return {
-            key: plan.key,
-            width: outcome.width || plan.width,
-            height: outcome.height || plan.height,
-            frameRate: plan.frameRate,
-            codecs: outcome.codecs,
-            bandwidth: outcome.bandwidth,
-            averageBandwidth: outcome.averageBandwidth,
-            ...(range ? { videoRange: range } : {}),
-          };
+          return masterVariantOf(plan, outcome, range ? { videoRange: range } : {});
         });
         const audio = [masterAudioOf(sound.plan, sound.outcome)];
         await storage.put(masterKey, renderMasterPlaylist(variants, audio), hlsContentTypes.playlist);

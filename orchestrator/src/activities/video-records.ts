@@ -1,6 +1,7 @@
 // Activities on the `videos`, `renditions` and `webhooks` rows: short database work, each through
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
+import { announceVideoEvent } from '@kino/database';
 import type { MarkReadyInput, RenditionResult, VideoJob } from '../activity-types.ts';
 import {
   environmentJustInTime,
@@ -106,7 +107,12 @@ export function createVideoRecordActivities({
 
 function createWebhookSubscriptionActivities({ db }: Pick<ActivityDeps, 'db'>) {
   return {
-    /** The webhooks of the video's environment that want `event`: ids only, secrets stay out of workflow history. */
+    /**
+     * The webhooks of the video's environment that want `event`: ids only, secrets stay out of
+     * workflow history. The first step of every delivery workflow, so it also announces the event to
+     * listeners inside Kino (the dashboard), subscribed or not; a retry announces it again, which a
+     * listener takes as one more reason to read the video.
+     */
     async listWebhookSubscriptions({
       videoId,
       event,
@@ -114,6 +120,7 @@ function createWebhookSubscriptionActivities({ db }: Pick<ActivityDeps, 'db'>) {
       videoId: string;
       event: WebhookEvent;
     }): Promise<Array<{ webhookId: string }>> {
+      await announceVideoEvent(db, { event, videoId, timestamp: new Date().toISOString() });
       const webhooks = await listWebhookSubscribers(db, { videoId, event });
       return webhooks.map((webhook) => ({ webhookId: webhook.id }));
     },

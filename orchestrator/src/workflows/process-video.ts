@@ -30,7 +30,7 @@ import {
 } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { meanQuality, planChunks, planJustInTimeRuns, qualitySampleChunks, type ChunkPlan } from '../chunks.ts';
-import { declaredVariant, masterAudioOf, videoRangeOf } from '../master-playlist.ts';
+import { declaredVariant, masterAudioOf, masterVariantOf } from '../master-playlist.ts';
 import {
   encodeGroups,
   isAlternateAudioPlan,
@@ -545,16 +545,7 @@ async function writeMeasuredMasterPlaylist(
   await storage.writeMasterPlaylist({
     ...masterAudioInput(audio),
     videoId,
-    variants: renditions.map(({ plan, outcome }) => ({
-      key: plan.key,
-      width: outcome.width || plan.width,
-      height: outcome.height || plan.height,
-      frameRate: plan.frameRate,
-      codecs: outcome.codecs,
-      bandwidth: outcome.bandwidth,
-      averageBandwidth: outcome.averageBandwidth,
-      ...videoRangeOf(plan),
-    })),
+    variants: renditions.map(({ plan, outcome }) => masterVariantOf(plan, outcome)),
   });
 }
 

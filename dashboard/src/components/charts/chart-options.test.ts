@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import type { DailyRecord, DistributionEntry, StorageRecord, UsageRecord } from '@kino/sdk';
+import type { DailyRecord, DistributionEntry, ResolutionEntry, StorageRecord, UsageRecord } from '@kino/sdk';
 import {
   bandStyles,
   dailySegmentsOption,
@@ -8,6 +8,7 @@ import {
   resolutionDistributionOption,
   storageByTierOption,
   usagePerEnvironmentOption,
+  videoResolutionsOption,
 } from './chart-options.ts';
 
 interface Series {
@@ -96,12 +97,17 @@ describe('resolutionDistributionOption', () => {
   it('orders heights from the lowest and colours each bar by its band', () => {
     const entry = (resolutionHeight: number, segmentsServed: number) =>
       ({ resolutionHeight, segmentsServed }) as DistributionEntry;
-    const option = resolutionDistributionOption([entry(1080, 4), entry(360, 1), entry(720, 2)]);
+    const option = resolutionDistributionOption([entry(1080, 4), entry(360, 1), entry(720, 2)])!;
     assert.deepEqual(categoriesOf(option), ['360p', '720p', '1080p']);
     assert.deepEqual(seriesOf(option)[0]!.data, [
       { value: 1, itemStyle: { color: bandStyles.ld.color } },
       { value: 2, itemStyle: { color: bandStyles.sd.color } },
       { value: 4, itemStyle: { color: bandStyles.hd.color } },
     ]);
+  });
+
+  it('draws nothing when nothing was served (the page says so instead of showing a bare axis)', () => {
+    assert.equal(resolutionDistributionOption([]), undefined);
+    assert.equal(videoResolutionsOption([{ resolutionHeight: 360, timesServed: 0 } as ResolutionEntry]), undefined);
   });
 });

@@ -86,11 +86,15 @@ export function storageByTierOption(storage: StorageRecord): EChartsCoreOption {
   };
 }
 
-/** Segments served per rendition height, lowest first, each bar in its band's colour. */
+/**
+ * Segments served per rendition height, lowest first, each bar in its band's colour. Undefined when
+ * nothing was served: the page says so in words rather than drawing a bare axis.
+ */
 function segmentsByHeightOption(
   rows: Array<{ height: number; segments: number }>,
   seriesName: string,
-): EChartsCoreOption {
+): EChartsCoreOption | undefined {
+  if (rows.every((row) => row.segments === 0)) return undefined;
   const sorted = [...rows].sort((a, b) => a.height - b.height);
   return {
     tooltip: { trigger: 'axis' },
@@ -111,7 +115,7 @@ function segmentsByHeightOption(
 }
 
 /** The resolution distribution across videos. */
-export function resolutionDistributionOption(distribution: DistributionEntry[]): EChartsCoreOption {
+export function resolutionDistributionOption(distribution: DistributionEntry[]): EChartsCoreOption | undefined {
   return segmentsByHeightOption(
     distribution.map((entry) => ({ height: entry.resolutionHeight, segments: entry.segmentsServed })),
     'Segments served',
@@ -119,7 +123,7 @@ export function resolutionDistributionOption(distribution: DistributionEntry[]):
 }
 
 /** One video's segments per rendition height. */
-export function videoResolutionsOption(resolutions: ResolutionEntry[]): EChartsCoreOption {
+export function videoResolutionsOption(resolutions: ResolutionEntry[]): EChartsCoreOption | undefined {
   return segmentsByHeightOption(
     resolutions.map((entry) => ({ height: entry.resolutionHeight, segments: entry.timesServed })),
     'Segments served',

@@ -13,9 +13,10 @@ import type {
   VideoList,
   VideoResolutions,
 } from '@kino/sdk';
-import { api, API_ROOT } from '../../api.ts';
+import { api, API_ROOT, rateLimitWaitMs } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Chart } from '../../components/charts/chart.tsx';
+import { ErrorNote } from '../../components/error-note.tsx';
 import {
   dailySegmentsOption,
   dailyChartTotal,
@@ -51,8 +52,9 @@ export function AnalyticsPage() {
     route(`/dashboard/analytics?${params.toString()}`, true);
   };
 
-  // Segments reach the rollups within a minute or so: refetch now and then while the page is open.
-  const live = { refetchInterval: 30_000 };
+  // Segments reach the rollups within a minute or so: refetch now and then while the page is open
+  // (after a 429, once its limit's window ends).
+  const live = { refetchInterval: (q: { state: { error: unknown } }) => rateLimitWaitMs(q.state.error) ?? 30_000 };
   const daily = useQuery({
     queryKey: ['analytics-daily', scopePath, dates],
     queryFn: () => api<{ dailyUsage: DailyRecord[] }>(`${scopePath}/analytics/daily?${dates}`),
@@ -107,8 +109,7 @@ export function AnalyticsPage() {
   );
   const dailyTotal = daily.data && dailyChartTotal(daily.data.dailyUsage);
 
-  const failure = (query: { error: unknown }) =>
-    query.error ? <p class="error">{(query.error as Error).message}</p> : null;
+  const failure = (query: { error: unknown }) => <ErrorNote error={query.error} />;
 
   return (
     <section class="analytics-page">
@@ -210,6 +211,11 @@ export function AnalyticsPage() {
           <h2>Resolution distribution</h2>
           {failure(distribution)}
           {distributionOption && <Chart option={distributionOption} testId="distribution-chart" />}
+          {distribution.data && !distributionOption && (
+            <p class="muted" data-testid="distribution-empty">
+              No segments served in this range: the chart fills in once videos are played.
+            </p>
+          )}
         </section>
         <section class="card" data-testid="per-video">
           <h2>One video</h2>
@@ -245,7 +251,11 @@ export function AnalyticsPage() {
                     : '—'}
                 </dd>
               </dl>
-              {perVideoOption && <Chart option={perVideoOption} testId="video-resolution-chart" height={220} />}
+              {perVideoOption ? (
+                <Chart option={perVideoOption} testId="video-resolution-chart" height={220} />
+              ) : (
+                <p class="muted">Not played in this range.</p>
+              )}
             </>
           )}
         </section>

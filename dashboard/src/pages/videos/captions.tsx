@@ -5,6 +5,8 @@ import { useState } from 'preact/hooks';
 import type { AddCaptionParams, CaptionTrack } from '@kino/sdk';
 import { api, json } from '../../api.ts';
 import { useList, useListChange } from '../../use-list.ts';
+import { useToast } from '../../components/toasts.tsx';
+import { EmptyState } from '../../components/empty-state.tsx';
 
 export function Captions({
   videoPath,
@@ -24,15 +26,22 @@ export function Captions({
   const [language, setLanguage] = useState('');
   const [label, setLabel] = useState('');
   const [isDefault, setIsDefault] = useState(false);
+  const toast = useToast();
   const add = useListChange(
     tracks,
     (params: AddCaptionParams) => api<CaptionTrack>(`${videoPath}/captions`, json('POST', params)),
-    onChange,
+    async (track) => {
+      toast(`Caption track ${track.language} added.`);
+      await onChange();
+    },
   );
   const remove = useListChange(
     tracks,
     (lang: string) => api(`${videoPath}/captions/${encodeURIComponent(lang)}`, { method: 'DELETE' }),
-    onChange,
+    async () => {
+      toast('Caption track removed.');
+      await onChange();
+    },
   );
 
   return (
@@ -101,7 +110,14 @@ export function Captions({
           {((add.error ?? remove.error) as Error).message}
         </p>
       )}
-      {tracks.list.data && tracks.list.data.captions.length === 0 && <p class="muted">No caption tracks.</p>}
+      {tracks.list.data && tracks.list.data.captions.length === 0 && (
+        <EmptyState
+          title="No caption tracks"
+          command={`kino videos captions add ${videoId} captions.vtt --language en`}
+        >
+          Add a WebVTT or SRT file above, in the language it is written in. Or from a terminal:
+        </EmptyState>
+      )}
       {tracks.list.data && tracks.list.data.captions.length > 0 && (
         <table>
           <thead>

@@ -5,6 +5,7 @@
 // encoded again, so it is transcoding for a moment.
 import { useState } from 'preact/hooks';
 import { useMutation } from '@tanstack/react-query';
+import { useToast } from '../../components/toasts.tsx';
 import type { CreateClipParams, ProcessVideoResult } from '@kino/sdk';
 import { api, json } from '../../api.ts';
 
@@ -22,8 +23,10 @@ export function ClipMaker({
   const [start, setStart] = useState('0');
   const [end, setEnd] = useState(seconds(Math.min(durationSeconds, 10)));
   const [frameAccurate, setFrameAccurate] = useState(false);
+  const toast = useToast();
   const create = useMutation({
     mutationFn: (params: CreateClipParams) => api<ProcessVideoResult>(`${videoPath}/clips`, json('POST', params)),
+    onSuccess: () => toast('Clip started: it is ready in a moment.'),
   });
   const here = (set: (value: string) => void) => () => {
     if (video) set(seconds(video.currentTime));

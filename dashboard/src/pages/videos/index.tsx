@@ -1,6 +1,7 @@
 // The videos of the current environment: a table with search, status filter, date range, sort and
 // paging, which are the API's list query parameters exactly (list-query.ts), kept in the page URL.
-// The table polls while a video on it is transcoding. Uploads start from the panel above it.
+// The table is read again when a video of the environment changes (the live updates, live-updates.ts),
+// never on a timer. Uploads start from the panel above it.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -41,8 +42,6 @@ export function VideosPage() {
     queryFn: () => api<VideoList>(`${API_ROOT}/${orgId}/environments/${envId}/videos${query ? `?${query}` : ''}`),
     enabled: envId !== undefined,
     placeholderData: keepPreviousData,
-    // While a video here is transcoding, ask again every few seconds to show it become ready.
-    refetchInterval: (q) => (q.state.data?.videos.some((video) => video.status === 'transcoding') ? 3000 : false),
   });
 
   if (!envId) return <p>This organization has no environment yet: create one under Environments.</p>;
@@ -128,34 +127,38 @@ export function VideosPage() {
         </label>
         <button type="submit">Search</button>
       </form>
-      <ErrorNote error={videos.error} />
-      <table class="videos" data-testid="videos-table">
-        <thead>
-          <tr>
-            <th />
-            {header('name')}
-            {header('status')}
-            {header('duration')}
-            <th>Quality</th>
-            <th>Access</th>
-            <th>Served</th>
-            {header('created_at')}
-          </tr>
-        </thead>
-        <tbody>
-          {videos.data?.videos.map((video) => (
-            <VideoRow key={video.id} video={video} />
-          ))}
-          {videos.data?.videos.length === 0 && (
+      <ErrorNote error={videos.error} testId="videos-error" />
+      {/* Without a list, the message alone: no empty table under it. */}
+      {(videos.data || !videos.error) && (
+        <table class="videos" data-testid="videos-table">
+          <thead>
             <tr>
-              <td colSpan={8} class="muted">
-                No videos
-                {state.search || state.status || state.from || state.to ? ' match these filters' : ' yet: upload one'}.
-              </td>
+              <th />
+              {header('name')}
+              {header('status')}
+              {header('duration')}
+              <th>Quality</th>
+              <th>Access</th>
+              <th>Served</th>
+              {header('created_at')}
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {videos.data?.videos.map((video) => (
+              <VideoRow key={video.id} video={video} />
+            ))}
+            {videos.data?.videos.length === 0 && (
+              <tr>
+                <td colSpan={8} class="muted">
+                  No videos
+                  {state.search || state.status || state.from || state.to ? ' match these filters' : ' yet: upload one'}
+                  .
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      )}
       {pagination && (
         <div class="paging" data-testid="paging">
           <button

@@ -48,9 +48,11 @@ describe('the videos table state and the list query', () => {
     );
   });
 
-  it('sorts by a new column descending, flips the sorted one, and goes back to page 1', () => {
+  it('sorts names from A and numbers from the largest first, flips the sorted column, and goes back to page 1', () => {
     const onPage4 = { ...defaultListState, page: 4 };
-    assert.deepEqual(sortedBy(onPage4, 'name'), { ...defaultListState, sortBy: 'name', sortDir: 'desc', page: 1 });
+    assert.deepEqual(sortedBy(onPage4, 'name'), { ...defaultListState, sortBy: 'name', sortDir: 'asc', page: 1 });
+    assert.equal(sortedBy(sortedBy(onPage4, 'name'), 'name').sortDir, 'desc');
+    assert.equal(sortedBy(onPage4, 'duration').sortDir, 'desc');
     assert.equal(sortedBy(onPage4, 'created_at').sortDir, 'asc');
   });
 });

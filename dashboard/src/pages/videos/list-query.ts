@@ -51,8 +51,19 @@ export function listQueryString(state: VideoListState): string {
   return params.toString();
 }
 
-/** Clicking a column's header: sort by it, descending first; clicking the sorted column flips the direction. Back to page 1. */
+/**
+ * The direction a column sorts in first: words from A, as a person reads a list of names; numbers
+ * and dates from the largest, the newest (issue 59: names started at Z).
+ */
+const firstSortDir: Record<VideoListState['sortBy'], VideoListState['sortDir']> = {
+  name: 'asc',
+  status: 'asc',
+  duration: 'desc',
+  created_at: 'desc',
+};
+
+/** Clicking a column's header: sort by it in its first direction; clicking the sorted column flips it. Back to page 1. */
 export function sortedBy(state: VideoListState, column: VideoListState['sortBy']): VideoListState {
-  const sortDir = state.sortBy === column ? (state.sortDir === 'asc' ? 'desc' : 'asc') : 'desc';
+  const sortDir = state.sortBy === column ? (state.sortDir === 'asc' ? 'desc' : 'asc') : firstSortDir[column];
   return { ...state, sortBy: column, sortDir, page: 1 };
 }

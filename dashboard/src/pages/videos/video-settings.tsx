@@ -5,10 +5,12 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { UpdateVideoParams, VideoDetails } from '@kino/sdk';
 import { api, json } from '../../api.ts';
+import { useToast } from '../../components/toasts.tsx';
 import { changesOf, formOf, type SettingsForm as Form } from './settings-form.ts';
 
 export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails; videoPath: string; orgId: string }) {
   const queryClient = useQueryClient();
+  const toast = useToast();
   const before = formOf(video);
   const [form, setForm] = useState<Form>(before);
   const save = useMutation({
@@ -17,6 +19,7 @@ export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails
       queryClient.setQueryData(['video', orgId, video.id], updated);
       setForm(formOf(updated));
       void queryClient.invalidateQueries({ queryKey: ['videos', orgId] });
+      toast('Settings saved.');
     },
   });
   const changes = changesOf(before, form);
@@ -96,11 +99,6 @@ export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails
       {save.error && (
         <p class="error" role="alert" data-testid="settings-error">
           {(save.error as Error).message}
-        </p>
-      )}
-      {save.isSuccess && Object.keys(changes).length === 0 && (
-        <p class="muted" data-testid="settings-saved">
-          Saved.
         </p>
       )}
     </section>

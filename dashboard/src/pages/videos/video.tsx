@@ -1,5 +1,5 @@
-// One video: the player (a signed URL minted by the API for the session), status (polled while
-// transcoding), the encoding ladder and settings, delete and retry, share links, and the thumbnail
+// One video: the player (a signed URL minted by the API for the session), status (read again when
+// the live updates say the video changed), the encoding ladder and settings, delete and retry, share links, and the thumbnail
 // picker, caption tracks, settings (name, description, access, metadata), a clip from the player's
 // position, the URLs to copy (playback, embed) and the downloads (MP4 per rendition, audio), the
 // embed snippet, and why a failed video failed. Every call is the ordinary API's (and the delivery host's oEmbed).
@@ -16,11 +16,13 @@ import type {
   VideoDetails,
   VideoStatus,
 } from '@kino/sdk';
-import { api, API_ROOT, ApiError, json } from '../../api.ts';
+import { api, API_ROOT, ApiError, isRateLimited, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Player } from '../../components/player/player.tsx';
+import { animatedPreviewUrl } from '@kino/sdk/browser';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { useToast } from '../../components/toasts.tsx';
+import { describeError, ErrorNote } from '../../components/error-note.tsx';
 import { useList, useListChange } from '../../use-list.ts';
 import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
@@ -44,9 +46,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
   const details = useQuery({
     queryKey: ['video', orgId, id],
     queryFn: () => api<VideoDetails>(`${videoPath}/details`),
-    // Poll while transcoding: the page shows the video become ready (or failed) on its own.
-    refetchInterval: (q) => (q.state.data?.status.transcoding ? 3000 : false),
-    retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 2,
+    // No timer: the live updates (live-updates.ts) mark it stale when the video changes, so the page
+    // shows it become ready (or failed) on its own.
   });
   const ready = details.data?.status.ready === true;
   const playback = useQuery({
@@ -80,8 +81,13 @@ export function VideoPage({ publicID }: { publicID?: string }) {
     return (
       <section>
         <h1>{notFound ? 'No such video' : 'Video'}</h1>
-        <p class="error" role="alert">
-          {notFound ? `Video ${id} does not exist or was deleted.` : (details.error as Error).message}
+        <p
+          class="error"
+          role="alert"
+          data-testid="video-error"
+          data-rate-limited={isRateLimited(details.error) || undefined}
+        >
+          {notFound ? `Video ${id} does not exist or was deleted.` : describeError(details.error)}
         </p>
         <a href="/dashboard/videos">← Videos</a>
       </section>
@@ -177,56 +183,6 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             />
           </section>
         )}
-        <section class="card">
-          <h2>Encoding ladder</h2>
-          {video.encodings.length === 0 ? (
-            <p class="muted">No renditions yet.</p>
-          ) : (
-            <table data-testid="encoding-ladder">
-              <thead>
-                <tr>
-                  <th>Rendition</th>
-                  <th>Codec</th>
-                  <th>Short edge</th>
-                  <th>Bitrate</th>
-                  <th>VMAF</th>
-                  <th>Audio</th>
-                  <th>Frame rate</th>
-                  <th>Pixel format</th>
-                  <th>Rate control</th>
-                </tr>
-              </thead>
-              <tbody>
-                {video.encodings.map((encoding) => (
-                  <tr key={encoding.key} data-testid="encoding-row">
-                    <td>{encoding.key}</td>
-                    <td data-testid="encoding-codec">
-                      {encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}
-                    </td>
-                    <td>
-                      {encoding.shortEdgePixels === 0
-                        ? 'audio only'
-                        : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
-                    </td>
-                    <td data-testid="encoding-bitrate">
-                      <Bitrate encoding={encoding} />
-                    </td>
-                    <td data-testid="encoding-vmaf">{encoding.vmaf === undefined ? '—' : encoding.vmaf.toFixed(2)}</td>
-                    <td>
-                      {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
-                    </td>
-                    <td>{encoding.maxFrameRate}</td>
-                    <td>{encoding.pixelFormat}</td>
-                    <td>
-                      {encoding.rateControlMode}
-                      {encoding.twoPassVBREncoding ? ', two-pass' : ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </section>
       </div>
       <div>
         <section class="card">
@@ -287,6 +243,59 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         {ready && <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />}
         {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
         {ready && <EmbedSnippet orgId={orgId} video={video} urls={deliveryUrls} />}
+      </div>
+      {/* Tables of many columns take the page's whole width. */}
+      <div class="wide">
+        <section class="card">
+          <h2>Encoding ladder</h2>
+          {video.encodings.length === 0 ? (
+            <p class="muted">No renditions yet.</p>
+          ) : (
+            <table data-testid="encoding-ladder">
+              <thead>
+                <tr>
+                  <th>Rendition</th>
+                  <th>Codec</th>
+                  <th>Short edge</th>
+                  <th>Bitrate</th>
+                  <th>VMAF</th>
+                  <th>Audio</th>
+                  <th>Frame rate</th>
+                  <th>Pixel format</th>
+                  <th>Rate control</th>
+                </tr>
+              </thead>
+              <tbody>
+                {video.encodings.map((encoding) => (
+                  <tr key={encoding.key} data-testid="encoding-row">
+                    <td>{encoding.key}</td>
+                    <td data-testid="encoding-codec">
+                      {encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}
+                    </td>
+                    <td>
+                      {encoding.shortEdgePixels === 0
+                        ? 'audio only'
+                        : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
+                    </td>
+                    <td data-testid="encoding-bitrate">
+                      <Bitrate encoding={encoding} />
+                    </td>
+                    <td data-testid="encoding-vmaf">{encoding.vmaf === undefined ? '—' : encoding.vmaf.toFixed(2)}</td>
+                    <td>
+                      {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
+                    </td>
+                    <td>{encoding.maxFrameRate}</td>
+                    <td>{encoding.pixelFormat}</td>
+                    <td>
+                      {encoding.rateControlMode}
+                      {encoding.twoPassVBREncoding ? ', two-pass' : ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
         {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
       </div>
     </div>
@@ -382,6 +391,13 @@ function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDeta
       <h2>Playback URLs</h2>
       <CopyableUrl label="Playback URL (HLS)" url={at.file(hlsMasterName)} testId="playback-url" />
       <CopyableUrl label="Embed URL" url={at.embed} testId="embed-page-url" />
+      {!isAudioOnly(video) && (
+        <CopyableUrl
+          label="Animated preview (WebP, the first 5 s)"
+          url={animatedPreviewUrl(at.file(hlsMasterName), { start: 0, end: 5, width: 320 })}
+          testId="animated-preview-url"
+        />
+      )}
       {urls.data.expiresAt && <PrivateExpiry expiresAt={urls.data.expiresAt} />}
       {(renditions.length > 0 || video.audioUrl) && (
         <>
@@ -493,11 +509,16 @@ function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: s
   const [expirationHours, setExpirationHours] = useState('168');
   const [maxViews, setMaxViews] = useState('');
   const [viewerEmail, setViewerEmail] = useState('');
-  const create = useListChange(links, (params: CreateShareLinkParams) =>
-    api<ShareLink>(`${videoPath}/share`, json('POST', params)),
+  const toast = useToast();
+  const create = useListChange(
+    links,
+    (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)),
+    () => toast('Share link created.'),
   );
-  const revoke = useListChange(links, (linkId: string) =>
-    api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
+  const revoke = useListChange(
+    links,
+    (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
+    () => toast('Share link revoked.'),
   );
 
   return (
