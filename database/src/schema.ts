@@ -22,7 +22,7 @@ import type { CaptionTracksTable } from './tables/caption-tracks.ts';
 import type { ImagesTable } from './tables/images.ts';
 import type { AudioTracksTable } from './tables/audio-tracks.ts';
 import type { LiveStreamsTable } from './tables/live-streams.ts';
-import type { FarmAuthorityTable, NodeCredentialsTable } from './tables/farm-credentials.ts';
+import type { FarmAuthorityTable, NodeCredentialsTable, NodeEnrollmentTokensTable } from './tables/farm-credentials.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -53,6 +53,7 @@ export interface Database {
   live_streams: LiveStreamsTable;
   farm_authority: FarmAuthorityTable;
   node_credentials: NodeCredentialsTable;
+  node_enrollment_tokens: NodeEnrollmentTokensTable;
 }
 
 export type * from './tables/organizations.ts';

@@ -13,9 +13,9 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, opt_… (operator token), upl_…, whk_…, node_…, img_… */
+/** Identifiers carry a prefix naming what they are: org_…, env_…, vid_…, key_…, opt_… (operator token), upl_…, whk_…, node_…, img_…, enr_… (an enrollment token several nodes share) */
 export function newId(
-  prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'whd' | 'node' | 'job' | 'shr' | 'img',
+  prefix: 'org' | 'env' | 'vid' | 'key' | 'opt' | 'upl' | 'whk' | 'whd' | 'node' | 'job' | 'shr' | 'img' | 'enr',
 ): string {
   return `${prefix}_${randomBase62(16)}`;
 }

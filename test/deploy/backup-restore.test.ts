@@ -222,11 +222,19 @@ function kinoEnvironment(name: string): Record<string, string> {
     DELIVERY_CACHE_DIR: state('cache'),
     DELIVERY_SPOOL_DIR: state('spool'),
     NODE_WORK_DIR: state('work'),
+    // The node-state volume: a restore brings back the database, not the nodes' volumes, so it
+    // outlives the farm and the restored one's node connects with the certificate it holds.
+    NODE_STATE_DIR: join(workDir, 'node-state'),
   };
   const environment = { ...environmentOf(name) };
   for (const key of Object.keys(directories)) if (key in environment) environment[key] = directories[key]!;
+  // The token the operator put in .env once the farm was up (docs/production.md, step 4).
+  if ('NODE_ENROLL_TOKEN' in environment && nodeEnrollToken) environment.NODE_ENROLL_TOKEN = nodeEnrollToken;
   return { ...environment, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
 }
+
+/** The node's enrollment token, made once (`admin nodes enroll` in the bootstrap container) before the node first starts. */
+let nodeEnrollToken: string | undefined;
 
 /** `kino <args>` on a service's host with its environment, to completion: its output, or an error with it. */
 async function runKino(name: HostName, args: readonly string[]): Promise<string> {
@@ -282,6 +290,11 @@ async function composeUp(names: readonly string[]): Promise<void> {
   if (wanted('bootstrap') && !farm.bootstrapOutput)
     farm.bootstrapOutput = await runKino('bootstrap', services.bootstrap!.command as string[]);
   await Promise.all([start('api', () => startKino('api')), start('orchestrator', () => startKino('orchestrator'))]);
+  if (wanted('node') && !nodeEnrollToken) {
+    const output = await runKino('bootstrap', ['admin', 'nodes', 'enroll', '--name', 'node']);
+    nodeEnrollToken = /kino_enroll_[0-9A-Za-z]{40}\.[0-9a-f]{64}/.exec(output)?.[0];
+    assert.ok(nodeEnrollToken, `admin nodes enroll printed a token:\n${output}`);
+  }
   await Promise.all([start('node', () => startKino('node')), start('delivery', () => startKino('delivery'))]);
 }
 

@@ -142,7 +142,10 @@ describe('deploy/kubernetes', () => {
   it("refuses the Secret's placeholders: every workload's config check names each one it is given", async () => {
     const objects = readKubernetesObjects(kubernetesFiles);
     const secret = objects.find((object) => object.kind === 'Secret')!;
-    const placeholders = Object.keys(secret.stringData ?? {});
+    // NODE_ENROLL_TOKEN is empty until the operator enrolls (nothing to refuse).
+    const placeholders = Object.entries(secret.stringData ?? {})
+      .filter(([, value]) => /CHANGE-ME/.test(value))
+      .map(([key]) => key);
     assert.ok(placeholders.length > 0);
     for (const { name, args, environment } of kubernetesWorkloads(objects, podFields)) {
       const given = placeholders.filter((key) => key in environment);
@@ -350,7 +353,7 @@ describe('deploy/compose.yaml', () => {
   it("refuses .env.example's secrets as they are: each Kino service's config check names every placeholder it is given", async () => {
     const example = readEnvFile(join(deployDir, '.env.example'));
     const secrets = ['POSTGRES_PASSWORD', 'CLICKHOUSE_PASSWORD', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
-    for (const name of [...secrets, 'KINO_KEY_ENCRYPTION_KEY', 'NODE_TOKEN', 'METRICS_TOKEN'])
+    for (const name of [...secrets, 'KINO_KEY_ENCRYPTION_KEY', 'METRICS_TOKEN'])
       assert.match(example[name] ?? '', /change-me/i, `.env.example's ${name} is a placeholder`);
     const services = renderCompose(example);
     for (const [name, service] of Object.entries(services).filter(([, candidate]) => candidate.image === image)) {
@@ -379,7 +382,7 @@ describe('deploy/compose.yaml', () => {
     const { KINO_KEY_ENCRYPTION_KEY: _left_out, ...withoutKey } = readEnvFile(join(deployDir, '.env.example'));
     assert.throws(
       () => renderCompose(withoutKey),
-      /services\.api\.environment\.KINO_KEY_ENCRYPTION_KEY: required variable KINO_KEY_ENCRYPTION_KEY/,
+      /services\.bootstrap\.environment\.KINO_KEY_ENCRYPTION_KEY: required variable KINO_KEY_ENCRYPTION_KEY/,
     );
   });
 
@@ -575,5 +578,82 @@ describe('the Kino image tag', () => {
     const kino = containers.filter((container) => container.image.split(':')[0] === 'kino');
     assert.equal(kino.length, 5, 'the API, orchestrator, node, delivery and bootstrap containers');
     for (const container of kino) assert.equal(container.image, image, container.name);
+  });
+});
+
+describe('encode nodes in the deployment files (issue 54)', () => {
+  /** Every file of deploy/ an operator applies or fills in: compose.yaml, .env.example, kustomization.yaml and the manifests. */
+  const deploymentFiles = [
+    join(deployDir, 'compose.yaml'),
+    join(deployDir, '.env.example'),
+    join(deployDir, 'kustomization.yaml'),
+    ...kubernetesFiles,
+  ];
+
+  it('enroll every node over TLS: no file accepts the shared NODE_TOKEN (REGISTRY_ACCEPT_NODE_TOKEN stays off) or gives one', () => {
+    for (const file of deploymentFiles) {
+      const text = readFileSync(file, 'utf8');
+      // Any mention sets it, in whichever syntax (a Compose key, an env entry, a .env line, a ConfigMap key).
+      assert.doesNotMatch(
+        text,
+        /REGISTRY_ACCEPT_NODE_TOKEN/,
+        `${file.slice(deployDir.length + 1)} sets REGISTRY_ACCEPT_NODE_TOKEN`,
+      );
+      assert.doesNotMatch(text, /\bNODE_TOKEN\b/, `${file.slice(deployDir.length + 1)} gives the shared NODE_TOKEN`);
+    }
+    // And as each process gets its environment.
+    const objects = readKubernetesObjects(kubernetesFiles);
+    makeKubernetesSecrets(objects);
+    const environments = [
+      ...Object.entries(renderCompose(makeEnvSecrets())).map(
+        ([name, service]) => [`compose ${name}`, service.environment] as const,
+      ),
+      ...kubernetesWorkloads(objects, () => ({ 'status.podIP': '10.0.0.7', 'metadata.name': 'pod' })).map(
+        (workload) => [workload.name, workload.environment] as const,
+      ),
+    ];
+    for (const [name, environment] of environments) {
+      assert.equal(environment.REGISTRY_ACCEPT_NODE_TOKEN, undefined, `${name} accepts the shared token`);
+      assert.equal(environment.NODE_TOKEN, undefined, `${name} is given NODE_TOKEN`);
+    }
+  });
+
+  it('the bootstrap makes the farm CA, the orchestrator serves TLS under the name nodes dial, and nodes dial it over TLS with an enrollment token and a state directory', () => {
+    const compose = renderCompose(makeEnvSecrets());
+    const objects = readKubernetesObjects(kubernetesFiles);
+    makeKubernetesSecrets(objects);
+    const workloads = kubernetesWorkloads(objects, () => ({ 'status.podIP': '10.0.0.7', 'metadata.name': 'pod' }));
+    const byName = (name: string) => workloads.find((workload) => workload.name === name)!;
+    const files = [
+      {
+        file: 'deploy/compose.yaml',
+        bootstrap: compose.bootstrap!,
+        orchestrator: compose.orchestrator!.environment,
+        node: { ...compose.node!, mountPaths: (compose.node!.volumes ?? []).map((volume) => volume.split(':')[1]!) },
+      },
+      {
+        file: 'deploy/kubernetes',
+        bootstrap: byName('Job/kino-bootstrap'),
+        orchestrator: byName('Deployment/kino-orchestrator').environment,
+        node: byName('Deployment/kino-node'),
+      },
+    ];
+    for (const { file, bootstrap, orchestrator, node } of files) {
+      assert.ok(bootstrap.environment.KINO_KEY_ENCRYPTION_KEY, `${file}: bootstrap has the key encryption key`);
+      const registry = new URL(node.environment.KINO_CONTROL_PLANE!);
+      assert.equal(registry.protocol, 'https:', `${file}: the node dials the registry over TLS`);
+      assert.ok(
+        orchestrator.REGISTRY_TLS_NAMES!.split(',').includes(registry.hostname),
+        `${file}: the registry's certificate names ${registry.hostname} (REGISTRY_TLS_NAMES ${orchestrator.REGISTRY_TLS_NAMES})`,
+      );
+      assert.ok(
+        'NODE_ENROLL_TOKEN' in node.environment,
+        `${file}: the node takes its enrollment token from the environment`,
+      );
+      assert.ok(
+        node.mountPaths.includes(node.environment.NODE_STATE_DIR!),
+        `${file}: the node's state directory (${node.environment.NODE_STATE_DIR}) is a volume`,
+      );
+    }
   });
 });

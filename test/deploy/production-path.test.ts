@@ -45,6 +45,7 @@ import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { Kino } from '@kino/sdk/node';
+import { repoRoot } from '@kino/infra';
 import {
   findBinary,
   startDevIdentityProvider,
@@ -79,6 +80,7 @@ import {
   buildImage,
   connects,
   ContainerRuntime,
+  type Container,
   hostPort,
   makeTestCa,
   readBootstrapOutput,
@@ -130,8 +132,12 @@ const compose = {
   bigClipPath: '',
   originalDispatcher: undefined as unknown as Dispatcher,
   services: {} as Record<string, ComposeService>,
+  /** The .env the services are rendered with: .env.example, its secrets made (the operator's file). */
+  dotEnv: {} as Record<string, string>,
   backing: undefined as unknown as BackingServiceSettings,
   runtime: undefined as unknown as ContainerRuntime,
+  /** A machine in another network (docs/production.md, "Add an encode node"): it reaches the registry by its public name, nothing reaches it. */
+  remoteHost: undefined as unknown as NetworkHost,
 };
 
 const kubernetes = {
@@ -139,6 +145,9 @@ const kubernetes = {
   podHosts: new Map<string, NetworkHost>(),
   services: [] as KubernetesService[],
   workloads: [] as KubernetesWorkload[],
+  /** Every object of deploy/kubernetes/ as applied (the Secret's placeholders made), and each workload's environment resolved from them. */
+  objects: [] as KubernetesObject[],
+  resolveWorkloads: undefined as unknown as () => KubernetesWorkload[],
   backing: undefined as unknown as BackingServiceSettings,
   runtime: undefined as unknown as ContainerRuntime,
 };
@@ -188,6 +197,13 @@ async function composeHealthcheckPasses(name: ComposeHostName): Promise<boolean>
     () => true,
     () => false,
   );
+}
+
+/** Where a Kino service mounts a named volume (`node-state:/var/lib/kino-node`): a fresh directory each, as Docker makes one. */
+function composeVolumePaths(name: ComposeHostName): string[] {
+  return (compose.services[name]!.volumes ?? [])
+    .filter((volume) => !volume.startsWith('./') && !volume.startsWith('/'))
+    .map((volume) => volume.split(':')[1]!);
 }
 
 /** The file's bind mounts of a Kino service (`./certs:/etc/kino/certs:ro`): ./certs is the test's stand-in for deploy/certs/. */
@@ -341,6 +357,77 @@ function setting(environment: Readonly<Record<string, string>>, key: string): st
   return value;
 }
 
+/** docs/production.md, "Add an encode node": what it tells the operator to set and run. */
+interface AddNodeGuide {
+  /** The `.env` value it gives REGISTRY_TLS_NAMES. */
+  registryTlsNames: string;
+  /** Command 1's arguments to the bootstrap container (`admin nodes enroll ...`). */
+  enrollArgs: string[];
+  /** Command 3's container: its `-e` environment, its volume's path, and the arguments after the image, the token still `kino_enroll_…`. */
+  node: { environment: Record<string, string>; volumePath: string; args: string[] };
+  /** The registry's URL in command 3 (`--registry`). */
+  registryUrl: URL;
+}
+
+function readAddNodeGuide(): AddNodeGuide {
+  const guide = readFileSync(join(repoRoot, 'docs', 'production.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## Add an encode node'), guide.indexOf('## The dashboard'));
+  const [, registryTlsNames] = /`REGISTRY_TLS_NAMES=([^`]+)`/.exec(section) ?? [];
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const commands = block.split('\n').filter((line) => line.trim() && !line.startsWith('#'));
+  assert.equal(commands.length, 3, `three commands:\n${block}`);
+  const enrollLine = commands[0]!.split(/\s+/);
+  assert.ok(registryTlsNames && enrollLine.includes('enroll'), `the guide names the registry and enrolls:\n${section}`);
+  const words = commands[2]!.split(/\s+/);
+  assert.deepEqual(words.slice(0, 2), ['docker', 'run']);
+  const environment: Record<string, string> = {};
+  let volumePath = '';
+  let index = 2;
+  for (; index < words.length && words[index]!.startsWith('-'); index += 1) {
+    const flag = words[index]!;
+    if (flag === '-d') continue;
+    const value = words[++index]!;
+    if (flag === '-e') environment[value.split('=')[0]!] = value.slice(value.indexOf('=') + 1);
+    if (flag === '-v') volumePath = value.split(':')[1]!;
+  }
+  assert.match(words[index]!, /\/kino:\$KINO_VERSION$/, 'then the image');
+  const args = words.slice(index + 1);
+  const registry = args[args.indexOf('--registry') + 1]!;
+  return {
+    registryTlsNames,
+    enrollArgs: enrollLine.slice(enrollLine.indexOf('bootstrap') + 1),
+    node: { environment, volumePath, args },
+    registryUrl: new URL(registry),
+  };
+}
+
+/** The token `kino admin nodes enroll` printed (its first line on stdout). */
+function enrollmentToken(output: string): string {
+  const [token] = /kino_enroll_[0-9A-Za-z]{40}\.[0-9a-f]{64}/.exec(output) ?? [];
+  assert.ok(token, `admin nodes enroll printed a token:\n${output}`);
+  return token;
+}
+
+/** A key of deploy/kubernetes's Secret set, as `kubectl patch secret` does. */
+function setSecret(key: string, value: string): void {
+  const secret = kubernetes.objects.find((object) => object.kind === 'Secret' && key in (object.stringData ?? {}));
+  assert.ok(secret, `deploy/kubernetes has ${key} in a Secret`);
+  secret.stringData![key] = value;
+}
+
+/** The comment above a key of deploy/kubernetes/01-config.yaml (what the operator is told to put there). */
+function secretComment(key: string): string {
+  const lines = readFileSync(join(deployDir, 'kubernetes', '01-config.yaml'), 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.trimStart().startsWith(`${key}:`));
+  assert.ok(at > 0, `01-config.yaml has ${key}`);
+  let first = at;
+  while (first > 0 && lines[first - 1]!.trimStart().startsWith('#')) first -= 1;
+  return lines
+    .slice(first, at)
+    .map((line) => line.trimStart().replace(/^#\s?/, ''))
+    .join('\n');
+}
+
 /** A database or analytics URL's credentials, as the Secret holds them. */
 function login(url: string): { user: string; password: string } {
   const parsed = new URL(url);
@@ -363,12 +450,16 @@ beforeAll(async () => {
   mkdirSync(compose.certsDir);
   writeFileSync(join(compose.certsDir, 'test-ca.pem'), testCa.caCert);
   compose.identity = testCa;
-  compose.services = renderCompose({
+  compose.dotEnv = {
     ...makeEnvSecrets(),
     CADDY_GLOBAL_OPTIONS: 'local_certs\nskip_install_trust',
     OIDC_ISSUER: `https://${identityHost}:${identityPort}`,
     EXTRA_CA_CERTS: '/etc/kino/certs/test-ca.pem',
-  });
+  };
+  // And the registry's public name, as "Add an encode node" has the operator add it.
+  const addNode = readAddNodeGuide();
+  compose.dotEnv.REGISTRY_TLS_NAMES = addNode.registryTlsNames;
+  compose.services = renderCompose(compose.dotEnv);
   const { services } = compose;
   compose.publicNames = ['API_DOMAIN', 'DELIVERY_DOMAIN', 'UPLOAD_DOMAIN'].map(
     (name) => services.proxy!.environment[name]!,
@@ -382,6 +473,11 @@ beforeAll(async () => {
     },
     Object.values(compose.hosts),
   );
+  // The other network's machine resolves the registry's public name to the orchestrator's host (the
+  // published port), and drops every connection that is not one it opened.
+  compose.remoteHost = network.addHost('office-node');
+  network.nameHosts({ [addNode.registryUrl.hostname]: compose.hosts.orchestrator }, [compose.remoteHost]);
+  network.refuseInbound(compose.remoteHost);
   const kinoEnv = services.bootstrap!.environment;
   const database = new URL(kinoEnv.DATABASE_URL!);
   const storage = hostPort(kinoEnv.S3_ENDPOINT!);
@@ -456,6 +552,8 @@ beforeAll(async () => {
     DELIVERY_URL: `http://${podHost(deliveryService.workload).address}:${deliveryService.ports[0]!.port}`,
   });
   kubernetes.workloads = resolveWorkloads();
+  kubernetes.objects = objects;
+  kubernetes.resolveWorkloads = resolveWorkloads;
   const kubernetesHosts = [...kubernetes.podHosts.values(), ...Object.values(backingHosts)];
   network.nameHosts(
     Object.fromEntries([
@@ -564,6 +662,7 @@ test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bo
     host: hosts[name],
     args,
     environment: services[name]!.environment,
+    mountPaths: composeVolumePaths(name),
     binds: composeBinds(name),
   });
   assertPreparedOnly(await runtime.run(container('bootstrap')));
@@ -587,6 +686,12 @@ test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bo
     },
     { timeoutMs: 60_000, intervalMs: 250 },
   );
+  // docs/production.md step 4: the node's enrollment token, from a one-off container of the
+  // bootstrap service, pasted into .env; then the node starts (`up -d node`) and trades it for its
+  // own certificate, kept on its state volume.
+  const enrollment = await runtime.run(container('bootstrap', ['admin', 'nodes', 'enroll', '--name', 'node']));
+  compose.dotEnv.NODE_ENROLL_TOKEN = enrollmentToken(enrollment);
+  services.node = renderCompose(compose.dotEnv).node!;
   runtime.start(container('node'));
   for (const name of ['api', 'delivery'] as const)
     await waitFor(`${name}'s healthcheck to pass`, async () => {
@@ -664,6 +769,9 @@ test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bo
     readFileSync(join(compose.caddyData, 'caddy', 'pki', 'authorities', 'local', 'intermediate.crt'), 'utf8'),
   );
 
+  // docs/production.md, "Add an encode node": its three commands for a machine in another network.
+  await addRemoteNode({ client: sdk, operatorToken: installation.operatorToken, apiUrl, caddyRoot, container });
+
   // Compose runs bootstrap at every `up`: a second run changes nothing and makes no secrets.
   const again = await runtime.run(container('bootstrap'));
   assert.match(again, /Bucket kino: exists; CORS rule for uploads from \* already set\./);
@@ -672,6 +780,86 @@ test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bo
   await proxy.stop();
   await runtime.stopAll();
 });
+
+/**
+ * "Add an encode node", its commands as the guide gives them: 1 (enroll) in the bootstrap service's
+ * container; 3 (`docker run ... node start`) as that container would run it, on a machine in another
+ * network (the image's ENV, the `-e` environment, a fresh directory for its volume); 2 is Docker's
+ * installer, not run. The node joins with the enrolled labels; `kino nodes revoke`, run through the
+ * proxy, ends it, and started again it is refused.
+ */
+async function addRemoteNode({
+  client,
+  operatorToken,
+  apiUrl,
+  caddyRoot,
+  container,
+}: {
+  client: Kino;
+  operatorToken: string;
+  apiUrl: string;
+  caddyRoot: string;
+  container: (name: ComposeHostName, args: string[]) => Container;
+}): Promise<void> {
+  const { runtime } = compose;
+  const guide = readAddNodeGuide();
+  // The run's output is its stdout (the JSON, pretty-printed) followed by its stderr (the note).
+  const output = await runtime.run(container('bootstrap', [...guide.enrollArgs, '--json']));
+  const enrolled = JSON.parse(output.slice(0, output.indexOf('\n}') + 2)) as {
+    token: string;
+    nodeId: string;
+    labels: Record<string, string>;
+  };
+  const remote: Container = {
+    name: 'office-node',
+    host: compose.remoteHost,
+    args: guide.node.args.map((arg) => (arg === 'kino_enroll_…' ? enrolled.token : arg)),
+    environment: guide.node.environment,
+    mountPaths: [guide.node.volumePath],
+  };
+  assert.notDeepEqual(remote.args, guide.node.args, 'command 3 takes the token command 1 printed');
+  runtime.start(remote);
+  const joined = await waitFor(
+    'the node of another network to join',
+    async () => {
+      runtime.assertRunning('office-node');
+      const nodes = await client.nodes.list();
+      return nodes.find((node) => node.id === enrolled.nodeId && node.state === 'active');
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+  assert.deepEqual(joined.labels, enrolled.labels, 'the node has the labels it was enrolled with');
+  assert.ok(Object.keys(joined.labels).length > 0, 'the guide gives it labels');
+
+  // `kino nodes revoke`, the image's CLI, on the proxy's host (the public names resolve to it), trusting Caddy's CA.
+  const caFile = join(workDir, 'caddy-root.pem');
+  writeFileSync(caFile, caddyRoot);
+  const [netns, ...inHost] = compose.hosts.proxy.runIn;
+  const { stdout } = await execFileAsync(netns!, [...inHost, image.node, image.kinoJs, 'nodes', 'revoke', joined.id], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: workDir,
+      KINO_API_URL: apiUrl,
+      KINO_OPERATOR_TOKEN: operatorToken,
+      NODE_EXTRA_CA_CERTS: caFile,
+    },
+  });
+  assert.match(stdout, new RegExp(`${joined.id} \\(.*\\): revoked at`));
+  await waitFor(
+    'the revoked node to exit',
+    async () => {
+      const exitCode = compose.runtime.exitCodeOf('office-node');
+      return exitCode === null ? undefined : { exitCode };
+    },
+    { timeoutMs: 15_000, intervalMs: 100 },
+  ).then(({ exitCode }) => assert.equal(exitCode, 1, compose.runtime.logOf('office-node')));
+  // Started again (its certificate on its volume), it is refused.
+  const again = await runtime.run(remote).then(
+    (output) => output,
+    (error: Error) => error.message,
+  );
+  assert.match(again, /was revoked at/);
+}
 
 /** What kube-proxy does for a Service whose port is not its pods' port: a forwarder on the pod's host, port -> targetPort. */
 const serviceProxyScript = `
@@ -791,6 +979,19 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
       args: ['admin', 'bootstrap'],
     }),
   );
+  // The nodes' shared enrollment token (Kubernetes step 4), as the Secret's comment makes it, in the
+  // same container; set in the Secret, then the node Deployment starts (rolls out again).
+  const enrollCommand = secretComment('NODE_ENROLL_TOKEN').match(
+    /kubectl -n kino exec deploy\/kino-api -- kino (.+)$/m,
+  );
+  assert.ok(enrollCommand, 'the Secret says how to make NODE_ENROLL_TOKEN');
+  const enrollment = await runtime.run({
+    ...container(workload('Deployment/kino-api')),
+    name: 'kino-api-exec',
+    args: enrollCommand[1]!.trim().split(/\s+/),
+  });
+  setSecret('NODE_ENROLL_TOKEN', enrollmentToken(enrollment));
+  kubernetes.workloads = kubernetes.resolveWorkloads();
   runtime.start(container(workload('Deployment/kino-node')));
 
   // The client's view: the kino-api Service as an Ingress exposes it.

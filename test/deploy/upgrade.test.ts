@@ -24,6 +24,7 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +153,9 @@ beforeAll(async () => {
   const analyticsEnv = { CLICKHOUSE_URL: `http://kino:${dotEnv.CLICKHOUSE_PASSWORD}@127.0.0.1:${ports.clickhouse}` };
   const temporalEnv = { TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`, TEMPORAL_NAMESPACE: 'default' };
   const processEnv = { METRICS_TOKEN: dotEnv.METRICS_TOKEN!, LOG_LEVEL: 'info' };
+  // The shared farm token of 0.1.0's .env (this tree's files enroll nodes instead), made as 0.1.0's
+  // .env.example made it.
+  const nodeToken = randomBytes(32).toString('hex');
   environments = {
     bootstrap: { ...machine, ...databaseEnv, ...storageEnv, ...analyticsEnv },
     api: {
@@ -179,7 +183,7 @@ beforeAll(async () => {
       ORCHESTRATOR_METRICS_PORT: String(ports.orchestratorMetrics),
       // The farm keeps its nodes on the shared token, as the deployment files do (Upgrades, step 2).
       REGISTRY_ACCEPT_NODE_TOKEN: 'true',
-      NODE_TOKEN: dotEnv.NODE_TOKEN!,
+      NODE_TOKEN: nodeToken,
       NODE_HEARTBEAT_TIMEOUT_MS: '10000',
       DELIVERY_URL: deliveryUrl,
       KINO_KEY_ENCRYPTION_KEY: dotEnv.KINO_KEY_ENCRYPTION_KEY!,
@@ -188,7 +192,7 @@ beforeAll(async () => {
       ...machine,
       ...processEnv,
       KINO_CONTROL_PLANE: `127.0.0.1:${ports.registry}`,
-      NODE_TOKEN: dotEnv.NODE_TOKEN!,
+      NODE_TOKEN: nodeToken,
       NODE_HOST: '127.0.0.1',
       NODE_METRICS_PORT: String(ports.nodeMetrics),
       // Two slots: the whole encode and the just-in-time runs side by side. One thread each: the

@@ -14,7 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { announceVideoEvent, openDatabase, type Db } from '@kino/database';
-import { createApiKey, createVideo, markVideoFailed, registerNode } from '@kino/database/repositories';
+import {
+  createApiKey,
+  createNodeCredential,
+  createVideo,
+  markVideoFailed,
+  registerNode,
+} from '@kino/database/repositories';
 import { newId } from '@kino/infra';
 import { defaultEncodingParameters } from '@kino/proto/contract';
 import { devUser, outsiderUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
@@ -337,6 +343,54 @@ describe('dashboard sign-in and API keys', () => {
     } finally {
       await context.close();
     }
+  });
+
+  it('revokes an enrolled node on the farm page: nothing until confirmed, then its credential for good and the node gone', async () => {
+    // A node enrolled and connected as the registry records them (this stack runs no orchestrator).
+    const credential = await createNodeCredential(db, {
+      name: 'node-revoked',
+      labels: {},
+      tokenHash: `test-${Date.now()}`,
+      tokenValidSeconds: 3600,
+    });
+    await registerNode(db, {
+      nodeId: credential.node_id,
+      address: 'relay:127.0.0.1:65002',
+      slots: 1,
+      version: 'test',
+      labels: {},
+    });
+    const revokedAt = async () =>
+      (
+        await db
+          .selectFrom('node_credentials')
+          .select('revoked_at')
+          .where('node_id', '=', credential.node_id)
+          .executeTakeFirstOrThrow()
+      ).revoked_at;
+    await devPage.goto(`${dash.dashboardUrl}/farm`);
+    const nodeRow = devPage.getByTestId(`node-${credential.node_id}`);
+    await nodeRow.getByTestId('node-state').filter({ hasText: 'active' }).waitFor();
+    // Dismissed: nothing is revoked.
+    const dismissed = new Promise<string>((resolve) =>
+      devPage.once('dialog', (dialog) => {
+        resolve(dialog.message());
+        void dialog.dismiss();
+      }),
+    );
+    await nodeRow.getByTestId('revoke-node').click();
+    assert.match(
+      await dismissed,
+      new RegExp(`Revoke ${credential.node_id}\\? Its credential will never work again\\.`),
+    );
+    assert.equal(await revokedAt(), null, 'a dismissed confirmation revokes nothing');
+    // Confirmed: revoked, and the row shows the node gone, with no Drain button left.
+    devPage.once('dialog', (dialog) => void dialog.accept());
+    await nodeRow.getByTestId('revoke-node').click();
+    await nodeRow.getByTestId('node-state').filter({ hasText: 'gone' }).waitFor();
+    assert.ok(await revokedAt(), 'the credential is revoked');
+    assert.equal(await nodeRow.getByTestId('drain-node').count(), 0);
+    await dash.screenshot(devPage, 'farm-revoked');
   });
 
   it('creates a live stream and shows what an encoder needs; resets its key, disables, enables and deletes it', async () => {

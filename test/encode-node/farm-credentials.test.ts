@@ -4,7 +4,8 @@
 // register under their enrolled ids and encode a chunked video while tcpdump watches every byte
 // between them and the orchestrator; one is revoked mid-encode, its chunk goes to the other, it stops,
 // and it cannot come back. Forged, expired, used and revoked tokens, another farm's certificate and
-// plaintext clients are refused, each with its own error.
+// plaintext clients are refused, each with its own error. A token several nodes share (`--nodes N`)
+// enrolls each with an id and certificate of its own, no more live ones than it allows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -37,6 +38,7 @@ const run = promisify(execFile);
 interface Enrollment {
   token: string;
   nodeId: string;
+  nodes: number;
   name: string;
   labels: Record<string, string>;
   expiresAt: string;
@@ -56,8 +58,18 @@ async function kino(args: string[], env: Record<string, string> = {}) {
   return run(process.execPath, [kinoBin, ...args], { env: { ...process.env, ...farm.env, ...env }, timeout: 60_000 });
 }
 
-async function enroll(name: string): Promise<Enrollment> {
-  const { stdout } = await kino(['admin', 'nodes', 'enroll', '--name', name, '--labels', `name=${name}`, '--json']);
+async function enroll(name: string, extra: string[] = []): Promise<Enrollment> {
+  const { stdout } = await kino([
+    'admin',
+    'nodes',
+    'enroll',
+    '--name',
+    name,
+    '--labels',
+    `name=${name}`,
+    '--json',
+    ...extra,
+  ]);
   return JSON.parse(stdout) as Enrollment;
 }
 
@@ -232,6 +244,44 @@ describe('refused', () => {
     const revoked = await enroll('revoked');
     await farm.kino.nodes.revoke(revoked.nodeId);
     assertRefused(await enrollDirectly(revoked.token), GrpcStatus.UNAUTHENTICATED, /was revoked/);
+  });
+
+  it('a token several nodes share: each its own id and certificate, no more live nodes than it allows, expired at its time', async () => {
+    const shared = await enroll('pool', ['--nodes', '2', '--valid-for', '30d']);
+    assert.equal(shared.nodeId, null);
+    assert.ok(Date.parse(shared.expiresAt) - Date.now() > 29 * 24 * 3600_000, `valid for 30 days: ${shared.expiresAt}`);
+    const first = (await enrollDirectly(shared.token)) as { nodeId: string; certificate: string };
+    const second = (await enrollDirectly(shared.token)) as { nodeId: string; certificate: string };
+    assert.ok(first.nodeId && second.nodeId, `both enrolled: ${JSON.stringify([first, second])}`);
+    assert.notEqual(first.nodeId, second.nodeId);
+    assert.notEqual(first.certificate, second.certificate);
+    const named = await farm.db
+      .selectFrom('node_credentials')
+      .select(['node_id', 'name', 'labels'])
+      .where('node_id', 'in', [first.nodeId, second.nodeId])
+      .orderBy('name')
+      .execute();
+    assert.deepEqual(
+      named.map((row) => [row.name, row.labels]),
+      [
+        ['pool-1', { name: 'pool' }],
+        ['pool-2', { name: 'pool' }],
+      ],
+    );
+    // Two live nodes: a third is refused, naming them, until one is revoked (or gone).
+    assertRefused(
+      await enrollDirectly(shared.token),
+      GrpcStatus.UNAUTHENTICATED,
+      /as many live nodes as it may \(node_/,
+    );
+    await farm.kino.nodes.revoke(first.nodeId);
+    const third = (await enrollDirectly(shared.token)) as { nodeId: string };
+    assert.ok(third.nodeId && ![first.nodeId, second.nodeId].includes(third.nodeId), JSON.stringify(third));
+    await sql`update node_enrollment_tokens set expires_at = now() - interval '1 second' where name = 'pool'`.execute(
+      farm.db,
+    );
+    await farm.kino.nodes.revoke(second.nodeId);
+    assertRefused(await enrollDirectly(shared.token), GrpcStatus.UNAUTHENTICATED, /expired at .* make another/);
   });
 
   it('a registry that does not serve the CA the token pins', async () => {

@@ -199,6 +199,13 @@ export class ContainerRuntime {
     if (child.exitCode !== null) throw new WaitAbortedError(`${name} exited (${child.exitCode}): ${this.logOf(name)}`);
   }
 
+  /** The exit code of the container's process, null while it runs. */
+  exitCodeOf(name: string): number | null {
+    const child = this.processes.get(name)?.child;
+    if (!child) throw new Error(`${name} was never started`);
+    return child.exitCode;
+  }
+
   logOf(name: string): string {
     try {
       return readFileSync(this.logFile(name), 'utf8').slice(-4000);

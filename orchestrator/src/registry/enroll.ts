@@ -5,7 +5,11 @@ import { GrpcStatus, type EnrollRequest__Output, type EnrollResponse } from '@ki
 import { issueCertificate, publicKeyOfRequest } from '@kino/proto/farm-tls';
 import type { Db } from '@kino/database';
 import { hashSecret } from '@kino/database';
-import { enrollNodeCredential, type EnrollmentRefusal } from '@kino/database/repositories';
+import {
+  enrollNodeCredential,
+  type EnrollmentRefusal,
+  type EnrollmentRefusalDetail,
+} from '@kino/database/repositories';
 import type { FarmTls } from './farm-tls.ts';
 import { RegistryRequestError } from './node-identity.ts';
 
@@ -14,16 +18,15 @@ export const nodeCertificateDays = 5 * 365;
 
 const secretPattern = /^kino_enroll_[0-9A-Za-z]{40}$/;
 
-const refusals: Record<
-  EnrollmentRefusal,
-  (credential?: { node_id: string; enrolled_at: Date | null; token_expires_at: Date }) => string
-> = {
+const refusals: Record<EnrollmentRefusal, (detail: EnrollmentRefusalDetail) => string> = {
   unknown: () => 'unknown enrollment token: mistyped, or made for another farm (kino admin nodes enroll makes one)',
-  expired: (c) =>
-    `the enrollment token expired at ${c!.token_expires_at.toISOString()} (tokens last an hour): make another with kino admin nodes enroll`,
-  used: (c) =>
-    `the enrollment token was already used (node ${c!.node_id} enrolled with it at ${c!.enrolled_at!.toISOString()}); a token enrolls one node once: make another with kino admin nodes enroll`,
-  revoked: (c) => `node ${c!.node_id} was revoked: its enrollment token no longer works`,
+  expired: (d) =>
+    `the enrollment token expired at ${d.expiresAt!.toISOString()}: make another with kino admin nodes enroll`,
+  used: (d) =>
+    `the enrollment token was already used (node ${d.nodeId} enrolled with it at ${d.enrolledAt!.toISOString()}); a token enrolls one node once: make another with kino admin nodes enroll`,
+  revoked: (d) => `node ${d.nodeId} was revoked: its enrollment token no longer works`,
+  full: (d) =>
+    `the enrollment token has enrolled as many live nodes as it may (${d.liveNodeIds!.join(', ')}): revoke one, or make a token for more with kino admin nodes enroll --nodes N`,
 };
 
 export async function enrollNode(
@@ -52,7 +55,7 @@ export async function enrollNode(
     }),
   );
   if ('refused' in result)
-    throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, refusals[result.refused](result.credential));
+    throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, refusals[result.refused](result.detail ?? {}));
   return {
     nodeId: result.credential.node_id,
     certificate: result.issued.certificate,
