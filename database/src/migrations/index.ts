@@ -35,6 +35,7 @@ import * as videoMasterKey from './20261203T0100_video_master_key.ts';
 import * as farmCredentials from './20261203T0300_farm_credentials.ts';
 import * as images from './20261203T0500_images.ts';
 import * as liveStreams from './20261203T0600_live_streams.ts';
+import * as transcribeLanguages from './20261203T0800_transcribe_languages.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '20261203T0300_farm_credentials': farmCredentials,
   '20261203T0500_images': images,
   '20261203T0600_live_streams': liveStreams,
+  '20261203T0800_transcribe_languages': transcribeLanguages,
 };

@@ -22,6 +22,8 @@ export interface NodeRegistration {
   encoders?: string[];
   /** Its quality ffmpeg works. */
   qualityFfmpeg?: boolean;
+  /** The languages its speech engine transcribes; absent or empty: none. */
+  transcribeLanguages?: string[];
 }
 
 /** A node as registering left it. */
@@ -56,6 +58,7 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       labels: JSON.stringify(registration.labels),
       encoders: sql<string[]>`${sql.val(registration.encoders ?? [])}::text[]`,
       quality_ffmpeg: registration.qualityFfmpeg ?? false,
+      transcribe_languages: sql<string[]>`${sql.val(registration.transcribeLanguages ?? [])}::text[]`,
       state: 'active' as const,
       last_heartbeat_at: sql<Date>`now()`,
     };
