@@ -375,3 +375,17 @@ export async function listNodesForMetrics(
     heartbeatAgeSeconds: Math.max(0, Number(heartbeat_age_seconds)),
   }));
 }
+
+/**
+ * Every language some registered node's speech engine transcribes (nodes gone excepted): what a
+ * request for generated captions may ask for. A node away for a moment still counts: its jobs wait for it.
+ */
+export async function listTranscribeLanguages(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom('encode_nodes')
+    .select(sql<string>`unnest(transcribe_languages)`.as('language'))
+    .where('state', '<>', 'gone')
+    .distinct()
+    .execute();
+  return rows.map((row) => row.language).sort();
+}
