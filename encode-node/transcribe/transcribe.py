@@ -48,9 +48,32 @@ def run(args):
     words = []
     for segment in segments:
         for word in segment.words or []:
-            words.append({"start": round(word.start, 3), "end": round(word.end, 3), "text": word.word})
+            words.append({"start": word.start, "end": word.end, "text": word.word})
         emit({"progress": round(segment.end, 3)})
+    snap_to_speech_onsets(words, args.audio)
+    for word in words:
+        word["start"], word["end"] = round(word["start"], 3), round(word["end"], 3)
     emit({"result": {"language": info.language, "durationSeconds": round(info.duration, 3), "words": words}})
+
+
+def snap_to_speech_onsets(words, audio_path):
+    """Whisper's word times (attention alignment) drift by up to half a second; the voice activity
+    detector's onsets do not. A word that starts speech after a pause (the first after an onset)
+    starts at the onset, when the onset is within 0.7 s of it: cues then start when the voice does.
+    Pauses of 0.3 s count (the detector's default, 2 s, would merge most sentences of a talk)."""
+    from faster_whisper.audio import decode_audio
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    rate = 16000
+    chunks = get_speech_timestamps(decode_audio(audio_path, sampling_rate=rate), VadOptions(speech_pad_ms=0, min_silence_duration_ms=300))
+    onsets = [chunk["start"] / rate for chunk in chunks]
+    for onset in onsets:
+        after = [w for w in words if w["end"] > onset]
+        if not after:
+            continue
+        first = after[0]
+        if abs(first["start"] - onset) <= 0.7 and onset < first["end"]:
+            first["start"] = onset
 
 
 def main():
