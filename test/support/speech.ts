@@ -123,7 +123,7 @@ export async function mixBackground(
     kind === 'noise'
       ? `anoisesrc=color=pink:sample_rate=${sampleRate}:duration=${seconds}`
       : `aevalsrc='(sin(2*PI*220*t)+sin(2*PI*277*t)+sin(2*PI*330*t))*(0.6+0.4*sin(2*PI*2*t))':s=${sampleRate}:d=${seconds}`;
-  const background = join(speech.path.replace(/speech\.wav$/, ''), `${kind}.wav`);
+  const background = join(speech.path.replace(/speech\.wav$/, ''), `${kind}-background.wav`);
   await run('ffmpeg', [
     '-hide_banner',
     '-loglevel',
