@@ -409,6 +409,20 @@ export interface GeneratedSubtitlesParams {
   label?: string;
 }
 
+/** `POST .../captions/generate`'s body. */
+export interface GenerateCaptionsParams {
+  /** A BCP 47 tag the farm's speech engines transcribe, or `auto` (default): the language heard. */
+  language?: string;
+}
+
+/** `GET .../transcript`'s query. */
+export interface TranscriptParams {
+  /** The track's language; default: the video's default track, else its first. */
+  language?: string;
+  /** `text` (default): the words; `json`: also each cue with its times. */
+  format?: 'text' | 'json';
+}
+
 /** `POST .../captions/generate`'s answer: the track is on its way. */
 export interface GeneratingCaptionTrack {
   language: string;

@@ -11,7 +11,9 @@ import type {
   CreateShareLinkParams,
   DeletedAudioTrack,
   DeletedCaptionTrack,
+  GenerateCaptionsParams,
   GeneratingCaptionTrack,
+  TranscriptParams,
   Transcript,
   CreateThumbnailParams,
   DeleteReason,
@@ -345,7 +347,7 @@ export class Videos {
   generateCaptions(
     orgId: string,
     videoId: string,
-    params: { language?: string } = {},
+    params: GenerateCaptionsParams = {},
     options: CallOptions = {},
   ): APIPromise<GeneratingCaptionTrack> {
     return this.http.request<GeneratingCaptionTrack>(
@@ -364,12 +366,12 @@ export class Videos {
   transcript(
     orgId: string,
     videoId: string,
-    params: { language?: string; format?: 'text' | 'json' } = {},
+    params: TranscriptParams = {},
     options: CallOptions = {},
   ): APIPromise<Transcript> {
     return this.http.request<Transcript>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/transcript`, {
       ...options,
-      query: params,
+      query: { ...params },
     });
   }
 
