@@ -47,6 +47,7 @@ const sharedFarmFiles = [
   'test/e2e/captions-playback.test.ts',
   'test/e2e/clips.test.ts',
   'test/e2e/embeds.test.ts',
+  'test/e2e/speech-captions.test.ts',
   'test/e2e/farm-playback.test.ts',
   'test/e2e/storyboards-and-downloads.test.ts',
   'test/e2e/watermarks.test.ts',

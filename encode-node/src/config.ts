@@ -47,6 +47,14 @@ export const nodeConfigShape = {
   NODE_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   /** An ffmpeg with libvmaf and SVT-AV1 2+ (imageio-ffmpeg's): AV1 renditions and quality scores need it. */
   NODE_QUALITY_FFMPEG: z.string().min(1).optional(),
+  /**
+   * A CTranslate2 Whisper model directory (model.bin, config.json, tokenizer.json, vocabulary.*):
+   * the node transcribes speech with it (captions from speech). Unset: the node transcribes nothing.
+   * A better model is this setting (docs/decisions/captions.md).
+   */
+  NODE_TRANSCRIBE_MODEL: z.string().min(1).optional(),
+  /** The Python that has faster-whisper (setup.sh installs it into the tools' virtualenv). */
+  NODE_TRANSCRIBE_PYTHON: z.string().min(1).default('python3'),
   /** The metrics server's port (`GET /metrics` on NODE_HOST). 0: any free one, printed at start. */
   NODE_METRICS_PORT: env.port(0),
   ...metricsConfigShape,
@@ -79,6 +87,9 @@ export function nodeOptionsFromConfig(config: NodeConfig): Omit<EncodeNodeOption
     workDir: config.NODE_WORK_DIR,
     threads: config.NODE_FFMPEG_THREADS,
     qualityFfmpeg: config.NODE_QUALITY_FFMPEG,
+    ...(config.NODE_TRANSCRIBE_MODEL
+      ? { speech: { python: config.NODE_TRANSCRIBE_PYTHON, model: config.NODE_TRANSCRIBE_MODEL } }
+      : {}),
     metricsPort: config.NODE_METRICS_PORT,
     metricsToken: config.METRICS_TOKEN,
   };

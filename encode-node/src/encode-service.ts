@@ -11,6 +11,7 @@ import { runChunkJob } from './jobs/chunk.ts';
 import { checkProbeRequest, runProbeJob } from './jobs/probe.ts';
 import { runStoryboardJob } from './jobs/storyboard.ts';
 import { runThumbnailJob } from './jobs/thumbnail.ts';
+import { runTranscribeJob, type SpeechEngine } from './jobs/transcribe.ts';
 import { runWholeJob } from './jobs/whole.ts';
 import type { CallKind, NodeJobs } from './node-jobs.ts';
 
@@ -27,6 +28,8 @@ export interface EncodeServiceOptions {
   qualityFfmpeg?: string;
   /** The node's working encoders (capabilities.ts). */
   encoders?: readonly string[];
+  /** Its speech engine, when it has one that works (capabilities.ts). */
+  speechEngine?: SpeechEngine;
   logger: Logger;
   /** The node's id (assigned by the registry), for log lines. */
   nodeId: () => string;
@@ -54,6 +57,16 @@ export function createEncodeServiceHandlers(options: EncodeServiceOptions): Enco
     },
     Storyboard(call, callback) {
       service.runUnary('storyboard', call, callback, (job) => runStoryboardJob({ request: call.request, ...job }));
+    },
+    Transcribe(call, callback) {
+      service.runUnary('transcribe', call, callback, (job) =>
+        runTranscribeJob({
+          request: call.request,
+          engine: options.speechEngine,
+          threads: options.threads,
+          ...job,
+        }),
+      );
     },
   };
 }
@@ -115,11 +128,11 @@ class EncodeService {
   }
 
   /**
-   * A short job answered once (probe, thumbnail, storyboard): no slot, cancelled with its call.
-   * `check` refuses a request before the job takes its place.
+   * A job answered once (probe, thumbnail, storyboard: no slot; transcribe: a slot), cancelled with
+   * its call. `check` refuses a request before the job takes its place.
    */
   runUnary<T>(
-    kind: 'probe' | 'thumbnail' | 'storyboard',
+    kind: 'probe' | 'thumbnail' | 'storyboard' | 'transcribe',
     call: grpc.ServerUnaryCall<{ jobId: string }, T>,
     callback: grpc.sendUnaryData<T>,
     run: (job: { workDir: string; signal: AbortSignal; logger: Logger }) => Promise<T>,

@@ -14,3 +14,4 @@ export { NodeJobs } from './node-jobs.ts';
 export { resolveHlsSettings, resolvePixelFormat } from './encode-settings.ts';
 export { processWorkDir } from './job-dir.ts';
 export * from './errors.ts';
+export { speechEngineScript, describeSpeechEngine } from './jobs/transcribe.ts';

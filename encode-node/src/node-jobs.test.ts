@@ -20,6 +20,16 @@ test('encodes take slots; probes and thumbnails do not', () => {
   assert.deepEqual(jobs.activeJobIds().sort(), ['b', 'c']);
 });
 
+test('a transcription takes a slot as an encode does, and never the demand slot', () => {
+  const jobs = new NodeJobs(1);
+  const transcription = jobs.start('transcribe', 't');
+  assert.equal(jobs.encodesRunning, 1);
+  assert.throws(() => jobs.start('encode', 'e'), NodeBusyError);
+  assert.throws(() => jobs.start('transcribe', 't2', { onDemand: true }), NodeBusyError);
+  transcription.finish();
+  jobs.start('encode', 'e');
+});
+
 test('an encode someone waits for takes the demand slot when every slot is busy: one beside the slots', () => {
   const jobs = new NodeJobs(1);
   const background = jobs.start('encode', 'background');

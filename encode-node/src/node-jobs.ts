@@ -5,10 +5,14 @@ import { JobAbandonedError, NodeBusyError } from './errors.ts';
 
 /**
  * The calls a node runs, as slots and metrics count them: every kind of encode (whole, chunk, audio
- * track: src/jobs/) is one `encode`, and takes a slot.
+ * track: src/jobs/) is one `encode`, and takes a slot; so does a transcription (a core busy for a
+ * third of the video's length).
  */
-export const callKinds = ['probe', 'encode', 'thumbnail', 'storyboard'] as const;
+export const callKinds = ['probe', 'encode', 'thumbnail', 'storyboard', 'transcribe'] as const;
 export type CallKind = (typeof callKinds)[number];
+
+/** The kinds that take a slot. */
+const takesSlot = (kind: CallKind) => kind === 'encode' || kind === 'transcribe';
 
 /**
  * What a node is doing: running jobs by id, how many encode slots are taken, whether it is
@@ -78,7 +82,7 @@ export class NodeJobs {
   ): { jobId: string; finish: () => void; abandoned: AbortSignal } {
     if (this.draining) throw new NodeBusyError('node is draining: it takes no new jobs');
     const inDemandSlot = kind === 'encode' && this.encodes >= this.slots && onDemand && !this.demandTaken;
-    if (kind === 'encode' && this.encodes >= this.slots && !inDemandSlot) {
+    if (takesSlot(kind) && this.encodes >= this.slots && !inDemandSlot) {
       throw new NodeBusyError(`all ${this.slots} encode slots of this node are busy`);
     }
     // Ids are the caller's, made unique here so two calls with one id cannot collide.
@@ -88,7 +92,7 @@ export class NodeJobs {
     const abandon = new AbortController();
     this.abandons.set(jobId, abandon);
     if (inDemandSlot) this.demandTaken = true;
-    else if (kind === 'encode') this.encodes++;
+    else if (takesSlot(kind)) this.encodes++;
     let finished = false;
     return {
       jobId,
@@ -99,7 +103,7 @@ export class NodeJobs {
         this.running.delete(jobId);
         this.abandons.delete(jobId);
         if (inDemandSlot) this.demandTaken = false;
-        else if (kind === 'encode') this.encodes--;
+        else if (takesSlot(kind)) this.encodes--;
         if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       },
     };

@@ -13,7 +13,7 @@ import { createEncodeServiceHandlers } from './encode-service.ts';
 import { NodeJobs } from './node-jobs.ts';
 import { createNodeMetrics } from './metrics.ts';
 import { Registration } from './registration.ts';
-import { detectCapabilities } from './capabilities.ts';
+import { detectCapabilities, detectSpeechEngine } from './capabilities.ts';
 import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
 import { loadOrEnrollCredential } from './credential.ts';
 
@@ -43,6 +43,11 @@ export interface EncodeNodeOptions {
    * nothing.
    */
   qualityFfmpeg?: string;
+  /**
+   * The speech engine (captions from speech): a Python with faster-whisper and a CTranslate2 Whisper
+   * model directory. Without it the node transcribes nothing.
+   */
+  speech?: { python: string; model: string };
   logger?: Logger;
   /** The metrics server (`GET /metrics` on host): its port (0: any free one); none when unset. */
   metricsPort?: number;
@@ -107,7 +112,8 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     options.credential &&
     (await loadOrEnrollCredential({ registry: options.controlPlane, ...options.credential, logger }));
   // About a second of one-frame encodes, before the node serves: its jobs use the hardware found.
-  const capabilities = await detectCapabilities(options.qualityFfmpeg);
+  const detected = [detectCapabilities(options.qualityFfmpeg), detectSpeechEngine(options.speech, logger)] as const;
+  const [capabilities, speechEngine] = await Promise.all(detected);
   const jobs = new NodeJobs(options.slots);
   const metricsRegistry = options.metricsPort === undefined ? undefined : createMetricsRegistry();
   const metrics = metricsRegistry && createNodeMetrics(metricsRegistry, jobs);
@@ -128,6 +134,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
       threads: options.threads ?? 0,
       ...(options.qualityFfmpeg ? { qualityFfmpeg: options.qualityFfmpeg } : {}),
       encoders: capabilities.encoders,
+      ...(speechEngine ? { speechEngine } : {}),
       logger,
       nodeId: () => identity.nodeId,
       countJob: metrics && ((kind, result) => metrics.jobs.inc({ kind, result })),
@@ -143,6 +150,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
     version: nodeVersion,
     labels: options.labels ?? {},
     ...capabilities,
+    transcribeLanguages: [...(speechEngine?.languages ?? [])],
     jobs,
     logger,
     metrics,

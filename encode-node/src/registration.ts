@@ -21,6 +21,8 @@ export interface RegistrationOptions {
   /** The encoders of its ffmpeg that work, and whether its quality ffmpeg does (capabilities.ts). */
   encoders: string[];
   qualityFfmpeg: boolean;
+  /** The languages its speech engine transcribes (capabilities.ts); empty: none. */
+  transcribeLanguages?: string[];
   jobs: NodeJobs;
   logger: Logger;
   /** Told of each answer of the registry and each failed heartbeat (the node's metrics). */
@@ -63,12 +65,21 @@ export class Registration {
   constructor(private readonly options: RegistrationOptions) {}
 
   private async register(): Promise<void> {
-    const { registry, slots, version, labels, encoders, qualityFfmpeg, logger } = this.options;
+    const {
+      registry,
+      slots,
+      version,
+      labels,
+      encoders,
+      qualityFfmpeg,
+      transcribeLanguages = [],
+      logger,
+    } = this.options;
     // One connection at a time: a new one replaces the last (the registry marks the node lost when
     // the last one ends; the welcome of this one then says the node was gone).
     this.connection?.close();
     const connection = await registry.connect(
-      { nodeId: this.nodeId, slots, version, labels, encoders, qualityFfmpeg },
+      { nodeId: this.nodeId, slots, version, labels, encoders, qualityFfmpeg, transcribeLanguages },
       { timeoutMs: 5_000 },
     );
     this.connection = connection;

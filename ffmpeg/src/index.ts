@@ -3,6 +3,7 @@ export {
   reportsTruncatedInput,
   runFfmpeg,
   runFfprobe,
+  runProgram,
   FfmpegError,
   FfmpegAbortedError,
   inputArgsFor,

@@ -1158,3 +1158,27 @@ export function storyboardArgs({
 function formatNumber(value: number): string {
   return Number.isInteger(value) ? String(value) : String(Number(value.toFixed(6)));
 }
+
+/**
+ * The sound a speech engine reads (captions from speech): the source's first audio stream as 16 kHz
+ * mono 16-bit WAV, Whisper's own input, so the engine resamples nothing.
+ */
+export function speechAudioArgs({ input, output }: { input: string; output: string }): string[] {
+  return [
+    ...inputArgsFor(input),
+    '-i',
+    input,
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-c:a',
+    'pcm_s16le',
+    '-f',
+    'wav',
+    output,
+  ];
+}

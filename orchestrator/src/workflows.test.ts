@@ -184,6 +184,10 @@ function fakeActivities(
         readAfter: calls.markVideoReady ? 'ready' : calls.markVideoFailed ? 'failed' : 'nothing',
       }),
     fetchIngestSource: () => Promise.resolve({ sizeBytes: 1_000_000, resumes: 0 }),
+    loadCaptionJob: () => Promise.resolve({ storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4` }),
+    transcribeSpeech: ({ videoId: id }) =>
+      Promise.resolve({ language: 'en', key: `videos/${id}/captions/auto/generated-1.vtt`, sizeBytes: 120, cues: 3 }),
+    storeGeneratedCaptionTrack: () => Promise.resolve(true),
   };
   const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const activities = Object.fromEntries(
@@ -1302,4 +1306,44 @@ test('addAudioTrack of a video whose sound is in its pictures: its sound made 0p
   assert.deepEqual(apart.result, { status: 'failed', reason });
   assert.equal(apart.calls.markAudioTrackReady, undefined);
   assert.equal((apart.calls.markAudioTrackFailed![0]![0] as { reason: string }).reason, reason);
+});
+
+test('generated subtitles: a ready video asked for them starts one run per language; the track is the language the engine heard for `auto`; a failure leaves the video ready', async () => {
+  const run = async (overrides: Partial<Activities>) => {
+    const videoId = nextVideoId();
+    const job: VideoJob = {
+      videoId,
+      storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+      quality: 'standard',
+      parameters: { ...defaultEncodingParameters, generatedSubtitles: [{ language: 'auto', label: 'Spoken' }] },
+      status: 'transcoding',
+      deleted: false,
+    };
+    const { activities, calls } = fakeActivities(videoId, { loadVideoJob: () => Promise.resolve(job), ...overrides });
+    const captions = async (result: Promise<ProcessVideoResult>) => {
+      await result;
+      return env.client.workflow.getHandle(workflowIds.generateCaptions(videoId, 'auto')).result();
+    };
+    let captioned: unknown;
+    const processed = await runProcessVideo(videoId, activities, async (result) => {
+      captioned = await captions(result);
+    });
+    return { processed, captioned, calls };
+  };
+  const made = await run({});
+  assert.equal(made.processed.status, 'ready');
+  assert.deepEqual(made.captioned, { status: 'ready', language: 'en', cues: 3 });
+  const [transcribe] = made.calls.transcribeSpeech![0] as [{ language: string; storagePath: string }];
+  assert.equal(transcribe.language, 'auto');
+  const [stored] = made.calls.storeGeneratedCaptionTrack![0] as [{ language: string; label: string; key: string }];
+  assert.deepEqual([stored.language, stored.label], ['en', 'Spoken']);
+
+  const failed = await run({
+    transcribeSpeech: () =>
+      Promise.reject(ApplicationFailure.nonRetryable('the source has no sound', failureTypes.invalidSource)),
+  });
+  assert.equal(failed.processed.status, 'ready');
+  assert.deepEqual(failed.captioned, { status: 'failed', reason: 'the source has no sound' });
+  assert.equal(failed.calls.storeGeneratedCaptionTrack, undefined);
+  assert.equal(failed.calls.markVideoFailed, undefined);
 });

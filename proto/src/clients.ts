@@ -23,6 +23,8 @@ import type { EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.
 import type { EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
 import type { StoryboardRequest } from './generated/kino/v1/StoryboardRequest.ts';
 import type { StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
+import type { TranscribeRequest } from './generated/kino/v1/TranscribeRequest.ts';
+import type { TranscribeResult__Output } from './generated/kino/v1/TranscribeResult.ts';
 import type { ThumbnailRequest } from './generated/kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
 import type { RaisePriorityRequest } from './generated/kino/v1/RaisePriorityRequest.ts';
@@ -78,6 +80,8 @@ export interface EncodeClient {
   /** One JPEG at a timestamp, uploaded to `outputUrl`. */
   thumbnail(request: ThumbnailRequest, options?: CallOptions): Promise<ThumbnailResult__Output>;
   storyboard(request: StoryboardRequest, options?: CallOptions): Promise<StoryboardResult__Output>;
+  /** Captions from the source's speech: a WebVTT file and the words, uploaded to their URLs. */
+  transcribe(request: TranscribeRequest, options?: CallOptions): Promise<TranscribeResult__Output>;
   /** Runs a running encode's ffmpeg at the priority of urgent work from now on; `running` false: no such job runs there. */
   raisePriority(request: RaisePriorityRequest, options?: CallOptions): Promise<RaisePriorityResponse__Output>;
   close(): void;
@@ -159,6 +163,7 @@ export function createEncodeClient(address: string, token: string | undefined, n
     probe: (request, options) => unary(client.probe.bind(client), request, metadata(), options),
     thumbnail: (request, options) => unary(client.thumbnail.bind(client), request, metadata(), options),
     storyboard: (request, options) => unary(client.storyboard.bind(client), request, metadata(), options),
+    transcribe: (request, options) => unary(client.transcribe.bind(client), request, metadata(), options),
     raisePriority: (request, options) => unary(client.raisePriority.bind(client), request, metadata(), options),
     encode(request, options) {
       return new Promise((resolve, reject) => {

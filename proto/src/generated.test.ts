@@ -42,6 +42,7 @@ test('the runtime definitions load with camelCase fields and the oneof discrimin
     'RaisePriority',
     'Storyboard',
     'Thumbnail',
+    'Transcribe',
   ]);
   assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Connect', 'Deregister', 'Enroll', 'Heartbeat']);
   const encode = encodeServiceDefinition.Encode;

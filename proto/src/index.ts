@@ -35,6 +35,8 @@ export type { ThumbnailRequest, ThumbnailRequest__Output } from './generated/kin
 export type { ThumbnailResult, ThumbnailResult__Output } from './generated/kino/v1/ThumbnailResult.ts';
 export type { StoryboardRequest, StoryboardRequest__Output } from './generated/kino/v1/StoryboardRequest.ts';
 export type { StoryboardResult, StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
+export type { TranscribeRequest, TranscribeRequest__Output } from './generated/kino/v1/TranscribeRequest.ts';
+export type { TranscribeResult, TranscribeResult__Output } from './generated/kino/v1/TranscribeResult.ts';
 export type { RaisePriorityRequest, RaisePriorityRequest__Output } from './generated/kino/v1/RaisePriorityRequest.ts';
 export type {
   RaisePriorityResponse,

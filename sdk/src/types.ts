@@ -398,6 +398,48 @@ export interface ProcessVideoParams {
    * Default: the environment's `watermark`.
    */
   watermark?: WatermarkRequest;
+  /**
+   * Caption tracks to make from the speech once the video is ready (`source: "generated"`), each in
+   * a language the farm's speech engines transcribe (the bundled model: `en`) or `auto` (default):
+   * the language heard. Another language answers 400 `unsupported_language`.
+   */
+  generatedSubtitles?: GeneratedSubtitlesParams[];
+}
+
+export interface GeneratedSubtitlesParams {
+  /** A BCP 47 tag, or `auto` (default). */
+  language?: string;
+  /** The name players show; default: the language's English name. */
+  label?: string;
+}
+
+/** `POST .../captions/generate`'s body. */
+export interface GenerateCaptionsParams {
+  /** A BCP 47 tag the farm's speech engines transcribe, or `auto` (default): the language heard. */
+  language?: string;
+}
+
+/** `GET .../transcript`'s query. */
+export interface TranscriptParams {
+  /** The track's language; default: the video's default track, else its first. */
+  language?: string;
+  /** `text` (default): the words; `json`: also each cue with its times. */
+  format?: 'text' | 'json';
+}
+
+/** `POST .../captions/generate`'s answer: the track is on its way. */
+export interface GeneratingCaptionTrack {
+  language: string;
+  status: 'generating';
+}
+
+/** A caption track's words (`GET .../transcript`); `cues` with `format: 'json'`. */
+export interface Transcript {
+  language: string;
+  source: 'uploaded' | 'generated';
+  /** The words without markup, one cue a line. */
+  text: string;
+  cues?: { startSeconds: number; endSeconds: number; text: string }[];
 }
 
 export interface ProcessVideoResult {
@@ -486,7 +528,7 @@ export interface CaptionTrack {
   language: string;
   label: string;
   default: boolean;
-  /** `uploaded` through the API; `generated` is reserved for automatic captions. */
+  /** `uploaded` through the API; `generated` from the speech (`generateCaptions`, `generatedSubtitles`). */
   source: 'uploaded' | 'generated';
   /** The whole WebVTT file on the delivery host; with a 24 h token for a private video. */
   url: string;
@@ -797,6 +839,8 @@ export interface EncodeNode {
   encoders: string[];
   /** Its quality ffmpeg (SVT-AV1, libvmaf) works: AV1 renditions and quality scores run only on such nodes. */
   qualityFfmpeg: boolean;
+  /** The languages its speech engine transcribes; empty: it has none. */
+  transcribeLanguages: string[];
   slots: number;
   slotsInUse: number;
   /** `draining`: the node is stopping, or an operator drained it (`drainRequestedAt` set). */

@@ -89,6 +89,11 @@ const operations: Record<string, { request?: string; query?: string; response: {
     'POST /{orgID}/videos/{publicID}/captions': { request: 'AddCaptionParams', response: { type: 'CaptionTrack' } },
     'GET /{orgID}/videos/{publicID}/captions': { response: { at: 'captions[]', type: 'CaptionTrack' } },
     'DELETE /{orgID}/videos/{publicID}/captions/{language}': { response: { type: 'DeletedCaptionTrack' } },
+    'POST /{orgID}/videos/{publicID}/captions/generate': {
+      request: 'GenerateCaptionsParams',
+      response: { type: 'GeneratingCaptionTrack' },
+    },
+    'GET /{orgID}/videos/{publicID}/transcript': { query: 'TranscriptParams', response: { type: 'Transcript' } },
     'POST /{orgID}/videos/{publicID}/audio-tracks': {
       request: 'AddAudioTrackParams',
       response: { type: 'AudioTrack' },

@@ -11,6 +11,7 @@ import {
   captionFormats,
   captionMaxBytes,
   CaptionParseError,
+  defaultCaptionLabel,
   objectKeys,
   parseCaptionFile,
   renderWebVtt,
@@ -58,8 +59,6 @@ const TrackParams = Type.Object({ ...VideoParams.properties, language: Type.Stri
 
 /** JSON escapes a line break as two characters: a 2 MB file of short lines is a little over 4 MB of body. */
 const bodyLimit = 2 * captionMaxBytes + 64 * 1024;
-
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 
 /** The canonical form of a BCP 47 tag (`pt-br` → `pt-BR`), or undefined when it is not one. */
 export function canonicalLanguage(tag: string): string | undefined {
@@ -129,7 +128,7 @@ async function storeCaptionTrack(
   const { track, replacedKey } = await putCaptionTrack(deps.db, {
     videoId: video.id,
     language,
-    label: body.label ?? languageNames.of(language) ?? language,
+    label: body.label ?? defaultCaptionLabel(language),
     isDefault: body.default ?? false,
     source: 'uploaded',
     storageKey: key,

@@ -21,6 +21,7 @@ import { webhookRegistrationRoutes } from './webhooks/registration.ts';
 import { webhookDeliveryRoutes } from './webhooks/deliveries.ts';
 import { shareLinkRoutes } from './share-links.ts';
 import { captionRoutes } from './captions.ts';
+import { generatedCaptionRoutes } from './generated-captions.ts';
 import { audioTrackRoutes } from './audio-tracks.ts';
 import { clipRoutes } from './clips.ts';
 import { thumbnailRoutes } from './thumbnails.ts';
@@ -54,6 +55,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(webhookDeliveryRoutes, options);
   await api.register(shareLinkRoutes, options);
   await api.register(captionRoutes, options);
+  await api.register(generatedCaptionRoutes, options);
   await api.register(audioTrackRoutes, options);
   await api.register(clipRoutes, options);
   await api.register(thumbnailRoutes, options);

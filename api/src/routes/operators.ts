@@ -30,6 +30,8 @@ export const NodeSchema = Type.Object({
   encoders: Type.Array(Type.String()),
   /** Its quality ffmpeg (SVT-AV1, libvmaf) works: AV1 renditions and quality scores run only on such nodes. */
   qualityFfmpeg: Type.Boolean(),
+  /** The languages its speech engine transcribes (captions from speech, issue 57); empty: it has none. */
+  transcribeLanguages: Type.Array(Type.String()),
   slots: Type.Integer(),
   slotsInUse: Type.Integer(),
   /** `draining` when the node drains itself (stopping) or an operator drained it. */
@@ -47,6 +49,7 @@ export function presentNode(node: EncodeNode, slotsInUse: number) {
     labels: node.labels,
     encoders: node.encoders,
     qualityFfmpeg: node.quality_ffmpeg,
+    transcribeLanguages: node.transcribe_languages,
     slots: node.slots,
     slotsInUse,
     state: node.state === 'active' && node.drain_requested_at ? ('draining' as const) : node.state,

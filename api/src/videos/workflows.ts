@@ -10,6 +10,7 @@ import {
   workflowIds,
   type AddAudioTrackInput,
   type DeliverWebhooksInput,
+  type GenerateCaptionsInput,
   type MakeCustomThumbnailInput,
   type MakeFrameAccurateClipInput,
   type VideoWorkflows,
@@ -139,4 +140,23 @@ export async function startDeliverWebhooks(
     workflowId: workflowIds.deliverWebhooks(input.payload.videoId, deliveryId),
     args: [input],
   });
+}
+
+/**
+ * Starts making a caption track from a ready video's speech. A run for the same video and language
+ * already going is the same ask: true when this call started one, false when one was running.
+ */
+export async function startGenerateCaptions(temporal: Client, input: GenerateCaptionsInput): Promise<boolean> {
+  try {
+    await startWorkflow(temporal, 'generateCaptions', {
+      taskQueue: videoTaskQueue,
+      workflowId: workflowIds.generateCaptions(input.videoId, input.language),
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
+  }
 }

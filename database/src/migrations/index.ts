@@ -36,6 +36,7 @@ import * as farmCredentials from './20261203T0300_farm_credentials.ts';
 import * as images from './20261203T0500_images.ts';
 import * as liveStreams from './20261203T0600_live_streams.ts';
 import * as videoLiveStream from './20261203T0700_video_live_stream.ts';
+import * as transcribeLanguages from './20261203T0800_transcribe_languages.ts';
 import * as nodeEnrollmentTokens from './20261203T0900_node_enrollment_tokens.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
@@ -77,5 +78,6 @@ export const migrations: Record<string, Migration> = {
   '20261203T0500_images': images,
   '20261203T0600_live_streams': liveStreams,
   '20261203T0700_video_live_stream': videoLiveStream,
+  '20261203T0800_transcribe_languages': transcribeLanguages,
   '20261203T0900_node_enrollment_tokens': nodeEnrollmentTokens,
 };

@@ -22,6 +22,8 @@ export interface NodeRegistration {
   encoders?: string[];
   /** Its quality ffmpeg works. */
   qualityFfmpeg?: boolean;
+  /** The languages its speech engine transcribes; absent or empty: none. */
+  transcribeLanguages?: string[];
 }
 
 /** A node as registering left it. */
@@ -56,6 +58,7 @@ export async function registerNode(db: Db, registration: NodeRegistration): Prom
       labels: JSON.stringify(registration.labels),
       encoders: sql<string[]>`${sql.val(registration.encoders ?? [])}::text[]`,
       quality_ffmpeg: registration.qualityFfmpeg ?? false,
+      transcribe_languages: sql<string[]>`${sql.val(registration.transcribeLanguages ?? [])}::text[]`,
       state: 'active' as const,
       last_heartbeat_at: sql<Date>`now()`,
     };
@@ -371,4 +374,18 @@ export async function listNodesForMetrics(
     live: Boolean(is_live),
     heartbeatAgeSeconds: Math.max(0, Number(heartbeat_age_seconds)),
   }));
+}
+
+/**
+ * Every language some registered node's speech engine transcribes (nodes gone excepted): what a
+ * request for generated captions may ask for. A node away for a moment still counts: its jobs wait for it.
+ */
+export async function listTranscribeLanguages(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom('encode_nodes')
+    .select(sql<string>`unnest(transcribe_languages)`.as('language'))
+    .where('state', '<>', 'gone')
+    .distinct()
+    .execute();
+  return rows.map((row) => row.language).sort();
 }

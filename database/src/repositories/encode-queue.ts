@@ -306,14 +306,18 @@ export async function dispatchEncodeQueue(db: Db, { heartbeatTimeoutMs, staleMs 
       // Locked as acquireNodeSlot locks them, so a grant never overbooks a node.
       const rows = await trx
         .selectFrom('encode_nodes')
-        .select(['id', 'slots', 'encoders', 'quality_ffmpeg', 'labels'])
+        .select(['id', 'slots', 'encoders', 'quality_ffmpeg', 'labels', 'transcribe_languages'])
         .where('state', '=', 'active')
         .where('drain_requested_at', 'is', null)
         .where('last_heartbeat_at', '>', ago(heartbeatTimeoutMs))
         .orderBy('id')
         .forUpdate()
         .execute();
-      const nodes = rows.map((n) => ({ ...n, qualityFfmpeg: n.quality_ffmpeg }));
+      const nodes = rows.map((n) => ({
+        ...n,
+        qualityFfmpeg: n.quality_ffmpeg,
+        transcribeLanguages: n.transcribe_languages,
+      }));
       await recordWhyWaiting(trx, waiting, nodes);
       if (nodes.length === 0) return 0;
       const leases = await trx.selectFrom('node_leases').select(['node_id', 'video_id', 'on_demand']).execute();

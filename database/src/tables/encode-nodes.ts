@@ -12,6 +12,8 @@ export interface EncodeNodesTable {
   encoders: ColumnType<string[], string[] | undefined, string[]>;
   /** Its quality ffmpeg (SVT-AV1 2+, libvmaf) works. */
   quality_ffmpeg: Generated<boolean>;
+  /** The languages its speech engine transcribes (Whisper's codes); empty: it has none. */
+  transcribe_languages: ColumnType<string[], string[] | undefined, string[]>;
   /** `active` takes work; `draining` finishes what it has; `gone` stopped heartbeating. */
   state: 'active' | 'draining' | 'gone';
   registered_at: Generated<Date>;

@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '@kino/infra';
 import {
   findQualityFfmpeg,
+  findSpeechEngine,
   MALLOC_TUNABLES,
   startClickHouse,
   startPostgres,
@@ -703,6 +704,8 @@ export class DevStackLauncher {
       REGISTRY_ACCEPT_NODE_TOKEN: 'true',
       // The nodes' AV1 encoder and quality scorer (the ffmpeg of imageio-ffmpeg, which setup installs).
       NODE_QUALITY_FFMPEG: findQualityFfmpeg(),
+      // The nodes' speech engine (captions from speech), when setup installed it.
+      ...speechEngineEnv(),
       // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
       OPERATOR_TOKEN: secrets.operatorToken,
       // Seals the playback signing keys at rest; dev.json carries it to `kino admin playback-keys rotate`.
@@ -1072,4 +1075,10 @@ function acceptsConnections(host: string, port: number): Promise<true | undefine
       resolve(undefined);
     });
   });
+}
+
+/** NODE_TRANSCRIBE_MODEL and NODE_TRANSCRIBE_PYTHON of the dev stack's nodes, when a speech engine is installed. */
+function speechEngineEnv(): Record<string, string> {
+  const engine = findSpeechEngine();
+  return engine ? { NODE_TRANSCRIBE_MODEL: engine.model, NODE_TRANSCRIBE_PYTHON: engine.python } : {};
 }

@@ -7,6 +7,7 @@ import type { EncodeGroupingSetting } from '../activity-types.ts';
 import type { OrchestratorMetrics } from '../metrics.ts';
 import { createVideoRecordActivities } from './video-records.ts';
 import { createAudioTrackRecordActivities } from './audio-track-records.ts';
+import { createCaptionTrackRecordActivities } from './caption-track-records.ts';
 import { createSoundSeparationActivities } from './sound-separation.ts';
 import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
@@ -46,6 +47,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createVideoRecordActivities(deps),
+    ...createCaptionTrackRecordActivities(deps),
     ...createAudioTrackRecordActivities(deps),
     ...createSoundSeparationActivities(deps),
     ...createNodeActivities(deps),

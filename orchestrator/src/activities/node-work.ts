@@ -15,6 +15,7 @@ import { encodeAudioTrack } from '../jobs/audio-track.ts';
 import { makeAudioDownload } from '../jobs/audio-download.ts';
 import { makeThumbnail, type ThumbnailInput } from '../jobs/thumbnail.ts';
 import { makeStoryboard, type StoryboardInput } from '../jobs/storyboard.ts';
+import { transcribeSpeech, type TranscribeInput, type TranscribeOutcome } from '../jobs/transcribe.ts';
 import type {
   AudioDownloadInput,
   EncodeAudioTrackInput,
@@ -62,6 +63,8 @@ export function createNodeActivities({
       return chunkSeconds;
     },
 
+    /** Captions from the source's speech, on a node with a speech engine for the language (jobs/transcribe.ts). */
+    transcribeSpeech: (input: TranscribeInput): Promise<TranscribeOutcome> => transcribeSpeech(deps, input),
     /** The workflow's one probe of the source (jobs/probe.ts). */
     probeSource: (input: ProbeInput): Promise<SourceProbe> => probeSource(deps, input),
     /** The encode activity: renditions of the whole video in one encode on one node (jobs/whole.ts). */

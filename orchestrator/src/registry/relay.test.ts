@@ -48,6 +48,9 @@ const handlers = {
   Storyboard(_call, callback) {
     callback({ code: GrpcStatus.UNIMPLEMENTED });
   },
+  Transcribe(_call, callback) {
+    callback({ code: GrpcStatus.UNIMPLEMENTED });
+  },
 } satisfies EncodeServiceHandlers;
 
 /** A node connected to the relay: its server on one end of an in-memory connection, the relay on the other. */

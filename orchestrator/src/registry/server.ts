@@ -131,6 +131,7 @@ async function registerHello(
     labels: credential?.labels ?? request.labels,
     encoders: request.encoders,
     qualityFfmpeg: request.qualityFfmpeg,
+    transcribeLanguages: request.transcribeLanguages,
   });
   logger.info(
     {
@@ -141,6 +142,7 @@ async function registerHello(
       labels: node.labels,
       encoders: node.encoders,
       qualityFfmpeg: node.quality_ffmpeg,
+      transcribeLanguages: node.transcribe_languages,
       reused: node.id === request.nodeId,
       wasGone: node.wasGone,
       // A node with a credential has its enrollment's labels: its own NODE_LABELS are not used.

@@ -8,6 +8,7 @@ import { makeCustomThumbnail } from './make-custom-thumbnail.ts';
 import { makeFrameAccurateClip } from './make-frame-accurate-clip.ts';
 import { addAudioTrack } from './add-audio-track.ts';
 import { separateSound } from './separate-sound.ts';
+import { generateCaptions } from './generate-captions.ts';
 
 export {
   processVideo,
@@ -17,6 +18,7 @@ export {
   makeFrameAccurateClip,
   addAudioTrack,
   separateSound,
+  generateCaptions,
 };
 
 const _fitsTheContract: VideoWorkflows = {
@@ -26,4 +28,5 @@ const _fitsTheContract: VideoWorkflows = {
   makeCustomThumbnail,
   makeFrameAccurateClip,
   addAudioTrack,
+  generateCaptions,
 };

@@ -55,6 +55,7 @@ import {
   type VideoJob,
 } from '../activity-types.ts';
 import { deliverWebhooks } from './deliver-webhooks.ts';
+import { generateCaptions } from './generate-captions.ts';
 
 /**
  * Every proxy below either has a start-to-close timeout of seconds or a heartbeat timeout of
@@ -225,6 +226,7 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
         renditions: result.renditions.map((r) => r.plan.key),
         thumbnailKey: result.thumbnailKey,
       });
+    await startGeneratedSubtitles(videoId, job.parameters.generatedSubtitles ?? []);
     return { status: 'ready', ...result };
   } catch (error) {
     if (isCancellation(error)) {
@@ -239,6 +241,28 @@ export async function processVideo({ videoId }: ProcessVideoInput): Promise<Proc
     await database.markVideoFailed({ videoId, reason });
     await notify('video.processing.failed', videoId, 'failed', { reason });
     return { status: 'failed', reason };
+  }
+}
+
+/**
+ * The caption tracks the process call asked to have made from speech, each its own run (abandoned:
+ * the video is ready without them). Histories recorded before generated captions have parameters
+ * without them: no command is added to their replay.
+ */
+async function startGeneratedSubtitles(
+  videoId: string,
+  asked: NonNullable<EncodingParameters['generatedSubtitles']>,
+): Promise<void> {
+  for (const { language, label } of asked) {
+    try {
+      await startChild(generateCaptions, {
+        workflowId: workflowIds.generateCaptions(videoId, language),
+        args: [{ videoId, language, ...(label !== undefined ? { label } : {}) }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (error) {
+      log.error('could not start generated captions', { videoId, language, error: String(error) });
+    }
   }
 }
 

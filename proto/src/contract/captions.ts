@@ -313,3 +313,14 @@ export function addSubtitlesToMaster(master: string, tracks: readonly SubtitlesT
   }
   return out.join('\n');
 }
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+
+/** A track's label when none is given: its language's name in English (`pt-BR`: "Brazilian Portuguese"). */
+export function defaultCaptionLabel(language: string): string {
+  try {
+    return languageNames.of(language) ?? language;
+  } catch {
+    return language;
+  }
+}

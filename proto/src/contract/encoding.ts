@@ -136,6 +136,19 @@ export interface EncodingParameters {
    * environment's default; absent: none.
    */
   watermark?: Watermark;
+  /**
+   * Caption tracks to make from the video's speech once it is ready (transcripts.ts), each a
+   * language (or `auto`: the one detected) and a label; absent: none. Kept with the parameters, as the
+   * rest of what the process call asked of the farm.
+   */
+  generatedSubtitles?: GeneratedSubtitlesRequest[];
+}
+
+/** One caption track a process call asks to have made from speech. */
+export interface GeneratedSubtitlesRequest {
+  /** A BCP 47 tag the farm's speech engines transcribe, or `auto`. */
+  language: string;
+  label?: string;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   labelsHeld,
   needsOfEncode,
   unmetNeeds,
+  transcribes,
   whyNoNodeCanRun,
   type NodeCapabilities,
 } from './node-capabilities.ts';
@@ -74,4 +75,15 @@ test('a node label is letters, digits, ".", "_" and "-", with an optional value:
     assert.ok(!label.test(bad), JSON.stringify(bad));
   assert.ok(nodeLabelListPattern.test('gpu, region=eu,acme'));
   assert.ok(!nodeLabelListPattern.test('gpu,,acme'));
+});
+
+test('a transcription runs only on a node whose engine has the language ("auto": any engine)', () => {
+  const english = { encoders: [], qualityFfmpeg: false, labels: {}, transcribeLanguages: ['en'] };
+  const none = { encoders: [], qualityFfmpeg: false, labels: {} };
+  assert.ok(canRun(english, { transcribeLanguage: 'en-GB' }));
+  assert.ok(canRun(english, { transcribeLanguage: 'auto' }));
+  assert.ok(!canRun(english, { transcribeLanguage: 'fr' }));
+  assert.ok(!canRun(none, { transcribeLanguage: 'auto' }));
+  assert.deepEqual(unmetNeeds(english, { transcribeLanguage: 'fr' }), ['a speech engine for the language fr']);
+  assert.ok(!transcribes([], 'en'));
 });

@@ -51,6 +51,8 @@ export interface NodeCapabilities {
   qualityFfmpeg: boolean;
   /** The operator's labels (NODE_LABELS): `name` or `name=value`. */
   labels: Readonly<Record<string, string>>;
+  /** The languages its speech engine transcribes (NODE_TRANSCRIBE_MODEL); absent or empty: none. */
+  transcribeLanguages?: readonly string[];
 }
 
 /** What a job needs of its node; every field absent: any node runs it. */
@@ -61,6 +63,19 @@ export interface JobNeeds {
   encoderOneOf?: string[];
   /** Every one of these labels (an environment's or a process call's `nodeLabels`). */
   labels?: string[];
+  /** A speech engine for this language (a BCP 47 tag), or for any when `auto` (transcribes). */
+  transcribeLanguage?: string;
+}
+
+/**
+ * Whether an engine reporting `languages` (Whisper's codes: `en`, `pt`) transcribes `language`
+ * (a BCP 47 tag: `en-GB` is `en`'s; `auto`: any engine, which detects it).
+ */
+export function transcribes(languages: readonly string[] | undefined, language: string): boolean {
+  if (!languages || languages.length === 0) return false;
+  if (language === 'auto') return true;
+  const primary = language.toLowerCase().split('-')[0]!;
+  return languages.some((code) => code.toLowerCase() === primary);
 }
 
 /**
@@ -100,6 +115,12 @@ export function unmetNeeds(node: NodeCapabilities, needs: JobNeeds): string[] {
   const held = labelsHeld(node.labels);
   const missing = (needs.labels ?? []).filter((label) => !held.has(label));
   if (missing.length > 0) unmet.push(`the label${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  if (needs.transcribeLanguage !== undefined && !transcribes(node.transcribeLanguages, needs.transcribeLanguage))
+    unmet.push(
+      needs.transcribeLanguage === 'auto'
+        ? 'a speech engine'
+        : `a speech engine for the language ${needs.transcribeLanguage}`,
+    );
   return unmet;
 }
 

@@ -21,7 +21,21 @@ export const workflowIds = {
   addAudioTrack: (videoId: string, renditionKey: string) => `audio-track:${videoId}:${renditionKey}`,
   /** One per video at a time: the first added track's run separates the sound muxed in its pictures. */
   separateSound: (videoId: string) => `sound-separation:${videoId}`,
+  /** One run per video and asked language at a time (`auto` is its own): a second ask while it runs is the same run. */
+  generateCaptions: (videoId: string, language: string) => `captions:${videoId}:${language}`,
 };
+
+/**
+ * generateCaptions' input (POST .../captions/generate, or a process call's `generatedSubtitles` once
+ * the video is ready): a caption track made from the video's speech, in `language` (a BCP 47 tag)
+ * or, with `auto`, the language the engine detects.
+ */
+export interface GenerateCaptionsInput {
+  videoId: string;
+  language: string;
+  /** The track's name in players; default: the language's name in English. */
+  label?: string;
+}
 
 /**
  * addAudioTrack's input (POST /{orgID}/videos/{publicID}/audio-tracks): the track put for `language`
@@ -84,4 +98,5 @@ export interface VideoWorkflows {
   makeCustomThumbnail(input: MakeCustomThumbnailInput): Promise<string>;
   makeFrameAccurateClip(input: MakeFrameAccurateClipInput): Promise<unknown>;
   addAudioTrack(input: AddAudioTrackInput): Promise<unknown>;
+  generateCaptions(input: GenerateCaptionsInput): Promise<unknown>;
 }

@@ -32,6 +32,8 @@ import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest
 import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from './kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from './kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from './kino/v1/ThumbnailResult.ts';
+import type { TranscribeRequest as _kino_v1_TranscribeRequest, TranscribeRequest__Output as _kino_v1_TranscribeRequest__Output } from './kino/v1/TranscribeRequest.ts';
+import type { TranscribeResult as _kino_v1_TranscribeResult, TranscribeResult__Output as _kino_v1_TranscribeResult__Output } from './kino/v1/TranscribeResult.ts';
 import type { Watermark as _kino_v1_Watermark, Watermark__Output as _kino_v1_Watermark__Output } from './kino/v1/Watermark.ts';
 import type { WholeEncode as _kino_v1_WholeEncode, WholeEncode__Output as _kino_v1_WholeEncode__Output } from './kino/v1/WholeEncode.ts';
 
@@ -94,6 +96,8 @@ export interface ProtoGrpcType {
       StoryboardResult: MessageTypeDefinition<_kino_v1_StoryboardResult, _kino_v1_StoryboardResult__Output>
       ThumbnailRequest: MessageTypeDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailRequest__Output>
       ThumbnailResult: MessageTypeDefinition<_kino_v1_ThumbnailResult, _kino_v1_ThumbnailResult__Output>
+      TranscribeRequest: MessageTypeDefinition<_kino_v1_TranscribeRequest, _kino_v1_TranscribeRequest__Output>
+      TranscribeResult: MessageTypeDefinition<_kino_v1_TranscribeResult, _kino_v1_TranscribeResult__Output>
       Watermark: MessageTypeDefinition<_kino_v1_Watermark, _kino_v1_Watermark__Output>
       WholeEncode: MessageTypeDefinition<_kino_v1_WholeEncode, _kino_v1_WholeEncode__Output>
     }

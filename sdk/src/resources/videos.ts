@@ -11,6 +11,10 @@ import type {
   CreateShareLinkParams,
   DeletedAudioTrack,
   DeletedCaptionTrack,
+  GenerateCaptionsParams,
+  GeneratingCaptionTrack,
+  TranscriptParams,
+  Transcript,
   CreateThumbnailParams,
   DeleteReason,
   DeleteVideoResult,
@@ -331,6 +335,44 @@ export class Videos {
         options,
       )
       .map((body) => body.captions);
+  }
+
+  /**
+   * Makes a caption track from a ready video's speech, on a node with a speech engine for the
+   * language (`auto`, the default: the language heard). The track appears in `listCaptions` with
+   * `source: "generated"`; `video.caption.ready` goes out. 400 `unsupported_language` names the field.
+   * @example
+   * await kino.videos.generateCaptions(orgId, 'vid_123', { language: 'en' });
+   */
+  generateCaptions(
+    orgId: string,
+    videoId: string,
+    params: GenerateCaptionsParams = {},
+    options: CallOptions = {},
+  ): APIPromise<GeneratingCaptionTrack> {
+    return this.http.request<GeneratingCaptionTrack>(
+      'POST',
+      `${org(orgId)}/videos/${encodeURIComponent(videoId)}/captions/generate`,
+      { ...options, body: params },
+    );
+  }
+
+  /**
+   * The words of one of the video's caption tracks (default: its default track, else its first);
+   * with `format: 'json'`, each cue with its times.
+   * @example
+   * const { text } = await kino.videos.transcript(orgId, 'vid_123', { language: 'en' });
+   */
+  transcript(
+    orgId: string,
+    videoId: string,
+    params: TranscriptParams = {},
+    options: CallOptions = {},
+  ): APIPromise<Transcript> {
+    return this.http.request<Transcript>('GET', `${org(orgId)}/videos/${encodeURIComponent(videoId)}/transcript`, {
+      ...options,
+      query: { ...params },
+    });
   }
 
   /**

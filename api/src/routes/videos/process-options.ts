@@ -75,6 +75,30 @@ export function processOptions() {
           "While no live node carries them all, the video's encodes wait, and its details say why (`waitingFor`).",
       }),
     ),
+    generatedSubtitles: Type.Optional(
+      Type.Array(
+        Type.Object({
+          language: Type.Optional(
+            Type.String({
+              pattern: '^[A-Za-z0-9-]{1,35}$',
+              default: 'auto',
+              description:
+                "A BCP 47 tag the farm's speech engines transcribe (the bundled Whisper tiny.en: `en` only), or `auto`: the language heard.",
+            }),
+          ),
+          label: Type.Optional(
+            Text({ minLength: 1, maxLength: 128, description: 'Default: the language in English.' }),
+          ),
+        }),
+        {
+          maxItems: 8,
+          description:
+            'Caption tracks to make from the speech once the video is ready, each `source: "generated"` and replaced like any ' +
+            'track by a file upload; `video.caption.ready` when each is there. 400 unsupported_language for a language no ' +
+            "node's speech engine transcribes.",
+        },
+      ),
+    ),
     watermark: Type.Optional(
       watermarkRequestSchema(
         'An image of the environment burnt into every rendition (and so every MP4 download), at its position, its width and ' +
@@ -86,5 +110,8 @@ export function processOptions() {
 
 /** The named code of a validation error in an encoding parameter. */
 export const encodingParameterCodes: Record<string, string> = Object.fromEntries(
-  [...encodingParameterNames, 'watermark'].map((field) => [`body.${field}`, 'invalid_parameters']),
+  [...encodingParameterNames, 'watermark', 'generatedSubtitles'].map((field) => [
+    `body.${field}`,
+    'invalid_parameters',
+  ]),
 );

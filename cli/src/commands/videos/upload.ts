@@ -69,6 +69,12 @@ export default class VideosUpload extends ApiCommand {
       description: 'labels every encode node of the video must carry, comma-separated (acme: your own nodes)',
     }),
     ...watermarkFlags,
+    'generate-captions': Flags.string({
+      multiple: true,
+      delimiter: ',',
+      description:
+        'make caption tracks from the speech once ready, in these languages, comma-separated (auto: the language heard)',
+    }),
     wait: Flags.boolean({ description: 'wait until every video is ready or failed' }),
     timeout: Flags.integer({ description: 'with --wait: give up after this many seconds', default: 1800, min: 1 }),
   };
@@ -104,6 +110,9 @@ export default class VideosUpload extends ApiCommand {
       ...(flags.codecs ? { additionalCodecs: [...new Set(flags.codecs)] } : {}),
       ...(flags['node-labels'] ? { nodeLabels: [...new Set(flags['node-labels'])] } : {}),
       ...(watermark ? { watermark } : {}),
+      ...(flags['generate-captions']
+        ? { generatedSubtitles: [...new Set(flags['generate-captions'])].map((language) => ({ language })) }
+        : {}),
     };
     const uploaded: UploadedVideo[] = [];
     try {

@@ -12,6 +12,8 @@ import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest
 import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from '../../kino/v1/StoryboardResult.ts';
 import type { ThumbnailRequest as _kino_v1_ThumbnailRequest, ThumbnailRequest__Output as _kino_v1_ThumbnailRequest__Output } from '../../kino/v1/ThumbnailRequest.ts';
 import type { ThumbnailResult as _kino_v1_ThumbnailResult, ThumbnailResult__Output as _kino_v1_ThumbnailResult__Output } from '../../kino/v1/ThumbnailResult.ts';
+import type { TranscribeRequest as _kino_v1_TranscribeRequest, TranscribeRequest__Output as _kino_v1_TranscribeRequest__Output } from '../../kino/v1/TranscribeRequest.ts';
+import type { TranscribeResult as _kino_v1_TranscribeResult, TranscribeResult__Output as _kino_v1_TranscribeResult__Output } from '../../kino/v1/TranscribeResult.ts';
 
 /**
  * Served by every encode node, inside the tunnel of its Connect stream (NodeRegistry below): a node
@@ -94,6 +96,25 @@ export interface EncodeServiceClient extends grpc.Client {
   thumbnail(argument: _kino_v1_ThumbnailRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
   thumbnail(argument: _kino_v1_ThumbnailRequest, callback: grpc.requestCallback<_kino_v1_ThumbnailResult__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * Captions from speech (docs/decisions/captions.md): the source's sound through the node's speech
+   * engine, written as one WebVTT file. Takes an encode slot: it keeps a core busy for a third of the
+   * video's length. Only a node that reported the language (RegisterRequest.transcribe_languages) gets it.
+   */
+  Transcribe(argument: _kino_v1_TranscribeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  Transcribe(argument: _kino_v1_TranscribeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  Transcribe(argument: _kino_v1_TranscribeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  Transcribe(argument: _kino_v1_TranscribeRequest, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  /**
+   * Captions from speech (docs/decisions/captions.md): the source's sound through the node's speech
+   * engine, written as one WebVTT file. Takes an encode slot: it keeps a core busy for a third of the
+   * video's length. Only a node that reported the language (RegisterRequest.transcribe_languages) gets it.
+   */
+  transcribe(argument: _kino_v1_TranscribeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  transcribe(argument: _kino_v1_TranscribeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  transcribe(argument: _kino_v1_TranscribeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  transcribe(argument: _kino_v1_TranscribeRequest, callback: grpc.requestCallback<_kino_v1_TranscribeResult__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -134,6 +155,13 @@ export interface EncodeServiceHandlers extends grpc.UntypedServiceImplementation
   
   Thumbnail: grpc.handleUnaryCall<_kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult>;
   
+  /**
+   * Captions from speech (docs/decisions/captions.md): the source's sound through the node's speech
+   * engine, written as one WebVTT file. Takes an encode slot: it keeps a core busy for a third of the
+   * video's length. Only a node that reported the language (RegisterRequest.transcribe_languages) gets it.
+   */
+  Transcribe: grpc.handleUnaryCall<_kino_v1_TranscribeRequest__Output, _kino_v1_TranscribeResult>;
+  
 }
 
 export interface EncodeServiceDefinition extends grpc.ServiceDefinition {
@@ -142,4 +170,5 @@ export interface EncodeServiceDefinition extends grpc.ServiceDefinition {
   RaisePriority: MethodDefinition<_kino_v1_RaisePriorityRequest, _kino_v1_RaisePriorityResponse, _kino_v1_RaisePriorityRequest__Output, _kino_v1_RaisePriorityResponse__Output>
   Storyboard: MethodDefinition<_kino_v1_StoryboardRequest, _kino_v1_StoryboardResult, _kino_v1_StoryboardRequest__Output, _kino_v1_StoryboardResult__Output>
   Thumbnail: MethodDefinition<_kino_v1_ThumbnailRequest, _kino_v1_ThumbnailResult, _kino_v1_ThumbnailRequest__Output, _kino_v1_ThumbnailResult__Output>
+  Transcribe: MethodDefinition<_kino_v1_TranscribeRequest, _kino_v1_TranscribeResult, _kino_v1_TranscribeRequest__Output, _kino_v1_TranscribeResult__Output>
 }

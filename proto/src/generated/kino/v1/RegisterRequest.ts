@@ -22,6 +22,11 @@ export interface RegisterRequest {
    */
   'encoders'?: (string)[];
   'qualityFfmpeg'?: (boolean);
+  /**
+   * The languages its speech engine transcribes (NODE_TRANSCRIBE_MODEL; an English-only Whisper:
+   * "en"); empty: it has none, and gets no Transcribe call.
+   */
+  'transcribeLanguages'?: (string)[];
 }
 
 export interface RegisterRequest__Output {
@@ -45,4 +50,9 @@ export interface RegisterRequest__Output {
    */
   'encoders': (string)[];
   'qualityFfmpeg': (boolean);
+  /**
+   * The languages its speech engine transcribes (NODE_TRANSCRIBE_MODEL; an English-only Whisper:
+   * "en"); empty: it has none, and gets no Transcribe call.
+   */
+  'transcribeLanguages': (string)[];
 }

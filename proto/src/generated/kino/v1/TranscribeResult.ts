@@ -1,0 +1,28 @@
+// Original file: kino.proto
+
+
+export interface TranscribeResult {
+  /**
+   * the language transcribed: the one asked, or the one detected
+   */
+  'language'?: (string);
+  'cues'?: (number);
+  'words'?: (number);
+  /**
+   * how much sound the engine read
+   */
+  'audioSeconds'?: (number | string);
+}
+
+export interface TranscribeResult__Output {
+  /**
+   * the language transcribed: the one asked, or the one detected
+   */
+  'language': (string);
+  'cues': (number);
+  'words': (number);
+  /**
+   * how much sound the engine read
+   */
+  'audioSeconds': (number);
+}

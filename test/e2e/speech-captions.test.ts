@@ -1,0 +1,168 @@
+// Captions from speech end to end (issue 57, docs/decisions/captions.md): espeak-ng speaks known
+// English sentences, with silences between them, into a short video; the process call asks for
+// `generatedSubtitles`; the shared farm's node (whose speech engine is Whisper tiny.en) transcribes
+// it as a slot-taking job; the track appears with `source: "generated"`. The test computes the word
+// error rate of the track's words against the sentences, and checks each cue starts within 0.5 s of
+// its sentence; reads the transcript as text and as JSON; refuses a language the engine cannot do
+// (400 naming the field); and an uploaded file replaces the generated track, as any track.
+import { afterAll, beforeAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CaptionTrack } from '@kino/sdk';
+import {
+  englishSentences,
+  makeSpeechVideo,
+  speakSentences,
+  wordErrorRate,
+  type SpokenTrack,
+} from '@kino/test/support/speech';
+import type { FarmTenant } from '../farm/farm.ts';
+import { joinSharedFarm } from '../farm/shared-farm.ts';
+
+let farm: FarmTenant;
+let workDir: string;
+let spoken: SpokenTrack;
+let videoId: string;
+
+/** Polls the video's tracks until one for `language` made by `source` is there. */
+async function waitForTrack(
+  language: string,
+  source: CaptionTrack['source'],
+  timeoutMs = 180_000,
+): Promise<CaptionTrack> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tracks = await farm.kino.videos.listCaptions(farm.orgId, videoId);
+    const track = tracks.find((t) => t.language === language && t.source === source);
+    if (track) return track;
+    if (Date.now() > deadline)
+      throw new Error(`no ${source} ${language} track after ${timeoutMs} ms: ${JSON.stringify(tracks)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** A raw API call, to see the error envelope as a client gets it. */
+interface ErrorBody {
+  code: string;
+  detail: string;
+  errors: { location: string }[];
+}
+
+async function post(path: string, body: unknown): Promise<{ status: number; body: ErrorBody }> {
+  const response = await fetch(`${farm.apiUrl}/${farm.orgId}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': farm.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as ErrorBody };
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'kino-speech-'));
+  [farm, spoken] = await Promise.all([
+    joinSharedFarm('speech-captions'),
+    speakSentences({ sentences: englishSentences, dir: workDir }),
+  ]);
+  const video = await readFile(await makeSpeechVideo(spoken.path, join(workDir, 'speech.mp4')));
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'speech.mp4',
+    fileSize: video.length,
+    contentType: 'video/mp4',
+  });
+  await farm.kino.uploads.putFile(ticket, video, 'video/mp4');
+  ({ videoID: videoId } = await farm.kino.videos.process(farm.orgId, farm.envId, {
+    storagePath: ticket.bucketPath,
+    videoQuality: 'standard',
+    allowPublicAccess: true,
+    compressionRatio: 'superfast',
+    generatedSubtitles: [{ language: 'auto' }],
+  }));
+  await farm.waitForStatus(videoId, 'ready', 240_000);
+});
+
+afterAll(async () => {
+  await farm?.stop();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+test('the speech becomes an English track, source generated: its words within the WER bound, each cue at its sentence', async () => {
+  const track = await waitForTrack('en', 'generated');
+  assert.equal(track.label, 'English');
+  const file = await (await fetch(track.url)).text();
+  assert.match(file, /^WEBVTT/);
+
+  const transcript = await farm.kino.videos.transcript(farm.orgId, videoId, { language: 'en', format: 'json' });
+  assert.equal(transcript.source, 'generated');
+  const said = englishSentences.join(' ');
+  const wer = wordErrorRate(said, transcript.text);
+  console.log(`speech-captions: WER ${(wer * 100).toFixed(1)} % (heard: ${JSON.stringify(transcript.text)})`);
+  assert.ok(wer <= 0.15, `WER ${(wer * 100).toFixed(1)} % over 15 %: heard ${JSON.stringify(transcript.text)}`);
+
+  // A cue per sentence (each ends at its full stop, or at the 1.5 s silence after it), each starting
+  // within 0.5 s of the moment espeak-ng began to speak it.
+  const cues = transcript.cues!;
+  assert.equal(cues.length, englishSentences.length, JSON.stringify(cues));
+  console.log(
+    `speech-captions: cue starts off their sentences by ${cues.map((cue, i) => (cue.startSeconds - spoken.starts[i]!).toFixed(2)).join(', ')} s`,
+  );
+  cues.forEach((cue, i) => {
+    const off = Math.abs(cue.startSeconds - spoken.starts[i]!);
+    assert.ok(
+      off <= 0.5,
+      `cue ${i} "${cue.text}" starts at ${cue.startSeconds} s, its sentence at ${spoken.starts[i]} s`,
+    );
+    assert.ok(
+      wordErrorRate(englishSentences[i]!, cue.text) <= 0.5,
+      `cue ${i} "${cue.text}" is not "${englishSentences[i]}"`,
+    );
+  });
+
+  const text = await farm.kino.videos.transcript(farm.orgId, videoId);
+  assert.deepEqual(text, { language: 'en', source: 'generated', text: transcript.text });
+  assert.equal(text.text.split('\n').length, cues.length, 'the text format has one cue a line');
+});
+
+test('a language the installed engine cannot do answers 400 naming the field', async () => {
+  const generate = await post(`/videos/${videoId}/captions/generate`, { language: 'fr' });
+  assert.equal(generate.status, 400, JSON.stringify(generate.body));
+  assert.equal(generate.body.code, 'unsupported_language');
+  assert.deepEqual(
+    generate.body.errors.map((e) => e.location),
+    ['body.language'],
+  );
+  assert.match(generate.body.detail, /transcribe en, not "fr"/);
+
+  const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
+    filename: 'x.mp4',
+    fileSize: 10,
+    contentType: 'video/mp4',
+  });
+  const processed = await post(`/environments/${farm.envId}/videos/process`, {
+    storagePath: ticket.bucketPath,
+    videoQuality: 'standard',
+    allowPublicAccess: false,
+    generatedSubtitles: [{ language: 'en' }, { language: 'de', label: 'Deutsch' }],
+  });
+  assert.equal(processed.status, 400, JSON.stringify(processed.body));
+  assert.equal(processed.body.code, 'unsupported_language');
+  assert.equal(processed.body.errors[0]!.location, 'body.generatedSubtitles.1.language');
+});
+
+test('an uploaded file replaces the generated track, and generating again puts a generated one back', async () => {
+  await waitForTrack('en', 'generated');
+  const uploaded = await farm.kino.videos.addCaption(farm.orgId, videoId, {
+    language: 'en',
+    content: 'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\nWritten by a person.\n',
+  });
+  assert.equal(uploaded.source, 'uploaded');
+  const transcript = await farm.kino.videos.transcript(farm.orgId, videoId, { language: 'en' });
+  assert.deepEqual(transcript, { language: 'en', source: 'uploaded', text: 'Written by a person.' });
+
+  const generating = await farm.kino.videos.generateCaptions(farm.orgId, videoId, { language: 'EN' });
+  assert.deepEqual(generating, { language: 'en', status: 'generating' });
+  await waitForTrack('en', 'generated');
+  const again = await farm.kino.videos.transcript(farm.orgId, videoId, { language: 'en' });
+  assert.ok(wordErrorRate(englishSentences.join(' '), again.text) <= 0.15, again.text);
+});

@@ -1,0 +1,202 @@
+// Spoken test material for captions from speech (docs/decisions/captions.md): known sentences spoken
+// by espeak-ng, laid on a timeline with silences between them (so each sentence's start is known to
+// the sample), made into a video, optionally under noise or music at a given signal-to-noise ratio;
+// and the word error rate of what an engine heard against what was said. Used by
+// test/e2e/speech-captions.test.ts and bench/captions/.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** English sentences the engine is asked to hear: common words, as a talk would have them. */
+export const englishSentences = [
+  'The quick brown fox jumps over the lazy dog.',
+  'Every video on this site has captions.',
+  'We measure how many words the machine gets wrong.',
+  'The next train leaves at half past nine.',
+];
+
+/** espeak-ng's words per minute: slower than its default 175, which the small model mishears more often. */
+export const speechWordsPerMinute = 130;
+
+const sampleRate = 16_000;
+
+export interface SpokenTrack {
+  /** The WAV of the whole timeline (16 kHz mono). */
+  path: string;
+  /** When each sentence starts, in seconds: the first sample espeak-ng spoke above silence. */
+  starts: number[];
+  durationSeconds: number;
+}
+
+async function wavSeconds(path: string): Promise<number> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]);
+  return Number(stdout.trim());
+}
+
+/** Seconds of silence espeak-ng leaves before its first sound (silencedetect's first silence end, or 0). */
+async function leadingSilence(path: string): Promise<number> {
+  const { stderr } = await run('ffmpeg', [
+    '-hide_banner',
+    '-i',
+    path,
+    '-af',
+    'silencedetect=n=-50dB:d=0.02',
+    '-f',
+    'null',
+    '-',
+  ]);
+  const first = /silence_start: (-?[\d.]+)[\s\S]*?silence_end: ([\d.]+)/.exec(stderr);
+  return first && Number(first[1]) <= 0.001 ? Number(first[2]) : 0;
+}
+
+/**
+ * Speaks `sentences` (espeak-ng, `voice`) one after another into `dir`/speech.wav: `leadSeconds` of
+ * silence, then each sentence followed by `gapSeconds` of silence.
+ */
+export async function speakSentences({
+  sentences,
+  dir,
+  // espeak-ng's default English: tiny.en heard it best of en, en-us and en-gb-x-rp (3 %, 12 %, 12 %).
+  voice = 'en',
+  leadSeconds = 1,
+  gapSeconds = 1.5,
+}: {
+  sentences: readonly string[];
+  dir: string;
+  voice?: string;
+  leadSeconds?: number;
+  gapSeconds?: number;
+}): Promise<SpokenTrack> {
+  const parts: string[] = [];
+  const starts: number[] = [];
+  let at = leadSeconds;
+  for (const [i, sentence] of sentences.entries()) {
+    const raw = join(dir, `sentence-${i}.raw.wav`);
+    const part = join(dir, `sentence-${i}.wav`);
+    await run('espeak-ng', ['-v', voice, '-s', String(speechWordsPerMinute), '-w', raw, sentence]);
+    await run('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      raw,
+      '-ar',
+      String(sampleRate),
+      '-ac',
+      '1',
+      part,
+    ]);
+    starts.push(at + (await leadingSilence(part)));
+    parts.push(part);
+    at += (await wavSeconds(part)) + gapSeconds;
+  }
+  const path = join(dir, 'speech.wav');
+  // Each part delayed to its place on the timeline, mixed: silence wherever nothing is spoken.
+  let offset = leadSeconds;
+  const delays: string[] = [];
+  for (const [i, part] of parts.entries()) {
+    delays.push(`[${i}:a]adelay=${Math.round(offset * 1000)}:all=1[a${i}]`);
+    offset += (await wavSeconds(part)) + gapSeconds;
+  }
+  const mix = `${delays.join(';')};${parts.map((_, i) => `[a${i}]`).join('')}amix=inputs=${parts.length}:normalize=0,apad=whole_dur=${offset.toFixed(3)}[out]`;
+  await run('ffmpeg', [
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...parts.flatMap((part) => ['-i', part]),
+    ...['-filter_complex', mix, '-map', '[out]', '-ar', String(sampleRate), '-ac', '1', path],
+  ]);
+  return { path, starts, durationSeconds: offset };
+}
+
+/**
+ * Mixes `speech` with a background at `snrDb` below it (by mean power over the whole track): `noise`
+ * is pink noise, `music` a chord of three sines with a tremolo, both from ffmpeg's own sources.
+ */
+export async function mixBackground(
+  speech: SpokenTrack,
+  { kind, snrDb, path }: { kind: 'noise' | 'music'; snrDb: number; path: string },
+): Promise<string> {
+  const seconds = speech.durationSeconds.toFixed(3);
+  const source =
+    kind === 'noise'
+      ? `anoisesrc=color=pink:sample_rate=${sampleRate}:duration=${seconds}`
+      : `aevalsrc='(sin(2*PI*220*t)+sin(2*PI*277*t)+sin(2*PI*330*t))*(0.6+0.4*sin(2*PI*2*t))':s=${sampleRate}:d=${seconds}`;
+  const background = join(speech.path.replace(/speech\.wav$/, ''), `${kind}-background.wav`);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    source,
+    '-ac',
+    '1',
+    background,
+  ]);
+  const [speechDb, backgroundDb] = await Promise.all([meanVolumeDb(speech.path), meanVolumeDb(background)]);
+  const gainDb = speechDb - snrDb - backgroundDb;
+  await run('ffmpeg', [
+    ...['-hide_banner', '-loglevel', 'error', '-y', '-i', speech.path, '-i', background],
+    ...['-filter_complex', `[1:a]volume=${gainDb.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0[out]`],
+    ...['-map', '[out]', path],
+  ]);
+  return path;
+}
+
+/** Mean volume (dB) of the spoken parts' timeline as ffmpeg's volumedetect measures it. */
+async function meanVolumeDb(path: string): Promise<number> {
+  const { stderr } = await run('ffmpeg', ['-hide_banner', '-i', path, '-af', 'volumedetect', '-f', 'null', '-']);
+  return Number(/mean_volume: (-?[\d.]+) dB/.exec(stderr)![1]);
+}
+
+/** A small grey video carrying `audio` (H.264 and AAC), as long as the sound. */
+export async function makeSpeechVideo(audio: string, path: string): Promise<string> {
+  await run('ffmpeg', [
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...['-f', 'lavfi', '-i', 'color=c=gray:size=320x180:rate=24', '-i', audio],
+    ...[
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-shortest',
+      path,
+    ],
+  ]);
+  return path;
+}
+
+/** Lower-case words without punctuation: "Dog," and "dog." are one word. */
+export function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}'\s-]/gu, ' ')
+    .split(/[\s-]+/)
+    .filter(Boolean);
+}
+
+/** (substitutions + deletions + insertions) / reference words: the word-level edit distance. */
+export function wordErrorRate(reference: string, heard: string): number {
+  const ref = wordsOf(reference);
+  const hyp = wordsOf(heard);
+  let previous = Array.from({ length: hyp.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= ref.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= hyp.length; j++) {
+      const substitution = previous[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1);
+      current.push(Math.min(substitution, previous[j]! + 1, current[j - 1]! + 1));
+    }
+    previous = current;
+  }
+  return ref.length === 0 ? 0 : previous[hyp.length]! / ref.length;
+}
