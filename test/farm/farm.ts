@@ -176,9 +176,12 @@ export async function startFarm({
   temporalServer,
   durable = false,
   ingest = false,
+  speech = false,
 }: {
   /** Also `kino ingest`, RTMP publishers in (live streams; the farm's LIVE_RTMP_URL). */
   ingest?: boolean;
+  /** The nodes' speech engine (captions from speech). */
+  speech?: boolean;
   /**
    * PostgreSQL syncing its commits (default off, for speed). A test that kills PostgreSQL with -9
    * needs it: without synchronous_commit a crash loses commits it had already acknowledged.
@@ -206,6 +209,7 @@ export async function startFarm({
     temporal: temporalServer,
     durable,
     ingest,
+    speech,
   });
   const { launcher, status, env } = stack;
   const services: TestServices = {

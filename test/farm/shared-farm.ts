@@ -40,7 +40,7 @@ const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator',
 
 /** vitest's globalSetup: starts the farm, provides its address, and returns the teardown. */
 export default async function startSharedFarm(project: TestProject): Promise<() => Promise<void>> {
-  const farm = await startFarm({ playback: true, ingest: true });
+  const farm = await startFarm({ playback: true, ingest: true, speech: true });
   try {
     await farm.startNode('a', { slots: 2 });
   } catch (error) {

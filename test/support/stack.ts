@@ -27,15 +27,22 @@ const testOrchestratorDefaults = { JUST_IN_TIME: 'false' };
 
 export async function startTestStack({
   ingest = false,
+  speech = false,
   ...options
 }: Omit<DevStackOptions, 'dir' | 'portBase'> & {
   /** Also `kino ingest` (live streams): off unless asked, a process fewer for the files that publish nothing. */
   ingest?: boolean;
+  /** The nodes' speech engine: off unless asked, so the nodes of files that caption nothing load no model. */
+  speech?: boolean;
 }): Promise<TestStack> {
   const dir = mkdtempSync(join(tmpdir(), 'kino-test-'));
   const errors: string[] = [];
   const env = { ...options.env, orchestrator: { ...testOrchestratorDefaults, ...options.env?.orchestrator } };
-  const without = ingest ? options.without : [...(options.without ?? []), 'ingest' as const];
+  const without = [
+    ...(options.without ?? []),
+    ...(ingest ? [] : (['ingest'] as const)),
+    ...(speech ? [] : (['speech'] as const)),
+  ];
   const launcher = new DevStackLauncher(
     { durable: false, ...options, without, env, dir, portBase: await freeDevPortBase() },
     { progress: () => undefined, partError: (line) => errors.push(line) },

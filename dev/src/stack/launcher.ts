@@ -185,7 +185,7 @@ export class DevStackLauncher {
     return this.options.hosts?.delivery ?? this.controlPlaneHost;
   }
 
-  private has(part: 'temporal' | 'orchestrator' | 'delivery' | 'ingest'): boolean {
+  private has(part: 'temporal' | 'orchestrator' | 'delivery' | 'ingest' | 'speech'): boolean {
     return !this.options.without?.includes(part);
   }
 
@@ -704,8 +704,8 @@ export class DevStackLauncher {
       REGISTRY_ACCEPT_NODE_TOKEN: 'true',
       // The nodes' AV1 encoder and quality scorer (the ffmpeg of imageio-ffmpeg, which setup installs).
       NODE_QUALITY_FFMPEG: findQualityFfmpeg(),
-      // The nodes' speech engine (captions from speech), when setup installed it.
-      ...speechEngineEnv(),
+      // The nodes' speech engine (captions from speech), when setup installed it and the stack wants it.
+      ...(this.has('speech') ? speechEngineEnv() : {}),
       // The API's operators' interface (`kino nodes`); dev.json carries it to the CLI.
       OPERATOR_TOKEN: secrets.operatorToken,
       // Seals the playback signing keys at rest; dev.json carries it to `kino admin playback-keys rotate`.

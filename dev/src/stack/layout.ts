@@ -42,8 +42,11 @@ export interface DevStackOptions {
   /** Slots per encode node (env KINO_DEV_NODE_SLOTS); default: the cores shared out among the nodes. */
   slots?: number;
   // The options below are for tests and benchmarks; `kino dev` runs everything with the defaults.
-  /** Parts to leave out (default: none). Without Temporal the API answers with Temporal unreachable. */
-  without?: ('temporal' | 'orchestrator' | 'delivery' | 'ingest')[];
+  /**
+   * Parts to leave out (default: none). Without Temporal the API answers with Temporal unreachable.
+   * `speech`: the nodes' speech engine (captions from speech), whose model each node loads at start.
+   */
+  without?: ('temporal' | 'orchestrator' | 'delivery' | 'ingest' | 'speech')[];
   /** The analytics store: chDB behind `kino analytics-store` (default), Debian's ClickHouse server, or none. */
   analytics?: 'chdb' | 'clickhouse-server' | 'none';
   /** Extra environment per part (e.g. orchestrator: NODE_HEARTBEAT_TIMEOUT_MS, ENCODE_GROUPING). */
