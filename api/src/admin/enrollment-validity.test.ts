@@ -1,6 +1,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { parseValidity } from './enroll.ts';
+// Beside the admin modules, not the command: every file under commands/ is a command to oclif.
+import { parseValidity } from '../commands/admin/nodes/enroll.ts';
 
 test('--valid-for takes minutes, hours or days up to a year, and nothing else', () => {
   assert.equal(parseValidity('90m'), 90 * 60);
