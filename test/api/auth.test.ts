@@ -293,6 +293,8 @@ describe("the operators' interface", () => {
         labels: { zone: 'x' },
         encoders: ['libx264', 'hevc_nvenc'],
         qualityFfmpeg: true,
+        // Registered with no speech engine: it transcribes nothing.
+        transcribeLanguages: [],
         slots: 2,
         slotsInUse: 0,
         state: 'active',

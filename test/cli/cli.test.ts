@@ -181,7 +181,7 @@ describe("kino, the developers' CLI", { timeout: 300_000 }, () => {
     assert.equal(links.Embed, `${new URL(links.Playback!).origin}/embed/${videoId}`);
     const embed = await fetch(links.Embed!);
     assert.equal(embed.status, 200);
-    assert.match(await embed.text(), /<media-controller/);
+    assert.match(await embed.text(), /<kino-player /);
     // The farm serves no dashboard: the page is the control plane's /dashboard on the API's origin.
     assert.equal(links.Dashboard, `${new URL(apiUrl).origin}/dashboard/videos/${videoId}`);
 

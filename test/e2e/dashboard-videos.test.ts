@@ -278,7 +278,7 @@ test("the video page shows the embed snippet: delivery's oEmbed iframe of the em
   assert.equal(await page.getByTestId('embed-expiry').count(), isPrivate ? 1 : 0);
   const response = await fetch(embedUrl);
   assert.equal(response.status, 200);
-  assert.match(await response.text(), /<media-controller/);
+  assert.match(await response.text(), /<kino-player /);
 });
 
 /** The video's details as the API answers them, asked with the page's session. */
