@@ -111,3 +111,15 @@ describe('resolutionDistributionOption', () => {
     assert.equal(videoResolutionsOption([{ resolutionHeight: 360, timesServed: 0 } as ResolutionEntry]), undefined);
   });
 });
+
+describe('legends', () => {
+  it('every legend is one scrolling line above the plot, clear of the value axis name (at 390 px too)', () => {
+    const usage = [{ envId: 'env_1', segmentsServedInPeriod: 1, videosUploadedInPeriod: 1 }] as UsageRecord[];
+    const withLegends = [dailySegmentsOption([day('2026-11-01', 1, 2, 3)]), usagePerEnvironmentOption(usage)];
+    for (const option of withLegends) {
+      const { legend, grid } = option as { legend: { type?: string; top?: number }; grid: { top: number } };
+      assert.equal(legend.type, 'scroll', 'one line, however narrow the chart');
+      assert.ok(grid.top >= 48, `the plot starts ${grid.top} px down, under the legend and the axis name`);
+    }
+  });
+});

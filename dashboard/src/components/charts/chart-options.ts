@@ -25,12 +25,20 @@ const bandFields: Record<ResolutionBand, 'hdSegments' | 'sdSegments' | 'ldSegmen
   ld: 'ldSegments',
 };
 
+/**
+ * A legend above a chart: one line that scrolls when its names do not fit (a phone's 390 px), never
+ * several lines that would run over the axis's name below it.
+ */
+export const chartLegend = { type: 'scroll', top: 0 } as const;
+/** The plot below the legend's one line (24 px) and the value axis's name (about 20 px). */
+export const gridUnderLegend = { left: 48, right: 16, top: 48, bottom: 32 } as const;
+
 /** Segments served per day, stacked by HD, SD and LD, every day of the range (the API includes zero days). */
 export function dailySegmentsOption(daily: DailyRecord[]): EChartsCoreOption {
   return {
     tooltip: { trigger: 'axis' },
-    legend: { top: 0 },
-    grid: { left: 48, right: 16, top: 36, bottom: 32 },
+    legend: chartLegend,
+    grid: gridUnderLegend,
     xAxis: { type: 'category', data: daily.map((day) => dayOf(day.deliveryDate)) },
     yAxis: { type: 'value', name: 'segments', minInterval: 1 },
     series: bandOrder.map((band) => ({
@@ -51,8 +59,8 @@ export function usagePerEnvironmentOption(
   const names = usage.map((record) => environmentNames.get(record.envId) ?? record.envId);
   return {
     tooltip: { trigger: 'axis' },
-    legend: { top: 0 },
-    grid: { left: 48, right: 16, top: 36, bottom: 32 },
+    legend: chartLegend,
+    grid: gridUnderLegend,
     xAxis: { type: 'category', data: names },
     yAxis: { type: 'value', minInterval: 1 },
     series: [
@@ -67,7 +75,7 @@ export function storageByTierOption(storage: StorageRecord): EChartsCoreOption {
   const minutes = (seconds: number) => Math.round((seconds / 60) * 10) / 10;
   return {
     tooltip: { trigger: 'item', formatter: '{b}: {c} min ({d}%)' },
-    legend: { top: 0 },
+    legend: chartLegend,
     series: [
       {
         name: 'Stored minutes',
