@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { parseStoryboardVtt, tileAt } from './storyboard.ts';
+// The player's parser, which the thumbnail picker uses too (one reading of the storyboard VTT).
+import { parseStoryboard, tileAt } from '@kino/player/storyboard';
 
 const vtt = `WEBVTT
 
@@ -14,15 +15,15 @@ storyboard-0.jpg?token=abc#xywh=160,0,160,90
 storyboard-1.jpg?token=abc#xywh=0,0,160,90
 `;
 
-describe('parseStoryboardVtt', () => {
-  const tiles = parseStoryboardVtt(vtt, 'http://127.0.0.1:7090/v1/private/vid1/storyboard.vtt?token=abc');
+describe('parseStoryboard, as the thumbnail picker reads it', () => {
+  const tiles = parseStoryboard(vtt, 'http://127.0.0.1:7090/v1/private/vid1/storyboard.vtt?token=abc');
 
   it('reads each cue: its interval, its sheet resolved against the VTT, and the tile in it', () => {
     assert.equal(tiles.length, 3);
     assert.deepEqual(tiles[1], {
       start: 5,
       end: 10,
-      sheetUrl: 'http://127.0.0.1:7090/v1/private/vid1/storyboard-0.jpg?token=abc',
+      sheet: 'http://127.0.0.1:7090/v1/private/vid1/storyboard-0.jpg?token=abc',
       x: 160,
       y: 0,
       width: 160,
@@ -35,7 +36,7 @@ describe('parseStoryboardVtt', () => {
   it('finds the tile of an instant', () => {
     assert.equal(tileAt(tiles, 0)!.x, 0);
     assert.equal(tileAt(tiles, 7.2)!.x, 160);
-    assert.equal(tileAt(tiles, 501)!.sheetUrl.includes('storyboard-1.jpg'), true);
+    assert.equal(tileAt(tiles, 501)!.sheet.includes('storyboard-1.jpg'), true);
     assert.equal(tileAt([], 3), undefined);
   });
 });

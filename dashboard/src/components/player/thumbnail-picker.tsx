@@ -3,7 +3,7 @@
 // then make that instant the default thumbnail through the API (POST .../thumbnails, setAsDefault).
 import { useMemo, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { parseStoryboardVtt, tileAt } from './storyboard.ts';
+import { parseStoryboard, tileAt } from '@kino/player/storyboard';
 
 export interface ThumbnailPickerProps {
   durationSeconds: number;
@@ -27,7 +27,7 @@ export function ThumbnailPicker({ durationSeconds, storyboardUrl, thumbnailUrl, 
     queryFn: async () => {
       const response = await fetch(storyboardUrl!);
       if (!response.ok) throw new Error(`storyboard: ${response.status}`);
-      return parseStoryboardVtt(await response.text(), storyboardUrl!);
+      return parseStoryboard(await response.text(), storyboardUrl!);
     },
   });
   const tile = useMemo(() => (storyboard.data ? tileAt(storyboard.data, time) : undefined), [storyboard.data, time]);
@@ -72,7 +72,7 @@ export function ThumbnailPicker({ durationSeconds, storyboardUrl, thumbnailUrl, 
               style={{
                 width: `${tile.width}px`,
                 height: `${tile.height}px`,
-                backgroundImage: `url("${tile.sheetUrl}")`,
+                backgroundImage: `url("${tile.sheet}")`,
                 backgroundPosition: `-${tile.x}px -${tile.y}px`,
               }}
             />
