@@ -3,6 +3,7 @@
 export * from './clickhouse.ts';
 export * from './migrations.ts';
 export * from './segment-row.ts';
+export * from './playback-view.ts';
 export * from './rollups.ts';
 export * from './analytics-store.ts';
 export * from './backup.ts';

@@ -14,6 +14,7 @@ import {
   SEGMENT_VIDEO_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from './rollups.ts';
+import { PLAYBACK_VIEWS_TABLE, playbackViewColumnsDdl } from './playback-view.ts';
 import { SEGMENT_DELIVERIES_TABLE, segmentDeliveryColumnsDdl } from './segment-row.ts';
 
 /**
@@ -142,6 +143,19 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       ORDER BY (org_id, month, env_id, rendition_height, video_id)`,
       // Days rolled up before this migration: mark them again so the refresher fills the new tables.
       markEveryServedDay,
+    ],
+  },
+  {
+    version: 4,
+    name: 'playback_views',
+    statements: [
+      // One row per view a player reported (playback-view.ts), what experience analytics read.
+      // Ordered by day first: every experience query names a date range.
+      `CREATE TABLE IF NOT EXISTS ${PLAYBACK_VIEWS_TABLE} (
+        ${playbackViewColumnsDdl()}
+      ) ENGINE = ReplacingMergeTree(version)
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (org_id, day, env_id, video_id, view_id)`,
     ],
   },
 ];
