@@ -39,9 +39,11 @@ export const encodeQueueWaitMinutes = 10;
 /**
  * Every activity that may run longer than a few seconds heartbeats (activities/heartbeat.ts) and its
  * proxy sets this heartbeat timeout: a worker that dies mid-activity is noticed, and the activity
- * retried, within these seconds (docs/activities.md).
+ * retried, within these seconds (docs/activities.md). Ten, as the registry's node heartbeat: an
+ * orchestrator lost costs no more than a node lost. The worker sends a beat at most every 2 s
+ * (its heartbeat throttle) and the activities beat every 2.5 s, so four beats in a row must be lost.
  */
-export const activityHeartbeatTimeoutSeconds = 20;
+export const activityHeartbeatTimeoutSeconds = 10;
 
 /**
  * Attempts of a URL ingest's fetch (a 5xx, no answer, a worker lost). The activity knows its last

@@ -1,7 +1,7 @@
 // Every kind of long activity survives a crash of the process it runs on: the orchestrator, and
 // (for work on a node) the encode node, killed with SIGKILL while the activity runs. The video is
 // `ready`, every frame playing, within a minute of the restart: the activity is retried at its
-// heartbeat timeout (20 s), not at its start-to-close timeout (minutes). Every kind of work on a node
+// heartbeat timeout (10 s), not at its start-to-close timeout (minutes). Every kind of work on a node
 // also survives the node hanging (SIGSTOP): it moves once the registry stops counting on the node
 // (the node's heartbeat timeout, 10 s here), and the node's late answer, once it runs again, is ignored.
 //
