@@ -29,9 +29,9 @@ test('master playlist lists every variant, lowest bandwidth first, with relative
       '#EXTM3U',
       '#EXT-X-VERSION:7',
       '#EXT-X-INDEPENDENT-SEGMENTS',
-      '#EXT-X-STREAM-INF:BANDWIDTH=700000,AVERAGE-BANDWIDTH=620000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",FRAME-RATE=29.970',
+      '#EXT-X-STREAM-INF:BANDWIDTH=700000,AVERAGE-BANDWIDTH=620000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",FRAME-RATE=29.970,CLOSED-CAPTIONS=NONE',
       '360p/playlist.m3u8',
-      '#EXT-X-STREAM-INF:BANDWIDTH=2900000,AVERAGE-BANDWIDTH=2600000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2",FRAME-RATE=30.000',
+      '#EXT-X-STREAM-INF:BANDWIDTH=2900000,AVERAGE-BANDWIDTH=2600000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2",FRAME-RATE=30.000,CLOSED-CAPTIONS=NONE',
       '720p/playlist.m3u8',
       '',
     ].join('\n'),
@@ -71,7 +71,7 @@ test('an audio-only variant has BANDWIDTH, AVERAGE-BANDWIDTH and CODECS, no RESO
   ]);
   assert.equal(
     text,
-    '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=140000,AVERAGE-BANDWIDTH=131000,CODECS="mp4a.40.2"\n0p/playlist.m3u8\n',
+    '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=140000,AVERAGE-BANDWIDTH=131000,CODECS="mp4a.40.2",CLOSED-CAPTIONS=NONE\n0p/playlist.m3u8\n',
   );
 });
 
@@ -97,7 +97,7 @@ test("a master with an HDR variant says every variant's VIDEO-RANGE (PQ or HLG, 
       .split('\n')
       .filter((line) => line.startsWith('#EXT-X-STREAM-INF:'));
     assert.deepEqual(
-      lines.map((line) => line.match(/,VIDEO-RANGE=(\w+)$/)?.[1]),
+      lines.map((line) => line.match(/,VIDEO-RANGE=(\w+),/)?.[1]),
       [hdr, 'SDR'],
     );
   }
@@ -157,7 +157,7 @@ test('a source with several audio tracks: one EXT-X-MEDIA per track, one default
       '#EXT-X-INDEPENDENT-SEGMENTS',
       '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",LANGUAGE="en",NAME="English",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="0p-a1/playlist.m3u8"',
       `#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",LANGUAGE="es",NAME="Spanish 'latino'",DEFAULT=NO,AUTOSELECT=YES,CHANNELS="2",URI="0p-a2/playlist.m3u8"`,
-      '#EXT-X-STREAM-INF:BANDWIDTH=700000,AVERAGE-BANDWIDTH=634000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",FRAME-RATE=25.000,AUDIO="audio"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=700000,AVERAGE-BANDWIDTH=634000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",FRAME-RATE=25.000,AUDIO="audio",CLOSED-CAPTIONS=NONE',
       '360p/playlist.m3u8',
       '',
     ].join('\n'),

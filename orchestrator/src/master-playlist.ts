@@ -108,6 +108,10 @@ export function renderMasterPlaylist(variants: readonly MasterVariant[], audio: 
       ...(picture && v.frameRate > 0 ? [`FRAME-RATE=${v.frameRate.toFixed(3)}`] : []),
       ...(picture && withRanges ? [`VIDEO-RANGE=${v.videoRange ?? 'SDR'}`] : []),
       ...(audio.length > 0 ? [`AUDIO="${audioGroupId}"`] : []),
+      // No CEA-608 captions in any picture (captions are WebVTT tracks), said as Apple's rules ask:
+      // a player that is not told probes segments for them (Shaka fetches the first, the middle and
+      // the last before its first frame, which just in time means making them first).
+      'CLOSED-CAPTIONS=NONE',
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, `${v.key}/${hlsPlaylistName}`);
   }

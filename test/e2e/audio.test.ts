@@ -328,7 +328,7 @@ describe('an audio-only source', () => {
     const text = await (await fetch(master)).text();
     const variants = text.split('\n').filter((line) => line.startsWith('#EXT-X-STREAM-INF:'));
     assert.equal(variants.length, 1, text);
-    assert.match(variants[0]!, /BANDWIDTH=\d+,AVERAGE-BANDWIDTH=\d+,CODECS="mp4a\.40\.2"$/);
+    assert.match(variants[0]!, /BANDWIDTH=\d+,AVERAGE-BANDWIDTH=\d+,CODECS="mp4a\.40\.2",CLOSED-CAPTIONS=NONE$/);
     assert.doesNotMatch(variants[0]!, /RESOLUTION|FRAME-RATE/);
     const probe = await probeOf(master);
     assert.deepEqual(
