@@ -779,9 +779,13 @@ test('a video published just in time plays from the moment it is ready, to its e
     const what = `${webPlayers[k % 2]} (${k < 2 ? 'public' : 'private'})`;
     const media = outcome.requested.filter((url) => url.startsWith(delivery) && /\.m4s\b/.test(url));
     const names = media.map((url) => new URL(url).pathname.split('/').pop());
+    // In order, from the first request on: a player that fetched a later segment first (Shaka
+    // probing the middle and the last for CEA-608 captions, unless the master says there are none)
+    // waited for segments the background had not made yet.
+    const firsts = ['boot-0.m4s', 'boot-1.m4s', 'boot-2.m4s', 'seg-00001.m4s'].map((name) => names.indexOf(name));
     assert.ok(
-      ['boot-0.m4s', 'boot-1.m4s', 'boot-2.m4s', 'seg-00001.m4s'].every((name) => names.includes(name)),
-      `${what}: played the bootstrap segments, then the 6 s ones: ${names.join(' ')}`,
+      firsts.every((at, i) => at >= 0 && (i === 0 || at > firsts[i - 1]!)),
+      `${what}: played the bootstrap segments in order, then the 6 s ones: ${names.join(' ')}`,
     );
     assert.ok(!names.includes('seg-00000.m4s'), `${what}: not the 6 s first segment`);
     if (k >= 2)
