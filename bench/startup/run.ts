@@ -2,7 +2,7 @@
 // Shaka Player in Debian's Chromium (playwright-core), with the players, their page and the sources
 // the tests use (test/support/players.ts, bench/encode/common.ts's 1080p30 sources with audio), on a
 // farm of two encode nodes of one slot each with a delivery node, as the dev stack runs them, just in
-// time on. Two parts:
+// time on. Three parts:
 //
 // 1. From the process call to the first decoded frame (the page's requestVideoFrameCallback) for each
 //    length and preset asked for, each run one video with `bootstrap=true` on the master and one
@@ -22,17 +22,22 @@
 //    tcp_nopush, tcp_nodelay, open_file_cache, keep-alive). Each round loads both, in alternating
 //    order, each in a fresh browser context (an empty HTTP cache); goal: the median of the paired
 //    ratios (Kino / nginx) at most 1.1, per player.
+// 3. (`--parts cpu`, asked for alone) What bootstrap segments cost: each length and preset processed
+//    just in time with them and without (the orchestrator restarted with JUST_IN_TIME_BOOTSTRAP on or
+//    off, alternating which goes first), the whole ladder's encode CPU (the nodes' waited-for children,
+//    /proc's cutime + cstime) until the workflow ends; goal: the median of the paired ratios at most 1.03.
 //
 //   npm run bench:startup -- [--lengths 10,60,1200] [--presets standard,high] [--players hls.js]
-//                            [--runs 1] [--ready-rounds 5] [--ready-length 60] [--parts startup,ready] [--busy]
+//                            [--runs 1] [--ready-rounds 5] [--ready-length 60] [--parts startup,ready,cpu] [--busy]
 //   npm run bench:startup -- --lengths 10 --presets standard --ready-rounds 3   (a quick run, minutes)
+//   npm run bench:startup -- --parts cpu --lengths 10,60 --runs 3   (what bootstrap segments cost)
 //
 // The 20-minute source (2.3 GB) is made once and kept in the temp directory, as every encode bench's
 // sources are; its upload takes a minute or so, outside the measured time. The browser runs on the
 // same machine as the farm and decodes on the cores the encodes use. Progress goes to stderr, the
 // tables and goals to stdout.
 import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { openAsBlob } from 'node:fs';
+import { openAsBlob, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -49,7 +54,7 @@ import {
   type PlayerOutcome,
   type WebPlayer,
 } from '@kino/test/support/players';
-import { startFarm, type Farm } from '../../test/farm/farm.ts';
+import { startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, submitBenchVideo } from '../encode/common.ts';
 
 const { values: options } = parseArgs({
@@ -81,7 +86,8 @@ for (const preset of presets)
     throw new Error(`--presets: standard, high or ultra, not ${preset}`);
 for (const player of [...players, ...readyPlayers])
   if (!webPlayers.includes(player)) throw new Error(`players: ${webPlayers.join(' or ')}, not ${player}`);
-for (const part of parts) if (!['startup', 'ready'].includes(part)) throw new Error(`--parts: startup, ready`);
+for (const part of parts)
+  if (!['startup', 'ready', 'cpu'].includes(part)) throw new Error(`--parts: startup, ready, cpu`);
 
 /** The ladder's default (the spec's), as a user who sets nothing gets. */
 const compressionRatio = defaultEncodingParameters.compressionRatio;
@@ -92,6 +98,8 @@ const startupGoalMs: Partial<Record<VideoQuality, number>> = busy
 /** The background video of a busy farm (`--busy`). */
 const busySeconds = 60;
 const readyGoalRatio = 1.1;
+/** The issue's goal: the whole ladder's encode CPU with bootstrap segments within 3 % of without. */
+const cpuGoalRatio = 1.03;
 /** How long a viewer waits for the first frame before the bench records none. */
 const firstFramePatienceMs = 180_000;
 /** The warm-up's source (the workers' first workflow, the browser's first page): not counted. */
@@ -421,7 +429,61 @@ function table(header: string[], rows: string[][]): string {
 
 const orInfinity = (ms: number | null) => ms ?? Infinity;
 
-function report(startups: StartupCase[], readies: ReadyCase[]): string {
+/**
+ * The CPU time of every process a node has waited for (its ffmpeg runs: /proc's cutime and cstime),
+ * in seconds, summed over `nodes`: read before a video and after its ladder is complete.
+ */
+function encodeCpuSeconds(nodes: readonly FarmNodeProcess[]): number {
+  const ticksPerSecond = 100; // USER_HZ, 100 on Linux everywhere
+  return nodes.reduce((sum, node) => {
+    const stat = readFileSync(`/proc/${node.process.child.pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis; cutime and cstime are fields 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return sum + (Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
+  }, 0);
+}
+
+interface CpuCase {
+  seconds: number;
+  preset: VideoQuality;
+  /** Encode CPU seconds of each run's whole ladder, with bootstrap segments and without. */
+  runs: Record<Mode, number>[];
+}
+
+/**
+ * What bootstrap segments cost (--parts cpu): the same source processed just in time with them
+ * (JUST_IN_TIME_BOOTSTRAP on, the default) and without (off), alternating which goes first, each on
+ * an idle farm; the encode CPU of the whole ladder, from the process call until the workflow ends.
+ */
+async function cpuPart(farm: Farm, nodes: readonly FarmNodeProcess[]): Promise<CpuCase[]> {
+  const cases: CpuCase[] = [];
+  for (const seconds of lengths) {
+    const source = await openAsBlob(await benchSource(seconds));
+    for (const preset of presets) {
+      const c: CpuCase = { seconds, preset, runs: [] };
+      cases.push(c);
+      for (let i = 0; i < runs; i += 1) {
+        const order: Mode[] = i % 2 === 0 ? ['bootstrap', 'plain'] : ['plain', 'bootstrap'];
+        const run = {} as Record<Mode, number>;
+        for (const mode of order) {
+          await farm.startOrchestrator({ JUST_IN_TIME: 'true', JUST_IN_TIME_BOOTSTRAP: String(mode === 'bootstrap') });
+          const before = encodeCpuSeconds(nodes);
+          const { videoId } = await submitBenchVideo(farm, source, compressionRatio, preset);
+          await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).result();
+          run[mode] = encodeCpuSeconds(nodes) - before;
+          log(
+            `  ${seconds} s ${preset}, run ${i + 1}, ${mode.padEnd(9)} encode CPU ${run[mode].toFixed(2)} s (load ${await loadAverage()})`,
+          );
+        }
+        c.runs.push(run);
+      }
+    }
+  }
+  await farm.startOrchestrator({ JUST_IN_TIME: 'true' });
+  return cases;
+}
+
+function report(startups: StartupCase[], readies: ReadyCase[], cpu: CpuCase[] = []): string {
   const out: string[] = [];
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   if (startups.length > 0) {
@@ -471,6 +533,24 @@ function report(startups: StartupCase[], readies: ReadyCase[]): string {
         readies.map((c) => `${c.player} ${ratio(c).toFixed(3)}`).join(', '),
     );
   }
+  if (cpu.length > 0) {
+    const ratio = (c: CpuCase) => median(c.runs.map((r) => r.bootstrap / r.plain));
+    out.push(
+      `3. The whole ladder's encode CPU (the nodes' ffmpeg runs, user + system), just in time with bootstrap segments and without (medians over ${runs} runs, alternating)`,
+      table(
+        ['source', 'with bootstrap', 'without', 'with/without', 'goal'],
+        cpu.map((c) => [
+          `${c.seconds} s ${c.preset}`,
+          `${median(c.runs.map((r) => r.bootstrap)).toFixed(2)} s`,
+          `${median(c.runs.map((r) => r.plain)).toFixed(2)} s`,
+          ratio(c).toFixed(3),
+          `<= ${cpuGoalRatio}`,
+        ]),
+      ),
+      `goal: bootstrap segments add at most ${Math.round((cpuGoalRatio - 1) * 100)} % encode CPU (median of paired ratios): ${met(cpu.every((c) => ratio(c) <= cpuGoalRatio))}: ` +
+        cpu.map((c) => `${c.seconds} s ${c.preset} ${ratio(c).toFixed(3)}`).join(', '),
+    );
+  }
   return out.join('\n');
 }
 
@@ -489,10 +569,10 @@ async function main(): Promise<void> {
   ]);
   let startups: StartupCase[] = [];
   let readies: ReadyCase[] = [];
+  let cpu: CpuCase[] = [];
   try {
     // The dev stack's farm on 2 cores: two nodes, one slot each, ffmpeg choosing its threads.
-    await farm.startNode('a', { slots: 1 });
-    await farm.startNode('b', { slots: 1 });
+    const nodes = [await farm.startNode('a', { slots: 1 }), await farm.startNode('b', { slots: 1 })];
     const warmUp = await measureStartup(
       farm,
       browser,
@@ -505,12 +585,13 @@ async function main(): Promise<void> {
     log(`warm-up, ${warmUpSeconds} s standard: first frame ${sec(warmUp.firstFrameMs)}`);
     if (parts.has('startup')) startups = await startupPart(farm, browser, host);
     if (parts.has('ready')) readies = await readyPart(farm, browser, host);
+    if (parts.has('cpu')) cpu = await cpuPart(farm, nodes);
   } finally {
     await browser.close();
     await host.close();
     await farm.stop();
   }
-  process.stdout.write(`${report(startups, readies)}\n`);
+  process.stdout.write(`${report(startups, readies, cpu)}\n`);
 }
 
 await main();

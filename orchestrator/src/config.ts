@@ -61,6 +61,12 @@ export const orchestratorConfigShape = {
   /** The segments one just-in-time run makes after the first (a multiple of 6 s). */
   JUST_IN_TIME_RUN_SECONDS: z.coerce.number().int().min(6).default(defaultJustInTimeRunSeconds),
   /**
+   * Just in time, the first segment is also made as 2 s bootstrap segments (issue 55): on (the
+   * default), a video is `ready` with its first 2 s. Off only to measure what they cost (npm run
+   * bench:startup -- --parts cpu): the first run then makes the whole 6 s segment.
+   */
+  JUST_IN_TIME_BOOTSTRAP: env.bool(true),
+  /**
    * Deliver webhooks to any address, loopback and private networks included. Off (the default): only
    * public addresses, checked after DNS at each delivery (docs/security.md). The dev stack turns it on.
    */

@@ -40,6 +40,15 @@ export interface RunningOrchestrator {
   stop(): Promise<void>;
 }
 
+/** The farm's just-in-time settings, as the activities read them. */
+function justInTimeOf(config: OrchestratorConfig): { enabled: boolean; runSeconds: number; bootstrap: boolean } {
+  return {
+    enabled: config.JUST_IN_TIME,
+    runSeconds: config.JUST_IN_TIME_RUN_SECONDS,
+    bootstrap: config.JUST_IN_TIME_BOOTSTRAP,
+  };
+}
+
 /** Temporal's own logs (SDK, workflow `log`) go through the process's pino logger. */
 function installTemporalRuntime(logger: Logger): void {
   const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -133,7 +142,7 @@ export async function runOrchestrator(
         metrics,
         encodeGrouping: config.ENCODE_GROUPING,
         chunkSeconds: config.ENCODE_CHUNK_SECONDS,
-        justInTime: { enabled: config.JUST_IN_TIME, runSeconds: config.JUST_IN_TIME_RUN_SECONDS },
+        justInTime: justInTimeOf(config),
         webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
         videoDetails: { DELIVERY_URL: config.DELIVERY_URL, KINO_KEY_ENCRYPTION_KEY: config.KINO_KEY_ENCRYPTION_KEY },
       }),

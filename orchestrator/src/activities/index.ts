@@ -27,7 +27,7 @@ export interface ActivityDeps {
   /** The chunk length of chunked encodes (ENCODE_CHUNK_SECONDS); chunks.ts's default when unset. */
   chunkSeconds?: number;
   /** The farm's just-in-time default and run length (JUST_IN_TIME, JUST_IN_TIME_RUN_SECONDS); off when unset. */
-  justInTime?: { enabled: boolean; runSeconds: number };
+  justInTime?: { enabled: boolean; runSeconds: number; bootstrap?: boolean };
   /** Encode seconds and webhook deliveries are recorded here; a throwaway registry's when unset (tests). */
   metrics?: OrchestratorMetrics;
   /** Sends webhook requests; undici's fetch unless a test hands in another. */

@@ -23,12 +23,15 @@ export function createVideoRecordActivities({
   return {
     /**
      * Whether the video is published just in time (its environment's setting, else the farm's
-     * JUST_IN_TIME), and the length of its runs; null: published whole. Read once per video.
+     * JUST_IN_TIME), the length of its runs, and `bootstrap: false` when JUST_IN_TIME_BOOTSTRAP is
+     * off (absent in histories recorded before it: on); null: published whole. Read once per video.
      */
-    async justInTimeRuns({ videoId }: { videoId: string }): Promise<{ runSeconds: number } | null> {
+    async justInTimeRuns({ videoId }: { videoId: string }): Promise<{ runSeconds: number; bootstrap?: false } | null> {
       const setting = await environmentJustInTime(db, videoId);
       const enabled = setting ?? justInTime?.enabled ?? false;
-      return enabled ? { runSeconds: justInTime?.runSeconds ?? defaultJustInTimeRunSeconds } : null;
+      if (!enabled) return null;
+      const runSeconds = justInTime?.runSeconds ?? defaultJustInTimeRunSeconds;
+      return justInTime?.bootstrap === false ? { runSeconds, bootstrap: false } : { runSeconds };
     },
 
     /** The video as processing needs it, or null when there is no such video. */

@@ -318,7 +318,13 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   const justInTime =
     patched('just-in-time') && !audioOnly ? await database.justInTimeRuns({ videoId: job.videoId }) : null;
   const chunks = justInTime
-    ? planJustInTimeRuns(probe.durationSeconds, justInTime.runSeconds, segmentSeconds, patched('bootstrap-segments'))
+    ? planJustInTimeRuns(
+        probe.durationSeconds,
+        justInTime.runSeconds,
+        segmentSeconds,
+        // The activity's answer is in the history: a replay takes the same branch.
+        justInTime.bootstrap !== false && patched('bootstrap-segments'),
+      )
     : patched('chunked-encoding') && !audioOnly
       ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
       : [];
