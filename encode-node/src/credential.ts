@@ -1,8 +1,8 @@
 // A node's own credential (issue 54): its certificate signed by the farm CA, its private key and the
-// CA's certificate, kept in its state directory. The first start trades an enrollment token for it
+// root it trusts for the registry (the one its token pinned), kept in its state directory. The first start trades an enrollment token for it
 // (`kino node start --registry https://… --enroll TOKEN`); later starts read it, and need no token.
 // The key pair is made here and its private half is written only to the state directory.
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
@@ -20,6 +20,7 @@ export class NodeCredentialError extends Error {
 }
 
 async function readCredential(stateDir: string): Promise<NodeCredential | undefined> {
+  await finishWriting(stateDir);
   try {
     const [certificate, privateKey, caCertificate] = await Promise.all(
       [files.certificate, files.privateKey, files.caCertificate].map((name) => readFile(join(stateDir, name), 'utf8')),
@@ -31,15 +32,43 @@ async function readCredential(stateDir: string): Promise<NodeCredential | undefi
   }
 }
 
-/** Written whole or not at all (a file then a rename each), the key readable by this user only. */
-async function writeCredential(stateDir: string, credential: NodeCredential): Promise<void> {
+const newPath = (stateDir: string, name: string) => join(stateDir, `${name}.new`);
+
+/**
+ * A write the process did not finish: with every `.new` file there (each whole, made by a rename),
+ * the new credential was complete and its renames are done now; with only some, it never was and
+ * they go (the files in place are the whole previous credential).
+ */
+async function finishWriting(stateDir: string): Promise<void> {
+  const names = Object.values(files);
+  const present = await Promise.all(
+    names.map((name) =>
+      access(newPath(stateDir, name)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  if (!present.some(Boolean)) return;
+  if (present.every(Boolean)) for (const name of names) await rename(newPath(stateDir, name), join(stateDir, name));
+  else for (const name of names) await rm(newPath(stateDir, name), { force: true });
+}
+
+/**
+ * Written whole or not at all, the key readable by this user only: every file is written beside its
+ * place (`.tmp`, renamed to `.new` once whole), then each `.new` renamed into place; a crash part way
+ * is finished or undone at the next read (finishWriting), so a node always has one matching pair.
+ */
+export async function writeCredential(stateDir: string, credential: NodeCredential): Promise<void> {
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  for (const [field, name] of Object.entries(files) as [keyof NodeCredential, string][]) {
-    const path = join(stateDir, name);
-    await writeFile(`${path}.new`, credential[field], { mode: 0o600 });
-    await chmod(`${path}.new`, 0o600);
-    await rename(`${path}.new`, path);
+  const entries = Object.entries(files) as [keyof NodeCredential, string][];
+  for (const [field, name] of entries) {
+    const tmp = join(stateDir, `${name}.tmp`);
+    await writeFile(tmp, credential[field], { mode: 0o600 });
+    await chmod(tmp, 0o600);
+    await rename(tmp, newPath(stateDir, name));
   }
+  for (const [, name] of entries) await rename(newPath(stateDir, name), join(stateDir, name));
 }
 
 /**
@@ -84,7 +113,9 @@ export async function loadOrEnrollCredential({
   } finally {
     client.close();
   }
-  const credential = { certificate: enrolled.certificate, privateKey, caCertificate: enrolled.caCertificate };
+  // The root it pinned, which the Enroll call's handshake verified the registry against (the farm CA,
+  // or the operator's own root), not the response's farm CA: the registry's certificate may be the operator's.
+  const credential = { certificate: enrolled.certificate, privateKey, caCertificate };
   await writeCredential(stateDir, credential);
   logger.info({ nodeId: enrolled.nodeId, stateDir }, 'enrolled: the credential is kept in the state directory');
   return credential;

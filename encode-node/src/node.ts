@@ -7,7 +7,13 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { createRegistryClient, encodeServiceDefinition, grpc, nodeChannelCredentials } from '@kino/proto';
+import {
+  createRegistryClient,
+  encodeServiceDefinition,
+  grpc,
+  nodeChannelCredentials,
+  type NodeCredential,
+} from '@kino/proto';
 import { createMetricsRegistry, startMetricsServer, type MetricsServer } from '@kino/infra';
 import { createEncodeServiceHandlers } from './encode-service.ts';
 import { NodeJobs } from './node-jobs.ts';
@@ -16,6 +22,7 @@ import { Registration } from './registration.ts';
 import { detectCapabilities, detectSpeechEngine } from './capabilities.ts';
 import { processWorkDir, removeLeftoverJobDirs } from './job-dir.ts';
 import { loadOrEnrollCredential } from './credential.ts';
+import { CertificateRenewal } from './certificate-renewal.ts';
 
 export interface EncodeNodeOptions {
   /** HOST:PORT of the NodeRegistry (the orchestrator process). */
@@ -99,13 +106,37 @@ async function prepareWorkDir(sharedWorkDir: string, logger: Logger): Promise<st
   return workDir;
 }
 
-export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
+function checkOptions(options: EncodeNodeOptions): void {
   if (!options.credential && !options.token)
     throw new Error('a credential (https registry) or the farm token is required');
+  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
+}
+
+/** Renewed certificates serve the calls that follow; the open connection and the work in it go on. */
+function keepCertificateRenewed(
+  registration: Registration,
+  credential: NodeCredential,
+  options: EncodeNodeOptions,
+  logger: Logger,
+): CertificateRenewal {
+  const renewal = new CertificateRenewal({
+    stateDir: options.credential!.stateDir,
+    credential,
+    registry: () => registration.registry,
+    renewed: (renewed) =>
+      registration.useRegistry(createRegistryClient(options.controlPlane, nodeChannelCredentials(renewed))),
+    logger,
+  });
+  renewal.start();
+  void registration.revoked.then(() => renewal.stop());
+  return renewal;
+}
+
+export async function startEncodeNode(options: EncodeNodeOptions): Promise<EncodeNodeHandle> {
+  checkOptions(options);
   const logger = options.logger ?? createNodeLogger();
   const host = options.host ?? '127.0.0.1';
   const workDir = await prepareWorkDir(options.workDir ?? join(tmpdir(), 'kino-node'), logger);
-  if (!(options.slots >= 1)) throw new Error(`slots must be 1 or more (got ${options.slots})`);
 
   // First: an enrollment the registry refuses stops the node at once, before a second of encoder tests.
   const credential =
@@ -175,6 +206,7 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
   }
   registration.start();
   const active = registration;
+  const renewal = credential && keepCertificateRenewed(active, credential, options, logger);
   identity.nodeId = active.nodeId;
   logger.info(
     {
@@ -204,12 +236,13 @@ export async function startEncodeNode(options: EncodeNodeOptions): Promise<Encod
         active.beatNow();
         logger.info({ nodeId: active.nodeId, running: jobs.activeJobIds() }, 'draining: finishing running jobs');
         await idle;
+        renewal?.stop();
         await active.stop();
         await active.deregister();
         active.disconnect();
         injector.destroy();
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        registry.close();
+        active.registry.close();
         await metricsServer?.stop();
         await rm(workDir, { recursive: true, force: true });
         logger.info({ nodeId: active.nodeId }, 'drained');

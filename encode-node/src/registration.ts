@@ -12,6 +12,7 @@ import type { NodeJobs } from './node-jobs.ts';
 import type { NodeMetrics } from './metrics.ts';
 
 export interface RegistrationOptions {
+  /** The client of its calls; useRegistry replaces it (a renewed certificate). */
   registry: RegistryClient;
   /** Serves the node's EncodeService on a connection's tunnel. */
   serve: (tunnel: Duplex) => void;
@@ -49,6 +50,8 @@ export class Registration {
   /** HOST:PORT of the relay the orchestrators call this node through (the registry's welcome says). */
   relayAddress = '';
   private connection: NodeConnection | undefined;
+  /** Clients replaced by useRegistry, closed once the connection opened through them ends. */
+  private retired: RegistryClient[] = [];
   /** The connection is open: the registry holds the node (a failed heartbeat alone is no reason to connect again). */
   private connected = false;
   private intervalMs = 2_000;
@@ -85,6 +88,9 @@ export class Registration {
     this.connection = connection;
     this.connected = true;
     this.options.serve(connection.tunnel);
+    const retiredBefore = this.retired;
+    this.retired = [];
+    for (const client of retiredBefore) client.close();
     void connection.ended.then(() => {
       if (this.connection !== connection || this.stopped) return;
       this.connected = false;
@@ -200,6 +206,21 @@ export class Registration {
     })();
   }
 
+  /**
+   * Makes every later call with `registry` (a client of the node's renewed certificate). The open
+   * connection stays on the client it was opened with, and so does the work running in it; that
+   * client is closed when a new connection replaces it.
+   */
+  useRegistry(registry: RegistryClient): void {
+    this.retired.push(this.options.registry);
+    this.options.registry = registry;
+  }
+
+  /** The client later calls go through. */
+  get registry(): RegistryClient {
+    return this.options.registry;
+  }
+
   /** Sends a heartbeat now (the node just started draining: the registry should know at once). */
   beatNow(): void {
     this.wake?.();
@@ -216,6 +237,7 @@ export class Registration {
     this.connection?.close();
     this.connection = undefined;
     this.connected = false;
+    for (const client of this.retired.splice(0)) client.close();
   }
 
   /** Tells the registry this node is leaving. Best effort: a node that cannot say so expires anyway. */

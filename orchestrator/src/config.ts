@@ -36,6 +36,20 @@ export const orchestratorConfigShape = {
    * certificate names them. Default: REGISTRY_HOST (unless it is a wildcard).
    */
   REGISTRY_TLS_NAMES: env.list().optional(),
+  /**
+   * The operator's own certificate for the registry, instead of the one the farm CA issues it at each
+   * start (PEM files, both or neither): the certificate file holds the chain in order, the registry's
+   * certificate first and the root it leads to last. Enrollment tokens must then pin that root
+   * (`kino admin nodes enroll --registry-ca root.pem`). Nodes' certificates stay the farm CA's.
+   */
+  REGISTRY_TLS_CERT_FILE: z.string().min(1).optional(),
+  REGISTRY_TLS_KEY_FILE: z.string().min(1).optional(),
+  /**
+   * How long the certificates the registry issues nodes last (at enrollment and at each renewal, which
+   * nodes ask for with a fifth of the life left): 90 days, so a stolen node key is good for a season
+   * at most (revocation ends one at once). Fractions of a day are taken (tests use seconds).
+   */
+  NODE_CERTIFICATE_DAYS: z.coerce.number().positive().max(3650).default(90),
   /** A node silent for longer than this is dropped and gets no more work. */
   NODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
   /**
@@ -92,7 +106,31 @@ export function parseOrchestratorConfig(source: Record<string, string | undefine
       ['true', '1'].includes(values.REGISTRY_ACCEPT_NODE_TOKEN ?? '') && !values.NODE_TOKEN
         ? ['NODE_TOKEN: required with REGISTRY_ACCEPT_NODE_TOKEN=true (the shared token nodes present)']
         : [],
+    (values) =>
+      Boolean(values.REGISTRY_TLS_CERT_FILE) === Boolean(values.REGISTRY_TLS_KEY_FILE)
+        ? []
+        : ['REGISTRY_TLS_CERT_FILE, REGISTRY_TLS_KEY_FILE: give both (the certificate chain and its key) or neither'],
   ]);
+}
+
+/** The operator's own registry certificate files, when given (both are, or the parse refused). */
+export function operatorCertificateFiles(
+  config: Pick<OrchestratorConfig, 'REGISTRY_TLS_CERT_FILE' | 'REGISTRY_TLS_KEY_FILE'>,
+): { certificateFile: string; keyFile: string } | undefined {
+  return config.REGISTRY_TLS_CERT_FILE && config.REGISTRY_TLS_KEY_FILE
+    ? { certificateFile: config.REGISTRY_TLS_CERT_FILE, keyFile: config.REGISTRY_TLS_KEY_FILE }
+    : undefined;
+}
+
+/** What the farm's TLS is loaded with at start (registry/farm-tls.ts's loadFarmTls). */
+export function farmTlsSettings(config: OrchestratorConfig) {
+  return {
+    keyEncryptionKey: config.KINO_KEY_ENCRYPTION_KEY,
+    names: registryTlsNames(config),
+    acceptNodeToken: config.REGISTRY_ACCEPT_NODE_TOKEN,
+    operatorCertificate: operatorCertificateFiles(config),
+    nodeCertificateDays: config.NODE_CERTIFICATE_DAYS,
+  };
 }
 
 /** The names of the registry's certificate: REGISTRY_TLS_NAMES, else REGISTRY_HOST unless it is a wildcard. */

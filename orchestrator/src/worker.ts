@@ -19,7 +19,7 @@ import { migrateToLatest, openDatabase } from '@kino/database';
 import { startRegistryServer } from './registry/index.ts';
 import { loadFarmTls } from './registry/farm-tls.ts';
 import { createActivities } from './activities/index.ts';
-import { registryTlsNames, type OrchestratorConfig } from './config.ts';
+import { farmTlsSettings, type OrchestratorConfig } from './config.ts';
 import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
 import { createOrchestratorMetrics, registerFarmGauges } from './metrics.ts';
@@ -83,11 +83,7 @@ export async function runOrchestrator(
   const storage = new Storage(config);
   const metrics = createOrchestratorMetrics(metricsRegistry);
 
-  const tls = await loadFarmTls(db, {
-    keyEncryptionKey: config.KINO_KEY_ENCRYPTION_KEY,
-    names: registryTlsNames(config),
-    acceptNodeToken: config.REGISTRY_ACCEPT_NODE_TOKEN,
-  }).catch(async (error: unknown) => {
+  const tls = await loadFarmTls(db, farmTlsSettings(config)).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });

@@ -38,6 +38,8 @@ import type { HeartbeatRequest } from './generated/kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse__Output } from './generated/kino/v1/HeartbeatResponse.ts';
 import type { EnrollRequest } from './generated/kino/v1/EnrollRequest.ts';
 import type { EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
+import type { RenewRequest } from './generated/kino/v1/RenewRequest.ts';
+import type { RenewResponse__Output } from './generated/kino/v1/RenewResponse.ts';
 
 /**
  * How a client authenticates: the shared farm token (a string: plaintext, the token on every call),
@@ -212,6 +214,8 @@ export interface RegistryClient {
   deregister(nodeId: string, options?: CallOptions): Promise<void>;
   /** Trades an enrollment token for the node's certificate (over TLS, before the node has one). */
   enroll(request: EnrollRequest, options?: CallOptions): Promise<EnrollResponse__Output>;
+  /** Trades the node's current certificate (this channel's) for a new one, for the key pair of the request. */
+  renew(request: RenewRequest, options?: CallOptions): Promise<RenewResponse__Output>;
   close(): void;
   readonly grpc: NodeRegistryGrpcClient;
 }
@@ -268,6 +272,7 @@ export function createRegistryClient(address: string, auth: FarmAuth): RegistryC
       await unary(client.deregister.bind(client), { token, nodeId }, metadata, options);
     },
     enroll: (request, options) => unary(client.enroll.bind(client), request, metadata, options),
+    renew: (request, options) => unary(client.renew.bind(client), request, metadata, options),
     close: () => client.close(),
   };
 }

@@ -44,7 +44,13 @@ test('the runtime definitions load with camelCase fields and the oneof discrimin
     'Thumbnail',
     'Transcribe',
   ]);
-  assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), ['Connect', 'Deregister', 'Enroll', 'Heartbeat']);
+  assert.deepEqual(Object.keys(nodeRegistryDefinition).sort(), [
+    'Connect',
+    'Deregister',
+    'Enroll',
+    'Heartbeat',
+    'Renew',
+  ]);
   const encode = encodeServiceDefinition.Encode;
   assert.equal(encode.responseStream, true);
   const bytes = encode.responseSerialize({

@@ -53,6 +53,8 @@ export type { RegistryFrame, RegistryFrame__Output } from './generated/kino/v1/R
 export { tunnelOver, type FrameStream } from './tunnel.ts';
 export type { EnrollRequest, EnrollRequest__Output } from './generated/kino/v1/EnrollRequest.ts';
 export type { EnrollResponse, EnrollResponse__Output } from './generated/kino/v1/EnrollResponse.ts';
+export type { RenewRequest, RenewRequest__Output } from './generated/kino/v1/RenewRequest.ts';
+export type { RenewResponse, RenewResponse__Output } from './generated/kino/v1/RenewResponse.ts';
 export {
   nodeChannelCredentials,
   enrollingChannelCredentials,
@@ -61,6 +63,7 @@ export {
   fetchPinnedCaCertificate,
   orchestratorCommonName,
   type NodeCredential,
+  type RegistryServerIdentity,
 } from './farm-tls/credentials.ts';
 export { redactUrls } from './redact.ts';
 export {

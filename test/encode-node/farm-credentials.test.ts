@@ -5,11 +5,17 @@
 // between them and the orchestrator; one is revoked mid-encode, its chunk goes to the other, it stops,
 // and it cannot come back. Forged, expired, used and revoked tokens, another farm's certificate and
 // plaintext clients are refused, each with its own error. A token several nodes share (`--nodes N`)
-// enrolls each with an id and certificate of its own, no more live ones than it allows.
+// enrolls each with an id and certificate of its own, no more live ones than it allows. A node whose
+// certificate lasts seconds renews it over its open connection, keeps encoding through that connection
+// and restarts on the renewed certificate. A registry serving the operator's own certificate (a CA
+// made here with openssl) enrolls a node whose token pins that CA's root, and a token pinning another
+// root is refused before it leaves the node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +30,7 @@ import {
   nodeChannelCredentials,
 } from '@kino/proto';
 import {
+  certificateFingerprint,
   createCertificateRequest,
   createFarmCa,
   issueCertificate,
@@ -331,5 +338,234 @@ describe('refused', () => {
     } finally {
       for (const client of Object.values(clients)) client.close();
     }
+  });
+});
+
+/** The certificate a node keeps in its state directory: its PEM and serial. */
+async function storedCertificate(stateDir: string): Promise<{ pem: string; key: string; serial: string }> {
+  const [pem, key] = await Promise.all([
+    readFile(join(stateDir, 'node.crt'), 'utf8'),
+    readFile(join(stateDir, 'node.key'), 'utf8'),
+  ]);
+  return { pem, key, serial: new X509Certificate(pem).serialNumber.toUpperCase() };
+}
+
+async function recordedSerial(nodeId: string): Promise<string | null> {
+  const row = await farm.db
+    .selectFrom('node_credentials')
+    .select('certificate_serial')
+    .where('node_id', '=', nodeId)
+    .executeTakeFirstOrThrow();
+  return row.certificate_serial;
+}
+
+/** How many times a node's log says it renewed its certificate. */
+async function renewals(node: FarmNodeProcess): Promise<number> {
+  return (await readFile(node.logFile, 'utf8')).split('\n').filter((line) => line.includes('certificate renewed'))
+    .length;
+}
+
+describe('certificate renewal', () => {
+  it('a node renews over its open connection, keeps working through it, and restarts on the renewed certificate', async () => {
+    // Certificates of 24 s: renewal is due 18.7 s after each is issued (a fifth of the life left).
+    await farm.startOrchestrator({ NODE_CERTIFICATE_DAYS: String(24 / 86_400) });
+    // Node r alone takes the work below: what ran on node a stops here.
+    await nodes.a!.process.stop();
+    const stateDir = join(dir, 'r');
+    const enrollment = await enroll('r');
+    nodes.r = await farm.startNode('r', { threads: 1, enroll: { token: enrollment.token, stateDir } });
+    const first = await storedCertificate(stateDir);
+    assert.equal(await recordedSerial(nodes.r.nodeId), first.serial);
+
+    await waitFor('node r to renew its certificate', async () => (await renewals(nodes.r!)) >= 1, {
+      timeoutMs: 60_000,
+    });
+    const renewed = await storedCertificate(stateDir);
+    assert.notEqual(renewed.serial, first.serial);
+    assert.equal(await recordedSerial(nodes.r.nodeId), renewed.serial, 'the new serial is recorded');
+    // The old certificate no longer works, for a new connection or any call.
+    const old = createRegistryClient(
+      farm.registryAddress,
+      nodeChannelCredentials({ certificate: first.pem, privateKey: first.key, caCertificate }),
+    );
+    try {
+      const answer = await old.heartbeat({ nodeId: nodes.r.nodeId, activeJobs: [], draining: false }).catch((e) => e);
+      assertRefused(answer, GrpcStatus.UNAUTHENTICATED, /was not issued to a node enrolled in this farm/);
+    } finally {
+      old.close();
+    }
+
+    // Work still reaches r through the connection it opened with the old certificate: it never
+    // connected again (one registration in its log), and encodes a whole video after renewing.
+    const videoId = await farm.submitVideo(
+      await readFile(await makeClip({ seconds: 4, width: 320, height: 180, fps: 30, path: join(dir, 'short.mp4') })),
+    );
+    await farm.waitForStatus(videoId, 'ready', 120_000);
+    const log = await readFile(nodes.r.logFile, 'utf8');
+    assert.ok((await nodeJobs(nodes.r)).length > 0, 'node r encoded the video');
+    assert.equal(log.match(/"msg":"registered"/g)?.length, 1, 'registered once');
+    assert.doesNotMatch(log, /re-registered|connection to the registry ended/);
+
+    // Stopped just after a renewal (the certificate then has most of its 24 s ahead), started again
+    // from its state directory: it joins with the renewed certificate, no token needed.
+    const seen = await renewals(nodes.r);
+    await waitFor('node r to renew again', async () => (await renewals(nodes.r!)) > seen, { timeoutMs: 60_000 });
+    await nodes.r.process.stop();
+    const kept = await storedCertificate(stateDir);
+    assert.equal(
+      await recordedSerial(nodes.r.nodeId),
+      kept.serial,
+      'the state directory holds the recorded certificate',
+    );
+    const restarted = await farm.startNode('r', { threads: 1, enroll: { token: enrollment.token, stateDir } });
+    nodes.r = restarted;
+    assert.equal(restarted.nodeId, enrollment.nodeId);
+    const listed = await farm.kino.nodes.list();
+    assert.equal(listed.find((node) => node.id === restarted.nodeId)?.state, 'active');
+    await restarted.process.stop();
+  });
+});
+
+/** openssl, as an operator makes a CA: `openssl <args>` in `cwd`. */
+async function openssl(cwd: string, args: string[]): Promise<void> {
+  await run('openssl', args, { cwd, timeout: 30_000 });
+}
+
+/**
+ * The operator's own PKI, made with openssl: a root, an intermediate, and the registry's certificate
+ * for `host` signed by the intermediate; the chain file in order (registry, intermediate, root).
+ */
+async function makeOperatorPki(cwd: string, host: string): Promise<{ root: string; chain: string; key: string }> {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await openssl(cwd, [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'root.key',
+    '-out',
+    'root.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Operator root',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  await openssl(cwd, ['req', ...ec, '-keyout', 'inter.key', '-out', 'inter.csr', '-subj', '/CN=Operator intermediate']);
+  await writeFile(
+    join(cwd, 'inter.ext'),
+    'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
+  );
+  await openssl(cwd, [
+    'x509',
+    '-req',
+    '-in',
+    'inter.csr',
+    '-CA',
+    'root.pem',
+    '-CAkey',
+    'root.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    'inter.ext',
+    '-out',
+    'inter.pem',
+  ]);
+  await openssl(cwd, ['req', ...ec, '-keyout', 'registry.key', '-out', 'registry.csr', '-subj', '/CN=registry']);
+  const san = isIP(host) ? `IP:${host}` : `DNS:${host}`;
+  await writeFile(join(cwd, 'registry.ext'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\n`);
+  await openssl(cwd, [
+    'x509',
+    '-req',
+    '-in',
+    'registry.csr',
+    '-CA',
+    'inter.pem',
+    '-CAkey',
+    'inter.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    'registry.ext',
+    '-out',
+    'registry.pem',
+  ]);
+  const pems = await Promise.all(
+    ['registry.pem', 'inter.pem', 'root.pem'].map((name) => readFile(join(cwd, name), 'utf8')),
+  );
+  await writeFile(join(cwd, 'chain.pem'), pems.join(''));
+  return { root: join(cwd, 'root.pem'), chain: join(cwd, 'chain.pem'), key: join(cwd, 'registry.key') };
+}
+
+describe("the operator's own registry certificate", () => {
+  it('serves it; a token pinning its root enrolls a node, one pinning another root is refused before it leaves the node', async () => {
+    const host = farm.registryAddress.slice(0, farm.registryAddress.lastIndexOf(':'));
+    const pkiDir = join(dir, 'pki');
+    const otherDir = join(dir, 'other-pki');
+    await Promise.all([mkdir(pkiDir), mkdir(otherDir)]);
+    const [pki, other] = await Promise.all([makeOperatorPki(pkiDir, host), makeOperatorPki(otherDir, host)]);
+
+    // A key that is not the certificate's: the configuration check refuses it, as the start would.
+    const check = await kino(['config', 'check', 'orchestrator'], {
+      REGISTRY_TLS_CERT_FILE: pki.chain,
+      REGISTRY_TLS_KEY_FILE: other.key,
+    }).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    assert.equal(check?.code, 1);
+    assert.match(check?.stderr ?? '', /is not the key of the first certificate/);
+
+    await farm.startOrchestrator({ REGISTRY_TLS_CERT_FILE: pki.chain, REGISTRY_TLS_KEY_FILE: pki.key });
+    // Tokens pinning the farm CA no longer find it: the registry serves the operator's chain.
+    await assert.rejects(fetchPinnedCaCertificate(farm.registryAddress, caFingerprint), /does not present/);
+
+    const enrollment = await enroll('c', ['--registry-ca', pki.root]);
+    assert.equal(enrollment.caFingerprint, certificateFingerprint(await readFile(pki.root, 'utf8')));
+    const { stdout } = await kino(['admin', 'bootstrap', '--prepare-only', '--json']);
+    const bootstrap = JSON.parse(stdout) as { farmAuthority: { registryCa: { fingerprint: string; source: string } } };
+    assert.deepEqual(bootstrap.farmAuthority.registryCa, { fingerprint: enrollment.caFingerprint, source: 'operator' });
+
+    const stateDir = join(dir, 'c');
+    nodes.c = await farm.startNode('c', { threads: 1, enroll: { token: enrollment.token, stateDir } });
+    assert.equal(nodes.c.nodeId, enrollment.nodeId);
+    assert.equal(
+      certificateFingerprint(await readFile(join(stateDir, 'ca.crt'), 'utf8')),
+      enrollment.caFingerprint,
+      'the node trusts the root its token pinned',
+    );
+    const listed = await farm.kino.nodes.list();
+    assert.equal(listed.find((node) => node.id === enrollment.nodeId)?.state, 'active');
+
+    // The operator gives the wrong root: the registry's certificate is not signed by it, so the
+    // node refuses the registry before sending its token, which stays unused.
+    const wrong = await enroll('d', ['--registry-ca', other.root]);
+    const refused = await kino([
+      'node',
+      'start',
+      '--registry',
+      `https://${farm.registryAddress}`,
+      '--enroll',
+      wrong.token,
+      '--state-dir',
+      join(dir, 'd'),
+    ]).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    assert.equal(refused?.code, 1);
+    assert.match(refused?.stderr ?? '', /does not present the farm CA the enrollment token names/);
+    const unused = await farm.db
+      .selectFrom('node_credentials')
+      .select('enrolled_at')
+      .where('node_id', '=', wrong.nodeId)
+      .executeTakeFirstOrThrow();
+    assert.equal(unused.enrolled_at, null);
   });
 });

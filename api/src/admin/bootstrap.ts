@@ -5,7 +5,7 @@
 // what is there (docs/decisions/operations.md#bootstrap).
 import { browserUploadCorsRule, parseConfig, storageConfigShape, Storage } from '@kino/infra';
 import { KeyEncryption, migrateToLatest, openDatabase } from '@kino/database';
-import { ensureFarmAuthority } from '@kino/database/farm-authority';
+import { ensureFarmAuthority, readFarmAuthority } from '@kino/database/farm-authority';
 import {
   createApiKey,
   createEnvironment,
@@ -62,9 +62,15 @@ export interface BootstrapResult {
   organizations: { id: string; name: string }[];
   /**
    * The farm's certificate authority (encode nodes enroll with it and the registry serves TLS with it):
-   * its certificate's SHA-256, which enrollment tokens carry; null when KINO_KEY_ENCRYPTION_KEY is unset.
+   * its certificate's SHA-256; null when KINO_KEY_ENCRYPTION_KEY is unset. `registryCa`: the root
+   * enrollment tokens pin, the farm CA's or, once `kino admin nodes enroll --registry-ca` stored one,
+   * that of the operator's own registry certificate (REGISTRY_TLS_CERT_FILE).
    */
-  farmAuthority: { fingerprint: string; created: boolean } | null;
+  farmAuthority: {
+    fingerprint: string;
+    created: boolean;
+    registryCa: { fingerprint: string; source: 'farm' | 'operator' };
+  } | null;
 }
 
 export async function bootstrap(config: BootstrapConfig, options: BootstrapOptions): Promise<BootstrapResult> {
@@ -115,12 +121,18 @@ export async function bootstrap(config: BootstrapConfig, options: BootstrapOptio
     const farmAuthority = config.KINO_KEY_ENCRYPTION_KEY
       ? await ensureFarmAuthority(db, new KeyEncryption(config.KINO_KEY_ENCRYPTION_KEY))
       : null;
+    const registryRoot = farmAuthority && (await readFarmAuthority(db))!.registryRoot;
     return {
       bucket,
       migrations,
       created,
       organizations,
-      farmAuthority: farmAuthority && { fingerprint: farmAuthority.fingerprint, created: farmAuthority.created },
+      farmAuthority: farmAuthority &&
+        registryRoot && {
+          fingerprint: farmAuthority.fingerprint,
+          created: farmAuthority.created,
+          registryCa: { fingerprint: registryRoot.fingerprint, source: registryRoot.source },
+        },
     };
   } finally {
     await db.destroy();

@@ -31,6 +31,15 @@ export async function insertFarmAuthority(
   return { authority: (await findFarmAuthority(db))!, created: false };
 }
 
+/** Stores the root of the operator's own registry certificate: enrollment tokens pin it from now on. */
+export async function setRegistryCa(db: Db, certificate: string): Promise<void> {
+  await db
+    .updateTable('farm_authority')
+    .set({ registry_ca: certificate })
+    .where('id', '=', farmAuthorityId)
+    .executeTakeFirstOrThrow();
+}
+
 /** The sealed key's context (GCM's additional data): it opens only as this row's. */
 export const farmAuthorityKeyContext = `farm_authority:${farmAuthorityId}`;
 
@@ -191,6 +200,43 @@ async function credentialFromSharedToken(
     .returningAll()
     .executeTakeFirstOrThrow();
   return { credential };
+}
+
+/** Why a node's certificate is not renewed. */
+export type RenewalRefusal = 'unknown' | 'revoked' | 'expired';
+
+/**
+ * Trades a node's current certificate (by its serial) for a new one, under the credential row's lock:
+ * an unknown serial (not the current one: an earlier certificate, or another farm's), a revoked
+ * credential or a certificate past its end is refused. `issue` makes the certificate; its serial and
+ * end replace the old ones in the same transaction, so the old serial stops working at once.
+ */
+export async function renewNodeCredential<T extends { serial: string; expiresAt: Date }>(
+  db: Db,
+  serial: string,
+  issue: (credential: NodeCredential) => Promise<T>,
+): Promise<{ credential: NodeCredential; issued: T } | { refused: RenewalRefusal; credential?: NodeCredential }> {
+  return db.transaction().execute(async (trx) => {
+    const credential = await trx
+      .selectFrom('node_credentials')
+      .selectAll()
+      .where('certificate_serial', '=', serial.toUpperCase())
+      .forUpdate()
+      .executeTakeFirst();
+    if (!credential) return { refused: 'unknown' as const };
+    if (credential.revoked_at) return { refused: 'revoked' as const, credential };
+    const { now } = await sql<{ now: Date }>`select now() as now`.execute(trx).then((r) => r.rows[0]!);
+    if (!credential.certificate_expires_at || credential.certificate_expires_at <= now)
+      return { refused: 'expired' as const, credential };
+    const issued = await issue(credential);
+    const renewed = await trx
+      .updateTable('node_credentials')
+      .set({ certificate_serial: issued.serial, certificate_expires_at: issued.expiresAt })
+      .where('node_id', '=', credential.node_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { credential: renewed, issued };
+  });
 }
 
 /** The credential a certificate was issued under (revoked ones included: the caller refuses them). */

@@ -7,6 +7,11 @@ export interface FarmAuthorityTable {
   certificate: string;
   /** The PKCS #8 PEM private key, sealed with KINO_KEY_ENCRYPTION_KEY (context: the row's id). */
   private_key_sealed: string;
+  /**
+   * PEM: the root of the operator's own registry certificate (REGISTRY_TLS_CERT_FILE), which
+   * enrollment tokens pin instead of the farm CA; null while the registry serves the farm CA's.
+   */
+  registry_ca: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 export type FarmAuthority = Selectable<FarmAuthorityTable>;

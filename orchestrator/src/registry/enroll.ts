@@ -13,8 +13,27 @@ import {
 import type { FarmTls } from './farm-tls.ts';
 import { RegistryRequestError } from './node-identity.ts';
 
-/** How long a node's certificate lasts. Revocation, not expiry, is how a node loses it; renewal is not built yet. */
-export const nodeCertificateDays = 5 * 365;
+/** A node's certificate for `publicKey`: signed by the farm CA, its common name the node's id, lasting NODE_CERTIFICATE_DAYS. */
+export function issueNodeCertificate(
+  tls: FarmTls,
+  publicKey: Awaited<ReturnType<typeof publicKeyOfRequest>>,
+  nodeId: string,
+) {
+  return issueCertificate(tls.authority, publicKey, {
+    commonName: nodeId,
+    usages: ['clientAuth', 'serverAuth'],
+    validityDays: tls.nodeCertificateDays,
+  });
+}
+
+/** The public key of a node's certificate request, or INVALID_ARGUMENT. */
+export async function publicKeyOfNodeRequest(pem: string): Promise<Awaited<ReturnType<typeof publicKeyOfRequest>>> {
+  try {
+    return await publicKeyOfRequest(pem);
+  } catch (error) {
+    throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, (error as Error).message);
+  }
+}
 
 const secretPattern = /^kino_enroll_[0-9A-Za-z]{40}$/;
 
@@ -41,18 +60,9 @@ export async function enrollNode(
     );
   if (!secretPattern.test(request.token))
     throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, 'not an enrollment token (kino_enroll_...)');
-  let publicKey: Awaited<ReturnType<typeof publicKeyOfRequest>>;
-  try {
-    publicKey = await publicKeyOfRequest(request.certificateRequest);
-  } catch (error) {
-    throw new RegistryRequestError(GrpcStatus.INVALID_ARGUMENT, (error as Error).message);
-  }
+  const publicKey = await publicKeyOfNodeRequest(request.certificateRequest);
   const result = await enrollNodeCredential(db, hashSecret(request.token), (credential) =>
-    issueCertificate(tls.authority, publicKey, {
-      commonName: credential.node_id,
-      usages: ['clientAuth', 'serverAuth'],
-      validityDays: nodeCertificateDays,
-    }),
+    issueNodeCertificate(tls, publicKey, credential.node_id),
   );
   if ('refused' in result)
     throw new RegistryRequestError(GrpcStatus.UNAUTHENTICATED, refusals[result.refused](result.detail ?? {}));

@@ -25,6 +25,7 @@ import {
   registerNode,
 } from '@kino/database/repositories';
 import { enrollNode } from './enroll.ts';
+import { renewNode } from './renew.ts';
 import type { FarmTls } from './farm-tls.ts';
 import { RegistryRequestError, createNodeAuthenticator } from './node-identity.ts';
 import { startRelay, type Relay } from './relay.ts';
@@ -268,6 +269,19 @@ function createRegistryHandlers(context: RegistryContext): NodeRegistryHandlers 
         },
         (error: unknown) => {
           logger.warn({ err: error }, 'enrollment refused');
+          callback(statusOf(error));
+        },
+      );
+    },
+
+    Renew(call, callback) {
+      renewNode(db, tls, call).then(
+        ({ nodeId, serial, ...response }) => {
+          logger.info({ nodeId, serial }, 'node certificate renewed');
+          callback(null, response);
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'certificate renewal refused');
           callback(statusOf(error));
         },
       );

@@ -16,14 +16,17 @@ export interface NodeCredential {
   /** Its certificate, signed by the farm CA; its common name is the node's id. */
   certificate: string;
   privateKey: string;
-  /** The farm CA's certificate: the only authority the node trusts for the registry. */
+  /**
+   * The root the node trusts for the registry, alone: the one its enrollment token pinned (the farm
+   * CA, or the root of the operator's own registry certificate).
+   */
   caCertificate: string;
 }
 
 /** The orchestrator's own certificate (the registry's, issued at each start): its common name. */
 export const orchestratorCommonName = 'kino orchestrator';
 
-/** The credentials a node dials the registry with: the farm CA only, and its own certificate. */
+/** The credentials a node dials the registry with: the root it pinned only, and its own certificate. */
 export function nodeChannelCredentials(credential: NodeCredential): grpc.ChannelCredentials {
   return grpc.credentials.createSsl(
     Buffer.from(credential.caCertificate),
@@ -60,24 +63,30 @@ class StaticCertificateProvider implements grpc.experimental.CertificateProvider
 }
 
 /**
- * The registry's: it serves `certificate` (with the CA after it, so a node can find the CA it pinned
- * in the chain) and asks every client for a certificate of the farm CA without requiring one: the
- * handshake of a node that is not enrolled yet succeeds, and only Enroll answers it.
+ * The registry's: it serves `chain` (its certificate, then the certificates up to the root nodes pin,
+ * so a node can find that root in it) and asks every client for a certificate of the farm CA
+ * (`clientCa`) without requiring one: the handshake of a node that is not enrolled yet succeeds, and
+ * only Enroll answers it.
  */
 export function registryServerCredentials({
-  caCertificate,
-  certificate,
+  clientCa,
+  chain,
   privateKey,
-}: {
-  caCertificate: string;
-  certificate: string;
-  privateKey: string;
-}): grpc.ServerCredentials {
-  const provider = new StaticCertificateProvider(Buffer.from(caCertificate), {
-    certificate: Buffer.from(`${certificate.trim()}\n${caCertificate.trim()}\n`),
+}: RegistryServerIdentity): grpc.ServerCredentials {
+  const provider = new StaticCertificateProvider(Buffer.from(clientCa), {
+    certificate: Buffer.from(chain),
     privateKey: Buffer.from(privateKey),
   });
   return grpc.experimental.createCertificateProviderServerCredentials(provider, provider, false);
+}
+
+/** What the registry serves TLS with (registryServerCredentials). */
+export interface RegistryServerIdentity {
+  /** The farm CA: nodes' certificates must be signed by it. */
+  clientCa: string;
+  /** PEM certificates: the registry's own first, then each issuer up to and including the root nodes pin. */
+  chain: string;
+  privateKey: string;
 }
 
 /** The client certificate a call came with, verified against the farm CA at the handshake; undefined without one. */

@@ -27,6 +27,8 @@ import type { RegisterResponse as _kino_v1_RegisterResponse, RegisterResponse__O
 import type { RegistryFrame as _kino_v1_RegistryFrame, RegistryFrame__Output as _kino_v1_RegistryFrame__Output } from './kino/v1/RegistryFrame.ts';
 import type { RenditionDone as _kino_v1_RenditionDone, RenditionDone__Output as _kino_v1_RenditionDone__Output } from './kino/v1/RenditionDone.ts';
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from './kino/v1/RenditionSpec.ts';
+import type { RenewRequest as _kino_v1_RenewRequest, RenewRequest__Output as _kino_v1_RenewRequest__Output } from './kino/v1/RenewRequest.ts';
+import type { RenewResponse as _kino_v1_RenewResponse, RenewResponse__Output as _kino_v1_RenewResponse__Output } from './kino/v1/RenewResponse.ts';
 import type { SegmentDone as _kino_v1_SegmentDone, SegmentDone__Output as _kino_v1_SegmentDone__Output } from './kino/v1/SegmentDone.ts';
 import type { StoryboardRequest as _kino_v1_StoryboardRequest, StoryboardRequest__Output as _kino_v1_StoryboardRequest__Output } from './kino/v1/StoryboardRequest.ts';
 import type { StoryboardResult as _kino_v1_StoryboardResult, StoryboardResult__Output as _kino_v1_StoryboardResult__Output } from './kino/v1/StoryboardResult.ts';
@@ -91,6 +93,8 @@ export interface ProtoGrpcType {
       RegistryFrame: MessageTypeDefinition<_kino_v1_RegistryFrame, _kino_v1_RegistryFrame__Output>
       RenditionDone: MessageTypeDefinition<_kino_v1_RenditionDone, _kino_v1_RenditionDone__Output>
       RenditionSpec: MessageTypeDefinition<_kino_v1_RenditionSpec, _kino_v1_RenditionSpec__Output>
+      RenewRequest: MessageTypeDefinition<_kino_v1_RenewRequest, _kino_v1_RenewRequest__Output>
+      RenewResponse: MessageTypeDefinition<_kino_v1_RenewResponse, _kino_v1_RenewResponse__Output>
       SegmentDone: MessageTypeDefinition<_kino_v1_SegmentDone, _kino_v1_SegmentDone__Output>
       StoryboardRequest: MessageTypeDefinition<_kino_v1_StoryboardRequest, _kino_v1_StoryboardRequest__Output>
       StoryboardResult: MessageTypeDefinition<_kino_v1_StoryboardResult, _kino_v1_StoryboardResult__Output>

@@ -73,7 +73,7 @@ export default class AdminBootstrap extends AdminCommand {
     );
     this.log(
       farmAuthority
-        ? `Farm certificate authority: ${farmAuthority.created ? 'created' : 'exists'} (SHA-256 ${farmAuthority.fingerprint}).`
+        ? `Farm certificate authority: ${farmAuthority.created ? 'created' : 'exists'} (SHA-256 ${farmAuthority.fingerprint}). Enrollment tokens pin ${farmAuthority.registryCa.source === 'farm' ? 'it' : `the root of the operator's registry certificate (SHA-256 ${farmAuthority.registryCa.fingerprint}; the registry must serve REGISTRY_TLS_CERT_FILE)`}.`
         : 'Farm certificate authority: not made (KINO_KEY_ENCRYPTION_KEY unset): the registry serves nodes without TLS.',
     );
     if (!created && organizations.length === 0) {

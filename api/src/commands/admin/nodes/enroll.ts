@@ -11,8 +11,13 @@ export interface NodeEnrollment {
   name: string;
   labels: Record<string, string>;
   expiresAt: string;
-  /** The farm CA certificate's SHA-256, which the token carries: the node trusts the registry through it alone. */
+  /**
+   * The SHA-256 of the root the token carries: the node trusts the registry through it alone. The farm
+   * CA's, or the root of the operator's own registry certificate (`registryCa`).
+   */
   caFingerprint: string;
+  /** Which root the token pins: `farm` (the farm CA) or `operator` (--registry-ca, now or earlier). */
+  registryCa: 'farm' | 'operator';
 }
 
 /** An hour: long enough to start the node, short enough that a token left in a shell history soon dies. */
@@ -37,11 +42,14 @@ export default class AdminNodesEnroll extends AdminCommand {
     'registry without any file copied. Only its hash is stored. Needs the farm CA (kino admin bootstrap with',
     'KINO_KEY_ENCRYPTION_KEY). The node gets the labels given here (jobs asking for nodeLabels go to it). With --nodes N',
     'the token is shared by several nodes (a Deployment’s replicas), each still with a certificate of its own.',
+    'When the registry serves the operator’s own certificate (REGISTRY_TLS_CERT_FILE), --registry-ca ROOT.pem makes',
+    'tokens pin that certificate’s root instead of the farm CA, from then on.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> admin nodes enroll --name office-gpu-1 --labels gpu,region=eu',
     '<%= config.bin %> admin nodes enroll --name spot-3 --json',
     '<%= config.bin %> admin nodes enroll --name kino-node --nodes 4 --valid-for 90d',
+    '<%= config.bin %> admin nodes enroll --name edge-1 --registry-ca /etc/kino/registry-root.pem',
   ];
   static override flags = {
     name: Flags.string({ description: 'What the node is, to tell nodes apart (kino nodes list).', required: true }),
@@ -58,6 +66,13 @@ export default class AdminNodesEnroll extends AdminCommand {
       max: 1000,
       default: 1,
     }),
+    'registry-ca': Flags.file({
+      description: [
+        'The root (PEM) of the operator’s own registry certificate (REGISTRY_TLS_CERT_FILE ends with it): stored',
+        'beside the farm CA, so this token and every later one pin it instead of the farm CA.',
+      ].join(' '),
+      exists: true,
+    }),
     'valid-for': Flags.string({
       description: 'How long the token enrolls: 90m, 1h, 30d (a year at most).',
       default: defaultValidity,
@@ -67,7 +82,8 @@ export default class AdminNodesEnroll extends AdminCommand {
   async run(): Promise<NodeEnrollment> {
     const { hashSecret } = await import('@kino/database');
     const { openAdminDatabase } = await import('@kino/database/admin');
-    const { readFarmAuthority } = await import('@kino/database/farm-authority');
+    const { readFarmAuthority, storeRegistryCa, RegistryCaError } = await import('@kino/database/farm-authority');
+    const { readFile } = await import('node:fs/promises');
     const { createNodeCredential, createNodeEnrollmentToken } = await import('@kino/database/repositories');
     const { formatEnrollmentToken } = await import('@kino/proto/farm-tls');
     const { nodeLabelListPattern, parseNodeLabelList } = await import('@kino/proto/contract');
@@ -94,8 +110,18 @@ export default class AdminNodesEnroll extends AdminCommand {
           'The farm has no certificate authority yet: run `kino admin bootstrap` with KINO_KEY_ENCRYPTION_KEY set (it makes one), restart the orchestrator, then enroll.',
           { exit: 1 },
         );
+      let root = authority.registryRoot;
+      if (flags['registry-ca'])
+        root = await storeRegistryCa(db, await readFile(flags['registry-ca'], 'utf8')).catch((error: unknown) =>
+          this.error(
+            error instanceof RegistryCaError
+              ? `--registry-ca ${flags['registry-ca']}: ${error.message}`
+              : String(error),
+            { exit: 2 },
+          ),
+        );
       const secret = `kino_enroll_${randomBase62(40)}`;
-      const token = formatEnrollmentToken({ secret, caFingerprint: authority.fingerprint });
+      const token = formatEnrollmentToken({ secret, caFingerprint: root.fingerprint });
       const made =
         flags.nodes === 1
           ? await createNodeCredential(db, {
@@ -128,7 +154,8 @@ export default class AdminNodesEnroll extends AdminCommand {
         name: flags.name,
         labels,
         expiresAt: made.expiresAt.toISOString(),
-        caFingerprint: authority.fingerprint,
+        caFingerprint: root.fingerprint,
+        registryCa: root.source,
       };
     } finally {
       await db.destroy();

@@ -10,6 +10,8 @@ import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__O
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from '../../kino/v1/HeartbeatResponse.ts';
 import type { NodeFrame as _kino_v1_NodeFrame, NodeFrame__Output as _kino_v1_NodeFrame__Output } from '../../kino/v1/NodeFrame.ts';
 import type { RegistryFrame as _kino_v1_RegistryFrame, RegistryFrame__Output as _kino_v1_RegistryFrame__Output } from '../../kino/v1/RegistryFrame.ts';
+import type { RenewRequest as _kino_v1_RenewRequest, RenewRequest__Output as _kino_v1_RenewRequest__Output } from '../../kino/v1/RenewRequest.ts';
+import type { RenewResponse as _kino_v1_RenewResponse, RenewResponse__Output as _kino_v1_RenewResponse__Output } from '../../kino/v1/RenewResponse.ts';
 
 /**
  * Served by the control plane (the orchestrator process). Over TLS (a farm with its certificate
@@ -73,6 +75,25 @@ export interface NodeRegistryClient extends grpc.Client {
   heartbeat(argument: _kino_v1_HeartbeatRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_HeartbeatResponse__Output>): grpc.ClientUnaryCall;
   heartbeat(argument: _kino_v1_HeartbeatRequest, callback: grpc.requestCallback<_kino_v1_HeartbeatResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * A node's new certificate for a new key pair, before its current one ends: called over the node's
+   * TLS connection with its current certificate, which is the identity; the old serial stops working
+   * as the new one is recorded. A revoked node, or a certificate past its end, is refused.
+   */
+  Renew(argument: _kino_v1_RenewRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  Renew(argument: _kino_v1_RenewRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  Renew(argument: _kino_v1_RenewRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  Renew(argument: _kino_v1_RenewRequest, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * A node's new certificate for a new key pair, before its current one ends: called over the node's
+   * TLS connection with its current certificate, which is the identity; the old serial stops working
+   * as the new one is recorded. A revoked node, or a certificate past its end, is refused.
+   */
+  renew(argument: _kino_v1_RenewRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  renew(argument: _kino_v1_RenewRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  renew(argument: _kino_v1_RenewRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  renew(argument: _kino_v1_RenewRequest, callback: grpc.requestCallback<_kino_v1_RenewResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -101,6 +122,13 @@ export interface NodeRegistryHandlers extends grpc.UntypedServiceImplementation 
   
   Heartbeat: grpc.handleUnaryCall<_kino_v1_HeartbeatRequest__Output, _kino_v1_HeartbeatResponse>;
   
+  /**
+   * A node's new certificate for a new key pair, before its current one ends: called over the node's
+   * TLS connection with its current certificate, which is the identity; the old serial stops working
+   * as the new one is recorded. A revoked node, or a certificate past its end, is refused.
+   */
+  Renew: grpc.handleUnaryCall<_kino_v1_RenewRequest__Output, _kino_v1_RenewResponse>;
+  
 }
 
 export interface NodeRegistryDefinition extends grpc.ServiceDefinition {
@@ -108,4 +136,5 @@ export interface NodeRegistryDefinition extends grpc.ServiceDefinition {
   Deregister: MethodDefinition<_kino_v1_DeregisterRequest, _kino_v1_DeregisterResponse, _kino_v1_DeregisterRequest__Output, _kino_v1_DeregisterResponse__Output>
   Enroll: MethodDefinition<_kino_v1_EnrollRequest, _kino_v1_EnrollResponse, _kino_v1_EnrollRequest__Output, _kino_v1_EnrollResponse__Output>
   Heartbeat: MethodDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatResponse, _kino_v1_HeartbeatRequest__Output, _kino_v1_HeartbeatResponse__Output>
+  Renew: MethodDefinition<_kino_v1_RenewRequest, _kino_v1_RenewResponse, _kino_v1_RenewRequest__Output, _kino_v1_RenewResponse__Output>
 }
