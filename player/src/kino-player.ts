@@ -36,6 +36,17 @@ button:hover, button:focus-visible, input:focus-visible { outline: 2px solid #7c
 .message { position: absolute; top: 40%; width: 100%; text-align: center; }
 `;
 
+let sharedSheet: CSSStyleSheet | undefined;
+
+/** One sheet for every player on the page. */
+function playerStyleSheet(): CSSStyleSheet {
+  if (!sharedSheet) {
+    sharedSheet = new CSSStyleSheet();
+    sharedSheet.replaceSync(styles);
+  }
+  return sharedSheet;
+}
+
 /** `1:05`, `1:02:05`. */
 export function formatTime(seconds: number): string {
   const whole = Number.isFinite(seconds) ? Math.max(0, Math.floor(seconds)) : 0;
@@ -110,7 +121,10 @@ export class KinoPlayerElement extends HTMLElement {
       this.#fullscreenButton,
     );
     this.#frame.append(this.media, this.#preview, this.#message, bar);
-    root.append(element('style', { textContent: styles }), this.#frame);
+    // A constructed stylesheet rather than a <style> element: a page whose Content-Security-Policy
+    // refuses inline styles (the dashboard's) still styles the player.
+    root.adoptedStyleSheets = [playerStyleSheet()];
+    root.append(this.#frame);
     this.#speed.setChoices(
       playbackSpeeds.map((speed) => ({ label: speed === 1 ? 'Normal' : `${speed}×`, value: String(speed) })),
       '1',

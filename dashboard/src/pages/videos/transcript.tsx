@@ -1,0 +1,60 @@
+// One caption track's words (GET .../transcript, as text): shown to read, with Copy and a download as
+// a .txt file made in the page (a Blob URL: the words are already here, and the delivery host's file
+// is the WebVTT, cues and all).
+import { useEffect, useMemo } from 'preact/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { Transcript as TranscriptAnswer } from '@kino/sdk';
+import { api } from '../../api.ts';
+import { CopyButton } from '../../components/copy-chip.tsx';
+
+export function Transcript({
+  videoPath,
+  videoId,
+  language,
+  onClose,
+}: {
+  videoPath: string;
+  videoId: string;
+  language: string;
+  onClose: () => void;
+}) {
+  const transcript = useQuery({
+    queryKey: ['transcript', videoPath, language],
+    queryFn: () =>
+      api<TranscriptAnswer>(`${videoPath}/transcript?language=${encodeURIComponent(language)}&format=text`),
+  });
+  const text = transcript.data?.text;
+  const download = useMemo(
+    () => (text === undefined ? undefined : URL.createObjectURL(new Blob([text], { type: 'text/plain' }))),
+    [text],
+  );
+  useEffect(() => () => download && URL.revokeObjectURL(download), [download]);
+
+  return (
+    <section class="transcript" aria-labelledby="transcript-title" data-testid="transcript">
+      <div class="transcript-head">
+        <h2 id="transcript-title">Transcript ({language})</h2>
+        <div class="actions">
+          {text !== undefined && <CopyButton text={text} />}
+          {download && (
+            <a class="button" href={download} download={`${videoId}-${language}.txt`} data-testid="transcript-download">
+              Download .txt
+            </a>
+          )}
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      </div>
+      {transcript.error ? (
+        <p class="error">{(transcript.error as Error).message}</p>
+      ) : text === undefined ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <pre class="transcript-text" tabIndex={0} data-testid="transcript-text">
+          {text || 'No words were heard.'}
+        </pre>
+      )}
+    </section>
+  );
+}
