@@ -43,6 +43,8 @@ export function Captions({
     tracks,
     (lang: string) => api(`${videoPath}/captions/${encodeURIComponent(lang)}`, { method: 'DELETE' }),
     async () => {
+      // A track made later for the language is another track: its transcript is not opened by itself.
+      setReading(undefined);
       toast('Caption track removed.');
       await onChange();
     },
@@ -124,9 +126,17 @@ export function Captions({
           </tbody>
         </table>
       )}
-      {reading && shown?.some((track) => track.language === reading) && (
-        <Transcript videoPath={videoPath} videoId={videoId} language={reading} onClose={() => setReading(undefined)} />
-      )}
+      {shown
+        ?.filter((track) => track.language === reading)
+        .map((track) => (
+          <Transcript
+            key={track.language}
+            videoPath={videoPath}
+            videoId={videoId}
+            track={track}
+            onClose={() => setReading(undefined)}
+          />
+        ))}
     </section>
   );
 }

@@ -8,6 +8,7 @@ import type { SignedPlaybackUrl, VideoDetails } from '@kino/sdk';
 import { animatedPreviewUrl } from '@kino/sdk/browser';
 import { api } from '../../api.ts';
 import { CopyChip } from '../../components/copy-chip.tsx';
+import { Skeleton } from '../../components/skeleton.tsx';
 import { isAudioOnly } from './video-facts.ts';
 
 /** How long the token in a private video's copyable URLs (playback, embed, MP4) lasts: the longest signed URL the API mints. */
@@ -79,10 +80,10 @@ export function DeliveryChips({
     : undefined;
   const snippet = useEmbedSnippet(at?.embed, urls.data?.origin, video.name);
   if (!at) {
-    return (
-      <p class="muted" data-testid="delivery-links-pending">
-        {urls.error ? (urls.error as Error).message : 'Preparing the URLs…'}
-      </p>
+    return urls.error ? (
+      <p class="error">{(urls.error as Error).message}</p>
+    ) : (
+      <Skeleton lines={2} label="Preparing the URLs" />
     );
   }
   const master = at.file(hlsMasterName);

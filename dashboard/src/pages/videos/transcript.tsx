@@ -3,23 +3,26 @@
 // is the WebVTT, cues and all).
 import { useEffect, useMemo } from 'preact/hooks';
 import { useQuery } from '@tanstack/react-query';
-import type { Transcript as TranscriptAnswer } from '@kino/sdk';
+import type { CaptionTrack, Transcript as TranscriptAnswer } from '@kino/sdk';
 import { api } from '../../api.ts';
 import { CopyButton } from '../../components/copy-chip.tsx';
+import { Skeleton } from '../../components/skeleton.tsx';
 
 export function Transcript({
   videoPath,
   videoId,
-  language,
+  track,
   onClose,
 }: {
   videoPath: string;
   videoId: string;
-  language: string;
+  track: CaptionTrack;
   onClose: () => void;
 }) {
+  const { language } = track;
   const transcript = useQuery({
-    queryKey: ['transcript', videoPath, language],
+    // A file uploaded in place of a generated track (or the other way round) has other words.
+    queryKey: ['transcript', videoPath, language, track.source, track.label],
     queryFn: () =>
       api<TranscriptAnswer>(`${videoPath}/transcript?language=${encodeURIComponent(language)}&format=text`),
   });
@@ -49,7 +52,7 @@ export function Transcript({
       {transcript.error ? (
         <p class="error">{(transcript.error as Error).message}</p>
       ) : text === undefined ? (
-        <p class="muted">Loading…</p>
+        <Skeleton lines={4} />
       ) : (
         <pre class="transcript-text" tabIndex={0} data-testid="transcript-text">
           {text || 'No words were heard.'}

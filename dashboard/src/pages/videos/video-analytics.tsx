@@ -6,6 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { VideoResolutions } from '@kino/sdk';
 import { api } from '../../api.ts';
 import { Chart } from '../../components/charts/chart.tsx';
+import { Skeleton } from '../../components/skeleton.tsx';
 import { videoResolutionsOption } from '../../components/charts/chart-options.ts';
 import { lastDays } from '../analytics/date-range.ts';
 
@@ -22,7 +23,7 @@ export function VideoAnalytics({ videoPath, videoId }: { videoPath: string; vide
     <section aria-labelledby="video-analytics-title" data-testid="video-analytics">
       <h2 id="video-analytics-title">The last 30 days</h2>
       {served.error && <p class="error">{(served.error as Error).message}</p>}
-      {!summary && !served.error && <p class="muted">Loading…</p>}
+      {!summary && !served.error && <Skeleton lines={4} />}
       {summary && (
         <dl class="facts">
           <dt>Segments served</dt>

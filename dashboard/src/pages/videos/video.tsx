@@ -15,6 +15,7 @@ import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
 import { describeError, ErrorNote } from '../../components/error-note.tsx';
 import { CopyChip } from '../../components/copy-chip.tsx';
 import { Tabs, type Tab } from '../../components/tabs.tsx';
+import { Skeleton } from '../../components/skeleton.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
 import { VideoSettings } from './video-settings.tsx';
@@ -80,7 +81,13 @@ export function VideoPage({ publicID }: { publicID?: string }) {
     );
   }
   const video = details.data;
-  if (!video) return <p class="muted">Loading…</p>;
+  if (!video)
+    return (
+      <div class="video-page video-top" data-testid="video-loading">
+        <Skeleton box="16 / 9" lines={0} label="Loading the video" />
+        <Skeleton lines={6} label="" />
+      </div>
+    );
   const status = statusOf(video);
   const largest = largestRendition(video);
 
@@ -213,6 +220,8 @@ export function VideoPage({ publicID }: { publicID?: string }) {
             <dd>{video.duration}</dd>
             <dt>Size</dt>
             <dd>{largest ?? (isAudioOnly(video) ? 'audio only' : '—')}</dd>
+            <dt>Views</dt>
+            <dd>{video.served}</dd>
             <dt>Access</dt>
             <dd data-testid="fact-access">{video.allowPublicAccess ? 'Public' : 'Private (signed URLs)'}</dd>
             <dt>Created</dt>
