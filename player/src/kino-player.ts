@@ -14,7 +14,7 @@ export const seekStepSeconds = 5;
 const volumeStep = 0.1;
 
 const styles = `
-:host { display: block; position: relative; background: #000; color: #fff; font: 14px system-ui, sans-serif; aspect-ratio: 16 / 9; }
+:host { display: block; position: relative; background: #000; color: #fff; font: 14px system-ui, sans-serif; aspect-ratio: 16 / 9; container-type: inline-size; }
 :host(:fullscreen) { aspect-ratio: auto; }
 .frame, video { width: 100%; height: 100%; }
 .frame { position: relative; overflow: hidden; }
@@ -24,6 +24,8 @@ video { display: block; object-fit: contain; }
 button { background: none; border: 0; color: #fff; font: inherit; padding: 6px 8px; cursor: pointer; border-radius: 4px; white-space: nowrap; }
 button:hover, button:focus-visible, input:focus-visible { outline: 2px solid #7cc4ff; outline-offset: -2px; }
 [hidden] { display: none !important; }
+/* A phone-wide player keeps its menus: the volume slider and the clock give way, and the bar wraps. */
+@container (max-width: 480px) { .volume, .time { display: none; } .bar { flex-wrap: wrap; } }
 .seek { flex: 1; min-width: 60px; }
 .volume { width: 70px; }
 .time { font-variant-numeric: tabular-nums; padding: 0 4px; white-space: nowrap; }
