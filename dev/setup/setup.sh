@@ -67,7 +67,7 @@ fi
 # The dashboard (dashboard/, Vite): built into dashboard/dist when missing or older than its sources;
 # the API serves that directory at /dashboard/.
 dashboard_built="dashboard/dist/index.html"
-if [ ! -f "$dashboard_built" ] || [ -n "$(find dashboard/src dashboard/index.html dashboard/vite.config.js dashboard/package.json -newer "$dashboard_built" -print -quit)" ]; then
+if [ ! -f "$dashboard_built" ] || [ -n "$(find dashboard/src dashboard/index.html dashboard/vite.config.js dashboard/package.json player/dist -newer "$dashboard_built" -print -quit)" ]; then
   say "building the dashboard (npm run build -w @kino/dashboard)"
   bash "$root/dev/setup/node.sh" npm run build -w @kino/dashboard --silent >/dev/null
 fi

@@ -14,7 +14,7 @@ export const seekStepSeconds = 5;
 const volumeStep = 0.1;
 
 const styles = `
-:host { display: block; position: relative; background: #000; color: #fff; font: 14px system-ui, sans-serif; aspect-ratio: 16 / 9; }
+:host { display: block; position: relative; background: #000; color: #fff; font: 14px system-ui, sans-serif; aspect-ratio: 16 / 9; container-type: inline-size; }
 :host(:fullscreen) { aspect-ratio: auto; }
 .frame, video { width: 100%; height: 100%; }
 .frame { position: relative; overflow: hidden; }
@@ -24,6 +24,8 @@ video { display: block; object-fit: contain; }
 button { background: none; border: 0; color: #fff; font: inherit; padding: 6px 8px; cursor: pointer; border-radius: 4px; white-space: nowrap; }
 button:hover, button:focus-visible, input:focus-visible { outline: 2px solid #7cc4ff; outline-offset: -2px; }
 [hidden] { display: none !important; }
+/* A phone-wide player keeps its menus: the volume slider and the clock give way, and the bar wraps. */
+@container (max-width: 480px) { .volume, .time { display: none; } .bar { flex-wrap: wrap; } }
 .seek { flex: 1; min-width: 60px; }
 .volume { width: 70px; }
 .time { font-variant-numeric: tabular-nums; padding: 0 4px; white-space: nowrap; }
@@ -35,6 +37,17 @@ button:hover, button:focus-visible, input:focus-visible { outline: 2px solid #7c
 .tile { border: 2px solid #fff; background-repeat: no-repeat; }
 .message { position: absolute; top: 40%; width: 100%; text-align: center; }
 `;
+
+let sharedSheet: CSSStyleSheet | undefined;
+
+/** One sheet for every player on the page. */
+function playerStyleSheet(): CSSStyleSheet {
+  if (!sharedSheet) {
+    sharedSheet = new CSSStyleSheet();
+    sharedSheet.replaceSync(styles);
+  }
+  return sharedSheet;
+}
 
 /** `1:05`, `1:02:05`. */
 export function formatTime(seconds: number): string {
@@ -110,7 +123,10 @@ export class KinoPlayerElement extends HTMLElement {
       this.#fullscreenButton,
     );
     this.#frame.append(this.media, this.#preview, this.#message, bar);
-    root.append(element('style', { textContent: styles }), this.#frame);
+    // A constructed stylesheet rather than a <style> element: a page whose Content-Security-Policy
+    // refuses inline styles (the dashboard's) still styles the player.
+    root.adoptedStyleSheets = [playerStyleSheet()];
+    root.append(this.#frame);
     this.#speed.setChoices(
       playbackSpeeds.map((speed) => ({ label: speed === 1 ? 'Normal' : `${speed}×`, value: String(speed) })),
       '1',

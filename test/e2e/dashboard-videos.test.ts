@@ -15,9 +15,10 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { waitFor } from '@kino/dev';
 import { DEFAULT_MULTIPART_THRESHOLD, Kino, VideoProcessingFailedError, type VideoDetails } from '@kino/sdk/node';
 import { makeClip } from '@kino/test/support/media';
@@ -37,11 +38,14 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-dashboard-videos-'));
   [dash, clipPath] = await Promise.all([
     // The whole farm: one encode node, delivery, and the analytics store (chDB).
-    startDashboard('dashboard-videos', { nodes: 1, slots: 2 }),
+    // The node's speech engine too, for the captions tab's "Generate captions".
+    startDashboard('dashboard-videos', { nodes: 1, slots: 2, speech: true }),
     // 640x360, 7 s: one rendition (360p) of two segments; small enough to encode in seconds.
     makeClip({ seconds: 7, width: 640, height: 360, fps: 24, audio: true, path: join(workDir, 'dashboard clip.mp4') }),
   ]);
   page = await (await dash.newContext()).newPage();
+  // The video page's chips copy to the clipboard, which the tests read.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
   });
@@ -55,6 +59,19 @@ afterAll(async () => {
 
 const videoStatus = (p: Page) =>
   p.locator('[data-testid=video-page] [data-testid=video-status]').getAttribute('data-status');
+
+/** Chooses a tab of the video page and waits for its panel. */
+async function openTab(p: Page, id: string): Promise<void> {
+  await p.getByTestId(`tab-${id}`).click();
+  await p.getByTestId(`panel-${id}`).waitFor();
+}
+
+/** What a chip of the video page copies: its click, then the clipboard. */
+async function copiedBy(chip: Locator): Promise<string> {
+  await chip.click();
+  await chip.getByText('Copied').waitFor();
+  return chip.page().evaluate(() => navigator.clipboard.readText());
+}
 
 test('two files dropped on the upload panel go to storage side by side, each row links to its video, and one is seen to reach ready on its page', async () => {
   await page.goto(`${dash.dashboardUrl}/videos`);
@@ -113,6 +130,7 @@ test('two files dropped on the upload panel go to storage side by side, each row
     .locator('[data-testid=video-page] [data-testid=video-status][data-status=ready]')
     .waitFor({ timeout: 240_000 });
   assert.equal(await videoStatus(page), 'ready');
+  await openTab(page, 'encoding');
   assert.ok(
     (await page.getByTestId('encoding-ladder').locator('tbody tr').count()) >= 1,
     'the ladder lists the renditions',
@@ -159,12 +177,12 @@ test('the video page plays the video to the end through its signed URL', async (
   await player.waitFor();
   // hls.js has loaded the playlists and the first segment's metadata.
   await page.waitForFunction(
-    () => document.querySelector<HTMLVideoElement>('[data-testid=player]')!.readyState >= 1,
+    () => document.querySelector<HTMLElementTagNameMap['kino-player']>('[data-testid=player]')!.media.readyState >= 1,
     undefined,
     { timeout: 60_000 },
   );
   const src = await page.evaluate(async () => {
-    const video = document.querySelector<HTMLVideoElement>('[data-testid=player]')!;
+    const video = document.querySelector<HTMLElementTagNameMap['kino-player']>('[data-testid=player]')!.media;
     (window as unknown as { ended: boolean }).ended = false;
     video.addEventListener('ended', () => ((window as unknown as { ended: boolean }).ended = true), { once: true });
     video.muted = true;
@@ -177,16 +195,16 @@ test('the video page plays the video to the end through its signed URL', async (
     timeout: 60_000,
     polling: 200,
   });
-  assert.equal(await page.getByTestId('player-error').count(), 0);
-  const { currentTime, duration } = await player.evaluate((video: HTMLVideoElement) => ({
-    currentTime: video.currentTime,
-    duration: video.duration,
+  const { currentTime, duration } = await player.evaluate(({ media }: HTMLElementTagNameMap['kino-player']) => ({
+    currentTime: media.currentTime,
+    duration: media.duration,
   }));
   assert.ok(Math.abs(duration - 7) < 0.3, `duration ${duration} of a 7 s clip`);
   assert.ok(currentTime >= duration - 0.1, `ended at ${currentTime} of ${duration}`);
 });
 
 test('the thumbnail picker makes the scrubbed instant the default thumbnail', async () => {
+  await openTab(page, 'settings');
   const before = await page.getByTestId('current-thumbnail').getAttribute('src');
   await page.getByTestId('thumbnail-scrubber').fill('3');
   await page.getByTestId('storyboard-tile').waitFor();
@@ -201,6 +219,7 @@ test('the thumbnail picker makes the scrubbed instant the default thumbnail', as
     'and it loads',
   );
 
+  await openTab(page, 'share');
   await page.getByTestId('share-create').click();
   const shareUrl = await page.getByTestId('share-url').textContent();
   assert.match(shareUrl ?? '', /^https?:\/\//);
@@ -211,6 +230,7 @@ test('the thumbnail picker makes the scrubbed instant the default thumbnail', as
 test('the video page adds a caption track, the player lists it, and the page removes it', async () => {
   const vttPath = join(workDir, 'english.vtt');
   await writeFile(vttPath, 'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\nHello from the dashboard\n');
+  await openTab(page, 'captions');
   const captions = page.getByTestId('captions');
   await captions.getByTestId('caption-file').setInputFiles(vttPath);
   await captions.getByTestId('caption-language').fill('en');
@@ -218,11 +238,14 @@ test('the video page adds a caption track, the player lists it, and the page rem
   await captions.getByTestId('caption-add').click();
   const row = captions.locator('[data-testid=caption-row][data-language=en]');
   await row.waitFor({ timeout: 30_000 });
-  assert.match((await row.textContent()) ?? '', /English\s*yes/);
+  assert.deepEqual(
+    await row.locator('td').evaluateAll((cells) => cells.slice(1, 4).map((cell) => cell.textContent!.trim())),
+    ['English', 'Uploaded', 'yes'],
+  );
   // The page made a new player for the tracks: its video element gets the English text track.
   await page.waitForFunction(
     () => {
-      const video = document.querySelector<HTMLVideoElement>('[data-testid=player]');
+      const video = document.querySelector<HTMLElementTagNameMap['kino-player']>('[data-testid=player]')?.media;
       return (
         !!video && Array.from(video.textTracks).some((track) => track.language === 'en' && track.label === 'English')
       );
@@ -230,6 +253,19 @@ test('the video page adds a caption track, the player lists it, and the page rem
     undefined,
     { timeout: 60_000, polling: 200 },
   );
+  // Its transcript: the words without the cue times, to copy and to download as text.
+  await row.getByTestId('caption-transcript').click();
+  const transcript = page.getByTestId('transcript');
+  assert.equal(await transcript.getByTestId('transcript-text').textContent(), 'Hello from the dashboard');
+  await transcript.getByRole('button', { name: 'Copy' }).click();
+  await transcript.getByRole('button', { name: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Hello from the dashboard');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    transcript.getByTestId('transcript-download').click(),
+  ]);
+  assert.equal(download.suggestedFilename(), `${videoId}-en.txt`);
+  assert.equal(await readFile((await download.path())!, 'utf8'), 'Hello from the dashboard');
   await dash.screenshot(page, 'captions');
 
   await row.getByTestId('caption-remove').click();
@@ -237,9 +273,34 @@ test('the video page adds a caption track, the player lists it, and the page rem
   assert.equal(await captions.getByTestId('caption-error').count(), 0);
 });
 
+test("the captions tab's Generate makes a track from the speech on the farm, marked generated, whose transcript it shows", async () => {
+  const captions = page.getByTestId('captions');
+  await captions.getByTestId('caption-generate-language').selectOption('en');
+  await captions.getByTestId('caption-generate').click();
+  await page.getByTestId('toast').filter({ hasText: 'Generating captions' }).waitFor();
+  // The node transcribes it; `video.caption.ready` reaches the page as a live update, which reads the list again.
+  const row = captions.locator('[data-testid=caption-row][data-language=en][data-source=generated]');
+  await row.waitFor({ timeout: 120_000 });
+  assert.equal(await row.getByTestId('caption-source').textContent(), 'Generated');
+  assert.equal(await captions.getByTestId('caption-generate-error').count(), 0);
+  const answer = await page.evaluate(async (url) => {
+    const response = await fetch(url);
+    return { status: response.status, json: (await response.json()) as { body: { text: string } } };
+  }, `${dash.apiUrl}/${dash.orgId}/videos/${videoId}/transcript?language=en`);
+  assert.equal(answer.status, 200, JSON.stringify(answer.json));
+  const { text } = answer.json.body;
+  await row.getByTestId('caption-transcript').click();
+  const shown = await page.getByTestId('transcript-text').textContent();
+  // The clip's sound is a tone: the engine may hear no words at all, which the page says.
+  assert.equal(shown, text || 'No words were heard.');
+  await row.getByTestId('caption-remove').click();
+  await captions.getByTestId('empty-state').filter({ hasText: 'No caption tracks' }).waitFor({ timeout: 30_000 });
+});
+
 test("the Clip control makes a frame-accurate clip from the player's position and links to it; it becomes ready", async () => {
-  await page.getByTestId('player').evaluate((video: HTMLVideoElement) => {
-    video.currentTime = 6.5;
+  await openTab(page, 'clips');
+  await page.getByTestId('player').evaluate(({ media }: HTMLElementTagNameMap['kino-player']) => {
+    media.currentTime = 6.5;
   });
   await page.getByTestId('clip-end-here').click();
   assert.equal(await page.getByTestId('clip-end').inputValue(), '6.50', "the end is the player's position");
@@ -259,8 +320,10 @@ test("the Clip control makes a frame-accurate clip from the player's position an
   // It plays exactly 0–6.5 s (a segment-accurate clip would play the whole 7 s of both segments).
   await page.waitForFunction(
     () =>
-      Math.abs(((document.querySelector('[data-testid=player]') as HTMLVideoElement | null)?.duration ?? 0) - 6.5) <
-      0.05,
+      Math.abs(
+        (document.querySelector<HTMLElementTagNameMap['kino-player']>('[data-testid=player]')?.media.duration ?? 0) -
+          6.5,
+      ) < 0.05,
     undefined,
     { timeout: 30_000, polling: 200 },
   );
@@ -268,14 +331,19 @@ test("the Clip control makes a frame-accurate clip from the player's position an
   await page.getByTestId('player').waitFor();
 });
 
-test("the video page shows the embed snippet: delivery's oEmbed iframe of the embed URL, which plays there", async () => {
-  const embedUrl = (await page.getByTestId('embed-url').textContent()) ?? '';
-  const html = (await page.getByTestId('embed-html').textContent()) ?? '';
+test("the video page's embed chips copy delivery's oEmbed iframe of the embed URL, which plays there", async () => {
+  const chips = page.getByTestId('delivery-links');
+  const embedUrl = await copiedBy(chips.getByTestId('embed-page-url'));
+  const html = await copiedBy(chips.getByTestId('embed-html'));
   assert.match(embedUrl, new RegExp(`^https?://[^/]+/embed/${videoId}(\\?token=[\\w.-]+)?$`));
   assert.ok(html.startsWith(`<iframe src="${embedUrl}" width="640" height="360" `), html);
-  // A private video's snippet says when its token stops playing.
+  // A private video's chips say when its token stops playing; the token itself is not on the page.
   const isPrivate = embedUrl.includes('?token=');
   assert.equal(await page.getByTestId('embed-expiry').count(), isPrivate ? 1 : 0);
+  if (isPrivate) {
+    const token = new URL(embedUrl).searchParams.get('token')!;
+    assert.equal((await page.locator('main').innerText()).includes(token), false, 'no token printed');
+  }
   const response = await fetch(embedUrl);
   assert.equal(response.status, 200);
   assert.match(await response.text(), /<kino-player /);
@@ -288,16 +356,17 @@ const detailsOf = (id: string) =>
     `${dash.apiUrl}/${dash.orgId}/videos/${id}/details`,
   );
 
-test('the video page shows its playback and embed URLs to copy, downloads that answer, and the poster in a 16:9 box before play', async () => {
+test("the video page's chips copy its playback and embed URLs, downloads that answer, and the poster shows in a 16:9 box before play", async () => {
   await page.goto(`${dash.dashboardUrl}/videos/${videoId}`);
   const player = page.getByTestId('player');
   await player.waitFor();
   const details = await detailsOf(videoId);
   assert.ok(details.thumbnailUrl && details.audioUrl, 'a video with a picture and sound');
   // Before play: the thumbnail as the poster, in a box of 16:9 (the placeholder before it has the same).
-  const box = await player.evaluate((video: HTMLVideoElement) => {
-    const { width, height } = video.getBoundingClientRect();
-    return { width, height, poster: video.poster, paused: video.paused, currentTime: video.currentTime };
+  const box = await player.evaluate((element: HTMLElementTagNameMap['kino-player']) => {
+    const { width, height } = element.getBoundingClientRect();
+    const { poster, paused, currentTime } = element.media;
+    return { width, height, poster, paused, currentTime };
   });
   // The same image (each details answer signs its image token afresh).
   assert.equal(box.poster.split('?')[0], details.thumbnailUrl.split('?')[0]);
@@ -306,9 +375,10 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
 
   // The URLs are the video's path family on the delivery host (audio.m4a's directory): a public
   // video's public paths, a private one's (the upload's default) with the token of a signed URL.
+  // Each chip copies its whole URL.
   const links = page.getByTestId('delivery-links');
   await links.waitFor();
-  const playbackUrl = await links.getByTestId('playback-url').inputValue();
+  const playbackUrl = await copiedBy(links.getByTestId('playback-url'));
   const withoutQuery = (url: string) => url.replace(/\?.*$/, '');
   assert.equal(withoutQuery(playbackUrl), withoutQuery(details.audioUrl).replace(/audio\.m4a$/, 'master.m3u8'));
   const token = new URL(playbackUrl).searchParams.get('token');
@@ -317,15 +387,11 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
   assert.equal(master.status, 200);
   assert.match(await master.text(), /^#EXTM3U[\s\S]*#EXT-X-STREAM-INF/);
   assert.equal(
-    await links.getByTestId('embed-page-url').inputValue(),
+    await copiedBy(links.getByTestId('embed-page-url')),
     `${new URL(playbackUrl).origin}/embed/${videoId}${token ? `?token=${token}` : ''}`,
   );
-  assert.equal(
-    await links.getByTestId('embed-page-url').inputValue(),
-    await page.getByTestId('embed-url').textContent(),
-  );
   // The animated preview answers a WebP of the first 5 s, from the same family and token.
-  const preview = await links.getByTestId('animated-preview-url').inputValue();
+  const preview = await copiedBy(links.getByTestId('animated-preview-url'));
   assert.equal(withoutQuery(preview), withoutQuery(playbackUrl).replace(/master\.m3u8$/, 'animated.webp'));
   const webp = await fetch(preview);
   assert.equal(webp.status, 200, await webp.clone().text());
@@ -336,14 +402,9 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
       .toString('latin1'),
     'WEBP',
   );
-  // The Copy button puts the URL on the clipboard.
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  await links.getByRole('button', { name: 'Copy' }).first().click();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), playbackUrl);
 
-  const downloads = await links
-    .getByTestId('mp4-download')
-    .evaluateAll((anchors: HTMLAnchorElement[]) => anchors.map((a) => a.href));
+  const downloads: string[] = [];
+  for (const chip of await links.getByTestId('mp4-download').all()) downloads.push(await copiedBy(chip));
   // An MP4 per H.264 rendition; none of the AV1 one (MP4 downloads stay H.264, which plays anywhere).
   assert.deepEqual(
     downloads,
@@ -356,7 +417,7 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
     'the video has an AV1 rendition',
   );
   // The page's details signed their own token: the same file.
-  const audioUrl = (await links.getByTestId('audio-download').getAttribute('href')) ?? '';
+  const audioUrl = await copiedBy(links.getByTestId('audio-download'));
   assert.equal(withoutQuery(audioUrl), withoutQuery(details.audioUrl));
   for (const url of [...downloads, audioUrl]) {
     const response = await fetch(url);
@@ -364,6 +425,96 @@ test('the video page shows its playback and embed URLs to copy, downloads that a
     assert.match(response.headers.get('content-disposition') ?? '', /^attachment/, url);
     assert.ok((await response.arrayBuffer()).byteLength > 0, url);
   }
+});
+
+/** The video page's tabs, in their order. */
+const videoTabs = ['settings', 'captions', 'clips', 'share', 'encoding', 'analytics'];
+
+/**
+ * The page as the stacked cards made it, measured on main before the tabs with this file's clip (7 s,
+ * 640x360, one share link): its scroll height at 1440 and 390 px wide.
+ */
+const stackedHeights: Record<number, number> = { 1440: 2525, 390: 4246 };
+
+test('the video page is its player, facts and chips on top and the rest in tabs: about half as tall as the stacked cards at 1440 and 390 px, nothing wider than its container, no serious axe-core violation on any tab; arrows choose tabs and the tab survives a reload', async () => {
+  // axe-core is put into the page by the test, which the dashboard's CSP would refuse: a context of its own.
+  const context = await dash.browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+  const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const problems: string[] = [];
+  try {
+    const tab = await context.newPage();
+    await signIn(tab, dash.dashboardUrl, devUser, `/videos/${videoId}`);
+    for (const width of [1440, 390]) {
+      await tab.setViewportSize({ width, height: 900 });
+      await tab.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+      await tab.getByTestId('delivery-links').waitFor();
+      await tab.addScriptTag({ content: axeSource });
+      let tallest = 0;
+      for (const id of videoTabs) {
+        await openTab(tab, id);
+        const seen = await tab.evaluate(async () => {
+          const root = document.querySelector('[data-testid=video-page]')!;
+          // An element past its parent's right edge, where the parent does not scroll or clip on purpose.
+          const wide = Array.from(root.querySelectorAll('*')).flatMap((element) => {
+            const parent = element.parentElement!;
+            if (getComputedStyle(parent).overflowX !== 'visible') return [];
+            const over = element.getBoundingClientRect().right - parent.getBoundingClientRect().right;
+            return over > 1 ? [`${element.tagName.toLowerCase()}.${element.className} by ${Math.round(over)} px`] : [];
+          });
+          const axe = (
+            window as unknown as {
+              axe: {
+                run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+              };
+            }
+          ).axe;
+          const { violations } = await axe.run();
+          return {
+            height: document.documentElement.scrollHeight,
+            pageWidth: document.documentElement.scrollWidth,
+            wide: wide.slice(0, 5),
+            serious: violations
+              .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+              .map(
+                (violation) =>
+                  `${violation.id} (${violation.impact}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+              ),
+          };
+        });
+        tallest = Math.max(tallest, seen.height);
+        const where = `${id} at ${width} px`;
+        if (seen.wide.length > 0) problems.push(`${where}: wider than its container: ${seen.wide.join(', ')}`);
+        if (seen.pageWidth > width) problems.push(`${where}: the page is ${seen.pageWidth} px wide`);
+        if (seen.serious.length > 0) problems.push(`${where}: axe-core: ${seen.serious.join(', ')}`);
+      }
+      // The tallest tab against the stacked cards: about half, and no more than 55 %.
+      assert.ok(
+        tallest <= stackedHeights[width]! * 0.55,
+        `${tallest} px at ${width} px wide, against ${stackedHeights[width]} px stacked`,
+      );
+    }
+
+    // The tabs as WAI-ARIA's pattern has them: arrows, Home and End choose and focus; the URL keeps the choice.
+    await tab.setViewportSize({ width: 1440, height: 900 });
+    await tab.goto(`${dash.dashboardUrl}/videos/${videoId}`);
+    await tab.getByTestId('tab-settings').focus();
+    await tab.keyboard.press('ArrowRight');
+    assert.equal(await tab.getByTestId('tab-captions').getAttribute('aria-selected'), 'true');
+    assert.equal(await tab.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'tab-captions');
+    await tab.keyboard.press('End');
+    await tab.getByTestId('panel-analytics').waitFor();
+    assert.equal(new URL(tab.url()).searchParams.get('tab'), 'analytics');
+    await tab.keyboard.press('ArrowRight');
+    assert.equal(await tab.getByTestId('tab-settings').getAttribute('aria-selected'), 'true', 'round to the first');
+    await tab.keyboard.press('ArrowLeft');
+    await tab.reload();
+    await tab.getByTestId('panel-analytics').waitFor();
+    assert.equal(await tab.getByTestId('tab-analytics').getAttribute('aria-selected'), 'true');
+    assert.equal(await tab.getByTestId('panel-settings').isHidden(), true);
+  } finally {
+    await context.close();
+  }
+  assert.deepEqual(problems, []);
 });
 
 test('the table narrows by search and status, the API list query', async () => {
@@ -387,7 +538,7 @@ test('the settings card renames the video, describes it, makes it private and se
   // The form is rebuilt from the saved values; the toast above the page still says it saved.
   await page.getByTestId('toast').filter({ hasText: 'Settings saved.' }).waitFor();
   await page.getByTestId('fact-external-id').getByText('post-42').waitFor();
-  assert.equal(await page.getByText('private (signed URLs)').count(), 1);
+  assert.equal(await page.getByTestId('fact-access').textContent(), 'Private (signed URLs)');
   assert.equal(await settings.getByTestId('settings-error').count(), 0);
   // What the API says now, not only what the page shows (asked with the page's session).
   const details = await page.evaluate(
@@ -455,13 +606,22 @@ test("every page fits the window at 1280 and 390 px: nothing scrolls the page si
     ['farm', '/farm', 'farm-table'],
   ];
   const overflowing: string[] = [];
-  // A webhook to a long URL, for every event: the longest row the webhooks table shows.
+  // A webhook to a long URL, for every event: the longest row the webhooks table shows. Added after
+  // another, it is the table's first row: the newest at the top, beside its secret.
   await page.goto(`${dash.dashboardUrl}/webhooks`);
-  await page
-    .getByTestId('webhook-url')
-    .fill(`https://hooks.example.com/kino/${'a-long-path-segment/'.repeat(6)}receive`);
-  await page.getByTestId('add-webhook').click();
-  await page.getByTestId('webhook-secret').waitFor();
+  const longUrl = `https://hooks.example.com/kino/${'a-long-path-segment/'.repeat(6)}receive`;
+  for (const url of ['https://hooks.example.com/first', longUrl]) {
+    await page.getByTestId('webhook-url').fill(url);
+    await page.getByTestId('add-webhook').click();
+    await page.getByTestId('webhook-secret').waitFor();
+    await page.getByTestId('webhooks-table').locator('tbody tr td.truncate').getByText(url).waitFor();
+    if (url !== longUrl) await page.getByRole('button', { name: 'Done' }).click();
+  }
+  assert.equal(
+    await page.getByTestId('webhooks-table').locator('tbody tr td.truncate').first().textContent(),
+    longUrl,
+    'the webhook just added is the first row',
+  );
   try {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });

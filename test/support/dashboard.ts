@@ -6,7 +6,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot } from '@kino/infra';
-import type { DevStackOptions } from '@kino/dev/stack';
 import type { DevIdentityUser } from '@kino/dev';
 import { startTestStack, type TestStack } from './stack.ts';
 
@@ -39,7 +38,7 @@ export function dashboardOutputDir(testName: string): string {
  */
 export async function startDashboard(
   testName: string,
-  options: Omit<DevStackOptions, 'dir' | 'portBase'> = {},
+  options: Parameters<typeof startTestStack>[0] = {},
 ): Promise<DashboardHarness> {
   const stack = await startTestStack(options);
   const outputDir = dashboardOutputDir(testName);

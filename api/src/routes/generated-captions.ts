@@ -5,7 +5,7 @@
 // in place of a generated track is the transcript from then on.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { CaptionParseError, detectLanguage, parseCaptionFile, transcriptOf } from '@kino/proto/contract';
+import { CaptionParseError, detectLanguage, parseWebVtt, transcriptOf } from '@kino/proto/contract';
 import { listCaptionTracks } from '@kino/database/repositories';
 import type { RouteOptions } from '../deps.ts';
 import { liveVideoInReach } from '../videos/video-in-reach.ts';
@@ -161,7 +161,9 @@ export const generatedCaptionRoutes: FastifyPluginAsyncTypebox<RouteOptions> = a
         );
       let transcript;
       try {
-        transcript = transcriptOf(parseCaptionFile(file.toString('utf8'), 'vtt'), track);
+        // parseWebVtt, not parseCaptionFile: an upload must hold cues, but a generated track of a video
+        // in which the engine heard no words (music, a tone) holds none, and its transcript is empty.
+        transcript = transcriptOf(parseWebVtt(file.toString('utf8')), track);
       } catch (error) {
         // Stored files were parsed when they were stored: one that does not parse now is a bug.
         if (error instanceof CaptionParseError) throw new Error(`stored caption file does not parse: ${error.message}`);

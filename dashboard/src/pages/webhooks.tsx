@@ -10,6 +10,7 @@ import { ErrorNote } from '../components/error-note.tsx';
 import { useToast } from '../components/toasts.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
+import { Skeleton } from '../components/skeleton.tsx';
 
 interface Webhook {
   id: string;
@@ -91,6 +92,14 @@ function DeliveryLog({ base, webhookId }: { base: string; webhookId: string }) {
       )}
     </div>
   );
+}
+
+/**
+ * The API lists webhooks oldest first; the page shows the newest first, so the one just added is at
+ * the top, beside its signing secret, not at the bottom of a long list.
+ */
+export function newestFirst(webhooks: readonly Webhook[]): Webhook[] {
+  return [...webhooks].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
 export function WebhooksPage() {
@@ -185,7 +194,7 @@ export function WebhooksPage() {
           </tr>
         </thead>
         <tbody>
-          {webhooks.list.data?.webhooks.map((hook) => [
+          {newestFirst(webhooks.list.data?.webhooks ?? []).map((hook) => [
             <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
               <td class="truncate" title={hook.url}>
                 {hook.url}
@@ -229,6 +238,7 @@ export function WebhooksPage() {
           ])}
         </tbody>
       </table>
+      {webhooks.list.isPending && <Skeleton lines={3} label="Loading the webhooks" />}
       {webhooks.list.data?.webhooks.length === 0 && (
         <EmptyState
           title={`No webhooks in ${env.name} yet`}

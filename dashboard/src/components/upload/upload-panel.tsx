@@ -24,7 +24,7 @@ import {
   watermarkPositions,
 } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../../api.ts';
-import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
+import { encodingModeLabels, videoCodecLabels } from '../../setting-labels.ts';
 import { completeDirectUpload, mintDirectUpload, type SessionApi } from './upload.ts';
 import './upload-panel.css';
 

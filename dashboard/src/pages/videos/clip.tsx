@@ -33,7 +33,7 @@ export function ClipMaker({
   };
 
   return (
-    <section class="card" data-testid="clip-maker">
+    <section data-testid="clip-maker">
       <h2>Clip</h2>
       <form
         class="share-form"

@@ -27,7 +27,7 @@ export function VideoSettings({ video, videoPath, orgId }: { video: VideoDetails
     setForm({ ...form, [key]: event.currentTarget.value });
 
   return (
-    <section class="card" data-testid="video-settings">
+    <section data-testid="video-settings">
       <h2>Settings</h2>
       <form
         class="settings-form"

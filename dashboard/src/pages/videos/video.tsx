@@ -1,38 +1,31 @@
-// One video: the player (a signed URL minted by the API for the session), status (read again when
-// the live updates say the video changed), the encoding ladder and settings, delete and retry, share links, and the thumbnail
-// picker, caption tracks, settings (name, description, access, metadata), a clip from the player's
-// position, the URLs to copy (playback, embed) and the downloads (MP4 per rendition, audio), the
-// embed snippet, and why a failed video failed. Every call is the ordinary API's (and the delivery host's oEmbed).
+// One video: at the top the player (Kino's own <kino-player>, on a signed URL minted by the API for
+// the session), the status (read again when the live updates say the video changed), the key facts
+// and the URLs to copy as short chips (playback, embed URL and code, animated preview, MP4s, audio);
+// below, tabs for the rest: settings with the thumbnail picker, captions (files, generated from the
+// speech, transcripts), clips, share links, the encoding in words with the ladder, and analytics.
+// Every call is the ordinary API's (and the delivery host's oEmbed).
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import { embedPaths, hlsMasterName, mp4DownloadName, videoDeliveryUrls } from '@kino/proto/contract';
-import type {
-  CreateShareLinkParams,
-  Encoding,
-  ShareLink,
-  SignedPlaybackUrl,
-  Thumbnail,
-  VideoDetails,
-  VideoStatus,
-} from '@kino/sdk';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { SignedPlaybackUrl, Thumbnail, VideoDetails } from '@kino/sdk';
 import { api, API_ROOT, ApiError, isRateLimited, json } from '../../api.ts';
 import { useSession } from '../../session.tsx';
-import { Player } from '../../components/player/player.tsx';
-import { animatedPreviewUrl } from '@kino/sdk/browser';
+import { VideoPlayer } from '../../components/player/video-player.tsx';
 import { ThumbnailPicker } from '../../components/player/thumbnail-picker.tsx';
-import { useToast } from '../../components/toasts.tsx';
 import { describeError, ErrorNote } from '../../components/error-note.tsx';
-import { useList, useListChange } from '../../use-list.ts';
+import { CopyChip } from '../../components/copy-chip.tsx';
+import { Tabs, type Tab } from '../../components/tabs.tsx';
+import { Skeleton } from '../../components/skeleton.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { Captions } from './captions.tsx';
 import { VideoSettings } from './video-settings.tsx';
 import { ClipMaker } from './clip.tsx';
-import { encodingModeLabels, videoCodecLabels } from '../../encoding-labels.ts';
+import { ShareLinks } from './share-links.tsx';
+import { EncodingTab } from './encoding-tab.tsx';
+import { VideoAnalytics } from './video-analytics.tsx';
+import { DeliveryChips, useDeliveryUrls } from './delivery-chips.tsx';
+import { captionsKey, isAudioOnly, largestRendition, settingsKey, statusOf } from './video-facts.ts';
 import './videos.css';
-
-const statusOf = (details: VideoDetails): VideoStatus =>
-  details.status.ready ? 'ready' : details.status.failed ? 'failed' : 'transcoding';
 
 export function VideoPage({ publicID }: { publicID?: string }) {
   const session = useSession();
@@ -58,13 +51,7 @@ export function VideoPage({ publicID }: { publicID?: string }) {
     staleTime: 3 * 3600_000,
     refetchOnWindowFocus: false,
   });
-  const deliveryUrls = useQuery({
-    queryKey: ['delivery-urls', orgId, id, details.data?.allowPublicAccess],
-    queryFn: () => deliveryUrlsOf(videoPath, details.data!),
-    enabled: ready,
-    staleTime: Infinity,
-    refetchOnWindowFocus: false,
-  });
+  const deliveryUrls = useDeliveryUrls(videoPath, orgId, details.data, ready);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['video', orgId, id] });
   const retry = useMutation({ mutationFn: () => api(`${videoPath}/retry`, { method: 'POST' }), onSuccess: refresh });
   const remove = useMutation({
@@ -94,20 +81,83 @@ export function VideoPage({ publicID }: { publicID?: string }) {
     );
   }
   const video = details.data;
-  if (!video) return <p class="muted">Loading…</p>;
+  if (!video)
+    return (
+      <div class="video-page video-top" data-testid="video-loading">
+        <Skeleton box="16 / 9" lines={0} label="Loading the video" />
+        <Skeleton lines={6} label="" />
+      </div>
+    );
   const status = statusOf(video);
+  const largest = largestRendition(video);
+
+  const tabs: Tab[] = [
+    {
+      id: 'settings',
+      label: 'Settings',
+      content: (
+        <div class="tab-columns">
+          {/* Keyed by the saved values, so a change made elsewhere (another tab, the API) resets the form. */}
+          <VideoSettings key={settingsKey(video)} video={video} videoPath={videoPath} orgId={orgId} />
+          {ready && (
+            <section aria-labelledby="thumbnail-title">
+              <h2 id="thumbnail-title">Thumbnail</h2>
+              {isAudioOnly(video) ? (
+                <p class="muted" data-testid="audio-only-note">
+                  An audio-only video: there is no picture to take a thumbnail or a storyboard from.
+                </p>
+              ) : (
+                <ThumbnailPicker
+                  durationSeconds={video.durationSeconds}
+                  storyboardUrl={video.storyboardUrl}
+                  thumbnailUrl={video.thumbnailUrl}
+                  video={videoElement}
+                  onPick={async (timestamp) => {
+                    await api<Thumbnail>(`${videoPath}/thumbnails`, json('POST', { timestamp, setAsDefault: true }));
+                    await refresh();
+                  }}
+                />
+              )}
+            </section>
+          )}
+        </div>
+      ),
+    },
+    ...(ready
+      ? [
+          {
+            id: 'captions',
+            label: 'Captions',
+            content: <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />,
+          },
+          {
+            id: 'clips',
+            label: 'Clips',
+            content: <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />,
+          },
+          {
+            id: 'share',
+            label: 'Share links',
+            content: <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />,
+          },
+        ]
+      : []),
+    { id: 'encoding', label: 'Encoding', content: <EncodingTab video={video} /> },
+    ...(ready
+      ? [{ id: 'analytics', label: 'Analytics', content: <VideoAnalytics videoPath={videoPath} videoId={video.id} /> }]
+      : []),
+  ];
 
   return (
     <div class="video-page" data-testid="video-page">
-      <div class="wide page-title">
+      <div class="page-title">
         <h1>
           <a href="/dashboard/videos" class="muted">
             Videos
           </a>{' '}
-          / {video.name} <StatusBadge status={status} />
+          / <span class="video-name">{video.name}</span>
         </h1>
         <div class="actions">
-          <a href={`/dashboard/analytics?video=${encodeURIComponent(video.id)}`}>Analytics</a>
           {status === 'failed' && (
             <button type="button" data-testid="video-retry" disabled={retry.isPending} onClick={() => retry.mutate()}>
               Retry processing
@@ -128,72 +178,58 @@ export function VideoPage({ publicID }: { publicID?: string }) {
         </div>
       </div>
       <ErrorNote error={retry.error ?? remove.error} wide />
-      <div>
-        {status === 'failed' ? (
-          <section class="card" data-testid="failure">
-            <h2>Processing failed</h2>
-            <p class="error" data-testid="failure-reason">
-              {video.failureReason ?? 'No reason was recorded.'}
-            </p>
-            <p class="muted">Retry processing, or delete the video and upload its file again.</p>
-          </section>
-        ) : (
-          <section class="card">
-            {ready && playback.data ? (
-              // A new player when the tracks change: the master playlist it loaded named the old ones.
-              <Player
-                key={captionsKey(video)}
-                src={playback.data.signed_url}
-                poster={video.thumbnailUrl ?? undefined}
-                subtitleLanguages={video.captions.map((track) => track.language)}
-                onVideoElement={setVideoElement}
-              />
-            ) : (
-              // The player's own 16:9 box, so the page does not move when the player replaces it.
-              <div class="player-placeholder" data-testid="player-placeholder">
-                {video.thumbnailUrl && <img src={video.thumbnailUrl} alt="" />}
-                {!ready ? (
-                  <p data-testid="transcoding-note">Transcoding… this page updates when the video is ready.</p>
-                ) : (
-                  <p>{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
-                )}
+      <div class="video-top">
+        <div class="video-stage">
+          {status === 'failed' ? (
+            <div class="player-placeholder failed" data-testid="failure">
+              <div>
+                <h2>Processing failed</h2>
+                <p data-testid="failure-reason">{video.failureReason ?? 'No reason was recorded.'}</p>
+                <p>Retry processing, or delete the video and upload its file again.</p>
               </div>
-            )}
-          </section>
-        )}
-        {ready && <DeliveryLinks orgId={orgId} video={video} urls={deliveryUrls} />}
-        {ready && isAudioOnly(video) && (
-          <section class="card" data-testid="audio-only-note">
-            <h2>Thumbnail</h2>
-            <p class="muted">An audio-only video: there is no picture to take a thumbnail or a storyboard from.</p>
-          </section>
-        )}
-        {ready && !isAudioOnly(video) && (
-          <section class="card">
-            <h2>Thumbnail</h2>
-            <ThumbnailPicker
-              durationSeconds={video.durationSeconds}
-              storyboardUrl={video.storyboardUrl}
-              thumbnailUrl={video.thumbnailUrl}
-              video={videoElement}
-              onPick={async (timestamp) => {
-                await api<Thumbnail>(`${videoPath}/thumbnails`, json('POST', { timestamp, setAsDefault: true }));
-                await refresh();
-              }}
+            </div>
+          ) : ready && playback.data ? (
+            // A new player when the tracks change: the master playlist it loaded named the old ones.
+            <VideoPlayer
+              key={captionsKey(video)}
+              src={playback.data.signed_url}
+              poster={video.thumbnailUrl ?? undefined}
+              storyboard={video.storyboardUrl}
+              subtitleLanguages={video.captions.map((track) => track.language)}
+              onVideoElement={setVideoElement}
             />
-          </section>
-        )}
-      </div>
-      <div>
-        <section class="card">
-          <h2>Details</h2>
-          <dl class="facts">
-            <dt>ID</dt>
+          ) : (
+            // The player's own 16:9 box, so the page does not move when the player replaces it.
+            <div class="player-placeholder" data-testid="player-placeholder">
+              {video.thumbnailUrl && <img src={video.thumbnailUrl} alt="" />}
+              {!ready ? (
+                <p data-testid="transcoding-note">Transcoding… this page updates when the video is ready.</p>
+              ) : (
+                <p>{playback.error ? (playback.error as Error).message : 'Preparing playback…'}</p>
+              )}
+            </div>
+          )}
+        </div>
+        <section class="video-summary" aria-label="About this video">
+          <dl class="key-facts">
+            <dt>Status</dt>
             <dd>
-              <code>{video.publicID}</code>
+              <StatusBadge status={status} />
             </dd>
             <dt>Duration</dt>
             <dd>{video.duration}</dd>
+            <dt>Size</dt>
+            <dd>{largest ?? (isAudioOnly(video) ? 'audio only' : '—')}</dd>
+            <dt>Views</dt>
+            <dd>{video.served}</dd>
+            <dt>Access</dt>
+            <dd data-testid="fact-access">{video.allowPublicAccess ? 'Public' : 'Private (signed URLs)'}</dd>
+            <dt>Created</dt>
+            <dd>{new Date(video.createdAt).toLocaleString()}</dd>
+            <dt>ID</dt>
+            <dd>
+              <CopyChip label={video.publicID} value={video.publicID} testId="video-id" />
+            </dd>
             {video.clipOf && (
               <>
                 <dt>Clip of</dt>
@@ -201,31 +237,6 @@ export function VideoPage({ publicID }: { publicID?: string }) {
                   <a href={`/dashboard/videos/${encodeURIComponent(video.clipOf.videoId)}`}>{video.clipOf.videoId}</a> (
                   {video.clipOf.startTime}–{video.clipOf.endTime} s)
                 </dd>
-              </>
-            )}
-            <dt>Created</dt>
-            <dd>{new Date(video.createdAt).toLocaleString()}</dd>
-            <dt>Access</dt>
-            <dd>{video.allowPublicAccess ? 'public' : 'private (signed URLs)'}</dd>
-            <dt>Quality</dt>
-            <dd>{video.videoQuality}</dd>
-            <dt>Max edge</dt>
-            <dd>{video.maxEdgeLength === -1 ? 'auto' : `${video.maxEdgeLength} px`}</dd>
-            <dt>Compression</dt>
-            <dd>{video.compressionRatio}</dd>
-            <dt>Encoding</dt>
-            <dd data-testid="fact-encoding">
-              {encodingModeLabels[video.encodingMode]},{' '}
-              {['h264' as const, ...video.additionalCodecs].map((codec) => videoCodecLabels[codec]).join(' + ')}
-            </dd>
-            <dt>Audio codec</dt>
-            <dd>{video.audioCodec}</dd>
-            <dt>Served</dt>
-            <dd>{video.served}</dd>
-            {video.description && (
-              <>
-                <dt>Description</dt>
-                <dd>{video.description}</dd>
               </>
             )}
             {video.metadata?.externalId && (
@@ -237,377 +248,11 @@ export function VideoPage({ publicID }: { publicID?: string }) {
               </>
             )}
           </dl>
+          {video.description && <p class="video-description">{video.description}</p>}
+          {ready && <DeliveryChips orgId={orgId} video={video} urls={deliveryUrls} />}
         </section>
-        {/* Keyed by the saved values, so a change made elsewhere (another tab, the API) resets the form. */}
-        <VideoSettings key={settingsKey(video)} video={video} videoPath={videoPath} orgId={orgId} />
-        {ready && <ClipMaker videoPath={videoPath} durationSeconds={video.durationSeconds} video={videoElement} />}
-        {ready && <Captions videoPath={videoPath} orgId={orgId} videoId={video.id} onChange={refresh} />}
-        {ready && <EmbedSnippet orgId={orgId} video={video} urls={deliveryUrls} />}
       </div>
-      {/* Tables of many columns take the page's whole width. */}
-      <div class="wide">
-        <section class="card">
-          <h2>Encoding ladder</h2>
-          {video.encodings.length === 0 ? (
-            <p class="muted">No renditions yet.</p>
-          ) : (
-            <table data-testid="encoding-ladder">
-              <thead>
-                <tr>
-                  <th>Rendition</th>
-                  <th>Codec</th>
-                  <th>Short edge</th>
-                  <th>Bitrate</th>
-                  <th>VMAF</th>
-                  <th>Audio</th>
-                  <th>Frame rate</th>
-                  <th>Pixel format</th>
-                  <th>Rate control</th>
-                </tr>
-              </thead>
-              <tbody>
-                {video.encodings.map((encoding) => (
-                  <tr key={encoding.key} data-testid="encoding-row">
-                    <td>{encoding.key}</td>
-                    <td data-testid="encoding-codec">
-                      {encoding.shortEdgePixels === 0 ? '—' : videoCodecLabels[encoding.videoCodec]}
-                    </td>
-                    <td>
-                      {encoding.shortEdgePixels === 0
-                        ? 'audio only'
-                        : `${encoding.shortEdgePixels} px (${encoding.shortEdgeIsWidth ? 'width' : 'height'})`}
-                    </td>
-                    <td data-testid="encoding-bitrate">
-                      <Bitrate encoding={encoding} />
-                    </td>
-                    <td data-testid="encoding-vmaf">{encoding.vmaf === undefined ? '—' : encoding.vmaf.toFixed(2)}</td>
-                    <td>
-                      {encoding.audioFormat} {encoding.audioStreamBitrate} kbps
-                    </td>
-                    <td>{encoding.maxFrameRate}</td>
-                    <td>{encoding.pixelFormat}</td>
-                    <td>
-                      {encoding.rateControlMode}
-                      {encoding.twoPassVBREncoding ? ', two-pass' : ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </section>
-        {ready && <ShareLinks videoPath={videoPath} orgId={orgId} videoId={video.id} />}
-      </div>
+      <Tabs label="Video" tabs={tabs} testId="video-tabs" />
     </div>
-  );
-}
-
-function settingsKey(video: VideoDetails): string {
-  return JSON.stringify([video.name, video.description, video.allowPublicAccess, video.metadata]);
-}
-
-/**
- * A rendition's bitrate: the average measured over the whole rendition (audio included) when the
- * farm kept it, else the ladder's target for the video stream, each labelled as what it is.
- */
-function Bitrate({ encoding }: { encoding: Encoding }) {
-  if (encoding.averageBitrate === undefined) {
-    return (
-      <span title="The ladder's target for the video stream; not measured">
-        {encoding.videoStreamBitrate} kbps <span class="muted">ladder</span>
-      </span>
-    );
-  }
-  return (
-    <span
-      title={`Measured over the whole rendition, audio included; the ladder's target is ${encoding.videoStreamBitrate} kbps`}
-    >
-      {encoding.averageBitrate} kbps <span class="muted">measured</span>
-    </span>
-  );
-}
-
-/** A source without a picture: one rendition of audio alone (short edge 0), no thumbnail. */
-function isAudioOnly(video: VideoDetails): boolean {
-  return video.encodings.length === 1 && video.encodings[0]!.shortEdgePixels === 0;
-}
-
-/** What the master playlist says of the tracks (not their URLs: a private video's carry a fresh token each read). */
-function captionsKey(video: VideoDetails): string {
-  return video.captions.map((track) => `${track.language}:${track.label}:${track.default}`).join('|');
-}
-
-/** How long the token in a private video's copyable URLs (playback, embed, MP4) lasts: the longest signed URL the API mints. */
-const privateUrlExpiration = '7d';
-
-/** Where the delivery host serves the video: its origin, and for a private video a token and when it expires. */
-interface DeliveryUrls {
-  origin: string;
-  token: string | null;
-  expiresAt: Date | null;
-}
-
-/** A signed URL minted for the delivery host's origin and, when the video is private, its token. */
-async function deliveryUrlsOf(videoPath: string, video: VideoDetails): Promise<DeliveryUrls> {
-  const isPrivate = !video.allowPublicAccess;
-  const signed = await api<SignedPlaybackUrl>(
-    `${videoPath}/signed-url?expiration=${isPrivate ? privateUrlExpiration : '15m'}`,
-  );
-  const url = new URL(signed.signed_url);
-  return {
-    origin: url.origin,
-    token: isPrivate ? url.searchParams.get('token') : null,
-    expiresAt: isPrivate ? new Date(Date.now() + signed.expires_in * 1000) : null,
-  };
-}
-
-type DeliveryUrlsQuery = UseQueryResult<DeliveryUrls>;
-
-function urlsOf(orgId: string, video: VideoDetails, urls: DeliveryUrls) {
-  return videoDeliveryUrls(urls.origin, { videoId: video.id, orgId, envId: video.envId, token: urls.token });
-}
-
-/**
- * What a developer copies to play the video elsewhere (the HLS master, the embed page) and the
- * files to download: an MP4 per H.264 rendition with a picture, and the sound alone (`audioUrl`). A
- * public video's URLs never expire; a private video's carry a token (the card says until when).
- */
-function DeliveryLinks({ orgId, video, urls }: { orgId: string; video: VideoDetails; urls: DeliveryUrlsQuery }) {
-  if (!urls.data) {
-    return (
-      <section class="card">
-        <h2>Playback URLs</h2>
-        <p class="muted">{urls.error ? (urls.error as Error).message : 'Preparing the URLs…'}</p>
-      </section>
-    );
-  }
-  const at = urlsOf(orgId, video, urls.data);
-  // The delivery host makes MP4 downloads of the H.264 ladder only: other codecs play in HLS alone.
-  const renditions = video.encodings.filter(
-    (encoding) => encoding.shortEdgePixels > 0 && encoding.videoCodec === 'h264',
-  );
-  return (
-    <section class="card" data-testid="delivery-links">
-      <h2>Playback URLs</h2>
-      <CopyableUrl label="Playback URL (HLS)" url={at.file(hlsMasterName)} testId="playback-url" />
-      <CopyableUrl label="Embed URL" url={at.embed} testId="embed-page-url" />
-      {!isAudioOnly(video) && (
-        <CopyableUrl
-          label="Animated preview (WebP, the first 5 s)"
-          url={animatedPreviewUrl(at.file(hlsMasterName), { start: 0, end: 5, width: 320 })}
-          testId="animated-preview-url"
-        />
-      )}
-      {urls.data.expiresAt && <PrivateExpiry expiresAt={urls.data.expiresAt} />}
-      {(renditions.length > 0 || video.audioUrl) && (
-        <>
-          <h3>Downloads</h3>
-          <ul class="downloads">
-            {renditions.map((encoding) => (
-              <li key={encoding.key}>
-                <a href={at.file(mp4DownloadName(encoding.key))} data-testid="mp4-download" download>
-                  MP4 {encoding.key}
-                </a>
-              </li>
-            ))}
-            {video.audioUrl && (
-              <li>
-                <a href={video.audioUrl} data-testid="audio-download" download>
-                  Audio (audio.m4a)
-                </a>
-              </li>
-            )}
-          </ul>
-        </>
-      )}
-    </section>
-  );
-}
-
-function PrivateExpiry({ expiresAt }: { expiresAt: Date }) {
-  return (
-    <p class="muted" data-testid="embed-expiry">
-      This video is private: these URLs carry a signed token that stops playing on {expiresAt.toLocaleString()} (7
-      days). Copy new ones then, or make the video public for URLs that never expire.
-    </p>
-  );
-}
-
-/** A URL in a read-only field (selected on focus) with a Copy button. */
-function CopyableUrl({ label, url, testId }: { label: string; url: string; testId: string }) {
-  return (
-    <div class="copy-url">
-      <span>{label}</span>
-      <div class="copy-row">
-        <input readOnly value={url} data-testid={testId} onFocus={(event) => event.currentTarget.select()} />
-        <CopyButton text={url} />
-      </div>
-    </div>
-  );
-}
-
-/**
- * The iframe snippet to put the video on a site: delivery's own oEmbed answer for the embed URL (the
- * one place that writes the iframe), read across origins (delivery answers CORS).
- */
-function EmbedSnippet({ orgId, video, urls }: { orgId: string; video: VideoDetails; urls: DeliveryUrlsQuery }) {
-  const embedUrl = urls.data ? urlsOf(orgId, video, urls.data).embed : undefined;
-  const snippet = useQuery({
-    queryKey: ['embed-snippet', embedUrl, video.name],
-    queryFn: async () => {
-      const origin = urls.data!.origin;
-      const response = await fetch(
-        `${origin}${embedPaths.oembed}?url=${encodeURIComponent(embedUrl!)}&maxwidth=640&format=json`,
-      );
-      if (!response.ok) throw new Error(`The delivery host answered ${response.status} for the embed.`);
-      return ((await response.json()) as { html: string }).html;
-    },
-    enabled: embedUrl !== undefined,
-    staleTime: Infinity,
-    refetchOnWindowFocus: false,
-  });
-  const error = urls.error ?? snippet.error;
-  return (
-    <section class="card" data-testid="embed-snippet">
-      <h2>Embed</h2>
-      {embedUrl && snippet.data ? (
-        <>
-          <p>
-            Embed URL: <code data-testid="embed-url">{embedUrl}</code> <CopyButton text={embedUrl} />
-          </p>
-          <p>
-            <code data-testid="embed-html">{snippet.data}</code> <CopyButton text={snippet.data} />
-          </p>
-        </>
-      ) : (
-        <p class="muted">{error ? (error as Error).message : 'Preparing the snippet…'}</p>
-      )}
-    </section>
-  );
-}
-
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      onClick={() =>
-        void navigator.clipboard.writeText(text).then(
-          () => setCopied(true),
-          () => setCopied(false),
-        )
-      }
-    >
-      {copied ? 'Copied' : 'Copy'}
-    </button>
-  );
-}
-
-/** Share links: create (expiry, view limit, viewer), list with their views, revoke. */
-function ShareLinks({ videoPath, orgId, videoId }: { videoPath: string; orgId: string; videoId: string }) {
-  const links = useList(['share-links', orgId, videoId], () => api<{ shareLinks: ShareLink[] }>(`${videoPath}/share`));
-  const [expirationHours, setExpirationHours] = useState('168');
-  const [maxViews, setMaxViews] = useState('');
-  const [viewerEmail, setViewerEmail] = useState('');
-  const toast = useToast();
-  const create = useListChange(
-    links,
-    (params: CreateShareLinkParams) => api<ShareLink>(`${videoPath}/share`, json('POST', params)),
-    () => toast('Share link created.'),
-  );
-  const revoke = useListChange(
-    links,
-    (linkId: string) => api(`${videoPath}/share/${encodeURIComponent(linkId)}`, { method: 'DELETE' }),
-    () => toast('Share link revoked.'),
-  );
-
-  return (
-    <section class="card" data-testid="share-links">
-      <h2>Share links</h2>
-      <form
-        class="share-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate({
-            expirationHours: Number(expirationHours),
-            ...(maxViews ? { maxViews: Number(maxViews) } : {}),
-            ...(viewerEmail.trim() ? { viewerEmail: viewerEmail.trim() } : {}),
-          });
-        }}
-      >
-        <label>
-          Expires after
-          <select value={expirationHours} onChange={(event) => setExpirationHours(event.currentTarget.value)}>
-            <option value="1">1 hour</option>
-            <option value="24">1 day</option>
-            <option value="168">7 days</option>
-            <option value="720">30 days</option>
-            <option value="8760">1 year</option>
-          </select>
-        </label>
-        <label>
-          Max views
-          <input
-            type="number"
-            min={1}
-            value={maxViews}
-            placeholder="no limit"
-            onInput={(event) => setMaxViews(event.currentTarget.value)}
-          />
-        </label>
-        <label>
-          Viewer email
-          <input type="email" value={viewerEmail} onInput={(event) => setViewerEmail(event.currentTarget.value)} />
-        </label>
-        <button type="submit" class="primary" data-testid="share-create" disabled={create.isPending}>
-          Create link
-        </button>
-      </form>
-      {create.error && <p class="error">{(create.error as Error).message}</p>}
-      {create.data && (
-        <div class="secret" data-testid="share-created">
-          <div class="share-url">
-            Watch page: <code data-testid="share-url">{create.data.shareUrl}</code>{' '}
-            <CopyButton text={create.data.shareUrl} />
-          </div>
-          <div class="share-url">
-            Direct HLS: <code>{create.data.directUrl}</code> <CopyButton text={create.data.directUrl} />
-          </div>
-        </div>
-      )}
-      {links.list.data && links.list.data.shareLinks.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Link</th>
-              <th>Views</th>
-              <th>Expires</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {links.list.data.shareLinks.map((link) => (
-              <tr key={link.id} data-testid="share-link-row">
-                <td>
-                  <a href={link.shareUrl} target="_blank" rel="noreferrer">
-                    {link.viewerEmail ?? link.id}
-                  </a>
-                </td>
-                <td>
-                  {link.views}
-                  {link.maxViews !== null ? ` / ${link.maxViews}` : ''}
-                </td>
-                <td>{new Date(link.expiresAt).toLocaleString()}</td>
-                <td>
-                  <button type="button" class="link" onClick={() => revoke.mutate(link.id)}>
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
   );
 }
