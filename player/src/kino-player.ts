@@ -386,9 +386,26 @@ export class KinoPlayerElement extends HTMLElement {
     update();
     updateTime();
     updateVolume();
-    this.#pipButton.textContent = '\u29C9';
-    this.#fullscreenButton.textContent = '\u26F6';
+    // Drawn, not characters: ⧉ and ⛶ are missing from many systems' fonts and showed as empty boxes.
+    this.#pipButton.replaceChildren(icon('M3 5h18v14H3z M12 12h7v5h-7z'));
+    this.#fullscreenButton.replaceChildren(icon('M4 9V4h5 M15 4h5v5 M20 15v5h-5 M9 20H4v-5'));
   }
+}
+
+/** A 24 px line icon of `path`, hidden from assistive technology (its button carries the label). */
+function icon(path: string): SVGSVGElement {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', '18');
+  svg.setAttribute('height', '18');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('fill', 'none');
+  svg.setAttribute('stroke', 'currentColor');
+  svg.setAttribute('stroke-width', '2');
+  const shape = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  shape.setAttribute('d', path);
+  svg.append(shape);
+  return svg;
 }
 
 if (!customElements.get('kino-player')) customElements.define('kino-player', KinoPlayerElement);
