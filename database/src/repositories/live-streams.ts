@@ -9,6 +9,11 @@ export function newLiveStreamId(): string {
   return `ls_${randomBase62(16)}`;
 }
 
+/** Whether an id names a live stream (newLiveStreamId) rather than a video: delivery's stream paths. */
+export function isLiveStreamId(id: string): boolean {
+  return id.startsWith('ls_');
+}
+
 /** What a stream is created with and may change (PATCH), beside its key. */
 export interface LiveStreamSettings {
   name: string;
@@ -200,4 +205,17 @@ export async function endBroadcast(db: Db, input: { streamId: string; videoId: s
 export async function getLiveStreams(db: Db, ids: readonly string[]): Promise<LiveStream[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('live_streams').selectAll().where('id', 'in', ids).execute();
+}
+
+/**
+ * The video a stream's own playback path plays (delivery, issue 56): its broadcast running, else its
+ * last one; undefined when it has had none (or there is no such stream).
+ */
+export async function findLiveStreamVideo(db: Db, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('live_streams')
+    .select(['active_video_id', 'last_video_id'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.active_video_id ?? row?.last_video_id ?? undefined;
 }
