@@ -15,6 +15,11 @@ export const ingestConfigShape = {
    * whose key was reset is cut off within this.
    */
   INGEST_KEY_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  /**
+   * How long a broadcast stays this ingest's without a renewal (the key watch renews it every
+   * INGEST_KEY_CHECK_MS): an ingest that dies leaves its streams active this long at most.
+   */
+  INGEST_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** Where each broadcast's workflow is started (liveBroadcast, on the orchestrators' task queue). */
   TEMPORAL_ADDRESS: env.hostPort(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),

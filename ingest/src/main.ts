@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import NodeMediaServer from 'node-media-server';
 import nmsLogger from 'node-media-server/src/core/logger.js';
 import { hashSecret, openDatabase } from '@kino/database';
-import { findLiveStreamByKeyHash, getLiveStreams } from '@kino/database/repositories';
+import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
 import { admitPublisher, finishBroadcast } from './broadcasts.ts';
 import type { IngestConfig } from './config.ts';
@@ -46,7 +46,7 @@ export async function startIngest(
     relayUrl: config.INGEST_RELAY_URL ?? `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}`,
   });
   const sessions = new PublishSessions({
-    admit: (key) => admitPublisher(db, key),
+    admit: (key) => admitPublisher(db, key, config.INGEST_LEASE_MS),
     mayResume: async (key, liveStreamId) => {
       const stream = await findLiveStreamByKeyHash(db, hashSecret(key));
       return stream?.id === liveStreamId && !stream.disabled_at;
@@ -69,6 +69,7 @@ export async function startIngest(
   const keyWatch = watchStreamKeys({
     sessions,
     readStreams: (ids) => getLiveStreams(db, ids),
+    renewLeases: (held) => renewBroadcasts(db, held, config.INGEST_LEASE_MS),
     intervalMs: config.INGEST_KEY_CHECK_MS,
     logger,
   });

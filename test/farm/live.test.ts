@@ -218,7 +218,7 @@ describe('a broadcast on the farm', () => {
   it('plays live on the stream’s path while published, and is an on-demand video of every frame after', async () => {
     const stream = await createStream('farm');
     // Long enough that its first segments close well before it ends, on a loaded machine too.
-    const seconds = 14;
+    const seconds = 20;
     const publishing = publish(stream.ingest.rtmp, stream.streamKey, seconds, '320x180');
     const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`;
 
