@@ -20,6 +20,7 @@ const video: PlayableVideo = {
   clipMedia: null,
   segmentsPending: false,
   masterKey: null,
+  live: false,
   audioKey: null,
   renditions: new Map([
     ['360p', { key: '360p', height: 360, videoCodec: 'h264', segmentCount: 3, bandwidth: 1, averageBandwidth: 1 }],

@@ -31,6 +31,8 @@ export const cacheControl = {
   media: { public: 'public, max-age=31536000, immutable', private: 'private, max-age=31536000, immutable' },
   master: { public: 'public, no-cache', private: 'private, no-cache' },
   playlist: { public: 'public, max-age=10', private: 'private, max-age=10' },
+  /** A broadcast's media playlist grows by a segment every few seconds: a cache keeps it a second at most. */
+  livePlaylist: { public: 'public, max-age=1', private: 'private, max-age=1' },
   thumbnail: { public: 'public, max-age=3600', private: 'private, max-age=3600' },
 } as const;
 

@@ -19,6 +19,7 @@ const video = (id: string, allowPublicAccess = true): PlayableVideo => ({
   clipMedia: null,
   segmentsPending: false,
   masterKey: null,
+  live: false,
 });
 
 describe('VideoCatalog', () => {

@@ -9,7 +9,9 @@ import type { Db, Rendition } from '@kino/database';
 import { isAlternateAudioKey, type MasterAudio, type VideoCodec } from '@kino/proto/contract';
 import type { ClipMedia } from './paths.ts';
 import {
+  findLiveStreamVideo,
   findPlayableVideo,
+  isLiveStreamId,
   listCaptionTracks,
   listReadyAudioTracks,
   listRenditions,
@@ -69,6 +71,11 @@ export interface PlayableVideo {
    * (docs/decisions/encoding.md#audio).
    */
   masterKey: string | null;
+  /**
+   * A broadcast being recorded (issue 56): its playlists grow (read past the cache, kept for a
+   * second), and a segment not stored yet is not there yet, never made on request.
+   */
+  live: boolean;
 }
 
 export interface PlayableCaptionTrack {
@@ -164,7 +171,10 @@ export function playableRenditions(
 }
 
 /** A video as delivery serves it, or undefined when it is not playable (not ready, deleted, unknown). */
-export async function readPlayableVideo(db: Db, videoId: string): Promise<PlayableVideo | undefined> {
+export async function readPlayableVideo(db: Db, id: string): Promise<PlayableVideo | undefined> {
+  // A live stream's own path plays its broadcast running, else its last (the video's paths the rest).
+  const videoId = isLiveStreamId(id) ? await findLiveStreamVideo(db, id) : id;
+  if (!videoId) return undefined;
   const row = await findPlayableVideo(db, videoId);
   if (!row) return undefined;
   const [renditions, captions, addedAudio] = await Promise.all([
@@ -201,6 +211,7 @@ export async function readPlayableVideo(db: Db, videoId: string): Promise<Playab
         : null,
     segmentsPending: row.segments_pending,
     masterKey: row.master_key,
+    live: row.status !== 'ready',
   };
 }
 

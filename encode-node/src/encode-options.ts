@@ -1,7 +1,7 @@
 // What every encode job (jobs/whole.ts, jobs/chunk.ts, jobs/audio-track.ts) is given, and the
 // source probe each one is made from.
 import type { Logger } from 'pino';
-import type { EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
+import type { EncodeRequest__Output, LiveFile, LiveRenditionStarted, ProbeResult__Output } from '@kino/proto';
 import { isAudioOnly, type ProcessPriority } from '@kino/ffmpeg';
 import { InvalidRequestError } from './errors.ts';
 
@@ -10,6 +10,9 @@ export interface EncodeJobProgress {
   encodedSeconds: number;
   speed: number;
 }
+
+/** What a live encode sends back besides progress (EncodeEvent's `file` and `rendition_started`). */
+export type LiveEvent = { file: LiveFile } | { renditionStarted: LiveRenditionStarted };
 
 export interface EncodeJobOptions {
   request: EncodeRequest__Output;
@@ -29,6 +32,8 @@ export interface EncodeJobOptions {
   signal: AbortSignal;
   logger: Logger;
   onProgress: (progress: EncodeJobProgress) => void;
+  /** Sends a live encode's event on the call's stream; resolves once the stream takes more (its flow control). */
+  sendLive?: (event: LiveEvent) => Promise<void>;
 }
 
 /** The source as the orchestrator probed it: the node does not probe again, but refuses a probe that says nothing. */

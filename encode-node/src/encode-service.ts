@@ -2,6 +2,7 @@
 // cancellation, progress, logs, metrics, the failure on the wire), each running one job of
 // src/jobs/, and raising a running encode's priority.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { tokenMetadataKey, type EncodeDone, type EncodeServiceHandlers, type grpc } from '@kino/proto';
 import { encodeSourceOf, type EncodeJobOptions } from './encode-options.ts';
@@ -13,6 +14,7 @@ import { runStoryboardJob } from './jobs/storyboard.ts';
 import { runThumbnailJob } from './jobs/thumbnail.ts';
 import { runTranscribeJob, type SpeechEngine } from './jobs/transcribe.ts';
 import { runWholeJob } from './jobs/whole.ts';
+import { runLiveJob } from './jobs/live.ts';
 import type { CallKind, NodeJobs } from './node-jobs.ts';
 
 export interface EncodeServiceOptions {
@@ -75,6 +77,8 @@ export function createEncodeServiceHandlers(options: EncodeServiceOptions): Enco
 export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDone> {
   const { request } = options;
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
+  // A broadcast has no duration yet: its source is checked by its own rule (jobs/live.ts).
+  if (request.job === 'live') return runLiveJob(options, request.live!);
   const source = encodeSourceOf(request);
   switch (request.job) {
     case 'whole':
@@ -84,7 +88,7 @@ export async function runEncodeJob(options: EncodeJobOptions): Promise<EncodeDon
     case 'audioTrack':
       return runAudioTrackJob(options, source, request.audioTrack!);
     default:
-      throw new InvalidRequestError('the request names no job: one of whole, chunk or audio_track');
+      throw new InvalidRequestError('the request names no job: one of whole, chunk, audio_track or live');
   }
 }
 
@@ -227,6 +231,10 @@ class EncodeService {
         if (call.cancelled || (now - lastSent < progressIntervalMs && progress.percent < 100)) return;
         lastSent = now;
         call.write({ progress });
+      },
+      async sendLive(event) {
+        if (call.cancelled) return;
+        if (!call.write(event)) await once(call, 'drain', { signal: controller.signal });
       },
     })
       .then((done) => {

@@ -117,7 +117,7 @@ export function dynamicRangeOf(colorTransfer: string | undefined): DynamicRange 
 const imageFormats = /(^|,)(image2|[a-z0-9]+_pipe|apng|webp|gif_pipe)(,|$)/;
 const imageCodecs = new Set(['png', 'mjpeg', 'bmp', 'tiff', 'webp', 'jpegls', 'jpeg2000', 'gif']);
 
-export function parseProbeJson(json: ProbeJson): MediaInfo {
+export function parseProbeJson(json: ProbeJson, { live = false }: { live?: boolean } = {}): MediaInfo {
   const streams = json.streams ?? [];
   const format = json.format ?? {};
   const formatName = format.format_name ?? '';
@@ -139,7 +139,8 @@ export function parseProbeJson(json: ProbeJson): MediaInfo {
   const codedWidth = positive(video.width);
   const codedHeight = positive(video.height);
   if (!codedWidth || !codedHeight) throw new NotAVideoError('the video stream has no picture size');
-  if (durationSeconds === 0) throw new NotAVideoError('the video has no duration');
+  // A broadcast being published has no duration yet (issue 56): its picture and rate are what count.
+  if (durationSeconds === 0 && !live) throw new NotAVideoError('the video has no duration');
   const frameRate = parseRatio(video.avg_frame_rate) || parseRatio(video.r_frame_rate);
   if (frameRate <= 0 || frameRate > 1000) throw new NotAVideoError('the video has no usable frame rate');
 
@@ -221,7 +222,10 @@ export function isAudioOnly(info: Pick<MediaInfo, 'width' | 'height' | 'hasAudio
 }
 
 /** Probes a file or a (presigned) URL. Throws NotAVideoError for media that is not a usable video. */
-export async function probeMedia(input: string, options: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
+export async function probeMedia(
+  input: string,
+  options: { signal?: AbortSignal; live?: boolean } = {},
+): Promise<MediaInfo> {
   const stdout = await runFfprobe(
     [...inputArgsFor(input), '-of', 'json', '-show_format', '-show_streams', input],
     options,
@@ -232,5 +236,5 @@ export async function probeMedia(input: string, options: { signal?: AbortSignal 
   } catch {
     throw new NotAVideoError('ffprobe could not describe the file');
   }
-  return parseProbeJson(json);
+  return parseProbeJson(json, { live: options.live ?? false });
 }

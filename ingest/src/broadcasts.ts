@@ -19,13 +19,19 @@ function broadcastName(stream: LiveStream, startedAt: Date): string {
 }
 
 /** Checks a presented key and, when it opens an enabled idle stream, starts its broadcast. */
-export async function admitPublisher(db: Db, presentedKey: string, now = new Date()): Promise<PublishDecision> {
+export async function admitPublisher(
+  db: Db,
+  presentedKey: string,
+  leaseMs: number,
+  now = new Date(),
+): Promise<PublishDecision> {
   const stream = await findLiveStreamByKeyHash(db, hashSecret(presentedKey));
   if (!stream) return { accepted: false, reason: 'unknown_key' };
   if (stream.disabled_at) return { accepted: false, reason: 'disabled', liveStreamId: stream.id };
   const videoId = newId('vid');
   const started = await startBroadcast(db, {
     streamId: stream.id,
+    leaseMs,
     video: {
       id: videoId,
       name: broadcastName(stream, now),

@@ -15,6 +15,32 @@ export const ingestConfigShape = {
    * whose key was reset is cut off within this.
    */
   INGEST_KEY_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  /**
+   * How long a broadcast stays this ingest's without a renewal (the key watch renews it every
+   * INGEST_KEY_CHECK_MS): an ingest that dies leaves its streams active this long at most.
+   */
+  INGEST_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  /** Where each broadcast's workflow is started (liveBroadcast, on the orchestrators' task queue). */
+  TEMPORAL_ADDRESS: env.hostPort(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /**
+   * The RTMP base encode nodes reach this ingest at (`rtmp://ingest-1.internal:1935`): a node plays
+   * each broadcast from here. Unset: `rtmp://INGEST_HOST:INGEST_RTMP_PORT`, right where nodes run on
+   * the ingest's host or network (the dev stack).
+   */
+  INGEST_RELAY_URL: z
+    .string()
+    .regex(/^rtmp:\/\/[^/\s]+$/, 'expected rtmp://HOST[:PORT], no path')
+    .optional(),
+  /**
+   * How much of a broadcast ingest keeps from its start until the farm's encoder reads it (its first
+   * seconds, which the encoder attaches after): 64 MiB, about 80 s of a 6 Mbit/s stream.
+   */
+  INGEST_BACKLOG_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
   LOG_LEVEL: env.logLevel(),
 };
 export type IngestConfig = z.infer<z.ZodObject<typeof ingestConfigShape>>;

@@ -5,12 +5,13 @@ import { mkdir } from 'node:fs/promises';
 import NodeMediaServer from 'node-media-server';
 import nmsLogger from 'node-media-server/src/core/logger.js';
 import { hashSecret, openDatabase } from '@kino/database';
-import { findLiveStreamByKeyHash, getLiveStreams } from '@kino/database/repositories';
+import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
 import { admitPublisher, finishBroadcast } from './broadcasts.ts';
 import type { IngestConfig } from './config.ts';
 import { PublishSessions } from './publish-sessions.ts';
 import { watchStreamKeys } from './key-watch.ts';
+import { connectBroadcastWorkflows } from './broadcast-workflows.ts';
 
 export function createIngestLogger(config: IngestConfig): Logger {
   return createLogger('ingest', config.LOG_LEVEL);
@@ -39,18 +40,26 @@ export async function startIngest(
     webadmin: { enable: false },
   });
   routeLibraryLog(logger);
+  const workflows = connectBroadcastWorkflows({
+    temporalAddress: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    relayUrl: config.INGEST_RELAY_URL ?? `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}`,
+  });
   const sessions = new PublishSessions({
-    admit: (key) => admitPublisher(db, key),
+    admit: (key) => admitPublisher(db, key, config.INGEST_LEASE_MS),
     mayResume: async (key, liveStreamId) => {
       const stream = await findLiveStreamByKeyHash(db, hashSecret(key));
       return stream?.id === liveStreamId && !stream.disabled_at;
     },
-    // The farm's workflow starts here (docs/decisions/live.md, the next steps: 1).
-    started: async () => {},
+    started: async (broadcast) => {
+      await workflows.start(broadcast);
+      logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast workflow started');
+    },
     finished: async (broadcast) => {
       await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
       logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast ended');
     },
+    backlogBytes: config.INGEST_BACKLOG_BYTES,
     logger,
   });
   server.on('prePublish', (session) => sessions.onPrePublish(session));
@@ -60,6 +69,7 @@ export async function startIngest(
   const keyWatch = watchStreamKeys({
     sessions,
     readStreams: (ids) => getLiveStreams(db, ids),
+    renewLeases: (held) => renewBroadcasts(db, held, config.INGEST_LEASE_MS),
     intervalMs: config.INGEST_KEY_CHECK_MS,
     logger,
   });
@@ -69,6 +79,7 @@ export async function startIngest(
       keyWatch.stop();
       await sessions.releaseAll();
       await server.stop();
+      await workflows.close();
       await db.destroy();
     },
   };

@@ -6,6 +6,8 @@ declare module 'node-media-server' {
     /** How long a publisher that dropped may come back and resume (same address); 30 s unless set. */
     publishGraceMs: number;
     subscribers: Map<string, NmsSession>;
+    /** The messages since the last keyframe, which the library sends a new reader after the headers. */
+    rtmpGopCache: Set<Buffer> | null;
     /** `reconnecting` while a dropped publisher's grace runs. */
     getPublishStatus(): 'publishing' | 'reconnecting' | 'idle';
   }

@@ -48,6 +48,7 @@ function gate(decide: (key: string) => PublishDecision) {
     mayResume: async () => true,
     started: async (broadcast) => void started.push(broadcast),
     finished: async (broadcast) => void finished.push(broadcast),
+    backlogBytes: 1024,
     logger: createLogger('ingest-test', 'silent'),
   });
   return { sessions, started, finished };
@@ -104,6 +105,42 @@ describe('publish sessions', () => {
     assert.deepEqual(relay.events, ['close']);
     assert.equal(finished[0]?.videoId, 'vid_sk_good');
     assert.equal(sessions.heldAt(publisher.session.streamPath), undefined);
+  });
+
+  it('gives the encoder the broadcast from its start, and only the encoder', async () => {
+    const { sessions } = gate(accepted);
+    const publisher = fakeSession('sk_good');
+    sessions.onPrePublish(publisher.session);
+    await settled();
+    const token = sessions.heldAt(publisher.session.streamPath)!.playToken;
+    // The library sends every message to each subscriber: the backlog is one of them.
+    const send = (message: string) => {
+      for (const subscriber of publisher.subscribers.values())
+        (subscriber as unknown as { sendBuffer(b: Buffer): void }).sendBuffer(Buffer.from(message));
+    };
+    send('header');
+    send('frame-1');
+    const probe = fakeSession('sk_good', { query: { token } });
+    sessions.onPrePlay(probe.session);
+    assert.equal(publisher.session.broadcast.rtmpGopCache, undefined, 'a probe gets the last GOP, as any reader');
+    send('frame-2');
+    const encoder = fakeSession('sk_good', { query: { token, from: 'start' } });
+    sessions.onPrePlay(encoder.session);
+    assert.deepEqual(
+      [...(encoder.session.broadcast.rtmpGopCache ?? [])].map((b) => b.toString()),
+      ['header', 'frame-1', 'frame-2'],
+    );
+    assert.equal(publisher.subscribers.size, 0, 'the backlog ends once handed over');
+  });
+
+  it('drops a backlog past its bytes', async () => {
+    const { sessions } = gate(accepted);
+    const publisher = fakeSession('sk_good');
+    sessions.onPrePublish(publisher.session);
+    await settled();
+    const [backlog] = publisher.subscribers.values() as unknown as [{ sendBuffer(b: Buffer): void }];
+    backlog.sendBuffer(Buffer.alloc(1025));
+    assert.equal(publisher.subscribers.size, 0);
   });
 
   it('cuts a held publisher off at once, without its reconnect window', async () => {

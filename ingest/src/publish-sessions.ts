@@ -6,6 +6,7 @@
 import type { NmsSession } from 'node-media-server';
 import { randomBase62, type Logger } from '@kino/infra';
 import type { PublishDecision } from './broadcasts.ts';
+import { BroadcastBacklog } from './broadcast-backlog.ts';
 
 /** The RTMP application publishers use: `rtmp://host/live/<stream key>`. */
 export const publishApp = 'live';
@@ -26,18 +27,25 @@ export interface PublishSessionsDeps {
   admit: (key: string) => Promise<PublishDecision>;
   /** Whether the key still opens this stream, enabled: a publisher back within its window continues. */
   mayResume: (key: string, liveStreamId: string) => Promise<boolean>;
-  /** The broadcast started (the farm takes it from here). */
+  /** The broadcast started: its workflow is started here (the farm takes it from there); a failure refuses the publisher. */
   started: (broadcast: HeldBroadcast, session: NmsSession) => Promise<void>;
   /** The reconnect window passed: the broadcast is over. */
   finished: (broadcast: HeldBroadcast) => Promise<void>;
+  /** How much of a broadcast is kept from its start for its encoder (broadcast-backlog.ts). */
+  backlogBytes: number;
   logger: Logger;
 }
+
+/** The query of the reader that takes a broadcast from its first frame (the farm's encoder). */
+export const fromStartQuery = 'from=start';
 
 export class PublishSessions {
   /** By stream path (`/live/<key>`): one broadcast per key at a time. */
   private readonly held = new Map<string, HeldBroadcast>();
   /** The session publishing each held broadcast, by stream path. */
   private readonly publishers = new Map<string, NmsSession>();
+  /** Each held broadcast's messages from its start, until its encoder attaches, by stream path. */
+  private readonly backlogs = new Map<string, BroadcastBacklog>();
 
   constructor(private readonly deps: PublishSessionsDeps) {}
 
@@ -59,6 +67,8 @@ export class PublishSessions {
     const held = [...this.held.values()];
     this.held.clear();
     this.publishers.clear();
+    for (const backlog of this.backlogs.values()) backlog.end();
+    this.backlogs.clear();
     await Promise.all(
       held.map((broadcast) =>
         this.deps.finished(broadcast).catch((error: unknown) => {
@@ -103,6 +113,7 @@ export class PublishSessions {
     if (!broadcast || broadcast.sessionId !== session.id) return;
     this.held.delete(session.streamPath);
     this.publishers.delete(session.streamPath);
+    this.endBacklog(session.streamPath);
     // The node pulling the stream reads to its end: its encode finishes and uploads the last segments.
     for (const player of session.broadcast.subscribers.values()) player.close();
     void this.deps.finished(broadcast).catch((error: unknown) => {
@@ -114,9 +125,21 @@ export class PublishSessions {
   onPrePlay(session: NmsSession): void {
     const broadcast = this.held.get(session.streamPath);
     const token = session.streamQuery.token;
-    if (broadcast && typeof token === 'string' && token === broadcast.playToken) return;
+    if (broadcast && typeof token === 'string' && token === broadcast.playToken) {
+      // The library sends the headers and its last GOP right after this event: the encoder gets all.
+      if (session.streamQuery.from === 'start') {
+        this.backlogs.get(session.streamPath)?.handTo(session);
+        this.backlogs.delete(session.streamPath);
+      }
+      return;
+    }
     this.deps.logger.warn({ sessionId: session.id, ip: session.ip }, 'play refused: no broadcast or a wrong token');
     session.socket.destroy();
+  }
+
+  private endBacklog(streamPath: string): void {
+    this.backlogs.get(streamPath)?.end();
+    this.backlogs.delete(streamPath);
   }
 
   private async decide(session: NmsSession, reconnecting: boolean): Promise<boolean> {
@@ -151,8 +174,19 @@ export class PublishSessions {
     session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;
     this.held.set(session.streamPath, broadcast);
     this.publishers.set(session.streamPath, session);
+    const backlogLog = this.deps.logger.child(logFields(broadcast));
+    this.backlogs.set(session.streamPath, new BroadcastBacklog(session.broadcast, this.deps.backlogBytes, backlogLog));
     this.deps.logger.info({ ...logFields(broadcast), ip: session.ip }, 'broadcast started');
-    await this.deps.started(broadcast, session);
+    try {
+      await this.deps.started(broadcast, session);
+    } catch (error) {
+      // Nothing would record it (its workflow did not start): the publisher is refused, the stream idle.
+      this.held.delete(session.streamPath);
+      this.publishers.delete(session.streamPath);
+      this.endBacklog(session.streamPath);
+      await this.deps.finished(broadcast);
+      throw error;
+    }
     return true;
   }
 }

@@ -81,6 +81,18 @@ function outcomeFor(plan: RenditionPlan): EncodeOutcome {
   };
 }
 
+/** A broadcast's activities: a live probe (no duration), a 6 s recording per rung. */
+const liveFakes: Pick<Activities, 'probeLiveSource' | 'encodeLive'> = {
+  probeLiveSource: () => Promise.resolve({ ...probe720, durationSeconds: 0, videoDurationSeconds: 0 }),
+  encodeLive: ({ renditions }) =>
+    Promise.resolve(
+      renditions.map((plan) => ({
+        ...outcomeFor(plan),
+        segments: [{ name: 'seg-00000.m4s', durationSeconds: 6, sizeBytes: 1000 }],
+      })),
+    ),
+};
+
 interface Calls {
   [name: string]: unknown[][];
 }
@@ -188,6 +200,7 @@ function fakeActivities(
     transcribeSpeech: ({ videoId: id }) =>
       Promise.resolve({ language: 'en', key: `videos/${id}/captions/auto/generated-1.vtt`, sizeBytes: 120, cues: 3 }),
     storeGeneratedCaptionTrack: () => Promise.resolve(true),
+    ...liveFakes,
   };
   const merged = { ...base, ...overrides } as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const activities = Object.fromEntries(

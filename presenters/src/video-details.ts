@@ -5,6 +5,7 @@ import {
   findWhyWaiting,
   getLiveStream,
   getVideo,
+  isBroadcasting,
   listCaptionTracks,
   listRenditions,
 } from '@kino/database/repositories';
@@ -46,7 +47,7 @@ export async function detailsOf(
     { storyboardUrl, audioUrl },
     captions,
     waitingFor,
-    stream?.active_video_id === video.id,
+    stream !== undefined && stream.active_video_id === video.id && isBroadcasting(stream),
   );
 }
 

@@ -21,6 +21,8 @@ import type { EncodeRequest } from './generated/kino/v1/EncodeRequest.ts';
 import type { EncodeEvent__Output } from './generated/kino/v1/EncodeEvent.ts';
 import type { EncodeProgress__Output } from './generated/kino/v1/EncodeProgress.ts';
 import type { EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
+import type { LiveFile__Output } from './generated/kino/v1/LiveFile.ts';
+import type { LiveRenditionStarted__Output } from './generated/kino/v1/LiveRenditionStarted.ts';
 import type { StoryboardRequest } from './generated/kino/v1/StoryboardRequest.ts';
 import type { StoryboardResult__Output } from './generated/kino/v1/StoryboardResult.ts';
 import type { TranscribeRequest } from './generated/kino/v1/TranscribeRequest.ts';
@@ -58,6 +60,17 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** An Encode call's options: its events on the way, before `done`. */
+export interface EncodeCallOptions extends CallOptions {
+  onProgress?: (progress: EncodeProgress__Output) => void;
+  /**
+   * A broadcast's events (LiveEncode): each closed file's pieces and each rung's start, in order. The
+   * stream is paused while the returned promise runs (the file is being stored), so they stay in order
+   * and a node never runs far ahead of storage.
+   */
+  onLive?: (event: { file: LiveFile__Output } | { renditionStarted: LiveRenditionStarted__Output }) => Promise<void>;
+}
+
 /**
  * Each call of an EncodeClient rejects with a NodeJobFailure when the node answered with a failure
  * (its `reason` says why: INVALID_SOURCE, STORAGE_UNAVAILABLE, NODE_BUSY, ...). Anything else means
@@ -75,10 +88,7 @@ export interface EncodeClient {
    * calls `onProgress` for each progress event on the way (at most about twice a second).
    * A node with no free slot (or draining) fails with NODE_BUSY.
    */
-  encode(
-    request: EncodeRequest,
-    options?: CallOptions & { onProgress?: (progress: EncodeProgress__Output) => void },
-  ): Promise<EncodeDone__Output>;
+  encode(request: EncodeRequest, options?: EncodeCallOptions): Promise<EncodeDone__Output>;
   /** One JPEG at a timestamp, uploaded to `outputUrl`. */
   thumbnail(request: ThumbnailRequest, options?: CallOptions): Promise<ThumbnailResult__Output>;
   storyboard(request: StoryboardRequest, options?: CallOptions): Promise<StoryboardResult__Output>;
@@ -181,9 +191,24 @@ export function createEncodeClient(address: string, token: string | undefined, n
           else if (done) resolve(done);
           else reject(new EncodeStreamEndedError(address));
         };
+        const onLive = (live: Parameters<NonNullable<EncodeCallOptions['onLive']>>[0]) => {
+          const handle = options?.onLive;
+          if (!handle) return;
+          call.pause();
+          handle(live).then(
+            () => call.resume(),
+            (error: unknown) => {
+              settle(error instanceof Error ? error : new Error(String(error)));
+              call.cancel();
+            },
+          );
+        };
         call.on('data', (event: EncodeEvent__Output) => {
           if (event.event === 'progress' && event.progress) options?.onProgress?.(event.progress);
           else if (event.event === 'done' && event.done) done = event.done;
+          else if (event.event === 'file' && event.file) onLive({ file: event.file });
+          else if (event.event === 'renditionStarted' && event.renditionStarted)
+            onLive({ renditionStarted: event.renditionStarted });
         });
         call.on('error', (error: Error) => settle(error));
         call.on('end', () => settle());

@@ -28,6 +28,9 @@ export type { EncodeProgress, EncodeProgress__Output } from './generated/kino/v1
 export type { EncodeDone, EncodeDone__Output } from './generated/kino/v1/EncodeDone.ts';
 export type { RenditionDone, RenditionDone__Output } from './generated/kino/v1/RenditionDone.ts';
 export type { WholeEncode, WholeEncode__Output } from './generated/kino/v1/WholeEncode.ts';
+export type { LiveEncode, LiveEncode__Output } from './generated/kino/v1/LiveEncode.ts';
+export type { LiveFile, LiveFile__Output } from './generated/kino/v1/LiveFile.ts';
+export type { LiveRenditionStarted, LiveRenditionStarted__Output } from './generated/kino/v1/LiveRenditionStarted.ts';
 export type { ChunkEncode, ChunkEncode__Output } from './generated/kino/v1/ChunkEncode.ts';
 export type { AudioTrackEncode, AudioTrackEncode__Output } from './generated/kino/v1/AudioTrackEncode.ts';
 export type { SegmentDone, SegmentDone__Output } from './generated/kino/v1/SegmentDone.ts';
@@ -83,5 +86,6 @@ export {
   type RegistryClient,
   type NodeConnection,
   type CallOptions,
+  type EncodeCallOptions,
   type FarmAuth,
 } from './clients.ts';

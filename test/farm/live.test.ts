@@ -2,12 +2,18 @@
 // A wrong key and a disabled stream's key are refused at connect; a good key starts a broadcast (a
 // video of the stream's environment that names it and is `live`, the stream `active`), and the publisher's end
 // (after the stream's reconnect window, 0 s here) makes the stream idle again; a key reset while
-// publishing cuts the publisher off.
+// publishing cuts the publisher off. The broadcast is encoded on the farm: its live playlists play
+// on the stream's own path while it is published, and its recording is an ordinary video after,
+// with every frame published.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
-import { getLiveStream } from '@kino/database/repositories';
+import { getLiveStream, getVideo } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
@@ -32,7 +38,7 @@ interface Publish {
  * Publishes `seconds` of a 30 fps testsrc (its frame counter burnt in) with a tone, in real time
  * (`-re`), H.264 with a keyframe every 2 s and AAC, as OBS and ffmpeg users do.
  */
-function publish(rtmpServer: string, key: string, seconds: number): Promise<Publish> {
+function publish(rtmpServer: string, key: string, seconds: number, size = '640x360'): Promise<Publish> {
   const args = [
     '-hide_banner',
     '-nostats',
@@ -42,7 +48,7 @@ function publish(rtmpServer: string, key: string, seconds: number): Promise<Publ
     '-f',
     'lavfi',
     '-i',
-    `testsrc=size=640x360:rate=30:duration=${seconds}`,
+    `testsrc=size=${size}:rate=30:duration=${seconds}`,
     '-f',
     'lavfi',
     '-i',
@@ -69,6 +75,8 @@ function publish(rtmpServer: string, key: string, seconds: number): Promise<Publ
     child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
   });
 }
+
+const run = promisify(execFile);
 
 async function createStream(name: string): Promise<LiveStream> {
   return farm.kino.liveStreams.create(farm.orgId, farm.envId, {
@@ -148,5 +156,118 @@ describe('live ingest', () => {
       { timeoutMs: 10_000, intervalMs: 200 },
     );
     assert.equal(after.last_video_id, active.activeVideoId);
+  });
+});
+
+/** A delivery response that must be there, and its text. */
+async function fetchText(url: string): Promise<{ text: string; cacheControl: string | null }> {
+  const response = await fetch(url);
+  assert.equal(response.status, 200, `GET ${url}: ${response.status} ${await response.clone().text()}`);
+  return { text: await response.text(), cacheControl: response.headers.get('cache-control') };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kino-live-'));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function segmentUris(playlist: string): string[] {
+  return playlist.split('\n').filter((line) => line && !line.startsWith('#'));
+}
+
+/** The files at `uris` (relative to `base`), one after the other in one file: an init and its segments make an MP4. */
+async function downloadFiles(base: string, uris: string[]): Promise<string> {
+  const parts = [];
+  for (const uri of uris) {
+    const response = await fetch(new URL(uri, base));
+    assert.equal(response.status, 200, `GET ${uri}`);
+    parts.push(Buffer.from(await response.arrayBuffer()));
+  }
+  const path = join(dir, `${Date.now()}-${Math.random()}.mp4`);
+  await writeFile(path, Buffer.concat(parts));
+  return path;
+}
+
+/** A rendition's init and every segment its playlist names, as one MP4. */
+function downloadRendition(playlistUrl: string, playlist: string): Promise<string> {
+  const init = /#EXT-X-MAP:URI="([^"]+)"/.exec(playlist)![1]!;
+  return downloadFiles(playlistUrl, [init, ...segmentUris(playlist)]);
+}
+
+/** The frames ffmpeg decodes from a file. */
+async function countFrames(input: string): Promise<number> {
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-count_frames',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=nb_read_frames',
+    '-of',
+    'csv=p=0',
+    input,
+  ]);
+  return Number(stdout.trim());
+}
+
+describe('a broadcast on the farm', () => {
+  it('plays live on the stream’s path while published, and is an on-demand video of every frame after', async () => {
+    const stream = await createStream('farm');
+    // Long enough that its first segments close well before it ends, on a loaded machine too.
+    const seconds = 20;
+    const publishing = publish(stream.ingest.rtmp, stream.streamKey, seconds, '320x180');
+    const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`;
+
+    // While published: the stream's own path serves the broadcast's master, and its media playlist
+    // grows without an end, each segment with its wall-clock time.
+    const variant = await waitFor(
+      'the live master on the stream’s path',
+      async () => {
+        const response = await fetch(master);
+        if (response.status !== 200) return undefined;
+        const uri = (await response.text()).split('\n').find((line) => line && !line.startsWith('#'));
+        return uri && new URL(uri, master).toString();
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    const live = await waitFor(
+      'a segment in the live playlist',
+      async () => {
+        const playlist = await fetchText(variant);
+        return playlist.text.includes('#EXTINF') ? playlist : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    assert.doesNotMatch(live.text, /#EXT-X-ENDLIST/, 'a live playlist has no end yet');
+    assert.match(live.text, /#EXT-X-PROGRAM-DATE-TIME:/);
+    assert.equal(live.cacheControl, 'public, max-age=1');
+    const init = /#EXT-X-MAP:URI="([^"]+)"/.exec(live.text)![1]!;
+    const first = segmentUris(live.text)[0]!;
+    const firstSegment = await downloadFiles(variant, [init, first]);
+    assert.equal(await countFrames(firstSegment), 180, 'the first live segment decodes: 6 s at 30 fps');
+
+    // Its one broadcast: running, or just ended.
+    const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
+    const videoId = (row.active_video_id ?? row.last_video_id)!;
+    // The recording's own paths: the video's, as for any video.
+    const recordingVariant = variant.replace(`/${stream.liveStreamId}/`, `/${videoId}/`);
+    const published = await publishing;
+    assert.equal(published.exitCode, 0, published.stderr);
+    await farm.waitForStatus(videoId, 'ready', 30_000);
+
+    // After: an ordinary on-demand video, its playlists ended, every published frame in it, with a
+    // thumbnail and a storyboard; the stream idle.
+    const recording = await fetchText(recordingVariant);
+    assert.match(recording.text, /#EXT-X-ENDLIST/);
+    assert.equal(await countFrames(await downloadRendition(recordingVariant, recording.text)), seconds * 30);
+    const video = await getVideo(farm.db, videoId);
+    assert.ok(video?.thumbnail_key, 'the recording has a thumbnail');
+    assert.ok(video?.storyboard_key, 'the recording has a storyboard');
+    const idle = await farm.kino.liveStreams.get(farm.orgId, stream.liveStreamId);
+    assert.equal(idle.status, 'idle');
   });
 });

@@ -20,6 +20,7 @@ import {
   createLiveStream,
   deleteIdleLiveStream,
   getLiveStream,
+  isBroadcasting,
   listLiveStreams,
   newLiveStreamId,
   replaceLiveStreamKey,
@@ -157,7 +158,7 @@ const validationCodes = {
 
 function statusOf(stream: LiveStream): LiveStreamStatus {
   if (stream.disabled_at) return 'disabled';
-  return stream.active_video_id ? 'active' : 'idle';
+  return isBroadcasting(stream) ? 'active' : 'idle';
 }
 
 /** The stream as the API answers it, its key opened from the seal. */
@@ -178,7 +179,7 @@ function presentLiveStream(stream: LiveStream, deps: ApiDeps, sealing: KeyEncryp
     streamKey,
     ingest: { rtmp: deps.config.LIVE_RTMP_URL, srt: srt.toString() },
     playback: { master: stream.allow_public_access ? master : null },
-    activeVideoId: stream.active_video_id,
+    activeVideoId: isBroadcasting(stream) ? stream.active_video_id : null,
     createdAt: stream.created_at.toISOString(),
   };
 }

@@ -39,6 +39,7 @@ import * as videoLiveStream from './20261203T0700_video_live_stream.ts';
 import * as transcribeLanguages from './20261203T0800_transcribe_languages.ts';
 import * as nodeEnrollmentTokens from './20261203T0900_node_enrollment_tokens.ts';
 import * as registryCa from './20261204T0100_registry_ca.ts';
+import * as liveStreamLease from './20261204T0300_live_stream_lease.ts';
 
 export { buildConcurrentIndexes, concurrentIndexes, CONCURRENT_INDEX_BUILD_LOCK } from './concurrent-indexes.ts';
 
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '20261203T0800_transcribe_languages': transcribeLanguages,
   '20261203T0900_node_enrollment_tokens': nodeEnrollmentTokens,
   '20261204T0100_registry_ca': registryCa,
+  '20261204T0300_live_stream_lease': liveStreamLease,
 };

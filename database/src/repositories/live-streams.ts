@@ -1,12 +1,17 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { randomBase62 } from '@kino/infra';
 import type { LiveStreamLatency, VideoQuality } from '@kino/proto/contract';
 import type { Db } from '../database.ts';
-import type { LiveStream, Video } from '../schema.ts';
+import type { Database, LiveStream, Video } from '../schema.ts';
 import { createVideo, type CreateVideoInput } from './videos.ts';
 
 export function newLiveStreamId(): string {
   return `ls_${randomBase62(16)}`;
+}
+
+/** Whether an id names a live stream (newLiveStreamId) rather than a video: delivery's stream paths. */
+export function isLiveStreamId(id: string): boolean {
+  return id.startsWith('ls_');
 }
 
 /** What a stream is created with and may change (PATCH), beside its key. */
@@ -129,6 +134,24 @@ export async function setLiveStreamDisabled(db: Db, id: string, disabled: boolea
 }
 
 /**
+ * Whether a broadcast of the stream runs: one is recorded and the ingest holding it renewed its lease
+ * in time (a lease of null: a broadcast started before leases, held until ended).
+ */
+export function isBroadcasting(
+  stream: Pick<LiveStream, 'active_video_id' | 'active_until'>,
+  now = new Date(),
+): boolean {
+  return stream.active_video_id !== null && (stream.active_until === null || stream.active_until > now);
+}
+
+/** SQL: no broadcast runs (none recorded, or its ingest's lease lapsed). */
+const notBroadcasting = (eb: ExpressionBuilder<Database, 'live_streams'>) =>
+  eb.or([eb('active_video_id', 'is', null), eb('active_until', '<', sql<Date>`now()`)]);
+
+/** now() plus `ms` milliseconds, in SQL. */
+const leaseEnd = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
+
+/**
  * Deletes the stream unless a broadcast runs (its recordings stay as videos). `deleted: false` with
  * the row: it is active; undefined: there was no such stream.
  */
@@ -139,7 +162,7 @@ export async function deleteIdleLiveStream(
   const deleted = await db
     .deleteFrom('live_streams')
     .where('id', '=', id)
-    .where('active_video_id', 'is', null)
+    .where(notBroadcasting)
     .returning('id')
     .executeTakeFirst();
   if (deleted) return { deleted: true };
@@ -154,7 +177,12 @@ export async function deleteIdleLiveStream(
  */
 export async function startBroadcast(
   db: Db,
-  input: { streamId: string; video: Omit<CreateVideoInput, 'orgId' | 'envId' | 'liveStreamId'> },
+  input: {
+    streamId: string;
+    video: Omit<CreateVideoInput, 'orgId' | 'envId' | 'liveStreamId'>;
+    /** How long the broadcast is held without a renewal (renewBroadcasts). */
+    leaseMs: number;
+  },
 ): Promise<{ stream: LiveStream; video: Video } | undefined> {
   return db.transaction().execute(async (trx) => {
     const stream = await trx
@@ -162,7 +190,7 @@ export async function startBroadcast(
       .selectAll()
       .where('id', '=', input.streamId)
       .where('disabled_at', 'is', null)
-      .where('active_video_id', 'is', null)
+      .where(notBroadcasting)
       .forUpdate()
       .executeTakeFirst();
     if (!stream) return undefined;
@@ -174,7 +202,13 @@ export async function startBroadcast(
     });
     const started = await trx
       .updateTable('live_streams')
-      .set({ active_video_id: video.id, updated_at: sql<Date>`now()` })
+      .set({
+        active_video_id: video.id,
+        active_until: leaseEnd(input.leaseMs),
+        // A broadcast whose ingest died (its lease lapsed) is over: it is the stream's last.
+        ...(stream.active_video_id ? { last_video_id: stream.active_video_id } : {}),
+        updated_at: sql<Date>`now()`,
+      })
       .where('id', '=', stream.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -189,15 +223,45 @@ export async function startBroadcast(
 export async function endBroadcast(db: Db, input: { streamId: string; videoId: string }): Promise<boolean> {
   const ended = await db
     .updateTable('live_streams')
-    .set({ active_video_id: null, last_video_id: input.videoId, updated_at: sql<Date>`now()` })
+    .set({ active_video_id: null, active_until: null, last_video_id: input.videoId, updated_at: sql<Date>`now()` })
     .where('id', '=', input.streamId)
     .where('active_video_id', '=', input.videoId)
     .executeTakeFirst();
   return ended.numUpdatedRows > 0n;
 }
 
+/**
+ * Renews the lease of each broadcast an ingest holds (its key watch, every few seconds), while it is
+ * still its stream's running one. An ingest that stops renewing lets its streams go idle at the lease's end.
+ */
+export async function renewBroadcasts(
+  db: Db,
+  held: readonly { streamId: string; videoId: string }[],
+  leaseMs: number,
+): Promise<void> {
+  if (held.length === 0) return;
+  await db
+    .updateTable('live_streams')
+    .set({ active_until: leaseEnd(leaseMs) })
+    .where((eb) => eb.or(held.map((b) => eb.and([eb('id', '=', b.streamId), eb('active_video_id', '=', b.videoId)]))))
+    .execute();
+}
+
 /** The streams of these ids that exist (ingest's watch over the broadcasts it holds). */
 export async function getLiveStreams(db: Db, ids: readonly string[]): Promise<LiveStream[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('live_streams').selectAll().where('id', 'in', ids).execute();
+}
+
+/**
+ * The video a stream's own playback path plays (delivery, issue 56): its broadcast running, else its
+ * last one; undefined when it has had none (or there is no such stream).
+ */
+export async function findLiveStreamVideo(db: Db, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('live_streams')
+    .select(['active_video_id', 'last_video_id'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.active_video_id ?? row?.last_video_id ?? undefined;
 }

@@ -469,9 +469,13 @@ export type PlayableVideoRow = Pick<
   | 'clip_own_segments'
   | 'segments_pending'
   | 'master_key'
+  | 'status'
 >;
 
-/** A video delivery may serve: ready and not deleted. Anything else reads as "no such video". */
+/**
+ * A video delivery may serve: ready and not deleted, or a broadcast's being recorded (issue 56:
+ * `transcoding` with its live stream, its playlists growing). Anything else reads as "no such video".
+ */
 export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVideoRow | undefined> {
   return db
     .selectFrom('videos')
@@ -491,9 +495,15 @@ export async function findPlayableVideo(db: Db, id: string): Promise<PlayableVid
       'clip_own_segments',
       'segments_pending',
       'master_key',
+      'status',
     ])
     .where('id', '=', id)
-    .where('status', '=', 'ready')
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'ready'),
+        eb.and([eb('status', '=', 'transcoding'), eb('live_stream_id', 'is not', null)]),
+      ]),
+    )
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }

@@ -22,6 +22,11 @@ export interface LiveStreamsTable {
   disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The broadcast running now (its video), null when idle. */
   active_video_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Until when the ingest holding the running broadcast has it (renewed every few seconds): past it,
+   * that ingest is gone and the stream reads as idle. Null: held until ended (broadcasts of before).
+   */
+  active_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The latest broadcast (its video), running or ended: the stream's playback path plays it. */
   last_video_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;

@@ -19,6 +19,7 @@ const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
   clipMedia: null,
   segmentsPending: false,
   masterKey: null,
+  live: false,
   audioKey: null,
   renditions: new Map(),
   addedAudio: [],

@@ -116,7 +116,8 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
       resource.type === 'master',
       bootstrap,
     );
-    const caching = resource.type === 'master' ? cacheControl.master : cacheControl.playlist;
+    const caching =
+      resource.type === 'master' ? cacheControl.master : video.live ? cacheControl.livePlaylist : cacheControl.playlist;
     return {
       ...playlist,
       size: playlist.data.length,
@@ -237,15 +238,15 @@ async function bootstrapPlaylistObject(
 
 /**
  * A master or rendition playlist. A video still being made has its playlists written again once
- * its ladder is complete (the measured segments): they are read from storage on every request
- * until then, never cached (object-cache.ts).
+ * its ladder is complete (the measured segments), and a broadcast's grow while it runs: they are
+ * read from storage on every request until then, never cached (object-cache.ts).
  */
 async function playlistObject(
   deps: Pick<RouteDeps, 'cache' | 'logger'>,
   video: PlayableVideo,
   key: string,
 ): Promise<CachedObject | UncachedObject> {
-  if (!video.segmentsPending) return storedObject(deps, video, key);
+  if (!video.segmentsPending && !video.live) return storedObject(deps, video, key);
   const object = await deps.cache.getUncached(key);
   if (!object) throw lostObject(deps, video, key);
   return object;

@@ -16,7 +16,7 @@ export async function runProbeJob({
   request: ProbeRequest__Output;
   signal: AbortSignal;
 }): Promise<ProbeResult> {
-  const info = await probeMedia(request.inputUrl, { signal });
+  const info = await probeMedia(request.inputUrl, { signal, live: request.live });
   return {
     durationSeconds: info.durationSeconds,
     width: info.width,

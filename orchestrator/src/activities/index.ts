@@ -13,6 +13,7 @@ import { createNodeActivities } from './node-work.ts';
 import { createStorageActivities } from './storage-work.ts';
 import { createIngestActivities } from './ingest.ts';
 import { createWebhookActivities } from './webhooks.ts';
+import { createLiveBroadcastActivities } from './live-broadcast.ts';
 import type { WebhookFetch } from '@kino/webhooks';
 import type { WebhookDestinationPolicy } from '@kino/webhooks';
 
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createStorageActivities(deps),
     ...createIngestActivities(deps),
     ...createWebhookActivities(deps),
+    ...createLiveBroadcastActivities(deps),
   };
 }
 

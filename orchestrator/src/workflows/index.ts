@@ -9,6 +9,7 @@ import { makeFrameAccurateClip } from './make-frame-accurate-clip.ts';
 import { addAudioTrack } from './add-audio-track.ts';
 import { separateSound } from './separate-sound.ts';
 import { generateCaptions } from './generate-captions.ts';
+import { liveBroadcast } from './live-broadcast.ts';
 
 export {
   processVideo,
@@ -19,6 +20,7 @@ export {
   addAudioTrack,
   separateSound,
   generateCaptions,
+  liveBroadcast,
 };
 
 const _fitsTheContract: VideoWorkflows = {
@@ -29,4 +31,5 @@ const _fitsTheContract: VideoWorkflows = {
   makeFrameAccurateClip,
   addAudioTrack,
   generateCaptions,
+  liveBroadcast,
 };

@@ -129,7 +129,7 @@ const ingesting = proxyActivities<Activities>({
 });
 
 /** The default thumbnail on a node (no encode slot); attempts as a probe's. */
-const thumbnails = proxyActivities<Activities>({
+export const thumbnails = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -137,7 +137,7 @@ const thumbnails = proxyActivities<Activities>({
 });
 
 /** A storyboard decodes the whole source on a node (no encode slot): minutes for a long video. */
-const storyboards = proxyActivities<Activities>({
+export const storyboards = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,

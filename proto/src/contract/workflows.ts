@@ -23,7 +23,23 @@ export const workflowIds = {
   separateSound: (videoId: string) => `sound-separation:${videoId}`,
   /** One run per video and asked language at a time (`auto` is its own): a second ask while it runs is the same run. */
   generateCaptions: (videoId: string, language: string) => `captions:${videoId}:${language}`,
+  /** One per broadcast: ingest starts it when a publisher is admitted (its video is new then). */
+  liveBroadcast: (videoId: string) => `live:${videoId}`,
 };
+
+/**
+ * liveBroadcast's input (issue 56, started by `kino ingest`): the broadcast's video (created
+ * `transcoding` with its stream), and where a node reads the publisher's stream: the ingest's RTMP
+ * relay, with the broadcast's play token (only that ingest holds it, for as long as it runs).
+ */
+export interface LiveBroadcastInput {
+  videoId: string;
+  liveStreamId: string;
+  /** The encoder's: the broadcast from its first frame, which ingest keeps until the encoder reads it. */
+  sourceUrl: string;
+  /** The probe's: the broadcast from its last keyframe, as any reader gets it. */
+  probeUrl: string;
+}
 
 /**
  * generateCaptions' input (POST .../captions/generate, or a process call's `generatedSubtitles` once
@@ -99,4 +115,5 @@ export interface VideoWorkflows {
   makeFrameAccurateClip(input: MakeFrameAccurateClipInput): Promise<unknown>;
   addAudioTrack(input: AddAudioTrackInput): Promise<unknown>;
   generateCaptions(input: GenerateCaptionsInput): Promise<unknown>;
+  liveBroadcast(input: LiveBroadcastInput): Promise<unknown>;
 }

@@ -15,6 +15,9 @@ import type { EnrollResponse as _kino_v1_EnrollResponse, EnrollResponse__Output 
 import type { HeartbeatRequest as _kino_v1_HeartbeatRequest, HeartbeatRequest__Output as _kino_v1_HeartbeatRequest__Output } from './kino/v1/HeartbeatRequest.ts';
 import type { HeartbeatResponse as _kino_v1_HeartbeatResponse, HeartbeatResponse__Output as _kino_v1_HeartbeatResponse__Output } from './kino/v1/HeartbeatResponse.ts';
 import type { JobFailure as _kino_v1_JobFailure, JobFailure__Output as _kino_v1_JobFailure__Output } from './kino/v1/JobFailure.ts';
+import type { LiveEncode as _kino_v1_LiveEncode, LiveEncode__Output as _kino_v1_LiveEncode__Output } from './kino/v1/LiveEncode.ts';
+import type { LiveFile as _kino_v1_LiveFile, LiveFile__Output as _kino_v1_LiveFile__Output } from './kino/v1/LiveFile.ts';
+import type { LiveRenditionStarted as _kino_v1_LiveRenditionStarted, LiveRenditionStarted__Output as _kino_v1_LiveRenditionStarted__Output } from './kino/v1/LiveRenditionStarted.ts';
 import type { NodeFrame as _kino_v1_NodeFrame, NodeFrame__Output as _kino_v1_NodeFrame__Output } from './kino/v1/NodeFrame.ts';
 import type { NodeRegistryClient as _kino_v1_NodeRegistryClient, NodeRegistryDefinition as _kino_v1_NodeRegistryDefinition } from './kino/v1/NodeRegistry.ts';
 import type { ProbeAudioTrack as _kino_v1_ProbeAudioTrack, ProbeAudioTrack__Output as _kino_v1_ProbeAudioTrack__Output } from './kino/v1/ProbeAudioTrack.ts';
@@ -76,6 +79,9 @@ export interface ProtoGrpcType {
       HeartbeatRequest: MessageTypeDefinition<_kino_v1_HeartbeatRequest, _kino_v1_HeartbeatRequest__Output>
       HeartbeatResponse: MessageTypeDefinition<_kino_v1_HeartbeatResponse, _kino_v1_HeartbeatResponse__Output>
       JobFailure: MessageTypeDefinition<_kino_v1_JobFailure, _kino_v1_JobFailure__Output>
+      LiveEncode: MessageTypeDefinition<_kino_v1_LiveEncode, _kino_v1_LiveEncode__Output>
+      LiveFile: MessageTypeDefinition<_kino_v1_LiveFile, _kino_v1_LiveFile__Output>
+      LiveRenditionStarted: MessageTypeDefinition<_kino_v1_LiveRenditionStarted, _kino_v1_LiveRenditionStarted__Output>
       NodeFrame: MessageTypeDefinition<_kino_v1_NodeFrame, _kino_v1_NodeFrame__Output>
       /**
        * Served by the control plane (the orchestrator process). Over TLS (a farm with its certificate

@@ -5,6 +5,7 @@ import type { WholeEncode as _kino_v1_WholeEncode, WholeEncode__Output as _kino_
 import type { ChunkEncode as _kino_v1_ChunkEncode, ChunkEncode__Output as _kino_v1_ChunkEncode__Output } from '../../kino/v1/ChunkEncode.ts';
 import type { AudioTrackEncode as _kino_v1_AudioTrackEncode, AudioTrackEncode__Output as _kino_v1_AudioTrackEncode__Output } from '../../kino/v1/AudioTrackEncode.ts';
 import type { Watermark as _kino_v1_Watermark, Watermark__Output as _kino_v1_Watermark__Output } from '../../kino/v1/Watermark.ts';
+import type { LiveEncode as _kino_v1_LiveEncode, LiveEncode__Output as _kino_v1_LiveEncode__Output } from '../../kino/v1/LiveEncode.ts';
 
 /**
  * One encode of one video: the whole video, one chunk of it, or its audio track, told apart by
@@ -29,7 +30,12 @@ export interface EncodeRequest {
    * @kino/proto/contract watermarks.ts); unset: none. Audio-only renditions have no picture.
    */
   'watermark'?: (_kino_v1_Watermark | null);
-  'job'?: "whole"|"chunk"|"audioTrack";
+  /**
+   * A broadcast (issue 56): input_url is the ingest's RTMP relay of the publisher's stream, read
+   * for as long as it is published; the files come back on the call's own stream (EncodeEvent.file).
+   */
+  'live'?: (_kino_v1_LiveEncode | null);
+  'job'?: "whole"|"chunk"|"audioTrack"|"live";
 }
 
 /**
@@ -55,5 +61,10 @@ export interface EncodeRequest__Output {
    * @kino/proto/contract watermarks.ts); unset: none. Audio-only renditions have no picture.
    */
   'watermark': (_kino_v1_Watermark__Output | null);
-  'job'?: "whole"|"chunk"|"audioTrack";
+  /**
+   * A broadcast (issue 56): input_url is the ingest's RTMP relay of the publisher's stream, read
+   * for as long as it is published; the files come back on the call's own stream (EncodeEvent.file).
+   */
+  'live'?: (_kino_v1_LiveEncode__Output | null);
+  'job'?: "whole"|"chunk"|"audioTrack"|"live";
 }

@@ -1,0 +1,51 @@
+// Each broadcast's farm side (issue 56): ingest starts its `liveBroadcast` workflow when a publisher
+// is admitted. The workflow's node plays the broadcast back from this ingest (the relay URL, with the
+// broadcast's play token), so ingest needs nothing of the farm but Temporal.
+import { Client, Connection } from '@temporalio/client';
+import { videoTaskQueue, workflowIds, type LiveBroadcastInput, type VideoWorkflows } from '@kino/proto/contract';
+import { fromStartQuery, publishApp, type HeldBroadcast } from './publish-sessions.ts';
+
+/** Upper bound on a start call (the client retries while Temporal is unreachable): the publisher is then refused. */
+const startDeadlineMs = 10_000;
+
+export interface BroadcastWorkflows {
+  start(broadcast: HeldBroadcast): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where a node plays `broadcast` from: the relay base, the publisher's path, the broadcast's token. */
+export function broadcastProbeUrl(relayUrl: string, broadcast: HeldBroadcast): string {
+  return `${relayUrl}/${publishApp}/${broadcast.key}?token=${broadcast.playToken}`;
+}
+
+/** The same for the encoder, which takes the broadcast from its first frame (broadcast-backlog.ts). */
+export function broadcastSourceUrl(relayUrl: string, broadcast: HeldBroadcast): string {
+  return `${broadcastProbeUrl(relayUrl, broadcast)}&${fromStartQuery}`;
+}
+
+export function connectBroadcastWorkflows(config: {
+  temporalAddress: string;
+  namespace: string;
+  relayUrl: string;
+}): BroadcastWorkflows {
+  const connection = Connection.lazy({ address: config.temporalAddress });
+  const temporal = new Client({ connection, namespace: config.namespace });
+  return {
+    async start(broadcast) {
+      const input: LiveBroadcastInput = {
+        videoId: broadcast.videoId,
+        liveStreamId: broadcast.liveStreamId,
+        sourceUrl: broadcastSourceUrl(config.relayUrl, broadcast),
+        probeUrl: broadcastProbeUrl(config.relayUrl, broadcast),
+      };
+      await temporal.connection.withDeadline(Date.now() + startDeadlineMs, () =>
+        temporal.workflow.start<VideoWorkflows['liveBroadcast']>('liveBroadcast', {
+          taskQueue: videoTaskQueue,
+          workflowId: workflowIds.liveBroadcast(broadcast.videoId),
+          args: [input],
+        }),
+      );
+    },
+    close: () => connection.close(),
+  };
+}

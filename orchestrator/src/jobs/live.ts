@@ -1,0 +1,122 @@
+// The live job (issue 56, docs/decisions/live.md): a broadcast's ladder on one node for as long as
+// the publisher publishes, its slot leased for all of it. The node reads the ingest's RTMP relay and
+// sends each file it closes back on the Encode call's stream; this stores them in the video's HLS
+// prefix in the order they come (a segment before the playlist naming it), and once every rung has
+// started, hands their CODECS and sizes to `onLadderStarted` (the master playlist, the renditions'
+// rows: the video plays live from then on).
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { LiveFile__Output, LiveRenditionStarted__Output } from '@kino/proto';
+import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
+import { failureTypes, type EncodeOutcome, type SourceProbe } from '../activity-types.ts';
+import { heartbeatIntervalMs } from '../activities/heartbeat.ts';
+import type { RenditionPlan } from '../ladder.ts';
+import { outcomesOf, renditionSpecOf } from './encode.ts';
+import { encodeTimings, runJobOnNode, type NodeJobDeps } from './run-on-node.ts';
+
+export interface LiveEncodeInput {
+  videoId: string;
+  /** The ingest's relay of the broadcast (LiveBroadcastInput.sourceUrl). */
+  sourceUrl: string;
+  renditions: RenditionPlan[];
+  /** The live probe (no duration). */
+  probe: SourceProbe;
+}
+
+/** What a rung's init segment says: what the master names it by. */
+export type StartedRendition = Pick<LiveRenditionStarted__Output, 'key' | 'codecs' | 'width' | 'height'>;
+
+/** The files a broadcast's node may send: a rung's init, segments and playlist, nothing else. */
+const liveFileName = /^([A-Za-z0-9_-]{1,32})\/(init\.mp4|seg-\d{5,}\.m4s|playlist\.m3u8)$/;
+
+export async function encodeLive(
+  deps: NodeJobDeps,
+  input: LiveEncodeInput,
+  onLadderStarted: (started: StartedRendition[]) => Promise<void>,
+): Promise<EncodeOutcome[]> {
+  const startedAt = Date.now();
+  const keys = input.renditions.map((r) => r.key);
+  const what = `live encode of ${keys.join(', ')}`;
+  return runJobOnNode(deps, input.videoId, what, { slot: true }, async ({ node, jobId, log, signal }) => {
+    const context = Context.current();
+    const store = new LiveFileStore(deps, input.videoId, keys, onLadderStarted);
+    const beat = () => context.heartbeat({ nodeId: node.nodeId, files: store.stored });
+    const timer = setInterval(beat, heartbeatIntervalMs);
+    const callStartedAt = Date.now();
+    try {
+      const done = await deps.farm.client(node).encode(
+        {
+          jobId,
+          videoId: input.videoId,
+          inputUrl: input.sourceUrl,
+          source: input.probe,
+          live: { renditions: input.renditions.map(renditionSpecOf) },
+          // Viewers wait for every segment of a broadcast: its ffmpeg runs ahead of background encodes.
+          onDemand: true,
+        },
+        { signal, onProgress: beat, onLive: (event) => store.take(event) },
+      );
+      const finishedAt = Date.now();
+      log.info({ files: store.stored, seconds: (finishedAt - callStartedAt) / 1000 }, 'broadcast encoded');
+      const timings = encodeTimings({
+        startedAt,
+        callStartedAt,
+        firstEventAt: callStartedAt,
+        encodedAllAt: finishedAt,
+        finishedAt,
+      });
+      return outcomesOf(input.renditions, done, node, timings);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+}
+
+/** A broadcast's files as they arrive, stored whole; the ladder announced once every rung has started. */
+class LiveFileStore {
+  stored = 0;
+  private readonly pieces = new Map<string, Buffer[]>();
+  private readonly started = new Map<string, StartedRendition>();
+  private announced = false;
+
+  constructor(
+    private readonly deps: Pick<NodeJobDeps, 'storage'>,
+    private readonly videoId: string,
+    private readonly keys: string[],
+    private readonly onLadderStarted: (started: StartedRendition[]) => Promise<void>,
+  ) {}
+
+  async take(event: { file: LiveFile__Output } | { renditionStarted: LiveRenditionStarted__Output }): Promise<void> {
+    if ('file' in event) return this.takeFile(event.file);
+    const { key, codecs, width, height } = event.renditionStarted;
+    if (!this.keys.includes(key)) throw refused(`the node started a rendition it was not asked for: ${key}`);
+    this.started.set(key, { key, codecs, width, height });
+    if (this.announced || this.started.size < this.keys.length) return;
+    this.announced = true;
+    await this.onLadderStarted(this.keys.map((k) => this.started.get(k)!));
+  }
+
+  private async takeFile({ name, data, offset, complete }: LiveFile__Output): Promise<void> {
+    const match = liveFileName.exec(name);
+    if (!match || !this.keys.includes(match[1]!)) throw refused(`the node sent a file it may not: ${name}`);
+    const pieces = this.pieces.get(name) ?? [];
+    const received = pieces.reduce((sum, piece) => sum + piece.length, 0);
+    if (Number(offset) !== received) throw refused(`${name}: a piece at ${offset} where ${received} bytes came`);
+    pieces.push(data);
+    if (!complete) {
+      this.pieces.set(name, pieces);
+      return;
+    }
+    this.pieces.delete(name);
+    await this.deps.storage.put(
+      `${objectKeys.hlsPrefix(this.videoId)}${name}`,
+      Buffer.concat(pieces),
+      contentTypeForHlsFile(name),
+    );
+    this.stored++;
+  }
+}
+
+/** A node sending what it was not asked for: its answer cannot be trusted, and another try would do the same. */
+function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, failureTypes.invalidRequest);
+}

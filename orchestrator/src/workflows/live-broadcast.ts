@@ -1,0 +1,144 @@
+// liveBroadcast: one workflow per broadcast (id `live:{videoId}`), started by `kino ingest` when a
+// publisher is admitted (issue 56, docs/decisions/live.md). A node probes the broadcast through the
+// ingest's relay; the ladder is planned as a file's (the stream's preset, capped at the source), one
+// pass; one node encodes it for the broadcast's length, its slot leased for all of it, the files
+// stored as they close (the video plays live as soon as every rung has started). When the publisher
+// is gone the playlists end (EXT-X-ENDLIST) and the recording becomes an ordinary on-demand video:
+// its thumbnail and storyboard read from its top rendition, its measured master, `ready`. Nothing is
+// encoded again.
+import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import type { LiveBroadcastInput } from '@kino/proto/contract';
+import type { Activities } from '../activities/index.ts';
+import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
+import { masterVariantOf } from '../master-playlist.ts';
+import {
+  activityHeartbeatTimeoutSeconds,
+  type EncodeOutcome,
+  type RenditionResult,
+  type SourceProbe,
+} from '../activity-types.ts';
+import {
+  database,
+  describeFailure,
+  notify,
+  probing,
+  queueThenRun,
+  storage,
+  storyboards,
+  thumbnails,
+  waitForNodeThenRun,
+} from './process-video.ts';
+
+/**
+ * The live probe and the live encode. The encode runs as long as the broadcast: its start-to-close
+ * budget is a day, its heartbeat what every long activity's is. It is tried once: a second try would
+ * read the broadcast from its present moment and number its segments from 0 again over the first
+ * try's (taking over on another node, with a discontinuity, is designed in live.md, not built).
+ */
+const live = proxyActivities<Activities>({
+  startToCloseTimeout: '24 hours',
+  heartbeatTimeout: `${activityHeartbeatTimeoutSeconds} seconds`,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { maximumAttempts: 1 },
+});
+
+export type LiveBroadcastResult =
+  { status: 'ready'; renditions: string[]; durationSeconds: number } | { status: 'failed'; reason: string };
+
+export async function liveBroadcast({
+  videoId,
+  sourceUrl,
+  probeUrl,
+}: LiveBroadcastInput): Promise<LiveBroadcastResult> {
+  const job = await database.loadVideoJob(videoId);
+  if (!job) return { status: 'failed', reason: 'video not found' };
+  try {
+    const probe = await waitForNodeThenRun({ freeSlot: false }, () =>
+      probing.probeLiveSource({ videoId, sourceUrl: probeUrl }),
+    );
+    const ladder = liveLadder(planLadder(job.quality, probe, job.parameters));
+    log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
+    const outcomes = await queueThenRun(() => live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe }));
+    return await finishRecording(videoId, probe, ladder, outcomes);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const reason = describeFailure(error);
+    await database.markVideoFailed({ videoId, reason });
+    await notify('video.processing.failed', videoId, 'failed', { reason });
+    return { status: 'failed', reason };
+  }
+}
+
+/**
+ * A broadcast's ladder: the H.264 picture rungs, one pass (a live input is read once). Its sound
+ * is muxed in each rung (a publisher sends one track).
+ */
+function liveLadder(ladder: RenditionPlan[]): RenditionPlan[] {
+  const pictures = ladder.filter((plan) => !isAlternateAudioPlan(plan) && !isAudioOnlyPlan(plan));
+  return pictures.filter((plan) => (plan.videoCodec ?? 'h264') === 'h264').map((plan) => ({ ...plan, twoPass: false }));
+}
+
+/**
+ * The recording as an on-demand video: its duration from its top rung's segments, its thumbnail and
+ * storyboard read from that rung (through a playlist naming its files by presigned URLs), the master
+ * with the rates measured, `ready`. A thumbnail or storyboard that fails leaves the video without it.
+ * The thumbnail is the first frame, not the tenth of the way an upload's is: Debian's ffmpeg 5.1
+ * cannot seek into an fMP4 HLS input (`-ss` before `-i` loses the init segment: every frame fails
+ * to decode), and the thumbnail job seeks so (live.md, what follows).
+ */
+async function finishRecording(
+  videoId: string,
+  liveProbe: SourceProbe,
+  ladder: RenditionPlan[],
+  outcomes: EncodeOutcome[],
+): Promise<LiveBroadcastResult> {
+  const results: RenditionResult[] = ladder.map((plan, k) => ({ plan, outcome: outcomes[k]! }));
+  const top = results[results.length - 1]!;
+  const durationSeconds = (top.outcome.segments ?? []).reduce((sum, s) => sum + s.durationSeconds, 0);
+  if (!(durationSeconds > 0)) throw new Error('the broadcast recorded no segment');
+  const probe: SourceProbe = {
+    ...liveProbe,
+    durationSeconds,
+    videoDurationSeconds: durationSeconds,
+    frameCount: top.outcome.frameCount,
+  };
+  const recording = await storage.writePictureCopyInput({ videoId, original: top.plan.key });
+  const [thumbnailKey, storyboardKey] = await Promise.all([
+    picture('thumbnail', videoId, () =>
+      thumbnails.makeThumbnail({
+        videoId,
+        storagePath: recording,
+        timestampSeconds: 0,
+      }),
+    ),
+    picture('storyboard', videoId, () =>
+      storyboards.makeStoryboard({ videoId, storagePath: recording, durationSeconds }),
+    ),
+  ]);
+  await storage.removeWorkFiles({ videoId });
+  await storage.writeMasterPlaylist({
+    videoId,
+    variants: results.map(({ plan, outcome }) => masterVariantOf(plan, outcome)),
+  });
+  const marked = await database.markVideoReady({ videoId, probe, renditions: results, thumbnailKey, storyboardKey });
+  if (!marked) {
+    await storage.removeVideoOutputs({ videoId });
+    return { status: 'failed', reason: 'the video was deleted while broadcasting' };
+  }
+  await notify('video.processing.completed', videoId, 'ready', {
+    durationSeconds,
+    renditions: ladder.map((p) => p.key),
+  });
+  return { status: 'ready', renditions: ladder.map((p) => p.key), durationSeconds };
+}
+
+/** A picture of the recording (thumbnail, storyboard): its failure is not the video's. */
+async function picture(what: string, videoId: string, make: () => Promise<string>): Promise<string | null> {
+  try {
+    return await waitForNodeThenRun({ freeSlot: false }, make);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn(`no ${what}`, { videoId, reason: describeFailure(error) });
+    return null;
+  }
+}

@@ -1,0 +1,25 @@
+// Original file: kino.proto
+
+import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from '../../kino/v1/RenditionSpec.ts';
+
+/**
+ * A broadcast's ladder, one ffmpeg for every rung (docs/decisions/live.md): EVENT playlists of 6 s
+ * fMP4 segments with EXT-X-PROGRAM-DATE-TIME. How many segments a broadcast makes is not known in
+ * advance, so the node gets no URLs: each file it closes travels back on the Encode call's stream
+ * (LiveFile) and the orchestrator stores it. `source` is the live probe (duration 0). The job ends
+ * when the input does (the publisher is gone): its playlists end with EXT-X-ENDLIST, then `done`.
+ */
+export interface LiveEncode {
+  'renditions'?: (_kino_v1_RenditionSpec)[];
+}
+
+/**
+ * A broadcast's ladder, one ffmpeg for every rung (docs/decisions/live.md): EVENT playlists of 6 s
+ * fMP4 segments with EXT-X-PROGRAM-DATE-TIME. How many segments a broadcast makes is not known in
+ * advance, so the node gets no URLs: each file it closes travels back on the Encode call's stream
+ * (LiveFile) and the orchestrator stores it. `source` is the live probe (duration 0). The job ends
+ * when the input does (the publisher is gone): its playlists end with EXT-X-ENDLIST, then `done`.
+ */
+export interface LiveEncode__Output {
+  'renditions': (_kino_v1_RenditionSpec__Output)[];
+}
