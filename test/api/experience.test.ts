@@ -5,12 +5,14 @@
 // outside the range. Real PostgreSQL for the tenancy and the videos.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { newId } from '@kino/infra';
 import type { playbackViewColumns } from '@kino/analytics';
 import { ClickHouseHttp, migrateClickHouse, PLAYBACK_VIEWS_TABLE } from '@kino/analytics';
-import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
+import { freePort, kinoBin, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo } from '@kino/database/repositories';
 import { defaultEncodingParameters } from '@kino/proto/contract';
@@ -271,5 +273,29 @@ describe('experience analytics', () => {
       headers: { 'x-api-key': t.keys.otherFull },
     });
     assertErrorEnvelope(response.json(), 404, 'video_not_found', assert);
+  });
+
+  it('answers `kino analytics experience` with the same figures, as JSON and as a table', async () => {
+    const base = await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const kino = (args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        [kinoBin, 'analytics', 'experience', '--from', '2026-03-01', '--to', '2026-03-03', ...args],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: services.dir,
+            NO_COLOR: '1',
+            KINO_API_URL: `${base}/v1/api`,
+            KINO_API_KEY: t.keys.full,
+            KINO_ORG: t.org.id,
+          },
+        },
+      );
+    const json = JSON.parse((await kino(['--all-envs', '--group-by', 'browser', '--json'])).stdout) as Json[];
+    assert.deepEqual(json, await experience(`/analytics/experience?${range}&groupBy=browser`));
+    const table = (await kino(['--video', videoA, '--group-by', 'rendition'])).stdout;
+    assert.match(table, /Resolution\s+Views\s+Watch min\s+Startup p50\s+Startup p95/);
+    assert.match(table, /720p\s+3\s+3\s+700 ms\s+700 ms\s+3\.33 %\s+1\.00\s+33\.33 %\s+0\.00 %/);
   });
 });
