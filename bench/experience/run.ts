@@ -12,7 +12,14 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { newId } from '@kino/infra';
-import { clickHouseString, ClickHouseHttp, PLAYBACK_VIEWS_TABLE } from '@kino/analytics';
+import {
+  AnalyticsStore,
+  clickHouseString,
+  experienceFigures,
+  ClickHouseHttp,
+  PLAYBACK_VIEWS_TABLE,
+  type ExperienceGrouping,
+} from '@kino/analytics';
 import { createEnvironment, deleteRateLimitCountersBefore } from '@kino/database/repositories';
 import { openDatabase } from '@kino/database';
 import { startTestStack } from '../../test/support/stack.ts';
@@ -138,16 +145,22 @@ try {
   const endpoints = [
     ...(['day', 'video', 'browser', 'os', 'rendition'] as const).map((groupBy) => ({
       name: `organization, ${DAYS} days, by ${groupBy}`,
+      scope: {},
+      groupBy: groupBy as ExperienceGrouping,
       path: `/${orgId}/analytics/experience?${range}&groupBy=${groupBy}`,
       raw: baseline(keyOf[groupBy], inRange),
     })),
     {
       name: `one environment, ${DAYS} days, by day`,
+      scope: { envId: envIds[1]! },
+      groupBy: 'day' as ExperienceGrouping,
       path: `/${orgId}/environments/${envIds[1]}/analytics/experience?${range}&groupBy=day`,
       raw: baseline(keyOf.day, `${inRange} AND env_id = ${clickHouseString(envIds[1]!)}`),
     },
     {
       name: `one video, ${DAYS} days, by day`,
+      scope: { videoId: videoIds[7]! },
+      groupBy: 'day' as ExperienceGrouping,
       path: `/${orgId}/videos/${videoIds[7]}/analytics/experience?${range}&groupBy=day`,
       raw: baseline(keyOf.day, `${inRange} AND video_id = ${clickHouseString(videoIds[7]!)}`),
     },
@@ -194,8 +207,13 @@ try {
   };
 
   const rounds = new Map(
-    endpoints.map((e) => [e.name, { p50: [] as number[], p95: [] as number[], raw: [] as number[] }]),
+    endpoints.map((e) => [
+      e.name,
+      { p50: [] as number[], p95: [] as number[], raw: [] as number[], store: [] as number[], timeouts: 0 },
+    ]),
   );
+  // The endpoint's own query without the API's 5 s store timeout: what a call would take if it waited.
+  const store = new AnalyticsStore(clickhouse);
   t0 = Date.now();
   for (let run = 0; run < runs; run++) {
     for (const endpoint of endpoints) {
@@ -206,12 +224,19 @@ try {
         const began = performance.now();
         const response = await fetch(`${apiUrl}${endpoint.path}`, { headers: { 'X-Api-Key': apiKey } });
         const text = await response.text();
-        if (response.status !== 200) throw new Error(`${endpoint.path} answered ${response.status}: ${text}`);
         times.push(performance.now() - began);
-        if (i === 0) answer = (JSON.parse(text) as { body: { experience: Row[] } }).body.experience;
+        // 503: the query outlived the API's 5 s store timeout (counted; its time is the wait for it).
+        if (response.status === 503) rounds.get(endpoint.name)!.timeouts++;
+        else if (response.status !== 200) throw new Error(`${endpoint.path} answered ${response.status}: ${text}`);
+        else if (answer.length === 0) answer = (JSON.parse(text) as { body: { experience: Row[] } }).body.experience;
       }
       times.sort((a, b) => a - b);
       const round = rounds.get(endpoint.name)!;
+      const scope = { orgId, from: dayText(firstDay), to: dayText(today), ...endpoint.scope };
+      const storeBegan = performance.now();
+      const sums = await store.experienceSums(scope, endpoint.groupBy);
+      round.store.push(performance.now() - storeBegan);
+      if (answer.length === 0) answer = sums.map((g) => ({ ...experienceFigures(g.key, g.sums) }));
       round.p50.push(percentile(times, 50));
       round.p95.push(percentile(times, 95));
       const began = performance.now();
@@ -241,12 +266,14 @@ try {
   console.log(
     `  loaded in ${(loadMs / 1000).toFixed(1)} s; endpoint rounds in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
-  console.log(`\n  ${'endpoint'.padEnd(40)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}   argMax baseline ms`);
+  console.log(
+    `\n  ${'endpoint'.padEnd(40)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}  503s  query alone ms  argMax baseline ms`,
+  );
   for (const e of endpoints) {
     const round = rounds.get(e.name)!;
     const p95 = median(round.p95);
     console.log(
-      `  ${e.name.padEnd(40)} ${median(round.p50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${median(round.raw).toFixed(0).padStart(8)}${p95 < GOAL_P95_MS ? '' : `   (goal: p95 < ${GOAL_P95_MS} ms)`}`,
+      `  ${e.name.padEnd(40)} ${median(round.p50).toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${String(round.timeouts).padStart(5)} ${median(round.store).toFixed(0).padStart(15)} ${median(round.raw).toFixed(0).padStart(19)}${p95 < GOAL_P95_MS ? '' : `   (goal: p95 < ${GOAL_P95_MS} ms)`}`,
     );
   }
   console.log(`  (${calls} calls per endpoint and run through ${apiUrl}; every answer equal to its baseline's)`);
