@@ -167,7 +167,7 @@ export function AnalyticsPage() {
         </p>
       </section>
 
-      <ExperienceSection scopePath={scopePath} dates={dates} refetchInterval={live.refetchInterval} />
+      <ExperienceSection scopePath={scopePath} dates={dates} />
 
       <div class="grid">
         <section class="card">
