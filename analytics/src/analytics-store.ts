@@ -3,7 +3,8 @@
 // environment) or (day, environment, height) for the organization-wide endpoints (a year is a few
 // thousand rows), per (video, day, height) ordered by video for one video, per (month, height,
 // video) for distinct videos and `served`. Rollups are read without FINAL (`latestRows`: the newest
-// version of each key, then sums), exact because counts only grow.
+// version of each key, then sums), exact because counts only grow. Experience analytics read the
+// playback views (one row per view, playback-view.ts) with FINAL, so that a view folded twice counts once.
 // Dates are UTC calendar days (YYYY-MM-DD, both bounds inclusive); timestamps come back as
 // `YYYY-MM-DD hh:mm:ss` UTC text.
 import { clickHouseString, type ClickHouseHttp } from './clickhouse.ts';
@@ -15,6 +16,7 @@ import {
   SEGMENT_VIDEO_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from './rollups.ts';
+import { PLAYBACK_VIEWS_TABLE } from './playback-view.ts';
 import { resolutionBands } from '@kino/proto/contract';
 
 /** Which rollup rows a query reads. */
@@ -122,6 +124,82 @@ const heightSegments = (r: HeightRow, videos: number): HeightSegments => ({
   firstServed: r.first,
   lastServed: r.last,
 });
+
+/** What experience figures are grouped by (docs/analytics.md, "Experience analytics"). */
+export const experienceGroupings = ['day', 'video', 'browser', 'os', 'rendition'] as const;
+export type ExperienceGrouping = (typeof experienceGroupings)[number];
+
+/** Each grouping's key as text: the day `YYYY-MM-DD`, the video id, the browser, the OS, the height (`720`). */
+const experienceKeys: Record<ExperienceGrouping, string> = {
+  day: 'toString(day)',
+  video: 'video_id',
+  browser: 'browser',
+  os: 'os',
+  rendition: 'toString(rendition_height)',
+};
+
+/** The most keys a non-day grouping returns (the most viewed first): a page's worth, not every video. */
+export const EXPERIENCE_MAX_KEYS = 1_000;
+
+/** What one group of views sums to, as the query returns it: the inputs of every experience figure. */
+export interface ExperienceSums {
+  views: number;
+  watchMs: number;
+  rebufferMs: number;
+  rebuffers: number;
+  failures: number;
+  playRequests: number;
+  exitsBeforeStart: number;
+  /** Views that reached their first frame, and their startup times' p50 and p95 (quantileExact). */
+  starts: number;
+  startupP50: number;
+  startupP95: number;
+}
+
+/** One group's experience figures, Mux Data's definitions (docs/analytics.md). */
+export interface ExperienceFigures {
+  key: string;
+  views: number;
+  watchTimeSeconds: number;
+  /** Null when no view of the group started. */
+  startupMsP50: number | null;
+  startupMsP95: number | null;
+  rebufferPercent: number;
+  rebuffersPerMinute: number;
+  failurePercent: number;
+  exitsBeforeStartPercent: number;
+}
+
+/** A ratio whose empty denominator means "nothing to report": 0 rather than NaN. */
+const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
+
+/** The figures of one group from its sums (a group with no views is all zeros, startup null). */
+export function experienceFigures(key: string, s: ExperienceSums): ExperienceFigures {
+  return {
+    key,
+    views: s.views,
+    watchTimeSeconds: s.watchMs / 1000,
+    startupMsP50: s.starts === 0 ? null : s.startupP50,
+    startupMsP95: s.starts === 0 ? null : s.startupP95,
+    rebufferPercent: 100 * ratio(s.rebufferMs, s.watchMs),
+    rebuffersPerMinute: ratio(s.rebuffers, s.watchMs / 60_000),
+    failurePercent: 100 * ratio(s.failures, s.views),
+    exitsBeforeStartPercent: 100 * ratio(s.exitsBeforeStart, s.playRequests),
+  };
+}
+
+export const noExperienceSums: ExperienceSums = {
+  views: 0,
+  watchMs: 0,
+  rebufferMs: 0,
+  rebuffers: 0,
+  failures: 0,
+  playRequests: 0,
+  exitsBeforeStart: 0,
+  starts: 0,
+  startupP50: 0,
+  startupP95: 0,
+};
 
 export class AnalyticsStore {
   constructor(private readonly clickhouse: ClickHouseHttp) {}
@@ -255,5 +333,52 @@ export class AnalyticsStore {
       `SELECT video_id, sum(seg) AS total FROM (${latest}) GROUP BY video_id`,
     );
     return new Map(rows.map((r) => [r.video_id, Number(r.total)]));
+  }
+
+  /**
+   * The views of the scope (each once: FINAL keeps a view's last fold) summed per key of the
+   * grouping: the most viewed first, at most EXPERIENCE_MAX_KEYS (days in order, every day that
+   * has views). The caller turns sums into figures (`experienceFigures`).
+   */
+  async experienceSums(
+    scope: RollupScope,
+    groupBy: ExperienceGrouping,
+  ): Promise<{ key: string; sums: ExperienceSums }[]> {
+    const order = groupBy === 'day' ? 'key' : `views DESC, key LIMIT ${EXPERIENCE_MAX_KEYS}`;
+    const rows = await this.clickhouse.query<{
+      key: string;
+      views: number;
+      watch_ms: number;
+      rebuffer_ms: number;
+      rebuffers: number;
+      failures: number;
+      play_requests: number;
+      exits: number;
+      starts: number;
+      startup: [number, number];
+    }>(
+      `SELECT ${experienceKeys[groupBy]} AS key, count() AS views, sum(watch_ms) AS watch_ms,
+              sum(rebuffer_ms) AS rebuffer_ms, sum(rebuffer_count) AS rebuffers, countIf(failed = 1) AS failures,
+              countIf(play_requested = 1) AS play_requests,
+              countIf(play_requested = 1 AND started = 0 AND failed = 0) AS exits,
+              countIf(started = 1) AS starts, quantilesExactIf(0.5, 0.95)(startup_ms, started = 1) AS startup
+       FROM ${PLAYBACK_VIEWS_TABLE} FINAL WHERE ${where(scope)}
+       GROUP BY key ORDER BY ${order}`,
+    );
+    return rows.map((r) => ({
+      key: r.key,
+      sums: {
+        views: Number(r.views),
+        watchMs: Number(r.watch_ms),
+        rebufferMs: Number(r.rebuffer_ms),
+        rebuffers: Number(r.rebuffers),
+        failures: Number(r.failures),
+        playRequests: Number(r.play_requests),
+        exitsBeforeStart: Number(r.exits),
+        starts: Number(r.starts),
+        startupP50: Number(r.startup[0]),
+        startupP95: Number(r.startup[1]),
+      },
+    }));
   }
 }

@@ -42,6 +42,14 @@ export abstract class AnalyticsCommand<Result> extends ApiCommand {
   /** Shows the result to a person (not called with --json). */
   protected abstract show(result: Result, output: Output, input: ParsedInput): Promise<void>;
 
+  /**
+   * Whether this run reads the profile's environment: a command with `scopeFlags` does unless
+   * --all-envs; the others read the organization.
+   */
+  protected readsEnvironment(flags: ParsedInput['flags']): boolean {
+    return 'all-envs' in (this.constructor as typeof AnalyticsCommand).flags && !flags['all-envs'];
+  }
+
   async run(): Promise<Result> {
     const input = await this.parse();
     const flags = input.flags as {
@@ -54,8 +62,7 @@ export abstract class AnalyticsCommand<Result> extends ApiCommand {
       org?: string;
       env?: string;
     };
-    // A command with `scopeFlags` reads the profile's environment unless --all-envs; the others the organization.
-    const byEnvironment = 'all-envs' in (this.constructor as typeof AnalyticsCommand).flags && !flags['all-envs'];
+    const byEnvironment = this.readsEnvironment(input.flags);
     const { kino, orgId, envId } = await this.api(
       flags,
       byEnvironment ? ['apiUrl', 'apiKey', 'orgId', 'envId'] : ['apiUrl', 'apiKey', 'orgId'],

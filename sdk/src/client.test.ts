@@ -538,6 +538,7 @@ describe('analytics', () => {
       sdSegments: 3,
       ldSegments: 0,
     };
+    const experience = { key: 'Firefox', views: 2, startupMsP50: 610, startupMsP95: null };
     const { fetch, calls } = fakeFetch([
       json(200, { body: { usage: [] } }),
       json(200, { body: { dailyUsage: [daily] } }),
@@ -545,6 +546,9 @@ describe('analytics', () => {
       json(200, { body: { summary: { vidId: 'vid_1' }, resolutions: [] } }),
       json(200, { body: { distribution: [] } }),
       json(400, errorEnvelope(400, 'invalid_period_days', 'periodDays must be at most 365')),
+      json(200, { body: { experience: [experience] } }),
+      json(200, { body: { experience: [] } }),
+      json(200, { body: { experience: [] } }),
     ]);
     const kino = new Kino({ apiUrl, apiKey, fetch });
     assert.deepEqual(await kino.analytics.usage('org_1', { periodDays: 7 }), []);
@@ -562,6 +566,11 @@ describe('analytics', () => {
       kino.analytics.usage('org_1', { periodDays: 400 }),
       (error: unknown) => error instanceof BadRequestError && error.code === 'invalid_period_days',
     );
+    assert.deepEqual(await kino.analytics.experience('org_1', { groupBy: 'browser', startDate: '2026-11-01' }), [
+      experience,
+    ]);
+    assert.deepEqual(await kino.analytics.experience('org_1', { envId: 'env_1' }), []);
+    assert.deepEqual(await kino.analytics.experience('org_1', { videoId: 'vid_1', groupBy: 'os' }), []);
     assert.deepEqual(
       calls.map((c) => c.url.slice(apiUrl.length)),
       [
@@ -571,6 +580,9 @@ describe('analytics', () => {
         '/org_1/videos/vid_1/analytics/resolution',
         '/org_1/analytics/resolution-distribution?startDate=2026-01-01',
         '/org_1/analytics/usage?periodDays=400',
+        '/org_1/analytics/experience?startDate=2026-11-01&groupBy=browser',
+        '/org_1/environments/env_1/analytics/experience',
+        '/org_1/videos/vid_1/analytics/experience?groupBy=os',
       ],
     );
   });

@@ -799,6 +799,34 @@ export interface VideoResolutions {
 }
 
 /** UTC days, inclusive. */
+/** What `GET .../analytics/experience` groups by. */
+export type ExperienceGrouping = 'day' | 'video' | 'browser' | 'os' | 'rendition';
+
+/**
+ * One group of `GET /{orgID}/analytics/experience`: what viewers lived through, with Mux Data's
+ * definitions (docs/analytics.md, "Experience analytics"). Ratios are of sums over the group's views.
+ * @example
+ * { key: '2026-11-25', views: 412, watchTimeSeconds: 61830.5, startupMsP50: 640, startupMsP95: 1870,
+ *   rebufferPercent: 0.42, rebuffersPerMinute: 0.031, failurePercent: 0.73, exitsBeforeStartPercent: 2.9 }
+ */
+export interface ExperienceRecord {
+  /** The UTC day (YYYY-MM-DD), video id, browser, operating system or rendition height (`"720"`). */
+  key: string;
+  views: number;
+  watchTimeSeconds: number;
+  /** Video startup time (play request to first frame) over views that started; null when none did. */
+  startupMsP50: number | null;
+  startupMsP95: number | null;
+  /** Stall time ÷ watch time × 100. */
+  rebufferPercent: number;
+  /** Stalls per minute of watch time. */
+  rebuffersPerMinute: number;
+  /** Views ended by a fatal error ÷ views × 100. */
+  failurePercent: number;
+  /** Views with a play request that neither started nor failed ÷ views with a play request × 100. */
+  exitsBeforeStartPercent: number;
+}
+
 export interface DateRangeParams {
   /** YYYY-MM-DD */
   startDate?: string;

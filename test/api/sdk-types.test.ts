@@ -138,9 +138,13 @@ const operations: Record<string, { request?: string; query?: string; response: {
           `GET ${scope}/analytics/resolution-distribution`,
           { response: { at: 'distribution[]', type: 'DistributionEntry' } },
         ],
+        [`GET ${scope}/analytics/experience`, { response: { at: 'experience[]', type: 'ExperienceRecord' } }],
       ]),
     ),
     'GET /{orgID}/videos/{publicID}/analytics/resolution': { response: { type: 'VideoResolutions' } },
+    'GET /{orgID}/videos/{publicID}/analytics/experience': {
+      response: { at: 'experience[]', type: 'ExperienceRecord' },
+    },
     // The playback keys: for players' and servers' JWT libraries, not a call of the SDK.
     'GET /.well-known/jwks.json': { response: null },
   };

@@ -31,6 +31,7 @@ import { dailyRoutes } from './analytics/daily.ts';
 import { storageRoutes } from './analytics/storage.ts';
 import { resolutionDistributionRoutes } from './analytics/resolution-distribution.ts';
 import { videoResolutionRoutes } from './analytics/video-resolutions.ts';
+import { experienceRoutes } from './analytics/experience.ts';
 import { playbackRoutes } from './playback.ts';
 import { operatorRoutes } from './operators.ts';
 import { liveStreamActionRoutes, liveStreamCollectionRoutes, liveStreamRoutes } from './live-streams.ts';
@@ -65,6 +66,7 @@ export async function registerRoutes(api: FastifyInstance, options: RouteOptions
   await api.register(storageRoutes, options);
   await api.register(resolutionDistributionRoutes, options);
   await api.register(videoResolutionRoutes, options);
+  await api.register(experienceRoutes, options);
   await api.register(playbackRoutes, options);
   await api.register(liveStreamCollectionRoutes, options);
   await api.register(liveStreamRoutes, options);

@@ -170,3 +170,43 @@ export const exampleVideoResolutions: {
   },
   resolutions: [{ ...naming, resolutionHeight: 1080, timesServed: 1650, ...served, daysServed: 6 }],
 };
+
+// Experience analytics (issue 58): what viewers lived through, from the players' reports, with Mux
+// Data's definitions (docs/analytics.md, "Experience analytics").
+export const ExperienceRecordSchema = Type.Object(
+  {
+    key: Type.String({
+      description:
+        'The group: the UTC day (YYYY-MM-DD), the video id, the browser, the operating system, or the rendition height played longest (`720`).',
+    }),
+    views: Int64('Views reported by players (a view reported again counts once).'),
+    watchTimeSeconds: Type.Number({ description: 'Time spent playing, summed over the views.' }),
+    startupMsP50: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        'Video startup time (play request to first frame), median over views that started; null when none did.',
+    }),
+    startupMsP95: Type.Union([Type.Number(), Type.Null()], {
+      description: 'Video startup time, 95th percentile over views that started; null when none did.',
+    }),
+    rebufferPercent: Type.Number({ description: 'Stall time ÷ watch time × 100 (0 without watch time).' }),
+    rebuffersPerMinute: Type.Number({ description: 'Stalls per minute of watch time (0 without watch time).' }),
+    failurePercent: Type.Number({ description: 'Views ended by a fatal error ÷ views × 100.' }),
+    exitsBeforeStartPercent: Type.Number({
+      description:
+        'Views with a play request that neither started nor failed ÷ views with a play request × 100 (0 without play requests).',
+    }),
+  },
+  { title: 'ExperienceRecord' },
+);
+
+export const exampleExperienceRecord: Static<typeof ExperienceRecordSchema> = {
+  key: '2026-11-25',
+  views: 412,
+  watchTimeSeconds: 61_830.5,
+  startupMsP50: 640,
+  startupMsP95: 1_870,
+  rebufferPercent: 0.42,
+  rebuffersPerMinute: 0.031,
+  failurePercent: 0.73,
+  exitsBeforeStartPercent: 2.9,
+};

@@ -4,6 +4,8 @@ import type {
   DailyRecord,
   DateRangeParams,
   DistributionEntry,
+  ExperienceGrouping,
+  ExperienceRecord,
   StorageRecord,
   UsageRecord,
   VideoResolutions,
@@ -11,7 +13,8 @@ import type {
 
 // The Analytics endpoints (docs/analytics.md). Days are UTC; an environment key sees its own
 // environment only. Bad parameters reject with BadRequestError whose `code` is
-// `invalid_period_days`, `invalid_date`, `invalid_date_range` or `date_range_too_long`.
+// `invalid_period_days`, `invalid_date`, `invalid_date_range`, `date_range_too_long` or
+// `invalid_group_by`.
 
 /** Every analytics call but the per-video one can be narrowed to one environment. */
 export interface AnalyticsScope extends CallOptions {
@@ -111,5 +114,35 @@ export class Analytics {
         query: { startDate, endDate },
       })
       .map((body) => body.distribution);
+  }
+
+  /**
+   * What viewers lived through (startup time p50/p95, rebuffering, failures, exits before start),
+   * per day (every day of the range, the default), video, browser, OS or rendition; for the
+   * organization, one environment (`envId`) or one video (`videoId`). Defaults as `daily`.
+   * @example
+   * const byBrowser = await kino.analytics.experience(orgId, { groupBy: 'browser', startDate: '2026-11-01' });
+   * console.log(byBrowser.map((b) => `${b.key}: ${b.startupMsP50} ms, ${b.rebufferPercent.toFixed(2)} %`));
+   */
+  experience(
+    orgId: string,
+    {
+      startDate,
+      endDate,
+      groupBy,
+      envId,
+      videoId,
+      ...options
+    }: DateRangeParams &
+      CallOptions & { groupBy?: ExperienceGrouping } & (
+        { envId?: string; videoId?: undefined } | { videoId: string; envId?: undefined }
+      ) = {},
+  ): APIPromise<ExperienceRecord[]> {
+    const path = videoId
+      ? `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/analytics/experience`
+      : this.path(orgId, envId, 'experience');
+    return this.http
+      .request<{ experience: ExperienceRecord[] }>('GET', path, { ...options, query: { startDate, endDate, groupBy } })
+      .map((body) => body.experience);
   }
 }

@@ -69,6 +69,45 @@ export async function read<T>(request: FastifyRequest, run: () => Promise<T>): P
   }
 }
 
+/** The default look-back of `daily` and `experience` (spec): this many days before endDate. */
+export const DEFAULT_LOOKBACK_DAYS = 30;
+
+/** `startDate`/`endDate` of an endpoint that lists every day (daily, experience). */
+export const DayListQuery = Type.Object({
+  startDate: dateParam(`First UTC day, YYYY-MM-DD (inclusive). Default: ${DEFAULT_LOOKBACK_DAYS} days before endDate.`),
+  endDate: dateParam('Last UTC day, YYYY-MM-DD (inclusive). Default: today.'),
+});
+
+/**
+ * The range of an endpoint that lists every day: endDate defaults to today, startDate to 30 days
+ * before it; start after end is `invalid_date_range`, more than 365 days `date_range_too_long`.
+ */
+export function dayListRange(
+  query: { startDate?: string; endDate?: string },
+  deps: Pick<ApiDeps, 'now'>,
+): { start: Date; end: Date } {
+  const end = dateOf(query.endDate) ?? todayOf(deps);
+  const start = dateOf(query.startDate) ?? new Date(end.getTime() - DEFAULT_LOOKBACK_DAYS * DAY_MS);
+  checkOrder(start, end, query);
+  if ((end.getTime() - start.getTime()) / DAY_MS > MAX_RANGE_DAYS) {
+    throw new ValidationError('date_range_too_long', `The range may span at most ${MAX_RANGE_DAYS} days`, [
+      {
+        message: `endDate may be at most ${MAX_RANGE_DAYS} days after startDate`,
+        location: 'query.endDate',
+        value: query.endDate ?? day(end),
+      },
+    ]);
+  }
+  return { start, end };
+}
+
+/** Every UTC day from start to end, both included, as YYYY-MM-DD. */
+export function daysOf({ start, end }: { start: Date; end: Date }): string[] {
+  const days: string[] = [];
+  for (let t = start.getTime(); t <= end.getTime(); t += DAY_MS) days.push(day(new Date(t)));
+  return days;
+}
+
 /** Today's UTC midnight, on the app's clock. */
 export function todayOf(deps: Pick<ApiDeps, 'now'>): Date {
   return new Date(`${day(clockOf(deps)())}T00:00:00.000Z`);

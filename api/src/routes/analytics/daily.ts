@@ -4,31 +4,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RollupScope } from '@kino/analytics';
 import type { RouteOptions } from '../../deps.ts';
 import { accessOf } from '../../plugins/access.ts';
-import { ValidationError } from '../../http/errors.ts';
 import { Envelope, errorResponses } from '../../schemas/common.ts';
 import { DailyRecordSchema, exampleDailyRecord } from '../../schemas/analytics.ts';
 import {
-  checkOrder,
-  DAY_MS,
   dateCodes,
-  dateOf,
-  dateParam,
   day,
+  DayListQuery,
+  dayListRange,
+  daysOf,
   forOrganizationAndEnvironment,
-  MAX_RANGE_DAYS,
   read,
   scopeEnvironment,
   storeOf,
-  todayOf,
 } from './common.ts';
-
-/** The default look-back of `daily` (spec). */
-const DEFAULT_DAILY_DAYS = 30;
-
-const DailyQuery = Type.Object({
-  startDate: dateParam(`First UTC day, YYYY-MM-DD (inclusive). Default: ${DEFAULT_DAILY_DAYS} days before endDate.`),
-  endDate: dateParam('Last UTC day, YYYY-MM-DD (inclusive). Default: today.'),
-});
 
 export const dailyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   forOrganizationAndEnvironment('daily', (path, params, scope) =>
@@ -44,7 +32,7 @@ export const dailyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
             'Segments and distinct videos served each day, split into HD, SD and LD; the last 30 days by default, at most 365. ' +
             'Errors: 400 invalid_date, invalid_date_range, date_range_too_long; 503 when analytics are down.',
           params,
-          querystring: DailyQuery,
+          querystring: DayListQuery,
           response: {
             200: Envelope(Type.Object({ dailyUsage: Type.Array(DailyRecordSchema) }), {
               dailyUsage: [exampleDailyRecord],
@@ -56,37 +44,25 @@ export const dailyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       async (request) => {
         const access = accessOf(request);
         const query = request.query as { startDate?: string; endDate?: string };
-        const end = dateOf(query.endDate) ?? todayOf(deps);
-        const start = dateOf(query.startDate) ?? new Date(end.getTime() - DEFAULT_DAILY_DAYS * DAY_MS);
-        checkOrder(start, end, query);
-        if ((end.getTime() - start.getTime()) / DAY_MS > MAX_RANGE_DAYS) {
-          throw new ValidationError('date_range_too_long', `The range may span at most ${MAX_RANGE_DAYS} days`, [
-            {
-              message: `endDate may be at most ${MAX_RANGE_DAYS} days after startDate`,
-              location: 'query.endDate',
-              value: query.endDate ?? day(end),
-            },
-          ]);
-        }
+        const range = dayListRange(query, deps);
         const scope: RollupScope = {
           orgId: access.orgId,
           envId: scopeEnvironment(access),
-          from: day(start),
-          to: day(end),
+          from: day(range.start),
+          to: day(range.end),
         };
         const byDay = new Map((await read(request, () => storeOf(deps).segmentsByDay(scope))).map((d) => [d.day, d]));
-        const dailyUsage = [];
-        for (let t = start.getTime(); t <= end.getTime(); t += DAY_MS) {
-          const d = byDay.get(day(new Date(t)));
-          dailyUsage.push({
-            deliveryDate: `${day(new Date(t))}T00:00:00Z`,
+        const dailyUsage = daysOf(range).map((date) => {
+          const d = byDay.get(date);
+          return {
+            deliveryDate: `${date}T00:00:00Z`,
             segmentsServed: d?.segments ?? 0,
             uniqueVideosServed: d?.videos ?? 0,
             hdSegments: d?.hd ?? 0,
             sdSegments: d?.sd ?? 0,
             ldSegments: d?.ld ?? 0,
-          });
-        }
+          };
+        });
         return { body: { dailyUsage } };
       },
     ),

@@ -1,10 +1,19 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import type { DailyRecord, DistributionEntry, ResolutionEntry, StorageRecord, UsageRecord } from '@kino/sdk';
+import type {
+  DailyRecord,
+  DistributionEntry,
+  ExperienceRecord,
+  ResolutionEntry,
+  StorageRecord,
+  UsageRecord,
+} from '@kino/sdk';
 import {
   bandStyles,
   dailySegmentsOption,
   dailyChartTotal,
+  experienceRatesOption,
+  experienceStartupOption,
   resolutionDistributionOption,
   storageByTierOption,
   usagePerEnvironmentOption,
@@ -15,7 +24,7 @@ interface Series {
   name: string;
   type: string;
   stack?: string;
-  data: Array<number | { value: number; itemStyle: { color: string } }>;
+  data: Array<number | null | { value: number; itemStyle: { color: string } }>;
 }
 const seriesOf = (option: object) => (option as { series: Series[] }).series;
 const categoriesOf = (option: object) => (option as { xAxis: { data: string[] } }).xAxis.data;
@@ -121,5 +130,55 @@ describe('legends', () => {
       assert.equal(legend.type, 'scroll', 'one line, however narrow the chart');
       assert.ok(grid.top >= 48, `the plot starts ${grid.top} px down, under the legend and the axis name`);
     }
+  });
+});
+
+describe('experience charts', () => {
+  const days: ExperienceRecord[] = [
+    {
+      key: '2026-03-01',
+      views: 4,
+      watchTimeSeconds: 210,
+      startupMsP50: 700,
+      startupMsP95: 1000,
+      rebufferPercent: 100 * (6000 / 210000),
+      rebuffersPerMinute: 3 / 3.5,
+      failurePercent: 25,
+      exitsBeforeStartPercent: 0,
+    },
+    {
+      key: '2026-03-02',
+      views: 0,
+      watchTimeSeconds: 0,
+      startupMsP50: null,
+      startupMsP95: null,
+      rebufferPercent: 0,
+      rebuffersPerMinute: 0,
+      failurePercent: 0,
+      exitsBeforeStartPercent: 0,
+    },
+  ];
+
+  it('draws startup p50 and p95 per day, a day without starts as a gap', () => {
+    const option = experienceStartupOption(days);
+    assert.deepEqual(categoriesOf(option), ['2026-03-01', '2026-03-02']);
+    assert.deepEqual(
+      seriesOf(option).map((s) => [s.name, s.data]),
+      [
+        ['Startup p50', [700, null]],
+        ['Startup p95', [1000, null]],
+      ],
+    );
+  });
+
+  it('draws rebuffering, failures and exits per day in percent, to two decimals', () => {
+    assert.deepEqual(
+      seriesOf(experienceRatesOption(days)).map((s) => [s.name, s.data]),
+      [
+        ['Rebuffering', [2.86, 0]],
+        ['Failures', [25, 0]],
+        ['Exits before start', [0, 0]],
+      ],
+    );
   });
 });

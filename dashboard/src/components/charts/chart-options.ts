@@ -2,7 +2,14 @@
 // (docs/decisions/dashboard.md): pure functions, so what each chart shows is unit-tested without a
 // browser. The page hands them to <Chart> (chart.tsx), which owns ECharts itself.
 import type { EChartsCoreOption } from 'echarts/core';
-import type { DailyRecord, DistributionEntry, ResolutionEntry, StorageRecord, UsageRecord } from '@kino/sdk';
+import type {
+  DailyRecord,
+  DistributionEntry,
+  ExperienceRecord,
+  ResolutionEntry,
+  StorageRecord,
+  UsageRecord,
+} from '@kino/sdk';
 import { resolutionBandOf, resolutionBands, type ResolutionBand } from '@kino/proto/contract';
 
 /** The bands as the charts name and colour them (the API's bands: @kino/proto/contract resolution-bands). */
@@ -141,4 +148,40 @@ export function videoResolutionsOption(resolutions: ResolutionEntry[]): EChartsC
 /** The segments the daily chart draws: every band of every day. */
 export function dailyChartTotal(daily: DailyRecord[]): number {
   return daily.reduce((total, day) => total + bandOrder.reduce((sum, band) => sum + day[bandFields[band]], 0), 0);
+}
+
+/**
+ * Video startup time per day, p50 and p95 as lines (the API's `groupBy=day` records, every day of
+ * the range). A day without a started view has no startup time: a gap, not a drop to 0 ms.
+ */
+export function experienceStartupOption(days: ExperienceRecord[]): EChartsCoreOption {
+  return {
+    tooltip: { trigger: 'axis' },
+    legend: chartLegend,
+    grid: gridUnderLegend,
+    xAxis: { type: 'category', data: days.map((d) => d.key) },
+    yAxis: { type: 'value', name: 'ms' },
+    series: [
+      { name: 'Startup p50', type: 'line', connectNulls: false, data: days.map((d) => d.startupMsP50) },
+      { name: 'Startup p95', type: 'line', connectNulls: false, data: days.map((d) => d.startupMsP95) },
+    ],
+  };
+}
+
+const twoDecimals = (value: number) => Math.round(value * 100) / 100;
+
+/** Rebuffer percentage, playback failure percentage and exits before start per day, in percent. */
+export function experienceRatesOption(days: ExperienceRecord[]): EChartsCoreOption {
+  return {
+    tooltip: { trigger: 'axis', valueFormatter: (value: number) => `${value} %` },
+    legend: chartLegend,
+    grid: gridUnderLegend,
+    xAxis: { type: 'category', data: days.map((d) => d.key) },
+    yAxis: { type: 'value', name: '%' },
+    series: [
+      { name: 'Rebuffering', type: 'line', data: days.map((d) => twoDecimals(d.rebufferPercent)) },
+      { name: 'Failures', type: 'line', data: days.map((d) => twoDecimals(d.failurePercent)) },
+      { name: 'Exits before start', type: 'line', data: days.map((d) => twoDecimals(d.exitsBeforeStartPercent)) },
+    ],
+  };
 }

@@ -1,7 +1,8 @@
 // Analytics: segments served per day stacked by HD, SD and LD, usage per environment, storage by
 // quality tier, the resolution distribution, and one video's resolutions, over a date range kept in
-// the page URL. Each chart reads one of the API's analytics endpoints as it is (the organization's,
-// or the current environment's where the API has that variant); chart-options.ts shapes them.
+// the page URL; and the viewer experience (experience.tsx). Each chart reads one of the API's
+// analytics endpoints as it is (the organization's, or the current environment's where the API has
+// that variant); chart-options.ts shapes them.
 import { useMemo } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useQuery } from '@tanstack/react-query';
@@ -26,6 +27,7 @@ import {
   videoResolutionsOption,
 } from '../../components/charts/chart-options.ts';
 import { lastDays, rangeFromSearch, usageQueryFor, type DateRange } from './date-range.ts';
+import { ExperienceSection } from './experience.tsx';
 import '../videos/videos.css';
 
 const presets = [7, 30, 90, 365] as const;
@@ -165,6 +167,8 @@ export function AnalyticsPage() {
         </p>
       </section>
 
+      <ExperienceSection scopePath={scopePath} dates={dates} />
+
       <div class="grid">
         <section class="card">
           <h2>Usage per environment</h2>
@@ -220,6 +224,7 @@ export function AnalyticsPage() {
           <h2>One video</h2>
           <select
             value={videoId}
+            aria-label="Video"
             data-testid="analytics-video"
             onChange={(event) => show({ videoId: event.currentTarget.value })}
           >
