@@ -9,16 +9,18 @@
 //
 //   npm run bench:captions
 //   KINO_TRANSCRIBE_MODEL=/path/to/ct2-model npm run bench:captions
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { findSpeechEngine } from '@kino/dev';
-import { speechEngineScript } from '@kino/encode-node';
-import { englishSentences, mixBackground, speakSentences, wordErrorRate } from '@kino/test/support/speech';
+import {
+  englishSentences,
+  hearWithEngine,
+  mixBackground,
+  speakSentences,
+  wordErrorRate,
+} from '@kino/test/support/speech';
 
-const run = promisify(execFile);
 const goals = { cleanWer: 0.15, noisyWer: 0.25, realTimePerCore: 0.5 };
 
 const engine = findSpeechEngine();
@@ -44,23 +46,8 @@ try {
   );
   console.log('condition      WER      goal   RT/core  goal');
   for (const [name, audio, werGoal] of conditions) {
-    const args = [
-      speechEngineScript,
-      'run',
-      '--model',
-      engine.model,
-      '--audio',
-      audio,
-      '--language',
-      'en',
-      '--threads',
-      '1',
-    ];
-    const { stdout } = await run(engine.python, args, { maxBuffer: 64 * 1024 * 1024 });
-    const { result } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-      result: { durationSeconds: number; cpuSeconds: number; words: { text: string }[] };
-    };
-    const heard = result.words.map((word) => word.text).join('');
+    const result = await hearWithEngine(engine, audio, 'en');
+    const heard = result.text;
     const wer = wordErrorRate(englishSentences.join(' '), heard);
     const factor = result.cpuSeconds / result.durationSeconds;
     const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');

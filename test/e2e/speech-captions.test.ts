@@ -1,9 +1,10 @@
 // Captions from speech end to end (issue 57, docs/decisions/captions.md): espeak-ng speaks known
 // English sentences, with silences between them, into a short video; the process call asks for
 // `generatedSubtitles`; the shared farm's node (whose speech engine is Whisper tiny.en) transcribes
-// it as a slot-taking job; the track appears with `source: "generated"`. The test computes the word
-// error rate of the track's words against the sentences, and checks each cue starts within 0.5 s of
-// its sentence; reads the transcript as text and as JSON; refuses a language the engine cannot do
+// it as slot-taking jobs, in three pieces (the shared farm's CAPTIONS_PIECE_SECONDS is 8) joined at
+// their seams; the track appears with `source: "generated"`. The test computes the word error rate of
+// the track's words against the sentences, no worse than the engine's on the whole sound, one cue a
+// sentence (a word lost or doubled at a seam would show), each starting within 0.5 s of it; reads the transcript as text and as JSON; refuses a language the engine cannot do
 // (400 naming the field); and an uploaded file replaces the generated track, as any track.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
@@ -11,8 +12,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CaptionTrack } from '@kino/sdk';
+import { findSpeechEngine } from '@kino/dev';
+import { workflowIds } from '@kino/proto/contract';
 import {
   englishSentences,
+  hearWithEngine,
   makeSpeechVideo,
   speakSentences,
   wordErrorRate,
@@ -25,6 +29,8 @@ let farm: FarmTenant;
 let workDir: string;
 let spoken: SpokenTrack;
 let videoId: string;
+/** The engine's word error rate on the whole sound, heard directly: what the pieces must match. */
+let wholeWer: Promise<number>;
 
 /** Polls the video's tracks until one for `language` made by `source` is there. */
 async function waitForTrack(
@@ -65,6 +71,11 @@ beforeAll(async () => {
     joinSharedFarm('speech-captions'),
     speakSentences({ sentences: englishSentences, dir: workDir }),
   ]);
+  const engine = findSpeechEngine();
+  assert.ok(engine, 'no speech engine installed (dev/setup/setup.sh installs it)');
+  wholeWer = hearWithEngine(engine, spoken.path, 'en').then((whole) =>
+    wordErrorRate(englishSentences.join(' '), whole.text),
+  );
   const video = await readFile(await makeSpeechVideo(spoken.path, join(workDir, 'speech.mp4')));
   const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
     filename: 'speech.mp4',
@@ -97,8 +108,17 @@ test('the speech becomes an English track, source generated: its words within th
   assert.equal(transcript.source, 'generated');
   const said = englishSentences.join(' ');
   const wer = wordErrorRate(said, transcript.text);
-  console.log(`speech-captions: WER ${(wer * 100).toFixed(1)} % (heard: ${JSON.stringify(transcript.text)})`);
+  const whole = await wholeWer;
+  console.log(
+    `speech-captions: WER ${(wer * 100).toFixed(1)} % in pieces, ${(whole * 100).toFixed(1)} % whole (heard: ${JSON.stringify(transcript.text)})`,
+  );
   assert.ok(wer <= 0.15, `WER ${(wer * 100).toFixed(1)} % over 15 %: heard ${JSON.stringify(transcript.text)}`);
+  assert.ok(wer <= whole, `WER ${(wer * 100).toFixed(1)} % in pieces, worse than ${(whole * 100).toFixed(1)} % whole`);
+
+  // It was transcribed in three pieces, whose words are gone once joined.
+  const run = await farm.temporal.workflow.getHandle(workflowIds.generateCaptions(videoId, 'auto')).result();
+  assert.equal((run as { pieces: number }).pieces, 3, JSON.stringify(run));
+  assert.deepEqual(await farm.storage.list(`videos/${videoId}/work/captions/`), []);
 
   // A cue per sentence (each ends at its full stop, or at the 1.5 s silence after it), each starting
   // within 0.5 s of the moment espeak-ng began to speak it.

@@ -6,8 +6,33 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { speechEngineScript } from '@kino/encode-node';
 
 const run = promisify(execFile);
+
+/** What the speech engine heard of a whole file, run directly (not through a node): the bench's figures and a test's baseline. */
+export interface EngineHearing {
+  /** The words, joined as the engine wrote them. */
+  text: string;
+  language: string;
+  durationSeconds: number;
+  cpuSeconds: number;
+}
+
+/** Runs the nodes' speech engine (speechEngineScript) on `audio` whole, on one thread. */
+export async function hearWithEngine(
+  engine: { python: string; model: string },
+  audio: string,
+  language = 'auto',
+): Promise<EngineHearing> {
+  const args = [speechEngineScript, 'run', '--model', engine.model, '--audio', audio, '--language', language];
+  const { stdout } = await run(engine.python, [...args, '--threads', '1'], { maxBuffer: 64 * 1024 * 1024 });
+  const { result } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    result: { language: string; durationSeconds: number; cpuSeconds: number; words: { text: string }[] };
+  };
+  const text = result.words.map((word) => word.text).join('');
+  return { text, language: result.language, durationSeconds: result.durationSeconds, cpuSeconds: result.cpuSeconds };
+}
 
 /** English sentences the engine is asked to hear: common words, as a talk would have them. */
 export const englishSentences = [

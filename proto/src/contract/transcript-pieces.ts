@@ -43,6 +43,13 @@ export function planTranscriptPieces(durationSeconds: number, pieceSeconds: numb
   }));
 }
 
+/** What a node writes for one piece (objectKeys.transcriptPiece): the words it heard, on the video's timeline. */
+export interface TranscribedWords {
+  /** The language transcribed: the one asked, or the one the engine detected. */
+  language: string;
+  words: SpokenWord[];
+}
+
 /** A piece's words, on the video's timeline, as its node heard them. */
 export interface HeardPiece {
   startSeconds: number;
