@@ -42,6 +42,38 @@ export const englishSentences = [
   'The next train leaves at half past nine.',
 ];
 
+/** German sentences, as common as the English ones (voice `de`). */
+export const germanSentences = [
+  'Der Zug nach Berlin fährt um neun Uhr ab.',
+  'Jedes Video auf dieser Seite hat Untertitel.',
+  'Wir messen, wie viele Wörter die Maschine falsch versteht.',
+  'Das Wetter ist heute schön und warm.',
+];
+
+/** Spanish sentences, as common as the English ones (voice `es`). */
+export const spanishSentences = [
+  'El tren a Madrid sale a las nueve de la mañana.',
+  'Cada vídeo de este sitio tiene subtítulos.',
+  'Medimos cuántas palabras entiende mal la máquina.',
+  'Hoy hace buen tiempo y mucho calor.',
+];
+
+/** Italian sentences, as common as the English ones (voice `it`); no numbers, which Whisper writes as digits. */
+export const italianSentences = [
+  'Il treno per Roma parte questa mattina.',
+  'Ogni video di questo sito ha i sottotitoli.',
+  'Misuriamo quante parole la macchina sbaglia.',
+  'Oggi il tempo è bello e fa caldo.',
+];
+
+/** The spoken corpus per language: its sentences and the espeak-ng voice that speaks them. */
+export const speechCorpus = {
+  en: { sentences: englishSentences, voice: 'en' },
+  de: { sentences: germanSentences, voice: 'de' },
+  it: { sentences: italianSentences, voice: 'it' },
+  es: { sentences: spanishSentences, voice: 'es' },
+} as const;
+
 /** espeak-ng's words per minute: slower than its default 175, which the small model mishears more often. */
 export const speechWordsPerMinute = 130;
 
