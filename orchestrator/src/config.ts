@@ -2,6 +2,7 @@
 import { env, metricsConfigShape, parseConfig, storageConfigShape, z } from '@kino/infra';
 import { isKeyEncryptionKey } from '@kino/database';
 import { defaultChunkSeconds, defaultJustInTimeRunSeconds } from './chunks.ts';
+import { defaultTranscriptPieceSeconds } from '@kino/proto/contract';
 
 export const orchestratorConfigShape = {
   DATABASE_URL: z.string().min(1),
@@ -65,6 +66,11 @@ export const orchestratorConfigShape = {
    * 6 s segment), each encoded on any node (docs/architecture.md#chunked-encoding). 0: never.
    */
   ENCODE_CHUNK_SECONDS: z.coerce.number().int().min(0).default(defaultChunkSeconds),
+  /**
+   * Captions from speech: a video longer than one and a half times this is transcribed in pieces of
+   * about this length on any nodes at once, joined at silences (docs/decisions/captions.md). 0: never.
+   */
+  CAPTIONS_PIECE_SECONDS: z.coerce.number().min(0).default(defaultTranscriptPieceSeconds),
   /**
    * Just-in-time segments, the farm's default (docs/decisions/just-in-time.md): on (the default), a
    * video turns `ready` once its first segment is made, the rest is made in the background in

@@ -18,7 +18,7 @@ import {
 import { migrateToLatest, openDatabase } from '@kino/database';
 import { startRegistryServer } from './registry/index.ts';
 import { loadFarmTls } from './registry/farm-tls.ts';
-import { createActivities } from './activities/index.ts';
+import { createActivities, type ActivityDeps } from './activities/index.ts';
 import { farmTlsSettings, type OrchestratorConfig } from './config.ts';
 import { videoTaskQueue } from '@kino/proto/contract';
 import { createNodeFarm } from './node-farm.ts';
@@ -136,11 +136,7 @@ export async function runOrchestrator(
         farm,
         logger,
         metrics,
-        encodeGrouping: config.ENCODE_GROUPING,
-        chunkSeconds: config.ENCODE_CHUNK_SECONDS,
-        justInTime: justInTimeOf(config),
-        webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
-        videoDetails: { DELIVERY_URL: config.DELIVERY_URL, KINO_KEY_ENCRYPTION_KEY: config.KINO_KEY_ENCRYPTION_KEY },
+        ...activitySettings(config),
       }),
       // Heartbeats reach Temporal (and cancellations reach activities) within seconds, not the
       // default 80 % of the heartbeat timeout.
@@ -185,4 +181,16 @@ export async function runOrchestrator(
       await finished;
     },
   };
+}
+
+/** The activities' settings from the process's configuration. */
+function activitySettings(config: OrchestratorConfig) {
+  return {
+    encodeGrouping: config.ENCODE_GROUPING,
+    chunkSeconds: config.ENCODE_CHUNK_SECONDS,
+    transcriptPieceSeconds: config.CAPTIONS_PIECE_SECONDS,
+    justInTime: justInTimeOf(config),
+    webhookDestinations: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    videoDetails: { DELIVERY_URL: config.DELIVERY_URL, KINO_KEY_ENCRYPTION_KEY: config.KINO_KEY_ENCRYPTION_KEY },
+  } satisfies Partial<ActivityDeps>;
 }

@@ -97,6 +97,28 @@ interface Calls {
   [name: string]: unknown[][];
 }
 
+/** generateCaptions' activities for a long video: three pieces, each heard in English. */
+function captionActivities(
+  videoId: string,
+): Pick<Activities, 'loadCaptionJob' | 'transcribeSpeech' | 'joinTranscript'> {
+  return {
+    // A long video: three pieces.
+    loadCaptionJob: () =>
+      Promise.resolve({
+        storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4`,
+        pieces: [
+          { index: 0, startSeconds: 0, endSeconds: 603 },
+          { index: 1, startSeconds: 597, endSeconds: 1203 },
+          { index: 2, startSeconds: 1197, endSeconds: 1800 },
+        ],
+      }),
+    transcribeSpeech: ({ videoId: id, run, piece }) =>
+      Promise.resolve({ language: 'en', wordsKey: `videos/${id}/work/captions/${run}/${piece.index}.json`, words: 9 }),
+    joinTranscript: ({ videoId: id }) =>
+      Promise.resolve({ key: `videos/${id}/captions/en/generated-1.vtt`, sizeBytes: 120, cues: 3 }),
+  };
+}
+
 /** Activities that succeed like a healthy farm, recording every call; a test overrides what it breaks. */
 function fakeActivities(
   videoId: string,
@@ -196,9 +218,7 @@ function fakeActivities(
         readAfter: calls.markVideoReady ? 'ready' : calls.markVideoFailed ? 'failed' : 'nothing',
       }),
     fetchIngestSource: () => Promise.resolve({ sizeBytes: 1_000_000, resumes: 0 }),
-    loadCaptionJob: () => Promise.resolve({ storagePath: `uploads/org_1/env_1/upl_1/${videoId}.mp4` }),
-    transcribeSpeech: ({ videoId: id }) =>
-      Promise.resolve({ language: 'en', key: `videos/${id}/captions/auto/generated-1.vtt`, sizeBytes: 120, cues: 3 }),
+    ...captionActivities(videoId),
     storeGeneratedCaptionTrack: () => Promise.resolve(true),
     ...liveFakes,
   };
@@ -1345,9 +1365,25 @@ test('generated subtitles: a ready video asked for them starts one run per langu
   };
   const made = await run({});
   assert.equal(made.processed.status, 'ready');
-  assert.deepEqual(made.captioned, { status: 'ready', language: 'en', cues: 3 });
-  const [transcribe] = made.calls.transcribeSpeech![0] as [{ language: string; storagePath: string }];
-  assert.equal(transcribe.language, 'auto');
+  assert.deepEqual(made.captioned, { status: 'ready', language: 'en', cues: 3, pieces: 3 });
+  // The first piece detects the language; the others are asked for it; the join gets every piece's words.
+  const transcribed = made.calls.transcribeSpeech!.map(
+    ([input]) => input as { language: string; piece: { index: number } },
+  );
+  assert.deepEqual(
+    transcribed.map((input) => [input.piece.index, input.language]),
+    [
+      [0, 'auto'],
+      [1, 'en'],
+      [2, 'en'],
+    ],
+  );
+  const [joined] = made.calls.joinTranscript![0] as [{ language: string; pieces: { wordsKey: string }[] }];
+  assert.equal(joined.language, 'en');
+  assert.deepEqual(
+    joined.pieces.map((piece) => piece.wordsKey.split('/').at(-1)),
+    ['0.json', '1.json', '2.json'],
+  );
   const [stored] = made.calls.storeGeneratedCaptionTrack![0] as [{ language: string; label: string; key: string }];
   assert.deepEqual([stored.language, stored.label], ['en', 'Spoken']);
 

@@ -1,18 +1,26 @@
 // Captions from speech end to end (issue 57, docs/decisions/captions.md): espeak-ng speaks known
 // English sentences, with silences between them, into a short video; the process call asks for
 // `generatedSubtitles`; the shared farm's node (whose speech engine is Whisper tiny.en) transcribes
-// it as a slot-taking job; the track appears with `source: "generated"`. The test computes the word
-// error rate of the track's words against the sentences, and checks each cue starts within 0.5 s of
-// its sentence; reads the transcript as text and as JSON; refuses a language the engine cannot do
+// it as slot-taking jobs, in three pieces (the shared farm's CAPTIONS_PIECE_SECONDS is 8) joined at
+// their seams; the track appears with `source: "generated"`. The test computes the word error rate of
+// the track's words against the sentences, no worse than the engine's on the whole sound, one cue a
+// sentence (a word lost or doubled at a seam would show), each starting within 0.5 s of it; Chromium
+// with hls.js shows each sentence's cue half a second into it, and none half a second before it; reads the transcript as text and as JSON; refuses a language the engine cannot do
 // (400 naming the field); and an uploaded file replaces the generated track, as any track.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import type { CaptionTrack } from '@kino/sdk';
+import { launchChromium, startPageHost, type PageHost } from '@kino/test/support/players';
+import { findMultilingualSpeechEngine, findSpeechEngine } from '@kino/dev';
+import { workflowIds } from '@kino/proto/contract';
 import {
   englishSentences,
+  hearWithEngine,
+  speechCorpus,
   makeSpeechVideo,
   speakSentences,
   wordErrorRate,
@@ -23,8 +31,63 @@ import { joinSharedFarm } from '../farm/shared-farm.ts';
 
 let farm: FarmTenant;
 let workDir: string;
+let pageHost: PageHost;
+let browser: Browser;
 let spoken: SpokenTrack;
 let videoId: string;
+/** The engine's word error rate on the whole sound, heard directly: what the pieces must match. */
+let wholeWer: Promise<number>;
+/** Setup's multilingual model (Whisper base) on German and Italian sentences, heard directly: WER by language. */
+let otherLanguages: Promise<Record<string, { wer: number; heard: string; language: string }>>;
+
+// Plays `?src=` with hls.js at twice real time, the English subtitles track on (a generated track is
+// never the default, so the page picks it), and records for every cue the playback time it became
+// active at (as captions-playback.test.ts does for uploaded tracks).
+const page = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Kino generated captions</title><script src="/hls.min.js"></script></head>
+<body><video id="v" muted playsinline></video>
+<script>
+  const outcome = { ended: false, errors: [], tracks: [], cues: [], events: [] };
+  window.playback = outcome;
+  const video = document.getElementById('v');
+  const hls = new Hls();
+  hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + (data.fatal ? ' (fatal)' : '')));
+  hls.on(Hls.Events.MANIFEST_PARSED, (_event, data) => {
+    outcome.tracks = data.subtitleTracks.map((t) => t.lang);
+    hls.subtitleDisplay = true;
+    hls.subtitleTrack = data.subtitleTracks.findIndex((t) => t.lang === 'en');
+    video.playbackRate = 2;
+    video.play().catch((error) => outcome.errors.push('play(): ' + error.message + ' (fatal)'));
+  });
+  video.textTracks.addEventListener('addtrack', (event) => {
+    // Turned on as a viewer's menu does: hls.js follows the element's text tracks (its captions menu too).
+    if (event.track.language === 'en') event.track.mode = 'showing';
+    event.track.addEventListener('cuechange', () => {
+    for (const cue of Array.from(event.track.activeCues || [])) {
+      if (!outcome.cues.some((seen) => seen.text === cue.text)) outcome.cues.push({ text: cue.text, at: video.currentTime });
+    }
+    });
+  });
+  hls.on(Hls.Events.SUBTITLE_TRACK_SWITCH, (_event, data) => outcome.events.push('switch ' + data.id));
+  hls.on(Hls.Events.SUBTITLE_FRAG_PROCESSED, (_event, data) => outcome.events.push('frag ' + data.frag.sn + ' ' + data.success));
+  hls.on(Hls.Events.CUES_PARSED, (_event, data) => outcome.events.push('cues ' + data.cues.map((c) => c.startTime.toFixed(2)).join(',')));
+  video.addEventListener('ended', () => {
+    outcome.events.push('tracks ' + Array.from(video.textTracks).map((t) => t.language + '/' + t.mode + '/' + (t.cues ? t.cues.length : 'null')).join(' '));
+    outcome.ended = true;
+  });
+  hls.loadSource(new URLSearchParams(location.search).get('src'));
+  hls.attachMedia(video);
+</script></body></html>`;
+
+interface Outcome {
+  ended: boolean;
+  errors: string[];
+  tracks: string[];
+  /** Each cue's text and the playback time it became active at, in order. */
+  cues: { text: string; at: number }[];
+  /** hls.js's subtitle events and the element's text tracks at the end, for a failure's message. */
+  events: string[];
+}
 
 /** Polls the video's tracks until one for `language` made by `source` is there. */
 async function waitForTrack(
@@ -65,6 +128,28 @@ beforeAll(async () => {
     joinSharedFarm('speech-captions'),
     speakSentences({ sentences: englishSentences, dir: workDir }),
   ]);
+  const engine = findSpeechEngine();
+  assert.ok(engine, 'no speech engine installed (dev/setup/setup.sh installs it)');
+  wholeWer = hearWithEngine(engine, spoken.path, 'en').then((whole) =>
+    wordErrorRate(englishSentences.join(' '), whole.text),
+  );
+  const multilingual = findMultilingualSpeechEngine();
+  assert.ok(multilingual, 'no multilingual speech model installed (dev/setup/setup.sh installs Whisper base)');
+  otherLanguages = Promise.all(
+    (['de', 'it'] as const).map(async (language) => {
+      const { sentences, voice } = speechCorpus[language];
+      const dir = await mkdtemp(join(workDir, `${language}-`));
+      const heard = await hearWithEngine(
+        multilingual,
+        (await speakSentences({ sentences, voice, dir })).path,
+        language,
+      );
+      const wer = wordErrorRate(sentences.join(' '), heard.text);
+      return [language, { wer, heard: heard.text, language: heard.language }] as const;
+    }),
+  ).then(Object.fromEntries);
+  // Awaited by the tests that use them; a failure before then is theirs to report, not unhandled.
+  for (const pending of [wholeWer, otherLanguages]) pending.catch(() => undefined);
   const video = await readFile(await makeSpeechVideo(spoken.path, join(workDir, 'speech.mp4')));
   const ticket = await farm.kino.uploads.createUrl(farm.orgId, farm.envId, {
     filename: 'speech.mp4',
@@ -83,6 +168,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await browser?.close();
+  await pageHost?.close();
   await farm?.stop();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
@@ -97,8 +184,17 @@ test('the speech becomes an English track, source generated: its words within th
   assert.equal(transcript.source, 'generated');
   const said = englishSentences.join(' ');
   const wer = wordErrorRate(said, transcript.text);
-  console.log(`speech-captions: WER ${(wer * 100).toFixed(1)} % (heard: ${JSON.stringify(transcript.text)})`);
+  const whole = await wholeWer;
+  console.log(
+    `speech-captions: WER ${(wer * 100).toFixed(1)} % in pieces, ${(whole * 100).toFixed(1)} % whole (heard: ${JSON.stringify(transcript.text)})`,
+  );
   assert.ok(wer <= 0.15, `WER ${(wer * 100).toFixed(1)} % over 15 %: heard ${JSON.stringify(transcript.text)}`);
+  assert.ok(wer <= whole, `WER ${(wer * 100).toFixed(1)} % in pieces, worse than ${(whole * 100).toFixed(1)} % whole`);
+
+  // It was transcribed in three pieces, whose words are gone once joined.
+  const run = await farm.temporal.workflow.getHandle(workflowIds.generateCaptions(videoId, 'auto')).result();
+  assert.equal((run as { pieces: number }).pieces, 3, JSON.stringify(run));
+  assert.deepEqual(await farm.storage.list(`videos/${videoId}/work/captions/`), []);
 
   // A cue per sentence (each ends at its full stop, or at the 1.5 s silence after it), each starting
   // within 0.5 s of the moment espeak-ng began to speak it.
@@ -122,6 +218,50 @@ test('the speech becomes an English track, source generated: its words within th
   const text = await farm.kino.videos.transcript(farm.orgId, videoId);
   assert.deepEqual(text, { language: 'en', source: 'generated', text: transcript.text });
   assert.equal(text.text.split('\n').length, cues.length, 'the text format has one cue a line');
+});
+
+test('hls.js shows each generated cue while its sentence is spoken, within 0.5 s of its start', async () => {
+  await waitForTrack('en', 'generated');
+  [pageHost, browser] = await Promise.all([startPageHost({ '/captions': page }), launchChromium()]);
+  const src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+  const tab = await browser.newPage();
+  let outcome: Outcome;
+  try {
+    await tab.goto(`${pageHost.origin}/captions?src=${encodeURIComponent(src)}`);
+    await tab.waitForFunction(
+      () => {
+        const played = (window as unknown as { playback: Outcome }).playback;
+        return played.ended || played.errors.some((e) => e.endsWith('(fatal)'));
+      },
+      undefined,
+      { timeout: 60_000, polling: 100 },
+    );
+    outcome = await tab.evaluate(() => (window as unknown as { playback: Outcome }).playback);
+  } finally {
+    await tab.close();
+  }
+  assert.deepEqual(outcome.errors, []);
+  assert.deepEqual(outcome.tracks, ['en']);
+  console.log(
+    `speech-captions: hls.js showed the cues ${outcome.cues.map((cue, i) => (cue.at - spoken.starts[i]!).toFixed(2)).join(', ')} s after their sentences began`,
+  );
+  assert.equal(outcome.cues.length, englishSentences.length, JSON.stringify(outcome));
+  outcome.cues.forEach((cue, i) => {
+    assert.ok(wordErrorRate(englishSentences[i]!, cue.text) <= 0.5, `cue ${i} "${cue.text}"`);
+    const off = cue.at - spoken.starts[i]!;
+    assert.ok(Math.abs(off) <= 0.5, `"${cue.text}" shown at ${cue.at} s, its sentence began at ${spoken.starts[i]} s`);
+  });
+});
+
+test('other languages: the multilingual model setup installs hears German within the 25 % goal, Italian within 30 %', async () => {
+  const heard = await otherLanguages;
+  for (const [language, { wer, heard: text }] of Object.entries(heard))
+    console.log(`speech-captions: ${language} WER ${(wer * 100).toFixed(1)} % (heard: ${JSON.stringify(text)})`);
+  assert.equal(heard.de!.language, 'de');
+  assert.ok(heard.de!.wer <= 0.25, `German WER ${(heard.de!.wer * 100).toFixed(1)} % over 25 %: ${heard.de!.heard}`);
+  // Italian misses the issue's 25 % with espeak-ng's voice (27.6 %, docs/decisions/captions.md): a
+  // bound against getting worse, not the goal.
+  assert.ok(heard.it!.wer <= 0.3, `Italian WER ${(heard.it!.wer * 100).toFixed(1)} % over 30 %: ${heard.it!.heard}`);
 });
 
 test('a language the installed engine cannot do answers 400 naming the field', async () => {

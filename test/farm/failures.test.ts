@@ -1,13 +1,16 @@
 // The farm's failure paths on real processes: an encode node killed with SIGKILL mid-encode, and
 // the orchestrator killed and restarted mid-workflow. Either way the video becomes `ready` and
-// every frame of its ladder decodes.
+// every frame of its ladder decodes. A node killed mid-transcription costs a retry on another node,
+// never the captions.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
+import { workflowIds } from '@kino/proto/contract';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
+import { englishSentences, makeSpeechVideo, speakSentences, wordErrorRate } from '@kino/test/support/speech';
 import { attemptsByActivity, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 let farm: Farm;
@@ -19,7 +22,8 @@ const nodes: Record<string, FarmNodeProcess> = {};
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-failures-'));
   [farm, clipPath] = await Promise.all([
-    startFarm(),
+    // The nodes have the speech engine (Whisper tiny.en): the transcription test below.
+    startFarm({ speech: true }),
     // 640x360 on `standard`: one rendition (360p), so one encode to interrupt; 12 s, so that it
     // lasts seconds on one thread.
     makeClip({ seconds: 12, width: 640, height: 360, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
@@ -112,6 +116,56 @@ test('restart the orchestrator mid-workflow (SIGKILL, start again): the workflow
       timeoutMs: 30_000,
     },
   );
+});
+
+/** The node transcribing `videoId` now, from the nodes' logs (`transcribe started`, not yet done or failed). */
+async function transcriptionInProgress(videoId: string): Promise<FarmNodeProcess> {
+  return waitFor(
+    `a transcription of ${videoId} to run on a node`,
+    async () => {
+      for (const node of Object.values(nodes)) {
+        if (node.process.child.exitCode !== null) continue;
+        const open = new Set<string>();
+        for (const line of (await readFile(node.logFile, 'utf8')).split('\n')) {
+          if (!line.startsWith('{')) continue;
+          const entry = JSON.parse(line) as { msg?: string; jobId?: string };
+          if (!entry.jobId?.startsWith(`${videoId}-`)) continue;
+          if (entry.msg === 'transcribe started') open.add(entry.jobId);
+          else if (/^transcribe (done|failed|cancelled)/.test(entry.msg ?? '')) open.delete(entry.jobId);
+        }
+        if (open.size > 0) return node;
+      }
+      return undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 50 },
+  );
+}
+
+test('kill -9 the node transcribing a video: the transcription is retried on another node and the track appears', async () => {
+  // The first test killed a node: a fresh one, so that two nodes can transcribe.
+  nodes.c = await farm.startNode('c', { threads: 1 });
+  // Two sentences (9 s): enough to catch the engine mid-run, little to encode.
+  const sentences = englishSentences.slice(0, 2);
+  const spoken = await speakSentences({ sentences, dir: await mkdtemp(join(workDir, 'speech-')) });
+  const video = await makeSpeechVideo(spoken.path, join(workDir, 'speech.mp4'));
+  const videoId = await farm.submitVideo(await readFile(video));
+  await farm.waitForStatus(videoId, 'ready', 120_000);
+  await farm.kino.videos.generateCaptions(farm.orgId, videoId, { language: 'en' });
+  const victim = await transcriptionInProgress(videoId);
+  await victim.process.kill9();
+
+  const run = (await farm.temporal.workflow.getHandle(workflowIds.generateCaptions(videoId, 'en')).result()) as {
+    status: string;
+    reason?: string;
+  };
+  assert.equal(run.status, 'ready', run.reason);
+  const transcript = await farm.kino.videos.transcript(farm.orgId, videoId, { language: 'en' });
+  assert.equal(transcript.source, 'generated');
+  const wer = wordErrorRate(sentences.join(' '), transcript.text);
+  assert.ok(wer <= 0.15, `WER ${(wer * 100).toFixed(1)} % over 15 %: heard ${JSON.stringify(transcript.text)}`);
+  const attempts =
+    (await attemptsByActivity(farm, videoId, workflowIds.generateCaptions(videoId, 'en'))).transcribeSpeech ?? 0;
+  assert.ok(attempts >= 2, `the transcription took ${attempts} attempt(s): the killed node's was not retried`);
 });
 
 test('SIGTERM stops the orchestrator cleanly: it exits 0', async () => {

@@ -359,7 +359,8 @@ export async function connectTenant({
 
     async scheduledActivities(videoId) {
       const counts: Record<string, number> = {};
-      for (const { type } of await activitiesOf(temporal, videoId)) counts[type] = (counts[type] ?? 0) + 1;
+      for (const { type } of await activitiesOf(temporal, workflowIds.processVideo(videoId)))
+        counts[type] = (counts[type] ?? 0) + 1;
       return counts;
     },
 
@@ -372,8 +373,8 @@ export async function connectTenant({
 }
 
 /** Each activity a video's workflow scheduled, in order, with the highest attempt it started (0: none yet). */
-async function activitiesOf(temporal: Client, videoId: string): Promise<{ type: string; attempts: number }[]> {
-  const history = await temporal.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+async function activitiesOf(temporal: Client, workflowId: string): Promise<{ type: string; attempts: number }[]> {
+  const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
   const scheduled = new Map<number, { type: string; attempts: number }>();
   for (const event of history.events ?? []) {
     const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
@@ -385,10 +386,14 @@ async function activitiesOf(temporal: Client, videoId: string): Promise<{ type: 
   return [...scheduled.values()];
 }
 
-/** How many attempts each activity type of a video's workflow took, from its history. */
-export async function attemptsByActivity(farm: Farm, videoId: string): Promise<Record<string, number>> {
+/** How many attempts each activity type of a video's workflow (or another workflow of it) took, from its history. */
+export async function attemptsByActivity(
+  farm: Farm,
+  videoId: string,
+  workflowId = workflowIds.processVideo(videoId),
+): Promise<Record<string, number>> {
   const attempts: Record<string, number> = {};
-  for (const { type, attempts: n } of await activitiesOf(farm.temporal, videoId)) {
+  for (const { type, attempts: n } of await activitiesOf(farm.temporal, workflowId)) {
     if (n > 0) attempts[type] = Math.max(attempts[type] ?? 0, n);
   }
   return attempts;

@@ -40,7 +40,14 @@ const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator',
 
 /** vitest's globalSetup: starts the farm, provides its address, and returns the teardown. */
 export default async function startSharedFarm(project: TestProject): Promise<() => Promise<void>> {
-  const farm = await startFarm({ playback: true, ingest: true, speech: true });
+  // Captions from speech in pieces of about 8 s (the default is 10 minutes), so the speech test's
+  // 21 s video is transcribed in three pieces on the node's two slots and joined.
+  const farm = await startFarm({
+    playback: true,
+    ingest: true,
+    speech: true,
+    orchestratorEnv: { CAPTIONS_PIECE_SECONDS: '8' },
+  });
   try {
     await farm.startNode('a', { slots: 2 });
   } catch (error) {

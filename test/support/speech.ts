@@ -6,8 +6,33 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { speechEngineScript } from '@kino/encode-node';
 
 const run = promisify(execFile);
+
+/** What the speech engine heard of a whole file, run directly (not through a node): the bench's figures and a test's baseline. */
+export interface EngineHearing {
+  /** The words, joined as the engine wrote them. */
+  text: string;
+  language: string;
+  durationSeconds: number;
+  cpuSeconds: number;
+}
+
+/** Runs the nodes' speech engine (speechEngineScript) on `audio` whole, on one thread. */
+export async function hearWithEngine(
+  engine: { python: string; model: string },
+  audio: string,
+  language = 'auto',
+): Promise<EngineHearing> {
+  const args = [speechEngineScript, 'run', '--model', engine.model, '--audio', audio, '--language', language];
+  const { stdout } = await run(engine.python, [...args, '--threads', '1'], { maxBuffer: 64 * 1024 * 1024 });
+  const { result } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    result: { language: string; durationSeconds: number; cpuSeconds: number; words: { text: string }[] };
+  };
+  const text = result.words.map((word) => word.text).join('');
+  return { text, language: result.language, durationSeconds: result.durationSeconds, cpuSeconds: result.cpuSeconds };
+}
 
 /** English sentences the engine is asked to hear: common words, as a talk would have them. */
 export const englishSentences = [
@@ -16,6 +41,38 @@ export const englishSentences = [
   'We measure how many words the machine gets wrong.',
   'The next train leaves at half past nine.',
 ];
+
+/** German sentences, as common as the English ones (voice `de`). */
+export const germanSentences = [
+  'Der Zug nach Berlin fährt um neun Uhr ab.',
+  'Jedes Video auf dieser Seite hat Untertitel.',
+  'Wir messen, wie viele Wörter die Maschine falsch versteht.',
+  'Das Wetter ist heute schön und warm.',
+];
+
+/** Spanish sentences, as common as the English ones (voice `es`). */
+export const spanishSentences = [
+  'El tren a Madrid sale a las nueve de la mañana.',
+  'Cada vídeo de este sitio tiene subtítulos.',
+  'Medimos cuántas palabras entiende mal la máquina.',
+  'Hoy hace buen tiempo y mucho calor.',
+];
+
+/** Italian sentences, as common as the English ones (voice `it`); no numbers, which Whisper writes as digits. */
+export const italianSentences = [
+  'Il treno per Roma parte questa mattina.',
+  'Ogni video di questo sito ha i sottotitoli.',
+  'Misuriamo quante parole la macchina sbaglia.',
+  'Oggi il tempo è bello e fa caldo.',
+];
+
+/** The spoken corpus per language: its sentences and the espeak-ng voice that speaks them. */
+export const speechCorpus = {
+  en: { sentences: englishSentences, voice: 'en' },
+  de: { sentences: germanSentences, voice: 'de' },
+  it: { sentences: italianSentences, voice: 'it' },
+  es: { sentences: spanishSentences, voice: 'es' },
+} as const;
 
 /** espeak-ng's words per minute: slower than its default 175, which the small model mishears more often. */
 export const speechWordsPerMinute = 130;

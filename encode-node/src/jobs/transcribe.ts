@@ -1,12 +1,13 @@
-// Captions from speech (docs/decisions/captions.md): ffmpeg writes the source's sound as 16 kHz mono
-// WAV, the speech engine (transcribe/transcribe.py, faster-whisper, a child process) answers the
-// words it heard with their times, and the words are cut into cues (the contract's cuesFromWords)
-// and uploaded as one WebVTT file. Takes an encode slot: the engine keeps a core busy.
+// Captions from speech (docs/decisions/captions.md): ffmpeg writes the source's sound (the whole, or
+// one piece's span of a long video) as 16 kHz mono WAV, the speech engine (transcribe/transcribe.py,
+// faster-whisper, a child process) answers the words it heard with their times, and the words go up
+// as JSON (TranscribedWords) on the source's timeline. The orchestrator joins every piece's words and
+// cuts the cues once. Takes an encode slot: the engine keeps a core busy.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TranscribeRequest__Output, TranscribeResult } from '@kino/proto';
-import { captionContentTypes, cuesFromWords, renderWebVtt, transcribes, type SpokenWord } from '@kino/proto/contract';
+import { transcribes, workContentTypes, type TranscribedWords } from '@kino/proto/contract';
 import { ProcessPriority, backgroundNiceness, runFfmpeg, runProgram, speechAudioArgs } from '@kino/ffmpeg';
 import { FfmpegFailedError, InvalidRequestError } from '../errors.ts';
 import { withJobDir } from '../job-dir.ts';
@@ -70,7 +71,7 @@ export async function runTranscribeJob({
   logger,
 }: TranscribeJobOptions): Promise<TranscribeResult> {
   if (!request.inputUrl) throw new InvalidRequestError('input_url is required');
-  if (!request.vttUrl) throw new InvalidRequestError('vtt_url is required');
+  if (!request.wordsUrl) throw new InvalidRequestError('words_url is required');
   const language = request.language || 'auto';
   if (!engine || !transcribes(engine.languages, language)) {
     throw new InvalidRequestError(
@@ -81,7 +82,8 @@ export async function runTranscribeJob({
     const audio = join(jobDir, 'speech.wav');
     // Niced as a background encode: a viewer never waits for captions.
     const priority = new ProcessPriority(backgroundNiceness);
-    await runFfmpeg(speechAudioArgs({ input: request.inputUrl, output: audio }), { signal, logger, priority });
+    const span = { startSeconds: request.startSeconds, endSeconds: request.endSeconds };
+    await runFfmpeg(speechAudioArgs({ input: request.inputUrl, output: audio, ...span }), { signal, logger, priority });
     const stdout = await runProgram(
       engine.python,
       [
@@ -100,15 +102,22 @@ export async function runTranscribeJob({
       { signal, logger, priority },
     );
     const result = parseEngineOutput(stdout);
-    const words: SpokenWord[] = result.words.map((word) => ({
-      startSeconds: word.start,
-      endSeconds: word.end,
-      text: word.text,
-    }));
-    const cues = cuesFromWords(words);
-    const vttPath = join(jobDir, 'captions.vtt');
-    await writeFile(vttPath, renderWebVtt({ preamble: [], cues }));
-    await uploadFile(vttPath, request.vttUrl, captionContentTypes.vtt, signal);
-    return { language: result.language, cues: cues.length, words: words.length, audioSeconds: result.durationSeconds };
+    // The engine's times are the piece's; the orchestrator joins pieces on the source's timeline.
+    const heard: TranscribedWords = {
+      language: result.language,
+      words: result.words.map((word) => ({
+        startSeconds: round3(word.start + span.startSeconds),
+        endSeconds: round3(word.end + span.startSeconds),
+        text: word.text,
+      })),
+    };
+    const wordsPath = join(jobDir, 'words.json');
+    await writeFile(wordsPath, JSON.stringify(heard));
+    await uploadFile(wordsPath, request.wordsUrl, workContentTypes.transcriptPiece, signal);
+    return { language: result.language, words: heard.words.length, audioSeconds: result.durationSeconds };
   });
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }

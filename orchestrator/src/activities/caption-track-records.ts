@@ -1,27 +1,40 @@
 // Activities on the `caption_tracks` rows of tracks made from speech (workflows/generate-captions.ts),
 // through the repository that is the one writer of its table.
 import { getVideo, putCaptionTrack } from '@kino/database/repositories';
-import { defaultCaptionLabel } from '@kino/proto/contract';
+import {
+  defaultCaptionLabel,
+  defaultTranscriptPieceSeconds,
+  planTranscriptPieces,
+  type TranscriptPiece,
+} from '@kino/proto/contract';
 import type { ActivityDeps } from './index.ts';
 
 /** What making captions from a video's speech needs of it. */
 export interface CaptionJob {
   storagePath: string;
   nodeLabels?: string[];
+  /** The pieces its sound is transcribed in (one for a video up to CAPTIONS_PIECE_SECONDS and a half). */
+  pieces: TranscriptPiece[];
 }
 
 export function createCaptionTrackRecordActivities({
   db,
   storage,
   logger,
-}: Pick<ActivityDeps, 'db' | 'storage' | 'logger'>) {
+  transcriptPieceSeconds = defaultTranscriptPieceSeconds,
+}: Pick<ActivityDeps, 'db' | 'storage' | 'logger' | 'transcriptPieceSeconds'>) {
   return {
     /** The video as transcribing needs it, or null when it is gone or not ready. */
     async loadCaptionJob({ videoId }: { videoId: string }): Promise<CaptionJob | null> {
       const video = await getVideo(db, videoId);
       if (!video || video.deleted_at !== null || video.status !== 'ready') return null;
       const nodeLabels = video.parameters.nodeLabels ?? [];
-      return { storagePath: video.storage_path, ...(nodeLabels.length > 0 ? { nodeLabels } : {}) };
+      // A video whose length is not known (none is, once ready; kept for safety) is read whole.
+      const pieces =
+        video.duration_seconds !== null
+          ? planTranscriptPieces(video.duration_seconds, transcriptPieceSeconds)
+          : [{ index: 0, startSeconds: 0, endSeconds: 0 }];
+      return { storagePath: video.storage_path, ...(nodeLabels.length > 0 ? { nodeLabels } : {}), pieces };
     },
 
     /**

@@ -27,6 +27,8 @@ export interface ActivityDeps {
   encodeGrouping?: EncodeGroupingSetting;
   /** The chunk length of chunked encodes (ENCODE_CHUNK_SECONDS); chunks.ts's default when unset. */
   chunkSeconds?: number;
+  /** Videos longer than this are transcribed in pieces of about this length (CAPTIONS_PIECE_SECONDS); the contract's default when unset. */
+  transcriptPieceSeconds?: number;
   /** The farm's just-in-time default and run length (JUST_IN_TIME, JUST_IN_TIME_RUN_SECONDS); off when unset. */
   justInTime?: { enabled: boolean; runSeconds: number; bootstrap?: boolean };
   /** Encode seconds and webhook deliveries are recorded here; a throwaway registry's when unset (tests). */

@@ -15,7 +15,14 @@ import { encodeAudioTrack } from '../jobs/audio-track.ts';
 import { makeAudioDownload } from '../jobs/audio-download.ts';
 import { makeThumbnail, type ThumbnailInput } from '../jobs/thumbnail.ts';
 import { makeStoryboard, type StoryboardInput } from '../jobs/storyboard.ts';
-import { transcribeSpeech, type TranscribeInput, type TranscribeOutcome } from '../jobs/transcribe.ts';
+import {
+  joinTranscript,
+  transcribeSpeech,
+  type JoinTranscriptInput,
+  type JoinedTranscript,
+  type TranscribeInput,
+  type TranscribeOutcome,
+} from '../jobs/transcribe.ts';
 import type {
   AudioDownloadInput,
   EncodeAudioTrackInput,
@@ -65,6 +72,8 @@ export function createNodeActivities({
 
     /** Captions from the source's speech, on a node with a speech engine for the language (jobs/transcribe.ts). */
     transcribeSpeech: (input: TranscribeInput): Promise<TranscribeOutcome> => transcribeSpeech(deps, input),
+    /** The pieces' words joined and cut into the track's one WebVTT file (jobs/transcribe.ts). */
+    joinTranscript: (input: JoinTranscriptInput): Promise<JoinedTranscript> => joinTranscript(deps.storage, input),
     /** The workflow's one probe of the source (jobs/probe.ts). */
     probeSource: (input: ProbeInput): Promise<SourceProbe> => probeSource(deps, input),
     /** The encode activity: renditions of the whole video in one encode on one node (jobs/whole.ts). */

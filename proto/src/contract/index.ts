@@ -14,6 +14,7 @@ export * from './resolution-bands.ts';
 export * from './share-links.ts';
 export * from './storage-layout.ts';
 export * from './storyboard.ts';
+export * from './transcript-pieces.ts';
 export * from './transcripts.ts';
 export * from './uploads.ts';
 export * from './videos.ts';

@@ -72,6 +72,12 @@ export const objectKeys = {
   /** A finished chunk's record (written after its segments): `work/chunks/<plan>/<group>-<index>.json`. */
   chunkRecord: (videoId: string, plan: string, name: string) => `videos/${videoId}/work/chunks/${plan}/${name}.json`,
   /**
+   * The words a node heard in one piece of a video's sound (TranscribedWords), for one run of
+   * generateCaptions (`run`: its own name, so runs never meet). The join removes them.
+   */
+  transcriptPiece: (videoId: string, run: string, index: number) =>
+    `videos/${videoId}/work/captions/${run}/${index}.json`,
+  /**
    * The `audio.m4a` download of a video with sound: its audio alone as AAC in an MP4 (moov first),
    * kept beside the HLS (not under work/: it stays while the video does).
    */
@@ -93,6 +99,7 @@ export const objectKeys = {
 export const workContentTypes = {
   audioTrack: 'audio/mp4',
   chunkRecord: 'application/json',
+  transcriptPiece: 'application/json',
 } as const;
 
 /** The content type of `audio.m4a` (objectKeys.audioDownload), in storage and on the delivery host. */

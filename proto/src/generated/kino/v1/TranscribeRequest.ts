@@ -12,9 +12,15 @@ export interface TranscribeRequest {
    */
   'language'?: (string);
   /**
-   * presigned PUT, text/vtt: the cues (the transcript is read from them)
+   * The span of the source to transcribe (a piece of a long video); end 0: to the source's end.
+   * Word times in the answer are on the source's timeline, not the piece's.
    */
-  'vttUrl'?: (string);
+  'startSeconds'?: (number | string);
+  'endSeconds'?: (number | string);
+  /**
+   * presigned PUT, application/json: TranscribedWords (the contract's)
+   */
+  'wordsUrl'?: (string);
 }
 
 export interface TranscribeRequest__Output {
@@ -28,7 +34,13 @@ export interface TranscribeRequest__Output {
    */
   'language': (string);
   /**
-   * presigned PUT, text/vtt: the cues (the transcript is read from them)
+   * The span of the source to transcribe (a piece of a long video); end 0: to the source's end.
+   * Word times in the answer are on the source's timeline, not the piece's.
    */
-  'vttUrl': (string);
+  'startSeconds': (number);
+  'endSeconds': (number);
+  /**
+   * presigned PUT, application/json: TranscribedWords (the contract's)
+   */
+  'wordsUrl': (string);
 }

@@ -6,7 +6,6 @@ export interface TranscribeResult {
    * the language transcribed: the one asked, or the one detected
    */
   'language'?: (string);
-  'cues'?: (number);
   'words'?: (number);
   /**
    * how much sound the engine read
@@ -19,7 +18,6 @@ export interface TranscribeResult__Output {
    * the language transcribed: the one asked, or the one detected
    */
   'language': (string);
-  'cues': (number);
   'words': (number);
   /**
    * how much sound the engine read
