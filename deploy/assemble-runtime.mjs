@@ -31,7 +31,8 @@ const runtime = {
   presenters: [],
   api: [],
   orchestrator: [],
-  'encode-node': [],
+  // The speech engine's script, run by a node for each transcription (jobs/transcribe.ts).
+  'encode-node': ['transcribe'],
   // Delivery serves the player's bundle (player/scripts/build.mjs writes it into player/dist).
   player: [],
   delivery: [],
@@ -60,8 +61,10 @@ cpSync(join(repoRoot, 'package-lock.json'), join(target, 'package-lock.json'));
 function compiledManifest(name) {
   const manifest = JSON.parse(readFileSync(join(repoRoot, name, 'package.json'), 'utf8'));
   const exports = {};
-  for (const [path, source] of Object.entries(manifest.exports ?? {})) {
-    // Already a built file (the player's bundle, made by its own build script): kept as it is.
+  for (const [path, entry] of Object.entries(manifest.exports ?? {})) {
+    // Already a built file (the player's bundle, made by its own build script): kept as it is, the
+    // runtime's only reader being Node (a `{types, default}` entry keeps its default, the file).
+    const source = typeof entry === 'string' ? entry : entry.default;
     if (source.startsWith('./dist/')) {
       exports[path] = source;
       continue;

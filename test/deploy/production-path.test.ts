@@ -622,6 +622,12 @@ afterAll(async () => {
   }
 });
 
+test("the image's runtime holds what a process reads beside its compiled code: the node's speech engine script", () => {
+  // kino.js is <runtime>/cli/bin/kino.js; a node runs <runtime>/encode-node/transcribe/transcribe.py.
+  const runtimeRoot = dirname(dirname(dirname(image.kinoJs)));
+  assert.ok(existsSync(join(runtimeRoot, 'encode-node', 'transcribe', 'transcribe.py')), runtimeRoot);
+});
+
 test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bootstrap, the first secrets from a one-off container, a multipart upload through the proxy, ready, played from delivery, the dashboard signed in through an OpenID provider', async () => {
   const { hosts, services, runtime } = compose;
   // Every Kino service of the file runs the image, with the command kino.js takes.
