@@ -7,6 +7,7 @@ import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 /** The select's values: the API's true, false and null (the farm's default, an empty value). */
@@ -110,6 +111,7 @@ export function EnvironmentsPage() {
           ))}
         </tbody>
       </table>
+      {environments.list.isPending && <Skeleton lines={3} label="Loading the environments" />}
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { api } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
 export function FarmPage() {
@@ -90,6 +91,7 @@ export function FarmPage() {
           ))}
         </tbody>
       </table>
+      {nodes.list.isPending && <Skeleton lines={3} label="Loading the encode nodes" />}
       {nodes.list.data?.nodes.length === 0 && <p class="muted">No encode node has registered.</p>}
     </section>
   );

@@ -6,6 +6,7 @@ import { api, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce, when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
@@ -147,6 +148,7 @@ export function KeysPage() {
           ))}
         </tbody>
       </table>
+      {keys.list.isPending && <Skeleton lines={3} label="Loading the API keys" />}
       {keys.list.data?.keys.length === 0 && (
         <EmptyState
           title="No API keys yet"

@@ -7,6 +7,7 @@ import { api, API_ROOT, json } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { when } from '../components/secret-once.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
@@ -178,6 +179,7 @@ export function LivePage() {
         </button>
       </form>
       <ErrorNote error={firstError(create, act, streams.list)} />
+      {streams.list.isPending && <Skeleton lines={3} label="Loading the live streams" />}
       {streams.list.data?.liveStreams.length === 0 && (
         <EmptyState title="No live streams yet" command="kino live create --name 'Sunday service' --public">
           Create a stream above, then point OBS or ffmpeg at its RTMP server with its key. Or from a terminal:

@@ -10,6 +10,7 @@ import { videoStatuses } from '@kino/proto/contract';
 import { api, API_ROOT } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { UploadPanel } from '../../components/upload/upload-panel.tsx';
+import { Skeleton } from '../../components/skeleton.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { listQueryString, listStateFromSearch, pageSizes, sortedBy, type VideoListState } from './list-query.ts';
@@ -159,6 +160,7 @@ export function VideosPage() {
           </tbody>
         </table>
       )}
+      {videos.isPending && <Skeleton lines={5} label="Loading the videos" />}
       {pagination && (
         <div class="paging" data-testid="paging">
           <button
