@@ -35,6 +35,8 @@ export class ViewReport {
   readonly #sender: BeaconSender;
   readonly #timer: ReturnType<typeof setInterval>;
   readonly #detach: (() => void)[] = [];
+  /** Set when the page hides for good: the last batch goes by sendBeacon. */
+  #pageGoing = false;
 
   /** `target`: what beaconTargetOf found in `master`. */
   constructor(
@@ -51,11 +53,18 @@ export class ViewReport {
     });
     this.#events = new ViewEvents(
       () => performance.now(),
-      (event) => this.#sender.push(event),
+      (event) => {
+        this.#sender.push(event);
+        // An ended view (its end, a fatal error, a new source, the page going) is reported at once.
+        if (event.type === 'viewend') {
+          if (this.#pageGoing) this.#sender.sendBeacon();
+          else this.#sender.send();
+        }
+      },
       () => media.currentTime,
     );
     this.#listen(media, 'timeupdate', () => this.#events.timeUpdate());
-    for (const name of mediaEvents) this.#listen(media, name, () => this.#mediaEvent(name));
+    for (const name of mediaEvents) this.#listen(media, name, () => this.#events.media(name));
     this.#listen(media, 'error', () => this.#events.fatalError(`MEDIA_ERR_${media.error?.code ?? 0}`));
     this.#listen(document, 'visibilitychange', () => {
       if (document.visibilityState !== 'hidden') return;
@@ -80,16 +89,10 @@ export class ViewReport {
     });
   }
 
-  #mediaEvent(name: MediaEventName): void {
-    this.#events.media(name);
-    if (name === 'ended') this.#sender.send();
-  }
-
   /** Ends the view: `viewend` and the last batch (by sendBeacon when the page is going). */
   end(pageGoing: boolean): void {
+    this.#pageGoing = pageGoing;
     this.#events.end();
-    if (pageGoing) this.#sender.sendBeacon();
-    else this.#sender.send();
     clearInterval(this.#timer);
     for (const detach of this.#detach.splice(0)) detach();
   }
