@@ -40,7 +40,14 @@ const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator',
 
 /** vitest's globalSetup: starts the farm, provides its address, and returns the teardown. */
 export default async function startSharedFarm(project: TestProject): Promise<() => Promise<void>> {
-  const farm = await startFarm({ playback: true, ingest: true, speech: true });
+  const farm = await startFarm({
+    playback: true,
+    ingest: true,
+    speech: true,
+    // Views fold within a second of their end (beacons.test.ts), not the production 10 s; quiet
+    // after 15 s (a player sends every 10 s), not 2 min.
+    apiEnv: { PLAYBACK_FOLD_INTERVAL_MS: '500', PLAYBACK_VIEW_QUIET_SECONDS: '15' },
+  });
   try {
     await farm.startNode('a', { slots: 2 });
   } catch (error) {
