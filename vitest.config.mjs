@@ -44,6 +44,7 @@ const integration = (name, { workers, groupOrder, ...test }) => ({
 // (test/farm/shared-farm.ts) instead of starting a farm of its own.
 const sharedFarmFiles = [
   'test/e2e/audio.test.ts',
+  'test/e2e/beacons.test.ts',
   'test/e2e/captions-playback.test.ts',
   'test/e2e/clips.test.ts',
   'test/e2e/embeds.test.ts',

@@ -4,6 +4,8 @@ export * from './clickhouse.ts';
 export * from './migrations.ts';
 export * from './segment-row.ts';
 export * from './playback-view.ts';
+export * from './playback-event.ts';
+export * from './playback-fold.ts';
 export * from './rollups.ts';
 export * from './analytics-store.ts';
 export * from './backup.ts';

@@ -15,6 +15,8 @@ import {
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from './rollups.ts';
 import { PLAYBACK_VIEWS_TABLE, playbackViewColumnsDdl } from './playback-view.ts';
+import { PLAYBACK_EVENTS_TABLE, PLAYBACK_VIEW_MARKS_TABLE, playbackEventColumnsDdl } from './playback-event.ts';
+import { PLAYBACK_FOLD_PROGRESS_TABLE } from './playback-fold.ts';
 import { SEGMENT_DELIVERIES_TABLE, segmentDeliveryColumnsDdl } from './segment-row.ts';
 
 /**
@@ -156,6 +158,34 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       ) ENGINE = ReplacingMergeTree(version)
       PARTITION BY toYYYYMM(day)
       ORDER BY (org_id, day, env_id, video_id, view_id)`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'playback_events',
+    statements: [
+      // One row per beacon event delivery accepted (playback-event.ts). `event_id` is unique per
+      // event; a spool batch shipped twice repeats its ids and ReplacingMergeTree keeps one (the
+      // fold counts distinct ids). Ordered by view: the fold reads whole views.
+      `CREATE TABLE IF NOT EXISTS ${PLAYBACK_EVENTS_TABLE} (
+        ${playbackEventColumnsDdl()}
+      ) ENGINE = ReplacingMergeTree
+      PARTITION BY toYYYYMM(received_at)
+      ORDER BY (org_id, view_id, event_id)`,
+      // Views whose events changed, written by the delivery shipper after each batch (playback-fold.ts).
+      `CREATE TABLE IF NOT EXISTS ${PLAYBACK_VIEW_MARKS_TABLE} (
+        org_id String,
+        view_id String,
+        marked_at DateTime('UTC')
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(marked_at)
+      ORDER BY (marked_at, org_id, view_id)`,
+      // How far the fold's refreshers got through the marks.
+      `CREATE TABLE IF NOT EXISTS ${PLAYBACK_FOLD_PROGRESS_TABLE} (
+        id UInt8,
+        watermark DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(watermark)
+      ORDER BY id`,
     ],
   },
 ];

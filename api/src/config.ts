@@ -26,6 +26,13 @@ export const apiConfigShape = {
   ...publicStorageConfigShape,
   /** Unset: analytics are not configured; /health reports the check as skipped. */
   CLICKHOUSE_URL: env.url().optional(),
+  /**
+   * A reported view with no beacon for this long is folded into its playback_views row as it is
+   * (a player that went without a viewend: @kino/analytics' playback-fold.ts).
+   */
+  PLAYBACK_VIEW_QUIET_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  /** How often the API folds ended and quiet views (playback-fold.ts). */
+  PLAYBACK_FOLD_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   /** Comma-separated origins allowed to call the API from a browser; empty allows none. */
   API_CORS_ORIGINS: z
     .string()

@@ -1,6 +1,11 @@
 // The API server: migrations, then listen; stop() closes it. `kino api` runs it (api/src/commands/api.ts).
 import { Client, Connection } from '@temporalio/client';
-import { ClickHouseHttp, migrateClickHouseInBackground, startRollupRefresher } from '@kino/analytics';
+import {
+  ClickHouseHttp,
+  migrateClickHouseInBackground,
+  startPlaybackViewRefresher,
+  startRollupRefresher,
+} from '@kino/analytics';
 import { createLogger, createMetricsRegistry, databaseConnectionErrors, Storage, type Logger } from '@kino/infra';
 import { migrateToLatest, openDatabase, KeyEncryption, sealPlaintextSigningKeys } from '@kino/database';
 import type { ApiConfig } from './config.ts';
@@ -57,6 +62,15 @@ export async function startApiServer(
         afterRecompute: copyServedSegments(db, rollupClient),
       })
     : undefined;
+  // Views reported by players become playback_views rows once they end or go quiet (playback-fold.ts),
+  // in the same process and for the same reasons as the rollups.
+  const viewFolder = rollupClient
+    ? startPlaybackViewRefresher(rollupClient, {
+        intervalMs: config.PLAYBACK_FOLD_INTERVAL_MS,
+        quietSeconds: config.PLAYBACK_VIEW_QUIET_SECONDS,
+        onError: (error) => logger.warn({ err: error }, 'folding playback views failed; retrying'),
+      })
+    : undefined;
   const app = await buildApp({
     db,
     storage,
@@ -79,6 +93,7 @@ export async function startApiServer(
     async stop() {
       schema?.stop();
       refresher?.stop();
+      viewFolder?.stop();
       await app.close();
       await connection.close().catch(() => undefined);
       storage.close();

@@ -26,6 +26,11 @@ export const deliveryConfigShape = {
    * 503 with Retry-After (segment-waits.ts).
    */
   DELIVERY_SEGMENT_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  /**
+   * Beacon requests a second one client address may make (routes/beacons.ts; twice this in a burst).
+   * A player sends one every 10 s: 50 a second is 500 players behind one address.
+   */
+  DELIVERY_BEACONS_PER_SECOND: z.coerce.number().int().min(1).default(50),
   /** Names this node in segment rows; defaults to host:port. */
   DELIVERY_NODE_ID: z.string().optional(),
   ...metricsConfigShape,

@@ -7,6 +7,7 @@ export * from './range.ts';
 export * from './playback-params.ts';
 export * from './playback-auth.ts';
 export * from './object-cache.ts';
+export * from './row-spool.ts';
 export * from './segment-log.ts';
 export * from './thumbnails.ts';
 export * from './video-catalog.ts';

@@ -18,7 +18,9 @@ import { jwksUrlOf, nodeIdOf, type DeliveryConfig } from './config.ts';
 import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';
 import { ObjectCache } from './object-cache.ts';
+import { BeaconLimiter } from './beacons.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
+import { PlaybackEventLog } from './playback-event-log.ts';
 import { SegmentLog } from './segment-log.ts';
 import { SegmentWaits } from './segment-waits.ts';
 import { ShareLinkGate } from './share-links.ts';
@@ -58,12 +60,20 @@ export async function startDelivery(
     shipIntervalMs: config.DELIVERY_LOG_SHIP_INTERVAL_MS,
     logger,
   });
+  // Beacon events have their own spool beside the segment rows' (row-spool.ts).
+  const playbackEvents = PlaybackEventLog.open({
+    dir: join(config.DELIVERY_SPOOL_DIR, 'playback-events'),
+    clickHouse: new ClickHouseHttp(config.CLICKHOUSE_URL),
+    shipIntervalMs: config.DELIVERY_LOG_SHIP_INTERVAL_MS,
+    logger,
+  });
   const counters = createDeliveryMetrics(registry, { cache, segments });
   const server = createDeliveryServer({
     catalog: new VideoCatalog((videoId) => readPlayableVideo(db, videoId), config.DELIVERY_METADATA_TTL_MS),
     cache,
     tokens: new PlaybackTokenVerifier(jwksUrlOf(config)),
     segments,
+    beacons: { log: playbackEvents, limiter: new BeaconLimiter(config.DELIVERY_BEACONS_PER_SECOND) },
     thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger, async (videoId) => {
       const row = await findPictureSource(db, videoId);
       if (!row) return undefined;
@@ -105,10 +115,10 @@ export async function startDelivery(
 
   return {
     async stop() {
-      logger.info('finishing requests, shipping segment rows');
+      logger.info('finishing requests, shipping segment rows and playback events');
       server.close();
       server.closeIdleConnections();
-      await segments.close();
+      await Promise.all([segments.close(), playbackEvents.close()]);
       await db.destroy();
     },
   };

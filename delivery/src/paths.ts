@@ -24,6 +24,7 @@
 import type { AnimatedFormat, PictureFormat } from '@kino/ffmpeg';
 import {
   audioDownloadName,
+  BEACONS_PATH,
   hlsBootstrapCount,
   embedPaths,
   hlsMasterName,
@@ -75,7 +76,8 @@ export type DeliveryRoute =
    */
   | { kind: 'thumbnail'; videoId: string; width: number; height: number; format: PictureFormat; custom?: string }
   | { kind: 'invalid_thumbnail_size'; width: number; height: number }
-  | { kind: 'health' };
+  | { kind: 'health' }
+  | { kind: 'beacons' };
 
 export const THUMBNAIL_MIN_EDGE = 16;
 export const THUMBNAIL_MAX_EDGE = 3840;
@@ -146,6 +148,7 @@ export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
     return { kind: 'thumbnail', videoId: match[1]!, width, height, format, ...(match[2] ? { custom: match[2] } : {}) };
   }
   if (path === '/health') return { kind: 'health' };
+  if (path === BEACONS_PATH) return { kind: 'beacons' };
   if ((match = directBase.exec(path)) && match[1] !== 'v1' && match[1] !== 't' && match[1] !== 'embed') {
     const resource = parseDirectResource(match[2]!);
     return resource && { kind: 'playback', family: 'direct', videoId: match[1]!, resource };

@@ -17,7 +17,8 @@ import { parseRange } from './range.ts';
 // plus the headers a player needs to read from cross-origin responses.
 export const corsHeaders = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  // POST: a player's beacons (routes/beacons.ts).
+  'Access-Control-Allow-Methods': 'GET, HEAD, POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Range, Content-Type',
   'Access-Control-Max-Age': '3600',
   'Access-Control-Expose-Headers': 'Content-Length, Content-Range, ETag',

@@ -16,6 +16,7 @@ import {
 } from '@kino/infra';
 import { DatabaseUnavailableError } from '@kino/database';
 import type { SegmentDelivery } from '@kino/analytics';
+import { BEACONS_PATH } from '@kino/proto/contract';
 import { CaptionFiles } from './captions.ts';
 import { DeliveryError, databaseUnavailable, storageUnavailable } from './errors.ts';
 import type { DeliveryMetrics } from './metrics.ts';
@@ -60,14 +61,15 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
       res.end();
       return;
     }
-    if (method !== 'GET' && method !== 'HEAD') {
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    // A player's beacons are the one thing posted here (routes/beacons.ts checks the method).
+    if (method !== 'GET' && method !== 'HEAD' && path !== BEACONS_PATH) {
       throw new DeliveryError(405, 'method_not_allowed', `${method} is not served here: use GET or HEAD.`, undefined, {
         Allow: 'GET, HEAD, OPTIONS',
       });
     }
-    const rawUrl = req.url ?? '/';
-    const q = rawUrl.indexOf('?');
-    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const params = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
     if (path === '/metrics') {
       route.label = 'metrics';
@@ -94,7 +96,9 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
               ? 'GET'
               : req.method === 'OPTIONS'
                 ? 'OPTIONS'
-                : 'other';
+                : req.method === 'POST'
+                  ? 'POST'
+                  : 'other';
         counters.http.requests.inc({ route: route.label, method, status: res.statusCode });
         // Media segments are the hot path: counted, not timed (docs/metrics.md).
         if (!route.label.endsWith('/segment'))

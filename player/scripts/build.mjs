@@ -19,6 +19,7 @@ const playerDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const bundlePath = join(playerDir, 'dist', 'kino-player.js');
 const require = createRequire(import.meta.url);
 const hlsPackage = require('hls.js/package.json');
+const playerPackage = require('../package.json');
 const hlsEntry = join(dirname(require.resolve('hls.js/package.json')), 'src', 'exports-default.ts');
 
 /** hls.js's build-time switches, as its rollup config names them. */
@@ -60,6 +61,8 @@ export async function buildPlayer(outfile = bundlePath) {
     plugins: [hlsFromSources],
     define: {
       __VERSION__: JSON.stringify(hlsPackage.version),
+      // The version every beacon batch names (src/view-report.ts).
+      __KINO_PLAYER_VERSION__: JSON.stringify(playerPackage.version),
       ...Object.fromEntries(Object.entries(hlsFeatures).map(([name, on]) => [name, String(on)])),
     },
     logLevel: 'warning',

@@ -7,6 +7,7 @@ import Hls, { type ErrorData } from 'hls.js';
 import { createMenu, type MenuChoice } from './menu.ts';
 import { sourcesOf, type PlayerSources } from './sources.ts';
 import { parseStoryboard, tileAt, type StoryboardTile } from './storyboard.ts';
+import { beaconTargetOf, ViewReport } from './view-report.ts';
 
 export const playbackSpeeds = [0.5, 0.75, 1, 1.25, 1.5, 2] as const;
 /** What an arrow key seeks by, as YouTube's and Mux Player's arrows do. */
@@ -72,11 +73,21 @@ function button(className: string, label: string): HTMLButtonElement {
 }
 
 export class KinoPlayerElement extends HTMLElement {
-  static readonly observedAttributes = ['src', 'playback-id', 'token', 'delivery-url', 'poster', 'storyboard'];
+  static readonly observedAttributes = [
+    'src',
+    'playback-id',
+    'token',
+    'delivery-url',
+    'poster',
+    'storyboard',
+    'beacons',
+  ];
 
   /** The <video> being played: listen to its media events, read its state. */
   readonly media = element('video', { playsInline: true, crossOrigin: 'anonymous' });
   #hls: Hls | null = null;
+  /** The view being reported to the delivery host (view-report.ts), or null with `beacons="off"`. */
+  #view: ViewReport | null = null;
   #loadQueued = false;
   #tiles: StoryboardTile[] = [];
   readonly #frame = element('div', { className: 'frame' });
@@ -157,6 +168,7 @@ export class KinoPlayerElement extends HTMLElement {
   }
 
   disconnectedCallback(): void {
+    this.#endView();
     this.#hls?.destroy();
     this.#hls = null;
   }
@@ -176,6 +188,7 @@ export class KinoPlayerElement extends HTMLElement {
   }
 
   #load(): void {
+    this.#endView();
     this.#hls?.destroy();
     this.#hls = null;
     this.#message.hidden = true;
@@ -192,6 +205,7 @@ export class KinoPlayerElement extends HTMLElement {
     this.media.autoplay = this.hasAttribute('autoplay');
     if (sources.poster) this.media.poster = sources.poster;
     void this.#loadStoryboard(sources.storyboard);
+    this.#startView(sources.master);
     if (Hls.isSupported()) this.#attachHls(sources);
     else if (this.media.canPlayType('application/vnd.apple.mpegurl')) this.media.src = sources.master;
     else this.#show('This browser cannot play HLS.');
@@ -201,6 +215,8 @@ export class KinoPlayerElement extends HTMLElement {
     const hls = new Hls();
     this.#hls = hls;
     let mediaRecoveries = 0;
+    // The element's handler below runs after the view's: a media error the first time is recovered.
+    this.#view?.watch(hls, (data) => data.type === Hls.ErrorTypes.MEDIA_ERROR && mediaRecoveries < 1);
     hls.on(Hls.Events.MANIFEST_PARSED, () => this.#listLevels(hls));
     hls.on(Hls.Events.SUBTITLE_TRACKS_UPDATED, () => this.#listCaptions(hls));
     hls.on(Hls.Events.SUBTITLE_TRACK_SWITCH, () => this.#captions.setSelected(String(hls.subtitleTrack)));
@@ -212,6 +228,20 @@ export class KinoPlayerElement extends HTMLElement {
     });
     hls.loadSource(sources.master);
     hls.attachMedia(this.media);
+  }
+
+  /** Starts reporting a view of `master`, unless `beacons="off"` or the master names no video delivery knows. */
+  #startView(master: string): void {
+    if (this.getAttribute('beacons') === 'off') return;
+    const url = new URL(master, document.baseURI);
+    const target = beaconTargetOf(url);
+    // The master carries the token (sourcesOf puts the attribute's there; a signed `src` has its own).
+    if (target) this.#view = new ViewReport(this.media, url, target, url.searchParams.get('token'));
+  }
+
+  #endView(): void {
+    this.#view?.end(false);
+    this.#view = null;
   }
 
   #listLevels(hls: Hls): void {

@@ -5,11 +5,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { embedPaths } from '@kino/proto/contract';
 import type { Logger } from '@kino/infra';
+import type { BeaconLimiter } from '../beacons.ts';
 import type { CaptionFiles } from '../captions.ts';
 import { clientClosedRequest, DeliveryError, videoNotFound } from '../errors.ts';
 import type { Mp4Downloads } from '../mp4-download.ts';
 import type { ObjectCache } from '../object-cache.ts';
 import type { PlaybackTokenVerifier } from '../playback-auth.ts';
+import type { PlaybackEventLog } from '../playback-event-log.ts';
 import { validatePlaybackParams } from '../playback-params.ts';
 import type { DeliveryRoute, Family, Resource } from '../paths.ts';
 import type { Access, RecordSegment } from '../responses.ts';
@@ -32,6 +34,8 @@ export interface RouteDeps {
   captionFiles: Pick<CaptionFiles, 'get'>;
   /** Rewritten playlists that carry no token, the same for every viewer: made once (playback.ts). */
   rewrittenPlaylists: Map<string, { data: Buffer; etag: string }>;
+  /** Where accepted beacon events go, and the per-address limit of beacon requests (routes/beacons.ts). */
+  beacons: { log: Pick<PlaybackEventLog, 'record'>; limiter: Pick<BeaconLimiter, 'take'> };
   /** The segment log's row and the metrics' counters of a segment served (sendBody calls it). */
   recordSegment: RecordSegment;
 }

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { embedPaths, playerAssetPaths } from '@kino/proto/contract';
+import { BEACONS_PATH, embedPaths, playerAssetPaths } from '@kino/proto/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DeliveryError } from '../errors.ts';
 import { parseDeliveryPath, type DeliveryRoute } from '../paths.ts';
@@ -19,6 +19,7 @@ const pathOfEachKind = [
   '/t/vid_1/640x360.jpg',
   '/t/vid_1/8x8.jpg',
   '/health',
+  BEACONS_PATH,
 ];
 
 /** A file of every type of resource a family serves, on the direct family's paths. */
@@ -68,6 +69,7 @@ const servesFiles: Record<DeliveryRoute['kind'], boolean> = {
   oembed: false,
   invalid_thumbnail_size: false,
   health: false,
+  beacons: false,
 };
 
 test('every kind of route that serves files refuses an unknown query parameter before it reads anything (its token among them)', async () => {

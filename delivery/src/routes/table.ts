@@ -4,6 +4,7 @@ import type { DeliveryRoute } from '../paths.ts';
 import { sendJson } from '../responses.ts';
 import { checkPlaybackParams, type Exchange, type RouteDeps, type RouteHandler, type RouteOf } from './context.ts';
 import { animatedParamNames } from './animated.ts';
+import { receiveBeacons } from './beacons.ts';
 import { serveEmbedPage, servePlayerAsset } from './embed.ts';
 import { serveOembed } from './oembed.ts';
 import { servePlayback } from './playback.ts';
@@ -42,6 +43,7 @@ export const routeHandlers: RouteHandlers = {
   thumbnail: checkingPlaybackParams(serveThumbnail, () => pictureParamNames),
   invalid_thumbnail_size: refuseThumbnailSize,
   health: async (_deps, { req, res }) => sendJson(req, res, 200, { status: 'ok' }),
+  beacons: receiveBeacons,
 };
 
 /** Answers a route with its kind's handler. */

@@ -1,5 +1,6 @@
 // @kino/proto/contract: the vocabulary Kino's parts share, declared once. Imports nothing (no gRPC,
 // no Node built-ins), so the SDK and Temporal's workflow sandbox can load it.
+export * from './beacons.ts';
 export * from './captions.ts';
 export * from './clips.ts';
 export * from './delivery-paths.ts';
