@@ -294,6 +294,14 @@ describe('a view reported by <kino-player>', () => {
     assert.ok(row.watch_ms > 11_000 && row.watch_ms < 15_000, `watched ${row.watch_ms} ms`);
     assert.deepEqual([row.browser, row.os, row.player_name], ['Chrome', 'Linux', '@kino/player']);
     assert.ok(row.rendition_height > 0);
+    // What the application's owner reads: the video's experience analytics, from that one view.
+    const [experience] = await farm.kino.analytics.experience(farm.orgId, { videoId, groupBy: 'browser' });
+    assert.deepEqual(
+      [experience?.key, experience?.views, experience?.startupMsP50, experience?.failurePercent],
+      ['Chrome', 1, row.startup_ms, 0],
+    );
+    assert.ok(Math.abs(experience!.rebuffersPerMinute - 2 / (row.watch_ms / 60_000)) < 1e-6);
+    assert.ok(Math.abs(experience!.rebufferPercent - (100 * row.rebuffer_ms) / row.watch_ms) < 1e-6);
   });
 
   test("a view whose segments fail is a failure with the player's error code", async () => {
