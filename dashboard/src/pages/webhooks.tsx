@@ -10,14 +10,8 @@ import { ErrorNote } from '../components/error-note.tsx';
 import { useToast } from '../components/toasts.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
+import { webhooksPage, type Webhook } from './webhooks-page.ts';
 import { Skeleton } from '../components/skeleton.tsx';
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  createdAt: string;
-}
 
 interface Delivery {
   id: string;
@@ -94,14 +88,6 @@ function DeliveryLog({ base, webhookId }: { base: string; webhookId: string }) {
   );
 }
 
-/**
- * The API lists webhooks oldest first; the page shows the newest first, so the one just added is at
- * the top, beside its signing secret, not at the bottom of a long list.
- */
-export function newestFirst(webhooks: readonly Webhook[]): Webhook[] {
-  return [...webhooks].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-}
-
 export function WebhooksPage() {
   const session = useSession();
   const org = session.org!;
@@ -114,6 +100,7 @@ export function WebhooksPage() {
   const [events, setEvents] = useState<WebhookEvent[]>([...webhookEvents]);
   const [secret, setSecret] = useState<string | undefined>();
   const [openLog, setOpenLog] = useState<string | undefined>();
+  const [page, setPage] = useState(1);
   const toast = useToast();
   const add = useListChange(
     webhooks,
@@ -121,6 +108,8 @@ export function WebhooksPage() {
     (created) => {
       setSecret(created.secret);
       setUrl('');
+      // The new one is the first row of the first page.
+      setPage(1);
       toast('Webhook added.');
     },
   );
@@ -131,6 +120,7 @@ export function WebhooksPage() {
   );
   if (!env) return <p class="muted">This organization has no environment yet.</p>;
   const problem = firstError(add, remove, webhooks.list);
+  const { rows, pages } = webhooksPage(webhooks.list.data?.webhooks ?? [], page);
 
   return (
     <section>
@@ -194,7 +184,7 @@ export function WebhooksPage() {
           </tr>
         </thead>
         <tbody>
-          {newestFirst(webhooks.list.data?.webhooks ?? []).map((hook) => [
+          {rows.map((hook) => [
             <tr key={hook.id} data-testid={`webhook-${hook.id}`}>
               <td class="truncate" title={hook.url}>
                 {hook.url}
@@ -238,6 +228,19 @@ export function WebhooksPage() {
           ])}
         </tbody>
       </table>
+      {pages > 1 && (
+        <div class="paging" data-testid="webhooks-paging">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            ← Previous
+          </button>
+          <span>
+            Page {Math.min(page, pages)} of {pages} · {webhooks.list.data?.webhooks.length} webhooks
+          </span>
+          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next →
+          </button>
+        </div>
+      )}
       {webhooks.list.isPending && <Skeleton lines={3} label="Loading the webhooks" />}
       {webhooks.list.data?.webhooks.length === 0 && (
         <EmptyState
