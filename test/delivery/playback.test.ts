@@ -178,7 +178,8 @@ describe('HTTP semantics', () => {
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
-    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, OPTIONS');
+    // POST for the players' beacons (POST /v1/beacons) sent as JSON from another origin.
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, OPTIONS');
     assert.equal(preflight.headers.get('access-control-allow-headers'), 'Range, Content-Type');
     assert.equal(preflight.headers.get('access-control-max-age'), '3600');
     const get = await fetch(segmentUrl(), { headers: { Origin: 'https://player.example' } });

@@ -606,6 +606,13 @@ test("every page fits the window at 1280 and 390 px: nothing scrolls the page si
     ['farm', '/farm', 'farm-table'],
   ];
   const overflowing: string[] = [];
+  // Twenty webhooks made through the API first, then two in the page: 22, two pages of 20.
+  const kino = new Kino({ apiUrl: dash.apiUrl, apiKey: dash.stack.status.devJson.apiKey });
+  for (let k = 0; k < 20; k += 1)
+    await kino.webhooks.create(dash.orgId, dash.envId, {
+      url: `https://hooks.example.com/earlier-${k}`,
+      events: ['video.processing.completed'],
+    });
   // A webhook to a long URL, for every event: the longest row the webhooks table shows. Added after
   // another, it is the table's first row: the newest at the top, beside its secret.
   await page.goto(`${dash.dashboardUrl}/webhooks`);
@@ -622,6 +629,12 @@ test("every page fits the window at 1280 and 390 px: nothing scrolls the page si
     longUrl,
     'the webhook just added is the first row',
   );
+  // The oldest is on the second page, alone with the next oldest.
+  const paging = page.getByTestId('webhooks-paging');
+  assert.match((await paging.textContent()) ?? '', /Page 1 of 2 · 22 webhooks/);
+  await paging.getByRole('button', { name: 'Next →' }).click();
+  await page.getByTestId('webhooks-table').getByText('https://hooks.example.com/earlier-0').waitFor();
+  assert.equal(await page.getByTestId('webhooks-table').locator('tbody tr td.truncate').count(), 2);
   try {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 844 });

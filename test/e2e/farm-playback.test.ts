@@ -178,7 +178,7 @@ test('an HDR10 and an HLG source: the H.264 ladder is SDR BT.709, its picture th
     const master = await (await fetch(masterUrl)).text();
     // A 360p source on `standard`: one rung, in H.264 (SDR) and in HEVC (the source's HDR).
     const ranges = Object.fromEntries(
-      [...master.matchAll(/VIDEO-RANGE=(\w+)\n(\S+)/g)].map(([, range, uri]) => [uri!.split('/').pop(), range]),
+      [...master.matchAll(/VIDEO-RANGE=(\w+)[^\n]*\n(\S+)/g)].map(([, range, uri]) => [uri!.split('/').pop(), range]),
     );
     assert.deepEqual(ranges, { 'video-360p.m3u8': 'SDR', 'video-360p-hevc.m3u8': { hdr10: 'PQ', hlg: 'HLG' }[hdr] });
     const [sdr, hevc] = ['video-360p.m3u8', 'video-360p-hevc.m3u8'].map((name) =>
