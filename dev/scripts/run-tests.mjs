@@ -1,6 +1,6 @@
 // Runs the tests of every workspace on vitest (projects in vitest.config.mjs), with the guarantees CI
 // relies on: a filter that matches no test file fails; unit tests run first, in parallel, then the
-// integration and end-to-end tests of test/ two files at a time (those on the shared farm among
+// integration and end-to-end tests of test/ three files at a time (those on the shared farm among
 // them), then the files that run alone, in a vitest run of their own (vitest.config.mjs says which
 // are which); each file has a wall-clock bound
 // (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
