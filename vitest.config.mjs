@@ -63,6 +63,9 @@ const sharedFarmFiles = [
 // others (dev/scripts/run-tests.mjs runs them in a vitest of their own, so the shared farm is down by
 // then): beside another file on a loaded machine, each of the last three failed once.
 const aloneFiles = [
+  // Hangs nodes and kills orchestrators, each move bounded by a minute: with three files beside it,
+  // a node took longer than that to take an encode (session 29).
+  'test/farm/activity-kills.test.ts',
   'test/farm/scheduling.test.ts',
   'test/farm/just-in-time.test.ts',
   'test/e2e/browser-playback.test.ts',

@@ -16,7 +16,9 @@ export function EmptyState({
       <p class="empty-title">{title}</p>
       <p class="muted">{children}</p>
       {command && (
-        <pre>
+        // Focusable: a long command scrolls sideways on a phone, and a keyboard must reach it (axe-core's
+        // scrollable-region-focusable).
+        <pre tabIndex={0} aria-label="Command">
           <code>{command}</code>
         </pre>
       )}
