@@ -7,7 +7,7 @@
 // its thumbnail and storyboard read from its top rendition, its measured master, `ready`. Nothing is
 // encoded again.
 import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import type { LiveBroadcastInput } from '@kino/proto/contract';
+import { hlsLivePartSeconds, type LiveBroadcastInput } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
 import { masterVariantOf } from '../master-playlist.ts';
@@ -58,7 +58,10 @@ export async function liveBroadcast({
     );
     const ladder = liveLadder(planLadder(job.quality, probe, job.parameters));
     log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
-    const outcomes = await queueThenRun(() => live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe }));
+    const partSeconds = job.liveLatency === 'low' ? hlsLivePartSeconds : undefined;
+    const outcomes = await queueThenRun(() =>
+      live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe, ...(partSeconds ? { partSeconds } : {}) }),
+    );
     return await finishRecording(videoId, probe, ladder, outcomes);
   } catch (error) {
     if (isCancellation(error)) throw error;
