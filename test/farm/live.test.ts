@@ -365,3 +365,44 @@ describe('a broadcast on the farm', () => {
     assert.equal(idle.status, 'idle');
   });
 });
+
+describe('a publisher back within its reconnect window', () => {
+  it('continues the same broadcast, the gap marked with a discontinuity and the times moved on by it', async () => {
+    const stream = await farm.kino.liveStreams.create(farm.orgId, farm.envId, {
+      name: 'reconnect',
+      latency: 'low',
+      allowPublicAccess: true,
+      reconnectWindowSeconds: 6,
+    });
+    const first = await publish(stream.ingest.rtmp, stream.streamKey, 10, '320x180');
+    assert.equal(first.exitCode, 0, first.stderr);
+    const videoId = (await getLiveStream(farm.db, stream.liveStreamId))!.active_video_id!;
+    assert.ok(videoId, 'the broadcast holds through the window');
+    // The gap itself (the test's input, not a wait for something): the publisher away 4 s, past
+    // the node's 3 s threshold of a gap, within the 6 s window.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const second = await publish(stream.ingest.rtmp, stream.streamKey, 6, '320x180');
+    assert.equal(second.exitCode, 0, second.stderr);
+    const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
+    assert.equal(row.active_video_id ?? row.last_video_id, videoId, 'the same broadcast');
+    await farm.waitForStatus(videoId, 'ready', 40_000);
+
+    const masterUrl = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+    const master = (await fetchText(masterUrl)).text;
+    const variant = new URL(
+      master.split('\n').find((line) => line && !line.startsWith('#'))!,
+      masterUrl,
+    );
+    const recording = (await fetchText(variant.toString())).text;
+    const lines = recording.split('\n');
+    const gaps = lines.flatMap((line, k) => (line === '#EXT-X-DISCONTINUITY' ? [k] : []));
+    assert.equal(gaps.length, 1, `one discontinuity:\n${recording}`);
+    // The segment after it starts at least the gap after the one before it ends.
+    const before = lines.slice(0, gaps[0]);
+    const timeBefore = Date.parse(before.findLast((l) => l.startsWith('#EXT-X-PROGRAM-DATE-TIME:'))!.slice(25));
+    const lengthBefore = Number.parseFloat(before.findLast((l) => l.startsWith('#EXTINF:'))!.slice(8));
+    const timeAfter = Date.parse(lines[gaps[0]! + 1]!.slice(25));
+    assert.ok(timeAfter - (timeBefore + lengthBefore * 1000) >= 3500, `${timeAfter - timeBefore} ms apart`);
+    assert.equal(await countFrames(await downloadRendition(variant.toString(), recording)), 16 * 30, 'every frame');
+  });
+});

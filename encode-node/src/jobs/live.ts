@@ -22,6 +22,7 @@ import type { EncodeJobOptions, LiveEvent } from '../encode-options.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { planHlsEncode, type HlsRendition } from '../hls-plan.ts';
 import { withJobDir } from '../job-dir.ts';
+import { LiveInputClock } from '../live-input-clock.ts';
 
 /** How often the renditions' directories are read for closed files. */
 const scanIntervalMs = 250;
@@ -87,6 +88,8 @@ class LiveFiles {
   private readonly sent = new Set<string>();
   private readonly playlists = new Map<string, string>();
   private readonly started = new Set<string>();
+  /** Each rung's files in wall-clock time, and the input's gaps (a publisher's reconnect). */
+  private readonly clocks = new Map<string, LiveInputClock>();
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
@@ -133,12 +136,17 @@ class LiveFiles {
       await this.send({ renditionStarted: { key: spec.key, codecs, width, height } });
       this.started.add(spec.key);
     }
+    const clock = this.clocks.get(spec.key) ?? new LiveInputClock();
+    this.clocks.set(spec.key, clock);
     for (const entry of fresh) {
       const data = await readFile(join(dir, entry.uri));
+      const time = entry.programDateTime ? Date.parse(entry.programDateTime) : Date.now();
+      const placed = clock.place(time, entry.durationSeconds, Date.now());
       await this.sendFile(prefix + entry.uri, data, {
         durationSeconds: entry.durationSeconds,
-        programDateTimeMs: entry.programDateTime ? Date.parse(entry.programDateTime) : 0,
+        programDateTimeMs: placed.programDateTimeMs,
         independent: fragmentStartsWithKeyframe(data),
+        afterGap: placed.afterGap,
       });
     }
     this.playlists.set(spec.key, text);
@@ -148,7 +156,7 @@ class LiveFiles {
   private async sendFile(
     name: string,
     data: Buffer,
-    media?: { durationSeconds: number; programDateTimeMs: number; independent: boolean },
+    media?: { durationSeconds: number; programDateTimeMs: number; independent: boolean; afterGap: boolean },
   ): Promise<void> {
     for (let offset = 0; offset === 0 || offset < data.length; offset += pieceBytes) {
       const piece = data.subarray(offset, offset + pieceBytes);

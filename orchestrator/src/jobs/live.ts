@@ -149,7 +149,10 @@ class LiveFileStore {
             programDateTimeMs: Number(file.programDateTimeMs),
             independent: file.independent,
           };
-    await this.rungs.get(match[1]!)!.take(match[2]!, Buffer.concat(pieces), media);
+    const rung = this.rungs.get(match[1]!)!;
+    // The node saw the input stop and come back (a publisher's reconnect) before this file.
+    if (file.afterGap) rung.markGap();
+    await rung.take(match[2]!, Buffer.concat(pieces), media);
   }
 }
 

@@ -22,6 +22,11 @@ export interface LiveFile {
   'durationSeconds'?: (number | string);
   'programDateTimeMs'?: (number | string | Long);
   'independent'?: (boolean);
+  /**
+   * The first file after a gap in the input (a publisher's reconnect): the playlist marks
+   * EXT-X-DISCONTINUITY before it; program_date_time_ms is already moved on by the gap.
+   */
+  'afterGap'?: (boolean);
 }
 
 /**
@@ -44,4 +49,9 @@ export interface LiveFile__Output {
   'durationSeconds': (number);
   'programDateTimeMs': (number);
   'independent': (boolean);
+  /**
+   * The first file after a gap in the input (a publisher's reconnect): the playlist marks
+   * EXT-X-DISCONTINUITY before it; program_date_time_ms is already moved on by the gap.
+   */
+  'afterGap': (boolean);
 }
