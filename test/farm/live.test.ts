@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
+import { launchChromium, playThrough, startPageHost } from '@kino/test/support/players';
 import { getLiveStream, getVideo } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
@@ -363,6 +364,18 @@ describe('a broadcast on the farm', () => {
     assert.ok(video?.storyboard_key, 'the recording has a storyboard');
     const idle = await farm.kino.liveStreams.get(farm.orgId, stream.liveStreamId);
     assert.equal(idle.status, 'idle');
+
+    // The recording's playlists, once low-latency ones, play to their end in hls.js.
+    const [browser, host] = await Promise.all([launchChromium(), startPageHost()]);
+    try {
+      const recordingMaster = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+      const outcome = await playThrough(browser, host, { player: 'hls.js', src: recordingMaster, rate: 4 });
+      assert.deepEqual(outcome.errors, [], outcome.errors.join('; '));
+      assert.equal(outcome.ended, true, `stalled at ${outcome.currentTime} s of ${outcome.duration}`);
+      assert.ok(Math.abs(outcome.duration - seconds) < 0.2, `duration ${outcome.duration}`);
+    } finally {
+      await Promise.all([browser.close(), host.close()]);
+    }
   });
 });
 
