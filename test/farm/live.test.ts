@@ -247,7 +247,7 @@ function segmentsWithParts(playlist: string): { uri: string; seconds: number; pa
  * up to their segment, a blocking reload of the next part held until it exists, one two segments
  * ahead refused, and a delta update that is the playlist with its oldest segments skipped.
  */
-async function checkLowLatency(variant: string): Promise<void> {
+async function checkLowLatency(variant: string): Promise<string> {
   const live = await waitFor(
     'a whole segment listed with its parts',
     async () => {
@@ -259,6 +259,7 @@ async function checkLowLatency(variant: string): Promise<void> {
   assert.match(live, /#EXT-X-PART-INF:PART-TARGET=1\.000/);
   assert.match(live, /#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=36\.0,PART-HOLD-BACK=3\.000/);
   assert.match(live, /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="[^"]+part-\d+\.m4s"/);
+  const firstPart = new URL(/#EXT-X-PART:[^\n]*URI="([^"]+)"/.exec(live)![1]!, variant).toString();
   const times = live.split('\n').filter((line) => line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')).length;
   assert.ok(times >= segmentUris(live).length, 'a wall-clock time on every segment');
   for (const { uri, seconds, parts } of segmentsWithParts(live)) {
@@ -305,6 +306,7 @@ async function checkLowLatency(variant: string): Promise<void> {
     },
     { timeoutMs: 10_000, intervalMs: 100 },
   );
+  return firstPart;
 }
 
 describe('a broadcast on the farm', () => {
@@ -342,7 +344,7 @@ describe('a broadcast on the farm', () => {
     const first = segmentUris(live.text)[0]!;
     const firstSegment = await downloadFiles(variant, [init, first]);
     assert.equal(await countFrames(firstSegment), 180, 'the first live segment decodes: 6 s at 30 fps');
-    await checkLowLatency(variant);
+    const part = await checkLowLatency(variant);
 
     // Its one broadcast: running, or just ended.
     const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
@@ -353,11 +355,12 @@ describe('a broadcast on the farm', () => {
     assert.equal(published.exitCode, 0, published.stderr);
     await farm.waitForStatus(videoId, 'ready', 30_000);
 
-    // After: an ordinary on-demand video, its playlists ended and without parts, every published
+    // After: an ordinary on-demand video, its playlists ended and its parts gone, every published
     // frame in it, with a thumbnail and a storyboard; the stream idle.
     const recording = await fetchText(recordingVariant);
     assert.match(recording.text, /#EXT-X-ENDLIST/);
     assert.doesNotMatch(recording.text, /#EXT-X-PART|#EXT-X-PRELOAD-HINT|#EXT-X-SERVER-CONTROL/);
+    assert.equal((await fetch(part)).status, 404, 'its parts are gone: its segments hold the same bytes');
     assert.equal(await countFrames(await downloadRendition(recordingVariant, recording.text)), seconds * 30);
     const video = await getVideo(farm.db, videoId);
     assert.ok(video?.thumbnail_key, 'the recording has a thumbnail');

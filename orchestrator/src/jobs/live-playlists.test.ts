@@ -72,6 +72,11 @@ describe('a low-latency rung', () => {
     assert.doesNotMatch(text, /#EXT-X-PART|PRELOAD-HINT|SERVER-CONTROL|PART-INF/, 'an ended playlist has no parts');
     assert.match(text, /#EXTINF:1.000000,\nseg-00001.m4s\n#EXT-X-ENDLIST\n$/);
     assert.deepEqual(
+      rung.partNames,
+      [0, 1, 2, 3, 4, 5, 6].map((k) => `360p/${partName(k)}`),
+      'the parts to remove',
+    );
+    assert.deepEqual(
       rung.segments().map((s) => [s.name, s.durationSeconds, s.sizeBytes]),
       [
         ['seg-00000.m4s', 6, 12],

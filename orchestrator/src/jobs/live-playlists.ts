@@ -37,6 +37,8 @@ export interface StoredSegment {
 export class RungPlaylist {
   private readonly playlist: LivePlaylist;
   private readonly sizes: number[] = [];
+  /** Every part stored (`<key>/part-….m4s`): the recording does not name them. */
+  readonly partNames: string[] = [];
   private openBytes: Buffer[] = [];
   private gapBefore = false;
 
@@ -82,6 +84,7 @@ export class RungPlaylist {
     if (open && open.parts.length > 0 && (gap || (media.independent && this.openSeconds() >= this.closeAfter())))
       await this.closeSegment();
     await this.put(`${this.key}/${name}`, data);
+    this.partNames.push(`${this.key}/${name}`);
     const current = this.playlist.open;
     if (current && current.parts.length > 0) current.parts.push(part);
     else

@@ -82,6 +82,7 @@ class LiveFileStore {
   private readonly started = new Map<string, StartedRendition>();
   private readonly rungs = new Map<string, RungPlaylist>();
   private readonly keys: string[];
+  private readonly prefix: string;
   private announced = false;
 
   constructor(
@@ -90,9 +91,9 @@ class LiveFileStore {
     private readonly onLadderStarted: (started: StartedRendition[]) => Promise<void>,
   ) {
     this.keys = input.renditions.map((r) => r.key);
-    const prefix = objectKeys.hlsPrefix(input.videoId);
+    this.prefix = objectKeys.hlsPrefix(input.videoId);
     const put = async (name: string, data: Buffer) => {
-      await this.deps.storage.put(`${prefix}${name}`, data, contentTypeForHlsFile(name));
+      await this.deps.storage.put(`${this.prefix}${name}`, data, contentTypeForHlsFile(name));
       this.stored++;
     };
     for (const r of input.renditions)
@@ -109,9 +110,15 @@ class LiveFileStore {
     await this.onLadderStarted(this.keys.map((k) => this.started.get(k)!));
   }
 
-  /** The input ended: every rung's last segment closes and its playlist ends. */
+  /**
+   * The input ended: every rung's last segment closes and its playlist ends, naming no part; then
+   * the parts go (the segments hold the same bytes). A player still holding a live playlist that
+   * names one gets 404 for it and reloads the playlist, which has ended.
+   */
   async end(): Promise<void> {
     for (const rung of this.rungs.values()) await rung.end();
+    const parts = [...this.rungs.values()].flatMap((rung) => rung.partNames);
+    if (parts.length > 0) await this.deps.storage.deleteMany(parts.map((name) => `${this.prefix}${name}`));
   }
 
   /** The node's outcomes with the segments as stored here (a low-latency node measured parts). */
