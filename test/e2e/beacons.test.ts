@@ -406,3 +406,48 @@ describe('beacons delivery refuses', () => {
       assert.deepEqual(await clickhouse.query(`SELECT view_id FROM ${table} WHERE view_id IN (${ids})`), [], table);
   });
 });
+
+describe("a share link's viewer", () => {
+  test('names the link, which stands for its video without a token; a revoked link is refused', async () => {
+    const link = await farm.kino.videos.share(farm.orgId, privateVideoId);
+    const post = (viewId: string) =>
+      fetch(`${farm.deliveryUrl}${BEACONS_PATH}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain;charset=UTF-8' },
+        body: JSON.stringify({
+          viewId,
+          videoId: link.id,
+          player: { name: 'test', version: '1' },
+          events: [{ type: 'viewstart', at: 0 }],
+        }),
+      });
+    const viewId = randomUUID();
+    assert.equal((await post(viewId)).status, 202);
+    const [row] = await waitFor(
+      "the link's view in ClickHouse",
+      async () => {
+        const rows = await clickhouse.query<{ video_id: string; env_id: string }>(
+          `SELECT video_id, env_id FROM ${PLAYBACK_EVENTS_TABLE} WHERE view_id = '${viewId}'`,
+        );
+        return rows.length > 0 ? rows : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    assert.deepEqual(row, { video_id: privateVideoId, env_id: farm.envId });
+    // A beacon is no view of the link (its master playlist's loads are).
+    const listed = await farm.kino.videos.listShareLinks(farm.orgId, privateVideoId);
+    assert.equal(listed.find((l) => l.id === link.id)?.views, 0);
+
+    await farm.kino.videos.revokeShareLink(farm.orgId, privateVideoId, link.id);
+    // Delivery trusts a live link for its metadata TTL (2 s), as it does for the link's segments.
+    const refused = await waitFor(
+      'the revoked link refused',
+      async () => {
+        const answer = await post(randomUUID());
+        return answer.status === 202 ? undefined : [answer.status, ((await answer.json()) as { code: string }).code];
+      },
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+    assert.deepEqual(refused, [410, 'share_link_revoked']);
+  });
+});
