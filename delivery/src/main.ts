@@ -67,7 +67,7 @@ export async function startDelivery(
     shipIntervalMs: config.DELIVERY_LOG_SHIP_INTERVAL_MS,
     logger,
   });
-  const counters = createDeliveryMetrics(registry, { cache, segments });
+  const counters = createDeliveryMetrics(registry, { cache, segments, playbackEvents });
   const server = createDeliveryServer({
     catalog: new VideoCatalog((videoId) => readPlayableVideo(db, videoId), config.DELIVERY_METADATA_TTL_MS),
     cache,
