@@ -2,8 +2,13 @@
 // is admitted. The workflow's node plays the broadcast back from this ingest (the relay URL, with the
 // broadcast's play token), so ingest needs nothing of the farm but Temporal.
 import { Client, Connection } from '@temporalio/client';
-import { videoTaskQueue, workflowIds, type LiveBroadcastInput, type VideoWorkflows } from '@kino/proto/contract';
-import { fromStartQuery, publishApp, type HeldBroadcast } from './publish-sessions.ts';
+import {
+  videoTaskQueue,
+  workflowIds,
+  type LiveBroadcastInput,
+  type VideoWorkflows,
+} from '@kino/proto/contract';
+import { fromStartQuery, relayPath, type HeldBroadcast } from './publish-sessions.ts';
 
 /** Upper bound on a start call (the client retries while Temporal is unreachable): the publisher is then refused. */
 const startDeadlineMs = 10_000;
@@ -13,9 +18,12 @@ export interface BroadcastWorkflows {
   close(): Promise<void>;
 }
 
-/** Where a node plays `broadcast` from: the relay base, the publisher's path, the broadcast's token. */
+/**
+ * Where a node plays `broadcast` from: the relay base, the broadcast's relay path (its video's id, not
+ * the stream key: the workflow's history and the node never see the key), the broadcast's token.
+ */
 export function broadcastProbeUrl(relayUrl: string, broadcast: HeldBroadcast): string {
-  return `${relayUrl}/${publishApp}/${broadcast.key}?token=${broadcast.playToken}`;
+  return `${relayUrl}${relayPath(broadcast.videoId)}?token=${broadcast.playToken}`;
 }
 
 /** The same for the encoder, which takes the broadcast from its first frame (broadcast-backlog.ts). */

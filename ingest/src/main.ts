@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import NodeMediaServer from 'node-media-server';
 import nmsLogger from 'node-media-server/src/core/logger.js';
+import nmsContext from 'node-media-server/src/core/context.js';
 import { hashSecret, openDatabase } from '@kino/database';
 import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
@@ -60,6 +61,7 @@ export async function startIngest(
       logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast ended');
     },
     backlogBytes: config.INGEST_BACKLOG_BYTES,
+    libraryBroadcasts: nmsContext.broadcasts,
     logger,
   });
   server.on('prePublish', (session) => sessions.onPrePublish(session));
