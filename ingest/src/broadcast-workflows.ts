@@ -2,10 +2,12 @@
 // is admitted. The workflow's node plays the broadcast back from this ingest (the relay URL, with the
 // broadcast's play token), so ingest needs nothing of the farm but Temporal.
 import { Client, Connection } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import {
   videoTaskQueue,
   workflowIds,
   type LiveBroadcastInput,
+  type LiveStreamWebhookPayload,
   type VideoWorkflows,
 } from '@kino/proto/contract';
 import { fromStartQuery, relayPath, type HeldBroadcast } from './publish-sessions.ts';
@@ -15,6 +17,8 @@ const startDeadlineMs = 10_000;
 
 export interface BroadcastWorkflows {
   start(broadcast: HeldBroadcast): Promise<void>;
+  /** Starts delivering one live stream event (deliverWebhooks, on the orchestrators' task queue). */
+  deliverEvent(payload: LiveStreamWebhookPayload): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,15 @@ export function connectBroadcastWorkflows(config: {
           taskQueue: videoTaskQueue,
           workflowId: workflowIds.liveBroadcast(broadcast.videoId),
           args: [input],
+        }),
+      );
+    },
+    async deliverEvent(payload) {
+      await temporal.connection.withDeadline(Date.now() + startDeadlineMs, () =>
+        temporal.workflow.start<VideoWorkflows['deliverWebhooks']>('deliverWebhooks', {
+          taskQueue: videoTaskQueue,
+          workflowId: workflowIds.deliverWebhooks(payload.videoId, randomUUID()),
+          args: [{ payload }],
         }),
       );
     },

@@ -24,6 +24,11 @@ export const ingestConfigShape = {
   TEMPORAL_ADDRESS: env.hostPort(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /**
+   * The delivery host's public URL, as the API's: the live stream webhooks ingest sends carry the
+   * stream as the API answers it, its playback URL on this host.
+   */
+  DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
+  /**
    * The RTMP base encode nodes reach this ingest at (`rtmp://ingest-1.internal:1935`): a node plays
    * each broadcast from here. Unset: `rtmp://INGEST_HOST:INGEST_RTMP_PORT`, right where nodes run on
    * the ingest's host or network (the dev stack).

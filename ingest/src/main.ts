@@ -10,9 +10,10 @@ import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
 import { admitPublisher, finishBroadcast } from './broadcasts.ts';
 import type { IngestConfig } from './config.ts';
-import { PublishSessions } from './publish-sessions.ts';
+import { PublishSessions, type HeldBroadcast } from './publish-sessions.ts';
 import { watchStreamKeys } from './key-watch.ts';
 import { connectBroadcastWorkflows } from './broadcast-workflows.ts';
+import { sendLiveStreamEvent, type IngestLiveStreamEvent } from './live-stream-events.ts';
 
 export function createIngestLogger(config: IngestConfig): Logger {
   return createLogger('ingest', config.LOG_LEVEL);
@@ -46,6 +47,13 @@ export async function startIngest(
     namespace: config.TEMPORAL_NAMESPACE,
     relayUrl: config.INGEST_RELAY_URL ?? `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}`,
   });
+  // A broadcast never waits on its events; a stop waits for those under way before closing Temporal.
+  const sending = new Set<Promise<void>>();
+  const notify = (event: IngestLiveStreamEvent, broadcast: HeldBroadcast) => {
+    const deps = { db, deliveryUrl: config.DELIVERY_URL, deliver: workflows.deliverEvent, logger };
+    const sent = sendLiveStreamEvent(deps, event, broadcast).finally(() => sending.delete(sent));
+    sending.add(sent);
+  };
   const sessions = new PublishSessions({
     admit: (key) => admitPublisher(db, key, config.INGEST_LEASE_MS),
     mayResume: async (key, liveStreamId) => {
@@ -55,11 +63,14 @@ export async function startIngest(
     started: async (broadcast) => {
       await workflows.start(broadcast);
       logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast workflow started');
+      notify('live_stream.active', broadcast);
     },
     finished: async (broadcast) => {
       await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
       logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast ended');
+      notify('live_stream.idle', broadcast);
     },
+    dropped: (broadcast) => notify('live_stream.disconnected', broadcast),
     backlogBytes: config.INGEST_BACKLOG_BYTES,
     libraryBroadcasts: nmsContext.broadcasts,
     logger,
@@ -81,6 +92,7 @@ export async function startIngest(
       keyWatch.stop();
       await sessions.releaseAll();
       await server.stop();
+      await Promise.all(sending);
       await workflows.close();
       await db.destroy();
     },

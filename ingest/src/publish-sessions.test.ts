@@ -51,17 +51,19 @@ const accepted = (key: string): PublishDecision => ({
 function gate(decide: (key: string) => PublishDecision) {
   const started: HeldBroadcast[] = [];
   const finished: HeldBroadcast[] = [];
+  const dropped: HeldBroadcast[] = [];
   const libraryBroadcasts = new Map<string, NmsBroadcast>();
   const sessions = new PublishSessions({
     admit: async (key) => decide(key),
     mayResume: async () => true,
     started: async (broadcast) => void started.push(broadcast),
     finished: async (broadcast) => void finished.push(broadcast),
+    dropped: (broadcast) => void dropped.push(broadcast),
     backlogBytes: 1024,
     libraryBroadcasts,
     logger: createLogger('ingest-test', 'silent'),
   });
-  return { sessions, started, finished, libraryBroadcasts };
+  return { sessions, started, finished, dropped, libraryBroadcasts };
 }
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -177,6 +179,30 @@ describe('publish sessions', () => {
     sessions.onDonePublish(publisher.session);
     await settled();
     assert.equal(finished.length, 1);
+  });
+});
+
+describe('a publisher dropping', () => {
+  it('tells of an admitted publisher dropping, and of no refused one', async () => {
+    const { sessions, dropped } = gate((key) =>
+      key === 'sk_good' ? accepted(key) : { accepted: false, reason: 'unknown_key' },
+    );
+    const good = fakeSession('sk_good');
+    const wrong = fakeSession('sk_wrong');
+    sessions.onPrePublish(good.session);
+    sessions.onPrePublish(wrong.session);
+    await settled();
+    wrong.disconnect();
+    assert.equal(dropped.length, 0);
+    good.disconnect();
+    assert.deepEqual(
+      dropped.map((b) => b.videoId),
+      ['vid_sk_good'],
+    );
+    // Once the window has passed the broadcast is over: a late close tells of nothing.
+    sessions.onDonePublish(good.session);
+    good.disconnect();
+    assert.equal(dropped.length, 1);
   });
 });
 

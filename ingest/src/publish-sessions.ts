@@ -39,6 +39,8 @@ export interface PublishSessionsDeps {
   started: (broadcast: HeldBroadcast, session: NmsSession) => Promise<void>;
   /** The reconnect window passed: the broadcast is over. */
   finished: (broadcast: HeldBroadcast) => Promise<void>;
+  /** The publisher's connection ended while its broadcast is held: its reconnect window opens now. */
+  dropped: (broadcast: HeldBroadcast) => void;
   /** How much of a broadcast is kept from its start for its encoder (broadcast-backlog.ts). */
   backlogBytes: number;
   /**
@@ -161,6 +163,14 @@ export class PublishSessions {
     this.backlogs.set(session.streamPath, new BroadcastBacklog(session.broadcast, this.deps.backlogBytes, backlogLog));
   }
 
+  /** Tells of the admitted publisher's connection ending, unless its broadcast has ended or moved on. */
+  private watchDrop(session: NmsSession): void {
+    session.socket.once('close', () => {
+      const broadcast = this.held.get(session.streamPath);
+      if (broadcast?.sessionId === session.id) this.deps.dropped(broadcast);
+    });
+  }
+
   /** Lets go of a broadcast that ended or never started: nothing of it is held or playable after. */
   private forget(streamPath: string, broadcast: HeldBroadcast): void {
     this.held.delete(streamPath);
@@ -188,6 +198,7 @@ export class PublishSessions {
       if (!(await this.deps.mayResume(key, resuming.liveStreamId))) return false;
       resuming.sessionId = session.id;
       this.publishers.set(session.streamPath, session);
+      this.watchDrop(session);
       this.deps.logger.info({ ...logFields(resuming), ip: session.ip }, 'publisher back within its reconnect window');
       return true;
     }
