@@ -7,6 +7,8 @@ export const ingestConfigShape = {
   INGEST_HOST: z.string().default('127.0.0.1'),
   /** RTMP's own port; OBS and ffmpeg assume it when a URL names none. */
   INGEST_RTMP_PORT: env.port(1935),
+  /** SRT's UDP port (`srt://host:9710?streamid=<key>`, the API's LIVE_SRT_URL). */
+  INGEST_SRT_PORT: env.port(9710),
   DATABASE_URL: z.string().min(1),
   /** The RTMP library's own small state (its session history); nothing of a broadcast is kept here. */
   INGEST_STATE_DIR: z.string().default(join(kinoDir, 'ingest')),

@@ -8,9 +8,10 @@ import nmsContext from 'node-media-server/src/core/context.js';
 import { hashSecret, openDatabase } from '@kino/database';
 import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
-import { admitPublisher, finishBroadcast } from './broadcasts.ts';
+import { admitPublisher, finishBroadcast, isPublishableKey } from './broadcasts.ts';
+import { SrtIngest } from './srt-ingest.ts';
 import type { IngestConfig } from './config.ts';
-import { PublishSessions, type HeldBroadcast } from './publish-sessions.ts';
+import { PublishSessions, publishApp, type HeldBroadcast } from './publish-sessions.ts';
 import { watchStreamKeys } from './key-watch.ts';
 import { connectBroadcastWorkflows } from './broadcast-workflows.ts';
 import { sendLiveStreamEvent, type IngestLiveStreamEvent } from './live-stream-events.ts';
@@ -27,6 +28,11 @@ function routeLibraryLog(logger: Logger): void {
     else if (level === 'warn') library.warn(message);
     else library.debug(message);
   };
+}
+
+/** This host's own RTMP server from this host: loopback when it listens on every interface. */
+function reachableHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }
 
 export async function startIngest(
@@ -86,10 +92,25 @@ export async function startIngest(
     intervalMs: config.INGEST_KEY_CHECK_MS,
     logger,
   });
-  logger.info({ rtmp: `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}/live` }, 'ingest listening');
+  const srt = new SrtIngest({
+    host: config.INGEST_HOST,
+    port: config.INGEST_SRT_PORT,
+    mayPublish: (key) => isPublishableKey(db, key),
+    rtmpUrlOf: (key) => `rtmp://${reachableHost(config.INGEST_HOST)}:${config.INGEST_RTMP_PORT}/${publishApp}/${key}`,
+    logger,
+  });
+  await srt.start();
+  logger.info(
+    {
+      rtmp: `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}/${publishApp}`,
+      srt: `srt://${config.INGEST_HOST}:${config.INGEST_SRT_PORT}`,
+    },
+    'ingest listening',
+  );
   return {
     async stop() {
       keyWatch.stop();
+      await srt.stop();
       await sessions.releaseAll();
       await server.stop();
       await Promise.all(sending);

@@ -1,12 +1,14 @@
 // Live streams' ingest and events on the shared farm (issue 56): a private stream's own path plays
 // with a token whose subject is the stream, and refuses none or another stream's; the live stream
 // webhooks (`active`, `disconnected` while the reconnect window is open, `idle` once it has passed,
-// `recording.ready` naming the recording) reach a receiver that checks their signatures. Each
-// publish is a few seconds of a 320x180 testsrc from a real ffmpeg over RTMP.
+// `recording.ready` naming the recording) reach a receiver that checks their signatures; an SRT
+// caller with a good key is recorded as an RTMP publisher is, and one with a wrong or disabled key
+// is refused. Each publish is a few seconds of a 320x180 testsrc from a real ffmpeg.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { waitFor } from '@kino/dev';
+import { getLiveStream } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import { registerWebhook, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
 import type { FarmTenant } from './farm.ts';
@@ -159,5 +161,41 @@ describe('a private live stream with its webhooks', () => {
     );
     const renditionWithOthers = new URL(variant.replace(tokenOf(own.signed_url), tokenOf(others.signed_url)), master);
     assert.equal((await statusOf(renditionWithOthers.toString())).status, 403);
+  });
+});
+
+describe('SRT', () => {
+  it('starts a broadcast for a good key; refuses a wrong key and a disabled stream’s before any media', async () => {
+    const [good, disabled] = await Promise.all([
+      createStream('srt', { allowPublicAccess: true, reconnectWindowSeconds: 0 }),
+      createStream('srt disabled', { allowPublicAccess: true, reconnectWindowSeconds: 0 }),
+    ]);
+    await farm.kino.liveStreams.disable(farm.orgId, disabled.liveStreamId);
+    assert.match(good.ingest.srt, new RegExp(`^srt://[^?]+\\?streamid=${good.streamKey}$`));
+    const wrongKey = new URL(good.ingest.srt);
+    wrongKey.searchParams.set('streamid', `sk_${'x'.repeat(40)}`);
+    const [published, wrong, refused] = await Promise.all([
+      publish(good.ingest.srt, 5, 'mpegts'),
+      publish(wrongKey.toString(), 5, 'mpegts'),
+      publish(disabled.ingest.srt, 5, 'mpegts'),
+    ]);
+    assert.equal(published.exitCode, 0, published.stderr);
+    assert.notEqual(wrong.exitCode, 0, 'a caller with a key no stream has is refused');
+    assert.notEqual(refused.exitCode, 0, 'a caller with a disabled stream’s key is refused');
+    const none = await getLiveStream(farm.db, disabled.liveStreamId);
+    assert.deepEqual([none?.active_video_id, none?.last_video_id], [null, null], 'no broadcast was started');
+
+    // The good caller's stream came in as an RTMP publisher's: a broadcast of the stream, begun once
+    // its media reached ingest's RTMP server (the republisher publishes after reading the caller's).
+    const ended = await waitFor(
+      'the SRT broadcast to end',
+      async () => {
+        const row = await getLiveStream(farm.db, good.liveStreamId);
+        return row?.active_video_id === null && row.last_video_id ? row : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    const videoId = ended.last_video_id!;
+    assert.equal((await farm.kino.videos.get(farm.orgId, videoId)).liveStreamId, good.liveStreamId);
   });
 });
