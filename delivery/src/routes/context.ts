@@ -4,6 +4,7 @@
 // (`Pick<RouteDeps, ...>`), so it can be tested alone.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { embedPaths } from '@kino/proto/contract';
+import { isLiveStreamId } from '@kino/database/repositories';
 import type { Logger } from '@kino/infra';
 import type { BeaconLimiter } from '../beacons.ts';
 import type { CaptionFiles } from '../captions.ts';
@@ -156,8 +157,11 @@ export async function openVideo(
   }
   const needsToken = (route.kind === 'playback' && route.family === 'private') || !video.allowPublicAccess;
   const token = needsToken ? params.get('token') : null;
+  // A live stream's path is opened by a token for the stream (`POST .../playback-url` signs those):
+  // it plays whichever broadcast the stream has now, so its token names the stream, not a video.
+  const subject = isLiveStreamId(route.videoId) ? route.videoId : video.id;
   if (needsToken)
-    await deps.tokens.authorize(token, video.id, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
+    await deps.tokens.authorize(token, subject, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
   return { video, access: needsToken ? 'private' : 'public', token };
 }
 

@@ -6,8 +6,16 @@
 // is gone the playlists end (EXT-X-ENDLIST) and the recording becomes an ordinary on-demand video:
 // its thumbnail and storyboard read from its top rendition, its measured master, `ready`. Nothing is
 // encoded again.
-import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import type { LiveBroadcastInput } from '@kino/proto/contract';
+import {
+  ActivityCancellationType,
+  isCancellation,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
+import { workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
 import { masterVariantOf } from '../master-playlist.ts';
@@ -28,6 +36,7 @@ import {
   thumbnails,
   waitForNodeThenRun,
 } from './process-video.ts';
+import { deliverWebhooks } from './deliver-webhooks.ts';
 
 /**
  * The live probe and the live encode. The encode runs as long as the broadcast: its start-to-close
@@ -47,6 +56,7 @@ export type LiveBroadcastResult =
 
 export async function liveBroadcast({
   videoId,
+  liveStreamId,
   sourceUrl,
   probeUrl,
 }: LiveBroadcastInput): Promise<LiveBroadcastResult> {
@@ -59,7 +69,9 @@ export async function liveBroadcast({
     const ladder = liveLadder(planLadder(job.quality, probe, job.parameters));
     log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
     const outcomes = await queueThenRun(() => live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe }));
-    return await finishRecording(videoId, probe, ladder, outcomes);
+    const result = await finishRecording(videoId, probe, ladder, outcomes);
+    if (result.status === 'ready') await notifyRecordingReady(liveStreamId, videoId);
+    return result;
   } catch (error) {
     if (isCancellation(error)) throw error;
     const reason = describeFailure(error);
@@ -130,6 +142,25 @@ async function finishRecording(
     renditions: ladder.map((p) => p.key),
   });
   return { status: 'ready', renditions: ladder.map((p) => p.key), durationSeconds };
+}
+
+/**
+ * `live_stream.recording.ready` (its `videoId` the recording), after `video.processing.completed`.
+ * Added at the workflow's end, so a broadcast started before it replays as it ran and sends it too.
+ */
+async function notifyRecordingReady(liveStreamId: string, videoId: string): Promise<void> {
+  try {
+    const payload = await database.liveStreamEvent({ event: 'live_stream.recording.ready', liveStreamId, videoId });
+    if (!payload) return;
+    await startChild(deliverWebhooks, {
+      workflowId: workflowIds.deliverWebhooks(videoId, uuid4()),
+      args: [{ payload }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.error('could not send live_stream.recording.ready', { videoId, liveStreamId, error: String(error) });
+  }
 }
 
 /** A picture of the recording (thumbnail, storyboard): its failure is not the video's. */
