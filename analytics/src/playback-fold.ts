@@ -127,6 +127,7 @@ interface ViewSummary {
   view_id: string;
   events: number;
   ended: number;
+  started: number;
   last_received: number;
   now: number;
 }
@@ -153,14 +154,17 @@ export async function refreshPlaybackViews(
   const upto = Number(newest?.upto ?? 0);
   const summaries = await client.query<ViewSummary>(
     `SELECT org_id, view_id, uniqExact(event_id) AS events, max(type = 'viewend') AS ended,
-            toUInt32(max(received_at)) AS last_received, toUInt32(now()) AS now
+            max(type = 'viewstart') AS started, toUInt32(max(received_at)) AS last_received, toUInt32(now()) AS now
      FROM ${PLAYBACK_EVENTS_TABLE}
      WHERE (org_id, view_id) IN (SELECT org_id, view_id FROM ${PLAYBACK_VIEW_MARKS_TABLE} WHERE marked_at >= toDateTime(${since}))
      GROUP BY org_id, view_id`,
   );
   const ready = summaries.filter((view) => {
-    const ended = Number(view.ended) === 1 || Number(view.last_received) <= Number(view.now) - quietSeconds;
-    return ended && (memory.get(view.view_id)?.version ?? 0) < Number(view.events);
+    // A page going sends its last two batches at once, and they may land in either order: a view
+    // whose `viewend` is in but whose `viewstart` is not waits for it (or for the quiet time).
+    const whole = Number(view.ended) === 1 && Number(view.started) === 1;
+    const quiet = Number(view.last_received) <= Number(view.now) - quietSeconds;
+    return (whole || quiet) && (memory.get(view.view_id)?.version ?? 0) < Number(view.events);
   });
   for (let i = 0; i < ready.length; i += VIEWS_PER_READ) {
     const chunk = ready.slice(i, i + VIEWS_PER_READ);

@@ -240,14 +240,11 @@ async function foldedView(seen: Set<string>): Promise<ViewRow> {
       ).filter((r) => !seen.has(r.view_id));
       assert.ok(rows.length <= 1, `one view, not ${rows.length}`);
       if (!rows[0]) return undefined;
-      // A page going sends two beacons at once (on visibilitychange, then pagehide), which may land in
-      // either order: the view is whole once its first event and its last are both in, and folded.
-      const [events] = await clickhouse.query<{ events: number; started: number; ended: number }>(
-        `SELECT uniqExact(event_id) AS events, max(type = 'viewstart') AS started, max(type = 'viewend') AS ended
-         FROM ${PLAYBACK_EVENTS_TABLE} WHERE org_id = '${farm.orgId}' AND view_id = '${rows[0].view_id}'`,
+      const [events] = await clickhouse.query<{ events: number; ended: number }>(
+        `SELECT uniqExact(event_id) AS events, max(type = 'viewend') AS ended FROM ${PLAYBACK_EVENTS_TABLE}
+         WHERE org_id = '${farm.orgId}' AND view_id = '${rows[0].view_id}'`,
       );
-      const whole = Number(events?.started) === 1 && Number(events?.ended) === 1;
-      return whole && Number(rows[0].version) === Number(events?.events) ? rows[0] : undefined;
+      return Number(events?.ended) === 1 && Number(rows[0].version) === Number(events?.events) ? rows[0] : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
   );
