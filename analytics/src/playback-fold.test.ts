@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { BeaconEventType } from '@kino/proto/contract';
 import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
 import { ClickHouseHttp } from './clickhouse.ts';
+import { PLAYBACK_ROLLUP_MARKS_TABLE } from './experience-rollups.ts';
 import { migrateClickHouse } from './migrations.ts';
 import { foldView, refreshPlaybackViews, type StoredPlaybackEvent } from './playback-fold.ts';
 import { insertPlaybackEvents, PlaybackEventEncoder, viewsOfLines } from './playback-event.ts';
@@ -114,7 +115,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-test('a view whose last batch landed before its first is folded once both are in', async () => {
+test('a view whose last batch landed before its first is folded once both are in, and its day marked for the rollups', async () => {
   const encoder = new PlaybackEventEncoder();
   const context = {
     orgId: 'org_fold',
@@ -151,4 +152,8 @@ test('a view whose last batch landed before its first is folded once both are in
     rows.map((r) => [Number(r.version), Number(r.startup_ms), Number(r.watch_ms)]),
     [[6, 600, 8_300]],
   );
+  const [marks] = await clickhouse.query<{ n: number }>(
+    `SELECT count() AS n FROM ${PLAYBACK_ROLLUP_MARKS_TABLE} WHERE org_id = 'org_fold' AND day IN (SELECT day FROM ${PLAYBACK_VIEWS_TABLE} WHERE org_id = 'org_fold')`,
+  );
+  assert.equal(Number(marks?.n), 1);
 });

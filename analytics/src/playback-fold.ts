@@ -21,6 +21,7 @@ import type { ClickHouseHttp } from './clickhouse.ts';
 import { clickHouseString, toClickHouseDateTime } from './clickhouse.ts';
 import { PLAYBACK_EVENTS_TABLE, PLAYBACK_VIEW_MARKS_TABLE } from './playback-event.ts';
 import { PLAYBACK_VIEWS_TABLE, type playbackViewColumns } from './playback-view.ts';
+import { markPlaybackRollupDays } from './experience-rollups.ts';
 
 export const PLAYBACK_FOLD_PROGRESS_TABLE = 'playback_fold_progress';
 /** A view with no event for this long is folded as it is (a player that went without a `viewend`). */
@@ -170,6 +171,7 @@ export async function refreshPlaybackViews(
     const chunk = ready.slice(i, i + VIEWS_PER_READ);
     const rows = await foldViews(client, chunk);
     await client.insert(PLAYBACK_VIEWS_TABLE, rows);
+    await markPlaybackRollupDays(client, rows);
     for (const row of rows) memory.set(String(row.view_id), { version: Number(row.version), markedAt: upto });
   }
   for (const [viewId, folded] of memory) if (folded.markedAt < since) memory.delete(viewId);

@@ -33,6 +33,8 @@ export const apiConfigShape = {
   PLAYBACK_VIEW_QUIET_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
   /** How often the API folds ended and quiet views (playback-fold.ts). */
   PLAYBACK_FOLD_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How often the API recomputes the marked days of the analytics rollups, segments and experience (rollups.ts). */
+  ANALYTICS_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   /** Comma-separated origins allowed to call the API from a browser; empty allows none. */
   API_CORS_ORIGINS: z
     .string()
