@@ -4,7 +4,7 @@
 // thousand rows), per (video, day, height) ordered by video for one video, per (month, height,
 // video) for distinct videos and `served`. Rollups are read without FINAL (`latestRows`: the newest
 // version of each key, then sums), exact because counts only grow. Experience analytics read the
-// playback views (one row per view, playback-view.ts) with FINAL, so that a view folded twice counts once.
+// experience rollups (experience-rollups.ts), each day's current recompute.
 // Dates are UTC calendar days (YYYY-MM-DD, both bounds inclusive); timestamps come back as
 // `YYYY-MM-DD hh:mm:ss` UTC text.
 import { clickHouseString, type ClickHouseHttp } from './clickhouse.ts';
@@ -16,7 +16,7 @@ import {
   SEGMENT_VIDEO_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from './rollups.ts';
-import { PLAYBACK_VIEWS_TABLE } from './playback-view.ts';
+import { currentExperienceRows, experienceRollupOf, histogramQuantile } from './experience-rollups.ts';
 import { resolutionBands } from '@kino/proto/contract';
 
 /** Which rollup rows a query reads. */
@@ -150,7 +150,7 @@ export interface ExperienceSums {
   failures: number;
   playRequests: number;
   exitsBeforeStart: number;
-  /** Views that reached their first frame, and their startup times' p50 and p95 (quantileExact). */
+  /** Views that reached their first frame, and their startup times' p50 and p95 (quantileExact's, to the histogram's bucket). */
   starts: number;
   startupP50: number;
   startupP95: number;
@@ -336,49 +336,54 @@ export class AnalyticsStore {
   }
 
   /**
-   * The views of the scope (each once: FINAL keeps a view's last fold) summed per key of the
-   * grouping: the most viewed first, at most EXPERIENCE_MAX_KEYS (days in order, every day that
-   * has views). The caller turns sums into figures (`experienceFigures`).
+   * The views of the scope summed per key of the grouping, from the experience rollup that answers
+   * it (experience-rollups.ts): the most viewed first, at most EXPERIENCE_MAX_KEYS (days in order,
+   * every day that has views). The startup percentiles are read from the merged histograms. The
+   * caller turns sums into figures (`experienceFigures`).
    */
   async experienceSums(
     scope: RollupScope,
     groupBy: ExperienceGrouping,
   ): Promise<{ key: string; sums: ExperienceSums }[]> {
-    const order = groupBy === 'day' ? 'key' : `views DESC, key LIMIT ${EXPERIENCE_MAX_KEYS}`;
+    const order = groupBy === 'day' ? 'key' : `v_views DESC, key LIMIT ${EXPERIENCE_MAX_KEYS}`;
+    const table = experienceRollupOf(groupBy, scope.videoId !== undefined);
+    const days = where({ orgId: scope.orgId, from: scope.from, to: scope.to });
+    // Aliases apart from the columns they sum: ClickHouse would read `sum(views) AS views` inside itself.
     const rows = await this.clickhouse.query<{
       key: string;
-      views: number;
-      watch_ms: number;
-      rebuffer_ms: number;
-      rebuffers: number;
-      failures: number;
-      play_requests: number;
-      exits: number;
-      starts: number;
-      startup: [number, number];
+      v_views: number;
+      v_watch_ms: number;
+      v_rebuffer_ms: number;
+      v_rebuffers: number;
+      v_failures: number;
+      v_play_requests: number;
+      v_exits: number;
+      startup: [number[], number[]];
     }>(
-      `SELECT ${experienceKeys[groupBy]} AS key, count() AS views, sum(watch_ms) AS watch_ms,
-              sum(rebuffer_ms) AS rebuffer_ms, sum(rebuffer_count) AS rebuffers, countIf(failed = 1) AS failures,
-              countIf(play_requested = 1) AS play_requests,
-              countIf(play_requested = 1 AND started = 0 AND failed = 0) AS exits,
-              countIf(started = 1) AS starts, quantilesExactIf(0.5, 0.95)(startup_ms, started = 1) AS startup
-       FROM ${PLAYBACK_VIEWS_TABLE} FINAL WHERE ${where(scope)}
+      `SELECT ${experienceKeys[groupBy]} AS key, sum(views) AS v_views, sum(watch_ms) AS v_watch_ms,
+              sum(rebuffer_ms) AS v_rebuffer_ms, sum(rebuffers) AS v_rebuffers, sum(failures) AS v_failures,
+              sum(play_requests) AS v_play_requests, sum(exits) AS v_exits,
+              sumMap(startup_edges_ms, startup_counts) AS startup
+       FROM ${table} WHERE ${where(scope)} AND ${currentExperienceRows(days)}
        GROUP BY key ORDER BY ${order}`,
     );
-    return rows.map((r) => ({
-      key: r.key,
-      sums: {
-        views: Number(r.views),
-        watchMs: Number(r.watch_ms),
-        rebufferMs: Number(r.rebuffer_ms),
-        rebuffers: Number(r.rebuffers),
-        failures: Number(r.failures),
-        playRequests: Number(r.play_requests),
-        exitsBeforeStart: Number(r.exits),
-        starts: Number(r.starts),
-        startupP50: Number(r.startup[0]),
-        startupP95: Number(r.startup[1]),
-      },
-    }));
+    return rows.map((r) => {
+      const [edges, counts] = [r.startup[0].map(Number), r.startup[1].map(Number)];
+      return {
+        key: r.key,
+        sums: {
+          views: Number(r.v_views),
+          watchMs: Number(r.v_watch_ms),
+          rebufferMs: Number(r.v_rebuffer_ms),
+          rebuffers: Number(r.v_rebuffers),
+          failures: Number(r.v_failures),
+          playRequests: Number(r.v_play_requests),
+          exitsBeforeStart: Number(r.v_exits),
+          starts: counts.reduce((sum, c) => sum + c, 0),
+          startupP50: histogramQuantile(edges, counts, 0.5),
+          startupP95: histogramQuantile(edges, counts, 0.95),
+        },
+      };
+    });
   }
 }

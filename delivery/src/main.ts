@@ -19,6 +19,7 @@ import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';
 import { ObjectCache } from './object-cache.ts';
 import { BeaconLimiter } from './beacons.ts';
+import { clientAddressReader } from './client-address.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 import { PlaybackEventLog } from './playback-event-log.ts';
 import { SegmentLog } from './segment-log.ts';
@@ -73,7 +74,11 @@ export async function startDelivery(
     cache,
     tokens: new PlaybackTokenVerifier(jwksUrlOf(config)),
     segments,
-    beacons: { log: playbackEvents, limiter: new BeaconLimiter(config.DELIVERY_BEACONS_PER_SECOND) },
+    beacons: {
+      log: playbackEvents,
+      limiter: new BeaconLimiter(config.DELIVERY_BEACONS_PER_SECOND),
+      clientAddress: clientAddressReader(config.DELIVERY_TRUSTED_PROXIES),
+    },
     thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger, async (videoId) => {
       const row = await findPictureSource(db, videoId);
       if (!row) return undefined;

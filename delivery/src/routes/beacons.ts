@@ -22,7 +22,7 @@ export const receiveBeacons: RouteHandler<'beacons'> = async (deps, { req, res }
       Allow: 'POST, OPTIONS',
     });
   }
-  deps.beacons.limiter.take(req.socket.remoteAddress ?? 'unknown');
+  deps.beacons.limiter.take(deps.beacons.clientAddress(req));
   if (!acceptedTypes.test(header(req, 'content-type') ?? '')) {
     throw new DeliveryError(415, 'unsupported_media_type', 'Beacons are sent as application/json or text/plain.');
   }

@@ -35,8 +35,15 @@ export interface RouteDeps {
   captionFiles: Pick<CaptionFiles, 'get'>;
   /** Rewritten playlists that carry no token, the same for every viewer: made once (playback.ts). */
   rewrittenPlaylists: Map<string, { data: Buffer; etag: string }>;
-  /** Where accepted beacon events go, and the per-address limit of beacon requests (routes/beacons.ts). */
-  beacons: { log: Pick<PlaybackEventLog, 'record'>; limiter: Pick<BeaconLimiter, 'take'> };
+  /**
+   * Where accepted beacon events go, the per-address limit of beacon requests (routes/beacons.ts),
+   * and the viewer's address it is counted by (client-address.ts).
+   */
+  beacons: {
+    log: Pick<PlaybackEventLog, 'record'>;
+    limiter: Pick<BeaconLimiter, 'take'>;
+    clientAddress: (req: IncomingMessage) => string;
+  };
   /** The segment log's row and the metrics' counters of a segment served (sendBody calls it). */
   recordSegment: RecordSegment;
 }
