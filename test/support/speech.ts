@@ -89,10 +89,10 @@ export const italianSentences = [
 /**
  * The spoken corpus per language: its sentences and the espeak-ng voice that speaks them. The voice
  * is the one Whisper base heard best of espeak-ng's own and Debian's MBROLA voices for the language
- * (docs/decisions/captions.md, "Languages"): espeak-ng's formant voices mispronounce German and
- * Italian enough to cost 16-32 % WER on their own; MBROLA's diphone voices `mb-de4` and `mb-it3`
- * (dev/setup/setup.sh installs them) speak them as people do; Spanish is best in espeak-ng's Klatt
- * variant (every MBROLA Spanish voice did worse).
+ * (docs/decisions/captions.md, "Languages"): it heard espeak-ng's own German and Italian voices at
+ * 36 % and 32 % WER, mispronunciations as much as its errors, and MBROLA's diphone voices `mb-de4`
+ * and `mb-it3` (test setup installs them) at 8 % and 19 %; Spanish is best in espeak-ng's Klatt
+ * variant (15 %; every MBROLA Spanish voice did worse).
  */
 export const speechCorpus = {
   en: { sentences: [...englishSentences, ...moreEnglishSentences], voice: 'en' },
