@@ -139,7 +139,9 @@ async function assertRollupsAnswerAsViews(): Promise<void> {
   const range = { orgId: 'org_a', from: '2026-03-01', to: '2026-03-02' };
   for (const scope of [range, { ...range, envId: 'env_1' }, { ...range, videoId: 'vid_3' }])
     for (const groupBy of experienceGroupings) {
-      const rolled = (await analytics.experienceSums(scope, groupBy)).sort((a, b) => a.key.localeCompare(b.key));
+      const rolled = (await analytics.experienceSums(scope, groupBy, { page: 1, pageSize: 100 })).groups.sort((a, b) =>
+        a.key.localeCompare(b.key),
+      );
       const expected = (await fromViews(scope, keyOf[groupBy])).sort((a, b) => a.key.localeCompare(b.key));
       assert.ok(expected.length > 0);
       assert.deepEqual(rolled, expected, `${JSON.stringify(scope)} by ${groupBy}`);
@@ -171,5 +173,31 @@ it('answers every grouping of every scope as the views do, a refold that moved a
     { orgId: 'org_a', from: '2026-03-01', to: '2026-03-03' },
     'rendition',
   );
-  assert.equal(heights.find((h) => h.key === '240')?.sums.views, 5);
+  assert.equal(heights.groups.find((h) => h.key === '240')?.sums.views, 5);
+});
+
+it("pages a grouping's keys, the most viewed first, so that the pages together are every key once", async () => {
+  // Four more videos of 3, 6, 9 and 12 views beside the five of 80: the ranking decides the pages.
+  const more = [1, 2, 3, 4].flatMap((k) =>
+    Array.from({ length: 3 * k }, (_, i) =>
+      view('org_a', 1_000 + 20 * k + i, { video_id: `vid_more_${k}`, view_id: `org_a-more-${k}-${i}` }),
+    ),
+  );
+  await clickhouse.insert(PLAYBACK_VIEWS_TABLE, more);
+  await markPlaybackRollupDays(clickhouse, more);
+  await refreshExperienceRollups(clickhouse);
+  const analytics = new AnalyticsStore(clickhouse);
+  const scope = { orgId: 'org_a', from: '2026-03-01', to: '2026-03-03' };
+  const all = (await fromViews(scope, keyOf.video)).sort(
+    (a, b) => b.sums.views - a.sums.views || (a.key < b.key ? -1 : 1),
+  );
+  assert.equal(all.length, 9);
+  const pages = [];
+  for (let page = 1; ; page++) {
+    const answer = await analytics.experienceSums(scope, 'video', { page, pageSize: 4 });
+    assert.equal(answer.totalKeys, all.length);
+    if (answer.groups.length === 0) break;
+    pages.push(...answer.groups);
+  }
+  assert.deepEqual(pages, all);
 });

@@ -235,6 +235,27 @@ describe('experience analytics', () => {
     ]);
   });
 
+  it('pages the keys of a grouping, the most viewed first', async () => {
+    const keysAndViews = (records: Json[]) => records.map((r) => [r.key, r.views]);
+    const page = async (n: number) => {
+      const response = await api.app.inject({
+        url: `/v1/api/${t.org.id}/analytics/experience?${range}&groupBy=video&pageSize=1&page=${n}`,
+        headers: { 'x-api-key': t.keys.full },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json<Json>().body as { experience: Json[]; pagination: Json };
+      return [keysAndViews(body.experience), body.pagination];
+    };
+    const pagination = { total: 2, pageSize: 1, totalPages: 2 };
+    assert.deepEqual(await page(1), [[[videoA, 5]], { ...pagination, page: 1, hasNext: true, hasPrevious: false }]);
+    assert.deepEqual(await page(2), [[[videoB, 2]], { ...pagination, page: 2, hasNext: false, hasPrevious: true }]);
+    const tooLarge = await api.app.inject({
+      url: `/v1/api/${t.org.id}/analytics/experience?${range}&groupBy=video&pageSize=101`,
+      headers: { 'x-api-key': t.keys.full },
+    });
+    assertErrorEnvelope(tooLarge.json(), 400, 'invalid_page_size', assert);
+  });
+
   it('narrows to an environment and to one video', async () => {
     const envB = await experience(`/environments/${t.envB.id}/analytics/experience?${range}&groupBy=os`);
     assert.deepEqual(envB, [
