@@ -4,6 +4,7 @@
 // (`Pick<RouteDeps, ...>`), so it can be tested alone.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { embedPaths } from '@kino/proto/contract';
+import { isLiveStreamId } from '@kino/database/repositories';
 import type { Logger } from '@kino/infra';
 import type { BeaconLimiter } from '../beacons.ts';
 import type { CaptionFiles } from '../captions.ts';
@@ -156,8 +157,11 @@ export async function openVideo(
   }
   const needsToken = (route.kind === 'playback' && route.family === 'private') || !video.allowPublicAccess;
   const token = needsToken ? params.get('token') : null;
+  // A live stream's own path (`ls_…`) plays only that stream's broadcasts, so its token is the
+  // stream's (`POST .../live-streams/{id}/playback-url`), whichever broadcast the path resolves to.
+  const tokenFor = isLiveStreamId(route.videoId) ? route.videoId : video.id;
   if (needsToken)
-    await deps.tokens.authorize(token, video.id, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
+    await deps.tokens.authorize(token, tokenFor, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
   return { video, access: needsToken ? 'private' : 'public', token };
 }
 
