@@ -103,6 +103,8 @@ interface Publisher {
   /** [frame number, when it was reported pushed] in order. */
   progress: [number, number][];
   startedAt: number;
+  /** Ends the publish at once (SIGKILL). */
+  kill(): void;
 }
 
 function publish(url: string, flv: string, seconds: number): Publisher {
@@ -137,7 +139,7 @@ function publish(url: string, flv: string, seconds: number): Publisher {
     child.once('error', reject);
     child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
   });
-  return { done, progress, startedAt: Date.now() };
+  return { done, progress, startedAt: Date.now(), kill: () => child.kill('SIGKILL') };
 }
 
 /** When frame `n` was pushed: between the two progress reports around it (ffmpeg reports a frame once it is written). */
@@ -378,10 +380,13 @@ async function main(): Promise<void> {
       publisher.done.then(() => undefined),
     ]);
     if (!active) {
+      publisher.kill();
       const ended = await Promise.race([publisher.done, new Promise<undefined>((r) => setTimeout(r, 100, undefined))]);
       throw new Error(
         `ingest did not accept the ${protocol.toUpperCase()} publisher at ${redact(url)}: ` +
-          (ended ? `ffmpeg exited ${ended.exitCode}: ${ended.stderr.trim()}` : 'no broadcast started within 15 s'),
+          (ended && ended.exitCode !== -1
+            ? `ffmpeg exited ${ended.exitCode}: ${ended.stderr.trim()}`
+            : 'no broadcast started within 15 s (ffmpeg was still trying to connect)'),
       );
     }
     const videoId = active;
@@ -466,6 +471,13 @@ async function main(): Promise<void> {
       `${f(Math.min(...offsets))}, ${f(Math.max(...offsets))} s`,
     );
     row(`${kind} missed (gaps in segment numbers)`, String(missed), 'goal 0');
+    // Whether the publisher itself kept real time (`-re` on a loaded machine may not): media seconds a wall second.
+    const [[firstFrame, firstAt], [lastFrame, lastAt]] = [publisher.progress[0]!, publisher.progress.at(-1)!];
+    row(
+      'the publisher’s pace (media s per wall s)',
+      f((lastFrame - firstFrame) / fps / ((lastAt - firstAt) / 1000)),
+      'real time is 1.00',
+    );
     if (cpu) {
       row('encode CPU: the node’s ffmpeg', `${f(cpu.node, 1)} s`, '');
       row('encode CPU: one raw ffmpeg, the same arguments', `${f(cpu.raw, 1)} s`, '');
