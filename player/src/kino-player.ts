@@ -153,9 +153,9 @@ export class KinoPlayerElement extends HTMLElement {
   }
 
   /**
-   * The wall-clock time of the picture showing, from the stream's `EXT-X-PROGRAM-DATE-TIME` (a live
-   * broadcast's is when the frame was published), or null when the stream names none. `Date.now()`
-   * minus it is how far behind live the viewer is.
+   * The wall-clock time of the picture showing, from the stream's `EXT-X-PROGRAM-DATE-TIME`, or null
+   * when the stream names none. `Date.now()` minus it is how far behind the stream's clock the viewer
+   * is (a live broadcast's: the time each frame was encoded, meant to be when it was published).
    */
   get programDateTime(): Date | null {
     if (this.#hls) return this.#hls.playingDate;

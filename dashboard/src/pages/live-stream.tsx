@@ -114,7 +114,8 @@ async function untilPlayable(url: string, stopped: () => boolean): Promise<void>
 /**
  * The stream as a viewer gets it: a public stream's master, a private one's signed URL (its token
  * bound to the stream), in `<kino-player>`, muted and playing; under it how far behind live the
- * picture showing is (now minus its EXT-X-PROGRAM-DATE-TIME, the time it was published), read
+ * picture showing is (now minus its EXT-X-PROGRAM-DATE-TIME: meant as the time it was published,
+ * today the encoder's clock, seconds later: docs/decisions/live.md, "The bench"), read
  * every second.
  */
 function LivePreview({ stream, path }: { stream: LiveStream; path: string }) {
@@ -166,7 +167,7 @@ function LivePreview({ stream, path }: { stream: LiveStream; path: string }) {
       <p data-testid="live-latency" data-seconds={behindSeconds ?? ''}>
         {behindSeconds === null
           ? 'Behind live: measuring once the picture plays…'
-          : `Behind live: ${behindSeconds.toFixed(1)} s (from the time each frame was published)`}
+          : `Behind live: ${behindSeconds.toFixed(1)} s (by the stream's program date-time)`}
       </p>
     </div>
   );
