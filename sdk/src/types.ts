@@ -279,6 +279,8 @@ export interface ListVideosParams {
   to?: string;
   /** Only videos whose `metadata.externalId` is exactly this. */
   externalId?: string;
+  /** Only this live stream's broadcasts (`ls_…`): the videos recorded from it, newest first by default. */
+  liveStreamId?: string;
 }
 
 export interface CreateUploadUrlParams {

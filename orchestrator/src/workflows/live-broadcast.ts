@@ -15,12 +15,13 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
+import { isAacAudioCodec, workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
 import { masterVariantOf } from '../master-playlist.ts';
 import {
   activityHeartbeatTimeoutSeconds,
+  encodeQueueWaitMinutes,
   type EncodeOutcome,
   type RenditionResult,
   type SourceProbe,
@@ -28,6 +29,7 @@ import {
 import {
   database,
   describeFailure,
+  encodeActivities,
   notify,
   probing,
   queueThenRun,
@@ -91,9 +93,10 @@ function liveLadder(ladder: RenditionPlan[]): RenditionPlan[] {
 }
 
 /**
- * The recording as an on-demand video: its duration from its top rung's segments, its thumbnail and
- * storyboard read from that rung (through a playlist naming its files by presigned URLs), the master
- * with the rates measured, `ready`. A thumbnail or storyboard that fails leaves the video without it.
+ * The recording as an on-demand video: its duration from its top rung's segments, its thumbnail,
+ * storyboard and `audio.m4a` read from that rung (through a playlist naming its files by presigned
+ * URLs), the master with the rates measured, `ready`. A thumbnail, storyboard or audio download that
+ * fails leaves the video without it.
  * The thumbnail is the first frame, not the tenth of the way an upload's is: Debian's ffmpeg 5.1
  * cannot seek into an fMP4 HLS input (`-ss` before `-i` loses the init segment: every frame fails
  * to decode), and the thumbnail job seeks so (live.md, what follows).
@@ -115,7 +118,7 @@ async function finishRecording(
     frameCount: top.outcome.frameCount,
   };
   const recording = await storage.writePictureCopyInput({ videoId, original: top.plan.key });
-  const [thumbnailKey, storyboardKey] = await Promise.all([
+  const [thumbnailKey, storyboardKey, audioKey] = await Promise.all([
     picture('thumbnail', videoId, () =>
       thumbnails.makeThumbnail({
         videoId,
@@ -126,13 +129,21 @@ async function finishRecording(
     picture('storyboard', videoId, () =>
       storyboards.makeStoryboard({ videoId, storagePath: recording, durationSeconds }),
     ),
+    probe.hasAudio ? audioDownload(videoId, recording, top.plan, probe) : null,
   ]);
   await storage.removeWorkFiles({ videoId });
   await storage.writeMasterPlaylist({
     videoId,
     variants: results.map(({ plan, outcome }) => masterVariantOf(plan, outcome)),
   });
-  const marked = await database.markVideoReady({ videoId, probe, renditions: results, thumbnailKey, storyboardKey });
+  const marked = await database.markVideoReady({
+    videoId,
+    probe,
+    renditions: results,
+    thumbnailKey,
+    storyboardKey,
+    audioKey,
+  });
   if (!marked) {
     await storage.removeVideoOutputs({ videoId });
     return { status: 'failed', reason: 'the video was deleted while broadcasting' };
@@ -160,6 +171,31 @@ async function notifyRecordingReady(liveStreamId: string, videoId: string): Prom
   } catch (error) {
     if (isCancellation(error)) throw error;
     log.error('could not send live_stream.recording.ready', { videoId, liveStreamId, error: String(error) });
+  }
+}
+
+/**
+ * `audio.m4a` from the recording's top rung (`recording`, its playlist of presigned URLs): the
+ * rung's sound copied when it is AAC (as the ladder writes it unless the preset says otherwise), an
+ * AAC encode of it otherwise. The input is the rung, not the publisher's stream, so its audio codec
+ * is the rung's. Its failure is not the video's.
+ */
+async function audioDownload(
+  videoId: string,
+  recording: string,
+  rung: RenditionPlan,
+  probe: SourceProbe,
+): Promise<string | null> {
+  const encoding = encodeActivities(probe.durationSeconds, false, 1, encodeQueueWaitMinutes);
+  const rungProbe = { ...probe, audioCodec: isAacAudioCodec(rung.audioCodec) ? 'aac' : rung.audioCodec };
+  try {
+    return await queueThenRun(() =>
+      encoding.makeAudioDownload({ videoId, storagePath: recording, rendition: rung, probe: rungProbe }),
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('no audio download', { videoId, reason: describeFailure(error) });
+    return null;
   }
 }
 
