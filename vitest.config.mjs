@@ -55,6 +55,8 @@ const sharedFarmFiles = [
   'test/e2e/watermarks.test.ts',
   'test/farm/ingest.test.ts',
   'test/farm/live.test.ts',
+  'test/farm/live-ingest.test.ts',
+  'test/farm/live-recording.test.ts',
 ];
 
 // The files that a second file's load breaks: they measure time against a bound (the slot hand-over),

@@ -4,7 +4,7 @@
 // thousand rows), per (video, day, height) ordered by video for one video, per (month, height,
 // video) for distinct videos and `served`. Rollups are read without FINAL (`latestRows`: the newest
 // version of each key, then sums), exact because counts only grow. Experience analytics read the
-// playback views (one row per view, playback-view.ts) with FINAL, so that a view folded twice counts once.
+// experience rollups (experience-rollups.ts), each day's current recompute.
 // Dates are UTC calendar days (YYYY-MM-DD, both bounds inclusive); timestamps come back as
 // `YYYY-MM-DD hh:mm:ss` UTC text.
 import { clickHouseString, type ClickHouseHttp } from './clickhouse.ts';
@@ -16,7 +16,7 @@ import {
   SEGMENT_VIDEO_DAILY_TABLE,
   SEGMENT_VIDEO_MONTHLY_TABLE,
 } from './rollups.ts';
-import { PLAYBACK_VIEWS_TABLE } from './playback-view.ts';
+import { currentExperienceRows, experienceRollupOf, histogramQuantile } from './experience-rollups.ts';
 import { resolutionBands } from '@kino/proto/contract';
 
 /** Which rollup rows a query reads. */
@@ -138,8 +138,20 @@ const experienceKeys: Record<ExperienceGrouping, string> = {
   rendition: 'toString(rendition_height)',
 };
 
-/** The most keys a non-day grouping returns (the most viewed first): a page's worth, not every video. */
-export const EXPERIENCE_MAX_KEYS = 1_000;
+/**
+ * A page of a non-day grouping's keys (the most viewed first): the default and the most a page holds,
+ * as a list of videos pages. Startup percentiles merge one histogram per key and day, so a page
+ * bounds that work (all 1,000 videos of 90 days at 10 million views took 1–2 s; a page of 20, tens
+ * of milliseconds).
+ */
+export const EXPERIENCE_PAGE_SIZE = 20;
+export const EXPERIENCE_MAX_PAGE_SIZE = 100;
+
+/** Which page of keys a non-day grouping answers (1-based). */
+export interface ExperiencePage {
+  page: number;
+  pageSize: number;
+}
 
 /** What one group of views sums to, as the query returns it: the inputs of every experience figure. */
 export interface ExperienceSums {
@@ -150,7 +162,7 @@ export interface ExperienceSums {
   failures: number;
   playRequests: number;
   exitsBeforeStart: number;
-  /** Views that reached their first frame, and their startup times' p50 and p95 (quantileExact). */
+  /** Views that reached their first frame, and their startup times' p50 and p95 (quantileExact's, to the histogram's bucket). */
   starts: number;
   startupP50: number;
   startupP95: number;
@@ -336,49 +348,69 @@ export class AnalyticsStore {
   }
 
   /**
-   * The views of the scope (each once: FINAL keeps a view's last fold) summed per key of the
-   * grouping: the most viewed first, at most EXPERIENCE_MAX_KEYS (days in order, every day that
-   * has views). The caller turns sums into figures (`experienceFigures`).
+   * The views of the scope summed per key of the grouping, from the experience rollup that answers
+   * it (experience-rollups.ts): every day that has views, in order, for `day`; else one page of keys,
+   * the most viewed first, and how many keys there are. The keys of the page are ranked on their
+   * sums first, so only their histograms are merged; the startup percentiles are read from those.
+   * The caller turns sums into figures (`experienceFigures`).
    */
   async experienceSums(
     scope: RollupScope,
     groupBy: ExperienceGrouping,
-  ): Promise<{ key: string; sums: ExperienceSums }[]> {
-    const order = groupBy === 'day' ? 'key' : `views DESC, key LIMIT ${EXPERIENCE_MAX_KEYS}`;
-    const rows = await this.clickhouse.query<{
+    page: ExperiencePage = { page: 1, pageSize: EXPERIENCE_PAGE_SIZE },
+  ): Promise<{ groups: { key: string; sums: ExperienceSums }[]; totalKeys: number }> {
+    const table = experienceRollupOf(groupBy, scope.videoId !== undefined);
+    const days = where({ orgId: scope.orgId, from: scope.from, to: scope.to });
+    const source = `FROM ${table} WHERE ${where(scope)} AND ${currentExperienceRows(days)}`;
+    const key = experienceKeys[groupBy];
+    const paged = groupBy !== 'day';
+    // `LIMIT offset, count`: the form ClickHouse 18 (Debian's server) reads as well as chDB.
+    const pageFilter = paged
+      ? ` AND ${key} IN (SELECT k FROM (SELECT ${key} AS k, sum(views) AS ranked_views ${source}
+          GROUP BY k ORDER BY ranked_views DESC, k LIMIT ${(page.page - 1) * page.pageSize}, ${page.pageSize}))`
+      : '';
+    const counted = paged
+      ? this.clickhouse.query<{ keys: number }>(`SELECT uniqExact(${key}) AS keys ${source}`)
+      : Promise.resolve([]);
+    const order = paged ? 'v_views DESC, key' : 'key';
+    // Aliases apart from the columns they sum: ClickHouse would read `sum(views) AS views` inside itself.
+    const figures = this.clickhouse.query<{
       key: string;
-      views: number;
-      watch_ms: number;
-      rebuffer_ms: number;
-      rebuffers: number;
-      failures: number;
-      play_requests: number;
-      exits: number;
-      starts: number;
-      startup: [number, number];
+      v_views: number;
+      v_watch_ms: number;
+      v_rebuffer_ms: number;
+      v_rebuffers: number;
+      v_failures: number;
+      v_play_requests: number;
+      v_exits: number;
+      startup: [number[], number[]];
     }>(
-      `SELECT ${experienceKeys[groupBy]} AS key, count() AS views, sum(watch_ms) AS watch_ms,
-              sum(rebuffer_ms) AS rebuffer_ms, sum(rebuffer_count) AS rebuffers, countIf(failed = 1) AS failures,
-              countIf(play_requested = 1) AS play_requests,
-              countIf(play_requested = 1 AND started = 0 AND failed = 0) AS exits,
-              countIf(started = 1) AS starts, quantilesExactIf(0.5, 0.95)(startup_ms, started = 1) AS startup
-       FROM ${PLAYBACK_VIEWS_TABLE} FINAL WHERE ${where(scope)}
+      `SELECT ${experienceKeys[groupBy]} AS key, sum(views) AS v_views, sum(watch_ms) AS v_watch_ms,
+              sum(rebuffer_ms) AS v_rebuffer_ms, sum(rebuffers) AS v_rebuffers, sum(failures) AS v_failures,
+              sum(play_requests) AS v_play_requests, sum(exits) AS v_exits,
+              sumMap(startup_edges_ms, startup_counts) AS startup
+       ${source}${pageFilter}
        GROUP BY key ORDER BY ${order}`,
     );
-    return rows.map((r) => ({
-      key: r.key,
-      sums: {
-        views: Number(r.views),
-        watchMs: Number(r.watch_ms),
-        rebufferMs: Number(r.rebuffer_ms),
-        rebuffers: Number(r.rebuffers),
-        failures: Number(r.failures),
-        playRequests: Number(r.play_requests),
-        exitsBeforeStart: Number(r.exits),
-        starts: Number(r.starts),
-        startupP50: Number(r.startup[0]),
-        startupP95: Number(r.startup[1]),
-      },
-    }));
+    const [rows, [total]] = await Promise.all([figures, counted]);
+    const groups = rows.map((r) => {
+      const [edges, counts] = [r.startup[0].map(Number), r.startup[1].map(Number)];
+      return {
+        key: r.key,
+        sums: {
+          views: Number(r.v_views),
+          watchMs: Number(r.v_watch_ms),
+          rebufferMs: Number(r.v_rebuffer_ms),
+          rebuffers: Number(r.v_rebuffers),
+          failures: Number(r.v_failures),
+          playRequests: Number(r.v_play_requests),
+          exitsBeforeStart: Number(r.v_exits),
+          starts: counts.reduce((sum, c) => sum + c, 0),
+          startupP50: histogramQuantile(edges, counts, 0.5),
+          startupP95: histogramQuantile(edges, counts, 0.95),
+        },
+      };
+    });
+    return { groups, totalKeys: paged ? Number(total?.keys ?? 0) : groups.length };
   }
 }

@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ClickHouseHttp } from './clickhouse.ts';
 import { clickHouseMigrations, markEveryServedDay, migrateClickHouse } from './migrations.ts';
 import { SEGMENT_DELIVERIES_TABLE } from './segment-row.ts';
+import { markEveryViewedDay } from './experience-rollups.ts';
 
 /** One table of a backup: its file holds `rows` lines of `columns`, TabSeparated. */
 export interface AnalyticsTableBackup {
@@ -78,7 +79,7 @@ export async function backupAnalytics(client: ClickHouseHttp, dir: string): Prom
 
 /**
  * Loads a backup's tables from `dir` into the store: the schema first (the migrations), then each
- * table's rows, then a mark on every served day so the rollups cover every raw row.
+ * table's rows, then a mark on every served and every viewed day so the rollups cover every row.
  */
 export async function restoreAnalytics(client: ClickHouseHttp, dir: string, backup: AnalyticsBackup): Promise<void> {
   const newest = Math.max(...clickHouseMigrations.map((migration) => migration.version));
@@ -92,4 +93,5 @@ export async function restoreAnalytics(client: ClickHouseHttp, dir: string, back
     await client.insertEncoded(table.name, table.columns, 'TabSeparated', createReadStream(tableFile(dir, table.name)));
   }
   await client.exec(markEveryServedDay);
+  await client.exec(markEveryViewedDay);
 }

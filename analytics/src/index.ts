@@ -7,5 +7,7 @@ export * from './playback-view.ts';
 export * from './playback-event.ts';
 export * from './playback-fold.ts';
 export * from './rollups.ts';
+export * from './rollup-marks.ts';
+export * from './experience-rollups.ts';
 export * from './analytics-store.ts';
 export * from './backup.ts';

@@ -17,6 +17,7 @@ import {
 import { PLAYBACK_VIEWS_TABLE, playbackViewColumnsDdl } from './playback-view.ts';
 import { PLAYBACK_EVENTS_TABLE, PLAYBACK_VIEW_MARKS_TABLE, playbackEventColumnsDdl } from './playback-event.ts';
 import { PLAYBACK_FOLD_PROGRESS_TABLE } from './playback-fold.ts';
+import { experienceRollupMigration } from './experience-rollups.ts';
 import { SEGMENT_DELIVERIES_TABLE, segmentDeliveryColumnsDdl } from './segment-row.ts';
 
 /**
@@ -187,6 +188,13 @@ export const clickHouseMigrations: ClickHouseMigration[] = [
       ) ENGINE = ReplacingMergeTree(watermark)
       ORDER BY id`,
     ],
+  },
+  {
+    version: 6,
+    name: 'experience_rollups',
+    // The daily tables the experience endpoints read (experience-rollups.ts), and marks on every day
+    // already viewed so the first refresh fills them.
+    statements: experienceRollupMigration(),
   },
 ];
 

@@ -1,8 +1,16 @@
-import { test } from 'vitest';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BeaconEventType } from '@kino/proto/contract';
-import { foldView, type StoredPlaybackEvent } from './playback-fold.ts';
-import { PlaybackEventEncoder, viewsOfLines } from './playback-event.ts';
+import { freePort, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
+import { ClickHouseHttp } from './clickhouse.ts';
+import { PLAYBACK_ROLLUP_MARKS_TABLE } from './experience-rollups.ts';
+import { migrateClickHouse } from './migrations.ts';
+import { foldView, refreshPlaybackViews, type StoredPlaybackEvent } from './playback-fold.ts';
+import { insertPlaybackEvents, PlaybackEventEncoder, viewsOfLines } from './playback-event.ts';
+import { PLAYBACK_VIEWS_TABLE } from './playback-view.ts';
 
 let seq = 0;
 function stored(type: BeaconEventType, at: number, extra: Partial<StoredPlaybackEvent> = {}): StoredPlaybackEvent {
@@ -89,4 +97,63 @@ test('event lines name their organization and view for the marks, escaped ids re
   assert.equal(lines.split('\n').length, 3);
   for (const line of lines.trim().split('\n')) assert.equal(line.split('\t').length, 20); // org_id's tab is escaped
   assert.deepEqual(viewsOfLines(lines), [{ orgId: 'org\ta', viewId: 'view-1' }]);
+});
+
+let dir: string;
+let store: ChdbHttpServer;
+let clickhouse: ClickHouseHttp;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kino-playback-fold-'));
+  store = await startChdbHttpServer({ dataDir: join(dir, 'chdb'), host: '127.0.0.1', port: await freePort() });
+  clickhouse = new ClickHouseHttp(store.url);
+  await migrateClickHouse(clickhouse);
+});
+
+afterAll(async () => {
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('a view whose last batch landed before its first is folded once both are in, and its day marked for the rollups', async () => {
+  const encoder = new PlaybackEventEncoder();
+  const context = {
+    orgId: 'org_fold',
+    envId: 'env',
+    videoId: 'vid',
+    viewId: 'view-late-start',
+    browser: 'Chrome',
+    os: 'Linux',
+    player: { name: '@kino/player', version: '0.1.0' },
+  };
+  const ship = (text: string) => insertPlaybackEvents(clickhouse, { data: Buffer.from(text), text });
+  // A page going sends two beacons at once; the second (with the viewend) lands first.
+  await ship(
+    encoder.lines(context, [
+      { type: 'heartbeat', at: 9_000, watchedMs: 4_000 },
+      { type: 'viewend', at: 9_100 },
+    ]),
+  );
+  const memory = new Map();
+  assert.equal(await refreshPlaybackViews(clickhouse, { memory }), 0, 'no fold without the viewstart');
+  await ship(
+    encoder.lines(context, [
+      { type: 'viewstart', at: 0 },
+      { type: 'playrequest', at: 100 },
+      { type: 'firstframe', at: 700 },
+      { type: 'heartbeat', at: 5_000, watchedMs: 4_300 },
+    ]),
+  );
+  assert.equal(await refreshPlaybackViews(clickhouse, { memory }), 1);
+  const rows = await clickhouse.query<{ version: number; startup_ms: number; watch_ms: number }>(
+    `SELECT version, startup_ms, watch_ms FROM ${PLAYBACK_VIEWS_TABLE} FINAL WHERE org_id = 'org_fold'`,
+  );
+  assert.deepEqual(
+    rows.map((r) => [Number(r.version), Number(r.startup_ms), Number(r.watch_ms)]),
+    [[6, 600, 8_300]],
+  );
+  const [marks] = await clickhouse.query<{ n: number }>(
+    `SELECT count() AS n FROM ${PLAYBACK_ROLLUP_MARKS_TABLE} WHERE org_id = 'org_fold' AND day IN (SELECT day FROM ${PLAYBACK_VIEWS_TABLE} WHERE org_id = 'org_fold')`,
+  );
+  assert.equal(Number(marks?.n), 1);
 });

@@ -21,6 +21,7 @@ import type { ClickHouseHttp } from './clickhouse.ts';
 import { clickHouseString, toClickHouseDateTime } from './clickhouse.ts';
 import { PLAYBACK_EVENTS_TABLE, PLAYBACK_VIEW_MARKS_TABLE } from './playback-event.ts';
 import { PLAYBACK_VIEWS_TABLE, type playbackViewColumns } from './playback-view.ts';
+import { markPlaybackRollupDays } from './experience-rollups.ts';
 
 export const PLAYBACK_FOLD_PROGRESS_TABLE = 'playback_fold_progress';
 /** A view with no event for this long is folded as it is (a player that went without a `viewend`). */
@@ -127,6 +128,7 @@ interface ViewSummary {
   view_id: string;
   events: number;
   ended: number;
+  started: number;
   last_received: number;
   now: number;
 }
@@ -153,19 +155,23 @@ export async function refreshPlaybackViews(
   const upto = Number(newest?.upto ?? 0);
   const summaries = await client.query<ViewSummary>(
     `SELECT org_id, view_id, uniqExact(event_id) AS events, max(type = 'viewend') AS ended,
-            toUInt32(max(received_at)) AS last_received, toUInt32(now()) AS now
+            max(type = 'viewstart') AS started, toUInt32(max(received_at)) AS last_received, toUInt32(now()) AS now
      FROM ${PLAYBACK_EVENTS_TABLE}
      WHERE (org_id, view_id) IN (SELECT org_id, view_id FROM ${PLAYBACK_VIEW_MARKS_TABLE} WHERE marked_at >= toDateTime(${since}))
      GROUP BY org_id, view_id`,
   );
   const ready = summaries.filter((view) => {
-    const ended = Number(view.ended) === 1 || Number(view.last_received) <= Number(view.now) - quietSeconds;
-    return ended && (memory.get(view.view_id)?.version ?? 0) < Number(view.events);
+    // A page going sends its last two batches at once, and they may land in either order: a view
+    // whose `viewend` is in but whose `viewstart` is not waits for it (or for the quiet time).
+    const whole = Number(view.ended) === 1 && Number(view.started) === 1;
+    const quiet = Number(view.last_received) <= Number(view.now) - quietSeconds;
+    return (whole || quiet) && (memory.get(view.view_id)?.version ?? 0) < Number(view.events);
   });
   for (let i = 0; i < ready.length; i += VIEWS_PER_READ) {
     const chunk = ready.slice(i, i + VIEWS_PER_READ);
     const rows = await foldViews(client, chunk);
     await client.insert(PLAYBACK_VIEWS_TABLE, rows);
+    await markPlaybackRollupDays(client, rows);
     for (const row of rows) memory.set(String(row.view_id), { version: Number(row.version), markedAt: upto });
   }
   for (const [viewId, folded] of memory) if (folded.markedAt < since) memory.delete(viewId);

@@ -33,6 +33,8 @@
 // hence marks written after the rows and the overlap.
 import type { ClickHouseHttp } from './clickhouse.ts';
 import { clickHouseString } from './clickhouse.ts';
+import { refreshExperienceRollups } from './experience-rollups.ts';
+import { readFreshMarks, type SeenMarks } from './rollup-marks.ts';
 
 export const SEGMENT_DAILY_TABLE = 'segment_daily';
 export const SEGMENT_VIDEO_DAILY_TABLE = 'segment_video_daily';
@@ -44,8 +46,6 @@ export const SEGMENT_ROLLUP_PROGRESS_TABLE = 'segment_rollup_progress';
 
 /** How often a refresher looks for marks: rows are visible in the rollup well within 60 s. */
 export const ROLLUP_REFRESH_INTERVAL_MS = 10_000;
-/** Marks stamped this long before the watermark are read again (inserts that were still running). */
-const MARK_OVERLAP_SECONDS = 60;
 const DAYS_PER_RECOMPUTE = 7;
 
 /** The (organization, UTC day) pairs of raw rows as they go to ClickHouse (`served_at` is `YYYY-MM-DD hh:mm:ss`). */
@@ -164,56 +164,28 @@ export async function recomputeRollupMonths(
 }
 
 /**
- * One pass: recompute every day marked since the saved watermark. `seen` carries how many marks this
- * refresher already handled per (organization, day, second), so the overlap re-reads them without
- * recomputing their days again, while a mark that arrived later in the same second still counts.
+ * One pass: recompute every day marked since the saved watermark (`readFreshMarks`).
  * `afterRecompute` runs on what the pass recomputed before the pass counts its marks as handled: if
  * it fails, the next pass recomputes those days and calls it again (the API copies `served` to
  * PostgreSQL there). Returns how many (organization, day) pairs it recomputed.
  */
 export async function refreshRollups(
   client: ClickHouseHttp,
-  seen = new Map<string, { at: number; marks: number }>(),
+  seen: SeenMarks = new Map(),
   afterRecompute?: AfterRecompute,
 ): Promise<number> {
-  // Unix seconds, not DateTime text: ClickHouse 18.16 prints the zero DateTime as 0000-00-00.
-  const [progress] = await client.query<{ watermark: number }>(
-    `SELECT toUInt32(max(watermark)) AS watermark FROM ${SEGMENT_ROLLUP_PROGRESS_TABLE}`,
-  );
-  const watermark = Number(progress?.watermark ?? 0);
-  const since = Math.max(0, watermark - MARK_OVERLAP_SECONDS);
-  const marks = (
-    await client.query<{ org_id: string; mark_day: string; at: number; marks: number }>(
-      `SELECT org_id, toString(day) AS mark_day, toUInt32(marked_at) AS at, count() AS marks FROM ${SEGMENT_ROLLUP_MARKS_TABLE}
-       WHERE marked_at >= toDateTime(${since})
-       GROUP BY org_id, day, marked_at`,
-    )
-  ).map((m) => ({
-    key: `${m.org_id}\n${m.mark_day}\n${m.at}`,
-    orgId: m.org_id,
-    day: m.mark_day,
-    at: Number(m.at),
-    marks: Number(m.marks),
-  }));
-  const fresh = marks.filter((m) => (seen.get(m.key)?.marks ?? 0) < m.marks);
-  const byOrg = new Map<string, Set<string>>();
-  for (const mark of fresh) byOrg.set(mark.orgId, (byOrg.get(mark.orgId) ?? new Set()).add(mark.day));
+  const marks = await readFreshMarks(client, SEGMENT_ROLLUP_MARKS_TABLE, SEGMENT_ROLLUP_PROGRESS_TABLE, seen);
   // A week per recompute: a backfill of a year is 52 bounded passes over raw rows, not one huge
   // GROUP BY; then each month that holds a recomputed day, once.
   const recomputed: RecomputedDays[] = [];
-  for (const [orgId, daySet] of byOrg) {
-    const days = [...daySet].sort();
+  for (const [orgId, days] of marks.daysByOrg) {
     for (let i = 0; i < days.length; i += DAYS_PER_RECOMPUTE)
       await recomputeRollupDays(client, orgId, days.slice(i, i + DAYS_PER_RECOMPUTE));
     await recomputeRollupMonths(client, orgId, [...new Set(days.map((d) => d.slice(0, 7)))]);
     recomputed.push({ orgId, days });
   }
   if (afterRecompute && recomputed.length > 0) await afterRecompute(recomputed);
-  for (const mark of fresh) seen.set(mark.key, { at: mark.at, marks: mark.marks });
-  const upto = Math.max(watermark, ...marks.map((m) => m.at));
-  for (const [key, mark] of seen) if (mark.at < upto - MARK_OVERLAP_SECONDS) seen.delete(key);
-  if (upto > watermark)
-    await client.exec(`INSERT INTO ${SEGMENT_ROLLUP_PROGRESS_TABLE} (id, watermark) SELECT 1, toDateTime(${upto})`);
+  await marks.handled();
   return recomputed.reduce((sum, r) => sum + r.days.length, 0);
 }
 
@@ -233,8 +205,20 @@ export function startRollupRefresher(
   }: { intervalMs?: number; onError: (error: unknown) => void; afterRecompute?: AfterRecompute },
 ): RollupRefresher {
   let running: Promise<number> = Promise.resolve(0);
-  const seen = new Map<string, { at: number; marks: number }>();
-  const pass = () => (running = running.catch(() => 0).then(() => refreshRollups(client, seen, afterRecompute)));
+  const seen: SeenMarks = new Map();
+  const experienceSeen: SeenMarks = new Map();
+  // The segment rollups and the experience rollups (experience-rollups.ts) side by side, each tried
+  // whatever becomes of the other: one failing (store errors on one table) must not starve the other.
+  const both = async () => {
+    const results = await Promise.allSettled([
+      refreshRollups(client, seen, afterRecompute),
+      refreshExperienceRollups(client, experienceSeen),
+    ]);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.reduce((sum, r) => sum + (r.status === 'fulfilled' ? r.value : 0), 0);
+  };
+  const pass = () => (running = running.catch(() => 0).then(both));
   const timer = setInterval(() => pass().catch(onError), intervalMs);
   timer.unref();
   return { refreshNow: pass, stop: () => clearInterval(timer) };

@@ -1,6 +1,5 @@
 // The configuration of the API process (`kino api`). Keys are environment variable names; a wrong or
 // missing value stops the process at start with a message naming every such variable (parseApiConfig).
-import { isIP } from 'node:net';
 import {
   env,
   metricsConfigShape,
@@ -33,6 +32,8 @@ export const apiConfigShape = {
   PLAYBACK_VIEW_QUIET_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
   /** How often the API folds ended and quiet views (playback-fold.ts). */
   PLAYBACK_FOLD_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How often the API recomputes the marked days of the analytics rollups, segments and experience (rollups.ts). */
+  ANALYTICS_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   /** Comma-separated origins allowed to call the API from a browser; empty allows none. */
   API_CORS_ORIGINS: z
     .string()
@@ -53,18 +54,7 @@ export const apiConfigShape = {
    * limit and the logs see the client, not the proxy. Empty (the default): the headers are ignored,
    * and no client can pass for another by sending them.
    */
-  API_TRUSTED_PROXIES: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .refine((entries) => entries.every(isProxyAddress), {
-      message: 'expected a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,127.0.0.1',
-    }),
+  API_TRUSTED_PROXIES: env.trustedProxies(),
   /** Public base URL of the delivery host: thumbnail and playback URLs are built on it. */
   DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
   /** Where encoders publish live streams over RTMP (OBS's "Server"), as the API shows it (issue 56). */
@@ -158,16 +148,6 @@ export const apiConfigShape = {
   WEBHOOK_ALLOW_PRIVATE: env.bool(false),
   LOG_LEVEL: env.logLevel(),
 };
-
-/** An address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or one of proxy-addr's named ranges, as Fastify's trustProxy takes them. */
-function isProxyAddress(entry: string): boolean {
-  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
-  const [address, prefix, ...rest] = entry.split('/');
-  const family = isIP(address ?? '');
-  if (family === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
-}
 
 /** True for http(s) URLs on loopback, where a browser keeps non-Secure cookies of a plain-http origin safe enough. */
 export function isLoopbackUrl(url: string): boolean {

@@ -58,6 +58,7 @@ export async function startApiServer(
   const rollupClient = config.CLICKHOUSE_URL ? new ClickHouseHttp(config.CLICKHOUSE_URL, 600_000) : undefined;
   const refresher = rollupClient
     ? startRollupRefresher(rollupClient, {
+        intervalMs: config.ANALYTICS_ROLLUP_INTERVAL_MS,
         onError: (error) => logger.warn({ err: error }, 'analytics rollup refresh failed; retrying'),
         afterRecompute: copyServedSegments(db, rollupClient),
       })

@@ -1,7 +1,8 @@
 // bench/captions: the speech engine of the encode nodes (encode-node/transcribe/transcribe.py,
 // faster-whisper with the model NODE_TRANSCRIBE_MODEL names, by default setup's Whisper tiny.en) on
-// sentences espeak-ng speaks (test/support/speech.ts): English clean and under pink noise and under
-// music at 10 dB SNR, and the corpus's other languages (German, Italian, Spanish) clean when the
+// the corpus's eight sentences a language, spoken by espeak-ng (test/support/speech.ts, which names
+// each language's voice): English clean and under pink noise (seeded) and under music at 10 dB SNR,
+// and the corpus's other languages (German, Italian, Spanish) clean when the
 // model transcribes them (setup's multilingual Whisper base, .kino/tools/whisper-base). Prints, per
 // condition and language, the word error rate against the sentences and the real-time factor per
 // core (the engine's CPU seconds, model load included, over the audio's seconds, on one thread),
@@ -15,14 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findSpeechEngine } from '@kino/dev';
 import { describeSpeechEngine } from '@kino/encode-node';
-import {
-  englishSentences,
-  hearWithEngine,
-  mixBackground,
-  speakSentences,
-  speechCorpus,
-  wordErrorRate,
-} from '@kino/test/support/speech';
+import { hearWithEngine, mixBackground, speakSentences, speechCorpus, wordErrorRate } from '@kino/test/support/speech';
 
 const goals = { cleanWer: 0.15, noisyWer: 0.25, realTimePerCore: 0.5 };
 
@@ -30,23 +24,25 @@ const engine = findSpeechEngine();
 if (!engine) throw new Error('no speech engine: run `bash dev/setup/setup.sh` (or set KINO_TRANSCRIBE_MODEL)');
 const dir = await mkdtemp(join(tmpdir(), 'kino-bench-captions-'));
 try {
-  const spoken = await speakSentences({ sentences: englishSentences, dir });
+  const english = speechCorpus.en;
+  const spoken = await speakSentences({ sentences: english.sentences, voice: english.voice, dir });
+  const englishSaid = english.sentences.join(' ');
   // [condition, language, audio, said, WER goal]: English clean and under noise and music, then
   // every other language of the corpus clean (against the noisy goal, as issue 57 sets it).
   const conditions: [string, string, string, string, number][] = [
-    ['clean', 'en', spoken.path, englishSentences.join(' '), goals.cleanWer],
+    ['clean', 'en', spoken.path, englishSaid, goals.cleanWer],
     [
       'noise 10 dB',
       'en',
       await mixBackground(spoken, { kind: 'noise', snrDb: 10, path: join(dir, 'noisy.wav') }),
-      englishSentences.join(' '),
+      englishSaid,
       goals.noisyWer,
     ],
     [
       'music 10 dB',
       'en',
       await mixBackground(spoken, { kind: 'music', snrDb: 10, path: join(dir, 'music.wav') }),
-      englishSentences.join(' '),
+      englishSaid,
       goals.noisyWer,
     ],
   ];
@@ -61,7 +57,7 @@ try {
     conditions.push(['clean', language, other.path, sentences.join(' '), goals.noisyWer]);
   }
   console.log(
-    `model ${engine.model}; ${spoken.durationSeconds.toFixed(1)} s of English speech, four sentences a language`,
+    `model ${engine.model}; ${spoken.durationSeconds.toFixed(1)} s of English speech, ${english.sentences.length} sentences a language`,
   );
   console.log('condition    lang  WER      goal   RT/core  goal');
   for (const [name, language, audio, said, werGoal] of conditions) {

@@ -160,7 +160,7 @@ test('kino config check <process> names every problem, the same ones the process
       'CONTROL_PLANE_URL',
       'CLICKHOUSE_URL',
     ],
-    ingest: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
+    ingest: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'DELIVERY_URL'],
   };
   const start = {
     api: ['api'],

@@ -12,6 +12,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { LivePage } from './pages/live.tsx';
+import { LiveStreamPage } from './pages/live-stream.tsx';
 import { FarmPage } from './pages/farm.tsx';
 import { ToastProvider } from './components/toasts.tsx';
 
@@ -112,6 +113,7 @@ function Layout() {
             <Route path={`${BASE}/videos`} component={VideosPage} />
             <Route path={`${BASE}/videos/:publicID`} component={VideoPage} />
             <Route path={`${BASE}/live`} component={LivePage} />
+            <Route path={`${BASE}/live/:liveStreamId`} component={LiveStreamPage} />
             <Route path={`${BASE}/analytics`} component={AnalyticsPage} />
             <Route path={`${BASE}/keys`} component={KeysPage} />
             <Route path={`${BASE}/environments`} component={EnvironmentsPage} />

@@ -6,7 +6,7 @@
 // connected misses what happened meanwhile and reads the present again instead.
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { VideoWebhookPayload } from '@kino/proto/contract';
+import type { EventWebhookPayload } from '@kino/proto/contract';
 import type { Db } from './database.ts';
 
 /** The PostgreSQL channel of the announcements. */
@@ -16,7 +16,7 @@ export const VIDEO_EVENTS_CHANNEL = 'kino_video_events';
  * One announcement: the webhook payload without its `data` (a listener reads the details itself,
  * with its own rights), and the video's organization and environment, to route it.
  */
-export interface VideoEventAnnouncement extends Pick<VideoWebhookPayload, 'event' | 'videoId' | 'timestamp'> {
+export interface VideoEventAnnouncement extends Pick<EventWebhookPayload, 'event' | 'videoId' | 'timestamp'> {
   orgId: string;
   envId: string;
 }

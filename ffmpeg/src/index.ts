@@ -41,3 +41,4 @@ export {
   type ProgramRunner,
 } from './encoders.ts';
 export { qualityArgs, parseQualityLog, type QualityOptions, type QualityScore } from './quality.ts';
+export { rtmpRepublishArgs, srtListenerArgs } from './srt-relay.ts';

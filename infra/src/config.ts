@@ -1,6 +1,7 @@
 // One typed, validated configuration per process. Each process declares a zod schema whose keys are
 // the environment variable names it reads; a wrong or missing value stops the process at start with
 // a message naming the variable.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -182,7 +183,35 @@ export const env = {
         .filter(Boolean),
     ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * The reverse proxies in front of a process whose X-Forwarded-For it believes: comma-separated
+   * addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or proxy-addr's named ranges (`loopback`,
+   * `linklocal`, `uniquelocal`); empty (the default) believes none.
+   */
+  trustedProxies: () =>
+    z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      )
+      .refine((entries) => entries.every(isProxyAddress), {
+        message: 'expected a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,127.0.0.1',
+      }),
 };
+
+/** An address, a CIDR range or one of proxy-addr's named ranges. */
+function isProxyAddress(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 /** The S3 settings every process that touches storage shares. */
 export const storageConfigShape = {

@@ -2,20 +2,32 @@
 // is admitted. The workflow's node plays the broadcast back from this ingest (the relay URL, with the
 // broadcast's play token), so ingest needs nothing of the farm but Temporal.
 import { Client, Connection } from '@temporalio/client';
-import { videoTaskQueue, workflowIds, type LiveBroadcastInput, type VideoWorkflows } from '@kino/proto/contract';
-import { fromStartQuery, publishApp, type HeldBroadcast } from './publish-sessions.ts';
+import { randomUUID } from 'node:crypto';
+import {
+  videoTaskQueue,
+  workflowIds,
+  type LiveBroadcastInput,
+  type LiveStreamWebhookPayload,
+  type VideoWorkflows,
+} from '@kino/proto/contract';
+import { fromStartQuery, relayPath, type HeldBroadcast } from './publish-sessions.ts';
 
 /** Upper bound on a start call (the client retries while Temporal is unreachable): the publisher is then refused. */
 const startDeadlineMs = 10_000;
 
 export interface BroadcastWorkflows {
   start(broadcast: HeldBroadcast): Promise<void>;
+  /** Starts delivering one live stream event (deliverWebhooks, on the orchestrators' task queue). */
+  deliverEvent(payload: LiveStreamWebhookPayload): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Where a node plays `broadcast` from: the relay base, the publisher's path, the broadcast's token. */
+/**
+ * Where a node plays `broadcast` from: the relay base, the broadcast's relay path (its video's id, not
+ * the stream key: the workflow's history and the node never see the key), the broadcast's token.
+ */
 export function broadcastProbeUrl(relayUrl: string, broadcast: HeldBroadcast): string {
-  return `${relayUrl}/${publishApp}/${broadcast.key}?token=${broadcast.playToken}`;
+  return `${relayUrl}${relayPath(broadcast.videoId)}?token=${broadcast.playToken}`;
 }
 
 /** The same for the encoder, which takes the broadcast from its first frame (broadcast-backlog.ts). */
@@ -43,6 +55,15 @@ export function connectBroadcastWorkflows(config: {
           taskQueue: videoTaskQueue,
           workflowId: workflowIds.liveBroadcast(broadcast.videoId),
           args: [input],
+        }),
+      );
+    },
+    async deliverEvent(payload) {
+      await temporal.connection.withDeadline(Date.now() + startDeadlineMs, () =>
+        temporal.workflow.start<VideoWorkflows['deliverWebhooks']>('deliverWebhooks', {
+          taskQueue: videoTaskQueue,
+          workflowId: workflowIds.deliverWebhooks(payload.videoId, randomUUID()),
+          args: [{ payload }],
         }),
       );
     },

@@ -49,6 +49,12 @@ export async function admitPublisher(
   return { accepted: true, ...started };
 }
 
+/** Whether a presented key opens an enabled stream: SRT's check before its caller's handshake goes on. */
+export async function isPublishableKey(db: Db, presentedKey: string): Promise<boolean> {
+  const stream = await findLiveStreamByKeyHash(db, hashSecret(presentedKey));
+  return stream !== undefined && !stream.disabled_at;
+}
+
 /** The publisher is gone for good (its reconnect window passed): the stream is idle again. */
 export async function finishBroadcast(db: Db, input: { streamId: string; videoId: string }): Promise<boolean> {
   return endBroadcast(db, input);

@@ -7,6 +7,8 @@ export const ingestConfigShape = {
   INGEST_HOST: z.string().default('127.0.0.1'),
   /** RTMP's own port; OBS and ffmpeg assume it when a URL names none. */
   INGEST_RTMP_PORT: env.port(1935),
+  /** SRT's UDP port (`srt://host:9710?streamid=<key>`, the API's LIVE_SRT_URL). */
+  INGEST_SRT_PORT: env.port(9710),
   DATABASE_URL: z.string().min(1),
   /** The RTMP library's own small state (its session history); nothing of a broadcast is kept here. */
   INGEST_STATE_DIR: z.string().default(join(kinoDir, 'ingest')),
@@ -23,6 +25,11 @@ export const ingestConfigShape = {
   /** Where each broadcast's workflow is started (liveBroadcast, on the orchestrators' task queue). */
   TEMPORAL_ADDRESS: env.hostPort(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /**
+   * The delivery host's public URL, as the API's: the live stream webhooks ingest sends carry the
+   * stream as the API answers it, its playback URL on this host.
+   */
+  DELIVERY_URL: env.url().transform((url) => url.replace(/\/$/, '')),
   /**
    * The RTMP base encode nodes reach this ingest at (`rtmp://ingest-1.internal:1935`): a node plays
    * each broadcast from here. Unset: `rtmp://INGEST_HOST:INGEST_RTMP_PORT`, right where nodes run on

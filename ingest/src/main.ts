@@ -4,14 +4,17 @@
 import { mkdir } from 'node:fs/promises';
 import NodeMediaServer from 'node-media-server';
 import nmsLogger from 'node-media-server/src/core/logger.js';
+import nmsContext from 'node-media-server/src/core/context.js';
 import { hashSecret, openDatabase } from '@kino/database';
 import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
-import { admitPublisher, finishBroadcast } from './broadcasts.ts';
+import { admitPublisher, finishBroadcast, isPublishableKey } from './broadcasts.ts';
+import { SrtIngest } from './srt-ingest.ts';
 import type { IngestConfig } from './config.ts';
-import { PublishSessions } from './publish-sessions.ts';
+import { PublishSessions, publishApp, type HeldBroadcast } from './publish-sessions.ts';
 import { watchStreamKeys } from './key-watch.ts';
 import { connectBroadcastWorkflows } from './broadcast-workflows.ts';
+import { sendLiveStreamEvent, type IngestLiveStreamEvent } from './live-stream-events.ts';
 
 export function createIngestLogger(config: IngestConfig): Logger {
   return createLogger('ingest', config.LOG_LEVEL);
@@ -25,6 +28,11 @@ function routeLibraryLog(logger: Logger): void {
     else if (level === 'warn') library.warn(message);
     else library.debug(message);
   };
+}
+
+/** This host's own RTMP server from this host: loopback when it listens on every interface. */
+function reachableHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }
 
 export async function startIngest(
@@ -45,6 +53,13 @@ export async function startIngest(
     namespace: config.TEMPORAL_NAMESPACE,
     relayUrl: config.INGEST_RELAY_URL ?? `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}`,
   });
+  // A broadcast never waits on its events; a stop waits for those under way before closing Temporal.
+  const sending = new Set<Promise<void>>();
+  const notify = (event: IngestLiveStreamEvent, broadcast: HeldBroadcast) => {
+    const deps = { db, deliveryUrl: config.DELIVERY_URL, deliver: workflows.deliverEvent, logger };
+    const sent = sendLiveStreamEvent(deps, event, broadcast).finally(() => sending.delete(sent));
+    sending.add(sent);
+  };
   const sessions = new PublishSessions({
     admit: (key) => admitPublisher(db, key, config.INGEST_LEASE_MS),
     mayResume: async (key, liveStreamId) => {
@@ -54,12 +69,16 @@ export async function startIngest(
     started: async (broadcast) => {
       await workflows.start(broadcast);
       logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast workflow started');
+      notify('live_stream.active', broadcast);
     },
     finished: async (broadcast) => {
       await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
       logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast ended');
+      notify('live_stream.idle', broadcast);
     },
+    dropped: (broadcast) => notify('live_stream.disconnected', broadcast),
     backlogBytes: config.INGEST_BACKLOG_BYTES,
+    libraryBroadcasts: nmsContext.broadcasts,
     logger,
   });
   server.on('prePublish', (session) => sessions.onPrePublish(session));
@@ -73,12 +92,28 @@ export async function startIngest(
     intervalMs: config.INGEST_KEY_CHECK_MS,
     logger,
   });
-  logger.info({ rtmp: `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}/live` }, 'ingest listening');
+  const srt = new SrtIngest({
+    host: config.INGEST_HOST,
+    port: config.INGEST_SRT_PORT,
+    mayPublish: (key) => isPublishableKey(db, key),
+    rtmpUrlOf: (key) => `rtmp://${reachableHost(config.INGEST_HOST)}:${config.INGEST_RTMP_PORT}/${publishApp}/${key}`,
+    logger,
+  });
+  await srt.start();
+  logger.info(
+    {
+      rtmp: `rtmp://${config.INGEST_HOST}:${config.INGEST_RTMP_PORT}/${publishApp}`,
+      srt: `srt://${config.INGEST_HOST}:${config.INGEST_SRT_PORT}`,
+    },
+    'ingest listening',
+  );
   return {
     async stop() {
       keyWatch.stop();
+      await srt.stop();
       await sessions.releaseAll();
       await server.stop();
+      await Promise.all(sending);
       await workflows.close();
       await db.destroy();
     },

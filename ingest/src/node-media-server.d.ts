@@ -48,3 +48,10 @@ declare module 'node-media-server/src/core/logger.js' {
   const logger: { level: string; log(message: string, level?: string): void };
   export default logger;
 }
+
+declare module 'node-media-server/src/core/context.js' {
+  import type { NmsBroadcast } from 'node-media-server';
+  /** The library's module-wide state; ingest uses its broadcasts by stream path. */
+  const context: { broadcasts: Map<string, NmsBroadcast> };
+  export default context;
+}

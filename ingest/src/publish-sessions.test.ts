@@ -4,16 +4,21 @@
 // stream was disabled or whose key was reset is cut off.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import type { NmsSession } from 'node-media-server';
+import type { NmsBroadcast, NmsSession } from 'node-media-server';
 import { createLogger } from '@kino/infra';
 import { hashSecret, type LiveStream, type Video } from '@kino/database';
 import type { PublishDecision } from './broadcasts.ts';
 import { whyCutOff } from './key-watch.ts';
-import { PublishSessions, type HeldBroadcast } from './publish-sessions.ts';
+import { PublishSessions, relayPath, type HeldBroadcast } from './publish-sessions.ts';
+import { broadcastSourceUrl } from './broadcast-workflows.ts';
 
-function fakeSession(name: string, { app = 'live', query = {} as Record<string, string> } = {}) {
+function fakeSession(
+  name: string,
+  { app = 'live', query = {} as Record<string, string>, broadcast = undefined as NmsBroadcast | undefined } = {},
+) {
   const events: string[] = [];
-  const subscribers = new Map<string, NmsSession>();
+  const closeListeners: (() => void)[] = [];
+  const subscribers = broadcast?.subscribers ?? new Map<string, NmsSession>();
   const session = {
     id: `s-${name}-${Math.random()}`,
     ip: '127.0.0.1',
@@ -27,11 +32,14 @@ function fakeSession(name: string, { app = 'live', query = {} as Record<string, 
       pause: () => events.push('pause'),
       resume: () => events.push('resume'),
       destroy: () => events.push('destroy'),
+      once: (event: string, listener: () => void) => void (event === 'close' && closeListeners.push(listener)),
     },
-    broadcast: { publishGraceMs: 30_000, subscribers, getPublishStatus: () => 'publishing' as const },
+    broadcast: broadcast ?? { publishGraceMs: 30_000, subscribers, getPublishStatus: () => 'publishing' as const },
     close: () => events.push('close'),
   } as unknown as NmsSession;
-  return { session, events, subscribers };
+  /** The connection ends (the library's own close handling is not modelled). */
+  const disconnect = () => closeListeners.forEach((listener) => listener());
+  return { session, events, subscribers, disconnect };
 }
 
 const accepted = (key: string): PublishDecision => ({
@@ -43,15 +51,19 @@ const accepted = (key: string): PublishDecision => ({
 function gate(decide: (key: string) => PublishDecision) {
   const started: HeldBroadcast[] = [];
   const finished: HeldBroadcast[] = [];
+  const dropped: HeldBroadcast[] = [];
+  const libraryBroadcasts = new Map<string, NmsBroadcast>();
   const sessions = new PublishSessions({
     admit: async (key) => decide(key),
     mayResume: async () => true,
     started: async (broadcast) => void started.push(broadcast),
     finished: async (broadcast) => void finished.push(broadcast),
+    dropped: (broadcast) => void dropped.push(broadcast),
     backlogBytes: 1024,
+    libraryBroadcasts,
     logger: createLogger('ingest-test', 'silent'),
   });
-  return { sessions, started, finished };
+  return { sessions, started, finished, dropped, libraryBroadcasts };
 }
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -87,16 +99,25 @@ describe('publish sessions', () => {
     assert.deepEqual(events, ['pause', 'destroy']);
   });
 
-  it('lets only the token holder play, and closes the players when the broadcast ends', async () => {
-    const { sessions, finished } = gate(accepted);
+  it('lets only the token holder play, on the relay path, and closes the players when the broadcast ends', async () => {
+    const { sessions, finished, libraryBroadcasts } = gate(accepted);
     const publisher = fakeSession('sk_good');
     sessions.onPrePublish(publisher.session);
     await settled();
-    const token = sessions.heldAt(publisher.session.streamPath)!.playToken;
-    const stranger = fakeSession('sk_good', { query: { token: 'guess' } });
+    const held = sessions.heldAt(publisher.session.streamPath)!;
+    // The node's URL names the broadcast's video, never the key; the library finds the broadcast there.
+    const url = broadcastSourceUrl('rtmp://ingest-1:1935', held);
+    assert.equal(url, `rtmp://ingest-1:1935/broadcast/vid_sk_good?token=${held.playToken}&from=start`);
+    assert.equal(libraryBroadcasts.get(relayPath('vid_sk_good')), publisher.session.broadcast);
+    const token = held.playToken;
+    const relayed = { app: 'broadcast', broadcast: publisher.session.broadcast };
+    const stranger = fakeSession('vid_sk_good', { ...relayed, query: { token: 'guess' } });
     sessions.onPrePlay(stranger.session);
     assert.deepEqual(stranger.events, ['destroy']);
-    const relay = fakeSession('sk_good', { query: { token } });
+    const onKeyPath = fakeSession('sk_good', { query: { token } });
+    sessions.onPrePlay(onKeyPath.session);
+    assert.deepEqual(onKeyPath.events, ['destroy'], 'the publisher’s path, which names the key, is not played');
+    const relay = fakeSession('vid_sk_good', { ...relayed, query: { token } });
     sessions.onPrePlay(relay.session);
     assert.deepEqual(relay.events, []);
     publisher.subscribers.set(relay.session.id, relay.session);
@@ -105,6 +126,7 @@ describe('publish sessions', () => {
     assert.deepEqual(relay.events, ['close']);
     assert.equal(finished[0]?.videoId, 'vid_sk_good');
     assert.equal(sessions.heldAt(publisher.session.streamPath), undefined);
+    assert.equal(libraryBroadcasts.has(relayPath('vid_sk_good')), false, 'the relay path ends with the broadcast');
   });
 
   it('gives the encoder the broadcast from its start, and only the encoder', async () => {
@@ -120,11 +142,12 @@ describe('publish sessions', () => {
     };
     send('header');
     send('frame-1');
-    const probe = fakeSession('sk_good', { query: { token } });
+    const relayed = { app: 'broadcast', broadcast: publisher.session.broadcast };
+    const probe = fakeSession('vid_sk_good', { ...relayed, query: { token } });
     sessions.onPrePlay(probe.session);
     assert.equal(publisher.session.broadcast.rtmpGopCache, undefined, 'a probe gets the last GOP, as any reader');
     send('frame-2');
-    const encoder = fakeSession('sk_good', { query: { token, from: 'start' } });
+    const encoder = fakeSession('vid_sk_good', { ...relayed, query: { token, from: 'start' } });
     sessions.onPrePlay(encoder.session);
     assert.deepEqual(
       [...(encoder.session.broadcast.rtmpGopCache ?? [])].map((b) => b.toString()),
@@ -156,6 +179,30 @@ describe('publish sessions', () => {
     sessions.onDonePublish(publisher.session);
     await settled();
     assert.equal(finished.length, 1);
+  });
+});
+
+describe('a publisher dropping', () => {
+  it('tells of an admitted publisher dropping, and of no refused one', async () => {
+    const { sessions, dropped } = gate((key) =>
+      key === 'sk_good' ? accepted(key) : { accepted: false, reason: 'unknown_key' },
+    );
+    const good = fakeSession('sk_good');
+    const wrong = fakeSession('sk_wrong');
+    sessions.onPrePublish(good.session);
+    sessions.onPrePublish(wrong.session);
+    await settled();
+    wrong.disconnect();
+    assert.equal(dropped.length, 0);
+    good.disconnect();
+    assert.deepEqual(
+      dropped.map((b) => b.videoId),
+      ['vid_sk_good'],
+    );
+    // Once the window has passed the broadcast is over: a late close tells of nothing.
+    sessions.onDonePublish(good.session);
+    good.disconnect();
+    assert.equal(dropped.length, 1);
   });
 });
 

@@ -3,13 +3,21 @@
 // there, so nothing is read until the key is checked, and a refused publisher is cut off with its
 // media unread. A publisher that drops is given its stream's reconnect window (the library resumes
 // a publisher coming back from the same address); the broadcast ends when the window passes.
-import type { NmsSession } from 'node-media-server';
+import type { NmsBroadcast, NmsSession } from 'node-media-server';
 import { randomBase62, type Logger } from '@kino/infra';
 import type { PublishDecision } from './broadcasts.ts';
 import { BroadcastBacklog } from './broadcast-backlog.ts';
 
 /** The RTMP application publishers use: `rtmp://host/live/<stream key>`. */
 export const publishApp = 'live';
+
+/**
+ * Where the farm's node plays a broadcast: `/broadcast/<videoId>`, a second name for the publisher's
+ * path, so the workflow's input and the node never learn the stream key. Only this path may be played.
+ */
+export function relayPath(videoId: string): string {
+  return `/broadcast/${videoId}`;
+}
 
 /** A broadcast this ingest holds: its stream, its video, the session publishing, the relay's token. */
 export interface HeldBroadcast {
@@ -31,8 +39,15 @@ export interface PublishSessionsDeps {
   started: (broadcast: HeldBroadcast, session: NmsSession) => Promise<void>;
   /** The reconnect window passed: the broadcast is over. */
   finished: (broadcast: HeldBroadcast) => Promise<void>;
+  /** The publisher's connection ended while its broadcast is held: its reconnect window opens now. */
+  dropped: (broadcast: HeldBroadcast) => void;
   /** How much of a broadcast is kept from its start for its encoder (broadcast-backlog.ts). */
   backlogBytes: number;
+  /**
+   * The library's broadcasts by path (its `Context.broadcasts`): a held broadcast is entered here a
+   * second time under its relay path, where a reader connecting to that path finds it.
+   */
+  libraryBroadcasts: Map<string, NmsBroadcast>;
   logger: Logger;
 }
 
@@ -46,6 +61,8 @@ export class PublishSessions {
   private readonly publishers = new Map<string, NmsSession>();
   /** Each held broadcast's messages from its start, until its encoder attaches, by stream path. */
   private readonly backlogs = new Map<string, BroadcastBacklog>();
+  /** The publisher's stream path of each held broadcast, by its relay path. */
+  private readonly relayed = new Map<string, string>();
 
   constructor(private readonly deps: PublishSessionsDeps) {}
 
@@ -65,10 +82,7 @@ export class PublishSessions {
    */
   async releaseAll(): Promise<void> {
     const held = [...this.held.values()];
-    this.held.clear();
-    this.publishers.clear();
-    for (const backlog of this.backlogs.values()) backlog.end();
-    this.backlogs.clear();
+    for (const [path, broadcast] of [...this.held]) this.forget(path, broadcast);
     await Promise.all(
       held.map((broadcast) =>
         this.deps.finished(broadcast).catch((error: unknown) => {
@@ -111,9 +125,7 @@ export class PublishSessions {
   onDonePublish(session: NmsSession): void {
     const broadcast = this.held.get(session.streamPath);
     if (!broadcast || broadcast.sessionId !== session.id) return;
-    this.held.delete(session.streamPath);
-    this.publishers.delete(session.streamPath);
-    this.endBacklog(session.streamPath);
+    this.forget(session.streamPath, broadcast);
     // The node pulling the stream reads to its end: its encode finishes and uploads the last segments.
     for (const player of session.broadcast.subscribers.values()) player.close();
     void this.deps.finished(broadcast).catch((error: unknown) => {
@@ -121,15 +133,19 @@ export class PublishSessions {
     });
   }
 
-  /** node-media-server's `prePlay`: only a holder of the broadcast's token may read it. */
+  /**
+   * node-media-server's `prePlay`: only a holder of the broadcast's token may read it, and only on its
+   * relay path (the publisher's path names the key).
+   */
   onPrePlay(session: NmsSession): void {
-    const broadcast = this.held.get(session.streamPath);
+    const publisherPath = this.relayed.get(session.streamPath);
+    const broadcast = publisherPath === undefined ? undefined : this.held.get(publisherPath);
     const token = session.streamQuery.token;
-    if (broadcast && typeof token === 'string' && token === broadcast.playToken) {
+    if (publisherPath !== undefined && broadcast && typeof token === 'string' && token === broadcast.playToken) {
       // The library sends the headers and its last GOP right after this event: the encoder gets all.
       if (session.streamQuery.from === 'start') {
-        this.backlogs.get(session.streamPath)?.handTo(session);
-        this.backlogs.delete(session.streamPath);
+        this.backlogs.get(publisherPath)?.handTo(session);
+        this.backlogs.delete(publisherPath);
       }
       return;
     }
@@ -137,9 +153,39 @@ export class PublishSessions {
     session.socket.destroy();
   }
 
-  private endBacklog(streamPath: string): void {
+  /** Holds a broadcast just admitted: by its publisher's path, under its relay path, with its backlog. */
+  private hold(session: NmsSession, broadcast: HeldBroadcast): void {
+    this.held.set(session.streamPath, broadcast);
+    this.publishers.set(session.streamPath, session);
+    this.relayed.set(relayPath(broadcast.videoId), session.streamPath);
+    this.deps.libraryBroadcasts.set(relayPath(broadcast.videoId), session.broadcast);
+    const backlogLog = this.deps.logger.child(logFields(broadcast));
+    this.backlogs.set(session.streamPath, new BroadcastBacklog(session.broadcast, this.deps.backlogBytes, backlogLog));
+  }
+
+  /** Tells of the admitted publisher's connection ending, unless its broadcast has ended or moved on. */
+  private watchDrop(session: NmsSession): void {
+    session.socket.once('close', () => {
+      const broadcast = this.held.get(session.streamPath);
+      if (broadcast?.sessionId === session.id) this.deps.dropped(broadcast);
+    });
+  }
+
+  /** Lets go of a broadcast that ended or never started: nothing of it is held or playable after. */
+  private forget(streamPath: string, broadcast: HeldBroadcast): void {
+    this.held.delete(streamPath);
+    this.publishers.delete(streamPath);
+    this.endRelay(broadcast);
     this.backlogs.get(streamPath)?.end();
     this.backlogs.delete(streamPath);
+  }
+
+  private endRelay(broadcast: HeldBroadcast): void {
+    const path = relayPath(broadcast.videoId);
+    const publisherPath = this.relayed.get(path);
+    this.relayed.delete(path);
+    // Only our own entry: the library deletes a broadcast's own path when it is empty.
+    if (publisherPath !== undefined) this.deps.libraryBroadcasts.delete(path);
   }
 
   private async decide(session: NmsSession, reconnecting: boolean): Promise<boolean> {
@@ -152,6 +198,7 @@ export class PublishSessions {
       if (!(await this.deps.mayResume(key, resuming.liveStreamId))) return false;
       resuming.sessionId = session.id;
       this.publishers.set(session.streamPath, session);
+      this.watchDrop(session);
       this.deps.logger.info({ ...logFields(resuming), ip: session.ip }, 'publisher back within its reconnect window');
       return true;
     }
@@ -172,18 +219,14 @@ export class PublishSessions {
     };
     // The library's grace for a dropped publisher is the stream's own reconnect window.
     session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;
-    this.held.set(session.streamPath, broadcast);
-    this.publishers.set(session.streamPath, session);
-    const backlogLog = this.deps.logger.child(logFields(broadcast));
-    this.backlogs.set(session.streamPath, new BroadcastBacklog(session.broadcast, this.deps.backlogBytes, backlogLog));
+    this.hold(session, broadcast);
+    this.watchDrop(session);
     this.deps.logger.info({ ...logFields(broadcast), ip: session.ip }, 'broadcast started');
     try {
       await this.deps.started(broadcast, session);
     } catch (error) {
       // Nothing would record it (its workflow did not start): the publisher is refused, the stream idle.
-      this.held.delete(session.streamPath);
-      this.publishers.delete(session.streamPath);
-      this.endBacklog(session.streamPath);
+      this.forget(session.streamPath, broadcast);
       await this.deps.finished(broadcast);
       throw error;
     }

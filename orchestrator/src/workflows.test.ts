@@ -212,6 +212,7 @@ function fakeActivities(
     removeVideoContent: () => Promise.resolve({ removed: 0 }),
     sendWebhook: () => Promise.resolve({ status: 200 }),
     // Stands for the details object: the events carry whatever the activity read, after the change.
+    liveStreamEvent: () => Promise.resolve(null),
     videoDetails: ({ videoId: id }) =>
       Promise.resolve({
         publicID: id,

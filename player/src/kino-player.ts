@@ -152,6 +152,18 @@ export class KinoPlayerElement extends HTMLElement {
     return this.#hls;
   }
 
+  /**
+   * The wall-clock time of the picture showing, from the stream's `EXT-X-PROGRAM-DATE-TIME`, or null
+   * when the stream names none. `Date.now()` minus it is how far behind the stream's clock the viewer
+   * is (a live broadcast's: the time each frame was encoded, meant to be when it was published).
+   */
+  get programDateTime(): Date | null {
+    if (this.#hls) return this.#hls.playingDate;
+    // Native HLS (Safari): the playlist's first date plus the time played.
+    const start = (this.media as HTMLVideoElement & { getStartDate?(): Date }).getStartDate?.();
+    return start && !Number.isNaN(start.getTime()) ? new Date(start.getTime() + this.media.currentTime * 1000) : null;
+  }
+
   play(): Promise<void> {
     return this.media.play();
   }

@@ -18,12 +18,13 @@ const mediaEvents: readonly MediaEventName[] = ['play', 'playing', 'waiting', 's
 
 /**
  * The video a master playlist's URL names, and the organization and environment of a public-family
- * path: `/v1/private/{id}/`, `/v1/public/{org}/{env}/{id}/`, `/{id}/` (a share link's master names
- * its link, which delivery does not take: null).
+ * path: `/v1/private/{id}/`, `/v1/public/{org}/{env}/{id}/`, `/{id}/`; a share link's master
+ * (`/v1/share/{linkId}/`) names its link, which delivery takes in the video's place.
  */
 export function beaconTargetOf(master: URL): Pick<BeaconEnvelope, 'videoId' | 'orgId' | 'envId'> | null {
   const parts = master.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'v1' && parts[1] === 'private' && parts.length >= 4) return { videoId: parts[2]! };
+  if (parts[0] === 'v1' && (parts[1] === 'private' || parts[1] === 'share') && parts.length >= 4)
+    return { videoId: parts[2]! };
   if (parts[0] === 'v1' && parts[1] === 'public' && parts.length >= 6)
     return { videoId: parts[4]!, orgId: parts[2]!, envId: parts[3]! };
   if (parts[0] !== 'v1' && parts.length === 2) return { videoId: parts[0]! };

@@ -6,3 +6,9 @@ export { thumbnailUrlsFor } from './thumbnail-urls.ts';
 export { deliveryFileUrls } from './delivery-file-urls.ts';
 export { presentCaptionTracks } from './caption-tracks.ts';
 export { keyringFor } from './keyrings.ts';
+export {
+  liveStreamEventPayload,
+  liveStreamStatusOf,
+  presentLiveStream,
+  type PresentedLiveStream,
+} from './live-streams.ts';

@@ -12,6 +12,7 @@ import type {
   ErrorEnvelope,
   LiveStreamLatency,
   LiveStreamStatus,
+  LiveStreamWebhookEvent,
   MaxEdgeLength,
   PixelFormat,
   PlaybackExpiration,
@@ -41,6 +42,7 @@ export type {
   ErrorEnvelope,
   LiveStreamLatency,
   LiveStreamStatus,
+  LiveStreamWebhookEvent,
   MaxEdgeLength,
   PixelFormat,
   RateControlMode,
@@ -277,6 +279,8 @@ export interface ListVideosParams {
   to?: string;
   /** Only videos whose `metadata.externalId` is exactly this. */
   externalId?: string;
+  /** Only this live stream's broadcasts (`ls_…`): the videos recorded from it, newest first by default. */
+  liveStreamId?: string;
 }
 
 export interface CreateUploadUrlParams {
@@ -616,6 +620,30 @@ export type VideoDeletedPayload = VideoEventPayload<'video.deleted', 'deleted'>;
 /** A caption track was added or replaced: `data.captions` lists it. */
 export type VideoCaptionReadyPayload = VideoEventPayload<'video.caption.ready', VideoStatus>;
 
+/**
+ * A live stream's event: `videoId` is the broadcast's video (the recording, for
+ * `live_stream.recording.ready`); `data` is the stream as `liveStreams.get` answers it at that
+ * moment, less `streamKey` and `ingest` (the key stays out of webhook bodies).
+ */
+interface LiveStreamEventPayload<Event extends LiveStreamWebhookEvent> {
+  event: Event;
+  liveStreamId: string;
+  videoId: string;
+  status: LiveStreamStatus;
+  /** ISO 8601, when it happened. */
+  timestamp: string;
+  data: Omit<LiveStream, 'streamKey' | 'ingest'>;
+}
+
+/** A publisher was admitted: a broadcast (its video `videoId`) started. */
+export type LiveStreamActivePayload = LiveStreamEventPayload<'live_stream.active'>;
+/** The publisher's connection ended: the stream stays `active` through its reconnect window. */
+export type LiveStreamDisconnectedPayload = LiveStreamEventPayload<'live_stream.disconnected'>;
+/** The broadcast is over (the window passed, or the publisher was cut off). */
+export type LiveStreamIdlePayload = LiveStreamEventPayload<'live_stream.idle'>;
+/** The broadcast's recording (`videoId`) is a ready on-demand video. */
+export type LiveStreamRecordingReadyPayload = LiveStreamEventPayload<'live_stream.recording.ready'>;
+
 /** `webhooks.test`: no video. */
 export interface WebhookTestPayload {
   event: 'webhook.test';
@@ -633,6 +661,10 @@ export type WebhookPayload =
   | VideoUpdatedPayload
   | VideoDeletedPayload
   | VideoCaptionReadyPayload
+  | LiveStreamActivePayload
+  | LiveStreamDisconnectedPayload
+  | LiveStreamIdlePayload
+  | LiveStreamRecordingReadyPayload
   | WebhookTestPayload;
 
 /** `GET .../webhooks/{webhookID}/deliveries` → `body.deliveries[]`: one attempt to deliver one message. */

@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, expectTypeOf, it } from 'vitest';
 import { Webhook, WebhookVerificationError as LibraryError } from 'standardwebhooks';
-import { Kino, verifyWebhook, WebhookVerificationError, type VideoDetails, type WebhookTestPayload } from './index.ts';
+import {
+  Kino,
+  verifyWebhook,
+  WebhookVerificationError,
+  type LiveStream,
+  type VideoDetails,
+  type WebhookTestPayload,
+} from './index.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const body = JSON.stringify({
@@ -85,6 +92,10 @@ describe('the verified payload', () => {
         expectTypeOf(payload.data).toEqualTypeOf<WebhookTestPayload['data']>();
         expectTypeOf(payload.videoId).toEqualTypeOf<null>();
         seen.push(payload.data.webhookId);
+      } else if ('liveStreamId' in payload) {
+        // A live stream's event: the stream without its key (none is sent here).
+        expectTypeOf(payload.data).toEqualTypeOf<Omit<LiveStream, 'streamKey' | 'ingest'>>();
+        seen.push(payload.liveStreamId);
       } else {
         expectTypeOf(payload.data).toEqualTypeOf<VideoDetails>();
         expectTypeOf(payload.videoId).toEqualTypeOf<string>();

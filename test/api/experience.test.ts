@@ -11,7 +11,13 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { newId } from '@kino/infra';
 import type { playbackViewColumns } from '@kino/analytics';
-import { ClickHouseHttp, migrateClickHouse, PLAYBACK_VIEWS_TABLE } from '@kino/analytics';
+import {
+  ClickHouseHttp,
+  markPlaybackRollupDays,
+  migrateClickHouse,
+  PLAYBACK_VIEWS_TABLE,
+  refreshExperienceRollups,
+} from '@kino/analytics';
 import { freePort, kinoBin, startChdbHttpServer, type ChdbHttpServer } from '@kino/dev';
 import { startTestServices, type TestServices } from '@kino/test/support/services';
 import { createVideo } from '@kino/database/repositories';
@@ -101,7 +107,7 @@ beforeAll(async () => {
     // Its first fold, before the first frame arrived: it looked like an exit before start.
     { ...refolded, started: 0, startup_ms: 0, watch_ms: 0, rebuffer_count: 0, rebuffer_ms: 0, version: 4 },
   ]);
-  await clickhouse.insert(PLAYBACK_VIEWS_TABLE, [
+  const views = [
     // 2026-03-01, environment A, video A.
     refolded,
     view({ browser: 'Firefox', os: 'Windows', rendition_height: 1080, startup_ms: 1_000, watch_ms: 30_000 }),
@@ -128,7 +134,12 @@ beforeAll(async () => {
     view({ day: '2026-02-28', startup_ms: 9_000, watch_ms: 1_000 }),
     view({ day: '2026-03-04', startup_ms: 9_000, watch_ms: 1_000 }),
     view({ org_id: t.otherOrg.id, env_id: t.otherEnv.id, startup_ms: 9_000, watch_ms: 1_000, failed: 1 }),
-  ]);
+  ];
+  await clickhouse.insert(PLAYBACK_VIEWS_TABLE, views);
+  // The endpoints read the experience rollups: the days marked as the fold marks them, then one
+  // refresher pass (from the views with FINAL: the refolded view counts by its last fold).
+  await markPlaybackRollupDays(clickhouse, views);
+  await refreshExperienceRollups(clickhouse);
 });
 
 afterAll(async () => {
@@ -222,6 +233,27 @@ describe('experience analytics', () => {
       [videoA, 5],
       [videoB, 2],
     ]);
+  });
+
+  it('pages the keys of a grouping, the most viewed first', async () => {
+    const keysAndViews = (records: Json[]) => records.map((r) => [r.key, r.views]);
+    const page = async (n: number) => {
+      const response = await api.app.inject({
+        url: `/v1/api/${t.org.id}/analytics/experience?${range}&groupBy=video&pageSize=1&page=${n}`,
+        headers: { 'x-api-key': t.keys.full },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json<Json>().body as { experience: Json[]; pagination: Json };
+      return [keysAndViews(body.experience), body.pagination];
+    };
+    const pagination = { total: 2, pageSize: 1, totalPages: 2 };
+    assert.deepEqual(await page(1), [[[videoA, 5]], { ...pagination, page: 1, hasNext: true, hasPrevious: false }]);
+    assert.deepEqual(await page(2), [[[videoB, 2]], { ...pagination, page: 2, hasNext: false, hasPrevious: true }]);
+    const tooLarge = await api.app.inject({
+      url: `/v1/api/${t.org.id}/analytics/experience?${range}&groupBy=video&pageSize=101`,
+      headers: { 'x-api-key': t.keys.full },
+    });
+    assertErrorEnvelope(tooLarge.json(), 400, 'invalid_page_size', assert);
   });
 
   it('narrows to an environment and to one video', async () => {

@@ -251,6 +251,40 @@ describe('live streams', () => {
     assert.equal((await request('GET', `/${t.org.id}/videos/${videoId}/details`)).status, 200, 'the recording stays');
   });
 
+  it("list their broadcasts: the videos list's liveStreamId filter, in the environment and the organization lists", async () => {
+    const [stream, other] = [await create(), await create()];
+    const broadcast = async (liveStreamId: string, name: string) => {
+      const id = newId('vid');
+      await createVideo(api.db, {
+        id,
+        orgId: t.org.id,
+        envId: t.envA.id,
+        name,
+        storagePath: `live/${liveStreamId}/${id}`,
+        videoQuality: 'standard',
+        allowPublicAccess: false,
+        parameters: defaultEncodingParameters,
+        liveStreamId,
+      });
+      return id;
+    };
+    const first = await broadcast(stream.liveStreamId, 'first');
+    await broadcast(other.liveStreamId, "another stream's");
+    const second = await broadcast(stream.liveStreamId, 'second');
+    for (const path of [`/${t.org.id}/environments/${t.envA.id}/videos`, `/${t.org.id}/videos`]) {
+      const listed = await request('GET', `${path}?liveStreamId=${stream.liveStreamId}&sortBy=name&sortDir=desc`);
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.deepEqual(
+        listed.body.body.videos.map((v: Json) => v.id),
+        [second, first],
+        path,
+      );
+      assert.equal(listed.body.body.pagination.total, 2, path);
+    }
+    const none = await request('GET', `/${t.org.id}/videos?liveStreamId=ls_nothing`);
+    assert.deepEqual(none.body.body.videos, []);
+  });
+
   it('sign a playback URL bound to the stream, with the lifetime and domains asked for', async () => {
     const stream = await create();
     const signed = await request('POST', streamPath(stream.liveStreamId, '/playback-url'), {

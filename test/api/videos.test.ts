@@ -811,6 +811,10 @@ describe('webhooks', () => {
       'video.updated',
       'video.deleted',
       'video.caption.ready',
+      'live_stream.active',
+      'live_stream.disconnected',
+      'live_stream.idle',
+      'live_stream.recording.ready',
     ]);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     assert.ok(Buffer.from(hook.secret.slice('whsec_'.length), 'base64').length >= 24);

@@ -89,12 +89,12 @@ describe('deploy/kubernetes', () => {
     assert.equal(`${stdout}${stderr}`.trim(), '');
   });
 
-  it('the API, orchestrators, encode nodes and delivery nodes all run the one Kino image, several of each', () => {
+  it('the API, orchestrators, encode nodes, delivery nodes and ingests all run the one Kino image, several of each', () => {
     const deployments = readKubernetesObjects(kubernetesFiles).filter((doc) => doc.kind === 'Deployment');
     const byComponent = Object.fromEntries(
       deployments.map((d) => [d.metadata.labels!['app.kubernetes.io/component']!, d]),
     );
-    assert.deepEqual(Object.keys(byComponent).sort(), ['api', 'delivery', 'node', 'orchestrator']);
+    assert.deepEqual(Object.keys(byComponent).sort(), ['api', 'delivery', 'ingest', 'node', 'orchestrator']);
     for (const [component, deployment] of Object.entries(byComponent)) {
       assert.ok((deployment.spec?.replicas ?? 1) >= 2, `${component} runs several replicas`);
       assert.deepEqual(
@@ -112,6 +112,7 @@ describe('deploy/kubernetes', () => {
     assert.deepEqual(workloads.map((o) => `${o.kind}/${o.metadata.name}`).sort(), [
       'Deployment/kino-api',
       'Deployment/kino-delivery',
+      'Deployment/kino-ingest',
       'Deployment/kino-node',
       'Deployment/kino-orchestrator',
       'Job/kino-bootstrap',
@@ -259,6 +260,11 @@ describe('deploy/kubernetes', () => {
     }
     assert.deepEqual([...(allowed.get('orchestrator:registry') ?? [])], ['node']);
     assert.deepEqual([...(allowed.get('orchestrator:relay') ?? [])], ['orchestrator']);
+    // Publishers reach ingest from anywhere, on RTMP and SRT only.
+    assert.deepEqual(
+      [...allowed.keys()].filter((key) => key.startsWith('ingest:')),
+      ['ingest:rtmp', 'ingest:srt'],
+    );
     // Nodes dial out: nothing may connect to them but the metrics scraper.
     assert.deepEqual(
       [...allowed.keys()].filter((key) => key.startsWith('node:')),
@@ -319,6 +325,7 @@ describe('deploy/compose.yaml', () => {
       'bootstrap',
       'clickhouse',
       'delivery',
+      'ingest',
       'node',
       'orchestrator',
       'postgres',
@@ -328,10 +335,10 @@ describe('deploy/compose.yaml', () => {
       'temporal-namespace',
       'temporal-schema',
     ]);
-    for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap'])
+    for (const name of ['api', 'orchestrator', 'node', 'delivery', 'ingest', 'bootstrap'])
       assert.equal(renderCompose(makeEnvSecrets())[name]!.image, image, name);
     // Every Kino process finds the services it uses by a service's name, never loopback.
-    for (const name of ['api', 'orchestrator', 'node', 'delivery', 'bootstrap']) {
+    for (const name of ['api', 'orchestrator', 'node', 'delivery', 'ingest', 'bootstrap']) {
       for (const [key, value] of Object.entries(services[name]!.environment!)) {
         assert.doesNotMatch(String(value), /127\.0\.0\.1|localhost/, `${name} ${key}`);
       }
@@ -401,13 +408,25 @@ describe('deploy/compose.yaml', () => {
   /** Services that run until stopped (the others run once: schema, namespace, bootstrap). */
   const longRunning = (service: ComposeService) => service.restart === 'unless-stopped' || service.restart === 'always';
 
-  it("publishes the proxy's ports only, and the Caddyfile sends each public name to its service's port with the Host header as sent, no body limit and no request buffering", () => {
+  it("publishes the proxy's ports and ingest's only, and the Caddyfile sends each public name to its service's port with the Host header as sent, no body limit and no request buffering", () => {
     const services = rendered();
     const publishing = Object.entries(services).filter(([, service]) => (service.ports ?? []).length > 0);
     assert.deepEqual(
       publishing.map(([name, service]) => [name, service.ports]),
-      [['proxy', ['80:80', '443:443', '443:443/udp']]],
+      [
+        ['ingest', ['1935:1935', '9710:9710/udp']],
+        ['proxy', ['80:80', '443:443', '443:443/udp']],
+      ],
     );
+    // Ingest's published ports are the ones it listens on, and the ones the API shows publishers.
+    const ingest = services.ingest!.environment;
+    assert.deepEqual(
+      [ingest.INGEST_RTMP_PORT, ingest.INGEST_SRT_PORT, ingest.INGEST_HOST],
+      ['1935', '9710', '0.0.0.0'],
+    );
+    assert.equal(ingest.INGEST_RELAY_URL, `rtmp://ingest:${ingest.INGEST_RTMP_PORT}`);
+    assert.match(services.api!.environment.LIVE_RTMP_URL!, /^rtmp:\/\/[^:/]+:1935\/live$/);
+    assert.match(services.api!.environment.LIVE_SRT_URL!, /^srt:\/\/[^:/]+:9710$/);
     // Caddy's own reading of the file (`caddy adapt`), with the names the proxy's environment gives it.
     const adapted = JSON.parse(
       execFileSync(findBinary('caddy'), ['adapt', '--config', join(deployDir, 'caddy', 'Caddyfile')], {
@@ -536,7 +555,14 @@ describe('the Kino image tag', () => {
     assert.equal(readEnvFile(join(deployDir, '.env.example')).KINO_VERSION, kinoVersion);
     const services = renderCompose({ ...secrets, KINO_VERSION: '9.8.7' });
     const kino = Object.entries(services).filter(([, service]) => service.image?.startsWith('kino:'));
-    assert.deepEqual(kino.map(([name]) => name).sort(), ['api', 'bootstrap', 'delivery', 'node', 'orchestrator']);
+    assert.deepEqual(kino.map(([name]) => name).sort(), [
+      'api',
+      'bootstrap',
+      'delivery',
+      'ingest',
+      'node',
+      'orchestrator',
+    ]);
     for (const [name, service] of kino) assert.equal(service.image, 'kino:9.8.7', `${name} runs the tag .env names`);
     const { KINO_VERSION: _, ...withoutVersion } = secrets;
     assert.throws(() => renderCompose(withoutVersion), /required variable KINO_VERSION is missing a value/);
@@ -576,7 +602,7 @@ describe('the Kino image tag', () => {
       (object) => object.spec?.template?.spec.containers ?? [],
     );
     const kino = containers.filter((container) => container.image.split(':')[0] === 'kino');
-    assert.equal(kino.length, 5, 'the API, orchestrator, node, delivery and bootstrap containers');
+    assert.equal(kino.length, 6, 'the API, orchestrator, node, delivery, ingest and bootstrap containers');
     for (const container of kino) assert.equal(container.image, image, container.name);
   });
 });

@@ -632,7 +632,14 @@ test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bo
   const { hosts, services, runtime } = compose;
   // Every Kino service of the file runs the image, with the command kino.js takes.
   const kino = Object.entries(services).filter(([, service]) => service.image === kinoImage);
-  assert.deepEqual(kino.map(([name]) => name).sort(), ['api', 'bootstrap', 'delivery', 'node', 'orchestrator']);
+  assert.deepEqual(kino.map(([name]) => name).sort(), [
+    'api',
+    'bootstrap',
+    'delivery',
+    'ingest',
+    'node',
+    'orchestrator',
+  ]);
 
   // Each service's environment as its process reads it: a variable missing from the file stops here, named.
   for (const [name, service] of kino) {
@@ -933,6 +940,7 @@ test('from deploy/kubernetes/ to a played video: the bootstrap Job, then every D
   assert.deepEqual(workloads.map((candidate) => candidate.name).sort(), [
     'Deployment/kino-api',
     'Deployment/kino-delivery',
+    'Deployment/kino-ingest',
     'Deployment/kino-node',
     'Deployment/kino-orchestrator',
     'Job/kino-bootstrap',

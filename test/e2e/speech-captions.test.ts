@@ -37,7 +37,7 @@ let spoken: SpokenTrack;
 let videoId: string;
 /** The engine's word error rate on the whole sound, heard directly: what the pieces must match. */
 let wholeWer: Promise<number>;
-/** Setup's multilingual model (Whisper base) on German and Italian sentences, heard directly: WER by language. */
+/** Setup's multilingual model (Whisper base) on the corpus's German, Italian and Spanish, heard directly: WER by language. */
 let otherLanguages: Promise<Record<string, { wer: number; heard: string; language: string }>>;
 
 // Plays `?src=` with hls.js at twice real time, the English subtitles track on (a generated track is
@@ -136,7 +136,7 @@ beforeAll(async () => {
   const multilingual = findMultilingualSpeechEngine();
   assert.ok(multilingual, 'no multilingual speech model installed (dev/setup/setup.sh installs Whisper base)');
   otherLanguages = Promise.all(
-    (['de', 'it'] as const).map(async (language) => {
+    (['de', 'it', 'es'] as const).map(async (language) => {
       const { sentences, voice } = speechCorpus[language];
       const dir = await mkdtemp(join(workDir, `${language}-`));
       const heard = await hearWithEngine(
@@ -253,15 +253,16 @@ test('hls.js shows each generated cue while its sentence is spoken, within 0.5 s
   });
 });
 
-test('other languages: the multilingual model setup installs hears German within the 25 % goal, Italian within 30 %', async () => {
+test('other languages: the multilingual model setup installs hears German, Italian and Spanish within the 25 % goal', async () => {
   const heard = await otherLanguages;
   for (const [language, { wer, heard: text }] of Object.entries(heard))
     console.log(`speech-captions: ${language} WER ${(wer * 100).toFixed(1)} % (heard: ${JSON.stringify(text)})`);
-  assert.equal(heard.de!.language, 'de');
-  assert.ok(heard.de!.wer <= 0.25, `German WER ${(heard.de!.wer * 100).toFixed(1)} % over 25 %: ${heard.de!.heard}`);
-  // Italian misses the issue's 25 % with espeak-ng's voice (27.6 %, docs/decisions/captions.md): a
-  // bound against getting worse, not the goal.
-  assert.ok(heard.it!.wer <= 0.3, `Italian WER ${(heard.it!.wer * 100).toFixed(1)} % over 30 %: ${heard.it!.heard}`);
+  // Measured 7.8 %, 19.4 % and 14.9 % (docs/decisions/captions.md, "Languages"); the same sound and
+  // model give the same words every run, so the bound is the issue's goal itself.
+  for (const [language, { wer, heard: text, language: answered }] of Object.entries(heard)) {
+    assert.equal(answered, language);
+    assert.ok(wer <= 0.25, `${language} WER ${(wer * 100).toFixed(1)} % over 25 %: ${text}`);
+  }
 });
 
 test('a language the installed engine cannot do answers 400 naming the field', async () => {

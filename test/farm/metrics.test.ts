@@ -5,10 +5,12 @@
 // orchestrator runs with a METRICS_TOKEN, so its /metrics shows the token check too.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@kino/dev';
+import { BEACONS_PATH } from '@kino/proto/contract';
 import { makeClip } from '@kino/test/support/media';
 import { scrape, scrapeUntil } from '@kino/test/support/metrics';
 import {
@@ -127,6 +129,31 @@ describe('metrics of a farm after real work', () => {
     assert.ok(delivery.value('kino_delivery_cache_misses_total') >= segmentSizes.length);
     assert.ok(delivery.value('kino_delivery_cache_hits_total') >= 1);
     assert.ok(delivery.has('process_cpu_user_seconds_total'), 'the process defaults');
+  });
+
+  it("delivery counts a player's playback events into their own spool and ships every one", async () => {
+    const events = [
+      { type: 'viewstart', at: 0 },
+      { type: 'playrequest', at: 5 },
+      { type: 'viewend', at: 9 },
+    ];
+    const accepted = await fetch(`${farm.deliveryUrl}${BEACONS_PATH}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ viewId: randomUUID(), videoId, player: { name: 'test', version: '1' }, events }),
+    });
+    assert.equal(accepted.status, 202);
+    const delivery = await scrapeUntil(metricsUrls.delivery!, (scraped) => {
+      assert.equal(scraped.value('kino_delivery_playback_events_shipped_total'), events.length);
+      assert.equal(scraped.value('kino_delivery_spool_files', { spool: 'playback_events' }), 0);
+    });
+    assert.equal(delivery.value('kino_delivery_playback_events_spooled_total'), events.length);
+    assert.equal(delivery.value('kino_delivery_playback_event_ship_failures_total'), 0);
+    assert.equal(delivery.value('kino_delivery_spool_lag_seconds', { spool: 'playback_events' }), 0);
+    assert.deepEqual(delivery.labelValues('kino_delivery_spool_bytes', 'spool').sort(), [
+      'playback_events',
+      'segments',
+    ]);
   });
 
   it('the orchestrator reports its encodes, the farm and the webhook, behind its metrics token', async () => {

@@ -47,9 +47,13 @@ export default async function startSharedFarm(project: TestProject): Promise<() 
     ingest: true,
     speech: true,
     orchestratorEnv: { CAPTIONS_PIECE_SECONDS: '8' },
-    // Views fold within a second of their end (beacons.test.ts), not the production 10 s; quiet
-    // after 15 s (a player sends every 10 s), not 2 min.
-    apiEnv: { PLAYBACK_FOLD_INTERVAL_MS: '500', PLAYBACK_VIEW_QUIET_SECONDS: '15' },
+    // Views fold within a second of their end (beacons.test.ts), not the production 10 s, and reach
+    // the experience rollups a second later; quiet after 15 s (a player sends every 10 s), not 2 min.
+    apiEnv: {
+      PLAYBACK_FOLD_INTERVAL_MS: '500',
+      PLAYBACK_VIEW_QUIET_SECONDS: '15',
+      ANALYTICS_ROLLUP_INTERVAL_MS: '1000',
+    },
   });
   try {
     await farm.startNode('a', { slots: 2 });

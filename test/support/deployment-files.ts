@@ -140,9 +140,11 @@ export function renderCompose(
 }
 
 /** The Kino process a command starts (`kino config check <process>` checks its environment). */
-export function kinoProcessOf(command: readonly string[]): 'api' | 'orchestrator' | 'node' | 'delivery' | 'bootstrap' {
+export function kinoProcessOf(
+  command: readonly string[],
+): 'api' | 'orchestrator' | 'node' | 'delivery' | 'ingest' | 'bootstrap' {
   const words = command.join(' ');
-  if (words === 'api' || words === 'orchestrator' || words === 'delivery') return words;
+  if (words === 'api' || words === 'orchestrator' || words === 'delivery' || words === 'ingest') return words;
   if (words.startsWith('node start')) return 'node';
   if (words.startsWith('admin bootstrap')) return 'bootstrap';
   throw new Error(`no Kino process is started by \`kino ${words}\``);
@@ -170,7 +172,7 @@ export interface KubernetesContainer {
   args?: string[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   env?: KubernetesEnvVar[];
-  ports?: { name?: string; containerPort: number }[];
+  ports?: { name?: string; containerPort: number; protocol?: string }[];
   volumeMounts?: { name: string; mountPath: string }[];
   readinessProbe?: KubernetesProbe;
   livenessProbe?: KubernetesProbe;

@@ -8,19 +8,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   DEFAULT_PLAYBACK_EXPIRATION,
   PLAYBACK_EXPIRATIONS,
-  deliveryPaths,
   liveStreamLatencies,
   liveStreamLimits,
   playbackExpirations,
   videoQualities,
-  type LiveStreamStatus,
 } from '@kino/proto/contract';
 import { generateStreamKey, KeyEncryption, type LiveStream } from '@kino/database';
 import {
   createLiveStream,
   deleteIdleLiveStream,
   getLiveStream,
-  isBroadcasting,
   listLiveStreams,
   newLiveStreamId,
   replaceLiveStreamKey,
@@ -29,7 +26,7 @@ import {
   type StoredStreamKey,
 } from '@kino/database/repositories';
 import { mintPlaybackToken, signedPlaybackUrl } from '@kino/database/playback-keys';
-import { keyringFor } from '@kino/presenters';
+import { keyringFor, presentLiveStream } from '@kino/presenters';
 import type { ApiDeps, RouteOptions } from '../deps.ts';
 import type { Access } from '../http/fastify-augment.ts';
 import { ConflictError, NotFoundError } from '../http/errors.ts';
@@ -156,31 +153,15 @@ const validationCodes = {
   'body.reconnectWindowSeconds': 'invalid_reconnect_window',
 };
 
-function statusOf(stream: LiveStream): LiveStreamStatus {
-  if (stream.disabled_at) return 'disabled';
-  return isBroadcasting(stream) ? 'active' : 'idle';
-}
-
-/** The stream as the API answers it, its key opened from the seal. */
-function presentLiveStream(stream: LiveStream, deps: ApiDeps, sealing: KeyEncryption): LiveStreamBody {
+/** The stream as the API answers it: the presented stream, its key opened from the seal, and the URLs to publish to. */
+function presentWithKey(stream: LiveStream, deps: ApiDeps, sealing: KeyEncryption): LiveStreamBody {
   const streamKey = sealing.open(stream.stream_key_sealed, stream.id);
-  const master = `${deps.config.DELIVERY_URL}${deliveryPaths.publicFile(stream.org_id, stream.env_id, stream.id, 'master.m3u8')}`;
   const srt = new URL(deps.config.LIVE_SRT_URL);
   srt.searchParams.set('streamid', streamKey);
   return {
-    liveStreamId: stream.id,
-    name: stream.name,
-    status: statusOf(stream),
-    latency: stream.latency,
-    allowPublicAccess: stream.allow_public_access,
-    videoQuality: stream.video_quality,
-    record: stream.record,
-    reconnectWindowSeconds: stream.reconnect_window_seconds,
+    ...presentLiveStream(stream, deps.config.DELIVERY_URL),
     streamKey,
     ingest: { rtmp: deps.config.LIVE_RTMP_URL, srt: srt.toString() },
-    playback: { master: stream.allow_public_access ? master : null },
-    activeVideoId: isBroadcasting(stream) ? stream.active_video_id : null,
-    createdAt: stream.created_at.toISOString(),
   };
 }
 
@@ -200,7 +181,7 @@ function liveStreamContext(deps: ApiDeps) {
   const sealing = new KeyEncryption(deps.config.KINO_KEY_ENCRYPTION_KEY);
   return {
     keyring: keyringFor(deps),
-    present: (stream: LiveStream) => presentLiveStream(stream, deps, sealing),
+    present: (stream: LiveStream) => presentWithKey(stream, deps, sealing),
     /** A new key: shown to no one here (each read opens the seal), stored as hash and seal. */
     newKey: (id: string): StoredStreamKey => {
       const { key, hash } = generateStreamKey();

@@ -6,14 +6,14 @@
 // backoff, each endpoint on its own.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { WebhookEvent, WebhookVideoStatus } from '@kino/proto/contract';
+import type { VideoWebhookEvent, WebhookVideoStatus } from '@kino/proto/contract';
 import { announceVideoEvent } from '@kino/database';
 import { listWebhookSubscribers } from '@kino/database/repositories';
 import type { ApiDeps } from '../deps.ts';
 import { loadVideoDetails, type VideoDetails } from '@kino/presenters';
 import { startDeliverWebhooks } from './workflows.ts';
 
-type ApiVideoEvent = Exclude<WebhookEvent, 'video.processing.completed' | 'video.processing.failed'>;
+type ApiVideoEvent = Exclude<VideoWebhookEvent, 'video.processing.completed' | 'video.processing.failed'>;
 
 /** The video's status in an event's payload: `deleted` for `video.deleted`. */
 function statusOf(event: ApiVideoEvent, details: VideoDetails): WebhookVideoStatus {

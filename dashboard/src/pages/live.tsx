@@ -1,6 +1,7 @@
 // Live streams of the current environment (issue 56): create one, and for each the RTMP server, the
 // stream key and the SRT URL to copy into an encoder, where it plays, and its actions (reset the key,
-// disable or enable, delete); through the ordinary API (/v1/api/{orgID}/.../live-streams).
+// disable or enable, delete); through the ordinary API (/v1/api/{orgID}/.../live-streams). Each
+// stream's name opens its own view (live-stream.tsx): a preview and its broadcasts.
 import { useState } from 'preact/hooks';
 import { liveStreamLatencies, type LiveStreamLatency, type LiveStreamStatus } from '@kino/proto/contract';
 import { api, API_ROOT, json } from '../api.ts';
@@ -11,7 +12,7 @@ import { Skeleton } from '../components/skeleton.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { firstError, useList, useListChange } from '../use-list.ts';
 
-interface LiveStream {
+export interface LiveStream {
   liveStreamId: string;
   name: string;
   status: LiveStreamStatus;
@@ -62,13 +63,27 @@ function Copyable({
   );
 }
 
-/** One stream: what an encoder needs, where it plays, and its actions. */
-function StreamCard({ stream, act }: { stream: LiveStream; act(path: string, method?: 'POST' | 'DELETE'): void }) {
+/**
+ * One stream: what an encoder needs, where it plays, and its actions. `act` takes a path under
+ * `.../live-streams/`. `href`: its name links there (the list's cards open the stream's view).
+ */
+export function StreamCard({
+  stream,
+  act,
+  href,
+}: {
+  stream: LiveStream;
+  act(path: string, method?: 'POST' | 'DELETE'): void;
+  href?: string;
+}) {
   const id = stream.liveStreamId;
   return (
     <article class="card" data-testid={`live-stream-${id}`}>
       <h2>
-        {stream.name} <span class={`status status-${stream.status}`}>{stream.status}</span>
+        {href ? <a href={href}>{stream.name}</a> : stream.name}{' '}
+        <span class={`status status-${stream.status}`} data-testid="live-stream-status">
+          {stream.status}
+        </span>
       </h2>
       <p class="muted">
         {id} · latency {stream.latency} · {stream.allowPublicAccess ? 'public' : 'private'} ·{' '}
@@ -189,6 +204,7 @@ export function LivePage() {
         <StreamCard
           key={stream.liveStreamId}
           stream={stream}
+          href={`/dashboard/live/${stream.liveStreamId}`}
           act={(path, method = 'POST') => act.mutate({ path, method })}
         />
       ))}

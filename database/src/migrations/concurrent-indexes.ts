@@ -50,6 +50,11 @@ export const concurrentIndexes: ConcurrentIndex[] = [
     name: 'videos_live_org_external_id_idx',
     on: 'videos (org_id, external_id) where deleted_at is null and external_id is not null',
   },
+  // liveStreamId= on a list: a live stream's broadcasts.
+  {
+    name: 'videos_live_live_stream_idx',
+    on: 'videos (live_stream_id) where deleted_at is null and live_stream_id is not null',
+  },
   // The originals sweep's work: uploads not yet settled, by when their ticket expired.
   { name: 'uploads_unsettled_idx', on: 'uploads (expires_at) where settled_at is null' },
 ];

@@ -11,6 +11,11 @@ export function newShareLinkId(): string {
   return `shr_${randomBase62(24)}`;
 }
 
+/** Whether an id names a share link (where a video's id may stand, as in a player's beacons). */
+export function isShareLinkId(id: string): boolean {
+  return id.startsWith('shr_');
+}
+
 export async function createShareLink(
   db: Db,
   input: {

@@ -167,6 +167,8 @@ export interface ListVideosQuery {
   createdBefore?: Date;
   /** The application's own id (metadata.externalId), exactly. */
   externalId?: string;
+  /** A live stream's broadcasts: the videos recorded from it. */
+  liveStreamId?: string;
 }
 
 /**
@@ -204,6 +206,16 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
       .where('deleted_at', 'is', null);
     filtered = filtered.where('id', 'in', holding);
   }
+  if (query.liveStreamId !== undefined) {
+    // Likewise: a stream's broadcasts, from their index.
+    const broadcasts = db
+      .selectFrom('videos')
+      .select('id')
+      .where('live_stream_id', '=', query.liveStreamId)
+      .where('org_id', '=', query.orgId)
+      .where('deleted_at', 'is', null);
+    filtered = filtered.where('id', 'in', broadcasts);
+  }
 
   const direction = query.sortDir === 'asc' ? sql`asc` : sql`desc`;
   const sortExpression = {
@@ -223,7 +235,13 @@ export async function listVideos(db: Db, query: ListVideosQuery): Promise<{ vide
     .limit(query.pageSize)
     .offset((query.page - 1) * query.pageSize);
   const countMatches = async () => {
-    if (!query.search && !query.createdFrom && !query.createdBefore && query.externalId === undefined) {
+    const narrowed =
+      query.search ||
+      query.createdFrom ||
+      query.createdBefore ||
+      query.externalId !== undefined ||
+      query.liveStreamId !== undefined;
+    if (!narrowed) {
       return countLiveVideos(db, { orgId: query.orgId, envId: query.envId, status: query.status });
     }
     const row = await filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();

@@ -2,8 +2,11 @@
 // Accepted (202) only for a video that exists and that this viewer may play: a public one, or a
 // private one with a valid playback token in the body; a public-family master's organization and
 // environment, when the player sends them, must be the video's (another organization's video is not
-// found). Every event is checked (beacons.ts); the events are spooled before the answer.
+// found). A share link's viewer names the link (`shr_…`) as `videoId`, all its player knows: the link,
+// alive, stands for its video and is the credential, as on its playlists. Every event is checked
+// (beacons.ts); the events are spooled before the answer.
 import type { IncomingMessage } from 'node:http';
+import { isShareLinkId } from '@kino/database/repositories';
 import { BEACON_MAX_BYTES } from '@kino/proto/contract';
 import { clientOf, parseBeaconBatch } from '../beacons.ts';
 import { DeliveryError, videoNotFound } from '../errors.ts';
@@ -19,16 +22,19 @@ export const receiveBeacons: RouteHandler<'beacons'> = async (deps, { req, res }
       Allow: 'POST, OPTIONS',
     });
   }
-  deps.beacons.limiter.take(req.socket.remoteAddress ?? 'unknown');
+  deps.beacons.limiter.take(deps.beacons.clientAddress(req));
   if (!acceptedTypes.test(header(req, 'content-type') ?? '')) {
     throw new DeliveryError(415, 'unsupported_media_type', 'Beacons are sent as application/json or text/plain.');
   }
   const batch = parseBeaconBatch(await readBody(req));
-  const video = await deps.catalog.get(batch.videoId);
+  const viaLink = isShareLinkId(batch.videoId);
+  const videoId = viaLink ? await deps.shareLinks.open(batch.videoId, { countView: false }) : batch.videoId;
+  const video = await deps.catalog.get(videoId);
   if (!video) throw videoNotFound(batch.videoId);
   if ((batch.orgId ?? video.orgId) !== video.orgId || (batch.envId ?? video.envId) !== video.envId)
     throw videoNotFound(batch.videoId);
-  if (!video.allowPublicAccess) await deps.tokens.authorize(batch.token ?? null, video.id, viewerOf(req), 'playback');
+  if (!video.allowPublicAccess && !viaLink)
+    await deps.tokens.authorize(batch.token ?? null, video.id, viewerOf(req), 'playback');
   await deps.beacons.log.record(
     {
       orgId: video.orgId,

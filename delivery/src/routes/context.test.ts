@@ -31,24 +31,20 @@ const videoOf = (allowPublicAccess: boolean): PlayableVideo => ({
  * a token verifier that lets `good` in and records every check.
  */
 function depsOf(video: PlayableVideo | undefined) {
-  const checks: { token: string | null; what: string | undefined; origin: string | undefined }[] = [];
+  const checks: { token: string | null; subject: string; what: string | undefined; origin: string | undefined }[] = [];
   const reads: ('get' | 'fresh')[] = [];
+  // A live stream's id reads as its broadcast's video, as readPlayableVideo resolves it.
   const lookup = (read: 'get' | 'fresh') => async (id: string) => (
     reads.push(read),
-    video?.id === id ? video : undefined
+    video?.id === id || id === 'ls_1' ? video : undefined
   );
   return {
     checks,
     reads,
     catalog: { get: lookup('get'), fresh: lookup('fresh') },
     tokens: {
-      async authorize(
-        token: string | null,
-        _videoId: string,
-        viewer: { origin?: string },
-        what?: 'playback' | 'image',
-      ) {
-        checks.push({ token, what, origin: viewer.origin });
+      async authorize(token: string | null, subject: string, viewer: { origin?: string }, what?: 'playback' | 'image') {
+        checks.push({ token, subject, what, origin: viewer.origin });
         if (token !== 'good') throw new DeliveryError(401, 'token_required', 'no');
         return { sub: 'vid_1', exp: 0 } as never;
       },
@@ -143,4 +139,15 @@ test('openVideo reads the files that list caption tracks from the database now, 
     await open(resource);
   await openVideo(deps, req, query(), { kind: 'thumbnail', videoId: 'vid_1', width: 320, height: 180, format: 'jpg' });
   assert.deepEqual(deps.reads, ['get', 'get', 'get', 'get']);
+});
+
+test("openVideo: a live stream's path checks its token against the stream, not the broadcast's video", async () => {
+  const deps = depsOf(videoOf(false));
+  const onStream = { ...privatePath, videoId: 'ls_1', resource: { type: 'rendition' as const, quality: '180p' } };
+  assert.equal((await openVideo(deps, req, query('good'), onStream)).video.id, 'vid_1');
+  await openVideo(deps, req, query('good'), privatePath);
+  assert.deepEqual(
+    deps.checks.map((c) => c.subject),
+    ['ls_1', 'vid_1'],
+  );
 });

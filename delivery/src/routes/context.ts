@@ -4,6 +4,7 @@
 // (`Pick<RouteDeps, ...>`), so it can be tested alone.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { embedPaths } from '@kino/proto/contract';
+import { isLiveStreamId } from '@kino/database/repositories';
 import type { Logger } from '@kino/infra';
 import type { BeaconLimiter } from '../beacons.ts';
 import type { CaptionFiles } from '../captions.ts';
@@ -37,8 +38,15 @@ export interface RouteDeps {
   captionFiles: Pick<CaptionFiles, 'get'>;
   /** Rewritten playlists that carry no token, the same for every viewer: made once (playback.ts). */
   rewrittenPlaylists: Map<string, { data: Buffer; etag: string }>;
-  /** Where accepted beacon events go, and the per-address limit of beacon requests (routes/beacons.ts). */
-  beacons: { log: Pick<PlaybackEventLog, 'record'>; limiter: Pick<BeaconLimiter, 'take'> };
+  /**
+   * Where accepted beacon events go, the per-address limit of beacon requests (routes/beacons.ts),
+   * and the viewer's address it is counted by (client-address.ts).
+   */
+  beacons: {
+    log: Pick<PlaybackEventLog, 'record'>;
+    limiter: Pick<BeaconLimiter, 'take'>;
+    clientAddress: (req: IncomingMessage) => string;
+  };
   /** The segment log's row and the metrics' counters of a segment served (sendBody calls it). */
   recordSegment: RecordSegment;
 }
@@ -159,8 +167,11 @@ export async function openVideo(
   }
   const needsToken = (route.kind === 'playback' && route.family === 'private') || !video.allowPublicAccess;
   const token = needsToken ? params.get('token') : null;
+  // A live stream's path is opened by a token for the stream (`POST .../playback-url` signs those):
+  // it plays whichever broadcast the stream has now, so its token names the stream, not a video.
+  const subject = isLiveStreamId(route.videoId) ? route.videoId : video.id;
   if (needsToken)
-    await deps.tokens.authorize(token, video.id, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
+    await deps.tokens.authorize(token, subject, viewerOf(req), route.kind === 'thumbnail' ? 'image' : 'playback');
   return { video, access: needsToken ? 'private' : 'public', token };
 }
 

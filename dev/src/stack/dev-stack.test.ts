@@ -24,6 +24,7 @@ describe('dev stack layout', () => {
       orchestratorMetrics: 7091,
       relay: 7092,
       ingestRtmp: 7935,
+      ingestSrt: 7971,
       nodeMetrics: [7201, 7202],
       s3: 7333,
       postgres: 7432,

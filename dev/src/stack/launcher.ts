@@ -719,7 +719,9 @@ export class DevStackLauncher {
       CONTROL_PLANE_URL: apiUrl,
       DELIVERY_URL: deliveryUrl,
       // The RTMP server URL the API shows a live stream's publisher: this stack's ingest, when it runs.
-      ...(this.has('ingest') ? { LIVE_RTMP_URL: `rtmp://${host}:${ports.ingestRtmp}/live` } : {}),
+      ...(this.has('ingest')
+        ? { LIVE_RTMP_URL: `rtmp://${host}:${ports.ingestRtmp}/live`, LIVE_SRT_URL: `srt://${host}:${ports.ingestSrt}` }
+        : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       // The AWS SDK's notice on a Node older than 22 (the pinned Node 24 never shows it; a node on
       // PATH still may): the name of the contract and the name this SDK version reads.
@@ -949,6 +951,7 @@ export class DevStackLauncher {
           ...env,
           INGEST_HOST: host,
           INGEST_RTMP_PORT: String(ports.ingestRtmp),
+          INGEST_SRT_PORT: String(ports.ingestSrt),
           INGEST_STATE_DIR: this.layout.ingestDir,
         },
         args: [],

@@ -23,6 +23,8 @@ export const portOffsets = {
   relay: 92,
   /** Live ingest's RTMP listener (`kino ingest`; 1935 outside the stack), publishers' rtmp://…/live. */
   ingestRtmp: 935,
+  /** Its SRT listener (UDP; 9710 outside the stack), publishers' srt://…?streamid=<key>. */
+  ingestSrt: 971,
   firstNodeMetrics: 201,
   s3: 333,
   postgres: 432,
@@ -111,6 +113,7 @@ export interface DevStackLayout {
     orchestratorMetrics: number;
     relay: number;
     ingestRtmp: number;
+    ingestSrt: number;
     /** The metrics port of each encode node the stack starts (one entry per node). */
     nodeMetrics: number[];
     s3: number;
@@ -164,6 +167,7 @@ export function devStackLayout(options: DevStackOptions = {}): DevStackLayout {
       orchestratorMetrics: base + portOffsets.orchestratorMetrics,
       relay: base + portOffsets.relay,
       ingestRtmp: base + portOffsets.ingestRtmp,
+      ingestSrt: base + portOffsets.ingestSrt,
       nodeMetrics: Array.from({ length: nodeCount }, (_, i) => base + portOffsets.firstNodeMetrics + i),
       s3: base + portOffsets.s3,
       postgres: base + portOffsets.postgres,

@@ -17,6 +17,7 @@ export function formatSummary(status: DevStackStatus): string {
     ...(env.LIVE_RTMP_URL
       ? [`  Ingest      ${env.LIVE_RTMP_URL}/<stream key>   (RTMP; kino live create prints a key)`]
       : []),
+    ...(env.LIVE_SRT_URL ? [`              ${env.LIVE_SRT_URL}?streamid=<stream key>   (SRT)`] : []),
     `  Registry    ${host}:${ports.registry}   (${ports.nodeMetrics.length} encode nodes connected, relay ${host}:${ports.relay}, ${layout.nodeSlots} slot${layout.nodeSlots > 1 ? 's' : ''} each)`,
     `  Temporal    ${env.TEMPORAL_ADDRESS}`,
     `  S3          ${env.S3_ENDPOINT}   (bucket ${env.S3_BUCKET})`,

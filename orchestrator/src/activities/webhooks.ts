@@ -3,9 +3,10 @@
 // (workflows/deliver-webhooks.ts). videoDetails makes the `data` of the workflow's own events.
 import { ApplicationFailure } from '@temporalio/common';
 import { failureTypes, type SendWebhookInput } from '../activity-types.ts';
-import { findLiveWebhook } from '@kino/database/repositories';
+import { findLiveWebhook, getLiveStream, listWebhookSubscribers } from '@kino/database/repositories';
 import { sendWebhookMessage } from '@kino/webhooks';
-import { loadVideoDetails } from '@kino/presenters';
+import { liveStreamEventPayload, loadVideoDetails } from '@kino/presenters';
+import type { LiveStreamWebhookEvent, LiveStreamWebhookPayload } from '@kino/proto/contract';
 import { createOrchestratorMetrics } from '../metrics.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -45,6 +46,32 @@ export function createWebhookActivities({
           'details_unconfigured',
         );
       return (await loadVideoDetails({ db, config: videoDetails }, videoId)) ?? null;
+    },
+
+    /**
+     * A live stream event's body (`data` the stream as it is now), or null when no webhook wants it
+     * or the stream is gone: the broadcast's workflow then starts no delivery.
+     */
+    async liveStreamEvent({
+      event,
+      liveStreamId,
+      videoId,
+    }: {
+      event: LiveStreamWebhookEvent;
+      liveStreamId: string;
+      videoId: string;
+    }): Promise<LiveStreamWebhookPayload | null> {
+      if (!videoDetails)
+        throw ApplicationFailure.nonRetryable('DELIVERY_URL is not configured', 'details_unconfigured');
+      if ((await listWebhookSubscribers(db, { videoId, event })).length === 0) return null;
+      const stream = await getLiveStream(db, liveStreamId);
+      if (!stream) return null;
+      return liveStreamEventPayload(event, {
+        stream,
+        videoId,
+        deliveryUrl: videoDetails.DELIVERY_URL,
+        timestamp: new Date(),
+      });
     },
   };
 }

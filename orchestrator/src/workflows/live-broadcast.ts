@@ -6,13 +6,22 @@
 // is gone the playlists end (EXT-X-ENDLIST) and the recording becomes an ordinary on-demand video:
 // its thumbnail and storyboard read from its top rendition, its measured master, `ready`. Nothing is
 // encoded again.
-import { ActivityCancellationType, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import { hlsLivePartSeconds, type LiveBroadcastInput } from '@kino/proto/contract';
+import {
+  ActivityCancellationType,
+  isCancellation,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
+import { hlsLivePartSeconds, isAacAudioCodec, workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
 import { masterVariantOf } from '../master-playlist.ts';
 import {
   activityHeartbeatTimeoutSeconds,
+  encodeQueueWaitMinutes,
   type EncodeOutcome,
   type RenditionResult,
   type SourceProbe,
@@ -20,6 +29,7 @@ import {
 import {
   database,
   describeFailure,
+  encodeActivities,
   notify,
   probing,
   queueThenRun,
@@ -28,6 +38,7 @@ import {
   thumbnails,
   waitForNodeThenRun,
 } from './process-video.ts';
+import { deliverWebhooks } from './deliver-webhooks.ts';
 
 /**
  * The live probe and the live encode. The encode runs as long as the broadcast: its start-to-close
@@ -47,6 +58,7 @@ export type LiveBroadcastResult =
 
 export async function liveBroadcast({
   videoId,
+  liveStreamId,
   sourceUrl,
   probeUrl,
 }: LiveBroadcastInput): Promise<LiveBroadcastResult> {
@@ -62,7 +74,9 @@ export async function liveBroadcast({
     const outcomes = await queueThenRun(() =>
       live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe, ...(partSeconds ? { partSeconds } : {}) }),
     );
-    return await finishRecording(videoId, probe, ladder, outcomes);
+    const result = await finishRecording(videoId, probe, ladder, outcomes);
+    if (result.status === 'ready') await notifyRecordingReady(liveStreamId, videoId);
+    return result;
   } catch (error) {
     if (isCancellation(error)) throw error;
     const reason = describeFailure(error);
@@ -82,9 +96,10 @@ function liveLadder(ladder: RenditionPlan[]): RenditionPlan[] {
 }
 
 /**
- * The recording as an on-demand video: its duration from its top rung's segments, its thumbnail and
- * storyboard read from that rung (through a playlist naming its files by presigned URLs), the master
- * with the rates measured, `ready`. A thumbnail or storyboard that fails leaves the video without it.
+ * The recording as an on-demand video: its duration from its top rung's segments, its thumbnail,
+ * storyboard and `audio.m4a` read from that rung (through a playlist naming its files by presigned
+ * URLs), the master with the rates measured, `ready`. A thumbnail, storyboard or audio download that
+ * fails leaves the video without it.
  * The thumbnail is the first frame, not the tenth of the way an upload's is: Debian's ffmpeg 5.1
  * cannot seek into an fMP4 HLS input (`-ss` before `-i` loses the init segment: every frame fails
  * to decode), and the thumbnail job seeks so (live.md, what follows).
@@ -106,7 +121,7 @@ async function finishRecording(
     frameCount: top.outcome.frameCount,
   };
   const recording = await storage.writePictureCopyInput({ videoId, original: top.plan.key });
-  const [thumbnailKey, storyboardKey] = await Promise.all([
+  const [thumbnailKey, storyboardKey, audioKey] = await Promise.all([
     picture('thumbnail', videoId, () =>
       thumbnails.makeThumbnail({
         videoId,
@@ -117,13 +132,21 @@ async function finishRecording(
     picture('storyboard', videoId, () =>
       storyboards.makeStoryboard({ videoId, storagePath: recording, durationSeconds }),
     ),
+    probe.hasAudio ? audioDownload(videoId, recording, top.plan, probe) : null,
   ]);
   await storage.removeWorkFiles({ videoId });
   await storage.writeMasterPlaylist({
     videoId,
     variants: results.map(({ plan, outcome }) => masterVariantOf(plan, outcome)),
   });
-  const marked = await database.markVideoReady({ videoId, probe, renditions: results, thumbnailKey, storyboardKey });
+  const marked = await database.markVideoReady({
+    videoId,
+    probe,
+    renditions: results,
+    thumbnailKey,
+    storyboardKey,
+    audioKey,
+  });
   if (!marked) {
     await storage.removeVideoOutputs({ videoId });
     return { status: 'failed', reason: 'the video was deleted while broadcasting' };
@@ -133,6 +156,50 @@ async function finishRecording(
     renditions: ladder.map((p) => p.key),
   });
   return { status: 'ready', renditions: ladder.map((p) => p.key), durationSeconds };
+}
+
+/**
+ * `live_stream.recording.ready` (its `videoId` the recording), after `video.processing.completed`.
+ * Added at the workflow's end, so a broadcast started before it replays as it ran and sends it too.
+ */
+async function notifyRecordingReady(liveStreamId: string, videoId: string): Promise<void> {
+  try {
+    const payload = await database.liveStreamEvent({ event: 'live_stream.recording.ready', liveStreamId, videoId });
+    if (!payload) return;
+    await startChild(deliverWebhooks, {
+      workflowId: workflowIds.deliverWebhooks(videoId, uuid4()),
+      args: [{ payload }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.error('could not send live_stream.recording.ready', { videoId, liveStreamId, error: String(error) });
+  }
+}
+
+/**
+ * `audio.m4a` from the recording's top rung (`recording`, its playlist of presigned URLs): the
+ * rung's sound copied when it is AAC (as the ladder writes it unless the preset says otherwise), an
+ * AAC encode of it otherwise. The input is the rung, not the publisher's stream, so its audio codec
+ * is the rung's. Its failure is not the video's.
+ */
+async function audioDownload(
+  videoId: string,
+  recording: string,
+  rung: RenditionPlan,
+  probe: SourceProbe,
+): Promise<string | null> {
+  const encoding = encodeActivities(probe.durationSeconds, false, 1, encodeQueueWaitMinutes);
+  const rungProbe = { ...probe, audioCodec: isAacAudioCodec(rung.audioCodec) ? 'aac' : rung.audioCodec };
+  try {
+    return await queueThenRun(() =>
+      encoding.makeAudioDownload({ videoId, storagePath: recording, rendition: rung, probe: rungProbe }),
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('no audio download', { videoId, reason: describeFailure(error) });
+    return null;
+  }
 }
 
 /** A picture of the recording (thumbnail, storyboard): its failure is not the video's. */

@@ -3,7 +3,7 @@
 // (`VideoWorkflows`). The API starts workflows by these signatures and the orchestrator's
 // workflows/index.ts checks its functions against them, so a renamed workflow or a changed input
 // fails to compile on both sides instead of failing at run time.
-import type { VideoWebhookPayload } from './webhooks.ts';
+import type { EventWebhookPayload } from './webhooks.ts';
 
 /** Temporal's task queue for everything video: the API starts workflows on it, the orchestrator polls it. */
 export const videoTaskQueue = 'kino-videos';
@@ -84,9 +84,12 @@ export interface DeleteVideoContentInput {
   videoId: string;
 }
 
-/** deliverWebhooks' input: one event of one video, for every webhook of its environment that wants it. */
+/**
+ * deliverWebhooks' input: one event of one video (or of a live stream, naming its broadcast's video),
+ * for every webhook of the video's environment that wants it.
+ */
 export interface DeliverWebhooksInput {
-  payload: VideoWebhookPayload;
+  payload: EventWebhookPayload;
 }
 
 /**

@@ -119,10 +119,13 @@ export class Analytics {
   /**
    * What viewers lived through (startup time p50/p95, rebuffering, failures, exits before start),
    * per day (every day of the range, the default), video, browser, OS or rendition; for the
-   * organization, one environment (`envId`) or one video (`videoId`). Defaults as `daily`.
+   * organization, one environment (`envId`) or one video (`videoId`). Defaults as `daily`. A
+   * grouping other than `day` answers a page of keys, the most viewed first (`page`, 1-based;
+   * `pageSize`, 20 by default, at most 100).
    * @example
    * const byBrowser = await kino.analytics.experience(orgId, { groupBy: 'browser', startDate: '2026-11-01' });
    * console.log(byBrowser.map((b) => `${b.key}: ${b.startupMsP50} ms, ${b.rebufferPercent.toFixed(2)} %`));
+   * const nextVideos = await kino.analytics.experience(orgId, { groupBy: 'video', page: 2, pageSize: 50 });
    */
   experience(
     orgId: string,
@@ -130,11 +133,13 @@ export class Analytics {
       startDate,
       endDate,
       groupBy,
+      page,
+      pageSize,
       envId,
       videoId,
       ...options
     }: DateRangeParams &
-      CallOptions & { groupBy?: ExperienceGrouping } & (
+      CallOptions & { groupBy?: ExperienceGrouping; page?: number; pageSize?: number } & (
         { envId?: string; videoId?: undefined } | { videoId: string; envId?: undefined }
       ) = {},
   ): APIPromise<ExperienceRecord[]> {
@@ -142,7 +147,10 @@ export class Analytics {
       ? `/${encodeURIComponent(orgId)}/videos/${encodeURIComponent(videoId)}/analytics/experience`
       : this.path(orgId, envId, 'experience');
     return this.http
-      .request<{ experience: ExperienceRecord[] }>('GET', path, { ...options, query: { startDate, endDate, groupBy } })
+      .request<{ experience: ExperienceRecord[] }>('GET', path, {
+        ...options,
+        query: { startDate, endDate, groupBy, page, pageSize },
+      })
       .map((body) => body.experience);
   }
 }

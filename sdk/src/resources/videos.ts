@@ -126,6 +126,7 @@ export class Videos {
    * const page = await kino.videos.list(orgId, envId, { status: 'ready', pageSize: 50 });
    * console.log(page.pagination.total);
    * for await (const video of kino.videos.list(orgId, envId, { search: 'keynote' })) console.log(video.name);
+   * const broadcasts = await kino.videos.list(orgId, envId, { liveStreamId: 'ls_123' });
    */
   list(orgId: string, envId: string, params: ListVideosParams = {}, options: CallOptions = {}): PagePromise<Video> {
     const path = `${org(orgId)}/environments/${encodeURIComponent(envId)}/videos`;

@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import {
-  EXPERIENCE_MAX_KEYS,
+  EXPERIENCE_MAX_PAGE_SIZE,
+  EXPERIENCE_PAGE_SIZE,
   experienceFigures,
   experienceGroupings,
   noExperienceSums,
@@ -17,7 +18,8 @@ import type { ApiDeps, RouteOptions } from '../../deps.ts';
 import { accessOf, assertEnvironmentReach } from '../../plugins/access.ts';
 import { NotFoundError } from '../../http/errors.ts';
 import { Envelope, errorResponses } from '../../schemas/common.ts';
-import { VideoParams } from '../../schemas/videos.ts';
+import { PaginationSchema, VideoParams } from '../../schemas/videos.ts';
+import { paginationOf } from '../videos/list.ts';
 import { exampleExperienceRecord, ExperienceRecordSchema } from '../../schemas/analytics.ts';
 import {
   dateCodes,
@@ -39,15 +41,33 @@ const ExperienceQuery = Type.Composite([
         experienceGroupings.map((g) => Type.Literal(g)),
         {
           default: 'day',
-          description: `What each record groups: every day of the range (zeros included), or the ${EXPERIENCE_MAX_KEYS} most viewed videos, browsers, operating systems or renditions. Default: day.`,
+          description:
+            'What each record groups: every day of the range (zeros included), or videos, browsers, operating systems or renditions, a page at a time, the most viewed first. Default: day.',
         },
       ),
     ),
+    page: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Groupings other than day: 1-based.' }),
+    ),
+    pageSize: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: EXPERIENCE_MAX_PAGE_SIZE,
+        default: EXPERIENCE_PAGE_SIZE,
+        description: `Groupings other than day: keys a page, at most ${EXPERIENCE_MAX_PAGE_SIZE}.`,
+      }),
+    ),
   }),
 ]);
-type ExperienceQueryValue = { startDate?: string; endDate?: string; groupBy?: ExperienceGrouping };
+type ExperienceQueryValue = {
+  startDate?: string;
+  endDate?: string;
+  groupBy?: ExperienceGrouping;
+  page?: number;
+  pageSize?: number;
+};
 
-const codes = { ...dateCodes, 'query.groupBy': 'invalid_group_by' };
+const codes = { ...dateCodes, 'query.groupBy': 'invalid_group_by', 'query.pageSize': 'invalid_page_size' };
 
 const schemaOf = (operationId: string, summary: string, notFound = '') => ({
   tags: ['analytics'],
@@ -55,13 +75,18 @@ const schemaOf = (operationId: string, summary: string, notFound = '') => ({
   operationId,
   description:
     'Views, watch time, video startup time (p50, p95), rebuffer percentage and frequency, playback failures and exits before start, ' +
-    'as Mux Data defines them (docs/analytics.md); the last 30 days by default, at most 365. ' +
-    `Errors: 400 invalid_date, invalid_date_range, date_range_too_long, invalid_group_by; ${notFound}503 when analytics are down.`,
+    'as Mux Data defines them (docs/analytics.md); the last 30 days by default, at most 365. Grouped by day: every day of ' +
+    'the range; by anything else: a page of keys and `pagination`. ' +
+    `Errors: 400 invalid_date, invalid_date_range, date_range_too_long, invalid_group_by, invalid_page_size; ${notFound}503 when analytics are down.`,
   querystring: ExperienceQuery,
   response: {
-    200: Envelope(Type.Object({ experience: Type.Array(ExperienceRecordSchema) }), {
-      experience: [exampleExperienceRecord],
-    }),
+    200: Envelope(
+      Type.Object({
+        experience: Type.Array(ExperienceRecordSchema),
+        pagination: Type.Optional(PaginationSchema),
+      }),
+      { experience: [exampleExperienceRecord] },
+    ),
     ...errorResponses(400, 404, 503),
   },
 });
@@ -75,10 +100,15 @@ async function experienceOf(
 ) {
   const range = dayListRange(query, deps);
   const groupBy = query.groupBy ?? 'day';
-  const groups = await read(request, () =>
-    storeOf(deps).experienceSums({ ...scope, from: day(range.start), to: day(range.end) }, groupBy),
+  const page = { page: query.page ?? 1, pageSize: query.pageSize ?? EXPERIENCE_PAGE_SIZE };
+  const { groups, totalKeys } = await read(request, () =>
+    storeOf(deps).experienceSums({ ...scope, from: day(range.start), to: day(range.end) }, groupBy, page),
   );
-  if (groupBy !== 'day') return { experience: groups.map((g) => experienceFigures(g.key, g.sums)) };
+  if (groupBy !== 'day')
+    return {
+      experience: groups.map((g) => experienceFigures(g.key, g.sums)),
+      pagination: paginationOf(page, totalKeys),
+    };
   const byDay = new Map(groups.map((g) => [g.key, g.sums]));
   return { experience: daysOf(range).map((d) => experienceFigures(d, byDay.get(d) ?? noExperienceSums)) };
 }

@@ -35,6 +35,7 @@ describe('list filters', () => {
       status: undefined,
       search: undefined,
       externalId: undefined,
+      liveStreamId: undefined,
       createdFrom: undefined,
       createdBefore: undefined,
     });

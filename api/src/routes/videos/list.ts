@@ -55,6 +55,13 @@ const ListQuery = Type.Object({
   externalId: Type.Optional(
     Text({ minLength: 1, maxLength: 128, description: 'Only the videos whose metadata.externalId is exactly this.' }),
   ),
+  liveStreamId: Type.Optional(
+    Text({
+      minLength: 1,
+      maxLength: 64,
+      description: "Only this live stream's broadcasts (ls_…): the videos recorded from it.",
+    }),
+  ),
 });
 type ListQueryValue = typeof ListQuery.static;
 
@@ -75,6 +82,7 @@ export function listFilters(query: ListQueryValue): Omit<ListVideosQuery, 'orgId
     status: query.status,
     search: query.search || undefined,
     externalId: query.externalId,
+    liveStreamId: query.liveStreamId,
     createdFrom: from,
     // `to` is inclusive: everything created before the next midnight.
     createdBefore: to ? new Date(to.getTime() + 24 * 3600_000) : undefined,
@@ -92,7 +100,7 @@ export const listVideoRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         operationId: 'listVideos',
         description:
           'A page of videos (20 by default, at most 100), newest first unless sortBy and sortDir say otherwise, filtered by status, ' +
-          'a name search, creation dates and externalId. Errors: 400 invalid_page_size, invalid_date_range.',
+          "a name search, creation dates, externalId and liveStreamId (a live stream's broadcasts). Errors: 400 invalid_page_size, invalid_date_range.",
         params: EnvParams,
         querystring: ListQuery,
         response: {

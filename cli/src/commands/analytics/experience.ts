@@ -17,7 +17,7 @@ const groupings: Record<ExperienceGrouping, string> = {
   rendition: 'Resolution',
 };
 
-type Input = { flags: { 'group-by': ExperienceGrouping; video?: string } };
+type Input = { flags: { 'group-by': ExperienceGrouping; video?: string; page?: number; 'page-size'?: number } };
 
 export default class AnalyticsExperience extends AnalyticsCommand<ExperienceRecord[]> {
   static override description =
@@ -29,6 +29,8 @@ export default class AnalyticsExperience extends AnalyticsCommand<ExperienceReco
       description: 'one row per day (every day of the range), video, browser, OS or rendition',
     }),
     video: Flags.string({ description: 'one video (its id) rather than the environment or organization' }),
+    page: Flags.integer({ min: 1, description: 'grouped by anything but day: which page of keys (most viewed first)' }),
+    'page-size': Flags.integer({ min: 1, max: 100, description: 'grouped by anything but day: keys a page (20)' }),
   };
 
   /** One video's path names no environment: --video needs none. */
@@ -41,10 +43,10 @@ export default class AnalyticsExperience extends AnalyticsCommand<ExperienceReco
     { orgId, envId, startDate, endDate }: AnalyticsScope,
     { flags }: Input,
   ): Promise<ExperienceRecord[]> {
-    const groupBy = flags['group-by'];
+    const query = { startDate, endDate, groupBy: flags['group-by'], page: flags.page, pageSize: flags['page-size'] };
     return flags.video
-      ? kino.analytics.experience(orgId, { videoId: flags.video, startDate, endDate, groupBy })
-      : kino.analytics.experience(orgId, { envId, startDate, endDate, groupBy });
+      ? kino.analytics.experience(orgId, { videoId: flags.video, ...query })
+      : kino.analytics.experience(orgId, { envId, ...query });
   }
 
   protected async show(records: ExperienceRecord[], { formatNumber, printTable }: Output, { flags }: Input) {

@@ -8,6 +8,7 @@ export default class VideosList extends ApiCommand {
   static override examples = [
     '<%= config.bin %> videos list --status ready --limit 20',
     '<%= config.bin %> videos list --search trailer --json',
+    '<%= config.bin %> videos list --live-stream ls_123',
   ];
 
   static override flags = {
@@ -16,6 +17,7 @@ export default class VideosList extends ApiCommand {
     'external-id': Flags.string({
       description: 'only the videos with this metadata.externalId (set with `videos update`)',
     }),
+    'live-stream': Flags.string({ description: "only this live stream's broadcasts (ls_…)" }),
     sort: Flags.option({
       options: ['created_at', 'name', 'duration', 'status'] as const,
       description: 'sort key',
@@ -33,6 +35,7 @@ export default class VideosList extends ApiCommand {
       status: flags.status,
       search: flags.search,
       externalId: flags['external-id'],
+      liveStreamId: flags['live-stream'],
       sortBy: flags.sort,
       sortDir: flags.asc ? 'asc' : 'desc',
       pageSize: Math.min(flags.limit, 100),

@@ -1,0 +1,510 @@
+// bench/live: a live stream through the farm (issue 56, item 7; live.md's design, step 11), on a
+// farm as bench/startup's (test/farm/farm.ts: API, Temporal, orchestrator, delivery, `kino ingest`,
+// two encode nodes of one slot each):
+//
+// - ffmpeg publishes a 720p30 testsrc with a burnt-in clock (wall time and frame number) and a tone,
+//   in real time (`-re`), over RTMP (or `--protocol srt`, to the stream's SRT URL), for `--minutes`;
+//   its `-progress` lines, stamped as they arrive, time each frame's push. It also writes what it
+//   pushes to a local FLV, the raw ffmpeg's input below.
+// - A reader polls the stream's media playlists through delivery (the stream's own public path),
+//   every 100 ms, and for each new segment (or part, where the playlist has EXT-X-PART) notes when it
+//   first appeared. Glass-to-glass latency is that moment minus the push time of the segment's (or
+//   part's) first frame, from the publisher's own clock; the same against the segment's
+//   EXT-X-PROGRAM-DATE-TIME is printed beside it, with how far PDT sits from the push time (what PDT
+//   is worth as a measure of latency). p50 and p95; segments missed (gaps in their numbers).
+// - Encode CPU: the node's ffmpeg (its /proc stat, user + system, sampled every 0.5 s until it
+//   exits) against one raw ffmpeg run afterwards with the node's own arguments (read from its
+//   /proc/PID/cmdline), only the input (the FLV) and the output directories changed: the bench
+//   prints both command lines' differences.
+// - `--kill-node`: halfway, the node encoding the broadcast is killed (-9, with its ffmpeg); the
+//   bench reports when the last segment came before it and whether (and when) one came after.
+//
+//   npm run bench:live -- [--minutes 10] [--protocol rtmp|srt] [--latency low|standard] [--kill-node]
+//
+// Progress goes to stderr, the figures beside their goals to stdout.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { waitFor } from '@kino/dev';
+import { getLiveStream, getVideo } from '@kino/database/repositories';
+import type { LiveStream } from '@kino/sdk';
+import { startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
+import { log, median } from '../encode/common.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    protocol: { type: 'string', default: 'rtmp' },
+    latency: { type: 'string', default: 'low' },
+    'kill-node': { type: 'boolean', default: false },
+  },
+});
+const minutes = Number(options.minutes);
+const protocol = options.protocol;
+const latencyMode = options.latency as 'low' | 'standard';
+const killNode = options['kill-node'];
+if (!(minutes > 0)) throw new Error('--minutes: a positive number');
+if (protocol !== 'rtmp' && protocol !== 'srt') throw new Error('--protocol: rtmp or srt');
+if (latencyMode !== 'low' && latencyMode !== 'standard') throw new Error('--latency: low or standard');
+
+const fps = 30;
+/** The issue's goals. */
+const goals = {
+  p50: latencyMode === 'low' ? 2.5 : 15,
+  p95: latencyMode === 'low' ? 4 : 15,
+  cpuRatio: 1.1,
+  killGapSeconds: 5,
+};
+const ticksPerSecond = 100; // USER_HZ, 100 on Linux everywhere
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+const loadAverage = async () => (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
+
+/** A process's own CPU seconds (user + system), from /proc; undefined once it is gone. */
+async function cpuSecondsOf(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (!stat) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/**
+ * The live ffmpeg a node runs, if any (a child of the node's process): its pid, its arguments, and
+ * the directories under its working directory (its outputs, named relative to it).
+ */
+async function ffmpegOf(
+  node: FarmNodeProcess,
+): Promise<{ pid: number; args: string[]; outputDirs: string[] } | undefined> {
+  const nodePid = node.process.child.pid!;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent !== nodePid || !stat.includes('(ffmpeg)')) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    const args = cmdline.split('\0').filter(Boolean).slice(1);
+    // The live encode, not a probe or a picture: it writes HLS.
+    if (!args.includes('hls')) continue;
+    const cwd = await readlink(`/proc/${entry}/cwd`);
+    const outputDirs = (await readdir(cwd, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    return { pid: Number(entry), args, outputDirs };
+  }
+  return undefined;
+}
+
+/** The publisher: its exit, and each frame's push time (ms since epoch) as far as `-progress` told. */
+interface Publisher {
+  done: Promise<{ exitCode: number; stderr: string }>;
+  /** [frame number, when it was reported pushed] in order. */
+  progress: [number, number][];
+  startedAt: number;
+  /** Ends the publish at once (SIGKILL). */
+  kill(): void;
+}
+
+function publish(url: string, flv: string, seconds: number): Publisher {
+  const clock =
+    "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf:fontsize=48:fontcolor=white:box=1:boxcolor=black@0.6:x=20:y=20:text='%{localtime\\:%T} %{n}'";
+  const output = protocol === 'rtmp' ? `[f=flv]${url}` : `[f=mpegts]${url}`;
+  const args = [
+    ...['-hide_banner', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-stats_period', '0.1', '-re'],
+    ...['-f', 'lavfi', '-i', `testsrc=size=1280x720:rate=${fps}:duration=${seconds},${clock}`],
+    ...['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`],
+    ...['-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '3000k', '-g', '60'],
+    ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+    // The tee muxer asks no global header of the encoders; FLV needs one (the avcC and the AAC config).
+    ...['-flags:v', '+global_header', '-flags:a', '+global_header', '-f', 'tee', `${output}|[f=flv]${flv}`],
+  ];
+  const child = spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const progress: [number, number][] = [];
+  let pending = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    const now = Date.now();
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      const frame = /^frame=(\d+)/.exec(line);
+      if (frame) progress.push([Number(frame[1]), now]);
+    }
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const done = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
+  });
+  return { done, progress, startedAt: Date.now(), kill: () => child.kill('SIGKILL') };
+}
+
+/** When frame `n` was pushed: between the two progress reports around it (ffmpeg reports a frame once it is written). */
+function pushTimeOf(progress: [number, number][], n: number): number | undefined {
+  const after = progress.findIndex(([frame]) => frame > n);
+  if (after <= 0) return undefined;
+  const [f0, t0] = progress[after - 1]!;
+  const [f1, t1] = progress[after]!;
+  return t0 + ((n - f0) / (f1 - f0)) * (t1 - t0);
+}
+
+/** A segment or part of a media playlist: where it starts in the broadcast, and its PDT. */
+export interface PlaylistEntry {
+  uri: string;
+  kind: 'segment' | 'part';
+  /** Seconds from the broadcast's start (the durations before it). */
+  startSeconds: number;
+  /** Its EXT-X-PROGRAM-DATE-TIME (a part's: its segment's plus the parts before it), ms since epoch. */
+  pdt: number | undefined;
+  /** A segment's number, from its name (`seg-00012.m4s`). */
+  number?: number;
+}
+
+/** The segments and parts a media playlist lists, in order. */
+export function parseMediaPlaylist(text: string): PlaylistEntry[] {
+  const entries: PlaylistEntry[] = [];
+  let segmentStart = 0;
+  let partOffset = 0;
+  let segmentPdt: number | undefined;
+  let duration = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) segmentPdt = Date.parse(line.slice(25));
+    const part = /^#EXT-X-PART:.*?DURATION=([\d.]+).*?URI="([^"]+)"/.exec(line);
+    if (part) {
+      entries.push({
+        uri: part[2]!,
+        kind: 'part',
+        startSeconds: segmentStart + partOffset,
+        pdt: segmentPdt === undefined ? undefined : segmentPdt + partOffset * 1000,
+      });
+      partOffset += Number(part[1]);
+    }
+    const inf = /^#EXTINF:([\d.]+)/.exec(line);
+    if (inf) duration = Number(inf[1]);
+    if (line && !line.startsWith('#')) {
+      const number = /(\d+)\.m4s/.exec(line);
+      entries.push({
+        uri: line,
+        kind: 'segment',
+        startSeconds: segmentStart,
+        pdt: segmentPdt,
+        ...(number ? { number: Number(number[1]) } : {}),
+      });
+      segmentStart += duration;
+      if (segmentPdt !== undefined) segmentPdt += duration * 1000;
+      partOffset = 0;
+    }
+  }
+  return entries;
+}
+
+/** One segment or part as the reader first saw it. */
+interface Seen extends PlaylistEntry {
+  rung: string;
+  seenAt: number;
+}
+
+/**
+ * Polls each media playlist of the stream's master every 100 ms until `stop` says so; notes each
+ * segment (or part, when the playlist has parts: then those alone) the first time it is listed, and
+ * the segment numbers each rung skipped.
+ */
+async function readPlaylists(
+  master: string,
+  stop: () => boolean,
+  onVariants: (rungs: string[]) => void,
+): Promise<{ seen: Seen[]; missed: number }> {
+  const variants = await waitFor(
+    'the stream’s master',
+    async () => {
+      const response = await fetch(master);
+      if (response.status !== 200) return undefined;
+      return (await response.text())
+        .split('\n')
+        .filter((line) => line && !line.startsWith('#'))
+        .map((uri) => new URL(uri, master).toString());
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  onVariants(variants.map((v) => new URL(v).pathname.split('/').pop()!));
+  const seen: Seen[] = [];
+  const known = new Set<string>();
+  const numbers = new Map<string, Set<number>>();
+  // What the first poll finds was listed before the reader looked: noted, not measured.
+  let firstPoll = true;
+  while (!stop()) {
+    await Promise.all(
+      variants.map(async (variant) => {
+        const response = await fetch(variant).catch(() => undefined);
+        if (response?.status !== 200) return;
+        const text = await response.text();
+        const seenAt = Date.now();
+        const rung = new URL(variant).pathname.split('/').pop()!;
+        const entries = parseMediaPlaylist(text);
+        const hasParts = entries.some((entry) => entry.kind === 'part');
+        for (const entry of entries) {
+          if (entry.number !== undefined)
+            (numbers.get(rung) ?? numbers.set(rung, new Set()).get(rung)!).add(entry.number);
+          if ((entry.kind === 'part') !== hasParts) continue;
+          const key = `${rung}|${entry.uri}`;
+          if (known.has(key)) continue;
+          known.add(key);
+          if (!firstPoll) seen.push({ ...entry, rung, seenAt });
+        }
+      }),
+    );
+    firstPoll = false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  let missed = 0;
+  for (const set of numbers.values()) missed += Math.max(...set) - Math.min(...set) + 1 - set.size;
+  return { seen, missed };
+}
+
+/** The node's ffmpeg as the bench watched it: its arguments and its CPU seconds when last read. */
+interface WatchedEncode {
+  node: FarmNodeProcess;
+  pid: number;
+  args: string[];
+  outputDirs: string[];
+  cpuSeconds: number;
+}
+
+/** Reads the nodes' live ffmpeg every 0.5 s: which node runs it, its arguments and its CPU so far. */
+function watchEncode(nodes: FarmNodeProcess[]): { current: () => WatchedEncode | undefined; stop: () => void } {
+  let watched: WatchedEncode | undefined;
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      if (!watched) {
+        for (const node of nodes) {
+          const found = await ffmpegOf(node).catch(() => undefined);
+          if (found) watched = { node, ...found, cpuSeconds: 0 };
+        }
+      } else {
+        const cpu = await cpuSecondsOf(watched.pid);
+        if (cpu !== undefined) watched.cpuSeconds = cpu;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  return { current: () => watched, stop: () => (stopped = true) };
+}
+
+/**
+ * One raw ffmpeg with the node's arguments, the input the publisher's FLV, run in a directory of its
+ * own holding the output directories the node's had (and any absolute output directory moved under
+ * it): its CPU seconds (user + system, from bash's `times`) and the arguments that differ.
+ */
+async function rawLadder(
+  { args: nodeArgs, outputDirs }: WatchedEncode,
+  flv: string,
+  dir: string,
+): Promise<{ cpuSeconds: number; changed: string[] }> {
+  const cwd = join(dir, 'raw');
+  for (const output of outputDirs) await mkdir(join(cwd, output), { recursive: true });
+  const inputAt = nodeArgs.indexOf('-i') + 1;
+  const dirs = new Map<string, string>();
+  const changed: string[] = [];
+  const args = nodeArgs.map((arg, k) => {
+    if (k === inputAt) {
+      changed.push(`input ${redact(arg)} -> ${flv}`);
+      return flv;
+    }
+    if (!arg.startsWith('/')) return arg;
+    const parent = arg.slice(0, arg.lastIndexOf('/'));
+    if (!dirs.has(parent)) dirs.set(parent, join(cwd, `abs-${dirs.size}`));
+    return dirs.get(parent)! + arg.slice(parent.length);
+  });
+  for (const [from, to] of dirs) {
+    changed.push(`output ${from} -> ${to}`);
+    await mkdir(to, { recursive: true });
+  }
+  const { stdout, exitCode, stderr } = await new Promise<{ stdout: string; exitCode: number; stderr: string }>(
+    (resolve, reject) => {
+      // bash's `times` after ffmpeg: its second line is the children's user and system time.
+      const child = spawn('bash', ['-c', '"$@" >/dev/null; rc=$?; times; exit $rc', 'bash', 'ffmpeg', ...args], {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ stdout: out, exitCode: code ?? -1, stderr: err }));
+    },
+  );
+  if (exitCode !== 0) throw new Error(`the raw ladder failed (${exitCode}): ${stderr}`);
+  const children = stdout.trim().split('\n').pop()!;
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, sec]) => Number(m) * 60 + Number(sec));
+  return { cpuSeconds: seconds[0]! + seconds[1]!, changed };
+}
+
+/** A relay URL without its secrets: the stream key in its path and the play token. */
+const redact = (text: string) => text.replace(/sk_[0-9A-Za-z]+/g, 'sk_…').replace(/token=[^&\s]+/g, 'token=…');
+
+const f = (value: number | undefined, digits = 2) =>
+  value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
+
+async function main(): Promise<void> {
+  const seconds = Math.round(minutes * 60);
+  log(
+    `bench:live: ${minutes} min over ${protocol}, latency ${latencyMode}${killNode ? ', a node killed halfway' : ''}; ` +
+      `${cpus().length} cores, load ${await loadAverage()}`,
+  );
+  const dir = await mkdtemp(join(tmpdir(), 'kino-bench-live-'));
+  const farm: Farm = await startFarm({ playback: true, ingest: true });
+  try {
+    const nodes = [await farm.startNode('a', { slots: 1 }), await farm.startNode('b', { slots: 1 })];
+    const stream: LiveStream = await farm.kino.liveStreams.create(farm.orgId, farm.envId, {
+      name: 'bench',
+      latency: latencyMode,
+      allowPublicAccess: true,
+      reconnectWindowSeconds: 0,
+    });
+    const url = protocol === 'rtmp' ? `${stream.ingest.rtmp}/${stream.streamKey}` : stream.ingest.srt;
+    const flv = join(dir, 'published.flv');
+    log(`publishing 1280x720 at ${fps} fps to ${redact(url)}`);
+    const publisher = publish(url, flv, seconds);
+    // Ingest must take the publisher: the stream turns active within 15 s, or the bench says why not.
+    const active = await Promise.race([
+      waitFor(
+        'the stream to be active',
+        async () => (await getLiveStream(farm.db, stream.liveStreamId))?.active_video_id ?? undefined,
+        { timeoutMs: 15_000, intervalMs: 200 },
+      ).catch(() => undefined),
+      publisher.done.then(() => undefined),
+    ]);
+    if (!active) {
+      publisher.kill();
+      const ended = await Promise.race([publisher.done, new Promise<undefined>((r) => setTimeout(r, 100, undefined))]);
+      throw new Error(
+        `ingest did not accept the ${protocol.toUpperCase()} publisher at ${redact(url)}: ` +
+          (ended && ended.exitCode !== -1
+            ? `ffmpeg exited ${ended.exitCode}: ${ended.stderr.trim()}`
+            : 'no broadcast started within 15 s (ffmpeg was still trying to connect)'),
+      );
+    }
+    const videoId = active;
+    log(`broadcast ${videoId} started`);
+    const encode = watchEncode(nodes);
+    let rungs: string[] = [];
+    let stopReading = false;
+    const reading = readPlaylists(
+      `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`,
+      () => stopReading,
+      (names) => (rungs = names),
+    );
+    let killedAt: number | undefined;
+    let killedEncodeCpu: number | undefined;
+    if (killNode) {
+      await new Promise((resolve) => setTimeout(resolve, (seconds * 1000) / 2));
+      const running = encode.current();
+      if (!running) throw new Error('no node runs the broadcast halfway through');
+      killedEncodeCpu = running.cpuSeconds;
+      killedAt = Date.now();
+      log(`killing node ${running.node.name} (and its ffmpeg ${running.pid}) at ${new Date(killedAt).toISOString()}`);
+      process.kill(running.pid, 'SIGKILL');
+      await running.node.process.kill9();
+    }
+    const published = await publisher.done;
+    log(`publisher ended (${published.exitCode})${published.exitCode ? `: ${published.stderr.trim()}` : ''}`);
+    // The recording: ready (or failed) once the encoder's input has ended; the reader stops then.
+    const final = await waitFor(
+      'the broadcast to end',
+      async () => {
+        const row = await getVideo(farm.db, videoId);
+        return row && row.status !== 'transcoding' ? row.status : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 500 },
+    ).catch(() => 'transcoding (still, 3 min after the publisher)');
+    stopReading = true;
+    encode.stop();
+    const { seen, missed } = await reading;
+    const watched = encode.current();
+    const nodeArgs = watched?.args;
+    if (nodeArgs) log(`the node's ffmpeg: ${redact(nodeArgs.join(' '))}`);
+
+    // The figures.
+    const measured = seen
+      .map((entry) => {
+        const pushedAt = pushTimeOf(publisher.progress, Math.round(entry.startSeconds * fps));
+        return {
+          ...entry,
+          glass: pushedAt === undefined ? undefined : (entry.seenAt - pushedAt) / 1000,
+          fromPdt: entry.pdt === undefined ? undefined : (entry.seenAt - entry.pdt) / 1000,
+          pdtOffset: entry.pdt === undefined || pushedAt === undefined ? undefined : (entry.pdt - pushedAt) / 1000,
+        };
+      })
+      .filter((entry) => killedAt === undefined || entry.seenAt < killedAt);
+    const glass = measured.flatMap((m) => (m.glass === undefined ? [] : [m.glass]));
+    const fromPdt = measured.flatMap((m) => (m.fromPdt === undefined ? [] : [m.fromPdt]));
+    const offsets = measured.flatMap((m) => (m.pdtOffset === undefined ? [] : [m.pdtOffset]));
+    const kind = seen.some((entry) => entry.kind === 'part') ? 'parts' : 'segments';
+
+    let cpu: { node: number; raw: number; changed: string[] } | undefined;
+    if (nodeArgs && !killNode) {
+      log('the raw ladder: the node’s ffmpeg arguments over the published FLV');
+      const raw = await rawLadder(watched!, flv, dir);
+      cpu = { node: watched!.cpuSeconds, raw: raw.cpuSeconds, changed: raw.changed };
+    }
+
+    const out: string[] = [];
+    const row = (what: string, value: string, goal: string) =>
+      out.push(`${what.padEnd(52)} ${value.padStart(14)}   ${goal}`);
+    out.push(
+      `bench:live — ${minutes} min of 1280x720 at ${fps} fps over ${protocol.toUpperCase()}, latency ${latencyMode}, ` +
+        `rungs ${rungs.join(', ')}; load ${await loadAverage()} at the end`,
+    );
+    row(`${kind} measured (every rung)`, String(measured.length), '');
+    row('glass-to-glass p50 (push of its first frame → listed)', `${f(median(glass))} s`, `goal ≤ ${goals.p50} s`);
+    row('glass-to-glass p95', `${f(quantile(glass, 0.95))} s`, `goal ≤ ${goals.p95} s`);
+    row('listed − EXT-X-PROGRAM-DATE-TIME, p50', `${f(median(fromPdt))} s`, '');
+    row('listed − EXT-X-PROGRAM-DATE-TIME, p95', `${f(quantile(fromPdt, 0.95))} s`, '');
+    row(
+      'PDT − push time of that frame (median; min, max)',
+      `${f(median(offsets))} s`,
+      `${f(Math.min(...offsets))}, ${f(Math.max(...offsets))} s`,
+    );
+    row(`${kind} missed (gaps in segment numbers)`, String(missed), 'goal 0');
+    // Whether the publisher itself kept real time (`-re` on a loaded machine may not): media seconds a wall second.
+    const [[firstFrame, firstAt], [lastFrame, lastAt]] = [publisher.progress[0]!, publisher.progress.at(-1)!];
+    row(
+      'the publisher’s pace (media s per wall s)',
+      f((lastFrame - firstFrame) / fps / ((lastAt - firstAt) / 1000)),
+      'real time is 1.00',
+    );
+    if (cpu) {
+      row('encode CPU: the node’s ffmpeg', `${f(cpu.node, 1)} s`, '');
+      row('encode CPU: one raw ffmpeg, the same arguments', `${f(cpu.raw, 1)} s`, '');
+      row('ratio', `${f(cpu.node / cpu.raw)}×`, `goal ≤ ${goals.cpuRatio}×`);
+      out.push(`  the raw ffmpeg's arguments differ from the node's only in: ${cpu.changed.join('; ')}`);
+    }
+    if (killedAt !== undefined) {
+      const before = seen.filter((entry) => entry.seenAt < killedAt!).map((entry) => entry.seenAt);
+      const after = seen.filter((entry) => entry.seenAt >= killedAt!).map((entry) => entry.seenAt);
+      row(
+        'node killed: last new segment before the kill',
+        `${f((killedAt - Math.max(...before)) / 1000, 1)} s before`,
+        '',
+      );
+      row(
+        'node killed: first new segment after it',
+        after.length ? `${f((Math.min(...after) - killedAt) / 1000, 1)} s after` : 'none',
+        `goal ≤ ${goals.killGapSeconds} s`,
+      );
+      row('node killed: the node’s ffmpeg had used', `${f(killedEncodeCpu, 1)} s CPU`, '');
+    }
+    row('the broadcast’s video at the end', String(final), '');
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    await farm.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

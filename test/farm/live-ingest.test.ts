@@ -1,0 +1,201 @@
+// Live streams' ingest and events on the shared farm (issue 56): a private stream's own path plays
+// with a token whose subject is the stream, and refuses none or another stream's; the live stream
+// webhooks (`active`, `disconnected` while the reconnect window is open, `idle` once it has passed,
+// `recording.ready` naming the recording) reach a receiver that checks their signatures; an SRT
+// caller with a good key is recorded as an RTMP publisher is, and one with a wrong or disabled key
+// is refused. Each publish is a few seconds of a 320x180 testsrc from a real ffmpeg.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { waitFor } from '@kino/dev';
+import { getLiveStream } from '@kino/database/repositories';
+import type { LiveStream } from '@kino/sdk';
+import { registerWebhook, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
+import type { FarmTenant } from './farm.ts';
+import { joinSharedFarm } from './shared-farm.ts';
+
+let farm: FarmTenant;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  [farm, receiver] = await Promise.all([joinSharedFarm('live-ingest'), startWebhookReceiver()]);
+  receiver.secret = await registerWebhook(farm, receiver.url);
+});
+
+afterAll(async () => {
+  await farm?.stop();
+  await receiver?.close();
+});
+
+/** ffmpeg's exit code and last lines. */
+interface Publish {
+  exitCode: number;
+  stderr: string;
+}
+
+/** Publishes `seconds` of a 30 fps 320x180 testsrc with a tone in real time to `url`, H.264 and AAC. */
+function publish(url: string, seconds: number, format: 'flv' | 'mpegts' = 'flv'): Promise<Publish> {
+  const args = [
+    '-hide_banner',
+    '-nostats',
+    '-loglevel',
+    'error',
+    '-re',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=320x180:rate=30:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-g',
+    '60',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-f',
+    format,
+    url,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
+  });
+}
+
+function createStream(name: string, settings: { allowPublicAccess: boolean; reconnectWindowSeconds: number }) {
+  return farm.kino.liveStreams.create(farm.orgId, farm.envId, { name, latency: 'standard', ...settings });
+}
+
+/** The signed delivery of `event` of a stream, once it has come. */
+function eventOf(stream: LiveStream, event: string, timeoutMs = 30_000): Promise<ReceivedWebhook> {
+  return waitFor(
+    `the ${event} webhook of ${stream.liveStreamId}`,
+    () =>
+      receiver.received.find(
+        (hook) =>
+          hook.signatureValid &&
+          hook.payload.event === event &&
+          (hook.payload as { liveStreamId?: string }).liveStreamId === stream.liveStreamId,
+      ),
+    { timeoutMs, intervalMs: 100 },
+  );
+}
+
+/** The token a signed URL carries. */
+function tokenOf(signedUrl: string): string {
+  return new URL(signedUrl).searchParams.get('token')!;
+}
+
+async function statusOf(url: string): Promise<{ status: number; code?: string; text: string }> {
+  const response = await fetch(url);
+  const text = await response.text();
+  const code = response.status === 200 ? undefined : (JSON.parse(text) as { code?: string }).code;
+  return { status: response.status, ...(code ? { code } : {}), text };
+}
+
+describe('a private live stream with its webhooks', () => {
+  it('sends active, disconnected within the window, idle after it, recording.ready; plays on its path with its own token', async () => {
+    const stream = await createStream('private', { allowPublicAccess: false, reconnectWindowSeconds: 2 });
+    assert.equal(stream.playback.master, null, 'a private stream has no public playback URL');
+    const published = await publish(`${stream.ingest.rtmp}/${stream.streamKey}`, 6);
+    assert.equal(published.exitCode, 0, published.stderr);
+
+    const active = await eventOf(stream, 'live_stream.active');
+    const videoId = active.payload.videoId!;
+    assert.match(videoId, /^vid_/);
+    assert.equal(active.payload.status, 'active');
+    assert.equal(active.payload.data.liveStreamId, stream.liveStreamId);
+    assert.equal(active.payload.data.activeVideoId, videoId);
+    assert.equal(active.payload.data.streamKey, undefined, 'the key stays out of webhook bodies');
+    assert.ok(!active.body.includes(stream.streamKey), 'the key is nowhere in the body');
+
+    // The publisher is gone: the window is open (the stream still active), then it passes (idle).
+    const disconnected = await eventOf(stream, 'live_stream.disconnected');
+    assert.equal(disconnected.payload.videoId, videoId);
+    assert.equal(disconnected.payload.status, 'active', 'within the window the broadcast goes on');
+    const idle = await eventOf(stream, 'live_stream.idle');
+    assert.equal(idle.payload.videoId, videoId);
+    assert.equal(idle.payload.status, 'idle');
+    assert.equal(idle.payload.data.activeVideoId, null);
+    const windowMs = Date.parse(idle.payload.timestamp) - Date.parse(disconnected.payload.timestamp);
+    assert.ok(windowMs >= 1900, `idle came ${windowMs} ms after disconnected, before the 2 s window passed`);
+
+    const ready = await eventOf(stream, 'live_stream.recording.ready', 60_000);
+    assert.equal(ready.payload.videoId, videoId, 'the recording is the broadcast’s video');
+    assert.equal((await farm.kino.videos.get(farm.orgId, videoId)).status.ready, true);
+
+    // The stream's own path in the private family plays its last broadcast with a token for the
+    // stream, master and rendition alike; none, or another stream's, is refused as for videos.
+    const other = await createStream('another', { allowPublicAccess: false, reconnectWindowSeconds: 0 });
+    const [own, others] = await Promise.all([
+      farm.kino.liveStreams.playbackUrl(farm.orgId, stream.liveStreamId),
+      farm.kino.liveStreams.playbackUrl(farm.orgId, other.liveStreamId),
+    ]);
+    const master = `${farm.deliveryUrl}/v1/private/${stream.liveStreamId}/master.m3u8`;
+    assert.equal(own.signed_url, `${master}?token=${tokenOf(own.signed_url)}`);
+    const opened = await statusOf(own.signed_url);
+    assert.equal(opened.status, 200, opened.text);
+    const variant = opened.text.split('\n').find((line) => line && !line.startsWith('#'))!;
+    assert.match(variant, /token=/, 'the master carries the token on to its renditions');
+    const rendition = await statusOf(new URL(variant, master).toString());
+    assert.equal(rendition.status, 200, rendition.text);
+    assert.match(rendition.text, /#EXT-X-ENDLIST/);
+    assert.deepEqual(await statusOf(master).then(({ status, code }) => ({ status, code })), {
+      status: 401,
+      code: 'token_required',
+    });
+    const withOthers = await statusOf(`${master}?token=${tokenOf(others.signed_url)}`);
+    assert.deepEqual(
+      { status: withOthers.status, code: withOthers.code },
+      { status: 403, code: 'token_video_mismatch' },
+    );
+    const renditionWithOthers = new URL(variant.replace(tokenOf(own.signed_url), tokenOf(others.signed_url)), master);
+    assert.equal((await statusOf(renditionWithOthers.toString())).status, 403);
+  });
+});
+
+describe('SRT', () => {
+  it('starts a broadcast for a good key; refuses a wrong key and a disabled stream’s before any media', async () => {
+    const [good, disabled] = await Promise.all([
+      createStream('srt', { allowPublicAccess: true, reconnectWindowSeconds: 0 }),
+      createStream('srt disabled', { allowPublicAccess: true, reconnectWindowSeconds: 0 }),
+    ]);
+    await farm.kino.liveStreams.disable(farm.orgId, disabled.liveStreamId);
+    assert.match(good.ingest.srt, new RegExp(`^srt://[^?]+\\?streamid=${good.streamKey}$`));
+    const wrongKey = new URL(good.ingest.srt);
+    wrongKey.searchParams.set('streamid', `sk_${'x'.repeat(40)}`);
+    const [published, wrong, refused] = await Promise.all([
+      publish(good.ingest.srt, 5, 'mpegts'),
+      publish(wrongKey.toString(), 5, 'mpegts'),
+      publish(disabled.ingest.srt, 5, 'mpegts'),
+    ]);
+    assert.equal(published.exitCode, 0, published.stderr);
+    assert.notEqual(wrong.exitCode, 0, 'a caller with a key no stream has is refused');
+    assert.notEqual(refused.exitCode, 0, 'a caller with a disabled stream’s key is refused');
+    const none = await getLiveStream(farm.db, disabled.liveStreamId);
+    assert.deepEqual([none?.active_video_id, none?.last_video_id], [null, null], 'no broadcast was started');
+
+    // The good caller's stream came in as an RTMP publisher's: a broadcast of the stream, begun once
+    // its media reached ingest's RTMP server (the republisher publishes after reading the caller's).
+    const ended = await waitFor(
+      'the SRT broadcast to end',
+      async () => {
+        const row = await getLiveStream(farm.db, good.liveStreamId);
+        return row?.active_video_id === null && row.last_video_id ? row : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    const videoId = ended.last_video_id!;
+    assert.equal((await farm.kino.videos.get(farm.orgId, videoId)).liveStreamId, good.liveStreamId);
+  });
+});
