@@ -132,6 +132,17 @@ test('storage keys and family URIs map both ways onto the one layout', () => {
     );
   }
   assert.equal(parseDeliveryPath('/v/720p/boot-3.m4s'), undefined, 'three bootstrap segments');
+  // A broadcast's parts (issue 56), both ways.
+  for (const [family, uri] of [
+    ['private', 'video-720p/part-00012.m4s'],
+    ['direct', '720p/part-00012.m4s'],
+  ] as const) {
+    assert.equal(familyUriOf(family, 'v', 'videos/v/hls/720p/part-00012.m4s'), uri);
+    const route = parseDeliveryPath(family === 'direct' ? `/v/${uri}` : `/v1/private/v/${uri}`);
+    const resource = route?.kind === 'playback' ? route.resource : undefined;
+    assert.deepEqual(resource, { type: 'live_part', quality: '720p', index: 12 });
+    assert.equal(storageKeyOf('v', resource!), 'videos/v/hls/720p/part-00012.m4s');
+  }
   assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p/init.mp4'), 'video-720p/init.m4s');
   assert.equal(familyUriOf('private', 'v', 'videos/v/hls/720p/seg-00003.m4s'), 'video-720p/seg-00003.m4s');
   assert.equal(familyUriOf('direct', 'v', 'videos/v/hls/720p/playlist.m3u8'), '720p.m3u8');

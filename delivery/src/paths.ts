@@ -49,6 +49,8 @@ export type Resource =
    * 0, the segment it is part of).
    */
   | { type: 'segment'; quality: string; index: number; part?: number }
+  /** A low-latency broadcast's part `index` (`part-<n>.m4s`, numbered through the broadcast; issue 56). */
+  | { type: 'live_part'; quality: string; index: number }
   /** One rendition as one MP4 file, assembled from its init and segments. */
   | { type: 'download'; quality: string }
   /** `audio.m4a`: the video's audio alone (objectKeys.audioDownload), served as MP4 downloads are. */
@@ -110,6 +112,8 @@ const directSegment = new RegExp(`^${quality}/(?:seg-)?${index}\\.(?:m4s|ts)$`);
 const bootstrapIndex = '(\\d)';
 const v1Bootstrap = new RegExp(`^video-${quality}/boot-${bootstrapIndex}\\.m4s$`);
 const directBootstrap = new RegExp(`^${quality}/boot-${bootstrapIndex}\\.m4s$`);
+const v1LivePart = new RegExp(`^video-${quality}/part-${index}\\.m4s$`);
+const directLivePart = new RegExp(`^${quality}/part-${index}\\.m4s$`);
 
 /** The route for a request path (without its query), or undefined for a path Kino does not serve. */
 export function parseDeliveryPath(path: string): DeliveryRoute | undefined {
@@ -180,6 +184,7 @@ function parseV1Resource(rest: string): Resource | undefined {
   if ((match = v1Init.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = v1Segment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
   if ((match = v1Bootstrap.exec(rest))) return bootstrapSegment(match[1]!, Number(match[2]));
+  if ((match = v1LivePart.exec(rest))) return { type: 'live_part', quality: match[1]!, index: Number(match[2]) };
   if ((match = v1Download.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
@@ -194,6 +199,7 @@ function parseDirectResource(rest: string): Resource | undefined {
   if ((match = directInit.exec(rest))) return { type: 'init', quality: match[1]! };
   if ((match = directSegment.exec(rest))) return { type: 'segment', quality: match[1]!, index: Number(match[2]) };
   if ((match = directBootstrap.exec(rest))) return bootstrapSegment(match[1]!, Number(match[2]));
+  if ((match = directLivePart.exec(rest))) return { type: 'live_part', quality: match[1]!, index: Number(match[2]) };
   if ((match = directDownload.exec(rest))) return { type: 'download', quality: match[1]! };
   return undefined;
 }
@@ -222,6 +228,8 @@ export function storageKeyOf(videoId: string, resource: Resource): string {
       return resource.part === undefined
         ? objectKeys.segment(videoId, resource.quality, resource.index)
         : objectKeys.bootstrapSegment(videoId, resource.quality, resource.part);
+    case 'live_part':
+      return objectKeys.livePart(videoId, resource.quality, resource.index);
     case 'storyboard':
       return objectKeys.storyboard(videoId, storyboardVttName);
     case 'storyboard_sheet':
@@ -281,6 +289,7 @@ const storedRendition = new RegExp(`^${quality}/playlist\\.m3u8$`);
 const storedInit = new RegExp(`^${quality}/init\\.mp4$`);
 const storedSegment = new RegExp(`^${quality}/seg-${index}\\.m4s$`);
 const storedBootstrap = new RegExp(`^${quality}/(boot-\\d\\.m4s)$`);
+const storedLivePart = new RegExp(`^${quality}/(part-\\d{5,7}\\.m4s)$`);
 
 /**
  * The URI, relative to a playlist served at the family's base, of a stored object of the video
@@ -302,5 +311,6 @@ export function familyUriOf(family: Family, videoId: string, key: string): strin
     return v1 ? `video-${match[1]}/${name}` : `${match[1]}/${name}`;
   }
   if ((match = storedBootstrap.exec(rest))) return v1 ? `video-${match[1]}/${match[2]}` : `${match[1]}/${match[2]}`;
+  if ((match = storedLivePart.exec(rest))) return v1 ? `video-${match[1]}/${match[2]}` : `${match[1]}/${match[2]}`;
   return undefined;
 }

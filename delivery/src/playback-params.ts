@@ -1,10 +1,11 @@
 // The spec's playback query parameters besides `token`: `bootstrap` (boolean), `_HLS_msn`
 // (integer), `_HLS_part` (integer), `_HLS_skip` (boolean). `bootstrap=true` asks for a video's
 // bootstrap segments (routes/playback.ts; docs/decisions/just-in-time.md#bootstrap-segments). The
-// others belong to low-latency HLS. Kino serves on-demand video: every playlist is complete
-// (EXT-X-ENDLIST), so a blocking reload is answered at once and a delta update is the full
-// playlist; they are validated (a bad value is 400) and otherwise do not change the response. Any other parameter is refused, as the
-// API refuses an undeclared field: a misspelt `tokne=` answers 400 naming it (with the name it most
+// others belong to low-latency HLS: a low-latency broadcast's media playlist answers blocking
+// reloads and delta updates (routes/playback.ts, issue 56); any other playlist is complete or
+// standard, so a blocking reload is answered at once and a delta update is the full playlist. All
+// are validated here (a bad value is 400). Any other parameter is refused, as the API refuses an
+// undeclared field: a misspelt `tokne=` answers 400 naming it (with the name it most
 // likely meant), not 401 for a missing token.
 import type { FieldError } from '@kino/proto/contract';
 import { closestName } from '@kino/infra';

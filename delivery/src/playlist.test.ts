@@ -62,3 +62,23 @@ test('URIs that leave the video, and absolute URLs, are left alone', () => {
   assert.equal(resolveKey('videos/v/hls/360p/playlist.m3u8', '../240p/init.mp4'), 'videos/v/hls/240p/init.mp4');
   assert.equal(resolveKey('videos/v/hls/master.m3u8', '//evil.example/x'), undefined);
 });
+
+test('a live playlist’s parts and preload hint carry the family’s names and the token, as its segments do', () => {
+  const live = `#EXTM3U
+#EXT-X-PART-INF:PART-TARGET=1.000
+#EXT-X-MAP:URI="init.mp4"
+#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:00.000Z
+#EXT-X-PART:DURATION=1.000000,URI="part-00000.m4s",INDEPENDENT=YES
+#EXTINF:1.000000,
+seg-00000.m4s
+#EXT-X-PART:DURATION=1.000000,URI="part-00001.m4s",INDEPENDENT=YES
+#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-00002.m4s"
+`;
+  const out = rewritePlaylist(live, 'videos/v/hls/720p/playlist.m3u8', (key) => {
+    const uri = familyUriOf('private', 'v', key);
+    return uri && `${uri}?token=T`;
+  });
+  assert.match(out, /#EXT-X-PART:DURATION=1.000000,URI="video-720p\/part-00000.m4s\?token=T",INDEPENDENT=YES/);
+  assert.match(out, /\nvideo-720p\/seg-00000.m4s\?token=T\n/);
+  assert.match(out, /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="video-720p\/part-00002.m4s\?token=T"/);
+});

@@ -19,6 +19,7 @@ import type { SegmentDelivery } from '@kino/analytics';
 import { BEACONS_PATH } from '@kino/proto/contract';
 import { CaptionFiles } from './captions.ts';
 import { DeliveryError, databaseUnavailable, storageUnavailable } from './errors.ts';
+import { LivePlaylistWaits } from './live-playlist-waits.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import { parseDeliveryPath, type DeliveryRoute, type Family } from './paths.ts';
 import { corsHeaders, sendJson } from './responses.ts';
@@ -26,7 +27,10 @@ import type { RouteDeps } from './routes/context.ts';
 import { answerRoute } from './routes/table.ts';
 import type { SegmentLog } from './segment-log.ts';
 
-export interface DeliveryDeps extends Omit<RouteDeps, 'captionFiles' | 'rewrittenPlaylists' | 'recordSegment'> {
+export interface DeliveryDeps extends Omit<
+  RouteDeps,
+  'captionFiles' | 'rewrittenPlaylists' | 'recordSegment' | 'livePlaylists'
+> {
   segments: Pick<SegmentLog, 'record'>;
   /** The node's metrics (metrics.ts) and the registry `GET /metrics` serves, behind METRICS_TOKEN when set. */
   metrics: { counters: DeliveryMetrics; registry: Registry; token?: string };
@@ -39,6 +43,7 @@ function routeDepsOf(deps: DeliveryDeps): RouteDeps {
     ...deps,
     captionFiles: new CaptionFiles(deps.cache),
     rewrittenPlaylists: new Map(),
+    livePlaylists: new LivePlaylistWaits((key) => deps.cache.getUncached(key)),
     // Counters only: the hot path. The segment's bytes go out once the returned promise resolves (the row is written).
     recordSegment(delivery: SegmentDelivery, family: Family): Promise<void> {
       counters.segments.count(family, delivery.access, delivery.bytes);

@@ -4,13 +4,14 @@ import { hlsInitName, hlsPlaylistName, hlsSegmentName, hlsSegmentSeconds } from 
 export interface MediaPlaylist {
   targetDuration: number;
   mapUri?: string;
-  segments: { uri: string; durationSeconds: number }[];
+  segments: { uri: string; durationSeconds: number; programDateTime?: string }[];
   endList: boolean;
 }
 
 export function parseMediaPlaylist(text: string): MediaPlaylist {
   const playlist: MediaPlaylist = { targetDuration: 0, segments: [], endList: false };
   let pendingDuration: number | undefined;
+  let pendingTime: string | undefined;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line) continue;
@@ -20,11 +21,18 @@ export function parseMediaPlaylist(text: string): MediaPlaylist {
       playlist.mapUri = /URI="([^"]*)"/.exec(line)?.[1];
     } else if (line.startsWith('#EXTINF:')) {
       pendingDuration = Number.parseFloat(line.slice('#EXTINF:'.length));
+    } else if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) {
+      pendingTime = line.slice('#EXT-X-PROGRAM-DATE-TIME:'.length);
     } else if (line === '#EXT-X-ENDLIST') {
       playlist.endList = true;
     } else if (!line.startsWith('#') && pendingDuration !== undefined) {
-      playlist.segments.push({ uri: line, durationSeconds: pendingDuration });
+      playlist.segments.push({
+        uri: line,
+        durationSeconds: pendingDuration,
+        ...(pendingTime === undefined ? {} : { programDateTime: pendingTime }),
+      });
       pendingDuration = undefined;
+      pendingTime = undefined;
     }
   }
   return playlist;

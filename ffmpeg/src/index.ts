@@ -21,7 +21,13 @@ export {
   type MediaInfo,
   type ProbeJson,
 } from './probe.ts';
-export { parseInitSegment, readMp4Boxes, type InitSegmentInfo, type Mp4Box } from './mp4.ts';
+export {
+  fragmentStartsWithKeyframe,
+  parseInitSegment,
+  readMp4Boxes,
+  type InitSegmentInfo,
+  type Mp4Box,
+} from './mp4.ts';
 export * from './hls.ts';
 export {
   detectWorkingEncoders,

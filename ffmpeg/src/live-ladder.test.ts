@@ -4,12 +4,13 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { audioEncodingOf, hlsPlaylistName } from '@kino/proto/contract';
+import { audioEncodingOf, hlsInitName, hlsLivePartName, hlsPlaylistName } from '@kino/proto/contract';
 import { runFfmpeg } from './command.ts';
+import { fragmentStartsWithKeyframe } from './mp4.ts';
 import { parseMediaPlaylist } from './hls.ts';
 import { hlsLadderArgs, type HlsEncodeSettings } from './presets.ts';
 
@@ -91,6 +92,31 @@ describe('a live ladder', () => {
       const decoded = await countFrames(join(dir, rendition, hlsPlaylistName));
       assert.equal(decoded, frames, `${rendition}: every frame published`);
     }
+  });
+
+  it('cuts a low-latency broadcast into parts of 1 s, each starting with a keyframe', async () => {
+    await mkdir(join(dir, 'low'));
+    const outputs = [{ settings: rung, dir: 'low' }];
+    await runFfmpeg(
+      [
+        '-y',
+        ...hlsLadderArgs({ input: join(dir, 'published.flv'), outputs, threads: 1, live: true, livePartSeconds: 1 }),
+      ],
+      { cwd: dir },
+    );
+    const playlist = parseMediaPlaylist(await readFile(join(dir, 'low', hlsPlaylistName), 'utf8'));
+    assert.equal(playlist.segments.length, seconds, `${seconds} parts of ${seconds} s`);
+    for (const part of playlist.segments) {
+      assert.match(part.uri, hlsLivePartName);
+      assert.equal(part.durationSeconds, 1, `${part.uri}: 30 frames`);
+      assert.ok(part.programDateTime, `${part.uri}: its wall-clock time`);
+      assert.ok(fragmentStartsWithKeyframe(await readFile(join(dir, 'low', part.uri))), `${part.uri} starts a GOP`);
+    }
+    // The parts back to back after the init are the whole broadcast: every frame.
+    const whole = join(dir, 'low-whole.mp4');
+    const files = [hlsInitName, ...playlist.segments.map((p) => p.uri)];
+    await writeFile(whole, Buffer.concat(await Promise.all(files.map((f) => readFile(join(dir, 'low', f))))));
+    assert.equal(await countFrames(whole), frames);
   });
 
   it('refuses chunks, passes and a known length: a broadcast is one pass of an open input', () => {

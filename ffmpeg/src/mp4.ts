@@ -195,3 +195,33 @@ export function parseInitSegment(data: Buffer): InitSegmentInfo {
   info.codecs = [info.videoCodec, info.audioCodec].filter(Boolean).join(',');
   return info;
 }
+
+/** ISO BMFF sample flags: sample_is_non_sync_sample. */
+const nonSyncSample = 0x10000;
+
+/**
+ * Whether a CMAF fragment (a live part: moof and mdat) starts with a keyframe, read from its first
+ * track's first sample flags (the picture's: ffmpeg writes the video track first): trun's first
+ * sample flags, else its first sample's own, else tfhd's default. A fragment that says none of these
+ * is taken as not starting with one (a player is never sent to start from it).
+ */
+export function fragmentStartsWithKeyframe(data: Buffer): boolean {
+  const moof = readMp4Boxes(data, 0, data.length).find((b) => b.type === 'moof');
+  const traf = moof && child(data, moof, 'traf');
+  const tfhd = traf && child(data, traf, 'tfhd');
+  const trun = traf && child(data, traf, 'trun');
+  if (!tfhd || !trun) return false;
+  const trunFlags = data.readUInt32BE(trun.start) & 0xffffff;
+  const sampleCount = data.readUInt32BE(trun.start + 4);
+  let at = trun.start + 8 + (trunFlags & 0x1 ? 4 : 0);
+  if (trunFlags & 0x4) return (data.readUInt32BE(at) & nonSyncSample) === 0;
+  if (sampleCount > 0 && trunFlags & 0x400) {
+    at += (trunFlags & 0x100 ? 4 : 0) + (trunFlags & 0x200 ? 4 : 0);
+    return (data.readUInt32BE(at) & nonSyncSample) === 0;
+  }
+  const tfhdFlags = data.readUInt32BE(tfhd.start) & 0xffffff;
+  if (!(tfhdFlags & 0x20)) return false;
+  const defaults = tfhd.start + 8 + (tfhdFlags & 0x1 ? 8 : 0) + (tfhdFlags & 0x2 ? 4 : 0);
+  const flagsAt = defaults + (tfhdFlags & 0x8 ? 4 : 0) + (tfhdFlags & 0x10 ? 4 : 0);
+  return (data.readUInt32BE(flagsAt) & nonSyncSample) === 0;
+}

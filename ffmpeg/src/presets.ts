@@ -6,6 +6,7 @@ import {
   hlsMinimumLastSegmentSeconds,
   keyframesEndSeconds,
   hlsPlaylistName,
+  hlsLivePartPattern,
   hlsSegmentPattern,
   hlsBootstrapPattern,
   hlsBootstrapSeconds,
@@ -721,6 +722,33 @@ export function hlsMuxerArgs(
 }
 
 /**
+ * A broadcast's HLS muxer. With `partSeconds` (low latency), ffmpeg writes parts, not segments: its
+ * hls muxer makes no LL-HLS parts, so each file it writes is one part, a CMAF fragment (moof and
+ * mdat) starting on a keyframe (livePartKeyframeArgs puts one every part), renamed into place once
+ * closed (`temp_file`). The muxer cuts at the first keyframe past `hls_time` times the files it has
+ * cut: half a part is below every keyframe's time, so it cuts at every keyframe and the parts are
+ * the keyframe grid's (a whole part would skip a keyframe landing a frame early). The orchestrator
+ * groups parts into 6 s segments and writes the playlist (docs/decisions/live.md); ffmpeg's own
+ * playlist only tells the node which files are closed, with their durations and times.
+ */
+function liveMuxerArgs(segmentSeconds: number, prefix: string, partSeconds: number | undefined): string[] {
+  if (partSeconds === undefined) return hlsMuxerArgs(segmentSeconds, prefix, 0, false, hlsSegmentPattern, true);
+  return hlsMuxerArgs(partSeconds / 2, prefix, 0, false, hlsLivePartPattern, true);
+}
+
+/**
+ * A low-latency broadcast's keyframes: one every part, counted in frames (the whole frames that fit
+ * in a part: 30 at 30 fps, 29 at 29.97), so every part starts with one and lasts at most a part. A
+ * live picture keeps each frame's time on the encoder's 1/rate grid, so a count is a length. Given
+ * after the encoder's own grid, which they replace. Costs a keyframe a second where files have one
+ * every 2 s.
+ */
+export function livePartKeyframeArgs(frameRate: number, partSeconds: number): string[] {
+  const frames = String(Math.max(1, Math.floor(frameRate * partSeconds + 1e-6)));
+  return ['-g', frames, '-force_key_frames', `expr:eq(mod(n,${frames}),0)`];
+}
+
+/**
  * The HLS muxer of a video's (or a chunk's) picture: 6 s segments numbered for the whole video, or a
  * bootstrap window's 2 s bootstrap segments (ChunkWindow.bootstrap), cut on the same keyframe grid.
  */
@@ -901,6 +929,8 @@ export interface HlsLadderOptions {
    * passes, no length known.
    */
   live?: boolean;
+  /** A low-latency broadcast's: its parts' length; ffmpeg then writes parts, not segments (liveMuxerArgs). */
+  livePartSeconds?: number;
 }
 
 /**
@@ -917,6 +947,7 @@ export function hlsLadderArgs({
   videoSeconds,
   durationSeconds,
   live = false,
+  livePartSeconds,
 }: HlsLadderOptions): string[] {
   if (live && (chunk || pass || videoSeconds !== undefined))
     throw new Error('a live ladder is one pass of an open input');
@@ -958,6 +989,7 @@ export function hlsLadderArgs({
     // would duplicate a frame where the rounding adds up, and a recording must hold exactly the frames
     // published. Each frame keeps its own time.
     if (live) args.push('-fps_mode:v', 'passthrough');
+    if (livePartSeconds !== undefined) args.push(...livePartKeyframeArgs(settings.frameRate, livePartSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
     args.push(
@@ -966,7 +998,7 @@ export function hlsLadderArgs({
       '-map_chapters',
       '-1',
       ...(live
-        ? hlsMuxerArgs(settings.segmentSeconds, `${dir}/`, 0, false, hlsSegmentPattern, true)
+        ? liveMuxerArgs(settings.segmentSeconds, `${dir}/`, livePartSeconds)
         : chunkMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk)),
     );
   });

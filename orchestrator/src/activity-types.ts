@@ -1,7 +1,14 @@
 // What the workflows and the activities hand each other. Plain data (it is stored in Temporal's
 // history), no imports of code: the workflow sandbox reads these as types only. The task queue,
 // workflow ids and workflow inputs, which the API shares, are in @kino/proto/contract.
-import type { EncodingParameters, VideoQuality, VideoStatus, Watermark, WebhookPayload } from '@kino/proto/contract';
+import type {
+  EncodingParameters,
+  LiveStreamLatency,
+  VideoQuality,
+  VideoStatus,
+  Watermark,
+  WebhookPayload,
+} from '@kino/proto/contract';
 import type { ChunkPlan } from './chunks.ts';
 import type { RenditionPlan } from './ladder.ts';
 import type { ProbeResult__Output } from '@kino/proto';
@@ -65,6 +72,11 @@ export interface VideoJob {
   parameters: EncodingParameters;
   status: VideoStatus;
   deleted: boolean;
+  /**
+   * A broadcast's: its stream's latency when the broadcast started (`low`: LL-HLS parts). Absent for
+   * other videos and in histories recorded before LL-HLS (their broadcasts ran as `standard`).
+   */
+  liveLatency?: LiveStreamLatency;
 }
 
 /**

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
+import { launchChromium, playThrough, startPageHost } from '@kino/test/support/players';
 import { getLiveStream, getVideo } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
@@ -78,10 +79,10 @@ function publish(rtmpServer: string, key: string, seconds: number, size = '640x3
 
 const run = promisify(execFile);
 
-async function createStream(name: string): Promise<LiveStream> {
+async function createStream(name: string, latency: 'low' | 'standard' = 'standard'): Promise<LiveStream> {
   return farm.kino.liveStreams.create(farm.orgId, farm.envId, {
     name,
-    latency: 'standard',
+    latency,
     allowPublicAccess: true,
     reconnectWindowSeconds: 0,
   });
@@ -214,9 +215,103 @@ async function countFrames(input: string): Promise<number> {
   return Number(stdout.trim());
 }
 
+/** Where a live media playlist stands: its whole segments (EXTINF and URI), and the parts listed after the last. */
+function positionOf(playlist: string): { segments: number; openParts: number } {
+  const lines = playlist.split('\n');
+  const last = lines.findLastIndex((line) => line && !line.startsWith('#'));
+  return {
+    segments: segmentUris(playlist).length,
+    openParts: lines.slice(last + 1).filter((line) => line.startsWith('#EXT-X-PART:')).length,
+  };
+}
+
+/** Each whole segment listed with its parts: its EXTINF and its parts' durations. */
+function segmentsWithParts(playlist: string): { uri: string; seconds: number; parts: number[] }[] {
+  const found = [];
+  let parts: number[] = [];
+  let seconds = 0;
+  for (const line of playlist.split('\n')) {
+    const part = /^#EXT-X-PART:DURATION=([\d.]+)/.exec(line);
+    if (part) parts.push(Number(part[1]));
+    else if (line.startsWith('#EXTINF:')) seconds = Number.parseFloat(line.slice(8));
+    else if (line && !line.startsWith('#')) {
+      if (parts.length > 0) found.push({ uri: line, seconds, parts });
+      parts = [];
+    }
+  }
+  return found;
+}
+
+/**
+ * The low-latency checks of a live media playlist (RFC 8216bis): parts of at most a second adding
+ * up to their segment, a blocking reload of the next part held until it exists, one two segments
+ * ahead refused, and a delta update that is the playlist with its oldest segments skipped.
+ */
+async function checkLowLatency(variant: string): Promise<string> {
+  const live = await waitFor(
+    'a whole segment listed with its parts',
+    async () => {
+      const playlist = await fetchText(variant);
+      return segmentsWithParts(playlist.text).length > 0 ? playlist.text : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  assert.match(live, /#EXT-X-PART-INF:PART-TARGET=1\.000/);
+  assert.match(live, /#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=36\.0,PART-HOLD-BACK=3\.000/);
+  assert.match(live, /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="[^"]+part-\d+\.m4s"/);
+  const firstPart = new URL(/#EXT-X-PART:[^\n]*URI="([^"]+)"/.exec(live)![1]!, variant).toString();
+  const times = live.split('\n').filter((line) => line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')).length;
+  assert.ok(times >= segmentUris(live).length, 'a wall-clock time on every segment');
+  for (const { uri, seconds, parts } of segmentsWithParts(live)) {
+    for (const part of parts) assert.ok(part > 0 && part <= 1, `${uri}: a part of ${part} s`);
+    const sum = parts.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - seconds) < 0.001, `${uri}: parts of ${sum} s in a segment of ${seconds} s`);
+  }
+
+  // The next part: held until the playlist lists it, and answered within three target durations.
+  const { segments, openParts } = positionOf(live);
+  const askedAt = Date.now();
+  const held = await fetchText(`${variant}?_HLS_msn=${segments}&_HLS_part=${openParts}`);
+  const waitedMs = Date.now() - askedAt;
+  const after = positionOf(held.text);
+  assert.ok(
+    after.segments > segments || after.openParts > openParts,
+    `answered with segment ${segments} part ${openParts} in it: ${JSON.stringify(after)} (${waitedMs} ms)`,
+  );
+  assert.ok(waitedMs < 18_000, `answered in ${waitedMs} ms`);
+
+  // Two segments past the one being made: refused at once.
+  const tooFar = await fetch(`${variant}?_HLS_msn=${after.segments + 2}`);
+  assert.equal(tooFar.status, 400, await tooFar.text());
+
+  // A delta update: EXT-X-SKIP in place of the oldest segments; with them back, the playlist. Taken
+  // until a full playlist read just after shows the same moment (parts keep coming).
+  await waitFor(
+    'a delta update and the full playlist of one moment',
+    async () => {
+      const delta = (await fetchText(`${variant}?_HLS_skip=YES`)).text;
+      const full = (await fetchText(variant)).text;
+      const skip = /^#EXT-X-SKIP:SKIPPED-SEGMENTS=(\d+)$/m.exec(delta);
+      assert.ok(skip, `a delta update:\n${delta}`);
+      if (JSON.stringify(positionOf(full)) !== JSON.stringify(positionOf(delta))) return undefined;
+      const lines = full.split('\n');
+      const head = lines.findIndex((line) => line.startsWith('#EXT-X-MAP:')) + 1;
+      const skipped = Number(skip[1]);
+      const afterSkipped = skipped === 0 ? head : lines.indexOf(segmentUris(full)[skipped - 1]!) + 1;
+      const deltaLines = delta.split('\n');
+      const at = deltaLines.indexOf(skip[0]);
+      const restored = [...deltaLines.slice(0, at), ...lines.slice(head, afterSkipped), ...deltaLines.slice(at + 1)];
+      assert.equal(restored.join('\n'), full);
+      return true;
+    },
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
+  return firstPart;
+}
+
 describe('a broadcast on the farm', () => {
   it('plays live on the stream’s path while published, and is an on-demand video of every frame after', async () => {
-    const stream = await createStream('farm');
+    const stream = await createStream('farm', 'low');
     // Long enough that its first segments close well before it ends, on a loaded machine too.
     const seconds = 20;
     const publishing = publish(stream.ingest.rtmp, stream.streamKey, seconds, '320x180');
@@ -249,6 +344,7 @@ describe('a broadcast on the farm', () => {
     const first = segmentUris(live.text)[0]!;
     const firstSegment = await downloadFiles(variant, [init, first]);
     assert.equal(await countFrames(firstSegment), 180, 'the first live segment decodes: 6 s at 30 fps');
+    const part = await checkLowLatency(variant);
 
     // Its one broadcast: running, or just ended.
     const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
@@ -259,15 +355,70 @@ describe('a broadcast on the farm', () => {
     assert.equal(published.exitCode, 0, published.stderr);
     await farm.waitForStatus(videoId, 'ready', 30_000);
 
-    // After: an ordinary on-demand video, its playlists ended, every published frame in it, with a
-    // thumbnail and a storyboard; the stream idle.
+    // After: an ordinary on-demand video, its playlists ended and its parts gone, every published
+    // frame in it, with a thumbnail and a storyboard; the stream idle.
     const recording = await fetchText(recordingVariant);
     assert.match(recording.text, /#EXT-X-ENDLIST/);
+    assert.doesNotMatch(recording.text, /#EXT-X-PART|#EXT-X-PRELOAD-HINT|#EXT-X-SERVER-CONTROL/);
+    assert.equal((await fetch(part)).status, 404, 'its parts are gone: its segments hold the same bytes');
     assert.equal(await countFrames(await downloadRendition(recordingVariant, recording.text)), seconds * 30);
     const video = await getVideo(farm.db, videoId);
     assert.ok(video?.thumbnail_key, 'the recording has a thumbnail');
     assert.ok(video?.storyboard_key, 'the recording has a storyboard');
     const idle = await farm.kino.liveStreams.get(farm.orgId, stream.liveStreamId);
     assert.equal(idle.status, 'idle');
+
+    // The recording's playlists, once low-latency ones, play to their end in hls.js.
+    const [browser, host] = await Promise.all([launchChromium(), startPageHost()]);
+    try {
+      const recordingMaster = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+      const outcome = await playThrough(browser, host, { player: 'hls.js', src: recordingMaster, rate: 4 });
+      assert.deepEqual(outcome.errors, [], outcome.errors.join('; '));
+      assert.equal(outcome.ended, true, `stalled at ${outcome.currentTime} s of ${outcome.duration}`);
+      assert.ok(Math.abs(outcome.duration - seconds) < 0.2, `duration ${outcome.duration}`);
+    } finally {
+      await Promise.all([browser.close(), host.close()]);
+    }
+  });
+});
+
+describe('a publisher back within its reconnect window', () => {
+  it('continues the same broadcast, the gap marked with a discontinuity and the times moved on by it', async () => {
+    const stream = await farm.kino.liveStreams.create(farm.orgId, farm.envId, {
+      name: 'reconnect',
+      latency: 'low',
+      allowPublicAccess: true,
+      reconnectWindowSeconds: 6,
+    });
+    const first = await publish(stream.ingest.rtmp, stream.streamKey, 10, '320x180');
+    assert.equal(first.exitCode, 0, first.stderr);
+    const videoId = (await getLiveStream(farm.db, stream.liveStreamId))!.active_video_id!;
+    assert.ok(videoId, 'the broadcast holds through the window');
+    // The gap itself (the test's input, not a wait for something): the publisher away 4 s, past
+    // the node's 3 s threshold of a gap, within the 6 s window.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const second = await publish(stream.ingest.rtmp, stream.streamKey, 6, '320x180');
+    assert.equal(second.exitCode, 0, second.stderr);
+    const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
+    assert.equal(row.active_video_id ?? row.last_video_id, videoId, 'the same broadcast');
+    await farm.waitForStatus(videoId, 'ready', 40_000);
+
+    const masterUrl = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`;
+    const master = (await fetchText(masterUrl)).text;
+    const variant = new URL(
+      master.split('\n').find((line) => line && !line.startsWith('#'))!,
+      masterUrl,
+    );
+    const recording = (await fetchText(variant.toString())).text;
+    const lines = recording.split('\n');
+    const gaps = lines.flatMap((line, k) => (line === '#EXT-X-DISCONTINUITY' ? [k] : []));
+    assert.equal(gaps.length, 1, `one discontinuity:\n${recording}`);
+    // The segment after it starts at least the gap after the one before it ends.
+    const before = lines.slice(0, gaps[0]);
+    const timeBefore = Date.parse(before.findLast((l) => l.startsWith('#EXT-X-PROGRAM-DATE-TIME:'))!.slice(25));
+    const lengthBefore = Number.parseFloat(before.findLast((l) => l.startsWith('#EXTINF:'))!.slice(8));
+    const timeAfter = Date.parse(lines[gaps[0]! + 1]!.slice(25));
+    assert.ok(timeAfter - (timeBefore + lengthBefore * 1000) >= 3500, `${timeAfter - timeBefore} ms apart`);
+    assert.equal(await countFrames(await downloadRendition(variant.toString(), recording)), 16 * 30, 'every frame');
   });
 });

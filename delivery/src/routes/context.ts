@@ -9,6 +9,7 @@ import type { Logger } from '@kino/infra';
 import type { BeaconLimiter } from '../beacons.ts';
 import type { CaptionFiles } from '../captions.ts';
 import { clientClosedRequest, DeliveryError, videoNotFound } from '../errors.ts';
+import type { LivePlaylistWaits } from '../live-playlist-waits.ts';
 import type { Mp4Downloads } from '../mp4-download.ts';
 import type { ObjectCache } from '../object-cache.ts';
 import type { PlaybackTokenVerifier } from '../playback-auth.ts';
@@ -30,6 +31,8 @@ export interface RouteDeps {
   downloads: Mp4Downloads;
   /** Segments of a video still being made, made on request (segment-waits.ts). */
   segmentWaits: Pick<SegmentWaits, 'wait' | 'untilComplete'>;
+  /** Blocking reloads of broadcasts' playlists, and parts waited for (live-playlist-waits.ts). */
+  livePlaylists: Pick<LivePlaylistWaits, 'wait'>;
   logger: Logger;
   /** Caption files made from a track's stored file (captions.ts); one per server, it keeps their cut segments. */
   captionFiles: Pick<CaptionFiles, 'get'>;

@@ -4,9 +4,15 @@
 import {
   addAudioToMaster,
   addSubtitlesToMaster,
+  answersReload,
   audioGroupRates,
+  deltaLivePlaylist,
   hlsContentTypes,
+  hlsLivePartSeconds,
   objectKeys,
+  readLivePlaylistPosition,
+  reloadTooFarAhead,
+  type BlockingReload,
 } from '@kino/proto/contract';
 import { isCaptionResource } from '../captions.ts';
 import { DeliveryError, segmentStillBeingMade, videoNotFound } from '../errors.ts';
@@ -41,6 +47,7 @@ export const fileBodies: FileBodies = {
   rendition: hlsBody,
   init: hlsBody,
   segment: hlsBody,
+  live_part: hlsBody,
   download: downloadBody,
   audio_download: downloadBody,
   storyboard: storyboardBody,
@@ -107,7 +114,9 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
     // segments); else the playlist, as without the parameter.
     const stored =
       bootstrapKey && !video.clipMedia ? await bootstrapPlaylistObject(deps, video, bootstrapKey) : undefined;
-    const object = stored ?? (await playlistObject(deps, video, key));
+    const live = !stored && video.live && resource.type === 'rendition';
+    const object =
+      stored ?? (live ? await livePlaylistObject(deps, file, key) : await playlistObject(deps, video, key));
     const playlist = await rewrite(
       deps,
       file,
@@ -115,6 +124,7 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
       object,
       resource.type === 'master',
       bootstrap,
+      live && wantsDelta(file.params),
     );
     const caching =
       resource.type === 'master' ? cacheControl.master : video.live ? cacheControl.livePlaylist : cacheControl.playlist;
@@ -126,8 +136,12 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
     };
   }
   // A miss answers with the bytes still arriving (`fill`). One storage has not got yet takes
-  // madeOnRequest, the only segment path that costs more than a lookup.
-  const object = (await deps.cache.open(key)) ?? (await madeOnRequest(deps, file, resource, key));
+  // madeOnRequest (or, a broadcast's part, waits for it), the only segment paths that cost more than a lookup.
+  const object =
+    (await deps.cache.open(key)) ??
+    (resource.type === 'live_part'
+      ? await livePartWhenStored(deps, file, resource, key)
+      : await madeOnRequest(deps, file, resource, key));
   // One object of one shape, not a spread and a property added after: this is the per-segment path.
   return {
     etag: object.etag,
@@ -168,6 +182,8 @@ async function rewrite(
   isMaster: boolean,
   /** `bootstrap=true` was asked for: a master carries it onto the URIs it names, as it carries the token. */
   bootstrap = false,
+  /** `_HLS_skip` on a live playlist: its delta update (deltaLivePlaylist). */
+  delta = false,
 ): Promise<{ data: Buffer; etag: string }> {
   const rewritten = deps.rewrittenPlaylists;
   // A master names the video's caption tracks and added audio tracks, which change without the stored file changing.
@@ -178,10 +194,13 @@ async function rewrite(
     ...audio.map((a) => `${a.key}:${a.isDefault ? 1 : 0}:${a.name}`),
   ].join(',');
   const carried = isMaster && bootstrap;
-  const memoKey = token ? undefined : `${family}|${object.etag}|${key}|${tracksTag}|${carried ? 'b' : ''}`;
+  const memoKey = token
+    ? undefined
+    : `${family}|${object.etag}|${key}|${tracksTag}|${carried ? 'b' : ''}|${delta ? 'd' : ''}`;
   const memo = memoKey && rewritten.get(memoKey);
   if (memo) return memo;
-  const text = withAddedAudio(video, (await bytesOf(object)).toString('utf8'), audio);
+  const stored = (await bytesOf(object)).toString('utf8');
+  const text = withAddedAudio(video, delta ? deltaLivePlaylist(stored) : stored, audio);
   const query = [...(token ? [`token=${encodeURIComponent(token)}`] : []), ...(carried ? ['bootstrap=true'] : [])];
   const suffix = query.length > 0 ? `?${query.join('&')}` : '';
   const out = addSubtitlesToMaster(
@@ -216,6 +235,78 @@ export function withAddedAudio(
     return rendition ? [rendition] : [];
   });
   return addAudioToMaster(master, added, audioGroupRates(listed));
+}
+
+/** Whether the query asks for a delta update (`_HLS_skip=YES` or `v2`; validated by then: the booleans are taken too). */
+function wantsDelta(params: URLSearchParams): boolean {
+  const value = params.get('_HLS_skip');
+  return value === 'YES' || value === 'v2' || ['true', '1', 'yes'].includes(value?.toLowerCase() ?? '');
+}
+
+/** The blocking reload a query asks for (`_HLS_msn`, with `_HLS_part`), if any. */
+function blockingReloadOf(params: URLSearchParams): BlockingReload | undefined {
+  const msn = params.get('_HLS_msn');
+  if (msn === null) return undefined;
+  const part = params.get('_HLS_part');
+  return { msn: Number(msn), ...(part === null ? {} : { part: Number(part) }) };
+}
+
+/**
+ * A broadcast's media playlist, read from storage on every request. A blocking reload
+ * (`_HLS_msn`/`_HLS_part`, RFC 8216bis 6.2.5.2) of a low-latency one (its server control says
+ * CAN-BLOCK-RELOAD) is held until the playlist holds that segment or part, and answered as the
+ * playlist is after three target durations; one asking past the segment after the one being made,
+ * or a part more than three ahead, is 400 at once. A standard broadcast's is answered at once.
+ */
+async function livePlaylistObject(
+  deps: Pick<RouteDeps, 'cache' | 'logger' | 'livePlaylists'>,
+  { video, params, res }: FileRequest,
+  key: string,
+): Promise<CachedObject | UncachedObject> {
+  const object = await playlistObject(deps, video, key);
+  const reload = blockingReloadOf(params);
+  if (!reload) return object;
+  const position = readLivePlaylistPosition((await bytesOf(object)).toString('utf8'));
+  if (position.canSkipUntil === undefined || answersReload(position, reload)) return object;
+  if (reloadTooFarAhead(position, reload))
+    throw new DeliveryError(
+      400,
+      'blocking_reload_too_far_ahead',
+      `The playlist has ${position.segments} segments and ${position.openParts} parts of the next; ` +
+        `segment ${reload.msn}${reload.part === undefined ? '' : ` part ${reload.part}`} is too far ahead to wait for.`,
+    );
+  const waited = await deps.livePlaylists.wait(
+    key,
+    (text) => answersReload(readLivePlaylistPosition(text), reload),
+    position.targetDuration * 3 * 1000,
+    closedSignal(res),
+  );
+  return waited.object ?? object;
+}
+
+/**
+ * A broadcast's part not stored yet: a player asks for the part its playlist's preload hint names
+ * before it exists. The request is held until the rendition's playlist lists it (or the broadcast
+ * ends), three part targets at most, then served; not listed by then, 404.
+ */
+async function livePartWhenStored(
+  deps: Pick<RouteDeps, 'cache' | 'logger' | 'livePlaylists'>,
+  { video, res }: FileRequest,
+  resource: Extract<Resource, { type: 'live_part' }>,
+  key: string,
+): Promise<CachedObject> {
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  if (video.live) {
+    const waited = await deps.livePlaylists.wait(
+      objectKeys.renditionPlaylist(video.id, resource.quality),
+      (text) => text.includes(`"${name}"`) || text.includes('#EXT-X-ENDLIST'),
+      3 * 1000 * hlsLivePartSeconds,
+      closedSignal(res),
+    );
+    const object = waited.satisfied ? await deps.cache.open(key) : undefined;
+    if (object) return object;
+  }
+  throw new DeliveryError(404, 'part_not_found', `Rendition ${resource.quality} of video ${video.id} has no ${name}.`);
 }
 
 /** Whether the query asks for bootstrap segments (validated by then: one of the booleans playback-params.ts takes). */

@@ -28,6 +28,7 @@ const fileOfEachType = [
   '720p.m3u8',
   '720p/init.mp4',
   '720p/seg-00003.m4s',
+  '720p/part-00012.m4s',
   '720p.mp4',
   'audio.m4a',
   'storyboard.vtt',

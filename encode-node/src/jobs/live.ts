@@ -1,25 +1,33 @@
 // Live: a broadcast's whole ladder from one ffmpeg reading the ingest's RTMP relay for as long as the
 // publisher publishes (docs/decisions/live.md). How many segments it makes is not known in advance,
 // so nothing is presigned: each file ffmpeg closes goes back on the Encode call's own stream
-// (EncodeEvent.file) and the orchestrator stores it. A rung's init segment goes before its first
-// segment, and each segment before the playlist that names it, so storage never lists a segment it
-// does not have. The input's end (ingest closes the relay) ends ffmpeg, whose playlists then carry
-// EXT-X-ENDLIST: they go last, then `done`.
-import { readFile, readdir, mkdir } from 'node:fs/promises';
+// (EncodeEvent.file) and the orchestrator stores it and writes the playlists. With `part_seconds`
+// (latency "low") ffmpeg's files are 1 s parts, which the orchestrator groups into segments. A
+// rung's init goes before its first file; each file goes once ffmpeg's playlist names it (it is then
+// closed), with its duration, wall-clock time and whether a keyframe starts it. The input's end
+// (ingest closes the relay) ends ffmpeg; what it closed last goes, then `done`.
+import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output, RenditionDone } from '@kino/proto';
 import { hlsInitName, hlsPlaylistName, measureBandwidth, pixelFormatOfX264 } from '@kino/proto/contract';
-import { hlsLadderArgs, parseInitSegment, parseMediaPlaylist, runFfmpeg, type FfmpegProgress } from '@kino/ffmpeg';
+import {
+  fragmentStartsWithKeyframe,
+  hlsLadderArgs,
+  parseInitSegment,
+  parseMediaPlaylist,
+  runFfmpeg,
+  type FfmpegProgress,
+} from '@kino/ffmpeg';
 import type { EncodeJobOptions, LiveEvent } from '../encode-options.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { planHlsEncode, type HlsRendition } from '../hls-plan.ts';
 import { withJobDir } from '../job-dir.ts';
+import { LiveInputClock } from '../live-input-clock.ts';
 
 /** How often the renditions' directories are read for closed files. */
 const scanIntervalMs = 250;
 /** A file travels in pieces of at most this (gRPC's default message limit is 4 MiB). */
 const pieceBytes = 1024 * 1024;
-const segmentName = /^seg-\d+\.m4s$/;
 
 /** The source as the live probe described it: a picture and a rate; no duration yet. */
 function liveSourceOf(request: EncodeRequest__Output): ProbeResult__Output {
@@ -53,6 +61,7 @@ export async function runLiveJob(
           outputs: plan.renditions.map((r) => ({ settings: r.settings, dir: r.spec.key })),
           threads: options.threads,
           live: true,
+          ...(live.partSeconds > 0 ? { livePartSeconds: live.partSeconds } : {}),
         }),
         {
           program: plan.program,
@@ -67,7 +76,7 @@ export async function runLiveJob(
     } finally {
       await stopScan();
     }
-    // The playlists as ffmpeg ended them (EXT-X-ENDLIST), after every segment they name.
+    // What ffmpeg closed at the end.
     await files.sendClosed();
     return { bytesWritten: files.bytes, files: files.sentNames(), renditions: await files.measure(last) };
   });
@@ -79,6 +88,8 @@ class LiveFiles {
   private readonly sent = new Set<string>();
   private readonly playlists = new Map<string, string>();
   private readonly started = new Set<string>();
+  /** Each rung's files in wall-clock time, and the input's gaps (a publisher's reconnect). */
+  private readonly clocks = new Map<string, LiveInputClock>();
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
@@ -114,11 +125,10 @@ class LiveFiles {
 
   private async sendRendition({ spec, prefix }: HlsRendition): Promise<void> {
     const dir = join(this.outDir, spec.key);
-    // Read before the listing: ffmpeg renames a segment into place before it names it in the
-    // playlist, so every segment this playlist names is in the listing that follows.
-    const playlist = await readFile(join(dir, hlsPlaylistName), 'utf8').catch(() => undefined);
-    const segments = (await readdir(dir)).filter((name) => segmentName.test(name)).sort();
-    const fresh = segments.filter((name) => !this.sent.has(prefix + name));
+    // ffmpeg names a file in its playlist once it has renamed it into place, closed.
+    const text = await readFile(join(dir, hlsPlaylistName), 'utf8').catch(() => undefined);
+    if (text === undefined || text === this.playlists.get(spec.key)) return;
+    const fresh = parseMediaPlaylist(text).segments.filter((s) => !this.sent.has(prefix + s.uri));
     if (fresh.length > 0 && !this.started.has(spec.key)) {
       const init = await readFile(join(dir, hlsInitName));
       await this.sendFile(prefix + hlsInitName, init);
@@ -126,23 +136,42 @@ class LiveFiles {
       await this.send({ renditionStarted: { key: spec.key, codecs, width, height } });
       this.started.add(spec.key);
     }
-    for (const name of fresh) await this.sendFile(prefix + name, await readFile(join(dir, name)));
-    if (playlist !== undefined && playlist !== this.playlists.get(spec.key) && this.started.has(spec.key)) {
-      await this.sendFile(prefix + hlsPlaylistName, Buffer.from(playlist, 'utf8'));
-      this.playlists.set(spec.key, playlist);
+    const clock = this.clocks.get(spec.key) ?? new LiveInputClock();
+    this.clocks.set(spec.key, clock);
+    for (const entry of fresh) {
+      const data = await readFile(join(dir, entry.uri));
+      const time = entry.programDateTime ? Date.parse(entry.programDateTime) : Date.now();
+      const placed = clock.place(time, entry.durationSeconds, Date.now());
+      await this.sendFile(prefix + entry.uri, data, {
+        durationSeconds: entry.durationSeconds,
+        programDateTimeMs: placed.programDateTimeMs,
+        independent: fragmentStartsWithKeyframe(data),
+        afterGap: placed.afterGap,
+      });
     }
+    this.playlists.set(spec.key, text);
   }
 
-  private async sendFile(name: string, data: Buffer): Promise<void> {
+  /** A file in pieces; a segment's or part's description goes on its last piece. */
+  private async sendFile(
+    name: string,
+    data: Buffer,
+    media?: { durationSeconds: number; programDateTimeMs: number; independent: boolean; afterGap: boolean },
+  ): Promise<void> {
     for (let offset = 0; offset === 0 || offset < data.length; offset += pieceBytes) {
       const piece = data.subarray(offset, offset + pieceBytes);
-      await this.send({ file: { name, data: piece, offset, complete: offset + pieceBytes >= data.length } });
+      const complete = offset + pieceBytes >= data.length;
+      await this.send({ file: { name, data: piece, offset, complete, ...(complete ? media : {}) } });
     }
     this.sent.add(name);
     this.bytes += data.length;
   }
 
-  /** Each rendition measured from what it sent: its final playlist's segments, the init's CODECS and size. */
+  /**
+   * Each rendition measured from what it sent: its final playlist's files, the init's CODECS and
+   * size. A low-latency broadcast's files are parts: the orchestrator, which made its segments of
+   * them, puts its own segments in their place.
+   */
   async measure(last: FfmpegProgress | undefined): Promise<RenditionDone[]> {
     const results: RenditionDone[] = [];
     for (const { spec, settings, prefix } of this.renditions) {

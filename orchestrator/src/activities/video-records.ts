@@ -5,6 +5,7 @@ import { announceVideoEvent } from '@kino/database';
 import type { MarkReadyInput, RenditionResult, VideoJob } from '../activity-types.ts';
 import {
   environmentJustInTime,
+  getLiveStream,
   getVideo,
   markClipReady,
   markVideoFailed,
@@ -38,7 +39,9 @@ export function createVideoRecordActivities({
     async loadVideoJob(videoId: string): Promise<VideoJob | null> {
       const video = await getVideo(db, videoId);
       if (!video) return null;
+      const stream = video.live_stream_id ? await getLiveStream(db, video.live_stream_id) : undefined;
       return {
+        ...(stream ? { liveLatency: stream.latency } : {}),
         videoId: video.id,
         storagePath: video.storage_path,
         ...(video.source_url ? { sourceUrl: video.source_url } : {}),

@@ -15,7 +15,7 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { isAacAudioCodec, workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
+import { hlsLivePartSeconds, isAacAudioCodec, workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
 import { masterVariantOf } from '../master-playlist.ts';
@@ -70,7 +70,10 @@ export async function liveBroadcast({
     );
     const ladder = liveLadder(planLadder(job.quality, probe, job.parameters));
     log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
-    const outcomes = await queueThenRun(() => live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe }));
+    const partSeconds = job.liveLatency === 'low' ? hlsLivePartSeconds : undefined;
+    const outcomes = await queueThenRun(() =>
+      live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe, ...(partSeconds ? { partSeconds } : {}) }),
+    );
     const result = await finishRecording(videoId, probe, ladder, outcomes);
     if (result.status === 'ready') await notifyRecordingReady(liveStreamId, videoId);
     return result;

@@ -7,6 +7,7 @@ export * from './delivery-paths.ts';
 export * from './encoding.ts';
 export * from './errors.ts';
 export * from './hls.ts';
+export * from './live-playlist.ts';
 export * from './live-streams.ts';
 export * from './node-capabilities.ts';
 export * from './master-audio.ts';

@@ -59,6 +59,9 @@ export const objectKeys = {
   /** Bootstrap segment `index` of the rendition's first segment (hlsBootstrapName). */
   bootstrapSegment: (videoId: string, rendition: RenditionRef, index: number) =>
     `${objectKeys.renditionDir(videoId, rendition)}/${hlsBootstrapName(index)}`,
+  /** Part `index` of a low-latency broadcast's rendition (hlsLivePartName; numbered through the broadcast). */
+  livePart: (videoId: string, rendition: RenditionRef, index: number) =>
+    `${objectKeys.renditionDir(videoId, rendition)}/part-${String(index).padStart(5, '0')}.m4s`,
   /** The rendition's bootstrap playlist, beside its playlist (written for videos that have bootstrap segments). */
   bootstrapPlaylist: (videoId: string, rendition: RenditionRef) =>
     `${objectKeys.renditionDir(videoId, rendition)}/${hlsBootstrapPlaylistName}`,

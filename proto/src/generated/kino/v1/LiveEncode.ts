@@ -11,6 +11,11 @@ import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as 
  */
 export interface LiveEncode {
   'renditions'?: (_kino_v1_RenditionSpec)[];
+  /**
+   * Set (latency "low"): ffmpeg cuts parts of at most this, not segments; each file sent is a part
+   * and the orchestrator groups them into segments. 0: each file is a whole segment.
+   */
+  'partSeconds'?: (number | string);
 }
 
 /**
@@ -22,4 +27,9 @@ export interface LiveEncode {
  */
 export interface LiveEncode__Output {
   'renditions': (_kino_v1_RenditionSpec__Output)[];
+  /**
+   * Set (latency "low"): ffmpeg cuts parts of at most this, not segments; each file sent is a part
+   * and the orchestrator groups them into segments. 0: each file is a whole segment.
+   */
+  'partSeconds': (number);
 }

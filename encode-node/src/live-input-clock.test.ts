@@ -1,0 +1,30 @@
+// A broadcast's gaps as the node sees them: its files' lag behind their media time.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { LiveInputClock } from './live-input-clock.ts';
+
+test('a backlog read fast is no gap; a reconnect is one, and moves every later time on by it', () => {
+  const clock = new LiveInputClock(3000);
+  const start = 1_000_000;
+  // ffmpeg starts 5 s into the broadcast and reads its backlog at 5x: the lag falls, then holds.
+  const placed = [];
+  for (let k = 0; k < 10; k++) {
+    const now = start + Math.max((k + 1) * 200, (k + 1) * 1000 - 5000 + 300);
+    placed.push(clock.place(start + k * 1000, 1, now));
+  }
+  assert.ok(placed.every((p, k) => !p.afterGap && p.programDateTimeMs === start + k * 1000));
+  // The publisher gone 8 s: the last part before the gap closes only when the next one starts, 8 s
+  // late; it keeps its time, the part after it is marked and moved on by the gap, and the rest.
+  const last = clock.place(start + 10_000, 1, start + 11_000 - 5000 + 300 + 8000);
+  assert.deepEqual(last, { programDateTimeMs: start + 10_000, afterGap: false });
+  const after = clock.place(start + 11_000, 1, start + 12_000 - 5000 + 300 + 8000 + 150);
+  assert.deepEqual(after, { programDateTimeMs: start + 11_000 + 8000, afterGap: true });
+  const next = clock.place(start + 12_000, 1, start + 13_000 - 5000 + 300 + 8000 + 100);
+  assert.deepEqual(next, { programDateTimeMs: start + 12_000 + 8000, afterGap: false });
+});
+
+test('an encoder’s jitter under the threshold is no gap', () => {
+  const clock = new LiveInputClock(3000);
+  clock.place(0, 1, 1300);
+  assert.equal(clock.place(1000, 1, 2000 + 300 + 2500).afterGap, false);
+});

@@ -1,0 +1,42 @@
+// Where a broadcast's files sit in wall-clock time, and where the input had a gap (issue 56,
+// docs/decisions/live.md "Reconnect"). A publisher that drops and comes back within its window
+// continues the same broadcast: node-media-server keeps the node's reader open through the gap and
+// shifts the resumed publisher's timestamps past the last ones, so ffmpeg reads one continuous
+// stream, and its EXT-X-PROGRAM-DATE-TIME (its start's wall clock plus the media time since) falls
+// behind by the gap. The gap shows in when files close: ffmpeg closes a file when the next one's
+// first keyframe comes, so the last file before the gap closes only once the publisher is back, its
+// lag (the time from the end of its media to its closing) grown by the gap. At ffmpeg's start the
+// lag falls (it reads the broadcast's backlog faster than real time), then holds at the encoder's
+// delay; a file whose lag is past the least seen by more than `gapMs` is the last before a gap: the
+// next file is marked (EXT-X-DISCONTINUITY), and its time and every later one's are moved on by the
+// growth. An encoder stalled that long (a node starved of CPU) reads as a gap too: a discontinuity
+// that costs a player nothing, and times that then follow the encoder's. The last file of all
+// closes late too (the input ends only when the reconnect window has passed): nothing follows it.
+
+/** More lag than this past the least is a gap in the input, not an encoder's jitter. */
+export const inputGapMs = 3000;
+
+export class LiveInputClock {
+  private leastLagMs: number | undefined;
+  private shiftMs = 0;
+  /** The growth of lag the last file showed: a gap before the next one. */
+  private pendingGapMs = 0;
+
+  constructor(private readonly gapMs = inputGapMs) {}
+
+  /** A closed file's corrected wall-clock time, and whether a gap came before it. */
+  place(
+    programDateTimeMs: number,
+    durationSeconds: number,
+    nowMs: number,
+  ): { programDateTimeMs: number; afterGap: boolean } {
+    const afterGap = this.pendingGapMs > 0;
+    this.shiftMs += this.pendingGapMs;
+    this.pendingGapMs = 0;
+    const placed = programDateTimeMs + this.shiftMs;
+    const lag = nowMs - (placed + durationSeconds * 1000);
+    if (this.leastLagMs !== undefined && lag > this.leastLagMs + this.gapMs) this.pendingGapMs = lag - this.leastLagMs;
+    else this.leastLagMs = Math.min(this.leastLagMs ?? lag, lag);
+    return { programDateTimeMs: placed, afterGap };
+  }
+}

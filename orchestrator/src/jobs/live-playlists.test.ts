@@ -1,0 +1,124 @@
+// One rung's live playlist as its files arrive: parts grouped into 6 s segments whose bytes are the
+// parts', the playlist written after each part, its parts gone once it ends; a standard broadcast's
+// segments listed as they come.
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { readLivePlaylistPosition } from '@kino/proto/contract';
+import { RungPlaylist } from './live-playlists.ts';
+
+const start = Date.parse('2026-11-29T05:00:00.000Z');
+
+function fakeStorage() {
+  const objects = new Map<string, Buffer>();
+  const puts: string[] = [];
+  return {
+    objects,
+    puts,
+    put: async (name: string, data: Buffer) => {
+      objects.set(name, data);
+      puts.push(name);
+    },
+    playlist: () => objects.get('360p/playlist.m3u8')!.toString('utf8'),
+  };
+}
+
+const partName = (k: number) => `part-${String(k).padStart(5, '0')}.m4s`;
+const media = (k: number, seconds = 1) => ({
+  durationSeconds: seconds,
+  programDateTimeMs: start + k * 1000,
+  independent: true,
+});
+
+describe('a low-latency rung', () => {
+  it('lists parts as they come, makes a segment of six, and ends without parts', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    await rung.take('init.mp4', Buffer.from('init'), undefined);
+    for (let k = 0; k < 6; k++) await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+    let text = storage.playlist();
+    assert.equal(
+      readLivePlaylistPosition(text).segments,
+      0,
+      'six parts, no segment yet: the next part might continue it',
+    );
+    assert.equal(readLivePlaylistPosition(text).openParts, 6);
+    assert.match(text, /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-00006.m4s"/);
+    assert.match(text, /#EXT-X-PART-INF:PART-TARGET=1.000/);
+    assert.match(text, /#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=36.0,PART-HOLD-BACK=3.000/);
+    await rung.take(partName(6), Buffer.from('p6'), media(6));
+    text = storage.playlist();
+    assert.deepEqual(readLivePlaylistPosition(text), {
+      targetDuration: 6,
+      segments: 1,
+      openParts: 1,
+      ended: false,
+      canSkipUntil: 36,
+    });
+    assert.equal(storage.objects.get('360p/seg-00000.m4s')!.toString(), 'p0p1p2p3p4p5', 'the parts back to back');
+    assert.ok(
+      storage.puts.indexOf('360p/seg-00000.m4s') < storage.puts.indexOf(`360p/${partName(6)}`),
+      'the segment is stored before the part that follows it is listed',
+    );
+    assert.match(
+      text,
+      /#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:00.000Z\n(#EXT-X-PART:[^\n]+\n){6}#EXTINF:6.000000,\nseg-00000.m4s/,
+    );
+    assert.match(
+      text,
+      /#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:06.000Z\n#EXT-X-PART:DURATION=1.000000,URI="part-00006.m4s",INDEPENDENT=YES/,
+    );
+    await rung.end();
+    text = storage.playlist();
+    assert.doesNotMatch(text, /#EXT-X-PART|PRELOAD-HINT|SERVER-CONTROL|PART-INF/, 'an ended playlist has no parts');
+    assert.match(text, /#EXTINF:1.000000,\nseg-00001.m4s\n#EXT-X-ENDLIST\n$/);
+    assert.deepEqual(
+      rung.partNames,
+      [0, 1, 2, 3, 4, 5, 6].map((k) => `360p/${partName(k)}`),
+      'the parts to remove',
+    );
+    assert.deepEqual(
+      rung.segments().map((s) => [s.name, s.durationSeconds, s.sizeBytes]),
+      [
+        ['seg-00000.m4s', 6, 12],
+        ['seg-00001.m4s', 1, 2],
+      ],
+    );
+  });
+
+  it('closes a segment at six parts a frame short (29.97 fps), and only before a keyframe', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    const short = 29 / 29.97;
+    for (let k = 0; k < 6; k++) await rung.take(partName(k), Buffer.from('x'), media(k, short));
+    await rung.take(partName(6), Buffer.from('x'), { ...media(6, short), independent: false });
+    assert.equal(readLivePlaylistPosition(storage.playlist()).segments, 0, 'not before a part without a keyframe');
+    await rung.take(partName(7), Buffer.from('x'), media(7, short));
+    assert.equal(rung.segments()[0]!.durationSeconds, Math.round(7 * short * 1e6) / 1e6);
+  });
+
+  it('marks the first part after a gap with a discontinuity, starting a segment', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    for (let k = 0; k < 3; k++) await rung.take(partName(k), Buffer.from('x'), media(k));
+    rung.markGap();
+    await rung.take(partName(3), Buffer.from('x'), media(30));
+    const text = storage.playlist();
+    assert.match(
+      text,
+      /#EXTINF:3.000000,\nseg-00000.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:30.000Z/,
+    );
+  });
+});
+
+describe('a standard rung', () => {
+  it('lists each segment as it comes, with its time, and no parts', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, undefined, storage.put);
+    await rung.take('seg-00000.m4s', Buffer.from('s0'), media(0, 6));
+    const text = storage.playlist();
+    assert.match(text, /#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:00.000Z\n#EXTINF:6.000000,\nseg-00000.m4s\n$/);
+    assert.doesNotMatch(text, /PART|SERVER-CONTROL|ENDLIST/);
+    await rung.end();
+    assert.match(storage.playlist(), /#EXT-X-ENDLIST\n$/);
+  });
+});

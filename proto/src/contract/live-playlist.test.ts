@@ -1,0 +1,97 @@
+// The live playlist's format as its writer renders it and delivery reads it: which blocking reloads
+// a playlist answers, which ask too far ahead, and the delta update, which with the segments it
+// skipped is the whole playlist again.
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import {
+  answersReload,
+  deltaLivePlaylist,
+  readLivePlaylistPosition,
+  reloadTooFarAhead,
+  renderLivePlaylist,
+  type LivePlaylist,
+} from './live-playlist.ts';
+
+/** `segments` complete 6 s segments of six 1 s parts, then `openParts` parts of the next. */
+function broadcast(segments: number, openParts: number): LivePlaylist {
+  const part = (k: number) => ({
+    name: `part-${String(k).padStart(5, '0')}.m4s`,
+    durationSeconds: 1,
+    independent: true,
+  });
+  const time = (s: number) => new Date(Date.UTC(2026, 10, 29, 5, 0, s)).toISOString();
+  return {
+    segmentSeconds: 6,
+    partSeconds: 1,
+    segments: Array.from({ length: segments }, (_, n) => ({
+      name: `seg-${String(n).padStart(5, '0')}.m4s`,
+      durationSeconds: 6,
+      programDateTime: time(n * 6),
+      discontinuity: false,
+      parts: Array.from({ length: 6 }, (_, k) => part(n * 6 + k)),
+    })),
+    open: {
+      programDateTime: time(segments * 6),
+      discontinuity: false,
+      parts: Array.from({ length: openParts }, (_, k) => part(segments * 6 + k)),
+      nextPartName: part(segments * 6 + openParts).name,
+    },
+    ended: false,
+  };
+}
+
+describe('blocking reloads', () => {
+  const position = readLivePlaylistPosition(renderLivePlaylist(broadcast(3, 2)));
+
+  it('reads where a playlist stands', () => {
+    assert.deepEqual(position, { targetDuration: 6, segments: 3, openParts: 2, ended: false, canSkipUntil: 36 });
+  });
+
+  it('answers a segment it holds and a part it holds, and holds the rest', () => {
+    assert.ok(answersReload(position, { msn: 2 }));
+    assert.ok(answersReload(position, { msn: 2, part: 5 }));
+    assert.ok(answersReload(position, { msn: 2, part: 9 }), 'past a whole segment’s parts: the next, which is there');
+    assert.ok(answersReload(position, { msn: 3, part: 1 }));
+    assert.ok(!answersReload(position, { msn: 3, part: 2 }), 'the next part');
+    assert.ok(!answersReload(position, { msn: 3 }), 'the segment being made');
+    assert.ok(!answersReload(position, { msn: 4, part: 0 }));
+  });
+
+  it('refuses a segment past the next, or a part more than three past the last', () => {
+    assert.ok(!reloadTooFarAhead(position, { msn: 4, part: 0 }), 'the segment after the one being made');
+    assert.ok(reloadTooFarAhead(position, { msn: 5 }), 'two past the one being made');
+    assert.ok(!reloadTooFarAhead(position, { msn: 3, part: 4 }));
+    assert.ok(reloadTooFarAhead(position, { msn: 3, part: 5 }));
+  });
+
+  it('answers anything once the playlist has ended', () => {
+    const ended = readLivePlaylistPosition(renderLivePlaylist({ ...broadcast(3, 0), ended: true }));
+    assert.ok(answersReload(ended, { msn: 9, part: 3 }));
+    assert.ok(!reloadTooFarAhead(ended, { msn: 9 }));
+  });
+});
+
+describe('delta updates', () => {
+  it('skip the segments older than CAN-SKIP-UNTIL; with them put back, the playlist is whole', () => {
+    const full = renderLivePlaylist(broadcast(10, 2));
+    const delta = deltaLivePlaylist(full);
+    // 62 s long, 36 s may not be skipped: the first five segments (0–30 s) start more than 36 s before its end.
+    const skipped = Number(/#EXT-X-SKIP:SKIPPED-SEGMENTS=(\d+)/.exec(delta)?.[1]);
+    assert.equal(skipped, 5);
+    assert.equal(delta.split('\n').filter((l) => l.startsWith('seg-')).length, 5);
+    const lines = full.split('\n');
+    const firstSegment = lines.findIndex((l) => l.startsWith('#EXT-X-MAP:')) + 1;
+    const afterSkipped = lines.indexOf('seg-00004.m4s') + 1;
+    const restored = delta.replace(
+      `#EXT-X-SKIP:SKIPPED-SEGMENTS=${skipped}`,
+      lines.slice(firstSegment, afterSkipped).join('\n'),
+    );
+    assert.equal(restored, full);
+  });
+
+  it('skips nothing from a playlist shorter than CAN-SKIP-UNTIL, and answers a standard one whole', () => {
+    assert.match(deltaLivePlaylist(renderLivePlaylist(broadcast(2, 1))), /#EXT-X-SKIP:SKIPPED-SEGMENTS=0\n/);
+    const standard = renderLivePlaylist({ ...broadcast(10, 0), partSeconds: undefined });
+    assert.equal(deltaLivePlaylist(standard), standard);
+  });
+});

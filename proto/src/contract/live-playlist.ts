@@ -1,0 +1,197 @@
+// A broadcast's media playlist (issue 56, docs/decisions/live.md): written by the orchestrator, the
+// one writer, as a broadcast's files arrive; read by delivery to answer blocking reloads
+// (`_HLS_msn`/`_HLS_part`) and delta updates (`_HLS_skip`). One module for the format, so writer
+// and reader cannot drift. `latency: "low"` adds low-latency HLS (RFC 8216bis): each segment's parts
+// (`EXT-X-PART`) while the broadcast runs, a preload hint of the next part, the server control and
+// part target. `standard` lists 6 s segments only. Both an EVENT playlist with
+// EXT-X-PROGRAM-DATE-TIME on every segment, ended (EXT-X-ENDLIST, no parts) when the broadcast ends.
+
+/** ffmpeg's `-hls_segment_filename` pattern of a low-latency broadcast's parts (`part-00012.m4s`). */
+export const hlsLivePartPattern = 'part-%05d.m4s';
+/** The longest part of a low-latency broadcast (PART-TARGET). */
+export const hlsLivePartSeconds = 1;
+/** A part's name: numbered through the whole broadcast, not per segment. */
+export const hlsLivePartName = /^part-\d{5,}\.m4s$/;
+/** Parts are listed for this many segments before the one being made (RFC 8216bis: at least three target durations back). */
+export const hlsLivePartSegmentsListed = 3;
+
+export interface LivePart {
+  name: string;
+  durationSeconds: number;
+  /** Starts with a keyframe (`INDEPENDENT=YES`): a player may start from it. */
+  independent: boolean;
+}
+
+export interface LiveSegment {
+  name: string;
+  durationSeconds: number;
+  /** Its first frame's wall-clock time, ISO 8601 with milliseconds. */
+  programDateTime: string;
+  /** A gap before it (a publisher's reconnect, another node taking over): EXT-X-DISCONTINUITY. */
+  discontinuity: boolean;
+  /** Its parts, in order (low latency); none in `standard`. */
+  parts: LivePart[];
+}
+
+export interface LivePlaylist {
+  /** EXT-X-TARGETDURATION's floor: the segment length asked for. */
+  segmentSeconds: number;
+  /** Set: low latency, parts of at most this. */
+  partSeconds?: number;
+  /** Complete segments, in order, from media sequence 0. */
+  segments: LiveSegment[];
+  /** The segment being made: its parts so far (low latency), and the name its next part will have. */
+  open?: { programDateTime: string; discontinuity: boolean; parts: LivePart[]; nextPartName: string };
+  ended: boolean;
+}
+
+const seconds = (value: number) => value.toFixed(6);
+
+/** How far back a delta update may skip (RFC 8216bis: at least six target durations). */
+export function canSkipUntilSeconds(targetDuration: number): number {
+  return targetDuration * 6;
+}
+
+/** The playlist's EXT-X-TARGETDURATION: every EXTINF rounded is at most it. */
+function targetDurationOf(playlist: LivePlaylist): number {
+  return Math.max(playlist.segmentSeconds, ...playlist.segments.map((s) => Math.round(s.durationSeconds)));
+}
+
+export function renderLivePlaylist(playlist: LivePlaylist): string {
+  const low = playlist.partSeconds !== undefined && !playlist.ended;
+  const target = targetDurationOf(playlist);
+  const lines = [
+    '#EXTM3U',
+    // 9: EXT-X-SKIP (delta updates); 6 is all a standard EVENT playlist of fMP4 needs.
+    `#EXT-X-VERSION:${low ? 9 : 6}`,
+    `#EXT-X-TARGETDURATION:${target}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:EVENT',
+    '#EXT-X-INDEPENDENT-SEGMENTS',
+  ];
+  if (low) {
+    // PART-HOLD-BACK: three part targets, RFC 8216bis's least.
+    const partTarget = playlist.partSeconds!;
+    lines.push(
+      `#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=${canSkipUntilSeconds(target).toFixed(1)},PART-HOLD-BACK=${(3 * partTarget).toFixed(3)}`,
+      `#EXT-X-PART-INF:PART-TARGET=${partTarget.toFixed(3)}`,
+    );
+  }
+  lines.push('#EXT-X-MAP:URI="init.mp4"');
+  const partsFrom = playlist.segments.length - hlsLivePartSegmentsListed;
+  playlist.segments.forEach((segment, k) => {
+    if (segment.discontinuity) lines.push('#EXT-X-DISCONTINUITY');
+    lines.push(`#EXT-X-PROGRAM-DATE-TIME:${segment.programDateTime}`);
+    if (low && k >= partsFrom) lines.push(...segment.parts.map(partLine));
+    lines.push(`#EXTINF:${seconds(segment.durationSeconds)},`, segment.name);
+  });
+  const { open } = playlist;
+  if (low && open) {
+    if (open.discontinuity) lines.push('#EXT-X-DISCONTINUITY');
+    if (open.parts.length > 0) lines.push(`#EXT-X-PROGRAM-DATE-TIME:${open.programDateTime}`);
+    lines.push(...open.parts.map(partLine), `#EXT-X-PRELOAD-HINT:TYPE=PART,URI="${open.nextPartName}"`);
+  }
+  if (playlist.ended) lines.push('#EXT-X-ENDLIST');
+  return `${lines.join('\n')}\n`;
+}
+
+function partLine(part: LivePart): string {
+  return `#EXT-X-PART:DURATION=${seconds(part.durationSeconds)},URI="${part.name}"${part.independent ? ',INDEPENDENT=YES' : ''}`;
+}
+
+/** What a reader of a stored live playlist needs to answer a blocking reload or a delta update. */
+export interface LivePlaylistPosition {
+  targetDuration: number;
+  /** Complete segments (media sequence 0 on). */
+  segments: number;
+  /** Parts listed of the segment being made (media sequence `segments`). */
+  openParts: number;
+  ended: boolean;
+  /** The server control's CAN-SKIP-UNTIL; absent: no delta updates, no blocking reloads. */
+  canSkipUntil?: number;
+}
+
+export function readLivePlaylistPosition(text: string): LivePlaylistPosition {
+  const position: LivePlaylistPosition = { targetDuration: 0, segments: 0, openParts: 0, ended: false };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#EXT-X-TARGETDURATION:')) position.targetDuration = Number(line.slice(22));
+    else if (line.startsWith('#EXT-X-SERVER-CONTROL:')) {
+      const until = /CAN-SKIP-UNTIL=([\d.]+)/.exec(line)?.[1];
+      if (until) position.canSkipUntil = Number(until);
+    } else if (line.startsWith('#EXT-X-PART:')) position.openParts++;
+    else if (line === '#EXT-X-ENDLIST') position.ended = true;
+    else if (line !== '' && !line.startsWith('#')) {
+      position.segments++;
+      position.openParts = 0;
+    }
+  }
+  return position;
+}
+
+/** A blocking reload's ask: the playlist once it holds segment `msn` (its part `part`, when given). */
+export interface BlockingReload {
+  msn: number;
+  part?: number;
+}
+
+/**
+ * Whether the playlist answers the reload: it has ended, holds segment `msn` whole (a part past
+ * that segment's last is the next segment's, "or later"), or holds part `part` of the segment being
+ * made.
+ */
+export function answersReload(position: LivePlaylistPosition, { msn, part }: BlockingReload): boolean {
+  if (position.ended || msn < position.segments) return true;
+  return part !== undefined && msn === position.segments && part < position.openParts;
+}
+
+/**
+ * A reload asking too far ahead, which a server answers 400 at once (RFC 8216bis 6.2.5.2): a
+ * segment past the one after the segment being made, or a part more than three past the last.
+ */
+export function reloadTooFarAhead(position: LivePlaylistPosition, { msn, part }: BlockingReload): boolean {
+  if (position.ended) return false;
+  if (msn > position.segments + 1) return true;
+  return part !== undefined && msn === position.segments && part > position.openParts - 1 + 3;
+}
+
+/**
+ * The delta update of a live playlist (`_HLS_skip=YES`, RFC 8216bis 6.2.5.1): its oldest segments,
+ * those starting more than CAN-SKIP-UNTIL before its end, replaced by `EXT-X-SKIP`. A playlist
+ * whose server control allows no skipping is answered whole.
+ */
+export function deltaLivePlaylist(text: string): string {
+  const position = readLivePlaylistPosition(text);
+  if (position.canSkipUntil === undefined || position.ended) return text;
+  const lines = text.split('\n');
+  const firstSegmentLine = lines.findIndex((line) => line.startsWith('#EXT-X-MAP:')) + 1;
+  const blocks: { start: number; end: number; duration: number }[] = [];
+  let start = firstSegmentLine;
+  let duration = 0;
+  for (let i = firstSegmentLine; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('#EXTINF:')) duration = Number.parseFloat(line.slice(8));
+    else if (line !== '' && !line.startsWith('#')) {
+      blocks.push({ start, end: i + 1, duration });
+      start = i + 1;
+    }
+  }
+  // The open segment's parts count toward the playlist's length as its segments do.
+  const tail = lines.slice(start).reduce((sum, line) => {
+    const part = /^#EXT-X-PART:DURATION=([\d.]+)/.exec(line);
+    return sum + (part ? Number(part[1]) : 0);
+  }, 0);
+  const total = blocks.reduce((sum, b) => sum + b.duration, 0) + tail;
+  let skipped = 0;
+  let elapsed = 0;
+  // A segment starting more than CAN-SKIP-UNTIL before the end may go; never one after a skipped discontinuity's.
+  while (skipped < blocks.length && total - elapsed > position.canSkipUntil) {
+    const block = blocks[skipped]!;
+    if (lines.slice(block.start, block.end).includes('#EXT-X-DISCONTINUITY')) break;
+    elapsed += block.duration;
+    skipped++;
+  }
+  const kept = skipped === 0 ? firstSegmentLine : blocks[skipped - 1]!.end;
+  return [...lines.slice(0, firstSegmentLine), `#EXT-X-SKIP:SKIPPED-SEGMENTS=${skipped}`, ...lines.slice(kept)].join(
+    '\n',
+  );
+}
