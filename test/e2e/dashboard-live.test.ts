@@ -123,7 +123,8 @@ test('a private stream’s view previews its broadcast through its signed URL, s
     const latency = page.getByTestId('live-latency');
     await page
       .waitForFunction(
-        () => document.querySelector('[data-testid=live-latency]')?.getAttribute('data-seconds') !== '',
+        // The element present (the view drops it once the broadcast ends) and a figure in it.
+        () => (document.querySelector('[data-testid=live-latency]')?.getAttribute('data-seconds') ?? '') !== '',
         undefined,
         { timeout: 45_000, polling: 250 },
       )

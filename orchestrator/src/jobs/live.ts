@@ -2,8 +2,8 @@
 // the publisher publishes, its slot leased for all of it. The node reads the ingest's RTMP relay and
 // sends each file it closes back on the Encode call's stream; this stores them in the video's HLS
 // prefix in the order they come and writes each rung's playlist after each segment or part
-// (live-playlists.ts), and once every rung has started, hands their CODECS and sizes to
-// `onLadderStarted` (the master playlist, the renditions' rows: the video plays live from then on).
+// (live-playlists.ts), and once every rung has started and lists a whole segment, hands their CODECS
+// and sizes to `onLadderStarted` (the master playlist, the renditions' rows: the video plays live from then on).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { LiveFile__Output, LiveRenditionStarted__Output } from '@kino/proto';
 import { contentTypeForHlsFile, measureBandwidth, objectKeys } from '@kino/proto/contract';
@@ -75,7 +75,7 @@ export async function encodeLive(
   });
 }
 
-/** A broadcast's files as they arrive, stored whole, each rung's playlist written; the ladder announced once every rung has started. */
+/** A broadcast's files as they arrive, stored whole, each rung's playlist written; the ladder announced once every rung plays. */
 class LiveFileStore {
   stored = 0;
   private readonly pieces = new Map<string, Buffer[]>();
@@ -105,7 +105,18 @@ class LiveFileStore {
     const { key, codecs, width, height } = event.renditionStarted;
     if (!this.keys.includes(key)) throw refused(`the node started a rendition it was not asked for: ${key}`);
     this.started.set(key, { key, codecs, width, height });
+    await this.announceWhenPlayable();
+  }
+
+  /**
+   * The ladder announced (the master written) once every rung has started and its playlist lists a
+   * whole segment: a low-latency rung's playlist is written from its first part, and hls.js stops
+   * for good on a first media playlist with no segment in it (levelEmptyError is fatal until a
+   * playlist has loaded), so a master must not lead a player to one.
+   */
+  private async announceWhenPlayable(): Promise<void> {
     if (this.announced || this.started.size < this.keys.length) return;
+    if ([...this.rungs.values()].some((rung) => rung.segments().length === 0)) return;
     this.announced = true;
     await this.onLadderStarted(this.keys.map((k) => this.started.get(k)!));
   }
@@ -117,6 +128,8 @@ class LiveFileStore {
    */
   async end(): Promise<void> {
     for (const rung of this.rungs.values()) await rung.end();
+    // A broadcast shorter than a segment has its first one only now.
+    await this.announceWhenPlayable();
     const parts = [...this.rungs.values()].flatMap((rung) => rung.partNames);
     if (parts.length > 0) await this.deps.storage.deleteMany(parts.map((name) => `${this.prefix}${name}`));
   }
@@ -160,6 +173,7 @@ class LiveFileStore {
     // The node saw the input stop and come back (a publisher's reconnect) before this file.
     if (file.afterGap) rung.markGap();
     await rung.take(match[2]!, Buffer.concat(pieces), media);
+    if (media) await this.announceWhenPlayable();
   }
 }
 
