@@ -141,6 +141,15 @@ describe('errors', () => {
     assertErrorEnvelope(r.body, 400, 'invalid_json', assert);
   });
 
+  it('refuse a JSON null body where the body may be left out, and take the body left out', async () => {
+    const path = `/v1/api/${t.org.id}/environments/${t.envA.id}/live-streams`;
+    const headers = { 'content-type': 'application/json' };
+    const refused = await inject(api.app, 'POST', path, { key: t.keys.full, body: 'null', headers });
+    assertErrorEnvelope(refused.body, 400, 'invalid_request', assert);
+    const created = await inject(api.app, 'POST', path, { key: t.keys.full, body: '', headers });
+    assert.equal(created.status, 200);
+  });
+
   it('answer a body that is not JSON with 415 unsupported_media_type', async () => {
     const r = await inject(api.app, 'POST', `/v1/api/${t.org.id}/environments/${t.envA.id}/videos/upload-url`, {
       key: t.keys.full,
