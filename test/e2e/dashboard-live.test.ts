@@ -7,11 +7,11 @@
 // screenshots of both in the test output directory.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import { devUser, signIn, startDashboard, type DashboardHarness } from '@kino/test/support/dashboard';
+import { publishTestsrc } from '@kino/test/support/live-publisher';
 
 let dash: DashboardHarness;
 let context: BrowserContext;
@@ -29,23 +29,6 @@ afterAll(async () => {
   await context?.close();
   await dash?.stop();
 });
-
-/** ffmpeg publishing `seconds` of a 30 fps 320x180 testsrc with a tone in real time; resolves with its exit code. */
-function publish(url: string, seconds: number): Promise<{ exitCode: number; stderr: string }> {
-  const args = [
-    ...['-hide_banner', '-nostats', '-loglevel', 'error', '-re'],
-    ...['-f', 'lavfi', '-i', `testsrc=size=320x180:rate=30:duration=${seconds}`],
-    ...['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`],
-    ...['-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-f', 'flv', url],
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
-  });
-}
 
 /** What the preview's player is doing, for a failure's message. */
 function playerState() {
@@ -110,7 +93,7 @@ test('a private stream’s view previews its broadcast through its signed URL, s
     });
     return ((await response.json()) as { body: { streamKey: string; ingest: { rtmp: string } } }).body;
   }, `/v1/api/${dash.orgId}/live-streams/${streamId}`);
-  const publishing = publish(`${stream.ingest.rtmp}/${stream.streamKey}`, 30);
+  const publishing = publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 30, { size: '320x180' });
   try {
     // The view reads the stream every 5 s: it turns active, and the preview plays the stream's own
     // private path with a token bound to the stream.

@@ -6,13 +6,13 @@
 // is refused. Each publish is a few seconds of a 320x180 testsrc from a real ffmpeg.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { waitFor } from '@kino/dev';
 import { getLiveStream } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import { registerWebhook, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
+import { publishTestsrc } from '@kino/test/support/live-publisher';
 
 let farm: FarmTenant;
 let receiver: WebhookReceiver;
@@ -26,51 +26,6 @@ afterAll(async () => {
   await farm?.stop();
   await receiver?.close();
 });
-
-/** ffmpeg's exit code and last lines. */
-interface Publish {
-  exitCode: number;
-  stderr: string;
-}
-
-/** Publishes `seconds` of a 30 fps 320x180 testsrc with a tone in real time to `url`, H.264 and AAC. */
-function publish(url: string, seconds: number, format: 'flv' | 'mpegts' = 'flv'): Promise<Publish> {
-  const args = [
-    '-hide_banner',
-    '-nostats',
-    '-loglevel',
-    'error',
-    '-re',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=size=320x180:rate=30:duration=${seconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-g',
-    '60',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-f',
-    format,
-    url,
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
-  });
-}
 
 function createStream(name: string, settings: { allowPublicAccess: boolean; reconnectWindowSeconds: number }) {
   return farm.kino.liveStreams.create(farm.orgId, farm.envId, { name, latency: 'standard', ...settings });
@@ -107,7 +62,7 @@ describe('a private live stream with its webhooks', () => {
   it('sends active, disconnected within the window, idle after it, recording.ready; plays on its path with its own token', async () => {
     const stream = await createStream('private', { allowPublicAccess: false, reconnectWindowSeconds: 2 });
     assert.equal(stream.playback.master, null, 'a private stream has no public playback URL');
-    const published = await publish(`${stream.ingest.rtmp}/${stream.streamKey}`, 6);
+    const published = await publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 6, { size: '320x180' });
     assert.equal(published.exitCode, 0, published.stderr);
 
     const active = await eventOf(stream, 'live_stream.active');
@@ -175,9 +130,9 @@ describe('SRT', () => {
     const wrongKey = new URL(good.ingest.srt);
     wrongKey.searchParams.set('streamid', `sk_${'x'.repeat(40)}`);
     const [published, wrong, refused] = await Promise.all([
-      publish(good.ingest.srt, 5, 'mpegts'),
-      publish(wrongKey.toString(), 5, 'mpegts'),
-      publish(disabled.ingest.srt, 5, 'mpegts'),
+      publishTestsrc(good.ingest.srt, 5, { size: '320x180', format: 'mpegts' }),
+      publishTestsrc(wrongKey.toString(), 5, { size: '320x180', format: 'mpegts' }),
+      publishTestsrc(disabled.ingest.srt, 5, { size: '320x180', format: 'mpegts' }),
     ]);
     assert.equal(published.exitCode, 0, published.stderr);
     assert.notEqual(wrong.exitCode, 0, 'a caller with a key no stream has is refused');

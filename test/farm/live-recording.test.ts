@@ -7,17 +7,17 @@
 // `ended` with every frame, and it can be deleted, its objects with it.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { waitFor } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
 import { getLiveStream } from '@kino/database/repositories';
-import type { LiveStream } from '@kino/sdk';
 import { countDecodedFrames, streamField } from '@kino/test/support/media';
 import { launchChromium, playThrough, startPageHost, webPlayers, type PageHost } from '@kino/test/support/players';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
+import { publishTestsrc } from '@kino/test/support/live-publisher';
 
 const run = promisify(execFile);
 const seconds = 9;
@@ -28,27 +28,6 @@ let farm: FarmTenant;
 /** The two broadcasts' videos, once each is ready. */
 let recordings: string[];
 
-/**
- * Publishes `seconds` of a 30 fps 320x180 testsrc with a tone in real time (`-re`), H.264 with a
- * keyframe every 2 s and AAC, as OBS and ffmpeg users do. Resolves with ffmpeg's exit code and last lines.
- */
-function publish(stream: LiveStream): Promise<{ exitCode: number; stderr: string }> {
-  const args = [
-    ...['-hide_banner', '-nostats', '-loglevel', 'error', '-re'],
-    ...['-f', 'lavfi', '-i', `testsrc=size=320x180:rate=${fps}:duration=${seconds}`],
-    ...['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`],
-    ...['-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
-    ...['-f', 'flv', `${stream.ingest.rtmp}/${stream.streamKey}`],
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
-  });
-}
-
 /** Publishes to a new public stream and answers its broadcast's video once it is ready. */
 async function broadcast(name: string): Promise<string> {
   const stream = await farm.kino.liveStreams.create(farm.orgId, farm.envId, {
@@ -57,7 +36,7 @@ async function broadcast(name: string): Promise<string> {
     allowPublicAccess: true,
     reconnectWindowSeconds: 0,
   });
-  const published = await publish(stream);
+  const published = await publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, seconds, { size: '320x180' });
   assert.equal(published.exitCode, 0, published.stderr);
   const videoId = await waitFor(
     `${name}'s broadcast to end`,

@@ -7,7 +7,7 @@
 // with every frame published.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { getLiveStream, getVideo } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
+import { publishTestsrc } from '@kino/test/support/live-publisher';
 
 let farm: FarmTenant;
 
@@ -28,54 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await farm?.stop();
 });
-
-/** What ffmpeg did with a publish: its exit code and its last lines. */
-interface Publish {
-  exitCode: number;
-  stderr: string;
-}
-
-/**
- * Publishes `seconds` of a 30 fps testsrc (its frame counter burnt in) with a tone, in real time
- * (`-re`), H.264 with a keyframe every 2 s and AAC, as OBS and ffmpeg users do.
- */
-function publish(rtmpServer: string, key: string, seconds: number, size = '640x360'): Promise<Publish> {
-  const args = [
-    '-hide_banner',
-    '-nostats',
-    '-loglevel',
-    'error',
-    '-re',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=size=${size}:rate=30:duration=${seconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-g',
-    '60',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-f',
-    'flv',
-    `${rtmpServer}/${key}`,
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
-  });
-}
 
 const run = promisify(execFile);
 
@@ -91,10 +44,10 @@ async function createStream(name: string, latency: 'low' | 'standard' = 'standar
 describe('live ingest', () => {
   it('refuses a wrong key and a disabled stream’s key at connect', async () => {
     const stream = await createStream('refused');
-    const wrong = await publish(stream.ingest.rtmp, `sk_${'x'.repeat(40)}`, 3);
+    const wrong = await publishTestsrc(`${stream.ingest.rtmp}/${`sk_${'x'.repeat(40)}`}`, 3);
     assert.notEqual(wrong.exitCode, 0, 'a publish with a key no stream has must fail');
     await farm.kino.liveStreams.disable(farm.orgId, stream.liveStreamId);
-    const disabled = await publish(stream.ingest.rtmp, stream.streamKey, 3);
+    const disabled = await publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 3);
     assert.notEqual(disabled.exitCode, 0, 'a publish to a disabled stream must fail');
     const row = await getLiveStream(farm.db, stream.liveStreamId);
     assert.equal(row?.active_video_id, null);
@@ -103,7 +56,7 @@ describe('live ingest', () => {
 
   it('starts a broadcast for a good key, and ends it when the publisher stops', async () => {
     const stream = await createStream('good');
-    const publishing = publish(stream.ingest.rtmp, stream.streamKey, 6);
+    const publishing = publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 6);
     const active = await waitFor(
       'the stream to be active',
       async () => {
@@ -135,7 +88,7 @@ describe('live ingest', () => {
   it('cuts a publisher off when its stream key is reset, and ends its broadcast', async () => {
     const stream = await createStream('reset');
     const startedAt = Date.now();
-    const publishing = publish(stream.ingest.rtmp, stream.streamKey, 30);
+    const publishing = publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 30);
     const active = await waitFor(
       'the stream to be active',
       async () => {
@@ -314,7 +267,7 @@ describe('a broadcast on the farm', () => {
     const stream = await createStream('farm', 'low');
     // Long enough that its first segments close well before it ends, on a loaded machine too.
     const seconds = 20;
-    const publishing = publish(stream.ingest.rtmp, stream.streamKey, seconds, '320x180');
+    const publishing = publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, seconds, { size: '320x180' });
     const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`;
 
     // While published: the stream's own path serves the broadcast's master, and its media playlist
@@ -390,14 +343,14 @@ describe('a publisher back within its reconnect window', () => {
       allowPublicAccess: true,
       reconnectWindowSeconds: 6,
     });
-    const first = await publish(stream.ingest.rtmp, stream.streamKey, 10, '320x180');
+    const first = await publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 10, { size: '320x180' });
     assert.equal(first.exitCode, 0, first.stderr);
     const videoId = (await getLiveStream(farm.db, stream.liveStreamId))!.active_video_id!;
     assert.ok(videoId, 'the broadcast holds through the window');
     // The gap itself (the test's input, not a wait for something): the publisher away 4 s, past
     // the node's 3 s threshold of a gap, within the 6 s window.
     await new Promise((resolve) => setTimeout(resolve, 4000));
-    const second = await publish(stream.ingest.rtmp, stream.streamKey, 6, '320x180');
+    const second = await publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, 6, { size: '320x180' });
     assert.equal(second.exitCode, 0, second.stderr);
     const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
     assert.equal(row.active_video_id ?? row.last_video_id, videoId, 'the same broadcast');
