@@ -66,6 +66,10 @@ interface AccessMemory {
   environments: Map<string, PathEnvironment>;
 }
 
+// Access is checked before the route's schema, so a path id may still hold NUL here; PostgreSQL's
+// text refuses it (a 500), and no such id exists.
+const isStorableId = (id: string) => !id.includes('\u0000');
+
 async function environmentOf(
   db: RouteOptions['deps']['db'],
   memory: AccessMemory,
@@ -73,6 +77,7 @@ async function environmentOf(
 ): Promise<PathEnvironment | undefined> {
   const cached = memory.environments.get(envId);
   if (cached) return cached;
+  if (!isStorableId(envId)) return undefined;
   const found = await getEnvironment(db, envId);
   if (!found) return undefined;
   const environment = { id: found.id, org_id: found.org_id };
@@ -177,7 +182,7 @@ async function authorize(
     if (key.type !== 'system' && key.org_id !== orgId) {
       throw new ForbiddenError('This API key belongs to another organization.');
     }
-    if (key.type === 'system' && !(await getOrganization(deps.db, orgId))) {
+    if (key.type === 'system' && !(isStorableId(orgId) && (await getOrganization(deps.db, orgId)))) {
       throw new NotFoundError('organization_not_found', `Organization ${orgId} does not exist.`);
     }
   }

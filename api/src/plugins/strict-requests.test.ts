@@ -170,6 +170,60 @@ describe('every documented operation refuses a field its schema does not declare
     for (const operation of operations()) if (operation.body) visit(operation.body.schema, `${operation.name} body`);
     assert.deepEqual(open, []);
   });
+
+  // PostgreSQL's text refuses NUL (a 500 once the value reaches a query): every string a request
+  // may carry, in its path, query string or body, is an enum, a format, or a pattern that leaves NUL
+  // out, as TEXT_PATTERN does.
+  it('documents every string of a request so that NUL is refused before a handler', () => {
+    const unbounded: string[] = [];
+    const refusesNul = (schema: Json) =>
+      schema.enum ||
+      schema.const !== undefined ||
+      schema.format ||
+      (schema.pattern && !new RegExp(schema.pattern, 'u').test('a\u0000b'));
+    const visit = (schema: Json, where: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.type === 'string' && !refusesNul(schema)) unbounded.push(where);
+      for (const [name, property] of Object.entries(schema.properties ?? {})) visit(property, `${where}.${name}`);
+      if (schema.items) visit(schema.items, `${where}[]`);
+      if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+        visit(schema.additionalProperties, `${where}.*`);
+      for (const key of ['anyOf', 'oneOf', 'allOf']) for (const member of schema[key] ?? []) visit(member, where);
+    };
+    for (const operation of operations()) {
+      if (operation.body) visit(operation.body.schema, `${operation.name} body`);
+      for (const parameter of operation.parameters.filter((p) => p.in === 'query' || p.in === 'path'))
+        visit(parameter.schema, `${operation.name} ${parameter.in}.${parameter.name}`);
+    }
+    assert.deepEqual(unbounded, []);
+  });
+
+  it('refuses a NUL in any path parameter, never a 500: 400 naming it, or no such organization or environment', async () => {
+    const answers: string[] = [];
+    for (const operation of operations()) {
+      for (const parameter of operation.parameters.filter((p) => p.in === 'path')) {
+        const at = operation.path.indexOf(`{${parameter.name}}`);
+        const url = urlOf({
+          ...operation,
+          path: `${operation.path.slice(0, at)}x\u0000y${operation.path.slice(at + parameter.name.length + 2)}`,
+        });
+        const response = await app.inject({
+          method: operation.method,
+          url: url.replace('\u0000', '%00'),
+          headers: { 'x-api-key': apiKey },
+          ...(operation.body ? { payload: exampleBody(operation) } : {}),
+        });
+        const answer = response.json();
+        // The organization and environment are checked before the schema: no such one (403, 404).
+        const refused =
+          parameter.name in ids
+            ? [403, 404].includes(response.statusCode) && answer.code
+            : response.statusCode === 400 && answer.errors?.[0]?.location === `params.${parameter.name}`;
+        if (!refused) answers.push(`${operation.name} ${parameter.name}: ${response.statusCode} ${response.body}`);
+      }
+    }
+    assert.deepEqual(answers, []);
+  });
 });
 
 describe('an unknown field close to a known one', () => {

@@ -24,7 +24,7 @@ import { startAddAudioTrack } from '../videos/workflows.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, ValidationError, workflowServiceUnavailable } from '../http/errors.ts';
 import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
-import { AudioTrackSchema, exampleAudioTrack } from '../schemas/videos.ts';
+import { AudioTrackSchema, exampleAudioTrack, VideoParams } from '../schemas/videos.ts';
 import { canonicalLanguage } from './captions.ts';
 
 const CreateBody = Type.Object({
@@ -33,7 +33,7 @@ const CreateBody = Type.Object({
     maxLength: 1024,
     description: "The bucketPath of an upload ticket of the video's environment: a file with an audio stream.",
   }),
-  language: Type.String({ minLength: 1, maxLength: 64, description: 'A BCP 47 language tag: `es`, `pt-BR`.' }),
+  language: Text({ minLength: 1, maxLength: 64, description: 'A BCP 47 language tag: `es`, `pt-BR`.' }),
   name: Type.Optional(
     Text({
       minLength: 1,
@@ -50,8 +50,7 @@ const CreateBody = Type.Object({
   ),
 });
 
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
-const TrackParams = Type.Object({ ...VideoParams.properties, language: Type.String({ minLength: 1, maxLength: 64 }) });
+const TrackParams = Type.Object({ ...VideoParams.properties, language: Text({ minLength: 1, maxLength: 64 }) });
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 

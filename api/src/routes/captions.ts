@@ -28,8 +28,8 @@ import {
   ValidationError,
 } from '../http/errors.ts';
 import { sendVideoEvent } from '../videos/video-events.ts';
-import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
-import { CaptionTrackSchema, exampleCaptionTrack } from '../schemas/videos.ts';
+import { Envelope, errorResponses, StringEnum, Text, TEXT_PATTERN, withExamples } from '../schemas/common.ts';
+import { CaptionTrackSchema, exampleCaptionTrack, VideoParams } from '../schemas/videos.ts';
 import { deliveryFileUrls, keyringFor, presentCaptionTracks } from '@kino/presenters';
 import type { PlaybackKeyring } from '@kino/database/playback-keys';
 
@@ -45,7 +45,10 @@ const CreateBody = Type.Object({
     }),
   ),
   format: Type.Optional(StringEnum(captionFormats, { default: 'vtt', description: 'SRT is converted to WebVTT.' })),
-  content: Type.String({ description: `The file's text, at most ${captionMaxBytes} bytes of UTF-8.` }),
+  content: Type.String({
+    pattern: TEXT_PATTERN,
+    description: `The file's text, at most ${captionMaxBytes} bytes of UTF-8.`,
+  }),
   default: Type.Optional(
     Type.Boolean({
       default: false,
@@ -54,8 +57,7 @@ const CreateBody = Type.Object({
   ),
 });
 
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
-const TrackParams = Type.Object({ ...VideoParams.properties, language: Type.String({ minLength: 1, maxLength: 64 }) });
+const TrackParams = Type.Object({ ...VideoParams.properties, language: Text({ minLength: 1, maxLength: 64 }) });
 
 /** JSON escapes a line break as two characters: a 2 MB file of short lines is a little over 4 MB of body. */
 const bodyLimit = 2 * captionMaxBytes + 64 * 1024;

@@ -11,12 +11,11 @@ import type { RouteOptions } from '../deps.ts';
 import { liveVideoInReach } from '../videos/video-in-reach.ts';
 import { accessOf } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, storageUnavailable } from '../http/errors.ts';
-import { Envelope, errorResponses, StringEnum, withExamples } from '../schemas/common.ts';
+import { Envelope, errorResponses, StringEnum, Text, withExamples } from '../schemas/common.ts';
+import { VideoParams } from '../schemas/videos.ts';
 import { checkTranscribeLanguages } from '../videos/generated-subtitles.ts';
 import { startGenerateCaptions } from '../videos/workflows.ts';
 import { canonicalLanguage } from './captions.ts';
-
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
 
 const GenerateBody = Type.Object({
   language: Type.Optional(
@@ -36,7 +35,7 @@ const GenerateAnswer = Type.Object({
 
 const TranscriptQuery = Type.Object({
   language: Type.Optional(
-    Type.String({
+    Text({
       minLength: 1,
       maxLength: 64,
       description: "The track's language; default: the video's default track, else its first.",

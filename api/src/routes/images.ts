@@ -19,12 +19,13 @@ import type { Image } from '@kino/database';
 import type { RouteOptions } from '../deps.ts';
 import { accessOf } from '../plugins/access.ts';
 import { PayloadTooLargeError, storageUnavailable, ValidationError } from '../http/errors.ts';
-import { Envelope, EnvParams, errorResponses, StringEnum, withExamples } from '../schemas/common.ts';
+import { Envelope, EnvParams, errorResponses, StringEnum, TEXT_PATTERN, withExamples } from '../schemas/common.ts';
 
 const CreateBody = Type.Object(
   {
     content: Type.String({
       minLength: 1,
+      pattern: TEXT_PATTERN,
       description: `The image's bytes in base64: a PNG or JPEG of at most ${imageMaxBytes} bytes (2 MB).`,
     }),
   },

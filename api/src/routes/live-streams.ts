@@ -132,7 +132,7 @@ const PlaybackUrlBody = Type.Object(
   {
     expiration: Type.Optional(StringEnum(playbackExpirations, { default: DEFAULT_PLAYBACK_EXPIRATION })),
     domains: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'Comma-separated hostnames allowed to play, as for videos.' }),
+      Text({ maxLength: 4096, description: 'Comma-separated hostnames allowed to play, as for videos.' }),
     ),
   },
   { additionalProperties: false },

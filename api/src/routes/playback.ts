@@ -5,7 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteOptions } from '../deps.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
-import { Envelope, errorResponses, OrgParams, StringEnum } from '../schemas/common.ts';
+import { Envelope, errorResponses, StringEnum, Text } from '../schemas/common.ts';
+import { VideoParams } from '../schemas/videos.ts';
 import { getVideo } from '@kino/database/repositories';
 import {
   DEFAULT_PLAYBACK_EXPIRATION,
@@ -25,7 +26,7 @@ const SignedUrlQuery = Type.Object({
     }),
   ),
   domains: Type.Optional(
-    Type.String({
+    Text({
       maxLength: 4096,
       description: 'Comma-separated hostnames allowed to play (Origin/Referer); `*.example.com` allows its subdomains.',
     }),
@@ -115,7 +116,7 @@ export const playbackRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (ap
         operationId: 'createSignedPlaybackUrl',
         description:
           'A URL on the delivery host that plays the video with a token bound to it (and, optionally, to domains). Default lifetime 1h, at most 7d.',
-        params: Type.Intersect([OrgParams, Type.Object({ publicID: Type.String({ minLength: 1, maxLength: 64 }) })]),
+        params: VideoParams,
         querystring: SignedUrlQuery,
         response: {
           200: Envelope(SignedUrlSchema, {

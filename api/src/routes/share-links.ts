@@ -10,7 +10,8 @@ import { liveVideoInReach } from '../videos/video-in-reach.ts';
 import { createShareLink, listShareLinks, revokeShareLink } from '@kino/database/repositories';
 import { accessOf } from '../plugins/access.ts';
 import { NotFoundError } from '../http/errors.ts';
-import { Envelope, errorResponses, StringEnum, withExamples } from '../schemas/common.ts';
+import { Envelope, errorResponses, Id, StringEnum, withExamples } from '../schemas/common.ts';
+import { VideoParams } from '../schemas/videos.ts';
 
 const ShareLinkSchema = Type.Object({
   id: Type.String(),
@@ -50,8 +51,7 @@ const exampleShareLink: Static<typeof ShareLinkSchema> = {
   views: 3,
 };
 
-const VideoParams = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
-const LinkParams = Type.Object({ ...VideoParams.properties, linkID: Type.String({ minLength: 1, maxLength: 64 }) });
+const LinkParams = Type.Object({ ...VideoParams.properties, linkID: Id });
 
 function presentShareLink(link: ShareLink, deps: ApiDeps) {
   const direct = `${deps.config.DELIVERY_URL}${shareLinkPaths.master(link.id)}`;

@@ -10,6 +10,7 @@ import { getVideo, setDefaultThumbnail } from '@kino/database/repositories';
 import { accessOf, assertEnvironmentReach } from '../plugins/access.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors.ts';
 import { Envelope, errorResponses, withExamples } from '../schemas/common.ts';
+import { VideoParams } from '../schemas/videos.ts';
 import { thumbnailUrlsFor } from '@kino/presenters';
 import { makeCustomThumbnail } from '../videos/workflows.ts';
 
@@ -17,7 +18,6 @@ const Body = Type.Object({
   timestamp: Type.Number({ minimum: 0, description: 'Seconds into the video.' }),
   setAsDefault: Type.Optional(Type.Boolean({ default: false, description: "Make it the video's thumbnailUrl." })),
 });
-const Params = Type.Object({ orgID: Type.String({ minLength: 1 }), publicID: Type.String({ minLength: 1 }) });
 
 export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   app.post(
@@ -30,7 +30,7 @@ export const thumbnailRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         operationId: 'createThumbnail',
         description:
           'The URL serves any size: replace <w>x<h> in it. 409 video_not_ready until the video is ready; 409 video_has_no_picture for an audio-only video.',
-        params: Params,
+        params: VideoParams,
         body: withExamples(Body, { timestamp: 42.5, setAsDefault: true }),
         response: {
           200: Envelope(Type.Object({ url: Type.String(), timestamp: Type.Number() }), {

@@ -68,8 +68,8 @@ export function Text(options: { minLength?: number; maxLength: number; descripti
   return Type.String({ ...options, pattern: TEXT_PATTERN });
 }
 
-/** The ids in paths (`org_…`, `env_…`, `vid_…`): Kino's are 20 characters; longer is never one. */
-export const Id = Type.String({ minLength: 1, maxLength: 64 });
+/** The ids in paths (`org_…`, `env_…`, `vid_…`): Kino's are 20 characters; longer is never one. NUL is refused as in Text. */
+export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: TEXT_PATTERN });
 
 // What a webhook URL may be (routes/webhooks.ts checks it parses too), written as a pattern so the OpenAPI document says it: http(s), a
 // dotted IPv4 address or a host name whose last label starts with a letter (so it never reads as a

@@ -6,7 +6,7 @@ import { watermarkBounds, watermarkPositions, type Watermark, type WatermarkRequ
 import { findImage } from '@kino/database/repositories';
 import type { ApiDeps } from '../deps.ts';
 import { ValidationError } from '../http/errors.ts';
-import { StringEnum } from './common.ts';
+import { StringEnum, Text } from './common.ts';
 
 const percentOf = (name: keyof typeof watermarkBounds, description: string) =>
   Type.Optional(Type.Number({ ...watermarkBounds[name], description }));
@@ -15,11 +15,7 @@ const percentOf = (name: keyof typeof watermarkBounds, description: string) =>
 export const watermarkRequestSchema = (description: string) =>
   Type.Object(
     {
-      imageId: Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'An image of the environment (POST .../images).',
-      }),
+      imageId: Text({ minLength: 1, maxLength: 64, description: 'An image of the environment (POST .../images).' }),
       position: StringEnum(watermarkPositions),
       marginPercent: percentOf(
         'marginPercent',
