@@ -63,3 +63,23 @@ test('the deadline answers with the playlist as it is; a client gone gets nothin
   leaving.abort();
   assert.deepEqual(await gone, { object: undefined, satisfied: false });
 });
+
+test('a part’s place: from the last read when listed there, else once a read lists it', async () => {
+  const stored = storage();
+  const listing = (parts: string[]) =>
+    `#EXTM3U\n${parts.map((p) => `#EXT-X-PART:DURATION=1.0,URI="${p}"`).join('\n')}\n`;
+  stored.set(listing(['part-00000.m4s']));
+  const waits = new LivePlaylistWaits(stored.read, 10);
+  const signal = new AbortController().signal;
+  assert.deepEqual(await waits.placeOfPart('p', 'part-00000.m4s', 1_000, signal), { segment: 0, first: true });
+  const reads = stored.reads.length;
+  // Stored before the playlist names it: held until a read lists it.
+  const second = waits.placeOfPart('p', 'part-00001.m4s', 5_000, signal);
+  while (stored.reads.length < reads + 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  stored.set(listing(['part-00000.m4s', 'part-00001.m4s']));
+  assert.deepEqual(await second, { segment: 0, first: false });
+  const after = stored.reads.length;
+  assert.deepEqual(await waits.placeOfPart('p', 'part-00000.m4s', 1_000, signal), { segment: 0, first: true });
+  assert.equal(stored.reads.length, after, 'a part the last read lists needs no read');
+  assert.equal(await waits.placeOfPart('p', 'part-00009.m4s', 50, signal), undefined, 'never listed');
+});

@@ -6,7 +6,11 @@
 // PostgreSQL NOTIFY: the orchestrator writes the playlist to storage and nothing else, delivery
 // reads storage and nothing else for it, and a loop per watched playlist costs at most 7 small GETs
 // a second. What it costs: a part is seen up to 150 ms after it is stored (docs/decisions/live.md).
+import { findLivePart, type LivePartPlace } from '@kino/proto/contract';
 import type { UncachedObject } from './object-cache.ts';
+
+/** Playlists whose last read text is kept for placeOfPart; past this the memory starts again. */
+const maxRememberedPlaylists = 1_000;
 
 /** A wait's answer: the playlist that holds what it waited for, or the latest read when its deadline came first. */
 export interface WaitedPlaylist {
@@ -26,6 +30,8 @@ interface Watch {
 
 export class LivePlaylistWaits {
   private readonly watches = new Map<string, Watch>();
+  /** Each watched playlist's last text read: a part, once listed, stays in the segment it was listed in. */
+  private readonly lastRead = new Map<string, string>();
 
   constructor(
     private readonly read: (key: string) => Promise<UncachedObject | undefined>,
@@ -59,6 +65,30 @@ export class LivePlaylistWaits {
     });
   }
 
+  /**
+   * Where the part `name` stands in the playlist at `key` (findLivePart): from the last text read of
+   * it when that lists the part (players at the live edge keep a read loop going with their blocking
+   * reloads), else once a read lists it, `deadlineMs` at most; undefined when none does by then, or
+   * the playlist has ended.
+   */
+  async placeOfPart(
+    key: string,
+    name: string,
+    deadlineMs: number,
+    signal: AbortSignal,
+  ): Promise<LivePartPlace | undefined> {
+    const known = this.lastRead.get(key);
+    const place = known === undefined ? undefined : findLivePart(known, name);
+    if (place) return place;
+    const waited = await this.wait(
+      key,
+      (text) => text.includes('#EXT-X-ENDLIST') || findLivePart(text, name) !== undefined,
+      deadlineMs,
+      signal,
+    );
+    return waited.satisfied && waited.object ? findLivePart(waited.object.data.toString('utf8'), name) : undefined;
+  }
+
   private startWatch(key: string): Watch {
     const watch: Watch = { waiters: new Set(), latest: undefined };
     this.watches.set(key, watch);
@@ -76,6 +106,8 @@ export class LivePlaylistWaits {
         watch.latest = object;
         if (object) {
           const text = object.data.toString('utf8');
+          if (this.lastRead.size >= maxRememberedPlaylists && !this.lastRead.has(key)) this.lastRead.clear();
+          this.lastRead.set(key, text);
           for (const waiter of [...watch.waiters]) if (waiter.until(text)) waiter.done({ object, satisfied: true });
         }
         if (watch.waiters.size === 0) break;

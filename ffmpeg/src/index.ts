@@ -14,6 +14,7 @@ export { ProgressParser, progressFromFields, clampPercent, type FfmpegProgress }
 export * from './presets.ts';
 export {
   probeMedia,
+  videoLeadSeconds,
   parseProbeJson,
   isAudioOnly,
   NotAVideoError,

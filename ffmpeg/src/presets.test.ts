@@ -446,6 +446,17 @@ test('storyboard: frames at the interval, tiles of the width by the display aspe
   assert.equal(args.at(-1), '/job/storyboard-%d.jpg');
 });
 
+test('a chunk of an input that starts into the video: sought in the input, timed on the video', () => {
+  // A recording's segment at 6–9 s read alone; the window 7.5–9 s.
+  const chunk = { startSeconds: 1.5, durationSeconds: 1.5, firstSegment: 1, inputOffsetSeconds: 6 };
+  const args = hlsEncodeArgs({ input: 'https://s3.example/segment.mp4', settings, threads: 1, chunk, videoSeconds: 3 });
+  const input = args.indexOf('-i');
+  assert.deepEqual(args.slice(input - 2, input + 2), ['-ss', '1.5', '-i', 'https://s3.example/segment.mp4']);
+  const output = args.slice(input + 2);
+  assert.equal(valueOf(output, '-t'), '1.5');
+  assert.equal(valueOf(output, '-output_ts_offset'), '7.5');
+});
+
 test("a chunk: both inputs seeked to its start, its window from there with the video's timestamps, segments numbered for the video, audio copied from the track", () => {
   const chunk = { startSeconds: 12, durationSeconds: 6, firstSegment: 2, audioInput: 'https://s3.example/audio.mp4' };
   const args = hlsEncodeArgs({ input: 'https://s3.example/src.mp4', settings, threads: 1, chunk, videoSeconds: 30 });

@@ -121,6 +121,12 @@ export interface ChunkWindow {
    * the picture, as a whole encode does.
    */
   audioInput?: string;
+  /**
+   * The input starts this far into the video (a broadcast's recording read a segment at a time: a
+   * frame-accurate clip of it): `startSeconds` is the window's start in the input, and the output is
+   * timed from `startSeconds + inputOffsetSeconds`, on the video's timeline. Absent: 0.
+   */
+  inputOffsetSeconds?: number;
 }
 
 /**
@@ -150,7 +156,7 @@ function chunkOutputArgs(chunk: ChunkWindow | undefined): string[] {
     '-t',
     formatNumber(chunk.durationSeconds),
     '-output_ts_offset',
-    formatNumber(chunk.startSeconds),
+    formatNumber(chunk.startSeconds + (chunk.inputOffsetSeconds ?? 0)),
   ];
 }
 

@@ -221,6 +221,25 @@ export function isAudioOnly(info: Pick<MediaInfo, 'width' | 'height' | 'hasAudio
   return info.hasAudio && !(info.width > 0 && info.height > 0);
 }
 
+/**
+ * How far an input's first video frame comes after its start (the earliest stream's first
+ * timestamp, from which `-ss` counts): a recording's segment whose sound begins a little before
+ * its picture. 0 when either is unknown.
+ */
+export async function videoLeadSeconds(input: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+  const stdout = await runFfprobe(
+    [...inputArgsFor(input), '-of', 'json', '-show_entries', 'format=start_time:stream=codec_type,start_time', input],
+    options,
+  );
+  const json = JSON.parse(stdout) as {
+    format?: { start_time?: string };
+    streams?: { codec_type?: string; start_time?: string }[];
+  };
+  const start = Number(json.format?.start_time);
+  const video = Number(json.streams?.find((stream) => stream.codec_type === 'video')?.start_time);
+  return Number.isFinite(start) && Number.isFinite(video) ? Math.max(0, video - start) : 0;
+}
+
 /** Probes a file or a (presigned) URL. Throws NotAVideoError for media that is not a usable video. */
 export async function probeMedia(
   input: string,

@@ -2,7 +2,9 @@
 // (the API's reset and disable promise it). The API and ingest share nothing but PostgreSQL, so
 // ingest reads the streams of the broadcasts it holds every interval: one query for all of them.
 // The same tick renews their leases (one update): an ingest that dies stops renewing, and its
-// streams read as idle once the lease ends.
+// streams read as idle once the lease ends. And it ends any broadcast whose lease has lapsed, this
+// ingest's or a dead one's (endLapsed: one update), so that a dead ingest's broadcasts end as a
+// clean end does (`live_stream.idle`), by whichever ingest sweeps first.
 import { hashSecret, type LiveStream } from '@kino/database';
 import type { Logger } from '@kino/infra';
 import type { HeldBroadcast, PublishSessions } from './publish-sessions.ts';
@@ -19,6 +21,7 @@ export function watchStreamKeys({
   sessions,
   readStreams,
   renewLeases,
+  endLapsed,
   intervalMs,
   logger,
 }: {
@@ -26,16 +29,21 @@ export function watchStreamKeys({
   readStreams: (ids: string[]) => Promise<LiveStream[]>;
   /** Renews the leases of these broadcasts (renewBroadcasts). */
   renewLeases: (held: { streamId: string; videoId: string }[]) => Promise<void>;
+  /** Ends the broadcasts whose leases have lapsed (endLapsedBroadcasts) and sends what their end sends. */
+  endLapsed: () => Promise<void>;
   intervalMs: number;
   logger: Logger;
 }): { stop(): void } {
   let running = false;
   const check = async () => {
-    const held = sessions.heldBroadcasts();
-    if (running || held.length === 0) return;
+    if (running) return;
     running = true;
+    const held = sessions.heldBroadcasts();
     try {
-      await renewLeases(held.map((b) => ({ streamId: b.liveStreamId, videoId: b.videoId })));
+      // Renewed first: a broadcast of this ingest's whose renewal came late is not swept as a dead one's.
+      if (held.length > 0) await renewLeases(held.map((b) => ({ streamId: b.liveStreamId, videoId: b.videoId })));
+      await endLapsed();
+      if (held.length === 0) return;
       const streams = new Map((await readStreams(held.map((b) => b.liveStreamId))).map((s) => [s.id, s]));
       for (const broadcast of held) {
         const why = whyCutOff(broadcast, streams.get(broadcast.liveStreamId));

@@ -6,7 +6,12 @@ import NodeMediaServer from 'node-media-server';
 import nmsLogger from 'node-media-server/src/core/logger.js';
 import nmsContext from 'node-media-server/src/core/context.js';
 import { hashSecret, openDatabase } from '@kino/database';
-import { findLiveStreamByKeyHash, getLiveStreams, renewBroadcasts } from '@kino/database/repositories';
+import {
+  endLapsedBroadcasts,
+  findLiveStreamByKeyHash,
+  getLiveStreams,
+  renewBroadcasts,
+} from '@kino/database/repositories';
 import { createLogger, type Logger, type RunningProcess } from '@kino/infra';
 import { admitPublisher, finishBroadcast, isPublishableKey } from './broadcasts.ts';
 import { SrtIngest } from './srt-ingest.ts';
@@ -55,11 +60,15 @@ export async function startIngest(
   });
   // A broadcast never waits on its events; a stop waits for those under way before closing Temporal.
   const sending = new Set<Promise<void>>();
-  const notify = (event: IngestLiveStreamEvent, broadcast: HeldBroadcast) => {
+  const notify = (event: IngestLiveStreamEvent, broadcast: Pick<HeldBroadcast, 'liveStreamId' | 'videoId'>) => {
     const deps = { db, deliveryUrl: config.DELIVERY_URL, deliver: workflows.deliverEvent, logger };
     const sent = sendLiveStreamEvent(deps, event, broadcast).finally(() => sending.delete(sent));
     sending.add(sent);
   };
+  // What a broadcast's end sends, ended here (its publisher gone for good) or swept once its dead
+  // ingest's lease lapsed (endLapsed below): one place, so both send the same, once.
+  const broadcastEnded = (broadcast: Pick<HeldBroadcast, 'liveStreamId' | 'videoId'>) =>
+    notify('live_stream.idle', broadcast);
   const sessions = new PublishSessions({
     admit: (key) => admitPublisher(db, key, config.INGEST_LEASE_MS),
     mayResume: async (key, liveStreamId) => {
@@ -72,9 +81,10 @@ export async function startIngest(
       notify('live_stream.active', broadcast);
     },
     finished: async (broadcast) => {
-      await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
-      logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId }, 'broadcast ended');
-      notify('live_stream.idle', broadcast);
+      const ended = await finishBroadcast(db, { streamId: broadcast.liveStreamId, videoId: broadcast.videoId });
+      logger.info({ liveStreamId: broadcast.liveStreamId, videoId: broadcast.videoId, ended }, 'broadcast ended');
+      // Not when it was ended already: its lease lapsed (this ingest stalled) and a sweep ended it and sent it.
+      if (ended) broadcastEnded(broadcast);
     },
     dropped: (broadcast) => notify('live_stream.disconnected', broadcast),
     backlogBytes: config.INGEST_BACKLOG_BYTES,
@@ -89,6 +99,13 @@ export async function startIngest(
     sessions,
     readStreams: (ids) => getLiveStreams(db, ids),
     renewLeases: (held) => renewBroadcasts(db, held, config.INGEST_LEASE_MS),
+    // A dead ingest's broadcasts, once their leases lapse: ended here, once, and sent as a clean end is.
+    endLapsed: async () => {
+      for (const { streamId, videoId } of await endLapsedBroadcasts(db)) {
+        logger.info({ liveStreamId: streamId, videoId }, 'a lapsed broadcast ended (its ingest stopped renewing it)');
+        broadcastEnded({ liveStreamId: streamId, videoId });
+      }
+    },
     intervalMs: config.INGEST_KEY_CHECK_MS,
     logger,
   });

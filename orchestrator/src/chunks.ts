@@ -30,6 +30,13 @@ export interface ChunkPlan {
    * the first 2 s, then the 4 s after. `segmentCount` is 1 (segment 0, which the two make).
    */
   bootstrap?: boolean;
+  /**
+   * The encode's input starts this far into the video (ChunkEncode.input_offset_seconds): a
+   * frame-accurate clip of a broadcast's recording reads the one segment holding its window.
+   */
+  inputOffsetSeconds?: number;
+  /** The input is that one segment (ChunkEncode.input_is_segment): sought from its first video frame. */
+  inputIsSegment?: true;
 }
 
 /**

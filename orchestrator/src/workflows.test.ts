@@ -172,6 +172,10 @@ function fakeActivities(
       }),
     writePictureCopyInput: ({ videoId: id, original }) =>
       Promise.resolve(`videos/${id}/work/picture-copy/${original}.m3u8`),
+    writeRecordingWindowInputs: ({ videoId: id, startsSeconds }) =>
+      Promise.resolve(
+        startsSeconds.map((start, k) => ({ key: `videos/${id}/work/clip-input/${k}.mp4`, offsetSeconds: start })),
+      ),
     finishSoundSeparation: () => Promise.resolve(true),
     listWebhookSubscriptions: () => Promise.resolve([{ webhookId: 'whk_1' }]),
     waitForNodeCapacity: () => Promise.resolve(),

@@ -2,8 +2,9 @@
 // with a token whose subject is the stream, and refuses none or another stream's; the live stream
 // webhooks (`active`, `disconnected` while the reconnect window is open, `idle` once it has passed,
 // `recording.ready` naming the recording) reach a receiver that checks their signatures; an SRT
-// caller with a good key is recorded as an RTMP publisher is, and one with a wrong or disabled key
-// is refused. Each publish is a few seconds of a 320x180 testsrc from a real ffmpeg.
+// caller with a good key is recorded as an RTMP publisher is, one with a wrong or disabled key is
+// refused, one back within the window continues its broadcast, and one asking for encryption is
+// refused. Each publish is a few seconds of a 320x180 testsrc from a real ffmpeg.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { waitFor } from '@kino/dev';
@@ -152,5 +153,53 @@ describe('SRT', () => {
     );
     const videoId = ended.last_video_id!;
     assert.equal((await farm.kino.videos.get(farm.orgId, videoId)).liveStreamId, good.liveStreamId);
+  });
+
+  it('continues the same broadcast when its caller comes back within the window', async () => {
+    // 3 s, a gap of 2 s, 3 s again, within a window of 8 s: one broadcast, as over RTMP. (Ingest's
+    // republisher reads a few seconds of the caller's stream before it publishes: the window covers
+    // the gap between its two RTMP sessions, which is longer than the caller's.)
+    const stream = await createStream('srt reconnect', { allowPublicAccess: true, reconnectWindowSeconds: 8 });
+    const first = await publishTestsrc(stream.ingest.srt, 3, { size: '320x180', format: 'mpegts' });
+    assert.equal(first.exitCode, 0, first.stderr);
+    const videoId = await waitFor(
+      'the broadcast the caller began',
+      async () => (await getLiveStream(farm.db, stream.liveStreamId))?.active_video_id ?? undefined,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the gap the test is about, not a wait for a condition
+    const again = await publishTestsrc(stream.ingest.srt, 3, { size: '320x180', format: 'mpegts' });
+    assert.equal(again.exitCode, 0, again.stderr);
+    const ended = await waitFor(
+      'the broadcast to end after the window',
+      async () => {
+        const row = await getLiveStream(farm.db, stream.liveStreamId);
+        return row?.active_video_id === null && row.last_video_id ? row : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    assert.equal(ended.last_video_id, videoId, 'the broadcast the caller began is the one that ended');
+    const broadcasts = await farm.kino.videos.list(farm.orgId, farm.envId, { liveStreamId: stream.liveStreamId });
+    assert.deepEqual(
+      broadcasts.videos.map((video) => video.id),
+      [videoId],
+      'one broadcast for both connections',
+    );
+    // And both connections' pictures are in it: more than the first's 3 s. Not all 6: each SRT
+    // connection loses its first frames, up to the caller's first keyframe (open, live.md "SRT").
+    await farm.waitForStatus(videoId, 'ready', 60_000);
+    const recording = await farm.kino.videos.get(farm.orgId, videoId);
+    const seconds = recording.durationSeconds;
+    assert.ok(seconds > 3.5 && seconds <= 6.05, `a recording of ${seconds} s from two connections of 3 s`);
+  });
+
+  it('refuses a caller asking for encryption (a passphrase): not supported, and no broadcast', async () => {
+    const stream = await createStream('srt passphrase', { allowPublicAccess: true, reconnectWindowSeconds: 0 });
+    const encrypted = new URL(stream.ingest.srt);
+    encrypted.searchParams.set('passphrase', 'a-passphrase-of-20-chars');
+    const refused = await publishTestsrc(encrypted.toString(), 3, { size: '320x180', format: 'mpegts' });
+    assert.notEqual(refused.exitCode, 0, 'the caller fails at its handshake');
+    const row = await getLiveStream(farm.db, stream.liveStreamId);
+    assert.deepEqual([row?.active_video_id, row?.last_video_id], [null, null], 'no broadcast was started');
   });
 });

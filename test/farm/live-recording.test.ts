@@ -2,7 +2,8 @@
 // shared farm (its node has two slots, one for each broadcast's length), each publishing 9 s of a
 // 320x180 testsrc with a sine tone over RTMP. Both are recorded whole. Once a broadcast has ended its
 // video is an ordinary on-demand video: each rendition downloads as one MP4 of every frame, its sound
-// as audio.m4a, its storyboard is served, a clip of it is ready at once and plays its frames, the
+// as audio.m4a, its storyboard is served, a clip of it is ready at once and plays its frames, a
+// frame-accurate clip of it (its ends encoded again from the recording) holds exactly its frames, the
 // segments served are counted in analytics against it, hls.js and Shaka in Chromium play it to
 // `ended` with every frame, and it can be deleted, its objects with it.
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -139,6 +140,34 @@ describe('a recording is an ordinary on-demand video', () => {
     assert.equal(await countDecodedFrames(masterOf(clipId)), 6 * fps);
   });
 
+  test('a frame-accurate clip of it is ready with exactly the frames asked', async () => {
+    // 2.5–7.5 s: its first segment encoded again from inside the recording's first (0–6 s), its last
+    // from the recording's second (6–9 s), read alone from 6 s on.
+    const videoId = recordings[0]!;
+    const [startTime, endTime] = [2.5, 7.5];
+    const { videoID: clipId } = await farm.kino.videos.createClip(farm.orgId, videoId, {
+      startTime,
+      endTime,
+      frameAccurate: true,
+    });
+    await farm.waitForStatus(clipId, 'ready', 90_000);
+    const clip = await farm.kino.videos.get(farm.orgId, clipId);
+    assert.equal(clip.durationSeconds, endTime - startTime);
+    const key = clip.encodings.at(-1)!.key;
+    const [clipFrames, recordingFrames] = await Promise.all([
+      grayFrames(`${farm.deliveryUrl}/${clipId}/${key}.m3u8`),
+      grayFrames(`${farm.deliveryUrl}/${videoId}/${key}.m3u8`),
+    ]);
+    assert.equal(clipFrames.length, (endTime - startTime) * fps, 'every frame asked, once');
+    // Each frame is the recording's of the same time: frame 75 (2.5 s) on. Checked away from each
+    // encoded segment's first frames (a fresh encode's first frames are too soft to tell from their
+    // neighbours), in both: 10, 60 and 104 of the first (2.5–6 s), 115 and the last of the second.
+    for (const k of [10, 60, 104, 115, 149])
+      assert.equal(closestFrame(clipFrames[k]!, recordingFrames), startTime * fps + k, `the clip's frame ${k}`);
+    const first = closestFrame(clipFrames[0]!, recordingFrames);
+    assert.ok(Math.abs(first - startTime * fps) <= 1, `the clip's first frame is the recording's ${first}`);
+  });
+
   test('hls.js and Shaka in Chromium play it to its end, every frame', async () => {
     let browser: Browser | undefined;
     let host: PageHost | undefined;
@@ -194,3 +223,24 @@ describe('a recording is an ordinary on-demand video', () => {
     );
   });
 });
+
+/** Every frame of a 320x180 playlist, as its luma plane. */
+async function grayFrames(input: string): Promise<Buffer[]> {
+  const { stdout } = await run(
+    'ffmpeg',
+    [
+      ...['-v', 'error', '-xerror', '-i', input, '-map', '0:v:0', '-fps_mode', 'passthrough'],
+      ...['-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    ],
+    { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const size = 320 * 180;
+  return Array.from({ length: stdout.length / size }, (_, k) => stdout.subarray(k * size, (k + 1) * size));
+}
+
+/** The index of the frame of `frames` nearest `frame` (least mean absolute difference). */
+function closestFrame(frame: Buffer, frames: Buffer[]): number {
+  const distance = (other: Buffer) => frame.reduce((sum, value, i) => sum + Math.abs(value - other[i]!), 0);
+  const distances = frames.map(distance);
+  return distances.indexOf(Math.min(...distances));
+}

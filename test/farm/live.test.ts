@@ -262,6 +262,53 @@ async function checkLowLatency(variant: string): Promise<string> {
   return firstPart;
 }
 
+/** The parts a live media playlist lists, by the segment (media sequence) they are of. */
+function partsBySegment(playlist: string): { index: number; parts: string[] }[] {
+  const found = [{ index: 0, parts: [] as string[] }];
+  for (const line of playlist.split('\n')) {
+    const part = /^#EXT-X-PART:.*URI="([^"]+)"/.exec(line);
+    if (part) found.at(-1)!.parts.push(part[1]!);
+    else if (line && !line.startsWith('#')) found.push({ index: found.length, parts: [] });
+  }
+  return found;
+}
+
+/**
+ * A low-latency viewer at the live edge fetches a segment as its parts: the segment log counts it
+ * once, by its first part (the row's bytes that part's), and the other parts write no row
+ * (docs/analytics.md). `segment0` (its row already written once by the download above) is fetched
+ * again after the parts: its second row shipped means the parts' rows have been too.
+ */
+async function checkPartsCounted(variant: string, videoId: string, segment0: string): Promise<void> {
+  // The last segment after the first with two parts or more listed: whole, or the one being made.
+  const { index, parts } = await waitFor(
+    'a segment after the first with two parts listed',
+    async () => partsBySegment((await fetchText(variant)).text).findLast((s) => s.index > 0 && s.parts.length >= 2),
+    { timeoutMs: 20_000, intervalMs: 200 },
+  );
+  const sizes = [];
+  for (const uri of parts) {
+    const response = await fetch(new URL(uri, variant));
+    assert.equal(response.status, 200, `GET ${uri}`);
+    sizes.push((await response.arrayBuffer()).byteLength);
+  }
+  assert.equal((await fetch(segment0)).status, 200);
+  const rowsOf = (index: number) =>
+    farm.clickhouse!.query<{ bytes: string }>(
+      `SELECT bytes FROM segment_deliveries FINAL WHERE video_id = '${videoId}' AND segment_index = ${index}`,
+    );
+  await waitFor('the second row of segment 0', async () => ((await rowsOf(0)).length >= 2 ? true : undefined), {
+    timeoutMs: 20_000,
+    intervalMs: 250,
+  });
+  const rows = await rowsOf(index);
+  assert.deepEqual(
+    rows.map((r) => Number(r.bytes)),
+    [sizes[0]],
+    `segment ${index} fetched as ${sizes.length} parts (${sizes.join(', ')} bytes): one row, its first part's bytes`,
+  );
+}
+
 describe('a broadcast on the farm', () => {
   it('plays live on the stream’s path while published, and is an on-demand video of every frame after', async () => {
     const stream = await createStream('farm', 'low');
@@ -302,6 +349,7 @@ describe('a broadcast on the farm', () => {
     // Its one broadcast: running, or just ended.
     const row = (await getLiveStream(farm.db, stream.liveStreamId))!;
     const videoId = (row.active_video_id ?? row.last_video_id)!;
+    await checkPartsCounted(variant, videoId, new URL(first, variant).toString());
     // The recording's own paths: the video's, as for any video.
     const recordingVariant = variant.replace(`/${stream.liveStreamId}/`, `/${videoId}/`);
     const published = await publishing;

@@ -12,6 +12,7 @@ import {
   createLiveStream,
   deleteIdleLiveStream,
   endBroadcast,
+  endLapsedBroadcasts,
   getLiveStream,
   isBroadcasting,
   newLiveStreamId,
@@ -97,4 +98,16 @@ test('a lapsed lease frees the stream; a held one refuses a second publisher and
   assert.equal(idle.active_video_id, null);
   assert.equal(idle.active_until, null);
   assert.equal(isBroadcasting(idle), false);
+});
+
+test('a lapsed broadcast is ended by one sweep, once; a held one is not', async () => {
+  await broadcast('vid_sweep_1');
+  assert.deepEqual(await endLapsedBroadcasts(db), [], 'a held lease is not swept');
+  await lapse();
+  assert.deepEqual(await endLapsedBroadcasts(db), [{ streamId, videoId: 'vid_sweep_1' }]);
+  assert.deepEqual(await endLapsedBroadcasts(db), [], 'ended once: the next sweep finds nothing');
+  const idle = (await getLiveStream(db, streamId))!;
+  assert.deepEqual([idle.active_video_id, idle.active_until, idle.last_video_id], [null, null, 'vid_sweep_1']);
+  // Its dead ingest's late end changes nothing more.
+  assert.equal(await endBroadcast(db, { streamId, videoId: 'vid_sweep_1' }), false);
 });

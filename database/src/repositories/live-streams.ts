@@ -231,6 +231,30 @@ export async function endBroadcast(db: Db, input: { streamId: string; videoId: s
 }
 
 /**
+ * Ends every broadcast whose lease has lapsed (its ingest died: nothing renews it, nothing will end
+ * it), as endBroadcast ends one: the stream idle, the video its last. One statement, so of several
+ * ingests sweeping at once each broadcast is ended, and answered, by exactly one: the caller sends
+ * what a clean end sends (`live_stream.idle`) for each it gets. A broadcast held without a lease
+ * (started before leases) is left alone.
+ */
+export async function endLapsedBroadcasts(db: Db): Promise<{ streamId: string; videoId: string }[]> {
+  const ended = await db
+    .updateTable('live_streams')
+    // SET reads the row as it was: the active video becomes the last.
+    .set({
+      last_video_id: sql<string>`active_video_id`,
+      active_video_id: null,
+      active_until: null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('active_video_id', 'is not', null)
+    .where('active_until', '<', sql<Date>`now()`)
+    .returning(['id', 'last_video_id'])
+    .execute();
+  return ended.map((row) => ({ streamId: row.id, videoId: row.last_video_id! }));
+}
+
+/**
  * Renews the lease of each broadcast an ingest holds (its key watch, every few seconds), while it is
  * still its stream's running one. An ingest that stops renewing lets its streams go idle at the lease's end.
  */

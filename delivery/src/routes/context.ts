@@ -32,7 +32,7 @@ export interface RouteDeps {
   /** Segments of a video still being made, made on request (segment-waits.ts). */
   segmentWaits: Pick<SegmentWaits, 'wait' | 'untilComplete'>;
   /** Blocking reloads of broadcasts' playlists, and parts waited for (live-playlist-waits.ts). */
-  livePlaylists: Pick<LivePlaylistWaits, 'wait'>;
+  livePlaylists: Pick<LivePlaylistWaits, 'wait' | 'placeOfPart'>;
   logger: Logger;
   /** Caption files made from a track's stored file (captions.ts); one per server, it keeps their cut segments. */
   captionFiles: Pick<CaptionFiles, 'get'>;

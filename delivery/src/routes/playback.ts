@@ -142,6 +142,14 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
     (resource.type === 'live_part'
       ? await livePartWhenStored(deps, file, resource, key)
       : await madeOnRequest(deps, file, resource, key));
+  const counted =
+    resource.type === 'segment'
+      ? resource.part === undefined
+        ? { quality: resource.quality, index: resource.index }
+        : undefined
+      : resource.type === 'live_part'
+        ? await segmentOpenedByPart(deps, file, resource, key)
+        : undefined;
   // One object of one shape, not a spread and a property added after: this is the per-segment path.
   return {
     etag: object.etag,
@@ -151,25 +159,25 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
     fill: object.fill,
     contentType: resource.type === 'init' ? hlsContentTypes.init : hlsContentTypes.segment,
     cacheControl: cacheControl.media[access],
-    // A segment's row in the segment log: the 6 s segment, or the first of its bootstrap parts
-    // (issue 55). A bootstrap player asks for segment 0 as three parts, and analytics count 6 s
-    // segments (views are segments over duration / 6): its first part stands for the segment, the
-    // other two write no row (docs/decisions/just-in-time.md#bootstrap-segments).
-    segment:
-      resource.type === 'segment' && !resource.part
-        ? {
-            delivery: {
-              orgId: video.orgId,
-              envId: video.envId,
-              videoId: video.id,
-              renditionHeight: qualityHeight(resource.quality),
-              segmentIndex: resource.index,
-              bytes: 0,
-              access,
-            },
-            family: file.family,
-          }
-        : undefined,
+    // A segment's row in the segment log: the 6 s segment, or the first of its parts: a bootstrap
+    // player asks for segment 0 as three parts (issue 55), a low-latency one for a live segment as
+    // 1 s parts (issue 56), and analytics count 6 s segments (views are segments over duration / 6):
+    // its first part stands for the segment, the others write no row
+    // (docs/decisions/just-in-time.md#bootstrap-segments, docs/analytics.md).
+    segment: counted
+      ? {
+          delivery: {
+            orgId: video.orgId,
+            envId: video.envId,
+            videoId: video.id,
+            renditionHeight: qualityHeight(counted.quality),
+            segmentIndex: counted.index,
+            bytes: 0,
+            access,
+          },
+          family: file.family,
+        }
+      : undefined,
   };
 }
 
@@ -307,6 +315,28 @@ async function livePartWhenStored(
     if (object) return object;
   }
   throw new DeliveryError(404, 'part_not_found', `Rendition ${resource.quality} of video ${video.id} has no ${name}.`);
+}
+
+/**
+ * The segment a broadcast's part opens, if it is its segment's first part (read from its rendition's
+ * playlist, findLivePart): the part a low-latency player's fetch of that segment counts by. A part
+ * is stored just before the playlist naming it, so one served in between waits for that playlist
+ * (three part targets at most; not listed by then, or the broadcast over, it counts nothing).
+ */
+async function segmentOpenedByPart(
+  deps: Pick<RouteDeps, 'livePlaylists'>,
+  { video, res }: FileRequest,
+  resource: Extract<Resource, { type: 'live_part' }>,
+  key: string,
+): Promise<{ quality: string; index: number } | undefined> {
+  if (!video.live) return undefined;
+  const place = await deps.livePlaylists.placeOfPart(
+    objectKeys.renditionPlaylist(video.id, resource.quality),
+    key.slice(key.lastIndexOf('/') + 1),
+    3 * 1000 * hlsLivePartSeconds,
+    closedSignal(res),
+  );
+  return place?.first ? { quality: resource.quality, index: place.segment } : undefined;
 }
 
 /** Whether the query asks for bootstrap segments (validated by then: one of the booleans playback-params.ts takes). */

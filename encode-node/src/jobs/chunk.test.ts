@@ -16,6 +16,8 @@ test("a chunk's audio comes from the track or from its own audio head, never bot
     measureQuality: false,
     audioHead: true,
     bootstrap: false,
+    inputOffsetSeconds: 0,
+    inputIsSegment: false,
   };
   await assert.rejects(
     runChunkJob(testEncodeOptions({ job: 'chunk', chunk }), source, chunk),

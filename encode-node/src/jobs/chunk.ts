@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
 import { hlsInitName, hlsPlaylistName, hlsSegmentSeconds } from '@kino/proto/contract';
-import { audioTrackArgs, runFfmpeg, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
+import { audioTrackArgs, runFfmpeg, videoLeadSeconds, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from '../encode-options.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { encodeHlsJob } from '../hls-job.ts';
@@ -31,7 +31,7 @@ export async function runChunkJob(
   chunk: ChunkEncode,
 ): Promise<EncodeDone> {
   const { request, logger } = options;
-  let window = windowOf(chunk);
+  let window = await segmentSought(windowOf(chunk), chunk, request.inputUrl, options.signal);
   const plan = planHlsEncode(
     chunk.renditions,
     chunk.outputUrls,
@@ -65,7 +65,10 @@ export async function runChunkJob(
  * segment, or a chunk that makes its audio head) the chunk encodes its audio first (encodeWindowAudio).
  */
 function windowOf(chunk: ChunkEncode): ChunkWindow {
-  if (!(chunk.startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0)) {
+  // A window of an input that starts into the video (input_offset_seconds) is sought in the input.
+  const offset = chunk.inputOffsetSeconds;
+  const startSeconds = chunk.startSeconds - offset;
+  if (!(startSeconds >= 0 && chunk.durationSeconds > 0 && chunk.firstSegment >= 0 && chunk.index >= 0 && offset >= 0)) {
     throw new InvalidRequestError(
       `chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`,
     );
@@ -74,13 +77,32 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
     throw new InvalidRequestError('a bootstrap window lies inside the first segment');
   if (chunk.audioHead && chunk.audioUrl)
     throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
+  if (chunk.bootstrap && offset > 0) throw new InvalidRequestError('a bootstrap window reads the whole video');
   return {
-    startSeconds: chunk.startSeconds,
+    startSeconds,
     durationSeconds: chunk.durationSeconds,
     firstSegment: chunk.firstSegment,
+    ...(offset > 0 || chunk.inputIsSegment ? { inputOffsetSeconds: offset } : {}),
     ...(chunk.bootstrap ? { bootstrap: true } : {}),
     ...(chunk.audioUrl ? { audioInput: chunk.audioUrl } : {}),
   };
+}
+
+/**
+ * A window of an input that is one segment of the video (input_is_segment) sought from the
+ * segment's first video frame: `-ss` counts from the input's earliest timestamp, and a recording's
+ * segment may hold sound from a little before its picture (ffmpeg would land that much early and
+ * repeat the first frame to fill the gap). The output stays timed on the video's timeline.
+ */
+async function segmentSought(
+  window: ChunkWindow,
+  chunk: ChunkEncode,
+  input: string,
+  signal: AbortSignal,
+): Promise<ChunkWindow> {
+  if (!chunk.inputIsSegment) return window;
+  const lead = await videoLeadSeconds(input, { signal });
+  return { ...window, startSeconds: window.startSeconds + lead, inputOffsetSeconds: chunk.inputOffsetSeconds - lead };
 }
 
 /**

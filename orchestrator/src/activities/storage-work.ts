@@ -12,14 +12,24 @@ import {
   type PlaylistSegment,
 } from '@kino/proto/contract';
 import { renderMasterPlaylist, type MasterAudio, type MasterVariant } from '../master-playlist.ts';
-import { findLiveVideoByStoragePath, getVideo, hasLiveClips, listAudioTracks } from '@kino/database/repositories';
+import {
+  findLiveVideoByStoragePath,
+  getVideo,
+  hasLiveClips,
+  listAudioTracks,
+  listRenditions,
+} from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 
 type StorageDeps = Pick<ActivityDeps, 'db' | 'storage' | 'logger'>;
 
 export function createStorageActivities(deps: StorageDeps) {
-  return { ...createPlaylistActivities(deps), ...createRemovalActivities(deps) };
+  return {
+    ...createPlaylistActivities(deps),
+    ...createRecordingInputActivities(deps),
+    ...createRemovalActivities(deps),
+  };
 }
 
 /** The playlists a workflow writes itself: the master, a chunked encode's, a just-in-time video's planned ones. */
@@ -232,4 +242,64 @@ function createRemovalActivities({ db, storage, logger }: StorageDeps) {
       });
     },
   };
+}
+
+/** Inputs read from a broadcast's recording, which has no source upload (docs/decisions/live.md). */
+function createRecordingInputActivities({ db, storage }: StorageDeps) {
+  return {
+    /**
+     * The inputs of a frame-accurate clip's windows when its source is a broadcast's recording, which
+     * has no source file (docs/decisions/live.md): for each window's start, the segment holding it in
+     * the recording's top rendition, its init and its bytes as one fMP4 file (fragments concatenate;
+     * Debian's ffmpeg 5.1 cannot seek into an fMP4 HLS input), stored under the clip's work/. Answers
+     * each one's key and where its segment starts in the recording (ChunkPlan.inputOffsetSeconds).
+     */
+    async writeRecordingWindowInputs({
+      videoId,
+      sourceVideoId,
+      startsSeconds,
+    }: {
+      videoId: string;
+      sourceVideoId: string;
+      startsSeconds: number[];
+    }): Promise<{ key: string; offsetSeconds: number }[]> {
+      return whileHeartbeating(async () => {
+        const top = (await listRenditions(db, sourceVideoId)).filter((r) => r.width > 0).at(-1);
+        if (!top) throw new Error(`the recording ${sourceVideoId} has no picture rendition`);
+        const playlist = await storage.get(objectKeys.renditionPlaylist(sourceVideoId, top.key));
+        if (!playlist) throw new Error(`rendition ${top.key} of the recording ${sourceVideoId} has no playlist`);
+        const segments = mediaSegmentsOf(playlist.toString('utf8'));
+        const init = await storage.get(objectKeys.renditionInit(sourceVideoId, top.key));
+        if (!init) throw new Error(`rendition ${top.key} of the recording ${sourceVideoId} has no init segment`);
+        const inputs = [];
+        for (const start of startsSeconds) {
+          // The last segment starting at or before the window (its start lies on a segment's boundary or inside one).
+          const index = segments.findLastIndex((s) => s.startSeconds <= start + 0.001);
+          const segment = segments[index];
+          if (!segment) throw new Error(`the recording ${sourceVideoId} has no segment at ${start} s`);
+          const bytes = await storage.get(`${objectKeys.renditionDir(sourceVideoId, top.key)}/${segment.uri}`);
+          if (!bytes) throw new Error(`segment ${segment.uri} of the recording ${sourceVideoId} is not in storage`);
+          const key = objectKeys.clipWindowInput(videoId, index);
+          await storage.put(key, Buffer.concat([init, bytes]), 'video/mp4');
+          inputs.push({ key, offsetSeconds: segment.startSeconds });
+        }
+        return inputs;
+      });
+    },
+  };
+}
+
+/** A media playlist's segments: each URI and where it starts (the EXTINFs before it). */
+function mediaSegmentsOf(playlist: string): { uri: string; startSeconds: number }[] {
+  const segments = [];
+  let startSeconds = 0;
+  let duration = 0;
+  for (const line of playlist.split('\n')) {
+    if (line.startsWith('#EXTINF:')) duration = Number.parseFloat(line.slice(8));
+    else if (line && !line.startsWith('#')) {
+      segments.push({ uri: line, startSeconds });
+      startSeconds += duration;
+    }
+  }
+  return segments;
 }

@@ -36,6 +36,8 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     measureQuality: input.measureQuality ?? false,
     audioHead: input.audioHead ?? false,
     bootstrap: input.chunk.bootstrap ?? false,
+    inputOffsetSeconds: input.chunk.inputOffsetSeconds ?? 0,
+    inputIsSegment: input.chunk.inputIsSegment ?? false,
   };
   const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input));
   if (isFirstBootstrapRun(input)) await raiseRestOfFirstSegment(deps, input);

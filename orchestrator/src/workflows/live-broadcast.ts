@@ -90,7 +90,7 @@ export async function liveBroadcast({
  * A broadcast's ladder: the H.264 picture rungs, one pass (a live input is read once). Its sound
  * is muxed in each rung (a publisher sends one track).
  */
-function liveLadder(ladder: RenditionPlan[]): RenditionPlan[] {
+export function liveLadder(ladder: RenditionPlan[]): RenditionPlan[] {
   const pictures = ladder.filter((plan) => !isAlternateAudioPlan(plan) && !isAudioOnlyPlan(plan));
   return pictures.filter((plan) => (plan.videoCodec ?? 'h264') === 'h264').map((plan) => ({ ...plan, twoPass: false }));
 }

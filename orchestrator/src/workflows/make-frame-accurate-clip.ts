@@ -8,7 +8,8 @@ import { CancellationScope, isCancellation, log } from '@temporalio/workflow';
 import { hlsSegmentName, type MakeFrameAccurateClipInput } from '@kino/proto/contract';
 import type { ChunkPlan } from '../chunks.ts';
 import { encodeGroups, isAlternateAudioPlan, planLadder, type RenditionPlan } from '../ladder.ts';
-import { encodeQueueWaitMinutes, type EncodeOutcome } from '../activity-types.ts';
+import { encodeQueueWaitMinutes, type EncodeOutcome, type SourceProbe, type VideoJob } from '../activity-types.ts';
+import { liveLadder } from './live-broadcast.ts';
 import {
   allOrCancelRest,
   database,
@@ -35,28 +36,13 @@ export async function makeFrameAccurateClip({
   const durationSeconds = cuts.at(-1)! - cuts[0]!;
   try {
     if (!source) throw new Error(`the source video ${sourceVideoId} is not found`);
-    // The original upload, not a rendition: no generation loss, and the same input as the segments
-    // between were encoded from. It goes with the source, so a source deleted before this ran
-    // fails the clip here (the probe finds no file).
-    const probe = await waitForNodeThenRun({ freeSlot: false }, () =>
-      probing.probeSource({ videoId, storagePath: source.storagePath }),
-    );
-    const ladder = planLadder(source.quality, probe, source.parameters);
+    const lastSegment = cuts.length - 2;
+    const { windows, probe } = await planClipWindows({ videoId, sourceVideoId, source, cuts });
+    const ladder = clipLadder(source, probe);
     // Alternate audio renditions are cut on the audio's own 6 s grid, not the picture's cuts, and
     // nodes do not encode a window of one: not made yet (a failed clip says so).
     if (ladder.some(isAlternateAudioPlan))
       throw new Error('a frame-accurate clip of a video with several audio tracks cannot be made yet');
-    const lastSegment = cuts.length - 2;
-    // One window per encoded segment: the first (from startTime) and the last (to endTime), or the
-    // one segment of a clip inside one of the source's. `index` is never 0: chunk 0 writes an init
-    // segment, and the clip plays its source's.
-    const windows: ChunkPlan[] = [...new Set([0, lastSegment])].map((segment, k) => ({
-      index: k + 1,
-      startSeconds: cuts[segment]!,
-      durationSeconds: cuts[segment + 1]! - cuts[segment]!,
-      firstSegment: segment,
-      segmentCount: 1,
-    }));
     const groups = encodeGroups(ladder);
     const encoding = encodeActivities(
       Math.max(...windows.map((w) => w.durationSeconds)),
@@ -67,14 +53,15 @@ export async function makeFrameAccurateClip({
     const done = await allOrCancelRest(
       groups.flatMap((group, g) =>
         windows.map((window) => async () => {
+          const { input, ...chunk } = window;
           const outcomes = await queueThenRun(() =>
             encoding.encodeChunk({
               videoId,
-              storagePath: source.storagePath,
+              storagePath: input,
               renditions: group,
               durationSeconds: probe.durationSeconds,
               probe,
-              chunk: window,
+              chunk,
               last: false,
               // The source's watermark: the re-encoded ends match the segments the clip copies.
               ...watermarkOf(source.parameters),
@@ -141,4 +128,58 @@ export async function makeFrameAccurateClip({
     await notify('video.processing.failed', videoId, 'failed', { reason });
     return { status: 'failed', reason };
   }
+}
+
+/**
+ * The windows encoded again, the first segment (from startTime) and the last (to endTime), or the
+ * one segment of a clip inside one of the source's, each with the input it reads, and the probe of
+ * the first. `index` is never 0: chunk 0 writes an init segment, and the clip plays its source's.
+ * The input is the original upload, not a rendition: no generation loss, and the same input as the
+ * segments between were encoded from. It goes with the source, so a source deleted before this ran
+ * fails the clip here (the probe finds no file). A broadcast's recording has none: each window
+ * reads the recording's segment holding it, from its top rendition (docs/decisions/live.md).
+ */
+async function planClipWindows({
+  videoId,
+  sourceVideoId,
+  source,
+  cuts,
+}: {
+  videoId: string;
+  sourceVideoId: string;
+  source: VideoJob;
+  cuts: number[];
+}): Promise<{ windows: (ChunkPlan & { input: string })[]; probe: SourceProbe }> {
+  const encoded = [...new Set([0, cuts.length - 2])];
+  const inputs = source.liveLatency
+    ? await storage.writeRecordingWindowInputs({
+        videoId,
+        sourceVideoId,
+        startsSeconds: encoded.map((segment) => cuts[segment]!),
+      })
+    : encoded.map(() => ({ key: source.storagePath, offsetSeconds: 0 }));
+  const probe = await waitForNodeThenRun({ freeSlot: false }, () =>
+    probing.probeSource({ videoId, storagePath: inputs[0]!.key }),
+  );
+  const windows = encoded.map((segment, k) => ({
+    index: k + 1,
+    startSeconds: cuts[segment]!,
+    durationSeconds: cuts[segment + 1]! - cuts[segment]!,
+    firstSegment: segment,
+    segmentCount: 1,
+    input: inputs[k]!.key,
+    ...(source.liveLatency ? { inputOffsetSeconds: inputs[k]!.offsetSeconds, inputIsSegment: true as const } : {}),
+  }));
+  return { windows, probe };
+}
+
+/**
+ * The clip's ladder: its source's, as planned from the source's probe. A broadcast's recording was
+ * planned as a live ladder (its H.264 picture rungs, one pass: live-broadcast.ts), from a probe of
+ * the broadcast; its top rung has the source's size capped by the preset, so planning from it gives
+ * the same rungs.
+ */
+function clipLadder(source: VideoJob, probe: SourceProbe): RenditionPlan[] {
+  const ladder = planLadder(source.quality, probe, source.parameters);
+  return source.liveLatency ? liveLadder(ladder) : ladder;
 }

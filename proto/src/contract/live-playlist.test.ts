@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import {
   answersReload,
   deltaLivePlaylist,
+  findLivePart,
   readLivePlaylistPosition,
   reloadTooFarAhead,
   renderLivePlaylist,
@@ -93,5 +94,24 @@ describe('delta updates', () => {
     assert.match(deltaLivePlaylist(renderLivePlaylist(broadcast(2, 1))), /#EXT-X-SKIP:SKIPPED-SEGMENTS=0\n/);
     const standard = renderLivePlaylist({ ...broadcast(10, 0), partSeconds: undefined });
     assert.equal(deltaLivePlaylist(standard), standard);
+  });
+});
+
+describe('where a part stands', () => {
+  it('names the segment a listed part is of, and whether it is that segment’s first', () => {
+    // Parts are listed for segments 2, 3 and 4 (the last three whole ones) and the open segment 5.
+    const text = renderLivePlaylist(broadcast(5, 2));
+    assert.deepEqual(findLivePart(text, 'part-00012.m4s'), { segment: 2, first: true });
+    assert.deepEqual(findLivePart(text, 'part-00017.m4s'), { segment: 2, first: false });
+    assert.deepEqual(findLivePart(text, 'part-00024.m4s'), { segment: 4, first: true });
+    assert.deepEqual(findLivePart(text, 'part-00030.m4s'), { segment: 5, first: true });
+    assert.deepEqual(findLivePart(text, 'part-00031.m4s'), { segment: 5, first: false });
+  });
+
+  it('finds no part the playlist does not list: listed no more, only hinted, or ended', () => {
+    const text = renderLivePlaylist(broadcast(5, 2));
+    assert.equal(findLivePart(text, 'part-00000.m4s'), undefined);
+    assert.equal(findLivePart(text, 'part-00032.m4s'), undefined, 'the preload hint is not a part yet');
+    assert.equal(findLivePart(renderLivePlaylist({ ...broadcast(5, 2), ended: true }), 'part-00030.m4s'), undefined);
   });
 });

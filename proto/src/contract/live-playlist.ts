@@ -128,6 +128,33 @@ export function readLivePlaylistPosition(text: string): LivePlaylistPosition {
   return position;
 }
 
+/** Where a listed part stands: the segment it is part of (media sequence), and whether it is that segment's first part. */
+export interface LivePartPlace {
+  segment: number;
+  first: boolean;
+}
+
+/**
+ * Where the part named `name` stands in a live media playlist, or undefined when the playlist does
+ * not list it (not stored yet, listed no more, or the playlist has ended without parts). Delivery
+ * counts a segment fetched as parts once, by its first part (docs/analytics.md).
+ */
+export function findLivePart(text: string, name: string): LivePartPlace | undefined {
+  let segment = 0;
+  let first = true;
+  const uri = `URI="${name}"`;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#EXT-X-PART:')) {
+      if (line.includes(uri)) return { segment, first };
+      first = false;
+    } else if (line !== '' && !line.startsWith('#')) {
+      segment++;
+      first = true;
+    }
+  }
+  return undefined;
+}
+
 /** A blocking reload's ask: the playlist once it holds segment `msn` (its part `part`, when given). */
 export interface BlockingReload {
   msn: number;

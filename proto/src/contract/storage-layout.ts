@@ -44,6 +44,11 @@ export const objectKeys = {
   /** The input playlist of a picture copy: the rendition's own, its files named by presigned URLs. */
   pictureCopyInput: (videoId: string, key: string) => `videos/${videoId}/work/picture-copy/${key}.m3u8`,
   /**
+   * A frame-accurate clip's window input when its source is a broadcast's recording (no source
+   * file): the recording's segment holding the window, its init and its bytes as one fMP4 file.
+   */
+  clipWindowInput: (videoId: string, segment: number) => `videos/${videoId}/work/clip-input/${segment}.mp4`,
+  /**
    * A rendition's directory, named after its key: `720p` (the short edge) for an H.264 rung,
    * `720p-av1` for a rendition in another codec (renditionKeyPattern, delivery-paths.ts). A number
    * is a short edge: the H.264 rung's key.

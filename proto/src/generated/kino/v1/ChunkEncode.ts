@@ -48,6 +48,19 @@ export interface ChunkEncode {
    * numbered from start_seconds / 2, which the orchestrator joins into seg-00000.m4s.
    */
   'bootstrap'?: (boolean);
+  /**
+   * Set: the input starts this far into the video (a broadcast's recording has no source file: a
+   * frame-accurate clip of it reads the segment holding its window, init and segment as one file).
+   * The window is sought at start_seconds - input_offset_seconds in the input; its output is still
+   * timed from start_seconds. 0: the input is the whole video, or its first segment (below).
+   */
+  'inputOffsetSeconds'?: (number | string);
+  /**
+   * Set: the input is one segment of the video (a recording's, from input_offset_seconds), its
+   * first video frame at the segment's start; its sound may begin a little before it, and `-ss`
+   * counts from the earliest stream, so the node seeks from the first video frame instead.
+   */
+  'inputIsSegment'?: (boolean);
 }
 
 /**
@@ -96,4 +109,17 @@ export interface ChunkEncode__Output {
    * numbered from start_seconds / 2, which the orchestrator joins into seg-00000.m4s.
    */
   'bootstrap': (boolean);
+  /**
+   * Set: the input starts this far into the video (a broadcast's recording has no source file: a
+   * frame-accurate clip of it reads the segment holding its window, init and segment as one file).
+   * The window is sought at start_seconds - input_offset_seconds in the input; its output is still
+   * timed from start_seconds. 0: the input is the whole video, or its first segment (below).
+   */
+  'inputOffsetSeconds': (number);
+  /**
+   * Set: the input is one segment of the video (a recording's, from input_offset_seconds), its
+   * first video frame at the segment's start; its sound may begin a little before it, and `-ss`
+   * counts from the earliest stream, so the node seeks from the first video frame instead.
+   */
+  'inputIsSegment': (boolean);
 }
