@@ -1,5 +1,5 @@
 // Live-to-VOD, checked as a viewer and a user would (issue 56, item 5): two publishers at once on the
-// shared farm (its node has two slots, one for each broadcast's length), each publishing 9 s of a
+// shared farm (each broadcast holds one of its node's slots for its length), each publishing 9 s of a
 // 320x180 testsrc with a sine tone over RTMP. Both are recorded whole. Once a broadcast has ended its
 // video is an ordinary on-demand video: each rendition downloads as one MP4 of every frame, its sound
 // as audio.m4a, its storyboard is served, a clip of it is ready at once and plays its frames, a
@@ -53,7 +53,7 @@ async function broadcast(name: string): Promise<string> {
 
 beforeAll(async () => {
   farm = await joinSharedFarm('live-recording');
-  // Both at once: each broadcast holds one of the node's two slots for its length.
+  // Both at once: each broadcast holds one of the node's slots for its length.
   recordings = await Promise.all([broadcast('first'), broadcast('second')]);
 });
 

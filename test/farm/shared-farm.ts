@@ -1,6 +1,6 @@
 // One farm for the test files that only upload and play (vitest.config.mjs lists them in the
 // `test-shared-farm` project): started once by vitest's globalSetup (the default export, in vitest's
-// own process), with a delivery node, the analytics store and one encode node of two slots, the farm
+// own process), with a delivery node, the analytics store and one encode node of four slots, the farm
 // each of those files used to start for itself. Its addresses go to the files through vitest's
 // provide/inject; each file joins it as a tenant of its own (joinSharedFarm: an organization, an
 // environment and a full-access key made for it), so no file sees another's videos, webhooks or
@@ -41,7 +41,7 @@ const parts = ['postgres', 'temporal', 's3', 'analytics', 'api', 'orchestrator',
 /** vitest's globalSetup: starts the farm, provides its address, and returns the teardown. */
 export default async function startSharedFarm(project: TestProject): Promise<() => Promise<void>> {
   // Captions from speech in pieces of about 8 s (the default is 10 minutes), so the speech test's
-  // 21 s video is transcribed in three pieces on the node's two slots and joined.
+  // 21 s video is transcribed in three pieces on the node's slots and joined.
   const farm = await startFarm({
     playback: true,
     ingest: true,
@@ -56,7 +56,11 @@ export default async function startSharedFarm(project: TestProject): Promise<() 
     },
   });
   try {
-    await farm.startNode('a', { slots: 2 });
+    // Four slots: a broadcast holds one for its whole length, and the three live files may run at
+    // once (live-recording's two broadcasts, live-ingest's and live's): with two slots a broadcast
+    // waited for one while its publisher went on, and its encoder lost the relay ("Input/output
+    // error"). The broadcasts are 320x180, so four slots cost the two cores little.
+    await farm.startNode('a', { slots: 4 });
   } catch (error) {
     await farm.stop();
     throw error;
