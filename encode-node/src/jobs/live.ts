@@ -51,7 +51,8 @@ export async function runLiveJob(
     const outDir = join(jobDir, 'hls');
     await mkdir(outDir);
     for (const rendition of plan.renditions) await mkdir(join(outDir, rendition.spec.key));
-    const files = new LiveFiles(outDir, plan.renditions, sendLive);
+    const startedAtMs = live.broadcastStartedAtMs > 0 ? live.broadcastStartedAtMs : undefined;
+    const files = new LiveFiles(outDir, plan.renditions, sendLive, startedAtMs);
     const stopScan = files.scanEvery(scanIntervalMs);
     let last: FfmpegProgress | undefined;
     try {
@@ -96,6 +97,8 @@ class LiveFiles {
     private readonly outDir: string,
     private readonly renditions: HlsRendition[],
     private readonly send: (event: LiveEvent) => Promise<void>,
+    /** The wall-clock time of the broadcast's media time 0, when known (LiveEncode.broadcast_started_at_ms). */
+    private readonly startedAtMs: number | undefined,
   ) {}
 
   /** Sends what closed every `intervalMs`; the returned function stops it and waits for a send under way (and throws its failure). */
@@ -136,7 +139,7 @@ class LiveFiles {
       await this.send({ renditionStarted: { key: spec.key, codecs, width, height } });
       this.started.add(spec.key);
     }
-    const clock = this.clocks.get(spec.key) ?? new LiveInputClock();
+    const clock = this.clocks.get(spec.key) ?? new LiveInputClock(this.startedAtMs);
     this.clocks.set(spec.key, clock);
     for (const entry of fresh) {
       const data = await readFile(join(dir, entry.uri));
