@@ -6,6 +6,7 @@
 // rung's init goes before its first file; each file goes once ffmpeg's playlist names it (it is then
 // closed), with its duration, wall-clock time and whether a keyframe starts it. The input's end
 // (ingest closes the relay) ends ffmpeg; what it closed last goes, then `done`.
+import { watch } from 'node:fs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output, RenditionDone } from '@kino/proto';
@@ -24,8 +25,11 @@ import { planHlsEncode, type HlsRendition } from '../hls-plan.ts';
 import { withJobDir } from '../job-dir.ts';
 import { LiveInputClock } from '../live-input-clock.ts';
 
-/** How often the renditions' directories are read for closed files. */
-const scanIntervalMs = 250;
+/**
+ * How often the renditions' playlists are read for closed files besides when ffmpeg renames one
+ * into place (fs.watch): a missed event then costs a file this much, never the file.
+ */
+const scanIntervalMs = 1000;
 /** A file travels in pieces of at most this (gRPC's default message limit is 4 MiB). */
 const pieceBytes = 1024 * 1024;
 
@@ -101,14 +105,28 @@ class LiveFiles {
     private readonly startedAtMs: number | undefined,
   ) {}
 
-  /** Sends what closed every `intervalMs`; the returned function stops it and waits for a send under way (and throws its failure). */
+  /**
+   * Sends what closed as soon as ffmpeg renames a rung's playlist into place (it names a file there
+   * once the file is closed), and every `intervalMs` besides; the returned function stops it and
+   * waits for a send under way (and throws its failure). Watching rather than a quick poll: a
+   * quarter-second poll cost a part 125 ms on average (docs/decisions/live.md, the latency budget).
+   */
   scanEvery(intervalMs: number): () => Promise<void> {
     let failure: unknown;
-    const timer = setInterval(() => {
+    const scan = () => {
       this.sendClosed().catch((error: unknown) => (failure ??= error));
-    }, intervalMs);
+    };
+    const timer = setInterval(scan, intervalMs);
+    const watchers = this.renditions.map(({ spec }) => {
+      const watcher = watch(join(this.outDir, spec.key), (_event, name) => {
+        if (name === hlsPlaylistName) scan();
+      });
+      // The poll still finds every file.
+      return watcher.on('error', () => watcher.close());
+    });
     return async () => {
       clearInterval(timer);
+      for (const watcher of watchers) watcher.close();
       await this.sending.catch(() => undefined);
       if (failure) throw failure;
     };
