@@ -521,6 +521,17 @@ async function main(): Promise<void> {
       f((lastFrame - firstFrame) / fps / ((lastAt - firstAt) / 1000)),
       'real time is 1.00',
     );
+    // Whether the node's encoder kept real time: a starved one falls behind, and every figure above with it.
+    const closed = measured.filter((m) => m.encoded !== undefined).sort((a, b) => a.startSeconds - b.startSeconds);
+    if (closed.length > 1) {
+      const [first, last] = [closed[0]!, closed.at(-1)!];
+      const wallSeconds = last.encoded! - first.encoded! + (last.startSeconds - first.startSeconds);
+      row(
+        'the node’s encoder pace (media s per wall s)',
+        f((last.startSeconds - first.startSeconds) / wallSeconds),
+        'real time is 1.00',
+      );
+    }
     if (cpu) {
       row('encode CPU: the node’s ffmpeg', `${f(cpu.node, 1)} s`, '');
       row('encode CPU: one raw ffmpeg, the same arguments', `${f(cpu.raw, 1)} s`, '');
