@@ -44,3 +44,16 @@ test('with the broadcast’s start, each time is that start plus the media time 
     afterGap: true,
   });
 });
+
+test('an encoder falling behind while ffmpeg keeps reporting is no gap: the times stay media time’s', () => {
+  const start = 1_000_000;
+  const clock = new LiveInputClock(start, 3000);
+  // Each file closes 1 s later than the one before past its media time; ffmpeg reported every 0.5 s.
+  for (let k = 0; k < 10; k++) {
+    const placed = clock.place(start + k * 1000, 1, start + (k + 1) * 1000 + 700 + k * 1000, 500);
+    assert.deepEqual(placed, { programDateTimeMs: start + k * 1000, afterGap: false });
+  }
+  // The same lag with 4 s of silence before it is a gap.
+  clock.place(start + 10_000, 1, start + 11_000 + 700 + 4000, 4300);
+  assert.equal(clock.place(start + 11_000, 1, start + 12_000 + 700 + 4000, 500).afterGap, true);
+});

@@ -74,8 +74,10 @@ export async function runLiveJob(
           signal: options.signal,
           logger,
           priority: options.priority,
-          onProgress: (progress) =>
-            options.onProgress({ percent: 0, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
+          onProgress: (progress) => {
+            files.noteProgress(Date.now());
+            options.onProgress({ percent: 0, encodedSeconds: progress.outTimeSeconds, speed: progress.speed });
+          },
         },
       );
     } finally {
@@ -95,6 +97,11 @@ class LiveFiles {
   private readonly started = new Set<string>();
   /** Each rung's files in wall-clock time, and the input's gaps (a publisher's reconnect). */
   private readonly clocks = new Map<string, LiveInputClock>();
+  /** When ffmpeg last reported progress, and its silences (a blocked input: a publisher's gap) since. */
+  private lastProgressAt: number | undefined;
+  private silences: { endedAt: number; ms: number }[] = [];
+  /** When each rung's last file was placed: the silences since are the ones before its next. */
+  private readonly placedAt = new Map<string, number>();
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
@@ -140,6 +147,20 @@ class LiveFiles {
     return this.sending;
   }
 
+  /** A progress line from ffmpeg at `nowMs`: a silence before it of a second or more is kept. */
+  noteProgress(nowMs: number): void {
+    const silentMs = this.lastProgressAt === undefined ? 0 : nowMs - this.lastProgressAt;
+    this.lastProgressAt = nowMs;
+    if (silentMs < 1000) return;
+    this.silences = [...this.silences.filter((s) => nowMs - s.endedAt < 60_000), { endedAt: nowMs, ms: silentMs }];
+  }
+
+  /** The longest ffmpeg has been silent since `sinceMs` (the one going on included). */
+  private silentSinceMs(sinceMs: number, nowMs: number): number {
+    const ongoing = this.lastProgressAt === undefined ? 0 : nowMs - this.lastProgressAt;
+    return Math.max(ongoing, ...this.silences.filter((s) => s.endedAt > sinceMs).map((s) => s.ms));
+  }
+
   sentNames(): string[] {
     return [...this.sent];
   }
@@ -162,7 +183,10 @@ class LiveFiles {
     for (const entry of fresh) {
       const data = await readFile(join(dir, entry.uri));
       const time = entry.programDateTime ? Date.parse(entry.programDateTime) : Date.now();
-      const placed = clock.place(time, entry.durationSeconds, Date.now());
+      const now = Date.now();
+      const silent = this.silentSinceMs(this.placedAt.get(spec.key) ?? 0, now);
+      const placed = clock.place(time, entry.durationSeconds, now, silent);
+      this.placedAt.set(spec.key, now);
       await this.sendFile(prefix + entry.uri, data, {
         durationSeconds: entry.durationSeconds,
         programDateTimeMs: placed.programDateTimeMs,
