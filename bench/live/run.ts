@@ -23,7 +23,7 @@
 //
 // Progress goes to stderr, the figures beside their goals to stdout.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -79,7 +79,7 @@ async function cpuSecondsOf(pid: number): Promise<number | undefined> {
  */
 async function ffmpegOf(
   node: FarmNodeProcess,
-): Promise<{ pid: number; args: string[]; outputDirs: string[] } | undefined> {
+): Promise<{ pid: number; args: string[]; cwd: string; outputDirs: string[] } | undefined> {
   const nodePid = node.process.child.pid!;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -92,7 +92,7 @@ async function ffmpegOf(
     if (!args.includes('hls')) continue;
     const cwd = await readlink(`/proc/${entry}/cwd`);
     const outputDirs = (await readdir(cwd, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-    return { pid: Number(entry), args, outputDirs };
+    return { pid: Number(entry), args, cwd, outputDirs };
   }
   return undefined;
 }
@@ -269,8 +269,35 @@ interface WatchedEncode {
   node: FarmNodeProcess;
   pid: number;
   args: string[];
+  cwd: string;
   outputDirs: string[];
   cpuSeconds: number;
+  /**
+   * When each file the node's ffmpeg wrote was closed (its mtime: ffmpeg renames a file into place
+   * once written), by `<rung dir>/<file>`: what splits a part's latency into the encoder's and the
+   * rest's (the node noticing it, the gRPC send, the orchestrator's store and playlist, delivery).
+   */
+  closedAt: Map<string, number>;
+}
+
+/** Notes the close time of the files the node's ffmpeg has written since the last look. */
+async function noteClosedFiles(watched: WatchedEncode): Promise<void> {
+  for (const rung of watched.outputDirs) {
+    const names = await readdir(join(watched.cwd, rung)).catch(() => [] as string[]);
+    for (const name of names) {
+      const key = `${rung}/${name}`;
+      if (!/^(part|seg)-\d+\.m4s$/.test(name) || watched.closedAt.has(key)) continue;
+      const info = await stat(join(watched.cwd, rung, name)).catch(() => undefined);
+      if (info) watched.closedAt.set(key, info.mtimeMs);
+    }
+  }
+}
+
+/** When the node closed the file a playlist names by `uri` (`…/video-720p/part-00012.m4s`), if seen. */
+function closeTimeOf(watched: WatchedEncode, uri: string): number | undefined {
+  const [name, parent] = new URL(uri, 'http://x/').pathname.split('/').reverse();
+  const rung = watched.outputDirs.find((dir) => parent === dir || parent?.endsWith(`-${dir}`));
+  return rung === undefined || name === undefined ? undefined : watched.closedAt.get(`${rung}/${name}`);
 }
 
 /** Reads the nodes' live ffmpeg every 0.5 s: which node runs it, its arguments and its CPU so far. */
@@ -282,11 +309,12 @@ function watchEncode(nodes: FarmNodeProcess[]): { current: () => WatchedEncode |
       if (!watched) {
         for (const node of nodes) {
           const found = await ffmpegOf(node).catch(() => undefined);
-          if (found) watched = { node, ...found, cpuSeconds: 0 };
+          if (found) watched = { node, ...found, cpuSeconds: 0, closedAt: new Map() };
         }
       } else {
         const cpu = await cpuSecondsOf(watched.pid);
         if (cpu !== undefined) watched.cpuSeconds = cpu;
+        await noteClosedFiles(watched);
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
@@ -433,9 +461,12 @@ async function main(): Promise<void> {
     const measured = seen
       .map((entry) => {
         const pushedAt = pushTimeOf(publisher.progress, Math.round(entry.startSeconds * fps));
+        const closedAt = watched && closeTimeOf(watched, entry.uri);
         return {
           ...entry,
           glass: pushedAt === undefined ? undefined : (entry.seenAt - pushedAt) / 1000,
+          encoded: pushedAt === undefined || closedAt === undefined ? undefined : (closedAt - pushedAt) / 1000,
+          listed: closedAt === undefined ? undefined : (entry.seenAt - closedAt) / 1000,
           fromPdt: entry.pdt === undefined ? undefined : (entry.seenAt - entry.pdt) / 1000,
           pdtOffset: entry.pdt === undefined || pushedAt === undefined ? undefined : (entry.pdt - pushedAt) / 1000,
         };
@@ -444,6 +475,8 @@ async function main(): Promise<void> {
     const glass = measured.flatMap((m) => (m.glass === undefined ? [] : [m.glass]));
     const fromPdt = measured.flatMap((m) => (m.fromPdt === undefined ? [] : [m.fromPdt]));
     const offsets = measured.flatMap((m) => (m.pdtOffset === undefined ? [] : [m.pdtOffset]));
+    const encoded = measured.flatMap((m) => (m.encoded === undefined ? [] : [m.encoded]));
+    const listed = measured.flatMap((m) => (m.listed === undefined ? [] : [m.listed]));
     const kind = seen.some((entry) => entry.kind === 'part') ? 'parts' : 'segments';
 
     let cpu: { node: number; raw: number; changed: string[] } | undefined;
@@ -463,6 +496,16 @@ async function main(): Promise<void> {
     row(`${kind} measured (every rung)`, String(measured.length), '');
     row('glass-to-glass p50 (push of its first frame → listed)', `${f(median(glass))} s`, `goal ≤ ${goals.p50} s`);
     row('glass-to-glass p95', `${f(quantile(glass, 0.95))} s`, `goal ≤ ${goals.p95} s`);
+    row(
+      '  push → closed on the node, p50 / p95',
+      `${f(median(encoded))} / ${f(quantile(encoded, 0.95))} s`,
+      'publisher, relay, the node’s ffmpeg',
+    );
+    row(
+      '  closed on the node → listed, p50 / p95',
+      `${f(median(listed))} / ${f(quantile(listed, 0.95))} s`,
+      'node scan, gRPC, store, playlist, delivery, poll',
+    );
     row('listed − EXT-X-PROGRAM-DATE-TIME, p50', `${f(median(fromPdt))} s`, '');
     row('listed − EXT-X-PROGRAM-DATE-TIME, p95', `${f(quantile(fromPdt, 0.95))} s`, '');
     row(
@@ -478,6 +521,17 @@ async function main(): Promise<void> {
       f((lastFrame - firstFrame) / fps / ((lastAt - firstAt) / 1000)),
       'real time is 1.00',
     );
+    // Whether the node's encoder kept real time: a starved one falls behind, and every figure above with it.
+    const closed = measured.filter((m) => m.encoded !== undefined).sort((a, b) => a.startSeconds - b.startSeconds);
+    if (closed.length > 1) {
+      const [first, last] = [closed[0]!, closed.at(-1)!];
+      const wallSeconds = last.encoded! - first.encoded! + (last.startSeconds - first.startSeconds);
+      row(
+        'the node’s encoder pace (media s per wall s)',
+        f((last.startSeconds - first.startSeconds) / wallSeconds),
+        'real time is 1.00',
+      );
+    }
     if (cpu) {
       row('encode CPU: the node’s ffmpeg', `${f(cpu.node, 1)} s`, '');
       row('encode CPU: one raw ffmpeg, the same arguments', `${f(cpu.raw, 1)} s`, '');

@@ -96,7 +96,8 @@ describe('a live ladder', () => {
 
   it('cuts a low-latency broadcast into parts of 1 s, each starting with a keyframe', async () => {
     await mkdir(join(dir, 'low'));
-    const outputs = [{ settings: rung, dir: 'low' }];
+    // The preset broadcasts get by default, whose B-frames and lookahead a low-latency one goes without.
+    const outputs = [{ settings: { ...rung, x264Preset: 'veryfast' as const }, dir: 'low' }];
     await runFfmpeg(
       [
         '-y',
@@ -117,6 +118,11 @@ describe('a live ladder', () => {
     const files = [hlsInitName, ...playlist.segments.map((p) => p.uri)];
     await writeFile(whole, Buffer.concat(await Promise.all(files.map((f) => readFile(join(dir, 'low', f))))));
     assert.equal(await countFrames(whole), frames);
+    // Encoded without the frames x264 would hold back (liveLowDelayArgs): no B-frame, which waits for a later one.
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pict_type', '-of', 'csv=p=0', whole],
+    ]);
+    assert.equal(stdout.split('\n').filter((type) => type.trim() === 'B').length, 0, 'no B-frames');
   });
 
   it('refuses chunks, passes and a known length: a broadcast is one pass of an open input', () => {

@@ -49,6 +49,7 @@ export function connectBroadcastWorkflows(config: {
         liveStreamId: broadcast.liveStreamId,
         sourceUrl: broadcastSourceUrl(config.relayUrl, broadcast),
         probeUrl: broadcastProbeUrl(config.relayUrl, broadcast),
+        startedAtMs: broadcast.startedAtMs,
       };
       await temporal.connection.withDeadline(Date.now() + startDeadlineMs, () =>
         temporal.workflow.start<VideoWorkflows['liveBroadcast']>('liveBroadcast', {

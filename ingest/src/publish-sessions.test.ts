@@ -72,11 +72,14 @@ describe('publish sessions', () => {
   it('reads nothing until the key is admitted, then holds the broadcast with its window', async () => {
     const { sessions, started } = gate(accepted);
     const { session, events } = fakeSession('sk_good');
+    const publishedAt = Date.now();
     sessions.onPrePublish(session);
     assert.deepEqual(events, ['pause']);
     await settled();
     assert.deepEqual(events, ['pause', 'resume']);
     assert.equal(started[0]?.videoId, 'vid_sk_good');
+    // Its media time 0 in wall-clock time: the publish, not the end of the admission.
+    assert.ok(started[0].startedAtMs >= publishedAt && started[0].startedAtMs <= Date.now());
     assert.equal(session.broadcast.publishGraceMs, 7000);
     assert.ok(sessions.heldAt(session.streamPath)?.playToken.length === 32);
   });
@@ -218,7 +221,14 @@ describe('an ingest stopping', () => {
 });
 
 describe('the key watch', () => {
-  const broadcast = { liveStreamId: 'ls_1', videoId: 'vid_1', sessionId: 's', playToken: 't', key: 'sk_one' };
+  const broadcast = {
+    liveStreamId: 'ls_1',
+    videoId: 'vid_1',
+    sessionId: 's',
+    playToken: 't',
+    key: 'sk_one',
+    startedAtMs: 0,
+  };
   const stream = (changes: Partial<LiveStream> = {}) =>
     ({ id: 'ls_1', disabled_at: null, stream_key_hash: hashSecret('sk_one'), ...changes }) as LiveStream;
 

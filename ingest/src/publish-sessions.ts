@@ -28,6 +28,13 @@ export interface HeldBroadcast {
   playToken: string;
   /** The key it was opened with: a reset replaces the stream's, and then this publisher is cut off. */
   key: string;
+  /**
+   * When its publisher's `publish` was answered (ms since the epoch): the wall-clock time of the
+   * broadcast's media time 0. A publisher starts its media clock there (ffmpeg opens its output
+   * before it reads its input; an encoder's stream times start at its output's start); the first
+   * media message comes later, by the publisher's encoder delay and the admission's pause.
+   */
+  startedAtMs: number;
 }
 
 export interface PublishSessionsDeps {
@@ -107,9 +114,10 @@ export class PublishSessions {
   /** node-media-server's `prePublish`: pause, check, then resume or cut off. */
   onPrePublish(session: NmsSession): void {
     session.socket.pause();
+    const publishedAtMs = Date.now();
     // Read now: the library resumes (or ends) a dropped publisher's broadcast right after this event.
     const reconnecting = session.broadcast.getPublishStatus() === 'reconnecting';
-    void this.decide(session, reconnecting).then(
+    void this.decide(session, reconnecting, publishedAtMs).then(
       (accepted) => {
         if (accepted) session.socket.resume();
         else refuse(session);
@@ -188,7 +196,7 @@ export class PublishSessions {
     if (publisherPath !== undefined) this.deps.libraryBroadcasts.delete(path);
   }
 
-  private async decide(session: NmsSession, reconnecting: boolean): Promise<boolean> {
+  private async decide(session: NmsSession, reconnecting: boolean, publishedAtMs: number): Promise<boolean> {
     const key = session.streamName;
     if (session.streamApp !== publishApp || !key) return false;
     const resuming = this.held.get(session.streamPath);
@@ -216,6 +224,7 @@ export class PublishSessions {
       sessionId: session.id,
       playToken: randomBase62(32),
       key,
+      startedAtMs: publishedAtMs,
     };
     // The library's grace for a dropped publisher is the stream's own reconnect window.
     session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;

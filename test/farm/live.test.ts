@@ -196,6 +196,29 @@ function segmentsWithParts(playlist: string): { uri: string; seconds: number; pa
 }
 
 /**
+ * How far each segment's EXT-X-PROGRAM-DATE-TIME sits from the wall-clock time its first frame was
+ * pushed: the publisher's start (`publishedAtMs`, taken just before its ffmpeg was spawned) plus the
+ * media time before the segment, since `-re` pushes each frame at its media time from the start.
+ * ffmpeg starts its clock once its RTMP publish is answered, so the true push is a little after this
+ * reckoning: a right time is at or after it, by at most the publisher's start.
+ */
+function programDateTimeOffsetsMs(playlist: string, publishedAtMs: number): number[] {
+  const offsets = [];
+  let mediaSeconds = 0;
+  let time: number | undefined;
+  for (const line of playlist.split('\n')) {
+    if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) time = Date.parse(line.slice(25));
+    else if (line.startsWith('#EXTINF:')) {
+      assert.ok(time !== undefined, `a segment without its time:\n${playlist}`);
+      offsets.push(Math.round(time - (publishedAtMs + mediaSeconds * 1000)));
+      mediaSeconds += Number.parseFloat(line.slice(8));
+      time = undefined;
+    }
+  }
+  return offsets;
+}
+
+/**
  * The low-latency checks of a live media playlist (RFC 8216bis): parts of at most a second adding
  * up to their segment, a blocking reload of the next part held until it exists, one two segments
  * ahead refused, and a delta update that is the playlist with its oldest segments skipped.
@@ -314,6 +337,7 @@ describe('a broadcast on the farm', () => {
     const stream = await createStream('farm', 'low');
     // Long enough that its first segments close well before it ends, on a loaded machine too.
     const seconds = 20;
+    const publishedAtMs = Date.now();
     const publishing = publishTestsrc(`${stream.ingest.rtmp}/${stream.streamKey}`, seconds, { size: '320x180' });
     const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`;
 
@@ -360,6 +384,12 @@ describe('a broadcast on the farm', () => {
     // frame in it, with a thumbnail and a storyboard; the stream idle.
     const recording = await fetchText(recordingVariant);
     assert.match(recording.text, /#EXT-X-ENDLIST/);
+    // Each segment dated by its first frame's push (not by the encoder's start, seconds later).
+    const offsets = programDateTimeOffsetsMs(recording.text, publishedAtMs);
+    assert.ok(
+      offsets.every((ms) => ms >= -250 && ms <= 1000),
+      `EXT-X-PROGRAM-DATE-TIME minus the push of each segment's first frame: ${offsets.join(', ')} ms`,
+    );
     assert.doesNotMatch(recording.text, /#EXT-X-PART|#EXT-X-PRELOAD-HINT|#EXT-X-SERVER-CONTROL/);
     assert.equal((await fetch(part)).status, 404, 'its parts are gone: its segments hold the same bytes');
     assert.equal(await countFrames(await downloadRendition(recordingVariant, recording.text)), seconds * 30);

@@ -114,9 +114,8 @@ async function untilPlayable(url: string, stopped: () => boolean): Promise<void>
 /**
  * The stream as a viewer gets it: a public stream's master, a private one's signed URL (its token
  * bound to the stream), in `<kino-player>`, muted and playing; under it how far behind live the
- * picture showing is (now minus its EXT-X-PROGRAM-DATE-TIME: meant as the time it was published,
- * today the encoder's clock, seconds later: docs/decisions/live.md, "The bench"), read
- * every second.
+ * picture showing is (now minus its EXT-X-PROGRAM-DATE-TIME: the time it was published, as ingest
+ * saw the publish: docs/decisions/live.md, "The program date-time"), read every second.
  */
 function LivePreview({ stream, path }: { stream: LiveStream; path: string }) {
   const src = useQuery({

@@ -6,6 +6,7 @@
 // rung's init goes before its first file; each file goes once ffmpeg's playlist names it (it is then
 // closed), with its duration, wall-clock time and whether a keyframe starts it. The input's end
 // (ingest closes the relay) ends ffmpeg; what it closed last goes, then `done`.
+import { watch } from 'node:fs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output, RenditionDone } from '@kino/proto';
@@ -24,8 +25,11 @@ import { planHlsEncode, type HlsRendition } from '../hls-plan.ts';
 import { withJobDir } from '../job-dir.ts';
 import { LiveInputClock } from '../live-input-clock.ts';
 
-/** How often the renditions' directories are read for closed files. */
-const scanIntervalMs = 250;
+/**
+ * How often the renditions' playlists are read for closed files besides when ffmpeg renames one
+ * into place (fs.watch): a missed event then costs a file this much, never the file.
+ */
+const scanIntervalMs = 1000;
 /** A file travels in pieces of at most this (gRPC's default message limit is 4 MiB). */
 const pieceBytes = 1024 * 1024;
 
@@ -51,7 +55,8 @@ export async function runLiveJob(
     const outDir = join(jobDir, 'hls');
     await mkdir(outDir);
     for (const rendition of plan.renditions) await mkdir(join(outDir, rendition.spec.key));
-    const files = new LiveFiles(outDir, plan.renditions, sendLive);
+    const startedAtMs = live.broadcastStartedAtMs > 0 ? live.broadcastStartedAtMs : undefined;
+    const files = new LiveFiles(outDir, plan.renditions, sendLive, startedAtMs);
     const stopScan = files.scanEvery(scanIntervalMs);
     let last: FfmpegProgress | undefined;
     try {
@@ -69,8 +74,10 @@ export async function runLiveJob(
           signal: options.signal,
           logger,
           priority: options.priority,
-          onProgress: (progress) =>
-            options.onProgress({ percent: 0, encodedSeconds: progress.outTimeSeconds, speed: progress.speed }),
+          onProgress: (progress) => {
+            files.noteProgress(Date.now());
+            options.onProgress({ percent: 0, encodedSeconds: progress.outTimeSeconds, speed: progress.speed });
+          },
         },
       );
     } finally {
@@ -90,22 +97,43 @@ class LiveFiles {
   private readonly started = new Set<string>();
   /** Each rung's files in wall-clock time, and the input's gaps (a publisher's reconnect). */
   private readonly clocks = new Map<string, LiveInputClock>();
+  /** When ffmpeg last reported progress, and its silences (a blocked input: a publisher's gap) since. */
+  private lastProgressAt: number | undefined;
+  private silences: { endedAt: number; ms: number }[] = [];
+  /** When each rung's last file was placed: the silences since are the ones before its next. */
+  private readonly placedAt = new Map<string, number>();
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly outDir: string,
     private readonly renditions: HlsRendition[],
     private readonly send: (event: LiveEvent) => Promise<void>,
+    /** The wall-clock time of the broadcast's media time 0, when known (LiveEncode.broadcast_started_at_ms). */
+    private readonly startedAtMs: number | undefined,
   ) {}
 
-  /** Sends what closed every `intervalMs`; the returned function stops it and waits for a send under way (and throws its failure). */
+  /**
+   * Sends what closed as soon as ffmpeg renames a rung's playlist into place (it names a file there
+   * once the file is closed), and every `intervalMs` besides; the returned function stops it and
+   * waits for a send under way (and throws its failure). Watching rather than a quick poll: a
+   * quarter-second poll cost a part 125 ms on average (docs/decisions/live.md, the latency budget).
+   */
   scanEvery(intervalMs: number): () => Promise<void> {
     let failure: unknown;
-    const timer = setInterval(() => {
+    const scan = () => {
       this.sendClosed().catch((error: unknown) => (failure ??= error));
-    }, intervalMs);
+    };
+    const timer = setInterval(scan, intervalMs);
+    const watchers = this.renditions.map(({ spec }) => {
+      const watcher = watch(join(this.outDir, spec.key), (_event, name) => {
+        if (name === hlsPlaylistName) scan();
+      });
+      // The poll still finds every file.
+      return watcher.on('error', () => watcher.close());
+    });
     return async () => {
       clearInterval(timer);
+      for (const watcher of watchers) watcher.close();
       await this.sending.catch(() => undefined);
       if (failure) throw failure;
     };
@@ -117,6 +145,20 @@ class LiveFiles {
       for (const rendition of this.renditions) await this.sendRendition(rendition);
     });
     return this.sending;
+  }
+
+  /** A progress line from ffmpeg at `nowMs`: a silence before it of a second or more is kept. */
+  noteProgress(nowMs: number): void {
+    const silentMs = this.lastProgressAt === undefined ? 0 : nowMs - this.lastProgressAt;
+    this.lastProgressAt = nowMs;
+    if (silentMs < 1000) return;
+    this.silences = [...this.silences.filter((s) => nowMs - s.endedAt < 60_000), { endedAt: nowMs, ms: silentMs }];
+  }
+
+  /** The longest ffmpeg has been silent since `sinceMs` (the one going on included). */
+  private silentSinceMs(sinceMs: number, nowMs: number): number {
+    const ongoing = this.lastProgressAt === undefined ? 0 : nowMs - this.lastProgressAt;
+    return Math.max(ongoing, ...this.silences.filter((s) => s.endedAt > sinceMs).map((s) => s.ms));
   }
 
   sentNames(): string[] {
@@ -136,12 +178,15 @@ class LiveFiles {
       await this.send({ renditionStarted: { key: spec.key, codecs, width, height } });
       this.started.add(spec.key);
     }
-    const clock = this.clocks.get(spec.key) ?? new LiveInputClock();
+    const clock = this.clocks.get(spec.key) ?? new LiveInputClock(this.startedAtMs);
     this.clocks.set(spec.key, clock);
     for (const entry of fresh) {
       const data = await readFile(join(dir, entry.uri));
       const time = entry.programDateTime ? Date.parse(entry.programDateTime) : Date.now();
-      const placed = clock.place(time, entry.durationSeconds, Date.now());
+      const now = Date.now();
+      const silent = this.silentSinceMs(this.placedAt.get(spec.key) ?? 0, now);
+      const placed = clock.place(time, entry.durationSeconds, now, silent);
+      this.placedAt.set(spec.key, now);
       await this.sendFile(prefix + entry.uri, data, {
         durationSeconds: entry.durationSeconds,
         programDateTimeMs: placed.programDateTimeMs,

@@ -23,6 +23,8 @@ export interface LiveEncodeInput {
   probe: SourceProbe;
   /** Set (latency "low"): the node cuts parts of at most this, and the playlists list them. */
   partSeconds?: number;
+  /** The wall-clock time of the broadcast's media time 0 (LiveBroadcastInput.startedAtMs): the files' times count from it. */
+  broadcastStartedAtMs?: number;
 }
 
 /** What a rung's init segment says: what the master names it by. */
@@ -52,7 +54,11 @@ export async function encodeLive(
           videoId: input.videoId,
           inputUrl: input.sourceUrl,
           source: input.probe,
-          live: { renditions: input.renditions.map(renditionSpecOf), partSeconds: input.partSeconds ?? 0 },
+          live: {
+            renditions: input.renditions.map(renditionSpecOf),
+            partSeconds: input.partSeconds ?? 0,
+            broadcastStartedAtMs: input.broadcastStartedAtMs ?? 0,
+          },
           // Viewers wait for every segment of a broadcast: its ffmpeg runs ahead of background encodes.
           onDemand: true,
         },

@@ -61,6 +61,7 @@ export async function liveBroadcast({
   liveStreamId,
   sourceUrl,
   probeUrl,
+  startedAtMs,
 }: LiveBroadcastInput): Promise<LiveBroadcastResult> {
   const job = await database.loadVideoJob(videoId);
   if (!job) return { status: 'failed', reason: 'video not found' };
@@ -72,7 +73,14 @@ export async function liveBroadcast({
     log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
     const partSeconds = job.liveLatency === 'low' ? hlsLivePartSeconds : undefined;
     const outcomes = await queueThenRun(() =>
-      live.encodeLive({ videoId, sourceUrl, renditions: ladder, probe, ...(partSeconds ? { partSeconds } : {}) }),
+      live.encodeLive({
+        videoId,
+        sourceUrl,
+        renditions: ladder,
+        probe,
+        ...(partSeconds ? { partSeconds } : {}),
+        ...(startedAtMs ? { broadcastStartedAtMs: startedAtMs } : {}),
+      }),
     );
     const result = await finishRecording(videoId, probe, ladder, outcomes);
     if (result.status === 'ready') await notifyRecordingReady(liveStreamId, videoId);

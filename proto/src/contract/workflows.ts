@@ -39,6 +39,12 @@ export interface LiveBroadcastInput {
   sourceUrl: string;
   /** The probe's: the broadcast from its last keyframe, as any reader gets it. */
   probeUrl: string;
+  /**
+   * When ingest admitted the publisher (ms since the epoch): the wall-clock time of the broadcast's
+   * media time 0, from which its segments' EXT-X-PROGRAM-DATE-TIME are reckoned. Absent in the input
+   * of a broadcast started before it was sent: ffmpeg's own times are kept then.
+   */
+  startedAtMs?: number;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Original file: kino.proto
 
 import type { RenditionSpec as _kino_v1_RenditionSpec, RenditionSpec__Output as _kino_v1_RenditionSpec__Output } from '../../kino/v1/RenditionSpec.ts';
+import type { Long } from '@grpc/proto-loader';
 
 /**
  * A broadcast's ladder, one ffmpeg for every rung (docs/decisions/live.md): EVENT playlists of 6 s
@@ -16,6 +17,14 @@ export interface LiveEncode {
    * and the orchestrator groups them into segments. 0: each file is a whole segment.
    */
   'partSeconds'?: (number | string);
+  /**
+   * When ingest admitted the broadcast's publisher (ms since the epoch): the wall-clock time of the
+   * broadcast's media time 0, which a publisher's clock starts from (docs/decisions/live.md, "The
+   * program date-time"). Each file's program_date_time_ms is this plus the media time before it
+   * (moved on by gaps). 0: ffmpeg's own times (its start's wall clock plus media time), which run
+   * late by the seconds between the publish and the encoder's start.
+   */
+  'broadcastStartedAtMs'?: (number | string | Long);
 }
 
 /**
@@ -32,4 +41,12 @@ export interface LiveEncode__Output {
    * and the orchestrator groups them into segments. 0: each file is a whole segment.
    */
   'partSeconds': (number);
+  /**
+   * When ingest admitted the broadcast's publisher (ms since the epoch): the wall-clock time of the
+   * broadcast's media time 0, which a publisher's clock starts from (docs/decisions/live.md, "The
+   * program date-time"). Each file's program_date_time_ms is this plus the media time before it
+   * (moved on by gaps). 0: ffmpeg's own times (its start's wall clock plus media time), which run
+   * late by the seconds between the publish and the encoder's start.
+   */
+  'broadcastStartedAtMs': (number);
 }
