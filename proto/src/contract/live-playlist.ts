@@ -128,6 +128,14 @@ export function readLivePlaylistPosition(text: string): LivePlaylistPosition {
   return position;
 }
 
+/**
+ * Whether the playlist lists part `name` as made (an `EXT-X-PART`). The preload hint names the
+ * next part too, before it exists: a reader waiting for a part must not take the hint for it.
+ */
+export function listsPart(text: string, name: string): boolean {
+  return text.split('\n').some((line) => line.startsWith('#EXT-X-PART:') && line.includes(`URI="${name}"`));
+}
+
 /** A blocking reload's ask: the playlist once it holds segment `msn` (its part `part`, when given). */
 export interface BlockingReload {
   msn: number;
