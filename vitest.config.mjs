@@ -72,6 +72,8 @@ const aloneFiles = [
   'test/farm/just-in-time.test.ts',
   'test/e2e/browser-playback.test.ts',
   'test/farm/failures.test.ts',
+  // Measures a live player's delay behind the publisher and its stalls, in real time (issue 56).
+  'test/farm/live-players.test.ts',
 ];
 
 export default defineConfig({

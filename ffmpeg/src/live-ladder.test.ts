@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { audioEncodingOf, hlsInitName, hlsLivePartName, hlsPlaylistName } from '@kino/proto/contract';
 import { runFfmpeg } from './command.ts';
-import { fragmentStartsWithKeyframe } from './mp4.ts';
+import { fragmentDecodeTimes, fragmentStartsWithKeyframe } from './mp4.ts';
 import { parseMediaPlaylist } from './hls.ts';
 import { hlsLadderArgs, type HlsEncodeSettings } from './presets.ts';
 
@@ -113,6 +113,11 @@ describe('a live ladder', () => {
       assert.ok(part.programDateTime, `${part.uri}: its wall-clock time`);
       assert.ok(fragmentStartsWithKeyframe(await readFile(join(dir, 'low', part.uri))), `${part.uri} starts a GOP`);
     }
+    // No time before 0: AAC's priming would put the first part's sound there, which fMP4 writes
+    // as 2^64 - 1024, and hls.js plays it 24.9 hours on.
+    const first = fragmentDecodeTimes(await readFile(join(dir, 'low', playlist.segments[0]!.uri)));
+    assert.equal(first.length, 2, 'picture and sound');
+    for (const time of first) assert.ok(time < 48_000n, `the first part starts at ${time}, not before 0`);
     // The parts back to back after the init are the whole broadcast: every frame.
     const whole = join(dir, 'low-whole.mp4');
     const files = [hlsInitName, ...playlist.segments.map((p) => p.uri)];

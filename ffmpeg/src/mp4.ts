@@ -225,3 +225,20 @@ export function fragmentStartsWithKeyframe(data: Buffer): boolean {
   const flagsAt = defaults + (tfhdFlags & 0x8 ? 4 : 0) + (tfhdFlags & 0x10 ? 4 : 0);
   return (data.readUInt32BE(flagsAt) & nonSyncSample) === 0;
 }
+
+/**
+ * Each track's base media decode time (`tfdt`) in a fragment's first `moof`, in its timescale, read
+ * unsigned as players read it: a negative time written by a muxer shows as near 2^64 (version 1) or
+ * 2^32 (version 0).
+ */
+export function fragmentDecodeTimes(data: Buffer): bigint[] {
+  const moof = readMp4Boxes(data, 0, data.length).find((b) => b.type === 'moof');
+  if (!moof) return [];
+  return readMp4Boxes(data, moof.start, moof.end)
+    .filter((b) => b.type === 'traf')
+    .map((traf) => child(data, traf, 'tfdt'))
+    .filter((tfdt) => tfdt !== undefined)
+    .map((tfdt) =>
+      data[tfdt.start] === 1 ? data.readBigUInt64BE(tfdt.start + 4) : BigInt(data.readUInt32BE(tfdt.start + 4)),
+    );
+}

@@ -687,7 +687,11 @@ export function audioPadFilter(endSeconds: number): string {
  * and Shaka, which offsets each segment by its own, then has Chromium refuse it ("PTS for audio
  * frame exceeds range"). Where the sound is muxed with a picture, the picture's time leads and the
  * same packets play. Alone, the sound starts 21 ms (1024 samples at 48 kHz) after the picture's
- * time 0, within lip-sync tolerance.
+ * time 0, within lip-sync tolerance. A broadcast's (`live`) start at 0 too, picture and sound
+ * shifted together (by the picture's first decode time, a frame before 0): hls.js, joining a live
+ * stream mid-way and then fetching its first segment (a seek back), put that segment's sound at
+ * 2^64 - 1024 samples, 24.9 hours on, and played to there at the stream's end (issue 56). Nothing is
+ * cut in pieces, so no time needs to stay the source's.
  */
 export function hlsMuxerArgs(
   segmentSeconds: number,
@@ -720,7 +724,7 @@ export function hlsMuxerArgs(
     '-hls_flags',
     live ? 'independent_segments+temp_file+program_date_time' : 'independent_segments+temp_file',
     '-avoid_negative_ts',
-    audioAlone ? 'make_zero' : 'disabled',
+    audioAlone || live ? 'make_zero' : 'disabled',
     '-hls_segment_options',
     'movflags=+frag_discont',
     prefix + hlsPlaylistName,

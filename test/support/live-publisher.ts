@@ -9,28 +9,88 @@ export interface Published {
   stderr: string;
 }
 
+export interface PublishOptions {
+  /** The picture's size, 640x360 unless asked. */
+  size?: string;
+  format?: 'flv' | 'mpegts';
+  /** Draws the wall clock and the frame number on the picture: what a person watching the player (or its screenshot) reads. */
+  burnIn?: boolean;
+}
+
+/** A publisher under way. */
+export interface Publisher {
+  /** Resolves once ffmpeg exits. */
+  done: Promise<Published>;
+  /**
+   * When frame `n` (from 0) was pushed, ms since epoch: between ffmpeg's two `-progress` reports
+   * around it (a frame is reported once it is written); undefined until reported.
+   */
+  pushedAt(n: number): number | undefined;
+  /** Frames pushed so far. */
+  framesPushed(): number;
+  /** Ends the publish early as a user would (`q`): ffmpeg finishes its output and exits 0. */
+  stop(): void;
+}
+
+export const publisherFps = 30;
+
 /**
- * Publishes `seconds` of a 30 fps testsrc (`size`, 640x360 unless asked) with a 440 Hz tone to `url`
- * (`rtmp://host/live/<key>`, or `srt://host:port?streamid=<key>` with `format: 'mpegts'`); resolves
- * once ffmpeg exits.
+ * Publishes `seconds` of a 30 fps testsrc (`size`) with a 440 Hz tone to `url`
+ * (`rtmp://host/live/<key>`, or `srt://host:port?streamid=<key>` with `format: 'mpegts'`), or
+ * until stopped, timing each frame's push from ffmpeg's `-progress` (every 0.1 s).
  */
-export function publishTestsrc(
+export function startPublisher(
   url: string,
   seconds: number,
-  { size = '640x360', format = 'flv' }: { size?: string; format?: 'flv' | 'mpegts' } = {},
-): Promise<Published> {
+  { size = '640x360', format = 'flv', burnIn = false }: PublishOptions = {},
+): Publisher {
+  const clock =
+    "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf:fontsize=16:fontcolor=white:box=1:boxcolor=black@0.6:x=8:y=8:text='%{localtime\\:%T} %{n}'";
+  const picture = `testsrc=size=${size}:rate=${publisherFps}:duration=${seconds}${burnIn ? `,${clock}` : ''}`;
   const args = [
-    ...['-hide_banner', '-nostats', '-loglevel', 'error', '-re'],
-    ...['-f', 'lavfi', '-i', `testsrc=size=${size}:rate=30:duration=${seconds}`],
+    ...['-hide_banner', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-stats_period', '0.1', '-re'],
+    ...['-f', 'lavfi', '-i', picture],
     ...['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`],
     ...['-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
     ...['-f', format, url],
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const child = spawn('ffmpeg', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  /** [frame count written, when reported], in order. */
+  const progress: [number, number][] = [];
+  let pending = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    const now = Date.now();
+    const lines = (pending + chunk.toString()).split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      const frame = /^frame=(\d+)/.exec(line);
+      if (frame) progress.push([Number(frame[1]), now]);
+    }
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const done = new Promise<Published>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
   });
+  const pushedAt = (n: number) => {
+    // Reports count frames written: frame n is out once a report counts more than n.
+    const after = progress.findIndex(([count]) => count > n);
+    if (after < 0) return undefined;
+    if (after === 0) return progress[0]![1];
+    const [c0, t0] = progress[after - 1]!;
+    const [c1, t1] = progress[after]!;
+    return t0 + ((n + 1 - c0) / (c1 - c0)) * (t1 - t0);
+  };
+  return {
+    done,
+    pushedAt,
+    framesPushed: () => progress.at(-1)?.[0] ?? 0,
+    stop: () => child.stdin.end('q'),
+  };
+}
+
+/** Publishes as `startPublisher` does; resolves once ffmpeg exits. */
+export function publishTestsrc(url: string, seconds: number, options: PublishOptions = {}): Promise<Published> {
+  return startPublisher(url, seconds, options).done;
 }

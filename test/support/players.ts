@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const resolve = createRequire(import.meta.url).resolve;
 /** The players' scripts, by the path pages load them from. */
@@ -77,32 +77,55 @@ export interface PlayerOutcome {
    */
   firstFrameMs: number | null;
   timeOrigin: number;
+  /** The media element's seekable range, [start, end] (a live stream's DVR window); null when it has none. */
+  seekable: [number, number] | null;
+  /**
+   * Each stall after the first frame: a `waiting` event of the media element, or Shaka's `buffering`
+   * starting (when, ms since epoch, and the playhead then). A seek's own wait shows here too.
+   */
+  stalls: { atMs: number; currentTime: number }[];
+  /**
+   * Every 250 ms after the first frame: when (ms since epoch), the playhead, and the wall-clock time
+   * of the picture shown as the player reads it from `EXT-X-PROGRAM-DATE-TIME` (hls.js's
+   * `playingDate`, Shaka's `getPlayheadTimeAsDate()`; null while it has none).
+   */
+  samples: { atMs: number; currentTime: number; programDateTimeMs: number | null }[];
 }
 
 /**
  * A page that plays `?src=` (an HLS master or media playlist) with `?player=` (hls.js or shaka),
- * with default settings, from the start to its `ended` event at `?rate=` times real time.
+ * with default settings but low-latency mode set explicitly (both players' default today), from the
+ * start (a live stream: its live edge) to its `ended` event at `?rate=` times real time.
+ * `window.seekTo(seconds)`, `window.seekToLive()` and `window.setRate(rate)` drive it.
  */
 const playerPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Kino playback</title>
 <script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [], firstFrameMs: null, timeOrigin: performance.timeOrigin };
+  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [], firstFrameMs: null, timeOrigin: performance.timeOrigin, seekable: null, stalls: [], samples: [] };
   window.playback = outcome;
   performance.setResourceTimingBufferSize(10000);
   const video = document.getElementById('v');
   const query = new URLSearchParams(location.search);
   const src = query.get('src');
+  let programDateTime = () => null;
   const note = () => {
     outcome.currentTime = video.currentTime;
     outcome.duration = video.duration;
     outcome.frames = video.getVideoPlaybackQuality().totalVideoFrames;
     outcome.buffered = Array.from({ length: video.buffered.length }, (_, i) => [video.buffered.start(i), video.buffered.end(i)]);
     outcome.requested = performance.getEntriesByType('resource').map((entry) => entry.name);
+    outcome.seekable = video.seekable.length > 0 ? [video.seekable.start(0), video.seekable.end(video.seekable.length - 1)] : null;
+    if (outcome.firstFrameMs !== null) outcome.samples.push({ atMs: Date.now(), currentTime: video.currentTime, programDateTimeMs: programDateTime() });
   };
   setInterval(note, 250);
   video.requestVideoFrameCallback((now) => { outcome.firstFrameMs = now; });
+  const stalled = () => { if (outcome.firstFrameMs !== null) outcome.stalls.push({ atMs: Date.now(), currentTime: video.currentTime }); };
+  video.addEventListener('waiting', stalled);
+  window.seekTo = (seconds) => { video.currentTime = seconds; };
+  window.seekToLive = () => {};
+  window.setRate = (rate) => { video.playbackRate = rate; };
   video.addEventListener('ended', () => { note(); outcome.ended = true; });
   video.addEventListener('error', () => outcome.errors.push('video element: ' + (video.error && video.error.message) + ' (fatal)'));
   const play = () => {
@@ -111,7 +134,12 @@ const playerPage = `<!doctype html>
   };
   if (query.get('player') === 'hls.js') {
     if (!Hls.isSupported()) outcome.errors.push('hls.js is not supported in this browser (fatal)');
-    const hls = new Hls();
+    // Catching up (up to 1.5x) to its target latency is what sites playing low-latency HLS turn on:
+    // by default hls.js never does, and a player that started late (on a loaded machine, a
+    // playlist fetched long before the first part came) stays that far behind.
+    const hls = new Hls({ lowLatencyMode: true, maxLiveSyncPlaybackRate: 1.5 });
+    window.seekToLive = () => { video.currentTime = hls.liveSyncPosition; };
+    programDateTime = () => (hls.playingDate ? hls.playingDate.getTime() : null);
     hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + (data.fatal ? ' (fatal)' : '')));
     hls.on(Hls.Events.MANIFEST_PARSED, play);
     hls.loadSource(src);
@@ -120,7 +148,13 @@ const playerPage = `<!doctype html>
     shaka.polyfill.installAll();
     if (!shaka.Player.isBrowserSupported()) outcome.errors.push('Shaka Player is not supported in this browser (fatal)');
     const player = new shaka.Player();
-    const describe = (error) => 'shaka ' + error.code + (error.severity === shaka.util.Error.Severity.CRITICAL ? ' (fatal)' : '');
+    player.configure({ streaming: { lowLatencyMode: true } });
+    window.seekToLive = () => player.goToLive();
+    programDateTime = () => player.getPlayheadTimeAsDate().getTime();
+    player.addEventListener('buffering', (event) => { if (event.buffering) stalled(); });
+    // A network error's data begins with the URL and the HTTP status.
+    const network = (error) => (error.category === shaka.util.Error.Category.NETWORK ? ' ' + error.data.slice(0, 2).join(' ') : '');
+    const describe = (error) => 'shaka ' + error.code + network(error) + (error.severity === shaka.util.Error.Severity.CRITICAL ? ' (fatal)' : '');
     player.addEventListener('error', (event) => outcome.errors.push(describe(event.detail)));
     player.attach(video).then(() => player.load(src)).then(play, (error) => outcome.errors.push(describe(error) + ' (fatal)'));
   }
@@ -134,6 +168,59 @@ export function playerPageUrl(
   return `${host.origin}/player?${new URLSearchParams({ player, src, rate: String(rate) })}`;
 }
 
+/** A player playing on its own tab of `playerPage`. */
+export interface PlayerTab {
+  tab: Page;
+  /** What the page has seen so far. */
+  outcome(): Promise<PlayerOutcome>;
+  /** Waits until `ended` or a fatal error (false when `timeoutMs` passed first: a stall). */
+  waitForEnd(timeoutMs: number): Promise<boolean>;
+  seekTo(seconds: number): Promise<void>;
+  /** Back to the live edge, as the player places it. */
+  seekToLive(): Promise<void>;
+  setRate(rate: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+type PlayerWindow = {
+  playback: PlayerOutcome;
+  seekTo(seconds: number): void;
+  seekToLive(): void;
+  setRate(rate: number): void;
+};
+
+/** Opens `playerPage` (at `host`) on a new tab of `browser`, playing `src` with `player`. */
+export async function openPlayer(
+  browser: Browser,
+  host: PageHost,
+  { player, src, rate = 1 }: { player: WebPlayer; src: string; rate?: number },
+): Promise<PlayerTab> {
+  const tab = await browser.newPage();
+  await tab.goto(playerPageUrl(host, { player, src, rate }));
+  return {
+    tab,
+    outcome: () => tab.evaluate(() => (window as unknown as PlayerWindow).playback),
+    waitForEnd: (timeoutMs) =>
+      tab
+        .waitForFunction(
+          () => {
+            const outcome = (window as unknown as PlayerWindow).playback;
+            return outcome.ended || outcome.errors.some((e) => e.endsWith('(fatal)'));
+          },
+          undefined,
+          { timeout: timeoutMs, polling: 100 },
+        )
+        .then(
+          () => true,
+          () => false,
+        ),
+    seekTo: (seconds) => tab.evaluate((to) => (window as unknown as PlayerWindow).seekTo(to), seconds),
+    seekToLive: () => tab.evaluate(() => (window as unknown as PlayerWindow).seekToLive()),
+    setRate: (to) => tab.evaluate((r) => (window as unknown as PlayerWindow).setRate(r), to),
+    close: () => tab.close(),
+  };
+}
+
 /**
  * Plays `src` with `player` on `playerPage` (at `host`) until `ended`, a fatal error, or
  * `timeoutMs`, and answers what the page saw: a stall shows as `ended` false.
@@ -143,21 +230,11 @@ export async function playThrough(
   host: PageHost,
   { player, src, rate = 1, timeoutMs = 60_000 }: { player: WebPlayer; src: string; rate?: number; timeoutMs?: number },
 ): Promise<PlayerOutcome> {
-  const tab = await browser.newPage();
+  const playing = await openPlayer(browser, host, { player, src, rate });
   try {
-    await tab.goto(playerPageUrl(host, { player, src, rate }));
-    await tab
-      .waitForFunction(
-        () => {
-          const outcome = (window as unknown as { playback: PlayerOutcome }).playback;
-          return outcome.ended || outcome.errors.some((e) => e.endsWith('(fatal)'));
-        },
-        undefined,
-        { timeout: timeoutMs, polling: 100 },
-      )
-      .catch(() => undefined); // a stall: the outcome says where it stood
-    return await tab.evaluate(() => (window as unknown as { playback: PlayerOutcome }).playback);
+    await playing.waitForEnd(timeoutMs); // a stall: the outcome says where it stood
+    return await playing.outcome();
   } finally {
-    await tab.close();
+    await playing.close();
   }
 }

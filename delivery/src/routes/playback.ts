@@ -9,6 +9,7 @@ import {
   deltaLivePlaylist,
   hlsContentTypes,
   hlsLivePartSeconds,
+  listsPart,
   objectKeys,
   readLivePlaylistPosition,
   reloadTooFarAhead,
@@ -307,7 +308,7 @@ async function livePartWhenStored(
   if (video.live) {
     const waited = await deps.livePlaylists.wait(
       objectKeys.renditionPlaylist(video.id, resource.quality),
-      (text) => text.includes(`"${name}"`) || text.includes('#EXT-X-ENDLIST'),
+      (text) => listsPart(text, name) || text.includes('#EXT-X-ENDLIST'),
       3 * 1000 * hlsLivePartSeconds,
       closedSignal(res),
     );

@@ -7,6 +7,7 @@ import {
   answersReload,
   deltaLivePlaylist,
   findLivePart,
+  listsPart,
   readLivePlaylistPosition,
   reloadTooFarAhead,
   renderLivePlaylist,
@@ -69,6 +70,16 @@ describe('blocking reloads', () => {
     const ended = readLivePlaylistPosition(renderLivePlaylist({ ...broadcast(3, 0), ended: true }));
     assert.ok(answersReload(ended, { msn: 9, part: 3 }));
     assert.ok(!reloadTooFarAhead(ended, { msn: 9 }));
+  });
+});
+
+describe('parts', () => {
+  it('lists a part made, not the next part its preload hint names', () => {
+    const playlist = renderLivePlaylist(broadcast(3, 2));
+    assert.match(playlist, /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-00020.m4s"/);
+    assert.ok(listsPart(playlist, 'part-00019.m4s'));
+    assert.ok(listsPart(playlist, 'part-00012.m4s'));
+    assert.ok(!listsPart(playlist, 'part-00020.m4s'), 'the hint names a part not made yet');
   });
 });
 

@@ -155,6 +155,14 @@ export function findLivePart(text: string, name: string): LivePartPlace | undefi
   return undefined;
 }
 
+/**
+ * Whether the playlist lists part `name` as made (an `EXT-X-PART`). The preload hint names the
+ * next part too, before it exists: a reader waiting for a part must not take the hint for it.
+ */
+export function listsPart(text: string, name: string): boolean {
+  return findLivePart(text, name) !== undefined;
+}
+
 /** A blocking reload's ask: the playlist once it holds segment `msn` (its part `part`, when given). */
 export interface BlockingReload {
   msn: number;

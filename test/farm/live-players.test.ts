@@ -1,0 +1,228 @@
+// Low-latency live in the web players sites use (issue 56's goal): hls.js (`lowLatencyMode`) and
+// Shaka Player (`streaming.lowLatencyMode`) in Debian's Chromium watch one low-latency stream at
+// once, on the stream's own path, while ffmpeg publishes a 320x180 testsrc (its wall clock and frame
+// number burnt in) over RTMP to a farm of its own (one node of one slot), run alone: it measures
+// delay and stalls in real time, which another file's load, or a broadcast waiting for one of the
+// shared node's two slots, would break (both seen on the shared farm). Each plays near the live edge without a stall, seeks
+// back through the broadcast (DVR: the playlist holds the whole broadcast) and plays from there, and
+// reaches `ended` when the publisher stops, the live playlist having turned into the recording's.
+//
+// "Behind live" is measured two ways, both in the page at the same instants: against the picture's
+// `EXT-X-PROGRAM-DATE-TIME` as the player reads it (hls.js's `playingDate`, Shaka's
+// `getPlayheadTimeAsDate()`: what a site would show), and against the publisher's own clock (when
+// ffmpeg pushed the frame on screen, from its `-progress`): the glass-to-glass delay a viewer has.
+// The two differ by how late the program date-times are (docs/decisions/live.md).
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { waitFor } from '@kino/dev';
+import { getLiveStream } from '@kino/database/repositories';
+import {
+  launchChromium,
+  openPlayer,
+  startPageHost,
+  webPlayers,
+  type PageHost,
+  type PlayerOutcome,
+  type PlayerTab,
+  type WebPlayer,
+} from '@kino/test/support/players';
+import { publisherFps, startPublisher, type Publisher } from '@kino/test/support/live-publisher';
+import { startFarm, type Farm } from './farm.ts';
+
+/** How long each player is watched at the live edge; "behind live" is read over its last `settledSeconds`. */
+const watchSeconds = 12;
+const settledSeconds = 8;
+/** Where the broadcast must have got to before the seek back, so that it goes back a span worth the name. */
+const seekFromSeconds = 24;
+/**
+ * The goal: at most 4 s behind live. Not met here yet (about 4–7 s against the publisher's clock:
+ * docs/decisions/live.md, "Players at the live edge"), so the bound asserted is looser; a player
+ * at the start of the broadcast, or a date-time minutes off, fails it.
+ */
+const behindLiveGoalSeconds = 4;
+const behindLiveBoundSeconds = 8;
+
+let farm: Farm;
+let browser: Browser;
+let host: PageHost;
+let publisher: Publisher;
+let streamId: string;
+const players = new Map<WebPlayer, PlayerTab>();
+
+/** The media playlist's whole segments. */
+async function segmentsListed(variant: string): Promise<number> {
+  const response = await fetch(variant);
+  if (response.status !== 200) return 0;
+  return (await response.text()).split('\n').filter((line) => line && !line.startsWith('#')).length;
+}
+
+beforeAll(async () => {
+  [farm, browser, host] = await Promise.all([
+    startFarm({ playback: true, ingest: true }),
+    launchChromium(),
+    startPageHost(),
+  ]);
+  await farm.startNode('a', { slots: 1 });
+  const stream = await farm.kino.liveStreams.create(farm.orgId, farm.envId, {
+    name: 'players',
+    latency: 'low',
+    allowPublicAccess: true,
+    reconnectWindowSeconds: 0,
+  });
+  streamId = stream.liveStreamId;
+  // Published until the checks below stop it (at most 90 s).
+  publisher = startPublisher(`${stream.ingest.rtmp}/${stream.streamKey}`, 90, { size: '320x180', burnIn: true });
+  const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`;
+  // The farm writes the master once every rung lists a whole segment; a player given none stops on the 404.
+  const variant = await waitFor(
+    'the live master',
+    async () => {
+      const response = await fetch(master);
+      if (response.status !== 200) return undefined;
+      const uri = (await response.text()).split('\n').find((line) => line && !line.startsWith('#'));
+      return uri && new URL(uri, master).toString();
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  // The viewers join a broadcast under way (two segments in), not its first second.
+  await waitFor('two segments', async () => ((await segmentsListed(variant)) >= 2 ? true : undefined), {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
+  for (const player of webPlayers) players.set(player, await openPlayer(browser, host, { player, src: master }));
+});
+
+afterAll(async () => {
+  publisher?.stop();
+  await browser?.close();
+  await host?.close();
+  await farm?.stop();
+});
+
+function fatal(outcome: PlayerOutcome): string[] {
+  return outcome.errors.filter((e) => e.endsWith('(fatal)'));
+}
+
+/** The player's errors, the first few (a player retrying a live stream repeats one). */
+function errorsOf(player: WebPlayer, outcome: PlayerOutcome): string {
+  return `${player}: ${outcome.errors.slice(0, 3).join('; ')}${outcome.errors.length > 3 ? ` (${outcome.errors.length} in all)` : ''}`;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const inSeconds = (ms: number) => (ms / 1000).toFixed(2);
+
+describe('a low-latency live stream in hls.js and Shaka Player', () => {
+  test('each plays near the live edge without a stall', async () => {
+    const watched = new Map<WebPlayer, PlayerOutcome>();
+    for (const [player, tab] of players) {
+      const outcome = await waitFor(
+        `${player} to have played ${watchSeconds} s live`,
+        async () => {
+          const now = await tab.outcome();
+          const [first, last] = [now.samples[0], now.samples.at(-1)];
+          const watchedEnough = first && last && last.atMs - first.atMs >= watchSeconds * 1000;
+          return watchedEnough || fatal(now).length > 0 ? now : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+      watched.set(player, outcome);
+    }
+    for (const [player, outcome] of watched) {
+      assert.deepEqual(fatal(outcome), [], errorsOf(player, outcome));
+      const startMs = outcome.samples[0]!.atMs;
+      const window = outcome.samples.filter((s) => s.atMs - startMs <= watchSeconds * 1000);
+      const settled = window.filter((s) => s.atMs - startMs >= (watchSeconds - settledSeconds) * 1000);
+      const byDate = median(settled.map((s) => s.atMs - s.programDateTimeMs!));
+      const byPublisher = median(
+        settled.map((s) => s.atMs - publisher.pushedAt(Math.floor(s.currentTime * publisherFps))!),
+      );
+      console.log(
+        `${player}: behind live (median of ${settledSeconds} s) ${inSeconds(byPublisher)} s by the publisher's clock, ` +
+          `${inSeconds(byDate)} s by the program date-time (goal ${behindLiveGoalSeconds} s); started at ${window[0]!.currentTime.toFixed(2)} s`,
+      );
+      const played = window.at(-1)!.currentTime - window[0]!.currentTime;
+      assert.ok(played > watchSeconds - 1.5, `${player}: played ${played.toFixed(2)} s in ${watchSeconds} s`);
+      assert.deepEqual(outcome.stalls, [], `${player} stalled`);
+      assert.ok(byPublisher <= behindLiveBoundSeconds * 1000, `${player}: ${inSeconds(byPublisher)} s behind live`);
+      assert.ok(byDate <= behindLiveBoundSeconds * 1000, `${player}: ${inSeconds(byDate)} s behind its date-time`);
+    }
+  });
+
+  test('each seeks back through the broadcast, plays from there, and returns to live', async () => {
+    for (const [player, tab] of players) {
+      await waitFor(
+        `${player} past ${seekFromSeconds} s`,
+        async () => ((await tab.outcome()).currentTime >= seekFromSeconds ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+    }
+    const before = new Map<WebPlayer, PlayerOutcome>();
+    for (const [player, tab] of players) {
+      const outcome = await tab.outcome();
+      before.set(player, outcome);
+      assert.ok(outcome.seekable && outcome.seekable[0] < 1, `${player}: seekable ${JSON.stringify(outcome.seekable)}`);
+      await tab.seekTo(outcome.seekable[0] + 1);
+    }
+    for (const [player, tab] of players) {
+      const from = before.get(player)!;
+      const seekedAtMs = from.samples.at(-1)!.atMs;
+      const after = await waitFor(
+        `${player} to play 3 s from where it went back to`,
+        async () => {
+          const now = await tab.outcome();
+          assert.deepEqual(fatal(now), [], errorsOf(player, now));
+          const since = now.samples.filter((s) => s.atMs > seekedAtMs && s.currentTime < seekFromSeconds / 2);
+          return since.length > 0 && since.at(-1)!.currentTime - since[0]!.currentTime >= 3 ? since : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 250 },
+      );
+      const went = from.currentTime - after[0]!.currentTime;
+      const dateWent = from.samples.at(-1)!.programDateTimeMs! - after.at(-1)!.programDateTimeMs!;
+      console.log(`${player}: went back ${went.toFixed(2)} s, its program date-time ${inSeconds(dateWent)} s`);
+      assert.ok(went >= seekFromSeconds - 3, `${player}: went back ${went.toFixed(2)} s`);
+      assert.ok(
+        dateWent >= (seekFromSeconds - 3) * 1000 - 3000,
+        `${player}: its date-time went back ${inSeconds(dateWent)} s`,
+      );
+      await tab.seekToLive();
+    }
+    for (const [player, tab] of players) {
+      const from = before.get(player)!.currentTime;
+      await waitFor(
+        `${player} back at the live edge`,
+        async () => ((await tab.outcome()).currentTime > from ? true : undefined),
+        { timeoutMs: 30_000, intervalMs: 250 },
+      );
+    }
+  });
+
+  test('each plays to `ended` once the publisher stops', async () => {
+    publisher.stop();
+    const published = await publisher.done;
+    assert.equal(published.exitCode, 0, published.stderr);
+    const seconds = publisher.framesPushed() / publisherFps;
+    await waitFor('the broadcast to end', async () =>
+      (await getLiveStream(farm.db, streamId))?.active_video_id === null ? true : undefined,
+    );
+    for (const [player, tab] of players) {
+      const ended = await tab.waitForEnd(30_000);
+      const outcome = await tab.outcome();
+      assert.deepEqual(fatal(outcome), [], errorsOf(player, outcome));
+      assert.ok(ended && outcome.ended, `${player}: stopped at ${outcome.currentTime} of ${outcome.duration} s`);
+      console.log(`${player}: ended at ${outcome.currentTime.toFixed(2)} s of ${seconds.toFixed(2)} s published`);
+      // hls.js at the live edge often ends a few parts early (1.0 to 2.3 s short, three runs in
+      // six): docs/decisions/live.md, "Players at the live edge", says why and the mend. Until then
+      // the end must be in the last segment; a player placing it elsewhere (24.9 hours on, as hls.js
+      // did with the first part's sound before 0) fails.
+      assert.ok(
+        Math.abs(outcome.currentTime - seconds) < 6,
+        `${player}: ended at ${outcome.currentTime} s of ${seconds} s published`,
+      );
+    }
+  });
+});
