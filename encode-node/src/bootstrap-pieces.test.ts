@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PieceJoins, joinsPieces, segmentOfLaterPiece, withPiecesJoined } from './bootstrap-pieces.ts';
+import { bootstrapWindowPassesFirstSegment as joinsPieces } from '@kino/proto/contract';
+import { PieceJoins, segmentOfLaterPiece, withPiecesJoined } from './bootstrap-pieces.ts';
 
 describe('bootstrap pieces', () => {
   let outDir: string;

@@ -10,7 +10,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaPlaylist } from '@kino/ffmpeg';
-import { hlsBootstrapCount, hlsSegmentName, hlsSegmentSeconds } from '@kino/proto/contract';
+import { hlsBootstrapCount, hlsSegmentName } from '@kino/proto/contract';
 import { listFiles } from './segment-scan.ts';
 
 const pieceName = /^boot-(\d+)\.m4s$/;
@@ -21,11 +21,6 @@ export function segmentOfLaterPiece(name: string): number | undefined {
   if (!match) return undefined;
   const piece = Number(match[1]);
   return piece < hlsBootstrapCount ? undefined : Math.floor(piece / hlsBootstrapCount);
-}
-
-/** Whether a window (a chunk's) starts inside the first segment and runs past it: it is muxed into pieces. */
-export function joinsPieces(window: { bootstrap?: boolean; startSeconds: number; durationSeconds: number }): boolean {
-  return window.bootstrap === true && window.startSeconds + window.durationSeconds > hlsSegmentSeconds;
 }
 
 /** The pieces' joins of one encode, in `outDir`'s rendition directories (`720p/`). */

@@ -9,7 +9,8 @@ import { checkRenditions } from './hls-checks.ts';
 import { encodeHls } from './hls-encode.ts';
 import type { HlsPlan } from './hls-plan.ts';
 import { HlsUploads } from './hls-uploads.ts';
-import { PieceJoins, joinsPieces, withPiecesJoined } from './bootstrap-pieces.ts';
+import { bootstrapWindowPassesFirstSegment } from '@kino/proto/contract';
+import { PieceJoins, withPiecesJoined } from './bootstrap-pieces.ts';
 import { notScored, scoreRenditions } from './quality-score.ts';
 import { measureRenditions } from './rendition-done.ts';
 
@@ -35,7 +36,7 @@ export async function encodeHlsJob(
 ): Promise<EncodeDone> {
   const { signal, logger, onProgress } = options;
   const uploads = new HlsUploads(join(jobDir, 'hls'), outputUrls, signal);
-  const pieces = window && joinsPieces(window) ? new PieceJoins(uploads.outDir) : undefined;
+  const pieces = window && bootstrapWindowPassesFirstSegment(window) ? new PieceJoins(uploads.outDir) : undefined;
   try {
     const encodeOptions = { jobDir, uploads, window, ...(pieces ? { pieces } : {}) };
     const { last: lastProgress, errorOutput } = await encodeHls(options, source, plan, encodeOptions);

@@ -5,7 +5,7 @@
 // `failed`) finds it (findFinishedChunks) and does not encode it again.
 import { createHash } from 'node:crypto';
 import type { ChunkEncode } from '@kino/proto';
-import { hlsSegmentSeconds, objectKeys, workContentTypes } from '@kino/proto/contract';
+import { bootstrapWindowPassesFirstSegment, objectKeys, workContentTypes } from '@kino/proto/contract';
 import type { EncodeChunkInput, EncodeOutcome, FinishedChunks } from '../activity-types.ts';
 import type { QueuePlacement } from '../node-farm.ts';
 import { whileHeartbeating } from '../activities/heartbeat.ts';
@@ -39,7 +39,10 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     bootstrap: input.chunk.bootstrap ?? false,
   };
   const joinStopped = new AbortController();
-  const earlyJoin = joinsNextRun(input.chunk) ? joinFirstSegmentOnceStored(deps, input, joinStopped.signal) : undefined;
+  // The run of the rest of the first segment and the next run's segments ends long after its bootstrap segments.
+  const earlyJoin = bootstrapWindowPassesFirstSegment(input.chunk)
+    ? joinFirstSegmentOnceStored(deps, input, joinStopped.signal)
+    : undefined;
   const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input)).finally(() =>
     joinStopped.abort(),
   );
@@ -75,14 +78,6 @@ async function raiseRestOfFirstSegment(
   await farm
     .raiseSegment({ videoId, rendition: renditions[0]!.key, segment: 0 })
     .catch((error: unknown) => logger.warn({ err: error, videoId }, 'could not raise the rest of the first segment'));
-}
-
-/**
- * The run of the rest of the first segment and the next run's segments (planJustInTimeRuns'
- * `bootstrap-with-next`): it ends long after its bootstrap segments.
- */
-function joinsNextRun(chunk: EncodeChunkInput['chunk']): boolean {
-  return chunk.bootstrap === true && chunk.startSeconds + chunk.durationSeconds > hlsSegmentSeconds;
 }
 
 /**
