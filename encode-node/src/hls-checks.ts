@@ -54,7 +54,8 @@ export function checkCoverage(
 
 /**
  * Each rendition as written in `uploads.outDir`, checked (checkCoverage, and a URL for every file
- * `uploads` keeps: `keep` is given each file's name in the rendition's directory).
+ * `uploads` keeps: `keep` is given each file's name in the rendition's directory). `asUploaded`: the
+ * segments ffmpeg's playlist lists as the node uploads them (a window's pieces joined).
  */
 export async function checkRenditions(
   renditions: HlsRendition[],
@@ -62,11 +63,12 @@ export async function checkRenditions(
   coverage: Coverage,
   keep: (name: string) => boolean,
   logger: Logger,
+  asUploaded: (playlist: MediaPlaylist) => MediaPlaylist = (playlist) => playlist,
 ): Promise<EncodedRendition[]> {
   const encoded: EncodedRendition[] = [];
   for (const rendition of renditions) {
-    const playlist = parseMediaPlaylist(
-      await readFile(join(uploads.outDir, rendition.prefix + hlsPlaylistName), 'utf8'),
+    const playlist = asUploaded(
+      parseMediaPlaylist(await readFile(join(uploads.outDir, rendition.prefix + hlsPlaylistName), 'utf8')),
     );
     checkCoverage(rendition.spec.key, playlist, coverage);
     // The keyframes stop short of a sliver (keyframesEndSeconds): one here means the probed

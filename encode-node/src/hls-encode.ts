@@ -17,6 +17,7 @@ import {
 import type { EncodeJobOptions } from './encode-options.ts';
 import type { HlsPlan } from './hls-plan.ts';
 import type { HlsUploads } from './hls-uploads.ts';
+import type { PieceJoins } from './bootstrap-pieces.ts';
 import { scanFinishedSegments } from './segment-scan.ts';
 
 // Pass 1 of x264 runs its fast first-pass settings: it takes well under half of a two-pass encode.
@@ -38,7 +39,12 @@ export async function encodeHls(
   { request, threads, priority, signal, logger, onProgress }: EncodeJobOptions,
   source: ProbeResult__Output,
   { renditions, program, twoPass }: HlsPlan,
-  { jobDir, uploads, window }: { jobDir: string; uploads: HlsUploads; window?: ChunkWindow },
+  {
+    jobDir,
+    uploads,
+    window,
+    pieces,
+  }: { jobDir: string; uploads: HlsUploads; window?: ChunkWindow; pieces?: PieceJoins },
 ): Promise<HlsEncoded> {
   const { outDir } = uploads;
   await mkdir(outDir);
@@ -83,7 +89,8 @@ export async function encodeHls(
   const stopScan = scanFinishedSegments(
     outDir,
     renditions.map((r) => r.prefix),
-    (names) => uploads.uploadNew(names),
+    // A window muxed into pieces: its later pieces go up joined into segments (bootstrap-pieces.ts).
+    (names) => (pieces ? pieces.uploadable(names).then((ready) => uploads.uploadNew(ready)) : uploads.uploadNew(names)),
     (error) => uploads.fail(error),
   );
   let errorOutput = '';

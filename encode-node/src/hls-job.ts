@@ -9,6 +9,8 @@ import { checkRenditions } from './hls-checks.ts';
 import { encodeHls } from './hls-encode.ts';
 import type { HlsPlan } from './hls-plan.ts';
 import { HlsUploads } from './hls-uploads.ts';
+import { bootstrapWindowPassesFirstSegment } from '@kino/proto/contract';
+import { PieceJoins, withPiecesJoined } from './bootstrap-pieces.ts';
 import { notScored, scoreRenditions } from './quality-score.ts';
 import { measureRenditions } from './rendition-done.ts';
 
@@ -34,8 +36,11 @@ export async function encodeHlsJob(
 ): Promise<EncodeDone> {
   const { signal, logger, onProgress } = options;
   const uploads = new HlsUploads(join(jobDir, 'hls'), outputUrls, signal);
+  const pieces = window && bootstrapWindowPassesFirstSegment(window) ? new PieceJoins(uploads.outDir) : undefined;
   try {
-    const { last: lastProgress, errorOutput } = await encodeHls(options, source, plan, { jobDir, uploads, window });
+    const encodeOptions = { jobDir, uploads, window, ...(pieces ? { pieces } : {}) };
+    const { last: lastProgress, errorOutput } = await encodeHls(options, source, plan, encodeOptions);
+    await pieces?.joinRest(plan.renditions.map((r) => r.prefix));
     const startSeconds = window?.startSeconds ?? 0;
     const coverage = {
       expectedSeconds: encodeEndSeconds(coveredSeconds(plan, source), window),
@@ -43,7 +48,7 @@ export async function encodeHlsJob(
       source,
       errorOutput,
     };
-    const encoded = await checkRenditions(plan.renditions, uploads, coverage, keep, logger);
+    const encoded = await checkRenditions(plan.renditions, uploads, coverage, keep, logger, pieces && withPiecesJoined);
     const files = encoded.flatMap((e) => e.files);
     await uploads.uploadRest(files, last);
     // Scored on their first segment, all renditions at once.

@@ -28,7 +28,7 @@ test('a scan reports the finished segments of every rendition by their name unde
     stop = scanFinishedSegments(
       outDir,
       ['720p/', '360p/'],
-      (names) => reported.push(names),
+      (names) => void reported.push(names),
       (error) => errors.push(error),
       20,
     );
@@ -60,7 +60,7 @@ test('a scan that fails (a rendition directory gone) reports the failure; a stop
     const stop = scanFinishedSegments(
       outDir,
       ['720p/'],
-      () => reports++,
+      () => void reports++,
       (error) => errors.push(error),
       20,
     );

@@ -5,8 +5,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-// A 6 s segment, or a bootstrap segment of the first one (ChunkEncode.bootstrap).
-const segmentName = /^(seg-\d+|boot-\d)\.m4s$/;
+// A 6 s segment, or a 2 s piece of a window starting in the first segment (ChunkEncode.bootstrap:
+// the first segment's bootstrap segments, and the later pieces bootstrap-pieces.ts joins).
+const segmentName = /^(seg-\d+|boot-\d+)\.m4s$/;
 const scanIntervalMs = 500;
 
 /** The names of a directory's files, sorted. */
@@ -17,19 +18,19 @@ export async function listFiles(dir: string): Promise<string[]> {
 /**
  * Every `intervalMs`, reports the finished segments of each of `prefixes` (the renditions'
  * directories under `outDir`, `720p/`) by their name relative to `outDir`, every one present each
- * time; a failed scan (or a throwing `onSegments`) goes to `onError`. Returns the function that stops it.
+ * time; a failed scan (or a throwing or rejecting `onSegments`) goes to `onError`. Returns the function that stops it.
  */
 export function scanFinishedSegments(
   outDir: string,
   prefixes: string[],
-  onSegments: (names: string[]) => void,
+  onSegments: (names: string[]) => void | Promise<void>,
   onError: (error: unknown) => void,
   intervalMs = scanIntervalMs,
 ): () => void {
   const scan = async () => {
     for (const prefix of prefixes) {
       const segments = (await listFiles(join(outDir, prefix))).filter((name) => segmentName.test(name));
-      onSegments(segments.map((name) => prefix + name));
+      await onSegments(segments.map((name) => prefix + name));
     }
   };
   const scanner = setInterval(() => {

@@ -111,8 +111,10 @@ export interface ChunkWindow {
   durationSeconds: number;
   firstSegment: number;
   /**
-   * The window lies inside the video's first segment: it is written as that segment's bootstrap
-   * segments (hlsBootstrapName, 2 s each, numbered from the window's start), not as 6 s segments.
+   * The window starts inside the video's first segment: it is written in 2 s pieces
+   * (hlsBootstrapName's names, numbered from the window's start), not as 6 s segments. Those inside
+   * the first segment are its bootstrap segments; the node joins the later ones by threes into 6 s
+   * segments (encode-node's bootstrap-pieces.ts).
    */
   bootstrap?: boolean;
   /**

@@ -84,7 +84,7 @@ describe('planJustInTimeRuns', () => {
 
   it('with bootstrap segments, the first segment is two runs (2 s, then 4 s), both of segment 0', () => {
     const plan = (duration: number) =>
-      planJustInTimeRuns(duration, 12, 6, true).map((r) => [
+      planJustInTimeRuns(duration, 12, 6, 'bootstrap-apart').map((r) => [
         r.index,
         r.firstSegment,
         r.segmentCount,
@@ -106,6 +106,36 @@ describe('planJustInTimeRuns', () => {
       [2, 1, 1, 6, 12, false],
     ]);
     // Under 7 s the video is one segment (a tail folded in): one run, as without.
+    assert.deepEqual(plan(6.5), [[0, 0, 2, 0, 7, false]]);
+  });
+
+  it('with the rest of the first segment in the next run, bootstrap segments add no run (one to a video of one run)', () => {
+    const plan = (duration: number) =>
+      planJustInTimeRuns(duration, 12, 6, 'bootstrap-with-next').map((r) => [
+        r.index,
+        r.firstSegment,
+        r.segmentCount,
+        r.startSeconds,
+        r.durationSeconds,
+        r.bootstrap ?? false,
+      ]);
+    const count = (duration: number, firstSegment: 'whole' | 'bootstrap-with-next') =>
+      planJustInTimeRuns(duration, 12, 6, firstSegment).length;
+    // 2-18 s: segment 0's other bootstrap segments, then segments 1 and 2 (the run after it without bootstrap).
+    assert.deepEqual(plan(40), [
+      [0, 0, 1, 0, 2, true],
+      [1, 0, 3, 2, 16, true],
+      [2, 3, 2, 18, 12, false],
+      [3, 5, 2, 30, 12, false],
+    ]);
+    assert.equal(count(40, 'bootstrap-with-next'), count(40, 'whole'));
+    // 10 s: two runs (one without), the second to the end of the video (asking for more, as a last run does).
+    assert.deepEqual(plan(10), [
+      [0, 0, 1, 0, 2, true],
+      [1, 0, 2, 2, 16, true],
+    ]);
+    assert.equal(count(60, 'bootstrap-with-next'), count(60, 'whole'));
+    assert.equal(count(10, 'bootstrap-with-next'), count(10, 'whole') + 1);
     assert.deepEqual(plan(6.5), [[0, 0, 2, 0, 7, false]]);
   });
 });

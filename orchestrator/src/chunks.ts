@@ -26,8 +26,10 @@ export interface ChunkPlan {
    */
   segmentCount: number;
   /**
-   * A window inside the first segment, written as its bootstrap segments (ChunkEncode.bootstrap):
-   * the first 2 s, then the 4 s after. `segmentCount` is 1 (segment 0, which the two make).
+   * A window that starts inside the first segment, written as 2 s pieces (ChunkEncode.bootstrap):
+   * those of the first segment are its bootstrap segments, the later ones are joined by threes into
+   * 6 s segments. The first 2 s, then the 4 s after (alone, or with the next run's segments).
+   * `segmentCount` counts segment 0, which the two first runs make together.
    */
   bootstrap?: boolean;
   /**
@@ -74,47 +76,57 @@ export function planChunks(durationSeconds: number, chunkSeconds: number, segmen
 export const defaultJustInTimeRunSeconds = 12;
 
 /**
+ * How a just-in-time video's first segment is made: `whole`, one run; or as bootstrap segments (issue
+ * 55), its first 2 s a run of their own (what `ready` then waits for) and its other 4 s either a run
+ * of their own (`bootstrap-apart`: workflows started before patch `bootstrap-rest-with-next-run`) or
+ * the start of the run after them (`bootstrap-with-next`), which saves a run's fixed cost per video.
+ */
+export type FirstSegmentRuns = 'whole' | 'bootstrap-apart' | 'bootstrap-with-next';
+
+/**
  * The runs of a video published just in time: its first segment alone (what `ready` waits for),
  * then runs of `runSeconds` in playback order, cut as planChunks cuts (the tail joins the run before
- * it). One run for a video of one segment.
+ * it). One run for a video of one segment. With bootstrap segments (`firstSegment` not `whole`) only
+ * where the first segment is a whole one: a video a second or more longer than one segment (a
+ * shorter one is one segment, its tail folded in).
  */
 export function planJustInTimeRuns(
   durationSeconds: number,
   runSeconds: number,
   segmentSeconds: number,
-  /**
-   * The first segment made as bootstrap segments (issue 55): its first 2 s alone (what `ready` then
-   * waits for), then its other 4 s, each a run. Only where the first segment is a whole one: a video
-   * a second or more longer than one segment (a shorter one is one segment, its tail folded in).
-   */
-  bootstrap = false,
+  firstSegment: FirstSegmentRuns = 'whole',
 ): ChunkPlan[] {
   const head = planChunks(durationSeconds, segmentSeconds, segmentSeconds);
-  const withBootstrap = bootstrap && durationSeconds - segmentSeconds >= 1;
+  const withBootstrap = firstSegment !== 'whole' && durationSeconds - segmentSeconds >= 1;
   if (head.length === 1 && !withBootstrap) return head;
-  const rest = planChunks(durationSeconds - segmentSeconds, runSeconds, segmentSeconds);
+  const rest = planChunks(durationSeconds - segmentSeconds, runSeconds, segmentSeconds).map((run) => ({
+    ...run,
+    startSeconds: run.startSeconds + segmentSeconds,
+    firstSegment: run.firstSegment + 1,
+  }));
   const segmentZero = { index: 0, startSeconds: 0, firstSegment: 0, segmentCount: 1 };
-  const first: ChunkPlan[] = withBootstrap
-    ? [
-        { ...segmentZero, durationSeconds: hlsBootstrapSeconds, bootstrap: true },
-        {
-          ...segmentZero,
-          index: 1,
-          startSeconds: hlsBootstrapSeconds,
-          durationSeconds: segmentSeconds - hlsBootstrapSeconds,
-          bootstrap: true,
-        },
-      ]
-    : [head[0]!];
-  return [
-    ...first,
-    ...rest.map((run) => ({
-      ...run,
-      index: run.index + first.length,
-      startSeconds: run.startSeconds + segmentSeconds,
-      firstSegment: run.firstSegment + 1,
-    })),
-  ];
+  const bootstrapHead: ChunkPlan = { ...segmentZero, durationSeconds: hlsBootstrapSeconds, bootstrap: true };
+  const restOfSegmentZero = { index: 1, startSeconds: hlsBootstrapSeconds, firstSegment: 0, bootstrap: true };
+  const first: ChunkPlan[] =
+    firstSegment === 'bootstrap-apart'
+      ? [
+          bootstrapHead,
+          { ...restOfSegmentZero, durationSeconds: segmentSeconds - hlsBootstrapSeconds, segmentCount: 1 },
+        ]
+      : firstSegment === 'bootstrap-with-next'
+        ? [
+            bootstrapHead,
+            // 2 s to the next run's end: segment 0's other bootstrap segments, then the next run's
+            // segments, joined from 2 s pieces (ChunkEncode.bootstrap).
+            {
+              ...restOfSegmentZero,
+              durationSeconds: segmentSeconds - hlsBootstrapSeconds + rest[0]!.durationSeconds,
+              segmentCount: 1 + rest[0]!.segmentCount,
+            },
+          ]
+        : [head[0]!];
+  const after = firstSegment === 'bootstrap-with-next' ? rest.slice(1) : rest;
+  return [...first, ...after.map((run, k) => ({ ...run, index: first.length + k }))];
 }
 
 /**

@@ -286,14 +286,34 @@ async function recordHistoryIfAsked(videoId: string, fixture: string): Promise<v
   writeFileSync(new URL(`./fixtures/${fixture}.history.json`, import.meta.url), JSON.stringify(json, null, 2));
 }
 
-/** The segments a run makes as a node reports them: a bootstrap run's 2 s bootstrap segments, or `seconds`-long segments. */
-function segmentsOf(chunk: ChunkPlan, plan: RenditionPlan, seconds: number) {
-  if (chunk.bootstrap)
-    return Array.from({ length: chunk.durationSeconds / 2 }, (_, k) => ({
-      name: `boot-${chunk.startSeconds / 2 + k}.m4s`,
-      durationSeconds: 2,
-      sizeBytes: 2 * plan.videoBitrateKbps * 125,
-    }));
+/**
+ * The segments a run makes as a node reports them: a bootstrap run's 2 s bootstrap segments (up to
+ * 6 s), then `seconds`-long segments (a run from 2 s through the next run's segments), or
+ * `seconds`-long segments.
+ */
+function segmentsOf(
+  chunk: ChunkPlan,
+  plan: RenditionPlan,
+  seconds: number,
+): { name: string; durationSeconds: number; sizeBytes: number }[] {
+  if (chunk.bootstrap) {
+    const parts = Array.from(
+      { length: (Math.min(6, chunk.startSeconds + chunk.durationSeconds) - chunk.startSeconds) / 2 },
+      (_, k) => ({
+        name: `boot-${chunk.startSeconds / 2 + k}.m4s`,
+        durationSeconds: 2,
+        sizeBytes: 2 * plan.videoBitrateKbps * 125,
+      }),
+    );
+    return [
+      ...parts,
+      ...segmentsOf(
+        { ...chunk, bootstrap: false, firstSegment: 1, segmentCount: chunk.segmentCount - 1 },
+        plan,
+        seconds,
+      ),
+    ];
+  }
   return Array.from({ length: chunk.segmentCount }, (_, k) => ({
     name: `seg-${String(chunk.firstSegment + k).padStart(5, '0')}.m4s`,
     durationSeconds: seconds,
@@ -516,10 +536,9 @@ test("just in time, a video of one run: the run is urgent and makes it ready, as
       .sort((a, b) => Number(a[0]) - Number(b[0])),
     [
       [0, 1, true],
-      [1, 1, false],
-      [2, 1, false],
+      [1, 2, false],
     ],
-    'the first segment in two bootstrap runs (2 s urgent, then 4 s ahead of the background), then the rest',
+    'the first 2 s urgent, then the rest of the video (segment 0 and 1) ahead of the background',
   );
   assert.deepEqual(
     calls.markVideoReady!.map(([input]) => (input as { segmentsPending?: boolean }).segmentsPending),
@@ -603,12 +622,11 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       .sort((a, b) => Number(a[0]) - Number(b[0])),
     [
       [0, 0, 1, 0, true, false],
-      [1, 0, 1, 1, false, true],
-      [2, 1, 2, 2, false, false],
-      [3, 3, 2, 3, false, false],
-      [4, 5, 2, 4, false, false],
+      [1, 0, 3, 1, false, true],
+      [2, 3, 2, 2, false, false],
+      [3, 5, 2, 3, false, false],
     ],
-    'the first segment in two bootstrap runs queued together (2 s urgent, then 4 s ahead of the background work), then 12 s runs ranked in playback order',
+    'the first segment in two bootstrap runs queued together (2 s urgent, then 4 s and the next 12 s ahead of the background work), then 12 s runs ranked in playback order',
   );
   assert.deepEqual(calls.joinBootstrapSegments, [[{ videoId, renditions: ['360p', '480p', '720p'] }]]);
   const [made] = calls.writeRenditionPlaylists![0] as [
@@ -628,8 +646,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       [0, true, null],
       [1, true, null],
       [2, true, null],
-      [3, true, null],
-      [4, false, `videos/${videoId}/work/audio-aac-128.mp4`],
+      [3, false, `videos/${videoId}/work/audio-aac-128.mp4`],
     ],
   );
   // Nobody waits for the track at first: background work, raised by a request for a segment of 30 s on (segment 5) in any rendition.
@@ -664,7 +681,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
   // Each event reads the details first (notify): one event, when the video became playable.
   assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
-  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-second-run-ahead');
+  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-rest-with-next-run');
 });
 
 test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
@@ -674,7 +691,7 @@ test('just in time: a run that fails for good after ready fails the video (ready
       Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
     encodeChunk: async ({ renditions, chunk }) => {
-      if (chunk.index === 4) {
+      if (chunk.index === 3) {
         // The tail: after the video went ready.
         while (!calls.markVideoReady) await new Promise((resolve) => setTimeout(resolve, 20));
         throw ApplicationFailure.nonRetryable(

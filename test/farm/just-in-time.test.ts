@@ -5,7 +5,8 @@
 // segment made once. A source whose tail is damaged turns a ready video `failed`, with the reason
 // and the failed webhook, and delivery stops answering its segments. A request for a segment of a
 // background run already running un-nices that run's ffmpeg. Its first segment is made as three
-// 2 s bootstrap segments (issue 55): `ready` after the first; the three are the 6 s segment's bytes.
+// 2 s bootstrap segments (issue 55): `ready` after the first; the three are the 6 s segment's bytes,
+// joined while the second run (2 to 18 s) goes on.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
@@ -47,7 +48,8 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-jit-'));
   [farm, clipPath, receiver] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
-    // 854x480 on `standard`: 360p and 480p; 40 s: the first segment, then runs of 12 s (1-2, 3-4, 5-6).
+    // 854x480 on `standard`: 360p and 480p; 40 s: the first 2 s, 2 to 18 s (the rest of segment 0, then
+    // 1-2), then runs of 12 s (3-4, 5-6).
     makeClip({ seconds: 40, width: 854, height: 480, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
     startWebhookReceiver(),
   ]);
@@ -113,22 +115,15 @@ test('ready with its first segment, playable through delivery at once (each segm
     }),
   );
   assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 6)), undefined, 'the last is not made yet');
-  // Without `bootstrap` the first segment is the 6 s one (joined once the second run ends: delivery
-  // waits for it), byte for byte its bootstrap segments in order.
+  // Without `bootstrap` the first segment is the 6 s one (delivery waits for it), byte for byte its
+  // bootstrap segments in order, joined once they are stored: the second run, which goes on through
+  // segments 1 and 2, is still running.
   const first = await fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00000.m4s`);
+  assert.equal((await bootstrapRestJob(videoId)).endedAt, undefined, 'seg-00000 before the second run ended');
   assert.ok(
     Buffer.from(await first.arrayBuffer()).equals(Buffer.concat(bootstrapParts.reverse())),
     'seg-00000 = boot-0..2',
   );
-  // Ready before the rest of the first segment was made: the second bootstrap run ended after it.
-  const readyAt = (
-    await farm.db.selectFrom('videos').select('ready_at').where('id', '=', videoId).executeTakeFirstOrThrow()
-  ).ready_at!.getTime();
-  const restEnded = await waitFor(
-    'the end of the second bootstrap run in the node log',
-    async () => (await bootstrapRestJob(videoId)).endedAt,
-  );
-  assert.ok(restEnded > readyAt, `ready at ${readyAt}, the rest of the first segment made at ${restEnded}`);
   const bootstrapPlaylist = await (await fetch(`${farm.deliveryUrl}/${videoId}/480p.m3u8?bootstrap=true`)).text();
   assert.match(
     bootstrapPlaylist,
@@ -151,6 +146,15 @@ test('ready with its first segment, playable through delivery at once (each segm
     undefined,
     'the background had not reached the middle yet',
   );
+  // Ready before the rest of the first segment was made: the second bootstrap run ended after it.
+  const readyAt = (
+    await farm.db.selectFrom('videos').select('ready_at').where('id', '=', videoId).executeTakeFirstOrThrow()
+  ).ready_at!.getTime();
+  const restEnded = await waitFor(
+    'the end of the second bootstrap run in the node log',
+    async () => (await bootstrapRestJob(videoId)).endedAt,
+  );
+  assert.ok(restEnded > readyAt, `ready at ${readyAt}, the rest of the first segment made at ${restEnded}`);
 
   // A player from the start: every frame decodes through delivery while segments are still being made.
   assert.equal(await countDecodedFrames(`${farm.deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
@@ -233,8 +237,9 @@ test('ready with its first segment, playable through delivery at once (each segm
 
   // One activity per run and one node job each: nothing was encoded twice.
   const scheduled = await farm.scheduledActivities(videoId);
-  // The first segment in two runs (its first 2 s, then the 4 s after), then runs of 12 s.
-  assert.equal(scheduled.encodeChunk, 5);
+  // The first 2 s, then 2 to 18 s (the rest of the first segment and segments 1 and 2), then runs of
+  // 12 s: as many runs as without bootstrap segments.
+  assert.equal(scheduled.encodeChunk, 4);
   assert.equal(scheduled.joinBootstrapSegments, 1);
   assert.equal(scheduled.encodeAudioTrack, 1);
   const starts = (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId));
@@ -265,8 +270,8 @@ async function bootstrapRestJob(videoId: string) {
 
 /**
  * The ffmpeg processes on this machine encoding a run of `videoId` that starts at `firstSegment` (its
- * job directory names the video); not a bootstrap run, whose own numbering (boot-1 and boot-2) starts
- * at 1 too and which runs niced beside the first run.
+ * job directory names the video); not a bootstrap run, whose pieces' numbering starts at 1 and which
+ * runs niced beside the first run.
  */
 async function runFfmpegPids(videoId: string, firstSegment: number): Promise<number[]> {
   const pids: number[] = [];
@@ -290,11 +295,12 @@ test("a viewer who asks for a segment of a background run already running: that 
   const short = makeClip({ seconds: 5, width: 640, height: 360, fps: 30, path: join(workDir, 'short.mp4') });
   const videoId = await farm.submitVideo(await readFile(clipPath), { quality: 'standard', compressionRatio: 'medium' });
   await farm.waitForStatus(videoId, 'ready', 180_000);
-  // The first background run (segments 1 and 2) on the node's one slot, niced.
+  // The first background run (segments 3 and 4; the run of segments 1 and 2 was raised with the
+  // first segment's) on the node's one slot, niced.
   const pid = await waitFor(
     "the first background run's ffmpeg, niced",
     async () => {
-      for (const candidate of await runFfmpegPids(videoId, 1)) {
+      for (const candidate of await runFfmpegPids(videoId, 3)) {
         const values = threadNiceness(candidate);
         if (values.length > 0 && values.every((v) => v === 10)) return candidate;
       }
@@ -303,12 +309,12 @@ test("a viewer who asks for a segment of a background run already running: that 
     { timeoutMs: 120_000, intervalMs: 50 },
   );
   assert.equal(
-    await farm.storage.head(objectKeys.segment(videoId, '480p', 2)),
+    await farm.storage.head(objectKeys.segment(videoId, '480p', 4)),
     undefined,
     'its last segment is not made yet',
   );
 
-  const segment = fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00002.m4s`);
+  const segment = fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00004.m4s`);
   await waitFor(
     "every thread of the run's ffmpeg at nice 0",
     async () => {

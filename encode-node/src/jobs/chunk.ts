@@ -7,9 +7,10 @@
 // chunk (every chunk writes the same one).
 import { join } from 'node:path';
 import type { EncodeDone, EncodeRequest__Output, ProbeResult__Output } from '@kino/proto';
-import { hlsInitName, hlsPlaylistName, hlsSegmentSeconds } from '@kino/proto/contract';
+import { hlsBootstrapSeconds, hlsInitName, hlsPlaylistName, hlsSegmentSeconds } from '@kino/proto/contract';
 import { audioTrackArgs, runFfmpeg, videoLeadSeconds, type ChunkWindow, type HlsEncodeSettings } from '@kino/ffmpeg';
 import type { EncodeJobOptions } from '../encode-options.ts';
+import { segmentOfLaterPiece } from '../bootstrap-pieces.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { encodeHlsJob } from '../hls-job.ts';
 import { describePlan, planHlsEncode } from '../hls-plan.ts';
@@ -55,7 +56,11 @@ export async function runChunkJob(
       outputUrls: chunk.outputUrls,
       measureQuality: chunk.measureQuality,
       window,
-      keep: (name) => name !== hlsPlaylistName && (name !== hlsInitName || chunk.index === 0),
+      // A window's later pieces go up joined into segments (bootstrap-pieces.ts), not as they are.
+      keep: (name) =>
+        name !== hlsPlaylistName &&
+        (name !== hlsInitName || chunk.index === 0) &&
+        segmentOfLaterPiece(name) === undefined,
     });
   });
 }
@@ -73,8 +78,13 @@ function windowOf(chunk: ChunkEncode): ChunkWindow {
       `chunk ${chunk.index} at ${chunk.startSeconds} s for ${chunk.durationSeconds} s is not a window of the video`,
     );
   }
-  if (chunk.bootstrap && (chunk.firstSegment !== 0 || chunk.startSeconds + chunk.durationSeconds > hlsSegmentSeconds))
-    throw new InvalidRequestError('a bootstrap window lies inside the first segment');
+  if (
+    chunk.bootstrap &&
+    (chunk.firstSegment !== 0 ||
+      chunk.startSeconds >= hlsSegmentSeconds ||
+      chunk.startSeconds % hlsBootstrapSeconds !== 0)
+  )
+    throw new InvalidRequestError('a bootstrap window starts inside the first segment, on a bootstrap segment');
   if (chunk.audioHead && chunk.audioUrl)
     throw new InvalidRequestError('a chunk copies its audio from audio_url or makes its audio_head, not both');
   if (chunk.bootstrap && offset > 0) throw new InvalidRequestError('a bootstrap window reads the whole video');

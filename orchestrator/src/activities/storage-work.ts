@@ -2,7 +2,6 @@
 // while it works (a long video's outputs are thousands of objects to list and delete): a worker
 // that dies midway is noticed at the heartbeat timeout.
 import {
-  hlsBootstrapCount,
   hlsContentTypes,
   hlsInitName,
   objectKeys,
@@ -21,6 +20,7 @@ import {
 } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
+import { joinFirstSegments } from '../first-segment-join.ts';
 
 type StorageDeps = Pick<ActivityDeps, 'db' | 'storage' | 'logger'>;
 
@@ -90,21 +90,11 @@ function createPlaylistActivities({ storage }: StorageDeps) {
     },
 
     /**
-     * A rendition's first segment joined from its bootstrap segments (issue 55): fMP4 fragments
-     * concatenate, so the 6 s segment players without `bootstrap` get is their bytes in order.
+     * A rendition's first segment joined from its bootstrap segments (first-segment-join.ts), unless
+     * the second run's chunk job joined it already.
      */
     async joinBootstrapSegments({ videoId, renditions }: { videoId: string; renditions: string[] }): Promise<void> {
-      await whileHeartbeating(async () => {
-        for (const key of renditions) {
-          const parts: Buffer[] = [];
-          for (let k = 0; k < hlsBootstrapCount; k += 1) {
-            const part = await storage.get(objectKeys.bootstrapSegment(videoId, key, k));
-            if (!part) throw new Error(`bootstrap segment ${k} of ${key} is not in storage`);
-            parts.push(part);
-          }
-          await storage.put(objectKeys.segment(videoId, key, 0), Buffer.concat(parts), hlsContentTypes.segment);
-        }
-      });
+      await whileHeartbeating(() => joinFirstSegments(storage, videoId, renditions));
     },
 
     /**

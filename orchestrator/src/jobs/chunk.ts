@@ -5,10 +5,11 @@
 // `failed`) finds it (findFinishedChunks) and does not encode it again.
 import { createHash } from 'node:crypto';
 import type { ChunkEncode } from '@kino/proto';
-import { objectKeys, workContentTypes } from '@kino/proto/contract';
+import { bootstrapWindowPassesFirstSegment, objectKeys, workContentTypes } from '@kino/proto/contract';
 import type { EncodeChunkInput, EncodeOutcome, FinishedChunks } from '../activity-types.ts';
 import type { QueuePlacement } from '../node-farm.ts';
 import { whileHeartbeating } from '../activities/heartbeat.ts';
+import { joinFirstSegmentsOnceStored } from '../first-segment-join.ts';
 import { encodeOnNode, outcomesOf, renditionSpecOf } from './encode.ts';
 import { presignHlsOutputs, urlLifetimeSeconds } from './presign.ts';
 import type { NodeJobDeps } from './run-on-node.ts';
@@ -39,7 +40,15 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     inputOffsetSeconds: input.chunk.inputOffsetSeconds ?? 0,
     inputIsSegment: input.chunk.inputIsSegment ?? false,
   };
-  const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input));
+  const joinStopped = new AbortController();
+  // The run of the rest of the first segment and the next run's segments ends long after its bootstrap segments.
+  const earlyJoin = bootstrapWindowPassesFirstSegment(input.chunk)
+    ? joinFirstSegmentOnceStored(deps, input, joinStopped.signal)
+    : undefined;
+  const { done, node, timings } = await encodeOnNode(deps, input, { chunk }, chunkPlacement(input)).finally(() =>
+    joinStopped.abort(),
+  );
+  await earlyJoin;
   if (isFirstBootstrapRun(input)) await raiseRestOfFirstSegment(deps, input);
   const outcomes = outcomesOf(input.renditions, done, node, timings);
   await whileHeartbeating(() =>
@@ -58,7 +67,7 @@ function isFirstBootstrapRun({ chunk, justInTime }: Pick<EncodeChunkInput, 'chun
 }
 
 /**
- * The first run encoded, the rest of the first segment (the second bootstrap run, 2-6 s, queued
+ * The first run encoded, the rest of the first segment (the second bootstrap run from 2 s, queued
  * beside it at nice 10) becomes urgent at once, whether anybody watches yet or not: a player without
  * `bootstrap` waits for the whole 6 s segment, and one with it asks for the rest within seconds. Until
  * now the run stays niced, not to take the cores from the first. A failure here slows the rest, never
@@ -71,6 +80,22 @@ async function raiseRestOfFirstSegment(
   await farm
     .raiseSegment({ videoId, rendition: renditions[0]!.key, segment: 0 })
     .catch((error: unknown) => logger.warn({ err: error, videoId }, 'could not raise the rest of the first segment'));
+}
+
+/**
+ * The first segment joined once its bootstrap segments are stored, while this run goes on (a player
+ * without `bootstrap` waits for it): first-segment-join.ts. A failure here leaves the join to the
+ * workflow, after the run; it never fails this encode.
+ */
+async function joinFirstSegmentOnceStored(
+  { storage, logger }: Pick<NodeJobDeps, 'storage' | 'logger'>,
+  { videoId, renditions }: Pick<EncodeChunkInput, 'videoId' | 'renditions'>,
+  stopped: AbortSignal,
+): Promise<void> {
+  const keys = renditions.map((r) => r.key);
+  await joinFirstSegmentsOnceStored(storage, videoId, keys, stopped)
+    .then((joined) => joined && logger.info({ videoId }, 'first segment joined while its second run goes on'))
+    .catch((error: unknown) => logger.warn({ err: error, videoId }, 'could not join the first segment early'));
 }
 
 /**

@@ -51,3 +51,32 @@ test("URLs live as long as the attempt and 10 minutes, at least 2 hours, at most
   assert.equal(urlLifetimeSeconds(3 * 60 * 60_000), 3 * 60 * 60 + 600);
   assert.equal(urlLifetimeSeconds(30 * 24 * 60 * 60_000), 7 * 24 * 60 * 60);
 });
+
+test('a bootstrap window: its bootstrap segments in the first segment, then the 6 s segments its pieces are joined into', async () => {
+  const names = async (chunk: { index: number; segmentCount: number; startSeconds: number; durationSeconds: number }) =>
+    Object.keys(
+      await presignHlsOutputs(
+        storage,
+        'vid_1',
+        renditions,
+        60,
+        { chunk: { ...chunk, firstSegment: 0, bootstrap: true }, last: false },
+        7200,
+      ),
+    );
+  assert.deepEqual(await names({ index: 0, segmentCount: 1, startSeconds: 0, durationSeconds: 2 }), [
+    '360p/init.mp4',
+    '360p/boot-0.m4s',
+  ]);
+  assert.deepEqual(await names({ index: 1, segmentCount: 1, startSeconds: 2, durationSeconds: 4 }), [
+    '360p/boot-1.m4s',
+    '360p/boot-2.m4s',
+  ]);
+  // 2 to 18 s: the rest of segment 0, then segments 1 and 2 (never segment 0 itself: it is joined from the three).
+  assert.deepEqual(await names({ index: 1, segmentCount: 3, startSeconds: 2, durationSeconds: 16 }), [
+    '360p/boot-1.m4s',
+    '360p/boot-2.m4s',
+    '360p/seg-00001.m4s',
+    '360p/seg-00002.m4s',
+  ]);
+});

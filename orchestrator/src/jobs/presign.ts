@@ -4,6 +4,7 @@
 import { Context } from '@temporalio/activity';
 import type { Storage } from '@kino/infra';
 import {
+  hlsBootstrapCount,
   hlsBootstrapName,
   hlsBootstrapSeconds,
   hlsContentTypes,
@@ -72,19 +73,22 @@ export async function presignHlsOutputs(
       );
     }
     if (window?.chunk.bootstrap) {
-      // A window of the first segment: its bootstrap segments, not 6 s ones.
+      // A window starting in the first segment: its bootstrap segments in it, not a 6 s one (made
+      // of the first run's too); past it (a window of the rest of segment 0 and the next run), the
+      // 6 s segments the node joins from its later 2 s pieces.
       const { startSeconds, durationSeconds: seconds } = window.chunk;
       const firstPart = Math.round(startSeconds / hlsBootstrapSeconds);
-      for (let k = firstPart; k < Math.round((startSeconds + seconds) / hlsBootstrapSeconds); k += 1) {
+      const endPart = Math.min(hlsBootstrapCount, Math.round((startSeconds + seconds) / hlsBootstrapSeconds));
+      for (let k = firstPart; k < endPart; k += 1) {
         outputUrls[prefix + hlsBootstrapName(k)] = await storage.presignPut(
           objectKeys.bootstrapSegment(videoId, rendition.key, k),
           lifetime,
           hlsContentTypes.segment,
         );
       }
-      continue;
     }
-    for (let index = first; index < first + count; index += 1) {
+    const firstWhole = window?.chunk.bootstrap ? 1 : first;
+    for (let index = firstWhole; index < first + count; index += 1) {
       outputUrls[prefix + hlsSegmentName(index)] = await storage.presignPut(
         objectKeys.segment(videoId, rendition.key, index),
         lifetime,

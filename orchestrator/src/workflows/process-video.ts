@@ -323,7 +323,11 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
         justInTime.runSeconds,
         segmentSeconds,
         // The activity's answer is in the history: a replay takes the same branch.
-        justInTime.bootstrap !== false && patched('bootstrap-segments'),
+        justInTime.bootstrap !== false && patched('bootstrap-segments')
+          ? patched('bootstrap-rest-with-next-run')
+            ? 'bootstrap-with-next'
+            : 'bootstrap-apart'
+          : 'whole',
       )
     : patched('chunked-encoding') && !audioOnly
       ? planChunks(probe.durationSeconds, await database.encodeChunkSeconds(), segmentSeconds)
@@ -808,7 +812,8 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
   if (first)
     await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))));
   // Its three bootstrap segments made (the first run's too, which may end after this one), the first
-  // segment is their concatenation.
+  // segment is their concatenation. A second run that goes on through the next run's segments
+  // (`bootstrap-rest-with-next-run`) joined it already, once its parts were stored: found done.
   if (rest === 'beside') await runs.bootstrapHeads.get(g);
   if (bootstrapRest) await storage.joinBootstrapSegments({ videoId, renditions: group.map((plan) => plan.key) });
   return { group, chunk, outcomes };

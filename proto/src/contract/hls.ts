@@ -106,6 +106,19 @@ export const hlsBootstrapCount = hlsSegmentSeconds / hlsBootstrapSeconds;
 /** A rendition's bootstrap playlist: its media playlist with the first segment as its bootstrap segments. */
 export const hlsBootstrapPlaylistName = 'bootstrap.m3u8';
 
+/**
+ * Whether a bootstrap window (ChunkEncode.bootstrap) runs on past the first segment: a just-in-time
+ * video's second run, from 2 s through the next run's segments. Its node writes it in 2 s pieces and
+ * joins those past the first segment into 6 s segments; its chunk job joins the first segment early.
+ */
+export function bootstrapWindowPassesFirstSegment(window: {
+  bootstrap?: boolean;
+  startSeconds: number;
+  durationSeconds: number;
+}): boolean {
+  return window.bootstrap === true && window.startSeconds + window.durationSeconds > hlsSegmentSeconds;
+}
+
 /** The name of bootstrap segment `index` (from 0) of a rendition's first segment: `boot-0.m4s`, ... */
 export function hlsBootstrapName(index: number): string {
   return `boot-${index}.m4s`;

@@ -43,9 +43,11 @@ export interface ChunkEncode {
    */
   'audioHead'?: (boolean);
   /**
-   * Set: the window lies inside the video's first segment (a just-in-time video's first 2 s, then
-   * the 4 s after): it is written as that segment's 2 s bootstrap segments, `<key>/boot-<n>.m4s`
-   * numbered from start_seconds / 2, which the orchestrator joins into seg-00000.m4s.
+   * Set: the window starts inside the video's first segment, on a 2 s boundary (a just-in-time
+   * video's first 2 s, then from 2 s through the next run's segments): it is written as that
+   * segment's 2 s bootstrap segments, `<key>/boot-<n>.m4s` numbered from start_seconds / 2, which the
+   * orchestrator joins into seg-00000.m4s; past the first segment, the node joins its 2 s pieces by
+   * threes into the 6 s segments, so the window writes seg-00001.m4s on as any chunk does.
    */
   'bootstrap'?: (boolean);
   /**
@@ -104,9 +106,11 @@ export interface ChunkEncode__Output {
    */
   'audioHead': (boolean);
   /**
-   * Set: the window lies inside the video's first segment (a just-in-time video's first 2 s, then
-   * the 4 s after): it is written as that segment's 2 s bootstrap segments, `<key>/boot-<n>.m4s`
-   * numbered from start_seconds / 2, which the orchestrator joins into seg-00000.m4s.
+   * Set: the window starts inside the video's first segment, on a 2 s boundary (a just-in-time
+   * video's first 2 s, then from 2 s through the next run's segments): it is written as that
+   * segment's 2 s bootstrap segments, `<key>/boot-<n>.m4s` numbered from start_seconds / 2, which the
+   * orchestrator joins into seg-00000.m4s; past the first segment, the node joins its 2 s pieces by
+   * threes into the 6 s segments, so the window writes seg-00001.m4s on as any chunk does.
    */
   'bootstrap': (boolean);
   /**
