@@ -224,7 +224,9 @@ export class KinoPlayerElement extends HTMLElement {
   }
 
   #attachHls(sources: PlayerSources): void {
-    const hls = new Hls();
+    // A live viewer left behind (a slow start, a stall) catches up by playing up to 1.5x until it is
+    // back at the target latency; hls.js's default (1) never catches up. Nothing changes on demand.
+    const hls = new Hls({ maxLiveSyncPlaybackRate: 1.5 });
     this.#hls = hls;
     let mediaRecoveries = 0;
     // The element's handler below runs after the view's: a media error the first time is recovered.
