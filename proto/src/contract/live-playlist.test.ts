@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import {
   answersReload,
   deltaLivePlaylist,
+  readLivePlaylist,
   readLivePlaylistPosition,
   reloadTooFarAhead,
   renderLivePlaylist,
@@ -93,5 +94,38 @@ describe('delta updates', () => {
     assert.match(deltaLivePlaylist(renderLivePlaylist(broadcast(2, 1))), /#EXT-X-SKIP:SKIPPED-SEGMENTS=0\n/);
     const standard = renderLivePlaylist({ ...broadcast(10, 0), partSeconds: undefined });
     assert.equal(deltaLivePlaylist(standard), standard);
+  });
+});
+
+describe('a stored playlist read back (a writer taking over)', () => {
+  it('gives the playlist it was rendered from: segments, the open segment, the next part', () => {
+    const playlist = broadcast(5, 2);
+    playlist.segments[3]!.discontinuity = true;
+    playlist.segments[4]!.durationSeconds = 5.966667;
+    const text = renderLivePlaylist(playlist);
+    const read = readLivePlaylist(text);
+    assert.equal(renderLivePlaylist(read), text);
+    assert.deepEqual(read.open, playlist.open);
+    assert.equal(read.partSeconds, 1);
+    assert.deepEqual(
+      read.segments.map((s) => [s.name, s.durationSeconds, s.programDateTime, s.discontinuity]),
+      playlist.segments.map((s) => [s.name, s.durationSeconds, s.programDateTime, s.discontinuity]),
+    );
+    // Only the last three segments' parts are listed: the older ones' are not in the text.
+    assert.deepEqual(read.segments.slice(2), playlist.segments.slice(2));
+    assert.deepEqual(read.segments[0]!.parts, []);
+  });
+
+  it('reads an open segment after a gap with no part yet, a standard playlist and an ended one', () => {
+    const gap = broadcast(2, 0);
+    gap.open = { programDateTime: '', discontinuity: true, parts: [], nextPartName: 'part-00020.m4s' };
+    const gapText = renderLivePlaylist(gap);
+    assert.deepEqual(readLivePlaylist(gapText).open, gap.open);
+    assert.equal(renderLivePlaylist(readLivePlaylist(gapText)), gapText);
+    const standard = renderLivePlaylist({ ...broadcast(3, 0), partSeconds: undefined, open: undefined });
+    assert.equal(readLivePlaylist(standard).partSeconds, undefined);
+    assert.equal(renderLivePlaylist(readLivePlaylist(standard)), standard);
+    const ended = renderLivePlaylist({ ...broadcast(3, 0), open: undefined, ended: true });
+    assert.equal(readLivePlaylist(ended).ended, true);
   });
 });
