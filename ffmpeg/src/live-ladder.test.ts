@@ -119,6 +119,15 @@ describe('a live ladder', () => {
     assert.equal(await countFrames(whole), frames);
   });
 
+  it('numbers a broadcast taken over past the lost node’s files', () => {
+    const outputs = [{ settings: rung, dir: 'low' }];
+    const input = 'rtmp://ingest/broadcast/x';
+    const args = hlsLadderArgs({ input, outputs, threads: 1, live: true, livePartSeconds: 1, liveFirstFile: 14 });
+    assert.equal(args[args.indexOf('-start_number') + 1], '14');
+    assert.equal(args[args.indexOf('-hls_segment_filename') + 1], 'low/part-%05d.m4s');
+    assert.ok(!hlsLadderArgs({ input, outputs, threads: 1, live: true }).includes('-start_number'), 'a first node: 0');
+  });
+
   it('refuses chunks, passes and a known length: a broadcast is one pass of an open input', () => {
     assert.throws(() =>
       hlsLadderArgs({ input: 'rtmp://ingest/live/x', outputs: [], threads: 1, live: true, videoSeconds: 10 }),

@@ -731,9 +731,14 @@ export function hlsMuxerArgs(
  * groups parts into 6 s segments and writes the playlist (docs/decisions/live.md); ffmpeg's own
  * playlist only tells the node which files are closed, with their durations and times.
  */
-function liveMuxerArgs(segmentSeconds: number, prefix: string, partSeconds: number | undefined): string[] {
-  if (partSeconds === undefined) return hlsMuxerArgs(segmentSeconds, prefix, 0, false, hlsSegmentPattern, true);
-  return hlsMuxerArgs(partSeconds / 2, prefix, 0, false, hlsLivePartPattern, true);
+function liveMuxerArgs(
+  segmentSeconds: number,
+  prefix: string,
+  partSeconds: number | undefined,
+  firstFile: number,
+): string[] {
+  if (partSeconds === undefined) return hlsMuxerArgs(segmentSeconds, prefix, firstFile, false, hlsSegmentPattern, true);
+  return hlsMuxerArgs(partSeconds / 2, prefix, firstFile, false, hlsLivePartPattern, true);
 }
 
 /**
@@ -931,6 +936,8 @@ export interface HlsLadderOptions {
   live?: boolean;
   /** A low-latency broadcast's: its parts' length; ffmpeg then writes parts, not segments (liveMuxerArgs). */
   livePartSeconds?: number;
+  /** A broadcast taken over from another node: the number of its first file (part or segment), past those stored. */
+  liveFirstFile?: number;
 }
 
 /**
@@ -948,6 +955,7 @@ export function hlsLadderArgs({
   durationSeconds,
   live = false,
   livePartSeconds,
+  liveFirstFile = 0,
 }: HlsLadderOptions): string[] {
   if (live && (chunk || pass || videoSeconds !== undefined))
     throw new Error('a live ladder is one pass of an open input');
@@ -998,7 +1006,7 @@ export function hlsLadderArgs({
       '-map_chapters',
       '-1',
       ...(live
-        ? liveMuxerArgs(settings.segmentSeconds, `${dir}/`, livePartSeconds)
+        ? liveMuxerArgs(settings.segmentSeconds, `${dir}/`, livePartSeconds, liveFirstFile)
         : chunkMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk)),
     );
   });

@@ -62,6 +62,8 @@ export async function runLiveJob(
           threads: options.threads,
           live: true,
           ...(live.partSeconds > 0 ? { livePartSeconds: live.partSeconds } : {}),
+          // A broadcast taken over: its files numbered past the lost node's.
+          liveFirstFile: live.firstFileNumber,
         }),
         {
           program: plan.program,

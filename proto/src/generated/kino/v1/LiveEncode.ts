@@ -16,6 +16,12 @@ export interface LiveEncode {
    * and the orchestrator groups them into segments. 0: each file is a whole segment.
    */
   'partSeconds'?: (number | string);
+  /**
+   * The number of the first file ffmpeg writes (`-start_number`: part-%05d or seg-%05d). 0 for a
+   * broadcast's first node; a node taking a broadcast over (its node lost, the orchestrator
+   * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
+   */
+  'firstFileNumber'?: (number);
 }
 
 /**
@@ -32,4 +38,10 @@ export interface LiveEncode__Output {
    * and the orchestrator groups them into segments. 0: each file is a whole segment.
    */
   'partSeconds': (number);
+  /**
+   * The number of the first file ffmpeg writes (`-start_number`: part-%05d or seg-%05d). 0 for a
+   * broadcast's first node; a node taking a broadcast over (its node lost, the orchestrator
+   * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
+   */
+  'firstFileNumber': (number);
 }
