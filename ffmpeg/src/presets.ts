@@ -938,6 +938,8 @@ export interface HlsLadderOptions {
   livePartSeconds?: number;
   /** A broadcast taken over from another node: the number of its first file (part or segment), past those stored. */
   liveFirstFile?: number;
+  /** A broadcast taken over from another node: its first frame's time, where the stored recording ends. */
+  liveStartSeconds?: number;
 }
 
 /**
@@ -956,6 +958,7 @@ export function hlsLadderArgs({
   live = false,
   livePartSeconds,
   liveFirstFile = 0,
+  liveStartSeconds = 0,
 }: HlsLadderOptions): string[] {
   if (live && (chunk || pass || videoSeconds !== undefined))
     throw new Error('a live ladder is one pass of an open input');
@@ -1000,6 +1003,9 @@ export function hlsLadderArgs({
     if (livePartSeconds !== undefined) args.push(...livePartKeyframeArgs(settings.frameRate, livePartSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
+    // A broadcast taken over goes on from the recording's end: its times never go back (players and
+    // the recording's MP4 downloads read one timeline across the gap).
+    if (liveStartSeconds > 0) args.push('-output_ts_offset', liveStartSeconds.toFixed(6));
     args.push(
       '-map_metadata',
       '-1',

@@ -465,6 +465,12 @@ test('the node encoding a broadcast killed mid-stream: another takes it over aft
     ...['-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', whole],
   ]);
   const recorded = Number(stdout.trim());
+  // One timeline across the gap (the new node's times start where the recording ends): read as one
+  // file, every frame the recording lists decodes.
+  assert.equal(recorded, Math.round(listedSeconds(recording) * 30), 'every frame the recording lists decodes');
+  // Nothing stored before the kill is lost: the lost node's open segment closed as it was.
+  const beforeGap = listedSeconds(recording.slice(0, recording.indexOf('#EXT-X-DISCONTINUITY')));
+  assert.ok(beforeGap >= storedAtKill - 1e-3, `${beforeGap} s before the gap, ${storedAtKill} s stored at the kill`);
   // Every frame but the gap's: those published after the last one stored at the kill, up to the
   // moment the other node's first part was listed (its first frame was published before that).
   const gapSeconds = (resumedAt - publishedAt) / 1000 - storedAtKill;

@@ -172,6 +172,7 @@ describe('a rung taken over from what is stored', () => {
     await resumed.continueAfterGap(first);
     let text = storage.playlist();
     assert.equal(storage.objects.get('360p/seg-00001.m4s')!.toString(), 'p6p7p8', 'a short segment of its parts');
+    assert.equal(resumed.recordedSeconds(), 9, 'the next node’s times start where the recording ends');
     assert.match(
       text,
       /#EXTINF:3.000000,\nseg-00001.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-00010.m4s"\n$/,

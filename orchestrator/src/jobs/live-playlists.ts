@@ -182,6 +182,11 @@ export class RungPlaylist {
     await this.write();
   }
 
+  /** The media seconds the rung's segments hold: where its recording ends (after continueAfterGap, all it stored). */
+  recordedSeconds(): number {
+    return this.playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
+  }
+
   /** The segments stored, with their sizes (the recording's rows and rates; a resumed rung's after sizeSegments). */
   segments(): StoredSegment[] {
     return this.playlist.segments.map((s, k) => ({

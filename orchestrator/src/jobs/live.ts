@@ -53,10 +53,12 @@ export async function encodeLive(
   const what = `live encode of ${keys.join(', ')}`;
   // Read before a slot is held: a few small reads, and the node's first file numbers past them.
   const store = await LiveFileStore.open(deps, input, onLadderStarted);
-  const firstFileNumber = input.resume ? await store.continueAfterGap() : 0;
+  const { firstFileNumber, startSeconds } = input.resume
+    ? await store.continueAfterGap()
+    : { firstFileNumber: 0, startSeconds: 0 };
   return runJobOnNode(deps, input.videoId, what, { slot: true }, async ({ node, jobId, log, signal }) => {
     const context = Context.current();
-    if (input.resume) log.info({ firstFileNumber }, 'broadcast taken over: going on from what is stored');
+    if (input.resume) log.info({ firstFileNumber, startSeconds }, 'broadcast taken over: going on from what is stored');
     const beat = () => context.heartbeat({ nodeId: node.nodeId, files: store.stored });
     const timer = setInterval(beat, heartbeatIntervalMs);
     const callStartedAt = Date.now();
@@ -71,6 +73,7 @@ export async function encodeLive(
             renditions: input.renditions.map(renditionSpecOf),
             partSeconds: input.partSeconds ?? 0,
             firstFileNumber,
+            startSeconds,
           },
           // Viewers wait for every segment of a broadcast: its ffmpeg runs ahead of background encodes.
           onDemand: true,
@@ -164,12 +167,14 @@ class LiveFileStore {
   /**
    * The new node goes on after a gap: every resumed rung closes the lost node's open segment and
    * names the new node's first file, numbered past every file of every rung stored (the rungs of one
-   * ffmpeg number alike, but the lost node may have stored one rung's file and not another's).
+   * ffmpeg number alike, but the lost node may have stored one rung's file and not another's); its
+   * first frame's time is where the longest rung's recording ends, so no rung's times go back.
    */
-  async continueAfterGap(): Promise<number> {
-    const first = Math.max(0, ...[...this.rungs.values()].map((rung) => rung.nextFileNumber()));
-    for (const key of this.resumed) await this.rungs.get(key)!.continueAfterGap(first);
-    return first;
+  async continueAfterGap(): Promise<{ firstFileNumber: number; startSeconds: number }> {
+    const rungs = [...this.rungs.values()];
+    const firstFileNumber = Math.max(0, ...rungs.map((rung) => rung.nextFileNumber()));
+    for (const key of this.resumed) await this.rungs.get(key)!.continueAfterGap(firstFileNumber);
+    return { firstFileNumber, startSeconds: Math.max(0, ...rungs.map((rung) => rung.recordedSeconds())) };
   }
 
   /** Resolves once no file is being stored (whether or not storing it worked). */

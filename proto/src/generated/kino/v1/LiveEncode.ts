@@ -22,6 +22,12 @@ export interface LiveEncode {
    * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
    */
   'firstFileNumber'?: (number);
+  /**
+   * The media time of the node's first frame (ffmpeg's `-output_ts_offset`): 0 for a broadcast's
+   * first node; a node taking over starts where the stored recording ends, so the recording stays
+   * one timeline (its frames' times never go back) across the gap.
+   */
+  'startSeconds'?: (number | string);
 }
 
 /**
@@ -44,4 +50,10 @@ export interface LiveEncode__Output {
    * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
    */
   'firstFileNumber': (number);
+  /**
+   * The media time of the node's first frame (ffmpeg's `-output_ts_offset`): 0 for a broadcast's
+   * first node; a node taking over starts where the stored recording ends, so the recording stays
+   * one timeline (its frames' times never go back) across the gap.
+   */
+  'startSeconds': (number);
 }
