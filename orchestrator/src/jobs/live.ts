@@ -37,6 +37,15 @@ export interface LiveEncodeInput {
   resume?: boolean;
 }
 
+/**
+ * How far past the stored recording's end a node taking over starts its times. Not 0: ffmpeg places
+ * its first picture a frame or more after the offset when the relay's GOP begins with sound (seen: a
+ * frame, which put the next takeover's first picture on the same time as the last one's, and a
+ * reader of the recording as one file dropped it). The timeline jumps by this at the discontinuity,
+ * where seconds of the broadcast are missing anyway.
+ */
+const takeoverTimelineMarginSeconds = 1;
+
 /** What a rung's init segment says: what the master names it by. */
 export type StartedRendition = Pick<LiveRenditionStarted__Output, 'key' | 'codecs' | 'width' | 'height'>;
 
@@ -168,13 +177,14 @@ class LiveFileStore {
    * The new node goes on after a gap: every resumed rung closes the lost node's open segment and
    * names the new node's first file, numbered past every file of every rung stored (the rungs of one
    * ffmpeg number alike, but the lost node may have stored one rung's file and not another's); its
-   * first frame's time is where the longest rung's recording ends, so no rung's times go back.
+   * first frame's time is past where the longest rung's recording ends, so no rung's times go back.
    */
   async continueAfterGap(): Promise<{ firstFileNumber: number; startSeconds: number }> {
     const rungs = [...this.rungs.values()];
     const firstFileNumber = Math.max(0, ...rungs.map((rung) => rung.nextFileNumber()));
     for (const key of this.resumed) await this.rungs.get(key)!.continueAfterGap(firstFileNumber);
-    return { firstFileNumber, startSeconds: Math.max(0, ...rungs.map((rung) => rung.recordedSeconds())) };
+    const recorded = Math.max(0, ...rungs.map((rung) => rung.recordedSeconds()));
+    return { firstFileNumber, startSeconds: recorded + takeoverTimelineMarginSeconds };
   }
 
   /** Resolves once no file is being stored (whether or not storing it worked). */
