@@ -161,6 +161,8 @@ export interface PlaylistEntry {
   pdt: number | undefined;
   /** A segment's number, from its name (`seg-00012.m4s`). */
   number?: number;
+  /** Listed after an EXT-X-DISCONTINUITY: made after a gap (a node taking the broadcast over, a publisher back). */
+  afterGap: boolean;
 }
 
 /** The segments and parts a media playlist lists, in order. */
@@ -170,7 +172,9 @@ export function parseMediaPlaylist(text: string): PlaylistEntry[] {
   let partOffset = 0;
   let segmentPdt: number | undefined;
   let duration = 0;
+  let afterGap = false;
   for (const line of text.split('\n')) {
+    if (line === '#EXT-X-DISCONTINUITY') afterGap = true;
     if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) segmentPdt = Date.parse(line.slice(25));
     const part = /^#EXT-X-PART:.*?DURATION=([\d.]+).*?URI="([^"]+)"/.exec(line);
     if (part) {
@@ -179,6 +183,7 @@ export function parseMediaPlaylist(text: string): PlaylistEntry[] {
         kind: 'part',
         startSeconds: segmentStart + partOffset,
         pdt: segmentPdt === undefined ? undefined : segmentPdt + partOffset * 1000,
+        afterGap,
       });
       partOffset += Number(part[1]);
     }
@@ -192,6 +197,7 @@ export function parseMediaPlaylist(text: string): PlaylistEntry[] {
         startSeconds: segmentStart,
         pdt: segmentPdt,
         ...(number ? { number: Number(number[1]) } : {}),
+        afterGap,
       });
       segmentStart += duration;
       if (segmentPdt !== undefined) segmentPdt += duration * 1000;
@@ -540,14 +546,15 @@ async function main(): Promise<void> {
     }
     if (killedAt !== undefined) {
       const before = seen.filter((entry) => entry.seenAt < killedAt!).map((entry) => entry.seenAt);
-      const after = seen.filter((entry) => entry.seenAt >= killedAt!).map((entry) => entry.seenAt);
+      // The new node's: listed after the discontinuity (a part of the lost node's stored just after the kill is not).
+      const after = seen.filter((entry) => entry.seenAt >= killedAt! && entry.afterGap).map((entry) => entry.seenAt);
       row(
         'node killed: last new segment before the kill',
         `${f((killedAt - Math.max(...before)) / 1000, 1)} s before`,
         '',
       );
       row(
-        'node killed: first new segment after it',
+        `node killed: first new ${kind === 'parts' ? 'part' : 'segment'} after the discontinuity`,
         after.length ? `${f((Math.min(...after) - killedAt) / 1000, 1)} s after` : 'none',
         `goal ≤ ${goals.killGapSeconds} s`,
       );

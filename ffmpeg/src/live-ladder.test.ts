@@ -130,6 +130,19 @@ describe('a live ladder', () => {
     assert.equal(stdout.split('\n').filter((type) => type.trim() === 'B').length, 0, 'no B-frames');
   });
 
+  it('numbers a broadcast taken over past the lost node’s files, its times after theirs', () => {
+    const outputs = [{ settings: rung, dir: 'low' }];
+    const input = 'rtmp://ingest/broadcast/x';
+    const args = hlsLadderArgs({
+      ...{ input, outputs, threads: 1, live: true, livePartSeconds: 1 },
+      ...{ liveFirstFile: 14, liveStartSeconds: 13.966667 },
+    });
+    assert.equal(args[args.indexOf('-start_number') + 1], '14');
+    assert.equal(args[args.indexOf('-output_ts_offset') + 1], '13.966667', 'its times after the stored ones');
+    assert.equal(args[args.indexOf('-hls_segment_filename') + 1], 'low/part-%05d.m4s');
+    assert.ok(!hlsLadderArgs({ input, outputs, threads: 1, live: true }).includes('-start_number'), 'a first node: 0');
+  });
+
   it('refuses chunks, passes and a known length: a broadcast is one pass of an open input', () => {
     assert.throws(() =>
       hlsLadderArgs({ input: 'rtmp://ingest/live/x', outputs: [], threads: 1, live: true, videoSeconds: 10 }),

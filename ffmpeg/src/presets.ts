@@ -743,9 +743,14 @@ export function hlsMuxerArgs(
  * groups parts into 6 s segments and writes the playlist (docs/decisions/live.md); ffmpeg's own
  * playlist only tells the node which files are closed, with their durations and times.
  */
-function liveMuxerArgs(segmentSeconds: number, prefix: string, partSeconds: number | undefined): string[] {
-  if (partSeconds === undefined) return hlsMuxerArgs(segmentSeconds, prefix, 0, false, hlsSegmentPattern, true);
-  return hlsMuxerArgs(partSeconds / 2, prefix, 0, false, hlsLivePartPattern, true);
+function liveMuxerArgs(
+  segmentSeconds: number,
+  prefix: string,
+  partSeconds: number | undefined,
+  firstFile: number,
+): string[] {
+  if (partSeconds === undefined) return hlsMuxerArgs(segmentSeconds, prefix, firstFile, false, hlsSegmentPattern, true);
+  return hlsMuxerArgs(partSeconds / 2, prefix, firstFile, false, hlsLivePartPattern, true);
 }
 
 /**
@@ -956,6 +961,10 @@ export interface HlsLadderOptions {
   live?: boolean;
   /** A low-latency broadcast's: its parts' length; ffmpeg then writes parts, not segments (liveMuxerArgs). */
   livePartSeconds?: number;
+  /** A broadcast taken over from another node: the number of its first file (part or segment), past those stored. */
+  liveFirstFile?: number;
+  /** A broadcast taken over from another node: its first frame's time, where the stored recording ends. */
+  liveStartSeconds?: number;
 }
 
 /**
@@ -973,6 +982,8 @@ export function hlsLadderArgs({
   durationSeconds,
   live = false,
   livePartSeconds,
+  liveFirstFile = 0,
+  liveStartSeconds = 0,
 }: HlsLadderOptions): string[] {
   if (live && (chunk || pass || videoSeconds !== undefined))
     throw new Error('a live ladder is one pass of an open input');
@@ -1018,13 +1029,16 @@ export function hlsLadderArgs({
       args.push(...livePartKeyframeArgs(settings.frameRate, livePartSeconds), ...liveLowDelayArgs(settings));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
+    // A broadcast taken over goes on from the recording's end: its times never go back (players and
+    // the recording's MP4 downloads read one timeline across the gap).
+    if (liveStartSeconds > 0) args.push('-output_ts_offset', liveStartSeconds.toFixed(6));
     args.push(
       '-map_metadata',
       '-1',
       '-map_chapters',
       '-1',
       ...(live
-        ? liveMuxerArgs(settings.segmentSeconds, `${dir}/`, livePartSeconds)
+        ? liveMuxerArgs(settings.segmentSeconds, `${dir}/`, livePartSeconds, liveFirstFile)
         : chunkMuxerArgs(settings.segmentSeconds, `${dir}/`, chunk)),
     );
   });

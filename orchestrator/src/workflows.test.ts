@@ -20,6 +20,7 @@ import {
   type VideoJob,
 } from './activity-types.ts';
 import { planPictureCopy, type RenditionPlan } from './ladder.ts';
+import type { LiveBroadcastResult } from './workflows/live-broadcast.ts';
 import type { ChunkPlan } from './chunks.ts';
 import temporalProto from '@temporalio/proto';
 
@@ -81,16 +82,18 @@ function outcomeFor(plan: RenditionPlan): EncodeOutcome {
   };
 }
 
-/** A broadcast's activities: a live probe (no duration), a 6 s recording per rung. */
-const liveFakes: Pick<Activities, 'probeLiveSource' | 'encodeLive'> = {
+/** A rung's 6 s recording. */
+const liveOutcomeFor = (plan: RenditionPlan): EncodeOutcome => ({
+  ...outcomeFor(plan),
+  segments: [{ name: 'seg-00000.m4s', durationSeconds: 6, sizeBytes: 1000 }],
+});
+
+/** A broadcast's activities: a live probe (no duration), a 6 s recording per rung, its publisher still there. */
+const liveFakes: Pick<Activities, 'probeLiveSource' | 'encodeLive' | 'broadcastRuns' | 'endStoredBroadcast'> = {
   probeLiveSource: () => Promise.resolve({ ...probe720, durationSeconds: 0, videoDurationSeconds: 0 }),
-  encodeLive: ({ renditions }) =>
-    Promise.resolve(
-      renditions.map((plan) => ({
-        ...outcomeFor(plan),
-        segments: [{ name: 'seg-00000.m4s', durationSeconds: 6, sizeBytes: 1000 }],
-      })),
-    ),
+  encodeLive: ({ renditions }) => Promise.resolve(renditions.map(liveOutcomeFor)),
+  broadcastRuns: () => Promise.resolve(true),
+  endStoredBroadcast: ({ renditions }) => Promise.resolve(renditions.map(liveOutcomeFor)),
 };
 
 interface Calls {
@@ -826,6 +829,62 @@ test('a node lost mid-encode: the encode is retried and the video becomes ready'
   assert.equal(calls.markVideoFailed, undefined);
   if (result.status === 'ready')
     assert.equal(result.renditions.find((r) => r.plan.key === '720p')?.outcome.nodeId, 'node_b');
+});
+
+/** Runs liveBroadcast for a fresh video id on a worker with `activities` until its result. */
+async function runLiveBroadcast(videoId: string, activities: Activities): Promise<LiveBroadcastResult> {
+  const taskQueue = `test-${videoId}`;
+  const worker = await Worker.create({ ...workerOptions(), taskQueue, activities });
+  const handle = await env.client.workflow.start('liveBroadcast', {
+    taskQueue,
+    workflowId: workflowIds.liveBroadcast(videoId),
+    args: [{ videoId, liveStreamId: 'ls_test', sourceUrl: 'rtmp://ingest/broadcast/x', probeUrl: 'rtmp://ingest/x' }],
+  });
+  const result = handle.result() as Promise<LiveBroadcastResult>;
+  await worker.runUntil(result);
+  return result;
+}
+
+const nodeLost = () =>
+  Promise.reject(
+    ApplicationFailure.retryable('node node_a lost during the live encode: UNAVAILABLE', failureTypes.nodeLost),
+  );
+
+test('a broadcast whose node is lost is taken over at once, going on from what is stored, and recorded', async () => {
+  const videoId = nextVideoId();
+  let calls = 0;
+  const { activities, calls: recorded } = fakeActivities(videoId, {
+    encodeLive: (input) => (++calls === 1 ? nodeLost() : liveFakes.encodeLive(input)),
+  });
+  const result = await runLiveBroadcast(videoId, activities);
+  assert.equal(result.status, 'ready');
+  const inputs = recorded.encodeLive!.map(([input]) => (input as { resume?: boolean }).resume);
+  assert.deepEqual(inputs, [undefined, true], 'the second call takes over from what is stored');
+  assert.equal(recorded.endStoredBroadcast, undefined);
+  assert.equal(recorded.markVideoFailed, undefined);
+});
+
+test('a broadcast whose node is lost after its publisher went ends its recording from what is stored', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeLive: nodeLost,
+    broadcastRuns: () => Promise.resolve(false),
+  });
+  const result = await runLiveBroadcast(videoId, activities);
+  assert.equal(result.status, 'ready');
+  assert.equal(calls.encodeLive!.length, 1, 'no node is placed for a broadcast that is over');
+  assert.equal(calls.endStoredBroadcast!.length, 1);
+});
+
+test('a broadcast whose node refuses the work itself fails: no takeover', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    encodeLive: () => Promise.reject(ApplicationFailure.nonRetryable('a bad request', failureTypes.invalidRequest)),
+  });
+  const result = await runLiveBroadcast(videoId, activities);
+  assert.equal(result.status, 'failed');
+  assert.equal(calls.encodeLive!.length, 1);
+  assert.equal(calls.broadcastRuns, undefined);
 });
 
 test('encode queue: encodes go straight to the queue (no slot poll first); one that waited its whole turn waits for a node, then queues again', async () => {

@@ -67,6 +67,9 @@ export async function runLiveJob(
           threads: options.threads,
           live: true,
           ...(live.partSeconds > 0 ? { livePartSeconds: live.partSeconds } : {}),
+          // A broadcast taken over: its files numbered past the lost node's, its times after theirs.
+          liveFirstFile: live.firstFileNumber,
+          liveStartSeconds: live.startSeconds,
         }),
         {
           program: plan.program,

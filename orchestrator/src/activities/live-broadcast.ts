@@ -1,16 +1,18 @@
 // The activities of a broadcast (issue 56, workflows/live-broadcast.ts): the live probe of the
 // ingest's relay, the live encode (jobs/live.ts) with what makes the video play live once every rung
-// has started (its master playlist and its renditions' rows), and the recording's input for its
-// thumbnail and storyboard.
+// has started (its master playlist and its renditions' rows), whether the broadcast still runs and
+// its recording ended from what is stored (a node taking over: live.md "Node takeover"), and the
+// recording's input for its thumbnail and storyboard.
 import { ApplicationFailure } from '@temporalio/activity';
 import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
-import { replaceRenditions } from '@kino/database/repositories';
+import { getLiveStream, isBroadcasting, listRenditions, replaceRenditions } from '@kino/database/repositories';
 import { failureTypes, type EncodeOutcome, type SourceProbe } from '../activity-types.ts';
 import { declaredVariant, renderMasterPlaylist } from '../master-playlist.ts';
 import type { NodeJobDeps } from '../jobs/run-on-node.ts';
 import { quickCallTimeoutMs, runJobOnNode } from '../jobs/run-on-node.ts';
-import { encodeLive, type LiveEncodeInput, type StartedRendition } from '../jobs/live.ts';
+import { encodeLive, endStoredBroadcast, type LiveEncodeInput, type StartedRendition } from '../jobs/live.ts';
 import { createOrchestratorMetrics } from '../metrics.ts';
+import { whileHeartbeating } from './heartbeat.ts';
 import type { ActivityDeps } from './index.ts';
 import { renditionRowOf } from './video-records.ts';
 
@@ -71,6 +73,42 @@ export function createLiveBroadcastActivities({
         );
         logger.info({ videoId: input.videoId, renditions: plans.map((p) => p.key) }, 'broadcast playing live');
       });
+    },
+
+    /**
+     * Whether the broadcast still runs: its stream's running broadcast is this video, its ingest's
+     * lease held. Once not, no node can read it (ingest let its relay go): a takeover ends the
+     * recording from what is stored instead.
+     */
+    async broadcastRuns({ videoId, liveStreamId }: { videoId: string; liveStreamId: string }): Promise<boolean> {
+      const stream = await getLiveStream(db, liveStreamId);
+      return stream !== undefined && stream.active_video_id === videoId && isBroadcasting(stream);
+    },
+
+    /**
+     * The recording ended from what is stored, no node called (the publisher went while no node held
+     * the broadcast): each rung as its row says the master named it, its segments as stored.
+     */
+    async endStoredBroadcast(input: LiveEncodeInput): Promise<EncodeOutcome[]> {
+      const rows = await listRenditions(db, input.videoId);
+      const announced = rows.map((row) => ({
+        key: row.key,
+        width: row.width,
+        height: row.height,
+        codecs: row.codecs,
+        bandwidth: row.bandwidth,
+        averageBandwidth: row.average_bandwidth ?? row.bandwidth,
+        segmentCount: 0,
+        frameCount: 0,
+        bytesWritten: 0,
+        nodeId: '',
+        timings: { prepareMs: 0, startupMs: 0, encodeMs: 0, finishMs: 0 },
+      }));
+      // The storage proxy's heartbeat: a long broadcast's segments are looked up one by one.
+      return whileHeartbeating(
+        () => endStoredBroadcast({ storage }, input, announced),
+        () => ({ videoId: input.videoId }),
+      );
     },
   };
 }

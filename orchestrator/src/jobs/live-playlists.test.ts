@@ -122,3 +122,89 @@ describe('a standard rung', () => {
     assert.match(storage.playlist(), /#EXT-X-ENDLIST\n$/);
   });
 });
+
+/** A rung as storage holds it after `storage` took its files: what a writer taking it over reads back. */
+function storedRung(storage: ReturnType<typeof fakeStorage>, openParts: number[]) {
+  return {
+    playlist: storage.playlist(),
+    openPartBytes: openParts.map((k) => storage.objects.get(`360p/${partName(k)}`)!),
+    partNames: [...storage.objects.keys()].filter((name) => name.startsWith('360p/part-')),
+  };
+}
+
+describe('a rung taken over from what is stored', () => {
+  it('is the state it was stored from: the same playlist and segments as the next parts come', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    await rung.take('init.mp4', Buffer.from('init'), undefined);
+    for (let k = 0; k < 14; k++) await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+    const copy = fakeStorage();
+    const resumed = RungPlaylist.resume('360p', 6, 1, copy.put, storedRung(storage, [12, 13]));
+    assert.deepEqual(
+      resumed.segments().map((s) => [s.name, s.durationSeconds]),
+      [
+        ['seg-00000.m4s', 6],
+        ['seg-00001.m4s', 6],
+      ],
+    );
+    assert.equal(resumed.nextFileNumber(), 14);
+    for (let k = 14; k < 20; k++) {
+      await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+      await resumed.take(partName(k), Buffer.from(`p${k}`), media(k));
+    }
+    assert.equal(copy.playlist(), storage.playlist(), 'the same playlist');
+    assert.equal(copy.objects.get('360p/seg-00002.m4s')!.toString(), 'p12p13p14p15p16p17', 'the open parts kept');
+    await resumed.sizeSegments(async (name) => storage.objects.get(name)!.length);
+    await Promise.all([rung.end(), resumed.end()]);
+    assert.deepEqual(resumed.segments(), rung.segments(), 'names, lengths and sizes');
+    assert.deepEqual(resumed.partNames.toSorted(), rung.partNames.toSorted(), 'every part to remove');
+  });
+
+  it('closes the lost node’s open segment as it is, then numbers on after a discontinuity', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    for (let k = 0; k < 9; k++) await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+    // The lost node stored part 9 but the playlist never named it (lost between the two writes).
+    await storage.put(`360p/${partName(9)}`, Buffer.from('p9'));
+    const resumed = RungPlaylist.resume('360p', 6, 1, storage.put, storedRung(storage, [6, 7, 8]));
+    const first = resumed.nextFileNumber();
+    assert.equal(first, 10, 'past every part stored, named or not');
+    await resumed.continueAfterGap(first);
+    let text = storage.playlist();
+    assert.equal(storage.objects.get('360p/seg-00001.m4s')!.toString(), 'p6p7p8', 'a short segment of its parts');
+    assert.equal(resumed.recordedSeconds(), 9, 'the next node’s times start where the recording ends');
+    assert.match(
+      text,
+      /#EXTINF:3.000000,\nseg-00001.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-00010.m4s"\n$/,
+    );
+    await resumed.take(partName(10), Buffer.from('p10'), media(14));
+    await resumed.take(partName(11), Buffer.from('p11'), media(15));
+    text = storage.playlist();
+    assert.match(
+      text,
+      /seg-00001.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:14.000Z\n#EXT-X-PART:DURATION=1.000000,URI="part-00010.m4s"/,
+    );
+    assert.equal(text.match(/#EXT-X-DISCONTINUITY/g)!.length, 1, 'one discontinuity');
+    await resumed.end();
+    assert.deepEqual(
+      resumed.segments().map((s) => s.name),
+      ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s'],
+      'the numbering goes on',
+    );
+    assert.equal(storage.objects.get('360p/seg-00002.m4s')!.toString(), 'p10p11');
+  });
+
+  it('continues a standard rung at its next segment number', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, undefined, storage.put);
+    for (let k = 0; k < 3; k++) await rung.take(`seg-0000${k}.m4s`, Buffer.from(`s${k}`), media(k * 6, 6));
+    const resumed = RungPlaylist.resume('360p', 6, undefined, storage.put, storedRung(storage, []));
+    assert.equal(resumed.nextFileNumber(), 3);
+    await resumed.continueAfterGap(3);
+    await resumed.take('seg-00003.m4s', Buffer.from('s3'), media(40, 6));
+    assert.match(
+      storage.playlist(),
+      /seg-00002.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:[^\n]+\n#EXTINF:6.000000,\nseg-00003.m4s\n$/,
+    );
+  });
+});

@@ -5,13 +5,18 @@
 // the parts since the last one, closed before a part that starts with a keyframe once it holds its
 // length less half a part (six parts of 1 s, of 0.967 s at 29.97 fps), its bytes the parts' bytes
 // one after the other (CMAF fragments back to back are one segment). A standard broadcast's files
-// are whole segments. Another node taking over (design step 9) continues the same rung state: its
-// first file marked as after a gap (EXT-X-DISCONTINUITY), the numbering going on.
+// are whole segments. A writer taking a broadcast over (another node after one was lost, another
+// orchestrator worker after a restart) continues each rung from what is stored (`RungPlaylist.resume`:
+// the stored playlist and the open segment's stored parts), closes the segment the lost node left
+// open as it is, and starts the next after EXT-X-DISCONTINUITY, the numbering going on.
 import {
   hlsInitName,
+  hlsLivePartFileName,
   hlsLivePartName,
+  hlsLivePartNumber,
   hlsPlaylistName,
   hlsSegmentName,
+  readLivePlaylist,
   renderLivePlaylist,
   type LivePart,
   type LivePlaylist,
@@ -27,6 +32,16 @@ export interface LiveMedia {
 /** Where a rung's files and playlist go: a put of `<key>/<name>`. */
 export type PutLiveFile = (name: string, data: Buffer) => Promise<void>;
 
+/** A rung as stored, for a writer taking it over: its playlist, and what it does not name. */
+export interface StoredRung {
+  /** The rung's stored playlist. */
+  playlist: string;
+  /** The bytes of the open segment's parts, in its order (read back from their stored files). */
+  openPartBytes: Buffer[];
+  /** Every part stored (`<key>/part-….m4s`), listed or not: what the ended playlist leaves to remove. */
+  partNames: string[];
+}
+
 export interface StoredSegment {
   name: string;
   durationSeconds: number;
@@ -35,10 +50,11 @@ export interface StoredSegment {
 
 /** One rung's playlist state and the open segment's bytes. */
 export class RungPlaylist {
-  private readonly playlist: LivePlaylist;
-  private readonly sizes: number[] = [];
+  private playlist: LivePlaylist;
+  /** Each segment's size; unknown (a resumed rung's segments) until sizeSegments. */
+  private sizes: (number | undefined)[] = [];
   /** Every part stored (`<key>/part-….m4s`): the recording does not name them. */
-  readonly partNames: string[] = [];
+  partNames: string[] = [];
   private openBytes: Buffer[] = [];
   private gapBefore = false;
 
@@ -54,6 +70,65 @@ export class RungPlaylist {
       segments: [],
       ended: false,
     };
+  }
+
+  /**
+   * A rung continued from what is stored (the inverse of what `take` and `write` store): its
+   * segments, its open segment with the bytes of its parts, its numbering; the stored segments'
+   * sizes are read when the recording needs them (sizeSegments).
+   */
+  static resume(
+    key: string,
+    segmentSeconds: number,
+    partSeconds: number | undefined,
+    put: PutLiveFile,
+    stored: StoredRung,
+  ): RungPlaylist {
+    const rung = new RungPlaylist(key, segmentSeconds, partSeconds, put);
+    const read = readLivePlaylist(stored.playlist);
+    rung.playlist = {
+      ...rung.playlist,
+      segments: read.segments,
+      ended: read.ended,
+      ...(partSeconds !== undefined && read.open ? { open: read.open } : {}),
+    };
+    const openParts = rung.playlist.open?.parts.length ?? 0;
+    if (stored.openPartBytes.length !== openParts)
+      throw new Error(`${key}: ${stored.openPartBytes.length} stored parts for the ${openParts} its playlist lists`);
+    rung.openBytes = [...stored.openPartBytes];
+    rung.sizes = read.segments.map(() => undefined);
+    rung.partNames = [...stored.partNames];
+    return rung;
+  }
+
+  /**
+   * The number the next file of this rung must have so that no stored name is taken: its next
+   * segment's (standard), or past its preload hint and every part stored (low latency).
+   */
+  nextFileNumber(): number {
+    if (this.partSeconds === undefined) return this.playlist.segments.length;
+    const hinted = hlsLivePartNumber(this.playlist.open?.nextPartName ?? '') ?? 0;
+    const afterStored = this.partNames.map((name) => (hlsLivePartNumber(name) ?? -1) + 1);
+    return Math.max(hinted, ...afterStored);
+  }
+
+  /**
+   * Another writer goes on from here after a gap (its node lost): the segment the lost node left
+   * open closes as it is (a short segment, every part it had), the preload hint names the next
+   * node's first part, and that part starts a segment after EXT-X-DISCONTINUITY.
+   */
+  async continueAfterGap(firstFileNumber: number): Promise<void> {
+    if (this.playlist.ended) return;
+    if (this.playlist.open && this.playlist.open.parts.length > 0) await this.closeSegment();
+    // Listed at once: a player holding the preload hint learns of the discontinuity before the part.
+    if (this.playlist.open)
+      this.playlist.open = {
+        ...this.playlist.open,
+        discontinuity: true,
+        nextPartName: hlsLivePartFileName(firstFileNumber),
+      };
+    this.markGap();
+    await this.write();
   }
 
   /** The next file is after a gap (a reconnect, a node taking over): EXT-X-DISCONTINUITY before it. */
@@ -107,13 +182,24 @@ export class RungPlaylist {
     await this.write();
   }
 
-  /** The segments stored, with their sizes (the recording's rows and rates). */
+  /** The media seconds the rung's segments hold: where its recording ends (after continueAfterGap, all it stored). */
+  recordedSeconds(): number {
+    return this.playlist.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
+  }
+
+  /** The segments stored, with their sizes (the recording's rows and rates; a resumed rung's after sizeSegments). */
   segments(): StoredSegment[] {
     return this.playlist.segments.map((s, k) => ({
       name: s.name,
       durationSeconds: s.durationSeconds,
-      sizeBytes: this.sizes[k]!,
+      sizeBytes: this.sizes[k] ?? 0,
     }));
+  }
+
+  /** The sizes of the segments stored before a takeover, read from storage (`sizeOf` a `<key>/<name>`). */
+  async sizeSegments(sizeOf: (name: string) => Promise<number>): Promise<void> {
+    for (const [k, segment] of this.playlist.segments.entries())
+      this.sizes[k] ??= await sizeOf(`${this.key}/${segment.name}`);
   }
 
   private takeGap(): boolean {
@@ -156,6 +242,5 @@ export class RungPlaylist {
 
 /** The name ffmpeg gives the part after `name` (`part-00012.m4s` → `part-00013.m4s`). */
 function nextPartName(name: string): string {
-  const digits = /\d+/.exec(name)![0];
-  return `part-${String(Number(digits) + 1).padStart(digits.length, '0')}.m4s`;
+  return hlsLivePartFileName(hlsLivePartNumber(name)! + 1);
 }

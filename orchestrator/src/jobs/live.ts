@@ -4,14 +4,24 @@
 // prefix in the order they come and writes each rung's playlist after each segment or part
 // (live-playlists.ts), and once every rung has started and lists a whole segment, hands their CODECS
 // and sizes to `onLadderStarted` (the master playlist, the renditions' rows: the video plays live from then on).
+// An attempt that takes the broadcast over (`resume`: the last one's node was lost, or its worker)
+// goes on from what is stored: each rung's playlist and its open segment's parts read back, the lost
+// node's open segment closed as it is, the new node's files numbered past every file stored and
+// listed after EXT-X-DISCONTINUITY (docs/decisions/live.md "Node takeover").
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { LiveFile__Output, LiveRenditionStarted__Output } from '@kino/proto';
-import { contentTypeForHlsFile, measureBandwidth, objectKeys } from '@kino/proto/contract';
+import {
+  contentTypeForHlsFile,
+  hlsPlaylistName,
+  measureBandwidth,
+  objectKeys,
+  readLivePlaylist,
+} from '@kino/proto/contract';
 import { failureTypes, type EncodeOutcome, type SourceProbe } from '../activity-types.ts';
 import { heartbeatIntervalMs } from '../activities/heartbeat.ts';
 import type { RenditionPlan } from '../ladder.ts';
 import { outcomesOf, renditionSpecOf } from './encode.ts';
-import { RungPlaylist, type LiveMedia } from './live-playlists.ts';
+import { RungPlaylist, type LiveMedia, type StoredRung } from './live-playlists.ts';
 import { encodeTimings, runJobOnNode, type NodeJobDeps } from './run-on-node.ts';
 
 export interface LiveEncodeInput {
@@ -25,7 +35,18 @@ export interface LiveEncodeInput {
   partSeconds?: number;
   /** The wall-clock time of the broadcast's media time 0 (LiveBroadcastInput.startedAtMs): the files' times count from it. */
   broadcastStartedAtMs?: number;
+  /** A later attempt, taking the broadcast over: each rung goes on from what is stored, after a gap. */
+  resume?: boolean;
 }
+
+/**
+ * How far past the stored recording's end a node taking over starts its times. Not 0: ffmpeg places
+ * its first picture a frame or more after the offset when the relay's GOP begins with sound (seen: a
+ * frame, which put the next takeover's first picture on the same time as the last one's, and a
+ * reader of the recording as one file dropped it). The timeline jumps by this at the discontinuity,
+ * where seconds of the broadcast are missing anyway.
+ */
+const takeoverTimelineMarginSeconds = 1;
 
 /** What a rung's init segment says: what the master names it by. */
 export type StartedRendition = Pick<LiveRenditionStarted__Output, 'key' | 'codecs' | 'width' | 'height'>;
@@ -41,9 +62,14 @@ export async function encodeLive(
   const startedAt = Date.now();
   const keys = input.renditions.map((r) => r.key);
   const what = `live encode of ${keys.join(', ')}`;
+  // Read before a slot is held: a few small reads, and the node's first file numbers past them.
+  const store = await LiveFileStore.open(deps, input, onLadderStarted);
+  const { firstFileNumber, startSeconds } = input.resume
+    ? await store.continueAfterGap()
+    : { firstFileNumber: 0, startSeconds: 0 };
   return runJobOnNode(deps, input.videoId, what, { slot: true }, async ({ node, jobId, log, signal }) => {
     const context = Context.current();
-    const store = new LiveFileStore(deps, input, onLadderStarted);
+    if (input.resume) log.info({ firstFileNumber, startSeconds }, 'broadcast taken over: going on from what is stored');
     const beat = () => context.heartbeat({ nodeId: node.nodeId, files: store.stored });
     const timer = setInterval(beat, heartbeatIntervalMs);
     const callStartedAt = Date.now();
@@ -57,7 +83,11 @@ export async function encodeLive(
           live: {
             renditions: input.renditions.map(renditionSpecOf),
             partSeconds: input.partSeconds ?? 0,
-            broadcastStartedAtMs: input.broadcastStartedAtMs ?? 0,
+            // A node taking over reads the relay from its present: its first file is not the
+            // broadcast's media time 0, so it keeps ffmpeg's own times (its start's wall clock).
+            broadcastStartedAtMs: input.resume ? 0 : (input.broadcastStartedAtMs ?? 0),
+            firstFileNumber,
+            startSeconds,
           },
           // Viewers wait for every segment of a broadcast: its ffmpeg runs ahead of background encodes.
           onDemand: true,
@@ -77,8 +107,32 @@ export async function encodeLive(
       return store.withSegments(outcomesOf(input.renditions, done, node, timings));
     } finally {
       clearInterval(timer);
+      // A file being stored when the call ended (the node lost) lands before the next attempt reads what is stored.
+      await store.settled();
     }
   });
+}
+
+/**
+ * The recording ended from what is stored, no node called: the publisher went while no node held
+ * the broadcast (its node lost, and the broadcast over before another took it). Each rung's open
+ * segment closes as it is and its playlist ends; `announced` is each rung as the master named it
+ * (its rows), which a node would have measured.
+ */
+export async function endStoredBroadcast(
+  deps: Pick<NodeJobDeps, 'storage'>,
+  input: LiveEncodeInput,
+  announced: Omit<EncodeOutcome, 'segments'>[],
+): Promise<EncodeOutcome[]> {
+  const store = await LiveFileStore.open(deps, { ...input, resume: true }, async () => {});
+  await store.end();
+  return store.withSegments(
+    input.renditions.map((plan) => {
+      const outcome = announced.find((a) => a.key === plan.key);
+      if (!outcome) throw refused(`the broadcast ended before its rendition ${plan.key} played`);
+      return outcome;
+    }),
+  );
 }
 
 /** A broadcast's files as they arrive, stored whole, each rung's playlist written; the ladder announced once every rung plays. */
@@ -90,23 +144,91 @@ class LiveFileStore {
   private readonly keys: string[];
   private readonly prefix: string;
   private announced = false;
+  /** The rungs continued from what is stored (a takeover). */
+  private readonly resumed = new Set<string>();
+  private lastTake: Promise<unknown> = Promise.resolve();
 
-  constructor(
+  private constructor(
     private readonly deps: Pick<NodeJobDeps, 'storage'>,
-    input: LiveEncodeInput,
+    private readonly input: LiveEncodeInput,
     private readonly onLadderStarted: (started: StartedRendition[]) => Promise<void>,
   ) {
     this.keys = input.renditions.map((r) => r.key);
     this.prefix = objectKeys.hlsPrefix(input.videoId);
-    const put = async (name: string, data: Buffer) => {
-      await this.deps.storage.put(`${this.prefix}${name}`, data, contentTypeForHlsFile(name));
-      this.stored++;
-    };
     for (const r of input.renditions)
-      this.rungs.set(r.key, new RungPlaylist(r.key, r.segmentSeconds, input.partSeconds, put));
+      this.rungs.set(r.key, new RungPlaylist(r.key, r.segmentSeconds, input.partSeconds, this.put));
   }
 
-  async take(event: { file: LiveFile__Output } | { renditionStarted: LiveRenditionStarted__Output }): Promise<void> {
+  /** The store of a broadcast's files; a takeover's (`resume`) with each rung stored so far read back. */
+  static async open(
+    deps: Pick<NodeJobDeps, 'storage'>,
+    input: LiveEncodeInput,
+    onLadderStarted: (started: StartedRendition[]) => Promise<void>,
+  ): Promise<LiveFileStore> {
+    const store = new LiveFileStore(deps, input, onLadderStarted);
+    if (!input.resume) return store;
+    await Promise.all(
+      input.renditions.map(async ({ key, segmentSeconds }) => {
+        const stored = await store.readStoredRung(key);
+        if (!stored) return; // nothing of it stored yet: it starts afresh
+        store.rungs.set(key, RungPlaylist.resume(key, segmentSeconds, input.partSeconds, store.put, stored));
+        store.resumed.add(key);
+      }),
+    );
+    return store;
+  }
+
+  /**
+   * The new node goes on after a gap: every resumed rung closes the lost node's open segment and
+   * names the new node's first file, numbered past every file of every rung stored (the rungs of one
+   * ffmpeg number alike, but the lost node may have stored one rung's file and not another's); its
+   * first frame's time is past where the longest rung's recording ends, so no rung's times go back.
+   */
+  async continueAfterGap(): Promise<{ firstFileNumber: number; startSeconds: number }> {
+    const rungs = [...this.rungs.values()];
+    const firstFileNumber = Math.max(0, ...rungs.map((rung) => rung.nextFileNumber()));
+    for (const key of this.resumed) await this.rungs.get(key)!.continueAfterGap(firstFileNumber);
+    const recorded = Math.max(0, ...rungs.map((rung) => rung.recordedSeconds()));
+    return { firstFileNumber, startSeconds: recorded + takeoverTimelineMarginSeconds };
+  }
+
+  /** Resolves once no file is being stored (whether or not storing it worked). */
+  async settled(): Promise<void> {
+    await this.lastTake;
+  }
+
+  take(event: { file: LiveFile__Output } | { renditionStarted: LiveRenditionStarted__Output }): Promise<void> {
+    const taking = this.takeEvent(event);
+    this.lastTake = taking.catch(() => undefined);
+    return taking;
+  }
+
+  private readonly put = async (name: string, data: Buffer): Promise<void> => {
+    await this.deps.storage.put(`${this.prefix}${name}`, data, contentTypeForHlsFile(name));
+    this.stored++;
+  };
+
+  /** A rung as stored: its playlist, its open segment's parts, every part stored; undefined when it has no playlist yet. */
+  private async readStoredRung(key: string): Promise<StoredRung | undefined> {
+    const text = await this.deps.storage.get(`${this.prefix}${key}/${hlsPlaylistName}`);
+    if (!text) return undefined;
+    const playlist = text.toString('utf8');
+    const openPartBytes = await Promise.all(
+      (readLivePlaylist(playlist).open?.parts ?? []).map(async ({ name }) => {
+        const bytes = await this.deps.storage.get(`${this.prefix}${key}/${name}`);
+        if (!bytes) throw new Error(`${key}/${name}: listed in the stored playlist, not stored`);
+        return bytes;
+      }),
+    );
+    const partNames = (await this.deps.storage.list(`${this.prefix}${key}/part-`)).map((k) =>
+      k.slice(this.prefix.length),
+    );
+    return { playlist, openPartBytes, partNames };
+  }
+
+  private async takeEvent(
+    event: { file: LiveFile__Output } | { renditionStarted: LiveRenditionStarted__Output },
+  ): Promise<void> {
     if ('file' in event) return this.takeFile(event.file);
     const { key, codecs, width, height } = event.renditionStarted;
     if (!this.keys.includes(key)) throw refused(`the node started a rendition it was not asked for: ${key}`);
@@ -134,21 +256,32 @@ class LiveFileStore {
    */
   async end(): Promise<void> {
     for (const rung of this.rungs.values()) await rung.end();
+    // The segments stored before a takeover: their sizes are the recording's rows and rates.
+    for (const key of this.resumed)
+      await this.rungs
+        .get(key)!
+        .sizeSegments(async (name) => (await this.deps.storage.head(`${this.prefix}${name}`))?.size ?? 0);
     // A broadcast shorter than a segment has its first one only now.
     await this.announceWhenPlayable();
     const parts = [...this.rungs.values()].flatMap((rung) => rung.partNames);
     if (parts.length > 0) await this.deps.storage.deleteMany(parts.map((name) => `${this.prefix}${name}`));
   }
 
-  /** The node's outcomes with the segments as stored here (a low-latency node measured parts). */
+  /**
+   * The node's outcomes with the segments as stored here (a low-latency node measured parts). After a
+   * takeover the last node saw only its own frames: the count is the recording's, its length at the
+   * rung's rate (every frame keeps its time on the rate's grid).
+   */
   withSegments(outcomes: EncodeOutcome[]): EncodeOutcome[] {
     return outcomes.map((outcome) => {
       const segments = this.rungs.get(outcome.key)!.segments();
-      const { peakBitsPerSecond, averageBitsPerSecond } = measureBandwidth(segments);
+      const { peakBitsPerSecond, averageBitsPerSecond, durationSeconds } = measureBandwidth(segments);
+      const frameRate = this.input.renditions.find((r) => r.key === outcome.key)!.frameRate;
       return {
         ...outcome,
         segments,
         segmentCount: segments.length,
+        ...(this.resumed.size > 0 ? { frameCount: Math.round(durationSeconds * frameRate) } : {}),
         ...(peakBitsPerSecond > 0 ? { bandwidth: peakBitsPerSecond, averageBandwidth: averageBitsPerSecond } : {}),
       };
     });

@@ -5,14 +5,18 @@
 // stored as they close (the video plays live as soon as every rung has started). When the publisher
 // is gone the playlists end (EXT-X-ENDLIST) and the recording becomes an ordinary on-demand video:
 // its thumbnail and storyboard read from its top rendition, its measured master, `ready`. Nothing is
-// encoded again.
+// encoded again. A node lost mid-broadcast (or the orchestrator worker holding its call) costs a gap,
+// not the broadcast: another node takes it over at once, going on from what is stored after
+// EXT-X-DISCONTINUITY (live.md "Node takeover").
 import {
+  ActivityFailure,
   ActivityCancellationType,
   isCancellation,
   log,
   ParentClosePolicy,
   proxyActivities,
   startChild,
+  TimeoutFailure,
   uuid4,
 } from '@temporalio/workflow';
 import { hlsLivePartSeconds, isAacAudioCodec, workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
@@ -22,6 +26,7 @@ import { masterVariantOf } from '../master-playlist.ts';
 import {
   activityHeartbeatTimeoutSeconds,
   encodeQueueWaitMinutes,
+  failureTypes,
   type EncodeOutcome,
   type RenditionResult,
   type SourceProbe,
@@ -30,6 +35,7 @@ import {
   database,
   describeFailure,
   encodeActivities,
+  failureType,
   notify,
   probing,
   queueThenRun,
@@ -39,12 +45,13 @@ import {
   waitForNodeThenRun,
 } from './process-video.ts';
 import { deliverWebhooks } from './deliver-webhooks.ts';
+import type { LiveEncodeInput } from '../jobs/live.ts';
 
 /**
  * The live probe and the live encode. The encode runs as long as the broadcast: its start-to-close
- * budget is a day, its heartbeat what every long activity's is. It is tried once: a second try would
- * read the broadcast from its present moment and number its segments from 0 again over the first
- * try's (taking over on another node, with a discontinuity, is designed in live.md, not built).
+ * budget is a day, its heartbeat what every long activity's is. Each call is tried once: a node lost
+ * is taken over by the workflow's own loop (encodeBroadcast), which calls again with `resume`, at
+ * once, so each takeover is an event of the history and a replay takes the same turns.
  */
 const live = proxyActivities<Activities>({
   startToCloseTimeout: '24 hours',
@@ -72,16 +79,14 @@ export async function liveBroadcast({
     const ladder = liveLadder(planLadder(job.quality, probe, job.parameters));
     log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
     const partSeconds = job.liveLatency === 'low' ? hlsLivePartSeconds : undefined;
-    const outcomes = await queueThenRun(() =>
-      live.encodeLive({
-        videoId,
-        sourceUrl,
-        renditions: ladder,
-        probe,
-        ...(partSeconds ? { partSeconds } : {}),
-        ...(startedAtMs ? { broadcastStartedAtMs: startedAtMs } : {}),
-      }),
-    );
+    const outcomes = await encodeBroadcast(liveStreamId, {
+      videoId,
+      sourceUrl,
+      renditions: ladder,
+      probe,
+      ...(partSeconds ? { partSeconds } : {}),
+      ...(startedAtMs ? { broadcastStartedAtMs: startedAtMs } : {}),
+    });
     const result = await finishRecording(videoId, probe, ladder, outcomes);
     if (result.status === 'ready') await notifyRecordingReady(liveStreamId, videoId);
     return result;
@@ -92,6 +97,42 @@ export async function liveBroadcast({
     await notify('video.processing.failed', videoId, 'failed', { reason });
     return { status: 'failed', reason };
   }
+}
+
+/** A broadcast taken over more often than this fails: a node failing every attempt must not loop for ever. */
+const maxTakeovers = 20;
+
+/**
+ * The broadcast encoded for its whole length, on one node after another: when the node holding it is
+ * lost (or its ffmpeg fails, or the worker holding its call: the heartbeat's timeout), another takes
+ * it over at once, going on from what is stored (`resume`). When the publisher went while no node
+ * held it, the recording ends from what is stored.
+ */
+async function encodeBroadcast(liveStreamId: string, input: LiveEncodeInput): Promise<EncodeOutcome[]> {
+  const { videoId } = input;
+  for (let takeovers = 0; ; takeovers++) {
+    try {
+      return await queueThenRun(() => live.encodeLive(takeovers === 0 ? input : { ...input, resume: true }));
+    } catch (error) {
+      if (isCancellation(error) || !takesOver(error) || takeovers >= maxTakeovers) throw error;
+      const reason = describeFailure(error);
+      if (!(await database.broadcastRuns({ videoId, liveStreamId }))) {
+        log.warn('broadcast lost its node after its publisher went: the recording ends as stored', { videoId, reason });
+        return storage.endStoredBroadcast({ ...input, resume: true });
+      }
+      log.warn('broadcast lost its node: another takes it over', { videoId, takeover: takeovers + 1, reason });
+    }
+  }
+}
+
+/** A failure of a live encode that another node's attempt may not have: the node's, not the broadcast's. */
+function takesOver(error: unknown): boolean {
+  if (!(error instanceof ActivityFailure)) return false;
+  if (error.cause instanceof TimeoutFailure) return error.cause.timeoutType === 'HEARTBEAT';
+  const type = failureType(error);
+  return (
+    type === failureTypes.nodeLost || type === failureTypes.nodeWorkFailed || type === failureTypes.storageUnavailable
+  );
 }
 
 /**

@@ -1056,7 +1056,8 @@ export async function notify(
   }
 }
 
-function failureType(error: unknown): string | undefined {
+/** The type of an activity's ApplicationFailure (failureTypes), if it failed with one. */
+export function failureType(error: unknown): string | undefined {
   return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure
     ? (error.cause.type ?? undefined)
     : undefined;

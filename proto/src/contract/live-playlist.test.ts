@@ -8,6 +8,7 @@ import {
   deltaLivePlaylist,
   findLivePart,
   listsPart,
+  readLivePlaylist,
   readLivePlaylistPosition,
   reloadTooFarAhead,
   renderLivePlaylist,
@@ -124,5 +125,38 @@ describe('where a part stands', () => {
     assert.equal(findLivePart(text, 'part-00000.m4s'), undefined);
     assert.equal(findLivePart(text, 'part-00032.m4s'), undefined, 'the preload hint is not a part yet');
     assert.equal(findLivePart(renderLivePlaylist({ ...broadcast(5, 2), ended: true }), 'part-00030.m4s'), undefined);
+  });
+});
+
+describe('a stored playlist read back (a writer taking over)', () => {
+  it('gives the playlist it was rendered from: segments, the open segment, the next part', () => {
+    const playlist = broadcast(5, 2);
+    playlist.segments[3]!.discontinuity = true;
+    playlist.segments[4]!.durationSeconds = 5.966667;
+    const text = renderLivePlaylist(playlist);
+    const read = readLivePlaylist(text);
+    assert.equal(renderLivePlaylist(read), text);
+    assert.deepEqual(read.open, playlist.open);
+    assert.equal(read.partSeconds, 1);
+    assert.deepEqual(
+      read.segments.map((s) => [s.name, s.durationSeconds, s.programDateTime, s.discontinuity]),
+      playlist.segments.map((s) => [s.name, s.durationSeconds, s.programDateTime, s.discontinuity]),
+    );
+    // Only the last three segments' parts are listed: the older ones' are not in the text.
+    assert.deepEqual(read.segments.slice(2), playlist.segments.slice(2));
+    assert.deepEqual(read.segments[0]!.parts, []);
+  });
+
+  it('reads an open segment after a gap with no part yet, a standard playlist and an ended one', () => {
+    const gap = broadcast(2, 0);
+    gap.open = { programDateTime: '', discontinuity: true, parts: [], nextPartName: 'part-00020.m4s' };
+    const gapText = renderLivePlaylist(gap);
+    assert.deepEqual(readLivePlaylist(gapText).open, gap.open);
+    assert.equal(renderLivePlaylist(readLivePlaylist(gapText)), gapText);
+    const standard = renderLivePlaylist({ ...broadcast(3, 0), partSeconds: undefined, open: undefined });
+    assert.equal(readLivePlaylist(standard).partSeconds, undefined);
+    assert.equal(renderLivePlaylist(readLivePlaylist(standard)), standard);
+    const ended = renderLivePlaylist({ ...broadcast(3, 0), open: undefined, ended: true });
+    assert.equal(readLivePlaylist(ended).ended, true);
   });
 });

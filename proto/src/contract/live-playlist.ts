@@ -12,6 +12,17 @@ export const hlsLivePartPattern = 'part-%05d.m4s';
 export const hlsLivePartSeconds = 1;
 /** A part's name: numbered through the whole broadcast, not per segment. */
 export const hlsLivePartName = /^part-\d{5,}\.m4s$/;
+
+/** The name ffmpeg gives part `n` (hlsLivePartPattern). */
+export function hlsLivePartFileName(n: number): string {
+  return `part-${String(n).padStart(5, '0')}.m4s`;
+}
+
+/** The number in a part's name (`part-00012.m4s`, or a path ending so: 12); undefined for another name. */
+export function hlsLivePartNumber(name: string): number | undefined {
+  const digits = /(?:^|\/)part-(\d{5,})\.m4s$/.exec(name)?.[1];
+  return digits === undefined ? undefined : Number(digits);
+}
 /** Parts are listed for this many segments before the one being made (RFC 8216bis: at least three target durations back). */
 export const hlsLivePartSegmentsListed = 3;
 
@@ -97,6 +108,47 @@ export function renderLivePlaylist(playlist: LivePlaylist): string {
 
 function partLine(part: LivePart): string {
   return `#EXT-X-PART:DURATION=${seconds(part.durationSeconds)},URI="${part.name}"${part.independent ? ',INDEPENDENT=YES' : ''}`;
+}
+
+/**
+ * A stored live playlist read back (the inverse of renderLivePlaylist): what a writer taking the
+ * broadcast over continues from (a node lost, an orchestrator worker restarted; live.md "Takeover").
+ * Rendering what it reads gives the same text. What the text does not hold stays unknown: parts of
+ * segments older than the last `hlsLivePartSegmentsListed` (read as none), and the segment length
+ * asked for (read as EXT-X-TARGETDURATION, which is at least it): the writer has both.
+ */
+export function readLivePlaylist(text: string): LivePlaylist {
+  const playlist: LivePlaylist = { segmentSeconds: 0, segments: [], ended: false };
+  let pending = { programDateTime: '', discontinuity: false, parts: [] as LivePart[], durationSeconds: 0 };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#EXT-X-TARGETDURATION:')) playlist.segmentSeconds = Number(line.slice(22));
+    else if (line.startsWith('#EXT-X-PART-INF:')) playlist.partSeconds = Number(attribute(line, 'PART-TARGET'));
+    else if (line === '#EXT-X-DISCONTINUITY') pending.discontinuity = true;
+    else if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) pending.programDateTime = line.slice(25);
+    else if (line.startsWith('#EXT-X-PART:'))
+      pending.parts.push({
+        name: attribute(line, 'URI'),
+        durationSeconds: Number(attribute(line, 'DURATION')),
+        independent: attribute(line, 'INDEPENDENT') === 'YES',
+      });
+    else if (line.startsWith('#EXTINF:')) pending.durationSeconds = Number.parseFloat(line.slice(8));
+    else if (line.startsWith('#EXT-X-PRELOAD-HINT:')) {
+      const { programDateTime, discontinuity, parts } = pending;
+      playlist.open = { programDateTime, discontinuity, parts, nextPartName: attribute(line, 'URI') };
+    } else if (line === '#EXT-X-ENDLIST') playlist.ended = true;
+    else if (line !== '' && !line.startsWith('#')) {
+      const { programDateTime, discontinuity, parts, durationSeconds } = pending;
+      playlist.segments.push({ name: line, durationSeconds, programDateTime, discontinuity, parts });
+      pending = { programDateTime: '', discontinuity: false, parts: [], durationSeconds: 0 };
+    }
+  }
+  return playlist;
+}
+
+/** An attribute of a tag's list (`URI="part-00012.m4s"`, `DURATION=1.000000`), quotes taken off; '' when absent. */
+function attribute(line: string, name: string): string {
+  const match = new RegExp(`[:,]${name}=("[^"]*"|[^,]*)`).exec(line);
+  return match ? match[1]!.replace(/^"|"$/g, '') : '';
 }
 
 /** What a reader of a stored live playlist needs to answer a blocking reload or a delta update. */

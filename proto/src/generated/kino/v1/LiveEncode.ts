@@ -25,6 +25,17 @@ export interface LiveEncode {
    * late by the seconds between the publish and the encoder's start.
    */
   'broadcastStartedAtMs'?: (number | string | Long);
+   * The number of the first file ffmpeg writes (`-start_number`: part-%05d or seg-%05d). 0 for a
+   * broadcast's first node; a node taking a broadcast over (its node lost, the orchestrator
+   * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
+   */
+  'firstFileNumber'?: (number);
+  /**
+   * The media time of the node's first frame (ffmpeg's `-output_ts_offset`): 0 for a broadcast's
+   * first node; a node taking over starts where the stored recording ends, so the recording stays
+   * one timeline (its frames' times never go back) across the gap.
+   */
+  'startSeconds'?: (number | string);
 }
 
 /**
@@ -49,4 +60,15 @@ export interface LiveEncode__Output {
    * late by the seconds between the publish and the encoder's start.
    */
   'broadcastStartedAtMs': (number);
+   * The number of the first file ffmpeg writes (`-start_number`: part-%05d or seg-%05d). 0 for a
+   * broadcast's first node; a node taking a broadcast over (its node lost, the orchestrator
+   * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
+   */
+  'firstFileNumber': (number);
+  /**
+   * The media time of the node's first frame (ffmpeg's `-output_ts_offset`): 0 for a broadcast's
+   * first node; a node taking over starts where the stored recording ends, so the recording stays
+   * one timeline (its frames' times never go back) across the gap.
+   */
+  'startSeconds': (number);
 }
