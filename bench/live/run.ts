@@ -239,6 +239,9 @@ async function readPlaylists(
   const seen: Seen[] = [];
   const known = new Set<string>();
   const numbers = new Map<string, Set<number>>();
+  // Rungs whose playlist has listed parts: its segments are then not measured, not even once the
+  // playlist has ended without parts (the whole recording's segments would read as listed at its end).
+  const withParts = new Set<string>();
   // What the first poll finds was listed before the reader looked: noted, not measured.
   let firstPoll = true;
   while (!stop()) {
@@ -250,7 +253,8 @@ async function readPlaylists(
         const seenAt = Date.now();
         const rung = new URL(variant).pathname.split('/').pop()!;
         const entries = parseMediaPlaylist(text);
-        const hasParts = entries.some((entry) => entry.kind === 'part');
+        if (entries.some((entry) => entry.kind === 'part')) withParts.add(rung);
+        const hasParts = withParts.has(rung);
         for (const entry of entries) {
           if (entry.number !== undefined)
             (numbers.get(rung) ?? numbers.set(rung, new Set()).get(rung)!).add(entry.number);

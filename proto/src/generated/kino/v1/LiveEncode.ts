@@ -18,13 +18,6 @@ export interface LiveEncode {
    */
   'partSeconds'?: (number | string);
   /**
-   * When ingest admitted the broadcast's publisher (ms since the epoch): the wall-clock time of the
-   * broadcast's media time 0, which a publisher's clock starts from (docs/decisions/live.md, "The
-   * program date-time"). Each file's program_date_time_ms is this plus the media time before it
-   * (moved on by gaps). 0: ffmpeg's own times (its start's wall clock plus media time), which run
-   * late by the seconds between the publish and the encoder's start.
-   */
-  'broadcastStartedAtMs'?: (number | string | Long);
    * The number of the first file ffmpeg writes (`-start_number`: part-%05d or seg-%05d). 0 for a
    * broadcast's first node; a node taking a broadcast over (its node lost, the orchestrator
    * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
@@ -36,6 +29,14 @@ export interface LiveEncode {
    * one timeline (its frames' times never go back) across the gap.
    */
   'startSeconds'?: (number | string);
+  /**
+   * When ingest admitted the broadcast's publisher (ms since the epoch): the wall-clock time of the
+   * broadcast's media time 0, which a publisher's clock starts from (docs/decisions/live.md, "The
+   * program date-time"). Each file's program_date_time_ms is this plus the media time before it
+   * (moved on by gaps). 0: ffmpeg's own times (its start's wall clock plus media time), which run
+   * late by the seconds between the publish and the encoder's start.
+   */
+  'broadcastStartedAtMs'?: (number | string | Long);
 }
 
 /**
@@ -53,13 +54,6 @@ export interface LiveEncode__Output {
    */
   'partSeconds': (number);
   /**
-   * When ingest admitted the broadcast's publisher (ms since the epoch): the wall-clock time of the
-   * broadcast's media time 0, which a publisher's clock starts from (docs/decisions/live.md, "The
-   * program date-time"). Each file's program_date_time_ms is this plus the media time before it
-   * (moved on by gaps). 0: ffmpeg's own times (its start's wall clock plus media time), which run
-   * late by the seconds between the publish and the encoder's start.
-   */
-  'broadcastStartedAtMs': (number);
    * The number of the first file ffmpeg writes (`-start_number`: part-%05d or seg-%05d). 0 for a
    * broadcast's first node; a node taking a broadcast over (its node lost, the orchestrator
    * restarted) starts past every file stored, so no name is taken twice (live.md "Node takeover").
@@ -71,4 +65,12 @@ export interface LiveEncode__Output {
    * one timeline (its frames' times never go back) across the gap.
    */
   'startSeconds': (number);
+  /**
+   * When ingest admitted the broadcast's publisher (ms since the epoch): the wall-clock time of the
+   * broadcast's media time 0, which a publisher's clock starts from (docs/decisions/live.md, "The
+   * program date-time"). Each file's program_date_time_ms is this plus the media time before it
+   * (moved on by gaps). 0: ffmpeg's own times (its start's wall clock plus media time), which run
+   * late by the seconds between the publish and the encoder's start.
+   */
+  'broadcastStartedAtMs': (number);
 }
