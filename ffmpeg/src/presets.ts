@@ -693,7 +693,10 @@ export function audioPadFilter(endSeconds: number): string {
  * shifted together (by the picture's first decode time, a frame before 0): hls.js, joining a live
  * stream mid-way and then fetching its first segment (a seek back), put that segment's sound at
  * 2^64 - 1024 samples, 24.9 hours on, and played to there at the stream's end (issue 56). Nothing is
- * cut in pieces, so no time needs to stay the source's.
+ * cut in pieces, so no time needs to stay the source's. A broadcast's shift is `make_non_negative`,
+ * not `make_zero`: the same for the first node (its times begin below 0), while a node taking a
+ * broadcast over keeps the times `-output_ts_offset` gives it (past the stored recording), which
+ * `make_zero` would move back to 0, over the recording's (seen: a frame a second lost per takeover).
  */
 export function hlsMuxerArgs(
   segmentSeconds: number,
@@ -726,7 +729,7 @@ export function hlsMuxerArgs(
     '-hls_flags',
     live ? 'independent_segments+temp_file+program_date_time' : 'independent_segments+temp_file',
     '-avoid_negative_ts',
-    audioAlone || live ? 'make_zero' : 'disabled',
+    audioAlone ? 'make_zero' : live ? 'make_non_negative' : 'disabled',
     '-hls_segment_options',
     'movflags=+frag_discont',
     prefix + hlsPlaylistName,

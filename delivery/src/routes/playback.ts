@@ -145,7 +145,7 @@ export async function hlsBody(deps: RouteDeps, file: FileRequest): Promise<Body>
       : await madeOnRequest(deps, file, resource, key));
   const counted =
     resource.type === 'segment'
-      ? resource.part === undefined
+      ? resource.part === undefined || resource.part === 0
         ? { quality: resource.quality, index: resource.index }
         : undefined
       : resource.type === 'live_part'
