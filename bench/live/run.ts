@@ -31,6 +31,7 @@ import { waitFor } from '@kino/dev';
 import { getLiveStream, getVideo } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
 import { startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
+import { watchPublisher, type WatchedPublisher } from '../../test/support/live-publisher.ts';
 import { log, median } from '../encode/common.ts';
 
 const { values: options } = parseArgs({
@@ -98,10 +99,7 @@ async function ffmpegOf(
 }
 
 /** The publisher: its exit, and each frame's push time (ms since epoch) as far as `-progress` told. */
-interface Publisher {
-  done: Promise<{ exitCode: number; stderr: string }>;
-  /** [frame number, when it was reported pushed] in order. */
-  progress: [number, number][];
+interface Publisher extends WatchedPublisher {
   startedAt: number;
   /** Ends the publish at once (SIGKILL). */
   kill(): void;
@@ -121,34 +119,7 @@ function publish(url: string, flv: string, seconds: number): Publisher {
     ...['-flags:v', '+global_header', '-flags:a', '+global_header', '-f', 'tee', `${output}|[f=flv]${flv}`],
   ];
   const child = spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const progress: [number, number][] = [];
-  let pending = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    const now = Date.now();
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop()!;
-    for (const line of lines) {
-      const frame = /^frame=(\d+)/.exec(line);
-      if (frame) progress.push([Number(frame[1]), now]);
-    }
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const done = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ exitCode: code ?? -1, stderr }));
-  });
-  return { done, progress, startedAt: Date.now(), kill: () => child.kill('SIGKILL') };
-}
-
-/** When frame `n` was pushed: between the two progress reports around it (ffmpeg reports a frame once it is written). */
-function pushTimeOf(progress: [number, number][], n: number): number | undefined {
-  const after = progress.findIndex(([frame]) => frame > n);
-  if (after <= 0) return undefined;
-  const [f0, t0] = progress[after - 1]!;
-  const [f1, t1] = progress[after]!;
-  return t0 + ((n - f0) / (f1 - f0)) * (t1 - t0);
+  return { ...watchPublisher(child), startedAt: Date.now(), kill: () => child.kill('SIGKILL') };
 }
 
 /** A segment or part of a media playlist: where it starts in the broadcast, and its PDT. */
@@ -470,7 +441,7 @@ async function main(): Promise<void> {
     // The figures.
     const measured = seen
       .map((entry) => {
-        const pushedAt = pushTimeOf(publisher.progress, Math.round(entry.startSeconds * fps));
+        const pushedAt = publisher.pushedAt(Math.round(entry.startSeconds * fps));
         const closedAt = watched && closeTimeOf(watched, entry.uri);
         return {
           ...entry,

@@ -1,6 +1,7 @@
 // A live publisher as OBS and ffmpeg users run one: ffmpeg sending a testsrc picture with a tone in
 // real time (`-re`), H.264 with a keyframe every 2 s and AAC, over RTMP (FLV) or SRT (MPEG-TS).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 export interface Published {
   /** ffmpeg's exit code (-1 when it was killed). */
@@ -55,7 +56,21 @@ export function startPublisher(
     ...['-f', format, url],
   ];
   const child = spawn('ffmpeg', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  /** [frame count written, when reported], in order. */
+  const { done, pushedAt, framesPushed } = watchPublisher(child);
+  return { done, pushedAt, framesPushed, stop: () => child.stdin.end('q') };
+}
+
+/** What a publishing ffmpeg (started with `-progress pipe:1 -stats_period 0.1`) tells as it runs. */
+export interface WatchedPublisher {
+  done: Promise<Published>;
+  /** [frames written, when reported] in order. */
+  progress: [number, number][];
+  pushedAt(n: number): number | undefined;
+  framesPushed(): number;
+}
+
+/** Reads a publishing ffmpeg's `-progress` lines (each frame's push time) and its exit; the bench's publisher too. */
+export function watchPublisher(child: ChildProcessByStdio<Writable | null, Readable, Readable>): WatchedPublisher {
   const progress: [number, number][] = [];
   let pending = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -82,12 +97,7 @@ export function startPublisher(
     const [c1, t1] = progress[after]!;
     return t0 + ((n + 1 - c0) / (c1 - c0)) * (t1 - t0);
   };
-  return {
-    done,
-    pushedAt,
-    framesPushed: () => progress.at(-1)?.[0] ?? 0,
-    stop: () => child.stdin.end('q'),
-  };
+  return { done, progress, pushedAt, framesPushed: () => progress.at(-1)?.[0] ?? 0 };
 }
 
 /** Publishes as `startPublisher` does; resolves once ffmpeg exits. */
