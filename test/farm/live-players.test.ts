@@ -11,7 +11,8 @@
 // `EXT-X-PROGRAM-DATE-TIME` as the player reads it (hls.js's `playingDate`, Shaka's
 // `getPlayheadTimeAsDate()`: what a site would show), and against the publisher's own clock (when
 // ffmpeg pushed the frame on screen, from its `-progress`): the glass-to-glass delay a viewer has.
-// The two differ by how late the program date-times are (docs/decisions/live.md).
+// Since the date-times count from the publish, the two agree within about a second
+// (docs/decisions/live.md).
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -36,9 +37,10 @@ const settledSeconds = 8;
 /** Where the broadcast must have got to before the seek back, so that it goes back a span worth the name. */
 const seekFromSeconds = 24;
 /**
- * The goal: at most 4 s behind live. Not met here yet (about 4–7 s against the publisher's clock:
- * docs/decisions/live.md, "Players at the live edge"), so the bound asserted is looser; a player
- * at the start of the broadcast, or a date-time minutes off, fails it.
+ * The goal: at most 4 s behind live, met on a quiet machine (hls.js 3.9 s, Shaka 2.9–3.3 s:
+ * docs/decisions/live.md, "Players at the live edge"). A wall-clock figure is the bench's to judge,
+ * so the bound asserted is looser; a player at the start of the broadcast, or a date-time minutes
+ * off, fails it.
  */
 const behindLiveGoalSeconds = 4;
 const behindLiveBoundSeconds = 8;

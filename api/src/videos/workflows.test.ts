@@ -5,7 +5,15 @@ import { restartProcessVideo } from './workflows.ts';
 
 /** A Temporal client whose processVideo run is open until `closeAfterMs`, recording each start. */
 function temporalWithOpenRun(closeAfterMs: number) {
-  const closesAt = Date.now() + closeAfterMs;
+  // The run closes when its timer fires, not when Date.now() passes a mark: a timer may fire a
+  // millisecond before the clock reads its deadline, and a start then found the run still open.
+  let open = true;
+  const closed = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      open = false;
+      resolve();
+    }, closeAfterMs),
+  );
   const starts: string[] = [];
   const withDeadline = async <T>(deadline: number, run: () => Promise<T>): Promise<T> =>
     Promise.race([
@@ -18,16 +26,12 @@ function temporalWithOpenRun(closeAfterMs: number) {
     connection: { withDeadline },
     workflow: {
       async start(_name: string, options: { workflowId: string }) {
-        if (Date.now() < closesAt)
-          throw new WorkflowExecutionAlreadyStartedError('already started', options.workflowId, 'processVideo');
+        if (open) throw new WorkflowExecutionAlreadyStartedError('already started', options.workflowId, 'processVideo');
         starts.push(options.workflowId);
       },
       getHandle: () => ({
         // The previous run failed: its result throws when it closes.
-        result: () =>
-          new Promise((_, reject) =>
-            setTimeout(() => reject(new Error('workflow failed')), Math.max(0, closesAt - Date.now())),
-          ),
+        result: () => closed.then(() => Promise.reject(new Error('workflow failed'))),
       }),
     },
   };
