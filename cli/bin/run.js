@@ -2,6 +2,15 @@
 import { Config, flush, handle, run, settings } from '@oclif/core';
 
 export async function runKino() {
+  const config = await loadKinoConfig();
+  await run(process.argv.slice(2), config).then(
+    () => flush(),
+    (error) => handle(error),
+  );
+}
+
+/** The CLI's oclif configuration: its commands and those of the packages it loads as plugins. */
+export async function loadKinoConfig() {
   // oclif is not to look for a transpiler of its own: installed, the commands are compiled; in a
   // checkout, dev/bin/kino.js has registered tsx (oclif registering its own doubled start-up CPU).
   settings.enableAutoTranspile = false;
@@ -11,14 +20,9 @@ export async function runKino() {
   // of the commands sees that value: the command itself, and what it starts, get NODE_ENV as it was.
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = nodeEnv ?? 'development';
-  let config;
   try {
-    config = await Config.load(import.meta.url);
+    return await Config.load(import.meta.url);
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
   }
-  await run(process.argv.slice(2), config).then(
-    () => flush(),
-    (error) => handle(error),
-  );
 }
