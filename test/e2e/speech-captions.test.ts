@@ -189,7 +189,14 @@ test('the speech becomes an English track, source generated: its words within th
     `speech-captions: WER ${(wer * 100).toFixed(1)} % in pieces, ${(whole * 100).toFixed(1)} % whole (heard: ${JSON.stringify(transcript.text)})`,
   );
   assert.ok(wer <= 0.15, `WER ${(wer * 100).toFixed(1)} % over 15 %: heard ${JSON.stringify(transcript.text)}`);
-  assert.ok(wer <= whole, `WER ${(wer * 100).toFixed(1)} % in pieces, worse than ${(whole * 100).toFixed(1)} % whole`);
+  // The pieces hear the video's AAC sound, each in a window of its own; the whole hears espeak-ng's
+  // WAV at once: one word may come out otherwise ("jump" for "jumps" in one run of many). A seam that
+  // drops or doubles what the pieces overlap costs more than one word.
+  const oneWord = 1 / said.split(/\s+/).length;
+  assert.ok(
+    wer <= whole + oneWord + 1e-9,
+    `WER ${(wer * 100).toFixed(1)} % in pieces, more than a word worse than ${(whole * 100).toFixed(1)} % whole`,
+  );
 
   // It was transcribed in three pieces, whose words are gone once joined.
   const run = await farm.temporal.workflow.getHandle(workflowIds.generateCaptions(videoId, 'auto')).result();
