@@ -96,7 +96,18 @@ export async function startPostgres({
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     execFileSync(
       join(bin, 'initdb'),
-      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions'],
+      // A throwaway cluster need not wait for its files on disk (initdb's own fsync: seconds on a busy disk).
+      [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--auth=trust',
+        '-E',
+        'UTF8',
+        '--no-instructions',
+        ...(durable ? [] : ['--no-sync']),
+      ],
       {
         stdio: 'pipe',
         ...ids,
