@@ -12,7 +12,10 @@
 // stale; whether a video may be served at all is decided before the cache is asked (a deleted
 // video's files simply age out). The one exception is a video still being made just in time: its
 // playlists are written again once its ladder is complete, so they are read past the cache
-// (`getUncached`) until then, and never kept. A file name carries a tag of the content (`name~<tag>`), which is
+// (`getUncached`) until then, and never kept. A low-latency broadcast's recording may be ready
+// while its playlists still list their last parts, written again without them 18 s after its end: a
+// copy kept here stays playable, since the parts it lists stay stored (docs/decisions/live.md, "The
+// end of a broadcast"). A file name carries a tag of the content (`name~<tag>`), which is
 // the ETag, so a restarted node knows the ETags of what it has without reading it again. The tag is
 // storage's own ETag (the MD5 S3 computed on upload) rather than a hash of our own: hashing 2 MB
 // (1.2 ms) on every miss cost about a seventh of the misses a node served, measured in pairs.

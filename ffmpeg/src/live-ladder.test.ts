@@ -130,6 +130,29 @@ describe('a live ladder', () => {
     assert.equal(stdout.split('\n').filter((type) => type.trim() === 'B').length, 0, 'no B-frames');
   });
 
+  it('pads the sound with silence to the picture’s end: a publisher stops its sound first', async () => {
+    // As a publisher stopping sends it: the picture 0.6 s past the sound (its encoder's held frames).
+    const published = join(dir, 'sound-first.flv');
+    await runFfmpeg([
+      ...['-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=30:duration=7'],
+      ...['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000:duration=6.4'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-c:a', 'aac', '-f', 'flv', '-y', published],
+    ]);
+    await mkdir(join(dir, 'padded'));
+    const outputs = [{ settings: { ...rung, x264Preset: 'veryfast' as const }, dir: 'padded' }];
+    const ladder = hlsLadderArgs({ input: published, outputs, threads: 1, live: true, livePartSeconds: 1 });
+    await runFfmpeg(['-y', ...ladder], { cwd: dir });
+    const playlist = parseMediaPlaylist(await readFile(join(dir, 'padded', hlsPlaylistName), 'utf8'));
+    const whole = join(dir, 'padded-whole.mp4');
+    const files = [hlsInitName, ...playlist.segments.map((p) => p.uri)];
+    await writeFile(whole, Buffer.concat(await Promise.all(files.map((f) => readFile(join(dir, 'padded', f))))));
+    assert.equal(await countFrames(whole), 7 * 30, 'every frame, none added');
+    // To the picture's end, give or take what the two streams' frames allow (a frame, a few AAC packets).
+    const ends = await streamEnds(whole);
+    const reach = `sound to ${ends.audio.toFixed(3)} s, picture to ${ends.video.toFixed(3)} s`;
+    assert.ok(ends.audio > ends.video - 1 / 30 && ends.audio < ends.video + 0.1, reach);
+  });
+
   it('numbers a broadcast taken over past the lost node’s files, its times after theirs', () => {
     const outputs = [{ settings: rung, dir: 'low' }];
     const input = 'rtmp://ingest/broadcast/x';
@@ -167,4 +190,22 @@ async function countFrames(playlist: string): Promise<number> {
   const counts = new Set(stdout.split('\n').filter(Boolean));
   assert.equal(counts.size, 1, stdout);
   return Number([...counts][0]);
+}
+
+/** Where each stream of an MP4 ends: its last packet's time plus its length. */
+async function streamEnds(file: string): Promise<{ audio: number; video: number }> {
+  const end = async (stream: string) => {
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=pts_time,duration_time'],
+      ...['-of', 'csv=p=0', file],
+    ]);
+    return Math.max(
+      ...stdout
+        .split('\n')
+        .filter(Boolean)
+        // A first packet of no stated length (AAC's priming) ends nothing.
+        .map((line) => line.split(',').reduce((sum, value) => sum + (Number(value) || 0), 0)),
+    );
+  };
+  return { audio: await end('a:0'), video: await end('v:0') };
 }

@@ -680,6 +680,16 @@ export function audioPadFilter(endSeconds: number): string {
 }
 
 /**
+ * A broadcast's sound padded with silence to its picture's end, whose time is not known until it
+ * comes: `apad` without an end, and the output ended by its shortest stream, the picture. A publisher
+ * that stops ends its sound before its picture (its encoder's held frames come after it: 0.58 s with
+ * x264 `veryfast`), and hls.js 1.7 stalls for ever before a last part, or a last segment, that has
+ * picture and no sound, as it did on a file's (issue 52; docs/decisions/live.md, "The end of a
+ * broadcast").
+ */
+export const liveSoundPadArgs: readonly string[] = ['-af', 'apad', '-shortest'];
+
+/**
  * HLS with fMP4 (CMAF) segments, written with relative names into ffmpeg's working directory, or
  * into its subdirectory `prefix` (e.g. `720p/`; the init segment goes beside the playlist).
  *
@@ -1032,6 +1042,7 @@ export function hlsLadderArgs({
       args.push(...livePartKeyframeArgs(settings.frameRate, livePartSeconds), ...liveLowDelayArgs(settings));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
+    if (live && settings.audio) args.push(...liveSoundPadArgs);
     // A broadcast taken over goes on from the recording's end: its times never go back (players and
     // the recording's MP4 downloads read one timeline across the gap).
     if (liveStartSeconds > 0) args.push('-output_ts_offset', liveStartSeconds.toFixed(6));

@@ -1,5 +1,5 @@
 // Workflows already running must replay unchanged: histories recorded by earlier versions of
-// processVideo (fixtures/*.history.json) are replayed against today's workflow code. A change that
+// processVideo and liveBroadcast (fixtures/*.history.json) are replayed against today's workflow code. A change that
 // would send a running workflow down another path (another activity, another input shape without a
 // `patched` guard) fails here with a nondeterminism error.
 // The fixtures were recorded against a real Temporal dev server with fake activities, by
@@ -7,7 +7,8 @@
 // which patch, when each patch was introduced and when it goes: docs/decisions/orchestration.md
 // (#patches-and-when-they-go). In short: `{rendition,ladder}-grouping*` from before the one encode
 // protocol, `one-encode-activity-*` with it, `storyboard-*`, `encode-queue-node-lost`, `chunked`,
-// then `just-in-time` and `audio-only` with every patch their path reaches.
+// then `just-in-time` and `audio-only` with every patch their path reaches; liveBroadcast's
+// `live-broadcast-low-latency` (before `ended-parts-kept`) and `live-broadcast-ended-parts-kept`.
 import { beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';

@@ -21,6 +21,7 @@ import {
 } from './activity-types.ts';
 import { planPictureCopy, type RenditionPlan } from './ladder.ts';
 import type { LiveBroadcastResult } from './workflows/live-broadcast.ts';
+import type { LiveEncodeInput } from './jobs/live.ts';
 import type { ChunkPlan } from './chunks.ts';
 import temporalProto from '@temporalio/proto';
 
@@ -89,11 +90,15 @@ const liveOutcomeFor = (plan: RenditionPlan): EncodeOutcome => ({
 });
 
 /** A broadcast's activities: a live probe (no duration), a 6 s recording per rung, its publisher still there. */
-const liveFakes: Pick<Activities, 'probeLiveSource' | 'encodeLive' | 'broadcastRuns' | 'endStoredBroadcast'> = {
+const liveFakes: Pick<
+  Activities,
+  'probeLiveSource' | 'encodeLive' | 'broadcastRuns' | 'endStoredBroadcast' | 'endKeptParts'
+> = {
   probeLiveSource: () => Promise.resolve({ ...probe720, durationSeconds: 0, videoDurationSeconds: 0 }),
   encodeLive: ({ renditions }) => Promise.resolve(renditions.map(liveOutcomeFor)),
   broadcastRuns: () => Promise.resolve(true),
   endStoredBroadcast: ({ renditions }) => Promise.resolve(renditions.map(liveOutcomeFor)),
+  endKeptParts: () => Promise.resolve(),
 };
 
 interface Calls {
@@ -281,9 +286,13 @@ function nextVideoId(): string {
  * for workflows started before later patches. For example:
  *   KINO_RECORD_HISTORY=process-video-just-in-time npx vitest run --project orchestrator workflows.test.ts -t 'just in time: ready'
  */
-async function recordHistoryIfAsked(videoId: string, fixture: string): Promise<void> {
+async function recordHistoryIfAsked(
+  videoId: string,
+  fixture: string,
+  workflowId = workflowIds.processVideo(videoId),
+): Promise<void> {
   if (process.env.KINO_RECORD_HISTORY !== fixture) return;
-  const history = await env.client.workflow.getHandle(workflowIds.processVideo(videoId)).fetchHistory();
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
   // Protobuf's JSON mapping with string longs and enums, as the replay test reads it.
   const json = History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String });
   writeFileSync(new URL(`./fixtures/${fixture}.history.json`, import.meta.url), JSON.stringify(json, null, 2));
@@ -874,6 +883,40 @@ test('a broadcast whose node is lost after its publisher went ends its recording
   assert.equal(result.status, 'ready');
   assert.equal(calls.encodeLive!.length, 1, 'no node is placed for a broadcast that is over');
   assert.equal(calls.endStoredBroadcast!.length, 1);
+});
+
+test('a low-latency broadcast: its ended playlists keep their parts three target durations, the recording ready meanwhile', async () => {
+  const videoId = nextVideoId();
+  const { activities, calls } = fakeActivities(videoId, {
+    loadVideoJob: () =>
+      Promise.resolve({
+        videoId,
+        storagePath: '',
+        quality: 'standard',
+        parameters: { ...defaultEncodingParameters },
+        status: 'transcoding',
+        deleted: false,
+        liveLatency: 'low',
+      }),
+  });
+  const result = await runLiveBroadcast(videoId, activities);
+  await recordHistoryIfAsked(videoId, 'live-broadcast-ended-parts-kept', workflowIds.liveBroadcast(videoId));
+  assert.equal(result.status, 'ready');
+  const [input] = calls.encodeLive![0] as [LiveEncodeInput];
+  assert.equal(input.keepEndedParts, true, 'the ended playlists keep their parts');
+  const renditions = input.renditions.map((plan) => plan.key);
+  assert.deepEqual(calls.endKeptParts, [[{ videoId, renditions }]]);
+  // In the history: the grace's timer started after the encode, the recording marked ready before it
+  // fired, the parts ended after.
+  const { events } = await env.client.workflow.getHandle(workflowIds.liveBroadcast(videoId)).fetchHistory();
+  const order = (events ?? []).flatMap((event) => {
+    const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (activity === 'encodeLive' || activity === 'markVideoReady' || activity === 'endKeptParts') return [activity];
+    if (event.timerStartedEventAttributes)
+      return [`timer ${Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds)} s`];
+    return event.timerFiredEventAttributes ? ['timer fired'] : [];
+  });
+  assert.deepEqual(order, ['encodeLive', 'timer 18 s', 'markVideoReady', 'timer fired', 'endKeptParts']);
 });
 
 test('a broadcast whose node refuses the work itself fails: no takeover', async () => {

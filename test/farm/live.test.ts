@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { waitFor } from '@kino/dev';
 import { launchChromium, playThrough, startPageHost } from '@kino/test/support/players';
 import { getLiveStream, getVideo } from '@kino/database/repositories';
+import { objectKeys } from '@kino/proto/contract';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
@@ -378,10 +379,28 @@ describe('a broadcast on the farm', () => {
     const recordingVariant = variant.replace(`/${stream.liveStreamId}/`, `/${videoId}/`);
     const published = await publishing;
     assert.equal(published.exitCode, 0, published.stderr);
+    // Ended, it still lists its last three segments' parts (a player at the edge is loading them),
+    // and stores them, for three target durations (18 s: read as stored, well within them).
+    const rung = /\/video-(\w+)\.m3u8$/.exec(new URL(recordingVariant).pathname)![1]!;
+    const stored = () => farm.storage.get(objectKeys.renditionPlaylist(videoId, rung)).then((b) => b!.toString('utf8'));
+    const ended = await waitFor(
+      'the ended playlist',
+      async () => {
+        const text = await stored();
+        return text.includes('#EXT-X-ENDLIST') ? text : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const listed = [...ended.matchAll(/#EXT-X-PART:[^\n]*URI="(part-\d+\.m4s)"/g)].map((m) => m[1]!);
+    assert.equal(segmentsWithParts(ended).length, 3, `the last three segments' parts:\n${ended}`);
+    assert.match(ended, /#EXT-X-PART:[^\n]+\n#EXTINF:[\d.]+,\nseg-\d+\.m4s\n#EXT-X-ENDLIST\n$/, 'the last one’s too');
+    assert.doesNotMatch(ended, /#EXT-X-PRELOAD-HINT/);
+    for (const name of listed)
+      assert.ok(await farm.storage.head(`${objectKeys.renditionDir(videoId, rung)}/${name}`), `${name} stored`);
     await farm.waitForStatus(videoId, 'ready', 30_000);
 
-    // After: an ordinary on-demand video, its playlists ended and its parts gone, every published
-    // frame in it, with a thumbnail and a storyboard; the stream idle.
+    // After: an ordinary on-demand video, its playlists ended, every published frame in it, with a
+    // thumbnail and a storyboard; the stream idle.
     const recording = await fetchText(recordingVariant);
     assert.match(recording.text, /#EXT-X-ENDLIST/);
     // Each segment dated by its first frame's push (not by the encoder's start, seconds later).
@@ -390,9 +409,22 @@ describe('a broadcast on the farm', () => {
       offsets.every((ms) => ms >= -250 && ms <= 1000),
       `EXT-X-PROGRAM-DATE-TIME minus the push of each segment's first frame: ${offsets.join(', ')} ms`,
     );
-    assert.doesNotMatch(recording.text, /#EXT-X-PART|#EXT-X-PRELOAD-HINT|#EXT-X-SERVER-CONTROL/);
-    assert.equal((await fetch(part)).status, 404, 'its parts are gone: its segments hold the same bytes');
     assert.equal(await countFrames(await downloadRendition(recordingVariant, recording.text)), seconds * 30);
+    // Three target durations after the end: the playlist without parts, and the parts it did not
+    // list gone (its segments hold the same bytes); those it listed stay, for a player holding it.
+    const vod = await waitFor(
+      'the playlist without parts',
+      async () => {
+        const text = await stored();
+        return text.includes('#EXT-X-PART') ? undefined : text;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    assert.doesNotMatch(vod, /#EXT-X-PRELOAD-HINT|#EXT-X-SERVER-CONTROL|#EXT-X-PART-INF/);
+    assert.deepEqual(segmentUris(vod), segmentUris(ended), 'the same segments');
+    const parts = await farm.storage.list(`${objectKeys.renditionDir(videoId, rung)}/part-`);
+    assert.deepEqual(parts.map((key) => key.slice(key.lastIndexOf('/') + 1)).sort(), listed.toSorted());
+    assert.equal((await fetch(part)).status, 404, `${part}, listed while live only, is gone`);
     const video = await getVideo(farm.db, videoId);
     assert.ok(video?.thumbnail_key, 'the recording has a thumbnail');
     assert.ok(video?.storyboard_key, 'the recording has a storyboard');

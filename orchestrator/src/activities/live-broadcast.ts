@@ -1,8 +1,9 @@
 // The activities of a broadcast (issue 56, workflows/live-broadcast.ts): the live probe of the
 // ingest's relay, the live encode (jobs/live.ts) with what makes the video play live once every rung
 // has started (its master playlist and its renditions' rows), whether the broadcast still runs and
-// its recording ended from what is stored (a node taking over: live.md "Node takeover"), and the
-// recording's input for its thumbnail and storyboard.
+// its recording ended from what is stored (a node taking over: live.md "Node takeover"), the
+// recording's input for its thumbnail and storyboard, and the end of the parts an ended low-latency
+// playlist kept listing (live.md "The end of a broadcast").
 import { ApplicationFailure } from '@temporalio/activity';
 import { hlsContentTypes, objectKeys } from '@kino/proto/contract';
 import { getLiveStream, isBroadcasting, listRenditions, replaceRenditions } from '@kino/database/repositories';
@@ -10,7 +11,13 @@ import { failureTypes, type EncodeOutcome, type SourceProbe } from '../activity-
 import { declaredVariant, renderMasterPlaylist } from '../master-playlist.ts';
 import type { NodeJobDeps } from '../jobs/run-on-node.ts';
 import { quickCallTimeoutMs, runJobOnNode } from '../jobs/run-on-node.ts';
-import { encodeLive, endStoredBroadcast, type LiveEncodeInput, type StartedRendition } from '../jobs/live.ts';
+import {
+  encodeLive,
+  endKeptParts,
+  endStoredBroadcast,
+  type LiveEncodeInput,
+  type StartedRendition,
+} from '../jobs/live.ts';
 import { createOrchestratorMetrics } from '../metrics.ts';
 import { whileHeartbeating } from './heartbeat.ts';
 import type { ActivityDeps } from './index.ts';
@@ -107,6 +114,17 @@ export function createLiveBroadcastActivities({
       // The storage proxy's heartbeat: a long broadcast's segments are looked up one by one.
       return whileHeartbeating(
         () => endStoredBroadcast({ storage }, input, announced),
+        () => ({ videoId: input.videoId }),
+      );
+    },
+
+    /**
+     * Three target durations after a low-latency broadcast ended: each rung's playlist written
+     * without parts, the parts it did not list removed (jobs/live.ts).
+     */
+    async endKeptParts(input: { videoId: string; renditions: string[] }): Promise<void> {
+      await whileHeartbeating(
+        () => endKeptParts({ storage }, input),
         () => ({ videoId: input.videoId }),
       );
     },

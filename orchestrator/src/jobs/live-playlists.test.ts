@@ -1,6 +1,6 @@
 // One rung's live playlist as its files arrive: parts grouped into 6 s segments whose bytes are the
-// parts', the playlist written after each part, its parts gone once it ends; a standard broadcast's
-// segments listed as they come.
+// parts', the playlist written after each part; once it ends, its last segments' parts still listed
+// (or none, as workflows started before that have it); a standard broadcast's segments listed as they come.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { readLivePlaylistPosition } from '@kino/proto/contract';
@@ -30,7 +30,7 @@ const media = (k: number, seconds = 1) => ({
 });
 
 describe('a low-latency rung', () => {
-  it('lists parts as they come, makes a segment of six, and ends without parts', async () => {
+  it('lists parts as they come, makes a segment of six, and ends without parts when not asked to keep them', async () => {
     const storage = fakeStorage();
     const rung = new RungPlaylist('360p', 6, 1, storage.put);
     await rung.take('init.mp4', Buffer.from('init'), undefined);
@@ -67,7 +67,7 @@ describe('a low-latency rung', () => {
       text,
       /#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:06.000Z\n#EXT-X-PART:DURATION=1.000000,URI="part-00006.m4s",INDEPENDENT=YES/,
     );
-    await rung.end();
+    await rung.end({ keepParts: false });
     text = storage.playlist();
     assert.doesNotMatch(text, /#EXT-X-PART|PRELOAD-HINT|SERVER-CONTROL|PART-INF/, 'an ended playlist has no parts');
     assert.match(text, /#EXTINF:1.000000,\nseg-00001.m4s\n#EXT-X-ENDLIST\n$/);
@@ -83,6 +83,36 @@ describe('a low-latency rung', () => {
         ['seg-00001.m4s', 1, 2],
       ],
     );
+  });
+
+  it('ends keeping its last segments’ parts listed, the open segment closed, no preload hint', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    // Four whole segments, then two parts of a fifth: the broadcast ends while a player loads it.
+    for (let k = 0; k < 26; k++) await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+    await rung.end({ keepParts: true });
+    const text = storage.playlist();
+    assert.equal(storage.objects.get('360p/seg-00004.m4s')!.toString(), 'p24p25', 'the open segment closed');
+    assert.match(
+      text,
+      /#EXT-X-PART:DURATION=1.000000,URI="part-00025.m4s",INDEPENDENT=YES\n#EXTINF:2.000000,\nseg-00004.m4s\n#EXT-X-ENDLIST\n$/,
+    );
+    assert.match(text, /#EXT-X-PART-INF:PART-TARGET=1.000/, 'the part target, which EXT-X-PART requires');
+    assert.doesNotMatch(text, /PRELOAD-HINT/, 'no part comes after the end');
+    const listed = [...text.matchAll(/#EXT-X-PART:[^\n]*URI="(part-\d+\.m4s)"/g)].map((m) => m[1]);
+    assert.deepEqual(
+      listed,
+      [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25].map(partName),
+      'the parts of the last three segments, as while live',
+    );
+    assert.ok(listed.every((name) => storage.objects.has(`360p/${name}`)));
+    assert.deepEqual(readLivePlaylistPosition(text), {
+      targetDuration: 6,
+      segments: 5,
+      openParts: 0,
+      ended: true,
+      canSkipUntil: 36,
+    });
   });
 
   it('closes a segment at six parts a frame short (29.97 fps), and only before a keyframe', async () => {
@@ -118,8 +148,9 @@ describe('a standard rung', () => {
     const text = storage.playlist();
     assert.match(text, /#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:00.000Z\n#EXTINF:6.000000,\nseg-00000.m4s\n$/);
     assert.doesNotMatch(text, /PART|SERVER-CONTROL|ENDLIST/);
-    await rung.end();
+    await rung.end({ keepParts: true });
     assert.match(storage.playlist(), /#EXT-X-ENDLIST\n$/);
+    assert.doesNotMatch(storage.playlist(), /PART/, 'none to keep');
   });
 });
 
@@ -155,7 +186,7 @@ describe('a rung taken over from what is stored', () => {
     assert.equal(copy.playlist(), storage.playlist(), 'the same playlist');
     assert.equal(copy.objects.get('360p/seg-00002.m4s')!.toString(), 'p12p13p14p15p16p17', 'the open parts kept');
     await resumed.sizeSegments(async (name) => storage.objects.get(name)!.length);
-    await Promise.all([rung.end(), resumed.end()]);
+    await Promise.all([rung.end({ keepParts: true }), resumed.end({ keepParts: true })]);
     assert.deepEqual(resumed.segments(), rung.segments(), 'names, lengths and sizes');
     assert.deepEqual(resumed.partNames.toSorted(), rung.partNames.toSorted(), 'every part to remove');
   });
@@ -185,7 +216,7 @@ describe('a rung taken over from what is stored', () => {
       /seg-00001.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:2026-11-29T05:00:14.000Z\n#EXT-X-PART:DURATION=1.000000,URI="part-00010.m4s"/,
     );
     assert.equal(text.match(/#EXT-X-DISCONTINUITY/g)!.length, 1, 'one discontinuity');
-    await resumed.end();
+    await resumed.end({ keepParts: true });
     assert.deepEqual(
       resumed.segments().map((s) => s.name),
       ['seg-00000.m4s', 'seg-00001.m4s', 'seg-00002.m4s'],

@@ -18,6 +18,7 @@ import {
   hlsSegmentName,
   readLivePlaylist,
   renderLivePlaylist,
+  withoutParts,
   type LivePart,
   type LivePlaylist,
 } from '@kino/proto/contract';
@@ -174,10 +175,16 @@ export class RungPlaylist {
     await this.write();
   }
 
-  /** The input ended: the open segment closes as it is, and the playlist ends (no parts in it from now on). */
-  async end(): Promise<void> {
+  /**
+   * The input ended: the open segment closes as it is, and the playlist ends. With `keepParts` it
+   * still lists its last segments' parts, as it did live (a player at the edge is loading them; the
+   * workflow writes it without them later: `withoutParts`); without, it lists none from now on (the
+   * workflows started before that, which remove the parts at once).
+   */
+  async end({ keepParts }: { keepParts: boolean }): Promise<void> {
     if (this.playlist.open && this.playlist.open.parts.length > 0) await this.closeSegment();
     delete this.playlist.open;
+    if (!keepParts) this.playlist = withoutParts(this.playlist);
     this.playlist.ended = true;
     await this.write();
   }

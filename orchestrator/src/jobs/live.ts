@@ -9,6 +9,7 @@
 // node's open segment closed as it is, the new node's files numbered past every file stored and
 // listed after EXT-X-DISCONTINUITY (docs/decisions/live.md "Node takeover").
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Storage } from '@kino/infra';
 import type { LiveFile__Output, LiveRenditionStarted__Output } from '@kino/proto';
 import {
   contentTypeForHlsFile,
@@ -16,6 +17,8 @@ import {
   measureBandwidth,
   objectKeys,
   readLivePlaylist,
+  renderLivePlaylist,
+  withoutParts,
 } from '@kino/proto/contract';
 import { failureTypes, type EncodeOutcome, type SourceProbe } from '../activity-types.ts';
 import { heartbeatIntervalMs } from '../activities/heartbeat.ts';
@@ -37,6 +40,13 @@ export interface LiveEncodeInput {
   broadcastStartedAtMs?: number;
   /** A later attempt, taking the broadcast over: each rung goes on from what is stored, after a gap. */
   resume?: boolean;
+  /**
+   * Set (a low-latency broadcast's workflow since `ended-parts-kept`): the ended playlists keep
+   * listing their last segments' parts, and no part is removed here; the workflow has them written
+   * without parts later (`endKeptParts`). Unset: the ended playlists list none, and every part goes
+   * at once (workflows started before).
+   */
+  keepEndedParts?: boolean;
 }
 
 /**
@@ -133,6 +143,37 @@ export async function endStoredBroadcast(
       return outcome;
     }),
   );
+}
+
+/**
+ * The grace of an ended low-latency broadcast's parts is over (`endedPartsKeptSeconds` after its
+ * end): each rung's parts that its ended playlist does not list are removed, then its playlist is
+ * written without parts, the ordinary on-demand playlist. The parts it listed stay stored with the
+ * recording: a player that loaded the ended playlist never reloads it, and asks for those parts
+ * whenever it plays those segments (Shaka always, hls.js near the end), a delivery node may hold
+ * that playlist in its cache (a ready video's files are immutable to it), and they are a few seconds
+ * of media a rung. Again after a retry: a playlist that lists no part has had its parts removed.
+ */
+export async function endKeptParts(
+  { storage }: { storage: Pick<Storage, 'get' | 'list' | 'deleteMany' | 'put'> },
+  { videoId, renditions }: { videoId: string; renditions: string[] },
+): Promise<void> {
+  const prefix = objectKeys.hlsPrefix(videoId);
+  for (const key of renditions) {
+    const stored = await storage.get(`${prefix}${key}/${hlsPlaylistName}`);
+    if (!stored) continue; // the video was deleted meanwhile, or the rung never played
+    const playlist = readLivePlaylist(stored.toString('utf8'));
+    if (playlist.partSeconds === undefined) continue;
+    const listed = new Set(playlist.segments.flatMap((segment) => segment.parts.map((part) => part.name)));
+    const parts = await storage.list(`${prefix}${key}/part-`);
+    const unlisted = parts.filter((name) => !listed.has(name.slice(name.lastIndexOf('/') + 1)));
+    if (unlisted.length > 0) await storage.deleteMany(unlisted);
+    await storage.put(
+      `${prefix}${key}/${hlsPlaylistName}`,
+      Buffer.from(renderLivePlaylist(withoutParts(playlist)), 'utf8'),
+      contentTypeForHlsFile(hlsPlaylistName),
+    );
+  }
 }
 
 /** A broadcast's files as they arrive, stored whole, each rung's playlist written; the ladder announced once every rung plays. */
@@ -250,12 +291,14 @@ class LiveFileStore {
   }
 
   /**
-   * The input ended: every rung's last segment closes and its playlist ends, naming no part; then
-   * the parts go (the segments hold the same bytes). A player still holding a live playlist that
-   * names one gets 404 for it and reloads the playlist, which has ended.
+   * The input ended: every rung's last segment closes and its playlist ends. With `keepEndedParts`
+   * it still lists its last segments' parts and every part stays stored (a player at the live edge
+   * is loading them: hls.js ends a stream by its last listed part being buffered). Without, it names
+   * no part and the parts go (the segments hold the same bytes).
    */
   async end(): Promise<void> {
-    for (const rung of this.rungs.values()) await rung.end();
+    const keepParts = this.input.keepEndedParts === true;
+    for (const rung of this.rungs.values()) await rung.end({ keepParts });
     // The segments stored before a takeover: their sizes are the recording's rows and rates.
     for (const key of this.resumed)
       await this.rungs
@@ -263,6 +306,7 @@ class LiveFileStore {
         .sizeSegments(async (name) => (await this.deps.storage.head(`${this.prefix}${name}`))?.size ?? 0);
     // A broadcast shorter than a segment has its first one only now.
     await this.announceWhenPlayable();
+    if (keepParts) return;
     const parts = [...this.rungs.values()].flatMap((rung) => rung.partNames);
     if (parts.length > 0) await this.deps.storage.deleteMany(parts.map((name) => `${this.prefix}${name}`));
   }

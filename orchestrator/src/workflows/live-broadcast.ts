@@ -7,19 +7,29 @@
 // its thumbnail and storyboard read from its top rendition, its measured master, `ready`. Nothing is
 // encoded again. A node lost mid-broadcast (or the orchestrator worker holding its call) costs a gap,
 // not the broadcast: another node takes it over at once, going on from what is stored after
-// EXT-X-DISCONTINUITY (live.md "Node takeover").
+// EXT-X-DISCONTINUITY (live.md "Node takeover"). A low-latency broadcast's ended playlists keep
+// listing their last parts for three target durations (a player at the live edge is loading them),
+// then are written without parts (live.md "The end of a broadcast").
 import {
   ActivityFailure,
   ActivityCancellationType,
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
+  sleep,
   startChild,
   TimeoutFailure,
   uuid4,
 } from '@temporalio/workflow';
-import { hlsLivePartSeconds, isAacAudioCodec, workflowIds, type LiveBroadcastInput } from '@kino/proto/contract';
+import {
+  endedPartsKeptSeconds,
+  hlsLivePartSeconds,
+  isAacAudioCodec,
+  workflowIds,
+  type LiveBroadcastInput,
+} from '@kino/proto/contract';
 import type { Activities } from '../activities/index.ts';
 import { isAlternateAudioPlan, isAudioOnlyPlan, planLadder, type RenditionPlan } from '../ladder.ts';
 import { masterVariantOf } from '../master-playlist.ts';
@@ -79,6 +89,8 @@ export async function liveBroadcast({
     const ladder = liveLadder(planLadder(job.quality, probe, job.parameters));
     log.info('broadcast ladder planned', { videoId, renditions: ladder.map((r) => `${r.key} ${r.width}x${r.height}`) });
     const partSeconds = job.liveLatency === 'low' ? hlsLivePartSeconds : undefined;
+    // Workflows started before this patch end their playlists without parts and remove them at once.
+    const keepEndedParts = partSeconds !== undefined && patched('ended-parts-kept');
     const outcomes = await encodeBroadcast(liveStreamId, {
       videoId,
       sourceUrl,
@@ -86,9 +98,18 @@ export async function liveBroadcast({
       probe,
       ...(partSeconds ? { partSeconds } : {}),
       ...(startedAtMs ? { broadcastStartedAtMs: startedAtMs } : {}),
+      ...(keepEndedParts ? { keepEndedParts } : {}),
     });
+    // Counted from the end, beside the recording's work: `ready` is not held back by it.
+    const partsKept = keepEndedParts
+      ? sleep(endedPartsKeptSeconds(Math.max(...ladder.map((plan) => plan.segmentSeconds))) * 1000)
+      : undefined;
     const result = await finishRecording(videoId, probe, ladder, outcomes);
     if (result.status === 'ready') await notifyRecordingReady(liveStreamId, videoId);
+    if (partsKept) {
+      await partsKept;
+      await storage.endKeptParts({ videoId, renditions: ladder.map((plan) => plan.key) });
+    }
     return result;
   } catch (error) {
     if (isCancellation(error)) throw error;

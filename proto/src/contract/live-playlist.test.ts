@@ -1,6 +1,6 @@
 // The live playlist's format as its writer renders it and delivery reads it: which blocking reloads
-// a playlist answers, which ask too far ahead, and the delta update, which with the segments it
-// skipped is the whole playlist again.
+// a playlist answers, which ask too far ahead, the delta update, which with the segments it
+// skipped is the whole playlist again, and the ended playlist, with its last parts and then without.
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import {
@@ -12,6 +12,7 @@ import {
   readLivePlaylistPosition,
   reloadTooFarAhead,
   renderLivePlaylist,
+  withoutParts,
   type LivePlaylist,
 } from './live-playlist.ts';
 
@@ -84,6 +85,37 @@ describe('parts', () => {
   });
 });
 
+describe('the end of a broadcast', () => {
+  it('keeps the last segments’ parts listed once ended, no preload hint, answering every reload at once', () => {
+    const ended = renderLivePlaylist({ ...broadcast(5, 0), open: undefined, ended: true });
+    assert.match(ended, /#EXT-X-PART-INF:PART-TARGET=1.000\n/);
+    assert.doesNotMatch(ended, /PRELOAD-HINT/);
+    assert.match(ended, /URI="part-00029.m4s",INDEPENDENT=YES\n#EXTINF:6.000000,\nseg-00004.m4s\n#EXT-X-ENDLIST\n$/);
+    assert.ok(listsPart(ended, 'part-00012.m4s') && !listsPart(ended, 'part-00011.m4s'), 'the last three segments’');
+    const position = readLivePlaylistPosition(ended);
+    assert.ok(answersReload(position, { msn: 9, part: 0 }) && !reloadTooFarAhead(position, { msn: 9 }));
+    assert.equal(deltaLivePlaylist(ended), ended, 'an ended playlist is answered whole');
+    assert.equal(renderLivePlaylist(readLivePlaylist(ended)), ended, 'read back as written (the grace’s end reads it)');
+  });
+
+  it('is the on-demand playlist without its parts: no part, server control or part target', () => {
+    const playlist = { ...broadcast(5, 0), open: undefined, ended: true };
+    const vod = renderLivePlaylist(withoutParts(readLivePlaylist(renderLivePlaylist(playlist))));
+    assert.doesNotMatch(vod, /PART|SERVER-CONTROL|PRELOAD-HINT/);
+    assert.match(vod, /^#EXTM3U\n#EXT-X-VERSION:6\n/);
+    assert.equal(
+      vod,
+      renderLivePlaylist({ ...playlist, partSeconds: undefined }),
+      'a standard broadcast’s ended playlist',
+    );
+    assert.deepEqual(
+      readLivePlaylist(vod).segments.map((s) => [s.name, s.durationSeconds, s.programDateTime]),
+      playlist.segments.map((s) => [s.name, s.durationSeconds, s.programDateTime]),
+      'every segment, its length and its time',
+    );
+  });
+});
+
 describe('delta updates', () => {
   it('skip the segments older than CAN-SKIP-UNTIL; with them put back, the playlist is whole', () => {
     const full = renderLivePlaylist(broadcast(10, 2));
@@ -120,11 +152,13 @@ describe('where a part stands', () => {
     assert.deepEqual(findLivePart(text, 'part-00031.m4s'), { segment: 5, first: false });
   });
 
-  it('finds no part the playlist does not list: listed no more, only hinted, or ended', () => {
+  it('finds no part the playlist does not list: listed no more, only hinted, or ended and written without parts', () => {
     const text = renderLivePlaylist(broadcast(5, 2));
     assert.equal(findLivePart(text, 'part-00000.m4s'), undefined);
     assert.equal(findLivePart(text, 'part-00032.m4s'), undefined, 'the preload hint is not a part yet');
-    assert.equal(findLivePart(renderLivePlaylist({ ...broadcast(5, 2), ended: true }), 'part-00030.m4s'), undefined);
+    const ended = { ...broadcast(6, 0), open: undefined, ended: true };
+    assert.deepEqual(findLivePart(renderLivePlaylist(ended), 'part-00030.m4s'), { segment: 5, first: true });
+    assert.equal(findLivePart(renderLivePlaylist(withoutParts(ended)), 'part-00030.m4s'), undefined);
   });
 });
 

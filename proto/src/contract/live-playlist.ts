@@ -4,7 +4,10 @@
 // and reader cannot drift. `latency: "low"` adds low-latency HLS (RFC 8216bis): each segment's parts
 // (`EXT-X-PART`) while the broadcast runs, a preload hint of the next part, the server control and
 // part target. `standard` lists 6 s segments only. Both an EVENT playlist with
-// EXT-X-PROGRAM-DATE-TIME on every segment, ended (EXT-X-ENDLIST, no parts) when the broadcast ends.
+// EXT-X-PROGRAM-DATE-TIME on every segment, ended (EXT-X-ENDLIST) when the broadcast ends: a
+// low-latency one still listing its last segments' parts, for the players at the live edge that
+// are loading them, until `endedPartsKeptSeconds` later it is written once more without parts
+// (`withoutParts`), the ordinary on-demand playlist (docs/decisions/live.md, "The end of a broadcast").
 
 /** ffmpeg's `-hls_segment_filename` pattern of a low-latency broadcast's parts (`part-00012.m4s`). */
 export const hlsLivePartPattern = 'part-%05d.m4s';
@@ -25,6 +28,16 @@ export function hlsLivePartNumber(name: string): number | undefined {
 }
 /** Parts are listed for this many segments before the one being made (RFC 8216bis: at least three target durations back). */
 export const hlsLivePartSegmentsListed = 3;
+
+/**
+ * How long an ended low-latency playlist keeps listing its parts: three target durations, the span
+ * RFC 8216bis keeps a part listed from the end of a playlist. A player at the live edge reloads
+ * within a part target, so by then every player still loading the broadcast's last parts has the
+ * ended playlist and the parts it lists.
+ */
+export function endedPartsKeptSeconds(targetDuration: number): number {
+  return targetDuration * 3;
+}
 
 export interface LivePart {
   name: string;
@@ -47,7 +60,7 @@ export interface LiveSegment {
 export interface LivePlaylist {
   /** EXT-X-TARGETDURATION's floor: the segment length asked for. */
   segmentSeconds: number;
-  /** Set: low latency, parts of at most this. */
+  /** Set: low latency, parts of at most this, listed for the last segments (also once ended, until `withoutParts`). */
   partSeconds?: number;
   /** Complete segments, in order, from media sequence 0. */
   segments: LiveSegment[];
@@ -69,7 +82,7 @@ function targetDurationOf(playlist: LivePlaylist): number {
 }
 
 export function renderLivePlaylist(playlist: LivePlaylist): string {
-  const low = playlist.partSeconds !== undefined && !playlist.ended;
+  const low = playlist.partSeconds !== undefined;
   const target = targetDurationOf(playlist);
   const lines = [
     '#EXTM3U',
@@ -104,6 +117,15 @@ export function renderLivePlaylist(playlist: LivePlaylist): string {
   }
   if (playlist.ended) lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The playlist as an on-demand one: no part, no server control, no preload hint (what an ended
+ * low-latency playlist becomes once `endedPartsKeptSeconds` have passed, and a standard one is).
+ */
+export function withoutParts(playlist: LivePlaylist): LivePlaylist {
+  const { partSeconds: _listed, open: _open, ...rest } = playlist;
+  return rest;
 }
 
 function partLine(part: LivePart): string {
@@ -188,7 +210,7 @@ export interface LivePartPlace {
 
 /**
  * Where the part named `name` stands in a live media playlist, or undefined when the playlist does
- * not list it (not stored yet, listed no more, or the playlist has ended without parts). Delivery
+ * not list it (not stored yet, listed no more, or the playlist ended and written without parts). Delivery
  * counts a segment fetched as parts once, by its first part (docs/analytics.md).
  */
 export function findLivePart(text: string, name: string): LivePartPlace | undefined {
