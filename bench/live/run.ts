@@ -18,13 +18,13 @@
 //   prints both command lines' differences.
 // - `--kill-node`: halfway, the node encoding the broadcast is killed (-9, with its ffmpeg); the
 //   bench reports when the last segment came before it and whether (and when) one came after.
-// - `--players` (DVR over 2 minutes): once the stream's playlist lists 2.5 minutes or more (and
-//   1.5 before the broadcast's end), hls.js (low-latency mode) and Shaka Player open the stream on
-//   two tabs of one Chromium (test/support/players.ts, the live-players test's page and checks).
+// - `--players` (DVR over 2 minutes): once the stream's playlist lists 2.5 minutes or more and the
+//   publisher has 1.5 left, hls.js (low-latency mode) and Shaka Player open the stream on two
+//   tabs of one Chromium (test/support/players.ts, the live-players test's page and checks).
 //   Each is watched at the live edge (behind live by the publisher's clock and by its program
 //   date-time, stalls), sent back 120 s and watched playing from there (frames decoded, its
 //   date-time, stalls), sent back to live and watched there, then left to play to `ended` once the
-//   publisher stops. Glass-to-glass is also printed for the parts listed while they played (two
+//   broadcast ends. Glass-to-glass is also printed for the parts listed while they played (two
 //   decoding tabs on the encoder's machine).
 //
 //   npm run bench:live -- [--minutes 10] [--protocol rtmp|srt] [--latency low|standard] [--kill-node] [--players]
@@ -89,8 +89,9 @@ const goals = {
   dvrSeconds: 120,
 };
 /**
- * `--players`: when the players open (seconds of broadcast: the DVR window must hold 2 minutes and
- * more, and the players must have time for their checks before the end), and how long each is watched.
+ * `--players`: the players open once the playlist lists `openAfterSeconds` (the DVR window must hold
+ * 2 minutes and more) and the publisher has `beforeEndSeconds` left (time for their checks, then the
+ * end); how long each is watched at the live edge, and played from 2 minutes back.
  */
 const playersTiming = {
   openAfterSeconds: 150,
@@ -411,37 +412,42 @@ interface PlayerRun {
 }
 
 /**
- * `--players`: once the stream's playlist lists `openAt` seconds, hls.js and Shaka open `master` on
- * two tabs of one Chromium; each is watched at the live edge, sent back `goals.dvrSeconds` and
- * watched there, sent back to live and watched there, then waited on to `ended` once
- * `broadcastEnded` (its video no longer transcoding: on a loaded machine the encoder ends minutes
- * after the publisher). A player's failure is one of its figures, not the bench's end.
+ * `--players`: once the stream's playlist lists `playersTiming.openAfterSeconds` and the publisher is
+ * `beforeEndSeconds` from the end of its `seconds`, hls.js and Shaka open `master` on two tabs of one
+ * Chromium; each is watched at the live edge, sent back `goals.dvrSeconds` and watched there, sent
+ * back to live and watched there, then waited on to `ended` once `broadcastEnded` (its video no
+ * longer transcoding: on a loaded machine the encoder ends minutes after the publisher). A player's
+ * failure is one of its figures, not the bench's end.
  */
 async function watchPlayers(
   master: string,
   publisher: Publisher,
-  openAt: number,
+  seconds: number,
   broadcastEnded: Promise<unknown>,
 ): Promise<{ openedAt: number; runs: PlayerRun[] }> {
+  const { openAfterSeconds, beforeEndSeconds } = playersTiming;
   let publisherGone = false;
+  let broadcastGone = false;
   void publisher.done.then(() => (publisherGone = true));
-  // The broadcast as listed, not as pushed: on a loaded machine the encoder runs a minute behind the
-  // publisher, and the DVR window is what the playlist holds.
+  void broadcastEnded.then(() => (broadcastGone = true));
+  // The DVR window is what the playlist lists, not what was pushed: on a loaded machine the encoder
+  // runs minutes behind the publisher.
   await waitFor(
-    `${openAt} s of broadcast listed`,
+    `${openAfterSeconds} s of broadcast listed, ${beforeEndSeconds} s before the publisher's end`,
     async () => {
-      if (publisherGone) throw new WaitAbortedError(`the publisher ended before ${openAt} s were listed`);
+      if (broadcastGone) throw new WaitAbortedError(`the broadcast ended before ${openAfterSeconds} s were listed`);
+      if (!publisherGone && publisher.framesPushed() < (seconds - beforeEndSeconds) * fps) return undefined;
       const response = await fetch(master);
       if (!response.ok) return undefined;
       const variant = (await response.text()).split('\n').find((line) => line && !line.startsWith('#'));
       const playlist = variant ? await fetch(new URL(variant, master)) : undefined;
       if (!playlist?.ok) return undefined;
       const listed = parseMediaPlaylist(await playlist.text());
-      return (listed.at(-1)?.startSeconds ?? 0) >= openAt ? true : undefined;
+      return (listed.at(-1)?.startSeconds ?? 0) >= openAfterSeconds ? true : undefined;
     },
-    { timeoutMs: (openAt + 180) * 1000, intervalMs: 1000 },
+    { timeoutMs: (seconds + 600) * 1000, intervalMs: 1000 },
   );
-  log(`the players open at ${openAt} s of broadcast listed: ${webPlayers.join(', ')}`);
+  log(`the players open: ${webPlayers.join(', ')}`);
   const [browser, host] = await Promise.all([launchChromium(), startPageHost()]);
   const openedAt = Date.now();
   const clock: PublisherClock = { pushedAt: (n) => publisher.pushedAt(n), fps };
@@ -601,12 +607,9 @@ async function main(): Promise<void> {
     let endOfBroadcast = () => {};
     const broadcastEnded = new Promise<void>((resolve) => (endOfBroadcast = resolve));
     const playing = withPlayers
-      ? watchPlayers(
-          master,
-          publisher,
-          Math.max(playersTiming.openAfterSeconds, seconds - playersTiming.beforeEndSeconds),
-          broadcastEnded,
-        ).catch((error: unknown) => (error instanceof Error ? error.message : String(error)))
+      ? watchPlayers(master, publisher, seconds, broadcastEnded).catch((error: unknown) =>
+          error instanceof Error ? error.message : String(error),
+        )
       : undefined;
     let killedAt: number | undefined;
     let killedEncodeCpu: number | undefined;
