@@ -18,8 +18,16 @@
 //   prints both command lines' differences.
 // - `--kill-node`: halfway, the node encoding the broadcast is killed (-9, with its ffmpeg); the
 //   bench reports when the last segment came before it and whether (and when) one came after.
+// - `--players` (DVR over 2 minutes): once the stream's playlist lists 2.5 minutes or more and the
+//   publisher has 1.5 left, hls.js (low-latency mode) and Shaka Player open the stream on two
+//   tabs of one Chromium (test/support/players.ts, the live-players test's page and checks).
+//   Each is watched at the live edge (behind live by the publisher's clock and by its program
+//   date-time, stalls), sent back 120 s and watched playing from there (frames decoded, its
+//   date-time, stalls), sent back to live and watched there, then left to play to `ended` once the
+//   broadcast ends. Glass-to-glass is also printed for the parts listed while they played (two
+//   decoding tabs on the encoder's machine).
 //
-//   npm run bench:live -- [--minutes 10] [--protocol rtmp|srt] [--latency low|standard] [--kill-node]
+//   npm run bench:live -- [--minutes 10] [--protocol rtmp|srt] [--latency low|standard] [--kill-node] [--players]
 //
 // Progress goes to stderr, the figures beside their goals to stdout.
 import { spawn } from 'node:child_process';
@@ -27,9 +35,24 @@ import { mkdir, mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/p
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { waitFor } from '@kino/dev';
+import { waitFor, WaitAbortedError } from '@kino/dev';
 import { getLiveStream, getVideo } from '@kino/database/repositories';
 import type { LiveStream } from '@kino/sdk';
+import {
+  fatalErrors,
+  launchChromium,
+  openPlayer,
+  returnToLive,
+  seekBack,
+  startPageHost,
+  watchLive,
+  webPlayers,
+  type LiveWatch,
+  type PlayerTab,
+  type PublisherClock,
+  type SeekBack,
+  type WebPlayer,
+} from '@kino/test/support/players';
 import { startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { watchPublisher, type WatchedPublisher } from '../../test/support/live-publisher.ts';
 import { log, median } from '../encode/common.ts';
@@ -40,15 +63,19 @@ const { values: options } = parseArgs({
     protocol: { type: 'string', default: 'rtmp' },
     latency: { type: 'string', default: 'low' },
     'kill-node': { type: 'boolean', default: false },
+    players: { type: 'boolean', default: false },
   },
 });
 const minutes = Number(options.minutes);
 const protocol = options.protocol;
 const latencyMode = options.latency as 'low' | 'standard';
 const killNode = options['kill-node'];
+const withPlayers = options.players;
 if (!(minutes > 0)) throw new Error('--minutes: a positive number');
 if (protocol !== 'rtmp' && protocol !== 'srt') throw new Error('--protocol: rtmp or srt');
 if (latencyMode !== 'low' && latencyMode !== 'standard') throw new Error('--latency: low or standard');
+if (withPlayers && killNode)
+  throw new Error('--players and --kill-node: one at a time (a takeover would read as a stall)');
 
 const fps = 30;
 /** The issue's goals. */
@@ -57,7 +84,27 @@ const goals = {
   p95: latencyMode === 'low' ? 4 : 15,
   cpuRatio: 1.1,
   killGapSeconds: 5,
+  /** `--players`: how far behind live a player may play, and how far back it is sent (DVR). */
+  behindLiveSeconds: 4,
+  dvrSeconds: 120,
 };
+/**
+ * `--players`: the players open once the playlist lists `openAfterSeconds` (the DVR window must hold
+ * 2 minutes and more) and the publisher has `beforeEndSeconds` left (time for their checks, then the
+ * end); how long each is watched at the live edge, and played from 2 minutes back.
+ */
+const playersTiming = {
+  openAfterSeconds: 150,
+  beforeEndSeconds: 90,
+  liveSeconds: 20,
+  settledSeconds: 15,
+  backSeconds: 10,
+};
+if (withPlayers && minutes * 60 < playersTiming.openAfterSeconds + playersTiming.beforeEndSeconds) {
+  throw new Error(
+    `--players: --minutes ${(playersTiming.openAfterSeconds + playersTiming.beforeEndSeconds) / 60} or more`,
+  );
+}
 const ticksPerSecond = 100; // USER_HZ, 100 on Linux everywhere
 
 const quantile = (values: number[], q: number) => {
@@ -353,6 +400,154 @@ async function rawLadder(
   return { cpuSeconds: seconds[0]! + seconds[1]!, changed };
 }
 
+/** What one player did under `--players`, as far as it got. */
+interface PlayerRun {
+  player: WebPlayer;
+  live?: LiveWatch;
+  back?: SeekBack;
+  returned?: LiveWatch;
+  ended?: { ended: boolean; atSeconds: number; publishedSeconds: number };
+  /** Why it stopped short: a fatal error, a wait that timed out. */
+  failure?: string;
+}
+
+/**
+ * `--players`: once the stream's playlist lists `playersTiming.openAfterSeconds` and the publisher is
+ * `beforeEndSeconds` from the end of its `seconds`, hls.js and Shaka open `master` on two tabs of one
+ * Chromium; each is watched at the live edge, sent back `goals.dvrSeconds` and watched there, sent
+ * back to live and watched there, then waited on to `ended` once `broadcastEnded` (its video no
+ * longer transcoding: on a loaded machine the encoder ends minutes after the publisher). A player's
+ * failure is one of its figures, not the bench's end.
+ */
+async function watchPlayers(
+  master: string,
+  publisher: Publisher,
+  seconds: number,
+  broadcastEnded: Promise<unknown>,
+): Promise<{ openedAt: number; runs: PlayerRun[] }> {
+  const { openAfterSeconds, beforeEndSeconds } = playersTiming;
+  let publisherGone = false;
+  let broadcastGone = false;
+  void publisher.done.then(() => (publisherGone = true));
+  void broadcastEnded.then(() => (broadcastGone = true));
+  // The DVR window is what the playlist lists, not what was pushed: on a loaded machine the encoder
+  // runs minutes behind the publisher.
+  await waitFor(
+    `${openAfterSeconds} s of broadcast listed, ${beforeEndSeconds} s before the publisher's end`,
+    async () => {
+      if (broadcastGone) throw new WaitAbortedError(`the broadcast ended before ${openAfterSeconds} s were listed`);
+      if (!publisherGone && publisher.framesPushed() < (seconds - beforeEndSeconds) * fps) return undefined;
+      const response = await fetch(master);
+      if (!response.ok) return undefined;
+      const variant = (await response.text()).split('\n').find((line) => line && !line.startsWith('#'));
+      const playlist = variant ? await fetch(new URL(variant, master)) : undefined;
+      if (!playlist?.ok) return undefined;
+      const listed = parseMediaPlaylist(await playlist.text());
+      return (listed.at(-1)?.startSeconds ?? 0) >= openAfterSeconds ? true : undefined;
+    },
+    { timeoutMs: (seconds + 600) * 1000, intervalMs: 1000 },
+  );
+  log(`the players open: ${webPlayers.join(', ')}`);
+  const [browser, host] = await Promise.all([launchChromium(), startPageHost()]);
+  const openedAt = Date.now();
+  const clock: PublisherClock = { pushedAt: (n) => publisher.pushedAt(n), fps };
+  const play = async (player: WebPlayer): Promise<PlayerRun> => {
+    const run: PlayerRun = { player };
+    let tab: PlayerTab | undefined;
+    try {
+      tab = await openPlayer(browser, host, { player, src: master });
+      const { liveSeconds, settledSeconds, backSeconds } = playersTiming;
+      run.live = await watchLive(tab, player, { watchSeconds: liveSeconds, settledSeconds, clock });
+      const to = (await tab.outcome()).currentTime - goals.dvrSeconds;
+      log(`${player}: back ${goals.dvrSeconds} s, to ${to.toFixed(2)} s`);
+      run.back = await seekBack(tab, player, { to, playSeconds: backSeconds, clock });
+      const playingAtMs = await returnToLive(tab, player, { pastSeconds: run.back.fromSeconds });
+      run.returned = await watchLive(tab, player, {
+        watchSeconds: backSeconds,
+        settledSeconds: backSeconds - 2,
+        clock,
+        sinceMs: playingAtMs,
+      });
+      log(`${player}: back at live; playing on to the end`);
+      await broadcastEnded;
+      await tab.waitForEnd(60_000);
+      const outcome = await tab.outcome();
+      run.ended = {
+        ended: outcome.ended,
+        atSeconds: outcome.currentTime,
+        publishedSeconds: publisher.framesPushed() / fps,
+      };
+      const fatal = fatalErrors(outcome);
+      if (fatal.length > 0) run.failure = `${fatal[0]} (${outcome.errors.length} errors in all)`;
+    } catch (error) {
+      run.failure = error instanceof Error ? error.message : String(error);
+    }
+    return run;
+  };
+  try {
+    return { openedAt, runs: await Promise.all(webPlayers.map(play)) };
+  } finally {
+    await browser.close();
+    await host.close();
+  }
+}
+
+/** The `--players` figures, each beside its goal, as `row` prints them. */
+function playerRows(runs: PlayerRun[], row: (what: string, value: string, goal: string) => void): void {
+  const seconds = (ms: number) => `${f(ms / 1000)} s`;
+  const { liveSeconds, settledSeconds, backSeconds } = playersTiming;
+  for (const { player, live, back, returned, ended, failure } of runs) {
+    if (live) {
+      row(
+        `${player}: behind live, by the publisher (median ${settledSeconds} s)`,
+        seconds(live.behindByPublisherMs),
+        `goal ≤ ${goals.behindLiveSeconds} s`,
+      );
+      row(`${player}:   by its program date-time`, seconds(live.behindByDateMs), `goal ≤ ${goals.behindLiveSeconds} s`);
+      row(
+        `${player}:   played / stalls in ${liveSeconds} s at the live edge`,
+        `${f(live.playedSeconds, 1)} s / ${live.stalls.length}`,
+        `goal ${liveSeconds} s / 0`,
+      );
+    }
+    if (back) {
+      row(`${player}: DVR: went back`, `${f(back.wentSeconds)} s`, `goal ${goals.dvrSeconds} s`);
+      row(`${player}:   its program date-time went back`, seconds(back.dateWentMs), `goal ${goals.dvrSeconds} s`);
+      row(
+        `${player}:   behind live there, by date-time / publisher`,
+        `${f(back.behindByDateMs / 1000, 1)} / ${f(back.behindByPublisherMs / 1000, 1)} s`,
+        `≈ ${goals.dvrSeconds} s + behind live`,
+      );
+      row(
+        `${player}:   frames decoded, ${backSeconds} s played from there`,
+        String(back.framesDecoded),
+        `≥ ${backSeconds * fps} (${fps} fps)`,
+      );
+      row(`${player}:   stalls once playing from there`, String(back.stalls.length), 'goal 0');
+    }
+    if (returned) {
+      row(
+        `${player}: back at live: behind, by the publisher`,
+        seconds(returned.behindByPublisherMs),
+        `goal ≤ ${goals.behindLiveSeconds} s`,
+      );
+      row(
+        `${player}:   by date-time; stalls in ${backSeconds} s`,
+        `${seconds(returned.behindByDateMs)}; ${returned.stalls.length}`,
+        'goal 0 stalls',
+      );
+    }
+    if (ended) {
+      row(
+        `${player}: the end: ${ended.ended ? '`ended` at' : 'no `ended`; stopped at'}`,
+        `${f(ended.atSeconds)} s`,
+        `goal ${f(ended.publishedSeconds)} s (published)`,
+      );
+    }
+    if (failure) row(`${player}: failed`, '', failure);
+  }
+}
+
 /** A relay URL without its secrets: the stream key in its path and the play token. */
 const redact = (text: string) => text.replace(/sk_[0-9A-Za-z]+/g, 'sk_…').replace(/token=[^&\s]+/g, 'token=…');
 
@@ -403,11 +598,19 @@ async function main(): Promise<void> {
     const encode = watchEncode(nodes);
     let rungs: string[] = [];
     let stopReading = false;
+    const master = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`;
     const reading = readPlaylists(
-      `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${stream.liveStreamId}/master.m3u8`,
+      master,
       () => stopReading,
       (names) => (rungs = names),
     );
+    let endOfBroadcast = () => {};
+    const broadcastEnded = new Promise<void>((resolve) => (endOfBroadcast = resolve));
+    const playing = withPlayers
+      ? watchPlayers(master, publisher, seconds, broadcastEnded).catch((error: unknown) =>
+          error instanceof Error ? error.message : String(error),
+        )
+      : undefined;
     let killedAt: number | undefined;
     let killedEncodeCpu: number | undefined;
     if (killNode) {
@@ -431,9 +634,11 @@ async function main(): Promise<void> {
       },
       { timeoutMs: 180_000, intervalMs: 500 },
     ).catch(() => 'transcoding (still, 3 min after the publisher)');
+    endOfBroadcast();
     stopReading = true;
     encode.stop();
     const { seen, missed } = await reading;
+    const players = await playing;
     const watched = encode.current();
     const nodeArgs = watched?.args;
     if (nodeArgs) log(`the node's ffmpeg: ${redact(nodeArgs.join(' '))}`);
@@ -487,6 +692,15 @@ async function main(): Promise<void> {
       `${f(median(listed))} / ${f(quantile(listed, 0.95))} s`,
       'node scan, gRPC, store, playlist, delivery, poll',
     );
+    if (players && typeof players !== 'string') {
+      // Two tabs decoding beside the publisher and the encoder take their share of the machine.
+      const during = measured.flatMap((m) => (m.glass === undefined || m.seenAt < players.openedAt ? [] : [m.glass]));
+      row(
+        '  while the players played, p50 / p95',
+        `${f(median(during))} / ${f(quantile(during, 0.95))} s`,
+        `${during.length} ${kind}`,
+      );
+    }
     row('listed − EXT-X-PROGRAM-DATE-TIME, p50', `${f(median(fromPdt))} s`, '');
     row('listed − EXT-X-PROGRAM-DATE-TIME, p95', `${f(quantile(fromPdt, 0.95))} s`, '');
     row(
@@ -535,6 +749,8 @@ async function main(): Promise<void> {
       );
       row('node killed: the node’s ffmpeg had used', `${f(killedEncodeCpu, 1)} s CPU`, '');
     }
+    if (typeof players === 'string') row('players (--players)', 'failed', players);
+    else if (players) playerRows(players.runs, row);
     row('the broadcast’s video at the end', String(final), '');
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {

@@ -22,10 +22,15 @@ import { hlsLivePartSeconds } from '@kino/proto/contract';
 import {
   launchChromium,
   openPlayer,
+  returnToLive,
+  seekBack,
   startPageHost,
+  watchLive,
   webPlayers,
+  describeErrors,
+  fatalErrors,
+  type LiveWatch,
   type PageHost,
-  type PlayerOutcome,
   type PlayerTab,
   type WebPlayer,
 } from '@kino/test/support/players';
@@ -54,6 +59,8 @@ let host: PageHost;
 let publisher: Publisher;
 let streamId: string;
 const players = new Map<WebPlayer, PlayerTab>();
+/** The publisher's clock, what "behind live" is measured against. */
+const clock = { pushedAt: (n: number) => publisher.pushedAt(n), fps: publisherFps };
 
 /** The media playlist's whole segments. */
 async function segmentsListed(variant: string): Promise<number> {
@@ -105,56 +112,32 @@ afterAll(async () => {
   await farm?.stop();
 });
 
-function fatal(outcome: PlayerOutcome): string[] {
-  return outcome.errors.filter((e) => e.endsWith('(fatal)'));
-}
-
-/** The player's errors, the first few (a player retrying a live stream repeats one). */
-function errorsOf(player: WebPlayer, outcome: PlayerOutcome): string {
-  return `${player}: ${outcome.errors.slice(0, 3).join('; ')}${outcome.errors.length > 3 ? ` (${outcome.errors.length} in all)` : ''}`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 const inSeconds = (ms: number) => (ms / 1000).toFixed(2);
 
 describe('a low-latency live stream in hls.js and Shaka Player', () => {
   test('each plays near the live edge without a stall', async () => {
-    const watched = new Map<WebPlayer, PlayerOutcome>();
+    const watched = new Map<WebPlayer, LiveWatch>();
     for (const [player, tab] of players) {
-      const outcome = await waitFor(
-        `${player} to have played ${watchSeconds} s live`,
-        async () => {
-          const now = await tab.outcome();
-          const [first, last] = [now.samples[0], now.samples.at(-1)];
-          const watchedEnough = first && last && last.atMs - first.atMs >= watchSeconds * 1000;
-          return watchedEnough || fatal(now).length > 0 ? now : undefined;
-        },
-        { timeoutMs: 60_000, intervalMs: 250 },
-      );
-      watched.set(player, outcome);
+      watched.set(player, await watchLive(tab, player, { watchSeconds, settledSeconds, clock }));
     }
-    for (const [player, outcome] of watched) {
-      assert.deepEqual(fatal(outcome), [], errorsOf(player, outcome));
-      const startMs = outcome.samples[0]!.atMs;
-      const window = outcome.samples.filter((s) => s.atMs - startMs <= watchSeconds * 1000);
-      const settled = window.filter((s) => s.atMs - startMs >= (watchSeconds - settledSeconds) * 1000);
-      const byDate = median(settled.map((s) => s.atMs - s.programDateTimeMs!));
-      const byPublisher = median(
-        settled.map((s) => s.atMs - publisher.pushedAt(Math.floor(s.currentTime * publisherFps))!),
-      );
+    for (const [player, { window, playedSeconds, behindByPublisherMs, behindByDateMs, stalls }] of watched) {
       console.log(
-        `${player}: behind live (median of ${settledSeconds} s) ${inSeconds(byPublisher)} s by the publisher's clock, ` +
-          `${inSeconds(byDate)} s by the program date-time (goal ${behindLiveGoalSeconds} s); started at ${window[0]!.currentTime.toFixed(2)} s`,
+        `${player}: behind live (median of ${settledSeconds} s) ${inSeconds(behindByPublisherMs)} s by the publisher's clock, ` +
+          `${inSeconds(behindByDateMs)} s by the program date-time (goal ${behindLiveGoalSeconds} s); started at ${window[0]!.currentTime.toFixed(2)} s`,
       );
-      const played = window.at(-1)!.currentTime - window[0]!.currentTime;
-      assert.ok(played > watchSeconds - 1.5, `${player}: played ${played.toFixed(2)} s in ${watchSeconds} s`);
-      assert.deepEqual(outcome.stalls, [], `${player} stalled`);
-      assert.ok(byPublisher <= behindLiveBoundSeconds * 1000, `${player}: ${inSeconds(byPublisher)} s behind live`);
-      assert.ok(byDate <= behindLiveBoundSeconds * 1000, `${player}: ${inSeconds(byDate)} s behind its date-time`);
+      assert.ok(
+        playedSeconds > watchSeconds - 1.5,
+        `${player}: played ${playedSeconds.toFixed(2)} s in ${watchSeconds} s`,
+      );
+      assert.deepEqual(stalls, [], `${player} stalled`);
+      assert.ok(
+        behindByPublisherMs <= behindLiveBoundSeconds * 1000,
+        `${player}: ${inSeconds(behindByPublisherMs)} s behind live`,
+      );
+      assert.ok(
+        behindByDateMs <= behindLiveBoundSeconds * 1000,
+        `${player}: ${inSeconds(behindByDateMs)} s behind its date-time`,
+      );
     }
   });
 
@@ -166,43 +149,19 @@ describe('a low-latency live stream in hls.js and Shaka Player', () => {
         { timeoutMs: 60_000, intervalMs: 250 },
       );
     }
-    const before = new Map<WebPlayer, PlayerOutcome>();
     for (const [player, tab] of players) {
-      const outcome = await tab.outcome();
-      before.set(player, outcome);
-      assert.ok(outcome.seekable && outcome.seekable[0] < 1, `${player}: seekable ${JSON.stringify(outcome.seekable)}`);
-      await tab.seekTo(outcome.seekable[0] + 1);
-    }
-    for (const [player, tab] of players) {
-      const from = before.get(player)!;
-      const seekedAtMs = from.samples.at(-1)!.atMs;
-      const after = await waitFor(
-        `${player} to play 3 s from where it went back to`,
-        async () => {
-          const now = await tab.outcome();
-          assert.deepEqual(fatal(now), [], errorsOf(player, now));
-          const since = now.samples.filter((s) => s.atMs > seekedAtMs && s.currentTime < seekFromSeconds / 2);
-          return since.length > 0 && since.at(-1)!.currentTime - since[0]!.currentTime >= 3 ? since : undefined;
-        },
-        { timeoutMs: 30_000, intervalMs: 250 },
+      const { seekable } = await tab.outcome();
+      assert.ok(seekable && seekable[0] < 1, `${player}: seekable ${JSON.stringify(seekable)}`);
+      const back = await seekBack(tab, player, { to: seekable[0] + 1, playSeconds: 3, clock });
+      console.log(
+        `${player}: went back ${back.wentSeconds.toFixed(2)} s, its program date-time ${inSeconds(back.dateWentMs)} s`,
       );
-      const went = from.currentTime - after[0]!.currentTime;
-      const dateWent = from.samples.at(-1)!.programDateTimeMs! - after.at(-1)!.programDateTimeMs!;
-      console.log(`${player}: went back ${went.toFixed(2)} s, its program date-time ${inSeconds(dateWent)} s`);
-      assert.ok(went >= seekFromSeconds - 3, `${player}: went back ${went.toFixed(2)} s`);
+      assert.ok(back.wentSeconds >= seekFromSeconds - 3, `${player}: went back ${back.wentSeconds.toFixed(2)} s`);
       assert.ok(
-        dateWent >= (seekFromSeconds - 3) * 1000 - 3000,
-        `${player}: its date-time went back ${inSeconds(dateWent)} s`,
+        back.dateWentMs >= (seekFromSeconds - 3) * 1000 - 3000,
+        `${player}: its date-time went back ${inSeconds(back.dateWentMs)} s`,
       );
-      await tab.seekToLive();
-    }
-    for (const [player, tab] of players) {
-      const from = before.get(player)!.currentTime;
-      await waitFor(
-        `${player} back at the live edge`,
-        async () => ((await tab.outcome()).currentTime > from ? true : undefined),
-        { timeoutMs: 30_000, intervalMs: 250 },
-      );
+      await returnToLive(tab, player, { pastSeconds: back.fromSeconds });
     }
   });
 
@@ -217,7 +176,7 @@ describe('a low-latency live stream in hls.js and Shaka Player', () => {
     for (const [player, tab] of players) {
       const ended = await tab.waitForEnd(30_000);
       const outcome = await tab.outcome();
-      assert.deepEqual(fatal(outcome), [], errorsOf(player, outcome));
+      assert.deepEqual(fatalErrors(outcome), [], describeErrors(player, outcome));
       assert.ok(ended && outcome.ended, `${player}: stopped at ${outcome.currentTime} of ${outcome.duration} s`);
       console.log(`${player}: ended at ${outcome.currentTime.toFixed(2)} s of ${seconds.toFixed(2)} s published`);
       // At the last frame published, give or take the two frames the sound's lead moves the picture:

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { waitFor, WaitAbortedError } from '@kino/dev';
 
 const resolve = createRequire(import.meta.url).resolve;
 /** The players' scripts, by the path pages load them from. */
@@ -237,4 +238,184 @@ export async function playThrough(
   } finally {
     await playing.close();
   }
+}
+
+// A live stream as its viewer sees it: at the live edge, gone back through the DVR window, back at
+// live (the live-players test's checks, and bench:live's `--players` over 2 minutes).
+
+/** The errors that stopped playback. */
+export function fatalErrors(outcome: PlayerOutcome): string[] {
+  return outcome.errors.filter((e) => e.endsWith('(fatal)'));
+}
+
+/** The player's errors, the first few (a player retrying a live stream repeats one). */
+export function describeErrors(player: WebPlayer, outcome: PlayerOutcome): string {
+  return `${player}: ${outcome.errors.slice(0, 3).join('; ')}${outcome.errors.length > 3 ? ` (${outcome.errors.length} in all)` : ''}`;
+}
+
+type Sample = PlayerOutcome['samples'][number];
+
+/** A live publisher's clock: when frame `n` of the broadcast (from 0) was pushed, ms since epoch. */
+export interface PublisherClock {
+  pushedAt(n: number): number | undefined;
+  fps: number;
+}
+
+function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * How far behind live the picture was at each sample, median (ms): by the publisher's clock (now
+ * less the push of the frame on screen, `currentTime × fps`: both players' timelines start at the
+ * broadcast's first frame), the viewer's real delay; and by the program date-time the player reads
+ * (what a site shows).
+ */
+function behindLive(samples: Sample[], clock: PublisherClock): { byPublisherMs: number; byDateMs: number } {
+  return {
+    byPublisherMs: middle(samples.map((s) => s.atMs - clock.pushedAt(Math.floor(s.currentTime * clock.fps))!)),
+    byDateMs: middle(samples.map((s) => s.atMs - s.programDateTimeMs!)),
+  };
+}
+
+/** A live player watched a while. */
+export interface LiveWatch {
+  outcome: PlayerOutcome;
+  /** The samples watched. */
+  window: Sample[];
+  /** How far the playhead went over them (s). */
+  playedSeconds: number;
+  /** Behind live over the window's last `settledSeconds`, median (ms). */
+  behindByPublisherMs: number;
+  behindByDateMs: number;
+  /** The stalls from the window's start on. */
+  stalls: PlayerOutcome['stalls'];
+}
+
+/**
+ * Waits until `tab` has played `watchSeconds` from its first sample at or after `sinceMs` (from its
+ * first frame when not given), and answers how it played; throws on a fatal error.
+ */
+export async function watchLive(
+  tab: PlayerTab,
+  player: WebPlayer,
+  {
+    watchSeconds,
+    settledSeconds,
+    clock,
+    sinceMs = 0,
+    timeoutMs = 60_000,
+  }: { watchSeconds: number; settledSeconds: number; clock: PublisherClock; sinceMs?: number; timeoutMs?: number },
+): Promise<LiveWatch> {
+  const outcome = await waitFor(
+    `${player} to have played ${watchSeconds} s live`,
+    async () => {
+      const now = await tab.outcome();
+      if (fatalErrors(now).length > 0) throw new WaitAbortedError(describeErrors(player, now));
+      const watched = now.samples.filter((s) => s.atMs >= sinceMs);
+      const [first, last] = [watched[0], watched.at(-1)];
+      return first && last && last.atMs - first.atMs >= watchSeconds * 1000 ? now : undefined;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  const startMs = outcome.samples.find((s) => s.atMs >= sinceMs)!.atMs;
+  const window = outcome.samples.filter((s) => s.atMs >= startMs && s.atMs - startMs <= watchSeconds * 1000);
+  const settled = window.filter((s) => s.atMs - startMs >= (watchSeconds - settledSeconds) * 1000);
+  const behind = behindLive(settled, clock);
+  return {
+    outcome,
+    window,
+    playedSeconds: window.at(-1)!.currentTime - window[0]!.currentTime,
+    behindByPublisherMs: behind.byPublisherMs,
+    behindByDateMs: behind.byDateMs,
+    stalls: outcome.stalls.filter((s) => s.atMs >= sinceMs),
+  };
+}
+
+/** A live player sent back through the DVR window, then played from there. */
+export interface SeekBack {
+  /** Where the playhead stood at the seek (s). */
+  fromSeconds: number;
+  /** How far back it went: the playhead (s), and the program date-time on screen at the same instant (ms). */
+  wentSeconds: number;
+  dateWentMs: number;
+  /** Behind live while it played on from there, median (ms). */
+  behindByPublisherMs: number;
+  behindByDateMs: number;
+  /** Frames the decoder presented from the seek on. */
+  framesDecoded: number;
+  /** The stalls once it played on from where it went (a second on: the seek's own wait is not one). */
+  stalls: PlayerOutcome['stalls'];
+}
+
+/**
+ * Seeks `tab` to `to` seconds and waits until it has played `playSeconds` from there (nearer `to`
+ * than where it was); throws on a fatal error.
+ */
+export async function seekBack(
+  tab: PlayerTab,
+  player: WebPlayer,
+  {
+    to,
+    playSeconds,
+    clock,
+    timeoutMs = 30_000,
+  }: { to: number; playSeconds: number; clock: PublisherClock; timeoutMs?: number },
+): Promise<SeekBack> {
+  const before = await tab.outcome();
+  await tab.seekTo(to);
+  const seekedAtMs = Date.now();
+  const nearer = (before.currentTime + to) / 2;
+  const { now, since } = await waitFor(
+    `${player} to play ${playSeconds} s from ${to.toFixed(2)} s`,
+    async () => {
+      const now = await tab.outcome();
+      if (fatalErrors(now).length > 0) throw new WaitAbortedError(describeErrors(player, now));
+      const since = now.samples.filter((s) => s.atMs > seekedAtMs && s.currentTime < nearer);
+      return since.length > 0 && since.at(-1)!.currentTime - since[0]!.currentTime >= playSeconds
+        ? { now, since }
+        : undefined;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  const last = before.samples.at(-1)!;
+  const resumed = since.find((s) => s.currentTime >= since[0]!.currentTime + 1) ?? since.at(-1)!;
+  const behind = behindLive(
+    since.filter((s) => s.atMs >= resumed.atMs),
+    clock,
+  );
+  return {
+    fromSeconds: before.currentTime,
+    wentSeconds: before.currentTime - since[0]!.currentTime,
+    dateWentMs: behind.byDateMs - (last.atMs - last.programDateTimeMs!),
+    behindByPublisherMs: behind.byPublisherMs,
+    behindByDateMs: behind.byDateMs,
+    framesDecoded: now.frames - before.frames,
+    stalls: now.stalls.filter((s) => s.atMs >= resumed.atMs),
+  };
+}
+
+/**
+ * Sends `tab` back to the live edge as its player places it, and waits until it plays there: past
+ * `pastSeconds`, then on by a second. Answers when it was seen playing (ms since epoch): the seek's
+ * own wait is over by then.
+ */
+export async function returnToLive(
+  tab: PlayerTab,
+  player: WebPlayer,
+  { pastSeconds, timeoutMs = 30_000 }: { pastSeconds: number; timeoutMs?: number },
+): Promise<number> {
+  await tab.seekToLive();
+  const sentAtMs = Date.now();
+  return waitFor(
+    `${player} back at the live edge`,
+    async () => {
+      const now = await tab.outcome();
+      if (fatalErrors(now).length > 0) throw new WaitAbortedError(describeErrors(player, now));
+      const there = now.samples.filter((s) => s.atMs > sentAtMs && s.currentTime > pastSeconds);
+      return there.find((s) => s.currentTime >= there[0]!.currentTime + 1)?.atMs;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
 }
