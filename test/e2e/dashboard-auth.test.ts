@@ -651,6 +651,9 @@ describe('dashboard sign-in and API keys', () => {
       // A page around the app: laid out for the phone's width (a viewport tag), in the product's
       // look (its system font and background, not the browser's Times on white), its favicon found.
       const assertProductPage = async (name: string) => {
+        // The text can be in the DOM before the stylesheet has loaded (the browser paints only after,
+        // but a script reads the styles of the moment): read them once the page has loaded.
+        await page.waitForLoadState('load');
         const look = await page.evaluate(() => ({
           viewport: document.querySelector('meta[name=viewport]')?.getAttribute('content') ?? null,
           scrollWidth: document.documentElement.scrollWidth,
