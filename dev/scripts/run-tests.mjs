@@ -114,11 +114,23 @@ function killGroup(pid, signal) {
 function tally(report, ok) {
   if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
   const result = JSON.parse(readFileSync(report, 'utf8'));
+  printSlowest(result);
   const fileFailures = result.testResults.filter(
     (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
   ).length;
   const failed = result.numFailedTests + fileFailures;
   return { passed: result.numPassedTests, failed: failed === 0 && !ok ? 1 : failed, ok };
+}
+
+/** The phase's slowest files by wall-clock time: where a run's minutes went, in every log (CI's too). */
+function printSlowest(result) {
+  const files = result.testResults
+    .map((file) => ({ path: relative(root, file.name), seconds: (file.endTime - file.startTime) / 1000 }))
+    .filter((file) => Number.isFinite(file.seconds))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, 8);
+  if (files.length < 2) return;
+  console.log(`slowest files: ${files.map((file) => `${file.path} ${Math.round(file.seconds)} s`).join(', ')}`);
 }
 
 // Started once the filters are known to match: a run that stops there leaves nothing running.
