@@ -214,7 +214,10 @@ export const noExperienceSums: ExperienceSums = {
 };
 
 export class AnalyticsStore {
-  constructor(private readonly clickhouse: ClickHouseHttp) {}
+  private readonly clickhouse: ClickHouseHttp;
+  constructor(clickhouse: ClickHouseHttp) {
+    this.clickhouse = clickhouse;
+  }
 
   /**
    * All-time segments per environment, those from `since` to `until` (UTC days, both included; no

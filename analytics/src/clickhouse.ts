@@ -41,11 +41,10 @@ export function fromTabSeparatedField(field: string): string {
 export class ClickHouseHttp {
   readonly client: ClickHouseClient;
 
+  readonly url: string;
   /** `url` may carry `user:password@` and the database as its path (or a `?database=` parameter). */
-  constructor(
-    readonly url: string,
-    timeoutMs = 30_000,
-  ) {
+  constructor(url: string, timeoutMs = 30_000) {
+    this.url = url;
     const parsed = new URL(url);
     // `?database=` is the form CLICKHOUSE_URL has always accepted; the client reads the path.
     const database = parsed.searchParams.get('database');

@@ -602,7 +602,10 @@ let lastGeneration = 0;
 class LruGenerations {
   private readonly cached = new Map<string, number>();
   misses = 0;
-  constructor(private readonly capacity: number) {}
+  private readonly capacity: number;
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
   /** The path to ask for `path` now, under its current generation (a new one on a miss). */
   request(path: string): string {
     let generation = this.cached.get(path);

@@ -18,11 +18,10 @@ export class UsageError extends Errors.CLIError {
 
 /** A video ended `failed`: exit code 3. `data` is what --json still prints on stdout (the videos). */
 export class VideoFailedError extends Errors.CLIError {
-  constructor(
-    message: string,
-    readonly data?: unknown,
-  ) {
+  readonly data?: unknown;
+  constructor(message: string, data?: unknown) {
     super(message, { exit: exitCodes.videoFailed });
+    this.data = data;
   }
 }
 

@@ -7,14 +7,22 @@ import type { ErrorEnvelope } from '@kino/proto/contract';
 /** An error answer of the server, with the envelope's fields. */
 export class ApiError extends Error {
   override name = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly retryAt?: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
+    status: number,
+    code: string,
+    detail: string,
     /** For a 429: when the limit's window ends (the answer's Retry-After), in ms since the epoch. */
-    readonly retryAt?: number,
+    retryAt?: number,
   ) {
     super(`${status} ${code}: ${detail}`);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.retryAt = retryAt;
   }
 }
 

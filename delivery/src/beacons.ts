@@ -118,11 +118,14 @@ export class BeaconLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private swept = 0;
 
-  constructor(
-    private readonly perSecond: number,
-    private readonly burst = perSecond * 2,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly perSecond: number;
+  private readonly burst: number;
+  private readonly now: () => number;
+  constructor(perSecond: number, burst = perSecond * 2, now: () => number = Date.now) {
+    this.perSecond = perSecond;
+    this.burst = burst;
+    this.now = now;
+  }
 
   /** Takes one request's token for `address`; throws a 429 with Retry-After when there is none. */
   take(address: string): void {

@@ -37,7 +37,10 @@ export class CaptionFiles {
   /** Segments of a track's file on a video's segment grid, by `<file etag>|<playlist etag>`. */
   private readonly cut = new Map<string, Buffer[]>();
 
-  constructor(private readonly cache: Pick<ObjectCache, 'get' | 'getUncached'>) {}
+  private readonly cache: Pick<ObjectCache, 'get' | 'getUncached'>;
+  constructor(cache: Pick<ObjectCache, 'get' | 'getUncached'>) {
+    this.cache = cache;
+  }
 
   /** `token`: put on every URI of the subtitles playlist, as on the video's own playlists. */
   async get(

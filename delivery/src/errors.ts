@@ -4,15 +4,25 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { errorEnvelope, type FieldError } from '@kino/proto/contract';
 
 export class DeliveryError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  readonly headers: OutgoingHttpHeaders;
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly errors?: FieldError[],
+    status: number,
+    code: string,
+    detail: string,
+    errors?: FieldError[],
     /** Headers the answer carries besides the envelope's: Allow on a 405, Retry-After on a 503 worth retrying. */
-    readonly headers: OutgoingHttpHeaders = {},
+    headers: OutgoingHttpHeaders = {},
   ) {
     super(detail);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.errors = errors;
+    this.headers = headers;
     this.name = 'DeliveryError';
   }
 

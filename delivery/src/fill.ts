@@ -13,7 +13,9 @@ export class ObjectFill {
   failure?: Error;
   private waiters: (() => void)[] = [];
 
-  constructor(readonly size: number) {
+  readonly size: number;
+  constructor(size: number) {
+    this.size = size;
     this.data = Buffer.allocUnsafe(size);
   }
 

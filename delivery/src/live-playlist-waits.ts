@@ -33,10 +33,12 @@ export class LivePlaylistWaits {
   /** Each watched playlist's last text read: a part, once listed, stays in the segment it was listed in. */
   private readonly lastRead = new Map<string, string>();
 
-  constructor(
-    private readonly read: (key: string) => Promise<UncachedObject | undefined>,
-    private readonly intervalMs = 150,
-  ) {}
+  private readonly read: (key: string) => Promise<UncachedObject | undefined>;
+  private readonly intervalMs: number;
+  constructor(read: (key: string) => Promise<UncachedObject | undefined>, intervalMs = 150) {
+    this.read = read;
+    this.intervalMs = intervalMs;
+  }
 
   /**
    * The playlist at `key` once `until` holds for its text, or as it is after `deadlineMs`; undefined

@@ -59,10 +59,12 @@ const headConcurrency = 8;
 export class Mp4Downloads {
   private readonly layouts = new Map<string, Promise<Mp4Layout>>();
 
-  constructor(
-    private readonly cache: Pick<ObjectCache, 'get'>,
-    private readonly storage: Pick<Storage, 'head'>,
-  ) {}
+  private readonly cache: Pick<ObjectCache, 'get'>;
+  private readonly storage: Pick<Storage, 'head'>;
+  constructor(cache: Pick<ObjectCache, 'get'>, storage: Pick<Storage, 'head'>) {
+    this.cache = cache;
+    this.storage = storage;
+  }
 
   /** The layout of a rendition's MP4; computed once per rendition (concurrent callers share it). */
   layout(video: MediaOf, rendition: PlayableRendition): Promise<Mp4Layout> {

@@ -78,7 +78,9 @@ export class ObjectCache {
   /** Misses count storage reads; a lookup that joins a read under way is a `joinedHits`. */
   readonly lookups = { memoryHits: 0, diskHits: 0, joinedHits: 0, misses: 0 };
 
-  constructor(private readonly options: ObjectCacheOptions) {
+  private readonly options: ObjectCacheOptions;
+  constructor(options: ObjectCacheOptions) {
+    this.options = options;
     this.objectsDir = join(options.dir, 'objects');
     this.tmpDir = join(options.dir, 'tmp');
     this.memoryMaxObjectBytes = options.memoryMaxObjectBytes ?? 8 * 1024 * 1024;

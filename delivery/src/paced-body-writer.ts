@@ -23,12 +23,17 @@ export class PacedBodyWriter {
   private spent = 0;
   private scheduled = false;
 
+  private readonly bytesPerTurn: number;
+  private readonly nextTurn: (run: () => void) => void;
   constructor(
     /** Bytes written per turn; a body larger than this still goes whole, alone in its turn. */
-    private readonly bytesPerTurn: number,
+    bytesPerTurn: number,
     /** Runs `turnEnds` once the loop has polled for I/O: `setImmediate`, the loop's check phase. */
-    private readonly nextTurn: (run: () => void) => void = setImmediate,
-  ) {}
+    nextTurn: (run: () => void) => void = setImmediate,
+  ) {
+    this.bytesPerTurn = bytesPerTurn;
+    this.nextTurn = nextTurn;
+  }
 
   /** Ends `res` with `data`: at once while this turn has budget and nothing waits, else in a coming turn. */
   end(res: ServerResponse, data: Buffer): void {

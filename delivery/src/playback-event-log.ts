@@ -22,7 +22,10 @@ export interface PlaybackEventLogOptions {
 export class PlaybackEventLog {
   private readonly encoder = new PlaybackEventEncoder();
 
-  private constructor(private readonly spool: RowSpool) {}
+  private readonly spool: RowSpool;
+  private constructor(spool: RowSpool) {
+    this.spool = spool;
+  }
 
   static open(options: PlaybackEventLogOptions): PlaybackEventLog {
     const spool = RowSpool.open({

@@ -111,7 +111,9 @@ export class RowSpool {
   /** Rows since start: written to the spool, handed to ClickHouse (200), and failed shipping passes. */
   readonly counts = { spooledRows: 0, shippedRows: 0, shipFailures: 0 };
 
-  private constructor(private readonly options: RowSpoolOptions) {
+  private readonly options: RowSpoolOptions;
+  private constructor(options: RowSpoolOptions) {
+    this.options = options;
     this.lockPath = join(options.dir, 'spool.lock');
   }
 

@@ -19,10 +19,9 @@ export interface SegmentLogOptions {
 export class SegmentLog {
   private readonly encoder: SegmentRowEncoder;
 
-  private constructor(
-    private readonly spool: RowSpool,
-    nodeId: string,
-  ) {
+  private readonly spool: RowSpool;
+  private constructor(spool: RowSpool, nodeId: string) {
+    this.spool = spool;
     this.encoder = new SegmentRowEncoder(nodeId);
   }
 

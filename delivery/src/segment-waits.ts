@@ -73,10 +73,12 @@ interface SharedWait {
 export class SegmentWaits {
   private readonly waits = new Map<string, SharedWait>();
 
-  constructor(
-    private readonly sources: SegmentWaitSources,
-    private readonly options: { deadlineMs: number; metrics: SegmentWaitMetrics },
-  ) {}
+  private readonly sources: SegmentWaitSources;
+  private readonly options: { deadlineMs: number; metrics: SegmentWaitMetrics };
+  constructor(sources: SegmentWaitSources, options: { deadlineMs: number; metrics: SegmentWaitMetrics }) {
+    this.sources = sources;
+    this.options = options;
+  }
 
   /**
    * Waits for a missing segment, joining the wait already under way for it on this node. Rejects

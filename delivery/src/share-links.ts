@@ -17,11 +17,16 @@ type LinkState = { videoId: string } | DeliveryError;
 export class ShareLinkGate {
   private readonly entries = new Map<string, { state: LinkState; expiresAt: number }>();
 
+  private readonly db: Db;
+  private readonly ttlMs: number;
   constructor(
-    private readonly db: Db,
+    db: Db,
     /** How long a live link is trusted without asking the database (as the video catalog's TTL). */
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.db = db;
+    this.ttlMs = ttlMs;
+  }
 
   /**
    * The video a link opens. `countView` (master playlists): counts one view, atomically, or

@@ -42,14 +42,25 @@ export class ThumbnailMaker {
   private readonly inflight = new Map<string, Promise<CachedObject | undefined>>();
   private readonly renderSlot = pLimit(maxConcurrentRenders);
 
+  private readonly cache: ObjectCache;
+  private readonly storage: Pick<Storage, 'put'>;
+  private readonly tmpDir: string;
+  private readonly logger: Logger;
+  private readonly sources: (videoId: string) => Promise<PictureSource | undefined>;
   constructor(
-    private readonly cache: ObjectCache,
-    private readonly storage: Pick<Storage, 'put'>,
-    private readonly tmpDir: string,
-    private readonly logger: Logger,
+    cache: ObjectCache,
+    storage: Pick<Storage, 'put'>,
+    tmpDir: string,
+    logger: Logger,
     /** Where a video's frames of any moment come from; undefined when its source is gone. */
-    private readonly sources: (videoId: string) => Promise<PictureSource | undefined>,
-  ) {}
+    sources: (videoId: string) => Promise<PictureSource | undefined>,
+  ) {
+    this.cache = cache;
+    this.storage = storage;
+    this.tmpDir = tmpDir;
+    this.logger = logger;
+    this.sources = sources;
+  }
 
   sourceOf(video: PlayableVideo): Promise<PictureSource | undefined> {
     return this.sources(video.id);

@@ -94,11 +94,16 @@ export class VideoCatalog {
   private readonly inflight = new Map<string, Promise<PlayableVideo | undefined>>();
   private reads = 0;
 
+  private readonly read: (videoId: string) => Promise<PlayableVideo | undefined>;
+  private readonly ttlMs: number;
   constructor(
     /** Reads one video from the metadata database (`readPlayableVideo`). */
-    private readonly read: (videoId: string) => Promise<PlayableVideo | undefined>,
-    private readonly ttlMs: number,
-  ) {}
+    read: (videoId: string) => Promise<PlayableVideo | undefined>,
+    ttlMs: number,
+  ) {
+    this.read = read;
+    this.ttlMs = ttlMs;
+  }
 
   get(videoId: string): Promise<PlayableVideo | undefined> {
     const entry = this.entries.get(videoId);

@@ -28,7 +28,10 @@ export class PieceJoins {
   /** The segments joined or being joined, `720p/seg-00001.m4s`. */
   private readonly joined = new Set<string>();
 
-  constructor(private readonly outDir: string) {}
+  private readonly outDir: string;
+  constructor(outDir: string) {
+    this.outDir = outDir;
+  }
 
   /**
    * Of the closed files of one rendition (`720p/boot-1.m4s`, ...), what may go up now: the bootstrap

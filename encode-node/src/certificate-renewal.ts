@@ -44,7 +44,9 @@ export class CertificateRenewal {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly options: CertificateRenewalOptions) {
+  private readonly options: CertificateRenewalOptions;
+  constructor(options: CertificateRenewalOptions) {
+    this.options = options;
     this.credential = options.credential;
   }
 

@@ -108,7 +108,9 @@ class EncodeService {
   // Lowering a nice value is a privilege: said once, not on every raise.
   private warnedNiceRefused = false;
 
-  constructor(private readonly options: EncodeServiceOptions) {
+  private readonly options: EncodeServiceOptions;
+  constructor(options: EncodeServiceOptions) {
+    this.options = options;
     this.expected = options.token === undefined ? undefined : digest(options.token);
     this.countJob = options.countJob ?? (() => {});
   }

@@ -16,16 +16,18 @@ export class HlsUploads {
   // With the caller's reason: an upload it cuts off fails with that (a cancel, an abandonment).
   private readonly stop = () => this.job.abort(this.signal.reason);
 
+  readonly outDir: string;
+  private readonly outputUrls: Record<string, string>;
+  private readonly signal: AbortSignal;
   /**
    * @param outDir the directory the encode writes in: a file's name relative to it is its
    *   `output_urls` key (`720p/seg-00000.m4s`)
    * @param signal the caller's: aborting it stops the encode
    */
-  constructor(
-    readonly outDir: string,
-    private readonly outputUrls: Record<string, string>,
-    private readonly signal: AbortSignal,
-  ) {
+  constructor(outDir: string, outputUrls: Record<string, string>, signal: AbortSignal) {
+    this.outDir = outDir;
+    this.outputUrls = outputUrls;
+    this.signal = signal;
     this.queue = new UploadQueue(uploadConcurrency, (error) => this.fail(error));
     // A signal aborted already (the call was cancelled or abandoned before the encode started)
     // fires no 'abort' event: the job stops now, before ffmpeg runs or anything uploads.

@@ -33,14 +33,16 @@ export class LiveInputClock {
   /** ffmpeg's time of the first file: its media time 0. */
   private firstMs: number | undefined;
 
+  private readonly startedAtMs: number | undefined;
+  private readonly gapMs: number;
   /**
    * `startedAtMs`: the wall-clock time of the input's media time 0 (the broadcast's start, when the
    * encoder reads it from its first frame); without it, ffmpeg's own times are kept.
    */
-  constructor(
-    private readonly startedAtMs: number | undefined,
-    private readonly gapMs = inputGapMs,
-  ) {}
+  constructor(startedAtMs: number | undefined, gapMs = inputGapMs) {
+    this.startedAtMs = startedAtMs;
+    this.gapMs = gapMs;
+  }
 
   /**
    * A closed file's wall-clock time from ffmpeg's (`programDateTimeMs`), and whether a gap came

@@ -32,7 +32,10 @@ export class NodeJobs {
   private idleWaiters: (() => void)[] = [];
   private sequence = 0;
 
-  constructor(readonly slots: number) {}
+  readonly slots: number;
+  constructor(slots: number) {
+    this.slots = slots;
+  }
 
   get isDraining(): boolean {
     return this.draining;

@@ -65,7 +65,10 @@ export class Registration {
     this.markRevoked = resolve;
   });
 
-  constructor(private readonly options: RegistrationOptions) {}
+  private readonly options: RegistrationOptions;
+  constructor(options: RegistrationOptions) {
+    this.options = options;
+  }
 
   private async register(): Promise<void> {
     const {

@@ -55,10 +55,9 @@ export class UploadQueue {
   private failure: { error: unknown } | undefined;
   bytes = 0;
 
-  constructor(
-    limit: number,
-    private readonly onError: (error: unknown) => void = () => {},
-  ) {
+  private readonly onError: (error: unknown) => void;
+  constructor(limit: number, onError: (error: unknown) => void = () => {}) {
+    this.onError = onError;
     this.queue = new PQueue({ concurrency: limit });
   }
 

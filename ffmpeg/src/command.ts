@@ -11,15 +11,16 @@ const stderrTailChars = 4000;
 /** ffmpeg or ffprobe exited badly; `stderrTail` is the end of what it said, for logs and error messages. */
 export class FfmpegError extends Error {
   readonly stderrTail: string;
-  constructor(
-    readonly program: string,
-    readonly exitCode: number | null,
-    readonly exitSignal: NodeJS.Signals | null,
-    stderrTail: string,
-  ) {
+  readonly program: string;
+  readonly exitCode: number | null;
+  readonly exitSignal: NodeJS.Signals | null;
+  constructor(program: string, exitCode: number | null, exitSignal: NodeJS.Signals | null, stderrTail: string) {
     stderrTail = redactUrls(stderrTail);
     const how = exitCode !== null ? `exited with code ${exitCode}` : `was killed by ${exitSignal ?? 'a signal'}`;
     super(`${program} ${how}: ${lastLines(stderrTail, 5) || '(no error output)'}`);
+    this.program = program;
+    this.exitCode = exitCode;
+    this.exitSignal = exitSignal;
     this.stderrTail = stderrTail;
     this.name = 'FfmpegError';
   }

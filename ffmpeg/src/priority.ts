@@ -92,7 +92,10 @@ function reniceProcess(pid: number, niceness: number): Renice {
 export class ProcessPriority {
   private readonly running = new Set<number>();
 
-  constructor(private value: number) {}
+  private value: number;
+  constructor(value: number) {
+    this.value = value;
+  }
 
   /** The nice value the job's processes run at now. */
   get niceness(): number {

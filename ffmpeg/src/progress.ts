@@ -44,10 +44,12 @@ export class ProgressParser {
   private buffer = '';
   private fields = new Map<string, string>();
 
-  constructor(
-    private readonly durationSeconds: number,
-    private readonly onBlock: (progress: FfmpegProgress) => void,
-  ) {}
+  private readonly durationSeconds: number;
+  private readonly onBlock: (progress: FfmpegProgress) => void;
+  constructor(durationSeconds: number, onBlock: (progress: FfmpegProgress) => void) {
+    this.durationSeconds = durationSeconds;
+    this.onBlock = onBlock;
+  }
 
   push(chunk: string): void {
     this.buffer += chunk;

@@ -139,7 +139,9 @@ const bytesOf = (data: SourceData): string | Uint8Array =>
       : new Uint8Array(data);
 class NodeSha256 {
   private hash: Hash | Hmac;
-  constructor(private readonly secret?: SourceData) {
+  private readonly secret?: SourceData;
+  constructor(secret?: SourceData) {
+    this.secret = secret;
     this.hash = this.fresh();
   }
   private fresh(): Hash | Hmac {
@@ -176,7 +178,9 @@ class ObjectReader {
   // Connections to storage stay open between misses (keep-alive), as the SDK's agent keeps them.
   private readonly agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
 
-  constructor(private readonly config: StorageConfig) {
+  private readonly config: StorageConfig;
+  constructor(config: StorageConfig) {
+    this.config = config;
     this.endpoint = new URL(config.S3_ENDPOINT);
     this.signer = new SignatureV4({
       service: 's3',

@@ -14,11 +14,13 @@ export class BroadcastBacklog {
   private bytes = 0;
   private readonly id = `kino-backlog-${randomBase62(12)}`;
 
-  constructor(
-    private readonly broadcast: NmsBroadcast,
-    private readonly maxBytes: number,
-    private readonly logger: Logger,
-  ) {
+  private readonly broadcast: NmsBroadcast;
+  private readonly maxBytes: number;
+  private readonly logger: Logger;
+  constructor(broadcast: NmsBroadcast, maxBytes: number, logger: Logger) {
+    this.broadcast = broadcast;
+    this.maxBytes = maxBytes;
+    this.logger = logger;
     // The library sends each message to its subscribers as it arrives: this one keeps them.
     const subscriber = {
       id: this.id,

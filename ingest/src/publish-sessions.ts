@@ -71,7 +71,10 @@ export class PublishSessions {
   /** The publisher's stream path of each held broadcast, by its relay path. */
   private readonly relayed = new Map<string, string>();
 
-  constructor(private readonly deps: PublishSessionsDeps) {}
+  private readonly deps: PublishSessionsDeps;
+  constructor(deps: PublishSessionsDeps) {
+    this.deps = deps;
+  }
 
   /** The broadcast a path holds, for the relay's play check. */
   heldAt(streamPath: string): HeldBroadcast | undefined {

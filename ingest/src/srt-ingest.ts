@@ -52,7 +52,10 @@ export class SrtIngest {
   private readonly socket = createSocket('udp4');
   private readonly callers = new Map<string, Caller>();
 
-  constructor(private readonly deps: SrtIngestDeps) {}
+  private readonly deps: SrtIngestDeps;
+  constructor(deps: SrtIngestDeps) {
+    this.deps = deps;
+  }
 
   async start(): Promise<void> {
     this.socket.on('message', (packet, from) => void this.receive(packet, from));

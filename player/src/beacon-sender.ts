@@ -61,11 +61,14 @@ export class BeaconSender {
   #queue: BeaconEvent[] = [];
   #refused = false;
 
-  constructor(
-    private readonly url: string,
-    private readonly envelope: BeaconEnvelope,
-    private readonly transport: BeaconTransport = browserTransport,
-  ) {}
+  private readonly url: string;
+  private readonly envelope: BeaconEnvelope;
+  private readonly transport: BeaconTransport;
+  constructor(url: string, envelope: BeaconEnvelope, transport: BeaconTransport = browserTransport) {
+    this.url = url;
+    this.envelope = envelope;
+    this.transport = transport;
+  }
 
   push(event: BeaconEvent): void {
     if (this.#refused) return;

@@ -21,15 +21,17 @@ export class ViewEvents {
   /** Watched ms not yet carried by a heartbeat. */
   #unreported = 0;
 
+  private readonly now: () => number;
+  private readonly emit: (event: BeaconEvent) => void;
+  private readonly position: () => number;
   /**
    * `now`: a monotonic clock in ms (performance.now); `emit` receives each event; `position`: the
    * media's current time in seconds (a seek's from and to).
    */
-  constructor(
-    private readonly now: () => number,
-    private readonly emit: (event: BeaconEvent) => void,
-    private readonly position: () => number,
-  ) {
+  constructor(now: () => number, emit: (event: BeaconEvent) => void, position: () => number) {
+    this.now = now;
+    this.emit = emit;
+    this.position = position;
     this.#t0 = now();
     this.emit({ type: 'viewstart', at: 0 });
   }

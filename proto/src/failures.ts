@@ -51,11 +51,10 @@ export class NodeJobFailure extends Error implements grpc.ServiceError {
   readonly code: grpc.status;
   readonly details: string;
   readonly metadata: grpc.Metadata;
-  constructor(
-    readonly reason: FailureReason__Output,
-    call: grpc.ServiceError,
-  ) {
+  readonly reason: FailureReason__Output;
+  constructor(reason: FailureReason__Output, call: grpc.ServiceError) {
     super(call.message);
+    this.reason = reason;
     this.name = 'NodeJobFailure';
     this.code = call.code;
     this.details = call.details;

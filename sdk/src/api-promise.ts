@@ -9,7 +9,10 @@
 export class APIPromise<T> implements Promise<T> {
   readonly [Symbol.toStringTag] = 'APIPromise';
 
-  constructor(private readonly answered: Promise<{ data: T; response: Response }>) {}
+  private readonly answered: Promise<{ data: T; response: Response }>;
+  constructor(answered: Promise<{ data: T; response: Response }>) {
+    this.answered = answered;
+  }
 
   /**
    * The data and the response it came in (its body already read).

@@ -107,32 +107,39 @@ export class APIConnectionTimeoutError extends APIConnectionError {
 /** Storage refused the upload (an expired or tampered URL, a Content-Type or a size other than the URL was issued for). */
 export class UploadError extends KinoError {
   override name = 'UploadError';
+  readonly status: number;
+  readonly responseText: string;
   constructor(
-    readonly status: number,
+    status: number,
     /** Storage's own answer (S3 XML). */
-    readonly responseText: string,
+    responseText: string,
   ) {
     super(
       `storage answered ${status} to the upload: ${/<Code>([^<]+)<\/Code>/.exec(responseText)?.[1] ?? responseText.slice(0, 200)}`,
     );
+    this.status = status;
+    this.responseText = responseText;
   }
 }
 
 /** `videos.waitUntilReady`: the video ended in `failed`. */
 export class VideoProcessingFailedError extends KinoError {
   override name = 'VideoProcessingFailedError';
-  constructor(readonly video: VideoDetails) {
+  readonly video: VideoDetails;
+  constructor(video: VideoDetails) {
     super(`video ${video.id} failed to process`);
+    this.video = video;
   }
 }
 
 /** `videos.waitUntilReady`: still transcoding when the wait ran out. */
 export class WaitTimeoutError extends KinoError {
   override name = 'WaitTimeoutError';
-  constructor(
-    readonly videoId: string,
-    readonly timeoutMs: number,
-  ) {
+  readonly videoId: string;
+  readonly timeoutMs: number;
+  constructor(videoId: string, timeoutMs: number) {
     super(`video ${videoId} was still transcoding after ${Math.round(timeoutMs / 1000)} s`);
+    this.videoId = videoId;
+    this.timeoutMs = timeoutMs;
   }
 }

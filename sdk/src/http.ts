@@ -79,7 +79,9 @@ class UploadTimer {
   /** What went wrong once `signal` has fired, e.g. `made no progress for 60000 ms`. */
   expired = '';
 
-  constructor(private readonly ms: number) {
+  private readonly ms: number;
+  constructor(ms: number) {
+    this.ms = ms;
     this.progressed();
   }
 
@@ -169,7 +171,10 @@ export function retryDelayMs(retry: number, headers: Headers | undefined, now = 
 }
 
 export class HttpClient {
-  constructor(readonly options: HttpOptions) {}
+  readonly options: HttpOptions;
+  constructor(options: HttpOptions) {
+    this.options = options;
+  }
 
   /** Sends one API call (path relative to the API root) and answers the `body` of the answer. */
   request<T>(method: string, path: string, options: RequestOptions = {}): APIPromise<T> {

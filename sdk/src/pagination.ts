@@ -6,10 +6,9 @@ export class VideoPage<T extends Video = Video> implements AsyncIterable<T> {
   readonly videos: T[];
   readonly pagination: Pagination;
 
-  constructor(
-    list: VideoList<T>,
-    private readonly fetchPage: (page: number) => Promise<VideoList<T>>,
-  ) {
+  private readonly fetchPage: (page: number) => Promise<VideoList<T>>;
+  constructor(list: VideoList<T>, fetchPage: (page: number) => Promise<VideoList<T>>) {
+    this.fetchPage = fetchPage;
     this.videos = list.videos;
     this.pagination = list.pagination;
   }

@@ -32,7 +32,10 @@ class MediaProxy {
   private server!: Server;
   origin = '';
 
-  constructor(private readonly upstream: URL) {}
+  private readonly upstream: URL;
+  constructor(upstream: URL) {
+    this.upstream = upstream;
+  }
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));

@@ -33,7 +33,10 @@ class CountingProxy {
   private readonly sockets = new Set<Socket>();
   private server!: Server;
 
-  constructor(private readonly target: URL) {}
+  private readonly target: URL;
+  constructor(target: URL) {
+    this.target = target;
+  }
 
   async listen(): Promise<string> {
     this.server = createServer((client) => {

@@ -54,7 +54,9 @@ export class Scrape {
   readonly types = new Map<string, string>();
   readonly samples: Sample[] = [];
 
-  constructor(readonly text: string) {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       if (line.startsWith('#')) {

@@ -109,10 +109,12 @@ export class ContainerRuntime {
   /** Mount points this runtime made on the machine (/var/lib/kino when it was missing), removed again if empty. */
   private readonly madeMountPoints: string[] = [];
 
-  constructor(
-    private readonly image: KinoImage,
-    private readonly workDir: string,
-  ) {}
+  private readonly image: KinoImage;
+  private readonly workDir: string;
+  constructor(image: KinoImage, workDir: string) {
+    this.image = image;
+    this.workDir = workDir;
+  }
 
   /** What a Kino container's process gets: the image's ENV, the file's environment, PATH and HOME. */
   env(environment: Readonly<Record<string, string>>): Record<string, string> {

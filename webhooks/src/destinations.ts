@@ -26,11 +26,10 @@ export type RefusedDestination = 'not_public' | 'unresolvable';
 
 export class WebhookDestinationError extends Error {
   override name = 'WebhookDestinationError';
-  constructor(
-    readonly reason: RefusedDestination,
-    message: string,
-  ) {
+  readonly reason: RefusedDestination;
+  constructor(reason: RefusedDestination, message: string) {
     super(message);
+    this.reason = reason;
   }
 }
 

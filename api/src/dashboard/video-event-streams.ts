@@ -16,10 +16,12 @@ export class VideoEventStreams {
   readonly #streams = new Set<VideoEventStream>();
   #listener: Promise<VideoEventListener> | undefined;
 
-  constructor(
-    private readonly databaseUrl: string,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+  private readonly databaseUrl: string;
+  private readonly log: FastifyBaseLogger;
+  constructor(databaseUrl: string, log: FastifyBaseLogger) {
+    this.databaseUrl = databaseUrl;
+    this.log = log;
+  }
 
   /** Adds a stream once the events are heard; rejects when the database cannot be listened to. */
   async add(stream: VideoEventStream): Promise<void> {

@@ -7,13 +7,16 @@ import type { FieldError } from '@kino/proto/contract';
 export type { FieldError };
 
 export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly errors?: FieldError[],
-  ) {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  constructor(statusCode: number, code: string, detail: string, errors?: FieldError[]) {
     super(detail);
+    this.statusCode = statusCode;
+    this.code = code;
+    this.detail = detail;
+    this.errors = errors;
     this.name = 'ApiError';
   }
 }
@@ -70,11 +73,10 @@ export const ServiceUnavailableError = errorOf(503, 'service_unavailable');
 
 /** 405: the path exists, the method does not; `allow` lists the methods it answers. */
 export class MethodNotAllowedError extends ApiError {
-  constructor(
-    method: string,
-    readonly allow: string,
-  ) {
+  readonly allow: string;
+  constructor(method: string, allow: string) {
     super(405, 'method_not_allowed', `${method} is not allowed here; this path answers ${allow}.`);
+    this.allow = allow;
   }
 }
 

@@ -44,7 +44,10 @@ const DEFAULT_ACCESS_TTL_S = 300;
 export class OidcClient {
   private configuration: Promise<oidc.Configuration> | undefined;
 
-  constructor(private readonly settings: OidcSettings) {}
+  private readonly settings: OidcSettings;
+  constructor(settings: OidcSettings) {
+    this.settings = settings;
+  }
 
   private config(): Promise<oidc.Configuration> {
     this.configuration ??= oidc

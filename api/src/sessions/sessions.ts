@@ -59,7 +59,9 @@ export class DashboardSessions {
   private readonly refreshing = new Map<string, Promise<DashboardSession | undefined>>();
   private readonly now: () => Date;
 
-  constructor(private readonly options: DashboardSessionsOptions) {
+  private readonly options: DashboardSessionsOptions;
+  constructor(options: DashboardSessionsOptions) {
+    this.options = options;
     this.now = options.now ?? (() => new Date());
   }
 

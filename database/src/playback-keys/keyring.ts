@@ -47,11 +47,14 @@ export class PlaybackKeyring {
   private jwksCache?: { value: Jwks; readAt: number };
   private creating?: Promise<SigningKey>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly encryption: KeyEncryption,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly db: Db;
+  private readonly encryption: KeyEncryption;
+  private readonly now: () => number;
+  constructor(db: Db, encryption: KeyEncryption, now: () => number = Date.now) {
+    this.db = db;
+    this.encryption = encryption;
+    this.now = now;
+  }
 
   /** The key new tokens are signed with; made on first use. */
   async activeKey(): Promise<ActiveSigningKey> {

@@ -169,10 +169,11 @@ export class DevStackLauncher {
   /** Restarts in a row of each part that exited (the backoff's exponent). */
   private readonly restarts = new Map<string, number>();
 
-  constructor(
-    private readonly options: DevStackOptions,
-    private readonly io: LauncherIo,
-  ) {
+  private readonly options: DevStackOptions;
+  private readonly io: LauncherIo;
+  constructor(options: DevStackOptions, io: LauncherIo) {
+    this.options = options;
+    this.io = io;
     this.layout = devStackLayout(options);
   }
 

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '@kino/infra';
+import { typeScriptEntryArgs } from '../source-runner.ts';
 import type { DevStackOptions } from './layout.ts';
 import type { SupervisorMessage } from './supervisor.ts';
 
@@ -10,7 +11,7 @@ const supervisorPath = fileURLToPath(new URL('./supervisor.ts', import.meta.url)
 
 /** Runs the dev stack until SIGINT, SIGTERM or SIGHUP; resolves with the exit code (0 after a clean stop). */
 export function runDevStack(options: DevStackOptions = {}): Promise<number> {
-  const supervisor = spawn(process.execPath, ['--import', 'tsx', supervisorPath], {
+  const supervisor = spawn(process.execPath, [...typeScriptEntryArgs, supervisorPath], {
     cwd: repoRoot,
     detached: true,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

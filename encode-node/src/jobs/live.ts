@@ -107,13 +107,22 @@ class LiveFiles {
   private readonly placedAt = new Map<string, number>();
   private sending: Promise<void> = Promise.resolve();
 
+  private readonly outDir: string;
+  private readonly renditions: HlsRendition[];
+  private readonly send: (event: LiveEvent) => Promise<void>;
+  private readonly startedAtMs: number | undefined;
   constructor(
-    private readonly outDir: string,
-    private readonly renditions: HlsRendition[],
-    private readonly send: (event: LiveEvent) => Promise<void>,
+    outDir: string,
+    renditions: HlsRendition[],
+    send: (event: LiveEvent) => Promise<void>,
     /** The wall-clock time of the broadcast's media time 0, when known (LiveEncode.broadcast_started_at_ms). */
-    private readonly startedAtMs: number | undefined,
-  ) {}
+    startedAtMs: number | undefined,
+  ) {
+    this.outDir = outDir;
+    this.renditions = renditions;
+    this.send = send;
+    this.startedAtMs = startedAtMs;
+  }
 
   /**
    * Sends what closed as soon as ffmpeg renames a rung's playlist into place (it names a file there

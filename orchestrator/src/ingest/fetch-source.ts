@@ -25,12 +25,12 @@ export type IngestFailureReason = (typeof ingestFailureReasons)[keyof typeof ing
  */
 export class SourceFetchError extends Error {
   override name = 'SourceFetchError';
-  constructor(
-    readonly reason: IngestFailureReason,
-    detail: string,
-    readonly final: boolean,
-  ) {
+  readonly reason: IngestFailureReason;
+  readonly final: boolean;
+  constructor(reason: IngestFailureReason, detail: string, final: boolean) {
     super(`${reason}: ${detail}`);
+    this.reason = reason;
+    this.final = final;
   }
 }
 

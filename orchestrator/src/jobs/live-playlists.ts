@@ -59,12 +59,13 @@ export class RungPlaylist {
   private openBytes: Buffer[] = [];
   private gapBefore = false;
 
-  constructor(
-    private readonly key: string,
-    segmentSeconds: number,
-    private readonly partSeconds: number | undefined,
-    private readonly put: PutLiveFile,
-  ) {
+  private readonly key: string;
+  private readonly partSeconds: number | undefined;
+  private readonly put: PutLiveFile;
+  constructor(key: string, segmentSeconds: number, partSeconds: number | undefined, put: PutLiveFile) {
+    this.key = key;
+    this.partSeconds = partSeconds;
+    this.put = put;
     this.playlist = {
       segmentSeconds,
       ...(partSeconds === undefined ? {} : { partSeconds }),

@@ -189,11 +189,17 @@ class LiveFileStore {
   private readonly resumed = new Set<string>();
   private lastTake: Promise<unknown> = Promise.resolve();
 
+  private readonly deps: Pick<NodeJobDeps, 'storage'>;
+  private readonly input: LiveEncodeInput;
+  private readonly onLadderStarted: (started: StartedRendition[]) => Promise<void>;
   private constructor(
-    private readonly deps: Pick<NodeJobDeps, 'storage'>,
-    private readonly input: LiveEncodeInput,
-    private readonly onLadderStarted: (started: StartedRendition[]) => Promise<void>,
+    deps: Pick<NodeJobDeps, 'storage'>,
+    input: LiveEncodeInput,
+    onLadderStarted: (started: StartedRendition[]) => Promise<void>,
   ) {
+    this.deps = deps;
+    this.input = input;
+    this.onLadderStarted = onLadderStarted;
     this.keys = input.renditions.map((r) => r.key);
     this.prefix = objectKeys.hlsPrefix(input.videoId);
     for (const r of input.renditions)

@@ -8,11 +8,10 @@ import type { Db, NodeCredential } from '@kino/database';
 import { findNodeCredentialBySerial } from '@kino/database/repositories';
 
 export class RegistryRequestError extends Error {
-  constructor(
-    readonly code: GrpcStatus,
-    message: string,
-  ) {
+  readonly code: GrpcStatus;
+  constructor(code: GrpcStatus, message: string) {
     super(message);
+    this.code = code;
   }
 }
 

@@ -44,11 +44,12 @@ export interface WebVtt {
 
 /** A caption file that does not parse; `line` is 1-based, in the text as uploaded. */
 export class CaptionParseError extends Error {
-  constructor(
-    readonly line: number,
-    readonly reason: string,
-  ) {
+  readonly line: number;
+  readonly reason: string;
+  constructor(line: number, reason: string) {
     super(`line ${line}: ${reason}`);
+    this.line = line;
+    this.reason = reason;
     this.name = 'CaptionParseError';
   }
 }

@@ -22,7 +22,10 @@ export interface AnalyticsScope extends CallOptions {
 }
 
 export class Analytics {
-  constructor(private readonly http: HttpClient) {}
+  private readonly http: HttpClient;
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
 
   private path(orgId: string, envId: string | undefined, tail: string): string {
     const env = envId ? `/environments/${encodeURIComponent(envId)}` : '';

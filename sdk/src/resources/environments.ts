@@ -3,7 +3,10 @@ import type { CallOptions, HttpClient } from '../http.ts';
 import type { Environment, UpdateEnvironmentParams } from '../types.ts';
 
 export class Environments {
-  constructor(private readonly http: HttpClient) {}
+  private readonly http: HttpClient;
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
 
   /**
    * The environments of an organization the key may see (an environment key sees its own).

@@ -13,7 +13,10 @@ function base64Of(bytes: Uint8Array): string {
 }
 
 export class Images {
-  constructor(private readonly http: HttpClient) {}
+  private readonly http: HttpClient;
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
 
   /**
    * Uploads an image of the environment (a PNG or JPEG of at most 2 MB) and resolves with its id,

@@ -13,7 +13,10 @@ import type {
 
 /** Live streams (issue 56): an encoder publishes to one over RTMP or SRT; each broadcast becomes a video. */
 export class LiveStreams {
-  constructor(private readonly http: HttpClient) {}
+  private readonly http: HttpClient;
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
 
   /**
    * Creates a stream in an environment: its key and ingest URLs are in the answer.

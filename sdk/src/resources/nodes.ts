@@ -5,10 +5,12 @@ import type { CallOptions, HttpClient } from '../http.ts';
 import type { EncodeNode, ErrorEnvelope, RevokedNode, WaitingEncode } from '../types.ts';
 
 export class Nodes {
-  constructor(
-    private readonly http: HttpClient,
-    private readonly operatorToken: string | undefined,
-  ) {}
+  private readonly http: HttpClient;
+  private readonly operatorToken: string | undefined;
+  constructor(http: HttpClient, operatorToken: string | undefined) {
+    this.http = http;
+    this.operatorToken = operatorToken;
+  }
 
   private async send<T>(
     method: 'GET' | 'POST',

@@ -3,7 +3,10 @@ import type { CallOptions, HttpClient } from '../http.ts';
 import type { SignedPlaybackUrl, SignedUrlParams } from '../types.ts';
 
 export class Playback {
-  constructor(private readonly http: HttpClient) {}
+  private readonly http: HttpClient;
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
 
   /**
    * A signed master-playlist URL on the delivery host for a private video (server side only:

@@ -108,10 +108,12 @@ function isPermanent(error: unknown): boolean {
 }
 
 export class Uploads {
-  constructor(
-    private readonly http: HttpClient,
-    private readonly files?: FileAccess,
-  ) {}
+  private readonly http: HttpClient;
+  private readonly files?: FileAccess;
+  constructor(http: HttpClient, files?: FileAccess) {
+    this.http = http;
+    this.files = files;
+  }
 
   private base(orgId: string, envId: string): string {
     return `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}`;

@@ -46,10 +46,12 @@ export interface WaitUntilReadyOptions {
 const org = (orgId: string) => `/${encodeURIComponent(orgId)}`;
 
 export class Videos {
-  constructor(
-    private readonly http: HttpClient,
-    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  ) {}
+  private readonly http: HttpClient;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  constructor(http: HttpClient, sleep: (ms: number, signal?: AbortSignal) => Promise<void>) {
+    this.http = http;
+    this.sleep = sleep;
+  }
 
   /**
    * Starts processing an uploaded file (the upload ticket's `bucketPath`). The video starts in

@@ -4,7 +4,10 @@ import type { CreatedWebhook, CreateWebhookParams, Webhook, WebhookDelivery, Web
 import { verifyWebhook, type WebhookHeaders } from '../webhook-signature.ts';
 
 export class Webhooks {
-  constructor(private readonly http: HttpClient) {}
+  private readonly http: HttpClient;
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
 
   private path(orgId: string, envId: string): string {
     return `/${encodeURIComponent(orgId)}/environments/${encodeURIComponent(envId)}/webhooks`;

@@ -21,12 +21,21 @@ export class ProgressMeter {
   private readonly samples: Array<{ at: number; bytes: number }> = [];
   private lastReport = -Infinity;
 
+  readonly totalBytes: number;
+  private readonly onProgress: ((progress: UploadProgress) => void) | undefined;
+  private readonly intervalMs: number;
+  private readonly now: () => number;
   constructor(
-    readonly totalBytes: number,
-    private readonly onProgress: ((progress: UploadProgress) => void) | undefined,
-    private readonly intervalMs = 100,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    totalBytes: number,
+    onProgress: ((progress: UploadProgress) => void) | undefined,
+    intervalMs = 100,
+    now: () => number = () => performance.now(),
+  ) {
+    this.totalBytes = totalBytes;
+    this.onProgress = onProgress;
+    this.intervalMs = intervalMs;
+    this.now = now;
+  }
 
   /** Parts that were on storage before this run: counted as sent, not in the rate. */
   alreadySent(bytes: number): void {
