@@ -355,6 +355,7 @@ async function main(): Promise<void> {
         hardwareEncodingAllowed: false,
         audioEndSeconds: 0,
         pictureCopy: false,
+        lowDelay: false,
       },
       info,
     ),

@@ -272,6 +272,7 @@ async function firstSegmentAlone(sourcePath: string, seconds: number, preset: Vi
           hardwareEncodingAllowed: false,
           audioEndSeconds: 0,
           pictureCopy: false,
+          lowDelay: false,
         },
         info,
       ),

@@ -46,6 +46,7 @@ export const test90pSpec: RenditionSpec__Output = {
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
   pictureCopy: false,
+  lowDelay: false,
 };
 
 export function testEncodeOptions(request: Partial<EncodeRequest__Output>): EncodeJobOptions {

@@ -24,6 +24,7 @@ const spec: RenditionSpec__Output = {
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
   pictureCopy: false,
+  lowDelay: false,
 };
 const source = { frameRate: 25, pixelFormat: 'yuv420p', hasAudio: true, audioChannels: 2 };
 

@@ -146,6 +146,7 @@ export function resolveHlsSettings(spec: RenditionSpec__Output, source: SourceFa
     segmentSeconds,
     audio,
     ...(spec.minQuantizer > 0 ? { minQuantizer: spec.minQuantizer } : {}),
+    ...(spec.lowDelay ? { lowDelay: true } : {}),
   };
 }
 

@@ -74,6 +74,7 @@ test('each rendition is checked as written: its playlist covers the encode, a sh
     hardwareEncodingAllowed: false,
     audioEndSeconds: 0,
     pictureCopy: false,
+    lowDelay: false,
   } satisfies RenditionSpec__Output;
   const rendition = { spec, settings: resolveHlsSettings(spec, source), prefix: '360p/' };
   const coverage: Coverage = { expectedSeconds: 12, startSeconds: 0, source, errorOutput: '' };

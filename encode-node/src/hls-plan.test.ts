@@ -25,6 +25,7 @@ const spec: RenditionSpec__Output = {
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
   pictureCopy: false,
+  lowDelay: false,
 };
 const whole = [spec, { ...spec, key: '240p', width: 426, height: 240 }];
 const urlsFor = (keys: string[], names = ['playlist.m3u8', 'init.mp4']) =>

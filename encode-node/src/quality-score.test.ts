@@ -30,6 +30,7 @@ const video: RenditionSpec__Output = {
   hardwareEncodingAllowed: false,
   audioEndSeconds: 0,
   pictureCopy: false,
+  lowDelay: false,
 };
 const audioOnly: RenditionSpec__Output = { ...video, key: 'audio', width: 0, height: 0, videoBitrateKbps: 0 };
 

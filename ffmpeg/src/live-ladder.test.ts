@@ -130,6 +130,27 @@ describe('a live ladder', () => {
     assert.equal(stdout.split('\n').filter((type) => type.trim() === 'B').length, 0, 'no B-frames');
   });
 
+  it('a window of the low-latency recording encoded again low-delay (a frame-accurate clip’s end) decodes after the recording’s init segment', async () => {
+    // Runs on the recording the test above wrote (low/, low-whole.mp4): 2–6 s of it, encoded as a
+    // clip's first segment is, then played as the clip plays it, after the recording's own init.
+    const decodedAfterRecordingInit = async (name: string, lowDelay: boolean): Promise<number> => {
+      await mkdir(join(dir, name));
+      const outputs = [{ settings: { ...rung, x264Preset: 'veryfast' as const, lowDelay }, dir: name }];
+      const chunk = { startSeconds: 2, durationSeconds: 4, firstSegment: 0 };
+      await runFfmpeg(['-y', ...hlsLadderArgs({ input: join(dir, 'low-whole.mp4'), outputs, threads: 1, chunk })], {
+        cwd: dir,
+      });
+      const playlist = parseMediaPlaylist(await readFile(join(dir, name, hlsPlaylistName), 'utf8'));
+      const joined = join(dir, `${name}.mp4`);
+      const files = [join('low', hlsInitName), ...playlist.segments.map((s) => join(name, s.uri))];
+      await writeFile(joined, Buffer.concat(await Promise.all(files.map((f) => readFile(join(dir, f))))));
+      return countFramesStrictly(joined);
+    };
+    assert.equal(await decodedAfterRecordingInit('clip-end', true), 4 * 30);
+    // Another encoder's settings write other parameter sets: its slices do not decode there.
+    await assert.rejects(decodedAfterRecordingInit('clip-end-standard', false));
+  });
+
   it('pads the sound with silence to the picture’s end: a publisher stops its sound first', async () => {
     // As a publisher stopping sends it: the picture 0.6 s past the sound (its encoder's held frames).
     const published = join(dir, 'sound-first.flv');
@@ -172,6 +193,18 @@ describe('a live ladder', () => {
     );
   });
 });
+
+/** Frames of the file's picture that decode, failing at the first that does not (ffmpeg's -xerror). */
+async function countFramesStrictly(file: string): Promise<number> {
+  const { stdout } = await run(
+    'ffmpeg',
+    ['-v', 'error', '-xerror', '-i', file, '-map', '0:v:0', '-f', 'framecrc', '-'],
+    {
+      maxBuffer: 16 << 20,
+    },
+  );
+  return stdout.split('\n').filter((line) => line && !line.startsWith('#')).length;
+}
 
 async function countFrames(playlist: string): Promise<number> {
   const { stdout } = await run('ffprobe', [

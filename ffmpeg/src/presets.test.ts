@@ -517,6 +517,27 @@ test("a chunk: both inputs seeked to its start, its window from there with the v
   );
 });
 
+test("a low-delay chunk (a frame-accurate clip's end of a low-latency recording): x264's zerolatency tune, as the broadcast's rungs had; other chunks without it", () => {
+  const chunk = { startSeconds: 6, durationSeconds: 6, firstSegment: 1, audioInput: 'audio.mp4' };
+  const tunes = (lowDelay: boolean) => {
+    const args = hlsLadderArgs({
+      input: 'src.m3u8',
+      outputs: [{ settings: { ...settings, lowDelay }, dir: '360p' }],
+      threads: 1,
+      chunk,
+    });
+    return args.filter((a, i) => args[i - 1] === '-tune');
+  };
+  assert.deepEqual(tunes(true), ['zerolatency']);
+  assert.deepEqual(tunes(false), []);
+  // One rendition alone (hlsEncodeArgs, not the ladder) the same.
+  const alone = hlsEncodeArgs({ input: 'src.m3u8', settings: { ...settings, lowDelay: true }, threads: 1, chunk });
+  assert.deepEqual(
+    alone.filter((a, i) => alone[i - 1] === '-tune'),
+    ['zerolatency'],
+  );
+});
+
 test("the audio track of a chunked encode: the source's audio alone, encoded once, in MP4", () => {
   const args = audioTrackArgs({ input: 'src.mp4', audio: settings.audio!, output: '/tmp/job/audio.mp4' });
   assert.deepEqual(

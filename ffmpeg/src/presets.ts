@@ -97,6 +97,12 @@ export interface HlsEncodeSettings {
    * the original is and are not read. Never two-pass, never chunked.
    */
   pictureCopy?: boolean;
+  /**
+   * Encoded as a low-latency broadcast's rungs are (liveLowDelayArgs), without being one: what is
+   * encoded again to play among such a recording's segments, with its init segment (a frame-accurate
+   * clip's ends). A live encode with parts is low-delay without it.
+   */
+  lowDelay?: boolean;
 }
 
 /**
@@ -484,6 +490,7 @@ function videoEncoderArgs(settings: HlsEncodeSettings, threads: number, endSecon
         ...keyframeArgs(settings, endSeconds),
         '-threads',
         String(threads),
+        ...(settings.lowDelay ? liveLowDelayArgs(settings) : []),
       ];
     case 'hevc':
       // hvc1: the sample entry Apple's players ask for in fMP4 (hev1 does not play in Safari).

@@ -185,6 +185,11 @@ export interface RenditionPlan extends Pick<
    */
   audioEndSeconds?: number;
   /**
+   * Set: encoded as a low-latency broadcast's rungs are (x264's zerolatency tune), to play among
+   * such a recording's segments with its init segment: a frame-accurate clip's ends. Absent: as planned.
+   */
+  lowDelay?: true;
+  /**
    * A picture rendition copied without its sound from the rendition of this plan's key less `-v`
    * (pictureOnlyKey), not encoded (docs/decisions/encoding.md#audio). Absent: encoded.
    */

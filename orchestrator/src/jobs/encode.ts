@@ -42,6 +42,7 @@ export function renditionSpecOf(rendition: RenditionPlan): RenditionSpec {
     hardwareEncodingAllowed: rendition.hardwareEncodingAllowed ?? false,
     audioEndSeconds: rendition.audioEndSeconds ?? 0,
     pictureCopy: rendition.pictureCopy ?? false,
+    lowDelay: rendition.lowDelay ?? false,
   };
 }
 

@@ -181,5 +181,10 @@ async function planClipWindows({
  */
 function clipLadder(source: VideoJob, probe: SourceProbe): RenditionPlan[] {
   const ladder = planLadder(source.quality, probe, source.parameters);
-  return source.liveLatency ? liveLadder(ladder) : ladder;
+  if (!source.liveLatency) return ladder;
+  // A low-latency recording's segments and init segment are a low-delay encoder's: the ends encoded
+  // again must be too, or they do not decode with that init segment (x264 writes other parameter sets).
+  return source.liveLatency === 'low'
+    ? liveLadder(ladder).map((plan) => ({ ...plan, lowDelay: true as const }))
+    : liveLadder(ladder);
 }

@@ -78,6 +78,12 @@ export interface RenditionSpec {
    * original is; audio_bitrate_kbps is 0.
    */
   'pictureCopy'?: (boolean);
+  /**
+   * Encoded as a low-latency broadcast's rungs are (x264's zerolatency tune, @kino/ffmpeg
+   * liveLowDelayArgs): set on what is encoded again to play among such a recording's segments,
+   * with its init segment (a frame-accurate clip's ends); another encoder's settings do not decode there.
+   */
+  'lowDelay'?: (boolean);
 }
 
 /**
@@ -157,4 +163,10 @@ export interface RenditionSpec__Output {
    * original is; audio_bitrate_kbps is 0.
    */
   'pictureCopy': (boolean);
+  /**
+   * Encoded as a low-latency broadcast's rungs are (x264's zerolatency tune, @kino/ffmpeg
+   * liveLowDelayArgs): set on what is encoded again to play among such a recording's segments,
+   * with its init segment (a frame-accurate clip's ends); another encoder's settings do not decode there.
+   */
+  'lowDelay': (boolean);
 }
